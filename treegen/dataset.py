@@ -1,0 +1,113 @@
+"""The one in-memory value every data reader produces: :class:`Dataset`.
+
+Readers for C4.5 (``.names``/``.data``), ARFF and CSV all return a
+``Dataset``; the trainer, evaluator and verifier consume nothing else.
+
+Encoding of ``X`` (shape ``(n_rows, n_attributes)``, float64):
+
+* continuous attribute: the parsed value (``strtod``-like, full double
+  precision); ``Dataset.x32`` gives the float32-narrowed copy that the C4.5
+  Release 8 flavour trains on, as Release 8 stores values as C ``float``;
+* nominal attribute: the value's index in ``Attribute.values`` (0..k-1),
+  stored as a float;
+* ignored attribute: all NaN;
+* missing (``?``, empty CSV cell, a value unseen in a schema): NaN.
+
+``y`` holds class indices into ``classes`` (int32).  ``weights`` is not part
+of the value: C4.5 starts every case at weight 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+AttrKind = Literal["continuous", "nominal", "ignore"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """One input attribute: its name, kind and (nominal) declared values."""
+
+    name: str
+    kind: AttrKind
+    values: tuple[str, ...] = ()
+
+    @property
+    def is_continuous(self) -> bool:
+        return self.kind == "continuous"
+
+    @property
+    def is_nominal(self) -> bool:
+        return self.kind == "nominal"
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """Attributes, classes and the target name: what a model was trained on.
+
+    A reader given a schema maps the file's columns onto it (by name for
+    CSV/ARFF, by position for C4.5 files) instead of inferring one.
+    """
+
+    attributes: tuple[Attribute, ...]
+    classes: tuple[str, ...]
+    target: str = "class"
+
+    def attribute_index(self, name: str) -> int:
+        for i, a in enumerate(self.attributes):
+            if a.name == name:
+                return i
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Rows of attribute values plus class labels, read from one file."""
+
+    schema: Schema
+    X: npt.NDArray[np.float64]
+    y: npt.NDArray[np.int32]
+    source: str = "<memory>"
+    _x32: list[npt.NDArray[np.float32]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        assert self.X.ndim == 2 and self.X.shape[1] == len(self.schema.attributes)
+        assert self.y.shape == (self.X.shape[0],)
+
+    @property
+    def attributes(self) -> tuple[Attribute, ...]:
+        return self.schema.attributes
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.schema.classes
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def x32(self) -> npt.NDArray[np.float32]:
+        """``X`` narrowed to float32 (cached): Release 8's storage of values."""
+        if not self._x32:
+            self._x32.append(self.X.astype(np.float32))
+        return self._x32[0]
+
+    def fingerprint(self) -> str:
+        """A stable hash of schema and contents, recorded in model files."""
+        h = hashlib.sha256()
+        for a in self.schema.attributes:
+            h.update(repr((a.name, a.kind, a.values)).encode())
+        h.update(repr((self.schema.classes, self.schema.target)).encode())
+        h.update(np.ascontiguousarray(self.X).tobytes())
+        h.update(np.ascontiguousarray(self.y.astype(np.int32)).tobytes())
+        return "sha256:" + h.hexdigest()[:32]
+
+    def subset(self, rows: npt.NDArray[np.intp]) -> Dataset:
+        """The rows selected by ``rows`` (for cross-validation folds)."""
+        return Dataset(self.schema, self.X[rows], self.y[rows], self.source)

@@ -1,0 +1,69 @@
+"""The single error hierarchy of treegen.
+
+Every error a user can cause derives from :class:`TreegenError`; the CLI turns
+one into a single line ``treegen: error: FILE:LINE:COL: message`` (or naming the
+option) and exit status 2.  ``assert`` is reserved for internal invariants.
+"""
+
+from __future__ import annotations
+
+
+class TreegenError(Exception):
+    """Base class: a problem with the user's input, options or files."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        option: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.option = option
+
+    def location(self) -> str:
+        """``FILE:LINE:COL`` (as much as is known), or ``option --x`` or ''."""
+        if self.file is not None:
+            parts = [self.file]
+            if self.line is not None:
+                parts.append(str(self.line))
+                if self.col is not None:
+                    parts.append(str(self.col))
+            return ":".join(parts)
+        if self.option is not None:
+            return self.option
+        return ""
+
+    def __str__(self) -> str:
+        loc = self.location()
+        return f"{loc}: {self.message}" if loc else self.message
+
+
+class UsageError(TreegenError):
+    """A bad command-line option or option value."""
+
+
+class DatasetError(TreegenError):
+    """Malformed or inconsistent training / evaluation data."""
+
+
+class ModelFileError(TreegenError):
+    """A model file that is truncated, tampered with, or from a newer treegen."""
+
+
+class TrainError(TreegenError):
+    """Training cannot proceed with the given data and options."""
+
+
+class EncodingError(TreegenError):
+    """A model cannot be lowered to the requested C input encoding."""
+
+
+class EmitError(TreegenError):
+    """C code generation failed (names, output folder, templates)."""
