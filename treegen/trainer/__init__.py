@@ -1,0 +1,1 @@
+"""Placeholder package (created by the foundation so packaging works); its issue fills it in."""
