@@ -1,0 +1,75 @@
+"""CSV files: a header row, then one case per line.
+
+Fields are separated by ``,`` (by a tab for ``.tsv``/``.tab`` files) and
+may be quoted with ``"`` (a doubled ``""`` inside quotes is one quote, and a
+quoted field may span lines).  ``?`` and empty cells are missing.  The class
+is ``--target NAME`` or the last column.  Column kinds are inferred later
+(:func:`treegen.readers.table.build_dataset`): a column whose non-missing
+cells are all numbers is continuous, any other is nominal with its values in
+first-seen order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from treegen.errors import DatasetError
+from treegen.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
+from treegen.readers.text import QuoteError, read_text, split_fields
+
+
+def _records(text: str, path: str, sep: str) -> list[tuple[int, list[str], list[int],
+                                                          list[bool]]]:
+    """Non-blank records with their line numbers; joins quoted fields spanning lines."""
+    out = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line_no, line = i + 1, lines[i]
+        i += 1
+        if not line.strip():
+            continue
+        while True:
+            try:
+                fields, cols, quoted = split_fields(line, sep=sep, quotes='"', backslash=False)
+                break
+            except QuoteError as err:
+                if i >= len(lines):
+                    raise DatasetError("unterminated quote", file=path, line=line_no,
+                                       col=err.col) from None
+                line = line + "\n" + lines[i]
+                i += 1
+        out.append((line_no, fields, cols, quoted))
+    return out
+
+
+def read_csv(path: str, target: str | None = None) -> RawTable:
+    """Read a CSV file into a table whose columns are all of kind ``infer``."""
+    sep = "\t" if Path(path).suffix.lower() in (".tsv", ".tab") else ","
+    records = _records(read_text(path), path, sep)
+    if not records:
+        raise DatasetError("empty file: expected a header row", file=path, line=1)
+    header_line, names, name_cols, _ = records[0]
+    for name, col in zip(names, name_cols):
+        if not name:
+            raise DatasetError("empty column name in the header", file=path,
+                               line=header_line, col=col)
+    check_unique(names, "column name", path, [(header_line, c) for c in name_cols])
+    columns = [Column(n, "infer", (), header_line, c) for n, c in zip(names, name_cols)]
+    table = RawTable(path, columns, end_line=header_line + 1)
+    for line_no, fields, cols, quoted in records[1:]:
+        values: list[str | None] = [
+            None if not f or (f == "?" and not q) else f
+            for f, q in zip(fields, quoted)]
+        table.rows.append(RawRow(line_no, values, cols))
+    if records[1:]:
+        table.end_line = records[-1][0] + 1
+    check_row_widths(table, f"{len(columns)} columns in the header")
+    if target is None:
+        table.class_index = len(columns) - 1
+    elif target in names:
+        table.class_index = names.index(target)
+    else:
+        raise DatasetError(f"no column named '{target}' for --target "
+                           f"(columns: {', '.join(names)})", file=path, line=header_line)
+    return table

@@ -1,0 +1,117 @@
+"""Reading a data file as text: UTF-8 (a BOM is accepted), any line ending.
+
+Every reader goes through :func:`read_text` so that BOMs, CRLF or CR line
+endings, unreadable files and bytes that are not UTF-8 are handled, and
+reported, the same way for all formats.
+"""
+
+from __future__ import annotations
+
+from treegen.errors import DatasetError
+
+
+def read_text(path: str) -> str:
+    """The file's text with ``\\n`` line ends and without a byte-order mark."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise DatasetError("no such file", file=path) from None
+    except IsADirectoryError:
+        raise DatasetError("is a directory, not a data file", file=path) from None
+    except OSError as err:
+        raise DatasetError(f"cannot read: {err.strerror}", file=path) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise DatasetError(f"byte 0x{data[err.start]:02x} is not UTF-8 text "
+                           "(convert the file to UTF-8)", file=path, line=line, col=col) from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise DatasetError("NUL byte: this is not a text file", file=path, line=line)
+    return text
+
+
+class QuoteError(ValueError):
+    """An unterminated quoted field; ``col`` is where the quote opened."""
+
+    def __init__(self, col: int) -> None:
+        super().__init__("unterminated quote")
+        self.col = col
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def split_fields(line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "",
+                 backslash: bool = True) -> tuple[list[str], list[int], list[bool]]:
+    """Split one line into fields, honouring quotes.
+
+    Returns the field texts (unquoted, surrounding blanks removed), the
+    1-based column where each field starts, and whether each was quoted (a
+    quoted ``?`` is a value, not a missing mark).  ``comment`` starts a
+    comment outside quotes.  ``backslash`` enables ARFF's ``\\'`` escapes;
+    without it a doubled quote inside quotes stands for one (RFC 4180).
+    Raises :class:`QuoteError` for an unterminated quote.
+    """
+    if not any(q in line for q in quotes) and not (comment and comment in line) \
+            and (not backslash or "\\" not in line):
+        parts = line.split(sep)
+        cols, pos = [], 0
+        for p in parts:
+            lead = len(p) - len(p.lstrip())
+            cols.append(pos + lead + 1)
+            pos += len(p) + len(sep)
+        return [p.strip() for p in parts], cols, [False] * len(parts)
+    fields: list[str] = []
+    cols: list[int] = []
+    quoted: list[bool] = []
+    buf: list[str] = []
+    start, is_quoted = -1, False
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == sep:
+            fields.append("".join(buf) if is_quoted else "".join(buf).strip())
+            cols.append(start if start >= 0 else i + 1)
+            quoted.append(is_quoted)
+            buf, start, is_quoted = [], -1, False
+        elif comment and c == comment:
+            break
+        elif c in quotes and not "".join(buf).strip():
+            q, open_col = c, i + 1
+            start, is_quoted, buf = i + 1, True, []
+            i += 1
+            while True:
+                if i >= n:
+                    raise QuoteError(open_col)
+                c = line[i]
+                if backslash and c == "\\" and i + 1 < n:
+                    buf.append(_ESCAPES.get(line[i + 1], line[i + 1]))
+                    i += 2
+                    continue
+                if c == q:
+                    if not backslash and i + 1 < n and line[i + 1] == q:
+                        buf.append(q)
+                        i += 2
+                        continue
+                    break
+                buf.append(c)
+                i += 1
+            # Skip blanks between the closing quote and the separator.
+            while i + 1 < n and line[i + 1] in " \t":
+                i += 1
+        else:
+            if start < 0 and c not in " \t":
+                start = i + 1
+            if not is_quoted:
+                buf.append(c)
+        i += 1
+    fields.append("".join(buf) if is_quoted else "".join(buf).strip())
+    cols.append(start if start >= 0 else i + 1)
+    quoted.append(is_quoted)
+    return fields, cols, quoted
