@@ -28,6 +28,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -182,17 +183,30 @@ def c45_threshold(x: float) -> str:
     return f"{x:g}"
 
 
+def java_double_repr(x: float) -> str:
+    """Java's ``Double.toString``: shortest digits, ``E`` notation outside [1e-3, 1e7)."""
+    if x == 0.0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if math.isinf(x) or math.isnan(x):
+        return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+    if 1e-3 <= abs(x) < 1e7:
+        return repr(x)  # Python also prints these in plain decimal, shortest digits
+    # Shortest round-trip digits (Python's repr) placed as d.ddd "E" exponent.
+    t = Decimal(repr(abs(x))).as_tuple()
+    digits = "".join(map(str, t.digits)).rstrip("0") or "0"
+    assert isinstance(t.exponent, int)
+    e10 = len(t.digits) - 1 + t.exponent
+    sign = "-" if x < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{e10}"
+
+
 def java_round2(x: float) -> str:
-    """J48's ``Utils.roundDouble(x, 2)`` printed by ``Double.toString``.
+    """J48's ``Utils.roundDouble(x, 2)`` printed by Java's ``Double.toString``.
 
     ``roundDouble`` is ``Math.round(x * 100) / 100`` (round half up, i.e.
-    ``floor(v + 0.5)``).  For the magnitudes in a tree (< 1e7, >= 0.01 or 0)
-    Java's ``Double.toString`` is the shortest round-trip repr, as Python's.
+    ``floor(v + 0.5)``).
     """
-    r = math.floor(x * 100.0 + 0.5) / 100.0
-    if r == 0.0:
-        return "0.0"
-    return repr(r)
+    return java_double_repr(math.floor(x * 100.0 + 0.5) / 100.0)
 
 
 def weka_double_to_string(value: float, after: int = 6) -> str:
@@ -203,7 +217,7 @@ def weka_double_to_string(value: float, after: int = 6) -> str:
     """
     temp = value * math.pow(10.0, after)
     if abs(temp) >= 9.2e18:
-        return repr(value)
+        return java_double_repr(value)
     pv = int(temp + 0.5) if temp > 0 else -int(abs(temp) + 0.5)
     neg = pv < 0
     digits = str(abs(pv)).rjust(after + 1, "0")

@@ -1,0 +1,192 @@
+"""Random datasets for the Weka differential test and the benchmark.
+
+Labels come from a random "concept" tree over the attributes (so real
+structure exists for a learner to find), then a fraction of labels is
+flipped (noise) and a fraction of values is blanked (missing, applied after
+labelling, as in real data).  Everything is driven by a seed, so a test case
+is the triple (generator version, spec, seed) and is reproducible.
+
+Continuous attributes come in three textures, because the interesting
+threshold cases differ: small integers (many ties), two-decimal values, and
+full-precision doubles.  Values are written to ARFF with ``repr``, which
+round-trips exactly through Java's ``Double.valueOf``.
+
+``summary_spec`` is SUMMARY.md's scaling data: 10 continuous + 10 nominal
+attributes (3-8 values), 3 classes, a depth-7 concept tree, 10% label noise,
+5% missing values.  Generation is vectorised so 1M rows take seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.dataset import Attribute, Dataset, Schema
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to generate.  ``seed`` fixes every random choice."""
+
+    rows: int
+    n_continuous: int
+    n_nominal: int
+    n_classes: int
+    missing: float
+    noise: float
+    depth: int
+    seed: int
+    min_values: int = 2
+    max_values: int = 8
+
+
+def summary_spec(rows: int, seed: int = 0) -> Spec:
+    """SUMMARY.md's scaling benchmark data at ``rows`` rows."""
+    return Spec(rows, 10, 10, 3, 0.05, 0.10, 7, seed, min_values=3, max_values=8)
+
+
+def random_spec(seed: int, min_rows: int = 30, max_rows: int = 3000) -> Spec:
+    """A varied small spec for differential testing (2-5 classes, mixed attributes)."""
+    rng = np.random.default_rng([7, seed])
+    # Log-uniform row count: most cases small (fast), some near max_rows.
+    rows = round(float(np.exp(rng.uniform(np.log(min_rows), np.log(max_rows)))))
+    n_cont = int(rng.integers(0, 6))
+    n_nom = int(rng.integers(0 if n_cont else 1, 6))
+    return Spec(
+        rows=rows,
+        n_continuous=n_cont,
+        n_nominal=n_nom,
+        n_classes=int(rng.integers(2, 6)),
+        missing=float(rng.choice([0.0, 0.02, 0.05, 0.15, 0.3])),
+        noise=float(rng.choice([0.0, 0.05, 0.1, 0.25])),
+        depth=int(rng.integers(2, 7)),
+        seed=seed,
+        min_values=2,
+        max_values=int(rng.integers(2, 7)),
+    )
+
+
+def _continuous_column(rng: np.random.Generator, rows: int, texture: int) -> FloatArray:
+    if texture == 0:  # small integers: heavy ties
+        return rng.integers(0, int(rng.integers(3, 60)), rows).astype(np.float64)
+    if texture == 1:  # two decimals, like measured data
+        return np.round(rng.normal(rng.uniform(-50, 50), rng.uniform(0.5, 30), rows), 2)
+    return rng.uniform(-1e3, 1e3, rows) * rng.uniform(1e-3, 1.0)  # full double precision
+
+
+def generate(spec: Spec) -> Dataset:
+    """A Dataset following ``spec`` (attribute kinds shuffled, class last)."""
+    rng = np.random.default_rng([11, spec.seed])
+    m = spec.n_continuous + spec.n_nominal
+    kinds = ["continuous"] * spec.n_continuous + ["nominal"] * spec.n_nominal
+    order = rng.permutation(m)
+    kinds = [kinds[i] for i in order]
+    attrs: list[Attribute] = []
+    cols: list[FloatArray] = []
+    for j, kind in enumerate(kinds):
+        if kind == "continuous":
+            attrs.append(Attribute(f"c{j}", "continuous"))
+            cols.append(_continuous_column(rng, spec.rows, int(rng.integers(0, 3))))
+        else:
+            k = int(rng.integers(spec.min_values, spec.max_values + 1))
+            attrs.append(Attribute(f"n{j}", "nominal", tuple(f"v{i}" for i in range(k))))
+            p = rng.dirichlet(np.full(k, 2.0))
+            cols.append(rng.choice(k, spec.rows, p=p).astype(np.float64))
+    X = np.column_stack(cols) if cols else np.zeros((spec.rows, 0))
+    y = _concept(rng, X, attrs, spec)
+    flip = rng.random(spec.rows) < spec.noise
+    y[flip] = rng.integers(0, spec.n_classes, int(flip.sum()))
+    if spec.missing > 0 and m:
+        X[rng.random(X.shape) < spec.missing] = np.nan
+    schema = Schema(tuple(attrs), tuple(f"k{i}" for i in range(spec.n_classes)), "class")
+    return Dataset(schema, X, y.astype(np.int32), f"<gen seed={spec.seed}>")
+
+
+def _concept(
+    rng: np.random.Generator, X: FloatArray, attrs: list[Attribute], spec: Spec
+) -> npt.NDArray[np.int64]:
+    """Labels from a random tree of depth ``spec.depth``, evaluated level by level."""
+    n = X.shape[0]
+    y = np.zeros(n, dtype=np.int64)
+    # Each frontier entry: (row indices, remaining depth).
+    frontier: list[tuple[npt.NDArray[np.intp], int]] = [(np.arange(n), spec.depth)]
+    # Leaf labels cycle through a shuffled class order so every class occurs.
+    cycle = rng.permutation(spec.n_classes)
+    n_leaves = 0
+    while frontier:
+        rows, depth = frontier.pop()
+        if depth == 0 or len(rows) < 2 or not attrs:
+            y[rows] = cycle[n_leaves % spec.n_classes]
+            n_leaves += 1
+            continue
+        j = int(rng.integers(0, len(attrs)))
+        col = X[rows, j]
+        if attrs[j].is_continuous:
+            left = col <= np.quantile(col, rng.uniform(0.2, 0.8))
+        else:
+            k = len(attrs[j].values)
+            chosen = rng.permutation(k) < int(rng.integers(1, k))  # a proper, non-empty subset
+            left = chosen[col.astype(np.intp)]
+        frontier.append((rows[left], depth - 1))
+        frontier.append((rows[~left], depth - 1))
+    return y
+
+
+def _quote(name: str) -> str:
+    return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def arff_text(ds: Dataset, relation: str = "gen") -> str:
+    """``ds`` as ARFF (class last); values exact via ``repr``."""
+    out = [f"@relation {_quote(relation)}", ""]
+    for a in ds.attributes:
+        if a.is_continuous:
+            out.append(f"@attribute {_quote(a.name)} numeric")
+        else:
+            out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
+    classes = ",".join(_quote(c) for c in ds.classes)
+    out += [f"@attribute {_quote(ds.schema.target)} {{{classes}}}", "", "@data"]
+    for row, label in zip(ds.X.tolist(), ds.y.tolist(), strict=True):
+        cells = []
+        for a, v in zip(ds.attributes, row, strict=True):
+            if math.isnan(v):  # missing
+                cells.append("?")
+            elif a.is_continuous:
+                cells.append(repr(v))
+            else:
+                cells.append(_quote(a.values[int(v)]))
+        cells.append(_quote(ds.classes[label]))
+        out.append(",".join(cells))
+    return "\n".join(out) + "\n"
+
+
+def write_arff(ds: Dataset, path: Path, relation: str = "gen") -> Path:
+    path.write_text(arff_text(ds, relation))
+    return path
+
+
+def write_c45(ds: Dataset, directory: Path, stem: str) -> Path:
+    """``stem.names`` and ``stem.data`` in C4.5 format; returns the ``.data`` path."""
+    names = [", ".join(ds.classes) + "."]
+    for a in ds.attributes:
+        names.append(f"{a.name}: {'continuous' if a.is_continuous else ', '.join(a.values)}.")
+    (directory / f"{stem}.names").write_text("\n".join(names) + "\n")
+    lines = []
+    for row, label in zip(ds.X.tolist(), ds.y.tolist(), strict=True):
+        cells = []
+        for a, v in zip(ds.attributes, row, strict=True):
+            if math.isnan(v):
+                cells.append("?")
+            else:
+                cells.append(repr(v) if a.is_continuous else a.values[int(v)])
+        cells.append(ds.classes[label])
+        lines.append(",".join(cells))
+    data = directory / f"{stem}.data"
+    data.write_text("\n".join(lines) + "\n")
+    return data

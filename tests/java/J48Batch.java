@@ -1,0 +1,57 @@
+// Builds Weka's J48 (default options -C 0.25 -M 2) on every ARFF file named on
+// the command line inside ONE JVM (JVM start-up would otherwise dominate the
+// differential test), printing for each file the tree exactly as J48's
+// toString() prints it plus the training-set error count, between markers:
+//   === FILE <path>
+//   <J48 toString()>
+//   === Error on training data ===
+//   Incorrectly Classified Instances <n>
+//   Total Number of Instances <n>
+//   === END
+// With "--format X..." it instead prints, per number, Utils.doubleToString(x, 6)
+// and Utils.roundDouble(x, 2) (the threshold and N/E formats J48 prints), so
+// the test can check tests/reftrees.py's emulation of them.
+// Compiled at test time by tests/test_weka_diff.py against /usr/share/java/weka.jar.
+import java.io.BufferedReader;
+import java.io.FileReader;
+
+import weka.classifiers.Evaluation;
+import weka.classifiers.trees.J48;
+import weka.core.Instances;
+import weka.core.Utils;
+
+public class J48Batch {
+    public static void main(String[] args) throws Exception {
+        StringBuilder out = new StringBuilder();
+        if (args.length > 0 && args[0].equals("--format")) {
+            for (int i = 1; i < args.length; i++) {
+                double x = Double.parseDouble(args[i]);
+                out.append(Utils.doubleToString(x, 6)).append('\t')
+                    .append(Utils.roundDouble(x, 2)).append('\n');
+            }
+            System.out.print(out);
+            return;
+        }
+        for (String path : args) {
+            Instances data;
+            try (BufferedReader r = new BufferedReader(new FileReader(path))) {
+                data = new Instances(r);
+            }
+            data.setClassIndex(data.numAttributes() - 1);
+            J48 tree = new J48();
+            tree.setOptions(new String[] {"-C", "0.25", "-M", "2"});
+            tree.buildClassifier(data);
+            Evaluation ev = new Evaluation(data);
+            ev.evaluateModel(tree, data);
+            out.append("=== FILE ").append(path).append('\n');
+            out.append(tree.toString()).append('\n');
+            out.append("=== Error on training data ===\n");
+            out.append("Incorrectly Classified Instances ")
+                .append(Math.round(ev.incorrect())).append('\n');
+            out.append("Total Number of Instances ")
+                .append(Math.round(ev.numInstances())).append('\n');
+            out.append("=== END\n");
+        }
+        System.out.print(out);
+    }
+}
