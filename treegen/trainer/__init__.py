@@ -1,1 +1,89 @@
-"""Placeholder package (created by the foundation so packaging works); its issue fills it in."""
+"""The C4.5 trainer: :class:`TrainOptions` and :func:`train`.
+
+``train`` grows a tree as C4.5 Release 8 does (``flavor="c45"``, float32
+values and weights as Release 8 stores them) or as Weka's J48 does
+(``flavor="j48"``, double precision and Weka's tolerances), then prunes it
+unless ``prune=False``.  The specification is C45_SEMANTICS.md.
+
+What ``Node.errors`` holds (chosen so a printed tree matches the tool's):
+
+* unpruned tree (both flavours): training errors (weighted), as grown;
+* pruned c45 tree: Release 8's *estimated* errors (``LeafEst`` at leaves,
+  the subtree estimate at tests), i.e. the E of its ``(N/E)``;
+* pruned j48 tree: training errors of the pruned tree (J48 prints those).
+
+``items`` and ``dist`` are the weights that reached the node in the last
+pass over the training data (pruning's pass for a pruned tree); empty
+branches are leaves with ``items == 0``, the parent's class and the
+parent's distribution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import treegen
+from treegen.dataset import Dataset
+from treegen.errors import TrainError
+from treegen.model import Model
+from treegen.trainer.context import build_context
+from treegen.trainer.grow import GrowOptions, grow
+from treegen.trainer.prune import prune, training_errors
+from treegen.trainer.tree import flatten
+
+Criterion = Literal["gainratio", "gain"]
+Flavor = Literal["c45", "j48"]
+
+__all__ = ["TrainOptions", "train"]
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """Training options (Release 8's -m, -c, -s, -g; ``prune=False`` is the unpruned tree)."""
+
+    min_cases: int = 2
+    cf: float = 0.25
+    prune: bool = True
+    subsets: bool = False
+    criterion: Criterion = "gainratio"
+    flavor: Flavor = "c45"
+
+    def validate(self) -> None:
+        """Raise :class:`TrainError` naming the offending option."""
+        if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int):
+            raise TrainError("must be an integer", option="--min-cases")
+        if self.min_cases < 1:
+            raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
+        if not (0.0 < float(self.cf) < 1.0):
+            raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
+        if self.criterion not in ("gainratio", "gain"):
+            raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
+        if self.flavor not in ("c45", "j48"):
+            raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
+
+
+def train(ds: Dataset, opts: TrainOptions | None = None) -> Model:
+    """Train a C4.5 tree on ``ds``."""
+    opts = opts or TrainOptions()
+    opts.validate()
+    if ds.n_rows == 0:
+        raise TrainError("no training cases", file=ds.source)
+    if not ds.classes:
+        raise TrainError("no classes declared", file=ds.source)
+    if opts.subsets:
+        raise TrainError("--subsets is not implemented yet", option="--subsets")
+    j48 = opts.flavor == "j48"
+    ctx = build_context(ds, opts.min_cases, j48)
+    root = grow(ctx, GrowOptions(criterion=opts.criterion))
+    if opts.prune:
+        prune(ctx, root, float(opts.cf))
+        if j48:
+            training_errors(ctx, root)
+    return Model(
+        schema=ds.schema,
+        nodes=flatten(root),
+        options=asdict(opts),
+        treegen_version=treegen.__version__,
+        data_fingerprint=ds.fingerprint(),
+    )

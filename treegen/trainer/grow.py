@@ -1,0 +1,208 @@
+"""Tree growth: Release 8's ``FormTree`` (C45_SEMANTICS section 1).
+
+Growth is depth first, in branch order, because Release 8's fractional
+weights make later branches depend on earlier ones: the unknown cases'
+weights are multiplied by a branch's ``Factor`` in float and divided back
+after that branch's subtree is built, and the round trip is not exact.
+The recursion is written as generators run by :func:`treegen.trainer.tree.run`
+(an explicit stack), so deep trees cannot exhaust Python's stack.
+
+Each node keeps, for every continuous attribute, its known rows in sorted
+order; a split partitions those arrays stably with one boolean mask per
+branch, so no node ever sorts.  The arrays of all pending nodes are
+disjoint apart from unknown-valued cases, which keeps memory near
+``rows x continuous attributes`` indices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
+from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_discrete, unknown_weight
+from treegen.trainer.stats import EPSILON
+from treegen.trainer.tree import TNode
+
+
+@dataclass(frozen=True)
+class GrowOptions:
+    criterion: str  # "gainratio" | "gain"
+
+
+def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
+    """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection)."""
+    dt = ctx.dtype
+    if not scores:
+        return -1
+    n_total = ctx.n_rows
+    av_sum = dt(0)
+    count = 0
+    for a, s in scores.items():
+        if ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n_total:
+            av_sum = dt(av_sum + dt(s.gain))
+            count += 1
+    if count == 0:
+        return -1
+    av = float(dt(av_sum / dt(count)))
+    best, best_val = -1, -EPSILON
+    if ctx.j48:
+        best_val = 0.0
+    for a in sorted(scores):
+        s = scores[a]
+        if criterion == "gain":
+            val = s.gain
+        elif ctx.j48:
+            if not s.gain >= av - EPSILON:
+                continue
+            val = 0.0 if abs(s.info) < J48_TOL else s.gain / s.info
+        elif s.gain >= av - EPSILON and s.info > EPSILON:
+            val = float(dt(dt(s.gain) / dt(s.info)))
+        else:
+            val = -EPSILON
+        if ctx.j48:
+            if val - best_val > J48_TOL:
+                best, best_val = a, val
+        elif val > best_val:
+            best, best_val = a, val
+    return best
+
+
+def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]:
+    """Outcome index of each row at test ``node`` (-1 = unknown value)."""
+    a = node.attribute
+    if node.kind == "continuous":
+        v = ctx.values[a][rows]
+        out = np.where(v <= node.threshold, 0, 1)
+        out[np.isnan(v)] = -1
+        return out.astype(np.intp)
+    codes = ctx.codes[a][rows]
+    if node.kind == "subset":
+        table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
+        for b, vals in enumerate(node.subsets):
+            table[np.asarray(vals, dtype=np.intp) + 1] = b
+        return table[codes]
+    return codes - 1
+
+
+Sorted = dict[int, IntArray]
+
+
+def form_tree(
+    ctx: Context,
+    rows: IntArray,
+    srt: Sorted,
+    all_known: bool,
+    tested: frozenset[int],
+    opts: GrowOptions,
+) -> Generator[Any, Any, TNode]:
+    dt = ctx.dtype
+    w_all = ctx.weights
+    w = w_all[rows]
+    yr = ctx.y[rows]
+    cases = float(rows.size) if all_known else seq_sum(w, dt)
+    freq = class_sums(yr, w, ctx.n_classes, dt).astype(dt)
+    best = int(np.argmax(freq))
+    node = TNode("leaf", best, cases, ctx.fl(cases - float(freq[best])), freq.copy())
+    m = ctx.min_cases
+    if ctx.j48:
+        if abs(float(freq[best]) - cases) < J48_TOL or 2 * m - cases > J48_TOL:
+            return node
+    elif float(freq[best]) == cases or cases < 2 * m:
+        return node
+
+    scores: dict[int, Score] = {}
+    unk_w: dict[int, float] = {}
+    for a, kind in enumerate(ctx.kinds):
+        if kind == "nominal":
+            if a in tested:
+                continue
+            s = eval_discrete(ctx, a, rows, w, cases)
+        elif kind == "continuous":
+            uw = 0.0
+            if srt[a].size < rows.size:
+                uw = unknown_weight(ctx, a, rows, w)
+            unk_w[a] = uw
+            s = eval_continuous(ctx, a, srt[a], cases, uw)
+        else:
+            continue
+        if s is not None:
+            scores[a] = s
+    att = select(ctx, scores, opts.criterion)
+    if att < 0:
+        return node
+
+    if ctx.kinds[att] == "continuous":
+        node.kind = "continuous"
+        node.threshold = ctx.cut_for(att, scores[att].bar)
+        forks = 2
+    else:
+        node.kind = "nominal"
+        forks = ctx.n_values[att]
+    node.attribute = att
+    br = branch_of(ctx, node, rows)
+    unk_mask = br < 0
+    unk_rows = rows[unk_mask]
+    unk_weight = seq_sum(w[unk_mask], dt)
+    known_cases = ctx.fl(cases - unk_weight)
+    child_known = all_known and unk_rows.size == 0
+    child_tested = tested | {att} if node.kind == "nominal" else tested
+    # Partition every sorted array for all branches now, before any child
+    # runs: the scratch array of branch ids is shared by the whole run.
+    scratch = ctx.scratch
+    scratch[rows] = br
+    parts: list[tuple[npt.NDArray[np.bool_], IntArray, Sorted] | None] = []
+    for v in range(forks):
+        in_v = br == v
+        if not in_v.any():
+            parts.append(None)
+            continue
+        child_srt: Sorted = {}
+        for a, s_a in srt.items():
+            b = scratch[s_a]
+            child_srt[a] = s_a[(b == v) | (b == -1)]
+        parts.append((in_v, rows[in_v | unk_mask], child_srt))
+    srt.clear()  # the caller still holds this dict: clearing frees the arrays
+    errors = dt(0)
+    for v, part in enumerate(parts):
+        if part is None:
+            node.children.append(TNode("leaf", best, 0.0, 0.0, freq.copy()))
+            continue
+        in_v, child_rows, child_srt = part
+        parts[v] = None  # free this branch's arrays once its subtree is built
+        factor = 1.0
+        saved: npt.NDArray[np.floating] | None = None
+        if unk_rows.size:
+            known_v = seq_sum(w[in_v], dt)
+            factor = ctx.fl(known_v / known_cases)
+            if ctx.j48:
+                saved = w_all[unk_rows].copy()
+            w_all[unk_rows] = (w_all[unk_rows] * dt(factor)).astype(dt)
+        child = yield form_tree(ctx, child_rows, child_srt, child_known, child_tested, opts)
+        node.children.append(child)
+        if unk_rows.size:
+            if saved is not None:
+                w_all[unk_rows] = saved
+            else:
+                w_all[unk_rows] = (w_all[unk_rows] / dt(factor)).astype(dt)
+        errors = dt(errors + dt(child.errors))
+    node.errors = float(errors)
+    # Collapse: a subtree no better than a leaf on the training data.
+    if node.errors >= cases - float(freq[best]) - EPSILON:
+        node.make_leaf()
+    return node
+
+
+def grow(ctx: Context, opts: GrowOptions) -> TNode:
+    """Grow the unpruned tree on all rows with weight 1."""
+    from treegen.trainer.tree import run
+
+    ctx.reset_weights()
+    rows = np.arange(ctx.n_rows, dtype=np.intp)
+    srt = dict(ctx.presorted)
+    root: TNode = run(form_tree(ctx, rows, srt, True, frozenset(), opts))
+    return root

@@ -1,0 +1,168 @@
+"""The numeric formulas of C4.5 (C45_SEMANTICS sections 2, 3 and 5).
+
+Release 8 keeps weights, entropies and error counts in C ``float`` while a
+few intermediates (``log``, products inside ``TotalInfo``) are double.  The
+functions here take a ``dtype`` (``np.float32`` for the c45 flavour,
+``np.float64`` for j48) and round at exactly the places where Release 8
+stores into a float, because near-ties between attributes or cuts are
+decided by those roundings.  Everything is vectorised over the last axis so
+one call scores every candidate cut of an attribute.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+EPSILON = 1e-3
+LN2 = 0.69314718055994530942
+
+FloatArray = npt.NDArray[np.floating]
+
+# Release 8's table of (CF, z) pairs for the pessimistic bound (section 5).
+_CF_TABLE = (0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00)
+_Z_TABLE = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
+
+
+def log2_c45(x: FloatArray | float) -> FloatArray:
+    """Release 8's ``Log``: log2 in double of a value, 0 where x <= 0."""
+    a = np.asarray(x, dtype=np.float64)
+    out = np.zeros_like(a)
+    pos = a > 0
+    out[pos] = np.log(a[pos]) / LN2
+    return out
+
+
+def total_info(parts: list[FloatArray], dtype: type[np.floating]) -> FloatArray:
+    """``TotalInfo(V) = S log2 S - sum V_i log2 V_i`` for each column.
+
+    ``parts`` are the V_i (each an array of equal shape, one entry per
+    candidate); the running sums are stored in ``dtype`` after every step as
+    Release 8 accumulates into float variables.
+    """
+    shape = np.shape(parts[0])
+    acc = np.zeros(shape, dtype=dtype)
+    tot = np.zeros(shape, dtype=dtype)
+    for v in parts:
+        v64 = np.asarray(v, dtype=np.float64)
+        acc = (acc.astype(np.float64) + v64 * log2_c45(v64)).astype(dtype)
+        tot = (tot.astype(np.float64) + v64).astype(dtype)
+    t64 = tot.astype(np.float64)
+    return (t64 * log2_c45(t64) - acc.astype(np.float64)).astype(dtype)
+
+
+def base_info(class_freq: FloatArray, known: float, dtype: type[np.floating]) -> float:
+    """Class entropy of the known items: accumulated in double, stored in ``dtype``."""
+    f64 = np.asarray(class_freq, dtype=np.float64)
+    s = 0.0
+    for v, lg in zip(f64.tolist(), log2_c45(f64).tolist(), strict=True):
+        s += v * lg
+    k = float(known)
+    if k <= 0:
+        return 0.0
+    return float(dtype((k * float(log2_c45(k)) - s) / k))
+
+
+def coeff_c45(cf: float) -> float:
+    """z^2 from Release 8's interpolated table, stored as float (0.6925^2 at CF=0.25)."""
+    i = 0
+    while cf > _CF_TABLE[i]:
+        i += 1
+    z = _Z_TABLE[i - 1] + (_Z_TABLE[i] - _Z_TABLE[i - 1]) * (cf - _CF_TABLE[i - 1]) / (
+        _CF_TABLE[i] - _CF_TABLE[i - 1]
+    )
+    z32 = float(np.float32(z))
+    return float(np.float32(z32 * z32))
+
+
+def normal_quantile(p: float) -> float:
+    """The exact standard normal quantile (J48's ``Statistics.normalInverse``).
+
+    Acklam's rational approximation refined by one Halley step on erfc,
+    accurate to double precision for 0 < p < 1.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError("p must be in (0, 1)")
+    a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+         1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
+    b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+         6.680131188771972e01, -1.328068155288572e01)
+    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+         -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
+         3.754408661907416e00)
+    lo = 0.02425
+    if p < lo:
+        q = math.sqrt(-2 * math.log(p))
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
+            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    elif p <= 1 - lo:
+        q = p - 0.5
+        r = q * q
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (
+            ((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+    else:
+        q = math.sqrt(-2 * math.log(1 - p))
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
+            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    e = 0.5 * math.erfc(-x / math.sqrt(2)) - p
+    u = e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
+    return x - u / (1 + x * u / 2)
+
+
+class ErrorBound:
+    """``AddErrs(N, e)``: extra pessimistic errors for a leaf (section 5).
+
+    ``flavor="c45"``: interpolated z, ``0.67(N-e)`` near N, results stored
+    as float.  ``flavor="j48"``: exact quantile, ``max(N-e, 0)``, double.
+    """
+
+    def __init__(self, cf: float, flavor: str) -> None:
+        self.cf = cf
+        self.j48 = flavor == "j48"
+        if self.j48:
+            z = normal_quantile(1.0 - cf)
+            self.coeff = z * z
+        else:
+            self.coeff = coeff_c45(cf)
+
+    def _store(self, x: float) -> float:
+        return x if self.j48 else float(np.float32(x))
+
+    def add_errs(self, n: float, e: float) -> float:
+        cf = self.cf
+        if self.j48:
+            if cf > 0.5:
+                return 0.0  # Weka's Stats.addErrs: "confidence value too high", no change
+            if e < 1:
+                base = n * (1 - math.pow(cf, 1 / n))
+                if e == 0:
+                    return base
+                return base + e * (self.add_errs(n, 1.0) - base)
+            if e + 0.5 >= n:
+                return max(n - e, 0.0)
+        else:
+            if e < 1e-6:
+                return self._store(n * (1 - math.exp(math.log(cf) / n)))
+            if e < 0.9999:
+                val0 = self._store(n * (1 - math.exp(math.log(cf) / n)))
+                return self._store(val0 + e * (self.add_errs(n, 1.0) - val0))
+            if e + 0.5 >= n:
+                return self._store(0.67 * (n - e))
+        coeff = self.coeff
+        pr = (e + 0.5 + coeff / 2 + math.sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) / (
+            n + coeff
+        )
+        return self._store(n * pr - e)
+
+    def estimate(self, n: float, e: float) -> float:
+        """Estimated errors of a leaf with ``n`` cases and ``e`` training errors."""
+        if self.j48:
+            if n <= 1e-6 and n >= -1e-6:  # J48: Utils.eq(total, 0) -> 0
+                return 0.0
+            return e + self.add_errs(n, e)
+        if n <= 0:
+            return self._store(e)
+        return self._store(e + self.add_errs(n, e))

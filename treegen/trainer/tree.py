@@ -1,0 +1,111 @@
+"""The trainer's mutable tree and its conversion to :class:`treegen.model.Model` nodes.
+
+Growth and pruning edit nodes in place (turning a test into a leaf, copying
+a raised branch over its parent), which the frozen model nodes do not
+allow; :func:`flatten` writes the final pre-order tuple with an explicit
+stack so deep trees cannot hit Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.model import Node, NodeKind
+
+
+@dataclass(slots=True, eq=False)
+class TNode:
+    """A node under construction; ``dist`` is per-class weight in the flavour's dtype."""
+
+    kind: NodeKind
+    cls: int
+    items: float
+    errors: float
+    dist: npt.NDArray[np.floating]
+    attribute: int = -1
+    threshold: float = math.nan
+    subsets: tuple[tuple[int, ...], ...] = ()
+    children: list[TNode] = field(default_factory=list)
+
+    def make_leaf(self) -> None:
+        self.kind = "leaf"
+        self.attribute = -1
+        self.threshold = math.nan
+        self.subsets = ()
+        self.children = []
+
+    def copy_from(self, other: TNode) -> None:
+        """``*T = *Branch``: this record becomes ``other`` (subtree raising)."""
+        self.kind = other.kind
+        self.cls = other.cls
+        self.items = other.items
+        self.errors = other.errors
+        self.dist = other.dist
+        self.attribute = other.attribute
+        self.threshold = other.threshold
+        self.subsets = other.subsets
+        self.children = other.children
+
+
+def flatten(root: TNode) -> tuple[Node, ...]:
+    """Pre-order flat nodes, children referenced by index."""
+    order: list[TNode] = []
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        order.append(t)
+        stack.extend(reversed(t.children))
+    index = {id(t): i for i, t in enumerate(order)}
+    return tuple(
+        Node(
+            kind=t.kind,
+            cls=int(t.cls),
+            items=float(t.items),
+            errors=float(t.errors),
+            dist=tuple(float(v) for v in t.dist),
+            attribute=int(t.attribute),
+            threshold=float(t.threshold),
+            subsets=t.subsets,
+            children=tuple(index[id(c)] for c in t.children),
+        )
+        for t in order
+    )
+
+
+Call = Generator[Any, Any, Any]
+
+
+def run(gen: Call) -> Any:
+    """Run a generator-coded recursion with an explicit stack.
+
+    A step function ``yield``s a sub-generator to "call" it and receives its
+    return value; this keeps the recursive shape of Release 8's
+    ``FormTree``/``EstimateErrors`` without Python recursion depth limits.
+    """
+    stack: list[Call] = [gen]
+    value: Any = None
+    while stack:
+        try:
+            sub = stack[-1].send(value)
+        except StopIteration as stop:
+            stack.pop()
+            value = stop.value
+            continue
+        stack.append(sub)
+        value = None
+    return value
+
+
+def walk(root: TNode, visit: Callable[[TNode], None]) -> None:
+    """Call ``visit`` on every node (pre-order), without recursion."""
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        visit(t)
+        stack.extend(reversed(t.children))
