@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from treegen import __version__
 from treegen.errors import TreegenError
@@ -75,7 +75,8 @@ def build_parser() -> OneLineParser:
         "-q", "--quiet", action="store_true", default=False,
         help="print results only, no progress or diagnostics on stderr",
     )
-    sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", title="subcommands")
+    sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
+               parser.add_subparsers(dest="command", metavar="SUBCOMMAND", title="subcommands"))
     for register in _registrars():
         register(sub)
     # --quiet is accepted after the subcommand too.  SUPPRESS keeps a

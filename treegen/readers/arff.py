@@ -119,7 +119,7 @@ def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: in
         raise DatasetError("unterminated quote", file=path, line=line,
                            col=col0 + err.col) from None
     for entry, c in zip(entries, ecols):
-        m = re.match(r"(\d+)\s+(.*)\Z", entry, re.S)
+        m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL)
         if not m:
             raise DatasetError(f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path,
                                line=line, col=col0 + c)
@@ -208,7 +208,7 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
         tail = _strip_comment(body[close + 1:]).strip()
         if tail:
             raise DatasetError("instance weights ('{w}' after a row) are not supported"
-                               if tail.startswith(",") or tail.startswith("{")
+                               if tail.startswith((",", "{"))
                                else f"unexpected text after sparse row: '{tail}'",
                                file=path, line=line_no, col=col + close + 1)
         values, cols = _sparse_row(body[1:close], columns, path, line_no, col + 1)

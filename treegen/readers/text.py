@@ -61,12 +61,12 @@ def split_fields(line: str, *, sep: str = ",", quotes: str = "\"'", comment: str
     if not any(q in line for q in quotes) and not (comment and comment in line) \
             and (not backslash or "\\" not in line):
         parts = line.split(sep)
-        cols, pos = [], 0
+        starts: list[int] = []
+        pos = 0
         for p in parts:
-            lead = len(p) - len(p.lstrip())
-            cols.append(pos + lead + 1)
+            starts.append(pos + len(p) - len(p.lstrip()) + 1)
             pos += len(p) + len(sep)
-        return [p.strip() for p in parts], cols, [False] * len(parts)
+        return [p.strip() for p in parts], starts, [False] * len(parts)
     fields: list[str] = []
     cols: list[int] = []
     quoted: list[bool] = []

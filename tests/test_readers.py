@@ -1,0 +1,194 @@
+"""Readers on the reference datasets and on small hand-written files in every format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.dataset import Dataset
+from treegen.readers import detect_format, read_dataset
+
+REFERENCE = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "soybean-r8",
+             "vote-r8"]
+
+# From reference/SUMMARY.md: rows, continuous, nominal, classes, % missing.
+SUMMARY = {
+    "crx": (490, 6, 9, 2, 0.6), "golf": (14, 2, 2, 2, 0.0), "hypo": (2514, 7, 22, 5, 5.6),
+    "labor-neg": (40, 8, 8, 2, 36.2), "monk1": (124, 0, 6, 2, 0.0),
+    "monk2": (169, 0, 6, 2, 0.0), "monk3": (122, 0, 6, 2, 0.0),
+    "soybean-r8": (683, 0, 35, 19, 9.8), "vote-r8": (300, 0, 16, 2, 0.0),
+}
+
+
+def same(a: Dataset, b: Dataset) -> bool:
+    return (a.schema == b.schema and a.X.dtype == b.X.dtype == np.float64
+            and np.array_equal(a.X, b.X, equal_nan=True) and np.array_equal(a.y, b.y))
+
+
+@pytest.mark.parametrize("name", REFERENCE)
+def test_c45_and_arff_give_the_same_dataset(reference_dir: Path, name: str) -> None:
+    stem = reference_dir / name / name
+    from_names = read_dataset(f"{stem}.names")
+    assert same(from_names, read_dataset(f"{stem}.arff"))
+    # DATA may be given as stem, stem.data or stem.names.
+    assert same(from_names, read_dataset(f"{stem}.data"))
+    assert same(from_names, read_dataset(str(stem)))
+
+
+@pytest.mark.parametrize("name", REFERENCE)
+def test_reference_matches_summary(reference_dir: Path, name: str) -> None:
+    ds = read_dataset(str(reference_dir / name / f"{name}.data"))
+    rows, n_cont, n_nom, n_cls, missing = SUMMARY[name]
+    assert ds.n_rows == rows
+    assert sum(a.is_continuous for a in ds.attributes) == n_cont
+    assert sum(a.is_nominal for a in ds.attributes) == n_nom
+    assert len(ds.classes) == n_cls
+    assert round(100 * float(np.isnan(ds.X).mean()), 1) == missing
+    assert ds.y.dtype == np.int32 and ds.y.min() >= 0 and ds.y.max() < n_cls
+
+
+@pytest.mark.parametrize("name", [n for n in REFERENCE if n not in ("golf", "soybean-r8")])
+def test_test_file_with_schema(reference_dir: Path, name: str) -> None:
+    train = read_dataset(str(reference_dir / name / f"{name}.names"))
+    test = read_dataset(str(reference_dir / name / f"{name}.test"), schema=train.schema)
+    assert test.schema == train.schema
+    assert test.n_rows > 0 and test.y.min() >= 0
+
+
+def test_golf_values(reference_dir: Path) -> None:
+    ds = read_dataset(str(reference_dir / "golf" / "golf.names"))
+    assert ds.classes == ("Play", "Don't Play")
+    assert [a.name for a in ds.attributes] == ["outlook", "temperature", "humidity", "windy"]
+    assert ds.attributes[0].values == ("sunny", "overcast", "rain")
+    assert ds.X[0].tolist() == [0.0, 85.0, 85.0, 1.0]
+    assert ds.y.tolist()[:3] == [1, 1, 0]
+    assert ds.source.endswith("golf.data")
+
+
+def test_hypo_names_with_spaces_and_comments(reference_dir: Path) -> None:
+    ds = read_dataset(str(reference_dir / "hypo" / "hypo.names"))
+    assert ds.classes[3] == "secondary hypothyroid"  # class list spans lines
+    assert ds.attributes[2].name == "on thyroxine"
+    assert ds.classes[ds.y[0]] == "negative"  # "negative.|395": period and comment
+
+
+def write(tmp: Path, name: str, text: str) -> str:
+    p = tmp / name
+    p.write_bytes(text.encode("utf-8"))
+    return str(p)
+
+
+NAMES = """| a comment line
+yes, no.   | classes
+size:  continuous.
+colour: red, dark  green, blue\\, ish.
+id: ignore.
+shape: discrete 3.
+label\\: x\\.y: a, b
+"""
+
+
+def test_c45_full_grammar(tmp_path: Path) -> None:
+    write(tmp_path, "t.names", NAMES)
+    write(tmp_path, "t.data", "1.5, red, 7, round, a, yes.\n"
+                              "?, dark   green, 8, square, b, no | comment\n\n"
+                              "-2e1,blue\\, ish,?,round,\n  ?, no\n")
+    ds = read_dataset(str(tmp_path / "t"))
+    assert [a.name for a in ds.attributes] == ["size", "colour", "id", "shape", "label: x.y"]
+    assert [a.kind for a in ds.attributes] == ["continuous", "nominal", "ignore", "nominal",
+                                               "nominal"]
+    assert ds.attributes[1].values == ("red", "dark green", "blue, ish")
+    assert ds.attributes[3].values == ("round", "square")  # discrete N: first-seen order
+    assert np.array_equal(ds.X, [[1.5, 0, np.nan, 0, 0], [np.nan, 1, np.nan, 1, 1],
+                                 [-20.0, 2, np.nan, 0, np.nan]], equal_nan=True)
+    assert ds.y.tolist() == [0, 1, 1]
+
+
+def test_bom_and_crlf_accepted(tmp_path: Path, reference_dir: Path) -> None:
+    golf = reference_dir / "golf"
+    plain = read_dataset(str(golf / "golf.names"))
+    for name in ("golf.names", "golf.data"):
+        text = (golf / name).read_text()
+        write(tmp_path, name, "\ufeff" + text.replace("\n", "\r\n"))
+    assert same(plain, read_dataset(str(tmp_path / "golf.names")))
+    arff = "\ufeff" + (golf / "golf.arff").read_text().replace("\n", "\r\n")
+    assert read_dataset(write(tmp_path, "g.arff", arff)).schema == plain.schema
+
+
+def test_arff_sparse_rows_quotes_and_comments(tmp_path: Path) -> None:
+    path = write(tmp_path, "s.arff", """% comment
+@RELATION "sparse test"
+@attribute 'a b' NUMERIC
+@attribute "c,d" {'x y', "q'z", plain}  % trailing comment
+@Attribute e integer
+@attribute class{p, n}
+@data
+{0 1.5, 1 'x y', 3 n}
+{2 -3}
+1, plain, 2, p % comment
+?, 'q\\'z', ?, n
+{}
+""")
+    ds = read_dataset(path)
+    assert [a.name for a in ds.attributes] == ["a b", "c,d", "e"]
+    assert ds.attributes[1].values == ("x y", "q'z", "plain")
+    # Omitted sparse entries: 0 for numeric, the first declared value for nominal.
+    assert np.array_equal(ds.X, [[1.5, 0, 0], [0, 0, -3], [1, 2, 2], [np.nan, 1, np.nan],
+                                 [0, 0, 0]], equal_nan=True)
+    assert ds.y.tolist() == [1, 0, 0, 1, 0]
+
+
+def test_arff_target_option(reference_dir: Path) -> None:
+    ds = read_dataset(str(reference_dir / "golf" / "golf.arff"), target="windy")
+    assert ds.schema.target == "windy" and ds.classes == ("true", "false")
+    assert [a.name for a in ds.attributes] == ["outlook", "temperature", "humidity", "class"]
+
+
+CSV = '''name,temp,grade,ok
+"Smith, J",21.5,1,yes
+Doe,?,2,no
+"He said ""hi""",,10,yes
+"multi
+line",3e2,2,?
+'''
+
+
+def test_csv_inference_quotes_and_missing(tmp_path: Path) -> None:
+    path = write(tmp_path, "d.csv", CSV.replace("?\n", "yes\n"))
+    ds = read_dataset(path)
+    assert [a.kind for a in ds.attributes] == ["nominal", "continuous", "continuous"]
+    assert ds.attributes[0].values == ("Smith, J", "Doe", 'He said "hi"', "multi\nline")
+    assert np.array_equal(ds.X[:, 1], [21.5, np.nan, np.nan, 300.0], equal_nan=True)
+    assert ds.classes == ("yes", "no") and ds.schema.target == "ok"
+    forced = read_dataset(path, nominal=["grade"], target="name")
+    assert forced.schema.target == "name"
+    grade = forced.attributes[forced.schema.attribute_index("grade")]
+    assert grade.kind == "nominal" and grade.values == ("1", "2", "10")
+
+
+def test_csv_with_schema_maps_by_name(tmp_path: Path) -> None:
+    train = read_dataset(write(tmp_path, "a.csv", "x,c,y\n1,red,p\n2,blue,q\n"))
+    # Columns reordered, an extra column, an unseen value, and no class column.
+    test = read_dataset(write(tmp_path, "b.csv", "extra,c,x\n9,blue,5\n9,green,?\n"),
+                        schema=train.schema)
+    assert np.array_equal(test.X, [[5, 1], [np.nan, np.nan]], equal_nan=True)
+    assert test.y.tolist() == [-1, -1]
+
+
+def test_arff_with_schema_unknown_value_is_missing(reference_dir: Path, tmp_path: Path) -> None:
+    train = read_dataset(str(reference_dir / "golf" / "golf.arff"))
+    text = (reference_dir / "golf" / "golf.arff").read_text()
+    text = text.replace("{'sunny',", "{'foggy','sunny',").replace("'sunny',85", "'foggy',85")
+    test = read_dataset(write(tmp_path, "g.arff", text), schema=train.schema)
+    assert np.isnan(test.X[0, 0]) and test.X[1, 0] == 0
+    assert np.array_equal(test.X[1:], train.X[1:])
+    assert np.array_equal(test.y, train.y)
+
+
+def test_detect_format(tmp_path: Path) -> None:
+    assert detect_format("x.names") == "c45" and detect_format("x.TEST") == "c45"
+    assert detect_format("x.arff") == "arff" and detect_format("x.csv") == "csv"
+    write(tmp_path, "s.names", "a, b.\n")
+    assert detect_format(str(tmp_path / "s")) == "c45"

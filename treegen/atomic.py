@@ -1,0 +1,86 @@
+"""Atomic output: a file is either completely written or not touched at all.
+
+Every output treegen writes (model files, generated C) goes through here: the
+text is written to a temporary file in the destination folder, flushed to
+disk, and renamed over the target, so a failure (bad input found late, a full
+disk, Ctrl-C) never leaves a half-written file behind, and an existing file
+is only replaced once its successor is complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from treegen.errors import EmitError
+
+
+def _tmp_in(folder: Path, name: str) -> tuple[int, str]:
+    # Same folder as the target: os.replace is atomic only within one file system.
+    return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+
+
+def _write_tmp(folder: Path, name: str, text: str) -> str:
+    fd, tmp = _tmp_in(folder, name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _check_folder(folder: Path, target: str) -> None:
+    if not folder.is_dir():
+        raise EmitError("output folder does not exist" if not folder.exists()
+                        else "output folder is not a folder", file=str(folder) or target)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically."""
+    target = Path(path)
+    if target.is_dir():
+        raise EmitError("is a folder; give a file name", file=str(target))
+    folder = target.parent
+    _check_folder(folder, str(target))
+    tmp = _write_tmp(folder, target.name, text)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+    """Write several files into ``out_dir`` (created if missing), all or none.
+
+    All temporaries are written first; only when every one is complete are
+    they renamed into place.  A failure before that point leaves ``out_dir``
+    exactly as it was.
+    """
+    folder = Path(out_dir)
+    for name in files:
+        if not name or os.sep in name or (os.altsep and os.altsep in name) or name in (".", ".."):
+            raise EmitError(f"'{name}' is not a plain file name", file=str(folder))
+    if folder.exists() and not folder.is_dir():
+        raise EmitError("output folder is a file", file=str(folder))
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[tuple[str, Path]] = []
+    try:
+        for name, text in files.items():
+            written.append((_write_tmp(folder, name, text), folder / name))
+        for tmp, target in written:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
