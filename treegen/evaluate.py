@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.dataset import Dataset
+from treegen.errors import DatasetError
 from treegen.model import Model
 from treegen.show import is_pruned
 
@@ -88,15 +89,23 @@ def evaluation_from_predictions(
 
 
 def evaluate(model: Model, ds: Dataset) -> Evaluation:
-    """Classify every row of ``ds`` with ``model`` and count the errors.
+    """Classify the labelled rows of ``ds`` with ``model`` and count the errors.
 
     ``ds`` must be encoded with the model's schema (read it with
-    ``schema=model.schema``).
+    ``schema=model.schema``).  Rows without a class value (``y == -1``) are
+    not counted; data with no labelled row at all is a :class:`DatasetError`.
     """
     from treegen.classify import predict  # the trainer's module; imported late for cycles
 
-    predicted = np.asarray(predict(model, ds.X), dtype=np.intp)
-    return evaluation_from_predictions(model, ds.y, predicted)
+    known = ds.y >= 0
+    if not known.any():
+        raise DatasetError(
+            "no row has a class value to evaluate against (use 'treegen predict' "
+            "for unlabelled data)",
+            file=ds.source,
+        )
+    predicted = np.asarray(predict(model, ds.X[known]), dtype=np.intp)
+    return evaluation_from_predictions(model, ds.y[known], predicted)
 
 
 # ------------------------------------------------------------------ layout
