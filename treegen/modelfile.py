@@ -146,7 +146,8 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
-        what = "truncated file" if err.pos >= len(text.rstrip()) else "not valid JSON"
+        # A file cut short (interrupted copy, full disk) lacks the closing brace.
+        what = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
         raise ModelFileError(f"{what}: {err.msg}", file=filename, line=err.lineno,
                              col=err.colno) from None
     except ValueError as err:

@@ -1,0 +1,198 @@
+"""Model file: exact round trip, deterministic text, and rejection of every kind of damage."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.dataset import Attribute, Schema
+from treegen.errors import ModelFileError
+from treegen.model import Model, Node
+from treegen.modelfile import load_model, model_from_json, model_to_json, save_model
+
+SCHEMA = Schema(
+    (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
+     Attribute("temp, °C", "continuous"),
+     Attribute("id", "ignore"),
+     Attribute("windy", "nominal", ("true", "false"))),
+    ("Play", "Don't Play"), "play")
+
+# Thresholds that decimal printing gets wrong easily: float32 values, a
+# subnormal, negative zero, 0.1 + 0.2, the largest double.
+THRESHOLDS = [float(np.float32(72.3)), 5e-324, -0.0, 0.1 + 0.2, 1.7976931348623157e308]
+
+
+def hand_built(threshold: float = 75.5) -> Model:
+    nodes = (
+        Node("nominal", 0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
+        Node("continuous", 1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold,
+             children=(2, 3)),
+        Node("leaf", 0, 2.0, 0.0, (2.0, 0.0)),
+        Node("leaf", 1, 3.0000001192092896, 0.5, (0.0, 3.0000001192092896)),
+        Node("leaf", 0, 0.0, 0.0, (0.0, 0.0)),  # an empty leaf
+        Node("subset", 0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)),
+             children=(6, 7)),
+        Node("leaf", 0, 4.0, 0.0, (4.0, 0.0)),
+        Node("leaf", 1, 3.0, 1.0, (2.0, 1.0)),
+    )
+    return Model(SCHEMA, nodes, {"cf": 0.25, "min_cases": 2, "flavor": "c45"},
+                 "0.1.0", "sha256:0123456789abcdef")
+
+
+def bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+@pytest.mark.parametrize("threshold", THRESHOLDS)
+def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
+    model = hand_built(threshold)
+    path = tmp_path / "m.tree"
+    save_model(model, path)
+    back = load_model(path)
+    assert back.schema == model.schema
+    assert back.options == model.options
+    assert (back.treegen_version, back.data_fingerprint) == ("0.1.0", "sha256:0123456789abcdef")
+    assert len(back.nodes) == len(model.nodes)
+    for a, b in zip(model.nodes, back.nodes):
+        assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == \
+               (b.kind, b.cls, b.attribute, b.subsets, b.children)
+        assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)
+        assert [bits(x) for x in a.dist] == [bits(x) for x in b.dist]
+        assert bits(a.threshold) == bits(b.threshold) or (a.is_leaf or a.kind != "continuous")
+    assert bits(back.nodes[1].threshold) == bits(threshold)
+    assert model_to_json(back) == path.read_text()
+
+
+def test_text_is_deterministic_and_one_node_per_line() -> None:
+    text = model_to_json(hand_built())
+    assert text == model_to_json(hand_built())
+    assert text.endswith("}\n")
+    assert sum(1 for line in text.splitlines() if line.lstrip().startswith('{"id"')) == 8
+    assert '"threshold_hex": "0x1.2e00000000000p+6"' in text
+    assert '"format": "treegen-model"' in text and '"version": 1,' in text
+    assert "temp, °C" in text  # UTF-8, not \u escapes
+    json.loads(text)
+
+
+def edit(text: str, node: int, pattern: str, repl: str) -> str:
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f'{{"id": {node},'))
+    new = re.sub(pattern, repl, lines[k], count=1)
+    assert new != lines[k], pattern
+    lines[k] = new
+    return "\n".join(lines)
+
+
+GOOD = model_to_json(hand_built())
+
+# (edit, expected message fragment) for hand-edited files.
+DAMAGE = [
+    (lambda t: t.replace('"version": 1', '"version": 2'), "version: format version 2 is newer"),
+    (lambda t: t.replace('"treegen-model"', '"other"'), "format: not a treegen model"),
+    (lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": 75.6'),
+     "nodes[1].threshold: 75.6 does not equal threshold_hex"),
+    (lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": 1e999'),
+     "nodes[1].threshold: must be a finite number"),
+    (lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": NaN'), "not valid JSON"),
+    (lambda t: edit(t, 1, r'"threshold_hex": "[^"]*"', '"threshold_hex": "zz"'),
+     "nodes[1].threshold_hex: 'zz' is not a hexadecimal float"),
+    (lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 4, 9]'),
+     "nodes[0].children[2]: 9 is out of range (0..7)"),
+    (lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 4]'),
+     "nodes[0].children: has 2 entries, the test has 3 branches"),
+    (lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 5, 4]'),
+     "nodes[0].children[1]: points to node 5, but pre-order needs node 4"),
+    (lambda t: edit(t, 1, r'"children": \[2, 3\]', '"children": [0, 3]'),
+     "nodes[1].children[0]: points to node 0"),
+    (lambda t: edit(t, 0, r'"dist": \[9.0, 5.0\]', '"dist": [9.0]'),
+     "nodes[0].dist: must list 2 class weights"),
+    (lambda t: edit(t, 2, r'"cls": 0', '"cls": 2'), "nodes[2].cls: 2 is out of range (0..1)"),
+    (lambda t: edit(t, 2, r'"items": 2.0', '"items": -1'), "nodes[2].items: must be a finite"),
+    (lambda t: edit(t, 2, r'"items": 2.0', '"items": true'), "nodes[2].items: must be a number"),
+    (lambda t: edit(t, 3, r'"id": 3', '"id": 4'), "nodes[3].id: is 4, expected 3"),
+    (lambda t: edit(t, 1, r'"attribute": 1', '"attribute": 0'),
+     "nodes[1].attribute: a continuous test needs a continuous attribute"),
+    (lambda t: edit(t, 1, r'"attribute": 1', '"attribute": 4'),
+     "nodes[1].attribute: 4 is out of range"),
+    (lambda t: edit(t, 5, r'"subsets": \[\[1\], \[0\]\]', '"subsets": [[1], [1]]'),
+     "nodes[5].subsets[1][0]: value 1 is in two subsets"),
+    (lambda t: edit(t, 2, r'"kind": "leaf"', '"kind": "tree"'), "nodes[2].kind: must be one of"),
+    (lambda t: edit(t, 2, r', "errors": 0.0', ''), "nodes[2].errors: missing"),
+    (lambda t: edit(t, 2, r'"cls": 0', '"cls": 0, "note": 1'), "nodes[2].note: unknown field"),
+    (lambda t: t.replace('"sunny", "overcast"', '"sunny", "sunny"'),
+     "attributes[0].values[1]: duplicate value 'sunny'"),
+    (lambda t: t.replace('{"name": "id", "kind": "ignore"}', '{"name": "id", "kind": "text"}'),
+     "attributes[2].kind: must be one of"),
+    (lambda t: t.replace('["Play", "Don\'t Play"]', '[]'), "classes: must be a non-empty list"),
+    (lambda t: t.replace('  "target": "play",\n', ''), "target: missing"),
+    (lambda t: "[1, 2]", "must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize("damage,message", DAMAGE)
+def test_hand_edited_file_rejected(tmp_path: Path, damage: object, message: str) -> None:
+    path = tmp_path / "m.tree"
+    path.write_text(damage(GOOD))  # type: ignore[operator]
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}:")
+    assert message in text
+    assert "\n" not in text
+
+
+def test_field_errors_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "m.tree"
+    path.write_text(DAMAGE[2][0](GOOD))  # type: ignore[no-untyped-call]
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    line = next(i for i, s in enumerate(GOOD.splitlines(), 1) if s.lstrip().startswith('{"id": 1,'))
+    assert info.value.line == line
+
+
+@pytest.mark.parametrize("cut", [1, 100, len(GOOD) // 2, len(GOOD) - 3])
+def test_truncated_file_rejected_with_line_and_column(tmp_path: Path, cut: int) -> None:
+    path = tmp_path / "m.tree"
+    path.write_text(GOOD[:cut])
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    err = info.value
+    assert "truncated file" in err.message
+    assert err.line is not None and err.col is not None
+    assert str(err).startswith(f"{path}:{err.line}:{err.col}: ")
+
+
+def test_empty_missing_and_binary_files(tmp_path: Path) -> None:
+    empty = tmp_path / "e.tree"
+    empty.write_text("")
+    with pytest.raises(ModelFileError, match="empty file"):
+        load_model(empty)
+    with pytest.raises(ModelFileError, match="no such model file"):
+        load_model(tmp_path / "absent.tree")
+    binary = tmp_path / "b.tree"
+    binary.write_bytes(b"\x89PNG\r\n\xff\xfe")
+    with pytest.raises(ModelFileError, match="not UTF-8"):
+        load_model(binary)
+
+
+def test_failed_save_leaves_old_file_intact(tmp_path: Path) -> None:
+    path = tmp_path / "m.tree"
+    save_model(hand_built(), path)
+    before = path.read_bytes()
+    bad = Model(SCHEMA, hand_built().nodes, {"x": object()})
+    with pytest.raises(TypeError):
+        save_model(bad, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.tree"]  # no temporary left behind
+
+
+def test_nan_threshold_object_identity_not_needed() -> None:
+    back = model_from_json(GOOD)
+    assert math.isnan(back.nodes[0].threshold) and back.nodes[0].attribute == 0
+    assert back.nodes[2].attribute == -1 and back.nodes[2].children == ()
