@@ -145,6 +145,39 @@ def diff(a: Tree, b: Tree, path: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
+def route_known(tree: Tree, row: dict[str, str | float | None]) -> Leaf | None:
+    """The leaf a case reaches when every test on its path has a known value.
+
+    ``row`` maps attribute names to a nominal value string, a continuous
+    float, or None (unknown).  Returns None when the path meets an unknown
+    value (the classifier would then mix several leaves) or a continuous value
+    within 1e-5 (relative) of a threshold, which printed ``%g`` thresholds
+    cannot place reliably.
+    """
+    node = tree
+    while isinstance(node, Split):
+        value = row.get(node.attribute)
+        if value is None:
+            return None
+        for b in node.branches:
+            if b.op == "=" and value == b.value:
+                node = b.child
+                break
+            if b.op in ("<=", ">") and isinstance(value, float):
+                t = float(b.value)
+                if abs(value - t) <= 1e-5 * max(1.0, abs(t)):
+                    return None
+                if (value <= t) == (b.op == "<="):
+                    node = b.child
+                    break
+            if b.op == "in" and isinstance(value, str) and value in b.value[1:-1].split(","):
+                node = b.child
+                break
+        else:
+            raise KeyError(f"no branch of {node.attribute!r} takes {value!r}")
+    return node
+
+
 def _describe(t: Tree) -> str:
     if isinstance(t, Leaf):
         return f"leaf {t}"
