@@ -211,7 +211,7 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
                                if tail.startswith((",", "{"))
                                else f"unexpected text after sparse row: '{tail}'",
                                file=path, line=line_no, col=col + close + 1)
-        values, cols = _sparse_row(body[1:close], columns, path, line_no, col + 1)
+        values, cols = _sparse_row(body[1:close], columns, path, line_no, col)
         return RawRow(line_no, values, cols)
     try:
         fields, cols, quoted = split_fields(line, sep=",", comment="%")

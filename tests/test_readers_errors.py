@@ -1,0 +1,194 @@
+"""Bad data: every error is one DatasetError line naming file, line and (where it applies) column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from treegen.errors import DatasetError
+from treegen.readers import read_dataset
+
+GOLF_NAMES = "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n" \
+             "humidity: continuous.\nwindy: true, false.\n"
+GOLF_DATA = "sunny, 85, 85, false, Don't Play\novercast, 83, 78, false, Play\n"
+
+
+def c45(tmp: Path, names: str = GOLF_NAMES, data: str = GOLF_DATA) -> str:
+    (tmp / "g.names").write_text(names)
+    (tmp / "g.data").write_text(data)
+    return str(tmp / "g.data")
+
+
+def error(path: str, **kw: object) -> DatasetError:
+    with pytest.raises(DatasetError) as info:
+        read_dataset(path, **kw)  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)
+    return info.value
+
+
+def loc(err: DatasetError) -> tuple[str | None, int | None, int | None]:
+    return (Path(err.file).name if err.file else None, err.line, err.col)
+
+
+# ---- C4.5 ---------------------------------------------------------------------------------
+
+def test_unknown_attribute_value(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, data=GOLF_DATA + "foggy, 70, 70, true, Play\n"))
+    assert loc(e) == ("g.data", 3, 1)
+    assert "value 'foggy' is not declared for attribute 'outlook'" in e.message
+
+
+def test_wrong_column_count(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, data=GOLF_DATA + "rain, 70, 70, true, Play, extra\n"))
+    assert loc(e) == ("g.data", 3, 27)
+    assert "expected 5 values (4 attributes and the class), found 6" in e.message
+    e = error(c45(tmp_path, data="rain, 70, 70, Play\n"))
+    assert loc(e)[:2] == ("g.data", 1) and "found 4" in e.message
+
+
+def test_non_numeric_in_continuous_column(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, data=GOLF_DATA + "rain, 7O, 70, true, Play\n"))
+    assert loc(e) == ("g.data", 3, 7)
+    assert "'7O' is not a finite number (attribute 'temperature' is continuous)" in e.message
+    for bad in ("nan", "inf", "1e999", "0x10", "1_000"):
+        e = error(c45(tmp_path, data=f"rain, {bad}, 70, true, Play\n"))
+        assert loc(e) == ("g.data", 1, 7), bad
+
+
+def test_duplicate_attribute_names(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, names=GOLF_NAMES + "windy: continuous.\n"))
+    assert loc(e) == ("g.names", 7, 1) and "duplicate attribute name 'windy'" in e.message
+
+
+def test_duplicate_value_and_class(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, names=GOLF_NAMES.replace("rain.", "sunny.")))
+    assert loc(e) == ("g.names", 3, 27) and "duplicate value" in e.message
+    e = error(c45(tmp_path, names=GOLF_NAMES.replace("Play, Don't Play.", "a, b, a.")))
+    assert loc(e) == ("g.names", 1, 7) and "duplicate class 'a'" in e.message
+
+
+def test_empty_files(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, names=""))
+    assert loc(e) == ("g.names", 1, None) and "empty file" in e.message
+    e = error(c45(tmp_path, names="| only a comment\n\n"))
+    assert loc(e)[0] == "g.names" and "empty file" in e.message
+    e = error(c45(tmp_path, data=""))
+    assert loc(e) == ("g.data", 1, None) and "no data rows" in e.message
+    e = error(c45(tmp_path, data="\n| comment\n\n"))
+    assert loc(e)[0] == "g.data" and "no data rows" in e.message
+
+
+def test_class_missing(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, data=GOLF_DATA + "rain, 70, 70, true, ?\n"))
+    assert loc(e) == ("g.data", 3, 21) and "class value is missing" in e.message
+    # A .names file without a class list starts with an attribute.
+    e = error(c45(tmp_path, names="outlook: sunny, rain.\n"))
+    assert loc(e) == ("g.names", 1, 1) and "expected the class list first" in e.message
+
+
+def test_undeclared_class(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, data=GOLF_DATA + "rain, 70, 70, true, Maybe\n"))
+    assert loc(e) == ("g.data", 3, 21)
+    assert "undeclared class 'Maybe' (classes: Play, Don't Play)" in e.message
+
+
+def test_names_grammar_errors(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, names=GOLF_NAMES + "size: big.\n"))
+    assert loc(e) == ("g.names", 7, 7) and "unknown type 'big'" in e.message
+    e = error(c45(tmp_path, names=GOLF_NAMES + "size continuous.\n"))
+    assert loc(e) == ("g.names", 7, 1) and "without ':'" in e.message
+    # A declared attribute more than the data has: every row is one value short.
+    e = error(c45(tmp_path, names=GOLF_NAMES + "shape: discrete 1.\n"))
+    assert loc(e) == ("g.data", 1, 23) and "expected 6 values" in e.message
+
+
+def test_discrete_n_overflow(tmp_path: Path) -> None:
+    names = "y, n.\nshape: discrete 2.\n"
+    e = error(c45(tmp_path, names=names, data="a, y\nb, n\nc, y\n"))
+    assert loc(e) == ("g.data", 3, 1) and "discrete 2" in e.message
+
+
+def test_empty_value_and_missing_data_file(tmp_path: Path) -> None:
+    e = error(c45(tmp_path, data="sunny, , 85, false, Play\n"))
+    assert loc(e) == ("g.data", 1, 7) and "empty value" in e.message
+    (tmp_path / "h.names").write_text(GOLF_NAMES)
+    e = error(str(tmp_path / "h.names"))
+    assert loc(e) == ("h.data", None, None) and e.message == "no such file"
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    (tmp_path / "g.names").write_text(GOLF_NAMES)
+    (tmp_path / "g.data").write_bytes(GOLF_DATA.encode() + b"sunny, 1, 2, f\xe9, Play\n")
+    e = error(str(tmp_path / "g.data"))
+    assert loc(e) == ("g.data", 3, 15) and "not UTF-8" in e.message
+
+
+# ---- CSV and ARFF -------------------------------------------------------------------------
+
+def write(tmp: Path, name: str, text: str) -> str:
+    (tmp / name).write_text(text)
+    return str(tmp / name)
+
+
+def test_csv_errors(tmp_path: Path) -> None:
+    e = error(write(tmp_path, "a.csv", "x,y,x\n1,2,3\n"))
+    assert loc(e) == ("a.csv", 1, 5) and "duplicate column name 'x'" in e.message
+    e = error(write(tmp_path, "b.csv", "x,y\n1,a\n2,b,3\n"))
+    assert loc(e) == ("b.csv", 3, 5) and "expected 2 values" in e.message
+    e = error(write(tmp_path, "c.csv", ""))
+    assert loc(e) == ("c.csv", 1, None) and "empty file" in e.message
+    e = error(write(tmp_path, "d.csv", "x,y\n"))
+    assert loc(e) == ("d.csv", 2, None) and "no data rows" in e.message
+    e = error(write(tmp_path, "e.csv", "x,y\n1,a\n2,\n"))
+    assert loc(e) == ("e.csv", 3, 3) and "class value is missing" in e.message
+    e = error(write(tmp_path, "f.csv", 'x,y\n"1,a\n'))
+    assert loc(e) == ("f.csv", 2, 1) and "unterminated quote" in e.message
+    e = error(write(tmp_path, "g.csv", "x,y\n1,a\n"), target="z")
+    assert "no column named 'z'" in e.message
+
+
+def test_csv_schema_errors(tmp_path: Path) -> None:
+    train = read_dataset(write(tmp_path, "t.csv", "x,c,y\n1,r,p\n2,b,q\n"))
+    e = error(write(tmp_path, "u.csv", "x,y\n1,p\n"), schema=train.schema)
+    assert loc(e)[0] == "u.csv" and "column 'c' that the model uses is missing" in e.message
+    e = error(write(tmp_path, "v.csv", "x,c,y\nabc,r,p\n"), schema=train.schema)
+    assert loc(e) == ("v.csv", 2, 1) and "not a finite number" in e.message
+    e = error(write(tmp_path, "w.csv", "x,c,y\n1,r,zz\n"), schema=train.schema)
+    assert loc(e) == ("w.csv", 2, 5) and "undeclared class 'zz'" in e.message
+
+
+ARFF = "@relation r\n@attribute a numeric\n@attribute b {x, y}\n@attribute c {p, n}\n@data\n"
+
+
+def test_arff_errors(tmp_path: Path) -> None:
+    e = error(write(tmp_path, "a.arff", ARFF + "1, z, p\n"))
+    assert loc(e) == ("a.arff", 6, 4) and "value 'z' is not declared for attribute 'b'" in e.message
+    e = error(write(tmp_path, "b.arff", ARFF + "one, x, p\n"))
+    assert loc(e) == ("b.arff", 6, 1) and "not a finite number" in e.message
+    e = error(write(tmp_path, "c.arff", ARFF.replace("@attribute c", "@attribute a") + "1,x,p\n"))
+    assert loc(e)[:2] == ("c.arff", 4) and "duplicate attribute name 'a'" in e.message
+    e = error(write(tmp_path, "d.arff", ARFF + "1, x\n"))
+    assert loc(e)[:2] == ("d.arff", 6) and "expected 3 values" in e.message
+    e = error(write(tmp_path, "e.arff", ARFF + "{0 1, 7 x}\n"))
+    assert loc(e) == ("e.arff", 6, 7) and "sparse index 7 is out of range" in e.message
+    e = error(write(tmp_path, "f.arff", ARFF + "1, x, p, {2}\n"))
+    assert loc(e)[:2] == ("f.arff", 6) and "instance weights" in e.message
+    e = error(write(tmp_path, "g.arff", ARFF + "1, x, m\n"))
+    assert loc(e) == ("g.arff", 6, 7) and "undeclared class 'm'" in e.message
+    e = error(write(tmp_path, "h.arff", "% nothing\n"))
+    assert "empty file" in e.message
+    e = error(write(tmp_path, "i.arff", ARFF.replace("numeric", "date 'yyyy'") + "1,x,p\n"))
+    assert loc(e) == ("i.arff", 2, 12) and "date attributes are not supported" in e.message
+    e = error(write(tmp_path, "j.arff", ARFF.replace("numeric", "float") + "1,x,p\n"))
+    assert loc(e)[:2] == ("j.arff", 2) and "unknown type 'float'" in e.message
+    e = error(write(tmp_path, "k.arff", ARFF + "'1, x, p\n"))
+    assert loc(e) == ("k.arff", 6, 1) and "unterminated quote" in e.message
+
+
+def test_option_errors(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.csv", "x,y\n1,a\n")
+    assert "--nominal names 'q'" in error(path, nominal=["q"]).message
+    assert "cannot be ignored" in error(path, ignore=["y"]).message
+    golf = c45(tmp_path)
+    assert "--target does not apply to C4.5" in error(golf, target="windy").message
