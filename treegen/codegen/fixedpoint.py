@@ -1,0 +1,170 @@
+"""Fixed-point C4.5 classification: the semantics the generated C implements, in Python.
+
+C4.5 classifies a case with unknown values by visiting every branch of a test on an
+unknown attribute, weighting branch b by ``items_b / items_parent``, and summing
+``weight * dist / items`` over the leaves reached (C45_SEMANTICS section 6).  The C
+does this in integers so that it is exact on every target:
+
+* ``ONE = 2**15`` stands for 1.0.  The root weight is ``ONE``.
+* A branch share is ``floor(ONE * items_b / D)`` with ``D = max(items_parent,
+  sum of children's items)``; a weight passing a test on a missing value becomes
+  ``(w * share_b) >> 15``.  Using ``D`` (equal to C4.5's divisor whenever the tree is
+  consistent) makes the shares of one test sum to at most ``ONE``.
+* A leaf with ``items > 0`` contributes ``(w * p_c) >> 15`` to class c, with
+  ``p_c = floor(ONE * dist_c / max(items, sum dist))``; an empty leaf contributes
+  ``w`` to its class.  Every step rounds down, so the class sums never exceed ``ONE``
+  and fit ``uint16_t``: they are ``predict_proba``'s output, scale ``ONE`` = 1.0.
+* If no missing value was met on the way, the predicted class is the reached leaf's
+  class as Release 8's float classifier computes it (first maximum of
+  ``dist_c / items``, or the leaf's class when empty): exact, not approximated.
+  Otherwise it is the first class with the largest fixed-point sum.
+
+Which branch a *known* value takes is decided here on exact values (a float input
+compared as a double against the model's threshold; an integer x with scale K as the
+fraction x/K), independently of lower(), so tests can hold the two against each other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen.ir import ONE, Encoding
+from treegen.model import Model, Node
+
+
+def branch_shares(parent_items: float, child_items: Sequence[float]) -> tuple[int, ...]:
+    """Quantized shares of a test's branches (sum <= ONE)."""
+    den = max(Fraction(parent_items), sum((Fraction(c) for c in child_items), Fraction(0)))
+    if den <= 0:
+        # No training weight at all: C4.5 would divide by zero.  Split evenly.
+        return tuple(ONE // len(child_items) for _ in child_items)
+    return tuple(math.floor(ONE * max(Fraction(c), Fraction(0)) / den) for c in child_items)
+
+
+def leaf_class(node: Node) -> int:
+    """Release 8's answer at a leaf reached with weight 1: the first class with the
+    largest ``dist_c / items`` (computed in float64 like the Python classifier), or
+    the node's class for an empty leaf."""
+    if not node.items > 0:
+        return node.cls
+    ratios = [d / node.items for d in node.dist]
+    return int(np.argmax(np.asarray(ratios, dtype=np.float64)))
+
+
+def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
+    """Quantized class distribution of a leaf (sum <= ONE)."""
+    if not node.items > 0:
+        return tuple(ONE if c == node.cls else 0 for c in range(n_classes))
+    den = max(Fraction(node.items), sum((Fraction(max(d, 0.0)) for d in node.dist), Fraction(0)))
+    return tuple(math.floor(ONE * Fraction(max(d, 0.0)) / den) for d in node.dist)
+
+
+def scaled_weight(w: int, share: int) -> int:
+    return (w * share) >> 15
+
+
+def known_value(x: float, enc: Encoding) -> bool:
+    """False when ``x`` (a value of the C input type) means 'missing'."""
+    if enc.is_int:
+        return int(x) != enc.missing
+    return not math.isnan(x)
+
+
+def nominal_code(x: float, k: int, enc: Encoding) -> int:
+    """Value code 0..k-1, or -1 (missing) for anything else: NaN, the missing
+    sentinel, non-integers and codes out of range."""
+    if not known_value(x, enc):
+        return -1
+    if not 0 <= x < k or x != math.floor(x):
+        return -1
+    return int(x)
+
+
+class FixedPointClassifier:
+    """Per-model precomputation for :meth:`predict_row` (thresholds as fractions)."""
+
+    def __init__(self, model: Model, enc: Encoding) -> None:
+        self.model = model
+        self.enc = enc
+        self.n_classes = len(model.schema.classes)
+        self.shares = [
+            branch_shares(n.items, [model.nodes[c].items for c in n.children]) if n.children else ()
+            for n in model.nodes
+        ]
+        self.proba = [leaf_proba(n, self.n_classes) if n.is_leaf else () for n in model.nodes]
+        self.cls = [leaf_class(n) if n.is_leaf else -1 for n in model.nodes]
+        # x/K <= t  <=>  x <= t*K for integer inputs; exact fractions, cached per node.
+        self.cut: list[Fraction | None] = []
+        for n in model.nodes:
+            if n.kind == "continuous" and not math.isnan(n.threshold) and math.isfinite(n.threshold):
+                k = enc.scales[n.attribute] if enc.is_int and enc.scales else Fraction(1)
+                self.cut.append(Fraction(n.threshold) * k)
+            else:
+                self.cut.append(None)
+
+    def _goes_left(self, i: int, x: float) -> bool:
+        t = self.model.nodes[i].threshold
+        if not self.enc.is_int:
+            return x <= t  # Python compares a float32 or float64 value with t exactly
+        cut = self.cut[i]
+        if cut is None:  # infinite threshold
+            return t > 0
+        return int(x) <= cut
+
+    def _branch(self, i: int, x: float) -> int:
+        """Branch for a known value, or -1 when the value is missing at node i."""
+        node = self.model.nodes[i]
+        if node.kind == "continuous":
+            if not known_value(x, self.enc):
+                return -1
+            return 0 if self._goes_left(i, x) else 1
+        k = len(self.model.schema.attributes[node.attribute].values)
+        code = nominal_code(x, k, self.enc)
+        if code < 0:
+            return -1
+        if node.kind == "nominal":
+            return code
+        for b, codes in enumerate(node.subsets):
+            if code in codes:
+                return b
+        return -1
+
+    def predict_row(self, x: Sequence[float]) -> tuple[int, tuple[int, ...]]:
+        """Class and fixed-point class sums for one row of C input values."""
+        acc = [0] * self.n_classes
+        met_missing = False
+        reached = 0
+        stack: list[tuple[int, int]] = [(0, ONE)]
+        while stack:
+            i, w = stack.pop()
+            node = self.model.nodes[i]
+            if node.is_leaf:
+                reached = i
+                for c, p in enumerate(self.proba[i]):
+                    acc[c] += scaled_weight(w, p)
+                continue
+            b = self._branch(i, x[node.attribute])
+            if b >= 0:
+                stack.append((node.children[b], w))
+                continue
+            met_missing = True
+            for child, share in zip(node.children, self.shares[i]):
+                stack.append((child, scaled_weight(w, share)))
+        assert max(acc) <= ONE
+        if not met_missing:
+            return self.cls[reached], tuple(acc)
+        return int(np.argmax(np.asarray(acc))), tuple(acc)
+
+    def predict(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+        rows = np.asarray(X)
+        cls = np.zeros(rows.shape[0], dtype=np.int32)
+        proba = np.zeros((rows.shape[0], self.n_classes), dtype=np.uint16)
+        for r in range(rows.shape[0]):
+            values = [float(v) if rows.dtype.kind == "f" else int(v) for v in rows[r]]
+            cls[r], proba[r] = self.predict_row(values)
+        return cls, proba

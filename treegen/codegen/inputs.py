@@ -1,0 +1,147 @@
+"""The rows ``treegen verify`` (and the parity tests) feed to the C and to Python.
+
+All rows are in the C input domain (see treegen.codegen.build.NP_TYPES):
+
+* the user's data rows, converted (:func:`to_c_domain`);
+* for every test node, a row that follows the path from the root to that node, with
+  the tested value set to the threshold and its neighbours (one float32 ulp or one
+  integer step either side), then missing; nominal tests get every code, an
+  out-of-range code and a non-integer;
+* special values: +-inf and NaN (floats), the type's limits (integers);
+* random rows mixing threshold neighbours, random values and missing values.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen.build import NP_TYPES
+from treegen.codegen.ir import IR, Compare, Leaf, Switch
+from treegen.dataset import Dataset
+
+
+def missing_value(ir: IR) -> float:
+    m = ir.encoding.missing
+    return float("nan") if m is None else float(m)
+
+
+def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
+    """Dataset encoding (NaN missing, nominal codes, raw continuous values) -> C rows.
+    Integer types: continuous values are multiplied by their scale, rounded to
+    nearest and clamped; NaN becomes the missing value."""
+    enc = ir.encoding
+    dtype = NP_TYPES[enc.input_type]
+    if not enc.is_int:
+        with np.errstate(over="ignore"):
+            return np.asarray(X, dtype=dtype)
+    lo, hi = enc.int_range
+    out = np.empty(X.shape, dtype=np.int64)
+    for j in range(X.shape[1]):
+        col = X[:, j].astype(np.float64)
+        scale = float(enc.scales[j]) if ir.features[j].kind == "continuous" else 1.0
+        with np.errstate(invalid="ignore", over="ignore"):
+            v = np.clip(np.round(np.nan_to_num(col * scale, nan=0.0)), lo, hi).astype(np.int64)
+        out[:, j] = np.where(np.isnan(col), enc.missing, v)
+    return out.astype(dtype)
+
+
+def _neighbours(ir: IR, t: int | float) -> list[float]:
+    enc = ir.encoding
+    if enc.is_int:
+        lo, hi = enc.int_range
+        return [float(v) for v in (t - 1, t, t + 1) if lo <= v <= hi]
+    dt = np.float32 if enc.input_type == "float" else np.float64
+    f = dt(t)
+    return [float(np.nextafter(f, dt(-np.inf))), float(f), float(np.nextafter(f, dt(np.inf)))]
+
+
+def _key_to_float(key: int) -> float:
+    bits = (key & 0x7FFFFFFF) if key & 0x80000000 else (~key) & 0xFFFFFFFF
+    return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
+
+
+def node_values(ir: IR, i: int) -> tuple[list[float], list[list[float]]]:
+    """(values to try at node i's feature, value sending a row down each branch)."""
+    node = ir.nodes[i]
+    enc = ir.encoding
+    if isinstance(node, Compare):
+        if node.op in ("left", "right"):
+            lo, hi = enc.int_range if enc.is_int else (-1.0, 1.0)
+            vals = [float(lo), float(hi), 0.0]
+            return vals, [vals, vals]
+        t: int | float = node.threshold
+        if enc.uses_keys:
+            t = _key_to_float(int(t))
+        near = _neighbours(ir, t)
+        left = [v for v in near if v <= t] if node.op == "le" else [v for v in near if v < t]
+        right = [v for v in near if v not in left]
+        return near, [left or [float(t)], right or [float(t)]]
+    assert isinstance(node, Switch)
+    k = len(node.branch_of)
+    vals = [float(c) for c in range(k)] + [float(k), -1.0]
+    if not enc.is_int:
+        vals.append(0.5)
+    if enc.is_int:
+        lo, hi = enc.int_range
+        vals = [v for v in vals if lo <= v <= hi] + [float(hi)]
+    per_branch = [[float(c) for c, b in enumerate(node.branch_of) if b == br]
+                  for br in range(len(node.children))]
+    return vals, per_branch
+
+
+def comparison_inputs(ir: IR, data: Dataset | None = None, n_random: int = 200,
+                      seed: int = 0) -> npt.NDArray[np.generic]:
+    """Every row verify compares, in the C input domain."""
+    enc = ir.encoding
+    m = ir.n_features
+    miss = missing_value(ir)
+    rng = np.random.default_rng(seed)
+    rows: list[list[float]] = []
+    base = [miss] * m
+    # Row that reaches each node: walk down, setting each ancestor's feature.
+    path_row: dict[int, list[float]] = {0: [0.0 if not enc.is_int else miss] * m}
+    choices: list[list[float]] = [[] for _ in range(m)]
+    for i, node in enumerate(ir.nodes):
+        row = path_row.pop(i)
+        if isinstance(node, Leaf):
+            continue
+        vals, per_branch = node_values(ir, i)
+        choices[node.feature].extend(vals)
+        f = node.feature
+        for v in vals + [miss]:
+            r = list(row)
+            r[f] = v
+            rows.append(r)
+        for b, child in enumerate(node.children):
+            r = list(row)
+            r[f] = per_branch[b][0] if per_branch[b] else miss
+            path_row[child] = r
+    rows.append(base)
+    if not enc.is_int:
+        for f in range(m):
+            for v in (math.inf, -math.inf, -0.0):
+                r = [0.0] * m
+                r[f] = v
+                rows.append(r)
+    else:
+        lo, hi = enc.int_range
+        rows += [[float(lo)] * m, [float(hi)] * m, [0.0] * m]
+    for _ in range(n_random):
+        r = []
+        for f in range(m):
+            u = rng.random()
+            if u < 0.15 or not choices[f]:
+                r.append(miss if u < 0.15 else float(rng.integers(-3, 300)))
+            else:
+                r.append(choices[f][int(rng.integers(len(choices[f])))])
+        rows.append(r)
+    dtype = NP_TYPES[enc.input_type]
+    out = np.asarray(rows, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        c_rows = out.astype(dtype) if not enc.is_int else np.clip(out, *enc.int_range).astype(dtype)
+    if data is not None and data.n_rows:
+        c_rows = np.concatenate([to_c_domain(ir, data.X), c_rows])
+    return c_rows

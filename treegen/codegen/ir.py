@@ -1,0 +1,193 @@
+"""The code-generation IR: a tree whose comparisons are already encoded for one C input type.
+
+``lower()`` (treegen.codegen.lower) builds an :class:`IR` from a Model; both C back-ends
+(nested ifs, node table) and the numpy oracle (treegen.codegen.evaluate) read only this.
+Nodes are a flat tuple, root at 0, children referenced by index, so no pass recurses.
+
+Values in the IR are already in the C domain:
+
+* ``Compare.threshold`` is a float32 value (input type float), a float64 value
+  (double), an integer of the input type (integer types, after ``--scale``), or
+  an unsigned 32-bit order key (``--float-compare int``).
+* ``shares`` and ``Outcome.proba`` are fixed-point integers with ``ONE`` = 1.0
+  (see treegen.codegen.fixedpoint for the rule that produces them).
+
+:func:`validate` states the invariants once; lower() calls it before returning and
+emit() calls it again before rendering.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from treegen.errors import EmitError
+
+ONE = 1 << 15
+"""Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
+
+InputType = Literal["float", "double", "int8", "int16", "int32", "uint8", "uint16", "uint32"]
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "int8": (-(1 << 7), (1 << 7) - 1),
+    "int16": (-(1 << 15), (1 << 15) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1),
+    "uint8": (0, (1 << 8) - 1),
+    "uint16": (0, (1 << 16) - 1),
+    "uint32": (0, (1 << 32) - 1),
+}
+INPUT_TYPES: tuple[str, ...] = ("float", "double", *INT_RANGES)
+
+CompareOp = Literal["le", "lt", "left", "right"]
+"""``le``: x <= t; ``lt``: x < t; ``left``/``right``: every known value goes that way
+(a test folded over the type's range; a missing value still splits the weight)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    """How feature values reach the C code and how they are compared."""
+
+    input_type: str
+    float_compare: Literal["float", "int"] = "float"
+    missing: int | None = None  # sentinel for integer input types
+    scales: tuple[Fraction, ...] = ()  # per feature; integer x means x / scale
+
+    @property
+    def is_int(self) -> bool:
+        return self.input_type in INT_RANGES
+
+    @property
+    def uses_keys(self) -> bool:
+        """Float inputs compared as unsigned order keys of their bit patterns."""
+        return self.input_type == "float" and self.float_compare == "int"
+
+    @property
+    def int_range(self) -> tuple[int, int]:
+        return INT_RANGES[self.input_type]
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    name: str  # the model's attribute name (for comments)
+    ident: str  # sanitized C identifier part (unique)
+    kind: Literal["continuous", "nominal", "ignore"]
+    values: tuple[str, ...] = ()
+    value_idents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a leaf contributes: its class when reached with no missing value, and its
+    quantized distribution (sum <= ONE) added with the case weight otherwise."""
+
+    cls: int
+    proba: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    outcome: int
+    source: int  # model node index (for comments and error messages)
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    feature: int
+    op: CompareOp
+    threshold: int | float
+    shares: tuple[int, int]
+    children: tuple[int, int]
+    source: int
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """Nominal (or subset) test: value code c goes to branch ``branch_of[c]``; a code
+    outside 0..len(branch_of)-1, or one mapped to -1, is missing."""
+
+    feature: int
+    branch_of: tuple[int, ...]
+    shares: tuple[int, ...]
+    children: tuple[int, ...]
+    source: int
+
+
+IRNode = Leaf | Compare | Switch
+
+
+@dataclass(frozen=True, slots=True)
+class IR:
+    prefix: str
+    encoding: Encoding
+    features: tuple[Feature, ...]
+    classes: tuple[str, ...]
+    class_idents: tuple[str, ...]
+    nodes: tuple[IRNode, ...]
+    outcomes: tuple[Outcome, ...]
+    stack_size: int  # most tests on one root-to-leaf path (missing-value replay stack)
+    provenance: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def n_features(self) -> int:
+        return len(self.features)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+
+def _fail(i: int, msg: str) -> EmitError:
+    return EmitError(f"IR node {i}: {msg}")
+
+
+def _check_threshold(i: int, node: Compare, enc: Encoding) -> None:
+    t = node.threshold
+    if enc.is_int or enc.uses_keys:
+        lo, hi = enc.int_range if enc.is_int else (0, (1 << 32) - 1)
+        if not isinstance(t, int) or not lo <= t <= hi:
+            raise _fail(i, f"threshold {t!r} does not fit {enc.input_type}")
+    elif not isinstance(t, float) or not math.isfinite(t):
+        raise _fail(i, f"threshold {t!r} is not a finite float")
+
+
+def validate(ir: IR) -> None:
+    """Raise EmitError unless every node is reachable once, references exist,
+    features are in range, thresholds fit the type and fixed-point sums stay <= ONE."""
+    n = len(ir.nodes)
+    parents = [0] * n
+    for i, node in enumerate(ir.nodes):
+        if isinstance(node, Leaf):
+            if not 0 <= node.outcome < len(ir.outcomes):
+                raise _fail(i, f"outcome {node.outcome} out of range")
+            continue
+        if not 0 <= node.feature < ir.n_features:
+            raise _fail(i, f"feature {node.feature} out of range")
+        if len(node.shares) != len(node.children) or sum(node.shares) > ONE:
+            raise _fail(i, "branch shares do not match children or sum above ONE")
+        if any(s < 0 for s in node.shares):
+            raise _fail(i, "negative branch share")
+        if isinstance(node, Compare):
+            if node.op in ("le", "lt"):
+                _check_threshold(i, node, ir.encoding)
+        else:
+            if ir.features[node.feature].kind != "nominal":
+                raise _fail(i, "switch on a non-nominal feature")
+            if any(not -1 <= b < len(node.children) for b in node.branch_of):
+                raise _fail(i, "branch map out of range")
+            if len(node.children) > 255 or len(node.branch_of) > 255:
+                raise _fail(i, "more than 255 branches or values")
+        for c in node.children:
+            if not 0 < c < n:
+                raise _fail(i, f"child {c} out of range")
+            parents[c] += 1
+    orphans = [i for i in range(1, n) if parents[i] != 1]
+    if n == 0 or orphans:
+        raise _fail(orphans[0] if orphans else 0, "not reachable exactly once from the root")
+    for j, o in enumerate(ir.outcomes):
+        if len(o.proba) != ir.n_classes or sum(o.proba) > ONE or min(o.proba) < 0:
+            raise EmitError(f"IR outcome {j}: distribution does not fit {ir.n_classes} classes")
+        if not 0 <= o.cls < ir.n_classes:
+            raise EmitError(f"IR outcome {j}: class {o.cls} out of range")
+    if ir.stack_size < 1 or ir.stack_size > 65535:
+        raise EmitError(f"IR stack size {ir.stack_size} out of range")

@@ -1,0 +1,110 @@
+"""C literal formatting, done in Python so templates never format numbers.
+
+Float literals are chosen so that a compiler reading them either directly (correct
+rounding to float) or through double (round to double, then to float) gets exactly
+the intended float32: the shortest round-tripping digits are checked both ways and
+lengthened if needed.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from treegen.codegen.ir import INT_RANGES
+
+C_TYPES = {"float": "float", "double": "double", **{t: f"{t}_t" for t in INT_RANGES}}
+
+
+def _f32_interval_ok(text: str, f: np.float32) -> bool:
+    """True when ``text`` lies strictly inside the rounding interval of ``f`` and
+    also rounds to ``f`` through double."""
+    v = Fraction(text)
+    lo = Fraction(float(np.nextafter(f, np.float32(-np.inf))))
+    hi = Fraction(float(np.nextafter(f, np.float32(np.inf))))
+    mid = Fraction(float(f))
+    inside = (lo + mid) / 2 < v < (mid + hi) / 2
+    with np.errstate(over="ignore"):
+        via_double = np.float32(float(text)) == f
+    return inside and bool(via_double)
+
+
+def _c_decimal(text: str) -> str:
+    text = text.lower().replace("e+", "e")
+    if "." not in text and "e" not in text and "inf" not in text:
+        text += ".0"
+    return text
+
+
+def c_float(x: float) -> str:
+    """A float32 constant, e.g. ``75.0f``; ``x`` must be a finite float32 value."""
+    f = np.float32(x)
+    assert math.isfinite(x) and float(f) == x, x
+    if x == 0:
+        return "0.0f"
+    candidates = [np.format_float_positional(f, unique=True, trim="0")
+                  if 1e-4 <= abs(x) < 1e9 else np.format_float_scientific(f, unique=True, trim="0")]
+    candidates += [f"{x:.{p}e}" for p in range(8, 17)]
+    for text in candidates:
+        if _f32_interval_ok(text, f):
+            return _c_decimal(text) + "f"
+    raise AssertionError(f"no exact literal for {x!r}")
+
+
+def c_double(x: float) -> str:
+    """A double constant that reads back as exactly ``x`` (shortest repr)."""
+    assert math.isfinite(x)
+    text = repr(float(x))
+    assert float(text) == x
+    return _c_decimal(text)
+
+
+def c_int(v: int, ctype: str) -> str:
+    """An integer constant for comparing with a value of ``ctype`` (an input or
+    column type such as ``int16``/``uint32``)."""
+    if ctype.startswith("uint"):
+        return f"{v}u" if ctype == "uint32" or v > 32767 else str(v)
+    if v == -(1 << 31):
+        return "(-2147483647 - 1)"
+    return f"({v})" if v < 0 else str(v)
+
+
+def c_hex32(v: int) -> str:
+    return f"0x{v:08X}u"
+
+
+def smallest_uint(max_value: int) -> str:
+    for t in ("uint8", "uint16", "uint32"):
+        if max_value <= INT_RANGES[t][1]:
+            return t
+    raise ValueError(max_value)
+
+
+def smallest_int(lo: int, hi: int) -> str:
+    if lo >= 0:
+        return smallest_uint(hi)
+    for t in ("int8", "int16", "int32"):
+        a, b = INT_RANGES[t]
+        if a <= lo and hi <= b:
+            return t
+    raise ValueError((lo, hi))
+
+
+def c_string(text: str) -> str:
+    """A C string literal with everything outside printable ASCII escaped (octal,
+    three digits so a following digit cannot extend it) and no trigraphs."""
+    out = ['"']
+    for b in text.encode("utf-8"):
+        ch = chr(b)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "?":
+            out.append("\\?")
+        elif 32 <= b < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\{b:03o}")
+    out.append('"')
+    return "".join(out)

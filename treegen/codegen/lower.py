@@ -1,0 +1,211 @@
+"""Model + export options -> IR: every comparison encoded for the C input type.
+
+Each lowering rule is one function here, proved by property tests
+(tests/test_codegen_lower.py):
+
+* :func:`float32_floor` -- float input: ``x <= t`` for float32 x holds exactly when
+  ``x <= float32_floor(t)``, the largest float32 not above t.
+* :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
+  float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
+* :func:`int_cut` -- integer input with scale K: ``x/K <= t`` exactly when
+  ``x <= floor(t*K)``, then folded when no known value of the type can fall on one side.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from treegen.codegen import fixedpoint
+from treegen.codegen.ir import (
+    INPUT_TYPES,
+    INT_RANGES,
+    IR,
+    Compare,
+    CompareOp,
+    Encoding,
+    Feature,
+    IRNode,
+    Leaf,
+    Outcome,
+    Switch,
+    validate,
+)
+from treegen.codegen.names import check_prefix, unique_idents
+from treegen.errors import EncodingError
+from treegen.model import Model, Node
+
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportOptions:
+    prefix: str = "model"
+    style: str = "ifs"
+    input_type: str = "float"
+    float_compare: str = "float"
+    scale: Fraction | None = None  # default scale for every continuous feature
+    feature_scales: tuple[tuple[str, Fraction], ...] = ()  # --scale NAME=K
+    missing_value: int | None = None
+    provenance: tuple[tuple[str, str], ...] = field(default=())
+
+
+def float32_floor(t: float) -> float:
+    """Largest float32 value not above ``t`` (t itself when it is a float32)."""
+    with np.errstate(over="ignore"):
+        f = np.float32(t)
+    if float(f) > t:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return float(f)
+
+
+def float_key(x: float) -> int:
+    """Order-preserving uint32 key of float32 ``x``: a <= b (floats, not NaN) iff
+    key(a) <= key(b), except that -0.0 keys below +0.0; NaN keys to 0."""
+    if math.isnan(x):
+        return 0
+    (bits,) = struct.unpack("<I", struct.pack("<f", x))
+    return (~bits) & 0xFFFFFFFF if bits & 0x80000000 else bits | 0x80000000
+
+
+def int_cut(t: float, scale: Fraction) -> int:
+    """For integer x: ``x / scale <= t``  <=>  ``x <= int_cut(t, scale)``."""
+    return math.floor(Fraction(t) * scale)
+
+
+def known_range(enc: Encoding) -> tuple[int, int]:
+    """Smallest and largest value of the integer type that is not the missing sentinel."""
+    lo, hi = enc.int_range
+    return (lo + 1 if enc.missing == lo else lo, hi - 1 if enc.missing == hi else hi)
+
+
+def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
+    if opts.input_type not in INPUT_TYPES:
+        raise EncodingError(f"unknown input type {opts.input_type!r} (choose from "
+                            f"{', '.join(INPUT_TYPES)})", option="--input-type")
+    if opts.float_compare not in ("float", "int"):
+        raise EncodingError(f"unknown float compare {opts.float_compare!r}", option="--float-compare")
+    if opts.float_compare == "int" and opts.input_type != "float":
+        raise EncodingError("--float-compare int needs --input-type float", option="--float-compare")
+    attrs = model.schema.attributes
+    is_int = opts.input_type in INT_RANGES
+    if not is_int and (opts.scale is not None or opts.feature_scales):
+        raise EncodingError("--scale needs an integer --input-type", option="--scale")
+    if not is_int and opts.missing_value is not None:
+        raise EncodingError("--missing-value needs an integer --input-type (floats use NaN)",
+                            option="--missing-value")
+    scales = [opts.scale or Fraction(1)] * len(attrs)
+    for name, k in opts.feature_scales:
+        idx = [i for i, a in enumerate(attrs) if a.name == name]
+        if not idx:
+            raise EncodingError(f"--scale names unknown attribute {name!r}", option="--scale")
+        if not attrs[idx[0]].is_continuous:
+            raise EncodingError(f"--scale: attribute {name!r} is not continuous", option="--scale")
+        scales[idx[0]] = k
+    if any(k <= 0 for k in scales):
+        raise EncodingError("--scale must be positive", option="--scale")
+    missing = None
+    if is_int:
+        lo, hi = INT_RANGES[opts.input_type]
+        missing = lo if opts.missing_value is None else opts.missing_value
+        if not lo <= missing <= hi:
+            raise EncodingError(f"missing value {missing} does not fit {opts.input_type}",
+                                option="--missing-value")
+        for a in attrs:
+            if a.is_nominal and 0 <= missing < len(a.values):
+                raise EncodingError(f"missing value {missing} is a code of nominal attribute "
+                                    f"{a.name!r}", option="--missing-value")
+            if a.is_nominal and len(a.values) - 1 > hi:
+                raise EncodingError(f"nominal attribute {a.name!r} has more values than "
+                                    f"{opts.input_type} holds", option="--input-type")
+    return Encoding(opts.input_type, "int" if opts.float_compare == "int" else "float",
+                    missing, tuple(scales) if is_int else ())
+
+
+def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool) -> tuple[CompareOp, int | float]:
+    """The comparison a continuous test becomes: (op, threshold in the C domain)."""
+    t = node.threshold
+    if math.isnan(t):
+        raise EncodingError(f"model node {i}: threshold is NaN")
+    if enc.is_int:
+        if math.isinf(t):
+            return ("left" if t > 0 else "right"), 0
+        cut = int_cut(t, enc.scales[node.attribute])
+        lo, hi = enc.int_range
+        if explicit_scale and not lo <= cut <= hi:
+            raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
+                                f"{enc.scales[node.attribute]} does not fit {enc.input_type}",
+                                option="--scale")
+        klo, khi = known_range(enc)
+        if cut >= khi:
+            return "left", 0
+        if cut < klo:
+            return "right", 0
+        return "le", cut
+    if enc.input_type == "double":
+        if math.isinf(t):
+            return ("left", 0) if t > 0 else ("lt", -float(np.finfo(np.float64).max))
+        return "le", float(t)
+    f = float32_floor(t)
+    if enc.uses_keys:
+        return "le", float_key(0.0 if f == 0 else f)
+    if f == math.inf:
+        return "left", 0
+    if f == -math.inf:
+        return "lt", -FLT_MAX
+    return "le", 0.0 if f == 0 else f  # -0.0 and +0.0 compare alike; print one form
+
+
+def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int]) -> Compare | Switch:
+    node = model.nodes[i]
+    shares = fixedpoint.branch_shares(node.items, [model.nodes[c].items for c in node.children])
+    if node.kind == "continuous":
+        if len(node.children) != 2:
+            raise EncodingError(f"model node {i}: continuous test without two branches")
+        op, thr = lower_continuous(node, i, enc, node.attribute in explicit)
+        return Compare(node.attribute, op, thr, (shares[0], shares[1]),
+                       (node.children[0], node.children[1]), i)
+    k = len(model.schema.attributes[node.attribute].values)
+    if node.kind == "nominal":
+        if len(node.children) != k:
+            raise EncodingError(f"model node {i}: {len(node.children)} branches for {k} values")
+        branch_of = tuple(range(k))
+    else:
+        bmap = [-1] * k
+        for b, codes in enumerate(node.subsets):
+            for c in codes:
+                bmap[c] = b
+        branch_of = tuple(bmap)
+    return Switch(node.attribute, branch_of, shares, node.children, i)
+
+
+def lower(model: Model, opts: ExportOptions) -> IR:
+    """Lower ``model`` for the C input encoding in ``opts``; raise EncodingError."""
+    enc = make_encoding(model, opts)
+    prefix = check_prefix(opts.prefix)
+    attrs = model.schema.attributes
+    names = [a.name for a in attrs]
+    explicit = {i for i, a in enumerate(attrs)
+                if opts.scale is not None or a.name in dict(opts.feature_scales)}
+    idents = unique_idents(names)
+    features = tuple(
+        Feature(a.name, idents[i], a.kind, a.values, unique_idents(a.values) if a.is_nominal else ())
+        for i, a in enumerate(attrs))
+    outcome_index: dict[Outcome, int] = {}
+    nodes: list[IRNode] = []
+    n_classes = len(model.schema.classes)
+    for i, node in enumerate(model.nodes):
+        if node.is_leaf:
+            o = Outcome(fixedpoint.leaf_class(node), fixedpoint.leaf_proba(node, n_classes))
+            nodes.append(Leaf(outcome_index.setdefault(o, len(outcome_index)), i))
+        else:
+            nodes.append(lower_test(model, i, enc, explicit))
+    ir = IR(prefix, enc, features, model.schema.classes,
+            unique_idents(model.schema.classes), tuple(nodes), tuple(outcome_index),
+            max(1, model.depth()), opts.provenance)
+    validate(ir)
+    return ir
