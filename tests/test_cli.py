@@ -1,0 +1,188 @@
+"""The command-line frame as a user meets it: a real ``python -m treegen`` process.
+
+Checks exit codes (0 ok, 2 bad input or usage), that every failure is exactly
+one stderr line ``treegen: error: ...`` with no traceback, that --quiet works
+before and after the subcommand, and that a failure never leaves a partial or
+clobbered output file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from treegen import __version__
+from treegen.modelfile import load_model, model_to_json
+
+REPO = Path(__file__).resolve().parent.parent
+SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+
+
+def treegen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return subprocess.run([sys.executable, "-m", "treegen", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def assert_one_line_error(p: subprocess.CompletedProcess[str], *fragments: str) -> str:
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("treegen: error: ")
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]
+
+
+def test_help_lists_every_subcommand() -> None:
+    p = treegen("--help")
+    assert p.returncode == 0
+    for name in SUBCOMMANDS:
+        assert f"\n    {name} " in p.stdout, name
+    for name in SUBCOMMANDS:
+        sub = treegen(name, "--help")
+        assert sub.returncode == 0 and sub.stdout.startswith(f"usage: treegen {name}"), name
+        assert "--quiet" in sub.stdout
+
+
+def test_version() -> None:
+    p = treegen("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"treegen {__version__}"
+
+
+@pytest.mark.parametrize("argv,fragments", [
+    ([], ["no subcommand given"]),
+    (["frobnicate"], ["invalid choice: 'frobnicate'"]),
+    (["--frob"], ["unrecognized arguments: --frob"]),
+    (["show", "--frob", "m.tree"], ["show: unrecognized arguments: --frob"]),
+    (["train"], ["train: the following arguments are required: DATA"]),
+    (["train", "x.csv", "--min-cases", "zero"], ["--min-cases", "'zero' is not an integer"]),
+    (["train", "x.csv", "--nominal", "a,,b"], ["--nominal", "empty column name"]),
+])
+def test_usage_errors_are_one_line(argv: list[str], fragments: list[str]) -> None:
+    assert_one_line_error(treegen(*argv), *fragments)
+
+
+def write(tmp: Path, name: str, text: str | bytes) -> str:
+    p = tmp / name
+    p.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(p)
+
+
+NAMES = "yes, no.\ncolour: red, blue.\nsize: continuous.\n"
+DATA = "red, 1.5, yes\nblue, 2.5, no\nred, 3, yes\n"
+
+# (file name, contents, expected FILE:LINE[:COL] location, message fragment)
+BAD_DATA = [
+    ("unknown-value.data", DATA + "green, 2, no\n", "3", ":4:1:", "value 'green' is not declared"),
+    ("columns.data", DATA + "red, 2, no, extra\n", "3", ":4:13:", "expected 3 values"),
+    ("nonnumeric.data", DATA + "red, two, no\n", "3", ":4:6:", "'two' is not a finite number"),
+    ("empty.data", "", "", ":1:", "no data rows"),
+    ("class-missing.data", DATA + "red, 2, ?\n", "3", ":4:9:", "class value is missing"),
+    ("undeclared.data", DATA + "red, 2, maybe\n", "3", ":4:9:", "undeclared class 'maybe'"),
+]
+
+
+@pytest.mark.parametrize("name,text,_n,where,message", BAD_DATA)
+def test_bad_c45_data(tmp_path: Path, name: str, text: str, _n: str, where: str,
+                      message: str) -> None:
+    stem = name.rsplit(".", 1)[0]
+    write(tmp_path, f"{stem}.names", NAMES)
+    data = write(tmp_path, name, text)
+    out = tmp_path / "m.tree"
+    line = assert_one_line_error(treegen("train", data, "-o", str(out)), message)
+    assert line.startswith(f"treegen: error: {data}{where}")
+    assert not out.exists()
+
+
+def test_duplicate_attribute_names(tmp_path: Path) -> None:
+    write(tmp_path, "d.names", NAMES + "colour: continuous.\n")
+    data = write(tmp_path, "d.data", DATA)
+    line = assert_one_line_error(treegen("train", data), "duplicate attribute name 'colour'")
+    assert line.startswith(f"treegen: error: {tmp_path / 'd.names'}:4:1: ")
+
+
+def test_empty_names_and_csv(tmp_path: Path) -> None:
+    write(tmp_path, "e.names", "")
+    write(tmp_path, "e.data", DATA)
+    assert_one_line_error(treegen("train", str(tmp_path / "e")), "e.names:1: empty file")
+    csv = write(tmp_path, "e.csv", "")
+    assert_one_line_error(treegen("train", csv), f"{csv}:1: empty file")
+
+
+def test_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
+    write(tmp_path, "b.names", "\ufeff" + NAMES.replace("\n", "\r\n"))
+    data = write(tmp_path, "b.data", "\ufeff" + DATA.replace("\n", "\r\n"))
+    csv = write(tmp_path, "b.csv", "\ufeffcolour,size,class\r\nred,1.5,yes\r\nblue,2.5,no\r\n")
+    for path in (data, csv):
+        out = tmp_path / "b.tree"
+        p = treegen("train", path, "-o", str(out))
+        assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+        model = load_model(out)
+        assert [a.name for a in model.schema.attributes] == ["colour", "size"]
+        assert model.schema.classes == ("yes", "no")
+        out.unlink()
+
+
+def test_missing_input_file(tmp_path: Path) -> None:
+    assert_one_line_error(treegen("train", str(tmp_path / "none.csv")), "none.csv: no such file")
+    assert_one_line_error(treegen("show", str(tmp_path / "none.tree")),
+                          "none.tree: no such model file")
+
+
+MODEL_JSON = """{"format": "treegen-model", "version": 1, "treegen_version": "0.1.0",
+"data_fingerprint": "", "options": {}, "target": "class", "classes": ["yes", "no"],
+"attributes": [{"name": "size", "kind": "continuous"}],
+"nodes": [
+{"id": 0, "kind": "continuous", "attribute": 0, "threshold": 2.0, "threshold_hex": "0x1.0000000000000p+1", "children": [1, 2], "cls": 0, "items": 3.0, "errors": 1.0, "dist": [2.0, 1.0]},
+{"id": 1, "kind": "leaf", "cls": 0, "items": 1.0, "errors": 0.0, "dist": [1.0, 0.0]},
+{"id": 2, "kind": "leaf", "cls": 1, "items": 2.0, "errors": 1.0, "dist": [1.0, 1.0]}
+]}
+"""
+
+
+def test_truncated_model_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.tree", MODEL_JSON[: len(MODEL_JSON) // 2])
+    line = assert_one_line_error(treegen("show", path), "truncated file")
+    assert line.startswith(f"treegen: error: {path}:5:")
+
+
+def test_hand_edited_model_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "h.tree", MODEL_JSON.replace('"threshold": 2.0', '"threshold": 2.5'))
+    line = assert_one_line_error(treegen("show", path), "nodes[0].threshold",
+                                 "does not equal threshold_hex")
+    assert line.startswith(f"treegen: error: {path}:5: ")
+    newer = write(tmp_path, "n.tree", MODEL_JSON.replace('"version": 1', '"version": 7'))
+    assert_one_line_error(treegen("show", newer), "upgrade treegen")
+
+
+def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:
+    write(tmp_path, "k.names", NAMES)
+    data = write(tmp_path, "k.data", DATA + "red, 2, maybe\n")
+    out = tmp_path / "m.tree"
+    out.write_text("previous model\n")
+    assert_one_line_error(treegen("train", data, "-o", str(out)), "undeclared class")
+    assert out.read_text() == "previous model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.data", "k.names", "m.tree"]
+
+
+def test_quiet_before_and_after_subcommand(tmp_path: Path) -> None:
+    from treegen.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["-q", "show", "m"]).quiet is True
+    assert parser.parse_args(["show", "m", "--quiet"]).quiet is True
+    assert parser.parse_args(["show", "m"]).quiet is False
+
+
+def test_model_json_fixture_is_valid() -> None:
+    from treegen.modelfile import model_from_json
+
+    model = model_from_json(MODEL_JSON)
+    assert model_from_json(model_to_json(model)) == model
