@@ -248,6 +248,7 @@ def test_train_help_documents_default_output(capsys: pytest.CaptureFixture[str])
         (["show", "{missing_tree}"], "nope.tree"),
         (["eval", "{missing_tree}", "{golf}"], "nope.tree"),
         (["predict", "{tree}", "{missing}"], "nope.csv"),
+        (["eval", "{tree}", "{golf}", "--unpruned", "{tree}"], "--unpruned"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(

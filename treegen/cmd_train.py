@@ -25,7 +25,7 @@ from treegen.cliutil import add_data_options, float_range, int_range, note, read
 from treegen.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.model import Model
-from treegen.show import STYLES, format_tree
+from treegen.show import STYLES, format_tree, is_pruned
 
 if TYPE_CHECKING:
     from treegen.trainer import TrainOptions
@@ -34,8 +34,9 @@ TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
     "given as STEM, STEM.names or STEM.data. Without -o the model is written to the "
     "current folder as DATA's name with its extension replaced by .tree (golf.data -> "
-    "./golf.tree). C4.5 Release 8 equivalents: -m N is -m N, --cf 0.25 is -c 25, "
-    "--subsets is -s, --criterion gain is -g, --no-prune prints its unpruned tree."
+    "./golf.tree), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
+    "--cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; --no-prune keeps the "
+    "tree it prints as 'Decision Tree:'."
 )
 
 
@@ -119,6 +120,7 @@ def default_output(data: str) -> Path:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    """Train on DATA and save the model; summary on stderr."""
     from treegen.classify import predict
     from treegen.modelfile import save_model
 
@@ -147,6 +149,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    """Print MODEL's tree in the chosen layout."""
     from treegen.modelfile import load_model
 
     model = load_model(args.model)
@@ -158,6 +161,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
     from treegen.evaluate import evaluate, format_evaluation
     from treegen.modelfile import load_model
 
@@ -170,6 +174,11 @@ def run_eval(args: argparse.Namespace) -> int:
         unpruned_ev = None if pruned_ev is not None else ev
     else:
         raw = load_model(args.unpruned)
+        if not is_pruned(model) or is_pruned(raw):
+            raise UsageError(
+                f"expects MODEL pruned and {args.unpruned} unpruned (trained with --no-prune)",
+                option="--unpruned",
+            )
         if raw.schema != model.schema:
             raise UsageError(
                 f"{args.unpruned} was trained on other attributes or classes than {args.model}",
@@ -207,6 +216,7 @@ def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) ->
 
 
 def run_predict(args: argparse.Namespace) -> int:
+    """Print (or write) one prediction line per row of DATA."""
     from treegen.atomic import write_text_atomic
     from treegen.modelfile import load_model
 
@@ -229,6 +239,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_cv(args: argparse.Namespace) -> int:
+    """Cross-validate training on DATA and print the fold table and summary."""
     from treegen.classify import predict
     from treegen.cv import check_folds, cross_validate, format_cv
 
