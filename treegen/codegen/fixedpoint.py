@@ -160,11 +160,57 @@ class FixedPointClassifier:
             return self.cls[reached], tuple(acc)
         return int(np.argmax(np.asarray(acc))), tuple(acc)
 
+    def _branches(self, i: int, col: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+        """Vectorized :meth:`_branch` over one column (values as float64)."""
+        node = self.model.nodes[i]
+        miss = np.isnan(col) if not self.enc.is_int else col == self.enc.missing
+        if node.kind == "continuous":
+            if self.enc.is_int:
+                cut = self.cut[i]
+                if cut is None:
+                    left = np.full(col.shape, node.threshold > 0)
+                else:
+                    left = col <= math.floor(cut)  # integer x: x <= c  <=>  x <= floor(c)
+            else:
+                with np.errstate(invalid="ignore"):
+                    left = col <= node.threshold
+            return np.where(miss, -1, np.where(left, 0, 1))
+        k = len(self.model.schema.attributes[node.attribute].values)
+        with np.errstate(invalid="ignore"):
+            ok = ~miss & (col >= 0) & (col < k) & (col == np.floor(col))
+        code = np.where(ok, np.nan_to_num(col), k).astype(np.int64)
+        table = np.full(k + 1, -1, dtype=np.int64)
+        if node.kind == "nominal":
+            table[:k] = np.arange(k)
+        else:
+            for b, codes in enumerate(node.subsets):
+                table[list(codes)] = b
+        return table[code]
+
     def predict(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+        """:meth:`predict_row` for every row, vectorized over groups of rows per node."""
         rows = np.asarray(X)
-        cls = np.zeros(rows.shape[0], dtype=np.int32)
-        proba = np.zeros((rows.shape[0], self.n_classes), dtype=np.uint16)
-        for r in range(rows.shape[0]):
-            values = [float(v) if rows.dtype.kind == "f" else int(v) for v in rows[r]]
-            cls[r], proba[r] = self.predict_row(values)
-        return cls, proba
+        n = rows.shape[0]
+        vals = rows.astype(np.float64)  # exact for every supported input type
+        acc = np.zeros((n, self.n_classes), dtype=np.uint64)
+        met = np.zeros(n, dtype=bool)
+        known_cls = np.zeros(n, dtype=np.int32)
+        stack = [(0, np.arange(n), np.full(n, ONE, dtype=np.uint64))]
+        while stack:
+            i, idx, w = stack.pop()
+            node = self.model.nodes[i]
+            if node.is_leaf:
+                p = np.asarray(self.proba[i], dtype=np.uint64)
+                np.add.at(acc, idx, (w[:, None] * p[None, :]) >> np.uint64(15))
+                known_cls[idx] = self.cls[i]
+                continue
+            b = self._branches(i, vals[idx, node.attribute])
+            miss = b < 0
+            met[idx[miss]] = True
+            for j, (child, share) in enumerate(zip(node.children, self.shares[i])):
+                take = (b == j) | miss
+                if take.any():
+                    wj = np.where(miss, (w * np.uint64(share)) >> np.uint64(15), w)[take]
+                    stack.append((child, idx[take], wj))
+        cls = np.where(met, np.argmax(acc, axis=1), known_cls).astype(np.int32)
+        return cls, acc.astype(np.uint16)

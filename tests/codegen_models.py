@@ -1,0 +1,119 @@
+"""Hand-built models for the code-generation tests (no trainer needed).
+
+* :func:`golf` -- the tree C4.5 Release 8 prints for golf (reference/golf/c45r8.out).
+* :func:`synthetic` -- a seeded random tree with continuous, nominal, subset and
+  empty-leaf nodes, fractional items (as unknown values leave them) and thresholds
+  that are float32 values, arbitrary doubles, negatives, zero and tiny values.  With
+  ``spine`` it hangs bushy subtrees off a long chain, for >= 5,000 nodes and depth >= 200.
+"""
+
+from __future__ import annotations
+
+import random
+
+from treegen.dataset import Attribute, Schema
+from treegen.model import Model, Node
+
+GOLF_SCHEMA = Schema(
+    (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
+     Attribute("temperature", "continuous"), Attribute("humidity", "continuous"),
+     Attribute("windy", "nominal", ("true", "false"))),
+    ("Play", "Don't Play"), "class")
+
+
+def _leaf(cls: int, dist: tuple[float, ...]) -> Node:
+    return Node("leaf", cls, float(sum(dist)), 0.0, dist)
+
+
+def golf() -> Model:
+    nodes = (
+        Node("nominal", 0, 14.0, 0.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
+        Node("continuous", 1, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(2, 3)),
+        _leaf(0, (2.0, 0.0)), _leaf(1, (0.0, 3.0)), _leaf(0, (4.0, 0.0)),
+        Node("nominal", 0, 5.0, 0.0, (3.0, 2.0), attribute=3, children=(6, 7)),
+        _leaf(1, (0.0, 2.0)), _leaf(0, (3.0, 0.0)),
+    )
+    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
+
+
+SYN_SCHEMA = Schema(
+    (Attribute("x0", "continuous"), Attribute("colour", "nominal", ("red", "green", "blue")),
+     Attribute("x 2/*", "continuous"), Attribute("size", "nominal", ("S", "M", "L", "XL", "??")),
+     Attribute("unused", "ignore"), Attribute("x5", "continuous"),
+     Attribute("flag", "nominal", ("yes", "no"))),
+    ("alpha", "beta", "gamma"), "class")
+
+
+def _threshold(rnd: random.Random) -> float:
+    r = rnd.random()
+    if r < 0.4:
+        import numpy as np
+        return float(np.float32(rnd.uniform(-100, 100)))
+    if r < 0.6:
+        return round(rnd.uniform(-50, 250), rnd.choice([0, 1, 2]))
+    if r < 0.7:
+        return rnd.choice([0.0, -0.0, 1e-40, -1e-42, 0.5, 1e30, -2.5])
+    return rnd.uniform(-1000, 1000)
+
+
+def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
+    """A random tree: about ``size`` nodes per subtree, ``spine`` chained tests."""
+    rnd = random.Random(seed)
+    attrs = SYN_SCHEMA.attributes
+    n_classes = len(SYN_SCHEMA.classes)
+    # Build as (kind, attr, threshold, subsets, items, dist, children-specs) then number
+    # pre-order with an explicit stack.
+    nodes: list[Node | None] = []
+    # stack entries: (slot in parent's child list to fill, parent index, items, budget, depth, spine)
+    pending_children: dict[int, list[int]] = {}
+    stack: list[tuple[int, int, float, int, bool]] = [(-1, -1, 1000.0, size, spine > 0)]
+    spine_left = spine
+    while stack:
+        parent, slot, items, budget, on_spine = stack.pop()
+        idx = len(nodes)
+        nodes.append(None)
+        if parent >= 0:
+            pending_children[parent][slot] = idx
+        make_test = (on_spine and spine_left > 0) or (budget > 1 and items > 0 and rnd.random() < 0.8)
+        if not make_test:
+            if items > 0 and rnd.random() < 0.97:
+                dist = [rnd.random() ** 3 for _ in range(n_classes)]
+                tot = sum(dist)
+                d = tuple(items * v / tot for v in dist)
+                cls = max(range(n_classes), key=lambda c: d[c])
+                nodes[idx] = Node("leaf", cls, items, 0.0, d)
+            else:
+                nodes[idx] = Node("leaf", rnd.randrange(n_classes), 0.0, 0.0, (0.0,) * n_classes)
+            continue
+        if on_spine:
+            spine_left -= 1
+        a = rnd.choice([0, 1, 2, 3, 5, 6] if not on_spine else [0, 2, 5])
+        if attrs[a].is_continuous:
+            kind, k, subsets = "continuous", 2, ()
+        elif a == 3 and rnd.random() < 0.4:
+            kind, k = "subset", 2
+            subsets = ((0, 2), (1, 3))  # code 4 ('??') in no subset: counts as missing
+        else:
+            kind, k, subsets = "nominal", len(attrs[a].values), ()
+        shares = [rnd.random() for _ in range(k)]
+        if kind == "nominal" and k > 2 and rnd.random() < 0.3:
+            shares[rnd.randrange(k)] = 0.0  # an empty branch
+        tot = sum(shares)
+        child_items = [items * s / tot for s in shares]
+        pending_children[idx] = [0] * k
+        nodes[idx] = Node(kind, 0, items, 0.0, (items / n_classes,) * n_classes, attribute=a,
+                          threshold=_threshold(rnd) if kind == "continuous" else float("nan"),
+                          subsets=subsets, children=())
+        sub_budget = [max((budget - 1) // k, 0)] * k
+        for b in reversed(range(k)):
+            spine_child = on_spine and b == 0
+            stack.append((idx, b, child_items[b],
+                          size if (on_spine and b == 1) else sub_budget[b], spine_child))
+    out = []
+    for i, n in enumerate(nodes):
+        assert n is not None
+        if i in pending_children:
+            n = Node(n.kind, n.cls, n.items, n.errors, n.dist, n.attribute, n.threshold,
+                     n.subsets, tuple(pending_children[i]))
+        out.append(n)
+    return Model(SYN_SCHEMA, tuple(out), {"flavor": "c45"})
