@@ -282,3 +282,11 @@ def test_train_refuses_to_overwrite_its_data(
     code, _, err = run(capsys, "train", str(data), "-o", str(data))
     assert code == 2 and "-o/--output" in err
     assert data.read_text().startswith("outlook,windy,class\n")
+
+
+def test_quiet_before_the_subcommand(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
+) -> None:
+    model = str(tmp_path / "q.tree")
+    assert run(capsys, "--quiet", "train", golf, "-o", model) == (0, "", "")
+    assert run(capsys, "-q", "cv", golf, "--folds", "2")[2] == ""
