@@ -406,3 +406,12 @@ def test_weka_threshold_format(value: float, text: str) -> None:
 )
 def test_java_double_format(value: float, text: str) -> None:
     assert java_double(value) == text
+
+
+def test_more_than_99_subtree_blocks_print_s_unknown() -> None:
+    # Release 8 numbers at most 99 blocks; a deeper chain shows "[S??]" and stops there.
+    text = format_tree(chain_model(17 * 101), "c45")
+    assert text.count("\nSubtree [S") == 99
+    assert "Subtree [S99]\n" in text and "[S100]" not in text
+    assert text.count("x = yes:[S??]\n") == 1
+    assert text.split("Subtree [S99]\n")[1].count("[S??]") == 1

@@ -38,7 +38,7 @@ from treegen.show import is_pruned
 MAX_MATRIX_CLASSES = 21
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq would compare numpy arrays ambiguously
 class Evaluation:
     """The result of classifying ``n_items`` labelled rows with one tree."""
 
