@@ -1,0 +1,144 @@
+"""The wheel works on its own: built, installed into a fresh venv outside the checkout, run there.
+
+This catches packaging mistakes the in-tree tests cannot: a module or
+template missing from the wheel, code that finds ``templates/`` through the
+checkout instead of the installed package, a broken console script.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+
+
+def run(*cmd: str | Path, cwd: Path, env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, f"{cmd}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    return p
+
+
+def _can_build_offline() -> bool:
+    """Whether this Python can build the wheel without fetching setuptools (faster)."""
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    major, minor = (int(x) for x in setuptools.__version__.split(".")[:2])
+    if (major, minor) >= (70, 1):
+        return True  # bdist_wheel is part of setuptools
+    try:
+        import wheel  # noqa: F401
+    except ImportError:
+        return False
+    return major >= 64
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A venv (outside the repository) with treegen installed from a freshly built wheel."""
+    root = tmp_path_factory.mktemp("wheel")
+    # Build from a copy of exactly what a clean clone would have, so the build
+    # writes nothing into the checkout and picks up no stray local files.
+    src = root / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
+    shutil.copytree(REPO / "templates", src / "templates", ignore=ignore)
+    no_iso = ["--no-build-isolation"] if _can_build_offline() else []
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
+        *no_iso, "-w", root / "dist", src, cwd=root)
+    wheels = list((root / "dist").glob("treegen-*.whl"))
+    assert len(wheels) == 1
+    # System site packages only to reuse numpy/jinja2 already on the machine;
+    # treegen itself must come from the wheel (checked below).
+    env_dir = root / "venv"
+    venv.create(env_dir, with_pip=True, system_site_packages=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    run(env_dir / "bin" / "python", "-m", "pip", "install", "--quiet",
+        "--disable-pip-version-check", wheels[0], cwd=root, env=env)
+    work = root / "work"
+    work.mkdir()
+    return env_dir, env
+
+
+def test_installed_from_the_wheel(installed: tuple[Path, dict[str, str]]) -> None:
+    env_dir, env = installed
+    work = env_dir.parent / "work"
+    p = run(env_dir / "bin" / "python", "-c",
+            "import treegen, treegen.readers, treegen.modelfile; print(treegen.__file__)",
+            cwd=work, env=env)
+    location = Path(p.stdout.strip()).resolve()
+    assert env_dir.resolve() in location.parents
+    assert REPO not in location.parents
+
+
+def test_help_from_console_script(installed: tuple[Path, dict[str, str]]) -> None:
+    env_dir, env = installed
+    work = env_dir.parent / "work"
+    p = run(env_dir / "bin" / "treegen", "--help", cwd=work, env=env)
+    for name in SUBCOMMANDS:
+        assert f"\n    {name} " in p.stdout, name
+    q = run(env_dir / "bin" / "python", "-m", "treegen", "--version", cwd=work, env=env)
+    assert q.stdout.startswith("treegen ")
+
+
+def test_templates_come_from_the_installed_package(
+        installed: tuple[Path, dict[str, str]]) -> None:
+    env_dir, env = installed
+    work = env_dir.parent / "work"
+    p = run(env_dir / "bin" / "python", "-c",
+            "import importlib.resources as r; t = r.files('treegen.templates'); "
+            "j2 = sorted((x for x in t.iterdir() if x.name.endswith('.j2')), key=str); "
+            "print(j2[0].parent if j2 else '-'); print('\\n'.join(x.name for x in j2))",
+            cwd=work, env=env)
+    where, *names = p.stdout.split("\n")
+    assert env_dir.resolve() in Path(where).resolve().parents
+    shipped = sorted(x.name for x in (REPO / "templates").glob("*.j2"))
+    assert shipped, "templates/ holds no .j2 files"
+    assert [n for n in names if n] == shipped
+
+
+def test_train_and_show_round_trip(installed: tuple[Path, dict[str, str]]) -> None:
+    env_dir, env = installed
+    work = env_dir.parent / "work"
+    for name in ("golf.names", "golf.data"):
+        shutil.copy(REPO / "tests" / "data" / "reference" / "golf" / name, work / name)
+    tg = env_dir / "bin" / "treegen"
+    run(tg, "--quiet", "train", "golf.names", "-o", "golf.tree", cwd=work, env=env)
+    shown = run(tg, "show", "golf.tree", cwd=work, env=env).stdout
+    # The tree Release 8 prints for golf (counts aside: show adds estimated errors).
+    r8 = (REPO / "tests" / "data" / "reference" / "golf" / "c45r8.out").read_text()
+    r8_tree = r8.split("Decision Tree:\n\n", 1)[1].split("\n\n", 1)[0]
+
+    def shape(text: str) -> list[str]:
+        return [re.sub(r" \(.*\)$", "", line) for line in text.splitlines()
+                if line.startswith(("outlook", "|"))]
+
+    assert len(shape(shown)) == 7
+    assert shape(shown) == shape(r8_tree)
+    # The installed program prints exactly what the checkout's prints.
+    env_repo = dict(env, PYTHONPATH=str(REPO))
+    here = run(sys.executable, "-m", "treegen", "show", "golf.tree", cwd=work, env=env_repo)
+    assert shown == here.stdout
+    # Export needs the templates: it must find them in the installed package.
+    export = subprocess.run([str(tg), "export", "golf.tree", "--target", "c", "-o", "c"],
+                            cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    if "not yet implemented" in export.stderr or "unrecognized arguments" in export.stderr:
+        return  # export is still a placeholder (code generation issue not landed)
+    assert export.returncode == 0, export.stderr
+    assert (work / "c" / "predict.c").is_file() and (work / "c" / "predict.h").is_file()
