@@ -1,12 +1,13 @@
 """Differential test: treegen ``--flavor j48`` against Debian's Weka J48 (3.6.14).
 
-60 random datasets from ``tests/gen_data.py`` (fixed seeds 0..59; mixed
+100 random datasets from ``tests/gen_data.py`` (fixed seeds 0..99; mixed
 continuous/nominal attributes in three textures, missing values, 2-5
 classes, 30-3000 rows) are written as ARFF and given to real Weka J48 with
 its defaults (-C 0.25 -M 2).  treegen must build the identical pruned tree on
 every one: same tests, thresholds as J48 prints them (``doubleToString(t,6)``),
 same branches, leaf classes, N and E at J48's 2 printed decimals, same size
-and leaf count, and the same number of training errors.  A seed that differs
+and leaf count, and the same prediction on every training row except rows
+whose class probabilities tie exactly (see test_treegen_j48_equals_weka).  A seed that differs
 for a understood reason must be listed in ``EXPECTED_DIFFERENCES`` with the
 reason; none is listed today.
 
@@ -40,11 +41,14 @@ HERE = Path(__file__).resolve().parent
 REF = HERE / "data" / "reference"
 DRIVER = HERE / "java" / "J48Batch.java"
 WEKA_JAR = Path(os.environ.get("TREEGEN_WEKA_JAR", "/usr/share/java/weka.jar"))
-SEEDS = list(range(60))
+SEEDS = list(range(100))
 REFERENCE = sorted(p.name for p in REF.iterdir() if p.is_dir())
 
 # seed -> precise explanation of an accepted difference (keep empty unless understood).
 EXPECTED_DIFFERENCES: dict[int, str] = {}
+# Seeds with training rows whose class probabilities tie exactly, so that
+# Weka's Evaluation and treegen may predict different (tied) classes.
+TIE_SEEDS = frozenset({70, 78, 84})
 
 
 @dataclass
@@ -151,33 +155,68 @@ def test_number_formats_match_weka(weka: WekaRun) -> None:
     assert got == want
 
 
-def _treegen_j48(seed: int) -> tuple[rt.Tree, int]:
-    from treegen.classify import predict
-
-    from treegen.trainer import TrainOptions, train
-
-    ds = gen_data.generate(gen_data.random_spec(seed))
-    model = train(ds, TrainOptions(flavor="j48"))
-    errors = int(np.count_nonzero(predict(model, ds.X) != ds.y))
-    return rt.from_model(model, "j48"), errors
+def _weka_predictions(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """Evaluation's predicted class per row (-1: unclassified) and J48's distributions."""
+    rows = [ln.split()[1:] for ln in text.splitlines() if ln.startswith("P ")]
+    assert [int(r[0]) for r in rows] == list(range(len(rows)))
+    pred = np.array([int(r[1]) for r in rows], dtype=np.int64)
+    dist = np.array([[float(x) for x in r[2:]] for r in rows], dtype=np.float64)
+    return pred, dist
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_treegen_j48_equals_weka(weka: WekaRun, seed: int) -> None:
+    """Identical pruned tree, size and leaves; same training predictions up to exact ties.
+
+    Training predictions: Weka's Evaluation takes ``Utils.maxIndex`` of J48's
+    class distribution, so when two classes have mathematically equal
+    probability (a case with unknown values spread over leaves, e.g. 16/35
+    against 16/35 on seed 78) the winner is decided by double rounding noise.
+    treegen's classifier (Release 8's, "first class with the largest sum"
+    over float sums) is subject to the same noise.  Every row where the two
+    disagree must be such a tie: the same set of classes at the maximum
+    (within 1e-9) in both tools' distributions, and both predictions in it.
+    Seeds 70, 78 and 84 have such rows (with 30% / 5% / 15% missing values),
+    so their error counts differ from Weka's printed count by those rows.
+    """
+    from treegen.classify import predict, predict_proba
+    from treegen.trainer import TrainOptions, train
+
     spec = gen_data.random_spec(seed)
-    ref = rt.parse_j48(weka.outputs[f"gen{seed}"])
-    tree, errors = _treegen_j48(seed)
+    text = weka.outputs[f"gen{seed}"]
+    ref = rt.parse_j48(text)
+    ds = gen_data.generate(spec)
+    model = train(ds, TrainOptions(flavor="j48"))
+    tree = rt.from_model(model, "j48")
     differences = rt.diff(tree, ref.tree)
     if seed in EXPECTED_DIFFERENCES:
         assert differences, f"seed {seed} now matches: remove it from EXPECTED_DIFFERENCES"
         return
     assert differences == [], f"{spec}\ntreegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
-    assert (rt.size(tree), rt.n_leaves(tree)) == (ref.size, ref.n_leaves)
-    assert errors == ref.training_errors, f"training errors differ on {spec}"
+    assert (model.size, model.n_leaves) == (ref.size, ref.n_leaves)
+    if weka.driver is None:  # CLI fallback: only the printed error count is available
+        if seed not in TIE_SEEDS:
+            errors = int(np.count_nonzero(predict(model, ds.X) != ds.y))
+            assert errors == ref.training_errors, f"training errors differ on {spec}"
+        return
+    weka_pred, weka_dist = _weka_predictions(text)
+    assert ref.training_errors == int(np.count_nonzero((weka_pred != ds.y) & (weka_pred >= 0)))
+    ours = predict(model, ds.X)
+    proba = predict_proba(model, ds.X)
+    disagree = np.flatnonzero(ours != weka_pred)
+    assert (len(disagree) > 0) == (seed in TIE_SEEDS), disagree
+    for i in disagree:
+        top = proba[i].max()
+        tied = np.flatnonzero(proba[i] >= top - 1e-9 * top)
+        weka_tied = np.flatnonzero(weka_dist[i] >= weka_dist[i].max() * (1 - 1e-9))
+        assert len(tied) >= 2 and ours[i] in tied and weka_pred[i] in tied, (
+            f"row {i}: treegen {ours[i]} {proba[i]}, weka {weka_pred[i]} {weka_dist[i]}"
+        )
+        assert tied.tolist() == weka_tied.tolist(), f"row {i}: ties differ"
 
 
 def test_seeds_cover_the_required_variety() -> None:
-    """The 60 specs span what the issue asks: mixed kinds, missing, 2-5 classes, 30-3000 rows."""
+    """The specs span what the issue asks: mixed kinds, missing, 2-5 classes, 30-3000 rows."""
     specs = [gen_data.random_spec(s) for s in SEEDS]
     data = [gen_data.generate(s) for s in specs]
     assert min(s.rows for s in specs) >= 30 and max(s.rows for s in specs) <= 3000
@@ -186,4 +225,4 @@ def test_seeds_cover_the_required_variety() -> None:
     assert sum(1 for s in specs if s.n_continuous and s.n_nominal) >= 30
     assert sum(1 for d in data if np.isnan(d.X).any()) >= 30
     assert all(len(np.unique(d.y)) >= 2 for d in data)
-    assert sum(s.rows for s in specs) < 60_000  # keeps the test within its time budget
+    assert sum(s.rows for s in specs) < 100_000  # keeps the test within its time budget

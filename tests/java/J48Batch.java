@@ -7,6 +7,8 @@
 //   === Error on training data ===
 //   Incorrectly Classified Instances <n>
 //   Total Number of Instances <n>
+//   P <row> <predicted class index as Evaluation counts it, -1 = unclassified> <class probabilities>
+//   ... (one P line per training row)
 //   === END
 // With "--format X..." it instead prints, per number, Utils.doubleToString(x, 6)
 // and Utils.roundDouble(x, 2) (the threshold and N/E formats J48 prints), so
@@ -17,6 +19,7 @@ import java.io.FileReader;
 
 import weka.classifiers.Evaluation;
 import weka.classifiers.trees.J48;
+import weka.core.Instance;
 import weka.core.Instances;
 import weka.core.Utils;
 
@@ -42,7 +45,26 @@ public class J48Batch {
             tree.setOptions(new String[] {"-C", "0.25", "-M", "2"});
             tree.buildClassifier(data);
             Evaluation ev = new Evaluation(data);
-            ev.evaluateModel(tree, data);
+            StringBuilder preds = new StringBuilder();
+            for (int i = 0; i < data.numInstances(); i++) {
+                // Evaluation predicts Utils.maxIndex of the distribution of a copy
+                // with the class set missing (evaluateModelOnce); record both.
+                Instance row = data.instance(i);
+                Instance classMissing = (Instance) row.copy();
+                classMissing.setDataset(data);
+                classMissing.setClassMissing();
+                double[] dist = tree.distributionForInstance(classMissing);
+                int pred = Utils.maxIndex(dist);
+                if (dist[pred] <= 0) {
+                    pred = -1;
+                }
+                ev.evaluateModelOnce(tree, row);
+                preds.append("P ").append(i).append(' ').append(pred);
+                for (double p : dist) {
+                    preds.append(' ').append(p);
+                }
+                preds.append('\n');
+            }
             out.append("=== FILE ").append(path).append('\n');
             out.append(tree.toString()).append('\n');
             out.append("=== Error on training data ===\n");
@@ -50,6 +72,7 @@ public class J48Batch {
                 .append(Math.round(ev.incorrect())).append('\n');
             out.append("Total Number of Instances ")
                 .append(Math.round(ev.numInstances())).append('\n');
+            out.append(preds);
             out.append("=== END\n");
         }
         System.out.print(out);
