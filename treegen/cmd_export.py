@@ -1,22 +1,165 @@
-"""Subcommands export and verify (placeholder until code generation lands)."""
+"""Subcommands ``export`` (write predict.c / predict.h) and ``verify`` (compile and
+compare the C with the Python model).
+
+Both share the export options; every bad value is a one-line error naming the option
+(exit 2) and nothing is written unless the whole export succeeded (atomic writes).
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import shlex
 import sys
+from fractions import Fraction
+
+from treegen import __version__
+from treegen.codegen.emit import STYLES, emit
+from treegen.codegen.ir import INPUT_TYPES
+from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.names import check_prefix, prefix_from_path
+from treegen.errors import UsageError
+from treegen.model import Model
 
 
-def _not_yet(args: argparse.Namespace) -> int:
-    print(f"treegen {args.command}: not yet implemented (the code generation issue adds it)",
-          file=sys.stderr)
-    return 2
+def _scale(text: str) -> tuple[str | None, Fraction]:
+    name, _, value = text.rpartition("=") if "=" in text else (None, "", text)
+    try:
+        k = Fraction(value.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"'{text}' is not K or NAME=K with a number K") from None
+    if k <= 0:
+        raise argparse.ArgumentTypeError(f"scale {value} must be positive")
+    return (name or None), k
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    for name, text in [
-        ("export", "write predict.c / predict.h for a model"),
-        ("verify", "compile the exported C and check parity with the Python model"),
-    ]:
-        p = sub.add_parser(name, help=text, description=text)
-        p.add_argument("args", nargs="*")
-        p.set_defaults(func=_not_yet)
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+
+
+def add_export_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("export options")
+    g.add_argument("--target", choices=["c"], default="c", help="output language (only c)")
+    g.add_argument("--style", choices=STYLES, default="ifs",
+                   help="ifs: nested if/else and switch (default); table: static node "
+                        "table walked by a loop")
+    g.add_argument("--input-type", choices=INPUT_TYPES, default="float",
+                   help="element type of the feature array (default float)")
+    g.add_argument("--float-compare", choices=["float", "int"], default="float",
+                   help="int: compare float inputs as integer keys of their bits, for "
+                        "cores without an FPU")
+    g.add_argument("--scale", type=_scale, action="append", default=[], metavar="K|NAME=K",
+                   help="integer input types: x means x/K (for every continuous feature, "
+                        "or NAME only); repeatable")
+    g.add_argument("--missing-value", type=_int, default=None, metavar="V",
+                   help="integer input types: the value meaning missing (default: the "
+                        "type's minimum)")
+    g.add_argument("--prefix", default=None,
+                   help="C identifier that starts every symbol (default: from the model "
+                        "file name)")
+
+
+def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
+    prefix = (check_prefix(args.prefix) if args.prefix is not None
+              else prefix_from_path(model_path))
+    default = [k for name, k in args.scale if name is None]
+    if len(default) > 1:
+        raise UsageError("--scale K given more than once", option="--scale")
+    per = tuple((name, k) for name, k in args.scale if name is not None)
+    opts = ExportOptions(prefix=prefix, style=args.style, input_type=args.input_type,
+                         float_compare=args.float_compare,
+                         scale=default[0] if default else None, feature_scales=per,
+                         missing_value=args.missing_value)
+    return opts
+
+
+def option_words(opts: ExportOptions) -> list[str]:
+    """The export options in a canonical order (for provenance and regeneration)."""
+    words = ["--target", "c", "--style", opts.style, "--input-type", opts.input_type]
+    if opts.float_compare != "float":
+        words += ["--float-compare", opts.float_compare]
+    if opts.scale is not None:
+        words += ["--scale", str(opts.scale)]
+    for name, k in opts.feature_scales:
+        words += ["--scale", f"{name}={k}"]
+    if opts.missing_value is not None:
+        words += ["--missing-value", str(opts.missing_value)]
+    return words + ["--prefix", opts.prefix]
+
+
+def model_fingerprint(model: Model) -> str:
+    from treegen.modelfile import model_to_json
+
+    return "sha256:" + hashlib.sha256(model_to_json(model).encode()).hexdigest()[:32]
+
+
+def with_provenance(opts: ExportOptions, model: Model, model_path: str, out: str) -> ExportOptions:
+    words = option_words(opts)
+    command = ["treegen", "export", model_path, *words, "-o", out]
+    prov = (("generated by", f"treegen {__version__} -- do not edit"),
+            ("model", model_fingerprint(model)),
+            ("training data", model.data_fingerprint or "unknown"),
+            ("options", " ".join(words)),
+            ("regenerate with", " ".join(shlex.quote(w) for w in command)))
+    return ExportOptions(opts.prefix, opts.style, opts.input_type, opts.float_compare,
+                         opts.scale, opts.feature_scales, opts.missing_value, prov)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from treegen.atomic import write_files_atomic
+    from treegen.modelfile import load_model
+
+    model = load_model(args.model)
+    opts = with_provenance(export_options(args, args.model), model, args.model, args.output)
+    files = emit(lower(model, opts), opts.style)
+    write_files_atomic(args.output, files)
+    if not getattr(args, "quiet", False):
+        for name in sorted(files):
+            print(f"{args.output.rstrip('/')}/{name}")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from treegen.codegen.verify import verify
+    from treegen.modelfile import load_model
+    from treegen.readers import read_dataset
+
+    model = load_model(args.model)
+    opts = with_provenance(export_options(args, args.model), model, args.model, ".")
+    data = [read_dataset(path, schema=model.schema) for path in args.data]
+    report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+    sys.stdout.write(report.text(args.show))
+    return 0 if report.ok else 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("export", help="write predict.c / predict.h for a model",
+                       description="Compile MODEL to dependency-free C: predict.c and "
+                                   "predict.h in DIR.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("-o", "--output", metavar="DIR", default=".",
+                   help="output folder (created if missing; default: .)")
+    add_export_options(p)
+    p.set_defaults(func=run_export)
+
+    p = sub.add_parser("verify", help="compile the exported C and check parity with the "
+                                      "Python model",
+                       description="Export MODEL to a temporary folder, compile it with the "
+                                   "C compiler through cffi and compare the C with the "
+                                   "Python model on DATA rows, every threshold and its "
+                                   "neighbours, missing and special values, and random rows. "
+                                   "Exit 1 if any row differs.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA", nargs="*", help="data files (columns as the model's)")
+    add_export_options(p)
+    g = p.add_argument_group("verify options")
+    g.add_argument("--cc", default=None, help="C compiler (default: cc / $CC)")
+    g.add_argument("--random", type=_int, default=1000, metavar="N",
+                   help="number of random rows (default 1000)")
+    g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
+    g.add_argument("--show", type=_int, default=5, metavar="N",
+                   help="mismatches to show (default 5)")
+    p.set_defaults(func=run_verify)

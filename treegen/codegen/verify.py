@@ -1,0 +1,134 @@
+"""``treegen verify``: compile the exported C and compare it with the Python model.
+
+The C (through cffi) is compared row by row with the fixed-point Python model
+(treegen.codegen.fixedpoint) and with the numpy IR evaluator, on the rows
+treegen.codegen.inputs builds; rows with no missing value are also compared with
+the float Release 8 classifier (treegen.classify), whose class the C must return
+exactly when nothing is missing.  Classes and probabilities must be equal, not close.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen.build import build
+from treegen.codegen.emit import emit
+from treegen.codegen.evaluate import codes, evaluate, missing_mask
+from treegen.codegen.fixedpoint import FixedPointClassifier
+from treegen.codegen.inputs import comparison_inputs
+from treegen.codegen.ir import IR
+from treegen.codegen.lower import ExportOptions, lower
+from treegen.dataset import Dataset
+from treegen.model import Model
+
+
+@dataclass
+class Report:
+    lines: list[str] = field(default_factory=list)
+    rows: int = 0
+    failed_rows: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed_rows == 0
+
+    def text(self, show: int = 5) -> str:
+        out = list(self.lines)
+        if self.mismatches:
+            out.append(f"first mismatches (of {self.failed_rows} rows):")
+            out += ["  " + m for m in self.mismatches[:show]]
+        out.append(f"{self.rows - self.failed_rows} passed, {self.failed_rows} failed")
+        return "\n".join(out) + "\n"
+
+
+def _fmt_row(x: npt.NDArray[np.generic]) -> str:
+    return "[" + ", ".join(repr(v.item()) for v in x) + "]"
+
+
+def classify_comparable(model: Model, ir: IR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.bool_]:
+    """Rows on which the float classifier sees the same values as the C: no missing
+    value, valid nominal codes, and an input type the classifier compares exactly."""
+    enc = ir.encoding
+    flavor = model.options.get("flavor", "c45")
+    exact = (enc.input_type == "float"
+             or (enc.input_type == "double" and flavor == "j48")
+             or (enc.input_type in ("int8", "int16", "uint8", "uint16")
+                 and all(s == 1 for s in enc.scales)))
+    ok = np.full(X.shape[0], exact)
+    for j, f in enumerate(ir.features):
+        col = X[:, j]
+        if f.kind == "nominal":
+            ok &= codes(col, len(f.values), enc) >= 0
+        elif f.kind == "continuous":
+            ok &= ~missing_mask(col, enc)
+    return ok
+
+
+def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray[np.int32],
+            c_proba: npt.NDArray[np.uint16], report: Report) -> None:
+    bad = np.zeros(X.shape[0], dtype=bool)
+    checks: list[tuple[str, npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.uint16] | None]] = []
+    f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
+    checks.append(("fixed-point Python model", np.ones(len(X), dtype=bool), f_cls, f_proba))
+    e_cls, e_proba = evaluate(ir, X)
+    checks.append(("IR evaluator", np.ones(len(X), dtype=bool), e_cls, e_proba))
+    sel = classify_comparable(model, ir, X)
+    if sel.any():
+        from treegen.classify import predict as float_predict
+
+        values = X.astype(np.float64)
+        if ir.encoding.is_int:
+            for j, s in enumerate(ir.encoding.scales):
+                if ir.features[j].kind == "continuous":
+                    values[:, j] = values[:, j] / float(s)
+        k_cls = np.zeros(len(X), dtype=np.int32)
+        k_cls[sel] = float_predict(model, values[sel])
+        checks.append(("float classifier (rows without missing values)", sel, k_cls, None))
+    for name, rows, cls, proba in checks:
+        diff = rows & (cls != c_cls)
+        if proba is not None:
+            diff |= rows & (proba != c_proba).any(axis=1)
+        n = int(rows.sum())
+        verdict = "identical" if not diff.any() else f"{int(diff.sum())} rows differ"
+        what = "classes and probabilities" if proba is not None else "classes"
+        report.lines.append(f"C vs {name}: {n} rows, {what} {verdict}")
+        for r in np.flatnonzero(diff)[:5]:
+            extra = f" proba C {c_proba[r].tolist()} vs {proba[r].tolist()}" if proba is not None else ""
+            report.mismatches.append(f"row {r} {_fmt_row(X[r])}: {name}: class C {c_cls[r]} "
+                                     f"vs {cls[r]}{extra}")
+        bad |= diff
+    report.rows += X.shape[0]
+    report.failed_rows += int(bad.sum())
+
+
+def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
+           cc: str | None = None, n_random: int = 1000, seed: int = 0,
+           workdir: Path | None = None) -> Report:
+    """Export ``model``, compile it and compare; never raises on a mismatch."""
+    ir = lower(model, opts)
+    files = emit(ir, opts.style)
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="treegen-verify-") as tmp:
+        built = build(ir, files, workdir or Path(tmp), cc=cc)
+        parts = [comparison_inputs(ir, None, n_random=n_random, seed=seed)]
+        n_data = 0
+        for ds in data:
+            from treegen.codegen.inputs import to_c_domain
+
+            parts.insert(0, to_c_domain(ir, ds.X))
+            n_data += ds.n_rows
+        X = np.concatenate(parts)
+        report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
+                            f"{', float compare int' if ir.encoding.uses_keys else ''}: "
+                            f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
+                            f"missing and special rows, {n_random} random rows")
+        c_cls, c_proba = built.run(X)
+        compare(ir, model, X, c_cls, c_proba, report)
+    return report
