@@ -23,7 +23,8 @@ _ROW = re.compile(r"^\s*(\d+) .*?\s(Num|Nom|Str|Dat)\s+\d+%\s+\d+%\s+\d+%\s+(\d+
 
 def _weka_summaries() -> dict[str, tuple[int, list[tuple[str, int, int]]]]:
     out: dict[str, tuple[int, list[tuple[str, int, int]]]] = {}
-    name, rows, attrs = "", 0, []
+    name, rows = "", 0
+    attrs: list[tuple[str, int, int]] = []
     for line in (WEKA / "weka_summary.txt").read_text().splitlines():
         if line.startswith("=== "):
             if name:
