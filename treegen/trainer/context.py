@@ -23,19 +23,25 @@ IntArray = npt.NDArray[np.intp]
 
 @dataclass
 class Context:
-    """Everything about the training set that does not change during growth."""
+    """Everything about the training set that does not change during growth.
+
+    Row index ``n_rows`` is a dummy (weight 0, class 0) used to pad the
+    per-attribute sorted row arrays to a common length.
+    """
 
     n_rows: int
     n_classes: int
-    y: IntArray
+    y: IntArray  # (n_rows + 1,)
     kinds: tuple[str, ...]
     n_values: tuple[int, ...]
-    values: dict[int, npt.NDArray[np.floating]]
-    codes: dict[int, npt.NDArray[np.intp]]
+    cont_pos: dict[int, int]  # attribute -> row of cvals / presorted
+    nom_pos: dict[int, int]  # attribute -> column of ncodes
+    cvals: npt.NDArray[np.floating]  # (n_cont, n_rows + 1) values, NaN unknown
+    ncodes: IntArray  # (n_rows + 1, n_nom): 0 unknown, 1..k declared values
     distinct: dict[int, npt.NDArray[np.floating]]
-    presorted: dict[int, IntArray]
-    has_unknown: dict[int, bool]
-    weights: npt.NDArray[np.floating]
+    presorted: npt.NDArray[np.int32]  # (n_cont, n_rows) known rows by value, padded
+    presorted_len: IntArray
+    weights: npt.NDArray[np.floating]  # (n_rows + 1,)
     dtype: type[np.floating]
     j48: bool
     min_cases: float
@@ -48,6 +54,13 @@ class Context:
 
     def reset_weights(self) -> None:
         self.weights[:] = 1.0
+        self.weights[self.n_rows] = 0.0
+
+    def value_col(self, att: int) -> npt.NDArray[np.floating]:
+        return self.cvals[self.cont_pos[att]]
+
+    def code_col(self, att: int) -> IntArray:
+        return self.ncodes[:, self.nom_pos[att]]
 
     def cut_for(self, att: int, bar: float) -> float:
         """Largest training value of ``att`` not above ``bar`` (section 1.8).
@@ -70,54 +83,59 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     x = ds.X if j48 else ds.x32
     kinds = tuple(a.kind for a in ds.attributes)
     n_values = tuple(len(a.values) for a in ds.attributes)
-    values: dict[int, npt.NDArray[np.floating]] = {}
-    codes: dict[int, npt.NDArray[np.intp]] = {}
+    cont = [a for a, k in enumerate(kinds) if k == "continuous"]
+    nom = [a for a, k in enumerate(kinds) if k == "nominal"]
+    cvals = np.full((len(cont), n + 1), np.inf, dtype=dtype)
+    ncodes = np.zeros((n + 1, len(nom)), dtype=np.intp)
     distinct: dict[int, npt.NDArray[np.floating]] = {}
-    presorted: dict[int, IntArray] = {}
-    has_unknown: dict[int, bool] = {}
-    for a, kind in enumerate(kinds):
-        col = np.ascontiguousarray(x[:, a])
-        if kind == "continuous":
-            # Only NaN is unknown: Release 8's -999 sentinel is a storage
-            # artefact of its reader, not a rule a user would expect.
-            known = ~np.isnan(col)
-            vals = np.where(known, col, np.nan).astype(dtype)
-            values[a] = vals
-            rows = np.flatnonzero(known)
-            presorted[a] = rows[np.argsort(vals[rows], kind="stable")]
-            distinct[a] = np.unique(vals[rows])
-            has_unknown[a] = bool(rows.size < n)
-        elif kind == "nominal":
-            k = n_values[a]
-            # 0 = unknown, 1..k = declared values; codes outside 0..k-1 are unknown.
-            ok = ~np.isnan(col)
-            ok[ok] = (col[ok] >= 0) & (col[ok] < k) & (col[ok] == np.floor(col[ok]))
-            c = np.zeros(n, dtype=np.intp)
-            c[ok] = col[ok].astype(np.intp) + 1
-            codes[a] = c
-            has_unknown[a] = bool(not ok.all())
-    usable = [a for a, k in enumerate(kinds) if k != "ignore"]
+    sorted_rows: list[IntArray] = []
+    for j, a in enumerate(cont):
+        # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
+        # of its reader, not a rule a user would expect.
+        col = x[:, a].astype(dtype)
+        cvals[j, :n] = col
+        rows = np.flatnonzero(~np.isnan(col))
+        sorted_rows.append(rows[np.argsort(col[rows], kind="stable")])
+        distinct[a] = np.unique(col[rows])
+    width = max((r.size for r in sorted_rows), default=0)
+    presorted = np.full((len(cont), width), n, dtype=np.int32)
+    for j, r in enumerate(sorted_rows):
+        presorted[j, : r.size] = r
+    for j, a in enumerate(nom):
+        col = ds.X[:, a]
+        k = n_values[a]
+        # Codes outside 0..k-1 (or not integral) are unknown, as in classification.
+        ok = ~np.isnan(col)
+        ok[ok] = (col[ok] >= 0) & (col[ok] < k) & (col[ok] == np.floor(col[ok]))
+        ncodes[:n, j][ok] = col[ok].astype(np.intp) + 1
+    usable = cont + nom
     multi_val = bool(usable) and all(
         kinds[a] == "nominal" and n_values[a] >= 0.3 * n for a in usable
     )
-    return Context(
+    y = np.zeros(n + 1, dtype=np.intp)
+    y[:n] = ds.y
+    ctx = Context(
         n_rows=n,
         n_classes=len(ds.classes),
-        y=ds.y.astype(np.intp),
+        y=y,
         kinds=kinds,
         n_values=n_values,
-        values=values,
-        codes=codes,
+        cont_pos={a: j for j, a in enumerate(cont)},
+        nom_pos={a: j for j, a in enumerate(nom)},
+        cvals=cvals,
+        ncodes=ncodes,
         distinct=distinct,
         presorted=presorted,
-        has_unknown=has_unknown,
-        weights=np.ones(n, dtype=dtype),
+        presorted_len=np.asarray([r.size for r in sorted_rows], dtype=np.intp),
+        weights=np.ones(n + 1, dtype=dtype),
         dtype=dtype,
         j48=j48,
         min_cases=float(min_cases),
         multi_val=multi_val,
-        scratch=np.full(n, -2, dtype=np.intp),
+        scratch=np.full(n + 1, -3, dtype=np.intp),
     )
+    ctx.reset_weights()
+    return ctx
 
 
 def class_sums(

@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
-from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_discrete, unknown_weight
+from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_nominal
 from treegen.trainer.stats import EPSILON
-from treegen.trainer.tree import TNode
+from treegen.trainer.tree import TNode, run
 
 
 @dataclass(frozen=True)
@@ -76,11 +76,11 @@ def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]
     """Outcome index of each row at test ``node`` (-1 = unknown value)."""
     a = node.attribute
     if node.kind == "continuous":
-        v = ctx.values[a][rows]
+        v = ctx.value_col(a)[rows]
         out = np.where(v <= node.threshold, 0, 1)
         out[np.isnan(v)] = -1
         return out.astype(np.intp)
-    codes = ctx.codes[a][rows]
+    codes = ctx.code_col(a)[rows]
     if node.kind == "subset":
         table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
         for b, vals in enumerate(node.subsets):
@@ -89,17 +89,48 @@ def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]
     return codes - 1
 
 
-Sorted = dict[int, IntArray]
+Sorted = npt.NDArray[np.int32]
+
+
+def _unknown_weights(
+    ctx: Context, rows: IntArray, w: npt.NDArray[np.floating], lens: IntArray
+) -> npt.NDArray[np.floating]:
+    """``ValFreq[0]`` per continuous attribute: summed weight of unknown values."""
+    dt = ctx.dtype
+    out = np.zeros(lens.size, dtype=dt)
+    need = np.flatnonzero(lens < rows.size)
+    if need.size:
+        unk = np.isnan(ctx.cvals[np.ix_(need, rows)])
+        out[need] = np.cumsum(np.where(unk, w[None, :], dt(0)), axis=1, dtype=dt)[:, -1]
+    return out
+
+
+def _partition(srt: Sorted, b: IntArray, v: int, n_rows: int) -> tuple[Sorted, IntArray]:
+    """Stable per-attribute filter of the padded sorted rows to branch ``v`` (+ unknowns)."""
+    mask = (b == v) | (b == -1)
+    lens = mask.sum(axis=1)
+    width = int(lens.max()) if lens.size else 0
+    out = np.full((srt.shape[0], width), n_rows, dtype=np.int32)
+    pos = np.cumsum(mask, axis=1) - 1
+    r, _ = np.nonzero(mask)
+    out[r, pos[mask]] = srt[mask]
+    return out, lens
 
 
 def form_tree(
     ctx: Context,
     rows: IntArray,
-    srt: Sorted,
+    srt: list[Sorted],
+    lens: IntArray,
     all_known: bool,
     tested: frozenset[int],
     opts: GrowOptions,
 ) -> Generator[Any, Any, TNode]:
+    """Release 8's ``FormTree`` on ``rows``; ``srt[0]`` is the node's sorted rows.
+
+    ``srt`` is a one-element list so that this frame can drop the arrays
+    (the caller keeps the list, not the arrays) once the children have theirs.
+    """
     dt = ctx.dtype
     w_all = ctx.weights
     w = w_all[rows]
@@ -116,23 +147,14 @@ def form_tree(
         return node
 
     scores: dict[int, Score] = {}
-    unk_w: dict[int, float] = {}
-    for a, kind in enumerate(ctx.kinds):
-        if kind == "nominal":
-            if a in tested:
-                continue
-            s = eval_discrete(ctx, a, rows, w, cases)
-        elif kind == "continuous":
-            uw = 0.0
-            if srt[a].size < rows.size:
-                uw = unknown_weight(ctx, a, rows, w)
-            unk_w[a] = uw
-            s = eval_continuous(ctx, a, srt[a], cases, uw)
-        else:
-            continue
-        if s is not None:
-            scores[a] = s
-    att = select(ctx, scores, opts.criterion)
+    nom = [a for a in ctx.nom_pos if a not in tested]
+    if nom:
+        scores.update(eval_nominal(ctx, nom, rows, w, cases))
+    if ctx.cont_pos:
+        cont = list(ctx.cont_pos)
+        unk_w = _unknown_weights(ctx, rows, w, lens)
+        scores.update(eval_continuous(ctx, cont, srt[0], lens, cases, unk_w))
+    att = select(ctx, dict(sorted(scores.items())), opts.criterion)
     if att < 0:
         return node
 
@@ -151,29 +173,31 @@ def form_tree(
     known_cases = ctx.fl(cases - unk_weight)
     child_known = all_known and unk_rows.size == 0
     child_tested = tested | {att} if node.kind == "nominal" else tested
-    # Partition every sorted array for all branches now, before any child
+    # Partition the sorted arrays for all branches now, before any child
     # runs: the scratch array of branch ids is shared by the whole run.
     scratch = ctx.scratch
     scratch[rows] = br
-    parts: list[tuple[npt.NDArray[np.bool_], IntArray, Sorted] | None] = []
+    b2 = scratch[srt[0]] if ctx.cont_pos else np.zeros((0, 0), dtype=np.intp)
+    scratch[rows] = -3
+    parts: list[tuple[npt.NDArray[np.bool_], IntArray, list[Sorted], IntArray] | None] = []
     for v in range(forks):
         in_v = br == v
         if not in_v.any():
             parts.append(None)
             continue
-        child_srt: Sorted = {}
-        for a, s_a in srt.items():
-            b = scratch[s_a]
-            child_srt[a] = s_a[(b == v) | (b == -1)]
-        parts.append((in_v, rows[in_v | unk_mask], child_srt))
-    srt.clear()  # the caller still holds this dict: clearing frees the arrays
+        child_srt, child_lens = _partition(srt[0], b2, v, ctx.n_rows)
+        parts.append((in_v, rows[in_v | unk_mask], [child_srt], child_lens))
+    srt.clear()  # the caller keeps only this list: clearing frees the arrays
+    del b2
     errors = dt(0)
-    for v, part in enumerate(parts):
+    for v in range(forks):
+        part = parts[v]
         if part is None:
             node.children.append(TNode("leaf", best, 0.0, 0.0, freq.copy()))
             continue
-        in_v, child_rows, child_srt = part
-        parts[v] = None  # free this branch's arrays once its subtree is built
+        parts[v] = None  # the child frame owns its arrays now
+        in_v, child_rows, child_srt, child_lens = part
+        del part
         factor = 1.0
         saved: npt.NDArray[np.floating] | None = None
         if unk_rows.size:
@@ -182,7 +206,9 @@ def form_tree(
             if ctx.j48:
                 saved = w_all[unk_rows].copy()
             w_all[unk_rows] = (w_all[unk_rows] * dt(factor)).astype(dt)
-        child = yield form_tree(ctx, child_rows, child_srt, child_known, child_tested, opts)
+        child = yield form_tree(
+            ctx, child_rows, child_srt, child_lens, child_known, child_tested, opts
+        )
         node.children.append(child)
         if unk_rows.size:
             if saved is not None:
@@ -199,10 +225,8 @@ def form_tree(
 
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree on all rows with weight 1."""
-    from treegen.trainer.tree import run
-
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
-    srt = dict(ctx.presorted)
-    root: TNode = run(form_tree(ctx, rows, srt, True, frozenset(), opts))
+    srt = [ctx.presorted]
+    root: TNode = run(form_tree(ctx, rows, srt, ctx.presorted_len, True, frozenset(), opts))
     return root

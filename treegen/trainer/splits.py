@@ -1,11 +1,12 @@
-"""Scoring one attribute at one node (C45_SEMANTICS sections 2 and 3).
+"""Scoring every attribute at one node at once (C45_SEMANTICS sections 2 and 3).
 
-Continuous attributes are scored from the node's presorted known rows with
-cumulative sums over the sorted weights, so every candidate cut is
-evaluated by a handful of numpy passes instead of a Python loop over cases.
-Release 8 accumulates ``LowItems`` and the below/above class counts one case
-at a time in float; ``np.cumsum`` and ``np.subtract.accumulate`` do exactly
-that (sequential, in the array's dtype).
+Per-node Python overhead dominates C4.5 on large data (most nodes are
+small), so each node scores *all* continuous attributes in one pass over a
+padded 2-D array of their sorted known rows, and all nominal attributes in
+one weighted count.  Release 8 accumulates ``LowItems`` and the below/above
+class counts one case at a time in float: ``np.cumsum`` and
+``np.subtract.accumulate`` along axis 1 do exactly that (sequential, in the
+array's dtype), and zero-weight padding leaves the sums unchanged.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
-from treegen.trainer.stats import EPSILON, base_info, log2_c45, total_info
+from treegen.trainer.context import Context, IntArray
+from treegen.trainer.stats import EPSILON, base_info_many, log2_c45, thresh_cost, total_info
+from treegen.trainer.stats import min_split as min_split_f
 
 J48_TOL = 1e-6  # Weka's Utils.eq / gr / sm tolerance
+CHUNK = 1 << 22  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,141 +33,158 @@ class Score:
     bar: float = float("nan")
 
 
-def eval_discrete(
-    ctx: Context, att: int, rows: IntArray, w: npt.NDArray[np.floating], cases: float
-) -> Score | None:
-    """Gain and split info of a multiway split on nominal ``att`` (section 2)."""
+def eval_nominal(
+    ctx: Context, atts: list[int], rows: IntArray, w: npt.NDArray[np.floating], cases: float
+) -> dict[int, Score]:
+    """Gain and split info of a multiway split on each nominal attribute in ``atts``."""
     dt = ctx.dtype
-    k = ctx.n_values[att]
     C = ctx.n_classes
-    codes = ctx.codes[att][rows]
-    flat = codes * C + ctx.y[rows]
-    freq = class_sums(flat, w, (k + 1) * C, dt).reshape(k + 1, C)
+    kmax = max(ctx.n_values[a] for a in atts) + 1
+    cols = np.asarray([ctx.nom_pos[a] for a in atts], dtype=np.intp)
+    codes = ctx.ncodes[rows][:, cols]  # (n, K)
+    flat = (np.arange(len(atts)) * (kmax * C))[None, :] + codes * C + ctx.y[rows][:, None]
+    size = len(atts) * kmax * C
     if dt is np.float64:
-        val_freq = freq.sum(axis=1)
+        freq = np.bincount(flat.ravel(), np.repeat(w, len(atts)), minlength=size)
     else:
-        val_freq = np.cumsum(freq, axis=1, dtype=dt)[:, -1]
-    if not (val_freq[1:] > 0).any():
-        return None  # every value unknown
-    known = ctx.fl(cases - float(val_freq[0]))
-    unk_rate = ctx.fl(float(val_freq[0]) / cases)
+        freq = np.zeros(size, dtype=dt)
+        np.add.at(freq, flat, w[:, None])
+    freq = freq.reshape(len(atts), kmax, C).astype(dt)
+    val_freq = np.cumsum(freq, axis=2, dtype=dt)[:, :, -1]  # ValFreq[v] = sum over classes
+    known = (dt(cases) - val_freq[:, 0]).astype(dt)
+    unk_rate = (val_freq[:, 0] / dt(cases)).astype(dt)
     if ctx.j48:
-        reasonable = int(np.count_nonzero(val_freq[1:] - ctx.min_cases > -J48_TOL))
+        reasonable = np.count_nonzero(val_freq[:, 1:] - ctx.min_cases > -J48_TOL, axis=1)
     else:
-        reasonable = int(np.count_nonzero(val_freq[1:] >= ctx.min_cases))
-    if reasonable < 2:
-        return None
-    if dt is np.float64:
-        known_class = freq[1:].sum(axis=0)
-    else:
-        known_class = np.cumsum(freq[1:], axis=0, dtype=dt)[-1]
-    base = base_info(known_class, known, dt)
-    parts = [freq[1:, c] for c in range(C)]
-    infos = total_info(parts, dt)  # one TotalInfo per declared value
-    this_info = float(np.cumsum(infos, dtype=dt)[-1]) if dt is np.float32 else float(infos.sum())
-    gain = ctx.fl(ctx.fl(1.0 - unk_rate) * ctx.fl(base - ctx.fl(this_info / known)))
-    split = total_info([np.asarray([v]) for v in val_freq], dt)[0]
-    info = ctx.fl(float(split) / cases)
-    return Score(gain, info)
+        reasonable = np.count_nonzero(val_freq[:, 1:] >= ctx.min_cases, axis=1)
+    known_class = np.cumsum(freq[:, 1:, :], axis=1, dtype=dt)[:, -1, :]
+    base = base_info_many(known_class, known, dt)
+    infos = total_info([freq[:, 1:, c] for c in range(C)], dt)  # (K, kmax-1)
+    this_info = np.cumsum(infos, axis=1, dtype=dt)[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):  # all-unknown attributes: 0/0
+        gain = ((dt(1) - unk_rate) * (base - (this_info / known).astype(dt))).astype(dt)
+    split = (total_info([val_freq[:, v] for v in range(kmax)], dt) / dt(cases)).astype(dt)
+    out: dict[int, Score] = {}
+    for j, a in enumerate(atts):
+        if val_freq[j, 1:].any() and reasonable[j] >= 2:
+            out[a] = Score(float(gain[j]), float(split[j]))
+    return out
 
 
 def eval_continuous(
-    ctx: Context, att: int, srt: IntArray, cases: float, unknown_w: float
-) -> Score | None:
-    """Best threshold of continuous ``att`` from its sorted known rows (section 3)."""
+    ctx: Context,
+    atts: list[int],
+    srt: npt.NDArray[np.int32],
+    lens: IntArray,
+    cases: float,
+    unknown_w: npt.NDArray[np.floating],
+) -> dict[int, Score]:
+    """Best threshold of each continuous attribute from its sorted known rows (section 3).
+
+    ``srt[k]`` holds the node's known rows for ``atts[k]`` in value order,
+    padded with the dummy row ``ctx.n_rows`` (weight 0) to a common length.
+    """
+    out: dict[int, Score] = {}
+    width = max(int(srt.shape[1]), 1)
+    step = max(1, CHUNK // width)
+    for lo in range(0, len(atts), step):
+        hi = min(len(atts), lo + step)
+        out.update(
+            _eval_cont_chunk(ctx, atts[lo:hi], srt[lo:hi], lens[lo:hi], cases, unknown_w[lo:hi])
+        )
+    return out
+
+
+def _eval_cont_chunk(
+    ctx: Context,
+    atts: list[int],
+    srt: npt.NDArray[np.int32],
+    lens: IntArray,
+    cases: float,
+    unknown_w: npt.NDArray[np.floating],
+) -> dict[int, Score]:
     dt = ctx.dtype
     C = ctx.n_classes
     m = ctx.min_cases
-    n = srt.size
-    known = ctx.fl(cases - unknown_w)
-    if ctx.j48:
-        pass  # J48 tests the count of known cases against 2*MinSplit below
-    elif known < 2 * m:
-        return None
-    if n < 2:
-        return None
+    K, L = srt.shape
+    if L < 2:
+        return {}
+    known = (dt(cases) - unknown_w.astype(dt)).astype(dt)
+    kpos = np.asarray([ctx.cont_pos[a] for a in atts], dtype=np.intp)
     wts = ctx.weights[srt]
     cls = ctx.y[srt]
-    vals = ctx.values[att][srt]
-    tot = class_sums(cls, wts, C, dt)
-    base = base_info(tot, known, dt)
-    min_split = ctx.fl(0.10 * known / C)
+    vals = ctx.cvals[kpos[:, None], srt].astype(np.float64)
+    low = np.cumsum(wts, axis=1, dtype=dt)
+    per_class = [np.where(cls == c, wts, dt(0)) for c in range(C)]
+    below = [np.cumsum(wc, axis=1, dtype=dt) for wc in per_class]
+    tot = np.stack([b[:, -1] for b in below], axis=1)  # (K, C): known class weights
+    base = base_info_many(tot, known, dt)
+    min_split = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
+    valid = np.arange(L - 1)[None, :] < (lens - 1)[:, None]
+    low_i = low[:, :-1]
     if ctx.j48:
-        if min_split - m < J48_TOL:
-            min_split = m
-        elif min_split - 25 > J48_TOL:
-            min_split = 25.0
-        if 2 * min_split - n > J48_TOL:
-            return None
-    elif min_split <= m:
-        min_split = m
-    elif min_split > 25:
-        min_split = 25.0
-    low = np.cumsum(wts, dtype=dt)[:-1]
-    v64 = vals.astype(np.float64)
-    if ctx.j48:
-        ok = (min_split - low < J48_TOL) & (min_split - (known - low) < J48_TOL)
-        distinct = v64[:-1] + 1e-5 < v64[1:]
+        min_split = np.where(min_split - m < J48_TOL, m, np.where(min_split - 25 > J48_TOL, 25.0, min_split))
+        enough = ~(2 * min_split - lens > J48_TOL)
+        ok = (min_split[:, None] - low_i < J48_TOL) & (
+            min_split[:, None] - (known[:, None] - low_i) < J48_TOL
+        )
+        distinct = vals[:, :-1] + 1e-5 < vals[:, 1:]
     else:
-        lim = ctx.fl(known - min_split)
-        over = np.flatnonzero(low > lim)
-        ok = low >= min_split
-        if over.size:
-            ok[over[0]:] = False
-        distinct = v64[:-1] < v64[1:] - 1e-5
-    idx = np.flatnonzero(ok & distinct)
-    tries = idx.size
-    if tries == 0:
-        return None
-    below: list[npt.NDArray[np.floating]] = []
-    above: list[npt.NDArray[np.floating]] = []
-    for c in range(C):
-        wc = np.where(cls == c, wts, dt(0))
-        below.append(np.cumsum(wc, dtype=dt)[idx])
-        seq = np.concatenate((np.asarray([tot[c]], dtype=dt), wc.astype(dt)))
-        above.append(np.subtract.accumulate(seq, dtype=dt)[idx + 1])
-    vf1 = low[idx].astype(dt)
-    vf2 = (dt(known) - vf1).astype(dt)
-    info_below = total_info(below, dt)
-    info_above = total_info(above, dt)
-    this_info = (info_below.astype(dt) + info_above.astype(dt)).astype(dt)
-    unk_rate = ctx.fl(1.0 - ctx.fl(known / cases))
-    gain = ((dt(1.0) - dt(unk_rate)) * (dt(base) - (this_info / dt(known)).astype(dt))).astype(dt)
+        min_split = np.asarray([min_split_f(float(k), C, m, dt) for k in known])
+        enough = known >= 2 * m
+        lim = (known - min_split.astype(dt)).astype(dt)
+        over = np.logical_or.accumulate(low_i > lim[:, None], axis=1)
+        ok = (low_i >= min_split[:, None].astype(dt)) & ~over
+        distinct = vals[:, :-1] < vals[:, 1:] - 1e-5
+    cand = ok & distinct & valid & enough[:, None]
+    kk, ii = np.nonzero(cand)
+    if kk.size == 0:
+        return {}
+    tries = np.bincount(kk, minlength=K)
+    bel = [b[kk, ii] for b in below]
+    abv = []
+    for c, wc in enumerate(per_class):
+        seq = np.concatenate((tot[:, c : c + 1], wc), axis=1)
+        abv.append(np.subtract.accumulate(seq, axis=1, dtype=dt)[kk, ii + 1])
+    vf1 = low[kk, ii]
+    vf2 = (known[kk] - vf1).astype(dt)
+    this_info = (total_info(bel, dt) + total_info(abv, dt)).astype(dt)
+    unk_rate = (dt(1) - (known / dt(cases)).astype(dt)).astype(dt)
+    gain = ((dt(1) - unk_rate[kk]) * (base[kk] - (this_info / known[kk]).astype(dt))).astype(dt)
     if ctx.j48:
-        bad = (m - vf1 > J48_TOL) | (m - vf2 > J48_TOL)
+        gain[(m - vf1 > J48_TOL) | (m - vf2 > J48_TOL)] = dt(-EPSILON)
     else:
-        bad = (vf1 < m) | (vf2 < m)
-    gain[bad] = dt(-EPSILON)
-    unk = np.full(idx.size, unknown_w, dtype=dt)
+        gain[(vf1 < m) | (vf2 < m)] = dt(-EPSILON)
+    unk = unknown_w.astype(dt)[kk]
     split = (total_info([unk, vf1, vf2], dt) / dt(cases)).astype(dt)
-    if ctx.j48:
-        # J48: best cut by gain, earlier cut kept unless beaten by > 1e-6.
-        best, best_gain = -1, 0.0
-        for i, g in enumerate(gain.tolist()):
-            if g - best_gain > J48_TOL:
-                best, best_gain = i, g
-        if best < 0:
-            return None
-        pen = best_gain - float(log2_c45(tries)) / cases
-        if pen < J48_TOL:
-            return None
-        j = best
-        lo, hi = float(v64[idx[j]]), float(v64[idx[j] + 1])
-        bar = (lo + hi) / 2
-        if bar == hi:
-            bar = lo
-        info = float(split[j])
-        return Score(pen, info, bar)
-    cost = ctx.fl(float(log2_c45(tries)) / cases)
-    pen_arr = (gain - dt(cost)).astype(dt)
-    j = int(np.argmax(pen_arr))
-    if not pen_arr[j] > 0:
-        return None
-    bar = float(dt((vals[idx[j]] + vals[idx[j] + 1]) / dt(2)))
-    return Score(float(pen_arr[j]), float(split[j]), bar)
-
-
-def unknown_weight(ctx: Context, att: int, rows: IntArray, w: npt.NDArray[np.floating]) -> float:
-    """Summed weight of the node's cases with ``att`` unknown (``ValFreq[0]``)."""
-    mask = np.isnan(ctx.values[att][rows])
-    return seq_sum(w[mask], ctx.dtype)
+    starts = np.concatenate(([0], np.cumsum(tries)[:-1]))
+    out: dict[int, Score] = {}
+    for k in np.flatnonzero(tries).tolist():
+        s, e = int(starts[k]), int(starts[k] + tries[k])
+        if ctx.j48:
+            best, best_gain = -1, 0.0
+            for j, g in enumerate(gain[s:e].tolist()):
+                if g - best_gain > J48_TOL:
+                    best, best_gain = j, g
+            if best < 0:
+                continue
+            pen = best_gain - float(log2_c45(float(tries[k]))) / cases
+            if pen < J48_TOL:
+                continue
+            i = int(ii[s + best])
+            lo_v, hi_v = float(vals[k, i]), float(vals[k, i + 1])
+            bar = (lo_v + hi_v) / 2
+            if bar == hi_v:
+                bar = lo_v
+            out[atts[k]] = Score(pen, float(split[s + best]), bar)
+            continue
+        cost = dt(thresh_cost(int(tries[k]), cases, dt))
+        pen_arr = (gain[s:e] - cost).astype(dt)
+        j = int(np.argmax(pen_arr))
+        if not pen_arr[j] > 0:
+            continue
+        i = int(ii[s + j])
+        v32 = ctx.cvals[kpos[k], srt[k, i : i + 2]]
+        bar = float(dt((v32[0] + v32[1]) / dt(2)))
+        out[atts[k]] = Score(float(pen_arr[j]), float(split[s + j]), bar)
+    return out

@@ -27,11 +27,11 @@ _Z_TABLE = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
 
 
 def log2_c45(x: FloatArray | float) -> FloatArray:
-    """Release 8's ``Log``: log2 in double of a value, 0 where x <= 0."""
+    """Release 8's ``Log``: ``log(x)/ln 2`` in double, 0 where x <= 0."""
     a = np.asarray(x, dtype=np.float64)
-    out = np.zeros_like(a)
-    pos = a > 0
-    out[pos] = np.log(a[pos]) / LN2
+    out = np.zeros(a.shape, dtype=np.float64)
+    np.log(a, out=out, where=a > 0)
+    out /= LN2
     return out
 
 
@@ -42,27 +42,63 @@ def total_info(parts: list[FloatArray], dtype: type[np.floating]) -> FloatArray:
     candidate); the running sums are stored in ``dtype`` after every step as
     Release 8 accumulates into float variables.
     """
-    shape = np.shape(parts[0])
-    acc = np.zeros(shape, dtype=dtype)
-    tot = np.zeros(shape, dtype=dtype)
-    for v in parts:
-        v64 = np.asarray(v, dtype=np.float64)
-        acc = (acc.astype(np.float64) + v64 * log2_c45(v64)).astype(dtype)
-        tot = (tot.astype(np.float64) + v64).astype(dtype)
+    v64 = np.asarray(parts, dtype=np.float64)  # (m, ...) one row per V_i
+    terms = v64 * log2_c45(v64)
+    if dtype is np.float64:
+        acc = np.add.accumulate(terms, axis=0)[-1] if len(parts) else np.zeros(())
+        tot = np.add.accumulate(v64, axis=0)[-1] if len(parts) else np.zeros(())
+        return np.asarray(tot * log2_c45(tot) - acc)
+    acc = np.zeros(v64.shape[1:], dtype=dtype)
+    tot = np.zeros(v64.shape[1:], dtype=dtype)
+    for i in range(v64.shape[0]):
+        # Each += rounds to float: double sum of the float and the term, stored as float.
+        acc = (acc + terms[i]).astype(dtype)
+        tot = (tot + v64[i]).astype(dtype)
     t64 = tot.astype(np.float64)
-    return (t64 * log2_c45(t64) - acc.astype(np.float64)).astype(dtype)
+    return (t64 * log2_c45(t64) - acc).astype(dtype)
+
+
+def base_info_many(
+    class_freq: FloatArray, known: FloatArray, dtype: type[np.floating]
+) -> FloatArray:
+    """Class entropy of the known items per row of ``class_freq`` (shape (K, C)).
+
+    ``DiscrKnownBaseInfo``: the sum is accumulated in double and the result
+    stored in ``dtype``; 0 where nothing is known.
+    """
+    f64 = np.asarray(class_freq, dtype=np.float64)
+    s = np.zeros(f64.shape[0], dtype=np.float64)
+    for c in range(f64.shape[1]):
+        s = s + f64[:, c] * log2_c45(f64[:, c])
+    k = np.asarray(known, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = (k * log2_c45(k) - s) / k
+    return np.where(k > 0, res, 0.0).astype(dtype)
 
 
 def base_info(class_freq: FloatArray, known: float, dtype: type[np.floating]) -> float:
-    """Class entropy of the known items: accumulated in double, stored in ``dtype``."""
-    f64 = np.asarray(class_freq, dtype=np.float64)
-    s = 0.0
-    for v, lg in zip(f64.tolist(), log2_c45(f64).tolist(), strict=True):
-        s += v * lg
-    k = float(known)
-    if k <= 0:
-        return 0.0
-    return float(dtype((k * float(log2_c45(k)) - s) / k))
+    """:func:`base_info_many` for a single class distribution."""
+    f = np.asarray(class_freq, dtype=np.float64)[None, :]
+    return float(base_info_many(f, np.asarray([known]), dtype)[0])
+
+
+def min_split(known: float, n_classes: int, min_cases: float, dtype: type[np.floating]) -> float:
+    """Release 8's ``MinSplit``: 10% of the known weight per class, within [MINOBJS, 25].
+
+    Computed in double and stored as float, then raised to MINOBJS when it
+    is <= MINOBJS and capped at 25 when above.
+    """
+    ms = float(dtype(0.10 * known / n_classes))
+    if ms <= min_cases:
+        return min_cases
+    if ms > 25:
+        return 25.0
+    return ms
+
+
+def thresh_cost(tries: int, items: float, dtype: type[np.floating]) -> float:
+    """Release 8's MDL penalty for a cut: ``log2(Tries) / Items`` (log2(0) = 0)."""
+    return float(dtype(float(log2_c45(float(tries))) / items))
 
 
 def coeff_c45(cf: float) -> float:
