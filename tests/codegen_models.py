@@ -116,4 +116,5 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
             n = Node(n.kind, n.cls, n.items, n.errors, n.dist, n.attribute, n.threshold,
                      n.subsets, tuple(pending_children[i]))
         out.append(n)
-    return Model(SYN_SCHEMA, tuple(out), {"flavor": "c45"})
+    # Thresholds are arbitrary doubles, so the classifier must compare in double (J48).
+    return Model(SYN_SCHEMA, tuple(out), {"flavor": "j48"})

@@ -22,9 +22,11 @@ def _f32_interval_ok(text: str, f: np.float32) -> bool:
     """True when ``text`` lies strictly inside the rounding interval of ``f`` and
     also rounds to ``f`` through double."""
     v = Fraction(text)
-    lo = Fraction(float(np.nextafter(f, np.float32(-np.inf))))
-    hi = Fraction(float(np.nextafter(f, np.float32(np.inf))))
     mid = Fraction(float(f))
+    down, up = (float(np.nextafter(f, np.float32(s * np.inf))) for s in (-1, 1))
+    # Beyond +-FLT_MAX the next "float" is one ulp further (the overflow boundary).
+    lo = Fraction(down) if math.isfinite(down) else 2 * mid - Fraction(up)
+    hi = Fraction(up) if math.isfinite(up) else 2 * mid - Fraction(down)
     inside = (lo + mid) / 2 < v < (mid + hi) / 2
     with np.errstate(over="ignore"):
         via_double = np.float32(float(text)) == f

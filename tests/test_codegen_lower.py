@@ -1,0 +1,200 @@
+"""Property tests of the lowering rules, fixed-point rules and literal formatting
+(no compiler needed): each rule in treegen.codegen is checked at its boundaries."""
+
+from __future__ import annotations
+
+import math
+import struct
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import codegen_models as cm
+from treegen.codegen import fixedpoint
+from treegen.codegen.evaluate import evaluate, float_keys
+from treegen.codegen.fixedpoint import FixedPointClassifier
+from treegen.codegen.inputs import comparison_inputs
+from treegen.codegen.ir import INT_RANGES, ONE, Encoding
+from treegen.codegen.literals import c_double, c_float, c_string
+from treegen.codegen.lower import (
+    ExportOptions,
+    float32_floor,
+    float_key,
+    int_cut,
+    known_range,
+    lower,
+    lower_continuous,
+)
+from treegen.errors import EncodingError
+from treegen.model import Node
+
+f32 = st.floats(width=32, allow_nan=False)
+f64 = st.floats(allow_nan=False)
+
+
+def _bits_to_f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+@given(f64, f32)
+def test_float32_floor_preserves_every_comparison(t: float, x: float) -> None:
+    f = float32_floor(t)
+    assert f <= t and (x <= t) == (x <= f)
+    if not math.isinf(t):
+        assert float(np.float32(f)) == f
+
+
+@given(f32)
+def test_float32_floor_is_identity_on_float32(x: float) -> None:
+    assert float32_floor(x) == x
+
+
+@given(f32, f32)
+def test_float_key_orders_like_float(a: float, b: float) -> None:
+    # -0.0 and +0.0 compare equal as floats; lowering never uses -0.0 as a threshold.
+    tb = 0.0 if b == 0 else b
+    assert (a <= tb) == (float_key(a) <= float_key(tb))
+    assert float_key(a) >= 0x007FFFFF
+
+
+@given(st.integers(0, 0xFFFFFFFF))
+def test_float_key_nan_and_vectorized(bits: int) -> None:
+    x = _bits_to_f32(bits)
+    assert (float_key(x) == 0) == math.isnan(x)
+    assert int(float_keys(np.array([x], dtype=np.float32))[0]) == float_key(x)
+
+
+@given(f64.filter(math.isfinite), st.integers(-(1 << 40), 1 << 40),
+       st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(10**6)))
+def test_int_cut_is_exact(t: float, x: int, k: Fraction) -> None:
+    c = int_cut(t, k)
+    assert (Fraction(x) / k <= Fraction(t)) == (x <= c)
+    for y in (c - 1, c, c + 1):  # the boundary itself
+        assert (Fraction(y) / k <= Fraction(t)) == (y <= c)
+
+
+@pytest.mark.parametrize("itype", sorted(INT_RANGES))
+@given(data=st.data())
+def test_integer_lowering_and_folding(itype: str, data: st.DataObject) -> None:
+    lo, hi = INT_RANGES[itype]
+    missing = data.draw(st.sampled_from([lo, hi, 0]))
+    enc = Encoding(itype, "float", missing, (Fraction(1),) * 4)
+    t = data.draw(st.one_of(st.floats(lo - 3.0, hi + 3.0), st.sampled_from(
+        [lo - 0.5, lo, lo + 0.5, hi - 0.5, hi, hi + 0.5, 0.0, -0.5, 0.5])))
+    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=1, threshold=t, children=(1, 2))
+    op, thr = lower_continuous(node, 0, enc, explicit_scale=False)
+    klo, khi = known_range(enc)
+    xs = {lo, hi, klo, khi, min(max(math.floor(t), lo), hi)} | {
+        min(max(math.floor(t) + d, lo), hi) for d in (-1, 1)}
+    for x in xs:
+        if x == missing:
+            continue
+        want = x <= t
+        got = {"le": lambda: x <= int(thr), "left": lambda: True, "right": lambda: False}[op]()
+        assert got == want, (op, thr, x)
+    if op == "le":
+        assert klo <= int(thr) < khi
+
+
+def test_scale_overflow_is_an_error() -> None:
+    model = cm.golf()
+    with pytest.raises(EncodingError) as err:
+        lower(model, ExportOptions(prefix="golf", input_type="int8", scale=Fraction(100)))
+    assert err.value.option == "--scale" and "does not fit int8" in str(err.value)
+
+
+@given(f32.filter(math.isfinite))
+def test_c_float_literal_round_trips(x: float) -> None:
+    text = c_float(x)
+    assert text.endswith("f") and ("." in text or "e" in text)
+    body = text[:-1]
+    assert float(np.float32(float(body))) == x  # via double
+    assert np.float32(Fraction(body)) == np.float32(x) or Fraction(body) == Fraction(x)
+
+
+@given(f64.filter(math.isfinite))
+def test_c_double_literal_round_trips(x: float) -> None:
+    assert float(c_double(x)) == x
+
+
+@given(st.text())
+def test_c_string_has_no_trigraph_or_raw_controls(s: str) -> None:
+    lit = c_string(s)
+    assert "??" not in lit and "\n" not in lit and all(32 <= ord(c) < 127 for c in lit)
+
+
+@given(st.floats(0, 1e6), st.lists(st.floats(0, 1e6), min_size=1, max_size=8))
+def test_shares_never_sum_above_one(parent: float, children: list[float]) -> None:
+    shares = fixedpoint.branch_shares(parent, children)
+    assert sum(shares) <= ONE and min(shares) >= 0
+
+
+@given(st.lists(st.floats(0, 1e6), min_size=1, max_size=6), st.floats(0, 1e6))
+def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> None:
+    node = Node("leaf", 0, items, 0.0, tuple(dist))
+    p = fixedpoint.leaf_proba(node, len(dist))
+    assert sum(p) <= ONE and min(p) >= 0
+    if items > 0 and sum(dist) <= items:
+        # floor(ONE * d / items): within one unit of the exact share
+        for d, q in zip(dist, p):
+            assert q <= ONE * d / items < q + 1 + 1e-9
+
+
+@given(st.integers(0, ONE), st.integers(0, ONE))
+def test_weights_shrink(w: int, share: int) -> None:
+    assert fixedpoint.scaled_weight(w, share) <= w
+
+
+MODES = [("float", "float", None), ("float", "int", None), ("double", "float", None),
+         ("int16", "float", None), ("uint8", "float", 255), ("int32", "float", None)]
+
+
+@pytest.mark.parametrize("itype,fc,mv", MODES)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_ir_evaluator_matches_fixed_point_model(itype: str, fc: str, mv: int | None,
+                                                seed: int) -> None:
+    model = cm.synthetic(seed, 40)
+    scale = Fraction(1000) if itype == "int32" else None
+    try:
+        ir = lower(model, ExportOptions(prefix="m", input_type=itype, float_compare=fc,
+                                        missing_value=mv, scale=scale))
+    except EncodingError:
+        assume(False)
+        raise
+    X = comparison_inputs(ir, n_random=50, seed=seed)
+    c1, p1 = evaluate(ir, X)
+    c2, p2 = FixedPointClassifier(model, ir.encoding).predict(X)
+    assert np.array_equal(c1, c2) and np.array_equal(p1, p2)
+
+
+def test_vectorized_fixed_point_matches_row_by_row() -> None:
+    model = cm.synthetic(7, 80)
+    ir = lower(model, ExportOptions(prefix="m"))
+    X = comparison_inputs(ir, n_random=100)
+    fp = FixedPointClassifier(model, ir.encoding)
+    cls, proba = fp.predict(X)
+    for r in range(len(X)):
+        c, p = fp.predict_row([float(v) for v in X[r]])
+        assert c == cls[r] and p == tuple(proba[r])
+
+
+def test_fully_known_rows_match_the_float_classifier() -> None:
+    from treegen.classify import predict
+
+    model = cm.synthetic(11, 200)
+    ir = lower(model, ExportOptions(prefix="m"))
+    X = comparison_inputs(ir, n_random=300).astype(np.float32)
+    keep = np.ones(len(X), dtype=bool)
+    for j, f in enumerate(ir.features):
+        col = X[:, j]
+        if f.kind == "nominal":
+            keep &= (col >= 0) & (col < len(f.values)) & (col == np.floor(col))
+        elif f.kind == "continuous":
+            keep &= ~np.isnan(col)
+    assert keep.sum() > 50
+    cls, _ = FixedPointClassifier(model, ir.encoding).predict(X[keep])
+    assert np.array_equal(cls, predict(model, X[keep].astype(np.float64)))

@@ -1,0 +1,115 @@
+"""The exported C, compiled through cffi, against the Python models: classes and
+fixed-point probabilities must be array_equal on every input verify uses.
+
+Models: golf and a small synthetic tree (hand-built; continuous, nominal, subset and
+empty-leaf nodes), trees trained on reference datasets, and a synthetic tree of
+6,000+ nodes and depth 235.  Modes: both styles x float, double, int16, uint8,
+--float-compare int and fixed point (--scale).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import codegen_models as cm
+from treegen.codegen.build import Built, build, have_compiler
+from treegen.codegen.emit import emit
+from treegen.codegen.evaluate import evaluate
+from treegen.codegen.fixedpoint import FixedPointClassifier
+from treegen.codegen.inputs import comparison_inputs, to_c_domain
+from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.verify import classify_comparable
+from treegen.dataset import Dataset
+from treegen.model import Model
+
+pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+
+MODES: dict[str, dict[str, object]] = {
+    "float": {},
+    "double": {"input_type": "double"},
+    "int16": {"input_type": "int16"},
+    "uint8": {"input_type": "uint8", "missing_value": 255},
+    "keys": {"float_compare": "int"},
+    "fixed": {"input_type": "int32", "scale": Fraction(1000)},
+}
+
+
+def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None = None,
+          n_random: int = 300) -> int:
+    ir = lower(model, opts)
+    built: Built = build(ir, emit(ir, opts.style), workdir)
+    X = comparison_inputs(ir, data, n_random=n_random)
+    c_cls, c_proba = built.run(X)
+    f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
+    e_cls, e_proba = evaluate(ir, X)
+    assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
+    assert np.array_equal(c_cls, e_cls) and np.array_equal(c_proba, e_proba)
+    assert (c_proba.astype(np.int64).sum(axis=1) <= 32768).all()
+    sel = classify_comparable(model, ir, X)
+    if opts.input_type in ("float", "int16"):
+        from treegen.classify import predict
+
+        assert sel.any()
+        values = X[sel].astype(np.float64)
+        if ir.encoding.is_int:
+            values /= np.asarray([float(s) for s in ir.encoding.scales])
+        assert np.array_equal(c_cls[sel], predict(model, values))
+    return len(X)
+
+
+@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("which", ["golf", "synthetic"])
+def test_hand_built_models(which: str, mode: str, style: str, tmp_path: Path) -> None:
+    model = cm.golf() if which == "golf" else cm.synthetic(5, 120)
+    opts = ExportOptions(prefix=which, style=style, **MODES[mode])  # type: ignore[arg-type]
+    assert check(model, opts, tmp_path) > 200
+
+
+REFERENCES = ["crx", "labor-neg", "soybean-r8"]
+
+
+@pytest.fixture(scope="module")
+def trained(reference_dir: Path) -> dict[str, tuple[Model, Dataset]]:
+    trainer = pytest.importorskip("treegen.trainer")
+    from treegen.readers import read_dataset
+
+    out = {}
+    for name in REFERENCES:
+        ds = read_dataset(str(reference_dir / name / f"{name}.data"))
+        out[name] = (trainer.train(ds, trainer.TrainOptions()), ds)
+    return out
+
+
+@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("mode", ["float", "keys", "int16"])
+@pytest.mark.parametrize("name", REFERENCES)
+def test_trained_reference_trees(trained: dict[str, tuple[Model, Dataset]], name: str,
+                                 mode: str, style: str, tmp_path: Path) -> None:
+    model, ds = trained[name]
+    kw = dict(MODES[mode])
+    if mode == "int16":
+        kw["scale"] = Fraction(1)  # crx values reach 100000: an int16 scale would overflow
+    opts = ExportOptions(prefix="ref", style=style, **kw)  # type: ignore[arg-type]
+    assert check(model, opts, tmp_path, ds) > ds.n_rows
+
+
+@pytest.mark.parametrize("style,mode", [("ifs", "float"), ("table", "keys"), ("table", "int16")])
+def test_big_deep_tree(style: str, mode: str, tmp_path: Path) -> None:
+    model = cm.synthetic(2, 50, spine=230)
+    assert model.size >= 6000 and model.depth() >= 200
+    opts = ExportOptions(prefix="big", style=style, **MODES[mode])  # type: ignore[arg-type]
+    assert check(model, opts, tmp_path, n_random=500) > 2 * model.size
+
+
+def test_data_rows_convert_to_the_c_domain() -> None:
+    model = cm.golf()
+    ir = lower(model, ExportOptions(prefix="g", input_type="int16", scale=Fraction(10)))
+    X = np.array([[0.0, 72.25, np.nan, 1.0], [np.nan, -1.04, 1e9, 0.0]])
+    got = to_c_domain(ir, X)
+    assert got.dtype == np.int16
+    assert got.tolist() == [[0, 722, -32768, 1], [-32768, -10, 32767, 0]]
