@@ -32,14 +32,12 @@ def _uses_float32(model: Model) -> bool:
 def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
     """Summed class weights per row (shape ``(n, n_classes)``, float64).
 
-    Rows sum to 1 except where an empty leaf voted (it adds its whole
-    weight to one class, which still sums to 1) -- so each row sums to 1.
+    Each row sums to 1 up to rounding: every leaf reached adds exactly the
+    weight that arrived there, and an empty leaf adds it to one class.
     """
     x = np.asarray(X, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(model.schema.attributes):
-        raise ValueError(
-            f"X must have shape (n, {len(model.schema.attributes)}), got {x.shape}"
-        )
+        raise ValueError(f"X must have shape (n, {len(model.schema.attributes)}), got {x.shape}")
     n = x.shape[0]
     n_classes = len(model.schema.classes)
     out = np.zeros((n, n_classes), dtype=np.float64)
@@ -55,8 +53,8 @@ def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
         node = nodes[i]
         if node.kind == "leaf":
             if node.items > 0:
-                share = np.asarray(node.dist, dtype=np.float64) / node.items
-                out[rows] += wt[:, None] * share[None, :]
+                dist = np.asarray(node.dist, dtype=np.float64) / node.items
+                out[rows] += wt[:, None] * dist[None, :]
             else:
                 out[rows, node.cls] += wt
             continue
@@ -113,4 +111,5 @@ def _branches(
 
 def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     """Class index per row: the first class with the largest summed weight."""
-    return np.argmax(predict_proba(model, X), axis=1).astype(np.intp)
+    best: npt.NDArray[np.intp] = np.argmax(predict_proba(model, X), axis=1).astype(np.intp)
+    return best

@@ -57,7 +57,8 @@ class Context:
         self.weights[self.n_rows] = 0.0
 
     def value_col(self, att: int) -> npt.NDArray[np.floating]:
-        return self.cvals[self.cont_pos[att]]
+        col: npt.NDArray[np.floating] = self.cvals[self.cont_pos[att]]
+        return col
 
     def code_col(self, att: int) -> IntArray:
         return self.ncodes[:, self.nom_pos[att]]
@@ -144,11 +145,14 @@ def class_sums(
     """Per-class summed weights, accumulated one case at a time in ``dtype``.
 
     ``np.add.at`` adds sequentially in the output's precision, like
-    Release 8's ``ClassFreq[c] += Weight``; bincount (double) is exact for
-    the all-integer weights of nodes without unknowns and much faster.
+    Release 8's ``ClassFreq[c] += Weight``; for double (j48) ``bincount``
+    does the same sequential sum, faster.
     """
     if dtype is np.float64:
-        return np.bincount(y, weights=w, minlength=n_classes)
+        dbl: npt.NDArray[np.floating] = np.bincount(y, weights=w, minlength=n_classes).astype(
+            np.float64, copy=False
+        )
+        return dbl
     out = np.zeros(n_classes, dtype=dtype)
     np.add.at(out, y, w)
     return out

@@ -185,8 +185,8 @@ def form_tree(
         if not in_v.any():
             parts.append(None)
             continue
-        child_srt, child_lens = _partition(srt[0], b2, v, ctx.n_rows)
-        parts.append((in_v, rows[in_v | unk_mask], [child_srt], child_lens))
+        sorted_v, lens_v = _partition(srt[0], b2, v, ctx.n_rows)
+        parts.append((in_v, rows[in_v | unk_mask], [sorted_v], lens_v))
     srt.clear()  # the caller keeps only this list: clearing frees the arrays
     del b2
     errors = dt(0)

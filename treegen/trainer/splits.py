@@ -44,8 +44,11 @@ def eval_nominal(
     codes = ctx.ncodes[rows][:, cols]  # (n, K)
     flat = (np.arange(len(atts)) * (kmax * C))[None, :] + codes * C + ctx.y[rows][:, None]
     size = len(atts) * kmax * C
+    freq: npt.NDArray[np.floating]
     if dt is np.float64:
-        freq = np.bincount(flat.ravel(), np.repeat(w, len(atts)), minlength=size)
+        freq = np.bincount(flat.ravel(), np.repeat(w, len(atts)), minlength=size).astype(
+            np.float64, copy=False
+        )
     else:
         freq = np.zeros(size, dtype=dt)
         np.add.at(freq, flat, w[:, None])
@@ -123,7 +126,9 @@ def _eval_cont_chunk(
     valid = np.arange(L - 1)[None, :] < (lens - 1)[:, None]
     low_i = low[:, :-1]
     if ctx.j48:
-        min_split = np.where(min_split - m < J48_TOL, m, np.where(min_split - 25 > J48_TOL, 25.0, min_split))
+        min_split = np.where(
+            min_split - m < J48_TOL, m, np.where(min_split - 25 > J48_TOL, 25.0, min_split)
+        )
         enough = ~(2 * min_split - lens > J48_TOL)
         ok = (min_split[:, None] - low_i < J48_TOL) & (
             min_split[:, None] - (known[:, None] - low_i) < J48_TOL
