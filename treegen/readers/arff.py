@@ -17,7 +17,7 @@ import re
 
 from treegen.errors import DatasetError
 from treegen.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
-from treegen.readers.text import QuoteError, read_text, split_fields
+from treegen.readers.text import QuoteError, read_text, simple_columns, split_fields, split_simple
 
 _CONTINUOUS = ("numeric", "real", "integer")
 
@@ -78,7 +78,11 @@ def _attribute(text: str, path: str, line: int, col: int) -> Column:
     word = rest.split()[0].lower()
     if word in _CONTINUOUS:
         return Column(name, "continuous", (), line, col)
-    if word in ("string", "date", "relational"):
+    if word == "relational":
+        # Its nested @attribute ... @end block is not parsed: stop here, clearly.
+        raise DatasetError(f"attribute '{name}': relational attributes are not supported",
+                           file=path, line=line, col=rest_col)
+    if word in ("string", "date"):
         return Column(name, "reject", (), line, col,
                       reject_reason=f"{word} attributes are not supported")
     raise DatasetError(f"attribute '{name}': unknown type '{rest.split()[0]}' (expected numeric, "
@@ -213,6 +217,12 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
                                file=path, line=line_no, col=col + close + 1)
         values, cols = _sparse_row(body[1:close], columns, path, line_no, col)
         return RawRow(line_no, values, cols)
+    plain = split_simple(line, sep=",", comment="%")
+    if plain is not None:
+        if plain[-1].startswith("{"):
+            raise DatasetError("instance weights ('{w}' after a row) are not supported",
+                               file=path, line=line_no, col=simple_columns(line)[-1])
+        return RawRow(line_no, [None if f == "?" else f for f in plain], None, line)
     try:
         fields, cols, quoted = split_fields(line, sep=",", comment="%")
     except QuoteError as err:

@@ -22,7 +22,7 @@ from pathlib import Path
 from treegen.dataset import Schema
 from treegen.errors import DatasetError
 from treegen.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
-from treegen.readers.text import read_text
+from treegen.readers.text import read_text, simple_columns
 
 _BLANKS = re.compile(r"[ \t]+")
 
@@ -191,27 +191,19 @@ def _split_cells(line: str) -> tuple[list[str], list[int], bool]:
     return out, cols, continues
 
 
-def _fast_split(line: str) -> tuple[list[str], list[int], bool] | None:
-    """The common case (no escapes, no comment) without a per-character loop."""
+def _fast_split(line: str) -> list[str] | None:
+    """The common case (no escapes, comment or continuation) without a per-character loop."""
     if "\\" in line or "|" in line:
         return None
     parts = line.split(",")
     if len(parts) > 1 and not parts[-1].strip():
         return None  # continuation line: let the careful path handle it
-    cols: list[int] = []
-    cells: list[str] = []
-    pos = 0
-    for p in parts:
-        stripped = p.strip(" \t\r")
-        lead = len(p) - len(p.lstrip(" \t\r"))
-        cols.append(pos + lead + 1 if stripped else pos + 1)
-        cells.append(stripped if "  " not in stripped and "\t" not in stripped
-                     else _BLANKS.sub(" ", stripped))
-        pos += len(p) + 1
-    last = cells[-1]
-    if last.endswith("."):
-        cells[-1] = last[:-1].rstrip(" \t")
-    return cells, cols, False
+    cells = [p.strip(" \t") for p in parts]
+    if "  " in line or "\t" in line:
+        cells = [_BLANKS.sub(" ", c) for c in cells]
+    if cells[-1].endswith("."):
+        cells[-1] = cells[-1][:-1].rstrip(" \t")  # the case-ending period
+    return cells
 
 
 def read_cases(path: str, columns: list[Column]) -> RawTable:
@@ -220,21 +212,27 @@ def read_cases(path: str, columns: list[Column]) -> RawTable:
     pending: RawRow | None = None
     line_no = 0
     for line_no, line in enumerate(read_text(path).split("\n"), start=1):
-        split = _fast_split(line) if pending is None else None
-        cells, cols, continues = split if split is not None else _split_cells(line)
+        fast = _fast_split(line) if pending is None else None
+        if fast is not None:
+            cells, cols, continues = fast, None, False
+        else:
+            cells, cols, continues = _split_cells(line)
         if pending is None and len(cells) == 1 and not cells[0] and not continues:
             continue  # blank or comment-only line
-        values: list[str | None] = []
-        for text, col in zip(cells, cols):
-            if not text:
-                raise DatasetError("empty value (write '?' for an unknown value)",
-                                   file=path, line=line_no, col=col)
-            values.append(None if text == "?" else text)
+        if "" in cells:
+            k = cells.index("")
+            col = cols[k] if cols is not None else simple_columns(line)[k]
+            raise DatasetError("empty value (write '?' for an unknown value)",
+                               file=path, line=line_no, col=col)
+        values: list[str | None] = [None if text == "?" else text for text in cells]
         if pending is None:
-            pending = RawRow(line_no, values, cols)
+            pending = RawRow(line_no, values, cols, line)
         else:
+            assert pending.cols is not None and cols is not None
             pending.values.extend(values)
             pending.cols.extend(cols)
+        if continues and pending.cols is None:
+            pending.cols = simple_columns(line)[: len(values)]
         if not continues:
             table.rows.append(pending)
             pending = None

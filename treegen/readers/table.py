@@ -20,6 +20,7 @@ import numpy as np
 
 from treegen.dataset import Attribute, Dataset, Schema
 from treegen.errors import DatasetError
+from treegen.readers.text import simple_columns
 
 # "continuous"/"nominal": declared by the file; "open": nominal with values
 # taken from the data in first-seen order (C4.5 "discrete N", CSV labels);
@@ -46,11 +47,25 @@ class Column:
 
 @dataclass
 class RawRow:
-    """The text cells of one case (``None`` = missing) and where each started."""
+    """The text cells of one case (``None`` = missing) and where each started.
+
+    ``cols`` may be left None for a line that was split plainly on ``sep``
+    (no quotes or escapes); :meth:`col` then recomputes it from ``raw``.
+    """
 
     line: int
     values: list[str | None]
-    cols: list[int]
+    cols: list[int] | None = None
+    raw: str = ""
+    sep: str = ","
+
+    def col(self, j: int) -> int | None:
+        """1-based column where cell ``j`` starts (None if there is no such cell)."""
+        if self.cols is None:
+            self.cols = simple_columns(self.raw, self.sep)
+        if 0 <= j < len(self.cols):
+            return self.cols[j]
+        return None
 
 
 @dataclass
@@ -63,6 +78,30 @@ class RawTable:
     class_index: int = -1
     # Where the row count is reported for an empty file (line after the header).
     end_line: int = 1
+
+
+_NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*")
+
+
+def _numbers(table: RawTable, j: int) -> np.ndarray | None:
+    """Column ``j`` as numbers (NaN where missing), or None if any cell is not a number.
+
+    One regular-expression scan and one numpy conversion for the whole column:
+    the per-cell loop in :func:`_encode_continuous` only runs to find the
+    cell to blame in an error.
+    """
+    texts = [row.values[j] for row in table.rows]
+    present = [t for t in texts if t is not None]
+    if not _NUMBER_LINES.fullmatch("\n".join(present) + "\n" if present else ""):
+        return None
+    values = np.array(present, dtype=np.float64)
+    if not np.isfinite(values).all():
+        return None
+    if len(present) == len(texts):
+        return values
+    out = np.full(len(texts), np.nan)
+    out[np.array([t is not None for t in texts])] = values
+    return out
 
 
 def parse_number(text: str) -> float | None:
@@ -85,8 +124,7 @@ def check_unique(names: Sequence[str], what: str, path: str,
 
 
 def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
-    col = row.cols[j] if j < len(row.cols) else None
-    return DatasetError(msg, file=table.path, line=row.line, col=col)
+    return DatasetError(msg, file=table.path, line=row.line, col=row.col(j))
 
 
 def check_row_widths(table: RawTable, what: str) -> None:
@@ -95,12 +133,15 @@ def check_row_widths(table: RawTable, what: str) -> None:
     for row in table.rows:
         n = len(row.values)
         if n != width:
-            col = row.cols[width] if n > width else (row.cols[-1] if row.cols else 1)
+            col = row.col(width) if n > width else row.col(n - 1)
             raise DatasetError(f"expected {width} values ({what}), found {n}",
                                file=table.path, line=row.line, col=col)
 
 
 def _encode_continuous(table: RawTable, j: int, name: str) -> np.ndarray:
+    fast = _numbers(table, j)
+    if fast is not None:
+        return fast
     out = np.full(len(table.rows), np.nan)
     for r, row in enumerate(table.rows):
         text = row.values[j]
@@ -141,10 +182,6 @@ def _first_seen(table: RawTable, j: int, name: str, limit: int) -> tuple[str, ..
                 raise _err(table, row, j, f"attribute '{name}' is declared 'discrete {limit}' "
                            f"but this is value number {len(seen)}: '{text}'")
     return tuple(seen)
-
-
-def _all_numeric(table: RawTable, j: int) -> bool:
-    return all(t is None or parse_number(t) is not None for t in (r.values[j] for r in table.rows))
 
 
 def _encode_classes(table: RawTable, classes: Sequence[str], allow_missing: bool,
@@ -212,9 +249,13 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
             raise DatasetError(f"attribute '{c.name}': {c.reject_reason} "
                                f"(use --ignore {c.name} to skip it)",
                                file=table.path, line=c.line, col=c.col)
+        numbers = _numbers(table, j) if kind == "infer" else None
         if kind == "infer":
-            kind = "continuous" if _all_numeric(table, j) else "open"
-        if kind == "ignore":
+            kind = "continuous" if numbers is not None else "open"
+        if numbers is not None:
+            attributes.append(Attribute(c.name, "continuous"))
+            columns.append(numbers)
+        elif kind == "ignore":
             attributes.append(Attribute(c.name, "ignore"))
             columns.append(np.full(len(table.rows), np.nan))
         elif kind == "continuous":
