@@ -1,0 +1,293 @@
+"""``make bench``: treegen's training speed and memory against the issue's targets.
+
+Data: SUMMARY.md's scaling set (tests/gen_data.py ``summary_spec``: 10
+continuous + 10 nominal attributes with 3-8 values, 3 classes, labels from a
+depth-7 tree plus 10% label noise, 5% missing values) at 10k, 100k and 1M
+rows.  Each measurement runs in its own process (bench/workers.py) so its
+peak RSS is its own; the table shows the time of ``train`` only (c45
+flavour, pruned; data already in memory), the process's peak RSS and the
+baseline before training (interpreter + data), and the tree's size.
+
+Compared with: scikit-learn's DecisionTreeClassifier(criterion="entropy")
+``fit`` on the same rows (one-hot nominals, mean-imputed continuous), when
+scikit-learn is importable; Weka J48 (``--j48``, rows <= 100k, when
+/usr/share/java/weka.jar and java exist: J48's own "Time taken to build
+model"); and the reference numbers measured for SUMMARY.md.  Targets (issue
+3): 100k rows in <= 0.1x J48's time and <= scikit-learn's fit; 1M rows <=
+scikit-learn's fit and < 1 GB peak.
+
+Usage:  python bench/run.py [--rows N ...] [--j48] [--no-sklearn] [--no-export]
+1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import gen_data
+
+WORKERS = ROOT / "bench" / "workers.py"
+WEKA_JAR = Path(os.environ.get("TREEGEN_WEKA_JAR", "/usr/share/java/weka.jar"))
+
+# SUMMARY.md's scaling reference (one run each, 2 cores): seconds.
+REFERENCE: dict[int, dict[str, float | None]] = {
+    10_000: {"r8": 0.4, "j48": 3.5, "sklearn": 0.4},
+    100_000: {"r8": 17.0, "j48": 39.0, "sklearn": 6.0},
+    1_000_000: {"r8": 893.0, "j48": None, "sklearn": 95.0},
+}
+
+
+@dataclass
+class Row:
+    rows: int
+    results: dict[str, dict[str, object]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def save_data(rows: int, seed: int, directory: Path) -> None:
+    ds = gen_data.generate(gen_data.summary_spec(rows, seed))
+    np.save(directory / "X.npy", ds.X)
+    np.save(directory / "y.npy", ds.y)
+    (directory / "schema.pkl").write_bytes(pickle.dumps(ds.schema))
+
+
+def run_worker(kind: str, data_dir: Path, timeout: float) -> dict[str, object]:
+    """Run one worker process; its JSON result plus the child's own peak RSS."""
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKERS), kind, str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"error": f"timeout after {timeout:.0f} s"}
+    if proc.returncode != 0:
+        last = (err.strip().splitlines() or ["?"])[-1]
+        return {"error": f"exit {proc.returncode}: {last}"}
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def run_j48(data_dir: Path, timeout: float) -> dict[str, object]:
+    """Weka J48 with defaults on the same rows (ARFF); J48's own build time and peak RSS."""
+    from treegen.dataset import Dataset
+
+    schema = pickle.loads((data_dir / "schema.pkl").read_bytes())
+    ds = Dataset(schema, np.load(data_dir / "X.npy"), np.load(data_dir / "y.npy"))
+    arff = gen_data.write_arff(ds, data_dir / "data.arff", "bench")
+    cmd = ["java", "-Xmx8g", "-cp", str(WEKA_JAR), "weka.classifiers.trees.J48"]
+    cmd += ["-t", str(arff), "-no-cv", "-v"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"error": f"timeout after {timeout:.0f} s"}
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return {"error": (err.strip().splitlines() or ["?"])[-1]}
+    m = re.search(r"Time taken to build model: ([0-9.]+) seconds", out)
+    size = re.search(r"Size of the tree :\s*(\d+)", out)
+    return {
+        "seconds": float(m.group(1)) if m else wall,
+        "wall": wall,
+        "size": int(size.group(1)) if size else None,
+    }
+
+
+def fmt_s(x: object) -> str:
+    return f"{float(x):.2f} s" if isinstance(x, (int, float)) else "-"
+
+
+def fmt_mb(x: object) -> str:
+    return f"{float(x):.0f} MB" if isinstance(x, (int, float)) else "-"
+
+
+def cell(result: dict[str, object] | None, key: str = "seconds") -> str:
+    if result is None:
+        return "-"
+    if "error" in result:
+        return f"({result['error']})"
+    return fmt_s(result.get(key))
+
+
+def print_table(table: list[Row]) -> None:
+    head = (
+        f"{'rows':>9} | {'treegen train':>13} | {'peak (base)':>16} | {'size/leaves':>11} | "
+        f"{'sklearn fit':>11} | {'sk peak':>8} | {'J48 build':>10} | ref R8 / J48 / sklearn"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in table:
+        tg = r.results.get("treegen")
+        sk = r.results.get("sklearn")
+        j4 = r.results.get("j48")
+        ref = REFERENCE.get(r.rows, {})
+        refs = " / ".join(f"{v:g} s" if v else "killed" for v in ref.values()) if ref else "-"
+        peak = (
+            f"{fmt_mb(tg.get('peak_mb'))} ({fmt_mb(tg.get('baseline_mb'))})"
+            if tg and "error" not in tg
+            else "-"
+        )
+        size = f"{tg['size']}/{tg['leaves']}" if tg and "error" not in tg else "-"
+        skpeak = fmt_mb(sk.get("peak_mb")) if sk and "error" not in sk else "-"
+        print(
+            f"{r.rows:>9} | {cell(tg):>13} | {peak:>16} | {size:>11} | {cell(sk):>11} | "
+            f"{skpeak:>8} | {cell(j4):>10} | {refs}"
+        )
+
+
+def _seconds(r: dict[str, object] | None) -> float | None:
+    if r is None or "error" in r:
+        return None
+    v = r.get("seconds")
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def print_targets(table: list[Row]) -> None:
+    print("\nTargets (issue 3):")
+    by_rows = {r.rows: r for r in table}
+
+    def verdict(ok: bool | None) -> str:
+        return "n/a " if ok is None else ("PASS" if ok else "FAIL")
+
+    r100 = by_rows.get(100_000)
+    if r100:
+        tg = _seconds(r100.results.get("treegen"))
+        j48 = _seconds(r100.results.get("j48"))
+        sk = _seconds(r100.results.get("sklearn"))
+        ref_j48 = REFERENCE[100_000]["j48"]
+        assert ref_j48 is not None
+        if tg is not None:
+            print(
+                f"  [{verdict(tg <= 0.1 * ref_j48)}] 100k: {tg:.2f} s <= 0.1 x J48 "
+                f"(SUMMARY {ref_j48:g} s -> {0.1 * ref_j48:.1f} s)"
+            )
+            if j48 is not None:
+                print(
+                    f"  [{verdict(tg <= 0.1 * j48)}] 100k: {tg:.2f} s <= 0.1 x J48 measured "
+                    f"here ({j48:.2f} s -> {0.1 * j48:.2f} s)"
+                )
+            ok = None if sk is None else tg <= sk
+            print(f"  [{verdict(ok)}] 100k: {tg:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
+    r1m = by_rows.get(1_000_000)
+    if r1m:
+        tgr = r1m.results.get("treegen")
+        tg = _seconds(tgr)
+        sk = _seconds(r1m.results.get("sklearn"))
+        if tg is not None and tgr is not None:
+            ok = None if sk is None else tg <= sk
+            print(f"  [{verdict(ok)}] 1M: {tg:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
+            peak = float(str(tgr["peak_mb"]))
+            print(f"  [{verdict(peak < 1024)}] 1M: peak {peak:.0f} MB < 1 GB (whole process)")
+    for r in table:
+        for note in r.notes:
+            print(f"  note ({r.rows} rows): {note}")
+
+
+def print_paths(table: list[Row]) -> None:
+    """Fast path vs exact path: compared when the trainer exposes both."""
+    import dataclasses
+
+    from treegen.trainer import TrainOptions
+
+    names = {f.name for f in dataclasses.fields(TrainOptions)}
+    switch = next((n for n in ("exact", "fast", "algorithm", "path") if n in names), None)
+    if switch is None:
+        print(
+            "\nFast vs exact path: TrainOptions has no switch between two growth paths "
+            f"(fields: {', '.join(sorted(names))}), so there is one path and nothing to compare."
+        )
+        return
+    print(
+        f"\nFast vs exact path: TrainOptions.{switch} exists; compare with --rows on small sizes."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, action="append", help="row count (repeatable)")
+    ap.add_argument("--no-1m", action="store_true", help="leave out the 1M-row run")
+    ap.add_argument("--j48", action="store_true", help="also time Weka J48 (rows <= 100k)")
+    ap.add_argument("--no-sklearn", action="store_true", help="skip scikit-learn")
+    ap.add_argument("--no-export", action="store_true", help="skip the export benchmark")
+    ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=3600.0, help="per-job limit, seconds")
+    args = ap.parse_args(argv)
+
+    sizes = args.rows or [10_000, 100_000, 1_000_000]
+    if args.no_1m or os.environ.get("TREEGEN_BENCH_1M", "1") == "0":
+        sizes = [n for n in sizes if n < 1_000_000]
+    try:
+        import sklearn  # type: ignore[import-untyped]  # noqa: F401
+
+        have_sklearn = not args.no_sklearn
+    except ImportError:
+        have_sklearn = False
+        print("scikit-learn not importable: its column is left empty")
+    have_weka = shutil.which("java") is not None and WEKA_JAR.exists()
+    if args.j48 and not have_weka:
+        print(f"--j48: java or {WEKA_JAR} missing, J48 column left empty")
+
+    table: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="treegen-bench-") as tmp:
+        for n in sizes:
+            d = Path(tmp) / str(n)
+            d.mkdir()
+            print(f"[{n} rows] generating data ...", flush=True)
+            save_data(n, args.seed, d)
+            row = Row(n)
+            print(f"[{n} rows] treegen train (c45, pruned) ...", flush=True)
+            row.results["treegen"] = run_worker("treegen", d, args.timeout)
+            if args.unpruned:
+                row.results["unpruned"] = run_worker("treegen-unpruned", d, args.timeout)
+                u = row.results["unpruned"]
+                if "error" not in u:
+                    row.notes.append(
+                        f"unpruned: {float(str(u['seconds'])):.2f} s, size {u['size']}"
+                    )
+            if have_sklearn:
+                print(f"[{n} rows] scikit-learn fit ...", flush=True)
+                row.results["sklearn"] = run_worker("sklearn", d, args.timeout)
+            if args.j48 and have_weka and n <= 100_000:
+                print(f"[{n} rows] Weka J48 ...", flush=True)
+                row.results["j48"] = run_j48(d, args.timeout)
+            table.append(row)
+    print()
+    print_table(table)
+    print_targets(table)
+    print_paths(table)
+    if not args.no_export:
+        from export_bench import run_export_bench
+
+        print()
+        run_export_bench()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
