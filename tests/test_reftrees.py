@@ -280,3 +280,19 @@ def test_from_model_renders_a_hand_built_golf_model() -> None:
     assert rt.diff(rt.from_model(bad, "c45"), out.unpruned) == [
         "outlook = rain / windy = false: leaf Play (3.5/0.5)  !=  leaf Play (3.0/0.0)"
     ]
+
+
+def test_test_set_evaluation_block_is_parsed() -> None:
+    """``c4.5 -u`` appends the same table for the .test file; the references lack it."""
+    text = (REF / "crx" / "c45r8.out").read_text()
+    assert rt.parse_c45r8(text).test is None
+    text += (
+        "\n\nEvaluation on test data (200 items):\n\n"
+        "\t Before Pruning           After Pruning\n"
+        "\t----------------   ---------------------------\n"
+        "\tSize      Errors   Size      Errors   Estimate\n\n"
+        "\t  90   35(17.5%)     58   34(17.0%)    (11.9%)   <<\n"
+    )
+    out = rt.parse_c45r8(text)
+    assert out.test == rt.R8Evaluation(200, 90, 35, "17.5", 58, 34, "17.0", "11.9")
+    assert out.training.errors_after == 24
