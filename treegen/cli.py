@@ -14,6 +14,7 @@ exactly one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, cast
@@ -101,7 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
-        return int(func(args))
+        status = int(func(args))
+        sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        # Whoever read our stdout stopped early (``treegen predict ... | head``):
+        # not an error of ours.  Point stdout at /dev/null so the final flush is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13  # as if killed by SIGPIPE, the shell convention
     except TreegenError as err:
         sys.stderr.write(error_line(str(err)) + "\n")
         return EXIT_BAD_INPUT
