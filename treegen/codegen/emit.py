@@ -253,6 +253,7 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
         raise EmitError(f"model has {len(ir.nodes)} nodes; at most 65535 can be exported")
     env = env or make_env()
     view = _common(ir)
+    view["uses_rdf"] = style == "table" and view["value_kind"] == "float"
     (_ifs_view if style == "ifs" else _table_view)(ir, view)
     return {
         HEADER: env.get_template("predict.h.j2").render(view),
