@@ -220,3 +220,40 @@ def test_generator_recursion_needs_no_python_stack() -> None:
         return below + 1
 
     assert run(depth(20_000)) == 20_000
+
+
+# ------------------------------------------------------------------ --subsets
+
+
+def test_subsets_group_values_with_the_same_class() -> None:
+    # values 0,1 -> class a, values 2,3 -> class b: {0,1} | {2,3} has gain 1 and split
+    # info 1 (ratio 1.0), four singletons gain 1 and split info 2 (ratio 0.5).
+    schema = Schema((Attribute("x", "nominal", ("p", "q", "r", "s")),), ("a", "b"))
+    X = np.repeat(np.arange(4.0), 5)[:, None]
+    y = (X[:, 0] >= 2).astype(np.int32)
+    m = train(Dataset(schema, X, y), TrainOptions(subsets=True, prune=False))
+    root = m.nodes[0]
+    assert root.kind == "subset"
+    assert sorted(root.subsets) == [(0, 1), (2, 3)]
+    assert [m.nodes[c].cls for c in root.children] == [0 if 0 in s else 1 for s in root.subsets]
+    assert train(Dataset(schema, X, y), TrainOptions(prune=False)).nodes[0].kind == "nominal"
+
+
+@pytest.mark.parametrize("name", ["monk1", "soybean-r8", "crx"])
+def test_subset_trees_are_consistent(name: str) -> None:
+    ds = _c45(name)
+    m = train(ds, TrainOptions(subsets=True, prune=False))
+    n_subset = 0
+    for n in m.nodes:
+        if n.kind == "subset":
+            n_subset += 1
+            k = len(ds.attributes[n.attribute].values)
+            flat = sorted(v for s in n.subsets for v in s)
+            assert flat == list(range(k)) and len(n.children) == len(n.subsets) < k
+    assert n_subset > 0
+    if name == "monk1":
+        # (a1 = a2) or (a5 = 1) needs value groups: subsets learn it exactly.
+        assert int(np.sum(predict(m, ds.X) != ds.y)) == 0
+        assert int(np.sum(predict(train(ds, TrainOptions(prune=False)), ds.X) != ds.y)) > 0
+    pruned = train(ds, TrainOptions(subsets=True))
+    assert pruned.size <= m.size

@@ -71,11 +71,9 @@ def train(ds: Dataset, opts: TrainOptions | None = None) -> Model:
         raise TrainError("no training cases", file=ds.source)
     if not ds.classes:
         raise TrainError("no classes declared", file=ds.source)
-    if opts.subsets:
-        raise TrainError("--subsets is not implemented yet", option="--subsets")
     j48 = opts.flavor == "j48"
     ctx = build_context(ds, opts.min_cases, j48)
-    root = grow(ctx, GrowOptions(criterion=opts.criterion))
+    root = grow(ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets))
     if opts.prune:
         prune(ctx, root, float(opts.cf))
         if j48:

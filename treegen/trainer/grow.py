@@ -24,14 +24,16 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
-from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_nominal
+from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.stats import EPSILON
+from treegen.trainer.subsets import best_subsets
 from treegen.trainer.tree import TNode, run
 
 
 @dataclass(frozen=True)
 class GrowOptions:
     criterion: str  # "gainratio" | "gain"
+    subsets: bool = False
 
 
 def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
@@ -148,6 +150,16 @@ def form_tree(
 
     scores: dict[int, Score] = {}
     nom = [a for a in ctx.nom_pos if a not in tested]
+    if opts.subsets:
+        # Attributes with more than two values are grouped (and may be re-tested).
+        multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
+        nom = [a for a in nom if ctx.n_values[a] <= 2]
+        if multi:
+            freq3 = nominal_freq(ctx, multi, rows, w)
+            for j, a in enumerate(multi):
+                sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion)
+                if sub is not None:
+                    scores[a] = sub
     if nom:
         scores.update(eval_nominal(ctx, nom, rows, w, cases))
     if ctx.cont_pos:
@@ -162,6 +174,10 @@ def form_tree(
         node.kind = "continuous"
         node.threshold = ctx.cut_for(att, scores[att].bar)
         forks = 2
+    elif scores[att].subsets and len(scores[att].subsets) < ctx.n_values[att]:
+        node.kind = "subset"
+        node.subsets = scores[att].subsets
+        forks = len(node.subsets)
     else:
         node.kind = "nominal"
         forks = ctx.n_values[att]

@@ -31,12 +31,13 @@ class Score:
     gain: float
     info: float
     bar: float = float("nan")
+    subsets: tuple[tuple[int, ...], ...] = ()  # value groups (0-based) for --subsets
 
 
-def eval_nominal(
-    ctx: Context, atts: list[int], rows: IntArray, w: npt.NDArray[np.floating], cases: float
-) -> dict[int, Score]:
-    """Gain and split info of a multiway split on each nominal attribute in ``atts``."""
+def nominal_freq(
+    ctx: Context, atts: list[int], rows: IntArray, w: npt.NDArray[np.floating]
+) -> npt.NDArray[np.floating]:
+    """``Freq[v][c]`` for each attribute: shape (K, max values + 1, C), v = 0 unknown."""
     dt = ctx.dtype
     C = ctx.n_classes
     kmax = max(ctx.n_values[a] for a in atts) + 1
@@ -52,26 +53,45 @@ def eval_nominal(
     else:
         freq = np.zeros(size, dtype=dt)
         np.add.at(freq, flat, w[:, None])
-    freq = freq.reshape(len(atts), kmax, C).astype(dt)
+    return freq.reshape(len(atts), kmax, C).astype(dt)
+
+
+def score_outcomes(
+    ctx: Context, freq: npt.NDArray[np.floating], cases: float, min_cases: float
+) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
+    """Gain, split info and admissibility of splits given as ``Freq[v][c]`` (section 2).
+
+    ``freq`` has shape (K, outcomes + 1, C) with outcome 0 the unknowns; an
+    outcome with no weight adds nothing (padding is harmless).
+    """
+    dt = ctx.dtype
+    C = ctx.n_classes
     val_freq = np.cumsum(freq, axis=2, dtype=dt)[:, :, -1]  # ValFreq[v] = sum over classes
     known = (dt(cases) - val_freq[:, 0]).astype(dt)
     unk_rate = (val_freq[:, 0] / dt(cases)).astype(dt)
     if ctx.j48:
-        reasonable = np.count_nonzero(val_freq[:, 1:] - ctx.min_cases > -J48_TOL, axis=1)
+        reasonable = np.count_nonzero(val_freq[:, 1:] - min_cases > -J48_TOL, axis=1)
     else:
-        reasonable = np.count_nonzero(val_freq[:, 1:] >= ctx.min_cases, axis=1)
+        reasonable = np.count_nonzero(val_freq[:, 1:] >= min_cases, axis=1)
     known_class = np.cumsum(freq[:, 1:, :], axis=1, dtype=dt)[:, -1, :]
     base = base_info_many(known_class, known, dt)
-    infos = total_info([freq[:, 1:, c] for c in range(C)], dt)  # (K, kmax-1)
+    infos = total_info([freq[:, 1:, c] for c in range(C)], dt)  # (K, outcomes)
     this_info = np.cumsum(infos, axis=1, dtype=dt)[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):  # all-unknown attributes: 0/0
         gain = ((dt(1) - unk_rate) * (base - (this_info / known).astype(dt))).astype(dt)
-    split = (total_info([val_freq[:, v] for v in range(kmax)], dt) / dt(cases)).astype(dt)
-    out: dict[int, Score] = {}
-    for j, a in enumerate(atts):
-        if val_freq[j, 1:].any() and reasonable[j] >= 2:
-            out[a] = Score(float(gain[j]), float(split[j]))
-    return out
+    n_out = freq.shape[1]
+    split = (total_info([val_freq[:, v] for v in range(n_out)], dt) / dt(cases)).astype(dt)
+    ok = (val_freq[:, 1:] > 0).any(axis=1) & (reasonable >= 2)
+    return gain, split, ok
+
+
+def eval_nominal(
+    ctx: Context, atts: list[int], rows: IntArray, w: npt.NDArray[np.floating], cases: float
+) -> dict[int, Score]:
+    """Gain and split info of a multiway split on each nominal attribute in ``atts``."""
+    freq = nominal_freq(ctx, atts, rows, w)
+    gain, split, ok = score_outcomes(ctx, freq, cases, ctx.min_cases)
+    return {a: Score(float(gain[j]), float(split[j])) for j, a in enumerate(atts) if ok[j]}
 
 
 def eval_continuous(
