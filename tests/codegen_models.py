@@ -118,3 +118,22 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
         out.append(n)
     # Thresholds are arbitrary doubles, so the classifier must compare in double (J48).
     return Model(SYN_SCHEMA, tuple(out), {"flavor": "j48"})
+
+
+def tiny() -> Model:
+    """One continuous test at -0.0 (printed as 0.0), a subset test with a code in no
+    subset, and an empty leaf; names that are not C identifiers."""
+    schema = Schema((Attribute("temp °C", "continuous"),
+                     Attribute("kind", "nominal", ("a*/b", "c", "d??/", "e"))),
+                    ("yes/*", "no", "no"), "label")
+    leaf = lambda c, d: Node("leaf", c, float(sum(d)), 0.0, d)  # noqa: E731
+    nodes = (
+        Node("continuous", 0, 10.0, 0.0, (5.0, 3.0, 2.0), attribute=0, threshold=-0.0,
+             children=(1, 2)),
+        leaf(0, (4.0, 1.0, 0.0)),
+        Node("subset", 1, 5.0, 0.0, (1.0, 2.0, 2.0), attribute=1, subsets=((0, 2), (1,)),
+             children=(3, 4)),
+        leaf(2, (0.0, 1.0, 2.0)),
+        Node("leaf", 1, 0.0, 0.0, (0.0, 0.0, 0.0)),
+    )
+    return Model(schema, nodes, {"flavor": "j48"})

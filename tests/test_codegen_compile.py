@@ -39,10 +39,10 @@ def _need(tool: str) -> str:
 def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """name -> folder holding predict.c / predict.h."""
     out: dict[str, Path] = {}
-    models = {"golf": cm.golf(), "syn": cm.synthetic(5, 120)}
+    models = {"golf": cm.golf(), "syn": cm.synthetic(5, 120), "tiny": cm.tiny()}
     for mname, model in models.items():
         for mode, kw in MODES.items():
-            if mname == "syn" and mode == "fixed":
+            if mname != "golf" and mode == "fixed":
                 continue  # its thresholds include 1e30: that scale overflows by design
             for style in ("ifs", "table"):
                 ir = lower(model, ExportOptions(prefix=f"{mname}_{mode}", style=style,
@@ -67,6 +67,21 @@ def test_host_compilers_strict(variants: dict[str, Path], cc: str, std: str) -> 
                               "-o", str(d / f"{cc}-{std}.o")])
               for name, d in variants.items()}
     assert {k: v for k, v in errors.items() if v} == {}
+
+
+def test_class_names_behind_macro(variants: dict[str, Path]) -> None:
+    exe = _need("gcc")
+    d = variants["tiny-float-ifs"]
+    assert _compile([exe, "-std=c89", *STRICT, "-c", str(d / "predict.c"), "-o",
+                     str(d / "plain.o")]) == ""
+    plain = subprocess.run(["nm", str(d / "plain.o")], capture_output=True, text=True).stdout
+    assert "tiny_float_predict" in plain
+    assert "tiny_float_class_names" not in plain
+    obj = d / "names.o"
+    assert _compile([exe, "-std=c89", *STRICT, "-DTINY_FLOAT_WANT_CLASS_NAMES", "-c",
+                     str(d / "predict.c"), "-o", str(obj)]) == ""
+    names = subprocess.run(["nm", str(obj)], capture_output=True, text=True).stdout
+    assert "tiny_float_class_names" in names
 
 
 def test_header_as_cxx(variants: dict[str, Path]) -> None:
