@@ -196,3 +196,18 @@ def test_nan_threshold_object_identity_not_needed() -> None:
     back = model_from_json(GOOD)
     assert math.isnan(back.nodes[0].threshold) and back.nodes[0].attribute == 0
     assert back.nodes[2].attribute == -1 and back.nodes[2].children == ()
+
+
+def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "m.tree"
+    mask = os.umask(0o022)
+    try:
+        save_model(hand_built(), path)
+    finally:
+        os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+    path.chmod(0o640)
+    save_model(hand_built(), path)
+    assert path.stat().st_mode & 0o777 == 0o640  # replacing keeps the old mode

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,9 +24,20 @@ def _tmp_in(folder: Path, name: str) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
 
 
+def _file_mode(target: Path) -> int:
+    """The mode a plainly created file would get (mkstemp's is 0600), or the old file's."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def _write_tmp(folder: Path, name: str, text: str) -> str:
     fd, tmp = _tmp_in(folder, name)
     try:
+        os.fchmod(fd, _file_mode(folder / name))
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
             f.flush()
