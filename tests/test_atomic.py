@@ -22,7 +22,7 @@ def test_failed_multi_file_write_changes_nothing(tmp_path: Path, monkeypatch: py
                                                  ) -> None:
     out = tmp_path / "build"
     write_files_atomic(out, {"predict.c": "old c\n", "predict.h": "old h\n"})
-    import treegen.atomic as atomic
+    from treegen import atomic
 
     real = atomic._write_tmp
     calls = []
