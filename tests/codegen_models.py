@@ -125,7 +125,7 @@ def tiny() -> Model:
     subset, and an empty leaf; names that are not C identifiers."""
     schema = Schema((Attribute("temp °C", "continuous"),
                      Attribute("kind", "nominal", ("a*/b", "c", "d??/", "e"))),
-                    ("yes/*", "no", "no"), "label")
+                    ("yes/*", "no", "No"), "label")
     leaf = lambda c, d: Node("leaf", c, float(sum(d)), 0.0, d)  # noqa: E731
     nodes = (
         Node("continuous", 0, 10.0, 0.0, (5.0, 3.0, 2.0), attribute=0, threshold=-0.0,

@@ -53,7 +53,7 @@ static const uint8_t tiny_map[6] TINY_ROM = {
 const char *const tiny_class_names[TINY_N_CLASSES] = {
     "yes/*",
     "no",
-    "no"
+    "No"
 };
 #endif
 
@@ -144,7 +144,7 @@ static uint8_t tiny_walk0(const uint32_t *x, tiny_state *s)
     } else {
         switch (tiny_branch(s, tiny_sub(tiny_code(x[1], 4), 0u), 2u, 2u)) {
         case 0: /* kind in {a* /b, d? ?/} */
-            return 1u; /* no */
+            return 1u; /* No */
         }
         /* kind = c */
         return 2u; /* no */

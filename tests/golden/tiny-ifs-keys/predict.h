@@ -32,7 +32,7 @@ typedef float tiny_input_t;
 /* Class indices returned by tiny_predict(). */
 #define TINY_C_YES 0 /* yes/ * */
 #define TINY_C_NO 1 /* no */
-#define TINY_C_NO_2 2 /* no */
+#define TINY_C_NO_2 2 /* No */
 
 /* The predicted class index (0 .. TINY_N_CLASSES - 1). */
 int tiny_predict(const tiny_input_t *x);

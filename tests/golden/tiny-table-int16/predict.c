@@ -73,7 +73,7 @@ static const uint8_t tiny_arg[5] TINY_ROM = {
 const char *const tiny_class_names[TINY_N_CLASSES] = {
     "yes/*",
     "no",
-    "no"
+    "No"
 };
 #endif
 

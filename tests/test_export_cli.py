@@ -1,0 +1,128 @@
+"""``treegen export``: files written atomically and deterministically, provenance that
+regenerates the same bytes, and one-line errors (exit 2, nothing written) for bad input."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+import codegen_models as cm
+from treegen.cli import main
+from treegen.modelfile import save_model
+
+
+@pytest.fixture()
+def golf_tree(tmp_path: Path) -> Path:
+    path = tmp_path / "golf.tree"
+    save_model(cm.golf(), path)
+    return path
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Exit status, stdout, stderr; argparse usage errors exit through SystemExit."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_export_writes_both_files(golf_tree: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "build"
+    code, stdout, err = run(["export", str(golf_tree), "--target", "c", "-o", str(out)], capsys)
+    assert code == 0 and err == ""
+    assert sorted(p.name for p in out.iterdir()) == ["predict.c", "predict.h"]
+    assert stdout.splitlines() == [f"{out}/predict.c", f"{out}/predict.h"]
+    header = (out / "predict.h").read_text()
+    assert "int golf_predict(const golf_input_t *x);" in header
+    assert "#define GOLF_OUTLOOK_OVERCAST 1" in header
+
+
+def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10",
+            "--prefix", "g1"]
+    assert run(["export", str(golf_tree), *opts, "-o", str(a)], capsys)[0] == 0
+    assert run(["export", str(golf_tree), *opts, "-o", str(b)], capsys)[0] == 0
+    for name in ("predict.c", "predict.h"):  # only the -o folder in the comment differs
+        assert (a / name).read_text() == (b / name).read_text().replace(str(b), str(a))
+    text = (a / "predict.c").read_text()
+    assert "model: sha256:" in text and "treegen 0.1.0" in text
+    line = next(x for x in text.splitlines() if "regenerate with:" in x)
+    argv = shlex.split(line.split("regenerate with:", 1)[1])
+    assert argv[:2] == ["treegen", "export"] and "--scale" in argv
+    c = tmp_path / "c"
+    argv[argv.index("-o") + 1] = str(c)
+    assert run(argv[1:], capsys)[0] == 0
+    assert (c / "predict.c").read_text().replace(str(c), str(a)) == text
+
+
+def test_default_prefix_comes_from_the_file_name(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "My model-1.tree"
+    save_model(cm.tiny(), path)
+    assert run(["export", str(path), "-o", str(tmp_path / "o")], capsys)[0] == 0
+    assert "int my_model_1_predict(" in (tmp_path / "o" / "predict.h").read_text()
+
+
+BAD = [
+    (["--input-type", "float16"], "--input-type"),
+    (["--input-type", "int8", "--scale", "1000"], "--scale"),
+    (["--scale", "10"], "--scale"),
+    (["--input-type", "int16", "--scale", "nosuch=10"], "--scale"),
+    (["--input-type", "int16", "--scale", "0"], "--scale"),
+    (["--input-type", "int16", "--scale", "outlook=2"], "--scale"),
+    (["--prefix", "2golf"], "--prefix"),
+    (["--prefix", "int"], "--prefix"),
+    (["--prefix", "_Golf"], "--prefix"),
+    (["--prefix", "a-b"], "--prefix"),
+    (["--input-type", "uint8"], "--missing-value"),  # default 0 is a nominal code
+    (["--input-type", "int8", "--missing-value", "300"], "--missing-value"),
+    (["--missing-value", "5"], "--missing-value"),
+    (["--float-compare", "int", "--input-type", "int16"], "--float-compare"),
+    (["--style", "tree"], "--style"),
+    (["--target", "rust"], "--target"),
+]
+
+
+@pytest.mark.parametrize("opts,option", BAD)
+def test_bad_options_are_one_line_errors(golf_tree: Path, tmp_path: Path, opts: list[str],
+                                         option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    code, _, err = run(["export", str(golf_tree), *opts, "-o", str(out)], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("treegen: error:") and option in lines[0]
+    assert not out.exists()
+
+
+def test_output_folder_that_is_a_file(golf_tree: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "file"
+    target.write_text("keep me")
+    code, _, err = run(["export", str(golf_tree), "-o", str(target)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and str(target) in err
+    assert target.read_text() == "keep me"
+
+
+def test_tampered_model_is_rejected(golf_tree: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    text = golf_tree.read_text()
+    golf_tree.write_text(text.replace('"children"', '"childs"', 1))
+    code, _, err = run(["export", str(golf_tree), "-o", str(tmp_path / "o")], capsys)
+    assert code == 2 and err.startswith("treegen: error:") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_failing_export_leaves_old_files_alone(golf_tree: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "o"
+    assert run(["export", str(golf_tree), "-o", str(out)], capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert run(["export", str(golf_tree), "--prefix", "for", "-o", str(out)], capsys)[0] == 2
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
