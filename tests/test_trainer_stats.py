@@ -101,14 +101,24 @@ def test_mdl_penalty() -> None:
 def test_continuous_cut_is_penalised_and_threshold_is_a_data_value() -> None:
     from treegen.dataset import Attribute, Dataset, Schema
     from treegen.trainer.context import build_context
-    from treegen.trainer.splits import eval_continuous
+    from treegen.trainer.splits import Score, eval_continuous
 
     # values 1..8, classes AAAABBBB: MinSplit 2, candidate cuts after 2,3,4,5,6 -> Tries 5;
     # best cut 4|5 has gain 1.0, penalised 1 - log2(5)/8 = 0.709760, split info 1.0.
     schema = Schema((Attribute("x", "continuous"),), ("A", "B"))
     ds = Dataset(schema, np.arange(1.0, 9.0)[:, None], np.asarray([0] * 4 + [1] * 4, np.int32))
     ctx = build_context(ds, 2, j48=False)
-    s = eval_continuous(ctx, [0], ctx.presorted, ctx.presorted_len, 8.0, np.zeros(1, dtype=F32))[0]
+    cs = eval_continuous(
+        ctx,
+        np.zeros(1, dtype=np.intp),
+        ctx.presorted,
+        ctx.weights[ctx.presorted],
+        ctx.presorted_len,
+        np.asarray([8.0]),
+        np.zeros(1, dtype=F32),
+    )
+    assert cs.ok[0]
+    s = Score(float(cs.gain[0]), float(cs.info[0]), float(cs.bar[0]))
     assert s.gain == pytest.approx(0.709760, abs=F32_TOL)
     assert s.info == pytest.approx(1.0, abs=F32_TOL)
     assert s.bar == 4.5

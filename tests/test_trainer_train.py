@@ -113,12 +113,19 @@ def test_gain_criterion_grows_a_different_tree() -> None:
     unk = np.asarray(
         [np.isnan(ctx.cvals[j, :-1]).sum() for j in range(len(ctx.cont_pos))], dtype=np.float32
     )
-    scores.update(
-        eval_continuous(
-            ctx, list(ctx.cont_pos), ctx.presorted, ctx.presorted_len, float(ds.n_rows), unk
-        )
+    kc = len(ctx.cont_pos)
+    cs = eval_continuous(
+        ctx,
+        np.arange(kc),
+        ctx.presorted,
+        ctx.weights[ctx.presorted],
+        ctx.presorted_len,
+        np.full(kc, float(ds.n_rows)),
+        unk,
     )
-    best = max(scores, key=lambda a: (scores[a].gain, -a))
+    gains = {a: scores[a].gain for a in scores}
+    gains.update({a: float(cs.gain[j]) for j, a in enumerate(ctx.cont_pos) if cs.ok[j]})
+    best = max(gains, key=lambda a: (gains[a], -a))
     assert by_gain.nodes[0].attribute == best
 
 

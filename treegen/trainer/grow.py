@@ -165,7 +165,12 @@ def form_tree(
     if ctx.cont_pos:
         cont = list(ctx.cont_pos)
         unk_w = _unknown_weights(ctx, rows, w, lens)
-        scores.update(eval_continuous(ctx, cont, srt[0], lens, cases, unk_w))
+        kpos = np.arange(len(cont), dtype=np.intp)
+        cs = eval_continuous(
+            ctx, kpos, srt[0], ctx.weights[srt[0]], lens, np.full(len(cont), cases), unk_w
+        )
+        for j in np.flatnonzero(cs.ok).tolist():
+            scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
     att = select(ctx, dict(sorted(scores.items())), opts.criterion)
     if att < 0:
         return node

@@ -17,8 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.stats import EPSILON, base_info_many, log2_c45, thresh_cost, total_info
-from treegen.trainer.stats import min_split as min_split_f
+from treegen.trainer.stats import EPSILON, base_info_many, log2_c45, total_info
 
 J48_TOL = 1e-6  # Weka's Utils.eq / gr / sm tolerance
 CHUNK = 1 << 22  # max cells (attributes x sorted rows) scored together: bounds memory
@@ -57,7 +56,10 @@ def nominal_freq(
 
 
 def score_outcomes(
-    ctx: Context, freq: npt.NDArray[np.floating], cases: float, min_cases: float
+    ctx: Context,
+    freq: npt.NDArray[np.floating],
+    cases: float | npt.NDArray[np.floating],
+    min_cases: float,
 ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
     """Gain, split info and admissibility of splits given as ``Freq[v][c]`` (section 2).
 
@@ -66,9 +68,10 @@ def score_outcomes(
     """
     dt = ctx.dtype
     C = ctx.n_classes
+    cases_a = np.broadcast_to(np.asarray(cases, dtype=dt), freq.shape[:1])
     val_freq = np.cumsum(freq, axis=2, dtype=dt)[:, :, -1]  # ValFreq[v] = sum over classes
-    known = (dt(cases) - val_freq[:, 0]).astype(dt)
-    unk_rate = (val_freq[:, 0] / dt(cases)).astype(dt)
+    known = (cases_a - val_freq[:, 0]).astype(dt)
+    unk_rate = (val_freq[:, 0] / cases_a).astype(dt)
     if ctx.j48:
         reasonable = np.count_nonzero(val_freq[:, 1:] - min_cases > -J48_TOL, axis=1)
     else:
@@ -80,7 +83,7 @@ def score_outcomes(
     with np.errstate(divide="ignore", invalid="ignore"):  # all-unknown attributes: 0/0
         gain = ((dt(1) - unk_rate) * (base - (this_info / known).astype(dt))).astype(dt)
     n_out = freq.shape[1]
-    split = (total_info([val_freq[:, v] for v in range(n_out)], dt) / dt(cases)).astype(dt)
+    split = (total_info([val_freq[:, v] for v in range(n_out)], dt) / cases_a).astype(dt)
     ok = (val_freq[:, 1:] > 0).any(axis=1) & (reasonable >= 2)
     return gain, split, ok
 
@@ -94,49 +97,75 @@ def eval_nominal(
     return {a: Score(float(gain[j]), float(split[j])) for j, a in enumerate(atts) if ok[j]}
 
 
+@dataclass(frozen=True, slots=True)
+class ContScores:
+    """Per (node, attribute) row: best cut's penalised gain, split info, midpoint."""
+
+    gain: npt.NDArray[np.float64]
+    info: npt.NDArray[np.float64]
+    bar: npt.NDArray[np.float64]
+    ok: npt.NDArray[np.bool_]
+
+
 def eval_continuous(
     ctx: Context,
-    atts: list[int],
-    srt: npt.NDArray[np.int32],
+    kpos: IntArray,
+    rows2d: IntArray,
+    w2d: npt.NDArray[np.floating],
     lens: IntArray,
-    cases: float,
+    cases: npt.NDArray[np.floating],
     unknown_w: npt.NDArray[np.floating],
-) -> dict[int, Score]:
-    """Best threshold of each continuous attribute from its sorted known rows (section 3).
+) -> ContScores:
+    """Best threshold per row from sorted known cases (section 3).
 
-    ``srt[k]`` holds the node's known rows for ``atts[k]`` in value order,
-    padded with the dummy row ``ctx.n_rows`` (weight 0) to a common length.
+    Row r scores continuous attribute ``kpos[r]`` (index into ``ctx.cvals``)
+    on one node: ``rows2d[r]`` are the node's cases with a known value in
+    value order and ``w2d[r]`` their weights, padded with the dummy row
+    ``ctx.n_rows`` and weight 0; ``lens[r]`` counts the real ones,
+    ``cases[r]`` is the node's total weight and ``unknown_w[r]`` the weight
+    of its cases with the value unknown.
     """
-    out: dict[int, Score] = {}
-    width = max(int(srt.shape[1]), 1)
+    R = kpos.size
+    out = ContScores(np.zeros(R), np.zeros(R), np.full(R, np.nan), np.zeros(R, dtype=np.bool_))
+    width = max(int(rows2d.shape[1]), 1)
     step = max(1, CHUNK // width)
-    for lo in range(0, len(atts), step):
-        hi = min(len(atts), lo + step)
-        out.update(
-            _eval_cont_chunk(ctx, atts[lo:hi], srt[lo:hi], lens[lo:hi], cases, unknown_w[lo:hi])
+    for lo in range(0, R, step):
+        hi = min(R, lo + step)
+        _eval_cont_chunk(
+            ctx,
+            kpos[lo:hi],
+            rows2d[lo:hi],
+            w2d[lo:hi],
+            lens[lo:hi],
+            cases[lo:hi],
+            unknown_w[lo:hi],
+            out,
+            lo,
         )
     return out
 
 
 def _eval_cont_chunk(
     ctx: Context,
-    atts: list[int],
-    srt: npt.NDArray[np.int32],
+    kpos: IntArray,
+    rows2d: IntArray,
+    wts: npt.NDArray[np.floating],
     lens: IntArray,
-    cases: float,
+    cases_r: npt.NDArray[np.floating],
     unknown_w: npt.NDArray[np.floating],
-) -> dict[int, Score]:
+    out: ContScores,
+    base_row: int,
+) -> None:
     dt = ctx.dtype
     C = ctx.n_classes
     m = ctx.min_cases
-    K, L = srt.shape
+    K, L = rows2d.shape
     if L < 2:
-        return {}
-    known = (dt(cases) - unknown_w.astype(dt)).astype(dt)
-    kpos = np.asarray([ctx.cont_pos[a] for a in atts], dtype=np.intp)
-    wts = ctx.weights[srt]
-    cls = ctx.y[srt]
-    vals = ctx.cvals[kpos[:, None], srt].astype(np.float64)
+        return
+    cases = cases_r.astype(dt)
+    known = (cases - unknown_w.astype(dt)).astype(dt)
+    cls = ctx.y[rows2d]
+    vals = ctx.cvals[kpos[:, None], rows2d].astype(np.float64)
     low = np.cumsum(wts, axis=1, dtype=dt)
     per_class = [np.where(cls == c, wts, dt(0)) for c in range(C)]
     below = [np.cumsum(wc, axis=1, dtype=dt) for wc in per_class]
@@ -155,7 +184,8 @@ def _eval_cont_chunk(
         )
         distinct = vals[:, :-1] + 1e-5 < vals[:, 1:]
     else:
-        min_split = np.asarray([min_split_f(float(k), C, m, dt) for k in known])
+        # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
+        min_split = np.where(min_split <= m, m, np.where(min_split > 25, 25.0, min_split))
         enough = known >= 2 * m
         lim = (known - min_split.astype(dt)).astype(dt)
         over = np.logical_or.accumulate(low_i > lim[:, None], axis=1)
@@ -164,7 +194,7 @@ def _eval_cont_chunk(
     cand = ok & distinct & valid & enough[:, None]
     kk, ii = np.nonzero(cand)
     if kk.size == 0:
-        return {}
+        return
     tries = np.bincount(kk, minlength=K)
     bel = [b[kk, ii] for b in below]
     abv = []
@@ -174,26 +204,26 @@ def _eval_cont_chunk(
     vf1 = low[kk, ii]
     vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(bel, dt) + total_info(abv, dt)).astype(dt)
-    unk_rate = (dt(1) - (known / dt(cases)).astype(dt)).astype(dt)
+    unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)
     gain = ((dt(1) - unk_rate[kk]) * (base[kk] - (this_info / known[kk]).astype(dt))).astype(dt)
     if ctx.j48:
         gain[(m - vf1 > J48_TOL) | (m - vf2 > J48_TOL)] = dt(-EPSILON)
     else:
         gain[(vf1 < m) | (vf2 < m)] = dt(-EPSILON)
     unk = unknown_w.astype(dt)[kk]
-    split = (total_info([unk, vf1, vf2], dt) / dt(cases)).astype(dt)
+    split = (total_info([unk, vf1, vf2], dt) / cases[kk]).astype(dt)
+    rows_with = np.flatnonzero(tries)
     starts = np.concatenate(([0], np.cumsum(tries)[:-1]))
-    out: dict[int, Score] = {}
-    for k in np.flatnonzero(tries).tolist():
-        s, e = int(starts[k]), int(starts[k] + tries[k])
-        if ctx.j48:
+    if ctx.j48:
+        for k in rows_with.tolist():
+            s, e = int(starts[k]), int(starts[k] + tries[k])
             best, best_gain = -1, 0.0
             for j, g in enumerate(gain[s:e].tolist()):
-                if g - best_gain > J48_TOL:
+                if g - best_gain > J48_TOL:  # J48: earlier cut kept unless beaten by > 1e-6
                     best, best_gain = j, g
             if best < 0:
                 continue
-            pen = best_gain - float(log2_c45(float(tries[k]))) / cases
+            pen = best_gain - float(log2_c45(float(tries[k]))) / float(cases[k])
             if pen < J48_TOL:
                 continue
             i = int(ii[s + best])
@@ -201,15 +231,26 @@ def _eval_cont_chunk(
             bar = (lo_v + hi_v) / 2
             if bar == hi_v:
                 bar = lo_v
-            out[atts[k]] = Score(pen, float(split[s + best]), bar)
-            continue
-        cost = dt(thresh_cost(int(tries[k]), cases, dt))
-        pen_arr = (gain[s:e] - cost).astype(dt)
-        j = int(np.argmax(pen_arr))
-        if not pen_arr[j] > 0:
-            continue
-        i = int(ii[s + j])
-        v32 = ctx.cvals[kpos[k], srt[k, i : i + 2]]
-        bar = float(dt((v32[0] + v32[1]) / dt(2)))
-        out[atts[k]] = Score(float(pen_arr[j]), float(split[s + j]), bar)
-    return out
+            r = base_row + k
+            out.gain[r], out.info[r], out.bar[r], out.ok[r] = pen, float(split[s + best]), bar, True
+        return
+    # ThreshCost (stats.thresh_cost, vectorised) and the first cut maximising gain - cost.
+    cost = (log2_c45(tries.astype(np.float64)) / cases.astype(np.float64)).astype(dt)
+    pen = (gain - cost[kk]).astype(dt)
+    row_max = np.maximum.reduceat(pen, starts[rows_with])
+    is_max = pen == np.repeat(row_max, tries[rows_with])
+    first = np.flatnonzero(is_max)
+    _, pick = np.unique(kk[first], return_index=True)
+    j = first[pick]  # first maximum of each row with candidates
+    good = pen[j] > 0
+    j = j[good]
+    k = kk[j]
+    i = ii[j]
+    lo32 = ctx.cvals[kpos[k], rows2d[k, i]]
+    hi32 = ctx.cvals[kpos[k], rows2d[k, i + 1]]
+    bars = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
+    r = base_row + k
+    out.gain[r] = pen[j]
+    out.info[r] = split[j]
+    out.bar[r] = bars
+    out.ok[r] = True
