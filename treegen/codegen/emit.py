@@ -86,7 +86,7 @@ class _Macros:
         return name
 
 
-def threshold_literal(ir: IR, value: int | float) -> str:
+def threshold_literal(ir: IR, value: float) -> str:
     enc = ir.encoding
     if enc.uses_keys:
         return c_hex32(int(value))
@@ -133,9 +133,7 @@ def _common(ir: IR) -> dict[str, Any]:
     n_out = len(ir.outcomes)
     class_ctype = smallest_uint(max(ir.n_classes - 1, 0))
     outcome_ctype = smallest_uint(max(n_out - 1, 0))
-    if enc.input_type == "float":
-        input_doc = "Missing values are NaN."
-    elif enc.input_type == "double":
+    if enc.input_type == "float" or enc.input_type == "double":
         input_doc = "Missing values are NaN."
     else:
         input_doc = f"Missing values are {U}_MISSING."

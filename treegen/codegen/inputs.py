@@ -38,6 +38,7 @@ def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
         with np.errstate(over="ignore"):
             return np.asarray(X, dtype=dtype)
     lo, hi = enc.int_range
+    assert enc.missing is not None
     out = np.empty(X.shape, dtype=np.int64)
     for j in range(X.shape[1]):
         col = X[:, j].astype(np.float64)
@@ -48,7 +49,7 @@ def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
     return out.astype(dtype)
 
 
-def _neighbours(ir: IR, t: int | float) -> list[float]:
+def _neighbours(ir: IR, t: float) -> list[float]:
     enc = ir.encoding
     if enc.is_int:
         lo, hi = enc.int_range

@@ -196,8 +196,9 @@ def validate(ir: IR) -> None:
 def dump(ir: IR) -> str:
     """A readable, stable text form of the IR (golden files, debugging)."""
     enc = ir.encoding
-    lines = [f"prefix {ir.prefix}", f"encoding {enc.input_type} compare={enc.float_compare} "
-             f"missing={enc.missing} scales={[str(s) for s in enc.scales]}",
+    lines = [f"prefix {ir.prefix}",
+             (f"encoding {enc.input_type} compare={enc.float_compare} "
+              f"missing={enc.missing} scales={[str(s) for s in enc.scales]}"),
              f"stack {ir.stack_size}",
              "features " + ", ".join(f"{f.ident}:{f.kind}" for f in ir.features),
              "classes " + ", ".join(ir.class_idents)]

@@ -69,7 +69,8 @@ def float_key(x: float) -> int:
     if math.isnan(x):
         return 0
     (bits,) = struct.unpack("<I", struct.pack("<f", x))
-    return (~bits) & 0xFFFFFFFF if bits & 0x80000000 else bits | 0x80000000
+    key: int = (~bits) & 0xFFFFFFFF if bits & 0x80000000 else bits | 0x80000000
+    return key
 
 
 def int_cut(t: float, scale: Fraction) -> int:

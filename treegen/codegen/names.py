@@ -19,19 +19,22 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # C89..C23 keywords, C++ keywords (the header is included from C++) and a few
 # macros from <stdint.h> / the standard library that a prefix must not shadow.
-RESERVED = frozenset(
-    """auto break case char const continue default do double else enum extern float for
-    goto if inline int long register restrict return short signed sizeof static struct
-    switch typedef union unsigned void volatile while _Alignas _Alignof _Atomic _Bool
-    _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local alignas alignof
-    bool constexpr false nullptr static_assert thread_local true typeof typeof_unqual
-    and and_eq asm bitand bitor catch char16_t char32_t char8_t class compl concept
-    consteval constinit const_cast co_await co_return co_yield decltype delete
-    dynamic_cast explicit export friend mutable namespace new noexcept not not_eq
-    operator or or_eq private protected public reinterpret_cast requires template this
-    throw try typeid typename using virtual wchar_t xor xor_eq
-    main errno assert offsetof NULL EOF""".split()
-)
+RESERVED = frozenset((
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+    "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof",
+    "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+    "_Thread_local", "alignas", "alignof", "bool", "constexpr", "false", "nullptr",
+    "static_assert", "thread_local", "true", "typeof", "typeof_unqual", "and", "and_eq",
+    "asm", "bitand", "bitor", "catch", "char16_t", "char32_t", "char8_t", "class", "compl",
+    "concept", "consteval", "constinit", "const_cast", "co_await", "co_return", "co_yield",
+    "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable",
+    "namespace", "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq", "private",
+    "protected", "public", "reinterpret_cast", "requires", "template", "this", "throw",
+    "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "main",
+    "errno", "assert", "offsetof", "NULL", "EOF",
+))
 
 
 def check_prefix(prefix: str, option: str = "--prefix") -> str:
