@@ -192,3 +192,50 @@ def test_detect_format(tmp_path: Path) -> None:
     assert detect_format("x.arff") == "arff" and detect_format("x.csv") == "csv"
     write(tmp_path, "s.names", "a, b.\n")
     assert detect_format(str(tmp_path / "s")) == "c45"
+
+
+def test_csv_separator_sniffing(tmp_path: Path) -> None:
+    semi = read_dataset(write(tmp_path, "s.csv", "a;b;c\n1,5;x;p\n2;y;q\n"))
+    assert [a.name for a in semi.attributes] == ["a", "b"]
+    assert semi.attributes[0].kind == "nominal"  # "1,5" is not a number in treegen's syntax
+    tab = read_dataset(write(tmp_path, "t.txt", "a\tb\tc\n1.5\tx\tp\n2\ty\tq\n"))
+    assert tab.X[:, 0].tolist() == [1.5, 2.0]
+    tsv = read_dataset(write(tmp_path, "u.tsv", "a,1\tb\tc\n1\tx\tp\n"))
+    assert [a.name for a in tsv.attributes] == ["a,1", "b"]
+
+
+def test_c45_schema_must_match_names(reference_dir: Path, tmp_path: Path) -> None:
+    from treegen.errors import DatasetError
+
+    golf = read_dataset(str(reference_dir / "golf" / "golf.names"))
+    text = (reference_dir / "golf" / "golf.names").read_text()
+    write(tmp_path, "g.names", text.replace("humidity", "moisture"))
+    write(tmp_path, "g.test", (reference_dir / "golf" / "golf.data").read_text())
+    with pytest.raises(DatasetError, match="attribute 3 is 'moisture', the model's is 'humidity'"):
+        read_dataset(str(tmp_path / "g.test"), schema=golf.schema)
+    # Without its own .names, a test file is read by position with the model's schema.
+    (tmp_path / "g.names").unlink()
+    test = read_dataset(str(tmp_path / "g.test"), schema=golf.schema)
+    assert same(test, Dataset(golf.schema, golf.X, golf.y, test.source))
+
+
+def test_arff_relational_rejected(tmp_path: Path) -> None:
+    from treegen.errors import DatasetError
+
+    path = write(tmp_path, "r.arff", "@relation r\n@attribute bag relational\n"
+                                     "  @attribute x numeric\n@end bag\n@attribute c {a,b}\n")
+    with pytest.raises(DatasetError, match="relational attributes are not supported") as info:
+        read_dataset(path)
+    assert (info.value.line, info.value.col) == (2, 16)
+
+
+def test_large_file_fast_path_reports_columns(tmp_path: Path) -> None:
+    from treegen.errors import DatasetError
+
+    rows = "".join(f"{i}.5, {'abc'[i % 3]}, {'yn'[i % 2]}\n" for i in range(5000))
+    path = write(tmp_path, "big.csv", "x,v,c\n" + rows + "1.5,  b  ,\n")
+    with pytest.raises(DatasetError) as info:
+        read_dataset(path)
+    assert (info.value.line, info.value.col) == (5002, 11)  # the empty class cell
+    ds = read_dataset(write(tmp_path, "ok.csv", "x,v,c\n" + rows))
+    assert ds.n_rows == 5000 and ds.X[4999, 0] == 4999.5
