@@ -130,6 +130,9 @@ def test_c_string_has_no_trigraph_or_raw_controls(s: str) -> None:
 def test_shares_never_sum_above_one(parent: float, children: list[float]) -> None:
     shares = fixedpoint.branch_shares(parent, children)
     assert sum(shares) <= ONE and min(shares) >= 0
+    den = max(Fraction(parent), sum((Fraction(c) for c in children), Fraction(0)))
+    if den > 0:  # the definition, in exact rational arithmetic
+        assert shares == tuple(math.floor(ONE * Fraction(c) / den) for c in children)
 
 
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=6), st.floats(0, 1e6))

@@ -37,13 +37,34 @@ from treegen.codegen.ir import ONE, Encoding
 from treegen.model import Model, Node
 
 
+def _dyadic(xs: Sequence[float]) -> tuple[int, int]:
+    """Exact sum of non-negative floats as (numerator, denominator): floats are dyadic
+    rationals, so one power-of-two denominator holds them all (and integers are fast,
+    where Fraction is slow on 6,000-node trees)."""
+    ratios = [max(x, 0.0).as_integer_ratio() for x in xs]
+    den = max((d for _, d in ratios), default=1)
+    return sum(n * (den // d) for n, d in ratios), den
+
+
+def _floor_share(x: float, total: tuple[int, int]) -> int:
+    """floor(ONE * x / total) exactly, for x >= 0 and total > 0."""
+    n, d = max(x, 0.0).as_integer_ratio()
+    tn, td = total
+    return (ONE * n * td) // (d * tn)
+
+
+def _divisor(own: float, parts: Sequence[float]) -> tuple[int, int]:
+    a, b = _dyadic([own]), _dyadic(parts)
+    return a if a[0] * b[1] >= b[0] * a[1] else b
+
+
 def branch_shares(parent_items: float, child_items: Sequence[float]) -> tuple[int, ...]:
     """Quantized shares of a test's branches (sum <= ONE)."""
-    den = max(Fraction(parent_items), sum((Fraction(c) for c in child_items), Fraction(0)))
-    if den <= 0:
+    den = _divisor(parent_items, child_items)
+    if den[0] <= 0:
         # No training weight at all: C4.5 would divide by zero.  Split evenly.
         return tuple(ONE // len(child_items) for _ in child_items)
-    return tuple(math.floor(ONE * max(Fraction(c), Fraction(0)) / den) for c in child_items)
+    return tuple(_floor_share(c, den) for c in child_items)
 
 
 def leaf_class(node: Node) -> int:
@@ -60,8 +81,8 @@ def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
     """Quantized class distribution of a leaf (sum <= ONE)."""
     if not node.items > 0:
         return tuple(ONE if c == node.cls else 0 for c in range(n_classes))
-    den = max(Fraction(node.items), sum((Fraction(max(d, 0.0)) for d in node.dist), Fraction(0)))
-    return tuple(math.floor(ONE * Fraction(max(d, 0.0)) / den) for d in node.dist)
+    den = _divisor(node.items, node.dist)
+    return tuple(_floor_share(d, den) for d in node.dist)
 
 
 def scaled_weight(w: int, share: int) -> int:
