@@ -87,6 +87,20 @@ def test_installed_from_the_wheel(installed: tuple[Path, dict[str, str]]) -> Non
     assert REPO not in location.parents
 
 
+def test_every_module_is_in_the_wheel(installed: tuple[Path, dict[str, str]]) -> None:
+    env_dir, env = installed
+    work = env_dir.parent / "work"
+    p = run(env_dir / "bin" / "python", "-c", "import treegen; print(treegen.__file__)",
+            cwd=work, env=env)
+    site = Path(p.stdout.strip()).parent
+    installed_files = {q.relative_to(site).as_posix() for q in site.rglob("*.py")}
+    checkout = {q.relative_to(REPO / "treegen").as_posix()
+                for q in (REPO / "treegen").rglob("*.py") if "__pycache__" not in q.parts}
+    # A subpackage missing from pyproject.toml's package list would be absent here.
+    assert checkout <= installed_files, sorted(checkout - installed_files)
+    assert (site / "py.typed").is_file()
+
+
 def test_help_from_console_script(installed: tuple[Path, dict[str, str]]) -> None:
     env_dir, env = installed
     work = env_dir.parent / "work"
