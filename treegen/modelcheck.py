@@ -100,8 +100,7 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
     _keys(d, _TOP, "")
     _str(d["treegen_version"], "treegen_version")
     _str(d["data_fingerprint"], "data_fingerprint")
-    opts = _obj(d["options"], "options")
-    del opts
+    _obj(d["options"], "options")  # free-form (trainer options), but an object
     _str(d["target"], "target", nonempty=True)
     classes = _str_list(d["classes"], "classes", "classes")
     attrs = d["attributes"]
