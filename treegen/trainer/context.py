@@ -162,6 +162,4 @@ def seq_sum(w: npt.NDArray[np.floating], dtype: type[np.floating]) -> float:
     """Sum in array order, rounding after every addition (``CountItems``)."""
     if w.size == 0:
         return 0.0
-    if dtype is np.float64:
-        return float(np.add.reduce(w.astype(np.float64)))
-    return float(np.cumsum(w, dtype=dtype)[-1])
+    return float(np.cumsum(w, dtype=dtype)[-1])  # sequential, unlike np.sum

@@ -34,6 +34,7 @@ from treegen.trainer.tree import TNode, run
 class GrowOptions:
     criterion: str  # "gainratio" | "gain"
     subsets: bool = False
+    engine: str = "level"  # "level": batched (treegen.trainer.level); "dfs": node by node
 
 
 def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
@@ -246,6 +247,10 @@ def form_tree(
 
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree on all rows with weight 1."""
+    if opts.engine == "level":
+        from treegen.trainer.level import grow_levels
+
+        return grow_levels(ctx, opts)
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]

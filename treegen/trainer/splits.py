@@ -110,7 +110,7 @@ class ContScores:
 def eval_continuous(
     ctx: Context,
     kpos: IntArray,
-    rows2d: IntArray,
+    rows2d: npt.NDArray[np.integer],
     w2d: npt.NDArray[np.floating],
     lens: IntArray,
     cases: npt.NDArray[np.floating],
@@ -148,7 +148,7 @@ def eval_continuous(
 def _eval_cont_chunk(
     ctx: Context,
     kpos: IntArray,
-    rows2d: IntArray,
+    rows2d: npt.NDArray[np.integer],
     wts: npt.NDArray[np.floating],
     lens: IntArray,
     cases_r: npt.NDArray[np.floating],
@@ -241,16 +241,15 @@ def _eval_cont_chunk(
     is_max = pen == np.repeat(row_max, tries[rows_with])
     first = np.flatnonzero(is_max)
     _, pick = np.unique(kk[first], return_index=True)
-    j = first[pick]  # first maximum of each row with candidates
-    good = pen[j] > 0
-    j = j[good]
-    k = kk[j]
-    i = ii[j]
+    jsel = first[pick]  # first maximum of each row with candidates
+    jsel = jsel[pen[jsel] > 0]
+    k = kk[jsel]
+    i = ii[jsel]
     lo32 = ctx.cvals[kpos[k], rows2d[k, i]]
     hi32 = ctx.cvals[kpos[k], rows2d[k, i + 1]]
     bars = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
     r = base_row + k
-    out.gain[r] = pen[j]
-    out.info[r] = split[j]
+    out.gain[r] = pen[jsel]
+    out.info[r] = split[jsel]
     out.bar[r] = bars
     out.ok[r] = True

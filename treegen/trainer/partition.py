@@ -1,0 +1,228 @@
+"""Splitting a batch of nodes into their children (section 1 steps 8-9), all at once.
+
+For every chosen test: the outcome of each case (-1 when its value is
+unknown), the known weight per branch, ``Factor = known_v / KnownCases``,
+the unknown cases' weights per branch (Release 8's float round trip from
+branch to branch), the children's case lists (parent order kept, so sums
+run in the same order as a node-by-node grower) and the children's sorted
+arrays, obtained by filtering the parent's with one pass per branch index
+instead of sorting again.  Branches without a known case become empty
+leaves with the parent's class and distribution.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.trainer.context import Context, IntArray
+from treegen.trainer.splits import Score
+from treegen.trainer.tree import TNode
+
+if TYPE_CHECKING:
+    from treegen.trainer.level import Task
+
+FloatArray = npt.NDArray[np.floating]
+
+
+def _outcomes(
+    ctx: Context,
+    tasks: list[Task],
+    split: IntArray,
+    chosen: IntArray,
+    BAR: npt.NDArray[np.float64],
+    subs: dict[tuple[int, int], Score],
+    tid: IntArray,
+    rows_cat: IntArray,
+) -> tuple[IntArray, IntArray]:
+    """Branch index of every case of the split tasks (-1 unknown) and each task's forks."""
+    B = len(tasks)
+    forks = np.zeros(B, dtype=np.intp)
+    br = np.full(rows_cat.size, -2, dtype=np.intp)
+    is_split = np.zeros(B, dtype=np.bool_)
+    is_split[split] = True
+    att_of = np.where(is_split, chosen, -1)
+    thr = np.full(B, np.nan)
+    for b in split.tolist():
+        a = int(chosen[b])
+        node = tasks[b].node
+        node.attribute = a
+        if ctx.kinds[a] == "continuous":
+            node.kind = "continuous"
+            node.threshold = thr[b] = ctx.cut_for(a, float(BAR[b, a]))
+            forks[b] = 2
+        elif (b, a) in subs and len(subs[(b, a)].subsets) < ctx.n_values[a]:
+            node.kind = "subset"
+            node.subsets = subs[(b, a)].subsets
+            forks[b] = len(node.subsets)
+        else:
+            node.kind = "nominal"
+            forks[b] = ctx.n_values[a]
+    ea = att_of[tid]
+    for a in np.unique(ea[ea >= 0]).tolist():
+        sel = np.flatnonzero(ea == a)
+        r = rows_cat[sel]
+        if ctx.kinds[a] == "continuous":
+            v = ctx.cvals[ctx.cont_pos[a], r]
+            out = np.where(v <= thr[tid[sel]], 0, 1)
+            out[np.isnan(v)] = -1
+            br[sel] = out
+        else:
+            br[sel] = ctx.ncodes[r, ctx.nom_pos[a]] - 1
+    for b in split.tolist():
+        node = tasks[b].node
+        if node.kind == "subset":
+            table = np.full(ctx.n_values[node.attribute] + 1, -1, dtype=np.intp)
+            for j, vals in enumerate(node.subsets):
+                table[np.asarray(vals, dtype=np.intp) + 1] = j
+            sel = np.flatnonzero(tid == b)
+            br[sel] = table[ctx.ncodes[rows_cat[sel], ctx.nom_pos[node.attribute]]]
+    return br, forks
+
+
+def partition(
+    ctx: Context,
+    tasks: list[Task],
+    split: IntArray,
+    chosen: IntArray,
+    BAR: npt.NDArray[np.float64],
+    subs: dict[tuple[int, int], Score],
+    tid: IntArray,
+    rows_cat: IntArray,
+    w_cat: FloatArray,
+    offsets: IntArray,
+    cases: FloatArray,
+) -> list[Task]:
+    from treegen.trainer.level import Task, _sums
+
+    dt = ctx.dtype
+    br, forks = _outcomes(ctx, tasks, split, chosen, BAR, subs, tid, rows_cat)
+    B = len(tasks)
+    F = int(forks.max())
+    # Per-task unknown weight and known weight per branch (sequential sums).
+    unk = br == -1
+    unk_w = _sums(ctx, tid[unk], w_cat[unk], B)
+    known_cases = (cases.astype(dt) - unk_w.astype(dt)).astype(dt)
+    kn = br >= 0
+    known_v = _sums(ctx, tid[kn] * F + br[kn], w_cat[kn], B * F).reshape(B, F)
+    count_v = np.bincount(tid[kn] * F + br[kn], minlength=B * F).reshape(B, F)
+    nonempty = count_v > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = (known_v / known_cases[:, None]).astype(dt)
+    # Child ids for non-empty branches, in task then branch order.
+    child_id = np.full((B, F), -1, dtype=np.intp)
+    ne_t, ne_v = np.nonzero(nonempty)
+    child_id[ne_t, ne_v] = np.arange(ne_t.size)
+    n_child = ne_t.size
+    # Unknown cases: weight in each branch, round trip from branch to branch.
+    u_idx = np.flatnonzero(unk)
+    u_t = tid[u_idx]
+    cw = np.zeros((u_idx.size, F), dtype=dt)
+    if u_idx.size:
+        cur = w_cat[u_idx].astype(dt)
+        for v in range(F):
+            has = nonempty[u_t, v]
+            if not has.any():
+                continue
+            f = factor[u_t[has], v]
+            val = (cur[has] * f).astype(dt)
+            cw[has, v] = val
+            if not ctx.j48:  # J48 scales a copy; Release 8 divides back in place
+                cur[has] = (val / f).astype(dt)
+    # Emit (child, parent entry, weight) for known and unknown cases.
+    k_idx = np.flatnonzero(kn & (child_id[tid, np.maximum(br, 0)] >= 0))
+    rep_u, rep_v = np.nonzero(nonempty[u_t])
+    ch = np.concatenate((child_id[tid[k_idx], br[k_idx]], child_id[u_t[rep_u], rep_v]))
+    ent = np.concatenate((k_idx, u_idx[rep_u]))
+    wt = np.concatenate((w_cat[k_idx].astype(dt), cw[rep_u, rep_v]))
+    E = rows_cat.size
+    order = np.argsort(ch.astype(np.int64) * (E + 1) + ent, kind="stable")
+    ch_s, ent_s, wt_s = ch[order], ent[order], wt[order]
+    sizes = np.bincount(ch_s, minlength=n_child)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    local = np.arange(ent_s.size) - starts[ch_s]
+    pos_known = np.full(E + 1, -1, dtype=np.intp)
+    emitted_known = order < k_idx.size
+    pos_known[ent_s[emitted_known]] = local[emitted_known]
+    u_slot = np.full(E + 1, -1, dtype=np.intp)
+    u_slot[u_idx] = np.arange(u_idx.size)
+    pos_unk = np.full((u_idx.size + 1, F), -1, dtype=np.intp)
+    uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
+    pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
+    # Every child's weight and class distribution now (the same sequential sums
+    # the next level would do): children that must stay leaves need no task.
+    C = ctx.n_classes
+    m = ctx.min_cases
+    y_s = ctx.y[rows_cat[ent_s]]
+    ccases = _sums(ctx, ch_s, wt_s, n_child)
+    cfreq = _sums(ctx, ch_s * C + y_s, wt_s, n_child * C).reshape(n_child, C)
+    cbest = np.argmax(cfreq, axis=1)
+    cbestf = cfreq[np.arange(n_child), cbest]
+    if ctx.j48:
+        stays_leaf = (np.abs(cbestf - ccases) < 1e-6) | (2 * m - ccases > 1e-6)
+    else:
+        stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
+    # Children's sorted arrays, one pass per branch index (growing children only).
+    kc = len(ctx.cont_pos)
+    empty_srt = np.zeros((kc, 0), np.int32)
+    child_srt: dict[int, npt.NDArray[np.int32]] = {}
+    child_lens: dict[int, IntArray] = {}
+    if kc:
+        width = max(tasks[b].srt.shape[1] for b in split.tolist())
+        idx = np.full((split.size * kc, width), E, dtype=np.intp)
+        for j, b in enumerate(split.tolist()):
+            s = tasks[b].srt
+            idx[j * kc : (j + 1) * kc, : s.shape[1]] = np.where(s >= 0, s + offsets[b], E)
+        br_ext = np.append(br, -2)
+        bs = br_ext[idx]
+        slot = u_slot[idx]
+        for v in range(F):
+            cid_v = child_id[split, v]
+            tasks_v = np.flatnonzero(cid_v >= 0)
+            tasks_v = tasks_v[~stays_leaf[cid_v[tasks_v]]]
+            if tasks_v.size == 0:
+                continue
+            rsel = (tasks_v[:, None] * kc + np.arange(kc)[None, :]).ravel()
+            b2, i2, s2 = bs[rsel], idx[rsel], slot[rsel]
+            mask = (b2 == v) | (b2 == -1)
+            mapped = np.where(b2 == v, pos_known[i2], pos_unk[s2, v])
+            cnt = mask.sum(axis=1)
+            out = np.full((rsel.size, max(int(cnt.max()), 1)), -1, dtype=np.int32)
+            pos = np.cumsum(mask, axis=1) - 1
+            rr, _ = np.nonzero(mask)
+            out[rr, pos[mask]] = mapped[mask]
+            cnt2 = cnt.reshape(tasks_v.size, kc)
+            widths = np.maximum(cnt2.max(axis=1), 1).tolist()
+            for jj, c in enumerate(cid_v[tasks_v].tolist()):
+                child_srt[c] = out[jj * kc : (jj + 1) * kc, : widths[jj]]
+                child_lens[c] = cnt2[jj]
+    # Child nodes, and tasks for the children that may split.
+    rows_s = rows_cat[ent_s]
+    has_unknown = np.bincount(tid[unk], minlength=B) > 0
+    starts_l = starts.tolist()
+    ends_l = (starts + sizes).tolist()
+    cls_l = cbest.tolist()
+    items_l = ccases.tolist()
+    err_l = (ccases - cbestf).astype(dt).tolist()
+    leaf_l = stays_leaf.tolist()
+    new: list[Task] = []
+    for b in split.tolist():
+        t = tasks[b]
+        node = t.node
+        all_known = t.all_known and not has_unknown[b]
+        tested = t.tested | {node.attribute} if node.kind == "nominal" else t.tested
+        for c in child_id[b, : forks[b]].tolist():
+            if c < 0:
+                node.children.append(TNode("leaf", node.cls, 0.0, 0.0, node.dist))
+                continue
+            child = TNode("leaf", cls_l[c], items_l[c], err_l[c], cfreq[c])
+            node.children.append(child)
+            if leaf_l[c]:
+                continue
+            lo, hi = starts_l[c], ends_l[c]
+            srt_c = child_srt.get(c, empty_srt)
+            lens_c = child_lens.get(c, np.zeros(kc, np.intp))
+            new.append(Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, lens_c, all_known, tested))
+    return new
