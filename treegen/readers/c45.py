@@ -246,9 +246,10 @@ def read_cases(path: str, columns: list[Column]) -> RawTable:
 def c45_paths(path: str) -> tuple[str, str]:
     """(names file, cases file) for DATA given as ``stem``, ``stem.data``, ``.test`` or ``.names``."""
     p = Path(path)
-    if p.suffix in (".data", ".test"):
+    suffix = p.suffix.lower()
+    if suffix in (".data", ".test"):
         return str(p.with_suffix(".names")), path
-    if p.suffix == ".names":
+    if suffix == ".names":
         return path, str(p.with_suffix(".data"))
     return path + ".names", path + ".data"
 
