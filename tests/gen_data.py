@@ -190,3 +190,103 @@ def write_c45(ds: Dataset, directory: Path, stem: str) -> Path:
     data = directory / f"{stem}.data"
     data.write_text("\n".join(lines) + "\n")
     return data
+
+
+def _dataset(
+    attrs: list[Attribute],
+    cols: list[FloatArray],
+    y: npt.NDArray[np.int64],
+    n_classes: int,
+    name: str,
+) -> Dataset:
+    schema = Schema(tuple(attrs), tuple(f"k{i}" for i in range(n_classes)), "class")
+    return Dataset(schema, np.column_stack(cols), y.astype(np.int32), f"<special {name}>")
+
+
+def special_datasets() -> dict[str, Dataset]:
+    """Hand-made corner cases for the differential test (each aims at one rule).
+
+    * ``dup-columns``: a nominal and a continuous attribute duplicated (exact
+      gain-ratio ties between identical columns; the earlier one must win);
+    * ``xor``: class = a XOR b over balanced binary nominals (every split has
+      gain 0: J48 must return one leaf);
+    * ``near-duplicates``: continuous values 1e-6..1e-4 apart (the 1e-5
+      "distinct value" rule and threshold printing at 6 decimals);
+    * ``tiny-and-huge``: values around 1e-4 and 1e8 (threshold formats);
+    * ``many-classes``: 10 classes on 300 rows;
+    * ``degenerate-columns``: an all-missing, a constant continuous and a
+      nominal attribute using one of its values only;
+    * ``heavy-missing``: 60% of values missing.
+    """
+    out: dict[str, Dataset] = {}
+    rng = np.random.default_rng(2024)
+
+    base = generate(Spec(400, 2, 2, 3, 0.05, 0.05, 4, 901, max_values=4))
+    j_nom = next(j for j, a in enumerate(base.attributes) if a.is_nominal)
+    j_con = next(j for j, a in enumerate(base.attributes) if a.is_continuous)
+    attrs = list(base.attributes)
+    cols = [base.X[:, j].copy() for j in range(len(attrs))]
+    attrs.insert(0, Attribute("dup_first", "continuous"))
+    cols.insert(0, base.X[:, j_con].copy())
+    attrs.append(Attribute("dup_last", "nominal", base.attributes[j_nom].values))
+    cols.append(base.X[:, j_nom].copy())
+    out["dup-columns"] = _dataset(attrs, cols, base.y.astype(np.int64), 3, "dup-columns")
+
+    a = np.tile([0, 0, 1, 1], 10)  # balanced: every split has gain exactly 0
+    b = np.tile([0, 1, 0, 1], 10)
+    out["xor"] = _dataset(
+        [Attribute("a", "nominal", ("f", "t")), Attribute("b", "nominal", ("f", "t"))],
+        [a.astype(np.float64), b.astype(np.float64)],
+        a ^ b,
+        2,
+        "xor",
+    )
+
+    n = 300
+    centers = rng.integers(0, 6, n).astype(np.float64)
+    jitter = rng.choice([0.0, 1e-6, 5e-6, 1e-5, 2e-5, 1e-4], n)
+    x1 = centers + jitter
+    # Class follows the centre, except at centre 2 where it follows the jitter,
+    # so the best cut sits among values 1e-6..1e-4 apart.
+    y = np.where(centers == 2, jitter >= 1e-5, centers >= 3).astype(np.int64)
+    out["near-duplicates"] = _dataset(
+        [Attribute("x", "continuous"), Attribute("z", "continuous")],
+        [x1, np.round(rng.normal(0, 1, n), 3)],
+        y,
+        2,
+        "near-duplicates",
+    )
+
+    small = rng.uniform(0, 5e-4, n)
+    huge = rng.uniform(1e8, 3e8, n)
+    y = ((small > 2.5e-4).astype(np.int64) + (huge > 2e8).astype(np.int64)) % 3
+    y[rng.random(n) < 0.1] = rng.integers(0, 3)
+    out["tiny-and-huge"] = _dataset(
+        [Attribute("small", "continuous"), Attribute("huge", "continuous")],
+        [small, huge],
+        y,
+        3,
+        "tiny-and-huge",
+    )
+
+    mc = generate(Spec(300, 3, 3, 10, 0.05, 0.05, 6, 902))
+    out["many-classes"] = mc
+
+    x = rng.normal(0, 1, n)
+    y = (x > 0.3).astype(np.int64)
+    y[rng.random(n) < 0.1] ^= 1
+    out["degenerate-columns"] = _dataset(
+        [
+            Attribute("all_missing", "continuous"),
+            Attribute("constant", "continuous"),
+            Attribute("one_value", "nominal", ("p", "q", "r")),
+            Attribute("x", "continuous"),
+        ],
+        [np.full(n, np.nan), np.full(n, 7.0), np.zeros(n), x],
+        y,
+        2,
+        "degenerate-columns",
+    )
+
+    out["heavy-missing"] = generate(Spec(800, 3, 3, 3, 0.6, 0.05, 4, 903))
+    return out

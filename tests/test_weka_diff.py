@@ -9,7 +9,10 @@ same branches, leaf classes, N and E at J48's 2 printed decimals, same size
 and leaf count, and the same prediction on every training row except rows
 whose class probabilities tie exactly (see test_treegen_j48_equals_weka).  A seed that differs
 for a understood reason must be listed in ``EXPECTED_DIFFERENCES`` with the
-reason; none is listed today.
+reason; none is listed today.  Seven hand-made corner cases
+(``gen_data.special_datasets``: duplicated columns, balanced XOR, values
+1e-6..1e-4 apart, tiny/huge magnitudes, 10 classes, degenerate columns,
+60% missing) get the same checks.
 
 Weka runs once for all files: a tiny driver (tests/java/J48Batch.java) is
 compiled into a temporary directory when ``javac`` exists; without a JDK the
@@ -36,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gen_data
 import reftrees as rt
+
+from treegen.dataset import Dataset
 
 HERE = Path(__file__).resolve().parent
 REF = HERE / "data" / "reference"
@@ -103,6 +108,10 @@ def weka(tmp_path_factory: pytest.TempPathFactory) -> WekaRun:
     files = [
         gen_data.write_arff(gen_data.generate(gen_data.random_spec(s)), work / f"gen{s}.arff")
         for s in SEEDS
+    ]
+    files += [
+        gen_data.write_arff(ds, work / f"special-{name}.arff")
+        for name, ds in gen_data.special_datasets().items()
     ]
     files += [REF / name / f"{name}.arff" for name in REFERENCE]
     javac = shutil.which("javac")
@@ -179,32 +188,52 @@ def test_treegen_j48_equals_weka(weka: WekaRun, seed: int) -> None:
     Seeds 70, 78 and 84 have such rows (with 30% / 5% / 15% missing values),
     so their error counts differ from Weka's printed count by those rows.
     """
+    spec = gen_data.random_spec(seed)
+    if seed in EXPECTED_DIFFERENCES:
+        tree = _treegen_tree(gen_data.generate(spec))
+        ref = rt.parse_j48(weka.outputs[f"gen{seed}"])
+        assert rt.diff(tree, ref.tree), f"seed {seed} now matches: update EXPECTED_DIFFERENCES"
+        return
+    _compare(weka, f"gen{seed}", gen_data.generate(spec), seed in TIE_SEEDS, str(spec))
+
+
+SPECIALS = sorted(gen_data.special_datasets())
+
+
+@pytest.mark.parametrize("name", SPECIALS)
+def test_treegen_j48_equals_weka_on_corner_cases(weka: WekaRun, name: str) -> None:
+    """The hand-made corner cases of gen_data.special_datasets, same checks as above."""
+    _compare(weka, f"special-{name}", gen_data.special_datasets()[name], False, name)
+
+
+def _treegen_tree(ds: Dataset) -> rt.Tree:
+    from treegen.trainer import TrainOptions, train
+
+    return rt.from_model(train(ds, TrainOptions(flavor="j48")), "j48")
+
+
+def _compare(weka: WekaRun, key: str, ds: Dataset, ties_expected: bool, label: str) -> None:
     from treegen.classify import predict, predict_proba
     from treegen.trainer import TrainOptions, train
 
-    spec = gen_data.random_spec(seed)
-    text = weka.outputs[f"gen{seed}"]
+    text = weka.outputs[key]
     ref = rt.parse_j48(text)
-    ds = gen_data.generate(spec)
     model = train(ds, TrainOptions(flavor="j48"))
     tree = rt.from_model(model, "j48")
     differences = rt.diff(tree, ref.tree)
-    if seed in EXPECTED_DIFFERENCES:
-        assert differences, f"seed {seed} now matches: remove it from EXPECTED_DIFFERENCES"
-        return
-    assert differences == [], f"{spec}\ntreegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
+    assert differences == [], f"{label}\ntreegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
     assert (model.size, model.n_leaves) == (ref.size, ref.n_leaves)
     if weka.driver is None:  # CLI fallback: only the printed error count is available
-        if seed not in TIE_SEEDS:
+        if not ties_expected:
             errors = int(np.count_nonzero(predict(model, ds.X) != ds.y))
-            assert errors == ref.training_errors, f"training errors differ on {spec}"
+            assert errors == ref.training_errors, f"training errors differ on {label}"
         return
     weka_pred, weka_dist = _weka_predictions(text)
     assert ref.training_errors == int(np.count_nonzero((weka_pred != ds.y) & (weka_pred >= 0)))
     ours = predict(model, ds.X)
     proba = predict_proba(model, ds.X)
     disagree = np.flatnonzero(ours != weka_pred)
-    assert (len(disagree) > 0) == (seed in TIE_SEEDS), disagree
+    assert (len(disagree) > 0) == ties_expected, disagree
     for i in disagree:
         top = proba[i].max()
         tied = np.flatnonzero(proba[i] >= top - 1e-9 * top)
