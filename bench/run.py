@@ -69,10 +69,29 @@ def save_data(rows: int, seed: int, directory: Path) -> None:
     (directory / "schema.pkl").write_bytes(pickle.dumps(ds.schema))
 
 
-def run_worker(kind: str, data_dir: Path, timeout: float) -> dict[str, object]:
-    """Run one worker process; its JSON result plus the child's own peak RSS."""
+def sklearn_python() -> str | None:
+    """An interpreter that can import scikit-learn: this one, else python3 on PATH.
+
+    ``make bench`` runs in the project's venv, which does not install
+    scikit-learn; the comparison then uses the system interpreter (the worker
+    finds treegen through its own sys.path entry).
+    """
+    candidates = [sys.executable] + [p for p in (shutil.which("python3"),) if p]
+    for exe in candidates:
+        probe = subprocess.run(
+            [exe, "-c", "import sklearn, numpy"], capture_output=True, check=False
+        )
+        if probe.returncode == 0:
+            return exe
+    return None
+
+
+def run_worker(
+    kind: str, data_dir: Path, timeout: float, python: str | None = None
+) -> dict[str, object]:
+    """Run one worker process and return its JSON result."""
     proc = subprocess.Popen(
-        [sys.executable, str(WORKERS), kind, str(data_dir)],
+        [python or sys.executable, str(WORKERS), kind, str(data_dir)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -242,13 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     sizes = args.rows or [10_000, 100_000, 1_000_000]
     if args.no_1m or os.environ.get("TREEGEN_BENCH_1M", "1") == "0":
         sizes = [n for n in sizes if n < 1_000_000]
-    try:
-        import sklearn  # type: ignore[import-untyped]  # noqa: F401
-
-        have_sklearn = not args.no_sklearn
-    except ImportError:
-        have_sklearn = False
+    sk_python = None if args.no_sklearn else sklearn_python()
+    if sk_python is None and not args.no_sklearn:
         print("scikit-learn not importable: its column is left empty")
+    elif sk_python is not None and sk_python != sys.executable:
+        print(f"scikit-learn runs under {sk_python} (not importable here)")
     have_weka = shutil.which("java") is not None and WEKA_JAR.exists()
     if args.j48 and not have_weka:
         print(f"--j48: java or {WEKA_JAR} missing, J48 column left empty")
@@ -270,9 +287,9 @@ def main(argv: list[str] | None = None) -> int:
                     row.notes.append(
                         f"unpruned: {float(str(u['seconds'])):.2f} s, size {u['size']}"
                     )
-            if have_sklearn:
+            if sk_python is not None:
                 print(f"[{n} rows] scikit-learn fit ...", flush=True)
-                row.results["sklearn"] = run_worker("sklearn", d, args.timeout)
+                row.results["sklearn"] = run_worker("sklearn", d, args.timeout, sk_python)
             if args.j48 and have_weka and n <= 100_000:
                 print(f"[{n} rows] Weka J48 ...", flush=True)
                 row.results["j48"] = run_j48(d, args.timeout)
