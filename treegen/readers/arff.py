@@ -192,9 +192,14 @@ def read_arff(path: str, target: str | None = None) -> RawTable:
 def _strip_comment(text: str) -> str:
     """Drop a trailing ``% comment`` outside quotes and braces' quoted values."""
     q = ""
+    escaped = False
     for i, c in enumerate(text):
         if q:
-            if c == q:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == q:
                 q = ""
         elif c in "'\"":
             q = c
