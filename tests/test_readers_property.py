@@ -64,11 +64,18 @@ def c45_escape(text: str) -> str:
 
 
 def arff_quote(text: str) -> str:
+    if BARE[0] and not any(c in text for c in " ,'\"%{}\\"):
+        return text
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def csv_quote(text: str) -> str:
+    if BARE[0] and "," not in text and not text.startswith('"'):
+        return text
     return '"' + text.replace('"', '""') + '"'
+
+
+BARE = [False]  # write names and values without quotes where the format allows it
 
 
 def cell(value: object, values: list[str] | None, quote: object) -> str:
@@ -108,10 +115,11 @@ def write_all(d: Path, attrs: list[tuple[str, list[str] | None]], classes: list[
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables())
+@given(tables(), st.booleans())
 def test_three_formats_agree(table: tuple[list[tuple[str, list[str] | None]], list[str],
-                                          list[list[object]], list[int]]) -> None:
+                                          list[list[object]], list[int]], bare: bool) -> None:
     attrs, classes, rows, y = table
+    BARE[0] = bare
     with TemporaryDirectory() as tmp:
         d = Path(tmp)
         write_all(d, attrs, classes, rows, y)
