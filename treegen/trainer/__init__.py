@@ -34,6 +34,7 @@ from treegen.trainer.tree import flatten
 
 Criterion = Literal["gainratio", "gain"]
 Flavor = Literal["c45", "j48"]
+Engine = Literal["level", "dfs"]
 
 __all__ = ["TrainOptions", "train"]
 
@@ -63,8 +64,14 @@ class TrainOptions:
             raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
 
 
-def train(ds: Dataset, opts: TrainOptions | None = None) -> Model:
-    """Train a C4.5 tree on ``ds``."""
+def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "level") -> Model:
+    """Train a C4.5 tree on ``ds``.
+
+    ``engine="level"`` (default) grows all nodes of a tree level in one
+    batch; ``engine="dfs"`` grows node by node, depth first, as Release 8
+    does.  Both compute the same tree bit for bit; "dfs" is the readable
+    reference the batched engine is tested against.
+    """
     opts = opts or TrainOptions()
     opts.validate()
     if ds.n_rows == 0:
@@ -73,7 +80,7 @@ def train(ds: Dataset, opts: TrainOptions | None = None) -> Model:
         raise TrainError("no classes declared", file=ds.source)
     j48 = opts.flavor == "j48"
     ctx = build_context(ds, opts.min_cases, j48)
-    root = grow(ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets))
+    root = grow(ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine))
     if opts.prune:
         prune(ctx, root, float(opts.cf))
         if j48:

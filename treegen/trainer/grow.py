@@ -123,20 +123,23 @@ def _partition(srt: Sorted, b: IntArray, v: int, n_rows: int) -> tuple[Sorted, I
 def form_tree(
     ctx: Context,
     rows: IntArray,
+    w: npt.NDArray[np.floating],
     srt: list[Sorted],
     lens: IntArray,
     all_known: bool,
     tested: frozenset[int],
     opts: GrowOptions,
 ) -> Generator[Any, Any, TNode]:
-    """Release 8's ``FormTree`` on ``rows``; ``srt[0]`` is the node's sorted rows.
+    """Release 8's ``FormTree`` on ``rows`` with weights ``w``; ``srt[0]`` is the sorted rows.
 
     ``srt`` is a one-element list so that this frame can drop the arrays
     (the caller keeps the list, not the arrays) once the children have theirs.
+    Weights are per node, with the unknown cases' ``Factor`` round trip
+    carried from branch to branch as in :mod:`treegen.trainer.level` (so
+    both engines grow the same tree bit for bit).
     """
     dt = ctx.dtype
-    w_all = ctx.weights
-    w = w_all[rows]
+    ctx.weights[rows] = w  # scratch lookup for the sorted arrays, valid while scoring
     yr = ctx.y[rows]
     cases = float(rows.size) if all_known else seq_sum(w, dt)
     freq = class_sums(yr, w, ctx.n_classes, dt).astype(dt)
@@ -212,6 +215,7 @@ def form_tree(
     srt.clear()  # the caller keeps only this list: clearing frees the arrays
     del b2
     errors = dt(0)
+    cur_unk = w[unk_mask].astype(dt)
     for v in range(forks):
         part = parts[v]
         if part is None:
@@ -220,23 +224,18 @@ def form_tree(
         parts[v] = None  # the child frame owns its arrays now
         in_v, child_rows, child_srt, child_lens = part
         del part
-        factor = 1.0
-        saved: npt.NDArray[np.floating] | None = None
+        child_w = w[in_v | unk_mask]
         if unk_rows.size:
             known_v = seq_sum(w[in_v], dt)
-            factor = ctx.fl(known_v / known_cases)
-            if ctx.j48:
-                saved = w_all[unk_rows].copy()
-            w_all[unk_rows] = (w_all[unk_rows] * dt(factor)).astype(dt)
+            factor = dt(ctx.fl(known_v / known_cases))
+            scaled = (cur_unk * factor).astype(dt)
+            child_w[unk_mask[in_v | unk_mask]] = scaled
+            if not ctx.j48:  # Release 8 divides back; J48 scales a copy
+                cur_unk = (scaled / factor).astype(dt)
         child = yield form_tree(
-            ctx, child_rows, child_srt, child_lens, child_known, child_tested, opts
+            ctx, child_rows, child_w, child_srt, child_lens, child_known, child_tested, opts
         )
         node.children.append(child)
-        if unk_rows.size:
-            if saved is not None:
-                w_all[unk_rows] = saved
-            else:
-                w_all[unk_rows] = (w_all[unk_rows] / dt(factor)).astype(dt)
         errors = dt(errors + dt(child.errors))
     node.errors = float(errors)
     # Collapse: a subtree no better than a leaf on the training data.
@@ -254,5 +253,6 @@ def grow(ctx: Context, opts: GrowOptions) -> TNode:
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]
-    root: TNode = run(form_tree(ctx, rows, srt, ctx.presorted_len, True, frozenset(), opts))
+    w = np.ones(ctx.n_rows, dtype=ctx.dtype)
+    root: TNode = run(form_tree(ctx, rows, w, srt, ctx.presorted_len, True, frozenset(), opts))
     return root
