@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treegen.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
@@ -211,3 +213,17 @@ def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
     path.chmod(0o640)
     save_model(hand_built(), path)
     assert path.stat().st_mode & 0o777 == 0o640  # replacing keeps the old mode
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False),
+       st.lists(st.floats(min_value=0, max_value=1e300), min_size=2, max_size=2))
+def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: list[float]) -> None:
+    base = hand_built(threshold)
+    nodes = list(base.nodes)
+    nodes[2] = Node("leaf", 0, sum(dist), dist[1], tuple(dist))
+    model = Model(base.schema, tuple(nodes), base.options)
+    back = model_from_json(model_to_json(model))
+    assert bits(back.nodes[1].threshold) == bits(threshold)
+    assert [bits(x) for x in back.nodes[2].dist] == [bits(x) for x in dist]
+    assert bits(back.nodes[2].items) == bits(sum(dist))
