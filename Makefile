@@ -35,7 +35,7 @@ demo: $(STAMP)
 	  $(TG) "$$@" || exit 1; }; \
 	if stage train train train $(GOLF) -o $(DEMO)/golf.tree; then \
 	  stage show train show $(DEMO)/golf.tree; \
-	  stage export export export $(DEMO)/golf.tree --target c -o $(DEMO)/c && ls -l $(DEMO)/c; \
+	  stage export export export $(DEMO)/golf.tree --target c -o $(DEMO)/c; \
 	  stage verify export verify $(DEMO)/golf.tree tests/data/reference/golf/golf.data; \
 	else echo "demo: without a trained model, show, export and verify are still to come"; fi; \
 	echo; echo "demo: finished; outputs are in $(DEMO)/"
