@@ -150,3 +150,27 @@ def test_three_formats_agree(table: tuple[list[tuple[str, list[str] | None]], li
             else:
                 assert a.values[int(csv.X[i, j])] == values[row[j]]  # type: ignore[index]
     assert [csv.classes[k] for k in csv.y] == [classes[k] for k in y]
+
+
+cells = st.text(st.sampled_from(list('ab ,"\'\n;?%é')), min_size=1, max_size=6).filter(
+    lambda t: t == t.strip() and t != "?")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 4).flatmap(
+    lambda n: st.lists(st.lists(cells, min_size=n, max_size=n), min_size=2, max_size=6)))
+def test_csv_reader_agrees_with_python_csv_module(grid: list[list[str]]) -> None:
+    import csv
+    import io
+
+    header = [f"c{i}" for i in range(len(grid[0]))]
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([header, *grid])
+    with TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.csv"
+        path.write_text(buf.getvalue())
+        ds = read_dataset(str(path), nominal=header)
+    decoded = [[a.values[int(ds.X[i, j])] for j, a in enumerate(ds.attributes)]
+               for i in range(ds.n_rows)]
+    assert decoded == [row[:-1] for row in grid]
+    assert [ds.classes[k] for k in ds.y] == [row[-1] for row in grid]
