@@ -126,7 +126,7 @@ def tiny() -> Model:
     schema = Schema((Attribute("temp °C", "continuous"),
                      Attribute("kind", "nominal", ("a*/b", "c", "d??/", "e"))),
                     ("yes/*", "no", "No"), "label")
-    leaf = lambda c, d: Node("leaf", c, float(sum(d)), 0.0, d)  # noqa: E731
+    leaf = lambda c, d: Node("leaf", c, float(sum(d)), 0.0, d)
     nodes = (
         Node("continuous", 0, 10.0, 0.0, (5.0, 3.0, 2.0), attribute=0, threshold=-0.0,
              children=(1, 2)),
@@ -137,3 +137,8 @@ def tiny() -> Model:
         Node("leaf", 1, 0.0, 0.0, (0.0, 0.0, 0.0)),
     )
     return Model(schema, nodes, {"flavor": "j48"})
+
+
+def single_leaf() -> Model:
+    """A tree that is one leaf: the generated code must still be warning-free."""
+    return Model(GOLF_SCHEMA, (Node("leaf", 1, 3.0, 0.0, (1.0, 2.0)),), {"flavor": "c45"})

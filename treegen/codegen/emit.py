@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import numpy as np
 
 from treegen.codegen import layout
 from treegen.codegen.ir import IR, Compare, Leaf, Switch, validate
@@ -114,7 +115,13 @@ def _describe(ir: IR, i: int, branch: int) -> str:
         vals = [f.values[c] for c, b in enumerate(node.branch_of) if b == branch]
         return comment_text(f"{f.name} in {{{', '.join(vals)}}}" if len(vals) != 1
                             else f"{f.name} = {vals[0]}")
-    return comment_text(f"{f.name} {node.op} {node.threshold!r}")
+    return comment_text(f"{f.name} <= {_short(node.cut)}")
+
+
+def _short(t: float) -> str:
+    """A threshold as people read it: shortest digits of its float32 when it is one."""
+    f32 = np.float32(t)
+    return str(f32) if float(f32) == t else repr(t)
 
 
 def _common(ir: IR) -> dict[str, Any]:
@@ -157,6 +164,7 @@ def _common(ir: IR) -> dict[str, Any]:
         "proba_rows": c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
         "outcome_ctype": f"{outcome_ctype}_t",
         "has_switch": any(isinstance(n, Switch) for n in ir.nodes),
+        "has_tests": not isinstance(ir.nodes[0], Leaf),
     }
 
 
@@ -201,6 +209,7 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
                 d.update(callee=names[line.callee])
             out.append(d)
         functions.append({"name": names[k], "lines": out,
+                          "trivial": isinstance(ir.nodes[root], Leaf),
                           "comment": f"subtree at model node {ir.nodes[root].source}"
                           if k else "the whole tree"})
     view.update(functions=functions, share_rows=c_rows([f"{s}u" for s in lay.shares]),
@@ -251,6 +260,8 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
         raise EmitError(f"model has {len(ir.nodes)} nodes; at most 65535 can be exported")
     env = env or make_env()
     view = _common(ir)
+    if style == "table":
+        view["has_tests"] = True  # the table walk always references the helpers
     view["uses_rdf"] = style == "table" and view["value_kind"] == "float"
     (_ifs_view if style == "ifs" else _table_view)(ir, view)
     return {

@@ -99,6 +99,7 @@ class Compare:
     shares: tuple[int, int]
     children: tuple[int, int]
     source: int
+    cut: float = math.nan  # the model's threshold (comments only)
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,7 +169,7 @@ def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int]) -> Compa
             raise EncodingError(f"model node {i}: continuous test without two branches")
         op, thr = lower_continuous(node, i, enc, node.attribute in explicit)
         return Compare(node.attribute, op, thr, (shares[0], shares[1]),
-                       (node.children[0], node.children[1]), i)
+                       (node.children[0], node.children[1]), i, node.threshold)
     k = len(model.schema.attributes[node.attribute].values)
     if node.kind == "nominal":
         if len(node.children) != k:

@@ -96,7 +96,7 @@ static uint8_t golf_walk0(const float *x, golf_state *s)
 {
     switch (golf_branch(s, golf_code(x[0], 3), 3u, 0u)) {
     case 0: /* outlook = sunny */
-        if (x[2] != x[2] ? golf_miss(s, 2u, 3u) == 0u : x[2] <= 75.0f) { /* humidity le 75.0 */
+        if (x[2] != x[2] ? golf_miss(s, 2u, 3u) == 0u : x[2] <= 75.0f) { /* humidity <= 75.0 */
             return 0u; /* Play */
         } else {
             return 1u; /* Don't Play */
@@ -126,6 +126,8 @@ static int golf_run(const golf_input_t *x, uint16_t *acc)
         acc[c] = 0u;
     }
     s.top = 0u;
+    s.branch[0] = 0u; /* never read before written; silences old gcc's */
+    s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
     do {
         s.w = 0x8000u;
         s.d = 0u;

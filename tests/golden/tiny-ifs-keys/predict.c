@@ -139,7 +139,7 @@ static uint8_t tiny_walk0(const uint32_t *x, tiny_state *s);
 /* the whole tree */
 static uint8_t tiny_walk0(const uint32_t *x, tiny_state *s)
 {
-    if (x[0] == 0u ? tiny_miss(s, 2u, 0u) == 0u : x[0] <= 0x80000000u) { /* temp <U+00B0>C le 2147483648 */
+    if (x[0] == 0u ? tiny_miss(s, 2u, 0u) == 0u : x[0] <= 0x80000000u) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
         switch (tiny_branch(s, tiny_sub(tiny_code(x[1], 4), 0u), 2u, 2u)) {
@@ -168,6 +168,8 @@ static int tiny_run(const tiny_input_t *x, uint16_t *acc)
         acc[c] = 0u;
     }
     s.top = 0u;
+    s.branch[0] = 0u; /* never read before written; silences old gcc's */
+    s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
     do {
         s.w = 0x8000u;
         s.d = 0u;

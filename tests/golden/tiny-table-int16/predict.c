@@ -164,6 +164,8 @@ static int tiny_run(const tiny_input_t *x, uint16_t *acc)
         acc[c] = 0u;
     }
     s.top = 0u;
+    s.branch[0] = 0u; /* never read before written; silences old gcc's */
+    s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
     do {
         s.w = 0x8000u;
         s.d = 0u;
