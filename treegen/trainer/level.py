@@ -49,8 +49,8 @@ class Task:
     node: TNode
     rows: IntArray  # global row ids, ascending
     w: FloatArray  # their weights at this node
-    srt: npt.NDArray[np.int32]  # (n_cont, width): positions into rows by value, -1 padding
-    lens: IntArray  # known cases per continuous attribute
+    srt: npt.NDArray[np.int32]  # per continuous attribute in turn: positions into rows by value
+    lens: IntArray  # known cases per continuous attribute (the lengths of srt's parts)
     all_known: bool
     tested: frozenset[int]
 
@@ -59,7 +59,10 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree level by level (collapse applied at the end)."""
     n = ctx.n_rows
     root = TNode("leaf", 0, 0.0, 0.0, np.zeros(ctx.n_classes, dtype=ctx.dtype))
-    srt = np.where(ctx.presorted == n, -1, ctx.presorted).astype(np.int32)
+    srt = np.concatenate(
+        [ctx.presorted[j, :k] for j, k in enumerate(ctx.presorted_len.tolist())]
+        or [np.zeros(0, np.int32)]
+    ).astype(np.int32)
     frontier = [
         Task(
             root,
@@ -234,14 +237,15 @@ def _score_continuous(
     B = len(tasks)
     Kc = len(ctx.cont_pos)
     E = rows_cat.size
-    width = max(t.srt.shape[1] for t in tasks)
-    idx = np.full((B * Kc, width), E, dtype=np.intp)
-    for b, t in enumerate(tasks):
-        s = t.srt
-        idx[b * Kc : (b + 1) * Kc, : s.shape[1]] = np.where(s >= 0, s + offsets[b], E)
+    lens = np.concatenate([t.lens for t in tasks])
+    idx = padded_rows(
+        np.concatenate([t.srt for t in tasks]).astype(np.intp)
+        + np.repeat(offsets, [t.srt.size for t in tasks]),
+        lens,
+        E,
+    )
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, dt(0)).astype(dt)
-    lens = np.concatenate([t.lens for t in tasks])
     unk = np.zeros(B * Kc, dtype=dt)
     if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
         k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
@@ -325,6 +329,16 @@ def _split(
     from treegen.trainer.partition import partition
 
     return partition(ctx, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases)
+
+
+def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
+    """Rows of lengths ``lens`` stored one after another -> 2-D, padded with ``pad``."""
+    width = max(int(lens.max()) if lens.size else 0, 1)
+    out = np.full((lens.size, width), pad, dtype=np.intp)
+    starts = np.cumsum(lens) - lens
+    r = np.repeat(np.arange(lens.size), lens)
+    out[r, np.arange(flat.size) - starts[r]] = flat
+    return out
 
 
 def _collapse(ctx: Context, root: TNode) -> None:

@@ -82,6 +82,11 @@ def _outcomes(
     return br, forks
 
 
+def ne_v_flat(nonempty: npt.NDArray[np.bool_]) -> IntArray:
+    """The non-empty branch indices of every task, one task after another."""
+    return np.nonzero(nonempty)[1]
+
+
 def partition(
     ctx: Context,
     tasks: list[Task],
@@ -164,40 +169,41 @@ def partition(
         stays_leaf = (np.abs(cbestf - ccases) < 1e-6) | (2 * m - ccases > 1e-6)
     else:
         stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
-    # Children's sorted arrays, one pass per branch index (growing children only).
+    # Children's sorted arrays in one pass: every entry of a parent's sorted
+    # arrays goes to its branch's child (unknown values to every non-empty
+    # branch), then a stable sort by (child, attribute) keeps value order.
     kc = len(ctx.cont_pos)
-    empty_srt = np.zeros((kc, 0), np.int32)
-    child_srt: dict[int, npt.NDArray[np.int32]] = {}
-    child_lens: dict[int, IntArray] = {}
-    if kc:
-        width = max(tasks[b].srt.shape[1] for b in split.tolist())
-        idx = np.full((split.size * kc, width), E, dtype=np.intp)
-        for j, b in enumerate(split.tolist()):
-            s = tasks[b].srt
-            idx[j * kc : (j + 1) * kc, : s.shape[1]] = np.where(s >= 0, s + offsets[b], E)
-        br_ext = np.append(br, -2)
-        bs = br_ext[idx]
-        slot = u_slot[idx]
-        for v in range(F):
-            cid_v = child_id[split, v]
-            tasks_v = np.flatnonzero(cid_v >= 0)
-            tasks_v = tasks_v[~stays_leaf[cid_v[tasks_v]]]
-            if tasks_v.size == 0:
-                continue
-            rsel = (tasks_v[:, None] * kc + np.arange(kc)[None, :]).ravel()
-            b2, i2, s2 = bs[rsel], idx[rsel], slot[rsel]
-            mask = (b2 == v) | (b2 == -1)
-            mapped = np.where(b2 == v, pos_known[i2], pos_unk[s2, v])
-            cnt = mask.sum(axis=1)
-            out = np.full((rsel.size, max(int(cnt.max()), 1)), -1, dtype=np.int32)
-            pos = np.cumsum(mask, axis=1) - 1
-            rr, _ = np.nonzero(mask)
-            out[rr, pos[mask]] = mapped[mask]
-            cnt2 = cnt.reshape(tasks_v.size, kc)
-            widths = np.maximum(cnt2.max(axis=1), 1).tolist()
-            for jj, c in enumerate(cid_v[tasks_v].tolist()):
-                child_srt[c] = out[jj * kc : (jj + 1) * kc, : widths[jj]]
-                child_lens[c] = cnt2[jj]
+    grows = ~stays_leaf
+    child_flat = np.zeros(0, dtype=np.int32)
+    child_part = np.zeros(n_child * kc, dtype=np.intp)
+    if kc and grows.any():
+        sp = split.tolist()
+        lens_all = np.concatenate([tasks[b].lens for b in sp])
+        flat = np.concatenate([tasks[b].srt for b in sp]).astype(np.intp) + np.repeat(
+            offsets[split], [tasks[b].srt.size for b in sp]
+        )
+        row = np.repeat(np.arange(lens_all.size), lens_all)
+        t_of = split[row // kc]
+        b_e = br[flat]
+        n_ne = nonempty.sum(axis=1)
+        cnt = np.where(b_e >= 0, 1, n_ne[t_of])
+        ent = np.repeat(flat, cnt)
+        row_r = np.repeat(row, cnt)
+        t_r = np.repeat(t_of, cnt)
+        b_r = np.repeat(b_e, cnt)
+        first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+        nth = np.arange(ent.size) - first  # replica number of an unknown entry
+        ne_off = np.cumsum(n_ne) - n_ne
+        v_r = np.where(b_r >= 0, b_r, ne_v_flat(nonempty)[ne_off[t_r] + nth])
+        c_r = child_id[t_r, v_r]
+        keep = grows[c_r]
+        ent, row_r, v_r, c_r, b_r = ent[keep], row_r[keep], v_r[keep], c_r[keep], b_r[keep]
+        mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
+        key = c_r * kc + row_r % kc
+        order_k = np.argsort(key, kind="stable")
+        child_flat = mapped[order_k].astype(np.int32)
+        child_part = np.bincount(key, minlength=n_child * kc)
+    part_start = np.cumsum(child_part) - child_part
     # Child nodes, and tasks for the children that may split.
     rows_s = rows_cat[ent_s]
     has_unknown = np.bincount(tid[unk], minlength=B) > 0
@@ -222,7 +228,8 @@ def partition(
             if leaf_l[c]:
                 continue
             lo, hi = starts_l[c], ends_l[c]
-            srt_c = child_srt.get(c, empty_srt)
-            lens_c = child_lens.get(c, np.zeros(kc, np.intp))
+            lens_c = child_part[c * kc : (c + 1) * kc]
+            s0 = int(part_start[c * kc]) if kc else 0
+            srt_c = child_flat[s0 : s0 + int(lens_c.sum())]
             new.append(Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, lens_c, all_known, tested))
     return new

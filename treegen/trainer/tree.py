@@ -68,7 +68,7 @@ def flatten(root: TNode) -> tuple[Node, ...]:
             cls=int(t.cls),
             items=float(t.items),
             errors=float(t.errors),
-            dist=tuple(float(v) for v in t.dist),
+            dist=tuple(np.asarray(t.dist, dtype=np.float64).tolist()),
             attribute=int(t.attribute),
             threshold=float(t.threshold),
             subsets=t.subsets,
