@@ -231,24 +231,31 @@ def _table_view(ir: IR, view: dict[str, Any]) -> None:
     t = layout.flatten(ir)
     U = view["U"]
     enc = ir.encoding
-    col = {"op": _column(ir, U, list(t.op)), "feature": _column(ir, U, list(t.feature)),
-           "first": _column(ir, U, list(t.first)), "arg": _column(ir, U, list(t.arg))}
+    rows = max(t.n_tests, 1)  # a one-leaf tree still declares (unused) one-row columns
+
+    def pad(values: tuple[int, ...]) -> list[int]:
+        return list(values) or [0]
+
+    col = {"op": _column(ir, U, pad(t.op)), "feature": _column(ir, U, pad(t.feature)),
+           "first": _column(ir, U, pad(t.first)), "ref": _column(ir, U, list(t.ref) or [t.root])}
+    thresholds = list(t.threshold) or [0]
     if enc.uses_keys:
         col["threshold"] = {"ctype": "uint32_t", "read": f"{U}_RD32",
-                            "rows": c_rows([c_hex32(int(v)) for v in t.threshold])}
+                            "rows": c_rows([c_hex32(int(v)) for v in thresholds])}
     elif enc.is_int:
-        col["threshold"] = _column(ir, U, [int(v) for v in t.threshold])
+        col["threshold"] = _column(ir, U, [int(v) for v in thresholds])
     elif enc.input_type == "float":
         col["threshold"] = {"ctype": "float", "read": f"{U}_RDF",
-                            "rows": c_rows([c_float(float(v)) for v in t.threshold])}
+                            "rows": c_rows([c_float(float(v)) for v in thresholds])}
     else:
         col["threshold"] = {"ctype": "double", "read": "*",
-                            "rows": c_rows([c_double(float(v)) for v in t.threshold])}
-    n = len(t.order)
-    view.update(col=col, n_nodes=n, index_ctype=f"{smallest_uint(n)}_t",
-                share_rows=c_rows([f"{s}u" for s in t.share]), n_shares=n,
-                has_map=view["has_switch"], map_rows=c_rows([f"{v}u" for v in t.maps]),
-                n_map=len(t.maps))
+                            "rows": c_rows([c_double(float(v)) for v in thresholds])}
+    n_ref = t.n_tests + len(ir.outcomes)
+    view.update(col=col, n_tests=t.n_tests, n_rows=rows, n_slots=max(len(t.ref), 1),
+                root=t.root, ref_ctype=f"{smallest_uint(n_ref)}_t",
+                share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
+                n_shares=max(len(t.share), 1), has_map=view["has_switch"],
+                map_rows=c_rows([f"{v}u" for v in t.maps]), n_map=len(t.maps))
 
 
 def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> dict[str, str]:
@@ -260,8 +267,6 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
         raise EmitError(f"model has {len(ir.nodes)} nodes; at most 65535 can be exported")
     env = env or make_env()
     view = _common(ir)
-    if style == "table":
-        view["has_tests"] = True  # the table walk always references the helpers
     view["uses_rdf"] = style == "table" and view["value_kind"] == "float"
     (_ifs_view if style == "ifs" else _table_view)(ir, view)
     return {

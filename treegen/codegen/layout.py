@@ -100,58 +100,76 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
     return IfsLayout(tuple(functions), offsets, shares)
 
 
-OP_LEAF, OP_LE, OP_LT, OP_LEFT, OP_RIGHT, OP_SWITCH = range(6)
+OP_LE, OP_LT, OP_LEFT, OP_RIGHT, OP_SWITCH = 1, 2, 3, 4, 5
 OPS = {"le": OP_LE, "lt": OP_LT, "left": OP_LEFT, "right": OP_RIGHT}
 
 
 @dataclass(frozen=True, slots=True)
 class NodeTable:
-    """Columns indexed by table position (root 0).  ``arg`` is the outcome of a leaf
-    or the offset of a switch's map ``[values, forks, branch per code (255 = none)]``
-    in ``maps``; ``share`` is the share of the node within its parent's test."""
+    """The table style's arrays.
 
-    order: tuple[int, ...]  # IR node at each position
+    Tests are numbered breadth-first (0 is the root when it is a test); the branches of
+    test t are the consecutive slots ``first[t] .. first[t] + forks - 1``.  A slot holds
+    ``ref`` (a test number below ``n_tests``, or ``n_tests + outcome`` for a leaf) and
+    the branch's ``share``.  ``op`` is 1..4 for comparisons (le, lt, left, right) and
+    ``5 + offset`` for a nominal test whose map ``[values, forks, branch of each code
+    (255 = none)]`` starts at ``offset`` in ``maps``.  Leaves take no test row, so a
+    node costs one slot (4 bytes) plus, for tests, one row.
+    """
+
+    tests: tuple[int, ...]  # IR node of each test row
     op: tuple[int, ...]
     feature: tuple[int, ...]
     threshold: tuple[int | float, ...]
     first: tuple[int, ...]
-    arg: tuple[int, ...]
+    ref: tuple[int, ...]
     share: tuple[int, ...]
     maps: tuple[int, ...]
+    root: int  # ref of the root
+
+    @property
+    def n_tests(self) -> int:
+        return len(self.tests)
 
 
 def flatten(ir: IR) -> NodeTable:
-    order = [0]
-    for i in order:  # breadth-first: appending while iterating visits every node once
+    tests = [0] if not isinstance(ir.nodes[0], Leaf) else []
+    for i in tests:  # breadth-first over tests: appending while iterating visits each once
         node = ir.nodes[i]
-        if not isinstance(node, Leaf):
-            order.extend(node.children)
-    pos = {n: p for p, n in enumerate(order)}
-    n = len(order)
-    op, feature, first, arg, share = [0] * n, [0] * n, [0] * n, [0] * n, [0] * n
-    threshold: list[int | float] = [0] * n
+        assert not isinstance(node, Leaf)
+        tests.extend(c for c in node.children if not isinstance(ir.nodes[c], Leaf))
+    number = {n: t for t, n in enumerate(tests)}
+    n_tests = len(tests)
+
+    def ref_of(i: int) -> int:
+        node = ir.nodes[i]
+        return n_tests + node.outcome if isinstance(node, Leaf) else number[i]
+
+    op: list[int] = []
+    feature: list[int] = []
+    threshold: list[int | float] = []
+    first: list[int] = []
+    ref: list[int] = []
+    share: list[int] = []
     maps: list[int] = []
     map_at: dict[tuple[int, ...], int] = {}
-    for p, i in enumerate(order):
+    for i in tests:
         node = ir.nodes[i]
-        if isinstance(node, Leaf):
-            arg[p] = node.outcome
-            continue
-        feature[p] = node.feature
-        first[p] = pos[node.children[0]]
-        for b, child in enumerate(node.children):
-            assert pos[child] == first[p] + b
-            share[pos[child]] = node.shares[b]
+        assert not isinstance(node, Leaf)
+        feature.append(node.feature)
+        first.append(len(ref))
+        ref.extend(ref_of(c) for c in node.children)
+        share.extend(node.shares)
         if isinstance(node, Compare):
-            op[p] = OPS[node.op]
-            threshold[p] = node.threshold if node.op in ("le", "lt") else 0
+            op.append(OPS[node.op])
+            threshold.append(node.threshold if node.op in ("le", "lt") else 0)
         else:
-            op[p] = OP_SWITCH
             m = (len(node.branch_of), len(node.children),
                  *(255 if b < 0 else b for b in node.branch_of))
             if m not in map_at:
                 map_at[m] = len(maps)
                 maps.extend(m)
-            arg[p] = map_at[m]
-    return NodeTable(tuple(order), tuple(op), tuple(feature), tuple(threshold), tuple(first),
-                     tuple(arg), tuple(share), tuple(maps) or (0,))
+            op.append(OP_SWITCH + map_at[m])
+            threshold.append(0)
+    return NodeTable(tuple(tests), tuple(op), tuple(feature), tuple(threshold), tuple(first),
+                     tuple(ref), tuple(share), tuple(maps) or (0,), ref_of(0))

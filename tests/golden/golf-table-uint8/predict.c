@@ -41,32 +41,33 @@ static const uint8_t golf_class[2] GOLF_ROM = {
 static const uint16_t golf_proba[2][2] GOLF_ROM = {
     {32768u, 0u}, {0u, 32768u}
 };
-static const uint16_t golf_share[8] GOLF_ROM = {
-    0u, 11702u, 9362u, 11702u, 13107u, 19660u, 13107u, 19660u
+static const uint16_t golf_share[7] GOLF_ROM = {
+    11702u, 9362u, 11702u, 13107u, 19660u, 13107u, 19660u
 };
 /* Nominal maps: [values, branches, branch of each code (255 = none)]. */
 static const uint8_t golf_map[9] GOLF_ROM = {
     3u, 3u, 0u, 1u, 2u, 2u, 2u, 0u, 1u
 };
 
-/* The tree as a node table, breadth-first so a test's children are consecutive:
-   op 0 leaf (arg = outcome), 1 x <= thr, 2 x < thr, 3 known values go to the
-   first child, 4 to the second, 5 nominal (arg = offset in golf_map of
-   [values, branches, branch of each code or 255]). */
-static const uint8_t golf_op[8] GOLF_ROM = {
-    5, 1, 0, 5, 0, 0, 0, 0
+/* The tree as tables.  Tests are numbered breadth-first; the branches of test t
+   are the slots golf_first[t] .. + forks - 1, each holding a reference (a test
+   below 3, else 3 + outcome) and its share in golf_share.
+   golf_op: 1 x <= thr, 2 x < thr, 3 known values take branch 0, 4 branch 1,
+   5 + m nominal, with map [values, branches, branch per code] at golf_map[m]. */
+static const uint8_t golf_op[3] GOLF_ROM = {
+    5, 1, 10
 };
-static const uint8_t golf_feature[8] GOLF_ROM = {
-    0, 2, 0, 3, 0, 0, 0, 0
+static const uint8_t golf_feature[3] GOLF_ROM = {
+    0, 2, 3
 };
-static const uint8_t golf_thr[8] GOLF_ROM = {
-    0, 75, 0, 0, 0, 0, 0, 0
+static const uint8_t golf_thr[3] GOLF_ROM = {
+    0, 75, 0
 };
-static const uint8_t golf_first[8] GOLF_ROM = {
-    1, 4, 0, 6, 0, 0, 0, 0
+static const uint8_t golf_first[3] GOLF_ROM = {
+    0, 3, 5
 };
-static const uint8_t golf_arg[8] GOLF_ROM = {
-    0, 0, 0, 5, 0, 1, 1, 0
+static const uint8_t golf_ref[7] GOLF_ROM = {
+    1, 3, 2, 3, 4, 4, 3
 };
 
 #ifdef GOLF_WANT_CLASS_NAMES
@@ -122,19 +123,16 @@ static int golf_sub(int code, uint16_t at)
 static uint8_t golf_walk0(const uint8_t *x, golf_state *s)
 {
     uint8_t n = 0u;
-    uint8_t first;
+    uint16_t first;
     uint8_t op;
     uint8_t b;
     uint8_t v;
     for (;;) {
         op = GOLF_RD8(&golf_op[n]);
-        if (op == 0u) {
-            return (uint8_t)GOLF_RD8(&golf_arg[n]);
-        }
         v = x[GOLF_RD8(&golf_feature[n])];
-        first = (uint8_t)GOLF_RD8(&golf_first[n]);
-        if (op == 5u) {
-            uint16_t at = (uint16_t)GOLF_RD8(&golf_arg[n]);
+        first = (uint16_t)GOLF_RD8(&golf_first[n]);
+        if (op >= 5u) {
+            uint16_t at = (uint16_t)(op - 5u);
             b = golf_branch(s, golf_sub(golf_code(v, GOLF_RD8(&golf_map[at])), at),
                     GOLF_RD8(&golf_map[at + 1u]), first);
         } else if (v == GOLF_MISSING) {
@@ -146,7 +144,10 @@ static uint8_t golf_walk0(const uint8_t *x, golf_state *s)
         } else {
             b = (uint8_t)(op == 3u ? 0u : 1u);
         }
-        n = (uint8_t)(first + b);
+        n = (uint8_t)GOLF_RD8(&golf_ref[first + b]);
+        if (n >= 3u) {
+            return (uint8_t)(n - 3u);
+        }
     }
 }
 

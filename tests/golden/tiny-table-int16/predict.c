@@ -41,32 +41,33 @@ static const uint8_t tiny_class[3] TINY_ROM = {
 static const uint16_t tiny_proba[3][3] TINY_ROM = {
     {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {0u, 32768u, 0u}
 };
-static const uint16_t tiny_share[5] TINY_ROM = {
-    0u, 16384u, 16384u, 19660u, 0u
+static const uint16_t tiny_share[4] TINY_ROM = {
+    16384u, 16384u, 19660u, 0u
 };
 /* Nominal maps: [values, branches, branch of each code (255 = none)]. */
 static const uint8_t tiny_map[6] TINY_ROM = {
     4u, 2u, 0u, 1u, 0u, 255u
 };
 
-/* The tree as a node table, breadth-first so a test's children are consecutive:
-   op 0 leaf (arg = outcome), 1 x <= thr, 2 x < thr, 3 known values go to the
-   first child, 4 to the second, 5 nominal (arg = offset in tiny_map of
-   [values, branches, branch of each code or 255]). */
-static const uint8_t tiny_op[5] TINY_ROM = {
-    1, 0, 5, 0, 0
+/* The tree as tables.  Tests are numbered breadth-first; the branches of test t
+   are the slots tiny_first[t] .. + forks - 1, each holding a reference (a test
+   below 2, else 2 + outcome) and its share in tiny_share.
+   tiny_op: 1 x <= thr, 2 x < thr, 3 known values take branch 0, 4 branch 1,
+   5 + m nominal, with map [values, branches, branch per code] at tiny_map[m]. */
+static const uint8_t tiny_op[2] TINY_ROM = {
+    1, 5
 };
-static const uint8_t tiny_feature[5] TINY_ROM = {
-    0, 0, 1, 0, 0
+static const uint8_t tiny_feature[2] TINY_ROM = {
+    0, 1
 };
-static const uint8_t tiny_thr[5] TINY_ROM = {
-    0, 0, 0, 0, 0
+static const uint8_t tiny_thr[2] TINY_ROM = {
+    0, 0
 };
-static const uint8_t tiny_first[5] TINY_ROM = {
-    1, 0, 3, 0, 0
+static const uint8_t tiny_first[2] TINY_ROM = {
+    0, 2
 };
-static const uint8_t tiny_arg[5] TINY_ROM = {
-    0, 0, 0, 1, 2
+static const uint8_t tiny_ref[4] TINY_ROM = {
+    2, 1, 3, 4
 };
 
 #ifdef TINY_WANT_CLASS_NAMES
@@ -123,19 +124,16 @@ static int tiny_sub(int code, uint16_t at)
 static uint8_t tiny_walk0(const int16_t *x, tiny_state *s)
 {
     uint8_t n = 0u;
-    uint8_t first;
+    uint16_t first;
     uint8_t op;
     uint8_t b;
     int16_t v;
     for (;;) {
         op = TINY_RD8(&tiny_op[n]);
-        if (op == 0u) {
-            return (uint8_t)TINY_RD8(&tiny_arg[n]);
-        }
         v = x[TINY_RD8(&tiny_feature[n])];
-        first = (uint8_t)TINY_RD8(&tiny_first[n]);
-        if (op == 5u) {
-            uint16_t at = (uint16_t)TINY_RD8(&tiny_arg[n]);
+        first = (uint16_t)TINY_RD8(&tiny_first[n]);
+        if (op >= 5u) {
+            uint16_t at = (uint16_t)(op - 5u);
             b = tiny_branch(s, tiny_sub(tiny_code(v, TINY_RD8(&tiny_map[at])), at),
                     TINY_RD8(&tiny_map[at + 1u]), first);
         } else if (v == TINY_MISSING) {
@@ -147,7 +145,10 @@ static uint8_t tiny_walk0(const int16_t *x, tiny_state *s)
         } else {
             b = (uint8_t)(op == 3u ? 0u : 1u);
         }
-        n = (uint8_t)(first + b);
+        n = (uint8_t)TINY_RD8(&tiny_ref[first + b]);
+        if (n >= 2u) {
+            return (uint8_t)(n - 2u);
+        }
     }
 }
 
