@@ -43,3 +43,22 @@ def test_engines_agree_on_benchmark_shaped_data() -> None:
     ds = gen_data.generate(gen_data.summary_spec(4000, seed=5))
     opts = TrainOptions()
     assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
+
+
+@pytest.mark.parametrize("seed", [0, 4, 7])
+@pytest.mark.parametrize("j48", [False, True])
+def test_pruning_reuses_growth_weights_exactly(seed: int, j48: bool) -> None:
+    """The first pruning pass takes node weights from growth instead of summing again."""
+    from treegen.trainer.context import build_context
+    from treegen.trainer.grow import GrowOptions, grow
+    from treegen.trainer.prune import prune
+    from treegen.trainer.tree import flatten
+
+    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2000))
+    models = []
+    for reuse in (True, False):
+        ctx = build_context(ds, 2, j48)
+        root = grow(ctx, GrowOptions("gainratio"))
+        prune(ctx, root, 0.25, reuse_growth=reuse)
+        models.append(flatten(root))
+    assert models[0] == models[1]

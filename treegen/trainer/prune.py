@@ -1,11 +1,14 @@
 """Pessimistic pruning with subtree raising: Release 8's ``EstimateErrors`` (section 4).
 
-All weights are reset to 1 and the training cases are pushed through the
-grown tree again with the same fractional rule as growth (including the
-float ``Factor`` round trip).  Each node compares three estimates: as a
-leaf, as its largest branch (subtree raising) and as the subtree.  Written
-as generators run by :func:`treegen.trainer.tree.run` to avoid Python
-recursion.
+The training cases are pushed through the grown tree again, starting at
+weight 1, with the same fractional rule as growth (per-node weights, the
+unknown cases' ``Factor`` round trip carried from branch to branch), so the
+first pass sees at every node exactly the cases growth saw.  Each test
+compares three estimates: as a leaf, as its largest branch (subtree
+raising) and as the subtree.  Written as generators run by
+:func:`treegen.trainer.tree.run` to avoid Python recursion; the leaf
+children of a node are estimated together, which is where most of the
+work is.
 
 For the j48 flavour the bound is J48's (exact z, ``max(N-e,0)``, double),
 leaves take the first majority class of their cases, and comparisons use
@@ -26,85 +29,191 @@ from treegen.trainer.splits import J48_TOL
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, run, walk
 
+FloatArray = npt.NDArray[np.floating]
+
 
 def _le(ctx: Context, a: float, b: float) -> bool:
     """``a <= b`` (Weka's ``smOrEq`` for j48)."""
     return a - b < J48_TOL if ctx.j48 else a <= b
 
 
-def estimate_errors(
-    ctx: Context, bound: ErrorBound, t: TNode, rows: IntArray, update: bool
-) -> Generator[Any, Any, float]:
-    dt = ctx.dtype
-    w_all = ctx.weights
-    w = w_all[rows]
-    cases = seq_sum(w, dt)
-    dist = class_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
+def _label(ctx: Context, current: int, dist: list[float]) -> int:
+    """Leaf class for a distribution: Release 8 keeps ``current`` unless beaten."""
     if ctx.j48:
-        best = int(np.argmax(dist))
-    else:
-        best = t.cls  # ties keep the current label
-        for c in range(ctx.n_classes):
-            if dist[c] > dist[best]:
-                best = c
-    leaf_errors = ctx.fl(cases - float(dist[best]))
-    leaf_est = bound.estimate(cases, leaf_errors)
-    if update:
-        t.items = cases
-        t.cls = best
-        t.dist = dist
-    if t.kind == "leaf":
-        if update:
-            t.errors = leaf_est
-        return leaf_est
+        return int(np.argmax(dist))
+    best = current
+    for c, v in enumerate(dist):
+        if v > dist[best]:
+            best = c
+    return best
 
+
+def _leaf_estimate(
+    ctx: Context, bound: ErrorBound, t: TNode, cases: float, dist: FloatArray, update: bool
+) -> float:
+    best = _label(ctx, t.cls, dist.tolist())
+    est = bound.estimate(cases, ctx.fl(cases - float(dist[best])))
+    if update:
+        t.items, t.cls, t.dist, t.errors = cases, best, dist, est
+    return est
+
+
+def _sums(ctx: Context, index: IntArray, w: FloatArray, size: int) -> FloatArray:
+    out = np.zeros(size, dtype=ctx.dtype)
+    np.add.at(out, index, w.astype(ctx.dtype))
+    return out
+
+
+def estimate_errors(
+    ctx: Context,
+    bound: ErrorBound,
+    t: TNode,
+    rows: IntArray,
+    w: FloatArray,
+    update: bool,
+    pristine: bool = False,
+) -> Generator[Any, Any, float]:
+    """``EstimateErrors(T, cases, update)``; returns T's estimated errors.
+
+    ``pristine``: the cases are exactly the ones growth sent to ``t`` (the
+    first bottom-up pass, before any raising above), so the node's and its
+    leaf children's weights and distributions are the stored ones, bit for
+    bit, and need not be summed again.
+    """
+    dt = ctx.dtype
+    if pristine:
+        cases, dist = t.items, np.asarray(t.dist, dtype=dt)
+    else:
+        cases = seq_sum(w, dt)
+        dist = class_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
+    if t.kind == "leaf":
+        return _leaf_estimate(ctx, bound, t, cases, dist, update)
+    best = _label(ctx, t.cls, dist.tolist())
+    leaf_est = bound.estimate(cases, ctx.fl(cases - float(dist[best])))
+    if update:
+        t.items, t.cls, t.dist = cases, best, dist
+
+    F = len(t.children)
     br = branch_of(ctx, t, rows)
-    unk_mask = br < 0
-    unk_rows = rows[unk_mask]
-    known_cases = ctx.fl(cases - seq_sum(w[unk_mask], dt))
-    tree_est = dt(0)
+    unk = br < 0
+    kn = ~unk
+    known_cases = ctx.fl(cases - seq_sum(w[unk], dt))
+    known_v = _sums(ctx, br[kn], w[kn], F)
+    nonempty = np.bincount(br[kn], minlength=F) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = (known_v / dt(known_cases)).astype(dt)
+    # Unknown cases' weight in each branch (the round trip, as in growth).
+    u_idx = np.flatnonzero(unk)
+    cw = np.zeros((u_idx.size, F), dtype=dt)
+    cur = w[u_idx].astype(dt)
+    for v in np.flatnonzero(nonempty).tolist():
+        val = (cur * factor[v]).astype(dt)
+        cw[:, v] = val
+        if not ctx.j48:
+            cur = (val / factor[v]).astype(dt)
+    # Largest branch by known fraction; ties go to the later branch.
     max_br, max_factor = 0, -1.0
-    for v, child in enumerate(t.children):
-        in_v = br == v
-        if not in_v.any():
+    for v in np.flatnonzero(nonempty).tolist():
+        if float(factor[v]) >= max_factor:
+            max_br, max_factor = v, float(factor[v])
+    leaf_kids = [v for v in np.flatnonzero(nonempty).tolist() if t.children[v].kind == "leaf"]
+    if pristine:
+        est_v = {
+            v: _leaf_estimate(
+                ctx, bound, t.children[v], t.children[v].items, t.children[v].dist, True
+            )
+            for v in leaf_kids
+        }
+    else:
+        est_v = dict(_leaf_children(ctx, bound, t, rows, w, br, u_idx, cw, leaf_kids, update))
+    for v in np.flatnonzero(nonempty).tolist():
+        if v in est_v:
             continue
-        factor = ctx.fl(seq_sum(w[in_v], dt) / known_cases)
-        saved: npt.NDArray[np.floating] | None = None
-        if unk_rows.size:
-            if ctx.j48:
-                saved = w_all[unk_rows].copy()
-            w_all[unk_rows] = (w_all[unk_rows] * dt(factor)).astype(dt)
-        if factor >= max_factor:  # ties go to the later branch
-            max_br, max_factor = v, factor
-        est = yield estimate_errors(ctx, bound, child, rows[in_v | unk_mask], update)
-        tree_est = dt(tree_est + dt(est))
-        if unk_rows.size:
-            if saved is not None:
-                w_all[unk_rows] = saved
-            else:
-                w_all[unk_rows] = (w_all[unk_rows] / dt(factor)).astype(dt)
+        sel = (br == v) | unk
+        w_v = w[sel].astype(dt)
+        w_v[unk[sel]] = cw[:, v]
+        est_v[v] = yield estimate_errors(
+            ctx, bound, t.children[v], rows[sel], w_v, update, pristine
+        )
+    tree_est = dt(0)
+    for v in sorted(est_v):
+        tree_est = dt(tree_est + dt(est_v[v]))
     if not update:
         return float(tree_est)
     branch = t.children[max_br]
-    branch_est = yield estimate_errors(ctx, bound, branch, rows, False)
+    if branch.kind == "leaf":
+        b_label = _label(ctx, branch.cls, dist.tolist())
+        branch_est = bound.estimate(cases, ctx.fl(cases - float(dist[b_label])))
+    else:
+        branch_est = yield estimate_errors(ctx, bound, branch, rows, w, False)
     tree_f = float(tree_est)
     if _le(ctx, leaf_est, branch_est + 0.1) and _le(ctx, leaf_est, tree_f + 0.1):
         t.make_leaf()
         t.errors = leaf_est
     elif _le(ctx, branch_est, tree_f + 0.1):
-        yield estimate_errors(ctx, bound, branch, rows, True)
+        yield estimate_errors(ctx, bound, branch, rows, w, True)
         t.copy_from(branch)
     else:
         t.errors = tree_f
     return t.errors
 
 
-def prune(ctx: Context, root: TNode, cf: float) -> None:
-    """Prune ``root`` in place with confidence ``cf``."""
+def _leaf_children(
+    ctx: Context,
+    bound: ErrorBound,
+    t: TNode,
+    rows: IntArray,
+    w: FloatArray,
+    br: IntArray,
+    u_idx: IntArray,
+    cw: FloatArray,
+    kids: list[int],
+    update: bool,
+) -> list[tuple[int, float]]:
+    """Estimates of the leaf children ``kids`` from one weighted count.
+
+    Each child's cases are its branch's known cases plus every unknown one
+    (with that branch's weight), summed in row order as a separate visit
+    would sum them.
+    """
+    if not kids:
+        return []
+    dt = ctx.dtype
+    C = ctx.n_classes
+    n = rows.size
+    is_kid = np.zeros(len(t.children), dtype=np.bool_)
+    is_kid[kids] = True
+    k_pos = np.flatnonzero((br >= 0) & is_kid[np.maximum(br, 0)])
+    slot = np.arange(len(kids))
+    kid_slot = np.full(len(t.children), -1, dtype=np.intp)
+    kid_slot[kids] = slot
+    u_rep = np.repeat(u_idx, len(kids))
+    v_rep = np.tile(np.asarray(kids, dtype=np.intp), u_idx.size)
+    pos = np.concatenate((k_pos, u_rep))
+    kid = np.concatenate((kid_slot[br[k_pos]], kid_slot[v_rep]))
+    wt = np.concatenate(
+        (w[k_pos].astype(dt), cw[np.repeat(np.arange(u_idx.size), len(kids)), v_rep])
+    )
+    order = np.argsort(kid.astype(np.int64) * (n + 1) + pos, kind="stable")
+    kid, pos, wt = kid[order], pos[order], wt[order]
+    cases = _sums(ctx, kid, wt, len(kids))
+    dist = _sums(ctx, kid * C + ctx.y[rows[pos]], wt, len(kids) * C).reshape(len(kids), C)
+    out = []
+    for j, v in enumerate(kids):
+        out.append((v, _leaf_estimate(ctx, bound, t.children[v], float(cases[j]), dist[j], update)))
+    return out
+
+
+def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> None:
+    """Prune ``root`` in place with confidence ``cf``.
+
+    ``reuse_growth=False`` recomputes every weight instead of reusing the
+    ones growth stored (the same numbers; tests check that).
+    """
     bound = ErrorBound(cf, "j48" if ctx.j48 else "c45")
-    ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
-    run(estimate_errors(ctx, bound, root, rows, True))
+    w = np.ones(ctx.n_rows, dtype=ctx.dtype)
+    run(estimate_errors(ctx, bound, root, rows, w, True, pristine=reuse_growth))
 
 
 def training_errors(ctx: Context, root: TNode) -> None:
