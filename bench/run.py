@@ -227,23 +227,41 @@ def print_targets(table: list[Row]) -> None:
             print(f"  note ({r.rows} rows): {note}")
 
 
-def print_paths(table: list[Row]) -> None:
-    """Fast path vs exact path: compared when the trainer exposes both."""
-    import dataclasses
+def other_engines() -> list[str]:
+    """Growth paths of ``train`` besides the default (its ``engine`` keyword), if any."""
+    import inspect
+    import typing
 
-    from treegen.trainer import TrainOptions
+    from treegen.trainer import train
 
-    names = {f.name for f in dataclasses.fields(TrainOptions)}
-    switch = next((n for n in ("exact", "fast", "algorithm", "path") if n in names), None)
-    if switch is None:
-        print(
-            "\nFast vs exact path: TrainOptions has no switch between two growth paths "
-            f"(fields: {', '.join(sorted(names))}), so there is one path and nothing to compare."
-        )
+    param = inspect.signature(train).parameters.get("engine")
+    if param is None:
+        return []
+    hints = typing.get_type_hints(train)
+    choices = [str(c) for c in typing.get_args(hints.get("engine", str))]
+    return [c for c in choices if c != param.default]
+
+
+def print_paths(table: list[Row], engines: list[str]) -> None:
+    """The default (fast) path's pruned tree against the other engine's, bit for bit."""
+    if not engines:
+        print("\nFast vs exact path: train() has a single growth path; nothing to compare.")
         return
-    print(
-        f"\nFast vs exact path: TrainOptions.{switch} exists; compare with --rows on small sizes."
-    )
+    print(f"\nFast path (default engine) vs {', '.join(engines)} (pruned model, bit for bit):")
+    for r in table:
+        tg = r.results.get("treegen")
+        for e in engines:
+            other = r.results.get(f"engine={e}")
+            if other is None or tg is None:
+                continue
+            if "error" in other or "error" in tg:
+                print(f"  {r.rows:>9} rows: {e}: {other.get('error') or tg.get('error')}")
+                continue
+            same = other["bits"] == tg["bits"]
+            print(
+                f"  {r.rows:>9} rows: {'IDENTICAL' if same else 'DIFFERENT'} "
+                f"(default {cell(tg)}, {e} {cell(other)}; sizes {tg['size']} / {other['size']})"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -254,6 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-sklearn", action="store_true", help="skip scikit-learn")
     ap.add_argument("--no-export", action="store_true", help="skip the export benchmark")
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
+    ap.add_argument(
+        "--exact-max-rows",
+        type=int,
+        default=100_000,
+        help="run the trainer's other engine(s) up to this many rows (default 100000)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=3600.0, help="per-job limit, seconds")
     args = ap.parse_args(argv)
@@ -270,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.j48 and not have_weka:
         print(f"--j48: java or {WEKA_JAR} missing, J48 column left empty")
 
+    engines = other_engines()
     table: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="treegen-bench-") as tmp:
         for n in sizes:
@@ -287,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
                     row.notes.append(
                         f"unpruned: {float(str(u['seconds'])):.2f} s, size {u['size']}"
                     )
+            for e in engines if n <= args.exact_max_rows else []:
+                print(f"[{n} rows] treegen train, engine={e} ...", flush=True)
+                row.results[f"engine={e}"] = run_worker(f"treegen-engine={e}", d, args.timeout)
             if sk_python is not None:
                 print(f"[{n} rows] scikit-learn fit ...", flush=True)
                 row.results["sklearn"] = run_worker("sklearn", d, args.timeout, sk_python)
@@ -297,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print_table(table)
     print_targets(table)
-    print_paths(table)
+    print_paths(table, engines)
     if not args.no_export:
         from export_bench import run_export_bench
 

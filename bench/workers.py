@@ -10,6 +10,8 @@ Kinds:
 * ``treegen``: ``train(ds, TrainOptions())`` (c45 flavour, pruned), plus the
   tree's size, leaves and a fingerprint of its canonical printed form;
 * ``treegen-unpruned``: the same with ``prune=False``;
+* ``treegen-engine=NAME``: the pruned tree with ``train(..., engine=NAME)``
+  (the trainer's other growth path), to compare bit for bit;
 * ``sklearn``: ``DecisionTreeClassifier(criterion="entropy")`` fit on the
   same rows, nominal attributes one-hot encoded (a missing value is the
   all-zero row), missing continuous values imputed with the column mean;
@@ -69,17 +71,26 @@ def tree_fingerprint(model: Model) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def run_treegen(ds: Dataset, prune: bool) -> dict[str, object]:
+def model_bits(model: Model) -> str:
+    """Hash of every node field (``repr`` of a float is exact): equal iff bit-identical."""
+    return hashlib.sha256(repr(model.nodes).encode()).hexdigest()[:16]
+
+
+def run_treegen(ds: Dataset, prune: bool, engine: str | None = None) -> dict[str, object]:
     from treegen.trainer import TrainOptions, train
 
     t0 = time.perf_counter()
-    model = train(ds, TrainOptions(prune=prune))
+    if engine is None:
+        model = train(ds, TrainOptions(prune=prune))
+    else:
+        model = train(ds, TrainOptions(prune=prune), engine=engine)  # type: ignore[arg-type]
     seconds = time.perf_counter() - t0
     return {
         "seconds": seconds,
         "size": model.size,
         "leaves": model.n_leaves,
         "fingerprint": tree_fingerprint(model),
+        "bits": model_bits(model),
     }
 
 
@@ -117,6 +128,8 @@ def main(argv: list[str]) -> int:
         result = run_treegen(ds, prune=True)
     elif kind == "treegen-unpruned":
         result = run_treegen(ds, prune=False)
+    elif kind.startswith("treegen-engine="):
+        result = run_treegen(ds, prune=True, engine=kind.partition("=")[2])
     elif kind == "sklearn":
         result = run_sklearn(ds)
     else:
