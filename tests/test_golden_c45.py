@@ -245,3 +245,12 @@ def test_soybean_tie_is_exact_and_decided_like_release8() -> None:
     for model in (c.unpruned, c.pruned):
         node = rt.subtree_at(rt.from_model(model, "c45"), TIE_PATH)
         assert isinstance(node, rt.Split) and node.attribute == "seed-discolor"
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_reference_engine_builds_the_same_models(name: str) -> None:
+    """The depth-first engine (Release 8's order) gives bit-identical models to the default."""
+    c = case(name)
+    for opts, model in ((TrainOptions(), c.pruned), (TrainOptions(prune=False), c.unpruned)):
+        dfs = train(c.ds, opts, engine="dfs")
+        assert repr(dfs.nodes) == repr(model.nodes)  # repr of floats is exact; NaN-safe

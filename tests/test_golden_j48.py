@@ -83,3 +83,11 @@ def test_soybean_j48_differs_from_release8_only_at_the_tie() -> None:
     grown = train(c.ds, TrainOptions(flavor="j48", prune=False))
     g = rt.subtree_at(rt.from_model(grown, "j48"), path)
     assert isinstance(g, rt.Split) and g.attribute == "plant-growth"
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_reference_engine_builds_the_same_model(name: str) -> None:
+    """The depth-first engine gives a bit-identical j48 model to the default engine."""
+    c = case(name)
+    dfs = train(c.ds, TrainOptions(flavor="j48"), engine="dfs")
+    assert repr(dfs.nodes) == repr(c.model.nodes)
