@@ -90,13 +90,15 @@ static uint8_t golf_branch(golf_state *s, int b, uint8_t forks, uint16_t at)
 }
 
 static uint8_t golf_walk0(const float *x, golf_state *s);
+/* A float test costs one compare on the way to its first branch: a NaN (missing)
+   value fails both x <= t and x > t. */
 
 /* the whole tree */
 static uint8_t golf_walk0(const float *x, golf_state *s)
 {
     switch (golf_branch(s, golf_code(x[0], 3), 3u, 0u)) {
     case 0: /* outlook = sunny */
-        if (x[2] != x[2] ? golf_miss(s, 2u, 3u) == 0u : x[2] <= 75.0f) { /* humidity <= 75.0 */
+        if (x[2] <= 75.0f || (!(x[2] > 75.0f) && golf_miss(s, 2u, 3u) == 0u)) { /* humidity <= 75.0 */
             return 0u; /* Play */
         } else {
             return 1u; /* Don't Play */

@@ -135,7 +135,8 @@ static uint8_t golf_walk0(const uint8_t *x, golf_state *s)
             uint16_t at = (uint16_t)(op - 5u);
             b = golf_branch(s, golf_sub(golf_code(v, GOLF_RD8(&golf_map[at])), at),
                     GOLF_RD8(&golf_map[at + 1u]), first);
-        } else if (v == GOLF_MISSING) {
+        } else
+        if (v == GOLF_MISSING) {
             b = golf_miss(s, 2u, first);
         } else if (op == 1u) {
             b = (uint8_t)(v <= (uint8_t)GOLF_RD8(&golf_thr[n]) ? 0u : 1u);

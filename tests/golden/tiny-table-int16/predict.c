@@ -136,7 +136,8 @@ static uint8_t tiny_walk0(const int16_t *x, tiny_state *s)
             uint16_t at = (uint16_t)(op - 5u);
             b = tiny_branch(s, tiny_sub(tiny_code(v, TINY_RD8(&tiny_map[at])), at),
                     TINY_RD8(&tiny_map[at + 1u]), first);
-        } else if (v == TINY_MISSING) {
+        } else
+        if (v == TINY_MISSING) {
             b = tiny_miss(s, 2u, first);
         } else if (op == 1u) {
             b = (uint8_t)(v <= (int16_t)TINY_RD8(&tiny_thr[n]) ? 0u : 1u);
