@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+import numpy as np
+
 import treegen
 from treegen.dataset import Dataset
 from treegen.errors import TrainError
@@ -50,9 +52,18 @@ class TrainOptions:
     criterion: Criterion = "gainratio"
     flavor: Flavor = "c45"
 
+    def as_dict(self) -> dict[str, object]:
+        """The options as plain JSON values (what ``Model.options`` records)."""
+        d = asdict(self)
+        d["min_cases"] = int(self.min_cases)
+        d["cf"] = float(self.cf)
+        d["prune"] = bool(self.prune)
+        d["subsets"] = bool(self.subsets)
+        return d
+
     def validate(self) -> None:
         """Raise :class:`TrainError` naming the offending option."""
-        if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int):
+        if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int | np.integer):
             raise TrainError("must be an integer", option="--min-cases")
         if self.min_cases < 1:
             raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
@@ -88,7 +99,7 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
     return Model(
         schema=ds.schema,
         nodes=flatten(root),
-        options=asdict(opts),
+        options=opts.as_dict(),
         treegen_version=treegen.__version__,
         data_fingerprint=ds.fingerprint(),
     )
