@@ -14,10 +14,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import codegen_models as cm
 import numpy as np
 import pytest
 
-import codegen_models as cm
 from treegen.codegen.build import NP_TYPES
 from treegen.codegen.emit import emit
 from treegen.codegen.fixedpoint import FixedPointClassifier

@@ -135,10 +135,23 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+EXPORT_EPILOG = """\
+The C API (predict.h): int PREFIX_predict(const PREFIX_input_t *x) returns the class
+index; void PREFIX_predict_proba(const PREFIX_input_t *x, uint16_t *proba) writes
+probabilities in units of 1/32768 (PREFIX_PROBA_ONE).  Missing values are NaN for
+float/double and --missing-value for integer types; a nominal value outside its
+codes 0..k-1 counts as missing.  They are handled as C4.5 does (all branches, weighted)
+in fixed point; with no missing value the class is exactly the Python model's.  Only
+<stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
+"""
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="write predict.c / predict.h for a model",
                        description="Compile MODEL to dependency-free C: predict.c and "
-                                   "predict.h in DIR.")
+                                   "predict.h in DIR.",
+                       epilog=EXPORT_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", metavar="MODEL")
     p.add_argument("-o", "--output", metavar="DIR", default=".",
                    help="output folder (created if missing; default: .)")
