@@ -111,7 +111,7 @@ def run_on_avr(model: Model, opts: ExportOptions, workdir: Path, n: int = 150) -
     sim = subprocess.run(["timeout", "60", "simavr", "-m", "atmega328p", "-f", "16000000",
                           str(elf)], capture_output=True, text=True, check=False)
     text = re.sub(r"\x1b\[[0-9;]*m", "", sim.stderr)
-    lines = re.findall(r"((?:[0-9a-f]{4} ){%d})" % (1 + ir.n_classes), text)
+    lines = re.findall(r"((?:[0-9a-f]{4} ){" + str(1 + ir.n_classes) + "})", text)
     assert len(lines) == len(X), sim.stderr[-500:]
     got = np.array([[int(t, 16) for t in line.split()] for line in lines])
     cls, proba = FixedPointClassifier(model, ir.encoding).predict(X)

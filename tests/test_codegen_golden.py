@@ -9,9 +9,9 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
+import codegen_models as cm
 import pytest
 
-import codegen_models as cm
 from treegen.codegen.emit import emit
 from treegen.codegen.ir import dump
 from treegen.codegen.lower import ExportOptions, lower

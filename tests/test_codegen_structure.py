@@ -11,10 +11,10 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
+import codegen_models as cm
 import pytest
 from pycparser import c_ast, c_parser
 
-import codegen_models as cm
 from treegen.codegen.emit import emit
 from treegen.codegen.ir import IR, Compare, Switch
 from treegen.codegen.lower import ExportOptions, lower
@@ -133,7 +133,7 @@ def test_keys_mode_touches_floats_only_to_read_bits(tmp_path: Path) -> None:
     ir = lower(cm.synthetic(5, 120), ExportOptions(prefix="m", float_compare="int"))
     files = emit(ir, "ifs")
     assert "float" in files["predict.h"]  # the API still takes float x[]
-    body = re.sub(r"/\*.*?\*/", "", files["predict.c"], flags=re.S)
+    body = re.sub(r"/\*.*?\*/", "", files["predict.c"], flags=re.DOTALL)
     # float appears only in the key function's parameter and union member
     uses = [line.strip() for line in body.splitlines() if "float" in line]
     assert uses == ["static uint32_t m_key(float v)", "float f;"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import codegen_models as cm
 import pytest
 
-import codegen_models as cm
 from treegen.cli import main
 from treegen.modelfile import save_model
 
