@@ -4,6 +4,10 @@
  */
 #include "predict.h"
 
+#if defined(__FAST_MATH__)
+#error "missing values are NaN: compile without -ffast-math, or export with --float-compare int"
+#endif
+
 #if defined(__AVR__)
 /* Constant tables live in flash; read them with pgm_read_*. */
 #include <avr/pgmspace.h>
