@@ -37,7 +37,7 @@ class Context:
     cont_pos: dict[int, int]  # attribute -> row of cvals / presorted
     nom_pos: dict[int, int]  # attribute -> column of ncodes
     cvals: npt.NDArray[np.floating]  # (n_cont, n_rows + 1) values, NaN unknown
-    ncodes: IntArray  # (n_rows + 1, n_nom): 0 unknown, 1..k declared values
+    ncodes: npt.NDArray[np.integer]  # (n_rows + 1, n_nom): 0 unknown, 1..k declared values
     distinct: dict[int, npt.NDArray[np.floating]]
     presorted: npt.NDArray[np.int32]  # (n_cont, n_rows) known rows by value, padded
     presorted_len: IntArray
@@ -61,7 +61,7 @@ class Context:
         return col
 
     def code_col(self, att: int) -> IntArray:
-        return self.ncodes[:, self.nom_pos[att]]
+        return self.ncodes[:, self.nom_pos[att]].astype(np.intp)
 
     def cut_for(self, att: int, bar: float) -> float:
         """Largest training value of ``att`` not above ``bar`` (section 1.8).
@@ -81,19 +81,19 @@ class Context:
 def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
-    x = ds.X if j48 else ds.x32
     kinds = tuple(a.kind for a in ds.attributes)
     n_values = tuple(len(a.values) for a in ds.attributes)
     cont = [a for a, k in enumerate(kinds) if k == "continuous"]
     nom = [a for a, k in enumerate(kinds) if k == "nominal"]
     cvals = np.full((len(cont), n + 1), np.inf, dtype=dtype)
-    ncodes = np.zeros((n + 1, len(nom)), dtype=np.intp)
+    code_type = np.int16 if max((n_values[a] for a in nom), default=0) < 32000 else np.int32
+    ncodes = np.zeros((n + 1, len(nom)), dtype=code_type)
     distinct: dict[int, npt.NDArray[np.floating]] = {}
     sorted_rows: list[IntArray] = []
     for j, a in enumerate(cont):
         # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
         # of its reader, not a rule a user would expect.
-        col = x[:, a].astype(dtype)
+        col = ds.X[:, a].astype(dtype)  # float32 for c45: Release 8 stores values as float
         cvals[j, :n] = col
         rows = np.flatnonzero(~np.isnan(col))
         sorted_rows.append(rows[np.argsort(col[rows], kind="stable")])
@@ -102,6 +102,8 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     presorted = np.full((len(cont), width), n, dtype=np.int32)
     for j, r in enumerate(sorted_rows):
         presorted[j, : r.size] = r
+    presorted_len = np.asarray([r.size for r in sorted_rows], dtype=np.intp)
+    del sorted_rows
     for j, a in enumerate(nom):
         col = ds.X[:, a]
         k = n_values[a]
@@ -127,7 +129,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         ncodes=ncodes,
         distinct=distinct,
         presorted=presorted,
-        presorted_len=np.asarray([r.size for r in sorted_rows], dtype=np.intp),
+        presorted_len=presorted_len,
         weights=np.ones(n + 1, dtype=dtype),
         dtype=dtype,
         j48=j48,

@@ -30,6 +30,7 @@ from treegen.trainer.grow import GrowOptions, select
 from treegen.trainer.splits import (
     CHUNK,
     J48_TOL,
+    ContScores,
     Score,
     eval_continuous,
     nominal_freq,
@@ -40,6 +41,7 @@ from treegen.trainer.subsets import best_subsets
 from treegen.trainer.tree import TNode, walk
 
 FloatArray = npt.NDArray[np.floating]
+BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
 
 
 @dataclass(slots=True, eq=False)
@@ -49,8 +51,8 @@ class Task:
     node: TNode
     rows: IntArray  # global row ids, ascending
     w: FloatArray  # their weights at this node
-    srt: npt.NDArray[np.int32]  # per continuous attribute in turn: positions into rows by value
-    lens: IntArray  # known cases per continuous attribute (the lengths of srt's parts)
+    srt: list[npt.NDArray[np.int32]]  # per continuous attribute: positions into rows by value
+    lens: IntArray  # known cases per continuous attribute (the lengths of the srt arrays)
     all_known: bool
     tested: frozenset[int]
 
@@ -59,10 +61,7 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree level by level (collapse applied at the end)."""
     n = ctx.n_rows
     root = TNode("leaf", 0, 0.0, 0.0, np.zeros(ctx.n_classes, dtype=ctx.dtype))
-    srt = np.concatenate(
-        [ctx.presorted[j, :k] for j, k in enumerate(ctx.presorted_len.tolist())]
-        or [np.zeros(0, np.int32)]
-    ).astype(np.int32)
+    srt = [ctx.presorted[j, :k] for j, k in enumerate(ctx.presorted_len.tolist())]
     frontier = [
         Task(
             root,
@@ -92,7 +91,7 @@ def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
     width = 0
     for t in order:
         w = max(t.rows.size, 1)
-        if cur and ((len(cur) + 1) * width * kc > CHUNK or (w < width // 2 and width > 64)):
+        if cur and ((len(cur) + 1) * width * kc > BUCKET_CELLS or (w < width // 2 and width > 64)):
             out.append(cur)
             cur = []
         if not cur:
@@ -200,7 +199,7 @@ def _score_nominal(
     K = len(plain)
     kmax = max(ctx.n_values[a] for a in plain) + 1
     cols = np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp)
-    codes = ctx.ncodes[rows_cat][:, cols]
+    codes = ctx.ncodes[rows_cat][:, cols].astype(np.intp)
     flat = ((tid[:, None] * K + np.arange(K)[None, :]) * kmax + codes) * C + y_cat[:, None]
     size = B * K * kmax * C
     if ctx.dtype is np.float64:
@@ -238,12 +237,6 @@ def _score_continuous(
     Kc = len(ctx.cont_pos)
     E = rows_cat.size
     lens = np.concatenate([t.lens for t in tasks])
-    idx = padded_rows(
-        np.concatenate([t.srt for t in tasks]).astype(np.intp)
-        + np.repeat(offsets, [t.srt.size for t in tasks]),
-        lens,
-        E,
-    )
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, dt(0)).astype(dt)
     unk = np.zeros(B * Kc, dtype=dt)
@@ -251,15 +244,30 @@ def _score_continuous(
         k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
         if e_idx.size:
             unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
-    cs = eval_continuous(
-        ctx,
-        np.tile(np.arange(Kc, dtype=np.intp), B),
-        rows_ext[idx],
-        w_ext[idx],
-        lens,
-        np.repeat(cases, Kc),
-        unk,
-    )
+    n_rows = B * Kc
+    gain, info, bar = np.zeros(n_rows), np.zeros(n_rows), np.full(n_rows, np.nan)
+    ok = np.zeros(n_rows, dtype=np.bool_)
+    lo = 0
+    while lo < B:  # tasks come largest first: chunk so padded cells stay bounded
+        width = max(int(tasks[lo].lens.max()), 1)
+        hi = min(B, lo + max(1, CHUNK // (width * Kc)))
+        part = tasks[lo:hi]
+        flat = np.concatenate([a for t in part for a in t.srt]).astype(np.intp)
+        flat += np.repeat(offsets[lo:hi], [int(t.lens.sum()) for t in part])
+        r0, r1 = lo * Kc, hi * Kc
+        idx = padded_rows(flat, lens[r0:r1], E)
+        cs = eval_continuous(
+            ctx,
+            np.tile(np.arange(Kc, dtype=np.intp), hi - lo),
+            rows_ext[idx],
+            w_ext[idx],
+            lens[r0:r1],
+            np.repeat(cases[lo:hi], Kc),
+            unk[r0:r1],
+        )
+        gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
+        lo = hi
+    cs = ContScores(gain, info, bar, ok)
     att = np.asarray(list(ctx.cont_pos), dtype=np.intp)
     G[:, att] = cs.gain.reshape(B, Kc)
     I[:, att] = cs.info.reshape(B, Kc)

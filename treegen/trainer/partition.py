@@ -169,41 +169,46 @@ def partition(
         stays_leaf = (np.abs(cbestf - ccases) < 1e-6) | (2 * m - ccases > 1e-6)
     else:
         stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
-    # Children's sorted arrays in one pass: every entry of a parent's sorted
-    # arrays goes to its branch's child (unknown values to every non-empty
-    # branch), then a stable sort by (child, attribute) keeps value order.
+    # Children's sorted arrays, one attribute at a time (bounded memory): every
+    # entry of a parent's sorted array goes to its branch's child (unknown
+    # values to every non-empty branch); a stable sort by child keeps value order.
     kc = len(ctx.cont_pos)
     grows = ~stays_leaf
-    child_flat = np.zeros(0, dtype=np.int32)
-    child_part = np.zeros(n_child * kc, dtype=np.intp)
+    parts: list[tuple[npt.NDArray[np.int32], list[int], list[int]]] = []
     if kc and grows.any():
         sp = split.tolist()
-        lens_all = np.concatenate([tasks[b].lens for b in sp])
-        flat = np.concatenate([tasks[b].srt for b in sp]).astype(np.intp) + np.repeat(
-            offsets[split], [tasks[b].srt.size for b in sp]
-        )
-        row = np.repeat(np.arange(lens_all.size), lens_all)
-        t_of = split[row // kc]
-        b_e = br[flat]
         n_ne = nonempty.sum(axis=1)
-        cnt = np.where(b_e >= 0, 1, n_ne[t_of])
-        ent = np.repeat(flat, cnt)
-        row_r = np.repeat(row, cnt)
-        t_r = np.repeat(t_of, cnt)
-        b_r = np.repeat(b_e, cnt)
-        first = np.repeat(np.cumsum(cnt) - cnt, cnt)
-        nth = np.arange(ent.size) - first  # replica number of an unknown entry
         ne_off = np.cumsum(n_ne) - n_ne
-        v_r = np.where(b_r >= 0, b_r, ne_v_flat(nonempty)[ne_off[t_r] + nth])
-        c_r = child_id[t_r, v_r]
-        keep = grows[c_r]
-        ent, row_r, v_r, c_r, b_r = ent[keep], row_r[keep], v_r[keep], c_r[keep], b_r[keep]
-        mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
-        key = c_r * kc + row_r % kc
-        order_k = np.argsort(key, kind="stable")
-        child_flat = mapped[order_k].astype(np.int32)
-        child_part = np.bincount(key, minlength=n_child * kc)
-    part_start = np.cumsum(child_part) - child_part
+        ne_v = np.nonzero(nonempty)[1]
+        for k in range(kc):
+            lens_k = np.asarray([tasks[b].lens[k] for b in sp], dtype=np.intp)
+            flat = np.concatenate([tasks[b].srt[k] for b in sp]).astype(np.intp)
+            flat += np.repeat(offsets[split], lens_k)
+            t_of = np.repeat(split, lens_k)
+            b_e = br[flat]
+            cnt = np.where(b_e >= 0, 1, n_ne[t_of])
+            ent = np.repeat(flat, cnt)
+            t_r = np.repeat(t_of, cnt)
+            b_r = np.repeat(b_e, cnt)
+            del flat, t_of, b_e
+            nth = np.arange(ent.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            v_r = np.where(b_r >= 0, b_r, ne_v[ne_off[t_r] + nth])
+            del nth, cnt
+            c_r = child_id[t_r, v_r]
+            keep = grows[c_r]
+            ent, v_r, c_r, b_r = ent[keep], v_r[keep], c_r[keep], b_r[keep]
+            mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
+            del ent, v_r, b_r, t_r
+            order_k = np.argsort(c_r, kind="stable")
+            sizes_k = np.bincount(c_r, minlength=n_child)
+            parts.append(
+                (
+                    mapped[order_k].astype(np.int32),
+                    (np.cumsum(sizes_k) - sizes_k).tolist(),
+                    sizes_k.tolist(),
+                )
+            )
+            del mapped, order_k, c_r
     # Child nodes, and tasks for the children that may split.
     rows_s = rows_cat[ent_s]
     has_unknown = np.bincount(tid[unk], minlength=B) > 0
@@ -228,8 +233,7 @@ def partition(
             if leaf_l[c]:
                 continue
             lo, hi = starts_l[c], ends_l[c]
-            lens_c = child_part[c * kc : (c + 1) * kc]
-            s0 = int(part_start[c * kc]) if kc else 0
-            srt_c = child_flat[s0 : s0 + int(lens_c.sum())]
+            srt_c = [f[st[c] : st[c] + sz[c]] for f, st, sz in parts]
+            lens_c = np.asarray([sz[c] for _, _, sz in parts], dtype=np.intp)
             new.append(Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, lens_c, all_known, tested))
     return new

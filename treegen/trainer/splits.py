@@ -20,7 +20,7 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.stats import EPSILON, base_info_many, log2_c45, total_info
 
 J48_TOL = 1e-6  # Weka's Utils.eq / gr / sm tolerance
-CHUNK = 1 << 22  # max cells (attributes x sorted rows) scored together: bounds memory
+CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ def nominal_freq(
     C = ctx.n_classes
     kmax = max(ctx.n_values[a] for a in atts) + 1
     cols = np.asarray([ctx.nom_pos[a] for a in atts], dtype=np.intp)
-    codes = ctx.ncodes[rows][:, cols]  # (n, K)
+    codes = ctx.ncodes[rows][:, cols].astype(np.intp)  # (n, K)
     flat = (np.arange(len(atts)) * (kmax * C))[None, :] + codes * C + ctx.y[rows][:, None]
     size = len(atts) * kmax * C
     freq: npt.NDArray[np.floating]
