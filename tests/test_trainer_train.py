@@ -264,3 +264,47 @@ def test_subset_trees_are_consistent(name: str) -> None:
         assert int(np.sum(predict(train(ds, TrainOptions(prune=False)), ds.X) != ds.y)) > 0
     pruned = train(ds, TrainOptions(subsets=True))
     assert pruned.size <= m.size
+
+
+def test_soybean_ratio_tie_is_decided_by_float32_rounding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SUMMARY.md's soybean tie, documented precisely.
+
+    At ``leafspot-size = dna / int-discolor = none / leaves = norm`` (57.5
+    cases, some fractional) plant-growth, external decay and seed-discolor
+    all split the cases perfectly: mathematically their gain ratios are all
+    exactly 1.  In float32 (Release 8's arithmetic, which treegen's c45
+    flavour reproduces) they come out as 1.0000018, 1.0000018 and 1.0000021,
+    so the strict ``>`` scan picks seed-discolor, as Release 8 did.  J48
+    keeps the first attribute unless beaten by more than 1e-6, so it picks
+    plant-growth (j48.out); both trees are matched above.
+    """
+    import treegen.trainer.grow as grow_mod
+
+    seen: list[tuple[str, dict[str, float]]] = []
+    real = grow_mod.select
+    ds = _c45("soybean-r8")
+    names = [a.name for a in ds.attributes]
+
+    def spy(ctx, scores, criterion):  # type: ignore[no-untyped-def]
+        chosen = real(ctx, scores, criterion)
+        ratios = {
+            names[a]: float(np.float32(np.float32(s.gain) / np.float32(s.info)))
+            for a, s in scores.items()
+            if s.info > 1e-3
+        }
+        if chosen >= 0:
+            seen.append((names[chosen], ratios))
+        return chosen
+
+    monkeypatch.setattr(grow_mod, "select", spy)
+    train(ds, TrainOptions(prune=False), engine="dfs")
+    ties = [
+        (c, r)
+        for c, r in seen
+        if c == "seed-discolor" and "plant-growth" in r and abs(r["plant-growth"] - 1) < 1e-5
+    ]
+    assert len(ties) == 1
+    _, r = ties[0]
+    assert r["plant-growth"] == r["external decay"] == float(np.float32(1.0000018))
+    assert r["seed-discolor"] == float(np.float32(1.0000021))
+    assert 0 < r["seed-discolor"] - r["plant-growth"] < 1e-6  # a J48 tie, an R8 win

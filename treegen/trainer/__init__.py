@@ -30,8 +30,10 @@ from treegen.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model import Model
 from treegen.trainer.context import build_context
-from treegen.trainer.grow import GrowOptions, grow
-from treegen.trainer.prune import prune, training_errors
+from treegen.trainer.grow import GrowOptions
+from treegen.trainer.grow import grow as _grow_tree  # keeps treegen.trainer.grow the module
+from treegen.trainer.prune import prune as _prune_tree
+from treegen.trainer.prune import training_errors
 from treegen.trainer.tree import flatten
 
 Criterion = Literal["gainratio", "gain"]
@@ -91,9 +93,11 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         raise TrainError("no classes declared", file=ds.source)
     j48 = opts.flavor == "j48"
     ctx = build_context(ds, opts.min_cases, j48)
-    root = grow(ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine))
+    root = _grow_tree(
+        ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
+    )
     if opts.prune:
-        prune(ctx, root, float(opts.cf))
+        _prune_tree(ctx, root, float(opts.cf))
         if j48:
             training_errors(ctx, root)
     return Model(
