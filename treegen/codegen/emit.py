@@ -172,6 +172,11 @@ def _x(ir: IR, f: int) -> str:
     return f"x[{f}]"
 
 
+def _v(ir: IR, f: int) -> str:
+    """The compared value of feature f: the input, or its key (--float-compare int)."""
+    return f"{ir.prefix}_key(x[{f}])" if ir.encoding.uses_keys else f"x[{f}]"
+
+
 def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
     lay = layout.ifs_layout(ir)
     names = [f"{ir.prefix}_walk{k}" for k in range(len(lay.functions))]
@@ -185,7 +190,8 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
             d: dict[str, Any] = {"kind": line.kind, "pad": "    " * line.indent}
             if line.kind == "if":
                 assert isinstance(node, Compare)
-                d.update(op=node.op, x=_x(ir, node.feature), at=lay.share_offset[line.node],
+                d.update(op=node.op, x=_x(ir, node.feature), v=_v(ir, node.feature),
+                         at=lay.share_offset[line.node],
                          comment=_describe(ir, line.node, 0),
                          threshold=threshold_literal(ir, node.threshold)
                          if node.op in ("le", "lt") else "")
@@ -198,7 +204,8 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
                     at = map_at.setdefault(m, len(maps))
                     if at == len(maps):
                         maps.extend(m)
-                d.update(x=_x(ir, node.feature), n_values=len(node.branch_of), map_at=at,
+                d.update(x=_x(ir, node.feature), v=_v(ir, node.feature),
+                         n_values=len(node.branch_of), map_at=at,
                          forks=len(node.children), at=lay.share_offset[line.node])
             elif line.kind in ("case", "after"):
                 d.update(branch=line.branch, comment=_describe(ir, line.node, line.branch))
@@ -210,6 +217,8 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
             out.append(d)
         functions.append({"name": names[k], "lines": out,
                           "trivial": isinstance(ir.nodes[root], Leaf),
+                          "uses_k": ir.encoding.uses_keys and any(
+                              d["kind"] == "if" and d["op"] in ("le", "lt") for d in out),
                           "comment": f"subtree at model node {ir.nodes[root].source}"
                           if k else "the whole tree"})
     view.update(functions=functions, share_rows=c_rows([f"{s}u" for s in lay.shares]),

@@ -93,12 +93,12 @@ static uint8_t golf_branch(golf_state *s, int b, uint8_t forks, uint16_t at)
     return golf_miss(s, forks, at);
 }
 
-static uint8_t golf_walk0(const float *x, golf_state *s);
+static uint8_t golf_walk0(const golf_input_t *x, golf_state *s);
 /* A float test costs one compare on the way to its first branch: a NaN (missing)
    value fails both x <= t and x > t. */
 
 /* the whole tree */
-static uint8_t golf_walk0(const float *x, golf_state *s)
+static uint8_t golf_walk0(const golf_input_t *x, golf_state *s)
 {
     switch (golf_branch(s, golf_code(x[0], 3), 3u, 0u)) {
     case 0: /* outlook = sunny */
@@ -119,37 +119,45 @@ static uint8_t golf_walk0(const float *x, golf_state *s)
     return 0u; /* Play */
 }
 
-/* Walk the tree once per combination of missing-value choices, summing the
-   weighted leaf distributions into acc; return the predicted class. */
-static int golf_run(const golf_input_t *x, uint16_t *acc)
+/* Walk the tree once; if no value was missing that is the answer (exactly the
+   Python model's class).  Otherwise walk once per combination of missing-value
+   choices, summing the weighted leaf distributions into acc. */
+static int golf_run(const golf_input_t *x, uint16_t *acc, int want_proba)
 {
     golf_state s;
     uint8_t out;
     uint16_t c;
-    int met = 0;
     int best = 0;
-    for (c = 0u; c < GOLF_N_CLASSES; c++) {
-        acc[c] = 0u;
-    }
     s.top = 0u;
     s.branch[0] = 0u; /* never read before written; silences old gcc's */
     s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
-    do {
-        s.w = 0x8000u;
-        s.d = 0u;
-        out = golf_walk0(x, &s);
+    s.w = 0x8000u;
+    s.d = 0u;
+    out = golf_walk0(x, &s);
+    if (s.top == 0u) {
+        if (want_proba) {
+            for (c = 0u; c < GOLF_N_CLASSES; c++) {
+                acc[c] = GOLF_RD16(&golf_proba[out][c]);
+            }
+        }
+        return (int)GOLF_RD8(&golf_class[out]);
+    }
+    for (c = 0u; c < GOLF_N_CLASSES; c++) {
+        acc[c] = 0u;
+    }
+    for (;;) {
         for (c = 0u; c < GOLF_N_CLASSES; c++) {
             acc[c] = (uint16_t)(acc[c] + ((s.w * GOLF_RD16(&golf_proba[out][c])) >> 15));
-        }
-        if (s.top != 0u) {
-            met = 1;
         }
         while (s.top != 0u && ++s.branch[s.top - 1u] >= s.forks[s.top - 1u]) {
             s.top--;
         }
-    } while (s.top != 0u);
-    if (!met) {
-        return (int)GOLF_RD8(&golf_class[out]);
+        if (s.top == 0u) {
+            break;
+        }
+        s.w = 0x8000u;
+        s.d = 0u;
+        out = golf_walk0(x, &s);
     }
     for (c = 1u; c < GOLF_N_CLASSES; c++) {
         if (acc[c] > acc[best]) {
@@ -162,10 +170,10 @@ static int golf_run(const golf_input_t *x, uint16_t *acc)
 int golf_predict(const golf_input_t *x)
 {
     uint16_t acc[GOLF_N_CLASSES];
-    return golf_run(x, acc);
+    return golf_run(x, acc, 0);
 }
 
 void golf_predict_proba(const golf_input_t *x, uint16_t *proba)
 {
-    (void)golf_run(x, proba);
+    (void)golf_run(x, proba, 1);
 }

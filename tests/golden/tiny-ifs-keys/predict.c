@@ -134,15 +134,16 @@ static uint32_t tiny_key(float v)
     return (c.u & 0x80000000u) != 0u ? ~c.u : (c.u | 0x80000000u);
 }
 
-static uint8_t tiny_walk0(const uint32_t *x, tiny_state *s);
+static uint8_t tiny_walk0(const tiny_input_t *x, tiny_state *s);
 
 /* the whole tree */
-static uint8_t tiny_walk0(const uint32_t *x, tiny_state *s)
+static uint8_t tiny_walk0(const tiny_input_t *x, tiny_state *s)
 {
-    if (x[0] == 0u ? tiny_miss(s, 2u, 0u) == 0u : x[0] <= 0x80000000u) { /* temp <U+00B0>C <= -0.0 */
+    uint32_t k;
+    if ((k = tiny_key(x[0])) == 0u ? tiny_miss(s, 2u, 0u) == 0u : k <= 0x80000000u) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
-        switch (tiny_branch(s, tiny_sub(tiny_code(x[1], 4), 0u), 2u, 2u)) {
+        switch (tiny_branch(s, tiny_sub(tiny_code(tiny_key(x[1]), 4), 0u), 2u, 2u)) {
         case 0: /* kind in {a* /b, d? ?/} */
             return 1u; /* No */
         }
@@ -151,41 +152,45 @@ static uint8_t tiny_walk0(const uint32_t *x, tiny_state *s)
     }
 }
 
-/* Walk the tree once per combination of missing-value choices, summing the
-   weighted leaf distributions into acc; return the predicted class. */
-static int tiny_run(const tiny_input_t *x, uint16_t *acc)
+/* Walk the tree once; if no value was missing that is the answer (exactly the
+   Python model's class).  Otherwise walk once per combination of missing-value
+   choices, summing the weighted leaf distributions into acc. */
+static int tiny_run(const tiny_input_t *x, uint16_t *acc, int want_proba)
 {
     tiny_state s;
     uint8_t out;
     uint16_t c;
-    int met = 0;
     int best = 0;
-    uint32_t k[TINY_N_FEATURES];
-    for (c = 0u; c < TINY_N_FEATURES; c++) {
-        k[c] = tiny_key(x[c]);
+    s.top = 0u;
+    s.branch[0] = 0u; /* never read before written; silences old gcc's */
+    s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
+    s.w = 0x8000u;
+    s.d = 0u;
+    out = tiny_walk0(x, &s);
+    if (s.top == 0u) {
+        if (want_proba) {
+            for (c = 0u; c < TINY_N_CLASSES; c++) {
+                acc[c] = TINY_RD16(&tiny_proba[out][c]);
+            }
+        }
+        return (int)TINY_RD8(&tiny_class[out]);
     }
     for (c = 0u; c < TINY_N_CLASSES; c++) {
         acc[c] = 0u;
     }
-    s.top = 0u;
-    s.branch[0] = 0u; /* never read before written; silences old gcc's */
-    s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
-    do {
-        s.w = 0x8000u;
-        s.d = 0u;
-        out = tiny_walk0(k, &s);
+    for (;;) {
         for (c = 0u; c < TINY_N_CLASSES; c++) {
             acc[c] = (uint16_t)(acc[c] + ((s.w * TINY_RD16(&tiny_proba[out][c])) >> 15));
-        }
-        if (s.top != 0u) {
-            met = 1;
         }
         while (s.top != 0u && ++s.branch[s.top - 1u] >= s.forks[s.top - 1u]) {
             s.top--;
         }
-    } while (s.top != 0u);
-    if (!met) {
-        return (int)TINY_RD8(&tiny_class[out]);
+        if (s.top == 0u) {
+            break;
+        }
+        s.w = 0x8000u;
+        s.d = 0u;
+        out = tiny_walk0(x, &s);
     }
     for (c = 1u; c < TINY_N_CLASSES; c++) {
         if (acc[c] > acc[best]) {
@@ -198,10 +203,10 @@ static int tiny_run(const tiny_input_t *x, uint16_t *acc)
 int tiny_predict(const tiny_input_t *x)
 {
     uint16_t acc[TINY_N_CLASSES];
-    return tiny_run(x, acc);
+    return tiny_run(x, acc, 0);
 }
 
 void tiny_predict_proba(const tiny_input_t *x, uint16_t *proba)
 {
-    (void)tiny_run(x, proba);
+    (void)tiny_run(x, proba, 1);
 }
