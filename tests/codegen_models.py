@@ -142,3 +142,16 @@ def tiny() -> Model:
 def single_leaf() -> Model:
     """A tree that is one leaf: the generated code must still be warning-free."""
     return Model(GOLF_SCHEMA, (Node("leaf", 1, 3.0, 0.0, (1.0, 2.0)),), {"flavor": "c45"})
+
+
+def wide_nominal(k: int = 200) -> Model:
+    """A root test on a nominal attribute with ``k`` values, each leaf with its own
+    distribution, so the output identifies the decoded code (or 'missing')."""
+    schema = Schema((Attribute("v", "nominal", tuple(f"v{i}" for i in range(k))),
+                     Attribute("x", "continuous")), ("a", "b", "c"), "class")
+    leaves = tuple(Node("leaf", i % 3, float(i + 3), 0.0,
+                        tuple(float(i + 1) if c == i % 3 else 1.0 for c in range(3)))
+                   for i in range(k))
+    root = Node("nominal", 0, float(sum(n.items for n in leaves)), 0.0, (1.0, 1.0, 1.0),
+                attribute=0, children=tuple(range(1, k + 1)))
+    return Model(schema, (root, *leaves), {"flavor": "c45"})

@@ -172,9 +172,11 @@ def _x(ir: IR, f: int) -> str:
     return f"x[{f}]"
 
 
-def _v(ir: IR, f: int) -> str:
-    """The compared value of feature f: the input, or its key (--float-compare int)."""
-    return f"{ir.prefix}_key(x[{f}])" if ir.encoding.uses_keys else f"x[{f}]"
+def _v(ir: IR, f: int, nominal: bool = False) -> str:
+    """The compared value of feature f: the input, or its key (--float-compare int, and
+    nominal float values, whose codes are decoded from the bits without float ops)."""
+    keyed = ir.encoding.uses_keys or (nominal and ir.encoding.input_type == "float")
+    return f"{ir.prefix}_key(x[{f}])" if keyed else f"x[{f}]"
 
 
 def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
@@ -204,7 +206,7 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
                     at = map_at.setdefault(m, len(maps))
                     if at == len(maps):
                         maps.extend(m)
-                d.update(x=_x(ir, node.feature), v=_v(ir, node.feature),
+                d.update(x=_x(ir, node.feature), v=_v(ir, node.feature, nominal=True),
                          n_values=len(node.branch_of), map_at=at,
                          forks=len(node.children), at=lay.share_offset[line.node])
             elif line.kind in ("case", "after"):

@@ -74,14 +74,34 @@ static uint8_t golf_miss(golf_state *s, uint8_t forks, uint16_t at)
 }
 
 /* Code 0..k-1 of a nominal value, or -1 when it is missing or not a code. */
-static int golf_code(float v, int k)
+static int golf_code(uint32_t key, int k)
 {
-    int c;
-    if (!(v >= 0.0f && v < (float)k)) {
-        return -1;
+    /* key is an order key (see golf_key): decode the float from its bits with
+       8- and 16-bit integer operations.  A code c < 256 is 1.m * 2^(e-127) with
+       e in 127..134 whose mantissa has no bit below the units. */
+    uint32_t bits;
+    unsigned e, top, sh;
+    if (key == 0x80000000u || key == 0x7FFFFFFFu) {
+        return 0; /* +0.0 or -0.0 */
     }
-    c = (int)v;
-    return (float)c == v ? c : -1;
+    if (key < 0x80000000u) {
+        return -1; /* negative, or NaN */
+    }
+    bits = key & 0x7FFFFFFFu;
+    if ((bits & 0xFFFFu) != 0u) {
+        return -1; /* a fraction, or not below 256 */
+    }
+    e = (unsigned)(bits >> 23);
+    if (e < 127u || e > 134u) {
+        return -1; /* below 1 or at least 256 */
+    }
+    top = ((unsigned)(bits >> 16) & 0x7Fu) | 0x80u; /* leading one and 7 mantissa bits */
+    sh = 134u - e;
+    if ((top & ((1u << sh) - 1u)) != 0u) {
+        return -1; /* not an integer */
+    }
+    top >>= sh;
+    return top < (unsigned)k ? (int)top : -1;
 }
 
 /* Branch of a nominal test: the value's branch, or a missing-value choice. */
@@ -93,6 +113,22 @@ static uint8_t golf_branch(golf_state *s, int b, uint8_t forks, uint16_t at)
     return golf_miss(s, forks, at);
 }
 
+/* Order-preserving key of a float's bit pattern: for non-NaN a and b, a <= b
+   exactly when key(a) <= key(b) (-0.0 keys just below +0.0, and no threshold is
+   -0.0).  NaN keys to 0, the missing marker.  No float instruction is used. */
+static uint32_t golf_key(float v)
+{
+    union {
+        float f;
+        uint32_t u;
+    } c;
+    c.f = v;
+    if ((c.u & 0x7FFFFFFFu) > 0x7F800000u) {
+        return 0u;
+    }
+    return (c.u & 0x80000000u) != 0u ? ~c.u : (c.u | 0x80000000u);
+}
+
 static uint8_t golf_walk0(const golf_input_t *x, golf_state *s);
 /* A float test costs one compare on the way to its first branch: a NaN (missing)
    value fails both x <= t and x > t. */
@@ -100,7 +136,7 @@ static uint8_t golf_walk0(const golf_input_t *x, golf_state *s);
 /* the whole tree */
 static uint8_t golf_walk0(const golf_input_t *x, golf_state *s)
 {
-    switch (golf_branch(s, golf_code(x[0], 3), 3u, 0u)) {
+    switch (golf_branch(s, golf_code(golf_key(x[0]), 3), 3u, 0u)) {
     case 0: /* outlook = sunny */
         if (x[2] <= 75.0f || (!(x[2] > 75.0f) && golf_miss(s, 2u, 3u) == 0u)) { /* humidity <= 75.0 */
             return 0u; /* Play */
@@ -111,7 +147,7 @@ static uint8_t golf_walk0(const golf_input_t *x, golf_state *s)
         return 0u; /* Play */
     }
     /* outlook = rain */
-    switch (golf_branch(s, golf_code(x[3], 2), 2u, 5u)) {
+    switch (golf_branch(s, golf_code(golf_key(x[3]), 2), 2u, 5u)) {
     case 0: /* windy = true */
         return 1u; /* Don't Play */
     }

@@ -77,8 +77,11 @@ static uint8_t tiny_miss(tiny_state *s, uint8_t forks, uint16_t at)
 /* Code 0..k-1 of a nominal value, or -1 when it is missing or not a code. */
 static int tiny_code(uint32_t key, int k)
 {
-    /* key is an order key (see tiny_key): decode the float from its bits. */
-    uint32_t bits, e, m, c;
+    /* key is an order key (see tiny_key): decode the float from its bits with
+       8- and 16-bit integer operations.  A code c < 256 is 1.m * 2^(e-127) with
+       e in 127..134 whose mantissa has no bit below the units. */
+    uint32_t bits;
+    unsigned e, top, sh;
     if (key == 0x80000000u || key == 0x7FFFFFFFu) {
         return 0; /* +0.0 or -0.0 */
     }
@@ -86,16 +89,20 @@ static int tiny_code(uint32_t key, int k)
         return -1; /* negative, or NaN */
     }
     bits = key & 0x7FFFFFFFu;
-    e = bits >> 23;
-    if (e < 127u || e > 134u) {
-        return -1; /* below 1 or at least 256: not a code */
+    if ((bits & 0xFFFFu) != 0u) {
+        return -1; /* a fraction, or not below 256 */
     }
-    m = (bits & 0x007FFFFFu) | 0x00800000u;
-    if ((m & ((((uint32_t)1) << (150u - e)) - 1u)) != 0u) {
+    e = (unsigned)(bits >> 23);
+    if (e < 127u || e > 134u) {
+        return -1; /* below 1 or at least 256 */
+    }
+    top = ((unsigned)(bits >> 16) & 0x7Fu) | 0x80u; /* leading one and 7 mantissa bits */
+    sh = 134u - e;
+    if ((top & ((1u << sh) - 1u)) != 0u) {
         return -1; /* not an integer */
     }
-    c = m >> (150u - e);
-    return c < (uint32_t)k ? (int)c : -1;
+    top >>= sh;
+    return top < (unsigned)k ? (int)top : -1;
 }
 
 /* Branch of a nominal test: the value's branch, or a missing-value choice. */
