@@ -15,6 +15,8 @@ from pathlib import Path
 import codegen_models as cm
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
@@ -24,6 +26,7 @@ from treegen.codegen.inputs import comparison_inputs, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.verify import classify_comparable
 from treegen.dataset import Dataset
+from treegen.errors import EncodingError
 from treegen.model import Model
 
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
@@ -156,3 +159,17 @@ def build_dtype(ir: object) -> object:
     from treegen.codegen.build import NP_TYPES
 
     return NP_TYPES[ir.encoding.input_type]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), mode=st.sampled_from(sorted(MODES)),
+       style=st.sampled_from(["ifs", "table"]), size=st.integers(1, 150))
+def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
+                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    model = cm.synthetic(seed, size)
+    opts = ExportOptions(prefix="r", style=style, **MODES[mode])  # type: ignore[arg-type]
+    try:
+        lower(model, opts)
+    except EncodingError:
+        assume(False)  # a --scale that overflows: rejected, as it must be
+    check(model, opts, tmp_path_factory.mktemp("r"), n_random=100)
