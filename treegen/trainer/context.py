@@ -60,8 +60,10 @@ class Context:
         col: npt.NDArray[np.floating] = self.cvals[self.cont_pos[att]]
         return col
 
-    def code_col(self, att: int) -> IntArray:
-        return self.ncodes[:, self.nom_pos[att]].astype(np.intp)
+    def codes_at(self, att: int, rows: IntArray) -> IntArray:
+        """Value codes (0 unknown, 1..k) of nominal ``att`` for ``rows``."""
+        codes: IntArray = self.ncodes[rows, self.nom_pos[att]].astype(np.intp)
+        return codes
 
     def cut_for(self, att: int, bar: float) -> float:
         """Largest training value of ``att`` not above ``bar`` (section 1.8).

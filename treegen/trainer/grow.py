@@ -83,7 +83,7 @@ def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]
         out = np.where(v <= node.threshold, 0, 1)
         out[np.isnan(v)] = -1
         return out.astype(np.intp)
-    codes = ctx.code_col(a)[rows]
+    codes = ctx.codes_at(a, rows)
     if node.kind == "subset":
         table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
         for b, vals in enumerate(node.subsets):

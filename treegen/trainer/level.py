@@ -198,15 +198,11 @@ def _score_nominal(
         return
     K = len(plain)
     kmax = max(ctx.n_values[a] for a in plain) + 1
-    cols = np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp)
-    codes = ctx.ncodes[rows_cat][:, cols].astype(np.intp)
-    flat = ((tid[:, None] * K + np.arange(K)[None, :]) * kmax + codes) * C + y_cat[:, None]
-    size = B * K * kmax * C
-    if ctx.dtype is np.float64:
-        f = np.bincount(flat.ravel(), np.repeat(w_cat, K), minlength=size).astype(np.float64)
-    else:
-        f = np.zeros(size, dtype=ctx.dtype)
-        np.add.at(f, flat, w_cat[:, None])
+    f = np.zeros((B, K, kmax * C), dtype=ctx.dtype)
+    base = tid * (kmax * C) + y_cat
+    for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
+        idx = base + ctx.ncodes[rows_cat, ctx.nom_pos[a]].astype(np.intp) * C
+        f[:, k] = _sums(ctx, idx, w_cat, B * kmax * C).reshape(B, kmax * C)
     gain, info, ok = score_outcomes(
         ctx, f.reshape(B * K, kmax, C).astype(ctx.dtype), np.repeat(cases, K), ctx.min_cases
     )
