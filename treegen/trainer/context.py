@@ -32,6 +32,7 @@ class Context:
     n_rows: int
     n_classes: int
     y: IntArray  # (n_rows + 1,)
+    y_small: npt.NDArray[np.integer]  # the same labels in the narrowest integer type
     kinds: tuple[str, ...]
     n_values: tuple[int, ...]
     cont_pos: dict[int, int]  # attribute -> row of cvals / presorted
@@ -123,6 +124,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         n_rows=n,
         n_classes=len(ds.classes),
         y=y,
+        y_small=y.astype(np.int8 if len(ds.classes) < 127 else np.int32),
         kinds=kinds,
         n_values=n_values,
         cont_pos={a: j for j, a in enumerate(cont)},

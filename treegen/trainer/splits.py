@@ -164,7 +164,7 @@ def _eval_cont_chunk(
         return
     cases = cases_r.astype(dt)
     known = (cases - unknown_w.astype(dt)).astype(dt)
-    cls = ctx.y[rows2d]
+    cls = ctx.y_small[rows2d]
     vals = ctx.cvals[kpos[:, None], rows2d].astype(np.float64)
     low = np.cumsum(wts, axis=1, dtype=dt)
     per_class = [np.where(cls == c, wts, dt(0)) for c in range(C)]
@@ -199,8 +199,11 @@ def _eval_cont_chunk(
     bel = [b[kk, ii] for b in below]
     abv = []
     for c, wc in enumerate(per_class):
-        seq = np.concatenate((tot[:, c : c + 1], wc), axis=1)
-        abv.append(np.subtract.accumulate(seq, axis=1, dtype=dt)[kk, ii + 1])
+        # Freq[2][c] starts at the known total and loses each case in turn:
+        # fold the total into the first element, then accumulate in place.
+        wc[:, 0] = tot[:, c] - wc[:, 0]
+        np.subtract.accumulate(wc, axis=1, dtype=dt, out=wc)
+        abv.append(wc[kk, ii])
     vf1 = low[kk, ii]
     vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(bel, dt) + total_info(abv, dt)).astype(dt)
