@@ -131,28 +131,44 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
     rng = np.random.default_rng(1)
     special = [0.0, -0.0, 0.5, 1.5, 199.0, 199.5, 200.0, 255.0, 256.0, 1e-45, -1e-45, 1e30,
                np.inf, -np.inf, np.nan, -1.0, 127.0, 128.0, 2.0**-126]
-    values = np.concatenate([np.arange(-5, 300, dtype=np.float64), special,
-                             rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
-                             .view(np.float32).astype(np.float64)])
+    bits = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
+    fixed = np.concatenate([np.arange(-5, 300, dtype=np.float64), special])
+    col: np.ndarray
     if ir.encoding.is_int:
         lo, hi = ir.encoding.int_range
-        values = np.unique(np.clip(np.nan_to_num(values, nan=lo, posinf=hi, neginf=lo),
-                                   lo, hi).round())
-    X = np.stack([values, np.zeros_like(values)], axis=1).astype(build_dtype(ir))
+        values = np.concatenate([fixed, float32_bits_as_float64(bits)])
+        col = np.unique(np.clip(np.nan_to_num(values, nan=lo, posinf=hi, neginf=lo),
+                                lo, hi).round())
+    elif ir.encoding.input_type == "float":
+        # the random bit patterns reach the C unchanged, signalling NaNs included
+        col = np.concatenate([fixed.astype(np.float32), bits.view(np.float32)])
+    else:
+        col = np.concatenate([fixed, float32_bits_as_float64(bits)])
+    X = np.stack([col, np.zeros_like(col)], axis=1).astype(build_dtype(ir))
     c_cls, c_proba = built.run(X)
     f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
     assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
     # and the codes decoded are exactly the integral values in range
     from treegen.codegen.fixedpoint import leaf_proba
 
-    v = X[:, 0].astype(np.float64)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones here
+        v = X[:, 0].astype(np.float64)
         is_code = (v >= 0) & (v < 200) & (v == np.floor(v))
     assert is_code.sum() >= 200
     for r in np.flatnonzero(is_code):
         assert tuple(c_proba[r]) == leaf_proba(model.nodes[int(v[r]) + 1], 3)
     for r in np.flatnonzero(~is_code):  # missing: a mixture over all 200 leaves
         assert tuple(c_proba[r]) not in {leaf_proba(n, 3) for n in model.nodes[1:4]}
+
+
+def float32_bits_as_float64(bits: np.ndarray) -> np.ndarray:
+    """The float32 values with these bit patterns, as float64; a NaN keeps its sign,
+    payload and signalling bit (a float cast would quiet it and raise 'invalid')."""
+    bits = bits.astype(np.uint64)
+    is_nan = (bits & 0x7F800000 == 0x7F800000) & (bits & 0x007FFFFF != 0)
+    finite_or_inf = np.where(is_nan, 0, bits).astype(np.uint32).view(np.float32)
+    nan = ((bits & 0x80000000) << 32) | (0x7FF << 52) | ((bits & 0x007FFFFF) << 29)
+    return np.where(is_nan, nan.view(np.float64), finite_or_inf.astype(np.float64))
 
 
 def build_dtype(ir: object) -> object:

@@ -212,7 +212,10 @@ class FixedPointClassifier:
         """:meth:`predict_row` for every row, vectorized over groups of rows per node."""
         rows = np.asarray(X)
         n = rows.shape[0]
-        vals = rows.astype(np.float64)  # exact for every supported input type
+        # Exact for every supported input type.  A signalling NaN becomes a quiet NaN
+        # (still missing); the 'invalid' flag that conversion raises is expected.
+        with np.errstate(invalid="ignore"):
+            vals = rows.astype(np.float64)
         acc = np.zeros((n, self.n_classes), dtype=np.uint64)
         met = np.zeros(n, dtype=bool)
         known_cls = np.zeros(n, dtype=np.int32)

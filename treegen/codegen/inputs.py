@@ -56,7 +56,10 @@ def _neighbours(ir: IR, t: float) -> list[float]:
         return [float(v) for v in (t - 1, t, t + 1) if lo <= v <= hi]
     dt = np.float32 if enc.input_type == "float" else np.float64
     f = dt(t)
-    return [float(np.nextafter(f, dt(-np.inf))), float(f), float(np.nextafter(f, dt(np.inf)))]
+    # The neighbours of the largest finite value are +-inf: an intended overflow.
+    with np.errstate(over="ignore"):
+        down, up = np.nextafter(f, dt(-np.inf)), np.nextafter(f, dt(np.inf))
+    return [float(down), float(f), float(up)]
 
 
 def _key_to_float(key: int) -> float:

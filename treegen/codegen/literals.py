@@ -23,7 +23,9 @@ def _f32_interval_ok(text: str, f: np.float32) -> bool:
     also rounds to ``f`` through double."""
     v = Fraction(text)
     mid = Fraction(float(f))
-    down, up = (float(np.nextafter(f, np.float32(s * np.inf))) for s in (-1, 1))
+    # Next to +-FLT_MAX the neighbour is +-inf: that overflow is the intended result.
+    with np.errstate(over="ignore"):
+        down, up = (float(np.nextafter(f, np.float32(s * np.inf))) for s in (-1, 1))
     # Beyond +-FLT_MAX the next "float" is one ulp further (the overflow boundary).
     lo = Fraction(down) if math.isfinite(down) else 2 * mid - Fraction(up)
     hi = Fraction(up) if math.isfinite(up) else 2 * mid - Fraction(down)
