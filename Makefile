@@ -7,9 +7,11 @@ VPY    := $(VENV)/bin/python
 TG     := $(VENV)/bin/treegen
 STAMP  := $(VENV)/.installed
 DEMO   := demo-out
-GOLF   := tests/data/reference/golf/golf.names
+GOLF   := tests/data/reference/golf/golf
+# Extra arguments for bench/run.py, e.g. make bench BENCH_ARGS="--no-1m --j48"
+BENCH_ARGS ?=
 
-.PHONY: all venv demo test check bench firmware clean
+.PHONY: all venv demo test golden check bench firmware clean
 
 all: test
 
@@ -23,37 +25,42 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# The main job on the bundled golf data.  Each stage runs for real once its
-# issue has landed; a subcommand that is still a placeholder is named as a
-# stage still to come instead of failing the demo.  Any other failure fails.
+# The main job on the bundled golf data; make stops at the first stage that fails.
 demo: $(STAMP)
-	@rm -rf $(DEMO) && mkdir -p $(DEMO); \
-	placeholder() { $(VPY) -c "import sys, treegen.cmd_$$1 as m; sys.exit(0 if hasattr(m, '_not_yet') else 1)"; }; \
-	stage() { name=$$1; module=$$2; shift 2; echo; echo "== $$name: treegen $$*"; \
-	  if placeholder $$module; then \
-	    echo "demo: the '$$name' stage is still to come (its issue has not landed yet)"; return 1; fi; \
-	  $(TG) "$$@" || exit 1; }; \
-	if stage train train train $(GOLF) -o $(DEMO)/golf.tree; then \
-	  stage show train show $(DEMO)/golf.tree; \
-	  stage export export export $(DEMO)/golf.tree --target c -o $(DEMO)/c; \
-	  stage verify export verify $(DEMO)/golf.tree tests/data/reference/golf/golf.data; \
-	else echo "demo: without a trained model, show, export and verify are still to come"; fi; \
-	echo; echo "demo: finished; outputs are in $(DEMO)/"
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== train"
+	$(TG) train $(GOLF).names -o $(DEMO)/golf.tree
+	@echo "== show"
+	$(TG) show $(DEMO)/golf.tree
+	@echo "== export"
+	$(TG) export $(DEMO)/golf.tree --target c -o $(DEMO)/c
+	@echo "== verify"
+	$(TG) verify $(DEMO)/golf.tree $(GOLF).data
+	@echo "demo: every stage passed; outputs are in $(DEMO)/"
 
 test: $(STAMP)
 	$(VPY) -m pytest -q
+
+# Regenerate the golden C files, then fail if they changed (or new ones appeared):
+# review the diff and commit it when the change is intended.
+golden: $(STAMP)
+	$(VPY) -m pytest -q tests/test_codegen_golden.py --update-golden
+	@git diff --exit-code --stat -- tests/golden || \
+	  { echo "golden: tests/golden changed (see git diff tests/golden)"; exit 1; }
+	@new=$$(git ls-files --others --exclude-standard -- tests/golden); \
+	  test -z "$$new" || { echo "golden: new, uncommitted files: $$new"; exit 1; }
 
 check: $(STAMP)
 	$(VPY) -m pip install --quiet --disable-pip-version-check ruff mypy
 	$(VENV)/bin/ruff check treegen/
 	$(VENV)/bin/mypy treegen/
 
+# Training speed/memory against issue 3's targets, then the export benchmark.
 bench: $(STAMP)
-	@if test -f bench/run.py; then $(VPY) bench/run.py; \
-	else echo "bench: not yet (the benchmark issue adds bench/run.py)"; fi
+	$(VPY) bench/run.py $(BENCH_ARGS)
 
 firmware:
-	@echo "firmware: not yet (the firmware examples issue adds firmware_examples/)"
+	@echo "firmware: not yet (no firmware examples exist; see firmware_examples/README.md)"
 
 clean:
 	rm -rf $(DEMO) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
