@@ -92,6 +92,9 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
     if not ds.classes:
         raise TrainError("no classes declared", file=ds.source)
     j48 = opts.flavor == "j48"
+    # Hash the data first: it copies X once, and doing it before growth keeps
+    # that copy out of the peak memory of large runs.
+    fingerprint = ds.fingerprint()
     ctx = build_context(ds, opts.min_cases, j48)
     root = _grow_tree(
         ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
@@ -105,5 +108,5 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         nodes=flatten(root),
         options=opts.as_dict(),
         treegen_version=treegen.__version__,
-        data_fingerprint=ds.fingerprint(),
+        data_fingerprint=fingerprint,
     )
