@@ -15,7 +15,19 @@ What ``Node.errors`` holds (chosen so a printed tree matches the tool's):
 ``items`` and ``dist`` are the weights that reached the node in the last
 pass over the training data (pruning's pass for a pruned tree); empty
 branches are leaves with ``items == 0``, the parent's class and the
-parent's distribution.
+parent's distribution.  Thresholds are training values: float32 values
+(held in a float64) for c45, doubles for j48.
+
+Where treegen knowingly departs from Release 8's float noise (all at the
+float32-ulp level; the nine reference trees are reproduced exactly):
+
+* sums of weights run in row order; Release 8 sums in its item order,
+  which its in-place sorts and partitions permute;
+* weights are per node: the unknown cases' ``Factor`` round trip
+  (multiply, then divide back) is carried from branch to branch, but not
+  the drift that round trips *inside* a branch's subtree leave on them
+  before the next branch (Release 8 reuses one global weight array);
+* only NaN is unknown: Release 8 also reads the value -999 as unknown.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
-"""Tree growth: Release 8's ``FormTree`` (C45_SEMANTICS section 1).
+"""Tree growth: Release 8's ``FormTree`` (C45_SEMANTICS section 1), node by node.
 
-Growth is depth first, in branch order, because Release 8's fractional
-weights make later branches depend on earlier ones: the unknown cases'
-weights are multiplied by a branch's ``Factor`` in float and divided back
-after that branch's subtree is built, and the round trip is not exact.
-The recursion is written as generators run by :func:`treegen.trainer.tree.run`
+This is the readable reference engine (``train(..., engine="dfs")``) and
+home of the pieces both engines share (:func:`select`, :func:`branch_of`);
+the default batched engine is :mod:`treegen.trainer.level`, tested to grow
+the same tree bit for bit.  Growth is depth first in branch order.  The
+unknown cases' weights in branch v are ``fl(w * Factor_v)``, and the next
+branch starts from ``fl(fl(w * Factor_v) / Factor_v)``: Release 8's
+multiply-then-divide round trip, which is not exact in float.  The
+recursion is written as generators run by :func:`treegen.trainer.tree.run`
 (an explicit stack), so deep trees cannot exhaust Python's stack.
 
 Each node keeps, for every continuous attribute, its known rows in sorted
 order; a split partitions those arrays stably with one boolean mask per
-branch, so no node ever sorts.  The arrays of all pending nodes are
-disjoint apart from unknown-valued cases, which keeps memory near
-``rows x continuous attributes`` indices.
+branch, so no node ever sorts.
 """
 
 from __future__ import annotations
