@@ -1,6 +1,6 @@
 """Shared pytest fixtures: the bundled reference datasets and golden-file updates.
 
-Golden outputs live next to the tests under ``tests/data``; a test that
+Golden outputs live next to the tests (the generated C under ``tests/golden``); a test that
 compares against one regenerates it instead when pytest runs with
 ``--update-golden`` (then review the diff before committing).
 """
@@ -19,7 +19,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--update-golden",
         action="store_true",
         default=False,
-        help="rewrite golden files in tests/data instead of comparing against them",
+        help="rewrite golden files (tests/golden) instead of comparing against them",
     )
 
 

@@ -346,8 +346,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "cv",
         help="cross-validate training on DATA",
         description="Estimate the error of training on DATA by stratified k-fold "
-        "cross-validation or leave-one-out; prints each fold and the "
-        "mean error with its standard error.",
+        "cross-validation (printing a line per fold) or leave-one-out; ends "
+        "with the mean error and its standard error.",
     )
     p.add_argument("data", metavar="DATA")
     how = p.add_mutually_exclusive_group(required=True)
