@@ -10,6 +10,9 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+
+import numpy as np
 
 from treegen.dataset import Attribute, Schema
 from treegen.model import Model, Node
@@ -155,3 +158,12 @@ def wide_nominal(k: int = 200) -> Model:
     root = Node("nominal", 0, float(sum(n.items for n in leaves)), 0.0, (1.0, 1.0, 1.0),
                 attribute=0, children=tuple(range(1, k + 1)))
     return Model(schema, (root, *leaves), {"flavor": "c45"})
+
+
+def as_c45(model: Model) -> Model:
+    """The same tree as a c45-flavour model: thresholds rounded to float32 values (as
+    Release 8 stores them), and tests that compare float32(v) with them."""
+    nodes = tuple(
+        replace(n, threshold=float(np.float32(n.threshold))) if n.kind == "continuous" else n
+        for n in model.nodes)
+    return Model(model.schema, nodes, {**model.options, "flavor": "c45"})

@@ -23,7 +23,6 @@ from treegen.codegen.lower import (
     ExportOptions,
     float32_floor,
     float_key,
-    int_cut,
     known_range,
     lower,
     lower_continuous,
@@ -70,33 +69,79 @@ def test_float_key_nan_and_vectorized(bits: int) -> None:
 @given(f64.filter(math.isfinite), st.integers(-(1 << 40), 1 << 40),
        st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(10**6)))
 def test_int_cut_is_exact(t: float, x: int, k: Fraction) -> None:
-    c = int_cut(t, k)
+    # j48 models compare the exact value x/K with t.
+    c = fixedpoint.bound_int(fixedpoint.model_bound(t, False), k)
     assert (Fraction(x) / k <= Fraction(t)) == (x <= c)
     for y in (c - 1, c, c + 1):  # the boundary itself
         assert (Fraction(y) / k <= Fraction(t)) == (y <= c)
 
 
+def _f32_le(v: float, t: float) -> bool:
+    """The c45 model's test, computed the way Python's classifier does it."""
+    with np.errstate(over="ignore"):
+        return bool(np.float32(v) <= np.float32(float32_floor(t)))
+
+
+@given(f64.filter(math.isfinite), f64)
+def test_model_bound_matches_float32_rounding(t: float, v: float) -> None:
+    b, incl = fixedpoint.bound_float(fixedpoint.model_bound(t, True))
+    # v itself, and the boundary with its double neighbours (where rounding ties).
+    for x in (v, b, float(np.nextafter(b, -np.inf)), float(np.nextafter(b, np.inf))):
+        assert _f32_le(x, t) == (x < b or (incl and x == b)), (t, x, b, incl)
+
+
+@given(f32.filter(math.isfinite), st.integers(-(1 << 52), 1 << 52), st.integers(0, 20))
+def test_bound_int_matches_float32_rounding(t: float, x: int, shift: int) -> None:
+    # With K a power of two, x/K is an exact double, so numpy's rounding of it to
+    # float32 is an independent oracle for the c45 integer rule.
+    k = Fraction(2) ** shift
+    c = fixedpoint.bound_int(fixedpoint.model_bound(t, True), k)
+    for y in (x, c - 1, c, c + 1):
+        if abs(y) <= 1 << 52:
+            assert _f32_le(y / float(k), t) == (y <= c), (t, y, k, c)
+
+
+def test_c45_double_input_follows_the_float_classifier_at_a_data_value() -> None:
+    # Release 8 stores 27.05 as float32(27.05) and picks that as the threshold; a
+    # double input 27.05 (above float32(27.05)) must still go left, as in Python.
+    t = float(np.float32(27.05))
+    assert 27.05 > t
+    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    enc = Encoding("double", "float", None, ())
+    op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=True)
+    assert op == "le" and 27.05 <= float(thr)
+    op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=False)
+    assert op == "le" and float(thr) == t
+    enc = Encoding("int16", "float", -32768, (Fraction(100),))
+    assert lower_continuous(node, 0, enc, False, True) == ("le", 2705)
+    assert lower_continuous(node, 0, enc, False, False) == ("le", 2704)
+
+
+@pytest.mark.parametrize("narrow32", [False, True])
 @pytest.mark.parametrize("itype", sorted(INT_RANGES))
 @given(data=st.data())
-def test_integer_lowering_and_folding(itype: str, data: st.DataObject) -> None:
+def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataObject) -> None:
     lo, hi = INT_RANGES[itype]
     missing = data.draw(st.sampled_from([lo, hi, 0]))
     enc = Encoding(itype, "float", missing, (Fraction(1),) * 4)
     t = data.draw(st.one_of(st.floats(lo - 3.0, hi + 3.0), st.sampled_from(
         [lo - 0.5, lo, lo + 0.5, hi - 0.5, hi, hi + 0.5, 0.0, -0.5, 0.5])))
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=1, threshold=t, children=(1, 2))
-    op, thr = lower_continuous(node, 0, enc, explicit_scale=False)
+    op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=narrow32)
     klo, khi = known_range(enc)
     xs = {lo, hi, klo, khi, min(max(math.floor(t), lo), hi)} | {
         min(max(math.floor(t) + d, lo), hi) for d in (-1, 1)}
     for x in xs:
         if x == missing:
             continue
-        want = x <= t
+        want = _f32_le(x, t) if narrow32 else x <= t
         got = {"le": x <= int(thr), "left": True, "right": False}[op]
         assert got == want, (op, thr, x)
     if op == "le":
         assert klo <= int(thr) < khi
+        for x in (int(thr), int(thr) + 1):  # the cut itself and the first value past it
+            want = _f32_le(x, t) if narrow32 else x <= t
+            assert want == (x <= int(thr)), (x, thr)
 
 
 def test_scale_overflow_is_an_error() -> None:
@@ -185,12 +230,18 @@ def test_vectorized_fixed_point_matches_row_by_row() -> None:
         assert c == cls[r] and p == tuple(proba[r])
 
 
-def test_fully_known_rows_match_the_float_classifier() -> None:
+@pytest.mark.parametrize("flavor", ["j48", "c45"])
+@pytest.mark.parametrize("itype", ["float", "double", "int32"])
+def test_fully_known_rows_match_the_float_classifier(flavor: str, itype: str) -> None:
     from treegen.classify import predict
 
     model = cm.synthetic(11, 200)
-    ir = lower(model, ExportOptions(prefix="m"))
-    X = comparison_inputs(ir, n_random=300).astype(np.float32)
+    if flavor == "c45":
+        model = cm.as_c45(model)
+    ir = lower(model, ExportOptions(prefix="m", input_type=itype))
+    X = comparison_inputs(ir, n_random=300)
+    if itype == "int32":  # rows there leave untested features missing: make them 0
+        X = np.where(X == ir.encoding.missing, 0, X)
     keep = np.ones(len(X), dtype=bool)
     for j, f in enumerate(ir.features):
         col = X[:, j]

@@ -63,6 +63,15 @@ class Model:
     data_fingerprint: str = ""
 
     @property
+    def compares_float32(self) -> bool:
+        """True when a continuous test means ``float32(v) <= threshold``.
+
+        The c45 flavour reproduces Release 8, which stores every value as a C
+        ``float`` before comparing; the j48 flavour compares doubles.
+        """
+        return self.options.get("flavor", "c45") != "j48"
+
+    @property
     def root(self) -> Node:
         return self.nodes[0]
 

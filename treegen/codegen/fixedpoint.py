@@ -19,9 +19,11 @@ does this in integers so that it is exact on every target:
   ``dist_c / items``, or the leaf's class when empty): exact, not approximated.
   Otherwise it is the first class with the largest fixed-point sum.
 
-Which branch a *known* value takes is decided here on exact values (a float input
-compared as a double against the model's threshold; an integer x with scale K as the
-fraction x/K), independently of lower(), so tests can hold the two against each other.
+Which branch a *known* value v takes is the model's own test (:func:`model_bound`):
+``v <= t`` for a j48 model, ``float32(v) <= t`` for a c45 model (Release 8 rounds
+every value to a C float first).  v is the C input itself (float, double) or the
+exact fraction x/K (integer x with scale K), so the C agrees with the Python model on
+every input, a double or scaled integer that rounds onto a threshold included.
 """
 
 from __future__ import annotations
@@ -35,6 +37,60 @@ import numpy.typing as npt
 
 from treegen.codegen.ir import ONE, Encoding
 from treegen.model import Model, Node
+
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def float32_floor(t: float) -> float:
+    """Largest float32 value not above ``t`` (t itself when it is a float32)."""
+    with np.errstate(over="ignore"):
+        f = np.float32(t)
+    if float(f) > t:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return float(f)
+
+
+def model_bound(t: float, narrow32: bool) -> tuple[Fraction, bool]:
+    """The model's test on a real value v as one boundary: ``(B, incl)`` such that
+    the test holds exactly when ``v < B or (v == B and incl)``.
+
+    j48 (``narrow32`` false) tests ``v <= t``: B = t, inclusive.  c45 tests
+    ``float32(v) <= t'`` with t' the largest float32 not above t: v rounds to t' or
+    lower exactly when it lies below the midpoint B of t' and the next float32 up
+    (one float32 spacing past FLT_MAX, where rounding goes to infinity); at B itself
+    round-to-nearest-even picks the neighbour with the even significand.  ``t`` must
+    not be NaN or infinite.
+    """
+    assert math.isfinite(t), t
+    if not narrow32:
+        return Fraction(t), True
+    f = np.float32(float32_floor(t))
+    if math.isinf(float(f)):  # t below -FLT_MAX: only values rounding to -inf pass
+        return -(Fraction(FLT_MAX) + Fraction(2) ** 103), True
+    with np.errstate(over="ignore"):
+        up = float(np.nextafter(f, np.float32(np.inf)))
+    up_q = Fraction(up) if math.isfinite(up) else Fraction(FLT_MAX) + Fraction(2) ** 104
+    bits = int(np.array([f], dtype=np.float32).view(np.uint32)[0])
+    return (Fraction(float(f)) + up_q) / 2, bits & 1 == 0
+
+
+def bound_float(bound: tuple[Fraction, bool]) -> tuple[float, bool]:
+    """``model_bound`` for a float or double input: B is always a double (it has at
+    most 25 significant bits), so comparing a double x with it is exact."""
+    b, incl = bound
+    f = float(b)
+    assert Fraction(f) == b
+    return f, incl
+
+
+def bound_int(bound: tuple[Fraction, bool], scale: Fraction) -> int:
+    """``model_bound`` for an integer input x meaning x/scale: the largest integer
+    x that passes (x/scale < B, or == B when inclusive) is x <= this cut."""
+    b, incl = bound
+    q = b * scale
+    if q.denominator == 1:
+        return int(q) if incl else int(q) - 1
+    return math.floor(q)
 
 
 def _dyadic(xs: Sequence[float]) -> tuple[int, int]:
@@ -119,22 +175,31 @@ class FixedPointClassifier:
         ]
         self.proba = [leaf_proba(n, self.n_classes) if n.is_leaf else () for n in model.nodes]
         self.cls = [leaf_class(n) if n.is_leaf else -1 for n in model.nodes]
-        # x/K <= t  <=>  x <= t*K for integer inputs; exact fractions, cached per node.
-        self.cut: list[Fraction | None] = []
+        # Each finite continuous test as its boundary in the C input domain: an
+        # integer cut (x <= cut) for integer types, (B, inclusive) for floats.
+        narrow = model.compares_float32
+        self.cut: list[int | None] = []
+        self.fbound: list[tuple[float, bool] | None] = []
         for n in model.nodes:
-            if n.kind == "continuous" and not math.isnan(n.threshold) and math.isfinite(n.threshold):
+            if n.kind == "continuous" and math.isfinite(n.threshold):
+                bound = model_bound(n.threshold, narrow)
                 k = enc.scales[n.attribute] if enc.is_int and enc.scales else Fraction(1)
-                self.cut.append(Fraction(n.threshold) * k)
+                self.cut.append(bound_int(bound, k) if enc.is_int else None)
+                self.fbound.append(None if enc.is_int else bound_float(bound))
             else:
                 self.cut.append(None)
+                self.fbound.append(None)
 
     def _goes_left(self, i: int, x: float) -> bool:
         t = self.model.nodes[i].threshold
-        if not self.enc.is_int:
-            return x <= t  # Python compares a float32 or float64 value with t exactly
-        cut = self.cut[i]
-        if cut is None:  # infinite threshold
+        if math.isinf(t):
             return t > 0
+        if not self.enc.is_int:
+            fb = self.fbound[i]
+            assert fb is not None
+            return x < fb[0] or (fb[1] and x == fb[0])  # exact: x and B are doubles
+        cut = self.cut[i]
+        assert cut is not None
         return int(x) <= cut
 
     def _branch(self, i: int, x: float) -> int:
@@ -186,15 +251,15 @@ class FixedPointClassifier:
         node = self.model.nodes[i]
         miss = np.isnan(col) if not self.enc.is_int else col == self.enc.missing
         if node.kind == "continuous":
-            if self.enc.is_int:
-                cut = self.cut[i]
-                if cut is None:
-                    left = np.full(col.shape, node.threshold > 0)
-                else:
-                    left = col <= math.floor(cut)  # integer x: x <= c  <=>  x <= floor(c)
+            cut, fb = self.cut[i], self.fbound[i]
+            if math.isinf(node.threshold):
+                left = np.full(col.shape, node.threshold > 0)
+            elif cut is not None:
+                left = col <= cut
             else:
+                assert fb is not None
                 with np.errstate(invalid="ignore"):
-                    left = col <= node.threshold
+                    left = (col < fb[0]) | ((col == fb[0]) if fb[1] else False)
             return np.where(miss, -1, np.where(left, 0, 1))
         k = len(self.model.schema.attributes[node.attribute].values)
         with np.errstate(invalid="ignore"):

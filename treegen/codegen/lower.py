@@ -3,12 +3,21 @@
 Each lowering rule is one function here, proved by property tests
 (tests/test_codegen_lower.py):
 
+The model's own test on a value v is ``v <= t`` (j48) or ``float32(v) <= t`` (c45:
+Release 8 rounds values to float first); :func:`treegen.codegen.fixedpoint.model_bound`
+writes either as ``v < B`` or ``v <= B`` for a boundary B, and the rules below turn that
+into one comparison on the C input type:
+
 * :func:`float32_floor` -- float input: ``x <= t`` for float32 x holds exactly when
-  ``x <= float32_floor(t)``, the largest float32 not above t.
+  ``x <= float32_floor(t)``, the largest float32 not above t (for c45 models B lies
+  between t and the next float32, so the float literal is t itself).
+* double input: ``x <= B`` (or ``x <= B``'s double predecessor when B is excluded);
+  for a j48 model that is ``x <= t`` exactly.
 * :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
   float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
-* :func:`int_cut` -- integer input with scale K: ``x/K <= t`` exactly when
-  ``x <= floor(t*K)``, then folded when no known value of the type can fall on one side.
+* integer input with scale K (:func:`treegen.codegen.fixedpoint.bound_int`): for a
+  j48 model ``x/K <= t`` exactly when ``x <= floor(t*K)``; then folded when no known
+  value of the type can fall on one side.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from treegen.codegen import fixedpoint
+from treegen.codegen.fixedpoint import float32_floor
 from treegen.codegen.ir import (
     INPUT_TYPES,
     INT_RANGES,
@@ -54,15 +64,6 @@ class ExportOptions:
     provenance: tuple[tuple[str, str], ...] = field(default=())
 
 
-def float32_floor(t: float) -> float:
-    """Largest float32 value not above ``t`` (t itself when it is a float32)."""
-    with np.errstate(over="ignore"):
-        f = np.float32(t)
-    if float(f) > t:
-        f = np.nextafter(f, np.float32(-np.inf))
-    return float(f)
-
-
 def float_key(x: float) -> int:
     """Order-preserving uint32 key of float32 ``x``: a <= b (floats, not NaN) iff
     key(a) <= key(b), except that -0.0 keys below +0.0; NaN keys to 0."""
@@ -71,11 +72,6 @@ def float_key(x: float) -> int:
     (bits,) = struct.unpack("<I", struct.pack("<f", x))
     key: int = (~bits) & 0xFFFFFFFF if bits & 0x80000000 else bits | 0x80000000
     return key
-
-
-def int_cut(t: float, scale: Fraction) -> int:
-    """For integer x: ``x / scale <= t``  <=>  ``x <= int_cut(t, scale)``."""
-    return math.floor(Fraction(t) * scale)
 
 
 def known_range(enc: Encoding) -> tuple[int, int]:
@@ -127,15 +123,18 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
                     missing, tuple(scales) if is_int else ())
 
 
-def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool) -> tuple[CompareOp, int | float]:
-    """The comparison a continuous test becomes: (op, threshold in the C domain)."""
+def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
+                     narrow32: bool) -> tuple[CompareOp, int | float]:
+    """The comparison a continuous test becomes: (op, threshold in the C domain).
+    ``narrow32``: the model compares float32(v) (c45), not v itself (j48)."""
     t = node.threshold
     if math.isnan(t):
         raise EncodingError(f"model node {i}: threshold is NaN")
+    bound = fixedpoint.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.is_int:
-        if math.isinf(t):
+        if bound is None:
             return ("left" if t > 0 else "right"), 0
-        cut = int_cut(t, enc.scales[node.attribute])
+        cut = fixedpoint.bound_int(bound, enc.scales[node.attribute])
         lo, hi = enc.int_range
         if explicit_scale and not lo <= cut <= hi:
             raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
@@ -148,10 +147,13 @@ def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool) ->
             return "right", 0
         return "le", cut
     if enc.input_type == "double":
-        if math.isinf(t):
+        if bound is None:
             return ("left", 0) if t > 0 else ("lt", -float(np.finfo(np.float64).max))
-        return "le", float(t)
-    f = float32_floor(t)
+        b, incl = fixedpoint.bound_float(bound)
+        return "le", b if incl else float(np.nextafter(b, -np.inf))
+    f = t if bound is None else float32_floor(fixedpoint.bound_float(bound)[0])
+    if bound is not None and not bound[1] and f == float(bound[0]):
+        f = float(np.nextafter(np.float32(f), np.float32(-np.inf)))
     if enc.uses_keys:
         return "le", float_key(0.0 if f == 0 else f)
     if f == math.inf:
@@ -167,7 +169,8 @@ def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int]) -> Compa
     if node.kind == "continuous":
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
-        op, thr = lower_continuous(node, i, enc, node.attribute in explicit)
+        op, thr = lower_continuous(node, i, enc, node.attribute in explicit,
+                                   model.compares_float32)
         return Compare(node.attribute, op, thr, (shares[0], shares[1]),
                        (node.children[0], node.children[1]), i, node.threshold)
     k = len(model.schema.attributes[node.attribute].values)

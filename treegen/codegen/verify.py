@@ -56,11 +56,10 @@ def classify_comparable(model: Model, ir: IR, X: npt.NDArray[np.generic]) -> npt
     """Rows on which the float classifier sees the same values as the C: no missing
     value, valid nominal codes, and an input type the classifier compares exactly."""
     enc = ir.encoding
-    flavor = model.options.get("flavor", "c45")
-    exact = (enc.input_type == "float"
-             or (enc.input_type == "double" and flavor == "j48")
-             or (enc.input_type in ("int8", "int16", "uint8", "uint16")
-                 and all(s == 1 for s in enc.scales)))
+    # The classifier takes float64 values: exact for every float, double and
+    # unscaled integer input, but x/K with K != 1 would be rounded first.
+    exact = not enc.is_int or all(
+        s == 1 for s, f in zip(enc.scales, ir.features) if f.kind == "continuous")
     ok = np.full(X.shape[0], exact)
     for j, f in enumerate(ir.features):
         col = X[:, j]
