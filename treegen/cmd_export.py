@@ -141,8 +141,8 @@ index; void PREFIX_predict_proba(const PREFIX_input_t *x, uint16_t *proba) write
 probabilities in units of 1/32768 (PREFIX_PROBA_ONE).  Missing values are NaN for
 float/double and --missing-value for integer types; a nominal value outside its
 codes 0..k-1 counts as missing.  They are handled as C4.5 does (all branches, weighted)
-in fixed point; with no missing value the class is exactly the one the Python model
-gives for the same feature values (a float input with a c45 model, for example).  Only
+in fixed point; with no missing value the class is exactly the Python model's for the
+same values (a c45 model rounds values to float32 before comparing: so does the C).  Only
 <stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
 """
 
