@@ -25,10 +25,6 @@ from treegen.model import Model
 FloatArray = npt.NDArray[np.float64]
 
 
-def _uses_float32(model: Model) -> bool:
-    return model.options.get("flavor", "c45") != "j48"
-
-
 def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
     """Summed class weights per row (shape ``(n, n_classes)``, float64).
 
@@ -43,7 +39,7 @@ def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
     out = np.zeros((n, n_classes), dtype=np.float64)
     if n == 0:
         return out
-    f32 = _uses_float32(model)
+    f32 = model.compares_float32
     nodes = model.nodes
     stack: list[tuple[int, npt.NDArray[np.intp], FloatArray]] = [
         (0, np.arange(n, dtype=np.intp), np.ones(n, dtype=np.float64))
