@@ -199,7 +199,10 @@ def partition(
             ent, v_r, c_r, b_r = ent[keep], v_r[keep], c_r[keep], b_r[keep]
             mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
             del ent, v_r, b_r, t_r
-            order_k = np.argsort(c_r, kind="stable")
+            # A stable sort by child; 16-bit keys take numpy's radix sort (O(n)).
+            key = c_r.astype(np.uint16) if n_child <= 0xFFFF else c_r
+            order_k = np.argsort(key, kind="stable")
+            del key
             sizes_k = np.bincount(c_r, minlength=n_child)
             parts.append(
                 (

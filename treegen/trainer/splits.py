@@ -165,7 +165,8 @@ def _eval_cont_chunk(
     cases = cases_r.astype(dt)
     known = (cases - unknown_w.astype(dt)).astype(dt)
     cls = ctx.y_small[rows2d]
-    vals = ctx.cvals[kpos[:, None], rows2d].astype(np.float64)
+    n1 = ctx.cvals.shape[1]
+    vals = np.take(ctx.cvals.ravel(), rows2d + (kpos * n1)[:, None]).astype(np.float64)
     low = np.cumsum(wts, axis=1, dtype=dt)
     per_class = [np.where(cls == c, wts, dt(0)) for c in range(C)]
     below = [np.cumsum(wc, axis=1, dtype=dt) for wc in per_class]
@@ -188,23 +189,33 @@ def _eval_cont_chunk(
         min_split = np.where(min_split <= m, m, np.where(min_split > 25, 25.0, min_split))
         enough = known >= 2 * m
         lim = (known - min_split.astype(dt)).astype(dt)
-        over = np.logical_or.accumulate(low_i > lim[:, None], axis=1)
-        ok = (low_i >= min_split[:, None].astype(dt)) & ~over
+        # Release 8 stops at the first cut with LowItems > limit; the running
+        # sum of non-negative weights never decreases (float rounding is
+        # monotone), so every later cut is over the limit too.
+        ok = (low_i >= min_split[:, None].astype(dt)) & (low_i <= lim[:, None])
         distinct = vals[:, :-1] < vals[:, 1:] - 1e-5
-    cand = ok & distinct & valid & enough[:, None]
-    kk, ii = np.nonzero(cand)
-    if kk.size == 0:
+    # Candidates as flat positions into the (K, L) arrays: 1-D takes are
+    # much cheaper than paired fancy indices.
+    cand = np.zeros((K, L), dtype=np.bool_)
+    cv = cand[:, :-1]
+    np.logical_and(ok, distinct, out=cv)
+    cv &= valid
+    cv &= enough[:, None]
+    fi = np.flatnonzero(cand)
+    if fi.size == 0:
         return
+    kk = fi // L
+    ii = fi - kk * L
     tries = np.bincount(kk, minlength=K)
-    bel = [b[kk, ii] for b in below]
+    bel = [np.take(b, fi) for b in below]
     abv = []
     for c, wc in enumerate(per_class):
         # Freq[2][c] starts at the known total and loses each case in turn:
         # fold the total into the first element, then accumulate in place.
         wc[:, 0] = tot[:, c] - wc[:, 0]
         np.subtract.accumulate(wc, axis=1, dtype=dt, out=wc)
-        abv.append(wc[kk, ii])
-    vf1 = low[kk, ii]
+        abv.append(np.take(wc, fi))
+    vf1 = np.take(low, fi)
     vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(bel, dt) + total_info(abv, dt)).astype(dt)
     unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)
