@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.dataset import Dataset
+from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
 
@@ -51,7 +52,7 @@ class Context:
 
     def fl(self, x: float) -> float:
         """Store ``x`` the way the flavour stores it (float32 for c45)."""
-        return float(self.dtype(x))
+        return float(x) if self.j48 else to_f32(float(x))
 
     def reset_weights(self) -> None:
         self.weights[:] = 1.0

@@ -138,7 +138,7 @@ def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
     width = 0
     for t in order:
         w = max(t.rows.size, 1)
-        if cur and ((len(cur) + 1) * width * kc > BUCKET_CELLS or (w < width // 2 and width > 16)):
+        if cur and ((len(cur) + 1) * width * kc > BUCKET_CELLS or (w < width * 7 // 8 and width > 16)):
             out.append(cur)
             cur = []
         if not cur:

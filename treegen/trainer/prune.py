@@ -96,45 +96,54 @@ def estimate_errors(
     F = len(t.children)
     br = branch_of(ctx, t, rows)
     unk = br < 0
-    kn = ~unk
-    known_cases = ctx.fl(cases - seq_sum(w[unk], dt))
-    known_v = _sums(ctx, br[kn], w[kn], F)
-    nonempty = np.bincount(br[kn], minlength=F) > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = (known_v / dt(known_cases)).astype(dt)
-    # Unknown cases' weight in each branch (the round trip, as in growth).
     u_idx = np.flatnonzero(unk)
+    if u_idx.size:
+        kn = ~unk
+        known_cases = ctx.fl(cases - seq_sum(w[u_idx], dt))
+        br_kn, w_kn = br[kn], w[kn]
+    else:  # no unknown value here: no masks, and KnownCases is the total
+        known_cases = ctx.fl(cases)
+        br_kn, w_kn = br, w
+    known_v = _sums(ctx, br_kn, w_kn, F)
+    ne_list = np.flatnonzero(np.bincount(br_kn, minlength=F)).tolist()
+    factor = (known_v / dt(known_cases)).astype(dt)  # under prune()'s errstate
+    # Unknown cases' weight in each branch (the round trip, as in growth).
     cw = np.zeros((u_idx.size, F), dtype=dt)
-    cur = w[u_idx].astype(dt)
-    for v in np.flatnonzero(nonempty).tolist():
-        val = (cur * factor[v]).astype(dt)
-        cw[:, v] = val
-        if not ctx.j48:
-            cur = (val / factor[v]).astype(dt)
+    if u_idx.size:
+        cur = w[u_idx].astype(dt)
+        for v in ne_list:
+            val = (cur * factor[v]).astype(dt)
+            cw[:, v] = val
+            if not ctx.j48:
+                cur = (val / factor[v]).astype(dt)
     # Largest branch by known fraction; ties go to the later branch.
     max_br, max_factor = 0, -1.0
-    for v in np.flatnonzero(nonempty).tolist():
-        if float(factor[v]) >= max_factor:
-            max_br, max_factor = v, float(factor[v])
-    leaf_kids = [v for v in np.flatnonzero(nonempty).tolist() if t.children[v].kind == "leaf"]
+    fl_list = factor.tolist()
+    for v in ne_list:
+        if fl_list[v] >= max_factor:
+            max_br, max_factor = v, fl_list[v]
+    kids = t.children
+    leaf_kids = [v for v in ne_list if kids[v].kind == "leaf"]
     if pristine:
         est_v = {
-            v: _leaf_estimate(
-                ctx, bound, t.children[v], t.children[v].items, t.children[v].dist, True
-            )
+            v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, kids[v].dist, True)
             for v in leaf_kids
         }
     else:
         est_v = dict(_leaf_children(ctx, bound, t, rows, w, br, u_idx, cw, leaf_kids, update))
-    for v in np.flatnonzero(nonempty).tolist():
+    for v in ne_list:
         if v in est_v:
             continue
-        sel = (br == v) | unk
-        w_v = w[sel].astype(dt)
-        w_v[unk[sel]] = cw[:, v]
-        est_v[v] = yield estimate_errors(
-            ctx, bound, t.children[v], rows[sel], w_v, update, pristine
-        )
+        if u_idx.size:
+            sel = (br == v) | unk
+            w_v = w[sel].astype(dt)
+            w_v[unk[sel]] = cw[:, v]
+            rows_v = rows[sel]
+        else:
+            sel_i = np.flatnonzero(br == v)
+            w_v = w[sel_i].astype(dt)
+            rows_v = rows[sel_i]
+        est_v[v] = yield estimate_errors(ctx, bound, kids[v], rows_v, w_v, update, pristine)
     tree_est = dt(0)
     for v in sorted(est_v):
         tree_est = dt(tree_est + dt(est_v[v]))
@@ -213,7 +222,10 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
     bound = ErrorBound(cf, "j48" if ctx.j48 else "c45")
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     w = np.ones(ctx.n_rows, dtype=ctx.dtype)
-    run(estimate_errors(ctx, bound, root, rows, w, True, pristine=reuse_growth))
+    # Factor = known_v / KnownCases divides by zero when every case is unknown
+    # (never for a non-empty branch, whose factor is all that is used).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        run(estimate_errors(ctx, bound, root, rows, w, True, pristine=reuse_growth))
 
 
 def training_errors(ctx: Context, root: TNode) -> None:

@@ -12,11 +12,26 @@ one call scores every candidate cut of an attribute.
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 import numpy.typing as npt
 
 EPSILON = 1e-3
+_F32 = struct.Struct("f")
+
+
+def to_f32(x: float) -> float:
+    """``x`` stored as a C float (round to nearest), back as a Python float.
+
+    ``struct`` does the same double -> float conversion as ``np.float32(x)``
+    at a third of the cost, which matters once per node in pruning.
+    """
+    try:
+        r: float = _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:  # rounds beyond float range: +-inf, as numpy's cast
+        return math.copysign(math.inf, x)
+    return r
 LN2 = 0.69314718055994530942
 
 FloatArray = npt.NDArray[np.floating]
@@ -207,7 +222,7 @@ class ErrorBound:
             self.coeff = coeff_c45(cf)
 
     def _store(self, x: float) -> float:
-        return x if self.j48 else float(np.float32(x))
+        return x if self.j48 else to_f32(x)
 
     def add_errs(self, n: float, e: float) -> float:
         cf = self.cf
