@@ -2,7 +2,7 @@
 
 Most nodes of a large tree are small, and scoring one node costs a few
 hundred numpy calls whatever its size; so the nodes of a level are grouped
-into buckets of similar size and each bucket is scored with the same
+into buckets and each bucket is scored with the same
 numpy passes as a single node (:mod:`treegen.trainer.splits`, one row per
 (node, attribute)), then all its splits are partitioned together.
 
@@ -45,6 +45,7 @@ from treegen.trainer.tree import TNode, walk
 
 FloatArray = npt.NDArray[np.floating]
 BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
+PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
 GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
 
 
@@ -130,7 +131,12 @@ def release_freed_memory() -> None:
 
 
 def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
-    """Group tasks of similar size so padding to a common width wastes little."""
+    """Group tasks, largest first, into buckets of bounded (tasks x widest x attributes).
+
+    The bound keeps a bucket's arrays small; padding is kept low by the
+    scoring chunks (:data:`PAD_RATIO`), so buckets need not be of similar
+    size, and fewer, larger buckets save per-call costs.
+    """
     order = sorted(tasks, key=lambda t: -t.rows.size)
     kc = max(len(ctx.cont_pos), 1)
     out: list[list[Task]] = []
@@ -138,7 +144,7 @@ def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
     width = 0
     for t in order:
         w = max(t.rows.size, 1)
-        if cur and ((len(cur) + 1) * width * kc > BUCKET_CELLS or (w < width * 7 // 8 and width > 16)):
+        if cur and (len(cur) + 1) * width * kc > BUCKET_CELLS:
             out.append(cur)
             cur = []
         if not cur:
@@ -296,10 +302,17 @@ def _score_continuous(
     n_rows = B * Kc
     gain, info, bar = np.zeros(n_rows), np.zeros(n_rows), np.full(n_rows, np.nan)
     ok = np.zeros(n_rows, dtype=np.bool_)
+    widest = lens.reshape(B, Kc).max(axis=1)
     lo = 0
     while lo < B:  # tasks come largest first: chunk so padded cells stay bounded
-        width = max(int(tasks[lo].lens.max()), 1)
+        width = max(int(widest[lo]), 1)
         hi = min(B, lo + max(1, CHUNK // (width * Kc)))
+        # ... and so that little of a chunk is padding: its tasks are within
+        # PAD_RATIO of its widest (buckets are coarser, which saves per-call
+        # costs in counting and partitioning).
+        narrow = np.flatnonzero(widest[lo + 1 : hi] < width * PAD_RATIO)
+        if narrow.size:
+            hi = lo + 1 + int(narrow[0])
         part = tasks[lo:hi]
         flat = np.concatenate([a for t in part for a in t.srt]).astype(np.intp)
         flat += np.repeat(offsets[lo:hi], [int(t.lens.sum()) for t in part])

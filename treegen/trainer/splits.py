@@ -168,7 +168,9 @@ def _eval_cont_chunk(
     n1 = ctx.cvals.shape[1]
     vals = np.take(ctx.cvals.ravel(), rows2d + (kpos * n1)[:, None]).astype(np.float64)
     low = np.cumsum(wts, axis=1, dtype=dt)
-    per_class = [np.where(cls == c, wts, dt(0)) for c in range(C)]
+    # w * (class == c): the weight or +0 (weights are finite and >= 0), as
+    # np.where would give, several times faster.
+    per_class = [wts * (cls == c) for c in range(C)]
     below = [np.cumsum(wc, axis=1, dtype=dt) for wc in per_class]
     tot = np.stack([b[:, -1] for b in below], axis=1)  # (K, C): known class weights
     base = base_info_many(tot, known, dt)
