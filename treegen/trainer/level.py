@@ -315,8 +315,8 @@ def _score_continuous(
             hi = lo + 1 + int(narrow[0])
         part = tasks[lo:hi]
         flat = np.concatenate([a for t in part for a in t.srt]).astype(np.intp)
-        flat += np.repeat(offsets[lo:hi], [int(t.lens.sum()) for t in part])
         r0, r1 = lo * Kc, hi * Kc
+        flat += np.repeat(offsets[lo:hi], lens[r0:r1].reshape(hi - lo, Kc).sum(axis=1))
         idx = padded_rows(flat, lens[r0:r1], E)
         cs = eval_continuous(
             ctx,

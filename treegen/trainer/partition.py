@@ -175,35 +175,46 @@ def partition(
     kc = len(ctx.cont_pos)
     grows = ~stays_leaf
     parts: list[tuple[npt.NDArray[np.int32], list[int], list[int]]] = []
+    sizes_all = np.zeros((n_child, kc), dtype=np.intp)  # children's lens, one row each
     if kc and grows.any():
         sp = split.tolist()
         n_ne = nonempty.sum(axis=1)
         ne_off = np.cumsum(n_ne) - n_ne
         ne_v = np.nonzero(nonempty)[1]
+        lens_all = np.stack([tasks[b].lens for b in sp])  # (split tasks, kc)
         for k in range(kc):
-            lens_k = np.asarray([tasks[b].lens[k] for b in sp], dtype=np.intp)
+            lens_k = lens_all[:, k]
             flat = np.concatenate([tasks[b].srt[k] for b in sp]).astype(np.intp)
             flat += np.repeat(offsets[split], lens_k)
             t_of = np.repeat(split, lens_k)
             b_e = br[flat]
-            cnt = np.where(b_e >= 0, 1, n_ne[t_of])
-            ent = np.repeat(flat, cnt)
-            t_r = np.repeat(t_of, cnt)
-            b_r = np.repeat(b_e, cnt)
-            del flat, t_of, b_e
-            nth = np.arange(ent.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-            v_r = np.where(b_r >= 0, b_r, ne_v[ne_off[t_r] + nth])
-            del nth, cnt
-            c_r = child_id[t_r, v_r]
-            keep = grows[c_r]
-            ent, v_r, c_r, b_r = ent[keep], v_r[keep], c_r[keep], b_r[keep]
-            mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
-            del ent, v_r, b_r, t_r
+            if u_idx.size == 0:  # no unknown value of a tested attribute: no copies
+                c_r = child_id[t_of, b_e]
+                del t_of, b_e
+                keep = grows[c_r]
+                c_r = c_r[keep]
+                mapped = pos_known[flat[keep]]
+                del flat, keep
+            else:
+                cnt = np.where(b_e >= 0, 1, n_ne[t_of])
+                ent = np.repeat(flat, cnt)
+                t_r = np.repeat(t_of, cnt)
+                b_r = np.repeat(b_e, cnt)
+                del flat, t_of, b_e
+                nth = np.arange(ent.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+                v_r = np.where(b_r >= 0, b_r, ne_v[ne_off[t_r] + nth])
+                del nth, cnt
+                c_r = child_id[t_r, v_r]
+                keep = grows[c_r]
+                ent, v_r, c_r, b_r = ent[keep], v_r[keep], c_r[keep], b_r[keep]
+                mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
+                del ent, v_r, b_r, t_r
             # A stable sort by child; 16-bit keys take numpy's radix sort (O(n)).
             key = c_r.astype(np.uint16) if n_child <= 0xFFFF else c_r
             order_k = np.argsort(key, kind="stable")
             del key
             sizes_k = np.bincount(c_r, minlength=n_child)
+            sizes_all[:, k] = sizes_k
             parts.append(
                 (
                     mapped[order_k].astype(np.int32),
@@ -237,6 +248,6 @@ def partition(
                 continue
             lo, hi = starts_l[c], ends_l[c]
             srt_c = [f[st[c] : st[c] + sz[c]] for f, st, sz in parts]
-            lens_c = np.asarray([sz[c] for _, _, sz in parts], dtype=np.intp)
+            lens_c = sizes_all[c]
             new.append(Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, lens_c, all_known, tested))
     return new

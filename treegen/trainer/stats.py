@@ -57,7 +57,9 @@ def _xlog2x(v: FloatArray) -> npt.NDArray[np.float64]:
     result is bit for bit ``v * log2_c45(v)`` without the masked ufunc call.
     """
     v64 = np.asarray(v, dtype=np.float64)
-    lg = np.log(np.where(v64 > 0, v64, 1.0))
+    x = v64.copy()
+    x[~(x > 0)] = 1.0  # cheaper than np.where with a scalar
+    lg = np.log(x, out=x)
     lg /= LN2
     lg *= v64
     return lg
