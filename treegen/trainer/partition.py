@@ -196,19 +196,31 @@ def partition(
                 mapped = pos_known[flat[keep]]
                 del flat, keep
             else:
-                cnt = np.where(b_e >= 0, 1, n_ne[t_of])
+                # Entries with an unknown value (few) get one copy per non-empty
+                # branch of their task; the rest stay single.  Only the copies
+                # need branch and position fix-ups.
+                u_pos = np.flatnonzero(b_e < 0)
+                n_u = n_ne[t_of[u_pos]]
+                cnt = np.ones(flat.size, dtype=np.intp)
+                cnt[u_pos] = n_u
                 ent = np.repeat(flat, cnt)
                 t_r = np.repeat(t_of, cnt)
-                b_r = np.repeat(b_e, cnt)
-                del flat, t_of, b_e
-                nth = np.arange(ent.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-                v_r = np.where(b_r >= 0, b_r, ne_v[ne_off[t_r] + nth])
-                del nth, cnt
+                v_r = np.repeat(b_e, cnt)
+                del flat, b_e, cnt
+                extra = n_u - 1
+                start_u = u_pos + (np.cumsum(extra) - extra)  # first copy's position
+                nth_u = np.arange(int(n_u.sum())) - np.repeat(np.cumsum(n_u) - n_u, n_u)
+                cp = np.repeat(start_u, n_u) + nth_u
+                v_r[cp] = ne_v[ne_off[np.repeat(t_of[u_pos], n_u)] + nth_u]
+                del t_of, u_pos, n_u, extra, start_u, nth_u
                 c_r = child_id[t_r, v_r]
+                del t_r
+                mapped = pos_known[ent]
+                mapped[cp] = pos_unk[u_slot[ent[cp]], v_r[cp]]
+                del ent, v_r, cp
                 keep = grows[c_r]
-                ent, v_r, c_r, b_r = ent[keep], v_r[keep], c_r[keep], b_r[keep]
-                mapped = np.where(b_r >= 0, pos_known[ent], pos_unk[u_slot[ent], v_r])
-                del ent, v_r, b_r, t_r
+                c_r, mapped = c_r[keep], mapped[keep]
+                del keep
             # A stable sort by child; 16-bit keys take numpy's radix sort (O(n)).
             key = c_r.astype(np.uint16) if n_child <= 0xFFFF else c_r
             order_k = np.argsort(key, kind="stable")
