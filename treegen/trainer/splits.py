@@ -226,11 +226,17 @@ def _eval_cont_chunk(
         gain[(m - vf1 > J48_TOL) | (m - vf2 > J48_TOL)] = dt(-EPSILON)
     else:
         gain[(vf1 < m) | (vf2 < m)] = dt(-EPSILON)
-    unk = unknown_w.astype(dt)[kk]
-    split = (total_info([unk, vf1, vf2], dt) / cases[kk]).astype(dt)
+    unk_w = unknown_w.astype(dt)
+
+    def split_info(j: IntArray) -> npt.NDArray[np.floating]:
+        """Split info of candidates ``j`` (only chosen cuts need it)."""
+        k = kk[j]
+        return (total_info([unk_w[k], vf1[j], vf2[j]], dt) / cases[k]).astype(dt)
+
     rows_with = np.flatnonzero(tries)
     starts = np.concatenate(([0], np.cumsum(tries)[:-1]))
     if ctx.j48:
+        picked: list[int] = []  # chosen candidate per row with an admissible cut
         for k in rows_with.tolist():
             s, e = int(starts[k]), int(starts[k] + tries[k])
             best, best_gain = -1, 0.0
@@ -248,7 +254,11 @@ def _eval_cont_chunk(
             if bar == hi_v:
                 bar = lo_v
             r = base_row + k
-            out.gain[r], out.info[r], out.bar[r], out.ok[r] = pen, float(split[s + best]), bar, True
+            out.gain[r], out.bar[r], out.ok[r] = pen, bar, True
+            picked.append(s + best)
+        if picked:
+            jp = np.asarray(picked, dtype=np.intp)
+            out.info[base_row + kk[jp]] = split_info(jp)
         return
     # ThreshCost (stats.thresh_cost, vectorised) and the first cut maximising gain - cost.
     cost = (log2_c45(tries.astype(np.float64)) / cases.astype(np.float64)).astype(dt)
@@ -266,6 +276,6 @@ def _eval_cont_chunk(
     bars = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
     r = base_row + k
     out.gain[r] = pen[jsel]
-    out.info[r] = split[jsel]
+    out.info[r] = split_info(jsel)
     out.bar[r] = bars
     out.ok[r] = True
