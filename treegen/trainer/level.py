@@ -24,6 +24,7 @@ import ctypes
 import ctypes.util
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -314,7 +315,7 @@ def _score_continuous(
         if narrow.size:
             hi = lo + 1 + int(narrow[0])
         part = tasks[lo:hi]
-        flat = np.concatenate([a for t in part for a in t.srt]).astype(np.intp)
+        flat = np.concatenate(list(chain.from_iterable(t.srt for t in part))).astype(np.intp)
         r0, r1 = lo * Kc, hi * Kc
         flat += np.repeat(offsets[lo:hi], lens[r0:r1].reshape(hi - lo, Kc).sum(axis=1))
         idx = padded_rows(flat, lens[r0:r1], E)
@@ -406,8 +407,9 @@ def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
     width = max(int(lens.max()) if lens.size else 0, 1)
     out = np.full((lens.size, width), pad, dtype=np.intp)
     starts = np.cumsum(lens) - lens
-    r = np.repeat(np.arange(lens.size), lens)
-    out[r, np.arange(flat.size) - starts[r]] = flat
+    # Entry j of row r goes to r * width + (j - starts[r]): one 1-D scatter.
+    dest = np.arange(flat.size) + np.repeat(np.arange(lens.size) * width - starts, lens)
+    out.ravel()[dest] = flat
     return out
 
 

@@ -182,9 +182,10 @@ def partition(
         ne_off = np.cumsum(n_ne) - n_ne
         ne_v = np.nonzero(nonempty)[1]
         lens_all = np.stack([tasks[b].lens for b in sp])  # (split tasks, kc)
+        by_att = list(zip(*[tasks[b].srt for b in sp]))  # per attribute: the tasks' arrays
         for k in range(kc):
             lens_k = lens_all[:, k]
-            flat = np.concatenate([tasks[b].srt[k] for b in sp]).astype(np.intp)
+            flat = np.concatenate(by_att[k]).astype(np.intp)
             flat += np.repeat(offsets[split], lens_k)
             t_of = np.repeat(split, lens_k)
             b_e = br[flat]

@@ -231,7 +231,10 @@ def _eval_cont_chunk(
     def split_info(j: IntArray) -> npt.NDArray[np.floating]:
         """Split info of candidates ``j`` (only chosen cuts need it)."""
         k = kk[j]
-        return (total_info([unk_w[k], vf1[j], vf2[j]], dt) / cases[k]).astype(dt)
+        info: npt.NDArray[np.floating] = (
+            total_info([unk_w[k], vf1[j], vf2[j]], dt) / cases[k]
+        ).astype(dt)
+        return info
 
     rows_with = np.flatnonzero(tries)
     starts = np.concatenate(([0], np.cumsum(tries)[:-1]))

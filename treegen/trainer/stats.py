@@ -32,6 +32,8 @@ def to_f32(x: float) -> float:
     except OverflowError:  # rounds beyond float range: +-inf, as numpy's cast
         return math.copysign(math.inf, x)
     return r
+
+
 LN2 = 0.69314718055994530942
 
 FloatArray = npt.NDArray[np.floating]
