@@ -17,6 +17,7 @@ branch, so no node ever sorts.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
@@ -217,6 +218,8 @@ def form_tree(
     del b2
     errors = dt(0)
     cur_unk = w[unk_mask].astype(dt)
+    nonempty: list[int] = []
+    factors = [math.nan] * forks
     for v in range(forks):
         part = parts[v]
         if part is None:
@@ -226,9 +229,11 @@ def form_tree(
         in_v, child_rows, child_srt, child_lens = part
         del part
         child_w = w[in_v | unk_mask]
+        known_v = seq_sum(w[in_v], dt)
+        factor = dt(ctx.fl(known_v / known_cases) if known_cases else math.nan)
+        nonempty.append(v)
+        factors[v] = float(factor)
         if unk_rows.size:
-            known_v = seq_sum(w[in_v], dt)
-            factor = dt(ctx.fl(known_v / known_cases))
             scaled = (cur_unk * factor).astype(dt)
             child_w[unk_mask[in_v | unk_mask]] = scaled
             if not ctx.j48:  # Release 8 divides back; J48 scales a copy
@@ -239,6 +244,7 @@ def form_tree(
         node.children.append(child)
         errors = dt(errors + dt(child.errors))
     node.errors = float(errors)
+    node.nonempty, node.factors = tuple(nonempty), tuple(factors)
     # Collapse: a subtree no better than a leaf on the training data.
     if node.errors >= cases - float(freq[best]) - EPSILON:
         node.make_leaf()

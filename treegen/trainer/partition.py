@@ -116,6 +116,11 @@ def partition(
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
+    for b in split.tolist():  # for pruning's first pass (see TNode.factors)
+        f = int(forks[b])
+        node = tasks[b].node
+        node.nonempty = tuple(np.flatnonzero(nonempty[b, :f]).tolist())
+        node.factors = tuple(np.where(nonempty[b, :f], factor[b, :f], np.nan).tolist())
     # Child ids for non-empty branches, in task then branch order.
     child_id = np.full((B, F), -1, dtype=np.intp)
     ne_t, ne_v = np.nonzero(nonempty)

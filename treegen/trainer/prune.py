@@ -68,8 +68,8 @@ def estimate_errors(
     ctx: Context,
     bound: ErrorBound,
     t: TNode,
-    rows: IntArray,
-    w: FloatArray,
+    rows: IntArray | None,
+    w: FloatArray | None,
     update: bool,
     pristine: bool = False,
 ) -> Generator[Any, Any, float]:
@@ -78,12 +78,15 @@ def estimate_errors(
     ``pristine``: the cases are exactly the ones growth sent to ``t`` (the
     first bottom-up pass, before any raising above), so the node's and its
     leaf children's weights and distributions are the stored ones, bit for
-    bit, and need not be summed again.
+    bit, and need not be summed again.  A pristine test whose non-empty
+    branches are all leaves needs no cases at all (:func:`_needs_no_cases`):
+    ``rows`` and ``w`` are then None.
     """
     dt = ctx.dtype
     if pristine:
         cases, dist = t.items, np.asarray(t.dist, dtype=dt)
     else:
+        assert rows is not None and w is not None
         cases = seq_sum(w, dt)
         dist = class_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
     if t.kind == "leaf":
@@ -93,6 +96,18 @@ def estimate_errors(
     if update:
         t.items, t.cls, t.dist = cases, best, dist
 
+    kids = t.children
+    if rows is None:
+        # Pristine, all non-empty branches leaves: growth recorded which
+        # branches are non-empty and their factors, and the leaves' sums.
+        assert pristine and update and _needs_no_cases(t)
+        max_br = _largest_branch(list(t.nonempty), list(t.factors))
+        est_v = {
+            v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, kids[v].dist, True)
+            for v in t.nonempty
+        }
+        return (yield from _decide(ctx, bound, t, None, None, cases, dist, leaf_est, est_v, max_br))
+    assert w is not None
     F = len(t.children)
     br = branch_of(ctx, t, rows)
     unk = br < 0
@@ -116,13 +131,7 @@ def estimate_errors(
             cw[:, v] = val
             if not ctx.j48:
                 cur = (val / factor[v]).astype(dt)
-    # Largest branch by known fraction; ties go to the later branch.
-    max_br, max_factor = 0, -1.0
-    fl_list = factor.tolist()
-    for v in ne_list:
-        if fl_list[v] >= max_factor:
-            max_br, max_factor = v, fl_list[v]
-    kids = t.children
+    max_br = _largest_branch(ne_list, factor.tolist())
     leaf_kids = [v for v in ne_list if kids[v].kind == "leaf"]
     if pristine:
         est_v = {
@@ -134,6 +143,9 @@ def estimate_errors(
     for v in ne_list:
         if v in est_v:
             continue
+        if pristine and _needs_no_cases(kids[v]):
+            est_v[v] = yield estimate_errors(ctx, bound, kids[v], None, None, update, True)
+            continue
         if u_idx.size:
             sel = (br == v) | unk
             w_v = w[sel].astype(dt)
@@ -144,23 +156,70 @@ def estimate_errors(
             w_v = w[sel_i].astype(dt)
             rows_v = rows[sel_i]
         est_v[v] = yield estimate_errors(ctx, bound, kids[v], rows_v, w_v, update, pristine)
+    if not update:
+        return float(_tree_estimate(ctx, est_v))
+    return (yield from _decide(ctx, bound, t, rows, w, cases, dist, leaf_est, est_v, max_br))
+
+
+def _needs_no_cases(t: TNode) -> bool:
+    """A grown test (branches recorded) whose non-empty branches are all leaves."""
+    return (
+        t.kind != "leaf"
+        and bool(t.nonempty)
+        and all(t.children[v].kind == "leaf" for v in t.nonempty)
+    )
+
+
+def _largest_branch(ne_list: list[int], factors: list[float]) -> int:
+    """Largest non-empty branch by known fraction; ties go to the later branch."""
+    max_br, max_factor = 0, -1.0
+    for v in ne_list:
+        if factors[v] >= max_factor:
+            max_br, max_factor = v, factors[v]
+    return max_br
+
+
+def _tree_estimate(ctx: Context, est_v: dict[int, float]) -> float:
+    dt = ctx.dtype
     tree_est = dt(0)
     for v in sorted(est_v):
         tree_est = dt(tree_est + dt(est_v[v]))
-    if not update:
-        return float(tree_est)
+    return float(tree_est)
+
+
+def _decide(
+    ctx: Context,
+    bound: ErrorBound,
+    t: TNode,
+    rows: IntArray | None,
+    w: FloatArray | None,
+    cases: float,
+    dist: FloatArray,
+    leaf_est: float,
+    est_v: dict[int, float],
+    max_br: int,
+) -> Generator[Any, Any, float]:
+    """Leaf, largest branch (subtree raising) or subtree: the update step.
+
+    ``rows is None`` only for a pristine test whose branches are all leaves:
+    raising a leaf then takes the node's own (pristine) sums, which are what
+    the cases would sum to.
+    """
+    tree_f = _tree_estimate(ctx, est_v)
     branch = t.children[max_br]
     if branch.kind == "leaf":
         b_label = _label(ctx, branch.cls, dist.tolist())
         branch_est = bound.estimate(cases, ctx.fl(cases - float(dist[b_label])))
     else:
         branch_est = yield estimate_errors(ctx, bound, branch, rows, w, False)
-    tree_f = float(tree_est)
     if _le(ctx, leaf_est, branch_est + 0.1) and _le(ctx, leaf_est, tree_f + 0.1):
         t.make_leaf()
         t.errors = leaf_est
     elif _le(ctx, branch_est, tree_f + 0.1):
-        yield estimate_errors(ctx, bound, branch, rows, w, True)
+        if rows is None:
+            _leaf_estimate(ctx, bound, branch, cases, dist.copy(), True)
+        else:
+            yield estimate_errors(ctx, bound, branch, rows, w, True)
         t.copy_from(branch)
     else:
         t.errors = tree_f

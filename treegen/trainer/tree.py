@@ -32,6 +32,11 @@ class TNode:
     threshold: float = math.nan
     subsets: tuple[tuple[int, ...], ...] = ()
     children: list[TNode] = field(default_factory=list)
+    # Set by growth on a test: its non-empty branches and each branch's
+    # Factor (known_v / KnownCases) for the cases growth sent here, exactly as
+    # pruning's first pass would compute them (it skips recomputing them).
+    nonempty: tuple[int, ...] = ()
+    factors: tuple[float, ...] = ()
 
     def make_leaf(self) -> None:
         self.kind = "leaf"
@@ -39,6 +44,8 @@ class TNode:
         self.threshold = math.nan
         self.subsets = ()
         self.children = []
+        self.nonempty = ()
+        self.factors = ()
 
     def copy_from(self, other: TNode) -> None:
         """``*T = *Branch``: this record becomes ``other`` (subtree raising)."""
@@ -51,6 +58,8 @@ class TNode:
         self.threshold = other.threshold
         self.subsets = other.subsets
         self.children = other.children
+        self.nonempty = other.nonempty
+        self.factors = other.factors
 
 
 def flatten(root: TNode) -> tuple[Node, ...]:
