@@ -116,11 +116,13 @@ def partition(
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
-    for b in split.tolist():  # for pruning's first pass (see TNode.factors)
-        f = int(forks[b])
+    # For pruning's first pass (see TNode.factors): plain lists, then slices.
+    ne_rows = nonempty.tolist()
+    fac_rows = np.where(nonempty, factor, np.nan).tolist()
+    for b, f in zip(split.tolist(), forks[split].tolist()):
         node = tasks[b].node
-        node.nonempty = tuple(np.flatnonzero(nonempty[b, :f]).tolist())
-        node.factors = tuple(np.where(nonempty[b, :f], factor[b, :f], np.nan).tolist())
+        node.nonempty = tuple(v for v in range(f) if ne_rows[b][v])
+        node.factors = tuple(fac_rows[b][:f])
     # Child ids for non-empty branches, in task then branch order.
     child_id = np.full((B, F), -1, dtype=np.intp)
     ne_t, ne_v = np.nonzero(nonempty)
