@@ -11,6 +11,7 @@ array that growth and pruning scale in place as Release 8 does.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,22 @@ class Context:
     def fl(self, x: float) -> float:
         """Store ``x`` the way the flavour stores it (float32 for c45)."""
         return float(x) if self.j48 else to_f32(float(x))
+
+    def add_all(self, values: Iterable[float]) -> float:
+        """``acc = fl(acc + fl(v))`` over ``values`` from 0, on Python floats.
+
+        The same numbers as summing numpy scalars of the flavour's dtype (a
+        float + float sum rounded once from double is the float sum), without
+        their per-operation cost.
+        """
+        acc = 0.0
+        if self.j48:
+            for v in values:
+                acc += float(v)
+            return acc
+        for v in values:
+            acc = to_f32(acc + to_f32(float(v)))
+        return acc
 
     def reset_weights(self) -> None:
         self.weights[:] = 1.0

@@ -415,16 +415,12 @@ def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
 
 def _collapse(ctx: Context, root: TNode) -> None:
     """Sum training errors bottom-up; a subtree no better than a leaf collapses."""
-    dt = ctx.dtype
     order: list[TNode] = []
     walk(root, order.append)
     for t in reversed(order):
         if t.kind == "leaf" or not t.children:
             continue
-        errors = dt(0)
-        for c in t.children:
-            errors = dt(errors + dt(c.errors))
         leaf_errors = ctx.fl(t.items - float(t.dist[t.cls]))
-        t.errors = float(errors)
+        t.errors = ctx.add_all(c.errors for c in t.children)
         if t.errors >= leaf_errors - EPSILON:
             t.make_leaf()

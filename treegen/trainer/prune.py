@@ -180,11 +180,8 @@ def _largest_branch(ne_list: list[int], factors: list[float]) -> int:
 
 
 def _tree_estimate(ctx: Context, est_v: dict[int, float]) -> float:
-    dt = ctx.dtype
-    tree_est = dt(0)
-    for v in sorted(est_v):
-        tree_est = dt(tree_est + dt(est_v[v]))
-    return float(tree_est)
+    """The branches' estimates summed in branch order (in the flavour's precision)."""
+    return ctx.add_all(est_v[v] for v in sorted(est_v))
 
 
 def _decide(
