@@ -180,12 +180,14 @@ def _grow_bucket(ctx: Context, tasks: list[Task], opts: GrowOptions) -> list[Tas
     freq = _sums(ctx, tid * C + y_cat, w_cat, B * C).reshape(B, C)
     best = np.argmax(freq, axis=1)
     bestf = freq[np.arange(B), best]
-    for b, t in enumerate(tasks):
+    # Plain lists first: per-element numpy scalar access costs more than the work.
+    errs = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)  # fl(N - best)
+    dists = list(freq.copy())  # one row (view) per node, of an array no one else holds
+    for t, cls_b, items_b, err_b, dist_b in zip(
+        tasks, best.tolist(), cases.tolist(), errs.tolist(), dists
+    ):
         node = t.node
-        node.cls = int(best[b])
-        node.items = float(cases[b])
-        node.errors = ctx.fl(float(cases[b]) - float(bestf[b]))
-        node.dist = freq[b].copy()
+        node.cls, node.items, node.errors, node.dist = cls_b, items_b, err_b, dist_b
     if ctx.j48:
         stop = (np.abs(bestf - cases) < J48_TOL) | (2 * m - cases > J48_TOL)
     else:
