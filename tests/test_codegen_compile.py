@@ -39,8 +39,9 @@ def _need(tool: str) -> str:
 def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """name -> folder holding predict.c / predict.h."""
     out: dict[str, Path] = {}
+    # syn45: c45 semantics put rounding-boundary literals in double and integer modes.
     models = {"golf": cm.golf(), "syn": cm.synthetic(5, 120), "tiny": cm.tiny(),
-              "leaf": cm.single_leaf()}
+              "leaf": cm.single_leaf(), "syn45": cm.as_c45(cm.synthetic(5, 120))}
     for mname, model in models.items():
         for mode, kw in MODES.items():
             if mname != "golf" and mode == "fixed":
