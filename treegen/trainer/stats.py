@@ -260,45 +260,6 @@ class ErrorBound:
             if n <= 1e-6 and n >= -1e-6:  # J48: Utils.eq(total, 0) -> 0
                 return 0.0
             return e + self.add_errs(n, e)
-        try:
-            return self._estimate_c45(n, e)
-        except OverflowError:  # a float overflow: the general path's to_f32 handles it
-            pass
         if n <= 0:
             return self._store(e)
         return self._store(e + self.add_errs(n, e))
-
-    def _estimate_c45(self, n: float, e: float) -> float:
-        """:meth:`estimate` for c45 with :meth:`add_errs` inlined, the same operations.
-
-        Pruning asks for tens of thousands of estimates; the calls of the
-        general path (``add_errs``, ``_store``, ``to_f32``) were most of their
-        cost.  Raises OverflowError where ``to_f32`` would saturate.
-        """
-        pack, unpack = _F32.pack, _F32.unpack
-        if n <= 0:
-            r: float = unpack(pack(e))[0]
-            return r
-        if e < 1e-6:
-            a = unpack(pack(n * (1 - math.exp(math.log(self.cf) / n))))[0]
-        elif e < 0.9999:
-            val0 = unpack(pack(n * (1 - math.exp(math.log(self.cf) / n))))[0]
-            one = 1.0
-            if one + 0.5 >= n:
-                at_one = unpack(pack(0.67 * (n - one)))[0]
-            else:
-                at_one = unpack(pack(n * self._pr(n, one) - one))[0]
-            a = unpack(pack(val0 + e * (at_one - val0)))[0]
-        elif e + 0.5 >= n:
-            a = unpack(pack(0.67 * (n - e)))[0]
-        else:
-            a = unpack(pack(n * self._pr(n, e) - e))[0]
-        r = unpack(pack(e + a))[0]
-        return r
-
-    def _pr(self, n: float, e: float) -> float:
-        """The upper confidence limit of the error rate (as in :meth:`add_errs`)."""
-        coeff = self.coeff
-        return (
-            e + 0.5 + coeff / 2 + math.sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))
-        ) / (n + coeff)
