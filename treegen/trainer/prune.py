@@ -30,6 +30,7 @@ from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, run, walk
 
 FloatArray = npt.NDArray[np.floating]
+_NO_DIST: FloatArray = np.zeros(0)
 
 
 def _le(ctx: Context, a: float, b: float) -> bool:
@@ -88,12 +89,16 @@ def estimate_errors(
     else:
         assert rows is not None and w is not None
         cases = seq_sum(w, dt)
-        dist = class_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
+        if update or t.kind == "leaf":
+            dist = class_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
+        else:  # a test's own class sums only serve the update step
+            dist = _NO_DIST
     if t.kind == "leaf":
         return _leaf_estimate(ctx, bound, t, cases, dist, update)
-    best = _label(ctx, t.cls, dist.tolist())
-    leaf_est = bound.estimate(cases, ctx.fl(cases - float(dist[best])))
+    leaf_est = 0.0  # used by the update step only
     if update:
+        best = _label(ctx, t.cls, dist.tolist())
+        leaf_est = bound.estimate(cases, ctx.fl(cases - float(dist[best])))
         t.items, t.cls, t.dist = cases, best, dist
 
     kids = t.children
