@@ -29,6 +29,7 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.grow import GrowOptions, select
 from treegen.trainer.splits import (
@@ -37,6 +38,7 @@ from treegen.trainer.splits import (
     ContScores,
     Score,
     eval_continuous,
+    eval_continuous_flat,
     nominal_freq,
     score_outcomes,
 )
@@ -298,10 +300,29 @@ def _score_continuous(
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, dt(0)).astype(dt)
     unk = np.zeros(B * Kc, dtype=dt)
+    fast = native.cscan is not None and not ctx.j48
+    vals = ctx.cvals[:, rows_cat] if fast else None  # the C scan reads values per bucket
     if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
-        k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
+        k_idx, e_idx = np.nonzero(np.isnan(vals if vals is not None else ctx.cvals[:, rows_cat]))
         if e_idx.size:
             unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
+    if vals is not None:
+        # C scan over the unpadded segments (same numbers as the numpy path below).
+        flat = np.concatenate(list(chain.from_iterable(t.srt for t in tasks))).astype(np.intp)
+        flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1))
+        cs = eval_continuous_flat(
+            ctx,
+            vals,
+            ctx.y[rows_cat],
+            w_cat,
+            np.tile(np.arange(Kc, dtype=np.intp), B),
+            flat,
+            lens,
+            np.repeat(cases, Kc),
+            unk,
+        )
+        _store_cont(ctx, B, cs, G, I, OK, BAR)
+        return
     n_rows = B * Kc
     gain, info, bar = np.zeros(n_rows), np.zeros(n_rows), np.full(n_rows, np.nan)
     ok = np.zeros(n_rows, dtype=np.bool_)
@@ -332,7 +353,19 @@ def _score_continuous(
         )
         gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
         lo = hi
-    cs = ContScores(gain, info, bar, ok)
+    _store_cont(ctx, B, ContScores(gain, info, bar, ok), G, I, OK, BAR)
+
+
+def _store_cont(
+    ctx: Context,
+    B: int,
+    cs: ContScores,
+    G: npt.NDArray[np.float64],
+    I: npt.NDArray[np.float64],
+    OK: npt.NDArray[np.bool_],
+    BAR: npt.NDArray[np.float64],
+) -> None:
+    Kc = len(ctx.cont_pos)
     att = np.asarray(list(ctx.cont_pos), dtype=np.intp)
     G[:, att] = cs.gain.reshape(B, Kc)
     I[:, att] = cs.info.reshape(B, Kc)

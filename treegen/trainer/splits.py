@@ -11,6 +11,7 @@ array's dtype), and zero-weight padding leaves the sums unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,8 @@ import numpy.typing as npt
 
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.stats import EPSILON, base_info_many, log2_c45, total_info
+
+FloatArray = npt.NDArray[np.floating]
 
 J48_TOL = 1e-6  # Weka's Utils.eq / gr / sm tolerance
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
@@ -218,51 +221,96 @@ def _eval_cont_chunk(
         np.subtract.accumulate(wc, axis=1, dtype=dt, out=wc)
         abv.append(np.take(wc, fi))
     vf1 = np.take(low, fi)
+    if not ctx.j48:
+
+        def bounds(k: IntArray, i: IntArray) -> tuple[FloatArray, FloatArray]:
+            return ctx.cvals[kpos[k], rows2d[k, i]], ctx.cvals[kpos[k], rows2d[k, i + 1]]
+
+        cand_c = Candidates(kk, ii, vf1, bel, abv, tot, tries)
+        finish_c45(ctx, cand_c, known, cases, unknown_w, bounds, out, base_row)
+        return
     vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(bel, dt) + total_info(abv, dt)).astype(dt)
     unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)
     gain = ((dt(1) - unk_rate[kk]) * (base[kk] - (this_info / known[kk]).astype(dt))).astype(dt)
-    if ctx.j48:
-        gain[(m - vf1 > J48_TOL) | (m - vf2 > J48_TOL)] = dt(-EPSILON)
-    else:
-        gain[(vf1 < m) | (vf2 < m)] = dt(-EPSILON)
+    gain[(m - vf1 > J48_TOL) | (m - vf2 > J48_TOL)] = dt(-EPSILON)
     unk_w = unknown_w.astype(dt)
-
-    def split_info(j: IntArray) -> npt.NDArray[np.floating]:
-        """Split info of candidates ``j`` (only chosen cuts need it)."""
-        k = kk[j]
-        info: npt.NDArray[np.floating] = (
-            total_info([unk_w[k], vf1[j], vf2[j]], dt) / cases[k]
-        ).astype(dt)
-        return info
-
     rows_with = np.flatnonzero(tries)
     starts = np.concatenate(([0], np.cumsum(tries)[:-1]))
-    if ctx.j48:
-        picked: list[int] = []  # chosen candidate per row with an admissible cut
-        for k in rows_with.tolist():
-            s, e = int(starts[k]), int(starts[k] + tries[k])
-            best, best_gain = -1, 0.0
-            for j, g in enumerate(gain[s:e].tolist()):
-                if g - best_gain > J48_TOL:  # J48: earlier cut kept unless beaten by > 1e-6
-                    best, best_gain = j, g
-            if best < 0:
-                continue
-            pen = best_gain - float(log2_c45(float(tries[k]))) / float(cases[k])
-            if pen < J48_TOL:
-                continue
-            i = int(ii[s + best])
-            lo_v, hi_v = float(vals[k, i]), float(vals[k, i + 1])
-            bar = (lo_v + hi_v) / 2
-            if bar == hi_v:
-                bar = lo_v
-            r = base_row + k
-            out.gain[r], out.bar[r], out.ok[r] = pen, bar, True
-            picked.append(s + best)
-        if picked:
-            jp = np.asarray(picked, dtype=np.intp)
-            out.info[base_row + kk[jp]] = split_info(jp)
-        return
+    picked: list[int] = []  # chosen candidate per row with an admissible cut
+    for k in rows_with.tolist():
+        s, e = int(starts[k]), int(starts[k] + tries[k])
+        best, best_gain = -1, 0.0
+        for j, g in enumerate(gain[s:e].tolist()):
+            if g - best_gain > J48_TOL:  # J48: earlier cut kept unless beaten by > 1e-6
+                best, best_gain = j, g
+        if best < 0:
+            continue
+        pen = best_gain - float(log2_c45(float(tries[k]))) / float(cases[k])
+        if pen < J48_TOL:
+            continue
+        i = int(ii[s + best])
+        lo_v, hi_v = float(vals[k, i]), float(vals[k, i + 1])
+        bar = (lo_v + hi_v) / 2
+        if bar == hi_v:
+            bar = lo_v
+        r = base_row + k
+        out.gain[r], out.bar[r], out.ok[r] = pen, bar, True
+        picked.append(s + best)
+    if picked:
+        jp = np.asarray(picked, dtype=np.intp)
+        kp = kk[jp]
+        out.info[base_row + kp] = (
+            total_info([unk_w[kp], vf1[jp], vf2[jp]], dt) / cases[kp]
+        ).astype(dt)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """The admissible cuts of a chunk of segments (one segment = one node x attribute).
+
+    ``kk``/``ii``: segment and position (the cut lies between sorted entries
+    ``ii`` and ``ii + 1``), ascending; ``low``: LowItems at the cut;
+    ``bel``/``abv``: per class, the weight below and above it; ``tot``
+    (segments x classes): the known class weights; ``tries``: cuts per
+    segment.  All float32 sums in case order, as Release 8 accumulates.
+    """
+
+    kk: IntArray
+    ii: IntArray
+    low: FloatArray
+    bel: list[FloatArray]
+    abv: list[FloatArray]
+    tot: FloatArray
+    tries: IntArray
+
+
+def finish_c45(
+    ctx: Context,
+    cand: Candidates,
+    known: FloatArray,
+    cases: FloatArray,
+    unknown_w: FloatArray,
+    bounds: Callable[[IntArray, IntArray], tuple[FloatArray, FloatArray]],
+    out: ContScores,
+    base_row: int,
+) -> None:
+    """Gains of the candidate cuts, MDL penalty and the first best cut per segment (c45).
+
+    ``known``, ``cases``, ``unknown_w``: per segment, float32.  ``bounds(k,
+    i)`` gives the float32 values on either side of cut ``i`` of segment ``k``.
+    """
+    dt = ctx.dtype
+    m = ctx.min_cases
+    kk, ii, vf1, tries = cand.kk, cand.ii, cand.low, cand.tries
+    base = base_info_many(cand.tot, known, dt)
+    vf2 = (known[kk] - vf1).astype(dt)
+    this_info = (total_info(cand.bel, dt) + total_info(cand.abv, dt)).astype(dt)
+    unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)
+    gain = ((dt(1) - unk_rate[kk]) * (base[kk] - (this_info / known[kk]).astype(dt))).astype(dt)
+    gain[(vf1 < m) | (vf2 < m)] = dt(-EPSILON)
+    rows_with = np.flatnonzero(tries)
+    starts = np.concatenate(([0], np.cumsum(tries)[:-1]))
     # ThreshCost (stats.thresh_cost, vectorised) and the first cut maximising gain - cost.
     cost = (log2_c45(tries.astype(np.float64)) / cases.astype(np.float64)).astype(dt)
     pen = (gain - cost[kk]).astype(dt)
@@ -273,12 +321,94 @@ def _eval_cont_chunk(
     jsel = first[pick]  # first maximum of each row with candidates
     jsel = jsel[pen[jsel] > 0]
     k = kk[jsel]
-    i = ii[jsel]
-    lo32 = ctx.cvals[kpos[k], rows2d[k, i]]
-    hi32 = ctx.cvals[kpos[k], rows2d[k, i + 1]]
+    lo32, hi32 = bounds(k, ii[jsel])
     bars = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
     r = base_row + k
     out.gain[r] = pen[jsel]
-    out.info[r] = split_info(jsel)
+    out.info[r] = (
+        total_info([unknown_w.astype(dt)[k], vf1[jsel], vf2[jsel]], dt) / cases[k]
+    ).astype(dt)
     out.bar[r] = bars
     out.ok[r] = True
+
+
+def eval_continuous_flat(
+    ctx: Context,
+    vals: FloatArray,
+    y: IntArray,
+    w: FloatArray,
+    seg_att: IntArray,
+    flat: IntArray,
+    seg_len: IntArray,
+    cases: FloatArray,
+    unknown_w: FloatArray,
+) -> ContScores:
+    """:func:`eval_continuous` for the c45 flavour with the C accelerator, unpadded.
+
+    The cases are numbered 0..E-1: ``y``/``w`` their classes and weights,
+    ``vals[k]`` their float32 values of the k-th continuous attribute.
+    Segment r (one node x attribute ``seg_att[r]``) is
+    ``flat[start_r : start_r + seg_len[r]]``: its known cases in value order.
+    The C scan does the running sums and candidate tests; the rest is shared
+    with the numpy path (:func:`finish_c45`), so both give the same bits.
+    """
+    from treegen.trainer import native
+
+    lib = native.cscan
+    assert lib is not None and not ctx.j48
+    dt = ctx.dtype
+    C = ctx.n_classes
+    m = ctx.min_cases
+    R = seg_att.size
+    out = ContScores(np.zeros(R), np.zeros(R), np.full(R, np.nan), np.zeros(R, dtype=np.bool_))
+    if R == 0:
+        return out
+    cases32 = np.asarray(cases, dtype=dt)
+    unk32 = np.asarray(unknown_w, dtype=dt)
+    known = (cases32 - unk32).astype(dt)
+    # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
+    ms = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
+    ms32 = np.where(ms <= m, m, np.where(ms > 25, 25.0, ms)).astype(dt)
+    lim32 = (known - ms32).astype(dt)
+    enough = (known >= 2 * m).astype(np.uint8)
+    seg_len = np.ascontiguousarray(seg_len, dtype=np.intp)
+    seg_start = np.cumsum(seg_len) - seg_len
+    flat = np.ascontiguousarray(flat, dtype=np.intp)
+    vals = np.ascontiguousarray(vals, dtype=dt)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    w32 = np.ascontiguousarray(w, dtype=dt)
+    att = np.ascontiguousarray(seg_att, dtype=np.intp)
+    n1 = y.size
+    # Chunks of whole segments of about CHUNK entries bound the candidate arrays.
+    ends = np.cumsum(seg_len)
+    lo = 0
+    while lo < R:
+        hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + CHUNK, side="right"))
+        hi = min(max(hi, lo + 1), R)
+        cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
+        kk = np.empty(cap, dtype=np.intp)
+        ii = np.empty(cap, dtype=np.intp)
+        low = np.empty(cap, dtype=dt)
+        bel = np.empty((C, cap), dtype=dt)
+        abv = np.empty((C, cap), dtype=dt)
+        tot = np.empty((hi - lo, C), dtype=dt)
+        n = lib.scan_cont(
+            vals, n1, y, w32, flat, seg_start[lo:hi], seg_len[lo:hi], att[lo:hi],
+            ms32[lo:hi], lim32[lo:hi], enough[lo:hi], C, kk, ii, low, bel, abv, tot,
+        )
+        if n:
+            kk_n = kk[:n]
+            cand = Candidates(
+                kk_n, ii[:n], low[:n], [bel[c, :n] for c in range(C)],
+                [abv[c, :n] for c in range(C)], tot, np.bincount(kk_n, minlength=hi - lo),
+            )
+            first = seg_start[lo:hi]
+            att_c = att[lo:hi]
+
+            def bounds(k: IntArray, i: IntArray) -> tuple[FloatArray, FloatArray]:
+                at = first[k] + i
+                return vals[att_c[k], flat[at]], vals[att_c[k], flat[at + 1]]
+
+            finish_c45(ctx, cand, known[lo:hi], cases32[lo:hi], unk32[lo:hi], bounds, out, lo)
+        lo = hi
+    return out

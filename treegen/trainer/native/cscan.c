@@ -36,91 +36,83 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
     return 0;
 }
 
-/* scan_cont(cvals, n1, y, rows, w, flat, seg_start, seg_len, seg_att, ms, lim,
- *           enough, n_classes, out_kk, out_ii, out_low, out_bel, out_abv, out_tot)
+/* scan_cont(vals, n1, y, w, flat, seg_start, seg_len, seg_att, ms, lim, enough,
+ *           n_classes, out_kk, out_ii, out_low, out_bel, out_abv, out_tot)
  *     -> number of candidate cuts
  *
- * Segment r lists one node's cases with a known value of continuous
- * attribute seg_att[r], in value order: flat[seg_start[r] + i] indexes rows/w
- * (row ids and weights of the bucket's cases), cvals[seg_att[r] * n1 + row] is
- * the float32 value, y[row] the class.  For every cut i (between entries i
- * and i+1) that splits.py's _eval_cont_chunk admits (MinSplit <= LowItems <=
- * known - MinSplit, distinct values 1e-5 apart, enough known cases), it writes
- * the segment, i, LowItems and the per-class weights below and above the cut
- * (out_bel/out_abv: class-major, stride = capacity), all sums float32 and
- * sequential as Release 8's.  out_tot[r * C + c] gets the segment's known
- * class weights. */
+ * The bucket's cases are numbered 0..n1-1: y[p] is the class and w[p] the
+ * weight of case p, vals[k * n1 + p] its float32 value of the k-th continuous
+ * attribute (gathered per bucket so that a node's cases lie close together in
+ * memory).  Segment r lists one node's cases with a known value of attribute
+ * seg_att[r] in value order: flat[seg_start[r] + i].  For every cut i (between
+ * entries i and i+1) that splits.py's _eval_cont_chunk admits (MinSplit <=
+ * LowItems <= known - MinSplit, distinct values 1e-5 apart, enough known
+ * cases), it writes the segment, i, LowItems and the per-class weights below
+ * and above the cut (out_bel/out_abv: class-major, stride = capacity), all
+ * sums float32 and sequential as Release 8's.  out_tot[r * C + c] gets the
+ * segment's known class weights. */
 static PyObject *scan_cont(PyObject *self, PyObject *args)
 {
-    PyObject *o[18];
+    enum { NB = 16 };
+    PyObject *o[NB];
     Py_ssize_t n1, C;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnOOOOOOOOOOnOOOOOO", &o[0], &n1, &o[1], &o[2], &o[3], &o[4],
-                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &C, &o[11], &o[12],
-                          &o[13], &o[14], &o[15], &o[16]))
+    if (!PyArg_ParseTuple(args, "OnOOOOOOOOOnOOOOOO", &o[0], &n1, &o[1], &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &o[8], &o[9], &C, &o[10], &o[11], &o[12],
+                          &o[13], &o[14], &o[15]))
         return NULL;
-    if (C < 1 || C > MAX_CLASSES) {
-        PyErr_SetString(PyExc_ValueError, "n_classes out of range");
+    if (C < 1 || C > MAX_CLASSES || n1 < 0) {
+        PyErr_SetString(PyExc_ValueError, "n_classes or case count out of range");
         return NULL;
     }
-    Py_buffer b[17];
+    Py_buffer b[NB];
     int got = 0;
-    Py_ssize_t R = -1, E = -1, cap = -1, ncv = -1, nrow = -1, ntot = -1;
+    Py_ssize_t R = 0, E = 0, cap = 0, ncv = 0;
     PyObject *result = NULL;
-    /* Sizes come from the buffers themselves, then every use is checked. */
+    /* Sizes come from these buffers; every other buffer is checked against them. */
     {
         Py_buffer probe;
-        if (PyObject_GetBuffer(o[6], &probe, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-        R = probe.len / (Py_ssize_t)sizeof(Py_ssize_t);
-        PyBuffer_Release(&probe);
-        if (PyObject_GetBuffer(o[4], &probe, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-        E = probe.len / (Py_ssize_t)sizeof(Py_ssize_t);
-        PyBuffer_Release(&probe);
-        if (PyObject_GetBuffer(o[11], &probe, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-        cap = probe.len / (Py_ssize_t)sizeof(Py_ssize_t);
-        PyBuffer_Release(&probe);
-        if (PyObject_GetBuffer(o[0], &probe, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-        ncv = probe.len / (Py_ssize_t)sizeof(float);
-        PyBuffer_Release(&probe);
-        if (PyObject_GetBuffer(o[1], &probe, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-        nrow = probe.len / (Py_ssize_t)sizeof(Py_ssize_t);
-        PyBuffer_Release(&probe);
-        if (PyObject_GetBuffer(o[2], &probe, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-        ntot = probe.len / (Py_ssize_t)sizeof(Py_ssize_t);
-        PyBuffer_Release(&probe);
+        PyObject *src[4] = {o[6], o[3], o[10], o[0]};
+        Py_ssize_t *dst[4] = {&R, &E, &cap, &ncv};
+        Py_ssize_t size[4] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(Py_ssize_t),
+                              sizeof(float)};
+        for (int i = 0; i < 4; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
     }
-    struct { int idx, wr; Py_ssize_t size, n; const char *name; } spec[17] = {
-        {0, 0, sizeof(float), ncv, "cvals"},
-        {1, 0, sizeof(Py_ssize_t), nrow, "y"},
-        {2, 0, sizeof(Py_ssize_t), ntot, "rows"},
-        {3, 0, sizeof(float), ntot, "w"},
-        {4, 0, sizeof(Py_ssize_t), E, "flat"},
-        {5, 0, sizeof(Py_ssize_t), R, "seg_start"},
-        {6, 0, sizeof(Py_ssize_t), R, "seg_len"},
-        {7, 0, sizeof(Py_ssize_t), R, "seg_att"},
-        {8, 0, sizeof(float), R, "ms"},
-        {9, 0, sizeof(float), R, "lim"},
-        {10, 0, 1, R, "enough"},
-        {11, 1, sizeof(Py_ssize_t), cap, "out_kk"},
-        {12, 1, sizeof(Py_ssize_t), cap, "out_ii"},
-        {13, 1, sizeof(float), cap, "out_low"},
-        {14, 1, sizeof(float), cap * C, "out_bel"},
-        {15, 1, sizeof(float), cap * C, "out_abv"},
-        {16, 1, sizeof(float), R * C, "out_tot"},
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(float), ncv, "vals"},
+        {0, sizeof(Py_ssize_t), n1, "y"},
+        {0, sizeof(float), n1, "w"},
+        {0, sizeof(Py_ssize_t), E, "flat"},
+        {0, sizeof(Py_ssize_t), R, "seg_start"},
+        {0, sizeof(Py_ssize_t), R, "seg_len"},
+        {0, sizeof(Py_ssize_t), R, "seg_att"},
+        {0, sizeof(float), R, "ms"},
+        {0, sizeof(float), R, "lim"},
+        {0, 1, R, "enough"},
+        {1, sizeof(Py_ssize_t), cap, "out_kk"},
+        {1, sizeof(Py_ssize_t), cap, "out_ii"},
+        {1, sizeof(float), cap, "out_low"},
+        {1, sizeof(float), cap * C, "out_bel"},
+        {1, sizeof(float), cap * C, "out_abv"},
+        {1, sizeof(float), R * C, "out_tot"},
     };
-    for (got = 0; got < 17; got++)
-        if (view(o[spec[got].idx], &b[got], spec[got].wr, spec[got].size, spec[got].n,
-                 spec[got].name) < 0)
+    for (got = 0; got < NB; got++)
+        if (view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
             goto done;
     {
-        const float *cvals = b[0].buf;
-        const Py_ssize_t *y = b[1].buf, *rows = b[2].buf, *flat = b[4].buf;
-        const float *w = b[3].buf;
-        const Py_ssize_t *s0 = b[5].buf, *len = b[6].buf, *att = b[7].buf;
-        const float *ms = b[8].buf, *lim = b[9].buf;
-        const unsigned char *enough = b[10].buf;
-        Py_ssize_t *kk = b[11].buf, *ii = b[12].buf;
-        float *olow = b[13].buf, *bel = b[14].buf, *abv = b[15].buf, *tot = b[16].buf;
+        const float *vals = b[0].buf;
+        const Py_ssize_t *y = b[1].buf, *flat = b[3].buf;
+        const float *w = b[2].buf;
+        const Py_ssize_t *s0 = b[4].buf, *len = b[5].buf, *att = b[6].buf;
+        const float *ms = b[7].buf, *lim = b[8].buf;
+        const unsigned char *enough = b[9].buf;
+        Py_ssize_t *kk = b[10].buf, *ii = b[11].buf;
+        float *olow = b[12].buf, *bel = b[13].buf, *abv = b[14].buf, *tot = b[15].buf;
         float below[MAX_CLASSES], above[MAX_CLASSES];
         Py_ssize_t n = 0;
         for (Py_ssize_t r = 0; r < R; r++) {
@@ -133,31 +125,30 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
             for (Py_ssize_t c = 0; c < C; c++) t[c] = 0.0f;
             for (Py_ssize_t i = 0; i < L; i++) {
                 Py_ssize_t p = flat[start + i];
-                if (p < 0 || p >= ntot || rows[p] < 0 || rows[p] >= nrow || rows[p] >= n1
-                    || y[rows[p]] < 0 || y[rows[p]] >= C) {
+                if (p < 0 || p >= n1 || y[p] < 0 || y[p] >= C) {
                     PyErr_SetString(PyExc_IndexError, "case index out of range");
                     goto done;
                 }
-                t[y[rows[p]]] += w[p];
+                t[y[p]] += w[p];
             }
             if (L < 2 || !enough[r])
                 continue;
-            const float *col = cvals + att[r] * n1;
+            const float *col = vals + att[r] * n1;
             for (Py_ssize_t c = 0; c < C; c++) {
                 below[c] = 0.0f;
                 above[c] = t[c];
             }
             float low = 0.0f;
             Py_ssize_t p = flat[start];
-            double v = (double)col[rows[p]];
+            double v = (double)col[p];
             for (Py_ssize_t i = 0; i + 1 < L; i++) {
-                const Py_ssize_t c = y[rows[p]];
+                const Py_ssize_t c = y[p];
                 const float wi = w[p];
                 low += wi;
                 below[c] += wi;
                 above[c] -= wi;
                 const Py_ssize_t q = flat[start + i + 1];
-                const double vn = (double)col[rows[q]];
+                const double vn = (double)col[q];
                 if (low >= ms[r] && low <= lim[r] && v < vn - 1e-5) {
                     if (n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
