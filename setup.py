@@ -32,13 +32,13 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as exc:  # no compiler, no Python headers: numpy fallback
+        except Exception as exc:  # noqa: BLE001 - no compiler, no headers...: numpy fallback
             self._skip(exc)
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - as in run()
             self._skip(exc)
 
     @staticmethod

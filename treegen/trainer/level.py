@@ -24,7 +24,6 @@ import ctypes
 import ctypes.util
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -59,8 +58,10 @@ class Task:
     node: TNode
     rows: IntArray  # global row ids, ascending
     w: FloatArray  # their weights at this node
-    srt: list[npt.NDArray[np.int32]]  # per continuous attribute: positions into rows by value
-    lens: IntArray  # known cases per continuous attribute (the lengths of the srt arrays)
+    # Per continuous attribute, one after another: positions into rows of the
+    # cases with a known value, in value order (lens[k] of them for attribute k).
+    srt: npt.NDArray[np.int32]
+    lens: IntArray
     all_known: bool
     tested: frozenset[int]
 
@@ -69,7 +70,10 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree level by level (collapse applied at the end)."""
     n = ctx.n_rows
     root = TNode("leaf", 0, 0.0, 0.0, np.zeros(ctx.n_classes, dtype=ctx.dtype))
-    srt = [ctx.presorted[j, :k] for j, k in enumerate(ctx.presorted_len.tolist())]
+    srt = np.concatenate(
+        [np.zeros(0, dtype=np.int32)]
+        + [ctx.presorted[j, :k] for j, k in enumerate(ctx.presorted_len.tolist())]
+    )
     frontier = [
         Task(
             root,
@@ -308,7 +312,7 @@ def _score_continuous(
             unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
     if vals is not None:
         # C scan over the unpadded segments (same numbers as the numpy path below).
-        flat = np.concatenate(list(chain.from_iterable(t.srt for t in tasks))).astype(np.intp)
+        flat = np.concatenate([t.srt for t in tasks]).astype(np.intp)
         flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1))
         cs = eval_continuous_flat(
             ctx,
@@ -338,7 +342,7 @@ def _score_continuous(
         if narrow.size:
             hi = lo + 1 + int(narrow[0])
         part = tasks[lo:hi]
-        flat = np.concatenate(list(chain.from_iterable(t.srt for t in part))).astype(np.intp)
+        flat = np.concatenate([t.srt for t in part]).astype(np.intp)
         r0, r1 = lo * Kc, hi * Kc
         flat += np.repeat(offsets[lo:hi], lens[r0:r1].reshape(hi - lo, Kc).sum(axis=1))
         idx = padded_rows(flat, lens[r0:r1], E)

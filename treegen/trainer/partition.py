@@ -176,73 +176,18 @@ def partition(
         stays_leaf = (np.abs(cbestf - ccases) < 1e-6) | (2 * m - ccases > 1e-6)
     else:
         stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
-    # Children's sorted arrays, one attribute at a time (bounded memory): every
-    # entry of a parent's sorted array goes to its branch's child (unknown
-    # values to every non-empty branch); a stable sort by child keeps value order.
+    # Children's sorted arrays: every entry of a parent's sorted array goes to
+    # its branch's child (unknown values to every non-empty branch), in order.
     kc = len(ctx.cont_pos)
     grows = ~stays_leaf
-    parts: list[tuple[npt.NDArray[np.int32], list[int], list[int]]] = []
-    sizes_all = np.zeros((n_child, kc), dtype=np.intp)  # children's lens, one row each
     if kc and grows.any():
-        sp = split.tolist()
-        n_ne = nonempty.sum(axis=1)
-        ne_off = np.cumsum(n_ne) - n_ne
-        ne_v = np.nonzero(nonempty)[1]
-        lens_all = np.stack([tasks[b].lens for b in sp])  # (split tasks, kc)
-        by_att = list(zip(*[tasks[b].srt for b in sp]))  # per attribute: the tasks' arrays
-        for k in range(kc):
-            lens_k = lens_all[:, k]
-            flat = np.concatenate(by_att[k]).astype(np.intp)
-            flat += np.repeat(offsets[split], lens_k)
-            t_of = np.repeat(split, lens_k)
-            b_e = br[flat]
-            if u_idx.size == 0:  # no unknown value of a tested attribute: no copies
-                c_r = child_id[t_of, b_e]
-                del t_of, b_e
-                keep = grows[c_r]
-                c_r = c_r[keep]
-                mapped = pos_known[flat[keep]]
-                del flat, keep
-            else:
-                # Entries with an unknown value (few) get one copy per non-empty
-                # branch of their task; the rest stay single.  Only the copies
-                # need branch and position fix-ups.
-                u_pos = np.flatnonzero(b_e < 0)
-                n_u = n_ne[t_of[u_pos]]
-                cnt = np.ones(flat.size, dtype=np.intp)
-                cnt[u_pos] = n_u
-                ent = np.repeat(flat, cnt)
-                t_r = np.repeat(t_of, cnt)
-                v_r = np.repeat(b_e, cnt)
-                del flat, b_e, cnt
-                extra = n_u - 1
-                start_u = u_pos + (np.cumsum(extra) - extra)  # first copy's position
-                nth_u = np.arange(int(n_u.sum())) - np.repeat(np.cumsum(n_u) - n_u, n_u)
-                cp = np.repeat(start_u, n_u) + nth_u
-                v_r[cp] = ne_v[ne_off[np.repeat(t_of[u_pos], n_u)] + nth_u]
-                del t_of, u_pos, n_u, extra, start_u, nth_u
-                c_r = child_id[t_r, v_r]
-                del t_r
-                mapped = pos_known[ent]
-                mapped[cp] = pos_unk[u_slot[ent[cp]], v_r[cp]]
-                del ent, v_r, cp
-                keep = grows[c_r]
-                c_r, mapped = c_r[keep], mapped[keep]
-                del keep
-            # A stable sort by child; 16-bit keys take numpy's radix sort (O(n)).
-            key = c_r.astype(np.uint16) if n_child <= 0xFFFF else c_r
-            order_k = np.argsort(key, kind="stable")
-            del key
-            sizes_k = np.bincount(c_r, minlength=n_child)
-            sizes_all[:, k] = sizes_k
-            parts.append(
-                (
-                    mapped[order_k].astype(np.int32),
-                    (np.cumsum(sizes_k) - sizes_k).tolist(),
-                    sizes_k.tolist(),
-                )
-            )
-            del mapped, order_k, c_r
+        srt_out, out_start, out_lens = _children_sorted(
+            ctx, tasks, split, offsets, br, nonempty, child_id, grows, pos_known, u_slot, pos_unk
+        )
+    else:
+        srt_out = np.zeros(0, dtype=np.int32)
+        out_start = np.zeros(n_child + 1, dtype=np.intp)
+        out_lens = np.zeros((n_child, kc), dtype=np.intp)
     # Child nodes, and tasks for the children that may split.
     rows_s = rows_cat[ent_s]
     has_unknown = np.bincount(tid[unk], minlength=B) > 0
@@ -252,6 +197,7 @@ def partition(
     items_l = ccases.tolist()
     err_l = (ccases - cbestf).astype(dt).tolist()
     leaf_l = stays_leaf.tolist()
+    ost_l = out_start.tolist()
     new: list[Task] = []
     for b in split.tolist():
         t = tasks[b]
@@ -267,7 +213,149 @@ def partition(
             if leaf_l[c]:
                 continue
             lo, hi = starts_l[c], ends_l[c]
-            srt_c = [f[st[c] : st[c] + sz[c]] for f, st, sz in parts]
-            lens_c = sizes_all[c]
-            new.append(Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, lens_c, all_known, tested))
+            srt_c = srt_out[ost_l[c] : ost_l[c + 1]]
+            new.append(
+                Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, out_lens[c], all_known, tested)
+            )
     return new
+
+
+def _children_sorted(
+    ctx: Context,
+    tasks: list[Task],
+    split: IntArray,
+    offsets: IntArray,
+    br: IntArray,
+    nonempty: npt.NDArray[np.bool_],
+    child_id: IntArray,
+    grows: npt.NDArray[np.bool_],
+    pos_known: IntArray,
+    u_slot: IntArray,
+    pos_unk: IntArray,
+) -> tuple[npt.NDArray[np.int32], IntArray, IntArray]:
+    """The growing children's sorted arrays in one int32 array.
+
+    Child after child, and within a child attribute after attribute (the
+    layout of ``Task.srt``); returns it with each child's offset (n_child + 1
+    entries) and its per-attribute lengths (n_child x kc).  The C kernel and
+    the numpy code compute the same arrays.
+    """
+    from treegen.trainer import native
+
+    kc = len(ctx.cont_pos)
+    n_child = grows.size
+    F = child_id.shape[1]
+    sp = split.tolist()
+    if native.cscan is not None:
+        srt_cat = np.concatenate([tasks[b].srt for b in sp]).astype(np.int32, copy=False)
+        lens = np.concatenate([tasks[b].lens for b in sp]).astype(np.intp, copy=False)
+        tot = lens.reshape(-1, kc).sum(axis=1)
+        out_start = np.empty(n_child + 1, dtype=np.intp)
+        out_lens = np.empty((n_child, kc), dtype=np.intp)
+        buf = native.cscan.part_sorted(
+            srt_cat,
+            np.cumsum(tot) - tot,
+            lens,
+            np.ascontiguousarray(offsets[split], dtype=np.intp),
+            np.ascontiguousarray(split, dtype=np.intp),
+            np.ascontiguousarray(br, dtype=np.intp),
+            np.ascontiguousarray(child_id, dtype=np.intp),
+            F,
+            grows.astype(np.uint8),
+            pos_known,
+            u_slot,
+            np.ascontiguousarray(pos_unk, dtype=np.intp),
+            kc,
+            out_start,
+            out_lens,
+        )
+        return np.frombuffer(buf, dtype=np.int32), out_start, out_lens
+    parts = _sorted_by_attribute(
+        ctx, tasks, split, offsets, br, nonempty, child_id, grows, pos_known, u_slot, pos_unk
+    )
+    sizes = np.stack([sz for _, sz in parts], axis=1) if parts else np.zeros((n_child, 0), np.intp)
+    per_child = sizes.sum(axis=1)
+    out_start = np.concatenate(([0], np.cumsum(per_child))).astype(np.intp)
+    out = np.empty(int(out_start[-1]), dtype=np.int32)
+    before = np.cumsum(sizes, axis=1) - sizes  # within a child: earlier attributes' entries
+    for k, (vals_k, sz_k) in enumerate(parts):
+        # Entry j of attribute k (stable-sorted by child) lands at its child's
+        # offset + earlier attributes + its rank within the child.
+        first_k = np.cumsum(sz_k) - sz_k
+        dest = np.repeat(out_start[:-1] + before[:, k] - first_k, sz_k) + np.arange(vals_k.size)
+        out[dest] = vals_k
+    return out, out_start, sizes.astype(np.intp)
+
+
+def _sorted_by_attribute(
+    ctx: Context,
+    tasks: list[Task],
+    split: IntArray,
+    offsets: IntArray,
+    br: IntArray,
+    nonempty: npt.NDArray[np.bool_],
+    child_id: IntArray,
+    grows: npt.NDArray[np.bool_],
+    pos_known: IntArray,
+    u_slot: IntArray,
+    pos_unk: IntArray,
+) -> list[tuple[npt.NDArray[np.int32], IntArray]]:
+    """numpy path of :func:`_children_sorted`: per attribute, the entries sorted by child.
+
+    One attribute at a time bounds memory; a stable sort by child keeps
+    value order.  Returns (positions, per-child counts) per attribute.
+    """
+    kc = len(ctx.cont_pos)
+    n_child = grows.size
+    sp = split.tolist()
+    n_ne = nonempty.sum(axis=1)
+    ne_off = np.cumsum(n_ne) - n_ne
+    ne_v = np.nonzero(nonempty)[1]
+    lens_all = np.stack([tasks[b].lens for b in sp])  # (split tasks, kc)
+    tot = lens_all.sum(axis=1)
+    srt_cat = np.concatenate([tasks[b].srt for b in sp]).astype(np.intp)
+    # Where attribute k's array starts inside each task's srt.
+    att_start = np.cumsum(tot) - tot
+    att_first = att_start[:, None] + (np.cumsum(lens_all, axis=1) - lens_all)
+    has_unknown = bool((br == -1).any())
+    parts: list[tuple[npt.NDArray[np.int32], IntArray]] = []
+    for k in range(kc):
+        lens_k = lens_all[:, k]
+        sel = np.repeat(att_first[:, k] - (np.cumsum(lens_k) - lens_k), lens_k) + np.arange(
+            int(lens_k.sum())
+        )
+        flat = srt_cat[sel]
+        flat += np.repeat(offsets[split], lens_k)
+        t_of = np.repeat(split, lens_k)
+        b_e = br[flat]
+        if not has_unknown:  # no unknown value of a tested attribute: no copies
+            c_r = child_id[t_of, b_e]
+            keep = grows[c_r]
+            c_r = c_r[keep]
+            mapped = pos_known[flat[keep]]
+        else:
+            # Entries with an unknown value (few) get one copy per non-empty
+            # branch of their task; the rest stay single.  Only the copies
+            # need branch and position fix-ups.
+            u_pos = np.flatnonzero(b_e < 0)
+            n_u = n_ne[t_of[u_pos]]
+            cnt = np.ones(flat.size, dtype=np.intp)
+            cnt[u_pos] = n_u
+            ent = np.repeat(flat, cnt)
+            t_r = np.repeat(t_of, cnt)
+            v_r = np.repeat(b_e, cnt)
+            extra = n_u - 1
+            start_u = u_pos + (np.cumsum(extra) - extra)  # first copy's position
+            nth_u = np.arange(int(n_u.sum())) - np.repeat(np.cumsum(n_u) - n_u, n_u)
+            cp = np.repeat(start_u, n_u) + nth_u
+            v_r[cp] = ne_v[ne_off[np.repeat(t_of[u_pos], n_u)] + nth_u]
+            c_r = child_id[t_r, v_r]
+            mapped = pos_known[ent]
+            mapped[cp] = pos_unk[u_slot[ent[cp]], v_r[cp]]
+            keep = grows[c_r]
+            c_r, mapped = c_r[keep], mapped[keep]
+        # A stable sort by child; 16-bit keys take numpy's radix sort (O(n)).
+        key = c_r.astype(np.uint16) if n_child <= 0xFFFF else c_r
+        order_k = np.argsort(key, kind="stable")
+        parts.append((mapped[order_k].astype(np.int32), np.bincount(c_r, minlength=n_child)))
+    return parts

@@ -393,19 +393,42 @@ def eval_continuous_flat(
         abv = np.empty((C, cap), dtype=dt)
         tot = np.empty((hi - lo, C), dtype=dt)
         n = lib.scan_cont(
-            vals, n1, y, w32, flat, seg_start[lo:hi], seg_len[lo:hi], att[lo:hi],
-            ms32[lo:hi], lim32[lo:hi], enough[lo:hi], C, kk, ii, low, bel, abv, tot,
+            vals,
+            n1,
+            y,
+            w32,
+            flat,
+            seg_start[lo:hi],
+            seg_len[lo:hi],
+            att[lo:hi],
+            ms32[lo:hi],
+            lim32[lo:hi],
+            enough[lo:hi],
+            C,
+            kk,
+            ii,
+            low,
+            bel,
+            abv,
+            tot,
         )
         if n:
             kk_n = kk[:n]
             cand = Candidates(
-                kk_n, ii[:n], low[:n], [bel[c, :n] for c in range(C)],
-                [abv[c, :n] for c in range(C)], tot, np.bincount(kk_n, minlength=hi - lo),
+                kk_n,
+                ii[:n],
+                low[:n],
+                [bel[c, :n] for c in range(C)],
+                [abv[c, :n] for c in range(C)],
+                tot,
+                np.bincount(kk_n, minlength=hi - lo),
             )
             first = seg_start[lo:hi]
             att_c = att[lo:hi]
 
-            def bounds(k: IntArray, i: IntArray) -> tuple[FloatArray, FloatArray]:
+            def bounds(
+                k: IntArray, i: IntArray, first: IntArray = first, att_c: IntArray = att_c
+            ) -> tuple[FloatArray, FloatArray]:
                 at = first[k] + i
                 return vals[att_c[k], flat[at]], vals[att_c[k], flat[at + 1]]
 

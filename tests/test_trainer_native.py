@@ -1,0 +1,204 @@
+"""The C accelerator computes what the numpy code computes, bit for bit.
+
+``treegen.trainer._cscan`` (built by setup.py) stands in for two numpy
+passes of the level-wise grower: the running sums and candidate tests of
+continuous cuts (``scan_cont``) and the children's sorted arrays after a
+batch of splits (``part_sorted``).  Each is compared with its numpy
+counterpart on inputs built to reach the awkward paths (fractional weights,
+repeated values, unknowns copied into several branches), and whole trees are
+compared with the accelerator on and off.  ``make test`` builds the
+accelerator, so its absence is a failure here unless TREEGEN_NO_NATIVE asks
+for the numpy path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.dataset import Attribute, Dataset, Schema
+from treegen.trainer import TrainOptions, native, train
+from treegen.trainer import partition as part_mod
+from treegen.trainer.context import build_context
+from treegen.trainer.level import padded_rows
+from treegen.trainer.splits import eval_continuous, eval_continuous_flat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_data
+
+needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
+
+
+def test_accelerator_is_built() -> None:
+    if os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0"):
+        pytest.skip("TREEGEN_NO_NATIVE asks for the numpy path")
+    assert native.cscan is not None, "setup.py did not build treegen.trainer._cscan"
+    assert "scan: yes" in native.status()
+
+
+def _continuous_data(seed: int, n: int, n_cont: int, n_classes: int) -> Dataset:
+    """Continuous attributes with many repeated values and some unknowns."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, n_cont)) * rng.choice([1.0, 10.0, 1000.0]), 1)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    X[:, 0] = np.floor(X[:, 0])  # few distinct values: ties and runs
+    attrs = tuple(Attribute(f"a{j}", "continuous", ()) for j in range(n_cont))
+    schema = Schema(attrs, tuple(f"c{c}" for c in range(n_classes)), "class")
+    y = rng.integers(0, n_classes, size=n).astype(np.int32)
+    return Dataset(schema, X, y, "test")
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(8))
+def test_scan_equals_numpy_scoring(seed: int) -> None:
+    """eval_continuous_flat (C scan) == eval_continuous (padded numpy) on random nodes."""
+    rng = np.random.default_rng([3, seed])
+    n_classes = int(rng.integers(2, 6))
+    ds = _continuous_data(seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes)
+    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    Kc = len(ctx.cont_pos)
+    # A few "nodes": random subsets of the rows with fractional weights.
+    seg_att, seg_len, flat_parts, cases, unknown = [], [], [], [], []
+    rows_all, w_all = [], []
+    for _ in range(int(rng.integers(1, 6))):
+        rows = np.sort(rng.choice(ds.n_rows, size=int(rng.integers(1, ds.n_rows)), replace=False))
+        w = np.where(rng.random(rows.size) < 0.3, rng.random(rows.size), 1.0).astype(np.float32)
+        base = sum(r.size for r in rows_all)
+        rows_all.append(rows)
+        w_all.append(w)
+        tot = float(np.cumsum(w, dtype=np.float32)[-1])
+        for k in range(Kc):
+            v = ctx.cvals[k, rows]
+            known = np.flatnonzero(~np.isnan(v))
+            order = known[np.argsort(v[known], kind="stable")]
+            seg_att.append(k)
+            seg_len.append(order.size)
+            flat_parts.append(order + base)
+            cases.append(tot)
+            unk = np.flatnonzero(np.isnan(v))
+            unknown.append(float(np.cumsum(w[unk], dtype=np.float32)[-1]) if unk.size else 0.0)
+    rows_cat = np.concatenate(rows_all)
+    w_cat = np.concatenate(w_all)
+    flat = np.concatenate(flat_parts).astype(np.intp)
+    lens = np.asarray(seg_len, dtype=np.intp)
+    att = np.asarray(seg_att, dtype=np.intp)
+    cases_a = np.asarray(cases, dtype=np.float32)
+    unk_a = np.asarray(unknown, dtype=np.float32)
+    fast = eval_continuous_flat(
+        ctx, ctx.cvals[:, rows_cat], ctx.y[rows_cat], w_cat, att, flat, lens, cases_a, unk_a
+    )
+    idx = padded_rows(flat, lens, rows_cat.size)
+    rows_ext = np.append(rows_cat, ctx.n_rows)
+    w_ext = np.append(w_cat, np.float32(0))
+    slow = eval_continuous(ctx, att, rows_ext[idx], w_ext[idx], lens, cases_a, unk_a)
+    for name in ("gain", "info", "bar", "ok"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name), equal_nan=True), name
+
+
+@needs_native
+def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call of the partition kernel during training matches the numpy code."""
+    calls = {"n": 0, "unknown": 0}
+    real = part_mod._children_sorted
+
+    def both(*args: object, **kw: object) -> object:
+        fast = real(*args, **kw)  # type: ignore[arg-type]
+        monkeypatch.setattr(native, "cscan", None)
+        try:
+            slow = real(*args, **kw)  # type: ignore[arg-type]
+        finally:
+            monkeypatch.undo()
+            monkeypatch.setattr(part_mod, "_children_sorted", both)
+        for a, b in zip(fast, slow, strict=True):
+            assert np.array_equal(a, b)
+        calls["n"] += 1
+        calls["unknown"] += int((args[4] == -1).any())  # type: ignore[operator]
+        return fast
+
+    monkeypatch.setattr(part_mod, "_children_sorted", both)
+    for seed in (1, 3, 5):
+        train(gen_data.generate(gen_data.summary_spec(1500, seed)), TrainOptions(prune=False))
+    assert calls["n"] > 10 and calls["unknown"] > 0
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(10))
+def test_trees_equal_with_and_without_accelerator(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2500))
+    opts = TrainOptions()
+    fast = train(ds, opts).nodes
+    monkeypatch.setattr(native, "cscan", None)
+    assert train(ds, opts).nodes == fast
+
+
+@needs_native
+def test_kernels_reject_bad_indices() -> None:
+    """Out-of-range inputs raise instead of reading or writing out of bounds."""
+    lib = native.cscan
+    assert lib is not None
+    f32, ip = np.float32, np.intp
+    vals = np.zeros(4, f32)
+    y = np.zeros(4, ip)
+    w = np.ones(4, f32)
+    one = np.ones(1, f32)
+    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(8, f32), np.zeros(8, f32)]
+    with pytest.raises(IndexError):  # position 9 is not a case
+        lib.scan_cont(
+            vals,
+            4,
+            y,
+            w,
+            np.array([0, 9], ip),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            one,
+            one,
+            np.ones(1, np.uint8),
+            1,
+            *out,
+            np.zeros(1, f32),
+        )
+    with pytest.raises(ValueError):  # output too small for the classes
+        lib.scan_cont(
+            vals,
+            4,
+            y,
+            w,
+            np.array([0, 1], ip),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            one,
+            one,
+            np.ones(1, np.uint8),
+            2,
+            *out[:3],
+            np.zeros(3, f32),
+            np.zeros(3, f32),
+            np.zeros(1, f32),
+        )
+    with pytest.raises(IndexError):  # branch 5 of a 2-way split
+        lib.part_sorted(
+            np.array([0, 1], np.int32),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            np.zeros(1, ip),
+            np.array([0, 5], ip),
+            np.array([0, 1], ip),
+            2,
+            np.ones(2, np.uint8),
+            np.zeros(2, ip),
+            np.full(2, -1, ip),
+            np.zeros(2, ip),
+            1,
+            np.zeros(3, ip),
+            np.zeros(2, ip),
+        )
