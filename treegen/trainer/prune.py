@@ -17,12 +17,14 @@ Weka's 1e-6 tolerance.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
 from treegen.trainer.grow import branch_of
 from treegen.trainer.splits import J48_TOL
@@ -278,15 +280,144 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
     """Prune ``root`` in place with confidence ``cf``.
 
     ``reuse_growth=False`` recomputes every weight instead of reusing the
-    ones growth stored (the same numbers; tests check that).
+    ones growth stored (the same numbers; tests check that).  The c45
+    flavour runs in C when the accelerator is built (:func:`_prune_native`,
+    which always recomputes: summing is cheap there).
     """
     bound = ErrorBound(cf, "j48" if ctx.j48 else "c45")
+    if not ctx.j48 and native.cprune is not None and _prune_native(ctx, root, bound):
+        return
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     w = np.ones(ctx.n_rows, dtype=ctx.dtype)
     # Factor = known_v / KnownCases divides by zero when every case is unknown
     # (never for a non-empty branch, whose factor is all that is used).
     with np.errstate(divide="ignore", invalid="ignore"):
         run(estimate_errors(ctx, bound, root, rows, w, True, pristine=reuse_growth))
+
+
+_KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
+# The C walk recurses once per tree level; deeper trees (C stack) stay in Python.
+_MAX_NATIVE_DEPTH = 5000
+
+
+def _prune_native(ctx: Context, root: TNode, bound: ErrorBound) -> bool:
+    """:func:`estimate_errors` from the root, in C over a flat copy of the tree.
+
+    The nodes are numbered breadth first, so each node's children are
+    consecutive and come after it.  C keeps every node's current record
+    (kind, class, items, errors, distribution, and ``src``: the node whose
+    grown test and children it now has after subtree raising) and marks the
+    updated nodes and the nodes of the pruned tree; those are written back
+    to their :class:`TNode`.  Returns False (nothing changed) when the tree
+    is too deep for C's recursion.
+    """
+    mod = native.cprune
+    assert mod is not None
+    order = [root]
+    starts: list[int] = []
+    for t in order:  # the list grows while iterated: breadth-first order
+        starts.append(len(order))
+        order.extend(t.children)
+    N = len(order)
+    counts = np.fromiter((len(t.children) for t in order), dtype=np.int64, count=N)
+    lo, hi, depth = 0, 1, 0
+    while lo < hi:  # one BFS level per step: its children follow it contiguously
+        lo, hi, depth = hi, hi + int(counts[lo:hi].sum()), depth + 1
+    if depth > _MAX_NATIVE_DEPTH:
+        return False
+    kind = np.fromiter((_KIND_CODE[t.kind] for t in order), dtype=np.int64, count=N)
+    cls = np.fromiter((t.cls for t in order), dtype=np.int64, count=N)
+    attr = np.fromiter((t.attribute for t in order), dtype=np.int64, count=N)
+    thresh = np.fromiter((t.threshold for t in order), dtype=np.float64, count=N)
+    n_att = len(ctx.kinds)
+    pos_of = np.zeros((2, n_att + 1), dtype=np.int64)  # last entry: attribute -1 (leaves)
+    for a, j in ctx.cont_pos.items():
+        pos_of[0, a] = j
+    for a, j in ctx.nom_pos.items():
+        pos_of[1, a] = j
+    attr_pos = np.where(kind == 1, pos_of[0, attr], pos_of[1, attr])
+    tab_start = np.zeros(N, dtype=np.int64)
+    tab: list[int] = [-1]
+    for i in np.flatnonzero(kind == 3).tolist():
+        t = order[i]
+        table = [-1] * (ctx.n_values[t.attribute] + 1)  # code 0 and unlisted: unknown
+        for b, vals in enumerate(t.subsets):
+            for val in vals:
+                table[val + 1] = b
+        tab_start[i] = len(tab)
+        tab.extend(table)
+    C = ctx.n_classes
+    src = np.arange(N, dtype=np.int64)
+    cur_kind, cur_cls = kind.copy(), cls.copy()
+    items = np.zeros(N)
+    errors = np.zeros(N)
+    dist = np.zeros((N, C), dtype=np.float32)
+    updated = np.zeros(N, dtype=np.int8)
+    ncodes = ctx.ncodes if ctx.ncodes.size else np.zeros((ctx.n_rows + 1, 0), dtype=np.int16)
+    mod.prune_c45(
+        math.log(bound.cf),
+        bound.coeff,
+        ctx.n_rows,
+        C,
+        np.ascontiguousarray(ctx.y, dtype=np.int64),
+        np.ascontiguousarray(ctx.cvals, dtype=np.float32),
+        np.ascontiguousarray(ncodes),
+        ncodes.dtype.itemsize,
+        kind,
+        attr_pos,
+        thresh,
+        np.asarray(starts, dtype=np.int64),
+        counts,
+        np.arange(N, dtype=np.int64),
+        tab_start,
+        np.asarray(tab, dtype=np.int32),
+        cur_kind,
+        src,
+        cur_cls,
+        items,
+        errors,
+        dist,
+        updated,
+    )
+    _write_back(order, kind, cur_kind, src, cur_cls, items, errors, dist, updated)
+    return True
+
+
+def _write_back(
+    order: list[TNode],
+    kind: IntArray,
+    cur_kind: IntArray,
+    src: IntArray,
+    cls: IntArray,
+    items: FloatArray,
+    errors: FloatArray,
+    dist: FloatArray,
+    updated: npt.NDArray[np.int8],
+) -> None:
+    """Apply the C walk's records to the nodes of the pruned tree.
+
+    A node whose structure came from another (``src``) gets that node's
+    grown test and children, as ``copy_from`` gives them; a test that ended
+    as a leaf (itself or raised from a test made a leaf) gets ``make_leaf``.
+    The source nodes are off the pruned tree, so still as grown.
+    """
+    in_tree = (updated & 2) != 0
+    cls_l, items_l, errors_l = cls.tolist(), items.tolist(), errors.tolist()
+    for i in np.flatnonzero(in_tree & ((updated & 1) != 0)).tolist():
+        t = order[i]
+        t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist[i]
+    n = len(order)
+    s_arr = src
+    restructured = in_tree & ((s_arr != np.arange(n)) | ((cur_kind == 0) & (kind != 0)))
+    for i in np.flatnonzero(restructured).tolist():
+        t, s = order[i], int(s_arr[i])
+        if cur_kind[i] == 0 and kind[s] != 0:
+            t.make_leaf()
+            continue
+        assert not in_tree[s]
+        o = order[s]
+        t.kind, t.attribute, t.threshold, t.subsets = o.kind, o.attribute, o.threshold, o.subsets
+        t.children, t.nonempty, t.factors = o.children, o.nonempty, o.factors
 
 
 def training_errors(ctx: Context, root: TNode) -> None:

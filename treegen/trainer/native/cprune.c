@@ -1,8 +1,535 @@
-/* treegen's C accelerator for pruning (placeholder: filled in by the pruning work). */
+/* treegen's C accelerator for pruning: Release 8's EstimateErrors for the
+ * c45 flavour over a flat array form of the tree.
+ *
+ * Every number is computed as treegen/trainer/prune.py and stats.py compute
+ * it in Python: weights and sums in float, added one case at a time in row
+ * order; the error bound (AddErrs) in double with libm's exp/log/sqrt (which
+ * Python's math module calls too) and the same operations in the same order,
+ * stored as float where ErrorBound stores.  Built with -ffp-contract=off
+ * (setup.py): a fused multiply-add would round once where Python rounds
+ * twice.  The equality tests are in tests/test_trainer_prune_native.py. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "float arithmetic must be evaluated in float (FLT_EVAL_METHOD == 0)"
+#endif
+
+#define MAX_CLASSES 4096
+
+/* ---- the pessimistic error bound (ErrorBound, flavour c45) ---- */
+
+typedef struct {
+    double log_cf; /* math.log(cf): the same libm call every time, so hoisted */
+    double coeff;  /* z^2 as coeff_c45 gives it */
+} Bound;
+
+/* A double stored into a C float and read back (stats.to_f32). */
+static double f32(double x)
+{
+    return (double)(float)x;
+}
+
+static double add_errs(const Bound *b, double n, double e)
+{
+    if (e < 1e-6)
+        return f32(n * (1 - exp(b->log_cf / n)));
+    if (e < 0.9999) {
+        double val0 = f32(n * (1 - exp(b->log_cf / n)));
+        return f32(val0 + e * (add_errs(b, n, 1.0) - val0));
+    }
+    if (e + 0.5 >= n)
+        return f32(0.67 * (n - e));
+    double coeff = b->coeff;
+    double pr = (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
+                (n + coeff);
+    return f32(n * pr - e);
+}
+
+static double estimate(const Bound *b, double n, double e)
+{
+    if (n <= 0)
+        return f32(e);
+    return f32(e + add_errs(b, n, e));
+}
+
+/* A read-only or writable view of a C-contiguous buffer of at least n items. */
+static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py_ssize_t n,
+                const char *name)
+{
+    int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, b, flags) < 0)
+        return -1;
+    if (b->itemsize != itemsize || b->len < n * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes, got %zd bytes", name,
+                     n, itemsize, b->len);
+        PyBuffer_Release(b);
+        return -1;
+    }
+    return 0;
+}
+
+/* estimate_c45(n, e, log_cf, coeff, out): out[i] = ErrorBound(cf, "c45").estimate(n[i], e[i])
+ * for float64 arrays n, e, out of equal length. */
+static PyObject *estimate_c45(PyObject *self, PyObject *args)
+{
+    PyObject *on, *oe, *oo;
+    Bound bd;
+    Py_buffer bn, be, bo;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOddO", &on, &oe, &bd.log_cf, &bd.coeff, &oo))
+        return NULL;
+    if (view(on, &bn, 0, sizeof(double), 0, "n") < 0)
+        return NULL;
+    Py_ssize_t m = bn.len / (Py_ssize_t)sizeof(double);
+    if (view(oe, &be, 0, sizeof(double), m, "e") < 0) {
+        PyBuffer_Release(&bn);
+        return NULL;
+    }
+    if (view(oo, &bo, 1, sizeof(double), m, "out") < 0) {
+        PyBuffer_Release(&bn);
+        PyBuffer_Release(&be);
+        return NULL;
+    }
+    const double *n = bn.buf, *e = be.buf;
+    double *out = bo.buf;
+    for (Py_ssize_t i = 0; i < m; i++)
+        out[i] = estimate(&bd, n[i], e[i]);
+    PyBuffer_Release(&bn);
+    PyBuffer_Release(&be);
+    PyBuffer_Release(&bo);
+    Py_RETURN_NONE;
+}
+
+/* ---- EstimateErrors over the flat tree ---- */
+
+enum { LEAF = 0, CONTINUOUS = 1, NOMINAL = 2, SUBSET = 3 };
+
+typedef struct {
+    Bound bd;
+    Py_ssize_t C;       /* classes */
+    Py_ssize_t n1;      /* rows + 1: the stride of cvals */
+    const int64_t *y;   /* class of each row */
+    const float *cvals; /* continuous values, (n_cont, n1), NaN unknown */
+    const char *ncodes; /* nominal codes, (n1, n_nom), 0 unknown, 1..k */
+    Py_ssize_t n_nom, code_size;
+    /* The grown structure of each node (never changes). */
+    const int64_t *okind;       /* grown kind */
+    const int64_t *attr_pos;    /* row of cvals / column of ncodes */
+    const double *thresh;       /* continuous cut */
+    const int64_t *child_start; /* into child_idx */
+    const int64_t *n_children;
+    const int64_t *child_idx;
+    const int64_t *tab_start; /* subset tests: into tab, indexed by code */
+    const int32_t *tab;
+    /* The current record of each node (what its TNode holds as pruning edits it). */
+    int64_t *kind; /* LEAF once made a leaf or after raising a leaf */
+    int64_t *src;  /* whose grown structure (test, children) it now has */
+    int64_t *cls;
+    double *items;
+    double *errors;
+    float *dist;     /* (nodes, C) */
+    int8_t *updated; /* items, cls, dist and errors set by pruning */
+    int failed;      /* out of memory */
+} Prune;
+
+/* Release 8 keeps the current class unless another is strictly larger (prune._label). */
+static Py_ssize_t label(int64_t current, const float *d, Py_ssize_t C)
+{
+    Py_ssize_t best = (Py_ssize_t)current;
+    for (Py_ssize_t c = 0; c < C; c++)
+        if (d[c] > d[best])
+            best = c;
+    return best;
+}
+
+static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
+{
+    const char *at = p->ncodes + (r * p->n_nom + pos) * p->code_size;
+    if (p->code_size == 2) {
+        int16_t c16;
+        memcpy(&c16, at, 2);
+        return c16;
+    }
+    int32_t c32;
+    memcpy(&c32, at, 4);
+    return c32;
+}
+
+/* Outcome of row r at a test of kind k with grown structure s (-1: unknown),
+ * as grow.branch_of. */
+static Py_ssize_t branch(const Prune *p, int64_t k, Py_ssize_t s, int64_t r)
+{
+    if (k == CONTINUOUS) {
+        float v = p->cvals[p->attr_pos[s] * p->n1 + r];
+        if (isnan(v))
+            return -1;
+        /* numpy compares a float32 array with the Python float cut in float32 */
+        return v <= (float)p->thresh[s] ? 0 : 1;
+    }
+    int32_t code = code_at(p, (Py_ssize_t)p->attr_pos[s], r);
+    if (k == SUBSET)
+        return p->tab[p->tab_start[s] + code];
+    return code - 1;
+}
+
+static void copy_record(Prune *p, Py_ssize_t to, Py_ssize_t from)
+{
+    p->kind[to] = p->kind[from];
+    p->src[to] = p->src[from];
+    p->cls[to] = p->cls[from];
+    p->items[to] = p->items[from];
+    p->errors[to] = p->errors[from];
+    memcpy(p->dist + to * p->C, p->dist + from * p->C, (size_t)p->C * sizeof(float));
+    p->updated[to] = p->updated[from];
+}
+
+/* EstimateErrors(t, cases, update) as prune.estimate_errors, the cases given
+ * as rows (in row order) with float weights; returns t's estimate.
+ * Recursion depth is the tree's depth (the caller bounds it). */
+static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const float *w,
+                              Py_ssize_t n, int update)
+{
+    const Py_ssize_t C = p->C;
+    float cases = 0.0f; /* CountItems: float, one case at a time */
+    for (Py_ssize_t i = 0; i < n; i++)
+        cases += w[i];
+    const int64_t k = p->kind[t];
+    const int need_dist = update || k == LEAF;
+    const Py_ssize_t s = (Py_ssize_t)p->src[t];
+    const Py_ssize_t F = k == LEAF ? 0 : (Py_ssize_t)p->n_children[s];
+
+    /* One block: 8-byte arrays first, then 4-byte ones. */
+    size_t bytes = (size_t)F * sizeof(int64_t) + (size_t)n * sizeof(int64_t) +
+                   ((size_t)C + 2 * (size_t)F + 2 * (size_t)n) * sizeof(float) +
+                   (size_t)n * sizeof(int32_t) + 16;
+    char *block = malloc(bytes);
+    if (block == NULL) {
+        p->failed = 1;
+        return 0.0;
+    }
+    int64_t *cnt = (int64_t *)block;
+    int64_t *rows_v = cnt + F;
+    float *dist = (float *)(rows_v + n);
+    float *known_v = dist + C;
+    float *factor = known_v + F;
+    float *w_v = factor + F;
+    float *cur = w_v + n;
+    int32_t *br = (int32_t *)(cur + n);
+
+    if (need_dist) {
+        memset(dist, 0, (size_t)C * sizeof(float));
+        for (Py_ssize_t i = 0; i < n; i++)
+            dist[p->y[rows[i]]] += w[i];
+    }
+    if (k == LEAF) {
+        Py_ssize_t best = label(p->cls[t], dist, C);
+        double est = estimate(&p->bd, cases, (float)(cases - dist[best]));
+        if (update) {
+            p->items[t] = cases;
+            p->cls[t] = best;
+            memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
+            p->errors[t] = est;
+            p->updated[t] = 1;
+        }
+        free(block);
+        return est;
+    }
+    double leaf_est = 0.0;
+    if (update) {
+        Py_ssize_t best = label(p->cls[t], dist, C);
+        leaf_est = estimate(&p->bd, cases, (float)(cases - dist[best]));
+        p->items[t] = cases;
+        p->cls[t] = best;
+        memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
+        p->updated[t] = 1;
+    }
+
+    /* Branch of every case; known weight per branch and unknown weight, each
+     * summed in row order. */
+    float unk = 0.0f;
+    Py_ssize_t nu = 0;
+    for (Py_ssize_t v = 0; v < F; v++) {
+        cnt[v] = 0;
+        known_v[v] = 0.0f;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t b = branch(p, k, s, rows[i]);
+        br[i] = (int32_t)b;
+        if (b < 0) {
+            unk += w[i];
+            cur[nu++] = w[i];
+        } else {
+            known_v[b] += w[i];
+            cnt[b]++;
+        }
+    }
+    const float known_cases = nu ? (float)(cases - unk) : cases;
+    Py_ssize_t max_br = 0;
+    double max_factor = -1.0;
+    for (Py_ssize_t v = 0; v < F; v++) {
+        factor[v] = known_v[v] / known_cases; /* Factor, stored as float */
+        if (cnt[v] > 0 && (double)factor[v] >= max_factor) {
+            max_br = v; /* ties go to the later branch */
+            max_factor = factor[v];
+        }
+    }
+
+    /* Each non-empty branch in order: its known cases and every unknown one,
+     * whose weight makes the Factor round trip from branch to branch. */
+    const int64_t *kids = p->child_idx + p->child_start[s];
+    float tree_est = 0.0f;
+    for (Py_ssize_t v = 0; v < F && !p->failed; v++) {
+        if (cnt[v] == 0)
+            continue;
+        Py_ssize_t m = 0, j = 0;
+        const float f = factor[v];
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (br[i] == v) {
+                rows_v[m] = rows[i];
+                w_v[m++] = w[i];
+            } else if (br[i] < 0) {
+                float val = cur[j] * f;
+                cur[j++] = val / f;
+                rows_v[m] = rows[i];
+                w_v[m++] = val;
+            }
+        }
+        double est = estimate_errors(p, (Py_ssize_t)kids[v], rows_v, w_v, m, update);
+        tree_est = (float)((double)tree_est + est); /* Context.add_all */
+    }
+    if (!update || p->failed) {
+        free(block);
+        return tree_est;
+    }
+
+    /* The update step: leaf, largest branch (subtree raising) or subtree. */
+    const Py_ssize_t b = (Py_ssize_t)kids[max_br];
+    double branch_est;
+    if (p->kind[b] == LEAF) {
+        Py_ssize_t bl = label(p->cls[b], dist, C);
+        branch_est = estimate(&p->bd, cases, (float)(cases - dist[bl]));
+    } else {
+        branch_est = estimate_errors(p, b, rows, w, n, 0);
+    }
+    if (leaf_est <= branch_est + 0.1 && leaf_est <= (double)tree_est + 0.1) {
+        p->kind[t] = LEAF;
+        p->errors[t] = leaf_est;
+    } else if (branch_est <= (double)tree_est + 0.1) {
+        estimate_errors(p, b, rows, w, n, 1);
+        copy_record(p, t, b);
+    } else {
+        p->errors[t] = tree_est;
+    }
+    free(block);
+    return p->errors[t];
+}
+
+#define N_BUF 20
+
+/* prune_c45(log_cf, coeff, n_rows, n_classes, y, cvals, ncodes, code_size,
+ *           okind, attr_pos, thresh, child_start, n_children, child_idx,
+ *           tab_start, tab, kind, src, cls, items, errors, dist, updated)
+ *
+ * Node 0 is the root; all case data as in treegen.trainer.context.Context
+ * (y: int64 (n_rows + 1), cvals: float32 (n_cont, n_rows + 1), ncodes:
+ * int16/int32 (n_rows + 1, n_nom)).  Tree arrays are int64 per node except
+ * thresh (float64), tab (int32), items/errors (float64), dist (float32,
+ * nodes x classes) and updated (int8).  kind, src (= node index) and cls
+ * come in initialised (updated zero); the rest of the record arrays are
+ * outputs, valid where bit 1 of updated is set.  Bit 2 marks the nodes of
+ * the pruned tree. */
+static PyObject *prune_c45(PyObject *self, PyObject *args)
+{
+    PyObject *o[N_BUF];
+    Prune p;
+    Py_ssize_t n_rows, C, code_size;
+    (void)self;
+    memset(&p, 0, sizeof p);
+    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO", &p.bd.log_cf, &p.bd.coeff, &n_rows, &C,
+                          &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
+                          &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
+                          &o[17]))
+        return NULL;
+    if (C < 1 || C > MAX_CLASSES || n_rows < 0 || (code_size != 2 && code_size != 4)) {
+        PyErr_SetString(PyExc_ValueError, "prune_c45: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[N_BUF];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t N;
+    {
+        Py_buffer probe;
+        if (PyObject_GetBuffer(o[3], &probe, PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        N = probe.len / (Py_ssize_t)sizeof(int64_t);
+        PyBuffer_Release(&probe);
+    }
+    const Py_ssize_t n1 = n_rows + 1;
+    /* (object, writable, itemsize, minimum items) */
+    const struct {
+        int w;
+        Py_ssize_t size, n;
+        const char *name;
+    } spec[18] = {
+        {0, 8, n1, "y"},          {0, 4, 0, "cvals"},       {0, code_size, 0, "ncodes"},
+        {0, 8, N, "okind"},       {0, 8, N, "attr_pos"},    {0, 8, N, "thresh"},
+        {0, 8, N, "child_start"}, {0, 8, N, "n_children"},  {0, 8, 0, "child_idx"},
+        {0, 8, N, "tab_start"},   {0, 4, 0, "tab"},         {1, 8, N, "kind"},
+        {1, 8, N, "src"},         {1, 8, N, "cls"},         {1, 8, N, "items"},
+        {1, 8, N, "errors"},      {1, 4, N * C, "dist"},    {1, 1, N, "updated"},
+    };
+    for (got = 0; got < 18; got++)
+        if (view(o[got], &b[got], spec[got].w, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    p.C = C;
+    p.n1 = n1;
+    p.y = b[0].buf;
+    p.cvals = b[1].buf;
+    p.ncodes = b[2].buf;
+    p.code_size = code_size;
+    p.okind = b[3].buf;
+    p.attr_pos = b[4].buf;
+    p.thresh = b[5].buf;
+    p.child_start = b[6].buf;
+    p.n_children = b[7].buf;
+    p.child_idx = b[8].buf;
+    p.tab_start = b[9].buf;
+    p.tab = b[10].buf;
+    p.kind = b[11].buf;
+    p.src = b[12].buf;
+    p.cls = b[13].buf;
+    p.items = b[14].buf;
+    p.errors = b[15].buf;
+    p.dist = b[16].buf;
+    p.updated = b[17].buf;
+    {
+        /* n_nom from the codes buffer; every index used below is checked here
+         * once so the walk can trust them. */
+        const Py_ssize_t n_cont = b[1].len / 4 / (n1 ? n1 : 1);
+        p.n_nom = b[2].len / code_size / (n1 ? n1 : 1);
+        const Py_ssize_t n_child = b[8].len / 8, n_tab = b[10].len / 4;
+        const char *bad = NULL;
+        if (N < 1)
+            bad = "empty tree";
+        for (Py_ssize_t i = 0; i < n1 && !bad; i++)
+            if (p.y[i] < 0 || p.y[i] >= C)
+                bad = "class out of range";
+        for (Py_ssize_t i = 0; i < N && !bad; i++) {
+            int64_t kk = p.okind[i];
+            if (p.kind[i] != kk || p.src[i] != i || p.cls[i] < 0 || p.cls[i] >= C)
+                bad = "bad initial record";
+            else if (kk == LEAF)
+                continue;
+            else if (kk < LEAF || kk > SUBSET)
+                bad = "bad kind";
+            else if (p.child_start[i] < 0 || p.n_children[i] < 1 ||
+                     p.child_start[i] + p.n_children[i] > n_child)
+                bad = "bad children";
+            else if (kk == CONTINUOUS && (p.attr_pos[i] < 0 || p.attr_pos[i] >= n_cont ||
+                                          p.n_children[i] != 2))
+                bad = "bad continuous test";
+            else if (kk != CONTINUOUS && (p.attr_pos[i] < 0 || p.attr_pos[i] >= p.n_nom))
+                bad = "bad nominal test";
+            else {
+                for (int64_t j = 0; j < p.n_children[i]; j++) {
+                    int64_t c = p.child_idx[p.child_start[i] + j];
+                    if (c <= i || c >= N)
+                        bad = "child index out of range";
+                }
+            }
+        }
+        /* Codes: a nominal test's outcomes must index a child, a subset
+         * table must cover every code of its attribute. */
+        int32_t *max_code = calloc((size_t)p.n_nom + 1, sizeof(int32_t));
+        if (max_code == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n1 * p.n_nom && !bad; i++) {
+            int32_t c = code_at(&p, i % p.n_nom, i / p.n_nom);
+            if (c < 0)
+                bad = "negative code";
+            else if (c > max_code[i % p.n_nom])
+                max_code[i % p.n_nom] = c;
+        }
+        for (Py_ssize_t i = 0; i < N && !bad; i++) {
+            if (p.okind[i] != NOMINAL && p.okind[i] != SUBSET)
+                continue;
+            int32_t mc = max_code[p.attr_pos[i]];
+            if (p.okind[i] == NOMINAL) {
+                if (mc > p.n_children[i])
+                    bad = "nominal code beyond the branches";
+                continue;
+            }
+            if (p.tab_start[i] < 0 || p.tab_start[i] + mc >= n_tab) {
+                bad = "subset table too short";
+                continue;
+            }
+            for (int32_t c = 0; c <= mc && !bad; c++) {
+                int32_t v = p.tab[p.tab_start[i] + c];
+                if (v < -1 || v >= p.n_children[i])
+                    bad = "subset table entry out of range";
+            }
+        }
+        free(max_code);
+        if (bad) {
+            PyErr_Format(PyExc_ValueError, "prune_c45: %s", bad);
+            goto done;
+        }
+    }
+    {
+        int64_t *rows = malloc((size_t)n1 * sizeof(int64_t));
+        float *w = malloc((size_t)n1 * sizeof(float));
+        if (rows == NULL || w == NULL) {
+            free(rows);
+            free(w);
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n_rows; i++) {
+            rows[i] = i;
+            w[i] = 1.0f;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        estimate_errors(&p, 0, rows, w, n_rows, 1);
+        Py_END_ALLOW_THREADS
+        free(rows);
+        free(w);
+        if (p.failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    /* Mark the nodes of the pruned tree (bit 2 of updated): a node's
+     * children, grown or raised, always have larger indices than it. */
+    p.updated[0] |= 2;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        if (!(p.updated[i] & 2) || p.kind[i] == LEAF)
+            continue;
+        Py_ssize_t s = (Py_ssize_t)p.src[i];
+        for (int64_t j = 0; j < p.n_children[s]; j++)
+            p.updated[p.child_idx[p.child_start[s] + j]] |= 2;
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
 
 static PyMethodDef methods[] = {
+    {"estimate_c45", estimate_c45, METH_VARARGS,
+     "estimate_c45(n, e, log_cf, coeff, out): ErrorBound.estimate (c45) over float64 arrays."},
+    {"prune_c45", prune_c45, METH_VARARGS,
+     "prune_c45(...): Release 8's EstimateErrors over a flat tree (see cprune.c)."},
     {NULL, NULL, 0, NULL},
 };
 
