@@ -89,7 +89,7 @@ def test_scan_equals_numpy_scoring(seed: int) -> None:
     cases_a = np.asarray(cases, dtype=np.float32)
     unk_a = np.asarray(unknown, dtype=np.float32)
     fast = eval_continuous_flat(
-        ctx, ctx.cvals[:, rows_cat], ctx.y[rows_cat], w_cat, att, flat, lens, cases_a, unk_a
+        ctx, ctx.cvals[:, rows_cat].T, ctx.y[rows_cat], w_cat, att, flat, lens, cases_a, unk_a
     )
     idx = padded_rows(flat, lens, rows_cat.size)
     rows_ext = np.append(rows_cat, ctx.n_rows)
@@ -152,9 +152,10 @@ def test_kernels_reject_bad_indices() -> None:
         lib.scan_cont(
             vals,
             4,
+            1,
             y,
             w,
-            np.array([0, 9], ip),
+            np.array([0, 9], np.int32),
             np.zeros(1, ip),
             np.array([2], ip),
             np.zeros(1, ip),
@@ -169,9 +170,10 @@ def test_kernels_reject_bad_indices() -> None:
         lib.scan_cont(
             vals,
             4,
+            1,
             y,
             w,
-            np.array([0, 1], ip),
+            np.array([0, 1], np.int32),
             np.zeros(1, ip),
             np.array([2], ip),
             np.zeros(1, ip),

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.dataset import Dataset
+from treegen.trainer import native
 from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
@@ -42,7 +43,9 @@ class Context:
     cvals: npt.NDArray[np.floating]  # (n_cont, n_rows + 1) values, NaN unknown
     ncodes: npt.NDArray[np.integer]  # (n_rows + 1, n_nom): 0 unknown, 1..k declared values
     distinct: dict[int, npt.NDArray[np.floating]]
-    presorted: npt.NDArray[np.int32]  # (n_cont, n_rows) known rows by value, padded
+    # Each continuous attribute's known rows by value, one attribute after
+    # another (presorted_len[k] rows for attribute k).
+    sorted_flat: npt.NDArray[np.int32]
     presorted_len: IntArray
     weights: npt.NDArray[np.floating]  # (n_rows + 1,)
     dtype: type[np.floating]
@@ -50,6 +53,21 @@ class Context:
     min_cases: float
     multi_val: bool
     scratch: IntArray
+    # Row-major copy of cvals, (n_rows + 1, n_cont), for the C scan (c45 with
+    # the accelerator only): a row's values share a cache line.
+    cvals_rows: npt.NDArray[np.floating] | None = None
+
+    @property
+    def presorted(self) -> npt.NDArray[np.int32]:
+        """:attr:`sorted_flat` as (n_cont, widest) rows padded with ``n_rows``."""
+        lens = self.presorted_len
+        width = int(lens.max()) if lens.size else 0
+        out = np.full((lens.size, width), self.n_rows, dtype=np.int32)
+        at = 0
+        for j, k in enumerate(lens.tolist()):
+            out[j, :k] = self.sorted_flat[at : at + k]
+            at += k
+        return out
 
     def fl(self, x: float) -> float:
         """Store ``x`` the way the flavour stores it (float32 for c45)."""
@@ -117,12 +135,9 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         col = ds.X[:, a].astype(dtype)  # float32 for c45: Release 8 stores values as float
         cvals[j, :n] = col
         rows = np.flatnonzero(~np.isnan(col))
-        sorted_rows.append(rows[np.argsort(col[rows], kind="stable")])
+        sorted_rows.append(rows[np.argsort(col[rows], kind="stable")].astype(np.int32))
         distinct[a] = np.unique(col[rows])
-    width = max((r.size for r in sorted_rows), default=0)
-    presorted = np.full((len(cont), width), n, dtype=np.int32)
-    for j, r in enumerate(sorted_rows):
-        presorted[j, : r.size] = r
+    sorted_flat = np.concatenate([np.zeros(0, dtype=np.int32)] + sorted_rows).astype(np.int32)
     presorted_len = np.asarray([r.size for r in sorted_rows], dtype=np.intp)
     del sorted_rows
     for j, a in enumerate(nom):
@@ -150,7 +165,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         cvals=cvals,
         ncodes=ncodes,
         distinct=distinct,
-        presorted=presorted,
+        sorted_flat=sorted_flat,
         presorted_len=presorted_len,
         weights=np.ones(n + 1, dtype=dtype),
         dtype=dtype,
@@ -158,6 +173,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         min_cases=float(min_cases),
         multi_val=multi_val,
         scratch=np.full(n + 1, -3, dtype=np.intp),
+        cvals_rows=None if j48 or native.cscan is None else np.ascontiguousarray(cvals.T),
     )
     ctx.reset_weights()
     return ctx

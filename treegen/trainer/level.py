@@ -70,10 +70,7 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree level by level (collapse applied at the end)."""
     n = ctx.n_rows
     root = TNode("leaf", 0, 0.0, 0.0, np.zeros(ctx.n_classes, dtype=ctx.dtype))
-    srt = np.concatenate(
-        [np.zeros(0, dtype=np.int32)]
-        + [ctx.presorted[j, :k] for j, k in enumerate(ctx.presorted_len.tolist())]
-    )
+    srt = ctx.sorted_flat  # root positions are row ids
     frontier = [
         Task(
             root,
@@ -262,8 +259,10 @@ def _score_nominal(
     kmax = max(ctx.n_values[a] for a in plain) + 1
     f = np.zeros((B, K, kmax * C), dtype=ctx.dtype)
     base = tid * (kmax * C) + y_cat
+    # All codes of a case in one gather (one cache line), then column by column.
+    codes = ctx.ncodes[rows_cat]
     for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
-        idx = base + ctx.ncodes[rows_cat, ctx.nom_pos[a]].astype(np.intp) * C
+        idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
         f[:, k] = _sums(ctx, idx, w_cat, B * kmax * C).reshape(B, kmax * C)
     att = np.asarray(plain, dtype=np.intp)
     step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
@@ -304,16 +303,22 @@ def _score_continuous(
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, dt(0)).astype(dt)
     unk = np.zeros(B * Kc, dtype=dt)
-    fast = native.cscan is not None and not ctx.j48
-    vals = ctx.cvals[:, rows_cat] if fast else None  # the C scan reads values per bucket
+    fast = native.cscan is not None and ctx.cvals_rows is not None
+    # The C scan reads the bucket's values gathered row by row: one cache
+    # line per case for all attributes, instead of one per attribute.
+    vals = ctx.cvals_rows[rows_cat] if ctx.cvals_rows is not None and fast else None
     if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
-        k_idx, e_idx = np.nonzero(np.isnan(vals if vals is not None else ctx.cvals[:, rows_cat]))
+        if vals is not None:
+            e_idx, k_idx = np.nonzero(np.isnan(vals))  # (entry, attribute) order
+        else:
+            k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
+        # Either order adds each (task, attribute) cell's weights in entry order.
         if e_idx.size:
             unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
     if vals is not None:
         # C scan over the unpadded segments (same numbers as the numpy path below).
-        flat = np.concatenate([t.srt for t in tasks]).astype(np.intp)
-        flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1))
+        flat = np.concatenate([t.srt for t in tasks])
+        flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1)).astype(np.int32)
         cs = eval_continuous_flat(
             ctx,
             vals,

@@ -41,10 +41,11 @@ def _outcomes(
     B = len(tasks)
     forks = np.zeros(B, dtype=np.intp)
     br = np.full(rows_cat.size, -2, dtype=np.intp)
-    is_split = np.zeros(B, dtype=np.bool_)
-    is_split[split] = True
-    att_of = np.where(is_split, chosen, -1)
     thr = np.full(B, np.nan)
+    # Per task, the tested column of cvals (continuous) or ncodes (nominal):
+    # one gather per kind of test instead of one pass per attribute.
+    cpos = np.full(B, -1, dtype=np.intp)
+    npos = np.full(B, -1, dtype=np.intp)
     for b in split.tolist():
         a = int(chosen[b])
         node = tasks[b].node
@@ -53,6 +54,7 @@ def _outcomes(
             node.kind = "continuous"
             node.threshold = thr[b] = ctx.cut_for(a, float(BAR[b, a]))
             forks[b] = 2
+            cpos[b] = ctx.cont_pos[a]
         elif (b, a) in subs and len(subs[(b, a)].subsets) < ctx.n_values[a]:
             node.kind = "subset"
             node.subsets = subs[(b, a)].subsets
@@ -60,17 +62,18 @@ def _outcomes(
         else:
             node.kind = "nominal"
             forks[b] = ctx.n_values[a]
-    ea = att_of[tid]
-    for a in np.unique(ea[ea >= 0]).tolist():
-        sel = np.flatnonzero(ea == a)
-        r = rows_cat[sel]
-        if ctx.kinds[a] == "continuous":
-            v = ctx.cvals[ctx.cont_pos[a], r]
-            out = np.where(v <= thr[tid[sel]], 0, 1)
-            out[np.isnan(v)] = -1
-            br[sel] = out
-        else:
-            br[sel] = ctx.ncodes[r, ctx.nom_pos[a]] - 1
+            npos[b] = ctx.nom_pos[a]
+    ce = cpos[tid]
+    sel = np.flatnonzero(ce >= 0)
+    if sel.size:
+        v = ctx.cvals[ce[sel], rows_cat[sel]]
+        out = np.where(v <= thr[tid[sel]], 0, 1)
+        out[np.isnan(v)] = -1
+        br[sel] = out
+    ne_ = npos[tid]
+    sel = np.flatnonzero(ne_ >= 0)
+    if sel.size:
+        br[sel] = ctx.ncodes[rows_cat[sel], ne_[sel]] - 1
     for b in split.tolist():
         node = tasks[b].node
         if node.kind == "subset":

@@ -346,7 +346,8 @@ def eval_continuous_flat(
     """:func:`eval_continuous` for the c45 flavour with the C accelerator, unpadded.
 
     The cases are numbered 0..E-1: ``y``/``w`` their classes and weights,
-    ``vals[k]`` their float32 values of the k-th continuous attribute.
+    ``vals[p, k]`` (row-major, shape (E, Kc)) the float32 value of case p for
+    the k-th continuous attribute.
     Segment r (one node x attribute ``seg_att[r]``) is
     ``flat[start_r : start_r + seg_len[r]]``: its known cases in value order.
     The C scan does the running sums and candidate tests; the rest is shared
@@ -373,8 +374,9 @@ def eval_continuous_flat(
     enough = (known >= 2 * m).astype(np.uint8)
     seg_len = np.ascontiguousarray(seg_len, dtype=np.intp)
     seg_start = np.cumsum(seg_len) - seg_len
-    flat = np.ascontiguousarray(flat, dtype=np.intp)
+    flat = np.ascontiguousarray(flat, dtype=np.int32)
     vals = np.ascontiguousarray(vals, dtype=dt)
+    vs = vals.shape[1]
     y = np.ascontiguousarray(y, dtype=np.intp)
     w32 = np.ascontiguousarray(w, dtype=dt)
     att = np.ascontiguousarray(seg_att, dtype=np.intp)
@@ -395,6 +397,7 @@ def eval_continuous_flat(
         n = lib.scan_cont(
             vals,
             n1,
+            vs,
             y,
             w32,
             flat,
@@ -430,7 +433,7 @@ def eval_continuous_flat(
                 k: IntArray, i: IntArray, first: IntArray = first, att_c: IntArray = att_c
             ) -> tuple[FloatArray, FloatArray]:
                 at = first[k] + i
-                return vals[att_c[k], flat[at]], vals[att_c[k], flat[at + 1]]
+                return vals[flat[at], att_c[k]], vals[flat[at + 1], att_c[k]]
 
             finish_c45(ctx, cand, known[lo:hi], cases32[lo:hi], unk32[lo:hi], bounds, out, lo)
         lo = hi

@@ -36,15 +36,15 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
     return 0;
 }
 
-/* scan_cont(vals, n1, y, w, flat, seg_start, seg_len, seg_att, ms, lim, enough,
+/* scan_cont(vals, n1, vs, y, w, flat, seg_start, seg_len, seg_att, ms, lim, enough,
  *           n_classes, out_kk, out_ii, out_low, out_bel, out_abv, out_tot)
  *     -> number of candidate cuts
  *
  * The bucket's cases are numbered 0..n1-1: y[p] is the class and w[p] the
- * weight of case p, vals[k * n1 + p] its float32 value of the k-th continuous
+ * weight of case p, vals[p * vs + k] its float32 value of the k-th continuous
  * attribute (gathered per bucket so that a node's cases lie close together in
  * memory).  Segment r lists one node's cases with a known value of attribute
- * seg_att[r] in value order: flat[seg_start[r] + i].  For every cut i (between
+ * seg_att[r] in value order: flat[seg_start[r] + i] (int32).  For every cut i (between
  * entries i and i+1) that splits.py's _eval_cont_chunk admits (MinSplit <=
  * LowItems <= known - MinSplit, distinct values 1e-5 apart, enough known
  * cases), it writes the segment, i, LowItems and the per-class weights below
@@ -55,13 +55,13 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
 {
     enum { NB = 16 };
     PyObject *o[NB];
-    Py_ssize_t n1, C;
+    Py_ssize_t n1, vs, C;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnOOOOOOOOOnOOOOOO", &o[0], &n1, &o[1], &o[2], &o[3], &o[4],
+    if (!PyArg_ParseTuple(args, "OnnOOOOOOOOOnOOOOOO", &o[0], &n1, &vs, &o[1], &o[2], &o[3], &o[4],
                           &o[5], &o[6], &o[7], &o[8], &o[9], &C, &o[10], &o[11], &o[12],
                           &o[13], &o[14], &o[15]))
         return NULL;
-    if (C < 1 || C > MAX_CLASSES || n1 < 0) {
+    if (C < 1 || C > MAX_CLASSES || n1 < 0 || vs < 1) {
         PyErr_SetString(PyExc_ValueError, "n_classes or case count out of range");
         return NULL;
     }
@@ -74,7 +74,7 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         Py_buffer probe;
         PyObject *src[4] = {o[6], o[3], o[10], o[0]};
         Py_ssize_t *dst[4] = {&R, &E, &cap, &ncv};
-        Py_ssize_t size[4] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(Py_ssize_t),
+        Py_ssize_t size[4] = {sizeof(Py_ssize_t), sizeof(int32_t), sizeof(Py_ssize_t),
                               sizeof(float)};
         for (int i = 0; i < 4; i++) {
             if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
@@ -87,7 +87,7 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         {0, sizeof(float), ncv, "vals"},
         {0, sizeof(Py_ssize_t), n1, "y"},
         {0, sizeof(float), n1, "w"},
-        {0, sizeof(Py_ssize_t), E, "flat"},
+        {0, sizeof(int32_t), E, "flat"},
         {0, sizeof(Py_ssize_t), R, "seg_start"},
         {0, sizeof(Py_ssize_t), R, "seg_len"},
         {0, sizeof(Py_ssize_t), R, "seg_att"},
@@ -106,7 +106,8 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
             goto done;
     {
         const float *vals = b[0].buf;
-        const Py_ssize_t *y = b[1].buf, *flat = b[3].buf;
+        const Py_ssize_t *y = b[1].buf;
+        const int32_t *flat = b[3].buf;
         const float *w = b[2].buf;
         const Py_ssize_t *s0 = b[4].buf, *len = b[5].buf, *att = b[6].buf;
         const float *ms = b[7].buf, *lim = b[8].buf;
@@ -118,7 +119,8 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         for (Py_ssize_t r = 0; r < R; r++) {
             const Py_ssize_t L = len[r], start = s0[r];
             float *t = tot + r * C;
-            if (start < 0 || L < 0 || start + L > E || att[r] < 0 || (att[r] + 1) * n1 > ncv) {
+            if (start < 0 || L < 0 || start + L > E || att[r] < 0 || att[r] >= vs
+                || n1 * vs > ncv) {
                 PyErr_SetString(PyExc_IndexError, "segment out of range");
                 goto done;
             }
@@ -133,14 +135,14 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
             }
             if (L < 2 || !enough[r])
                 continue;
-            const float *col = vals + att[r] * n1;
+            const float *col = vals + att[r];
             for (Py_ssize_t c = 0; c < C; c++) {
                 below[c] = 0.0f;
                 above[c] = t[c];
             }
             float low = 0.0f;
             Py_ssize_t p = flat[start];
-            double v = (double)col[p];
+            double v = (double)col[p * vs];
             for (Py_ssize_t i = 0; i + 1 < L; i++) {
                 const Py_ssize_t c = y[p];
                 const float wi = w[p];
@@ -148,7 +150,7 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
                 below[c] += wi;
                 above[c] -= wi;
                 const Py_ssize_t q = flat[start + i + 1];
-                const double vn = (double)col[q];
+                const double vn = (double)col[q * vs];
                 if (low >= ms[r] && low <= lim[r] && v < vn - 1e-5) {
                     if (n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
