@@ -189,8 +189,38 @@ static void copy_record(Prune *p, Py_ssize_t to, Py_ssize_t from)
     p->updated[to] = p->updated[from];
 }
 
+/* A leaf's estimate from its cases (prune._leaf_estimate), updating its record. */
+static double leaf_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const float *w,
+                          Py_ssize_t n, float cases, int update)
+{
+    const Py_ssize_t C = p->C;
+    float local[64];
+    float *dist = C <= 64 ? local : malloc((size_t)C * sizeof(float));
+    if (dist == NULL) {
+        p->failed = 1;
+        return 0.0;
+    }
+    memset(dist, 0, (size_t)C * sizeof(float));
+    for (Py_ssize_t i = 0; i < n; i++)
+        dist[p->y[rows[i]]] += w[i];
+    Py_ssize_t best = label(p->cls[t], dist, C);
+    double est = estimate(&p->bd, cases, (float)(cases - dist[best]));
+    if (update) {
+        p->items[t] = cases;
+        p->cls[t] = best;
+        memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
+        p->errors[t] = est;
+        p->updated[t] = 1;
+    }
+    if (dist != local)
+        free(dist);
+    return est;
+}
+
 /* EstimateErrors(t, cases, update) as prune.estimate_errors, the cases given
- * as rows (in row order) with float weights; returns t's estimate.
+ * as rows with float weights; returns t's estimate.  Rows are always in
+ * increasing order (the root's are 0..n-1 and every branch takes an ordered
+ * merge of a subsequence), so "row order" and "case order" agree.
  * Recursion depth is the tree's depth (the caller bounds it). */
 static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const float *w,
                               Py_ssize_t n, int update)
@@ -200,12 +230,13 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
     for (Py_ssize_t i = 0; i < n; i++)
         cases += w[i];
     const int64_t k = p->kind[t];
-    const int need_dist = update || k == LEAF;
+    if (k == LEAF)
+        return leaf_errors(p, t, rows, w, n, cases, update);
     const Py_ssize_t s = (Py_ssize_t)p->src[t];
-    const Py_ssize_t F = k == LEAF ? 0 : (Py_ssize_t)p->n_children[s];
+    const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
 
     /* One block: 8-byte arrays first, then 4-byte ones. */
-    size_t bytes = (size_t)F * sizeof(int64_t) + (size_t)n * sizeof(int64_t) +
+    size_t bytes = (2 * (size_t)F + 1 + 2 * (size_t)n) * sizeof(int64_t) +
                    ((size_t)C + 2 * (size_t)F + 2 * (size_t)n) * sizeof(float) +
                    (size_t)n * sizeof(int32_t) + 16;
     char *block = malloc(bytes);
@@ -213,35 +244,22 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
         p->failed = 1;
         return 0.0;
     }
-    int64_t *cnt = (int64_t *)block;
-    int64_t *rows_v = cnt + F;
+    int64_t *off = (int64_t *)block; /* F + 1: branch v's known cases are [off[v], off[v+1]) */
+    int64_t *fill = off + F + 1;
+    int64_t *rows_g = fill + F; /* known cases grouped by branch, then the unknown ones */
+    int64_t *rows_v = rows_g + n;
     float *dist = (float *)(rows_v + n);
     float *known_v = dist + C;
     float *factor = known_v + F;
-    float *w_v = factor + F;
-    float *cur = w_v + n;
-    int32_t *br = (int32_t *)(cur + n);
+    float *w_g = factor + F;
+    float *w_v = w_g + n;
+    int32_t *br = (int32_t *)(w_v + n);
 
-    if (need_dist) {
+    double leaf_est = 0.0;
+    if (update) {
         memset(dist, 0, (size_t)C * sizeof(float));
         for (Py_ssize_t i = 0; i < n; i++)
             dist[p->y[rows[i]]] += w[i];
-    }
-    if (k == LEAF) {
-        Py_ssize_t best = label(p->cls[t], dist, C);
-        double est = estimate(&p->bd, cases, (float)(cases - dist[best]));
-        if (update) {
-            p->items[t] = cases;
-            p->cls[t] = best;
-            memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
-            p->errors[t] = est;
-            p->updated[t] = 1;
-        }
-        free(block);
-        return est;
-    }
-    double leaf_est = 0.0;
-    if (update) {
         Py_ssize_t best = label(p->cls[t], dist, C);
         leaf_est = estimate(&p->bd, cases, (float)(cases - dist[best]));
         p->items[t] = cases;
@@ -251,56 +269,78 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
     }
 
     /* Branch of every case; known weight per branch and unknown weight, each
-     * summed in row order. */
+     * summed in case order. */
     float unk = 0.0f;
     Py_ssize_t nu = 0;
-    for (Py_ssize_t v = 0; v < F; v++) {
-        cnt[v] = 0;
+    for (Py_ssize_t v = 0; v <= F; v++)
+        off[v] = 0;
+    for (Py_ssize_t v = 0; v < F; v++)
         known_v[v] = 0.0f;
-    }
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t b = branch(p, k, s, rows[i]);
         br[i] = (int32_t)b;
         if (b < 0) {
             unk += w[i];
-            cur[nu++] = w[i];
+            nu++;
         } else {
             known_v[b] += w[i];
-            cnt[b]++;
+            off[b + 1]++;
         }
     }
+    for (Py_ssize_t v = 0; v < F; v++) {
+        off[v + 1] += off[v];
+        fill[v] = off[v];
+    }
+    const Py_ssize_t n_known = (Py_ssize_t)off[F];
+    {
+        Py_ssize_t u = n_known;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t q = br[i] < 0 ? u++ : (Py_ssize_t)fill[br[i]]++;
+            rows_g[q] = rows[i];
+            w_g[q] = w[i];
+        }
+    }
+    const int64_t *urows = rows_g + n_known;
+    float *cur = w_g + n_known; /* the unknown cases' weights, carried from branch to branch */
+
     const float known_cases = nu ? (float)(cases - unk) : cases;
     Py_ssize_t max_br = 0;
     double max_factor = -1.0;
     for (Py_ssize_t v = 0; v < F; v++) {
         factor[v] = known_v[v] / known_cases; /* Factor, stored as float */
-        if (cnt[v] > 0 && (double)factor[v] >= max_factor) {
+        if (off[v + 1] > off[v] && (double)factor[v] >= max_factor) {
             max_br = v; /* ties go to the later branch */
             max_factor = factor[v];
         }
     }
 
     /* Each non-empty branch in order: its known cases and every unknown one,
-     * whose weight makes the Factor round trip from branch to branch. */
+     * whose weight makes the Factor round trip (prune.estimate_errors' cw). */
     const int64_t *kids = p->child_idx + p->child_start[s];
     float tree_est = 0.0f;
     for (Py_ssize_t v = 0; v < F && !p->failed; v++) {
-        if (cnt[v] == 0)
+        Py_ssize_t a = (Py_ssize_t)off[v], ae = (Py_ssize_t)off[v + 1];
+        if (a == ae)
             continue;
-        Py_ssize_t m = 0, j = 0;
-        const float f = factor[v];
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (br[i] == v) {
-                rows_v[m] = rows[i];
-                w_v[m++] = w[i];
-            } else if (br[i] < 0) {
-                float val = cur[j] * f;
-                cur[j++] = val / f;
-                rows_v[m] = rows[i];
-                w_v[m++] = val;
+        double est;
+        if (nu == 0) {
+            est = estimate_errors(p, (Py_ssize_t)kids[v], rows_g + a, w_g + a, ae - a, update);
+        } else {
+            const float f = factor[v];
+            Py_ssize_t m = 0, j = 0;
+            while (a < ae || j < nu) {
+                if (j == nu || (a < ae && rows_g[a] < urows[j])) {
+                    rows_v[m] = rows_g[a];
+                    w_v[m++] = w_g[a++];
+                } else {
+                    float val = cur[j] * f;
+                    cur[j] = val / f;
+                    rows_v[m] = urows[j++];
+                    w_v[m++] = val;
+                }
             }
+            est = estimate_errors(p, (Py_ssize_t)kids[v], rows_v, w_v, m, update);
         }
-        double est = estimate_errors(p, (Py_ssize_t)kids[v], rows_v, w_v, m, update);
         tree_est = (float)((double)tree_est + est); /* Context.add_all */
     }
     if (!update || p->failed) {
