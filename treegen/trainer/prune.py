@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -296,6 +297,8 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
 
 
 _KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
+_CHILDREN, _KIND, _CLS = attrgetter("children"), attrgetter("kind"), attrgetter("cls")
+_ATTRIBUTE, _THRESHOLD = attrgetter("attribute"), attrgetter("threshold")
 # The C walk recurses once per tree level; deeper trees (C stack) stay in Python.
 _MAX_NATIVE_DEPTH = 5000
 
@@ -314,28 +317,32 @@ def _prune_native(ctx: Context, root: TNode, bound: ErrorBound) -> bool:
     mod = native.cprune
     assert mod is not None
     order = [root]
-    starts: list[int] = []
     for t in order:  # the list grows while iterated: breadth-first order
-        starts.append(len(order))
         order.extend(t.children)
     N = len(order)
-    counts = np.fromiter((len(t.children) for t in order), dtype=np.int64, count=N)
+    counts = np.fromiter(map(len, map(_CHILDREN, order)), dtype=np.int64, count=N)
+    starts = np.cumsum(counts) - counts + 1  # root 0, then each node's children in turn
     lo, hi, depth = 0, 1, 0
     while lo < hi:  # one BFS level per step: its children follow it contiguously
         lo, hi, depth = hi, hi + int(counts[lo:hi].sum()), depth + 1
     if depth > _MAX_NATIVE_DEPTH:
         return False
-    kind = np.fromiter((_KIND_CODE[t.kind] for t in order), dtype=np.int64, count=N)
-    cls = np.fromiter((t.cls for t in order), dtype=np.int64, count=N)
-    attr = np.fromiter((t.attribute for t in order), dtype=np.int64, count=N)
-    thresh = np.fromiter((t.threshold for t in order), dtype=np.float64, count=N)
+    kind = np.fromiter(map(_KIND_CODE.__getitem__, map(_KIND, order)), dtype=np.int64, count=N)
+    cls = np.fromiter(map(_CLS, order), dtype=np.int64, count=N)
+    # Tests only (most nodes are leaves): attribute position, cut, subset table.
+    tests = np.flatnonzero(kind != 0)
+    test_nodes = list(map(order.__getitem__, tests.tolist()))
+    attr = np.fromiter(map(_ATTRIBUTE, test_nodes), dtype=np.int64, count=tests.size)
     n_att = len(ctx.kinds)
-    pos_of = np.zeros((2, n_att + 1), dtype=np.int64)  # last entry: attribute -1 (leaves)
+    pos_of = np.zeros((2, n_att), dtype=np.int64)
     for a, j in ctx.cont_pos.items():
         pos_of[0, a] = j
     for a, j in ctx.nom_pos.items():
         pos_of[1, a] = j
-    attr_pos = np.where(kind == 1, pos_of[0, attr], pos_of[1, attr])
+    attr_pos = np.zeros(N, dtype=np.int64)
+    attr_pos[tests] = np.where(kind[tests] == 1, pos_of[0, attr], pos_of[1, attr])
+    thresh = np.zeros(N)
+    thresh[tests] = np.fromiter(map(_THRESHOLD, test_nodes), dtype=np.float64, count=tests.size)
     tab_start = np.zeros(N, dtype=np.int64)
     tab: list[int] = [-1]
     for i in np.flatnonzero(kind == 3).tolist():
@@ -366,7 +373,7 @@ def _prune_native(ctx: Context, root: TNode, bound: ErrorBound) -> bool:
         kind,
         attr_pos,
         thresh,
-        np.asarray(starts, dtype=np.int64),
+        starts,
         counts,
         np.arange(N, dtype=np.int64),
         tab_start,

@@ -191,7 +191,7 @@ static void copy_record(Prune *p, Py_ssize_t to, Py_ssize_t from)
 
 /* A leaf's estimate from its cases (prune._leaf_estimate), updating its record. */
 static double leaf_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const float *w,
-                          Py_ssize_t n, float cases, int update)
+                          Py_ssize_t n, int update)
 {
     const Py_ssize_t C = p->C;
     float local[64];
@@ -201,8 +201,11 @@ static double leaf_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const flo
         return 0.0;
     }
     memset(dist, 0, (size_t)C * sizeof(float));
-    for (Py_ssize_t i = 0; i < n; i++)
+    float cases = 0.0f; /* CountItems: float, one case at a time */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cases += w[i];
         dist[p->y[rows[i]]] += w[i];
+    }
     Py_ssize_t best = label(p->cls[t], dist, C);
     double est = estimate(&p->bd, cases, (float)(cases - dist[best]));
     if (update) {
@@ -226,12 +229,9 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
                               Py_ssize_t n, int update)
 {
     const Py_ssize_t C = p->C;
-    float cases = 0.0f; /* CountItems: float, one case at a time */
-    for (Py_ssize_t i = 0; i < n; i++)
-        cases += w[i];
     const int64_t k = p->kind[t];
     if (k == LEAF)
-        return leaf_errors(p, t, rows, w, n, cases, update);
+        return leaf_errors(p, t, rows, w, n, update);
     const Py_ssize_t s = (Py_ssize_t)p->src[t];
     const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
 
@@ -255,29 +255,22 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
     float *w_v = w_g + n;
     int32_t *br = (int32_t *)(w_v + n);
 
-    double leaf_est = 0.0;
-    if (update) {
-        memset(dist, 0, (size_t)C * sizeof(float));
-        for (Py_ssize_t i = 0; i < n; i++)
-            dist[p->y[rows[i]]] += w[i];
-        Py_ssize_t best = label(p->cls[t], dist, C);
-        leaf_est = estimate(&p->bd, cases, (float)(cases - dist[best]));
-        p->items[t] = cases;
-        p->cls[t] = best;
-        memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
-        p->updated[t] = 1;
-    }
-
-    /* Branch of every case; known weight per branch and unknown weight, each
-     * summed in case order. */
-    float unk = 0.0f;
+    /* One pass in case order: the cases' weight (CountItems), the class sums
+     * (update only), each case's branch, the known weight per branch and
+     * the unknown weight; every sum in float, one case at a time. */
+    float cases = 0.0f, unk = 0.0f;
     Py_ssize_t nu = 0;
     for (Py_ssize_t v = 0; v <= F; v++)
         off[v] = 0;
     for (Py_ssize_t v = 0; v < F; v++)
         known_v[v] = 0.0f;
+    memset(dist, 0, (size_t)C * sizeof(float));
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t b = branch(p, k, s, rows[i]);
+        const int64_t r = rows[i];
+        cases += w[i];
+        if (update)
+            dist[p->y[r]] += w[i];
+        Py_ssize_t b = branch(p, k, s, r);
         br[i] = (int32_t)b;
         if (b < 0) {
             unk += w[i];
@@ -286,6 +279,15 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
             known_v[b] += w[i];
             off[b + 1]++;
         }
+    }
+    double leaf_est = 0.0;
+    if (update) {
+        Py_ssize_t best = label(p->cls[t], dist, C);
+        leaf_est = estimate(&p->bd, cases, (float)(cases - dist[best]));
+        p->items[t] = cases;
+        p->cls[t] = best;
+        memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
+        p->updated[t] = 1;
     }
     for (Py_ssize_t v = 0; v < F; v++) {
         off[v + 1] += off[v];
