@@ -204,3 +204,47 @@ def test_kernels_reject_bad_indices() -> None:
             np.zeros(3, ip),
             np.zeros(2, ip),
         )
+
+
+@needs_native
+def test_add_at_equals_numpy_add_at() -> None:
+    """Sequential float32 scatter-add: same bits as np.add.at (order matters in float32)."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, 7, size=20000).astype(np.intp)
+    w = (rng.random(20000) * rng.choice([1e-3, 1.0, 1e4], size=20000)).astype(np.float32)
+    fast = np.zeros(7, np.float32)
+    lib.add_at(fast, idx, w)
+    slow = np.zeros(7, np.float32)
+    np.add.at(slow, idx, w)
+    assert np.array_equal(fast, slow)
+    # Summing in another order gives other bits: the test can tell.
+    assert not np.array_equal(fast, np.bincount(idx, w, minlength=7).astype(np.float32))
+    with pytest.raises(IndexError):
+        lib.add_at(fast, np.array([7], np.intp), np.ones(1, np.float32))
+
+
+@needs_native
+@pytest.mark.parametrize("code_type", [np.int16, np.int32])
+def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(9)
+    E, n_nom, C, kmax, B = 5000, 4, 3, 6, 5
+    codes = rng.integers(0, kmax, size=(E, n_nom)).astype(code_type)
+    cols = np.array([3, 0, 2], np.intp)
+    K = cols.size
+    tid = np.sort(rng.integers(0, B, size=E))
+    y = rng.integers(0, C, size=E)
+    w = np.where(rng.random(E) < 0.5, rng.random(E), 1.0).astype(np.float32)
+    fast = np.zeros((B, K, kmax * C), np.float32)
+    lib.nominal_counts(
+        codes, codes.dtype.itemsize, n_nom, cols, tid * (K * kmax * C) + y, w, kmax * C, C, fast
+    )
+    slow = np.zeros((B, K, kmax * C), np.float32)
+    for k, col in enumerate(cols.tolist()):
+        part = np.zeros(B * kmax * C, np.float32)
+        np.add.at(part, tid * (kmax * C) + y + codes[:, col].astype(np.intp) * C, w)
+        slow[:, k] = part.reshape(B, kmax * C)
+    assert np.array_equal(fast, slow)

@@ -109,7 +109,11 @@ class Context:
         """
         d = self.distinct[att]
         limit = bar + 1e-6 if self.j48 else bar
-        i = int(np.searchsorted(d, limit, side="right")) - 1
+        # In d's own type: a Python float would make numpy convert all of d
+        # to double on every call.  A c45 midpoint is a float32 value, exact.
+        key = d.dtype.type(limit)
+        assert float(key) == limit or self.j48
+        i = int(np.searchsorted(d, key, side="right")) - 1
         if self.j48:
             while i >= 0 and not (float(d[i]) - bar < 1e-6):
                 i -= 1

@@ -165,7 +165,14 @@ def _sums(ctx: Context, index: IntArray, w: FloatArray, size: int) -> FloatArray
         out64: FloatArray = np.bincount(index, weights=w, minlength=size).astype(np.float64)
         return out64
     out = np.zeros(size, dtype=ctx.dtype)
-    np.add.at(out, index, w)
+    if native.cscan is not None:  # the same sequential float32 additions
+        native.cscan.add_at(
+            out,
+            np.ascontiguousarray(index, dtype=np.intp),
+            np.ascontiguousarray(w, dtype=np.float32),
+        )
+    else:
+        np.add.at(out, index, w)
     return out
 
 
@@ -261,9 +268,23 @@ def _score_nominal(
     base = tid * (kmax * C) + y_cat
     # All codes of a case in one gather (one cache line), then column by column.
     codes = ctx.ncodes[rows_cat]
-    for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
-        idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
-        f[:, k] = _sums(ctx, idx, w_cat, B * kmax * C).reshape(B, kmax * C)
+    if native.cscan is not None and not ctx.j48:
+        # f[b, k, v * C + c], every cell summed in case order as below.
+        native.cscan.nominal_counts(
+            codes,
+            codes.dtype.itemsize,
+            codes.shape[1],
+            np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp),
+            tid * (K * kmax * C) + y_cat,
+            np.ascontiguousarray(w_cat, dtype=np.float32),
+            kmax * C,
+            C,
+            f,
+        )
+    else:
+        for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
+            idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
+            f[:, k] = _sums(ctx, idx, w_cat, B * kmax * C).reshape(B, kmax * C)
     att = np.asarray(plain, dtype=np.intp)
     step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
     for lo in range(0, B, step):
