@@ -248,3 +248,27 @@ def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
         np.add.at(part, tid * (kmax * C) + y + codes[:, col].astype(np.intp) * C, w)
         slow[:, k] = part.reshape(B, kmax * C)
     assert np.array_equal(fast, slow)
+
+
+@needs_native
+def test_gather_values_equals_numpy() -> None:
+    """Row-major gather and unknown-weight sums per (task, attribute), in case order."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(4)
+    n, Kc, E, B = 500, 3, 3000, 7
+    cv = rng.normal(size=(n, Kc)).astype(np.float32)
+    cv[rng.random(cv.shape) < 0.2] = np.nan
+    rows = rng.integers(0, n, size=E).astype(np.intp)
+    tid = np.sort(rng.integers(0, B, size=E)).astype(np.intp)
+    w = (rng.random(E) * 3).astype(np.float32)
+    vals = np.empty((E, Kc), np.float32)
+    unk = np.zeros(B * Kc, np.float32)
+    lib.gather_values(cv, Kc, rows, w, tid, vals, unk)
+    assert np.array_equal(vals, cv[rows], equal_nan=True)
+    k_idx, e_idx = np.nonzero(np.isnan(cv[rows].T))
+    want = np.zeros(B * Kc, np.float32)
+    np.add.at(want, tid[e_idx] * Kc + k_idx, w[e_idx])
+    assert np.array_equal(unk, want) and want.any()
+    with pytest.raises(IndexError):
+        lib.gather_values(cv, Kc, np.array([n], np.intp), w[:1], tid[:1], vals, unk)

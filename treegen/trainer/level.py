@@ -223,7 +223,7 @@ def _grow_bucket(ctx: Context, tasks: list[Task], opts: GrowOptions) -> list[Tas
     subs: dict[tuple[int, int], Score] = {}
     _score_nominal(ctx, tasks, opts, tid, rows_cat, y_cat, w_cat, cases, G, I, OK, subs)
     if ctx.cont_pos:
-        _score_continuous(ctx, tasks, tid, rows_cat, w_cat, offsets, cases, G, I, OK, BAR)
+        _score_continuous(ctx, tasks, tid, rows_cat, y_cat, w_cat, offsets, cases, G, I, OK, BAR)
     chosen = _select(ctx, tasks, opts, G, I, OK, BAR, subs)
     split = np.flatnonzero(chosen >= 0)
     if split.size == 0:
@@ -308,6 +308,7 @@ def _score_continuous(
     tasks: list[Task],
     tid: IntArray,
     rows_cat: IntArray,
+    y_cat: IntArray,
     w_cat: FloatArray,
     offsets: IntArray,
     cases: FloatArray,
@@ -321,29 +322,22 @@ def _score_continuous(
     Kc = len(ctx.cont_pos)
     E = rows_cat.size
     lens = np.concatenate([t.lens for t in tasks])
-    rows_ext = np.append(rows_cat, ctx.n_rows)
-    w_ext = np.append(w_cat, dt(0)).astype(dt)
-    unk = np.zeros(B * Kc, dtype=dt)
-    fast = native.cscan is not None and ctx.cvals_rows is not None
-    # The C scan reads the bucket's values gathered row by row: one cache
-    # line per case for all attributes, instead of one per attribute.
-    vals = ctx.cvals_rows[rows_cat] if ctx.cvals_rows is not None and fast else None
-    if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
-        if vals is not None:
-            e_idx, k_idx = np.nonzero(np.isnan(vals))  # (entry, attribute) order
-        else:
-            k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
-        # Either order adds each (task, attribute) cell's weights in entry order.
-        if e_idx.size:
-            unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
-    if vals is not None:
-        # C scan over the unpadded segments (same numbers as the numpy path below).
+    if native.cscan is not None and ctx.cvals_rows is not None:
+        # The C path: the bucket's values gathered row by row (one cache line
+        # per case for all attributes) with the unknown weights summed in the
+        # same pass, then the scan over the unpadded segments.  Same numbers
+        # as the numpy path below.
+        vals = np.empty((E, Kc), dtype=np.float32)
+        unk = np.zeros(B * Kc, dtype=np.float32)
+        native.cscan.gather_values(
+            ctx.cvals_rows, Kc, rows_cat, np.ascontiguousarray(w_cat, np.float32), tid, vals, unk
+        )
         flat = np.concatenate([t.srt for t in tasks])
         flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1)).astype(np.int32)
         cs = eval_continuous_flat(
             ctx,
             vals,
-            ctx.y[rows_cat],
+            y_cat,
             w_cat,
             np.tile(np.arange(Kc, dtype=np.intp), B),
             flat,
@@ -353,6 +347,13 @@ def _score_continuous(
         )
         _store_cont(ctx, B, cs, G, I, OK, BAR)
         return
+    rows_ext = np.append(rows_cat, ctx.n_rows)
+    w_ext = np.append(w_cat, dt(0)).astype(dt)
+    unk = np.zeros(B * Kc, dtype=dt)
+    if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
+        k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
+        if e_idx.size:
+            unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
     n_rows = B * Kc
     gain, info, bar = np.zeros(n_rows), np.zeros(n_rows), np.full(n_rows, np.nan)
     ok = np.zeros(n_rows, dtype=np.bool_)

@@ -454,10 +454,83 @@ done:
     return result;
 }
 
+/* gather_values(cvals_rows, Kc, rows, w, tid, out_vals, out_unk):
+ * out_vals[e * Kc + k] = cvals_rows[rows[e] * Kc + k] (the bucket's values,
+ * row-major), and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
+ * w[e] in float32, cases in order -- level.py's gather, isnan and unknown
+ * weight sums in one pass over the cases. */
+static PyObject *gather_values(PyObject *self, PyObject *args)
+{
+    enum { NB = 6 };
+    PyObject *o[NB];
+    Py_ssize_t Kc;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnOOOOO", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    if (Kc < 1) {
+        PyErr_SetString(PyExc_ValueError, "gather_values: Kc must be positive");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t NV = 0, E = 0, NU = 0;
+    {
+        Py_buffer probe;
+        PyObject *src[3] = {o[0], o[1], o[5]};
+        Py_ssize_t *dst[3] = {&NV, &E, &NU};
+        Py_ssize_t size[3] = {sizeof(float), sizeof(Py_ssize_t), sizeof(float)};
+        for (int i = 0; i < 3; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
+    }
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(float), NV, "cvals_rows"},
+        {0, sizeof(Py_ssize_t), E, "rows"},
+        {0, sizeof(float), E, "w"},
+        {0, sizeof(Py_ssize_t), E, "tid"},
+        {1, sizeof(float), E * Kc, "out_vals"},
+        {1, sizeof(float), NU, "out_unk"},
+    };
+    for (got = 0; got < NB; got++)
+        if (view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const float *cv = b[0].buf, *w = b[2].buf;
+        const Py_ssize_t *rows = b[1].buf, *tid = b[3].buf;
+        float *vals = b[4].buf, *unk = b[5].buf;
+        const Py_ssize_t n_rows = NV / Kc;
+        for (Py_ssize_t e = 0; e < E; e++) {
+            const Py_ssize_t r = rows[e], t = tid[e];
+            if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU) {
+                PyErr_SetString(PyExc_IndexError, "gather_values: index out of range");
+                goto done;
+            }
+            const float *src = cv + r * Kc;
+            float *dst = vals + e * Kc;
+            for (Py_ssize_t k = 0; k < Kc; k++) {
+                const float v = src[k];
+                dst[k] = v;
+                if (v != v)
+                    unk[t * Kc + k] += w[e];
+            }
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan_cont", scan_cont, METH_VARARGS, "Candidate cuts of sorted continuous segments."},
     {"part_sorted", part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", add_at, METH_VARARGS, "np.add.at for float32, sequential."},
+    {"gather_values", gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
     {NULL, NULL, 0, NULL},
 };
