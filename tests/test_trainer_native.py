@@ -147,7 +147,7 @@ def test_kernels_reject_bad_indices() -> None:
     y = np.zeros(4, ip)
     w = np.ones(4, f32)
     one = np.ones(1, f32)
-    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(8, f32), np.zeros(8, f32)]
+    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(4 * 8)]
     with pytest.raises(IndexError):  # position 9 is not a case
         lib.scan_cont(
             vals,
@@ -182,9 +182,8 @@ def test_kernels_reject_bad_indices() -> None:
             np.ones(1, np.uint8),
             2,
             *out[:3],
-            np.zeros(3, f32),
-            np.zeros(3, f32),
-            np.zeros(1, f32),
+            np.zeros(4 * 8),  # 2 classes need 6 values per cut
+            np.zeros(2, f32),
         )
     with pytest.raises(IndexError):  # branch 5 of a 2-way split
         lib.part_sorted(

@@ -391,8 +391,7 @@ def eval_continuous_flat(
         kk = np.empty(cap, dtype=np.intp)
         ii = np.empty(cap, dtype=np.intp)
         low = np.empty(cap, dtype=dt)
-        bel = np.empty((C, cap), dtype=dt)
-        abv = np.empty((C, cap), dtype=dt)
+        x = np.empty(cap * (2 * C + 2))  # per cut: log inputs of TotalInfo (see best_cuts)
         tot = np.empty((hi - lo, C), dtype=dt)
         n = lib.scan_cont(
             vals,
@@ -411,30 +410,98 @@ def eval_continuous_flat(
             kk,
             ii,
             low,
-            bel,
-            abv,
+            x,
             tot,
         )
         if n:
-            kk_n = kk[:n]
-            cand = Candidates(
-                kk_n,
-                ii[:n],
-                low[:n],
-                [bel[c, :n] for c in range(C)],
-                [abv[c, :n] for c in range(C)],
+            _best_native(
+                ctx,
+                lib,
+                x,
+                n,
+                kk,
+                ii,
+                low,
                 tot,
-                np.bincount(kk_n, minlength=hi - lo),
+                vals,
+                flat,
+                seg_start,
+                att,
+                lo,
+                hi,
+                known,
+                cases32,
+                unk32,
+                out,
             )
-            first = seg_start[lo:hi]
-            att_c = att[lo:hi]
-
-            def bounds(
-                k: IntArray, i: IntArray, first: IntArray = first, att_c: IntArray = att_c
-            ) -> tuple[FloatArray, FloatArray]:
-                at = first[k] + i
-                return vals[flat[at], att_c[k]], vals[flat[at + 1], att_c[k]]
-
-            finish_c45(ctx, cand, known[lo:hi], cases32[lo:hi], unk32[lo:hi], bounds, out, lo)
         lo = hi
     return out
+
+
+def _best_native(
+    ctx: Context,
+    lib: object,
+    x: npt.NDArray[np.float64],
+    n: int,
+    kk: IntArray,
+    ii: IntArray,
+    low: FloatArray,
+    tot: FloatArray,
+    vals: FloatArray,
+    flat: IntArray,
+    seg_start: IntArray,
+    att: IntArray,
+    lo: int,
+    hi: int,
+    known: FloatArray,
+    cases: FloatArray,
+    unk: FloatArray,
+    out: ContScores,
+) -> None:
+    """:func:`finish_c45` for a chunk scanned in C: logs by numpy, the rest in C.
+
+    Only ``np.log`` runs over the candidates in numpy (so the logs are the
+    numpy path's); the per-cut arithmetic and the pick of the first best cut
+    per segment are C (``best_cuts``), the chosen cuts' split info numpy.
+    """
+    dt = ctx.dtype
+    kn, cs_, uk = known[lo:hi], cases[lo:hi], unk[lo:hi]
+    kk_n = kk[:n]
+    tries = np.bincount(kk_n, minlength=hi - lo)
+    xn = x[: n * (2 * ctx.n_classes + 2)]
+    lg = np.log(xn)
+    base = base_info_many(tot, kn, dt)
+    frac = (dt(1) - (dt(1) - (kn / cs_).astype(dt)).astype(dt)).astype(dt)
+    cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
+    best = np.empty(hi - lo, dtype=np.intp)
+    pen = np.empty(hi - lo, dtype=dt)
+    lib.best_cuts(  # type: ignore[attr-defined]
+        xn,
+        lg,
+        ctx.n_classes,
+        n,
+        kk_n,
+        low[:n],
+        np.ascontiguousarray(kn),
+        base,
+        frac,
+        cost,
+        ctx.min_cases,
+        best,
+        pen,
+    )
+    seg = np.flatnonzero((best >= 0) & (pen > 0))
+    if seg.size == 0:
+        return
+    j = best[seg]
+    i = ii[j]
+    at = seg_start[lo + seg] + i
+    a = att[lo + seg]
+    lo32, hi32 = vals[flat[at], a], vals[flat[at + 1], a]
+    vf1 = low[j]
+    vf2 = (kn[seg] - vf1).astype(dt)
+    r = lo + seg
+    out.gain[r] = pen[seg]
+    out.info[r] = (total_info([uk[seg], vf1, vf2], dt) / cs_[seg]).astype(dt)
+    out.bar[r] = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
+    out.ok[r] = True

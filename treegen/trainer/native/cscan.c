@@ -37,7 +37,7 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
 }
 
 /* scan_cont(vals, n1, vs, y, w, flat, seg_start, seg_len, seg_att, ms, lim, enough,
- *           n_classes, out_kk, out_ii, out_low, out_bel, out_abv, out_tot)
+ *           n_classes, out_kk, out_ii, out_low, out_x, out_tot)
  *     -> number of candidate cuts
  *
  * The bucket's cases are numbered 0..n1-1: y[p] is the class and w[p] the
@@ -48,18 +48,18 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
  * entries i and i+1) that splits.py's _eval_cont_chunk admits (MinSplit <=
  * LowItems <= known - MinSplit, distinct values 1e-5 apart, enough known
  * cases), it writes the segment, i, LowItems and the per-class weights below
- * and above the cut (out_bel/out_abv: class-major, stride = capacity), all
+ * and above the cut, all
  * sums float32 and sequential as Release 8's.  out_tot[r * C + c] gets the
  * segment's known class weights. */
 static PyObject *scan_cont(PyObject *self, PyObject *args)
 {
-    enum { NB = 16 };
+    enum { NB = 15 };
     PyObject *o[NB];
     Py_ssize_t n1, vs, C;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOOOOOnOOOOOO", &o[0], &n1, &vs, &o[1], &o[2], &o[3], &o[4],
+    if (!PyArg_ParseTuple(args, "OnnOOOOOOOOOnOOOOO", &o[0], &n1, &vs, &o[1], &o[2], &o[3], &o[4],
                           &o[5], &o[6], &o[7], &o[8], &o[9], &C, &o[10], &o[11], &o[12],
-                          &o[13], &o[14], &o[15]))
+                          &o[13], &o[14]))
         return NULL;
     if (C < 1 || C > MAX_CLASSES || n1 < 0 || vs < 1) {
         PyErr_SetString(PyExc_ValueError, "n_classes or case count out of range");
@@ -97,8 +97,7 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         {1, sizeof(Py_ssize_t), cap, "out_kk"},
         {1, sizeof(Py_ssize_t), cap, "out_ii"},
         {1, sizeof(float), cap, "out_low"},
-        {1, sizeof(float), cap * C, "out_bel"},
-        {1, sizeof(float), cap * C, "out_abv"},
+        {1, sizeof(double), cap * (2 * C + 2), "out_x"},
         {1, sizeof(float), R * C, "out_tot"},
     };
     for (got = 0; got < NB; got++)
@@ -113,7 +112,8 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         const float *ms = b[7].buf, *lim = b[8].buf;
         const unsigned char *enough = b[9].buf;
         Py_ssize_t *kk = b[10].buf, *ii = b[11].buf;
-        float *olow = b[12].buf, *bel = b[13].buf, *abv = b[14].buf, *tot = b[15].buf;
+        float *olow = b[12].buf, *tot = b[14].buf;
+        double *x = b[13].buf;
         float below[MAX_CLASSES], above[MAX_CLASSES];
         Py_ssize_t n = 0;
         for (Py_ssize_t r = 0; r < R; r++) {
@@ -159,10 +159,19 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
                     kk[n] = r;
                     ii[n] = i;
                     olow[n] = low;
+                    /* The inputs of TotalInfo's logs (see best_cuts), as
+                     * splits._xlog2x prepares them: the value in double, 1
+                     * where it is not positive (log 0, and a 0 term). */
+                    float tb = 0.0f, ta = 0.0f;
+                    double *xn = x + n * (2 * C + 2); /* one cut's values together */
                     for (Py_ssize_t k = 0; k < C; k++) {
-                        bel[k * cap + n] = below[k];
-                        abv[k * cap + n] = above[k];
+                        xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
+                        xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
+                        tb += below[k];
+                        ta += above[k];
                     }
+                    xn[C] = tb > 0 ? (double)tb : 1.0;
+                    xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
                     n++;
                 }
                 p = q;
@@ -171,6 +180,114 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         }
         result = PyLong_FromSsize_t(n);
     }
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
+#define LN2 0.69314718055994530942
+
+/* One TotalInfo term as splits._xlog2x computes it: v * (log(v) / ln 2) in
+ * double, with v = 1 (term 0) standing in for non-positive values. */
+static inline double xlog2x(double v, double lg)
+{
+    return (lg / LN2) * v;
+}
+
+/* TotalInfo of one side of a cut (splits.total_info, float32 flavour): the
+ * terms of the parts added into a float one at a time, then the total's
+ * term minus that sum, stored as float. */
+static inline float side_info(const double *x, const double *lg, Py_ssize_t C)
+{
+    float acc = 0.0f;
+    for (Py_ssize_t c = 0; c < C; c++)
+        acc = (float)((double)acc + xlog2x(x[c], lg[c]));
+    return (float)(xlog2x(x[C], lg[C]) - (double)acc);
+}
+
+/* best_cuts(x, lg, C, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
+ *
+ * splits.finish_c45 for the candidates of scan_cont: x holds per cut 2C + 2
+ * values (C classes below, their total, C classes above, their total) and lg
+ * their natural logs computed by numpy, so the logs are the numpy path's.  Per segment r: known weight,
+ * base info, 1 - unknown rate and the MDL cost (float32).  Candidate j's gain
+ * is (1 - unk) * (base - info / known), -EPSILON when a side has less than m;
+ * its penalised value pen = gain - cost.  out_best[r] gets the first
+ * candidate with the largest pen (-1 if none) and out_pen[r] that pen. */
+static PyObject *best_cuts(PyObject *self, PyObject *args)
+{
+    enum { NB = 10 };
+    PyObject *o[NB];
+    Py_ssize_t C, n;
+    double m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnnOOOOOOdOO", &o[0], &o[1], &C, &n, &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &m, &o[8], &o[9]))
+        return NULL;
+    if (C < 1 || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "best_cuts: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t R = 0;
+    {
+        Py_buffer probe;
+        if (PyObject_GetBuffer(o[4], &probe, PyBUF_C_CONTIGUOUS) < 0)
+            return NULL;
+        R = probe.len / (Py_ssize_t)sizeof(float);
+        PyBuffer_Release(&probe);
+    }
+    const Py_ssize_t rows = 2 * C + 2;
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(double), rows * n, "x"},
+        {0, sizeof(double), rows * n, "lg"},
+        {0, sizeof(Py_ssize_t), n, "kk"},
+        {0, sizeof(float), n, "low"},
+        {0, sizeof(float), R, "known"},
+        {0, sizeof(float), R, "base"},
+        {0, sizeof(float), R, "known_frac"},
+        {0, sizeof(float), R, "cost"},
+        {1, sizeof(Py_ssize_t), R, "out_best"},
+        {1, sizeof(float), R, "out_pen"},
+    };
+    for (got = 0; got < NB; got++)
+        if (view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const double *x = b[0].buf, *lg = b[1].buf;
+        const Py_ssize_t *kk = b[2].buf;
+        const float *low = b[3].buf, *known = b[4].buf, *base = b[5].buf;
+        const float *frac = b[6].buf, *cost = b[7].buf;
+        Py_ssize_t *best = b[8].buf;
+        float *bpen = b[9].buf;
+        const float neg_eps = (float)-1e-3;
+        for (Py_ssize_t r = 0; r < R; r++)
+            best[r] = -1;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            const Py_ssize_t r = kk[j];
+            if (r < 0 || r >= R) {
+                PyErr_SetString(PyExc_IndexError, "best_cuts: segment out of range");
+                goto done;
+            }
+            const double *xj = x + j * rows, *lj = lg + j * rows;
+            const float below = side_info(xj, lj, C);
+            const float above = side_info(xj + C + 1, lj + C + 1, C);
+            const float info = below + above;
+            const float vf1 = low[j], vf2 = known[r] - vf1;
+            float gain = frac[r] * (base[r] - info / known[r]);
+            if ((double)vf1 < m || (double)vf2 < m)
+                gain = neg_eps;
+            const float pen = gain - cost[r];
+            if (best[r] < 0 || pen > bpen[r]) {
+                best[r] = j;
+                bpen[r] = pen;
+            }
+        }
+    }
+    result = Py_NewRef(Py_None);
 done:
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&b[i]);
@@ -530,6 +647,7 @@ static PyMethodDef methods[] = {
     {"scan_cont", scan_cont, METH_VARARGS, "Candidate cuts of sorted continuous segments."},
     {"part_sorted", part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", add_at, METH_VARARGS, "np.add.at for float32, sequential."},
+    {"best_cuts", best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
     {"gather_values", gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
     {NULL, NULL, 0, NULL},
