@@ -88,9 +88,8 @@ def test_scan_equals_numpy_scoring(seed: int) -> None:
     att = np.asarray(seg_att, dtype=np.intp)
     cases_a = np.asarray(cases, dtype=np.float32)
     unk_a = np.asarray(unknown, dtype=np.float32)
-    fast = eval_continuous_flat(
-        ctx, ctx.cvals[:, rows_cat].T, ctx.y[rows_cat], w_cat, att, flat, lens, cases_a, unk_a
-    )
+    rec = np.column_stack((ctx.cvals[:, rows_cat].T, w_cat, ctx.y[rows_cat])).astype(np.float32)
+    fast = eval_continuous_flat(ctx, rec, att, flat, lens, cases_a, unk_a)
     idx = padded_rows(flat, lens, rows_cat.size)
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, np.float32(0))
@@ -143,18 +142,16 @@ def test_kernels_reject_bad_indices() -> None:
     lib = native.cscan
     assert lib is not None
     f32, ip = np.float32, np.intp
-    vals = np.zeros(4, f32)
-    y = np.zeros(4, ip)
-    w = np.ones(4, f32)
+    rec = np.zeros((4, 3), f32)  # one value, weight, class
+    rec[:, 1] = 1.0
     one = np.ones(1, f32)
     out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(4 * 8)]
     with pytest.raises(IndexError):  # position 9 is not a case
         lib.scan_cont(
-            vals,
+            rec,
             4,
+            3,
             1,
-            y,
-            w,
             np.array([0, 9], np.int32),
             np.zeros(1, ip),
             np.array([2], ip),
@@ -168,11 +165,10 @@ def test_kernels_reject_bad_indices() -> None:
         )
     with pytest.raises(ValueError):  # output too small for the classes
         lib.scan_cont(
-            vals,
+            rec,
             4,
+            3,
             1,
-            y,
-            w,
             np.array([0, 1], np.int32),
             np.zeros(1, ip),
             np.array([2], ip),
@@ -261,13 +257,15 @@ def test_gather_values_equals_numpy() -> None:
     rows = rng.integers(0, n, size=E).astype(np.intp)
     tid = np.sort(rng.integers(0, B, size=E)).astype(np.intp)
     w = (rng.random(E) * 3).astype(np.float32)
-    vals = np.empty((E, Kc), np.float32)
     unk = np.zeros(B * Kc, np.float32)
-    lib.gather_values(cv, Kc, rows, w, tid, vals, unk)
-    assert np.array_equal(vals, cv[rows], equal_nan=True)
+    y = rng.integers(0, 3, size=E).astype(np.intp)
+    rec = np.empty((E, Kc + 2), np.float32)
+    lib.gather_values(cv, Kc, rows, w, y, tid, rec, unk)
+    assert np.array_equal(rec[:, :Kc], cv[rows], equal_nan=True)
+    assert np.array_equal(rec[:, Kc], w) and np.array_equal(rec[:, Kc + 1], y)
     k_idx, e_idx = np.nonzero(np.isnan(cv[rows].T))
     want = np.zeros(B * Kc, np.float32)
     np.add.at(want, tid[e_idx] * Kc + k_idx, w[e_idx])
     assert np.array_equal(unk, want) and want.any()
     with pytest.raises(IndexError):
-        lib.gather_values(cv, Kc, np.array([n], np.intp), w[:1], tid[:1], vals, unk)
+        lib.gather_values(cv, Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)

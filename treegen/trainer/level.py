@@ -327,18 +327,23 @@ def _score_continuous(
         # per case for all attributes) with the unknown weights summed in the
         # same pass, then the scan over the unpadded segments.  Same numbers
         # as the numpy path below.
-        vals = np.empty((E, Kc), dtype=np.float32)
+        rec = np.empty((E, Kc + 2), dtype=np.float32)
         unk = np.zeros(B * Kc, dtype=np.float32)
         native.cscan.gather_values(
-            ctx.cvals_rows, Kc, rows_cat, np.ascontiguousarray(w_cat, np.float32), tid, vals, unk
+            ctx.cvals_rows,
+            Kc,
+            rows_cat,
+            np.ascontiguousarray(w_cat, np.float32),
+            np.ascontiguousarray(y_cat, np.intp),
+            tid,
+            rec,
+            unk,
         )
         flat = np.concatenate([t.srt for t in tasks])
         flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1)).astype(np.int32)
         cs = eval_continuous_flat(
             ctx,
-            vals,
-            y_cat,
-            w_cat,
+            rec,
             np.tile(np.arange(Kc, dtype=np.intp), B),
             flat,
             lens,

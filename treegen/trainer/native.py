@@ -34,5 +34,7 @@ cprune: ModuleType | None = _load("cprune")
 
 def status() -> str:
     """One line for ``--version``-style reports: which accelerators are in use."""
-    parts = [f"{n}: {'yes' if m is not None else 'no'}" for n, m in (("scan", cscan), ("prune", cprune))]
+    parts = [
+        f"{n}: {'yes' if m is not None else 'no'}" for n, m in (("scan", cscan), ("prune", cprune))
+    ]
     return "C accelerator " + ", ".join(parts)

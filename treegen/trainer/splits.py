@@ -334,9 +334,7 @@ def finish_c45(
 
 def eval_continuous_flat(
     ctx: Context,
-    vals: FloatArray,
-    y: IntArray,
-    w: FloatArray,
+    rec: FloatArray,
     seg_att: IntArray,
     flat: IntArray,
     seg_len: IntArray,
@@ -345,10 +343,9 @@ def eval_continuous_flat(
 ) -> ContScores:
     """:func:`eval_continuous` for the c45 flavour with the C accelerator, unpadded.
 
-    The cases are numbered 0..E-1: ``y``/``w`` their classes and weights,
-    ``vals[p, k]`` (row-major, shape (E, Kc)) the float32 value of case p for
-    the k-th continuous attribute.
-    Segment r (one node x attribute ``seg_att[r]``) is
+    The cases are numbered 0..E-1; ``rec[p]`` (float32, shape (E, Kc + 2)) is
+    case p's record: its values of the Kc continuous attributes, its weight
+    and its class.  Segment r (one node x attribute ``seg_att[r]``) is
     ``flat[start_r : start_r + seg_len[r]]``: its known cases in value order.
     The C scan does the running sums and candidate tests; the rest is shared
     with the numpy path (:func:`finish_c45`), so both give the same bits.
@@ -375,12 +372,9 @@ def eval_continuous_flat(
     seg_len = np.ascontiguousarray(seg_len, dtype=np.intp)
     seg_start = np.cumsum(seg_len) - seg_len
     flat = np.ascontiguousarray(flat, dtype=np.int32)
-    vals = np.ascontiguousarray(vals, dtype=dt)
-    vs = vals.shape[1]
-    y = np.ascontiguousarray(y, dtype=np.intp)
-    w32 = np.ascontiguousarray(w, dtype=dt)
+    rec = np.ascontiguousarray(rec, dtype=np.float32)
+    n1, rs = rec.shape
     att = np.ascontiguousarray(seg_att, dtype=np.intp)
-    n1 = y.size
     # Chunks of whole segments of about CHUNK entries bound the candidate arrays.
     ends = np.cumsum(seg_len)
     lo = 0
@@ -394,11 +388,10 @@ def eval_continuous_flat(
         x = np.empty(cap * (2 * C + 2))  # per cut: log inputs of TotalInfo (see best_cuts)
         tot = np.empty((hi - lo, C), dtype=dt)
         n = lib.scan_cont(
-            vals,
+            rec,
             n1,
-            vs,
-            y,
-            w32,
+            rs,
+            rs - 2,
             flat,
             seg_start[lo:hi],
             seg_len[lo:hi],
@@ -423,7 +416,7 @@ def eval_continuous_flat(
                 ii,
                 low,
                 tot,
-                vals,
+                rec,
                 flat,
                 seg_start,
                 att,

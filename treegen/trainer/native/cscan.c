@@ -36,47 +36,48 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
     return 0;
 }
 
-/* scan_cont(vals, n1, vs, y, w, flat, seg_start, seg_len, seg_att, ms, lim, enough,
+/* scan_cont(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, lim, enough,
  *           n_classes, out_kk, out_ii, out_low, out_x, out_tot)
  *     -> number of candidate cuts
  *
- * The bucket's cases are numbered 0..n1-1: y[p] is the class and w[p] the
- * weight of case p, vals[p * vs + k] its float32 value of the k-th continuous
- * attribute (gathered per bucket so that a node's cases lie close together in
- * memory).  Segment r lists one node's cases with a known value of attribute
- * seg_att[r] in value order: flat[seg_start[r] + i] (int32).  For every cut i (between
- * entries i and i+1) that splits.py's _eval_cont_chunk admits (MinSplit <=
- * LowItems <= known - MinSplit, distinct values 1e-5 apart, enough known
- * cases), it writes the segment, i, LowItems and the per-class weights below
- * and above the cut, all
- * sums float32 and sequential as Release 8's.  out_tot[r * C + c] gets the
- * segment's known class weights. */
+ * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
+ * is rec[p * rs ...]: its float32 values of the Kc continuous attributes,
+ * then its weight, then its class (as a float), so one cache line holds all a
+ * scan needs of a case.  Segment r lists one node's cases with a known value
+ * of attribute seg_att[r] in value order: flat[seg_start[r] + i] (int32).
+ * For every cut i (between entries i and i+1) that splits.py's
+ * _eval_cont_chunk admits (MinSplit <= LowItems <= known - MinSplit, distinct
+ * values 1e-5 apart, enough known cases), it writes the segment, i,
+ * LowItems, and the 2C + 2 inputs of the cut's TotalInfo logs (best_cuts);
+ * all sums float32 and sequential as Release 8's.  out_tot[r * C + c] gets
+ * the segment's known class weights. */
 static PyObject *scan_cont(PyObject *self, PyObject *args)
 {
-    enum { NB = 15 };
+    enum { NB = 13 };
     PyObject *o[NB];
-    Py_ssize_t n1, vs, C;
+    Py_ssize_t n1, rs, Kc, C;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOOOOOnOOOOO", &o[0], &n1, &vs, &o[1], &o[2], &o[3], &o[4],
-                          &o[5], &o[6], &o[7], &o[8], &o[9], &C, &o[10], &o[11], &o[12],
-                          &o[13], &o[14]))
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12]))
         return NULL;
-    if (C < 1 || C > MAX_CLASSES || n1 < 0 || vs < 1) {
-        PyErr_SetString(PyExc_ValueError, "n_classes or case count out of range");
+    if (C < 1 || C > MAX_CLASSES || n1 < 0 || Kc < 1 || rs < Kc + 2) {
+        PyErr_SetString(PyExc_ValueError, "scan_cont: sizes out of range");
         return NULL;
     }
     Py_buffer b[NB];
     int got = 0;
-    Py_ssize_t R = 0, E = 0, cap = 0, ncv = 0;
+    Py_ssize_t R = 0, E = 0, cap = 0;
     PyObject *result = NULL;
+    float *lw = NULL;
+    double *lv = NULL;
+    Py_ssize_t *lc = NULL;
     /* Sizes come from these buffers; every other buffer is checked against them. */
     {
         Py_buffer probe;
-        PyObject *src[4] = {o[6], o[3], o[10], o[0]};
-        Py_ssize_t *dst[4] = {&R, &E, &cap, &ncv};
-        Py_ssize_t size[4] = {sizeof(Py_ssize_t), sizeof(int32_t), sizeof(Py_ssize_t),
-                              sizeof(float)};
-        for (int i = 0; i < 4; i++) {
+        PyObject *src[3] = {o[3], o[1], o[8]};
+        Py_ssize_t *dst[3] = {&R, &E, &cap};
+        Py_ssize_t size[3] = {sizeof(Py_ssize_t), sizeof(int32_t), sizeof(Py_ssize_t)};
+        for (int i = 0; i < 3; i++) {
             if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
                 return NULL;
             *dst[i] = probe.len / size[i];
@@ -84,9 +85,7 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         }
     }
     const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
-        {0, sizeof(float), ncv, "vals"},
-        {0, sizeof(Py_ssize_t), n1, "y"},
-        {0, sizeof(float), n1, "w"},
+        {0, sizeof(float), n1 * rs, "rec"},
         {0, sizeof(int32_t), E, "flat"},
         {0, sizeof(Py_ssize_t), R, "seg_start"},
         {0, sizeof(Py_ssize_t), R, "seg_len"},
@@ -104,54 +103,67 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
         if (view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
             goto done;
     {
-        const float *vals = b[0].buf;
-        const Py_ssize_t *y = b[1].buf;
-        const int32_t *flat = b[3].buf;
-        const float *w = b[2].buf;
-        const Py_ssize_t *s0 = b[4].buf, *len = b[5].buf, *att = b[6].buf;
-        const float *ms = b[7].buf, *lim = b[8].buf;
-        const unsigned char *enough = b[9].buf;
-        Py_ssize_t *kk = b[10].buf, *ii = b[11].buf;
-        float *olow = b[12].buf, *tot = b[14].buf;
-        double *x = b[13].buf;
+        const float *rec = b[0].buf;
+        const int32_t *flat = b[1].buf;
+        const Py_ssize_t *s0 = b[2].buf, *len = b[3].buf, *att = b[4].buf;
+        const float *ms = b[5].buf, *lim = b[6].buf;
+        const unsigned char *enough = b[7].buf;
+        Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
+        float *olow = b[10].buf, *tot = b[12].buf;
+        double *x = b[11].buf;
         float below[MAX_CLASSES], above[MAX_CLASSES];
-        Py_ssize_t n = 0;
+        Py_ssize_t n = 0, longest = 1;
+        for (Py_ssize_t r = 0; r < R; r++)
+            if (len[r] > longest)
+                longest = len[r];
+        /* A segment's cases copied out in order: one pass of scattered reads. */
+        lw = PyMem_Malloc((size_t)longest * sizeof(float));
+        lv = PyMem_Malloc((size_t)longest * sizeof(double));
+        lc = PyMem_Malloc((size_t)longest * sizeof(Py_ssize_t));
+        if (lw == NULL || lv == NULL || lc == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
         for (Py_ssize_t r = 0; r < R; r++) {
-            const Py_ssize_t L = len[r], start = s0[r];
+            const Py_ssize_t L = len[r], start = s0[r], a = att[r];
             float *t = tot + r * C;
-            if (start < 0 || L < 0 || start + L > E || att[r] < 0 || att[r] >= vs
-                || n1 * vs > ncv) {
+            if (start < 0 || L < 0 || start + L > E || a < 0 || a >= Kc) {
                 PyErr_SetString(PyExc_IndexError, "segment out of range");
                 goto done;
             }
             for (Py_ssize_t c = 0; c < C; c++) t[c] = 0.0f;
             for (Py_ssize_t i = 0; i < L; i++) {
-                Py_ssize_t p = flat[start + i];
-                if (p < 0 || p >= n1 || y[p] < 0 || y[p] >= C) {
+                const Py_ssize_t p = flat[start + i];
+                if (p < 0 || p >= n1) {
                     PyErr_SetString(PyExc_IndexError, "case index out of range");
                     goto done;
                 }
-                t[y[p]] += w[p];
+                const float *rp = rec + p * rs;
+                const float cf = rp[Kc + 1];
+                const Py_ssize_t c = (Py_ssize_t)cf;
+                if (!(cf >= 0.0f) || c >= C) {
+                    PyErr_SetString(PyExc_IndexError, "class out of range");
+                    goto done;
+                }
+                lw[i] = rp[Kc];
+                lc[i] = c;
+                lv[i] = (double)rp[a];
+                t[c] += lw[i];
             }
             if (L < 2 || !enough[r])
                 continue;
-            const float *col = vals + att[r];
             for (Py_ssize_t c = 0; c < C; c++) {
                 below[c] = 0.0f;
                 above[c] = t[c];
             }
             float low = 0.0f;
-            Py_ssize_t p = flat[start];
-            double v = (double)col[p * vs];
             for (Py_ssize_t i = 0; i + 1 < L; i++) {
-                const Py_ssize_t c = y[p];
-                const float wi = w[p];
+                const Py_ssize_t c = lc[i];
+                const float wi = lw[i];
                 low += wi;
                 below[c] += wi;
                 above[c] -= wi;
-                const Py_ssize_t q = flat[start + i + 1];
-                const double vn = (double)col[q * vs];
-                if (low >= ms[r] && low <= lim[r] && v < vn - 1e-5) {
+                if (low >= ms[r] && low <= lim[r] && lv[i] < lv[i + 1] - 1e-5) {
                     if (n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
                         goto done;
@@ -174,13 +186,14 @@ static PyObject *scan_cont(PyObject *self, PyObject *args)
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
                     n++;
                 }
-                p = q;
-                v = vn;
             }
         }
         result = PyLong_FromSsize_t(n);
     }
 done:
+    PyMem_Free(lw);
+    PyMem_Free(lv);
+    PyMem_Free(lc);
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&b[i]);
     return result;
@@ -571,18 +584,20 @@ done:
     return result;
 }
 
-/* gather_values(cvals_rows, Kc, rows, w, tid, out_vals, out_unk):
- * out_vals[e * Kc + k] = cvals_rows[rows[e] * Kc + k] (the bucket's values,
- * row-major), and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
- * w[e] in float32, cases in order -- level.py's gather, isnan and unknown
- * weight sums in one pass over the cases. */
+/* gather_values(cvals_rows, Kc, rows, w, y, tid, out_rec, out_unk):
+ * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
+ * cvals_rows[rows[e] * Kc + k] (its values), then w[e], then y[e] as a
+ * float -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] += w[e]
+ * in float32, cases in order: level.py's numpy path gathers, tests isnan
+ * and sums the unknown weights (np.add.at) to the same numbers. */
 static PyObject *gather_values(PyObject *self, PyObject *args)
 {
-    enum { NB = 6 };
+    enum { NB = 7 };
     PyObject *o[NB];
     Py_ssize_t Kc;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnOOOOO", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5]))
+    if (!PyArg_ParseTuple(args, "OnOOOOOO", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6]))
         return NULL;
     if (Kc < 1) {
         PyErr_SetString(PyExc_ValueError, "gather_values: Kc must be positive");
@@ -594,7 +609,7 @@ static PyObject *gather_values(PyObject *self, PyObject *args)
     Py_ssize_t NV = 0, E = 0, NU = 0;
     {
         Py_buffer probe;
-        PyObject *src[3] = {o[0], o[1], o[5]};
+        PyObject *src[3] = {o[0], o[1], o[6]};
         Py_ssize_t *dst[3] = {&NV, &E, &NU};
         Py_ssize_t size[3] = {sizeof(float), sizeof(Py_ssize_t), sizeof(float)};
         for (int i = 0; i < 3; i++) {
@@ -604,12 +619,14 @@ static PyObject *gather_values(PyObject *self, PyObject *args)
             PyBuffer_Release(&probe);
         }
     }
+    const Py_ssize_t rs = Kc + 2;
     const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
         {0, sizeof(float), NV, "cvals_rows"},
         {0, sizeof(Py_ssize_t), E, "rows"},
         {0, sizeof(float), E, "w"},
+        {0, sizeof(Py_ssize_t), E, "y"},
         {0, sizeof(Py_ssize_t), E, "tid"},
-        {1, sizeof(float), E * Kc, "out_vals"},
+        {1, sizeof(float), E * rs, "out_rec"},
         {1, sizeof(float), NU, "out_unk"},
     };
     for (got = 0; got < NB; got++)
@@ -617,23 +634,26 @@ static PyObject *gather_values(PyObject *self, PyObject *args)
             goto done;
     {
         const float *cv = b[0].buf, *w = b[2].buf;
-        const Py_ssize_t *rows = b[1].buf, *tid = b[3].buf;
-        float *vals = b[4].buf, *unk = b[5].buf;
+        const Py_ssize_t *rows = b[1].buf, *y = b[3].buf, *tid = b[4].buf;
+        float *rec = b[5].buf, *unk = b[6].buf;
         const Py_ssize_t n_rows = NV / Kc;
         for (Py_ssize_t e = 0; e < E; e++) {
             const Py_ssize_t r = rows[e], t = tid[e];
-            if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU) {
+            if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0
+                || y[e] > 16777216) {
                 PyErr_SetString(PyExc_IndexError, "gather_values: index out of range");
                 goto done;
             }
             const float *src = cv + r * Kc;
-            float *dst = vals + e * Kc;
+            float *dst = rec + e * rs;
             for (Py_ssize_t k = 0; k < Kc; k++) {
                 const float v = src[k];
                 dst[k] = v;
                 if (v != v)
                     unk[t * Kc + k] += w[e];
             }
+            dst[Kc] = w[e];
+            dst[Kc + 1] = (float)y[e];
         }
     }
     result = Py_NewRef(Py_None);
