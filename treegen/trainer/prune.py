@@ -297,10 +297,10 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
 
 
 _KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
-_CHILDREN, _KIND, _CLS = attrgetter("children"), attrgetter("kind"), attrgetter("cls")
 _ATTRIBUTE, _THRESHOLD = attrgetter("attribute"), attrgetter("threshold")
-# The C walk recurses once per tree level; deeper trees (C stack) stay in Python.
-_MAX_NATIVE_DEPTH = 5000
+# The C walk recurses once per tree level (a few hundred bytes of C stack
+# each); deeper trees, far beyond any real one, stay in Python.
+_MAX_NATIVE_DEPTH = 2000
 
 
 def _prune_native(ctx: Context, root: TNode, bound: ErrorBound) -> bool:
@@ -317,18 +317,27 @@ def _prune_native(ctx: Context, root: TNode, bound: ErrorBound) -> bool:
     mod = native.cprune
     assert mod is not None
     order = [root]
+    n_kids: list[int] = []
+    kinds: list[str] = []
+    classes: list[int] = []
+    # One visit per node (at 1M rows the tree's objects are scattered in
+    # memory, so a pass per field costs more than these appends).
     for t in order:  # the list grows while iterated: breadth-first order
-        order.extend(t.children)
+        kids = t.children
+        order.extend(kids)
+        n_kids.append(len(kids))
+        kinds.append(t.kind)
+        classes.append(t.cls)
     N = len(order)
-    counts = np.fromiter(map(len, map(_CHILDREN, order)), dtype=np.int64, count=N)
+    counts = np.asarray(n_kids, dtype=np.int64)
     starts = np.cumsum(counts) - counts + 1  # root 0, then each node's children in turn
     lo, hi, depth = 0, 1, 0
     while lo < hi:  # one BFS level per step: its children follow it contiguously
         lo, hi, depth = hi, hi + int(counts[lo:hi].sum()), depth + 1
     if depth > _MAX_NATIVE_DEPTH:
         return False
-    kind = np.fromiter(map(_KIND_CODE.__getitem__, map(_KIND, order)), dtype=np.int64, count=N)
-    cls = np.fromiter(map(_CLS, order), dtype=np.int64, count=N)
+    kind = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
+    cls = np.asarray(classes, dtype=np.int64)
     # Tests only (most nodes are leaves): attribute position, cut, subset table.
     tests = np.flatnonzero(kind != 0)
     test_nodes = list(map(order.__getitem__, tests.tolist()))
@@ -413,11 +422,10 @@ def _write_back(
     for i in np.flatnonzero(in_tree & ((updated & 1) != 0)).tolist():
         t = order[i]
         t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist[i]
-    n = len(order)
-    s_arr = src
-    restructured = in_tree & ((s_arr != np.arange(n)) | ((cur_kind == 0) & (kind != 0)))
+    moved = src != np.arange(len(order))
+    restructured = in_tree & (moved | ((cur_kind == 0) & (kind != 0)))
     for i in np.flatnonzero(restructured).tolist():
-        t, s = order[i], int(s_arr[i])
+        t, s = order[i], int(src[i])
         if cur_kind[i] == 0 and kind[s] != 0:
             t.make_leaf()
             continue

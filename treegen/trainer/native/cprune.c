@@ -22,6 +22,15 @@
 
 #define MAX_CLASSES 4096
 
+/* The walk reads the records of scattered rows, known a few iterations
+ * ahead: prefetching them hides most of the memory latency. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define PREFETCH(addr) ((void)0)
+#endif
+#define AHEAD 16
+
 /* ---- the pessimistic error bound (ErrorBound, flavour c45) ---- */
 
 typedef struct {
@@ -117,7 +126,13 @@ typedef struct {
     const int64_t *y;   /* class of each row */
     const float *cvals; /* continuous values, (n_cont, n1), NaN unknown */
     const char *ncodes; /* nominal codes, (n1, n_nom), 0 unknown, 1..k */
-    Py_ssize_t n_nom, code_size;
+    Py_ssize_t n_nom, code_size, n_cont;
+    /* Each row's class, continuous values (float bits) and nominal codes side
+     * by side: a test deep in the tree reads scattered rows, and one cache
+     * line then serves the row's class and every attribute (the C walk's
+     * time is mostly these reads). */
+    uint32_t *rec;
+    Py_ssize_t stride; /* 1 + n_cont + n_nom */
     /* The grown structure of each node (never changes). */
     const int64_t *okind;       /* grown kind */
     const int64_t *attr_pos;    /* row of cvals / column of ncodes */
@@ -161,21 +176,27 @@ static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
     return c32;
 }
 
-/* Outcome of row r at a test of kind k with grown structure s (-1: unknown),
- * as grow.branch_of. */
-static Py_ssize_t branch(const Prune *p, int64_t k, Py_ssize_t s, int64_t r)
+static int32_t class_of(const Prune *p, int64_t r)
 {
+    return (int32_t)p->rec[r * p->stride];
+}
+
+/* Outcome of row r at a test of kind k reading record column col, with cut
+ * (continuous) or subset table tab (-1: unknown), as grow.branch_of. */
+static Py_ssize_t branch(const Prune *p, int64_t k, Py_ssize_t col, float cut, const int32_t *tab,
+                         int64_t r)
+{
+    const uint32_t x = p->rec[r * p->stride + col];
     if (k == CONTINUOUS) {
-        float v = p->cvals[p->attr_pos[s] * p->n1 + r];
+        float v;
+        memcpy(&v, &x, sizeof v);
         if (isnan(v))
             return -1;
-        /* numpy compares a float32 array with the Python float cut in float32 */
-        return v <= (float)p->thresh[s] ? 0 : 1;
+        return v <= cut ? 0 : 1;
     }
-    int32_t code = code_at(p, (Py_ssize_t)p->attr_pos[s], r);
     if (k == SUBSET)
-        return p->tab[p->tab_start[s] + code];
-    return code - 1;
+        return tab[(int32_t)x];
+    return (Py_ssize_t)(int32_t)x - 1;
 }
 
 static void copy_record(Prune *p, Py_ssize_t to, Py_ssize_t from)
@@ -203,8 +224,10 @@ static double leaf_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const flo
     memset(dist, 0, (size_t)C * sizeof(float));
     float cases = 0.0f; /* CountItems: float, one case at a time */
     for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            PREFETCH(p->rec + rows[i + AHEAD] * p->stride);
         cases += w[i];
-        dist[p->y[rows[i]]] += w[i];
+        dist[class_of(p, rows[i])] += w[i];
     }
     Py_ssize_t best = label(p->cls[t], dist, C);
     double est = estimate(&p->bd, cases, (float)(cases - dist[best]));
@@ -234,6 +257,10 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
         return leaf_errors(p, t, rows, w, n, update);
     const Py_ssize_t s = (Py_ssize_t)p->src[t];
     const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
+    const Py_ssize_t col = 1 + (Py_ssize_t)p->attr_pos[s] + (k == CONTINUOUS ? 0 : p->n_cont);
+    /* numpy compares a float32 array with the Python float cut in float32 */
+    const float cut = (float)p->thresh[s];
+    const int32_t *tab = k == SUBSET ? p->tab + p->tab_start[s] : NULL;
 
     /* One block: 8-byte arrays first, then 4-byte ones. */
     size_t bytes = (2 * (size_t)F + 1 + 2 * (size_t)n) * sizeof(int64_t) +
@@ -267,10 +294,16 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
     memset(dist, 0, (size_t)C * sizeof(float));
     for (Py_ssize_t i = 0; i < n; i++) {
         const int64_t r = rows[i];
+        if (i + AHEAD < n) {
+            const uint32_t *x = p->rec + rows[i + AHEAD] * p->stride;
+            PREFETCH(x + col);
+            if (update)
+                PREFETCH(x);
+        }
         cases += w[i];
         if (update)
-            dist[p->y[r]] += w[i];
-        Py_ssize_t b = branch(p, k, s, r);
+            dist[class_of(p, r)] += w[i];
+        Py_ssize_t b = branch(p, k, col, cut, tab, r);
         br[i] = (int32_t)b;
         if (b < 0) {
             unk += w[i];
@@ -454,8 +487,8 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
     {
         /* n_nom from the codes buffer; every index used below is checked here
          * once so the walk can trust them. */
-        const Py_ssize_t n_cont = b[1].len / 4 / (n1 ? n1 : 1);
-        p.n_nom = b[2].len / code_size / (n1 ? n1 : 1);
+        const Py_ssize_t n_cont = b[1].len / 4 / n1;
+        p.n_nom = b[2].len / code_size / n1;
         const Py_ssize_t n_child = b[8].len / 8, n_tab = b[10].len / 4;
         const char *bad = NULL;
         if (N < 1)
@@ -526,6 +559,21 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
             goto done;
         }
     }
+    p.n_cont = b[1].len / 4 / n1;
+    p.stride = 1 + p.n_cont + p.n_nom;
+    p.rec = malloc((size_t)n1 * (size_t)p.stride * sizeof(uint32_t));
+    if (p.rec == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < n1; r++) {
+        uint32_t *x = p.rec + r * p.stride;
+        x[0] = (uint32_t)p.y[r];
+        for (Py_ssize_t j = 0; j < p.n_cont; j++)
+            memcpy(&x[1 + j], &p.cvals[j * n1 + r], sizeof(float));
+        for (Py_ssize_t j = 0; j < p.n_nom; j++)
+            x[1 + p.n_cont + j] = (uint32_t)code_at(&p, j, r);
+    }
     {
         int64_t *rows = malloc((size_t)n1 * sizeof(int64_t));
         float *w = malloc((size_t)n1 * sizeof(float));
@@ -562,6 +610,7 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
     Py_INCREF(Py_None);
     result = Py_None;
 done:
+    free(p.rec);
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&b[i]);
     return result;
