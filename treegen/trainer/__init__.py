@@ -40,10 +40,12 @@ import numpy as np
 import treegen
 from treegen.dataset import Dataset
 from treegen.errors import TrainError
-from treegen.model import Model
+from treegen.model import Model, Node
+from treegen.trainer import flat, native
 from treegen.trainer.context import build_context
 from treegen.trainer.grow import GrowOptions
 from treegen.trainer.grow import grow as _grow_tree  # keeps treegen.trainer.grow the module
+from treegen.trainer.level import grow_levels
 from treegen.trainer.prune import prune as _prune_tree
 from treegen.trainer.prune import training_errors
 from treegen.trainer.tree import flatten
@@ -108,16 +110,29 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
     # that copy out of the peak memory of large runs.
     fingerprint = ds.fingerprint()
     ctx = build_context(ds, opts.min_cases, j48)
-    root = _grow_tree(
-        ctx, GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
-    )
-    if opts.prune:
-        _prune_tree(ctx, root, float(opts.cf))
-        if j48:
-            training_errors(ctx, root)
+    gopts = GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
+    nodes: tuple[Node, ...] | None = None
+    if engine == "level":
+        # The level-wise grower writes arrays; with the C pruner the tree
+        # stays arrays until the pruned model nodes are made.
+        tree = grow_levels(ctx, gopts)
+        if not opts.prune:
+            nodes = flat.grown_nodes(tree)
+        elif not j48 and native.cprune is not None:
+            nodes = flat.prune_c45(ctx, tree, float(opts.cf))
+        root = tree.to_tnodes() if nodes is None else None
+    else:
+        root = _grow_tree(ctx, gopts)
+    if nodes is None:
+        assert root is not None
+        if opts.prune:
+            _prune_tree(ctx, root, float(opts.cf))
+            if j48:
+                training_errors(ctx, root)
+        nodes = flatten(root)
     return Model(
         schema=ds.schema,
-        nodes=flatten(root),
+        nodes=nodes,
         options=opts.as_dict(),
         treegen_version=treegen.__version__,
         data_fingerprint=fingerprint,

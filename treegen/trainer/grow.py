@@ -256,7 +256,7 @@ def grow(ctx: Context, opts: GrowOptions) -> TNode:
     if opts.engine == "level":
         from treegen.trainer.level import grow_levels
 
-        return grow_levels(ctx, opts)
+        return grow_levels(ctx, opts).to_tnodes()
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.flat import FlatTree, collapse
 from treegen.trainer.grow import GrowOptions, select
 from treegen.trainer.splits import (
     CHUNK,
@@ -43,7 +44,6 @@ from treegen.trainer.splits import (
 )
 from treegen.trainer.stats import EPSILON
 from treegen.trainer.subsets import best_subsets
-from treegen.trainer.tree import TNode, walk
 
 FloatArray = npt.NDArray[np.floating]
 BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
@@ -55,7 +55,7 @@ GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deepe
 class Task:
     """A node waiting to be grown, with the cases that reach it."""
 
-    node: TNode
+    nid: int  # the node's id in the FlatTree
     rows: IntArray  # global row ids, ascending
     w: FloatArray  # their weights at this node
     # Per continuous attribute, one after another: positions into rows of the
@@ -66,10 +66,11 @@ class Task:
     tested: frozenset[int]
 
 
-def grow_levels(ctx: Context, opts: GrowOptions) -> TNode:
+def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
     """Grow the unpruned tree level by level (collapse applied at the end)."""
     n = ctx.n_rows
-    root = TNode("leaf", 0, 0.0, 0.0, np.zeros(ctx.n_classes, dtype=ctx.dtype))
+    tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n // 4))
+    root = tree.add(1)
     srt = ctx.sorted_flat  # root positions are row ids
     frontier = [
         Task(
@@ -99,15 +100,16 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> TNode:
             continue
         nxt: list[Task] = []
         for bucket in _buckets(ctx, tasks):
-            nxt.extend(_grow_bucket(ctx, bucket, opts))
+            nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
         if nxt:
             stack.append(nxt)
         rounds += 1
         if rounds % 8 == 0:
             release_freed_memory()
     release_freed_memory()
-    _collapse(ctx, root)
-    return root
+    tree.compact()
+    collapse(tree, ctx.j48)
+    return tree
 
 
 def _load_trim() -> Callable[[int], int] | None:
@@ -176,7 +178,7 @@ def _sums(ctx: Context, index: IntArray, w: FloatArray, size: int) -> FloatArray
     return out
 
 
-def _grow_bucket(ctx: Context, tasks: list[Task], opts: GrowOptions) -> list[Task]:
+def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOptions) -> list[Task]:
     dt = ctx.dtype
     C = ctx.n_classes
     m = ctx.min_cases
@@ -190,14 +192,11 @@ def _grow_bucket(ctx: Context, tasks: list[Task], opts: GrowOptions) -> list[Tas
     freq = _sums(ctx, tid * C + y_cat, w_cat, B * C).reshape(B, C)
     best = np.argmax(freq, axis=1)
     bestf = freq[np.arange(B), best]
-    # Plain lists first: per-element numpy scalar access costs more than the work.
-    errs = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)  # fl(N - best)
-    dists = list(freq.copy())  # one row (view) per node, of an array no one else holds
-    for t, cls_b, items_b, err_b, dist_b in zip(
-        tasks, best.tolist(), cases.tolist(), errs.tolist(), dists
-    ):
-        node = t.node
-        node.cls, node.items, node.errors, node.dist = cls_b, items_b, err_b, dist_b
+    nids = np.asarray([t.nid for t in tasks], dtype=np.intp)
+    tree.cls[nids] = best
+    tree.items[nids] = cases
+    tree.errors[nids] = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)
+    tree.dist[nids] = freq
     if ctx.j48:
         stop = (np.abs(bestf - cases) < J48_TOL) | (2 * m - cases > J48_TOL)
     else:
@@ -228,7 +227,7 @@ def _grow_bucket(ctx: Context, tasks: list[Task], opts: GrowOptions) -> list[Tas
     split = np.flatnonzero(chosen >= 0)
     if split.size == 0:
         return []
-    return _split(ctx, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases)
+    return _split(ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases)
 
 
 def _score_nominal(
@@ -457,6 +456,7 @@ def _select(
 
 def _split(
     ctx: Context,
+    tree: FlatTree,
     tasks: list[Task],
     split: IntArray,
     chosen: IntArray,
@@ -470,7 +470,9 @@ def _split(
 ) -> list[Task]:
     from treegen.trainer.partition import partition
 
-    return partition(ctx, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases)
+    return partition(
+        ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases
+    )
 
 
 def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
@@ -482,16 +484,3 @@ def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
     dest = np.arange(flat.size) + np.repeat(np.arange(lens.size) * width - starts, lens)
     out.ravel()[dest] = flat
     return out
-
-
-def _collapse(ctx: Context, root: TNode) -> None:
-    """Sum training errors bottom-up; a subtree no better than a leaf collapses."""
-    order: list[TNode] = []
-    walk(root, order.append)
-    for t in reversed(order):
-        if t.kind == "leaf" or not t.children:
-            continue
-        leaf_errors = ctx.fl(t.items - float(t.dist[t.cls]))
-        t.errors = ctx.add_all(c.errors for c in t.children)
-        if t.errors >= leaf_errors - EPSILON:
-            t.make_leaf()

@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.flat import CONTINUOUS, NOMINAL, SUBSET, FlatTree
 from treegen.trainer.splits import Score
-from treegen.trainer.tree import TNode
 
 if TYPE_CHECKING:
     from treegen.trainer.level import Task
@@ -29,6 +29,7 @@ FloatArray = npt.NDArray[np.floating]
 
 def _outcomes(
     ctx: Context,
+    tree: FlatTree,
     tasks: list[Task],
     split: IntArray,
     chosen: IntArray,
@@ -37,7 +38,10 @@ def _outcomes(
     tid: IntArray,
     rows_cat: IntArray,
 ) -> tuple[IntArray, IntArray]:
-    """Branch index of every case of the split tasks (-1 unknown) and each task's forks."""
+    """Branch index of every case of the split tasks (-1 unknown) and each task's forks.
+
+    Also records each split task's test in ``tree``.
+    """
     B = len(tasks)
     forks = np.zeros(B, dtype=np.intp)
     br = np.full(rows_cat.size, -2, dtype=np.intp)
@@ -46,23 +50,28 @@ def _outcomes(
     # one gather per kind of test instead of one pass per attribute.
     cpos = np.full(B, -1, dtype=np.intp)
     npos = np.full(B, -1, dtype=np.intp)
+    kind = np.zeros(B, dtype=np.int8)
+    subset_tasks: list[int] = []
     for b in split.tolist():
         a = int(chosen[b])
-        node = tasks[b].node
-        node.attribute = a
         if ctx.kinds[a] == "continuous":
-            node.kind = "continuous"
-            node.threshold = thr[b] = ctx.cut_for(a, float(BAR[b, a]))
+            kind[b] = CONTINUOUS
+            thr[b] = ctx.cut_for(a, float(BAR[b, a]))
             forks[b] = 2
             cpos[b] = ctx.cont_pos[a]
         elif (b, a) in subs and len(subs[(b, a)].subsets) < ctx.n_values[a]:
-            node.kind = "subset"
-            node.subsets = subs[(b, a)].subsets
-            forks[b] = len(node.subsets)
+            kind[b] = SUBSET
+            tree.subsets[tasks[b].nid] = subs[(b, a)].subsets
+            forks[b] = len(subs[(b, a)].subsets)
+            subset_tasks.append(b)
         else:
-            node.kind = "nominal"
+            kind[b] = NOMINAL
             forks[b] = ctx.n_values[a]
             npos[b] = ctx.nom_pos[a]
+    nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)
+    tree.kind[nids] = kind[split]
+    tree.attribute[nids] = chosen[split]
+    tree.threshold[nids] = thr[split]
     ce = cpos[tid]
     sel = np.flatnonzero(ce >= 0)
     if sel.size:
@@ -74,14 +83,13 @@ def _outcomes(
     sel = np.flatnonzero(ne_ >= 0)
     if sel.size:
         br[sel] = ctx.ncodes[rows_cat[sel], ne_[sel]] - 1
-    for b in split.tolist():
-        node = tasks[b].node
-        if node.kind == "subset":
-            table = np.full(ctx.n_values[node.attribute] + 1, -1, dtype=np.intp)
-            for j, vals in enumerate(node.subsets):
-                table[np.asarray(vals, dtype=np.intp) + 1] = j
-            sel = np.flatnonzero(tid == b)
-            br[sel] = table[ctx.ncodes[rows_cat[sel], ctx.nom_pos[node.attribute]]]
+    for b in subset_tasks:
+        a = int(chosen[b])
+        table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
+        for j, vals in enumerate(tree.subsets[tasks[b].nid]):
+            table[np.asarray(vals, dtype=np.intp) + 1] = j
+        sel = np.flatnonzero(tid == b)
+        br[sel] = table[ctx.ncodes[rows_cat[sel], ctx.nom_pos[a]]]
     return br, forks
 
 
@@ -92,6 +100,7 @@ def ne_v_flat(nonempty: npt.NDArray[np.bool_]) -> IntArray:
 
 def partition(
     ctx: Context,
+    tree: FlatTree,
     tasks: list[Task],
     split: IntArray,
     chosen: IntArray,
@@ -106,7 +115,7 @@ def partition(
     from treegen.trainer.level import Task, _sums
 
     dt = ctx.dtype
-    br, forks = _outcomes(ctx, tasks, split, chosen, BAR, subs, tid, rows_cat)
+    br, forks = _outcomes(ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat)
     B = len(tasks)
     F = int(forks.max())
     # Per-task unknown weight and known weight per branch (sequential sums).
@@ -119,13 +128,11 @@ def partition(
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
-    # For pruning's first pass (see TNode.factors): plain lists, then slices.
-    ne_rows = nonempty.tolist()
-    fac_rows = np.where(nonempty, factor, np.nan).tolist()
-    for b, f in zip(split.tolist(), forks[split].tolist()):
-        node = tasks[b].node
-        node.nonempty = tuple(v for v in range(f) if ne_rows[b][v])
-        node.factors = tuple(fac_rows[b][:f])
+    # For the Python pruner's first pass (see TNode.factors).
+    nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)
+    tree.branch_blocks.append(
+        (nids, nonempty[split], np.where(nonempty, factor, np.nan)[split].astype(np.float64))
+    )
     # Child ids for non-empty branches, in task then branch order.
     child_id = np.full((B, F), -1, dtype=np.intp)
     ne_t, ne_v = np.nonzero(nonempty)
@@ -194,32 +201,56 @@ def partition(
     # Child nodes, and tasks for the children that may split.
     rows_s = rows_cat[ent_s]
     has_unknown = np.bincount(tid[unk], minlength=B) > 0
+    # The children as nodes: each test's branches get consecutive ids; an
+    # empty branch is a leaf with the parent's class and distribution.
+    nf = forks[split]
+    base = tree.add(int(nf.sum()))
+    first = base + np.cumsum(nf) - nf
+    tree.first[nids] = first
+    tree.count[nids] = nf
+    slot_b = np.repeat(split, nf)  # the task of every new node
+    slot_v = np.arange(int(nf.sum())) - np.repeat(first - base, nf)  # its branch
+    slot_c = child_id[slot_b, slot_v]
+    ids = base + np.arange(slot_c.size)
+    tree.depth[ids] = np.repeat(tree.depth[nids] + 1, nf)
+    full = slot_c >= 0
+    par = np.repeat(nids, nf)[~full]
+    c = slot_c[full]
+    tree.cls[ids[full]] = cbest[c]
+    tree.items[ids[full]] = ccases[c]
+    tree.errors[ids[full]] = (ccases[c] - cbestf[c]).astype(dt)
+    tree.dist[ids[full]] = cfreq[c]
+    tree.cls[ids[~full]] = tree.cls[par]
+    tree.dist[ids[~full]] = tree.dist[par]
+    # Tasks for the children that may split.
+    node_of = np.full(n_child, -1, dtype=np.intp)
+    node_of[c] = ids[full]
+    kind_l = tree.kind[nids].tolist()
+    att_l = tree.attribute[nids].tolist()
     starts_l = starts.tolist()
     ends_l = (starts + sizes).tolist()
-    cls_l = cbest.tolist()
-    items_l = ccases.tolist()
-    err_l = (ccases - cbestf).astype(dt).tolist()
-    leaf_l = stays_leaf.tolist()
     ost_l = out_start.tolist()
+    grow_c = np.flatnonzero(~stays_leaf)
     new: list[Task] = []
-    for b in split.tolist():
+    owner = ne_t[grow_c]  # the task each growing child comes from
+    pos_of = {b: k for k, b in enumerate(split.tolist())}
+    for cc, b in zip(grow_c.tolist(), owner.tolist()):
         t = tasks[b]
-        node = t.node
+        k = pos_of[b]
         all_known = t.all_known and not has_unknown[b]
-        tested = t.tested | {node.attribute} if node.kind == "nominal" else t.tested
-        for c in child_id[b, : forks[b]].tolist():
-            if c < 0:
-                node.children.append(TNode("leaf", node.cls, 0.0, 0.0, node.dist))
-                continue
-            child = TNode("leaf", cls_l[c], items_l[c], err_l[c], cfreq[c])
-            node.children.append(child)
-            if leaf_l[c]:
-                continue
-            lo, hi = starts_l[c], ends_l[c]
-            srt_c = srt_out[ost_l[c] : ost_l[c + 1]]
-            new.append(
-                Task(child, rows_s[lo:hi], wt_s[lo:hi], srt_c, out_lens[c], all_known, tested)
+        tested = t.tested | {att_l[k]} if kind_l[k] == NOMINAL else t.tested
+        lo, hi = starts_l[cc], ends_l[cc]
+        new.append(
+            Task(
+                int(node_of[cc]),
+                rows_s[lo:hi],
+                wt_s[lo:hi],
+                srt_out[ost_l[cc] : ost_l[cc + 1]],
+                out_lens[cc],
+                all_known,
+                tested,
             )
+        )
     return new
 
 
