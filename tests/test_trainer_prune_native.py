@@ -29,6 +29,28 @@ from treegen.trainer.tree import flatten
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_data
 
+
+class Pruned:
+    """A pruned model's nodes, equal when every field is, bit for bit.
+
+    Compared by ``repr``: floats print exactly (shortest round trip, -0.0
+    distinct), and a NaN threshold equals a NaN threshold, which ``==`` on
+    nodes only gives when both hold the same NaN object.
+    """
+
+    def __init__(self, nodes: tuple[Node, ...]) -> None:
+        self.nodes = nodes
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pruned) and repr(self.nodes) == repr(other.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def kinds(self) -> set[str]:
+        return {n.kind for n in self.nodes}
+
+
 needs_native = pytest.mark.skipif(native.cprune is None, reason="C accelerator not built")
 
 CFS = [0.0001, 0.01, 0.1, 0.25, 0.4, 0.5, 0.75, 0.999]
@@ -82,7 +104,7 @@ def test_pairs_reach_every_add_errs_case() -> None:
     assert np.any(~pos)
 
 
-def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool) -> tuple[Node, ...]:
+def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool) -> Pruned:
     ctx = build_context(ds, 2, False)
     root = grow(ctx, GrowOptions("gainratio", subsets=subsets))
     saved = native.cprune  # the module prune.py consults
@@ -92,7 +114,7 @@ def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool) -> tuple[No
         prune_mod.prune(ctx, root, cf)
     finally:
         native.cprune = saved
-    return flatten(root)
+    return Pruned(flatten(root))
 
 
 @needs_native
@@ -109,7 +131,9 @@ def test_pruned_trees_identical(seed: int) -> None:
 @pytest.mark.parametrize("seed", [2, 5])
 def test_pruned_trees_identical_with_subsets(seed: int) -> None:
     ds = gen_data.generate(gen_data.random_spec(seed, max_rows=1500))
-    assert _pruned(ds, 0.25, True, True) == _pruned(ds, 0.25, True, False)
+    a = _pruned(ds, 0.25, True, True)
+    assert "subset" in a.kinds()
+    assert a == _pruned(ds, 0.25, True, False)
 
 
 @needs_native
@@ -142,7 +166,7 @@ def test_native_path_is_taken_and_deep_trees_fall_back(monkeypatch: pytest.Monke
     deep = copy.deepcopy(root)
     prune_mod.prune(ctx, deep, 0.25)
     assert calls == [1, 0]
-    assert flatten(shallow) == flatten(deep)
+    assert Pruned(flatten(shallow)) == Pruned(flatten(deep))
 
 
 # Small noisy datasets without missing values where two branches of a test
@@ -160,3 +184,71 @@ _TIE_SPECS = [
 def test_largest_branch_ties_identical(spec: gen_data.Spec) -> None:
     ds = gen_data.generate(spec)
     assert _pruned(ds, 0.25, False, True) == _pruned(ds, 0.25, False, False)
+
+
+@needs_native
+def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
+    """Children numbered depth first (consecutive, after their parent) and a
+    collapsed test whose subtree is still in the arrays: as the TNode walk."""
+    ds = gen_data.generate(gen_data.random_spec(4, max_rows=2000))
+    ctx = build_context(ds, 2, False)
+    grown = grow(ctx, GrowOptions("gainratio"))
+    ref = copy.deepcopy(grown)
+    # Number the nodes: a node's children get consecutive ids when it is
+    # expanded, expansion depth first.
+    order = [grown]
+    first: list[int] = [0]
+    path: list[list[int]] = [[]]  # branch indices from the root
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        first[i] = len(order)
+        for b, c in enumerate(order[i].children):
+            order.append(c)
+            first.append(0)
+            path.append(path[i] + [b])
+        stack.extend(range(len(order) - 1, first[i] - 1, -1))
+    kind = np.asarray([prune_mod._KIND_CODE[t.kind] for t in order], dtype=np.int8)
+    # Collapse a test with a test below it: its subtree stays in the arrays.
+    victim = next(
+        i
+        for i, t in enumerate(order)
+        if i and t.kind != "leaf" and any(c.kind != "leaf" for c in t.children)
+    )
+    kind[victim] = 0
+    count = np.asarray([len(t.children) for t in order], dtype=np.int64)
+    rec = prune_mod.prune_flat(
+        ctx,
+        0.25,
+        kind,
+        np.asarray([t.cls for t in order]),
+        np.asarray([t.attribute for t in order]),
+        np.asarray([t.threshold for t in order]),
+        np.asarray(first),
+        count,
+        {i: t.subsets for i, t in enumerate(order) if t.kind == "subset"},
+    )
+    assert rec is not None
+    assert not rec.updated[first[victim]] & 2  # the collapsed test's first child
+    order[victim].make_leaf()
+    prune_mod._write_back(order, kind.astype(np.int64), rec)
+    # The reference: the same collapse, then the Python walk.
+    ref_victim = ref
+    for b in path[victim]:
+        ref_victim = ref_victim.children[b]
+    ref_victim.make_leaf()
+    saved = native.cprune
+    try:
+        native.cprune = None
+        prune_mod.prune(ctx, ref, 0.25)
+    finally:
+        native.cprune = saved
+    assert Pruned(flatten(grown)) == Pruned(flatten(ref))
+
+
+def test_prune_flat_declines_j48() -> None:
+    ds = gen_data.generate(gen_data.random_spec(1, max_rows=300))
+    ctx = build_context(ds, 2, True)
+    one = np.zeros(1, dtype=np.int64)
+    rec = prune_mod.prune_flat(ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
+    assert rec is None

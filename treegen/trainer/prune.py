@@ -18,9 +18,8 @@ Weka's 1e-6 tolerance.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
-from operator import attrgetter
-from typing import Any
+from collections.abc import Generator, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +28,7 @@ from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
 from treegen.trainer.grow import branch_of
 from treegen.trainer.splits import J48_TOL
-from treegen.trainer.stats import ErrorBound
+from treegen.trainer.stats import ErrorBound, coeff_c45
 from treegen.trainer.tree import TNode, run, walk
 
 FloatArray = npt.NDArray[np.floating]
@@ -286,7 +285,7 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
     which always recomputes: summing is cheap there).
     """
     bound = ErrorBound(cf, "j48" if ctx.j48 else "c45")
-    if not ctx.j48 and native.cprune is not None and _prune_native(ctx, root, bound):
+    if not ctx.j48 and native.cprune is not None and _prune_native(ctx, root, cf):
         return
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     w = np.ones(ctx.n_rows, dtype=ctx.dtype)
@@ -297,119 +296,159 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
 
 
 _KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
-_ATTRIBUTE, _THRESHOLD = attrgetter("attribute"), attrgetter("threshold")
 # The C walk recurses once per tree level (a few hundred bytes of C stack
 # each); deeper trees, far beyond any real one, stay in Python.
 _MAX_NATIVE_DEPTH = 2000
 
 
-def _prune_native(ctx: Context, root: TNode, bound: ErrorBound) -> bool:
-    """:func:`estimate_errors` from the root, in C over a flat copy of the tree.
+class PruneRecords(NamedTuple):
+    """Every node's record after the C walk (:func:`prune_flat`), by node id."""
 
-    The nodes are numbered breadth first, so each node's children are
-    consecutive and come after it.  C keeps every node's current record
-    (kind, class, items, errors, distribution, and ``src``: the node whose
-    grown test and children it now has after subtree raising) and marks the
-    updated nodes and the nodes of the pruned tree; those are written back
-    to their :class:`TNode`.  Returns False (nothing changed) when the tree
-    is too deep for C's recursion.
+    kind: IntArray  # 0 leaf, 1 continuous, 2 nominal, 3 subset (now)
+    src: IntArray  # whose grown test and children the node has (subtree raising)
+    cls: IntArray
+    items: FloatArray
+    errors: FloatArray
+    dist: FloatArray  # float32, (nodes, classes)
+    updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
+
+
+def prune_flat(
+    ctx: Context,
+    cf: float,
+    kind: npt.NDArray[np.integer],
+    cls: npt.NDArray[np.integer],
+    attribute: npt.NDArray[np.integer],
+    threshold: FloatArray,
+    first: npt.NDArray[np.integer],
+    count: npt.NDArray[np.integer],
+    subsets: Mapping[int, tuple[tuple[int, ...], ...]],
+) -> PruneRecords | None:
+    """Prune a grown c45 tree given as arrays, in C; None when C cannot.
+
+    Node 0 is the root; ``kind`` codes as in :class:`PruneRecords`; a
+    test's children are nodes ``first[i] .. first[i] + count[i] - 1`` in
+    branch order, each numbered after its parent (nodes no test reaches are
+    ignored); ``subsets`` maps subset tests to their value sets.  The walk
+    is :func:`estimate_errors` from the root with ``update`` (recomputing
+    every sum, which :func:`prune`'s ``reuse_growth`` shows gives the same
+    numbers).  None for the j48 flavour, without the accelerator, or for a
+    tree deeper than C's recursion allows.
     """
     mod = native.cprune
-    assert mod is not None
+    if mod is None or ctx.j48:
+        return None
+    N = int(kind.size)
+    kind64 = np.ascontiguousarray(kind, dtype=np.int64)
+    tests = np.flatnonzero(kind64 != 0)
+    pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int64)
+    for a, j in ctx.cont_pos.items():
+        pos_of[0, a] = j
+    for a, j in ctx.nom_pos.items():
+        pos_of[1, a] = j
+    attr = np.asarray(attribute, dtype=np.int64)[tests]
+    attr_pos = np.zeros(N, dtype=np.int64)
+    attr_pos[tests] = np.where(kind64[tests] == 1, pos_of[0, attr], pos_of[1, attr])
+    tab_start = np.zeros(N, dtype=np.int64)
+    tab: list[int] = [-1]
+    for i in np.flatnonzero(kind64 == 3).tolist():
+        table = [-1] * (ctx.n_values[int(attribute[i])] + 1)  # code 0, unlisted: unknown
+        for b, vals in enumerate(subsets[i]):
+            for val in vals:
+                table[val + 1] = b
+        tab_start[i] = len(tab)
+        tab.extend(table)
+    rec = PruneRecords(
+        kind=kind64.copy(),
+        src=np.arange(N, dtype=np.int64),
+        cls=np.array(cls, dtype=np.int64),
+        items=np.zeros(N),
+        errors=np.zeros(N),
+        dist=np.zeros((N, ctx.n_classes), dtype=np.float32),
+        updated=np.zeros(N, dtype=np.int8),
+    )
+    ncodes = ctx.ncodes if ctx.ncodes.size else np.zeros((ctx.n_rows + 1, 0), dtype=np.int16)
+    done = mod.prune_c45(
+        math.log(cf),
+        coeff_c45(cf),
+        ctx.n_rows,
+        ctx.n_classes,
+        np.ascontiguousarray(ctx.y, dtype=np.int64),
+        np.ascontiguousarray(ctx.cvals, dtype=np.float32),
+        np.ascontiguousarray(ncodes),
+        ncodes.dtype.itemsize,
+        kind64,
+        attr_pos,
+        np.ascontiguousarray(threshold, dtype=np.float64),
+        np.ascontiguousarray(first, dtype=np.int64),
+        np.ascontiguousarray(count, dtype=np.int64),
+        np.arange(N, dtype=np.int64),
+        tab_start,
+        np.asarray(tab, dtype=np.int32),
+        rec.kind,
+        rec.src,
+        rec.cls,
+        rec.items,
+        rec.errors,
+        rec.dist,
+        rec.updated,
+        _MAX_NATIVE_DEPTH,
+    )
+    return rec if done else None
+
+
+def _prune_native(ctx: Context, root: TNode, cf: float) -> bool:
+    """:func:`prune_flat` over a breadth-first copy of the tree, written back to it.
+
+    Returns False (nothing changed) when C cannot prune it.
+    """
     order = [root]
     n_kids: list[int] = []
     kinds: list[str] = []
     classes: list[int] = []
+    attrs: list[int] = []
+    cuts: list[float] = []
+    subsets: dict[int, tuple[tuple[int, ...], ...]] = {}
     # One visit per node (at 1M rows the tree's objects are scattered in
     # memory, so a pass per field costs more than these appends).
     for t in order:  # the list grows while iterated: breadth-first order
         kids = t.children
         order.extend(kids)
         n_kids.append(len(kids))
-        kinds.append(t.kind)
+        k = t.kind
+        kinds.append(k)
         classes.append(t.cls)
+        if k != "leaf":  # most nodes are leaves
+            attrs.append(t.attribute)
+            cuts.append(t.threshold)
+            if k == "subset":
+                subsets[len(kinds) - 1] = t.subsets
     N = len(order)
     counts = np.asarray(n_kids, dtype=np.int64)
-    starts = np.cumsum(counts) - counts + 1  # root 0, then each node's children in turn
-    lo, hi, depth = 0, 1, 0
-    while lo < hi:  # one BFS level per step: its children follow it contiguously
-        lo, hi, depth = hi, hi + int(counts[lo:hi].sum()), depth + 1
-    if depth > _MAX_NATIVE_DEPTH:
-        return False
     kind = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
-    cls = np.asarray(classes, dtype=np.int64)
-    # Tests only (most nodes are leaves): attribute position, cut, subset table.
-    tests = np.flatnonzero(kind != 0)
-    test_nodes = list(map(order.__getitem__, tests.tolist()))
-    attr = np.fromiter(map(_ATTRIBUTE, test_nodes), dtype=np.int64, count=tests.size)
-    n_att = len(ctx.kinds)
-    pos_of = np.zeros((2, n_att), dtype=np.int64)
-    for a, j in ctx.cont_pos.items():
-        pos_of[0, a] = j
-    for a, j in ctx.nom_pos.items():
-        pos_of[1, a] = j
-    attr_pos = np.zeros(N, dtype=np.int64)
-    attr_pos[tests] = np.where(kind[tests] == 1, pos_of[0, attr], pos_of[1, attr])
-    thresh = np.zeros(N)
-    thresh[tests] = np.fromiter(map(_THRESHOLD, test_nodes), dtype=np.float64, count=tests.size)
-    tab_start = np.zeros(N, dtype=np.int64)
-    tab: list[int] = [-1]
-    for i in np.flatnonzero(kind == 3).tolist():
-        t = order[i]
-        table = [-1] * (ctx.n_values[t.attribute] + 1)  # code 0 and unlisted: unknown
-        for b, vals in enumerate(t.subsets):
-            for val in vals:
-                table[val + 1] = b
-        tab_start[i] = len(tab)
-        tab.extend(table)
-    C = ctx.n_classes
-    src = np.arange(N, dtype=np.int64)
-    cur_kind, cur_cls = kind.copy(), cls.copy()
-    items = np.zeros(N)
-    errors = np.zeros(N)
-    dist = np.zeros((N, C), dtype=np.float32)
-    updated = np.zeros(N, dtype=np.int8)
-    ncodes = ctx.ncodes if ctx.ncodes.size else np.zeros((ctx.n_rows + 1, 0), dtype=np.int16)
-    mod.prune_c45(
-        math.log(bound.cf),
-        bound.coeff,
-        ctx.n_rows,
-        C,
-        np.ascontiguousarray(ctx.y, dtype=np.int64),
-        np.ascontiguousarray(ctx.cvals, dtype=np.float32),
-        np.ascontiguousarray(ncodes),
-        ncodes.dtype.itemsize,
+    tests = kind != 0
+    attribute = np.full(N, -1, dtype=np.int64)
+    attribute[tests] = attrs
+    threshold = np.full(N, math.nan)
+    threshold[tests] = cuts
+    rec = prune_flat(
+        ctx,
+        cf,
         kind,
-        attr_pos,
-        thresh,
-        starts,
+        np.asarray(classes, dtype=np.int64),
+        attribute,
+        threshold,
+        np.cumsum(counts) - counts + 1,  # root 0, then each node's children in turn
         counts,
-        np.arange(N, dtype=np.int64),
-        tab_start,
-        np.asarray(tab, dtype=np.int32),
-        cur_kind,
-        src,
-        cur_cls,
-        items,
-        errors,
-        dist,
-        updated,
+        subsets,
     )
-    _write_back(order, kind, cur_kind, src, cur_cls, items, errors, dist, updated)
+    if rec is None:
+        return False
+    _write_back(order, kind, rec)
     return True
 
 
-def _write_back(
-    order: list[TNode],
-    kind: IntArray,
-    cur_kind: IntArray,
-    src: IntArray,
-    cls: IntArray,
-    items: FloatArray,
-    errors: FloatArray,
-    dist: FloatArray,
-    updated: npt.NDArray[np.int8],
-) -> None:
+def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
     """Apply the C walk's records to the nodes of the pruned tree.
 
     A node whose structure came from another (``src``) gets that node's
@@ -417,8 +456,9 @@ def _write_back(
     as a leaf (itself or raised from a test made a leaf) gets ``make_leaf``.
     The source nodes are off the pruned tree, so still as grown.
     """
+    cur_kind, src, dist, updated = rec.kind, rec.src, rec.dist, rec.updated
     in_tree = (updated & 2) != 0
-    cls_l, items_l, errors_l = cls.tolist(), items.tolist(), errors.tolist()
+    cls_l, items_l, errors_l = rec.cls.tolist(), rec.items.tolist(), rec.errors.tolist()
     for i in np.flatnonzero(in_tree & ((updated & 1) != 0)).tolist():
         t = order[i]
         t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist[i]

@@ -166,6 +166,8 @@ static Py_ssize_t label(int64_t current, const float *d, Py_ssize_t C)
 static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
 {
     const char *at = p->ncodes + (r * p->n_nom + pos) * p->code_size;
+    if (p->code_size == 1)
+        return (int8_t)*at;
     if (p->code_size == 2) {
         int16_t c16;
         memcpy(&c16, at, 2);
@@ -409,7 +411,8 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
 
 /* prune_c45(log_cf, coeff, n_rows, n_classes, y, cvals, ncodes, code_size,
  *           okind, attr_pos, thresh, child_start, n_children, child_idx,
- *           tab_start, tab, kind, src, cls, items, errors, dist, updated)
+ *           tab_start, tab, kind, src, cls, items, errors, dist, updated,
+ *           max_depth=unlimited) -> bool
  *
  * Node 0 is the root; all case data as in treegen.trainer.context.Context
  * (y: int64 (n_rows + 1), cvals: float32 (n_cont, n_rows + 1), ncodes:
@@ -418,7 +421,11 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
  * nodes x classes) and updated (int8).  kind, src (= node index) and cls
  * come in initialised (updated zero); the rest of the record arrays are
  * outputs, valid where bit 1 of updated is set.  Bit 2 marks the nodes of
- * the pruned tree. */
+ * the pruned tree.  Children are child_idx[child_start[i] ..
+ * child_start[i] + n_children[i] - 1], each numbered after its parent;
+ * nodes that no test reaches are ignored.  Returns False, with nothing
+ * done, when the tree has more than max_depth levels (the walk recurses
+ * once per level). */
 static PyObject *prune_c45(PyObject *self, PyObject *args)
 {
     PyObject *o[N_BUF];
@@ -426,12 +433,14 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
     Py_ssize_t n_rows, C, code_size;
     (void)self;
     memset(&p, 0, sizeof p);
-    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO", &p.bd.log_cf, &p.bd.coeff, &n_rows, &C,
-                          &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
+    Py_ssize_t max_depth = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|n", &p.bd.log_cf, &p.bd.coeff, &n_rows,
+                          &C, &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
                           &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
-                          &o[17]))
+                          &o[17], &max_depth))
         return NULL;
-    if (C < 1 || C > MAX_CLASSES || n_rows < 0 || (code_size != 2 && code_size != 4)) {
+    if (C < 1 || C > MAX_CLASSES || n_rows < 0 ||
+        (code_size != 1 && code_size != 2 && code_size != 4)) {
         PyErr_SetString(PyExc_ValueError, "prune_c45: bad sizes");
         return NULL;
     }
@@ -559,6 +568,31 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
             goto done;
         }
     }
+    {
+        /* Levels of the tree reachable from the root (children come after
+         * their parent, so one forward pass). */
+        int32_t *depth = calloc((size_t)N, sizeof(int32_t));
+        if (depth == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_ssize_t deepest = 1;
+        depth[0] = 1;
+        for (Py_ssize_t i = 0; i < N; i++) {
+            if (depth[i] == 0 || p.okind[i] == LEAF)
+                continue;
+            for (int64_t j = 0; j < p.n_children[i]; j++)
+                depth[p.child_idx[p.child_start[i] + j]] = depth[i] + 1;
+            if (depth[i] + 1 > deepest)
+                deepest = depth[i] + 1;
+        }
+        free(depth);
+        if (deepest > max_depth) {
+            Py_INCREF(Py_False);
+            result = Py_False;
+            goto done;
+        }
+    }
     p.n_cont = b[1].len / 4 / n1;
     p.stride = 1 + p.n_cont + p.n_nom;
     p.rec = malloc((size_t)n1 * (size_t)p.stride * sizeof(uint32_t));
@@ -607,8 +641,8 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
         for (int64_t j = 0; j < p.n_children[s]; j++)
             p.updated[p.child_idx[p.child_start[s] + j]] |= 2;
     }
-    Py_INCREF(Py_None);
-    result = Py_None;
+    Py_INCREF(Py_True);
+    result = Py_True;
 done:
     free(p.rec);
     for (int i = 0; i < got; i++)
