@@ -129,11 +129,14 @@ def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_trees_equal_with_and_without_accelerator(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The whole numpy/Python path (no accelerator at all) gives the same models."""
     ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2500))
-    opts = TrainOptions()
-    fast = train(ds, opts).nodes
-    monkeypatch.setattr(native, "cscan", None)
-    assert train(ds, opts).nodes == fast
+    for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(flavor="j48")):
+        fast = train(ds, opts).nodes
+        with monkeypatch.context() as m:
+            m.setattr(native, "cscan", None)
+            m.setattr(native, "cprune", None)
+            assert train(ds, opts).nodes == fast
 
 
 @needs_native

@@ -247,82 +247,30 @@ def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:
     )
 
 
-# The C pruner recurses once per tree level (a few hundred bytes of C stack
-# each); deeper trees, far beyond any real one, go to the Python pruner.
-MAX_NATIVE_DEPTH = 2000
-
-
 def prune_c45(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
     """Release 8's pruning of ``tree`` by the C pruner, straight to model nodes.
 
-    The same walk as :func:`treegen.trainer.prune.prune` (the C code is
-    tested equal to it), fed with the tree's arrays as they are.  Returns
-    None when the tree is too deep for the C walk; the caller then prunes
-    in Python.
+    :func:`treegen.trainer.prune.prune_flat` (the C walk, tested equal to
+    the Python pruner) takes the tree's arrays as they are; None when it
+    cannot (no accelerator, or a tree deeper than its recursion allows), and
+    the caller then prunes in Python.
     """
-    from treegen.trainer import native
-    from treegen.trainer.stats import ErrorBound
+    from treegen.trainer.prune import prune_flat
 
-    mod = native.cprune
-    assert mod is not None and not ctx.j48
     n = tree.n
-    if n and int(tree.depth[:n].max()) > MAX_NATIVE_DEPTH:
-        return None
-    bound = ErrorBound(cf, "c45")
-    kind = tree.kind[:n].astype(np.int64)
-    tests = np.flatnonzero(kind != LEAF)
-    attr = tree.attribute[tests]
-    pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int64)
-    for a, j in ctx.cont_pos.items():
-        pos_of[0, a] = j
-    for a, j in ctx.nom_pos.items():
-        pos_of[1, a] = j
-    attr_pos = np.zeros(n, dtype=np.int64)
-    attr_pos[tests] = np.where(kind[tests] == CONTINUOUS, pos_of[0, attr], pos_of[1, attr])
-    thresh = np.zeros(n)
-    thresh[tests] = tree.threshold[tests]
-    counts = np.where(kind != LEAF, tree.count[:n], 0).astype(np.int64)
-    tab_start = np.zeros(n, dtype=np.int64)
-    tab: list[int] = [-1]
-    for i in tests[kind[tests] == SUBSET].tolist():
-        table = [-1] * (ctx.n_values[int(tree.attribute[i])] + 1)  # code 0, unlisted: unknown
-        for b, vals in enumerate(tree.subsets[i]):
-            for val in vals:
-                table[val + 1] = b
-        tab_start[i] = len(tab)
-        tab.extend(table)
-    C = ctx.n_classes
-    cur_kind = kind.copy()
-    src = np.arange(n, dtype=np.int64)
-    cls = tree.cls[:n].astype(np.int64)
-    items = np.zeros(n)
-    errors = np.zeros(n)
-    dist = np.zeros((n, C), dtype=np.float32)
-    updated = np.zeros(n, dtype=np.int8)
-    ncodes = ctx.ncodes if ctx.ncodes.size else np.zeros((ctx.n_rows + 1, 0), dtype=np.int16)
-    mod.prune_c45(
-        math.log(bound.cf),
-        bound.coeff,
-        ctx.n_rows,
-        C,
-        np.ascontiguousarray(ctx.y, dtype=np.int64),
-        np.ascontiguousarray(ctx.cvals, dtype=np.float32),
-        np.ascontiguousarray(ncodes),
-        ncodes.dtype.itemsize,
-        kind,
-        attr_pos,
-        thresh,
-        np.ascontiguousarray(tree.first[:n], dtype=np.int64),
-        counts,
-        np.arange(n, dtype=np.int64),
-        tab_start,
-        np.asarray(tab, dtype=np.int32),
-        cur_kind,
-        src,
-        cls,
-        items,
-        errors,
-        dist,
-        updated,
+    rec = prune_flat(
+        ctx,
+        cf,
+        tree.kind[:n],
+        tree.cls[:n],
+        tree.attribute[:n],
+        np.where(tree.kind[:n] != LEAF, tree.threshold[:n], 0.0),
+        tree.first[:n],
+        np.where(tree.kind[:n] != LEAF, tree.count[:n], 0),
+        tree.subsets,
     )
-    return model_nodes(tree, cur_kind, src, cls, items, errors, dist, updated)
+    if rec is None:
+        return None
+    return model_nodes(
+        tree, rec.kind, rec.src, rec.cls, rec.items, rec.errors, rec.dist, rec.updated
+    )
