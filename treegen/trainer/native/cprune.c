@@ -29,7 +29,7 @@
 #else
 #define PREFETCH(addr) ((void)0)
 #endif
-#define AHEAD 16
+#define AHEAD 32
 
 /* ---- the pessimistic error bound (ErrorBound, flavour c45) ---- */
 
