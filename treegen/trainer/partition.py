@@ -56,7 +56,8 @@ def _outcomes(
         a = int(chosen[b])
         if ctx.kinds[a] == "continuous":
             kind[b] = CONTINUOUS
-            thr[b] = ctx.cut_for(a, float(BAR[b, a]))
+            if ctx.j48:
+                thr[b] = ctx.cut_for(a, float(BAR[b, a]))
             forks[b] = 2
             cpos[b] = ctx.cont_pos[a]
         elif (b, a) in subs and len(subs[(b, a)].subsets) < ctx.n_values[a]:
@@ -68,6 +69,16 @@ def _outcomes(
             kind[b] = NOMINAL
             forks[b] = ctx.n_values[a]
             npos[b] = ctx.nom_pos[a]
+    if not ctx.j48:
+        # ctx.cut_for, one binary search per attribute for all its cuts.
+        cont = split[kind[split] == CONTINUOUS]
+        for a in np.unique(chosen[cont]).tolist():
+            tb = cont[chosen[cont] == a]
+            d = ctx.distinct[a]
+            bar = BAR[tb, a].astype(d.dtype)  # float32 midpoints: exact
+            i = np.searchsorted(d, bar, side="right") - 1
+            assert (i >= 0).all(), "midpoint lies above a training value by construction"
+            thr[tb] = d[i]
     nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)
     tree.kind[nids] = kind[split]
     tree.attribute[nids] = chosen[split]
