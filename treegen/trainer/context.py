@@ -139,8 +139,12 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         col = ds.X[:, a].astype(dtype)  # float32 for c45: Release 8 stores values as float
         cvals[j, :n] = col
         rows = np.flatnonzero(~np.isnan(col))
-        sorted_rows.append(rows[np.argsort(col[rows], kind="stable")].astype(np.int32))
-        distinct[a] = np.unique(col[rows])
+        order = rows[np.argsort(col[rows], kind="stable")]
+        sorted_rows.append(order.astype(np.int32))
+        vals = col[order]  # ascending: the distinct values without sorting again
+        keep = np.ones(vals.size, dtype=np.bool_)
+        keep[1:] = vals[1:] != vals[:-1]
+        distinct[a] = vals[keep]
     sorted_flat = np.concatenate([np.zeros(0, dtype=np.int32)] + sorted_rows).astype(np.int32)
     presorted_len = np.asarray([r.size for r in sorted_rows], dtype=np.intp)
     del sorted_rows
