@@ -22,8 +22,10 @@ REPO = Path(__file__).resolve().parent.parent
 SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
 
 
-def treegen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+def treegen(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env or {})}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return subprocess.run([sys.executable, "-m", "treegen", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
@@ -53,7 +55,12 @@ def test_help_lists_every_subcommand() -> None:
 
 def test_version() -> None:
     p = treegen("--version")
-    assert p.returncode == 0 and p.stdout.strip() == f"treegen {__version__}"
+    assert p.returncode == 0 and p.stdout.startswith(f"treegen {__version__}; C accelerator ")
+    off = treegen("--version", env={"TREEGEN_NO_NATIVE": "1"})
+    assert off.stdout.strip() == (
+        f"treegen {__version__}; C accelerator off: turned off by TREEGEN_NO_NATIVE,"
+        " training runs its numpy code"
+    )
 
 
 @pytest.mark.parametrize("argv,fragments", [

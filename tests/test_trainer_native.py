@@ -37,7 +37,8 @@ def test_accelerator_is_built() -> None:
     if os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0"):
         pytest.skip("TREEGEN_NO_NATIVE asks for the numpy path")
     assert native.cscan is not None, "setup.py did not build treegen.trainer._cscan"
-    assert "scan: yes" in native.status()
+    assert native.cprune is not None, "setup.py did not build treegen.trainer._cprune"
+    assert native.status() == "C accelerator on"
 
 
 def _continuous_data(seed: int, n: int, n_cont: int, n_classes: int) -> Dataset:

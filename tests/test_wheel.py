@@ -53,9 +53,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # writes nothing into the checkout and picks up no stray local files.
     src = root / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(REPO / name, src / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    # No compiled accelerator from an in-place build: the wheel must build its own.
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
     shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
     shutil.copytree(REPO / "templates", src / "templates", ignore=ignore)
     no_iso = ["--no-build-isolation"] if _can_build_offline() else []
@@ -109,6 +110,8 @@ def test_help_from_console_script(installed: tuple[Path, dict[str, str]]) -> Non
         assert f"\n    {name} " in p.stdout, name
     q = run(env_dir / "bin" / "python", "-m", "treegen", "--version", cwd=work, env=env)
     assert q.stdout.startswith("treegen ")
+    if shutil.which("cc") or shutil.which("gcc"):  # the wheel compiled the C accelerator
+        assert q.stdout.rstrip().endswith("C accelerator on"), q.stdout
 
 
 def test_templates_come_from_the_installed_package(

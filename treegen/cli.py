@@ -55,6 +55,17 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version, and whether training runs the C accelerator."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from treegen.trainer import native  # imported on demand: it loads numpy
+
+        sys.stdout.write(f"treegen {__version__}; {native.status()}\n")
+        parser.exit()
+
+
 def _registrars() -> list[Registrar]:
     # Imported here, not at module level, so that a broken subcommand module
     # is reported by the test suite rather than making ``--version`` fail.
@@ -71,7 +82,10 @@ def build_parser() -> OneLineParser:
         epilog="Exit status: 0 ok, 1 verification failed, 2 bad input or usage. "
         "Run 'treegen SUBCOMMAND --help' for a subcommand's options.",
     )
-    parser.add_argument("--version", action="version", version=f"treegen {__version__}")
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0,
+        help="print treegen's version and whether its C accelerator is in use",
+    )
     parser.add_argument(
         "-q", "--quiet", action="store_true", default=False,
         help="print results only, no progress or diagnostics on stderr",

@@ -13,8 +13,12 @@ import os
 from types import ModuleType
 
 
+def _off() -> bool:
+    return os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0")
+
+
 def _load(name: str) -> ModuleType | None:
-    if os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0"):
+    if _off():
         return None
     try:
         if name == "cscan":
@@ -33,8 +37,14 @@ cprune: ModuleType | None = _load("cprune")
 
 
 def status() -> str:
-    """One line for ``--version``-style reports: which accelerators are in use."""
+    """Which accelerator modules are in use, for ``treegen --version``."""
+    if cscan is not None and cprune is not None:
+        return "C accelerator on"
+    if cscan is None and cprune is None:
+        why = "turned off by TREEGEN_NO_NATIVE" if _off() else "not built"
+        return f"C accelerator off: {why}, training runs its numpy code"
     parts = [
-        f"{n}: {'yes' if m is not None else 'no'}" for n, m in (("scan", cscan), ("prune", cprune))
+        f"{n} {'on' if m is not None else 'off'}"
+        for n, m in (("growth", cscan), ("pruning", cprune))
     ]
-    return "C accelerator " + ", ".join(parts)
+    return "C accelerator: " + ", ".join(parts)
