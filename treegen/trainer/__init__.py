@@ -28,6 +28,12 @@ float32-ulp level; the nine reference trees are reproduced exactly):
   the drift that round trips *inside* a branch's subtree leave on them
   before the next branch (Release 8 reuses one global weight array);
 * only NaN is unknown: Release 8 also reads the value -999 as unknown.
+
+Engines: ``engine="level"`` (default) grows a level of nodes at a time into
+arrays (:mod:`treegen.trainer.level`, :mod:`treegen.trainer.flat`) and, with
+the C accelerator, prunes those arrays in C and makes the model nodes from
+them; ``engine="dfs"`` is the readable node-by-node reference.  Both give
+the same model, bit for bit, with or without the accelerator.
 """
 
 from __future__ import annotations

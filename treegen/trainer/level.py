@@ -4,7 +4,11 @@ Most nodes of a large tree are small, and scoring one node costs a few
 hundred numpy calls whatever its size; so the nodes of a level are grouped
 into buckets and each bucket is scored with the same
 numpy passes as a single node (:mod:`treegen.trainer.splits`, one row per
-(node, attribute)), then all its splits are partitioned together.
+(node, attribute)), then all its splits are partitioned together.  The
+nodes are written into a :class:`~treegen.trainer.flat.FlatTree` (arrays,
+not objects), and with the C accelerator (:mod:`treegen.trainer.native`)
+the sequential loops of scoring and partitioning run in C on the same
+numbers.
 
 Each node carries its own rows and weights (a case with an unknown value
 appears in every non-empty branch).  The sums run in the same order as in

@@ -5,9 +5,10 @@ unknown), the known weight per branch, ``Factor = known_v / KnownCases``,
 the unknown cases' weights per branch (Release 8's float round trip from
 branch to branch), the children's case lists (parent order kept, so sums
 run in the same order as a node-by-node grower) and the children's sorted
-arrays, obtained by filtering the parent's with one pass per branch index
-instead of sorting again.  Branches without a known case become empty
-leaves with the parent's class and distribution.
+arrays, obtained by distributing the parent's in order (C ``part_sorted``,
+or a stable sort by child in numpy) instead of sorting again.  The
+children become consecutive nodes of the FlatTree; branches without a
+known case are empty leaves with the parent's class and distribution.
 """
 
 from __future__ import annotations
