@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.dataset import Dataset
+from treegen.dataset import Attribute, Dataset, Schema
 from treegen.model import Node
 from treegen.trainer import native
 from treegen.trainer import prune as prune_mod
 from treegen.trainer.context import build_context
 from treegen.trainer.grow import GrowOptions, grow
 from treegen.trainer.stats import ErrorBound
-from treegen.trainer.tree import flatten
+from treegen.trainer.tree import TNode, flatten
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_data
@@ -252,3 +252,59 @@ def test_prune_flat_declines_j48() -> None:
     one = np.zeros(1, dtype=np.int64)
     rec = prune_mod.prune_flat(ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
     assert rec is None
+
+
+def _many_valued(k: int, rows: int, seed: int) -> Dataset:
+    """A nominal attribute with ``k`` values (codes wider than a byte), some
+    missing, plus a continuous one; the class follows the nominal value."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, k, rows).astype(np.float64)
+    a[rng.random(rows) < 0.1] = np.nan
+    b = np.round(rng.normal(0, 10, rows), 1)
+    y = np.where(np.isnan(a), rng.integers(0, 3, rows), np.nan_to_num(a).astype(np.int64) % 3)
+    y = np.where(rng.random(rows) < 0.15, rng.integers(0, 3, rows), y)
+    attrs = (
+        Attribute("a", "nominal", tuple(f"v{i}" for i in range(k))),
+        Attribute("b", "continuous"),
+    )
+    schema = Schema(attrs, ("k0", "k1", "k2"), "class")
+    return Dataset(schema, np.column_stack([a, b]), y.astype(np.int32))
+
+
+@needs_native
+def test_pruned_trees_identical_with_two_byte_codes() -> None:
+    ds = _many_valued(300, 3000, 1)
+    a = _pruned(ds, 0.25, False, True)
+    assert "nominal" in a.kinds()
+    assert a == _pruned(ds, 0.25, False, False)
+
+
+@needs_native
+def test_four_byte_codes_one_wide_test() -> None:
+    """A hand-made test on a 70000-valued attribute (codes beyond 16 bits)
+    whose few used values predict the class: it stays a test."""
+    k = 70000
+    rng = np.random.default_rng(3)
+    used = np.concatenate([np.arange(10), np.arange(k - 10, k)])
+    a = rng.choice(used, 4000).astype(np.float64)
+    a[rng.random(4000) < 0.05] = np.nan
+    y = np.where(np.isnan(a), 0, np.nan_to_num(a).astype(np.int64) % 3)
+    attrs = (Attribute("a", "nominal", tuple(f"v{i}" for i in range(k))),)
+    ds = Dataset(Schema(attrs, ("k0", "k1", "k2"), "class"), a[:, None], y.astype(np.int32))
+    ctx = build_context(ds, 2, False)
+
+    def tree() -> TNode:
+        root = TNode("nominal", 0, 0.0, 0.0, np.zeros(3, dtype=np.float32), attribute=0)
+        root.children = [TNode("leaf", 0, 0.0, 0.0, np.zeros(3, np.float32)) for v in range(k)]
+        return root
+
+    got, want = tree(), tree()
+    prune_mod.prune(ctx, got, 0.25)
+    saved = native.cprune
+    try:
+        native.cprune = None
+        prune_mod.prune(ctx, want, 0.25, reuse_growth=False)
+    finally:
+        native.cprune = saved
+    assert got.kind == "nominal"
+    assert Pruned(flatten(got)) == Pruned(flatten(want))

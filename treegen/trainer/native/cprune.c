@@ -127,12 +127,13 @@ typedef struct {
     const float *cvals; /* continuous values, (n_cont, n1), NaN unknown */
     const char *ncodes; /* nominal codes, (n1, n_nom), 0 unknown, 1..k */
     Py_ssize_t n_nom, code_size, n_cont;
-    /* Each row's class, continuous values (float bits) and nominal codes side
-     * by side: a test deep in the tree reads scattered rows, and one cache
-     * line then serves the row's class and every attribute (the C walk's
-     * time is mostly these reads). */
-    uint32_t *rec;
-    Py_ssize_t stride; /* 1 + n_cont + n_nom */
+    /* Each row's class (uint16), nominal codes (code_w bytes each) and
+     * continuous values (float) side by side in one record of stride bytes,
+     * aligned to a cache line when it fits one: deep in the tree a test
+     * reads scattered rows, and the C walk's time is mostly these reads. */
+    unsigned char *rec;
+    Py_ssize_t stride, off_nom, off_cont;
+    int code_w;
     /* The grown structure of each node (never changes). */
     const int64_t *okind;       /* grown kind */
     const int64_t *attr_pos;    /* row of cvals / column of ncodes */
@@ -180,25 +181,38 @@ static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
 
 static int32_t class_of(const Prune *p, int64_t r)
 {
-    return (int32_t)p->rec[r * p->stride];
+    uint16_t c;
+    memcpy(&c, p->rec + r * p->stride, sizeof c);
+    return c;
 }
 
-/* Outcome of row r at a test of kind k reading record column col, with cut
- * (continuous) or subset table tab (-1: unknown), as grow.branch_of. */
+/* Outcome of row r at a test of kind k reading its record at byte offset
+ * col, with cut (continuous) or subset table tab (-1: unknown), as
+ * grow.branch_of. */
 static Py_ssize_t branch(const Prune *p, int64_t k, Py_ssize_t col, float cut, const int32_t *tab,
                          int64_t r)
 {
-    const uint32_t x = p->rec[r * p->stride + col];
+    const unsigned char *x = p->rec + r * p->stride + col;
     if (k == CONTINUOUS) {
         float v;
-        memcpy(&v, &x, sizeof v);
+        memcpy(&v, x, sizeof v);
         if (isnan(v))
             return -1;
         return v <= cut ? 0 : 1;
     }
+    int32_t code;
+    if (p->code_w == 1) {
+        code = *x;
+    } else if (p->code_w == 2) {
+        uint16_t c16;
+        memcpy(&c16, x, sizeof c16);
+        code = c16;
+    } else {
+        memcpy(&code, x, sizeof code);
+    }
     if (k == SUBSET)
-        return tab[(int32_t)x];
-    return (Py_ssize_t)(int32_t)x - 1;
+        return tab[code];
+    return (Py_ssize_t)code - 1;
 }
 
 static void copy_record(Prune *p, Py_ssize_t to, Py_ssize_t from)
@@ -259,7 +273,8 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
         return leaf_errors(p, t, rows, w, n, update);
     const Py_ssize_t s = (Py_ssize_t)p->src[t];
     const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
-    const Py_ssize_t col = 1 + (Py_ssize_t)p->attr_pos[s] + (k == CONTINUOUS ? 0 : p->n_cont);
+    const Py_ssize_t col = k == CONTINUOUS ? p->off_cont + 4 * (Py_ssize_t)p->attr_pos[s]
+                                           : p->off_nom + p->code_w * (Py_ssize_t)p->attr_pos[s];
     /* numpy compares a float32 array with the Python float cut in float32 */
     const float cut = (float)p->thresh[s];
     const int32_t *tab = k == SUBSET ? p->tab + p->tab_start[s] : NULL;
@@ -297,7 +312,7 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
     for (Py_ssize_t i = 0; i < n; i++) {
         const int64_t r = rows[i];
         if (i + AHEAD < n) {
-            const uint32_t *x = p->rec + rows[i + AHEAD] * p->stride;
+            const unsigned char *x = p->rec + rows[i + AHEAD] * p->stride;
             PREFETCH(x + col);
             if (update)
                 PREFETCH(x);
@@ -446,6 +461,8 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
     }
     Py_buffer b[N_BUF];
     int got = 0;
+    int32_t *max_code = NULL, top_code = 0;
+    unsigned char *rec_mem = NULL;
     PyObject *result = NULL;
     Py_ssize_t N;
     {
@@ -531,7 +548,7 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
         }
         /* Codes: a nominal test's outcomes must index a child, a subset
          * table must cover every code of its attribute. */
-        int32_t *max_code = calloc((size_t)p.n_nom + 1, sizeof(int32_t));
+        max_code = calloc((size_t)p.n_nom + 1, sizeof(int32_t));
         if (max_code == NULL) {
             PyErr_NoMemory();
             goto done;
@@ -562,6 +579,9 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
                     bad = "subset table entry out of range";
             }
         }
+        for (Py_ssize_t j = 0; j < p.n_nom; j++)
+            if (max_code[j] > top_code)
+                top_code = max_code[j];
         free(max_code);
         if (bad) {
             PyErr_Format(PyExc_ValueError, "prune_c45: %s", bad);
@@ -594,19 +614,41 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
         }
     }
     p.n_cont = b[1].len / 4 / n1;
-    p.stride = 1 + p.n_cont + p.n_nom;
-    p.rec = malloc((size_t)n1 * (size_t)p.stride * sizeof(uint32_t));
-    if (p.rec == NULL) {
+    p.code_w = top_code <= UINT8_MAX ? 1 : top_code <= UINT16_MAX ? 2 : 4;
+    p.off_nom = 2;
+    p.off_cont = (p.off_nom + p.n_nom * p.code_w + 3) / 4 * 4;
+    p.stride = p.off_cont + 4 * p.n_cont;
+    if (p.stride <= 64) { /* a power of two: no record straddles a cache line */
+        Py_ssize_t w = 4;
+        while (w < p.stride)
+            w *= 2;
+        p.stride = w;
+    } else {
+        p.stride = (p.stride + 3) / 4 * 4;
+    }
+    rec_mem = malloc((size_t)n1 * (size_t)p.stride + 64);
+    if (rec_mem == NULL) {
         PyErr_NoMemory();
         goto done;
     }
+    p.rec = rec_mem + (64 - (uintptr_t)rec_mem % 64) % 64;
     for (Py_ssize_t r = 0; r < n1; r++) {
-        uint32_t *x = p.rec + r * p.stride;
-        x[0] = (uint32_t)p.y[r];
+        unsigned char *x = p.rec + r * p.stride;
+        uint16_t c = (uint16_t)p.y[r];
+        memcpy(x, &c, sizeof c);
+        for (Py_ssize_t j = 0; j < p.n_nom; j++) {
+            int32_t code = code_at(&p, j, r);
+            if (p.code_w == 1) {
+                x[p.off_nom + j] = (unsigned char)code;
+            } else if (p.code_w == 2) {
+                uint16_t c16 = (uint16_t)code;
+                memcpy(x + p.off_nom + 2 * j, &c16, sizeof c16);
+            } else {
+                memcpy(x + p.off_nom + 4 * j, &code, sizeof code);
+            }
+        }
         for (Py_ssize_t j = 0; j < p.n_cont; j++)
-            memcpy(&x[1 + j], &p.cvals[j * n1 + r], sizeof(float));
-        for (Py_ssize_t j = 0; j < p.n_nom; j++)
-            x[1 + p.n_cont + j] = (uint32_t)code_at(&p, j, r);
+            memcpy(x + p.off_cont + 4 * j, &p.cvals[j * n1 + r], sizeof(float));
     }
     {
         int64_t *rows = malloc((size_t)n1 * sizeof(int64_t));
@@ -644,7 +686,7 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
     Py_INCREF(Py_True);
     result = Py_True;
 done:
-    free(p.rec);
+    free(rec_mem);
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&b[i]);
     return result;
