@@ -123,6 +123,7 @@ typedef struct {
     Bound bd;
     Py_ssize_t C;       /* classes */
     Py_ssize_t n1;      /* rows + 1: the stride of cvals */
+    /* The case data as Context holds it, read once into rec (below). */
     const int64_t *y;   /* class of each row */
     const float *cvals; /* continuous values, (n_cont, n1), NaN unknown */
     const char *ncodes; /* nominal codes, (n1, n_nom), 0 unknown, 1..k */
