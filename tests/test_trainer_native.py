@@ -273,3 +273,17 @@ def test_gather_values_equals_numpy() -> None:
     assert np.array_equal(unk, want) and want.any()
     with pytest.raises(IndexError):
         lib.gather_values(cv, Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)
+
+
+def test_more_classes_than_the_kernels_take() -> None:
+    """Past native.MAX_CLASSES training quietly takes the numpy path: same tree as dfs."""
+    rng = np.random.default_rng(2)
+    n, K = 300, native.MAX_CLASSES + 5
+    X = rng.normal(size=(n, 2)).round(1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.where(X[:, 0] > 0, K - 1, rng.integers(0, 3, size=n)).astype(np.int32)
+    attrs = (Attribute("a", "continuous", ()), Attribute("b", "continuous", ()))
+    ds = Dataset(Schema(attrs, tuple(f"c{i}" for i in range(K)), "class"), X, y, "test")
+    model = train(ds, TrainOptions())
+    assert model.size > 1
+    assert model.nodes == train(ds, TrainOptions(), engine="dfs").nodes

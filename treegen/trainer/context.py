@@ -181,7 +181,9 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         min_cases=float(min_cases),
         multi_val=multi_val,
         scratch=np.full(n + 1, -3, dtype=np.intp),
-        cvals_rows=None if j48 or native.cscan is None else np.ascontiguousarray(cvals.T),
+        cvals_rows=None
+        if j48 or native.cscan is None or len(ds.classes) > native.MAX_CLASSES
+        else np.ascontiguousarray(cvals.T),
     )
     ctx.reset_weights()
     return ctx

@@ -336,7 +336,7 @@ def prune_flat(
     tree deeper than C's recursion allows.
     """
     mod = native.cprune
-    if mod is None or ctx.j48:
+    if mod is None or ctx.j48 or ctx.n_classes > native.MAX_CLASSES:
         return None
     N = int(kind.size)
     kind64 = np.ascontiguousarray(kind, dtype=np.int64)
