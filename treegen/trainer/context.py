@@ -12,7 +12,8 @@ array that growth and pruning scale in place as Release 8 does.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,31 @@ from treegen.trainer import native
 from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
+
+
+class Workspace:
+    """Scratch arrays reused from chunk to chunk.
+
+    A fresh large array costs a page fault per 4 KB on first touch (more
+    than the work done in it: np.log into a new 64 MB array takes six times
+    as long as into a used one).  Requests above ``LIMIT`` bytes get a fresh
+    array, so the kept buffers stay small.  A returned array is valid until
+    the next request under the same name.
+    """
+
+    LIMIT = 1 << 24
+
+    def __init__(self) -> None:
+        self._bufs: dict[str, npt.NDArray[Any]] = {}
+
+    def get(self, name: str, n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
+        if n * np.dtype(dtype).itemsize > self.LIMIT:
+            return np.empty(n, dtype=dtype)
+        buf = self._bufs.get(name)
+        if buf is None or buf.size < n or buf.dtype != np.dtype(dtype):
+            buf = np.empty(max(n, 1024), dtype=dtype)
+            self._bufs[name] = buf
+        return buf[:n]
 
 
 @dataclass
@@ -56,6 +82,7 @@ class Context:
     # Row-major copy of cvals, (n_rows + 1, n_cont), for the C scan (c45 with
     # the accelerator only): a row's values share a cache line.
     cvals_rows: npt.NDArray[np.floating] | None = None
+    work: Workspace = field(default_factory=Workspace)  # the C path's scratch arrays
 
     @property
     def presorted(self) -> npt.NDArray[np.int32]:

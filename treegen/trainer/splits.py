@@ -24,6 +24,8 @@ FloatArray = npt.NDArray[np.floating]
 
 J48_TOL = 1e-6  # Weka's Utils.eq / gr / sm tolerance
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
+# The C path's chunks are smaller: their scratch arrays (Context.work) are reused.
+NATIVE_CHUNK = 1 << 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,13 +381,13 @@ def eval_continuous_flat(
     ends = np.cumsum(seg_len)
     lo = 0
     while lo < R:
-        hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + CHUNK, side="right"))
+        hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + NATIVE_CHUNK, side="right"))
         hi = min(max(hi, lo + 1), R)
         cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
-        kk = np.empty(cap, dtype=np.intp)
-        ii = np.empty(cap, dtype=np.intp)
-        low = np.empty(cap, dtype=dt)
-        x = np.empty(cap * (2 * C + 2))  # per cut: log inputs of TotalInfo (see best_cuts)
+        kk = ctx.work.get("kk", cap, np.intp)
+        ii = ctx.work.get("ii", cap, np.intp)
+        low = ctx.work.get("low", cap, dt)
+        x = ctx.work.get("x", cap * (2 * C + 2), np.float64)  # per cut: TotalInfo's log inputs
         tot = np.empty((hi - lo, C), dtype=dt)
         n = lib.scan_cont(
             rec,
@@ -462,7 +464,7 @@ def _best_native(
     kk_n = kk[:n]
     tries = np.bincount(kk_n, minlength=hi - lo)
     xn = x[: n * (2 * ctx.n_classes + 2)]
-    lg = np.log(xn)
+    lg = np.log(xn, out=ctx.work.get("lg", xn.size, np.float64))
     base = base_info_many(tot, kn, dt)
     frac = (dt(1) - (dt(1) - (kn / cs_).astype(dt)).astype(dt)).astype(dt)
     cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
