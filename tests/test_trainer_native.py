@@ -287,3 +287,30 @@ def test_more_classes_than_the_kernels_take() -> None:
     model = train(ds, TrainOptions())
     assert model.size > 1
     assert model.nodes == train(ds, TrainOptions(), engine="dfs").nodes
+
+
+@needs_native
+def test_emit_children_rejects_bad_indices() -> None:
+    lib = native.cscan
+    assert lib is not None
+    ip, f32 = np.intp, np.float32
+    args = [
+        np.zeros(2, ip),
+        np.array([0, 3], ip),
+        np.ones(2, f32),
+        np.array([0, 1], ip),
+        2,
+        np.full(2, -1, ip),
+        np.zeros(2, f32),
+        4,
+        np.zeros(3, ip),
+        np.zeros(4, ip),
+        np.zeros(4, f32),
+        np.zeros(2, ip),
+        np.zeros(2, ip),
+    ]
+    with pytest.raises(IndexError):  # branch 3 of a 2-way split
+        lib.emit_children(*args)
+    args[1] = np.array([0, 1], ip)
+    lib.emit_children(*args)  # the same call with valid branches goes through
+    assert args[8].tolist() == [0, 1, 2] and args[9][:2].tolist() == [0, 1]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.flat import CONTINUOUS, NOMINAL, SUBSET, FlatTree
 from treegen.trainer.splits import Score
@@ -165,26 +166,53 @@ def partition(
             cw[has, v] = val
             if not ctx.j48:  # J48 scales a copy; Release 8 divides back in place
                 cur[has] = (val / f).astype(dt)
-    # Emit (child, parent entry, weight) for known and unknown cases.
-    k_idx = np.flatnonzero(kn & (child_id[tid, np.maximum(br, 0)] >= 0))
-    rep_u, rep_v = np.nonzero(nonempty[u_t])
-    ch = np.concatenate((child_id[tid[k_idx], br[k_idx]], child_id[u_t[rep_u], rep_v]))
-    ent = np.concatenate((k_idx, u_idx[rep_u]))
-    wt = np.concatenate((w_cat[k_idx].astype(dt), cw[rep_u, rep_v]))
+    # Emit (child, parent entry, weight) for known and unknown cases: every
+    # child's cases in entry order.
     E = rows_cat.size
-    order = np.argsort(ch.astype(np.int64) * (E + 1) + ent, kind="stable")
-    ch_s, ent_s, wt_s = ch[order], ent[order], wt[order]
-    sizes = np.bincount(ch_s, minlength=n_child)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    local = np.arange(ent_s.size) - starts[ch_s]
-    pos_known = np.full(E + 1, -1, dtype=np.intp)
-    emitted_known = order < k_idx.size
-    pos_known[ent_s[emitted_known]] = local[emitted_known]
     u_slot = np.full(E + 1, -1, dtype=np.intp)
     u_slot[u_idx] = np.arange(u_idx.size)
     pos_unk = np.full((u_idx.size + 1, F), -1, dtype=np.intp)
-    uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
-    pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
+    if native.cscan is not None:
+        n_ne = nonempty.sum(axis=1)
+        total = int(np.count_nonzero(kn)) + int(n_ne[u_t].sum())
+        starts_all = np.empty(n_child + 1, dtype=np.intp)
+        ent_s = np.empty(total, dtype=np.intp)
+        wt_s = np.empty(total, dtype=dt)
+        pos_known = np.full(E + 1, -1, dtype=np.intp)
+        native.cscan.emit_children(
+            tid,
+            np.ascontiguousarray(br, dtype=np.intp),
+            np.ascontiguousarray(w_cat, dtype=dt),
+            np.ascontiguousarray(child_id, dtype=np.intp),
+            F,
+            u_slot,
+            np.ascontiguousarray(cw, dtype=dt),
+            np.dtype(dt).itemsize,
+            starts_all,
+            ent_s,
+            wt_s,
+            pos_known,
+            pos_unk,
+        )
+        starts = starts_all[:-1]
+        sizes = np.diff(starts_all)
+        ch_s = np.repeat(np.arange(n_child), sizes)
+    else:
+        k_idx = np.flatnonzero(kn & (child_id[tid, np.maximum(br, 0)] >= 0))
+        rep_u, rep_v = np.nonzero(nonempty[u_t])
+        ch = np.concatenate((child_id[tid[k_idx], br[k_idx]], child_id[u_t[rep_u], rep_v]))
+        ent = np.concatenate((k_idx, u_idx[rep_u]))
+        wt = np.concatenate((w_cat[k_idx].astype(dt), cw[rep_u, rep_v]))
+        order = np.argsort(ch.astype(np.int64) * (E + 1) + ent, kind="stable")
+        ch_s, ent_s, wt_s = ch[order], ent[order], wt[order]
+        sizes = np.bincount(ch_s, minlength=n_child)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        local = np.arange(ent_s.size) - starts[ch_s]
+        pos_known = np.full(E + 1, -1, dtype=np.intp)
+        emitted_known = order < k_idx.size
+        pos_known[ent_s[emitted_known]] = local[emitted_known]
+        uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
+        pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
     # Every child's weight and class distribution now (the same sequential sums
     # the next level would do): children that must stay leaves need no task.
     C = ctx.n_classes
@@ -286,7 +314,6 @@ def _children_sorted(
     entries) and its per-attribute lengths (n_child x kc).  The C kernel and
     the numpy code compute the same arrays.
     """
-    from treegen.trainer import native
 
     kc = len(ctx.cont_pos)
     n_child = grows.size

@@ -484,6 +484,155 @@ done:
     return result;
 }
 
+/* emit_children(tid, br, w, child_of, F, u_slot, cw, wsize, out_start, out_ent,
+ *               out_w, pos_known, pos_unk)
+ *
+ * The children's case lists after a batch of splits (partition.py's numpy
+ * code: a stable sort of (child, entry) pairs computes the same).  Entry e
+ * of the bucket belongs to task tid[e]; br[e] is its branch (-1 unknown,
+ * -2 for a task that does not split).  A known entry goes to child
+ * child_of[tid * F + br] with its weight w[e]; an unknown one to the child of
+ * every non-empty branch v (child_of >= 0) with weight cw[u_slot[e] * F + v].
+ * Within a child, entries keep their order.  Weights are copied as they are
+ * (wsize bytes: float32 or double).  Writes each child's start (n_child + 1
+ * entries), the entries and weights, and the position of each case inside its
+ * child: pos_known[e] for a known entry, pos_unk[u_slot[e] * F + v] for the
+ * copy of an unknown one in branch v. */
+static PyObject *emit_children(PyObject *self, PyObject *args)
+{
+    enum { NB = 11 };
+    PyObject *o[NB];
+    Py_ssize_t F, wsize;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOnOOnOOOOO", &o[0], &o[1], &o[2], &o[3], &F, &o[4], &o[5],
+                          &wsize, &o[6], &o[7], &o[8], &o[9], &o[10]))
+        return NULL;
+    if (F < 1 || (wsize != 4 && wsize != 8)) {
+        PyErr_SetString(PyExc_ValueError, "emit_children: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t *fill = NULL;
+    Py_ssize_t E = 0, NR = 0, NU = 0, NC = 0, T = 0;
+    {
+        Py_buffer probe;
+        PyObject *src[5] = {o[0], o[3], o[5], o[6], o[7]};
+        Py_ssize_t *dst[5] = {&E, &NR, &NU, &NC, &T};
+        Py_ssize_t size[5] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), wsize,
+                              sizeof(Py_ssize_t), sizeof(Py_ssize_t)};
+        for (int i = 0; i < 5; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
+        NC -= 1; /* out_start has n_child + 1 entries */
+    }
+    if (NC < 0) {
+        PyErr_SetString(PyExc_ValueError, "emit_children: out_start is empty");
+        return NULL;
+    }
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(Py_ssize_t), E, "tid"},
+        {0, sizeof(Py_ssize_t), E, "br"},
+        {0, wsize, E, "w"},
+        {0, sizeof(Py_ssize_t), NR, "child_of"},
+        {0, sizeof(Py_ssize_t), E, "u_slot"},
+        {0, wsize, NU, "cw"},
+        {1, sizeof(Py_ssize_t), NC + 1, "out_start"},
+        {1, sizeof(Py_ssize_t), T, "out_ent"},
+        {1, wsize, T, "out_w"},
+        {1, sizeof(Py_ssize_t), E, "pos_known"},
+        {1, sizeof(Py_ssize_t), NU, "pos_unk"},
+    };
+    for (got = 0; got < NB; got++)
+        if (view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const Py_ssize_t *tid = b[0].buf, *br = b[1].buf, *child_of = b[3].buf;
+        const Py_ssize_t *u_slot = b[4].buf;
+        const char *w = b[2].buf, *cw = b[5].buf;
+        Py_ssize_t *start = b[6].buf, *ent = b[7].buf, *pos_known = b[9].buf;
+        Py_ssize_t *pos_unk = b[10].buf;
+        char *ow = b[8].buf;
+        fill = PyMem_Calloc((size_t)NC + 1, sizeof(Py_ssize_t));
+        if (fill == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        /* Pass 1: count per child (and check every index once). */
+        for (Py_ssize_t e = 0; e < E; e++) {
+            const Py_ssize_t v = br[e];
+            if (v == -2)
+                continue;
+            const Py_ssize_t t = tid[e];
+            if (v < -2 || v >= F || t < 0 || (t + 1) * F > NR)
+                goto bad;
+            if (v >= 0) {
+                const Py_ssize_t c = child_of[t * F + v];
+                if (c < 0 || c >= NC)
+                    goto bad;
+                fill[c]++;
+            } else {
+                if (u_slot[e] < 0 || (u_slot[e] + 1) * F > NU)
+                    goto bad;
+                for (Py_ssize_t k = 0; k < F; k++) {
+                    const Py_ssize_t c = child_of[t * F + k];
+                    if (c >= NC)
+                        goto bad;
+                    if (c >= 0)
+                        fill[c]++;
+                }
+            }
+        }
+        Py_ssize_t total = 0;
+        for (Py_ssize_t c = 0; c < NC; c++) {
+            start[c] = total;
+            total += fill[c];
+            fill[c] = start[c];
+        }
+        start[NC] = total;
+        if (total > T)
+            goto bad;
+        /* Pass 2: place, entries in order. */
+        for (Py_ssize_t e = 0; e < E; e++) {
+            const Py_ssize_t v = br[e], t = tid[e];
+            pos_known[e] = -1;
+            if (v == -2)
+                continue;
+            if (v >= 0) {
+                const Py_ssize_t c = child_of[t * F + v];
+                const Py_ssize_t at = fill[c]++;
+                ent[at] = e;
+                memcpy(ow + at * wsize, w + e * wsize, (size_t)wsize);
+                pos_known[e] = at - start[c];
+            } else {
+                const Py_ssize_t u = u_slot[e] * F;
+                for (Py_ssize_t k = 0; k < F; k++) {
+                    const Py_ssize_t c = child_of[t * F + k];
+                    if (c < 0)
+                        continue;
+                    const Py_ssize_t at = fill[c]++;
+                    ent[at] = e;
+                    memcpy(ow + at * wsize, cw + (u + k) * wsize, (size_t)wsize);
+                    pos_unk[u + k] = at - start[c];
+                }
+            }
+        }
+    }
+    result = Py_NewRef(Py_None);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_IndexError, "emit_children: index out of range");
+done:
+    PyMem_Free(fill);
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
 /* add_at(out, idx, w): out[idx[i]] += w[i] for i in order, in float32 --
  * numpy's np.add.at(out, idx, w) on float32 arrays (sequential, rounding
  * after every addition), without its per-element dispatch. */
@@ -692,6 +841,7 @@ static PyMethodDef methods[] = {
     {"scan_cont", scan_cont, METH_VARARGS, "Candidate cuts of sorted continuous segments."},
     {"part_sorted", part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", add_at, METH_VARARGS, "np.add.at for float32, sequential."},
+    {"emit_children", emit_children, METH_VARARGS, "Children's case lists after splits."},
     {"best_cuts", best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
     {"gather_values", gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
