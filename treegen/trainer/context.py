@@ -179,9 +179,9 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         col = ds.X[:, a]
         k = n_values[a]
         # Codes outside 0..k-1 (or not integral) are unknown, as in classification.
-        ok = ~np.isnan(col)
-        ok[ok] = (col[ok] >= 0) & (col[ok] < k) & (col[ok] == np.floor(col[ok]))
-        ncodes[:n, j][ok] = col[ok].astype(np.intp) + 1
+        # (NaN fails every comparison; no masked indexing: it costs more.)
+        ok = (col >= 0) & (col < k) & (col == np.floor(col))
+        ncodes[:n, j] = np.where(ok, col + 1, 0).astype(code_type)
     usable = cont + nom
     multi_val = bool(usable) and all(
         kinds[a] == "nominal" and n_values[a] >= 0.3 * n for a in usable
