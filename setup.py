@@ -54,7 +54,10 @@ setup(
     ext_modules=[
         Extension(
             "treegen.trainer._cscan",
-            sources=["treegen/trainer/native/cscan.c"],
+            sources=[
+                f"treegen/trainer/native/{name}.c" for name in ("cscan", "scan", "part", "counts")
+            ],
+            depends=["treegen/trainer/native/cscan.h"],
         ),
         Extension(
             "treegen.trainer._cprune",

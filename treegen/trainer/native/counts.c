@@ -1,0 +1,208 @@
+/* Weighted counts: np.add.at in float32 (add_at), the nominal attributes'
+ * Freq[v][c] (nominal_counts) and the bucket's case records with their
+ * unknown weights (gather_values).  level.py drives them. */
+#include "cscan.h"
+
+/* add_at(out, idx, w): out[idx[i]] += w[i] for i in order, in float32 --
+ * numpy's np.add.at(out, idx, w) on float32 arrays (sequential, rounding
+ * after every addition), without its per-element dispatch. */
+PyObject *tg_add_at(PyObject *self, PyObject *args)
+{
+    PyObject *o[3];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2]))
+        return NULL;
+    Py_buffer b[3];
+    int got = 0;
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(o[0], &b[0], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    got = 1;
+    const Py_ssize_t n_out = b[0].len / (Py_ssize_t)sizeof(float);
+    if (b[0].itemsize != (Py_ssize_t)sizeof(float)) {
+        PyErr_SetString(PyExc_ValueError, "add_at: out must be float32");
+        goto done;
+    }
+    if (PyObject_GetBuffer(o[1], &b[1], PyBUF_C_CONTIGUOUS) < 0)
+        goto done;
+    got = 2;
+    const Py_ssize_t n = b[1].len / (Py_ssize_t)sizeof(Py_ssize_t);
+    if (b[1].itemsize != (Py_ssize_t)sizeof(Py_ssize_t)) {
+        PyErr_SetString(PyExc_ValueError, "add_at: idx must be intp");
+        goto done;
+    }
+    if (tg_view(o[2], &b[2], 0, sizeof(float), n, "w") < 0)
+        goto done;
+    got = 3;
+    {
+        float *out = b[0].buf;
+        const Py_ssize_t *idx = b[1].buf;
+        const float *w = b[2].buf;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (idx[i] < 0 || idx[i] >= n_out) {
+                PyErr_SetString(PyExc_IndexError, "add_at: index out of range");
+                goto done;
+            }
+        for (Py_ssize_t i = 0; i < n; i++)
+            out[idx[i]] += w[i];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
+/* nominal_counts(codes, code_size, n_nom, cols, base, w, stride, C, out):
+ * for every case e in order and every listed attribute k,
+ *     out[base[e] + k * stride + codes[e, cols[k]] * C] += w[e]   (float32)
+ * -- level.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute),
+ * each cell receiving the same additions in the same order.  codes is the
+ * bucket's (E, n_nom) code block, int16 or int32 (code_size bytes). */
+PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
+{
+    enum { NB = 5 };
+    PyObject *o[NB];
+    Py_ssize_t code_size, n_nom, stride, C;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnnOOOnnO", &o[0], &code_size, &n_nom, &o[1], &o[2], &o[3],
+                          &stride, &C, &o[4]))
+        return NULL;
+    if ((code_size != 2 && code_size != 4) || n_nom < 1 || C < 1 || stride < 1) {
+        PyErr_SetString(PyExc_ValueError, "nominal_counts: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t E = 0, K = 0, n_out = 0;
+    {
+        Py_buffer probe;
+        PyObject *src[3] = {o[2], o[1], o[4]};
+        Py_ssize_t *dst[3] = {&E, &K, &n_out};
+        Py_ssize_t size[3] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(float)};
+        for (int i = 0; i < 3; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
+    }
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, code_size, E * n_nom, "codes"},
+        {0, sizeof(Py_ssize_t), K, "cols"},
+        {0, sizeof(Py_ssize_t), E, "base"},
+        {0, sizeof(float), E, "w"},
+        {1, sizeof(float), n_out, "out"},
+    };
+    for (got = 0; got < NB; got++)
+        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const Py_ssize_t *cols = b[1].buf, *base = b[2].buf;
+        const float *w = b[3].buf;
+        float *out = b[4].buf;
+        for (Py_ssize_t k = 0; k < K; k++)
+            if (cols[k] < 0 || cols[k] >= n_nom) {
+                PyErr_SetString(PyExc_IndexError, "nominal_counts: column out of range");
+                goto done;
+            }
+        for (Py_ssize_t e = 0; e < E; e++) {
+            for (Py_ssize_t k = 0; k < K; k++) {
+                const Py_ssize_t at = e * n_nom + cols[k];
+                const Py_ssize_t code = code_size == 2 ? ((const int16_t *)b[0].buf)[at]
+                                                       : ((const int32_t *)b[0].buf)[at];
+                const Py_ssize_t i = base[e] + k * stride + code * C;
+                if (code < 0 || i < 0 || i >= n_out) {
+                    PyErr_SetString(PyExc_IndexError, "nominal_counts: index out of range");
+                    goto done;
+                }
+                out[i] += w[e];
+            }
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
+/* gather_values(cvals_rows, Kc, rows, w, y, tid, out_rec, out_unk):
+ * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
+ * cvals_rows[rows[e] * Kc + k] (its values), then w[e], then y[e] as a
+ * float -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] += w[e]
+ * in float32, cases in order: level.py's numpy path gathers, tests isnan
+ * and sums the unknown weights (np.add.at) to the same numbers. */
+PyObject *tg_gather_values(PyObject *self, PyObject *args)
+{
+    enum { NB = 7 };
+    PyObject *o[NB];
+    Py_ssize_t Kc;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnOOOOOO", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6]))
+        return NULL;
+    if (Kc < 1) {
+        PyErr_SetString(PyExc_ValueError, "gather_values: Kc must be positive");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t NV = 0, E = 0, NU = 0;
+    {
+        Py_buffer probe;
+        PyObject *src[3] = {o[0], o[1], o[6]};
+        Py_ssize_t *dst[3] = {&NV, &E, &NU};
+        Py_ssize_t size[3] = {sizeof(float), sizeof(Py_ssize_t), sizeof(float)};
+        for (int i = 0; i < 3; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
+    }
+    const Py_ssize_t rs = Kc + 2;
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(float), NV, "cvals_rows"},
+        {0, sizeof(Py_ssize_t), E, "rows"},
+        {0, sizeof(float), E, "w"},
+        {0, sizeof(Py_ssize_t), E, "y"},
+        {0, sizeof(Py_ssize_t), E, "tid"},
+        {1, sizeof(float), E * rs, "out_rec"},
+        {1, sizeof(float), NU, "out_unk"},
+    };
+    for (got = 0; got < NB; got++)
+        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const float *cv = b[0].buf, *w = b[2].buf;
+        const Py_ssize_t *rows = b[1].buf, *y = b[3].buf, *tid = b[4].buf;
+        float *rec = b[5].buf, *unk = b[6].buf;
+        const Py_ssize_t n_rows = NV / Kc;
+        for (Py_ssize_t e = 0; e < E; e++) {
+            const Py_ssize_t r = rows[e], t = tid[e];
+            if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0
+                || y[e] > 16777216) {
+                PyErr_SetString(PyExc_IndexError, "gather_values: index out of range");
+                goto done;
+            }
+            const float *src = cv + r * Kc;
+            float *dst = rec + e * rs;
+            for (Py_ssize_t k = 0; k < Kc; k++) {
+                const float v = src[k];
+                dst[k] = v;
+                if (v != v)
+                    unk[t * Kc + k] += w[e];
+            }
+            dst[Kc] = w[e];
+            dst[Kc + 1] = (float)y[e];
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}

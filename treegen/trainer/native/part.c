@@ -1,0 +1,315 @@
+/* Partitioning a batch of split nodes: the children's case lists
+ * (emit_children) and their sorted arrays (part_sorted).  partition.py
+ * drives them. */
+#include "cscan.h"
+
+/* part_sorted(srt, task_srt_start, task_lens, task_off, task_row, br, child_of, F,
+ *             grows, pos_known, u_slot, pos_unk, Kc, out_start, out_lens) -> bytearray
+ *
+ * The children's sorted arrays after a batch of splits (partition.py's
+ * _children_sorted_numpy computes the same).  Split task s keeps, per
+ * continuous attribute k, its cases with a known value in value order:
+ * task_lens[s * Kc + k] positions (into the task's cases) stored one
+ * attribute after another from srt[task_srt_start[s]]; its cases are entries
+ * task_off[s]... of the bucket and its branches row task_row[s] of child_of
+ * (F columns: child id, or -1 for an empty branch).  Entry e goes to branch
+ * br[e], or to every non-empty branch when br[e] < 0 (unknown value); in
+ * child c (only where grows[c]) it is case pos_known[e], or pos_unk[u_slot[e]
+ * * F + v] for the copy in branch v.  Walking each sorted array in order
+ * keeps every child's arrays in value order.  Returns the children's arrays
+ * as int32 in one buffer, child after child and attribute after attribute;
+ * out_lens[c * Kc + k] gets the lengths and out_start[c] the offsets (in
+ * items; out_start has n_child + 1 entries). */
+PyObject *tg_part_sorted(PyObject *self, PyObject *args)
+{
+    enum { NB = 13 };
+    PyObject *o[NB];
+    Py_ssize_t F, Kc;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOOnOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &F, &o[7], &o[8], &o[9], &o[10], &Kc, &o[11], &o[12]))
+        return NULL;
+    if (F < 1 || Kc < 1) {
+        PyErr_SetString(PyExc_ValueError, "F and Kc must be positive");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    Py_ssize_t S = 0, E = 0, NS = 0, NC = 0, NU = 0, NR = 0;
+    PyObject *result = NULL;
+    Py_ssize_t *ptr = NULL;
+    {
+        Py_buffer probe;
+        PyObject *src[6] = {o[1], o[5], o[0], o[7], o[10], o[6]};
+        Py_ssize_t *dst[6] = {&S, &E, &NS, &NC, &NU, &NR};
+        Py_ssize_t size[6] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(int32_t), 1,
+                              sizeof(Py_ssize_t), sizeof(Py_ssize_t)};
+        for (int i = 0; i < 6; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
+        NR /= F;
+    }
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(int32_t), NS, "srt"},
+        {0, sizeof(Py_ssize_t), S, "task_srt_start"},
+        {0, sizeof(Py_ssize_t), S * Kc, "task_lens"},
+        {0, sizeof(Py_ssize_t), S, "task_off"},
+        {0, sizeof(Py_ssize_t), S, "task_row"},
+        {0, sizeof(Py_ssize_t), E, "br"},
+        {0, sizeof(Py_ssize_t), NR * F, "child_of"},
+        {0, 1, NC, "grows"},
+        {0, sizeof(Py_ssize_t), E, "pos_known"},
+        {0, sizeof(Py_ssize_t), E, "u_slot"},
+        {0, sizeof(Py_ssize_t), NU, "pos_unk"},
+        {1, sizeof(Py_ssize_t), NC + 1, "out_start"},
+        {1, sizeof(Py_ssize_t), NC * Kc, "out_lens"},
+    };
+    for (got = 0; got < NB; got++)
+        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const int32_t *srt = b[0].buf;
+        const Py_ssize_t *s_start = b[1].buf, *t_lens = b[2].buf, *t_off = b[3].buf;
+        const Py_ssize_t *t_row = b[4].buf, *br = b[5].buf, *child_of = b[6].buf;
+        const unsigned char *grows = b[7].buf;
+        const Py_ssize_t *pos_known = b[8].buf, *u_slot = b[9].buf, *pos_unk = b[10].buf;
+        Py_ssize_t *o_start = b[11].buf, *o_lens = b[12].buf;
+        memset(o_lens, 0, (size_t)(NC * Kc) * sizeof(Py_ssize_t));
+        /* Pass 1: count (and check every index once). */
+        for (Py_ssize_t s = 0; s < S; s++) {
+            const Py_ssize_t row = t_row[s];
+            if (row < 0 || row >= NR) goto bad;
+            const Py_ssize_t *cof = child_of + row * F;
+            Py_ssize_t at = s_start[s];
+            for (Py_ssize_t k = 0; k < Kc; k++) {
+                const Py_ssize_t L = t_lens[s * Kc + k];
+                if (at < 0 || L < 0 || at + L > NS) goto bad;
+                for (Py_ssize_t i = 0; i < L; i++) {
+                    const Py_ssize_t e = t_off[s] + srt[at + i];
+                    if (i + AHEAD < L) {
+                        const Py_ssize_t ea = t_off[s] + srt[at + i + AHEAD];
+                        if (ea >= 0 && ea < E)
+                            PREFETCH(br + ea);
+                    }
+                    if (e < 0 || e >= E || br[e] >= F || br[e] < -1) goto bad;
+                    if (br[e] >= 0) {
+                        const Py_ssize_t c = cof[br[e]];
+                        if (c < 0 || c >= NC) goto bad;
+                        if (grows[c]) o_lens[c * Kc + k]++;
+                    } else {
+                        if (u_slot[e] < 0 || (u_slot[e] + 1) * F > NU) goto bad;
+                        for (Py_ssize_t v = 0; v < F; v++) {
+                            const Py_ssize_t c = cof[v];
+                            if (c >= NC) goto bad;
+                            if (c >= 0 && grows[c]) o_lens[c * Kc + k]++;
+                        }
+                    }
+                }
+                at += L;
+            }
+        }
+        /* Offsets: child-major, then attribute-major within a child. */
+        ptr = PyMem_Malloc((size_t)(NC * Kc + 1) * sizeof(Py_ssize_t));
+        if (ptr == NULL) { PyErr_NoMemory(); goto done; }
+        Py_ssize_t total = 0;
+        for (Py_ssize_t c = 0; c < NC; c++) {
+            o_start[c] = total;
+            for (Py_ssize_t k = 0; k < Kc; k++) {
+                ptr[c * Kc + k] = total;
+                total += o_lens[c * Kc + k];
+            }
+        }
+        o_start[NC] = total;
+        result = PyByteArray_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(int32_t));
+        if (result == NULL) goto done;
+        int32_t *out = (int32_t *)PyByteArray_AS_STRING(result);
+        /* Pass 2: place. */
+        for (Py_ssize_t s = 0; s < S; s++) {
+            const Py_ssize_t *cof = child_of + t_row[s] * F;
+            Py_ssize_t at = s_start[s];
+            for (Py_ssize_t k = 0; k < Kc; k++) {
+                const Py_ssize_t L = t_lens[s * Kc + k];
+                for (Py_ssize_t i = 0; i < L; i++) {
+                    const Py_ssize_t e = t_off[s] + srt[at + i];
+                    if (i + AHEAD < L) {
+                        const Py_ssize_t ea = t_off[s] + srt[at + i + AHEAD];
+                        PREFETCH(br + ea); /* checked in pass 1 */
+                        PREFETCH(pos_known + ea);
+                    }
+                    if (br[e] >= 0) {
+                        const Py_ssize_t c = cof[br[e]];
+                        if (grows[c]) out[ptr[c * Kc + k]++] = (int32_t)pos_known[e];
+                    } else {
+                        const Py_ssize_t *pu = pos_unk + u_slot[e] * F;
+                        for (Py_ssize_t v = 0; v < F; v++) {
+                            const Py_ssize_t c = cof[v];
+                            if (c >= 0 && grows[c]) out[ptr[c * Kc + k]++] = (int32_t)pu[v];
+                        }
+                    }
+                }
+                at += L;
+            }
+        }
+    }
+    goto done;
+bad:
+    PyErr_SetString(PyExc_IndexError, "part_sorted: index out of range");
+    Py_CLEAR(result);
+done:
+    PyMem_Free(ptr);
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
+/* emit_children(tid, br, w, child_of, F, u_slot, cw, wsize, out_start, out_ent,
+ *               out_w, pos_known, pos_unk)
+ *
+ * The children's case lists after a batch of splits (partition.py's numpy
+ * code: a stable sort of (child, entry) pairs computes the same).  Entry e
+ * of the bucket belongs to task tid[e]; br[e] is its branch (-1 unknown,
+ * -2 for a task that does not split).  A known entry goes to child
+ * child_of[tid * F + br] with its weight w[e]; an unknown one to the child of
+ * every non-empty branch v (child_of >= 0) with weight cw[u_slot[e] * F + v].
+ * Within a child, entries keep their order.  Weights are copied as they are
+ * (wsize bytes: float32 or double).  Writes each child's start (n_child + 1
+ * entries), the entries and weights, and the position of each case inside its
+ * child: pos_known[e] for a known entry, pos_unk[u_slot[e] * F + v] for the
+ * copy of an unknown one in branch v. */
+PyObject *tg_emit_children(PyObject *self, PyObject *args)
+{
+    enum { NB = 11 };
+    PyObject *o[NB];
+    Py_ssize_t F, wsize;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOnOOnOOOOO", &o[0], &o[1], &o[2], &o[3], &F, &o[4], &o[5],
+                          &wsize, &o[6], &o[7], &o[8], &o[9], &o[10]))
+        return NULL;
+    if (F < 1 || (wsize != 4 && wsize != 8)) {
+        PyErr_SetString(PyExc_ValueError, "emit_children: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t *fill = NULL;
+    Py_ssize_t E = 0, NR = 0, NU = 0, NC = 0, T = 0;
+    {
+        Py_buffer probe;
+        PyObject *src[5] = {o[0], o[3], o[5], o[6], o[7]};
+        Py_ssize_t *dst[5] = {&E, &NR, &NU, &NC, &T};
+        Py_ssize_t size[5] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), wsize,
+                              sizeof(Py_ssize_t), sizeof(Py_ssize_t)};
+        for (int i = 0; i < 5; i++) {
+            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
+                return NULL;
+            *dst[i] = probe.len / size[i];
+            PyBuffer_Release(&probe);
+        }
+        NC -= 1; /* out_start has n_child + 1 entries */
+    }
+    if (NC < 0) {
+        PyErr_SetString(PyExc_ValueError, "emit_children: out_start is empty");
+        return NULL;
+    }
+    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+        {0, sizeof(Py_ssize_t), E, "tid"},
+        {0, sizeof(Py_ssize_t), E, "br"},
+        {0, wsize, E, "w"},
+        {0, sizeof(Py_ssize_t), NR, "child_of"},
+        {0, sizeof(Py_ssize_t), E, "u_slot"},
+        {0, wsize, NU, "cw"},
+        {1, sizeof(Py_ssize_t), NC + 1, "out_start"},
+        {1, sizeof(Py_ssize_t), T, "out_ent"},
+        {1, wsize, T, "out_w"},
+        {1, sizeof(Py_ssize_t), E, "pos_known"},
+        {1, sizeof(Py_ssize_t), NU, "pos_unk"},
+    };
+    for (got = 0; got < NB; got++)
+        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
+            goto done;
+    {
+        const Py_ssize_t *tid = b[0].buf, *br = b[1].buf, *child_of = b[3].buf;
+        const Py_ssize_t *u_slot = b[4].buf;
+        const char *w = b[2].buf, *cw = b[5].buf;
+        Py_ssize_t *start = b[6].buf, *ent = b[7].buf, *pos_known = b[9].buf;
+        Py_ssize_t *pos_unk = b[10].buf;
+        char *ow = b[8].buf;
+        fill = PyMem_Calloc((size_t)NC + 1, sizeof(Py_ssize_t));
+        if (fill == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        /* Pass 1: count per child (and check every index once). */
+        for (Py_ssize_t e = 0; e < E; e++) {
+            const Py_ssize_t v = br[e];
+            if (v == -2)
+                continue;
+            const Py_ssize_t t = tid[e];
+            if (v < -2 || v >= F || t < 0 || (t + 1) * F > NR)
+                goto bad;
+            if (v >= 0) {
+                const Py_ssize_t c = child_of[t * F + v];
+                if (c < 0 || c >= NC)
+                    goto bad;
+                fill[c]++;
+            } else {
+                if (u_slot[e] < 0 || (u_slot[e] + 1) * F > NU)
+                    goto bad;
+                for (Py_ssize_t k = 0; k < F; k++) {
+                    const Py_ssize_t c = child_of[t * F + k];
+                    if (c >= NC)
+                        goto bad;
+                    if (c >= 0)
+                        fill[c]++;
+                }
+            }
+        }
+        Py_ssize_t total = 0;
+        for (Py_ssize_t c = 0; c < NC; c++) {
+            start[c] = total;
+            total += fill[c];
+            fill[c] = start[c];
+        }
+        start[NC] = total;
+        if (total > T)
+            goto bad;
+        /* Pass 2: place, entries in order. */
+        for (Py_ssize_t e = 0; e < E; e++) {
+            const Py_ssize_t v = br[e], t = tid[e];
+            pos_known[e] = -1;
+            if (v == -2)
+                continue;
+            if (v >= 0) {
+                const Py_ssize_t c = child_of[t * F + v];
+                const Py_ssize_t at = fill[c]++;
+                ent[at] = e;
+                memcpy(ow + at * wsize, w + e * wsize, (size_t)wsize);
+                pos_known[e] = at - start[c];
+            } else {
+                const Py_ssize_t u = u_slot[e] * F;
+                for (Py_ssize_t k = 0; k < F; k++) {
+                    const Py_ssize_t c = child_of[t * F + k];
+                    if (c < 0)
+                        continue;
+                    const Py_ssize_t at = fill[c]++;
+                    ent[at] = e;
+                    memcpy(ow + at * wsize, cw + (u + k) * wsize, (size_t)wsize);
+                    pos_unk[u + k] = at - start[c];
+                }
+            }
+        }
+    }
+    result = Py_NewRef(Py_None);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_IndexError, "emit_children: index out of range");
+done:
+    PyMem_Free(fill);
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
