@@ -15,25 +15,16 @@ PyObject *tg_add_at(PyObject *self, PyObject *args)
     Py_buffer b[3];
     int got = 0;
     PyObject *result = NULL;
-    if (PyObject_GetBuffer(o[0], &b[0], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+    Py_ssize_t n_out, n;
+    if ((n_out = tg_items(o[0], sizeof(float))) < 0 || (n = tg_items(o[1], sizeof(Py_ssize_t))) < 0)
         return NULL;
-    got = 1;
-    const Py_ssize_t n_out = b[0].len / (Py_ssize_t)sizeof(float);
-    if (b[0].itemsize != (Py_ssize_t)sizeof(float)) {
-        PyErr_SetString(PyExc_ValueError, "add_at: out must be float32");
+    const tg_spec spec[3] = {
+        {1, sizeof(float), n_out, "out"},
+        {0, sizeof(Py_ssize_t), n, "idx"},
+        {0, sizeof(float), n, "w"},
+    };
+    if ((got = tg_views(o, b, spec, 3)) < 3)
         goto done;
-    }
-    if (PyObject_GetBuffer(o[1], &b[1], PyBUF_C_CONTIGUOUS) < 0)
-        goto done;
-    got = 2;
-    const Py_ssize_t n = b[1].len / (Py_ssize_t)sizeof(Py_ssize_t);
-    if (b[1].itemsize != (Py_ssize_t)sizeof(Py_ssize_t)) {
-        PyErr_SetString(PyExc_ValueError, "add_at: idx must be intp");
-        goto done;
-    }
-    if (tg_view(o[2], &b[2], 0, sizeof(float), n, "w") < 0)
-        goto done;
-    got = 3;
     {
         float *out = b[0].buf;
         const Py_ssize_t *idx = b[1].buf;
@@ -48,8 +39,7 @@ PyObject *tg_add_at(PyObject *self, PyObject *args)
     }
     result = Py_NewRef(Py_None);
 done:
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }
 
@@ -76,28 +66,20 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
     int got = 0;
     PyObject *result = NULL;
     Py_ssize_t E = 0, K = 0, n_out = 0;
-    {
-        Py_buffer probe;
-        PyObject *src[3] = {o[2], o[1], o[4]};
-        Py_ssize_t *dst[3] = {&E, &K, &n_out};
-        Py_ssize_t size[3] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(float)};
-        for (int i = 0; i < 3; i++) {
-            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
-                return NULL;
-            *dst[i] = probe.len / size[i];
-            PyBuffer_Release(&probe);
-        }
-    }
-    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+    /* Sizes come from these buffers; the others are checked against them. */
+    if ((E = tg_items(o[2], sizeof(Py_ssize_t))) < 0 ||
+        (K = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
+        (n_out = tg_items(o[4], sizeof(float))) < 0)
+        return NULL;
+    const tg_spec spec[NB] = {
         {0, code_size, E * n_nom, "codes"},
         {0, sizeof(Py_ssize_t), K, "cols"},
         {0, sizeof(Py_ssize_t), E, "base"},
         {0, sizeof(float), E, "w"},
         {1, sizeof(float), n_out, "out"},
     };
-    for (got = 0; got < NB; got++)
-        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
-            goto done;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
     {
         const Py_ssize_t *cols = b[1].buf, *base = b[2].buf;
         const float *w = b[3].buf;
@@ -123,8 +105,7 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
     }
     result = Py_NewRef(Py_None);
 done:
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }
 
@@ -151,20 +132,13 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
     int got = 0;
     PyObject *result = NULL;
     Py_ssize_t NV = 0, E = 0, NU = 0;
-    {
-        Py_buffer probe;
-        PyObject *src[3] = {o[0], o[1], o[6]};
-        Py_ssize_t *dst[3] = {&NV, &E, &NU};
-        Py_ssize_t size[3] = {sizeof(float), sizeof(Py_ssize_t), sizeof(float)};
-        for (int i = 0; i < 3; i++) {
-            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
-                return NULL;
-            *dst[i] = probe.len / size[i];
-            PyBuffer_Release(&probe);
-        }
-    }
+    /* Sizes come from these buffers; the others are checked against them. */
+    if ((NV = tg_items(o[0], sizeof(float))) < 0 ||
+        (E = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
+        (NU = tg_items(o[6], sizeof(float))) < 0)
+        return NULL;
     const Py_ssize_t rs = Kc + 2;
-    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+    const tg_spec spec[NB] = {
         {0, sizeof(float), NV, "cvals_rows"},
         {0, sizeof(Py_ssize_t), E, "rows"},
         {0, sizeof(float), E, "w"},
@@ -173,9 +147,8 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
         {1, sizeof(float), E * rs, "out_rec"},
         {1, sizeof(float), NU, "out_unk"},
     };
-    for (got = 0; got < NB; got++)
-        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
-            goto done;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
     {
         const float *cv = b[0].buf, *w = b[2].buf;
         const Py_ssize_t *rows = b[1].buf, *y = b[3].buf, *tid = b[4].buf;
@@ -202,7 +175,6 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
     }
     result = Py_NewRef(Py_None);
 done:
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }

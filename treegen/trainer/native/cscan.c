@@ -3,20 +3,36 @@
  * The kernels are in scan.c, part.c and counts.c; see cscan.h. */
 #include "cscan.h"
 
-/* A read-only or writable view of a C-contiguous buffer of at least n items. */
-int tg_view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py_ssize_t n,
-            const char *name)
+Py_ssize_t tg_items(PyObject *o, Py_ssize_t itemsize)
 {
-    int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(o, b, flags) < 0)
+    Py_buffer probe;
+    if (PyObject_GetBuffer(o, &probe, PyBUF_C_CONTIGUOUS) < 0)
         return -1;
-    if (b->itemsize != itemsize || b->len < n * itemsize) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes, got %zd bytes",
-                     name, n, itemsize, b->len);
-        PyBuffer_Release(b);
-        return -1;
+    const Py_ssize_t n = probe.len / itemsize;
+    PyBuffer_Release(&probe);
+    return n;
+}
+
+int tg_views(PyObject **o, Py_buffer *b, const tg_spec *spec, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const int flags = PyBUF_C_CONTIGUOUS | (spec[i].wr ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(o[i], &b[i], flags) < 0)
+            return i;
+        if (b[i].itemsize != spec[i].size || b[i].len < spec[i].n * spec[i].size) {
+            PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes, got %zd bytes",
+                         spec[i].name, spec[i].n, spec[i].size, b[i].len);
+            PyBuffer_Release(&b[i]);
+            return i;
+        }
     }
-    return 0;
+    return n;
+}
+
+void tg_release(Py_buffer *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        PyBuffer_Release(&b[i]);
 }
 
 static PyMethodDef methods[] = {

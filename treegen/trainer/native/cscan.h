@@ -35,10 +35,22 @@
 #endif
 #define AHEAD 16
 
-/* A read-only or writable view of a C-contiguous buffer of at least n items
- * of the given size; -1 with a Python exception set otherwise. */
-int tg_view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py_ssize_t n,
-            const char *name);
+/* What a kernel argument must be: writable or not, the item size, at least n
+ * items; name is for the error message. */
+typedef struct {
+    int wr;
+    Py_ssize_t size, n;
+    const char *name;
+} tg_spec;
+
+/* The number of items of size itemsize in buffer o; -1 with an exception set. */
+Py_ssize_t tg_items(PyObject *o, Py_ssize_t itemsize);
+
+/* C-contiguous views of o[0..n-1] as spec says.  Returns how many it acquired:
+ * n on success; fewer, with an exception set, when one does not qualify.  The
+ * caller releases that many with tg_release. */
+int tg_views(PyObject **o, Py_buffer *b, const tg_spec *spec, int n);
+void tg_release(Py_buffer *b, int n);
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */

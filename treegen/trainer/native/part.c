@@ -38,21 +38,16 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
     Py_ssize_t S = 0, E = 0, NS = 0, NC = 0, NU = 0, NR = 0;
     PyObject *result = NULL;
     Py_ssize_t *ptr = NULL;
-    {
-        Py_buffer probe;
-        PyObject *src[6] = {o[1], o[5], o[0], o[7], o[10], o[6]};
-        Py_ssize_t *dst[6] = {&S, &E, &NS, &NC, &NU, &NR};
-        Py_ssize_t size[6] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(int32_t), 1,
-                              sizeof(Py_ssize_t), sizeof(Py_ssize_t)};
-        for (int i = 0; i < 6; i++) {
-            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
-                return NULL;
-            *dst[i] = probe.len / size[i];
-            PyBuffer_Release(&probe);
-        }
-        NR /= F;
-    }
-    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+    /* Sizes come from these buffers; the others are checked against them. */
+    if ((S = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
+        (E = tg_items(o[5], sizeof(Py_ssize_t))) < 0 ||
+        (NS = tg_items(o[0], sizeof(int32_t))) < 0 ||
+        (NC = tg_items(o[7], 1)) < 0 ||
+        (NU = tg_items(o[10], sizeof(Py_ssize_t))) < 0 ||
+        (NR = tg_items(o[6], sizeof(Py_ssize_t))) < 0)
+        return NULL;
+    NR /= F;
+    const tg_spec spec[NB] = {
         {0, sizeof(int32_t), NS, "srt"},
         {0, sizeof(Py_ssize_t), S, "task_srt_start"},
         {0, sizeof(Py_ssize_t), S * Kc, "task_lens"},
@@ -67,9 +62,8 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
         {1, sizeof(Py_ssize_t), NC + 1, "out_start"},
         {1, sizeof(Py_ssize_t), NC * Kc, "out_lens"},
     };
-    for (got = 0; got < NB; got++)
-        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
-            goto done;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
     {
         const int32_t *srt = b[0].buf;
         const Py_ssize_t *s_start = b[1].buf, *t_lens = b[2].buf, *t_off = b[3].buf;
@@ -160,8 +154,7 @@ bad:
     Py_CLEAR(result);
 done:
     PyMem_Free(ptr);
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }
 
@@ -197,25 +190,19 @@ PyObject *tg_emit_children(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Py_ssize_t *fill = NULL;
     Py_ssize_t E = 0, NR = 0, NU = 0, NC = 0, T = 0;
-    {
-        Py_buffer probe;
-        PyObject *src[5] = {o[0], o[3], o[5], o[6], o[7]};
-        Py_ssize_t *dst[5] = {&E, &NR, &NU, &NC, &T};
-        Py_ssize_t size[5] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), wsize,
-                              sizeof(Py_ssize_t), sizeof(Py_ssize_t)};
-        for (int i = 0; i < 5; i++) {
-            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
-                return NULL;
-            *dst[i] = probe.len / size[i];
-            PyBuffer_Release(&probe);
-        }
-        NC -= 1; /* out_start has n_child + 1 entries */
-    }
+    /* Sizes come from these buffers; the others are checked against them. */
+    if ((E = tg_items(o[0], sizeof(Py_ssize_t))) < 0 ||
+        (NR = tg_items(o[3], sizeof(Py_ssize_t))) < 0 ||
+        (NU = tg_items(o[5], wsize)) < 0 ||
+        (NC = tg_items(o[6], sizeof(Py_ssize_t))) < 0 ||
+        (T = tg_items(o[7], sizeof(Py_ssize_t))) < 0)
+        return NULL;
+    NC -= 1; /* out_start has n_child + 1 entries */
     if (NC < 0) {
         PyErr_SetString(PyExc_ValueError, "emit_children: out_start is empty");
         return NULL;
     }
-    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+    const tg_spec spec[NB] = {
         {0, sizeof(Py_ssize_t), E, "tid"},
         {0, sizeof(Py_ssize_t), E, "br"},
         {0, wsize, E, "w"},
@@ -228,9 +215,8 @@ PyObject *tg_emit_children(PyObject *self, PyObject *args)
         {1, sizeof(Py_ssize_t), E, "pos_known"},
         {1, sizeof(Py_ssize_t), NU, "pos_unk"},
     };
-    for (got = 0; got < NB; got++)
-        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
-            goto done;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
     {
         const Py_ssize_t *tid = b[0].buf, *br = b[1].buf, *child_of = b[3].buf;
         const Py_ssize_t *u_slot = b[4].buf;
@@ -309,7 +295,6 @@ bad:
     PyErr_SetString(PyExc_IndexError, "emit_children: index out of range");
 done:
     PyMem_Free(fill);
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }

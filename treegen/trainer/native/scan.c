@@ -38,20 +38,12 @@ PyObject *tg_scan_cont(PyObject *self, PyObject *args)
     float *lw = NULL;
     double *lv = NULL;
     Py_ssize_t *lc = NULL;
-    /* Sizes come from these buffers; every other buffer is checked against them. */
-    {
-        Py_buffer probe;
-        PyObject *src[3] = {o[3], o[1], o[8]};
-        Py_ssize_t *dst[3] = {&R, &E, &cap};
-        Py_ssize_t size[3] = {sizeof(Py_ssize_t), sizeof(int32_t), sizeof(Py_ssize_t)};
-        for (int i = 0; i < 3; i++) {
-            if (PyObject_GetBuffer(src[i], &probe, PyBUF_C_CONTIGUOUS) < 0)
-                return NULL;
-            *dst[i] = probe.len / size[i];
-            PyBuffer_Release(&probe);
-        }
-    }
-    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+    /* Sizes come from these buffers; the others are checked against them. */
+    if ((R = tg_items(o[3], sizeof(Py_ssize_t))) < 0 ||
+        (E = tg_items(o[1], sizeof(int32_t))) < 0 ||
+        (cap = tg_items(o[8], sizeof(Py_ssize_t))) < 0)
+        return NULL;
+    const tg_spec spec[NB] = {
         {0, sizeof(float), n1 * rs, "rec"},
         {0, sizeof(int32_t), E, "flat"},
         {0, sizeof(Py_ssize_t), R, "seg_start"},
@@ -66,9 +58,8 @@ PyObject *tg_scan_cont(PyObject *self, PyObject *args)
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
         {1, sizeof(float), R * C, "out_tot"},
     };
-    for (got = 0; got < NB; got++)
-        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
-            goto done;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
     {
         const float *rec = b[0].buf;
         const int32_t *flat = b[1].buf;
@@ -166,8 +157,7 @@ done:
     PyMem_Free(lw);
     PyMem_Free(lv);
     PyMem_Free(lc);
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }
 
@@ -217,16 +207,11 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args)
     Py_buffer b[NB];
     int got = 0;
     PyObject *result = NULL;
-    Py_ssize_t R = 0;
-    {
-        Py_buffer probe;
-        if (PyObject_GetBuffer(o[4], &probe, PyBUF_C_CONTIGUOUS) < 0)
-            return NULL;
-        R = probe.len / (Py_ssize_t)sizeof(float);
-        PyBuffer_Release(&probe);
-    }
+    const Py_ssize_t R = tg_items(o[4], sizeof(float));
+    if (R < 0)
+        return NULL;
     const Py_ssize_t rows = 2 * C + 2;
-    const struct { int wr; Py_ssize_t size, n; const char *name; } spec[NB] = {
+    const tg_spec spec[NB] = {
         {0, sizeof(double), rows * n, "x"},
         {0, sizeof(double), rows * n, "lg"},
         {0, sizeof(Py_ssize_t), n, "kk"},
@@ -238,9 +223,8 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args)
         {1, sizeof(Py_ssize_t), R, "out_best"},
         {1, sizeof(float), R, "out_pen"},
     };
-    for (got = 0; got < NB; got++)
-        if (tg_view(o[got], &b[got], spec[got].wr, spec[got].size, spec[got].n, spec[got].name) < 0)
-            goto done;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
     {
         const double *x = b[0].buf, *lg = b[1].buf;
         const Py_ssize_t *kk = b[2].buf;
@@ -274,7 +258,6 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args)
     }
     result = Py_NewRef(Py_None);
 done:
-    for (int i = 0; i < got; i++)
-        PyBuffer_Release(&b[i]);
+    tg_release(b, got);
     return result;
 }
