@@ -55,7 +55,7 @@ setup(
         Extension(
             "treegen.trainer._cscan",
             sources=[
-                f"treegen/trainer/native/{name}.c" for name in ("cscan", "scan", "part", "counts")
+                f"treegen/trainer/native/{name}.c" for name in ("cscan", "scan", "scanj48", "part", "counts")
             ],
             depends=["treegen/trainer/native/cscan.h"],
         ),

@@ -54,24 +54,26 @@ def _continuous_data(seed: int, n: int, n_cont: int, n_classes: int) -> Dataset:
 
 
 @needs_native
+@pytest.mark.parametrize("j48", [False, True])
 @pytest.mark.parametrize("seed", range(8))
-def test_scan_equals_numpy_scoring(seed: int) -> None:
+def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
     """eval_continuous_flat (C scan) == eval_continuous (padded numpy) on random nodes."""
     rng = np.random.default_rng([3, seed])
     n_classes = int(rng.integers(2, 6))
     ds = _continuous_data(seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes)
-    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    ctx = build_context(ds, int(rng.integers(1, 4)), j48)
+    dt = ctx.dtype
     Kc = len(ctx.cont_pos)
     # A few "nodes": random subsets of the rows with fractional weights.
     seg_att, seg_len, flat_parts, cases, unknown = [], [], [], [], []
     rows_all, w_all = [], []
     for _ in range(int(rng.integers(1, 6))):
         rows = np.sort(rng.choice(ds.n_rows, size=int(rng.integers(1, ds.n_rows)), replace=False))
-        w = np.where(rng.random(rows.size) < 0.3, rng.random(rows.size), 1.0).astype(np.float32)
+        w = np.where(rng.random(rows.size) < 0.3, rng.random(rows.size), 1.0).astype(dt)
         base = sum(r.size for r in rows_all)
         rows_all.append(rows)
         w_all.append(w)
-        tot = float(np.cumsum(w, dtype=np.float32)[-1])
+        tot = float(np.cumsum(w, dtype=dt)[-1])
         for k in range(Kc):
             v = ctx.cvals[k, rows]
             known = np.flatnonzero(~np.isnan(v))
@@ -81,19 +83,19 @@ def test_scan_equals_numpy_scoring(seed: int) -> None:
             flat_parts.append(order + base)
             cases.append(tot)
             unk = np.flatnonzero(np.isnan(v))
-            unknown.append(float(np.cumsum(w[unk], dtype=np.float32)[-1]) if unk.size else 0.0)
+            unknown.append(float(np.cumsum(w[unk], dtype=dt)[-1]) if unk.size else 0.0)
     rows_cat = np.concatenate(rows_all)
     w_cat = np.concatenate(w_all)
     flat = np.concatenate(flat_parts).astype(np.intp)
     lens = np.asarray(seg_len, dtype=np.intp)
     att = np.asarray(seg_att, dtype=np.intp)
-    cases_a = np.asarray(cases, dtype=np.float32)
-    unk_a = np.asarray(unknown, dtype=np.float32)
-    rec = np.column_stack((ctx.cvals[:, rows_cat].T, w_cat, ctx.y[rows_cat])).astype(np.float32)
+    cases_a = np.asarray(cases, dtype=dt)
+    unk_a = np.asarray(unknown, dtype=dt)
+    rec = np.column_stack((ctx.cvals[:, rows_cat].T, w_cat, ctx.y[rows_cat])).astype(dt)
     fast = eval_continuous_flat(ctx, rec, att, flat, lens, cases_a, unk_a)
     idx = padded_rows(flat, lens, rows_cat.size)
     rows_ext = np.append(rows_cat, ctx.n_rows)
-    w_ext = np.append(w_cat, np.float32(0))
+    w_ext = np.append(w_cat, dt(0))
     slow = eval_continuous(ctx, att, rows_ext[idx], w_ext[idx], lens, cases_a, unk_a)
     for name in ("gain", "info", "bar", "ok"):
         assert np.array_equal(getattr(fast, name), getattr(slow, name), equal_nan=True), name
@@ -314,3 +316,45 @@ def test_emit_children_rejects_bad_indices() -> None:
     args[1] = np.array([0, 1], ip)
     lib.emit_children(*args)  # the same call with valid branches goes through
     assert args[8].tolist() == [0, 1, 2] and args[9][:2].tolist() == [0, 1]
+
+
+@needs_native
+def test_j48_kernels_reject_bad_indices() -> None:
+    lib = native.cscan
+    assert lib is not None
+    f64, ip = np.float64, np.intp
+    rec = np.zeros((4, 3), f64)
+    rec[:, 1] = 1.0
+    one = np.ones(1, f64)
+    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f64), np.zeros(4 * 8), np.zeros(1, f64)]
+    with pytest.raises(IndexError):  # position 9 is not a case
+        lib.scan_cont_j48(
+            rec,
+            4,
+            3,
+            1,
+            np.array([0, 9], np.int32),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            one,
+            one,
+            np.ones(1, np.uint8),
+            1,
+            *out,
+        )
+    with pytest.raises(IndexError):  # candidate 0 names segment 5 of 1
+        lib.best_cuts_j48(
+            np.ones(4),
+            np.zeros(4),
+            1,
+            1,
+            np.array([5], ip),
+            one,
+            one,
+            one,
+            one,
+            2.0,
+            np.zeros(1, ip),
+            np.zeros(1, f64),
+        )

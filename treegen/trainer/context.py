@@ -79,8 +79,8 @@ class Context:
     min_cases: float
     multi_val: bool
     scratch: IntArray
-    # Row-major copy of cvals, (n_rows + 1, n_cont), for the C scan (c45 with
-    # the accelerator only): a row's values share a cache line.
+    # Row-major copy of cvals, (n_rows + 1, n_cont), for the C scan (with the
+    # accelerator only): a row's values share a cache line.
     cvals_rows: npt.NDArray[np.floating] | None = None
     work: Workspace = field(default_factory=Workspace)  # the C path's scratch arrays
 
@@ -209,7 +209,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         multi_val=multi_val,
         scratch=np.full(n + 1, -3, dtype=np.intp),
         cvals_rows=None
-        if j48 or native.cscan is None or len(ds.classes) > native.MAX_CLASSES
+        if native.cscan is None or len(ds.classes) > native.MAX_CLASSES
         else np.ascontiguousarray(cvals.T),
     )
     ctx.reset_weights()

@@ -330,13 +330,13 @@ def _score_continuous(
         # per case for all attributes) with the unknown weights summed in the
         # same pass, then the scan over the unpadded segments.  Same numbers
         # as the numpy path below.
-        rec = np.empty((E, Kc + 2), dtype=np.float32)
-        unk = np.zeros(B * Kc, dtype=np.float32)
+        rec = np.empty((E, Kc + 2), dtype=dt)
+        unk = np.zeros(B * Kc, dtype=dt)
         native.cscan.gather_values(
             ctx.cvals_rows,
             Kc,
             rows_cat,
-            np.ascontiguousarray(w_cat, np.float32),
+            np.ascontiguousarray(w_cat, dt),
             np.ascontiguousarray(y_cat, np.intp),
             tid,
             rec,

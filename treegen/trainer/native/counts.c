@@ -112,9 +112,32 @@ done:
 /* gather_values(cvals_rows, Kc, rows, w, y, tid, out_rec, out_unk):
  * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
  * cvals_rows[rows[e] * Kc + k] (its values), then w[e], then y[e] as a
- * float -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] += w[e]
- * in float32, cases in order: level.py's numpy path gathers, tests isnan
- * and sums the unknown weights (np.add.at) to the same numbers. */
+ * number -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
+ * w[e], cases in order: level.py's numpy path gathers, tests isnan and sums
+ * the unknown weights (np.add.at, or bincount in double) to the same numbers.
+ * All float arrays are float32 (c45) or all double (j48), as cvals_rows. */
+#define GATHER_LOOP(REAL)                                                              \
+    do {                                                                               \
+        const REAL *cv = b[0].buf, *w = b[2].buf;                                      \
+        REAL *rec = b[5].buf, *unk = b[6].buf;                                         \
+        for (Py_ssize_t e = 0; e < E; e++) {                                           \
+            const Py_ssize_t r = rows[e], t = tid[e];                                  \
+            if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0 ||      \
+                y[e] > 16777216)                                                       \
+                goto bad;                                                              \
+            const REAL *src = cv + r * Kc;                                             \
+            REAL *dst = rec + e * rs;                                                  \
+            for (Py_ssize_t k = 0; k < Kc; k++) {                                      \
+                const REAL v = src[k];                                                 \
+                dst[k] = v;                                                            \
+                if (v != v)                                                            \
+                    unk[t * Kc + k] += w[e];                                           \
+            }                                                                          \
+            dst[Kc] = w[e];                                                            \
+            dst[Kc + 1] = (REAL)y[e];                                                  \
+        }                                                                              \
+    } while (0)
+
 PyObject *tg_gather_values(PyObject *self, PyObject *args)
 {
     enum { NB = 7 };
@@ -131,49 +154,46 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
     Py_buffer b[NB];
     int got = 0;
     PyObject *result = NULL;
-    Py_ssize_t NV = 0, E = 0, NU = 0;
+    Py_ssize_t rsz, NV = 0, E = 0, NU = 0;
+    {
+        Py_buffer probe; /* float32 or double, as the values come */
+        if (PyObject_GetBuffer(o[0], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            return NULL;
+        rsz = probe.itemsize;
+        PyBuffer_Release(&probe);
+    }
+    if (rsz != sizeof(float) && rsz != sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "gather_values: values must be float32 or double");
+        return NULL;
+    }
     /* Sizes come from these buffers; the others are checked against them. */
-    if ((NV = tg_items(o[0], sizeof(float))) < 0 ||
-        (E = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
-        (NU = tg_items(o[6], sizeof(float))) < 0)
+    if ((NV = tg_items(o[0], rsz)) < 0 || (E = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
+        (NU = tg_items(o[6], rsz)) < 0)
         return NULL;
     const Py_ssize_t rs = Kc + 2;
     const tg_spec spec[NB] = {
-        {0, sizeof(float), NV, "cvals_rows"},
+        {0, rsz, NV, "cvals_rows"},
         {0, sizeof(Py_ssize_t), E, "rows"},
-        {0, sizeof(float), E, "w"},
+        {0, rsz, E, "w"},
         {0, sizeof(Py_ssize_t), E, "y"},
         {0, sizeof(Py_ssize_t), E, "tid"},
-        {1, sizeof(float), E * rs, "out_rec"},
-        {1, sizeof(float), NU, "out_unk"},
+        {1, rsz, E * rs, "out_rec"},
+        {1, rsz, NU, "out_unk"},
     };
     if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
     {
-        const float *cv = b[0].buf, *w = b[2].buf;
         const Py_ssize_t *rows = b[1].buf, *y = b[3].buf, *tid = b[4].buf;
-        float *rec = b[5].buf, *unk = b[6].buf;
         const Py_ssize_t n_rows = NV / Kc;
-        for (Py_ssize_t e = 0; e < E; e++) {
-            const Py_ssize_t r = rows[e], t = tid[e];
-            if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0
-                || y[e] > 16777216) {
-                PyErr_SetString(PyExc_IndexError, "gather_values: index out of range");
-                goto done;
-            }
-            const float *src = cv + r * Kc;
-            float *dst = rec + e * rs;
-            for (Py_ssize_t k = 0; k < Kc; k++) {
-                const float v = src[k];
-                dst[k] = v;
-                if (v != v)
-                    unk[t * Kc + k] += w[e];
-            }
-            dst[Kc] = w[e];
-            dst[Kc + 1] = (float)y[e];
-        }
+        if (rsz == sizeof(float))
+            GATHER_LOOP(float);
+        else
+            GATHER_LOOP(double);
     }
     result = Py_NewRef(Py_None);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_IndexError, "gather_values: index out of range");
 done:
     tg_release(b, got);
     return result;

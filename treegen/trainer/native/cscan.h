@@ -55,6 +55,8 @@ void tg_release(Py_buffer *b, int n);
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */
+PyObject *tg_scan_cont_j48(PyObject *self, PyObject *args); /* scanj48.c */
+PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args);   /* part.c */
 PyObject *tg_emit_children(PyObject *self, PyObject *args); /* part.c */
 PyObject *tg_add_at(PyObject *self, PyObject *args);        /* counts.c */
