@@ -24,8 +24,9 @@ from treegen.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer import partition as part_mod
 from treegen.trainer.context import build_context
+from treegen.trainer.flatscore import eval_continuous_flat
 from treegen.trainer.level import padded_rows
-from treegen.trainer.splits import eval_continuous, eval_continuous_flat
+from treegen.trainer.splits import eval_continuous
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_data

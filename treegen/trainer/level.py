@@ -35,6 +35,7 @@ import numpy.typing as npt
 from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.flat import FlatTree, collapse
+from treegen.trainer.flatscore import eval_continuous_flat
 from treegen.trainer.grow import GrowOptions, select
 from treegen.trainer.splits import (
     CHUNK,
@@ -42,7 +43,6 @@ from treegen.trainer.splits import (
     ContScores,
     Score,
     eval_continuous,
-    eval_continuous_flat,
     nominal_freq,
     score_outcomes,
 )
