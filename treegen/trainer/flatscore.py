@@ -35,15 +35,15 @@ def eval_continuous_flat(
     cases: FloatArray,
     unknown_w: FloatArray,
 ) -> ContScores:
-    """:func:`eval_continuous` with the C accelerator, unpadded.
+    """``splits.eval_continuous`` through the C accelerator, on unpadded segments.
 
-    The cases are numbered 0..E-1; ``rec[p]`` (shape (E, Kc + 2), the
-    flavour's float type) is
-    case p's record: its values of the Kc continuous attributes, its weight
-    and its class.  Segment r (one node x attribute ``seg_att[r]``) is
-    ``flat[start_r : start_r + seg_len[r]]``: its known cases in value order.
-    The C scan does the running sums and candidate tests; the rest is shared
-    with the numpy path (:func:`finish_c45`), so both give the same bits.
+    The cases are numbered 0..E-1; ``rec[p]`` (shape (E, Kc + 2), in the
+    flavour's float type) is case p's record: its values of the Kc
+    continuous attributes, its weight and its class.  Segment r (one node x
+    attribute ``seg_att[r]``) is ``flat[start_r : start_r + seg_len[r]]``:
+    its known cases in value order; ``cases[r]`` is the node's weight and
+    ``unknown_w[r]`` that of its cases with the value unknown.  Returns the
+    same scores as the numpy path, bit for bit.
     """
     from treegen.trainer import native
 
@@ -148,7 +148,7 @@ def _best_native(
     unk: FloatArray,
     out: ContScores,
 ) -> None:
-    """:func:`finish_c45` for a chunk scanned in C: logs by numpy, the rest in C.
+    """``splits.finish_c45`` for a chunk scanned in C: logs by numpy, the rest in C.
 
     Only ``np.log`` runs over the candidates in numpy (so the logs are the
     numpy path's); the per-cut arithmetic and the pick of the first best cut
