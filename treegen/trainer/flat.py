@@ -132,7 +132,7 @@ class FlatTree:
 
 
 def collapse(tree: FlatTree, j48: bool) -> None:
-    """Growth's last step (level.py's ``_collapse`` on TNodes), deepest level first.
+    """Growth's last step, collapsing useless subtrees, deepest level first.
 
     A test's errors become the sum of its children's, added in branch order
     (float32 for c45); a test no better than a leaf becomes one.

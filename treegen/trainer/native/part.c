@@ -7,7 +7,7 @@
  *             grows, pos_known, u_slot, pos_unk, Kc, out_start, out_lens) -> bytearray
  *
  * The children's sorted arrays after a batch of splits (partition.py's
- * _children_sorted_numpy computes the same).  Split task s keeps, per
+ * _sorted_by_attribute computes the same).  Split task s keeps, per
  * continuous attribute k, its cases with a known value in value order:
  * task_lens[s * Kc + k] positions (into the task's cases) stored one
  * attribute after another from srt[task_srt_start[s]]; its cases are entries

@@ -1,6 +1,6 @@
 /* Continuous attributes: running sums over each node's sorted cases and the
  * candidate cuts (scan_cont), then the gains and the best cut per node and
- * attribute (best_cuts).  splits.py's eval_continuous_flat drives them. */
+ * attribute (best_cuts).  flatscore.py's eval_continuous_flat drives them. */
 #include "cscan.h"
 
 /* scan_cont(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, lim, enough,

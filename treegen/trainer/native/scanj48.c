@@ -1,7 +1,7 @@
 /* Continuous attributes for the j48 flavour: scan.c's two kernels with
  * Weka J48's rules -- weights and sums in double, comparisons within its 1e-6
  * tolerance, and the first cut kept unless a later one beats it by more than
- * that.  splits.py's eval_continuous_flat drives them; the numpy code they
+ * that.  flatscore.py's eval_continuous_flat drives them; the numpy code they
  * stand in for is the j48 branch of splits._eval_cont_chunk. */
 #include "cscan.h"
 
