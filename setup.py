@@ -55,7 +55,8 @@ setup(
         Extension(
             "treegen.trainer._cscan",
             sources=[
-                f"treegen/trainer/native/{name}.c" for name in ("cscan", "scan", "scanj48", "part", "counts")
+                f"treegen/trainer/native/{name}.c"
+                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts")
             ],
             depends=["treegen/trainer/native/cscan.h"],
         ),

@@ -24,9 +24,9 @@ from treegen.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer import partition as part_mod
 from treegen.trainer.context import build_context
-from treegen.trainer.flatscore import eval_continuous_flat
+from treegen.trainer.flatscore import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.level import padded_rows
-from treegen.trainer.splits import eval_continuous
+from treegen.trainer.splits import eval_continuous, score_outcomes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_data
@@ -359,3 +359,26 @@ def test_j48_kernels_reject_bad_indices() -> None:
             np.zeros(1, ip),
             np.zeros(1, f64),
         )
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(6))
+def test_nominal_scores_equal_numpy(seed: int) -> None:
+    """score_outcomes_native == splits.score_outcomes (c45), NaN gains of all-unknown rows too."""
+    rng = np.random.default_rng([8, seed])
+    K, n_out, C = int(rng.integers(1, 60)), int(rng.integers(2, 9)), int(rng.integers(2, 6))
+    freq = rng.integers(0, 6, size=(K, n_out, C)).astype(np.float32)
+    freq[rng.random(freq.shape) < 0.3] = 0.0
+    frac = rng.random(freq.shape) < 0.3  # fractional weights from unknown values upstream
+    freq[frac] *= rng.random(int(frac.sum())).astype(np.float32)
+    freq[0, 1:, :] = 0.0  # a row where every case is unknown
+    cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=np.float32)[:, -1]
+    cases[1 % K] += np.float32(2.5)  # weight outside the counted outcomes
+    ds = _continuous_data(seed, 50, 1, C)
+    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    fast = score_outcomes_native(ctx, freq, cases)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slow = score_outcomes(ctx, freq, cases, ctx.min_cases)
+    assert np.isnan(fast[0][0])  # the all-unknown row: 0/0
+    for a, b in zip(fast, slow, strict=True):
+        assert np.array_equal(a, b, equal_nan=True)

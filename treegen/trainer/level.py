@@ -35,7 +35,7 @@ import numpy.typing as npt
 from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.flat import FlatTree, collapse
-from treegen.trainer.flatscore import eval_continuous_flat
+from treegen.trainer.flatscore import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.grow import GrowOptions, select
 from treegen.trainer.splits import (
     CHUNK,
@@ -292,12 +292,17 @@ def _score_nominal(
     step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
     for lo in range(0, B, step):
         hi = min(B, lo + step)
-        gain, info, ok = score_outcomes(
-            ctx,
-            f[lo:hi].reshape((hi - lo) * K, kmax, C),
-            np.repeat(cases[lo:hi], K),
-            ctx.min_cases,
-        )
+        if native.cscan is not None and not ctx.j48:
+            gain, info, ok = score_outcomes_native(
+                ctx, f[lo:hi].reshape((hi - lo) * K, kmax, C), np.repeat(cases[lo:hi], K)
+            )
+        else:
+            gain, info, ok = score_outcomes(
+                ctx,
+                f[lo:hi].reshape((hi - lo) * K, kmax, C),
+                np.repeat(cases[lo:hi], K),
+                ctx.min_cases,
+            )
         G[lo:hi, att] = gain.reshape(hi - lo, K)
         I[lo:hi, att] = info.reshape(hi - lo, K)
         OK[lo:hi, att] = ok.reshape(hi - lo, K)

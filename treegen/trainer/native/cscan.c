@@ -1,6 +1,7 @@
 /* treegen's C accelerator for growth (module treegen.trainer._cscan): the
  * loops that numpy can only do with large temporaries or one call per node.
- * The kernels are in scan.c, scanj48.c, part.c and counts.c; see cscan.h. */
+ * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
+ * cscan.h. */
 #include "cscan.h"
 
 Py_ssize_t tg_items(PyObject *o, Py_ssize_t itemsize)
@@ -44,6 +45,8 @@ static PyMethodDef methods[] = {
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", tg_nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
     {"scan_cont_j48", tg_scan_cont_j48, METH_VARARGS, "scan_cont with J48's rules, in double."},
+    {"nominal_prep", tg_nominal_prep, METH_VARARGS, "Nominal scores, step 1: log inputs."},
+    {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
     {NULL, NULL, 0, NULL},
 };

@@ -56,6 +56,8 @@ void tg_release(Py_buffer *b, int n);
 PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_scan_cont_j48(PyObject *self, PyObject *args); /* scanj48.c */
+PyObject *tg_nominal_prep(PyObject *self, PyObject *args);   /* nominal.c */
+PyObject *tg_nominal_finish(PyObject *self, PyObject *args); /* nominal.c */
 PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args);   /* part.c */
 PyObject *tg_emit_children(PyObject *self, PyObject *args); /* part.c */
