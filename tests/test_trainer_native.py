@@ -119,7 +119,7 @@ def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
         for a, b in zip(fast, slow, strict=True):
             assert np.array_equal(a, b)
         calls["n"] += 1
-        calls["unknown"] += int((args[4] == -1).any())  # type: ignore[operator]
+        calls["unknown"] += int((args[5] == -1).any())  # type: ignore[operator]
         return fast
 
     monkeypatch.setattr(part_mod, "_children_sorted", both)
@@ -188,18 +188,17 @@ def test_kernels_reject_bad_indices() -> None:
             np.zeros(4 * 8),  # 2 classes need 6 values per cut
             np.zeros(2, f32),
         )
-    with pytest.raises(IndexError):  # branch 5 of a 2-way split
+    with pytest.raises(IndexError):  # child 5 of 2
         lib.part_sorted(
             np.array([0, 1], np.int32),
             np.zeros(1, ip),
             np.array([2], ip),
             np.zeros(1, ip),
             np.zeros(1, ip),
-            np.array([0, 5], ip),
+            np.array([0, 5 << 32], np.int64),
             np.array([0, 1], ip),
             2,
             np.ones(2, np.uint8),
-            np.zeros(2, ip),
             np.full(2, -1, ip),
             np.zeros(2, ip),
             1,

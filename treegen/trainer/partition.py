@@ -232,7 +232,18 @@ def partition(
     grows = ~stays_leaf
     if kc and grows.any():
         srt_out, out_start, out_lens = _children_sorted(
-            ctx, tasks, split, offsets, br, nonempty, child_id, grows, pos_known, u_slot, pos_unk
+            ctx,
+            tasks,
+            split,
+            offsets,
+            tid,
+            br,
+            nonempty,
+            child_id,
+            grows,
+            pos_known,
+            u_slot,
+            pos_unk,
         )
     else:
         srt_out = np.zeros(0, dtype=np.int32)
@@ -299,6 +310,7 @@ def _children_sorted(
     tasks: list[Task],
     split: IntArray,
     offsets: IntArray,
+    tid: IntArray,
     br: IntArray,
     nonempty: npt.NDArray[np.bool_],
     child_id: IntArray,
@@ -325,17 +337,20 @@ def _children_sorted(
         tot = lens.reshape(-1, kc).sum(axis=1)
         out_start = np.empty(n_child + 1, dtype=np.intp)
         out_lens = np.empty((n_child, kc), dtype=np.intp)
+        # Per entry: child << 32 | position in it (known outcome), -1 (unknown).
+        kn = br >= 0
+        dest = np.where(br == -1, -1, -2).astype(np.int64)
+        dest[kn] = (child_id[tid[kn], br[kn]].astype(np.int64) << 32) | pos_known[:-1][kn]
         buf = native.cscan.part_sorted(
             srt_cat,
             np.cumsum(tot) - tot,
             lens,
             np.ascontiguousarray(offsets[split], dtype=np.intp),
             np.ascontiguousarray(split, dtype=np.intp),
-            np.ascontiguousarray(br, dtype=np.intp),
+            dest,
             np.ascontiguousarray(child_id, dtype=np.intp),
             F,
             grows.astype(np.uint8),
-            pos_known,
             u_slot,
             np.ascontiguousarray(pos_unk, dtype=np.intp),
             kc,

@@ -3,8 +3,8 @@
  * drives them. */
 #include "cscan.h"
 
-/* part_sorted(srt, task_srt_start, task_lens, task_off, task_row, br, child_of, F,
- *             grows, pos_known, u_slot, pos_unk, Kc, out_start, out_lens) -> bytearray
+/* part_sorted(srt, task_srt_start, task_lens, task_off, task_row, dest, child_of, F,
+ *             grows, u_slot, pos_unk, Kc, out_start, out_lens) -> bytearray
  *
  * The children's sorted arrays after a batch of splits (partition.py's
  * _sorted_by_attribute computes the same).  Split task s keeps, per
@@ -12,22 +12,24 @@
  * task_lens[s * Kc + k] positions (into the task's cases) stored one
  * attribute after another from srt[task_srt_start[s]]; its cases are entries
  * task_off[s]... of the bucket and its branches row task_row[s] of child_of
- * (F columns: child id, or -1 for an empty branch).  Entry e goes to branch
- * br[e], or to every non-empty branch when br[e] < 0 (unknown value); in
- * child c (only where grows[c]) it is case pos_known[e], or pos_unk[u_slot[e]
- * * F + v] for the copy in branch v.  Walking each sorted array in order
- * keeps every child's arrays in value order.  Returns the children's arrays
- * as int32 in one buffer, child after child and attribute after attribute;
- * out_lens[c * Kc + k] gets the lengths and out_start[c] the offsets (in
- * items; out_start has n_child + 1 entries). */
+ * (F columns: child id, or -1 for an empty branch).  Entry e with a known
+ * outcome has dest[e] = child << 32 | its position in that child; one with
+ * the tested value unknown has dest[e] = -1 and goes to every non-empty
+ * branch v, as case pos_unk[u_slot[e] * F + v].  Only children with grows[c]
+ * get arrays.  Walking each sorted array in order keeps every child's arrays
+ * in value order.  Returns them as int32 in one buffer, child after child and
+ * attribute after attribute; out_lens[c * Kc + k] gets the lengths and
+ * out_start[c] the offsets (in items; out_start has n_child + 1 entries).
+ * (One packed dest per entry: a single scattered read where a branch and a
+ * position would be two.) */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args)
 {
-    enum { NB = 13 };
+    enum { NB = 12 };
     PyObject *o[NB];
     Py_ssize_t F, Kc;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOOnOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6], &F, &o[7], &o[8], &o[9], &o[10], &Kc, &o[11], &o[12]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOnOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &F, &o[7], &o[8], &o[9], &Kc, &o[10], &o[11]))
         return NULL;
     if (F < 1 || Kc < 1) {
         PyErr_SetString(PyExc_ValueError, "F and Kc must be positive");
@@ -40,10 +42,10 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
     Py_ssize_t *ptr = NULL;
     /* Sizes come from these buffers; the others are checked against them. */
     if ((S = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
-        (E = tg_items(o[5], sizeof(Py_ssize_t))) < 0 ||
+        (E = tg_items(o[5], sizeof(int64_t))) < 0 ||
         (NS = tg_items(o[0], sizeof(int32_t))) < 0 ||
         (NC = tg_items(o[7], 1)) < 0 ||
-        (NU = tg_items(o[10], sizeof(Py_ssize_t))) < 0 ||
+        (NU = tg_items(o[9], sizeof(Py_ssize_t))) < 0 ||
         (NR = tg_items(o[6], sizeof(Py_ssize_t))) < 0)
         return NULL;
     NR /= F;
@@ -53,10 +55,9 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
         {0, sizeof(Py_ssize_t), S * Kc, "task_lens"},
         {0, sizeof(Py_ssize_t), S, "task_off"},
         {0, sizeof(Py_ssize_t), S, "task_row"},
-        {0, sizeof(Py_ssize_t), E, "br"},
+        {0, sizeof(int64_t), E, "dest"},
         {0, sizeof(Py_ssize_t), NR * F, "child_of"},
         {0, 1, NC, "grows"},
-        {0, sizeof(Py_ssize_t), E, "pos_known"},
         {0, sizeof(Py_ssize_t), E, "u_slot"},
         {0, sizeof(Py_ssize_t), NU, "pos_unk"},
         {1, sizeof(Py_ssize_t), NC + 1, "out_start"},
@@ -67,10 +68,11 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
     {
         const int32_t *srt = b[0].buf;
         const Py_ssize_t *s_start = b[1].buf, *t_lens = b[2].buf, *t_off = b[3].buf;
-        const Py_ssize_t *t_row = b[4].buf, *br = b[5].buf, *child_of = b[6].buf;
+        const Py_ssize_t *t_row = b[4].buf, *child_of = b[6].buf;
+        const int64_t *dest = b[5].buf;
         const unsigned char *grows = b[7].buf;
-        const Py_ssize_t *pos_known = b[8].buf, *u_slot = b[9].buf, *pos_unk = b[10].buf;
-        Py_ssize_t *o_start = b[11].buf, *o_lens = b[12].buf;
+        const Py_ssize_t *u_slot = b[8].buf, *pos_unk = b[9].buf;
+        Py_ssize_t *o_start = b[10].buf, *o_lens = b[11].buf;
         memset(o_lens, 0, (size_t)(NC * Kc) * sizeof(Py_ssize_t));
         /* Pass 1: count (and check every index once). */
         for (Py_ssize_t s = 0; s < S; s++) {
@@ -86,15 +88,16 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
                     if (i + AHEAD < L) {
                         const Py_ssize_t ea = t_off[s] + srt[at + i + AHEAD];
                         if (ea >= 0 && ea < E)
-                            PREFETCH(br + ea);
+                            PREFETCH(dest + ea);
                     }
-                    if (e < 0 || e >= E || br[e] >= F || br[e] < -1) goto bad;
-                    if (br[e] >= 0) {
-                        const Py_ssize_t c = cof[br[e]];
-                        if (c < 0 || c >= NC) goto bad;
+                    if (e < 0 || e >= E) goto bad;
+                    const int64_t d = dest[e];
+                    if (d >= 0) {
+                        const int64_t c = d >> 32;
+                        if (c >= NC) goto bad;
                         if (grows[c]) o_lens[c * Kc + k]++;
                     } else {
-                        if (u_slot[e] < 0 || (u_slot[e] + 1) * F > NU) goto bad;
+                        if (d != -1 || u_slot[e] < 0 || (u_slot[e] + 1) * F > NU) goto bad;
                         for (Py_ssize_t v = 0; v < F; v++) {
                             const Py_ssize_t c = cof[v];
                             if (c >= NC) goto bad;
@@ -128,14 +131,12 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
                 const Py_ssize_t L = t_lens[s * Kc + k];
                 for (Py_ssize_t i = 0; i < L; i++) {
                     const Py_ssize_t e = t_off[s] + srt[at + i];
-                    if (i + AHEAD < L) {
-                        const Py_ssize_t ea = t_off[s] + srt[at + i + AHEAD];
-                        PREFETCH(br + ea); /* checked in pass 1 */
-                        PREFETCH(pos_known + ea);
-                    }
-                    if (br[e] >= 0) {
-                        const Py_ssize_t c = cof[br[e]];
-                        if (grows[c]) out[ptr[c * Kc + k]++] = (int32_t)pos_known[e];
+                    if (i + AHEAD < L)
+                        PREFETCH(dest + t_off[s] + srt[at + i + AHEAD]); /* checked in pass 1 */
+                    const int64_t d = dest[e];
+                    if (d >= 0) {
+                        const int64_t c = d >> 32;
+                        if (grows[c]) out[ptr[c * Kc + k]++] = (int32_t)(d & 0xFFFFFFFF);
                     } else {
                         const Py_ssize_t *pu = pos_unk + u_slot[e] * F;
                         for (Py_ssize_t v = 0; v < F; v++) {
