@@ -1,0 +1,29 @@
+"""The presorting in build_context: a stable sort by value, whatever the values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treegen.trainer.context import _stable_order
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_float32_key_sort_equals_stable_argsort(seed: int) -> None:
+    """Ties in row order; -0.0 ties with 0.0; infinities, subnormals, huge values."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5000))
+    scale = float(rng.choice([1.0, 100.0, 1e30]))
+    col = np.round(rng.normal(size=n) * scale, int(rng.integers(0, 3))).astype(np.float32)
+    for value, share in ((np.nan, 0.1), (-0.0, 0.05), (0.0, 0.05), (np.inf, 0.02),
+                         (-np.inf, 0.02), (1e-45, 0.02), (-1e-45, 0.02)):
+        col[rng.random(n) < share] = np.float32(value)
+    rows = np.flatnonzero(~np.isnan(col))
+    expected = rows[np.argsort(col[rows], kind="stable")]
+    assert np.array_equal(_stable_order(col, rows), expected)
+
+
+def test_double_values_take_the_stable_argsort() -> None:
+    col = np.array([2.0, 1.0, 2.0, -0.0, 0.0, 1.0])
+    rows = np.arange(col.size)
+    assert _stable_order(col, rows).tolist() == [3, 4, 1, 5, 0, 2]
