@@ -122,6 +122,7 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         # The level-wise grower writes arrays; with the C pruner the tree
         # stays arrays until the pruned model nodes are made.
         tree = grow_levels(ctx, gopts)
+        ctx.release_growth_arrays()  # pruning's peak memory without them
         if not opts.prune:
             nodes = flat.grown_nodes(tree)
         elif not j48 and native.cprune is not None:

@@ -116,6 +116,14 @@ class Context:
             acc = to_f32(acc + to_f32(float(v)))
         return acc
 
+    def release_growth_arrays(self) -> None:
+        """Drop what only growth reads (the presorted rows, the row-major values,
+        scratch buffers), so that pruning's peak does not hold them."""
+        self.sorted_flat = np.zeros(0, dtype=np.int32)
+        self.presorted_len = np.zeros_like(self.presorted_len)
+        self.cvals_rows = None
+        self.work = Workspace()
+
     def reset_weights(self) -> None:
         self.weights[:] = 1.0
         self.weights[self.n_rows] = 0.0
