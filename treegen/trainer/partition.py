@@ -106,11 +106,6 @@ def _outcomes(
     return br, forks
 
 
-def ne_v_flat(nonempty: npt.NDArray[np.bool_]) -> IntArray:
-    """The non-empty branch indices of every task, one task after another."""
-    return np.nonzero(nonempty)[1]
-
-
 def partition(
     ctx: Context,
     tree: FlatTree,
