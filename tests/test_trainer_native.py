@@ -233,7 +233,8 @@ def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
     assert lib is not None
     rng = np.random.default_rng(9)
     E, n_nom, C, kmax, B = 5000, 4, 3, 6, 5
-    codes = rng.integers(0, kmax, size=(E, n_nom)).astype(code_type)
+    table = rng.integers(0, kmax, size=(800, n_nom)).astype(code_type)  # the rows' codes
+    rows = rng.integers(0, 800, size=E).astype(np.intp)  # the bucket's cases
     cols = np.array([3, 0, 2], np.intp)
     K = cols.size
     tid = np.sort(rng.integers(0, B, size=E))
@@ -241,14 +242,37 @@ def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
     w = np.where(rng.random(E) < 0.5, rng.random(E), 1.0).astype(np.float32)
     fast = np.zeros((B, K, kmax * C), np.float32)
     lib.nominal_counts(
-        codes, codes.dtype.itemsize, n_nom, cols, tid * (K * kmax * C) + y, w, kmax * C, C, fast
+        table,
+        table.dtype.itemsize,
+        n_nom,
+        rows,
+        cols,
+        tid * (K * kmax * C) + y,
+        w,
+        kmax * C,
+        C,
+        fast,
     )
+    codes = table[rows]
     slow = np.zeros((B, K, kmax * C), np.float32)
     for k, col in enumerate(cols.tolist()):
         part = np.zeros(B * kmax * C, np.float32)
         np.add.at(part, tid * (kmax * C) + y + codes[:, col].astype(np.intp) * C, w)
         slow[:, k] = part.reshape(B, kmax * C)
     assert np.array_equal(fast, slow)
+    with pytest.raises(IndexError):  # row 800 is past the table
+        lib.nominal_counts(
+            table,
+            table.dtype.itemsize,
+            n_nom,
+            np.array([800], np.intp),
+            cols,
+            np.zeros(1, np.intp),
+            w[:1],
+            kmax * C,
+            C,
+            fast,
+        )
 
 
 @needs_native

@@ -269,14 +269,13 @@ def _score_nominal(
     kmax = max(ctx.n_values[a] for a in plain) + 1
     f = np.zeros((B, K, kmax * C), dtype=ctx.dtype)
     base = tid * (kmax * C) + y_cat
-    # All codes of a case in one gather (one cache line), then column by column.
-    codes = ctx.ncodes[rows_cat]
     if native.cscan is not None and not ctx.j48:
         # f[b, k, v * C + c], every cell summed in case order as below.
         native.cscan.nominal_counts(
-            codes,
-            codes.dtype.itemsize,
-            codes.shape[1],
+            ctx.ncodes,
+            ctx.ncodes.dtype.itemsize,
+            ctx.ncodes.shape[1],
+            rows_cat,
             np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp),
             tid * (K * kmax * C) + y_cat,
             np.ascontiguousarray(w_cat, dtype=np.float32),
@@ -285,6 +284,7 @@ def _score_nominal(
             f,
         )
     else:
+        codes = ctx.ncodes[rows_cat]  # all codes of a case in one gather (one cache line)
         for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
             idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
             f[:, k] = _sums(ctx, idx, w_cat, B * kmax * C).reshape(B, kmax * C)
@@ -306,9 +306,10 @@ def _score_nominal(
         G[lo:hi, att] = gain.reshape(hi - lo, K)
         I[lo:hi, att] = info.reshape(hi - lo, K)
         OK[lo:hi, att] = ok.reshape(hi - lo, K)
-    for b, t in enumerate(tasks):
-        for a in t.tested:
-            OK[b, a] = False
+    # Attributes already tested on the path: one scatter for the bucket.
+    tb = [b for b, t in enumerate(tasks) for _ in t.tested]
+    if tb:
+        OK[tb, [a for t in tasks for a in t.tested]] = False
 
 
 def _score_continuous(

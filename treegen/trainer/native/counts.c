@@ -43,20 +43,21 @@ done:
     return result;
 }
 
-/* nominal_counts(codes, code_size, n_nom, cols, base, w, stride, C, out):
+/* nominal_counts(codes, code_size, n_nom, rows, cols, base, w, stride, C, out):
  * for every case e in order and every listed attribute k,
- *     out[base[e] + k * stride + codes[e, cols[k]] * C] += w[e]   (float32)
+ *     out[base[e] + k * stride + codes[rows[e], cols[k]] * C] += w[e]   (float32)
  * -- level.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute),
  * each cell receiving the same additions in the same order.  codes is the
- * bucket's (E, n_nom) code block, int16 or int32 (code_size bytes). */
+ * (n_rows + 1, n_nom) code table, int16 or int32 (code_size bytes), read at
+ * the bucket's rows. */
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
 {
-    enum { NB = 5 };
+    enum { NB = 6 };
     PyObject *o[NB];
     Py_ssize_t code_size, n_nom, stride, C;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnOOOnnO", &o[0], &code_size, &n_nom, &o[1], &o[2], &o[3],
-                          &stride, &C, &o[4]))
+    if (!PyArg_ParseTuple(args, "OnnOOOOnnO", &o[0], &code_size, &n_nom, &o[1], &o[2], &o[3],
+                          &o[4], &stride, &C, &o[5]))
         return NULL;
     if ((code_size != 2 && code_size != 4) || n_nom < 1 || C < 1 || stride < 1) {
         PyErr_SetString(PyExc_ValueError, "nominal_counts: bad sizes");
@@ -65,14 +66,16 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
     Py_buffer b[NB];
     int got = 0;
     PyObject *result = NULL;
-    Py_ssize_t E = 0, K = 0, n_out = 0;
+    Py_ssize_t NT = 0, E = 0, K = 0, n_out = 0;
     /* Sizes come from these buffers; the others are checked against them. */
-    if ((E = tg_items(o[2], sizeof(Py_ssize_t))) < 0 ||
-        (K = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
-        (n_out = tg_items(o[4], sizeof(float))) < 0)
+    if ((NT = tg_items(o[0], code_size)) < 0 || (E = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
+        (K = tg_items(o[2], sizeof(Py_ssize_t))) < 0 ||
+        (n_out = tg_items(o[5], sizeof(float))) < 0)
         return NULL;
+    const Py_ssize_t n_rows = NT / n_nom;
     const tg_spec spec[NB] = {
-        {0, code_size, E * n_nom, "codes"},
+        {0, code_size, n_rows * n_nom, "codes"},
+        {0, sizeof(Py_ssize_t), E, "rows"},
         {0, sizeof(Py_ssize_t), K, "cols"},
         {0, sizeof(Py_ssize_t), E, "base"},
         {0, sizeof(float), E, "w"},
@@ -81,29 +84,35 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
     if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
     {
-        const Py_ssize_t *cols = b[1].buf, *base = b[2].buf;
-        const float *w = b[3].buf;
-        float *out = b[4].buf;
+        const char *codes = b[0].buf;
+        const Py_ssize_t *rows = b[1].buf, *cols = b[2].buf, *base = b[3].buf;
+        const float *w = b[4].buf;
+        float *out = b[5].buf;
         for (Py_ssize_t k = 0; k < K; k++)
             if (cols[k] < 0 || cols[k] >= n_nom) {
                 PyErr_SetString(PyExc_IndexError, "nominal_counts: column out of range");
                 goto done;
             }
         for (Py_ssize_t e = 0; e < E; e++) {
+            if (e + AHEAD < E && rows[e + AHEAD] >= 0 && rows[e + AHEAD] < n_rows)
+                PREFETCH(codes + rows[e + AHEAD] * n_nom * code_size);
+            if (rows[e] < 0 || rows[e] >= n_rows)
+                goto bad;
+            const char *row = codes + rows[e] * n_nom * code_size;
             for (Py_ssize_t k = 0; k < K; k++) {
-                const Py_ssize_t at = e * n_nom + cols[k];
-                const Py_ssize_t code = code_size == 2 ? ((const int16_t *)b[0].buf)[at]
-                                                       : ((const int32_t *)b[0].buf)[at];
+                const Py_ssize_t code = code_size == 2 ? ((const int16_t *)row)[cols[k]]
+                                                       : ((const int32_t *)row)[cols[k]];
                 const Py_ssize_t i = base[e] + k * stride + code * C;
-                if (code < 0 || i < 0 || i >= n_out) {
-                    PyErr_SetString(PyExc_IndexError, "nominal_counts: index out of range");
-                    goto done;
-                }
+                if (code < 0 || i < 0 || i >= n_out)
+                    goto bad;
                 out[i] += w[e];
             }
         }
     }
     result = Py_NewRef(Py_None);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_IndexError, "nominal_counts: index out of range");
 done:
     tg_release(b, got);
     return result;
