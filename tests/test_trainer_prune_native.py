@@ -1,10 +1,13 @@
 """The C pruning walk (``_cprune``) equals the Python one, bit for bit.
 
-Two levels: the c45 error bound ``estimate_c45`` against
-``ErrorBound.estimate`` over (N, e) pairs reaching every ``AddErrs`` case
-and several CF values; and whole pruned trees with and without the
-accelerator on random datasets (missing values, nominal and continuous
-tests, --subsets, other CF values), compared node for node.
+Two levels, for both flavours: the error bound (``estimate_c45``,
+``estimate_j48``) against ``ErrorBound.estimate`` over (N, e) pairs
+reaching every ``AddErrs`` case and several CF values; and whole pruned
+trees with and without the accelerator on random datasets (missing values,
+nominal and continuous tests, --subsets, other CF values), compared node
+for node.  For j48 also the trained model (the level engine's flat C path,
+whose errors are the pruned tree's training errors) against the Python
+walk's.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pytest
 
 from treegen.dataset import Attribute, Dataset, Schema
 from treegen.model import Node
-from treegen.trainer import native
+from treegen.trainer import TrainOptions, native, train
 from treegen.trainer import prune as prune_mod
 from treegen.trainer.context import build_context
 from treegen.trainer.grow import GrowOptions, grow
@@ -104,8 +107,51 @@ def test_pairs_reach_every_add_errs_case() -> None:
     assert np.any(~pos)
 
 
-def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool) -> Pruned:
-    ctx = build_context(ds, 2, False)
+def _j48_pairs() -> tuple[np.ndarray, np.ndarray]:
+    """(N, e) pairs in double reaching every case of J48's bound: |N| <= 1e-6,
+    e = 0, 0 < e < 1, e + 0.5 >= N (with e > N: the max with 0), the general case."""
+    rng = np.random.default_rng(12)
+    n_list: list[float] = []
+    e_list: list[float] = []
+    for n in [0.0, -0.0, -1e-6, 1e-6, 1.5e-6, -1.0, 1e-3, 0.3, 0.5, 1.0, 1.4, 1.5, 2.0, 7.5, 1e5]:
+        for e in [0.0, -0.0, 1e-9, 0.3, 0.999, 1.0, 1.2, n - 0.5, n - 0.4, n, n + 0.3, -1e-17]:
+            n_list.append(n)
+            e_list.append(e)
+    n_rand = np.exp(rng.uniform(np.log(1e-7), np.log(1e6), 3000))
+    frac = rng.uniform(0, 1, 3000) ** 3
+    for n, fr in zip(n_rand.tolist(), frac.tolist()):
+        n_list += [n, n, n, n]
+        e_list += [n * fr, fr, n + fr, n - n * fr * 1e-12]
+    return np.asarray(n_list), np.asarray(e_list)
+
+
+@needs_native
+@pytest.mark.parametrize("cf", CFS)
+def test_estimate_j48_matches_error_bound(cf: float) -> None:
+    assert native.cprune is not None
+    bound = ErrorBound(cf, "j48")
+    n, e = _j48_pairs()
+    out = np.full(n.size, np.nan)
+    native.cprune.estimate_j48(n, e, cf, bound.coeff, out)
+    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist())])
+    assert np.array_equal(out.view(np.int64), want.view(np.int64))
+
+
+def test_j48_pairs_reach_every_add_errs_case() -> None:
+    n, e = _j48_pairs()
+    zero = np.abs(n) <= 1e-6
+    pos = ~zero
+    assert np.any(zero) and np.any(pos & (n < 0))
+    assert np.any(pos & (e == 0))
+    assert np.any(pos & (e != 0) & (e < 1))
+    assert np.any(pos & (e >= 1) & (e + 0.5 >= n) & (n - e >= 0))
+    assert np.any(pos & (e >= 1) & (n - e < 0))
+    assert np.any(pos & (e >= 1) & (e + 0.5 < n))
+    assert any(cf > 0.5 for cf in CFS) and any(cf <= 0.5 for cf in CFS)
+
+
+def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool, j48: bool = False) -> Pruned:
+    ctx = build_context(ds, 2, j48)
     root = grow(ctx, GrowOptions("gainratio", subsets=subsets))
     saved = native.cprune  # the module prune.py consults
     try:
@@ -246,12 +292,109 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     assert Pruned(flatten(grown)) == Pruned(flatten(ref))
 
 
-def test_prune_flat_declines_j48() -> None:
+@needs_native
+def test_prune_flat_j48_single_leaf() -> None:
+    """A lone leaf: its class is the first majority class, its errors the
+    training errors (the estimate with ``estimated_errors``)."""
     ds = gen_data.generate(gen_data.random_spec(1, max_rows=300))
     ctx = build_context(ds, 2, True)
     one = np.zeros(1, dtype=np.int64)
-    rec = prune_mod.prune_flat(ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
-    assert rec is None
+    args = (ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
+    rec = prune_mod.prune_flat(*args)
+    est = prune_mod.prune_flat(*args, estimated_errors=True)
+    assert rec is not None and est is not None
+    dist = np.bincount(ctx.y[: ctx.n_rows], minlength=ctx.n_classes).astype(np.float64)
+    assert rec.dist.dtype == np.float64 and np.array_equal(rec.dist[0], dist)
+    assert rec.cls[0] == int(np.argmax(dist)) and rec.items[0] == ctx.n_rows
+    assert rec.errors[0] == ctx.n_rows - dist.max()
+    bound = ErrorBound(0.25, "j48")
+    assert est.errors[0] == bound.estimate(float(ctx.n_rows), ctx.n_rows - float(dist.max()))
+
+
+J48_CFS = (0.1, 0.25, 0.5, 0.75)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(10))
+def test_pruned_j48_trees_identical(seed: int) -> None:
+    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2500))
+    for cf in J48_CFS:
+        a = _pruned(ds, cf, False, True, j48=True)
+        assert a == _pruned(ds, cf, False, False, j48=True)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", [2, 5])
+def test_pruned_j48_trees_identical_with_subsets(seed: int) -> None:
+    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=1500))
+    for cf in (0.25, 0.6):
+        a = _pruned(ds, cf, True, True, j48=True)
+        assert a == _pruned(ds, cf, True, False, j48=True)
+    assert "subset" in _pruned(ds, 0.25, True, True, j48=True).kinds()
+
+
+@needs_native
+@pytest.mark.parametrize("spec", _TIE_SPECS, ids=lambda s: f"seed{s.seed}")
+def test_largest_branch_ties_identical_j48(spec: gen_data.Spec) -> None:
+    ds = gen_data.generate(spec)
+    a = _pruned(ds, 0.25, False, True, j48=True)
+    assert a == _pruned(ds, 0.25, False, False, j48=True)
+
+
+@needs_native
+def test_pruned_j48_trees_identical_with_two_byte_codes() -> None:
+    ds = _many_valued(300, 3000, 1)
+    a = _pruned(ds, 0.25, False, True, j48=True)
+    assert "nominal" in a.kinds()
+    assert a == _pruned(ds, 0.25, False, False, j48=True)
+
+
+def _trained(ds: Dataset, opts: TrainOptions, use_native: bool) -> Pruned:
+    saved = native.cprune  # what train() and prune.py consult
+    try:
+        if not use_native:
+            native.cprune = None
+        return Pruned(train(ds, opts).nodes)
+    finally:
+        native.cprune = saved
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(8))
+def test_trained_j48_models_identical(seed: int) -> None:
+    """train(): the flat C path (model nodes from the records, training
+    errors from :func:`prune._training_errors_flat`) against the TNode walk."""
+    ds = gen_data.generate(gen_data.random_spec(seed + 20, max_rows=3000))
+    for cf, subsets in ((0.25, False), (0.05, True), (0.7, False)):
+        opts = TrainOptions(flavor="j48", cf=cf, subsets=subsets)
+        a = _trained(ds, opts, True)
+        assert a == _trained(ds, opts, False)
+
+
+@needs_native
+def test_trained_j48_models_identical_on_benchmark_shaped_data() -> None:
+    """Missing values on every attribute; pruned to a real tree with empty leaves."""
+    ds = gen_data.generate(gen_data.summary_spec(5000, seed=3))
+    opts = TrainOptions(flavor="j48")
+    a = _trained(ds, opts, True)
+    assert a == _trained(ds, opts, False)
+    assert 1 < len(a) < 5000
+    assert any(n.kind == "leaf" and n.items == 0 for n in a.nodes)
+
+
+@needs_native
+def test_flat_path_taken_for_j48(monkeypatch: pytest.MonkeyPatch) -> None:
+    """train() prunes j48 through flat.prune_c45 (no TNode tree) with the accelerator."""
+    import treegen.trainer as trainer_mod
+
+    ds = gen_data.generate(gen_data.summary_spec(800, seed=1))
+
+    def no_tnodes(*args: object) -> None:
+        raise AssertionError("the TNode pruner ran")
+
+    monkeypatch.setattr(trainer_mod, "_prune_tree", no_tnodes)
+    model = train(ds, TrainOptions(flavor="j48"))
+    assert len(model.nodes) > 1
 
 
 def _many_valued(k: int, rows: int, seed: int) -> Dataset:

@@ -125,7 +125,7 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         ctx.release_growth_arrays()  # pruning's peak memory without them
         if not opts.prune:
             nodes = flat.grown_nodes(tree)
-        elif not j48 and native.cprune is not None:
+        elif native.cprune is not None:
             nodes = flat.prune_c45(ctx, tree, float(opts.cf))
         root = tree.to_tnodes() if nodes is None else None
     else:

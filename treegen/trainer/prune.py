@@ -280,12 +280,12 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
     """Prune ``root`` in place with confidence ``cf``.
 
     ``reuse_growth=False`` recomputes every weight instead of reusing the
-    ones growth stored (the same numbers; tests check that).  The c45
-    flavour runs in C when the accelerator is built (:func:`_prune_native`,
-    which always recomputes: summing is cheap there).
+    ones growth stored (the same numbers; tests check that).  Both flavours
+    run in C when the accelerator is built (:func:`_prune_native`, which
+    always recomputes: summing is cheap there).
     """
     bound = ErrorBound(cf, "j48" if ctx.j48 else "c45")
-    if not ctx.j48 and native.cprune is not None and _prune_native(ctx, root, cf):
+    if native.cprune is not None and _prune_native(ctx, root, cf):
         return
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     w = np.ones(ctx.n_rows, dtype=ctx.dtype)
@@ -309,7 +309,7 @@ class PruneRecords(NamedTuple):
     cls: IntArray
     items: FloatArray
     errors: FloatArray
-    dist: FloatArray  # float32, (nodes, classes)
+    dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48
     updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
 
 
@@ -323,8 +323,9 @@ def prune_flat(
     first: npt.NDArray[np.integer],
     count: npt.NDArray[np.integer],
     subsets: Mapping[int, tuple[tuple[int, ...], ...]],
+    estimated_errors: bool = False,
 ) -> PruneRecords | None:
-    """Prune a grown c45 tree given as arrays, in C; None when C cannot.
+    """Prune a grown tree given as arrays, in C; None when C cannot.
 
     Node 0 is the root; ``kind`` codes as in :class:`PruneRecords`; a
     test's children are nodes ``first[i] .. first[i] + count[i] - 1`` in
@@ -332,11 +333,16 @@ def prune_flat(
     ignored); ``subsets`` maps subset tests to their value sets.  The walk
     is :func:`estimate_errors` from the root with ``update`` (recomputing
     every sum, which :func:`prune`'s ``reuse_growth`` shows gives the same
-    numbers).  None for the j48 flavour, without the accelerator, or for a
-    tree deeper than C's recursion allows.
+    numbers).  None without the accelerator or for a tree deeper than C's
+    recursion allows.
+
+    For the j48 flavour the pruned tree's records hold its training errors
+    (:func:`training_errors`, what ``train`` keeps), unless
+    ``estimated_errors`` asks for the estimates the walk leaves (as
+    :func:`estimate_errors` does).
     """
     mod = native.cprune
-    if mod is None or ctx.j48 or ctx.n_classes > native.MAX_CLASSES:
+    if mod is None or ctx.n_classes > native.MAX_CLASSES:
         return None
     N = int(kind.size)
     kind64 = np.ascontiguousarray(kind, dtype=np.int64)
@@ -364,17 +370,21 @@ def prune_flat(
         cls=np.array(cls, dtype=np.int64),
         items=np.zeros(N),
         errors=np.zeros(N),
-        dist=np.zeros((N, ctx.n_classes), dtype=np.float32),
+        dist=np.zeros((N, ctx.n_classes), dtype=ctx.dtype),
         updated=np.zeros(N, dtype=np.int8),
     )
     ncodes = ctx.ncodes if ctx.ncodes.size else np.zeros((ctx.n_rows + 1, 0), dtype=np.int16)
-    done = mod.prune_c45(
-        math.log(cf),
-        coeff_c45(cf),
+    if ctx.j48:
+        walk_c, first_arg, coeff = mod.prune_j48, cf, ErrorBound(cf, "j48").coeff
+    else:
+        walk_c, first_arg, coeff = mod.prune_c45, math.log(cf), coeff_c45(cf)
+    done = walk_c(
+        first_arg,
+        coeff,
         ctx.n_rows,
         ctx.n_classes,
         np.ascontiguousarray(ctx.y, dtype=np.int64),
-        np.ascontiguousarray(ctx.cvals, dtype=np.float32),
+        np.ascontiguousarray(ctx.cvals, dtype=ctx.dtype),
         np.ascontiguousarray(ncodes),
         ncodes.dtype.itemsize,
         kind64,
@@ -394,7 +404,46 @@ def prune_flat(
         rec.updated,
         _MAX_NATIVE_DEPTH,
     )
-    return rec if done else None
+    if not done:
+        return None
+    if ctx.j48 and not estimated_errors:
+        _training_errors_flat(rec, kind64, first, count)
+    return rec
+
+
+def _training_errors_flat(
+    rec: PruneRecords,
+    grown_kind: IntArray,
+    first: npt.NDArray[np.integer],
+    count: npt.NDArray[np.integer],
+) -> None:
+    """:func:`training_errors` on the C walk's records of the pruned tree.
+
+    The same numbers in the same order: a leaf's errors are its items minus
+    its class's weight (zero when it has none), a test's the Python ``sum``
+    of its children's in branch order.  The pruned tree's nodes the walk did
+    not update are the leaves of branches no case reaches, which growth
+    made empty leaves (no cases: zero training errors, as grown); their
+    records are left alone, the pruned model taking the grown ones.
+    """
+    src, updated = rec.src, rec.updated
+    in_tree = (updated & 2) != 0
+    leaf = (rec.kind == 0) | (grown_kind[src] == 0)
+    upd = (updated & 1) != 0
+    assert not np.any(in_tree & ~leaf & ~upd), "a test of the pruned tree the walk skipped"
+    idx = np.flatnonzero(in_tree & leaf & upd)
+    items = rec.items[idx]
+    own = rec.dist[idx, rec.cls[idx]].astype(np.float64)
+    rec.errors[idx] = np.where(items <= 0, 0.0, items - own)
+    errors = rec.errors.tolist()
+    for i in np.flatnonzero(in_tree & leaf & ~upd).tolist():
+        errors[i] = 0.0
+    first_l, count_l, src_l = first.tolist(), count.tolist(), src.tolist()
+    tests = np.flatnonzero(in_tree & ~leaf)[::-1].tolist()  # children before parents
+    for i in tests:
+        s = src_l[i]
+        errors[i] = float(sum(errors[c] for c in range(first_l[s], first_l[s] + count_l[s])))
+    rec.errors[tests] = [errors[i] for i in tests]
 
 
 def _prune_native(ctx: Context, root: TNode, cf: float) -> bool:
@@ -441,6 +490,7 @@ def _prune_native(ctx: Context, root: TNode, cf: float) -> bool:
         np.cumsum(counts) - counts + 1,  # root 0, then each node's children in turn
         counts,
         subsets,
+        estimated_errors=True,
     )
     if rec is None:
         return False

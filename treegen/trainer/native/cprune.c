@@ -1,13 +1,21 @@
-/* treegen's C accelerator for pruning: Release 8's EstimateErrors for the
- * c45 flavour over a flat array form of the tree.
+/* treegen's C accelerator for pruning: Release 8's EstimateErrors over a
+ * flat array form of the tree, for the c45 and the j48 flavour.
  *
  * Every number is computed as treegen/trainer/prune.py and stats.py compute
- * it in Python: weights and sums in float, added one case at a time in row
- * order; the error bound (AddErrs) in double with libm's exp/log/sqrt (which
- * Python's math module calls too) and the same operations in the same order,
- * stored as float where ErrorBound stores.  Built with -ffp-contract=off
- * (setup.py): a fused multiply-add would round once where Python rounds
- * twice.  The equality tests are in tests/test_trainer_prune_native.py. */
+ * it in Python.  c45: weights and sums in float, added one case at a time in
+ * row order; the error bound (AddErrs) in double with libm's exp/log/sqrt
+ * (which Python's math module calls too) and the same operations in the
+ * same order, stored as float where ErrorBound stores.  j48: weights, sums,
+ * Factor and estimates in double, no Factor round trip, J48's bound (libm's
+ * pow), the first majority class and Weka's 1e-6 tolerance in comparisons.
+ * Built with -ffp-contract=off (setup.py): a fused multiply-add would round
+ * once where Python rounds twice.  The equality tests are in
+ * tests/test_trainer_prune_native.py.
+ *
+ * The walk is written once over a weight type REAL and compiled twice, by
+ * this file including itself (CPRUNE_WALK set): float for c45 (functions
+ * suffixed _c45), double for j48 (_j48). */
+#ifndef CPRUNE_WALK
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <float.h>
@@ -34,8 +42,9 @@
 /* ---- the pessimistic error bound (ErrorBound, flavour c45) ---- */
 
 typedef struct {
-    double log_cf; /* math.log(cf): the same libm call every time, so hoisted */
-    double coeff;  /* z^2 as coeff_c45 gives it */
+    double log_cf; /* c45: math.log(cf), the same libm call every time, so hoisted */
+    double cf;     /* j48 */
+    double coeff;  /* z^2 as coeff_c45 gives it (c45), the exact z^2 (j48) */
 } Bound;
 
 /* A double stored into a C float and read back (stats.to_f32). */
@@ -60,11 +69,41 @@ static double add_errs(const Bound *b, double n, double e)
     return f32(n * pr - e);
 }
 
-static double estimate(const Bound *b, double n, double e)
+static double estimate_c45_one(const Bound *b, double n, double e)
 {
     if (n <= 0)
         return f32(e);
     return f32(e + add_errs(b, n, e));
+}
+
+/* ErrorBound(cf, "j48").add_errs: double throughout; Python's max(n - e, 0.0)
+ * keeps n - e unless 0.0 is larger. */
+static double add_errs_j48(const Bound *b, double n, double e)
+{
+    if (b->cf > 0.5)
+        return 0.0; /* Weka: confidence too high, no extra errors */
+    if (e < 1) {
+        double base = n * (1 - pow(b->cf, 1 / n));
+        if (e == 0)
+            return base;
+        return base + e * (add_errs_j48(b, n, 1.0) - base);
+    }
+    if (e + 0.5 >= n) {
+        double d = n - e;
+        return 0.0 > d ? 0.0 : d;
+    }
+    double coeff = b->coeff;
+    double pr =
+        (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
+        (n + coeff);
+    return n * pr - e;
+}
+
+static double estimate_j48_one(const Bound *b, double n, double e)
+{
+    if (n <= 1e-6 && n >= -1e-6) /* J48: Utils.eq(total, 0) */
+        return 0.0;
+    return e + add_errs_j48(b, n, e);
 }
 
 /* A read-only or writable view of a C-contiguous buffer of at least n items. */
@@ -83,16 +122,17 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
     return 0;
 }
 
-/* estimate_c45(n, e, log_cf, coeff, out): out[i] = ErrorBound(cf, "c45").estimate(n[i], e[i])
- * for float64 arrays n, e, out of equal length. */
-static PyObject *estimate_c45(PyObject *self, PyObject *args)
+/* Over float64 arrays n, e, out of equal length: out[i] = the bound's estimate. */
+static PyObject *estimate_many(PyObject *args, int j48)
 {
     PyObject *on, *oe, *oo;
     Bound bd;
+    double first;
     Py_buffer bn, be, bo;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOddO", &on, &oe, &bd.log_cf, &bd.coeff, &oo))
+    if (!PyArg_ParseTuple(args, "OOddO", &on, &oe, &first, &bd.coeff, &oo))
         return NULL;
+    bd.log_cf = first;
+    bd.cf = first;
     if (view(on, &bn, 0, sizeof(double), 0, "n") < 0)
         return NULL;
     Py_ssize_t m = bn.len / (Py_ssize_t)sizeof(double);
@@ -108,11 +148,25 @@ static PyObject *estimate_c45(PyObject *self, PyObject *args)
     const double *n = bn.buf, *e = be.buf;
     double *out = bo.buf;
     for (Py_ssize_t i = 0; i < m; i++)
-        out[i] = estimate(&bd, n[i], e[i]);
+        out[i] = j48 ? estimate_j48_one(&bd, n[i], e[i]) : estimate_c45_one(&bd, n[i], e[i]);
     PyBuffer_Release(&bn);
     PyBuffer_Release(&be);
     PyBuffer_Release(&bo);
     Py_RETURN_NONE;
+}
+
+/* estimate_c45(n, e, log_cf, coeff, out): out[i] = ErrorBound(cf, "c45").estimate(n[i], e[i]). */
+static PyObject *estimate_c45(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return estimate_many(args, 0);
+}
+
+/* estimate_j48(n, e, cf, coeff, out): out[i] = ErrorBound(cf, "j48").estimate(n[i], e[i]). */
+static PyObject *estimate_j48(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return estimate_many(args, 1);
 }
 
 /* ---- EstimateErrors over the flat tree ---- */
@@ -125,11 +179,11 @@ typedef struct {
     Py_ssize_t n1;      /* rows + 1: the stride of cvals */
     /* The case data as Context holds it, read once into rec (below). */
     const int64_t *y;   /* class of each row */
-    const float *cvals; /* continuous values, (n_cont, n1), NaN unknown */
+    const char *cvals;  /* continuous values, (n_cont, n1), NaN unknown; REAL */
     const char *ncodes; /* nominal codes, (n1, n_nom), 0 unknown, 1..k */
     Py_ssize_t n_nom, code_size, n_cont;
     /* Each row's class (uint16), nominal codes (code_w bytes each) and
-     * continuous values (float) side by side in one record of stride bytes,
+     * continuous values (REAL) side by side in one record of stride bytes,
      * aligned to a cache line when it fits one: deep in the tree a test
      * reads scattered rows, and the C walk's time is mostly these reads. */
     unsigned char *rec;
@@ -150,20 +204,10 @@ typedef struct {
     int64_t *cls;
     double *items;
     double *errors;
-    float *dist;     /* (nodes, C) */
+    void *dist;      /* (nodes, C): float (c45), double (j48) */
     int8_t *updated; /* items, cls, dist and errors set by pruning */
     int failed;      /* out of memory */
 } Prune;
-
-/* Release 8 keeps the current class unless another is strictly larger (prune._label). */
-static Py_ssize_t label(int64_t current, const float *d, Py_ssize_t C)
-{
-    Py_ssize_t best = (Py_ssize_t)current;
-    for (Py_ssize_t c = 0; c < C; c++)
-        if (d[c] > d[best])
-            best = c;
-    return best;
-}
 
 static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
 {
@@ -187,241 +231,30 @@ static int32_t class_of(const Prune *p, int64_t r)
     return c;
 }
 
-/* Outcome of row r at a test of kind k reading its record at byte offset
- * col, with cut (continuous) or subset table tab (-1: unknown), as
- * grow.branch_of. */
-static Py_ssize_t branch(const Prune *p, int64_t k, Py_ssize_t col, float cut, const int32_t *tab,
-                         int64_t r)
-{
-    const unsigned char *x = p->rec + r * p->stride + col;
-    if (k == CONTINUOUS) {
-        float v;
-        memcpy(&v, x, sizeof v);
-        if (isnan(v))
-            return -1;
-        return v <= cut ? 0 : 1;
-    }
-    int32_t code;
-    if (p->code_w == 1) {
-        code = *x;
-    } else if (p->code_w == 2) {
-        uint16_t c16;
-        memcpy(&c16, x, sizeof c16);
-        code = c16;
-    } else {
-        memcpy(&code, x, sizeof code);
-    }
-    if (k == SUBSET)
-        return tab[code];
-    return (Py_ssize_t)code - 1;
-}
-
-static void copy_record(Prune *p, Py_ssize_t to, Py_ssize_t from)
-{
-    p->kind[to] = p->kind[from];
-    p->src[to] = p->src[from];
-    p->cls[to] = p->cls[from];
-    p->items[to] = p->items[from];
-    p->errors[to] = p->errors[from];
-    memcpy(p->dist + to * p->C, p->dist + from * p->C, (size_t)p->C * sizeof(float));
-    p->updated[to] = p->updated[from];
-}
-
-/* A leaf's estimate from its cases (prune._leaf_estimate), updating its record. */
-static double leaf_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const float *w,
-                          Py_ssize_t n, int update)
-{
-    const Py_ssize_t C = p->C;
-    float local[64];
-    float *dist = C <= 64 ? local : malloc((size_t)C * sizeof(float));
-    if (dist == NULL) {
-        p->failed = 1;
-        return 0.0;
-    }
-    memset(dist, 0, (size_t)C * sizeof(float));
-    float cases = 0.0f; /* CountItems: float, one case at a time */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (i + AHEAD < n)
-            PREFETCH(p->rec + rows[i + AHEAD] * p->stride);
-        cases += w[i];
-        dist[class_of(p, rows[i])] += w[i];
-    }
-    Py_ssize_t best = label(p->cls[t], dist, C);
-    double est = estimate(&p->bd, cases, (float)(cases - dist[best]));
-    if (update) {
-        p->items[t] = cases;
-        p->cls[t] = best;
-        memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
-        p->errors[t] = est;
-        p->updated[t] = 1;
-    }
-    if (dist != local)
-        free(dist);
-    return est;
-}
-
-/* EstimateErrors(t, cases, update) as prune.estimate_errors, the cases given
- * as rows with float weights; returns t's estimate.  Rows are always in
- * increasing order (the root's are 0..n-1 and every branch takes an ordered
- * merge of a subsequence), so "row order" and "case order" agree.
- * Recursion depth is the tree's depth (the caller bounds it). */
-static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const float *w,
-                              Py_ssize_t n, int update)
-{
-    const Py_ssize_t C = p->C;
-    const int64_t k = p->kind[t];
-    if (k == LEAF)
-        return leaf_errors(p, t, rows, w, n, update);
-    const Py_ssize_t s = (Py_ssize_t)p->src[t];
-    const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
-    const Py_ssize_t col = k == CONTINUOUS ? p->off_cont + 4 * (Py_ssize_t)p->attr_pos[s]
-                                           : p->off_nom + p->code_w * (Py_ssize_t)p->attr_pos[s];
-    /* numpy compares a float32 array with the Python float cut in float32 */
-    const float cut = (float)p->thresh[s];
-    const int32_t *tab = k == SUBSET ? p->tab + p->tab_start[s] : NULL;
-
-    /* One block: 8-byte arrays first, then 4-byte ones. */
-    size_t bytes = (2 * (size_t)F + 1 + 2 * (size_t)n) * sizeof(int64_t) +
-                   ((size_t)C + 2 * (size_t)F + 2 * (size_t)n) * sizeof(float) +
-                   (size_t)n * sizeof(int32_t) + 16;
-    char *block = malloc(bytes);
-    if (block == NULL) {
-        p->failed = 1;
-        return 0.0;
-    }
-    int64_t *off = (int64_t *)block; /* F + 1: branch v's known cases are [off[v], off[v+1]) */
-    int64_t *fill = off + F + 1;
-    int64_t *rows_g = fill + F; /* known cases grouped by branch, then the unknown ones */
-    int64_t *rows_v = rows_g + n;
-    float *dist = (float *)(rows_v + n);
-    float *known_v = dist + C;
-    float *factor = known_v + F;
-    float *w_g = factor + F;
-    float *w_v = w_g + n;
-    int32_t *br = (int32_t *)(w_v + n);
-
-    /* One pass in case order: the cases' weight (CountItems), the class sums
-     * (update only), each case's branch, the known weight per branch and
-     * the unknown weight; every sum in float, one case at a time. */
-    float cases = 0.0f, unk = 0.0f;
-    Py_ssize_t nu = 0;
-    for (Py_ssize_t v = 0; v <= F; v++)
-        off[v] = 0;
-    for (Py_ssize_t v = 0; v < F; v++)
-        known_v[v] = 0.0f;
-    memset(dist, 0, (size_t)C * sizeof(float));
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const int64_t r = rows[i];
-        if (i + AHEAD < n) {
-            const unsigned char *x = p->rec + rows[i + AHEAD] * p->stride;
-            PREFETCH(x + col);
-            if (update)
-                PREFETCH(x);
-        }
-        cases += w[i];
-        if (update)
-            dist[class_of(p, r)] += w[i];
-        Py_ssize_t b = branch(p, k, col, cut, tab, r);
-        br[i] = (int32_t)b;
-        if (b < 0) {
-            unk += w[i];
-            nu++;
-        } else {
-            known_v[b] += w[i];
-            off[b + 1]++;
-        }
-    }
-    double leaf_est = 0.0;
-    if (update) {
-        Py_ssize_t best = label(p->cls[t], dist, C);
-        leaf_est = estimate(&p->bd, cases, (float)(cases - dist[best]));
-        p->items[t] = cases;
-        p->cls[t] = best;
-        memcpy(p->dist + t * C, dist, (size_t)C * sizeof(float));
-        p->updated[t] = 1;
-    }
-    for (Py_ssize_t v = 0; v < F; v++) {
-        off[v + 1] += off[v];
-        fill[v] = off[v];
-    }
-    const Py_ssize_t n_known = (Py_ssize_t)off[F];
-    {
-        Py_ssize_t u = n_known;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Py_ssize_t q = br[i] < 0 ? u++ : (Py_ssize_t)fill[br[i]]++;
-            rows_g[q] = rows[i];
-            w_g[q] = w[i];
-        }
-    }
-    const int64_t *urows = rows_g + n_known;
-    float *cur = w_g + n_known; /* the unknown cases' weights, carried from branch to branch */
-
-    const float known_cases = nu ? (float)(cases - unk) : cases;
-    Py_ssize_t max_br = 0;
-    double max_factor = -1.0;
-    for (Py_ssize_t v = 0; v < F; v++) {
-        factor[v] = known_v[v] / known_cases; /* Factor, stored as float */
-        if (off[v + 1] > off[v] && (double)factor[v] >= max_factor) {
-            max_br = v; /* ties go to the later branch */
-            max_factor = factor[v];
-        }
-    }
-
-    /* Each non-empty branch in order: its known cases and every unknown one,
-     * whose weight makes the Factor round trip (prune.estimate_errors' cw). */
-    const int64_t *kids = p->child_idx + p->child_start[s];
-    float tree_est = 0.0f;
-    for (Py_ssize_t v = 0; v < F && !p->failed; v++) {
-        Py_ssize_t a = (Py_ssize_t)off[v], ae = (Py_ssize_t)off[v + 1];
-        if (a == ae)
-            continue;
-        double est;
-        if (nu == 0) {
-            est = estimate_errors(p, (Py_ssize_t)kids[v], rows_g + a, w_g + a, ae - a, update);
-        } else {
-            const float f = factor[v];
-            Py_ssize_t m = 0, j = 0;
-            while (a < ae || j < nu) {
-                if (j == nu || (a < ae && rows_g[a] < urows[j])) {
-                    rows_v[m] = rows_g[a];
-                    w_v[m++] = w_g[a++];
-                } else {
-                    float val = cur[j] * f;
-                    cur[j] = val / f;
-                    rows_v[m] = urows[j++];
-                    w_v[m++] = val;
-                }
-            }
-            est = estimate_errors(p, (Py_ssize_t)kids[v], rows_v, w_v, m, update);
-        }
-        tree_est = (float)((double)tree_est + est); /* Context.add_all */
-    }
-    if (!update || p->failed) {
-        free(block);
-        return tree_est;
-    }
-
-    /* The update step: leaf, largest branch (subtree raising) or subtree. */
-    const Py_ssize_t b = (Py_ssize_t)kids[max_br];
-    double branch_est;
-    if (p->kind[b] == LEAF) {
-        Py_ssize_t bl = label(p->cls[b], dist, C);
-        branch_est = estimate(&p->bd, cases, (float)(cases - dist[bl]));
-    } else {
-        branch_est = estimate_errors(p, b, rows, w, n, 0);
-    }
-    if (leaf_est <= branch_est + 0.1 && leaf_est <= (double)tree_est + 0.1) {
-        p->kind[t] = LEAF;
-        p->errors[t] = leaf_est;
-    } else if (branch_est <= (double)tree_est + 0.1) {
-        estimate_errors(p, b, rows, w, n, 1);
-        copy_record(p, t, b);
-    } else {
-        p->errors[t] = tree_est;
-    }
-    free(block);
-    return p->errors[t];
-}
+/* The walk, once per flavour: this file's #else part, compiled twice. */
+#define CPRUNE_WALK 1
+#define REAL float
+#define FN(name) name##_c45
+#define ESTIMATE estimate_c45_one
+#define LE(a, b) ((a) <= (b))
+#define J48 0
+#include "cprune.c"
+#undef REAL
+#undef FN
+#undef ESTIMATE
+#undef LE
+#undef J48
+#define REAL double
+#define FN(name) name##_j48
+#define ESTIMATE estimate_j48_one
+#define LE(a, b) ((a) - (b) < 1e-6) /* Weka's smOrEq (prune._le) */
+#define J48 1
+#include "cprune.c"
+#undef REAL
+#undef FN
+#undef ESTIMATE
+#undef LE
+#undef J48
 
 #define N_BUF 20
 
@@ -429,12 +262,14 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
  *           okind, attr_pos, thresh, child_start, n_children, child_idx,
  *           tab_start, tab, kind, src, cls, items, errors, dist, updated,
  *           max_depth=unlimited) -> bool
+ * prune_j48(cf, coeff, ...the same...) -> bool
  *
  * Node 0 is the root; all case data as in treegen.trainer.context.Context
- * (y: int64 (n_rows + 1), cvals: float32 (n_cont, n_rows + 1), ncodes:
- * int16/int32 (n_rows + 1, n_nom)).  Tree arrays are int64 per node except
- * thresh (float64), tab (int32), items/errors (float64), dist (float32,
- * nodes x classes) and updated (int8).  kind, src (= node index) and cls
+ * (y: int64 (n_rows + 1), cvals: float32 for c45, float64 for j48 (n_cont,
+ * n_rows + 1), ncodes: int16/int32 (n_rows + 1, n_nom)).  Tree arrays are
+ * int64 per node except thresh (float64), tab (int32), items/errors
+ * (float64), dist (float32 for c45, float64 for j48, nodes x classes) and
+ * updated (int8).  kind, src (= node index) and cls
  * come in initialised (updated zero); the rest of the record arrays are
  * outputs, valid where bit 1 of updated is set.  Bit 2 marks the nodes of
  * the pruned tree.  Children are child_idx[child_start[i] ..
@@ -442,22 +277,25 @@ static double estimate_errors(Prune *p, Py_ssize_t t, const int64_t *rows, const
  * nodes that no test reaches are ignored.  Returns False, with nothing
  * done, when the tree has more than max_depth levels (the walk recurses
  * once per level). */
-static PyObject *prune_c45(PyObject *self, PyObject *args)
+static PyObject *prune_flat(PyObject *args, int j48)
 {
     PyObject *o[N_BUF];
     Prune p;
     Py_ssize_t n_rows, C, code_size;
-    (void)self;
+    double first;
     memset(&p, 0, sizeof p);
     Py_ssize_t max_depth = PY_SSIZE_T_MAX;
-    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|n", &p.bd.log_cf, &p.bd.coeff, &n_rows,
+    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|n", &first, &p.bd.coeff, &n_rows,
                           &C, &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
                           &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
                           &o[17], &max_depth))
         return NULL;
+    p.bd.log_cf = first; /* c45 */
+    p.bd.cf = first;     /* j48 */
+    const Py_ssize_t vsz = j48 ? (Py_ssize_t)sizeof(double) : (Py_ssize_t)sizeof(float);
     if (C < 1 || C > MAX_CLASSES || n_rows < 0 ||
         (code_size != 1 && code_size != 2 && code_size != 4)) {
-        PyErr_SetString(PyExc_ValueError, "prune_c45: bad sizes");
+        PyErr_SetString(PyExc_ValueError, "prune_flat: bad sizes");
         return NULL;
     }
     Py_buffer b[N_BUF];
@@ -480,12 +318,12 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
         Py_ssize_t size, n;
         const char *name;
     } spec[18] = {
-        {0, 8, n1, "y"},          {0, 4, 0, "cvals"},       {0, code_size, 0, "ncodes"},
+        {0, 8, n1, "y"},          {0, vsz, 0, "cvals"},     {0, code_size, 0, "ncodes"},
         {0, 8, N, "okind"},       {0, 8, N, "attr_pos"},    {0, 8, N, "thresh"},
         {0, 8, N, "child_start"}, {0, 8, N, "n_children"},  {0, 8, 0, "child_idx"},
         {0, 8, N, "tab_start"},   {0, 4, 0, "tab"},         {1, 8, N, "kind"},
         {1, 8, N, "src"},         {1, 8, N, "cls"},         {1, 8, N, "items"},
-        {1, 8, N, "errors"},      {1, 4, N * C, "dist"},    {1, 1, N, "updated"},
+        {1, 8, N, "errors"},      {1, vsz, N * C, "dist"},  {1, 1, N, "updated"},
     };
     for (got = 0; got < 18; got++)
         if (view(o[got], &b[got], spec[got].w, spec[got].size, spec[got].n, spec[got].name) < 0)
@@ -514,7 +352,7 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
     {
         /* n_nom from the codes buffer; every index used below is checked here
          * once so the walk can trust them. */
-        const Py_ssize_t n_cont = b[1].len / 4 / n1;
+        const Py_ssize_t n_cont = b[1].len / vsz / n1;
         p.n_nom = b[2].len / code_size / n1;
         const Py_ssize_t n_child = b[8].len / 8, n_tab = b[10].len / 4;
         const char *bad = NULL;
@@ -585,7 +423,7 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
                 top_code = max_code[j];
         free(max_code);
         if (bad) {
-            PyErr_Format(PyExc_ValueError, "prune_c45: %s", bad);
+            PyErr_Format(PyExc_ValueError, "prune_flat: %s", bad);
             goto done;
         }
     }
@@ -614,18 +452,18 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
             goto done;
         }
     }
-    p.n_cont = b[1].len / 4 / n1;
+    p.n_cont = b[1].len / vsz / n1;
     p.code_w = top_code <= UINT8_MAX ? 1 : top_code <= UINT16_MAX ? 2 : 4;
     p.off_nom = 2;
-    p.off_cont = (p.off_nom + p.n_nom * p.code_w + 3) / 4 * 4;
-    p.stride = p.off_cont + 4 * p.n_cont;
+    p.off_cont = (p.off_nom + p.n_nom * p.code_w + vsz - 1) / vsz * vsz;
+    p.stride = p.off_cont + vsz * p.n_cont;
     if (p.stride <= 64) { /* a power of two: no record straddles a cache line */
         Py_ssize_t w = 4;
         while (w < p.stride)
             w *= 2;
         p.stride = w;
     } else {
-        p.stride = (p.stride + 3) / 4 * 4;
+        p.stride = (p.stride + vsz - 1) / vsz * vsz;
     }
     rec_mem = malloc((size_t)n1 * (size_t)p.stride + 64);
     if (rec_mem == NULL) {
@@ -649,11 +487,11 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
             }
         }
         for (Py_ssize_t j = 0; j < p.n_cont; j++)
-            memcpy(x + p.off_cont + 4 * j, &p.cvals[j * n1 + r], sizeof(float));
+            memcpy(x + p.off_cont + vsz * j, p.cvals + (j * n1 + r) * vsz, (size_t)vsz);
     }
     {
         int64_t *rows = malloc((size_t)n1 * sizeof(int64_t));
-        float *w = malloc((size_t)n1 * sizeof(float));
+        void *w = malloc((size_t)n1 * (size_t)vsz);
         if (rows == NULL || w == NULL) {
             free(rows);
             free(w);
@@ -662,10 +500,16 @@ static PyObject *prune_c45(PyObject *self, PyObject *args)
         }
         for (Py_ssize_t i = 0; i < n_rows; i++) {
             rows[i] = i;
-            w[i] = 1.0f;
+            if (j48)
+                ((double *)w)[i] = 1.0;
+            else
+                ((float *)w)[i] = 1.0f;
         }
         Py_BEGIN_ALLOW_THREADS
-        estimate_errors(&p, 0, rows, w, n_rows, 1);
+        if (j48)
+            estimate_errors_j48(&p, 0, rows, w, n_rows, 1);
+        else
+            estimate_errors_c45(&p, 0, rows, w, n_rows, 1);
         Py_END_ALLOW_THREADS
         free(rows);
         free(w);
@@ -693,11 +537,27 @@ done:
     return result;
 }
 
+static PyObject *prune_c45(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return prune_flat(args, 0);
+}
+
+static PyObject *prune_j48(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return prune_flat(args, 1);
+}
+
 static PyMethodDef methods[] = {
     {"estimate_c45", estimate_c45, METH_VARARGS,
      "estimate_c45(n, e, log_cf, coeff, out): ErrorBound.estimate (c45) over float64 arrays."},
+    {"estimate_j48", estimate_j48, METH_VARARGS,
+     "estimate_j48(n, e, cf, coeff, out): ErrorBound.estimate (j48) over float64 arrays."},
     {"prune_c45", prune_c45, METH_VARARGS,
      "prune_c45(...): Release 8's EstimateErrors over a flat tree (see cprune.c)."},
+    {"prune_j48", prune_j48, METH_VARARGS,
+     "prune_j48(...): EstimateErrors, j48 flavour, over a flat tree (see cprune.c)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -710,3 +570,271 @@ PyMODINIT_FUNC PyInit__cprune(void)
 {
     return PyModule_Create(&module);
 }
+
+#else /* CPRUNE_WALK: the walk for one flavour (REAL, FN, ESTIMATE, LE, J48) */
+
+/* The leaf class of a distribution (prune._label).  c45: Release 8 keeps the
+ * current class unless another is strictly larger.  j48: numpy's argmax,
+ * the first largest (a NaN, were there one, counting as largest). */
+static Py_ssize_t FN(label)(int64_t current, const REAL *d, Py_ssize_t C)
+{
+#if !J48
+    Py_ssize_t best = (Py_ssize_t)current;
+#else
+    Py_ssize_t best = 0;
+    (void)current;
+#endif
+    for (Py_ssize_t c = 0; c < C; c++) {
+#if J48
+        if (isnan(d[c]))
+            return c;
+#endif
+        if (d[c] > d[best])
+            best = c;
+    }
+    return best;
+}
+
+/* Outcome of row r at a test of kind k reading its record at byte offset
+ * col, with cut (continuous) or subset table tab (-1: unknown), as
+ * grow.branch_of. */
+static Py_ssize_t FN(branch)(const Prune *p, int64_t k, Py_ssize_t col, REAL cut,
+                             const int32_t *tab, int64_t r)
+{
+    const unsigned char *x = p->rec + r * p->stride + col;
+    if (k == CONTINUOUS) {
+        REAL v;
+        memcpy(&v, x, sizeof v);
+        if (isnan(v))
+            return -1;
+        return v <= cut ? 0 : 1;
+    }
+    int32_t code;
+    if (p->code_w == 1) {
+        code = *x;
+    } else if (p->code_w == 2) {
+        uint16_t c16;
+        memcpy(&c16, x, sizeof c16);
+        code = c16;
+    } else {
+        memcpy(&code, x, sizeof code);
+    }
+    if (k == SUBSET)
+        return tab[code];
+    return (Py_ssize_t)code - 1;
+}
+
+static void FN(copy_record)(Prune *p, Py_ssize_t to, Py_ssize_t from)
+{
+    REAL *dist = p->dist;
+    p->kind[to] = p->kind[from];
+    p->src[to] = p->src[from];
+    p->cls[to] = p->cls[from];
+    p->items[to] = p->items[from];
+    p->errors[to] = p->errors[from];
+    memcpy(dist + to * p->C, dist + from * p->C, (size_t)p->C * sizeof(REAL));
+    p->updated[to] = p->updated[from];
+}
+
+/* A leaf's estimate from its cases (prune._leaf_estimate), updating its record. */
+static double FN(leaf_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, const REAL *w,
+                              Py_ssize_t n, int update)
+{
+    const Py_ssize_t C = p->C;
+    REAL local[64];
+    REAL *dist = C <= 64 ? local : malloc((size_t)C * sizeof(REAL));
+    if (dist == NULL) {
+        p->failed = 1;
+        return 0.0;
+    }
+    memset(dist, 0, (size_t)C * sizeof(REAL));
+    REAL cases = 0; /* CountItems: one case at a time */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            PREFETCH(p->rec + rows[i + AHEAD] * p->stride);
+        cases += w[i];
+        dist[class_of(p, rows[i])] += w[i];
+    }
+    Py_ssize_t best = FN(label)(p->cls[t], dist, C);
+    double est = ESTIMATE(&p->bd, cases, (REAL)(cases - dist[best]));
+    if (update) {
+        p->items[t] = cases;
+        p->cls[t] = best;
+        memcpy((REAL *)p->dist + t * C, dist, (size_t)C * sizeof(REAL));
+        p->errors[t] = est;
+        p->updated[t] = 1;
+    }
+    if (dist != local)
+        free(dist);
+    return est;
+}
+
+/* EstimateErrors(t, cases, update) as prune.estimate_errors, the cases given
+ * as rows with weights; returns t's estimate.  Rows are always in
+ * increasing order (the root's are 0..n-1 and every branch takes an ordered
+ * merge of a subsequence), so "row order" and "case order" agree.
+ * Recursion depth is the tree's depth (the caller bounds it). */
+static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, const REAL *w,
+                                  Py_ssize_t n, int update)
+{
+    const Py_ssize_t C = p->C;
+    const int64_t k = p->kind[t];
+    if (k == LEAF)
+        return FN(leaf_errors)(p, t, rows, w, n, update);
+    const Py_ssize_t s = (Py_ssize_t)p->src[t];
+    const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
+    const Py_ssize_t col = k == CONTINUOUS
+                               ? p->off_cont + (Py_ssize_t)sizeof(REAL) * (Py_ssize_t)p->attr_pos[s]
+                               : p->off_nom + p->code_w * (Py_ssize_t)p->attr_pos[s];
+    /* numpy compares a float32 array with the Python float cut in float32
+     * (c45), a float64 array in double (j48) */
+    const REAL cut = (REAL)p->thresh[s];
+    const int32_t *tab = k == SUBSET ? p->tab + p->tab_start[s] : NULL;
+
+    /* One block: 8-byte arrays first, then REAL ones, then 4-byte ones. */
+    size_t bytes = (2 * (size_t)F + 1 + 2 * (size_t)n) * sizeof(int64_t) +
+                   ((size_t)C + 2 * (size_t)F + 2 * (size_t)n) * sizeof(REAL) +
+                   (size_t)n * sizeof(int32_t) + 16;
+    char *block = malloc(bytes);
+    if (block == NULL) {
+        p->failed = 1;
+        return 0.0;
+    }
+    int64_t *off = (int64_t *)block; /* F + 1: branch v's known cases are [off[v], off[v+1]) */
+    int64_t *fill = off + F + 1;
+    int64_t *rows_g = fill + F; /* known cases grouped by branch, then the unknown ones */
+    int64_t *rows_v = rows_g + n;
+    REAL *dist = (REAL *)(rows_v + n);
+    REAL *known_v = dist + C;
+    REAL *factor = known_v + F;
+    REAL *w_g = factor + F;
+    REAL *w_v = w_g + n;
+    int32_t *br = (int32_t *)(w_v + n);
+
+    /* One pass in case order: the cases' weight (CountItems), the class sums
+     * (update only), each case's branch, the known weight per branch and
+     * the unknown weight; every sum in REAL, one case at a time. */
+    REAL cases = 0, unk = 0;
+    Py_ssize_t nu = 0;
+    for (Py_ssize_t v = 0; v <= F; v++)
+        off[v] = 0;
+    for (Py_ssize_t v = 0; v < F; v++)
+        known_v[v] = 0;
+    memset(dist, 0, (size_t)C * sizeof(REAL));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const int64_t r = rows[i];
+        if (i + AHEAD < n) {
+            const unsigned char *x = p->rec + rows[i + AHEAD] * p->stride;
+            PREFETCH(x + col);
+            if (update)
+                PREFETCH(x);
+        }
+        cases += w[i];
+        if (update)
+            dist[class_of(p, r)] += w[i];
+        Py_ssize_t b = FN(branch)(p, k, col, cut, tab, r);
+        br[i] = (int32_t)b;
+        if (b < 0) {
+            unk += w[i];
+            nu++;
+        } else {
+            known_v[b] += w[i];
+            off[b + 1]++;
+        }
+    }
+    double leaf_est = 0.0;
+    if (update) {
+        Py_ssize_t best = FN(label)(p->cls[t], dist, C);
+        leaf_est = ESTIMATE(&p->bd, cases, (REAL)(cases - dist[best]));
+        p->items[t] = cases;
+        p->cls[t] = best;
+        memcpy((REAL *)p->dist + t * C, dist, (size_t)C * sizeof(REAL));
+        p->updated[t] = 1;
+    }
+    for (Py_ssize_t v = 0; v < F; v++) {
+        off[v + 1] += off[v];
+        fill[v] = off[v];
+    }
+    const Py_ssize_t n_known = (Py_ssize_t)off[F];
+    {
+        Py_ssize_t u = n_known;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t q = br[i] < 0 ? u++ : (Py_ssize_t)fill[br[i]]++;
+            rows_g[q] = rows[i];
+            w_g[q] = w[i];
+        }
+    }
+    const int64_t *urows = rows_g + n_known;
+    REAL *cur = w_g + n_known; /* the unknown cases' weights (c45: carried from branch to branch) */
+
+    const REAL known_cases = nu ? (REAL)(cases - unk) : cases;
+    Py_ssize_t max_br = 0;
+    double max_factor = -1.0;
+    for (Py_ssize_t v = 0; v < F; v++) {
+        factor[v] = known_v[v] / known_cases; /* Factor, stored as REAL */
+        if (off[v + 1] > off[v] && (double)factor[v] >= max_factor) {
+            max_br = v; /* ties go to the later branch */
+            max_factor = factor[v];
+        }
+    }
+
+    /* Each non-empty branch in order: its known cases and every unknown one,
+     * whose weight is scaled by the branch's Factor and, for c45, divided
+     * back (the round trip; prune.estimate_errors' cw). */
+    const int64_t *kids = p->child_idx + p->child_start[s];
+    REAL tree_est = 0;
+    for (Py_ssize_t v = 0; v < F && !p->failed; v++) {
+        Py_ssize_t a = (Py_ssize_t)off[v], ae = (Py_ssize_t)off[v + 1];
+        if (a == ae)
+            continue;
+        double est;
+        if (nu == 0) {
+            est = FN(estimate_errors)(p, (Py_ssize_t)kids[v], rows_g + a, w_g + a, ae - a, update);
+        } else {
+            const REAL f = factor[v];
+            Py_ssize_t m = 0, j = 0;
+            while (a < ae || j < nu) {
+                if (j == nu || (a < ae && rows_g[a] < urows[j])) {
+                    rows_v[m] = rows_g[a];
+                    w_v[m++] = w_g[a++];
+                } else {
+                    REAL val = cur[j] * f;
+#if !J48 /* Release 8 divides back; J48 scales a copy */
+                    cur[j] = val / f;
+#endif
+                    rows_v[m] = urows[j++];
+                    w_v[m++] = val;
+                }
+            }
+            est = FN(estimate_errors)(p, (Py_ssize_t)kids[v], rows_v, w_v, m, update);
+        }
+        tree_est = (REAL)((double)tree_est + est); /* Context.add_all */
+    }
+    if (!update || p->failed) {
+        free(block);
+        return tree_est;
+    }
+
+    /* The update step: leaf, largest branch (subtree raising) or subtree. */
+    const Py_ssize_t b = (Py_ssize_t)kids[max_br];
+    double branch_est;
+    if (p->kind[b] == LEAF) {
+        Py_ssize_t bl = FN(label)(p->cls[b], dist, C);
+        branch_est = ESTIMATE(&p->bd, cases, (REAL)(cases - dist[bl]));
+    } else {
+        branch_est = FN(estimate_errors)(p, b, rows, w, n, 0);
+    }
+    if (LE(leaf_est, branch_est + 0.1) && LE(leaf_est, (double)tree_est + 0.1)) {
+        p->kind[t] = LEAF;
+        p->errors[t] = leaf_est;
+    } else if (LE(branch_est, (double)tree_est + 0.1)) {
+        FN(estimate_errors)(p, b, rows, w, n, 1);
+        FN(copy_record)(p, t, b);
+    } else {
+        p->errors[t] = tree_est;
+    }
+    free(block);
+    return p->errors[t];
+}
+
+#endif /* CPRUNE_WALK */
