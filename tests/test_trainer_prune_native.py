@@ -384,7 +384,7 @@ def test_trained_j48_models_identical_on_benchmark_shaped_data() -> None:
 
 @needs_native
 def test_flat_path_taken_for_j48(monkeypatch: pytest.MonkeyPatch) -> None:
-    """train() prunes j48 through flat.prune_c45 (no TNode tree) with the accelerator."""
+    """train() prunes j48 through flat.prune_native (no TNode tree) with the accelerator."""
     import treegen.trainer as trainer_mod
 
     ds = gen_data.generate(gen_data.summary_spec(800, seed=1))

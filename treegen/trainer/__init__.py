@@ -126,7 +126,7 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         if not opts.prune:
             nodes = flat.grown_nodes(tree)
         elif native.cprune is not None:
-            nodes = flat.prune_c45(ctx, tree, float(opts.cf))
+            nodes = flat.prune_native(ctx, tree, float(opts.cf))
         root = tree.to_tnodes() if nodes is None else None
     else:
         root = _grow_tree(ctx, gopts)

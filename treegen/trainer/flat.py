@@ -247,13 +247,14 @@ def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:
     )
 
 
-def prune_c45(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
-    """Release 8's pruning of ``tree`` by the C pruner, straight to model nodes.
+def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
+    """The pruned tree (either flavour) by the C pruner, straight to model nodes.
 
     :func:`treegen.trainer.prune.prune_flat` (the C walk, tested equal to
-    the Python pruner) takes the tree's arrays as they are; None when it
-    cannot (no accelerator, or a tree deeper than its recursion allows), and
-    the caller then prunes in Python.
+    the Python pruner; for j48 its records carry the training errors J48
+    prints) takes the tree's arrays as they are.  None when it cannot (no
+    accelerator, or a tree deeper than its recursion allows): the caller
+    then prunes in Python.
     """
     from treegen.trainer.prune import prune_flat
 
