@@ -58,7 +58,7 @@ setup(
                 f"treegen/trainer/native/{name}.c"
                 for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts")
             ],
-            depends=["treegen/trainer/native/cscan.h"],
+            depends=["treegen/trainer/native/cscan.h", "treegen/trainer/native/scanwalk.h"],
         ),
         Extension(
             "treegen.trainer._cprune",

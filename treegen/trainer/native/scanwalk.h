@@ -1,0 +1,172 @@
+/* The scan over sorted segments (scan_cont), written once for both flavours
+ * and included by scan.c (c45: float sums, Release 8's candidate test) and
+ * scanj48.c (j48: double sums, J48's tolerances).  The includer defines
+ *   SCAN_FN       the function's name,
+ *   REAL          the float type of records, weights and sums,
+ *   IS_CANDIDATE(ms, bound, low, v, v_next)
+ *                 whether the cut after a case is a candidate, given the
+ *                 segment's MinSplit, its second bound (c45: known - MinSplit;
+ *                 j48: the known weight), LowItems and the two values (double).
+ *
+ * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
+ *         n_classes, out_kk, out_ii, out_low, out_x, out_tot) -> number of cuts
+ *
+ * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
+ * is rec[p * rs ...]: its values of the Kc continuous attributes, then its
+ * weight, then its class (as a number), so one cache line holds all a scan
+ * needs of a case.  Segment r lists one node's cases with a known value of
+ * attribute seg_att[r] in value order: flat[seg_start[r] + i] (int32); each
+ * segment is copied out once (one pass of scattered reads), then walked.
+ * For every candidate cut i (between entries i and i+1; only in segments with
+ * enough[r]) it writes the segment, i, LowItems, and the 2C + 2 inputs of the
+ * cut's TotalInfo logs (best_cuts): per side the class weights and their
+ * total, each as a double, 1 where not positive (log 0, and a 0 term, as
+ * stats._xlog2x).  All sums run in case order, in REAL.  out_tot[r * C + c]
+ * gets the segment's known class weights. */
+
+PyObject *SCAN_FN(PyObject *self, PyObject *args)
+{
+    enum { NB = 13 };
+    PyObject *o[NB];
+    Py_ssize_t n1, rs, Kc, C;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12]))
+        return NULL;
+    if (C < 1 || C > MAX_CLASSES || n1 < 0 || Kc < 1 || rs < Kc + 2) {
+        PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    Py_ssize_t R = 0, E = 0, cap = 0;
+    PyObject *result = NULL;
+    REAL *lw = NULL;
+    double *lv = NULL;
+    Py_ssize_t *lc = NULL;
+    /* Sizes come from these buffers; the others are checked against them. */
+    if ((R = tg_items(o[3], sizeof(Py_ssize_t))) < 0 ||
+        (E = tg_items(o[1], sizeof(int32_t))) < 0 ||
+        (cap = tg_items(o[8], sizeof(Py_ssize_t))) < 0)
+        return NULL;
+    const tg_spec spec[NB] = {
+        {0, sizeof(REAL), n1 * rs, "rec"},
+        {0, sizeof(int32_t), E, "flat"},
+        {0, sizeof(Py_ssize_t), R, "seg_start"},
+        {0, sizeof(Py_ssize_t), R, "seg_len"},
+        {0, sizeof(Py_ssize_t), R, "seg_att"},
+        {0, sizeof(REAL), R, "ms"},
+        {0, sizeof(REAL), R, "bound"},
+        {0, 1, R, "enough"},
+        {1, sizeof(Py_ssize_t), cap, "out_kk"},
+        {1, sizeof(Py_ssize_t), cap, "out_ii"},
+        {1, sizeof(REAL), cap, "out_low"},
+        {1, sizeof(double), cap * (2 * C + 2), "out_x"},
+        {1, sizeof(REAL), R * C, "out_tot"},
+    };
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const REAL *rec = b[0].buf;
+        const int32_t *flat = b[1].buf;
+        const Py_ssize_t *s0 = b[2].buf, *len = b[3].buf, *att = b[4].buf;
+        const REAL *ms = b[5].buf, *bound = b[6].buf;
+        const unsigned char *enough = b[7].buf;
+        Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
+        REAL *olow = b[10].buf, *tot = b[12].buf;
+        double *x = b[11].buf;
+        REAL below[MAX_CLASSES], above[MAX_CLASSES];
+        Py_ssize_t n = 0, longest = 1;
+        for (Py_ssize_t r = 0; r < R; r++)
+            if (len[r] > longest)
+                longest = len[r];
+        /* A segment's cases copied out in order: one pass of scattered reads. */
+        lw = PyMem_Malloc((size_t)longest * sizeof(REAL));
+        lv = PyMem_Malloc((size_t)longest * sizeof(double));
+        lc = PyMem_Malloc((size_t)longest * sizeof(Py_ssize_t));
+        if (lw == NULL || lv == NULL || lc == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t r = 0; r < R; r++) {
+            const Py_ssize_t L = len[r], start = s0[r], a = att[r];
+            REAL *t = tot + r * C;
+            if (start < 0 || L < 0 || start + L > E || a < 0 || a >= Kc) {
+                PyErr_SetString(PyExc_IndexError, "segment out of range");
+                goto done;
+            }
+            for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
+            for (Py_ssize_t i = 0; i < L; i++) {
+                const Py_ssize_t p = flat[start + i];
+                if (i + AHEAD < L) {
+                    const Py_ssize_t pa = flat[start + i + AHEAD];
+                    if (pa >= 0 && pa < n1)
+                        PREFETCH(rec + pa * rs);
+                }
+                if (p < 0 || p >= n1) {
+                    PyErr_SetString(PyExc_IndexError, "case index out of range");
+                    goto done;
+                }
+                const REAL *rp = rec + p * rs;
+                const REAL cf = rp[Kc + 1];
+                const Py_ssize_t c = (Py_ssize_t)cf;
+                if (!(cf >= 0) || c >= C) {
+                    PyErr_SetString(PyExc_IndexError, "class out of range");
+                    goto done;
+                }
+                lw[i] = rp[Kc];
+                lc[i] = c;
+                lv[i] = (double)rp[a];
+                t[c] += lw[i];
+            }
+            if (L < 2 || !enough[r])
+                continue;
+            for (Py_ssize_t c = 0; c < C; c++) {
+                below[c] = 0;
+                above[c] = t[c];
+            }
+            REAL low = 0;
+            for (Py_ssize_t i = 0; i + 1 < L; i++) {
+                const Py_ssize_t c = lc[i];
+                const REAL wi = lw[i];
+                low += wi;
+                below[c] += wi;
+                above[c] -= wi;
+                if (IS_CANDIDATE(ms[r], bound[r], low, lv[i], lv[i + 1])) {
+                    if (n >= cap) {
+                        PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
+                        goto done;
+                    }
+                    kk[n] = r;
+                    ii[n] = i;
+                    olow[n] = low;
+                    /* The inputs of TotalInfo's logs (see best_cuts), as
+                     * splits._xlog2x prepares them: the value in double, 1
+                     * where it is not positive (log 0, and a 0 term). */
+                    REAL tb = 0, ta = 0;
+                    double *xn = x + n * (2 * C + 2); /* one cut's values together */
+                    for (Py_ssize_t k = 0; k < C; k++) {
+                        xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
+                        xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
+                        tb += below[k];
+                        ta += above[k];
+                    }
+                    xn[C] = tb > 0 ? (double)tb : 1.0;
+                    xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
+                    n++;
+                }
+            }
+        }
+        result = PyLong_FromSsize_t(n);
+    }
+done:
+    PyMem_Free(lw);
+    PyMem_Free(lv);
+    PyMem_Free(lc);
+    tg_release(b, got);
+    return result;
+}
+
+#undef SCAN_FN
+#undef REAL
+#undef IS_CANDIDATE
