@@ -12,6 +12,8 @@ way (:func:`~treegen.trainer.splits.finish_c45` shows the formulas).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
@@ -24,6 +26,82 @@ from treegen.trainer.stats import base_info_many, log2_c45, total_info
 # Segments scored per C call, about: their scratch arrays (Context.work) are
 # reused from call to call, so they are kept small.
 NATIVE_CHUNK = 1 << 18
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One C scan over segments ``lo``..``hi`` - 1: its ``n`` candidate cuts.
+
+    ``kk``/``ii``: each cut's segment (relative to ``lo``) and position,
+    ``low``: LowItems at it, ``x``: its 2C + 2 log inputs, ``tot``: each
+    segment's known class weights.  The arrays are scratch (Context.work),
+    valid until the next chunk.
+    """
+
+    lo: int
+    hi: int
+    n: int
+    kk: IntArray
+    ii: IntArray
+    low: FloatArray
+    x: npt.NDArray[np.float64]
+    tot: FloatArray
+
+
+def _scan_chunks(
+    ctx: Context,
+    scan: Callable[..., int],
+    rec: FloatArray,
+    seg_att: IntArray,
+    flat: IntArray,
+    seg_len: IntArray,
+    seg_start: IntArray,
+    ms: FloatArray,
+    bound: FloatArray,
+    enough: npt.NDArray[np.uint8],
+) -> Iterator[Chunk]:
+    """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
+
+    Chunks are whole segments, about NATIVE_CHUNK cases, so the candidate
+    arrays stay small enough to reuse.
+    """
+    dt = rec.dtype.type
+    C = ctx.n_classes
+    R = seg_att.size
+    n1, rs = rec.shape
+    ends = np.cumsum(seg_len)
+    lo = 0
+    while lo < R:
+        hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + NATIVE_CHUNK, side="right"))
+        hi = min(max(hi, lo + 1), R)
+        cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
+        kk = ctx.work.get("kk", cap, np.intp)
+        ii = ctx.work.get("ii", cap, np.intp)
+        low = ctx.work.get(f"low_{dt.__name__}", cap, dt)
+        x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
+        tot = np.empty((hi - lo, C), dtype=dt)
+        n = scan(
+            rec,
+            n1,
+            rs,
+            rs - 2,
+            flat,
+            seg_start[lo:hi],
+            seg_len[lo:hi],
+            seg_att[lo:hi],
+            np.ascontiguousarray(ms[lo:hi]),
+            np.ascontiguousarray(bound[lo:hi]),
+            np.ascontiguousarray(enough[lo:hi]),
+            C,
+            kk,
+            ii,
+            low,
+            x,
+            tot,
+        )
+        if n:
+            yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot)
+        lo = hi
 
 
 def eval_continuous_flat(
@@ -49,100 +127,49 @@ def eval_continuous_flat(
 
     lib = native.cscan
     assert lib is not None
-    if ctx.j48:
-        return _eval_flat_j48(ctx, lib, rec, seg_att, flat, seg_len, cases, unknown_w)
-    dt = ctx.dtype
-    C = ctx.n_classes
-    m = ctx.min_cases
     R = seg_att.size
     out = ContScores(np.zeros(R), np.zeros(R), np.full(R, np.nan), np.zeros(R, dtype=np.bool_))
     if R == 0:
         return out
-    cases32 = np.asarray(cases, dtype=dt)
-    unk32 = np.asarray(unknown_w, dtype=dt)
-    known = (cases32 - unk32).astype(dt)
-    # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
-    ms = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
-    ms32 = np.where(ms <= m, m, np.where(ms > 25, 25.0, ms)).astype(dt)
-    lim32 = (known - ms32).astype(dt)
-    enough = (known >= 2 * m).astype(np.uint8)
+    dt = ctx.dtype
+    C = ctx.n_classes
+    m = ctx.min_cases
+    cs = np.asarray(cases, dtype=dt)
+    unk = np.asarray(unknown_w, dtype=dt)
+    known = (cs - unk).astype(dt)
     seg_len = np.ascontiguousarray(seg_len, dtype=np.intp)
     seg_start = np.cumsum(seg_len) - seg_len
     flat = np.ascontiguousarray(flat, dtype=np.int32)
-    rec = np.ascontiguousarray(rec, dtype=np.float32)
-    n1, rs = rec.shape
+    rec = np.ascontiguousarray(rec, dtype=dt)
     att = np.ascontiguousarray(seg_att, dtype=np.intp)
-    # Chunks of whole segments of about CHUNK entries bound the candidate arrays.
-    ends = np.cumsum(seg_len)
-    lo = 0
-    while lo < R:
-        hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + NATIVE_CHUNK, side="right"))
-        hi = min(max(hi, lo + 1), R)
-        cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
-        kk = ctx.work.get("kk", cap, np.intp)
-        ii = ctx.work.get("ii", cap, np.intp)
-        low = ctx.work.get("low", cap, dt)
-        x = ctx.work.get("x", cap * (2 * C + 2), np.float64)  # per cut: TotalInfo's log inputs
-        tot = np.empty((hi - lo, C), dtype=dt)
-        n = lib.scan_cont(
-            rec,
-            n1,
-            rs,
-            rs - 2,
-            flat,
-            seg_start[lo:hi],
-            seg_len[lo:hi],
-            att[lo:hi],
-            ms32[lo:hi],
-            lim32[lo:hi],
-            enough[lo:hi],
-            C,
-            kk,
-            ii,
-            low,
-            x,
-            tot,
-        )
-        if n:
-            _best_native(
-                ctx,
-                lib,
-                x,
-                n,
-                kk,
-                ii,
-                low,
-                tot,
-                rec,
-                flat,
-                seg_start,
-                att,
-                lo,
-                hi,
-                known,
-                cases32,
-                unk32,
-                out,
-            )
-        lo = hi
+    if ctx.j48:
+        # MinSplit raised and capped within J48's tolerance; "enough" counts cases.
+        ms = 0.10 * known / C
+        ms = np.where(ms - m < J48_TOL, m, np.where(ms - 25 > J48_TOL, 25.0, ms))
+        enough = (~(2 * ms - seg_len > J48_TOL)).astype(np.uint8)
+        for ch in _scan_chunks(
+            ctx, lib.scan_cont_j48, rec, att, flat, seg_len, seg_start, ms, known, enough
+        ):
+            _best_j48(ctx, lib, ch, rec, flat, seg_start, att, known, cs, unk, out)
+        return out
+    # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
+    ms64 = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
+    ms = np.where(ms64 <= m, m, np.where(ms64 > 25, 25.0, ms64)).astype(dt)
+    lim = (known - ms).astype(dt)
+    enough = (known >= 2 * m).astype(np.uint8)
+    for ch in _scan_chunks(ctx, lib.scan_cont, rec, att, flat, seg_len, seg_start, ms, lim, enough):
+        _best_c45(ctx, lib, ch, rec, flat, seg_start, att, known, cs, unk, out)
     return out
 
 
-def _best_native(
+def _best_c45(
     ctx: Context,
     lib: ModuleType,
-    x: npt.NDArray[np.float64],
-    n: int,
-    kk: IntArray,
-    ii: IntArray,
-    low: FloatArray,
-    tot: FloatArray,
+    ch: Chunk,
     vals: FloatArray,
     flat: IntArray,
     seg_start: IntArray,
     att: IntArray,
-    lo: int,
-    hi: int,
     known: FloatArray,
     cases: FloatArray,
     unk: FloatArray,
@@ -155,23 +182,22 @@ def _best_native(
     per segment are C (``best_cuts``), the chosen cuts' split info numpy.
     """
     dt = ctx.dtype
+    lo, hi = ch.lo, ch.hi
     kn, cs_, uk = known[lo:hi], cases[lo:hi], unk[lo:hi]
-    kk_n = kk[:n]
-    tries = np.bincount(kk_n, minlength=hi - lo)
-    xn = x[: n * (2 * ctx.n_classes + 2)]
-    lg = np.log(xn, out=ctx.work.get("lg", xn.size, np.float64))
-    base = base_info_many(tot, kn, dt)
+    tries = np.bincount(ch.kk, minlength=hi - lo)
+    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
+    base = base_info_many(ch.tot, kn, dt)
     frac = (dt(1) - (dt(1) - (kn / cs_).astype(dt)).astype(dt)).astype(dt)
     cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
     best = np.empty(hi - lo, dtype=np.intp)
     pen = np.empty(hi - lo, dtype=dt)
     lib.best_cuts(
-        xn,
+        ch.x,
         lg,
         ctx.n_classes,
-        n,
-        kk_n,
-        low[:n],
+        ch.n,
+        ch.kk,
+        ch.low[: ch.n],
         np.ascontiguousarray(kn),
         base,
         frac,
@@ -184,11 +210,10 @@ def _best_native(
     if seg.size == 0:
         return
     j = best[seg]
-    i = ii[j]
-    at = seg_start[lo + seg] + i
+    at = seg_start[lo + seg] + ch.ii[j]
     a = att[lo + seg]
     lo32, hi32 = vals[flat[at], a], vals[flat[at + 1], a]
-    vf1 = low[j]
+    vf1 = ch.low[j]
     vf2 = (kn[seg] - vf1).astype(dt)
     r = lo + seg
     out.gain[r] = pen[seg]
@@ -197,105 +222,62 @@ def _best_native(
     out.ok[r] = True
 
 
-def _eval_flat_j48(
+def _best_j48(
     ctx: Context,
     lib: ModuleType,
-    rec: FloatArray,
-    seg_att: IntArray,
+    ch: Chunk,
+    vals: FloatArray,
     flat: IntArray,
-    seg_len: IntArray,
+    seg_start: IntArray,
+    att: IntArray,
+    known: FloatArray,
     cases: FloatArray,
-    unknown_w: FloatArray,
-) -> ContScores:
-    """:func:`eval_continuous_flat` with J48's rules (the j48 branch of _eval_cont_chunk)."""
-    C = ctx.n_classes
-    m = ctx.min_cases
-    R = seg_att.size
-    out = ContScores(np.zeros(R), np.zeros(R), np.full(R, np.nan), np.zeros(R, dtype=np.bool_))
-    if R == 0:
-        return out
-    cs64 = np.asarray(cases, dtype=np.float64)
-    unk64 = np.asarray(unknown_w, dtype=np.float64)
-    known = cs64 - unk64
-    ms = 0.10 * known / C
-    ms = np.where(ms - m < J48_TOL, m, np.where(ms - 25 > J48_TOL, 25.0, ms))
-    seg_len = np.ascontiguousarray(seg_len, dtype=np.intp)
-    enough = (~(2 * ms - seg_len > J48_TOL)).astype(np.uint8)
-    seg_start = np.cumsum(seg_len) - seg_len
-    flat = np.ascontiguousarray(flat, dtype=np.int32)
-    rec = np.ascontiguousarray(rec, dtype=np.float64)
-    n1, rs = rec.shape
-    att = np.ascontiguousarray(seg_att, dtype=np.intp)
-    frac = 1.0 - (1.0 - known / cs64)  # 1 - UnknownRate, rounded as numpy computes it
-    ends = np.cumsum(seg_len)
-    lo = 0
-    while lo < R:
-        hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + NATIVE_CHUNK, side="right"))
-        hi = min(max(hi, lo + 1), R)
-        cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
-        kk = ctx.work.get("kk", cap, np.intp)
-        ii = ctx.work.get("ii", cap, np.intp)
-        low = ctx.work.get("low64", cap, np.float64)
-        x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
-        tot = np.empty((hi - lo, C))
-        n = lib.scan_cont_j48(
-            rec,
-            n1,
-            rs,
-            rs - 2,
-            flat,
-            seg_start[lo:hi],
-            seg_len[lo:hi],
-            att[lo:hi],
-            np.ascontiguousarray(ms[lo:hi]),
-            np.ascontiguousarray(known[lo:hi]),
-            enough[lo:hi],
-            C,
-            kk,
-            ii,
-            low,
-            x,
-            tot,
-        )
-        if n:
-            kn = known[lo:hi]
-            xn = x[: n * (2 * C + 2)]
-            lg = np.log(xn, out=ctx.work.get("lg", xn.size, np.float64))
-            best = np.empty(hi - lo, dtype=np.intp)
-            bgain = np.empty(hi - lo)
-            kk_n = kk[:n]
-            lib.best_cuts_j48(
-                xn,
-                lg,
-                C,
-                n,
-                kk_n,
-                low[:n],
-                np.ascontiguousarray(kn),
-                base_info_many(tot, kn, np.float64).astype(np.float64),
-                np.ascontiguousarray(frac[lo:hi]),
-                m,
-                best,
-                bgain,
-            )
-            tries = np.bincount(kk_n, minlength=hi - lo)
-            seg = np.flatnonzero(best >= 0)
-            # J48: the MDL penalty, then a cut must still gain more than 1e-6.
-            pen = bgain[seg] - log2_c45(tries[seg].astype(np.float64)) / cs64[lo + seg]
-            seg, pen = seg[pen >= J48_TOL], pen[pen >= J48_TOL]
-            if seg.size:
-                j = best[seg]
-                at = seg_start[lo + seg] + ii[j]
-                a = att[lo + seg]
-                lo_v, hi_v = rec[flat[at], a], rec[flat[at + 1], a]
-                bar = (lo_v + hi_v) / 2
-                bar = np.where(bar == hi_v, lo_v, bar)
-                vf1 = low[j]
-                r = lo + seg
-                out.gain[r], out.bar[r], out.ok[r] = pen, bar, True
-                out.info[r] = total_info([unk64[r], vf1, kn[seg] - vf1], np.float64) / cs64[r]
-        lo = hi
-    return out
+    unk: FloatArray,
+    out: ContScores,
+) -> None:
+    """The j48 branch of ``splits._eval_cont_chunk`` for a chunk scanned in C.
+
+    ``best_cuts_j48`` computes the gains (numpy's logs) and J48's pick; the
+    MDL penalty, the 1e-6 test, the midpoint and the split info follow in
+    numpy, as there.
+    """
+    lo, hi = ch.lo, ch.hi
+    kn, cs_ = known[lo:hi], cases[lo:hi]
+    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
+    best = np.empty(hi - lo, dtype=np.intp)
+    bgain = np.empty(hi - lo)
+    frac = 1.0 - (1.0 - kn / cs_)  # 1 - UnknownRate, rounded as numpy computes it
+    lib.best_cuts_j48(
+        ch.x,
+        lg,
+        ctx.n_classes,
+        ch.n,
+        ch.kk,
+        ch.low[: ch.n],
+        np.ascontiguousarray(kn),
+        base_info_many(ch.tot, kn, np.float64).astype(np.float64),
+        frac,
+        ctx.min_cases,
+        best,
+        bgain,
+    )
+    tries = np.bincount(ch.kk, minlength=hi - lo)
+    seg = np.flatnonzero(best >= 0)
+    # J48: the MDL penalty, then a cut must still gain more than 1e-6.
+    pen = bgain[seg] - log2_c45(tries[seg].astype(np.float64)) / cs_[seg]
+    seg, pen = seg[pen >= J48_TOL], pen[pen >= J48_TOL]
+    if seg.size == 0:
+        return
+    j = best[seg]
+    at = seg_start[lo + seg] + ch.ii[j]
+    a = att[lo + seg]
+    lo_v, hi_v = vals[flat[at], a], vals[flat[at + 1], a]
+    bar = (lo_v + hi_v) / 2
+    vf1 = ch.low[j]
+    r = lo + seg
+    out.gain[r], out.ok[r] = pen, True
+    out.bar[r] = np.where(bar == hi_v, lo_v, bar)
+    out.info[r] = total_info([unk[r], vf1, kn[seg] - vf1], np.float64) / cases[r]
 
 
 def score_outcomes_native(
