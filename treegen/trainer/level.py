@@ -442,15 +442,7 @@ def _select(
             out[b] = select(ctx, scores, opts.criterion)
         return out
     dt = ctx.dtype
-    n = ctx.n_rows
-    avg_ok = np.asarray(
-        [
-            ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n
-            for a in range(n_att)
-        ],
-        dtype=np.bool_,
-    )
-    qual = OK & avg_ok[None, :]
+    qual = OK & _in_average(ctx, n_att)[None, :]
     g32 = np.where(OK, G, 0.0).astype(dt)
     av_sum = np.cumsum(np.where(qual, g32, dt(0)), axis=1, dtype=dt)[:, -1]
     count = qual.sum(axis=1)
@@ -466,6 +458,18 @@ def _select(
     return np.where(ok, best, -1)
 
 
+def _in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
+    """Attributes whose gain counts in the average gain (grow.select's rule)."""
+    n = ctx.n_rows
+    return np.asarray(
+        [
+            ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n
+            for a in range(n_att)
+        ],
+        dtype=np.bool_,
+    )
+
+
 def _select_j48(
     ctx: Context,
     G: npt.NDArray[np.float64],
@@ -479,15 +483,7 @@ def _select_j48(
     more than 1e-6 higher (J48's ``Utils.gr``), as the node-by-node loop does.
     """
     B, n_att = G.shape
-    n = ctx.n_rows
-    avg_ok = np.asarray(
-        [
-            ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n
-            for a in range(n_att)
-        ],
-        dtype=np.bool_,
-    )
-    qual = OK & avg_ok[None, :]
+    qual = OK & _in_average(ctx, n_att)[None, :]
     av_sum = np.cumsum(np.where(qual, G, 0.0), axis=1)[:, -1] if n_att else np.zeros(B)
     count = qual.sum(axis=1)
     best = np.full(B, -1, dtype=np.intp)
