@@ -23,6 +23,7 @@ from treegen.trainer import native
 from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
+FloatArray = npt.NDArray[np.floating]
 
 
 class Workspace:
@@ -123,6 +124,10 @@ class Context:
         self.presorted_len = np.zeros_like(self.presorted_len)
         self.cvals_rows = None
         self.work = Workspace()
+
+    def sums(self, index: IntArray, w: npt.NDArray[np.floating], size: int) -> FloatArray:
+        """:func:`cell_sums` in the flavour's precision."""
+        return cell_sums(index, w, size, self.dtype)
 
     def reset_weights(self) -> None:
         self.weights[:] = 1.0
@@ -242,22 +247,28 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     return ctx
 
 
-def class_sums(
-    y: IntArray, w: npt.NDArray[np.floating], n_classes: int, dtype: type[np.floating]
+def cell_sums(
+    index: IntArray, w: npt.NDArray[np.floating], size: int, dtype: type[np.floating]
 ) -> npt.NDArray[np.floating]:
-    """Per-class summed weights, accumulated one case at a time in ``dtype``.
+    """Weights summed per cell ``index[i]``, one case at a time in ``dtype``.
 
-    ``np.add.at`` adds sequentially in the output's precision, like
-    Release 8's ``ClassFreq[c] += Weight``; for double (j48) ``bincount``
-    does the same sequential sum, faster.
+    Release 8's ``ClassFreq[c] += Weight``: each cell's additions in case
+    order, each rounded to ``dtype``.  ``np.add.at`` (or the accelerator's
+    ``add_at``, the same additions) does that in float32; for double (j48)
+    ``bincount`` does the same sequential sum, faster.
     """
     if dtype is np.float64:
-        dbl: npt.NDArray[np.floating] = np.bincount(y, weights=w, minlength=n_classes).astype(
+        dbl: npt.NDArray[np.floating] = np.bincount(index, weights=w, minlength=size).astype(
             np.float64, copy=False
         )
         return dbl
-    out = np.zeros(n_classes, dtype=dtype)
-    np.add.at(out, y, w)
+    out = np.zeros(size, dtype=dtype)
+    if native.cscan is not None:
+        native.cscan.add_at(
+            out, np.ascontiguousarray(index, dtype=np.intp), np.ascontiguousarray(w, dtype=dtype)
+        )
+    else:
+        np.add.at(out, index, w)
     return out
 
 

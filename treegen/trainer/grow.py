@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
+from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.stats import EPSILON
 from treegen.trainer.subsets import best_subsets
@@ -144,7 +144,7 @@ def form_tree(
     ctx.weights[rows] = w  # scratch lookup for the sorted arrays, valid while scoring
     yr = ctx.y[rows]
     cases = float(rows.size) if all_known else seq_sum(w, dt)
-    freq = class_sums(yr, w, ctx.n_classes, dt).astype(dt)
+    freq = cell_sums(yr, w, ctx.n_classes, dt).astype(dt)
     best = int(np.argmax(freq))
     node = TNode("leaf", best, cases, ctx.fl(cases - float(freq[best])), freq.copy())
     m = ctx.min_cases

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +36,7 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.flat import FlatTree, collapse
 from treegen.trainer.flatscore import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.grow import GrowOptions, select
+from treegen.trainer.partition import Task, partition
 from treegen.trainer.splits import (
     CHUNK,
     J48_TOL,
@@ -53,21 +53,6 @@ FloatArray = npt.NDArray[np.floating]
 BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
 GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
-
-
-@dataclass(slots=True, eq=False)
-class Task:
-    """A node waiting to be grown, with the cases that reach it."""
-
-    nid: int  # the node's id in the FlatTree
-    rows: IntArray  # global row ids, ascending
-    w: FloatArray  # their weights at this node
-    # Per continuous attribute, one after another: positions into rows of the
-    # cases with a known value, in value order (lens[k] of them for attribute k).
-    srt: npt.NDArray[np.int32]
-    lens: IntArray
-    all_known: bool
-    tested: frozenset[int]
 
 
 def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
@@ -165,23 +150,6 @@ def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
     return out
 
 
-def _sums(ctx: Context, index: IntArray, w: FloatArray, size: int) -> FloatArray:
-    """Per-cell weight sums, adding one case at a time in the flavour's precision."""
-    if ctx.dtype is np.float64:
-        out64: FloatArray = np.bincount(index, weights=w, minlength=size).astype(np.float64)
-        return out64
-    out = np.zeros(size, dtype=ctx.dtype)
-    if native.cscan is not None:  # the same sequential float32 additions
-        native.cscan.add_at(
-            out,
-            np.ascontiguousarray(index, dtype=np.intp),
-            np.ascontiguousarray(w, dtype=np.float32),
-        )
-    else:
-        np.add.at(out, index, w)
-    return out
-
-
 def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOptions) -> list[Task]:
     dt = ctx.dtype
     C = ctx.n_classes
@@ -192,8 +160,8 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     w_cat = np.concatenate([t.w for t in tasks]).astype(dt)
     rows_cat = np.concatenate([t.rows for t in tasks])
     y_cat = ctx.y[rows_cat]
-    cases = _sums(ctx, tid, w_cat, B)
-    freq = _sums(ctx, tid * C + y_cat, w_cat, B * C).reshape(B, C)
+    cases = ctx.sums(tid, w_cat, B)
+    freq = ctx.sums(tid * C + y_cat, w_cat, B * C).reshape(B, C)
     best = np.argmax(freq, axis=1)
     bestf = freq[np.arange(B), best]
     nids = np.asarray([t.nid for t in tasks], dtype=np.intp)
@@ -231,7 +199,9 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     split = np.flatnonzero(chosen >= 0)
     if split.size == 0:
         return []
-    return _split(ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases)
+    return partition(
+        ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases
+    )
 
 
 def _score_nominal(
@@ -287,7 +257,7 @@ def _score_nominal(
         codes = ctx.ncodes[rows_cat]  # all codes of a case in one gather (one cache line)
         for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
             idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
-            f[:, k] = _sums(ctx, idx, w_cat, B * kmax * C).reshape(B, kmax * C)
+            f[:, k] = ctx.sums(idx, w_cat, B * kmax * C).reshape(B, kmax * C)
     att = np.asarray(plain, dtype=np.intp)
     step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
     for lo in range(0, B, step):
@@ -367,7 +337,7 @@ def _score_continuous(
     if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
         k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
         if e_idx.size:
-            unk = _sums(ctx, tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
+            unk = ctx.sums(tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
     n_rows = B * Kc
     gain, info, bar = np.zeros(n_rows), np.zeros(n_rows), np.full(n_rows, np.nan)
     ok = np.zeros(n_rows, dtype=np.bool_)
@@ -498,27 +468,6 @@ def _select_j48(
             best_val[take] = val[take]
     best[count == 0] = -1
     return best
-
-
-def _split(
-    ctx: Context,
-    tree: FlatTree,
-    tasks: list[Task],
-    split: IntArray,
-    chosen: IntArray,
-    BAR: npt.NDArray[np.float64],
-    subs: dict[tuple[int, int], Score],
-    tid: IntArray,
-    rows_cat: IntArray,
-    w_cat: FloatArray,
-    offsets: IntArray,
-    cases: FloatArray,
-) -> list[Task]:
-    from treegen.trainer.partition import partition
-
-    return partition(
-        ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases
-    )
 
 
 def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:

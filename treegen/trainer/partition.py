@@ -13,7 +13,7 @@ known case are empty leaves with the parent's class and distribution.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -23,10 +23,22 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.flat import CONTINUOUS, NOMINAL, SUBSET, FlatTree
 from treegen.trainer.splits import Score
 
-if TYPE_CHECKING:
-    from treegen.trainer.level import Task
-
 FloatArray = npt.NDArray[np.floating]
+
+
+@dataclass(slots=True, eq=False)
+class Task:
+    """A node waiting to be grown, with the cases that reach it."""
+
+    nid: int  # the node's id in the FlatTree
+    rows: IntArray  # global row ids, ascending
+    w: FloatArray  # their weights at this node
+    # Per continuous attribute, one after another: positions into rows of the
+    # cases with a known value, in value order (lens[k] of them for attribute k).
+    srt: npt.NDArray[np.int32]
+    lens: IntArray
+    all_known: bool
+    tested: frozenset[int]
 
 
 def _outcomes(
@@ -120,18 +132,16 @@ def partition(
     offsets: IntArray,
     cases: FloatArray,
 ) -> list[Task]:
-    from treegen.trainer.level import Task, _sums
-
     dt = ctx.dtype
     br, forks = _outcomes(ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat)
     B = len(tasks)
     F = int(forks.max())
     # Per-task unknown weight and known weight per branch (sequential sums).
     unk = br == -1
-    unk_w = _sums(ctx, tid[unk], w_cat[unk], B)
+    unk_w = ctx.sums(tid[unk], w_cat[unk], B)
     known_cases = (cases.astype(dt) - unk_w.astype(dt)).astype(dt)
     kn = br >= 0
-    known_v = _sums(ctx, tid[kn] * F + br[kn], w_cat[kn], B * F).reshape(B, F)
+    known_v = ctx.sums(tid[kn] * F + br[kn], w_cat[kn], B * F).reshape(B, F)
     count_v = np.bincount(tid[kn] * F + br[kn], minlength=B * F).reshape(B, F)
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -213,8 +223,8 @@ def partition(
     C = ctx.n_classes
     m = ctx.min_cases
     y_s = ctx.y[rows_cat[ent_s]]
-    ccases = _sums(ctx, ch_s, wt_s, n_child)
-    cfreq = _sums(ctx, ch_s * C + y_s, wt_s, n_child * C).reshape(n_child, C)
+    ccases = ctx.sums(ch_s, wt_s, n_child)
+    cfreq = ctx.sums(ch_s * C + y_s, wt_s, n_child * C).reshape(n_child, C)
     cbest = np.argmax(cfreq, axis=1)
     cbestf = cfreq[np.arange(n_child), cbest]
     if ctx.j48:

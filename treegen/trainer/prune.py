@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
-from treegen.trainer.context import Context, IntArray, class_sums, seq_sum
+from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.grow import branch_of
 from treegen.trainer.splits import J48_TOL
 from treegen.trainer.stats import ErrorBound, coeff_c45
@@ -61,12 +61,6 @@ def _leaf_estimate(
     return est
 
 
-def _sums(ctx: Context, index: IntArray, w: FloatArray, size: int) -> FloatArray:
-    out = np.zeros(size, dtype=ctx.dtype)
-    np.add.at(out, index, w.astype(ctx.dtype))
-    return out
-
-
 def estimate_errors(
     ctx: Context,
     bound: ErrorBound,
@@ -92,7 +86,7 @@ def estimate_errors(
         assert rows is not None and w is not None
         cases = seq_sum(w, dt)
         if update or t.kind == "leaf":
-            dist = class_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
+            dist = cell_sums(ctx.y[rows], w, ctx.n_classes, dt).astype(dt)
         else:  # a test's own class sums only serve the update step
             dist = _NO_DIST
     if t.kind == "leaf":
@@ -126,7 +120,7 @@ def estimate_errors(
     else:  # no unknown value here: no masks, and KnownCases is the total
         known_cases = ctx.fl(cases)
         br_kn, w_kn = br, w
-    known_v = _sums(ctx, br_kn, w_kn, F)
+    known_v = ctx.sums(br_kn, w_kn, F)
     ne_list = np.flatnonzero(np.bincount(br_kn, minlength=F)).tolist()
     factor = (known_v / dt(known_cases)).astype(dt)  # under prune()'s errstate
     # Unknown cases' weight in each branch (the round trip, as in growth).
@@ -268,8 +262,8 @@ def _leaf_children(
     )
     order = np.argsort(kid.astype(np.int64) * (n + 1) + pos, kind="stable")
     kid, pos, wt = kid[order], pos[order], wt[order]
-    cases = _sums(ctx, kid, wt, len(kids))
-    dist = _sums(ctx, kid * C + ctx.y[rows[pos]], wt, len(kids) * C).reshape(len(kids), C)
+    cases = ctx.sums(kid, wt, len(kids))
+    dist = ctx.sums(kid * C + ctx.y[rows[pos]], wt, len(kids) * C).reshape(len(kids), C)
     out = []
     for j, v in enumerate(kids):
         out.append((v, _leaf_estimate(ctx, bound, t.children[v], float(cases[j]), dist[j], update)))
