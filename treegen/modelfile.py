@@ -48,6 +48,7 @@ from treegen.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
 from treegen.model import Model, Node
 from treegen.modelcheck import InvalidField, check_model_dict
+from treegen.readers.text import read_bytes
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -187,15 +188,7 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
 def load_model(path: str | os.PathLike[str]) -> Model:
     """Read and validate a model file."""
     name = os.fspath(path)
-    try:
-        with open(name, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise ModelFileError("no such model file", file=name) from None
-    except IsADirectoryError:
-        raise ModelFileError("is a folder, not a model file", file=name) from None
-    except OSError as err:
-        raise ModelFileError(f"cannot read: {err.strerror}", file=name) from None
+    raw = read_bytes(name, ModelFileError, "no such model file", "is a folder, not a model file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -7,20 +7,27 @@ reported, the same way for all formats.
 
 from __future__ import annotations
 
-from treegen.errors import DatasetError
+from treegen.errors import DatasetError, TreegenError
+
+
+def read_bytes(path: str, error: type[TreegenError], missing: str, folder: str) -> bytes:
+    """The file's bytes; a missing file (``missing``), a folder (``folder``) or
+    an unreadable file is an ``error`` naming ``path``.  Shared by the data
+    readers and the model file loader."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise error(missing, file=path) from None
+    except IsADirectoryError:
+        raise error(folder, file=path) from None
+    except OSError as err:
+        raise error(f"cannot read: {err.strerror}", file=path) from None
 
 
 def read_text(path: str) -> str:
     """The file's text with ``\\n`` line ends and without a byte-order mark."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise DatasetError("no such file", file=path) from None
-    except IsADirectoryError:
-        raise DatasetError("is a directory, not a data file", file=path) from None
-    except OSError as err:
-        raise DatasetError(f"cannot read: {err.strerror}", file=path) from None
+    data = read_bytes(path, DatasetError, "no such file", "is a directory, not a data file")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
