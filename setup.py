@@ -58,11 +58,16 @@ setup(
                 f"treegen/trainer/native/{name}.c"
                 for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts")
             ],
-            depends=["treegen/trainer/native/cscan.h", "treegen/trainer/native/scanwalk.h"],
+            depends=[
+                "treegen/trainer/native/common.h",
+                "treegen/trainer/native/cscan.h",
+                "treegen/trainer/native/scanwalk.h",
+            ],
         ),
         Extension(
             "treegen.trainer._cprune",
             sources=["treegen/trainer/native/cprune.c"],
+            depends=["treegen/trainer/native/common.h"],
         ),
     ],
     cmdclass={"build_ext": OptionalBuildExt},

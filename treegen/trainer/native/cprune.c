@@ -16,27 +16,11 @@
  * this file including itself (CPRUNE_WALK set): float for c45 (functions
  * suffixed _c45), double for j48 (_j48). */
 #ifndef CPRUNE_WALK
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <float.h>
+#include "common.h"
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "float arithmetic must be evaluated in float (FLT_EVAL_METHOD == 0)"
-#endif
-
-#define MAX_CLASSES 4096
-
-/* The walk reads the records of scattered rows, known a few iterations
- * ahead: prefetching them hides most of the memory latency. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(addr) __builtin_prefetch(addr)
-#else
-#define PREFETCH(addr) ((void)0)
-#endif
+/* Rows prefetched ahead in the walk. */
 #define AHEAD 32
 
 /* ---- the pessimistic error bound (ErrorBound, flavour c45) ---- */

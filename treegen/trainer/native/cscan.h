@@ -1,38 +1,16 @@
-/* Shared by the growth accelerator's C files (module _cscan): includes,
- * the float-evaluation guard, prefetching and the buffer helper.
+/* Shared by the growth accelerator's C files (module _cscan): the buffer
+ * helpers and the kernels' declarations.
  *
  * Every kernel computes exactly what the numpy code it replaces computes
  * (the same float operations in the same order); the Python side is in
- * treegen/trainer/level.py, partition.py and splits.py, the equality tests
- * in tests/test_trainer_native.py.
- *
- * Built with -ffp-contract=off (setup.py): a fused multiply-add would round
- * once where numpy rounds twice.  FLT_EVAL_METHOD must be 0 (float
- * arithmetic in float, as SSE does): with x87 extended precision the running
- * sums would not round like Release 8's, so such targets get no accelerator. */
+ * treegen/trainer/level.py, partition.py and flatscore.py, the equality
+ * tests in tests/test_trainer_native.py.  Build requirements (float evaluation, no contraction): common.h. */
 #ifndef TREEGEN_CSCAN_H
 #define TREEGEN_CSCAN_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <float.h>
-#include <stdint.h>
-#include <string.h>
+#include "common.h"
 
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "float arithmetic must be evaluated in float (FLT_EVAL_METHOD == 0)"
-#endif
-
-#define MAX_CLASSES 4096
-
-/* The kernels read records of cases scattered over the bucket, whose
- * positions are known a few iterations ahead: prefetching hides most of the
- * memory latency. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(addr) __builtin_prefetch(addr)
-#else
-#define PREFETCH(addr) ((void)0)
-#endif
+/* Cases prefetched ahead in the scans. */
 #define AHEAD 16
 
 /* What a kernel argument must be: writable or not, the item size, at least n
