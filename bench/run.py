@@ -96,16 +96,26 @@ def run_worker(
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return {"error": f"timeout after {timeout:.0f} s"}
+    done = _finish(proc, timeout)
+    if isinstance(done, dict):
+        return done
+    out, err = done
     if proc.returncode != 0:
         last = (err.strip().splitlines() or ["?"])[-1]
         return {"error": f"exit {proc.returncode}: {last}"}
     return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def _finish(
+    proc: subprocess.Popen[str], timeout: float
+) -> tuple[str, str] | dict[str, object]:
+    """The process's (stdout, stderr), or an error entry when it runs past ``timeout``."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"error": f"timeout after {timeout:.0f} s"}
 
 
 def run_j48(data_dir: Path, timeout: float) -> dict[str, object]:
@@ -119,12 +129,10 @@ def run_j48(data_dir: Path, timeout: float) -> dict[str, object]:
     cmd += ["-t", str(arff), "-no-cv", "-v"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return {"error": f"timeout after {timeout:.0f} s"}
+    done = _finish(proc, timeout)
+    if isinstance(done, dict):
+        return done
+    out, err = done
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         return {"error": (err.strip().splitlines() or ["?"])[-1]}
