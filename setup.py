@@ -53,7 +53,7 @@ class OptionalBuildExt(build_ext):
 setup(
     ext_modules=[
         Extension(
-            "treegen.trainer._cscan",
+            "treegen.trainer.native._cscan",
             sources=[
                 f"treegen/trainer/native/{name}.c"
                 for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts")
@@ -65,7 +65,7 @@ setup(
             ],
         ),
         Extension(
-            "treegen.trainer._cprune",
+            "treegen.trainer.native._cprune",
             sources=["treegen/trainer/native/cprune.c"],
             depends=["treegen/trainer/native/common.h"],
         ),

@@ -120,7 +120,7 @@ def _finish(
 
 def run_j48(data_dir: Path, timeout: float) -> dict[str, object]:
     """Weka J48 with defaults on the same rows (ARFF); J48's own build time and peak RSS."""
-    from treegen.dataset import Dataset
+    from treegen.data.dataset import Dataset
 
     schema = pickle.loads((data_dir / "schema.pkl").read_bytes())
     ds = Dataset(schema, np.load(data_dir / "X.npy"), np.load(data_dir / "y.npy"))

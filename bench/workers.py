@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from treegen.dataset import Dataset, Schema
-from treegen.model import Model
+from treegen.data.dataset import Dataset, Schema
+from treegen.model.core import Model
 
 
 def peak_mb() -> float:

@@ -14,8 +14,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from treegen.dataset import Attribute, Schema
-from treegen.model import Model, Node
+from treegen.data.dataset import Attribute, Schema
+from treegen.model.core import Model, Node
 
 GOLF_SCHEMA = Schema(
     (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from treegen.dataset import Attribute, Dataset, Schema
+from treegen.data.dataset import Attribute, Dataset, Schema
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -40,7 +40,7 @@ from reftypes import (
 )
 
 if TYPE_CHECKING:
-    from treegen.model import Model
+    from treegen.model.core import Model
 
 __all__ = [
     "Branch",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from treegen.atomic import write_files_atomic, write_text_atomic
+from treegen.data.atomic import write_files_atomic, write_text_atomic
 from treegen.errors import EmitError
 
 
@@ -22,7 +22,7 @@ def test_failed_multi_file_write_changes_nothing(tmp_path: Path, monkeypatch: py
                                                  ) -> None:
     out = tmp_path / "build"
     write_files_atomic(out, {"predict.c": "old c\n", "predict.h": "old h\n"})
-    from treegen import atomic
+    from treegen.data import atomic
 
     real = atomic._write_tmp
     calls = []

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from treegen.classify import predict, predict_proba
-from treegen.dataset import Attribute, Schema
-from treegen.model import Model, Node
+from treegen.model.classify import predict, predict_proba
+from treegen.data.dataset import Attribute, Schema
+from treegen.model.core import Model, Node
 
 SCHEMA = Schema(
     (Attribute("x", "continuous"), Attribute("c", "nominal", ("r", "g", "b"))),

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from treegen import __version__
-from treegen.modelfile import load_model, model_to_json
+from treegen.model.file import load_model, model_to_json
 
 REPO = Path(__file__).resolve().parent.parent
 SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
@@ -179,7 +179,7 @@ def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:
 
 
 def test_quiet_before_and_after_subcommand(tmp_path: Path) -> None:
-    from treegen.cli import build_parser
+    from treegen.cli.main import build_parser
 
     parser = build_parser()
     assert parser.parse_args(["-q", "show", "m"]).quiet is True
@@ -188,7 +188,7 @@ def test_quiet_before_and_after_subcommand(tmp_path: Path) -> None:
 
 
 def test_model_json_fixture_is_valid() -> None:
-    from treegen.modelfile import model_from_json
+    from treegen.model.file import model_from_json
 
     model = model_from_json(MODEL_JSON)
     assert model_from_json(model_to_json(model)) == model

@@ -24,7 +24,7 @@ from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.literals import C_TYPES, c_float, c_int
 from treegen.codegen.lower import ExportOptions, lower
-from treegen.model import Model
+from treegen.model.core import Model
 
 pytestmark = pytest.mark.skipif(
     shutil.which("avr-gcc") is None or shutil.which("simavr") is None,

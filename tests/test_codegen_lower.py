@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen import fixedpoint
-from treegen.codegen.evaluate import evaluate, float_keys
+from treegen.codegen.oracle import evaluate, float_keys
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.ir import INT_RANGES, ONE, Encoding
@@ -28,7 +28,7 @@ from treegen.codegen.lower import (
     lower_continuous,
 )
 from treegen.errors import EncodingError
-from treegen.model import Node
+from treegen.model.core import Node
 
 f32 = st.floats(width=32, allow_nan=False)
 f64 = st.floats(allow_nan=False)
@@ -233,7 +233,7 @@ def test_vectorized_fixed_point_matches_row_by_row() -> None:
 @pytest.mark.parametrize("flavor", ["j48", "c45"])
 @pytest.mark.parametrize("itype", ["float", "double", "int32"])
 def test_fully_known_rows_match_the_float_classifier(flavor: str, itype: str) -> None:
-    from treegen.classify import predict
+    from treegen.model.classify import predict
 
     model = cm.synthetic(11, 200)
     if flavor == "c45":

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.evaluate import evaluate
+from treegen.codegen.oracle import evaluate
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.verify import classify_comparable
-from treegen.dataset import Dataset
+from treegen.data.dataset import Dataset
 from treegen.errors import EncodingError
-from treegen.model import Model
+from treegen.model.core import Model
 
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 
@@ -54,7 +54,7 @@ def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None
     assert (c_proba.astype(np.int64).sum(axis=1) <= 32768).all()
     sel = classify_comparable(model, ir, X)
     if opts.input_type in ("float", "int16"):
-        from treegen.classify import predict
+        from treegen.model.classify import predict
 
         assert sel.any()
         values = X[sel].astype(np.float64)
@@ -80,7 +80,7 @@ REFERENCES = ["crx", "labor-neg", "soybean-r8"]
 @pytest.fixture(scope="module")
 def trained(reference_dir: Path) -> dict[str, tuple[Model, Dataset]]:
     trainer = pytest.importorskip("treegen.trainer")
-    from treegen.readers import read_dataset
+    from treegen.data.readers import read_dataset
 
     out = {}
     for name in REFERENCES:

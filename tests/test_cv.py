@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from treegen.cv import (
+from treegen.analysis.cv import (
     CVResult,
     FoldResult,
     cross_validate,
@@ -16,9 +16,9 @@ from treegen.cv import (
     leave_one_out_folds,
     stratified_folds,
 )
-from treegen.dataset import Attribute, Dataset, Schema
+from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import TrainError, UsageError
-from treegen.model import Model, Node
+from treegen.model.core import Model, Node
 
 SCHEMA = Schema((Attribute("v", "continuous"),), ("a", "b", "c"))
 

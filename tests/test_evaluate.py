@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.dataset import Attribute, Schema
-from treegen.evaluate import (
+from treegen.data.dataset import Attribute, Schema
+from treegen.analysis.evaluate import (
     Evaluation,
     evaluate,
     evaluation_from_predictions,
@@ -23,8 +23,8 @@ from treegen.evaluate import (
     format_evaluation,
     format_table,
 )
-from treegen.model import Model, Node
-from treegen.readers import read_dataset
+from treegen.model.core import Model, Node
+from treegen.data.readers import read_dataset
 from treegen.trainer import TrainOptions, train
 
 SAME_AS_R8 = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "vote-r8"]

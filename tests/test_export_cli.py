@@ -9,8 +9,8 @@ from pathlib import Path
 import codegen_models as cm
 import pytest
 
-from treegen.cli import main
-from treegen.modelfile import save_model
+from treegen.cli.main import main
+from treegen.model.file import save_model
 
 
 @pytest.fixture()

@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reftrees as rt
 
-from treegen.classify import predict
-from treegen.dataset import Dataset
-from treegen.model import Model
-from treegen.readers import read_dataset
+from treegen.model.classify import predict
+from treegen.data.dataset import Dataset
+from treegen.model.core import Model
+from treegen.data.readers import read_dataset
 from treegen.trainer import TrainOptions, train
 
 REF = Path(__file__).resolve().parent / "data" / "reference"

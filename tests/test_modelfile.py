@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treegen.dataset import Attribute, Schema
+from treegen.data.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
-from treegen.model import Model, Node
-from treegen.modelfile import load_model, model_from_json, model_to_json, save_model
+from treegen.model.core import Model, Node
+from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 
 SCHEMA = Schema(
     (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.dataset import Dataset
-from treegen.readers import detect_format, read_dataset
+from treegen.data.dataset import Dataset
+from treegen.data.readers import detect_format, read_dataset
 
 REFERENCE = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "soybean-r8",
              "vote-r8"]

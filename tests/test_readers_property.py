@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from treegen.readers import read_dataset
+from treegen.data.readers import read_dataset
 
 _CHARS = st.sampled_from(list("abcXYZ019 ,:.|%'\"\\{}-_é€"))
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from treegen.errors import DatasetError
-from treegen.readers import read_dataset
+from treegen.data.readers import read_dataset
 
 WEKA = Path(__file__).resolve().parent / "data" / "weka"
 _ROW = re.compile(r"^\s*(\d+) .*?\s(Num|Nom|Str|Dat)\s+\d+%\s+\d+%\s+\d+%\s+(\d+) /\s*\d+%"

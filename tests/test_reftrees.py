@@ -244,8 +244,8 @@ def test_number_formats() -> None:
 
 def test_from_model_renders_a_hand_built_golf_model() -> None:
     """A Model built by hand from golf's printed tree renders to that tree in both styles."""
-    from treegen.dataset import Attribute, Schema
-    from treegen.model import Model, Node
+    from treegen.data.dataset import Attribute, Schema
+    from treegen.model.core import Model, Node
 
     schema = Schema(
         (

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from treegen.dataset import Attribute, Schema
+from treegen.data.dataset import Attribute, Schema
 from treegen.errors import UsageError
-from treegen.model import Model, Node
-from treegen.show import format_tree, java_double, weka_double_to_string
+from treegen.model.core import Model, Node
+from treegen.model.show import format_tree, java_double, weka_double_to_string
 
 DATASETS = [
     "crx",

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from treegen.cli import main
-from treegen.readers import read_dataset
-from treegen.show import format_tree
+from treegen.cli.main import main
+from treegen.data.readers import read_dataset
+from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, train
 
 # soybean-r8's pruned tree differs by a documented float-noise tie (see test_evaluate).

@@ -50,8 +50,9 @@ def test_engines_agree_on_benchmark_shaped_data() -> None:
 def test_pruning_reuses_growth_weights_exactly(seed: int, j48: bool) -> None:
     """The first pruning pass takes node weights from growth instead of summing again."""
     from treegen.trainer.context import build_context
-    from treegen.trainer.grow import GrowOptions, grow
-    from treegen.trainer.prune import prune
+    from treegen.trainer.fit import grow
+    from treegen.trainer.options import GrowOptions
+    from treegen.trainer.pruning.prune import prune
     from treegen.trainer.tree import flatten
 
     ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2000))

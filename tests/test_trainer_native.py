@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.dataset import Attribute, Dataset, Schema
+from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer import partition as part_mod
+from treegen.trainer.levelwise import partition as part_mod
 from treegen.trainer.context import build_context
-from treegen.trainer.flatscore import eval_continuous_flat, score_outcomes_native
-from treegen.trainer.level import padded_rows
+from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
+from treegen.trainer.levelwise.grow import padded_rows
 from treegen.trainer.splits import eval_continuous, score_outcomes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -20,12 +20,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.dataset import Attribute, Dataset, Schema
-from treegen.model import Node
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.model.core import Node
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer import prune as prune_mod
+from treegen.trainer.pruning import native as prune_native_mod
+from treegen.trainer.pruning import prune as prune_mod
 from treegen.trainer.context import build_context
-from treegen.trainer.grow import GrowOptions, grow
+from treegen.trainer.fit import grow
+from treegen.trainer.options import GrowOptions
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, flatten
 
@@ -197,18 +199,18 @@ def test_native_path_is_taken_and_deep_trees_fall_back(monkeypatch: pytest.Monke
     ctx = build_context(ds, 2, False)
     root = grow(ctx, GrowOptions("gainratio"))
     calls: list[int] = []
-    real = prune_mod._prune_native
+    real = prune_mod.prune_tnodes
 
     def spy(*args: object) -> bool:
         ok = real(*args)  # type: ignore[arg-type]
         calls.append(int(ok))
         return ok
 
-    monkeypatch.setattr(prune_mod, "_prune_native", spy)
+    monkeypatch.setattr(prune_mod, "prune_tnodes", spy)
     shallow = copy.deepcopy(root)
     prune_mod.prune(ctx, shallow, 0.25)
     assert calls == [1]
-    monkeypatch.setattr(prune_mod, "_MAX_NATIVE_DEPTH", 1)
+    monkeypatch.setattr(prune_native_mod, "_MAX_NATIVE_DEPTH", 1)
     deep = copy.deepcopy(root)
     prune_mod.prune(ctx, deep, 0.25)
     assert calls == [1, 0]
@@ -254,7 +256,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
             first.append(0)
             path.append(path[i] + [b])
         stack.extend(range(len(order) - 1, first[i] - 1, -1))
-    kind = np.asarray([prune_mod._KIND_CODE[t.kind] for t in order], dtype=np.int8)
+    kind = np.asarray([prune_native_mod._KIND_CODE[t.kind] for t in order], dtype=np.int8)
     # Collapse a test with a test below it: its subtree stays in the arrays.
     victim = next(
         i
@@ -263,7 +265,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     )
     kind[victim] = 0
     count = np.asarray([len(t.children) for t in order], dtype=np.int64)
-    rec = prune_mod.prune_flat(
+    rec = prune_native_mod.prune_flat(
         ctx,
         0.25,
         kind,
@@ -277,7 +279,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     assert rec is not None
     assert not rec.updated[first[victim]] & 2  # the collapsed test's first child
     order[victim].make_leaf()
-    prune_mod._write_back(order, kind.astype(np.int64), rec)
+    prune_native_mod._write_back(order, kind.astype(np.int64), rec)
     # The reference: the same collapse, then the Python walk.
     ref_victim = ref
     for b in path[victim]:
@@ -300,8 +302,8 @@ def test_prune_flat_j48_single_leaf() -> None:
     ctx = build_context(ds, 2, True)
     one = np.zeros(1, dtype=np.int64)
     args = (ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
-    rec = prune_mod.prune_flat(*args)
-    est = prune_mod.prune_flat(*args, estimated_errors=True)
+    rec = prune_native_mod.prune_flat(*args)
+    est = prune_native_mod.prune_flat(*args, estimated_errors=True)
     assert rec is not None and est is not None
     dist = np.bincount(ctx.y[: ctx.n_rows], minlength=ctx.n_classes).astype(np.float64)
     assert rec.dist.dtype == np.float64 and np.array_equal(rec.dist[0], dist)
@@ -384,8 +386,8 @@ def test_trained_j48_models_identical_on_benchmark_shaped_data() -> None:
 
 @needs_native
 def test_flat_path_taken_for_j48(monkeypatch: pytest.MonkeyPatch) -> None:
-    """train() prunes j48 through flat.prune_native (no TNode tree) with the accelerator."""
-    import treegen.trainer as trainer_mod
+    """train() prunes j48 through pruning.native.prune_native (no TNode tree) with the accelerator."""
+    import treegen.trainer.fit as trainer_mod
 
     ds = gen_data.generate(gen_data.summary_spec(800, seed=1))
 

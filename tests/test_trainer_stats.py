@@ -71,7 +71,7 @@ def test_unknown_values_scale_gain_and_add_an_outcome_to_split_info() -> None:
     ds = _golf()
     X = ds.X.copy()
     X[0, 0] = np.nan  # first case (sunny, Don't Play) loses its outlook
-    from treegen.dataset import Dataset
+    from treegen.data.dataset import Dataset
 
     ctx = build_context(Dataset(ds.schema, X, ds.y), 2, j48=False)
     rows = np.arange(14)
@@ -99,7 +99,7 @@ def test_mdl_penalty() -> None:
 
 
 def test_continuous_cut_is_penalised_and_threshold_is_a_data_value() -> None:
-    from treegen.dataset import Attribute, Dataset, Schema
+    from treegen.data.dataset import Attribute, Dataset, Schema
     from treegen.trainer.context import build_context
     from treegen.trainer.splits import Score, eval_continuous
 
@@ -179,7 +179,7 @@ class TestAddErrsJ48:
 
 
 def _golf():  # type: ignore[no-untyped-def]
-    from treegen.dataset import Attribute, Dataset, Schema
+    from treegen.data.dataset import Attribute, Dataset, Schema
 
     schema = Schema(
         (

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from treegen import __version__
-from treegen.classify import predict
-from treegen.dataset import Attribute, Dataset, Schema
+from treegen.model.classify import predict
+from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import TrainError
-from treegen.model import Model
-from treegen.readers import read_dataset
+from treegen.model.core import Model
+from treegen.data.readers import read_dataset
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.tree import run
 
@@ -278,7 +278,7 @@ def test_soybean_ratio_tie_is_decided_by_float32_rounding(monkeypatch: pytest.Mo
     keeps the first attribute unless beaten by more than 1e-6, so it picks
     plant-growth (j48.out); both trees are matched above.
     """
-    import treegen.trainer.grow as grow_mod
+    import treegen.trainer.reference.grow as grow_mod
 
     seen: list[tuple[str, dict[str, float]]] = []
     real = grow_mod.select

@@ -9,9 +9,9 @@ from pathlib import Path
 import codegen_models as cm
 import pytest
 
-from treegen.cli import main
+from treegen.cli.main import main
 from treegen.codegen import verify as verify_mod
-from treegen.modelfile import save_model
+from treegen.model.file import save_model
 
 pytestmark = pytest.mark.skipif(not __import__("shutil").which("gcc"), reason="gcc is not installed")
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_data
 import reftrees as rt
 
-from treegen.dataset import Dataset
+from treegen.data.dataset import Dataset
 
 HERE = Path(__file__).resolve().parent
 REF = HERE / "data" / "reference"
@@ -213,7 +213,7 @@ def _treegen_tree(ds: Dataset) -> rt.Tree:
 
 
 def _compare(weka: WekaRun, key: str, ds: Dataset, ties_expected: bool, label: str) -> None:
-    from treegen.classify import predict, predict_proba
+    from treegen.model.classify import predict, predict_proba
     from treegen.trainer import TrainOptions, train
 
     text = weka.outputs[key]

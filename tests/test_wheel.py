@@ -58,7 +58,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # No compiled accelerator from an in-place build: the wheel must build its own.
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
     shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
-    shutil.copytree(REPO / "templates", src / "templates", ignore=ignore)
     no_iso = ["--no-build-isolation"] if _can_build_offline() else []
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
         *no_iso, "-w", root / "dist", src, cwd=root)
@@ -81,7 +80,7 @@ def test_installed_from_the_wheel(installed: tuple[Path, dict[str, str]]) -> Non
     env_dir, env = installed
     work = env_dir.parent / "work"
     p = run(env_dir / "bin" / "python", "-c",
-            "import treegen, treegen.readers, treegen.modelfile; print(treegen.__file__)",
+            "import treegen, treegen.data.readers, treegen.model.file; print(treegen.__file__)",
             cwd=work, env=env)
     location = Path(p.stdout.strip()).resolve()
     assert env_dir.resolve() in location.parents
@@ -119,14 +118,14 @@ def test_templates_come_from_the_installed_package(
     env_dir, env = installed
     work = env_dir.parent / "work"
     p = run(env_dir / "bin" / "python", "-c",
-            "import importlib.resources as r; t = r.files('treegen.templates'); "
+            "import importlib.resources as r; t = r.files('treegen.codegen').joinpath('templates'); "
             "j2 = sorted((x for x in t.iterdir() if x.name.endswith('.j2')), key=str); "
             "print(j2[0].parent if j2 else '-'); print('\\n'.join(x.name for x in j2))",
             cwd=work, env=env)
     where, *names = p.stdout.split("\n")
     assert env_dir.resolve() in Path(where).resolve().parents
-    shipped = sorted(x.name for x in (REPO / "templates").glob("*.j2"))
-    assert shipped, "templates/ holds no .j2 files"
+    shipped = sorted(x.name for x in (REPO / "treegen/codegen/templates").glob("*.j2"))
+    assert shipped, "treegen/codegen/templates/ holds no .j2 files"
     assert [n for n in names if n] == shipped
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from treegen.cli import main
+from treegen.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,7 @@ the parity check behind ``treegen verify`` (verify)."""
 from __future__ import annotations
 
 from treegen.codegen.lower import ExportOptions
-from treegen.model import Model
+from treegen.model.core import Model
 
 
 def export_c(model: Model, opts: ExportOptions) -> dict[str, str]:

@@ -8,7 +8,6 @@ text is formatted in Python (treegen.codegen.literals, treegen.codegen.names).
 from __future__ import annotations
 
 import importlib.resources
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -37,13 +36,10 @@ READERS = {"uint8": "RD8", "int8": "RD8", "uint16": "RD16", "int16": "RD16",
 
 
 def _template_loader() -> jinja2.BaseLoader:
-    try:
-        root = importlib.resources.files("treegen.templates")
-        if root.joinpath("predict.h.j2").is_file():
-            return jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text("utf-8"))
-    except ModuleNotFoundError:
-        pass
-    return jinja2.FileSystemLoader(str(Path(__file__).resolve().parents[2] / "templates"))
+    # importlib.resources, not a path next to __file__: it also finds the
+    # templates inside a zipped or otherwise non-filesystem install.
+    root = importlib.resources.files("treegen.codegen").joinpath("templates")
+    return jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text("utf-8"))
 
 
 def make_env() -> jinja2.Environment:

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.ir import ONE, Encoding
-from treegen.model import Model, Node
+from treegen.model.core import Model, Node
 
 FLT_MAX = float(np.finfo(np.float32).max)
 

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from treegen.codegen.build import NP_TYPES
 from treegen.codegen.ir import IR, Compare, Leaf, Switch
-from treegen.dataset import Dataset
+from treegen.data.dataset import Dataset
 
 
 def missing_value(ir: IR) -> float:

@@ -1,7 +1,7 @@
 """The code-generation IR: a tree whose comparisons are already encoded for one C input type.
 
 ``lower()`` (treegen.codegen.lower) builds an :class:`IR` from a Model; both C back-ends
-(nested ifs, node table) and the numpy oracle (treegen.codegen.evaluate) read only this.
+(nested ifs, node table) and the numpy oracle (treegen.codegen.oracle) read only this.
 Nodes are a flat tuple, root at 0, children referenced by index, so no pass recurses.
 
 Values in the IR are already in the C domain:

@@ -47,7 +47,7 @@ from treegen.codegen.ir import (
 )
 from treegen.codegen.names import check_prefix, unique_idents
 from treegen.errors import EncodingError
-from treegen.model import Model, Node
+from treegen.model.core import Model, Node
 
 FLT_MAX = float(np.finfo(np.float32).max)
 

@@ -3,7 +3,7 @@
 The C (through cffi) is compared row by row with the fixed-point Python model
 (treegen.codegen.fixedpoint) and with the numpy IR evaluator, on the rows
 treegen.codegen.inputs builds; rows with no missing value are also compared with
-the float Release 8 classifier (treegen.classify), whose class the C must return
+the float Release 8 classifier (treegen.model.classify), whose class the C must return
 exactly when nothing is missing.  Classes and probabilities must be equal, not close.
 """
 
@@ -19,13 +19,13 @@ import numpy.typing as npt
 
 from treegen.codegen.build import build
 from treegen.codegen.emit import emit
-from treegen.codegen.evaluate import codes, evaluate, missing_mask
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
-from treegen.dataset import Dataset
-from treegen.model import Model
+from treegen.codegen.oracle import codes, evaluate, missing_mask
+from treegen.data.dataset import Dataset
+from treegen.model.core import Model
 
 
 @dataclass
@@ -80,7 +80,7 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
     checks.append(("IR evaluator", np.ones(len(X), dtype=bool), e_cls, e_proba))
     sel = classify_comparable(model, ir, X)
     if sel.any():
-        from treegen.classify import predict as float_predict
+        from treegen.model.classify import predict as float_predict
 
         values = X.astype(np.float64)
         if ir.encoding.is_int:

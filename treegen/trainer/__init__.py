@@ -1,146 +1,21 @@
-"""The C4.5 trainer: :class:`TrainOptions` and :func:`train`.
+"""The C4.5 trainer: data in, an unpruned or pruned :class:`~treegen.model.Model` out.
 
-``train`` grows a tree as C4.5 Release 8 does (``flavor="c45"``, float32
-values and weights as Release 8 stores them) or as Weka's J48 does
-(``flavor="j48"``, double precision and Weka's tolerances), then prunes it
-unless ``prune=False``.  The specification is C45_SEMANTICS.md.
-
-What ``Node.errors`` holds (chosen so a printed tree matches the tool's):
-
-* unpruned tree (both flavours): training errors (weighted), as grown;
-* pruned c45 tree: Release 8's *estimated* errors (``LeafEst`` at leaves,
-  the subtree estimate at tests), i.e. the E of its ``(N/E)``;
-* pruned j48 tree: training errors of the pruned tree (J48 prints those).
-
-``items`` and ``dist`` are the weights that reached the node in the last
-pass over the training data (pruning's pass for a pruned tree); empty
-branches are leaves with ``items == 0``, the parent's class and the
-parent's distribution.  Thresholds are training values: float32 values
-(held in a float64) for c45, doubles for j48.
-
-Where treegen knowingly departs from Release 8's float noise (all at the
-float32-ulp level; the nine reference trees are reproduced exactly):
-
-* sums of weights run in row order; Release 8 sums in its item order,
-  which its in-place sorts and partitions permute;
-* weights are per node: the unknown cases' ``Factor`` round trip
-  (multiply, then divide back) is carried from branch to branch, but not
-  the drift that round trips *inside* a branch's subtree leave on them
-  before the next branch (Release 8 reuses one global weight array);
-* only NaN is unknown: Release 8 also reads the value -999 as unknown.
-
-Engines: ``engine="level"`` (default) grows a level of nodes at a time into
-arrays (:mod:`treegen.trainer.level`, :mod:`treegen.trainer.flat`) and, with
-the C accelerator, prunes those arrays in C and makes the model nodes from
-them; ``engine="dfs"`` is the readable node-by-node reference.  Both give
-the same model, bit for bit, with or without the accelerator.
+:func:`train` (in :mod:`~treegen.trainer.fit`) grows a tree as Release 8
+(``flavor="c45"``) or Weka J48 (``flavor="j48"``) does and prunes it.  At
+this level live the pieces both growth engines share: the options
+(:mod:`~treegen.trainer.options`), the per-node data (:mod:`~.context`),
+split scoring (:mod:`~.stats`, :mod:`~.splits`, :mod:`~.subsets`), the
+attribute choice (:mod:`~.select`) and routing (:mod:`~.route`).  The
+engines are sub-packages: :mod:`~.reference` grows node by node (readable,
+the specification's order), :mod:`~.levelwise` a level of nodes at a time
+into arrays (the default, tested bit-identical); :mod:`~.pruning` holds
+Release 8's pessimistic pruning in Python and its bridge to the C walk;
+:mod:`~.native` loads the optional C accelerator.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Literal
+from treegen.trainer.fit import train
+from treegen.trainer.options import Criterion, Engine, Flavor, TrainOptions
 
-import numpy as np
-
-import treegen
-from treegen.dataset import Dataset
-from treegen.errors import TrainError
-from treegen.model import Model, Node
-from treegen.trainer import flat, native
-from treegen.trainer.context import build_context
-from treegen.trainer.grow import GrowOptions
-from treegen.trainer.grow import grow as _grow_tree  # keeps treegen.trainer.grow the module
-from treegen.trainer.level import grow_levels
-from treegen.trainer.prune import prune as _prune_tree
-from treegen.trainer.prune import training_errors
-from treegen.trainer.tree import flatten
-
-Criterion = Literal["gainratio", "gain"]
-Flavor = Literal["c45", "j48"]
-Engine = Literal["level", "dfs"]
-
-__all__ = ["TrainOptions", "train"]
-
-
-@dataclass(frozen=True)
-class TrainOptions:
-    """Training options (Release 8's -m, -c, -s, -g; ``prune=False`` is the unpruned tree)."""
-
-    min_cases: int = 2
-    cf: float = 0.25
-    prune: bool = True
-    subsets: bool = False
-    criterion: Criterion = "gainratio"
-    flavor: Flavor = "c45"
-
-    def as_dict(self) -> dict[str, object]:
-        """The options as plain JSON values (what ``Model.options`` records)."""
-        d = asdict(self)
-        d["min_cases"] = int(self.min_cases)
-        d["cf"] = float(self.cf)
-        d["prune"] = bool(self.prune)
-        d["subsets"] = bool(self.subsets)
-        return d
-
-    def validate(self) -> None:
-        """Raise :class:`TrainError` naming the offending option."""
-        if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int | np.integer):
-            raise TrainError("must be an integer", option="--min-cases")
-        if self.min_cases < 1:
-            raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
-        if not (0.0 < float(self.cf) < 1.0):
-            raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
-        if self.criterion not in ("gainratio", "gain"):
-            raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
-        if self.flavor not in ("c45", "j48"):
-            raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
-
-
-def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "level") -> Model:
-    """Train a C4.5 tree on ``ds``.
-
-    ``engine="level"`` (default) grows all nodes of a tree level in one
-    batch; ``engine="dfs"`` grows node by node, depth first, as Release 8
-    does.  Both compute the same tree bit for bit; "dfs" is the readable
-    reference the batched engine is tested against.
-    """
-    opts = opts or TrainOptions()
-    opts.validate()
-    if ds.n_rows == 0:
-        raise TrainError("no training cases", file=ds.source)
-    if not ds.classes:
-        raise TrainError("no classes declared", file=ds.source)
-    j48 = opts.flavor == "j48"
-    # Hash the data first: it copies X once, and doing it before growth keeps
-    # that copy out of the peak memory of large runs.
-    fingerprint = ds.fingerprint()
-    ctx = build_context(ds, opts.min_cases, j48)
-    gopts = GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
-    nodes: tuple[Node, ...] | None = None
-    if engine == "level":
-        # The level-wise grower writes arrays; with the C pruner the tree
-        # stays arrays until the pruned model nodes are made.
-        tree = grow_levels(ctx, gopts)
-        ctx.release_growth_arrays()  # pruning's peak memory without them
-        if not opts.prune:
-            nodes = flat.grown_nodes(tree)
-        elif native.cprune is not None:
-            nodes = flat.prune_native(ctx, tree, float(opts.cf))
-        root = tree.to_tnodes() if nodes is None else None
-    else:
-        root = _grow_tree(ctx, gopts)
-    if nodes is None:
-        assert root is not None
-        if opts.prune:
-            _prune_tree(ctx, root, float(opts.cf))
-            if j48:
-                training_errors(ctx, root)
-        nodes = flatten(root)
-    return Model(
-        schema=ds.schema,
-        nodes=nodes,
-        options=opts.as_dict(),
-        treegen_version=treegen.__version__,
-        data_fingerprint=fingerprint,
-    )
+__all__ = ["Criterion", "Engine", "Flavor", "TrainOptions", "train"]

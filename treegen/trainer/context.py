@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.dataset import Dataset
+from treegen.data.dataset import Dataset
 from treegen.trainer import native
 from treegen.trainer.stats import to_f32
 

@@ -1,4 +1,4 @@
-"""The trainer's mutable tree and its conversion to :class:`treegen.model.Model` nodes.
+"""The trainer's mutable tree and its conversion to :class:`treegen.model.core.Model` nodes.
 
 Growth and pruning edit nodes in place (turning a test into a leaf, copying
 a raised branch over its parent), which the frozen model nodes do not
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model import Node, NodeKind
+from treegen.model.core import Node, NodeKind
 
 
 @dataclass(slots=True, eq=False)

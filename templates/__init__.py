@@ -1,1 +1,0 @@
-"""Jinja2 templates for the generated C (shipped as package data: treegen.templates)."""

@@ -1,0 +1,178 @@
+"""Error counts, confusion matrix and C4.5 Release 8's evaluation layout.
+
+:func:`evaluate` classifies a dataset with a model (Release 8's classifier,
+:mod:`treegen.model.classify`) and returns an :class:`Evaluation`: tree size, the
+number of misclassified rows, the confusion matrix and, for a pruned tree,
+the pessimistic estimate Release 8 prints (the root's estimated errors over
+its items).  :func:`format_evaluation` prints one or two evaluations in
+Release 8's layout::
+
+    Evaluation on training data (490 items):
+
+             Before Pruning           After Pruning
+        ----------------   ---------------------------
+        Size      Errors   Size      Errors   Estimate
+
+              90   19( 3.9%)     58   24( 4.9%)    (11.9%)   <<
+
+followed by Release 8's confusion matrix (rows: actual class, columns:
+predicted class, ``(a)``, ``(b)``... as in its test-data evaluation).  With a
+single tree only its own columns are printed (``Size Errors Estimate`` for a
+pruned tree, ``Size Errors`` for an unpruned one) under the same format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.data.dataset import Dataset
+from treegen.errors import DatasetError
+from treegen.model.core import Model
+from treegen.model.show import is_pruned
+
+# Release 8 prints no confusion matrix for more than 21 classes (its letters
+# (a)..(u) keep rows readable); treegen follows it.
+MAX_MATRIX_CLASSES = 21
+
+
+@dataclass(frozen=True, eq=False)  # eq would compare numpy arrays ambiguously
+class Evaluation:
+    """The result of classifying ``n_items`` labelled rows with one tree."""
+
+    size: int
+    n_items: int
+    errors: int
+    confusion: npt.NDArray[np.int64]  # [actual, predicted]
+    classes: tuple[str, ...]
+    estimate: float | None  # Release 8's "Estimate" in percent; None if unpruned
+
+    @property
+    def error_rate(self) -> float:
+        """Misclassified fraction of the rows (0 for no rows)."""
+        return self.errors / self.n_items if self.n_items else 0.0
+
+
+def confusion_matrix(
+    actual: npt.NDArray[np.integer], predicted: npt.NDArray[np.integer], n_classes: int
+) -> npt.NDArray[np.int64]:
+    """Counts of (actual, predicted) class pairs, shape ``(n_classes, n_classes)``."""
+    matrix = np.zeros((n_classes, n_classes), dtype=np.int64)
+    np.add.at(matrix, (np.asarray(actual, np.intp), np.asarray(predicted, np.intp)), 1)
+    return matrix
+
+
+def pessimistic_estimate(model: Model) -> float | None:
+    """Release 8's Estimate column: 100 * root errors / root items, pruned trees only."""
+    root = model.root
+    if not is_pruned(model) or root.items <= 0:
+        return None
+    return 100.0 * root.errors / root.items
+
+
+def evaluation_from_predictions(
+    model: Model, actual: npt.NDArray[np.integer], predicted: npt.NDArray[np.integer]
+) -> Evaluation:
+    """An :class:`Evaluation` of ``model`` from the rows' actual and predicted classes."""
+    matrix = confusion_matrix(actual, predicted, len(model.schema.classes))
+    n_items = int(matrix.sum())
+    return Evaluation(
+        size=model.size,
+        n_items=n_items,
+        errors=n_items - int(np.trace(matrix)),
+        confusion=matrix,
+        classes=model.schema.classes,
+        estimate=pessimistic_estimate(model),
+    )
+
+
+def evaluate(model: Model, ds: Dataset) -> Evaluation:
+    """Classify the labelled rows of ``ds`` with ``model`` and count the errors.
+
+    ``ds`` must be encoded with the model's schema (read it with
+    ``schema=model.schema``).  Rows without a class value (``y == -1``) are
+    not counted; data with no labelled row at all is a :class:`DatasetError`.
+    """
+    from treegen.model.classify import predict  # the trainer's module; imported late for cycles
+
+    known = ds.y >= 0
+    if not known.any():
+        raise DatasetError(
+            "no row has a class value to evaluate against (use 'treegen predict' "
+            "for unlabelled data)",
+            file=ds.source,
+        )
+    predicted = np.asarray(predict(model, ds.X[known]), dtype=np.intp)
+    return evaluation_from_predictions(model, ds.y[known], predicted)
+
+
+# ------------------------------------------------------------------ layout
+
+
+def _errors_cell(ev: Evaluation) -> str:
+    percent = 100.0 * ev.errors / ev.n_items if ev.n_items else 0.0
+    return f"{ev.errors:3d}({percent:4.1f}%)"
+
+
+def _estimate_cell(ev: Evaluation) -> str:
+    return f"({ev.estimate:4.1f}%)" if ev.estimate is not None else ""
+
+
+def format_table(
+    label: str,
+    pruned: Evaluation | None = None,
+    unpruned: Evaluation | None = None,
+) -> str:
+    """Release 8's "Evaluation on ... data" table for one or both trees.
+
+    ``label`` is "training" or "test" (or a file name).  With both trees the
+    text is Release 8's table exactly; with one, only its columns.
+    """
+    first = pruned if pruned is not None else unpruned
+    assert first is not None, "format_table needs at least one evaluation"
+    head = f"\nEvaluation on {label} data ({first.n_items} items):\n\n"
+    if pruned is not None and unpruned is not None:
+        return head + (
+            "\t Before Pruning           After Pruning\n"
+            "\t----------------   ---------------------------\n"
+            "\tSize      Errors   Size      Errors   Estimate\n\n"
+            f"\t{unpruned.size:4d}  {_errors_cell(unpruned)}   "
+            f"{pruned.size:4d}  {_errors_cell(pruned)}    {_estimate_cell(pruned)}   <<\n"
+        )
+    if pruned is not None and pruned.estimate is not None:
+        return head + (
+            "\tSize      Errors   Estimate\n\n"
+            f"\t{pruned.size:4d}  {_errors_cell(pruned)}    {_estimate_cell(pruned)}\n"
+        )
+    return head + f"\tSize      Errors\n\n\t{first.size:4d}  {_errors_cell(first)}\n"
+
+
+def format_confusion(matrix: npt.NDArray[np.int64], classes: tuple[str, ...]) -> str:
+    """Release 8's confusion matrix: columns (a), (b)... are predicted classes.
+
+    Zero cells are blank.  Returns '' above :data:`MAX_MATRIX_CLASSES`
+    classes, where Release 8 prints none either.
+    """
+    k = len(classes)
+    if k > MAX_MATRIX_CLASSES:
+        return ""
+    letters = [chr(ord("a") + i) for i in range(k)]
+    lines = ["\n\n\t" + "".join(f"  ({c})" for c in letters) + "\t<-classified as"]
+    lines.append("\t" + " ----" * k)
+    for row in range(k):
+        cells = "".join(f"{int(v):5d}" if v else "     " for v in matrix[row])
+        lines.append(f"\t{cells}\t({letters[row]}): class {classes[row]}")
+    return "\n".join(lines) + "\n\n"
+
+
+def format_evaluation(
+    label: str,
+    pruned: Evaluation | None = None,
+    unpruned: Evaluation | None = None,
+) -> str:
+    """The table of :func:`format_table` plus the confusion matrix of the final tree."""
+    final = pruned if pruned is not None else unpruned
+    assert final is not None, "format_evaluation needs at least one evaluation"
+    return format_table(label, pruned, unpruned) + format_confusion(final.confusion, final.classes)

@@ -1,0 +1,102 @@
+"""Helpers the subcommand modules share: data options, option-value types, stderr notes.
+
+Subcommands (:mod:`treegen.cli.train`, :mod:`treegen.cli.export`) use these so
+that every command spells ``--target``/``--nominal``/``--ignore`` the same
+way, reads DATA through one function, and reports bad option values as one
+line naming the option (argparse turns an ``ArgumentTypeError`` raised by a
+type function into a usage error, which :mod:`treegen.cli.main` prints as a
+single line with exit status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+
+from treegen.data.dataset import Dataset, Schema
+from treegen.data.readers import read_dataset
+
+
+def _names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"empty column name in '{text}'")
+    return names
+
+
+def add_data_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--target NAME``, ``--nominal COL[,COL]`` and ``--ignore COL[,COL]``."""
+    group = parser.add_argument_group("data options (CSV and ARFF)")
+    group.add_argument("--target", metavar="NAME", default=None,
+                       help="class column (default: the last column; C4.5 files declare "
+                            "their classes)")
+    group.add_argument("--nominal", metavar="COL[,COL]", type=_names, action="append",
+                       default=[], help="treat these columns as nominal even if all their "
+                                        "values are numbers (repeatable)")
+    group.add_argument("--ignore", metavar="COL[,COL]", type=_names, action="append",
+                       default=[], help="ignore these columns (e.g. ids, ARFF string "
+                                        "attributes) (repeatable)")
+
+
+def _flatten(lists: object) -> list[str]:
+    if not isinstance(lists, list):
+        return []
+    out: list[str] = []
+    for item in lists:
+        out.extend(item if isinstance(item, list) else [str(item)])
+    return out
+
+
+def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None) -> Dataset:
+    """Read DATA with the options :func:`add_data_options` added.
+
+    With ``schema`` (a model's) the data options other than the file itself
+    do not apply: columns are matched to the model's attributes.
+    """
+    if schema is not None:
+        return read_dataset(path, schema=schema)
+    return read_dataset(path, target=getattr(args, "target", None),
+                        nominal=_flatten(getattr(args, "nominal", [])),
+                        ignore=_flatten(getattr(args, "ignore", [])))
+
+
+def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type=`` accepting integers in ``lo..hi`` (``hi`` None: no upper bound)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if value < lo or (hi is not None and value > hi):
+            bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+            raise argparse.ArgumentTypeError(f"{value} must be {bound}")
+        return value
+    return parse
+
+
+positive_int = int_range(1)
+
+
+def float_range(lo: float, hi: float, *, lo_open: bool = False,
+                hi_open: bool = False) -> Callable[[str], float]:
+    """An argparse ``type=`` accepting finite floats in the given interval."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        too_low = value <= lo if lo_open else value < lo
+        too_high = value >= hi if hi_open else value > hi
+        if math.isnan(value) or too_low or too_high:
+            left, right = "(" if lo_open else "[", ")" if hi_open else "]"
+            raise argparse.ArgumentTypeError(f"{text} must be in {left}{lo:g}, {hi:g}{right}")
+        return value
+    return parse
+
+
+def note(args: argparse.Namespace, message: str) -> None:
+    """A diagnostic on stderr, unless ``--quiet`` was given."""
+    if not getattr(args, "quiet", False):
+        print(message, file=sys.stderr)

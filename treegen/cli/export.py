@@ -1,0 +1,131 @@
+"""Subcommands ``export`` (write predict.c / predict.h) and ``verify`` (compile and
+compare the C with the Python model).
+
+Both share the export options; every bad value is a one-line error naming the option
+(exit 2) and nothing is written unless the whole export succeeded (atomic writes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+
+from treegen.codegen import export as codegen_export
+from treegen.codegen.emit import STYLES
+from treegen.codegen.export import export_files, with_provenance
+from treegen.codegen.ir import INPUT_TYPES
+from treegen.codegen.lower import ExportOptions
+from treegen.codegen.verify import verify
+from treegen.data.readers import read_dataset
+from treegen.model.file import load_model
+
+
+def _scale(text: str) -> tuple[str | None, Fraction]:
+    name, _, value = text.rpartition("=") if "=" in text else (None, "", text)
+    try:
+        k = Fraction(value.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"'{text}' is not K or NAME=K with a number K") from None
+    if k <= 0:
+        raise argparse.ArgumentTypeError(f"scale {value} must be positive")
+    return (name or None), k
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+
+
+def add_export_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("export options")
+    g.add_argument("--target", choices=["c"], default="c", help="output language (only c)")
+    g.add_argument("--style", choices=STYLES, default="ifs",
+                   help="ifs: nested if/else and switch (default); table: static node "
+                        "table walked by a loop")
+    g.add_argument("--input-type", choices=INPUT_TYPES, default="float",
+                   help="element type of the feature array (default float)")
+    g.add_argument("--float-compare", choices=["float", "int"], default="float",
+                   help="int: compare float inputs as integer keys of their bits, for "
+                        "cores without an FPU")
+    g.add_argument("--scale", type=_scale, action="append", default=[], metavar="K|NAME=K",
+                   help="integer input types: x means x/K (for every continuous feature, "
+                        "or NAME only); repeatable")
+    g.add_argument("--missing-value", type=_int, default=None, metavar="V",
+                   help="integer input types: the value meaning missing (default: the "
+                        "type's minimum)")
+    g.add_argument("--prefix", default=None,
+                   help="C identifier that starts every symbol (default: from the model "
+                        "file name)")
+
+
+def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
+    """The :class:`ExportOptions` the command line asks for."""
+    return codegen_export.export_options(
+        model_path, style=args.style, input_type=args.input_type,
+        float_compare=args.float_compare, scale=args.scale,
+        missing_value=args.missing_value, prefix=args.prefix)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    written = export_files(model, args.model, args.output, export_options(args, args.model))
+    if not getattr(args, "quiet", False):
+        for path in written:
+            print(f"{args.output.rstrip('/')}/{path.name}")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    opts = with_provenance(export_options(args, args.model), model, args.model, ".")
+    data = [read_dataset(path, schema=model.schema) for path in args.data]
+    report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+    sys.stdout.write(report.text(args.show))
+    return 0 if report.ok else 1
+
+
+EXPORT_EPILOG = """\
+The C API (predict.h): int PREFIX_predict(const PREFIX_input_t *x) returns the class
+index; void PREFIX_predict_proba(const PREFIX_input_t *x, uint16_t *proba) writes
+probabilities in units of 1/32768 (PREFIX_PROBA_ONE).  Missing values are NaN for
+float/double and --missing-value for integer types; a nominal value outside its
+codes 0..k-1 counts as missing.  They are handled as C4.5 does (all branches, weighted)
+in fixed point; with no missing value the class is exactly the Python model's for the
+same values (a c45 model rounds values to float32 before comparing: so does the C).  Only
+<stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("export", help="write predict.c / predict.h for a model",
+                       description="Compile MODEL to dependency-free C: predict.c and "
+                                   "predict.h in DIR.",
+                       epilog=EXPORT_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("-o", "--output", metavar="DIR", default=".",
+                   help="output folder (created if missing; default: .)")
+    add_export_options(p)
+    p.set_defaults(func=run_export)
+
+    p = sub.add_parser("verify", help="compile the exported C and check parity with the "
+                                      "Python model",
+                       description="Export MODEL to a temporary folder, compile it with the "
+                                   "C compiler through cffi and compare the C with the "
+                                   "Python model on DATA rows, every threshold and its "
+                                   "neighbours, missing and special values, and random rows. "
+                                   "Exit 1 if any row differs.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA", nargs="*", help="data files (columns as the model's)")
+    add_export_options(p)
+    g = p.add_argument_group("verify options")
+    g.add_argument("--cc", default=None, help="C compiler (default: cc / $CC)")
+    g.add_argument("--random", type=_int, default=1000, metavar="N",
+                   help="number of random rows (default 1000)")
+    g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
+    g.add_argument("--show", type=_int, default=5, metavar="N",
+                   help="mismatches to show (default 5)")
+    p.set_defaults(func=run_verify)

@@ -1,0 +1,373 @@
+"""Subcommands ``train``, ``show``, ``eval``, ``predict`` and ``cv``.
+
+Each is a thin edge around pure functions: read the inputs
+(:mod:`treegen.cli.common`, :mod:`treegen.model.file`), call the trainer,
+:mod:`treegen.model.show`, :mod:`treegen.analysis.evaluate` or :mod:`treegen.analysis.cv`, and write
+results to stdout (or a file, atomically); progress and summaries go to
+stderr unless ``--quiet``.  Bad option values are argparse usage errors, so
+they are one line naming the option with exit status 2, like every
+:class:`~treegen.errors.TreegenError` (see :mod:`treegen.cli.main`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
+from treegen.data.dataset import Dataset
+from treegen.errors import UsageError
+from treegen.model.core import Model
+from treegen.model.show import STYLES, format_tree, is_pruned
+
+if TYPE_CHECKING:
+    from treegen.trainer import TrainOptions
+
+TRAIN_EPILOG = (
+    "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
+    "given as STEM, STEM.names or STEM.data. Without -o the model is written to the "
+    "current folder as DATA's name with its extension replaced by .tree (golf.data -> "
+    "./golf.tree), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
+    "--cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; --no-prune keeps the "
+    "tree it prints as 'Decision Tree:'."
+)
+
+
+def _add_train_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("training options")
+    group.add_argument(
+        "-m",
+        "--min-cases",
+        metavar="N",
+        type=int_range(1),
+        default=2,
+        help="a test needs at least two branches with N cases (default 2)",
+    )
+    group.add_argument(
+        "-c",
+        "--cf",
+        metavar="CF",
+        default=0.25,
+        type=float_range(0.0, 1.0, lo_open=True, hi_open=True),
+        help="pruning confidence in (0, 1); smaller prunes more (default 0.25)",
+    )
+    group.add_argument(
+        "--no-prune",
+        dest="prune",
+        action="store_false",
+        default=True,
+        help="keep the unpruned tree",
+    )
+    group.add_argument(
+        "--subsets",
+        action="store_true",
+        default=False,
+        help="group nominal values into subsets (C4.5's -s)",
+    )
+    group.add_argument(
+        "--criterion",
+        choices=("gainratio", "gain"),
+        default="gainratio",
+        help="split criterion: gain ratio (default) or information gain",
+    )
+    group.add_argument(
+        "--flavor",
+        choices=("c45", "j48"),
+        default="c45",
+        help="follow C4.5 Release 8 (default) or Weka J48",
+    )
+
+
+def train_options(args: argparse.Namespace) -> TrainOptions:
+    """The :class:`TrainOptions` the command line asks for."""
+    from treegen.trainer import TrainOptions
+
+    return TrainOptions(
+        min_cases=args.min_cases,
+        cf=args.cf,
+        prune=args.prune,
+        subsets=args.subsets,
+        criterion=args.criterion,
+        flavor=args.flavor,
+    )
+
+
+def _fit(args: argparse.Namespace) -> Callable[[Dataset], Model]:
+    """A one-argument training function with the command line's options."""
+    from treegen.trainer import train
+
+    opts = train_options(args)
+
+    def fit(ds: Dataset) -> Model:
+        return train(ds, opts)
+
+    return fit
+
+
+def default_output(data: str) -> Path:
+    """``./STEM.tree`` for DATA ``some/dir/STEM.ext`` (or the C4.5 stem ``STEM``)."""
+    return Path(Path(data).stem + ".tree")
+
+
+# ------------------------------------------------------------------ train
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Train on DATA and save the model; summary on stderr."""
+    from treegen.model.classify import predict
+    from treegen.model.file import save_model
+
+    output = Path(args.output) if args.output else default_output(args.data)
+    if os.path.exists(args.data) and output.exists() and output.samefile(args.data):
+        raise UsageError(
+            f"would overwrite the data file {args.data}; choose another", option="-o/--output"
+        )
+    ds = read_data(args, args.data)
+    model = _fit(args)(ds)
+    save_model(model, str(output))
+    if not getattr(args, "quiet", False):
+        errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
+        percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
+        kind = "pruned" if args.prune else "unpruned"
+        note(
+            args,
+            f"treegen: wrote {output}: {kind} {args.flavor} tree of {model.size} nodes "
+            f"({model.n_leaves} leaves, depth {model.depth()}), "
+            f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
+        )
+    return 0
+
+
+# ------------------------------------------------------------------- show
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print MODEL's tree in the chosen layout."""
+    from treegen.model.file import load_model
+
+    model = load_model(args.model)
+    sys.stdout.write(format_tree(model, args.format))
+    return 0
+
+
+# ------------------------------------------------------------------- eval
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
+    from treegen.analysis.evaluate import evaluate, format_evaluation
+    from treegen.model.file import load_model
+
+    model = load_model(args.model)
+    ds = read_data(args, args.data, schema=model.schema)
+    ev = evaluate(model, ds)
+    label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
+    if args.unpruned is None:
+        pruned_ev = ev if ev.estimate is not None else None
+        unpruned_ev = None if pruned_ev is not None else ev
+    else:
+        raw = load_model(args.unpruned)
+        if not is_pruned(model) or is_pruned(raw):
+            raise UsageError(
+                f"expects MODEL pruned and {args.unpruned} unpruned (trained with --no-prune)",
+                option="--unpruned",
+            )
+        if raw.schema != model.schema:
+            raise UsageError(
+                f"{args.unpruned} was trained on other attributes or classes than {args.model}",
+                option="--unpruned",
+            )
+        pruned_ev, unpruned_ev = ev, evaluate(raw, ds)
+    sys.stdout.write(format_evaluation(label, pruned_ev, unpruned_ev))
+    skipped = int(np.count_nonzero(ds.y < 0))
+    if skipped:
+        note(args, f"treegen: {skipped} rows without a class value were not evaluated")
+    return 0
+
+
+# ---------------------------------------------------------------- predict
+
+
+def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) -> str:
+    """One line per row: the class, and with ``proba`` the class probabilities.
+
+    Probabilities follow the model's class order, tab-separated, with six
+    decimals (``%.6f``), so the text is the same on every platform.
+    """
+    from treegen.model.classify import predict, predict_proba
+
+    classes = model.schema.classes
+    predicted = np.asarray(predict(model, x))
+    if not proba:
+        return "".join(classes[int(c)] + "\n" for c in predicted)
+    probs = np.asarray(predict_proba(model, x), dtype=np.float64)
+    lines = []
+    for c, row in zip(predicted, probs, strict=True):
+        # "+ 0.0" turns a -0.0 into 0.0 so it never prints as "-0.000000".
+        lines.append(classes[int(c)] + "".join(f"\t{p + 0.0:.6f}" for p in row) + "\n")
+    return "".join(lines)
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    """Print (or write) one prediction line per row of DATA."""
+    from treegen.data.atomic import write_text_atomic
+    from treegen.model.file import load_model
+
+    model = load_model(args.model)
+    ds = read_data(args, args.data, schema=model.schema)
+    text = ""
+    if args.header:
+        text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
+        text += "\n"
+    text += format_predictions(model, ds.X, args.proba)
+    if args.output:
+        write_text_atomic(args.output, text)
+        note(args, f"treegen: wrote {ds.n_rows} predictions to {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# --------------------------------------------------------------------- cv
+
+
+def run_cv(args: argparse.Namespace) -> int:
+    """Cross-validate training on DATA and print the fold table and summary."""
+    from treegen.analysis.cv import check_folds, cross_validate, format_cv
+    from treegen.model.classify import predict
+
+    ds = read_data(args, args.data)
+    if not args.loo:
+        check_folds(args.folds, ds.n_rows)
+    fit = _fit(args)
+    result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo)
+    sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
+    return 0
+
+
+# --------------------------------------------------------------- register
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the train, show, eval, predict and cv subcommands to ``sub``."""
+    p = sub.add_parser(
+        "train",
+        help="train a C4.5 tree from DATA",
+        description="Train a C4.5 decision tree on DATA and save it as a model "
+        "file (a one-line summary goes to stderr).",
+        epilog=TRAIN_EPILOG,
+    )
+    p.add_argument("data", metavar="DATA")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="MODEL",
+        default=None,
+        help="model file to write (default: ./STEM.tree, see below)",
+    )
+    add_data_options(p)
+    _add_train_options(p)
+    p.set_defaults(func=run_train)
+
+    p = sub.add_parser(
+        "show",
+        help="print a model's tree",
+        description="Print MODEL's tree in C4.5 Release 8's layout (the "
+        "'Decision Tree:' or 'Simplified Decision Tree:' section of "
+        "its output) or in Weka J48's.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument(
+        "--format",
+        choices=STYLES,
+        default="c45",
+        help="c45 (default): leaves (N/E) with E the tree's stored errors, "
+        "estimated for a pruned c45 tree; j48: J48's layout and footer",
+    )
+    p.set_defaults(func=run_show)
+
+    p = sub.add_parser(
+        "eval",
+        help="evaluate a model on DATA",
+        description="Classify DATA with MODEL and print tree size, errors, error "
+        "rate (and, for a pruned tree, C4.5's pessimistic estimate) "
+        "in C4.5 Release 8's evaluation layout, then its confusion "
+        "matrix (rows: actual class, columns: predicted).",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA")
+    p.add_argument(
+        "--unpruned",
+        metavar="RAW_MODEL",
+        default=None,
+        help="also evaluate RAW_MODEL (the same data trained with --no-prune) and "
+        "print Release 8's Before/After Pruning table",
+    )
+    p.set_defaults(func=run_eval)
+
+    p = sub.add_parser(
+        "predict",
+        help="predict DATA rows with a model",
+        description="Print one line per row of DATA: the predicted class, and "
+        "with --proba the class probabilities in the model's class "
+        "order, tab-separated with six decimals.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA")
+    p.add_argument(
+        "--proba",
+        action="store_true",
+        default=False,
+        help="append the probability of every class to each line",
+    )
+    p.add_argument(
+        "--header",
+        action="store_true",
+        default=False,
+        help="start with a header line naming the columns",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default=None,
+        help="write to FILE (atomically) instead of stdout",
+    )
+    p.set_defaults(func=run_predict)
+
+    p = sub.add_parser(
+        "cv",
+        help="cross-validate training on DATA",
+        description="Estimate the error of training on DATA by stratified k-fold "
+        "cross-validation (printing a line per fold) or leave-one-out; ends "
+        "with the mean error and its standard error.",
+    )
+    p.add_argument("data", metavar="DATA")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument(
+        "--folds",
+        metavar="K",
+        type=int_range(2),
+        default=None,
+        help="K stratified folds (2 <= K <= number of rows)",
+    )
+    how.add_argument(
+        "--loo", action="store_true", default=False, help="leave-one-out: one fold per row"
+    )
+    p.add_argument(
+        "--seed",
+        metavar="S",
+        type=int_range(0),
+        default=1,
+        help="seed of the fold assignment (default 1; same seed, same folds)",
+    )
+    add_data_options(p)
+    _add_train_options(p)
+    p.set_defaults(func=run_cv)

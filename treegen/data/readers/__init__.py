@@ -1,0 +1,85 @@
+"""Data readers: C4.5 (``.names``/``.data``/``.test``), ARFF and CSV, one :class:`Dataset`.
+
+:func:`read_dataset` picks the format from the file name, lets the format's
+reader produce a table of text cells (:mod:`treegen.data.readers.table`), and
+encodes it, either inferring a schema (training data) or mapping the
+columns onto a model's schema (evaluation and prediction data).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from treegen.data.dataset import Dataset, Schema
+from treegen.data.readers.arff import read_arff
+from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_cases, schema_columns
+from treegen.data.readers.csv import read_csv
+from treegen.data.readers.table import RawTable, build_dataset, map_onto_schema
+from treegen.errors import DatasetError
+
+__all__ = ["detect_format", "read_dataset"]
+
+_C45_SUFFIXES = (".names", ".data", ".test")
+
+
+def detect_format(path: str) -> str:
+    """``"c45"``, ``"arff"`` or ``"csv"`` for a DATA argument."""
+    suffix = Path(path).suffix.lower()
+    if suffix in _C45_SUFFIXES:
+        return "c45"
+    if suffix == ".arff":
+        return "arff"
+    if not os.path.isfile(path) and os.path.isfile(path + ".names"):
+        return "c45"  # DATA given as the stem of stem.names / stem.data
+    return "csv"
+
+
+def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str] = (),
+                 schema: Schema | None = None, ignore: Sequence[str] = ()) -> Dataset:
+    """Read DATA in any supported format.
+
+    Without ``schema`` the attributes and classes come from the file (its
+    declarations, or inference for CSV), ``target`` picks the class column
+    (default: last; C4.5 files declare their classes), ``nominal`` forces
+    columns nominal and ``ignore`` marks columns as ignored.  With ``schema``
+    (a model's) the file's columns are mapped onto it: by name for CSV and
+    ARFF, by position for C4.5; values the model does not know become
+    missing, and a missing class (or no class column) becomes -1.
+    """
+    fmt = detect_format(path)
+    if fmt == "c45":
+        if target is not None and target != "class":
+            raise DatasetError("--target does not apply to C4.5 files: the class is declared "
+                               "by the first entry of the .names file", file=path)
+        if schema is not None:
+            return _read_c45_with_schema(path, schema)
+        table, _ = read_c45(path)
+        return build_dataset(table, nominal=nominal, ignore=ignore, target="class")
+    if schema is not None:
+        table = read_arff(path) if fmt == "arff" else read_csv(path)
+        names = [c.name for c in table.columns]
+        table.class_index = names.index(schema.target) if schema.target in names else -1
+        return map_onto_schema(table, schema, by_name=True)
+    table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
+    return build_dataset(table, nominal=nominal, ignore=ignore,
+                         target=table.columns[table.class_index].name)
+
+
+def _read_c45_with_schema(path: str, schema: Schema) -> Dataset:
+    names_path, cases_path = c45_paths(path)
+    if os.path.isfile(names_path):
+        # The file's own declarations must describe the model's columns.
+        columns, _ = parse_names(names_path)
+        got = [c.name for c in columns]
+        want = [a.name for a in schema.attributes]
+        if got != want:
+            diff = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w),
+                        min(len(got), len(want)))
+            detail = (f"attribute {diff + 1} is '{got[diff]}', the model's is '{want[diff]}'"
+                      if diff < min(len(got), len(want))
+                      else f"{len(got)} attributes, the model has {len(want)}")
+            raise DatasetError(f"does not match the model: {detail}", file=names_path)
+    table: RawTable = read_cases(cases_path, schema_columns(schema))
+    return map_onto_schema(table, schema, by_name=False)

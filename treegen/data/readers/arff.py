@@ -1,0 +1,246 @@
+"""Weka ARFF files: ``@relation``, ``@attribute``, ``@data``, dense and sparse rows.
+
+Supported: keywords in any case; attribute names and values quoted with
+``'`` or ``"`` (backslash escapes as Weka writes them) or bare; ``%``
+comments, also after content; ``numeric``/``real``/``integer`` attributes
+(continuous) and ``{v1, v2, ...}`` nominal ones; ``?`` for a missing value;
+sparse rows ``{index value, ...}`` where an omitted entry is 0 for a numeric
+attribute and the first declared value for a nominal one (Weka's meaning).
+``string``, ``date`` and ``relational`` attributes cannot be used for a tree:
+they are an error that names the attribute unless it is ignored
+(``--ignore NAME``).  Instance weights (``{w}`` after a row) are rejected.
+"""
+
+from __future__ import annotations
+
+import re
+
+from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
+from treegen.data.readers.text import (
+    QuoteError,
+    read_text,
+    simple_columns,
+    split_fields,
+    split_simple,
+)
+from treegen.errors import DatasetError
+
+_CONTINUOUS = ("numeric", "real", "integer")
+
+
+def _name_and_rest(text: str, path: str, line: int, col: int) -> tuple[str, str, int]:
+    """Split ``NAME rest`` where NAME may be quoted; returns (name, rest, rest column)."""
+    if text[:1] in "'\"":
+        # Find the closing quote (skipping backslash escapes) to locate the rest.
+        q, i = text[0], 1
+        while i < len(text) and text[i] != q:
+            i += 2 if text[i] == "\\" else 1
+        if i >= len(text):
+            raise DatasetError("unterminated quote in attribute name", file=path,
+                               line=line, col=col)
+        name = _unquote_name(text[: i + 1])
+        rest = text[i + 1:]
+    else:
+        m = re.match(r"[^\s{]+", text)
+        if not m:
+            raise DatasetError("missing attribute name", file=path, line=line, col=col)
+        name, rest = m.group(0), text[m.end():]
+    stripped = rest.lstrip()
+    return name, stripped, col + len(text) - len(stripped)
+
+
+def _unquote_name(quoted: str) -> str:
+    fields, _, _ = split_fields(quoted, sep="\x01")
+    return fields[0]
+
+
+def _attribute(text: str, path: str, line: int, col: int) -> Column:
+    """Parse what follows ``@attribute``."""
+    name, rest, rest_col = _name_and_rest(text, path, line, col)
+    if not name:
+        raise DatasetError("empty attribute name", file=path, line=line, col=col)
+    if not rest:
+        raise DatasetError(f"attribute '{name}' has no type", file=path, line=line, col=col)
+    if rest.startswith("{"):
+        close = _closing_brace(rest)
+        if close < 0:
+            raise DatasetError(f"attribute '{name}': missing '}}'", file=path, line=line,
+                               col=rest_col)
+        try:
+            values, vcols, _ = split_fields(rest[1:close], sep=",")
+        except QuoteError as err:
+            raise DatasetError("unterminated quote", file=path, line=line,
+                               col=rest_col + err.col) from None
+        if values == [""]:
+            raise DatasetError(f"attribute '{name}' declares no values", file=path,
+                               line=line, col=rest_col)
+        for v, c in zip(values, vcols):
+            if not v:
+                raise DatasetError(f"empty value in attribute '{name}'", file=path,
+                                   line=line, col=rest_col + c)
+        check_unique(values, f"value of attribute '{name}'", path,
+                     [(line, rest_col + c) for c in vcols])
+        return Column(name, "nominal", tuple(values), line, col)
+    word = rest.split()[0].lower()
+    if word in _CONTINUOUS:
+        return Column(name, "continuous", (), line, col)
+    if word == "relational":
+        # Its nested @attribute ... @end block is not parsed: stop here, clearly.
+        raise DatasetError(f"attribute '{name}': relational attributes are not supported",
+                           file=path, line=line, col=rest_col)
+    if word in ("string", "date"):
+        return Column(name, "reject", (), line, col,
+                      reject_reason=f"{word} attributes are not supported")
+    raise DatasetError(f"attribute '{name}': unknown type '{rest.split()[0]}' (expected numeric, "
+                       "real, integer or {values})", file=path, line=line, col=rest_col)
+
+
+def _closing_brace(text: str) -> int:
+    """Index of the ``}`` that closes ``text[0] == '{'``, skipping quoted parts."""
+    q = ""
+    i = 1
+    while i < len(text):
+        c = text[i]
+        if q:
+            if c == "\\":
+                i += 1
+            elif c == q:
+                q = ""
+        elif c in "'\"":
+            q = c
+        elif c == "}":
+            return i
+        i += 1
+    return -1
+
+
+def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: int,
+                ) -> tuple[list[str | None], list[int]]:
+    """Expand ``{i v, j w}`` into a dense row of cells."""
+    values: list[str | None] = [
+        ("0" if c.kind == "continuous" else (c.values[0] if c.values else None))
+        for c in columns]
+    cols = [col0] * len(columns)
+    if not body.strip():
+        return values, cols
+    try:
+        entries, ecols, _ = split_fields(body, sep=",", comment="")
+    except QuoteError as err:
+        raise DatasetError("unterminated quote", file=path, line=line,
+                           col=col0 + err.col) from None
+    for entry, c in zip(entries, ecols):
+        m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL)
+        if not m:
+            raise DatasetError(f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path,
+                               line=line, col=col0 + c)
+        index = int(m.group(1))
+        if index >= len(columns):
+            raise DatasetError(f"sparse index {index} is out of range (0..{len(columns) - 1})",
+                               file=path, line=line, col=col0 + c)
+        raw = m.group(2).strip()
+        try:
+            fields, _, quoted = split_fields(raw, sep="\x01")
+        except QuoteError:
+            raise DatasetError("unterminated quote", file=path, line=line,
+                               col=col0 + c) from None
+        values[index] = None if fields[0] == "?" and not quoted[0] else fields[0]
+        cols[index] = col0 + c
+    return values, cols
+
+
+def read_arff(path: str, target: str | None = None) -> RawTable:
+    """Read an ARFF file; the class is ``target`` or else the last attribute."""
+    columns: list[Column] = []
+    table = RawTable(path, columns)
+    in_data = False
+    line_no = 0
+    for line_no, line in enumerate(read_text(path).split("\n"), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("%"):
+            continue
+        col = len(line) - len(line.lstrip()) + 1
+        if not in_data:
+            keyword = stripped.split(None, 1)[0].lower()
+            rest = stripped[len(keyword):].strip()
+            rest_col = col + len(stripped) - len(stripped[len(keyword):].lstrip())
+            if keyword == "@relation":
+                continue
+            if keyword == "@attribute":
+                columns.append(_attribute(_strip_comment(rest), path, line_no, rest_col))
+                continue
+            if keyword == "@data":
+                in_data = True
+                if not columns:
+                    raise DatasetError("@data before any @attribute", file=path, line=line_no,
+                                       col=col)
+                check_unique([c.name for c in columns], "attribute name", path,
+                             [(c.line, c.col) for c in columns])
+                continue
+            raise DatasetError(f"expected @relation, @attribute or @data, found "
+                               f"'{stripped.split()[0]}'", file=path, line=line_no, col=col)
+        table.rows.append(_data_row(line, columns, path, line_no, col))
+    if not in_data:
+        raise DatasetError("no @data section" if columns else "empty file: no @attribute lines",
+                           file=path, line=max(line_no, 1))
+    table.end_line = max(line_no, 1)
+    check_row_widths(table, f"{len(columns)} attributes")
+    names = [c.name for c in columns]
+    if target is None:
+        table.class_index = len(columns) - 1
+    elif target in names:
+        table.class_index = names.index(target)
+    else:
+        raise DatasetError(f"no attribute named '{target}' for --target "
+                           f"(attributes: {', '.join(names)})", file=path)
+    return table
+
+
+def _strip_comment(text: str) -> str:
+    """Drop a trailing ``% comment`` outside quotes and braces' quoted values."""
+    q = ""
+    escaped = False
+    for i, c in enumerate(text):
+        if q:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == q:
+                q = ""
+        elif c in "'\"":
+            q = c
+        elif c == "%":
+            return text[:i].rstrip()
+    return text
+
+
+def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: int) -> RawRow:
+    body = line.strip()
+    if body.startswith("{"):
+        close = _closing_brace(body)
+        if close < 0:
+            raise DatasetError("sparse row without closing '}'", file=path, line=line_no, col=col)
+        tail = _strip_comment(body[close + 1:]).strip()
+        if tail:
+            raise DatasetError("instance weights ('{w}' after a row) are not supported"
+                               if tail.startswith((",", "{"))
+                               else f"unexpected text after sparse row: '{tail}'",
+                               file=path, line=line_no, col=col + close + 1)
+        values, cols = _sparse_row(body[1:close], columns, path, line_no, col)
+        return RawRow(line_no, values, cols)
+    plain = split_simple(line, sep=",", comment="%")
+    if plain is not None:
+        if plain[-1].startswith("{"):
+            raise DatasetError("instance weights ('{w}' after a row) are not supported",
+                               file=path, line=line_no, col=simple_columns(line)[-1])
+        return RawRow(line_no, [None if f == "?" else f for f in plain], None, line)
+    try:
+        fields, cols, quoted = split_fields(line, sep=",", comment="%")
+    except QuoteError as err:
+        raise DatasetError("unterminated quote", file=path, line=line_no, col=err.col) from None
+    if fields and fields[-1].startswith("{") and not quoted[-1]:
+        raise DatasetError("instance weights ('{w}' after a row) are not supported",
+                           file=path, line=line_no, col=cols[-1])
+    row_values: list[str | None] = [
+        None if f == "?" and not q else f for f, q in zip(fields, quoted)]
+    return RawRow(line_no, row_values, cols)

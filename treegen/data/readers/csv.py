@@ -1,0 +1,107 @@
+"""CSV files: a header row, then one case per line.
+
+Fields are separated by ``,`` (by a tab for ``.tsv``/``.tab`` files, or
+when the header has tabs or semicolons but no commas) and
+may be quoted with ``"`` (a doubled ``""`` inside quotes is one quote, and a
+quoted field may span lines).  ``?`` and empty cells are missing.  The class
+is ``--target NAME`` or the last column.  Column kinds are inferred later
+(:func:`treegen.data.readers.table.build_dataset`): a column whose non-missing
+cells are all numbers is continuous, any other is nominal with its values in
+first-seen order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
+from treegen.data.readers.text import (
+    QuoteError,
+    read_text,
+    simple_columns,
+    split_fields,
+    split_simple,
+)
+from treegen.errors import DatasetError
+
+_Record = tuple[int, list[str | None], "list[int] | None", str]
+
+
+def _records(text: str, path: str, sep: str) -> list[_Record]:
+    """Non-blank records: line number, cells (None = missing), columns, raw line.
+
+    Columns are None for plainly split lines (computed on demand for errors);
+    quoted fields may span lines.
+    """
+    out: list[_Record] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line_no, line = i + 1, lines[i]
+        i += 1
+        if not line.strip():
+            continue
+        plain = split_simple(line, sep=sep, quotes='"', backslash=False)
+        if plain is not None:
+            out.append((line_no, [None if not f or f == "?" else f for f in plain], None, line))
+            continue
+        while True:
+            try:
+                fields, cols, quoted = split_fields(line, sep=sep, quotes='"', backslash=False)
+                break
+            except QuoteError as err:
+                if i >= len(lines):
+                    raise DatasetError("unterminated quote", file=path, line=line_no,
+                                       col=err.col) from None
+                line = line + "\n" + lines[i]
+                i += 1
+        values: list[str | None] = [None if not f or (f == "?" and not q) else f
+                                    for f, q in zip(fields, quoted)]
+        out.append((line_no, values, cols, line))
+    return out
+
+
+def _separator(path: str, text: str) -> str:
+    """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
+    ``;`` for a header with semicolons but no commas (spreadsheets in some locales)."""
+    if Path(path).suffix.lower() in (".tsv", ".tab"):
+        return "\t"
+    header = next((line for line in text.split("\n", 50) if line.strip()), "")
+    if "," not in header:
+        if "\t" in header:
+            return "\t"
+        if ";" in header:
+            return ";"
+    return ","
+
+
+def read_csv(path: str, target: str | None = None) -> RawTable:
+    """Read a CSV file into a table whose columns are all of kind ``infer``."""
+    text = read_text(path)
+    sep = _separator(path, text)
+    records = _records(text, path, sep)
+    if not records:
+        raise DatasetError("empty file: expected a header row", file=path, line=1)
+    header_line, header, header_cols, header_raw = records[0]
+    name_cols = header_cols if header_cols is not None else simple_columns(header_raw, sep)
+    for name, col in zip(header, name_cols):
+        if not name:
+            raise DatasetError("empty column name in the header", file=path,
+                               line=header_line, col=col)
+    names = [n or "" for n in header]
+    check_unique(names, "column name", path, [(header_line, c) for c in name_cols])
+    columns = [Column(n, "infer", (), header_line, c) for n, c in zip(names, name_cols)]
+    table = RawTable(path, columns, end_line=header_line + 1)
+    for line_no, values, cols, raw in records[1:]:
+        table.rows.append(RawRow(line_no, values, cols, raw, sep))
+    if records[1:]:
+        table.end_line = records[-1][0] + 1
+    check_row_widths(table, f"{len(columns)} columns in the header")
+    if target is None:
+        table.class_index = len(columns) - 1
+    elif target in names:
+        table.class_index = names.index(target)
+    else:
+        raise DatasetError(f"no column named '{target}' for --target "
+                           f"(columns: {', '.join(names)})", file=path, line=header_line)
+    return table

@@ -1,0 +1,311 @@
+"""What every reader produces before encoding: a table of raw text cells.
+
+The three formats differ only in syntax.  Each reader turns its file into a
+:class:`RawTable` (declared columns plus rows of text cells with their line
+and column), and :func:`build_dataset` does everything else in one place:
+type inference, ``--nominal`` / ``--ignore``, mapping onto a model's schema,
+number parsing and the errors for bad values.  That keeps the three readers
+giving the *same* :class:`~treegen.data.dataset.Dataset` for the same data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.readers.text import simple_columns
+from treegen.errors import DatasetError
+
+# "continuous"/"nominal": declared by the file; "open": nominal with values
+# taken from the data in first-seen order (C4.5 "discrete N", CSV labels);
+# "infer": CSV, decided from the cells; "ignore": skipped; "reject": a type
+# treegen cannot use (ARFF string/date), an error unless ignored.
+ColKind = Literal["continuous", "nominal", "open", "infer", "ignore", "reject"]
+
+# strtod-like but strict: no "nan", "inf", hex, digit separators or blanks.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+
+
+@dataclass
+class Column:
+    """One declared column: name, kind, declared values and where it was declared."""
+
+    name: str
+    kind: ColKind
+    values: tuple[str, ...] = ()
+    line: int | None = None
+    col: int | None = None
+    max_values: int = 0  # C4.5 "discrete N": at most N values (0 = no limit)
+    reject_reason: str = ""
+
+
+@dataclass
+class RawRow:
+    """The text cells of one case (``None`` = missing) and where each started.
+
+    ``cols`` may be left None for a line that was split plainly on ``sep``
+    (no quotes or escapes); :meth:`col` then recomputes it from ``raw``.
+    """
+
+    line: int
+    values: list[str | None]
+    cols: list[int] | None = None
+    raw: str = ""
+    sep: str = ","
+
+    def col(self, j: int) -> int | None:
+        """1-based column where cell ``j`` starts (None if there is no such cell)."""
+        if self.cols is None:
+            self.cols = simple_columns(self.raw, self.sep)
+        if 0 <= j < len(self.cols):
+            return self.cols[j]
+        return None
+
+
+@dataclass
+class RawTable:
+    """A parsed file: declared columns, rows, and which column is the class."""
+
+    path: str
+    columns: list[Column]
+    rows: list[RawRow] = field(default_factory=list)
+    class_index: int = -1
+    # Where the row count is reported for an empty file (line after the header).
+    end_line: int = 1
+
+
+_NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*")
+
+
+def _numbers(table: RawTable, j: int) -> np.ndarray | None:
+    """Column ``j`` as numbers (NaN where missing), or None if any cell is not a number.
+
+    One regular-expression scan and one numpy conversion for the whole column:
+    the per-cell loop in :func:`_encode_continuous` only runs to find the
+    cell to blame in an error.
+    """
+    texts = [row.values[j] for row in table.rows]
+    present = [t for t in texts if t is not None]
+    if not _NUMBER_LINES.fullmatch("\n".join(present) + "\n" if present else ""):
+        return None
+    values = np.array(present, dtype=np.float64)
+    if not np.isfinite(values).all():
+        return None
+    if len(present) == len(texts):
+        return values
+    out = np.full(len(texts), np.nan)
+    out[np.array([t is not None for t in texts])] = values
+    return out
+
+
+def parse_number(text: str) -> float | None:
+    """The value of a numeric cell, or None when it is not a finite number."""
+    if not _NUMBER.match(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def check_unique(names: Sequence[str], what: str, path: str,
+                 where: Sequence[tuple[int | None, int | None]]) -> None:
+    """Raise for the second occurrence of a duplicated name."""
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            line, col = where[i]
+            raise DatasetError(f"duplicate {what} '{name}'", file=path, line=line, col=col)
+        seen.add(name)
+
+
+def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
+    return DatasetError(msg, file=table.path, line=row.line, col=row.col(j))
+
+
+def check_row_widths(table: RawTable, what: str) -> None:
+    """Every row must have exactly one cell per declared column."""
+    width = len(table.columns)
+    for row in table.rows:
+        n = len(row.values)
+        if n != width:
+            col = row.col(width) if n > width else row.col(n - 1)
+            raise DatasetError(f"expected {width} values ({what}), found {n}",
+                               file=table.path, line=row.line, col=col)
+
+
+def _encode_continuous(table: RawTable, j: int, name: str) -> np.ndarray:
+    fast = _numbers(table, j)
+    if fast is not None:
+        return fast
+    out = np.full(len(table.rows), np.nan)
+    for r, row in enumerate(table.rows):
+        text = row.values[j]
+        if text is None:
+            continue
+        value = parse_number(text)
+        if value is None:
+            raise _err(table, row, j, f"'{text}' is not a finite number "
+                       f"(attribute '{name}' is continuous)")
+        out[r] = value
+    return out
+
+
+def _encode_nominal(table: RawTable, j: int, name: str, values: Sequence[str],
+                    unknown_is_missing: bool) -> np.ndarray:
+    index = {v: i for i, v in enumerate(values)}
+    out = np.full(len(table.rows), np.nan)
+    for r, row in enumerate(table.rows):
+        text = row.values[j]
+        if text is None:
+            continue
+        code = index.get(text)
+        if code is None:
+            if unknown_is_missing:
+                continue
+            raise _err(table, row, j, f"value '{text}' is not declared for attribute '{name}'")
+        out[r] = code
+    return out
+
+
+def _first_seen(table: RawTable, j: int, name: str, limit: int) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for row in table.rows:
+        text = row.values[j]
+        if text is not None and text not in seen:
+            seen[text] = None
+            if limit and len(seen) > limit:
+                raise _err(table, row, j, f"attribute '{name}' is declared 'discrete {limit}' "
+                           f"but this is value number {len(seen)}: '{text}'")
+    return tuple(seen)
+
+
+def _encode_classes(table: RawTable, classes: Sequence[str], allow_missing: bool,
+                    ) -> np.ndarray:
+    j = table.class_index
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.empty(len(table.rows), dtype=np.int32)
+    for r, row in enumerate(table.rows):
+        text = row.values[j]
+        if text is None:
+            if not allow_missing:
+                raise _err(table, row, j, "class value is missing ('?' or empty)")
+            y[r] = -1
+            continue
+        code = index.get(text)
+        if code is None:
+            raise _err(table, row, j, f"undeclared class '{text}' "
+                       f"(classes: {', '.join(classes)})")
+        y[r] = code
+    return y
+
+
+def _require_rows(table: RawTable) -> None:
+    if not table.rows:
+        raise DatasetError("empty file: no data rows", file=table.path, line=table.end_line)
+
+
+def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
+                  ignore: Sequence[str] = (), target: str = "class") -> Dataset:
+    """Encode a training table: infer or check every column, classes from the file."""
+    _require_rows(table)
+    names = [c.name for c in table.columns]
+    for opt, given in (("--nominal", nominal), ("--ignore", ignore)):
+        for name in given:
+            if name not in names:
+                raise DatasetError(f"{opt} names '{name}', which is not a column of this file "
+                                   f"(columns: {', '.join(names)})", file=table.path)
+    cls_col = table.columns[table.class_index]
+    if cls_col.name in ignore:
+        raise DatasetError(f"the class column '{cls_col.name}' cannot be ignored", file=table.path)
+    if cls_col.kind == "nominal":
+        classes = cls_col.values
+    elif cls_col.kind in ("open", "infer") or (cls_col.kind == "continuous"
+                                                 and cls_col.name in nominal):
+        classes = _first_seen(table, table.class_index, cls_col.name, 0)
+    else:
+        raise DatasetError(f"the class attribute '{cls_col.name}' must be nominal, not "
+                           f"{cls_col.kind} (use --nominal {cls_col.name} to treat its values "
+                           f"as labels)", file=table.path, line=cls_col.line, col=cls_col.col)
+    if not classes:
+        raise DatasetError("no class values", file=table.path, line=cls_col.line)
+    y = _encode_classes(table, classes, allow_missing=False)
+
+    attributes: list[Attribute] = []
+    columns: list[np.ndarray] = []
+    for j, c in enumerate(table.columns):
+        if j == table.class_index:
+            continue
+        kind = c.kind
+        if c.name in ignore:
+            kind = "ignore"
+        elif c.name in nominal and kind in ("continuous", "infer"):
+            kind = "open"
+        if kind == "reject":
+            raise DatasetError(f"attribute '{c.name}': {c.reject_reason} "
+                               f"(use --ignore {c.name} to skip it)",
+                               file=table.path, line=c.line, col=c.col)
+        numbers = _numbers(table, j) if kind == "infer" else None
+        if kind == "infer":
+            kind = "continuous" if numbers is not None else "open"
+        if numbers is not None:
+            attributes.append(Attribute(c.name, "continuous"))
+            columns.append(numbers)
+        elif kind == "ignore":
+            attributes.append(Attribute(c.name, "ignore"))
+            columns.append(np.full(len(table.rows), np.nan))
+        elif kind == "continuous":
+            attributes.append(Attribute(c.name, "continuous"))
+            columns.append(_encode_continuous(table, j, c.name))
+        else:
+            values = c.values if kind == "nominal" else _first_seen(table, j, c.name, c.max_values)
+            attributes.append(Attribute(c.name, "nominal", values))
+            columns.append(_encode_nominal(table, j, c.name, values, unknown_is_missing=False))
+    schema = Schema(tuple(attributes), tuple(classes), target)
+    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
+
+
+def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool) -> Dataset:
+    """Encode a table with a model's schema (evaluation / prediction data).
+
+    Columns are matched by name (CSV, ARFF) or by position (C4.5).  Nominal
+    values the model never saw become missing, as C4.5 does for a value it
+    cannot place; a missing class (or no class column) is encoded as -1.
+    """
+    _require_rows(table)
+    names = [c.name for c in table.columns]
+    sources: list[int] = []
+    for i, a in enumerate(schema.attributes):
+        if not by_name:
+            sources.append(i)
+        elif a.name in names:
+            sources.append(names.index(a.name))
+        elif a.kind == "ignore":
+            sources.append(-1)
+        else:
+            raise DatasetError(f"column '{a.name}' that the model uses is missing "
+                               f"(columns: {', '.join(names)})", file=table.path,
+                               line=table.columns[0].line if table.columns else None)
+    columns: list[np.ndarray] = []
+    for a, j in zip(schema.attributes, sources):
+        if a.kind == "ignore" or j < 0:
+            columns.append(np.full(len(table.rows), np.nan))
+        elif a.kind == "continuous":
+            columns.append(_encode_continuous(table, j, a.name))
+        else:
+            columns.append(_encode_nominal(table, j, a.name, a.values, unknown_is_missing=True))
+    if table.class_index >= 0:
+        y = _encode_classes(table, schema.classes, allow_missing=True)
+    else:
+        y = np.full(len(table.rows), -1, dtype=np.int32)
+    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
+
+
+def _stack(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
+    if not columns:
+        return np.empty((n_rows, 0), dtype=np.float64)
+    return np.ascontiguousarray(np.column_stack(columns), dtype=np.float64)

@@ -1,0 +1,217 @@
+"""Validation of a decoded model file (the JSON value) before it becomes a Model.
+
+A model file may be truncated, hand-edited or written by a newer treegen;
+:func:`check_model_dict` checks every field that :mod:`treegen.model.file`
+reads, so that building the :class:`~treegen.model.core.Model` afterwards cannot
+fail and later stages (classification, lowering to C) can trust indices,
+counts and thresholds.  The first problem found is raised as
+:class:`InvalidField`, naming the field (``nodes[3].threshold``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+_KINDS = ("continuous", "nominal", "ignore")
+_NODE_KINDS = ("leaf", "continuous", "nominal", "subset")
+_TOP = {"format", "version", "treegen_version", "data_fingerprint", "options", "target",
+        "classes", "attributes", "nodes"}
+_NODE_KEYS = {
+    "leaf": {"id", "kind", "cls", "items", "errors", "dist"},
+    "continuous": {"id", "kind", "attribute", "threshold", "threshold_hex", "children", "cls",
+                   "items", "errors", "dist"},
+    "nominal": {"id", "kind", "attribute", "children", "cls", "items", "errors", "dist"},
+    "subset": {"id", "kind", "attribute", "subsets", "children", "cls", "items", "errors",
+               "dist"},
+}
+
+
+class InvalidField(Exception):
+    """The model file's ``field`` is wrong; ``message`` says how."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def _obj(value: Any, field: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InvalidField(field, "must be a JSON object")
+    return value
+
+
+def _keys(d: dict[str, Any], allowed: set[str], field: str) -> None:
+    for k in d:
+        if k not in allowed:
+            raise InvalidField(f"{field}.{k}" if field else k, "unknown field")
+    for k in sorted(allowed):
+        if k not in d:
+            raise InvalidField(f"{field}.{k}" if field else k, "missing")
+
+
+def _str(value: Any, field: str, nonempty: bool = False) -> str:
+    if not isinstance(value, str) or (nonempty and not value):
+        raise InvalidField(field, "must be a non-empty string" if nonempty else "must be a string")
+    return value
+
+
+def _int(value: Any, field: str, lo: int, hi: int) -> int:
+    """An int in ``lo..hi-1`` (JSON booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidField(field, "must be an integer")
+    if not lo <= value < hi:
+        raise InvalidField(field, f"{value} is out of range ({lo}..{hi - 1})")
+    return value
+
+
+def _weight(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidField(field, "must be a number")
+    if not math.isfinite(value) or value < 0:
+        raise InvalidField(field, "must be a finite number >= 0")
+    return float(value)
+
+
+def _str_list(value: Any, field: str, what: str) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise InvalidField(field, f"must be a non-empty list of {what}")
+    seen: set[str] = set()
+    for i, v in enumerate(value):
+        _str(v, f"{field}[{i}]", nonempty=True)
+        if v in seen:
+            raise InvalidField(f"{field}[{i}]", f"duplicate {what[:-1]} '{v}'")
+        seen.add(v)
+    return value
+
+
+def check_model_dict(data: Any, fmt: str, version: int) -> None:
+    """Raise :class:`InvalidField` unless ``data`` is a complete, consistent model file."""
+    d = _obj(data, "")
+    if d.get("format") != fmt:
+        raise InvalidField("format", f"not a treegen model file (expected \"{fmt}\")")
+    v = d.get("version")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise InvalidField("version", "must be a positive integer")
+    if v > version:
+        raise InvalidField("version", f"format version {v} is newer than this treegen "
+                                      f"reads (version {version}): upgrade treegen")
+    _keys(d, _TOP, "")
+    _str(d["treegen_version"], "treegen_version")
+    _str(d["data_fingerprint"], "data_fingerprint")
+    _obj(d["options"], "options")  # free-form (trainer options), but an object
+    _str(d["target"], "target", nonempty=True)
+    classes = _str_list(d["classes"], "classes", "classes")
+    attrs = d["attributes"]
+    if not isinstance(attrs, list):
+        raise InvalidField("attributes", "must be a list")
+    names: set[str] = set()
+    for i, a in enumerate(attrs):
+        f = f"attributes[{i}]"
+        a = _obj(a, f)
+        kind = a.get("kind")
+        if kind not in _KINDS:
+            raise InvalidField(f"{f}.kind", f"must be one of {', '.join(_KINDS)}")
+        _keys(a, {"name", "kind", "values"} if kind == "nominal" else {"name", "kind"}, f)
+        name = _str(a["name"], f"{f}.name", nonempty=True)
+        if name in names:
+            raise InvalidField(f"{f}.name", f"duplicate attribute name '{name}'")
+        names.add(name)
+        if kind == "nominal":
+            _str_list(a["values"], f"{f}.values", "values")
+    _check_nodes(d["nodes"], attrs, len(classes))
+
+
+def _check_node(n: dict[str, Any], i: int, attrs: list[dict[str, Any]], n_classes: int,
+                n_nodes: int) -> list[int]:
+    f = f"nodes[{i}]"
+    kind = n.get("kind")
+    if kind not in _NODE_KINDS:
+        raise InvalidField(f"{f}.kind", f"must be one of {', '.join(_NODE_KINDS)}")
+    _keys(n, _NODE_KEYS[kind], f)
+    if _int(n["id"], f"{f}.id", 0, n_nodes) != i:
+        raise InvalidField(f"{f}.id", f"is {n['id']}, expected {i} (nodes are listed in order)")
+    _int(n["cls"], f"{f}.cls", 0, n_classes)
+    _weight(n["items"], f"{f}.items")
+    _weight(n["errors"], f"{f}.errors")
+    dist = n["dist"]
+    if not isinstance(dist, list) or len(dist) != n_classes:
+        raise InvalidField(f"{f}.dist", f"must list {n_classes} class weights")
+    for k, x in enumerate(dist):
+        _weight(x, f"{f}.dist[{k}]")
+    if kind == "leaf":
+        return []
+    a = _int(n["attribute"], f"{f}.attribute", 0, len(attrs))
+    akind = attrs[a]["kind"]
+    want = "continuous" if kind == "continuous" else "nominal"
+    if akind != want:
+        raise InvalidField(f"{f}.attribute", f"a {kind} test needs a {want} attribute, "
+                                             f"'{attrs[a]['name']}' is {akind}")
+    children = n["children"]
+    if not isinstance(children, list):
+        raise InvalidField(f"{f}.children", "must be a list of node indices")
+    for k, c in enumerate(children):
+        _int(c, f"{f}.children[{k}]", 0, n_nodes)
+    if kind == "continuous":
+        _check_threshold(n, f)
+        expected = 2
+    elif kind == "nominal":
+        expected = len(attrs[a]["values"])
+    else:
+        expected = _check_subsets(n["subsets"], len(attrs[a]["values"]), f)
+    if len(children) != expected:
+        raise InvalidField(f"{f}.children", f"has {len(children)} entries, "
+                                            f"the test has {expected} branches")
+    return list(children)
+
+
+def _check_threshold(n: dict[str, Any], f: str) -> None:
+    t, h = n["threshold"], n["threshold_hex"]
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+        raise InvalidField(f"{f}.threshold", "must be a finite number")
+    if not isinstance(h, str):
+        raise InvalidField(f"{f}.threshold_hex", "must be a string (float.hex)")
+    try:
+        exact = float.fromhex(h)
+    except (ValueError, OverflowError):
+        raise InvalidField(f"{f}.threshold_hex", f"'{h}' is not a hexadecimal float") from None
+    if exact.hex() != float(t).hex():
+        raise InvalidField(f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} "
+                                             "(edited by hand?)")
+
+
+def _check_subsets(subsets: Any, n_values: int, f: str) -> int:
+    if not isinstance(subsets, list) or len(subsets) < 2:
+        raise InvalidField(f"{f}.subsets", "must be a list of at least two value lists")
+    seen: set[int] = set()
+    for b, s in enumerate(subsets):
+        if not isinstance(s, list) or not s:
+            raise InvalidField(f"{f}.subsets[{b}]", "must be a non-empty list of value indices")
+        for k, v in enumerate(s):
+            _int(v, f"{f}.subsets[{b}][{k}]", 0, n_values)
+            if v in seen:
+                raise InvalidField(f"{f}.subsets[{b}][{k}]", f"value {v} is in two subsets")
+            seen.add(v)
+    return len(subsets)
+
+
+def _check_nodes(nodes: Any, attrs: list[dict[str, Any]], n_classes: int) -> None:
+    """Every node valid, and the list is the pre-order walk of one tree rooted at 0."""
+    if not isinstance(nodes, list) or not nodes:
+        raise InvalidField("nodes", "must be a non-empty list")
+    children = [_check_node(_obj(n, f"nodes[{i}]"), i, attrs, n_classes, len(nodes))
+                for i, n in enumerate(nodes)]
+    # Walk from the root without recursion: the visiting order must be 0, 1, 2, ...
+    # which rules out cycles, shared children and nodes out of pre-order.
+    stack, expected = [(0, "nodes[0]")], 0
+    while stack:
+        i, via = stack.pop()
+        if i != expected:
+            raise InvalidField(via, f"points to node {i}, but pre-order needs node {expected} "
+                                    "here (nodes must form one tree in pre-order)")
+        expected += 1
+        stack.extend((c, f"nodes[{i}].children[{k}]")
+                     for k, c in reversed(list(enumerate(children[i]))))
+    if expected != len(nodes):
+        raise InvalidField(f"nodes[{expected}]", "is not reachable from the root")

@@ -1,0 +1,111 @@
+"""Release 8's probabilistic classifier over a :class:`~treegen.model.core.Model` (section 6).
+
+A case starts with weight 1 at the root.  A known value follows its
+branch; an unknown value (NaN, or a nominal code outside ``0..k-1``)
+visits every branch with weight ``w * child.items / node.items``.  A leaf
+with ``items > 0`` adds ``w * dist / items``; an empty leaf adds ``w`` to
+its class.  The predicted class is the first with the largest sum.
+
+Rows are processed together: each stack entry is one node with the rows
+(and their weights) that reach it, so the work is one numpy pass per node
+visited, with no recursion over tree depth.
+
+Continuous comparisons: a ``c45`` model compares ``float32(x) <= threshold``
+because Release 8 stores values as C ``float`` (the thresholds are float32
+values); a ``j48`` model compares in double.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.model.core import Model
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
+    """Summed class weights per row (shape ``(n, n_classes)``, float64).
+
+    Each row sums to 1 up to rounding: every leaf reached adds exactly the
+    weight that arrived there, and an empty leaf adds it to one class.
+    """
+    x = np.asarray(X, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(model.schema.attributes):
+        raise ValueError(f"X must have shape (n, {len(model.schema.attributes)}), got {x.shape}")
+    n = x.shape[0]
+    n_classes = len(model.schema.classes)
+    out = np.zeros((n, n_classes), dtype=np.float64)
+    if n == 0:
+        return out
+    f32 = model.compares_float32
+    nodes = model.nodes
+    stack: list[tuple[int, npt.NDArray[np.intp], FloatArray]] = [
+        (0, np.arange(n, dtype=np.intp), np.ones(n, dtype=np.float64))
+    ]
+    while stack:
+        i, rows, wt = stack.pop()
+        node = nodes[i]
+        if node.kind == "leaf":
+            if node.items > 0:
+                dist = np.asarray(node.dist, dtype=np.float64) / node.items
+                out[rows] += wt[:, None] * dist[None, :]
+            else:
+                out[rows, node.cls] += wt
+            continue
+        col = x[rows, node.attribute]
+        branch = _branches(node.kind, col, node, f32, model)
+        unknown = branch < 0
+        unk_rows = rows[unknown]
+        unk_wt = wt[unknown]
+        for b, child in enumerate(node.children):
+            sel = branch == b
+            r = rows[sel]
+            w = wt[sel]
+            if unk_rows.size and node.items > 0:
+                share = nodes[child].items / node.items
+                if share > 0:
+                    r = np.concatenate((r, unk_rows))
+                    w = np.concatenate((w, unk_wt * share))
+            if r.size:
+                stack.append((child, r, w))
+    return out
+
+
+def _branches(
+    kind: str, col: FloatArray, node: object, f32: bool, model: Model
+) -> npt.NDArray[np.intp]:
+    """Branch index per value (-1 = unknown) at one test node."""
+    from treegen.model.core import Node
+
+    assert isinstance(node, Node)
+    known = ~np.isnan(col)
+    out = np.full(col.shape, -1, dtype=np.intp)
+    if kind == "continuous":
+        v = col[known]
+        if f32:
+            le = v.astype(np.float32) <= np.float32(node.threshold)
+        else:
+            le = v <= node.threshold
+        out[known] = np.where(le, 0, 1)
+        return out
+    k = len(model.schema.attributes[node.attribute].values)
+    v = col[known]
+    ok = (v >= 0) & (v < k) & (v == np.floor(v))
+    idx = np.flatnonzero(known)[ok]
+    codes = v[ok].astype(np.intp)
+    if kind == "subset":
+        table = np.full(k, -1, dtype=np.intp)
+        for b, vals in enumerate(node.subsets):
+            table[np.asarray(vals, dtype=np.intp)] = b
+        out[idx] = table[codes]
+    else:
+        out[idx] = codes
+    return out
+
+
+def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
+    """Class index per row: the first class with the largest summed weight."""
+    best: npt.NDArray[np.intp] = np.argmax(predict_proba(model, X), axis=1).astype(np.intp)
+    return best

@@ -1,0 +1,95 @@
+"""The trained model: a flat, pre-order list of tree nodes plus its schema.
+
+A :class:`Model` is what the trainer returns, what ``model.tree`` stores
+(see :mod:`treegen.model.file` for the JSON form) and what lowering to C
+reads.  Nodes live in a flat tuple (root at index 0, children referenced by
+index) so that no stage needs recursion over a tree that may be hundreds of
+levels deep.
+
+Every node, leaf or test, carries what C4.5 needs to classify with unknown
+values (C45_SEMANTICS section 6): ``items`` (the training weight that reached
+it, whose ratio to the parent's ``items`` is the branch's share when a value
+is unknown), ``dist`` (per-class weights) and ``cls`` (the node's class:
+the leaf label, and for empty leaves the class to vote for).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from treegen.data.dataset import Schema
+
+NodeKind = Literal["leaf", "continuous", "nominal", "subset"]
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One tree node.
+
+    * ``leaf``: ``children == ()``.
+    * ``continuous``: two children; branch 0 is ``x <= threshold``, branch 1
+      ``x > threshold``.  ``threshold`` is a float64 holding the exact cut
+      (a float32 value for the c45 flavour).
+    * ``nominal``: one child per declared value of ``attribute``, in order.
+    * ``subset`` (``--subsets``): child ``b`` takes the value codes in
+      ``subsets[b]``.
+    """
+
+    kind: NodeKind
+    cls: int
+    items: float
+    errors: float
+    dist: tuple[float, ...]
+    attribute: int = -1
+    threshold: float = math.nan
+    subsets: tuple[tuple[int, ...], ...] = ()
+    children: tuple[int, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind == "leaf"
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A trained tree and everything needed to use, print and export it."""
+
+    schema: Schema
+    nodes: tuple[Node, ...]
+    options: dict[str, object] = field(default_factory=dict)
+    treegen_version: str = ""
+    data_fingerprint: str = ""
+
+    @property
+    def compares_float32(self) -> bool:
+        """True when a continuous test means ``float32(v) <= threshold``.
+
+        The c45 flavour reproduces Release 8, which stores every value as a C
+        ``float`` before comparing; the j48 flavour compares doubles.
+        """
+        return self.options.get("flavor", "c45") != "j48"
+
+    @property
+    def root(self) -> Node:
+        return self.nodes[0]
+
+    @property
+    def size(self) -> int:
+        """Number of nodes, empty leaves included (C4.5's and J48's size)."""
+        return len(self.nodes)
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(1 for n in self.nodes if n.is_leaf)
+
+    def depth(self) -> int:
+        """Longest root-to-leaf path in edges, computed without recursion."""
+        depth = [0] * len(self.nodes)
+        best = 0
+        for i, n in enumerate(self.nodes):  # pre-order: parents come first
+            for c in n.children:
+                depth[c] = depth[i] + 1
+                best = max(best, depth[c])
+        return best

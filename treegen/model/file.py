@@ -1,0 +1,198 @@
+"""The model file ``model.tree``: JSON, diff-friendly, validated completely on load.
+
+Layout (format ``treegen-model``, version 1)::
+
+    {
+      "format": "treegen-model",
+      "version": 1,
+      "treegen_version": "0.1.0",
+      "data_fingerprint": "sha256:...",
+      "options": {"min_cases": 2, ...},
+      "target": "class",
+      "classes": ["Play", "Don't Play"],
+      "attributes": [
+        {"name": "outlook", "kind": "nominal", "values": ["sunny", "overcast", "rain"]},
+        {"name": "humidity", "kind": "continuous"}
+      ],
+      "nodes": [
+        {"id": 0, "kind": "continuous", "attribute": 1, "threshold": 75.0,
+         "threshold_hex": "0x1.2c00000000000p+6", "children": [1, 2], "cls": 0,
+         "items": 14.0, "errors": 5.0, "dist": [9.0, 5.0]},
+        ...
+      ]
+    }
+
+One attribute and one node per line, so a diff shows which node changed.
+Nodes are in pre-order (root first; a test's children follow it, subtree
+after subtree); a child's ``items`` is the case weight of its branch, which
+is what classification with unknown values needs.  Every float is written
+with Python's shortest round-trip ``repr``; a threshold is also written as
+``float.hex()`` and the two must agree on load, so thresholds stay bit-exact
+even through tools that reformat decimal numbers.
+
+:func:`model_from_json` checks everything (types, counts, index ranges, the
+pre-order tree shape, finite numbers) and raises a one-line
+:class:`~treegen.errors.ModelFileError` naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from typing import Any
+
+from treegen.data.atomic import write_text_atomic
+from treegen.data.dataset import Attribute, Schema
+from treegen.data.readers.text import read_bytes
+from treegen.errors import ModelFileError
+from treegen.model.check import InvalidField, check_model_dict
+from treegen.model.core import Model, Node
+
+FORMAT = "treegen-model"
+VERSION = 1
+
+__all__ = ["FORMAT", "VERSION", "load_model", "model_from_json", "model_to_json", "save_model"]
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _jsonable(value: object) -> object:
+    """Options as JSON values: tuples become lists, everything else must be JSON already."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"option value {value!r} cannot be stored in a model file")
+
+
+def _node_dict(i: int, n: Node) -> dict[str, object]:
+    d: dict[str, object] = {"id": i, "kind": n.kind}
+    if n.kind != "leaf":
+        d["attribute"] = n.attribute
+    if n.kind == "continuous":
+        d["threshold"] = n.threshold
+        d["threshold_hex"] = n.threshold.hex()
+    if n.kind == "subset":
+        d["subsets"] = [list(s) for s in n.subsets]
+    if n.kind != "leaf":
+        d["children"] = list(n.children)
+    d["cls"] = n.cls
+    d["items"] = float(n.items)
+    d["errors"] = float(n.errors)
+    d["dist"] = [float(x) for x in n.dist]
+    return d
+
+
+def model_to_json(model: Model) -> str:
+    """The model file text (deterministic: the same model gives the same bytes)."""
+    s = model.schema
+    lines = [
+        "{",
+        f'  "format": {_dumps(FORMAT)},',
+        f'  "version": {VERSION},',
+        f'  "treegen_version": {_dumps(model.treegen_version)},',
+        f'  "data_fingerprint": {_dumps(model.data_fingerprint)},',
+        f'  "options": {_dumps(_jsonable(model.options))},',
+        f'  "target": {_dumps(s.target)},',
+        f'  "classes": {_dumps(list(s.classes))},',
+        '  "attributes": [',
+    ]
+    attrs = []
+    for a in s.attributes:
+        d: dict[str, object] = {"name": a.name, "kind": a.kind}
+        if a.kind == "nominal":
+            d["values"] = list(a.values)
+        attrs.append("    " + _dumps(d))
+    lines.append(",\n".join(attrs))
+    lines.append("  ],")
+    lines.append('  "nodes": [')
+    lines.append(",\n".join("    " + _dumps(_node_dict(i, n)) for i, n in enumerate(model.nodes)))
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed (numbers must be finite)")
+
+
+def _field_line(text: str, field: str) -> int | None:
+    """Best-effort line of the field an error names, for the FILE:LINE prefix."""
+    m = re.match(r"(\w+)(?:\[(\d+)\])?", field)
+    if not m:
+        return None
+    key, index = m.group(1), m.group(2)
+    if key == "nodes" and index is not None:
+        pat = rf'\{{\s*"id"\s*:\s*{index}\s*[,}}]'
+    elif key == "attributes" and index is not None:
+        found = [x.start() for x in re.finditer(r'\{\s*"name"\s*:', text)]
+        pos = found[int(index)] if int(index) < len(found) else -1
+        return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+    else:
+        pat = rf'"{re.escape(key)}"\s*:'
+    hit = re.search(pat, text)
+    return text.count("\n", 0, hit.start()) + 1 if hit else None
+
+
+def model_from_json(text: str, filename: str = "<model>") -> Model:
+    """Parse and validate model file text; raise :class:`ModelFileError` on anything wrong."""
+    if not text.strip():
+        raise ModelFileError("empty file: not a treegen model", file=filename, line=1)
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as err:
+        # A file cut short (interrupted copy, full disk) lacks the closing brace.
+        what = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
+        raise ModelFileError(f"{what}: {err.msg}", file=filename, line=err.lineno,
+                             col=err.colno) from None
+    except ValueError as err:
+        raise ModelFileError(f"not valid JSON: {err}", file=filename) from None
+    try:
+        check_model_dict(data, FORMAT, VERSION)
+    except InvalidField as err:
+        raise ModelFileError(f"{err.field}: {err.message}" if err.field else err.message,
+                             file=filename, line=_field_line(text, err.field)) from None
+    return _build(data)
+
+
+def _build(d: dict[str, Any]) -> Model:
+    attributes = tuple(
+        Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in d["attributes"])
+    schema = Schema(attributes, tuple(d["classes"]), d["target"])
+    nodes = []
+    for n in d["nodes"]:
+        kind = n["kind"]
+        nodes.append(Node(
+            kind=kind, cls=n["cls"], items=float(n["items"]), errors=float(n["errors"]),
+            dist=tuple(float(x) for x in n["dist"]),
+            attribute=n.get("attribute", -1),
+            threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else math.nan,
+            subsets=tuple(tuple(s) for s in n.get("subsets", ())),
+            children=tuple(n.get("children", ())),
+        ))
+    return Model(schema, tuple(nodes), dict(d["options"]), d["treegen_version"],
+                 d["data_fingerprint"])
+
+
+def save_model(model: Model, path: str | os.PathLike[str]) -> None:
+    """Write ``model`` to ``path`` atomically (a failure leaves no partial file)."""
+    write_text_atomic(path, model_to_json(model))
+
+
+def load_model(path: str | os.PathLike[str]) -> Model:
+    """Read and validate a model file."""
+    name = os.fspath(path)
+    raw = read_bytes(name, ModelFileError, "no such model file", "is a folder, not a model file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise ModelFileError("not a treegen model (not UTF-8 text)", file=name,
+                             line=line) from None
+    return model_from_json(text, name)

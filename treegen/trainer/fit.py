@@ -1,0 +1,110 @@
+"""Training end to end: :func:`train` grows with the chosen engine, then prunes.
+
+``train`` grows a tree as C4.5 Release 8 does (``flavor="c45"``, float32
+values and weights as Release 8 stores them) or as Weka's J48 does
+(``flavor="j48"``, double precision and Weka's tolerances), then prunes it
+unless ``prune=False``.  The specification is C45_SEMANTICS.md.
+
+What ``Node.errors`` holds (chosen so a printed tree matches the tool's):
+
+* unpruned tree (both flavours): training errors (weighted), as grown;
+* pruned c45 tree: Release 8's *estimated* errors (``LeafEst`` at leaves,
+  the subtree estimate at tests), i.e. the E of its ``(N/E)``;
+* pruned j48 tree: training errors of the pruned tree (J48 prints those).
+
+``items`` and ``dist`` are the weights that reached the node in the last
+pass over the training data (pruning's pass for a pruned tree); empty
+branches are leaves with ``items == 0``, the parent's class and the
+parent's distribution.  Thresholds are training values: float32 values
+(held in a float64) for c45, doubles for j48.
+
+Where treegen knowingly departs from Release 8's float noise (all at the
+float32-ulp level; the nine reference trees are reproduced exactly):
+
+* sums of weights run in row order; Release 8 sums in its item order,
+  which its in-place sorts and partitions permute;
+* weights are per node: the unknown cases' ``Factor`` round trip
+  (multiply, then divide back) is carried from branch to branch, but not
+  the drift that round trips *inside* a branch's subtree leave on them
+  before the next branch (Release 8 reuses one global weight array);
+* only NaN is unknown: Release 8 also reads the value -999 as unknown.
+
+Engines: ``engine="level"`` (default) grows a level of nodes at a time into
+arrays (:mod:`treegen.trainer.levelwise.grow`, :mod:`treegen.trainer.levelwise.flat`) and, with
+the C accelerator, prunes those arrays in C and makes the model nodes from
+them; ``engine="dfs"`` is the readable node-by-node reference.  Both give
+the same model, bit for bit, with or without the accelerator.
+"""
+
+from __future__ import annotations
+
+from treegen.data.dataset import Dataset
+from treegen.errors import TrainError
+from treegen.model.core import Model, Node
+from treegen.model.version import VERSION
+from treegen.trainer import native
+from treegen.trainer.context import Context, build_context
+from treegen.trainer.levelwise import flat
+from treegen.trainer.levelwise.grow import grow_levels
+from treegen.trainer.options import Engine, GrowOptions, TrainOptions
+from treegen.trainer.pruning.native import prune_native
+from treegen.trainer.pruning.prune import prune as _prune_tree
+from treegen.trainer.pruning.prune import training_errors
+from treegen.trainer.reference import grow as reference
+from treegen.trainer.tree import TNode, flatten
+
+
+def grow(ctx: Context, opts: GrowOptions) -> TNode:
+    """The unpruned tree as :class:`TNode` objects, by ``opts.engine`` (both the same)."""
+    if opts.engine == "level":
+        return grow_levels(ctx, opts).to_tnodes()
+    return reference.grow(ctx, opts)
+
+
+def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "level") -> Model:
+    """Train a C4.5 tree on ``ds``.
+
+    ``engine="level"`` (default) grows all nodes of a tree level in one
+    batch; ``engine="dfs"`` grows node by node, depth first, as Release 8
+    does.  Both compute the same tree bit for bit; "dfs" is the readable
+    reference the batched engine is tested against.
+    """
+    opts = opts or TrainOptions()
+    opts.validate()
+    if ds.n_rows == 0:
+        raise TrainError("no training cases", file=ds.source)
+    if not ds.classes:
+        raise TrainError("no classes declared", file=ds.source)
+    j48 = opts.flavor == "j48"
+    # Hash the data first: it copies X once, and doing it before growth keeps
+    # that copy out of the peak memory of large runs.
+    fingerprint = ds.fingerprint()
+    ctx = build_context(ds, opts.min_cases, j48)
+    gopts = GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
+    nodes: tuple[Node, ...] | None = None
+    if engine == "level":
+        # The level-wise grower writes arrays; with the C pruner the tree
+        # stays arrays until the pruned model nodes are made.
+        tree = grow_levels(ctx, gopts)
+        ctx.release_growth_arrays()  # pruning's peak memory without them
+        if not opts.prune:
+            nodes = flat.grown_nodes(tree)
+        elif native.cprune is not None:
+            nodes = prune_native(ctx, tree, float(opts.cf))
+        root = tree.to_tnodes() if nodes is None else None
+    else:
+        root = reference.grow(ctx, gopts)
+    if nodes is None:
+        assert root is not None
+        if opts.prune:
+            _prune_tree(ctx, root, float(opts.cf))
+            if j48:
+                training_errors(ctx, root)
+        nodes = flatten(root)
+    return Model(
+        schema=ds.schema,
+        nodes=nodes,
+        options=opts.as_dict(),
+        treegen_version=VERSION,
+        data_fingerprint=fingerprint,
+    )

@@ -1,0 +1,246 @@
+"""The grown tree as arrays: what the level-wise grower writes.
+
+A tree of a million training rows has close to a million nodes; as Python
+objects they cost seconds to create and a quarter of a gigabyte to hold.
+:class:`FlatTree` keeps one array per node field instead.  Node 0 is the
+root; a test's children are consecutive (``first[i]`` .. ``first[i] +
+count[i] - 1``, in branch order) and numbered after it, so any bottom-up
+pass can run deepest level first.
+
+Consumers: :func:`collapse` (growth's last step), the C pruner (which takes
+these arrays as they are), :func:`model_nodes` (the pruned result straight
+to model nodes) and :meth:`FlatTree.to_tnodes` (the reachable tree as
+:class:`~treegen.trainer.tree.TNode` objects, for the Python pruner).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.model.core import Node, NodeKind
+from treegen.trainer.stats import EPSILON
+from treegen.trainer.tree import TNode
+
+IntArray = npt.NDArray[np.intp]
+FloatArray = npt.NDArray[np.floating]
+
+KINDS: tuple[NodeKind, ...] = ("leaf", "continuous", "nominal", "subset")
+LEAF, CONTINUOUS, NOMINAL, SUBSET = 0, 1, 2, 3
+
+
+class FlatTree:
+    """Node fields in growable arrays (amortised doubling), ``n`` nodes in use."""
+
+    def __init__(self, n_classes: int, dtype: type[np.floating], capacity: int = 1024) -> None:
+        self.n_classes = n_classes
+        self.dtype = dtype
+        self.n = 0
+        cap = max(capacity, 1)
+        self.kind = np.zeros(cap, dtype=np.int8)
+        self.cls = np.zeros(cap, dtype=np.int64)
+        self.items = np.zeros(cap)
+        self.errors = np.zeros(cap)
+        self.dist = np.zeros((cap, n_classes), dtype=dtype)
+        self.attribute = np.full(cap, -1, dtype=np.int64)
+        self.threshold = np.full(cap, math.nan)
+        self.first = np.zeros(cap, dtype=np.int64)
+        self.count = np.zeros(cap, dtype=np.int64)
+        self.depth = np.zeros(cap, dtype=np.int64)
+        self.subsets: dict[int, tuple[tuple[int, ...], ...]] = {}
+        # Per batch of tests: their ids, non-empty branches and Factors (for
+        # the Python pruner's first pass, see TNode.factors).
+        self.branch_blocks: list[tuple[IntArray, npt.NDArray[np.bool_], FloatArray]] = []
+
+    _FIELDS = (
+        "kind",
+        "cls",
+        "items",
+        "errors",
+        "dist",
+        "attribute",
+        "threshold",
+        "first",
+        "count",
+        "depth",
+    )
+
+    def add(self, k: int) -> int:
+        """Append ``k`` nodes (leaves, zero records); returns the first new id."""
+        start = self.n
+        need = start + k
+        cap = self.kind.size
+        if need > cap:
+            new_cap = max(need, cap + cap // 2)
+            for name in self._FIELDS:
+                old = getattr(self, name)
+                grown = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
+                if name == "attribute":
+                    grown[:] = -1
+                elif name == "threshold":
+                    grown[:] = math.nan
+                grown[:start] = old[:start]
+                setattr(self, name, grown)
+        self.n = need
+        return start
+
+    def compact(self) -> None:
+        """Drop the spare capacity (growth is over)."""
+        for name in self._FIELDS:
+            setattr(self, name, np.ascontiguousarray(getattr(self, name)[: self.n]))
+
+    def children(self, i: int) -> range:
+        return range(int(self.first[i]), int(self.first[i] + self.count[i]))
+
+    def to_tnodes(self) -> TNode:
+        """The tree reachable from the root as TNode objects (the Python pruner's input)."""
+        branch: dict[int, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        for ids, ne, fac in self.branch_blocks:
+            for i, ne_row, fac_row in zip(ids.tolist(), ne.tolist(), fac.tolist()):
+                f = int(self.count[i])
+                branch[i] = (tuple(v for v in range(f) if ne_row[v]), tuple(fac_row[:f]))
+        kind, cls = self.kind.tolist(), self.cls.tolist()
+        items, errors = self.items.tolist(), self.errors.tolist()
+        attribute, threshold = self.attribute.tolist(), self.threshold.tolist()
+        first, count = self.first.tolist(), self.count.tolist()
+
+        def make(i: int) -> TNode:
+            t = TNode(KINDS[kind[i]], cls[i], items[i], errors[i], self.dist[i])
+            if kind[i] != LEAF:
+                # math.nan itself where there is no cut, as TNode has it (node
+                # tuples compare NaN fields by identity).
+                th = threshold[i]
+                t.attribute, t.threshold = attribute[i], math.nan if math.isnan(th) else th
+                t.subsets = self.subsets.get(i, ())
+                t.nonempty, t.factors = branch[i]
+            return t
+
+        root = make(0)
+        stack = [(root, 0)]
+        while stack:
+            t, i = stack.pop()
+            if kind[i] == LEAF:
+                continue
+            for j in range(first[i], first[i] + count[i]):
+                c = make(j)
+                t.children.append(c)
+                stack.append((c, j))
+        return root
+
+
+def collapse(tree: FlatTree, j48: bool) -> None:
+    """Growth's last step, collapsing useless subtrees, deepest level first.
+
+    A test's errors become the sum of its children's, added in branch order
+    (float32 for c45); a test no better than a leaf becomes one.
+    """
+    n = tree.n
+    internal = np.flatnonzero(tree.kind[:n] != LEAF)
+    if internal.size == 0:
+        return
+    depth = tree.depth[internal]
+    order = np.argsort(-depth, kind="stable")
+    internal, depth = internal[order], depth[order]
+    bounds = np.flatnonzero(np.diff(depth)) + 1
+    for level in np.split(internal, bounds):
+        first, count = tree.first[level], tree.count[level]
+        acc = np.zeros(level.size)
+        for j in range(int(count.max())):
+            has = count > j
+            v = tree.errors[first[has] + j]
+            if j48:
+                acc[has] = acc[has] + v
+            else:  # Context.add_all: fl(acc + v), v already a float32 value
+                acc[has] = (acc[has] + v).astype(np.float32)
+        items = tree.items[level]
+        best = tree.dist[level, tree.cls[level]].astype(np.float64)
+        leaf_err = items - best
+        if not j48:
+            leaf_err = leaf_err.astype(np.float32).astype(np.float64)
+        tree.errors[level] = acc
+        to_leaf = level[acc >= leaf_err - EPSILON]
+        tree.kind[to_leaf] = LEAF
+
+
+def model_nodes(
+    tree: FlatTree,
+    cur_kind: IntArray,
+    src: IntArray,
+    cls: IntArray,
+    items: FloatArray,
+    errors: FloatArray,
+    dist: FloatArray,
+    updated: npt.NDArray[np.int8],
+) -> tuple[Node, ...]:
+    """The pruned tree as model nodes (pre-order), from the C pruner's records.
+
+    Node i of the pruned tree has the grown test and children of ``src[i]``
+    (itself unless subtree raising moved a branch up), is a leaf where
+    ``cur_kind[i]`` says so, and takes class, items, errors and distribution
+    from the pruner where bit 1 of ``updated`` is set, else as grown.
+    """
+    cur_l, src_l = cur_kind.tolist(), src.tolist()
+    okind, first, count = tree.kind.tolist(), tree.first.tolist(), tree.count.tolist()
+    order: list[int] = []
+    kids: list[list[int] | None] = []  # None: a leaf
+    stack = [0]
+    while stack:  # pre-order: a node, then its subtrees in branch order
+        i = stack.pop()
+        order.append(i)
+        s = src_l[i]
+        if cur_l[i] == LEAF or okind[s] == LEAF:
+            kids.append(None)
+            continue
+        ch = list(range(first[s], first[s] + count[s]))
+        kids.append(ch)
+        stack.extend(reversed(ch))
+    idx = np.asarray(order, dtype=np.intp)
+    upd = (updated[idx] & 1) != 0
+    cls_l = np.where(upd, cls[idx], tree.cls[idx]).tolist()
+    items_l = np.where(upd, items[idx], tree.items[idx]).tolist()
+    err_l = np.where(upd, errors[idx], tree.errors[idx]).tolist()
+    dist_l = np.where(
+        upd[:, None], dist[idx].astype(np.float64), tree.dist[idx].astype(np.float64)
+    ).tolist()
+    index = {i: k for k, i in enumerate(order)}
+    out = []
+    for k, i in enumerate(order):
+        s = src_l[i]
+        ch_k = kids[k]
+        leaf = ch_k is None
+        out.append(
+            Node(
+                kind="leaf" if ch_k is None else KINDS[okind[s]],
+                cls=int(cls_l[k]),
+                items=float(items_l[k]),
+                errors=float(err_l[k]),
+                dist=tuple(dist_l[k]),
+                attribute=-1 if leaf else int(tree.attribute[s]),
+                threshold=_cut(float(tree.threshold[s])) if not leaf else math.nan,
+                subsets=() if leaf else tree.subsets.get(s, ()),
+                children=() if ch_k is None else tuple(index[c] for c in ch_k),
+            )
+        )
+    return tuple(out)
+
+
+def _cut(x: float) -> float:
+    """``math.nan`` itself for "no cut" (node tuples compare NaN fields by identity)."""
+    return math.nan if math.isnan(x) else x
+
+
+def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:
+    """The (collapsed) grown tree as model nodes: the unpruned model."""
+    n = tree.n
+    return model_nodes(
+        tree,
+        tree.kind[:n].astype(np.intp),
+        np.arange(n, dtype=np.intp),
+        tree.cls[:n],
+        tree.items[:n],
+        tree.errors[:n],
+        tree.dist[:n],
+        np.zeros(n, dtype=np.int8),
+    )

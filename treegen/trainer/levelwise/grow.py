@@ -1,0 +1,482 @@
+"""Level-wise growth: every node of a tree level scored and split in one batch.
+
+Most nodes of a large tree are small, and scoring one node costs a few
+hundred numpy calls whatever its size; so the nodes of a level are grouped
+into buckets and each bucket is scored with the same
+numpy passes as a single node (:mod:`treegen.trainer.splits`, one row per
+(node, attribute)), then all its splits are partitioned together.  The
+nodes are written into a :class:`~treegen.trainer.levelwise.flat.FlatTree` (arrays,
+not objects), and with the C accelerator (:mod:`treegen.trainer.native`)
+the sequential loops of scoring and partitioning run in C on the same
+numbers.
+
+Each node carries its own rows and weights (a case with an unknown value
+appears in every non-empty branch).  The sums run in the same order as in
+the node-by-node :func:`treegen.trainer.reference.grow.form_tree` (rows ascending),
+and the weights of the unknown cases follow Release 8's ``Factor`` round
+trip branch after branch: branch v gets ``fl(w * F_v)`` and the next branch
+starts from ``fl(fl(w * F_v) / F_v)``.  The one thing not reproduced is
+the drift that *deeper* round trips inside branch v's subtree leave on
+those weights before branch v+1 (Release 8 grows depth first on one global
+weight array); it changes a weight by float32 ulps, only for cases unknown
+in two attributes tested on one path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.trainer import native
+from treegen.trainer.context import Context, IntArray
+from treegen.trainer.levelwise.flat import FlatTree, collapse
+from treegen.trainer.levelwise.partition import Task, partition
+from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
+from treegen.trainer.options import GrowOptions
+from treegen.trainer.select import select
+from treegen.trainer.splits import (
+    CHUNK,
+    J48_TOL,
+    ContScores,
+    Score,
+    eval_continuous,
+    nominal_freq,
+    score_outcomes,
+)
+from treegen.trainer.stats import EPSILON
+from treegen.trainer.subsets import best_subsets
+
+FloatArray = npt.NDArray[np.floating]
+BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
+PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
+GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
+
+
+def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
+    """Grow the unpruned tree level by level (collapse applied at the end)."""
+    n = ctx.n_rows
+    tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n // 4))
+    root = tree.add(1)
+    srt = ctx.sorted_flat  # root positions are row ids
+    frontier = [
+        Task(
+            root,
+            np.arange(n, dtype=np.intp),
+            np.ones(n, dtype=ctx.dtype),
+            srt,
+            ctx.presorted_len.copy(),
+            True,
+            frozenset(),
+        )
+    ]
+    # Tasks are independent, so any order gives the same tree.  Groups of
+    # tasks are grown depth first and a group larger than GROUP_ENTRIES is
+    # halved: a whole level at once would hold every copy of every case with
+    # an unknown value (one per branch, compounding level after level).
+    stack = [frontier]
+    rounds = 0
+    while stack:
+        tasks = stack.pop()
+        sizes = [t.rows.size for t in tasks]
+        if len(tasks) > 1 and sum(sizes) > GROUP_ENTRIES:
+            half = int(np.searchsorted(np.cumsum(sizes), sum(sizes) / 2)) + 1
+            half = min(max(half, 1), len(tasks) - 1)
+            stack.append(tasks[half:])
+            stack.append(tasks[:half])
+            continue
+        nxt: list[Task] = []
+        for bucket in _buckets(ctx, tasks):
+            nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
+        if nxt:
+            stack.append(nxt)
+        rounds += 1
+        if rounds % 8 == 0:
+            release_freed_memory()
+    release_freed_memory()
+    tree.compact()
+    collapse(tree, ctx.j48)
+    return tree
+
+
+def _load_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+        return trim
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        return None
+
+
+_TRIM = _load_trim()
+
+
+def release_freed_memory() -> None:
+    """Hand freed heap pages back to the OS (glibc ``malloc_trim``).
+
+    Each level allocates and frees many arrays of a few MB, which glibc
+    serves from its heap (its mmap threshold grows with use) and keeps
+    after they are freed; without trimming, resident memory on 1M rows
+    stays hundreds of MB above what is live.
+    """
+    if _TRIM is not None:
+        _TRIM(0)
+
+
+def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
+    """Group tasks, largest first, into buckets of bounded (tasks x widest x attributes).
+
+    The bound keeps a bucket's arrays small; padding is kept low by the
+    scoring chunks (:data:`PAD_RATIO`), so buckets need not be of similar
+    size, and fewer, larger buckets save per-call costs.
+    """
+    order = sorted(tasks, key=lambda t: -t.rows.size)
+    kc = max(len(ctx.cont_pos), 1)
+    out: list[list[Task]] = []
+    cur: list[Task] = []
+    width = 0
+    for t in order:
+        w = max(t.rows.size, 1)
+        if cur and (len(cur) + 1) * width * kc > BUCKET_CELLS:
+            out.append(cur)
+            cur = []
+        if not cur:
+            width = w
+        cur.append(t)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOptions) -> list[Task]:
+    dt = ctx.dtype
+    C = ctx.n_classes
+    m = ctx.min_cases
+    B = len(tasks)
+    sizes = np.asarray([t.rows.size for t in tasks], dtype=np.intp)
+    tid = np.repeat(np.arange(B), sizes)
+    w_cat = np.concatenate([t.w for t in tasks]).astype(dt)
+    rows_cat = np.concatenate([t.rows for t in tasks])
+    y_cat = ctx.y[rows_cat]
+    cases = ctx.sums(tid, w_cat, B)
+    freq = ctx.sums(tid * C + y_cat, w_cat, B * C).reshape(B, C)
+    best = np.argmax(freq, axis=1)
+    bestf = freq[np.arange(B), best]
+    nids = np.asarray([t.nid for t in tasks], dtype=np.intp)
+    tree.cls[nids] = best
+    tree.items[nids] = cases
+    tree.errors[nids] = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)
+    tree.dist[nids] = freq
+    if ctx.j48:
+        stop = (np.abs(bestf - cases) < J48_TOL) | (2 * m - cases > J48_TOL)
+    else:
+        stop = (bestf == cases) | (cases < 2 * m)
+    keep = np.flatnonzero(~stop)
+    if keep.size == 0:
+        return []
+    if keep.size < B:
+        tasks = [tasks[i] for i in keep.tolist()]
+        cases, freq, best = cases[keep], freq[keep], best[keep]
+        B = len(tasks)
+        sizes = sizes[keep]
+        tid = np.repeat(np.arange(B), sizes)
+        w_cat = np.concatenate([t.w for t in tasks]).astype(dt)
+        rows_cat = np.concatenate([t.rows for t in tasks])
+        y_cat = ctx.y[rows_cat]
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    n_att = len(ctx.kinds)
+    G = np.full((B, n_att), np.nan)
+    I = np.zeros((B, n_att))
+    OK = np.zeros((B, n_att), dtype=np.bool_)
+    BAR = np.full((B, n_att), np.nan)
+    subs: dict[tuple[int, int], Score] = {}
+    _score_nominal(ctx, tasks, opts, tid, rows_cat, y_cat, w_cat, cases, G, I, OK, subs)
+    if ctx.cont_pos:
+        _score_continuous(ctx, tasks, tid, rows_cat, y_cat, w_cat, offsets, cases, G, I, OK, BAR)
+    chosen = _select(ctx, tasks, opts, G, I, OK, BAR, subs)
+    split = np.flatnonzero(chosen >= 0)
+    if split.size == 0:
+        return []
+    return partition(
+        ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases
+    )
+
+
+def _score_nominal(
+    ctx: Context,
+    tasks: list[Task],
+    opts: GrowOptions,
+    tid: IntArray,
+    rows_cat: IntArray,
+    y_cat: IntArray,
+    w_cat: FloatArray,
+    cases: FloatArray,
+    G: npt.NDArray[np.float64],
+    I: npt.NDArray[np.float64],
+    OK: npt.NDArray[np.bool_],
+    subs: dict[tuple[int, int], Score],
+) -> None:
+    B = len(tasks)
+    C = ctx.n_classes
+    plain = list(ctx.nom_pos)
+    if opts.subsets:
+        plain = [a for a in plain if ctx.n_values[a] <= 2]
+        multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
+        for b, t in enumerate(tasks):
+            if not multi:
+                break
+            f3 = nominal_freq(ctx, multi, t.rows, t.w)
+            for j, a in enumerate(multi):
+                s = best_subsets(ctx, f3[j, : ctx.n_values[a] + 1], float(cases[b]), opts.criterion)
+                if s is not None:
+                    subs[(b, a)] = s
+                    G[b, a], I[b, a], OK[b, a] = s.gain, s.info, True
+    if not plain:
+        return
+    K = len(plain)
+    kmax = max(ctx.n_values[a] for a in plain) + 1
+    f = np.zeros((B, K, kmax * C), dtype=ctx.dtype)
+    base = tid * (kmax * C) + y_cat
+    if native.cscan is not None and not ctx.j48:
+        # f[b, k, v * C + c], every cell summed in case order as below.
+        native.cscan.nominal_counts(
+            ctx.ncodes,
+            ctx.ncodes.dtype.itemsize,
+            ctx.ncodes.shape[1],
+            rows_cat,
+            np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp),
+            tid * (K * kmax * C) + y_cat,
+            np.ascontiguousarray(w_cat, dtype=np.float32),
+            kmax * C,
+            C,
+            f,
+        )
+    else:
+        codes = ctx.ncodes[rows_cat]  # all codes of a case in one gather (one cache line)
+        for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
+            idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
+            f[:, k] = ctx.sums(idx, w_cat, B * kmax * C).reshape(B, kmax * C)
+    att = np.asarray(plain, dtype=np.intp)
+    step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
+    for lo in range(0, B, step):
+        hi = min(B, lo + step)
+        if native.cscan is not None and not ctx.j48:
+            gain, info, ok = score_outcomes_native(
+                ctx, f[lo:hi].reshape((hi - lo) * K, kmax, C), np.repeat(cases[lo:hi], K)
+            )
+        else:
+            gain, info, ok = score_outcomes(
+                ctx,
+                f[lo:hi].reshape((hi - lo) * K, kmax, C),
+                np.repeat(cases[lo:hi], K),
+                ctx.min_cases,
+            )
+        G[lo:hi, att] = gain.reshape(hi - lo, K)
+        I[lo:hi, att] = info.reshape(hi - lo, K)
+        OK[lo:hi, att] = ok.reshape(hi - lo, K)
+    # Attributes already tested on the path: one scatter for the bucket.
+    tb = [b for b, t in enumerate(tasks) for _ in t.tested]
+    if tb:
+        OK[tb, [a for t in tasks for a in t.tested]] = False
+
+
+def _score_continuous(
+    ctx: Context,
+    tasks: list[Task],
+    tid: IntArray,
+    rows_cat: IntArray,
+    y_cat: IntArray,
+    w_cat: FloatArray,
+    offsets: IntArray,
+    cases: FloatArray,
+    G: npt.NDArray[np.float64],
+    I: npt.NDArray[np.float64],
+    OK: npt.NDArray[np.bool_],
+    BAR: npt.NDArray[np.float64],
+) -> None:
+    dt = ctx.dtype
+    B = len(tasks)
+    Kc = len(ctx.cont_pos)
+    E = rows_cat.size
+    lens = np.concatenate([t.lens for t in tasks])
+    if native.cscan is not None and ctx.cvals_rows is not None:
+        # The C path: the bucket's values gathered row by row (one cache line
+        # per case for all attributes) with the unknown weights summed in the
+        # same pass, then the scan over the unpadded segments.  Same numbers
+        # as the numpy path below.
+        rec = np.empty((E, Kc + 2), dtype=dt)
+        unk = np.zeros(B * Kc, dtype=dt)
+        native.cscan.gather_values(
+            ctx.cvals_rows,
+            Kc,
+            rows_cat,
+            np.ascontiguousarray(w_cat, dt),
+            np.ascontiguousarray(y_cat, np.intp),
+            tid,
+            rec,
+            unk,
+        )
+        flat = np.concatenate([t.srt for t in tasks])
+        flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1)).astype(np.int32)
+        cs = eval_continuous_flat(
+            ctx,
+            rec,
+            np.tile(np.arange(Kc, dtype=np.intp), B),
+            flat,
+            lens,
+            np.repeat(cases, Kc),
+            unk,
+        )
+        _store_cont(ctx, B, cs, G, I, OK, BAR)
+        return
+    rows_ext = np.append(rows_cat, ctx.n_rows)
+    w_ext = np.append(w_cat, dt(0)).astype(dt)
+    unk = np.zeros(B * Kc, dtype=dt)
+    if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
+        k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
+        if e_idx.size:
+            unk = ctx.sums(tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
+    n_rows = B * Kc
+    gain, info, bar = np.zeros(n_rows), np.zeros(n_rows), np.full(n_rows, np.nan)
+    ok = np.zeros(n_rows, dtype=np.bool_)
+    widest = lens.reshape(B, Kc).max(axis=1)
+    lo = 0
+    while lo < B:  # tasks come largest first: chunk so padded cells stay bounded
+        width = max(int(widest[lo]), 1)
+        hi = min(B, lo + max(1, CHUNK // (width * Kc)))
+        # ... and so that little of a chunk is padding: its tasks are within
+        # PAD_RATIO of its widest (buckets are coarser, which saves per-call
+        # costs in counting and partitioning).
+        narrow = np.flatnonzero(widest[lo + 1 : hi] < width * PAD_RATIO)
+        if narrow.size:
+            hi = lo + 1 + int(narrow[0])
+        part = tasks[lo:hi]
+        flat = np.concatenate([t.srt for t in part]).astype(np.intp)
+        r0, r1 = lo * Kc, hi * Kc
+        flat += np.repeat(offsets[lo:hi], lens[r0:r1].reshape(hi - lo, Kc).sum(axis=1))
+        idx = padded_rows(flat, lens[r0:r1], E)
+        cs = eval_continuous(
+            ctx,
+            np.tile(np.arange(Kc, dtype=np.intp), hi - lo),
+            rows_ext[idx],
+            w_ext[idx],
+            lens[r0:r1],
+            np.repeat(cases[lo:hi], Kc),
+            unk[r0:r1],
+        )
+        gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
+        lo = hi
+    _store_cont(ctx, B, ContScores(gain, info, bar, ok), G, I, OK, BAR)
+
+
+def _store_cont(
+    ctx: Context,
+    B: int,
+    cs: ContScores,
+    G: npt.NDArray[np.float64],
+    I: npt.NDArray[np.float64],
+    OK: npt.NDArray[np.bool_],
+    BAR: npt.NDArray[np.float64],
+) -> None:
+    Kc = len(ctx.cont_pos)
+    att = np.asarray(list(ctx.cont_pos), dtype=np.intp)
+    G[:, att] = cs.gain.reshape(B, Kc)
+    I[:, att] = cs.info.reshape(B, Kc)
+    OK[:, att] = cs.ok.reshape(B, Kc)
+    BAR[:, att] = cs.bar.reshape(B, Kc)
+
+
+def _select(
+    ctx: Context,
+    tasks: list[Task],
+    opts: GrowOptions,
+    G: npt.NDArray[np.float64],
+    I: npt.NDArray[np.float64],
+    OK: npt.NDArray[np.bool_],
+    BAR: npt.NDArray[np.float64],
+    subs: dict[tuple[int, int], Score],
+) -> IntArray:
+    """The chosen attribute per task (-1: none), as :func:`grow.select` decides."""
+    B, n_att = G.shape
+    if ctx.j48 and opts.criterion == "gainratio":
+        return _select_j48(ctx, G, I, OK)
+    if ctx.j48 or opts.criterion != "gainratio":
+        out = np.full(B, -1, dtype=np.intp)
+        for b in range(B):
+            scores = {
+                a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
+                for a in np.flatnonzero(OK[b]).tolist()
+            }
+            out[b] = select(ctx, scores, opts.criterion)
+        return out
+    dt = ctx.dtype
+    qual = OK & _in_average(ctx, n_att)[None, :]
+    g32 = np.where(OK, G, 0.0).astype(dt)
+    av_sum = np.cumsum(np.where(qual, g32, dt(0)), axis=1, dtype=dt)[:, -1]
+    count = qual.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        av = (av_sum / count.astype(dt)).astype(dt).astype(np.float64)
+        ratio = (g32 / np.where(OK, I, 1.0).astype(dt)).astype(dt).astype(np.float64)
+    g64 = g32.astype(np.float64)
+    good = OK & (g64 >= av[:, None] - EPSILON) & (I > EPSILON)
+    worth = np.where(good, ratio, -EPSILON)
+    worth[~OK] = -np.inf
+    best = np.argmax(worth, axis=1)
+    ok = (worth[np.arange(B), best] > -EPSILON) & (count > 0)
+    return np.where(ok, best, -1)
+
+
+def _in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
+    """Attributes whose gain counts in the average gain (grow.select's rule)."""
+    n = ctx.n_rows
+    return np.asarray(
+        [
+            ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n
+            for a in range(n_att)
+        ],
+        dtype=np.bool_,
+    )
+
+
+def _select_j48(
+    ctx: Context,
+    G: npt.NDArray[np.float64],
+    I: npt.NDArray[np.float64],
+    OK: npt.NDArray[np.bool_],
+) -> IntArray:
+    """:func:`grow.select` for the j48 flavour, all tasks at once.
+
+    The average gain is a double sum in attribute order; attributes are then
+    taken in order, each replacing the best so far only when its ratio is
+    more than 1e-6 higher (J48's ``Utils.gr``), as the node-by-node loop does.
+    """
+    B, n_att = G.shape
+    qual = OK & _in_average(ctx, n_att)[None, :]
+    av_sum = np.cumsum(np.where(qual, G, 0.0), axis=1)[:, -1] if n_att else np.zeros(B)
+    count = qual.sum(axis=1)
+    best = np.full(B, -1, dtype=np.intp)
+    best_val = np.zeros(B)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        av = av_sum / count
+        for a in range(n_att):
+            g, info = G[:, a], I[:, a]
+            val = np.where(np.abs(info) < J48_TOL, 0.0, g / info)
+            take = OK[:, a] & (g >= av - EPSILON) & (val - best_val > J48_TOL)
+            best[take] = a
+            best_val[take] = val[take]
+    best[count == 0] = -1
+    return best
+
+
+def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
+    """Rows of lengths ``lens`` stored one after another -> 2-D, padded with ``pad``."""
+    width = max(int(lens.max()) if lens.size else 0, 1)
+    out = np.full((lens.size, width), pad, dtype=np.intp)
+    starts = np.cumsum(lens) - lens
+    # Entry j of row r goes to r * width + (j - starts[r]): one 1-D scatter.
+    dest = np.arange(flat.size) + np.repeat(np.arange(lens.size) * width - starts, lens)
+    out.ravel()[dest] = flat
+    return out

@@ -1,0 +1,54 @@
+"""The optional C accelerator (extension modules ``_cscan`` / ``_cprune``).
+
+Built by setup.py when a C compiler is available; each C function computes
+the same numbers as the numpy code it stands in for, bit for bit (tested in
+tests/test_trainer_native.py), so the trainer uses it when it is there and
+its numpy code otherwise.  ``TREEGEN_NO_NATIVE=1`` in the environment turns
+the accelerator off (the tests use this to compare the two paths).
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+
+def _off() -> bool:
+    return os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0")
+
+
+def _load(name: str) -> ModuleType | None:
+    if _off():
+        return None
+    try:
+        if name == "cscan":
+            from treegen.trainer.native import _cscan  # type: ignore[attr-defined]
+
+            return _cscan  # type: ignore[no-any-return]
+        from treegen.trainer.native import _cprune  # type: ignore[attr-defined]
+
+        return _cprune  # type: ignore[no-any-return]
+    except ImportError:
+        return None
+
+
+# The kernels keep per-class sums on the C stack; more classes than this
+# (no real dataset) take the numpy path.
+MAX_CLASSES = 4096
+
+cscan: ModuleType | None = _load("cscan")
+cprune: ModuleType | None = _load("cprune")
+
+
+def status() -> str:
+    """Which accelerator modules are in use, for ``treegen --version``."""
+    if cscan is not None and cprune is not None:
+        return "C accelerator on"
+    if cscan is None and cprune is None:
+        why = "turned off by TREEGEN_NO_NATIVE" if _off() else "not built"
+        return f"C accelerator off: {why}, training runs its numpy code"
+    parts = [
+        f"{n} {'on' if m is not None else 'off'}"
+        for n, m in (("growth", cscan), ("pruning", cprune))
+    ]
+    return "C accelerator: " + ", ".join(parts)

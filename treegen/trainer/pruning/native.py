@@ -1,0 +1,289 @@
+"""Release 8's pruning walk in C (the accelerator's ``_cprune``), over arrays.
+
+:func:`prune_flat` hands a grown tree given as arrays to the C walk and
+returns every node's record; :func:`prune_native` does so for the
+level-wise engine's :class:`~treegen.trainer.levelwise.flat.FlatTree`,
+:func:`prune_tnodes` for a :class:`~treegen.trainer.tree.TNode` tree (the
+reference engine).  The C walk is tested equal to the Python pruner
+(:mod:`treegen.trainer.pruning.prune`); each returns None (or False) when
+the accelerator is missing or the tree is deeper than C's recursion allows,
+and the caller prunes in Python.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.model.core import Node
+from treegen.trainer import native
+from treegen.trainer.context import Context, IntArray
+from treegen.trainer.levelwise.flat import LEAF, FlatTree, model_nodes
+from treegen.trainer.stats import ErrorBound, coeff_c45
+from treegen.trainer.tree import TNode
+
+FloatArray = npt.NDArray[np.floating]
+
+_KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
+# The C walk recurses once per tree level (a few hundred bytes of C stack
+# each); deeper trees, far beyond any real one, stay in Python.
+_MAX_NATIVE_DEPTH = 2000
+
+
+class PruneRecords(NamedTuple):
+    """Every node's record after the C walk (:func:`prune_flat`), by node id."""
+
+    kind: IntArray  # 0 leaf, 1 continuous, 2 nominal, 3 subset (now)
+    src: IntArray  # whose grown test and children the node has (subtree raising)
+    cls: IntArray
+    items: FloatArray
+    errors: FloatArray
+    dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48
+    updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
+
+
+def prune_flat(
+    ctx: Context,
+    cf: float,
+    kind: npt.NDArray[np.integer],
+    cls: npt.NDArray[np.integer],
+    attribute: npt.NDArray[np.integer],
+    threshold: FloatArray,
+    first: npt.NDArray[np.integer],
+    count: npt.NDArray[np.integer],
+    subsets: Mapping[int, tuple[tuple[int, ...], ...]],
+    estimated_errors: bool = False,
+) -> PruneRecords | None:
+    """Prune a grown tree given as arrays, in C; None when C cannot.
+
+    Node 0 is the root; ``kind`` codes as in :class:`PruneRecords`; a
+    test's children are nodes ``first[i] .. first[i] + count[i] - 1`` in
+    branch order, each numbered after its parent (nodes no test reaches are
+    ignored); ``subsets`` maps subset tests to their value sets.  The walk
+    is :func:`estimate_errors` from the root with ``update`` (recomputing
+    every sum, which :func:`prune`'s ``reuse_growth`` shows gives the same
+    numbers).  None without the accelerator or for a tree deeper than C's
+    recursion allows.
+
+    For the j48 flavour the pruned tree's records hold its training errors
+    (:func:`training_errors`, what ``train`` keeps), unless
+    ``estimated_errors`` asks for the estimates the walk leaves (as
+    :func:`estimate_errors` does).
+    """
+    mod = native.cprune
+    if mod is None or ctx.n_classes > native.MAX_CLASSES:
+        return None
+    N = int(kind.size)
+    kind64 = np.ascontiguousarray(kind, dtype=np.int64)
+    tests = np.flatnonzero(kind64 != 0)
+    pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int64)
+    for a, j in ctx.cont_pos.items():
+        pos_of[0, a] = j
+    for a, j in ctx.nom_pos.items():
+        pos_of[1, a] = j
+    attr = np.asarray(attribute, dtype=np.int64)[tests]
+    attr_pos = np.zeros(N, dtype=np.int64)
+    attr_pos[tests] = np.where(kind64[tests] == 1, pos_of[0, attr], pos_of[1, attr])
+    tab_start = np.zeros(N, dtype=np.int64)
+    tab: list[int] = [-1]
+    for i in np.flatnonzero(kind64 == 3).tolist():
+        table = [-1] * (ctx.n_values[int(attribute[i])] + 1)  # code 0, unlisted: unknown
+        for b, vals in enumerate(subsets[i]):
+            for val in vals:
+                table[val + 1] = b
+        tab_start[i] = len(tab)
+        tab.extend(table)
+    rec = PruneRecords(
+        kind=kind64.copy(),
+        src=np.arange(N, dtype=np.int64),
+        cls=np.array(cls, dtype=np.int64),
+        items=np.zeros(N),
+        errors=np.zeros(N),
+        dist=np.zeros((N, ctx.n_classes), dtype=ctx.dtype),
+        updated=np.zeros(N, dtype=np.int8),
+    )
+    ncodes = ctx.ncodes if ctx.ncodes.size else np.zeros((ctx.n_rows + 1, 0), dtype=np.int16)
+    if ctx.j48:
+        walk_c, first_arg, coeff = mod.prune_j48, cf, ErrorBound(cf, "j48").coeff
+    else:
+        walk_c, first_arg, coeff = mod.prune_c45, math.log(cf), coeff_c45(cf)
+    done = walk_c(
+        first_arg,
+        coeff,
+        ctx.n_rows,
+        ctx.n_classes,
+        np.ascontiguousarray(ctx.y, dtype=np.int64),
+        np.ascontiguousarray(ctx.cvals, dtype=ctx.dtype),
+        np.ascontiguousarray(ncodes),
+        ncodes.dtype.itemsize,
+        kind64,
+        attr_pos,
+        np.ascontiguousarray(threshold, dtype=np.float64),
+        np.ascontiguousarray(first, dtype=np.int64),
+        np.ascontiguousarray(count, dtype=np.int64),
+        np.arange(N, dtype=np.int64),
+        tab_start,
+        np.asarray(tab, dtype=np.int32),
+        rec.kind,
+        rec.src,
+        rec.cls,
+        rec.items,
+        rec.errors,
+        rec.dist,
+        rec.updated,
+        _MAX_NATIVE_DEPTH,
+    )
+    if not done:
+        return None
+    if ctx.j48 and not estimated_errors:
+        _training_errors_flat(rec, kind64, first, count)
+    return rec
+
+
+def _training_errors_flat(
+    rec: PruneRecords,
+    grown_kind: IntArray,
+    first: npt.NDArray[np.integer],
+    count: npt.NDArray[np.integer],
+) -> None:
+    """:func:`training_errors` on the C walk's records of the pruned tree.
+
+    The same numbers in the same order: a leaf's errors are its items minus
+    its class's weight (zero when it has none), a test's the Python ``sum``
+    of its children's in branch order.  The pruned tree's nodes the walk did
+    not update are the leaves of branches no case reaches, which growth
+    made empty leaves (no cases: zero training errors, as grown); their
+    records are left alone, the pruned model taking the grown ones.
+    """
+    src, updated = rec.src, rec.updated
+    in_tree = (updated & 2) != 0
+    leaf = (rec.kind == 0) | (grown_kind[src] == 0)
+    upd = (updated & 1) != 0
+    assert not np.any(in_tree & ~leaf & ~upd), "a test of the pruned tree the walk skipped"
+    idx = np.flatnonzero(in_tree & leaf & upd)
+    items = rec.items[idx]
+    own = rec.dist[idx, rec.cls[idx]].astype(np.float64)
+    rec.errors[idx] = np.where(items <= 0, 0.0, items - own)
+    errors = rec.errors.tolist()
+    for i in np.flatnonzero(in_tree & leaf & ~upd).tolist():
+        errors[i] = 0.0
+    first_l, count_l, src_l = first.tolist(), count.tolist(), src.tolist()
+    tests = np.flatnonzero(in_tree & ~leaf)[::-1].tolist()  # children before parents
+    for i in tests:
+        s = src_l[i]
+        errors[i] = float(sum(errors[c] for c in range(first_l[s], first_l[s] + count_l[s])))
+    rec.errors[tests] = [errors[i] for i in tests]
+
+
+def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
+    """:func:`prune_flat` over a breadth-first copy of the tree, written back to it.
+
+    Returns False (nothing changed) when C cannot prune it.
+    """
+    if native.cprune is None:  # skip building the arrays for nothing
+        return False
+    order = [root]
+    n_kids: list[int] = []
+    kinds: list[str] = []
+    classes: list[int] = []
+    attrs: list[int] = []
+    cuts: list[float] = []
+    subsets: dict[int, tuple[tuple[int, ...], ...]] = {}
+    # One visit per node (at 1M rows the tree's objects are scattered in
+    # memory, so a pass per field costs more than these appends).
+    for t in order:  # the list grows while iterated: breadth-first order
+        kids = t.children
+        order.extend(kids)
+        n_kids.append(len(kids))
+        k = t.kind
+        kinds.append(k)
+        classes.append(t.cls)
+        if k != "leaf":  # most nodes are leaves
+            attrs.append(t.attribute)
+            cuts.append(t.threshold)
+            if k == "subset":
+                subsets[len(kinds) - 1] = t.subsets
+    N = len(order)
+    counts = np.asarray(n_kids, dtype=np.int64)
+    kind = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
+    tests = kind != 0
+    attribute = np.full(N, -1, dtype=np.int64)
+    attribute[tests] = attrs
+    threshold = np.full(N, math.nan)
+    threshold[tests] = cuts
+    rec = prune_flat(
+        ctx,
+        cf,
+        kind,
+        np.asarray(classes, dtype=np.int64),
+        attribute,
+        threshold,
+        np.cumsum(counts) - counts + 1,  # root 0, then each node's children in turn
+        counts,
+        subsets,
+        estimated_errors=True,
+    )
+    if rec is None:
+        return False
+    _write_back(order, kind, rec)
+    return True
+
+
+def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
+    """Apply the C walk's records to the nodes of the pruned tree.
+
+    A node whose structure came from another (``src``) gets that node's
+    grown test and children, as ``copy_from`` gives them; a test that ended
+    as a leaf (itself or raised from a test made a leaf) gets ``make_leaf``.
+    The source nodes are off the pruned tree, so still as grown.
+    """
+    cur_kind, src, dist, updated = rec.kind, rec.src, rec.dist, rec.updated
+    in_tree = (updated & 2) != 0
+    cls_l, items_l, errors_l = rec.cls.tolist(), rec.items.tolist(), rec.errors.tolist()
+    for i in np.flatnonzero(in_tree & ((updated & 1) != 0)).tolist():
+        t = order[i]
+        t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist[i]
+    moved = src != np.arange(len(order))
+    restructured = in_tree & (moved | ((cur_kind == 0) & (kind != 0)))
+    for i in np.flatnonzero(restructured).tolist():
+        t, s = order[i], int(src[i])
+        if cur_kind[i] == 0 and kind[s] != 0:
+            t.make_leaf()
+            continue
+        assert not in_tree[s]
+        o = order[s]
+        t.kind, t.attribute, t.threshold, t.subsets = o.kind, o.attribute, o.threshold, o.subsets
+        t.children, t.nonempty, t.factors = o.children, o.nonempty, o.factors
+
+
+
+def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
+    """The pruned tree (either flavour) by the C pruner, straight to model nodes.
+
+    :func:`treegen.trainer.pruning.prune.prune_flat` (the C walk, tested equal to
+    the Python pruner; for j48 its records carry the training errors J48
+    prints) takes the tree's arrays as they are.  None when it cannot (no
+    accelerator, or a tree deeper than its recursion allows): the caller
+    then prunes in Python.
+    """
+    n = tree.n
+    rec = prune_flat(
+        ctx,
+        cf,
+        tree.kind[:n],
+        tree.cls[:n],
+        tree.attribute[:n],
+        np.where(tree.kind[:n] != LEAF, tree.threshold[:n], 0.0),
+        tree.first[:n],
+        np.where(tree.kind[:n] != LEAF, tree.count[:n], 0),
+        tree.subsets,
+    )
+    if rec is None:
+        return None
+    return model_nodes(
+        tree, rec.kind, rec.src, rec.cls, rec.items, rec.errors, rec.dist, rec.updated
+    )
