@@ -164,3 +164,39 @@ def test_train_and_show_round_trip(installed: tuple[Path, dict[str, str]]) -> No
     run(sys.executable, "-m", "treegen", "--quiet", "export", "golf.tree", "--target", "c",
         "-o", "c", cwd=other, env=env_repo)
     assert source == (other / "c" / "predict.c").read_text()
+
+
+API_SCRIPT = """
+import numpy as np, treegen
+m = treegen.train("golf.names")
+assert m.classes_.tolist() == ["Play", "Don't Play"], m.classes_
+m = m.save("api.tree")
+back = treegen.load("api.tree")
+assert back == m
+assert back.predict("golf.data").tolist().count("Play") == 9
+rng = np.random.default_rng(0)
+X = rng.normal(size=(120, 2)); y = np.where(X[:, 0] > 0.2, 5, 9)
+a = treegen.train((X, y))
+assert np.array_equal(a.predict(X), y), a.predict(X)
+paths = back.export_c("api-c")
+assert [p.name for p in paths] == ["predict.c", "predict.h"]
+report = a.verify(X, n_random=100)
+assert report.ok and report.passed >= 220, report.text
+print("api ok", report.passed)
+"""
+
+
+def test_python_api_from_the_wheel(installed: tuple[Path, dict[str, str]]) -> None:
+    """train (path and arrays), save, load, predict, export_c and verify, outside the checkout."""
+    env_dir, env = installed
+    work = env_dir.parent / "api-work"
+    work.mkdir()
+    for name in ("golf.names", "golf.data"):
+        shutil.copy(REPO / "tests" / "data" / "reference" / "golf" / name, work / name)
+    p = run(env_dir / "bin" / "python", "-c", API_SCRIPT, cwd=work, env=env)
+    assert p.stdout.startswith("api ok")
+    # Same bytes as the CLI of the same installation.
+    run(env_dir / "bin" / "treegen", "-q", "export", "api.tree", "-o", "cli-c", cwd=work, env=env)
+    for name in ("predict.c", "predict.h"):
+        api_text = (work / "api-c" / name).read_text().replace("-o api-c", "-o cli-c")
+        assert api_text == (work / "cli-c" / name).read_text()

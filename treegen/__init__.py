@@ -1,7 +1,19 @@
-"""treegen: train C4.5 decision trees and compile them to portable, exact C."""
+"""treegen: train C4.5 decision trees and compile them to portable, exact C.
+
+    import treegen
+    model = treegen.train("golf.csv", target="play")      # or treegen.train((X, y))
+    model.predict(X)                                        # labels; NaN = missing
+    model.export_c("build/")                                # predict.c, predict.h
+    assert model.verify().ok                                # the C equals the model
+
+:mod:`treegen.api` documents each function; the stages behind them are the
+sub-packages ``data``, ``trainer``, ``model``, ``analysis``, ``codegen`` and ``cli``.
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from treegen.api import Model, VerifyReport, load, train
+from treegen.errors import TreegenError
+from treegen.model.version import VERSION as __version__
 
-__all__ = ["__version__"]
+__all__ = ["Model", "TreegenError", "VerifyReport", "__version__", "load", "train"]

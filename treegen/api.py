@@ -1,0 +1,264 @@
+"""The public Python API: ``treegen.train``, ``treegen.load`` and the :class:`Model` methods.
+
+These are thin wrappers over the functions the command line calls (the
+readers, :func:`treegen.trainer.train`, the model file, the exporter and
+the verifier), so a model trained, exported or verified from Python is
+byte for byte the one the CLI gives.  Arrays follow scikit-learn's
+conventions: ``X`` is ``(n_rows, n_features)`` with NaN for a missing
+value, ``y`` holds any labels, and :meth:`Model.predict` returns them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen import verify as codegen_verify
+from treegen.codegen.export import (
+    ScaleSpec,
+    export_files,
+    export_options,
+    scales_from,
+    with_provenance,
+)
+from treegen.codegen.lower import ExportOptions
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.readers import read_dataset
+from treegen.errors import DatasetError, TrainError, UsageError
+from treegen.model import classify, core
+from treegen.model.file import load_model, save_model
+from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
+from treegen.trainer import train as train_dataset
+
+PathLike = str | os.PathLike[str]
+# The file name a model that was never saved exports under (prefix "model").
+UNSAVED = "model.tree"
+# Label kinds a model trained from arrays records, so a loaded model returns
+# labels of the same type as the ``y`` it was trained on.
+_LABEL_KINDS: dict[str, Callable[[str], object]] = {
+    "int": int, "float": float, "bool": lambda s: s == "True", "str": str}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """What :meth:`Model.verify` found: rows that agree, rows that differ, the first few."""
+
+    passed: int
+    failed: int
+    mismatches: tuple[str, ...]
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+
+@dataclass(frozen=True, slots=True)
+class Model(core.Model):
+    """A trained tree: :class:`treegen.model.core.Model` with methods to use it.
+
+    ``path`` is the file the model was loaded from or last saved to (it
+    names the default C prefix and the provenance comment, as on the CLI).
+    """
+
+    path: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, model: core.Model, path: PathLike | None = None) -> Model:
+        return cls(model.schema, model.nodes, model.options, model.treegen_version,
+                   model.data_fingerprint, None if path is None else os.fspath(path))
+
+    @property
+    def classes_(self) -> npt.NDArray[np.generic]:
+        """The labels :meth:`predict` returns, in class order (``np.unique(y)`` for arrays)."""
+        kind = self.options.get("labels", "str")
+        convert = _LABEL_KINDS.get(str(kind), str)
+        values = [convert(c) for c in self.schema.classes]
+        return np.asarray(values) if kind != "str" else np.asarray(values, dtype=object)
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.schema.attributes)
+
+    def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+        if isinstance(X, str | os.PathLike):
+            return read_dataset(os.fspath(X), schema=self.schema).X
+        x = np.asarray(X, dtype=np.float64)
+        if x.ndim == 1:
+            x = x.reshape(1, -1)
+        if x.ndim != 2 or x.shape[1] != len(self.schema.attributes):
+            raise UsageError(f"X must have shape (n, {len(self.schema.attributes)}), "
+                             f"got {np.shape(X)}", option="X")
+        return x
+
+    def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
+        """The class label of every row (NaN = missing; nominal values as codes)."""
+        return self.classes_[classify.predict(self, self._x(X))]
+
+    def predict_proba(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+        """Class probabilities per row, columns in the order of :attr:`classes_`."""
+        return classify.predict_proba(self, self._x(X))
+
+    def save(self, path: PathLike) -> Model:
+        """Write the model file (atomically); returns the model with ``path`` set."""
+        save_model(self, path)
+        return Model.of(self, path)
+
+    def _export_options(self, style: str, input_type: str, float_compare: str,
+                        scale: ScaleSpec, missing_value: int | None, prefix: str | None,
+                        ) -> tuple[str, ExportOptions]:
+        model_path = self.path or UNSAVED
+        opts = export_options(model_path, style=style, input_type=input_type,
+                              float_compare=float_compare, scale=scales_from(scale),
+                              missing_value=missing_value, prefix=prefix)
+        return model_path, opts
+
+    def export_c(self, out_dir: PathLike, *, style: str = "ifs", input_type: str = "float",
+                 float_compare: str = "float", scale: ScaleSpec = None,
+                 missing_value: int | None = None, prefix: str | None = None) -> list[Path]:
+        """Write ``predict.c`` and ``predict.h`` into ``out_dir``, as ``treegen export`` does.
+
+        The keyword arguments are the CLI's export options (``scale``: K for
+        every continuous feature, or ``{name: K}``).  Returns the paths written.
+        """
+        model_path, opts = self._export_options(style, input_type, float_compare, scale,
+                                                missing_value, prefix)
+        return export_files(self, model_path, os.fspath(out_dir), opts)
+
+    def verify(self, data: npt.ArrayLike | PathLike | None = None, *, style: str = "ifs",
+               input_type: str = "float", float_compare: str = "float",
+               scale: ScaleSpec = None, missing_value: int | None = None,
+               prefix: str | None = None, cc: str | None = None, n_random: int = 1000,
+               seed: int = 0) -> VerifyReport:
+        """Compile the exported C and compare it with this model, as ``treegen verify`` does.
+
+        ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
+        their neighbours, missing values and ``n_random`` random rows.
+        """
+        model_path, opts = self._export_options(style, input_type, float_compare, scale,
+                                                missing_value, prefix)
+        opts = with_provenance(opts, self, model_path, ".")
+        sets: list[Dataset] = []
+        if data is not None:
+            x = self._x(data)
+            sets.append(Dataset(self.schema, x, np.full(x.shape[0], -1, dtype=np.int32)))
+        report = codegen_verify.verify(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
+        return VerifyReport(passed=report.rows - report.failed_rows, failed=report.failed_rows,
+                            mismatches=tuple(report.mismatches), text=report.text())
+
+
+def load(path: PathLike) -> Model:
+    """Read a model file (``model.tree``), checked as ``treegen`` checks it."""
+    return Model.of(load_model(os.fspath(path)), path)
+
+
+def _label_kind(y: npt.NDArray[np.generic]) -> str:
+    if y.dtype == np.bool_:
+        return "bool"
+    if np.issubdtype(y.dtype, np.integer):
+        return "int"
+    if np.issubdtype(y.dtype, np.floating):
+        return "float"
+    return "str"
+
+
+def _column_index(ref: int | str, names: Sequence[str]) -> int:
+    if isinstance(ref, str):
+        if ref not in names:
+            raise UsageError(f"no feature named '{ref}'", option="nominal")
+        return names.index(ref)
+    if not 0 <= int(ref) < len(names):
+        raise UsageError(f"column {ref} is out of range (0..{len(names) - 1})", option="nominal")
+    return int(ref)
+
+
+def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
+                        feature_names: Sequence[str] | None = None,
+                        nominal: Sequence[int | str] = (),
+                        class_names: Sequence[str] | None = None,
+                        target: str | None = None) -> tuple[Dataset, str]:
+    """A :class:`Dataset` from arrays, and the label kind to record.
+
+    ``nominal`` columns hold codes 0..k-1 (NaN missing); every code up to the
+    largest seen is a declared value.  With ``class_names``, ``y`` holds
+    codes into it; otherwise the classes are ``np.unique(y)``.
+    """
+    x = np.array(X, dtype=np.float64)
+    labels = np.asarray(y)
+    if x.ndim != 2:
+        raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
+    if labels.shape != (x.shape[0],):
+        raise DatasetError(f"y must have shape ({x.shape[0]},), got {labels.shape}")
+    names = list(feature_names) if feature_names is not None else [
+        f"x{j}" for j in range(x.shape[1])]
+    if len(names) != x.shape[1] or len(set(names)) != len(names):
+        raise DatasetError(f"feature_names must be {x.shape[1]} distinct names")
+    kinds = {_column_index(ref, names) for ref in nominal}
+    attrs = []
+    for j, name in enumerate(names):
+        col = x[:, j]
+        if j not in kinds:
+            attrs.append(Attribute(name, "continuous"))
+            continue
+        known = col[~np.isnan(col)]
+        if known.size and (np.any(known < 0) or np.any(known != np.floor(known))):
+            raise DatasetError(f"nominal feature '{name}' must hold codes 0, 1, 2, ... "
+                               "(NaN for missing)")
+        k = int(known.max()) + 1 if known.size else 1
+        attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
+    if class_names is not None:
+        classes = tuple(str(c) for c in class_names)
+        codes = np.asarray(labels, dtype=np.float64)
+        if np.any(np.isnan(codes)) or np.any(codes < 0) or np.any(codes >= len(classes)) \
+                or np.any(codes != np.floor(codes)):
+            raise DatasetError(f"with class_names, y must hold codes 0..{len(classes) - 1}")
+        ycodes = codes.astype(np.int32)
+        kind = "str"
+    else:
+        if labels.dtype.kind == "f" and np.any(np.isnan(labels)):
+            raise DatasetError("y has a missing (NaN) label")
+        values, inverse = np.unique(labels, return_inverse=True)
+        classes = tuple(str(v) for v in values.tolist())
+        if len(set(classes)) != len(classes):
+            raise DatasetError("two labels of y print the same; pass class_names")
+        ycodes = inverse.astype(np.int32).reshape(-1)
+        kind = _label_kind(labels)
+    schema = Schema(tuple(attrs), classes, target or "class")
+    return Dataset(schema, x, ycodes), kind
+
+
+def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | None = None, *,
+          feature_names: Sequence[str] | None = None, nominal: Sequence[int | str] = (),
+          class_names: Sequence[str] | None = None, ignore: Sequence[str] = (),
+          min_cases: int = 2, cf: float = 0.25, prune: bool = True, subsets: bool = False,
+          criterion: Criterion = "gainratio", flavor: Flavor = "c45",
+          engine: Engine = "level") -> Model:
+    """Train a C4.5 tree, as ``treegen train`` does.
+
+    ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
+    ``.names``/``.data``; ``target``, ``nominal`` and ``ignore`` as the CLI's
+    data options) or a pair ``(X, y)`` of arrays (NaN for missing;
+    ``nominal`` columns, by index or name, hold codes; ``feature_names`` and
+    ``class_names`` name them).  The training options are the CLI's.
+    """
+    opts = TrainOptions(min_cases=min_cases, cf=cf, prune=prune, subsets=subsets,
+                        criterion=criterion, flavor=flavor)
+    if isinstance(data, str | os.PathLike):
+        ds = read_dataset(os.fspath(data), target=target,
+                          nominal=[str(n) for n in nominal], ignore=list(ignore))
+        return Model.of(train_dataset(ds, opts, engine=engine))
+    if not isinstance(data, tuple) or len(data) != 2:
+        raise TrainError("data must be a path or a pair (X, y)")
+    ds, kind = dataset_from_arrays(data[0], data[1], feature_names=feature_names,
+                                   nominal=nominal, class_names=class_names, target=target)
+    model = train_dataset(ds, opts, engine=engine)
+    options = dict(model.options)
+    if kind != "str":
+        options["labels"] = kind
+    return Model(model.schema, model.nodes, options, model.treegen_version,
+                 model.data_fingerprint)
