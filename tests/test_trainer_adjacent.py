@@ -27,7 +27,8 @@ import pytest
 
 from treegen.dataset import Attribute, Dataset, Schema
 from treegen.model import Model
-from treegen.trainer import TrainOptions, native, train
+from treegen.trainer import TrainOptions, native, splits, train
+from treegen.trainer.splits import FloatArray
 
 REPO = Path(__file__).resolve().parent.parent
 LO, HI = 1463635.125, 1463635.25  # adjacent float32 values, midpoint rounds onto HI
@@ -190,6 +191,28 @@ def test_adjacent_data_has_cuts_inside_pairs() -> None:
             if (col == nxt).any() and (t + nxt) / np.float32(2) == nxt:
                 hits += 1
     assert hits >= len(SEEDS)
+
+
+def _cut_on_the_larger_value(lo: FloatArray, hi: FloatArray, dt: type[np.floating]) -> FloatArray:
+    """A broken threshold rule: a cut below a node's largest value sends all its cases left."""
+    return np.asarray(hi, dtype=dt)
+
+
+@pytest.mark.parametrize("flavor", ["c45", "j48"])
+def test_a_test_with_one_populated_branch_is_a_leaf(
+    flavor: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The growers' own guard, whatever the threshold rule: such a test is no split."""
+    monkeypatch.setattr(splits, "cut_midpoint", _cut_on_the_larger_value)
+    X = np.asarray([[LO]] * 3 + [[HI]] * 3)
+    y = np.asarray([0] * 3 + [1] * 3, dtype=np.int32)
+    tiny = Dataset(Schema((Attribute("a", "continuous"),), ("x", "y")), X, y)
+    m = _all_paths(tiny, TrainOptions(flavor=flavor), monkeypatch)  # type: ignore[arg-type]
+    assert [(n.kind, n.items) for n in m.nodes] == [("leaf", 6.0)]
+    for seed in SEEDS[:3]:
+        opts = TrainOptions(prune=False, flavor=flavor)  # type: ignore[arg-type]
+        m = _all_paths(_adjacent_data(seed), opts, monkeypatch)
+        _no_child_identical_to_its_parent(m)
 
 
 FLT_MAX = float(np.finfo(np.float32).max)
