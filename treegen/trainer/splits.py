@@ -100,6 +100,23 @@ def eval_nominal(
     return {a: Score(float(gain[j]), float(split[j])) for j, a in enumerate(atts) if ok[j]}
 
 
+def cut_midpoint(lo: FloatArray, hi: FloatArray, dt: type[np.floating]) -> FloatArray:
+    """``Bar`` of the cuts between sorted values ``lo < hi``: their midpoint in ``dt``.
+
+    The midpoint is computed as Release 8 (float) and J48 (double) do.  Where
+    it is not strictly below ``hi`` -- two adjacent floats whose midpoint
+    ties to even onto ``hi``, a sum that overflows to inf, or inf - inf --
+    a threshold there would send every case of the node left: Release 8
+    then splits the same node forever (and crashes).  Those cuts take
+    ``lo``, as J48 does when its midpoint equals ``hi``; the threshold then
+    separates the two values as the cut was scored.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        bar = ((lo + hi) / dt(2)).astype(dt)
+    out: FloatArray = np.where(bar < hi, bar, lo).astype(dt)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class ContScores:
     """Per (node, attribute) row: best cut's penalised gain, split info, midpoint."""
@@ -238,6 +255,7 @@ def _eval_cont_chunk(
     rows_with = np.flatnonzero(tries)
     starts = np.concatenate(([0], np.cumsum(tries)[:-1]))
     picked: list[int] = []  # chosen candidate per row with an admissible cut
+    bounds_j: list[tuple[float, float]] = []  # its values on either side
     for k in rows_with.tolist():
         s, e = int(starts[k]), int(starts[k] + tries[k])
         best, best_gain = -1, 0.0
@@ -250,16 +268,15 @@ def _eval_cont_chunk(
         if pen < J48_TOL:
             continue
         i = int(ii[s + best])
-        lo_v, hi_v = float(vals[k, i]), float(vals[k, i + 1])
-        bar = (lo_v + hi_v) / 2
-        if bar == hi_v:
-            bar = lo_v
         r = base_row + k
-        out.gain[r], out.bar[r], out.ok[r] = pen, bar, True
+        out.gain[r], out.ok[r] = pen, True
         picked.append(s + best)
+        bounds_j.append((float(vals[k, i]), float(vals[k, i + 1])))
     if picked:
         jp = np.asarray(picked, dtype=np.intp)
         kp = kk[jp]
+        lo_hi = np.asarray(bounds_j, dtype=np.float64)
+        out.bar[base_row + kp] = cut_midpoint(lo_hi[:, 0], lo_hi[:, 1], np.float64)
         out.info[base_row + kp] = (
             total_info([unk_w[kp], vf1[jp], vf2[jp]], dt) / cases[kp]
         ).astype(dt)
@@ -322,7 +339,7 @@ def finish_c45(
     jsel = jsel[pen[jsel] > 0]
     k = kk[jsel]
     lo32, hi32 = bounds(k, ii[jsel])
-    bars = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
+    bars = cut_midpoint(lo32, hi32, dt)
     r = base_row + k
     out.gain[r] = pen[jsel]
     out.info[r] = (

@@ -8,7 +8,9 @@ run in the same order as a node-by-node grower) and the children's sorted
 arrays, obtained by distributing the parent's in order (C ``part_sorted``,
 or a stable sort by child in numpy) instead of sorting again.  The
 children become consecutive nodes of the FlatTree; branches without a
-known case are empty leaves with the parent's class and distribution.
+known case are empty leaves with the parent's class and distribution.  A
+test that leaves all the known weight in one branch is undone (the node
+stays a leaf): that child would be the node itself again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy.typing as npt
 
 from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.flat import CONTINUOUS, NOMINAL, SUBSET, FlatTree
+from treegen.trainer.levelwise.flat import CONTINUOUS, LEAF, NOMINAL, SUBSET, FlatTree
 from treegen.trainer.splits import Score
 
 FloatArray = npt.NDArray[np.floating]
@@ -118,6 +120,15 @@ def _outcomes(
     return br, forks
 
 
+def _undo_tests(tree: FlatTree, nids: list[int]) -> None:
+    """Make the nodes ``nids`` leaves again (``_outcomes`` recorded their tests)."""
+    tree.kind[nids] = LEAF
+    tree.attribute[nids] = -1
+    tree.threshold[nids] = np.nan
+    for nid in nids:
+        tree.subsets.pop(nid, None)
+
+
 def partition(
     ctx: Context,
     tree: FlatTree,
@@ -136,12 +147,27 @@ def partition(
     br, forks = _outcomes(ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat)
     B = len(tasks)
     F = int(forks.max())
-    # Per-task unknown weight and known weight per branch (sequential sums).
+    # Known weight per branch (sequential sums).
+    kn = br >= 0
+    known_v = ctx.sums(tid[kn] * F + br[kn], w_cat[kn], B * F).reshape(B, F)
+    one_branch = np.count_nonzero(known_v[split] > 0, axis=1) < 2
+    if one_branch.any():
+        # All the known weight in one branch: that child would be its parent
+        # again (and split the same way forever), so the test is no split
+        # (as in grow.form_tree).
+        undo = np.zeros(B, dtype=np.bool_)
+        undo[split[one_branch]] = True
+        _undo_tests(tree, [tasks[b].nid for b in split[one_branch].tolist()])
+        br[undo[tid]] = -2  # their cases go nowhere, as an unsplit task's
+        known_v[undo] = 0
+        split = split[~one_branch]
+        if split.size == 0:
+            return []
+        kn = br >= 0
+    # Per-task unknown weight.
     unk = br == -1
     unk_w = ctx.sums(tid[unk], w_cat[unk], B)
     known_cases = (cases.astype(dt) - unk_w.astype(dt)).astype(dt)
-    kn = br >= 0
-    known_v = ctx.sums(tid[kn] * F + br[kn], w_cat[kn], B * F).reshape(B, F)
     count_v = np.bincount(tid[kn] * F + br[kn], minlength=B * F).reshape(B, F)
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,6 +19,7 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import splits
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import J48_TOL, ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, log2_c45, total_info
@@ -218,7 +219,7 @@ def _best_c45(
     r = lo + seg
     out.gain[r] = pen[seg]
     out.info[r] = (total_info([uk[seg], vf1, vf2], dt) / cs_[seg]).astype(dt)
-    out.bar[r] = ((lo32 + hi32) / dt(2)).astype(dt)  # the float midpoint Release 8 computes
+    out.bar[r] = splits.cut_midpoint(lo32, hi32, dt)
     out.ok[r] = True
 
 
@@ -272,11 +273,10 @@ def _best_j48(
     at = seg_start[lo + seg] + ch.ii[j]
     a = att[lo + seg]
     lo_v, hi_v = vals[flat[at], a], vals[flat[at + 1], a]
-    bar = (lo_v + hi_v) / 2
     vf1 = ch.low[j]
     r = lo + seg
     out.gain[r], out.ok[r] = pen, True
-    out.bar[r] = np.where(bar == hi_v, lo_v, bar)
+    out.bar[r] = splits.cut_midpoint(lo_v, hi_v, np.float64)
     out.info[r] = total_info([unk[r], vf1, kn[seg] - vf1], np.float64) / cases[r]
 
 

@@ -134,6 +134,12 @@ def form_tree(
     node.attribute = att
     br = branch_of(ctx, node, rows)
     unk_mask = br < 0
+    if np.count_nonzero(ctx.sums(br[~unk_mask], w[~unk_mask], forks) > 0) < 2:
+        # All the known weight in one branch: that child would be this node
+        # again (and split the same way forever), so the test is no split
+        # (as in partition.partition).
+        node.make_leaf()
+        return node
     unk_rows = rows[unk_mask]
     unk_weight = seq_sum(w[unk_mask], dt)
     known_cases = ctx.fl(cases - unk_weight)
