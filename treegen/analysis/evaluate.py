@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.errors import DatasetError
+from treegen.model.classify import predict
 from treegen.model.core import Model
 from treegen.model.show import is_pruned
 
@@ -95,8 +96,6 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
     ``schema=model.schema``).  Rows without a class value (``y == -1``) are
     not counted; data with no labelled row at all is a :class:`DatasetError`.
     """
-    from treegen.model.classify import predict  # the trainer's module; imported late for cycles
-
     known = ds.y >= 0
     if not known.any():
         raise DatasetError(

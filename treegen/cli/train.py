@@ -16,19 +16,21 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from treegen.analysis.cv import check_folds, cross_validate, format_cv
+from treegen.analysis.evaluate import evaluate, format_evaluation
 from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
+from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
+from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model
+from treegen.model.file import load_model, save_model
 from treegen.model.show import STYLES, format_tree, is_pruned
-
-if TYPE_CHECKING:
-    from treegen.trainer import TrainOptions
+from treegen.trainer import TrainOptions, train
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
@@ -87,7 +89,6 @@ def _add_train_options(parser: argparse.ArgumentParser) -> None:
 
 def train_options(args: argparse.Namespace) -> TrainOptions:
     """The :class:`TrainOptions` the command line asks for."""
-    from treegen.trainer import TrainOptions
 
     return TrainOptions(
         min_cases=args.min_cases,
@@ -101,7 +102,6 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
 
 def _fit(args: argparse.Namespace) -> Callable[[Dataset], Model]:
     """A one-argument training function with the command line's options."""
-    from treegen.trainer import train
 
     opts = train_options(args)
 
@@ -121,8 +121,6 @@ def default_output(data: str) -> Path:
 
 def run_train(args: argparse.Namespace) -> int:
     """Train on DATA and save the model; summary on stderr."""
-    from treegen.model.classify import predict
-    from treegen.model.file import save_model
 
     output = Path(args.output) if args.output else default_output(args.data)
     if os.path.exists(args.data) and output.exists() and output.samefile(args.data):
@@ -150,7 +148,6 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print MODEL's tree in the chosen layout."""
-    from treegen.model.file import load_model
 
     model = load_model(args.model)
     sys.stdout.write(format_tree(model, args.format))
@@ -162,8 +159,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
-    from treegen.analysis.evaluate import evaluate, format_evaluation
-    from treegen.model.file import load_model
 
     model = load_model(args.model)
     ds = read_data(args, args.data, schema=model.schema)
@@ -201,7 +196,6 @@ def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) ->
     Probabilities follow the model's class order, tab-separated, with six
     decimals (``%.6f``), so the text is the same on every platform.
     """
-    from treegen.model.classify import predict, predict_proba
 
     classes = model.schema.classes
     predicted = np.asarray(predict(model, x))
@@ -217,8 +211,6 @@ def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) ->
 
 def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
-    from treegen.data.atomic import write_text_atomic
-    from treegen.model.file import load_model
 
     model = load_model(args.model)
     ds = read_data(args, args.data, schema=model.schema)
@@ -240,8 +232,6 @@ def run_predict(args: argparse.Namespace) -> int:
 
 def run_cv(args: argparse.Namespace) -> int:
     """Cross-validate training on DATA and print the fold table and summary."""
-    from treegen.analysis.cv import check_folds, cross_validate, format_cv
-    from treegen.model.classify import predict
 
     ds = read_data(args, args.data)
     if not args.loo:

@@ -1,19 +1,24 @@
-"""Code generation: Model -> IR (lower) -> C text (emit), with a numpy oracle
-(evaluate), the fixed-point semantics in Python (fixedpoint), cffi builds (build) and
-the parity check behind ``treegen verify`` (verify)."""
+"""Code generation: a :class:`~treegen.model.core.Model` to portable, exact C.
+
+The pipeline is ``lower`` (model → :mod:`~.ir`, every comparison encoded
+for the chosen input type) → ``emit`` (the IR through the Jinja2 templates
+in ``templates/``: nested ifs or a static node table) → :mod:`~.export`
+(options, provenance, atomic write of ``predict.c``/``predict.h``).  The
+checks: :mod:`~.oracle` evaluates the IR in numpy, :mod:`~.fixedpoint` is
+the C's missing-value arithmetic in Python, :mod:`~.build` compiles the C
+and :mod:`~.verify` compares them all (``treegen verify``).
+"""
 
 from __future__ import annotations
 
-from treegen.codegen.lower import ExportOptions
+from treegen.codegen.emit import emit
+from treegen.codegen.lower import ExportOptions, lower
 from treegen.model.core import Model
 
 
 def export_c(model: Model, opts: ExportOptions) -> dict[str, str]:
     """``{"predict.c": ..., "predict.h": ...}`` for ``model`` (no file is written)."""
-    from treegen.codegen.emit import emit as _emit
-    from treegen.codegen.lower import lower as _lower
-
-    return _emit(_lower(model, opts), opts.style)
+    return emit(lower(model, opts), opts.style)
 
 
 __all__ = ["ExportOptions", "export_c"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Model
+from treegen.model.core import Model, Node
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -77,8 +77,6 @@ def _branches(
     kind: str, col: FloatArray, node: object, f32: bool, model: Model
 ) -> npt.NDArray[np.intp]:
     """Branch index per value (-1 = unknown) at one test node."""
-    from treegen.model.core import Node
-
     assert isinstance(node, Node)
     known = ~np.isnan(col)
     out = np.full(col.shape, -1, dtype=np.intp)
