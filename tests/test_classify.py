@@ -1,4 +1,4 @@
-"""Release 8's classifier (C45_SEMANTICS section 6) on hand-built and trained trees."""
+"""Release 8's classifier (docs/C45.md section 6) on hand-built and trained trees."""
 
 from __future__ import annotations
 

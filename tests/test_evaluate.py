@@ -47,7 +47,7 @@ def test_training_table_is_release8s(reference_dir: Path, name: str) -> None:
 
 def test_soybean_unpruned_column_is_release8s(reference_dir: Path) -> None:
     # Release 8's pruned soybean tree depends on a float-noise tie between five
-    # attributes with gain ratio exactly 1.0 (C45_SEMANTICS section 9.1), so only
+    # attributes with gain ratio exactly 1.0 (docs/C45.md section 9.1), so only
     # the unpruned column is compared here; the trainer's tests document the tie.
     data, out = _reference(reference_dir, "soybean-r8")
     ds = read_dataset(data)

@@ -19,7 +19,7 @@ stem`` with the defaults):
   printed leaf's class.
 
 Soybean has an exact five-way gain-ratio tie decided in Release 8 by float32
-rounding noise (C45_SEMANTICS §9.1); treegen reproduces Release 8's pick, and
+rounding noise (docs/C45.md §9.1); treegen reproduces Release 8's pick, and
 ``test_soybean_tie_is_exact_and_decided_like_release8`` documents the tie
 precisely so that a change in the float32 emulation is diagnosed at once.
 """
@@ -112,7 +112,7 @@ def test_evaluation_matches_release8(name: str) -> None:
     assert (c.pruned.size, _errors(c.pruned, c.ds)) == (ev.size_after, ev.errors_after)
     root = c.pruned.nodes[0]
     assert f"{100.0 * root.errors / root.items:.1f}" == ev.estimate
-    # The root's estimate is the sum of the leaves' estimates (C45_SEMANTICS §4),
+    # The root's estimate is the sum of the leaves' estimates (docs/C45.md §4),
     # accumulated in float32 as Release 8 does, hence the float32-sized tolerance.
     leaf_sum = sum(n.errors for n in c.pruned.nodes if n.is_leaf)
     assert math.isclose(leaf_sum, root.errors, rel_tol=1e-6)

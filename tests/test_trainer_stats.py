@@ -1,4 +1,4 @@
-"""The trainer's formulas against hand-computed values (C45_SEMANTICS sections 2, 3, 5).
+"""The trainer's formulas against hand-computed values (docs/C45.md sections 2, 3, 5).
 
 Expected numbers were worked out by hand from the formulas in the
 specification (golf: 9 Play / 5 Don't Play; outlook sunny 2/3, overcast

@@ -2,7 +2,7 @@
 
 C4.5 classifies a case with unknown values by visiting every branch of a test on an
 unknown attribute, weighting branch b by ``items_b / items_parent``, and summing
-``weight * dist / items`` over the leaves reached (C45_SEMANTICS section 6).  The C
+``weight * dist / items`` over the leaves reached (docs/C45.md section 6).  The C
 does this in integers so that it is exact on every target:
 
 * ``ONE = 2**15`` stands for 1.0.  The root weight is ``ONE``.

@@ -7,7 +7,7 @@ index) so that no stage needs recursion over a tree that may be hundreds of
 levels deep.
 
 Every node, leaf or test, carries what C4.5 needs to classify with unknown
-values (C45_SEMANTICS section 6): ``items`` (the training weight that reached
+values (docs/C45.md section 6): ``items`` (the training weight that reached
 it, whose ratio to the parent's ``items`` is the branch's share when a value
 is unknown), ``dist`` (per-class weights) and ``cls`` (the node's class:
 the leaf label, and for empty leaves the class to vote for).

@@ -3,7 +3,7 @@
 ``train`` grows a tree as C4.5 Release 8 does (``flavor="c45"``, float32
 values and weights as Release 8 stores them) or as Weka's J48 does
 (``flavor="j48"``, double precision and Weka's tolerances), then prunes it
-unless ``prune=False``.  The specification is C45_SEMANTICS.md.
+unless ``prune=False``.  The specification is docs/C45.md.
 
 What ``Node.errors`` holds (chosen so a printed tree matches the tool's):
 

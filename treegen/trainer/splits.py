@@ -1,4 +1,4 @@
-"""Scoring every attribute at one node at once (C45_SEMANTICS sections 2 and 3).
+"""Scoring every attribute at one node at once (docs/C45.md sections 2 and 3).
 
 Per-node Python overhead dominates C4.5 on large data (most nodes are
 small), so each node scores *all* continuous attributes in one pass over a

@@ -1,4 +1,4 @@
-"""The numeric formulas of C4.5 (C45_SEMANTICS sections 2, 3 and 5).
+"""The numeric formulas of C4.5 (docs/C45.md sections 2, 3 and 5).
 
 Release 8 keeps weights, entropies and error counts in C ``float`` while a
 few intermediates (``log``, products inside ``TotalInfo``) are double.  The

@@ -1,4 +1,4 @@
-"""Tree growth: Release 8's ``FormTree`` (C45_SEMANTICS section 1), node by node.
+"""Tree growth: Release 8's ``FormTree`` (docs/C45.md section 1), node by node.
 
 This is the readable reference engine (``train(..., engine="dfs")``) and
 home of the pieces both engines share (:func:`select`, :func:`branch_of`);
