@@ -168,6 +168,41 @@ def test_hand_edited_model_file(tmp_path: Path) -> None:
     assert_one_line_error(treegen("show", newer), "upgrade treegen")
 
 
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_deeply_nested_model_file(tmp_path: Path, command: str) -> None:
+    """JSON nested thousands of levels deep: one line naming file, line and column."""
+    path = write(tmp_path, "deep.tree", "[" * 5000)
+    line = assert_one_line_error(treegen(command, path, "-o", str(tmp_path / "c"))
+                                 if command == "export" else treegen(command, path),
+                                 "nested more than")
+    assert line.startswith(f"treegen: error: {path}:1:")
+    # Parseable, but "options" nested 500 deep would recurse when written back (export).
+    opts = write(tmp_path, "opts.tree", MODEL_JSON.replace(
+        '"options": {}', '"options": {"x": ' + "[" * 500 + "]" * 500 + "}"))
+    line = assert_one_line_error(treegen(command, opts, "-o", str(tmp_path / "c"))
+                                 if command == "export" else treegen(command, opts),
+                                 "nested more than")
+    assert line.startswith(f"treegen: error: {opts}:2:")
+    assert not (tmp_path / "c").exists()
+
+
+def test_deep_chain_model_file(tmp_path: Path) -> None:
+    """A legitimate tree 2,000 levels deep: show and export work in a real process."""
+    import codegen_models as cm
+
+    from treegen.modelfile import save_model
+
+    path = tmp_path / "chain.tree"
+    save_model(cm.chain(2000), path)
+    for args in (["show", str(path)], ["show", str(path), "--format", "j48"],
+                 ["export", str(path), "-o", str(tmp_path / "ifs")],
+                 ["export", str(path), "--style", "table", "-o", str(tmp_path / "table")]):
+        p = treegen(*args)
+        assert p.returncode == 0 and p.stderr == "", (args, p.stderr[-500:])
+    assert (tmp_path / "ifs" / "predict.c").stat().st_size > 100_000
+    assert (tmp_path / "table" / "predict.c").is_file()
+
+
 def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:
     write(tmp_path, "k.names", NAMES)
     data = write(tmp_path, "k.data", DATA + "red, 2, maybe\n")
