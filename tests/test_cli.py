@@ -203,6 +203,60 @@ def test_deep_chain_model_file(tmp_path: Path) -> None:
     assert (tmp_path / "table" / "predict.c").is_file()
 
 
+def test_number_beyond_double_range_in_training_data(tmp_path: Path) -> None:
+    """A 200,000-digit number is not silently inf (nor a nominal label): the cell's
+    position, a shortened copy of it, exit 2."""
+    csv = write(tmp_path, "big.csv", f"x,y\n1,a\n2,b\n{'1' * 200_000},a\n3,b\n")
+    for flavor in ("c45", "j48"):
+        line = assert_one_line_error(treegen("train", csv, "--flavor", flavor,
+                                             "-o", str(tmp_path / "m.tree")),
+                                     "(200000 characters)' is out of range")
+        assert line.startswith(f"treegen: error: {csv}:4:1: ") and len(line) < 400
+    assert not (tmp_path / "m.tree").exists()
+
+
+def test_number_beyond_float32_range_in_training_data(tmp_path: Path) -> None:
+    """The c45 flavor stores values as float32: 1e39 is out of its range (an error at the
+    cell, no numpy overflow warning); j48 computes in doubles and trains on it."""
+    write(tmp_path, "f.names", NAMES)
+    data = write(tmp_path, "f.data", DATA + "blue, 1e39, no\n")
+    csv = write(tmp_path, "f.csv", "colour,size,class\n" + DATA + "blue,-2e39,no\n")
+    for path, where in ((data, ":4:7: '1e39'"), (csv, ":5:6: '-2e39'")):
+        line = assert_one_line_error(treegen("train", path, "-o", str(tmp_path / "m.tree")),
+                                     "is out of range for float32")
+        assert line.startswith(f"treegen: error: {path}{where}")
+        p = treegen("train", path, "--flavor", "j48", "-o", str(tmp_path / "j.tree"))
+        assert p.returncode == 0 and "Warning" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("command", ["predict", "eval", "verify"])
+def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: str) -> None:
+    """Data for a c45 model is read as its training data is: 1e39 is an error at the cell
+    (not numpy's 'overflow encountered in cast' warning); a j48 model takes it."""
+    write(tmp_path, "g.names", NAMES)
+    write(tmp_path, "g.data", DATA)
+    c45_tree, j48_tree = str(tmp_path / "c.tree"), str(tmp_path / "j.tree")
+    assert treegen("-q", "train", str(tmp_path / "g.data"), "-o", c45_tree).returncode == 0
+    assert treegen("-q", "train", str(tmp_path / "g.data"), "--flavor", "j48",
+                   "-o", j48_tree).returncode == 0
+    test = write(tmp_path, "g.test", "red, 1e39, yes\nblue, 2, no\n")
+    extra = ["--random", "10"] if command == "verify" else []
+    line = assert_one_line_error(treegen(command, c45_tree, test, *extra),
+                                 "'1e39' is out of range for float32")
+    assert line.startswith(f"treegen: error: {test}:1:6: ")
+    p = treegen(command, j48_tree, test, *extra)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    if command == "predict":
+        from treegen.classify import predict
+        from treegen.readers import read_dataset
+
+        model = load_model(j48_tree)
+        ds = read_dataset(test, schema=model.schema)
+        assert ds.X[0, 1] == 1e39
+        assert p.stdout.splitlines() == [model.schema.classes[int(c)]
+                                         for c in predict(model, ds.X)]
+
+
 def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:
     write(tmp_path, "k.names", NAMES)
     data = write(tmp_path, "k.data", DATA + "red, 2, maybe\n")

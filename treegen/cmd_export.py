@@ -129,7 +129,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
     model = load_model(args.model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
-    data = [read_dataset(path, schema=model.schema) for path in args.data]
+    data = [read_dataset(path, schema=model.schema, float32=model.compares_float32)
+            for path in args.data]
     report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
