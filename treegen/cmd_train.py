@@ -24,7 +24,7 @@ import numpy.typing as npt
 from treegen.cliutil import add_data_options, float_range, int_range, note, read_data
 from treegen.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.model import Model
+from treegen.model import Model, flavor_compares_float32
 from treegen.show import STYLES, format_tree, is_pruned
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             f"would overwrite the data file {args.data}; choose another", option="-o/--output"
         )
-    ds = read_data(args, args.data)
+    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
     model = _fit(args)(ds)
     save_model(model, str(output))
     if not getattr(args, "quiet", False):
@@ -166,7 +166,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from treegen.modelfile import load_model
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema)
+    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
     ev = evaluate(model, ds)
     label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
     if args.unpruned is None:
@@ -221,7 +221,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from treegen.modelfile import load_model
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema)
+    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
     text = ""
     if args.header:
         text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
@@ -243,7 +243,7 @@ def run_cv(args: argparse.Namespace) -> int:
     from treegen.classify import predict
     from treegen.cv import check_folds, cross_validate, format_cv
 
-    ds = read_data(args, args.data)
+    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
     if not args.loo:
         check_folds(args.folds, ds.n_rows)
     fit = _fit(args)
