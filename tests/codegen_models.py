@@ -167,3 +167,19 @@ def as_c45(model: Model) -> Model:
         replace(n, threshold=float(np.float32(n.threshold))) if n.kind == "continuous" else n
         for n in model.nodes)
     return Model(model.schema, nodes, {**model.options, "flavor": "c45"})
+
+
+def chain(depth: int) -> Model:
+    """A tree that is one path of ``depth`` tests ``x <= k`` (a leaf on the left, the rest
+    of the chain on the right): as deep as a tree of its size can be."""
+    schema = Schema((Attribute("x", "continuous"), Attribute("c", "nominal", ("a", "b"))),
+                    ("p", "q"), "class")
+    nodes: list[Node] = []
+    for k in range(depth):
+        i = len(nodes)
+        items = float(depth - k + 1)
+        nodes.append(Node("continuous", 0, items, 0.0, (items - 1.0, 1.0), attribute=0,
+                          threshold=float(k), children=(i + 1, i + 2)))
+        nodes.append(_leaf(k % 2, (1.0, 0.0) if k % 2 == 0 else (0.0, 1.0)))
+    nodes.append(_leaf(0, (1.0, 0.0)))
+    return Model(schema, tuple(nodes), {"flavor": "c45"})

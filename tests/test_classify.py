@@ -87,6 +87,14 @@ def test_c45_compares_in_float32() -> None:
     assert predict(_model("j48"), X).tolist() == [1]
 
 
+def test_c45_value_beyond_float32_is_infinite() -> None:
+    """Release 8 stores values as float: beyond FLT_MAX is +-inf, silently (no numpy
+    overflow warning); the readers refuse such values before they get here."""
+    X = np.asarray([[1e39, 2.0], [-1e39, 2.0], [np.inf, 2.0], [-np.inf, 2.0]])
+    assert predict(_model("c45"), X).tolist() == [1, 2, 1, 2]
+    assert predict(_model("j48"), X).tolist() == [1, 2, 1, 2]
+
+
 def test_rows_are_independent_and_shape_is_checked() -> None:
     rng = np.random.default_rng(3)
     X = rng.uniform(0, 5, size=(200, 2))

@@ -168,6 +168,95 @@ def test_hand_edited_model_file(tmp_path: Path) -> None:
     assert_one_line_error(treegen("show", newer), "upgrade treegen")
 
 
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_deeply_nested_model_file(tmp_path: Path, command: str) -> None:
+    """JSON nested thousands of levels deep: one line naming file, line and column."""
+    path = write(tmp_path, "deep.tree", "[" * 5000)
+    line = assert_one_line_error(treegen(command, path, "-o", str(tmp_path / "c"))
+                                 if command == "export" else treegen(command, path),
+                                 "nested more than")
+    assert line.startswith(f"treegen: error: {path}:1:")
+    # Parseable, but "options" nested 500 deep would recurse when written back (export).
+    opts = write(tmp_path, "opts.tree", MODEL_JSON.replace(
+        '"options": {}', '"options": {"x": ' + "[" * 500 + "]" * 500 + "}"))
+    line = assert_one_line_error(treegen(command, opts, "-o", str(tmp_path / "c"))
+                                 if command == "export" else treegen(command, opts),
+                                 "nested more than")
+    assert line.startswith(f"treegen: error: {opts}:2:")
+    assert not (tmp_path / "c").exists()
+
+
+def test_deep_chain_model_file(tmp_path: Path) -> None:
+    """A legitimate tree 2,000 levels deep: show and export work in a real process."""
+    import codegen_models as cm
+
+    from treegen.model.file import save_model
+
+    path = tmp_path / "chain.tree"
+    save_model(cm.chain(2000), path)
+    for args in (["show", str(path)], ["show", str(path), "--format", "j48"],
+                 ["export", str(path), "-o", str(tmp_path / "ifs")],
+                 ["export", str(path), "--style", "table", "-o", str(tmp_path / "table")]):
+        p = treegen(*args)
+        assert p.returncode == 0 and p.stderr == "", (args, p.stderr[-500:])
+    assert (tmp_path / "ifs" / "predict.c").stat().st_size > 100_000
+    assert (tmp_path / "table" / "predict.c").is_file()
+
+
+def test_number_beyond_double_range_in_training_data(tmp_path: Path) -> None:
+    """A 200,000-digit number is not silently inf (nor a nominal label): the cell's
+    position, a shortened copy of it, exit 2."""
+    csv = write(tmp_path, "big.csv", f"x,y\n1,a\n2,b\n{'1' * 200_000},a\n3,b\n")
+    for flavor in ("c45", "j48"):
+        line = assert_one_line_error(treegen("train", csv, "--flavor", flavor,
+                                             "-o", str(tmp_path / "m.tree")),
+                                     "(200000 characters)' is out of range")
+        assert line.startswith(f"treegen: error: {csv}:4:1: ") and len(line) < 400
+    assert not (tmp_path / "m.tree").exists()
+
+
+def test_number_beyond_float32_range_in_training_data(tmp_path: Path) -> None:
+    """The c45 flavor stores values as float32: 1e39 is out of its range (an error at the
+    cell, no numpy overflow warning); j48 computes in doubles and trains on it."""
+    write(tmp_path, "f.names", NAMES)
+    data = write(tmp_path, "f.data", DATA + "blue, 1e39, no\n")
+    csv = write(tmp_path, "f.csv", "colour,size,class\n" + DATA + "blue,-2e39,no\n")
+    for path, where in ((data, ":4:7: '1e39'"), (csv, ":5:6: '-2e39'")):
+        line = assert_one_line_error(treegen("train", path, "-o", str(tmp_path / "m.tree")),
+                                     "is out of range for float32")
+        assert line.startswith(f"treegen: error: {path}{where}")
+        p = treegen("train", path, "--flavor", "j48", "-o", str(tmp_path / "j.tree"))
+        assert p.returncode == 0 and "Warning" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("command", ["predict", "eval", "verify"])
+def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: str) -> None:
+    """Data for a c45 model is read as its training data is: 1e39 is an error at the cell
+    (not numpy's 'overflow encountered in cast' warning); a j48 model takes it."""
+    write(tmp_path, "g.names", NAMES)
+    write(tmp_path, "g.data", DATA)
+    c45_tree, j48_tree = str(tmp_path / "c.tree"), str(tmp_path / "j.tree")
+    assert treegen("-q", "train", str(tmp_path / "g.data"), "-o", c45_tree).returncode == 0
+    assert treegen("-q", "train", str(tmp_path / "g.data"), "--flavor", "j48",
+                   "-o", j48_tree).returncode == 0
+    test = write(tmp_path, "g.test", "red, 1e39, yes\nblue, 2, no\n")
+    extra = ["--random", "10"] if command == "verify" else []
+    line = assert_one_line_error(treegen(command, c45_tree, test, *extra),
+                                 "'1e39' is out of range for float32")
+    assert line.startswith(f"treegen: error: {test}:1:6: ")
+    p = treegen(command, j48_tree, test, *extra)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    if command == "predict":
+        from treegen.model.classify import predict
+        from treegen.data.readers import read_dataset
+
+        model = load_model(j48_tree)
+        ds = read_dataset(test, schema=model.schema)
+        assert ds.X[0, 1] == 1e39
+        assert p.stdout.splitlines() == [model.schema.classes[int(c)]
+                                         for c in predict(model, ds.X)]
+
+
 def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:
     write(tmp_path, "k.names", NAMES)
     data = write(tmp_path, "k.data", DATA + "red, 2, maybe\n")

@@ -8,6 +8,7 @@ import re
 import struct
 from pathlib import Path
 
+import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -227,3 +228,52 @@ def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: lis
     assert bits(back.nodes[1].threshold) == bits(threshold)
     assert [bits(x) for x in back.nodes[2].dist] == [bits(x) for x in dist]
     assert bits(back.nodes[2].items) == bits(sum(dist))
+
+
+def _at(text: str, line: int, col: int) -> str:
+    return text.splitlines()[line - 1][col - 1]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: "[" * 5000,                                      # not even an object
+    lambda: "[" * 5000 + "]" * 5000,                         # well-formed, too deep to parse
+    lambda: GOOD.replace('"options": {', '"options": {"x": ' + "[" * 3000 + "]" * 3000 + ", "),
+    # parseable, but nested deeper than anything treegen writes: refused all the same
+    lambda: GOOD.replace('"options": {', '"options": {"x": ' + "[{\"a\": " * 300 + "1"
+                         + "}]" * 300 + ", "),
+], ids=["open", "closed", "options-3000", "options-600"])
+def test_deeply_nested_json_is_a_model_file_error(tmp_path: Path, make: object) -> None:
+    text = make()  # type: ignore[operator]
+    path = tmp_path / "deep.tree"
+    path.write_text(text)
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    err = info.value
+    assert "nested more than" in err.message and "\n" not in str(err)
+    assert err.file == str(path) and err.line is not None and err.col is not None
+    assert _at(text, err.line, err.col) in "[{"
+    assert str(err).startswith(f"{path}:{err.line}:{err.col}: ")
+
+
+def test_deep_chain_tree_saves_loads_shows_and_exports(tmp_path: Path) -> None:
+    """A legitimately deep tree (2,000 levels) goes through every stage without recursion."""
+    from treegen.model.classify import predict
+    from treegen.codegen.emit import emit
+    from treegen.codegen.lower import ExportOptions, lower
+    from treegen.model.show import format_tree
+
+    model = cm.chain(2000)
+    assert model.depth() == 2000
+    path = tmp_path / "chain.tree"
+    save_model(model, path)
+    back = load_model(path)
+    assert back == model
+    c45 = format_tree(back, "c45")
+    assert c45.count("x <= ") > 100 and "[S1]" in c45
+    j48 = format_tree(back, "j48")
+    assert j48.count("x <= ") == 2000
+    for style in ("ifs", "table"):
+        files = emit(lower(back, ExportOptions(prefix="chain")), style)
+        assert "chain_predict" in files["predict.c"]
+    x = np.array([[0.0, 0.0], [1.0, 0.0], [1999.0, 0.0], [5000.0, 0.0]])
+    assert predict(back, x).tolist() == [0, 1, 1, 0]

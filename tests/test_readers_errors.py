@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treegen.errors import DatasetError
@@ -192,3 +193,70 @@ def test_option_errors(tmp_path: Path) -> None:
     assert "cannot be ignored" in error(path, ignore=["y"]).message
     golf = c45(tmp_path)
     assert "--target does not apply to C4.5" in error(golf, target="windy").message
+
+
+# ---- numbers beyond the range the model computes in ---------------------------------------
+
+HUGE = "1" * 200_000  # float() of it is inf; int() of it exceeds Python's digit limit
+FLT_MAX = float(np.finfo(np.float32).max)
+# The smallest double that rounds to inf as a float32 (half an ulp above FLT_MAX).
+FLT_OVERFLOW = 2.0**128 - 2.0**103
+
+
+def test_csv_number_beyond_double_range(tmp_path: Path) -> None:
+    path = write(tmp_path, "h.csv", f"x,y\n1,a\n2,b\n{HUGE},a\n")
+    e = error(path)
+    assert loc(e) == ("h.csv", 4, 1)
+    assert "out of range for a double" in e.message and "200000 characters" in e.message
+    assert len(str(e)) < 300
+    # in a file read for a model, too
+    train = read_dataset(write(tmp_path, "t.csv", "x,y\n1,a\n2,b\n"))
+    e = error(write(tmp_path, "p.csv", "y,x\na,3\nb,-1e309\n"), schema=train.schema)
+    assert loc(e) == ("p.csv", 3, 3) and "'-1e309' is out of range" in e.message
+
+
+@pytest.mark.parametrize("fmt", ["csv", "c45", "arff", "arff-sparse"])
+def test_number_beyond_float32_range(tmp_path: Path, fmt: str) -> None:
+    """float32=True (a c45 model: values are float32): beyond FLT_MAX is an error at the
+    cell; FLT_MAX and what rounds to it are fine; float32=False reads 1e39 as it is."""
+    def make(value: str) -> tuple[str, tuple[int, int]]:
+        if fmt == "csv":
+            return write(tmp_path, "f.csv", f"x,y\n1,a\n{value},b\n"), (3, 1)
+        if fmt == "c45":
+            return c45(tmp_path, data=GOLF_DATA + f"rain, 70, {value}, true, Play\n"), (3, 11)
+        if fmt == "arff":
+            return write(tmp_path, "f.arff", ARFF + f"0, x, p\n{value}, y, n\n"), (7, 1)
+        return write(tmp_path, "f.arff", ARFF + f"{{0 1, 1 y}}\n{{0 {value}, 2 n}}\n"), (7, 2)
+
+    col = {"csv": 0, "c45": 2, "arff": 0, "arff-sparse": 0}[fmt]
+    row = {"c45": 2}.get(fmt, 1)
+    for value in ("1e39", "-3.5e38", repr(FLT_OVERFLOW), "340282356779733661637539395458142568449"):
+        path, (line, column) = make(value)
+        e = error(path, float32=True)
+        assert loc(e) == (Path(path).name, line, column), value
+        assert f"'{value}' is out of range for float32" in e.message
+        assert read_dataset(path).X[row, col] == float(value)  # a double holds it
+    below = float(np.nextafter(FLT_OVERFLOW, 0))  # rounds to FLT_MAX, not to inf
+    for value in (repr(FLT_MAX), repr(-FLT_MAX), repr(below), "1e38"):
+        path, _ = make(value)
+        assert read_dataset(path, float32=True).X[row, col] == float(value)
+
+
+def test_inf_and_nan_words_are_not_numbers(tmp_path: Path) -> None:
+    """Unchanged: in a declared continuous column they are an error (as above); in a CSV
+    they make the column nominal."""
+    ds = read_dataset(write(tmp_path, "w.csv", "x,y\n1,a\ninf,b\nnan,a\n-inf,b\n"))
+    assert ds.attributes[0].values == ("1", "inf", "nan", "-inf")
+    for word in ("inf", "-inf", "nan", "Infinity"):
+        e = error(write(tmp_path, "w.arff", ARFF + f"{word}, x, p\n"), float32=True)
+        assert loc(e) == ("w.arff", 6, 1) and "is not a finite number" in e.message
+
+
+def test_huge_digit_strings_in_integers(tmp_path: Path) -> None:
+    """Integers longer than Python's int() digit limit: a sparse index is out of range,
+    'discrete N' with a huge N is no limit."""
+    e = error(write(tmp_path, "s.arff", ARFF + f"{{{HUGE} 1}}\n"))
+    assert loc(e) == ("s.arff", 6, 2) and "out of range" in e.message and len(str(e)) < 300
+    names = f"y, n.\nshape: discrete {'9' * 5000}.\n"
+    ds = read_dataset(c45(tmp_path, names=names, data="a, y\nb, n\nc, y\n"))
+    assert ds.attributes[0].values == ("a", "b", "c")

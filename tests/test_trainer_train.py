@@ -169,6 +169,22 @@ def test_zero_rows() -> None:
         train(ds)
 
 
+@pytest.mark.parametrize("flavor,value", [("c45", 1e39), ("c45", -np.inf), ("j48", np.inf)])
+def test_values_beyond_the_flavors_range_are_refused(flavor: str, value: float) -> None:
+    """A Dataset built in memory (the readers refuse such values with their file position):
+    a value that is infinite in the flavor's precision is a TrainError, not a RuntimeWarning
+    from the float32 cast or an infinite threshold."""
+    X = np.arange(20.0)[:, None]
+    X[7, 0] = value
+    ds = Dataset(_schema(["continuous"]), X, (np.arange(20) % 2).astype(np.int32), "mem.csv")
+    with pytest.raises(TrainError, match=r"row 8.*out of range") as err:
+        train(ds, TrainOptions(flavor=flavor))  # type: ignore[arg-type]
+    assert err.value.file == "mem.csv" and "'x0'" in err.value.message
+    if flavor == "c45":  # a double holds 1e39: j48 trains on it
+        X[7, 0] = 1e39
+        train(Dataset(ds.schema, X, ds.y), TrainOptions(flavor="j48"))
+
+
 def test_one_class_gives_a_single_leaf() -> None:
     X = np.arange(20.0)[:, None]
     m = train(Dataset(_schema(["continuous"]), X, np.ones(20, np.int32)))

@@ -3,11 +3,15 @@ shown when the C differs, exit 2 for bad input."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import codegen_models as cm
 import pytest
+from test_cli import REPO, assert_one_line_error, treegen
 
 from treegen.cli.main import main
 from treegen.codegen import verify as verify_mod
@@ -74,3 +78,76 @@ def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixt
     code, _, err = run(["verify", str(golf_tree), "--input-type", "int8", "--scale", "1000"],
                        capsys)
     assert code == 2 and "--scale" in err and len(err.strip().splitlines()) == 1
+
+
+# ---- the compiler driver, through a real process (tracebacks would show here) --------------
+
+def _wrapper_cc(tmp_path: Path) -> tuple[Path, Path]:
+    """A C compiler that logs its arguments, then runs gcc."""
+    log, cc = tmp_path / "cc.log", tmp_path / "logging-cc"
+    cc.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec gcc "$@"\n')
+    cc.chmod(0o755)
+    return cc, log
+
+
+def test_verify_builds_a_plain_shared_library(golf_tree: Path, tmp_path: Path) -> None:
+    """ABI mode: $CC builds predict.c into a shared library with the strict warning flags
+    and without Python's headers (verify needs no python3-dev)."""
+    import sysconfig
+
+    cc, log = _wrapper_cc(tmp_path)
+    p = treegen("verify", str(golf_tree), "--random", "50", env={"CC": str(cc)})
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert p.stdout.strip().splitlines()[-1].endswith(" passed, 0 failed")
+    calls = log.read_text().splitlines()
+    assert len(calls) == 1  # one compiler run: compile and link in one step
+    args = calls[0].split()
+    for flag in ("-shared", "-fPIC", "-std=c99", "-Wall", "-Wextra", "-Wconversion",
+                 "-Wsign-conversion", "-Wshadow", "-pedantic", "-Werror"):
+        assert flag in args, flag
+    assert any(a.endswith("predict.c") for a in args)
+    include = sysconfig.get_paths()["include"]
+    assert not any(include in a for a in args), args
+
+
+def test_verify_cc_option_wins_over_env(golf_tree: Path, tmp_path: Path) -> None:
+    cc, log = _wrapper_cc(tmp_path)
+    p = treegen("verify", str(golf_tree), "--random", "20", "--cc", str(cc),
+                env={"CC": "/nonexistent/cc"})
+    assert p.returncode == 0, p.stderr
+    assert log.read_text().count("-shared") == 1
+
+
+def test_verify_with_a_missing_cc_is_one_line(golf_tree: Path) -> None:
+    line = assert_one_line_error(treegen("verify", str(golf_tree), env={"CC": "/nonexistent/cc"}),
+                                 "/nonexistent/cc")
+    assert "CC" in line and "not found" in line
+
+
+def test_verify_without_any_compiler_is_one_line(golf_tree: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "CC"}
+    env["PATH"] = str(empty)
+    env["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, "-m", "treegen", "verify", str(golf_tree)], env=env,
+                       capture_output=True, text=True, timeout=120, check=False)
+    line = assert_one_line_error(p)
+    assert line == "treegen: error: verify: no C compiler found (set CC or install gcc)"
+
+
+def test_verify_without_cffi_is_one_line(golf_tree: Path) -> None:
+    """cffi is a run-time dependency; should it be missing anyway, say so in one line."""
+    code = ("import sys; sys.modules['cffi'] = None; from treegen.cli import main; "
+            "raise SystemExit(main(sys.argv[1:]))")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    p = subprocess.run([sys.executable, "-c", code, "verify", str(golf_tree)], env=env,
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert_one_line_error(p, "cffi")
+
+
+def test_cffi_is_a_run_time_dependency() -> None:
+    import tomllib
+
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert any(re.match(r"cffi\b", d) for d in meta["dependencies"])

@@ -49,17 +49,20 @@ def _flatten(lists: object) -> list[str]:
     return out
 
 
-def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None) -> Dataset:
+def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None, *,
+              float32: bool) -> Dataset:
     """Read DATA with the options :func:`add_data_options` added.
 
     With ``schema`` (a model's) the data options other than the file itself
-    do not apply: columns are matched to the model's attributes.
+    do not apply: columns are matched to the model's attributes.  ``float32``:
+    the data is for a c45 model (training or using one), whose values are float32,
+    so a value beyond float32's range is an error at its cell.
     """
     if schema is not None:
-        return read_dataset(path, schema=schema)
+        return read_dataset(path, schema=schema, float32=float32)
     return read_dataset(path, target=getattr(args, "target", None),
                         nominal=_flatten(getattr(args, "nominal", [])),
-                        ignore=_flatten(getattr(args, "ignore", [])))
+                        ignore=_flatten(getattr(args, "ignore", [])), float32=float32)
 
 
 def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:

@@ -81,7 +81,8 @@ def run_export(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
-    data = [read_dataset(path, schema=model.schema) for path in args.data]
+    data = [read_dataset(path, schema=model.schema, float32=model.compares_float32)
+            for path in args.data]
     report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
@@ -114,7 +115,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("verify", help="compile the exported C and check parity with the "
                                       "Python model",
                        description="Export MODEL to a temporary folder, compile it with the "
-                                   "C compiler through cffi and compare the C with the "
+                                   "C compiler into a shared library (loaded with cffi; no "
+                                   "Python headers needed) and compare the C with the "
                                    "Python model on DATA rows, every threshold and its "
                                    "neighbours, missing and special values, and random rows. "
                                    "Exit 1 if any row differs.")
@@ -122,7 +124,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("data", metavar="DATA", nargs="*", help="data files (columns as the model's)")
     add_export_options(p)
     g = p.add_argument_group("verify options")
-    g.add_argument("--cc", default=None, help="C compiler (default: cc / $CC)")
+    g.add_argument("--cc", default=None,
+                   help="C compiler (default: $CC, else the first of cc, gcc, clang)")
     g.add_argument("--random", type=_int, default=1000, metavar="N",
                    help="number of random rows (default 1000)")
     g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")

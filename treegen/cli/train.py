@@ -27,7 +27,7 @@ from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.model.classify import predict, predict_proba
-from treegen.model.core import Model
+from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import load_model, save_model
 from treegen.model.show import STYLES, format_tree, is_pruned
 from treegen.trainer import TrainOptions, train
@@ -127,7 +127,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             f"would overwrite the data file {args.data}; choose another", option="-o/--output"
         )
-    ds = read_data(args, args.data)
+    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
     model = _fit(args)(ds)
     save_model(model, str(output))
     if not getattr(args, "quiet", False):
@@ -161,7 +161,7 @@ def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema)
+    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
     ev = evaluate(model, ds)
     label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
     if args.unpruned is None:
@@ -213,7 +213,7 @@ def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema)
+    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
     text = ""
     if args.header:
         text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
@@ -233,7 +233,7 @@ def run_predict(args: argparse.Namespace) -> int:
 def run_cv(args: argparse.Namespace) -> int:
     """Cross-validate training on DATA and print the fold table and summary."""
 
-    ds = read_data(args, args.data)
+    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
     if not args.loo:
         check_folds(args.folds, ds.n_rows)
     fit = _fit(args)

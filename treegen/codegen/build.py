@@ -1,18 +1,23 @@
-"""Compile exported C with cffi and call it on many rows at once.
+"""Compile exported C into a shared library and call it on many rows at once.
 
-The declarations given to ``ffi.cdef`` are rendered from the IR
-(:func:`treegen.codegen.emit.render_cdef`), never scraped from predict.h.  A small
-batch wrapper calls both ``PREFIX_predict`` and ``PREFIX_predict_proba`` per row.
+cffi's ABI mode: the C compiler (``--cc``, else ``$CC``, else ``cc``/``gcc``/``clang``)
+builds predict.c plus a small batch wrapper into a plain shared library, which
+``ffi.dlopen`` loads; nothing is compiled against Python, so no Python headers
+(python3-dev) are needed.  The library is built with the strict warning flags the
+generated C is promised to pass (``-Werror``), so verify also proves that for the
+user's compiler.  The declarations given to ``ffi.cdef`` are rendered from the IR
+(:func:`treegen.codegen.emit.render_cdef`), never scraped from predict.h.  The batch
+wrapper calls both ``PREFIX_predict`` and ``PREFIX_predict_proba`` per row.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import importlib.util
 import os
+import shlex
 import shutil
-from collections.abc import Iterator
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,20 +33,12 @@ from treegen.errors import EmitError
 NP_TYPES = {"float": np.float32, "double": np.float64, "int8": np.int8, "int16": np.int16,
             "int32": np.int32, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32}
 
-
-@contextlib.contextmanager
-def _cc(cc: str | None) -> Iterator[None]:
-    old = os.environ.get("CC")
-    if cc:
-        os.environ["CC"] = cc
-    try:
-        yield
-    finally:
-        if cc:
-            if old is None:
-                del os.environ["CC"]
-            else:
-                os.environ["CC"] = old
+# The flags README and tests/test_codegen_compile.py promise the generated C passes.
+STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion",
+                "-Wshadow", "-Wstrict-prototypes", "-pedantic", "-Werror"]
+SHARED_FLAGS = ["-shared", "-fPIC", "-O1"]
+DEFAULT_COMPILERS = ("cc", "gcc", "clang")
+BATCH_SOURCE = "treegen_batch.c"
 
 
 @dataclass
@@ -66,39 +63,82 @@ class Built:
         return cls, proba
 
 
-def build(ir: IR, files: dict[str, str], workdir: Path, cc: str | None = None) -> Built:
-    """Write ``files`` into ``workdir``, compile them with cffi and load the module."""
-    import cffi
-
-    workdir.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (workdir / name).write_text(text, encoding="utf-8")
-    P, U = ir.prefix, ir.prefix.upper()
-    digest = hashlib.sha256("".join(files[k] for k in sorted(files)).encode()).hexdigest()[:16]
-    modname = f"_treegen_{P}_{digest}"
-    batch_decl = (f"void treegen_batch(const {P}_input_t *x, long n, int *cls, "
-                  "uint16_t *proba)")
-    ffi = cffi.FFI()
-    ffi.cdef(render_cdef(ir) + batch_decl + ";\n")
-    ffi.set_source(
-        modname,
-        f'#include "{HEADER}"\n{batch_decl}\n{{\n    long i;\n    for (i = 0; i < n; i++) {{\n'
-        f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-        f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
-        "    }\n}\n",
-        sources=[str(workdir / SOURCE)], include_dirs=[str(workdir)],
-        extra_compile_args=["-O1"])
+def find_compiler(cc: str | None = None) -> list[str]:
+    """The compiler command: ``cc`` (the --cc option), else ``$CC``, else the first of
+    cc, gcc, clang on PATH.  Like make, ``$CC`` may hold arguments (``ccache gcc``)."""
+    if cc:
+        text, what, option = cc, f"C compiler '{cc}'", "--cc"
+    elif os.environ.get("CC", "").strip():
+        text = os.environ["CC"]
+        what, option = f"verify: C compiler '{text}' (from $CC)", None
+    else:
+        found = next((c for c in DEFAULT_COMPILERS if shutil.which(c)), None)
+        if found is None:
+            raise EmitError("verify: no C compiler found (set CC or install gcc)")
+        return [found]
     try:
-        with _cc(cc):
-            so = ffi.compile(tmpdir=str(workdir), verbose=False)
-    except Exception as exc:  # cffi raises VerificationError / CompileError
-        raise EmitError(f"compiling the exported C failed: {str(exc).splitlines()[0]}",
-                        option="--cc" if cc else None) from exc
-    spec = importlib.util.spec_from_file_location(modname, so)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return Built(ir, module.ffi, module.lib)
+        words = shlex.split(text)
+    except ValueError as exc:  # an unbalanced quote
+        raise EmitError(f"{what}: {exc}", option=option) from None
+    if not words or shutil.which(words[0]) is None:
+        raise EmitError(f"{what} not found", option=option)
+    return words
+
+
+def _batch_source(ir: IR) -> tuple[str, str]:
+    """The batch wrapper's declaration (for cdef) and its C source."""
+    P, U = ir.prefix, ir.prefix.upper()
+    decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
+    source = (f'#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
+              "    for (i = 0; i < n; i++) {\n"
+              f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
+              f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+              "    }\n}\n")
+    return decl, source
+
+
+def build(ir: IR, files: dict[str, str], workdir: Path, cc: str | None = None) -> Built:
+    """Write ``files`` into ``workdir``, compile them into a shared library, load it."""
+    try:
+        import cffi
+    except ImportError:
+        raise EmitError("verify needs the cffi package, which is not installed "
+                        "(pip install cffi)") from None
+    compiler = find_compiler(cc)
+    decl, batch = _batch_source(ir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name, text in {**files, BATCH_SOURCE: batch}.items():
+        (workdir / name).write_text(text, encoding="utf-8")
+    # The name follows the contents: a process never loads two different libraries
+    # under one path (dlopen would hand back the first).
+    digest = hashlib.sha256("".join(files[k] for k in sorted(files)).encode()).hexdigest()[:16]
+    lib = workdir / f"libtreegen_{ir.prefix}_{digest}{_suffix()}"
+    tmp = lib.with_name(lib.name + ".tmp")
+    cmd = [*compiler, *SHARED_FLAGS, *STRICT_FLAGS, "-I", str(workdir), "-o", str(tmp),
+           str(workdir / SOURCE), str(workdir / BATCH_SOURCE)]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise EmitError(f"cannot run the C compiler {compiler[0]}: {exc.strerror or exc}",
+                        option="--cc" if cc else None) from None
+    if r.returncode != 0:
+        first = next((x for x in (r.stderr + r.stdout).splitlines() if x.strip()),
+                     f"exit status {r.returncode}")
+        raise EmitError(f"compiling the exported C failed: {first}",
+                        option="--cc" if cc else None)
+    # Replace, never overwrite in place: a library this process has mapped must not change.
+    os.replace(tmp, lib)
+    ffi = cffi.FFI()
+    ffi.cdef(render_cdef(ir) + decl + ";\n")
+    try:
+        return Built(ir, ffi, ffi.dlopen(str(lib)))
+    except OSError as exc:
+        raise EmitError(f"cannot load the compiled C ({lib.name}): {exc}",
+                        option="--cc" if cc else None) from None
+
+
+def _suffix() -> str:
+    return ".dylib" if sys.platform == "darwin" else ".so"
 
 
 def have_compiler(cc: str = "gcc") -> bool:

@@ -83,7 +83,11 @@ def _branches(
     if kind == "continuous":
         v = col[known]
         if f32:
-            le = v.astype(np.float32) <= np.float32(node.threshold)
+            # Beyond FLT_MAX a value is +-inf as a float (Release 8 stores values as
+            # float); the readers refuse such values, so only callers with their own X
+            # get here, and the overflow is the intended rule, not a warning.
+            with np.errstate(over="ignore"):
+                le = v.astype(np.float32) <= np.float32(node.threshold)
         else:
             le = v <= node.threshold
         out[known] = np.where(le, 0, 1)

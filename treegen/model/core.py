@@ -52,6 +52,12 @@ class Node:
         return self.kind == "leaf"
 
 
+def flavor_compares_float32(flavor: str) -> bool:
+    """Whether training flavor ``flavor`` keeps continuous values as float32 (c45) or as
+    doubles (j48); see :attr:`Model.compares_float32`."""
+    return flavor != "j48"
+
+
 @dataclass(frozen=True, slots=True)
 class Model:
     """A trained tree and everything needed to use, print and export it."""
@@ -69,7 +75,7 @@ class Model:
         The c45 flavour reproduces Release 8, which stores every value as a C
         ``float`` before comparing; the j48 flavour compares doubles.
         """
-        return self.options.get("flavor", "c45") != "j48"
+        return flavor_compares_float32(str(self.options.get("flavor", "c45")))
 
     @property
     def root(self) -> Node:

@@ -31,8 +31,9 @@ with Python's shortest round-trip ``repr``; a threshold is also written as
 even through tools that reformat decimal numbers.
 
 :func:`model_from_json` checks everything (types, counts, index ranges, the
-pre-order tree shape, finite numbers) and raises a one-line
-:class:`~treegen.errors.ModelFileError` naming the field.
+pre-order tree shape, finite numbers, JSON nested at most :data:`MAX_NESTING`
+levels: the node list is flat, so a deep tree nests no deeper) and raises a
+one-line :class:`~treegen.errors.ModelFileError` naming the field.
 """
 
 from __future__ import annotations
@@ -118,6 +119,43 @@ def model_to_json(model: Model) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
+# How deep JSON arrays and objects may nest.  treegen writes 4 levels (file, nodes,
+# node, subsets); the limit keeps a hostile file from reaching Python's recursion limit
+# in the JSON decoder, or later where ``options`` is written back (it is free-form).
+MAX_NESTING = 64
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _nesting(value: object) -> int:
+    """How deep arrays and objects nest in a decoded JSON value (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _too_deep(text: str, filename: str) -> ModelFileError:
+    """The error for JSON nested beyond MAX_NESTING, at the first bracket that goes over."""
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                line = text.count("\n", 0, m.start()) + 1
+                col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+                return ModelFileError(f"not a treegen model: JSON nested more than "
+                                      f"{MAX_NESTING} levels deep", file=filename,
+                                      line=line, col=col)
+        elif c in "]}":
+            depth -= 1
+    # Only reached if the decoder gave up below the limit (a deep call stack already).
+    return ModelFileError("not a treegen model: JSON nested too deeply", file=filename)
+
+
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not allowed (numbers must be finite)")
 
@@ -153,6 +191,11 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
                              col=err.colno) from None
     except ValueError as err:
         raise ModelFileError(f"not valid JSON: {err}", file=filename) from None
+    except RecursionError:
+        raise _too_deep(text, filename) from None
+    # Every other field's shape is checked below; "options" is free-form JSON.
+    if isinstance(data, dict) and 1 + _nesting(data.get("options")) > MAX_NESTING:
+        raise _too_deep(text, filename)
     try:
         check_model_dict(data, FORMAT, VERSION)
     except InvalidField as err:

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
+from treegen.errors import TrainError
 from treegen.trainer import native
 from treegen.trainer.stats import to_f32
 
@@ -179,6 +180,18 @@ def _stable_order(col: npt.NDArray[np.floating], rows: IntArray) -> IntArray:
     return out
 
 
+def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool) -> None:
+    """Continuous values must be finite in the flavor's precision (NaN is unknown): an
+    infinite value has no midpoint to cut at.  The readers refuse such values with
+    their file position; this catches a Dataset built in memory."""
+    inf = np.isinf(col)
+    if inf.any():
+        r = int(np.argmax(inf))
+        kind = "a double" if j48 else "float32 (the c45 flavor stores values as float32)"
+        raise TrainError(f"attribute '{ds.attributes[a].name}', row {r + 1}: "
+                         f"{float(ds.X[r, a])!r} is out of range for {kind}", file=ds.source)
+
+
 def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
@@ -194,7 +207,9 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     for j, a in enumerate(cont):
         # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
         # of its reader, not a rule a user would expect.
-        col = ds.X[:, a].astype(dtype)  # float32 for c45: Release 8 stores values as float
+        with np.errstate(over="ignore"):  # an overflow to inf is refused just below
+            col = ds.X[:, a].astype(dtype)  # float32 for c45: Release 8 stores values as float
+        _check_finite(ds, a, col, j48)
         cvals[j, :n] = col
         rows = np.flatnonzero(~np.isnan(col))
         order = _stable_order(col, rows)

@@ -37,7 +37,8 @@ def detect_format(path: str) -> str:
 
 
 def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str] = (),
-                 schema: Schema | None = None, ignore: Sequence[str] = ()) -> Dataset:
+                 schema: Schema | None = None, ignore: Sequence[str] = (),
+                 float32: bool = False) -> Dataset:
     """Read DATA in any supported format.
 
     Without ``schema`` the attributes and classes come from the file (its
@@ -47,6 +48,11 @@ def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str]
     (a model's) the file's columns are mapped onto it: by name for CSV and
     ARFF, by position for C4.5; values the model does not know become
     missing, and a missing class (or no class column) becomes -1.
+
+    A continuous value must be a finite number the model can hold: ``float32``
+    (data for a c45 model, which stores values as float32 like Release 8) rejects a
+    literal beyond float32's range, otherwise one beyond a double's is rejected; the
+    error names the cell's FILE:LINE:COL.  ``inf`` and ``nan`` are not numbers.
     """
     fmt = detect_format(path)
     if fmt == "c45":
@@ -54,20 +60,21 @@ def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str]
             raise DatasetError("--target does not apply to C4.5 files: the class is declared "
                                "by the first entry of the .names file", file=path)
         if schema is not None:
-            return _read_c45_with_schema(path, schema)
+            return _read_c45_with_schema(path, schema, float32)
         table, _ = read_c45(path)
-        return build_dataset(table, nominal=nominal, ignore=ignore, target="class")
+        return build_dataset(table, nominal=nominal, ignore=ignore, target="class",
+                             float32=float32)
     if schema is not None:
         table = read_arff(path) if fmt == "arff" else read_csv(path)
         names = [c.name for c in table.columns]
         table.class_index = names.index(schema.target) if schema.target in names else -1
-        return map_onto_schema(table, schema, by_name=True)
+        return map_onto_schema(table, schema, by_name=True, float32=float32)
     table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
     return build_dataset(table, nominal=nominal, ignore=ignore,
-                         target=table.columns[table.class_index].name)
+                         target=table.columns[table.class_index].name, float32=float32)
 
 
-def _read_c45_with_schema(path: str, schema: Schema) -> Dataset:
+def _read_c45_with_schema(path: str, schema: Schema, float32: bool) -> Dataset:
     names_path, cases_path = c45_paths(path)
     if os.path.isfile(names_path):
         # The file's own declarations must describe the model's columns.
@@ -82,4 +89,4 @@ def _read_c45_with_schema(path: str, schema: Schema) -> Dataset:
                       else f"{len(got)} attributes, the model has {len(want)}")
             raise DatasetError(f"does not match the model: {detail}", file=names_path)
     table: RawTable = read_cases(cases_path, schema_columns(schema))
-    return map_onto_schema(table, schema, by_name=False)
+    return map_onto_schema(table, schema, by_name=False, float32=float32)

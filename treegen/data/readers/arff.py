@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import re
 
-from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
+from treegen.data.readers.table import (
+    Column,
+    RawRow,
+    RawTable,
+    check_row_widths,
+    check_unique,
+    shorten,
+)
 from treegen.data.readers.text import (
     QuoteError,
     read_text,
@@ -133,10 +140,12 @@ def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: in
         if not m:
             raise DatasetError(f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path,
                                line=line, col=col0 + c)
-        index = int(m.group(1))
+        digits = m.group(1)
+        # Compared as text first: int() refuses strings of more than 4300 digits.
+        index = int(digits) if len(digits) <= 18 else len(columns)
         if index >= len(columns):
-            raise DatasetError(f"sparse index {index} is out of range (0..{len(columns) - 1})",
-                               file=path, line=line, col=col0 + c)
+            raise DatasetError(f"sparse index {shorten(digits)} is out of range "
+                               f"(0..{len(columns) - 1})", file=path, line=line, col=col0 + c)
         raw = m.group(2).strip()
         try:
             fields, _, quoted = split_fields(raw, sep="\x01")

@@ -140,8 +140,11 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
         elif word == "ignore":
             columns.append(Column(name.text, "ignore", (), name.line, name.col))
         elif re.fullmatch(r"discrete\s+[1-9][0-9]*", word):
+            digits = word.split()[1]
+            # More values than any file can hold is no limit (0); this also keeps
+            # int() from refusing a string of more than 4300 digits.
             columns.append(Column(name.text, "open", (), name.line, name.col,
-                                  max_values=int(word.split()[1])))
+                                  max_values=int(digits) if len(digits) <= 18 else 0))
         else:
             raise DatasetError(f"attribute '{name.text}': unknown type '{word}' (expected "
                                "continuous, ignore, discrete N, or two or more values)",

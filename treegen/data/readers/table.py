@@ -10,8 +10,8 @@ giving the *same* :class:`~treegen.data.dataset.Dataset` for the same data.
 
 from __future__ import annotations
 
-import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -88,15 +88,14 @@ def _numbers(table: RawTable, j: int) -> np.ndarray | None:
 
     One regular-expression scan and one numpy conversion for the whole column:
     the per-cell loop in :func:`_encode_continuous` only runs to find the
-    cell to blame in an error.
+    cell to blame in an error.  A literal too large for a double becomes inf
+    here; :func:`_check_range` rejects it.
     """
     texts = [row.values[j] for row in table.rows]
     present = [t for t in texts if t is not None]
     if not _NUMBER_LINES.fullmatch("\n".join(present) + "\n" if present else ""):
         return None
     values = np.array(present, dtype=np.float64)
-    if not np.isfinite(values).all():
-        return None
     if len(present) == len(texts):
         return values
     out = np.full(len(texts), np.nan)
@@ -105,11 +104,42 @@ def _numbers(table: RawTable, j: int) -> np.ndarray | None:
 
 
 def parse_number(text: str) -> float | None:
-    """The value of a numeric cell, or None when it is not a finite number."""
+    """The value of a numeric cell (inf if the literal overflows a double), or None
+    when it is not a number."""
     if not _NUMBER.match(text):
         return None
-    value = float(text)
-    return value if math.isfinite(value) else None
+    return float(text)  # float(), unlike int(), has no digit limit
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    """``text`` for an error message: a 200,000-digit cell is not repeated in full."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit // 2]}...{text[-8:]} ({len(text)} characters)"
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_range(table: RawTable, j: int, col: np.ndarray, name: str, float32: bool,
+                 hint: str = "") -> None:
+    """Reject a finite literal whose value the model cannot hold: inf as a double, or
+    (``float32``, a c45 model, which stores values as float32 like Release 8) inf once
+    rounded to float32.  ``inf``/``nan`` words never get here: they are not numbers."""
+    with np.errstate(over="ignore"):  # the overflow is what is being detected
+        bad = np.isinf(col.astype(np.float32) if float32 else col)
+    if not bad.any():
+        return
+    row = table.rows[int(np.argmax(bad))]
+    text = row.values[j]
+    assert text is not None
+    if float32:
+        kind = "float32"
+        detail = f"the c45 flavor stores continuous values as float32, largest {_FLOAT32_MAX:.8g}"
+    else:
+        kind, detail = "a double", f"largest {sys.float_info.max!r}"
+    raise _err(table, row, j, f"'{shorten(text)}' is out of range for {kind} "
+                              f"(attribute '{name}'; {detail}{hint})")
 
 
 def check_unique(names: Sequence[str], what: str, path: str,
@@ -138,20 +168,20 @@ def check_row_widths(table: RawTable, what: str) -> None:
                                file=table.path, line=row.line, col=col)
 
 
-def _encode_continuous(table: RawTable, j: int, name: str) -> np.ndarray:
-    fast = _numbers(table, j)
-    if fast is not None:
-        return fast
-    out = np.full(len(table.rows), np.nan)
-    for r, row in enumerate(table.rows):
-        text = row.values[j]
-        if text is None:
-            continue
-        value = parse_number(text)
-        if value is None:
-            raise _err(table, row, j, f"'{text}' is not a finite number "
-                       f"(attribute '{name}' is continuous)")
-        out[r] = value
+def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.ndarray:
+    out = _numbers(table, j)
+    if out is None:
+        out = np.full(len(table.rows), np.nan)
+        for r, row in enumerate(table.rows):
+            text = row.values[j]
+            if text is None:
+                continue
+            value = parse_number(text)
+            if value is None:
+                raise _err(table, row, j, f"'{shorten(text)}' is not a finite number "
+                           f"(attribute '{name}' is continuous)")
+            out[r] = value
+    _check_range(table, j, out, name, float32)
     return out
 
 
@@ -210,8 +240,12 @@ def _require_rows(table: RawTable) -> None:
 
 
 def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
-                  ignore: Sequence[str] = (), target: str = "class") -> Dataset:
-    """Encode a training table: infer or check every column, classes from the file."""
+                  ignore: Sequence[str] = (), target: str = "class",
+                  float32: bool = False) -> Dataset:
+    """Encode a training table: infer or check every column, classes from the file.
+
+    ``float32``: continuous values must fit a float32 (data for the c45 flavor), not
+    only a double."""
     _require_rows(table)
     names = [c.name for c in table.columns]
     for opt, given in (("--nominal", nominal), ("--ignore", ignore)):
@@ -253,6 +287,8 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
         if kind == "infer":
             kind = "continuous" if numbers is not None else "open"
         if numbers is not None:
+            _check_range(table, j, numbers, c.name, float32,
+                         f"; --nominal {c.name} reads the column as labels")
             attributes.append(Attribute(c.name, "continuous"))
             columns.append(numbers)
         elif kind == "ignore":
@@ -260,7 +296,7 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
             columns.append(np.full(len(table.rows), np.nan))
         elif kind == "continuous":
             attributes.append(Attribute(c.name, "continuous"))
-            columns.append(_encode_continuous(table, j, c.name))
+            columns.append(_encode_continuous(table, j, c.name, float32))
         else:
             values = c.values if kind == "nominal" else _first_seen(table, j, c.name, c.max_values)
             attributes.append(Attribute(c.name, "nominal", values))
@@ -269,12 +305,14 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
     return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
 
 
-def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool) -> Dataset:
+def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool,
+                    float32: bool = False) -> Dataset:
     """Encode a table with a model's schema (evaluation / prediction data).
 
     Columns are matched by name (CSV, ARFF) or by position (C4.5).  Nominal
     values the model never saw become missing, as C4.5 does for a value it
     cannot place; a missing class (or no class column) is encoded as -1.
+    ``float32`` as for :func:`build_dataset` (the model compares float32 values).
     """
     _require_rows(table)
     names = [c.name for c in table.columns]
@@ -295,7 +333,7 @@ def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool) -> Datase
         if a.kind == "ignore" or j < 0:
             columns.append(np.full(len(table.rows), np.nan))
         elif a.kind == "continuous":
-            columns.append(_encode_continuous(table, j, a.name))
+            columns.append(_encode_continuous(table, j, a.name, float32))
         else:
             columns.append(_encode_nominal(table, j, a.name, a.values, unknown_is_missing=True))
     if table.class_index >= 0:
