@@ -138,7 +138,7 @@ def test_verify_without_any_compiler_is_one_line(golf_tree: Path, tmp_path: Path
 
 def test_verify_without_cffi_is_one_line(golf_tree: Path) -> None:
     """cffi is a run-time dependency; should it be missing anyway, say so in one line."""
-    code = ("import sys; sys.modules['cffi'] = None; from treegen.cli import main; "
+    code = ("import sys; sys.modules['cffi'] = None; from treegen.cli.main import main; "
             "raise SystemExit(main(sys.argv[1:]))")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     p = subprocess.run([sys.executable, "-c", code, "verify", str(golf_tree)], env=env,
