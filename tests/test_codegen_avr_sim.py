@@ -14,7 +14,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
 
@@ -25,6 +24,8 @@ from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.literals import C_TYPES, c_float, c_int
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.model.core import Model
+
+from support import codegen_models as cm
 
 pytestmark = pytest.mark.skipif(
     shutil.which("avr-gcc") is None or shutil.which("simavr") is None,

@@ -11,11 +11,12 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
 from treegen.codegen.emit import emit
 from treegen.codegen.lower import ExportOptions, lower
+
+from support import codegen_models as cm
 
 STRICT = ["-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
           "-Wstrict-prototypes", "-pedantic", "-Werror"]

@@ -7,14 +7,12 @@ import math
 import struct
 from fractions import Fraction
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen import fixedpoint
-from treegen.codegen.oracle import evaluate, float_keys
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.ir import INT_RANGES, ONE, Encoding
@@ -27,8 +25,11 @@ from treegen.codegen.lower import (
     lower,
     lower_continuous,
 )
+from treegen.codegen.oracle import evaluate, float_keys
 from treegen.errors import EncodingError
 from treegen.model.core import Node
+
+from support import codegen_models as cm
 
 f32 = st.floats(width=32, allow_nan=False)
 f64 = st.floats(allow_nan=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,14 +19,16 @@ from hypothesis import strategies as st
 
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.oracle import evaluate
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.oracle import evaluate
 from treegen.codegen.verify import classify_comparable
 from treegen.data.dataset import Dataset
 from treegen.errors import EncodingError
 from treegen.model.core import Model
+
+from support import codegen_models as cm
 
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 

@@ -11,13 +11,14 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 from pycparser import c_ast, c_parser
 
 from treegen.codegen.emit import emit
 from treegen.codegen.ir import IR, Compare, Switch
 from treegen.codegen.lower import ExportOptions, lower
+
+from support import codegen_models as cm
 
 FAKE_STDINT = "\n".join(
     f"typedef {c} {t};" for t, c in [

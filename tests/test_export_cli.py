@@ -6,11 +6,12 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
 from treegen.cli.main import main
 from treegen.model.file import save_model
+
+from support import codegen_models as cm
 
 
 @pytest.fixture()

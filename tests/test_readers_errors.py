@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from treegen.errors import DatasetError
 from treegen.data.readers import read_dataset
+from treegen.errors import DatasetError
 
 GOLF_NAMES = "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n" \
              "humidity: continuous.\nwindy: true, false.\n"

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.errors import DatasetError
 from treegen.data.readers import read_dataset
+from treegen.errors import DatasetError
 
 WEKA = Path(__file__).resolve().parent / "data" / "weka"
 _ROW = re.compile(r"^\s*(\d+) .*?\s(Num|Nom|Str|Dat)\s+\d+%\s+\d+%\s+\d+%\s+(\d+) /\s*\d+%"

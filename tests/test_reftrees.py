@@ -1,4 +1,4 @@
-"""Tests of tests/reftrees.py: the parser of Release 8 / J48 printed trees.
+"""Tests of tests/support/reftrees.py: the parser of Release 8 / J48 printed trees.
 
 The golden tests are only as good as this parser, so it is checked against
 what the files themselves state: every parsed tree's node and leaf counts
@@ -10,14 +10,11 @@ Model must render to exactly the tree Release 8 printed for it.
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import reftrees as rt
+from support import reftrees as rt
 
 REF = Path(__file__).resolve().parent / "data" / "reference"
 DATASETS = sorted(p.name for p in REF.iterdir() if p.is_dir())

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
 from treegen.cli.main import main
 from treegen.codegen import verify as verify_mod
 from treegen.model.file import save_model
+
+from support import codegen_models as cm
 
 pytestmark = pytest.mark.skipif(not __import__("shutil").which("gcc"), reason="gcc is not installed")
 

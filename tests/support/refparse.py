@@ -1,4 +1,4 @@
-"""Parse what C4.5 Release 8 and Weka J48 print into the canonical form (tests/reftypes.py).
+"""Parse what C4.5 Release 8 and Weka J48 print into the canonical form (tests/support/reftypes.py).
 
 Numbers are kept as the tool prints them (the comparison is on printed precision).
 An absent ``/E`` means E = 0 and is stored as a zero string, so ``(4.0)`` and
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reftypes import Branch, Leaf, ParseError, Style, Tree, make_split
+from .reftypes import Branch, Leaf, ParseError, Style, Tree, make_split
 
 # ---------------------------------------------------------------- line parsing
 
