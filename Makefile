@@ -8,7 +8,7 @@ TG     := $(VENV)/bin/treegen
 STAMP  := $(VENV)/.installed
 DEMO   := demo-out
 GOLF   := tests/data/reference/golf/golf
-# Extra arguments for bench/run.py, e.g. make bench BENCH_ARGS="--no-1m --j48"
+# Extra arguments for the benchmark (python -m bench.run), e.g. make bench BENCH_ARGS="--no-1m --j48"
 BENCH_ARGS ?=
 
 .PHONY: all venv demo test golden check bench firmware clean
@@ -57,7 +57,7 @@ check: $(STAMP)
 
 # Training speed/memory against issue 3's targets, then the export benchmark.
 bench: $(STAMP)
-	$(VPY) bench/run.py $(BENCH_ARGS)
+	$(VPY) -m bench.run $(BENCH_ARGS)
 
 firmware:
 	@echo "firmware: not yet (no firmware examples exist; see firmware_examples/README.md)"
