@@ -8,9 +8,7 @@ clobbered output file behind.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,17 +16,10 @@ import pytest
 from treegen import __version__
 from treegen.model.file import load_model, model_to_json
 
-REPO = Path(__file__).resolve().parent.parent
-SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+from support.cli import run_process, subcommands
 
-
-def treegen(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **(env or {})}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return subprocess.run([sys.executable, "-m", "treegen", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+SUBCOMMANDS = subcommands()
+treegen = run_process
 
 
 def assert_one_line_error(p: subprocess.CompletedProcess[str], *fragments: str) -> str:
@@ -150,7 +141,7 @@ MODEL_JSON = """{"format": "treegen-model", "version": 1, "treegen_version": "0.
 {"id": 1, "kind": "leaf", "cls": 0, "items": 1.0, "errors": 0.0, "dist": [1.0, 0.0]},
 {"id": 2, "kind": "leaf", "cls": 1, "items": 2.0, "errors": 1.0, "dist": [1.0, 1.0]}
 ]}
-"""
+"""  # noqa: E501 (one node per line, as a model file may be written)
 
 
 def test_truncated_model_file(tmp_path: Path) -> None:

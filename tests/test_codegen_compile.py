@@ -77,7 +77,9 @@ def test_class_names_behind_macro(variants: dict[str, Path]) -> None:
     d = variants["tiny-float-ifs"]
     assert _compile([exe, "-std=c89", *STRICT, "-c", str(d / "predict.c"), "-o",
                      str(d / "plain.o")]) == ""
-    plain = subprocess.run(["nm", str(d / "plain.o")], capture_output=True, text=True, check=False).stdout
+    plain = subprocess.run(
+        ["nm", str(d / "plain.o")], capture_output=True, text=True, check=False
+    ).stdout
     assert "tiny_float_predict" in plain
     assert "tiny_float_class_names" not in plain
     obj = d / "names.o"

@@ -188,7 +188,7 @@ def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> Non
     assert sum(p) <= ONE and min(p) >= 0
     if items > 0 and sum(dist) <= items:
         # floor(ONE * d / items): within one unit of the exact share
-        for d, q in zip(dist, p):
+        for d, q in zip(dist, p, strict=False):
             assert q <= ONE * d / items < q + 1 + 1e-9
 
 

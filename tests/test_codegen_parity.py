@@ -178,7 +178,9 @@ def build_dtype(ir: object) -> object:
     return NP_TYPES[ir.encoding.input_type]  # type: ignore[attr-defined]
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 10**6), mode=st.sampled_from(sorted(MODES)),
        style=st.sampled_from(["ifs", "table"]), size=st.integers(1, 150))
 def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,

@@ -61,7 +61,7 @@ def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     assert back.options == model.options
     assert (back.treegen_version, back.data_fingerprint) == ("0.1.0", "sha256:0123456789abcdef")
     assert len(back.nodes) == len(model.nodes)
-    for a, b in zip(model.nodes, back.nodes):
+    for a, b in zip(model.nodes, back.nodes, strict=True):
         assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == \
                (b.kind, b.cls, b.attribute, b.subsets, b.children)
         assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)

@@ -1,4 +1,5 @@
-"""Bad data: every error is one DatasetError line naming file, line and (where it applies) column."""
+"""Bad data: every error is one DatasetError line naming file, line and (where it applies)
+column."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def _pairs() -> tuple[np.ndarray, np.ndarray]:
                 add(n, e)
     n_rand = np.exp(rng.uniform(np.log(1e-4), np.log(1e6), 3000))
     frac = rng.uniform(0, 1, 3000) ** 3
-    for n, fr in zip(n_rand.tolist(), frac.tolist()):
+    for n, fr in zip(n_rand.tolist(), frac.tolist(), strict=True):
         add(n, n * fr)  # general, and e + 0.5 >= N for small N
         add(n, fr)  # 0 <= e < 1: the interpolated AddErrs
         add(n, fr * 1e-6)
@@ -89,7 +89,7 @@ def test_estimate_matches_error_bound(cf: float) -> None:
     n, e = _pairs()
     out = np.full(n.size, np.nan)
     native.cprune.estimate_c45(n, e, math.log(cf), bound.coeff, out)
-    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist())])
+    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist(), strict=True)])
     # Bit patterns, so that -0.0 / NaN differences would show too.
     assert np.array_equal(out.view(np.int64), want.view(np.int64))
 
@@ -117,7 +117,7 @@ def _j48_pairs() -> tuple[np.ndarray, np.ndarray]:
             e_list.append(e)
     n_rand = np.exp(rng.uniform(np.log(1e-7), np.log(1e6), 3000))
     frac = rng.uniform(0, 1, 3000) ** 3
-    for n, fr in zip(n_rand.tolist(), frac.tolist()):
+    for n, fr in zip(n_rand.tolist(), frac.tolist(), strict=True):
         n_list += [n, n, n, n]
         e_list += [n * fr, fr, n + fr, n - n * fr * 1e-12]
     return np.asarray(n_list), np.asarray(e_list)
@@ -131,7 +131,7 @@ def test_estimate_j48_matches_error_bound(cf: float) -> None:
     n, e = _j48_pairs()
     out = np.full(n.size, np.nan)
     native.cprune.estimate_j48(n, e, cf, bound.coeff, out)
-    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist())])
+    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist(), strict=True)])
     assert np.array_equal(out.view(np.int64), want.view(np.int64))
 
 
@@ -382,7 +382,8 @@ def test_trained_j48_models_identical_on_benchmark_shaped_data() -> None:
 
 @needs_native
 def test_flat_path_taken_for_j48(monkeypatch: pytest.MonkeyPatch) -> None:
-    """train() prunes j48 through pruning.native.prune_native (no TNode tree) with the accelerator."""
+    """train() prunes j48 through pruning.native.prune_native (no TNode tree) with the
+    accelerator."""
     import treegen.trainer.fit as trainer_mod
 
     ds = synthetic.generate(synthetic.summary_spec(800, seed=1))

@@ -1,4 +1,5 @@
-"""What the tests share, in one place (``from support import ...``; pytest puts ``tests/`` on the path).
+"""What the tests share, in one place: ``from support import ...`` (pytest puts ``tests/``
+on the path).
 
 * :mod:`support.cli`: :func:`~support.cli.run_cli` runs ``treegen ARGV`` in the
   test's process (exit status, stdout, stderr through ``capsys``),

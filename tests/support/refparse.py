@@ -295,11 +295,11 @@ def parse_j48(text: str) -> J48Output:
     classified count under "=== Error on training data ===".
     """
     lines = text.splitlines()
-    for i, ln in enumerate(lines):
-        if ln.strip() in ("J48 pruned tree", "J48 unpruned tree"):
-            break
-    else:
+    titles = ("J48 pruned tree", "J48 unpruned tree")
+    heads = [k for k, ln in enumerate(lines) if ln.strip() in titles]
+    if not heads:
         raise ParseError("no 'J48 pruned tree' header")
+    i = heads[0]
     if not set(lines[i + 1].strip()) <= {"-"}:
         raise ParseError(f"line {i + 2}: expected the dashes under the J48 header")
     start = i + 2
