@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,11 @@ from treegen.codegen.emit import emit
 from treegen.codegen.lower import ExportOptions, lower
 
 from support import codegen_models as cm
+from support.modes import CORE, STYLES, modes
 
 STRICT = ["-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
           "-Wstrict-prototypes", "-pedantic", "-Werror"]
-MODES: dict[str, dict[str, object]] = {
-    "float": {}, "double": {"input_type": "double"}, "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255},
-    "keys": {"float_compare": "int"}, "fixed": {"input_type": "int32", "scale": Fraction(1000)},
-    "uint32": {"input_type": "uint32", "missing_value": 4294967295},
-    "int8": {"input_type": "int8"},
-}
+MODES = modes((*CORE, "uint32", "int8"))
 
 
 def _need(tool: str) -> str:
@@ -47,7 +41,7 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for mode, kw in MODES.items():
             if mname != "golf" and mode == "fixed":
                 continue  # its thresholds include 1e30: that scale overflows by design
-            for style in ("ifs", "table"):
+            for style in STYLES:
                 ir = lower(model, ExportOptions(prefix=f"{mname}_{mode}", style=style,
                                                 **kw))  # type: ignore[arg-type]
                 d = tmp_path_factory.mktemp(f"{mname}-{mode}-{style}")

@@ -30,6 +30,7 @@ from treegen.errors import EncodingError
 from treegen.model.core import Node
 
 from support import codegen_models as cm
+from support.modes import CORE, EXPORT_MODES
 
 f32 = st.floats(width=32, allow_nan=False)
 f64 = st.floats(allow_nan=False)
@@ -197,20 +198,13 @@ def test_weights_shrink(w: int, share: int) -> None:
     assert fixedpoint.scaled_weight(w, share) <= w
 
 
-MODES = [("float", "float", None), ("float", "int", None), ("double", "float", None),
-         ("int16", "float", None), ("uint8", "float", 255), ("int32", "float", None)]
-
-
-@pytest.mark.parametrize("itype,fc,mv", MODES)
+@pytest.mark.parametrize("mode", CORE)
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_ir_evaluator_matches_fixed_point_model(itype: str, fc: str, mv: int | None,
-                                                seed: int) -> None:
+def test_ir_evaluator_matches_fixed_point_model(mode: str, seed: int) -> None:
     model = cm.synthetic(seed, 40)
-    scale = Fraction(1000) if itype == "int32" else None
     try:
-        ir = lower(model, ExportOptions(prefix="m", input_type=itype, float_compare=fc,
-                                        missing_value=mv, scale=scale))
+        ir = lower(model, ExportOptions(prefix="m", **EXPORT_MODES[mode]))  # type: ignore[arg-type]
     except EncodingError:
         assume(False)
         raise

@@ -29,17 +29,11 @@ from treegen.errors import EncodingError
 from treegen.model.core import Model
 
 from support import codegen_models as cm
+from support.modes import STYLES, modes
 
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 
-MODES: dict[str, dict[str, object]] = {
-    "float": {},
-    "double": {"input_type": "double"},
-    "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255},
-    "keys": {"float_compare": "int"},
-    "fixed": {"input_type": "int32", "scale": Fraction(1000)},
-}
+MODES = modes()
 
 
 def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None = None,
@@ -65,7 +59,7 @@ def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None
     return len(X)
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("which", ["golf", "synthetic", "tiny", "leaf"])
 def test_hand_built_models(which: str, mode: str, style: str, tmp_path: Path) -> None:
@@ -90,7 +84,7 @@ def trained(reference_dir: Path) -> dict[str, tuple[Model, Dataset]]:
     return out
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", ["float", "keys", "int16"])
 @pytest.mark.parametrize("name", REFERENCES)
 def test_trained_reference_trees(trained: dict[str, tuple[Model, Dataset]], name: str,
@@ -182,7 +176,7 @@ def build_dtype(ir: object) -> object:
     max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(seed=st.integers(0, 10**6), mode=st.sampled_from(sorted(MODES)),
-       style=st.sampled_from(["ifs", "table"]), size=st.integers(1, 150))
+       style=st.sampled_from(STYLES), size=st.integers(1, 150))
 def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
                                tmp_path_factory: pytest.TempPathFactory) -> None:
     model = cm.synthetic(seed, size)

@@ -4,6 +4,7 @@ shown when the C differs, exit 2 for bad input."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from treegen.model.file import save_model
 
 from support import codegen_models as cm
 from support.cli import run_cli
+from support.modes import EXPORT_MODES, cli_args
 
 pytestmark = pytest.mark.skipif(
     not __import__("shutil").which("gcc"), reason="gcc is not installed"
@@ -27,9 +29,12 @@ def golf_tree(tmp_path: Path) -> Path:
 
 
 
-@pytest.mark.parametrize("opts", [[], ["--style", "table", "--float-compare", "int"],
-                                  ["--input-type", "int16", "--scale", "10"],
-                                  ["--input-type", "uint8", "--missing-value", "255"]])
+@pytest.mark.parametrize("opts", [
+    cli_args(EXPORT_MODES["float"]),
+    cli_args(EXPORT_MODES["keys"], style="table"),
+    cli_args({**EXPORT_MODES["int16"], "scale": Fraction(10)}),
+    cli_args(EXPORT_MODES["uint8"]),
+])
 def test_verify_passes_on_golf(golf_tree: Path, reference_dir: Path, opts: list[str],
                                capsys: pytest.CaptureFixture[str]) -> None:
     data = reference_dir / "golf" / "golf.data"
