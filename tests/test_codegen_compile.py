@@ -8,24 +8,19 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
-from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
 from treegen.codegen.emit import emit
 from treegen.codegen.lower import ExportOptions, lower
 
+from support import codegen_models as cm
+from support.modes import CORE, STYLES, modes
+
 STRICT = ["-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
           "-Wstrict-prototypes", "-pedantic", "-Werror"]
-MODES: dict[str, dict[str, object]] = {
-    "float": {}, "double": {"input_type": "double"}, "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255},
-    "keys": {"float_compare": "int"}, "fixed": {"input_type": "int32", "scale": Fraction(1000)},
-    "uint32": {"input_type": "uint32", "missing_value": 4294967295},
-    "int8": {"input_type": "int8"},
-}
+MODES = modes((*CORE, "uint32", "int8"))
 
 
 def _need(tool: str) -> str:
@@ -46,7 +41,7 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for mode, kw in MODES.items():
             if mname != "golf" and mode == "fixed":
                 continue  # its thresholds include 1e30: that scale overflows by design
-            for style in ("ifs", "table"):
+            for style in STYLES:
                 ir = lower(model, ExportOptions(prefix=f"{mname}_{mode}", style=style,
                                                 **kw))  # type: ignore[arg-type]
                 d = tmp_path_factory.mktemp(f"{mname}-{mode}-{style}")
@@ -76,7 +71,9 @@ def test_class_names_behind_macro(variants: dict[str, Path]) -> None:
     d = variants["tiny-float-ifs"]
     assert _compile([exe, "-std=c89", *STRICT, "-c", str(d / "predict.c"), "-o",
                      str(d / "plain.o")]) == ""
-    plain = subprocess.run(["nm", str(d / "plain.o")], capture_output=True, text=True, check=False).stdout
+    plain = subprocess.run(
+        ["nm", str(d / "plain.o")], capture_output=True, text=True, check=False
+    ).stdout
     assert "tiny_float_predict" in plain
     assert "tiny_float_class_names" not in plain
     obj = d / "names.o"

@@ -7,14 +7,12 @@ import math
 import struct
 from fractions import Fraction
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen import fixedpoint
-from treegen.codegen.oracle import evaluate, float_keys
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.ir import INT_RANGES, ONE, Encoding
@@ -27,8 +25,12 @@ from treegen.codegen.lower import (
     lower,
     lower_continuous,
 )
+from treegen.codegen.oracle import evaluate, float_keys
 from treegen.errors import EncodingError
 from treegen.model.core import Node
+
+from support import codegen_models as cm
+from support.modes import CORE, EXPORT_MODES
 
 f32 = st.floats(width=32, allow_nan=False)
 f64 = st.floats(allow_nan=False)
@@ -187,7 +189,7 @@ def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> Non
     assert sum(p) <= ONE and min(p) >= 0
     if items > 0 and sum(dist) <= items:
         # floor(ONE * d / items): within one unit of the exact share
-        for d, q in zip(dist, p):
+        for d, q in zip(dist, p, strict=False):
             assert q <= ONE * d / items < q + 1 + 1e-9
 
 
@@ -196,20 +198,13 @@ def test_weights_shrink(w: int, share: int) -> None:
     assert fixedpoint.scaled_weight(w, share) <= w
 
 
-MODES = [("float", "float", None), ("float", "int", None), ("double", "float", None),
-         ("int16", "float", None), ("uint8", "float", 255), ("int32", "float", None)]
-
-
-@pytest.mark.parametrize("itype,fc,mv", MODES)
+@pytest.mark.parametrize("mode", CORE)
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_ir_evaluator_matches_fixed_point_model(itype: str, fc: str, mv: int | None,
-                                                seed: int) -> None:
+def test_ir_evaluator_matches_fixed_point_model(mode: str, seed: int) -> None:
     model = cm.synthetic(seed, 40)
-    scale = Fraction(1000) if itype == "int32" else None
     try:
-        ir = lower(model, ExportOptions(prefix="m", input_type=itype, float_compare=fc,
-                                        missing_value=mv, scale=scale))
+        ir = lower(model, ExportOptions(prefix="m", **EXPORT_MODES[mode]))  # type: ignore[arg-type]
     except EncodingError:
         assume(False)
         raise

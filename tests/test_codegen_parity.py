@@ -12,7 +12,6 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,25 +19,21 @@ from hypothesis import strategies as st
 
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.oracle import evaluate
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.oracle import evaluate
 from treegen.codegen.verify import classify_comparable
 from treegen.data.dataset import Dataset
 from treegen.errors import EncodingError
 from treegen.model.core import Model
 
+from support import codegen_models as cm
+from support.modes import STYLES, modes
+
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 
-MODES: dict[str, dict[str, object]] = {
-    "float": {},
-    "double": {"input_type": "double"},
-    "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255},
-    "keys": {"float_compare": "int"},
-    "fixed": {"input_type": "int32", "scale": Fraction(1000)},
-}
+MODES = modes()
 
 
 def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None = None,
@@ -64,7 +59,7 @@ def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None
     return len(X)
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("which", ["golf", "synthetic", "tiny", "leaf"])
 def test_hand_built_models(which: str, mode: str, style: str, tmp_path: Path) -> None:
@@ -89,7 +84,7 @@ def trained(reference_dir: Path) -> dict[str, tuple[Model, Dataset]]:
     return out
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", ["float", "keys", "int16"])
 @pytest.mark.parametrize("name", REFERENCES)
 def test_trained_reference_trees(trained: dict[str, tuple[Model, Dataset]], name: str,
@@ -177,9 +172,11 @@ def build_dtype(ir: object) -> object:
     return NP_TYPES[ir.encoding.input_type]  # type: ignore[attr-defined]
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 10**6), mode=st.sampled_from(sorted(MODES)),
-       style=st.sampled_from(["ifs", "table"]), size=st.integers(1, 150))
+       style=st.sampled_from(STYLES), size=st.integers(1, 150))
 def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
                                tmp_path_factory: pytest.TempPathFactory) -> None:
     model = cm.synthetic(seed, size)

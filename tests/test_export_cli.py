@@ -6,11 +6,12 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
-from treegen.cli.main import main
 from treegen.model.file import save_model
+
+from support import codegen_models as cm
+from support.cli import run_cli
 
 
 @pytest.fixture()
@@ -20,20 +21,11 @@ def golf_tree(tmp_path: Path) -> Path:
     return path
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit status, stdout, stderr; argparse usage errors exit through SystemExit."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 def test_export_writes_both_files(golf_tree: Path, tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "build"
-    code, stdout, err = run(["export", str(golf_tree), "--target", "c", "-o", str(out)], capsys)
+    code, stdout, err = run_cli(capsys, "export", str(golf_tree), "--target", "c", "-o", str(out))
     assert code == 0 and err == ""
     assert sorted(p.name for p in out.iterdir()) == ["predict.c", "predict.h"]
     assert stdout.splitlines() == [f"{out}/predict.c", f"{out}/predict.h"]
@@ -47,8 +39,8 @@ def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path
     a, b = tmp_path / "a", tmp_path / "b"
     opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10",
             "--prefix", "g1"]
-    assert run(["export", str(golf_tree), *opts, "-o", str(a)], capsys)[0] == 0
-    assert run(["export", str(golf_tree), *opts, "-o", str(b)], capsys)[0] == 0
+    assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(a))[0] == 0
+    assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(b))[0] == 0
     for name in ("predict.c", "predict.h"):  # only the -o folder in the comment differs
         assert (a / name).read_text() == (b / name).read_text().replace(str(b), str(a))
     text = (a / "predict.c").read_text()
@@ -58,7 +50,7 @@ def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path
     assert argv[:2] == ["treegen", "export"] and "--scale" in argv
     c = tmp_path / "c"
     argv[argv.index("-o") + 1] = str(c)
-    assert run(argv[1:], capsys)[0] == 0
+    assert run_cli(capsys, *argv[1:])[0] == 0
     assert (c / "predict.c").read_text().replace(str(c), str(a)) == text
 
 
@@ -66,7 +58,7 @@ def test_default_prefix_comes_from_the_file_name(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "My model-1.tree"
     save_model(cm.tiny(), path)
-    assert run(["export", str(path), "-o", str(tmp_path / "o")], capsys)[0] == 0
+    assert run_cli(capsys, "export", str(path), "-o", str(tmp_path / "o"))[0] == 0
     assert "int my_model_1_predict(" in (tmp_path / "o" / "predict.h").read_text()
 
 
@@ -94,7 +86,7 @@ BAD = [
 def test_bad_options_are_one_line_errors(golf_tree: Path, tmp_path: Path, opts: list[str],
                                          option: str, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    code, _, err = run(["export", str(golf_tree), *opts, "-o", str(out)], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(out))
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("treegen: error:") and option in lines[0]
@@ -105,7 +97,7 @@ def test_output_folder_that_is_a_file(golf_tree: Path, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "file"
     target.write_text("keep me")
-    code, _, err = run(["export", str(golf_tree), "-o", str(target)], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), "-o", str(target))
     assert code == 2 and len(err.strip().splitlines()) == 1 and str(target) in err
     assert target.read_text() == "keep me"
 
@@ -114,7 +106,7 @@ def test_tampered_model_is_rejected(golf_tree: Path, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     text = golf_tree.read_text()
     golf_tree.write_text(text.replace('"children"', '"childs"', 1))
-    code, _, err = run(["export", str(golf_tree), "-o", str(tmp_path / "o")], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), "-o", str(tmp_path / "o"))
     assert code == 2 and err.startswith("treegen: error:") and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
 
@@ -122,7 +114,7 @@ def test_tampered_model_is_rejected(golf_tree: Path, tmp_path: Path,
 def test_a_failing_export_leaves_old_files_alone(golf_tree: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "o"
-    assert run(["export", str(golf_tree), "-o", str(out)], capsys)[0] == 0
+    assert run_cli(capsys, "export", str(golf_tree), "-o", str(out))[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert run(["export", str(golf_tree), "--prefix", "for", "-o", str(out)], capsys)[0] == 2
+    assert run_cli(capsys, "export", str(golf_tree), "--prefix", "for", "-o", str(out))[0] == 2
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -7,17 +7,23 @@ import os
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
-from test_cli import REPO, assert_one_line_error, treegen
 
-from treegen.cli.main import main
 from treegen.codegen import verify as verify_mod
 from treegen.model.file import save_model
 
-pytestmark = pytest.mark.skipif(not __import__("shutil").which("gcc"), reason="gcc is not installed")
+from support import codegen_models as cm
+from support.cli import PACKAGE_ROOT as REPO
+from support.cli import assert_one_line_error, run_cli
+from support.cli import run_process as treegen
+from support.modes import EXPORT_MODES, cli_args
+
+pytestmark = pytest.mark.skipif(
+    not __import__("shutil").which("gcc"), reason="gcc is not installed"
+)
 
 
 @pytest.fixture()
@@ -27,22 +33,17 @@ def golf_tree(tmp_path: Path) -> Path:
     return path
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
-
-@pytest.mark.parametrize("opts", [[], ["--style", "table", "--float-compare", "int"],
-                                  ["--input-type", "int16", "--scale", "10"],
-                                  ["--input-type", "uint8", "--missing-value", "255"]])
+@pytest.mark.parametrize("opts", [
+    cli_args(EXPORT_MODES["float"]),
+    cli_args(EXPORT_MODES["keys"], style="table"),
+    cli_args({**EXPORT_MODES["int16"], "scale": Fraction(10)}),
+    cli_args(EXPORT_MODES["uint8"]),
+])
 def test_verify_passes_on_golf(golf_tree: Path, reference_dir: Path, opts: list[str],
                                capsys: pytest.CaptureFixture[str]) -> None:
     data = reference_dir / "golf" / "golf.data"
-    code, out, _ = run(["verify", str(golf_tree), str(data), *opts, "--random", "200"], capsys)
+    code, out, _ = run_cli(capsys, "verify", str(golf_tree), str(data), *opts, "--random", "200")
     assert code == 0, out
     last = out.strip().splitlines()[-1]
     m = re.fullmatch(r"(\d+) passed, 0 failed", last)
@@ -61,7 +62,7 @@ def test_verify_reports_mismatches(golf_tree: Path, monkeypatch: pytest.MonkeyPa
         return files
 
     monkeypatch.setattr(verify_mod, "emit", broken)
-    code, out, _ = run(["verify", str(golf_tree), "--random", "50"], capsys)
+    code, out, _ = run_cli(capsys, "verify", str(golf_tree), "--random", "50")
     assert code == 1
     assert "first mismatches" in out and "humidity" not in out.splitlines()[-1]
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", out.strip().splitlines()[-1])
@@ -70,13 +71,14 @@ def test_verify_reports_mismatches(golf_tree: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_verify_bad_compiler_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(["verify", str(golf_tree), "--cc", "/nonexistent/cc"], capsys)
+    code, _, err = run_cli(capsys, "verify", str(golf_tree), "--cc", "/nonexistent/cc")
     assert code == 2 and "--cc" in err and len(err.strip().splitlines()) == 1
 
 
 def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(["verify", str(golf_tree), "--input-type", "int8", "--scale", "1000"],
-                       capsys)
+    code, _, err = run_cli(
+        capsys, "verify", str(golf_tree), "--input-type", "int8", "--scale", "1000"
+    )
     assert code == 2 and "--scale" in err and len(err.strip().splitlines()) == 1
 
 
