@@ -52,8 +52,9 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
                    help="int: compare float inputs as integer keys of their bits, for "
                         "cores without an FPU")
     g.add_argument("--scale", type=_scale, action="append", default=[], metavar="K|NAME=K",
-                   help="integer input types: x means x/K (for every continuous feature, "
-                        "or NAME only); repeatable")
+                   help="integer input types: x stands for the decimal x/K, tested as "
+                        "treegen predict reads it (the double nearest x/K), for every "
+                        "continuous feature or NAME only; repeatable")
     g.add_argument("--missing-value", type=_int, default=None, metavar="V",
                    help="integer input types: the value meaning missing (default: the "
                         "type's minimum)")

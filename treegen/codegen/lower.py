@@ -15,9 +15,12 @@ into one comparison on the C input type:
   for a j48 model that is ``x <= t`` exactly.
 * :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
   float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
-* integer input with scale K (:func:`treegen.codegen.fixedpoint.bound_int`): for a
-  j48 model ``x/K <= t`` exactly when ``x <= floor(t*K)``; then folded when no known
-  value of the type can fall on one side.
+* integer input with scale K (:func:`treegen.codegen.fixedpoint.read_bound` and
+  ``bound_int``): x stands for the decimal x/K, which the model reads as the double
+  nearest x/K, so the cut is the largest x whose double(x/K) passes the model's test
+  (for a j48 threshold that is a training value n/K, x = n itself, although the
+  double t may lie below n/K); then folded when no known value of the type can fall
+  on one side.
 """
 
 from __future__ import annotations
@@ -130,11 +133,10 @@ def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
     t = node.threshold
     if math.isnan(t):
         raise EncodingError(f"model node {i}: threshold is NaN")
-    bound = fixedpoint.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.is_int:
-        if bound is None:
+        if not math.isfinite(t):
             return ("left" if t > 0 else "right"), 0
-        cut = fixedpoint.bound_int(bound, enc.scales[node.attribute])
+        cut = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), enc.scales[node.attribute])
         lo, hi = enc.int_range
         if explicit_scale and not lo <= cut <= hi:
             raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
@@ -146,6 +148,7 @@ def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
         if cut < klo:
             return "right", 0
         return "le", cut
+    bound = fixedpoint.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.input_type == "double":
         if bound is None:
             return ("left", 0) if t > 0 else ("lt", -float(np.finfo(np.float64).max))
