@@ -231,6 +231,23 @@ def test_scale_overflow_is_an_error() -> None:
     assert err.value.option == "--scale" and "does not fit int8" in str(err.value)
 
 
+@pytest.mark.parametrize("itype,t", [("int8", -12.8), ("uint8", 25.45)])
+def test_scaled_threshold_next_to_the_default_missing_value(itype: str, t: float) -> None:
+    # At scale 10, -12.8 cuts at x <= -128 (only int8's default missing value passes)
+    # and 25.45 at x <= 254 (only uint8's, 255, fails): an error while that value is
+    # the default; a value the user chose keeps folding the test.
+    lo, hi = INT_RANGES[itype]
+    missing = lo if lo < 0 else hi
+    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    enc = Encoding(itype, "float", missing, (Fraction(10),))
+    with pytest.raises(EncodingError) as err:
+        lower_continuous(node, 0, enc, True, False, missing_is_default=True)
+    assert err.value.option == "--scale"
+    assert f"the default missing value of {itype}; choose another with --missing-value" in str(
+        err.value)
+    assert lower_continuous(node, 0, enc, True, False) == ("right" if lo < 0 else "left", 0)
+
+
 @given(f32.filter(math.isfinite))
 def test_c_float_literal_round_trips(x: float) -> None:
     text = c_float(x)
