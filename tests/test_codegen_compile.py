@@ -1,5 +1,6 @@
 """Every generated file compiles with zero warnings: gcc and clang under -std=c99 and
--std=c89 with strict flags, the header as C++ (g++), arm-none-eabi-gcc for a
+-std=c89 with strict flags at -O0 and -O3 (some warnings only appear when the
+optimizer inlines and unrolls), the header as C++ (g++), arm-none-eabi-gcc for a
 Cortex-M0+ and avr-gcc for an ATmega328P.  Variants are generated once per module and
 each compiler runs over all of them; a missing tool skips with its name."""
 
@@ -36,7 +37,8 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out: dict[str, Path] = {}
     # syn45: c45 semantics put rounding-boundary literals in double and integer modes.
     models = {"golf": cm.golf(), "syn": cm.synthetic(5, 120), "tiny": cm.tiny(),
-              "leaf": cm.single_leaf(), "syn45": cm.as_c45(cm.synthetic(5, 120))}
+              "leaf": cm.single_leaf(), "syn45": cm.as_c45(cm.synthetic(5, 120)),
+              "stump": cm.stump()}
     for mname, model in models.items():
         for mode, kw in MODES.items():
             if mname != "golf" and mode == "fixed":
@@ -56,12 +58,13 @@ def _compile(cmd: list[str]) -> str:
     return "" if r.returncode == 0 and not r.stderr.strip() else (r.stderr or "failed")[:2000]
 
 
+@pytest.mark.parametrize("opt", ["-O0", "-O3"])
 @pytest.mark.parametrize("std", ["c99", "c89"])
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
-def test_host_compilers_strict(variants: dict[str, Path], cc: str, std: str) -> None:
+def test_host_compilers_strict(variants: dict[str, Path], cc: str, std: str, opt: str) -> None:
     exe = _need(cc)
-    errors = {name: _compile([exe, f"-std={std}", *STRICT, "-c", str(d / "predict.c"),
-                              "-o", str(d / f"{cc}-{std}.o")])
+    errors = {name: _compile([exe, f"-std={std}", opt, *STRICT, "-c", str(d / "predict.c"),
+                              "-o", str(d / f"{cc}-{std}{opt}.o")])
               for name, d in variants.items()}
     assert {k: v for k, v in errors.items() if v} == {}
 

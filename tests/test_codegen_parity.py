@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
 from treegen.codegen.fixedpoint import FixedPointClassifier
-from treegen.codegen.inputs import comparison_inputs, to_c_domain
+from treegen.codegen.inputs import comparison_inputs, model_values, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import evaluate
 from treegen.codegen.verify import classify_comparable
@@ -47,15 +47,13 @@ def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None
     assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
     assert np.array_equal(c_cls, e_cls) and np.array_equal(c_proba, e_proba)
     assert (c_proba.astype(np.int64).sum(axis=1) <= 32768).all()
-    sel = classify_comparable(model, ir, X)
-    if opts.input_type in ("float", "int16"):
-        from treegen.model.classify import predict
+    # Rows without missing values: the float classifier's class, given the values the
+    # C inputs stand for (a scaled integer x as the double nearest x/K).
+    from treegen.model.classify import predict
 
-        assert sel.any()
-        values = X[sel].astype(np.float64)
-        if ir.encoding.is_int:
-            values /= np.asarray([float(s) for s in ir.encoding.scales])
-        assert np.array_equal(c_cls[sel], predict(model, values))
+    sel = classify_comparable(model, ir, X)
+    assert sel.any()
+    assert np.array_equal(c_cls[sel], predict(model, model_values(ir, X)[sel]))
     return len(X)
 
 
@@ -186,3 +184,37 @@ def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
     except EncodingError:
         assume(False)  # a --scale that overflows: rejected, as it must be
     check(model, opts, tmp_path_factory.mktemp("r"), n_random=100)
+
+
+@pytest.mark.parametrize("flavor", ["j48", "c45"])
+@pytest.mark.parametrize("itype,digits", [("int16", 1), ("int32", 3), ("uint32", 6)])
+def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int,
+                                            tmp_path: Path) -> None:
+    """A tree trained on decimals with ``digits`` places (its thresholds are training
+    values), exported with --scale 10**digits: the C on the integer x = value * K
+    predicts what the Python model predicts for the decimal text of the value, read as
+    treegen predict reads it (j48 thresholds are doubles, often just below the
+    decimal, so a cut of floor(t * K) was one short)."""
+    trainer = pytest.importorskip("treegen.trainer")
+    from treegen.data.readers import read_dataset
+    from treegen.model.classify import predict
+
+    rng = np.random.default_rng(digits)
+    k = 10**digits
+    top = min(30000, 40 * k)
+    ints = rng.integers(0, top, size=(400, 2))  # the values times K
+    # Bands along both axes: an unpruned tree with many thresholds.
+    label = np.where(ints[:, 1] < top // 2, ints[:, 0] // (top // 12), ints[:, 0] // (top // 7)) % 3
+    text = "a,b,class\n" + "".join(
+        f"{a // k}.{a % k:0{digits}d},{b // k}.{b % k:0{digits}d},c{c}\n"
+        for (a, b), c in zip(ints.tolist(), label.tolist()))
+    (tmp_path / "d.csv").write_text(text)
+    ds = read_dataset(str(tmp_path / "d.csv"))
+    model = trainer.train(ds, trainer.TrainOptions(min_cases=1, prune=False, flavor=flavor))
+    assert model.size > 25
+    ir = lower(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)))
+    built = build(ir, emit(ir, "ifs"), tmp_path)
+    c_cls, _ = built.run(ints.astype(build_dtype(ir)))
+    assert np.array_equal(c_cls, predict(model, ds.X))
+    check(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)), tmp_path / "t",
+          ds)

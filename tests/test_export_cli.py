@@ -73,7 +73,7 @@ BAD = [
     (["--prefix", "int"], "--prefix"),
     (["--prefix", "_Golf"], "--prefix"),
     (["--prefix", "a-b"], "--prefix"),
-    (["--input-type", "uint8"], "--missing-value"),  # default 0 is a nominal code
+    (["--input-type", "uint8", "--missing-value", "1"], "--missing-value"),  # a nominal code
     (["--input-type", "int8", "--missing-value", "300"], "--missing-value"),
     (["--missing-value", "5"], "--missing-value"),
     (["--float-compare", "int", "--input-type", "int16"], "--float-compare"),
@@ -118,3 +118,66 @@ def test_a_failing_export_leaves_old_files_alone(golf_tree: Path, tmp_path: Path
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     assert run_cli(capsys, "export", str(golf_tree), "--prefix", "for", "-o", str(out))[0] == 2
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+@pytest.mark.parametrize("itype,default", [("uint8", 255), ("uint16", 65535),
+                                           ("uint32", 4294967295), ("int8", -128),
+                                           ("int16", -32768), ("int32", -2147483648)])
+def test_default_missing_value_is_never_a_nominal_code(
+        golf_tree: Path, tmp_path: Path, itype: str, default: int,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # golf has nominal attributes (codes from 0): unsigned types default to their
+    # maximum, signed ones keep their minimum.
+    from treegen.codegen.literals import c_int
+
+    out = tmp_path / "o"
+    code, _, err = run(["export", str(golf_tree), "--input-type", itype, "-o", str(out)], capsys)
+    assert code == 0, err
+    assert f"#define GOLF_MISSING {c_int(default, itype)}\n" in (out / "predict.h").read_text()
+
+
+def test_default_missing_value_that_is_a_code_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from treegen.data.dataset import Attribute, Schema
+    from treegen.model import Model, Node
+
+    # codes 0..255 fill uint8 (the attribute need not be tested to need its codes)
+    schema = Schema((Attribute("v", "nominal", tuple(f"v{i}" for i in range(256))),
+                     Attribute("x", "continuous")), ("a", "b"), "class")
+    nodes = (Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=1, threshold=0.5,
+                  children=(1, 2)),
+             Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)), Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)))
+    path = tmp_path / "wide.tree"
+    save_model(Model(schema, nodes, {"flavor": "j48"}), path)
+    code, _, err = run(["export", str(path), "--input-type", "uint8", "-o", str(tmp_path / "o")],
+                       capsys)
+    assert code == 2 and not (tmp_path / "o").exists()
+    assert err.strip().splitlines() == [
+        "treegen: error: --input-type: the default missing value 255 of uint8 is a code of "
+        "nominal attribute 'v' (256 values); choose another with --missing-value"]
+    # a value the user chose is named as theirs
+    code, _, err = run(["export", str(path), "--input-type", "uint8", "--missing-value", "255",
+                        "-o", str(tmp_path / "o")], capsys)
+    assert code == 2 and "default" not in err
+    assert "--missing-value: missing value 255 is a code of nominal attribute 'v'" in err
+    code, _, err = run(["export", str(path), "--input-type", "uint16", "-o", str(tmp_path / "o")],
+                       capsys)
+    assert code == 0, err
+
+
+def test_scaled_threshold_next_to_the_default_missing_value(
+        golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # humidity <= 75 at scale 254/75 is x <= 254: only 255, the default missing value
+    # of uint8, would go right.
+    out = tmp_path / "o"
+    code, _, err = run(["export", str(golf_tree), "--input-type", "uint8",
+                        "--scale", "humidity=254/75", "-o", str(out)], capsys)
+    assert code == 2 and not out.exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("treegen: error: --scale: model node 1:")
+    assert "leaves only 255 above it, the default missing value of uint8" in lines[0]
+    assert "--missing-value" in lines[0]
+    code, _, err = run(["export", str(golf_tree), "--input-type", "uint8", "--scale",
+                        "humidity=254/75", "--missing-value", "3", "-o", str(out)], capsys)
+    assert code == 0, err
+    assert "x[2] <= 254" in (out / "predict.c").read_text()

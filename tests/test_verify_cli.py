@@ -153,3 +153,48 @@ def test_cffi_is_a_run_time_dependency() -> None:
 
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert any(re.match(r"cffi\b", d) for d in meta["dependencies"])
+
+
+def _decimal_j48(tmp_path: Path) -> tuple[Path, Path]:
+    """J48's tree for a = 0.1, 0.2, 0.3 -> x and 0.4, 0.5, 0.6 -> y (-m 1): one test
+    a <= 0.3, whose double lies below 3/10."""
+    from treegen.data.dataset import Attribute, Schema
+    from treegen.model import Model, Node
+
+    schema = Schema((Attribute("a", "continuous"),), ("x", "y"), "class")
+    nodes = (Node("continuous", 0, 6.0, 0.0, (3.0, 3.0), attribute=0, threshold=0.3,
+                  children=(1, 2)),
+             Node("leaf", 0, 3.0, 0.0, (3.0, 0.0)), Node("leaf", 1, 3.0, 0.0, (0.0, 3.0)))
+    tree = tmp_path / "d.tree"
+    save_model(Model(schema, nodes, {"flavor": "j48"}), tree)
+    data = tmp_path / "d.csv"
+    data.write_text("a,class\n0.1,x\n0.2,x\n0.3,x\n0.4,y\n0.5,y\n0.6,y\n")
+    return tree, data
+
+
+@pytest.mark.parametrize("itype", ["int16", "uint32"])
+def test_verify_compares_scaled_inputs_with_the_float_classifier(
+        tmp_path: Path, itype: str, capsys: pytest.CaptureFixture[str]) -> None:
+    tree, data = _decimal_j48(tmp_path)
+    code, out, _ = run(["verify", str(tree), str(data), "--input-type", itype,
+                        "--scale", "10", "--random", "100"], capsys)
+    assert code == 0, out
+    m = re.search(r"C vs float classifier \(rows without missing values\): (\d+) rows, "
+                  r"classes identical", out)
+    assert m and int(m.group(1)) >= 6  # the data rows at least
+
+
+def test_verify_catches_a_scaled_rule_its_fixed_point_model_shares(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # The old rule (the exact x/K, cut floor(t * K) = 2) in both the lowering and the
+    # fixed-point model: only the float classifier can see that x = 3 ("0.3") is wrong.
+    from treegen.codegen import fixedpoint
+
+    monkeypatch.setattr(fixedpoint, "read_bound", fixedpoint.model_bound)
+    tree, data = _decimal_j48(tmp_path)
+    code, out, _ = run(["verify", str(tree), str(data), "--input-type", "int16",
+                        "--scale", "10", "--random", "50"], capsys)
+    assert code == 1, out
+    assert "C vs fixed-point Python model" in out and "classes and probabilities identical" in out
+    assert re.search(r"row \d+ \[3\]: float classifier .*: class C 1 vs 0", out), out

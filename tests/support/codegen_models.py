@@ -153,6 +153,15 @@ def single_leaf() -> Model:
     return Model(GOLF_SCHEMA, (Node("leaf", 1, 3.0, 0.0, (1.0, 2.0)),), {"flavor": "c45"})
 
 
+def stump() -> Model:
+    """One continuous test and two leaves: a one-entry missing-value stack, where
+    gcc 12 -O3 once saw the table walk write past it (-Wstringop-overflow)."""
+    nodes = (Node("continuous", 0, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0,
+                  children=(1, 2)),
+             _leaf(0, (2.0, 0.0)), _leaf(1, (0.0, 3.0)))
+    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
+
+
 def wide_nominal(k: int = 200) -> Model:
     """A root test on a nominal attribute with ``k`` values, each leaf with its own
     distribution, so the output identifies the decoded code (or 'missing')."""
