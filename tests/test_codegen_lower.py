@@ -102,9 +102,8 @@ def test_int_cut_follows_the_model_on_x_over_k_read_as_a_double(narrow32: bool,
     n = data.draw(st.integers(-(1 << 32), 1 << 32), label="n")
     v = _read(n, k)
     stored = float(np.float32(v)) if narrow32 else v
-    t = data.draw(st.sampled_from([stored, float(np.nextafter(stored, -np.inf)),
-                                   float(np.nextafter(stored, np.inf))]) | f64.filter(math.isfinite),
-                  label="t")
+    near = [stored, float(np.nextafter(stored, -np.inf)), float(np.nextafter(stored, np.inf))]
+    t = data.draw(st.sampled_from(near) | f64.filter(math.isfinite), label="t")
     c = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), k)
     for y in (n - 2, n - 1, n, n + 1, n + 2, c - 1, c, c + 1):
         try:

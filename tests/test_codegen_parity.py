@@ -207,7 +207,7 @@ def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int
     label = np.where(ints[:, 1] < top // 2, ints[:, 0] // (top // 12), ints[:, 0] // (top // 7)) % 3
     text = "a,b,class\n" + "".join(
         f"{a // k}.{a % k:0{digits}d},{b // k}.{b % k:0{digits}d},c{c}\n"
-        for (a, b), c in zip(ints.tolist(), label.tolist()))
+        for (a, b), c in zip(ints.tolist(), label.tolist(), strict=True))
     (tmp_path / "d.csv").write_text(text)
     ds = read_dataset(str(tmp_path / "d.csv"))
     model = trainer.train(ds, trainer.TrainOptions(min_cases=1, prune=False, flavor=flavor))

@@ -21,9 +21,9 @@ def golf_tree(tmp_path: Path) -> Path:
     return path
 
 
-
-def test_export_writes_both_files(golf_tree: Path, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_writes_both_files(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "build"
     code, stdout, err = run_cli(capsys, "export", str(golf_tree), "--target", "c", "-o", str(out))
     assert code == 0 and err == ""
@@ -34,11 +34,11 @@ def test_export_writes_both_files(golf_tree: Path, tmp_path: Path,
     assert "#define GOLF_OUTLOOK_OVERCAST 1" in header
 
 
-def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_is_deterministic_and_regenerable(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
-    opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10",
-            "--prefix", "g1"]
+    opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10", "--prefix", "g1"]
     assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(a))[0] == 0
     assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(b))[0] == 0
     for name in ("predict.c", "predict.h"):  # only the -o folder in the comment differs
@@ -54,8 +54,9 @@ def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path
     assert (c / "predict.c").read_text().replace(str(c), str(a)) == text
 
 
-def test_default_prefix_comes_from_the_file_name(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_prefix_comes_from_the_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "My model-1.tree"
     save_model(cm.tiny(), path)
     assert run_cli(capsys, "export", str(path), "-o", str(tmp_path / "o"))[0] == 0
@@ -83,8 +84,13 @@ BAD = [
 
 
 @pytest.mark.parametrize("opts,option", BAD)
-def test_bad_options_are_one_line_errors(golf_tree: Path, tmp_path: Path, opts: list[str],
-                                         option: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_are_one_line_errors(
+    golf_tree: Path,
+    tmp_path: Path,
+    opts: list[str],
+    option: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(out))
     assert code == 2
@@ -93,8 +99,9 @@ def test_bad_options_are_one_line_errors(golf_tree: Path, tmp_path: Path, opts: 
     assert not out.exists()
 
 
-def test_output_folder_that_is_a_file(golf_tree: Path, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_output_folder_that_is_a_file(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "file"
     target.write_text("keep me")
     code, _, err = run_cli(capsys, "export", str(golf_tree), "-o", str(target))
@@ -102,8 +109,9 @@ def test_output_folder_that_is_a_file(golf_tree: Path, tmp_path: Path,
     assert target.read_text() == "keep me"
 
 
-def test_tampered_model_is_rejected(golf_tree: Path, tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampered_model_is_rejected(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     text = golf_tree.read_text()
     golf_tree.write_text(text.replace('"children"', '"childs"', 1))
     code, _, err = run_cli(capsys, "export", str(golf_tree), "-o", str(tmp_path / "o"))
@@ -111,8 +119,9 @@ def test_tampered_model_is_rejected(golf_tree: Path, tmp_path: Path,
     assert not (tmp_path / "o").exists()
 
 
-def test_a_failing_export_leaves_old_files_alone(golf_tree: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failing_export_leaves_old_files_alone(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "o"
     assert run_cli(capsys, "export", str(golf_tree), "-o", str(out))[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
@@ -120,64 +129,114 @@ def test_a_failing_export_leaves_old_files_alone(golf_tree: Path, tmp_path: Path
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
-@pytest.mark.parametrize("itype,default", [("uint8", 255), ("uint16", 65535),
-                                           ("uint32", 4294967295), ("int8", -128),
-                                           ("int16", -32768), ("int32", -2147483648)])
+@pytest.mark.parametrize(
+    "itype,default",
+    [
+        ("uint8", 255),
+        ("uint16", 65535),
+        ("uint32", 4294967295),
+        ("int8", -128),
+        ("int16", -32768),
+        ("int32", -2147483648),
+    ],
+)
 def test_default_missing_value_is_never_a_nominal_code(
-        golf_tree: Path, tmp_path: Path, itype: str, default: int,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    golf_tree: Path, tmp_path: Path, itype: str, default: int, capsys: pytest.CaptureFixture[str]
+) -> None:
     # golf has nominal attributes (codes from 0): unsigned types default to their
     # maximum, signed ones keep their minimum.
     from treegen.codegen.literals import c_int
 
     out = tmp_path / "o"
-    code, _, err = run(["export", str(golf_tree), "--input-type", itype, "-o", str(out)], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), "--input-type", itype, "-o", str(out))
     assert code == 0, err
     assert f"#define GOLF_MISSING {c_int(default, itype)}\n" in (out / "predict.h").read_text()
 
 
 def test_default_missing_value_that_is_a_code_is_named(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from treegen.data.dataset import Attribute, Schema
     from treegen.model import Model, Node
 
     # codes 0..255 fill uint8 (the attribute need not be tested to need its codes)
-    schema = Schema((Attribute("v", "nominal", tuple(f"v{i}" for i in range(256))),
-                     Attribute("x", "continuous")), ("a", "b"), "class")
-    nodes = (Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=1, threshold=0.5,
-                  children=(1, 2)),
-             Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)), Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)))
+    schema = Schema(
+        (
+            Attribute("v", "nominal", tuple(f"v{i}" for i in range(256))),
+            Attribute("x", "continuous"),
+        ),
+        ("a", "b"),
+        "class",
+    )
+    nodes = (
+        Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=1, threshold=0.5, children=(1, 2)),
+        Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)),
+        Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)),
+    )
     path = tmp_path / "wide.tree"
     save_model(Model(schema, nodes, {"flavor": "j48"}), path)
-    code, _, err = run(["export", str(path), "--input-type", "uint8", "-o", str(tmp_path / "o")],
-                       capsys)
+    code, _, err = run_cli(
+        capsys, "export", str(path), "--input-type", "uint8", "-o", str(tmp_path / "o")
+    )
     assert code == 2 and not (tmp_path / "o").exists()
     assert err.strip().splitlines() == [
         "treegen: error: --input-type: the default missing value 255 of uint8 is a code of "
-        "nominal attribute 'v' (256 values); choose another with --missing-value"]
+        "nominal attribute 'v' (256 values); choose another with --missing-value"
+    ]
     # a value the user chose is named as theirs
-    code, _, err = run(["export", str(path), "--input-type", "uint8", "--missing-value", "255",
-                        "-o", str(tmp_path / "o")], capsys)
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        str(path),
+        "--input-type",
+        "uint8",
+        "--missing-value",
+        "255",
+        "-o",
+        str(tmp_path / "o"),
+    )
     assert code == 2 and "default" not in err
     assert "--missing-value: missing value 255 is a code of nominal attribute 'v'" in err
-    code, _, err = run(["export", str(path), "--input-type", "uint16", "-o", str(tmp_path / "o")],
-                       capsys)
+    code, _, err = run_cli(
+        capsys, "export", str(path), "--input-type", "uint16", "-o", str(tmp_path / "o")
+    )
     assert code == 0, err
 
 
 def test_scaled_threshold_next_to_the_default_missing_value(
-        golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # humidity <= 75 at scale 254/75 is x <= 254: only 255, the default missing value
     # of uint8, would go right.
     out = tmp_path / "o"
-    code, _, err = run(["export", str(golf_tree), "--input-type", "uint8",
-                        "--scale", "humidity=254/75", "-o", str(out)], capsys)
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        str(golf_tree),
+        "--input-type",
+        "uint8",
+        "--scale",
+        "humidity=254/75",
+        "-o",
+        str(out),
+    )
     assert code == 2 and not out.exists()
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("treegen: error: --scale: model node 1:")
     assert "leaves only 255 above it, the default missing value of uint8" in lines[0]
     assert "--missing-value" in lines[0]
-    code, _, err = run(["export", str(golf_tree), "--input-type", "uint8", "--scale",
-                        "humidity=254/75", "--missing-value", "3", "-o", str(out)], capsys)
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        str(golf_tree),
+        "--input-type",
+        "uint8",
+        "--scale",
+        "humidity=254/75",
+        "--missing-value",
+        "3",
+        "-o",
+        str(out),
+    )
     assert code == 0, err
     assert "x[2] <= 254" in (out / "predict.c").read_text()
