@@ -23,6 +23,7 @@ import pytest
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.levelwise import partition as part_mod
+from treegen.trainer.constants import MAX_CLASSES
 from treegen.trainer.context import build_context
 from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.levelwise.grow import padded_rows
@@ -302,9 +303,9 @@ def test_gather_values_equals_numpy() -> None:
 
 
 def test_more_classes_than_the_kernels_take() -> None:
-    """Past native.MAX_CLASSES training quietly takes the numpy path: same tree as dfs."""
+    """Past MAX_CLASSES training quietly takes the numpy path: same tree as dfs."""
     rng = np.random.default_rng(2)
-    n, K = 300, native.MAX_CLASSES + 5
+    n, K = 300, MAX_CLASSES + 5
     X = rng.normal(size=(n, 2)).round(1)
     X[rng.random(X.shape) < 0.05] = np.nan
     y = np.where(X[:, 0] > 0, K - 1, rng.integers(0, 3, size=n)).astype(np.int32)

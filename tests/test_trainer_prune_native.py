@@ -27,6 +27,7 @@ from treegen.trainer.pruning import native as prune_native_mod
 from treegen.trainer.pruning import prune as prune_mod
 from treegen.trainer.context import build_context
 from treegen.trainer.fit import grow
+from treegen.trainer.levelwise.flat import KIND_CODE
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, flatten
@@ -256,7 +257,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
             first.append(0)
             path.append(path[i] + [b])
         stack.extend(range(len(order) - 1, first[i] - 1, -1))
-    kind = np.asarray([prune_native_mod._KIND_CODE[t.kind] for t in order], dtype=np.int8)
+    kind = np.asarray([KIND_CODE[t.kind] for t in order], dtype=np.int8)
     # Collapse a test with a test below it: its subtree stays in the arrays.
     victim = next(
         i

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.trainer import native
+from treegen.trainer.constants import J48_TOL, MAX_CLASSES
 from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
@@ -145,17 +146,17 @@ class Context:
     def cut_for(self, att: int, bar: float) -> float:
         """Largest training value of ``att`` not above ``bar`` (section 1.8).
 
-        J48's ``setSplitPoint`` accepts values up to ``bar`` within 1e-6.
+        J48's ``setSplitPoint`` accepts values up to ``bar`` within ``J48_TOL``.
         """
         d = self.distinct[att]
-        limit = bar + 1e-6 if self.j48 else bar
+        limit = bar + J48_TOL if self.j48 else bar
         # In d's own type: a Python float would make numpy convert all of d
         # to double on every call.  A c45 midpoint is a float32 value, exact.
         key = d.dtype.type(limit)
         assert float(key) == limit or self.j48
         i = int(np.searchsorted(d, key, side="right")) - 1
         if self.j48:
-            while i >= 0 and not (float(d[i]) - bar < 1e-6):
+            while i >= 0 and not (float(d[i]) - bar < J48_TOL):
                 i -= 1
         assert i >= 0, "midpoint lies above a training value by construction"
         return float(d[i])
@@ -240,7 +241,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         multi_val=multi_val,
         scratch=np.full(n + 1, -3, dtype=np.intp),
         cvals_rows=None
-        if native.cscan is None or len(ds.classes) > native.MAX_CLASSES
+        if native.cscan is None or len(ds.classes) > MAX_CLASSES
         else np.ascontiguousarray(cvals.T),
     )
     ctx.reset_weights()

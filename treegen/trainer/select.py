@@ -6,9 +6,9 @@ whole bucket of nodes at once and is tested equal to this one.
 
 from __future__ import annotations
 
+from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context
-from treegen.trainer.splits import J48_TOL, Score
-from treegen.trainer.stats import EPSILON
+from treegen.trainer.splits import Score
 
 
 def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.splits import Score, score_outcomes
-from treegen.trainer.stats import EPSILON
 
 Blocks = list[list[int]]
 

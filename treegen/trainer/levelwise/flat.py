@@ -21,14 +21,26 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.core import Node, NodeKind
-from treegen.trainer.stats import EPSILON
+from treegen.trainer.constants import (
+    EPSILON,
+    KIND_CONTINUOUS,
+    KIND_LEAF,
+    KIND_NOMINAL,
+    KIND_SUBSET,
+)
 from treegen.trainer.tree import TNode
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
 
-KINDS: tuple[NodeKind, ...] = ("leaf", "continuous", "nominal", "subset")
-LEAF, CONTINUOUS, NOMINAL, SUBSET = 0, 1, 2, 3
+# The node kind of each code in FlatTree.kind (and in the C pruner's records), and back.
+KIND_NAME: dict[int, NodeKind] = {
+    KIND_LEAF: "leaf",
+    KIND_CONTINUOUS: "continuous",
+    KIND_NOMINAL: "nominal",
+    KIND_SUBSET: "subset",
+}
+KIND_CODE: dict[NodeKind, int] = {name: code for code, name in KIND_NAME.items()}
 
 
 class FlatTree:
@@ -39,7 +51,7 @@ class FlatTree:
         self.dtype = dtype
         self.n = 0
         cap = max(capacity, 1)
-        self.kind = np.zeros(cap, dtype=np.int8)
+        self.kind = np.full(cap, KIND_LEAF, dtype=np.int8)
         self.cls = np.zeros(cap, dtype=np.int64)
         self.items = np.zeros(cap)
         self.errors = np.zeros(cap)
@@ -77,7 +89,9 @@ class FlatTree:
             for name in self._FIELDS:
                 old = getattr(self, name)
                 grown = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
-                if name == "attribute":
+                if name == "kind":
+                    grown[:] = KIND_LEAF
+                elif name == "attribute":
                     grown[:] = -1
                 elif name == "threshold":
                     grown[:] = math.nan
@@ -107,8 +121,8 @@ class FlatTree:
         first, count = self.first.tolist(), self.count.tolist()
 
         def make(i: int) -> TNode:
-            t = TNode(KINDS[kind[i]], cls[i], items[i], errors[i], self.dist[i])
-            if kind[i] != LEAF:
+            t = TNode(KIND_NAME[kind[i]], cls[i], items[i], errors[i], self.dist[i])
+            if kind[i] != KIND_LEAF:
                 # math.nan itself where there is no cut, as TNode has it (node
                 # tuples compare NaN fields by identity).
                 th = threshold[i]
@@ -121,7 +135,7 @@ class FlatTree:
         stack = [(root, 0)]
         while stack:
             t, i = stack.pop()
-            if kind[i] == LEAF:
+            if kind[i] == KIND_LEAF:
                 continue
             for j in range(first[i], first[i] + count[i]):
                 c = make(j)
@@ -137,7 +151,7 @@ def collapse(tree: FlatTree, j48: bool) -> None:
     (float32 for c45); a test no better than a leaf becomes one.
     """
     n = tree.n
-    internal = np.flatnonzero(tree.kind[:n] != LEAF)
+    internal = np.flatnonzero(tree.kind[:n] != KIND_LEAF)
     if internal.size == 0:
         return
     depth = tree.depth[internal]
@@ -161,7 +175,7 @@ def collapse(tree: FlatTree, j48: bool) -> None:
             leaf_err = leaf_err.astype(np.float32).astype(np.float64)
         tree.errors[level] = acc
         to_leaf = level[acc >= leaf_err - EPSILON]
-        tree.kind[to_leaf] = LEAF
+        tree.kind[to_leaf] = KIND_LEAF
 
 
 def model_nodes(
@@ -190,7 +204,7 @@ def model_nodes(
         i = stack.pop()
         order.append(i)
         s = src_l[i]
-        if cur_l[i] == LEAF or okind[s] == LEAF:
+        if cur_l[i] == KIND_LEAF or okind[s] == KIND_LEAF:
             kids.append(None)
             continue
         ch = list(range(first[s], first[s] + count[s]))
@@ -212,7 +226,7 @@ def model_nodes(
         leaf = ch_k is None
         out.append(
             Node(
-                kind="leaf" if ch_k is None else KINDS[okind[s]],
+                kind="leaf" if ch_k is None else KIND_NAME[okind[s]],
                 cls=int(cls_l[k]),
                 items=float(items_l[k]),
                 errors=float(err_l[k]),

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
+from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.partition import Task, partition
@@ -40,14 +41,12 @@ from treegen.trainer.options import GrowOptions
 from treegen.trainer.select import select
 from treegen.trainer.splits import (
     CHUNK,
-    J48_TOL,
     ContScores,
     Score,
     eval_continuous,
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.stats import EPSILON
 from treegen.trainer.subsets import best_subsets
 
 FloatArray = npt.NDArray[np.floating]
@@ -451,7 +450,7 @@ def _select_j48(
 
     The average gain is a double sum in attribute order; attributes are then
     taken in order, each replacing the best so far only when its ratio is
-    more than 1e-6 higher (J48's ``Utils.gr``), as the node-by-node loop does.
+    more than ``J48_TOL`` higher (J48's ``Utils.gr``), as the node-by-node loop does.
     """
     B, n_att = G.shape
     qual = OK & _in_average(ctx, n_att)[None, :]

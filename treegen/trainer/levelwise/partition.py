@@ -19,8 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
+from treegen.trainer.constants import J48_TOL, KIND_CONTINUOUS, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.flat import CONTINUOUS, NOMINAL, SUBSET, FlatTree
+from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.splits import Score
 
 FloatArray = npt.NDArray[np.floating]
@@ -69,23 +70,23 @@ def _outcomes(
     for b in split.tolist():
         a = int(chosen[b])
         if ctx.kinds[a] == "continuous":
-            kind[b] = CONTINUOUS
+            kind[b] = KIND_CONTINUOUS
             if ctx.j48:
                 thr[b] = ctx.cut_for(a, float(BAR[b, a]))
             forks[b] = 2
             cpos[b] = ctx.cont_pos[a]
         elif (b, a) in subs and len(subs[(b, a)].subsets) < ctx.n_values[a]:
-            kind[b] = SUBSET
+            kind[b] = KIND_SUBSET
             tree.subsets[tasks[b].nid] = subs[(b, a)].subsets
             forks[b] = len(subs[(b, a)].subsets)
             subset_tasks.append(b)
         else:
-            kind[b] = NOMINAL
+            kind[b] = KIND_NOMINAL
             forks[b] = ctx.n_values[a]
             npos[b] = ctx.nom_pos[a]
     if not ctx.j48:
         # ctx.cut_for, one binary search per attribute for all its cuts.
-        cont = split[kind[split] == CONTINUOUS]
+        cont = split[kind[split] == KIND_CONTINUOUS]
         for a in np.unique(chosen[cont]).tolist():
             tb = cont[chosen[cont] == a]
             d = ctx.distinct[a]
@@ -228,7 +229,7 @@ def partition(
     cbest = np.argmax(cfreq, axis=1)
     cbestf = cfreq[np.arange(n_child), cbest]
     if ctx.j48:
-        stays_leaf = (np.abs(cbestf - ccases) < 1e-6) | (2 * m - ccases > 1e-6)
+        stays_leaf = (np.abs(cbestf - ccases) < J48_TOL) | (2 * m - ccases > J48_TOL)
     else:
         stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
     # Children's sorted arrays: every entry of a parent's sorted array goes to
@@ -294,7 +295,7 @@ def partition(
         t = tasks[b]
         k = pos_of[b]
         all_known = t.all_known and not has_unknown[b]
-        tested = t.tested | {att_l[k]} if kind_l[k] == NOMINAL else t.tested
+        tested = t.tested | {att_l[k]} if kind_l[k] == KIND_NOMINAL else t.tested
         lo, hi = starts_l[cc], ends_l[cc]
         new.append(
             Task(

@@ -19,8 +19,10 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import native
+from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.splits import J48_TOL, ContScores, FloatArray
+from treegen.trainer.splits import ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, log2_c45, total_info
 
 # Segments scored per C call, about: their scratch arrays (Context.work) are
@@ -123,8 +125,6 @@ def eval_continuous_flat(
     ``unknown_w[r]`` that of its cases with the value unknown.  Returns the
     same scores as the numpy path, bit for bit.
     """
-    from treegen.trainer import native
-
     lib = native.cscan
     assert lib is not None
     R = seg_att.size
@@ -238,7 +238,7 @@ def _best_j48(
     """The j48 branch of ``splits._eval_cont_chunk`` for a chunk scanned in C.
 
     ``best_cuts_j48`` computes the gains (numpy's logs) and J48's pick; the
-    MDL penalty, the 1e-6 test, the midpoint and the split info follow in
+    MDL penalty, the ``J48_TOL`` test, the midpoint and the split info follow in
     numpy, as there.
     """
     lo, hi = ch.lo, ch.hi
@@ -263,7 +263,7 @@ def _best_j48(
     )
     tries = np.bincount(ch.kk, minlength=hi - lo)
     seg = np.flatnonzero(best >= 0)
-    # J48: the MDL penalty, then a cut must still gain more than 1e-6.
+    # J48: the MDL penalty, then a cut must still gain at least J48_TOL.
     pen = bgain[seg] - log2_c45(tries[seg].astype(np.float64)) / cs_[seg]
     seg, pen = seg[pen >= J48_TOL], pen[pen >= J48_TOL]
     if seg.size == 0:
@@ -289,8 +289,6 @@ def score_outcomes_native(
     numpy takes the logs (so they are the numpy path's), ``nominal_finish``
     does the rest, operation for operation as the numpy code.
     """
-    from treegen.trainer import native
-
     lib = native.cscan
     assert lib is not None and not ctx.j48
     K, n_out, C = freq.shape

@@ -32,10 +32,6 @@ def _load(name: str) -> ModuleType | None:
         return None
 
 
-# The kernels keep per-class sums on the C stack; more classes than this
-# (no real dataset) take the numpy path.
-MAX_CLASSES = 4096
-
 cscan: ModuleType | None = _load("cscan")
 cprune: ModuleType | None = _load("cprune")
 

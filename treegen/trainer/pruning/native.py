@@ -19,16 +19,16 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Node
+from treegen.model.core import Node, NodeKind
 from treegen.trainer import native
+from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET, MAX_CLASSES
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.flat import LEAF, FlatTree, model_nodes
+from treegen.trainer.levelwise.flat import KIND_CODE, FlatTree, model_nodes
 from treegen.trainer.stats import ErrorBound, coeff_c45
 from treegen.trainer.tree import TNode
 
 FloatArray = npt.NDArray[np.floating]
 
-_KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
 # The C walk recurses once per tree level (a few hundred bytes of C stack
 # each); deeper trees, far beyond any real one, stay in Python.
 _MAX_NATIVE_DEPTH = 2000
@@ -37,7 +37,7 @@ _MAX_NATIVE_DEPTH = 2000
 class PruneRecords(NamedTuple):
     """Every node's record after the C walk (:func:`prune_flat`), by node id."""
 
-    kind: IntArray  # 0 leaf, 1 continuous, 2 nominal, 3 subset (now)
+    kind: IntArray  # the node's kind now (KIND_* codes, treegen.trainer.constants)
     src: IntArray  # whose grown test and children the node has (subtree raising)
     cls: IntArray
     items: FloatArray
@@ -75,11 +75,11 @@ def prune_flat(
     :func:`estimate_errors` does).
     """
     mod = native.cprune
-    if mod is None or ctx.n_classes > native.MAX_CLASSES:
+    if mod is None or ctx.n_classes > MAX_CLASSES:
         return None
     N = int(kind.size)
     kind64 = np.ascontiguousarray(kind, dtype=np.int64)
-    tests = np.flatnonzero(kind64 != 0)
+    tests = np.flatnonzero(kind64 != KIND_LEAF)
     pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int64)
     for a, j in ctx.cont_pos.items():
         pos_of[0, a] = j
@@ -87,10 +87,10 @@ def prune_flat(
         pos_of[1, a] = j
     attr = np.asarray(attribute, dtype=np.int64)[tests]
     attr_pos = np.zeros(N, dtype=np.int64)
-    attr_pos[tests] = np.where(kind64[tests] == 1, pos_of[0, attr], pos_of[1, attr])
+    attr_pos[tests] = np.where(kind64[tests] == KIND_CONTINUOUS, pos_of[0, attr], pos_of[1, attr])
     tab_start = np.zeros(N, dtype=np.int64)
     tab: list[int] = [-1]
-    for i in np.flatnonzero(kind64 == 3).tolist():
+    for i in np.flatnonzero(kind64 == KIND_SUBSET).tolist():
         table = [-1] * (ctx.n_values[int(attribute[i])] + 1)  # code 0, unlisted: unknown
         for b, vals in enumerate(subsets[i]):
             for val in vals:
@@ -161,7 +161,7 @@ def _training_errors_flat(
     """
     src, updated = rec.src, rec.updated
     in_tree = (updated & 2) != 0
-    leaf = (rec.kind == 0) | (grown_kind[src] == 0)
+    leaf = (rec.kind == KIND_LEAF) | (grown_kind[src] == KIND_LEAF)
     upd = (updated & 1) != 0
     assert not np.any(in_tree & ~leaf & ~upd), "a test of the pruned tree the walk skipped"
     idx = np.flatnonzero(in_tree & leaf & upd)
@@ -188,7 +188,7 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
         return False
     order = [root]
     n_kids: list[int] = []
-    kinds: list[str] = []
+    kinds: list[NodeKind] = []
     classes: list[int] = []
     attrs: list[int] = []
     cuts: list[float] = []
@@ -209,8 +209,8 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
                 subsets[len(kinds) - 1] = t.subsets
     N = len(order)
     counts = np.asarray(n_kids, dtype=np.int64)
-    kind = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
-    tests = kind != 0
+    kind = np.fromiter(map(KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
+    tests = kind != KIND_LEAF
     attribute = np.full(N, -1, dtype=np.int64)
     attribute[tests] = attrs
     threshold = np.full(N, math.nan)
@@ -248,17 +248,16 @@ def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
         t = order[i]
         t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist[i]
     moved = src != np.arange(len(order))
-    restructured = in_tree & (moved | ((cur_kind == 0) & (kind != 0)))
+    restructured = in_tree & (moved | ((cur_kind == KIND_LEAF) & (kind != KIND_LEAF)))
     for i in np.flatnonzero(restructured).tolist():
         t, s = order[i], int(src[i])
-        if cur_kind[i] == 0 and kind[s] != 0:
+        if cur_kind[i] == KIND_LEAF and kind[s] != KIND_LEAF:
             t.make_leaf()
             continue
         assert not in_tree[s]
         o = order[s]
         t.kind, t.attribute, t.threshold, t.subsets = o.kind, o.attribute, o.threshold, o.subsets
         t.children, t.nonempty, t.factors = o.children, o.nonempty, o.factors
-
 
 
 def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
@@ -277,9 +276,9 @@ def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | 
         tree.kind[:n],
         tree.cls[:n],
         tree.attribute[:n],
-        np.where(tree.kind[:n] != LEAF, tree.threshold[:n], 0.0),
+        np.where(tree.kind[:n] != KIND_LEAF, tree.threshold[:n], 0.0),
         tree.first[:n],
-        np.where(tree.kind[:n] != LEAF, tree.count[:n], 0),
+        np.where(tree.kind[:n] != KIND_LEAF, tree.count[:n], 0),
         tree.subsets,
     )
     if rec is None:

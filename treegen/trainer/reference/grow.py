@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import select
-from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.stats import EPSILON
+from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.subsets import best_subsets
 from treegen.trainer.tree import TNode, run
 
