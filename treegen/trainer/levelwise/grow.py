@@ -38,7 +38,7 @@ from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.partition import Task, partition
 from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.select import select
+from treegen.trainer.select import select, stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
     ContScores,
@@ -153,7 +153,6 @@ def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
 def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOptions) -> list[Task]:
     dt = ctx.dtype
     C = ctx.n_classes
-    m = ctx.min_cases
     B = len(tasks)
     sizes = np.asarray([t.rows.size for t in tasks], dtype=np.intp)
     tid = np.repeat(np.arange(B), sizes)
@@ -169,11 +168,7 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     tree.items[nids] = cases
     tree.errors[nids] = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)
     tree.dist[nids] = freq
-    if ctx.j48:
-        stop = (np.abs(bestf - cases) < J48_TOL) | (2 * m - cases > J48_TOL)
-    else:
-        stop = (bestf == cases) | (cases < 2 * m)
-    keep = np.flatnonzero(~stop)
+    keep = np.flatnonzero(~stays_leaf(ctx, cases, bestf))
     if keep.size == 0:
         return []
     if keep.size < B:

@@ -19,9 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
-from treegen.trainer.constants import J48_TOL, KIND_CONTINUOUS, KIND_NOMINAL, KIND_SUBSET
+from treegen.trainer.constants import KIND_CONTINUOUS, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.select import stays_leaf
 from treegen.trainer.splits import Score
 
 FloatArray = npt.NDArray[np.floating]
@@ -222,20 +223,16 @@ def partition(
     # Every child's weight and class distribution now (the same sequential sums
     # the next level would do): children that must stay leaves need no task.
     C = ctx.n_classes
-    m = ctx.min_cases
     y_s = ctx.y[rows_cat[ent_s]]
     ccases = ctx.sums(ch_s, wt_s, n_child)
     cfreq = ctx.sums(ch_s * C + y_s, wt_s, n_child * C).reshape(n_child, C)
     cbest = np.argmax(cfreq, axis=1)
     cbestf = cfreq[np.arange(n_child), cbest]
-    if ctx.j48:
-        stays_leaf = (np.abs(cbestf - ccases) < J48_TOL) | (2 * m - ccases > J48_TOL)
-    else:
-        stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
+    leaf = stays_leaf(ctx, ccases, cbestf)
     # Children's sorted arrays: every entry of a parent's sorted array goes to
     # its branch's child (unknown values to every non-empty branch), in order.
     kc = len(ctx.cont_pos)
-    grows = ~stays_leaf
+    grows = ~leaf
     if kc and grows.any():
         srt_out, out_start, out_lens = _children_sorted(
             ctx,
@@ -287,7 +284,7 @@ def partition(
     starts_l = starts.tolist()
     ends_l = (starts + sizes).tolist()
     ost_l = out_start.tolist()
-    grow_c = np.flatnonzero(~stays_leaf)
+    grow_c = np.flatnonzero(~leaf)
     new: list[Task] = []
     owner = ne_t[grow_c]  # the task each growing child comes from
     pos_of = {b: k for k, b in enumerate(split.tolist())}

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.constants import EPSILON, J48_TOL
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import select
+from treegen.trainer.select import select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.subsets import best_subsets
 from treegen.trainer.tree import TNode, run
@@ -86,11 +86,7 @@ def form_tree(
     freq = cell_sums(yr, w, ctx.n_classes, dt).astype(dt)
     best = int(np.argmax(freq))
     node = TNode("leaf", best, cases, ctx.fl(cases - float(freq[best])), freq.copy())
-    m = ctx.min_cases
-    if ctx.j48:
-        if abs(float(freq[best]) - cases) < J48_TOL or 2 * m - cases > J48_TOL:
-            return node
-    elif float(freq[best]) == cases or cases < 2 * m:
+    if stays_leaf(ctx, cases, float(freq[best])):
         return node
 
     scores: dict[int, Score] = {}
