@@ -99,3 +99,10 @@ def test_leaf_rule_is_one_rule_for_nodes_and_arrays(j48: bool) -> None:
     assert got_scalar == want
     assert got_array.tolist() == want
 
+
+def test_subset_table_maps_codes_to_branches() -> None:
+    """Code 0 (unknown) and values in no group go nowhere (-1); value v has code v + 1."""
+    from treegen.trainer.route import subset_table
+
+    assert subset_table(4, ((0, 2), (1,))).tolist() == [-1, 0, 1, 0, -1]
+    assert subset_table(2, ()).tolist() == [-1, -1, -1]

@@ -22,6 +22,7 @@ from treegen.trainer import native
 from treegen.trainer.constants import KIND_CONTINUOUS, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.route import subset_table
 from treegen.trainer.select import stays_leaf
 from treegen.trainer.splits import Score
 
@@ -112,9 +113,7 @@ def _outcomes(
         br[sel] = ctx.ncodes[rows_cat[sel], ne_[sel]] - 1
     for b in subset_tasks:
         a = int(chosen[b])
-        table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
-        for j, vals in enumerate(tree.subsets[tasks[b].nid]):
-            table[np.asarray(vals, dtype=np.intp) + 1] = j
+        table = subset_table(ctx.n_values[a], tree.subsets[tasks[b].nid])
         sel = np.flatnonzero(tid == b)
         br[sel] = table[ctx.ncodes[rows_cat[sel], ctx.nom_pos[a]]]
     return br, forks

@@ -24,6 +24,7 @@ from treegen.trainer import native
 from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET, MAX_CLASSES
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.flat import KIND_CODE, FlatTree, model_nodes
+from treegen.trainer.route import subset_table
 from treegen.trainer.stats import ErrorBound, coeff_c45
 from treegen.trainer.tree import TNode
 
@@ -91,12 +92,8 @@ def prune_flat(
     tab_start = np.zeros(N, dtype=np.int64)
     tab: list[int] = [-1]
     for i in np.flatnonzero(kind64 == KIND_SUBSET).tolist():
-        table = [-1] * (ctx.n_values[int(attribute[i])] + 1)  # code 0, unlisted: unknown
-        for b, vals in enumerate(subsets[i]):
-            for val in vals:
-                table[val + 1] = b
         tab_start[i] = len(tab)
-        tab.extend(table)
+        tab.extend(subset_table(ctx.n_values[int(attribute[i])], subsets[i]).tolist())
     rec = PruneRecords(
         kind=kind64.copy(),
         src=np.arange(N, dtype=np.int64),
