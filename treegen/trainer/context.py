@@ -43,6 +43,7 @@ class Workspace:
         self._bufs: dict[str, npt.NDArray[Any]] = {}
 
     def get(self, name: str, n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
+        """``n`` items of ``dtype`` (contents undefined), reusing buffer ``name``."""
         if n * np.dtype(dtype).itemsize > self.LIMIT:
             return np.empty(n, dtype=dtype)
         buf = self._bufs.get(name)
@@ -131,10 +132,12 @@ class Context:
         return cell_sums(index, w, size, self.dtype)
 
     def reset_weights(self) -> None:
+        """Every case's weight back to 1 (the dummy row's to 0)."""
         self.weights[:] = 1.0
         self.weights[self.n_rows] = 0.0
 
     def value_col(self, att: int) -> npt.NDArray[np.floating]:
+        """Continuous ``att``'s values, one per row (NaN unknown), in the flavour's dtype."""
         col: npt.NDArray[np.floating] = self.cvals[self.cont_pos[att]]
         return col
 
@@ -181,6 +184,7 @@ def _stable_order(col: npt.NDArray[np.floating], rows: IntArray) -> IntArray:
 
 
 def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
+    """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45)."""
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
     kinds = tuple(a.kind for a in ds.attributes)

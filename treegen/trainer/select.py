@@ -1,6 +1,6 @@
 """Whether a node is split, and on which attribute: Release 8's rules, J48's variants.
 
-:func:`stays_leaf` (section 1 steps 1-2) and :func:`select` (steps 5-6),
+:func:`stays_leaf` (FormTree's first test) and :func:`select` (section 1 steps 5-6),
 shared by both engines; the level-wise engine applies the same rules to a
 whole bucket of nodes at once and is tested equal to the node-by-node one.
 """

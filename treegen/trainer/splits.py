@@ -159,6 +159,7 @@ def _eval_cont_chunk(
     out: ContScores,
     base_row: int,
 ) -> None:
+    """:func:`eval_continuous` on one chunk of rows, written to ``out`` from ``base_row``."""
     dt = ctx.dtype
     C = ctx.n_classes
     m = ctx.min_cases

@@ -225,9 +225,11 @@ class ErrorBound:
             self.coeff = coeff_c45(cf)
 
     def _store(self, x: float) -> float:
+        """``x`` as the flavour stores a result (float32 for c45)."""
         return x if self.j48 else to_f32(x)
 
     def add_errs(self, n: float, e: float) -> float:
+        """Extra errors to add to ``e`` training errors among ``n`` cases (``AddErrs``)."""
         cf = self.cf
         if self.j48:
             if cf > 0.5:

@@ -29,6 +29,7 @@ Blocks = list[list[int]]
 
 
 def _worth(gain: float, info: float, criterion: str) -> float:
+    """A partition's worth by ``criterion`` (gain ratio or gain); -EPSILON when none."""
     if gain <= -EPSILON:
         return -EPSILON
     if criterion == "gain":

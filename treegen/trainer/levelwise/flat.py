@@ -106,6 +106,7 @@ class FlatTree:
             setattr(self, name, np.ascontiguousarray(getattr(self, name)[: self.n]))
 
     def children(self, i: int) -> range:
+        """The ids of node ``i``'s children, in branch order (empty for a leaf)."""
         return range(int(self.first[i]), int(self.first[i] + self.count[i]))
 
     def to_tnodes(self) -> TNode:

@@ -102,6 +102,7 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
 
 
 def _load_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         trim: Callable[[int], int] = libc.malloc_trim

@@ -14,10 +14,12 @@ from types import ModuleType
 
 
 def _off() -> bool:
+    """Whether ``TREEGEN_NO_NATIVE`` turns the accelerator off."""
     return os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0")
 
 
 def _load(name: str) -> ModuleType | None:
+    """The extension module ``_cscan`` or ``_cprune``; None when off or not built."""
     if _off():
         return None
     try:

@@ -590,7 +590,7 @@ static Py_ssize_t FN(label)(int64_t current, const REAL *d, Py_ssize_t C)
 
 /* Outcome of row r at a test of kind k reading its record at byte offset
  * col, with cut (continuous) or subset table tab (-1: unknown), as
- * grow.branch_of. */
+ * route.branch_of. */
 static Py_ssize_t FN(branch)(const Prune *p, int64_t k, Py_ssize_t col, REAL cut,
                              const int32_t *tab, int64_t r)
 {

@@ -260,11 +260,10 @@ def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
 def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
     """The pruned tree (either flavour) by the C pruner, straight to model nodes.
 
-    :func:`treegen.trainer.pruning.prune.prune_flat` (the C walk, tested equal to
-    the Python pruner; for j48 its records carry the training errors J48
-    prints) takes the tree's arrays as they are.  None when it cannot (no
-    accelerator, or a tree deeper than its recursion allows): the caller
-    then prunes in Python.
+    :func:`prune_flat` (the C walk, tested equal to the Python pruner; for
+    j48 its records carry the training errors J48 prints) takes the tree's
+    arrays as they are.  None when it cannot (no accelerator, or a tree
+    deeper than its recursion allows): the caller then prunes in Python.
     """
     n = tree.n
     rec = prune_flat(

@@ -53,6 +53,7 @@ def _label(ctx: Context, current: int, dist: list[float]) -> int:
 def _leaf_estimate(
     ctx: Context, bound: ErrorBound, t: TNode, cases: float, dist: FloatArray, update: bool
 ) -> float:
+    """Estimated errors of leaf ``t`` with these cases; ``update`` stores its new records."""
     best = _label(ctx, t.cls, dist.tolist())
     est = bound.estimate(cases, ctx.fl(cases - float(dist[best])))
     if update:

@@ -1,9 +1,10 @@
 """Tree growth: Release 8's ``FormTree`` (C45_SEMANTICS section 1), node by node.
 
-This is the readable reference engine (``train(..., engine="dfs")``) and
-home of the pieces both engines share (:func:`select`, :func:`branch_of`);
-the default batched engine is :mod:`treegen.trainer.levelwise.grow`, tested to grow
-the same tree bit for bit.  Growth is depth first in branch order.  The
+This is the readable reference engine (``train(..., engine="dfs")``); the
+rules both engines share are in :mod:`treegen.trainer.select` (leaf or
+test, which attribute) and :mod:`treegen.trainer.route` (which branch).  The
+default batched engine is :mod:`treegen.trainer.levelwise.grow`, tested to
+grow the same tree bit for bit.  Growth is depth first in branch order.  The
 unknown cases' weights in branch v are ``fl(w * Factor_v)``, and the next
 branch starts from ``fl(fl(w * Factor_v) / Factor_v)``: Release 8's
 multiply-then-divide round trip, which is not exact in float.  The
