@@ -16,6 +16,9 @@ to model nodes) and :meth:`FlatTree.to_tnodes` (the reachable tree as
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +44,37 @@ KIND_NAME: dict[int, NodeKind] = {
     KIND_SUBSET: "subset",
 }
 KIND_CODE: dict[NodeKind, int] = {name: code for code, name in KIND_NAME.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class TreeArrays:
+    """A grown tree's structure as arrays, by node id (the C pruner's input).
+
+    Node 0 is the root; ``kind`` holds KIND_* codes; a test's children are
+    nodes ``first[i] .. first[i] + count[i] - 1`` in branch order, each
+    numbered after its parent (nodes no test reaches are ignored);
+    ``subsets`` maps subset tests to their value groups.
+    """
+
+    kind: npt.NDArray[np.integer]
+    cls: npt.NDArray[np.integer]
+    attribute: npt.NDArray[np.integer]
+    threshold: FloatArray
+    first: npt.NDArray[np.integer]
+    count: npt.NDArray[np.integer]
+    subsets: Mapping[int, tuple[tuple[int, ...], ...]]
+
+
+class NodeRecords(NamedTuple):
+    """Every node's record by node id, as pruning leaves them (:func:`model_nodes`'s input)."""
+
+    kind: IntArray  # the node's kind now (a test made a leaf is KIND_LEAF)
+    src: IntArray  # whose grown test and children the node has (subtree raising)
+    cls: IntArray
+    items: FloatArray
+    errors: FloatArray
+    dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48
+    updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
 
 
 class FlatTree:
@@ -104,6 +138,20 @@ class FlatTree:
         """Drop the spare capacity (growth is over)."""
         for name in self._FIELDS:
             setattr(self, name, np.ascontiguousarray(getattr(self, name)[: self.n]))
+
+    def arrays(self) -> TreeArrays:
+        """The grown structure of the ``n`` nodes (a leaf's threshold 0, no children)."""
+        n = self.n
+        test = self.kind[:n] != KIND_LEAF
+        return TreeArrays(
+            self.kind[:n],
+            self.cls[:n],
+            self.attribute[:n],
+            np.where(test, self.threshold[:n], 0.0),
+            self.first[:n],
+            np.where(test, self.count[:n], 0),
+            self.subsets,
+        )
 
     def children(self, i: int) -> range:
         """The ids of node ``i``'s children, in branch order (empty for a leaf)."""
@@ -179,24 +227,17 @@ def collapse(tree: FlatTree, j48: bool) -> None:
         tree.kind[to_leaf] = KIND_LEAF
 
 
-def model_nodes(
-    tree: FlatTree,
-    cur_kind: IntArray,
-    src: IntArray,
-    cls: IntArray,
-    items: FloatArray,
-    errors: FloatArray,
-    dist: FloatArray,
-    updated: npt.NDArray[np.int8],
-) -> tuple[Node, ...]:
+def model_nodes(tree: FlatTree, rec: NodeRecords) -> tuple[Node, ...]:
     """The pruned tree as model nodes (pre-order), from the C pruner's records.
 
-    Node i of the pruned tree has the grown test and children of ``src[i]``
-    (itself unless subtree raising moved a branch up), is a leaf where
-    ``cur_kind[i]`` says so, and takes class, items, errors and distribution
-    from the pruner where bit 1 of ``updated`` is set, else as grown.
+    Node i of the pruned tree has the grown test and children of
+    ``rec.src[i]`` (itself unless subtree raising moved a branch up), is a
+    leaf where ``rec.kind[i]`` says so, and takes class, items, errors and
+    distribution from the pruner where bit 1 of ``rec.updated`` is set, else
+    as grown.
     """
-    cur_l, src_l = cur_kind.tolist(), src.tolist()
+    cls, items, errors, dist, updated = rec.cls, rec.items, rec.errors, rec.dist, rec.updated
+    cur_l, src_l = rec.kind.tolist(), rec.src.tolist()
     okind, first, count = tree.kind.tolist(), tree.first.tolist(), tree.count.tolist()
     order: list[int] = []
     kids: list[list[int] | None] = []  # None: a leaf
@@ -249,13 +290,13 @@ def _cut(x: float) -> float:
 def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:
     """The (collapsed) grown tree as model nodes: the unpruned model."""
     n = tree.n
-    return model_nodes(
-        tree,
-        tree.kind[:n].astype(np.intp),
-        np.arange(n, dtype=np.intp),
-        tree.cls[:n],
-        tree.items[:n],
-        tree.errors[:n],
-        tree.dist[:n],
-        np.zeros(n, dtype=np.int8),
+    grown = NodeRecords(
+        kind=tree.kind[:n].astype(np.intp),
+        src=np.arange(n, dtype=np.intp),
+        cls=tree.cls[:n],
+        items=tree.items[:n],
+        errors=tree.errors[:n],
+        dist=tree.dist[:n],
+        updated=np.zeros(n, dtype=np.int8),
     )
+    return model_nodes(tree, grown)

@@ -13,8 +13,6 @@ and the caller prunes in Python.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +21,13 @@ from treegen.model.core import Node, NodeKind
 from treegen.trainer import native
 from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET, MAX_CLASSES
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.flat import KIND_CODE, FlatTree, model_nodes
+from treegen.trainer.levelwise.flat import (
+    KIND_CODE,
+    FlatTree,
+    NodeRecords,
+    TreeArrays,
+    model_nodes,
+)
 from treegen.trainer.route import subset_table
 from treegen.trainer.stats import ErrorBound, coeff_c45
 from treegen.trainer.tree import TNode
@@ -35,40 +39,15 @@ FloatArray = npt.NDArray[np.floating]
 _MAX_NATIVE_DEPTH = 2000
 
 
-class PruneRecords(NamedTuple):
-    """Every node's record after the C walk (:func:`prune_flat`), by node id."""
-
-    kind: IntArray  # the node's kind now (KIND_* codes, treegen.trainer.constants)
-    src: IntArray  # whose grown test and children the node has (subtree raising)
-    cls: IntArray
-    items: FloatArray
-    errors: FloatArray
-    dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48
-    updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
-
-
 def prune_flat(
-    ctx: Context,
-    cf: float,
-    kind: npt.NDArray[np.integer],
-    cls: npt.NDArray[np.integer],
-    attribute: npt.NDArray[np.integer],
-    threshold: FloatArray,
-    first: npt.NDArray[np.integer],
-    count: npt.NDArray[np.integer],
-    subsets: Mapping[int, tuple[tuple[int, ...], ...]],
-    estimated_errors: bool = False,
-) -> PruneRecords | None:
-    """Prune a grown tree given as arrays, in C; None when C cannot.
+    ctx: Context, cf: float, grown: TreeArrays, estimated_errors: bool = False
+) -> NodeRecords | None:
+    """Prune a grown tree given as arrays, in C: every node's record; None when C cannot.
 
-    Node 0 is the root; ``kind`` codes as in :class:`PruneRecords`; a
-    test's children are nodes ``first[i] .. first[i] + count[i] - 1`` in
-    branch order, each numbered after its parent (nodes no test reaches are
-    ignored); ``subsets`` maps subset tests to their value sets.  The walk
-    is :func:`estimate_errors` from the root with ``update`` (recomputing
-    every sum, which :func:`prune`'s ``reuse_growth`` shows gives the same
-    numbers).  None without the accelerator or for a tree deeper than C's
-    recursion allows.
+    The walk is :func:`estimate_errors` from the root with ``update``
+    (recomputing every sum, which :func:`prune`'s ``reuse_growth`` shows gives
+    the same numbers).  None without the accelerator or for a tree deeper
+    than C's recursion allows.
 
     For the j48 flavour the pruned tree's records hold its training errors
     (:func:`training_errors`, what ``train`` keeps), unless
@@ -78,6 +57,7 @@ def prune_flat(
     mod = native.cprune
     if mod is None or ctx.n_classes > MAX_CLASSES:
         return None
+    kind, attribute, first, count = grown.kind, grown.attribute, grown.first, grown.count
     N = int(kind.size)
     kind64 = np.ascontiguousarray(kind, dtype=np.int64)
     tests = np.flatnonzero(kind64 != KIND_LEAF)
@@ -93,11 +73,11 @@ def prune_flat(
     tab: list[int] = [-1]
     for i in np.flatnonzero(kind64 == KIND_SUBSET).tolist():
         tab_start[i] = len(tab)
-        tab.extend(subset_table(ctx.n_values[int(attribute[i])], subsets[i]).tolist())
-    rec = PruneRecords(
+        tab.extend(subset_table(ctx.n_values[int(attribute[i])], grown.subsets[i]).tolist())
+    rec = NodeRecords(
         kind=kind64.copy(),
         src=np.arange(N, dtype=np.int64),
-        cls=np.array(cls, dtype=np.int64),
+        cls=np.array(grown.cls, dtype=np.int64),
         items=np.zeros(N),
         errors=np.zeros(N),
         dist=np.zeros((N, ctx.n_classes), dtype=ctx.dtype),
@@ -119,7 +99,7 @@ def prune_flat(
         ncodes.dtype.itemsize,
         kind64,
         attr_pos,
-        np.ascontiguousarray(threshold, dtype=np.float64),
+        np.ascontiguousarray(grown.threshold, dtype=np.float64),
         np.ascontiguousarray(first, dtype=np.int64),
         np.ascontiguousarray(count, dtype=np.int64),
         np.arange(N, dtype=np.int64),
@@ -142,7 +122,7 @@ def prune_flat(
 
 
 def _training_errors_flat(
-    rec: PruneRecords,
+    rec: NodeRecords,
     grown_kind: IntArray,
     first: npt.NDArray[np.integer],
     count: npt.NDArray[np.integer],
@@ -212,9 +192,7 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
     attribute[tests] = attrs
     threshold = np.full(N, math.nan)
     threshold[tests] = cuts
-    rec = prune_flat(
-        ctx,
-        cf,
+    grown = TreeArrays(
         kind,
         np.asarray(classes, dtype=np.int64),
         attribute,
@@ -222,15 +200,15 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
         np.cumsum(counts) - counts + 1,  # root 0, then each node's children in turn
         counts,
         subsets,
-        estimated_errors=True,
     )
+    rec = prune_flat(ctx, cf, grown, estimated_errors=True)
     if rec is None:
         return False
     _write_back(order, kind, rec)
     return True
 
 
-def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
+def _write_back(order: list[TNode], kind: IntArray, rec: NodeRecords) -> None:
     """Apply the C walk's records to the nodes of the pruned tree.
 
     A node whose structure came from another (``src``) gets that node's
@@ -265,20 +243,7 @@ def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | 
     arrays as they are.  None when it cannot (no accelerator, or a tree
     deeper than its recursion allows): the caller then prunes in Python.
     """
-    n = tree.n
-    rec = prune_flat(
-        ctx,
-        cf,
-        tree.kind[:n],
-        tree.cls[:n],
-        tree.attribute[:n],
-        np.where(tree.kind[:n] != KIND_LEAF, tree.threshold[:n], 0.0),
-        tree.first[:n],
-        np.where(tree.kind[:n] != KIND_LEAF, tree.count[:n], 0),
-        tree.subsets,
-    )
+    rec = prune_flat(ctx, cf, tree.arrays())
     if rec is None:
         return None
-    return model_nodes(
-        tree, rec.kind, rec.src, rec.cls, rec.items, rec.errors, rec.dist, rec.updated
-    )
+    return model_nodes(tree, rec)
