@@ -4,7 +4,9 @@ Built by setup.py when a C compiler is available; each C function computes
 the same numbers as the numpy code it stands in for, bit for bit (tested in
 tests/test_trainer_native.py), so the trainer uses it when it is there and
 its numpy code otherwise.  ``TREEGEN_NO_NATIVE=1`` in the environment turns
-the accelerator off (the tests use this to compare the two paths).
+the accelerator off (the tests use this to compare the two paths).  The
+numbers the C sources share with Python come from
+:mod:`treegen.trainer.constants` (setup.py passes them as macros).
 """
 
 from __future__ import annotations
