@@ -19,6 +19,7 @@ from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.names import check_prefix, prefix_from_path
 from treegen.errors import UsageError
+from treegen.firmware import cli as firmware_cli
 from treegen.model import Model
 
 
@@ -119,6 +120,8 @@ def run_export(args: argparse.Namespace) -> int:
     if not getattr(args, "quiet", False):
         for name in sorted(files):
             print(f"{args.output.rstrip('/')}/{name}")
+    if args.report or args.on:
+        firmware_cli.export_report(args, model, opts, files)
     return 0
 
 
@@ -131,6 +134,8 @@ def run_verify(args: argparse.Namespace) -> int:
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
     data = [read_dataset(path, schema=model.schema, float32=model.compares_float32)
             for path in args.data]
+    if args.on:
+        return firmware_cli.verify_on(args, model, opts, data)
     report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
@@ -158,6 +163,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", metavar="DIR", default=".",
                    help="output folder (created if missing; default: .)")
     add_export_options(p)
+    firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 
     p = sub.add_parser("verify", help="compile the exported C and check parity with the "
@@ -179,4 +185,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
     g.add_argument("--show", type=_int, default=5, metavar="N",
                    help="mismatches to show (default 5)")
+    firmware_cli.add_verify_on_option(g)
     p.set_defaults(func=run_verify)
