@@ -349,3 +349,13 @@ def test_double_input_is_refused() -> None:
     ir = lower(cm.golf(), ExportOptions(prefix="golf", input_type="double"))
     with pytest.raises(ToolError, match="not double"):
         run_vectors(ir, emit(ir, "ifs"), np.zeros((1, 4)), t)
+
+
+def test_a_tree_too_big_for_the_flash_is_one_error() -> None:
+    """5,723 nodes as a table: about 64 KB, twice the ATmega328P's flash."""
+    t = need("avr")
+    model = cm.synthetic(1, 60, spine=200)
+    ir = lower(model, ExportOptions(prefix="big", style="table"))
+    with pytest.raises(ToolError, match=r"avr: predict.c and the firmware do not fit in the "
+                                        r"32768 bytes of flash \(region .text. overflowed"):
+        run_vectors(ir, emit(ir, "table"), comparison_inputs(ir, n_random=10), t)

@@ -296,7 +296,14 @@ def _run(t: Target, ir: IR, files: dict[str, str], rows: npt.NDArray[np.generic]
         base = flash - n * row_bytes
     except ToolError:  # the linker's own check of the flash region (Cortex-M)
         first = None
-        probe = fw.link(rows[:1], 0, "probe")
+        try:
+            probe = fw.link(rows[:1], 0, "probe")
+        except ToolError as err:
+            if "overflow" not in err.message:
+                raise
+            raise ToolError(f"{t.name}: predict.c and the firmware do not fit in the {t.flash} "
+                            f"bytes of flash ({err.message.rsplit('ld: ', 1)[-1]})",
+                            option="--on") from None
         flash, ram = flash_ram(section_sizes(probe, t), t)
         base = flash - row_bytes
     per_image = n if first is not None and flash <= t.flash else (t.flash - base) // row_bytes
