@@ -14,7 +14,7 @@ target, runs it in the simulator and compares every line with the Python model
 neighbours, missing values, random rows).  Prints one line per run, a table of
 flash, RAM, stack and cycles or instructions side by side, and ends with
 ``N passed, N failed``; exit status 1 on any mismatch, crash or timeout, 2 when a
-tool is missing.
+tool is missing.  A development tool: it reads the datasets from the checkout.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from treegen.codegen.evaluate import codes, missing_mask
-from treegen.codegen.ir import INT_RANGES
+from treegen.codegen.ir import INT_RANGES, Leaf
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.dataset import Dataset
 from treegen.errors import TreegenError
@@ -126,8 +126,12 @@ def run_one(name: str, model: Model, ds: Dataset, opts: ExportOptions, mode: str
     report, run, X = res.report, res.runs[target], res.rows
     c = run.count[run.done]
     ir = lower(model, opts)
+    # Rows on which no feature the tree tests is missing (or an invalid code).
+    tested = {n.feature for n in ir.nodes if not isinstance(n, Leaf)}
     known = np.ones(X.shape[0], dtype=bool)
     for j, f in enumerate(ir.features):
+        if j not in tested:
+            continue
         if f.kind == "continuous":
             known &= ~missing_mask(X[:, j], ir.encoding)
         elif f.kind == "nominal":

@@ -12,6 +12,7 @@ is reported in :attr:`Run.failure`, never raised: the caller decides what it mea
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import re
 import selectors
@@ -154,7 +155,8 @@ def _simulate(cmd: list[str], limit: float, markers: tuple[bytes, ...]) -> tuple
                 chunks[fd].append(data)
                 if not crashed and any(m in tail for m in markers):
                     crashed = True
-                    os.killpg(proc.pid, signal.SIGTERM)  # the session started above
+                    with contextlib.suppress(ProcessLookupError):  # it may have just ended
+                        os.killpg(proc.pid, signal.SIGTERM)  # the session started above
     status = proc.wait()
     text = b"".join(chunks[proc.stdout.fileno()] + chunks[proc.stderr.fileno()])
     proc.stdout.close()
