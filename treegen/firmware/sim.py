@@ -158,19 +158,20 @@ def _simulate(cmd: list[str], limit: float, markers: tuple[bytes, ...]) -> tuple
                     with contextlib.suppress(ProcessLookupError):  # it may have just ended
                         os.killpg(proc.pid, signal.SIGTERM)  # the session started above
     status = proc.wait()
-    text = b"".join(chunks[proc.stdout.fileno()] + chunks[proc.stderr.fileno()])
+    # Two streams, one text: a newline between them so no line runs into another.
+    text = b"\n".join(b"".join(chunks[f.fileno()]) for f in (proc.stdout, proc.stderr))
     proc.stdout.close()
     proc.stderr.close()
     return status, text.decode("utf-8", "replace"), crashed
 
 
 @dataclass
-class _Lines:
+class Output:
     rows: dict[int, tuple[int, int, tuple[int, ...]]]
     meta: dict[str, str]
 
 
-def parse_output(text: str) -> _Lines:
+def parse_output(text: str) -> Output:
     """``index,class,count[,p...]`` lines and ``#name,value`` lines; anything else
     (simulator messages) is skipped.  simavr shows the newline as a final '.'."""
     rows: dict[int, tuple[int, int, tuple[int, ...]]] = {}
@@ -185,7 +186,7 @@ def parse_output(text: str) -> _Lines:
         if m:
             proba = tuple(int(v) for v in m.group(4).split(",")[1:])
             rows[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), proba)
-    return _Lines(rows, meta)
+    return Output(rows, meta)
 
 
 def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
