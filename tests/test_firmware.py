@@ -359,3 +359,19 @@ def test_a_tree_too_big_for_the_flash_is_one_error() -> None:
     with pytest.raises(ToolError, match=r"avr: predict.c and the firmware do not fit in the "
                                         r"32768 bytes of flash \(region .text. overflowed"):
         run_vectors(ir, emit(ir, "table"), comparison_inputs(ir, n_random=10), t)
+
+
+def test_report_row_of_a_compiler_that_refuses_the_c(golf_tree: Path, tmp_path: Path) -> None:
+    """double input: avr-gcc stops at predict.c's #error; that row says so, the others
+    are measured, and the export succeeds."""
+    if not targets.available(targets.target("avr"), run=False):
+        pytest.skip("avr-gcc not installed")
+    p = _cli("export", str(golf_tree), "-o", str(tmp_path / "c"), "--input-type", "double",
+             "--report")
+    assert p.returncode == 0, p.stderr
+    avr = next(line for line in p.stdout.splitlines()
+               if line.startswith(targets.target("avr").title))
+    assert re.search(r"\s- +- +- +does not compile: predict.c:\d+:\d+: error: #error \"double "
+                     r"is 32 bits", avr), avr
+    host = next(line for line in p.stdout.splitlines() if line.startswith("host (gcc)"))
+    assert int(host.split()[2]) > 0

@@ -17,6 +17,7 @@ from treegen.codegen.emit import HEADER, SOURCE
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import Report, verify_rows
+from treegen.errors import ToolError
 from treegen.firmware import targets
 from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import count_summary
@@ -56,7 +57,13 @@ def report_text(ir: IR, opts: ExportOptions, files: dict[str, str], on: Sequence
                 counts = (f"{t.unit}: {count_summary(run)}" if run.ok
                           else f"FAILED: {run.failure}")
             else:
-                info = compile_object(t, files, Path(tmp) / name, ir.prefix)
+                try:
+                    info = compile_object(t, files, Path(tmp) / name, ir.prefix)
+                except ToolError as err:  # e.g. double input on AVR: predict.c's #error
+                    why = err.message.split(" failed: ", 1)[-1]
+                    rows.append([t.title, "-", "-", "-", f"does not compile: {why}"]
+                                + ([""] if chosen else []))
+                    continue
             stack = "dynamic" if info.stack is None else str(info.stack)
             row = [t.title, str(info.flash), str(info.ram), stack, ", ".join(info.helpers) or "-"]
             rows.append(row + ([counts] if chosen else []))

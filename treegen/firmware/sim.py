@@ -84,7 +84,7 @@ def _first_error(text: str) -> str:
     return (text.strip().splitlines() or ["(no message)"])[-1]
 
 
-def _compile(t: Target, args: list[str], cwd: Path) -> str:
+def _compile(t: Target, args: list[str], cwd: Path, what: str = "building the firmware") -> str:
     p = subprocess.run([t.cc, *t.cflags, *args], cwd=cwd, capture_output=True, text=True,
                        check=False)
     if p.returncode != 0:
@@ -92,7 +92,7 @@ def _compile(t: Target, args: list[str], cwd: Path) -> str:
         if t.is_avr and re.search(r"avr/\w+\.h", msg) and "No such file" in msg:
             raise ToolError(f"avr: avr-libc's headers are missing (install the Debian "
                             f"packages {t.packages})", option="--on")
-        raise ToolError(f"{t.name}: building the firmware failed: {msg}", option="--on")
+        raise ToolError(f"{t.name}: {what} failed: {msg}", option="--on")
     return p.stderr
 
 
@@ -193,7 +193,7 @@ def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
     """d/predict.c -> d/predict.o as a firmware build would compile it (no harness
     flags), measured; (compiler diagnostics, sizes and stack bound)."""
     warnings = _compile(t, [*COMMON_CFLAGS, "-Wall", "-Wextra", "-fstack-usage", "-c", SOURCE,
-                            "-o", "predict.o"], d)
+                            "-o", "predict.o"], d, "compiling predict.c")
     return warnings, object_info(d / "predict.o", t, prefix)
 
 
