@@ -10,6 +10,7 @@ DEMO   := demo-out
 GOLF   := tests/data/reference/golf/golf
 # Extra arguments for the benchmark (python -m bench.run), e.g. make bench BENCH_ARGS="--no-1m --j48"
 BENCH_ARGS ?=
+FIRMWARE_ARGS ?=
 
 .PHONY: all venv demo test golden check bench firmware clean
 
@@ -67,8 +68,13 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
-firmware:
-	@echo "firmware: not yet (no firmware examples exist; see firmware_examples/README.md)"
+# The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
+# styles, float / --float-compare int / int16, on ATmega328P (simavr) and Cortex-M0+,
+# M3, M4F (qemu-system-arm), each compared with the Python model; then the table of
+# flash, RAM and cycles.  Needs the cross compilers and simulators (.ci/run installs
+# them).  Extra arguments, e.g. make firmware FIRMWARE_ARGS="--models golf --on avr"
+firmware: $(STAMP)
+	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
 
 clean:
 	rm -rf $(DEMO) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

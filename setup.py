@@ -18,7 +18,7 @@ import ast
 import sys
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 FLAGS = ["-O2", "-std=c99", "-ffp-contract=off", "-fno-fast-math"]
@@ -80,6 +80,11 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
+    # The package, and the firmware examples (top-level firmware_examples/ in the
+    # checkout, where users read them) as package treegen.firmware_examples, so that
+    # `treegen verify --on` builds the same sources from an installed wheel.
+    packages=find_packages(include=["treegen", "treegen.*"]) + ["treegen.firmware_examples"],
+    package_dir={"treegen.firmware_examples": "firmware_examples"},
     ext_modules=[
         Extension(
             "treegen.trainer.native._cscan",
