@@ -19,7 +19,7 @@ from treegen import __version__
 from treegen.model.file import load_model, model_to_json
 
 REPO = Path(__file__).resolve().parent.parent
-SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify", "plot", "info"]
 
 
 def treegen(
