@@ -12,11 +12,10 @@ import pytest
 
 import treegen
 from treegen.analysis.report import model_report
-from treegen.cli.main import main
 from treegen.codegen.flash import TARGETS, estimate_flash
 from treegen.model.picture import edge_label, node_label
 
-from test_cli import treegen as treegen_cli
+from support.cli import run_cli, run_process
 
 REF = Path(__file__).parent / "data" / "reference"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -34,9 +33,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run_cli(capsys, *argv)
 
 
 def test_show_dot_has_one_box_per_node_and_labelled_edges(
@@ -98,7 +95,7 @@ def test_plot_png_is_a_png(models: dict[str, Path], tmp_path: Path,
 
 def test_plot_without_dot_names_the_debian_package(models: dict[str, Path],
                                                    tmp_path: Path) -> None:
-    p = treegen_cli("plot", str(models["golf"]), "-o", str(tmp_path / "t.svg"),
+    p = run_process("plot", str(models["golf"]), "-o", str(tmp_path / "t.svg"),
                     "--dot", str(tmp_path / "no-such-dot"))
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == ("treegen: error: plot: Graphviz's 'dot' is not installed "
