@@ -122,7 +122,7 @@ class C45Classifier:
         return [p for p in sig.parameters if p != "self"]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters and their values (none is an estimator, so ``deep`` is moot)."""
+        """The constructor's parameters and values (none is an estimator: ``deep`` is moot)."""
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params: Any) -> C45Classifier:
