@@ -8,3 +8,7 @@ ARFF and C4.5 ``.names``/``.data``/``.test`` files into one; and
 :mod:`~treegen.data.synthetic` generates seeded datasets (for the benchmark
 and the tests).
 """
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+
+__all__ = ["Attribute", "Dataset", "Schema"]
