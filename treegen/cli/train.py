@@ -29,8 +29,12 @@ from treegen.errors import UsageError
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import load_model, save_model
+from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
 from treegen.trainer import TrainOptions, train
+
+# show --format dot: the Graphviz graph instead of a text layout.
+DOT = "dot"
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
@@ -150,6 +154,9 @@ def run_show(args: argparse.Namespace) -> int:
     """Print MODEL's tree in the chosen layout."""
 
     model = load_model(args.model)
+    if args.format == DOT:
+        sys.stdout.write(format_dot(model))
+        return 0
     sys.stdout.write(format_tree(model, args.format))
     return 0
 
@@ -271,15 +278,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="print a model's tree",
         description="Print MODEL's tree in C4.5 Release 8's layout (the "
         "'Decision Tree:' or 'Simplified Decision Tree:' section of "
-        "its output) or in Weka J48's.",
+        "its output), in Weka J48's, or as a Graphviz graph.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
         "--format",
-        choices=STYLES,
+        choices=(*STYLES, DOT),
         default="c45",
         help="c45 (default): leaves (N/E) with E the tree's stored errors, "
-        "estimated for a pruned c45 tree; j48: J48's layout and footer",
+        "estimated for a pruned c45 tree; j48: J48's layout and footer; "
+        "dot: Graphviz DOT, one box per node (test or class, class "
+        "distribution, N/E), leaves coloured by class, edges labelled "
+        "(render with 'treegen plot' or 'dot -Tsvg')",
     )
     p.set_defaults(func=run_show)
 
