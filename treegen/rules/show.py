@@ -7,8 +7,8 @@ import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.data.dataset import Schema
-from treegen.rules.core import Condition, RuleSet, firing
-from treegen.rules.generate import advantages
+from treegen.rules.core import Condition, Rule, RuleSet, firing
+from treegen.rules.generate import advantages, final_pass
 
 
 def format_condition(c: Condition, schema: Schema) -> str:
@@ -32,18 +32,15 @@ def format_rules(rs: RuleSet) -> str:
     return "".join(out)
 
 
-def format_rules_evaluation(rs: RuleSet, label: str, X: npt.NDArray[np.float64],
-                            y: npt.NDArray[np.integer]) -> str:
-    """c4.5rules' per-rule table (Used, Wrong, Advantage), the totals and confusion matrix."""
-    n = X.shape[0]
-    fired = firing(rs.rules, X)
-    adv = advantages(rs.rules, rs.default, X, y)
+def _table(rs: RuleSet, rules: tuple[Rule, ...], X: npt.NDArray[np.float64],
+           y: npt.NDArray[np.integer]) -> str:
+    fired = firing(rules, X)
+    adv = advantages(rules, rs.default, X, y)
     lines = [
-        f"\n\nEvaluation on {label} data ({n} items):\n\n",
         "Rule  Size  Error  Used  Wrong\t          Advantage\n",
         "----  ----  -----  ----  -----\t          ---------\n",
     ]
-    for i, r in enumerate(rs.rules):
+    for i, r in enumerate(rules):
         used = fired == i
         n_used = int(np.count_nonzero(used))
         wrong = int(np.count_nonzero(used & (y != r.cls)))
@@ -54,10 +51,28 @@ def format_rules_evaluation(rs: RuleSet, label: str, X: npt.NDArray[np.float64],
             f"{wrong:5d} ({pct:.1f}%)\t  {gain - loss:4d} ({gain}|{loss}) \t"
             f"{rs.schema.classes[r.cls]}\n"
         )
-    cls = np.asarray([r.cls for r in rs.rules] + [rs.default], dtype=np.intp)
+    return "".join(lines)
+
+
+def format_rules_evaluation(rs: RuleSet, label: str, X: npt.NDArray[np.float64],
+                            y: npt.NDArray[np.integer], *, drop: bool = False) -> str:
+    """c4.5rules' per-rule table (Used, Wrong, Advantage), the totals and confusion matrix.
+
+    With ``drop`` (the training data right after generation) the rules with negative
+    advantage are dropped one at a time as Release 8 does, each step printed.
+    """
+    n = X.shape[0]
+    states = final_pass(rs.rules, rs.default, X, y) if drop else [rs.rules]
+    text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], X, y)
+    for before, after in zip(states, states[1:], strict=False):
+        gone = next(r for r in before if r not in after)
+        text += f"\nDrop rule {gone.number}\n\n" + _table(rs, after, X, y)
+    rules = states[-1]
+    fired = firing(rules, X)
+    cls = np.asarray([r.cls for r in rules] + [rs.default], dtype=np.intp)
     predicted = cls[fired]
     errors = int(np.count_nonzero(predicted != y))
     pct = 100.0 * errors / n if n else 0.0
-    lines.append(f"\nTested {n}, errors {errors} ({pct:.1f}%)   <<\n")
+    text += f"\nTested {n}, errors {errors} ({pct:.1f}%)   <<\n"
     matrix = confusion_matrix(y, predicted, len(rs.schema.classes))
-    return "".join(lines) + format_confusion(matrix, rs.schema.classes)
+    return text + format_confusion(matrix, rs.schema.classes)
