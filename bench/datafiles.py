@@ -1,0 +1,74 @@
+"""The benchmark's data as files: ARFF, C4.5 ``.names``/``.data`` and CSV.
+
+``make bench`` times the whole ``treegen train FILE`` command on these
+(bench/run.py), and docs/SCALING.md's figures come from them.  The rows are
+the generator's (tests/gen_data.py ``summary_spec``), written column by
+column so that 1M rows take seconds: continuous values with ``repr`` (exact),
+``?`` for a missing value (an empty cell in the CSV file).  ARFF quotes its
+nominal values as Weka writes them.
+
+Usage:  python bench/datafiles.py ROWS DIR   (writes DIR/gen.arff, gen.names, gen.data, gen.csv)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import gen_data
+
+from treegen.data.dataset import Dataset
+
+
+def _cells(ds: Dataset, quote: str, missing: str) -> list[list[str]]:
+    """Per column (class last), every row's cell text."""
+    out: list[list[str]] = []
+    for j, a in enumerate(ds.attributes):
+        col = ds.X[:, j]
+        if a.is_continuous:
+            texts = [missing if math.isnan(v) else repr(v) for v in col.tolist()]
+        else:
+            names = [f"{quote}{v}{quote}" for v in a.values]
+            texts = [missing if math.isnan(v) else names[int(v)] for v in col.tolist()]
+        out.append(texts)
+    classes = [f"{quote}{c}{quote}" for c in ds.classes]
+    out.append([classes[c] for c in ds.y.tolist()])
+    return out
+
+
+def _rows(columns: list[list[str]], sep: str = ",") -> str:
+    return "\n".join(sep.join(r) for r in zip(*columns)) + "\n"
+
+
+def write_all(rows: int, directory: Path, seed: int = 0) -> dict[str, Path]:
+    """Write the three files (once: existing ones of the same size are kept)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {"arff": directory / "gen.arff", "c45": directory / "gen.data",
+             "csv": directory / "gen.csv"}
+    stamp = directory / "rows.txt"
+    if stamp.exists() and stamp.read_text() == f"{rows} {seed}\n" \
+            and all(p.exists() for p in paths.values()):
+        return paths
+    ds = gen_data.generate(gen_data.summary_spec(rows, seed))
+    gen_data.write_c45(ds, directory, "gen")  # .names, and a first .data
+    header = ["@relation gen", ""]
+    for a in ds.attributes:
+        kind = "numeric" if a.is_continuous else "{" + ",".join(f"'{v}'" for v in a.values) + "}"
+        header.append(f"@attribute {a.name} {kind}")
+    header += ["@attribute class {" + ",".join(f"'{c}'" for c in ds.classes) + "}", "", "@data"]
+    paths["arff"].write_text("\n".join(header) + "\n" + _rows(_cells(ds, "'", "?")))
+    paths["c45"].write_text(_rows(_cells(ds, "", "?")))
+    names = [a.name for a in ds.attributes] + ["class"]
+    paths["csv"].write_text(",".join(names) + "\n" + _rows(_cells(ds, "", "")))
+    stamp.write_text(f"{rows} {seed}\n")
+    return paths
+
+
+if __name__ == "__main__":
+    for fmt, p in write_all(int(sys.argv[1]), Path(sys.argv[2])).items():
+        print(fmt, p, p.stat().st_size)
