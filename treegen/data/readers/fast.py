@@ -208,7 +208,7 @@ def _train(table: RawTable, section: _Section, nominal: Sequence[str],
     if cls.name in ignore:
         raise _Fallback("the class is ignored")
     specs: list[_Spec] = []
-    kinds: list[str] = []  # a ColKind, or "class"
+    roles: list[str] = []  # a ColKind, or "class"
     out = 0
     for j, c in enumerate(columns):
         if j == ci:
@@ -222,7 +222,7 @@ def _train(table: RawTable, section: _Section, nominal: Sequence[str],
                 specs.append((_CLASS_OPEN, -1, None, 0))
             else:
                 raise _Fallback("the class is not nominal")
-            kinds.append("class")
+            roles.append("class")
             continue
         kind = c.kind
         if c.name in ignore:
@@ -244,7 +244,7 @@ def _train(table: RawTable, section: _Section, nominal: Sequence[str],
             specs.append((_NOM, out, values, 0))
         else:
             specs.append((_OPEN, out, None, c.max_values))
-        kinds.append(kind)
+        roles.append(kind)
         out += 1
     X, y, opened = _parse(section, specs, out, float32)
     classes = cls.values if cls.kind == "nominal" else _texts(opened[ci])
