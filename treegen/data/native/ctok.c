@@ -453,6 +453,14 @@ static Py_ssize_t next_row(tok_t *t, cell_t *cells, Py_ssize_t ncols, Py_ssize_t
     }
 }
 
+static int non_ascii(const cell_t *c)
+{
+    for (Py_ssize_t i = 0; i < c->n; i++)
+        if ((unsigned char)c->p[i] >= 0x80)
+            return 1;
+    return 0;
+}
+
 static int is_missing(int fmt, const cell_t *c)
 {
     if (c->quoted)
@@ -596,7 +604,8 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
                     break;
                 }
                 if (!parse_number(cell->p, cell->n, &x[c->out])) {
-                    if (c->kind == K_CONT || cell->quoted) {
+                    if (c->kind == K_CONT || cell->quoted || non_ascii(cell)) {
+                        /* (Python's \d also takes other scripts' digits.) */
                         why = "a cell is not a number";
                         break;
                     }
