@@ -10,16 +10,16 @@ takes, so a silent fallback cannot pass for speed.
 
 from __future__ import annotations
 
+import math
 import random
 import struct
 from pathlib import Path
 
+import gen_data
 import pytest
 
-import gen_data
 from treegen.data.dataset import Dataset
-from treegen.data.readers import detect_format, read_dataset, read_python
-from treegen.data.readers import fast
+from treegen.data.readers import detect_format, fast, read_dataset, read_python
 from treegen.data.readers.table import parse_number
 from treegen.errors import DatasetError
 
@@ -113,7 +113,7 @@ def test_random_numbers_match_float() -> None:
         kind = rng.randrange(4)
         if kind == 0:  # a double's repr, the common case
             x = struct.unpack("<d", rng.randbytes(8))[0]
-            text = repr(x) if x == x and abs(x) != float("inf") else "1.0"
+            text = repr(x) if math.isfinite(x) else "1.0"
         elif kind == 1:  # many digits, near halfway cases included
             text = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 40)))
             text = text[:rng.randrange(len(text) + 1)] + "." + text[len(text) // 2:]
