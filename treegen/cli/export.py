@@ -11,13 +11,14 @@ import argparse
 import sys
 from fractions import Fraction
 
+from treegen.cli.common import read_data
+from treegen.cli.progress import progress_line
 from treegen.codegen import export as codegen_export
 from treegen.codegen.emit import STYLES
 from treegen.codegen.export import export_files, with_provenance
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import verify
-from treegen.data.readers import read_dataset
 from treegen.model.file import load_model
 
 
@@ -81,9 +82,11 @@ def run_export(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
-    data = [read_dataset(path, schema=model.schema, float32=model.compares_float32)
-            for path in args.data]
-    report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+    with progress_line(args) as progress:
+        data = [read_data(args, path, schema=model.schema, float32=model.compares_float32,
+                          progress=progress) for path in args.data]
+        progress.update("verifying")
+        report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
 
