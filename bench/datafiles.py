@@ -25,11 +25,11 @@ import gen_data
 from treegen.data.dataset import Dataset
 
 
-def _cells(ds: Dataset, quote: str, missing: str) -> list[list[str]]:
-    """Per column (class last), every row's cell text."""
+def _cells(ds: Dataset, quote: str, missing: str, lo: int, hi: int) -> list[list[str]]:
+    """Per column (class last), the cell texts of rows ``lo:hi``."""
     out: list[list[str]] = []
     for j, a in enumerate(ds.attributes):
-        col = ds.X[:, j]
+        col = ds.X[lo:hi, j]
         if a.is_continuous:
             texts = [missing if math.isnan(v) else repr(v) for v in col.tolist()]
         else:
@@ -37,12 +37,17 @@ def _cells(ds: Dataset, quote: str, missing: str) -> list[list[str]]:
             texts = [missing if math.isnan(v) else names[int(v)] for v in col.tolist()]
         out.append(texts)
     classes = [f"{quote}{c}{quote}" for c in ds.classes]
-    out.append([classes[c] for c in ds.y.tolist()])
+    out.append([classes[c] for c in ds.y[lo:hi].tolist()])
     return out
 
 
-def _rows(columns: list[list[str]], sep: str = ",") -> str:
-    return "\n".join(sep.join(r) for r in zip(*columns)) + "\n"
+def _write_rows(path: Path, head: str, ds: Dataset, quote: str, missing: str) -> None:
+    """``head`` then the rows, 100k at a time (4M rows' strings would not fit)."""
+    with open(path, "w") as f:
+        f.write(head)
+        for lo in range(0, ds.n_rows, 100_000):
+            cols = _cells(ds, quote, missing, lo, min(lo + 100_000, ds.n_rows))
+            f.write("\n".join(",".join(r) for r in zip(*cols)) + "\n")
 
 
 def write_all(rows: int, directory: Path, seed: int = 0) -> dict[str, Path]:
@@ -55,16 +60,19 @@ def write_all(rows: int, directory: Path, seed: int = 0) -> dict[str, Path]:
             and all(p.exists() for p in paths.values()):
         return paths
     ds = gen_data.generate(gen_data.summary_spec(rows, seed))
-    gen_data.write_c45(ds, directory, "gen")  # .names, and a first .data
+    names_lines = [", ".join(ds.classes) + "."] + [
+        f"{a.name}: {'continuous' if a.is_continuous else ', '.join(a.values)}."
+        for a in ds.attributes]
+    (directory / "gen.names").write_text("\n".join(names_lines) + "\n")
     header = ["@relation gen", ""]
     for a in ds.attributes:
         kind = "numeric" if a.is_continuous else "{" + ",".join(f"'{v}'" for v in a.values) + "}"
         header.append(f"@attribute {a.name} {kind}")
     header += ["@attribute class {" + ",".join(f"'{c}'" for c in ds.classes) + "}", "", "@data"]
-    paths["arff"].write_text("\n".join(header) + "\n" + _rows(_cells(ds, "'", "?")))
-    paths["c45"].write_text(_rows(_cells(ds, "", "?")))
+    _write_rows(paths["arff"], "\n".join(header) + "\n", ds, "'", "?")
+    _write_rows(paths["c45"], "", ds, "", "?")
     names = [a.name for a in ds.attributes] + ["class"]
-    paths["csv"].write_text(",".join(names) + "\n" + _rows(_cells(ds, "", "")))
+    _write_rows(paths["csv"], ",".join(names) + "\n", ds, "", "")
     stamp.write_text(f"{rows} {seed}\n")
     return paths
 
