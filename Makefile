@@ -8,7 +8,7 @@ TG     := $(VENV)/bin/treegen
 STAMP  := $(VENV)/.installed
 DEMO   := demo-out
 GOLF   := tests/data/reference/golf/golf
-# Extra arguments for bench/run.py, e.g. make bench BENCH_ARGS="--no-1m --j48"
+# Extra arguments for the benchmark (python -m bench.run), e.g. make bench BENCH_ARGS="--no-1m --j48"
 BENCH_ARGS ?=
 
 .PHONY: all venv demo test golden check bench firmware clean
@@ -50,14 +50,22 @@ golden: $(STAMP)
 	@new=$$(git ls-files --others --exclude-standard -- tests/golden); \
 	  test -z "$$new" || { echo "golden: new, uncommitted files: $$new"; exit 1; }
 
+# Lint (ruff: the rules in pyproject.toml) and types (mypy strict on the package), with
+# the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
+# ruff format's layout (make check FORMAT_CHECK=1).
+FORMAT_CHECK ?= 0
+LINTED := treegen/ tests/ bench/
 check: $(STAMP)
-	$(VPY) -m pip install --quiet --disable-pip-version-check ruff mypy
-	$(VENV)/bin/ruff check treegen/
+	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
+	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev'])")
+	$(VENV)/bin/ruff check $(LINTED)
+	@if [ "$(FORMAT_CHECK)" = 1 ]; then echo "$(VENV)/bin/ruff format --check $(LINTED)"; \
+	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
 # Training speed/memory against issue 3's targets, then the export benchmark.
 bench: $(STAMP)
-	$(VPY) bench/run.py $(BENCH_ARGS)
+	$(VPY) -m bench.run $(BENCH_ARGS)
 
 firmware:
 	@echo "firmware: not yet (no firmware examples exist; see firmware_examples/README.md)"

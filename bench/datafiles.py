@@ -2,12 +2,13 @@
 
 ``make bench`` times the whole ``treegen train FILE`` command on these
 (bench/run.py), and docs/SCALING.md's figures come from them.  The rows are
-the generator's (tests/gen_data.py ``summary_spec``), written column by
+the generator's (treegen/data/synthetic.py ``summary_spec``), written column by
 column so that 1M rows take seconds: continuous values with ``repr`` (exact),
 ``?`` for a missing value (an empty cell in the CSV file).  ARFF quotes its
 nominal values as Weka writes them.
 
-Usage:  python bench/datafiles.py ROWS DIR   (writes DIR/gen.arff, gen.names, gen.data, gen.csv)
+Usage, from the repository root:  python -m bench.datafiles ROWS DIR
+(writes DIR/gen.arff, gen.names, gen.data, gen.csv)
 """
 
 from __future__ import annotations
@@ -16,12 +17,7 @@ import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-import gen_data
-
+from treegen.data import synthetic
 from treegen.data.dataset import Dataset
 
 
@@ -47,7 +43,7 @@ def _write_rows(path: Path, head: str, ds: Dataset, quote: str, missing: str) ->
         f.write(head)
         for lo in range(0, ds.n_rows, 100_000):
             cols = _cells(ds, quote, missing, lo, min(lo + 100_000, ds.n_rows))
-            f.write("\n".join(",".join(r) for r in zip(*cols)) + "\n")
+            f.write("\n".join(",".join(r) for r in zip(*cols, strict=True)) + "\n")
 
 
 def write_all(rows: int, directory: Path, seed: int = 0) -> dict[str, Path]:
@@ -59,7 +55,7 @@ def write_all(rows: int, directory: Path, seed: int = 0) -> dict[str, Path]:
     if stamp.exists() and stamp.read_text() == f"{rows} {seed}\n" \
             and all(p.exists() for p in paths.values()):
         return paths
-    ds = gen_data.generate(gen_data.summary_spec(rows, seed))
+    ds = synthetic.generate(synthetic.summary_spec(rows, seed))
     names_lines = [", ".join(ds.classes) + "."] + [
         f"{a.name}: {'continuous' if a.is_continuous else ', '.join(a.values)}."
         for a in ds.attributes]

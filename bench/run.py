@@ -1,9 +1,9 @@
 """``make bench``: treegen's training speed and memory against the issue's targets.
 
-Data: SUMMARY.md's scaling set (tests/gen_data.py ``summary_spec``: 10
+Data: SUMMARY.md's scaling set (treegen.data.synthetic ``summary_spec``: 10
 continuous + 10 nominal attributes with 3-8 values, 3 classes, labels from a
 depth-7 tree plus 10% label noise, 5% missing values) at 10k, 100k and 1M
-rows.  Each measurement runs in its own process (bench/workers.py) so its
+rows.  Each measurement runs in its own process (bench.workers) so its
 peak RSS is its own; the table shows the time of ``train`` only (c45
 flavour, pruned; data already in memory), the process's peak RSS and the
 baseline before training (interpreter + data), and the tree's size.
@@ -23,7 +23,8 @@ its model is the in-memory trainer's bit for bit).  Targets: 100k rows <= 0.1x
 J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 < 1 GB peak; each reader <= 0.3 s at 100k.
 
-Usage:  python bench/run.py [--rows N ...] [--j48] [--no-sklearn] [--no-export]
+Usage, from the repository root:
+    python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -44,15 +45,15 @@ from pathlib import Path
 
 import numpy as np
 
+from treegen.data import synthetic
+from treegen.data.dataset import Dataset
+
+from bench import datafiles
+from bench.export_bench import run_export_bench
+
+# Workers run as ``python -m bench.workers`` from here, so they import this
+# checkout's bench and treegen (also under a python without treegen installed).
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-import datafiles
-import gen_data
-
-WORKERS = ROOT / "bench" / "workers.py"
 WEKA_JAR = Path(os.environ.get("TREEGEN_WEKA_JAR", "/usr/share/java/weka.jar"))
 
 # SUMMARY.md's scaling reference (one run each, 2 cores): seconds.
@@ -71,7 +72,7 @@ class Row:
 
 
 def save_data(rows: int, seed: int, directory: Path) -> None:
-    ds = gen_data.generate(gen_data.summary_spec(rows, seed))
+    ds = synthetic.generate(synthetic.summary_spec(rows, seed))
     np.save(directory / "X.npy", ds.X)
     np.save(directory / "y.npy", ds.y)
     (directory / "schema.pkl").write_bytes(pickle.dumps(ds.schema))
@@ -82,7 +83,7 @@ def sklearn_python() -> str | None:
 
     ``make bench`` runs in the project's venv, which does not install
     scikit-learn; the comparison then uses the system interpreter (the worker
-    finds treegen through its own sys.path entry).
+    runs from the repository root, so it imports the checkout's treegen).
     """
     candidates = [sys.executable] + [p for p in (shutil.which("python3"),) if p]
     for exe in candidates:
@@ -99,7 +100,8 @@ def run_worker(
 ) -> dict[str, object]:
     """Run one worker process and return its JSON result."""
     proc = subprocess.Popen(
-        [python or sys.executable, str(WORKERS), kind, str(data_dir)],
+        [python or sys.executable, "-m", "bench.workers", kind, str(data_dir)],
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -128,11 +130,9 @@ def _finish(
 
 def run_j48(data_dir: Path, timeout: float) -> dict[str, object]:
     """Weka J48 with defaults on the same rows (ARFF); J48's own build time and peak RSS."""
-    from treegen.data.dataset import Dataset
-
     schema = pickle.loads((data_dir / "schema.pkl").read_bytes())
     ds = Dataset(schema, np.load(data_dir / "X.npy"), np.load(data_dir / "y.npy"))
-    arff = gen_data.write_arff(ds, data_dir / "data.arff", "bench")
+    arff = synthetic.write_arff(ds, data_dir / "data.arff", "bench")
     cmd = ["java", "-Xmx8g", "-cp", str(WEKA_JAR), "weka.classifiers.trees.J48"]
     cmd += ["-t", str(arff), "-no-cv", "-v"]
     t0 = time.perf_counter()
@@ -444,8 +444,6 @@ def main(argv: list[str] | None = None) -> int:
         print_whole(table)
     print_paths(table, engines)
     if not args.no_export:
-        from export_bench import run_export_bench
-
         print()
         run_export_bench()
     return 0

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
 
@@ -25,6 +24,9 @@ from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.literals import C_TYPES, c_float, c_int
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.model.core import Model
+
+from support import codegen_models as cm
+from support.modes import EXPORT_MODES
 
 pytestmark = pytest.mark.skipif(
     shutil.which("avr-gcc") is None or shutil.which("simavr") is None,
@@ -119,11 +121,11 @@ def run_on_avr(model: Model, opts: ExportOptions, workdir: Path, n: int = 150) -
     assert np.array_equal(got[:, 1:], proba)
 
 
-@pytest.mark.parametrize("style,itype,fc", [("table", "float", "float"), ("ifs", "float", "int"),
-                                            ("table", "int16", "float"), ("ifs", "int16", "float")])
-def test_golf_and_synthetic_on_avr(style: str, itype: str, fc: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("style,mode", [("table", "float"), ("ifs", "keys"),
+                                        ("table", "int16"), ("ifs", "int16")])
+def test_golf_and_synthetic_on_avr(style: str, mode: str, tmp_path: Path) -> None:
     for name, model in (("golf", cm.golf()), ("syn", cm.synthetic(5, 120))):
         d = tmp_path / name
         d.mkdir()
-        run_on_avr(model, ExportOptions(prefix=name, style=style, input_type=itype,
-                                        float_compare=fc), d)
+        opts = ExportOptions(prefix=name, style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
+        run_on_avr(model, opts, d)

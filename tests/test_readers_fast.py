@@ -15,9 +15,9 @@ import random
 import struct
 from pathlib import Path
 
-import gen_data
 import pytest
 
+from treegen.data import synthetic
 from treegen.data.dataset import Dataset
 from treegen.data.readers import detect_format, fast, read_dataset, read_python
 from treegen.data.readers.table import parse_number
@@ -129,8 +129,8 @@ def test_random_numbers_match_float() -> None:
 
 # ---- quirks the readers accept ---------------------------------------------
 
-ARFF_HEAD = ("% a comment\n@relation 'q'\n@attribute a numeric\n@attribute 'b c' {x, 'y z', \"w\"}\n"
-             "@attribute k {yes,no}\n@data\n")
+ARFF_HEAD = ("% a comment\n@relation 'q'\n@attribute a numeric\n"
+             "@attribute 'b c' {x, 'y z', \"w\"}\n@attribute k {yes,no}\n@data\n")
 
 
 def _write(tmp: Path, name: str, text: str | bytes) -> Path:
@@ -276,9 +276,9 @@ def test_float32_range_error_is_the_reference(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_generated_datasets(tmp_path: Path, seed: int) -> None:
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=400))
-    arff = gen_data.write_arff(ds, tmp_path / "g.arff")
-    data = gen_data.write_c45(ds, tmp_path, "g")
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=400))
+    arff = synthetic.write_arff(ds, tmp_path / "g.arff")
+    data = synthetic.write_c45(ds, tmp_path, "g")
     a = _both(arff)
     c = _both(data)
     _same(a, Dataset(a.schema, ds.X, ds.y.astype("int32"), a.source))

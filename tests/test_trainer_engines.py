@@ -10,15 +10,10 @@ node's kind, test, threshold, class, items, errors and distribution.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
+from treegen.data import synthetic
 from treegen.trainer import TrainOptions, train
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_data
 
 SEEDS = range(12)
 
@@ -26,7 +21,7 @@ SEEDS = range(12)
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("flavor", ["c45", "j48"])
 def test_engines_agree(seed: int, flavor: str) -> None:
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=1500))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=1500))
     for prune in (False, True):
         opts = TrainOptions(prune=prune, flavor=flavor)  # type: ignore[arg-type]
         assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
@@ -35,12 +30,12 @@ def test_engines_agree(seed: int, flavor: str) -> None:
 @pytest.mark.parametrize("opts", [TrainOptions(subsets=True), TrainOptions(criterion="gain")])
 def test_engines_agree_with_other_options(opts: TrainOptions) -> None:
     for seed in (1, 2, 3):
-        ds = gen_data.generate(gen_data.random_spec(seed, max_rows=800))
+        ds = synthetic.generate(synthetic.random_spec(seed, max_rows=800))
         assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
 
 
 def test_engines_agree_on_benchmark_shaped_data() -> None:
-    ds = gen_data.generate(gen_data.summary_spec(4000, seed=5))
+    ds = synthetic.generate(synthetic.summary_spec(4000, seed=5))
     opts = TrainOptions()
     assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
 
@@ -55,7 +50,7 @@ def test_pruning_reuses_growth_weights_exactly(seed: int, j48: bool) -> None:
     from treegen.trainer.pruning.prune import prune
     from treegen.trainer.tree import flatten
 
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2000))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=2000))
     models = []
     for reuse in (True, False):
         ctx = build_context(ds, 2, j48)

@@ -14,22 +14,18 @@ for the numpy path.
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer.levelwise import partition as part_mod
 from treegen.trainer.context import build_context
-from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
+from treegen.trainer.levelwise import partition as part_mod
 from treegen.trainer.levelwise.grow import padded_rows
+from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.splits import eval_continuous, score_outcomes
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_data
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 
@@ -124,7 +120,7 @@ def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(part_mod, "_children_sorted", both)
     for seed in (1, 3, 5):
-        train(gen_data.generate(gen_data.summary_spec(1500, seed)), TrainOptions(prune=False))
+        train(synthetic.generate(synthetic.summary_spec(1500, seed)), TrainOptions(prune=False))
     assert calls["n"] > 10 and calls["unknown"] > 0
 
 
@@ -134,7 +130,7 @@ def test_trees_equal_with_and_without_accelerator(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The whole numpy/Python path (no accelerator at all) gives the same models."""
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2500))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=2500))
     for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(flavor="j48")):
         fast = train(ds, opts).nodes
         with monkeypatch.context() as m:

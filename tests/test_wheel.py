@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import subcommands
+
 REPO = Path(__file__).resolve().parent.parent
-SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+SUBCOMMANDS = subcommands()
 
 
 def run(*cmd: str | Path, cwd: Path, env: dict[str, str] | None = None,
@@ -118,7 +120,8 @@ def test_templates_come_from_the_installed_package(
     env_dir, env = installed
     work = env_dir.parent / "work"
     p = run(env_dir / "bin" / "python", "-c",
-            "import importlib.resources as r; t = r.files('treegen.codegen').joinpath('templates'); "
+            "import importlib.resources as r; "
+            "t = r.files('treegen.codegen').joinpath('templates'); "
             "j2 = sorted((x for x in t.iterdir() if x.name.endswith('.j2')), key=str); "
             "print(j2[0].parent if j2 else '-'); print('\\n'.join(x.name for x in j2))",
             cwd=work, env=env)

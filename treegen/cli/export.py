@@ -52,11 +52,13 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
                    help="int: compare float inputs as integer keys of their bits, for "
                         "cores without an FPU")
     g.add_argument("--scale", type=_scale, action="append", default=[], metavar="K|NAME=K",
-                   help="integer input types: x means x/K (for every continuous feature, "
-                        "or NAME only); repeatable")
+                   help="integer input types: x stands for the decimal x/K, tested as "
+                        "treegen predict reads it (the double nearest x/K), for every "
+                        "continuous feature or NAME only; repeatable")
     g.add_argument("--missing-value", type=_int, default=None, metavar="V",
-                   help="integer input types: the value meaning missing (default: the "
-                        "type's minimum)")
+                   help="integer input types: the value meaning missing, never a nominal "
+                        "code (default: the type's maximum if unsigned, its minimum if "
+                        "signed)")
     g.add_argument("--prefix", default=None,
                    help="C identifier that starts every symbol (default: from the model "
                         "file name)")
@@ -95,8 +97,9 @@ EXPORT_EPILOG = """\
 The C API (predict.h): int PREFIX_predict(const PREFIX_input_t *x) returns the class
 index; void PREFIX_predict_proba(const PREFIX_input_t *x, uint16_t *proba) writes
 probabilities in units of 1/32768 (PREFIX_PROBA_ONE).  Missing values are NaN for
-float/double and --missing-value for integer types; a nominal value outside its
-codes 0..k-1 counts as missing.  They are handled as C4.5 does (all branches, weighted)
+float/double and PREFIX_MISSING for integer types (--missing-value; default: the type's
+maximum if unsigned, its minimum if signed); a nominal value outside its codes 0..k-1
+counts as missing.  They are handled as C4.5 does (all branches, weighted)
 in fixed point; with no missing value the class is exactly the Python model's for the
 same values (a c45 model rounds values to float32 before comparing: so does the C).  Only
 <stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.

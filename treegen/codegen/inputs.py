@@ -49,6 +49,34 @@ def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
     return out.astype(dtype)
 
 
+def model_values(ir: IR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
+    """C rows -> the values the Python model's classifier takes for them (float64):
+    an integer x of a continuous feature with scale K stands for the decimal x/K, so
+    it becomes the double nearest x/K, exactly what reading that decimal gives;
+    every other value is exact in float64 as it is (missing sentinels stay numbers:
+    callers pick the rows without missing values)."""
+    values = np.asarray(X).astype(np.float64)
+    enc = ir.encoding
+    if not enc.is_int:
+        return values
+    for j, f in enumerate(ir.features):
+        k = enc.scales[j]
+        if f.kind != "continuous" or k == 1:
+            continue
+        uniq, inv = np.unique(np.asarray(X)[:, j].astype(np.int64), return_inverse=True)
+        values[:, j] = np.asarray([_nearest_double(int(x) * k.denominator, k.numerator)
+                                   for x in uniq.tolist()], dtype=np.float64)[inv]
+    return values
+
+
+def _nearest_double(n: int, d: int) -> float:
+    """n / d correctly rounded (Python's int / int is), +-inf past the doubles."""
+    try:
+        return n / d
+    except OverflowError:
+        return math.copysign(math.inf, n)
+
+
 def _neighbours(ir: IR, t: float) -> list[float]:
     enc = ir.encoding
     if enc.is_int:

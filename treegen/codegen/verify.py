@@ -20,7 +20,7 @@ import numpy.typing as npt
 from treegen.codegen.build import build
 from treegen.codegen.emit import emit
 from treegen.codegen.fixedpoint import FixedPointClassifier
-from treegen.codegen.inputs import comparison_inputs
+from treegen.codegen.inputs import comparison_inputs, model_values
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import codes, evaluate, missing_mask
@@ -53,14 +53,11 @@ def _fmt_row(x: npt.NDArray[np.generic]) -> str:
 
 
 def classify_comparable(model: Model, ir: IR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.bool_]:
-    """Rows on which the float classifier sees the same values as the C: no missing
-    value, valid nominal codes, and an input type the classifier compares exactly."""
+    """Rows on which the float classifier sees the same values as the C (each scaled
+    integer x as the double nearest x/K, see inputs.model_values): no missing value
+    and valid nominal codes."""
     enc = ir.encoding
-    # The classifier takes float64 values: exact for every float, double and
-    # unscaled integer input, but x/K with K != 1 would be rounded first.
-    exact = not enc.is_int or all(
-        s == 1 for s, f in zip(enc.scales, ir.features) if f.kind == "continuous")
-    ok = np.full(X.shape[0], exact)
+    ok = np.ones(X.shape[0], dtype=bool)
     for j, f in enumerate(ir.features):
         col = X[:, j]
         if f.kind == "nominal":
@@ -82,11 +79,7 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
     if sel.any():
         from treegen.model.classify import predict as float_predict
 
-        values = X.astype(np.float64)
-        if ir.encoding.is_int:
-            for j, s in enumerate(ir.encoding.scales):
-                if ir.features[j].kind == "continuous":
-                    values[:, j] = values[:, j] / float(s)
+        values = model_values(ir, X)
         k_cls = np.zeros(len(X), dtype=np.int32)
         k_cls[sel] = float_predict(model, values[sel])
         checks.append(("float classifier (rows without missing values)", sel, k_cls, None))

@@ -100,7 +100,7 @@ def _read_c45_with_schema(path: str, schema: Schema, float32: bool) -> Dataset:
         got = [c.name for c in columns]
         want = [a.name for a in schema.attributes]
         if got != want:
-            diff = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w),
+            diff = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w),
                         min(len(got), len(want)))
             detail = (f"attribute {diff + 1} is '{got[diff]}', the model's is '{want[diff]}'"
                       if diff < min(len(got), len(want))
