@@ -176,9 +176,9 @@ def run_command(files: Path, timeout: float) -> dict[str, object]:
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode != 0:
         return {"error": (err.strip().splitlines() or ["?"])[-1]}
-    from workers import model_bits, tree_fingerprint
-
     from treegen.model.file import load_model
+
+    from bench.workers import model_bits, tree_fingerprint
 
     model = load_model(str(out))
     return {"seconds": wall, "peak_mb": usage.ru_maxrss / 1024.0,
