@@ -24,6 +24,7 @@ from treegen.model.core import Node
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.context import build_context
 from treegen.trainer.fit import grow
+from treegen.trainer.levelwise.flat import KIND_CODE, TreeArrays
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning import native as prune_native_mod
 from treegen.trainer.pruning import prune as prune_mod
@@ -252,7 +253,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
             first.append(0)
             path.append(path[i] + [b])
         stack.extend(range(len(order) - 1, first[i] - 1, -1))
-    kind = np.asarray([prune_native_mod._KIND_CODE[t.kind] for t in order], dtype=np.int8)
+    kind = np.asarray([KIND_CODE[t.kind] for t in order], dtype=np.int8)
     # Collapse a test with a test below it: its subtree stays in the arrays.
     victim = next(
         i
@@ -261,9 +262,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     )
     kind[victim] = 0
     count = np.asarray([len(t.children) for t in order], dtype=np.int64)
-    rec = prune_native_mod.prune_flat(
-        ctx,
-        0.25,
+    grown_arrays = TreeArrays(
         kind,
         np.asarray([t.cls for t in order]),
         np.asarray([t.attribute for t in order]),
@@ -272,6 +271,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
         count,
         {i: t.subsets for i, t in enumerate(order) if t.kind == "subset"},
     )
+    rec = prune_native_mod.prune_flat(ctx, 0.25, grown_arrays)
     assert rec is not None
     assert not rec.updated[first[victim]] & 2  # the collapsed test's first child
     order[victim].make_leaf()
@@ -297,9 +297,9 @@ def test_prune_flat_j48_single_leaf() -> None:
     ds = synthetic.generate(synthetic.random_spec(1, max_rows=300))
     ctx = build_context(ds, 2, True)
     one = np.zeros(1, dtype=np.int64)
-    args = (ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
-    rec = prune_native_mod.prune_flat(*args)
-    est = prune_native_mod.prune_flat(*args, estimated_errors=True)
+    leaf = TreeArrays(one, one, one - 1, np.full(1, np.nan), one, one, {})
+    rec = prune_native_mod.prune_flat(ctx, 0.25, leaf)
+    est = prune_native_mod.prune_flat(ctx, 0.25, leaf, estimated_errors=True)
     assert rec is not None and est is not None
     dist = np.bincount(ctx.y[: ctx.n_rows], minlength=ctx.n_classes).astype(np.float64)
     assert rec.dist.dtype == np.float64 and np.array_equal(rec.dist[0], dist)

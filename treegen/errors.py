@@ -67,3 +67,7 @@ class EncodingError(TreegenError):
 
 class EmitError(TreegenError):
     """C code generation failed (names, output folder, templates)."""
+
+
+class ToolError(TreegenError):
+    """A compiler or simulator a command needs is missing, or could not do its job."""

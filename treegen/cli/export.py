@@ -15,10 +15,12 @@ from treegen.cli.common import read_data
 from treegen.cli.progress import progress_line
 from treegen.codegen import export as codegen_export
 from treegen.codegen.emit import STYLES
-from treegen.codegen.export import export_files, with_provenance
+from treegen.codegen.export import render, with_provenance
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import verify
+from treegen.data.atomic import write_files_atomic
+from treegen.firmware import cli as firmware_cli
 from treegen.model.file import load_model
 
 
@@ -74,10 +76,13 @@ def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
 
 def run_export(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    written = export_files(model, args.model, args.output, export_options(args, args.model))
+    opts, files = render(model, args.model, args.output, export_options(args, args.model))
+    write_files_atomic(args.output, files)
     if not getattr(args, "quiet", False):
-        for path in written:
-            print(f"{args.output.rstrip('/')}/{path.name}")
+        for name in sorted(files):
+            print(f"{args.output.rstrip('/')}/{name}")
+    if args.report or args.on:
+        firmware_cli.export_report(args, model, opts, files)
     return 0
 
 
@@ -87,8 +92,12 @@ def run_verify(args: argparse.Namespace) -> int:
     with progress_line(args) as progress:
         data = [read_data(args, path, schema=model.schema, float32=model.compares_float32,
                           progress=progress) for path in args.data]
-        progress.update("verifying")
-        report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+        if not args.on:
+            progress.update("verifying")
+            report = verify(model, opts, data, cc=args.cc, n_random=args.random,
+                            seed=args.seed)
+    if args.on:
+        return firmware_cli.verify_on(args, model, opts, data)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
 
@@ -116,6 +125,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", metavar="DIR", default=".",
                    help="output folder (created if missing; default: .)")
     add_export_options(p)
+    firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 
     p = sub.add_parser("verify", help="compile the exported C and check parity with the "
@@ -137,4 +147,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
     g.add_argument("--show", type=_int, default=5, metavar="N",
                    help="mismatches to show (default 5)")
+    firmware_cli.add_verify_on_option(g)
     p.set_defaults(func=run_verify)

@@ -100,6 +100,23 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
     report.failed_rows += int(bad.sum())
 
 
+def verify_rows(ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: int, seed: int,
+                report: Report) -> npt.NDArray[np.generic]:
+    """The rows verify compares (DATA rows first), described in ``report``."""
+    from treegen.codegen.inputs import to_c_domain
+
+    # Last DATA file first: the row numbers in mismatch reports stay what they were.
+    parts = [to_c_domain(ir, ds.X) for ds in reversed(list(data))]
+    parts.append(comparison_inputs(ir, None, n_random=n_random, seed=seed))
+    n_data = sum(ds.n_rows for ds in data)
+    X = np.concatenate(parts)
+    report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
+                        f"{', float compare int' if ir.encoding.uses_keys else ''}: "
+                        f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
+                        f"missing and special rows, {n_random} random rows")
+    return X
+
+
 def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
            cc: str | None = None, n_random: int = 1000, seed: int = 0,
            workdir: Path | None = None) -> Report:
@@ -109,18 +126,7 @@ def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
     report = Report()
     with tempfile.TemporaryDirectory(prefix="treegen-verify-") as tmp:
         built = build(ir, files, workdir or Path(tmp), cc=cc)
-        parts = [comparison_inputs(ir, None, n_random=n_random, seed=seed)]
-        n_data = 0
-        for ds in data:
-            from treegen.codegen.inputs import to_c_domain
-
-            parts.insert(0, to_c_domain(ir, ds.X))
-            n_data += ds.n_rows
-        X = np.concatenate(parts)
-        report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
-                            f"{', float compare int' if ir.encoding.uses_keys else ''}: "
-                            f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
-                            f"missing and special rows, {n_random} random rows")
+        X = verify_rows(ir, opts, data, n_random, seed, report)
         c_cls, c_proba = built.run(X)
         compare(ir, model, X, c_cls, c_proba, report)
     return report
