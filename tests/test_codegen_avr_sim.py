@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.codegen.build import NP_TYPES
+from treegen.codegen.ctype import TYPES
 from treegen.codegen.emit import emit
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.literals import C_TYPES, c_float, c_int
+from treegen.codegen.literals import c_float, c_int
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.model.core import Model
 
@@ -101,11 +101,11 @@ def run_on_avr(model: Model, opts: ExportOptions, workdir: Path, n: int = 150) -
     for name, text in files.items():
         (workdir / name).write_text(text)
     X = comparison_inputs(ir, n_random=60)
-    X = X[np.random.default_rng(0).permutation(len(X))[:n]].astype(NP_TYPES[opts.input_type])
+    X = X[np.random.default_rng(0).permutation(len(X))[:n]].astype(TYPES[opts.input_type].dtype)
     rows = ",\n".join("    {" + ", ".join(_literal(float(v), opts.input_type) for v in row) + "}"
                       for row in X)
     (workdir / "main.c").write_text(MAIN % {
-        "n": len(X), "ctype": C_TYPES[opts.input_type], "U": opts.prefix.upper(),
+        "n": len(X), "ctype": TYPES[opts.input_type].c_name, "U": opts.prefix.upper(),
         "P": opts.prefix, "rows": rows})
     elf = workdir / "fw.elf"
     subprocess.run(["avr-gcc", "-mmcu=atmega328p", "-Os", "-std=gnu99", "-o", str(elf),

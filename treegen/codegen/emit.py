@@ -14,25 +14,15 @@ import jinja2
 import numpy as np
 
 from treegen.codegen import layout
+from treegen.codegen.ctype import TYPES, UINT32, CType, smallest_int, smallest_uint
 from treegen.codegen.ir import IR, Compare, Leaf, Switch, validate
-from treegen.codegen.literals import (
-    C_TYPES,
-    c_double,
-    c_float,
-    c_hex32,
-    c_int,
-    c_string,
-    smallest_int,
-    smallest_uint,
-)
+from treegen.codegen.literals import c_double, c_float, c_hex32, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.errors import EmitError
 
 HEADER = "predict.h"
 SOURCE = "predict.c"
 STYLES = ("ifs", "table")
-READERS = {"uint8": "RD8", "int8": "RD8", "uint16": "RD16", "int16": "RD16",
-           "uint32": "RD32", "int32": "RD32", "float": "RDF"}
 
 
 def _template_loader() -> jinja2.BaseLoader:
@@ -69,9 +59,9 @@ class _Macros:
 
     def __init__(self, upper: str) -> None:
         self.upper = upper
-        self.used = {f"{upper}_{s}" for s in ("N_FEATURES", "N_CLASSES", "PROBA_ONE", "MISSING",
-                                              "WANT_CLASS_NAMES", "ROM", "STACK_SIZE", "RD8",
-                                              "RD16", "RD32", "RDF", "H")}
+        fixed = ("N_FEATURES", "N_CLASSES", "PROBA_ONE", "MISSING", "WANT_CLASS_NAMES", "ROM",
+                 "STACK_SIZE", "H", *(t.reader for t in TYPES.values() if t.reader))
+        self.used = {f"{upper}_{s}" for s in fixed}
 
     def take(self, *parts: str) -> str:
         base = "_".join((self.upper, *parts))
@@ -97,7 +87,7 @@ def value_kind(ir: IR) -> str:
     if enc.uses_keys:
         return "key"
     if enc.is_int:
-        return "unsigned" if enc.input_type.startswith("uint") else "signed"
+        return "signed" if enc.ctype.signed else "unsigned"
     return enc.input_type
 
 
@@ -148,17 +138,17 @@ def _common(ir: IR) -> dict[str, Any]:
     return {
         "P": P, "U": U, "guard": f"TREEGEN_{U}_H", "header_name": HEADER,
         "provenance": [comment_text(f"{k}: {v}") for k, v in ir.provenance],
-        "input_ctype": C_TYPES[enc.input_type], "input_doc": input_doc,
+        "input_ctype": enc.ctype.c_name, "input_doc": input_doc,
         "value_kind": value_kind(ir),
-        "value_ctype": "uint32_t" if enc.uses_keys else C_TYPES[enc.input_type],
+        "value_ctype": (UINT32 if enc.uses_keys else enc.ctype).c_name,
         "missing_literal": c_int(enc.missing, enc.input_type) if enc.missing is not None else "",
         "n_features": ir.n_features, "n_classes": ir.n_classes, "features": features,
         "classes": classes, "stack_size": ir.stack_size,
-        "n_outcomes": n_out, "class_ctype": f"{class_ctype}_t",
-        "class_rows": c_rows([c_int(o.cls, class_ctype) for o in ir.outcomes]),
-        "class_read": f"{U}_{READERS[class_ctype]}(&{P}_class[out])",
+        "n_outcomes": n_out, "class_ctype": class_ctype.c_name,
+        "class_rows": c_rows([c_int(o.cls, class_ctype.name) for o in ir.outcomes]),
+        "class_read": f"{U}_{class_ctype.reader}(&{P}_class[out])",
         "proba_rows": c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
-        "outcome_ctype": f"{outcome_ctype}_t",
+        "outcome_ctype": outcome_ctype.c_name,
         "has_switch": any(isinstance(n, Switch) for n in ir.nodes),
         "has_tests": not isinstance(ir.nodes[0], Leaf),
     }
@@ -226,12 +216,12 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
         view["share_rows"] = ["0u"]
 
 
-def _column(ir: IR, U: str, values: list[int], ctype: str | None = None) -> dict[str, Any]:
+def _column(ir: IR, U: str, values: list[int], ctype: CType | None = None) -> dict[str, Any]:
     ctype = ctype or smallest_int(min(values), max(values))
-    reader = f"{U}_{READERS[ctype]}"
-    if ctype.startswith("int"):
-        reader = f"({ctype}_t){reader}"
-    return {"ctype": f"{ctype}_t", "read": reader, "rows": c_rows([c_int(v, ctype) for v in values])}
+    reader = f"{U}_{ctype.reader}"
+    if ctype.signed:
+        reader = f"({ctype.c_name}){reader}"
+    return {"ctype": ctype.c_name, "read": reader, "rows": c_rows([c_int(v, ctype.name) for v in values])}
 
 
 def _table_view(ir: IR, view: dict[str, Any]) -> None:
@@ -259,7 +249,7 @@ def _table_view(ir: IR, view: dict[str, Any]) -> None:
                             "rows": c_rows([c_double(float(v)) for v in thresholds])}
     n_ref = t.n_tests + len(ir.outcomes)
     view.update(col=col, n_tests=t.n_tests, n_rows=rows, n_slots=max(len(t.ref), 1),
-                root=t.root, ref_ctype=f"{smallest_uint(n_ref)}_t",
+                root=t.root, ref_ctype=smallest_uint(n_ref).c_name,
                 share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
                 n_shares=max(len(t.share), 1), has_map=view["has_switch"],
                 map_rows=c_rows([f"{v}u" for v in t.maps]), n_map=len(t.maps))
@@ -285,7 +275,7 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
 def render_cdef(ir: IR) -> str:
     """Declarations for ``cffi.FFI.cdef``, from the IR (no preprocessor lines)."""
     P = ir.prefix
-    ctype = C_TYPES[ir.encoding.input_type]
+    ctype = ir.encoding.ctype.c_name
     return (f"typedef {ctype} {P}_input_t;\n"
             f"int {P}_predict(const {P}_input_t *x);\n"
             f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n")
