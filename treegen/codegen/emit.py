@@ -15,8 +15,8 @@ import numpy as np
 
 from treegen.codegen import layout
 from treegen.codegen.ctype import TYPES, UINT32, CType, smallest_int, smallest_uint
-from treegen.codegen.ir import IR, Compare, Leaf, Switch, validate
-from treegen.codegen.literals import c_double, c_float, c_hex32, c_int, c_string
+from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
+from treegen.codegen.literals import c_double, c_float, c_hex, c_hex32, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.errors import EmitError
 
@@ -142,6 +142,7 @@ def _common(ir: IR) -> dict[str, Any]:
         "value_kind": value_kind(ir),
         "value_ctype": (UINT32 if enc.uses_keys else enc.ctype).c_name,
         "missing_literal": c_int(enc.missing, enc.input_type) if enc.missing is not None else "",
+        "one": ONE, "one_literal": c_hex(ONE), "q15_shift": Q15_SHIFT,
         "n_features": ir.n_features, "n_classes": ir.n_classes, "features": features,
         "classes": classes, "stack_size": ir.stack_size,
         "n_outcomes": n_out, "class_ctype": class_ctype.c_name,

@@ -27,7 +27,9 @@ from treegen.codegen.ctype import INPUT_TYPES as _INPUT_TYPES
 from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.errors import EmitError
 
-ONE = 1 << 15
+Q15_SHIFT = 15
+"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
+ONE = 1 << Q15_SHIFT
 """Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
 
 INPUT_TYPES = _INPUT_TYPES

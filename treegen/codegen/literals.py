@@ -79,6 +79,12 @@ def c_hex32(v: int) -> str:
     return f"0x{v:08X}u"
 
 
+def c_hex(v: int) -> str:
+    """An unsigned constant in hex, as short as it goes: ``0x8000u``."""
+    assert v >= 0
+    return f"0x{v:X}u"
+
+
 def c_string(text: str) -> str:
     """A C string literal with everything outside printable ASCII escaped (octal,
     three digits so a following digit cannot extend it) and no trigraphs."""
