@@ -150,7 +150,7 @@ def _common(ir: IR) -> dict[str, Any]:
         "class_read": f"{U}_{class_ctype.reader}(&{P}_class[out])",
         "proba_rows": c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
         "outcome_ctype": outcome_ctype.c_name,
-        "has_switch": any(isinstance(n, Switch) for n in ir.nodes),
+        "has_switch": any(isinstance(n, Switch) for n in ir.nodes), "map_none": layout.MAP_NONE,
         "has_tests": not isinstance(ir.nodes[0], Leaf),
     }
 
@@ -188,8 +188,7 @@ def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
                 assert isinstance(node, Switch)
                 at: int | None = None
                 if node.branch_of != tuple(range(len(node.children))):
-                    m = (len(node.branch_of), len(node.children),
-                         *(255 if b < 0 else b for b in node.branch_of))
+                    m = layout.nominal_map(node)
                     at = map_at.setdefault(m, len(maps))
                     if at == len(maps):
                         maps.extend(m)
@@ -249,7 +248,9 @@ def _table_view(ir: IR, view: dict[str, Any]) -> None:
         col["threshold"] = {"ctype": "double", "read": "*",
                             "rows": c_rows([c_double(float(v)) for v in thresholds])}
     n_ref = t.n_tests + len(ir.outcomes)
-    view.update(col=col, n_tests=t.n_tests, n_rows=rows, n_slots=max(len(t.ref), 1),
+    ops = {"le": layout.OP_LE, "lt": layout.OP_LT, "left": layout.OP_LEFT,
+           "right": layout.OP_RIGHT, "switch": layout.OP_SWITCH}
+    view.update(col=col, ops=ops, n_tests=t.n_tests, n_rows=rows, n_slots=max(len(t.ref), 1),
                 root=t.root, ref_ctype=smallest_uint(n_ref).c_name,
                 share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
                 n_shares=max(len(t.share), 1), has_map=view["has_switch"],

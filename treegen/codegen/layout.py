@@ -51,6 +51,17 @@ def share_offsets(ir: IR) -> tuple[dict[int, int], tuple[int, ...]]:
     return offsets, tuple(shares)
 
 
+MAP_NONE = 255
+"""Branch of a code that has none (missing) in a nominal map."""
+
+
+def nominal_map(node: Switch) -> tuple[int, ...]:
+    """A subset test's map as the C reads it: ``[values, forks, branch of each code]``,
+    with :data:`MAP_NONE` for a code that takes no branch."""
+    return (len(node.branch_of), len(node.children),
+            *(MAP_NONE if b < 0 else b for b in node.branch_of))
+
+
 def _codes_of(node: Switch, b: int) -> tuple[int, ...]:
     return tuple(c for c, x in enumerate(node.branch_of) if x == b)
 
@@ -102,6 +113,9 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
 
 OP_LE, OP_LT, OP_LEFT, OP_RIGHT, OP_SWITCH = 1, 2, 3, 4, 5
 OPS = {"le": OP_LE, "lt": OP_LT, "left": OP_LEFT, "right": OP_RIGHT}
+# The table walk (predict_table.c.j2) relies on this order: it tells the tests with
+# a threshold by ``op <= OP_LT`` and a nominal test by ``op >= OP_SWITCH``.
+assert OP_LE < OP_LT < OP_LEFT < OP_RIGHT < OP_SWITCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +125,10 @@ class NodeTable:
     Tests are numbered breadth-first (0 is the root when it is a test); the branches of
     test t are the consecutive slots ``first[t] .. first[t] + forks - 1``.  A slot holds
     ``ref`` (a test number below ``n_tests``, or ``n_tests + outcome`` for a leaf) and
-    the branch's ``share``.  ``op`` is 1..4 for comparisons (le, lt, left, right) and
-    ``5 + offset`` for a nominal test whose map ``[values, forks, branch of each code
-    (255 = none)]`` starts at ``offset`` in ``maps``.  Leaves take no test row, so a
-    node costs one slot (4 bytes) plus, for tests, one row.
+    the branch's ``share``.  ``op`` is one of :data:`OPS` for a comparison and
+    ``OP_SWITCH + offset`` for a nominal test whose :func:`nominal_map` starts at
+    ``offset`` in ``maps``.  Leaves take no test row, so a node costs one slot
+    (4 bytes) plus, for tests, one row.
     """
 
     tests: tuple[int, ...]  # IR node of each test row
@@ -164,8 +178,7 @@ def flatten(ir: IR) -> NodeTable:
             op.append(OPS[node.op])
             threshold.append(node.threshold if node.op in ("le", "lt") else 0)
         else:
-            m = (len(node.branch_of), len(node.children),
-                 *(255 if b < 0 else b for b in node.branch_of))
+            m = nominal_map(node)
             if m not in map_at:
                 map_at[m] = len(maps)
                 maps.extend(m)
