@@ -3,8 +3,9 @@
 Release 8's ``c4.5rules -f NAME`` prints the ruleset and its training evaluation;
 everything from "Final rules" on must be equal, text for text (line 2, the date,
 and the header before it are not compared).  MATCHING lists the sets where that
-holds today; the others are checked to still differ, so that a fix is noticed and
-moves the set into MATCHING (see docs/C45.md, "c4.5rules", for what differs).
+holds today; the others are strict expected failures (the same equality test), so
+that a fix is noticed and moves the set into MATCHING (see docs/C45.md,
+"c4.5rules", for what differs).
 """
 
 from __future__ import annotations
@@ -39,16 +40,15 @@ def test_all_nine_reference_sets_present() -> None:
     assert len(DATASETS) == 9
 
 
-@pytest.mark.parametrize("name", MATCHING)
+_KNOWN = pytest.mark.xfail(strict=True, reason="c4.5rules' rule selection not yet reproduced")
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in MATCHING else pytest.param(n, marks=_KNOWN) for n in DATASETS]
+)
 def test_rules_equal_release8(name: str) -> None:
     ours, ref = _ours_and_ref(name)
     assert ours == ref
-
-
-@pytest.mark.parametrize("name", [n for n in DATASETS if n not in MATCHING])
-def test_rules_known_difference(name: str) -> None:
-    ours, ref = _ours_and_ref(name)
-    assert ours != ref
 
 
 def test_cli_rules_prints_the_same(tmp_path: Path) -> None:
