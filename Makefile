@@ -8,8 +8,9 @@ TG     := $(VENV)/bin/treegen
 STAMP  := $(VENV)/.installed
 DEMO   := demo-out
 GOLF   := tests/data/reference/golf/golf
-# Extra arguments for bench/run.py, e.g. make bench BENCH_ARGS="--no-1m --j48"
+# Extra arguments for the benchmark (python -m bench.run), e.g. make bench BENCH_ARGS="--no-1m --j48"
 BENCH_ARGS ?=
+FIRMWARE_ARGS ?=
 
 .PHONY: all venv demo test golden check bench firmware clean
 
@@ -17,7 +18,7 @@ all: test
 
 # Created once; reinstalled when the package metadata changes.  Editable
 # install, so the checkout's code is what runs.
-$(STAMP): pyproject.toml setup.py $(wildcard treegen/trainer/native/*.[ch])
+$(STAMP): pyproject.toml setup.py treegen/trainer/constants.py $(wildcard treegen/trainer/native/*.[ch] treegen/data/native/*.c)
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@echo "installing treegen and its test dependencies into $(VENV) ..."
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
@@ -50,17 +51,30 @@ golden: $(STAMP)
 	@new=$$(git ls-files --others --exclude-standard -- tests/golden); \
 	  test -z "$$new" || { echo "golden: new, uncommitted files: $$new"; exit 1; }
 
+# Lint (ruff: the rules in pyproject.toml) and types (mypy strict on the package), with
+# the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
+# ruff format's layout (make check FORMAT_CHECK=1).
+FORMAT_CHECK ?= 0
+LINTED := treegen/ tests/ bench/
 check: $(STAMP)
-	$(VPY) -m pip install --quiet --disable-pip-version-check ruff mypy
-	$(VENV)/bin/ruff check treegen/
+	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
+	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev'])")
+	$(VENV)/bin/ruff check $(LINTED)
+	@if [ "$(FORMAT_CHECK)" = 1 ]; then echo "$(VENV)/bin/ruff format --check $(LINTED)"; \
+	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
 # Training speed/memory against issue 3's targets, then the export benchmark.
 bench: $(STAMP)
-	$(VPY) bench/run.py $(BENCH_ARGS)
+	$(VPY) -m bench.run $(BENCH_ARGS)
 
-firmware:
-	@echo "firmware: not yet (no firmware examples exist; see firmware_examples/README.md)"
+# The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
+# styles, float / --float-compare int / int16, on ATmega328P (simavr) and Cortex-M0+,
+# M3, M4F (qemu-system-arm), each compared with the Python model; then the table of
+# flash, RAM and cycles.  Needs the cross compilers and simulators (.ci/run installs
+# them).  Extra arguments, e.g. make firmware FIRMWARE_ARGS="--models golf --on avr"
+firmware: $(STAMP)
+	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
 
 clean:
 	rm -rf $(DEMO) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

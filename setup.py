@@ -2,22 +2,52 @@
 
 The trainer's hot loops (running sums over sorted cases, partitioning the
 sorted arrays, the pessimistic error bound) have C versions in
-``treegen/trainer/native/``.  They compute the same numbers as the numpy
-code, bit for bit, so the accelerator is optional: where no C compiler is
-available the build prints a warning and treegen falls back to numpy.
+``treegen/trainer/native/``, and the data readers a C tokenizer in
+``treegen/data/native/``.  They compute the same numbers as the numpy and
+Python code, bit for bit, so the accelerator is optional: where no C compiler
+is available the build prints a warning and treegen falls back to that code.
 
 Flags: ``-ffp-contract=off`` because a fused multiply-add rounds once where
-the numpy code rounds twice (aarch64 compilers contract by default).
+the numpy code rounds twice (aarch64 compilers contract by default).  The
+numbers Python and C share (node-kind codes, tolerances, the class limit)
+come from ``treegen/trainer/constants.py`` as ``TG_<NAME>`` macros.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
+from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 FLAGS = ["-O2", "-std=c99", "-ffp-contract=off", "-fno-fast-math"]
+CONSTANTS = Path(__file__).resolve().parent / "treegen" / "trainer" / "constants.py"
+
+
+def shared_macros(path: Path = CONSTANTS) -> list[tuple[str, str | None]]:
+    """``TG_<NAME>`` for every constant of the trainer's constants module.
+
+    The module holds only literal assignments; it is read, not imported (the
+    package is not importable while it is being built).  ``repr`` of a float
+    is the shortest text that reads back as the same double, in C as in Python.
+    """
+    macros: list[tuple[str, str | None]] = []
+    for node in ast.parse(path.read_text("utf-8")).body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if not (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            raise SystemExit(f"{path}:{node.lineno}: only NAME = literal assignments belong here")
+        value = ast.literal_eval(node.value)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SystemExit(f"{path}:{node.lineno}: a C macro must be an int or a float")
+        macros.append((f"TG_{node.targets[0].id}", f"({value!r})"))
+    return macros
 
 
 class OptionalBuildExt(build_ext):
@@ -51,6 +81,11 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
+    # The package, and the firmware examples (top-level firmware_examples/ in the
+    # checkout, where users read them) as package treegen.firmware_examples, so that
+    # `treegen verify --on` builds the same sources from an installed wheel.
+    packages=find_packages(include=["treegen", "treegen.*"]) + ["treegen.firmware_examples"],
+    package_dir={"treegen.firmware_examples": "firmware_examples"},
     ext_modules=[
         Extension(
             "treegen.trainer.native._cscan",
@@ -62,12 +97,19 @@ setup(
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/cscan.h",
                 "treegen/trainer/native/scanwalk.h",
+                "treegen/trainer/constants.py",
             ],
+            define_macros=shared_macros(),
+        ),
+        Extension(
+            "treegen.data.native._ctok",
+            sources=["treegen/data/native/ctok.c"],
         ),
         Extension(
             "treegen.trainer.native._cprune",
             sources=["treegen/trainer/native/cprune.c"],
-            depends=["treegen/trainer/native/common.h"],
+            depends=["treegen/trainer/native/common.h", "treegen/trainer/constants.py"],
+            define_macros=shared_macros(),
         ),
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -5,23 +5,19 @@ The model is the unpruned c45 tree on 10k rows of the scaling data (about
 cheap to train).  For both styles (nested ifs, static table) it reports the
 time of ``lower`` + ``emit``, the size of predict.c, and the time of
 ``gcc -O2 -c predict.c`` (when gcc exists).  Skipped with a message while
-treegen.codegen does not offer ``lower``/``emit``.
+treegen.codegen does not offer ``lower``/``emit``.  ``python -m bench.export_bench`` runs
+it alone.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-import gen_data
+from treegen.data import synthetic
 
 
 def run_export_bench(rows: int = 10_000, seed: int = 0) -> None:
@@ -34,7 +30,7 @@ def run_export_bench(rows: int = 10_000, seed: int = 0) -> None:
     from treegen.errors import TreegenError
     from treegen.trainer import TrainOptions, train
 
-    ds = gen_data.generate(gen_data.summary_spec(rows, seed))
+    ds = synthetic.generate(synthetic.summary_spec(rows, seed))
     model = train(ds, TrainOptions(prune=False))
     print(f"Export ({model.size}-node model, {model.n_leaves} leaves, unpruned, {rows} rows):")
     gcc = shutil.which("gcc")

@@ -1,6 +1,6 @@
 """Benchmark workers: one measurement per fresh Python process.
 
-``python bench/workers.py KIND DATA_DIR`` loads the dataset saved by
+``python -m bench.workers KIND DATA_DIR`` (from the repository root) loads the dataset saved by
 ``bench/run.py`` (``X.npy``, ``y.npy``, ``schema.pkl``), records the process's
 peak RSS after loading (the baseline: interpreter + data), runs one job and
 prints one JSON line.  A separate process per job keeps the peak memory of
@@ -15,7 +15,9 @@ Kinds:
 * ``sklearn``: ``DecisionTreeClassifier(criterion="entropy")`` fit on the
   same rows, nominal attributes one-hot encoded (a missing value is the
   all-zero row), missing continuous values imputed with the column mean;
-  only ``fit`` is timed.
+  only ``fit`` is timed;
+* ``readers`` (DATA_DIR holds bench/datafiles.py's files): ``read_dataset``
+  alone on each of gen.arff, gen.data and gen.csv.
 """
 
 from __future__ import annotations
@@ -31,12 +33,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
 from treegen.data.dataset import Dataset, Schema
 from treegen.model.core import Model
+
+# A canonical subtree: a leaf's printed text, or (attribute, sorted branches).
+Canon = str | tuple[str, list[tuple[str, str, "Canon"]]]
 
 
 def peak_mb() -> float:
@@ -63,12 +64,65 @@ def load(data_dir: Path) -> Dataset:
     return Dataset(schema, X, y, str(data_dir))
 
 
+def canonical_text(model: Model) -> str:
+    """The tree in Release 8's number formats, branch order and layout left out.
+
+    Leaves print as ``class (N/E)`` with ``%.1f``, thresholds with ``%g``;
+    each test's branches are sorted by (operator, value), one line per
+    branch, ``|   `` per level.  This is the text of the tests' canonical
+    form (``tests/support/reftrees.py``: ``render(from_model(model, "c45"))``),
+    written out here because the benchmark does not import from the tests.
+    """
+    schema = model.schema
+    built: dict[int, Canon] = {}
+    for i in range(len(model.nodes) - 1, -1, -1):  # pre-order: children follow parents
+        node = model.nodes[i]
+        if node.kind == "leaf":
+            e = f"{node.errors:.1f}" if node.errors > 0 else f"{0:.1f}"
+            built[i] = f"{schema.classes[node.cls]} ({node.items:.1f}/{e})"
+            continue
+        attr = schema.attributes[node.attribute]
+        branches: list[tuple[str, str, Canon]] = []
+        if node.kind == "continuous":
+            t = f"{node.threshold:g}"
+            branches = [("<=", t, built[node.children[0]]), (">", t, built[node.children[1]])]
+        elif node.kind == "nominal":
+            branches = [("=", attr.values[b], built[c]) for b, c in enumerate(node.children)]
+        else:
+            for b, c in enumerate(node.children):
+                vals = [attr.values[v] for v in node.subsets[b]]
+                if len(vals) == 1:
+                    branches.append(("=", vals[0], built[c]))
+                else:
+                    branches.append(("in", "{" + ",".join(sorted(vals)) + "}", built[c]))
+        built[i] = (attr.name, sorted(branches, key=lambda br: (br[0], br[1])))
+    # The stack holds subtrees still to print and lines already formatted (str
+    # with its depth None), so the text comes out in order without recursion.
+    lines: list[str] = []
+    stack: list[tuple[Canon, int | None]] = [(built[0], 0)]
+    while stack:
+        tree, depth = stack.pop()
+        if depth is None:
+            assert isinstance(tree, str)
+            lines.append(tree)
+        elif isinstance(tree, str):  # the root is a leaf
+            lines.append(f": {tree}")
+        else:
+            name, children = tree
+            pending: list[tuple[Canon, int | None]] = []
+            for op, value, child in children:
+                line = f"{'|   ' * depth}{name} {op} {value}"
+                if isinstance(child, str):
+                    pending.append((f"{line}: {child}", None))
+                else:
+                    pending += [(line, None), (child, depth + 1)]
+            stack.extend(reversed(pending))
+    return "\n".join(lines)
+
+
 def tree_fingerprint(model: Model) -> str:
     """Hash of the canonical (order-free, printed-precision) tree: equal trees, equal hash."""
-    import reftrees
-
-    text = reftrees.render(reftrees.from_model(model, "c45"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical_text(model).encode()).hexdigest()[:16]
 
 
 def model_bits(model: Model) -> str:
@@ -120,8 +174,28 @@ def run_sklearn(ds: Dataset) -> dict[str, object]:
     return {"seconds": seconds, "size": int(clf.tree_.node_count), "features": X.shape[1]}
 
 
+def run_readers(files: Path) -> dict[str, object]:
+    """``read_dataset`` alone on the bench's ARFF, .data and CSV files (bench/datafiles.py)."""
+    from treegen.data.readers import fast, read_dataset
+
+    out: dict[str, object] = {}
+    for fmt, name in (("arff", "gen.arff"), ("c45", "gen.data"), ("csv", "gen.csv")):
+        t0 = time.perf_counter()
+        ds = read_dataset(str(files / name))
+        out[fmt] = time.perf_counter() - t0
+        out[f"{fmt}_fast"] = not fast.last_fallback
+        del ds
+    return out
+
+
 def main(argv: list[str]) -> int:
     kind, data_dir = argv[0], Path(argv[1])
+    if kind == "readers":
+        base = peak_mb()
+        result = run_readers(data_dir)
+        result.update(kind=kind, baseline_mb=base, peak_mb=peak_mb())
+        print(json.dumps(result))
+        return 0
     ds = load(data_dir)
     base = peak_mb()
     if kind == "treegen":

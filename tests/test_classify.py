@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from treegen.model.classify import predict, predict_proba
 from treegen.data.dataset import Attribute, Schema
+from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model, Node
 
 SCHEMA = Schema(

@@ -8,9 +8,6 @@ clobbered output file behind.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,28 +15,10 @@ import pytest
 from treegen import __version__
 from treegen.model.file import load_model, model_to_json
 
-REPO = Path(__file__).resolve().parent.parent
-SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+from support.cli import assert_one_line_error, run_process, subcommands
 
-
-def treegen(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **(env or {})}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return subprocess.run([sys.executable, "-m", "treegen", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
-
-
-def assert_one_line_error(p: subprocess.CompletedProcess[str], *fragments: str) -> str:
-    assert p.returncode == 2, (p.returncode, p.stderr)
-    assert "Traceback" not in p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1, p.stderr
-    assert lines[0].startswith("treegen: error: ")
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
+SUBCOMMANDS = subcommands()
+treegen = run_process
 
 
 def test_help_lists_every_subcommand() -> None:
@@ -150,7 +129,7 @@ MODEL_JSON = """{"format": "treegen-model", "version": 1, "treegen_version": "0.
 {"id": 1, "kind": "leaf", "cls": 0, "items": 1.0, "errors": 0.0, "dist": [1.0, 0.0]},
 {"id": 2, "kind": "leaf", "cls": 1, "items": 2.0, "errors": 1.0, "dist": [1.0, 1.0]}
 ]}
-"""
+"""  # noqa: E501 (one node per line, as a model file may be written)
 
 
 def test_truncated_model_file(tmp_path: Path) -> None:
@@ -188,9 +167,9 @@ def test_deeply_nested_model_file(tmp_path: Path, command: str) -> None:
 
 def test_deep_chain_model_file(tmp_path: Path) -> None:
     """A legitimate tree 2,000 levels deep: show and export work in a real process."""
-    import codegen_models as cm
-
     from treegen.model.file import save_model
+
+    from support import codegen_models as cm
 
     path = tmp_path / "chain.tree"
     save_model(cm.chain(2000), path)
@@ -247,8 +226,8 @@ def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: st
     p = treegen(command, j48_tree, test, *extra)
     assert p.returncode == 0 and p.stderr == "", p.stderr
     if command == "predict":
-        from treegen.model.classify import predict
         from treegen.data.readers import read_dataset
+        from treegen.model.classify import predict
 
         model = load_model(j48_tree)
         ds = read_dataset(test, schema=model.schema)

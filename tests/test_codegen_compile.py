@@ -1,5 +1,6 @@
 """Every generated file compiles with zero warnings: gcc and clang under -std=c99 and
--std=c89 with strict flags, the header as C++ (g++), arm-none-eabi-gcc for a
+-std=c89 with strict flags at -O0 and -O3 (some warnings only appear when the
+optimizer inlines and unrolls), the header as C++ (g++), arm-none-eabi-gcc for a
 Cortex-M0+ and avr-gcc for an ATmega328P.  Variants are generated once per module and
 each compiler runs over all of them; a missing tool skips with its name."""
 
@@ -8,24 +9,19 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
-from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
 from treegen.codegen.emit import emit
 from treegen.codegen.lower import ExportOptions, lower
 
+from support import codegen_models as cm
+from support.modes import CORE, STYLES, modes
+
 STRICT = ["-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
           "-Wstrict-prototypes", "-pedantic", "-Werror"]
-MODES: dict[str, dict[str, object]] = {
-    "float": {}, "double": {"input_type": "double"}, "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255},
-    "keys": {"float_compare": "int"}, "fixed": {"input_type": "int32", "scale": Fraction(1000)},
-    "uint32": {"input_type": "uint32", "missing_value": 4294967295},
-    "int8": {"input_type": "int8"},
-}
+MODES = modes((*CORE, "uint32", "int8"))
 
 
 def _need(tool: str) -> str:
@@ -41,12 +37,13 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out: dict[str, Path] = {}
     # syn45: c45 semantics put rounding-boundary literals in double and integer modes.
     models = {"golf": cm.golf(), "syn": cm.synthetic(5, 120), "tiny": cm.tiny(),
-              "leaf": cm.single_leaf(), "syn45": cm.as_c45(cm.synthetic(5, 120))}
+              "leaf": cm.single_leaf(), "syn45": cm.as_c45(cm.synthetic(5, 120)),
+              "stump": cm.stump()}
     for mname, model in models.items():
         for mode, kw in MODES.items():
             if mname != "golf" and mode == "fixed":
                 continue  # its thresholds include 1e30: that scale overflows by design
-            for style in ("ifs", "table"):
+            for style in STYLES:
                 ir = lower(model, ExportOptions(prefix=f"{mname}_{mode}", style=style,
                                                 **kw))  # type: ignore[arg-type]
                 d = tmp_path_factory.mktemp(f"{mname}-{mode}-{style}")
@@ -61,12 +58,13 @@ def _compile(cmd: list[str]) -> str:
     return "" if r.returncode == 0 and not r.stderr.strip() else (r.stderr or "failed")[:2000]
 
 
+@pytest.mark.parametrize("opt", ["-O0", "-O3"])
 @pytest.mark.parametrize("std", ["c99", "c89"])
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
-def test_host_compilers_strict(variants: dict[str, Path], cc: str, std: str) -> None:
+def test_host_compilers_strict(variants: dict[str, Path], cc: str, std: str, opt: str) -> None:
     exe = _need(cc)
-    errors = {name: _compile([exe, f"-std={std}", *STRICT, "-c", str(d / "predict.c"),
-                              "-o", str(d / f"{cc}-{std}.o")])
+    errors = {name: _compile([exe, f"-std={std}", opt, *STRICT, "-c", str(d / "predict.c"),
+                              "-o", str(d / f"{cc}-{std}{opt}.o")])
               for name, d in variants.items()}
     assert {k: v for k, v in errors.items() if v} == {}
 
@@ -76,7 +74,9 @@ def test_class_names_behind_macro(variants: dict[str, Path]) -> None:
     d = variants["tiny-float-ifs"]
     assert _compile([exe, "-std=c89", *STRICT, "-c", str(d / "predict.c"), "-o",
                      str(d / "plain.o")]) == ""
-    plain = subprocess.run(["nm", str(d / "plain.o")], capture_output=True, text=True, check=False).stdout
+    plain = subprocess.run(
+        ["nm", str(d / "plain.o")], capture_output=True, text=True, check=False
+    ).stdout
     assert "tiny_float_predict" in plain
     assert "tiny_float_class_names" not in plain
     obj = d / "names.o"

@@ -7,17 +7,16 @@ import math
 import struct
 from fractions import Fraction
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen import fixedpoint
-from treegen.codegen.oracle import evaluate, float_keys
+from treegen.codegen.ctype import INT_TYPES, TYPES
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.ir import INT_RANGES, ONE, Encoding
+from treegen.codegen.ir import ONE, Encoding
 from treegen.codegen.literals import c_double, c_float, c_string
 from treegen.codegen.lower import (
     ExportOptions,
@@ -27,8 +26,12 @@ from treegen.codegen.lower import (
     lower,
     lower_continuous,
 )
+from treegen.codegen.oracle import evaluate, float_keys
 from treegen.errors import EncodingError
 from treegen.model.core import Node
+
+from support import codegen_models as cm
+from support.modes import CORE, EXPORT_MODES
 
 f32 = st.floats(width=32, allow_nan=False)
 f64 = st.floats(allow_nan=False)
@@ -66,20 +69,99 @@ def test_float_key_nan_and_vectorized(bits: int) -> None:
     assert int(float_keys(np.array([x], dtype=np.float32))[0]) == float_key(x)
 
 
-@given(f64.filter(math.isfinite), st.integers(-(1 << 40), 1 << 40),
-       st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(10**6)))
-def test_int_cut_is_exact(t: float, x: int, k: Fraction) -> None:
-    # j48 models compare the exact value x/K with t.
-    c = fixedpoint.bound_int(fixedpoint.model_bound(t, False), k)
-    assert (Fraction(x) / k <= Fraction(t)) == (x <= c)
-    for y in (c - 1, c, c + 1):  # the boundary itself
-        assert (Fraction(y) / k <= Fraction(t)) == (y <= c)
+# --scale accepts any positive fraction: powers of ten, other integers, fractions, and
+# scales so large that x/K needs rounding to a double before rounding to float32.
+SCALES = [Fraction(k) for k in (1, 10, 100, 1000, 10**4, 10**5, 10**6, 3, 7, 12, 1024)] + [
+    Fraction(5, 2), Fraction(1, 3), Fraction(1, 1000), Fraction(10**9), Fraction(3**19)]
+
+
+def _read(x: int, k: Fraction) -> float:
+    """The double nearest x/K, as reading the decimal x/K gives it (treegen predict):
+    Python's int / int is correctly rounded."""
+    return (x * k.denominator) / k.numerator
 
 
 def _f32_le(v: float, t: float) -> bool:
     """The c45 model's test, computed the way Python's classifier does it."""
     with np.errstate(over="ignore"):
         return bool(np.float32(v) <= np.float32(float32_floor(t)))
+
+
+def _model_le(v: float, t: float, narrow32: bool) -> bool:
+    return _f32_le(v, t) if narrow32 else v <= t
+
+
+@pytest.mark.parametrize("narrow32", [False, True])
+@given(data=st.data())
+def test_int_cut_follows_the_model_on_x_over_k_read_as_a_double(narrow32: bool,
+                                                                data: st.DataObject) -> None:
+    # The integer x means the decimal x/K; the model sees it as the double nearest
+    # x/K (j48: double(x/K) <= t; c45: float32(double(x/K)) <= t).  Thresholds: a
+    # training value n/K as the flavour stores it (a double, or a float32 for c45),
+    # its neighbours, or any value; x: around n and the cut itself.
+    k = data.draw(st.sampled_from(SCALES), label="k")
+    n = data.draw(st.integers(-(1 << 32), 1 << 32), label="n")
+    v = _read(n, k)
+    stored = float(np.float32(v)) if narrow32 else v
+    near = [stored, float(np.nextafter(stored, -np.inf)), float(np.nextafter(stored, np.inf))]
+    t = data.draw(st.sampled_from(near) | f64.filter(math.isfinite), label="t")
+    c = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), k)
+    for y in (n - 2, n - 1, n, n + 1, n + 2, c - 1, c, c + 1):
+        try:
+            r = _read(y, k)
+        except OverflowError:  # x/K beyond the doubles: rounds to +-inf
+            r = math.inf if y > 0 else -math.inf
+        assert _model_le(r, t, narrow32) == (y <= c), (t, y, k, c)
+
+
+@pytest.mark.parametrize("narrow32", [False, True])
+@given(f64.filter(math.isfinite))
+def test_read_bound_is_where_rounding_to_double_crosses(narrow32: bool, t: float) -> None:
+    # At the boundary B itself the value rounds to a double halfway between two
+    # (ties to even decide); just below it always passes, just above never does.
+    b, incl = fixedpoint.read_bound(t, narrow32)
+    eps = Fraction(1, 1 << 1200)  # far below any double spacing at B
+
+    def passes(v: Fraction) -> bool:
+        try:
+            d = float(v)  # Fraction -> float is correctly rounded
+        except OverflowError:
+            d = math.inf if v > 0 else -math.inf
+        return _model_le(d, t, narrow32)
+
+    assert passes(b) == incl and passes(b - eps) and not passes(b + eps), (t, b, incl)
+
+
+def test_scaled_j48_cut_at_a_decimal_training_value() -> None:
+    # J48 picks the training value 0.3 as threshold: the double 0.29999999999999998...,
+    # below 3/10.  x = 3 means 0.3, which treegen predict reads as that same double
+    # and sends left, so the cut is 3, not floor(t * 10) = 2.
+    t = 0.3
+    assert Fraction(t) < Fraction(3, 10)
+    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    for itype in ("int16", "int32", "uint32"):
+        enc = Encoding(itype, "float", TYPES[itype].range[0], (Fraction(10),))
+        assert lower_continuous(node, 0, enc, True, False) == ("le", 3)
+
+
+def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
+    # x/K a hair above a float32 midpoint m (less than half a double step): rounded
+    # straight to float32 it goes above m, but its double is m itself, which ties to
+    # the even float32 below, as treegen predict (and Release 8) see the decimal.
+    k = 3**19
+    odd = next(o for o in range((1 << 24) + 1, 1 << 25, 2)
+               if (k * o) % (1 << 24) == (1 << 24) - 1 and ((o - 1) // 2) % 2 == 0)
+    x = (k * odd + 1) >> 24  # x * 2**24 - k * odd == 1
+    m = Fraction(odd, 1 << 24)
+    assert Fraction(x, k) > m and Fraction(_read(x, k)) == m
+    t = float(m - Fraction(1, 1 << 24))  # the even float32 just below m
+    assert _f32_le(_read(x, k), t) and not _f32_le(_read(x + 1, k), t)
+    # The exact x/K lies above the rounding boundary: a rule that skipped the double
+    # would cut one lower.
+    assert fixedpoint.bound_int(fixedpoint.model_bound(t, True), Fraction(k)) == x - 1
+    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    enc = Encoding("uint32", "float", 0, (Fraction(k),))
+    assert lower_continuous(node, 0, enc, True, True) == ("le", x)
 
 
 @given(f64.filter(math.isfinite), f64)
@@ -118,10 +200,10 @@ def test_c45_double_input_follows_the_float_classifier_at_a_data_value() -> None
 
 
 @pytest.mark.parametrize("narrow32", [False, True])
-@pytest.mark.parametrize("itype", sorted(INT_RANGES))
+@pytest.mark.parametrize("itype", sorted(t.name for t in INT_TYPES))
 @given(data=st.data())
 def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataObject) -> None:
-    lo, hi = INT_RANGES[itype]
+    lo, hi = TYPES[itype].range
     missing = data.draw(st.sampled_from([lo, hi, 0]))
     enc = Encoding(itype, "float", missing, (Fraction(1),) * 4)
     t = data.draw(st.one_of(st.floats(lo - 3.0, hi + 3.0), st.sampled_from(
@@ -149,6 +231,23 @@ def test_scale_overflow_is_an_error() -> None:
     with pytest.raises(EncodingError) as err:
         lower(model, ExportOptions(prefix="golf", input_type="int8", scale=Fraction(100)))
     assert err.value.option == "--scale" and "does not fit int8" in str(err.value)
+
+
+@pytest.mark.parametrize("itype,t", [("int8", -12.8), ("uint8", 25.45)])
+def test_scaled_threshold_next_to_the_default_missing_value(itype: str, t: float) -> None:
+    # At scale 10, -12.8 cuts at x <= -128 (only int8's default missing value passes)
+    # and 25.45 at x <= 254 (only uint8's, 255, fails): an error while that value is
+    # the default; a value the user chose keeps folding the test.
+    lo, hi = TYPES[itype].range
+    missing = lo if lo < 0 else hi
+    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    enc = Encoding(itype, "float", missing, (Fraction(10),))
+    with pytest.raises(EncodingError) as err:
+        lower_continuous(node, 0, enc, True, False, missing_is_default=True)
+    assert err.value.option == "--scale"
+    assert f"the default missing value of {itype}; choose another with --missing-value" in str(
+        err.value)
+    assert lower_continuous(node, 0, enc, True, False) == ("right" if lo < 0 else "left", 0)
 
 
 @given(f32.filter(math.isfinite))
@@ -187,7 +286,7 @@ def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> Non
     assert sum(p) <= ONE and min(p) >= 0
     if items > 0 and sum(dist) <= items:
         # floor(ONE * d / items): within one unit of the exact share
-        for d, q in zip(dist, p):
+        for d, q in zip(dist, p, strict=False):
             assert q <= ONE * d / items < q + 1 + 1e-9
 
 
@@ -196,20 +295,13 @@ def test_weights_shrink(w: int, share: int) -> None:
     assert fixedpoint.scaled_weight(w, share) <= w
 
 
-MODES = [("float", "float", None), ("float", "int", None), ("double", "float", None),
-         ("int16", "float", None), ("uint8", "float", 255), ("int32", "float", None)]
-
-
-@pytest.mark.parametrize("itype,fc,mv", MODES)
+@pytest.mark.parametrize("mode", CORE)
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_ir_evaluator_matches_fixed_point_model(itype: str, fc: str, mv: int | None,
-                                                seed: int) -> None:
+def test_ir_evaluator_matches_fixed_point_model(mode: str, seed: int) -> None:
     model = cm.synthetic(seed, 40)
-    scale = Fraction(1000) if itype == "int32" else None
     try:
-        ir = lower(model, ExportOptions(prefix="m", input_type=itype, float_compare=fc,
-                                        missing_value=mv, scale=scale))
+        ir = lower(model, ExportOptions(prefix="m", **EXPORT_MODES[mode]))  # type: ignore[arg-type]
     except EncodingError:
         assume(False)
         raise

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import codegen_models as cm
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,6 +20,8 @@ from treegen.codegen.names import (
     unique_idents,
 )
 from treegen.errors import EmitError
+
+from support import codegen_models as cm
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

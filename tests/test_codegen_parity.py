@@ -12,7 +12,6 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,25 +19,21 @@ from hypothesis import strategies as st
 
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.oracle import evaluate
 from treegen.codegen.fixedpoint import FixedPointClassifier
-from treegen.codegen.inputs import comparison_inputs, to_c_domain
+from treegen.codegen.inputs import comparison_inputs, model_values, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.oracle import evaluate
 from treegen.codegen.verify import classify_comparable
 from treegen.data.dataset import Dataset
 from treegen.errors import EncodingError
 from treegen.model.core import Model
 
+from support import codegen_models as cm
+from support.modes import STYLES, modes
+
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 
-MODES: dict[str, dict[str, object]] = {
-    "float": {},
-    "double": {"input_type": "double"},
-    "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255},
-    "keys": {"float_compare": "int"},
-    "fixed": {"input_type": "int32", "scale": Fraction(1000)},
-}
+MODES = modes()
 
 
 def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None = None,
@@ -52,19 +47,17 @@ def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None
     assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
     assert np.array_equal(c_cls, e_cls) and np.array_equal(c_proba, e_proba)
     assert (c_proba.astype(np.int64).sum(axis=1) <= 32768).all()
-    sel = classify_comparable(model, ir, X)
-    if opts.input_type in ("float", "int16"):
-        from treegen.model.classify import predict
+    # Rows without missing values: the float classifier's class, given the values the
+    # C inputs stand for (a scaled integer x as the double nearest x/K).
+    from treegen.model.classify import predict
 
-        assert sel.any()
-        values = X[sel].astype(np.float64)
-        if ir.encoding.is_int:
-            values /= np.asarray([float(s) for s in ir.encoding.scales])
-        assert np.array_equal(c_cls[sel], predict(model, values))
+    sel = classify_comparable(model, ir, X)
+    assert sel.any()
+    assert np.array_equal(c_cls[sel], predict(model, model_values(ir, X)[sel]))
     return len(X)
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("which", ["golf", "synthetic", "tiny", "leaf"])
 def test_hand_built_models(which: str, mode: str, style: str, tmp_path: Path) -> None:
@@ -89,7 +82,7 @@ def trained(reference_dir: Path) -> dict[str, tuple[Model, Dataset]]:
     return out
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", ["float", "keys", "int16"])
 @pytest.mark.parametrize("name", REFERENCES)
 def test_trained_reference_trees(trained: dict[str, tuple[Model, Dataset]], name: str,
@@ -144,7 +137,7 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
         col = np.concatenate([fixed.astype(np.float32), bits.view(np.float32)])
     else:
         col = np.concatenate([fixed, float32_bits_as_float64(bits)])
-    X = np.stack([col, np.zeros_like(col)], axis=1).astype(build_dtype(ir))
+    X = np.stack([col, np.zeros_like(col)], axis=1).astype(ir.encoding.ctype.dtype)
     c_cls, c_proba = built.run(X)
     f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
     assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
@@ -171,15 +164,11 @@ def float32_bits_as_float64(bits: np.ndarray) -> np.ndarray:
     return np.where(is_nan, nan.view(np.float64), finite_or_inf.astype(np.float64))
 
 
-def build_dtype(ir: object) -> object:
-    from treegen.codegen.build import NP_TYPES
-
-    return NP_TYPES[ir.encoding.input_type]  # type: ignore[attr-defined]
-
-
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 10**6), mode=st.sampled_from(sorted(MODES)),
-       style=st.sampled_from(["ifs", "table"]), size=st.integers(1, 150))
+       style=st.sampled_from(STYLES), size=st.integers(1, 150))
 def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
                                tmp_path_factory: pytest.TempPathFactory) -> None:
     model = cm.synthetic(seed, size)
@@ -189,3 +178,37 @@ def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
     except EncodingError:
         assume(False)  # a --scale that overflows: rejected, as it must be
     check(model, opts, tmp_path_factory.mktemp("r"), n_random=100)
+
+
+@pytest.mark.parametrize("flavor", ["j48", "c45"])
+@pytest.mark.parametrize("itype,digits", [("int16", 1), ("int32", 3), ("uint32", 6)])
+def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int,
+                                            tmp_path: Path) -> None:
+    """A tree trained on decimals with ``digits`` places (its thresholds are training
+    values), exported with --scale 10**digits: the C on the integer x = value * K
+    predicts what the Python model predicts for the decimal text of the value, read as
+    treegen predict reads it (j48 thresholds are doubles, often just below the
+    decimal, so a cut of floor(t * K) was one short)."""
+    trainer = pytest.importorskip("treegen.trainer")
+    from treegen.data.readers import read_dataset
+    from treegen.model.classify import predict
+
+    rng = np.random.default_rng(digits)
+    k = 10**digits
+    top = min(30000, 40 * k)
+    ints = rng.integers(0, top, size=(400, 2))  # the values times K
+    # Bands along both axes: an unpruned tree with many thresholds.
+    label = np.where(ints[:, 1] < top // 2, ints[:, 0] // (top // 12), ints[:, 0] // (top // 7)) % 3
+    text = "a,b,class\n" + "".join(
+        f"{a // k}.{a % k:0{digits}d},{b // k}.{b % k:0{digits}d},c{c}\n"
+        for (a, b), c in zip(ints.tolist(), label.tolist(), strict=True))
+    (tmp_path / "d.csv").write_text(text)
+    ds = read_dataset(str(tmp_path / "d.csv"))
+    model = trainer.train(ds, trainer.TrainOptions(min_cases=1, prune=False, flavor=flavor))
+    assert model.size > 25
+    ir = lower(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)))
+    built = build(ir, emit(ir, "ifs"), tmp_path)
+    c_cls, _ = built.run(ints.astype(ir.encoding.ctype.dtype))
+    assert np.array_equal(c_cls, predict(model, ds.X))
+    check(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)), tmp_path / "t",
+          ds)

@@ -11,7 +11,6 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 from pycparser import c_ast, c_parser
 
@@ -19,16 +18,15 @@ from treegen.codegen.emit import emit
 from treegen.codegen.ir import IR, Compare, Switch
 from treegen.codegen.lower import ExportOptions, lower
 
+from support import codegen_models as cm
+from support.modes import STYLES, modes
+
 FAKE_STDINT = "\n".join(
     f"typedef {c} {t};" for t, c in [
         ("int8_t", "signed char"), ("uint8_t", "unsigned char"), ("int16_t", "short"),
         ("uint16_t", "unsigned short"), ("int32_t", "int"), ("uint32_t", "unsigned int")])
 
-MODES: dict[str, dict[str, object]] = {
-    "float": {}, "double": {"input_type": "double"}, "int16": {"input_type": "int16"},
-    "uint8": {"input_type": "uint8", "missing_value": 255}, "keys": {"float_compare": "int"},
-    "fixed": {"input_type": "int32", "scale": Fraction(100)},
-}
+MODES = modes(fixed={"input_type": "int32", "scale": Fraction(100)})
 
 
 def parse(files: dict[str, str], tmp: Path) -> c_ast.FileAST:
@@ -91,7 +89,7 @@ def census(ir: IR, style: str, tmp: Path) -> Census:
 CASES = [(w, m) for w in ("golf", "syn") for m in sorted(MODES) if (w, m) != ("syn", "fixed")]
 
 
-@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("which,mode", CASES)
 def test_structure(which: str, mode: str, style: str, tmp_path: Path) -> None:
     model = cm.golf() if which == "golf" else cm.synthetic(5, 120)

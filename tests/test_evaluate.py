@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.data.dataset import Attribute, Schema
 from treegen.analysis.evaluate import (
     Evaluation,
     evaluate,
@@ -23,8 +22,9 @@ from treegen.analysis.evaluate import (
     format_evaluation,
     format_table,
 )
-from treegen.model.core import Model, Node
+from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
+from treegen.model.core import Model, Node
 from treegen.trainer import TrainOptions, train
 
 SAME_AS_R8 = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "vote-r8"]

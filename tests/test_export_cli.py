@@ -6,11 +6,12 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import codegen_models as cm
 import pytest
 
-from treegen.cli.main import main
 from treegen.model.file import save_model
+
+from support import codegen_models as cm
+from support.cli import run_cli
 
 
 @pytest.fixture()
@@ -20,20 +21,11 @@ def golf_tree(tmp_path: Path) -> Path:
     return path
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit status, stdout, stderr; argparse usage errors exit through SystemExit."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_export_writes_both_files(golf_tree: Path, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_writes_both_files(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "build"
-    code, stdout, err = run(["export", str(golf_tree), "--target", "c", "-o", str(out)], capsys)
+    code, stdout, err = run_cli(capsys, "export", str(golf_tree), "--target", "c", "-o", str(out))
     assert code == 0 and err == ""
     assert sorted(p.name for p in out.iterdir()) == ["predict.c", "predict.h"]
     assert stdout.splitlines() == [f"{out}/predict.c", f"{out}/predict.h"]
@@ -42,13 +34,13 @@ def test_export_writes_both_files(golf_tree: Path, tmp_path: Path,
     assert "#define GOLF_OUTLOOK_OVERCAST 1" in header
 
 
-def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_is_deterministic_and_regenerable(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
-    opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10",
-            "--prefix", "g1"]
-    assert run(["export", str(golf_tree), *opts, "-o", str(a)], capsys)[0] == 0
-    assert run(["export", str(golf_tree), *opts, "-o", str(b)], capsys)[0] == 0
+    opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10", "--prefix", "g1"]
+    assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(a))[0] == 0
+    assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(b))[0] == 0
     for name in ("predict.c", "predict.h"):  # only the -o folder in the comment differs
         assert (a / name).read_text() == (b / name).read_text().replace(str(b), str(a))
     text = (a / "predict.c").read_text()
@@ -58,15 +50,16 @@ def test_export_is_deterministic_and_regenerable(golf_tree: Path, tmp_path: Path
     assert argv[:2] == ["treegen", "export"] and "--scale" in argv
     c = tmp_path / "c"
     argv[argv.index("-o") + 1] = str(c)
-    assert run(argv[1:], capsys)[0] == 0
+    assert run_cli(capsys, *argv[1:])[0] == 0
     assert (c / "predict.c").read_text().replace(str(c), str(a)) == text
 
 
-def test_default_prefix_comes_from_the_file_name(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_prefix_comes_from_the_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "My model-1.tree"
     save_model(cm.tiny(), path)
-    assert run(["export", str(path), "-o", str(tmp_path / "o")], capsys)[0] == 0
+    assert run_cli(capsys, "export", str(path), "-o", str(tmp_path / "o"))[0] == 0
     assert "int my_model_1_predict(" in (tmp_path / "o" / "predict.h").read_text()
 
 
@@ -81,7 +74,7 @@ BAD = [
     (["--prefix", "int"], "--prefix"),
     (["--prefix", "_Golf"], "--prefix"),
     (["--prefix", "a-b"], "--prefix"),
-    (["--input-type", "uint8"], "--missing-value"),  # default 0 is a nominal code
+    (["--input-type", "uint8", "--missing-value", "1"], "--missing-value"),  # a nominal code
     (["--input-type", "int8", "--missing-value", "300"], "--missing-value"),
     (["--missing-value", "5"], "--missing-value"),
     (["--float-compare", "int", "--input-type", "int16"], "--float-compare"),
@@ -91,38 +84,159 @@ BAD = [
 
 
 @pytest.mark.parametrize("opts,option", BAD)
-def test_bad_options_are_one_line_errors(golf_tree: Path, tmp_path: Path, opts: list[str],
-                                         option: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_are_one_line_errors(
+    golf_tree: Path,
+    tmp_path: Path,
+    opts: list[str],
+    option: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     out = tmp_path / "out"
-    code, _, err = run(["export", str(golf_tree), *opts, "-o", str(out)], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(out))
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("treegen: error:") and option in lines[0]
     assert not out.exists()
 
 
-def test_output_folder_that_is_a_file(golf_tree: Path, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_output_folder_that_is_a_file(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "file"
     target.write_text("keep me")
-    code, _, err = run(["export", str(golf_tree), "-o", str(target)], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), "-o", str(target))
     assert code == 2 and len(err.strip().splitlines()) == 1 and str(target) in err
     assert target.read_text() == "keep me"
 
 
-def test_tampered_model_is_rejected(golf_tree: Path, tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampered_model_is_rejected(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     text = golf_tree.read_text()
     golf_tree.write_text(text.replace('"children"', '"childs"', 1))
-    code, _, err = run(["export", str(golf_tree), "-o", str(tmp_path / "o")], capsys)
+    code, _, err = run_cli(capsys, "export", str(golf_tree), "-o", str(tmp_path / "o"))
     assert code == 2 and err.startswith("treegen: error:") and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
 
 
-def test_a_failing_export_leaves_old_files_alone(golf_tree: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failing_export_leaves_old_files_alone(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "o"
-    assert run(["export", str(golf_tree), "-o", str(out)], capsys)[0] == 0
+    assert run_cli(capsys, "export", str(golf_tree), "-o", str(out))[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert run(["export", str(golf_tree), "--prefix", "for", "-o", str(out)], capsys)[0] == 2
+    assert run_cli(capsys, "export", str(golf_tree), "--prefix", "for", "-o", str(out))[0] == 2
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+@pytest.mark.parametrize(
+    "itype,default",
+    [
+        ("uint8", 255),
+        ("uint16", 65535),
+        ("uint32", 4294967295),
+        ("int8", -128),
+        ("int16", -32768),
+        ("int32", -2147483648),
+    ],
+)
+def test_default_missing_value_is_never_a_nominal_code(
+    golf_tree: Path, tmp_path: Path, itype: str, default: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # golf has nominal attributes (codes from 0): unsigned types default to their
+    # maximum, signed ones keep their minimum.
+    from treegen.codegen.literals import c_int
+
+    out = tmp_path / "o"
+    code, _, err = run_cli(capsys, "export", str(golf_tree), "--input-type", itype, "-o", str(out))
+    assert code == 0, err
+    assert f"#define GOLF_MISSING {c_int(default, itype)}\n" in (out / "predict.h").read_text()
+
+
+def test_default_missing_value_that_is_a_code_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from treegen.data.dataset import Attribute, Schema
+    from treegen.model import Model, Node
+
+    # codes 0..255 fill uint8 (the attribute need not be tested to need its codes)
+    schema = Schema(
+        (
+            Attribute("v", "nominal", tuple(f"v{i}" for i in range(256))),
+            Attribute("x", "continuous"),
+        ),
+        ("a", "b"),
+        "class",
+    )
+    nodes = (
+        Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=1, threshold=0.5, children=(1, 2)),
+        Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)),
+        Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)),
+    )
+    path = tmp_path / "wide.tree"
+    save_model(Model(schema, nodes, {"flavor": "j48"}), path)
+    code, _, err = run_cli(
+        capsys, "export", str(path), "--input-type", "uint8", "-o", str(tmp_path / "o")
+    )
+    assert code == 2 and not (tmp_path / "o").exists()
+    assert err.strip().splitlines() == [
+        "treegen: error: --input-type: the default missing value 255 of uint8 is a code of "
+        "nominal attribute 'v' (256 values); choose another with --missing-value"
+    ]
+    # a value the user chose is named as theirs
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        str(path),
+        "--input-type",
+        "uint8",
+        "--missing-value",
+        "255",
+        "-o",
+        str(tmp_path / "o"),
+    )
+    assert code == 2 and "default" not in err
+    assert "--missing-value: missing value 255 is a code of nominal attribute 'v'" in err
+    code, _, err = run_cli(
+        capsys, "export", str(path), "--input-type", "uint16", "-o", str(tmp_path / "o")
+    )
+    assert code == 0, err
+
+
+def test_scaled_threshold_next_to_the_default_missing_value(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # humidity <= 75 at scale 254/75 is x <= 254: only 255, the default missing value
+    # of uint8, would go right.
+    out = tmp_path / "o"
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        str(golf_tree),
+        "--input-type",
+        "uint8",
+        "--scale",
+        "humidity=254/75",
+        "-o",
+        str(out),
+    )
+    assert code == 2 and not out.exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("treegen: error: --scale: model node 1:")
+    assert "leaves only 255 above it, the default missing value of uint8" in lines[0]
+    assert "--missing-value" in lines[0]
+    code, _, err = run_cli(
+        capsys,
+        "export",
+        str(golf_tree),
+        "--input-type",
+        "uint8",
+        "--scale",
+        "humidity=254/75",
+        "--missing-value",
+        "3",
+        "-o",
+        str(out),
+    )
+    assert code == 0, err
+    assert "x[2] <= 254" in (out / "predict.c").read_text()

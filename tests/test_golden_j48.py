@@ -16,22 +16,19 @@ treegen's j48 flavour does the same.
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import reftrees as rt
-
-from treegen.model.classify import predict
 from treegen.data.dataset import Dataset
-from treegen.model.core import Model
 from treegen.data.readers import read_dataset
+from treegen.model.classify import predict
+from treegen.model.core import Model
 from treegen.trainer import TrainOptions, train
+
+from support import reftrees as rt
 
 REF = Path(__file__).resolve().parent / "data" / "reference"
 DATASETS = sorted(p.name for p in REF.iterdir() if p.is_dir())

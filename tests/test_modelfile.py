@@ -8,7 +8,6 @@ import re
 import struct
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,6 +17,8 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
 from treegen.model.core import Model, Node
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
+
+from support import codegen_models as cm
 
 SCHEMA = Schema(
     (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
@@ -62,7 +63,7 @@ def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     assert back.options == model.options
     assert (back.treegen_version, back.data_fingerprint) == ("0.1.0", "sha256:0123456789abcdef")
     assert len(back.nodes) == len(model.nodes)
-    for a, b in zip(model.nodes, back.nodes):
+    for a, b in zip(model.nodes, back.nodes, strict=True):
         assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == \
                (b.kind, b.cls, b.attribute, b.subsets, b.children)
         assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)
@@ -257,9 +258,9 @@ def test_deeply_nested_json_is_a_model_file_error(tmp_path: Path, make: object) 
 
 def test_deep_chain_tree_saves_loads_shows_and_exports(tmp_path: Path) -> None:
     """A legitimately deep tree (2,000 levels) goes through every stage without recursion."""
-    from treegen.model.classify import predict
     from treegen.codegen.emit import emit
     from treegen.codegen.lower import ExportOptions, lower
+    from treegen.model.classify import predict
     from treegen.model.show import format_tree
 
     model = cm.chain(2000)

@@ -1,4 +1,5 @@
-"""Bad data: every error is one DatasetError line naming file, line and (where it applies) column."""
+"""Bad data: every error is one DatasetError line naming file, line and (where it applies)
+column."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.errors import DatasetError
 from treegen.data.readers import read_dataset
+from treegen.errors import DatasetError
 
 GOLF_NAMES = "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n" \
              "humidity: continuous.\nwindy: true, false.\n"

@@ -95,8 +95,8 @@ def write_all(d: Path, attrs: list[tuple[str, list[str] | None]], classes: list[
         lines.append(f"{c45_escape(name)}: {decl}.")
     (d / "t.names").write_text("\n".join(lines) + "\n")
     (d / "t.data").write_text("".join(
-        ", ".join([*(cell(v, vals, c45_escape) for v, (_, vals) in zip(r, attrs)),
-                   c45_escape(classes[k])]) + "\n" for r, k in zip(rows, y)))
+        ", ".join([*(cell(v, vals, c45_escape) for v, (_, vals) in zip(r, attrs, strict=False)),
+                   c45_escape(classes[k])]) + "\n" for r, k in zip(rows, y, strict=False)))
 
     arff = ["@relation t"]
     for name, values in attrs:
@@ -104,13 +104,13 @@ def write_all(d: Path, attrs: list[tuple[str, list[str] | None]], classes: list[
         arff.append(f"@attribute {arff_quote(name)} {decl}")
     arff.append("@attribute class {" + ",".join(arff_quote(c) for c in classes) + "}")
     arff.append("@data")
-    arff += [",".join([*(cell(v, vals, arff_quote) for v, (_, vals) in zip(r, attrs)),
-                       arff_quote(classes[k])]) for r, k in zip(rows, y)]
+    arff += [",".join([*(cell(v, vals, arff_quote) for v, (_, vals) in zip(r, attrs, strict=False)),
+                       arff_quote(classes[k])]) for r, k in zip(rows, y, strict=False)]
     (d / "t.arff").write_text("\n".join(arff) + "\n")
 
     csv = [",".join([*(csv_quote(n) for n, _ in attrs), "class"])]
-    csv += [",".join([*(cell(v, vals, csv_quote) for v, (_, vals) in zip(r, attrs)),
-                      csv_quote(classes[k])]) for r, k in zip(rows, y)]
+    csv += [",".join([*(cell(v, vals, csv_quote) for v, (_, vals) in zip(r, attrs, strict=False)),
+                      csv_quote(classes[k])]) for r, k in zip(rows, y, strict=False)]
     (d / "t.csv").write_text("\n".join(csv) + "\n")
 
 

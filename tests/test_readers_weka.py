@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.errors import DatasetError
 from treegen.data.readers import read_dataset
+from treegen.errors import DatasetError
 
 WEKA = Path(__file__).resolve().parent / "data" / "weka"
 _ROW = re.compile(r"^\s*(\d+) .*?\s(Num|Nom|Str|Dat)\s+\d+%\s+\d+%\s+\d+%\s+(\d+) /\s*\d+%"
@@ -54,7 +54,7 @@ def test_reader_agrees_with_weka(name: str) -> None:
     ds = read_dataset(str(WEKA / name))
     assert ds.n_rows == n_rows
     assert len(ds.attributes) + 1 == len(attrs)
-    for j, (a, (kind, missing, distinct)) in enumerate(zip(ds.attributes, attrs)):
+    for j, (a, (kind, missing, distinct)) in enumerate(zip(ds.attributes, attrs, strict=False)):
         assert a.kind == {"Num": "continuous", "Nom": "nominal"}[kind], a.name
         col = ds.X[:, j]
         assert int(np.isnan(col).sum()) == missing, a.name

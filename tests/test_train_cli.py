@@ -10,8 +10,6 @@ training table.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,18 +19,12 @@ from treegen.data.readers import read_dataset
 from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, train
 
+from support.cli import run_cli, run_process
+
 # soybean-r8's pruned tree differs by a documented float-noise tie (see test_evaluate).
 SAME_AS_R8 = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "vote-r8"]
 ALL = [*SAME_AS_R8, "soybean-r8"]
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse usage errors exit from inside main()
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def r8_section(reference_dir: Path, name: str, title: str) -> str | None:
@@ -106,27 +98,27 @@ def test_golf_end_to_end(
     golf: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, "train", golf)
+    code, out, err = run_cli(capsys, "train", golf)
     assert code == 0 and out == ""
     assert (tmp_path / "golf.tree").is_file()  # default: ./STEM.tree
     assert err.startswith("treegen: wrote golf.tree: pruned c45 tree of 8 nodes (5 leaves")
     assert "0 training errors (0.0%) on 14 rows" in err and err.count("\n") == 1
 
-    code, out, err = run(capsys, "train", golf, "--no-prune", "-o", "raw.tree", "--quiet")
+    code, out, err = run_cli(capsys, "train", golf, "--no-prune", "-o", "raw.tree", "--quiet")
     assert (code, out, err) == (0, "", "")
 
-    code, out, _ = run(capsys, "show", "raw.tree")
+    code, out, _ = run_cli(capsys, "show", "raw.tree")
     assert out == r8_section(reference_dir, "golf", "Decision Tree:")
 
-    code, out, _ = run(capsys, "show", "golf.tree")
+    code, out, _ = run_cli(capsys, "show", "golf.tree")
     assert out.startswith("Simplified Decision Tree:\n\noutlook = overcast: Play (4.0/1.2)\n")
 
-    code, out, _ = run(capsys, "eval", "golf.tree", golf, "--unpruned", "raw.tree")
+    code, out, _ = run_cli(capsys, "eval", "golf.tree", golf, "--unpruned", "raw.tree")
     r8 = (reference_dir / "golf" / "c45r8.out").read_text()
     assert out.startswith(r8[r8.index("\nEvaluation on training data") :])
     assert "\t    9     \t(a): class Play\n\t         5\t(b): class Don't Play\n" in out
 
-    code, out, _ = run(capsys, "predict", "golf.tree", golf)
+    code, out, _ = run_cli(capsys, "predict", "golf.tree", golf)
     labels = [line.split(",")[-1] for line in Path(golf).read_text().split("\n") if line]
     assert out.splitlines() == [label.strip().rstrip(".") for label in labels]
 
@@ -136,8 +128,8 @@ def test_j48_flavour_through_the_cli(
 ) -> None:
     data = str(reference_dir / "labor-neg" / "labor-neg.arff")
     model = str(tmp_path / "labor.tree")
-    assert run(capsys, "train", data, "--flavor", "j48", "-o", model, "-q")[0] == 0
-    _code, out, _ = run(capsys, "show", model, "--format", "j48")
+    assert run_cli(capsys, "train", data, "--flavor", "j48", "-o", model, "-q")[0] == 0
+    _code, out, _ = run_cli(capsys, "show", model, "--format", "j48")
     assert out == j48_tree(reference_dir, "labor-neg")
 
 
@@ -146,15 +138,15 @@ def test_eval_on_test_data_with_missing_values(
 ) -> None:
     folder = reference_dir / "labor-neg"
     model = str(tmp_path / "m.tree")
-    assert run(capsys, "train", str(folder / "labor-neg.data"), "-o", model, "-q")[0] == 0
-    code, out, _ = run(capsys, "eval", model, str(folder / "labor-neg.data"))
+    assert run_cli(capsys, "train", str(folder / "labor-neg.data"), "-o", model, "-q")[0] == 0
+    code, out, _ = run_cli(capsys, "eval", model, str(folder / "labor-neg.data"))
     assert "Evaluation on training data (40 items):" in out
     assert "\t   7    1( 2.5%)    (17.4%)\n" in out  # Release 8: size 7, 1 error, 17.4%
     test = str(folder / "labor-neg.test")
-    code, out, _ = run(capsys, "eval", model, test)
+    code, out, _ = run_cli(capsys, "eval", model, test)
     assert code == 0 and "Evaluation on test data (17 items):" in out
     # The table and the matrix agree with the predictions printed by 'predict'.
-    predicted = run(capsys, "predict", model, test)[1].splitlines()
+    predicted = run_cli(capsys, "predict", model, test)[1].splitlines()
     actual = [str(c) for c in read_dataset(test).classes]
     truth = [actual[int(y)] for y in read_dataset(test).y]
     errors = sum(p != t for p, t in zip(predicted, truth, strict=True))
@@ -171,8 +163,10 @@ def test_predict_proba_lines(
 ) -> None:
     folder = reference_dir / "crx"
     model = str(tmp_path / "crx.tree")
-    assert run(capsys, "train", str(folder / "crx.data"), "-o", model, "-q")[0] == 0
-    _code, out, _ = run(capsys, "predict", model, str(folder / "crx.test"), "--proba", "--header")
+    assert run_cli(capsys, "train", str(folder / "crx.data"), "-o", model, "-q")[0] == 0
+    _code, out, _ = run_cli(
+        capsys, "predict", model, str(folder / "crx.test"), "--proba", "--header"
+    )
     lines = out.splitlines()
     assert lines[0] == "class\t+\t-"
     assert len(lines) == 1 + read_dataset(str(folder / "crx.test")).n_rows
@@ -183,7 +177,7 @@ def test_predict_proba_lines(
         assert cls == ("+" if float(p_plus) >= float(p_minus) else "-")
     # Deterministic text, also when written to a file.
     out_file = tmp_path / "pred.tsv"
-    run(
+    run_cli(
         capsys,
         "predict",
         model,
@@ -197,23 +191,18 @@ def test_predict_proba_lines(
 
 
 def test_cv_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str], golf: str) -> None:
-    first = run(capsys, "cv", golf, "--folds", "5", "--seed", "3")
-    second = run(capsys, "cv", golf, "--folds", "5", "--seed", "3")
+    first = run_cli(capsys, "cv", golf, "--folds", "5", "--seed", "3")
+    second = run_cli(capsys, "cv", golf, "--folds", "5", "--seed", "3")
     assert first == second and first[0] == 0
     assert "5-fold stratified, seed 3" in first[1]
     assert re.search(r"^Mean error: \d+\.\d% \(standard error \d+\.\d%\)$", first[1], re.MULTILINE)
-    loo = run(capsys, "cv", golf, "--loo")[1]
+    loo = run_cli(capsys, "cv", golf, "--loo")[1]
     # Leave-one-out on golf: 14 trainings; Weka's 10-fold CV misclassifies 5 too.
     assert "Misclassified: 5 of 14 rows" in loo and "Fold" not in loo
 
 
 def test_python_m_treegen_runs(golf: str, tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "treegen", "train", golf, "-o", str(tmp_path / "g.tree")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_process("train", golf, "-o", str(tmp_path / "g.tree"))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "g.tree").is_file()
 
@@ -264,7 +253,7 @@ def test_bad_input_is_one_line_exit_2(
     assert main(["train", golf, "-o", str(tree), "-q"]) == 0
     capsys.readouterr()
     paths = {"golf": golf, "tree": str(tree), "missing": "nope.csv", "missing_tree": "nope.tree"}
-    code, out, err = run(capsys, *[a.format(**paths) for a in argv])
+    code, out, err = run_cli(capsys, *[a.format(**paths) for a in argv])
     assert code == 2
     assert out == ""
     assert err.startswith("treegen: error: ") and err.count("\n") == 1, err
@@ -279,7 +268,7 @@ def test_train_refuses_to_overwrite_its_data(
     monkeypatch.chdir(tmp_path)
     data = tmp_path / "golf.csv"
     data.write_text("outlook,windy,class\nsunny,yes,a\nrain,no,b\nsunny,no,a\nrain,yes,b\n")
-    code, _, err = run(capsys, "train", str(data), "-o", str(data))
+    code, _, err = run_cli(capsys, "train", str(data), "-o", str(data))
     assert code == 2 and "-o/--output" in err
     assert data.read_text().startswith("outlook,windy,class\n")
 
@@ -288,5 +277,5 @@ def test_quiet_before_the_subcommand(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
 ) -> None:
     model = str(tmp_path / "q.tree")
-    assert run(capsys, "--quiet", "train", golf, "-o", model) == (0, "", "")
-    assert run(capsys, "-q", "cv", golf, "--folds", "2")[2] == ""
+    assert run_cli(capsys, "--quiet", "train", golf, "-o", model) == (0, "", "")
+    assert run_cli(capsys, "-q", "cv", golf, "--folds", "2")[2] == ""

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +29,8 @@ from treegen.model.core import Model
 from treegen.trainer import TrainOptions, native, splits, train
 from treegen.trainer.splits import FloatArray
 
-REPO = Path(__file__).resolve().parent.parent
+from support.cli import run_process
+
 LO, HI = 1463635.125, 1463635.25  # adjacent float32 values, midpoint rounds onto HI
 
 
@@ -69,17 +68,7 @@ def test_midpoint_rounds_onto_the_larger_value() -> None:
 
 
 def _treegen(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, **env}
-    full["PYTHONPATH"] = os.pathsep.join([str(REPO), full.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return subprocess.run(
-        [sys.executable, "-m", "treegen", *args],
-        cwd=cwd,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=20,
-        check=False,
-    )
+    return run_process(*args, cwd=cwd, env=env, timeout=20)
 
 
 @pytest.mark.parametrize("no_native", ["0", "1"])

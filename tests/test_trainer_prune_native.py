@@ -14,25 +14,22 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Node
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer.pruning import native as prune_native_mod
-from treegen.trainer.pruning import prune as prune_mod
 from treegen.trainer.context import build_context
 from treegen.trainer.fit import grow
+from treegen.trainer.levelwise.flat import KIND_CODE, TreeArrays
 from treegen.trainer.options import GrowOptions
+from treegen.trainer.pruning import native as prune_native_mod
+from treegen.trainer.pruning import prune as prune_mod
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, flatten
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_data
 
 
 class Pruned:
@@ -78,7 +75,7 @@ def _pairs() -> tuple[np.ndarray, np.ndarray]:
                 add(n, e)
     n_rand = np.exp(rng.uniform(np.log(1e-4), np.log(1e6), 3000))
     frac = rng.uniform(0, 1, 3000) ** 3
-    for n, fr in zip(n_rand.tolist(), frac.tolist()):
+    for n, fr in zip(n_rand.tolist(), frac.tolist(), strict=True):
         add(n, n * fr)  # general, and e + 0.5 >= N for small N
         add(n, fr)  # 0 <= e < 1: the interpolated AddErrs
         add(n, fr * 1e-6)
@@ -93,7 +90,7 @@ def test_estimate_matches_error_bound(cf: float) -> None:
     n, e = _pairs()
     out = np.full(n.size, np.nan)
     native.cprune.estimate_c45(n, e, math.log(cf), bound.coeff, out)
-    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist())])
+    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist(), strict=True)])
     # Bit patterns, so that -0.0 / NaN differences would show too.
     assert np.array_equal(out.view(np.int64), want.view(np.int64))
 
@@ -121,7 +118,7 @@ def _j48_pairs() -> tuple[np.ndarray, np.ndarray]:
             e_list.append(e)
     n_rand = np.exp(rng.uniform(np.log(1e-7), np.log(1e6), 3000))
     frac = rng.uniform(0, 1, 3000) ** 3
-    for n, fr in zip(n_rand.tolist(), frac.tolist()):
+    for n, fr in zip(n_rand.tolist(), frac.tolist(), strict=True):
         n_list += [n, n, n, n]
         e_list += [n * fr, fr, n + fr, n - n * fr * 1e-12]
     return np.asarray(n_list), np.asarray(e_list)
@@ -135,7 +132,7 @@ def test_estimate_j48_matches_error_bound(cf: float) -> None:
     n, e = _j48_pairs()
     out = np.full(n.size, np.nan)
     native.cprune.estimate_j48(n, e, cf, bound.coeff, out)
-    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist())])
+    want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist(), strict=True)])
     assert np.array_equal(out.view(np.int64), want.view(np.int64))
 
 
@@ -168,7 +165,7 @@ def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool, j48: bool =
 @needs_native
 @pytest.mark.parametrize("seed", range(10))
 def test_pruned_trees_identical(seed: int) -> None:
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2500))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=2500))
     for cf in (0.25, 0.6):
         a = _pruned(ds, cf, False, True)
         b = _pruned(ds, cf, False, False)
@@ -178,7 +175,7 @@ def test_pruned_trees_identical(seed: int) -> None:
 @needs_native
 @pytest.mark.parametrize("seed", [2, 5])
 def test_pruned_trees_identical_with_subsets(seed: int) -> None:
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=1500))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=1500))
     a = _pruned(ds, 0.25, True, True)
     assert "subset" in a.kinds()
     assert a == _pruned(ds, 0.25, True, False)
@@ -187,7 +184,7 @@ def test_pruned_trees_identical_with_subsets(seed: int) -> None:
 @needs_native
 def test_pruned_trees_identical_on_benchmark_shaped_data() -> None:
     """Missing values on every attribute: the unknown cases' Factor round trip."""
-    ds = gen_data.generate(gen_data.summary_spec(5000, seed=3))
+    ds = synthetic.generate(synthetic.summary_spec(5000, seed=3))
     a = _pruned(ds, 0.25, False, True)
     assert a == _pruned(ds, 0.25, False, False)
     assert 1 < len(a) < 5000  # pruned, but not to a single leaf
@@ -195,7 +192,7 @@ def test_pruned_trees_identical_on_benchmark_shaped_data() -> None:
 
 @needs_native
 def test_native_path_is_taken_and_deep_trees_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    ds = gen_data.generate(gen_data.summary_spec(800, seed=1))
+    ds = synthetic.generate(synthetic.summary_spec(800, seed=1))
     ctx = build_context(ds, 2, False)
     root = grow(ctx, GrowOptions("gainratio"))
     calls: list[int] = []
@@ -221,16 +218,16 @@ def test_native_path_is_taken_and_deep_trees_fall_back(monkeypatch: pytest.Monke
 # have exactly equal known weight: subtree raising must take the later one
 # (found by search: on these, taking the earlier one changes the tree).
 _TIE_SPECS = [
-    gen_data.Spec(47, 1, 1, 3, 0.0, 0.1, 3, 133, min_values=2, max_values=3),
-    gen_data.Spec(13, 1, 2, 2, 0.0, 0.4, 3, 343, min_values=2, max_values=3),
-    gen_data.Spec(26, 1, 3, 3, 0.0, 0.4, 3, 978, min_values=2, max_values=3),
+    synthetic.Spec(47, 1, 1, 3, 0.0, 0.1, 3, 133, min_values=2, max_values=3),
+    synthetic.Spec(13, 1, 2, 2, 0.0, 0.4, 3, 343, min_values=2, max_values=3),
+    synthetic.Spec(26, 1, 3, 3, 0.0, 0.4, 3, 978, min_values=2, max_values=3),
 ]
 
 
 @needs_native
 @pytest.mark.parametrize("spec", _TIE_SPECS, ids=lambda s: f"seed{s.seed}")
-def test_largest_branch_ties_identical(spec: gen_data.Spec) -> None:
-    ds = gen_data.generate(spec)
+def test_largest_branch_ties_identical(spec: synthetic.Spec) -> None:
+    ds = synthetic.generate(spec)
     assert _pruned(ds, 0.25, False, True) == _pruned(ds, 0.25, False, False)
 
 
@@ -238,7 +235,7 @@ def test_largest_branch_ties_identical(spec: gen_data.Spec) -> None:
 def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     """Children numbered depth first (consecutive, after their parent) and a
     collapsed test whose subtree is still in the arrays: as the TNode walk."""
-    ds = gen_data.generate(gen_data.random_spec(4, max_rows=2000))
+    ds = synthetic.generate(synthetic.random_spec(4, max_rows=2000))
     ctx = build_context(ds, 2, False)
     grown = grow(ctx, GrowOptions("gainratio"))
     ref = copy.deepcopy(grown)
@@ -256,7 +253,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
             first.append(0)
             path.append(path[i] + [b])
         stack.extend(range(len(order) - 1, first[i] - 1, -1))
-    kind = np.asarray([prune_native_mod._KIND_CODE[t.kind] for t in order], dtype=np.int8)
+    kind = np.asarray([KIND_CODE[t.kind] for t in order], dtype=np.int8)
     # Collapse a test with a test below it: its subtree stays in the arrays.
     victim = next(
         i
@@ -265,9 +262,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     )
     kind[victim] = 0
     count = np.asarray([len(t.children) for t in order], dtype=np.int64)
-    rec = prune_native_mod.prune_flat(
-        ctx,
-        0.25,
+    grown_arrays = TreeArrays(
         kind,
         np.asarray([t.cls for t in order]),
         np.asarray([t.attribute for t in order]),
@@ -276,6 +271,7 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
         count,
         {i: t.subsets for i, t in enumerate(order) if t.kind == "subset"},
     )
+    rec = prune_native_mod.prune_flat(ctx, 0.25, grown_arrays)
     assert rec is not None
     assert not rec.updated[first[victim]] & 2  # the collapsed test's first child
     order[victim].make_leaf()
@@ -298,12 +294,12 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
 def test_prune_flat_j48_single_leaf() -> None:
     """A lone leaf: its class is the first majority class, its errors the
     training errors (the estimate with ``estimated_errors``)."""
-    ds = gen_data.generate(gen_data.random_spec(1, max_rows=300))
+    ds = synthetic.generate(synthetic.random_spec(1, max_rows=300))
     ctx = build_context(ds, 2, True)
     one = np.zeros(1, dtype=np.int64)
-    args = (ctx, 0.25, one, one, one - 1, np.full(1, np.nan), one, one, {})
-    rec = prune_native_mod.prune_flat(*args)
-    est = prune_native_mod.prune_flat(*args, estimated_errors=True)
+    leaf = TreeArrays(one, one, one - 1, np.full(1, np.nan), one, one, {})
+    rec = prune_native_mod.prune_flat(ctx, 0.25, leaf)
+    est = prune_native_mod.prune_flat(ctx, 0.25, leaf, estimated_errors=True)
     assert rec is not None and est is not None
     dist = np.bincount(ctx.y[: ctx.n_rows], minlength=ctx.n_classes).astype(np.float64)
     assert rec.dist.dtype == np.float64 and np.array_equal(rec.dist[0], dist)
@@ -319,7 +315,7 @@ J48_CFS = (0.1, 0.25, 0.5, 0.75)
 @needs_native
 @pytest.mark.parametrize("seed", range(10))
 def test_pruned_j48_trees_identical(seed: int) -> None:
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=2500))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=2500))
     for cf in J48_CFS:
         a = _pruned(ds, cf, False, True, j48=True)
         assert a == _pruned(ds, cf, False, False, j48=True)
@@ -328,7 +324,7 @@ def test_pruned_j48_trees_identical(seed: int) -> None:
 @needs_native
 @pytest.mark.parametrize("seed", [2, 5])
 def test_pruned_j48_trees_identical_with_subsets(seed: int) -> None:
-    ds = gen_data.generate(gen_data.random_spec(seed, max_rows=1500))
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=1500))
     for cf in (0.25, 0.6):
         a = _pruned(ds, cf, True, True, j48=True)
         assert a == _pruned(ds, cf, True, False, j48=True)
@@ -337,8 +333,8 @@ def test_pruned_j48_trees_identical_with_subsets(seed: int) -> None:
 
 @needs_native
 @pytest.mark.parametrize("spec", _TIE_SPECS, ids=lambda s: f"seed{s.seed}")
-def test_largest_branch_ties_identical_j48(spec: gen_data.Spec) -> None:
-    ds = gen_data.generate(spec)
+def test_largest_branch_ties_identical_j48(spec: synthetic.Spec) -> None:
+    ds = synthetic.generate(spec)
     a = _pruned(ds, 0.25, False, True, j48=True)
     assert a == _pruned(ds, 0.25, False, False, j48=True)
 
@@ -366,7 +362,7 @@ def _trained(ds: Dataset, opts: TrainOptions, use_native: bool) -> Pruned:
 def test_trained_j48_models_identical(seed: int) -> None:
     """train(): the flat C path (model nodes from the records, training
     errors from :func:`prune._training_errors_flat`) against the TNode walk."""
-    ds = gen_data.generate(gen_data.random_spec(seed + 20, max_rows=3000))
+    ds = synthetic.generate(synthetic.random_spec(seed + 20, max_rows=3000))
     for cf, subsets in ((0.25, False), (0.05, True), (0.7, False)):
         opts = TrainOptions(flavor="j48", cf=cf, subsets=subsets)
         a = _trained(ds, opts, True)
@@ -376,7 +372,7 @@ def test_trained_j48_models_identical(seed: int) -> None:
 @needs_native
 def test_trained_j48_models_identical_on_benchmark_shaped_data() -> None:
     """Missing values on every attribute; pruned to a real tree with empty leaves."""
-    ds = gen_data.generate(gen_data.summary_spec(5000, seed=3))
+    ds = synthetic.generate(synthetic.summary_spec(5000, seed=3))
     opts = TrainOptions(flavor="j48")
     a = _trained(ds, opts, True)
     assert a == _trained(ds, opts, False)
@@ -386,10 +382,11 @@ def test_trained_j48_models_identical_on_benchmark_shaped_data() -> None:
 
 @needs_native
 def test_flat_path_taken_for_j48(monkeypatch: pytest.MonkeyPatch) -> None:
-    """train() prunes j48 through pruning.native.prune_native (no TNode tree) with the accelerator."""
+    """train() prunes j48 through pruning.native.prune_native (no TNode tree) with the
+    accelerator."""
     import treegen.trainer.fit as trainer_mod
 
-    ds = gen_data.generate(gen_data.summary_spec(800, seed=1))
+    ds = synthetic.generate(synthetic.summary_spec(800, seed=1))
 
     def no_tnodes(*args: object) -> None:
         raise AssertionError("the TNode pruner ran")

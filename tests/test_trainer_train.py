@@ -9,23 +9,21 @@ Release 8 reports.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from treegen import __version__
-from treegen.model.classify import predict
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.errors import TrainError
-from treegen.model.core import Model
 from treegen.data.readers import read_dataset
+from treegen.errors import TrainError
+from treegen.model.classify import predict
+from treegen.model.core import Model
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.tree import run
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reftrees as rt
+from support import reftrees as rt
 
 REF = Path(__file__).resolve().parent / "data" / "reference"
 NAMES = sorted(p.name for p in REF.iterdir() if p.is_dir())

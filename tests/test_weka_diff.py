@@ -1,6 +1,6 @@
 """Differential test: treegen ``--flavor j48`` against Debian's Weka J48 (3.6.14).
 
-100 random datasets from ``tests/gen_data.py`` (fixed seeds 0..99; mixed
+100 random datasets from ``treegen.data.synthetic`` (fixed seeds 0..99; mixed
 continuous/nominal attributes in three textures, missing values, 2-5
 classes, 30-3000 rows) are written as ARFF and given to real Weka J48 with
 its defaults (-C 0.25 -M 2).  treegen must build the identical pruned tree on
@@ -10,7 +10,7 @@ and leaf count, and the same prediction on every training row except rows
 whose class probabilities tie exactly (see test_treegen_j48_equals_weka).  A seed that differs
 for a understood reason must be listed in ``EXPECTED_DIFFERENCES`` with the
 reason; none is listed today.  Seven hand-made corner cases
-(``gen_data.special_datasets``: duplicated columns, balanced XOR, values
+(``synthetic.special_datasets``: duplicated columns, balanced XOR, values
 1e-6..1e-4 apart, tiny/huge magnitudes, 10 classes, degenerate columns,
 60% missing) get the same checks.
 
@@ -28,19 +28,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import gen_data
-import reftrees as rt
-
+from treegen.data import synthetic
 from treegen.data.dataset import Dataset
+
+from support import reftrees as rt
 
 HERE = Path(__file__).resolve().parent
 REF = HERE / "data" / "reference"
@@ -106,12 +103,12 @@ def weka(tmp_path_factory: pytest.TempPathFactory) -> WekaRun:
     java = _java()
     work = tmp_path_factory.mktemp("weka")
     files = [
-        gen_data.write_arff(gen_data.generate(gen_data.random_spec(s)), work / f"gen{s}.arff")
+        synthetic.write_arff(synthetic.generate(synthetic.random_spec(s)), work / f"gen{s}.arff")
         for s in SEEDS
     ]
     files += [
-        gen_data.write_arff(ds, work / f"special-{name}.arff")
-        for name, ds in gen_data.special_datasets().items()
+        synthetic.write_arff(ds, work / f"special-{name}.arff")
+        for name, ds in synthetic.special_datasets().items()
     ]
     files += [REF / name / f"{name}.arff" for name in REFERENCE]
     javac = shutil.which("javac")
@@ -188,22 +185,22 @@ def test_treegen_j48_equals_weka(weka: WekaRun, seed: int) -> None:
     Seeds 70, 78 and 84 have such rows (with 30% / 5% / 15% missing values),
     so their error counts differ from Weka's printed count by those rows.
     """
-    spec = gen_data.random_spec(seed)
+    spec = synthetic.random_spec(seed)
     if seed in EXPECTED_DIFFERENCES:
-        tree = _treegen_tree(gen_data.generate(spec))
+        tree = _treegen_tree(synthetic.generate(spec))
         ref = rt.parse_j48(weka.outputs[f"gen{seed}"])
         assert rt.diff(tree, ref.tree), f"seed {seed} now matches: update EXPECTED_DIFFERENCES"
         return
-    _compare(weka, f"gen{seed}", gen_data.generate(spec), seed in TIE_SEEDS, str(spec))
+    _compare(weka, f"gen{seed}", synthetic.generate(spec), seed in TIE_SEEDS, str(spec))
 
 
-SPECIALS = sorted(gen_data.special_datasets())
+SPECIALS = sorted(synthetic.special_datasets())
 
 
 @pytest.mark.parametrize("name", SPECIALS)
 def test_treegen_j48_equals_weka_on_corner_cases(weka: WekaRun, name: str) -> None:
-    """The hand-made corner cases of gen_data.special_datasets, same checks as above."""
-    _compare(weka, f"special-{name}", gen_data.special_datasets()[name], False, name)
+    """The hand-made corner cases of synthetic.special_datasets, same checks as above."""
+    _compare(weka, f"special-{name}", synthetic.special_datasets()[name], False, name)
 
 
 def _treegen_tree(ds: Dataset) -> rt.Tree:
@@ -246,8 +243,8 @@ def _compare(weka: WekaRun, key: str, ds: Dataset, ties_expected: bool, label: s
 
 def test_seeds_cover_the_required_variety() -> None:
     """The specs span what the issue asks: mixed kinds, missing, 2-5 classes, 30-3000 rows."""
-    specs = [gen_data.random_spec(s) for s in SEEDS]
-    data = [gen_data.generate(s) for s in specs]
+    specs = [synthetic.random_spec(s) for s in SEEDS]
+    data = [synthetic.generate(s) for s in specs]
     assert min(s.rows for s in specs) >= 30 and max(s.rows for s in specs) <= 3000
     assert max(s.rows for s in specs) > 1500 and min(s.rows for s in specs) < 60
     assert {s.n_classes for s in specs} == {2, 3, 4, 5}

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import subcommands
+
 REPO = Path(__file__).resolve().parent.parent
-SUBCOMMANDS = ["train", "show", "eval", "predict", "cv", "export", "verify"]
+SUBCOMMANDS = subcommands()
 
 
 def run(*cmd: str | Path, cwd: Path, env: dict[str, str] | None = None,
@@ -58,6 +60,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # No compiled accelerator from an in-place build: the wheel must build its own.
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
     shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
+    shutil.copytree(REPO / "firmware_examples", src / "firmware_examples", ignore=ignore)
     no_iso = ["--no-build-isolation"] if _can_build_offline() else []
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
         *no_iso, "-w", root / "dist", src, cwd=root)
@@ -118,7 +121,8 @@ def test_templates_come_from_the_installed_package(
     env_dir, env = installed
     work = env_dir.parent / "work"
     p = run(env_dir / "bin" / "python", "-c",
-            "import importlib.resources as r; t = r.files('treegen.codegen').joinpath('templates'); "
+            "import importlib.resources as r; "
+            "t = r.files('treegen.codegen').joinpath('templates'); "
             "j2 = sorted((x for x in t.iterdir() if x.name.endswith('.j2')), key=str); "
             "print(j2[0].parent if j2 else '-'); print('\\n'.join(x.name for x in j2))",
             cwd=work, env=env)
@@ -127,6 +131,24 @@ def test_templates_come_from_the_installed_package(
     shipped = sorted(x.name for x in (REPO / "treegen/codegen/templates").glob("*.j2"))
     assert shipped, "treegen/codegen/templates/ holds no .j2 files"
     assert [n for n in names if n] == shipped
+
+
+def test_firmware_examples_come_from_the_installed_package(
+        installed: tuple[Path, dict[str, str]]) -> None:
+    """treegen verify --on compiles firmware_examples/: the wheel must carry every file."""
+    env_dir, env = installed
+    work = env_dir.parent / "work"
+    p = run(env_dir / "bin" / "python", "-c",
+            "from treegen.firmware.sources import examples_dir; print(examples_dir())",
+            cwd=work, env=env)
+    where = Path(p.stdout.strip())
+    assert env_dir.resolve() in where.resolve().parents
+    shipped = {q.relative_to(where).as_posix() for q in where.rglob("*")
+               if q.is_file() and "__pycache__" not in q.parts}
+    checkout = {q.relative_to(REPO / "firmware_examples").as_posix()
+                for q in (REPO / "firmware_examples").rglob("*")
+                if q.is_file() and "__pycache__" not in q.parts}
+    assert checkout and shipped == checkout, sorted(shipped ^ checkout)
 
 
 def test_train_and_show_round_trip(installed: tuple[Path, dict[str, str]]) -> None:

@@ -5,15 +5,18 @@
     model.predict(X)                                        # labels; NaN = missing
     model.export_c("build/")                                # predict.c, predict.h
     assert model.verify().ok                                # the C equals the model
+    treegen.C45Classifier(cf=0.25).fit(X, y)                # the scikit-learn estimator
 
 :mod:`treegen.api` documents each function; the stages behind them are the
-sub-packages ``data``, ``trainer``, ``model``, ``analysis``, ``codegen`` and ``cli``.
+sub-packages ``data``, ``trainer``, ``model``, ``analysis``, ``codegen``, ``estimator``
+and ``cli``.
 """
 
 from __future__ import annotations
 
 from treegen.api import Model, VerifyReport, load, train
 from treegen.errors import TreegenError
+from treegen.estimator import C45Classifier
 from treegen.model.version import VERSION as __version__
 
-__all__ = ["Model", "TreegenError", "VerifyReport", "__version__", "load", "train"]
+__all__ = ["C45Classifier", "Model", "TreegenError", "VerifyReport", "__version__", "load", "train"]

@@ -11,7 +11,7 @@ value, ``y`` holds any labels, and :meth:`Model.predict` returns them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,12 +181,16 @@ def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
                         feature_names: Sequence[str] | None = None,
                         nominal: Sequence[int | str] = (),
                         class_names: Sequence[str] | None = None,
-                        target: str | None = None) -> tuple[Dataset, str]:
+                        target: str | None = None,
+                        categories: Mapping[int, Sequence[str]] | None = None,
+                        ) -> tuple[Dataset, str]:
     """A :class:`Dataset` from arrays, and the label kind to record.
 
     ``nominal`` columns hold codes 0..k-1 (NaN missing); every code up to the
-    largest seen is a declared value.  With ``class_names``, ``y`` holds
-    codes into it; otherwise the classes are ``np.unique(y)``.
+    largest seen is a declared value, named by its number unless
+    ``categories`` (column index -> value names) names a column's values.
+    With ``class_names``, ``y`` holds codes into it; otherwise the classes
+    are ``np.unique(y)``.
     """
     x = np.array(X, dtype=np.float64)
     labels = np.asarray(y)
@@ -210,6 +214,13 @@ def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
             raise DatasetError(f"nominal feature '{name}' must hold codes 0, 1, 2, ... "
                                "(NaN for missing)")
         k = int(known.max()) + 1 if known.size else 1
+        if categories is not None and j in categories:
+            named = tuple(str(v) for v in categories[j])
+            if k > len(named) or len(set(named)) != len(named) or not named:
+                raise DatasetError(f"nominal feature '{name}' needs {k} distinct value "
+                                   f"names, got {len(named)}")
+            attrs.append(Attribute(name, "nominal", named))
+            continue
         attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
     if class_names is not None:
         classes = tuple(str(c) for c in class_names)
@@ -235,6 +246,7 @@ def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
 def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | None = None, *,
           feature_names: Sequence[str] | None = None, nominal: Sequence[int | str] = (),
           class_names: Sequence[str] | None = None, ignore: Sequence[str] = (),
+          categories: Mapping[int, Sequence[str]] | None = None,
           min_cases: int = 2, cf: float = 0.25, prune: bool = True, subsets: bool = False,
           criterion: Criterion = "gainratio", flavor: Flavor = "c45",
           engine: Engine = "level") -> Model:
@@ -244,7 +256,8 @@ def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | No
     ``.names``/``.data``; ``target``, ``nominal`` and ``ignore`` as the CLI's
     data options) or a pair ``(X, y)`` of arrays (NaN for missing;
     ``nominal`` columns, by index or name, hold codes; ``feature_names`` and
-    ``class_names`` name them).  The training options are the CLI's.
+    ``class_names`` name them; ``categories`` maps a nominal column's index to
+    the names of its codes).  The training options are the CLI's.
     """
     opts = TrainOptions(min_cases=min_cases, cf=cf, prune=prune, subsets=subsets,
                         criterion=criterion, flavor=flavor)
@@ -255,7 +268,8 @@ def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | No
     if not isinstance(data, tuple) or len(data) != 2:
         raise TrainError("data must be a path or a pair (X, y)")
     ds, kind = dataset_from_arrays(data[0], data[1], feature_names=feature_names,
-                                   nominal=nominal, class_names=class_names, target=target)
+                                   nominal=nominal, class_names=class_names, target=target,
+                                   categories=categories)
     model = train_dataset(ds, opts, engine=engine)
     options = dict(model.options)
     if kind != "str":

@@ -67,3 +67,19 @@ class EncodingError(TreegenError):
 
 class EmitError(TreegenError):
     """C code generation failed (names, output folder, templates)."""
+
+
+class ToolError(TreegenError):
+    """A compiler or simulator a command needs is missing, or could not do its job."""
+
+
+class EstimatorError(UsageError, ValueError):
+    """Bad ``X``, ``y`` or parameters given to :class:`treegen.C45Classifier`.
+
+    Also a ``ValueError``, because scikit-learn's conventions (and its
+    ``check_estimator``) expect one for invalid input.
+    """
+
+
+class NotFittedError(EstimatorError, AttributeError):
+    """A :class:`treegen.C45Classifier` used before ``fit`` (scikit-learn's convention)."""

@@ -12,7 +12,7 @@
 //   === END
 // With "--format X..." it instead prints, per number, Utils.doubleToString(x, 6)
 // and Utils.roundDouble(x, 2) (the threshold and N/E formats J48 prints), so
-// the test can check tests/reftrees.py's emulation of them.
+// the test can check tests/support/reftrees.py's emulation of them.
 // Compiled at test time by tests/test_weka_diff.py against /usr/share/java/weka.jar.
 import java.io.BufferedReader;
 import java.io.FileReader;

@@ -11,13 +11,16 @@ import argparse
 import sys
 from fractions import Fraction
 
+from treegen.cli.common import read_data
+from treegen.cli.progress import progress_line
 from treegen.codegen import export as codegen_export
 from treegen.codegen.emit import STYLES
-from treegen.codegen.export import export_files, with_provenance
+from treegen.codegen.export import render, with_provenance
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import verify
-from treegen.data.readers import read_dataset
+from treegen.data.atomic import write_files_atomic
+from treegen.firmware import cli as firmware_cli
 from treegen.model.file import load_model
 
 
@@ -51,11 +54,13 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
                    help="int: compare float inputs as integer keys of their bits, for "
                         "cores without an FPU")
     g.add_argument("--scale", type=_scale, action="append", default=[], metavar="K|NAME=K",
-                   help="integer input types: x means x/K (for every continuous feature, "
-                        "or NAME only); repeatable")
+                   help="integer input types: x stands for the decimal x/K, tested as "
+                        "treegen predict reads it (the double nearest x/K), for every "
+                        "continuous feature or NAME only; repeatable")
     g.add_argument("--missing-value", type=_int, default=None, metavar="V",
-                   help="integer input types: the value meaning missing (default: the "
-                        "type's minimum)")
+                   help="integer input types: the value meaning missing, never a nominal "
+                        "code (default: the type's maximum if unsigned, its minimum if "
+                        "signed)")
     g.add_argument("--prefix", default=None,
                    help="C identifier that starts every symbol (default: from the model "
                         "file name)")
@@ -71,19 +76,28 @@ def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
 
 def run_export(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    written = export_files(model, args.model, args.output, export_options(args, args.model))
+    opts, files = render(model, args.model, args.output, export_options(args, args.model))
+    write_files_atomic(args.output, files)
     if not getattr(args, "quiet", False):
-        for path in written:
-            print(f"{args.output.rstrip('/')}/{path.name}")
+        for name in sorted(files):
+            print(f"{args.output.rstrip('/')}/{name}")
+    if args.report or args.on:
+        firmware_cli.export_report(args, model, opts, files)
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
-    data = [read_dataset(path, schema=model.schema, float32=model.compares_float32)
-            for path in args.data]
-    report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+    with progress_line(args) as progress:
+        data = [read_data(args, path, schema=model.schema, float32=model.compares_float32,
+                          progress=progress) for path in args.data]
+        if not args.on:
+            progress.update("verifying")
+            report = verify(model, opts, data, cc=args.cc, n_random=args.random,
+                            seed=args.seed)
+    if args.on:
+        return firmware_cli.verify_on(args, model, opts, data)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
 
@@ -92,8 +106,9 @@ EXPORT_EPILOG = """\
 The C API (predict.h): int PREFIX_predict(const PREFIX_input_t *x) returns the class
 index; void PREFIX_predict_proba(const PREFIX_input_t *x, uint16_t *proba) writes
 probabilities in units of 1/32768 (PREFIX_PROBA_ONE).  Missing values are NaN for
-float/double and --missing-value for integer types; a nominal value outside its
-codes 0..k-1 counts as missing.  They are handled as C4.5 does (all branches, weighted)
+float/double and PREFIX_MISSING for integer types (--missing-value; default: the type's
+maximum if unsigned, its minimum if signed); a nominal value outside its codes 0..k-1
+counts as missing.  They are handled as C4.5 does (all branches, weighted)
 in fixed point; with no missing value the class is exactly the Python model's for the
 same values (a c45 model rounds values to float32 before comparing: so does the C).  Only
 <stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
@@ -110,6 +125,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", metavar="DIR", default=".",
                    help="output folder (created if missing; default: .)")
     add_export_options(p)
+    firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 
     p = sub.add_parser("verify", help="compile the exported C and check parity with the "
@@ -131,4 +147,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
     g.add_argument("--show", type=_int, default=5, metavar="N",
                    help="mismatches to show (default 5)")
+    firmware_cli.add_verify_on_option(g)
     p.set_defaults(func=run_verify)

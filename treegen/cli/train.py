@@ -23,14 +23,19 @@ import numpy.typing as npt
 from treegen.analysis.cv import check_folds, cross_validate, format_cv
 from treegen.analysis.evaluate import evaluate, format_evaluation
 from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
+from treegen.cli.progress import Progress, progress_line
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import load_model, save_model
+from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
 from treegen.trainer import TrainOptions, train
+
+# show --format dot: the Graphviz graph instead of a text layout.
+DOT = "dot"
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
@@ -100,13 +105,14 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
     )
 
 
-def _fit(args: argparse.Namespace) -> Callable[[Dataset], Model]:
+def _fit(args: argparse.Namespace, progress: Progress | None = None,
+         ) -> Callable[[Dataset], Model]:
     """A one-argument training function with the command line's options."""
 
     opts = train_options(args)
 
     def fit(ds: Dataset) -> Model:
-        return train(ds, opts)
+        return train(ds, opts, progress=progress.nodes if progress is not None else None)
 
     return fit
 
@@ -127,11 +133,18 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             f"would overwrite the data file {args.data}; choose another", option="-o/--output"
         )
-    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
-    model = _fit(args)(ds)
-    save_model(model, str(output))
-    if not getattr(args, "quiet", False):
-        errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor),
+                       progress=progress)
+        progress.update("growing", rows=ds.n_rows)
+        model = _fit(args, progress)(ds)
+        progress.update("writing", nodes=model.size)
+        save_model(model, str(output))
+        quiet = getattr(args, "quiet", False)
+        if not quiet:
+            progress.update("counting training errors")
+            errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
+    if not quiet:
         percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
         kind = "pruned" if args.prune else "unpruned"
         note(
@@ -150,6 +163,9 @@ def run_show(args: argparse.Namespace) -> int:
     """Print MODEL's tree in the chosen layout."""
 
     model = load_model(args.model)
+    if args.format == DOT:
+        sys.stdout.write(format_dot(model))
+        return 0
     sys.stdout.write(format_tree(model, args.format))
     return 0
 
@@ -161,8 +177,11 @@ def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
-    ev = evaluate(model, ds)
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32,
+                       progress=progress)
+        progress.update("evaluating")
+        ev = evaluate(model, ds)
     label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
     if args.unpruned is None:
         pruned_ev = ev if ev.estimate is not None else None
@@ -213,12 +232,16 @@ def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
-    text = ""
-    if args.header:
-        text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
-        text += "\n"
-    text += format_predictions(model, ds.X, args.proba)
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32,
+                       progress=progress)
+        progress.update("predicting")
+        text = ""
+        if args.header:
+            text = "class" + ("".join(f"\t{c}" for c in model.schema.classes)
+                              if args.proba else "")
+            text += "\n"
+        text += format_predictions(model, ds.X, args.proba)
     if args.output:
         write_text_atomic(args.output, text)
         note(args, f"treegen: wrote {ds.n_rows} predictions to {args.output}")
@@ -233,11 +256,22 @@ def run_predict(args: argparse.Namespace) -> int:
 def run_cv(args: argparse.Namespace) -> int:
     """Cross-validate training on DATA and print the fold table and summary."""
 
-    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
-    if not args.loo:
-        check_folds(args.folds, ds.n_rows)
-    fit = _fit(args)
-    result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo)
+    with progress_line(args) as progress:
+        # Read once; every fold trains on rows of this one Dataset.
+        ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor),
+                       progress=progress)
+        if not args.loo:
+            check_folds(args.folds, ds.n_rows)
+        train_fold = _fit(args)
+        folds_done = [0]
+
+        def fit(train_ds: Dataset) -> Model:
+            folds_done[0] += 1
+            progress.update(f"cross-validating: fold {folds_done[0]}", rows=train_ds.n_rows)
+            return train_fold(train_ds)
+
+        result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed,
+                                loo=args.loo)
     sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
     return 0
 
@@ -271,15 +305,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="print a model's tree",
         description="Print MODEL's tree in C4.5 Release 8's layout (the "
         "'Decision Tree:' or 'Simplified Decision Tree:' section of "
-        "its output) or in Weka J48's.",
+        "its output), in Weka J48's, or as a Graphviz graph.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
         "--format",
-        choices=STYLES,
+        choices=(*STYLES, DOT),
         default="c45",
         help="c45 (default): leaves (N/E) with E the tree's stored errors, "
-        "estimated for a pruned c45 tree; j48: J48's layout and footer",
+        "estimated for a pruned c45 tree; j48: J48's layout and footer; "
+        "dot: Graphviz DOT, one box per node (test or class, class "
+        "distribution, N/E), leaves coloured by class, edges labelled "
+        "(render with 'treegen plot' or 'dot -Tsvg')",
     )
     p.set_defaults(func=run_show)
 

@@ -104,9 +104,15 @@ def with_provenance(opts: ExportOptions, model: Model, model_path: str, out: str
                          opts.scale, opts.feature_scales, opts.missing_value, prov)
 
 
+def render(model: Model, model_path: str, out_dir: str,
+           opts: ExportOptions) -> tuple[ExportOptions, dict[str, str]]:
+    """The files' text for ``model`` (nothing written), and the options with provenance."""
+    opts = with_provenance(opts, model, model_path, out_dir)
+    return opts, emit(lower(model, opts), opts.style)
+
+
 def export_files(model: Model, model_path: str, out_dir: str, opts: ExportOptions) -> list[Path]:
     """Write ``predict.c`` and ``predict.h`` for ``model`` into ``out_dir``, atomically."""
-    opts = with_provenance(opts, model, model_path, out_dir)
-    files = emit(lower(model, opts), opts.style)
+    _, files = render(model, model_path, out_dir, opts)
     write_files_atomic(out_dir, files)
     return [Path(out_dir) / name for name in sorted(files)]

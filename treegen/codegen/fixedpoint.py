@@ -21,21 +21,24 @@ does this in integers so that it is exact on every target:
 
 Which branch a *known* value v takes is the model's own test (:func:`model_bound`):
 ``v <= t`` for a j48 model, ``float32(v) <= t`` for a c45 model (Release 8 rounds
-every value to a C float first).  v is the C input itself (float, double) or the
-exact fraction x/K (integer x with scale K), so the C agrees with the Python model on
-every input, a double or scaled integer that rounds onto a threshold included.
+every value to a C float first).  v is the C input itself (float, double) or, for an
+integer x with scale K, the double nearest x/K (:func:`read_bound`): x stands for the
+decimal x/K, and that is the double treegen predict (or Release 8, or Weka) reads
+from it.  So the C agrees with the Python model on every input, a double or scaled
+integer that rounds onto a threshold included.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import ONE, Encoding
+from treegen.codegen.ir import ONE, Q15_SHIFT, Encoding
 from treegen.model.core import Model, Node
 
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -74,6 +77,28 @@ def model_bound(t: float, narrow32: bool) -> tuple[Fraction, bool]:
     return (Fraction(float(f)) + up_q) / 2, bits & 1 == 0
 
 
+def read_bound(t: float, narrow32: bool) -> tuple[Fraction, bool]:
+    """The model's test on a real value v that is first rounded to the nearest double
+    (as reading its decimal text does), as one boundary ``(B, incl)`` like
+    :func:`model_bound`.  Integer inputs use it: x with scale K stands for the
+    decimal x/K, which the model sees as double(x/K), not as the exact fraction (the
+    j48 threshold 0.3 is a double below 3/10, yet "0.3" passes ``v <= 0.3``).
+
+    D, the largest double the test passes, is t (j48) or the largest double that
+    rounds to a float32 not above t (c45).  double(v) <= D exactly when v lies below
+    the midpoint of D and the next double up (2**1024 past the largest double, where
+    rounding overflows), or on it when D's significand is even (ties to even).
+    Exact: every step is a double or a Fraction.
+    """
+    b, incl = bound_float(model_bound(t, narrow32))
+    d = b if incl else math.nextafter(b, -math.inf)
+    assert math.isfinite(d), t
+    up = math.nextafter(d, math.inf)
+    up_q = Fraction(up) if math.isfinite(up) else Fraction(2) ** 1024
+    (bits,) = struct.unpack("<Q", struct.pack("<d", d))
+    return (Fraction(d) + up_q) / 2, bits & 1 == 0
+
+
 def bound_float(bound: tuple[Fraction, bool]) -> tuple[float, bool]:
     """``model_bound`` for a float or double input: B is always a double (it has at
     most 25 significant bits), so comparing a double x with it is exact."""
@@ -84,8 +109,9 @@ def bound_float(bound: tuple[Fraction, bool]) -> tuple[float, bool]:
 
 
 def bound_int(bound: tuple[Fraction, bool], scale: Fraction) -> int:
-    """``model_bound`` for an integer input x meaning x/scale: the largest integer
-    x that passes (x/scale < B, or == B when inclusive) is x <= this cut."""
+    """A boundary (:func:`read_bound`) for an integer input x meaning x/scale: the
+    largest integer x that passes (x/scale < B, or == B when inclusive) is x <= this
+    cut."""
     b, incl = bound
     q = b * scale
     if q.denominator == 1:
@@ -142,7 +168,7 @@ def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
 
 
 def scaled_weight(w: int, share: int) -> int:
-    return (w * share) >> 15
+    return (w * share) >> Q15_SHIFT
 
 
 def known_value(x: float, enc: Encoding) -> bool:
@@ -182,10 +208,13 @@ class FixedPointClassifier:
         self.fbound: list[tuple[float, bool] | None] = []
         for n in model.nodes:
             if n.kind == "continuous" and math.isfinite(n.threshold):
-                bound = model_bound(n.threshold, narrow)
-                k = enc.scales[n.attribute] if enc.is_int and enc.scales else Fraction(1)
-                self.cut.append(bound_int(bound, k) if enc.is_int else None)
-                self.fbound.append(None if enc.is_int else bound_float(bound))
+                if enc.is_int:
+                    k = enc.scales[n.attribute] if enc.scales else Fraction(1)
+                    self.cut.append(bound_int(read_bound(n.threshold, narrow), k))
+                    self.fbound.append(None)
+                else:
+                    self.cut.append(None)
+                    self.fbound.append(bound_float(model_bound(n.threshold, narrow)))
             else:
                 self.cut.append(None)
                 self.fbound.append(None)

@@ -15,9 +15,12 @@ into one comparison on the C input type:
   for a j48 model that is ``x <= t`` exactly.
 * :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
   float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
-* integer input with scale K (:func:`treegen.codegen.fixedpoint.bound_int`): for a
-  j48 model ``x/K <= t`` exactly when ``x <= floor(t*K)``; then folded when no known
-  value of the type can fall on one side.
+* integer input with scale K (:func:`treegen.codegen.fixedpoint.read_bound` and
+  ``bound_int``): x stands for the decimal x/K, which the model reads as the double
+  nearest x/K, so the cut is the largest x whose double(x/K) passes the model's test
+  (for a j48 threshold that is a training value n/K, x = n itself, although the
+  double t may lie below n/K); then folded when no known value of the type can fall
+  on one side.
 """
 
 from __future__ import annotations
@@ -30,10 +33,9 @@ from fractions import Fraction
 import numpy as np
 
 from treegen.codegen import fixedpoint
+from treegen.codegen.ctype import INPUT_TYPES, TYPES
 from treegen.codegen.fixedpoint import float32_floor
 from treegen.codegen.ir import (
-    INPUT_TYPES,
-    INT_RANGES,
     IR,
     MAX_SWITCH_VALUES,
     Compare,
@@ -81,6 +83,14 @@ def known_range(enc: Encoding) -> tuple[int, int]:
     return (lo + 1 if enc.missing == lo else lo, hi - 1 if enc.missing == hi else hi)
 
 
+def default_missing(input_type: str) -> int:
+    """The missing value when --missing-value is not given: the end of the type away
+    from 0 (the maximum of an unsigned type, the minimum of a signed one), which no
+    nominal code 0..k-1 can be unless the codes fill the type."""
+    lo, hi = TYPES[input_type].range
+    return hi if lo == 0 else lo
+
+
 def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     if opts.input_type not in INPUT_TYPES:
         raise EncodingError(f"unknown input type {opts.input_type!r} (choose from "
@@ -90,7 +100,8 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     if opts.float_compare == "int" and opts.input_type != "float":
         raise EncodingError("--float-compare int needs --input-type float", option="--float-compare")
     attrs = model.schema.attributes
-    is_int = opts.input_type in INT_RANGES
+    ctype = TYPES[opts.input_type]
+    is_int = ctype.is_int
     if not is_int and (opts.scale is not None or opts.feature_scales):
         raise EncodingError("--scale needs an integer --input-type", option="--scale")
     if not is_int and opts.missing_value is not None:
@@ -108,45 +119,60 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
         raise EncodingError("--scale must be positive", option="--scale")
     missing = None
     if is_int:
-        lo, hi = INT_RANGES[opts.input_type]
-        missing = lo if opts.missing_value is None else opts.missing_value
+        lo, hi = ctype.range
+        missing = default_missing(opts.input_type) if opts.missing_value is None else opts.missing_value
         if not lo <= missing <= hi:
             raise EncodingError(f"missing value {missing} does not fit {opts.input_type}",
                                 option="--missing-value")
         for a in attrs:
-            if a.is_nominal and 0 <= missing < len(a.values):
-                raise EncodingError(f"missing value {missing} is a code of nominal attribute "
-                                    f"{a.name!r}", option="--missing-value")
             if a.is_nominal and len(a.values) - 1 > hi:
                 raise EncodingError(f"nominal attribute {a.name!r} has more values than "
                                     f"{opts.input_type} holds", option="--input-type")
+            if a.is_nominal and 0 <= missing < len(a.values):
+                if opts.missing_value is None:
+                    raise EncodingError(f"the default missing value {missing} of "
+                                        f"{opts.input_type} is a code of nominal attribute "
+                                        f"{a.name!r} ({len(a.values)} values); choose another "
+                                        f"with --missing-value", option="--input-type")
+                raise EncodingError(f"missing value {missing} is a code of nominal attribute "
+                                    f"{a.name!r}", option="--missing-value")
     return Encoding(opts.input_type, "int" if opts.float_compare == "int" else "float",
                     missing, tuple(scales) if is_int else ())
 
 
 def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
-                     narrow32: bool) -> tuple[CompareOp, int | float]:
+                     narrow32: bool, missing_is_default: bool = False) -> tuple[CompareOp, int | float]:
     """The comparison a continuous test becomes: (op, threshold in the C domain).
-    ``narrow32``: the model compares float32(v) (c45), not v itself (j48)."""
+    ``narrow32``: the model compares float32(v) (c45), not v itself (j48).
+    ``missing_is_default``: the missing value was not chosen with --missing-value."""
     t = node.threshold
     if math.isnan(t):
         raise EncodingError(f"model node {i}: threshold is NaN")
-    bound = fixedpoint.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.is_int:
-        if bound is None:
+        if not math.isfinite(t):
             return ("left" if t > 0 else "right"), 0
-        cut = fixedpoint.bound_int(bound, enc.scales[node.attribute])
+        cut = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), enc.scales[node.attribute])
         lo, hi = enc.int_range
         if explicit_scale and not lo <= cut <= hi:
             raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
                                 f"{enc.scales[node.attribute]} does not fit {enc.input_type}",
                                 option="--scale")
+        # The scaled range reaches the default missing value: it would be the only
+        # value on one side of the test, so that branch could never be taken.
+        lone = (enc.missing == hi and cut == hi - 1) or (enc.missing == lo and cut == lo)
+        if explicit_scale and missing_is_default and lone:
+            side = "above" if enc.missing == hi else "at or below"
+            raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
+                                f"{enc.scales[node.attribute]} leaves only {enc.missing} {side} "
+                                f"it, the default missing value of {enc.input_type}; choose "
+                                f"another with --missing-value", option="--scale")
         klo, khi = known_range(enc)
         if cut >= khi:
             return "left", 0
         if cut < klo:
             return "right", 0
         return "le", cut
+    bound = fixedpoint.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.input_type == "double":
         if bound is None:
             return ("left", 0) if t > 0 else ("lt", -float(np.finfo(np.float64).max))
@@ -164,14 +190,15 @@ def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
     return "le", 0.0 if f == 0 else f  # -0.0 and +0.0 compare alike; print one form
 
 
-def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int]) -> Compare | Switch:
+def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int],
+               missing_is_default: bool = False) -> Compare | Switch:
     node = model.nodes[i]
     shares = fixedpoint.branch_shares(node.items, [model.nodes[c].items for c in node.children])
     if node.kind == "continuous":
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
         op, thr = lower_continuous(node, i, enc, node.attribute in explicit,
-                                   model.compares_float32)
+                                   model.compares_float32, missing_is_default)
         return Compare(node.attribute, op, thr, (shares[0], shares[1]),
                        (node.children[0], node.children[1]), i, node.threshold)
     attr = model.schema.attributes[node.attribute]
@@ -214,7 +241,7 @@ def lower(model: Model, opts: ExportOptions) -> IR:
             o = Outcome(fixedpoint.leaf_class(node), fixedpoint.leaf_proba(node, n_classes))
             nodes.append(Leaf(outcome_index.setdefault(o, len(outcome_index)), i))
         else:
-            nodes.append(lower_test(model, i, enc, explicit))
+            nodes.append(lower_test(model, i, enc, explicit, opts.missing_value is None))
     ir = IR(prefix, enc, features, model.schema.classes,
             unique_idents(model.schema.classes), tuple(nodes), tuple(outcome_index),
             max(1, model.depth()), opts.provenance)

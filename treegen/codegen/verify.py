@@ -20,7 +20,7 @@ import numpy.typing as npt
 from treegen.codegen.build import build
 from treegen.codegen.emit import emit
 from treegen.codegen.fixedpoint import FixedPointClassifier
-from treegen.codegen.inputs import comparison_inputs
+from treegen.codegen.inputs import comparison_inputs, model_values
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import codes, evaluate, missing_mask
@@ -53,14 +53,11 @@ def _fmt_row(x: npt.NDArray[np.generic]) -> str:
 
 
 def classify_comparable(model: Model, ir: IR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.bool_]:
-    """Rows on which the float classifier sees the same values as the C: no missing
-    value, valid nominal codes, and an input type the classifier compares exactly."""
+    """Rows on which the float classifier sees the same values as the C (each scaled
+    integer x as the double nearest x/K, see inputs.model_values): no missing value
+    and valid nominal codes."""
     enc = ir.encoding
-    # The classifier takes float64 values: exact for every float, double and
-    # unscaled integer input, but x/K with K != 1 would be rounded first.
-    exact = not enc.is_int or all(
-        s == 1 for s, f in zip(enc.scales, ir.features) if f.kind == "continuous")
-    ok = np.full(X.shape[0], exact)
+    ok = np.ones(X.shape[0], dtype=bool)
     for j, f in enumerate(ir.features):
         col = X[:, j]
         if f.kind == "nominal":
@@ -82,11 +79,7 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
     if sel.any():
         from treegen.model.classify import predict as float_predict
 
-        values = X.astype(np.float64)
-        if ir.encoding.is_int:
-            for j, s in enumerate(ir.encoding.scales):
-                if ir.features[j].kind == "continuous":
-                    values[:, j] = values[:, j] / float(s)
+        values = model_values(ir, X)
         k_cls = np.zeros(len(X), dtype=np.int32)
         k_cls[sel] = float_predict(model, values[sel])
         checks.append(("float classifier (rows without missing values)", sel, k_cls, None))
@@ -107,6 +100,23 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
     report.failed_rows += int(bad.sum())
 
 
+def verify_rows(ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: int, seed: int,
+                report: Report) -> npt.NDArray[np.generic]:
+    """The rows verify compares (DATA rows first), described in ``report``."""
+    from treegen.codegen.inputs import to_c_domain
+
+    # Last DATA file first: the row numbers in mismatch reports stay what they were.
+    parts = [to_c_domain(ir, ds.X) for ds in reversed(list(data))]
+    parts.append(comparison_inputs(ir, None, n_random=n_random, seed=seed))
+    n_data = sum(ds.n_rows for ds in data)
+    X = np.concatenate(parts)
+    report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
+                        f"{', float compare int' if ir.encoding.uses_keys else ''}: "
+                        f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
+                        f"missing and special rows, {n_random} random rows")
+    return X
+
+
 def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
            cc: str | None = None, n_random: int = 1000, seed: int = 0,
            workdir: Path | None = None) -> Report:
@@ -116,18 +126,7 @@ def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
     report = Report()
     with tempfile.TemporaryDirectory(prefix="treegen-verify-") as tmp:
         built = build(ir, files, workdir or Path(tmp), cc=cc)
-        parts = [comparison_inputs(ir, None, n_random=n_random, seed=seed)]
-        n_data = 0
-        for ds in data:
-            from treegen.codegen.inputs import to_c_domain
-
-            parts.insert(0, to_c_domain(ir, ds.X))
-            n_data += ds.n_rows
-        X = np.concatenate(parts)
-        report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
-                            f"{', float compare int' if ir.encoding.uses_keys else ''}: "
-                            f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
-                            f"missing and special rows, {n_random} random rows")
+        X = verify_rows(ir, opts, data, n_random, seed, report)
         c_cls, c_proba = built.run(X)
         compare(ir, model, X, c_cls, c_proba, report)
     return report

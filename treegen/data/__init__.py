@@ -5,4 +5,10 @@
 codes) and its :class:`Schema`; :mod:`~treegen.data.readers` turns CSV,
 ARFF and C4.5 ``.names``/``.data``/``.test`` files into one; and
 :mod:`~treegen.data.atomic` writes any output file all-or-nothing.
+:mod:`~treegen.data.synthetic` generates seeded datasets (for the benchmark
+and the tests).
 """
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+
+__all__ = ["Attribute", "Dataset", "Schema"]

@@ -7,3 +7,7 @@ before a Model is built; :mod:`~treegen.model.classify` Release 8's
 classifier (the Python semantics the generated C is held to); and
 :mod:`~treegen.model.show` the printed tree in Release 8's or J48's layout.
 """
+
+from treegen.model.core import Model, Node, NodeKind
+
+__all__ = ["Model", "Node", "NodeKind"]

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.trainer import native
+from treegen.trainer.constants import J48_TOL, MAX_CLASSES
 from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
@@ -43,6 +44,7 @@ class Workspace:
         self._bufs: dict[str, npt.NDArray[Any]] = {}
 
     def get(self, name: str, n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
+        """``n`` items of ``dtype`` (contents undefined), reusing buffer ``name``."""
         if n * np.dtype(dtype).itemsize > self.LIMIT:
             return np.empty(n, dtype=dtype)
         buf = self._bufs.get(name)
@@ -131,10 +133,12 @@ class Context:
         return cell_sums(index, w, size, self.dtype)
 
     def reset_weights(self) -> None:
+        """Every case's weight back to 1 (the dummy row's to 0)."""
         self.weights[:] = 1.0
         self.weights[self.n_rows] = 0.0
 
     def value_col(self, att: int) -> npt.NDArray[np.floating]:
+        """Continuous ``att``'s values, one per row (NaN unknown), in the flavour's dtype."""
         col: npt.NDArray[np.floating] = self.cvals[self.cont_pos[att]]
         return col
 
@@ -146,17 +150,17 @@ class Context:
     def cut_for(self, att: int, bar: float) -> float:
         """Largest training value of ``att`` not above ``bar`` (section 1.8).
 
-        J48's ``setSplitPoint`` accepts values up to ``bar`` within 1e-6.
+        J48's ``setSplitPoint`` accepts values up to ``bar`` within ``J48_TOL``.
         """
         d = self.distinct[att]
-        limit = bar + 1e-6 if self.j48 else bar
+        limit = bar + J48_TOL if self.j48 else bar
         # In d's own type: a Python float would make numpy convert all of d
         # to double on every call.  A c45 midpoint is a float32 value, exact.
         key = d.dtype.type(limit)
         assert float(key) == limit or self.j48
         i = int(np.searchsorted(d, key, side="right")) - 1
         if self.j48:
-            while i >= 0 and not (float(d[i]) - bar < 1e-6):
+            while i >= 0 and not (float(d[i]) - bar < J48_TOL):
                 i -= 1
         assert i >= 0, "midpoint lies above a training value by construction"
         return float(d[i])
@@ -193,6 +197,7 @@ def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool)
 
 
 def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
+    """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45)."""
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
     kinds = tuple(a.kind for a in ds.attributes)
@@ -255,7 +260,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         multi_val=multi_val,
         scratch=np.full(n + 1, -3, dtype=np.intp),
         cvals_rows=None
-        if native.cscan is None or len(ds.classes) > native.MAX_CLASSES
+        if native.cscan is None or len(ds.classes) > MAX_CLASSES
         else np.ascontiguousarray(cvals.T),
     )
     ctx.reset_weights()

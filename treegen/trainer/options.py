@@ -58,6 +58,8 @@ class TrainOptions:
 
 @dataclass(frozen=True)
 class GrowOptions:
+    """What growth needs of the options, and which engine grows."""
+
     criterion: str  # "gainratio" | "gain"
     subsets: bool = False
     engine: str = "level"  # "level": batched (treegen.trainer.levelwise.grow); "dfs": node by node

@@ -1,16 +1,33 @@
 """Which branch of a test a case takes (the one rule, shared by growth and pruning).
 
 ``-1`` is "unknown value": the case goes down every branch with a
-fractional weight.
+fractional weight.  :func:`subset_table` is the one place a subset test's
+value groups become a lookup by value code (both engines, both pruners).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.tree import TNode
+
+
+def subset_table(n_values: int, subsets: Sequence[Sequence[int]]) -> IntArray:
+    """Branch of each value code at a subset test: ``table[code]``, -1 for unknown.
+
+    Codes are as :class:`~treegen.trainer.context.Context` stores them: 0 for
+    an unknown value, ``v + 1`` for value ``v``.  ``subsets[b]`` lists the
+    (0-based) values of branch ``b``; a value in no subset (none reached
+    the node in growth) also counts as unknown.
+    """
+    table = np.full(n_values + 1, -1, dtype=np.intp)
+    for b, vals in enumerate(subsets):
+        table[np.asarray(vals, dtype=np.intp) + 1] = b
+    return table
 
 
 def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]:
@@ -23,8 +40,5 @@ def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]
         return out.astype(np.intp)
     codes = ctx.codes_at(a, rows)
     if node.kind == "subset":
-        table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
-        for b, vals in enumerate(node.subsets):
-            table[np.asarray(vals, dtype=np.intp) + 1] = b
-        return table[codes]
+        return subset_table(ctx.n_values[a], node.subsets)[codes]
     return codes - 1

@@ -1,14 +1,51 @@
-"""Which attribute a node tests: Release 8's choice (section 1 steps 5-6), J48's variant.
+"""Whether a node is split, and on which attribute: Release 8's rules, J48's variants.
 
-Shared by both engines; the level-wise engine applies the same rule to a
-whole bucket of nodes at once and is tested equal to this one.
+:func:`stays_leaf` (FormTree's first test) and :func:`select` (section 1 steps 5-6),
+shared by both engines; the level-wise engine applies the same rules to a
+whole bucket of nodes at once and is tested equal to the node-by-node one.
 """
 
 from __future__ import annotations
 
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context
-from treegen.trainer.splits import J48_TOL, Score
-from treegen.trainer.stats import EPSILON
+from treegen.trainer.splits import Score
+
+FloatArray = npt.NDArray[np.floating]
+
+
+@overload
+def stays_leaf(ctx: Context, cases: float, best_freq: float) -> bool: ...
+
+
+@overload
+def stays_leaf(ctx: Context, cases: FloatArray, best_freq: FloatArray) -> npt.NDArray[np.bool_]: ...
+
+
+def stays_leaf(
+    ctx: Context, cases: float | FloatArray, best_freq: float | FloatArray
+) -> bool | npt.NDArray[np.bool_]:
+    """Whether a node with ``cases`` weight, ``best_freq`` of it in its largest class, is a leaf.
+
+    Release 8: every case in one class, or fewer than ``2 * MINOBJS`` cases
+    (``cases`` and ``best_freq`` as growth stores them, float32 for c45).
+    J48: the same within ``J48_TOL`` (Weka's ``Utils.eq`` and ``Utils.sm``).
+    Element-wise for arrays (one entry per node), a ``bool`` for scalars.
+    """
+    m = ctx.min_cases
+    leaf: bool | npt.NDArray[np.bool_]
+    if ctx.j48:
+        leaf = (np.abs(best_freq - cases) < J48_TOL) | (2 * m - cases > J48_TOL)
+    else:
+        leaf = (best_freq == cases) | (cases < 2 * m)
+    if isinstance(leaf, np.ndarray):
+        return leaf
+    return bool(leaf)
 
 
 def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:

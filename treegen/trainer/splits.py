@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.stats import EPSILON, base_info_many, log2_c45, total_info
+from treegen.trainer.stats import base_info_many, log2_c45, total_info
 
 FloatArray = npt.NDArray[np.floating]
 
-J48_TOL = 1e-6  # Weka's Utils.eq / gr / sm tolerance
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
@@ -176,6 +176,7 @@ def _eval_cont_chunk(
     out: ContScores,
     base_row: int,
 ) -> None:
+    """:func:`eval_continuous` on one chunk of rows, written to ``out`` from ``base_row``."""
     dt = ctx.dtype
     C = ctx.n_classes
     m = ctx.min_cases
@@ -205,7 +206,7 @@ def _eval_cont_chunk(
         ok = (min_split[:, None] - low_i < J48_TOL) & (
             min_split[:, None] - (known[:, None] - low_i) < J48_TOL
         )
-        distinct = vals[:, :-1] + 1e-5 < vals[:, 1:]
+        distinct = vals[:, :-1] + CUT_GAP < vals[:, 1:]
     else:
         # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
         min_split = np.where(min_split <= m, m, np.where(min_split > 25, 25.0, min_split))
@@ -215,7 +216,7 @@ def _eval_cont_chunk(
         # sum of non-negative weights never decreases (float rounding is
         # monotone), so every later cut is over the limit too.
         ok = (low_i >= min_split[:, None].astype(dt)) & (low_i <= lim[:, None])
-        distinct = vals[:, :-1] < vals[:, 1:] - 1e-5
+        distinct = vals[:, :-1] < vals[:, 1:] - CUT_GAP
     # Candidates as flat positions into the (K, L) arrays: 1-D takes are
     # much cheaper than paired fancy indices.
     cand = np.zeros((K, L), dtype=np.bool_)
@@ -260,7 +261,7 @@ def _eval_cont_chunk(
         s, e = int(starts[k]), int(starts[k] + tries[k])
         best, best_gain = -1, 0.0
         for j, g in enumerate(gain[s:e].tolist()):
-            if g - best_gain > J48_TOL:  # J48: earlier cut kept unless beaten by > 1e-6
+            if g - best_gain > J48_TOL:  # J48: earlier cut kept unless beaten by > J48_TOL
                 best, best_gain = j, g
         if best < 0:
             continue

@@ -17,7 +17,8 @@ import struct
 import numpy as np
 import numpy.typing as npt
 
-EPSILON = 1e-3
+from treegen.trainer.constants import ADD_ERRS_ZERO, J48_TOL, LN2
+
 _F32 = struct.Struct("f")
 
 
@@ -33,8 +34,6 @@ def to_f32(x: float) -> float:
         return math.copysign(math.inf, x)
     return r
 
-
-LN2 = 0.69314718055994530942
 
 FloatArray = npt.NDArray[np.floating]
 
@@ -226,9 +225,11 @@ class ErrorBound:
             self.coeff = coeff_c45(cf)
 
     def _store(self, x: float) -> float:
+        """``x`` as the flavour stores a result (float32 for c45)."""
         return x if self.j48 else to_f32(x)
 
     def add_errs(self, n: float, e: float) -> float:
+        """Extra errors to add to ``e`` training errors among ``n`` cases (``AddErrs``)."""
         cf = self.cf
         if self.j48:
             if cf > 0.5:
@@ -241,7 +242,7 @@ class ErrorBound:
             if e + 0.5 >= n:
                 return max(n - e, 0.0)
         else:
-            if e < 1e-6:
+            if e < ADD_ERRS_ZERO:
                 return self._store(n * (1 - math.exp(math.log(cf) / n)))
             if e < 0.9999:
                 val0 = self._store(n * (1 - math.exp(math.log(cf) / n)))
@@ -257,7 +258,7 @@ class ErrorBound:
     def estimate(self, n: float, e: float) -> float:
         """Estimated errors of a leaf with ``n`` cases and ``e`` training errors."""
         if self.j48:
-            if n <= 1e-6 and n >= -1e-6:  # J48: Utils.eq(total, 0) -> 0
+            if n <= J48_TOL and n >= -J48_TOL:  # J48: Utils.eq(total, 0) -> 0
                 return 0.0
             return e + self.add_errs(n, e)
         if n <= 0:

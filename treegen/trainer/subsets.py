@@ -21,14 +21,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.splits import Score, score_outcomes
-from treegen.trainer.stats import EPSILON
 
 Blocks = list[list[int]]
 
 
 def _worth(gain: float, info: float, criterion: str) -> float:
+    """A partition's worth by ``criterion`` (gain ratio or gain); -EPSILON when none."""
     if gain <= -EPSILON:
         return -EPSILON
     if criterion == "gain":

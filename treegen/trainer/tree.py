@@ -39,6 +39,7 @@ class TNode:
     factors: tuple[float, ...] = ()
 
     def make_leaf(self) -> None:
+        """Turn this node into a leaf (its class and records stay)."""
         self.kind = "leaf"
         self.attribute = -1
         self.threshold = math.nan

@@ -63,7 +63,9 @@ static uint8_t golf_miss(golf_state *s, uint8_t forks, uint16_t at)
     uint8_t b = 0u;
     if (s->d < s->top) {
         b = s->branch[s->d];
-    } else {
+    } else if (s->top < GOLF_STACK_SIZE) {
+        /* Always true (no path has more tests), but the compiler cannot see that
+           through the table walk's loop: gcc -O3 warned of a write past the end. */
         s->branch[s->top] = 0u;
         s->forks[s->top] = forks;
         s->top++;

@@ -81,7 +81,7 @@ def _attribute(text: str, path: str, line: int, col: int) -> Column:
         if values == [""]:
             raise DatasetError(f"attribute '{name}' declares no values", file=path,
                                line=line, col=rest_col)
-        for v, c in zip(values, vcols):
+        for v, c in zip(values, vcols, strict=True):
             if not v:
                 raise DatasetError(f"empty value in attribute '{name}'", file=path,
                                    line=line, col=rest_col + c)
@@ -135,7 +135,7 @@ def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: in
     except QuoteError as err:
         raise DatasetError("unterminated quote", file=path, line=line,
                            col=col0 + err.col) from None
-    for entry, c in zip(entries, ecols):
+    for entry, c in zip(entries, ecols, strict=True):
         m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL)
         if not m:
             raise DatasetError(f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path,
@@ -159,11 +159,16 @@ def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: in
 
 def read_arff(path: str, target: str | None = None) -> RawTable:
     """Read an ARFF file; the class is ``target`` or else the last attribute."""
+    return parse_arff(path, read_text(path), target)
+
+
+def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
+    """:func:`read_arff` on the file's ``text`` (the fast reader passes the header only)."""
     columns: list[Column] = []
     table = RawTable(path, columns)
     in_data = False
     line_no = 0
-    for line_no, line in enumerate(read_text(path).split("\n"), start=1):
+    for line_no, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("%"):
             continue
@@ -251,5 +256,5 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
         raise DatasetError("instance weights ('{w}' after a row) are not supported",
                            file=path, line=line_no, col=cols[-1])
     row_values: list[str | None] = [
-        None if f == "?" and not q else f for f, q in zip(fields, quoted)]
+        None if f == "?" and not q else f for f, q in zip(fields, quoted, strict=True)]
     return RawRow(line_no, row_values, cols)

@@ -247,7 +247,7 @@ def read_cases(path: str, columns: list[Column]) -> RawTable:
 
 
 def c45_paths(path: str) -> tuple[str, str]:
-    """(names file, cases file) for DATA given as ``stem``, ``stem.data``, ``.test`` or ``.names``."""
+    """(names file, cases file) for DATA: ``stem``, ``stem.data``, ``.test`` or ``.names``."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in (".data", ".test"):

@@ -56,12 +56,12 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
                 line = line + "\n" + lines[i]
                 i += 1
         values: list[str | None] = [None if not f or (f == "?" and not q) else f
-                                    for f, q in zip(fields, quoted)]
+                                    for f, q in zip(fields, quoted, strict=True)]
         out.append((line_no, values, cols, line))
     return out
 
 
-def _separator(path: str, text: str) -> str:
+def separator(path: str, text: str) -> str:
     """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
     ``;`` for a header with semicolons but no commas (spreadsheets in some locales)."""
     if Path(path).suffix.lower() in (".tsv", ".tab"):
@@ -77,20 +77,26 @@ def _separator(path: str, text: str) -> str:
 
 def read_csv(path: str, target: str | None = None) -> RawTable:
     """Read a CSV file into a table whose columns are all of kind ``infer``."""
-    text = read_text(path)
-    sep = _separator(path, text)
+    return parse_csv(path, read_text(path), target)
+
+
+def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
+    """:func:`read_csv` on the file's ``text`` (the fast reader passes the header only)."""
+    sep = separator(path, text)
     records = _records(text, path, sep)
     if not records:
         raise DatasetError("empty file: expected a header row", file=path, line=1)
     header_line, header, header_cols, header_raw = records[0]
     name_cols = header_cols if header_cols is not None else simple_columns(header_raw, sep)
-    for name, col in zip(header, name_cols):
+    for name, col in zip(header, name_cols, strict=False):
         if not name:
             raise DatasetError("empty column name in the header", file=path,
                                line=header_line, col=col)
     names = [n or "" for n in header]
     check_unique(names, "column name", path, [(header_line, c) for c in name_cols])
-    columns = [Column(n, "infer", (), header_line, c) for n, c in zip(names, name_cols)]
+    columns = [
+        Column(n, "infer", (), header_line, c) for n, c in zip(names, name_cols, strict=False)
+    ]
     table = RawTable(path, columns, end_line=header_line + 1)
     for line_no, values, cols, raw in records[1:]:
         table.rows.append(RawRow(line_no, values, cols, raw, sep))

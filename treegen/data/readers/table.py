@@ -329,7 +329,7 @@ def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool,
                                f"(columns: {', '.join(names)})", file=table.path,
                                line=table.columns[0].line if table.columns else None)
     columns: list[np.ndarray] = []
-    for a, j in zip(schema.attributes, sources):
+    for a, j in zip(schema.attributes, sources, strict=True):
         if a.kind == "ignore" or j < 0:
             columns.append(np.full(len(table.rows), np.nan))
         elif a.kind == "continuous":

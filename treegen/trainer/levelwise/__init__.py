@@ -1,8 +1,10 @@
 """The default growth engine: every node of a tree level scored and split together.
 
-:mod:`~.grow` drives the levels, :mod:`~.score` scores continuous and
-nominal attributes for a bucket of nodes (with the C accelerator where it is
-built), :mod:`~.partition` hands each child its cases and sorted arrays, and
-:mod:`~.flat` stores the growing tree as arrays (:class:`~.flat.FlatTree`)
-and collapses it.  Same tree as :mod:`treegen.trainer.reference`, bit for bit.
+:mod:`~.grow` drives the levels, :mod:`~.bucket` holds the units of work (a
+node waiting to grow, a bucket of them, their scores), :mod:`~.score`
+scores continuous and nominal attributes for a bucket of nodes (with the C
+accelerator where it is built), :mod:`~.partition` hands each child its
+cases and sorted arrays, and :mod:`~.flat` stores the growing tree as arrays
+(:class:`~.flat.FlatTree`) and collapses it.  Same tree as
+:mod:`treegen.trainer.reference`, bit for bit.
 """

@@ -16,19 +16,65 @@ to model nodes) and :meth:`FlatTree.to_tnodes` (the reachable tree as
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.model.core import Node, NodeKind
-from treegen.trainer.stats import EPSILON
+from treegen.trainer.constants import (
+    EPSILON,
+    KIND_CONTINUOUS,
+    KIND_LEAF,
+    KIND_NOMINAL,
+    KIND_SUBSET,
+)
 from treegen.trainer.tree import TNode
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
 
-KINDS: tuple[NodeKind, ...] = ("leaf", "continuous", "nominal", "subset")
-LEAF, CONTINUOUS, NOMINAL, SUBSET = 0, 1, 2, 3
+# The node kind of each code in FlatTree.kind (and in the C pruner's records), and back.
+KIND_NAME: dict[int, NodeKind] = {
+    KIND_LEAF: "leaf",
+    KIND_CONTINUOUS: "continuous",
+    KIND_NOMINAL: "nominal",
+    KIND_SUBSET: "subset",
+}
+KIND_CODE: dict[NodeKind, int] = {name: code for code, name in KIND_NAME.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class TreeArrays:
+    """A grown tree's structure as arrays, by node id (the C pruner's input).
+
+    Node 0 is the root; ``kind`` holds KIND_* codes; a test's children are
+    nodes ``first[i] .. first[i] + count[i] - 1`` in branch order, each
+    numbered after its parent (nodes no test reaches are ignored);
+    ``subsets`` maps subset tests to their value groups.
+    """
+
+    kind: npt.NDArray[np.integer]
+    cls: npt.NDArray[np.integer]
+    attribute: npt.NDArray[np.integer]
+    threshold: FloatArray
+    first: npt.NDArray[np.integer]
+    count: npt.NDArray[np.integer]
+    subsets: Mapping[int, tuple[tuple[int, ...], ...]]
+
+
+class NodeRecords(NamedTuple):
+    """Every node's record by node id, as pruning leaves them (:func:`model_nodes`'s input)."""
+
+    kind: IntArray  # the node's kind now (a test made a leaf is KIND_LEAF)
+    src: IntArray  # whose grown test and children the node has (subtree raising)
+    cls: IntArray
+    items: FloatArray
+    errors: FloatArray
+    dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48
+    updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
 
 
 class FlatTree:
@@ -39,7 +85,7 @@ class FlatTree:
         self.dtype = dtype
         self.n = 0
         cap = max(capacity, 1)
-        self.kind = np.zeros(cap, dtype=np.int8)
+        self.kind = np.full(cap, KIND_LEAF, dtype=np.int8)
         self.cls = np.zeros(cap, dtype=np.int64)
         self.items = np.zeros(cap)
         self.errors = np.zeros(cap)
@@ -77,7 +123,9 @@ class FlatTree:
             for name in self._FIELDS:
                 old = getattr(self, name)
                 grown = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
-                if name == "attribute":
+                if name == "kind":
+                    grown[:] = KIND_LEAF
+                elif name == "attribute":
                     grown[:] = -1
                 elif name == "threshold":
                     grown[:] = math.nan
@@ -91,7 +139,22 @@ class FlatTree:
         for name in self._FIELDS:
             setattr(self, name, np.ascontiguousarray(getattr(self, name)[: self.n]))
 
+    def arrays(self) -> TreeArrays:
+        """The grown structure of the ``n`` nodes (a leaf's threshold 0, no children)."""
+        n = self.n
+        test = self.kind[:n] != KIND_LEAF
+        return TreeArrays(
+            self.kind[:n],
+            self.cls[:n],
+            self.attribute[:n],
+            np.where(test, self.threshold[:n], 0.0),
+            self.first[:n],
+            np.where(test, self.count[:n], 0),
+            self.subsets,
+        )
+
     def children(self, i: int) -> range:
+        """The ids of node ``i``'s children, in branch order (empty for a leaf)."""
         return range(int(self.first[i]), int(self.first[i] + self.count[i]))
 
     def to_tnodes(self) -> TNode:
@@ -107,8 +170,8 @@ class FlatTree:
         first, count = self.first.tolist(), self.count.tolist()
 
         def make(i: int) -> TNode:
-            t = TNode(KINDS[kind[i]], cls[i], items[i], errors[i], self.dist[i])
-            if kind[i] != LEAF:
+            t = TNode(KIND_NAME[kind[i]], cls[i], items[i], errors[i], self.dist[i])
+            if kind[i] != KIND_LEAF:
                 # math.nan itself where there is no cut, as TNode has it (node
                 # tuples compare NaN fields by identity).
                 th = threshold[i]
@@ -121,7 +184,7 @@ class FlatTree:
         stack = [(root, 0)]
         while stack:
             t, i = stack.pop()
-            if kind[i] == LEAF:
+            if kind[i] == KIND_LEAF:
                 continue
             for j in range(first[i], first[i] + count[i]):
                 c = make(j)
@@ -137,7 +200,7 @@ def collapse(tree: FlatTree, j48: bool) -> None:
     (float32 for c45); a test no better than a leaf becomes one.
     """
     n = tree.n
-    internal = np.flatnonzero(tree.kind[:n] != LEAF)
+    internal = np.flatnonzero(tree.kind[:n] != KIND_LEAF)
     if internal.size == 0:
         return
     depth = tree.depth[internal]
@@ -161,27 +224,20 @@ def collapse(tree: FlatTree, j48: bool) -> None:
             leaf_err = leaf_err.astype(np.float32).astype(np.float64)
         tree.errors[level] = acc
         to_leaf = level[acc >= leaf_err - EPSILON]
-        tree.kind[to_leaf] = LEAF
+        tree.kind[to_leaf] = KIND_LEAF
 
 
-def model_nodes(
-    tree: FlatTree,
-    cur_kind: IntArray,
-    src: IntArray,
-    cls: IntArray,
-    items: FloatArray,
-    errors: FloatArray,
-    dist: FloatArray,
-    updated: npt.NDArray[np.int8],
-) -> tuple[Node, ...]:
+def model_nodes(tree: FlatTree, rec: NodeRecords) -> tuple[Node, ...]:
     """The pruned tree as model nodes (pre-order), from the C pruner's records.
 
-    Node i of the pruned tree has the grown test and children of ``src[i]``
-    (itself unless subtree raising moved a branch up), is a leaf where
-    ``cur_kind[i]`` says so, and takes class, items, errors and distribution
-    from the pruner where bit 1 of ``updated`` is set, else as grown.
+    Node i of the pruned tree has the grown test and children of
+    ``rec.src[i]`` (itself unless subtree raising moved a branch up), is a
+    leaf where ``rec.kind[i]`` says so, and takes class, items, errors and
+    distribution from the pruner where bit 1 of ``rec.updated`` is set, else
+    as grown.
     """
-    cur_l, src_l = cur_kind.tolist(), src.tolist()
+    cls, items, errors, dist, updated = rec.cls, rec.items, rec.errors, rec.dist, rec.updated
+    cur_l, src_l = rec.kind.tolist(), rec.src.tolist()
     okind, first, count = tree.kind.tolist(), tree.first.tolist(), tree.count.tolist()
     order: list[int] = []
     kids: list[list[int] | None] = []  # None: a leaf
@@ -190,7 +246,7 @@ def model_nodes(
         i = stack.pop()
         order.append(i)
         s = src_l[i]
-        if cur_l[i] == LEAF or okind[s] == LEAF:
+        if cur_l[i] == KIND_LEAF or okind[s] == KIND_LEAF:
             kids.append(None)
             continue
         ch = list(range(first[s], first[s] + count[s]))
@@ -212,7 +268,7 @@ def model_nodes(
         leaf = ch_k is None
         out.append(
             Node(
-                kind="leaf" if ch_k is None else KINDS[okind[s]],
+                kind="leaf" if ch_k is None else KIND_NAME[okind[s]],
                 cls=int(cls_l[k]),
                 items=float(items_l[k]),
                 errors=float(err_l[k]),
@@ -234,13 +290,13 @@ def _cut(x: float) -> float:
 def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:
     """The (collapsed) grown tree as model nodes: the unpruned model."""
     n = tree.n
-    return model_nodes(
-        tree,
-        tree.kind[:n].astype(np.intp),
-        np.arange(n, dtype=np.intp),
-        tree.cls[:n],
-        tree.items[:n],
-        tree.errors[:n],
-        tree.dist[:n],
-        np.zeros(n, dtype=np.int8),
+    grown = NodeRecords(
+        kind=tree.kind[:n].astype(np.intp),
+        src=np.arange(n, dtype=np.intp),
+        cls=tree.cls[:n],
+        items=tree.items[:n],
+        errors=tree.errors[:n],
+        dist=tree.dist[:n],
+        updated=np.zeros(n, dtype=np.int8),
     )
+    return model_nodes(tree, grown)

@@ -32,32 +32,33 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
+from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.flat import FlatTree, collapse
-from treegen.trainer.levelwise.partition import Task, partition
+from treegen.trainer.levelwise.partition import partition
 from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.select import select
+from treegen.trainer.select import select, stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
-    J48_TOL,
     ContScores,
     Score,
     eval_continuous,
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.stats import EPSILON
 from treegen.trainer.subsets import best_subsets
 
-FloatArray = npt.NDArray[np.floating]
 BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
 GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
 
 
-def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
-    """Grow the unpruned tree level by level (collapse applied at the end)."""
+def grow_levels(ctx: Context, opts: GrowOptions,
+                progress: Callable[[str, int], None] | None = None) -> FlatTree:
+    """Grow the unpruned tree level by level (collapse applied at the end);
+    ``progress("growing", nodes)`` after each round."""
     n = ctx.n_rows
     tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n // 4))
     root = tree.add(1)
@@ -94,6 +95,8 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
         if nxt:
             stack.append(nxt)
         rounds += 1
+        if progress is not None:
+            progress("growing", tree.n)
         if rounds % 8 == 0:
             release_freed_memory()
     release_freed_memory()
@@ -103,6 +106,7 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
 
 
 def _load_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         trim: Callable[[int], int] = libc.malloc_trim
@@ -152,17 +156,18 @@ def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
 
 
 def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOptions) -> list[Task]:
+    """Grow one bucket of nodes: their records, their tests, their children's tasks.
+
+    Every node gets its weight, class distribution and majority class; the
+    ones that do not stay leaves are scored on every attribute, get the
+    attribute :func:`_select` picks (if any) and are split into children.
+    """
     dt = ctx.dtype
     C = ctx.n_classes
-    m = ctx.min_cases
-    B = len(tasks)
-    sizes = np.asarray([t.rows.size for t in tasks], dtype=np.intp)
-    tid = np.repeat(np.arange(B), sizes)
-    w_cat = np.concatenate([t.w for t in tasks]).astype(dt)
-    rows_cat = np.concatenate([t.rows for t in tasks])
-    y_cat = ctx.y[rows_cat]
-    cases = ctx.sums(tid, w_cat, B)
-    freq = ctx.sums(tid * C + y_cat, w_cat, B * C).reshape(B, C)
+    bucket = Bucket.gather(ctx, tasks)
+    B = bucket.n_tasks
+    cases = bucket.cases
+    freq = ctx.sums(bucket.tid * C + bucket.y, bucket.w, B * C).reshape(B, C)
     best = np.argmax(freq, axis=1)
     bestf = freq[np.arange(B), best]
     nids = np.asarray([t.nid for t in tasks], dtype=np.intp)
@@ -170,56 +175,32 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     tree.items[nids] = cases
     tree.errors[nids] = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)
     tree.dist[nids] = freq
-    if ctx.j48:
-        stop = (np.abs(bestf - cases) < J48_TOL) | (2 * m - cases > J48_TOL)
-    else:
-        stop = (bestf == cases) | (cases < 2 * m)
-    keep = np.flatnonzero(~stop)
+    keep = np.flatnonzero(~stays_leaf(ctx, cases, bestf))
     if keep.size == 0:
         return []
     if keep.size < B:
-        tasks = [tasks[i] for i in keep.tolist()]
-        cases, freq, best = cases[keep], freq[keep], best[keep]
-        B = len(tasks)
-        sizes = sizes[keep]
-        tid = np.repeat(np.arange(B), sizes)
-        w_cat = np.concatenate([t.w for t in tasks]).astype(dt)
-        rows_cat = np.concatenate([t.rows for t in tasks])
-        y_cat = ctx.y[rows_cat]
-    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    n_att = len(ctx.kinds)
-    G = np.full((B, n_att), np.nan)
-    I = np.zeros((B, n_att))
-    OK = np.zeros((B, n_att), dtype=np.bool_)
-    BAR = np.full((B, n_att), np.nan)
-    subs: dict[tuple[int, int], Score] = {}
-    _score_nominal(ctx, tasks, opts, tid, rows_cat, y_cat, w_cat, cases, G, I, OK, subs)
+        bucket = bucket.subset(ctx, keep)
+    scores = BucketScores.empty(bucket.n_tasks, len(ctx.kinds))
+    _score_nominal(ctx, bucket, opts, scores)
     if ctx.cont_pos:
-        _score_continuous(ctx, tasks, tid, rows_cat, y_cat, w_cat, offsets, cases, G, I, OK, BAR)
-    chosen = _select(ctx, tasks, opts, G, I, OK, BAR, subs)
-    split = np.flatnonzero(chosen >= 0)
-    if split.size == 0:
+        _score_continuous(ctx, bucket, scores)
+    chosen = _select(ctx, opts, scores)
+    if not (chosen >= 0).any():
         return []
-    return partition(
-        ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat, w_cat, offsets, cases
-    )
+    return partition(ctx, tree, bucket, scores, chosen)
 
 
-def _score_nominal(
-    ctx: Context,
-    tasks: list[Task],
-    opts: GrowOptions,
-    tid: IntArray,
-    rows_cat: IntArray,
-    y_cat: IntArray,
-    w_cat: FloatArray,
-    cases: FloatArray,
-    G: npt.NDArray[np.float64],
-    I: npt.NDArray[np.float64],
-    OK: npt.NDArray[np.bool_],
-    subs: dict[tuple[int, int], Score],
-) -> None:
-    B = len(tasks)
+def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores) -> None:
+    """Score every nominal attribute at every node of the bucket into ``scores``.
+
+    With ``--subsets``, attributes of more than two values are scored as
+    subset tests (:func:`~treegen.trainer.subsets.best_subsets`, node by
+    node); the others as multiway tests, from one weighted count
+    ``Freq[v][c]`` per (node, attribute) for the whole bucket.  Attributes
+    already tested on a node's path are inadmissible there.
+    """
+    tasks, tid, cases = bucket.tasks, bucket.tid, bucket.cases
+    B = bucket.n_tasks
     C = ctx.n_classes
     plain = list(ctx.nom_pos)
     if opts.subsets:
@@ -232,33 +213,32 @@ def _score_nominal(
             for j, a in enumerate(multi):
                 s = best_subsets(ctx, f3[j, : ctx.n_values[a] + 1], float(cases[b]), opts.criterion)
                 if s is not None:
-                    subs[(b, a)] = s
-                    G[b, a], I[b, a], OK[b, a] = s.gain, s.info, True
+                    scores.set_subset(b, a, s)
     if not plain:
         return
     K = len(plain)
     kmax = max(ctx.n_values[a] for a in plain) + 1
     f = np.zeros((B, K, kmax * C), dtype=ctx.dtype)
-    base = tid * (kmax * C) + y_cat
+    base = tid * (kmax * C) + bucket.y
     if native.cscan is not None and not ctx.j48:
         # f[b, k, v * C + c], every cell summed in case order as below.
         native.cscan.nominal_counts(
             ctx.ncodes,
             ctx.ncodes.dtype.itemsize,
             ctx.ncodes.shape[1],
-            rows_cat,
+            bucket.rows,
             np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp),
-            tid * (K * kmax * C) + y_cat,
-            np.ascontiguousarray(w_cat, dtype=np.float32),
+            tid * (K * kmax * C) + bucket.y,
+            np.ascontiguousarray(bucket.w, dtype=np.float32),
             kmax * C,
             C,
             f,
         )
     else:
-        codes = ctx.ncodes[rows_cat]  # all codes of a case in one gather (one cache line)
+        codes = ctx.ncodes[bucket.rows]  # all codes of a case in one gather (one cache line)
         for k, a in enumerate(plain):  # one attribute at a time keeps temporaries at n rows
             idx = base + codes[:, ctx.nom_pos[a]].astype(np.intp) * C
-            f[:, k] = ctx.sums(idx, w_cat, B * kmax * C).reshape(B, kmax * C)
+            f[:, k] = ctx.sums(idx, bucket.w, B * kmax * C).reshape(B, kmax * C)
     att = np.asarray(plain, dtype=np.intp)
     step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
     for lo in range(0, B, step):
@@ -274,31 +254,28 @@ def _score_nominal(
                 np.repeat(cases[lo:hi], K),
                 ctx.min_cases,
             )
-        G[lo:hi, att] = gain.reshape(hi - lo, K)
-        I[lo:hi, att] = info.reshape(hi - lo, K)
-        OK[lo:hi, att] = ok.reshape(hi - lo, K)
+        scores.gain[lo:hi, att] = gain.reshape(hi - lo, K)
+        scores.info[lo:hi, att] = info.reshape(hi - lo, K)
+        scores.ok[lo:hi, att] = ok.reshape(hi - lo, K)
     # Attributes already tested on the path: one scatter for the bucket.
     tb = [b for b, t in enumerate(tasks) for _ in t.tested]
     if tb:
-        OK[tb, [a for t in tasks for a in t.tested]] = False
+        scores.ok[tb, [a for t in tasks for a in t.tested]] = False
 
 
-def _score_continuous(
-    ctx: Context,
-    tasks: list[Task],
-    tid: IntArray,
-    rows_cat: IntArray,
-    y_cat: IntArray,
-    w_cat: FloatArray,
-    offsets: IntArray,
-    cases: FloatArray,
-    G: npt.NDArray[np.float64],
-    I: npt.NDArray[np.float64],
-    OK: npt.NDArray[np.bool_],
-    BAR: npt.NDArray[np.float64],
-) -> None:
+def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> None:
+    """Score every continuous attribute at every node of the bucket into ``scores``.
+
+    Each (node, attribute) is a segment: the node's cases with a known
+    value, in value order (``Task.srt``).  With the C accelerator the
+    segments are scanned unpadded (:func:`eval_continuous_flat`); otherwise
+    chunks of them are padded into 2-D arrays for :func:`eval_continuous`.
+    The same scores either way.
+    """
     dt = ctx.dtype
-    B = len(tasks)
+    tasks, tid, rows_cat, w_cat = bucket.tasks, bucket.tid, bucket.rows, bucket.w
+    offsets, cases = bucket.offsets, bucket.cases
+    B = bucket.n_tasks
     Kc = len(ctx.cont_pos)
     E = rows_cat.size
     lens = np.concatenate([t.lens for t in tasks])
@@ -314,7 +291,7 @@ def _score_continuous(
             Kc,
             rows_cat,
             np.ascontiguousarray(w_cat, dt),
-            np.ascontiguousarray(y_cat, np.intp),
+            np.ascontiguousarray(bucket.y, np.intp),
             tid,
             rec,
             unk,
@@ -330,7 +307,7 @@ def _score_continuous(
             np.repeat(cases, Kc),
             unk,
         )
-        _store_cont(ctx, B, cs, G, I, OK, BAR)
+        scores.set_continuous(ctx, cs)
         return
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, dt(0)).astype(dt)
@@ -369,48 +346,28 @@ def _score_continuous(
         )
         gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
         lo = hi
-    _store_cont(ctx, B, ContScores(gain, info, bar, ok), G, I, OK, BAR)
+    scores.set_continuous(ctx, ContScores(gain, info, bar, ok))
 
 
-def _store_cont(
-    ctx: Context,
-    B: int,
-    cs: ContScores,
-    G: npt.NDArray[np.float64],
-    I: npt.NDArray[np.float64],
-    OK: npt.NDArray[np.bool_],
-    BAR: npt.NDArray[np.float64],
-) -> None:
-    Kc = len(ctx.cont_pos)
-    att = np.asarray(list(ctx.cont_pos), dtype=np.intp)
-    G[:, att] = cs.gain.reshape(B, Kc)
-    I[:, att] = cs.info.reshape(B, Kc)
-    OK[:, att] = cs.ok.reshape(B, Kc)
-    BAR[:, att] = cs.bar.reshape(B, Kc)
+def _select(ctx: Context, opts: GrowOptions, scores: BucketScores) -> IntArray:
+    """The chosen attribute per task (-1: none), as :func:`~treegen.trainer.select.select` decides.
 
-
-def _select(
-    ctx: Context,
-    tasks: list[Task],
-    opts: GrowOptions,
-    G: npt.NDArray[np.float64],
-    I: npt.NDArray[np.float64],
-    OK: npt.NDArray[np.bool_],
-    BAR: npt.NDArray[np.float64],
-    subs: dict[tuple[int, int], Score],
-) -> IntArray:
-    """The chosen attribute per task (-1: none), as :func:`grow.select` decides."""
+    Release 8's gain ratio rule is vectorised over the bucket (float32 as
+    there); J48's has its own vectorised form (:func:`_select_j48`); the
+    gain criterion goes node by node through ``select`` itself.
+    """
+    G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
     B, n_att = G.shape
     if ctx.j48 and opts.criterion == "gainratio":
-        return _select_j48(ctx, G, I, OK)
+        return _select_j48(ctx, scores)
     if ctx.j48 or opts.criterion != "gainratio":
         out = np.full(B, -1, dtype=np.intp)
         for b in range(B):
-            scores = {
+            per_att = {
                 a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
                 for a in np.flatnonzero(OK[b]).tolist()
             }
-            out[b] = select(ctx, scores, opts.criterion)
+            out[b] = select(ctx, per_att, opts.criterion)
         return out
     dt = ctx.dtype
     qual = OK & _in_average(ctx, n_att)[None, :]
@@ -430,7 +387,7 @@ def _select(
 
 
 def _in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
-    """Attributes whose gain counts in the average gain (grow.select's rule)."""
+    """Attributes whose gain counts in the average gain (the rule of ``select.select``)."""
     n = ctx.n_rows
     return np.asarray(
         [
@@ -441,18 +398,14 @@ def _in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
     )
 
 
-def _select_j48(
-    ctx: Context,
-    G: npt.NDArray[np.float64],
-    I: npt.NDArray[np.float64],
-    OK: npt.NDArray[np.bool_],
-) -> IntArray:
-    """:func:`grow.select` for the j48 flavour, all tasks at once.
+def _select_j48(ctx: Context, scores: BucketScores) -> IntArray:
+    """:func:`~treegen.trainer.select.select` for the j48 flavour, all tasks at once.
 
     The average gain is a double sum in attribute order; attributes are then
     taken in order, each replacing the best so far only when its ratio is
-    more than 1e-6 higher (J48's ``Utils.gr``), as the node-by-node loop does.
+    more than ``J48_TOL`` higher (J48's ``Utils.gr``), as the node-by-node loop does.
     """
+    G, I, OK = scores.gain, scores.info, scores.ok
     B, n_att = G.shape
     qual = OK & _in_average(ctx, n_att)[None, :]
     av_sum = np.cumsum(np.where(qual, G, 0.0), axis=1)[:, -1] if n_att else np.zeros(B)

@@ -1,97 +1,194 @@
-"""Splitting a batch of nodes into their children (section 1 steps 8-9), all at once.
+"""Splitting a bucket of nodes into their children (section 1 steps 8-9), all at once.
 
-For every chosen test: the outcome of each case (-1 when its value is
-unknown), the known weight per branch, ``Factor = known_v / KnownCases``,
-the unknown cases' weights per branch (Release 8's float round trip from
-branch to branch), the children's case lists (parent order kept, so sums
-run in the same order as a node-by-node grower) and the children's sorted
-arrays, obtained by distributing the parent's in order (C ``part_sorted``,
-or a stable sort by child in numpy) instead of sorting again.  The
-children become consecutive nodes of the FlatTree; branches without a
-known case are empty leaves with the parent's class and distribution.  A
-test that leaves all the known weight in one branch is undone (the node
-stays a leaf): that child would be the node itself again.
+:func:`partition` takes the bucket's chosen tests through these steps:
+
+1. :func:`_tests`: each test written to the tree, and the branch of every
+   case (-1 when its value is unknown);
+2. :func:`_branches`: the known weight per branch, ``Factor = known_v /
+   KnownCases``, which branches are non-empty (each becomes a child), and
+   the unknown cases' weights per branch (Release 8's float round trip from
+   branch to branch);
+3. :func:`_child_cases`: the children's case lists (parent order kept, so
+   sums run in the same order as a node-by-node grower);
+4. :func:`_child_stats`: every child's weight and class distribution, and
+   whether it stays a leaf;
+5. :func:`_children_sorted`: the sorted arrays of the children that grow,
+   obtained by distributing the parent's in order (C ``part_sorted``, or a
+   stable sort by child in numpy) instead of sorting again;
+6. :func:`_add_children`: the children as consecutive nodes of the
+   FlatTree, branches without a known case as empty leaves with the
+   parent's class and distribution;
+7. :func:`_child_tasks`: a task for every child that may split.
+
+A test that leaves all the known weight in one branch is undone before step 2
+(:func:`_drop_one_branch_tests`: the node stays a leaf), since that child would
+be the node itself again and split the same way forever.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
+from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.flat import CONTINUOUS, LEAF, NOMINAL, SUBSET, FlatTree
-from treegen.trainer.splits import Score
+from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
+from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.route import subset_table
+from treegen.trainer.select import stays_leaf
 
 FloatArray = npt.NDArray[np.floating]
+BoolArray = npt.NDArray[np.bool_]
 
 
-@dataclass(slots=True, eq=False)
-class Task:
-    """A node waiting to be grown, with the cases that reach it."""
+@dataclass(frozen=True, slots=True)
+class _Tests:
+    """The bucket's chosen tests and where each of its cases goes."""
 
-    nid: int  # the node's id in the FlatTree
-    rows: IntArray  # global row ids, ascending
-    w: FloatArray  # their weights at this node
-    # Per continuous attribute, one after another: positions into rows of the
-    # cases with a known value, in value order (lens[k] of them for attribute k).
-    srt: npt.NDArray[np.int32]
-    lens: IntArray
-    all_known: bool
-    tested: frozenset[int]
+    split: IntArray  # the tasks that split, ascending
+    nids: IntArray  # their node ids
+    forks: IntArray  # per task: its test's branch count (0: no test)
+    branch: IntArray  # per bucket entry: its branch; -1 unknown value, -2 task not split
 
 
-def _outcomes(
-    ctx: Context,
-    tree: FlatTree,
-    tasks: list[Task],
-    split: IntArray,
-    chosen: IntArray,
-    BAR: npt.NDArray[np.float64],
-    subs: dict[tuple[int, int], Score],
-    tid: IntArray,
-    rows_cat: IntArray,
-) -> tuple[IntArray, IntArray]:
-    """Branch index of every case of the split tasks (-1 unknown) and each task's forks.
+@dataclass(frozen=True, slots=True)
+class _Branches:
+    """Per (task, branch) of the bucket: the known weight's share and the child it makes.
 
-    Also records each split task's test in ``tree``.
+    Arrays (tasks x ``width``) where ``width`` is the widest test's branch
+    count; children are numbered in task, then branch order.
     """
-    B = len(tasks)
+
+    width: int
+    nonempty: BoolArray  # a known case takes the branch: it makes a child
+    factor: FloatArray  # known_v / KnownCases (NaN / inf where empty)
+    child_id: IntArray  # the child a non-empty branch makes; -1 for empty ones
+    owner: IntArray  # per child: its task
+    known: BoolArray  # per bucket entry: its branch is known
+    unknown: IntArray  # the bucket entries whose tested value is unknown
+    unknown_w: FloatArray  # their weight in each branch (unknown x width)
+
+    @property
+    def n_child(self) -> int:
+        """How many children the bucket's tests make (non-empty branches)."""
+        return self.owner.size
+
+
+@dataclass(frozen=True, slots=True)
+class _ChildCases:
+    """Every child's cases, child after child, each child's in its parent's entry order.
+
+    ``entry``/``rows``/``w``: the parent's bucket entry, its row, its weight
+    in the child; child ``c``'s cases are ``starts[c]`` .. ``starts[c] +
+    sizes[c] - 1``.  The last three map parent entries to positions in
+    their children (what :func:`_children_sorted` needs): ``pos_known[e]``
+    for an entry with a known branch, ``pos_unknown[unk_slot[e], v]`` for
+    an unknown one in branch v (both -1 where none; one spare entry each).
+    """
+
+    child: IntArray
+    entry: IntArray
+    rows: IntArray
+    w: FloatArray
+    starts: IntArray
+    sizes: IntArray
+    pos_known: IntArray
+    unk_slot: IntArray
+    pos_unknown: IntArray
+
+
+@dataclass(frozen=True, slots=True)
+class _ChildStats:
+    """Every child's weight, class distribution, majority class and leaf rule."""
+
+    cases: FloatArray
+    freq: FloatArray  # (children, classes)
+    best: IntArray
+    best_freq: FloatArray
+    leaf: BoolArray  # stays a leaf: needs no task
+
+
+class _Sorted(NamedTuple):
+    """The growing children's sorted arrays, one after another (the layout of ``Task.srt``)."""
+
+    srt: npt.NDArray[np.int32]
+    start: IntArray  # each child's offset into srt (children + 1 entries)
+    lens: IntArray  # (children x continuous attributes)
+
+
+def partition(
+    ctx: Context, tree: FlatTree, bucket: Bucket, scores: BucketScores, chosen: IntArray
+) -> list[Task]:
+    """Split the bucket's nodes on their chosen attributes (``chosen[b]``, -1: none).
+
+    Writes each test and the children's nodes into ``tree`` and returns a
+    task for every child that may split in turn (the others are leaves).
+    Sums run as a node-by-node grower runs them, so the children's weights
+    and records are bit for bit the reference engine's.
+    """
+    tests = _drop_one_branch_tests(ctx, tree, bucket, _tests(ctx, tree, bucket, scores, chosen))
+    if tests.split.size == 0:
+        return []
+    branches = _branches(ctx, tree, bucket, tests)
+    cases = _child_cases(ctx, bucket, tests, branches)
+    stats = _child_stats(ctx, cases, branches.n_child)
+    grows = ~stats.leaf
+    kc = len(ctx.cont_pos)
+    if kc and grows.any():
+        sorted_ = _children_sorted(ctx, bucket, tests, branches, cases, grows)
+    else:
+        n_child = branches.n_child
+        sorted_ = _Sorted(
+            np.zeros(0, dtype=np.int32),
+            np.zeros(n_child + 1, dtype=np.intp),
+            np.zeros((n_child, kc), dtype=np.intp),
+        )
+    node_of = _add_children(ctx, tree, tests, branches, stats)
+    return _child_tasks(tree, bucket, tests, branches, cases, stats, sorted_, node_of)
+
+
+def _tests(
+    ctx: Context, tree: FlatTree, bucket: Bucket, scores: BucketScores, chosen: IntArray
+) -> _Tests:
+    """Each split task's test, written to ``tree``, and the branch of every bucket entry.
+
+    A chosen nominal attribute scored as a subset test is one when it groups
+    its values (fewer groups than values), else a plain multiway test.
+    """
+    tasks = bucket.tasks
+    split = np.flatnonzero(chosen >= 0)
+    B = bucket.n_tasks
     forks = np.zeros(B, dtype=np.intp)
-    br = np.full(rows_cat.size, -2, dtype=np.intp)
     thr = np.full(B, np.nan)
-    # Per task, the tested column of cvals (continuous) or ncodes (nominal):
-    # one gather per kind of test instead of one pass per attribute.
-    cpos = np.full(B, -1, dtype=np.intp)
-    npos = np.full(B, -1, dtype=np.intp)
-    kind = np.zeros(B, dtype=np.int8)
+    kind = np.full(B, KIND_LEAF, dtype=np.int8)  # no test
     subset_tasks: list[int] = []
     for b in split.tolist():
         a = int(chosen[b])
+        sub = scores.subsets.get((b, a))
         if ctx.kinds[a] == "continuous":
-            kind[b] = CONTINUOUS
+            kind[b] = KIND_CONTINUOUS
             if ctx.j48:
-                thr[b] = ctx.cut_for(a, float(BAR[b, a]))
+                thr[b] = ctx.cut_for(a, float(scores.bar[b, a]))
             forks[b] = 2
-            cpos[b] = ctx.cont_pos[a]
-        elif (b, a) in subs and len(subs[(b, a)].subsets) < ctx.n_values[a]:
-            kind[b] = SUBSET
-            tree.subsets[tasks[b].nid] = subs[(b, a)].subsets
-            forks[b] = len(subs[(b, a)].subsets)
+        elif sub is not None and len(sub.subsets) < ctx.n_values[a]:
+            kind[b] = KIND_SUBSET
+            tree.subsets[tasks[b].nid] = sub.subsets
+            forks[b] = len(sub.subsets)
             subset_tasks.append(b)
         else:
-            kind[b] = NOMINAL
+            kind[b] = KIND_NOMINAL
             forks[b] = ctx.n_values[a]
-            npos[b] = ctx.nom_pos[a]
     if not ctx.j48:
         # ctx.cut_for, one binary search per attribute for all its cuts.
-        cont = split[kind[split] == CONTINUOUS]
+        cont = split[kind[split] == KIND_CONTINUOUS]
         for a in np.unique(chosen[cont]).tolist():
             tb = cont[chosen[cont] == a]
             d = ctx.distinct[a]
-            bar = BAR[tb, a].astype(d.dtype)  # float32 midpoints: exact
+            bar = scores.bar[tb, a].astype(d.dtype)  # float32 midpoints: exact
             i = np.searchsorted(d, bar, side="right") - 1
             assert (i >= 0).all(), "midpoint lies above a training value by construction"
             thr[tb] = d[i]
@@ -99,95 +196,132 @@ def _outcomes(
     tree.kind[nids] = kind[split]
     tree.attribute[nids] = chosen[split]
     tree.threshold[nids] = thr[split]
+    branch = _route(ctx, tree, bucket, chosen, kind, thr, subset_tasks)
+    return _Tests(split, nids, forks, branch)
+
+
+def _route(
+    ctx: Context,
+    tree: FlatTree,
+    bucket: Bucket,
+    chosen: IntArray,
+    kind: npt.NDArray[np.int8],
+    thr: npt.NDArray[np.float64],
+    subset_tasks: list[int],
+) -> IntArray:
+    """Branch of every bucket entry at its task's test (-1 unknown, -2 no test).
+
+    :func:`treegen.trainer.route.branch_of` for a whole bucket: one gather
+    per kind of test (the tested column of cvals or ncodes per task) instead
+    of one pass per attribute, then the subset tests one by one.
+    """
+    tid, rows = bucket.tid, bucket.rows
+    is_cont = kind == KIND_CONTINUOUS
+    is_nom = kind == KIND_NOMINAL
+    cpos = np.full(bucket.n_tasks, -1, dtype=np.intp)
+    npos = np.full(bucket.n_tasks, -1, dtype=np.intp)
+    cpos[is_cont] = [ctx.cont_pos[a] for a in chosen[is_cont].tolist()]
+    npos[is_nom] = [ctx.nom_pos[a] for a in chosen[is_nom].tolist()]
+    br = np.full(rows.size, -2, dtype=np.intp)
     ce = cpos[tid]
     sel = np.flatnonzero(ce >= 0)
     if sel.size:
-        v = ctx.cvals[ce[sel], rows_cat[sel]]
+        v = ctx.cvals[ce[sel], rows[sel]]
         out = np.where(v <= thr[tid[sel]], 0, 1)
         out[np.isnan(v)] = -1
         br[sel] = out
     ne_ = npos[tid]
     sel = np.flatnonzero(ne_ >= 0)
     if sel.size:
-        br[sel] = ctx.ncodes[rows_cat[sel], ne_[sel]] - 1
+        br[sel] = ctx.ncodes[rows[sel], ne_[sel]] - 1
     for b in subset_tasks:
         a = int(chosen[b])
-        table = np.full(ctx.n_values[a] + 1, -1, dtype=np.intp)
-        for j, vals in enumerate(tree.subsets[tasks[b].nid]):
-            table[np.asarray(vals, dtype=np.intp) + 1] = j
+        table = subset_table(ctx.n_values[a], tree.subsets[bucket.tasks[b].nid])
         sel = np.flatnonzero(tid == b)
-        br[sel] = table[ctx.ncodes[rows_cat[sel], ctx.nom_pos[a]]]
-    return br, forks
+        br[sel] = table[ctx.ncodes[rows[sel], ctx.nom_pos[a]]]
+    return br
 
 
-def _undo_tests(tree: FlatTree, nids: list[int]) -> None:
-    """Make the nodes ``nids`` leaves again (``_outcomes`` recorded their tests)."""
-    tree.kind[nids] = LEAF
+def _drop_one_branch_tests(ctx: Context, tree: FlatTree, bucket: Bucket, tests: _Tests) -> _Tests:
+    """The tests without those that leave all the known weight in one branch.
+
+    Such a child would be its parent again (and split the same way forever),
+    so the test is no split and the node stays a leaf, as in the reference
+    engine's ``form_tree``: its test is taken out of ``tree`` and its cases
+    go nowhere (branch -2, as an unsplit task's).  "Weight > 0" is the test,
+    so summation order cannot make the engines disagree.
+    """
+    B = bucket.n_tasks
+    F = int(tests.forks.max()) if B else 0
+    tid, br = bucket.tid, tests.branch
+    kn = br >= 0
+    known_v = ctx.sums(tid[kn] * F + br[kn], bucket.w[kn], B * F).reshape(B, F)
+    one = np.count_nonzero(known_v[tests.split] > 0, axis=1) < 2
+    if not one.any():
+        return tests
+    undone = tests.split[one]
+    nids = tests.nids[one]
+    tree.kind[nids] = KIND_LEAF
     tree.attribute[nids] = -1
     tree.threshold[nids] = np.nan
-    for nid in nids:
+    for nid in nids.tolist():
         tree.subsets.pop(nid, None)
+    gone = np.zeros(B, dtype=np.bool_)
+    gone[undone] = True
+    branch = np.where(gone[tid], -2, br)
+    forks = tests.forks.copy()
+    forks[undone] = 0
+    return _Tests(tests.split[~one], tests.nids[~one], forks, branch)
 
 
-def partition(
-    ctx: Context,
-    tree: FlatTree,
-    tasks: list[Task],
-    split: IntArray,
-    chosen: IntArray,
-    BAR: npt.NDArray[np.float64],
-    subs: dict[tuple[int, int], Score],
-    tid: IntArray,
-    rows_cat: IntArray,
-    w_cat: FloatArray,
-    offsets: IntArray,
-    cases: FloatArray,
-) -> list[Task]:
+def _branches(ctx: Context, tree: FlatTree, bucket: Bucket, tests: _Tests) -> _Branches:
+    """Known weight per branch, Factors, the children, the unknown cases' weights.
+
+    The known and unknown sums run per task in entry order (sequential, as
+    ``CountItems`` runs); the tests' non-empty branches and Factors are also
+    recorded in ``tree`` for the Python pruner's first pass (TNode.factors).
+    """
     dt = ctx.dtype
-    br, forks = _outcomes(ctx, tree, tasks, split, chosen, BAR, subs, tid, rows_cat)
-    B = len(tasks)
-    F = int(forks.max())
-    # Known weight per branch (sequential sums).
-    kn = br >= 0
-    known_v = ctx.sums(tid[kn] * F + br[kn], w_cat[kn], B * F).reshape(B, F)
-    one_branch = np.count_nonzero(known_v[split] > 0, axis=1) < 2
-    if one_branch.any():
-        # All the known weight in one branch: that child would be its parent
-        # again (and split the same way forever), so the test is no split
-        # (as in grow.form_tree).
-        undo = np.zeros(B, dtype=np.bool_)
-        undo[split[one_branch]] = True
-        _undo_tests(tree, [tasks[b].nid for b in split[one_branch].tolist()])
-        br[undo[tid]] = -2  # their cases go nowhere, as an unsplit task's
-        known_v[undo] = 0
-        split = split[~one_branch]
-        if split.size == 0:
-            return []
-        kn = br >= 0
-    # Per-task unknown weight.
+    B = bucket.n_tasks
+    F = int(tests.forks.max())
+    tid, br, w = bucket.tid, tests.branch, bucket.w
     unk = br == -1
-    unk_w = ctx.sums(tid[unk], w_cat[unk], B)
-    known_cases = (cases.astype(dt) - unk_w.astype(dt)).astype(dt)
+    unk_w = ctx.sums(tid[unk], w[unk], B)
+    known_cases = (bucket.cases.astype(dt) - unk_w.astype(dt)).astype(dt)
+    kn = br >= 0
+    known_v = ctx.sums(tid[kn] * F + br[kn], w[kn], B * F).reshape(B, F)
     count_v = np.bincount(tid[kn] * F + br[kn], minlength=B * F).reshape(B, F)
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
-    # For the Python pruner's first pass (see TNode.factors).
-    nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)
+    split = tests.split
     tree.branch_blocks.append(
-        (nids, nonempty[split], np.where(nonempty, factor, np.nan)[split].astype(np.float64))
+        (tests.nids, nonempty[split], np.where(nonempty, factor, np.nan)[split].astype(np.float64))
     )
     # Child ids for non-empty branches, in task then branch order.
     child_id = np.full((B, F), -1, dtype=np.intp)
     ne_t, ne_v = np.nonzero(nonempty)
     child_id[ne_t, ne_v] = np.arange(ne_t.size)
-    n_child = ne_t.size
-    # Unknown cases: weight in each branch, round trip from branch to branch.
     u_idx = np.flatnonzero(unk)
-    u_t = tid[u_idx]
+    cw = _unknown_weights(ctx, bucket, u_idx, nonempty, factor)
+    return _Branches(F, nonempty, factor, child_id, ne_t, kn, u_idx, cw)
+
+
+def _unknown_weights(
+    ctx: Context, bucket: Bucket, u_idx: IntArray, nonempty: BoolArray, factor: FloatArray
+) -> FloatArray:
+    """Weight of each unknown-valued entry ``u_idx`` in each non-empty branch of its test.
+
+    Release 8's round trip: branch v gets ``fl(w * F_v)`` and the next
+    branch starts from ``fl(fl(w * F_v) / F_v)``; J48 scales the original
+    weight each time.
+    """
+    dt = ctx.dtype
+    F = nonempty.shape[1]
+    u_t = bucket.tid[u_idx]
     cw = np.zeros((u_idx.size, F), dtype=dt)
     if u_idx.size:
-        cur = w_cat[u_idx].astype(dt)
+        cur = bucket.w[u_idx].astype(dt)
         for v in range(F):
             has = nonempty[u_t, v]
             if not has.any():
@@ -197,23 +331,35 @@ def partition(
             cw[has, v] = val
             if not ctx.j48:  # J48 scales a copy; Release 8 divides back in place
                 cur[has] = (val / f).astype(dt)
-    # Emit (child, parent entry, weight) for known and unknown cases: every
-    # child's cases in entry order.
-    E = rows_cat.size
+    return cw
+
+
+def _child_cases(ctx: Context, bucket: Bucket, tests: _Tests, branches: _Branches) -> _ChildCases:
+    """Every child's (parent entry, weight) list: its branch's known cases and every unknown one.
+
+    The C kernel (``emit_children``) and the numpy code give the same lists.
+    """
+    dt = ctx.dtype
+    tid, br, w = bucket.tid, tests.branch, bucket.w
+    F, nonempty, child_id = branches.width, branches.nonempty, branches.child_id
+    n_child = branches.n_child
+    u_idx, cw = branches.unknown, branches.unknown_w
+    u_t = tid[u_idx]
+    E = bucket.rows.size
     u_slot = np.full(E + 1, -1, dtype=np.intp)
     u_slot[u_idx] = np.arange(u_idx.size)
     pos_unk = np.full((u_idx.size + 1, F), -1, dtype=np.intp)
+    pos_known = np.full(E + 1, -1, dtype=np.intp)
     if native.cscan is not None:
         n_ne = nonempty.sum(axis=1)
-        total = int(np.count_nonzero(kn)) + int(n_ne[u_t].sum())
+        total = int(np.count_nonzero(branches.known)) + int(n_ne[u_t].sum())
         starts_all = np.empty(n_child + 1, dtype=np.intp)
         ent_s = np.empty(total, dtype=np.intp)
         wt_s = np.empty(total, dtype=dt)
-        pos_known = np.full(E + 1, -1, dtype=np.intp)
         native.cscan.emit_children(
             tid,
             np.ascontiguousarray(br, dtype=np.intp),
-            np.ascontiguousarray(w_cat, dtype=dt),
+            np.ascontiguousarray(w, dtype=dt),
             np.ascontiguousarray(child_id, dtype=np.intp),
             F,
             u_slot,
@@ -229,106 +375,114 @@ def partition(
         sizes = np.diff(starts_all)
         ch_s = np.repeat(np.arange(n_child), sizes)
     else:
-        k_idx = np.flatnonzero(kn & (child_id[tid, np.maximum(br, 0)] >= 0))
+        k_idx = np.flatnonzero(branches.known & (child_id[tid, np.maximum(br, 0)] >= 0))
         rep_u, rep_v = np.nonzero(nonempty[u_t])
         ch = np.concatenate((child_id[tid[k_idx], br[k_idx]], child_id[u_t[rep_u], rep_v]))
         ent = np.concatenate((k_idx, u_idx[rep_u]))
-        wt = np.concatenate((w_cat[k_idx].astype(dt), cw[rep_u, rep_v]))
+        wt = np.concatenate((w[k_idx].astype(dt), cw[rep_u, rep_v]))
         order = np.argsort(ch.astype(np.int64) * (E + 1) + ent, kind="stable")
         ch_s, ent_s, wt_s = ch[order], ent[order], wt[order]
         sizes = np.bincount(ch_s, minlength=n_child)
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         local = np.arange(ent_s.size) - starts[ch_s]
-        pos_known = np.full(E + 1, -1, dtype=np.intp)
         emitted_known = order < k_idx.size
         pos_known[ent_s[emitted_known]] = local[emitted_known]
         uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
         pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
-    # Every child's weight and class distribution now (the same sequential sums
-    # the next level would do): children that must stay leaves need no task.
+    return _ChildCases(
+        ch_s, ent_s, bucket.rows[ent_s], wt_s, starts, sizes, pos_known, u_slot, pos_unk
+    )
+
+
+def _child_stats(ctx: Context, cases: _ChildCases, n_child: int) -> _ChildStats:
+    """Every child's weight and class distribution now (the sums the next level would do).
+
+    So the children that must stay leaves (:func:`~treegen.trainer.select.stays_leaf`)
+    need no task.
+    """
     C = ctx.n_classes
-    m = ctx.min_cases
-    y_s = ctx.y[rows_cat[ent_s]]
-    ccases = ctx.sums(ch_s, wt_s, n_child)
-    cfreq = ctx.sums(ch_s * C + y_s, wt_s, n_child * C).reshape(n_child, C)
+    y_s = ctx.y[cases.rows]
+    ccases = ctx.sums(cases.child, cases.w, n_child)
+    cfreq = ctx.sums(cases.child * C + y_s, cases.w, n_child * C).reshape(n_child, C)
     cbest = np.argmax(cfreq, axis=1)
     cbestf = cfreq[np.arange(n_child), cbest]
-    if ctx.j48:
-        stays_leaf = (np.abs(cbestf - ccases) < 1e-6) | (2 * m - ccases > 1e-6)
-    else:
-        stays_leaf = (cbestf == ccases) | (ccases < 2 * m)
-    # Children's sorted arrays: every entry of a parent's sorted array goes to
-    # its branch's child (unknown values to every non-empty branch), in order.
-    kc = len(ctx.cont_pos)
-    grows = ~stays_leaf
-    if kc and grows.any():
-        srt_out, out_start, out_lens = _children_sorted(
-            ctx,
-            tasks,
-            split,
-            offsets,
-            tid,
-            br,
-            nonempty,
-            child_id,
-            grows,
-            pos_known,
-            u_slot,
-            pos_unk,
-        )
-    else:
-        srt_out = np.zeros(0, dtype=np.int32)
-        out_start = np.zeros(n_child + 1, dtype=np.intp)
-        out_lens = np.zeros((n_child, kc), dtype=np.intp)
-    # Child nodes, and tasks for the children that may split.
-    rows_s = rows_cat[ent_s]
-    has_unknown = np.bincount(tid[unk], minlength=B) > 0
-    # The children as nodes: each test's branches get consecutive ids; an
-    # empty branch is a leaf with the parent's class and distribution.
-    nf = forks[split]
+    return _ChildStats(ccases, cfreq, cbest, cbestf, stays_leaf(ctx, ccases, cbestf))
+
+
+def _add_children(
+    ctx: Context, tree: FlatTree, tests: _Tests, branches: _Branches, stats: _ChildStats
+) -> IntArray:
+    """Append every test's branches to ``tree`` as consecutive nodes; each child's node id.
+
+    A non-empty branch's node takes its child's records; an empty branch is
+    a leaf with the parent's class and distribution (and no cases).
+    """
+    dt = ctx.dtype
+    split, nids = tests.split, tests.nids
+    nf = tests.forks[split]
     base = tree.add(int(nf.sum()))
     first = base + np.cumsum(nf) - nf
     tree.first[nids] = first
     tree.count[nids] = nf
     slot_b = np.repeat(split, nf)  # the task of every new node
     slot_v = np.arange(int(nf.sum())) - np.repeat(first - base, nf)  # its branch
-    slot_c = child_id[slot_b, slot_v]
+    slot_c = branches.child_id[slot_b, slot_v]
     ids = base + np.arange(slot_c.size)
     tree.depth[ids] = np.repeat(tree.depth[nids] + 1, nf)
     full = slot_c >= 0
     par = np.repeat(nids, nf)[~full]
     c = slot_c[full]
-    tree.cls[ids[full]] = cbest[c]
-    tree.items[ids[full]] = ccases[c]
-    tree.errors[ids[full]] = (ccases[c] - cbestf[c]).astype(dt)
-    tree.dist[ids[full]] = cfreq[c]
+    tree.cls[ids[full]] = stats.best[c]
+    tree.items[ids[full]] = stats.cases[c]
+    tree.errors[ids[full]] = (stats.cases[c] - stats.best_freq[c]).astype(dt)
+    tree.dist[ids[full]] = stats.freq[c]
     tree.cls[ids[~full]] = tree.cls[par]
     tree.dist[ids[~full]] = tree.dist[par]
-    # Tasks for the children that may split.
-    node_of = np.full(n_child, -1, dtype=np.intp)
+    node_of = np.full(branches.n_child, -1, dtype=np.intp)
     node_of[c] = ids[full]
+    return node_of
+
+
+def _child_tasks(
+    tree: FlatTree,
+    bucket: Bucket,
+    tests: _Tests,
+    branches: _Branches,
+    cases: _ChildCases,
+    stats: _ChildStats,
+    sorted_: _Sorted,
+    node_of: IntArray,
+) -> list[Task]:
+    """A task for every child that may split: its node, cases, weights and sorted arrays.
+
+    A child's cases are all known in the attributes tested on its path when
+    its parent's were and its parent's test met no unknown value; a nominal
+    test's attribute is not tested again below it.
+    """
+    tasks, split, nids = bucket.tasks, tests.split, tests.nids
+    has_unknown = np.bincount(bucket.tid[branches.unknown], minlength=bucket.n_tasks) > 0
     kind_l = tree.kind[nids].tolist()
     att_l = tree.attribute[nids].tolist()
-    starts_l = starts.tolist()
-    ends_l = (starts + sizes).tolist()
-    ost_l = out_start.tolist()
-    grow_c = np.flatnonzero(~stays_leaf)
+    starts_l = cases.starts.tolist()
+    ends_l = (cases.starts + cases.sizes).tolist()
+    ost_l = sorted_.start.tolist()
+    grow_c = np.flatnonzero(~stats.leaf)
     new: list[Task] = []
-    owner = ne_t[grow_c]  # the task each growing child comes from
+    owner = branches.owner[grow_c]  # the task each growing child comes from
     pos_of = {b: k for k, b in enumerate(split.tolist())}
     for cc, b in zip(grow_c.tolist(), owner.tolist()):
         t = tasks[b]
         k = pos_of[b]
         all_known = t.all_known and not has_unknown[b]
-        tested = t.tested | {att_l[k]} if kind_l[k] == NOMINAL else t.tested
+        tested = t.tested | {att_l[k]} if kind_l[k] == KIND_NOMINAL else t.tested
         lo, hi = starts_l[cc], ends_l[cc]
         new.append(
             Task(
                 int(node_of[cc]),
-                rows_s[lo:hi],
-                wt_s[lo:hi],
-                srt_out[ost_l[cc] : ost_l[cc + 1]],
-                out_lens[cc],
+                cases.rows[lo:hi],
+                cases.w[lo:hi],
+                sorted_.srt[ost_l[cc] : ost_l[cc + 1]],
+                sorted_.lens[cc],
                 all_known,
                 tested,
             )
@@ -338,29 +492,26 @@ def partition(
 
 def _children_sorted(
     ctx: Context,
-    tasks: list[Task],
-    split: IntArray,
-    offsets: IntArray,
-    tid: IntArray,
-    br: IntArray,
-    nonempty: npt.NDArray[np.bool_],
-    child_id: IntArray,
-    grows: npt.NDArray[np.bool_],
-    pos_known: IntArray,
-    u_slot: IntArray,
-    pos_unk: IntArray,
-) -> tuple[npt.NDArray[np.int32], IntArray, IntArray]:
-    """The growing children's sorted arrays in one int32 array.
+    bucket: Bucket,
+    tests: _Tests,
+    branches: _Branches,
+    cases: _ChildCases,
+    grows: BoolArray,
+) -> _Sorted:
+    """The sorted arrays of the children that grow (``grows``), in one int32 array.
 
-    Child after child, and within a child attribute after attribute (the
-    layout of ``Task.srt``); returns it with each child's offset (n_child + 1
-    entries) and its per-attribute lengths (n_child x kc).  The C kernel and
-    the numpy code compute the same arrays.
+    Every entry of a parent's sorted array goes to its branch's child
+    (unknown values to every non-empty branch), in order.  Child after
+    child, and within a child attribute after attribute (the layout of
+    ``Task.srt``), with each child's offset (n_child + 1 entries) and its
+    per-attribute lengths (n_child x kc).  The C kernel and the numpy code
+    compute the same arrays.
     """
-
+    tasks, split = bucket.tasks, tests.split
+    tid, br, child_id = bucket.tid, tests.branch, branches.child_id
     kc = len(ctx.cont_pos)
     n_child = grows.size
-    F = child_id.shape[1]
+    F = branches.width
     sp = split.tolist()
     if native.cscan is not None:
         srt_cat = np.concatenate([tasks[b].srt for b in sp]).astype(np.int32, copy=False)
@@ -371,27 +522,25 @@ def _children_sorted(
         # Per entry: child << 32 | position in it (known outcome), -1 (unknown).
         kn = br >= 0
         dest = np.where(br == -1, -1, -2).astype(np.int64)
-        dest[kn] = (child_id[tid[kn], br[kn]].astype(np.int64) << 32) | pos_known[:-1][kn]
+        dest[kn] = (child_id[tid[kn], br[kn]].astype(np.int64) << 32) | cases.pos_known[:-1][kn]
         buf = native.cscan.part_sorted(
             srt_cat,
             np.cumsum(tot) - tot,
             lens,
-            np.ascontiguousarray(offsets[split], dtype=np.intp),
+            np.ascontiguousarray(bucket.offsets[split], dtype=np.intp),
             np.ascontiguousarray(split, dtype=np.intp),
             dest,
             np.ascontiguousarray(child_id, dtype=np.intp),
             F,
             grows.astype(np.uint8),
-            u_slot,
-            np.ascontiguousarray(pos_unk, dtype=np.intp),
+            cases.unk_slot,
+            np.ascontiguousarray(cases.pos_unknown, dtype=np.intp),
             kc,
             out_start,
             out_lens,
         )
-        return np.frombuffer(buf, dtype=np.int32), out_start, out_lens
-    parts = _sorted_by_attribute(
-        ctx, tasks, split, offsets, br, nonempty, child_id, grows, pos_known, u_slot, pos_unk
-    )
+        return _Sorted(np.frombuffer(buf, dtype=np.int32), out_start, out_lens)
+    parts = _sorted_by_attribute(ctx, bucket, tests, branches, cases, grows)
     sizes = np.stack([sz for _, sz in parts], axis=1) if parts else np.zeros((n_child, 0), np.intp)
     per_child = sizes.sum(axis=1)
     out_start = np.concatenate(([0], np.cumsum(per_child))).astype(np.intp)
@@ -403,27 +552,25 @@ def _children_sorted(
         first_k = np.cumsum(sz_k) - sz_k
         dest = np.repeat(out_start[:-1] + before[:, k] - first_k, sz_k) + np.arange(vals_k.size)
         out[dest] = vals_k
-    return out, out_start, sizes.astype(np.intp)
+    return _Sorted(out, out_start, sizes.astype(np.intp))
 
 
 def _sorted_by_attribute(
     ctx: Context,
-    tasks: list[Task],
-    split: IntArray,
-    offsets: IntArray,
-    br: IntArray,
-    nonempty: npt.NDArray[np.bool_],
-    child_id: IntArray,
-    grows: npt.NDArray[np.bool_],
-    pos_known: IntArray,
-    u_slot: IntArray,
-    pos_unk: IntArray,
+    bucket: Bucket,
+    tests: _Tests,
+    branches: _Branches,
+    cases: _ChildCases,
+    grows: BoolArray,
 ) -> list[tuple[npt.NDArray[np.int32], IntArray]]:
     """numpy path of :func:`_children_sorted`: per attribute, the entries sorted by child.
 
     One attribute at a time bounds memory; a stable sort by child keeps
     value order.  Returns (positions, per-child counts) per attribute.
     """
+    tasks, split, offsets, br = bucket.tasks, tests.split, bucket.offsets, tests.branch
+    nonempty, child_id = branches.nonempty, branches.child_id
+    pos_known, u_slot, pos_unk = cases.pos_known, cases.unk_slot, cases.pos_unknown
     kc = len(ctx.cont_pos)
     n_child = grows.size
     sp = split.tolist()
@@ -436,7 +583,7 @@ def _sorted_by_attribute(
     # Where attribute k's array starts inside each task's srt.
     att_start = np.cumsum(tot) - tot
     att_first = att_start[:, None] + (np.cumsum(lens_all, axis=1) - lens_all)
-    has_unknown = bool((br == -1).any())
+    has_unknown = branches.unknown.size > 0
     parts: list[tuple[npt.NDArray[np.int32], IntArray]] = []
     for k in range(kc):
         lens_k = lens_all[:, k]

@@ -19,14 +19,38 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer import splits
+from treegen.trainer import native, splits
+from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.splits import J48_TOL, ContScores, FloatArray
+from treegen.trainer.splits import ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, log2_c45, total_info
 
 # Segments scored per C call, about: their scratch arrays (Context.work) are
 # reused from call to call, so they are kept small.
 NATIVE_CHUNK = 1 << 18
+
+
+@dataclass(frozen=True, slots=True)
+class Segments:
+    """The segments to score: one per (node, continuous attribute), its known cases in order.
+
+    ``rec[p]`` (shape (E, Kc + 2), in the flavour's float type) is case p's
+    record: its values of the Kc continuous attributes, its weight and its
+    class.  Segment r scores attribute ``att[r]`` (a column of ``rec``) on
+    cases ``flat[start[r] : start[r] + length[r]]`` (positions into
+    ``rec``, in value order); ``cases[r]`` is its node's weight,
+    ``unknown[r]`` that of the node's cases with the value unknown and
+    ``known[r]`` the rest.
+    """
+
+    rec: FloatArray
+    att: IntArray
+    flat: npt.NDArray[np.int32]
+    length: IntArray
+    start: IntArray
+    cases: FloatArray
+    unknown: FloatArray
+    known: FloatArray
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,20 +76,20 @@ class Chunk:
 def _scan_chunks(
     ctx: Context,
     scan: Callable[..., int],
-    rec: FloatArray,
-    seg_att: IntArray,
-    flat: IntArray,
-    seg_len: IntArray,
-    seg_start: IntArray,
+    segs: Segments,
     ms: FloatArray,
     bound: FloatArray,
     enough: npt.NDArray[np.uint8],
 ) -> Iterator[Chunk]:
     """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
 
+    Per segment, ``ms`` is its MinSplit, ``bound`` the flavour's upper limit
+    on LowItems and ``enough`` whether it has cases enough to split at all.
     Chunks are whole segments, about NATIVE_CHUNK cases, so the candidate
     arrays stay small enough to reuse.
     """
+    rec, seg_att, flat = segs.rec, segs.att, segs.flat
+    seg_len, seg_start = segs.length, segs.start
     dt = rec.dtype.type
     C = ctx.n_classes
     R = seg_att.size
@@ -121,11 +145,10 @@ def eval_continuous_flat(
     continuous attributes, its weight and its class.  Segment r (one node x
     attribute ``seg_att[r]``) is ``flat[start_r : start_r + seg_len[r]]``:
     its known cases in value order; ``cases[r]`` is the node's weight and
-    ``unknown_w[r]`` that of its cases with the value unknown.  Returns the
-    same scores as the numpy path, bit for bit.
+    ``unknown_w[r]`` that of its cases with the value unknown (see
+    :class:`Segments`).  Returns the same scores as the numpy path, bit for
+    bit.
     """
-    from treegen.trainer import native
-
     lib = native.cscan
     assert lib is not None
     R = seg_att.size
@@ -139,43 +162,35 @@ def eval_continuous_flat(
     unk = np.asarray(unknown_w, dtype=dt)
     known = (cs - unk).astype(dt)
     seg_len = np.ascontiguousarray(seg_len, dtype=np.intp)
-    seg_start = np.cumsum(seg_len) - seg_len
-    flat = np.ascontiguousarray(flat, dtype=np.int32)
-    rec = np.ascontiguousarray(rec, dtype=dt)
-    att = np.ascontiguousarray(seg_att, dtype=np.intp)
+    segs = Segments(
+        rec=np.ascontiguousarray(rec, dtype=dt),
+        att=np.ascontiguousarray(seg_att, dtype=np.intp),
+        flat=np.ascontiguousarray(flat, dtype=np.int32),
+        length=seg_len,
+        start=np.cumsum(seg_len) - seg_len,
+        cases=cs,
+        unknown=unk,
+        known=known,
+    )
     if ctx.j48:
         # MinSplit raised and capped within J48's tolerance; "enough" counts cases.
         ms = 0.10 * known / C
         ms = np.where(ms - m < J48_TOL, m, np.where(ms - 25 > J48_TOL, 25.0, ms))
         enough = (~(2 * ms - seg_len > J48_TOL)).astype(np.uint8)
-        for ch in _scan_chunks(
-            ctx, lib.scan_cont_j48, rec, att, flat, seg_len, seg_start, ms, known, enough
-        ):
-            _best_j48(ctx, lib, ch, rec, flat, seg_start, att, known, cs, unk, out)
+        for ch in _scan_chunks(ctx, lib.scan_cont_j48, segs, ms, known, enough):
+            _best_j48(ctx, lib, ch, segs, out)
         return out
     # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
     ms64 = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
     ms = np.where(ms64 <= m, m, np.where(ms64 > 25, 25.0, ms64)).astype(dt)
     lim = (known - ms).astype(dt)
     enough = (known >= 2 * m).astype(np.uint8)
-    for ch in _scan_chunks(ctx, lib.scan_cont, rec, att, flat, seg_len, seg_start, ms, lim, enough):
-        _best_c45(ctx, lib, ch, rec, flat, seg_start, att, known, cs, unk, out)
+    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough):
+        _best_c45(ctx, lib, ch, segs, out)
     return out
 
 
-def _best_c45(
-    ctx: Context,
-    lib: ModuleType,
-    ch: Chunk,
-    vals: FloatArray,
-    flat: IntArray,
-    seg_start: IntArray,
-    att: IntArray,
-    known: FloatArray,
-    cases: FloatArray,
-    unk: FloatArray,
-    out: ContScores,
-) -> None:
+def _best_c45(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: ContScores) -> None:
     """``splits.finish_c45`` for a chunk scanned in C: logs by numpy, the rest in C.
 
     Only ``np.log`` runs over the candidates in numpy (so the logs are the
@@ -183,6 +198,8 @@ def _best_c45(
     per segment are C (``best_cuts``), the chosen cuts' split info numpy.
     """
     dt = ctx.dtype
+    vals, flat, seg_start, att = segs.rec, segs.flat, segs.start, segs.att
+    known, cases, unk = segs.known, segs.cases, segs.unknown
     lo, hi = ch.lo, ch.hi
     kn, cs_, uk = known[lo:hi], cases[lo:hi], unk[lo:hi]
     tries = np.bincount(ch.kk, minlength=hi - lo)
@@ -223,25 +240,15 @@ def _best_c45(
     out.ok[r] = True
 
 
-def _best_j48(
-    ctx: Context,
-    lib: ModuleType,
-    ch: Chunk,
-    vals: FloatArray,
-    flat: IntArray,
-    seg_start: IntArray,
-    att: IntArray,
-    known: FloatArray,
-    cases: FloatArray,
-    unk: FloatArray,
-    out: ContScores,
-) -> None:
+def _best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: ContScores) -> None:
     """The j48 branch of ``splits._eval_cont_chunk`` for a chunk scanned in C.
 
     ``best_cuts_j48`` computes the gains (numpy's logs) and J48's pick; the
-    MDL penalty, the 1e-6 test, the midpoint and the split info follow in
-    numpy, as there.
+    MDL penalty, the ``J48_TOL`` test, the midpoint and the split info
+    follow in numpy, as there.
     """
+    vals, flat, seg_start, att = segs.rec, segs.flat, segs.start, segs.att
+    known, cases, unk = segs.known, segs.cases, segs.unknown
     lo, hi = ch.lo, ch.hi
     kn, cs_ = known[lo:hi], cases[lo:hi]
     lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
@@ -264,7 +271,7 @@ def _best_j48(
     )
     tries = np.bincount(ch.kk, minlength=hi - lo)
     seg = np.flatnonzero(best >= 0)
-    # J48: the MDL penalty, then a cut must still gain more than 1e-6.
+    # J48: the MDL penalty, then a cut must still gain at least J48_TOL.
     pen = bgain[seg] - log2_c45(tries[seg].astype(np.float64)) / cs_[seg]
     seg, pen = seg[pen >= J48_TOL], pen[pen >= J48_TOL]
     if seg.size == 0:
@@ -289,8 +296,6 @@ def score_outcomes_native(
     numpy takes the logs (so they are the numpy path's), ``nominal_finish``
     does the rest, operation for operation as the numpy code.
     """
-    from treegen.trainer import native
-
     lib = native.cscan
     assert lib is not None and not ctx.j48
     K, n_out, C = freq.shape

@@ -4,7 +4,9 @@ Built by setup.py when a C compiler is available; each C function computes
 the same numbers as the numpy code it stands in for, bit for bit (tested in
 tests/test_trainer_native.py), so the trainer uses it when it is there and
 its numpy code otherwise.  ``TREEGEN_NO_NATIVE=1`` in the environment turns
-the accelerator off (the tests use this to compare the two paths).
+the accelerator off (the tests use this to compare the two paths).  The
+numbers the C sources share with Python come from
+:mod:`treegen.trainer.constants` (setup.py passes them as macros).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from types import ModuleType
 
 
 def _off() -> bool:
+    """Whether ``TREEGEN_NO_NATIVE`` turns the accelerator off."""
     return os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0")
 
 
 def _load(name: str) -> ModuleType | None:
+    """The extension module ``_cscan`` or ``_cprune``; None when off or not built."""
     if _off():
         return None
     try:
@@ -31,10 +35,6 @@ def _load(name: str) -> ModuleType | None:
     except ImportError:
         return None
 
-
-# The kernels keep per-class sums on the C stack; more classes than this
-# (no real dataset) take the numpy path.
-MAX_CLASSES = 4096
 
 cscan: ModuleType | None = _load("cscan")
 cprune: ModuleType | None = _load("cprune")

@@ -1,5 +1,6 @@
 /* What both accelerator modules (_cscan, _cprune) need first: Python.h, the
- * float-evaluation guard, the class limit and prefetching.
+ * float-evaluation guard, the constants shared with Python (the class limit
+ * among them) and prefetching.
  *
  * FLT_EVAL_METHOD must be 0 (float arithmetic in float, as SSE does): with
  * x87 extended precision the running sums would not round like Release 8's,
@@ -19,9 +20,35 @@
 #error "float arithmetic must be evaluated in float (FLT_EVAL_METHOD == 0)"
 #endif
 
-/* Per-class sums live on the C stack; more classes take the numpy path
- * (treegen.trainer.native.MAX_CLASSES). */
-#define MAX_CLASSES 4096
+/* The numbers shared with the Python trainer have one home,
+ * treegen/trainer/constants.py; setup.py passes each as -DTG_<NAME>=value.
+ * Without them the build stops here rather than guess. */
+#if !defined(TG_EPSILON) || !defined(TG_J48_TOL) || !defined(TG_ADD_ERRS_ZERO) ||          \
+    !defined(TG_CUT_GAP) || !defined(TG_LN2) || !defined(TG_MAX_CLASSES) ||                 \
+    !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) || !defined(TG_KIND_NOMINAL) ||  \
+    !defined(TG_KIND_SUBSET)
+#error "TG_* macros missing: build through setup.py (they come from treegen/trainer/constants.py)"
+#endif
+
+/* Per-class sums live on the C stack; more classes take the numpy path. */
+#define MAX_CLASSES TG_MAX_CLASSES
+
+/* The module attribute TG_CONSTANTS: the values this build was compiled
+ * with (tests/test_trainer_native.py compares them with constants.py, which
+ * catches a stale build).  0 on success, -1 with an exception set. */
+static inline int tg_add_constants(PyObject *module)
+{
+    PyObject *d = Py_BuildValue(
+        "{s:d,s:d,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:i}", "EPSILON", TG_EPSILON, "J48_TOL",
+        TG_J48_TOL, "ADD_ERRS_ZERO", TG_ADD_ERRS_ZERO, "CUT_GAP", TG_CUT_GAP, "LN2", TG_LN2,
+        "MAX_CLASSES", TG_MAX_CLASSES, "KIND_LEAF", TG_KIND_LEAF, "KIND_CONTINUOUS",
+        TG_KIND_CONTINUOUS, "KIND_NOMINAL", TG_KIND_NOMINAL, "KIND_SUBSET", TG_KIND_SUBSET);
+    if (d == NULL)
+        return -1;
+    const int rc = PyModule_AddObjectRef(module, "TG_CONSTANTS", d);
+    Py_DECREF(d);
+    return rc;
+}
 
 /* The kernels read records of scattered cases whose positions are known a
  * few iterations ahead: prefetching hides most of the memory latency. */

@@ -1,6 +1,6 @@
 /* Weighted counts: np.add.at in float32 (add_at), the nominal attributes'
  * Freq[v][c] (nominal_counts) and the bucket's case records with their
- * unknown weights (gather_values).  level.py drives them. */
+ * unknown weights (gather_values).  levelwise/grow.py drives them. */
 #include "cscan.h"
 
 /* add_at(out, idx, w): out[idx[i]] += w[i] for i in order, in float32 --
@@ -46,7 +46,7 @@ done:
 /* nominal_counts(codes, code_size, n_nom, rows, cols, base, w, stride, C, out):
  * for every case e in order and every listed attribute k,
  *     out[base[e] + k * stride + codes[rows[e], cols[k]] * C] += w[e]   (float32)
- * -- level.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute),
+ * -- levelwise/grow.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute),
  * each cell receiving the same additions in the same order.  codes is the
  * (n_rows + 1, n_nom) code table, int16 or int32 (code_size bytes), read at
  * the bucket's rows. */
@@ -122,7 +122,7 @@ done:
  * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
  * cvals_rows[rows[e] * Kc + k] (its values), then w[e], then y[e] as a
  * number -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
- * w[e], cases in order: level.py's numpy path gathers, tests isnan and sums
+ * w[e], cases in order: levelwise/grow.py's numpy path gathers, tests isnan and sums
  * the unknown weights (np.add.at, or bincount in double) to the same numbers.
  * All float arrays are float32 (c45) or all double (j48), as cvals_rows. */
 #define GATHER_LOOP(REAL)                                                              \

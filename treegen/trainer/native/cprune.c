@@ -1,13 +1,13 @@
 /* treegen's C accelerator for pruning: Release 8's EstimateErrors over a
  * flat array form of the tree, for the c45 and the j48 flavour.
  *
- * Every number is computed as treegen/trainer/prune.py and stats.py compute
+ * Every number is computed as treegen/trainer/pruning/prune.py and stats.py compute
  * it in Python.  c45: weights and sums in float, added one case at a time in
  * row order; the error bound (AddErrs) in double with libm's exp/log/sqrt
  * (which Python's math module calls too) and the same operations in the
  * same order, stored as float where ErrorBound stores.  j48: weights, sums,
  * Factor and estimates in double, no Factor round trip, J48's bound (libm's
- * pow), the first majority class and Weka's 1e-6 tolerance in comparisons.
+ * pow), the first majority class and Weka's tolerance (TG_J48_TOL) in comparisons.
  * Built with -ffp-contract=off (setup.py): a fused multiply-add would round
  * once where Python rounds twice.  The equality tests are in
  * tests/test_trainer_prune_native.py.
@@ -39,7 +39,7 @@ static double f32(double x)
 
 static double add_errs(const Bound *b, double n, double e)
 {
-    if (e < 1e-6)
+    if (e < TG_ADD_ERRS_ZERO)
         return f32(n * (1 - exp(b->log_cf / n)));
     if (e < 0.9999) {
         double val0 = f32(n * (1 - exp(b->log_cf / n)));
@@ -85,7 +85,7 @@ static double add_errs_j48(const Bound *b, double n, double e)
 
 static double estimate_j48_one(const Bound *b, double n, double e)
 {
-    if (n <= 1e-6 && n >= -1e-6) /* J48: Utils.eq(total, 0) */
+    if (n <= TG_J48_TOL && n >= -TG_J48_TOL) /* J48: Utils.eq(total, 0) */
         return 0.0;
     return e + add_errs_j48(b, n, e);
 }
@@ -155,7 +155,13 @@ static PyObject *estimate_j48(PyObject *self, PyObject *args)
 
 /* ---- EstimateErrors over the flat tree ---- */
 
-enum { LEAF = 0, CONTINUOUS = 1, NOMINAL = 2, SUBSET = 3 };
+/* Node kinds, as treegen/trainer/constants.py numbers them (common.h). */
+enum {
+    LEAF = TG_KIND_LEAF,
+    CONTINUOUS = TG_KIND_CONTINUOUS,
+    NOMINAL = TG_KIND_NOMINAL,
+    SUBSET = TG_KIND_SUBSET
+};
 
 typedef struct {
     Bound bd;
@@ -231,7 +237,7 @@ static int32_t class_of(const Prune *p, int64_t r)
 #define REAL double
 #define FN(name) name##_j48
 #define ESTIMATE estimate_j48_one
-#define LE(a, b) ((a) - (b) < 1e-6) /* Weka's smOrEq (prune._le) */
+#define LE(a, b) ((a) - (b) < TG_J48_TOL) /* Weka's smOrEq (prune._le) */
 #define J48 1
 #include "cprune.c"
 #undef REAL
@@ -351,7 +357,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
                 bad = "bad initial record";
             else if (kk == LEAF)
                 continue;
-            else if (kk < LEAF || kk > SUBSET)
+            else if (kk != CONTINUOUS && kk != NOMINAL && kk != SUBSET)
                 bad = "bad kind";
             else if (p.child_start[i] < 0 || p.n_children[i] < 1 ||
                      p.child_start[i] + p.n_children[i] > n_child)
@@ -552,7 +558,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__cprune(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && tg_add_constants(m) < 0)
+        Py_CLEAR(m);
+    return m;
 }
 
 #else /* CPRUNE_WALK: the walk for one flavour (REAL, FN, ESTIMATE, LE, J48) */
@@ -581,7 +590,7 @@ static Py_ssize_t FN(label)(int64_t current, const REAL *d, Py_ssize_t C)
 
 /* Outcome of row r at a test of kind k reading its record at byte offset
  * col, with cut (continuous) or subset table tab (-1: unknown), as
- * grow.branch_of. */
+ * route.branch_of. */
 static Py_ssize_t FN(branch)(const Prune *p, int64_t k, Py_ssize_t col, REAL cut,
                              const int32_t *tab, int64_t r)
 {

@@ -58,5 +58,8 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__cscan(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && tg_add_constants(m) < 0)
+        Py_CLEAR(m);
+    return m;
 }

@@ -3,7 +3,7 @@
  *
  * Every kernel computes exactly what the numpy code it replaces computes
  * (the same float operations in the same order); the Python side is in
- * treegen/trainer/level.py, partition.py and flatscore.py, the equality
+ * treegen/trainer/levelwise/ (grow.py, partition.py, score.py), the equality
  * tests in tests/test_trainer_native.py.  Build requirements (float evaluation, no contraction): common.h. */
 #ifndef TREEGEN_CSCAN_H
 #define TREEGEN_CSCAN_H

@@ -1,11 +1,9 @@
 /* Nominal attributes (c45 flavour): splits.score_outcomes in C, in two steps
  * around numpy's logarithms, as for continuous cuts (scan.c): nominal_prep
  * writes every value whose log the scores need, numpy takes the logs,
- * nominal_finish computes gain and split information.  flatscore.py's
+ * nominal_finish computes gain and split information.  levelwise/score.py's
  * score_outcomes_native drives them. */
 #include "cscan.h"
-
-#define LN2 0.69314718055994530942
 
 /* The log inputs of one row (a node x attribute): freq is (n_out, C) with
  * outcome 0 the unknown cases.  Layout (L = (n_out - 1) * C + n_out + C + 2):
@@ -103,7 +101,7 @@ done:
 
 static inline double term(double v, double lg)
 {
-    return (lg / LN2) * v;
+    return (lg / TG_LN2) * v;
 }
 
 /* TotalInfo (float32 flavour) of n parts at x (logs at lg) with their float

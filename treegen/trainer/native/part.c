@@ -1,12 +1,12 @@
 /* Partitioning a batch of split nodes: the children's case lists
- * (emit_children) and their sorted arrays (part_sorted).  partition.py
+ * (emit_children) and their sorted arrays (part_sorted).  levelwise/partition.py
  * drives them. */
 #include "cscan.h"
 
 /* part_sorted(srt, task_srt_start, task_lens, task_off, task_row, dest, child_of, F,
  *             grows, u_slot, pos_unk, Kc, out_start, out_lens) -> bytearray
  *
- * The children's sorted arrays after a batch of splits (partition.py's
+ * The children's sorted arrays after a batch of splits (levelwise/partition.py's
  * _sorted_by_attribute computes the same).  Split task s keeps, per
  * continuous attribute k, its cases with a known value in value order:
  * task_lens[s * Kc + k] positions (into the task's cases) stored one
@@ -162,7 +162,7 @@ done:
 /* emit_children(tid, br, w, child_of, F, u_slot, cw, wsize, out_start, out_ent,
  *               out_w, pos_known, pos_unk)
  *
- * The children's case lists after a batch of splits (partition.py's numpy
+ * The children's case lists after a batch of splits (levelwise/partition.py's numpy
  * code: a stable sort of (child, entry) pairs computes the same).  Entry e
  * of the bucket belongs to task tid[e]; br[e] is its branch (-1 unknown,
  * -2 for a task that does not split).  A known entry goes to child

@@ -1,23 +1,21 @@
 /* Continuous attributes: running sums over each node's sorted cases and the
  * candidate cuts (scan_cont), then the gains and the best cut per node and
- * attribute (best_cuts).  flatscore.py's eval_continuous_flat drives them. */
+ * attribute (best_cuts).  levelwise/score.py's eval_continuous_flat drives them. */
 #include "cscan.h"
 
 /* scan_cont: scanwalk.h with float sums and Release 8's candidate test
- * (MinSplit <= LowItems <= known - MinSplit, values 1e-5 apart), as
+ * (MinSplit <= LowItems <= known - MinSplit, values more than CUT_GAP apart), as
  * splits.py's _eval_cont_chunk admits cuts. */
 #define SCAN_FN tg_scan_cont
 #define REAL float
-#define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-1e-5)
+#define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
 #include "scanwalk.h"
-
-#define LN2 0.69314718055994530942
 
 /* One TotalInfo term as splits._xlog2x computes it: v * (log(v) / ln 2) in
  * double, with v = 1 (term 0) standing in for non-positive values. */
 static inline double xlog2x(double v, double lg)
 {
-    return (lg / LN2) * v;
+    return (lg / TG_LN2) * v;
 }
 
 /* TotalInfo of one side of a cut (splits.total_info, float32 flavour): the
@@ -82,7 +80,7 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args)
         const float *frac = b[6].buf, *cost = b[7].buf;
         Py_ssize_t *best = b[8].buf;
         float *bpen = b[9].buf;
-        const float neg_eps = (float)-1e-3;
+        const float neg_eps = (float)-TG_EPSILON;
         for (Py_ssize_t r = 0; r < R; r++)
             best[r] = -1;
         for (Py_ssize_t j = 0; j < n; j++) {

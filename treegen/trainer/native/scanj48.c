@@ -1,20 +1,18 @@
 /* Continuous attributes for the j48 flavour: scan.c's two kernels with
- * Weka J48's rules -- weights and sums in double, comparisons within its 1e-6
- * tolerance, and the first cut kept unless a later one beats it by more than
- * that.  flatscore.py's eval_continuous_flat drives them; the numpy code they
+ * Weka J48's rules -- weights and sums in double, comparisons within its
+ * tolerance (TG_J48_TOL), and the first cut kept unless a later one beats it
+ * by more than that.  levelwise/score.py's eval_continuous_flat drives them; the numpy code they
  * stand in for is the j48 branch of splits._eval_cont_chunk. */
 #include "cscan.h"
 
-#define J48_TOL 1e-6
-#define LN2 0.69314718055994530942
-
 /* scan_cont_j48: scanwalk.h in double with J48's candidate test (both sides
- * reach MinSplit within 1e-6, value + 1e-5 < next value); bound is the
+ * reach MinSplit within TG_J48_TOL, value + CUT_GAP < next value); bound is the
  * segment's known weight. */
 #define SCAN_FN tg_scan_cont_j48
 #define REAL double
 #define IS_CANDIDATE(ms, bound, low, v, v_next)                                         \
-    ((ms) - (low) < J48_TOL && (ms) - ((bound) - (low)) < J48_TOL && (v) + 1e-5 < (v_next))
+    ((ms) - (low) < TG_J48_TOL && (ms) - ((bound) - (low)) < TG_J48_TOL &&                  \
+     (v) + TG_CUT_GAP < (v_next))
 #include "scanwalk.h"
 
 /* TotalInfo of one side in double (stats.total_info's float64 branch): the
@@ -23,15 +21,15 @@ static inline double side_info_j48(const double *x, const double *lg, Py_ssize_t
 {
     double acc = 0.0;
     for (Py_ssize_t c = 0; c < C; c++)
-        acc += x[c] * (lg[c] / LN2);
-    return x[C] * (lg[C] / LN2) - acc;
+        acc += x[c] * (lg[c] / TG_LN2);
+    return x[C] * (lg[C] / TG_LN2) - acc;
 }
 
 /* best_cuts_j48(x, lg, C, n, kk, low, known, base, known_frac, m, out_best, out_gain)
  *
  * Gains of scan_cont_j48's candidates (logs by numpy, as in best_cuts) and
  * J48's pick per segment: candidates in order, a cut replaces the best so
- * far only when its gain is more than 1e-6 above it (starting from 0).
+ * far only when its gain is more than TG_J48_TOL above it (starting from 0).
  * out_best[r] is the chosen candidate (-1 if none), out_gain[r] its gain. */
 PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args)
 {
@@ -87,9 +85,9 @@ PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args)
             const double info = side_info_j48(xj, lj, C) + side_info_j48(xj + C + 1, lj + C + 1, C);
             const double vf1 = low[j], vf2 = known[r] - vf1;
             double gain = frac[r] * (base[r] - info / known[r]);
-            if (m - vf1 > J48_TOL || m - vf2 > J48_TOL)
-                gain = -1e-3;
-            if (gain - bgain[r] > J48_TOL) {
+            if (m - vf1 > TG_J48_TOL || m - vf2 > TG_J48_TOL)
+                gain = -TG_EPSILON;
+            if (gain - bgain[r] > TG_J48_TOL) {
                 best[r] = j;
                 bgain[r] = gain;
             }

@@ -13,61 +13,41 @@ and the caller prunes in Python.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Node
+from treegen.model.core import Node, NodeKind
 from treegen.trainer import native
+from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET, MAX_CLASSES
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.flat import LEAF, FlatTree, model_nodes
+from treegen.trainer.levelwise.flat import (
+    KIND_CODE,
+    FlatTree,
+    NodeRecords,
+    TreeArrays,
+    model_nodes,
+)
+from treegen.trainer.route import subset_table
 from treegen.trainer.stats import ErrorBound, coeff_c45
 from treegen.trainer.tree import TNode
 
 FloatArray = npt.NDArray[np.floating]
 
-_KIND_CODE = {"leaf": 0, "continuous": 1, "nominal": 2, "subset": 3}
 # The C walk recurses once per tree level (a few hundred bytes of C stack
 # each); deeper trees, far beyond any real one, stay in Python.
 _MAX_NATIVE_DEPTH = 2000
 
 
-class PruneRecords(NamedTuple):
-    """Every node's record after the C walk (:func:`prune_flat`), by node id."""
-
-    kind: IntArray  # 0 leaf, 1 continuous, 2 nominal, 3 subset (now)
-    src: IntArray  # whose grown test and children the node has (subtree raising)
-    cls: IntArray
-    items: FloatArray
-    errors: FloatArray
-    dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48
-    updated: npt.NDArray[np.int8]  # bit 1: record set by pruning; bit 2: in the pruned tree
-
-
 def prune_flat(
-    ctx: Context,
-    cf: float,
-    kind: npt.NDArray[np.integer],
-    cls: npt.NDArray[np.integer],
-    attribute: npt.NDArray[np.integer],
-    threshold: FloatArray,
-    first: npt.NDArray[np.integer],
-    count: npt.NDArray[np.integer],
-    subsets: Mapping[int, tuple[tuple[int, ...], ...]],
-    estimated_errors: bool = False,
-) -> PruneRecords | None:
-    """Prune a grown tree given as arrays, in C; None when C cannot.
+    ctx: Context, cf: float, grown: TreeArrays, estimated_errors: bool = False
+) -> NodeRecords | None:
+    """Prune a grown tree given as arrays, in C: every node's record; None when C cannot.
 
-    Node 0 is the root; ``kind`` codes as in :class:`PruneRecords`; a
-    test's children are nodes ``first[i] .. first[i] + count[i] - 1`` in
-    branch order, each numbered after its parent (nodes no test reaches are
-    ignored); ``subsets`` maps subset tests to their value sets.  The walk
-    is :func:`estimate_errors` from the root with ``update`` (recomputing
-    every sum, which :func:`prune`'s ``reuse_growth`` shows gives the same
-    numbers).  None without the accelerator or for a tree deeper than C's
-    recursion allows.
+    The walk is :func:`estimate_errors` from the root with ``update``
+    (recomputing every sum, which :func:`prune`'s ``reuse_growth`` shows gives
+    the same numbers).  None without the accelerator or for a tree deeper
+    than C's recursion allows.
 
     For the j48 flavour the pruned tree's records hold its training errors
     (:func:`training_errors`, what ``train`` keeps), unless
@@ -75,11 +55,12 @@ def prune_flat(
     :func:`estimate_errors` does).
     """
     mod = native.cprune
-    if mod is None or ctx.n_classes > native.MAX_CLASSES:
+    if mod is None or ctx.n_classes > MAX_CLASSES:
         return None
+    kind, attribute, first, count = grown.kind, grown.attribute, grown.first, grown.count
     N = int(kind.size)
     kind64 = np.ascontiguousarray(kind, dtype=np.int64)
-    tests = np.flatnonzero(kind64 != 0)
+    tests = np.flatnonzero(kind64 != KIND_LEAF)
     pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int64)
     for a, j in ctx.cont_pos.items():
         pos_of[0, a] = j
@@ -87,20 +68,16 @@ def prune_flat(
         pos_of[1, a] = j
     attr = np.asarray(attribute, dtype=np.int64)[tests]
     attr_pos = np.zeros(N, dtype=np.int64)
-    attr_pos[tests] = np.where(kind64[tests] == 1, pos_of[0, attr], pos_of[1, attr])
+    attr_pos[tests] = np.where(kind64[tests] == KIND_CONTINUOUS, pos_of[0, attr], pos_of[1, attr])
     tab_start = np.zeros(N, dtype=np.int64)
     tab: list[int] = [-1]
-    for i in np.flatnonzero(kind64 == 3).tolist():
-        table = [-1] * (ctx.n_values[int(attribute[i])] + 1)  # code 0, unlisted: unknown
-        for b, vals in enumerate(subsets[i]):
-            for val in vals:
-                table[val + 1] = b
+    for i in np.flatnonzero(kind64 == KIND_SUBSET).tolist():
         tab_start[i] = len(tab)
-        tab.extend(table)
-    rec = PruneRecords(
+        tab.extend(subset_table(ctx.n_values[int(attribute[i])], grown.subsets[i]).tolist())
+    rec = NodeRecords(
         kind=kind64.copy(),
         src=np.arange(N, dtype=np.int64),
-        cls=np.array(cls, dtype=np.int64),
+        cls=np.array(grown.cls, dtype=np.int64),
         items=np.zeros(N),
         errors=np.zeros(N),
         dist=np.zeros((N, ctx.n_classes), dtype=ctx.dtype),
@@ -122,7 +99,7 @@ def prune_flat(
         ncodes.dtype.itemsize,
         kind64,
         attr_pos,
-        np.ascontiguousarray(threshold, dtype=np.float64),
+        np.ascontiguousarray(grown.threshold, dtype=np.float64),
         np.ascontiguousarray(first, dtype=np.int64),
         np.ascontiguousarray(count, dtype=np.int64),
         np.arange(N, dtype=np.int64),
@@ -145,7 +122,7 @@ def prune_flat(
 
 
 def _training_errors_flat(
-    rec: PruneRecords,
+    rec: NodeRecords,
     grown_kind: IntArray,
     first: npt.NDArray[np.integer],
     count: npt.NDArray[np.integer],
@@ -161,7 +138,7 @@ def _training_errors_flat(
     """
     src, updated = rec.src, rec.updated
     in_tree = (updated & 2) != 0
-    leaf = (rec.kind == 0) | (grown_kind[src] == 0)
+    leaf = (rec.kind == KIND_LEAF) | (grown_kind[src] == KIND_LEAF)
     upd = (updated & 1) != 0
     assert not np.any(in_tree & ~leaf & ~upd), "a test of the pruned tree the walk skipped"
     idx = np.flatnonzero(in_tree & leaf & upd)
@@ -188,7 +165,7 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
         return False
     order = [root]
     n_kids: list[int] = []
-    kinds: list[str] = []
+    kinds: list[NodeKind] = []
     classes: list[int] = []
     attrs: list[int] = []
     cuts: list[float] = []
@@ -209,15 +186,13 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
                 subsets[len(kinds) - 1] = t.subsets
     N = len(order)
     counts = np.asarray(n_kids, dtype=np.int64)
-    kind = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
-    tests = kind != 0
+    kind = np.fromiter(map(KIND_CODE.__getitem__, kinds), dtype=np.int64, count=N)
+    tests = kind != KIND_LEAF
     attribute = np.full(N, -1, dtype=np.int64)
     attribute[tests] = attrs
     threshold = np.full(N, math.nan)
     threshold[tests] = cuts
-    rec = prune_flat(
-        ctx,
-        cf,
+    grown = TreeArrays(
         kind,
         np.asarray(classes, dtype=np.int64),
         attribute,
@@ -225,15 +200,15 @@ def prune_tnodes(ctx: Context, root: TNode, cf: float) -> bool:
         np.cumsum(counts) - counts + 1,  # root 0, then each node's children in turn
         counts,
         subsets,
-        estimated_errors=True,
     )
+    rec = prune_flat(ctx, cf, grown, estimated_errors=True)
     if rec is None:
         return False
     _write_back(order, kind, rec)
     return True
 
 
-def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
+def _write_back(order: list[TNode], kind: IntArray, rec: NodeRecords) -> None:
     """Apply the C walk's records to the nodes of the pruned tree.
 
     A node whose structure came from another (``src``) gets that node's
@@ -248,10 +223,10 @@ def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
         t = order[i]
         t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist[i]
     moved = src != np.arange(len(order))
-    restructured = in_tree & (moved | ((cur_kind == 0) & (kind != 0)))
+    restructured = in_tree & (moved | ((cur_kind == KIND_LEAF) & (kind != KIND_LEAF)))
     for i in np.flatnonzero(restructured).tolist():
         t, s = order[i], int(src[i])
-        if cur_kind[i] == 0 and kind[s] != 0:
+        if cur_kind[i] == KIND_LEAF and kind[s] != KIND_LEAF:
             t.make_leaf()
             continue
         assert not in_tree[s]
@@ -260,30 +235,15 @@ def _write_back(order: list[TNode], kind: IntArray, rec: PruneRecords) -> None:
         t.children, t.nonempty, t.factors = o.children, o.nonempty, o.factors
 
 
-
 def prune_native(ctx: Context, tree: FlatTree, cf: float) -> tuple[Node, ...] | None:
     """The pruned tree (either flavour) by the C pruner, straight to model nodes.
 
-    :func:`treegen.trainer.pruning.prune.prune_flat` (the C walk, tested equal to
-    the Python pruner; for j48 its records carry the training errors J48
-    prints) takes the tree's arrays as they are.  None when it cannot (no
-    accelerator, or a tree deeper than its recursion allows): the caller
-    then prunes in Python.
+    :func:`prune_flat` (the C walk, tested equal to the Python pruner; for
+    j48 its records carry the training errors J48 prints) takes the tree's
+    arrays as they are.  None when it cannot (no accelerator, or a tree
+    deeper than its recursion allows): the caller then prunes in Python.
     """
-    n = tree.n
-    rec = prune_flat(
-        ctx,
-        cf,
-        tree.kind[:n],
-        tree.cls[:n],
-        tree.attribute[:n],
-        np.where(tree.kind[:n] != LEAF, tree.threshold[:n], 0.0),
-        tree.first[:n],
-        np.where(tree.kind[:n] != LEAF, tree.count[:n], 0),
-        tree.subsets,
-    )
+    rec = prune_flat(ctx, cf, tree.arrays())
     if rec is None:
         return None
-    return model_nodes(
-        tree, rec.kind, rec.src, rec.cls, rec.items, rec.errors, rec.dist, rec.updated
-    )
+    return model_nodes(tree, rec)

@@ -12,7 +12,7 @@ work is.
 
 For the j48 flavour the bound is J48's (exact z, ``max(N-e,0)``, double),
 leaves take the first majority class of their cases, and comparisons use
-Weka's 1e-6 tolerance.
+Weka's tolerance (``J48_TOL``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.pruning.native import prune_tnodes
 from treegen.trainer.route import branch_of
-from treegen.trainer.splits import J48_TOL
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, run, walk
 
@@ -53,6 +53,7 @@ def _label(ctx: Context, current: int, dist: list[float]) -> int:
 def _leaf_estimate(
     ctx: Context, bound: ErrorBound, t: TNode, cases: float, dist: FloatArray, update: bool
 ) -> float:
+    """Estimated errors of leaf ``t`` with these cases; ``update`` stores its new records."""
     best = _label(ctx, t.cls, dist.tolist())
     est = bound.estimate(cases, ctx.fl(cases - float(dist[best])))
     if update:

@@ -1,9 +1,10 @@
 """Tree growth: Release 8's ``FormTree`` (docs/C45.md section 1), node by node.
 
-This is the readable reference engine (``train(..., engine="dfs")``) and
-home of the pieces both engines share (:func:`select`, :func:`branch_of`);
-the default batched engine is :mod:`treegen.trainer.levelwise.grow`, tested to grow
-the same tree bit for bit.  Growth is depth first in branch order.  The
+This is the readable reference engine (``train(..., engine="dfs")``); the
+rules both engines share are in :mod:`treegen.trainer.select` (leaf or
+test, which attribute) and :mod:`treegen.trainer.route` (which branch).  The
+default batched engine is :mod:`treegen.trainer.levelwise.grow`, tested to
+grow the same tree bit for bit.  Growth is depth first in branch order.  The
 unknown cases' weights in branch v are ``fl(w * Factor_v)``, and the next
 branch starts from ``fl(fl(w * Factor_v) / Factor_v)``: Release 8's
 multiply-then-divide round trip, which is not exact in float.  The
@@ -24,12 +25,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import select
-from treegen.trainer.splits import J48_TOL, Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.stats import EPSILON
+from treegen.trainer.select import select, stays_leaf
+from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.subsets import best_subsets
 from treegen.trainer.tree import TNode, run
 
@@ -86,11 +87,7 @@ def form_tree(
     freq = cell_sums(yr, w, ctx.n_classes, dt).astype(dt)
     best = int(np.argmax(freq))
     node = TNode("leaf", best, cases, ctx.fl(cases - float(freq[best])), freq.copy())
-    m = ctx.min_cases
-    if ctx.j48:
-        if abs(float(freq[best]) - cases) < J48_TOL or 2 * m - cases > J48_TOL:
-            return node
-    elif float(freq[best]) == cases or cases < 2 * m:
+    if stays_leaf(ctx, cases, float(freq[best])):
         return node
 
     scores: dict[int, Score] = {}

@@ -6,8 +6,8 @@ The golden tests compare treegen's trees with the reference outputs in
 differential test, with live J48 output.  Text diffs would depend on branch
 order (Release 8 prints leaf branches first, J48 in declared order) and on
 layout ([S1] subtree blocks), so both sides become the same value
-(tests/reftypes.py: :class:`Leaf`, :class:`Split`, walks and diffs);
-tests/refparse.py parses the printed trees and evaluation summaries.  This module
+(tests/support/reftypes.py: :class:`Leaf`, :class:`Split`, walks and diffs);
+tests/support/refparse.py parses the printed trees and evaluation summaries.  This module
 re-exports both and adds :func:`from_model`, which renders a treegen model with
 the tool's number formats: Release 8 prints N and E with ``%.1f`` and thresholds
 with ``%g``; J48 prints N and E rounded to 2 decimals (``Utils.roundDouble``,
@@ -21,8 +21,8 @@ import math
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from refparse import J48Output, R8Evaluation, R8Output, parse_c45r8, parse_j48
-from reftypes import (
+from .refparse import J48Output, R8Evaluation, R8Output, parse_c45r8, parse_j48
+from .reftypes import (
     Branch,
     Leaf,
     ParseError,

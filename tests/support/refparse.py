@@ -1,4 +1,4 @@
-"""Parse what C4.5 Release 8 and Weka J48 print into the canonical form (tests/reftypes.py).
+"""Parse what C4.5 Release 8 and Weka J48 print into the canonical form (tests/support/reftypes.py).
 
 Numbers are kept as the tool prints them (the comparison is on printed precision).
 An absent ``/E`` means E = 0 and is stored as a zero string, so ``(4.0)`` and
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reftypes import Branch, Leaf, ParseError, Style, Tree, make_split
+from .reftypes import Branch, Leaf, ParseError, Style, Tree, make_split
 
 # ---------------------------------------------------------------- line parsing
 
@@ -295,11 +295,11 @@ def parse_j48(text: str) -> J48Output:
     classified count under "=== Error on training data ===".
     """
     lines = text.splitlines()
-    for i, ln in enumerate(lines):
-        if ln.strip() in ("J48 pruned tree", "J48 unpruned tree"):
-            break
-    else:
+    titles = ("J48 pruned tree", "J48 unpruned tree")
+    heads = [k for k, ln in enumerate(lines) if ln.strip() in titles]
+    if not heads:
         raise ParseError("no 'J48 pruned tree' header")
+    i = heads[0]
     if not set(lines[i + 1].strip()) <= {"-"}:
         raise ParseError(f"line {i + 2}: expected the dashes under the J48 header")
     start = i + 2

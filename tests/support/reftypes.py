@@ -7,7 +7,7 @@ the golden and differential tests compare values instead of text:
 * :class:`Split` (attribute name and its branches sorted by operator and
   value, each branch an operator, a value string and a subtree).
 
-tests/refparse.py builds these from the tools' output, tests/reftrees.py from a
+tests/support/refparse.py builds these from the tools' output, tests/support/reftrees.py from a
 treegen model; reftrees is the module the tests import.
 """
 

@@ -67,7 +67,8 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
     # Build as (kind, attr, threshold, subsets, items, dist, children-specs) then number
     # pre-order with an explicit stack.
     nodes: list[Node | None] = []
-    # stack entries: (slot in parent's child list to fill, parent index, items, budget, depth, spine)
+    # stack entries: (parent index, slot in the parent's child list to fill, items, budget,
+    # on the spine)
     pending_children: dict[int, list[int]] = {}
     stack: list[tuple[int, int, float, int, bool]] = [(-1, -1, 1000.0, size, spine > 0)]
     spine_left = spine
@@ -77,7 +78,9 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
         nodes.append(None)
         if parent >= 0:
             pending_children[parent][slot] = idx
-        make_test = (on_spine and spine_left > 0) or (budget > 1 and items > 0 and rnd.random() < 0.8)
+        make_test = (on_spine and spine_left > 0) or (
+            budget > 1 and items > 0 and rnd.random() < 0.8
+        )
         if not make_test:
             if items > 0 and rnd.random() < 0.97:
                 dist = [rnd.random() ** 3 for _ in range(n_classes)]
@@ -129,7 +132,10 @@ def tiny() -> Model:
     schema = Schema((Attribute("temp °C", "continuous"),
                      Attribute("kind", "nominal", ("a*/b", "c", "d??/", "e"))),
                     ("yes/*", "no", "No"), "label")
-    leaf = lambda c, d: Node("leaf", c, float(sum(d)), 0.0, d)
+
+    def leaf(c: int, d: tuple[float, ...]) -> Node:
+        return Node("leaf", c, float(sum(d)), 0.0, d)
+
     nodes = (
         Node("continuous", 0, 10.0, 0.0, (5.0, 3.0, 2.0), attribute=0, threshold=-0.0,
              children=(1, 2)),
@@ -145,6 +151,15 @@ def tiny() -> Model:
 def single_leaf() -> Model:
     """A tree that is one leaf: the generated code must still be warning-free."""
     return Model(GOLF_SCHEMA, (Node("leaf", 1, 3.0, 0.0, (1.0, 2.0)),), {"flavor": "c45"})
+
+
+def stump() -> Model:
+    """One continuous test and two leaves: a one-entry missing-value stack, where
+    gcc 12 -O3 once saw the table walk write past it (-Wstringop-overflow)."""
+    nodes = (Node("continuous", 0, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0,
+                  children=(1, 2)),
+             _leaf(0, (2.0, 0.0)), _leaf(1, (0.0, 3.0)))
+    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
 
 
 def wide_nominal(k: int = 200) -> Model:

@@ -1,19 +1,28 @@
-"""Random datasets for the Weka differential test and the benchmark.
+"""Seeded synthetic datasets for benchmarks and tests, like scikit-learn's ``make_classification``.
 
-Labels come from a random "concept" tree over the attributes (so real
-structure exists for a learner to find), then a fraction of labels is
-flipped (noise) and a fraction of values is blanked (missing, applied after
-labelling, as in real data).  Everything is driven by a seed, so a test case
-is the triple (generator version, spec, seed) and is reproducible.
+:func:`generate` turns a :class:`Spec` (row count, attribute kinds, classes,
+missing-value and label-noise rates, concept depth, seed) into a
+:class:`~treegen.data.dataset.Dataset`.  Labels come from a random "concept"
+tree over the attributes (so real structure exists for a learner to find),
+then a fraction of labels is flipped (noise) and a fraction of values is
+blanked (missing, applied after labelling, as in real data).  Everything is
+driven by the seed, so a dataset is the pair (generator version, spec) and is
+reproducible bit for bit: the benchmark's model hashes and the tests depend
+on that, so a change to the sequence of random draws is a breaking change.
 
 Continuous attributes come in three textures, because the interesting
 threshold cases differ: small integers (many ties), two-decimal values, and
-full-precision doubles.  Values are written to ARFF with ``repr``, which
-round-trips exactly through Java's ``Double.valueOf``.
+full-precision doubles.  :func:`write_arff` and :func:`write_c45` save a
+dataset for other tools (values with ``repr``, which round-trips exactly
+through Java's ``Double.valueOf``).
 
-``summary_spec`` is SUMMARY.md's scaling data: 10 continuous + 10 nominal
-attributes (3-8 values), 3 classes, a depth-7 concept tree, 10% label noise,
-5% missing values.  Generation is vectorised so 1M rows take seconds.
+* :func:`summary_spec`: the benchmark's scaling data (``make bench``): 10
+  continuous + 10 nominal attributes (3-8 values), 3 classes, a depth-7
+  concept tree, 10% label noise, 5% missing values.  Generation is
+  vectorised, so 1M rows take seconds.
+* :func:`random_spec`: a varied small spec per seed, for differential tests
+  (the Weka comparison, the two trainer engines).
+* :func:`special_datasets`: hand-made corner cases, one rule each.
 """
 
 from __future__ import annotations
@@ -167,6 +176,7 @@ def arff_text(ds: Dataset, relation: str = "gen") -> str:
 
 
 def write_arff(ds: Dataset, path: Path, relation: str = "gen") -> Path:
+    """Write ``ds`` as ARFF to ``path`` (see :func:`arff_text`); returns ``path``."""
     path.write_text(arff_text(ds, relation))
     return path
 

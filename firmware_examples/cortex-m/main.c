@@ -1,0 +1,102 @@
+/* main.c -- test-vector firmware for Cortex-M under qemu: runs a treegen predict.c
+   over the vectors in vectors.c and prints one line per vector,
+
+       index,class,instructions            (with -DTG_PROBA: ,p0,p1,... appended)
+
+   on the semihosting console, then "#done,N" and exits with status 0.  The
+   instruction count is not printed by the firmware: qemu has no cycle model, so the
+   TCG plugin icount.c counts the instructions of one predict call (call and return
+   included) inside the tg_call window and writes the number between the firmware's
+   "index,class," and the rest of the line.  First comes "#nop10,N", the window's
+   self-check: a 10-NOP function must count 12.
+
+   Build flags: -DTG_P=prefix -DTG_U=PREFIX (the --prefix of the export, lower and
+   upper case; default model / MODEL). */
+#include <stdint.h>
+
+#include "predict.h"
+#include "startup.h"
+
+#ifndef TG_P
+#define TG_P model
+#define TG_U MODEL
+#endif
+#define TG_CAT2(a, b) a##b
+#define TG_CAT(a, b) TG_CAT2(a, b)
+#define TG_PREDICT TG_CAT(TG_P, _predict)
+#define TG_PREDICT_PROBA TG_CAT(TG_P, _predict_proba)
+#define TG_N_FEATURES TG_CAT(TG_U, _N_FEATURES)
+#define TG_N_CLASSES TG_CAT(TG_U, _N_CLASSES)
+typedef TG_CAT(TG_P, _input_t) tg_input_t;
+
+/* vectors.c (written by treegen's firmware driver, or by hand). */
+extern const tg_input_t tg_vectors[][TG_N_FEATURES];
+extern const uint16_t tg_n_vectors;
+extern const uint32_t tg_first_index;
+
+/* measure.S */
+int tg_call(const tg_input_t *x, int (*fn)(const tg_input_t *));
+void tg_call_check(const void *x, void (*fn)(void));
+void tg_nop10(void);
+
+static char *put_u32(char *p, uint32_t v)
+{
+    char digits[10];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0u);
+    while (n > 0) {
+        *p++ = digits[--n];
+    }
+    return p;
+}
+
+int main(void)
+{
+    char line[16 + 6 * TG_N_CLASSES];
+    char *p;
+    uint16_t i;
+    int cls;
+#ifdef TG_PROBA
+    uint16_t proba[TG_N_CLASSES];
+    int c;
+#endif
+
+    tg_write("#nop10,");
+    tg_call_check(0, tg_nop10);
+    tg_write("\n");
+    for (i = 0u; i < tg_n_vectors; i++) {
+        /* Once for the class, once in the window: the count is printed when the
+           window closes, after "index,class," is already out. */
+        cls = TG_PREDICT(tg_vectors[i]);
+        p = put_u32(line, tg_first_index + i);
+        *p++ = ',';
+        p = put_u32(p, (uint32_t)cls);
+        *p++ = ',';
+        *p = '\0';
+        tg_write(line);
+        if (tg_call(tg_vectors[i], TG_PREDICT) != cls) {
+            tg_write("\n#error,the measured call returned another class\n");
+            return 2;
+        }
+        p = line;
+#ifdef TG_PROBA
+        TG_PREDICT_PROBA(tg_vectors[i], proba);
+        for (c = 0; c < TG_N_CLASSES; c++) {
+            *p++ = ',';
+            p = put_u32(p, proba[c]);
+        }
+#endif
+        *p++ = '\n';
+        *p = '\0';
+        tg_write(line);
+    }
+    p = put_u32(line, tg_n_vectors);
+    *p = '\0';
+    tg_write("#done,");
+    tg_write(line);
+    tg_write("\n");
+    return 0;
+}

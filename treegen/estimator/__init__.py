@@ -1,0 +1,15 @@
+"""The scikit-learn estimator, :class:`C45Classifier`, built on :mod:`treegen.api`.
+
+It follows scikit-learn's estimator conventions (``get_params``/``set_params``,
+``fit`` returning ``self``, fitted attributes ending in ``_``, the tags) without
+importing scikit-learn: scikit-learn is needed only by the code that uses it
+(``Pipeline``, ``GridSearchCV``, ``check_estimator``), never by treegen.
+``table.py`` turns ``X`` (arrays, lists, pandas DataFrames) into treegen's
+float matrix with nominal columns as codes; ``classifier.py`` is the estimator.
+"""
+
+from __future__ import annotations
+
+from treegen.estimator.classifier import C45Classifier
+
+__all__ = ["C45Classifier"]

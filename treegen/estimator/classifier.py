@@ -1,0 +1,282 @@
+"""``C45Classifier``: treegen's trainer as a scikit-learn classifier.
+
+``fit`` calls :func:`treegen.api.train` on ``(X, y)``, so the fitted tree is the
+one ``treegen.train((X, y), ...)`` (and the CLI on the same data) gives; the
+estimator only adds scikit-learn's conventions around it.  Those are written
+out here rather than inherited from ``sklearn.base.BaseEstimator`` so that
+treegen never needs scikit-learn: ``get_params`` reads the ``__init__``
+signature, ``set_params`` checks names, ``score`` is the accuracy, and
+``__sklearn_tags__`` (which only scikit-learn calls) builds scikit-learn's tags.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen import api
+from treegen.errors import EstimatorError, NotFittedError, TreegenError
+from treegen.estimator import table
+from treegen.model import classify
+from treegen.trainer import Criterion, Engine, Flavor
+
+
+def _sklearn_class(module: str, name: str, fallback: type[Exception | Warning],
+                   ) -> Any:
+    """scikit-learn's exception or warning class when scikit-learn is loaded, else ours.
+
+    scikit-learn's checks test for its own classes (``NotFittedError``,
+    ``DataConversionWarning``).  Looking in ``sys.modules`` never imports it:
+    if nothing loaded scikit-learn, nobody catches its classes.
+    """
+    mod = sys.modules.get(module)
+    return getattr(mod, name, fallback) if mod is not None else fallback
+
+
+class _DataConversionWarning(UserWarning):
+    """A column vector ``y`` was flattened (scikit-learn's ``DataConversionWarning``)."""
+
+
+def _not_fitted(estimator: object) -> Exception:
+    message = (f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' "
+               "with appropriate arguments before using this estimator.")
+    theirs = _sklearn_class("sklearn.exceptions", "NotFittedError", NotFittedError)
+    if theirs is NotFittedError:
+        return NotFittedError(message)
+    # Both: treegen's hierarchy for treegen's callers, scikit-learn's for its own.
+    both = type("NotFittedError", (NotFittedError, theirs), {})
+    return both(message)  # type: ignore[no-any-return]
+
+
+def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
+    if y is None:
+        raise EstimatorError("C45Classifier requires y to be passed, but the target y is None",
+                             option="y")
+    labels = np.asarray(y)
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        warnings.warn(_sklearn_class("sklearn.exceptions", "DataConversionWarning",
+                                     _DataConversionWarning)(
+            "A column-vector y was passed when a 1d array was expected. Please change the "
+            "shape of y to (n_samples, ), for example using ravel()."), stacklevel=3)
+        labels = labels.ravel()
+    if labels.ndim != 1:
+        raise EstimatorError(f"y should be a 1d array, got an array of shape {labels.shape} "
+                             "instead.", option="y")
+    if labels.shape[0] != n_rows:
+        raise EstimatorError("Found input variables with inconsistent numbers of samples: "
+                             f"[{n_rows}, {labels.shape[0]}]", option="y")
+    if labels.dtype.kind == "c":
+        raise EstimatorError("Complex data not supported", option="y")
+    if labels.dtype.kind == "f":
+        if np.any(~np.isfinite(labels)):
+            raise EstimatorError("Input y contains NaN or infinity.", option="y")
+        if np.any(labels != np.floor(labels)):
+            # A classifier's classes are a finite set; scikit-learn says so this way.
+            raise EstimatorError("Unknown label type: continuous. Maybe you are trying to fit "
+                                 "a classifier, which expects discrete classes on a regression "
+                                 "target with continuous values.", option="y")
+    if labels.dtype.kind == "O" and any(table.is_missing(v) for v in labels):
+        raise EstimatorError("Input y contains a missing value.", option="y")
+    return labels
+
+
+class C45Classifier:
+    """A C4.5 decision tree (Release 8's or Weka J48's), as a scikit-learn classifier.
+
+    Parameters are :func:`treegen.train`'s training options.  ``nominal``
+    lists the columns (by index, or by name for a DataFrame) whose values are
+    categories rather than numbers; pandas categorical columns are nominal
+    anyway.  NaN (or None) is a missing value.  A nominal value not seen in
+    ``fit`` is treated as missing by ``predict``.
+
+    Fitted attributes: ``classes_``, ``n_features_in_``, ``feature_names_in_``
+    (only when ``X`` had string column names), ``categories_`` (column index
+    -> its values in code order) and ``model_`` (the :class:`treegen.Model`).
+    """
+
+    def __init__(self, cf: float = 0.25, min_cases: int = 2, criterion: Criterion = "gainratio",
+                 flavor: Flavor = "c45", subsets: bool = False, prune: bool = True,
+                 nominal: Sequence[int | str] | None = None, engine: Engine = "level") -> None:
+        self.cf = cf
+        self.min_cases = min_cases
+        self.criterion = criterion
+        self.flavor = flavor
+        self.subsets = subsets
+        self.prune = prune
+        self.nominal = nominal
+        self.engine = engine
+
+    # -- scikit-learn's estimator protocol -------------------------------------------------
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters and values (none is an estimator: ``deep`` is moot)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> C45Classifier:
+        """Set parameters by name; they are checked by ``fit``, as scikit-learn's are."""
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise EstimatorError(f"Invalid parameter {name!r} for estimator {self}. "
+                                     f"Valid parameters are: {sorted(valid)!r}.")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {p.name: p.default for p in
+                    inspect.signature(type(self).__init__).parameters.values()}
+        shown = [f"{k}={v!r}" for k, v in self.get_params().items()
+                 if not (v is defaults.get(k) or (type(v) is type(defaults.get(k))
+                                                  and v == defaults.get(k)))]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "model_")
+
+    def __sklearn_tags__(self) -> Any:
+        # Only scikit-learn calls this, so scikit-learn is importable here.
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(allow_nan=True))
+
+    # scikit-learn before 1.6 reads these instead of __sklearn_tags__.
+    _estimator_type = "classifier"
+
+    def _more_tags(self) -> dict[str, Any]:
+        return {"allow_nan": True, "requires_y": True}
+
+    # -- fitting and predicting -------------------------------------------------------------
+
+    def _nominal_columns(self, names: list[str] | None, n: int) -> set[int]:
+        out: set[int] = set()
+        for ref in self.nominal or ():
+            if isinstance(ref, str):
+                if names is None or ref not in names:
+                    raise EstimatorError(f"no feature named '{ref}'", option="nominal")
+                out.add(names.index(ref))
+            elif isinstance(ref, int | np.integer) and -n <= int(ref) < n:
+                out.add(int(ref) % n)
+            else:
+                raise EstimatorError(f"nominal column {ref!r} is out of range (0..{n - 1})",
+                                     option="nominal")
+        return out
+
+    def fit(self, X: Any, y: Any) -> C45Classifier:
+        """Train the tree on ``X`` (rows of features, NaN missing) and the labels ``y``."""
+        names = table.feature_names(X)
+        cols = table.columns(X)
+        labels = _labels(y, cols.n_rows)
+        n = len(cols.columns)
+        nominal = self._nominal_columns(names, n) | set(cols.categorical)
+        categories = {j: table.categories_of(cols.columns[j], cols.categorical.get(j))
+                      for j in sorted(nominal)}
+        x = self._matrix(cols, categories)
+        try:
+            model = api.train((x, labels), feature_names=names, nominal=sorted(nominal),
+                              categories={j: [table.value_name(v) for v in vs]
+                                          for j, vs in categories.items()},
+                              cf=self.cf, min_cases=self.min_cases, prune=self.prune,
+                              subsets=self.subsets, criterion=self.criterion,
+                              flavor=self.flavor, engine=self.engine)
+        except EstimatorError:
+            raise
+        except TreegenError as exc:  # scikit-learn's callers expect a ValueError
+            raise EstimatorError(str(exc)) from exc
+        self.model_ = model
+        self.classes_ = np.unique(labels)
+        self.n_features_in_ = n
+        self.categories_ = categories
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return self
+
+    @staticmethod
+    def _matrix(cols: table.Columns,
+                categories: dict[int, tuple[object, ...]]) -> npt.NDArray[np.float64]:
+        x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
+        for j, col in enumerate(cols.columns):
+            x[:, j] = (table.codes(col, categories[j]) if j in categories
+                       else table.continuous(col))
+        return x
+
+    def _check_names(self, X: Any) -> None:
+        names = table.feature_names(X)
+        fitted = getattr(self, "feature_names_in_", None)
+        who = type(self).__name__
+        if names is None and fitted is None:
+            return
+        if fitted is None:
+            warnings.warn(f"X has feature names, but {who} was fitted without feature names",
+                          UserWarning, stacklevel=3)
+            return
+        if names is None:
+            warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
+                          "feature names", UserWarning, stacklevel=3)
+            return
+        if list(fitted) != names:
+            unseen = [n for n in names if n not in set(fitted)]
+            missing = [n for n in fitted if n not in set(names)]
+            detail = "".join([
+                "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen)
+                if unseen else "",
+                "Feature names seen at fit time, yet now missing:\n"
+                + "".join(f"- {n}\n" for n in missing) if missing else "",
+                "Feature names must be in the same order as they were in fit.\n"
+                if not unseen and not missing else ""])
+            raise EstimatorError("The feature names should match those that were passed "
+                                 "during fit.\n" + detail, option="X")
+
+    def _x(self, X: Any) -> npt.NDArray[np.float64]:
+        if not self.__sklearn_is_fitted__():
+            raise _not_fitted(self)
+        self._check_names(X)
+        cols = table.columns(X)
+        if len(cols.columns) != self.n_features_in_:
+            raise EstimatorError(f"X has {len(cols.columns)} features, but "
+                                 f"{type(self).__name__} is expecting {self.n_features_in_} "
+                                 "features as input.", option="X")
+        return self._matrix(cols, self.categories_)
+
+    def predict(self, X: Any) -> npt.NDArray[np.generic]:
+        """The predicted class of every row (C4.5's classifier: the most probable class)."""
+        x = self._x(X)
+        out: npt.NDArray[np.generic] = self.classes_[classify.predict(self.model_, x)]
+        return out
+
+    def predict_proba(self, X: Any) -> npt.NDArray[np.float64]:
+        """Class probabilities per row, columns in the order of ``classes_``."""
+        x = self._x(X)
+        return classify.predict_proba(self.model_, x)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy on ``(X, y)``, weighted by ``sample_weight`` if given."""
+        right = self.predict(X) == np.asarray(y).ravel()
+        return float(np.average(right, weights=sample_weight))
+
+    # -- treegen's side ---------------------------------------------------------------------
+
+    def to_model(self) -> api.Model:
+        """The fitted tree as a :class:`treegen.Model` (save, show, export, verify)."""
+        if not self.__sklearn_is_fitted__():
+            raise _not_fitted(self)
+        return self.model_
+
+    def export_c(self, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
+        """``predict.c``/``predict.h`` for the fitted tree: :meth:`treegen.Model.export_c`."""
+        return self.to_model().export_c(out_dir, **options)

@@ -1,0 +1,11 @@
+"""The generated C on simulated microcontrollers: the firmware examples' driver.
+
+* :mod:`~treegen.firmware.targets` -- the chips (``avr``, ``m0plus``, ``m3``, ``m4f``),
+  their compilers and simulators, and the one-line error when one is missing;
+* :mod:`~treegen.firmware.sim` -- build ``firmware_examples/`` with a generated
+  predict.c and the rows as vectors.c, run it under ``timeout``, parse what it prints;
+* :mod:`~treegen.firmware.parity` -- ``treegen verify --on``;
+* :mod:`~treegen.firmware.objinfo` and :mod:`~treegen.firmware.report` -- flash,
+  RAM and stack bound of predict.o (``treegen export --report``);
+* :mod:`~treegen.firmware.check` -- ``make firmware``.
+"""

@@ -1,0 +1,101 @@
+"""``treegen export --report``: what predict.c costs with each installed compiler.
+
+One row per compiler found (host gcc, arm-none-eabi-gcc for Cortex-M0+ and M4F,
+avr-gcc; and the targets named with ``--on``): flash and RAM of predict.o, the stack
+bound of a prediction and the library helpers it calls
+(:mod:`treegen.firmware.objinfo`); with ``--on``, the cycles (AVR) or instructions
+(Cortex-M) per prediction on the simulated chip over verify's rows.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from treegen.codegen.emit import HEADER, SOURCE
+from treegen.codegen.ir import IR
+from treegen.codegen.lower import ExportOptions
+from treegen.codegen.verify import Report, verify_rows
+from treegen.errors import ToolError
+from treegen.firmware import targets
+from treegen.firmware.objinfo import ObjectInfo
+from treegen.firmware.parity import count_summary
+from treegen.firmware.sim import compile_predict, run_vectors
+from treegen.firmware.targets import COMMON_CFLAGS, Target
+
+
+def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> ObjectInfo:
+    """predict.o for ``t`` with the firmware's flags, measured."""
+    d.mkdir(parents=True, exist_ok=True)
+    for name in (HEADER, SOURCE):
+        (d / name).write_text(files[name], encoding="utf-8")
+    return compile_predict(t, prefix, d)[1]
+
+
+def report_text(
+    ir: IR,
+    opts: ExportOptions,
+    files: dict[str, str],
+    on: Sequence[str] = (),
+    *,
+    n_random: int = 1000,
+) -> str:
+    chosen = [targets.target(n) for n in dict.fromkeys(on)]
+    for t in chosen:
+        targets.require(t)
+    names = list(targets.REPORT_TARGETS) + [
+        t.name for t in chosen if t.name not in targets.REPORT_TARGETS
+    ]
+    rows: list[list[str]] = []
+    missing: list[str] = []
+    X = verify_rows(ir, opts, [], n_random, 0, Report()) if chosen else None
+    with tempfile.TemporaryDirectory(prefix="treegen-report-") as tmp:
+        for name in names:
+            t = targets.target(name)
+            if not targets.available(t, run=False):
+                missing.append(t.cc if t.name != "host" else "gcc")
+                continue
+            counts = ""
+            if t in chosen:
+                assert X is not None
+                run = run_vectors(ir, files, X, t)
+                info = run.predict
+                counts = f"{t.unit}: {count_summary(run)}" if run.ok else f"FAILED: {run.failure}"
+            else:
+                try:
+                    info = compile_object(t, files, Path(tmp) / name, ir.prefix)
+                except ToolError as err:  # e.g. double input on AVR: predict.c's #error
+                    why = err.message.split(" failed: ", 1)[-1]
+                    rows.append(
+                        [t.title, "-", "-", "-", f"does not compile: {why}"]
+                        + ([""] if chosen else [])
+                    )
+                    continue
+            stack = "dynamic" if info.stack is None else str(info.stack)
+            row = [t.title, str(info.flash), str(info.ram), stack, ", ".join(info.helpers) or "-"]
+            rows.append(row + ([counts] if chosen else []))
+    head = ["compiler", "flash", "RAM", "stack", "calls"] + (["per prediction"] if chosen else [])
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+
+    def fmt(r: list[str]) -> str:
+        cells = [r[0].ljust(widths[0])] + [
+            c.rjust(w) if i <= 3 else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r[1:], widths[1:], strict=True), 1)
+        ]
+        return "  ".join(cells).rstrip()
+
+    title = (
+        f"predict.o, {' '.join(COMMON_CFLAGS)}: style {opts.style}, input "
+        f"{ir.encoding.input_type}{', float compare int' if ir.encoding.uses_keys else ''}; "
+        f"depth {ir.stack_size} (tests on the longest path; {ir.prefix.upper()}_STACK_SIZE)"
+    )
+    out = [title, fmt(head)] + [fmt(r) for r in rows]
+    out.append(
+        "flash = .text + .rodata + .data (+ PROGMEM on AVR); RAM = .data + .bss (+ "
+        ".rodata on AVR); stack = bytes of the deepest call chain of a prediction, "
+        "the helpers under calls not included"
+    )
+    if missing:
+        out.append(f"not installed: {', '.join(dict.fromkeys(missing))}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,36 @@
+"""The trainer's shared numbers, one home each, for its Python code and its C accelerator.
+
+Only assignments of plain literals, no imports: setup.py reads this file
+without importing treegen (``ast.literal_eval`` of every assignment) and
+passes each name to the C compiler as the macro ``TG_<NAME>``; the C
+sources in :mod:`treegen.trainer.native` use those macros and refuse to
+build without them (common.h).  The Python side imports the names from here.
+"""
+
+# Release 8's Epsilon: the slack in "gain at least the average", in "a subtree
+# no better than a leaf" (collapse) and the worth of an inadmissible test.
+EPSILON = 1e-3
+
+# Weka's tolerance in Utils.eq / gr / sm / smOrEq: J48's comparisons.
+J48_TOL = 1e-6
+
+# Release 8's AddErrs: fewer training errors than this count as none.
+ADD_ERRS_ZERO = 1e-6
+
+# Adjacent sorted values closer than this admit no cut between them (Release 8
+# and J48 alike).
+CUT_GAP = 1e-5
+
+# ln 2, by which Release 8's Log divides.
+LN2 = 0.69314718055994530942
+
+# The accelerator keeps per-class sums on the C stack; with more classes than
+# this (no real dataset) training takes the numpy path.
+MAX_CLASSES = 4096
+
+# Node kinds in the level-wise engine's arrays (FlatTree.kind) and in the C
+# pruner's input and output records.
+KIND_LEAF = 0
+KIND_CONTINUOUS = 1
+KIND_NOMINAL = 2
+KIND_SUBSET = 3
