@@ -1,4 +1,4 @@
-"""Every broken file in tests/corpus, and random mutations of valid files, gets one error line naming FILE:LINE, exit status 2, no traceback, and leaves an existing output file untouched."""
+"""Broken files: one FILE:LINE error line, exit 2, no traceback, outputs untouched."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz_support import LONG
 
 from treegen.cli.main import main
+
+from support.fuzz import LONG
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 ENTRIES = [tuple(line.split("\t")) for line in

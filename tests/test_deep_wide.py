@@ -1,4 +1,4 @@
-"""A chain tree deeper than the recursion limit goes through training, pruning, printing, saving, loading, lowering, emitting and the compiled C without recursion, the ifs style stays within C99's 127 nested blocks, and a nominal attribute with 300 values trains, prints and round-trips while export refuses it with a one-line reason."""
+"""Deep chains and 300-value attributes: no recursion anywhere, C99 nesting kept."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import codegen_models as cm
 import numpy as np
 import pytest
-from fuzz_support import LONG
 from test_hostile_names import _strip_comments_and_strings
 
 from treegen.codegen.build import STRICT_FLAGS
@@ -28,6 +26,9 @@ from treegen.model.core import Model
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, train
+
+from support import codegen_models as cm
+from support.fuzz import LONG
 
 # A recursion over the tree would need a frame per level: far more than this allows.
 HEADROOM = 120

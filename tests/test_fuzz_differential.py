@@ -1,4 +1,4 @@
-"""Random hostile datasets, trained with random options and exported in every mode, compile to C that equals the Python models bit for bit on threshold, neighbour, missing and special rows."""
+"""Random hostile data, every export mode: the C equals the Python models exactly."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz_support import LONG, Mode, all_modes, build_many, export, fuzz_model
 
 from treegen.codegen.build import have_compiler
 from treegen.codegen.inputs import comparison_inputs, to_c_domain
 from treegen.codegen.verify import Report, compare
 from treegen.errors import EncodingError
+
+from support.fuzz import LONG, Mode, all_modes, build_many, export, fuzz_model
 
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="needs gcc")
 

@@ -1,4 +1,4 @@
-"""Every failure the hardening fuzzers found, as a named test that reproduces it (each failed before its fix)."""
+"""Each failure the hardening fuzzers found, as a named test."""
 
 from __future__ import annotations
 

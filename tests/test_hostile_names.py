@@ -1,4 +1,4 @@
-"""Attribute, value and class names made of quotes, backslashes, comment delimiters, newlines, #define, keywords, leading digits, unicode and names equal after sanitising give C that compiles warning-free (gcc, clang, c89, g++), defines only prefixed macros, lets no name out of a comment or string, and keeps its identifiers distinct and the same on every run."""
+"""Hostile names give warning-free C, no escape from comments, stable identifiers."""
 
 from __future__ import annotations
 
@@ -63,8 +63,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     assert loaded.schema == model.schema
     used = {n.attribute for n in loaded.nodes if not n.is_leaf}
     assert len(used) >= 6  # the names really reach the generated tests
-    from treegen.codegen.export import with_provenance
     from treegen.codegen.emit import emit
+    from treegen.codegen.export import with_provenance
     from treegen.codegen.lower import lower
 
     out = {}
@@ -143,7 +143,8 @@ def test_compiles_warning_free(mode: str, exported: dict[str, dict[str, str]],
               "predict.c", "-o", "c89.o"], tmp_path)
     if shutil.which("g++"):
         (tmp_path / "use.cpp").write_text('#include "predict.h"\nint f(const evil_input_t *x);\n'
-                                          "int f(const evil_input_t *x) { return evil_predict(x); }\n",
+                                          "int f(const evil_input_t *x) "
+                                          "{ return evil_predict(x); }\n",
                                           encoding="utf-8")
         _compile(["g++", "-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror", names, "-c",
                   "use.cpp", "-o", "use.o"], tmp_path)
@@ -159,7 +160,8 @@ def test_identifiers_stable_across_processes(exported: dict[str, dict[str, str]]
         "from treegen.codegen.export import export_options, with_provenance\n"
         "from treegen.model.file import save_model, load_model\n"
         "m = t.hostile_model(); save_model(m, %r); m = load_model(%r)\n"
-        "o = with_provenance(export_options(%r, style='ifs', input_type='float'), m, 'evil.tree', '.')\n"
+        "o = with_provenance(export_options(%r, style='ifs', input_type='float'), m,"
+        " 'evil.tree', '.')\n"
         "sys.stdout.write(json.dumps(emit(lower(m, o), 'ifs')))\n"
     )
     here = str(Path(__file__).parent)

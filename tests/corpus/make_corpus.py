@@ -109,7 +109,8 @@ def cases() -> list[tuple[str, bytes, str, str]]:
     csv("unterminated_quote", CSV + 'rain,"71,80,true,no\n', 6, "a quote never closed")
     csv("too_many_fields", rows[0] + rows[1] + "sunny,80,90,true,no,extra\n" + "".join(rows[3:]),
         3, "a row with an extra field")
-    csv("too_few_fields", "".join(rows[:3]) + "overcast,83,false,yes\n", 4, "a row short of a field")
+    csv("too_few_fields", "".join(rows[:3]) + "overcast,83,false,yes\n", 4,
+        "a row short of a field")
     csv("truncated_row", CSV + "rain,6", 6, "the file cut in a row")
     csv("bad_utf8", CSV.encode() + b"rain,70,96,f\xffalse,yes\n", 6, "a byte that is not UTF-8")
     csv("utf16", CSV.encode("utf-16"), 1, "UTF-16 text")
@@ -185,8 +186,10 @@ def cases() -> list[tuple[str, bytes, str, str]]:
     arff("no_data", "".join(al[:8]), 9, "no @data section")
     arff("no_attributes", "@relation r\n@data\n1\n", 2, "@data before any attribute")
     arff("unknown_type", ARFF.replace("humidity numeric", "humidity decimal"), 5, "an unknown type")
-    arff("unterminated_set", ARFF.replace("{true,false}", "{true,false"), 6, "a nominal set not closed")
-    arff("nested_set", ARFF.replace("{true,false}", "{true,{false}}"), 10, "a set inside a set: '{false}' is a value, 'false' is not")
+    arff("unterminated_set", ARFF.replace("{true,false}", "{true,false"), 6,
+         "a nominal set not closed")
+    arff("nested_set", ARFF.replace("{true,false}", "{true,{false}}"), 10,
+         "a set inside a set: '{false}' is a value, 'false' is not")
     arff("wrong_count", ARFF + "rain,70,96,yes\n", 13, "a row short of a field")
     arff("undeclared_value", ARFF + "foggy,70,96,false,yes\n", 13, "an undeclared nominal value")
     arff("not_a_number", ARFF + "rain,warm,96,false,yes\n", 13, "text in a numeric attribute")
@@ -218,7 +221,8 @@ def cases() -> list[tuple[str, bytes, str, str]]:
           "the file cut in half")
     model("not_json", "this is not a model\n", 1, "text that is not JSON")
     model("top_level_list", "[1, 2, 3]\n", 1, "a JSON list, not an object")
-    model("future_version", model_text(mutate(["version"], 99)), 3, "a format version from the future")
+    model("future_version", model_text(mutate(["version"], 99)), 3,
+          "a format version from the future")
     model("version_string", model_text(mutate(["version"], "1")), 3, "the version as a string")
     model("wrong_format", model_text(mutate(["format"], "sklearn-tree")), 2, "another format")
     model("negative_items", model_text(mutate(["nodes", 0, "items"], -14.0)), node_line(0),
@@ -251,7 +255,8 @@ def cases() -> list[tuple[str, bytes, str, str]]:
           "a three-valued test with two branches")
     model("node_order", model_text(mutate(["nodes", 2, "id"], 3)), node_line(2),
           "nodes out of order")
-    model("bad_utf8", good.encode().replace(b"outlook", b"out\xfflook"), 10, "a byte that is not UTF-8")
+    model("bad_utf8", good.encode().replace(b"outlook", b"out\xfflook"), 10,
+          "a byte that is not UTF-8")
     model("nul_byte", good.encode().replace(b'"Play"', b'"Pl\x00ay"', 1), 8, "a NUL byte")
     model("deep_nesting", '{"format": "treegen-model", "version": 1, "options": '
           + "[" * 100_000 + "]" * 100_000 + "}\n", 1, "100,000 nested lists")

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.build import NP_TYPES, SHARED_FLAGS, STRICT_FLAGS
+from treegen.codegen.build import SHARED_FLAGS, STRICT_FLAGS
+from treegen.codegen.ctype import TYPES
 from treegen.codegen.emit import SOURCE, emit, make_env, render_cdef
-from treegen.codegen.ir import INT_RANGES, IR
-from treegen.codegen.literals import C_TYPES
+from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Model
@@ -55,10 +55,11 @@ class Mode:
         return s
 
     def options(self, prefix: str) -> ExportOptions:
-        lo, hi = INT_RANGES.get(self.input_type, (0, 0))
+        t = TYPES[self.input_type]
+        lo, hi = t.range if t.is_int else (0, 0)
         # Unsigned types: the default sentinel (the type's minimum, 0) is nominal code 0,
         # so these take the maximum, as a user with nominal attributes must.
-        missing = hi if self.input_type in INT_RANGES and lo == 0 else None
+        missing = hi if t.is_int and lo == 0 else None
         return ExportOptions(prefix=prefix, style=self.style, input_type=self.input_type,
                              float_compare=self.float_compare, scale=self.scale,
                              missing_value=missing)
@@ -68,7 +69,7 @@ def all_modes() -> list[Mode]:
     """Every style x every input type, float keys, and fixed point with scales."""
     modes: list[Mode] = []
     for style in ("ifs", "table"):
-        for t in NP_TYPES:
+        for t in TYPES:
             modes.append(Mode(style, t))
         modes.append(Mode(style, "float", "int"))
         for t, k in (("int16", Fraction(100)), ("int32", Fraction(1000)),
@@ -170,12 +171,12 @@ class Library:
 
     def run(self, i: int, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
         ir = self.irs[i]
-        rows = np.ascontiguousarray(X, dtype=NP_TYPES[ir.encoding.input_type])
+        rows = np.ascontiguousarray(X, dtype=TYPES[ir.encoding.input_type].dtype)
         n = rows.shape[0]
         cls = np.zeros(n, dtype=np.int32)
         proba = np.zeros((n, ir.n_classes), dtype=np.uint16)
         fn = getattr(self.lib, f"batch_{ir.prefix}")
-        fn(self.ffi.from_buffer(f"{C_TYPES[ir.encoding.input_type]}[]", rows), n,
+        fn(self.ffi.from_buffer(f"{TYPES[ir.encoding.input_type].c_name}[]", rows), n,
            self.ffi.from_buffer("int[]", cls), self.ffi.from_buffer("uint16_t[]", proba))
         return cls, proba
 
