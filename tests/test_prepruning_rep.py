@@ -376,8 +376,9 @@ def test_id3_on_the_seeds_play_tennis_example() -> None:
 
 
 def test_cli_options_reach_the_model(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from support.cli import run_cli
     from treegen.model.file import load_model
+
+    from support.cli import run_cli
 
     data = str(REF / "crx" / "crx.arff")
     out = tmp_path / "rep.tree"
