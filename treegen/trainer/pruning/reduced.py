@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums
 from treegen.trainer.route import branch_of
 from treegen.trainer.tree import TNode, walk
 
-SMALL = 1e-6  # Weka's Utils.SMALL, the tolerance of smOrEq
 _MULT = 0x5DEECE66D
 _MASK = (1 << 48) - 1
 
@@ -145,7 +145,7 @@ def reduced_error_prune(pctx: Context, root: TNode) -> None:
                 sub += float(cd.sum() - cd[t.cls])
             else:
                 sub += tree_err[id(child)]
-        if leaf_err - sub < SMALL:
+        if leaf_err - sub < J48_TOL:  # Utils.smOrEq(leaf, subtree)
             t.make_leaf()
             tree_err[id(t)] = leaf_err
         else:
