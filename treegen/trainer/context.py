@@ -11,6 +11,7 @@ array that growth and pruning scale in place as Release 8 does.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,22 +149,53 @@ class Context:
         return codes
 
     def cut_for(self, att: int, bar: float) -> float:
-        """Largest training value of ``att`` not above ``bar`` (section 1.8).
+        """The threshold of a cut at midpoint ``bar``: a training value of ``att`` (section 1.8).
 
-        J48's ``setSplitPoint`` accepts values up to ``bar`` within ``J48_TOL``.
+        Release 8: the largest training value not above ``bar``.  J48: what
+        its ``setSplitPoint`` keeps, see :meth:`_j48_split_point`.
         """
         d = self.distinct[att]
-        limit = bar + J48_TOL if self.j48 else bar
+        if self.j48:
+            return self._j48_split_point(att, bar)
         # In d's own type: a Python float would make numpy convert all of d
         # to double on every call.  A c45 midpoint is a float32 value, exact.
-        key = d.dtype.type(limit)
-        assert float(key) == limit or self.j48
+        key = d.dtype.type(bar)
+        assert float(key) == bar
         i = int(np.searchsorted(d, key, side="right")) - 1
-        if self.j48:
-            while i >= 0 and not (float(d[i]) - bar < J48_TOL):
-                i -= 1
         assert i >= 0, "midpoint lies above a training value by construction"
         return float(d[i])
+
+    def _j48_split_point(self, att: int, bar: float) -> float:
+        """J48's ``C45Split.setSplitPoint``: a scan of all training values in row order.
+
+        J48 keeps a running value, initially ``-Double.MAX_VALUE``, and
+        replaces it by each value ``v`` with ``v - bar < J48_TOL``
+        (``Utils.smOrEq``) that lies more than ``J48_TOL`` above it
+        (``Utils.gr``).  That is not always the largest value up to ``bar``:
+        among candidates less than ``J48_TOL`` apart the first one scanned
+        stays (segment-challenge: 0.833335 before 0.833336 in the file keeps
+        0.833335).  The largest candidate ``M`` wins unless a distinct value
+        lies within ``J48_TOL`` below it, so only that case scans, and only
+        the rows whose values lie in ``M``'s chain of values with gaps of at
+        most ``J48_TOL``: any value of the chain beats whatever lies below it.
+        """
+        d = self.distinct[att]
+        i = int(np.searchsorted(d, bar + J48_TOL, side="right")) - 1
+        while i >= 0 and not (float(d[i]) - bar < J48_TOL):
+            i -= 1
+        assert i >= 0, "midpoint lies above a training value by construction"
+        lo = i
+        while lo > 0 and not (float(d[lo]) - float(d[lo - 1]) > J48_TOL):
+            lo -= 1
+        if lo == i:
+            return float(d[i])
+        col = self.value_col(att)[: self.n_rows]
+        chain = col[(col >= d[lo]) & (col <= d[i])]  # NaN (unknown) compares false
+        kept = -sys.float_info.max
+        for v in chain.tolist():
+            if v - kept > J48_TOL and v - bar < J48_TOL:
+                kept = v
+        return kept
 
 
 def _stable_order(col: npt.NDArray[np.floating], rows: IntArray) -> IntArray:
