@@ -2,9 +2,10 @@
 
 The trainer's hot loops (running sums over sorted cases, partitioning the
 sorted arrays, the pessimistic error bound) have C versions in
-``treegen/trainer/native/``.  They compute the same numbers as the numpy
-code, bit for bit, so the accelerator is optional: where no C compiler is
-available the build prints a warning and treegen falls back to numpy.
+``treegen/trainer/native/``, and the data readers a C tokenizer in
+``treegen/data/native/``.  They compute the same numbers as the numpy and
+Python code, bit for bit, so the accelerator is optional: where no C compiler
+is available the build prints a warning and treegen falls back to that code.
 
 Flags: ``-ffp-contract=off`` because a fused multiply-add rounds once where
 the numpy code rounds twice (aarch64 compilers contract by default).  The
@@ -99,6 +100,10 @@ setup(
                 "treegen/trainer/constants.py",
             ],
             define_macros=shared_macros(),
+        ),
+        Extension(
+            "treegen.data.native._ctok",
+            sources=["treegen/data/native/ctok.c"],
         ),
         Extension(
             "treegen.trainer.native._cprune",

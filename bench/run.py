@@ -16,8 +16,15 @@ model"); and the reference numbers measured for SUMMARY.md.  Targets (issue
 3): 100k rows in <= 0.1x J48's time and <= scikit-learn's fit; 1M rows <=
 scikit-learn's fit and < 1 GB peak.
 
+The whole command (issue 12): the same rows written as ARFF, .names/.data and
+CSV files (bench/datafiles.py), ``read_dataset`` alone on each, and the whole
+``treegen train gen.arff`` in a fresh process (wall time, peak RSS, and whether
+its model is the in-memory trainer's bit for bit).  Targets: 100k rows <= 0.1x
+J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
+< 1 GB peak; each reader <= 0.3 s at 100k.
+
 Usage, from the repository root:
-    python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export]
+    python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -41,6 +48,7 @@ import numpy as np
 from treegen.data import synthetic
 from treegen.data.dataset import Dataset
 
+from bench import datafiles
 from bench.export_bench import run_export_bench
 
 # Workers run as ``python -m bench.workers`` from here, so they import this
@@ -145,6 +153,38 @@ def run_j48(data_dir: Path, timeout: float) -> dict[str, object]:
     }
 
 
+def run_command(files: Path, timeout: float) -> dict[str, object]:
+    """The whole ``treegen train gen.arff -o m.tree`` as a user runs it: wall time, the
+    process's peak RSS (wait4's ru_maxrss: this child only), and the model's hashes."""
+    out = files / "m.tree"
+    code = "import sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    cmd = [sys.executable, "-c", code, "--quiet", "train", str(files / "gen.arff"), "-o", str(out)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = t0 + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            proc.wait()
+            return {"error": f"timeout after {timeout:.0f} s"}
+        time.sleep(0.05)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        return {"error": (err.strip().splitlines() or ["?"])[-1]}
+    from treegen.model.file import load_model
+
+    from bench.workers import model_bits, tree_fingerprint
+
+    model = load_model(str(out))
+    return {"seconds": wall, "peak_mb": usage.ru_maxrss / 1024.0,
+            "fingerprint": tree_fingerprint(model), "bits": model_bits(model)}
+
+
 def fmt_s(x: object) -> str:
     return f"{float(x):.2f} s" if isinstance(x, (int, float)) else "-"
 
@@ -192,6 +232,64 @@ def _seconds(r: dict[str, object] | None) -> float | None:
         return None
     v = r.get("seconds")
     return float(v) if isinstance(v, (int, float)) else None
+
+
+def print_whole(table: list[Row]) -> None:
+    """Issue 12: the whole command (from the ARFF file) next to the trainer alone."""
+    print("\nWhole command (treegen --quiet train gen.arff -o m.tree; interpreter, reading,")
+    print("training, writing) and read_dataset alone per format:")
+    head = (f"{'rows':>9} | {'train only':>10} | {'whole cmd':>9} | {'cmd peak':>8} | "
+            f"{'same model':>10} | {'read arff':>9} | {'read .data':>10} | {'read csv':>8}")
+    print(head)
+    print("-" * len(head))
+    for r in table:
+        tg, cmd, rd = r.results.get("treegen"), r.results.get("command"), r.results.get("readers")
+        same = "-"
+        if tg and cmd and "error" not in tg and "error" not in cmd:
+            same = "yes" if cmd["bits"] == tg["bits"] else "NO"
+        peak = fmt_mb(cmd.get("peak_mb")) if cmd and "error" not in cmd else "-"
+        reads = [cell(rd, k) for k in ("arff", "c45", "csv")]
+        print(f"{r.rows:>9} | {cell(tg):>10} | {cell(cmd):>9} | {peak:>8} | {same:>10} | "
+              f"{reads[0]:>9} | {reads[1]:>10} | {reads[2]:>8}")
+    by_rows = {r.rows: r for r in table}
+
+    def verdict(ok: bool | None) -> str:
+        return "n/a " if ok is None else ("PASS" if ok else "FAIL")
+
+    print("\nTargets (issue 12, whole command):")
+    r100 = by_rows.get(100_000)
+    if r100:
+        cmd = _seconds(r100.results.get("command"))
+        j48 = r100.results.get("j48")
+        j48_wall = float(str(j48["wall"])) if j48 and "wall" in j48 else None
+        sk = _seconds(r100.results.get("sklearn"))
+        if cmd is not None:
+            ok = None if j48_wall is None else cmd <= 0.1 * j48_wall
+            print(f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= 0.1 x J48's whole run "
+                  f"({fmt_s(j48_wall)}; --j48 measures it)")
+            ok = None if sk is None else cmd <= sk
+            print(f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
+        rd = r100.results.get("readers")
+        if rd and "error" not in rd:
+            for k in ("arff", "c45", "csv"):
+                t = float(str(rd[k]))
+                print(f"  [{verdict(t <= 0.3 and bool(rd[k + '_fast']))}] 100k: read {k} "
+                      f"{t:.2f} s <= 0.3 s (C tokenizer used: {rd[k + '_fast']})")
+    r1m = by_rows.get(1_000_000)
+    if r1m:
+        cmdr = r1m.results.get("command")
+        cmd = _seconds(cmdr)
+        sk = _seconds(r1m.results.get("sklearn"))
+        if cmd is not None and cmdr is not None:
+            ok = None if sk is None else cmd <= sk
+            print(f"  [{verdict(ok)}] 1M: {cmd:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
+            peak = float(str(cmdr["peak_mb"]))
+            print(f"  [{verdict(peak < 1024)}] 1M: whole command peak {peak:.0f} MB < 1 GB")
+    for r in table:
+        tg, cmd = r.results.get("treegen"), r.results.get("command")
+        if tg and cmd and "error" not in tg and "error" not in cmd:
+            print(f"  [{verdict(cmd['bits'] == tg['bits'])}] {r.rows}: the command's model "
+                  f"is the trainer's, bit for bit ({tg['fingerprint']})")
 
 
 def print_targets(table: list[Row]) -> None:
@@ -279,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--j48", action="store_true", help="also time Weka J48 (rows <= 100k)")
     ap.add_argument("--no-sklearn", action="store_true", help="skip scikit-learn")
     ap.add_argument("--no-export", action="store_true", help="skip the export benchmark")
+    ap.add_argument("--no-command", action="store_true",
+                    help="skip the whole-command and reader timings (data files)")
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
     ap.add_argument(
         "--exact-max-rows",
@@ -323,6 +423,13 @@ def main(argv: list[str] | None = None) -> int:
             for e in engines if n <= args.exact_max_rows else []:
                 print(f"[{n} rows] treegen train, engine={e} ...", flush=True)
                 row.results[f"engine={e}"] = run_worker(f"treegen-engine={e}", d, args.timeout)
+            if not args.no_command:
+                print(f"[{n} rows] writing ARFF, .names/.data, CSV; whole command ...",
+                      flush=True)
+                files = d / "files"
+                datafiles.write_all(n, files, args.seed)
+                row.results["readers"] = run_worker("readers", files, args.timeout)
+                row.results["command"] = run_command(files, args.timeout)
             if sk_python is not None:
                 print(f"[{n} rows] scikit-learn fit ...", flush=True)
                 row.results["sklearn"] = run_worker("sklearn", d, args.timeout, sk_python)
@@ -333,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print_table(table)
     print_targets(table)
+    if not args.no_command:
+        print_whole(table)
     print_paths(table, engines)
     if not args.no_export:
         print()

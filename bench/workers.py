@@ -15,7 +15,9 @@ Kinds:
 * ``sklearn``: ``DecisionTreeClassifier(criterion="entropy")`` fit on the
   same rows, nominal attributes one-hot encoded (a missing value is the
   all-zero row), missing continuous values imputed with the column mean;
-  only ``fit`` is timed.
+  only ``fit`` is timed;
+* ``readers`` (DATA_DIR holds bench/datafiles.py's files): ``read_dataset``
+  alone on each of gen.arff, gen.data and gen.csv.
 """
 
 from __future__ import annotations
@@ -172,8 +174,28 @@ def run_sklearn(ds: Dataset) -> dict[str, object]:
     return {"seconds": seconds, "size": int(clf.tree_.node_count), "features": X.shape[1]}
 
 
+def run_readers(files: Path) -> dict[str, object]:
+    """``read_dataset`` alone on the bench's ARFF, .data and CSV files (bench/datafiles.py)."""
+    from treegen.data.readers import fast, read_dataset
+
+    out: dict[str, object] = {}
+    for fmt, name in (("arff", "gen.arff"), ("c45", "gen.data"), ("csv", "gen.csv")):
+        t0 = time.perf_counter()
+        ds = read_dataset(str(files / name))
+        out[fmt] = time.perf_counter() - t0
+        out[f"{fmt}_fast"] = not fast.last_fallback
+        del ds
+    return out
+
+
 def main(argv: list[str]) -> int:
     kind, data_dir = argv[0], Path(argv[1])
+    if kind == "readers":
+        base = peak_mb()
+        result = run_readers(data_dir)
+        result.update(kind=kind, baseline_mb=base, peak_mb=peak_mb())
+        print(json.dumps(result))
+        return 0
     ds = load(data_dir)
     base = peak_mb()
     if kind == "treegen":

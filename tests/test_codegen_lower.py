@@ -13,9 +13,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen import fixedpoint
+from treegen.codegen.ctype import INT_TYPES, TYPES
 from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.ir import INT_RANGES, ONE, Encoding
+from treegen.codegen.ir import ONE, Encoding
 from treegen.codegen.literals import c_double, c_float, c_string
 from treegen.codegen.lower import (
     ExportOptions,
@@ -139,7 +140,7 @@ def test_scaled_j48_cut_at_a_decimal_training_value() -> None:
     assert Fraction(t) < Fraction(3, 10)
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     for itype in ("int16", "int32", "uint32"):
-        enc = Encoding(itype, "float", INT_RANGES[itype][0], (Fraction(10),))
+        enc = Encoding(itype, "float", TYPES[itype].range[0], (Fraction(10),))
         assert lower_continuous(node, 0, enc, True, False) == ("le", 3)
 
 
@@ -199,10 +200,10 @@ def test_c45_double_input_follows_the_float_classifier_at_a_data_value() -> None
 
 
 @pytest.mark.parametrize("narrow32", [False, True])
-@pytest.mark.parametrize("itype", sorted(INT_RANGES))
+@pytest.mark.parametrize("itype", sorted(t.name for t in INT_TYPES))
 @given(data=st.data())
 def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataObject) -> None:
-    lo, hi = INT_RANGES[itype]
+    lo, hi = TYPES[itype].range
     missing = data.draw(st.sampled_from([lo, hi, 0]))
     enc = Encoding(itype, "float", missing, (Fraction(1),) * 4)
     t = data.draw(st.one_of(st.floats(lo - 3.0, hi + 3.0), st.sampled_from(
@@ -237,7 +238,7 @@ def test_scaled_threshold_next_to_the_default_missing_value(itype: str, t: float
     # At scale 10, -12.8 cuts at x <= -128 (only int8's default missing value passes)
     # and 25.45 at x <= 254 (only uint8's, 255, fails): an error while that value is
     # the default; a value the user chose keeps folding the test.
-    lo, hi = INT_RANGES[itype]
+    lo, hi = TYPES[itype].range
     missing = lo if lo < 0 else hi
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding(itype, "float", missing, (Fraction(10),))

@@ -125,7 +125,10 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
     special = [0.0, -0.0, 0.5, 1.5, 199.0, 199.5, 200.0, 255.0, 256.0, 1e-45, -1e-45, 1e30,
                np.inf, -np.inf, np.nan, -1.0, 127.0, 128.0, 2.0**-126]
     bits = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
-    fixed = np.concatenate([np.arange(-5, 300, dtype=np.float64), special])
+    ints = np.arange(-5, 300, dtype=np.float32)
+    ulps = [np.nextafter(ints, np.float32(-np.inf)), np.nextafter(ints, np.float32(np.inf))]
+    fixed = np.concatenate([ints.astype(np.float64), *(u.astype(np.float64) for u in ulps),
+                            special])
     col: np.ndarray
     if ir.encoding.is_int:
         lo, hi = ir.encoding.int_range
@@ -137,7 +140,7 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
         col = np.concatenate([fixed.astype(np.float32), bits.view(np.float32)])
     else:
         col = np.concatenate([fixed, float32_bits_as_float64(bits)])
-    X = np.stack([col, np.zeros_like(col)], axis=1).astype(build_dtype(ir))
+    X = np.stack([col, np.zeros_like(col)], axis=1).astype(ir.encoding.ctype.dtype)
     c_cls, c_proba = built.run(X)
     f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
     assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
@@ -162,12 +165,6 @@ def float32_bits_as_float64(bits: np.ndarray) -> np.ndarray:
     finite_or_inf = np.where(is_nan, 0, bits).astype(np.uint32).view(np.float32)
     nan = ((bits & 0x80000000) << 32) | (0x7FF << 52) | ((bits & 0x007FFFFF) << 29)
     return np.where(is_nan, nan.view(np.float64), finite_or_inf.astype(np.float64))
-
-
-def build_dtype(ir: object) -> object:
-    from treegen.codegen.build import NP_TYPES
-
-    return NP_TYPES[ir.encoding.input_type]  # type: ignore[attr-defined]
 
 
 @settings(
@@ -214,7 +211,7 @@ def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int
     assert model.size > 25
     ir = lower(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)))
     built = build(ir, emit(ir, "ifs"), tmp_path)
-    c_cls, _ = built.run(ints.astype(build_dtype(ir)))
+    c_cls, _ = built.run(ints.astype(ir.encoding.ctype.dtype))
     assert np.array_equal(c_cls, predict(model, ds.X))
     check(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)), tmp_path / "t",
           ds)

@@ -15,6 +15,7 @@ import math
 import sys
 from collections.abc import Callable
 
+from treegen.cli.progress import Progress
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
 
@@ -50,19 +51,26 @@ def _flatten(lists: object) -> list[str]:
 
 
 def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None, *,
-              float32: bool) -> Dataset:
+              float32: bool, progress: Progress | None = None) -> Dataset:
     """Read DATA with the options :func:`add_data_options` added.
 
     With ``schema`` (a model's) the data options other than the file itself
     do not apply: columns are matched to the model's attributes.  ``float32``:
     the data is for a c45 model (training or using one), whose values are float32,
-    so a value beyond float32's range is an error at its cell.
+    so a value beyond float32's range is an error at its cell.  ``progress``
+    shows the phase "reading" and then the rows read.
     """
+    if progress is not None:
+        progress.update(f"reading {path}")
     if schema is not None:
-        return read_dataset(path, schema=schema, float32=float32)
-    return read_dataset(path, target=getattr(args, "target", None),
-                        nominal=_flatten(getattr(args, "nominal", [])),
-                        ignore=_flatten(getattr(args, "ignore", [])), float32=float32)
+        ds = read_dataset(path, schema=schema, float32=float32)
+    else:
+        ds = read_dataset(path, target=getattr(args, "target", None),
+                          nominal=_flatten(getattr(args, "nominal", [])),
+                          ignore=_flatten(getattr(args, "ignore", [])), float32=float32)
+    if progress is not None:
+        progress.update(f"read {path}", rows=ds.n_rows)
+    return ds
 
 
 def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:

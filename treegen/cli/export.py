@@ -11,6 +11,8 @@ import argparse
 import sys
 from fractions import Fraction
 
+from treegen.cli.common import read_data
+from treegen.cli.progress import progress_line
 from treegen.codegen import export as codegen_export
 from treegen.codegen.emit import STYLES
 from treegen.codegen.export import render, with_provenance
@@ -18,7 +20,6 @@ from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import verify
 from treegen.data.atomic import write_files_atomic
-from treegen.data.readers import read_dataset
 from treegen.firmware import cli as firmware_cli
 from treegen.model.file import load_model
 
@@ -88,11 +89,15 @@ def run_export(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
-    data = [read_dataset(path, schema=model.schema, float32=model.compares_float32)
-            for path in args.data]
+    with progress_line(args) as progress:
+        data = [read_data(args, path, schema=model.schema, float32=model.compares_float32,
+                          progress=progress) for path in args.data]
+        if not args.on:
+            progress.update("verifying")
+            report = verify(model, opts, data, cc=args.cc, n_random=args.random,
+                            seed=args.seed)
     if args.on:
         return firmware_cli.verify_on(args, model, opts, data)
-    report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
 

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from treegen.analysis.cv import check_folds, cross_validate, format_cv
 from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_beside
 from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
+from treegen.cli.progress import Progress, progress_line
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -109,13 +110,14 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
     )
 
 
-def _fit(args: argparse.Namespace) -> Callable[[Dataset], Model]:
+def _fit(args: argparse.Namespace, progress: Progress | None = None,
+         ) -> Callable[[Dataset], Model]:
     """A one-argument training function with the command line's options."""
 
     opts = train_options(args)
 
     def fit(ds: Dataset) -> Model:
-        return train(ds, opts)
+        return train(ds, opts, progress=progress.nodes if progress is not None else None)
 
     return fit
 
@@ -136,11 +138,18 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             f"would overwrite the data file {args.data}; choose another", option="-o/--output"
         )
-    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
-    model = _fit(args)(ds)
-    save_model(model, str(output))
-    if not getattr(args, "quiet", False):
-        errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor),
+                       progress=progress)
+        progress.update("growing", rows=ds.n_rows)
+        model = _fit(args, progress)(ds)
+        progress.update("writing", nodes=model.size)
+        save_model(model, str(output))
+        quiet = getattr(args, "quiet", False)
+        if not quiet:
+            progress.update("counting training errors")
+            errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
+    if not quiet:
         percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
         kind = "pruned" if args.prune else "unpruned"
         note(
@@ -190,8 +199,11 @@ def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
-    ev = evaluate(model, ds)
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32,
+                       progress=progress)
+        progress.update("evaluating")
+        ev = evaluate(model, ds)
     label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
     if args.unpruned is None:
         pruned_ev = ev if ev.estimate is not None else None
@@ -242,12 +254,16 @@ def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
 
     model = load_model(args.model)
-    ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32)
-    text = ""
-    if args.header:
-        text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
-        text += "\n"
-    text += format_predictions(model, ds.X, args.proba)
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32,
+                       progress=progress)
+        progress.update("predicting")
+        text = ""
+        if args.header:
+            text = "class" + ("".join(f"\t{c}" for c in model.schema.classes)
+                              if args.proba else "")
+            text += "\n"
+        text += format_predictions(model, ds.X, args.proba)
     if args.output:
         write_text_atomic(args.output, text)
         note(args, f"treegen: wrote {ds.n_rows} predictions to {args.output}")
@@ -262,11 +278,22 @@ def run_predict(args: argparse.Namespace) -> int:
 def run_cv(args: argparse.Namespace) -> int:
     """Cross-validate training on DATA and print the fold table and summary."""
 
-    ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor))
-    if not args.loo:
-        check_folds(args.folds, ds.n_rows)
-    fit = _fit(args)
-    result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo)
+    with progress_line(args) as progress:
+        # Read once; every fold trains on rows of this one Dataset.
+        ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor),
+                       progress=progress)
+        if not args.loo:
+            check_folds(args.folds, ds.n_rows)
+        train_fold = _fit(args)
+        folds_done = [0]
+
+        def fit(train_ds: Dataset) -> Model:
+            folds_done[0] += 1
+            progress.update(f"cross-validating: fold {folds_done[0]}", rows=train_ds.n_rows)
+            return train_fold(train_ds)
+
+        result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed,
+                                loo=args.loo)
     sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
     return 0
 

@@ -1,12 +1,14 @@
 """Code generation: a :class:`~treegen.model.core.Model` to portable, exact C.
 
 The pipeline is ``lower`` (model → :mod:`~.ir`, every comparison encoded
-for the chosen input type) → ``emit`` (the IR through the Jinja2 templates
-in ``templates/``: nested ifs or a static node table) → :mod:`~.export`
-(options, provenance, atomic write of ``predict.c``/``predict.h``).  The
-checks: :mod:`~.oracle` evaluates the IR in numpy, :mod:`~.fixedpoint` is
-the C's missing-value arithmetic in Python, :mod:`~.build` compiles the C
-and :mod:`~.verify` compares them all (``treegen verify``).
+for the chosen input type) → ``emit`` (the IR as typed :mod:`~.views`, then
+through the Jinja2 templates in ``templates/``: nested ifs or a static node
+table) → :mod:`~.export` (options, provenance, atomic write of
+``predict.c``/``predict.h``).  :mod:`~.ctype` is the one table of the C scalar
+types.  The checks: :mod:`~.oracle` evaluates the IR in numpy,
+:mod:`~.fixedpoint` is the C's missing-value arithmetic in Python,
+:mod:`~.build` compiles the C and :mod:`~.verify` compares them all
+(``treegen verify``).
 """
 
 from __future__ import annotations

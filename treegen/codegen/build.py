@@ -27,11 +27,7 @@ import numpy.typing as npt
 
 from treegen.codegen.emit import HEADER, SOURCE, render_cdef
 from treegen.codegen.ir import IR
-from treegen.codegen.literals import C_TYPES
 from treegen.errors import EmitError
-
-NP_TYPES = {"float": np.float32, "double": np.float64, "int8": np.int8, "int16": np.int16,
-            "int32": np.int32, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32}
 
 # The flags README and tests/test_codegen_compile.py promise the generated C passes.
 STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion",
@@ -50,14 +46,14 @@ class Built:
     lib: Any
 
     def run(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
-        rows = np.ascontiguousarray(X, dtype=NP_TYPES[self.ir.encoding.input_type])
+        ctype = self.ir.encoding.ctype
+        rows = np.ascontiguousarray(X, dtype=ctype.dtype)
         n = rows.shape[0]
         assert rows.shape == (n, self.ir.n_features)
         cls = np.zeros(n, dtype=np.int32)
         proba = np.zeros((n, self.ir.n_classes), dtype=np.uint16)
         if n:
-            ct = C_TYPES[self.ir.encoding.input_type]
-            self.lib.treegen_batch(self.ffi.from_buffer(f"{ct}[]", rows), n,
+            self.lib.treegen_batch(self.ffi.from_buffer(f"{ctype.c_name}[]", rows), n,
                                    self.ffi.from_buffer("int[]", cls),
                                    self.ffi.from_buffer("uint16_t[]", proba))
         return cls, proba

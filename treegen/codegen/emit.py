@@ -1,38 +1,51 @@
 """IR -> {"predict.c": ..., "predict.h": ...} through one strict Jinja2 environment.
 
-The templates (top-level ``templates/``, shipped as package ``treegen.templates``)
-only loop over the view models built here; every literal, identifier and comment
-text is formatted in Python (treegen.codegen.literals, treegen.codegen.names).
+The templates (``treegen/codegen/templates``, package data) only loop over the typed
+view models built here (treegen.codegen.views) and substitute them; every literal,
+identifier and comment text is formatted in Python (treegen.codegen.literals,
+treegen.codegen.names), every C expression is written in the templates.
 """
 
 from __future__ import annotations
 
 import importlib.resources
-from typing import Any
 
 import jinja2
 import numpy as np
 
 from treegen.codegen import layout
-from treegen.codegen.ir import IR, Compare, Leaf, Switch, validate
-from treegen.codegen.literals import (
-    C_TYPES,
-    c_double,
-    c_float,
-    c_hex32,
-    c_int,
-    c_string,
-    smallest_int,
-    smallest_uint,
-)
+from treegen.codegen.ctype import FLOAT, TYPES, UINT32, CType, smallest_int, smallest_uint
+from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
+from treegen.codegen.literals import c_double, c_float, c_hex, c_hex32, c_int, c_string
 from treegen.codegen.names import comment_text
+from treegen.codegen.views import (
+    BranchLine,
+    CallLine,
+    ClassView,
+    CloseLine,
+    Code,
+    Column,
+    Columns,
+    FeatureView,
+    Function,
+    Header,
+    IfLine,
+    Ifs,
+    Ops,
+    ReturnLine,
+    Source,
+    SwitchLine,
+    Table,
+    Tables,
+    ValueKind,
+    WalkLine,
+    context,
+)
 from treegen.errors import EmitError
 
 HEADER = "predict.h"
 SOURCE = "predict.c"
 STYLES = ("ifs", "table")
-READERS = {"uint8": "RD8", "int8": "RD8", "uint16": "RD16", "int16": "RD16",
-           "uint32": "RD32", "int32": "RD32", "float": "RDF"}
 
 
 def _template_loader() -> jinja2.BaseLoader:
@@ -48,7 +61,7 @@ def make_env() -> jinja2.Environment:
                               autoescape=False)
 
 
-def c_rows(literals: list[str], width: int = 76) -> list[str]:
+def c_rows(literals: list[str], width: int = 76) -> tuple[str, ...]:
     """Comma-separated literals wrapped to ``width`` columns."""
     rows: list[str] = []
     line = ""
@@ -61,7 +74,7 @@ def c_rows(literals: list[str], width: int = 76) -> list[str]:
             line = f"{line} {item}" if line else item
     if line:
         rows.append(line)
-    return rows
+    return tuple(rows)
 
 
 class _Macros:
@@ -69,9 +82,9 @@ class _Macros:
 
     def __init__(self, upper: str) -> None:
         self.upper = upper
-        self.used = {f"{upper}_{s}" for s in ("N_FEATURES", "N_CLASSES", "PROBA_ONE", "MISSING",
-                                              "WANT_CLASS_NAMES", "ROM", "STACK_SIZE", "RD8",
-                                              "RD16", "RD32", "RDF", "H")}
+        fixed = ("N_FEATURES", "N_CLASSES", "PROBA_ONE", "MISSING", "WANT_CLASS_NAMES", "ROM",
+                 "STACK_SIZE", "H", *(t.reader for t in TYPES.values() if t.reader))
+        self.used = {f"{upper}_{s}" for s in fixed}
 
     def take(self, *parts: str) -> str:
         base = "_".join((self.upper, *parts))
@@ -89,16 +102,16 @@ def threshold_literal(ir: IR, value: float) -> str:
         return c_hex32(int(value))
     if enc.is_int:
         return c_int(int(value), enc.input_type)
-    return c_float(float(value)) if enc.input_type == "float" else c_double(float(value))
+    return c_float(float(value)) if enc.ctype is FLOAT else c_double(float(value))
 
 
-def value_kind(ir: IR) -> str:
+def value_kind(ir: IR) -> ValueKind:
     enc = ir.encoding
     if enc.uses_keys:
         return "key"
     if enc.is_int:
-        return "unsigned" if enc.input_type.startswith("uint") else "signed"
-    return enc.input_type
+        return "signed" if enc.ctype.signed else "unsigned"
+    return "float" if enc.ctype is FLOAT else "double"
 
 
 def _describe(ir: IR, i: int, branch: int) -> str:
@@ -120,23 +133,32 @@ def _short(t: float) -> str:
     return str(f32) if float(f32) == t else repr(t)
 
 
-def _common(ir: IR) -> dict[str, Any]:
-    P, U = ir.prefix, ir.prefix.upper()
-    macros = _Macros(U)
+def _column(U: str, ctype: CType, rows: tuple[str, ...]) -> Column:
+    # pgm_read_* returns the bits of a signed type as unsigned: the template casts back.
+    return Column(ctype.c_name, f"{U}_{ctype.reader}" if ctype.reader else "",
+                  ctype.is_int and ctype.signed, rows)
+
+
+def _int_column(U: str, values: list[int], ctype: CType | None = None) -> Column:
+    """A column of integers in ``ctype``, by default the narrowest type holding them."""
+    ctype = ctype or smallest_int(min(values), max(values))
+    return _column(U, ctype, c_rows([c_int(v, ctype.name) for v in values]))
+
+
+def _header(ir: IR) -> Header:
+    U = ir.prefix.upper()
     enc = ir.encoding
+    macros = _Macros(U)
     features = []
     for i, f in enumerate(ir.features):
-        values = [{"macro": macros.take(f.ident, v_ident), "code": c,
-                   "comment": comment_text(f.values[c])} for c, v_ident in enumerate(f.value_idents)]
-        features.append({"macro": macros.take("F", f.ident), "index": i,
-                         "comment": comment_text(f"{f.name} ({f.kind})"), "codes": values})
-    classes = [{"macro": macros.take("C", ident), "index": i, "comment": comment_text(name),
-                "string": c_string(name)}
-               for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents))]
-    n_out = len(ir.outcomes)
-    class_ctype = smallest_uint(max(ir.n_classes - 1, 0))
-    outcome_ctype = smallest_uint(max(n_out - 1, 0))
-    if enc.input_type == "float" or enc.input_type == "double":
+        # The value macros are taken before the feature's own (names depend on the order).
+        codes = tuple(Code(macros.take(f.ident, v_ident), c, comment_text(f.values[c]))
+                      for c, v_ident in enumerate(f.value_idents))
+        features.append(FeatureView(macros.take("F", f.ident), i,
+                                    comment_text(f"{f.name} ({f.kind})"), codes))
+    classes = tuple(ClassView(macros.take("C", ident), i, comment_text(name), c_string(name))
+                    for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents)))
+    if not enc.is_int:
         input_doc = "Missing values are NaN."
     else:
         input_doc = f"Missing values are {U}_MISSING."
@@ -145,124 +167,108 @@ def _common(ir: IR) -> dict[str, Any]:
     if enc.is_int and any(s != 1 for s in enc.scales):
         scales = ", ".join(f"{f.name}: 1/{s}" for f, s in zip(ir.features, enc.scales) if s != 1)
         input_doc += comment_text(f" Fixed point, one unit is {scales}.")
-    return {
-        "P": P, "U": U, "guard": f"TREEGEN_{U}_H", "header_name": HEADER,
-        "provenance": [comment_text(f"{k}: {v}") for k, v in ir.provenance],
-        "input_ctype": C_TYPES[enc.input_type], "input_doc": input_doc,
-        "value_kind": value_kind(ir),
-        "value_ctype": "uint32_t" if enc.uses_keys else C_TYPES[enc.input_type],
-        "missing_literal": c_int(enc.missing, enc.input_type) if enc.missing is not None else "",
-        "n_features": ir.n_features, "n_classes": ir.n_classes, "features": features,
-        "classes": classes, "stack_size": ir.stack_size,
-        "n_outcomes": n_out, "class_ctype": f"{class_ctype}_t",
-        "class_rows": c_rows([c_int(o.cls, class_ctype) for o in ir.outcomes]),
-        "class_read": f"{U}_{READERS[class_ctype]}(&{P}_class[out])",
-        "proba_rows": c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
-        "outcome_ctype": f"{outcome_ctype}_t",
-        "has_switch": any(isinstance(n, Switch) for n in ir.nodes),
-        "has_tests": not isinstance(ir.nodes[0], Leaf),
-    }
+    return Header(
+        P=ir.prefix, U=U, guard=f"TREEGEN_{U}_H",
+        provenance=tuple(comment_text(f"{k}: {v}") for k, v in ir.provenance),
+        input_ctype=enc.ctype.c_name, input_doc=input_doc,
+        missing_literal=c_int(enc.missing, enc.input_type) if enc.missing is not None else "",
+        n_features=ir.n_features, n_classes=ir.n_classes, one=ONE,
+        features=tuple(features), classes=classes)
 
 
-def _x(ir: IR, f: int) -> str:
-    return f"x[{f}]"
+def _source(ir: IR, style: str) -> Source:
+    U = ir.prefix.upper()
+    enc = ir.encoding
+    kind = value_kind(ir)
+    class_ctype = smallest_uint(max(ir.n_classes - 1, 0))
+    return Source(
+        header_name=HEADER, value_kind=kind,
+        value_ctype=(UINT32 if enc.uses_keys else enc.ctype).c_name,
+        stack_size=ir.stack_size, n_outcomes=len(ir.outcomes),
+        outcome_ctype=smallest_uint(max(len(ir.outcomes) - 1, 0)).c_name,
+        class_column=_int_column(U, [o.cls for o in ir.outcomes], class_ctype),
+        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}"
+                           for o in ir.outcomes]),
+        one_literal=c_hex(ONE), q15_shift=Q15_SHIFT,
+        has_tests=not isinstance(ir.nodes[0], Leaf),
+        has_switch=any(isinstance(n, Switch) for n in ir.nodes),
+        # Only the table style reads float thresholds from a table.
+        uses_rdf=style == "table" and kind == "float", map_none=layout.MAP_NONE)
 
 
-def _v(ir: IR, f: int, nominal: bool = False) -> str:
-    """The compared value of feature f: the input, or its key (--float-compare int, and
-    nominal float values, whose codes are decoded from the bits without float ops)."""
-    keyed = ir.encoding.uses_keys or (nominal and ir.encoding.input_type == "float")
-    return f"{ir.prefix}_key(x[{f}])" if keyed else f"x[{f}]"
+def _ifs_line(ir: IR, lay: layout.IfsLayout, line: layout.Line, names: list[str]) -> WalkLine:
+    node = ir.nodes[line.node]
+    pad = "    " * line.indent
+    if line.kind == "if":
+        assert isinstance(node, Compare)
+        return IfLine("if", pad, node.op, node.feature, ir.encoding.uses_keys,
+                      lay.share_offset[line.node], _describe(ir, line.node, 0),
+                      threshold_literal(ir, node.threshold) if node.op in ("le", "lt") else "")
+    if line.kind == "switch":
+        assert isinstance(node, Switch)
+        # Nominal float values are decoded from the key, without float operations.
+        keyed = ir.encoding.uses_keys or ir.encoding.ctype is FLOAT
+        return SwitchLine("switch", pad, node.feature, keyed, len(node.branch_of),
+                          lay.map_offset.get(line.node), len(node.children),
+                          lay.share_offset[line.node])
+    if line.kind == "case" or line.kind == "after":
+        return BranchLine(line.kind, pad, line.branch, _describe(ir, line.node, line.branch))
+    if line.kind == "return":
+        assert isinstance(node, Leaf)
+        return ReturnLine("return", pad, node.outcome, _describe(ir, line.node, 0))
+    if line.kind == "call":
+        return CallLine("call", pad, names[line.callee])
+    assert line.kind == "else" or line.kind == "end", line.kind
+    return CloseLine(line.kind, pad)
 
 
-def _ifs_view(ir: IR, view: dict[str, Any]) -> None:
+def _ifs(ir: IR) -> tuple[Ifs, Tables]:
     lay = layout.ifs_layout(ir)
     names = [f"{ir.prefix}_walk{k}" for k in range(len(lay.functions))]
-    maps: list[int] = []
-    map_at: dict[tuple[int, ...], int] = {}
     functions = []
     for k, (root, lines) in enumerate(lay.functions):
-        out = []
-        for line in lines:
-            node = ir.nodes[line.node]
-            d: dict[str, Any] = {"kind": line.kind, "pad": "    " * line.indent}
-            if line.kind == "if":
-                assert isinstance(node, Compare)
-                d.update(op=node.op, x=_x(ir, node.feature), v=_v(ir, node.feature),
-                         at=lay.share_offset[line.node],
-                         comment=_describe(ir, line.node, 0),
-                         threshold=threshold_literal(ir, node.threshold)
-                         if node.op in ("le", "lt") else "")
-            elif line.kind == "switch":
-                assert isinstance(node, Switch)
-                at: int | None = None
-                if node.branch_of != tuple(range(len(node.children))):
-                    m = (len(node.branch_of), len(node.children),
-                         *(255 if b < 0 else b for b in node.branch_of))
-                    at = map_at.setdefault(m, len(maps))
-                    if at == len(maps):
-                        maps.extend(m)
-                d.update(x=_x(ir, node.feature), v=_v(ir, node.feature, nominal=True),
-                         n_values=len(node.branch_of), map_at=at,
-                         forks=len(node.children), at=lay.share_offset[line.node])
-            elif line.kind in ("case", "after"):
-                d.update(branch=line.branch, comment=_describe(ir, line.node, line.branch))
-            elif line.kind == "return":
-                assert isinstance(node, Leaf)
-                d.update(outcome=node.outcome, comment=_describe(ir, line.node, 0))
-            elif line.kind == "call":
-                d.update(callee=names[line.callee])
-            out.append(d)
-        functions.append({"name": names[k], "lines": out,
-                          "trivial": isinstance(ir.nodes[root], Leaf),
-                          "uses_k": ir.encoding.uses_keys and any(
-                              d["kind"] == "if" and d["op"] in ("le", "lt") for d in out),
-                          "comment": f"subtree at model node {ir.nodes[root].source}"
-                          if k else "the whole tree"})
-    view.update(functions=functions, share_rows=c_rows([f"{s}u" for s in lay.shares]),
-                n_shares=max(len(lay.shares), 1), has_map=bool(maps),
-                map_rows=c_rows([f"{v}u" for v in maps]), n_map=max(len(maps), 1))
-    if not lay.shares:
-        view["share_rows"] = ["0u"]
+        out = tuple(_ifs_line(ir, lay, line, names) for line in lines)
+        functions.append(Function(
+            name=names[k], lines=out, trivial=isinstance(ir.nodes[root], Leaf),
+            uses_k=ir.encoding.uses_keys and any(
+                isinstance(d, IfLine) and d.op in ("le", "lt") for d in out),
+            comment=f"subtree at model node {ir.nodes[root].source}" if k else "the whole tree"))
+    tables = Tables(share_rows=c_rows([f"{s}u" for s in lay.shares]) or ("0u",),
+                    n_shares=max(len(lay.shares), 1), has_map=bool(lay.maps),
+                    map_rows=c_rows([f"{v}u" for v in lay.maps]), n_map=max(len(lay.maps), 1))
+    return Ifs(tuple(functions)), tables
 
 
-def _column(ir: IR, U: str, values: list[int], ctype: str | None = None) -> dict[str, Any]:
-    ctype = ctype or smallest_int(min(values), max(values))
-    reader = f"{U}_{READERS[ctype]}"
-    if ctype.startswith("int"):
-        reader = f"({ctype}_t){reader}"
-    return {"ctype": f"{ctype}_t", "read": reader, "rows": c_rows([c_int(v, ctype) for v in values])}
-
-
-def _table_view(ir: IR, view: dict[str, Any]) -> None:
-    t = layout.flatten(ir)
-    U = view["U"]
+def _threshold_column(ir: IR, U: str, thresholds: list[int | float]) -> Column:
     enc = ir.encoding
-    rows = max(t.n_tests, 1)  # a one-leaf tree still declares (unused) one-row columns
+    if enc.uses_keys:
+        return _column(U, UINT32, c_rows([c_hex32(int(v)) for v in thresholds]))
+    if enc.is_int:
+        return _int_column(U, [int(v) for v in thresholds])
+    literal = c_float if enc.ctype is FLOAT else c_double
+    return _column(U, enc.ctype, c_rows([literal(float(v)) for v in thresholds]))
+
+
+def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
+    t = layout.flatten(ir)
+    U = ir.prefix.upper()
 
     def pad(values: tuple[int, ...]) -> list[int]:
-        return list(values) or [0]
+        return list(values) or [0]  # a one-leaf tree still declares (unused) one-row columns
 
-    col = {"op": _column(ir, U, pad(t.op)), "feature": _column(ir, U, pad(t.feature)),
-           "first": _column(ir, U, pad(t.first)), "ref": _column(ir, U, list(t.ref) or [t.root])}
-    thresholds = list(t.threshold) or [0]
-    if enc.uses_keys:
-        col["threshold"] = {"ctype": "uint32_t", "read": f"{U}_RD32",
-                            "rows": c_rows([c_hex32(int(v)) for v in thresholds])}
-    elif enc.is_int:
-        col["threshold"] = _column(ir, U, [int(v) for v in thresholds])
-    elif enc.input_type == "float":
-        col["threshold"] = {"ctype": "float", "read": f"{U}_RDF",
-                            "rows": c_rows([c_float(float(v)) for v in thresholds])}
-    else:
-        col["threshold"] = {"ctype": "double", "read": "*",
-                            "rows": c_rows([c_double(float(v)) for v in thresholds])}
+    col = Columns(op=_int_column(U, pad(t.op)), feature=_int_column(U, pad(t.feature)),
+                  threshold=_threshold_column(ir, U, list(t.threshold) or [0]),
+                  first=_int_column(U, pad(t.first)), ref=_int_column(U, list(t.ref) or [t.root]))
+    ops = Ops(le=layout.OP_LE, lt=layout.OP_LT, left=layout.OP_LEFT, right=layout.OP_RIGHT,
+              switch=layout.OP_SWITCH)
     n_ref = t.n_tests + len(ir.outcomes)
-    view.update(col=col, n_tests=t.n_tests, n_rows=rows, n_slots=max(len(t.ref), 1),
-                root=t.root, ref_ctype=f"{smallest_uint(n_ref)}_t",
-                share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
-                n_shares=max(len(t.share), 1), has_map=view["has_switch"],
-                map_rows=c_rows([f"{v}u" for v in t.maps]), n_map=len(t.maps))
+    table = Table(col=col, ops=ops, n_tests=t.n_tests, n_rows=max(t.n_tests, 1),
+                  n_slots=max(len(t.ref), 1), root=t.root,
+                  ref_ctype=smallest_uint(n_ref).c_name)
+    tables = Tables(share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
+                    n_shares=max(len(t.share), 1), has_map=has_switch,
+                    map_rows=c_rows([f"{v}u" for v in t.maps]), n_map=len(t.maps))
+    return table, tables
 
 
 def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> dict[str, str]:
@@ -273,19 +279,20 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
     if len(ir.nodes) > 65535 or len(ir.outcomes) > 65535:
         raise EmitError(f"model has {len(ir.nodes)} nodes; at most 65535 can be exported")
     env = env or make_env()
-    view = _common(ir)
-    view["uses_rdf"] = style == "table" and view["value_kind"] == "float"
-    (_ifs_view if style == "ifs" else _table_view)(ir, view)
+    header = _header(ir)
+    source = _source(ir, style)
+    walk, tables = _ifs(ir) if style == "ifs" else _table(ir, source.has_switch)
     return {
-        HEADER: env.get_template("predict.h.j2").render(view),
-        SOURCE: env.get_template(f"predict_{style}.c.j2").render(view),
+        HEADER: env.get_template("predict.h.j2").render(context(header)),
+        SOURCE: env.get_template(f"predict_{style}.c.j2").render(
+            context(header, source, tables, walk)),
     }
 
 
 def render_cdef(ir: IR) -> str:
     """Declarations for ``cffi.FFI.cdef``, from the IR (no preprocessor lines)."""
     P = ir.prefix
-    ctype = C_TYPES[ir.encoding.input_type]
+    ctype = ir.encoding.ctype.c_name
     return (f"typedef {ctype} {P}_input_t;\n"
             f"int {P}_predict(const {P}_input_t *x);\n"
             f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n")

@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import ONE, Encoding
+from treegen.codegen.ir import ONE, Q15_SHIFT, Encoding
 from treegen.model.core import Model, Node
 
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -168,7 +168,7 @@ def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
 
 
 def scaled_weight(w: int, share: int) -> int:
-    return (w * share) >> 15
+    return (w * share) >> Q15_SHIFT
 
 
 def known_value(x: float, enc: Encoding) -> bool:

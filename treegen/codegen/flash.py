@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treegen.codegen.ir import INT_RANGES
+from treegen.codegen.ctype import TYPES
 from treegen.model.core import Model
 
 
@@ -39,12 +39,8 @@ TARGETS: tuple[FlashModel, ...] = (
 
 def input_width(input_type: str) -> int:
     """Bytes of one input value of ``input_type`` (float 4, double 8, intN N/8)."""
-    if input_type == "float":
-        return 4
-    if input_type == "double":
-        return 8
-    assert input_type in INT_RANGES, input_type
-    return int(input_type.removeprefix("u").removeprefix("int")) // 8
+    assert input_type in TYPES, input_type
+    return TYPES[input_type].bits // 8
 
 
 def estimate_flash(model: Model, input_type: str = "float") -> dict[str, int]:

@@ -1,6 +1,6 @@
 """The rows ``treegen verify`` (and the parity tests) feed to the C and to Python.
 
-All rows are in the C input domain (see treegen.codegen.build.NP_TYPES):
+All rows are in the C input domain (numpy ``Encoding.ctype.dtype``, see treegen.codegen.ctype):
 
 * the user's data rows, converted (:func:`to_c_domain`);
 * for every test node, a row that follows the path from the root to that node, with
@@ -18,7 +18,6 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.build import NP_TYPES
 from treegen.codegen.ir import IR, Compare, Leaf, Switch
 from treegen.data.dataset import Dataset
 
@@ -33,7 +32,7 @@ def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
     Integer types: continuous values are multiplied by their scale, rounded to
     nearest and clamped; NaN becomes the missing value."""
     enc = ir.encoding
-    dtype = NP_TYPES[enc.input_type]
+    dtype = enc.ctype.dtype
     if not enc.is_int:
         with np.errstate(over="ignore"):
             return np.asarray(X, dtype=dtype)
@@ -82,7 +81,7 @@ def _neighbours(ir: IR, t: float) -> list[float]:
     if enc.is_int:
         lo, hi = enc.int_range
         return [float(v) for v in (t - 1, t, t + 1) if lo <= v <= hi]
-    dt = np.float32 if enc.input_type == "float" else np.float64
+    dt = enc.ctype.dtype
     f = dt(t)
     # The neighbours of the largest finite value are +-inf: an intended overflow.
     with np.errstate(over="ignore"):
@@ -177,7 +176,7 @@ def comparison_inputs(ir: IR, data: Dataset | None = None, n_random: int = 200,
             else:
                 r.append(choices[f][int(rng.integers(len(choices[f])))])
         rows.append(r)
-    dtype = NP_TYPES[enc.input_type]
+    dtype = enc.ctype.dtype
     out = np.asarray(rows, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         c_rows = out.astype(dtype) if not enc.is_int else np.clip(out, *enc.int_range).astype(dtype)

@@ -23,21 +23,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from treegen.codegen.ctype import INPUT_TYPES as _INPUT_TYPES
+from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.errors import EmitError
 
-ONE = 1 << 15
+Q15_SHIFT = 15
+"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
+ONE = 1 << Q15_SHIFT
 """Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
 
-InputType = Literal["float", "double", "int8", "int16", "int32", "uint8", "uint16", "uint32"]
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "int8": (-(1 << 7), (1 << 7) - 1),
-    "int16": (-(1 << 15), (1 << 15) - 1),
-    "int32": (-(1 << 31), (1 << 31) - 1),
-    "uint8": (0, (1 << 8) - 1),
-    "uint16": (0, (1 << 16) - 1),
-    "uint32": (0, (1 << 32) - 1),
-}
-INPUT_TYPES: tuple[str, ...] = ("float", "double", *INT_RANGES)
+INPUT_TYPES = _INPUT_TYPES
+"""The --input-type choices, from treegen.codegen.ctype (treegen.cli.export reads them here)."""
 
 CompareOp = Literal["le", "lt", "left", "right"]
 """``le``: x <= t; ``lt``: x < t; ``left``/``right``: every known value goes that way
@@ -54,8 +50,12 @@ class Encoding:
     scales: tuple[Fraction, ...] = ()  # per feature; integer x means x / scale
 
     @property
+    def ctype(self) -> CType:
+        return TYPES[self.input_type]
+
+    @property
     def is_int(self) -> bool:
-        return self.input_type in INT_RANGES
+        return self.ctype.is_int
 
     @property
     def uses_keys(self) -> bool:
@@ -64,7 +64,7 @@ class Encoding:
 
     @property
     def int_range(self) -> tuple[int, int]:
-        return INT_RANGES[self.input_type]
+        return self.ctype.range
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +145,7 @@ def _fail(i: int, msg: str) -> EmitError:
 def _check_threshold(i: int, node: Compare, enc: Encoding) -> None:
     t = node.threshold
     if enc.is_int or enc.uses_keys:
-        lo, hi = enc.int_range if enc.is_int else (0, (1 << 32) - 1)
+        lo, hi = enc.int_range if enc.is_int else UINT32.range
         if not isinstance(t, int) or not lo <= t <= hi:
             raise _fail(i, f"threshold {t!r} does not fit {enc.input_type}")
     elif not isinstance(t, float) or not math.isfinite(t):

@@ -9,24 +9,31 @@
 * :func:`flatten` -- the table style: nodes renumbered breadth-first so that the
   children of every test are consecutive, in integer columns.
 
-Both give every test the offset of its branch shares in one ``shares`` array.
+Both give every test the offset of its branch shares in one ``shares`` array, and
+every nominal test that needs one the offset of its map in one ``maps`` array
+(:class:`MapPool`: equal maps are stored once).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from treegen.codegen.ir import IR, Compare, Leaf, Switch
 
 MAX_NEST = 48
 
 
+LineKind = Literal["if", "else", "end", "switch", "case", "after", "return", "call"]
+
+
 @dataclass(frozen=True, slots=True)
 class Line:
     """One step of a walk function: ``kind`` in if / else / end / switch / case /
-    after (the last branch, after the switch) / return / call.  ``node`` is the IR node (test, leaf, or callee root)."""
+    after (the last branch, after the switch) / return / call.  ``node`` is the IR
+    node (test, leaf, or callee root)."""
 
-    kind: str
+    kind: LineKind
     indent: int
     node: int = -1
     branch: int = -1
@@ -39,6 +46,8 @@ class IfsLayout:
     functions: tuple[tuple[int, tuple[Line, ...]], ...]  # (root node, lines); [0] is the root
     share_offset: dict[int, int]
     shares: tuple[int, ...]
+    map_offset: dict[int, int]  # switch node -> its map; absent: code c is branch c
+    maps: tuple[int, ...]
 
 
 def share_offsets(ir: IR) -> tuple[dict[int, int], tuple[int, ...]]:
@@ -51,12 +60,41 @@ def share_offsets(ir: IR) -> tuple[dict[int, int], tuple[int, ...]]:
     return offsets, tuple(shares)
 
 
+MAP_NONE = 255
+"""Branch of a code that has none (missing) in a nominal map."""
+
+
+def nominal_map(node: Switch) -> tuple[int, ...]:
+    """A subset test's map as the C reads it: ``[values, forks, branch of each code]``,
+    with :data:`MAP_NONE` for a code that takes no branch."""
+    return (len(node.branch_of), len(node.children),
+            *(MAP_NONE if b < 0 else b for b in node.branch_of))
+
+
+class MapPool:
+    """Nominal maps in one array, each distinct map stored once, in order of first use."""
+
+    def __init__(self) -> None:
+        self.values: list[int] = []
+        self._at: dict[tuple[int, ...], int] = {}
+
+    def add(self, node: Switch) -> int:
+        """Offset of ``node``'s map in :attr:`values`."""
+        m = nominal_map(node)
+        if m not in self._at:
+            self._at[m] = len(self.values)
+            self.values.extend(m)
+        return self._at[m]
+
+
 def _codes_of(node: Switch, b: int) -> tuple[int, ...]:
     return tuple(c for c, x in enumerate(node.branch_of) if x == b)
 
 
 def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
     offsets, shares = share_offsets(ir)
+    pool = MapPool()
+    map_offset: dict[int, int] = {}
     functions: list[tuple[int, tuple[Line, ...]]] = []
     roots = [0]
     index = {0: 0}
@@ -85,6 +123,8 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
                          Line("else", indent, i), (node.children[0], indent + 1, nest + 1)]
             else:
                 lines.append(Line("switch", indent, i))
+                if node.branch_of != tuple(range(len(node.children))):
+                    map_offset[i] = pool.add(node)
                 # Every case returns, so the last branch follows the switch: the
                 # function then visibly ends in a return (no -Wreturn-type).
                 todo: list[tuple[int, int, int] | Line] = []
@@ -97,11 +137,14 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
                 todo.append((node.children[last], indent, nest + 1))
                 work += reversed(todo)
         functions.append((root, tuple(lines)))
-    return IfsLayout(tuple(functions), offsets, shares)
+    return IfsLayout(tuple(functions), offsets, shares, map_offset, tuple(pool.values))
 
 
 OP_LE, OP_LT, OP_LEFT, OP_RIGHT, OP_SWITCH = 1, 2, 3, 4, 5
 OPS = {"le": OP_LE, "lt": OP_LT, "left": OP_LEFT, "right": OP_RIGHT}
+# The table walk (predict_table.c.j2) relies on this order: it tells the tests with
+# a threshold by ``op <= OP_LT`` and a nominal test by ``op >= OP_SWITCH``.
+assert OP_LE < OP_LT < OP_LEFT < OP_RIGHT < OP_SWITCH
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +154,10 @@ class NodeTable:
     Tests are numbered breadth-first (0 is the root when it is a test); the branches of
     test t are the consecutive slots ``first[t] .. first[t] + forks - 1``.  A slot holds
     ``ref`` (a test number below ``n_tests``, or ``n_tests + outcome`` for a leaf) and
-    the branch's ``share``.  ``op`` is 1..4 for comparisons (le, lt, left, right) and
-    ``5 + offset`` for a nominal test whose map ``[values, forks, branch of each code
-    (255 = none)]`` starts at ``offset`` in ``maps``.  Leaves take no test row, so a
-    node costs one slot (4 bytes) plus, for tests, one row.
+    the branch's ``share``.  ``op`` is one of :data:`OPS` for a comparison and
+    ``OP_SWITCH + offset`` for a nominal test whose :func:`nominal_map` starts at
+    ``offset`` in ``maps``.  Leaves take no test row, so a node costs one slot
+    (4 bytes) plus, for tests, one row.
     """
 
     tests: tuple[int, ...]  # IR node of each test row
@@ -151,8 +194,7 @@ def flatten(ir: IR) -> NodeTable:
     first: list[int] = []
     ref: list[int] = []
     share: list[int] = []
-    maps: list[int] = []
-    map_at: dict[tuple[int, ...], int] = {}
+    pool = MapPool()
     for i in tests:
         node = ir.nodes[i]
         assert not isinstance(node, Leaf)
@@ -164,12 +206,7 @@ def flatten(ir: IR) -> NodeTable:
             op.append(OPS[node.op])
             threshold.append(node.threshold if node.op in ("le", "lt") else 0)
         else:
-            m = (len(node.branch_of), len(node.children),
-                 *(255 if b < 0 else b for b in node.branch_of))
-            if m not in map_at:
-                map_at[m] = len(maps)
-                maps.extend(m)
-            op.append(OP_SWITCH + map_at[m])
+            op.append(OP_SWITCH + pool.add(node))
             threshold.append(0)
     return NodeTable(tuple(tests), tuple(op), tuple(feature), tuple(threshold), tuple(first),
-                     tuple(ref), tuple(share), tuple(maps) or (0,), ref_of(0))
+                     tuple(ref), tuple(share), tuple(pool.values) or (0,), ref_of(0))

@@ -13,9 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from treegen.codegen.ir import INT_RANGES
-
-C_TYPES = {"float": "float", "double": "double", **{t: f"{t}_t" for t in INT_RANGES}}
+from treegen.codegen.ctype import TYPES
 
 
 def _f32_interval_ok(text: str, f: np.float32) -> bool:
@@ -67,9 +65,11 @@ def c_double(x: float) -> str:
 
 def c_int(v: int, ctype: str) -> str:
     """An integer constant for comparing with a value of ``ctype`` (an input or
-    column type such as ``int16``/``uint32``)."""
-    if ctype.startswith("uint"):
-        return f"{v}u" if ctype == "uint32" or v > 32767 else str(v)
+    column type such as ``int16``/``uint32``, see treegen.codegen.ctype.TYPES)."""
+    t = TYPES[ctype]
+    assert t.is_int, ctype
+    if not t.signed:
+        return f"{v}u" if t.bits == 32 or v > 32767 else str(v)
     if v == -(1 << 31):
         return "(-2147483647 - 1)"
     return f"({v})" if v < 0 else str(v)
@@ -79,21 +79,10 @@ def c_hex32(v: int) -> str:
     return f"0x{v:08X}u"
 
 
-def smallest_uint(max_value: int) -> str:
-    for t in ("uint8", "uint16", "uint32"):
-        if max_value <= INT_RANGES[t][1]:
-            return t
-    raise ValueError(max_value)
-
-
-def smallest_int(lo: int, hi: int) -> str:
-    if lo >= 0:
-        return smallest_uint(hi)
-    for t in ("int8", "int16", "int32"):
-        a, b = INT_RANGES[t]
-        if a <= lo and hi <= b:
-            return t
-    raise ValueError((lo, hi))
+def c_hex(v: int) -> str:
+    """An unsigned constant in hex, as short as it goes: ``0x8000u``."""
+    assert v >= 0
+    return f"0x{v:X}u"
 
 
 def c_string(text: str) -> str:

@@ -33,10 +33,9 @@ from fractions import Fraction
 import numpy as np
 
 from treegen.codegen import fixedpoint
+from treegen.codegen.ctype import INPUT_TYPES, TYPES
 from treegen.codegen.fixedpoint import float32_floor
 from treegen.codegen.ir import (
-    INPUT_TYPES,
-    INT_RANGES,
     IR,
     Compare,
     CompareOp,
@@ -87,7 +86,7 @@ def default_missing(input_type: str) -> int:
     """The missing value when --missing-value is not given: the end of the type away
     from 0 (the maximum of an unsigned type, the minimum of a signed one), which no
     nominal code 0..k-1 can be unless the codes fill the type."""
-    lo, hi = INT_RANGES[input_type]
+    lo, hi = TYPES[input_type].range
     return hi if lo == 0 else lo
 
 
@@ -100,7 +99,8 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     if opts.float_compare == "int" and opts.input_type != "float":
         raise EncodingError("--float-compare int needs --input-type float", option="--float-compare")
     attrs = model.schema.attributes
-    is_int = opts.input_type in INT_RANGES
+    ctype = TYPES[opts.input_type]
+    is_int = ctype.is_int
     if not is_int and (opts.scale is not None or opts.feature_scales):
         raise EncodingError("--scale needs an integer --input-type", option="--scale")
     if not is_int and opts.missing_value is not None:
@@ -118,7 +118,7 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
         raise EncodingError("--scale must be positive", option="--scale")
     missing = None
     if is_int:
-        lo, hi = INT_RANGES[opts.input_type]
+        lo, hi = ctype.range
         missing = default_missing(opts.input_type) if opts.missing_value is None else opts.missing_value
         if not lo <= missing <= hi:
             raise EncodingError(f"missing value {missing} does not fit {opts.input_type}",

@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, ONE, Compare, Encoding, Leaf, Switch
+from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Encoding, Leaf, Switch
 
 U64 = npt.NDArray[np.uint64]
 Bool = npt.NDArray[np.bool_]
+_SHIFT = np.uint64(Q15_SHIFT)  # a uint64 shift count keeps the weights uint64
 
 
 def float_keys(x: npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
@@ -72,7 +73,7 @@ def evaluate(ir: IR, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArr
         w, reached = pending.pop(i)
         if isinstance(node, Leaf):
             out = ir.outcomes[node.outcome]
-            acc += (w[:, None] * np.asarray(out.proba, dtype=np.uint64)[None, :]) >> np.uint64(15)
+            acc += (w[:, None] * np.asarray(out.proba, dtype=np.uint64)[None, :]) >> _SHIFT
             known_cls[reached] = out.cls
             continue
         col = rows[:, node.feature]
@@ -90,7 +91,7 @@ def evaluate(ir: IR, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArr
         met |= reached & miss
         for b, (child, share) in enumerate(zip(node.children, node.shares)):
             take = branch == b
-            wb = np.where(miss, (w * np.uint64(share)) >> np.uint64(15), np.where(take, w, 0))
+            wb = np.where(miss, (w * np.uint64(share)) >> _SHIFT, np.where(take, w, 0))
             pending[child] = (wb.astype(np.uint64), reached & (take | miss))
     assert not pending
     assert int(acc.max(initial=0)) <= ONE

@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from treegen.codegen.ir import INT_RANGES, Leaf
+from treegen.codegen.ctype import TYPES
+from treegen.codegen.ir import Leaf
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import codes, missing_mask
 from treegen.data.dataset import Dataset
@@ -62,7 +63,7 @@ def int16_scales(model: Model, ds: Dataset) -> tuple[tuple[str, Fraction], ...] 
     """A --scale NAME=K per continuous attribute the tree tests: the largest K in
     1000, 100, 10, 1 that keeps its thresholds and data values inside int16 (the
     thresholds alone if the data cannot fit); a reason string if no K fits."""
-    lo, hi = INT_RANGES["int16"]
+    lo, hi = TYPES["int16"].range
     limit = min(-lo - 1, hi - 1)  # the type's minimum is the missing value
     out: list[tuple[str, Fraction]] = []
     for j, a in enumerate(model.schema.attributes):

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.build import NP_TYPES
+from treegen.codegen.ctype import TYPES
 from treegen.codegen.emit import HEADER, SOURCE
 from treegen.codegen.ir import IR
 from treegen.errors import ToolError
@@ -330,7 +330,7 @@ def run_vectors(
             f"{t.name}: the firmware examples take float or integer input, not double",
             option="--input-type",
         )
-    rows = np.ascontiguousarray(X, dtype=NP_TYPES[ir.encoding.input_type])
+    rows = np.ascontiguousarray(X, dtype=TYPES[ir.encoding.input_type].dtype)
     n = rows.shape[0]
     assert rows.ndim == 2 and rows.shape[1] == ir.n_features
     with tempfile.TemporaryDirectory(prefix="treegen-fw-") as tmp:

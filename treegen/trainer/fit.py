@@ -38,6 +38,8 @@ the same model, bit for bit, with or without the accelerator.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model, Node
@@ -53,6 +55,9 @@ from treegen.trainer.pruning.prune import training_errors
 from treegen.trainer.reference import grow as reference
 from treegen.trainer.tree import TNode, flatten
 
+# progress(phase, nodes so far): see train().
+Progress = Callable[[str, int], None]
+
 
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
     """The unpruned tree as :class:`TNode` objects, by ``opts.engine`` (both the same)."""
@@ -61,13 +66,16 @@ def grow(ctx: Context, opts: GrowOptions) -> TNode:
     return reference.grow(ctx, opts)
 
 
-def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "level") -> Model:
+def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "level",
+          progress: Progress | None = None) -> Model:
     """Train a C4.5 tree on ``ds``.
 
     ``engine="level"`` (default) grows all nodes of a tree level in one
     batch; ``engine="dfs"`` grows node by node, depth first, as Release 8
     does.  Both compute the same tree bit for bit; "dfs" is the readable
-    reference the batched engine is tested against.
+    reference the batched engine is tested against.  ``progress(phase,
+    nodes)`` is told "growing" (after each round of the level-wise grower)
+    and "pruning", with the number of nodes so far (the CLI's progress line).
     """
     opts = opts or TrainOptions()
     opts.validate()
@@ -85,8 +93,10 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
     if engine == "level":
         # The level-wise grower writes arrays; with the C pruner the tree
         # stays arrays until the pruned model nodes are made.
-        tree = grow_levels(ctx, gopts)
+        tree = grow_levels(ctx, gopts, progress)
         ctx.release_growth_arrays()  # pruning's peak memory without them
+        if progress is not None and opts.prune:
+            progress("pruning", tree.n)
         if not opts.prune:
             nodes = flat.grown_nodes(tree)
         elif native.cprune is not None:

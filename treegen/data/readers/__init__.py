@@ -16,10 +16,11 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers.arff import read_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_cases, schema_columns
 from treegen.data.readers.csv import read_csv
+from treegen.data.readers.fast import read_fast
 from treegen.data.readers.table import RawTable, build_dataset, map_onto_schema
 from treegen.errors import DatasetError
 
-__all__ = ["detect_format", "read_dataset"]
+__all__ = ["detect_format", "read_dataset", "read_python"]
 
 _C45_SUFFIXES = (".names", ".data", ".test")
 
@@ -53,12 +54,29 @@ def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str]
     (data for a c45 model, which stores values as float32 like Release 8) rejects a
     literal beyond float32's range, otherwise one beyond a double's is rejected; the
     error names the cell's FILE:LINE:COL.  ``inf`` and ``nan`` are not numbers.
+
+    The data rows go through the C tokenizer when it is built and the file is
+    plain (:mod:`treegen.data.readers.fast`); otherwise, and for every error,
+    through the Python readers (:func:`read_python`): the same ``Dataset`` either way.
     """
     fmt = detect_format(path)
+    if fmt == "c45" and target is not None and target != "class":
+        raise DatasetError("--target does not apply to C4.5 files: the class is declared "
+                           "by the first entry of the .names file", file=path)
+    fast = read_fast(path, fmt, target=target, nominal=nominal, schema=schema, ignore=ignore,
+                     float32=float32)
+    if fast is not None:
+        return fast
+    return read_python(path, fmt, target=target, nominal=nominal, schema=schema,
+                       ignore=ignore, float32=float32)
+
+
+def read_python(path: str, fmt: str, *, target: str | None = None,
+                nominal: Sequence[str] = (), schema: Schema | None = None,
+                ignore: Sequence[str] = (), float32: bool = False) -> Dataset:
+    """:func:`read_dataset` by the pure-Python readers: the reference, and the path for
+    every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
     if fmt == "c45":
-        if target is not None and target != "class":
-            raise DatasetError("--target does not apply to C4.5 files: the class is declared "
-                               "by the first entry of the .names file", file=path)
         if schema is not None:
             return _read_c45_with_schema(path, schema, float32)
         table, _ = read_c45(path)

@@ -159,11 +159,16 @@ def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: in
 
 def read_arff(path: str, target: str | None = None) -> RawTable:
     """Read an ARFF file; the class is ``target`` or else the last attribute."""
+    return parse_arff(path, read_text(path), target)
+
+
+def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
+    """:func:`read_arff` on the file's ``text`` (the fast reader passes the header only)."""
     columns: list[Column] = []
     table = RawTable(path, columns)
     in_data = False
     line_no = 0
-    for line_no, line in enumerate(read_text(path).split("\n"), start=1):
+    for line_no, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("%"):
             continue

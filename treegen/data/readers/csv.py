@@ -61,7 +61,7 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
     return out
 
 
-def _separator(path: str, text: str) -> str:
+def separator(path: str, text: str) -> str:
     """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
     ``;`` for a header with semicolons but no commas (spreadsheets in some locales)."""
     if Path(path).suffix.lower() in (".tsv", ".tab"):
@@ -77,8 +77,12 @@ def _separator(path: str, text: str) -> str:
 
 def read_csv(path: str, target: str | None = None) -> RawTable:
     """Read a CSV file into a table whose columns are all of kind ``infer``."""
-    text = read_text(path)
-    sep = _separator(path, text)
+    return parse_csv(path, read_text(path), target)
+
+
+def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
+    """:func:`read_csv` on the file's ``text`` (the fast reader passes the header only)."""
+    sep = separator(path, text)
     records = _records(text, path, sep)
     if not records:
         raise DatasetError("empty file: expected a header row", file=path, line=1)

@@ -55,8 +55,10 @@ PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its w
 GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
 
 
-def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
-    """Grow the unpruned tree level by level (collapse applied at the end)."""
+def grow_levels(ctx: Context, opts: GrowOptions,
+                progress: Callable[[str, int], None] | None = None) -> FlatTree:
+    """Grow the unpruned tree level by level (collapse applied at the end);
+    ``progress("growing", nodes)`` after each round."""
     n = ctx.n_rows
     tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n // 4))
     root = tree.add(1)
@@ -93,6 +95,8 @@ def grow_levels(ctx: Context, opts: GrowOptions) -> FlatTree:
         if nxt:
             stack.append(nxt)
         rounds += 1
+        if progress is not None:
+            progress("growing", tree.n)
         if rounds % 8 == 0:
             release_freed_memory()
     release_freed_memory()

@@ -1,0 +1,310 @@
+"""The fast path of :func:`treegen.data.readers.read_dataset`: the C tokenizer.
+
+The header (CSV header row, ARFF declarations, C4.5 ``.names``) is parsed by
+the Python readers' own code; the data section goes to
+``treegen/data/native/ctok.c``, which writes ``X`` and ``y`` directly from
+the file's bytes: no Python object per row or cell, no decoded copy of the
+text.  The file's bytes, ``X`` and ``y`` are all the memory it needs.
+
+This module never raises a data error.  Whenever the file has anything the
+C code does not handle (quoted CSV fields, sparse ARFF rows, C4.5 escapes
+and continuation lines, control characters) or anything that is an error
+(a bad number, an undeclared value, a missing class, a row of the wrong
+width, a value out of range, a bad header), :func:`read_fast` returns None
+and ``read_dataset`` runs the Python reader on the whole file, which gives
+the same ``Dataset`` or the exact one-line ``FILE:LINE:COL`` error.  Errors
+thus have one implementation, and the two paths can only differ in speed;
+``tests/test_readers_fast.py`` checks that they give the same ``Dataset``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.native import ctok
+from treegen.data.readers.arff import parse_arff
+from treegen.data.readers.c45 import c45_paths, parse_names, schema_columns
+from treegen.data.readers.csv import parse_csv, separator
+from treegen.data.readers.table import Column, RawTable
+from treegen.data.readers.text import read_bytes
+from treegen.errors import DatasetError
+
+__all__ = ["available", "read_fast"]
+
+# Column kinds of ctok.parse (the K_* of ctok.c).
+_IGNORE, _CONT, _NOM, _NOM_UNK, _OPEN, _INFER, _CLASS, _CLASS_MISS, _CLASS_OPEN = range(9)
+_FORMATS = {"csv": 0, "arff": 1, "c45": 2}
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|\Z)")
+_Spec = tuple[int, int, "list[bytes] | None", int]
+
+# Why the last read_fast() call fell back (for the tests and for debugging).
+last_fallback: list[str] = []
+
+
+def available() -> bool:
+    """True when the C tokenizer is built and usable in this process."""
+    return ctok is not None and ctok.decimal_point() == "."
+
+
+class _Fallback(Exception):
+    """Run the Python reader instead (the reason is the message)."""
+
+
+def read_fast(path: str, fmt: str, *, target: str | None, nominal: Sequence[str],
+              schema: Schema | None, ignore: Sequence[str], float32: bool) -> Dataset | None:
+    """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader."""
+    last_fallback.clear()
+    try:
+        if not available():
+            raise _Fallback("the C tokenizer is not available")
+        return _read(path, fmt, target, nominal, schema, ignore, float32)
+    except _Fallback as why:
+        last_fallback.append(str(why))
+    except (DatasetError, UnicodeDecodeError) as err:
+        # The Python reader reports it, with the position the user needs.
+        last_fallback.append(f"{type(err).__name__}: {err}")
+    return None
+
+
+def _bytes(path: str) -> bytes:
+    """The file's bytes, or None where read_text() would refuse them or transform
+    more than a BOM and line ends (those it does the same way as ctok)."""
+    data = read_bytes(path, DatasetError, "no such file", "is a directory")
+    if b"\0" in data:
+        raise _Fallback("NUL byte")
+    if not data.isascii():
+        data.decode("utf-8")  # UnicodeDecodeError: the Python reader reports it
+    return data
+
+
+def _lines(data: bytes, pos: int) -> tuple[int, str]:
+    """The line starting at ``pos``: where the next one starts, and its text."""
+    m = _LINE.match(data, pos)
+    assert m is not None
+    return m.end(), m.group(0).rstrip(b"\r\n").decode("utf-8")
+
+
+def _start(data: bytes) -> int:
+    return 3 if data.startswith(b"\xef\xbb\xbf") else 0
+
+
+def _read(path: str, fmt: str, target: str | None, nominal: Sequence[str],
+          schema: Schema | None, ignore: Sequence[str], float32: bool) -> Dataset:
+    if fmt == "c45":
+        names_path, cases_path = c45_paths(path)
+        if schema is not None:
+            columns = schema_columns(schema)
+            if os.path.isfile(names_path):
+                declared, _ = parse_names(names_path)
+                if [c.name for c in declared] != [a.name for a in schema.attributes]:
+                    raise _Fallback("the .names file does not match the model")
+        else:
+            columns, classes = parse_names(names_path)
+            columns.append(Column("class", "nominal", classes))
+        data = _bytes(cases_path)
+        table = RawTable(cases_path, columns, class_index=len(columns) - 1)
+        offset, sep = _start(data), ","
+    else:
+        data = _bytes(path)
+        table, offset, sep = (_csv_header if fmt == "csv" else _arff_header)(path, data, target)
+    section = _Section(data, offset, fmt, sep)
+    if schema is None:
+        return _train(table, section, nominal, ignore, float32)
+    return _with_schema(table, section, schema, float32)
+
+
+def _csv_header(path: str, data: bytes, target: str | None,
+                ) -> tuple[RawTable, int, str]:
+    pos = _start(data)
+    line_no = 0
+    while pos < len(data):
+        pos, line = _lines(data, pos)
+        line_no += 1
+        if line.strip():
+            break
+    else:
+        raise _Fallback("no header row")
+    if '"' in line or line_no > 50:
+        raise _Fallback("quoted header, or the header after line 50")
+    text = "\n" * (line_no - 1) + line
+    return parse_csv(path, text, target), pos, separator(path, text)
+
+
+def _arff_header(path: str, data: bytes, target: str | None,
+                 ) -> tuple[RawTable, int, str]:
+    pos = _start(data)
+    lines: list[str] = []
+    while pos < len(data):
+        pos, line = _lines(data, pos)
+        lines.append(line)
+        stripped = line.strip()
+        if not stripped or stripped.startswith("%"):
+            continue
+        keyword = stripped.split(None, 1)[0].lower()
+        if keyword == "@data":
+            return parse_arff(path, "\n".join(lines), target), pos, ","
+        if keyword not in ("@relation", "@attribute"):
+            break
+    raise _Fallback("no @data line")
+
+
+def _values(values: Sequence[str]) -> list[bytes] | None:
+    out = [v.encode("utf-8") for v in values]
+    return out if len(set(out)) == len(out) else None
+
+
+@dataclass(frozen=True)
+class _Section:
+    """The data rows of a file: its bytes, where they start, the format and separator."""
+
+    data: bytes
+    offset: int
+    fmt: str
+    sep: str
+
+
+def _parse(section: _Section, specs: list[_Spec], n_attr: int, float32: bool,
+           ) -> tuple[np.ndarray, np.ndarray, list[list[bytes] | None]]:
+    assert ctok is not None
+    data, offset = section.data, section.offset
+    # Rows <= line ends + 1: X is allocated once, at its final size or a little more.
+    max_rows = data.count(b"\n", offset) + data.count(b"\r", offset) + 1
+    X = np.empty((max_rows, n_attr), dtype=np.float64)
+    y = np.full(max_rows, -1, dtype=np.int32)
+    got = ctok.parse(data, offset, _FORMATS[section.fmt], section.sep, specs, X, y, n_attr,
+                     float32, max_rows)
+    if isinstance(got, str):
+        raise _Fallback(got)
+    rows, _lines_read, opened = got
+    if rows == 0:
+        raise _Fallback("no data rows")
+    if rows < max_rows:
+        # Give the unused tail back without a second copy of the table.
+        X.resize((rows, n_attr), refcheck=False)
+        y.resize(rows, refcheck=False)
+    return X, y, opened
+
+
+def _texts(values: list[bytes] | None) -> tuple[str, ...]:
+    assert values is not None
+    return tuple(v.decode("utf-8") for v in values)
+
+
+def _train(table: RawTable, section: _Section, nominal: Sequence[str],
+           ignore: Sequence[str], float32: bool) -> Dataset:
+    """:func:`treegen.data.readers.table.build_dataset`'s decisions, then one C pass."""
+    columns = table.columns
+    names = [c.name for c in columns]
+    if any(n not in names for n in (*nominal, *ignore)):
+        raise _Fallback("--nominal/--ignore names an unknown column")
+    ci = table.class_index
+    cls = columns[ci]
+    if cls.name in ignore:
+        raise _Fallback("the class is ignored")
+    specs: list[_Spec] = []
+    roles: list[str] = []  # a ColKind, or "class"
+    out = 0
+    for j, c in enumerate(columns):
+        if j == ci:
+            if cls.kind == "nominal":
+                values = _values(cls.values)
+                if values is None:
+                    raise _Fallback("duplicate class")
+                specs.append((_CLASS, -1, values, 0))
+            elif cls.kind in ("open", "infer") or (cls.kind == "continuous"
+                                                   and cls.name in nominal):
+                specs.append((_CLASS_OPEN, -1, None, 0))
+            else:
+                raise _Fallback("the class is not nominal")
+            roles.append("class")
+            continue
+        kind = c.kind
+        if c.name in ignore:
+            kind = "ignore"
+        elif c.name in nominal and kind in ("continuous", "infer"):
+            kind = "open"
+        if kind == "reject":
+            raise _Fallback("an attribute of a type treegen cannot use")
+        if kind == "ignore":
+            specs.append((_IGNORE, out, None, 0))
+        elif kind == "continuous":
+            specs.append((_CONT, out, None, 0))
+        elif kind == "infer":
+            specs.append((_INFER, out, None, 0))
+        elif kind == "nominal":
+            values = _values(c.values)
+            if values is None:
+                raise _Fallback("duplicate value")
+            specs.append((_NOM, out, values, 0))
+        else:
+            specs.append((_OPEN, out, None, c.max_values))
+        roles.append(kind)
+        out += 1
+    X, y, opened = _parse(section, specs, out, float32)
+    classes = cls.values if cls.kind == "nominal" else _texts(opened[ci])
+    if not classes:
+        raise _Fallback("no class values")
+    attributes: list[Attribute] = []
+    for j, (c, role) in enumerate(zip(columns, roles, strict=True)):
+        if role == "class":
+            continue
+        if role == "ignore":
+            attributes.append(Attribute(c.name, "ignore"))
+        elif role == "continuous" or (role == "infer" and opened[j] is None):
+            attributes.append(Attribute(c.name, "continuous"))
+        elif role == "nominal":
+            attributes.append(Attribute(c.name, "nominal", c.values))
+        else:
+            attributes.append(Attribute(c.name, "nominal", _texts(opened[j])))
+    schema = Schema(tuple(attributes), tuple(classes), cls.name)
+    return Dataset(schema, X, y, table.path)
+
+
+def _with_schema(table: RawTable, section: _Section, schema: Schema,
+                 float32: bool) -> Dataset:
+    """:func:`treegen.data.readers.table.map_onto_schema`'s mapping, then one C pass."""
+    columns = table.columns
+    names = [c.name for c in columns]
+    by_name = section.fmt != "c45"
+    if by_name:
+        ci = names.index(schema.target) if schema.target in names else -1
+    else:
+        ci = len(columns) - 1
+    specs: list[_Spec] = [(_IGNORE, -1, None, 0) for _ in columns]
+    absent: list[int] = []
+    for i, a in enumerate(schema.attributes):
+        if not by_name:
+            j = i
+        elif a.name in names:
+            j = names.index(a.name)
+        elif a.kind == "ignore":
+            j = -1
+        else:
+            raise _Fallback("a column the model uses is missing")
+        if a.kind == "ignore" or j < 0:
+            absent.append(i)
+            continue
+        if j == ci or specs[j][1] >= 0:
+            raise _Fallback("one column in two roles")
+        if a.kind == "continuous":
+            specs[j] = (_CONT, i, None, 0)
+        else:
+            values = _values(a.values)
+            if values is None:
+                raise _Fallback("duplicate value")
+            specs[j] = (_NOM_UNK, i, values, 0)
+    if ci >= 0:
+        classes = _values(schema.classes)
+        if classes is None:
+            raise _Fallback("duplicate class")
+        specs[ci] = (_CLASS_MISS, -1, classes, 0)
+    X, y, _ = _parse(section, specs, len(schema.attributes), float32)
+    for i in absent:
+        X[:, i] = np.nan
+    return Dataset(schema, X, y, table.path)
