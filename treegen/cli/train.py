@@ -12,6 +12,7 @@ they are one line naming the option with exit status 2, like every
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -21,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.cv import check_folds, cross_validate, format_cv
-from treegen.analysis.evaluate import evaluate, format_evaluation
+from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_beside
 from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.atomic import write_text_atomic
@@ -45,7 +46,11 @@ TRAIN_EPILOG = (
     "./golf.tree), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
     "--cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; --no-prune keeps the "
     "tree it prints as 'Decision Tree:'. Weka J48 equivalents (with --flavor j48): "
-    "--prune reduced-error is its -R, --folds N its -N N, --seed S its -Q S."
+    "--prune reduced-error is its -R, --folds N its -N N, --seed S its -Q S. When C4.5 DATA "
+    "has a STEM.test beside it, Release 8's -u evaluation of the tree on it (before and "
+    "after pruning, confusion matrix; a pruned run trains the unpruned tree too for it) "
+    "follows the summary on stderr; -q leaves both out, 'treegen eval MODEL STEM.test "
+    "--unpruned RAW' prints it on stdout."
 )
 
 
@@ -227,7 +232,24 @@ def run_train(args: argparse.Namespace) -> int:
             f"({model.n_leaves} leaves, depth {model.depth()}), "
             f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
         )
+        test = test_set_beside(args.data)
+        if test is not None:
+            sys.stderr.write(_test_evaluation(args, ds, model, test))
     return 0
+
+
+def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test: str) -> str:
+    """Release 8's ``-u`` block for STEM.test: before and after pruning, confusion matrix.
+
+    The "Before Pruning" columns need the unpruned tree, so a pruned run
+    trains a second time with ``--no-prune`` (the same growth).
+    """
+    test_ds = read_data(args, test, schema=model.schema, float32=model.compares_float32)
+    ev = evaluate(model, test_ds)
+    if not args.prune:
+        return format_evaluation("test", None, ev)
+    raw = train(ds, dataclasses.replace(train_options(args), prune=False))
+    return format_evaluation("test", ev, evaluate(raw, test_ds))
 
 
 # ------------------------------------------------------------------- show
