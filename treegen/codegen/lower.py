@@ -211,13 +211,7 @@ def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int],
     if node.kind == "nominal":
         if len(node.children) != k:
             raise EncodingError(f"model node {i}: {len(node.children)} branches for {k} values")
-        branch_of = tuple(range(k))
-    else:
-        bmap = [-1] * k
-        for b, codes in enumerate(node.subsets):
-            for c in codes:
-                bmap[c] = b
-        branch_of = tuple(bmap)
+    branch_of = node.value_branches(k)
     return Switch(node.attribute, branch_of, shares, node.children, i)
 
 
