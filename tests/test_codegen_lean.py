@@ -140,3 +140,15 @@ def test_cli_missing_none_verify(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 0, err
     header = (tmp_path / "c" / "predict.h").read_text()
     assert "golf_predict_proba" in header and "--missing none --proba" in header
+
+
+def test_api_takes_missing_and_proba(tmp_path: Path) -> None:
+    from treegen.api import Model as ApiModel
+
+    model = ApiModel.of(cm.golf())
+    paths = model.export_c(tmp_path, style="table", missing="none", proba=True)
+    header = next(p for p in paths if p.name == "predict.h").read_text()
+    assert "predict_proba" in header and "no value may be missing" in header
+    rows = np.array([r for r, _ in GOLF_ROWS])
+    report = model.verify(rows, style="table", missing="none")
+    assert report.failed == 0 and report.passed > len(rows), report.text
