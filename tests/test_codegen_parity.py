@@ -125,7 +125,10 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
     special = [0.0, -0.0, 0.5, 1.5, 199.0, 199.5, 200.0, 255.0, 256.0, 1e-45, -1e-45, 1e30,
                np.inf, -np.inf, np.nan, -1.0, 127.0, 128.0, 2.0**-126]
     bits = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
-    fixed = np.concatenate([np.arange(-5, 300, dtype=np.float64), special])
+    ints = np.arange(-5, 300, dtype=np.float32)
+    ulps = [np.nextafter(ints, np.float32(-np.inf)), np.nextafter(ints, np.float32(np.inf))]
+    fixed = np.concatenate([ints.astype(np.float64), *(u.astype(np.float64) for u in ulps),
+                            special])
     col: np.ndarray
     if ir.encoding.is_int:
         lo, hi = ir.encoding.int_range

@@ -79,30 +79,32 @@ static uint8_t golf_miss(golf_state *s, uint8_t forks, uint16_t at)
 static int golf_code(uint32_t key, int k)
 {
     /* key is an order key (see golf_key): decode the float from its bits with
-       8- and 16-bit integer operations.  A code c < 256 is 1.m * 2^(e-127) with
+       byte operations only (a variable or odd-sized shift of a 32-bit value is a
+       bit-by-bit loop on 8-bit cores).  A code c < 256 is 1.m * 2^(e-127) with
        e in 127..134 whose mantissa has no bit below the units. */
-    uint32_t bits;
-    unsigned e, top, sh;
+    unsigned hi, lo, e, top;
     if (key == 0x80000000u || key == 0x7FFFFFFFu) {
         return 0; /* +0.0 or -0.0 */
     }
     if (key < 0x80000000u) {
         return -1; /* negative, or NaN */
     }
-    bits = key & 0x7FFFFFFFu;
-    if ((bits & 0xFFFFu) != 0u) {
+    if ((key & 0xFFFFu) != 0u) {
         return -1; /* a fraction, or not below 256 */
     }
-    e = (unsigned)(bits >> 23);
+    hi = (unsigned)(key >> 24) & 0x7Fu; /* exponent bits 7..1 */
+    lo = (unsigned)(key >> 16) & 0xFFu; /* exponent bit 0, then 7 mantissa bits */
+    e = (hi << 1) | ((lo & 0x80u) != 0u ? 1u : 0u);
     if (e < 127u || e > 134u) {
         return -1; /* below 1 or at least 256 */
     }
-    top = ((unsigned)(bits >> 16) & 0x7Fu) | 0x80u; /* leading one and 7 mantissa bits */
-    sh = 134u - e;
-    if ((top & ((1u << sh) - 1u)) != 0u) {
-        return -1; /* not an integer */
+    top = lo | 0x80u; /* leading one and 7 mantissa bits */
+    for (; e < 134u; e++) { /* shift out the bits below the units */
+        if ((top & 1u) != 0u) {
+            return -1; /* not an integer */
+        }
+        top >>= 1;
     }
-    top >>= sh;
     return top < (unsigned)k ? (int)top : -1;
 }
 
