@@ -109,6 +109,18 @@ def test_synthetic_tree_on_avr(style: str, itype: str, fc: str) -> None:
     assert np.array_equal(run.proba, proba)
 
 
+@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("target,proba", [("avr", False), ("m0plus", True)])
+def test_lean_export_on_the_chip(target: str, proba: bool, style: str) -> None:
+    """--missing none on the chip: the none rule on every row (NaN included); the
+    harness asks for probabilities only when predict_proba is exported."""
+    need(target)
+    opts = ExportOptions(prefix="syn", style=style, missing="none", proba=proba)
+    result = verify_on(cm.synthetic(5, 120), opts, [], [target], n_random=100)
+    assert result.report.ok, result.report.text()
+    assert "none rule" in result.report.text()
+
+
 def _golf_run(target: str, files: dict[str, str] | None = None, n: int = 20, **kw: float):
     """Run golf (float, ifs) on ``target``; ``files`` replaces the emitted C."""
     t = need(target)

@@ -112,37 +112,40 @@ class Model(core.Model):
 
     def _export_options(self, style: str, input_type: str, float_compare: str,
                         scale: ScaleSpec, missing_value: int | None, prefix: str | None,
-                        ) -> tuple[str, ExportOptions]:
+                        missing: str, proba: bool | None) -> tuple[str, ExportOptions]:
         model_path = self.path or UNSAVED
         opts = export_options(model_path, style=style, input_type=input_type,
                               float_compare=float_compare, scale=scales_from(scale),
-                              missing_value=missing_value, prefix=prefix)
+                              missing_value=missing_value, missing=missing, proba=proba,
+                              prefix=prefix)
         return model_path, opts
 
     def export_c(self, out_dir: PathLike, *, style: str = "ifs", input_type: str = "float",
                  float_compare: str = "float", scale: ScaleSpec = None,
-                 missing_value: int | None = None, prefix: str | None = None) -> list[Path]:
+                 missing_value: int | None = None, prefix: str | None = None,
+                 missing: str = "c45", proba: bool | None = None) -> list[Path]:
         """Write ``predict.c`` and ``predict.h`` into ``out_dir``, as ``treegen export`` does.
 
         The keyword arguments are the CLI's export options (``scale``: K for
-        every continuous feature, or ``{name: K}``).  Returns the paths written.
+        every continuous feature, or ``{name: K}``; ``missing="none"``, ``proba``:
+        ``--missing none``, ``--proba``/``--no-proba``).  Returns the paths written.
         """
         model_path, opts = self._export_options(style, input_type, float_compare, scale,
-                                                missing_value, prefix)
+                                                missing_value, prefix, missing, proba)
         return export_files(self, model_path, os.fspath(out_dir), opts)
 
     def verify(self, data: npt.ArrayLike | PathLike | None = None, *, style: str = "ifs",
                input_type: str = "float", float_compare: str = "float",
                scale: ScaleSpec = None, missing_value: int | None = None,
                prefix: str | None = None, cc: str | None = None, n_random: int = 1000,
-               seed: int = 0) -> VerifyReport:
+               seed: int = 0, missing: str = "c45", proba: bool | None = None) -> VerifyReport:
         """Compile the exported C and compare it with this model, as ``treegen verify`` does.
 
         ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
         their neighbours, missing values and ``n_random`` random rows.
         """
         model_path, opts = self._export_options(style, input_type, float_compare, scale,
-                                                missing_value, prefix)
+                                                missing_value, prefix, missing, proba)
         opts = with_provenance(opts, self, model_path, ".")
         sets: list[Dataset] = []
         if data is not None:

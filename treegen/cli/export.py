@@ -61,6 +61,15 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
                    help="integer input types: the value meaning missing, never a nominal "
                         "code (default: the type's maximum if unsigned, its minimum if "
                         "signed)")
+    g.add_argument("--missing", choices=["c45", "none"], default="c45",
+                   help="c45: missing values handled as C4.5 does (default); none: the "
+                        "caller promises no value is missing, and the C has no "
+                        "missing-value code or tables (a NaN or sentinel takes the fixed "
+                        "path predict.h describes)")
+    g.add_argument("--proba", action=argparse.BooleanOptionalAction, default=None,
+                   help="export predict_proba and the leaf distributions (default: yes "
+                        "with --missing c45, which needs them; no with --missing none, "
+                        "where predict returns the leaf's class directly)")
     g.add_argument("--prefix", default=None,
                    help="C identifier that starts every symbol (default: from the model "
                         "file name)")
@@ -71,7 +80,8 @@ def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
     return codegen_export.export_options(
         model_path, style=args.style, input_type=args.input_type,
         float_compare=args.float_compare, scale=args.scale,
-        missing_value=args.missing_value, prefix=args.prefix)
+        missing_value=args.missing_value, missing=args.missing, proba=args.proba,
+        prefix=args.prefix)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -110,7 +120,10 @@ float/double and PREFIX_MISSING for integer types (--missing-value; default: the
 maximum if unsigned, its minimum if signed); a nominal value outside its codes 0..k-1
 counts as missing.  They are handled as C4.5 does (all branches, weighted)
 in fixed point; with no missing value the class is exactly the Python model's for the
-same values (a c45 model rounds values to float32 before comparing: so does the C).  Only
+same values (a c45 model rounds values to float32 before comparing: so does the C).
+--missing none drops all of that (and, unless --proba, predict_proba and the
+distributions): each test is one comparison, the smallest C; verify checks it on
+NaN and sentinel rows too, by the rule predict.h states.  Only
 <stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
 """
 

@@ -7,7 +7,7 @@ builds predict.c plus a small batch wrapper into a plain shared library, which
 generated C is promised to pass (``-Werror``), so verify also proves that for the
 user's compiler.  The declarations given to ``ffi.cdef`` are rendered from the IR
 (:func:`treegen.codegen.emit.render_cdef`), never scraped from predict.h.  The batch
-wrapper calls both ``PREFIX_predict`` and ``PREFIX_predict_proba`` per row.
+wrapper calls ``PREFIX_predict`` and (when exported) ``PREFIX_predict_proba`` per row.
 """
 
 from __future__ import annotations
@@ -88,7 +88,9 @@ def _batch_source(ir: IR) -> tuple[str, str]:
     source = (f'#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
               "    for (i = 0; i < n; i++) {\n"
               f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-              f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+              + (f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+                 if ir.proba else "") +
+              ("" if ir.proba else "        (void)proba;\n") +
               "    }\n}\n")
     return decl, source
 

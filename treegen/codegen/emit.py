@@ -13,7 +13,7 @@ import importlib.resources
 import jinja2
 import numpy as np
 
-from treegen.codegen import layout
+from treegen.codegen import layout, lean
 from treegen.codegen.ctype import FLOAT, TYPES, UINT32, CType, smallest_int, smallest_uint
 from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
 from treegen.codegen.literals import c_double, c_float, c_hex, c_hex32, c_int, c_string
@@ -31,6 +31,7 @@ from treegen.codegen.views import (
     Header,
     IfLine,
     Ifs,
+    Lean,
     Ops,
     ReturnLine,
     Source,
@@ -159,7 +160,9 @@ def _header(ir: IR) -> Header:
                                     comment_text(f"{f.name} ({f.kind})"), codes))
     classes = tuple(ClassView(macros.take("C", ident), i, comment_text(name), c_string(name))
                     for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents)))
-    if not enc.is_int:
+    if ir.missing == "none":
+        input_doc = "No missing values (see below)."
+    elif not enc.is_int:
         input_doc = "Missing values are NaN."
     else:
         input_doc = f"Missing values are {U}_MISSING."
@@ -172,9 +175,10 @@ def _header(ir: IR) -> Header:
         P=ir.prefix, U=U, guard=f"TREEGEN_{U}_H",
         provenance=tuple(comment_text(f"{k}: {v}") for k, v in ir.provenance),
         input_ctype=enc.ctype.c_name, input_doc=input_doc,
-        missing_literal=c_int(enc.missing, enc.input_type) if enc.missing is not None else "",
+        missing_literal=(c_int(enc.missing, enc.input_type)
+                         if enc.missing is not None and ir.missing == "c45" else ""),
         n_features=ir.n_features, n_classes=ir.n_classes, one=ONE,
-        features=tuple(features), classes=classes)
+        features=tuple(features), classes=classes, lean=ir.missing == "none", proba=ir.proba)
 
 
 def _source(ir: IR, style: str) -> Source:
@@ -272,6 +276,73 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     return table, tables
 
 
+def _lean(ir: IR, style: str) -> Lean:
+    """The --missing none source view (treegen.codegen.lean); ``ir`` is already lean."""
+    U = ir.prefix.upper()
+    enc = ir.encoding
+    kind = value_kind(ir)
+    leaf_ctype = smallest_uint(max(lean.n_values(ir) - 1, 0)).c_name
+    functions: list[Function] = []
+    if style == "ifs":
+        lay = layout.ifs_layout(ir)
+        names = [f"{ir.prefix}_walk{k}" for k in range(len(lay.functions))]
+        for k, (root, lines) in enumerate(lay.functions):
+            out: list[WalkLine] = []
+            for line in lines:
+                node = ir.nodes[line.node]
+                pad = "    " * line.indent
+                if line.kind == "if":
+                    assert isinstance(node, Compare)
+                    out.append(IfLine("if", pad, node.op, node.feature, enc.uses_keys, 0,
+                                      _lean_describe(ir, node),
+                                      threshold_literal(ir, node.threshold)))
+                elif line.kind == "return":
+                    assert isinstance(node, Leaf)
+                    out.append(ReturnLine("return", pad, lean.leaf_value(ir, node),
+                                          _describe(ir, line.node, 0)))
+                elif line.kind == "call":
+                    out.append(CallLine("call", pad, names[line.callee]))
+                else:
+                    assert line.kind in ("else", "end"), line.kind
+                    out.append(CloseLine(line.kind, pad))
+            functions.append(Function(
+                name=names[k], lines=tuple(out), trivial=isinstance(ir.nodes[root], Leaf),
+                uses_k=False,
+                comment=f"subtree at model node {ir.nodes[root].source}" if k else "the whole tree"))
+        t = lean.CompactTable((0,), (0,), (0,), 0, 0)
+    else:
+        try:
+            t = lean.compact_table(ir)
+        except ValueError as exc:
+            node = ir.nodes[int(str(exc))]
+            raise EmitError(f"model node {node.source}: a test x < -FLT_MAX does not fit the "
+                            f"compact table; export with --style ifs") from None
+    n_rows = len(t.code)
+    code = _int_column(U, list(t.code) or [0])
+    return Lean(
+        header_name=HEADER, style=style, value_kind=kind,
+        value_ctype=(UINT32 if enc.uses_keys else enc.ctype).c_name,
+        has_tests=not isinstance(ir.nodes[0], Leaf),
+        n_outcomes=len(ir.outcomes), leaf_ctype=leaf_ctype,
+        class_column=_int_column(U, [o.cls for o in ir.outcomes],
+                                 smallest_uint(max(ir.n_classes - 1, 0))),
+        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}"
+                           for o in ir.outcomes]),
+        uses_rdf=style == "table" and kind == "float", functions=tuple(functions),
+        n_rows=n_rows, code=code,
+        thr=_threshold_column(ir, U, list(t.threshold) or [0]),
+        kid=_int_column(U, list(t.kid) or [0]),
+        row_ctype=smallest_uint(max(n_rows, 1)).c_name,
+        shift=t.shift, mask=(1 << t.shift) - 1, root_leaf=t.root_leaf)
+
+
+def _lean_describe(ir: IR, node: Compare) -> str:
+    f = ir.features[node.feature]
+    if f.kind == "nominal":
+        return comment_text(f"{f.name} code <= {int(node.cut)}")
+    return comment_text(f"{f.name} <= {_short(node.cut)}")
+
+
 def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> dict[str, str]:
     """Render predict.c and predict.h for ``ir`` in ``style`` (ifs or table)."""
     if style not in STYLES:
@@ -281,6 +352,10 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
         raise EmitError(f"model has {len(ir.nodes)} nodes; at most 65535 can be exported")
     env = env or make_env()
     header = _header(ir)
+    if ir.missing == "none":
+        return {HEADER: env.get_template("predict.h.j2").render(context(header)),
+                SOURCE: env.get_template("predict_lean.c.j2").render(
+                    context(header, _lean(ir, style)))}
     source = _source(ir, style)
     walk, tables = _ifs(ir) if style == "ifs" else _table(ir, source.has_switch)
     return {
@@ -296,4 +371,5 @@ def render_cdef(ir: IR) -> str:
     ctype = ir.encoding.ctype.c_name
     return (f"typedef {ctype} {P}_input_t;\n"
             f"int {P}_predict(const {P}_input_t *x);\n"
-            f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n")
+            + (f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n"
+               if ir.proba else ""))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import shlex
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -57,6 +58,8 @@ def export_options(
     float_compare: str = "float",
     scale: Iterable[Scale] = (),
     missing_value: int | None = None,
+    missing: str = "c45",
+    proba: bool | None = None,
     prefix: str | None = None,
 ) -> ExportOptions:
     """The :class:`ExportOptions` for a model file, as ``treegen export`` takes them."""
@@ -69,7 +72,7 @@ def export_options(
     return ExportOptions(prefix=prefix, style=style, input_type=input_type,
                          float_compare=float_compare,
                          scale=default[0] if default else None, feature_scales=per,
-                         missing_value=missing_value)
+                         missing_value=missing_value, missing=missing, proba=proba)
 
 
 def option_words(opts: ExportOptions) -> list[str]:
@@ -83,6 +86,10 @@ def option_words(opts: ExportOptions) -> list[str]:
         words += ["--scale", f"{name}={k}"]
     if opts.missing_value is not None:
         words += ["--missing-value", str(opts.missing_value)]
+    if opts.missing != "c45":
+        words += ["--missing", opts.missing]
+    if opts.proba is not None and opts.proba != (opts.missing == "c45"):
+        words += ["--proba" if opts.proba else "--no-proba"]
     return words + ["--prefix", opts.prefix]
 
 
@@ -100,8 +107,7 @@ def with_provenance(opts: ExportOptions, model: Model, model_path: str, out: str
             ("training data", model.data_fingerprint or "unknown"),
             ("options", " ".join(words)),
             ("regenerate with", " ".join(shlex.quote(w) for w in command)))
-    return ExportOptions(opts.prefix, opts.style, opts.input_type, opts.float_compare,
-                         opts.scale, opts.feature_scales, opts.missing_value, prov)
+    return replace(opts, provenance=prov)
 
 
 def render(model: Model, model_path: str, out_dir: str,

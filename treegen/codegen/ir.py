@@ -39,6 +39,12 @@ CompareOp = Literal["le", "lt", "left", "right"]
 """``le``: x <= t; ``lt``: x < t; ``left``/``right``: every known value goes that way
 (a test folded over the type's range; a missing value still splits the weight)."""
 
+MissingRule = Literal["c45", "none"]
+"""``c45``: a missing value splits the case over every branch (Release 8).  ``none``:
+the caller promises no value is missing; a value that is NaN or the sentinel anyway
+takes one fixed path (treegen.codegen.lean)."""
+MISSING_RULES: tuple[MissingRule, ...] = ("c45", "none")
+
 
 @dataclass(frozen=True, slots=True)
 class Encoding:
@@ -128,6 +134,8 @@ class IR:
     outcomes: tuple[Outcome, ...]
     stack_size: int  # most tests on one root-to-leaf path (missing-value replay stack)
     provenance: tuple[tuple[str, str], ...] = ()
+    missing: MissingRule = "c45"
+    proba: bool = True  # predict_proba and the distribution tables are exported
 
     @property
     def n_features(self) -> int:

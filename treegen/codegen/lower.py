@@ -38,6 +38,7 @@ from treegen.codegen.fixedpoint import float32_floor
 from treegen.codegen.ir import (
     IR,
     MAX_SWITCH_VALUES,
+    MISSING_RULES,
     Compare,
     CompareOp,
     Encoding,
@@ -48,6 +49,7 @@ from treegen.codegen.ir import (
     Switch,
     validate,
 )
+from treegen.codegen.lean import lean_ir
 from treegen.codegen.names import check_prefix, unique_idents
 from treegen.errors import EncodingError
 from treegen.model.core import Model, Node
@@ -65,6 +67,8 @@ class ExportOptions:
     feature_scales: tuple[tuple[str, Fraction], ...] = ()  # --scale NAME=K
     missing_value: int | None = None
     provenance: tuple[tuple[str, str], ...] = field(default=())
+    missing: str = "c45"  # "none": no missing-value code (treegen.codegen.lean)
+    proba: bool | None = None  # None: predict_proba with --missing c45, not with none
 
 
 def float_key(x: float) -> int:
@@ -239,5 +243,14 @@ def lower(model: Model, opts: ExportOptions) -> IR:
     ir = IR(prefix, enc, features, model.schema.classes,
             unique_idents(model.schema.classes), tuple(nodes), tuple(outcome_index),
             max(1, model.depth()), opts.provenance)
+    if opts.missing not in MISSING_RULES:
+        raise EncodingError(f"unknown missing-value rule {opts.missing!r} (choose c45 or none)",
+                            option="--missing")
+    proba = opts.missing == "c45" if opts.proba is None else opts.proba
+    if opts.missing == "c45" and not proba:
+        raise EncodingError("--no-proba needs --missing none: the C4.5 missing-value rule "
+                            "sums leaf distributions", option="--proba")
     validate(ir)
+    if opts.missing == "none":
+        return lean_ir(ir, proba)
     return ir

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Encoding, Leaf, Switch
+from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Encoding, Leaf, MissingRule, Switch
 
 U64 = npt.NDArray[np.uint64]
 Bool = npt.NDArray[np.bool_]
@@ -44,13 +44,39 @@ def codes(col: npt.NDArray[np.generic], k: int, enc: Encoding) -> npt.NDArray[np
         return np.where(ok, np.nan_to_num(f), -1).astype(np.int64)
 
 
-def goes_left(node: Compare, col: npt.NDArray[np.generic], enc: Encoding) -> Bool:
+def none_keys(x: npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
+    """Order keys as the ``--missing none`` C computes them: NaN above every threshold."""
+    return np.where(np.isnan(x), 0xFFFFFFFF, float_keys(x)).astype(np.uint64)
+
+
+def chain_branch(node: Switch, col: npt.NDArray[np.generic], enc: Encoding) -> npt.NDArray[np.int64]:
+    """The none rule's branch of a nominal test (treegen.codegen.lean): the branch of
+    the smallest code c with x <= c, else of code k-1; a code in no subset takes 0."""
+    k = len(node.branch_of)
+    code = np.full(col.shape, k - 1, dtype=np.int64)
+    limits: npt.NDArray[np.generic]
+    if enc.uses_keys:
+        v: npt.NDArray[np.generic] = none_keys(col.astype(np.float32))
+        limits = float_keys(np.arange(k, dtype=np.float32))
+    elif enc.is_int:
+        v, limits = col.astype(np.int64), np.arange(k, dtype=np.int64)
+    else:
+        v, limits = col, np.arange(k).astype(col.dtype)
+    with np.errstate(invalid="ignore"):
+        for c in range(k - 2, -1, -1):
+            code = np.where(v <= limits[c], c, code)
+    return np.maximum(np.asarray(node.branch_of, dtype=np.int64)[code], 0)
+
+
+def goes_left(node: Compare, col: npt.NDArray[np.generic], enc: Encoding,
+              rule: MissingRule = "c45") -> Bool:
     if node.op == "left":
         return np.ones(col.shape, dtype=bool)
     if node.op == "right":
         return np.zeros(col.shape, dtype=bool)
     if enc.uses_keys:
-        v: npt.NDArray[np.generic] = float_keys(col.astype(np.float32))
+        keys = none_keys if rule == "none" else float_keys
+        v: npt.NDArray[np.generic] = keys(col.astype(np.float32))
         t: object = np.uint64(node.threshold)
     elif enc.is_int:
         v, t = col.astype(np.int64), int(node.threshold)
@@ -60,8 +86,23 @@ def goes_left(node: Compare, col: npt.NDArray[np.generic], enc: Encoding) -> Boo
         return np.asarray(v <= t if node.op == "le" else v < t)  # type: ignore[operator]
 
 
-def evaluate(ir: IR, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
-    """Predicted classes and fixed-point probabilities (scale ONE) for every row."""
+def evaluate(ir: IR, X: npt.ArrayLike, rule: MissingRule | None = None,
+             ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+    """Predicted classes and fixed-point probabilities (scale ONE) for every row, under
+    ``rule`` (default: the IR's own).  Under ``none`` no value is missing: each row
+    reaches one leaf by the none rule (treegen.codegen.lean) and gets its distribution."""
+    cls, acc, _ = _walk(ir, X, rule or ir.missing)
+    return cls, acc
+
+
+def meets_missing(ir: IR, X: npt.ArrayLike) -> Bool:
+    """Rows whose C4.5 walk meets a test on a missing value (a missing continuous value,
+    or a nominal value that is no code or in no subset of the test)."""
+    return _walk(ir, X, "c45")[2]
+
+
+def _walk(ir: IR, X: npt.ArrayLike, rule: MissingRule,
+          ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16], Bool]:
     rows = np.asarray(X)
     n = rows.shape[0]
     enc = ir.encoding
@@ -77,7 +118,12 @@ def evaluate(ir: IR, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArr
             known_cls[reached] = out.cls
             continue
         col = rows[:, node.feature]
-        if isinstance(node, Compare):
+        if rule == "none":
+            left = goes_left(node, col, enc, rule) if isinstance(node, Compare) else None
+            branch = (np.where(left, 0, 1) if left is not None
+                      else chain_branch(node, col, enc))  # type: ignore[arg-type]
+            miss = np.zeros(n, dtype=bool)
+        elif isinstance(node, Compare):
             miss = missing_mask(col, enc)
             left = goes_left(node, col, enc)
             branch = np.where(miss, -1, np.where(left, 0, 1))
@@ -96,4 +142,4 @@ def evaluate(ir: IR, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArr
     assert not pending
     assert int(acc.max(initial=0)) <= ONE
     cls = np.where(met, np.argmax(acc, axis=1), known_cls).astype(np.int32)
-    return cls, acc.astype(np.uint16)
+    return cls, acc.astype(np.uint16), met

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, model_values
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.oracle import codes, evaluate, missing_mask
+from treegen.codegen.oracle import codes, evaluate, meets_missing, missing_mask
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
 
@@ -68,14 +68,33 @@ def classify_comparable(model: Model, ir: IR, X: npt.NDArray[np.generic]) -> npt
 
 
 def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray[np.int32],
-            c_proba: npt.NDArray[np.uint16], report: Report) -> None:
+            c_proba: npt.NDArray[np.uint16], report: Report,
+            opts: ExportOptions | None = None) -> None:
+    """Compare the C's answers on ``X`` with every Python side; ``opts`` (needed for
+    ``--missing none``) are the options ``ir`` was lowered with."""
+    opts = opts or ExportOptions()
     bad = np.zeros(X.shape[0], dtype=bool)
     checks: list[tuple[str, npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.uint16] | None]] = []
-    f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
-    checks.append(("fixed-point Python model", np.ones(len(X), dtype=bool), f_cls, f_proba))
-    e_cls, e_proba = evaluate(ir, X)
-    checks.append(("IR evaluator", np.ones(len(X), dtype=bool), e_cls, e_proba))
+    every = np.ones(len(X), dtype=bool)
     sel = classify_comparable(model, ir, X)
+    known = every
+    if ir.missing == "none":
+        # The none rule on the C4.5 IR (not the rewritten one the C came from) on
+        # every row, NaN and sentinels included; the Python model where it is defined.
+        full = lower(model, replace(opts, missing="c45", proba=True))
+        n_cls, n_proba = evaluate(full, X, rule="none")
+        checks.append(("IR evaluator, none rule", every, n_cls, n_proba if ir.proba else None))
+        known = ~meets_missing(full, X)
+        f_cls, f_proba = FixedPointClassifier(model, full.encoding).predict(X)
+        checks.append(("fixed-point Python model (rows meeting no missing value)", known,
+                       f_cls, f_proba if ir.proba else None))
+    else:
+        f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
+        checks.append(("fixed-point Python model", every, f_cls, f_proba))
+        e_cls, e_proba = evaluate(ir, X)
+        checks.append(("IR evaluator", every, e_cls, e_proba))
+    if ir.missing == "none":
+        sel &= known
     if sel.any():
         from treegen.model.classify import predict as float_predict
 
@@ -111,7 +130,9 @@ def verify_rows(ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: 
     n_data = sum(ds.n_rows for ds in data)
     X = np.concatenate(parts)
     report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
-                        f"{', float compare int' if ir.encoding.uses_keys else ''}: "
+                        f"{', float compare int' if ir.encoding.uses_keys else ''}"
+                        f"{', missing none' if ir.missing == 'none' else ''}"
+                        f"{', no proba' if not ir.proba else ''}: "
                         f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
                         f"missing and special rows, {n_random} random rows")
     return X
@@ -128,5 +149,5 @@ def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
         built = build(ir, files, workdir or Path(tmp), cc=cc)
         X = verify_rows(ir, opts, data, n_random, seed, report)
         c_cls, c_proba = built.run(X)
-        compare(ir, model, X, c_cls, c_proba, report)
+        compare(ir, model, X, c_cls, c_proba, report, opts)
     return report

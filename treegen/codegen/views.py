@@ -77,6 +77,8 @@ class Header:
     one: int  # fixed-point 1.0 (PREFIX_PROBA_ONE)
     features: tuple[FeatureView, ...]
     classes: tuple[ClassView, ...]
+    lean: bool = False  # exported with --missing none
+    proba: bool = True  # predict_proba is declared
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,3 +225,28 @@ def context(*views: DataclassInstance) -> dict[str, object]:
             assert f.name not in out, f.name
             out[f.name] = getattr(view, f.name)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Lean:
+    """predict.c under ``--missing none`` (predict_lean.c.j2), both styles."""
+
+    header_name: str
+    style: str  # "ifs" or "table"
+    value_kind: ValueKind
+    value_ctype: str
+    has_tests: bool  # the tree is more than one leaf
+    n_outcomes: int
+    leaf_ctype: str  # what a walk returns: the class, or the outcome with proba
+    class_column: Column
+    proba_rows: tuple[str, ...]
+    uses_rdf: bool
+    functions: tuple[Function, ...]  # ifs
+    n_rows: int  # table: tests (0: the tree is one leaf)
+    code: Column
+    thr: Column
+    kid: Column
+    row_ctype: str
+    shift: int
+    mask: int
+    root_leaf: int

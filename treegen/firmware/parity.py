@@ -66,7 +66,7 @@ def verify_on(
         result.runs[t.name] = run
         done = run.done
         sub = Report()
-        compare(ir, model, X[done], run.cls[done], run.proba[done], sub)
+        compare(ir, model, X[done], run.cls[done], run.proba[done], sub, opts)
         report.lines += [f"{t.name}: {line}" for line in sub.lines]
         report.mismatches += [f"{t.name}: {m}" for m in sub.mismatches]
         lost = int((~done).sum())

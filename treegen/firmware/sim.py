@@ -232,7 +232,7 @@ class _Firmware:
             f"-I{d}",
             f"-DTG_P={ir.prefix}",
             f"-DTG_U={ir.prefix.upper()}",
-            "-DTG_PROBA",
+            *(["-DTG_PROBA"] if ir.proba else []),  # --no-proba: predict only
         ]
         if t.is_avr:
             harness = [self.ex / AVR_DIR / "main.c", self.ex / AVR_DIR / "measure.S"]
@@ -408,9 +408,11 @@ def _run(
         status, text, crashed = _simulate(cmd, time_limit, markers)
         out = parse_output(text)
         for i, (cls, count, proba) in out.rows.items():
-            if start <= i < start + len(chunk) and len(proba) == ir.n_classes:
+            # A row counts only when whole: the probabilities too, when exported.
+            if start <= i < start + len(chunk) and len(proba) == (ir.n_classes if ir.proba else 0):
                 run.cls[i], run.count[i] = cls, count
-                run.proba[i] = proba
+                if ir.proba:
+                    run.proba[i] = proba
         for name, value in out.meta.items():
             run.checks.setdefault(name, tuple(int(v) for v in value.split(",") if v.isdigit()))
         got = int(run.done[start : start + len(chunk)].sum())

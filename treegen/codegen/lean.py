@@ -1,0 +1,179 @@
+"""``--missing none``: the IR without the C4.5 missing-value machinery, and its compact table.
+
+The caller promises that no value is missing, so every test becomes one binary
+comparison ``x <= t`` (left when true, right when false) and a leaf is just its class
+(or, with ``--proba``, its outcome).  A value that is NaN or the integer sentinel
+anyway takes one fixed path, the **none rule**, which the Python side reproduces
+(:func:`treegen.codegen.oracle.evaluate` with ``rule="none"`` on the C4.5 IR):
+
+* continuous test ``x <= t`` / ``x < t``: an integer sentinel is compared like any
+  value; NaN fails the comparison and goes right (with ``--float-compare int`` the C
+  keys NaN above every threshold, so it also goes right); a test the input type's
+  range decides (op ``left``/``right``) is not emitted and every value takes its branch.
+* nominal test with codes 0..k-1: tested as the chain ``x <= 0``, ``x <= 1``, ...,
+  ``x <= k-2``, so a value takes the branch of the smallest code c with ``x <= c``
+  (a value below 0 takes code 0's, a fraction the next code up's) and NaN, or a value
+  above k-1, takes code k-1's; a code that belongs to no subset takes branch 0.
+  Consecutive codes with one branch share one comparison.
+
+:func:`lean_ir` rewrites an IR so (pre-order, only ``le``/``lt`` comparisons);
+:func:`compact_table` lays it out for the table style.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Switch, validate
+from treegen.codegen.oracle import float_keys
+
+
+def chain_runs(node: Switch) -> list[tuple[int, int]]:
+    """(last code, branch) of each run of consecutive codes that share a branch,
+    codes without one counted in branch 0 (the none rule's nominal chain)."""
+    runs: list[tuple[int, int]] = []
+    for c, b in enumerate(node.branch_of):
+        b = max(b, 0)
+        if runs and runs[-1][1] == b:
+            runs[-1] = (c, b)
+        else:
+            runs.append((c, b))
+    return runs
+
+
+def _code_threshold(ir: IR, code: int) -> int | float:
+    enc = ir.encoding
+    if enc.uses_keys:
+        return int(float_keys(np.asarray([code], dtype=np.float32))[0])
+    return code if enc.is_int else float(code)
+
+
+def _as_le(ir: IR, node: Compare) -> tuple[str, int | float]:
+    """``x < t`` as ``x <= t'`` where the type has a predecessor t' of t; else as is."""
+    t = node.threshold
+    if node.op == "le":
+        return "le", t
+    enc = ir.encoding
+    if enc.is_int or enc.uses_keys:
+        lo = enc.int_range[0] if enc.is_int else 0
+        return ("le", int(t) - 1) if int(t) > lo else ("lt", t)
+    if enc.ctype.name == "float":
+        p = float(np.nextafter(np.float32(t), np.float32(-np.inf)))
+    else:
+        p = float(np.nextafter(float(t), -np.inf))
+    return ("le", p) if math.isfinite(p) else ("lt", t)
+
+
+def lean_ir(ir: IR, proba: bool) -> IR:
+    """``ir`` under the none rule: nodes in pre-order, binary ``le``/``lt`` tests only."""
+    nodes: list[IRNode | None] = []
+    kids: dict[int, list[int]] = {}
+    # Work items: (IR node, chain position or -1, parent new index, parent slot).
+    work: list[tuple[int, int, int, int]] = [(0, -1, -1, -1)]
+    while work:
+        i, pos, parent, slot = work.pop()
+        node = ir.nodes[i]
+        # A folded test is no test: follow its branch.
+        while isinstance(node, Compare) and node.op in ("left", "right"):
+            i = node.children[0 if node.op == "left" else 1]
+            node = ir.nodes[i]
+        if isinstance(node, Switch):
+            runs = chain_runs(node)
+            if len(runs) == 1:
+                work.append((node.children[runs[0][1]], -1, parent, slot))
+                continue
+            pos = max(pos, 0)
+        me = len(nodes)
+        if parent >= 0:
+            kids[parent][slot] = me
+        if isinstance(node, Leaf):
+            nodes.append(Leaf(node.outcome, node.source))
+            continue
+        nodes.append(None)
+        kids[me] = [0, 0]
+        if isinstance(node, Compare):
+            op, t = _as_le(ir, node)
+            nodes[me] = Compare(node.feature, op, t, (0, 0), (0, 0),  # type: ignore[arg-type]
+                                node.source, node.cut)
+            right: tuple[int, int] = (node.children[1], -1)
+            left: tuple[int, int] = (node.children[0], -1)
+        else:
+            runs = chain_runs(node)
+            code, branch = runs[pos]
+            nodes[me] = Compare(node.feature, "le", _code_threshold(ir, code), (0, 0), (0, 0),
+                                node.source, float(code))
+            left = (node.children[branch], -1)
+            last = pos + 1 == len(runs) - 1
+            right = (node.children[runs[-1][1]], -1) if last else (i, pos + 1)
+        # Pop order: the left subtree first, so it directly follows its parent.
+        work.append((*right, me, 1))
+        work.append((*left, me, 0))
+    out: list[IRNode] = []
+    for k, n in enumerate(nodes):
+        assert n is not None
+        out.append(replace(n, children=(kids[k][0], kids[k][1])) if isinstance(n, Compare) else n)
+    lean = replace(ir, nodes=tuple(out), stack_size=1, missing="none", proba=proba)
+    validate(lean)
+    return lean
+
+
+@dataclass(frozen=True, slots=True)
+class CompactTable:
+    """The table style under the none rule: one row per test, in pre-order.
+
+    ``code[t] = feature << 2 | left_leaf | right_leaf << 1``; the left child of a test is
+    the next row unless it is a leaf; ``kid[t]`` is the right child's row, or the leaf's
+    value (class, or outcome with --proba) when one child is a leaf, or both leaves'
+    values as ``left << shift | right``.  A row is feature code + threshold + kid.
+    """
+
+    code: tuple[int, ...]
+    threshold: tuple[int | float, ...]
+    kid: tuple[int, ...]
+    shift: int
+    root_leaf: int  # the value of a tree that is a single leaf, else -1
+
+
+def leaf_value(ir: IR, node: Leaf) -> int:
+    return node.outcome if ir.proba else ir.outcomes[node.outcome].cls
+
+
+def n_values(ir: IR) -> int:
+    return len(ir.outcomes) if ir.proba else ir.n_classes
+
+
+def compact_table(ir: IR) -> CompactTable:
+    assert ir.missing == "none"
+    shift = max(n_values(ir) - 1, 0).bit_length()
+    if isinstance(ir.nodes[0], Leaf):
+        return CompactTable((), (), (), shift, leaf_value(ir, ir.nodes[0]))
+    row: dict[int, int] = {}
+    for i, n in enumerate(ir.nodes):
+        if isinstance(n, Compare):
+            row[i] = len(row)
+    code: list[int] = []
+    thr: list[int | float] = []
+    kid: list[int] = []
+    for i, n in enumerate(ir.nodes):
+        if not isinstance(n, Compare):
+            continue
+        if n.op != "le":
+            raise ValueError(i)
+        a, b = (ir.nodes[c] for c in n.children)
+        la, lb = isinstance(a, Leaf), isinstance(b, Leaf)
+        assert la or row[n.children[0]] == row[i] + 1
+        code.append(n.feature << 2 | int(la) | int(lb) << 1)
+        thr.append(n.threshold)
+        if isinstance(a, Leaf) and isinstance(b, Leaf):
+            kid.append(leaf_value(ir, a) << shift | leaf_value(ir, b))
+        elif isinstance(a, Leaf):
+            kid.append(leaf_value(ir, a))
+            assert row[n.children[1]] == row[i] + 1
+        elif isinstance(b, Leaf):
+            kid.append(leaf_value(ir, b))
+        else:
+            kid.append(row[n.children[1]])
+    return CompactTable(tuple(code), tuple(thr), tuple(kid), shift, -1)
