@@ -6,7 +6,8 @@
 For the reference datasets in ``tests/data/reference`` (golf: the bundled example,
 nominal and continuous; crx: nominal and continuous with missing values; hypo:
 mostly continuous, many missing values) it trains the default c45 tree, then for
-both styles (ifs, table) and three encodings -- float input, float input with
+both styles (ifs, table), full and lean (``--missing none`` without predict_proba),
+and three encodings -- float input, float input with
 ``--float-compare int`` ("keys") and int16 input (fixed point, a ``--scale`` per
 continuous attribute chosen from the data) -- exports, builds the firmware for each
 target, runs it in the simulator and compares every line with the Python model
@@ -46,7 +47,9 @@ from treegen.model import Model
 from treegen.trainer import train
 
 MODELS = ("golf", "crx", "hypo")
-STYLES = ("ifs", "table")
+# Style, and "-lean": --missing none without predict_proba (the smallest C; inputs
+# are promised never missing), besides the full C4.5 export.
+STYLES = ("ifs", "table", "ifs-lean", "table-lean")
 MODES = ("float", "keys", "int16")
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "data" / "reference"
 SCALES = (1000, 100, 10, 1)
@@ -87,15 +90,20 @@ def int16_scales(model: Model, ds: Dataset) -> tuple[tuple[str, Fraction], ...] 
 def export_options(
     name: str, model: Model, ds: Dataset, style: str, mode: str
 ) -> ExportOptions | str:
-    """The options of one combination, or why it cannot be encoded."""
+    """The options of one combination (``style`` as in :data:`STYLES`), or why it
+    cannot be encoded."""
+    base, _, lean = style.partition("-")
+    missing, proba = ("none", False) if lean else ("c45", None)
     if mode == "float":
-        return ExportOptions(prefix=name, style=style)
+        return ExportOptions(prefix=name, style=base, missing=missing, proba=proba)
     if mode == "keys":
-        return ExportOptions(prefix=name, style=style, float_compare="int")
+        return ExportOptions(prefix=name, style=base, float_compare="int", missing=missing,
+                             proba=proba)
     scales = int16_scales(model, ds)
     if isinstance(scales, str):
         return scales
-    opts = ExportOptions(prefix=name, style=style, input_type="int16", feature_scales=scales)
+    opts = ExportOptions(prefix=name, style=base, input_type="int16", feature_scales=scales,
+                         missing=missing, proba=proba)
     try:
         lower(model, opts)
     except TreegenError as err:
@@ -168,8 +176,11 @@ def run_one(
     )
 
 
-def _job(args: tuple[str, Model, Dataset, ExportOptions, str, str, int]) -> Outcome:
-    return run_one(*args)
+def _job(args: tuple[str, str, Model, Dataset, ExportOptions, str, str, int]) -> Outcome:
+    label, *rest = args
+    o = run_one(*rest)  # type: ignore[arg-type]
+    o.style = label
+    return o
 
 
 def describe(o: Outcome) -> str:
@@ -296,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if isinstance(opts, str):
                     print(f"{name:5} {style:5} {mode:5} skipped: {opts}")
                     continue
-                jobs += [(name, model, ds, opts, mode, t, args.random) for t in on]
+                jobs += [(style, name, model, ds, opts, mode, t, args.random) for t in on]
     start = time.monotonic()
     outcomes: list[Outcome] = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
