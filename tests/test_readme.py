@@ -18,14 +18,17 @@ GOLF = ROOT / "tests" / "data" / "reference" / "golf" / "golf"
 
 
 def cli_reference() -> str:
-    """The usage of every subcommand, at a fixed width so the text does not depend on
-    the terminal."""
+    """``treegen --help`` and every subcommand's ``--help``, at a fixed width so the
+    text does not depend on the terminal."""
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"  # argparse reads the width when it formats
     try:
-        return "\n".join(p.format_usage().strip() for p in sub.choices.values())
+        pages = [parser.format_help().strip()]
+        pages += [f"$ treegen {name} --help\n" + p.format_help().strip()
+                  for name, p in sub.choices.items()]
+        return "$ treegen --help\n" + "\n\n".join(pages)
     finally:
         if old is None:
             del os.environ["COLUMNS"]
