@@ -1,9 +1,11 @@
-"""The README stays true: its Python examples run, its command reference is the parser's."""
+"""The README stays true: its Python and C examples run, its command reference is the parser's."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,35 @@ def test_every_python_example_runs(index: int, tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     exec(compile(code, f"README.md python block {index}", "exec"), {})
     assert (tmp_path / "build" / "predict.c").is_file()
+
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
+          "-pedantic", "-Werror"]
+
+
+@pytest.mark.parametrize("index", range(len(re.findall(r"^```c$", README, re.M))))
+def test_every_c_example_compiles_and_prints_the_models_answer(index: int,
+                                                               tmp_path: Path) -> None:
+    """Each C block, with golf's exported predict.c, under the strict flags; its one line
+    of output is the Python model's class and fixed-point probability for the same row."""
+    import numpy as np
+
+    import treegen
+
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    code = re.findall(r"^```c\n(.*?)^```$", README, re.M | re.S)[index]
+    model = treegen.train(str(GOLF) + ".names")
+    model = model.save(str(tmp_path / "golf.tree"))  # the C prefix comes from the file name
+    model.export_c(str(tmp_path))
+    (tmp_path / "main.c").write_text(code)
+    exe = tmp_path / "example"
+    subprocess.run([cc, *STRICT, "-o", str(exe), str(tmp_path / "main.c"),
+                    str(tmp_path / "predict.c")], check=True, capture_output=True, timeout=120)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                         timeout=30).stdout
+    row = np.array([[0.0, 85.0, 85.0, 1.0]])  # sunny, 85, 85, windy=false as in the block
+    cls = list(model.classes_).index(model.predict(row)[0])
+    q15 = int(np.floor(model.predict_proba(row)[0][cls] * 32768))
+    assert out == f"class {cls} p {q15}/32768\n"

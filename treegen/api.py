@@ -34,6 +34,7 @@ from treegen.model import classify, core
 from treegen.model.file import load_model, save_model
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
+from treegen.trainer.options import PRUNINGS, Pruning
 
 PathLike = str | os.PathLike[str]
 # The file name a model that was never saved exports under (prefix "model").
@@ -247,9 +248,12 @@ def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | No
           feature_names: Sequence[str] | None = None, nominal: Sequence[int | str] = (),
           class_names: Sequence[str] | None = None, ignore: Sequence[str] = (),
           categories: Mapping[int, Sequence[str]] | None = None,
-          min_cases: int = 2, cf: float = 0.25, prune: bool = True, subsets: bool = False,
+          min_cases: int = 2, cf: float = 0.25, prune: bool | Pruning = True,
+          subsets: bool = False,
           criterion: Criterion = "gainratio", flavor: Flavor = "c45",
-          engine: Engine = "level") -> Model:
+          engine: Engine = "level", max_depth: int | None = None,
+          min_gain_ratio: float = 0.0, folds: int = 3, seed: int = 1,
+          validation: PathLike | None = None) -> Model:
     """Train a C4.5 tree, as ``treegen train`` does.
 
     ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
@@ -257,14 +261,32 @@ def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | No
     data options) or a pair ``(X, y)`` of arrays (NaN for missing;
     ``nominal`` columns, by index or name, hold codes; ``feature_names`` and
     ``class_names`` name them; ``categories`` maps a nominal column's index to
-    the names of its codes).  The training options are the CLI's.
+    the names of its codes).  The training options are the CLI's:
+    ``prune`` is True (error-based pruning), False (the unpruned tree) or
+    ``"reduced-error"`` (J48's -R, with ``folds`` and ``seed``, or on the
+    ``validation`` file's rows, read with the training data's attributes);
+    ``max_depth`` and ``min_gain_ratio`` pre-prune.
     """
+    pruning: Pruning = "error-based"
+    if isinstance(prune, str):
+        if prune not in PRUNINGS:
+            raise TrainError(f"unknown pruning {prune!r}: use True, False or 'reduced-error'",
+                             option="--prune")
+        pruning, prune = prune, True
     opts = TrainOptions(min_cases=min_cases, cf=cf, prune=prune, subsets=subsets,
-                        criterion=criterion, flavor=flavor)
+                        criterion=criterion, flavor=flavor, max_depth=max_depth,
+                        min_gain_ratio=min_gain_ratio, pruning=pruning, folds=folds, seed=seed)
     if isinstance(data, str | os.PathLike):
         ds = read_dataset(os.fspath(data), target=target,
                           nominal=[str(n) for n in nominal], ignore=list(ignore))
-        return Model.of(train_dataset(ds, opts, engine=engine))
+        valid = None
+        if validation is not None:
+            valid = read_dataset(os.fspath(validation), schema=ds.schema,
+                                 float32=flavor == "c45")
+        return Model.of(train_dataset(ds, opts, engine=engine, validation=valid))
+    if validation is not None:
+        raise TrainError("validation is a file, for training data read from a file",
+                         option="--validation")
     if not isinstance(data, tuple) or len(data) != 2:
         raise TrainError("data must be a path or a pair (X, y)")
     ds, kind = dataset_from_arrays(data[0], data[1], feature_names=feature_names,

@@ -1,5 +1,6 @@
-// Builds Weka's J48 (default options -C 0.25 -M 2) on every ARFF file named on
-// the command line inside ONE JVM (JVM start-up would otherwise dominate the
+// Builds Weka's J48 (default options -C 0.25 -M 2, or those of a leading
+// "--options '-R -N 3'") on every ARFF file named on the command line inside
+// ONE JVM (JVM start-up would otherwise dominate the
 // differential test), printing for each file the tree exactly as J48's
 // toString() prints it plus the training-set error count, between markers:
 //   === FILE <path>
@@ -35,14 +36,22 @@ public class J48Batch {
             System.out.print(out);
             return;
         }
-        for (String path : args) {
+        // "--options '-R -N 3'" first: J48 with those options instead of the defaults.
+        String[] options = {"-C", "0.25", "-M", "2"};
+        int first = 0;
+        if (args.length > 1 && args[0].equals("--options")) {
+            options = args[1].trim().split("\\s+");
+            first = 2;
+        }
+        for (int a = first; a < args.length; a++) {
+            String path = args[a];
             Instances data;
             try (BufferedReader r = new BufferedReader(new FileReader(path))) {
                 data = new Instances(r);
             }
             data.setClassIndex(data.numAttributes() - 1);
             J48 tree = new J48();
-            tree.setOptions(new String[] {"-C", "0.25", "-M", "2"});
+            tree.setOptions(options.clone());
             tree.buildClassifier(data);
             Evaluation ev = new Evaluation(data);
             StringBuilder preds = new StringBuilder();

@@ -23,12 +23,15 @@ pruned tree, ``Size Errors`` for an unpruned one) under the same format.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
+from treegen.data.readers import detect_format
+from treegen.data.readers.c45 import c45_paths
 from treegen.errors import DatasetError
 from treegen.model.classify import predict
 from treegen.model.core import Model
@@ -105,6 +108,19 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
         )
     predicted = np.asarray(predict(model, ds.X[known]), dtype=np.intp)
     return evaluation_from_predictions(model, ds.y[known], predicted)
+
+
+def test_set_beside(data: str) -> str | None:
+    """``STEM.test`` beside C4.5 training DATA (``STEM``, ``.names``, ``.data``), if it exists.
+
+    Release 8 evaluates its tree on that file when run with ``-u``; ``treegen
+    train`` does so whenever the file is there.
+    """
+    if detect_format(data) != "c45" or data.lower().endswith(".test"):
+        return None
+    names, _ = c45_paths(data)
+    test = names[: -len(".names")] + ".test"
+    return test if os.path.isfile(test) else None
 
 
 # ------------------------------------------------------------------ layout

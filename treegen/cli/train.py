@@ -12,6 +12,7 @@ they are one line naming the option with exit status 2, like every
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -21,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.cv import check_folds, cross_validate, format_cv
-from treegen.analysis.evaluate import evaluate, format_evaluation
+from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_beside
 from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.atomic import write_text_atomic
@@ -33,6 +34,7 @@ from treegen.model.file import load_model, save_model
 from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
 from treegen.trainer import TrainOptions, train
+from treegen.trainer.options import PRUNINGS
 
 # show --format dot: the Graphviz graph instead of a text layout.
 DOT = "dot"
@@ -43,11 +45,17 @@ TRAIN_EPILOG = (
     "current folder as DATA's name with its extension replaced by .tree (golf.data -> "
     "./golf.tree), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
     "--cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; --no-prune keeps the "
-    "tree it prints as 'Decision Tree:'."
+    "tree it prints as 'Decision Tree:'. Weka J48 equivalents (with --flavor j48): "
+    "--prune reduced-error is its -R, --folds N its -N N, --seed S its -Q S. When C4.5 DATA "
+    "has a STEM.test beside it, Release 8's -u evaluation of the tree on it (before and "
+    "after pruning, confusion matrix; a pruned run trains the unpruned tree too for it) "
+    "follows the summary on stderr; -q leaves both out, 'treegen eval MODEL STEM.test "
+    "--unpruned RAW' prints it on stdout."
 )
 
 
-def _add_train_options(parser: argparse.ArgumentParser) -> None:
+def _add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> None:
+    """The training options; ``cv``: for ``treegen cv``, whose --folds/--seed are its own."""
     group = parser.add_argument_group("training options")
     group.add_argument(
         "-m",
@@ -71,6 +79,56 @@ def _add_train_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         default=True,
         help="keep the unpruned tree",
+    )
+    group.add_argument(
+        "--prune",
+        dest="pruning",
+        choices=PRUNINGS,
+        default="error-based",
+        help="how to prune: error-based (default; C4.5's, with --cf) or reduced-error "
+        "(Weka J48's -R: grow on all folds but one, prune on the held-out fold"
+        + ("" if cv else ", or on --validation")
+        + ")",
+    )
+    folds_flag, seed_flag = ("--prune-folds", "--prune-seed") if cv else ("--folds", "--seed")
+    group.add_argument(
+        folds_flag,
+        dest="rep_folds",
+        metavar="N",
+        type=int_range(2),
+        default=3,
+        help="reduced-error pruning: N folds, one for pruning (J48's -N; default 3)",
+    )
+    group.add_argument(
+        seed_flag,
+        dest="rep_seed",
+        metavar="S",
+        type=int,
+        default=1,
+        help="reduced-error pruning: the seed of J48's shuffle of the growing folds "
+        "(J48's -Q; default 1)",
+    )
+    if not cv:
+        group.add_argument(
+            "--validation",
+            metavar="FILE",
+            default=None,
+            help="reduced-error pruning on FILE's rows (same attributes as DATA) "
+            "instead of a held-out fold; the tree grows on all of DATA",
+        )
+    group.add_argument(
+        "--max-depth",
+        metavar="N",
+        type=int_range(0),
+        default=None,
+        help="pre-pruning: nodes at depth N stay leaves (the root is depth 0)",
+    )
+    group.add_argument(
+        "--min-gain-ratio",
+        metavar="G",
+        type=float_range(0.0, 1.0),
+        default=0.0,
+        help="pre-pruning: a test whose gain ratio is below G is not made (default 0)",
     )
     group.add_argument(
         "--subsets",
@@ -102,6 +160,11 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
         subsets=args.subsets,
         criterion=args.criterion,
         flavor=args.flavor,
+        max_depth=args.max_depth,
+        min_gain_ratio=args.min_gain_ratio,
+        pruning=args.pruning,
+        folds=args.rep_folds,
+        seed=args.rep_seed,
     )
 
 
@@ -110,9 +173,25 @@ def _fit(args: argparse.Namespace, progress: Progress | None = None,
     """A one-argument training function with the command line's options."""
 
     opts = train_options(args)
+    validation_file = getattr(args, "validation", None)
+    if validation_file is not None and not opts.reduced_error:
+        raise UsageError("needs --prune reduced-error", option="--validation")
 
     def fit(ds: Dataset) -> Model:
-        return train(ds, opts, progress=progress.nodes if progress is not None else None)
+        validation = None
+        if validation_file is not None:
+            validation = read_data(
+                args,
+                validation_file,
+                schema=ds.schema,
+                float32=flavor_compares_float32(args.flavor),
+            )
+        return train(
+            ds,
+            opts,
+            progress=progress.nodes if progress is not None else None,
+            validation=validation,
+        )
 
     return fit
 
@@ -153,7 +232,24 @@ def run_train(args: argparse.Namespace) -> int:
             f"({model.n_leaves} leaves, depth {model.depth()}), "
             f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
         )
+        test = test_set_beside(args.data)
+        if test is not None:
+            sys.stderr.write(_test_evaluation(args, ds, model, test))
     return 0
+
+
+def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test: str) -> str:
+    """Release 8's ``-u`` block for STEM.test: before and after pruning, confusion matrix.
+
+    The "Before Pruning" columns need the unpruned tree, so a pruned run
+    trains a second time with ``--no-prune`` (the same growth).
+    """
+    test_ds = read_data(args, test, schema=model.schema, float32=model.compares_float32)
+    ev = evaluate(model, test_ds)
+    if not args.prune:
+        return format_evaluation("test", None, ev)
+    raw = train(ds, dataclasses.replace(train_options(args), prune=False))
+    return format_evaluation("test", ev, evaluate(raw, test_ds))
 
 
 # ------------------------------------------------------------------- show
@@ -396,5 +492,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="seed of the fold assignment (default 1; same seed, same folds)",
     )
     add_data_options(p)
-    _add_train_options(p)
+    _add_train_options(p, cv=True)
     p.set_defaults(func=run_cv)

@@ -129,7 +129,8 @@ def _describe(ir: IR, i: int, branch: int) -> str:
 
 def _short(t: float) -> str:
     """A threshold as people read it: shortest digits of its float32 when it is one."""
-    f32 = np.float32(t)
+    with np.errstate(over="ignore"):  # beyond FLT_MAX: inf, which is not t, so repr(t)
+        f32 = np.float32(t)
     return str(f32) if float(f32) == t else repr(t)
 
 

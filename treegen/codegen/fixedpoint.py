@@ -242,12 +242,7 @@ class FixedPointClassifier:
         code = nominal_code(x, k, self.enc)
         if code < 0:
             return -1
-        if node.kind == "nominal":
-            return code
-        for b, codes in enumerate(node.subsets):
-            if code in codes:
-                return b
-        return -1
+        return node.value_branches(k)[code]
 
     def predict_row(self, x: Sequence[float]) -> tuple[int, tuple[int, ...]]:
         """Class and fixed-point class sums for one row of C input values."""
@@ -294,12 +289,7 @@ class FixedPointClassifier:
         with np.errstate(invalid="ignore"):
             ok = ~miss & (col >= 0) & (col < k) & (col == np.floor(col))
         code = np.where(ok, np.nan_to_num(col), k).astype(np.int64)
-        table = np.full(k + 1, -1, dtype=np.int64)
-        if node.kind == "nominal":
-            table[:k] = np.arange(k)
-        else:
-            for b, codes in enumerate(node.subsets):
-                table[list(codes)] = b
+        table = np.asarray(node.value_branches(k) + (-1,), dtype=np.int64)  # k: not a code
         return table[code]
 
     def predict(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:

@@ -110,8 +110,9 @@ def node_values(ir: IR, i: int) -> tuple[list[float], list[list[float]]]:
         if enc.input_type == "double" and math.isfinite(node.cut):
             # The model's threshold and its float32 neighbours too: a c45 model's
             # C threshold (its rounding boundary) lies half a float32 step above it.
-            f32 = np.float32(node.cut)
+            # A double cut beyond FLT_MAX rounds to inf: an intended overflow too.
             with np.errstate(over="ignore"):
+                f32 = np.float32(node.cut)
                 near += [float(np.nextafter(f32, np.float32(s * np.inf))) for s in (-1, 1)]
             near += [float(f32), node.cut]
         left = [v for v in near if v <= t] if node.op == "le" else [v for v in near if v < t]

@@ -138,6 +138,13 @@ class IR:
         return len(self.classes)
 
 
+# The most values a tested nominal attribute may have: the C keeps a branch index in a
+# uint8_t (the missing-value replay stack, the table style's maps, where 255 means "no
+# branch") and a map's value count in one byte.  A switch on more values would also
+# approach C99's 1023 case labels per switch in the ifs style.
+MAX_SWITCH_VALUES = 255
+
+
 def _fail(i: int, msg: str) -> EmitError:
     return EmitError(f"IR node {i}: {msg}")
 
@@ -176,8 +183,8 @@ def validate(ir: IR) -> None:
                 raise _fail(i, "switch on a non-nominal feature")
             if any(not -1 <= b < len(node.children) for b in node.branch_of):
                 raise _fail(i, "branch map out of range")
-            if len(node.children) > 255 or len(node.branch_of) > 255:
-                raise _fail(i, "more than 255 branches or values")
+            if len(node.children) > MAX_SWITCH_VALUES or len(node.branch_of) > MAX_SWITCH_VALUES:
+                raise _fail(i, f"more than {MAX_SWITCH_VALUES} branches or values")
         for c in node.children:
             if not 0 < c < n:
                 raise _fail(i, f"child {c} out of range")

@@ -37,6 +37,7 @@ from treegen.codegen.ctype import INPUT_TYPES, TYPES
 from treegen.codegen.fixedpoint import float32_floor
 from treegen.codegen.ir import (
     IR,
+    MAX_SWITCH_VALUES,
     Compare,
     CompareOp,
     Encoding,
@@ -200,17 +201,17 @@ def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int],
                                    model.compares_float32, missing_is_default)
         return Compare(node.attribute, op, thr, (shares[0], shares[1]),
                        (node.children[0], node.children[1]), i, node.threshold)
-    k = len(model.schema.attributes[node.attribute].values)
+    attr = model.schema.attributes[node.attribute]
+    k = len(attr.values)
+    if k > MAX_SWITCH_VALUES:
+        raise EncodingError(f"model node {i} tests nominal attribute {attr.name!r}, which has "
+                            f"{k} values: the generated C holds a value's branch in a byte, "
+                            f"so a tested attribute can have at most {MAX_SWITCH_VALUES} values "
+                            "(merge rare values, or give the attribute as numeric codes)")
     if node.kind == "nominal":
         if len(node.children) != k:
             raise EncodingError(f"model node {i}: {len(node.children)} branches for {k} values")
-        branch_of = tuple(range(k))
-    else:
-        bmap = [-1] * k
-        for b, codes in enumerate(node.subsets):
-            for c in codes:
-                bmap[c] = b
-        branch_of = tuple(bmap)
+    branch_of = node.value_branches(k)
     return Switch(node.attribute, branch_of, shares, node.children, i)
 
 

@@ -27,6 +27,7 @@ from treegen.errors import EstimatorError, NotFittedError, TreegenError
 from treegen.estimator import table
 from treegen.model import classify
 from treegen.trainer import Criterion, Engine, Flavor
+from treegen.trainer.options import Pruning
 
 
 def _sklearn_class(module: str, name: str, fallback: type[Exception | Warning],
@@ -91,7 +92,9 @@ def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
 class C45Classifier:
     """A C4.5 decision tree (Release 8's or Weka J48's), as a scikit-learn classifier.
 
-    Parameters are :func:`treegen.train`'s training options.  ``nominal``
+    Parameters are :func:`treegen.train`'s training options (``prune`` True,
+    False or ``"reduced-error"``; ``max_depth``, ``min_gain_ratio``;
+    ``folds`` and ``seed`` for reduced-error pruning).  ``nominal``
     lists the columns (by index, or by name for a DataFrame) whose values are
     categories rather than numbers; pandas categorical columns are nominal
     anyway.  NaN (or None) is a missing value.  A nominal value not seen in
@@ -103,8 +106,10 @@ class C45Classifier:
     """
 
     def __init__(self, cf: float = 0.25, min_cases: int = 2, criterion: Criterion = "gainratio",
-                 flavor: Flavor = "c45", subsets: bool = False, prune: bool = True,
-                 nominal: Sequence[int | str] | None = None, engine: Engine = "level") -> None:
+                 flavor: Flavor = "c45", subsets: bool = False, prune: bool | Pruning = True,
+                 nominal: Sequence[int | str] | None = None, engine: Engine = "level",
+                 max_depth: int | None = None, min_gain_ratio: float = 0.0, folds: int = 3,
+                 seed: int = 1) -> None:
         self.cf = cf
         self.min_cases = min_cases
         self.criterion = criterion
@@ -113,6 +118,10 @@ class C45Classifier:
         self.prune = prune
         self.nominal = nominal
         self.engine = engine
+        self.max_depth = max_depth
+        self.min_gain_ratio = min_gain_ratio
+        self.folds = folds
+        self.seed = seed
 
     # -- scikit-learn's estimator protocol -------------------------------------------------
 
@@ -191,7 +200,9 @@ class C45Classifier:
                                           for j, vs in categories.items()},
                               cf=self.cf, min_cases=self.min_cases, prune=self.prune,
                               subsets=self.subsets, criterion=self.criterion,
-                              flavor=self.flavor, engine=self.engine)
+                              flavor=self.flavor, engine=self.engine,
+                              max_depth=self.max_depth, min_gain_ratio=self.min_gain_ratio,
+                              folds=self.folds, seed=self.seed)
         except EstimatorError:
             raise
         except TreegenError as exc:  # scikit-learn's callers expect a ValueError

@@ -115,10 +115,7 @@ def _branches(
     idx = np.flatnonzero(known)[ok]
     codes = v[ok].astype(np.intp)
     if kind == "subset":
-        table = np.full(k, -1, dtype=np.intp)
-        for b, vals in enumerate(node.subsets):
-            table[np.asarray(vals, dtype=np.intp)] = b
-        out[idx] = table[codes]
+        out[idx] = np.asarray(node.value_branches(k), dtype=np.intp)[codes]
     else:
         out[idx] = codes
     return out

@@ -51,6 +51,29 @@ class Node:
     def is_leaf(self) -> bool:
         return self.kind == "leaf"
 
+    def value_branches(self, n_values: int) -> tuple[int, ...]:
+        """The branch of each value ``0..n_values-1`` at a nominal or subset test.
+
+        A nominal test has one branch per value; a subset test sends value
+        ``v`` to the branch whose subset lists it, and a value in no subset
+        (none reached the node in growth) to -1, where it counts as unknown.
+        The one rule every stage (trainer, classifier, lowering, fixed-point
+        model) routes nominal values by.
+        """
+        if self.kind == "nominal":
+            return tuple(range(n_values))
+        assert self.kind == "subset", self.kind
+        return subset_branches(self.subsets, n_values)
+
+
+def subset_branches(subsets: tuple[tuple[int, ...], ...], n_values: int) -> tuple[int, ...]:
+    """The branch of each value ``0..n_values-1`` at a subset test (-1: in no subset)."""
+    table = [-1] * n_values
+    for b, vals in enumerate(subsets):
+        for v in vals:
+            table[v] = b
+    return tuple(table)
+
 
 def flavor_compares_float32(flavor: str) -> bool:
     """Whether training flavor ``flavor`` keeps continuous values as float32 (c45) or as

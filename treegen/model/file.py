@@ -42,6 +42,7 @@ import json
 import math
 import os
 import re
+import sys
 from typing import Any
 
 from treegen.data.atomic import write_text_atomic
@@ -156,6 +157,10 @@ def _too_deep(text: str, filename: str) -> ModelFileError:
     return ModelFileError("not a treegen model: JSON nested too deeply", file=filename)
 
 
+# What json.loads refuses without a position: a non-finite constant, a huge integer.
+_BAD_NUMBER = re.compile(r'(?<![\w".])(?:-?Infinity|NaN)(?![\w"])|\d{4301,}')
+
+
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not allowed (numbers must be finite)")
 
@@ -166,10 +171,10 @@ def _field_line(text: str, field: str) -> int | None:
     if not m:
         return None
     key, index = m.group(1), m.group(2)
-    if key == "nodes" and index is not None:
-        pat = rf'\{{\s*"id"\s*:\s*{index}\s*[,}}]'
-    elif key == "attributes" and index is not None:
-        found = [x.start() for x in re.finditer(r'\{\s*"name"\s*:', text)]
+    if key in ("nodes", "attributes") and index is not None:
+        # The index-th object of the list (its "id" may be the very thing that is wrong).
+        first = "id" if key == "nodes" else "name"
+        found = [x.start() for x in re.finditer(rf'\{{\s*"{first}"\s*:', text)]
         pos = found[int(index)] if int(index) < len(found) else -1
         return text.count("\n", 0, pos) + 1 if pos >= 0 else None
     else:
@@ -190,7 +195,15 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
         raise ModelFileError(f"{what}: {err.msg}", file=filename, line=err.lineno,
                              col=err.colno) from None
     except ValueError as err:
-        raise ModelFileError(f"not valid JSON: {err}", file=filename) from None
+        # NaN/Infinity (refused by _reject_constant) or a number of more digits than
+        # int() converts: the decoder gives no position, so find the token.
+        bad = _BAD_NUMBER.search(text)
+        msg = str(err) if "digits" not in str(err) else \
+            f"a number has more than {sys.get_int_max_str_digits()} digits"
+        raise ModelFileError(f"not valid JSON: {msg}", file=filename,
+                             line=text.count("\n", 0, bad.start()) + 1 if bad else None,
+                             col=bad.start() - text.rfind("\n", 0, bad.start()) if bad else None,
+                             ) from None
     except RecursionError:
         raise _too_deep(text, filename) from None
     # Every other field's shape is checked below; "options" is free-form JSON.
@@ -199,8 +212,10 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
     try:
         check_model_dict(data, FORMAT, VERSION)
     except InvalidField as err:
+        # A field that cannot be found (missing, or the whole file) is the top-level
+        # object's, which starts on line 1.
         raise ModelFileError(f"{err.field}: {err.message}" if err.field else err.message,
-                             file=filename, line=_field_line(text, err.field)) from None
+                             file=filename, line=_field_line(text, err.field) or 1) from None
     return _build(data)
 
 

@@ -87,6 +87,18 @@ class Context:
     # accelerator only): a row's values share a cache line.
     cvals_rows: npt.NDArray[np.floating] | None = None
     work: Workspace = field(default_factory=Workspace)  # the C path's scratch arrays
+    # The row count of "all the data" in the many-valued rule (0.3 x rows):
+    # ``n_rows``, except when reduced-error pruning grows on some folds of a
+    # file (J48 counts the whole file there; :func:`widen_to`).
+    n_total: int = 0
+    # Per continuous attribute, the values in file order that J48's
+    # setSplitPoint scans when it is not ``value_col`` (set by widen_to).
+    file_values: dict[int, npt.NDArray[np.floating]] = field(default_factory=dict)
+
+    @property
+    def rows_for_rules(self) -> int:
+        """The row count the many-valued rule uses (see :attr:`n_total`)."""
+        return self.n_total or self.n_rows
 
     @property
     def presorted(self) -> npt.NDArray[np.int32]:
@@ -162,8 +174,56 @@ class Context:
         if self.j48:
             while i >= 0 and not (float(d[i]) - bar < J48_TOL):
                 i -= 1
+            if i > 0 and float(d[i]) - float(d[i - 1]) <= J48_TOL:
+                return self._weka_split_point(att, bar)
         assert i >= 0, "midpoint lies above a training value by construction"
         return float(d[i])
+
+    def _weka_split_point(self, att: int, bar: float) -> float:
+        """J48's ``setSplitPoint`` as written: a scan of the values in file order.
+
+        A value replaces the one kept when it is more than ``J48_TOL`` above
+        it and less than ``J48_TOL`` above ``bar`` (``Utils.gr``,
+        ``Utils.smOrEq``), so among values closer than ``J48_TOL`` the file
+        order decides.  The result lies within ``J48_TOL`` below the largest
+        such value, which ``cut_for`` returns when no other value is that
+        close; it calls this scan only otherwise.
+        """
+        col = self.file_values.get(att)
+        if col is None:
+            col = self.value_col(att)[: self.n_rows]
+        with np.errstate(invalid="ignore"):
+            eligible = col[(col.astype(np.float64) - bar) < J48_TOL]  # NaN: not eligible
+        cut = -float(np.finfo(np.float64).max)
+        for v in eligible.astype(np.float64).tolist():
+            if v - cut > J48_TOL:
+                cut = v
+        return cut
+
+
+def widen_to(ctx: Context, ds: Dataset) -> None:
+    """Make ``ctx`` (built on some rows of ``ds``) use all of ``ds`` where J48 does.
+
+    J48 -R grows on the training folds with a model selection that knows the
+    whole file: a threshold is the largest value *in the file* not above the
+    cut (``setSplitPoint(allData)``) and the many-valued rule counts the
+    file's rows.  Treegen does the same in both flavours.
+    """
+    n = ds.n_rows
+    for a in ctx.cont_pos:
+        with np.errstate(over="ignore"):
+            col = ds.X[:, a].astype(ctx.dtype)
+        _check_finite(ds, a, col, ctx.j48)
+        vals = np.sort(col[~np.isnan(col)])
+        keep = np.ones(vals.size, dtype=np.bool_)
+        keep[1:] = vals[1:] != vals[:-1]
+        ctx.distinct[a] = vals[keep]
+        ctx.file_values[a] = col
+    ctx.n_total = n
+    usable = list(ctx.cont_pos) + list(ctx.nom_pos)
+    ctx.multi_val = bool(usable) and all(
+        ctx.kinds[a] == "nominal" and ctx.n_values[a] >= 0.3 * n for a in usable
+    )
 
 
 def _stable_order(col: npt.NDArray[np.floating], rows: IntArray) -> IntArray:

@@ -40,18 +40,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model, Node
 from treegen.model.version import VERSION
 from treegen.trainer import native
-from treegen.trainer.context import Context, build_context
+from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import Engine, GrowOptions, TrainOptions
 from treegen.trainer.pruning.native import prune_native
 from treegen.trainer.pruning.prune import prune as _prune_tree
 from treegen.trainer.pruning.prune import training_errors
+from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
 from treegen.trainer.reference import grow as reference
 from treegen.trainer.tree import TNode, flatten
 
@@ -66,8 +69,14 @@ def grow(ctx: Context, opts: GrowOptions) -> TNode:
     return reference.grow(ctx, opts)
 
 
-def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "level",
-          progress: Progress | None = None) -> Model:
+def train(
+    ds: Dataset,
+    opts: TrainOptions | None = None,
+    *,
+    engine: Engine = "level",
+    progress: Progress | None = None,
+    validation: Dataset | None = None,
+) -> Model:
     """Train a C4.5 tree on ``ds``.
 
     ``engine="level"`` (default) grows all nodes of a tree level in one
@@ -76,6 +85,11 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
     reference the batched engine is tested against.  ``progress(phase,
     nodes)`` is told "growing" (after each round of the level-wise grower)
     and "pruning", with the number of nodes so far (the CLI's progress line).
+
+    With ``opts.pruning == "reduced-error"`` the tree is pruned on
+    ``validation`` (rows of ``ds``'s schema; its fingerprint is recorded in
+    the model's options) or, without it, as J48 -R does: grown on all folds
+    of ``ds`` but the last, pruned on the last (:mod:`treegen.trainer.pruning.reduced`).
     """
     opts = opts or TrainOptions()
     opts.validate()
@@ -83,12 +97,16 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         raise TrainError("no training cases", file=ds.source)
     if not ds.classes:
         raise TrainError("no classes declared", file=ds.source)
-    j48 = opts.flavor == "j48"
+    if validation is not None and not opts.reduced_error:
+        raise TrainError("a validation set is for --prune reduced-error", option="--validation")
     # Hash the data first: it copies X once, and doing it before growth keeps
     # that copy out of the peak memory of large runs.
     fingerprint = ds.fingerprint()
+    if opts.reduced_error:
+        return _train_reduced_error(ds, opts, engine, validation, fingerprint)
+    j48 = opts.flavor == "j48"
     ctx = build_context(ds, opts.min_cases, j48)
-    gopts = GrowOptions(criterion=opts.criterion, subsets=opts.subsets, engine=engine)
+    gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
     if engine == "level":
         # The level-wise grower writes arrays; with the C pruner the tree
@@ -115,6 +133,61 @@ def train(ds: Dataset, opts: TrainOptions | None = None, *, engine: Engine = "le
         schema=ds.schema,
         nodes=nodes,
         options=opts.as_dict(),
+        treegen_version=VERSION,
+        data_fingerprint=fingerprint,
+    )
+
+
+def _grow_options(opts: TrainOptions, engine: Engine, *, collapse: bool = True) -> GrowOptions:
+    return GrowOptions(
+        criterion=opts.criterion,
+        subsets=opts.subsets,
+        engine=engine,
+        max_depth=opts.max_depth,
+        min_gain_ratio=float(opts.min_gain_ratio),
+        collapse=collapse,
+    )
+
+
+def _train_reduced_error(
+    ds: Dataset,
+    opts: TrainOptions,
+    engine: Engine,
+    validation: Dataset | None,
+    fingerprint: str,
+) -> Model:
+    """Grow without collapse, prune on the pruning set (J48 -R), errors = training errors."""
+    j48 = opts.flavor == "j48"
+    options = opts.as_dict()
+    if validation is None:
+        keep = np.flatnonzero(ds.y >= 0)
+        grow_rows, prune_rows = j48_split(ds.y[keep], opts.folds, opts.seed)
+        grow_ds, prune_ds = ds.subset(keep[grow_rows]), ds.subset(keep[prune_rows])
+        if grow_ds.n_rows == 0:
+            raise TrainError(
+                f"{ds.n_rows} cases leave no growing set for {opts.folds} folds", option="--folds"
+            )
+        ctx = build_context(grow_ds, opts.min_cases, j48)
+        widen_to(ctx, ds.subset(keep))
+    else:
+        if validation.schema != ds.schema:
+            raise TrainError(
+                "has other attributes or classes than the training data",
+                file=validation.source,
+                option="--validation",
+            )
+        prune_ds = validation.subset(np.flatnonzero(validation.y >= 0))
+        ctx = build_context(ds, opts.min_cases, j48)
+        del options["folds"], options["seed"]
+        options["validation"] = validation.fingerprint()
+    root = grow(ctx, _grow_options(opts, engine, collapse=False))
+    if prune_ds.n_rows:
+        reduced_error_prune(build_context(prune_ds, opts.min_cases, j48), root)
+    training_errors(ctx, root)
+    return Model(
+        schema=ds.schema,
+        nodes=flatten(root),
+        options=options,
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.core import subset_branches
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.tree import TNode
 
@@ -24,10 +25,8 @@ def subset_table(n_values: int, subsets: Sequence[Sequence[int]]) -> IntArray:
     (0-based) values of branch ``b``; a value in no subset (none reached
     the node in growth) also counts as unknown.
     """
-    table = np.full(n_values + 1, -1, dtype=np.intp)
-    for b, vals in enumerate(subsets):
-        table[np.asarray(vals, dtype=np.intp) + 1] = b
-    return table
+    branches = subset_branches(tuple(tuple(int(v) for v in s) for s in subsets), n_values)
+    return np.asarray((-1, *branches), dtype=np.intp)
 
 
 def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]:

@@ -48,12 +48,21 @@ def stays_leaf(
     return bool(leaf)
 
 
+def gain_ratio(gain: float, info: float) -> float:
+    """A test's gain ratio for ``--min-gain-ratio``: gain / split information, in double.
+
+    (Zero when the split information is not positive.)  Both engines decide
+    the threshold with this one formula, on the same scores.
+    """
+    return gain / info if info > 0.0 else 0.0
+
+
 def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
     """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection)."""
     dt = ctx.dtype
     if not scores:
         return -1
-    n_total = ctx.n_rows
+    n_total = ctx.rows_for_rules
     av_sum = dt(0)
     count = 0
     for a, s in scores.items():

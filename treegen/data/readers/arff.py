@@ -37,7 +37,7 @@ _CONTINUOUS = ("numeric", "real", "integer")
 
 def _name_and_rest(text: str, path: str, line: int, col: int) -> tuple[str, str, int]:
     """Split ``NAME rest`` where NAME may be quoted; returns (name, rest, rest column)."""
-    if text[:1] in "'\"":
+    if text[:1] and text[0] in "'\"":  # ('' is "in" every string)
         # Find the closing quote (skipping backslash escapes) to locate the rest.
         q, i = text[0], 1
         while i < len(text) and text[i] != q:

@@ -39,7 +39,7 @@ from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.partition import partition
 from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.select import select, stays_leaf
+from treegen.trainer.select import gain_ratio, select, stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
     ContScores,
@@ -101,7 +101,8 @@ def grow_levels(ctx: Context, opts: GrowOptions,
             release_freed_memory()
     release_freed_memory()
     tree.compact()
-    collapse(tree, ctx.j48)
+    if opts.collapse:
+        collapse(tree, ctx.j48)
     return tree
 
 
@@ -175,7 +176,10 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     tree.items[nids] = cases
     tree.errors[nids] = (cases.astype(np.float64) - bestf.astype(np.float64)).astype(dt)
     tree.dist[nids] = freq
-    keep = np.flatnonzero(~stays_leaf(ctx, cases, bestf))
+    grows = ~stays_leaf(ctx, cases, bestf)
+    if opts.max_depth is not None:  # pre-pruning: nodes at --max-depth stay leaves
+        grows &= tree.depth[nids] < opts.max_depth
+    keep = np.flatnonzero(grows)
     if keep.size == 0:
         return []
     if keep.size < B:
@@ -185,6 +189,8 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     if ctx.cont_pos:
         _score_continuous(ctx, bucket, scores)
     chosen = _select(ctx, opts, scores)
+    if opts.min_gain_ratio:
+        _min_gain_ratio(chosen, scores, opts.min_gain_ratio)
     if not (chosen >= 0).any():
         return []
     return partition(ctx, tree, bucket, scores, chosen)
@@ -386,9 +392,21 @@ def _select(ctx: Context, opts: GrowOptions, scores: BucketScores) -> IntArray:
     return np.where(ok, best, -1)
 
 
+def _min_gain_ratio(chosen: IntArray, scores: BucketScores, threshold: float) -> None:
+    """Pre-pruning: drop (set to -1) every chosen test whose gain ratio is below ``threshold``.
+
+    Node by node with :func:`~treegen.trainer.select.gain_ratio`, the
+    formula the node-by-node engine uses, on the same scores.
+    """
+    for b in np.flatnonzero(chosen >= 0).tolist():
+        a = int(chosen[b])
+        if gain_ratio(float(scores.gain[b, a]), float(scores.info[b, a])) < threshold:
+            chosen[b] = -1
+
+
 def _in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
     """Attributes whose gain counts in the average gain (the rule of ``select.select``)."""
-    n = ctx.n_rows
+    n = ctx.rows_for_rules
     return np.asarray(
         [
             ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n

@@ -29,7 +29,7 @@ from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import select, stays_leaf
+from treegen.trainer.select import gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.subsets import best_subsets
 from treegen.trainer.tree import TNode, run
@@ -71,6 +71,7 @@ def form_tree(
     all_known: bool,
     tested: frozenset[int],
     opts: GrowOptions,
+    depth: int = 0,
 ) -> Generator[Any, Any, TNode]:
     """Release 8's ``FormTree`` on ``rows`` with weights ``w``; ``srt[0]`` is the sorted rows.
 
@@ -89,6 +90,8 @@ def form_tree(
     node = TNode("leaf", best, cases, ctx.fl(cases - float(freq[best])), freq.copy())
     if stays_leaf(ctx, cases, float(freq[best])):
         return node
+    if opts.max_depth is not None and depth >= opts.max_depth:
+        return node  # pre-pruning: --max-depth
 
     scores: dict[int, Score] = {}
     nom = [a for a in ctx.nom_pos if a not in tested]
@@ -116,6 +119,8 @@ def form_tree(
     att = select(ctx, dict(sorted(scores.items())), opts.criterion)
     if att < 0:
         return node
+    if opts.min_gain_ratio and gain_ratio(scores[att].gain, scores[att].info) < opts.min_gain_ratio:
+        return node  # pre-pruning: --min-gain-ratio
 
     if ctx.kinds[att] == "continuous":
         node.kind = "continuous"
@@ -181,14 +186,22 @@ def form_tree(
             if not ctx.j48:  # Release 8 divides back; J48 scales a copy
                 cur_unk = (scaled / factor).astype(dt)
         child = yield form_tree(
-            ctx, child_rows, child_w, child_srt, child_lens, child_known, child_tested, opts
+            ctx,
+            child_rows,
+            child_w,
+            child_srt,
+            child_lens,
+            child_known,
+            child_tested,
+            opts,
+            depth + 1,
         )
         node.children.append(child)
         errors = dt(errors + dt(child.errors))
     node.errors = float(errors)
     node.nonempty, node.factors = tuple(nonempty), tuple(factors)
     # Collapse: a subtree no better than a leaf on the training data.
-    if node.errors >= cases - float(freq[best]) - EPSILON:
+    if opts.collapse and node.errors >= cases - float(freq[best]) - EPSILON:
         node.make_leaf()
     return node
 

@@ -1,0 +1,40 @@
+"""Each failure the hardening fuzzers found, as a named test."""
+
+from __future__ import annotations
+
+import warnings
+
+from treegen.codegen.inputs import comparison_inputs
+from treegen.codegen.lower import ExportOptions, lower
+from treegen.data.dataset import Attribute, Schema
+from treegen.model.core import Model, Node
+
+
+def _one_test(threshold: float, flavor: str) -> Model:
+    schema = Schema((Attribute("x", "continuous"),), ("a", "b"), "class")
+    nodes = (Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=0, threshold=threshold,
+                  children=(1, 2)),
+             Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)), Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)))
+    return Model(schema, nodes, {"flavor": flavor})
+
+
+def test_double_threshold_beyond_float32_makes_inputs_without_overflow_warning() -> None:
+    # fuzz case (15, 22), mode ifs-double: a j48 threshold of 1e300 rounded to float32
+    # warned "overflow encountered in cast" (an error under pytest, noise in verify).
+    ir = lower(_one_test(1e300, "j48"), ExportOptions(input_type="double"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = comparison_inputs(ir)
+    assert (rows[:, 0] == 1e300).any()
+
+
+def test_export_of_threshold_beyond_float32_does_not_warn() -> None:
+    # fuzz case (15, 26), mode ifs-*: the comment text of a j48 threshold -1e300 was made
+    # from np.float32(-1e300), which warned "overflow encountered in cast" on export.
+    from treegen.codegen.emit import emit
+
+    ir = lower(_one_test(-1e300, "j48"), ExportOptions(input_type="double"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        files = emit(ir, "ifs")
+    assert "x <= -1e+300" in files["predict.c"]

@@ -1,0 +1,180 @@
+"""Hostile names give warning-free C, no escape from comments, stable identifiers."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.codegen.build import STRICT_FLAGS
+from treegen.codegen.export import export_options
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.model.core import Model
+from treegen.model.file import load_model, save_model
+from treegen.trainer import TrainOptions, train
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+# Identifiers a name must never become outside a comment or string.
+PAYLOADS = ("pwned_attr", "pwned_val", "pwned_cls", "PWNED", "PWNED2", "PWNED3", "PWNED4")
+HOSTILE = ['a"b', "back\\slash", "*/ int pwned_attr = 1; /*", "// pwned_attr", "x\\",
+           "new\nline\n#define PWNED 1\n", "#define PWNED2 1", "int", "class", "1st", "2nd",
+           "ünïcødé ☃", "x-y", "x_y", "X Y", "??=", "??/", "tab\there", "_Bool", "main",
+           "trailing\\", "\r\n#undef NULL", "\"; int pwned_val; char *s = \""]
+VALUES = ["*/", "/*", '"', "\\", "\n#define PWNED3 1\n", "a-b", "a_b", "A B", "int", "NULL",
+          "1", "ü", "*/ pwned_val /*", "?" * 3, "\\\n", "'"]
+CLASSES = ['yes"', "no\\", "*/ pwned_cls /*", "new\n#define PWNED4 1", "int", "int ", "??/",
+           "é", "1", "\\"]
+
+
+def hostile_model() -> Model:
+    rng = np.random.default_rng(15)
+    attrs = []
+    cols = []
+    n = 250
+    for j, name in enumerate(HOSTILE):
+        if j % 2 == 0:
+            vals = tuple(VALUES[(j + k) % len(VALUES)] + ("" if k < len(VALUES) else str(k))
+                         for k in range(3 + j % 5))
+            attrs.append(Attribute(name, "nominal", vals))
+            cols.append(rng.integers(0, len(vals), n).astype(np.float64))
+        else:
+            attrs.append(Attribute(name, "continuous"))
+            cols.append(np.round(rng.normal(0, 10, n), 1))
+    X = np.stack(cols, axis=1)
+    y = ((X[:, 0] + X[:, 2] * 2 + (X[:, 1] > 0) + X[:, 4]) % len(CLASSES)).astype(np.int32)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    ds = Dataset(Schema(tuple(attrs), tuple(CLASSES), "class // */"), X, y)
+    return train(ds, TrainOptions(min_cases=2, prune=False, subsets=True))
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    model = hostile_model()
+    tmp = tmp_path_factory.mktemp("hostile")
+    # Through the model file, as a user's names travel.
+    save_model(model, tmp / "evil.tree")
+    loaded = load_model(tmp / "evil.tree")
+    assert loaded.schema == model.schema
+    used = {n.attribute for n in loaded.nodes if not n.is_leaf}
+    assert len(used) >= 6  # the names really reach the generated tests
+    from treegen.codegen.emit import emit
+    from treegen.codegen.export import with_provenance
+    from treegen.codegen.lower import lower
+
+    out = {}
+    for style in ("ifs", "table"):
+        for t in ("float", "int16"):
+            opts = with_provenance(export_options(str(tmp / "evil.tree"), style=style,
+                                                  input_type=t), loaded, "evil.tree", ".")
+            out[f"{style}-{t}"] = emit(lower(loaded, opts), style)
+    return out
+
+
+def _strip_comments_and_strings(src: str) -> str:
+    """The C text with every comment, string and character literal removed (a small
+    lexer: what a name may safely live in)."""
+    out = []
+    i = 0
+    while i < len(src):
+        if src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            assert j >= 0, "unterminated comment"
+            i = j + 2
+            out.append(" ")
+        elif src.startswith("//", i):
+            raise AssertionError(f"a // comment: {src[i:i + 60]!r}")
+        elif src[i] in "\"'":
+            q = src[i]
+            j = i + 1
+            while src[j] != q:
+                assert src[j] != "\n", "a newline inside a literal"
+                j += 2 if src[j] == "\\" else 1
+            i = j + 1
+            out.append(" 0 ")
+        else:
+            out.append(src[i])
+            i += 1
+    return "".join(out)
+
+
+@pytest.mark.parametrize("mode", ["ifs-float", "table-float", "ifs-int16", "table-int16"])
+def test_no_name_escapes(mode: str, exported: dict[str, dict[str, str]]) -> None:
+    for name, text in exported[mode].items():
+        assert "??" not in text.replace("\\?", ""), name  # no trigraph anywhere
+        assert "\\\n" not in text, name  # no line splice
+        code = _strip_comments_and_strings(text)
+        tokens = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+        assert not tokens & set(PAYLOADS), (name, tokens & set(PAYLOADS))
+        # Every directive is one treegen writes, on a macro of its own.
+        for line in code.splitlines():
+            if line.lstrip().startswith("#"):
+                assert re.match(r"\s*#\s*(if|ifdef|ifndef|endif|else|elif|define|include|error)\b",
+                                line), (name, line)
+        defines = re.findall(r"^\s*#\s*define\s+(\w+)", code, flags=re.M)
+        if name == "predict.h":  # (predict.c defines some twice, in #if / #else)
+            assert len(defines) == len(set(defines)), name
+        assert all(d.startswith("EVIL_") or d == "TREEGEN_EVIL_H" for d in defines), \
+            (name, defines)
+
+
+def _compile(cmd: list[str], d: Path) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=d)
+    assert r.returncode == 0 and not r.stderr.strip(), (cmd, r.stderr[:3000])
+
+
+@pytest.mark.parametrize("mode", ["ifs-float", "table-float", "ifs-int16", "table-int16"])
+def test_compiles_warning_free(mode: str, exported: dict[str, dict[str, str]],
+                               tmp_path: Path) -> None:
+    for name, text in exported[mode].items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    names = "-DEVIL_WANT_CLASS_NAMES"
+    for cc in ("gcc", "clang"):
+        if shutil.which(cc) is None:
+            continue
+        _compile([cc, *STRICT_FLAGS, "-Wcomment", names, "-c", "predict.c", "-o", f"{cc}.o"],
+                 tmp_path)
+    _compile(["gcc", *[f for f in STRICT_FLAGS if f != "-std=c99"], "-std=c89", names, "-c",
+              "predict.c", "-o", "c89.o"], tmp_path)
+    if shutil.which("g++"):
+        (tmp_path / "use.cpp").write_text('#include "predict.h"\nint f(const evil_input_t *x);\n'
+                                          "int f(const evil_input_t *x) "
+                                          "{ return evil_predict(x); }\n",
+                                          encoding="utf-8")
+        _compile(["g++", "-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror", names, "-c",
+                  "use.cpp", "-o", "use.o"], tmp_path)
+
+
+def test_identifiers_stable_across_processes(exported: dict[str, dict[str, str]],
+                                             tmp_path: Path) -> None:
+    """The same names give the same identifiers in another process (other hash seed)."""
+    script = (
+        "import sys, json; sys.path.insert(0, %r)\n"
+        "import test_hostile_names as t\n"
+        "from treegen.codegen.emit import emit\nfrom treegen.codegen.lower import lower\n"
+        "from treegen.codegen.export import export_options, with_provenance\n"
+        "from treegen.model.file import save_model, load_model\n"
+        "m = t.hostile_model(); save_model(m, %r); m = load_model(%r)\n"
+        "o = with_provenance(export_options(%r, style='ifs', input_type='float'), m,"
+        " 'evil.tree', '.')\n"
+        "sys.stdout.write(json.dumps(emit(lower(m, o), 'ifs')))\n"
+    )
+    here = str(Path(__file__).parent)
+    path = str(tmp_path / "evil.tree")
+    import json
+    import os
+
+    for seed in ("1", "12345"):
+        r = subprocess.run([sys.executable, "-c", script % (here, path, path, path)],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed})
+        got = json.loads(r.stdout)
+        # The provenance names the model path, which differs; everything else is equal.
+        strip = lambda s: re.sub(r"(treegen export )\S+", r"\1X", s)  # noqa: E731
+        assert {k: strip(v) for k, v in got.items()} == \
+            {k: strip(v) for k, v in exported["ifs-float"].items()}
