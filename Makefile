@@ -64,8 +64,10 @@ check: $(STAMP)
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
-# Training speed/memory against issue 3's targets, then the export benchmark.
+# Training speed/memory against issue 3's targets, the export benchmark, then the
+# codegen comparison with emlearn and m2cgen (installed by the bench extra).
 bench: $(STAMP)
+	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both

@@ -25,6 +25,9 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
+                        [--no-codegen]
+Last, bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
+(``pip install -e '.[bench]'``; ``make bench`` installs the extra).
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -49,6 +52,7 @@ from treegen.data import synthetic
 from treegen.data.dataset import Dataset
 
 from bench import datafiles
+from bench.codegen_bench import run_codegen_bench
 from bench.export_bench import run_export_bench
 
 # Workers run as ``python -m bench.workers`` from here, so they import this
@@ -79,16 +83,19 @@ def save_data(rows: int, seed: int, directory: Path) -> None:
 
 
 def sklearn_python() -> str | None:
-    """An interpreter that can import scikit-learn: this one, else python3 on PATH.
-
-    ``make bench`` runs in the project's venv, which does not install
-    scikit-learn; the comparison then uses the system interpreter (the worker
-    runs from the repository root, so it imports the checkout's treegen).
-    """
-    candidates = [sys.executable] + [p for p in (shutil.which("python3"),) if p]
+    """An interpreter that can run the scikit-learn worker: this one, else the
+    checkout's .venv (``make venv`` installs scikit-learn with the test extra), else
+    python3 on PATH (the worker runs from the repository root, so it imports the
+    checkout's bench and treegen)."""
+    venv = ROOT / ".venv" / "bin" / "python"
+    candidates = [sys.executable, *([str(venv)] if venv.exists() else []),
+                  *[p for p in (shutil.which("python3"),) if p]]
     for exe in candidates:
+        # The worker is ``python -m bench.workers`` from ROOT: the interpreter must
+        # import that module (numpy, treegen's dependencies) as well as scikit-learn.
         probe = subprocess.run(
-            [exe, "-c", "import sklearn, numpy"], capture_output=True, check=False
+            [exe, "-c", "import sklearn, numpy, bench.workers"], cwd=ROOT,
+            capture_output=True, check=False
         )
         if probe.returncode == 0:
             return exe
@@ -377,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--j48", action="store_true", help="also time Weka J48 (rows <= 100k)")
     ap.add_argument("--no-sklearn", action="store_true", help="skip scikit-learn")
     ap.add_argument("--no-export", action="store_true", help="skip the export benchmark")
+    ap.add_argument("--no-codegen", action="store_true",
+                    help="skip the side-by-side codegen benchmark (emlearn, m2cgen)")
     ap.add_argument("--no-command", action="store_true",
                     help="skip the whole-command and reader timings (data files)")
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
@@ -446,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_export:
         print()
         run_export_bench()
+    if not args.no_codegen:
+        print()
+        run_codegen_bench()
     return 0
 
 

@@ -25,7 +25,8 @@ def test_help_lists_every_subcommand() -> None:
     p = treegen("--help")
     assert p.returncode == 0
     for name in SUBCOMMANDS:
-        assert f"\n    {name} " in p.stdout, name
+        # a name longer than argparse's help column ends its line
+        assert f"\n    {name} " in p.stdout or f"\n    {name}\n" in p.stdout, name
     for name in SUBCOMMANDS:
         sub = treegen(name, "--help")
         assert sub.returncode == 0 and sub.stdout.startswith(f"usage: treegen {name}"), name

@@ -49,8 +49,11 @@ REFERENCE = sorted(p.name for p in REF.iterdir() if p.is_dir())
 # seed -> precise explanation of an accepted difference (keep empty unless understood).
 EXPECTED_DIFFERENCES: dict[int, str] = {}
 # Seeds with training rows whose class probabilities tie exactly, so that
-# Weka's Evaluation and treegen may predict different (tied) classes.
-TIE_SEEDS = frozenset({70, 78, 84})
+# Weka's Evaluation and treegen may predict different (tied) classes.  Seeds 78 and 84
+# have such ties too, but treegen's class for a row with a missing value is the
+# exported C's (the first largest 15-bit fixed-point sum, issue 10), which on them
+# happens to pick Weka's class; on seed 70 it does not.
+TIE_SEEDS = frozenset({70})
 
 
 @dataclass
@@ -178,12 +181,12 @@ def test_treegen_j48_equals_weka(weka: WekaRun, seed: int) -> None:
     class distribution, so when two classes have mathematically equal
     probability (a case with unknown values spread over leaves, e.g. 16/35
     against 16/35 on seed 78) the winner is decided by double rounding noise.
-    treegen's classifier (Release 8's, "first class with the largest sum"
-    over float sums) is subject to the same noise.  Every row where the two
-    disagree must be such a tie: the same set of classes at the maximum
+    treegen's classifier (on a row with a missing value, "first class with the
+    largest sum" over the C's fixed-point sums) breaks such ties its own way.
+    Every row where the two disagree must be such a tie: the same set of classes at the maximum
     (within 1e-9) in both tools' distributions, and both predictions in it.
-    Seeds 70, 78 and 84 have such rows (with 30% / 5% / 15% missing values),
-    so their error counts differ from Weka's printed count by those rows.
+    Seed 70 has such rows (30% missing values), so its error count differs from
+    Weka's printed count by those rows.
     """
     spec = synthetic.random_spec(seed)
     if seed in EXPECTED_DIFFERENCES:

@@ -6,6 +6,7 @@
     model.export_c("build/")                                # predict.c, predict.h
     assert model.verify().ok                                # the C equals the model
     treegen.C45Classifier(cf=0.25).fit(X, y)                # the scikit-learn estimator
+    treegen.from_sklearn(DecisionTreeClassifier().fit(X, y)) # a scikit-learn tree, exact
 
 :mod:`treegen.api` documents each function; the stages behind them are the
 sub-packages ``data``, ``trainer``, ``model``, ``analysis``, ``codegen``, ``estimator``
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 from treegen.api import Model, VerifyReport, load, train
 from treegen.errors import TreegenError
-from treegen.estimator import C45Classifier
+from treegen.estimator import C45Classifier, from_sklearn
 from treegen.model.version import VERSION as __version__
 
-__all__ = ["C45Classifier", "Model", "TreegenError", "VerifyReport", "__version__", "load", "train"]
+__all__ = ["C45Classifier", "Model", "TreegenError", "VerifyReport", "__version__",
+           "from_sklearn", "load", "train"]

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, cast
 
-from treegen.cli import export, report, rules, train
+from treegen.cli import export, importer, report, rules, train
 from treegen.errors import TreegenError
 from treegen.model.version import VERSION
 from treegen.trainer import native
@@ -67,7 +67,8 @@ class _VersionAction(argparse.Action):
 
 
 def _registrars() -> list[Registrar]:
-    return [train.register, export.register, report.register, rules.register]
+    return [train.register, export.register, report.register, rules.register,
+            importer.register]
 
 
 def build_parser() -> OneLineParser:

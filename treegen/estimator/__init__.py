@@ -5,11 +5,13 @@ It follows scikit-learn's estimator conventions (``get_params``/``set_params``,
 importing scikit-learn: scikit-learn is needed only by the code that uses it
 (``Pipeline``, ``GridSearchCV``, ``check_estimator``), never by treegen.
 ``table.py`` turns ``X`` (arrays, lists, pandas DataFrames) into treegen's
-float matrix with nominal columns as codes; ``classifier.py`` is the estimator.
+float matrix with nominal columns as codes; ``classifier.py`` is the estimator;
+``sklearn_import.py`` turns a fitted scikit-learn decision tree into a treegen model.
 """
 
 from __future__ import annotations
 
 from treegen.estimator.classifier import C45Classifier
+from treegen.estimator.sklearn_import import from_sklearn
 
-__all__ = ["C45Classifier"]
+__all__ = ["C45Classifier", "from_sklearn"]

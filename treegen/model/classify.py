@@ -13,6 +13,14 @@ visited, with no recursion over tree depth.
 Continuous comparisons: a ``c45`` model compares ``float32(x) <= threshold``
 because Release 8 stores values as C ``float`` (the thresholds are float32
 values); a ``j48`` model compares in double.
+
+One model, one answer: :func:`predict` gives a row that meets a missing value the
+class the exported C gives it, the first largest of the 15-bit fixed-point sums of
+:mod:`treegen.codegen.fixedpoint` (shares and leaf distributions rounded down, as
+the C computes them on every target).  The float sums of :func:`predict_proba` can
+order two nearly (or exactly) tied classes the other way; on rows without a missing
+value the two are the same class (the reached leaf's first largest
+``dist / items``).
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.codegen.fixedpoint import FixedPointClassifier
+from treegen.codegen.ir import Encoding
 from treegen.model.core import Model, Node
 
 FloatArray = npt.NDArray[np.float64]
@@ -31,14 +41,20 @@ def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
     Each row sums to 1 up to rounding: every leaf reached adds exactly the
     weight that arrived there, and an empty leaf adds it to one class.
     """
+    return _proba(model, X)[0]
+
+
+def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """:func:`predict_proba` and, per row, whether it met a missing value."""
     x = np.asarray(X, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(model.schema.attributes):
         raise ValueError(f"X must have shape (n, {len(model.schema.attributes)}), got {x.shape}")
     n = x.shape[0]
     n_classes = len(model.schema.classes)
     out = np.zeros((n, n_classes), dtype=np.float64)
+    met = np.zeros(n, dtype=bool)
     if n == 0:
-        return out
+        return out, met
     f32 = model.compares_float32
     nodes = model.nodes
     stack: list[tuple[int, npt.NDArray[np.intp], FloatArray]] = [
@@ -59,6 +75,7 @@ def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
         unknown = branch < 0
         unk_rows = rows[unknown]
         unk_wt = wt[unknown]
+        met[unk_rows] = True
         for b, child in enumerate(node.children):
             sel = branch == b
             r = rows[sel]
@@ -70,7 +87,7 @@ def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
                     w = np.concatenate((w, unk_wt * share))
             if r.size:
                 stack.append((child, r, w))
-    return out
+    return out, met
 
 
 def _branches(
@@ -105,6 +122,15 @@ def _branches(
 
 
 def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
-    """Class index per row: the first class with the largest summed weight."""
-    best: npt.NDArray[np.intp] = np.argmax(predict_proba(model, X), axis=1).astype(np.intp)
+    """Class index per row: the reached leaf's class for a row with no missing value
+    (the first largest ``dist / items``), else the first class with the largest
+    fixed-point sum, the class the exported C returns (module docstring)."""
+    x = np.asarray(X, dtype=np.float64)
+    proba, met = _proba(model, x)
+    best: npt.NDArray[np.intp] = np.argmax(proba, axis=1).astype(np.intp)
+    if met.any():
+        # The double encoding compares a value exactly as the model does
+        # (fixedpoint.model_bound), so only the missing-value arithmetic differs.
+        fixed = FixedPointClassifier(model, Encoding("double"))
+        best[met] = fixed.predict(x[met])[0]
     return best

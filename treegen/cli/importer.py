@@ -1,0 +1,66 @@
+"""Subcommand ``import-sklearn``: a pickled scikit-learn decision tree as ``model.tree``."""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+from typing import Any
+
+from treegen.errors import ModelFileError, TreegenError
+from treegen.estimator.sklearn_import import from_sklearn
+from treegen.model.file import save_model
+
+
+def _load_pickle(path: str) -> Any:
+    """The object in ``path``, written by pickle or joblib (joblib's numpy arrays are
+    not plain pickle, so joblib reads its own files when it is installed)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(2)
+    except OSError as exc:
+        raise ModelFileError(exc.strerror or str(exc), file=path) from None
+    try:
+        import joblib  # type: ignore[import-untyped]  # optional, comes with scikit-learn
+    except ImportError:
+        joblib = None
+    try:
+        if joblib is not None:
+            return joblib.load(path)
+        with open(path, "rb") as f:
+            return pickle.load(f)  # the user's own file, as joblib would read it
+    except Exception as exc:  # unpickling runs arbitrary code: any failure is the file's
+        raise ModelFileError(f"cannot unpickle ({type(exc).__name__}: {exc}; "
+                             f"starts with {head!r})", file=path) from None
+
+
+def run_import_sklearn(args: argparse.Namespace) -> int:
+    est = _load_pickle(args.file)
+    names = args.feature_names.split(",") if args.feature_names else None
+    try:
+        model = from_sklearn(est, feature_names=names)
+    except TreegenError as exc:
+        exc.file, exc.option = args.file, None
+        raise
+    save_model(model, args.output)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the import-sklearn subcommand to ``sub``."""
+    p = sub.add_parser(
+        "import-sklearn",
+        help="convert a pickled scikit-learn decision tree into a model file",
+        description="Read FILE (pickle or joblib) holding a fitted scikit-learn "
+        "DecisionTreeClassifier or ExtraTreeClassifier and write it as a treegen model "
+        "file. Known values predict exactly as estimator.predict does (in Python and in "
+        "the exported C); a missing value (NaN) follows C4.5's rule, not the tree's "
+        "learnt NaN direction (README: Semantics). Unpickling runs code from FILE: "
+        "import only files you trust. Needs scikit-learn installed.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-o", "--output", metavar="MODEL", required=True,
+                   help="model file to write")
+    p.add_argument("--feature-names", metavar="A,B,...", default=None,
+                   help="names for the columns (default: the estimator's feature_names_in_, "
+                   "else x0, x1, ...)")
+    p.set_defaults(func=run_import_sklearn)
