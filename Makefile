@@ -54,7 +54,7 @@ golden: $(STAMP)
 # Lint (ruff: the rules in pyproject.toml) and types (mypy strict on the package), with
 # the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
 # ruff format's layout (make check FORMAT_CHECK=1).
-FORMAT_CHECK ?= 0
+FORMAT_CHECK ?= 1
 LINTED := treegen/ tests/ bench/
 check: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \

@@ -50,8 +50,14 @@ TREEGEN_MODES: dict[str, tuple[list[str], tuple[str, ...]]] = {
 STYLES = ("ifs", "table")
 TARGETS: dict[str, list[str]] = {
     "M0+": ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb", "-Os"],
-    "M4F": ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
-            "-mfpu=fpv4-sp-d16", "-Os"],
+    "M4F": [
+        "arm-none-eabi-gcc",
+        "-mcpu=cortex-m4",
+        "-mthumb",
+        "-mfloat-abi=hard",
+        "-mfpu=fpv4-sp-d16",
+        "-Os",
+    ],
     "AVR": ["avr-gcc", "-mmcu=atmega328p", "-Os"],
 }
 SIZE_TOOL = {"M0+": "arm-none-eabi-size", "M4F": "arm-none-eabi-size", "AVR": "avr-size"}
@@ -120,8 +126,9 @@ def datasets() -> dict[str, tuple[Any, np.ndarray]]:
     from sklearn.model_selection import train_test_split
     from sklearn.tree import DecisionTreeClassifier
 
-    s_x, s_y = make_classification(50000, n_features=20, n_informative=10, n_classes=3,
-                                   random_state=0)
+    s_x, s_y = make_classification(
+        50000, n_features=20, n_informative=10, n_classes=3, random_state=0
+    )
     data: dict[str, tuple[np.ndarray, np.ndarray, dict[str, Any]]] = {
         "iris": (*load_iris(return_X_y=True), {}),
         "breast_cancer": (*load_breast_cancer(return_X_y=True), {}),
@@ -138,13 +145,18 @@ def datasets() -> dict[str, tuple[Any, np.ndarray]]:
 
 
 def export_options_offered() -> set[str]:
-    help_text = subprocess.run([sys.executable, "-m", "treegen", "export", "--help"],
-                               capture_output=True, text=True, check=True).stdout
+    help_text = subprocess.run(
+        [sys.executable, "-m", "treegen", "export", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return {w.strip("[],") for w in help_text.split() if w.startswith(("--", "[--"))}
 
 
-def treegen_variants(name: str, est: Any, input_type: str, offered: set[str],
-                     work: Path) -> list[Variant]:
+def treegen_variants(
+    name: str, est: Any, input_type: str, offered: set[str], work: Path
+) -> list[Variant]:
     import treegen
 
     model_file = work / f"{name}.tree"
@@ -155,16 +167,42 @@ def treegen_variants(name: str, est: Any, input_type: str, offered: set[str],
             continue
         for style in STYLES:
             d = work / f"tg-{name}-{style}-{mode}-{input_type}"
-            subprocess.run([sys.executable, "-m", "treegen", "-q", "export", str(model_file),
-                            "-o", str(d), "--style", style, "--input-type", input_type,
-                            "--prefix", "model", *opts], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "treegen",
+                    "-q",
+                    "export",
+                    str(model_file),
+                    "-o",
+                    str(d),
+                    "--style",
+                    style,
+                    "--input-type",
+                    input_type,
+                    "--prefix",
+                    "model",
+                    *opts,
+                ],
+                check=True,
+            )
             sources = {p.name: p.read_text() for p in d.iterdir()}
             sources["bench_model.c"] = (
                 '#include "predict.h"\n'
                 f"int bench_predict(const {C_TYPES[input_type]} *x)"
-                " { return model_predict(x); }\n")
-            out.append(Variant(name, "treegen", f"{style} {mode}", input_type, sources,
-                               ["predict.c", "bench_model.c"]))
+                " { return model_predict(x); }\n"
+            )
+            out.append(
+                Variant(
+                    name,
+                    "treegen",
+                    f"{style} {mode}",
+                    input_type,
+                    sources,
+                    ["predict.c", "bench_model.c"],
+                )
+            )
     return out
 
 
@@ -177,11 +215,21 @@ def emlearn_variants(name: str, est: Any, input_type: str) -> list[Variant]:
         conv = emlearn.convert(est, method=method, dtype=C_TYPES[input_type])
         text = conv.save(name="em", format="c")
         n_features = est.n_features_in_
-        wrapper = (f'#include "em_model.h"\nint bench_predict(const {C_TYPES[input_type]} *x)'
-                   f" {{ return (int)em_predict(x, {n_features}); }}\n")
-        out.append(Variant(name, "emlearn", method, input_type,
-                           {"em_model.h": text, "bench_model.c": wrapper}, ["bench_model.c"],
-                           [emlearn.includedir]))
+        wrapper = (
+            f'#include "em_model.h"\nint bench_predict(const {C_TYPES[input_type]} *x)'
+            f" {{ return (int)em_predict(x, {n_features}); }}\n"
+        )
+        out.append(
+            Variant(
+                name,
+                "emlearn",
+                method,
+                input_type,
+                {"em_model.h": text, "bench_model.c": wrapper},
+                ["bench_model.c"],
+                [emlearn.includedir],
+            )
+        )
     return out
 
 
@@ -192,16 +240,29 @@ def m2cgen_variants(name: str, est: Any) -> list[Variant]:
     try:
         text = m2cgen.export_to_c(est)
     except RecursionError:
-        return [Variant(name, "m2cgen", "ifs", "double", {}, [],
-                        results={"error": "m2cgen: RecursionError"})]
-    wrapper = ('#include "m2c_model.h"\n'
-               "int bench_predict(const double *x) {\n"
-               f"    double out[{n_classes}]; int c, best = 0;\n"
-               "    score((double *)x, out);\n"
-               f"    for (c = 1; c < {n_classes}; c++) if (out[c] > out[best]) best = c;\n"
-               "    return best;\n}\n")
-    return [Variant(name, "m2cgen", "ifs", "double",
-                    {"m2c_model.h": text, "bench_model.c": wrapper}, ["bench_model.c"])]
+        return [
+            Variant(
+                name, "m2cgen", "ifs", "double", {}, [], results={"error": "m2cgen: RecursionError"}
+            )
+        ]
+    wrapper = (
+        '#include "m2c_model.h"\n'
+        "int bench_predict(const double *x) {\n"
+        f"    double out[{n_classes}]; int c, best = 0;\n"
+        "    score((double *)x, out);\n"
+        f"    for (c = 1; c < {n_classes}; c++) if (out[c] > out[best]) best = c;\n"
+        "    return best;\n}\n"
+    )
+    return [
+        Variant(
+            name,
+            "m2cgen",
+            "ifs",
+            "double",
+            {"m2c_model.h": text, "bench_model.c": wrapper},
+            ["bench_model.c"],
+        )
+    ]
 
 
 def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -242,16 +303,28 @@ def measure(v: Variant, X: np.ndarray, want: np.ndarray, work: Path) -> None:
     v.results["gcc -O2"] = f"{time.perf_counter() - t0:.2f}"
     (d / "harness.c").write_text(HARNESS)
     ctype = C_TYPES[v.input_type]
-    r = _run(["gcc", "-O2", f"-DBENCH_T={ctype}", f"-DNF={X.shape[1]}", "harness.c",
-              *[f"host-{s}.o" for s in v.compiled], "-o", "harness"], d)
+    r = _run(
+        [
+            "gcc",
+            "-O2",
+            f"-DBENCH_T={ctype}",
+            f"-DNF={X.shape[1]}",
+            "harness.c",
+            *[f"host-{s}.o" for s in v.compiled],
+            "-o",
+            "harness",
+        ],
+        d,
+    )
     if r.returncode != 0:
         v.results["error"] = f"harness: {(r.stderr.splitlines() or ['?'])[0]}"
         return
     rows = np.ascontiguousarray(X, dtype=NP_TYPES[v.input_type])
     rows.tofile(d / "rows.bin")
     n = str(rows.shape[0])
-    got = np.asarray(_run(["./harness", "rows.bin", n, "check", "0"], d).stdout.split(),
-                     dtype=np.int64)
+    got = np.asarray(
+        _run(["./harness", "rows.bin", n, "check", "0"], d).stdout.split(), dtype=np.int64
+    )
     v.results["mismatches"] = str(int(np.count_nonzero(got != want)))
     calls = str(max(MIN_CALLS, rows.shape[0]))
     ns = _run(["./harness", "rows.bin", n, "time", calls], d).stdout.split()
@@ -262,15 +335,20 @@ COLUMNS = ("M0+", "M4F", "AVR", "host ns", "gcc -O2", "mismatches")
 
 
 def format_table(variants: list[Variant]) -> str:
-    head = ("| tree | generator | variant | input | M0+ flash/RAM | M4F flash/RAM | "
-            "AVR flash/RAM | host ns | gcc -O2 s | mismatches |")
+    head = (
+        "| tree | generator | variant | input | M0+ flash/RAM | M4F flash/RAM | "
+        "AVR flash/RAM | host ns | gcc -O2 s | mismatches |"
+    )
     lines = [head, "|" + "---|" * 10]
     for v in variants:
         cells = [v.results.get(c, "-") for c in COLUMNS]
         if "error" in v.results:
             cells[-1] = v.results["error"]
-        lines.append(f"| {v.dataset} | {v.generator} | {v.style} | {v.input_type} | "
-                     + " | ".join(cells) + " |")
+        lines.append(
+            f"| {v.dataset} | {v.generator} | {v.style} | {v.input_type} | "
+            + " | ".join(cells)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -284,12 +362,13 @@ def machine() -> str:
     except OSError:
         pass
     gcc = _run(["gcc", "-dumpfullversion"], Path.cwd()).stdout.strip()
-    return (f"{cpu}, {os.cpu_count()} cores, gcc {gcc}, "
-            f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, gcc {gcc}, "
+        f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
+    )
 
 
-def run_codegen_bench(only: list[str] | None = None,
-                      log: Callable[[str], None] = print) -> str:
+def run_codegen_bench(only: list[str] | None = None, log: Callable[[str], None] = print) -> str:
     """Run the benchmark; returns (and logs) the Markdown table."""
     try:
         import emlearn  # noqa: F401

@@ -49,16 +49,23 @@ def _write_rows(path: Path, head: str, ds: Dataset, quote: str, missing: str) ->
 def write_all(rows: int, directory: Path, seed: int = 0) -> dict[str, Path]:
     """Write the three files (once: existing ones of the same size are kept)."""
     directory.mkdir(parents=True, exist_ok=True)
-    paths = {"arff": directory / "gen.arff", "c45": directory / "gen.data",
-             "csv": directory / "gen.csv"}
+    paths = {
+        "arff": directory / "gen.arff",
+        "c45": directory / "gen.data",
+        "csv": directory / "gen.csv",
+    }
     stamp = directory / "rows.txt"
-    if stamp.exists() and stamp.read_text() == f"{rows} {seed}\n" \
-            and all(p.exists() for p in paths.values()):
+    if (
+        stamp.exists()
+        and stamp.read_text() == f"{rows} {seed}\n"
+        and all(p.exists() for p in paths.values())
+    ):
         return paths
     ds = synthetic.generate(synthetic.summary_spec(rows, seed))
     names_lines = [", ".join(ds.classes) + "."] + [
         f"{a.name}: {'continuous' if a.is_continuous else ', '.join(a.values)}."
-        for a in ds.attributes]
+        for a in ds.attributes
+    ]
     (directory / "gen.names").write_text("\n".join(names_lines) + "\n")
     header = ["@relation gen", ""]
     for a in ds.attributes:

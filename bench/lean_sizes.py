@@ -30,10 +30,14 @@ SIZES = {"s500": 1500, "s6900": 25000}  # rows: 649 and 6,901 nodes
 
 def size(tool: str, flags: list[str], src: Path, out: Path) -> dict[str, int]:
     subprocess.run([tool, *flags, "-Os", "-c", str(src), "-o", str(out)], check=True)
-    text = subprocess.run([tool.replace("gcc", "size"), "-A", str(out)], check=True,
-                          capture_output=True, text=True).stdout
-    return {p[0]: int(p[1]) for p in (line.split() for line in text.splitlines())
-            if len(p) >= 2 and p[0].startswith(".") and p[1].isdigit()}
+    text = subprocess.run(
+        [tool.replace("gcc", "size"), "-A", str(out)], check=True, capture_output=True, text=True
+    ).stdout
+    return {
+        p[0]: int(p[1])
+        for p in (line.split() for line in text.splitlines())
+        if len(p) >= 2 and p[0].startswith(".") and p[1].isdigit()
+    }
 
 
 def main() -> int:
@@ -47,32 +51,59 @@ def main() -> int:
             extra = {"input_type": itype, "scale": Fraction(10)} if itype == "int16" else {}
             for style in ("ifs", "table"):
                 for mode in ("lean", "full"):
-                    opts = ExportOptions(prefix="m", style=style,
-                                         missing="none" if mode == "lean" else "c45",
-                                         **extra)  # type: ignore[arg-type]
+                    opts = ExportOptions(
+                        prefix="m",
+                        style=style,
+                        missing="none" if mode == "lean" else "c45",
+                        **extra,
+                    )  # type: ignore[arg-type]
                     ir = lower(model, opts)
                     with tempfile.TemporaryDirectory() as tmp:
                         d = Path(tmp)
                         for fname, text in emit(ir, style).items():
                             (d / fname).write_text(text)
-                        arm = size("arm-none-eabi-gcc", ["-mcpu=cortex-m0plus", "-mthumb"],
-                                   d / "predict.c", d / "arm.o")
+                        arm = size(
+                            "arm-none-eabi-gcc",
+                            ["-mcpu=cortex-m0plus", "-mthumb"],
+                            d / "predict.c",
+                            d / "arm.o",
+                        )
                         avr = size("avr-gcc", ["-mmcu=atmega328p"], d / "predict.c", d / "avr.o")
                     flash = sum(arm.get(s, 0) for s in (".text", ".rodata", ".data"))
-                    avr_flash = sum(v for k, v in avr.items()
-                                    if k in (".text", ".data") or k.startswith(".progmem"))
+                    avr_flash = sum(
+                        v
+                        for k, v in avr.items()
+                        if k in (".text", ".data") or k.startswith(".progmem")
+                    )
                     ram = avr.get(".data", 0) + avr.get(".bss", 0)
                     tests = sum(isinstance(x, Compare) for x in ir.nodes)
                     bad = verify(model, opts, [ds], n_random=2000).failed_rows
-                    rows.append((name, model.size, itype, style, mode, flash, tests,
-                                 flash / max(tests, 1), avr_flash, ram, bad))
+                    rows.append(
+                        (
+                            name,
+                            model.size,
+                            itype,
+                            style,
+                            mode,
+                            flash,
+                            tests,
+                            flash / max(tests, 1),
+                            avr_flash,
+                            ram,
+                            bad,
+                        )
+                    )
                     print(*rows[-1], file=sys.stderr)
-    print("| tree (nodes) | input | style | mode | M0+ flash B | tests | B/test | "
-          "AVR flash B | AVR .data+.bss | mismatches |")
+    print(
+        "| tree (nodes) | input | style | mode | M0+ flash B | tests | B/test | "
+        "AVR flash B | AVR .data+.bss | mismatches |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r[0]} ({r[1]}) | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]:.2f} | "
-              f"{r[8]} | {r[9]} | {r[10]} |")
+        print(
+            f"| {r[0]} ({r[1]}) | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]:.2f} | "
+            f"{r[8]} | {r[9]} | {r[10]} |"
+        )
     return 0
 
 

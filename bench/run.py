@@ -88,14 +88,19 @@ def sklearn_python() -> str | None:
     python3 on PATH (the worker runs from the repository root, so it imports the
     checkout's bench and treegen)."""
     venv = ROOT / ".venv" / "bin" / "python"
-    candidates = [sys.executable, *([str(venv)] if venv.exists() else []),
-                  *[p for p in (shutil.which("python3"),) if p]]
+    candidates = [
+        sys.executable,
+        *([str(venv)] if venv.exists() else []),
+        *[p for p in (shutil.which("python3"),) if p],
+    ]
     for exe in candidates:
         # The worker is ``python -m bench.workers`` from ROOT: the interpreter must
         # import that module (numpy, treegen's dependencies) as well as scikit-learn.
         probe = subprocess.run(
-            [exe, "-c", "import sklearn, numpy, bench.workers"], cwd=ROOT,
-            capture_output=True, check=False
+            [exe, "-c", "import sklearn, numpy, bench.workers"],
+            cwd=ROOT,
+            capture_output=True,
+            check=False,
         )
         if probe.returncode == 0:
             return exe
@@ -123,9 +128,7 @@ def run_worker(
     return dict(json.loads(out.strip().splitlines()[-1]))
 
 
-def _finish(
-    proc: subprocess.Popen[str], timeout: float
-) -> tuple[str, str] | dict[str, object]:
+def _finish(proc: subprocess.Popen[str], timeout: float) -> tuple[str, str] | dict[str, object]:
     """The process's (stdout, stderr), or an error entry when it runs past ``timeout``."""
     try:
         return proc.communicate(timeout=timeout)
@@ -188,8 +191,12 @@ def run_command(files: Path, timeout: float) -> dict[str, object]:
     from bench.workers import model_bits, tree_fingerprint
 
     model = load_model(str(out))
-    return {"seconds": wall, "peak_mb": usage.ru_maxrss / 1024.0,
-            "fingerprint": tree_fingerprint(model), "bits": model_bits(model)}
+    return {
+        "seconds": wall,
+        "peak_mb": usage.ru_maxrss / 1024.0,
+        "fingerprint": tree_fingerprint(model),
+        "bits": model_bits(model),
+    }
 
 
 def fmt_s(x: object) -> str:
@@ -245,8 +252,10 @@ def print_whole(table: list[Row]) -> None:
     """Issue 12: the whole command (from the ARFF file) next to the trainer alone."""
     print("\nWhole command (treegen --quiet train gen.arff -o m.tree; interpreter, reading,")
     print("training, writing) and read_dataset alone per format:")
-    head = (f"{'rows':>9} | {'train only':>10} | {'whole cmd':>9} | {'cmd peak':>8} | "
-            f"{'same model':>10} | {'read arff':>9} | {'read .data':>10} | {'read csv':>8}")
+    head = (
+        f"{'rows':>9} | {'train only':>10} | {'whole cmd':>9} | {'cmd peak':>8} | "
+        f"{'same model':>10} | {'read arff':>9} | {'read .data':>10} | {'read csv':>8}"
+    )
     print(head)
     print("-" * len(head))
     for r in table:
@@ -256,8 +265,10 @@ def print_whole(table: list[Row]) -> None:
             same = "yes" if cmd["bits"] == tg["bits"] else "NO"
         peak = fmt_mb(cmd.get("peak_mb")) if cmd and "error" not in cmd else "-"
         reads = [cell(rd, k) for k in ("arff", "c45", "csv")]
-        print(f"{r.rows:>9} | {cell(tg):>10} | {cell(cmd):>9} | {peak:>8} | {same:>10} | "
-              f"{reads[0]:>9} | {reads[1]:>10} | {reads[2]:>8}")
+        print(
+            f"{r.rows:>9} | {cell(tg):>10} | {cell(cmd):>9} | {peak:>8} | {same:>10} | "
+            f"{reads[0]:>9} | {reads[1]:>10} | {reads[2]:>8}"
+        )
     by_rows = {r.rows: r for r in table}
 
     def verdict(ok: bool | None) -> str:
@@ -272,16 +283,20 @@ def print_whole(table: list[Row]) -> None:
         sk = _seconds(r100.results.get("sklearn"))
         if cmd is not None:
             ok = None if j48_wall is None else cmd <= 0.1 * j48_wall
-            print(f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= 0.1 x J48's whole run "
-                  f"({fmt_s(j48_wall)}; --j48 measures it)")
+            print(
+                f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= 0.1 x J48's whole run "
+                f"({fmt_s(j48_wall)}; --j48 measures it)"
+            )
             ok = None if sk is None else cmd <= sk
             print(f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
         rd = r100.results.get("readers")
         if rd and "error" not in rd:
             for k in ("arff", "c45", "csv"):
                 t = float(str(rd[k]))
-                print(f"  [{verdict(t <= 0.3 and bool(rd[k + '_fast']))}] 100k: read {k} "
-                      f"{t:.2f} s <= 0.3 s (C tokenizer used: {rd[k + '_fast']})")
+                print(
+                    f"  [{verdict(t <= 0.3 and bool(rd[k + '_fast']))}] 100k: read {k} "
+                    f"{t:.2f} s <= 0.3 s (C tokenizer used: {rd[k + '_fast']})"
+                )
     r1m = by_rows.get(1_000_000)
     if r1m:
         cmdr = r1m.results.get("command")
@@ -295,8 +310,10 @@ def print_whole(table: list[Row]) -> None:
     for r in table:
         tg, cmd = r.results.get("treegen"), r.results.get("command")
         if tg and cmd and "error" not in tg and "error" not in cmd:
-            print(f"  [{verdict(cmd['bits'] == tg['bits'])}] {r.rows}: the command's model "
-                  f"is the trainer's, bit for bit ({tg['fingerprint']})")
+            print(
+                f"  [{verdict(cmd['bits'] == tg['bits'])}] {r.rows}: the command's model "
+                f"is the trainer's, bit for bit ({tg['fingerprint']})"
+            )
 
 
 def print_targets(table: list[Row]) -> None:
@@ -384,10 +401,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--j48", action="store_true", help="also time Weka J48 (rows <= 100k)")
     ap.add_argument("--no-sklearn", action="store_true", help="skip scikit-learn")
     ap.add_argument("--no-export", action="store_true", help="skip the export benchmark")
-    ap.add_argument("--no-codegen", action="store_true",
-                    help="skip the side-by-side codegen benchmark (emlearn, m2cgen)")
-    ap.add_argument("--no-command", action="store_true",
-                    help="skip the whole-command and reader timings (data files)")
+    ap.add_argument(
+        "--no-codegen",
+        action="store_true",
+        help="skip the side-by-side codegen benchmark (emlearn, m2cgen)",
+    )
+    ap.add_argument(
+        "--no-command",
+        action="store_true",
+        help="skip the whole-command and reader timings (data files)",
+    )
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
     ap.add_argument(
         "--exact-max-rows",
@@ -433,8 +456,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[{n} rows] treegen train, engine={e} ...", flush=True)
                 row.results[f"engine={e}"] = run_worker(f"treegen-engine={e}", d, args.timeout)
             if not args.no_command:
-                print(f"[{n} rows] writing ARFF, .names/.data, CSV; whole command ...",
-                      flush=True)
+                print(f"[{n} rows] writing ARFF, .names/.data, CSV; whole command ...", flush=True)
                 files = d / "files"
                 datafiles.write_all(n, files, args.seed)
                 row.results["readers"] = run_worker("readers", files, args.timeout)

@@ -44,8 +44,22 @@ def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:
     model = treegen.train(f"{GOLF}.names").save(tmp_path / "golf.tree")
     written = model.export_c(tmp_path / "api", style="table", input_type="double")
     assert [p.name for p in written] == ["predict.c", "predict.h"]
-    assert main(["-q", "export", str(tmp_path / "golf.tree"), "--style", "table",
-                 "--input-type", "double", "-o", str(tmp_path / "api")]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "export",
+                str(tmp_path / "golf.tree"),
+                "--style",
+                "table",
+                "--input-type",
+                "double",
+                "-o",
+                str(tmp_path / "api"),
+            ]
+        )
+        == 0
+    )
     # The CLI's provenance names the output folder; give both the same one.
     cli = {p.name: p.read_text() for p in written}
     model.export_c(tmp_path / "api", style="table", input_type="double")

@@ -18,8 +18,10 @@ def test_write_text_replaces_whole_file(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
 
-def test_failed_multi_file_write_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 ) -> None:
+def test_failed_multi_file_write_changes_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     out = tmp_path / "build"
     write_files_atomic(out, {"predict.c": "old c\n", "predict.h": "old h\n"})
     from treegen.data import atomic

@@ -23,7 +23,8 @@ def test_modes_follow_the_export_options() -> None:
 
 @pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 def test_treegen_iris_no_mismatch_and_a_wrong_class_counts(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(cb, "MIN_CALLS", 1000)  # the timing loop is not under test
     from sklearn.datasets import load_iris
     from sklearn.tree import DecisionTreeClassifier
@@ -31,8 +32,11 @@ def test_treegen_iris_no_mismatch_and_a_wrong_class_counts(
     X, y = load_iris(return_X_y=True)
     est = DecisionTreeClassifier(random_state=0).fit(X, y)
     want = np.searchsorted(est.classes_, est.predict(X))
-    (v,) = [v for v in cb.treegen_variants("iris", est, "float", {"--style"}, tmp_path)
-            if v.style.startswith("ifs")]
+    (v,) = [
+        v
+        for v in cb.treegen_variants("iris", est, "float", {"--style"}, tmp_path)
+        if v.style.startswith("ifs")
+    ]
     cb.measure(v, X, want, tmp_path)
     assert v.results["mismatches"] == "0" and float(v.results["host ns"]) > 0
     wrong = want.copy()

@@ -43,15 +43,18 @@ def test_version() -> None:
     )
 
 
-@pytest.mark.parametrize("argv,fragments", [
-    ([], ["no subcommand given"]),
-    (["frobnicate"], ["invalid choice: 'frobnicate'"]),
-    (["--frob"], ["unrecognized arguments: --frob"]),
-    (["show", "--frob", "m.tree"], ["show: unrecognized arguments: --frob"]),
-    (["train"], ["train: the following arguments are required: DATA"]),
-    (["train", "x.csv", "--min-cases", "zero"], ["--min-cases", "'zero' is not an integer"]),
-    (["train", "x.csv", "--nominal", "a,,b"], ["--nominal", "empty column name"]),
-])
+@pytest.mark.parametrize(
+    "argv,fragments",
+    [
+        ([], ["no subcommand given"]),
+        (["frobnicate"], ["invalid choice: 'frobnicate'"]),
+        (["--frob"], ["unrecognized arguments: --frob"]),
+        (["show", "--frob", "m.tree"], ["show: unrecognized arguments: --frob"]),
+        (["train"], ["train: the following arguments are required: DATA"]),
+        (["train", "x.csv", "--min-cases", "zero"], ["--min-cases", "'zero' is not an integer"]),
+        (["train", "x.csv", "--nominal", "a,,b"], ["--nominal", "empty column name"]),
+    ],
+)
 def test_usage_errors_are_one_line(argv: list[str], fragments: list[str]) -> None:
     assert_one_line_error(treegen(*argv), *fragments)
 
@@ -118,8 +121,9 @@ def test_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
 
 def test_missing_input_file(tmp_path: Path) -> None:
     assert_one_line_error(treegen("train", str(tmp_path / "none.csv")), "none.csv: no such file")
-    assert_one_line_error(treegen("show", str(tmp_path / "none.tree")),
-                          "none.tree: no such model file")
+    assert_one_line_error(
+        treegen("show", str(tmp_path / "none.tree")), "none.tree: no such model file"
+    )
 
 
 MODEL_JSON = """{"format": "treegen-model", "version": 1, "treegen_version": "0.1.0",
@@ -141,8 +145,9 @@ def test_truncated_model_file(tmp_path: Path) -> None:
 
 def test_hand_edited_model_file(tmp_path: Path) -> None:
     path = write(tmp_path, "h.tree", MODEL_JSON.replace('"threshold": 2.0', '"threshold": 2.5'))
-    line = assert_one_line_error(treegen("show", path), "nodes[0].threshold",
-                                 "does not equal threshold_hex")
+    line = assert_one_line_error(
+        treegen("show", path), "nodes[0].threshold", "does not equal threshold_hex"
+    )
     assert line.startswith(f"treegen: error: {path}:5: ")
     newer = write(tmp_path, "n.tree", MODEL_JSON.replace('"version": 1', '"version": 7'))
     assert_one_line_error(treegen("show", newer), "upgrade treegen")
@@ -152,16 +157,25 @@ def test_hand_edited_model_file(tmp_path: Path) -> None:
 def test_deeply_nested_model_file(tmp_path: Path, command: str) -> None:
     """JSON nested thousands of levels deep: one line naming file, line and column."""
     path = write(tmp_path, "deep.tree", "[" * 5000)
-    line = assert_one_line_error(treegen(command, path, "-o", str(tmp_path / "c"))
-                                 if command == "export" else treegen(command, path),
-                                 "nested more than")
+    line = assert_one_line_error(
+        treegen(command, path, "-o", str(tmp_path / "c"))
+        if command == "export"
+        else treegen(command, path),
+        "nested more than",
+    )
     assert line.startswith(f"treegen: error: {path}:1:")
     # Parseable, but "options" nested 500 deep would recurse when written back (export).
-    opts = write(tmp_path, "opts.tree", MODEL_JSON.replace(
-        '"options": {}', '"options": {"x": ' + "[" * 500 + "]" * 500 + "}"))
-    line = assert_one_line_error(treegen(command, opts, "-o", str(tmp_path / "c"))
-                                 if command == "export" else treegen(command, opts),
-                                 "nested more than")
+    opts = write(
+        tmp_path,
+        "opts.tree",
+        MODEL_JSON.replace('"options": {}', '"options": {"x": ' + "[" * 500 + "]" * 500 + "}"),
+    )
+    line = assert_one_line_error(
+        treegen(command, opts, "-o", str(tmp_path / "c"))
+        if command == "export"
+        else treegen(command, opts),
+        "nested more than",
+    )
     assert line.startswith(f"treegen: error: {opts}:2:")
     assert not (tmp_path / "c").exists()
 
@@ -174,9 +188,12 @@ def test_deep_chain_model_file(tmp_path: Path) -> None:
 
     path = tmp_path / "chain.tree"
     save_model(cm.chain(2000), path)
-    for args in (["show", str(path)], ["show", str(path), "--format", "j48"],
-                 ["export", str(path), "-o", str(tmp_path / "ifs")],
-                 ["export", str(path), "--style", "table", "-o", str(tmp_path / "table")]):
+    for args in (
+        ["show", str(path)],
+        ["show", str(path), "--format", "j48"],
+        ["export", str(path), "-o", str(tmp_path / "ifs")],
+        ["export", str(path), "--style", "table", "-o", str(tmp_path / "table")],
+    ):
         p = treegen(*args)
         assert p.returncode == 0 and p.stderr == "", (args, p.stderr[-500:])
     assert (tmp_path / "ifs" / "predict.c").stat().st_size > 100_000
@@ -188,9 +205,10 @@ def test_number_beyond_double_range_in_training_data(tmp_path: Path) -> None:
     position, a shortened copy of it, exit 2."""
     csv = write(tmp_path, "big.csv", f"x,y\n1,a\n2,b\n{'1' * 200_000},a\n3,b\n")
     for flavor in ("c45", "j48"):
-        line = assert_one_line_error(treegen("train", csv, "--flavor", flavor,
-                                             "-o", str(tmp_path / "m.tree")),
-                                     "(200000 characters)' is out of range")
+        line = assert_one_line_error(
+            treegen("train", csv, "--flavor", flavor, "-o", str(tmp_path / "m.tree")),
+            "(200000 characters)' is out of range",
+        )
         assert line.startswith(f"treegen: error: {csv}:4:1: ") and len(line) < 400
     assert not (tmp_path / "m.tree").exists()
 
@@ -202,8 +220,9 @@ def test_number_beyond_float32_range_in_training_data(tmp_path: Path) -> None:
     data = write(tmp_path, "f.data", DATA + "blue, 1e39, no\n")
     csv = write(tmp_path, "f.csv", "colour,size,class\n" + DATA + "blue,-2e39,no\n")
     for path, where in ((data, ":4:7: '1e39'"), (csv, ":5:6: '-2e39'")):
-        line = assert_one_line_error(treegen("train", path, "-o", str(tmp_path / "m.tree")),
-                                     "is out of range for float32")
+        line = assert_one_line_error(
+            treegen("train", path, "-o", str(tmp_path / "m.tree")), "is out of range for float32"
+        )
         assert line.startswith(f"treegen: error: {path}{where}")
         p = treegen("train", path, "--flavor", "j48", "-o", str(tmp_path / "j.tree"))
         assert p.returncode == 0 and "Warning" not in p.stderr, p.stderr
@@ -217,12 +236,17 @@ def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: st
     write(tmp_path, "g.data", DATA)
     c45_tree, j48_tree = str(tmp_path / "c.tree"), str(tmp_path / "j.tree")
     assert treegen("-q", "train", str(tmp_path / "g.data"), "-o", c45_tree).returncode == 0
-    assert treegen("-q", "train", str(tmp_path / "g.data"), "--flavor", "j48",
-                   "-o", j48_tree).returncode == 0
+    assert (
+        treegen(
+            "-q", "train", str(tmp_path / "g.data"), "--flavor", "j48", "-o", j48_tree
+        ).returncode
+        == 0
+    )
     test = write(tmp_path, "g.test", "red, 1e39, yes\nblue, 2, no\n")
     extra = ["--random", "10"] if command == "verify" else []
-    line = assert_one_line_error(treegen(command, c45_tree, test, *extra),
-                                 "'1e39' is out of range for float32")
+    line = assert_one_line_error(
+        treegen(command, c45_tree, test, *extra), "'1e39' is out of range for float32"
+    )
     assert line.startswith(f"treegen: error: {test}:1:6: ")
     p = treegen(command, j48_tree, test, *extra)
     assert p.returncode == 0 and p.stderr == "", p.stderr
@@ -233,8 +257,7 @@ def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: st
         model = load_model(j48_tree)
         ds = read_dataset(test, schema=model.schema)
         assert ds.X[0, 1] == 1e39
-        assert p.stdout.splitlines() == [model.schema.classes[int(c)]
-                                         for c in predict(model, ds.X)]
+        assert p.stdout.splitlines() == [model.schema.classes[int(c)] for c in predict(model, ds.X)]
 
 
 def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:

@@ -19,8 +19,16 @@ from treegen.codegen.lower import ExportOptions, lower
 from support import codegen_models as cm
 from support.modes import CORE, LEAN, STYLES, modes
 
-STRICT = ["-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
-          "-Wstrict-prototypes", "-pedantic", "-Werror"]
+STRICT = [
+    "-Wall",
+    "-Wextra",
+    "-Wconversion",
+    "-Wsign-conversion",
+    "-Wshadow",
+    "-Wstrict-prototypes",
+    "-pedantic",
+    "-Werror",
+]
 MODES = modes((*CORE, "uint32", "int8", *LEAN))
 
 
@@ -36,16 +44,20 @@ def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """name -> folder holding predict.c / predict.h."""
     out: dict[str, Path] = {}
     # syn45: c45 semantics put rounding-boundary literals in double and integer modes.
-    models = {"golf": cm.golf(), "syn": cm.synthetic(5, 120), "tiny": cm.tiny(),
-              "leaf": cm.single_leaf(), "syn45": cm.as_c45(cm.synthetic(5, 120)),
-              "stump": cm.stump()}
+    models = {
+        "golf": cm.golf(),
+        "syn": cm.synthetic(5, 120),
+        "tiny": cm.tiny(),
+        "leaf": cm.single_leaf(),
+        "syn45": cm.as_c45(cm.synthetic(5, 120)),
+        "stump": cm.stump(),
+    }
     for mname, model in models.items():
         for mode, kw in MODES.items():
             if mname != "golf" and mode.endswith("fixed"):
                 continue  # its thresholds include 1e30: that scale overflows by design
             for style in STYLES:
-                ir = lower(model, ExportOptions(prefix=f"{mname}_{mode}", style=style,
-                                                **kw))  # type: ignore[arg-type]
+                ir = lower(model, ExportOptions(prefix=f"{mname}_{mode}", style=style, **kw))  # type: ignore[arg-type]
                 d = tmp_path_factory.mktemp(f"{mname}-{mode}-{style}")
                 for name, text in emit(ir, style).items():
                     (d / name).write_text(text)
@@ -68,25 +80,52 @@ def _compile(cmd: list[str]) -> str:
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_host_compilers_strict(variants: dict[str, Path], cc: str, std: str, opt: str) -> None:
     exe = _need(cc)
-    errors = {name: _compile([exe, f"-std={std}", opt, *STRICT, "-c", str(d / "predict.c"),
-                              "-o", str(d / f"{cc}-{std}{opt}.o")])
-              for name, d in variants.items()}
+    errors = {
+        name: _compile(
+            [
+                exe,
+                f"-std={std}",
+                opt,
+                *STRICT,
+                "-c",
+                str(d / "predict.c"),
+                "-o",
+                str(d / f"{cc}-{std}{opt}.o"),
+            ]
+        )
+        for name, d in variants.items()
+    }
     assert {k: v for k, v in errors.items() if v} == {}
 
 
 def test_class_names_behind_macro(variants: dict[str, Path]) -> None:
     exe = _need("gcc")
     d = variants["tiny-float-ifs"]
-    assert _compile([exe, "-std=c89", *STRICT, "-c", str(d / "predict.c"), "-o",
-                     str(d / "plain.o")]) == ""
+    assert (
+        _compile([exe, "-std=c89", *STRICT, "-c", str(d / "predict.c"), "-o", str(d / "plain.o")])
+        == ""
+    )
     plain = subprocess.run(
         ["nm", str(d / "plain.o")], capture_output=True, text=True, check=False
     ).stdout
     assert "tiny_float_predict" in plain
     assert "tiny_float_class_names" not in plain
     obj = d / "names.o"
-    assert _compile([exe, "-std=c89", *STRICT, "-DTINY_FLOAT_WANT_CLASS_NAMES", "-c",
-                     str(d / "predict.c"), "-o", str(obj)]) == ""
+    assert (
+        _compile(
+            [
+                exe,
+                "-std=c89",
+                *STRICT,
+                "-DTINY_FLOAT_WANT_CLASS_NAMES",
+                "-c",
+                str(d / "predict.c"),
+                "-o",
+                str(obj),
+            ]
+        )
+        == ""
+    )
     names = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=False).stdout
     assert "tiny_float_class_names" in names
 
@@ -95,16 +134,42 @@ def test_header_as_cxx(variants: dict[str, Path]) -> None:
     exe = _need("g++")
     errors = {}
     for name, d in variants.items():
-        errors[name] = _compile([exe, "-x", "c++", "-std=c++11", "-Wall", "-Wextra",
-                                 "-pedantic", "-Werror", "-fsyntax-only", str(d / "predict.h")])
+        errors[name] = _compile(
+            [
+                exe,
+                "-x",
+                "c++",
+                "-std=c++11",
+                "-Wall",
+                "-Wextra",
+                "-pedantic",
+                "-Werror",
+                "-fsyntax-only",
+                str(d / "predict.h"),
+            ]
+        )
     assert {k: v for k, v in errors.items() if v} == {}
 
 
 def test_cross_cortex_m0plus(variants: dict[str, Path]) -> None:
     exe = _need("arm-none-eabi-gcc")
-    errors = {name: _compile([exe, "-mcpu=cortex-m0plus", "-mthumb", "-Os", "-std=c99",
-                              *STRICT, "-c", str(d / "predict.c"), "-o", str(d / "arm.o")])
-              for name, d in variants.items()}
+    errors = {
+        name: _compile(
+            [
+                exe,
+                "-mcpu=cortex-m0plus",
+                "-mthumb",
+                "-Os",
+                "-std=c99",
+                *STRICT,
+                "-c",
+                str(d / "predict.c"),
+                "-o",
+                str(d / "arm.o"),
+            ]
+        )
+        for name, d in variants.items()
+    }
     assert {k: v for k, v in errors.items() if v} == {}
 
 
@@ -112,8 +177,17 @@ def test_cross_avr(variants: dict[str, Path]) -> None:
     exe = _need("avr-gcc")
     errors = {}
     for name, d in variants.items():
-        cmd = [exe, "-mmcu=atmega328p", "-Os", "-std=c99", *STRICT, "-c",
-               str(d / "predict.c"), "-o", str(d / "avr.o")]
+        cmd = [
+            exe,
+            "-mmcu=atmega328p",
+            "-Os",
+            "-std=c99",
+            *STRICT,
+            "-c",
+            str(d / "predict.c"),
+            "-o",
+            str(d / "avr.o"),
+        ]
         if _mode(name).endswith("double"):
             # double is 32 bits there: the file refuses to compile, saying why.
             r = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -123,18 +197,26 @@ def test_cross_avr(variants: dict[str, Path]) -> None:
     assert {k: v for k, v in errors.items() if v} == {}
 
 
-@pytest.mark.parametrize("tool,flags,pattern", [
-    ("arm-none-eabi-gcc", ["-mcpu=cortex-m0plus", "-mthumb"], "__aeabi_f"),
-    ("avr-gcc", ["-mmcu=atmega328p"], "sf2"),
-])
-def test_float_compare_int_uses_no_float_operation(variants: dict[str, Path], tool: str,
-                                                   flags: list[str], pattern: str) -> None:
+@pytest.mark.parametrize(
+    "tool,flags,pattern",
+    [
+        ("arm-none-eabi-gcc", ["-mcpu=cortex-m0plus", "-mthumb"], "__aeabi_f"),
+        ("avr-gcc", ["-mmcu=atmega328p"], "sf2"),
+    ],
+)
+def test_float_compare_int_uses_no_float_operation(
+    variants: dict[str, Path], tool: str, flags: list[str], pattern: str
+) -> None:
     exe = _need(tool)
     for name, d in variants.items():
         if _mode(name).endswith("double"):
             continue
-        asm = subprocess.run([exe, *flags, "-Os", "-S", "-o", "-", str(d / "predict.c")],
-                             capture_output=True, text=True, check=True).stdout
+        asm = subprocess.run(
+            [exe, *flags, "-Os", "-S", "-o", "-", str(d / "predict.c")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         uses_float = pattern in asm
         if _mode(name) in ("keys", "lean_keys"):
             assert not uses_float, name
@@ -146,12 +228,15 @@ def test_avr_tables_are_in_flash(variants: dict[str, Path]) -> None:
     exe = _need("avr-gcc")
     d = variants["syn-float-table"]
     obj = d / "avr-flash.o"
-    subprocess.run([exe, "-mmcu=atmega328p", "-Os", "-c", str(d / "predict.c"), "-o", str(obj)],
-                   check=True)
-    size = subprocess.run(["avr-size", "-A", str(obj)], capture_output=True, text=True,
-                          check=True).stdout
-    sections = {line.split()[0]: int(line.split()[1]) for line in size.splitlines()
-                if line.startswith(".")}
+    subprocess.run(
+        [exe, "-mmcu=atmega328p", "-Os", "-c", str(d / "predict.c"), "-o", str(obj)], check=True
+    )
+    size = subprocess.run(
+        ["avr-size", "-A", str(obj)], capture_output=True, text=True, check=True
+    ).stdout
+    sections = {
+        line.split()[0]: int(line.split()[1]) for line in size.splitlines() if line.startswith(".")
+    }
     assert sections.get(".data", 0) == 0 and sections.get(".rodata", 0) == 0
     assert sections[".progmem.data"] > 0
 
@@ -162,16 +247,34 @@ def test_two_models_link_into_one_program(variants: dict[str, Path], tmp_path: P
     main = tmp_path / "main.c"
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    main.write_text('#include "a/predict.h"\n#include "b/predict.h"\n'
-                    "int main(void) {\n    float x[GOLF_FLOAT_N_FEATURES] = {0};\n"
-                    "    int16_t y[SYN_INT16_N_FEATURES] = {0};\n"
-                    "    return golf_float_predict(x) + syn_int16_predict(y) >= 0 ? 0 : 1;\n}\n")
+    main.write_text(
+        '#include "a/predict.h"\n#include "b/predict.h"\n'
+        "int main(void) {\n    float x[GOLF_FLOAT_N_FEATURES] = {0};\n"
+        "    int16_t y[SYN_INT16_N_FEATURES] = {0};\n"
+        "    return golf_float_predict(x) + syn_int16_predict(y) >= 0 ? 0 : 1;\n}\n"
+    )
     for src, dst in ((a, "a"), (b, "b")):
         shutil.copy(src / "predict.h", tmp_path / dst / "predict.h")
     out = tmp_path / "prog"
-    r = subprocess.run([exe, "-std=c99", *STRICT, "-I", str(tmp_path), str(main),
-                        str(a / "predict.c"), "-I", str(a), str(b / "predict.c"), "-o", str(out)],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [
+            exe,
+            "-std=c99",
+            *STRICT,
+            "-I",
+            str(tmp_path),
+            str(main),
+            str(a / "predict.c"),
+            "-I",
+            str(a),
+            str(b / "predict.c"),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     # each predict.c includes "predict.h" from its own folder
     assert r.returncode == 0, r.stderr
     assert subprocess.run([str(out)], check=False).returncode == 0
@@ -187,9 +290,27 @@ def test_big_tree_compiles(tmp_path: Path) -> None:
         for name, text in emit(ir, style).items():
             (d / name).write_text(text)
         start = time.perf_counter()
-        assert _compile([exe, "-std=c99", "-O2", *STRICT, "-c", str(d / "predict.c"),
-                         "-o", str(d / "p.o")]) == ""
+        assert (
+            _compile(
+                [exe, "-std=c99", "-O2", *STRICT, "-c", str(d / "predict.c"), "-o", str(d / "p.o")]
+            )
+            == ""
+        )
         print(f"gcc -O2 {style} {model.size} nodes: {time.perf_counter() - start:.2f}s")
         if style == "table" and shutil.which("avr-gcc"):
-            assert _compile(["avr-gcc", "-mmcu=atmega328p", "-Os", "-std=c99", *STRICT, "-c",
-                             str(d / "predict.c"), "-o", str(d / "avr.o")]) == ""
+            assert (
+                _compile(
+                    [
+                        "avr-gcc",
+                        "-mmcu=atmega328p",
+                        "-Os",
+                        "-std=c99",
+                        *STRICT,
+                        "-c",
+                        str(d / "predict.c"),
+                        "-o",
+                        str(d / "avr.o"),
+                    ]
+                )
+                == ""
+            )

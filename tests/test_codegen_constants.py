@@ -42,7 +42,13 @@ def test_ctype_record_matches_numpy(name: str) -> None:
 
 def test_smallest_types_at_their_limits() -> None:
     assert [smallest_uint(v).name for v in (0, 255, 256, 65535, 65536, 2**32 - 1)] == [
-        "uint8", "uint8", "uint16", "uint16", "uint32", "uint32"]
+        "uint8",
+        "uint8",
+        "uint16",
+        "uint16",
+        "uint32",
+        "uint32",
+    ]
     assert smallest_int(-128, 127).name == "int8"
     assert smallest_int(-129, 0).name == "int16"
     assert smallest_int(-1, 32768).name == "int32"
@@ -61,12 +67,19 @@ def test_templates_do_not_spell_q15() -> None:
 
 @pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 @pytest.mark.parametrize("style", ["ifs", "table"])
-def test_renumbered_opcodes_and_map_code_reach_the_c(style: str, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_renumbered_opcodes_and_map_code_reach_the_c(
+    style: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Same order as the originals (the walk relies on it), every value different.
     le, lt, left, right, switch = 2, 4, 6, 8, 11
-    for attr, value in (("OP_LE", le), ("OP_LT", lt), ("OP_LEFT", left), ("OP_RIGHT", right),
-                        ("OP_SWITCH", switch), ("MAP_NONE", 200)):
+    for attr, value in (
+        ("OP_LE", le),
+        ("OP_LT", lt),
+        ("OP_LEFT", left),
+        ("OP_RIGHT", right),
+        ("OP_SWITCH", switch),
+        ("MAP_NONE", 200),
+    ):
         monkeypatch.setattr(layout, attr, value)
     monkeypatch.setattr(layout, "OPS", {"le": le, "lt": lt, "left": left, "right": right})
     model = cm.synthetic(5, 120)  # has subset tests with a code in no subset

@@ -41,8 +41,16 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden(case: str, update_golden: bool) -> None:
     make, opts = CASES[case]
-    opts = ExportOptions(opts.prefix, opts.style, opts.input_type, opts.float_compare,
-                         opts.scale, opts.feature_scales, opts.missing_value, PROVENANCE)
+    opts = ExportOptions(
+        opts.prefix,
+        opts.style,
+        opts.input_type,
+        opts.float_compare,
+        opts.scale,
+        opts.feature_scales,
+        opts.missing_value,
+        PROVENANCE,
+    )
     ir = lower(make(), opts)
     files = dict(emit(ir, opts.style))
     files["ir.txt"] = dump(ir)

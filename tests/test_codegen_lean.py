@@ -29,8 +29,14 @@ from support.modes import EXPORT_MODES, LEAN, STYLES
 
 pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 
-MODELS = {"golf": cm.golf, "tiny": cm.tiny, "leaf": cm.single_leaf, "stump": cm.stump,
-          "synthetic": lambda: cm.synthetic(5, 120), "c45": lambda: cm.as_c45(cm.synthetic(5, 120))}
+MODELS = {
+    "golf": cm.golf,
+    "tiny": cm.tiny,
+    "leaf": cm.single_leaf,
+    "stump": cm.stump,
+    "synthetic": lambda: cm.synthetic(5, 120),
+    "c45": lambda: cm.as_c45(cm.synthetic(5, 120)),
+}
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -46,8 +52,15 @@ def test_verify_lean_modes(which: str, mode: str, style: str, tmp_path: Path) ->
     assert "none rule" in report.text()
 
 
-@pytest.mark.parametrize("style,mode", [("ifs", "lean_float"), ("table", "lean_keys"),
-                                        ("table", "lean_int16"), ("ifs", "lean_float_proba")])
+@pytest.mark.parametrize(
+    "style,mode",
+    [
+        ("ifs", "lean_float"),
+        ("table", "lean_keys"),
+        ("table", "lean_int16"),
+        ("ifs", "lean_float_proba"),
+    ],
+)
 def test_verify_lean_big_deep_tree(style: str, mode: str, tmp_path: Path) -> None:
     model = cm.synthetic(2, 50, spine=230)
     opts = ExportOptions(prefix="big", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
@@ -59,7 +72,7 @@ NAN = math.nan
 # golf: outlook (sunny, overcast, rain) -> sunny: humidity <= 75 ? Play : Don't Play;
 # overcast: Play; rain: windy (true, false) -> true: Don't Play, false: Play.
 GOLF_ROWS = [
-    ([0.0, 70.0, NAN, 0.0], 1),   # humidity NaN fails x <= 75: right, Don't Play
+    ([0.0, 70.0, NAN, 0.0], 1),  # humidity NaN fails x <= 75: right, Don't Play
     ([0.0, 70.0, 75.0, 0.0], 0),  # humidity 75 passes: Play
     ([NAN, 70.0, 70.0, 0.0], 1),  # outlook NaN: code k-1 = rain; windy true: Don't Play
     ([NAN, 70.0, 70.0, NAN], 0),  # ... windy NaN: code k-1 = false: Play
@@ -93,8 +106,9 @@ def test_sentinel_is_an_ordinary_value(style: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("proba", [False, True])
 def test_lean_c_has_no_missing_value_code(style: str, proba: bool) -> None:
-    ir = lower(cm.synthetic(5, 120), ExportOptions(prefix="s", style=style, missing="none",
-                                                   proba=proba))
+    ir = lower(
+        cm.synthetic(5, 120), ExportOptions(prefix="s", style=style, missing="none", proba=proba)
+    )
     files = emit(ir, style)
     text = files["predict.c"] + files["predict.h"]
     for word in ("s_miss", "s_share", "S_MISSING", "S_STACK_SIZE", "s_state", "!= x"):
@@ -131,12 +145,14 @@ def test_compact_table_row_is_feature_threshold_kid() -> None:
 def test_cli_missing_none_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "golf.tree"
     save_model(cm.golf(), str(path))
-    code, out, err = run_cli(capsys, "verify", str(path), "--missing", "none", "--style",
-                             "table", "--random", "200")
+    code, out, err = run_cli(
+        capsys, "verify", str(path), "--missing", "none", "--style", "table", "--random", "200"
+    )
     assert code == 0, err
     assert "missing none, no proba" in out and " 0 failed" in out
-    code, out, err = run_cli(capsys, "export", str(path), "--missing", "none", "--proba",
-                             "-o", str(tmp_path / "c"))
+    code, out, err = run_cli(
+        capsys, "export", str(path), "--missing", "none", "--proba", "-o", str(tmp_path / "c")
+    )
     assert code == 0, err
     header = (tmp_path / "c" / "predict.h").read_text()
     assert "golf_predict_proba" in header and "--missing none --proba" in header

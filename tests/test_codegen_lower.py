@@ -72,7 +72,12 @@ def test_float_key_nan_and_vectorized(bits: int) -> None:
 # --scale accepts any positive fraction: powers of ten, other integers, fractions, and
 # scales so large that x/K needs rounding to a double before rounding to float32.
 SCALES = [Fraction(k) for k in (1, 10, 100, 1000, 10**4, 10**5, 10**6, 3, 7, 12, 1024)] + [
-    Fraction(5, 2), Fraction(1, 3), Fraction(1, 1000), Fraction(10**9), Fraction(3**19)]
+    Fraction(5, 2),
+    Fraction(1, 3),
+    Fraction(1, 1000),
+    Fraction(10**9),
+    Fraction(3**19),
+]
 
 
 def _read(x: int, k: Fraction) -> float:
@@ -93,8 +98,9 @@ def _model_le(v: float, t: float, narrow32: bool) -> bool:
 
 @pytest.mark.parametrize("narrow32", [False, True])
 @given(data=st.data())
-def test_int_cut_follows_the_model_on_x_over_k_read_as_a_double(narrow32: bool,
-                                                                data: st.DataObject) -> None:
+def test_int_cut_follows_the_model_on_x_over_k_read_as_a_double(
+    narrow32: bool, data: st.DataObject
+) -> None:
     # The integer x means the decimal x/K; the model sees it as the double nearest
     # x/K (j48: double(x/K) <= t; c45: float32(double(x/K)) <= t).  Thresholds: a
     # training value n/K as the flavour stores it (a double, or a float32 for c45),
@@ -149,8 +155,11 @@ def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
     # straight to float32 it goes above m, but its double is m itself, which ties to
     # the even float32 below, as treegen predict (and Release 8) see the decimal.
     k = 3**19
-    odd = next(o for o in range((1 << 24) + 1, 1 << 25, 2)
-               if (k * o) % (1 << 24) == (1 << 24) - 1 and ((o - 1) // 2) % 2 == 0)
+    odd = next(
+        o
+        for o in range((1 << 24) + 1, 1 << 25, 2)
+        if (k * o) % (1 << 24) == (1 << 24) - 1 and ((o - 1) // 2) % 2 == 0
+    )
     x = (k * odd + 1) >> 24  # x * 2**24 - k * odd == 1
     m = Fraction(odd, 1 << 24)
     assert Fraction(x, k) > m and Fraction(_read(x, k)) == m
@@ -206,13 +215,18 @@ def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataO
     lo, hi = TYPES[itype].range
     missing = data.draw(st.sampled_from([lo, hi, 0]))
     enc = Encoding(itype, "float", missing, (Fraction(1),) * 4)
-    t = data.draw(st.one_of(st.floats(lo - 3.0, hi + 3.0), st.sampled_from(
-        [lo - 0.5, lo, lo + 0.5, hi - 0.5, hi, hi + 0.5, 0.0, -0.5, 0.5])))
+    t = data.draw(
+        st.one_of(
+            st.floats(lo - 3.0, hi + 3.0),
+            st.sampled_from([lo - 0.5, lo, lo + 0.5, hi - 0.5, hi, hi + 0.5, 0.0, -0.5, 0.5]),
+        )
+    )
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=1, threshold=t, children=(1, 2))
     op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=narrow32)
     klo, khi = known_range(enc)
     xs = {lo, hi, klo, khi, min(max(math.floor(t), lo), hi)} | {
-        min(max(math.floor(t) + d, lo), hi) for d in (-1, 1)}
+        min(max(math.floor(t) + d, lo), hi) for d in (-1, 1)
+    }
     for x in xs:
         if x == missing:
             continue
@@ -246,7 +260,8 @@ def test_scaled_threshold_next_to_the_default_missing_value(itype: str, t: float
         lower_continuous(node, 0, enc, True, False, missing_is_default=True)
     assert err.value.option == "--scale"
     assert f"the default missing value of {itype}; choose another with --missing-value" in str(
-        err.value)
+        err.value
+    )
     assert lower_continuous(node, 0, enc, True, False) == ("right" if lo < 0 else "left", 0)
 
 

@@ -45,8 +45,9 @@ def test_comment_text_cannot_end_a_comment(text: str) -> None:
     assert all(32 <= ord(c) < 127 for c in safe)
 
 
-@pytest.mark.parametrize("bad", ["", "1abc", "a-b", "int", "while", "class", "__x", "_Foo",
-                                 "x" * 32, "é"])
+@pytest.mark.parametrize(
+    "bad", ["", "1abc", "a-b", "int", "while", "class", "__x", "_Foo", "x" * 32, "é"]
+)
 def test_bad_prefixes(bad: str) -> None:
     with pytest.raises(EmitError) as err:
         check_prefix(bad)
@@ -58,10 +59,16 @@ def test_good_prefixes(good: str) -> None:
     assert check_prefix(good) == good
 
 
-@pytest.mark.parametrize("path,prefix", [("models/golf.tree", "golf"),
-                                         ("a/My Model-1.tree", "my_model_1"),
-                                         ("2024.tree", "n2024"), ("int.tree", "mint"),
-                                         ("???.tree", "x")])
+@pytest.mark.parametrize(
+    "path,prefix",
+    [
+        ("models/golf.tree", "golf"),
+        ("a/My Model-1.tree", "my_model_1"),
+        ("2024.tree", "n2024"),
+        ("int.tree", "mint"),
+        ("???.tree", "x"),
+    ],
+)
 def test_prefix_from_path(path: str, prefix: str) -> None:
     assert prefix_from_path(path) == prefix and prefix not in RESERVED
 

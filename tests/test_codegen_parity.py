@@ -36,8 +36,13 @@ pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not ins
 MODES = modes()
 
 
-def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None = None,
-          n_random: int = 300) -> int:
+def check(
+    model: Model,
+    opts: ExportOptions,
+    workdir: Path,
+    data: Dataset | None = None,
+    n_random: int = 300,
+) -> int:
     ir = lower(model, opts)
     built: Built = build(ir, emit(ir, opts.style), workdir)
     X = comparison_inputs(ir, data, n_random=n_random)
@@ -62,7 +67,8 @@ def check(model: Model, opts: ExportOptions, workdir: Path, data: Dataset | None
 @pytest.mark.parametrize("which", ["golf", "synthetic", "tiny", "leaf"])
 def test_hand_built_models(which: str, mode: str, style: str, tmp_path: Path) -> None:
     model = {"golf": cm.golf, "tiny": cm.tiny, "leaf": cm.single_leaf}.get(
-        which, lambda: cm.synthetic(5, 120))()
+        which, lambda: cm.synthetic(5, 120)
+    )()
     opts = ExportOptions(prefix=which, style=style, **MODES[mode])  # type: ignore[arg-type]
     assert check(model, opts, tmp_path) > 50
 
@@ -85,8 +91,9 @@ def trained(reference_dir: Path) -> dict[str, tuple[Model, Dataset]]:
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("mode", ["float", "keys", "int16"])
 @pytest.mark.parametrize("name", REFERENCES)
-def test_trained_reference_trees(trained: dict[str, tuple[Model, Dataset]], name: str,
-                                 mode: str, style: str, tmp_path: Path) -> None:
+def test_trained_reference_trees(
+    trained: dict[str, tuple[Model, Dataset]], name: str, mode: str, style: str, tmp_path: Path
+) -> None:
     model, ds = trained[name]
     kw = dict(MODES[mode])
     if mode == "int16":
@@ -112,8 +119,10 @@ def test_data_rows_convert_to_the_c_domain() -> None:
     assert got.tolist() == [[0, 722, -32768, 1], [-32768, -10, 32767, 0]]
 
 
-@pytest.mark.parametrize("style,mode", [("ifs", "float"), ("table", "float"), ("ifs", "keys"),
-                                        ("table", "double"), ("ifs", "int16")])
+@pytest.mark.parametrize(
+    "style,mode",
+    [("ifs", "float"), ("table", "float"), ("ifs", "keys"), ("table", "double"), ("ifs", "int16")],
+)
 def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) -> None:
     """Every way a value can be or fail to be a code 0..k-1: integers around the range,
     +-0, fractions, subnormals, huge values, infinities, NaNs and random bit patterns."""
@@ -122,19 +131,40 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
     ir = lower(model, opts)
     built = build(ir, emit(ir, style), tmp_path)
     rng = np.random.default_rng(1)
-    special = [0.0, -0.0, 0.5, 1.5, 199.0, 199.5, 200.0, 255.0, 256.0, 1e-45, -1e-45, 1e30,
-               np.inf, -np.inf, np.nan, -1.0, 127.0, 128.0, 2.0**-126]
+    special = [
+        0.0,
+        -0.0,
+        0.5,
+        1.5,
+        199.0,
+        199.5,
+        200.0,
+        255.0,
+        256.0,
+        1e-45,
+        -1e-45,
+        1e30,
+        np.inf,
+        -np.inf,
+        np.nan,
+        -1.0,
+        127.0,
+        128.0,
+        2.0**-126,
+    ]
     bits = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
     ints = np.arange(-5, 300, dtype=np.float32)
     ulps = [np.nextafter(ints, np.float32(-np.inf)), np.nextafter(ints, np.float32(np.inf))]
-    fixed = np.concatenate([ints.astype(np.float64), *(u.astype(np.float64) for u in ulps),
-                            special])
+    fixed = np.concatenate(
+        [ints.astype(np.float64), *(u.astype(np.float64) for u in ulps), special]
+    )
     col: np.ndarray
     if ir.encoding.is_int:
         lo, hi = ir.encoding.int_range
         values = np.concatenate([fixed, float32_bits_as_float64(bits)])
-        col = np.unique(np.clip(np.nan_to_num(values, nan=lo, posinf=hi, neginf=lo),
-                                lo, hi).round())
+        col = np.unique(
+            np.clip(np.nan_to_num(values, nan=lo, posinf=hi, neginf=lo), lo, hi).round()
+        )
     elif ir.encoding.input_type == "float":
         # the random bit patterns reach the C unchanged, signalling NaNs included
         col = np.concatenate([fixed.astype(np.float32), bits.view(np.float32)])
@@ -170,10 +200,15 @@ def float32_bits_as_float64(bits: np.ndarray) -> np.ndarray:
 @settings(
     max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(seed=st.integers(0, 10**6), mode=st.sampled_from(sorted(MODES)),
-       style=st.sampled_from(STYLES), size=st.integers(1, 150))
-def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
-                               tmp_path_factory: pytest.TempPathFactory) -> None:
+@given(
+    seed=st.integers(0, 10**6),
+    mode=st.sampled_from(sorted(MODES)),
+    style=st.sampled_from(STYLES),
+    size=st.integers(1, 150),
+)
+def test_random_trees_any_mode(
+    seed: int, mode: str, style: str, size: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     model = cm.synthetic(seed, size)
     opts = ExportOptions(prefix="r", style=style, **MODES[mode])  # type: ignore[arg-type]
     try:
@@ -185,8 +220,9 @@ def test_random_trees_any_mode(seed: int, mode: str, style: str, size: int,
 
 @pytest.mark.parametrize("flavor", ["j48", "c45"])
 @pytest.mark.parametrize("itype,digits", [("int16", 1), ("int32", 3), ("uint32", 6)])
-def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int,
-                                            tmp_path: Path) -> None:
+def test_scaled_decimals_agree_with_predict(
+    flavor: str, itype: str, digits: int, tmp_path: Path
+) -> None:
     """A tree trained on decimals with ``digits`` places (its thresholds are training
     values), exported with --scale 10**digits: the C on the integer x = value * K
     predicts what the Python model predicts for the decimal text of the value, read as
@@ -204,7 +240,8 @@ def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int
     label = np.where(ints[:, 1] < top // 2, ints[:, 0] // (top // 12), ints[:, 0] // (top // 7)) % 3
     text = "a,b,class\n" + "".join(
         f"{a // k}.{a % k:0{digits}d},{b // k}.{b % k:0{digits}d},c{c}\n"
-        for (a, b), c in zip(ints.tolist(), label.tolist(), strict=True))
+        for (a, b), c in zip(ints.tolist(), label.tolist(), strict=True)
+    )
     (tmp_path / "d.csv").write_text(text)
     ds = read_dataset(str(tmp_path / "d.csv"))
     model = trainer.train(ds, trainer.TrainOptions(min_cases=1, prune=False, flavor=flavor))
@@ -213,5 +250,4 @@ def test_scaled_decimals_agree_with_predict(flavor: str, itype: str, digits: int
     built = build(ir, emit(ir, "ifs"), tmp_path)
     c_cls, _ = built.run(ints.astype(ir.encoding.ctype.dtype))
     assert np.array_equal(c_cls, predict(model, ds.X))
-    check(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)), tmp_path / "t",
-          ds)
+    check(model, ExportOptions(prefix="d", input_type=itype, scale=Fraction(k)), tmp_path / "t", ds)

@@ -22,9 +22,16 @@ from support import codegen_models as cm
 from support.modes import STYLES, modes
 
 FAKE_STDINT = "\n".join(
-    f"typedef {c} {t};" for t, c in [
-        ("int8_t", "signed char"), ("uint8_t", "unsigned char"), ("int16_t", "short"),
-        ("uint16_t", "unsigned short"), ("int32_t", "int"), ("uint32_t", "unsigned int")])
+    f"typedef {c} {t};"
+    for t, c in [
+        ("int8_t", "signed char"),
+        ("uint8_t", "unsigned char"),
+        ("int16_t", "short"),
+        ("uint16_t", "unsigned short"),
+        ("int32_t", "int"),
+        ("uint32_t", "unsigned int"),
+    ]
+)
 
 MODES = modes(fixed={"input_type": "int32", "scale": Fraction(100)})
 
@@ -36,8 +43,12 @@ def parse(files: dict[str, str], tmp: Path) -> c_ast.FileAST:
     (tmp / "inc" / "stdint.h").write_text(FAKE_STDINT + "\n")
     for name, text in files.items():
         (tmp / name).write_text(text)
-    pre = subprocess.run(["gcc", "-E", "-P", "-nostdinc", "-I", str(tmp / "inc"),
-                          str(tmp / "predict.c")], capture_output=True, text=True, check=True)
+    pre = subprocess.run(
+        ["gcc", "-E", "-P", "-nostdinc", "-I", str(tmp / "inc"), str(tmp / "predict.c")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return c_parser.CParser().parse(pre.stdout, "predict.c")
 
 
@@ -145,6 +156,7 @@ def test_deep_tree_is_split_into_functions(tmp_path: Path) -> None:
     assert len(walks) > 1
     assert c.ifs_in_walk == sum(isinstance(n, Compare) for n in ir.nodes)
     # no line is indented deeper than 48 levels of nesting plus the function body
-    depth = max(len(line) - len(line.lstrip(" "))
-                for line in emit(ir, "ifs")["predict.c"].splitlines())
+    depth = max(
+        len(line) - len(line.lstrip(" ")) for line in emit(ir, "ifs")["predict.c"].splitlines()
+    )
     assert depth <= 4 * 49

@@ -15,8 +15,11 @@ from treegen.cli.main import main
 from support.fuzz import LONG
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-ENTRIES = [tuple(line.split("\t")) for line in
-           (CORPUS / "MANIFEST").read_text(encoding="utf-8").splitlines() if line]
+ENTRIES = [
+    tuple(line.split("\t"))
+    for line in (CORPUS / "MANIFEST").read_text(encoding="utf-8").splitlines()
+    if line
+]
 SENTINEL = b"an existing output file: must survive a failed run\n"
 
 
@@ -43,8 +46,14 @@ def test_corpus_is_large_and_covers_every_format() -> None:
 
 
 @pytest.mark.parametrize("path,loc,what", ENTRIES, ids=[e[0] for e in ENTRIES])
-def test_corpus_entry(path: str, loc: str, what: str, tmp_path: Path,
-                      monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_corpus_entry(
+    path: str,
+    loc: str,
+    what: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.chdir(CORPUS)
     guarded = _guard(tmp_path / "out")
     status = main(_argv(path, tmp_path / "out"))
@@ -58,9 +67,34 @@ def test_corpus_entry(path: str, loc: str, what: str, tmp_path: Path,
 
 # ---- mutation fuzz --------------------------------------------------------------------
 
-SPECIALS = [b"\x00", b"\xff", b"\xc3", b"\n", b"\r", b",", b'"', b"'", b"{", b"}", b"[", b"]",
-            b"?", b"%", b"@", b".", b":", b"|", b"-", b"e999", b"NaN", b"inf", b"1" * 5000,
-            b"\t", b" ", b"\\"]
+SPECIALS = [
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\n",
+    b"\r",
+    b",",
+    b'"',
+    b"'",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"?",
+    b"%",
+    b"@",
+    b".",
+    b":",
+    b"|",
+    b"-",
+    b"e999",
+    b"NaN",
+    b"inf",
+    b"1" * 5000,
+    b"\t",
+    b" ",
+    b"\\",
+]
 
 
 def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
@@ -73,7 +107,7 @@ def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
         elif op == 1:  # insert a special token
             b[at:at] = SPECIALS[int(rng.integers(len(SPECIALS)))]
         elif op == 2:  # delete a run
-            del b[at:at + int(rng.integers(1, 20))]
+            del b[at : at + int(rng.integers(1, 20))]
         elif op == 3:  # truncate
             del b[at:]
         elif op == 4:  # duplicate a line
@@ -92,15 +126,21 @@ def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
 def _valid_files() -> dict[str, bytes]:
     import make_corpus as mc
 
-    return {"golf.csv": mc.CSV.encode(), "golf.arff": mc.ARFF.encode(),
-            "golf.names": mc.NAMES.encode(), "golf.data": mc.DATA.encode(),
-            "golf.tree": mc.model_text().encode()}
+    return {
+        "golf.csv": mc.CSV.encode(),
+        "golf.arff": mc.ARFF.encode(),
+        "golf.names": mc.NAMES.encode(),
+        "golf.data": mc.DATA.encode(),
+        "golf.tree": mc.model_text().encode(),
+    }
 
 
-@pytest.mark.parametrize("target", ["golf.csv", "golf.arff", "golf.names", "golf.data",
-                                    "golf.tree"])
-def test_mutation_fuzz(target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                       capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "target", ["golf.csv", "golf.arff", "golf.names", "golf.data", "golf.tree"]
+)
+def test_mutation_fuzz(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.syspath_prepend(str(CORPUS))
     valid = _valid_files()
     monkeypatch.chdir(tmp_path)
@@ -114,8 +154,11 @@ def test_mutation_fuzz(target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
         mutant = _mutate(valid[target], rng)
         Path(target).write_bytes(mutant)
         data_path = "golf.data" if target.endswith((".names", ".data")) else target
-        argv = (["show", "golf.tree"] if target == "golf.tree"
-                else ["train", data_path, "-o", "out/out.tree", "-q"])
+        argv = (
+            ["show", "golf.tree"]
+            if target == "golf.tree"
+            else ["train", data_path, "-o", "out/out.tree", "-q"]
+        )
         guarded = _guard(tmp_path / "out")
         try:
             status = main(argv)
@@ -124,7 +167,9 @@ def test_mutation_fuzz(target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
         out = capsys.readouterr()
         assert status in (0, 2), (status, mutant[:300], out.err)
         if status == 2:
-            assert out.err.count("\n") == 1 and out.err.startswith("treegen: error: "), \
-                (mutant[:300], out.err)
+            assert out.err.count("\n") == 1 and out.err.startswith("treegen: error: "), (
+                mutant[:300],
+                out.err,
+            )
             assert all(f.read_bytes() == SENTINEL for f in guarded), mutant[:300]
         runs += 1

@@ -62,21 +62,29 @@ def _every_stage(model: Model, tmp: Path) -> None:
         save_model(model, tmp / "deep.tree")
         back = load_model(tmp / "deep.tree")
         assert back == model and model_from_json(model_to_json(model)) == model
-        X = np.asarray([[v] + [np.nan] * (len(model.schema.attributes) - 1)
-                        for v in (-1.0, 0.5, model.depth() / 2, 1e9, np.nan)])
+        X = np.asarray(
+            [
+                [v] + [np.nan] * (len(model.schema.attributes) - 1)
+                for v in (-1.0, 0.5, model.depth() / 2, 1e9, np.nan)
+            ]
+        )
         classify.predict(model, X)
         for style in ("ifs", "table"):
             emit(lower(model, ExportOptions(style=style)), style)
 
 
-@pytest.mark.parametrize("engine,flavor,prune", [("level", "c45", True), ("dfs", "j48", False),
-                                                 ("level", "j48", False)])
+@pytest.mark.parametrize(
+    "engine,flavor,prune", [("level", "c45", True), ("dfs", "j48", False), ("level", "j48", False)]
+)
 def test_train_deep_chain(engine: str, flavor: str, prune: bool, tmp_path: Path) -> None:
     blocks = 1001 if LONG else 3 * HEADROOM
     ds = chain_data(blocks)
     with shallow_stack():
-        model = train(ds, TrainOptions(min_cases=2, prune=prune, flavor=flavor),  # type: ignore[arg-type]
-                      engine=engine)  # type: ignore[arg-type]
+        model = train(
+            ds,
+            TrainOptions(min_cases=2, prune=prune, flavor=flavor),  # type: ignore[arg-type]
+            engine=engine,
+        )  # type: ignore[arg-type]
     assert model.depth() == blocks - 1 > 2 * HEADROOM
     assert (classify.predict(model, ds.X) == ds.y).all()
     _every_stage(model, tmp_path)
@@ -108,8 +116,12 @@ def test_chain_of_depth_1500_through_every_stage_and_the_compiler(tmp_path: Path
             d.mkdir()
             for name, text in emit(lower(model, ExportOptions(style=style)), style).items():
                 (d / name).write_text(text, encoding="utf-8")
-            r = subprocess.run(["gcc", *STRICT_FLAGS, "-fsyntax-only", str(d / "predict.c")],
-                               capture_output=True, text=True, check=False)
+            r = subprocess.run(
+                ["gcc", *STRICT_FLAGS, "-fsyntax-only", str(d / "predict.c")],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             assert r.returncode == 0 and not r.stderr, r.stderr[:2000]
             # Parity on a shorter chain (the oracles walk every branch of a missing value:
             # quadratic in depth), still seven functions deep in the ifs style.
@@ -122,8 +134,11 @@ def wide_model(k: int = 300) -> Model:
     v = np.arange(4 * k) % k
     X = np.stack([v.astype(np.float64), rng.random(4 * k)], axis=1)
     y = (v % 3).astype(np.int32)
-    schema = Schema((Attribute("v", "nominal", tuple(f"v{i}" for i in range(k))),
-                     Attribute("x", "continuous")), ("a", "b", "c"), "class")
+    schema = Schema(
+        (Attribute("v", "nominal", tuple(f"v{i}" for i in range(k))), Attribute("x", "continuous")),
+        ("a", "b", "c"),
+        "class",
+    )
     return train(Dataset(schema, X, y), TrainOptions())
 
 

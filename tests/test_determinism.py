@@ -18,11 +18,17 @@ REF = Path(__file__).resolve().parent / "data" / "reference"
 # (data, training options): missing values, nominal subsets, both flavors, a hostile
 # fuzz dataset with subnormals, ulp-close values and unseen nominal values.
 # (Subsets on j48 crx take ~10 s without the accelerator: left to the fuzz dataset.)
-RUNS = [("crx/crx.data", []), ("crx/crx.arff", ["--flavor", "j48", "-m", "3"]),
-        ("crx/crx.data", ["--subsets", "-c", "0.1"]),
-        ("soybean-r8/soybean-r8.arff", ["--flavor", "j48", "--no-prune", "--criterion", "gain"])]
-EXPORTS = [["--style", "ifs"], ["--style", "table", "--input-type", "int16"],
-           ["--style", "ifs", "--float-compare", "int"]]
+RUNS = [
+    ("crx/crx.data", []),
+    ("crx/crx.arff", ["--flavor", "j48", "-m", "3"]),
+    ("crx/crx.data", ["--subsets", "-c", "0.1"]),
+    ("soybean-r8/soybean-r8.arff", ["--flavor", "j48", "--no-prune", "--criterion", "gain"]),
+]
+EXPORTS = [
+    ["--style", "ifs"],
+    ["--style", "table", "--input-type", "int16"],
+    ["--style", "ifs", "--float-compare", "int"],
+]
 
 SCRIPT = r"""
 import sys
@@ -44,10 +50,19 @@ def _run(tmp: Path, name: str, seed: str, native: bool, runs: list[str]) -> dict
     env["PYTHONHASHSEED"] = seed
     if not native:
         env["TREEGEN_NO_NATIVE"] = "1"
-    subprocess.run([sys.executable, "-c", SCRIPT % (EXPORTS,), *runs], check=True,
-                   env=env, cwd=out, capture_output=True, text=True)
-    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file()}
+    subprocess.run(
+        [sys.executable, "-c", SCRIPT % (EXPORTS,), *runs],
+        check=True,
+        env=env,
+        cwd=out,
+        capture_output=True,
+        text=True,
+    )
+    return {
+        str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("fuzz_index", [3])
@@ -70,7 +85,8 @@ def test_same_bytes_across_hash_seeds_and_accelerator(fuzz_index: int, tmp_path:
     runs += ["\x1f".join([str(csv), "--subsets", "--flavor", "j48"]), str(csv)]
     results = {
         (seed, native): _run(tmp_path, f"s{seed}_{int(native)}", seed, native, runs)
-        for seed, native in (("0", True), ("1", True), ("987654", False), ("31337", False))}
+        for seed, native in (("0", True), ("1", True), ("987654", False), ("31337", False))
+    }
     first = next(iter(results.values()))
     assert len(first) == len(runs) * (1 + 2 * len(EXPORTS))
     for key, files in results.items():

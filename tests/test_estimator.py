@@ -34,15 +34,21 @@ def _arrays(seed: int = 0, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _golf_frame() -> tuple[pd.DataFrame, np.ndarray]:
-    rows = [line.rstrip(".\n").split(", ")
-            for line in GOLF.with_suffix(".data").read_text().splitlines() if line.strip()]
-    frame = pd.DataFrame({
-        "outlook": pd.Categorical([r[0] for r in rows],
-                                  categories=["sunny", "overcast", "rain"]),
-        "temperature": [float(r[1]) for r in rows],
-        "humidity": [float(r[2]) for r in rows],
-        "windy": pd.Categorical([r[3] for r in rows], categories=["true", "false"]),
-    })
+    rows = [
+        line.rstrip(".\n").split(", ")
+        for line in GOLF.with_suffix(".data").read_text().splitlines()
+        if line.strip()
+    ]
+    frame = pd.DataFrame(
+        {
+            "outlook": pd.Categorical(
+                [r[0] for r in rows], categories=["sunny", "overcast", "rain"]
+            ),
+            "temperature": [float(r[1]) for r in rows],
+            "humidity": [float(r[2]) for r in rows],
+            "windy": pd.Categorical([r[3] for r in rows], categories=["true", "false"]),
+        }
+    )
     return frame, np.array([r[4] for r in rows])
 
 
@@ -58,10 +64,13 @@ def test_check_estimator_passes(params: dict[str, object]) -> None:
 
 
 def test_importing_treegen_does_not_import_sklearn() -> None:
-    code = ("import sys, treegen; treegen.C45Classifier(); "
-            "print(any(m.split('.')[0] in ('sklearn', 'pandas') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout
+    code = (
+        "import sys, treegen; treegen.C45Classifier(); "
+        "print(any(m.split('.')[0] in ('sklearn', 'pandas') for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
     assert out.strip() == "False"
 
 
@@ -97,8 +106,9 @@ def test_nominal_by_name_and_by_index_agree() -> None:
     # The same tree; only the feature names differ (x0.. without a DataFrame).
     assert by_name.to_model().nodes == by_index.to_model().nodes
     assert by_index.to_model().feature_names == ("x0", "x1", "x2", "x3")
-    assert by_name.predict(plain).tolist() == by_index.predict(
-        plain.to_numpy(dtype=object)).tolist()
+    assert (
+        by_name.predict(plain).tolist() == by_index.predict(plain.to_numpy(dtype=object)).tolist()
+    )
 
 
 def test_nan_is_missing_and_an_unseen_value_is_missing() -> None:
@@ -111,18 +121,24 @@ def test_nan_is_missing_and_an_unseen_value_is_missing() -> None:
     assert np.array_equal(est.predict_proba(unknown), est.predict_proba(unseen))
     x = est._x(unknown)
     assert np.isnan(x[0, 0])
-    assert np.array_equal(est.predict_proba(unknown),
-                          treegen.train(f"{GOLF}.names").predict_proba(x)[:, ::-1])
+    assert np.array_equal(
+        est.predict_proba(unknown), treegen.train(f"{GOLF}.names").predict_proba(x)[:, ::-1]
+    )
 
 
 def test_pipeline_gridsearch_and_cross_val_score() -> None:
     X, y = _arrays(seed=3, n=240)
-    pipe = Pipeline([("scale", FunctionTransformer(lambda a: a * 2.0)),
-                     ("tree", treegen.C45Classifier(nominal=[2]))])
+    pipe = Pipeline(
+        [
+            ("scale", FunctionTransformer(lambda a: a * 2.0)),
+            ("tree", treegen.C45Classifier(nominal=[2])),
+        ]
+    )
     scores = cross_val_score(pipe, X, y, cv=3)
     assert scores.shape == (3,) and np.all(scores > 0.8)
-    grid = GridSearchCV(treegen.C45Classifier(), {"cf": [0.05, 0.25], "min_cases": [2, 10]},
-                        cv=3).fit(X, y)
+    grid = GridSearchCV(
+        treegen.C45Classifier(), {"cf": [0.05, 0.25], "min_cases": [2, 10]}, cv=3
+    ).fit(X, y)
     assert set(grid.best_params_) == {"cf", "min_cases"}
     assert grid.best_estimator_.get_params()["cf"] == grid.best_params_["cf"]
     assert grid.score(X, y) == grid.best_estimator_.score(X, y)
@@ -150,5 +166,4 @@ def test_errors_are_treegen_errors_and_value_errors() -> None:
         treegen.C45Classifier(nominal=["z"]).fit(X, y)
     with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         treegen.C45Classifier().set_params(depth=3)
-    assert repr(treegen.C45Classifier(cf=0.1, nominal=[2])) == \
-        "C45Classifier(cf=0.1, nominal=[2])"
+    assert repr(treegen.C45Classifier(cf=0.1, nominal=[2])) == "C45Classifier(cf=0.1, nominal=[2])"

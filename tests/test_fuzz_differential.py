@@ -47,8 +47,9 @@ def _run_group(start: int, tmp: Path) -> tuple[int, int, list[str]]:
     rows = 0
     for i, (index, mode, model, ds) in enumerate(meta):
         ir = lib.irs[i]
-        X = np.concatenate([to_c_domain(ir, ds.X),
-                            comparison_inputs(ir, None, n_random=150, seed=index)])
+        X = np.concatenate(
+            [to_c_domain(ir, ds.X), comparison_inputs(ir, None, n_random=150, seed=index)]
+        )
         c_cls, c_proba = lib.run(i, X)
         report = Report()
         compare(ir, model, X, c_cls, c_proba, report)
@@ -70,10 +71,12 @@ def test_mode_table_covers_every_axis() -> None:
     modes = all_modes()
     assert {m.style for m in modes} == {"ifs", "table"}
     from treegen.codegen.ir import INPUT_TYPES
+
     assert {m.input_type for m in modes} == set(INPUT_TYPES)
     assert any(m.float_compare == "int" for m in modes)
     assert any(m.scale is not None for m in modes)
     # Every mode is reached by the CI cases.
-    reached = {(i * MODES_PER_CASE + j) % len(modes) for i in range(N_CASES)
-               for j in range(MODES_PER_CASE)}
+    reached = {
+        (i * MODES_PER_CASE + j) % len(modes) for i in range(N_CASES) for j in range(MODES_PER_CASE)
+    }
     assert reached == set(range(len(modes)))

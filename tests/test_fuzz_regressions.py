@@ -12,9 +12,13 @@ from treegen.model.core import Model, Node
 
 def _one_test(threshold: float, flavor: str) -> Model:
     schema = Schema((Attribute("x", "continuous"),), ("a", "b"), "class")
-    nodes = (Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=0, threshold=threshold,
-                  children=(1, 2)),
-             Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)), Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)))
+    nodes = (
+        Node(
+            "continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=0, threshold=threshold, children=(1, 2)
+        ),
+        Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)),
+        Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)),
+    )
     return Model(schema, nodes, {"flavor": flavor})
 
 

@@ -22,14 +22,61 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
 # Identifiers a name must never become outside a comment or string.
 PAYLOADS = ("pwned_attr", "pwned_val", "pwned_cls", "PWNED", "PWNED2", "PWNED3", "PWNED4")
-HOSTILE = ['a"b', "back\\slash", "*/ int pwned_attr = 1; /*", "// pwned_attr", "x\\",
-           "new\nline\n#define PWNED 1\n", "#define PWNED2 1", "int", "class", "1st", "2nd",
-           "ünïcødé ☃", "x-y", "x_y", "X Y", "??=", "??/", "tab\there", "_Bool", "main",
-           "trailing\\", "\r\n#undef NULL", "\"; int pwned_val; char *s = \""]
-VALUES = ["*/", "/*", '"', "\\", "\n#define PWNED3 1\n", "a-b", "a_b", "A B", "int", "NULL",
-          "1", "ü", "*/ pwned_val /*", "?" * 3, "\\\n", "'"]
-CLASSES = ['yes"', "no\\", "*/ pwned_cls /*", "new\n#define PWNED4 1", "int", "int ", "??/",
-           "é", "1", "\\"]
+HOSTILE = [
+    'a"b',
+    "back\\slash",
+    "*/ int pwned_attr = 1; /*",
+    "// pwned_attr",
+    "x\\",
+    "new\nline\n#define PWNED 1\n",
+    "#define PWNED2 1",
+    "int",
+    "class",
+    "1st",
+    "2nd",
+    "ünïcødé ☃",
+    "x-y",
+    "x_y",
+    "X Y",
+    "??=",
+    "??/",
+    "tab\there",
+    "_Bool",
+    "main",
+    "trailing\\",
+    "\r\n#undef NULL",
+    '"; int pwned_val; char *s = "',
+]
+VALUES = [
+    "*/",
+    "/*",
+    '"',
+    "\\",
+    "\n#define PWNED3 1\n",
+    "a-b",
+    "a_b",
+    "A B",
+    "int",
+    "NULL",
+    "1",
+    "ü",
+    "*/ pwned_val /*",
+    "?" * 3,
+    "\\\n",
+    "'",
+]
+CLASSES = [
+    'yes"',
+    "no\\",
+    "*/ pwned_cls /*",
+    "new\n#define PWNED4 1",
+    "int",
+    "int ",
+    "??/",
+    "é",
+    "1",
+    "\\",
+]
 
 
 def hostile_model() -> Model:
@@ -39,8 +86,10 @@ def hostile_model() -> Model:
     n = 250
     for j, name in enumerate(HOSTILE):
         if j % 2 == 0:
-            vals = tuple(VALUES[(j + k) % len(VALUES)] + ("" if k < len(VALUES) else str(k))
-                         for k in range(3 + j % 5))
+            vals = tuple(
+                VALUES[(j + k) % len(VALUES)] + ("" if k < len(VALUES) else str(k))
+                for k in range(3 + j % 5)
+            )
             attrs.append(Attribute(name, "nominal", vals))
             cols.append(rng.integers(0, len(vals), n).astype(np.float64))
         else:
@@ -70,8 +119,12 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     out = {}
     for style in ("ifs", "table"):
         for t in ("float", "int16"):
-            opts = with_provenance(export_options(str(tmp / "evil.tree"), style=style,
-                                                  input_type=t), loaded, "evil.tree", ".")
+            opts = with_provenance(
+                export_options(str(tmp / "evil.tree"), style=style, input_type=t),
+                loaded,
+                "evil.tree",
+                ".",
+            )
             out[f"{style}-{t}"] = emit(lower(loaded, opts), style)
     return out
 
@@ -88,7 +141,7 @@ def _strip_comments_and_strings(src: str) -> str:
             i = j + 2
             out.append(" ")
         elif src.startswith("//", i):
-            raise AssertionError(f"a // comment: {src[i:i + 60]!r}")
+            raise AssertionError(f"a // comment: {src[i : i + 60]!r}")
         elif src[i] in "\"'":
             q = src[i]
             j = i + 1
@@ -114,13 +167,13 @@ def test_no_name_escapes(mode: str, exported: dict[str, dict[str, str]]) -> None
         # Every directive is one treegen writes, on a macro of its own.
         for line in code.splitlines():
             if line.lstrip().startswith("#"):
-                assert re.match(r"\s*#\s*(if|ifdef|ifndef|endif|else|elif|define|include|error)\b",
-                                line), (name, line)
+                assert re.match(
+                    r"\s*#\s*(if|ifdef|ifndef|endif|else|elif|define|include|error)\b", line
+                ), (name, line)
         defines = re.findall(r"^\s*#\s*define\s+(\w+)", code, flags=re.M)
         if name == "predict.h":  # (predict.c defines some twice, in #if / #else)
             assert len(defines) == len(set(defines)), name
-        assert all(d.startswith("EVIL_") or d == "TREEGEN_EVIL_H" for d in defines), \
-            (name, defines)
+        assert all(d.startswith("EVIL_") or d == "TREEGEN_EVIL_H" for d in defines), (name, defines)
 
 
 def _compile(cmd: list[str], d: Path) -> None:
@@ -129,29 +182,59 @@ def _compile(cmd: list[str], d: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["ifs-float", "table-float", "ifs-int16", "table-int16"])
-def test_compiles_warning_free(mode: str, exported: dict[str, dict[str, str]],
-                               tmp_path: Path) -> None:
+def test_compiles_warning_free(
+    mode: str, exported: dict[str, dict[str, str]], tmp_path: Path
+) -> None:
     for name, text in exported[mode].items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     names = "-DEVIL_WANT_CLASS_NAMES"
     for cc in ("gcc", "clang"):
         if shutil.which(cc) is None:
             continue
-        _compile([cc, *STRICT_FLAGS, "-Wcomment", names, "-c", "predict.c", "-o", f"{cc}.o"],
-                 tmp_path)
-    _compile(["gcc", *[f for f in STRICT_FLAGS if f != "-std=c99"], "-std=c89", names, "-c",
-              "predict.c", "-o", "c89.o"], tmp_path)
+        _compile(
+            [cc, *STRICT_FLAGS, "-Wcomment", names, "-c", "predict.c", "-o", f"{cc}.o"], tmp_path
+        )
+    _compile(
+        [
+            "gcc",
+            *[f for f in STRICT_FLAGS if f != "-std=c99"],
+            "-std=c89",
+            names,
+            "-c",
+            "predict.c",
+            "-o",
+            "c89.o",
+        ],
+        tmp_path,
+    )
     if shutil.which("g++"):
-        (tmp_path / "use.cpp").write_text('#include "predict.h"\nint f(const evil_input_t *x);\n'
-                                          "int f(const evil_input_t *x) "
-                                          "{ return evil_predict(x); }\n",
-                                          encoding="utf-8")
-        _compile(["g++", "-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror", names, "-c",
-                  "use.cpp", "-o", "use.o"], tmp_path)
+        (tmp_path / "use.cpp").write_text(
+            '#include "predict.h"\nint f(const evil_input_t *x);\n'
+            "int f(const evil_input_t *x) "
+            "{ return evil_predict(x); }\n",
+            encoding="utf-8",
+        )
+        _compile(
+            [
+                "g++",
+                "-std=c++11",
+                "-Wall",
+                "-Wextra",
+                "-pedantic",
+                "-Werror",
+                names,
+                "-c",
+                "use.cpp",
+                "-o",
+                "use.o",
+            ],
+            tmp_path,
+        )
 
 
-def test_identifiers_stable_across_processes(exported: dict[str, dict[str, str]],
-                                             tmp_path: Path) -> None:
+def test_identifiers_stable_across_processes(
+    exported: dict[str, dict[str, str]], tmp_path: Path
+) -> None:
     """The same names give the same identifiers in another process (other hash seed)."""
     script = (
         "import sys, json; sys.path.insert(0, %r)\n"
@@ -170,11 +253,16 @@ def test_identifiers_stable_across_processes(exported: dict[str, dict[str, str]]
     import os
 
     for seed in ("1", "12345"):
-        r = subprocess.run([sys.executable, "-c", script % (here, path, path, path)],
-                           capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed})
+        r = subprocess.run(
+            [sys.executable, "-c", script % (here, path, path, path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         got = json.loads(r.stdout)
         # The provenance names the model path, which differs; everything else is equal.
         strip = lambda s: re.sub(r"(treegen export )\S+", r"\1X", s)  # noqa: E731
-        assert {k: strip(v) for k, v in got.items()} == \
-            {k: strip(v) for k, v in exported["ifs-float"].items()}
+        assert {k: strip(v) for k, v in got.items()} == {
+            k: strip(v) for k, v in exported["ifs-float"].items()
+        }

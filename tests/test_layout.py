@@ -36,8 +36,9 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
                 anchor = here.split(".")[: len(here.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
             # "from pkg import mod" imports the module pkg.mod when there is one.
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                       for a in node.names]
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
         else:
             continue
         for t in targets:

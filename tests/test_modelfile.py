@@ -21,11 +21,15 @@ from treegen.model.file import load_model, model_from_json, model_to_json, save_
 from support import codegen_models as cm
 
 SCHEMA = Schema(
-    (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
-     Attribute("temp, °C", "continuous"),
-     Attribute("id", "ignore"),
-     Attribute("windy", "nominal", ("true", "false"))),
-    ("Play", "Don't Play"), "play")
+    (
+        Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
+        Attribute("temp, °C", "continuous"),
+        Attribute("id", "ignore"),
+        Attribute("windy", "nominal", ("true", "false")),
+    ),
+    ("Play", "Don't Play"),
+    "play",
+)
 
 # Thresholds that decimal printing gets wrong easily: float32 values, a
 # subnormal, negative zero, 0.1 + 0.2, the largest double.
@@ -35,18 +39,23 @@ THRESHOLDS = [float(np.float32(72.3)), 5e-324, -0.0, 0.1 + 0.2, 1.79769313486231
 def hand_built(threshold: float = 75.5) -> Model:
     nodes = (
         Node("nominal", 0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
-        Node("continuous", 1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold,
-             children=(2, 3)),
+        Node(
+            "continuous", 1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold, children=(2, 3)
+        ),
         Node("leaf", 0, 2.0, 0.0, (2.0, 0.0)),
         Node("leaf", 1, 3.0000001192092896, 0.5, (0.0, 3.0000001192092896)),
         Node("leaf", 0, 0.0, 0.0, (0.0, 0.0)),  # an empty leaf
-        Node("subset", 0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)),
-             children=(6, 7)),
+        Node("subset", 0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)), children=(6, 7)),
         Node("leaf", 0, 4.0, 0.0, (4.0, 0.0)),
         Node("leaf", 1, 3.0, 1.0, (2.0, 1.0)),
     )
-    return Model(SCHEMA, nodes, {"cf": 0.25, "min_cases": 2, "flavor": "c45"},
-                 "0.1.0", "sha256:0123456789abcdef")
+    return Model(
+        SCHEMA,
+        nodes,
+        {"cf": 0.25, "min_cases": 2, "flavor": "c45"},
+        "0.1.0",
+        "sha256:0123456789abcdef",
+    )
 
 
 def bits(x: float) -> bytes:
@@ -64,8 +73,13 @@ def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     assert (back.treegen_version, back.data_fingerprint) == ("0.1.0", "sha256:0123456789abcdef")
     assert len(back.nodes) == len(model.nodes)
     for a, b in zip(model.nodes, back.nodes, strict=True):
-        assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == \
-               (b.kind, b.cls, b.attribute, b.subsets, b.children)
+        assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == (
+            b.kind,
+            b.cls,
+            b.attribute,
+            b.subsets,
+            b.children,
+        )
         assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)
         assert [bits(x) for x in a.dist] == [bits(x) for x in b.dist]
         assert bits(a.threshold) == bits(b.threshold) or (a.is_leaf or a.kind != "continuous")
@@ -99,42 +113,68 @@ GOOD = model_to_json(hand_built())
 DAMAGE = [
     (lambda t: t.replace('"version": 1', '"version": 2'), "version: format version 2 is newer"),
     (lambda t: t.replace('"treegen-model"', '"other"'), "format: not a treegen model"),
-    (lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": 75.6'),
-     "nodes[1].threshold: 75.6 does not equal threshold_hex"),
-    (lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": 1e999'),
-     "nodes[1].threshold: must be a finite number"),
+    (
+        lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": 75.6'),
+        "nodes[1].threshold: 75.6 does not equal threshold_hex",
+    ),
+    (
+        lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": 1e999'),
+        "nodes[1].threshold: must be a finite number",
+    ),
     (lambda t: edit(t, 1, r'"threshold": 75.5', '"threshold": NaN'), "not valid JSON"),
-    (lambda t: edit(t, 1, r'"threshold_hex": "[^"]*"', '"threshold_hex": "zz"'),
-     "nodes[1].threshold_hex: 'zz' is not a hexadecimal float"),
-    (lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 4, 9]'),
-     "nodes[0].children[2]: 9 is out of range (0..7)"),
-    (lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 4]'),
-     "nodes[0].children: has 2 entries, the test has 3 branches"),
-    (lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 5, 4]'),
-     "nodes[0].children[1]: points to node 5, but pre-order needs node 4"),
-    (lambda t: edit(t, 1, r'"children": \[2, 3\]', '"children": [0, 3]'),
-     "nodes[1].children[0]: points to node 0"),
-    (lambda t: edit(t, 0, r'"dist": \[9.0, 5.0\]', '"dist": [9.0]'),
-     "nodes[0].dist: must list 2 class weights"),
+    (
+        lambda t: edit(t, 1, r'"threshold_hex": "[^"]*"', '"threshold_hex": "zz"'),
+        "nodes[1].threshold_hex: 'zz' is not a hexadecimal float",
+    ),
+    (
+        lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 4, 9]'),
+        "nodes[0].children[2]: 9 is out of range (0..7)",
+    ),
+    (
+        lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 4]'),
+        "nodes[0].children: has 2 entries, the test has 3 branches",
+    ),
+    (
+        lambda t: edit(t, 0, r'"children": \[1, 4, 5\]', '"children": [1, 5, 4]'),
+        "nodes[0].children[1]: points to node 5, but pre-order needs node 4",
+    ),
+    (
+        lambda t: edit(t, 1, r'"children": \[2, 3\]', '"children": [0, 3]'),
+        "nodes[1].children[0]: points to node 0",
+    ),
+    (
+        lambda t: edit(t, 0, r'"dist": \[9.0, 5.0\]', '"dist": [9.0]'),
+        "nodes[0].dist: must list 2 class weights",
+    ),
     (lambda t: edit(t, 2, r'"cls": 0', '"cls": 2'), "nodes[2].cls: 2 is out of range (0..1)"),
     (lambda t: edit(t, 2, r'"items": 2.0', '"items": -1'), "nodes[2].items: must be a finite"),
     (lambda t: edit(t, 2, r'"items": 2.0', '"items": true'), "nodes[2].items: must be a number"),
     (lambda t: edit(t, 3, r'"id": 3', '"id": 4'), "nodes[3].id: is 4, expected 3"),
-    (lambda t: edit(t, 1, r'"attribute": 1', '"attribute": 0'),
-     "nodes[1].attribute: a continuous test needs a continuous attribute"),
-    (lambda t: edit(t, 1, r'"attribute": 1', '"attribute": 4'),
-     "nodes[1].attribute: 4 is out of range"),
-    (lambda t: edit(t, 5, r'"subsets": \[\[1\], \[0\]\]', '"subsets": [[1], [1]]'),
-     "nodes[5].subsets[1][0]: value 1 is in two subsets"),
+    (
+        lambda t: edit(t, 1, r'"attribute": 1', '"attribute": 0'),
+        "nodes[1].attribute: a continuous test needs a continuous attribute",
+    ),
+    (
+        lambda t: edit(t, 1, r'"attribute": 1', '"attribute": 4'),
+        "nodes[1].attribute: 4 is out of range",
+    ),
+    (
+        lambda t: edit(t, 5, r'"subsets": \[\[1\], \[0\]\]', '"subsets": [[1], [1]]'),
+        "nodes[5].subsets[1][0]: value 1 is in two subsets",
+    ),
     (lambda t: edit(t, 2, r'"kind": "leaf"', '"kind": "tree"'), "nodes[2].kind: must be one of"),
-    (lambda t: edit(t, 2, r', "errors": 0.0', ''), "nodes[2].errors: missing"),
+    (lambda t: edit(t, 2, r', "errors": 0.0', ""), "nodes[2].errors: missing"),
     (lambda t: edit(t, 2, r'"cls": 0', '"cls": 0, "note": 1'), "nodes[2].note: unknown field"),
-    (lambda t: t.replace('"sunny", "overcast"', '"sunny", "sunny"'),
-     "attributes[0].values[1]: duplicate value 'sunny'"),
-    (lambda t: t.replace('{"name": "id", "kind": "ignore"}', '{"name": "id", "kind": "text"}'),
-     "attributes[2].kind: must be one of"),
-    (lambda t: t.replace('["Play", "Don\'t Play"]', '[]'), "classes: must be a non-empty list"),
-    (lambda t: t.replace('  "target": "play",\n', ''), "target: missing"),
+    (
+        lambda t: t.replace('"sunny", "overcast"', '"sunny", "sunny"'),
+        "attributes[0].values[1]: duplicate value 'sunny'",
+    ),
+    (
+        lambda t: t.replace('{"name": "id", "kind": "ignore"}', '{"name": "id", "kind": "text"}'),
+        "attributes[2].kind: must be one of",
+    ),
+    (lambda t: t.replace('["Play", "Don\'t Play"]', "[]"), "classes: must be a non-empty list"),
+    (lambda t: t.replace('  "target": "play",\n', ""), "target: missing"),
     (lambda t: "[1, 2]", "must be a JSON object"),
 ]
 
@@ -218,8 +258,10 @@ def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.floats(allow_nan=False, allow_infinity=False),
-       st.lists(st.floats(min_value=0, max_value=1e300), min_size=2, max_size=2))
+@given(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.floats(min_value=0, max_value=1e300), min_size=2, max_size=2),
+)
 def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: list[float]) -> None:
     base = hand_built(threshold)
     nodes = list(base.nodes)
@@ -235,14 +277,19 @@ def _at(text: str, line: int, col: int) -> str:
     return text.splitlines()[line - 1][col - 1]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: "[" * 5000,                                      # not even an object
-    lambda: "[" * 5000 + "]" * 5000,                         # well-formed, too deep to parse
-    lambda: GOOD.replace('"options": {', '"options": {"x": ' + "[" * 3000 + "]" * 3000 + ", "),
-    # parseable, but nested deeper than anything treegen writes: refused all the same
-    lambda: GOOD.replace('"options": {', '"options": {"x": ' + "[{\"a\": " * 300 + "1"
-                         + "}]" * 300 + ", "),
-], ids=["open", "closed", "options-3000", "options-600"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: "[" * 5000,  # not even an object
+        lambda: "[" * 5000 + "]" * 5000,  # well-formed, too deep to parse
+        lambda: GOOD.replace('"options": {', '"options": {"x": ' + "[" * 3000 + "]" * 3000 + ", "),
+        # parseable, but nested deeper than anything treegen writes: refused all the same
+        lambda: GOOD.replace(
+            '"options": {', '"options": {"x": ' + '[{"a": ' * 300 + "1" + "}]" * 300 + ", "
+        ),
+    ],
+    ids=["open", "closed", "options-3000", "options-600"],
+)
 def test_deeply_nested_json_is_a_model_file_error(tmp_path: Path, make: object) -> None:
     text = make()  # type: ignore[operator]
     path = tmp_path / "deep.tree"

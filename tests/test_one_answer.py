@@ -25,15 +25,17 @@ pytestmark = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not ins
 CREDIT = Path(__file__).parent / "data" / "weka" / "credit-g.arff"
 
 
-def _c_classes(model: treegen.Model, X: np.ndarray, style: str, input_type: str,
-               workdir: Path) -> np.ndarray:
+def _c_classes(
+    model: treegen.Model, X: np.ndarray, style: str, input_type: str, workdir: Path
+) -> np.ndarray:
     ir = lower(model, ExportOptions(style=style, input_type=input_type))
     return build(ir, emit(ir, style), workdir).run(X)[0]
 
 
 @pytest.mark.parametrize("style", ["ifs", "table"])
 def test_credit_g_predict_equals_c_with_missing_values(
-        style: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    style: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The issue's case: Weka's credit-g, default training, float input, rows with NaN
     # where Q15 rounding and the float sums break exact 0.5/0.5 ties differently.
     text = CREDIT.read_text()
@@ -64,8 +66,9 @@ def test_credit_g_predict_equals_c_with_missing_values(
 
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("style,input_type", [("ifs", "double"), ("table", "float")])
-def test_random_models_predict_equals_c(seed: int, style: str, input_type: str,
-                                        tmp_path: Path) -> None:
+def test_random_models_predict_equals_c(
+    seed: int, style: str, input_type: str, tmp_path: Path
+) -> None:
     model = cm.synthetic(seed, size=80)
     ir = lower(model, ExportOptions(style=style, input_type=input_type))
     X = comparison_inputs(ir, None, n_random=4000, seed=seed)

@@ -23,14 +23,24 @@ def _run(args: list[str], *, tty: bool, delay: str = "0") -> tuple[int, bytes]:
     """Run treegen ARGS; return its exit status and everything it wrote to stderr."""
     env = dict(os.environ, TREEGEN_PROGRESS_DELAY=delay)
     if not tty:
-        proc = subprocess.run([sys.executable, "-c", CODE, *args], env=env,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=120, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", CODE, *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
         return proc.returncode, proc.stderr
     master, slave = os.openpty()
-    with subprocess.Popen([sys.executable, "-c", CODE, *args], env=env,
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=slave) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-c", CODE, *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    ) as proc:
         os.close(slave)
         out = b""
         while True:
@@ -52,8 +62,12 @@ def test_terminal_shows_the_phases_then_erases_the_line(tmp_path: Path) -> None:
     text = err.decode()
     phases = [p for p in ("reading", "growing", "pruning", "writing") if f"treegen: {p}" in text]
     assert phases == ["reading", "growing", "pruning", "writing"]
-    assert text.index("reading") < text.index("growing") < text.index("pruning") \
+    assert (
+        text.index("reading")
+        < text.index("growing")
+        < text.index("pruning")
         < text.index("writing")
+    )
     assert "14 rows" in text and "nodes" in text
     # The last progress drawing is erased, then the summary stands alone on its line.
     head, _, summary = text.rpartition("\r\x1b[K")
@@ -80,5 +94,3 @@ def test_short_work_shows_no_line(tmp_path: Path) -> None:
     rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True, delay="1")
     assert rc == 0
     assert b"\x1b" not in err and err.decode().startswith("treegen: wrote ")
-
-

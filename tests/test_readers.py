@@ -10,21 +10,29 @@ import pytest
 from treegen.data.dataset import Dataset
 from treegen.data.readers import detect_format, read_dataset
 
-REFERENCE = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "soybean-r8",
-             "vote-r8"]
+REFERENCE = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "soybean-r8", "vote-r8"]
 
 # From reference/SUMMARY.md: rows, continuous, nominal, classes, % missing.
 SUMMARY = {
-    "crx": (490, 6, 9, 2, 0.6), "golf": (14, 2, 2, 2, 0.0), "hypo": (2514, 7, 22, 5, 5.6),
-    "labor-neg": (40, 8, 8, 2, 36.2), "monk1": (124, 0, 6, 2, 0.0),
-    "monk2": (169, 0, 6, 2, 0.0), "monk3": (122, 0, 6, 2, 0.0),
-    "soybean-r8": (683, 0, 35, 19, 9.8), "vote-r8": (300, 0, 16, 2, 0.0),
+    "crx": (490, 6, 9, 2, 0.6),
+    "golf": (14, 2, 2, 2, 0.0),
+    "hypo": (2514, 7, 22, 5, 5.6),
+    "labor-neg": (40, 8, 8, 2, 36.2),
+    "monk1": (124, 0, 6, 2, 0.0),
+    "monk2": (169, 0, 6, 2, 0.0),
+    "monk3": (122, 0, 6, 2, 0.0),
+    "soybean-r8": (683, 0, 35, 19, 9.8),
+    "vote-r8": (300, 0, 16, 2, 0.0),
 }
 
 
 def same(a: Dataset, b: Dataset) -> bool:
-    return (a.schema == b.schema and a.X.dtype == b.X.dtype == np.float64
-            and np.array_equal(a.X, b.X, equal_nan=True) and np.array_equal(a.y, b.y))
+    return (
+        a.schema == b.schema
+        and a.X.dtype == b.X.dtype == np.float64
+        and np.array_equal(a.X, b.X, equal_nan=True)
+        and np.array_equal(a.y, b.y)
+    )
 
 
 @pytest.mark.parametrize("name", REFERENCE)
@@ -92,17 +100,29 @@ label\\: x\\.y: a, b
 
 def test_c45_full_grammar(tmp_path: Path) -> None:
     write(tmp_path, "t.names", NAMES)
-    write(tmp_path, "t.data", "1.5, red, 7, round, a, yes.\n"
-                              "?, dark   green, 8, square, b, no | comment\n\n"
-                              "-2e1,blue\\, ish,?,round,\n  ?, no\n")
+    write(
+        tmp_path,
+        "t.data",
+        "1.5, red, 7, round, a, yes.\n"
+        "?, dark   green, 8, square, b, no | comment\n\n"
+        "-2e1,blue\\, ish,?,round,\n  ?, no\n",
+    )
     ds = read_dataset(str(tmp_path / "t"))
     assert [a.name for a in ds.attributes] == ["size", "colour", "id", "shape", "label: x.y"]
-    assert [a.kind for a in ds.attributes] == ["continuous", "nominal", "ignore", "nominal",
-                                               "nominal"]
+    assert [a.kind for a in ds.attributes] == [
+        "continuous",
+        "nominal",
+        "ignore",
+        "nominal",
+        "nominal",
+    ]
     assert ds.attributes[1].values == ("red", "dark green", "blue, ish")
     assert ds.attributes[3].values == ("round", "square")  # discrete N: first-seen order
-    assert np.array_equal(ds.X, [[1.5, 0, np.nan, 0, 0], [np.nan, 1, np.nan, 1, 1],
-                                 [-20.0, 2, np.nan, 0, np.nan]], equal_nan=True)
+    assert np.array_equal(
+        ds.X,
+        [[1.5, 0, np.nan, 0, 0], [np.nan, 1, np.nan, 1, 1], [-20.0, 2, np.nan, 0, np.nan]],
+        equal_nan=True,
+    )
     assert ds.y.tolist() == [0, 1, 1]
 
 
@@ -118,7 +138,10 @@ def test_bom_and_crlf_accepted(tmp_path: Path, reference_dir: Path) -> None:
 
 
 def test_arff_sparse_rows_quotes_and_comments(tmp_path: Path) -> None:
-    path = write(tmp_path, "s.arff", """% comment
+    path = write(
+        tmp_path,
+        "s.arff",
+        """% comment
 @RELATION "sparse test"
 @attribute 'a b' NUMERIC
 @attribute "c,d" {'x y', "q'z", plain}  % trailing comment
@@ -130,13 +153,15 @@ def test_arff_sparse_rows_quotes_and_comments(tmp_path: Path) -> None:
 1, plain, 2, p % comment
 ?, 'q\\'z', ?, n
 {}
-""")
+""",
+    )
     ds = read_dataset(path)
     assert [a.name for a in ds.attributes] == ["a b", "c,d", "e"]
     assert ds.attributes[1].values == ("x y", "q'z", "plain")
     # Omitted sparse entries: 0 for numeric, the first declared value for nominal.
-    assert np.array_equal(ds.X, [[1.5, 0, 0], [0, 0, -3], [1, 2, 2], [np.nan, 1, np.nan],
-                                 [0, 0, 0]], equal_nan=True)
+    assert np.array_equal(
+        ds.X, [[1.5, 0, 0], [0, 0, -3], [1, 2, 2], [np.nan, 1, np.nan], [0, 0, 0]], equal_nan=True
+    )
     assert ds.y.tolist() == [1, 0, 0, 1, 0]
 
 
@@ -171,8 +196,9 @@ def test_csv_inference_quotes_and_missing(tmp_path: Path) -> None:
 def test_csv_with_schema_maps_by_name(tmp_path: Path) -> None:
     train = read_dataset(write(tmp_path, "a.csv", "x,c,y\n1,red,p\n2,blue,q\n"))
     # Columns reordered, an extra column, an unseen value, and no class column.
-    test = read_dataset(write(tmp_path, "b.csv", "extra,c,x\n9,blue,5\n9,green,?\n"),
-                        schema=train.schema)
+    test = read_dataset(
+        write(tmp_path, "b.csv", "extra,c,x\n9,blue,5\n9,green,?\n"), schema=train.schema
+    )
     assert np.array_equal(test.X, [[5, 1], [np.nan, np.nan]], equal_nan=True)
     assert test.y.tolist() == [-1, -1]
 
@@ -222,8 +248,12 @@ def test_c45_schema_must_match_names(reference_dir: Path, tmp_path: Path) -> Non
 def test_arff_relational_rejected(tmp_path: Path) -> None:
     from treegen.errors import DatasetError
 
-    path = write(tmp_path, "r.arff", "@relation r\n@attribute bag relational\n"
-                                     "  @attribute x numeric\n@end bag\n@attribute c {a,b}\n")
+    path = write(
+        tmp_path,
+        "r.arff",
+        "@relation r\n@attribute bag relational\n"
+        "  @attribute x numeric\n@end bag\n@attribute c {a,b}\n",
+    )
     with pytest.raises(DatasetError, match="relational attributes are not supported") as info:
         read_dataset(path)
     assert (info.value.line, info.value.col) == (2, 16)

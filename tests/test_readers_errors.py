@@ -11,8 +11,10 @@ import pytest
 from treegen.data.readers import read_dataset
 from treegen.errors import DatasetError
 
-GOLF_NAMES = "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n" \
-             "humidity: continuous.\nwindy: true, false.\n"
+GOLF_NAMES = (
+    "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n"
+    "humidity: continuous.\nwindy: true, false.\n"
+)
 GOLF_DATA = "sunny, 85, 85, false, Don't Play\novercast, 83, 78, false, Play\n"
 
 
@@ -34,6 +36,7 @@ def loc(err: DatasetError) -> tuple[str | None, int | None, int | None]:
 
 
 # ---- C4.5 ---------------------------------------------------------------------------------
+
 
 def test_unknown_attribute_value(tmp_path: Path) -> None:
     e = error(c45(tmp_path, data=GOLF_DATA + "foggy, 70, 70, true, Play\n"))
@@ -128,6 +131,7 @@ def test_not_utf8(tmp_path: Path) -> None:
 
 # ---- CSV and ARFF -------------------------------------------------------------------------
 
+
 def write(tmp: Path, name: str, text: str) -> str:
     (tmp / name).write_text(text)
     return str(tmp / name)
@@ -220,6 +224,7 @@ def test_csv_number_beyond_double_range(tmp_path: Path) -> None:
 def test_number_beyond_float32_range(tmp_path: Path, fmt: str) -> None:
     """float32=True (a c45 model: values are float32): beyond FLT_MAX is an error at the
     cell; FLT_MAX and what rounds to it are fine; float32=False reads 1e39 as it is."""
+
     def make(value: str) -> tuple[str, tuple[int, int]]:
         if fmt == "csv":
             return write(tmp_path, "f.csv", f"x,y\n1,a\n{value},b\n"), (3, 1)

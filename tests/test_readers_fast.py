@@ -70,21 +70,82 @@ def test_every_bundled_file(path: Path) -> None:
 # ---- numbers -----------------------------------------------------------
 
 HARD = [
-    "0", "-0", "+0", "0.0", "-0.0", "00000000000000000000000001", ".5", "5.", "+.5", "-5.",
-    "1e5", "1E5", "1e+5", "1e-5", "1.5e308", "1.7976931348623157e308",
-    "1.7976931348623158e308", "1.7976931348623159e308", "1e309", "1e400", "-1e400",
-    "4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324",
-    "2.2250738585072011e-308", "2.2250738585072014e-308", "1e-400", "-1e-400",
-    "9007199254740992", "9007199254740993", "9007199254740995", "18014398509481985",
-    "0.1", "0.30000000000000004", "123456789012345678901234567890",
-    "1" + "0" * 400, "0." + "0" * 400 + "1", "1." + "0" * 300 + "1",
-    "3.14159265358979323846264338327950288419716939937510", "1e22", "1e23", "8.98846567431158e307",
-    "123456789e-22", "1234567890123456789e-22", "12345678901234567890e5", "1e0000000000000000001",
-    "1e-99999999999999999999", "1e99999999999999999999", "0e99999999999999999999",
-    "7.2057594037927933e16", "4503599627370497.5", "4503599627370496.5",
+    "0",
+    "-0",
+    "+0",
+    "0.0",
+    "-0.0",
+    "00000000000000000000000001",
+    ".5",
+    "5.",
+    "+.5",
+    "-5.",
+    "1e5",
+    "1E5",
+    "1e+5",
+    "1e-5",
+    "1.5e308",
+    "1.7976931348623157e308",
+    "1.7976931348623158e308",
+    "1.7976931348623159e308",
+    "1e309",
+    "1e400",
+    "-1e400",
+    "4.9406564584124654e-324",
+    "2.4703282292062327e-324",
+    "2.4703282292062328e-324",
+    "2.2250738585072011e-308",
+    "2.2250738585072014e-308",
+    "1e-400",
+    "-1e-400",
+    "9007199254740992",
+    "9007199254740993",
+    "9007199254740995",
+    "18014398509481985",
+    "0.1",
+    "0.30000000000000004",
+    "123456789012345678901234567890",
+    "1" + "0" * 400,
+    "0." + "0" * 400 + "1",
+    "1." + "0" * 300 + "1",
+    "3.14159265358979323846264338327950288419716939937510",
+    "1e22",
+    "1e23",
+    "8.98846567431158e307",
+    "123456789e-22",
+    "1234567890123456789e-22",
+    "12345678901234567890e5",
+    "1e0000000000000000001",
+    "1e-99999999999999999999",
+    "1e99999999999999999999",
+    "0e99999999999999999999",
+    "7.2057594037927933e16",
+    "4503599627370497.5",
+    "4503599627370496.5",
 ]
-NOT_NUMBERS = ["", "+", "-", ".", "e5", "1e", "1e+", "1.5.2", "0x10", "0x1p3", "inf", "nan",
-               "Infinity", "1_000", " 1", "1 ", "1,5", "--1", "+-1", "1e5.0", "1d5"]
+NOT_NUMBERS = [
+    "",
+    "+",
+    "-",
+    ".",
+    "e5",
+    "1e",
+    "1e+",
+    "1.5.2",
+    "0x10",
+    "0x1p3",
+    "inf",
+    "nan",
+    "Infinity",
+    "1_000",
+    " 1",
+    "1 ",
+    "1,5",
+    "--1",
+    "+-1",
+    "1e5.0",
+    "1d5",
+]
 
 
 def _bits(x: float) -> bytes:
@@ -116,12 +177,14 @@ def test_random_numbers_match_float() -> None:
             text = repr(x) if math.isfinite(x) else "1.0"
         elif kind == 1:  # many digits, near halfway cases included
             text = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 40)))
-            text = text[:rng.randrange(len(text) + 1)] + "." + text[len(text) // 2:]
+            text = text[: rng.randrange(len(text) + 1)] + "." + text[len(text) // 2 :]
         elif kind == 2:  # mantissa and exponent
             text = f"{rng.randrange(10 ** rng.randrange(1, 25))}e{rng.randrange(-340, 320)}"
         else:  # short decimals, the fast path
-            text = f"{rng.choice('+-') if rng.random() < .3 else ''}{rng.randrange(10**6)}." \
-                   f"{rng.randrange(10**rng.randrange(1, 9))}"
+            text = (
+                f"{rng.choice('+-') if rng.random() < 0.3 else ''}{rng.randrange(10**6)}."
+                f"{rng.randrange(10 ** rng.randrange(1, 9))}"
+            )
         got = fast.ctok.parse_number(text.encode())
         assert got is not None, text
         assert _bits(got) == _bits(float(text)), text
@@ -129,8 +192,10 @@ def test_random_numbers_match_float() -> None:
 
 # ---- quirks the readers accept ---------------------------------------------
 
-ARFF_HEAD = ("% a comment\n@relation 'q'\n@attribute a numeric\n"
-             "@attribute 'b c' {x, 'y z', \"w\"}\n@attribute k {yes,no}\n@data\n")
+ARFF_HEAD = (
+    "% a comment\n@relation 'q'\n@attribute a numeric\n"
+    "@attribute 'b c' {x, 'y z', \"w\"}\n@attribute k {yes,no}\n@data\n"
+)
 
 
 def _write(tmp: Path, name: str, text: str | bytes) -> Path:
@@ -232,22 +297,47 @@ def test_c45_quirks(tmp_path: Path, name: str) -> None:
 # ---- errors: the same one line, from the reference reader ------------------
 
 ERRORS = {
-    "q.arff": [ARFF_HEAD + "1,x,yes\n2,v,no\n", ARFF_HEAD + "1,x\n", ARFF_HEAD + "1,x,?\n",
-               ARFF_HEAD + "1e999,x,yes\n", ARFF_HEAD + "one,x,yes\n", ARFF_HEAD + "1,x,yes,no\n",
-               ARFF_HEAD + "1,'x,yes\n", ARFF_HEAD, ARFF_HEAD + "1,,yes\n",
-               ARFF_HEAD.replace("numeric", "nmeric") + "1,x,yes\n", b"@relation r\n\xff\n",
-               ARFF_HEAD + "1,x,yes\n\0\n"],
-    "q.csv": [CSV_HEAD + "1,x\n", CSV_HEAD + "1,x,\n", CSV_HEAD + "1,x,p,4\n", CSV_HEAD,
-              CSV_HEAD + "1e400,x,p\n", "a,,c\n1,2,3\n", "a,a,c\n1,2,3\n", CSV_HEAD + '1,"x,p\n'],
-    "q.data": ["1,x,zz,d1,yes\n1,q,zz,d1,no\n", "1,x,zz,d1\n", "1,x,zz,d1,maybe\n",
-               "1,x,zz,d1,?\n", "1,,zz,d1,yes\n", "x1,x,zz,d1,yes\n",
-               "1,x,zz,d1,yes\n1,x,zz,d2,yes\n1,x,zz,d3,yes\n1,x,zz,d4,yes\n", "",
-               "1,x,zz,d1,yes,\n"],
+    "q.arff": [
+        ARFF_HEAD + "1,x,yes\n2,v,no\n",
+        ARFF_HEAD + "1,x\n",
+        ARFF_HEAD + "1,x,?\n",
+        ARFF_HEAD + "1e999,x,yes\n",
+        ARFF_HEAD + "one,x,yes\n",
+        ARFF_HEAD + "1,x,yes,no\n",
+        ARFF_HEAD + "1,'x,yes\n",
+        ARFF_HEAD,
+        ARFF_HEAD + "1,,yes\n",
+        ARFF_HEAD.replace("numeric", "nmeric") + "1,x,yes\n",
+        b"@relation r\n\xff\n",
+        ARFF_HEAD + "1,x,yes\n\0\n",
+    ],
+    "q.csv": [
+        CSV_HEAD + "1,x\n",
+        CSV_HEAD + "1,x,\n",
+        CSV_HEAD + "1,x,p,4\n",
+        CSV_HEAD,
+        CSV_HEAD + "1e400,x,p\n",
+        "a,,c\n1,2,3\n",
+        "a,a,c\n1,2,3\n",
+        CSV_HEAD + '1,"x,p\n',
+    ],
+    "q.data": [
+        "1,x,zz,d1,yes\n1,q,zz,d1,no\n",
+        "1,x,zz,d1\n",
+        "1,x,zz,d1,maybe\n",
+        "1,x,zz,d1,?\n",
+        "1,,zz,d1,yes\n",
+        "x1,x,zz,d1,yes\n",
+        "1,x,zz,d1,yes\n1,x,zz,d2,yes\n1,x,zz,d3,yes\n1,x,zz,d4,yes\n",
+        "",
+        "1,x,zz,d1,yes,\n",
+    ],
 }
 
 
-@pytest.mark.parametrize("name,index", [(n, i) for n, texts in ERRORS.items()
-                                        for i in range(len(texts))])
+@pytest.mark.parametrize(
+    "name,index", [(n, i) for n, texts in ERRORS.items() for i in range(len(texts))]
+)
 def test_errors_come_from_the_reference(tmp_path: Path, name: str, index: int) -> None:
     _write(tmp_path, "q.names", NAMES)
     p = str(_write(tmp_path, name, ERRORS[name][index]))

@@ -32,8 +32,9 @@ names = st.text(_CHARS, min_size=1, max_size=8).filter(_name)
 
 
 @st.composite
-def tables(draw: st.DrawFn) -> tuple[list[tuple[str, list[str] | None]], list[str],
-                                     list[list[object]], list[int]]:
+def tables(
+    draw: st.DrawFn,
+) -> tuple[list[tuple[str, list[str] | None]], list[str], list[list[object]], list[int]]:
     n_attr = draw(st.integers(1, 4))
     attr_names = draw(st.lists(names, min_size=n_attr + 1, max_size=n_attr + 1, unique=True))
     attrs: list[tuple[str, list[str] | None]] = []
@@ -86,17 +87,31 @@ def cell(value: object, values: list[str] | None, quote: object) -> str:
     return quote(values[value])  # type: ignore[operator,index]
 
 
-def write_all(d: Path, attrs: list[tuple[str, list[str] | None]], classes: list[str],
-              rows: list[list[object]], y: list[int]) -> None:
+def write_all(
+    d: Path,
+    attrs: list[tuple[str, list[str] | None]],
+    classes: list[str],
+    rows: list[list[object]],
+    y: list[int],
+) -> None:
     names = [c45_escape(c) for c in classes]
     lines = [", ".join(names) + "."]
     for name, values in attrs:
         decl = "continuous" if values is None else ", ".join(c45_escape(v) for v in values)
         lines.append(f"{c45_escape(name)}: {decl}.")
     (d / "t.names").write_text("\n".join(lines) + "\n")
-    (d / "t.data").write_text("".join(
-        ", ".join([*(cell(v, vals, c45_escape) for v, (_, vals) in zip(r, attrs, strict=False)),
-                   c45_escape(classes[k])]) + "\n" for r, k in zip(rows, y, strict=False)))
+    (d / "t.data").write_text(
+        "".join(
+            ", ".join(
+                [
+                    *(cell(v, vals, c45_escape) for v, (_, vals) in zip(r, attrs, strict=False)),
+                    c45_escape(classes[k]),
+                ]
+            )
+            + "\n"
+            for r, k in zip(rows, y, strict=False)
+        )
+    )
 
     arff = ["@relation t"]
     for name, values in attrs:
@@ -104,20 +119,36 @@ def write_all(d: Path, attrs: list[tuple[str, list[str] | None]], classes: list[
         arff.append(f"@attribute {arff_quote(name)} {decl}")
     arff.append("@attribute class {" + ",".join(arff_quote(c) for c in classes) + "}")
     arff.append("@data")
-    arff += [",".join([*(cell(v, vals, arff_quote) for v, (_, vals) in zip(r, attrs, strict=False)),
-                       arff_quote(classes[k])]) for r, k in zip(rows, y, strict=False)]
+    arff += [
+        ",".join(
+            [
+                *(cell(v, vals, arff_quote) for v, (_, vals) in zip(r, attrs, strict=False)),
+                arff_quote(classes[k]),
+            ]
+        )
+        for r, k in zip(rows, y, strict=False)
+    ]
     (d / "t.arff").write_text("\n".join(arff) + "\n")
 
     csv = [",".join([*(csv_quote(n) for n, _ in attrs), "class"])]
-    csv += [",".join([*(cell(v, vals, csv_quote) for v, (_, vals) in zip(r, attrs, strict=False)),
-                      csv_quote(classes[k])]) for r, k in zip(rows, y, strict=False)]
+    csv += [
+        ",".join(
+            [
+                *(cell(v, vals, csv_quote) for v, (_, vals) in zip(r, attrs, strict=False)),
+                csv_quote(classes[k]),
+            ]
+        )
+        for r, k in zip(rows, y, strict=False)
+    ]
     (d / "t.csv").write_text("\n".join(csv) + "\n")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.booleans())
-def test_three_formats_agree(table: tuple[list[tuple[str, list[str] | None]], list[str],
-                                          list[list[object]], list[int]], bare: bool) -> None:
+def test_three_formats_agree(
+    table: tuple[list[tuple[str, list[str] | None]], list[str], list[list[object]], list[int]],
+    bare: bool,
+) -> None:
     attrs, classes, rows, y = table
     BARE[0] = bare
     with TemporaryDirectory() as tmp:
@@ -152,13 +183,17 @@ def test_three_formats_agree(table: tuple[list[tuple[str, list[str] | None]], li
     assert [csv.classes[k] for k in csv.y] == [classes[k] for k in y]
 
 
-cells = st.text(st.sampled_from(list('ab ,"\'\n;?%é')), min_size=1, max_size=6).filter(
-    lambda t: t == t.strip() and t != "?")
+cells = st.text(st.sampled_from(list("ab ,\"'\n;?%é")), min_size=1, max_size=6).filter(
+    lambda t: t == t.strip() and t != "?"
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(2, 4).flatmap(
-    lambda n: st.lists(st.lists(cells, min_size=n, max_size=n), min_size=2, max_size=6)))
+@given(
+    st.integers(2, 4).flatmap(
+        lambda n: st.lists(st.lists(cells, min_size=n, max_size=n), min_size=2, max_size=6)
+    )
+)
 def test_csv_reader_agrees_with_python_csv_module(grid: list[list[str]]) -> None:
     import csv
     import io
@@ -170,7 +205,8 @@ def test_csv_reader_agrees_with_python_csv_module(grid: list[list[str]]) -> None
         path = Path(tmp) / "t.csv"
         path.write_text(buf.getvalue())
         ds = read_dataset(str(path), nominal=header)
-    decoded = [[a.values[int(ds.X[i, j])] for j, a in enumerate(ds.attributes)]
-               for i in range(ds.n_rows)]
+    decoded = [
+        [a.values[int(ds.X[i, j])] for j, a in enumerate(ds.attributes)] for i in range(ds.n_rows)
+    ]
     assert decoded == [row[:-1] for row in grid]
     assert [ds.classes[k] for k in ds.y] == [row[-1] for row in grid]

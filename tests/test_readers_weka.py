@@ -17,8 +17,10 @@ from treegen.data.readers import read_dataset
 from treegen.errors import DatasetError
 
 WEKA = Path(__file__).resolve().parent / "data" / "weka"
-_ROW = re.compile(r"^\s*(\d+) .*?\s(Num|Nom|Str|Dat)\s+\d+%\s+\d+%\s+\d+%\s+(\d+) /\s*\d+%"
-                  r"\s+\d+ /\s*\d+%\s+(\d+)\s*$")
+_ROW = re.compile(
+    r"^\s*(\d+) .*?\s(Num|Nom|Str|Dat)\s+\d+%\s+\d+%\s+\d+%\s+(\d+) /\s*\d+%"
+    r"\s+\d+ /\s*\d+%\s+(\d+)\s*$"
+)
 
 
 def _weka_summaries() -> dict[str, tuple[int, list[tuple[str, int, int]]]]:
@@ -39,8 +41,11 @@ def _weka_summaries() -> dict[str, tuple[int, list[tuple[str, int, int]]]]:
 
 
 SUMMARIES = _weka_summaries()
-NOMINAL_CLASS = sorted(n for n, (_, a) in SUMMARIES.items()
-                       if a[-1][0] == "Nom" and not any(t == "Str" for t, _, _ in a))
+NOMINAL_CLASS = sorted(
+    n
+    for n, (_, a) in SUMMARIES.items()
+    if a[-1][0] == "Nom" and not any(t == "Str" for t, _, _ in a)
+)
 
 
 def test_oracle_covers_the_copied_files() -> None:

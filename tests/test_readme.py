@@ -26,8 +26,10 @@ def cli_reference() -> str:
     os.environ["COLUMNS"] = "100"  # argparse reads the width when it formats
     try:
         pages = [parser.format_help().strip()]
-        pages += [f"$ treegen {name} --help\n" + p.format_help().strip()
-                  for name, p in sub.choices.items()]
+        pages += [
+            f"$ treegen {name} --help\n" + p.format_help().strip()
+            for name, p in sub.choices.items()
+        ]
         return "$ treegen --help\n" + "\n\n".join(pages)
     finally:
         if old is None:
@@ -42,8 +44,9 @@ def test_the_command_reference_is_the_parsers() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(re.findall(r"^```python$", README, re.M))))
-def test_every_python_example_runs(index: int, tmp_path: Path,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_python_example_runs(
+    index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code = re.findall(r"^```python\n(.*?)^```$", README, re.M | re.S)[index]
     data = tmp_path / "tests" / "data" / "reference" / "golf"
     data.mkdir(parents=True)
@@ -54,13 +57,20 @@ def test_every_python_example_runs(index: int, tmp_path: Path,
     assert (tmp_path / "build" / "predict.c").is_file()
 
 
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow",
-          "-pedantic", "-Werror"]
+STRICT = [
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wconversion",
+    "-Wsign-conversion",
+    "-Wshadow",
+    "-pedantic",
+    "-Werror",
+]
 
 
 @pytest.mark.parametrize("index", range(len(re.findall(r"^```c$", README, re.M))))
-def test_every_c_example_compiles_and_prints_the_models_answer(index: int,
-                                                               tmp_path: Path) -> None:
+def test_every_c_example_compiles_and_prints_the_models_answer(index: int, tmp_path: Path) -> None:
     """Each C block, with golf's exported predict.c, under the strict flags; its one line
     of output is the Python model's class and fixed-point probability for the same row."""
     import numpy as np
@@ -76,10 +86,13 @@ def test_every_c_example_compiles_and_prints_the_models_answer(index: int,
     model.export_c(str(tmp_path))
     (tmp_path / "main.c").write_text(code)
     exe = tmp_path / "example"
-    subprocess.run([cc, *STRICT, "-o", str(exe), str(tmp_path / "main.c"),
-                    str(tmp_path / "predict.c")], check=True, capture_output=True, timeout=120)
-    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True,
-                         timeout=30).stdout
+    subprocess.run(
+        [cc, *STRICT, "-o", str(exe), str(tmp_path / "main.c"), str(tmp_path / "predict.c")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=30).stdout
     row = np.array([[0.0, 85.0, 85.0, 1.0]])  # sunny, 85, 85, windy=false as in the block
     cls = list(model.classes_).index(model.predict(row)[0])
     q15 = int(np.floor(model.predict_proba(row)[0][cls] * 32768))

@@ -33,7 +33,7 @@ def _ours_and_ref(name: str) -> tuple[str, str]:
         printed, "training", ds.X, ds.y, drop=True
     )
     ref = (REF / name / "c45rules.out").read_text()
-    return ours, ref[ref.index("\nFinal rules"):]
+    return ours, ref[ref.index("\nFinal rules") :]
 
 
 def test_all_nine_reference_sets_present() -> None:

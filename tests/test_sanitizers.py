@@ -22,8 +22,13 @@ from treegen.model.core import Model
 from support import codegen_models as cm
 from support.fuzz import Mode, all_modes, export
 
-SAN = ["-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=all",
-       "-fno-omit-frame-pointer", "-g", "-O1"]
+SAN = [
+    "-fsanitize=address,undefined,float-cast-overflow",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+    "-g",
+    "-O1",
+]
 F32 = np.finfo(np.float32)
 F64 = np.finfo(np.float64)
 
@@ -35,16 +40,32 @@ def hostile_rows(ir: IR) -> npt.NDArray[np.generic]:
     m = ir.n_features
     miss = missing_value(ir)
     specials: list[float] = [0.0, -1.0, 1.0, 255.0, 256.0, 65535.0, 65536.0, 2.0**31, 2.0**32]
-    specials += [float(len(f.values)) for f in ir.features] + [float(len(f.values) - 1)
-                                                                for f in ir.features]
+    specials += [float(len(f.values)) for f in ir.features] + [
+        float(len(f.values) - 1) for f in ir.features
+    ]
     if enc.is_int:
         lo, hi = enc.int_range
         specials += [lo, lo + 1, hi - 1, hi, miss]
         specials = [v for v in specials if lo <= v <= hi]
     else:
-        specials += [np.nan, np.inf, -np.inf, -0.0, 0.5, -0.5, 1e30, -1e30, 2.0**63,
-                     float(F32.max), -float(F32.max), float(F32.tiny), 1e-45, -1e-45,
-                     float(F32.tiny) / 2, float(np.nextafter(np.float32(1), np.float32(2)))]
+        specials += [
+            np.nan,
+            np.inf,
+            -np.inf,
+            -0.0,
+            0.5,
+            -0.5,
+            1e30,
+            -1e30,
+            2.0**63,
+            float(F32.max),
+            -float(F32.max),
+            float(F32.tiny),
+            1e-45,
+            -1e-45,
+            float(F32.tiny) / 2,
+            float(np.nextafter(np.float32(1), np.float32(2))),
+        ]
         if enc.input_type == "double":
             specials += [float(F64.max), -float(F64.max), 5e-324, -5e-324, 1e-310, 1e300]
     rows: list[list[float]] = []
@@ -88,8 +109,10 @@ static int run_{P}(const char *path)
     printf("end\\n");
     return 0;
 }}""")
-    out.append("\nint main(int argc, char **argv)\n{\n    int rc = 0;\n"
-               f"    if (argc != {len(irs) + 1}) return 2;\n")
+    out.append(
+        "\nint main(int argc, char **argv)\n{\n    int rc = 0;\n"
+        f"    if (argc != {len(irs) + 1}) return 2;\n"
+    )
     out += [f"    rc |= run_{ir.prefix}(argv[{n + 1}]);" for n, ir in enumerate(irs)]
     out.append("    return rc;\n}\n")
     return "\n".join(out)
@@ -100,9 +123,12 @@ def _models() -> list[tuple[Model, Mode]]:
     out = [(syn, mode) for mode in all_modes() if mode.scale is None]
     # Fixed point with scales, on a model whose thresholds fit the types.
     out += [(cm.golf(), mode) for mode in all_modes() if mode.scale is not None]
-    out += [(model, Mode(style, t, fc)) for model in (cm.as_c45(syn), cm.tiny(), cm.single_leaf())
-            for style in ("ifs", "table") for t, fc in (("float", "float"), ("float", "int"),
-                                                        ("double", "float"), ("uint8", "float"))]
+    out += [
+        (model, Mode(style, t, fc))
+        for model in (cm.as_c45(syn), cm.tiny(), cm.single_leaf())
+        for style in ("ifs", "table")
+        for t, fc in (("float", "float"), ("float", "int"), ("double", "float"), ("uint8", "float"))
+    ]
     out += [(cm.golf(), Mode("table", "int16", scale=Fraction(1, 3)))]
     return out
 
@@ -135,8 +161,12 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[IR], 
 def _links_sanitized(cc: str, tmp: Path) -> bool:
     probe = tmp / f"probe_{cc}.c"
     probe.write_text("int main(void) { return 0; }\n", encoding="utf-8")
-    r = subprocess.run([cc, *SAN, "-o", str(tmp / f"probe_{cc}"), str(probe)],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [cc, *SAN, "-o", str(tmp / f"probe_{cc}"), str(probe)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return r.returncode == 0
 
 
@@ -149,13 +179,23 @@ def test_sanitizers_report_nothing(cc: str, exported: tuple[Path, list[IR], list
         pytest.skip(f"{cc} has no sanitizer runtime (Debian: libclang-rt-14-dev for clang)")
     exe = tmp / f"driver_{cc}"
     srcs = [str(tmp / "main.c")] + [str(tmp / f"m{n}" / "predict.c") for n in range(len(irs))]
-    r = subprocess.run([cc, *STRICT_FLAGS, *SAN, "-I", str(tmp), "-o", str(exe), *srcs],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [cc, *STRICT_FLAGS, *SAN, "-I", str(tmp), "-o", str(exe), *srcs],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[:3000]
-    r = subprocess.run([str(exe), *[str(tmp / f"in{n}.bin") for n in range(len(irs))]],
-                       capture_output=True, text=True, check=False,
-                       env={"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
-                            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"})
+    r = subprocess.run(
+        [str(exe), *[str(tmp / f"in{n}.bin") for n in range(len(irs))]],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={
+            "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+        },
+    )
     assert r.returncode == 0 and r.stderr == "", r.stderr[:3000]
     blocks = r.stdout.split("end\n")
     assert len(blocks) == len(irs) + 1 and blocks[-1] == ""
@@ -174,9 +214,19 @@ def test_cppcheck_is_clean(exported: tuple[Path, list[IR], list[Model]]) -> None
         pytest.skip("needs cppcheck")
     tmp, irs, _ = exported
     for n in range(len(irs)):
-        r = subprocess.run(["cppcheck", "--enable=warning,portability", "--error-exitcode=1",
-                            "--quiet", "--std=c99", "--inline-suppr",
-                            str(tmp / f"m{n}" / "predict.c")],
-                           capture_output=True, text=True, check=False)
+        r = subprocess.run(
+            [
+                "cppcheck",
+                "--enable=warning,portability",
+                "--error-exitcode=1",
+                "--quiet",
+                "--std=c99",
+                "--inline-suppr",
+                str(tmp / f"m{n}" / "predict.c"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         ctype = TYPES[irs[n].encoding.input_type].c_name
         assert r.returncode == 0 and r.stderr.strip() == "", (n, ctype, r.stderr[:2000])

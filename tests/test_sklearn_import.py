@@ -40,7 +40,7 @@ def _threshold_rows(est, Xtr: np.ndarray, integer: bool) -> np.ndarray:  # type:
     path = est.decision_path(Xtr).tocsc()
     rows = []
     for node in np.flatnonzero(tree.children_left >= 0):
-        reach = path.indices[path.indptr[node]:path.indptr[node + 1]]
+        reach = path.indices[path.indptr[node] : path.indptr[node + 1]]
         base = Xtr[reach[0]].astype(np.float32)
         t = float(tree.threshold[node])
         if integer:
@@ -59,8 +59,9 @@ def _threshold_rows(est, Xtr: np.ndarray, integer: bool) -> np.ndarray:  # type:
     return np.asarray(rows, dtype=np.float32)
 
 
-def _c_labels(model: treegen.Model, X: np.ndarray, style: str, input_type: str,
-              workdir: Path) -> np.ndarray:
+def _c_labels(
+    model: treegen.Model, X: np.ndarray, style: str, input_type: str, workdir: Path
+) -> np.ndarray:
     ir = lower(model, ExportOptions(style=style, input_type=input_type))
     built = build(ir, emit(ir, style), workdir)
     cls, _ = built.run(X)
@@ -69,9 +70,14 @@ def _c_labels(model: treegen.Model, X: np.ndarray, style: str, input_type: str,
 
 @needs_gcc
 @pytest.mark.parametrize("style", ["ifs", "table"])
-@pytest.mark.parametrize("loader,kind", [(load_iris, ExtraTreeClassifier),
-                                         (load_breast_cancer, DecisionTreeClassifier),
-                                         (load_digits, DecisionTreeClassifier)])
+@pytest.mark.parametrize(
+    "loader,kind",
+    [
+        (load_iris, ExtraTreeClassifier),
+        (load_breast_cancer, DecisionTreeClassifier),
+        (load_digits, DecisionTreeClassifier),
+    ],
+)
 def test_c_equals_sklearn_float(loader, kind, style: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     est, Xtr, Xte = _fit(loader, kind)
     model = treegen.from_sklearn(est)
@@ -101,7 +107,8 @@ def test_threshold_is_the_largest_float32_below() -> None:
     model = treegen.from_sklearn(est)
     t32 = model.nodes[0].threshold
     assert float(np.float32(t32)) == t32 and t32 <= t < float(
-        np.nextafter(np.float32(t32), np.float32(np.inf)))
+        np.nextafter(np.float32(t32), np.float32(np.inf))
+    )
     grid = np.float32(a) + np.arange(-3, 3000, dtype=np.float32) * np.float32(1e-7)
     grid = np.concatenate([grid, [np.float32(t32), np.nextafter(np.float32(t32), np.float32(1))]])
     X = grid.reshape(-1, 1).astype(np.float32)
@@ -124,6 +131,7 @@ def test_labels_names_and_counts() -> None:
 
 def test_rejects_what_it_cannot_map() -> None:
     from sklearn.tree import DecisionTreeRegressor
+
     with pytest.raises(UsageError, match="DecisionTreeRegressor"):
         treegen.from_sklearn(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]))
     with pytest.raises(UsageError, match="not fitted"):
@@ -145,13 +153,15 @@ def test_nan_trained_tree_one_answer(tmp_path: Path) -> None:
     assert any(n.threshold == np.finfo(np.float32).max for n in model.nodes if not n.is_leaf)
     known = ~np.isnan(X).any(axis=1)
     assert np.array_equal(model.predict(X[known]), est.predict(X[known]))
-    assert np.array_equal(_c_labels(model, X.astype(np.float32), "ifs", "float", tmp_path),
-                          model.predict(X))
+    assert np.array_equal(
+        _c_labels(model, X.astype(np.float32), "ifs", "float", tmp_path), model.predict(X)
+    )
 
 
 @pytest.mark.parametrize("dumper", ["pickle", "joblib"])
-def test_cli_import_sklearn(dumper: str, tmp_path: Path,
-                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_import_sklearn(
+    dumper: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     est, _, Xte = _fit(load_iris)
     pkl = tmp_path / "tree.pkl"
     if dumper == "joblib":
@@ -172,6 +182,7 @@ def test_cli_import_sklearn_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     bad.write_bytes(pickle.dumps({"not": "a tree"}))
     code, _, err = run_cli(capsys, "import-sklearn", str(bad), "-o", str(tmp_path / "m.tree"))
     assert code == 2 and err.startswith("treegen: error:") and "dict" in err
-    code, _, err = run_cli(capsys, "import-sklearn", str(tmp_path / "none.pkl"), "-o",
-                            str(tmp_path / "m.tree"))
+    code, _, err = run_cli(
+        capsys, "import-sklearn", str(tmp_path / "none.pkl"), "-o", str(tmp_path / "m.tree")
+    )
     assert code == 2 and "none.pkl" in err

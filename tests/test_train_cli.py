@@ -26,7 +26,6 @@ SAME_AS_R8 = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "vo
 ALL = [*SAME_AS_R8, "soybean-r8"]
 
 
-
 def r8_section(reference_dir: Path, name: str, title: str) -> str | None:
     text = (reference_dir / name / "c45r8.out").read_text()
     m = re.search(

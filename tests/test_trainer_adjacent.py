@@ -232,8 +232,13 @@ def test_midpoint_not_below_the_larger_value(
 
 @pytest.mark.parametrize(
     ("flavor", "lo", "hi"),
-    [("c45", 1.0, math.inf), ("c45", -math.inf, math.inf), ("c45", 1.0, 1e39),
-     ("j48", 1.0, math.inf), ("j48", -math.inf, 1.0)],
+    [
+        ("c45", 1.0, math.inf),
+        ("c45", -math.inf, math.inf),
+        ("c45", 1.0, 1e39),
+        ("j48", 1.0, math.inf),
+        ("j48", -math.inf, 1.0),
+    ],
 )
 @pytest.mark.parametrize("engine", ["level", "dfs"])
 def test_infinite_values_are_refused(engine: str, flavor: str, lo: float, hi: float) -> None:

@@ -53,7 +53,9 @@ def test_setup_passes_every_constant_to_both_extensions(monkeypatch: pytest.Monk
     want = _values()
     exts = [e for e in _setup_extensions(monkeypatch) if e.name.startswith("treegen.trainer.")]
     assert sorted(e.name for e in exts) == [
-        "treegen.trainer.native._cprune", "treegen.trainer.native._cscan"]
+        "treegen.trainer.native._cprune",
+        "treegen.trainer.native._cscan",
+    ]
     for ext in exts:
         got = {name: ast.literal_eval(value) for name, value in ext.define_macros}
         assert got == {f"TG_{name}": value for name, value in want.items()}, ext.name

@@ -15,8 +15,15 @@ def test_float32_key_sort_equals_stable_argsort(seed: int) -> None:
     n = int(rng.integers(1, 5000))
     scale = float(rng.choice([1.0, 100.0, 1e30]))
     col = np.round(rng.normal(size=n) * scale, int(rng.integers(0, 3))).astype(np.float32)
-    for value, share in ((np.nan, 0.1), (-0.0, 0.05), (0.0, 0.05), (np.inf, 0.02),
-                         (-np.inf, 0.02), (1e-45, 0.02), (-1e-45, 0.02)):
+    for value, share in (
+        (np.nan, 0.1),
+        (-0.0, 0.05),
+        (0.0, 0.05),
+        (np.inf, 0.02),
+        (-np.inf, 0.02),
+        (1e-45, 0.02),
+        (-1e-45, 0.02),
+    ):
         col[rng.random(n) < share] = np.float32(value)
     rows = np.flatnonzero(~np.isnan(col))
     expected = rows[np.argsort(col[rows], kind="stable")]

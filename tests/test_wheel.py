@@ -23,10 +23,20 @@ REPO = Path(__file__).resolve().parent.parent
 SUBCOMMANDS = subcommands()
 
 
-def run(*cmd: str | Path, cwd: Path, env: dict[str, str] | None = None,
-        ) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True,
-                       text=True, check=False, timeout=600)
+def run(
+    *cmd: str | Path,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    p = subprocess.run(
+        [str(c) for c in cmd],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
     assert p.returncode == 0, f"{cmd}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
     return p
 
@@ -62,8 +72,19 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
     shutil.copytree(REPO / "firmware_examples", src / "firmware_examples", ignore=ignore)
     no_iso = ["--no-build-isolation"] if _can_build_offline() else []
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
-        *no_iso, "-w", root / "dist", src, cwd=root)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--disable-pip-version-check",
+        *no_iso,
+        "-w",
+        root / "dist",
+        src,
+        cwd=root,
+    )
     wheels = list((root / "dist").glob("treegen-*.whl"))
     assert len(wheels) == 1
     # System site packages only to reuse numpy/jinja2 already on the machine;
@@ -72,8 +93,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     venv.create(env_dir, with_pip=True, system_site_packages=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    run(env_dir / "bin" / "python", "-m", "pip", "install", "--quiet",
-        "--disable-pip-version-check", wheels[0], cwd=root, env=env)
+    run(
+        env_dir / "bin" / "python",
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        wheels[0],
+        cwd=root,
+        env=env,
+    )
     work = root / "work"
     work.mkdir()
     return env_dir, env
@@ -82,9 +112,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 def test_installed_from_the_wheel(installed: tuple[Path, dict[str, str]]) -> None:
     env_dir, env = installed
     work = env_dir.parent / "work"
-    p = run(env_dir / "bin" / "python", "-c",
-            "import treegen, treegen.data.readers, treegen.model.file; print(treegen.__file__)",
-            cwd=work, env=env)
+    p = run(
+        env_dir / "bin" / "python",
+        "-c",
+        "import treegen, treegen.data.readers, treegen.model.file; print(treegen.__file__)",
+        cwd=work,
+        env=env,
+    )
     location = Path(p.stdout.strip()).resolve()
     assert env_dir.resolve() in location.parents
     assert REPO not in location.parents
@@ -93,12 +127,20 @@ def test_installed_from_the_wheel(installed: tuple[Path, dict[str, str]]) -> Non
 def test_every_module_is_in_the_wheel(installed: tuple[Path, dict[str, str]]) -> None:
     env_dir, env = installed
     work = env_dir.parent / "work"
-    p = run(env_dir / "bin" / "python", "-c", "import treegen; print(treegen.__file__)",
-            cwd=work, env=env)
+    p = run(
+        env_dir / "bin" / "python",
+        "-c",
+        "import treegen; print(treegen.__file__)",
+        cwd=work,
+        env=env,
+    )
     site = Path(p.stdout.strip()).parent
     installed_files = {q.relative_to(site).as_posix() for q in site.rglob("*.py")}
-    checkout = {q.relative_to(REPO / "treegen").as_posix()
-                for q in (REPO / "treegen").rglob("*.py") if "__pycache__" not in q.parts}
+    checkout = {
+        q.relative_to(REPO / "treegen").as_posix()
+        for q in (REPO / "treegen").rglob("*.py")
+        if "__pycache__" not in q.parts
+    }
     # A subpackage missing from pyproject.toml's package list would be absent here.
     assert checkout <= installed_files, sorted(checkout - installed_files)
     assert (site / "py.typed").is_file()
@@ -117,16 +159,19 @@ def test_help_from_console_script(installed: tuple[Path, dict[str, str]]) -> Non
         assert q.stdout.rstrip().endswith("C accelerator on"), q.stdout
 
 
-def test_templates_come_from_the_installed_package(
-        installed: tuple[Path, dict[str, str]]) -> None:
+def test_templates_come_from_the_installed_package(installed: tuple[Path, dict[str, str]]) -> None:
     env_dir, env = installed
     work = env_dir.parent / "work"
-    p = run(env_dir / "bin" / "python", "-c",
-            "import importlib.resources as r; "
-            "t = r.files('treegen.codegen').joinpath('templates'); "
-            "j2 = sorted((x for x in t.iterdir() if x.name.endswith('.j2')), key=str); "
-            "print(j2[0].parent if j2 else '-'); print('\\n'.join(x.name for x in j2))",
-            cwd=work, env=env)
+    p = run(
+        env_dir / "bin" / "python",
+        "-c",
+        "import importlib.resources as r; "
+        "t = r.files('treegen.codegen').joinpath('templates'); "
+        "j2 = sorted((x for x in t.iterdir() if x.name.endswith('.j2')), key=str); "
+        "print(j2[0].parent if j2 else '-'); print('\\n'.join(x.name for x in j2))",
+        cwd=work,
+        env=env,
+    )
     where, *names = p.stdout.split("\n")
     assert env_dir.resolve() in Path(where).resolve().parents
     shipped = sorted(x.name for x in (REPO / "treegen/codegen/templates").glob("*.j2"))
@@ -135,20 +180,30 @@ def test_templates_come_from_the_installed_package(
 
 
 def test_firmware_examples_come_from_the_installed_package(
-        installed: tuple[Path, dict[str, str]]) -> None:
+    installed: tuple[Path, dict[str, str]],
+) -> None:
     """treegen verify --on compiles firmware_examples/: the wheel must carry every file."""
     env_dir, env = installed
     work = env_dir.parent / "work"
-    p = run(env_dir / "bin" / "python", "-c",
-            "from treegen.firmware.sources import examples_dir; print(examples_dir())",
-            cwd=work, env=env)
+    p = run(
+        env_dir / "bin" / "python",
+        "-c",
+        "from treegen.firmware.sources import examples_dir; print(examples_dir())",
+        cwd=work,
+        env=env,
+    )
     where = Path(p.stdout.strip())
     assert env_dir.resolve() in where.resolve().parents
-    shipped = {q.relative_to(where).as_posix() for q in where.rglob("*")
-               if q.is_file() and "__pycache__" not in q.parts}
-    checkout = {q.relative_to(REPO / "firmware_examples").as_posix()
-                for q in (REPO / "firmware_examples").rglob("*")
-                if q.is_file() and "__pycache__" not in q.parts}
+    shipped = {
+        q.relative_to(where).as_posix()
+        for q in where.rglob("*")
+        if q.is_file() and "__pycache__" not in q.parts
+    }
+    checkout = {
+        q.relative_to(REPO / "firmware_examples").as_posix()
+        for q in (REPO / "firmware_examples").rglob("*")
+        if q.is_file() and "__pycache__" not in q.parts
+    }
     assert checkout and shipped == checkout, sorted(shipped ^ checkout)
 
 
@@ -165,8 +220,11 @@ def test_train_and_show_round_trip(installed: tuple[Path, dict[str, str]]) -> No
     r8_tree = r8.split("Decision Tree:\n\n", 1)[1].split("\n\n", 1)[0]
 
     def shape(text: str) -> list[str]:
-        return [re.sub(r" \(.*\)$", "", line) for line in text.splitlines()
-                if line.startswith(("outlook", "|"))]
+        return [
+            re.sub(r" \(.*\)$", "", line)
+            for line in text.splitlines()
+            if line.startswith(("outlook", "|"))
+        ]
 
     assert len(shape(shown)) == 7
     assert shape(shown) == shape(r8_tree)
@@ -184,8 +242,20 @@ def test_train_and_show_round_trip(installed: tuple[Path, dict[str, str]]) -> No
     other = work / "checkout"
     other.mkdir()
     shutil.copy(work / "golf.tree", other / "golf.tree")
-    run(sys.executable, "-m", "treegen", "--quiet", "export", "golf.tree", "--target", "c",
-        "-o", "c", cwd=other, env=env_repo)
+    run(
+        sys.executable,
+        "-m",
+        "treegen",
+        "--quiet",
+        "export",
+        "golf.tree",
+        "--target",
+        "c",
+        "-o",
+        "c",
+        cwd=other,
+        env=env_repo,
+    )
     assert source == (other / "c" / "predict.c").read_text()
 
 

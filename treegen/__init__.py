@@ -20,5 +20,13 @@ from treegen.errors import TreegenError
 from treegen.estimator import C45Classifier, from_sklearn
 from treegen.model.version import VERSION as __version__
 
-__all__ = ["C45Classifier", "Model", "TreegenError", "VerifyReport", "__version__",
-           "from_sklearn", "load", "train"]
+__all__ = [
+    "C45Classifier",
+    "Model",
+    "TreegenError",
+    "VerifyReport",
+    "__version__",
+    "from_sklearn",
+    "load",
+    "train",
+]

@@ -42,7 +42,11 @@ UNSAVED = "model.tree"
 # Label kinds a model trained from arrays records, so a loaded model returns
 # labels of the same type as the ``y`` it was trained on.
 _LABEL_KINDS: dict[str, Callable[[str], object]] = {
-    "int": int, "float": float, "bool": lambda s: s == "True", "str": str}
+    "int": int,
+    "float": float,
+    "bool": lambda s: s == "True",
+    "str": str,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +75,14 @@ class Model(core.Model):
 
     @classmethod
     def of(cls, model: core.Model, path: PathLike | None = None) -> Model:
-        return cls(model.schema, model.nodes, model.options, model.treegen_version,
-                   model.data_fingerprint, None if path is None else os.fspath(path))
+        return cls(
+            model.schema,
+            model.nodes,
+            model.options,
+            model.treegen_version,
+            model.data_fingerprint,
+            None if path is None else os.fspath(path),
+        )
 
     @property
     def classes_(self) -> npt.NDArray[np.generic]:
@@ -93,8 +103,10 @@ class Model(core.Model):
         if x.ndim == 1:
             x = x.reshape(1, -1)
         if x.ndim != 2 or x.shape[1] != len(self.schema.attributes):
-            raise UsageError(f"X must have shape (n, {len(self.schema.attributes)}), "
-                             f"got {np.shape(X)}", option="X")
+            raise UsageError(
+                f"X must have shape (n, {len(self.schema.attributes)}), got {np.shape(X)}",
+                option="X",
+            )
         return x
 
     def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
@@ -110,50 +122,91 @@ class Model(core.Model):
         save_model(self, path)
         return Model.of(self, path)
 
-    def _export_options(self, style: str, input_type: str, float_compare: str,
-                        scale: ScaleSpec, missing_value: int | None, prefix: str | None,
-                        missing: str, proba: bool | None) -> tuple[str, ExportOptions]:
+    def _export_options(
+        self,
+        style: str,
+        input_type: str,
+        float_compare: str,
+        scale: ScaleSpec,
+        missing_value: int | None,
+        prefix: str | None,
+        missing: str,
+        proba: bool | None,
+    ) -> tuple[str, ExportOptions]:
         model_path = self.path or UNSAVED
-        opts = export_options(model_path, style=style, input_type=input_type,
-                              float_compare=float_compare, scale=scales_from(scale),
-                              missing_value=missing_value, missing=missing, proba=proba,
-                              prefix=prefix)
+        opts = export_options(
+            model_path,
+            style=style,
+            input_type=input_type,
+            float_compare=float_compare,
+            scale=scales_from(scale),
+            missing_value=missing_value,
+            missing=missing,
+            proba=proba,
+            prefix=prefix,
+        )
         return model_path, opts
 
-    def export_c(self, out_dir: PathLike, *, style: str = "ifs", input_type: str = "float",
-                 float_compare: str = "float", scale: ScaleSpec = None,
-                 missing_value: int | None = None, prefix: str | None = None,
-                 missing: str = "c45", proba: bool | None = None) -> list[Path]:
+    def export_c(
+        self,
+        out_dir: PathLike,
+        *,
+        style: str = "ifs",
+        input_type: str = "float",
+        float_compare: str = "float",
+        scale: ScaleSpec = None,
+        missing_value: int | None = None,
+        prefix: str | None = None,
+        missing: str = "c45",
+        proba: bool | None = None,
+    ) -> list[Path]:
         """Write ``predict.c`` and ``predict.h`` into ``out_dir``, as ``treegen export`` does.
 
         The keyword arguments are the CLI's export options (``scale``: K for
         every continuous feature, or ``{name: K}``; ``missing="none"``, ``proba``:
         ``--missing none``, ``--proba``/``--no-proba``).  Returns the paths written.
         """
-        model_path, opts = self._export_options(style, input_type, float_compare, scale,
-                                                missing_value, prefix, missing, proba)
+        model_path, opts = self._export_options(
+            style, input_type, float_compare, scale, missing_value, prefix, missing, proba
+        )
         return export_files(self, model_path, os.fspath(out_dir), opts)
 
-    def verify(self, data: npt.ArrayLike | PathLike | None = None, *, style: str = "ifs",
-               input_type: str = "float", float_compare: str = "float",
-               scale: ScaleSpec = None, missing_value: int | None = None,
-               prefix: str | None = None, cc: str | None = None, n_random: int = 1000,
-               seed: int = 0, missing: str = "c45", proba: bool | None = None) -> VerifyReport:
+    def verify(
+        self,
+        data: npt.ArrayLike | PathLike | None = None,
+        *,
+        style: str = "ifs",
+        input_type: str = "float",
+        float_compare: str = "float",
+        scale: ScaleSpec = None,
+        missing_value: int | None = None,
+        prefix: str | None = None,
+        cc: str | None = None,
+        n_random: int = 1000,
+        seed: int = 0,
+        missing: str = "c45",
+        proba: bool | None = None,
+    ) -> VerifyReport:
         """Compile the exported C and compare it with this model, as ``treegen verify`` does.
 
         ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
         their neighbours, missing values and ``n_random`` random rows.
         """
-        model_path, opts = self._export_options(style, input_type, float_compare, scale,
-                                                missing_value, prefix, missing, proba)
+        model_path, opts = self._export_options(
+            style, input_type, float_compare, scale, missing_value, prefix, missing, proba
+        )
         opts = with_provenance(opts, self, model_path, ".")
         sets: list[Dataset] = []
         if data is not None:
             x = self._x(data)
             sets.append(Dataset(self.schema, x, np.full(x.shape[0], -1, dtype=np.int32)))
         report = codegen_verify.verify(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
-        return VerifyReport(passed=report.rows - report.failed_rows, failed=report.failed_rows,
-                            mismatches=tuple(report.mismatches), text=report.text())
+        return VerifyReport(
+            passed=report.rows - report.failed_rows,
+            failed=report.failed_rows,
+            mismatches=tuple(report.mismatches),
+            text=report.text(),
+        )
 
 
 def load(path: PathLike) -> Model:
@@ -181,13 +234,16 @@ def _column_index(ref: int | str, names: Sequence[str]) -> int:
     return int(ref)
 
 
-def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
-                        feature_names: Sequence[str] | None = None,
-                        nominal: Sequence[int | str] = (),
-                        class_names: Sequence[str] | None = None,
-                        target: str | None = None,
-                        categories: Mapping[int, Sequence[str]] | None = None,
-                        ) -> tuple[Dataset, str]:
+def dataset_from_arrays(
+    X: npt.ArrayLike,
+    y: npt.ArrayLike,
+    *,
+    feature_names: Sequence[str] | None = None,
+    nominal: Sequence[int | str] = (),
+    class_names: Sequence[str] | None = None,
+    target: str | None = None,
+    categories: Mapping[int, Sequence[str]] | None = None,
+) -> tuple[Dataset, str]:
     """A :class:`Dataset` from arrays, and the label kind to record.
 
     ``nominal`` columns hold codes 0..k-1 (NaN missing); every code up to the
@@ -202,8 +258,9 @@ def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
         raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
     if labels.shape != (x.shape[0],):
         raise DatasetError(f"y must have shape ({x.shape[0]},), got {labels.shape}")
-    names = list(feature_names) if feature_names is not None else [
-        f"x{j}" for j in range(x.shape[1])]
+    names = (
+        list(feature_names) if feature_names is not None else [f"x{j}" for j in range(x.shape[1])]
+    )
     if len(names) != x.shape[1] or len(set(names)) != len(names):
         raise DatasetError(f"feature_names must be {x.shape[1]} distinct names")
     kinds = {_column_index(ref, names) for ref in nominal}
@@ -215,22 +272,28 @@ def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
             continue
         known = col[~np.isnan(col)]
         if known.size and (np.any(known < 0) or np.any(known != np.floor(known))):
-            raise DatasetError(f"nominal feature '{name}' must hold codes 0, 1, 2, ... "
-                               "(NaN for missing)")
+            raise DatasetError(
+                f"nominal feature '{name}' must hold codes 0, 1, 2, ... (NaN for missing)"
+            )
         k = int(known.max()) + 1 if known.size else 1
         if categories is not None and j in categories:
             named = tuple(str(v) for v in categories[j])
             if k > len(named) or len(set(named)) != len(named) or not named:
-                raise DatasetError(f"nominal feature '{name}' needs {k} distinct value "
-                                   f"names, got {len(named)}")
+                raise DatasetError(
+                    f"nominal feature '{name}' needs {k} distinct value names, got {len(named)}"
+                )
             attrs.append(Attribute(name, "nominal", named))
             continue
         attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
     if class_names is not None:
         classes = tuple(str(c) for c in class_names)
         codes = np.asarray(labels, dtype=np.float64)
-        if np.any(np.isnan(codes)) or np.any(codes < 0) or np.any(codes >= len(classes)) \
-                or np.any(codes != np.floor(codes)):
+        if (
+            np.any(np.isnan(codes))
+            or np.any(codes < 0)
+            or np.any(codes >= len(classes))
+            or np.any(codes != np.floor(codes))
+        ):
             raise DatasetError(f"with class_names, y must hold codes 0..{len(classes) - 1}")
         ycodes = codes.astype(np.int32)
         kind = "str"
@@ -247,16 +310,28 @@ def dataset_from_arrays(X: npt.ArrayLike, y: npt.ArrayLike, *,
     return Dataset(schema, x, ycodes), kind
 
 
-def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | None = None, *,
-          feature_names: Sequence[str] | None = None, nominal: Sequence[int | str] = (),
-          class_names: Sequence[str] | None = None, ignore: Sequence[str] = (),
-          categories: Mapping[int, Sequence[str]] | None = None,
-          min_cases: int = 2, cf: float = 0.25, prune: bool | Pruning = True,
-          subsets: bool = False,
-          criterion: Criterion = "gainratio", flavor: Flavor = "c45",
-          engine: Engine = "level", max_depth: int | None = None,
-          min_gain_ratio: float = 0.0, folds: int = 3, seed: int = 1,
-          validation: PathLike | None = None) -> Model:
+def train(
+    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
+    target: str | None = None,
+    *,
+    feature_names: Sequence[str] | None = None,
+    nominal: Sequence[int | str] = (),
+    class_names: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+    categories: Mapping[int, Sequence[str]] | None = None,
+    min_cases: int = 2,
+    cf: float = 0.25,
+    prune: bool | Pruning = True,
+    subsets: bool = False,
+    criterion: Criterion = "gainratio",
+    flavor: Flavor = "c45",
+    engine: Engine = "level",
+    max_depth: int | None = None,
+    min_gain_ratio: float = 0.0,
+    folds: int = 3,
+    seed: int = 1,
+    validation: PathLike | None = None,
+) -> Model:
     """Train a C4.5 tree, as ``treegen train`` does.
 
     ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
@@ -273,31 +348,48 @@ def train(data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike], target: str | No
     pruning: Pruning = "error-based"
     if isinstance(prune, str):
         if prune not in PRUNINGS:
-            raise TrainError(f"unknown pruning {prune!r}: use True, False or 'reduced-error'",
-                             option="--prune")
+            raise TrainError(
+                f"unknown pruning {prune!r}: use True, False or 'reduced-error'", option="--prune"
+            )
         pruning, prune = prune, True
-    opts = TrainOptions(min_cases=min_cases, cf=cf, prune=prune, subsets=subsets,
-                        criterion=criterion, flavor=flavor, max_depth=max_depth,
-                        min_gain_ratio=min_gain_ratio, pruning=pruning, folds=folds, seed=seed)
+    opts = TrainOptions(
+        min_cases=min_cases,
+        cf=cf,
+        prune=prune,
+        subsets=subsets,
+        criterion=criterion,
+        flavor=flavor,
+        max_depth=max_depth,
+        min_gain_ratio=min_gain_ratio,
+        pruning=pruning,
+        folds=folds,
+        seed=seed,
+    )
     if isinstance(data, str | os.PathLike):
-        ds = read_dataset(os.fspath(data), target=target,
-                          nominal=[str(n) for n in nominal], ignore=list(ignore))
+        ds = read_dataset(
+            os.fspath(data), target=target, nominal=[str(n) for n in nominal], ignore=list(ignore)
+        )
         valid = None
         if validation is not None:
-            valid = read_dataset(os.fspath(validation), schema=ds.schema,
-                                 float32=flavor == "c45")
+            valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=flavor == "c45")
         return Model.of(train_dataset(ds, opts, engine=engine, validation=valid))
     if validation is not None:
-        raise TrainError("validation is a file, for training data read from a file",
-                         option="--validation")
+        raise TrainError(
+            "validation is a file, for training data read from a file", option="--validation"
+        )
     if not isinstance(data, tuple) or len(data) != 2:
         raise TrainError("data must be a path or a pair (X, y)")
-    ds, kind = dataset_from_arrays(data[0], data[1], feature_names=feature_names,
-                                   nominal=nominal, class_names=class_names, target=target,
-                                   categories=categories)
+    ds, kind = dataset_from_arrays(
+        data[0],
+        data[1],
+        feature_names=feature_names,
+        nominal=nominal,
+        class_names=class_names,
+        target=target,
+        categories=categories,
+    )
     model = train_dataset(ds, opts, engine=engine)
     options = dict(model.options)
     if kind != "str":
         options["labels"] = kind
-    return Model(model.schema, model.nodes, options, model.treegen_version,
-                 model.data_fingerprint)
+    return Model(model.schema, model.nodes, options, model.treegen_version, model.data_fingerprint)

@@ -18,10 +18,15 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.model.core import Model, Node
 
 GOLF_SCHEMA = Schema(
-    (Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
-     Attribute("temperature", "continuous"), Attribute("humidity", "continuous"),
-     Attribute("windy", "nominal", ("true", "false"))),
-    ("Play", "Don't Play"), "class")
+    (
+        Attribute("outlook", "nominal", ("sunny", "overcast", "rain")),
+        Attribute("temperature", "continuous"),
+        Attribute("humidity", "continuous"),
+        Attribute("windy", "nominal", ("true", "false")),
+    ),
+    ("Play", "Don't Play"),
+    "class",
+)
 
 
 def _leaf(cls: int, dist: tuple[float, ...]) -> Node:
@@ -32,25 +37,36 @@ def golf() -> Model:
     nodes = (
         Node("nominal", 0, 14.0, 0.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
         Node("continuous", 1, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(2, 3)),
-        _leaf(0, (2.0, 0.0)), _leaf(1, (0.0, 3.0)), _leaf(0, (4.0, 0.0)),
+        _leaf(0, (2.0, 0.0)),
+        _leaf(1, (0.0, 3.0)),
+        _leaf(0, (4.0, 0.0)),
         Node("nominal", 0, 5.0, 0.0, (3.0, 2.0), attribute=3, children=(6, 7)),
-        _leaf(1, (0.0, 2.0)), _leaf(0, (3.0, 0.0)),
+        _leaf(1, (0.0, 2.0)),
+        _leaf(0, (3.0, 0.0)),
     )
     return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
 
 
 SYN_SCHEMA = Schema(
-    (Attribute("x0", "continuous"), Attribute("colour", "nominal", ("red", "green", "blue")),
-     Attribute("x 2/*", "continuous"), Attribute("size", "nominal", ("S", "M", "L", "XL", "??")),
-     Attribute("unused", "ignore"), Attribute("x5", "continuous"),
-     Attribute("flag", "nominal", ("yes", "no"))),
-    ("alpha", "beta", "gamma"), "class")
+    (
+        Attribute("x0", "continuous"),
+        Attribute("colour", "nominal", ("red", "green", "blue")),
+        Attribute("x 2/*", "continuous"),
+        Attribute("size", "nominal", ("S", "M", "L", "XL", "??")),
+        Attribute("unused", "ignore"),
+        Attribute("x5", "continuous"),
+        Attribute("flag", "nominal", ("yes", "no")),
+    ),
+    ("alpha", "beta", "gamma"),
+    "class",
+)
 
 
 def _threshold(rnd: random.Random) -> float:
     r = rnd.random()
     if r < 0.4:
         import numpy as np
+
         return float(np.float32(rnd.uniform(-100, 100)))
     if r < 0.6:
         return round(rnd.uniform(-50, 250), rnd.choice([0, 1, 2]))
@@ -107,20 +123,44 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
         tot = sum(shares)
         child_items = [items * s / tot for s in shares]
         pending_children[idx] = [0] * k
-        nodes[idx] = Node(kind, 0, items, 0.0, (items / n_classes,) * n_classes, attribute=a,
-                          threshold=_threshold(rnd) if kind == "continuous" else float("nan"),
-                          subsets=subsets, children=())
+        nodes[idx] = Node(
+            kind,
+            0,
+            items,
+            0.0,
+            (items / n_classes,) * n_classes,
+            attribute=a,
+            threshold=_threshold(rnd) if kind == "continuous" else float("nan"),
+            subsets=subsets,
+            children=(),
+        )
         sub_budget = [max((budget - 1) // k, 0)] * k
         for b in reversed(range(k)):
             spine_child = on_spine and b == 0
-            stack.append((idx, b, child_items[b],
-                          size if (on_spine and b == 1) else sub_budget[b], spine_child))
+            stack.append(
+                (
+                    idx,
+                    b,
+                    child_items[b],
+                    size if (on_spine and b == 1) else sub_budget[b],
+                    spine_child,
+                )
+            )
     out = []
     for i, n in enumerate(nodes):
         assert n is not None
         if i in pending_children:
-            n = Node(n.kind, n.cls, n.items, n.errors, n.dist, n.attribute, n.threshold,
-                     n.subsets, tuple(pending_children[i]))
+            n = Node(
+                n.kind,
+                n.cls,
+                n.items,
+                n.errors,
+                n.dist,
+                n.attribute,
+                n.threshold,
+                n.subsets,
+                tuple(pending_children[i]),
+            )
         out.append(n)
     # Thresholds are arbitrary doubles, so the classifier must compare in double (J48).
     return Model(SYN_SCHEMA, tuple(out), {"flavor": "j48"})
@@ -129,19 +169,40 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
 def tiny() -> Model:
     """One continuous test at -0.0 (printed as 0.0), a subset test with a code in no
     subset, and an empty leaf; names that are not C identifiers."""
-    schema = Schema((Attribute("temp °C", "continuous"),
-                     Attribute("kind", "nominal", ("a*/b", "c", "d??/", "e"))),
-                    ("yes/*", "no", "No"), "label")
+    schema = Schema(
+        (
+            Attribute("temp °C", "continuous"),
+            Attribute("kind", "nominal", ("a*/b", "c", "d??/", "e")),
+        ),
+        ("yes/*", "no", "No"),
+        "label",
+    )
 
     def leaf(c: int, d: tuple[float, ...]) -> Node:
         return Node("leaf", c, float(sum(d)), 0.0, d)
 
     nodes = (
-        Node("continuous", 0, 10.0, 0.0, (5.0, 3.0, 2.0), attribute=0, threshold=-0.0,
-             children=(1, 2)),
+        Node(
+            "continuous",
+            0,
+            10.0,
+            0.0,
+            (5.0, 3.0, 2.0),
+            attribute=0,
+            threshold=-0.0,
+            children=(1, 2),
+        ),
         leaf(0, (4.0, 1.0, 0.0)),
-        Node("subset", 1, 5.0, 0.0, (1.0, 2.0, 2.0), attribute=1, subsets=((0, 2), (1,)),
-             children=(3, 4)),
+        Node(
+            "subset",
+            1,
+            5.0,
+            0.0,
+            (1.0, 2.0, 2.0),
+            attribute=1,
+            subsets=((0, 2), (1,)),
+            children=(3, 4),
+        ),
         leaf(2, (0.0, 1.0, 2.0)),
         Node("leaf", 1, 0.0, 0.0, (0.0, 0.0, 0.0)),
     )
@@ -156,22 +217,41 @@ def single_leaf() -> Model:
 def stump() -> Model:
     """One continuous test and two leaves: a one-entry missing-value stack, where
     gcc 12 -O3 once saw the table walk write past it (-Wstringop-overflow)."""
-    nodes = (Node("continuous", 0, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0,
-                  children=(1, 2)),
-             _leaf(0, (2.0, 0.0)), _leaf(1, (0.0, 3.0)))
+    nodes = (
+        Node("continuous", 0, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(1, 2)),
+        _leaf(0, (2.0, 0.0)),
+        _leaf(1, (0.0, 3.0)),
+    )
     return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
 
 
 def wide_nominal(k: int = 200) -> Model:
     """A root test on a nominal attribute with ``k`` values, each leaf with its own
     distribution, so the output identifies the decoded code (or 'missing')."""
-    schema = Schema((Attribute("v", "nominal", tuple(f"v{i}" for i in range(k))),
-                     Attribute("x", "continuous")), ("a", "b", "c"), "class")
-    leaves = tuple(Node("leaf", i % 3, float(i + 3), 0.0,
-                        tuple(float(i + 1) if c == i % 3 else 1.0 for c in range(3)))
-                   for i in range(k))
-    root = Node("nominal", 0, float(sum(n.items for n in leaves)), 0.0, (1.0, 1.0, 1.0),
-                attribute=0, children=tuple(range(1, k + 1)))
+    schema = Schema(
+        (Attribute("v", "nominal", tuple(f"v{i}" for i in range(k))), Attribute("x", "continuous")),
+        ("a", "b", "c"),
+        "class",
+    )
+    leaves = tuple(
+        Node(
+            "leaf",
+            i % 3,
+            float(i + 3),
+            0.0,
+            tuple(float(i + 1) if c == i % 3 else 1.0 for c in range(3)),
+        )
+        for i in range(k)
+    )
+    root = Node(
+        "nominal",
+        0,
+        float(sum(n.items for n in leaves)),
+        0.0,
+        (1.0, 1.0, 1.0),
+        attribute=0,
+        children=tuple(range(1, k + 1)),
+    )
     return Model(schema, (root, *leaves), {"flavor": "c45"})
 
 
@@ -180,21 +260,33 @@ def as_c45(model: Model) -> Model:
     Release 8 stores them), and tests that compare float32(v) with them."""
     nodes = tuple(
         replace(n, threshold=float(np.float32(n.threshold))) if n.kind == "continuous" else n
-        for n in model.nodes)
+        for n in model.nodes
+    )
     return Model(model.schema, nodes, {**model.options, "flavor": "c45"})
 
 
 def chain(depth: int) -> Model:
     """A tree that is one path of ``depth`` tests ``x <= k`` (a leaf on the left, the rest
     of the chain on the right): as deep as a tree of its size can be."""
-    schema = Schema((Attribute("x", "continuous"), Attribute("c", "nominal", ("a", "b"))),
-                    ("p", "q"), "class")
+    schema = Schema(
+        (Attribute("x", "continuous"), Attribute("c", "nominal", ("a", "b"))), ("p", "q"), "class"
+    )
     nodes: list[Node] = []
     for k in range(depth):
         i = len(nodes)
         items = float(depth - k + 1)
-        nodes.append(Node("continuous", 0, items, 0.0, (items - 1.0, 1.0), attribute=0,
-                          threshold=float(k), children=(i + 1, i + 2)))
+        nodes.append(
+            Node(
+                "continuous",
+                0,
+                items,
+                0.0,
+                (items - 1.0, 1.0),
+                attribute=0,
+                threshold=float(k),
+                children=(i + 1, i + 2),
+            )
+        )
         nodes.append(_leaf(k % 2, (1.0, 0.0) if k % 2 == 0 else (0.0, 1.0)))
     nodes.append(_leaf(0, (1.0, 0.0)))
     return Model(schema, tuple(nodes), {"flavor": "c45"})

@@ -35,6 +35,7 @@ LONG = os.environ.get("TREEGEN_FUZZ", "") == "long"
 # Export modes
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Mode:
     """One way to export a model.  New export options (issue 10's ``--missing`` and
@@ -60,9 +61,14 @@ class Mode:
         # Unsigned types: the default sentinel (the type's minimum, 0) is nominal code 0,
         # so these take the maximum, as a user with nominal attributes must.
         missing = hi if t.is_int and lo == 0 else None
-        return ExportOptions(prefix=prefix, style=self.style, input_type=self.input_type,
-                             float_compare=self.float_compare, scale=self.scale,
-                             missing_value=missing)
+        return ExportOptions(
+            prefix=prefix,
+            style=self.style,
+            input_type=self.input_type,
+            float_compare=self.float_compare,
+            scale=self.scale,
+            missing_value=missing,
+        )
 
 
 def all_modes() -> list[Mode]:
@@ -72,8 +78,12 @@ def all_modes() -> list[Mode]:
         for t in TYPES:
             modes.append(Mode(style, t))
         modes.append(Mode(style, "float", "int"))
-        for t, k in (("int16", Fraction(100)), ("int32", Fraction(1000)),
-                     ("uint16", Fraction(1, 4)), ("int8", Fraction(3))):
+        for t, k in (
+            ("int16", Fraction(100)),
+            ("int32", Fraction(1000)),
+            ("uint16", Fraction(1, 4)),
+            ("int8", Fraction(3)),
+        ):
             modes.append(Mode(style, t, scale=k))
     return modes
 
@@ -81,6 +91,7 @@ def all_modes() -> list[Mode]:
 # ---------------------------------------------------------------------------
 # Hostile datasets
 # ---------------------------------------------------------------------------
+
 
 def _continuous(rng: np.random.Generator, n: int, j48: bool) -> npt.NDArray[np.float64]:
     big = 1e300 if j48 else 1e37  # c45 trains on float32 values: beyond FLT_MAX is refused
@@ -98,14 +109,35 @@ def _continuous(rng: np.random.Generator, n: int, j48: bool) -> npt.NDArray[np.f
         vals = []
         for b in base:
             f = np.float32(b)
-            vals += [b, float(np.nextafter(b, np.inf)), float(np.nextafter(b, -np.inf)),
-                     float(f), float(np.nextafter(f, np.float32(np.inf)))]
+            vals += [
+                b,
+                float(np.nextafter(b, np.inf)),
+                float(np.nextafter(b, -np.inf)),
+                float(f),
+                float(np.nextafter(f, np.float32(np.inf))),
+            ]
         return rng.choice(np.asarray(vals), n)
     if kind == 5:  # two decimals
         return np.round(rng.normal(0, 50, n), 2)
     if kind == 6:  # large integers near the integer types' limits
-        return rng.choice([-129.0, -128.0, 127.0, 128.0, 255.0, 256.0, 32767.0, 32768.0,
-                           65535.0, -32769.0, 2147483647.0, -2147483649.0, 4294967296.0], n)
+        return rng.choice(
+            [
+                -129.0,
+                -128.0,
+                127.0,
+                128.0,
+                255.0,
+                256.0,
+                32767.0,
+                32768.0,
+                65535.0,
+                -32769.0,
+                2147483647.0,
+                -2147483649.0,
+                4294967296.0,
+            ],
+            n,
+        )
     if kind == 7:  # full-precision doubles
         return rng.uniform(-1000, 1000, n)
     return rng.standard_normal(n) * float(10.0 ** rng.integers(-5, 6))
@@ -143,11 +175,14 @@ def random_dataset(rng: np.random.Generator, j48: bool) -> Dataset:
 
 
 def random_options(rng: np.random.Generator, j48: bool) -> TrainOptions:
-    return TrainOptions(min_cases=int(rng.integers(1, 6)),
-                        cf=float(rng.choice([0.001, 0.1, 0.25, 0.5, 0.99])),
-                        prune=bool(rng.random() < 0.6), subsets=bool(rng.random() < 0.4),
-                        criterion=str(rng.choice(["gainratio", "gain"])),  # type: ignore[arg-type]
-                        flavor="j48" if j48 else "c45")
+    return TrainOptions(
+        min_cases=int(rng.integers(1, 6)),
+        cf=float(rng.choice([0.001, 0.1, 0.25, 0.5, 0.99])),
+        prune=bool(rng.random() < 0.6),
+        subsets=bool(rng.random() < 0.4),
+        criterion=str(rng.choice(["gainratio", "gain"])),  # type: ignore[arg-type]
+        flavor="j48" if j48 else "c45",
+    )
 
 
 def fuzz_model(seed: int, index: int) -> tuple[Model, Dataset]:
@@ -160,6 +195,7 @@ def fuzz_model(seed: int, index: int) -> tuple[Model, Dataset]:
 # ---------------------------------------------------------------------------
 # Many models, one compile
 # ---------------------------------------------------------------------------
+
 
 @dataclass
 class Library:
@@ -176,8 +212,12 @@ class Library:
         cls = np.zeros(n, dtype=np.int32)
         proba = np.zeros((n, ir.n_classes), dtype=np.uint16)
         fn = getattr(self.lib, f"batch_{ir.prefix}")
-        fn(self.ffi.from_buffer(f"{TYPES[ir.encoding.input_type].c_name}[]", rows), n,
-           self.ffi.from_buffer("int[]", cls), self.ffi.from_buffer("uint16_t[]", proba))
+        fn(
+            self.ffi.from_buffer(f"{TYPES[ir.encoding.input_type].c_name}[]", rows),
+            n,
+            self.ffi.from_buffer("int[]", cls),
+            self.ffi.from_buffer("uint16_t[]", proba),
+        )
         return cls, proba
 
 
@@ -185,16 +225,17 @@ def _batch(ir: IR) -> tuple[str, str]:
     P, U = ir.prefix, ir.prefix.upper()
     decl = f"void batch_{P}(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
     # One translation unit per model (the source, then the wrapper): half the compiler runs.
-    src = (f'#include "{SOURCE}"\n{decl};\n{decl}\n{{\n    long i;\n'
-           "    for (i = 0; i < n; i++) {\n"
-           f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-           f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
-           "    }\n}\n")
+    src = (
+        f'#include "{SOURCE}"\n{decl};\n{decl}\n{{\n    long i;\n'
+        "    for (i = 0; i < n; i++) {\n"
+        f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
+        f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+        "    }\n}\n"
+    )
     return decl, src
 
 
-def build_many(items: list[tuple[IR, dict[str, str]]], workdir: Path,
-               cc: str = "gcc") -> Library:
+def build_many(items: list[tuple[IR, dict[str, str]]], workdir: Path, cc: str = "gcc") -> Library:
     """Compile every (IR, files) pair (distinct prefixes) into one library, with the
     strict warning flags verify uses."""
     import cffi
@@ -212,8 +253,12 @@ def build_many(items: list[tuple[IR, dict[str, str]]], workdir: Path,
         sources.append(str(d / "batch.c"))
         cdef.append(render_cdef(ir) + decl + ";\n")
     lib = workdir / f"lib_{digest.hexdigest()[:16]}.so"
-    r = subprocess.run([cc, *SHARED_FLAGS, *STRICT_FLAGS, "-o", str(lib), *sources],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [cc, *SHARED_FLAGS, *STRICT_FLAGS, "-o", str(lib), *sources],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[:3000]
     ffi = cffi.FFI()
     ffi.cdef("".join(cdef))

@@ -36,8 +36,16 @@ EXPORT_MODES: dict[str, dict[str, object]] = {
 CORE = ("float", "double", "int16", "uint8", "keys", "fixed")
 
 # The --missing none modes: every input domain of CORE, and two with --proba.
-LEAN = ("lean_float", "lean_double", "lean_int16", "lean_uint8", "lean_keys", "lean_fixed",
-        "lean_float_proba", "lean_int16_proba")
+LEAN = (
+    "lean_float",
+    "lean_double",
+    "lean_int16",
+    "lean_uint8",
+    "lean_keys",
+    "lean_fixed",
+    "lean_float_proba",
+    "lean_int16_proba",
+)
 
 STYLES = ("ifs", "table")
 

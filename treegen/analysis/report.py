@@ -35,16 +35,25 @@ def model_report(model: Model) -> ModelReport:
             at[depth[i]] = at.get(depth[i], 0) + 1
         else:
             tests[model.schema.attributes[node.attribute].name] += 1
-    return ModelReport(len(model.nodes), model.n_leaves, model.depth(), tests,
-                       dict(sorted(at.items())), dict(model.options), model.data_fingerprint,
-                       model.treegen_version)
+    return ModelReport(
+        len(model.nodes),
+        model.n_leaves,
+        model.depth(),
+        tests,
+        dict(sorted(at.items())),
+        dict(model.options),
+        model.data_fingerprint,
+        model.treegen_version,
+    )
 
 
 def format_report(model: Model, report: ModelReport) -> str:
     """The report as text (without the flash estimate, which the caller appends)."""
-    lines = [f"nodes {report.nodes}, leaves {report.leaves}, depth {report.depth}",
-             f"classes ({len(model.schema.classes)}): {', '.join(model.schema.classes)}",
-             "attributes (tests on each):"]
+    lines = [
+        f"nodes {report.nodes}, leaves {report.leaves}, depth {report.depth}",
+        f"classes ({len(model.schema.classes)}): {', '.join(model.schema.classes)}",
+        "attributes (tests on each):",
+    ]
     width = max((len(n) for n in report.tests), default=0)
     for attr in model.schema.attributes:
         kind = attr.kind if attr.kind == "continuous" else f"nominal, {len(attr.values)} values"

@@ -30,15 +30,28 @@ def _names(text: str) -> list[str]:
 def add_data_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--target NAME``, ``--nominal COL[,COL]`` and ``--ignore COL[,COL]``."""
     group = parser.add_argument_group("data options (CSV and ARFF)")
-    group.add_argument("--target", metavar="NAME", default=None,
-                       help="class column (default: the last column; C4.5 files declare "
-                            "their classes)")
-    group.add_argument("--nominal", metavar="COL[,COL]", type=_names, action="append",
-                       default=[], help="treat these columns as nominal even if all their "
-                                        "values are numbers (repeatable)")
-    group.add_argument("--ignore", metavar="COL[,COL]", type=_names, action="append",
-                       default=[], help="ignore these columns (e.g. ids, ARFF string "
-                                        "attributes) (repeatable)")
+    group.add_argument(
+        "--target",
+        metavar="NAME",
+        default=None,
+        help="class column (default: the last column; C4.5 files declare their classes)",
+    )
+    group.add_argument(
+        "--nominal",
+        metavar="COL[,COL]",
+        type=_names,
+        action="append",
+        default=[],
+        help="treat these columns as nominal even if all their values are numbers (repeatable)",
+    )
+    group.add_argument(
+        "--ignore",
+        metavar="COL[,COL]",
+        type=_names,
+        action="append",
+        default=[],
+        help="ignore these columns (e.g. ids, ARFF string attributes) (repeatable)",
+    )
 
 
 def _flatten(lists: object) -> list[str]:
@@ -50,8 +63,14 @@ def _flatten(lists: object) -> list[str]:
     return out
 
 
-def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None, *,
-              float32: bool, progress: Progress | None = None) -> Dataset:
+def read_data(
+    args: argparse.Namespace,
+    path: str,
+    schema: Schema | None = None,
+    *,
+    float32: bool,
+    progress: Progress | None = None,
+) -> Dataset:
     """Read DATA with the options :func:`add_data_options` added.
 
     With ``schema`` (a model's) the data options other than the file itself
@@ -65,9 +84,13 @@ def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None,
     if schema is not None:
         ds = read_dataset(path, schema=schema, float32=float32)
     else:
-        ds = read_dataset(path, target=getattr(args, "target", None),
-                          nominal=_flatten(getattr(args, "nominal", [])),
-                          ignore=_flatten(getattr(args, "ignore", [])), float32=float32)
+        ds = read_dataset(
+            path,
+            target=getattr(args, "target", None),
+            nominal=_flatten(getattr(args, "nominal", [])),
+            ignore=_flatten(getattr(args, "ignore", [])),
+            float32=float32,
+        )
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds
@@ -75,6 +98,7 @@ def read_data(args: argparse.Namespace, path: str, schema: Schema | None = None,
 
 def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:
     """An argparse ``type=`` accepting integers in ``lo..hi`` (``hi`` None: no upper bound)."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -84,15 +108,18 @@ def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:
             bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
             raise argparse.ArgumentTypeError(f"{value} must be {bound}")
         return value
+
     return parse
 
 
 positive_int = int_range(1)
 
 
-def float_range(lo: float, hi: float, *, lo_open: bool = False,
-                hi_open: bool = False) -> Callable[[str], float]:
+def float_range(
+    lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False
+) -> Callable[[str], float]:
     """An argparse ``type=`` accepting finite floats in the given interval."""
+
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -104,6 +131,7 @@ def float_range(lo: float, hi: float, *, lo_open: bool = False,
             left, right = "(" if lo_open else "[", ")" if hi_open else "]"
             raise argparse.ArgumentTypeError(f"{text} must be in {left}{lo:g}, {hi:g}{right}")
         return value
+
     return parse
 
 

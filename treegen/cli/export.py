@@ -45,43 +45,80 @@ def _int(text: str) -> int:
 def add_export_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("export options")
     g.add_argument("--target", choices=["c"], default="c", help="output language (only c)")
-    g.add_argument("--style", choices=STYLES, default="ifs",
-                   help="ifs: nested if/else and switch (default); table: static node "
-                        "table walked by a loop")
-    g.add_argument("--input-type", choices=INPUT_TYPES, default="float",
-                   help="element type of the feature array (default float)")
-    g.add_argument("--float-compare", choices=["float", "int"], default="float",
-                   help="int: compare float inputs as integer keys of their bits, for "
-                        "cores without an FPU")
-    g.add_argument("--scale", type=_scale, action="append", default=[], metavar="K|NAME=K",
-                   help="integer input types: x stands for the decimal x/K, tested as "
-                        "treegen predict reads it (the double nearest x/K), for every "
-                        "continuous feature or NAME only; repeatable")
-    g.add_argument("--missing-value", type=_int, default=None, metavar="V",
-                   help="integer input types: the value meaning missing, never a nominal "
-                        "code (default: the type's maximum if unsigned, its minimum if "
-                        "signed)")
-    g.add_argument("--missing", choices=["c45", "none"], default="c45",
-                   help="c45: missing values handled as C4.5 does (default); none: the "
-                        "caller promises no value is missing, and the C has no "
-                        "missing-value code or tables (a NaN or sentinel takes the fixed "
-                        "path predict.h describes)")
-    g.add_argument("--proba", action=argparse.BooleanOptionalAction, default=None,
-                   help="export predict_proba and the leaf distributions (default: yes "
-                        "with --missing c45, which needs them; no with --missing none, "
-                        "where predict returns the leaf's class directly)")
-    g.add_argument("--prefix", default=None,
-                   help="C identifier that starts every symbol (default: from the model "
-                        "file name)")
+    g.add_argument(
+        "--style",
+        choices=STYLES,
+        default="ifs",
+        help="ifs: nested if/else and switch (default); table: static node table walked by a loop",
+    )
+    g.add_argument(
+        "--input-type",
+        choices=INPUT_TYPES,
+        default="float",
+        help="element type of the feature array (default float)",
+    )
+    g.add_argument(
+        "--float-compare",
+        choices=["float", "int"],
+        default="float",
+        help="int: compare float inputs as integer keys of their bits, for cores without an FPU",
+    )
+    g.add_argument(
+        "--scale",
+        type=_scale,
+        action="append",
+        default=[],
+        metavar="K|NAME=K",
+        help="integer input types: x stands for the decimal x/K, tested as "
+        "treegen predict reads it (the double nearest x/K), for every "
+        "continuous feature or NAME only; repeatable",
+    )
+    g.add_argument(
+        "--missing-value",
+        type=_int,
+        default=None,
+        metavar="V",
+        help="integer input types: the value meaning missing, never a nominal "
+        "code (default: the type's maximum if unsigned, its minimum if "
+        "signed)",
+    )
+    g.add_argument(
+        "--missing",
+        choices=["c45", "none"],
+        default="c45",
+        help="c45: missing values handled as C4.5 does (default); none: the "
+        "caller promises no value is missing, and the C has no "
+        "missing-value code or tables (a NaN or sentinel takes the fixed "
+        "path predict.h describes)",
+    )
+    g.add_argument(
+        "--proba",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="export predict_proba and the leaf distributions (default: yes "
+        "with --missing c45, which needs them; no with --missing none, "
+        "where predict returns the leaf's class directly)",
+    )
+    g.add_argument(
+        "--prefix",
+        default=None,
+        help="C identifier that starts every symbol (default: from the model file name)",
+    )
 
 
 def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
     """The :class:`ExportOptions` the command line asks for."""
     return codegen_export.export_options(
-        model_path, style=args.style, input_type=args.input_type,
-        float_compare=args.float_compare, scale=args.scale,
-        missing_value=args.missing_value, missing=args.missing, proba=args.proba,
-        prefix=args.prefix)
+        model_path,
+        style=args.style,
+        input_type=args.input_type,
+        float_compare=args.float_compare,
+        scale=args.scale,
+        missing_value=args.missing_value,
+        missing=args.missing,
+        proba=args.proba,
+        prefix=args.prefix,
+    )
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -100,12 +137,15 @@ def run_verify(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
     with progress_line(args) as progress:
-        data = [read_data(args, path, schema=model.schema, float32=model.compares_float32,
-                          progress=progress) for path in args.data]
+        data = [
+            read_data(
+                args, path, schema=model.schema, float32=model.compares_float32, progress=progress
+            )
+            for path in args.data
+        ]
         if not args.on:
             progress.update("verifying")
-            report = verify(model, opts, data, cc=args.cc, n_random=args.random,
-                            seed=args.seed)
+            report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
     if args.on:
         return firmware_cli.verify_on(args, model, opts, data)
     sys.stdout.write(report.text(args.show))
@@ -129,36 +169,52 @@ NaN and sentinel rows too, by the rule predict.h states.  Only
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("export", help="write predict.c / predict.h for a model",
-                       description="Compile MODEL to dependency-free C: predict.c and "
-                                   "predict.h in DIR.",
-                       epilog=EXPORT_EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "export",
+        help="write predict.c / predict.h for a model",
+        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR.",
+        epilog=EXPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("-o", "--output", metavar="DIR", default=".",
-                   help="output folder (created if missing; default: .)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default=".",
+        help="output folder (created if missing; default: .)",
+    )
     add_export_options(p)
     firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 
-    p = sub.add_parser("verify", help="compile the exported C and check parity with the "
-                                      "Python model",
-                       description="Export MODEL to a temporary folder, compile it with the "
-                                   "C compiler into a shared library (loaded with cffi; no "
-                                   "Python headers needed) and compare the C with the "
-                                   "Python model on DATA rows, every threshold and its "
-                                   "neighbours, missing and special values, and random rows. "
-                                   "Exit 1 if any row differs.")
+    p = sub.add_parser(
+        "verify",
+        help="compile the exported C and check parity with the Python model",
+        description="Export MODEL to a temporary folder, compile it with the "
+        "C compiler into a shared library (loaded with cffi; no "
+        "Python headers needed) and compare the C with the "
+        "Python model on DATA rows, every threshold and its "
+        "neighbours, missing and special values, and random rows. "
+        "Exit 1 if any row differs.",
+    )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA", nargs="*", help="data files (columns as the model's)")
     add_export_options(p)
     g = p.add_argument_group("verify options")
-    g.add_argument("--cc", default=None,
-                   help="C compiler (default: $CC, else the first of cc, gcc, clang)")
-    g.add_argument("--random", type=_int, default=1000, metavar="N",
-                   help="number of random rows (default 1000)")
+    g.add_argument(
+        "--cc", default=None, help="C compiler (default: $CC, else the first of cc, gcc, clang)"
+    )
+    g.add_argument(
+        "--random",
+        type=_int,
+        default=1000,
+        metavar="N",
+        help="number of random rows (default 1000)",
+    )
     g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
-    g.add_argument("--show", type=_int, default=5, metavar="N",
-                   help="mismatches to show (default 5)")
+    g.add_argument(
+        "--show", type=_int, default=5, metavar="N", help="mismatches to show (default 5)"
+    )
     firmware_cli.add_verify_on_option(g)
     p.set_defaults(func=run_verify)

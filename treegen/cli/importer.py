@@ -29,8 +29,9 @@ def _load_pickle(path: str) -> Any:
         with open(path, "rb") as f:
             return pickle.load(f)  # the user's own file, as joblib would read it
     except Exception as exc:  # unpickling runs arbitrary code: any failure is the file's
-        raise ModelFileError(f"cannot unpickle ({type(exc).__name__}: {exc}; "
-                             f"starts with {head!r})", file=path) from None
+        raise ModelFileError(
+            f"cannot unpickle ({type(exc).__name__}: {exc}; starts with {head!r})", file=path
+        ) from None
 
 
 def run_import_sklearn(args: argparse.Namespace) -> int:
@@ -58,9 +59,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "import only files you trust. Needs scikit-learn installed.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("-o", "--output", metavar="MODEL", required=True,
-                   help="model file to write")
-    p.add_argument("--feature-names", metavar="A,B,...", default=None,
-                   help="names for the columns (default: the estimator's feature_names_in_, "
-                   "else x0, x1, ...)")
+    p.add_argument("-o", "--output", metavar="MODEL", required=True, help="model file to write")
+    p.add_argument(
+        "--feature-names",
+        metavar="A,B,...",
+        default=None,
+        help="names for the columns (default: the estimator's feature_names_in_, else x0, x1, ...)",
+    )
     p.set_defaults(func=run_import_sklearn)

@@ -60,15 +60,19 @@ class OneLineParser(argparse.ArgumentParser):
 class _VersionAction(argparse.Action):
     """``--version``: the version, and whether training runs the C accelerator."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
         sys.stdout.write(f"treegen {VERSION}; {native.status()}\n")
         parser.exit()
 
 
 def _registrars() -> list[Registrar]:
-    return [train.register, export.register, report.register, rules.register,
-            importer.register]
+    return [train.register, export.register, report.register, rules.register, importer.register]
 
 
 def build_parser() -> OneLineParser:
@@ -80,22 +84,32 @@ def build_parser() -> OneLineParser:
         "Run 'treegen SUBCOMMAND --help' for a subcommand's options.",
     )
     parser.add_argument(
-        "--version", action=_VersionAction, nargs=0,
+        "--version",
+        action=_VersionAction,
+        nargs=0,
         help="print treegen's version and whether its C accelerator is in use",
     )
     parser.add_argument(
-        "-q", "--quiet", action="store_true", default=False,
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=False,
         help="print results only, no progress or diagnostics on stderr",
     )
-    sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
-               parser.add_subparsers(dest="command", metavar="SUBCOMMAND", title="subcommands"))
+    sub = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", metavar="SUBCOMMAND", title="subcommands"),
+    )
     for register in _registrars():
         register(sub)
     # --quiet is accepted after the subcommand too.  SUPPRESS keeps a
     # subparser from resetting a --quiet that was given before it.
     for subparser in sub.choices.values():
         subparser.add_argument(
-            "-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+            "-q",
+            "--quiet",
+            action="store_true",
+            default=argparse.SUPPRESS,
             help="print results only, no progress or diagnostics on stderr",
         )
     return parser

@@ -58,8 +58,7 @@ class ProgressLine:
             now = time.monotonic()
             # A new phase shows at once (once the delay is over); counts at most
             # every _INTERVAL, the thread redraws in between.
-            if now - self._start >= self._delay and (new_phase
-                                                     or now - self._drawn >= _INTERVAL):
+            if now - self._start >= self._delay and (new_phase or now - self._drawn >= _INTERVAL):
                 self._draw(now)
 
     def nodes(self, phase: str, nodes: int) -> None:

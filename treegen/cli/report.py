@@ -40,10 +40,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(Debian package graphviz).",
     )
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("-o", "--output", metavar="FILE", required=True,
-                   help=f"picture to write: .{', .'.join(PLOT_FORMATS)}")
-    p.add_argument("--dot", metavar="PROGRAM", default=None,
-                   help="the Graphviz dot program (default: dot on PATH)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        required=True,
+        help=f"picture to write: .{', .'.join(PLOT_FORMATS)}",
+    )
+    p.add_argument(
+        "--dot",
+        metavar="PROGRAM",
+        default=None,
+        help="the Graphviz dot program (default: dot on PATH)",
+    )
     p.set_defaults(func=run_plot)
 
     p = sub.add_parser(
@@ -55,6 +64,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(a formula over the node counts, not a compilation).",
     )
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("--input-type", choices=INPUT_TYPES, default="float",
-                   help="the C input type the estimate assumes (default float)")
+    p.add_argument(
+        "--input-type",
+        choices=INPUT_TYPES,
+        default="float",
+        help="the C input type the estimate assumes (default float)",
+    )
     p.set_defaults(func=run_info)

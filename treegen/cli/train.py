@@ -168,8 +168,10 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
     )
 
 
-def _fit(args: argparse.Namespace, progress: Progress | None = None,
-         ) -> Callable[[Dataset], Model]:
+def _fit(
+    args: argparse.Namespace,
+    progress: Progress | None = None,
+) -> Callable[[Dataset], Model]:
     """A one-argument training function with the command line's options."""
 
     opts = train_options(args)
@@ -213,8 +215,9 @@ def run_train(args: argparse.Namespace) -> int:
             f"would overwrite the data file {args.data}; choose another", option="-o/--output"
         )
     with progress_line(args) as progress:
-        ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor),
-                       progress=progress)
+        ds = read_data(
+            args, args.data, float32=flavor_compares_float32(args.flavor), progress=progress
+        )
         progress.update("growing", rows=ds.n_rows)
         model = _fit(args, progress)(ds)
         progress.update("writing", nodes=model.size)
@@ -274,8 +277,9 @@ def run_eval(args: argparse.Namespace) -> int:
 
     model = load_model(args.model)
     with progress_line(args) as progress:
-        ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32,
-                       progress=progress)
+        ds = read_data(
+            args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
+        )
         progress.update("evaluating")
         ev = evaluate(model, ds)
     label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
@@ -329,13 +333,13 @@ def run_predict(args: argparse.Namespace) -> int:
 
     model = load_model(args.model)
     with progress_line(args) as progress:
-        ds = read_data(args, args.data, schema=model.schema, float32=model.compares_float32,
-                       progress=progress)
+        ds = read_data(
+            args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
+        )
         progress.update("predicting")
         text = ""
         if args.header:
-            text = "class" + ("".join(f"\t{c}" for c in model.schema.classes)
-                              if args.proba else "")
+            text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
             text += "\n"
         text += format_predictions(model, ds.X, args.proba)
     if args.output:
@@ -354,8 +358,9 @@ def run_cv(args: argparse.Namespace) -> int:
 
     with progress_line(args) as progress:
         # Read once; every fold trains on rows of this one Dataset.
-        ds = read_data(args, args.data, float32=flavor_compares_float32(args.flavor),
-                       progress=progress)
+        ds = read_data(
+            args, args.data, float32=flavor_compares_float32(args.flavor), progress=progress
+        )
         if not args.loo:
             check_folds(args.folds, ds.n_rows)
         train_fold = _fit(args)
@@ -366,8 +371,7 @@ def run_cv(args: argparse.Namespace) -> int:
             progress.update(f"cross-validating: fold {folds_done[0]}", rows=train_ds.n_rows)
             return train_fold(train_ds)
 
-        result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed,
-                                loo=args.loo)
+        result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo)
     sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
     return 0
 

@@ -30,8 +30,17 @@ from treegen.codegen.ir import IR
 from treegen.errors import EmitError
 
 # The flags README and tests/test_codegen_compile.py promise the generated C passes.
-STRICT_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion",
-                "-Wshadow", "-Wstrict-prototypes", "-pedantic", "-Werror"]
+STRICT_FLAGS = [
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wconversion",
+    "-Wsign-conversion",
+    "-Wshadow",
+    "-Wstrict-prototypes",
+    "-pedantic",
+    "-Werror",
+]
 SHARED_FLAGS = ["-shared", "-fPIC", "-O1"]
 DEFAULT_COMPILERS = ("cc", "gcc", "clang")
 BATCH_SOURCE = "treegen_batch.c"
@@ -53,9 +62,12 @@ class Built:
         cls = np.zeros(n, dtype=np.int32)
         proba = np.zeros((n, self.ir.n_classes), dtype=np.uint16)
         if n:
-            self.lib.treegen_batch(self.ffi.from_buffer(f"{ctype.c_name}[]", rows), n,
-                                   self.ffi.from_buffer("int[]", cls),
-                                   self.ffi.from_buffer("uint16_t[]", proba))
+            self.lib.treegen_batch(
+                self.ffi.from_buffer(f"{ctype.c_name}[]", rows),
+                n,
+                self.ffi.from_buffer("int[]", cls),
+                self.ffi.from_buffer("uint16_t[]", proba),
+            )
         return cls, proba
 
 
@@ -85,13 +97,18 @@ def _batch_source(ir: IR) -> tuple[str, str]:
     """The batch wrapper's declaration (for cdef) and its C source."""
     P, U = ir.prefix, ir.prefix.upper()
     decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
-    source = (f'#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
-              "    for (i = 0; i < n; i++) {\n"
-              f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-              + (f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
-                 if ir.proba else "") +
-              ("" if ir.proba else "        (void)proba;\n") +
-              "    }\n}\n")
+    source = (
+        f'#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
+        "    for (i = 0; i < n; i++) {\n"
+        f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
+        + (
+            f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+            if ir.proba
+            else ""
+        )
+        + ("" if ir.proba else "        (void)proba;\n")
+        + "    }\n}\n"
+    )
     return decl, source
 
 
@@ -100,8 +117,9 @@ def build(ir: IR, files: dict[str, str], workdir: Path, cc: str | None = None) -
     try:
         import cffi
     except ImportError:
-        raise EmitError("verify needs the cffi package, which is not installed "
-                        "(pip install cffi)") from None
+        raise EmitError(
+            "verify needs the cffi package, which is not installed (pip install cffi)"
+        ) from None
     compiler = find_compiler(cc)
     decl, batch = _batch_source(ir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -112,18 +130,30 @@ def build(ir: IR, files: dict[str, str], workdir: Path, cc: str | None = None) -
     digest = hashlib.sha256("".join(files[k] for k in sorted(files)).encode()).hexdigest()[:16]
     lib = workdir / f"libtreegen_{ir.prefix}_{digest}{_suffix()}"
     tmp = lib.with_name(lib.name + ".tmp")
-    cmd = [*compiler, *SHARED_FLAGS, *STRICT_FLAGS, "-I", str(workdir), "-o", str(tmp),
-           str(workdir / SOURCE), str(workdir / BATCH_SOURCE)]
+    cmd = [
+        *compiler,
+        *SHARED_FLAGS,
+        *STRICT_FLAGS,
+        "-I",
+        str(workdir),
+        "-o",
+        str(tmp),
+        str(workdir / SOURCE),
+        str(workdir / BATCH_SOURCE),
+    ]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     except OSError as exc:
-        raise EmitError(f"cannot run the C compiler {compiler[0]}: {exc.strerror or exc}",
-                        option="--cc" if cc else None) from None
+        raise EmitError(
+            f"cannot run the C compiler {compiler[0]}: {exc.strerror or exc}",
+            option="--cc" if cc else None,
+        ) from None
     if r.returncode != 0:
-        first = next((x for x in (r.stderr + r.stdout).splitlines() if x.strip()),
-                     f"exit status {r.returncode}")
-        raise EmitError(f"compiling the exported C failed: {first}",
-                        option="--cc" if cc else None)
+        first = next(
+            (x for x in (r.stderr + r.stdout).splitlines() if x.strip()),
+            f"exit status {r.returncode}",
+        )
+        raise EmitError(f"compiling the exported C failed: {first}", option="--cc" if cc else None)
     # Replace, never overwrite in place: a library this process has mapped must not change.
     os.replace(tmp, lib)
     ffi = cffi.FFI()
@@ -131,8 +161,9 @@ def build(ir: IR, files: dict[str, str], workdir: Path, cc: str | None = None) -
     try:
         return Built(ir, ffi, ffi.dlopen(str(lib)))
     except OSError as exc:
-        raise EmitError(f"cannot load the compiled C ({lib.name}): {exc}",
-                        option="--cc" if cc else None) from None
+        raise EmitError(
+            f"cannot load the compiled C ({lib.name}): {exc}", option="--cc" if cc else None
+        ) from None
 
 
 def _suffix() -> str:

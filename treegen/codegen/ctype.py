@@ -44,8 +44,15 @@ def _int(bits: int, signed: bool) -> CType:
 
 FLOAT = CType("float", "float", np.float32, 32, False, True, "RDF")
 DOUBLE = CType("double", "double", np.float64, 64, False, True, None)
-TYPES: dict[str, CType] = {t.name: t for t in (
-    FLOAT, DOUBLE, *(_int(b, True) for b in (8, 16, 32)), *(_int(b, False) for b in (8, 16, 32)))}
+TYPES: dict[str, CType] = {
+    t.name: t
+    for t in (
+        FLOAT,
+        DOUBLE,
+        *(_int(b, True) for b in (8, 16, 32)),
+        *(_int(b, False) for b in (8, 16, 32)),
+    )
+}
 """Every type by name, in the order ``--input-type`` lists them."""
 
 INPUT_TYPES: tuple[str, ...] = tuple(TYPES)

@@ -57,9 +57,14 @@ def _template_loader() -> jinja2.BaseLoader:
 
 
 def make_env() -> jinja2.Environment:
-    return jinja2.Environment(loader=_template_loader(), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              autoescape=False)
+    return jinja2.Environment(
+        loader=_template_loader(),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
 
 
 def c_rows(literals: list[str], width: int = 76) -> tuple[str, ...]:
@@ -83,8 +88,17 @@ class _Macros:
 
     def __init__(self, upper: str) -> None:
         self.upper = upper
-        fixed = ("N_FEATURES", "N_CLASSES", "PROBA_ONE", "MISSING", "WANT_CLASS_NAMES", "ROM",
-                 "STACK_SIZE", "H", *(t.reader for t in TYPES.values() if t.reader))
+        fixed = (
+            "N_FEATURES",
+            "N_CLASSES",
+            "PROBA_ONE",
+            "MISSING",
+            "WANT_CLASS_NAMES",
+            "ROM",
+            "STACK_SIZE",
+            "H",
+            *(t.reader for t in TYPES.values() if t.reader),
+        )
         self.used = {f"{upper}_{s}" for s in fixed}
 
     def take(self, *parts: str) -> str:
@@ -123,8 +137,9 @@ def _describe(ir: IR, i: int, branch: int) -> str:
     f = ir.features[node.feature]
     if isinstance(node, Switch):
         vals = [f.values[c] for c, b in enumerate(node.branch_of) if b == branch]
-        return comment_text(f"{f.name} in {{{', '.join(vals)}}}" if len(vals) != 1
-                            else f"{f.name} = {vals[0]}")
+        return comment_text(
+            f"{f.name} in {{{', '.join(vals)}}}" if len(vals) != 1 else f"{f.name} = {vals[0]}"
+        )
     return comment_text(f"{f.name} <= {_short(node.cut)}")
 
 
@@ -137,8 +152,12 @@ def _short(t: float) -> str:
 
 def _column(U: str, ctype: CType, rows: tuple[str, ...]) -> Column:
     # pgm_read_* returns the bits of a signed type as unsigned: the template casts back.
-    return Column(ctype.c_name, f"{U}_{ctype.reader}" if ctype.reader else "",
-                  ctype.is_int and ctype.signed, rows)
+    return Column(
+        ctype.c_name,
+        f"{U}_{ctype.reader}" if ctype.reader else "",
+        ctype.is_int and ctype.signed,
+        rows,
+    )
 
 
 def _int_column(U: str, values: list[int], ctype: CType | None = None) -> Column:
@@ -154,12 +173,17 @@ def _header(ir: IR) -> Header:
     features = []
     for i, f in enumerate(ir.features):
         # The value macros are taken before the feature's own (names depend on the order).
-        codes = tuple(Code(macros.take(f.ident, v_ident), c, comment_text(f.values[c]))
-                      for c, v_ident in enumerate(f.value_idents))
-        features.append(FeatureView(macros.take("F", f.ident), i,
-                                    comment_text(f"{f.name} ({f.kind})"), codes))
-    classes = tuple(ClassView(macros.take("C", ident), i, comment_text(name), c_string(name))
-                    for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents)))
+        codes = tuple(
+            Code(macros.take(f.ident, v_ident), c, comment_text(f.values[c]))
+            for c, v_ident in enumerate(f.value_idents)
+        )
+        features.append(
+            FeatureView(macros.take("F", f.ident), i, comment_text(f"{f.name} ({f.kind})"), codes)
+        )
+    classes = tuple(
+        ClassView(macros.take("C", ident), i, comment_text(name), c_string(name))
+        for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents))
+    )
     if ir.missing == "none":
         input_doc = "No missing values (see below)."
     elif not enc.is_int:
@@ -172,13 +196,25 @@ def _header(ir: IR) -> Header:
         scales = ", ".join(f"{f.name}: 1/{s}" for f, s in zip(ir.features, enc.scales) if s != 1)
         input_doc += comment_text(f" Fixed point, one unit is {scales}.")
     return Header(
-        P=ir.prefix, U=U, guard=f"TREEGEN_{U}_H",
+        P=ir.prefix,
+        U=U,
+        guard=f"TREEGEN_{U}_H",
         provenance=tuple(comment_text(f"{k}: {v}") for k, v in ir.provenance),
-        input_ctype=enc.ctype.c_name, input_doc=input_doc,
-        missing_literal=(c_int(enc.missing, enc.input_type)
-                         if enc.missing is not None and ir.missing == "c45" else ""),
-        n_features=ir.n_features, n_classes=ir.n_classes, one=ONE,
-        features=tuple(features), classes=classes, lean=ir.missing == "none", proba=ir.proba)
+        input_ctype=enc.ctype.c_name,
+        input_doc=input_doc,
+        missing_literal=(
+            c_int(enc.missing, enc.input_type)
+            if enc.missing is not None and ir.missing == "c45"
+            else ""
+        ),
+        n_features=ir.n_features,
+        n_classes=ir.n_classes,
+        one=ONE,
+        features=tuple(features),
+        classes=classes,
+        lean=ir.missing == "none",
+        proba=ir.proba,
+    )
 
 
 def _source(ir: IR, style: str) -> Source:
@@ -187,18 +223,22 @@ def _source(ir: IR, style: str) -> Source:
     kind = value_kind(ir)
     class_ctype = smallest_uint(max(ir.n_classes - 1, 0))
     return Source(
-        header_name=HEADER, value_kind=kind,
+        header_name=HEADER,
+        value_kind=kind,
         value_ctype=(UINT32 if enc.uses_keys else enc.ctype).c_name,
-        stack_size=ir.stack_size, n_outcomes=len(ir.outcomes),
+        stack_size=ir.stack_size,
+        n_outcomes=len(ir.outcomes),
         outcome_ctype=smallest_uint(max(len(ir.outcomes) - 1, 0)).c_name,
         class_column=_int_column(U, [o.cls for o in ir.outcomes], class_ctype),
-        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}"
-                           for o in ir.outcomes]),
-        one_literal=c_hex(ONE), q15_shift=Q15_SHIFT,
+        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
+        one_literal=c_hex(ONE),
+        q15_shift=Q15_SHIFT,
         has_tests=not isinstance(ir.nodes[0], Leaf),
         has_switch=any(isinstance(n, Switch) for n in ir.nodes),
         # Only the table style reads float thresholds from a table.
-        uses_rdf=style == "table" and kind == "float", map_none=layout.MAP_NONE)
+        uses_rdf=style == "table" and kind == "float",
+        map_none=layout.MAP_NONE,
+    )
 
 
 def _ifs_line(ir: IR, lay: layout.IfsLayout, line: layout.Line, names: list[str]) -> WalkLine:
@@ -206,16 +246,30 @@ def _ifs_line(ir: IR, lay: layout.IfsLayout, line: layout.Line, names: list[str]
     pad = "    " * line.indent
     if line.kind == "if":
         assert isinstance(node, Compare)
-        return IfLine("if", pad, node.op, node.feature, ir.encoding.uses_keys,
-                      lay.share_offset[line.node], _describe(ir, line.node, 0),
-                      threshold_literal(ir, node.threshold) if node.op in ("le", "lt") else "")
+        return IfLine(
+            "if",
+            pad,
+            node.op,
+            node.feature,
+            ir.encoding.uses_keys,
+            lay.share_offset[line.node],
+            _describe(ir, line.node, 0),
+            threshold_literal(ir, node.threshold) if node.op in ("le", "lt") else "",
+        )
     if line.kind == "switch":
         assert isinstance(node, Switch)
         # Nominal float values are decoded from the key, without float operations.
         keyed = ir.encoding.uses_keys or ir.encoding.ctype is FLOAT
-        return SwitchLine("switch", pad, node.feature, keyed, len(node.branch_of),
-                          lay.map_offset.get(line.node), len(node.children),
-                          lay.share_offset[line.node])
+        return SwitchLine(
+            "switch",
+            pad,
+            node.feature,
+            keyed,
+            len(node.branch_of),
+            lay.map_offset.get(line.node),
+            len(node.children),
+            lay.share_offset[line.node],
+        )
     if line.kind == "case" or line.kind == "after":
         return BranchLine(line.kind, pad, line.branch, _describe(ir, line.node, line.branch))
     if line.kind == "return":
@@ -233,14 +287,23 @@ def _ifs(ir: IR) -> tuple[Ifs, Tables]:
     functions = []
     for k, (root, lines) in enumerate(lay.functions):
         out = tuple(_ifs_line(ir, lay, line, names) for line in lines)
-        functions.append(Function(
-            name=names[k], lines=out, trivial=isinstance(ir.nodes[root], Leaf),
-            uses_k=ir.encoding.uses_keys and any(
-                isinstance(d, IfLine) and d.op in ("le", "lt") for d in out),
-            comment=f"subtree at model node {ir.nodes[root].source}" if k else "the whole tree"))
-    tables = Tables(share_rows=c_rows([f"{s}u" for s in lay.shares]) or ("0u",),
-                    n_shares=max(len(lay.shares), 1), has_map=bool(lay.maps),
-                    map_rows=c_rows([f"{v}u" for v in lay.maps]), n_map=max(len(lay.maps), 1))
+        functions.append(
+            Function(
+                name=names[k],
+                lines=out,
+                trivial=isinstance(ir.nodes[root], Leaf),
+                uses_k=ir.encoding.uses_keys
+                and any(isinstance(d, IfLine) and d.op in ("le", "lt") for d in out),
+                comment=f"subtree at model node {ir.nodes[root].source}" if k else "the whole tree",
+            )
+        )
+    tables = Tables(
+        share_rows=c_rows([f"{s}u" for s in lay.shares]) or ("0u",),
+        n_shares=max(len(lay.shares), 1),
+        has_map=bool(lay.maps),
+        map_rows=c_rows([f"{v}u" for v in lay.maps]),
+        n_map=max(len(lay.maps), 1),
+    )
     return Ifs(tuple(functions)), tables
 
 
@@ -261,18 +324,37 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     def pad(values: tuple[int, ...]) -> list[int]:
         return list(values) or [0]  # a one-leaf tree still declares (unused) one-row columns
 
-    col = Columns(op=_int_column(U, pad(t.op)), feature=_int_column(U, pad(t.feature)),
-                  threshold=_threshold_column(ir, U, list(t.threshold) or [0]),
-                  first=_int_column(U, pad(t.first)), ref=_int_column(U, list(t.ref) or [t.root]))
-    ops = Ops(le=layout.OP_LE, lt=layout.OP_LT, left=layout.OP_LEFT, right=layout.OP_RIGHT,
-              switch=layout.OP_SWITCH)
+    col = Columns(
+        op=_int_column(U, pad(t.op)),
+        feature=_int_column(U, pad(t.feature)),
+        threshold=_threshold_column(ir, U, list(t.threshold) or [0]),
+        first=_int_column(U, pad(t.first)),
+        ref=_int_column(U, list(t.ref) or [t.root]),
+    )
+    ops = Ops(
+        le=layout.OP_LE,
+        lt=layout.OP_LT,
+        left=layout.OP_LEFT,
+        right=layout.OP_RIGHT,
+        switch=layout.OP_SWITCH,
+    )
     n_ref = t.n_tests + len(ir.outcomes)
-    table = Table(col=col, ops=ops, n_tests=t.n_tests, n_rows=max(t.n_tests, 1),
-                  n_slots=max(len(t.ref), 1), root=t.root,
-                  ref_ctype=smallest_uint(n_ref).c_name)
-    tables = Tables(share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
-                    n_shares=max(len(t.share), 1), has_map=has_switch,
-                    map_rows=c_rows([f"{v}u" for v in t.maps]), n_map=len(t.maps))
+    table = Table(
+        col=col,
+        ops=ops,
+        n_tests=t.n_tests,
+        n_rows=max(t.n_tests, 1),
+        n_slots=max(len(t.ref), 1),
+        root=t.root,
+        ref_ctype=smallest_uint(n_ref).c_name,
+    )
+    tables = Tables(
+        share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
+        n_shares=max(len(t.share), 1),
+        has_map=has_switch,
+        map_rows=c_rows([f"{v}u" for v in t.maps]),
+        n_map=len(t.maps),
+    )
     return table, tables
 
 
@@ -293,47 +375,76 @@ def _lean(ir: IR, style: str) -> Lean:
                 pad = "    " * line.indent
                 if line.kind == "if":
                     assert isinstance(node, Compare)
-                    out.append(IfLine("if", pad, node.op, node.feature, enc.uses_keys, 0,
-                                      _lean_describe(ir, node),
-                                      threshold_literal(ir, node.threshold)))
+                    out.append(
+                        IfLine(
+                            "if",
+                            pad,
+                            node.op,
+                            node.feature,
+                            enc.uses_keys,
+                            0,
+                            _lean_describe(ir, node),
+                            threshold_literal(ir, node.threshold),
+                        )
+                    )
                 elif line.kind == "return":
                     assert isinstance(node, Leaf)
-                    out.append(ReturnLine("return", pad, lean.leaf_value(ir, node),
-                                          _describe(ir, line.node, 0)))
+                    out.append(
+                        ReturnLine(
+                            "return", pad, lean.leaf_value(ir, node), _describe(ir, line.node, 0)
+                        )
+                    )
                 elif line.kind == "call":
                     out.append(CallLine("call", pad, names[line.callee]))
                 else:
                     assert line.kind in ("else", "end"), line.kind
                     out.append(CloseLine(line.kind, pad))
-            functions.append(Function(
-                name=names[k], lines=tuple(out), trivial=isinstance(ir.nodes[root], Leaf),
-                uses_k=False,
-                comment=f"subtree at model node {ir.nodes[root].source}" if k else "the whole tree"))
+            functions.append(
+                Function(
+                    name=names[k],
+                    lines=tuple(out),
+                    trivial=isinstance(ir.nodes[root], Leaf),
+                    uses_k=False,
+                    comment=f"subtree at model node {ir.nodes[root].source}"
+                    if k
+                    else "the whole tree",
+                )
+            )
         t = lean.CompactTable((0,), (0,), (0,), 0, 0)
     else:
         try:
             t = lean.compact_table(ir)
         except ValueError as exc:
             node = ir.nodes[int(str(exc))]
-            raise EmitError(f"model node {node.source}: a test x < -FLT_MAX does not fit the "
-                            f"compact table; export with --style ifs") from None
+            raise EmitError(
+                f"model node {node.source}: a test x < -FLT_MAX does not fit the "
+                f"compact table; export with --style ifs"
+            ) from None
     n_rows = len(t.code)
     code = _int_column(U, list(t.code) or [0])
     return Lean(
-        header_name=HEADER, style=style, value_kind=kind,
+        header_name=HEADER,
+        style=style,
+        value_kind=kind,
         value_ctype=(UINT32 if enc.uses_keys else enc.ctype).c_name,
         has_tests=not isinstance(ir.nodes[0], Leaf),
-        n_outcomes=len(ir.outcomes), leaf_ctype=leaf_ctype,
-        class_column=_int_column(U, [o.cls for o in ir.outcomes],
-                                 smallest_uint(max(ir.n_classes - 1, 0))),
-        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}"
-                           for o in ir.outcomes]),
-        uses_rdf=style == "table" and kind == "float", functions=tuple(functions),
-        n_rows=n_rows, code=code,
+        n_outcomes=len(ir.outcomes),
+        leaf_ctype=leaf_ctype,
+        class_column=_int_column(
+            U, [o.cls for o in ir.outcomes], smallest_uint(max(ir.n_classes - 1, 0))
+        ),
+        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
+        uses_rdf=style == "table" and kind == "float",
+        functions=tuple(functions),
+        n_rows=n_rows,
+        code=code,
         thr=_threshold_column(ir, U, list(t.threshold) or [0]),
         kid=_int_column(U, list(t.kid) or [0]),
         row_ctype=smallest_uint(max(n_rows, 1)).c_name,
-        shift=t.shift, mask=(1 << t.shift) - 1, root_leaf=t.root_leaf)
+        shift=t.shift,
+        mask=(1 << t.shift) - 1,
+        root_leaf=t.root_leaf,
+    )
 
 
 def _lean_describe(ir: IR, node: Compare) -> str:
@@ -353,15 +464,17 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
     env = env or make_env()
     header = _header(ir)
     if ir.missing == "none":
-        return {HEADER: env.get_template("predict.h.j2").render(context(header)),
-                SOURCE: env.get_template("predict_lean.c.j2").render(
-                    context(header, _lean(ir, style)))}
+        return {
+            HEADER: env.get_template("predict.h.j2").render(context(header)),
+            SOURCE: env.get_template("predict_lean.c.j2").render(context(header, _lean(ir, style))),
+        }
     source = _source(ir, style)
     walk, tables = _ifs(ir) if style == "ifs" else _table(ir, source.has_switch)
     return {
         HEADER: env.get_template("predict.h.j2").render(context(header)),
         SOURCE: env.get_template(f"predict_{style}.c.j2").render(
-            context(header, source, tables, walk)),
+            context(header, source, tables, walk)
+        ),
     }
 
 
@@ -369,7 +482,6 @@ def render_cdef(ir: IR) -> str:
     """Declarations for ``cffi.FFI.cdef``, from the IR (no preprocessor lines)."""
     P = ir.prefix
     ctype = ir.encoding.ctype.c_name
-    return (f"typedef {ctype} {P}_input_t;\n"
-            f"int {P}_predict(const {P}_input_t *x);\n"
-            + (f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n"
-               if ir.proba else ""))
+    return f"typedef {ctype} {P}_input_t;\nint {P}_predict(const {P}_input_t *x);\n" + (
+        f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n" if ir.proba else ""
+    )

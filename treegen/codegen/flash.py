@@ -50,5 +50,7 @@ def estimate_flash(model: Model, input_type: str = "float") -> dict[str, int]:
     classes = len(model.schema.classes)
     continuous = sum(1 for n in model.nodes if n.kind == "continuous")
     extra = (input_width(input_type) - 4) * continuous
-    return {t.target: round(t.base + t.per_node * nodes + t.per_leaf_class * leaves * classes
-                            + extra) for t in TARGETS}
+    return {
+        t.target: round(t.base + t.per_node * nodes + t.per_leaf_class * leaves * classes + extra)
+        for t in TARGETS
+    }

@@ -63,8 +63,10 @@ def model_values(ir: IR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
         if f.kind != "continuous" or k == 1:
             continue
         uniq, inv = np.unique(np.asarray(X)[:, j].astype(np.int64), return_inverse=True)
-        values[:, j] = np.asarray([_nearest_double(int(x) * k.denominator, k.numerator)
-                                   for x in uniq.tolist()], dtype=np.float64)[inv]
+        values[:, j] = np.asarray(
+            [_nearest_double(int(x) * k.denominator, k.numerator) for x in uniq.tolist()],
+            dtype=np.float64,
+        )[inv]
     return values
 
 
@@ -126,13 +128,16 @@ def node_values(ir: IR, i: int) -> tuple[list[float], list[list[float]]]:
     if enc.is_int:
         lo, hi = enc.int_range
         vals = [v for v in vals if lo <= v <= hi] + [float(hi)]
-    per_branch = [[float(c) for c, b in enumerate(node.branch_of) if b == br]
-                  for br in range(len(node.children))]
+    per_branch = [
+        [float(c) for c, b in enumerate(node.branch_of) if b == br]
+        for br in range(len(node.children))
+    ]
     return vals, per_branch
 
 
-def comparison_inputs(ir: IR, data: Dataset | None = None, n_random: int = 200,
-                      seed: int = 0) -> npt.NDArray[np.generic]:
+def comparison_inputs(
+    ir: IR, data: Dataset | None = None, n_random: int = 200, seed: int = 0
+) -> npt.NDArray[np.generic]:
     """Every row verify compares, in the C input domain."""
     enc = ir.encoding
     m = ir.n_features

@@ -212,21 +212,29 @@ def validate(ir: IR) -> None:
 def dump(ir: IR) -> str:
     """A readable, stable text form of the IR (golden files, debugging)."""
     enc = ir.encoding
-    lines = [f"prefix {ir.prefix}",
-             (f"encoding {enc.input_type} compare={enc.float_compare} "
-              f"missing={enc.missing} scales={[str(s) for s in enc.scales]}"),
-             f"stack {ir.stack_size}",
-             "features " + ", ".join(f"{f.ident}:{f.kind}" for f in ir.features),
-             "classes " + ", ".join(ir.class_idents)]
+    lines = [
+        f"prefix {ir.prefix}",
+        (
+            f"encoding {enc.input_type} compare={enc.float_compare} "
+            f"missing={enc.missing} scales={[str(s) for s in enc.scales]}"
+        ),
+        f"stack {ir.stack_size}",
+        "features " + ", ".join(f"{f.ident}:{f.kind}" for f in ir.features),
+        "classes " + ", ".join(ir.class_idents),
+    ]
     for j, o in enumerate(ir.outcomes):
         lines.append(f"outcome {j}: class {o.cls} proba {list(o.proba)}")
     for i, n in enumerate(ir.nodes):
         if isinstance(n, Leaf):
             lines.append(f"{i}: leaf outcome {n.outcome}")
         elif isinstance(n, Compare):
-            lines.append(f"{i}: x[{n.feature}] {n.op} {n.threshold!r} -> {list(n.children)} "
-                         f"shares {list(n.shares)}")
+            lines.append(
+                f"{i}: x[{n.feature}] {n.op} {n.threshold!r} -> {list(n.children)} "
+                f"shares {list(n.shares)}"
+            )
         else:
-            lines.append(f"{i}: switch x[{n.feature}] map {list(n.branch_of)} -> "
-                         f"{list(n.children)} shares {list(n.shares)}")
+            lines.append(
+                f"{i}: switch x[{n.feature}] map {list(n.branch_of)} -> "
+                f"{list(n.children)} shares {list(n.shares)}"
+            )
     return "\n".join(lines) + "\n"

@@ -67,8 +67,11 @@ MAP_NONE = 255
 def nominal_map(node: Switch) -> tuple[int, ...]:
     """A subset test's map as the C reads it: ``[values, forks, branch of each code]``,
     with :data:`MAP_NONE` for a code that takes no branch."""
-    return (len(node.branch_of), len(node.children),
-            *(MAP_NONE if b < 0 else b for b in node.branch_of))
+    return (
+        len(node.branch_of),
+        len(node.children),
+        *(MAP_NONE if b < 0 else b for b in node.branch_of),
+    )
 
 
 class MapPool:
@@ -119,8 +122,12 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
                 lines.append(Line("call", indent, i, callee=index[i]))
             elif isinstance(node, Compare):
                 lines.append(Line("if", indent, i))
-                work += [Line("end", indent, i), (node.children[1], indent + 1, nest + 1),
-                         Line("else", indent, i), (node.children[0], indent + 1, nest + 1)]
+                work += [
+                    Line("end", indent, i),
+                    (node.children[1], indent + 1, nest + 1),
+                    Line("else", indent, i),
+                    (node.children[0], indent + 1, nest + 1),
+                ]
             else:
                 lines.append(Line("switch", indent, i))
                 if node.branch_of != tuple(range(len(node.children))):
@@ -208,5 +215,14 @@ def flatten(ir: IR) -> NodeTable:
         else:
             op.append(OP_SWITCH + pool.add(node))
             threshold.append(0)
-    return NodeTable(tuple(tests), tuple(op), tuple(feature), tuple(threshold), tuple(first),
-                     tuple(ref), tuple(share), tuple(pool.values) or (0,), ref_of(0))
+    return NodeTable(
+        tuple(tests),
+        tuple(op),
+        tuple(feature),
+        tuple(threshold),
+        tuple(first),
+        tuple(ref),
+        tuple(share),
+        tuple(pool.values) or (0,),
+        ref_of(0),
+    )

@@ -96,15 +96,29 @@ def lean_ir(ir: IR, proba: bool) -> IR:
         kids[me] = [0, 0]
         if isinstance(node, Compare):
             op, t = _as_le(ir, node)
-            nodes[me] = Compare(node.feature, op, t, (0, 0), (0, 0),  # type: ignore[arg-type]
-                                node.source, node.cut)
+            nodes[me] = Compare(
+                node.feature,
+                op,  # type: ignore[arg-type]
+                t,
+                (0, 0),
+                (0, 0),
+                node.source,
+                node.cut,
+            )
             right: tuple[int, int] = (node.children[1], -1)
             left: tuple[int, int] = (node.children[0], -1)
         else:
             runs = chain_runs(node)
             code, branch = runs[pos]
-            nodes[me] = Compare(node.feature, "le", _code_threshold(ir, code), (0, 0), (0, 0),
-                                node.source, float(code))
+            nodes[me] = Compare(
+                node.feature,
+                "le",
+                _code_threshold(ir, code),
+                (0, 0),
+                (0, 0),
+                node.source,
+                float(code),
+            )
             left = (node.children[branch], -1)
             last = pos + 1 == len(runs) - 1
             right = (node.children[runs[-1][1]], -1) if last else (i, pos + 1)

@@ -46,8 +46,11 @@ def c_float(x: float) -> str:
     assert math.isfinite(x) and float(f) == x, x
     if x == 0:
         return "0.0f"
-    candidates = [np.format_float_positional(f, unique=True, trim="0")
-                  if 1e-4 <= abs(x) < 1e9 else np.format_float_scientific(f, unique=True, trim="0")]
+    candidates = [
+        np.format_float_positional(f, unique=True, trim="0")
+        if 1e-4 <= abs(x) < 1e9
+        else np.format_float_scientific(f, unique=True, trim="0")
+    ]
     candidates += [f"{x:.{p}e}" for p in range(8, 17)]
     for text in candidates:
         if _f32_interval_ok(text, f):

@@ -97,20 +97,28 @@ def default_missing(input_type: str) -> int:
 
 def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     if opts.input_type not in INPUT_TYPES:
-        raise EncodingError(f"unknown input type {opts.input_type!r} (choose from "
-                            f"{', '.join(INPUT_TYPES)})", option="--input-type")
+        raise EncodingError(
+            f"unknown input type {opts.input_type!r} (choose from {', '.join(INPUT_TYPES)})",
+            option="--input-type",
+        )
     if opts.float_compare not in ("float", "int"):
-        raise EncodingError(f"unknown float compare {opts.float_compare!r}", option="--float-compare")
+        raise EncodingError(
+            f"unknown float compare {opts.float_compare!r}", option="--float-compare"
+        )
     if opts.float_compare == "int" and opts.input_type != "float":
-        raise EncodingError("--float-compare int needs --input-type float", option="--float-compare")
+        raise EncodingError(
+            "--float-compare int needs --input-type float", option="--float-compare"
+        )
     attrs = model.schema.attributes
     ctype = TYPES[opts.input_type]
     is_int = ctype.is_int
     if not is_int and (opts.scale is not None or opts.feature_scales):
         raise EncodingError("--scale needs an integer --input-type", option="--scale")
     if not is_int and opts.missing_value is not None:
-        raise EncodingError("--missing-value needs an integer --input-type (floats use NaN)",
-                            option="--missing-value")
+        raise EncodingError(
+            "--missing-value needs an integer --input-type (floats use NaN)",
+            option="--missing-value",
+        )
     scales = [opts.scale or Fraction(1)] * len(attrs)
     for name, k in opts.feature_scales:
         idx = [i for i, a in enumerate(attrs) if a.name == name]
@@ -124,28 +132,48 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     missing = None
     if is_int:
         lo, hi = ctype.range
-        missing = default_missing(opts.input_type) if opts.missing_value is None else opts.missing_value
+        missing = (
+            default_missing(opts.input_type) if opts.missing_value is None else opts.missing_value
+        )
         if not lo <= missing <= hi:
-            raise EncodingError(f"missing value {missing} does not fit {opts.input_type}",
-                                option="--missing-value")
+            raise EncodingError(
+                f"missing value {missing} does not fit {opts.input_type}", option="--missing-value"
+            )
         for a in attrs:
             if a.is_nominal and len(a.values) - 1 > hi:
-                raise EncodingError(f"nominal attribute {a.name!r} has more values than "
-                                    f"{opts.input_type} holds", option="--input-type")
+                raise EncodingError(
+                    f"nominal attribute {a.name!r} has more values than {opts.input_type} holds",
+                    option="--input-type",
+                )
             if a.is_nominal and 0 <= missing < len(a.values):
                 if opts.missing_value is None:
-                    raise EncodingError(f"the default missing value {missing} of "
-                                        f"{opts.input_type} is a code of nominal attribute "
-                                        f"{a.name!r} ({len(a.values)} values); choose another "
-                                        f"with --missing-value", option="--input-type")
-                raise EncodingError(f"missing value {missing} is a code of nominal attribute "
-                                    f"{a.name!r}", option="--missing-value")
-    return Encoding(opts.input_type, "int" if opts.float_compare == "int" else "float",
-                    missing, tuple(scales) if is_int else ())
+                    raise EncodingError(
+                        f"the default missing value {missing} of "
+                        f"{opts.input_type} is a code of nominal attribute "
+                        f"{a.name!r} ({len(a.values)} values); choose another "
+                        f"with --missing-value",
+                        option="--input-type",
+                    )
+                raise EncodingError(
+                    f"missing value {missing} is a code of nominal attribute {a.name!r}",
+                    option="--missing-value",
+                )
+    return Encoding(
+        opts.input_type,
+        "int" if opts.float_compare == "int" else "float",
+        missing,
+        tuple(scales) if is_int else (),
+    )
 
 
-def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
-                     narrow32: bool, missing_is_default: bool = False) -> tuple[CompareOp, int | float]:
+def lower_continuous(
+    node: Node,
+    i: int,
+    enc: Encoding,
+    explicit_scale: bool,
+    narrow32: bool,
+    missing_is_default: bool = False,
+) -> tuple[CompareOp, int | float]:
     """The comparison a continuous test becomes: (op, threshold in the C domain).
     ``narrow32``: the model compares float32(v) (c45), not v itself (j48).
     ``missing_is_default``: the missing value was not chosen with --missing-value."""
@@ -158,18 +186,23 @@ def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
         cut = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), enc.scales[node.attribute])
         lo, hi = enc.int_range
         if explicit_scale and not lo <= cut <= hi:
-            raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
-                                f"{enc.scales[node.attribute]} does not fit {enc.input_type}",
-                                option="--scale")
+            raise EncodingError(
+                f"model node {i}: threshold {t!r} scaled by "
+                f"{enc.scales[node.attribute]} does not fit {enc.input_type}",
+                option="--scale",
+            )
         # The scaled range reaches the default missing value: it would be the only
         # value on one side of the test, so that branch could never be taken.
         lone = (enc.missing == hi and cut == hi - 1) or (enc.missing == lo and cut == lo)
         if explicit_scale and missing_is_default and lone:
             side = "above" if enc.missing == hi else "at or below"
-            raise EncodingError(f"model node {i}: threshold {t!r} scaled by "
-                                f"{enc.scales[node.attribute]} leaves only {enc.missing} {side} "
-                                f"it, the default missing value of {enc.input_type}; choose "
-                                f"another with --missing-value", option="--scale")
+            raise EncodingError(
+                f"model node {i}: threshold {t!r} scaled by "
+                f"{enc.scales[node.attribute]} leaves only {enc.missing} {side} "
+                f"it, the default missing value of {enc.input_type}; choose "
+                f"another with --missing-value",
+                option="--scale",
+            )
         klo, khi = known_range(enc)
         if cut >= khi:
             return "left", 0
@@ -194,24 +227,35 @@ def lower_continuous(node: Node, i: int, enc: Encoding, explicit_scale: bool,
     return "le", 0.0 if f == 0 else f  # -0.0 and +0.0 compare alike; print one form
 
 
-def lower_test(model: Model, i: int, enc: Encoding, explicit: set[int],
-               missing_is_default: bool = False) -> Compare | Switch:
+def lower_test(
+    model: Model, i: int, enc: Encoding, explicit: set[int], missing_is_default: bool = False
+) -> Compare | Switch:
     node = model.nodes[i]
     shares = fixedpoint.branch_shares(node.items, [model.nodes[c].items for c in node.children])
     if node.kind == "continuous":
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
-        op, thr = lower_continuous(node, i, enc, node.attribute in explicit,
-                                   model.compares_float32, missing_is_default)
-        return Compare(node.attribute, op, thr, (shares[0], shares[1]),
-                       (node.children[0], node.children[1]), i, node.threshold)
+        op, thr = lower_continuous(
+            node, i, enc, node.attribute in explicit, model.compares_float32, missing_is_default
+        )
+        return Compare(
+            node.attribute,
+            op,
+            thr,
+            (shares[0], shares[1]),
+            (node.children[0], node.children[1]),
+            i,
+            node.threshold,
+        )
     attr = model.schema.attributes[node.attribute]
     k = len(attr.values)
     if k > MAX_SWITCH_VALUES:
-        raise EncodingError(f"model node {i} tests nominal attribute {attr.name!r}, which has "
-                            f"{k} values: the generated C holds a value's branch in a byte, "
-                            f"so a tested attribute can have at most {MAX_SWITCH_VALUES} values "
-                            "(merge rare values, or give the attribute as numeric codes)")
+        raise EncodingError(
+            f"model node {i} tests nominal attribute {attr.name!r}, which has "
+            f"{k} values: the generated C holds a value's branch in a byte, "
+            f"so a tested attribute can have at most {MAX_SWITCH_VALUES} values "
+            "(merge rare values, or give the attribute as numeric codes)"
+        )
     if node.kind == "nominal":
         if len(node.children) != k:
             raise EncodingError(f"model node {i}: {len(node.children)} branches for {k} values")
@@ -225,12 +269,18 @@ def lower(model: Model, opts: ExportOptions) -> IR:
     prefix = check_prefix(opts.prefix)
     attrs = model.schema.attributes
     names = [a.name for a in attrs]
-    explicit = {i for i, a in enumerate(attrs)
-                if opts.scale is not None or a.name in dict(opts.feature_scales)}
+    explicit = {
+        i
+        for i, a in enumerate(attrs)
+        if opts.scale is not None or a.name in dict(opts.feature_scales)
+    }
     idents = unique_idents(names)
     features = tuple(
-        Feature(a.name, idents[i], a.kind, a.values, unique_idents(a.values) if a.is_nominal else ())
-        for i, a in enumerate(attrs))
+        Feature(
+            a.name, idents[i], a.kind, a.values, unique_idents(a.values) if a.is_nominal else ()
+        )
+        for i, a in enumerate(attrs)
+    )
     outcome_index: dict[Outcome, int] = {}
     nodes: list[IRNode] = []
     n_classes = len(model.schema.classes)
@@ -240,16 +290,27 @@ def lower(model: Model, opts: ExportOptions) -> IR:
             nodes.append(Leaf(outcome_index.setdefault(o, len(outcome_index)), i))
         else:
             nodes.append(lower_test(model, i, enc, explicit, opts.missing_value is None))
-    ir = IR(prefix, enc, features, model.schema.classes,
-            unique_idents(model.schema.classes), tuple(nodes), tuple(outcome_index),
-            max(1, model.depth()), opts.provenance)
+    ir = IR(
+        prefix,
+        enc,
+        features,
+        model.schema.classes,
+        unique_idents(model.schema.classes),
+        tuple(nodes),
+        tuple(outcome_index),
+        max(1, model.depth()),
+        opts.provenance,
+    )
     if opts.missing not in MISSING_RULES:
-        raise EncodingError(f"unknown missing-value rule {opts.missing!r} (choose c45 or none)",
-                            option="--missing")
+        raise EncodingError(
+            f"unknown missing-value rule {opts.missing!r} (choose c45 or none)", option="--missing"
+        )
     proba = opts.missing == "c45" if opts.proba is None else opts.proba
     if opts.missing == "c45" and not proba:
-        raise EncodingError("--no-proba needs --missing none: the C4.5 missing-value rule "
-                            "sums leaf distributions", option="--proba")
+        raise EncodingError(
+            "--no-proba needs --missing none: the C4.5 missing-value rule sums leaf distributions",
+            option="--proba",
+        )
     validate(ir)
     if opts.missing == "none":
         return lean_ir(ir, proba)

@@ -49,7 +49,9 @@ def none_keys(x: npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
     return np.where(np.isnan(x), 0xFFFFFFFF, float_keys(x)).astype(np.uint64)
 
 
-def chain_branch(node: Switch, col: npt.NDArray[np.generic], enc: Encoding) -> npt.NDArray[np.int64]:
+def chain_branch(
+    node: Switch, col: npt.NDArray[np.generic], enc: Encoding
+) -> npt.NDArray[np.int64]:
     """The none rule's branch of a nominal test (treegen.codegen.lean): the branch of
     the smallest code c with x <= c, else of code k-1; a code in no subset takes 0."""
     k = len(node.branch_of)
@@ -68,8 +70,9 @@ def chain_branch(node: Switch, col: npt.NDArray[np.generic], enc: Encoding) -> n
     return np.maximum(np.asarray(node.branch_of, dtype=np.int64)[code], 0)
 
 
-def goes_left(node: Compare, col: npt.NDArray[np.generic], enc: Encoding,
-              rule: MissingRule = "c45") -> Bool:
+def goes_left(
+    node: Compare, col: npt.NDArray[np.generic], enc: Encoding, rule: MissingRule = "c45"
+) -> Bool:
     if node.op == "left":
         return np.ones(col.shape, dtype=bool)
     if node.op == "right":
@@ -86,8 +89,11 @@ def goes_left(node: Compare, col: npt.NDArray[np.generic], enc: Encoding,
         return np.asarray(v <= t if node.op == "le" else v < t)  # type: ignore[operator]
 
 
-def evaluate(ir: IR, X: npt.ArrayLike, rule: MissingRule | None = None,
-             ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+def evaluate(
+    ir: IR,
+    X: npt.ArrayLike,
+    rule: MissingRule | None = None,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
     """Predicted classes and fixed-point probabilities (scale ONE) for every row, under
     ``rule`` (default: the IR's own).  Under ``none`` no value is missing: each row
     reaches one leaf by the none rule (treegen.codegen.lean) and gets its distribution."""
@@ -101,15 +107,20 @@ def meets_missing(ir: IR, X: npt.ArrayLike) -> Bool:
     return _walk(ir, X, "c45")[2]
 
 
-def _walk(ir: IR, X: npt.ArrayLike, rule: MissingRule,
-          ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16], Bool]:
+def _walk(
+    ir: IR,
+    X: npt.ArrayLike,
+    rule: MissingRule,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16], Bool]:
     rows = np.asarray(X)
     n = rows.shape[0]
     enc = ir.encoding
     acc = np.zeros((n, ir.n_classes), dtype=np.uint64)
     met = np.zeros(n, dtype=bool)
     known_cls = np.zeros(n, dtype=np.int32)
-    pending: dict[int, tuple[U64, Bool]] = {0: (np.full(n, ONE, dtype=np.uint64), np.ones(n, dtype=bool))}
+    pending: dict[int, tuple[U64, Bool]] = {
+        0: (np.full(n, ONE, dtype=np.uint64), np.ones(n, dtype=bool))
+    }
     for i, node in enumerate(ir.nodes):
         w, reached = pending.pop(i)
         if isinstance(node, Leaf):
@@ -120,8 +131,7 @@ def _walk(ir: IR, X: npt.ArrayLike, rule: MissingRule,
         col = rows[:, node.feature]
         if rule == "none":
             left = goes_left(node, col, enc, rule) if isinstance(node, Compare) else None
-            branch = (np.where(left, 0, 1) if left is not None
-                      else chain_branch(node, col, enc))  # type: ignore[arg-type]
+            branch = np.where(left, 0, 1) if left is not None else chain_branch(node, col, enc)  # type: ignore[arg-type]
             miss = np.zeros(n, dtype=bool)
         elif isinstance(node, Compare):
             miss = missing_mask(col, enc)

@@ -67,14 +67,22 @@ def classify_comparable(model: Model, ir: IR, X: npt.NDArray[np.generic]) -> npt
     return ok
 
 
-def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray[np.int32],
-            c_proba: npt.NDArray[np.uint16], report: Report,
-            opts: ExportOptions | None = None) -> None:
+def compare(
+    ir: IR,
+    model: Model,
+    X: npt.NDArray[np.generic],
+    c_cls: npt.NDArray[np.int32],
+    c_proba: npt.NDArray[np.uint16],
+    report: Report,
+    opts: ExportOptions | None = None,
+) -> None:
     """Compare the C's answers on ``X`` with every Python side; ``opts`` (needed for
     ``--missing none``) are the options ``ir`` was lowered with."""
     opts = opts or ExportOptions()
     bad = np.zeros(X.shape[0], dtype=bool)
-    checks: list[tuple[str, npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.uint16] | None]] = []
+    checks: list[
+        tuple[str, npt.NDArray[np.bool_], npt.NDArray[np.int32], npt.NDArray[np.uint16] | None]
+    ] = []
     every = np.ones(len(X), dtype=bool)
     sel = classify_comparable(model, ir, X)
     known = every
@@ -86,8 +94,14 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
         checks.append(("IR evaluator, none rule", every, n_cls, n_proba if ir.proba else None))
         known = ~meets_missing(full, X)
         f_cls, f_proba = FixedPointClassifier(model, full.encoding).predict(X)
-        checks.append(("fixed-point Python model (rows meeting no missing value)", known,
-                       f_cls, f_proba if ir.proba else None))
+        checks.append(
+            (
+                "fixed-point Python model (rows meeting no missing value)",
+                known,
+                f_cls,
+                f_proba if ir.proba else None,
+            )
+        )
     else:
         f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
         checks.append(("fixed-point Python model", every, f_cls, f_proba))
@@ -111,16 +125,22 @@ def compare(ir: IR, model: Model, X: npt.NDArray[np.generic], c_cls: npt.NDArray
         what = "classes and probabilities" if proba is not None else "classes"
         report.lines.append(f"C vs {name}: {n} rows, {what} {verdict}")
         for r in np.flatnonzero(diff)[:5]:
-            extra = f" proba C {c_proba[r].tolist()} vs {proba[r].tolist()}" if proba is not None else ""
-            report.mismatches.append(f"row {r} {_fmt_row(X[r])}: {name}: class C {c_cls[r]} "
-                                     f"vs {cls[r]}{extra}")
+            extra = (
+                f" proba C {c_proba[r].tolist()} vs {proba[r].tolist()}"
+                if proba is not None
+                else ""
+            )
+            report.mismatches.append(
+                f"row {r} {_fmt_row(X[r])}: {name}: class C {c_cls[r]} vs {cls[r]}{extra}"
+            )
         bad |= diff
     report.rows += X.shape[0]
     report.failed_rows += int(bad.sum())
 
 
-def verify_rows(ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: int, seed: int,
-                report: Report) -> npt.NDArray[np.generic]:
+def verify_rows(
+    ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: int, seed: int, report: Report
+) -> npt.NDArray[np.generic]:
     """The rows verify compares (DATA rows first), described in ``report``."""
     from treegen.codegen.inputs import to_c_domain
 
@@ -129,18 +149,27 @@ def verify_rows(ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: 
     parts.append(comparison_inputs(ir, None, n_random=n_random, seed=seed))
     n_data = sum(ds.n_rows for ds in data)
     X = np.concatenate(parts)
-    report.lines.append(f"style {opts.style}, input {ir.encoding.input_type}"
-                        f"{', float compare int' if ir.encoding.uses_keys else ''}"
-                        f"{', missing none' if ir.missing == 'none' else ''}"
-                        f"{', no proba' if not ir.proba else ''}: "
-                        f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
-                        f"missing and special rows, {n_random} random rows")
+    report.lines.append(
+        f"style {opts.style}, input {ir.encoding.input_type}"
+        f"{', float compare int' if ir.encoding.uses_keys else ''}"
+        f"{', missing none' if ir.missing == 'none' else ''}"
+        f"{', no proba' if not ir.proba else ''}: "
+        f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
+        f"missing and special rows, {n_random} random rows"
+    )
     return X
 
 
-def verify(model: Model, opts: ExportOptions, data: Sequence[Dataset] = (), *,
-           cc: str | None = None, n_random: int = 1000, seed: int = 0,
-           workdir: Path | None = None) -> Report:
+def verify(
+    model: Model,
+    opts: ExportOptions,
+    data: Sequence[Dataset] = (),
+    *,
+    cc: str | None = None,
+    n_random: int = 1000,
+    seed: int = 0,
+    workdir: Path | None = None,
+) -> Report:
     """Export ``model``, compile it and compare; never raises on a mismatch."""
     ir = lower(model, opts)
     files = emit(ir, opts.style)

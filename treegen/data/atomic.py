@@ -51,8 +51,12 @@ def _write_tmp(folder: Path, name: str, text: str) -> str:
 
 def _check_folder(folder: Path, target: str) -> None:
     if not folder.is_dir():
-        raise EmitError("output folder does not exist" if not folder.exists()
-                        else "output folder is not a folder", file=str(folder) or target)
+        raise EmitError(
+            "output folder does not exist"
+            if not folder.exists()
+            else "output folder is not a folder",
+            file=str(folder) or target,
+        )
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:

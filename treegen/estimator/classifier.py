@@ -30,8 +30,11 @@ from treegen.trainer import Criterion, Engine, Flavor
 from treegen.trainer.options import Pruning
 
 
-def _sklearn_class(module: str, name: str, fallback: type[Exception | Warning],
-                   ) -> Any:
+def _sklearn_class(
+    module: str,
+    name: str,
+    fallback: type[Exception | Warning],
+) -> Any:
     """scikit-learn's exception or warning class when scikit-learn is loaded, else ours.
 
     scikit-learn's checks test for its own classes (``NotFittedError``,
@@ -47,8 +50,10 @@ class _DataConversionWarning(UserWarning):
 
 
 def _not_fitted(estimator: object) -> Exception:
-    message = (f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' "
-               "with appropriate arguments before using this estimator.")
+    message = (
+        f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' "
+        "with appropriate arguments before using this estimator."
+    )
     theirs = _sklearn_class("sklearn.exceptions", "NotFittedError", NotFittedError)
     if theirs is NotFittedError:
         return NotFittedError(message)
@@ -59,21 +64,29 @@ def _not_fitted(estimator: object) -> Exception:
 
 def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
     if y is None:
-        raise EstimatorError("C45Classifier requires y to be passed, but the target y is None",
-                             option="y")
+        raise EstimatorError(
+            "C45Classifier requires y to be passed, but the target y is None", option="y"
+        )
     labels = np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
-        warnings.warn(_sklearn_class("sklearn.exceptions", "DataConversionWarning",
-                                     _DataConversionWarning)(
-            "A column-vector y was passed when a 1d array was expected. Please change the "
-            "shape of y to (n_samples, ), for example using ravel()."), stacklevel=3)
+        warnings.warn(
+            _sklearn_class("sklearn.exceptions", "DataConversionWarning", _DataConversionWarning)(
+                "A column-vector y was passed when a 1d array was expected. Please change the "
+                "shape of y to (n_samples, ), for example using ravel()."
+            ),
+            stacklevel=3,
+        )
         labels = labels.ravel()
     if labels.ndim != 1:
-        raise EstimatorError(f"y should be a 1d array, got an array of shape {labels.shape} "
-                             "instead.", option="y")
+        raise EstimatorError(
+            f"y should be a 1d array, got an array of shape {labels.shape} instead.", option="y"
+        )
     if labels.shape[0] != n_rows:
-        raise EstimatorError("Found input variables with inconsistent numbers of samples: "
-                             f"[{n_rows}, {labels.shape[0]}]", option="y")
+        raise EstimatorError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n_rows}, {labels.shape[0]}]",
+            option="y",
+        )
     if labels.dtype.kind == "c":
         raise EstimatorError("Complex data not supported", option="y")
     if labels.dtype.kind == "f":
@@ -81,9 +94,12 @@ def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
             raise EstimatorError("Input y contains NaN or infinity.", option="y")
         if np.any(labels != np.floor(labels)):
             # A classifier's classes are a finite set; scikit-learn says so this way.
-            raise EstimatorError("Unknown label type: continuous. Maybe you are trying to fit "
-                                 "a classifier, which expects discrete classes on a regression "
-                                 "target with continuous values.", option="y")
+            raise EstimatorError(
+                "Unknown label type: continuous. Maybe you are trying to fit "
+                "a classifier, which expects discrete classes on a regression "
+                "target with continuous values.",
+                option="y",
+            )
     if labels.dtype.kind == "O" and any(table.is_missing(v) for v in labels):
         raise EstimatorError("Input y contains a missing value.", option="y")
     return labels
@@ -105,11 +121,21 @@ class C45Classifier:
     -> its values in code order) and ``model_`` (the :class:`treegen.Model`).
     """
 
-    def __init__(self, cf: float = 0.25, min_cases: int = 2, criterion: Criterion = "gainratio",
-                 flavor: Flavor = "c45", subsets: bool = False, prune: bool | Pruning = True,
-                 nominal: Sequence[int | str] | None = None, engine: Engine = "level",
-                 max_depth: int | None = None, min_gain_ratio: float = 0.0, folds: int = 3,
-                 seed: int = 1) -> None:
+    def __init__(
+        self,
+        cf: float = 0.25,
+        min_cases: int = 2,
+        criterion: Criterion = "gainratio",
+        flavor: Flavor = "c45",
+        subsets: bool = False,
+        prune: bool | Pruning = True,
+        nominal: Sequence[int | str] | None = None,
+        engine: Engine = "level",
+        max_depth: int | None = None,
+        min_gain_ratio: float = 0.0,
+        folds: int = 3,
+        seed: int = 1,
+    ) -> None:
         self.cf = cf
         self.min_cases = min_cases
         self.criterion = criterion
@@ -139,17 +165,24 @@ class C45Classifier:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
-                raise EstimatorError(f"Invalid parameter {name!r} for estimator {self}. "
-                                     f"Valid parameters are: {sorted(valid)!r}.")
+                raise EstimatorError(
+                    f"Invalid parameter {name!r} for estimator {self}. "
+                    f"Valid parameters are: {sorted(valid)!r}."
+                )
             setattr(self, name, value)
         return self
 
     def __repr__(self) -> str:
-        defaults = {p.name: p.default for p in
-                    inspect.signature(type(self).__init__).parameters.values()}
-        shown = [f"{k}={v!r}" for k, v in self.get_params().items()
-                 if not (v is defaults.get(k) or (type(v) is type(defaults.get(k))
-                                                  and v == defaults.get(k)))]
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
+        }
+        shown = [
+            f"{k}={v!r}"
+            for k, v in self.get_params().items()
+            if not (
+                v is defaults.get(k) or (type(v) is type(defaults.get(k)) and v == defaults.get(k))
+            )
+        ]
         return f"{type(self).__name__}({', '.join(shown)})"
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -159,8 +192,12 @@ class C45Classifier:
         # Only scikit-learn calls this, so scikit-learn is importable here.
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(), input_tags=InputTags(allow_nan=True))
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(),
+            input_tags=InputTags(allow_nan=True),
+        )
 
     # scikit-learn before 1.6 reads these instead of __sklearn_tags__.
     _estimator_type = "classifier"
@@ -180,8 +217,9 @@ class C45Classifier:
             elif isinstance(ref, int | np.integer) and -n <= int(ref) < n:
                 out.add(int(ref) % n)
             else:
-                raise EstimatorError(f"nominal column {ref!r} is out of range (0..{n - 1})",
-                                     option="nominal")
+                raise EstimatorError(
+                    f"nominal column {ref!r} is out of range (0..{n - 1})", option="nominal"
+                )
         return out
 
     def fit(self, X: Any, y: Any) -> C45Classifier:
@@ -191,18 +229,29 @@ class C45Classifier:
         labels = _labels(y, cols.n_rows)
         n = len(cols.columns)
         nominal = self._nominal_columns(names, n) | set(cols.categorical)
-        categories = {j: table.categories_of(cols.columns[j], cols.categorical.get(j))
-                      for j in sorted(nominal)}
+        categories = {
+            j: table.categories_of(cols.columns[j], cols.categorical.get(j))
+            for j in sorted(nominal)
+        }
         x = self._matrix(cols, categories)
         try:
-            model = api.train((x, labels), feature_names=names, nominal=sorted(nominal),
-                              categories={j: [table.value_name(v) for v in vs]
-                                          for j, vs in categories.items()},
-                              cf=self.cf, min_cases=self.min_cases, prune=self.prune,
-                              subsets=self.subsets, criterion=self.criterion,
-                              flavor=self.flavor, engine=self.engine,
-                              max_depth=self.max_depth, min_gain_ratio=self.min_gain_ratio,
-                              folds=self.folds, seed=self.seed)
+            model = api.train(
+                (x, labels),
+                feature_names=names,
+                nominal=sorted(nominal),
+                categories={j: [table.value_name(v) for v in vs] for j, vs in categories.items()},
+                cf=self.cf,
+                min_cases=self.min_cases,
+                prune=self.prune,
+                subsets=self.subsets,
+                criterion=self.criterion,
+                flavor=self.flavor,
+                engine=self.engine,
+                max_depth=self.max_depth,
+                min_gain_ratio=self.min_gain_ratio,
+                folds=self.folds,
+                seed=self.seed,
+            )
         except EstimatorError:
             raise
         except TreegenError as exc:  # scikit-learn's callers expect a ValueError
@@ -218,12 +267,12 @@ class C45Classifier:
         return self
 
     @staticmethod
-    def _matrix(cols: table.Columns,
-                categories: dict[int, tuple[object, ...]]) -> npt.NDArray[np.float64]:
+    def _matrix(
+        cols: table.Columns, categories: dict[int, tuple[object, ...]]
+    ) -> npt.NDArray[np.float64]:
         x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
         for j, col in enumerate(cols.columns):
-            x[:, j] = (table.codes(col, categories[j]) if j in categories
-                       else table.continuous(col))
+            x[:, j] = table.codes(col, categories[j]) if j in categories else table.continuous(col)
         return x
 
     def _check_names(self, X: Any) -> None:
@@ -233,25 +282,40 @@ class C45Classifier:
         if names is None and fitted is None:
             return
         if fitted is None:
-            warnings.warn(f"X has feature names, but {who} was fitted without feature names",
-                          UserWarning, stacklevel=3)
+            warnings.warn(
+                f"X has feature names, but {who} was fitted without feature names",
+                UserWarning,
+                stacklevel=3,
+            )
             return
         if names is None:
-            warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
-                          "feature names", UserWarning, stacklevel=3)
+            warnings.warn(
+                f"X does not have valid feature names, but {who} was fitted with feature names",
+                UserWarning,
+                stacklevel=3,
+            )
             return
         if list(fitted) != names:
             unseen = [n for n in names if n not in set(fitted)]
             missing = [n for n in fitted if n not in set(names)]
-            detail = "".join([
-                "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen)
-                if unseen else "",
-                "Feature names seen at fit time, yet now missing:\n"
-                + "".join(f"- {n}\n" for n in missing) if missing else "",
-                "Feature names must be in the same order as they were in fit.\n"
-                if not unseen and not missing else ""])
-            raise EstimatorError("The feature names should match those that were passed "
-                                 "during fit.\n" + detail, option="X")
+            detail = "".join(
+                [
+                    "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen)
+                    if unseen
+                    else "",
+                    "Feature names seen at fit time, yet now missing:\n"
+                    + "".join(f"- {n}\n" for n in missing)
+                    if missing
+                    else "",
+                    "Feature names must be in the same order as they were in fit.\n"
+                    if not unseen and not missing
+                    else "",
+                ]
+            )
+            raise EstimatorError(
+                "The feature names should match those that were passed during fit.\n" + detail,
+                option="X",
+            )
 
     def _x(self, X: Any) -> npt.NDArray[np.float64]:
         if not self.__sklearn_is_fitted__():
@@ -259,9 +323,12 @@ class C45Classifier:
         self._check_names(X)
         cols = table.columns(X)
         if len(cols.columns) != self.n_features_in_:
-            raise EstimatorError(f"X has {len(cols.columns)} features, but "
-                                 f"{type(self).__name__} is expecting {self.n_features_in_} "
-                                 "features as input.", option="X")
+            raise EstimatorError(
+                f"X has {len(cols.columns)} features, but "
+                f"{type(self).__name__} is expecting {self.n_features_in_} "
+                "features as input.",
+                option="X",
+            )
         return self._matrix(cols, self.categories_)
 
     def predict(self, X: Any) -> npt.NDArray[np.generic]:

@@ -74,8 +74,10 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
     the columns (default: the estimator's ``feature_names_in_``, else x0, x1...)."""
     name = type(estimator).__name__
     if name not in _SUPPORTED:
-        raise UsageError(f"cannot import a {name}: only a fitted "
-                         f"{' or '.join(_SUPPORTED)} (single-output)", option="estimator")
+        raise UsageError(
+            f"cannot import a {name}: only a fitted {' or '.join(_SUPPORTED)} (single-output)",
+            option="estimator",
+        )
     tree = getattr(estimator, "tree_", None)
     if tree is None:
         raise UsageError(f"the {name} is not fitted", option="estimator")
@@ -84,12 +86,14 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
     n_features = int(estimator.n_features_in_)
     if feature_names is None:
         given = getattr(estimator, "feature_names_in_", None)
-        feature_names = ([str(f) for f in given] if given is not None
-                         else [f"x{i}" for i in range(n_features)])
+        feature_names = (
+            [str(f) for f in given] if given is not None else [f"x{i}" for i in range(n_features)]
+        )
     names = [str(f) for f in feature_names]
     if len(names) != n_features or len(set(names)) != n_features:
-        raise UsageError(f"feature_names must be {n_features} distinct names",
-                         option="feature_names")
+        raise UsageError(
+            f"feature_names must be {n_features} distinct names", option="feature_names"
+        )
     classes = np.asarray(estimator.classes_)
     labels = [str(c) for c in classes]
     if len(set(labels)) != len(labels):
@@ -125,19 +129,38 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
             # +inf; scikit-learn refuses infinite inputs, so every value it accepts
             # passes float32(x) <= FLT_MAX just as it passes x <= inf.
             t = min(t, FLT_MAX)
-            nodes.append(Node("continuous", cls, w, w - max(dist), dist,
-                              attribute=int(feature[sk]), threshold=float32_floor(t)))
+            nodes.append(
+                Node(
+                    "continuous",
+                    cls,
+                    w,
+                    w - max(dist),
+                    dist,
+                    attribute=int(feature[sk]),
+                    threshold=float32_floor(t),
+                )
+            )
             children[me] = [-1, -1]
             stack.append((int(right[sk]), me, 1))
             stack.append((int(left[sk]), me, 0))
         if parent >= 0:
             children[parent][branch] = me
-    final = [n if n.is_leaf else Node(n.kind, n.cls, n.items, n.errors, n.dist,
-                                      attribute=n.attribute, threshold=n.threshold,
-                                      children=tuple(children[i]))
-             for i, n in enumerate(nodes)]
-    options: dict[str, object] = {
-        "flavor": "c45", "prune": False, "source": f"sklearn {name}"}
+    final = [
+        n
+        if n.is_leaf
+        else Node(
+            n.kind,
+            n.cls,
+            n.items,
+            n.errors,
+            n.dist,
+            attribute=n.attribute,
+            threshold=n.threshold,
+            children=tuple(children[i]),
+        )
+        for i, n in enumerate(nodes)
+    ]
+    options: dict[str, object] = {"flavor": "c45", "prune": False, "source": f"sklearn {name}"}
     kind = _label_kind(classes)
     if kind != "str":
         options["labels"] = kind

@@ -50,7 +50,8 @@ def feature_names(X: object) -> list[str] | None:
             "Feature names are only supported if all input features have string names, "
             f"but your input has {kinds} as feature name / column name types. If you want "
             "feature names to be stored and validated, you must convert them all to strings",
-            option="X")
+            option="X",
+        )
     return None
 
 
@@ -93,20 +94,29 @@ def columns(X: object) -> Columns:
         raise EstimatorError(
             f"Expected 2D array, got {'scalar' if arr.ndim == 0 else '1D'} array instead: "
             "Reshape your data with array.reshape(-1, 1) if it has a single feature or "
-            "array.reshape(1, -1) if it contains a single sample", option="X")
+            "array.reshape(1, -1) if it contains a single sample",
+            option="X",
+        )
     if arr.ndim != 2:
         raise EstimatorError(f"Found array with dim {arr.ndim}. Expected <= 2.", option="X")
-    return _checked(Columns([arr[:, j] for j in range(arr.shape[1])], {}, arr.shape[0]),
-                    arr.shape[1])
+    return _checked(
+        Columns([arr[:, j] for j in range(arr.shape[1])], {}, arr.shape[0]), arr.shape[1]
+    )
 
 
 def _checked(cols: Columns, ncols: int) -> Columns:
     if cols.n_rows < 1:
-        raise EstimatorError(f"Found array with 0 sample(s) (shape=({cols.n_rows}, {ncols})) "
-                             "while a minimum of 1 is required.", option="X")
+        raise EstimatorError(
+            f"Found array with 0 sample(s) (shape=({cols.n_rows}, {ncols})) "
+            "while a minimum of 1 is required.",
+            option="X",
+        )
     if ncols < 1:
-        raise EstimatorError(f"Found array with 0 feature(s) (shape=({cols.n_rows}, 0)) "
-                             "while a minimum of 1 is required.", option="X")
+        raise EstimatorError(
+            f"Found array with 0 feature(s) (shape=({cols.n_rows}, 0)) "
+            "while a minimum of 1 is required.",
+            option="X",
+        )
     for col in cols.columns:
         if col.dtype.kind == "c":
             raise EstimatorError("Complex data not supported", option="X")
@@ -120,13 +130,15 @@ def continuous(col: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
         col = np.asarray([np.nan if is_missing(v) else v for v in col], dtype=object)
     out = np.asarray(col, dtype=np.float64)
     if np.any(np.isinf(out)):
-        raise EstimatorError("Input X contains infinity or a value too large for "
-                             "dtype('float64').", option="X")
+        raise EstimatorError(
+            "Input X contains infinity or a value too large for dtype('float64').", option="X"
+        )
     return out
 
 
-def categories_of(col: npt.NDArray[np.generic],
-                  declared: tuple[object, ...] | None) -> tuple[object, ...]:
+def categories_of(
+    col: npt.NDArray[np.generic], declared: tuple[object, ...] | None
+) -> tuple[object, ...]:
     """A nominal column's values in code order: pandas' categories, or the sorted known values."""
     if declared is not None:
         return declared

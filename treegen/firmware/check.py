@@ -97,13 +97,20 @@ def export_options(
     if mode == "float":
         return ExportOptions(prefix=name, style=base, missing=missing, proba=proba)
     if mode == "keys":
-        return ExportOptions(prefix=name, style=base, float_compare="int", missing=missing,
-                             proba=proba)
+        return ExportOptions(
+            prefix=name, style=base, float_compare="int", missing=missing, proba=proba
+        )
     scales = int16_scales(model, ds)
     if isinstance(scales, str):
         return scales
-    opts = ExportOptions(prefix=name, style=base, input_type="int16", feature_scales=scales,
-                         missing=missing, proba=proba)
+    opts = ExportOptions(
+        prefix=name,
+        style=base,
+        input_type="int16",
+        feature_scales=scales,
+        missing=missing,
+        proba=proba,
+    )
     try:
         lower(model, opts)
     except TreegenError as err:

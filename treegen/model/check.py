@@ -15,15 +15,33 @@ from typing import Any
 
 _KINDS = ("continuous", "nominal", "ignore")
 _NODE_KINDS = ("leaf", "continuous", "nominal", "subset")
-_TOP = {"format", "version", "treegen_version", "data_fingerprint", "options", "target",
-        "classes", "attributes", "nodes"}
+_TOP = {
+    "format",
+    "version",
+    "treegen_version",
+    "data_fingerprint",
+    "options",
+    "target",
+    "classes",
+    "attributes",
+    "nodes",
+}
 _NODE_KEYS = {
     "leaf": {"id", "kind", "cls", "items", "errors", "dist"},
-    "continuous": {"id", "kind", "attribute", "threshold", "threshold_hex", "children", "cls",
-                   "items", "errors", "dist"},
+    "continuous": {
+        "id",
+        "kind",
+        "attribute",
+        "threshold",
+        "threshold_hex",
+        "children",
+        "cls",
+        "items",
+        "errors",
+        "dist",
+    },
     "nominal": {"id", "kind", "attribute", "children", "cls", "items", "errors", "dist"},
-    "subset": {"id", "kind", "attribute", "subsets", "children", "cls", "items", "errors",
-               "dist"},
+    "subset": {"id", "kind", "attribute", "subsets", "children", "cls", "items", "errors", "dist"},
 }
 
 
@@ -90,13 +108,16 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
     """Raise :class:`InvalidField` unless ``data`` is a complete, consistent model file."""
     d = _obj(data, "")
     if d.get("format") != fmt:
-        raise InvalidField("format", f"not a treegen model file (expected \"{fmt}\")")
+        raise InvalidField("format", f'not a treegen model file (expected "{fmt}")')
     v = d.get("version")
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
         raise InvalidField("version", "must be a positive integer")
     if v > version:
-        raise InvalidField("version", f"format version {v} is newer than this treegen "
-                                      f"reads (version {version}): upgrade treegen")
+        raise InvalidField(
+            "version",
+            f"format version {v} is newer than this treegen "
+            f"reads (version {version}): upgrade treegen",
+        )
     _keys(d, _TOP, "")
     _str(d["treegen_version"], "treegen_version")
     _str(d["data_fingerprint"], "data_fingerprint")
@@ -123,8 +144,9 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
     _check_nodes(d["nodes"], attrs, len(classes))
 
 
-def _check_node(n: dict[str, Any], i: int, attrs: list[dict[str, Any]], n_classes: int,
-                n_nodes: int) -> list[int]:
+def _check_node(
+    n: dict[str, Any], i: int, attrs: list[dict[str, Any]], n_classes: int, n_nodes: int
+) -> list[int]:
     f = f"nodes[{i}]"
     kind = n.get("kind")
     if kind not in _NODE_KINDS:
@@ -146,8 +168,10 @@ def _check_node(n: dict[str, Any], i: int, attrs: list[dict[str, Any]], n_classe
     akind = attrs[a]["kind"]
     want = "continuous" if kind == "continuous" else "nominal"
     if akind != want:
-        raise InvalidField(f"{f}.attribute", f"a {kind} test needs a {want} attribute, "
-                                             f"'{attrs[a]['name']}' is {akind}")
+        raise InvalidField(
+            f"{f}.attribute",
+            f"a {kind} test needs a {want} attribute, '{attrs[a]['name']}' is {akind}",
+        )
     children = n["children"]
     if not isinstance(children, list):
         raise InvalidField(f"{f}.children", "must be a list of node indices")
@@ -161,8 +185,9 @@ def _check_node(n: dict[str, Any], i: int, attrs: list[dict[str, Any]], n_classe
     else:
         expected = _check_subsets(n["subsets"], len(attrs[a]["values"]), f)
     if len(children) != expected:
-        raise InvalidField(f"{f}.children", f"has {len(children)} entries, "
-                                            f"the test has {expected} branches")
+        raise InvalidField(
+            f"{f}.children", f"has {len(children)} entries, the test has {expected} branches"
+        )
     return list(children)
 
 
@@ -177,8 +202,9 @@ def _check_threshold(n: dict[str, Any], f: str) -> None:
     except (ValueError, OverflowError):
         raise InvalidField(f"{f}.threshold_hex", f"'{h}' is not a hexadecimal float") from None
     if exact.hex() != float(t).hex():
-        raise InvalidField(f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} "
-                                             "(edited by hand?)")
+        raise InvalidField(
+            f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} (edited by hand?)"
+        )
 
 
 def _check_subsets(subsets: Any, n_values: int, f: str) -> int:
@@ -200,18 +226,24 @@ def _check_nodes(nodes: Any, attrs: list[dict[str, Any]], n_classes: int) -> Non
     """Every node valid, and the list is the pre-order walk of one tree rooted at 0."""
     if not isinstance(nodes, list) or not nodes:
         raise InvalidField("nodes", "must be a non-empty list")
-    children = [_check_node(_obj(n, f"nodes[{i}]"), i, attrs, n_classes, len(nodes))
-                for i, n in enumerate(nodes)]
+    children = [
+        _check_node(_obj(n, f"nodes[{i}]"), i, attrs, n_classes, len(nodes))
+        for i, n in enumerate(nodes)
+    ]
     # Walk from the root without recursion: the visiting order must be 0, 1, 2, ...
     # which rules out cycles, shared children and nodes out of pre-order.
     stack, expected = [(0, "nodes[0]")], 0
     while stack:
         i, via = stack.pop()
         if i != expected:
-            raise InvalidField(via, f"points to node {i}, but pre-order needs node {expected} "
-                                    "here (nodes must form one tree in pre-order)")
+            raise InvalidField(
+                via,
+                f"points to node {i}, but pre-order needs node {expected} "
+                "here (nodes must form one tree in pre-order)",
+            )
         expected += 1
-        stack.extend((c, f"nodes[{i}].children[{k}]")
-                     for k, c in reversed(list(enumerate(children[i]))))
+        stack.extend(
+            (c, f"nodes[{i}].children[{k}]") for k, c in reversed(list(enumerate(children[i])))
+        )
     if expected != len(nodes):
         raise InvalidField(f"nodes[{expected}]", "is not reachable from the root")

@@ -148,9 +148,12 @@ def _too_deep(text: str, filename: str) -> ModelFileError:
             if depth > MAX_NESTING:
                 line = text.count("\n", 0, m.start()) + 1
                 col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-                return ModelFileError(f"not a treegen model: JSON nested more than "
-                                      f"{MAX_NESTING} levels deep", file=filename,
-                                      line=line, col=col)
+                return ModelFileError(
+                    f"not a treegen model: JSON nested more than {MAX_NESTING} levels deep",
+                    file=filename,
+                    line=line,
+                    col=col,
+                )
         elif c in "]}":
             depth -= 1
     # Only reached if the decoder gave up below the limit (a deep call stack already).
@@ -192,18 +195,24 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
     except json.JSONDecodeError as err:
         # A file cut short (interrupted copy, full disk) lacks the closing brace.
         what = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
-        raise ModelFileError(f"{what}: {err.msg}", file=filename, line=err.lineno,
-                             col=err.colno) from None
+        raise ModelFileError(
+            f"{what}: {err.msg}", file=filename, line=err.lineno, col=err.colno
+        ) from None
     except ValueError as err:
         # NaN/Infinity (refused by _reject_constant) or a number of more digits than
         # int() converts: the decoder gives no position, so find the token.
         bad = _BAD_NUMBER.search(text)
-        msg = str(err) if "digits" not in str(err) else \
-            f"a number has more than {sys.get_int_max_str_digits()} digits"
-        raise ModelFileError(f"not valid JSON: {msg}", file=filename,
-                             line=text.count("\n", 0, bad.start()) + 1 if bad else None,
-                             col=bad.start() - text.rfind("\n", 0, bad.start()) if bad else None,
-                             ) from None
+        msg = (
+            str(err)
+            if "digits" not in str(err)
+            else f"a number has more than {sys.get_int_max_str_digits()} digits"
+        )
+        raise ModelFileError(
+            f"not valid JSON: {msg}",
+            file=filename,
+            line=text.count("\n", 0, bad.start()) + 1 if bad else None,
+            col=bad.start() - text.rfind("\n", 0, bad.start()) if bad else None,
+        ) from None
     except RecursionError:
         raise _too_deep(text, filename) from None
     # Every other field's shape is checked below; "options" is free-form JSON.
@@ -214,28 +223,38 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
     except InvalidField as err:
         # A field that cannot be found (missing, or the whole file) is the top-level
         # object's, which starts on line 1.
-        raise ModelFileError(f"{err.field}: {err.message}" if err.field else err.message,
-                             file=filename, line=_field_line(text, err.field) or 1) from None
+        raise ModelFileError(
+            f"{err.field}: {err.message}" if err.field else err.message,
+            file=filename,
+            line=_field_line(text, err.field) or 1,
+        ) from None
     return _build(data)
 
 
 def _build(d: dict[str, Any]) -> Model:
     attributes = tuple(
-        Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in d["attributes"])
+        Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in d["attributes"]
+    )
     schema = Schema(attributes, tuple(d["classes"]), d["target"])
     nodes = []
     for n in d["nodes"]:
         kind = n["kind"]
-        nodes.append(Node(
-            kind=kind, cls=n["cls"], items=float(n["items"]), errors=float(n["errors"]),
-            dist=tuple(float(x) for x in n["dist"]),
-            attribute=n.get("attribute", -1),
-            threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else math.nan,
-            subsets=tuple(tuple(s) for s in n.get("subsets", ())),
-            children=tuple(n.get("children", ())),
-        ))
-    return Model(schema, tuple(nodes), dict(d["options"]), d["treegen_version"],
-                 d["data_fingerprint"])
+        nodes.append(
+            Node(
+                kind=kind,
+                cls=n["cls"],
+                items=float(n["items"]),
+                errors=float(n["errors"]),
+                dist=tuple(float(x) for x in n["dist"]),
+                attribute=n.get("attribute", -1),
+                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else math.nan,
+                subsets=tuple(tuple(s) for s in n.get("subsets", ())),
+                children=tuple(n.get("children", ())),
+            )
+        )
+    return Model(
+        schema, tuple(nodes), dict(d["options"]), d["treegen_version"], d["data_fingerprint"]
+    )
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:
@@ -251,6 +270,5 @@ def load_model(path: str | os.PathLike[str]) -> Model:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
-        raise ModelFileError("not a treegen model (not UTF-8 text)", file=name,
-                             line=line) from None
+        raise ModelFileError("not a treegen model (not UTF-8 text)", file=name, line=line) from None
     return model_from_json(text, name)

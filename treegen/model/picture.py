@@ -22,8 +22,18 @@ from treegen.model.show import weka_double_to_string
 
 # Light fills that keep black text readable; class i takes colour i mod len.
 PALETTE: tuple[str, ...] = (
-    "#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99",
-    "#8dd3c7", "#bebada", "#fccde5", "#d9d9d9", "#ccebc5", "#ffed6f",
+    "#a6cee3",
+    "#b2df8a",
+    "#fb9a99",
+    "#fdbf6f",
+    "#cab2d6",
+    "#ffff99",
+    "#8dd3c7",
+    "#bebada",
+    "#fccde5",
+    "#d9d9d9",
+    "#ccebc5",
+    "#ffed6f",
 )
 # What ``treegen plot -o FILE`` renders, by FILE's extension.
 PLOT_FORMATS: tuple[str, ...] = ("svg", "png", "pdf")
@@ -43,8 +53,9 @@ def _number(model: Model, value: float) -> str:
 
 
 def _counts(model: Model, node: Node) -> str:
-    dist = ", ".join(f"{c}: {w:g}" for c, w in zip(model.schema.classes, node.dist, strict=True)
-                     if w > 0)
+    dist = ", ".join(
+        f"{c}: {w:g}" for c, w in zip(model.schema.classes, node.dist, strict=True) if w > 0
+    )
     ne = f"{node.items:.1f}" + (f"/{node.errors:.1f}" if node.errors > 0 else "")
     return f"[{dist}]\n({ne})" if dist else f"({ne})"
 
@@ -92,13 +103,16 @@ def plot_format(path: str) -> str:
     """The output format named by ``path``'s extension."""
     ext = Path(path).suffix.lower().lstrip(".")
     if ext not in PLOT_FORMATS:
-        raise UsageError(f"cannot tell the picture format from '{path}' "
-                         f"(use .{', .'.join(PLOT_FORMATS)})", option="-o")
+        raise UsageError(
+            f"cannot tell the picture format from '{path}' (use .{', .'.join(PLOT_FORMATS)})",
+            option="-o",
+        )
     return ext
 
 
-def render(dot_text: str, out_path: str | os.PathLike[str], fmt: str,
-           dot: str | None = None) -> None:
+def render(
+    dot_text: str, out_path: str | os.PathLike[str], fmt: str, dot: str | None = None
+) -> None:
     """Render ``dot_text`` with Graphviz's ``dot`` into ``out_path`` (atomically).
 
     ``dot`` is the program (default: ``dot`` on PATH); without it the error
@@ -106,8 +120,10 @@ def render(dot_text: str, out_path: str | os.PathLike[str], fmt: str,
     """
     program = dot or shutil.which("dot")
     if program is None or shutil.which(program) is None:
-        raise UsageError(f"Graphviz's 'dot' is not installed (Debian: apt-get install "
-                         f"{GRAPHVIZ_PACKAGE})", option="plot")
+        raise UsageError(
+            f"Graphviz's 'dot' is not installed (Debian: apt-get install {GRAPHVIZ_PACKAGE})",
+            option="plot",
+        )
     target = Path(out_path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
@@ -115,8 +131,13 @@ def render(dot_text: str, out_path: str | os.PathLike[str], fmt: str,
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
     os.close(fd)
     try:
-        done = subprocess.run([program, f"-T{fmt}", "-o", tmp], input=dot_text, text=True,
-                              capture_output=True, check=False)
+        done = subprocess.run(
+            [program, f"-T{fmt}", "-o", tmp],
+            input=dot_text,
+            text=True,
+            capture_output=True,
+            check=False,
+        )
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["no message"])[0]
             raise UsageError(f"dot failed (exit {done.returncode}): {first}", option="plot")

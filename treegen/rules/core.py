@@ -88,8 +88,9 @@ def firing(rules: tuple[Rule, ...], X: npt.NDArray[np.float64]) -> npt.NDArray[n
     return out
 
 
-def classify(rules: tuple[Rule, ...], default: int,
-             X: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+def classify(
+    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64]
+) -> npt.NDArray[np.intp]:
     """Class per row: the first firing rule's class, else ``default``."""
     fired = firing(rules, X)
     cls = np.asarray([r.cls for r in rules] + [default], dtype=np.intp)

@@ -51,8 +51,7 @@ def _paths(model: Model) -> list[tuple[int, tuple[Condition, ...]]]:
         kids = []
         for b, child in enumerate(node.children):
             if node.kind == "continuous":
-                cond = Condition(node.attribute, "<=" if b == 0 else ">",
-                                 threshold=node.threshold)
+                cond = Condition(node.attribute, "<=" if b == 0 else ">", threshold=node.threshold)
             elif node.kind == "subset":
                 cond = Condition(node.attribute, "in", values=tuple(node.subsets[b]))
             else:
@@ -73,8 +72,9 @@ def merge_conditions(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
                 elif c.op == ">":
                     out[j] = c if c.threshold > d.threshold else d
                 elif c.op == "in":
-                    out[j] = Condition(c.attribute, "in",
-                                       values=tuple(v for v in d.values if v in c.values))
+                    out[j] = Condition(
+                        c.attribute, "in", values=tuple(v for v in d.values if v in c.values)
+                    )
                 else:
                     out[j] = c
                 break
@@ -124,12 +124,12 @@ def generalise(
     while conds:
         best_j, best = -1, math.inf
         for j in range(len(conds)):
-            r = data.rate(conds[:j] + conds[j + 1:], cls)
+            r = data.rate(conds[:j] + conds[j + 1 :], cls)
             if r < best:
                 best_j, best = j, r
         if best > current:
             break
-        conds = conds[:best_j] + conds[best_j + 1:]
+        conds = conds[:best_j] + conds[best_j + 1 :]
         current = best
     return conds, current
 
@@ -222,8 +222,9 @@ def _default_class(data: _Data, rules: tuple[Rule, ...], n_classes: int) -> int:
     return int(max(range(n_classes), key=lambda c: (left[c], total[c], -c)))
 
 
-def advantages(rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64],
-               y: npt.NDArray[np.integer]) -> list[tuple[int, int]]:
+def advantages(
+    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
+) -> list[tuple[int, int]]:
     """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the reverse."""
     out = []
     for i in range(len(rules)):
@@ -232,16 +233,21 @@ def advantages(rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64]
         for j in range(i):
             first &= ~covers(rules[j], X)
         used = fired & first
-        rest = classify(rules[:i] + rules[i + 1:], default, X[used])
+        rest = classify(rules[:i] + rules[i + 1 :], default, X[used])
         right = y[used] == rules[i].cls
         other_right = rest == y[used]
-        out.append((int(np.count_nonzero(right & ~other_right)),
-                    int(np.count_nonzero(~right & other_right))))
+        out.append(
+            (
+                int(np.count_nonzero(right & ~other_right)),
+                int(np.count_nonzero(~right & other_right)),
+            )
+        )
     return out
 
 
-def final_pass(rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64],
-               y: npt.NDArray[np.integer]) -> list[tuple[Rule, ...]]:
+def final_pass(
+    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
+) -> list[tuple[Rule, ...]]:
     """The rule lists of c4.5rules' last step: the first is ``rules``; each next one drops
     the rule with the most negative advantage (the first on ties) until none is negative.
 
@@ -254,7 +260,7 @@ def final_pass(rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64]
         worst = min(range(len(rules)), key=lambda i: (adv[i][0] - adv[i][1], i))
         if adv[worst][0] - adv[worst][1] >= 0:
             break
-        rules = rules[:worst] + rules[worst + 1:]
+        rules = rules[:worst] + rules[worst + 1 :]
         states.append(rules)
     return states
 
@@ -287,8 +293,14 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     per_class.sort(key=lambda t: (t[0], t[1]))
     rules = tuple(r for _, _, rs in per_class for r in rs)
     default = _default_class(data, rules, n_classes)
-    printed = RuleSet(ds.schema, rules, default, options={"cf": float(cf)},
-                      data_fingerprint=ds.fingerprint())
+    printed = RuleSet(
+        ds.schema, rules, default, options={"cf": float(cf)}, data_fingerprint=ds.fingerprint()
+    )
     final = final_pass(rules, default, ds.X, ds.y)[-1]
-    return printed, RuleSet(ds.schema, final, default, options=printed.options,
-                            data_fingerprint=printed.data_fingerprint)
+    return printed, RuleSet(
+        ds.schema,
+        final,
+        default,
+        options=printed.options,
+        data_fingerprint=printed.data_fingerprint,
+    )

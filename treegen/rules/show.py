@@ -32,8 +32,9 @@ def format_rules(rs: RuleSet) -> str:
     return "".join(out)
 
 
-def _table(rs: RuleSet, rules: tuple[Rule, ...], X: npt.NDArray[np.float64],
-           y: npt.NDArray[np.integer]) -> str:
+def _table(
+    rs: RuleSet, rules: tuple[Rule, ...], X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
+) -> str:
     fired = firing(rules, X)
     adv = advantages(rules, rs.default, X, y)
     lines = [
@@ -54,8 +55,14 @@ def _table(rs: RuleSet, rules: tuple[Rule, ...], X: npt.NDArray[np.float64],
     return "".join(lines)
 
 
-def format_rules_evaluation(rs: RuleSet, label: str, X: npt.NDArray[np.float64],
-                            y: npt.NDArray[np.integer], *, drop: bool = False) -> str:
+def format_rules_evaluation(
+    rs: RuleSet,
+    label: str,
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.integer],
+    *,
+    drop: bool = False,
+) -> str:
     """c4.5rules' per-rule table (Used, Wrong, Advantage), the totals and confusion matrix.
 
     With ``drop`` (the training data right after generation) the rules with negative

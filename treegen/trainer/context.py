@@ -252,8 +252,11 @@ def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool)
     if inf.any():
         r = int(np.argmax(inf))
         kind = "a double" if j48 else "float32 (the c45 flavor stores values as float32)"
-        raise TrainError(f"attribute '{ds.attributes[a].name}', row {r + 1}: "
-                         f"{float(ds.X[r, a])!r} is out of range for {kind}", file=ds.source)
+        raise TrainError(
+            f"attribute '{ds.attributes[a].name}', row {r + 1}: "
+            f"{float(ds.X[r, a])!r} is out of range for {kind}",
+            file=ds.source,
+        )
 
 
 def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:

@@ -37,9 +37,15 @@ def detect_format(path: str) -> str:
     return "csv"
 
 
-def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str] = (),
-                 schema: Schema | None = None, ignore: Sequence[str] = (),
-                 float32: bool = False) -> Dataset:
+def read_dataset(
+    path: str,
+    *,
+    target: str | None = None,
+    nominal: Sequence[str] = (),
+    schema: Schema | None = None,
+    ignore: Sequence[str] = (),
+    float32: bool = False,
+) -> Dataset:
     """Read DATA in any supported format.
 
     Without ``schema`` the attributes and classes come from the file (its
@@ -61,35 +67,51 @@ def read_dataset(path: str, *, target: str | None = None, nominal: Sequence[str]
     """
     fmt = detect_format(path)
     if fmt == "c45" and target is not None and target != "class":
-        raise DatasetError("--target does not apply to C4.5 files: the class is declared "
-                           "by the first entry of the .names file", file=path)
-    fast = read_fast(path, fmt, target=target, nominal=nominal, schema=schema, ignore=ignore,
-                     float32=float32)
+        raise DatasetError(
+            "--target does not apply to C4.5 files: the class is declared "
+            "by the first entry of the .names file",
+            file=path,
+        )
+    fast = read_fast(
+        path, fmt, target=target, nominal=nominal, schema=schema, ignore=ignore, float32=float32
+    )
     if fast is not None:
         return fast
-    return read_python(path, fmt, target=target, nominal=nominal, schema=schema,
-                       ignore=ignore, float32=float32)
+    return read_python(
+        path, fmt, target=target, nominal=nominal, schema=schema, ignore=ignore, float32=float32
+    )
 
 
-def read_python(path: str, fmt: str, *, target: str | None = None,
-                nominal: Sequence[str] = (), schema: Schema | None = None,
-                ignore: Sequence[str] = (), float32: bool = False) -> Dataset:
+def read_python(
+    path: str,
+    fmt: str,
+    *,
+    target: str | None = None,
+    nominal: Sequence[str] = (),
+    schema: Schema | None = None,
+    ignore: Sequence[str] = (),
+    float32: bool = False,
+) -> Dataset:
     """:func:`read_dataset` by the pure-Python readers: the reference, and the path for
     every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
     if fmt == "c45":
         if schema is not None:
             return _read_c45_with_schema(path, schema, float32)
         table, _ = read_c45(path)
-        return build_dataset(table, nominal=nominal, ignore=ignore, target="class",
-                             float32=float32)
+        return build_dataset(table, nominal=nominal, ignore=ignore, target="class", float32=float32)
     if schema is not None:
         table = read_arff(path) if fmt == "arff" else read_csv(path)
         names = [c.name for c in table.columns]
         table.class_index = names.index(schema.target) if schema.target in names else -1
         return map_onto_schema(table, schema, by_name=True, float32=float32)
     table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
-    return build_dataset(table, nominal=nominal, ignore=ignore,
-                         target=table.columns[table.class_index].name, float32=float32)
+    return build_dataset(
+        table,
+        nominal=nominal,
+        ignore=ignore,
+        target=table.columns[table.class_index].name,
+        float32=float32,
+    )
 
 
 def _read_c45_with_schema(path: str, schema: Schema, float32: bool) -> Dataset:
@@ -100,11 +122,15 @@ def _read_c45_with_schema(path: str, schema: Schema, float32: bool) -> Dataset:
         got = [c.name for c in columns]
         want = [a.name for a in schema.attributes]
         if got != want:
-            diff = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w),
-                        min(len(got), len(want)))
-            detail = (f"attribute {diff + 1} is '{got[diff]}', the model's is '{want[diff]}'"
-                      if diff < min(len(got), len(want))
-                      else f"{len(got)} attributes, the model has {len(want)}")
+            diff = next(
+                (i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w),
+                min(len(got), len(want)),
+            )
+            detail = (
+                f"attribute {diff + 1} is '{got[diff]}', the model's is '{want[diff]}'"
+                if diff < min(len(got), len(want))
+                else f"{len(got)} attributes, the model has {len(want)}"
+            )
             raise DatasetError(f"does not match the model: {detail}", file=names_path)
     table: RawTable = read_cases(cases_path, schema_columns(schema))
     return map_onto_schema(table, schema, by_name=False, float32=float32)

@@ -43,15 +43,16 @@ def _name_and_rest(text: str, path: str, line: int, col: int) -> tuple[str, str,
         while i < len(text) and text[i] != q:
             i += 2 if text[i] == "\\" else 1
         if i >= len(text):
-            raise DatasetError("unterminated quote in attribute name", file=path,
-                               line=line, col=col)
+            raise DatasetError(
+                "unterminated quote in attribute name", file=path, line=line, col=col
+            )
         name = _unquote_name(text[: i + 1])
-        rest = text[i + 1:]
+        rest = text[i + 1 :]
     else:
         m = re.match(r"[^\s{]+", text)
         if not m:
             raise DatasetError("missing attribute name", file=path, line=line, col=col)
-        name, rest = m.group(0), text[m.end():]
+        name, rest = m.group(0), text[m.end() :]
     stripped = rest.lstrip()
     return name, stripped, col + len(text) - len(stripped)
 
@@ -71,35 +72,50 @@ def _attribute(text: str, path: str, line: int, col: int) -> Column:
     if rest.startswith("{"):
         close = _closing_brace(rest)
         if close < 0:
-            raise DatasetError(f"attribute '{name}': missing '}}'", file=path, line=line,
-                               col=rest_col)
+            raise DatasetError(
+                f"attribute '{name}': missing '}}'", file=path, line=line, col=rest_col
+            )
         try:
             values, vcols, _ = split_fields(rest[1:close], sep=",")
         except QuoteError as err:
-            raise DatasetError("unterminated quote", file=path, line=line,
-                               col=rest_col + err.col) from None
+            raise DatasetError(
+                "unterminated quote", file=path, line=line, col=rest_col + err.col
+            ) from None
         if values == [""]:
-            raise DatasetError(f"attribute '{name}' declares no values", file=path,
-                               line=line, col=rest_col)
+            raise DatasetError(
+                f"attribute '{name}' declares no values", file=path, line=line, col=rest_col
+            )
         for v, c in zip(values, vcols, strict=True):
             if not v:
-                raise DatasetError(f"empty value in attribute '{name}'", file=path,
-                                   line=line, col=rest_col + c)
-        check_unique(values, f"value of attribute '{name}'", path,
-                     [(line, rest_col + c) for c in vcols])
+                raise DatasetError(
+                    f"empty value in attribute '{name}'", file=path, line=line, col=rest_col + c
+                )
+        check_unique(
+            values, f"value of attribute '{name}'", path, [(line, rest_col + c) for c in vcols]
+        )
         return Column(name, "nominal", tuple(values), line, col)
     word = rest.split()[0].lower()
     if word in _CONTINUOUS:
         return Column(name, "continuous", (), line, col)
     if word == "relational":
         # Its nested @attribute ... @end block is not parsed: stop here, clearly.
-        raise DatasetError(f"attribute '{name}': relational attributes are not supported",
-                           file=path, line=line, col=rest_col)
+        raise DatasetError(
+            f"attribute '{name}': relational attributes are not supported",
+            file=path,
+            line=line,
+            col=rest_col,
+        )
     if word in ("string", "date"):
-        return Column(name, "reject", (), line, col,
-                      reject_reason=f"{word} attributes are not supported")
-    raise DatasetError(f"attribute '{name}': unknown type '{rest.split()[0]}' (expected numeric, "
-                       "real, integer or {values})", file=path, line=line, col=rest_col)
+        return Column(
+            name, "reject", (), line, col, reject_reason=f"{word} attributes are not supported"
+        )
+    raise DatasetError(
+        f"attribute '{name}': unknown type '{rest.split()[0]}' (expected numeric, "
+        "real, integer or {values})",
+        file=path,
+        line=line,
+        col=rest_col,
+    )
 
 
 def _closing_brace(text: str) -> int:
@@ -121,37 +137,45 @@ def _closing_brace(text: str) -> int:
     return -1
 
 
-def _sparse_row(body: str, columns: list[Column], path: str, line: int, col0: int,
-                ) -> tuple[list[str | None], list[int]]:
+def _sparse_row(
+    body: str,
+    columns: list[Column],
+    path: str,
+    line: int,
+    col0: int,
+) -> tuple[list[str | None], list[int]]:
     """Expand ``{i v, j w}`` into a dense row of cells."""
     values: list[str | None] = [
-        ("0" if c.kind == "continuous" else (c.values[0] if c.values else None))
-        for c in columns]
+        ("0" if c.kind == "continuous" else (c.values[0] if c.values else None)) for c in columns
+    ]
     cols = [col0] * len(columns)
     if not body.strip():
         return values, cols
     try:
         entries, ecols, _ = split_fields(body, sep=",", comment="")
     except QuoteError as err:
-        raise DatasetError("unterminated quote", file=path, line=line,
-                           col=col0 + err.col) from None
+        raise DatasetError("unterminated quote", file=path, line=line, col=col0 + err.col) from None
     for entry, c in zip(entries, ecols, strict=True):
         m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL)
         if not m:
-            raise DatasetError(f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path,
-                               line=line, col=col0 + c)
+            raise DatasetError(
+                f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path, line=line, col=col0 + c
+            )
         digits = m.group(1)
         # Compared as text first: int() refuses strings of more than 4300 digits.
         index = int(digits) if len(digits) <= 18 else len(columns)
         if index >= len(columns):
-            raise DatasetError(f"sparse index {shorten(digits)} is out of range "
-                               f"(0..{len(columns) - 1})", file=path, line=line, col=col0 + c)
+            raise DatasetError(
+                f"sparse index {shorten(digits)} is out of range (0..{len(columns) - 1})",
+                file=path,
+                line=line,
+                col=col0 + c,
+            )
         raw = m.group(2).strip()
         try:
             fields, _, quoted = split_fields(raw, sep="\x01")
         except QuoteError:
-            raise DatasetError("unterminated quote", file=path, line=line,
-                               col=col0 + c) from None
+            raise DatasetError("unterminated quote", file=path, line=line, col=col0 + c) from None
         values[index] = None if fields[0] == "?" and not quoted[0] else fields[0]
         cols[index] = col0 + c
     return values, cols
@@ -175,8 +199,8 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
         col = len(line) - len(line.lstrip()) + 1
         if not in_data:
             keyword = stripped.split(None, 1)[0].lower()
-            rest = stripped[len(keyword):].strip()
-            rest_col = col + len(stripped) - len(stripped[len(keyword):].lstrip())
+            rest = stripped[len(keyword) :].strip()
+            rest_col = col + len(stripped) - len(stripped[len(keyword) :].lstrip())
             if keyword == "@relation":
                 continue
             if keyword == "@attribute":
@@ -185,17 +209,29 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
             if keyword == "@data":
                 in_data = True
                 if not columns:
-                    raise DatasetError("@data before any @attribute", file=path, line=line_no,
-                                       col=col)
-                check_unique([c.name for c in columns], "attribute name", path,
-                             [(c.line, c.col) for c in columns])
+                    raise DatasetError(
+                        "@data before any @attribute", file=path, line=line_no, col=col
+                    )
+                check_unique(
+                    [c.name for c in columns],
+                    "attribute name",
+                    path,
+                    [(c.line, c.col) for c in columns],
+                )
                 continue
-            raise DatasetError(f"expected @relation, @attribute or @data, found "
-                               f"'{stripped.split()[0]}'", file=path, line=line_no, col=col)
+            raise DatasetError(
+                f"expected @relation, @attribute or @data, found '{stripped.split()[0]}'",
+                file=path,
+                line=line_no,
+                col=col,
+            )
         table.rows.append(_data_row(line, columns, path, line_no, col))
     if not in_data:
-        raise DatasetError("no @data section" if columns else "empty file: no @attribute lines",
-                           file=path, line=max(line_no, 1))
+        raise DatasetError(
+            "no @data section" if columns else "empty file: no @attribute lines",
+            file=path,
+            line=max(line_no, 1),
+        )
     table.end_line = max(line_no, 1)
     check_row_widths(table, f"{len(columns)} attributes")
     names = [c.name for c in columns]
@@ -204,8 +240,10 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
     elif target in names:
         table.class_index = names.index(target)
     else:
-        raise DatasetError(f"no attribute named '{target}' for --target "
-                           f"(attributes: {', '.join(names)})", file=path)
+        raise DatasetError(
+            f"no attribute named '{target}' for --target (attributes: {', '.join(names)})",
+            file=path,
+        )
     return table
 
 
@@ -234,27 +272,40 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
         close = _closing_brace(body)
         if close < 0:
             raise DatasetError("sparse row without closing '}'", file=path, line=line_no, col=col)
-        tail = _strip_comment(body[close + 1:]).strip()
+        tail = _strip_comment(body[close + 1 :]).strip()
         if tail:
-            raise DatasetError("instance weights ('{w}' after a row) are not supported"
-                               if tail.startswith((",", "{"))
-                               else f"unexpected text after sparse row: '{tail}'",
-                               file=path, line=line_no, col=col + close + 1)
+            raise DatasetError(
+                "instance weights ('{w}' after a row) are not supported"
+                if tail.startswith((",", "{"))
+                else f"unexpected text after sparse row: '{tail}'",
+                file=path,
+                line=line_no,
+                col=col + close + 1,
+            )
         values, cols = _sparse_row(body[1:close], columns, path, line_no, col)
         return RawRow(line_no, values, cols)
     plain = split_simple(line, sep=",", comment="%")
     if plain is not None:
         if plain[-1].startswith("{"):
-            raise DatasetError("instance weights ('{w}' after a row) are not supported",
-                               file=path, line=line_no, col=simple_columns(line)[-1])
+            raise DatasetError(
+                "instance weights ('{w}' after a row) are not supported",
+                file=path,
+                line=line_no,
+                col=simple_columns(line)[-1],
+            )
         return RawRow(line_no, [None if f == "?" else f for f in plain], None, line)
     try:
         fields, cols, quoted = split_fields(line, sep=",", comment="%")
     except QuoteError as err:
         raise DatasetError("unterminated quote", file=path, line=line_no, col=err.col) from None
     if fields and fields[-1].startswith("{") and not quoted[-1]:
-        raise DatasetError("instance weights ('{w}' after a row) are not supported",
-                           file=path, line=line_no, col=cols[-1])
+        raise DatasetError(
+            "instance weights ('{w}' after a row) are not supported",
+            file=path,
+            line=line_no,
+            col=cols[-1],
+        )
     row_values: list[str | None] = [
-        None if f == "?" and not q else f for f, q in zip(fields, quoted, strict=True)]
+        None if f == "?" and not q else f for f, q in zip(fields, quoted, strict=True)
+    ]
     return RawRow(line_no, row_values, cols)

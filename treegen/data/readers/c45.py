@@ -84,8 +84,9 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
     """Read a ``.names`` file: attribute columns (class excluded) and the classes."""
     toks = _tokens(read_text(path))
     if not toks:
-        raise DatasetError("empty file: expected the class list (e.g. 'yes, no.')",
-                           file=path, line=1)
+        raise DatasetError(
+            "empty file: expected the class list (e.g. 'yes, no.')", file=path, line=1
+        )
     k = 0
     classes: list[_Token] = []
     while True:
@@ -93,8 +94,12 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
         if not t.text:
             raise DatasetError("empty class name", file=path, line=t.line, col=t.col)
         if t.delim == ":":
-            raise DatasetError(f"expected the class list first, found attribute '{t.text}:'",
-                               file=path, line=t.line, col=t.col)
+            raise DatasetError(
+                f"expected the class list first, found attribute '{t.text}:'",
+                file=path,
+                line=t.line,
+                col=t.col,
+            )
         classes.append(t)
         k += 1
         if t.delim != ",":
@@ -107,14 +112,19 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
     while k < len(toks):
         name = toks[k]
         if name.delim != ":":
-            raise DatasetError(f"expected 'name: type' but found '{name.text}' without ':'",
-                               file=path, line=name.line, col=name.col)
+            raise DatasetError(
+                f"expected 'name: type' but found '{name.text}' without ':'",
+                file=path,
+                line=name.line,
+                col=name.col,
+            )
         if not name.text:
             raise DatasetError("empty attribute name", file=path, line=name.line, col=name.col)
         k += 1
         if k >= len(toks) or toks[k].delim == ":":
-            raise DatasetError(f"attribute '{name.text}' has no type", file=path,
-                               line=name.line, col=name.col)
+            raise DatasetError(
+                f"attribute '{name.text}' has no type", file=path, line=name.line, col=name.col
+            )
         first = toks[k]
         if first.delim == ",":
             values = [first]
@@ -126,12 +136,18 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
             k += 1
             for v in values:
                 if not v.text:
-                    raise DatasetError(f"empty value in attribute '{name.text}'",
-                                       file=path, line=v.line, col=v.col)
-            check_unique([v.text for v in values], f"value of attribute '{name.text}'", path,
-                         [(v.line, v.col) for v in values])
-            columns.append(Column(name.text, "nominal", tuple(v.text for v in values),
-                                  name.line, name.col))
+                    raise DatasetError(
+                        f"empty value in attribute '{name.text}'", file=path, line=v.line, col=v.col
+                    )
+            check_unique(
+                [v.text for v in values],
+                f"value of attribute '{name.text}'",
+                path,
+                [(v.line, v.col) for v in values],
+            )
+            columns.append(
+                Column(name.text, "nominal", tuple(v.text for v in values), name.line, name.col)
+            )
             continue
         k += 1
         word = first.text
@@ -143,14 +159,27 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
             digits = word.split()[1]
             # More values than any file can hold is no limit (0); this also keeps
             # int() from refusing a string of more than 4300 digits.
-            columns.append(Column(name.text, "open", (), name.line, name.col,
-                                  max_values=int(digits) if len(digits) <= 18 else 0))
+            columns.append(
+                Column(
+                    name.text,
+                    "open",
+                    (),
+                    name.line,
+                    name.col,
+                    max_values=int(digits) if len(digits) <= 18 else 0,
+                )
+            )
         else:
-            raise DatasetError(f"attribute '{name.text}': unknown type '{word}' (expected "
-                               "continuous, ignore, discrete N, or two or more values)",
-                               file=path, line=first.line, col=first.col)
-    check_unique([c.name for c in columns], "attribute name", path,
-                 [(c.line, c.col) for c in columns])
+            raise DatasetError(
+                f"attribute '{name.text}': unknown type '{word}' (expected "
+                "continuous, ignore, discrete N, or two or more values)",
+                file=path,
+                line=first.line,
+                col=first.col,
+            )
+    check_unique(
+        [c.name for c in columns], "attribute name", path, [(c.line, c.col) for c in columns]
+    )
     return columns, tuple(c.text for c in classes)
 
 
@@ -187,8 +216,12 @@ def _split_cells(line: str) -> tuple[list[str], list[int], bool]:
     out = []
     for k, cell in enumerate(cells):
         cell = cell.strip(" \t\r")
-        if k == len(cells) - 1 and not continues and cell.endswith(".") \
-                and not cell.endswith("\x00."):
+        if (
+            k == len(cells) - 1
+            and not continues
+            and cell.endswith(".")
+            and not cell.endswith("\x00.")
+        ):
             cell = cell[:-1].rstrip(" \t")  # the case-ending period
         out.append(_BLANKS.sub(" ", cell.replace("\x00", "")))
     return out, cols, continues
@@ -225,8 +258,9 @@ def read_cases(path: str, columns: list[Column]) -> RawTable:
         if "" in cells:
             k = cells.index("")
             col = cols[k] if cols is not None else simple_columns(line)[k]
-            raise DatasetError("empty value (write '?' for an unknown value)",
-                               file=path, line=line_no, col=col)
+            raise DatasetError(
+                "empty value (write '?' for an unknown value)", file=path, line=line_no, col=col
+            )
         values: list[str | None] = [None if text == "?" else text for text in cells]
         if pending is None:
             pending = RawRow(line_no, values, cols, line)

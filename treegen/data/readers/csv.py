@@ -51,12 +51,15 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
                 break
             except QuoteError as err:
                 if i >= len(lines):
-                    raise DatasetError("unterminated quote", file=path, line=line_no,
-                                       col=err.col) from None
+                    raise DatasetError(
+                        "unterminated quote", file=path, line=line_no, col=err.col
+                    ) from None
                 line = line + "\n" + lines[i]
                 i += 1
-        values: list[str | None] = [None if not f or (f == "?" and not q) else f
-                                    for f, q in zip(fields, quoted, strict=True)]
+        values: list[str | None] = [
+            None if not f or (f == "?" and not q) else f
+            for f, q in zip(fields, quoted, strict=True)
+        ]
         out.append((line_no, values, cols, line))
     return out
 
@@ -90,8 +93,9 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
     name_cols = header_cols if header_cols is not None else simple_columns(header_raw, sep)
     for name, col in zip(header, name_cols, strict=False):
         if not name:
-            raise DatasetError("empty column name in the header", file=path,
-                               line=header_line, col=col)
+            raise DatasetError(
+                "empty column name in the header", file=path, line=header_line, col=col
+            )
     names = [n or "" for n in header]
     check_unique(names, "column name", path, [(header_line, c) for c in name_cols])
     columns = [
@@ -108,6 +112,9 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
     elif target in names:
         table.class_index = names.index(target)
     else:
-        raise DatasetError(f"no column named '{target}' for --target "
-                           f"(columns: {', '.join(names)})", file=path, line=header_line)
+        raise DatasetError(
+            f"no column named '{target}' for --target (columns: {', '.join(names)})",
+            file=path,
+            line=header_line,
+        )
     return table

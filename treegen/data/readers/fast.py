@@ -56,8 +56,16 @@ class _Fallback(Exception):
     """Run the Python reader instead (the reason is the message)."""
 
 
-def read_fast(path: str, fmt: str, *, target: str | None, nominal: Sequence[str],
-              schema: Schema | None, ignore: Sequence[str], float32: bool) -> Dataset | None:
+def read_fast(
+    path: str,
+    fmt: str,
+    *,
+    target: str | None,
+    nominal: Sequence[str],
+    schema: Schema | None,
+    ignore: Sequence[str],
+    float32: bool,
+) -> Dataset | None:
     """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader."""
     last_fallback.clear()
     try:
@@ -94,8 +102,15 @@ def _start(data: bytes) -> int:
     return 3 if data.startswith(b"\xef\xbb\xbf") else 0
 
 
-def _read(path: str, fmt: str, target: str | None, nominal: Sequence[str],
-          schema: Schema | None, ignore: Sequence[str], float32: bool) -> Dataset:
+def _read(
+    path: str,
+    fmt: str,
+    target: str | None,
+    nominal: Sequence[str],
+    schema: Schema | None,
+    ignore: Sequence[str],
+    float32: bool,
+) -> Dataset:
     if fmt == "c45":
         names_path, cases_path = c45_paths(path)
         if schema is not None:
@@ -119,8 +134,11 @@ def _read(path: str, fmt: str, target: str | None, nominal: Sequence[str],
     return _with_schema(table, section, schema, float32)
 
 
-def _csv_header(path: str, data: bytes, target: str | None,
-                ) -> tuple[RawTable, int, str]:
+def _csv_header(
+    path: str,
+    data: bytes,
+    target: str | None,
+) -> tuple[RawTable, int, str]:
     pos = _start(data)
     line_no = 0
     while pos < len(data):
@@ -136,8 +154,11 @@ def _csv_header(path: str, data: bytes, target: str | None,
     return parse_csv(path, text, target), pos, separator(path, text)
 
 
-def _arff_header(path: str, data: bytes, target: str | None,
-                 ) -> tuple[RawTable, int, str]:
+def _arff_header(
+    path: str,
+    data: bytes,
+    target: str | None,
+) -> tuple[RawTable, int, str]:
     pos = _start(data)
     lines: list[str] = []
     while pos < len(data):
@@ -169,16 +190,21 @@ class _Section:
     sep: str
 
 
-def _parse(section: _Section, specs: list[_Spec], n_attr: int, float32: bool,
-           ) -> tuple[np.ndarray, np.ndarray, list[list[bytes] | None]]:
+def _parse(
+    section: _Section,
+    specs: list[_Spec],
+    n_attr: int,
+    float32: bool,
+) -> tuple[np.ndarray, np.ndarray, list[list[bytes] | None]]:
     assert ctok is not None
     data, offset = section.data, section.offset
     # Rows <= line ends + 1: X is allocated once, at its final size or a little more.
     max_rows = data.count(b"\n", offset) + data.count(b"\r", offset) + 1
     X = np.empty((max_rows, n_attr), dtype=np.float64)
     y = np.full(max_rows, -1, dtype=np.int32)
-    got = ctok.parse(data, offset, _FORMATS[section.fmt], section.sep, specs, X, y, n_attr,
-                     float32, max_rows)
+    got = ctok.parse(
+        data, offset, _FORMATS[section.fmt], section.sep, specs, X, y, n_attr, float32, max_rows
+    )
     if isinstance(got, str):
         raise _Fallback(got)
     rows, _lines_read, opened = got
@@ -196,8 +222,9 @@ def _texts(values: list[bytes] | None) -> tuple[str, ...]:
     return tuple(v.decode("utf-8") for v in values)
 
 
-def _train(table: RawTable, section: _Section, nominal: Sequence[str],
-           ignore: Sequence[str], float32: bool) -> Dataset:
+def _train(
+    table: RawTable, section: _Section, nominal: Sequence[str], ignore: Sequence[str], float32: bool
+) -> Dataset:
     """:func:`treegen.data.readers.table.build_dataset`'s decisions, then one C pass."""
     columns = table.columns
     names = [c.name for c in columns]
@@ -217,8 +244,9 @@ def _train(table: RawTable, section: _Section, nominal: Sequence[str],
                 if values is None:
                     raise _Fallback("duplicate class")
                 specs.append((_CLASS, -1, values, 0))
-            elif cls.kind in ("open", "infer") or (cls.kind == "continuous"
-                                                   and cls.name in nominal):
+            elif cls.kind in ("open", "infer") or (
+                cls.kind == "continuous" and cls.name in nominal
+            ):
                 specs.append((_CLASS_OPEN, -1, None, 0))
             else:
                 raise _Fallback("the class is not nominal")
@@ -266,8 +294,7 @@ def _train(table: RawTable, section: _Section, nominal: Sequence[str],
     return Dataset(schema, X, y, table.path)
 
 
-def _with_schema(table: RawTable, section: _Section, schema: Schema,
-                 float32: bool) -> Dataset:
+def _with_schema(table: RawTable, section: _Section, schema: Schema, float32: bool) -> Dataset:
     """:func:`treegen.data.readers.table.map_onto_schema`'s mapping, then one C pass."""
     columns = table.columns
     names = [c.name for c in columns]

@@ -115,14 +115,15 @@ def shorten(text: str, limit: int = 40) -> str:
     """``text`` for an error message: a 200,000-digit cell is not repeated in full."""
     if len(text) <= limit:
         return text
-    return f"{text[:limit // 2]}...{text[-8:]} ({len(text)} characters)"
+    return f"{text[: limit // 2]}...{text[-8:]} ({len(text)} characters)"
 
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def _check_range(table: RawTable, j: int, col: np.ndarray, name: str, float32: bool,
-                 hint: str = "") -> None:
+def _check_range(
+    table: RawTable, j: int, col: np.ndarray, name: str, float32: bool, hint: str = ""
+) -> None:
     """Reject a finite literal whose value the model cannot hold: inf as a double, or
     (``float32``, a c45 model, which stores values as float32 like Release 8) inf once
     rounded to float32.  ``inf``/``nan`` words never get here: they are not numbers."""
@@ -138,12 +139,17 @@ def _check_range(table: RawTable, j: int, col: np.ndarray, name: str, float32: b
         detail = f"the c45 flavor stores continuous values as float32, largest {_FLOAT32_MAX:.8g}"
     else:
         kind, detail = "a double", f"largest {sys.float_info.max!r}"
-    raise _err(table, row, j, f"'{shorten(text)}' is out of range for {kind} "
-                              f"(attribute '{name}'; {detail}{hint})")
+    raise _err(
+        table,
+        row,
+        j,
+        f"'{shorten(text)}' is out of range for {kind} (attribute '{name}'; {detail}{hint})",
+    )
 
 
-def check_unique(names: Sequence[str], what: str, path: str,
-                 where: Sequence[tuple[int | None, int | None]]) -> None:
+def check_unique(
+    names: Sequence[str], what: str, path: str, where: Sequence[tuple[int | None, int | None]]
+) -> None:
     """Raise for the second occurrence of a duplicated name."""
     seen: set[str] = set()
     for i, name in enumerate(names):
@@ -164,8 +170,12 @@ def check_row_widths(table: RawTable, what: str) -> None:
         n = len(row.values)
         if n != width:
             col = row.col(width) if n > width else row.col(n - 1)
-            raise DatasetError(f"expected {width} values ({what}), found {n}",
-                               file=table.path, line=row.line, col=col)
+            raise DatasetError(
+                f"expected {width} values ({what}), found {n}",
+                file=table.path,
+                line=row.line,
+                col=col,
+            )
 
 
 def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.ndarray:
@@ -178,15 +188,20 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
                 continue
             value = parse_number(text)
             if value is None:
-                raise _err(table, row, j, f"'{shorten(text)}' is not a finite number "
-                           f"(attribute '{name}' is continuous)")
+                raise _err(
+                    table,
+                    row,
+                    j,
+                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is continuous)",
+                )
             out[r] = value
     _check_range(table, j, out, name, float32)
     return out
 
 
-def _encode_nominal(table: RawTable, j: int, name: str, values: Sequence[str],
-                    unknown_is_missing: bool) -> np.ndarray:
+def _encode_nominal(
+    table: RawTable, j: int, name: str, values: Sequence[str], unknown_is_missing: bool
+) -> np.ndarray:
     index = {v: i for i, v in enumerate(values)}
     out = np.full(len(table.rows), np.nan)
     for r, row in enumerate(table.rows):
@@ -209,13 +224,21 @@ def _first_seen(table: RawTable, j: int, name: str, limit: int) -> tuple[str, ..
         if text is not None and text not in seen:
             seen[text] = None
             if limit and len(seen) > limit:
-                raise _err(table, row, j, f"attribute '{name}' is declared 'discrete {limit}' "
-                           f"but this is value number {len(seen)}: '{text}'")
+                raise _err(
+                    table,
+                    row,
+                    j,
+                    f"attribute '{name}' is declared 'discrete {limit}' "
+                    f"but this is value number {len(seen)}: '{text}'",
+                )
     return tuple(seen)
 
 
-def _encode_classes(table: RawTable, classes: Sequence[str], allow_missing: bool,
-                    ) -> np.ndarray:
+def _encode_classes(
+    table: RawTable,
+    classes: Sequence[str],
+    allow_missing: bool,
+) -> np.ndarray:
     j = table.class_index
     index = {c: i for i, c in enumerate(classes)}
     y = np.empty(len(table.rows), dtype=np.int32)
@@ -228,8 +251,7 @@ def _encode_classes(table: RawTable, classes: Sequence[str], allow_missing: bool
             continue
         code = index.get(text)
         if code is None:
-            raise _err(table, row, j, f"undeclared class '{text}' "
-                       f"(classes: {', '.join(classes)})")
+            raise _err(table, row, j, f"undeclared class '{text}' (classes: {', '.join(classes)})")
         y[r] = code
     return y
 
@@ -239,9 +261,14 @@ def _require_rows(table: RawTable) -> None:
         raise DatasetError("empty file: no data rows", file=table.path, line=table.end_line)
 
 
-def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
-                  ignore: Sequence[str] = (), target: str = "class",
-                  float32: bool = False) -> Dataset:
+def build_dataset(
+    table: RawTable,
+    *,
+    nominal: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    target: str = "class",
+    float32: bool = False,
+) -> Dataset:
     """Encode a training table: infer or check every column, classes from the file.
 
     ``float32``: continuous values must fit a float32 (data for the c45 flavor), not
@@ -251,20 +278,29 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
     for opt, given in (("--nominal", nominal), ("--ignore", ignore)):
         for name in given:
             if name not in names:
-                raise DatasetError(f"{opt} names '{name}', which is not a column of this file "
-                                   f"(columns: {', '.join(names)})", file=table.path)
+                raise DatasetError(
+                    f"{opt} names '{name}', which is not a column of this file "
+                    f"(columns: {', '.join(names)})",
+                    file=table.path,
+                )
     cls_col = table.columns[table.class_index]
     if cls_col.name in ignore:
         raise DatasetError(f"the class column '{cls_col.name}' cannot be ignored", file=table.path)
     if cls_col.kind == "nominal":
         classes = cls_col.values
-    elif cls_col.kind in ("open", "infer") or (cls_col.kind == "continuous"
-                                                 and cls_col.name in nominal):
+    elif cls_col.kind in ("open", "infer") or (
+        cls_col.kind == "continuous" and cls_col.name in nominal
+    ):
         classes = _first_seen(table, table.class_index, cls_col.name, 0)
     else:
-        raise DatasetError(f"the class attribute '{cls_col.name}' must be nominal, not "
-                           f"{cls_col.kind} (use --nominal {cls_col.name} to treat its values "
-                           f"as labels)", file=table.path, line=cls_col.line, col=cls_col.col)
+        raise DatasetError(
+            f"the class attribute '{cls_col.name}' must be nominal, not "
+            f"{cls_col.kind} (use --nominal {cls_col.name} to treat its values "
+            f"as labels)",
+            file=table.path,
+            line=cls_col.line,
+            col=cls_col.col,
+        )
     if not classes:
         raise DatasetError("no class values", file=table.path, line=cls_col.line)
     y = _encode_classes(table, classes, allow_missing=False)
@@ -280,15 +316,24 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
         elif c.name in nominal and kind in ("continuous", "infer"):
             kind = "open"
         if kind == "reject":
-            raise DatasetError(f"attribute '{c.name}': {c.reject_reason} "
-                               f"(use --ignore {c.name} to skip it)",
-                               file=table.path, line=c.line, col=c.col)
+            raise DatasetError(
+                f"attribute '{c.name}': {c.reject_reason} (use --ignore {c.name} to skip it)",
+                file=table.path,
+                line=c.line,
+                col=c.col,
+            )
         numbers = _numbers(table, j) if kind == "infer" else None
         if kind == "infer":
             kind = "continuous" if numbers is not None else "open"
         if numbers is not None:
-            _check_range(table, j, numbers, c.name, float32,
-                         f"; --nominal {c.name} reads the column as labels")
+            _check_range(
+                table,
+                j,
+                numbers,
+                c.name,
+                float32,
+                f"; --nominal {c.name} reads the column as labels",
+            )
             attributes.append(Attribute(c.name, "continuous"))
             columns.append(numbers)
         elif kind == "ignore":
@@ -305,8 +350,9 @@ def build_dataset(table: RawTable, *, nominal: Sequence[str] = (),
     return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
 
 
-def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool,
-                    float32: bool = False) -> Dataset:
+def map_onto_schema(
+    table: RawTable, schema: Schema, *, by_name: bool, float32: bool = False
+) -> Dataset:
     """Encode a table with a model's schema (evaluation / prediction data).
 
     Columns are matched by name (CSV, ARFF) or by position (C4.5).  Nominal
@@ -325,9 +371,11 @@ def map_onto_schema(table: RawTable, schema: Schema, *, by_name: bool,
         elif a.kind == "ignore":
             sources.append(-1)
         else:
-            raise DatasetError(f"column '{a.name}' that the model uses is missing "
-                               f"(columns: {', '.join(names)})", file=table.path,
-                               line=table.columns[0].line if table.columns else None)
+            raise DatasetError(
+                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})",
+                file=table.path,
+                line=table.columns[0].line if table.columns else None,
+            )
     columns: list[np.ndarray] = []
     for a, j in zip(schema.attributes, sources, strict=True):
         if a.kind == "ignore" or j < 0:

@@ -33,8 +33,12 @@ def read_text(path: str) -> str:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise DatasetError(f"byte 0x{data[err.start]:02x} is not UTF-8 text "
-                           "(convert the file to UTF-8)", file=path, line=line, col=col) from None
+        raise DatasetError(
+            f"byte 0x{data[err.start]:02x} is not UTF-8 text (convert the file to UTF-8)",
+            file=path,
+            line=line,
+            col=col,
+        ) from None
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
@@ -69,17 +73,22 @@ def simple_columns(line: str, sep: str = ",") -> list[int]:
     return cols
 
 
-def split_simple(line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "",
-                 backslash: bool = True) -> list[str] | None:
+def split_simple(
+    line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "", backslash: bool = True
+) -> list[str] | None:
     """The stripped fields of a line with no quotes, comments or escapes, else None."""
-    if any(q in line for q in quotes) or (comment and comment in line) \
-            or (backslash and "\\" in line):
+    if (
+        any(q in line for q in quotes)
+        or (comment and comment in line)
+        or (backslash and "\\" in line)
+    ):
         return None
     return [p.strip() for p in line.split(sep)]
 
 
-def split_fields(line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "",
-                 backslash: bool = True) -> tuple[list[str], list[int], list[bool]]:
+def split_fields(
+    line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "", backslash: bool = True
+) -> tuple[list[str], list[int], list[bool]]:
     """Split one line into fields, honouring quotes.
 
     Returns the field texts (unquoted, surrounding blanks removed), the
@@ -89,8 +98,11 @@ def split_fields(line: str, *, sep: str = ",", quotes: str = "\"'", comment: str
     without it a doubled quote inside quotes stands for one (RFC 4180).
     Raises :class:`QuoteError` for an unterminated quote.
     """
-    if not any(q in line for q in quotes) and not (comment and comment in line) \
-            and (not backslash or "\\" not in line):
+    if (
+        not any(q in line for q in quotes)
+        and not (comment and comment in line)
+        and (not backslash or "\\" not in line)
+    ):
         parts = line.split(sep)
         starts: list[int] = []
         pos = 0

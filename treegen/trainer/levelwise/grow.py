@@ -55,8 +55,9 @@ PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its w
 GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
 
 
-def grow_levels(ctx: Context, opts: GrowOptions,
-                progress: Callable[[str, int], None] | None = None) -> FlatTree:
+def grow_levels(
+    ctx: Context, opts: GrowOptions, progress: Callable[[str, int], None] | None = None
+) -> FlatTree:
     """Grow the unpruned tree level by level (collapse applied at the end);
     ``progress("growing", nodes)`` after each round."""
     n = ctx.n_rows
