@@ -53,7 +53,7 @@ golden: $(STAMP)
 
 # Lint (ruff: the rules in pyproject.toml) and types (mypy strict on the package), with
 # the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
-# ruff format's layout (make check FORMAT_CHECK=1).
+# ruff format's layout (the default; FORMAT_CHECK=0 skips it).
 FORMAT_CHECK ?= 1
 LINTED := treegen/ tests/ bench/
 check: $(STAMP)
