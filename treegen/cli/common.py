@@ -139,3 +139,23 @@ def note(args: argparse.Namespace, message: str) -> None:
     """A diagnostic on stderr, unless ``--quiet`` was given."""
     if not getattr(args, "quiet", False):
         print(message, file=sys.stderr)
+
+
+def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> None:
+    """``-m/--min-cases`` and ``-c/--cf``, as every command that trains takes them."""
+    group.add_argument(
+        "-m",
+        "--min-cases",
+        metavar="N",
+        type=int_range(1),
+        default=2,
+        help="a test needs at least two branches with N cases (default 2)",
+    )
+    group.add_argument(
+        "-c",
+        "--cf",
+        metavar="CF",
+        default=0.25,
+        type=float_range(0.0, 1.0, lo_open=True, hi_open=True),
+        help=cf_help,
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from treegen.cli.common import add_data_options, float_range, int_range, read_data
+from treegen.cli.common import add_data_options, add_min_cases_and_cf, read_data
 from treegen.rules.generate import generate
 from treegen.rules.show import format_rules, format_rules_evaluation
 from treegen.trainer import TrainOptions, train
@@ -31,21 +31,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "with each 'Drop rule' step, the confusion matrix).",
     )
     p.add_argument("data", metavar="DATA")
-    p.add_argument(
-        "-m",
-        "--min-cases",
-        metavar="N",
-        type=int_range(1),
-        default=2,
-        help="a test needs at least two branches with N cases (default 2)",
-    )
-    p.add_argument(
-        "-c",
-        "--cf",
-        metavar="CF",
-        default=0.25,
-        type=float_range(0.0, 1.0, lo_open=True, hi_open=True),
-        help="confidence of the pessimistic bound (default 0.25)",
-    )
+    add_min_cases_and_cf(p, "confidence of the pessimistic bound (default 0.25)")
     add_data_options(p)
     p.set_defaults(func=run_rules)

@@ -23,7 +23,14 @@ import numpy.typing as npt
 
 from treegen.analysis.cv import check_folds, cross_validate, format_cv
 from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_beside
-from treegen.cli.common import add_data_options, float_range, int_range, note, read_data
+from treegen.cli.common import (
+    add_data_options,
+    add_min_cases_and_cf,
+    float_range,
+    int_range,
+    note,
+    read_data,
+)
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
@@ -57,22 +64,7 @@ TRAIN_EPILOG = (
 def _add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> None:
     """The training options; ``cv``: for ``treegen cv``, whose --folds/--seed are its own."""
     group = parser.add_argument_group("training options")
-    group.add_argument(
-        "-m",
-        "--min-cases",
-        metavar="N",
-        type=int_range(1),
-        default=2,
-        help="a test needs at least two branches with N cases (default 2)",
-    )
-    group.add_argument(
-        "-c",
-        "--cf",
-        metavar="CF",
-        default=0.25,
-        type=float_range(0.0, 1.0, lo_open=True, hi_open=True),
-        help="pruning confidence in (0, 1); smaller prunes more (default 0.25)",
-    )
+    add_min_cases_and_cf(group, "pruning confidence in (0, 1); smaller prunes more (default 0.25)")
     group.add_argument(
         "--no-prune",
         dest="prune",
