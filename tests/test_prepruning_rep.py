@@ -15,9 +15,6 @@
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -32,13 +29,16 @@ from treegen.trainer import TrainOptions, train
 from treegen.trainer.pruning.reduced import JavaRandom, j48_split, stratified_order
 
 from support import reftrees as rt
+from support.weka import (
+    REF,
+    REFERENCE,
+    SEEDS,
+    compile_driver,
+    differential_files,
+    java_or_skip,
+    run_j48,
+)
 
-HERE = Path(__file__).resolve().parent
-REF = HERE / "data" / "reference"
-REFERENCE = sorted(p.name for p in REF.iterdir() if p.is_dir())
-DRIVER = HERE / "java" / "J48Batch.java"
-WEKA_JAR = Path(os.environ.get("TREEGEN_WEKA_JAR", "/usr/share/java/weka.jar"))
-SEEDS = list(range(100))  # the differential test's generated sets
 REP = TrainOptions(flavor="j48", pruning="reduced-error", folds=3)
 
 
@@ -169,84 +169,12 @@ def test_stratified_split_keeps_every_row_once_and_the_class_balance() -> None:
 # ------------------------------------------------- reduced-error vs Weka
 
 
-def _java() -> str:
-    java = shutil.which("java")
-    if java is None or not WEKA_JAR.exists():
-        pytest.skip(f"the Weka comparison needs java and {WEKA_JAR} (apt-get install weka)")
-    return java
-
-
-def _weka_rep(java: str, work: Path, files: list[Path]) -> dict[str, str]:
-    """J48 -R -N 3 on every file: one JVM with the batch driver, else one run per file."""
-    javac = shutil.which("javac")
-    out: dict[str, str] = {}
-    if javac is None:
-        for f in files:
-            proc = subprocess.run(
-                [
-                    java,
-                    "-cp",
-                    str(WEKA_JAR),
-                    "weka.classifiers.trees.J48",
-                    "-R",
-                    "-N",
-                    "3",
-                    "-t",
-                    str(f),
-                    "-no-cv",
-                ],
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=True,
-            )
-            out[f.stem] = proc.stdout
-        return out
-    classdir = work / "classes"
-    classdir.mkdir()
-    subprocess.run(
-        [javac, "-nowarn", "-d", str(classdir), "-cp", str(WEKA_JAR), str(DRIVER)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    proc = subprocess.run(
-        [
-            java,
-            "-Xmx1g",
-            "-cp",
-            f"{WEKA_JAR}{os.pathsep}{classdir}",
-            "J48Batch",
-            "--options",
-            "-R -N 3",
-            *map(str, files),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    for block in proc.stdout.split("=== FILE ")[1:]:
-        head, _, body = block.partition("\n")
-        out[Path(head).stem] = body
-    assert len(out) == len(files), proc.stderr
-    return out
-
-
 @pytest.fixture(scope="module")
 def weka_rep(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    java = _java()
+    java = java_or_skip("the Weka comparison")
     work = tmp_path_factory.mktemp("weka_rep")
-    files = [
-        synthetic.write_arff(synthetic.generate(synthetic.random_spec(s)), work / f"gen{s}.arff")
-        for s in SEEDS
-    ]
-    files += [
-        synthetic.write_arff(ds, work / f"special-{name}.arff")
-        for name, ds in synthetic.special_datasets().items()
-    ]
-    files += [REF / name / f"{name}.arff" for name in REFERENCE]
-    out = _weka_rep(java, work, files)
+    files = differential_files(work)
+    out = run_j48(java, compile_driver(work), files, ("-R", "-N", "3"))
     # The options reached J48: its -R tree on crx is not its default tree.
     default = rt.parse_j48((REF / "crx" / "j48.out").read_text()).tree
     assert rt.diff(rt.parse_j48(out["crx"]).tree, default) != []

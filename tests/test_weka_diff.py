@@ -26,7 +26,6 @@ reason, only when ``java`` or ``/usr/share/java/weka.jar`` is missing
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,13 +37,16 @@ from treegen.data import synthetic
 from treegen.data.dataset import Dataset
 
 from support import reftrees as rt
-
-HERE = Path(__file__).resolve().parent
-REF = HERE / "data" / "reference"
-DRIVER = HERE / "java" / "J48Batch.java"
-WEKA_JAR = Path(os.environ.get("TREEGEN_WEKA_JAR", "/usr/share/java/weka.jar"))
-SEEDS = list(range(100))
-REFERENCE = sorted(p.name for p in REF.iterdir() if p.is_dir())
+from support.weka import (
+    REF,
+    REFERENCE,
+    SEEDS,
+    WEKA_JAR,
+    compile_driver,
+    differential_files,
+    java_or_skip,
+    run_j48,
+)
 
 # seed -> precise explanation of an accepted difference (keep empty unless understood).
 EXPECTED_DIFFERENCES: dict[int, str] = {}
@@ -62,70 +64,13 @@ class WekaRun:
     driver: Path | None  # class directory of the compiled driver, when javac exists
 
 
-def _java() -> str:
-    java = shutil.which("java")
-    if java is None or not WEKA_JAR.exists():
-        pytest.skip(f"Weka differential test needs java and {WEKA_JAR} (apt-get install weka)")
-    return java
-
-
-def _run_batch(java: str, classdir: Path, files: list[Path]) -> dict[str, str]:
-    cp = f"{WEKA_JAR}{os.pathsep}{classdir}"
-    proc = subprocess.run(
-        [java, "-Xmx1g", "-cp", cp, "J48Batch", *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    outputs: dict[str, str] = {}
-    for block in proc.stdout.split("=== FILE ")[1:]:
-        head, _, body = block.partition("\n")
-        assert body.rstrip().endswith("=== END"), head
-        outputs[Path(head).stem] = body
-    assert len(outputs) == len(files), proc.stderr
-    return outputs
-
-
-def _run_cli(java: str, files: list[Path]) -> dict[str, str]:
-    outputs = {}
-    for f in files:
-        proc = subprocess.run(
-            [java, "-cp", str(WEKA_JAR), "weka.classifiers.trees.J48", "-t", str(f), "-no-cv"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=True,
-        )
-        outputs[f.stem] = proc.stdout
-    return outputs
-
-
 @pytest.fixture(scope="module")
 def weka(tmp_path_factory: pytest.TempPathFactory) -> WekaRun:
-    java = _java()
+    java = java_or_skip("Weka differential test")
     work = tmp_path_factory.mktemp("weka")
-    files = [
-        synthetic.write_arff(synthetic.generate(synthetic.random_spec(s)), work / f"gen{s}.arff")
-        for s in SEEDS
-    ]
-    files += [
-        synthetic.write_arff(ds, work / f"special-{name}.arff")
-        for name, ds in synthetic.special_datasets().items()
-    ]
-    files += [REF / name / f"{name}.arff" for name in REFERENCE]
-    javac = shutil.which("javac")
-    if javac is None:
-        return WekaRun(_run_cli(java, files), None)
-    classdir = work / "classes"
-    classdir.mkdir()
-    subprocess.run(
-        [javac, "-nowarn", "-d", str(classdir), "-cp", str(WEKA_JAR), str(DRIVER)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return WekaRun(_run_batch(java, classdir, files), classdir)
+    files = differential_files(work)
+    classdir = compile_driver(work)
+    return WekaRun(run_j48(java, classdir, files), classdir)
 
 
 @pytest.mark.parametrize("name", REFERENCE)
@@ -150,7 +95,7 @@ def test_number_formats_match_weka(weka: WekaRun) -> None:
     values += [float(v) for v in rng.uniform(-1e4, 1e4, 60)]
     values += [float(v) for v in np.round(rng.uniform(0, 100, 60), 3)]  # many .xx5 halves
     values += [float(v) for v in rng.uniform(0, 1, 30) * 10.0 ** rng.integers(-8, 9, 30)]
-    java = _java()
+    java = java_or_skip("Weka differential test")
     cp = f"{WEKA_JAR}{os.pathsep}{weka.driver}"
     proc = subprocess.run(
         [java, "-cp", cp, "J48Batch", "--format", *map(repr, values)],

@@ -1,0 +1,110 @@
+"""Running Weka's J48 for the differential tests: the JVM, the batch driver, the files.
+
+One JVM runs J48 on every file through the tiny driver tests/java/J48Batch.java
+when javac is there; otherwise J48's own command line runs once per file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from treegen.data import synthetic
+
+TESTS = Path(__file__).resolve().parents[1]
+REF = TESTS / "data" / "reference"
+DRIVER = TESTS / "java" / "J48Batch.java"
+WEKA_JAR = Path(os.environ.get("TREEGEN_WEKA_JAR", "/usr/share/java/weka.jar"))
+SEEDS = list(range(100))  # the generated datasets both differential tests use
+REFERENCE = sorted(p.name for p in REF.iterdir() if p.is_dir())
+
+
+def java_or_skip(what: str) -> str:
+    """The ``java`` command, or skip ``what`` naming the Debian package."""
+    java = shutil.which("java")
+    if java is None or not WEKA_JAR.exists():
+        pytest.skip(f"{what} needs java and {WEKA_JAR} (apt-get install weka)")
+    return java
+
+
+def differential_files(work: Path) -> list[Path]:
+    """ARFF files of the generated datasets (SEEDS), the corner cases and the references."""
+    files = [
+        synthetic.write_arff(synthetic.generate(synthetic.random_spec(s)), work / f"gen{s}.arff")
+        for s in SEEDS
+    ]
+    files += [
+        synthetic.write_arff(ds, work / f"special-{name}.arff")
+        for name, ds in synthetic.special_datasets().items()
+    ]
+    return files + [REF / name / f"{name}.arff" for name in REFERENCE]
+
+
+def compile_driver(work: Path) -> Path | None:
+    """The class directory of the compiled batch driver, or None without javac."""
+    javac = shutil.which("javac")
+    if javac is None:
+        return None
+    classdir = work / "classes"
+    classdir.mkdir()
+    subprocess.run(
+        [javac, "-nowarn", "-d", str(classdir), "-cp", str(WEKA_JAR), str(DRIVER)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return classdir
+
+
+def run_j48(
+    java: str, classdir: Path | None, files: list[Path], options: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """File stem -> J48's printed output for that file, trained with ``options``."""
+    if classdir is None:
+        outputs = {}
+        for f in files:
+            proc = subprocess.run(
+                [
+                    java,
+                    "-cp",
+                    str(WEKA_JAR),
+                    "weka.classifiers.trees.J48",
+                    *options,
+                    "-t",
+                    str(f),
+                    "-no-cv",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
+            )
+            outputs[f.stem] = proc.stdout
+        return outputs
+    extra = ["--options", " ".join(options)] if options else []
+    proc = subprocess.run(
+        [
+            java,
+            "-Xmx1g",
+            "-cp",
+            f"{WEKA_JAR}{os.pathsep}{classdir}",
+            "J48Batch",
+            *extra,
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    outputs = {}
+    for block in proc.stdout.split("=== FILE ")[1:]:
+        head, _, body = block.partition("\n")
+        assert body.rstrip().endswith("=== END"), head
+        outputs[Path(head).stem] = body
+    assert len(outputs) == len(files), proc.stderr
+    return outputs
