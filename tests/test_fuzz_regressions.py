@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+import pytest
+
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.data.dataset import Attribute, Schema
@@ -42,3 +45,25 @@ def test_export_of_threshold_beyond_float32_does_not_warn() -> None:
         warnings.simplefilter("error")
         files = emit(ir, "ifs")
     assert "x <= -1e+300" in files["predict.c"]
+
+
+def test_lean_export_of_a_test_below_every_finite_float_does_not_warn() -> None:
+    # fuzz case (15, 6), mode table-float-missing-none: a j48 threshold -1e300 on float
+    # input lowers to x < -FLT_MAX; rewriting that as x <= (the float below -FLT_MAX)
+    # took nextafter into -inf, which warned "overflow encountered in nextafter".
+    from treegen.codegen.emit import emit
+    from treegen.codegen.oracle import evaluate
+    from treegen.errors import EmitError
+
+    model = _one_test(-1e300, "j48")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ir = lower(model, ExportOptions(missing="none"))
+        files = emit(ir, "ifs")
+        # The compact table has only x <= t rows: the strict test is refused, by name.
+        with pytest.raises(EmitError, match=r"model node 0: a test x < -FLT_MAX does not fit"):
+            emit(ir, "table")
+    assert "predict" in files["predict.c"]
+    # Only -inf is below the threshold: the lean IR keeps the strict test.
+    cls, _ = evaluate(ir, np.asarray([[-np.inf], [np.finfo(np.float32).min], [0.0]]))
+    assert cls.tolist() == [0, 1, 1]

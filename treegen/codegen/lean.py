@@ -60,10 +60,13 @@ def _as_le(ir: IR, node: Compare) -> tuple[str, int | float]:
     if enc.is_int or enc.uses_keys:
         lo = enc.int_range[0] if enc.is_int else 0
         return ("le", int(t) - 1) if int(t) > lo else ("lt", t)
-    if enc.ctype.name == "float":
-        p = float(np.nextafter(np.float32(t), np.float32(-np.inf)))
-    else:
-        p = float(np.nextafter(float(t), -np.inf))
+    # Below the most negative finite value there is only -inf, no bound for ``<=``:
+    # such a test stays ``x < t`` (and nextafter would warn of the overflow).
+    with np.errstate(over="ignore"):
+        if enc.ctype.name == "float":
+            p = float(np.nextafter(np.float32(t), np.float32(-np.inf)))
+        else:
+            p = float(np.nextafter(float(t), -np.inf))
     return ("le", p) if math.isfinite(p) else ("lt", t)
 
 
