@@ -13,9 +13,10 @@ import pytest
 
 from treegen.codegen.build import STRICT_FLAGS
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, missing_value
 from treegen.codegen.ir import IR
+from treegen.codegen.lower import ExportOptions
+from treegen.codegen.verify import Report, compare
 from treegen.errors import EncodingError
 from treegen.model.core import Model
 
@@ -85,10 +86,21 @@ def hostile_rows(ir: IR) -> npt.NDArray[np.generic]:
 def _driver(irs: list[IR]) -> str:
     """A main() that runs model n on the rows in file argv[n + 1], one row in a
     malloc'd block of exactly N_FEATURES values (an over-read hits ASan's redzone)."""
-    out = ["#include <stdio.h>", "#include <stdlib.h>", "#include <stdint.h>"]
+    out = [
+        "#include <stdio.h>",
+        "#include <stdlib.h>",
+        "#include <string.h>",
+        "#include <stdint.h>",
+    ]
     out += [f'#include "m{n}/predict.h"' for n in range(len(irs))]
     for ir in irs:
         P, U = ir.prefix, ir.prefix.upper()
+        # Without predict_proba (--no-proba) the driver prints zeros in its place.
+        proba = (
+            f"{P}_predict_proba(x, p);"
+            if ir.proba
+            else f"memset(p, 0, sizeof(*p) * {U}_N_CLASSES);"
+        )
         out.append(f"""
 static int run_{P}(const char *path)
 {{
@@ -99,7 +111,7 @@ static int run_{P}(const char *path)
     if (f == NULL || x == NULL || p == NULL) return 1;
     while (fread(x, sizeof(*x), {U}_N_FEATURES, f) == {U}_N_FEATURES) {{
         printf("%d", {P}_predict(x));
-        {P}_predict_proba(x, p);
+        {proba}
         for (k = 0; k < {U}_N_CLASSES; k++) printf(" %u", (unsigned)p[k]);
         printf("\\n");
     }}
@@ -134,10 +146,12 @@ def _models() -> list[tuple[Model, Mode]]:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[IR], list[Model]]:
+def exported(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, list[IR], list[tuple[Model, ExportOptions]]]:
     tmp = tmp_path_factory.mktemp("san")
     irs: list[IR] = []
-    models: list[Model] = []
+    models: list[tuple[Model, ExportOptions]] = []
     for model, mode in _models():
         n = len(irs)
         try:
@@ -153,7 +167,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[IR], 
         dtype = TYPES[ir.encoding.input_type].dtype
         np.ascontiguousarray(rows, dtype=dtype).tofile(tmp / f"in{n}.bin")
         irs.append(ir)
-        models.append(model)
+        models.append((model, mode.options(f"s{n}")))
     (tmp / "main.c").write_text(_driver(irs), encoding="utf-8")
     return tmp, irs, models
 
@@ -171,7 +185,9 @@ def _links_sanitized(cc: str, tmp: Path) -> bool:
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
-def test_sanitizers_report_nothing(cc: str, exported: tuple[Path, list[IR], list[Model]]) -> None:
+def test_sanitizers_report_nothing(
+    cc: str, exported: tuple[Path, list[IR], list[tuple[Model, ExportOptions]]]
+) -> None:
     if shutil.which(cc) is None:
         pytest.skip(f"needs {cc}")
     tmp, irs, models = exported
@@ -199,17 +215,24 @@ def test_sanitizers_report_nothing(cc: str, exported: tuple[Path, list[IR], list
     assert r.returncode == 0 and r.stderr == "", r.stderr[:3000]
     blocks = r.stdout.split("end\n")
     assert len(blocks) == len(irs) + 1 and blocks[-1] == ""
-    for n, (ir, model) in enumerate(zip(irs, models, strict=True)):
+    for n, (ir, (model, opts)) in enumerate(zip(irs, models, strict=True)):
         X = np.fromfile(tmp / f"in{n}.bin", dtype=TYPES[ir.encoding.input_type].dtype)
         X = X.reshape(-1, ir.n_features)
         got = np.asarray([[int(v) for v in line.split()] for line in blocks[n].splitlines()])
-        want_cls, want_proba = FixedPointClassifier(model, ir.encoding).predict(X)
         assert got.shape == (len(X), 1 + ir.n_classes)
-        assert (got[:, 0] == want_cls).all(), (n, ir.encoding)
-        assert (got[:, 1:] == want_proba).all(), (n, ir.encoding)
+        # The same comparison as verify: the fixed-point model and the IR evaluator (or,
+        # with --missing none, the none rule and the model where nothing is missing).
+        report = Report()
+        c_proba = np.ascontiguousarray(got[:, 1:], dtype=np.uint16)
+        compare(ir, model, X, got[:, 0].astype(np.int32), c_proba, report, opts)
+        assert report.ok, (n, ir.encoding, report.text())
+        if not ir.proba:
+            assert not c_proba.any()
 
 
-def test_cppcheck_is_clean(exported: tuple[Path, list[IR], list[Model]]) -> None:
+def test_cppcheck_is_clean(
+    exported: tuple[Path, list[IR], list[tuple[Model, ExportOptions]]],
+) -> None:
     if shutil.which("cppcheck") is None:
         pytest.skip("needs cppcheck")
     tmp, irs, _ = exported

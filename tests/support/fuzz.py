@@ -38,13 +38,15 @@ LONG = os.environ.get("TREEGEN_FUZZ", "") == "long"
 
 @dataclass(frozen=True)
 class Mode:
-    """One way to export a model.  New export options (issue 10's ``--missing`` and
-    ``--proba``) become new fields here, with their values added to :func:`all_modes`."""
+    """One way to export a model: the style and the export options the fuzz varies
+    (``missing="none"`` is ``--missing none``; ``proba`` None is the CLI's default)."""
 
     style: str
     input_type: str
     float_compare: str = "float"
     scale: Fraction | None = None
+    missing: str = "c45"
+    proba: bool | None = None
 
     @property
     def name(self) -> str:
@@ -53,6 +55,10 @@ class Mode:
             s += "-keys"
         if self.scale is not None:
             s += f"-x{self.scale}"
+        if self.missing != "c45":
+            s += f"-missing-{self.missing}"
+        if self.proba is not None:
+            s += "-proba" if self.proba else "-no-proba"
         return s
 
     def options(self, prefix: str) -> ExportOptions:
@@ -68,23 +74,32 @@ class Mode:
             float_compare=self.float_compare,
             scale=self.scale,
             missing_value=missing,
+            missing=self.missing,
+            proba=self.proba,
         )
 
 
 def all_modes() -> list[Mode]:
-    """Every style x every input type, float keys, and fixed point with scales."""
+    """Every style x every input type, float keys and fixed point with scales, each with
+    C4.5's missing values and with ``--missing none``; and ``--missing none --proba``
+    (float, keys, int16) and ``--missing c45 --proba`` spelt out."""
     modes: list[Mode] = []
     for style in ("ifs", "table"):
-        for t in TYPES:
-            modes.append(Mode(style, t))
-        modes.append(Mode(style, "float", "int"))
-        for t, k in (
-            ("int16", Fraction(100)),
-            ("int32", Fraction(1000)),
-            ("uint16", Fraction(1, 4)),
-            ("int8", Fraction(3)),
-        ):
-            modes.append(Mode(style, t, scale=k))
+        for missing in ("c45", "none"):
+            for t in TYPES:
+                modes.append(Mode(style, t, missing=missing))
+            modes.append(Mode(style, "float", "int", missing=missing))
+            for t, k in (
+                ("int16", Fraction(100)),
+                ("int32", Fraction(1000)),
+                ("uint16", Fraction(1, 4)),
+                ("int8", Fraction(3)),
+            ):
+                modes.append(Mode(style, t, scale=k, missing=missing))
+        modes.append(Mode(style, "float", missing="none", proba=True))
+        modes.append(Mode(style, "float", "int", missing="none", proba=True))
+        modes.append(Mode(style, "int16", missing="none", proba=True))
+        modes.append(Mode(style, "float", proba=True))
     return modes
 
 
@@ -224,12 +239,18 @@ class Library:
 def _batch(ir: IR) -> tuple[str, str]:
     P, U = ir.prefix, ir.prefix.upper()
     decl = f"void batch_{P}(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
+    # Without predict_proba (--no-proba) the probabilities stay zero and are not compared.
+    proba = (
+        f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+        if ir.proba
+        else "        (void)proba;\n"
+    )
     # One translation unit per model (the source, then the wrapper): half the compiler runs.
     src = (
         f'#include "{SOURCE}"\n{decl};\n{decl}\n{{\n    long i;\n'
         "    for (i = 0; i < n; i++) {\n"
         f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-        f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
+        f"{proba}"
         "    }\n}\n"
     )
     return decl, src
