@@ -129,6 +129,30 @@ def test_chain_of_depth_1500_through_every_stage_and_the_compiler(tmp_path: Path
             assert report.ok, report.text()
 
 
+def test_lean_chain_of_depth_1500_keeps_c99_nesting(tmp_path: Path) -> None:
+    # --missing none has its own lowering (treegen.codegen.lean) and templates.
+    model = cm.chain(1500)
+    for style in ("ifs", "table"):
+        opts = ExportOptions(style=style, missing="none")
+        with shallow_stack():
+            files = emit(lower(model, opts), style)
+        assert _max_block_nesting(files["predict.c"]) <= 127
+        if shutil.which("gcc"):
+            d = tmp_path / style
+            d.mkdir()
+            for name, text in files.items():
+                (d / name).write_text(text, encoding="utf-8")
+            r = subprocess.run(
+                ["gcc", *STRICT_FLAGS, "-fsyntax-only", str(d / "predict.c")],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert r.returncode == 0 and not r.stderr, r.stderr[:2000]
+            report = verify(cm.chain(350), opts, n_random=200)
+            assert report.ok, report.text()
+
+
 def wide_model(k: int = 300) -> Model:
     rng = np.random.default_rng(300)
     v = np.arange(4 * k) % k
