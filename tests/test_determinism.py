@@ -28,6 +28,8 @@ EXPORTS = [
     ["--style", "ifs"],
     ["--style", "table", "--input-type", "int16"],
     ["--style", "ifs", "--float-compare", "int"],
+    ["--style", "table", "--missing", "none"],
+    ["--style", "ifs", "--missing", "none", "--proba"],
 ]
 
 SCRIPT = r"""
