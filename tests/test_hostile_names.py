@@ -118,15 +118,32 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
 
     out = {}
     for style in ("ifs", "table"):
-        for t in ("float", "int16"):
+        # The lean exports (--missing none, with --proba too) name things in their own
+        # templates: they go through the same checks.
+        for t, missing, proba in (
+            ("float", "c45", None),
+            ("int16", "c45", None),
+            ("float", "none", None),
+            ("int16", "none", True),
+        ):
             opts = with_provenance(
-                export_options(str(tmp / "evil.tree"), style=style, input_type=t),
+                export_options(
+                    str(tmp / "evil.tree"), style=style, input_type=t, missing=missing, proba=proba
+                ),
                 loaded,
                 "evil.tree",
                 ".",
             )
-            out[f"{style}-{t}"] = emit(lower(loaded, opts), style)
+            lean = "" if missing == "c45" else "-lean" + ("-proba" if proba else "")
+            out[f"{style}-{t}{lean}"] = emit(lower(loaded, opts), style)
     return out
+
+
+MODES = [
+    f"{style}-{mode}"
+    for style in ("ifs", "table")
+    for mode in ("float", "int16", "float-lean", "int16-lean-proba")
+]
 
 
 def _strip_comments_and_strings(src: str) -> str:
@@ -156,7 +173,7 @@ def _strip_comments_and_strings(src: str) -> str:
     return "".join(out)
 
 
-@pytest.mark.parametrize("mode", ["ifs-float", "table-float", "ifs-int16", "table-int16"])
+@pytest.mark.parametrize("mode", MODES)
 def test_no_name_escapes(mode: str, exported: dict[str, dict[str, str]]) -> None:
     for name, text in exported[mode].items():
         assert "??" not in text.replace("\\?", ""), name  # no trigraph anywhere
@@ -181,7 +198,7 @@ def _compile(cmd: list[str], d: Path) -> None:
     assert r.returncode == 0 and not r.stderr.strip(), (cmd, r.stderr[:3000])
 
 
-@pytest.mark.parametrize("mode", ["ifs-float", "table-float", "ifs-int16", "table-int16"])
+@pytest.mark.parametrize("mode", MODES)
 def test_compiles_warning_free(
     mode: str, exported: dict[str, dict[str, str]], tmp_path: Path
 ) -> None:
