@@ -120,6 +120,25 @@ def threshold_literal(ir: IR, value: float) -> str:
     return c_float(float(value)) if enc.ctype is FLOAT else c_double(float(value))
 
 
+NEG_INF_BITS = 0xFF800000  # -inf's bit pattern; above it are the negative NaNs
+
+
+def key_bits_test(key: int) -> tuple[str, int]:
+    """The lean ifs style's form of the key test ``key(x) <= key``, as a compare of
+    x's bit pattern u (uint32) with the threshold's bits b, so the C needs no key
+    function (a call on the AVR at -Os): ``("pos", b)`` for a threshold t >= +0,
+    tested as ``u <= b || (u >= 0x80000000 && u <= NEG_INF_BITS)`` (x <= t, or x
+    negative and not NaN); ``("neg", b)`` for t < +0, tested as ``u >= b && u <=
+    NEG_INF_BITS`` (x negative, at least as far below 0 as t, and not NaN).  NaN of
+    either sign fails both, as the none rule wants (its key is above every
+    threshold); -0.0 keys just below +0.0, as in treegen.codegen.oracle.float_keys."""
+    # Thresholds are keys of non-NaN floats: key(-inf) = 0x007FFFFF .. key(+inf).
+    assert 0x007FFFFF <= key <= 0xFF800000, hex(key)
+    if key >= 0x80000000:
+        return "pos", key & 0x7FFFFFFF
+    return "neg", ~key & 0xFFFFFFFF
+
+
 def value_kind(ir: IR) -> ValueKind:
     enc = ir.encoding
     if enc.uses_keys:
@@ -375,6 +394,12 @@ def _lean(ir: IR, style: str) -> Lean:
                 pad = "    " * line.indent
                 if line.kind == "if":
                     assert isinstance(node, Compare)
+                    bits, literal = "", threshold_literal(ir, node.threshold)
+                    if enc.uses_keys:
+                        # A key threshold is above key(-inf) > 0, so lean_ir made it "le".
+                        assert node.op == "le"
+                        bits, b = key_bits_test(int(node.threshold))
+                        literal = c_hex32(b)
                     out.append(
                         IfLine(
                             "if",
@@ -384,7 +409,8 @@ def _lean(ir: IR, style: str) -> Lean:
                             enc.uses_keys,
                             0,
                             _lean_describe(ir, node),
-                            threshold_literal(ir, node.threshold),
+                            literal,
+                            bits,
                         )
                     )
                 elif line.kind == "return":
@@ -404,7 +430,8 @@ def _lean(ir: IR, style: str) -> Lean:
                     name=names[k],
                     lines=tuple(out),
                     trivial=isinstance(ir.nodes[root], Leaf),
-                    uses_k=False,
+                    # The bit pattern of the value under test, in lean ifs with keys.
+                    uses_k=any(isinstance(d, IfLine) and d.bits for d in out),
                     comment=f"subtree at model node {ir.nodes[root].source}"
                     if k
                     else "the whole tree",
