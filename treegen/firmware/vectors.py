@@ -3,8 +3,8 @@
 ``tg_vectors`` holds the rows in the C input domain (what verify feeds the C:
 treegen.codegen.inputs), in flash: ``PROGMEM`` on AVR, where a plain ``const``
 array would be copied to the 2 KiB of SRAM.  Floats are C99 hexadecimal literals,
-exact by construction (no decimal rounding to get right), NaN, the infinities and
--0.0 spelled out.
+exact by construction (no decimal rounding to get right), NaN (sign, quiet bit and
+payload as given), the infinities and -0.0 spelled out.
 """
 
 from __future__ import annotations
@@ -19,9 +19,20 @@ from treegen.codegen.ir import IR
 from treegen.codegen.literals import c_int
 
 
-def _float(v: float) -> str:
-    if math.isnan(v):
+def _nan(bits: int) -> str:
+    """A float NaN with exactly these bits: sign, quiet bit and payload (a negative
+    NaN must reach the C as one, to test that it goes where a positive one does)."""
+    if bits == 0x7FC00000:
         return '__builtin_nanf("")'
+    sign = "-" if bits & 0x80000000 else ""
+    quiet = bits & 0x00400000
+    payload = bits & 0x003FFFFF
+    return f'{sign}__builtin_nan{"" if quiet else "s"}f("{payload:#x}")'
+
+
+def _float(v: float, bits: int) -> str:
+    if math.isnan(v):
+        return _nan(bits)
     if math.isinf(v):
         return "__builtin_inff()" if v > 0 else "-__builtin_inff()"
     if v == 0:
@@ -40,7 +51,12 @@ def vectors_c(ir: IR, X: npt.NDArray[np.generic], first_index: int = 0) -> str:
     if enc.is_int:
         cells = [[c_int(int(v), enc.input_type) for v in row] for row in X.tolist()]
     else:
-        cells = [[_float(float(v)) for v in row] for row in X.tolist()]
+        # The bits too: float32 -> double keeps a NaN's sign but may quiet it.
+        f32 = np.ascontiguousarray(X, dtype=np.float32)
+        cells = [
+            [_float(float(v), int(b)) for v, b in zip(row, brow, strict=True)]
+            for row, brow in zip(f32.tolist(), f32.view(np.uint32).tolist(), strict=True)
+        ]
     rows = ",\n".join("    {" + ", ".join(r) + "}" for r in cells)
     return (
         f"/* Test vectors for the treegen firmware examples' main.c (written by "
