@@ -9,7 +9,9 @@ the oracle agrees -- on the host, and on the simulated chips when they are insta
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +28,8 @@ from treegen.firmware import targets
 from treegen.firmware.sim import run_vectors
 from treegen.firmware.vectors import vectors_c
 from treegen.model.core import Model, Node
+
+from support import codegen_models as cm
 
 F32 = np.float32
 TRUE_MIN = float(np.finfo(F32).smallest_subnormal)
@@ -204,3 +208,24 @@ def test_firmware_vectors_keep_a_nans_bits(tmp_path: Path) -> None:
     subprocess.run([*cc, str(tmp_path / "main.c"), str(tmp_path / "vectors.c")], check=True)
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     assert [int(v, 16) for v in out.split()] == list(NAN_BITS)
+
+
+def test_lean_ifs_keys_calls_nothing_on_avr(tmp_path: Path) -> None:
+    """At -Os on the AVR a test is inline code: the only calls are to the walk
+    functions a big tree is split into (the key function was a call per test)."""
+    avr = shutil.which("avr-gcc")
+    if avr is None:
+        pytest.skip("avr-gcc not installed (Debian package gcc-avr)")
+    ir = lower(cm.synthetic(5, 120), replace(OPTS, prefix="syn"))
+    (tmp_path / "predict.c").write_text(emit(ir, "ifs")["predict.c"])
+    (tmp_path / "predict.h").write_text(emit(ir, "ifs")["predict.h"])
+    asm = subprocess.run(
+        [avr, "-mmcu=atmega328p", "-Os", "-S", "-o", "-", str(tmp_path / "predict.c")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    tests = sum(isinstance(n, Compare) for n in ir.nodes)
+    assert tests > 20  # enough tests that gcc would not inline a key function
+    calls = re.findall(r"^\s*r?(?:call|jmp)\s+(\w+)", asm, flags=re.M)
+    assert {c for c in calls if not re.fullmatch(r"syn_walk\d+", c)} == set()
