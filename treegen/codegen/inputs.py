@@ -7,7 +7,8 @@ All rows are in the C input domain (numpy ``Encoding.ctype.dtype``, see treegen.
   the tested value set to the threshold and its neighbours (one float32 ulp or one
   integer step either side), then missing; nominal tests get every code, an
   out-of-range code and a non-integer;
-* special values: +-inf and NaN (floats), the type's limits (integers);
+* special values: +-inf, -0.0 and NaN of both signs (floats), the type's limits
+  (integers);
 * random rows mixing threshold neighbours, random values and missing values.
 """
 
@@ -166,7 +167,9 @@ def comparison_inputs(
     rows.append(base)
     if not enc.is_int:
         for f in range(m):
-            for v in (math.inf, -math.inf, -0.0):
+            # -NaN: a NaN with the sign bit set, which a compare on the float's bits
+            # (--float-compare int) must treat as NaN too.
+            for v in (math.inf, -math.inf, -0.0, -math.nan):
                 r = [0.0] * m
                 r[f] = v
                 rows.append(r)
