@@ -32,6 +32,7 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import Progress, progress_line
+from treegen.cli.rules import eval_ruleset, predict_ruleset
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -40,6 +41,8 @@ from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import load_model, save_model
 from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
+from treegen.rules.core import RuleSet
+from treegen.rules.file import load_model_or_ruleset
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
 
@@ -267,7 +270,9 @@ def run_show(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
 
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        return eval_ruleset(args, model)
     with progress_line(args) as progress:
         ds = read_data(
             args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
@@ -323,7 +328,9 @@ def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) ->
 def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
 
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        return predict_ruleset(args, model)
     with progress_line(args) as progress:
         ds = read_data(
             args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
@@ -418,7 +425,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Classify DATA with MODEL and print tree size, errors, error "
         "rate (and, for a pruned tree, C4.5's pessimistic estimate) "
         "in C4.5 Release 8's evaluation layout, then its confusion "
-        "matrix (rows: actual class, columns: predicted).",
+        "matrix (rows: actual class, columns: predicted). MODEL may be a "
+        "ruleset ('treegen rules -o'): then c4.5rules' table (per rule used: "
+        "size, error estimate, cases used, wrong, advantage), the errors and "
+        "the confusion matrix, as c4.5rules -u prints them.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
@@ -436,7 +446,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="predict DATA rows with a model",
         description="Print one line per row of DATA: the predicted class, and "
         "with --proba the class probabilities in the model's class "
-        "order, tab-separated with six decimals.",
+        "order, tab-separated with six decimals. MODEL may be a ruleset "
+        "('treegen rules -o'; classes only).",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")

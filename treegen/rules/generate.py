@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
+from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, classify, covers, satisfied
 from treegen.trainer.stats import ErrorBound
 
@@ -223,17 +224,21 @@ def _default_class(data: _Data, rules: tuple[Rule, ...], n_classes: int) -> int:
 
 
 def advantages(
-    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
+    rules: tuple[Rule, ...],
+    default: int,
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.integer],
+    float32: bool = True,
 ) -> list[tuple[int, int]]:
     """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the reverse."""
     out = []
     for i in range(len(rules)):
-        fired = covers(rules[i], X)
+        fired = covers(rules[i], X, float32)
         first = np.ones(X.shape[0], dtype=bool)
         for j in range(i):
-            first &= ~covers(rules[j], X)
+            first &= ~covers(rules[j], X, float32)
         used = fired & first
-        rest = classify(rules[:i] + rules[i + 1 :], default, X[used])
+        rest = classify(rules[:i] + rules[i + 1 :], default, X[used], float32)
         right = y[used] == rules[i].cls
         other_right = rest == y[used]
         out.append(
@@ -268,7 +273,6 @@ def final_pass(
 def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
     """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
     as "Final rules" and the one left after :func:`final_pass` (the one that classifies)."""
-    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``."""
     data = _Data(ds, ErrorBound(cf, "c45"))
     candidates: list[Rule] = []
     for leaf, path in _paths(tree):
@@ -293,8 +297,16 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     per_class.sort(key=lambda t: (t[0], t[1]))
     rules = tuple(r for _, _, rs in per_class for r in rs)
     default = _default_class(data, rules, n_classes)
+    options: dict[str, object] = {"cf": float(cf)}
+    if "min_cases" in tree.options:
+        options["min_cases"] = tree.options["min_cases"]
     printed = RuleSet(
-        ds.schema, rules, default, options={"cf": float(cf)}, data_fingerprint=ds.fingerprint()
+        ds.schema,
+        rules,
+        default,
+        options=options,
+        treegen_version=VERSION,
+        data_fingerprint=ds.fingerprint(),
     )
     final = final_pass(rules, default, ds.X, ds.y)[-1]
     return printed, RuleSet(
@@ -302,5 +314,6 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         final,
         default,
         options=printed.options,
+        treegen_version=VERSION,
         data_fingerprint=printed.data_fingerprint,
     )
