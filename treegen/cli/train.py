@@ -43,11 +43,13 @@ from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
 from treegen.rules.core import RuleSet
 from treegen.rules.file import load_model_or_ruleset
+from treegen.rules.show import format_path_rules
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
 
-# show --format dot: the Graphviz graph instead of a text layout.
+# show --format dot: the Graphviz graph instead of a text layout; rules: a tree's paths.
 DOT = "dot"
+RULES = "rules"
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
@@ -260,6 +262,9 @@ def run_show(args: argparse.Namespace) -> int:
     if args.format == DOT:
         sys.stdout.write(format_dot(model))
         return 0
+    if args.format == RULES:
+        sys.stdout.write(format_path_rules(model))
+        return 0
     sys.stdout.write(format_tree(model, args.format))
     return 0
 
@@ -409,13 +414,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
         "--format",
-        choices=(*STYLES, DOT),
+        choices=(*STYLES, DOT, RULES),
         default="c45",
         help="c45 (default): leaves (N/E) with E the tree's stored errors, "
         "estimated for a pruned c45 tree; j48: J48's layout and footer; "
         "dot: Graphviz DOT, one box per node (test or class, class "
         "distribution, N/E), leaves coloured by class, edges labelled "
-        "(render with 'treegen plot' or 'dot -Tsvg')",
+        "(render with 'treegen plot' or 'dot -Tsvg'); rules: one line per leaf, "
+        "'IF test AND test ... THEN class C', the tests on its path from the root, "
+        "leaves in pre-order (branch order, as in the model file)",
     )
     p.set_defaults(func=run_show)
 

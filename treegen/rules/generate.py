@@ -38,15 +38,16 @@ EXHAUSTIVE_MAX = 10
 THEORY_WEIGHT = 0.5
 
 
-def _paths(model: Model) -> list[tuple[int, tuple[Condition, ...]]]:
-    """(leaf index, path conditions) for every leaf with training cases, in leaf order."""
+def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Condition, ...]]]:
+    """(leaf index, path conditions from the root) for every leaf with training cases
+    (``empty``: every leaf), in leaf order."""
     out: list[tuple[int, tuple[Condition, ...]]] = []
     stack: list[tuple[int, tuple[Condition, ...]]] = [(0, ())]
     while stack:
         i, path = stack.pop()
         node = model.nodes[i]
         if node.is_leaf:
-            if node.items > 0:
+            if empty or node.items > 0:
                 out.append((i, path))
             continue
         kids = []
@@ -275,7 +276,7 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     as "Final rules" and the one left after :func:`final_pass` (the one that classifies)."""
     data = _Data(ds, ErrorBound(cf, "c45"))
     candidates: list[Rule] = []
-    for leaf, path in _paths(tree):
+    for leaf, path in leaf_paths(tree):
         cls = tree.nodes[leaf].cls
         conds, rate = generalise(data, merge_conditions(path), cls)
         conds = tuple(sorted(conds, key=lambda c: c.attribute))

@@ -7,8 +7,9 @@ import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.data.dataset import Schema
+from treegen.model.core import Model
 from treegen.rules.core import Condition, Rule, RuleSet, firing
-from treegen.rules.generate import advantages, final_pass
+from treegen.rules.generate import advantages, final_pass, leaf_paths
 
 
 def format_condition(c: Condition, schema: Schema) -> str:
@@ -18,6 +19,17 @@ def format_condition(c: Condition, schema: Schema) -> str:
     if c.op == "in":
         return f"{attr.name} in {{{','.join(attr.values[v] for v in c.values)}}}"
     return f"{attr.name} {c.op} {c.threshold:g}"
+
+
+def format_path_rules(model: Model) -> str:
+    """``treegen show --format rules``: one ``IF ... THEN class C`` line per leaf of the
+    tree, in leaf order (pre-order, branch 0 first), with the path's tests as they are
+    (a leaf without training cases too; the root alone is ``IF true``)."""
+    lines = []
+    for leaf, path in leaf_paths(model, empty=True):
+        conds = " AND ".join(format_condition(c, model.schema) for c in path) or "true"
+        lines.append(f"IF {conds} THEN class {model.schema.classes[model.nodes[leaf].cls]}\n")
+    return "".join(lines)
 
 
 def format_rules(rs: RuleSet) -> str:
