@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from treegen.codegen import rules as codegen_rules
 from treegen.codegen import verify as codegen_verify
 from treegen.codegen.export import (
     ScaleSpec,
@@ -41,6 +42,7 @@ from treegen.trainer.options import PRUNINGS, Pruning
 PathLike = str | os.PathLike[str]
 # The file name a model that was never saved exports under (prefix "model").
 UNSAVED = "model.tree"
+UNSAVED_RULES = "rules.rules"
 # Label kinds a model trained from arrays records, so a loaded model returns
 # labels of the same type as the ``y`` it was trained on.
 _LABEL_KINDS: dict[str, Callable[[str], object]] = {
@@ -242,6 +244,70 @@ class Rules(rules_core.RuleSet):
         """Write the ruleset file (atomically); returns the ruleset with ``path`` set."""
         save_ruleset(self, path)
         return Rules.of(self, path)
+
+    def _export_options(
+        self,
+        input_type: str,
+        float_compare: str,
+        scale: ScaleSpec,
+        missing_value: int | None,
+        prefix: str | None,
+    ) -> tuple[str, ExportOptions]:
+        path = self.path or UNSAVED_RULES
+        opts = export_options(
+            path,
+            input_type=input_type,
+            float_compare=float_compare,
+            scale=scales_from(scale),
+            missing_value=missing_value,
+            prefix=prefix,
+        )
+        return path, opts
+
+    def export_c(
+        self,
+        out_dir: PathLike,
+        *,
+        input_type: str = "float",
+        float_compare: str = "float",
+        scale: ScaleSpec = None,
+        missing_value: int | None = None,
+        prefix: str | None = None,
+    ) -> list[Path]:
+        """Write ``predict.c`` and ``predict.h`` (one ``if`` per rule) into ``out_dir``, as
+        ``treegen export RULES`` does; the keywords are its options."""
+        path, opts = self._export_options(input_type, float_compare, scale, missing_value, prefix)
+        return codegen_rules.export_ruleset_files(self, path, os.fspath(out_dir), opts)
+
+    def verify(
+        self,
+        data: npt.ArrayLike | PathLike | None = None,
+        *,
+        input_type: str = "float",
+        float_compare: str = "float",
+        scale: ScaleSpec = None,
+        missing_value: int | None = None,
+        prefix: str | None = None,
+        cc: str | None = None,
+        n_random: int = 1000,
+        seed: int = 0,
+    ) -> VerifyReport:
+        """Compile the exported C and compare it with this ruleset on every row, as
+        ``treegen verify RULES`` does (``data``: a path or an ``X`` array, added to the
+        threshold, missing-value and random rows)."""
+        path, opts = self._export_options(input_type, float_compare, scale, missing_value, prefix)
+        opts = codegen_rules.with_provenance(opts, self, path, ".")
+        sets: list[Dataset] = []
+        if data is not None:
+            x = self._x(data)
+            sets.append(Dataset(self.schema, x, np.full(x.shape[0], -1, dtype=np.int32)))
+        report = codegen_rules.verify_ruleset(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
+        return VerifyReport(
+            passed=report.rows - report.failed_rows,
+            failed=report.failed_rows,
+            mismatches=tuple(report.mismatches),
+            text=report.text(),
+        )
 
 
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:

@@ -133,3 +133,14 @@ def predict(ruleset: RuleSet, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     if x.ndim != 2 or x.shape[1] != len(ruleset.schema.attributes):
         raise ValueError(f"X must have shape (n, {len(ruleset.schema.attributes)}), got {x.shape}")
     return classify(ruleset.rules, ruleset.default, x, ruleset.compares_float32)
+
+
+def format_condition(c: Condition, schema: Schema) -> str:
+    """``c`` as c4.5rules prints it: ``name = value``, ``name in {a,b}``, ``name <= t``
+    (``t`` to six significant digits)."""
+    attr = schema.attributes[c.attribute]
+    if c.op == "=":
+        return f"{attr.name} = {attr.values[c.value]}"
+    if c.op == "in":
+        return f"{attr.name} in {{{','.join(attr.values[v] for v in c.values)}}}"
+    return f"{attr.name} {c.op} {c.threshold:g}"

@@ -6,19 +6,9 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
-from treegen.data.dataset import Schema
 from treegen.model.core import Model
-from treegen.rules.core import Condition, Rule, RuleSet, firing
+from treegen.rules.core import Rule, RuleSet, firing, format_condition
 from treegen.rules.generate import advantages, final_pass, leaf_paths
-
-
-def format_condition(c: Condition, schema: Schema) -> str:
-    attr = schema.attributes[c.attribute]
-    if c.op == "=":
-        return f"{attr.name} = {attr.values[c.value]}"
-    if c.op == "in":
-        return f"{attr.name} in {{{','.join(attr.values[v] for v in c.values)}}}"
-    return f"{attr.name} {c.op} {c.threshold:g}"
 
 
 def format_path_rules(model: Model) -> str:
