@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import treegen
 from treegen.cli.main import main
 from treegen.codegen.build import STRICT_FLAGS, build
 from treegen.codegen.lower import FLT_MAX, ExportOptions
@@ -284,3 +285,28 @@ def test_cli_tree_only_options_are_one_line_errors(
     status, _, err = _run(["export", str(rules), "-o", str(tmp_path / "c"), *args])
     assert status == 2 and err.startswith(f"treegen: error: {option}:") and err.count("\n") == 1
     assert not (tmp_path / "c").exists()
+
+
+def test_api_export_and_verify_are_the_clis(tmp_path: Path) -> None:
+    rules = tmp_path / "labor.rules"
+    save_ruleset(_generated("labor-neg"), rules)
+    loaded = treegen.load(rules)
+    assert isinstance(loaded, treegen.Rules)
+    written = loaded.export_c(tmp_path / "api", input_type="int16", scale=10)
+    api = {p.name: p.read_text() for p in written}
+    status, _, _ = _run(
+        ["export", str(rules), "-o", str(tmp_path / "cli"), "--input-type", "int16"]
+        + ["--scale", "10"]
+    )
+    assert status == 0
+    cli = {p.name: p.read_text() for p in (tmp_path / "cli").iterdir()}
+    assert sorted(api) == ["predict.c", "predict.h"]
+    # The same bytes but the output folder in the "regenerate with" line.
+    assert api["predict.h"].replace(str(tmp_path / "api"), "DIR") == cli["predict.h"].replace(
+        str(tmp_path / "cli"), "DIR"
+    )
+    assert api["predict.c"].replace(str(tmp_path / "api"), "DIR") == cli["predict.c"].replace(
+        str(tmp_path / "cli"), "DIR"
+    )
+    report = loaded.verify(REF / "labor-neg" / "labor-neg.test", float_compare="int")
+    assert report.ok and report.failed == 0 and report.passed > 1000
