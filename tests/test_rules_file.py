@@ -38,6 +38,13 @@ def _final(name: str) -> RuleSet:
     return generate(ds, train(ds, TrainOptions(prune=False)))[1]
 
 
+def _saved(tmp_path: Path, name: str) -> Path:
+    """``treegen rules`` on the reference set ``name``, saved with -o."""
+    rules = tmp_path / f"{name}.rules"
+    assert _run(["-q", "rules", str(REF / name / f"{name}.data"), "-o", str(rules)])[0] == 0
+    return rules
+
+
 @pytest.mark.parametrize("name", ["labor-neg", "vote-r8", "hypo", "crx"])
 def test_round_trip_is_exact(name: str) -> None:
     rs = _final(name)
@@ -173,12 +180,25 @@ def test_a_model_file_is_still_a_model(tmp_path: Path) -> None:
     assert isinstance(treegen.load(model), treegen.Model)
 
 
+def test_show_prints_a_ruleset_as_c45rules_does(tmp_path: Path) -> None:
+    rules = tmp_path / "labor.rules"
+    assert (
+        _run(["-q", "rules", str(REF / "labor-neg" / "labor-neg.data"), "-o", str(rules)])[0] == 0
+    )
+    status, out, _ = _run(["show", str(rules)])
+    ref = (REF / "labor-neg" / "c45rules.out").read_text()
+    assert status == 0
+    assert out == ref[ref.index("\nFinal rules") : ref.index("\n\nEvaluation on training")]
+    status, _, err = _run(["show", str(rules), "--format", "dot"])
+    assert status == 2 and err.startswith("treegen: error: --format:") and err.count("\n") == 1
+
+
 def test_ruleset_where_a_model_is_needed_is_one_line(tmp_path: Path) -> None:
     rules = tmp_path / "labor.rules"
     assert (
         _run(["-q", "rules", str(REF / "labor-neg" / "labor-neg.data"), "-o", str(rules)])[0] == 0
     )
-    status, _, err = _run(["show", str(rules)])
+    status, _, err = _run(["info", str(rules)])
     assert status == 2 and err.count("\n") == 1
     assert f"{rules}:2: format: not a treegen model file" in err
 

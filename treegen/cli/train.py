@@ -43,7 +43,7 @@ from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
 from treegen.rules.core import RuleSet
 from treegen.rules.file import load_model_or_ruleset
-from treegen.rules.show import format_path_rules
+from treegen.rules.show import format_path_rules, format_rules
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
 
@@ -256,9 +256,16 @@ def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test: 
 
 
 def run_show(args: argparse.Namespace) -> int:
-    """Print MODEL's tree in the chosen layout."""
+    """Print MODEL's tree in the chosen layout (a ruleset in c4.5rules')."""
 
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        if args.format != "c45":
+            raise UsageError(
+                "a ruleset prints in c4.5rules' layout only (the default c45)", option="--format"
+            )
+        sys.stdout.write(format_rules(model))
+        return 0
     if args.format == DOT:
         sys.stdout.write(format_dot(model))
         return 0
@@ -409,7 +416,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="print a model's tree",
         description="Print MODEL's tree in C4.5 Release 8's layout (the "
         "'Decision Tree:' or 'Simplified Decision Tree:' section of "
-        "its output), in Weka J48's, or as a Graphviz graph.",
+        "its output), in Weka J48's, or as a Graphviz graph. A ruleset "
+        "('treegen rules -o') prints in c4.5rules' layout ('Final rules', "
+        "'Default class').",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
