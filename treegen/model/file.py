@@ -61,6 +61,7 @@ __all__ = [
     "decode_json",
     "field_error",
     "load_model",
+    "model_from_data",
     "model_from_json",
     "model_to_json",
     "read_text",
@@ -252,7 +253,12 @@ def field_error(err: InvalidField, text: str, filename: str) -> ModelFileError:
 
 def model_from_json(text: str, filename: str = "<model>") -> Model:
     """Parse and validate model file text; raise :class:`ModelFileError` on anything wrong."""
-    data = decode_json(text, filename)
+    return model_from_data(decode_json(text, filename), text, filename)
+
+
+def model_from_data(data: Any, text: str, filename: str) -> Model:
+    """Validate the decoded model file ``data`` (of file text ``text``, for the line an
+    error names) and build the Model."""
     try:
         check_model_dict(data, FORMAT, VERSION)
     except InvalidField as err:

@@ -59,7 +59,7 @@ from treegen.model.check import (
     check_schema,
 )
 from treegen.model.core import Model
-from treegen.model.file import decode_json, field_error, model_from_json, read_text
+from treegen.model.file import decode_json, field_error, model_from_data, read_text
 from treegen.rules.core import OPS, Condition, Rule, RuleSet
 
 FORMAT = "treegen-rules"
@@ -294,4 +294,4 @@ def load_model_or_ruleset(path: str | os.PathLike[str]) -> Model | RuleSet:
             return check_ruleset_dict(data)
         except InvalidField as err:
             raise field_error(err, text, name) from None
-    return model_from_json(text, name)
+    return model_from_data(data, text, name)
