@@ -601,9 +601,10 @@ def cases() -> list[tuple[str, bytes, str, str]]:
     )
     rules(
         "not_float32",
-        tamper(["rules", 0, "conditions", 1], {
-            "attribute": 2, "op": ">", "threshold": 75.1, "threshold_hex": (75.1).hex()
-        }),
+        tamper(
+            ["rules", 0, "conditions", 1],
+            {"attribute": 2, "op": ">", "threshold": 75.1, "threshold_hex": (75.1).hex()},
+        ),
         19,
         "a c45 threshold that is no float32 value",
     )
