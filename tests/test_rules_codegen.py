@@ -4,6 +4,7 @@ mode, the C compiles warning-free with every compiler, the verifier sees a wrong
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import io
 import re
@@ -77,15 +78,31 @@ def _edges() -> RuleSet:
     return RuleSet(schema, rules, default=1)
 
 
-RULESETS = ["labor-neg", "vote-r8", "hypo", "crx", "edges"]
+def _j48_edges() -> RuleSet:
+    """The edge rules in the j48 flavour (doubles compared, not float32), with a threshold
+    that is no float32 value and one beyond float32's range."""
+    e = _edges()
+    extra = (
+        Rule(10, (Condition(0, "<=", threshold=0.1),), 2, 0.1),
+        Rule(11, (Condition(2, ">", threshold=1e300),), 0, 0.1),
+    )
+    return dataclasses.replace(e, flavor="j48", rules=e.rules[:7] + extra)
+
+
+SYNTHETIC = {
+    "edges": _edges,
+    "j48": _j48_edges,
+    "empty": lambda: dataclasses.replace(_edges(), rules=()),  # only the default class
+}
+RULESETS = ["labor-neg", "vote-r8", "hypo", "crx", *SYNTHETIC]
 
 
 def _ruleset(name: str) -> RuleSet:
-    return _edges() if name == "edges" else _generated(name)
+    return SYNTHETIC[name]() if name in SYNTHETIC else _generated(name)
 
 
 def _data(name: str) -> list:
-    if name == "edges":
+    if name in SYNTHETIC:
         return []
     rs = _ruleset(name)
     return [read_dataset(str(REF / name / f"{name}.data"), schema=rs.schema)]
@@ -95,7 +112,7 @@ def _data(name: str) -> list:
 @pytest.mark.parametrize("name", RULESETS)
 def test_verify_every_mode(name: str, mode: str) -> None:
     kw = dict(MODES[mode])
-    if name == "edges" and mode == "fixed":
+    if name in SYNTHETIC and mode == "fixed":
         kw["scale"] = None  # FLT_MAX scaled does not fit int32 (test_scale_overflow_names_the_rule)
     opts = ExportOptions(prefix=f"r_{mode}", **kw)  # type: ignore[arg-type]
     report = verify_ruleset(_ruleset(name), opts, _data(name), n_random=300)
@@ -158,7 +175,7 @@ def _variants(tmp: Path) -> dict[str, Path]:
     for name in RULESETS:
         for mode, kw in MODES.items():
             kw = dict(kw)
-            if name == "edges" and mode == "fixed":
+            if name in SYNTHETIC and mode == "fixed":
                 kw["scale"] = None
             rir = lower_ruleset(_ruleset(name), ExportOptions(prefix=f"r_{mode}", **kw))  # type: ignore[arg-type]
             d = tmp / f"{name}-{mode}"
@@ -235,7 +252,7 @@ def test_float_compare_int_uses_no_float_operation(variants: dict[str, Path]) ->
             for mode in ("keys", "float")
         }
         assert "__aeabi_f" not in asm["keys"], name
-        if name != "vote-r8":  # all-nominal: no threshold to compare as float
+        if name not in ("vote-r8", "empty"):  # no threshold to compare as float
             assert "__aeabi_f" in asm["float"], name
 
 
