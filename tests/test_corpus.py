@@ -26,6 +26,9 @@ SENTINEL = b"an existing output file: must survive a failed run\n"
 def _argv(path: str, out: Path) -> list[str]:
     if path.startswith("model/"):
         return ["export", path, "-o", str(out)]
+    if path.startswith("rules/"):
+        # The ruleset is checked before DATA is read (which does not exist).
+        return ["predict", path, "no-such.data", "-o", str(out / "out.tree")]
     return ["train", path, "-o", str(out / "out.tree")]
 
 
@@ -41,7 +44,7 @@ def _guard(out: Path) -> list[Path]:
 def test_corpus_is_large_and_covers_every_format() -> None:
     assert len(ENTRIES) >= 60
     kinds = {p.split("/")[0] for p, _, _ in ENTRIES}
-    assert kinds == {"csv", "c45", "arff", "model"}
+    assert kinds == {"csv", "c45", "arff", "model", "rules"}
     assert all(len(e) == 3 and e[2] for e in ENTRIES)
 
 

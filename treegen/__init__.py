@@ -15,7 +15,7 @@ and ``cli``.
 
 from __future__ import annotations
 
-from treegen.api import Model, VerifyReport, load, train
+from treegen.api import Model, Rules, VerifyReport, load, train
 from treegen.errors import TreegenError
 from treegen.estimator import C45Classifier, from_sklearn
 from treegen.model.version import VERSION as __version__
@@ -23,6 +23,7 @@ from treegen.model.version import VERSION as __version__
 __all__ = [
     "C45Classifier",
     "Model",
+    "Rules",
     "TreegenError",
     "VerifyReport",
     "__version__",

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from treegen.codegen import rules as codegen_rules
 from treegen.codegen import verify as codegen_verify
 from treegen.codegen.export import (
     ScaleSpec,
@@ -31,7 +32,9 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import DatasetError, TrainError, UsageError
 from treegen.model import classify, core
-from treegen.model.file import load_model, save_model
+from treegen.model.file import save_model
+from treegen.rules import core as rules_core
+from treegen.rules.file import load_model_or_ruleset, save_ruleset
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import PRUNINGS, Pruning
@@ -39,6 +42,7 @@ from treegen.trainer.options import PRUNINGS, Pruning
 PathLike = str | os.PathLike[str]
 # The file name a model that was never saved exports under (prefix "model").
 UNSAVED = "model.tree"
+UNSAVED_RULES = "rules.rules"
 # Label kinds a model trained from arrays records, so a loaded model returns
 # labels of the same type as the ``y`` it was trained on.
 _LABEL_KINDS: dict[str, Callable[[str], object]] = {
@@ -99,15 +103,7 @@ class Model(core.Model):
     def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
         if isinstance(X, str | os.PathLike):
             return read_dataset(os.fspath(X), schema=self.schema).X
-        x = np.asarray(X, dtype=np.float64)
-        if x.ndim == 1:
-            x = x.reshape(1, -1)
-        if x.ndim != 2 or x.shape[1] != len(self.schema.attributes):
-            raise UsageError(
-                f"X must have shape (n, {len(self.schema.attributes)}), got {np.shape(X)}",
-                option="X",
-            )
-        return x
+        return _rows(X, len(self.schema.attributes))
 
     def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes)."""
@@ -209,9 +205,128 @@ class Model(core.Model):
         )
 
 
-def load(path: PathLike) -> Model:
-    """Read a model file (``model.tree``), checked as ``treegen`` checks it."""
-    return Model.of(load_model(os.fspath(path)), path)
+@dataclass(frozen=True, slots=True)
+class Rules(rules_core.RuleSet):
+    """A ruleset (``treegen rules -o RULES``): :class:`treegen.rules.core.RuleSet` with
+    methods to use it.  ``path`` is the file it was loaded from or last saved to."""
+
+    path: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, rs: rules_core.RuleSet, path: PathLike | None = None) -> Rules:
+        return cls(
+            rs.schema,
+            rs.rules,
+            rs.default,
+            rs.options,
+            rs.treegen_version,
+            rs.data_fingerprint,
+            rs.flavor,
+            None if path is None else os.fspath(path),
+        )
+
+    @property
+    def classes_(self) -> npt.NDArray[np.generic]:
+        """The labels :meth:`predict` returns, in class order."""
+        return np.asarray(self.schema.classes, dtype=object)
+
+    def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+        if isinstance(X, str | os.PathLike):
+            return read_dataset(os.fspath(X), schema=self.schema, float32=self.compares_float32).X
+        return _rows(X, len(self.schema.attributes))
+
+    def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
+        """The class label of every row: the first rule whose conditions all hold, else
+        the default class (a condition on a missing value, NaN, does not hold)."""
+        return self.classes_[rules_core.predict(self, self._x(X))]
+
+    def save(self, path: PathLike) -> Rules:
+        """Write the ruleset file (atomically); returns the ruleset with ``path`` set."""
+        save_ruleset(self, path)
+        return Rules.of(self, path)
+
+    def _export_options(
+        self,
+        input_type: str,
+        float_compare: str,
+        scale: ScaleSpec,
+        missing_value: int | None,
+        prefix: str | None,
+    ) -> tuple[str, ExportOptions]:
+        path = self.path or UNSAVED_RULES
+        opts = export_options(
+            path,
+            input_type=input_type,
+            float_compare=float_compare,
+            scale=scales_from(scale),
+            missing_value=missing_value,
+            prefix=prefix,
+        )
+        return path, opts
+
+    def export_c(
+        self,
+        out_dir: PathLike,
+        *,
+        input_type: str = "float",
+        float_compare: str = "float",
+        scale: ScaleSpec = None,
+        missing_value: int | None = None,
+        prefix: str | None = None,
+    ) -> list[Path]:
+        """Write ``predict.c`` and ``predict.h`` (one ``if`` per rule) into ``out_dir``, as
+        ``treegen export RULES`` does; the keywords are its options."""
+        path, opts = self._export_options(input_type, float_compare, scale, missing_value, prefix)
+        return codegen_rules.export_ruleset_files(self, path, os.fspath(out_dir), opts)
+
+    def verify(
+        self,
+        data: npt.ArrayLike | PathLike | None = None,
+        *,
+        input_type: str = "float",
+        float_compare: str = "float",
+        scale: ScaleSpec = None,
+        missing_value: int | None = None,
+        prefix: str | None = None,
+        cc: str | None = None,
+        n_random: int = 1000,
+        seed: int = 0,
+    ) -> VerifyReport:
+        """Compile the exported C and compare it with this ruleset on every row, as
+        ``treegen verify RULES`` does (``data``: a path or an ``X`` array, added to the
+        threshold, missing-value and random rows)."""
+        path, opts = self._export_options(input_type, float_compare, scale, missing_value, prefix)
+        opts = codegen_rules.with_provenance(opts, self, path, ".")
+        sets: list[Dataset] = []
+        if data is not None:
+            x = self._x(data)
+            sets.append(Dataset(self.schema, x, np.full(x.shape[0], -1, dtype=np.int32)))
+        report = codegen_rules.verify_ruleset(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
+        return VerifyReport(
+            passed=report.rows - report.failed_rows,
+            failed=report.failed_rows,
+            mismatches=tuple(report.mismatches),
+            text=report.text(),
+        )
+
+
+def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
+    """``X`` as a float matrix of ``n_features`` columns (one row if 1-d)."""
+    x = np.asarray(X, dtype=np.float64)
+    if x.ndim == 1:
+        x = x.reshape(1, -1)
+    if x.ndim != 2 or x.shape[1] != n_features:
+        raise UsageError(f"X must have shape (n, {n_features}), got {np.shape(X)}", option="X")
+    return x
+
+
+def load(path: PathLike) -> Model | Rules:
+    """Read a model file (``model.tree``) or a ruleset file (``treegen rules -o``),
+    checked as ``treegen`` checks it."""
+    loaded = load_model_or_ruleset(os.fspath(path))
+    if isinstance(loaded, rules_core.RuleSet):
+        return Rules.of(loaded, path)
+    return Model.of(loaded, path)
 
 
 def _label_kind(y: npt.NDArray[np.generic]) -> str:

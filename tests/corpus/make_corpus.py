@@ -1,4 +1,4 @@
-"""Regenerate tests/corpus/: broken CSV, C4.5, ARFF and model files, and MANIFEST.
+"""Regenerate tests/corpus/: broken CSV, C4.5, ARFF, model and ruleset files, and MANIFEST.
 
 Run ``python tests/corpus/make_corpus.py`` from the repository root after changing the
 cases below; review the diff.  Each case is (path, bytes, expected location) where the
@@ -108,14 +108,56 @@ MODEL = {
 }
 
 
+# A ruleset on golf's attributes as treegen writes it (one rule per line: rule i is on
+# line 19 + i).
+RULES = {
+    "format": "treegen-rules",
+    "version": 1,
+    "treegen_version": "0.1.0",
+    "data_fingerprint": "sha256:31a31e26a33c1a1b90571f2e0e22269f",
+    "options": {"cf": 0.25, "min_cases": 2},
+    "flavor": "c45",
+    "target": "class",
+    "classes": ["Play", "Don't Play"],
+    "attributes": MODEL["attributes"],
+    "class_order": [1, 0],
+    "default": 0,
+    "rules": [
+        {
+            "number": 1,
+            "class": 1,
+            "error": 0.25,
+            "confidence": 0.75,
+            "conditions": [
+                {"attribute": 0, "op": "=", "value": 0},
+                {
+                    "attribute": 2,
+                    "op": ">",
+                    "threshold": 75.0,
+                    "threshold_hex": "0x1.2c00000000000p+6",
+                },
+            ],
+        },
+        {
+            "number": 2,
+            "class": 0,
+            "error": 0.125,
+            "confidence": 0.875,
+            "conditions": [{"attribute": 0, "op": "=", "value": 1}],
+        },
+    ],
+}
+
+
 def model_text(m: dict[str, object] | None = None) -> str:
-    """The model in treegen's own layout (top-level fields, then one node per line)."""
+    """The model (or ruleset) in treegen's own layout (top-level fields, then one node,
+    attribute or rule per line)."""
     m = MODEL if m is None else m
     lines = ["{"]
     items = list(m.items())
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
-        if key in ("attributes", "nodes") and isinstance(value, list):
+        if key in ("attributes", "nodes", "rules") and isinstance(value, list):
             lines.append(f"  {json.dumps(key)}: [")
             lines += [
                 f"    {json.dumps(v)}{',' if i < len(value) - 1 else ''}"
@@ -127,8 +169,10 @@ def model_text(m: dict[str, object] | None = None) -> str:
     return "\n".join([*lines, "}"]) + "\n"
 
 
-def mutate(path: list[object], value: object) -> dict[str, object]:
-    m = json.loads(json.dumps(MODEL))
+def mutate(
+    path: list[object], value: object, base: dict[str, object] | None = None
+) -> dict[str, object]:
+    m = json.loads(json.dumps(MODEL if base is None else base))
     target = m
     for p in path[:-1]:
         target = target[p]
@@ -539,6 +583,59 @@ def cases() -> list[tuple[str, bytes, str, str]]:
         node_line(0),
         "a value in two subsets",
     )
+
+    def rules(name: str, text: str, line: int, what: str) -> None:
+        out.append((f"rules/{name}.rules", text.encode(), f"rules/{name}.rules:{line}", what))
+
+    def tamper(path: list[object], value: object) -> str:
+        return model_text(mutate(path, value, RULES))
+
+    rule_text = model_text(RULES)
+    rules("truncated", rule_text[:-40], rule_text[:-40].count("\n") + 1, "the file cut short")
+    rules("future_version", tamper(["version"], 2), 3, "a ruleset format from the future")
+    rules(
+        "threshold_hex_mismatch",
+        tamper(["rules", 0, "conditions", 1, "threshold_hex"], "0x1.2c00000000001p+6"),
+        19,
+        "a threshold that disagrees with its hex form",
+    )
+    rules(
+        "not_float32",
+        tamper(
+            ["rules", 0, "conditions", 1],
+            {"attribute": 2, "op": ">", "threshold": 75.1, "threshold_hex": (75.1).hex()},
+        ),
+        19,
+        "a c45 threshold that is no float32 value",
+    )
+    rules(
+        "op_on_wrong_kind",
+        tamper(["rules", 1, "conditions", 0, "attribute"], 1),
+        20,
+        "'=' on a continuous attribute",
+    )
+    rules(
+        "value_out_of_range",
+        tamper(["rules", 1, "conditions", 0, "value"], 3),
+        20,
+        "a value code the attribute does not have",
+    )
+    rules(
+        "unknown_op",
+        tamper(["rules", 1, "conditions", 0, "op"], "!="),
+        20,
+        "an operator rules do not have",
+    )
+    rules(
+        "confidence_mismatch",
+        tamper(["rules", 1, "confidence"], 0.9),
+        20,
+        "a confidence that is not 1 - error",
+    )
+    rules("dangling_class", tamper(["rules", 0, "class"], 2), 19, "a class that does not exist")
+    rules("class_order", tamper(["class_order"], [0, 1]), 16, "classes out of their rules' order")
+    rules("default_missing", tamper(["default"], KeyError), 1, "no default class")
+    rules("duplicate_number", tamper(["rules", 1, "number"], 1), 20, "two rules numbered 1")
     return out
 
 

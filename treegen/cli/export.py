@@ -18,10 +18,14 @@ from treegen.codegen.emit import STYLES
 from treegen.codegen.export import render, with_provenance
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions
+from treegen.codegen.rules import render_ruleset, verify_ruleset
+from treegen.codegen.rules import with_provenance as rules_with_provenance
 from treegen.codegen.verify import verify
 from treegen.data.atomic import write_files_atomic
+from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
-from treegen.model.file import load_model
+from treegen.rules.core import RuleSet
+from treegen.rules.file import load_model_or_ruleset
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -121,8 +125,23 @@ def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
     )
 
 
+def _no_firmware(args: argparse.Namespace) -> None:
+    """The firmware reports and runs (--report, --on) measure trees only."""
+    for flag, given in (("--report", getattr(args, "report", None)), ("--on", args.on)):
+        if given:
+            raise UsageError("applies to trees, not to a ruleset", option=flag)
+
+
 def run_export(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        _no_firmware(args)
+        _, files = render_ruleset(model, args.model, args.output, export_options(args, args.model))
+        write_files_atomic(args.output, files)
+        if not getattr(args, "quiet", False):
+            for name in sorted(files):
+                print(f"{args.output.rstrip('/')}/{name}")
+        return 0
     opts, files = render(model, args.model, args.output, export_options(args, args.model))
     write_files_atomic(args.output, files)
     if not getattr(args, "quiet", False):
@@ -133,8 +152,24 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
+    _no_firmware(args)
+    opts = rules_with_provenance(export_options(args, args.model), rs, args.model, ".")
+    with progress_line(args) as progress:
+        data = [
+            read_data(args, path, schema=rs.schema, float32=rs.compares_float32, progress=progress)
+            for path in args.data
+        ]
+        progress.update("verifying")
+        report = verify_ruleset(rs, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+    sys.stdout.write(report.text(args.show))
+    return 0 if report.ok else 1
+
+
 def run_verify(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        return _verify_ruleset(args, model)
     opts = with_provenance(export_options(args, args.model), model, args.model, ".")
     with progress_line(args) as progress:
         data = [
@@ -165,6 +200,11 @@ same values (a c45 model rounds values to float32 before comparing: so does the 
 distributions): each test is one comparison, the smallest C; verify checks it on
 NaN and sentinel rows too, by the rule predict.h states.  Only
 <stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
+MODEL may be a ruleset (treegen rules -o): one if per rule in order, the first whose
+conditions all hold returns its class, else the default class; a condition on a
+missing value does not hold.  Only PREFIX_predict is exported (no --style table,
+--missing none or --proba); the input types, --float-compare int and --scale are as
+for trees.
 """
 
 

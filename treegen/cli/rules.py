@@ -1,11 +1,19 @@
-"""Subcommand ``rules``: c4.5rules' ruleset from DATA's unpruned tree, printed in its layout."""
+"""Subcommand ``rules`` (c4.5rules' ruleset from DATA's unpruned tree, printed in its
+layout, saved with ``-o``), and what ``eval`` and ``predict`` do with a ruleset file."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from treegen.cli.common import add_data_options, add_min_cases_and_cf, read_data
+import numpy as np
+
+from treegen.cli.common import add_data_options, add_min_cases_and_cf, note, read_data
+from treegen.data.atomic import write_text_atomic
+from treegen.errors import UsageError
+from treegen.rules.core import RuleSet, predict
+from treegen.rules.file import save_ruleset
 from treegen.rules.generate import generate
 from treegen.rules.show import format_rules, format_rules_evaluation
 from treegen.trainer import TrainOptions, train
@@ -13,11 +21,51 @@ from treegen.trainer import TrainOptions, train
 
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
+    out = args.output
+    if out is not None and os.path.exists(args.data) and os.path.exists(out):
+        if os.path.samefile(out, args.data):
+            raise UsageError(
+                f"would overwrite the data file {args.data}; choose another", option="-o/--output"
+            )
     ds = read_data(args, args.data, float32=True)
     tree = train(ds, TrainOptions(min_cases=args.min_cases, cf=args.cf, prune=False))
-    printed, _final = generate(ds, tree, args.cf)
+    printed, final = generate(ds, tree, args.cf)
+    if args.output is not None:
+        save_ruleset(final, args.output)
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True))
+    if args.output is not None:
+        note(args, f"treegen: wrote {args.output}: {len(final.rules)} rules")
+    return 0
+
+
+def eval_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
+    """``treegen eval RULES DATA``: c4.5rules' evaluation table and confusion matrix."""
+    if args.unpruned is not None:
+        raise UsageError("applies to trees, not to a ruleset", option="--unpruned")
+    ds = read_data(args, args.data, schema=rs.schema, float32=rs.compares_float32)
+    label = "training" if ds.fingerprint() == rs.data_fingerprint else "test"
+    labelled = ds.y >= 0
+    sys.stdout.write(format_rules_evaluation(rs, label, ds.X[labelled], ds.y[labelled]))
+    skipped = int(np.count_nonzero(~labelled))
+    if skipped:
+        note(args, f"treegen: {skipped} rows without a class value were not evaluated")
+    return 0
+
+
+def predict_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
+    """``treegen predict RULES DATA``: the class of every row, one per line."""
+    if args.proba:
+        raise UsageError("a ruleset gives a class, not class probabilities", option="--proba")
+    ds = read_data(args, args.data, schema=rs.schema, float32=rs.compares_float32)
+    classes = rs.schema.classes
+    text = "class\n" if args.header else ""
+    text += "".join(classes[int(c)] + "\n" for c in predict(rs, ds.X))
+    if args.output:
+        write_text_atomic(args.output, text)
+        note(args, f"treegen: wrote {ds.n_rows} predictions to {args.output}")
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -29,8 +77,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Grow DATA's unpruned C4.5 tree, turn it into c4.5rules' ruleset and print "
         "it in c4.5rules' layout ('Final rules', 'Default class', the training evaluation "
         "with each 'Drop rule' step, the confusion matrix).",
+        epilog="With -o the ruleset that classifies (after the 'Drop rule' steps) is saved as "
+        "JSON (format treegen-rules), which 'treegen eval', 'predict', 'export' and "
+        "'verify' take in place of a model: the first rule whose conditions all hold "
+        "gives the class, else the default class; a condition on a missing value does "
+        "not hold.",
     )
     p.add_argument("data", metavar="DATA")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="RULES",
+        default=None,
+        help="write the ruleset to RULES (JSON, atomically)",
+    )
     add_min_cases_and_cf(p, "confidence of the pessimistic bound (default 0.25)")
     add_data_options(p)
     p.set_defaults(func=run_rules)

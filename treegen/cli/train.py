@@ -32,6 +32,7 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import Progress, progress_line
+from treegen.cli.rules import eval_ruleset, predict_ruleset
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -40,11 +41,15 @@ from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import load_model, save_model
 from treegen.model.picture import format_dot
 from treegen.model.show import STYLES, format_tree, is_pruned
+from treegen.rules.core import RuleSet
+from treegen.rules.file import load_model_or_ruleset
+from treegen.rules.show import format_path_rules, format_rules
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
 
-# show --format dot: the Graphviz graph instead of a text layout.
+# show --format dot: the Graphviz graph instead of a text layout; rules: a tree's paths.
 DOT = "dot"
+RULES = "rules"
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
@@ -251,11 +256,21 @@ def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test: 
 
 
 def run_show(args: argparse.Namespace) -> int:
-    """Print MODEL's tree in the chosen layout."""
+    """Print MODEL's tree in the chosen layout (a ruleset in c4.5rules')."""
 
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        if args.format != "c45":
+            raise UsageError(
+                "a ruleset prints in c4.5rules' layout only (the default c45)", option="--format"
+            )
+        sys.stdout.write(format_rules(model))
+        return 0
     if args.format == DOT:
         sys.stdout.write(format_dot(model))
+        return 0
+    if args.format == RULES:
+        sys.stdout.write(format_path_rules(model))
         return 0
     sys.stdout.write(format_tree(model, args.format))
     return 0
@@ -267,7 +282,9 @@ def run_show(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
 
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        return eval_ruleset(args, model)
     with progress_line(args) as progress:
         ds = read_data(
             args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
@@ -323,7 +340,9 @@ def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) ->
 def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
 
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        return predict_ruleset(args, model)
     with progress_line(args) as progress:
         ds = read_data(
             args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
@@ -397,18 +416,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="print a model's tree",
         description="Print MODEL's tree in C4.5 Release 8's layout (the "
         "'Decision Tree:' or 'Simplified Decision Tree:' section of "
-        "its output), in Weka J48's, or as a Graphviz graph.",
+        "its output), in Weka J48's, or as a Graphviz graph. A ruleset "
+        "('treegen rules -o') prints in c4.5rules' layout ('Final rules', "
+        "'Default class').",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
         "--format",
-        choices=(*STYLES, DOT),
+        choices=(*STYLES, DOT, RULES),
         default="c45",
         help="c45 (default): leaves (N/E) with E the tree's stored errors, "
         "estimated for a pruned c45 tree; j48: J48's layout and footer; "
         "dot: Graphviz DOT, one box per node (test or class, class "
         "distribution, N/E), leaves coloured by class, edges labelled "
-        "(render with 'treegen plot' or 'dot -Tsvg')",
+        "(render with 'treegen plot' or 'dot -Tsvg'); rules: one line per leaf, "
+        "'IF test AND test ... THEN class C', the tests on its path from the root, "
+        "leaves in pre-order (branch order, as in the model file)",
     )
     p.set_defaults(func=run_show)
 
@@ -418,7 +441,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Classify DATA with MODEL and print tree size, errors, error "
         "rate (and, for a pruned tree, C4.5's pessimistic estimate) "
         "in C4.5 Release 8's evaluation layout, then its confusion "
-        "matrix (rows: actual class, columns: predicted).",
+        "matrix (rows: actual class, columns: predicted). MODEL may be a "
+        "ruleset ('treegen rules -o'): then c4.5rules' table (per rule used: "
+        "size, error estimate, cases used, wrong, advantage), the errors and "
+        "the confusion matrix, as c4.5rules -u prints them.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
@@ -436,7 +462,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="predict DATA rows with a model",
         description="Print one line per row of DATA: the predicted class, and "
         "with --proba the class probabilities in the model's class "
-        "order, tab-separated with six decimals.",
+        "order, tab-separated with six decimals. MODEL may be a ruleset "
+        "('treegen rules -o'; classes only).",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")

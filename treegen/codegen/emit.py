@@ -236,6 +236,11 @@ def _header(ir: IR) -> Header:
     )
 
 
+def header_view(ir: IR) -> Header:
+    """predict.h's view of ``ir`` (also the ruleset emitter's, treegen.codegen.rules)."""
+    return _header(ir)
+
+
 def _source(ir: IR, style: str) -> Source:
     U = ir.prefix.upper()
     enc = ir.encoding

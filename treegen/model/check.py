@@ -104,11 +104,11 @@ def _str_list(value: Any, field: str, what: str) -> list[str]:
     return value
 
 
-def check_model_dict(data: Any, fmt: str, version: int) -> None:
-    """Raise :class:`InvalidField` unless ``data`` is a complete, consistent model file."""
+def check_header(data: Any, fmt: str, version: int, what: str = "model") -> dict[str, Any]:
+    """The file as an object whose ``format`` is ``fmt`` and ``version`` one this reads."""
     d = _obj(data, "")
     if d.get("format") != fmt:
-        raise InvalidField("format", f'not a treegen model file (expected "{fmt}")')
+        raise InvalidField("format", f'not a treegen {what} file (expected "{fmt}")')
     v = d.get("version")
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
         raise InvalidField("version", "must be a positive integer")
@@ -118,7 +118,12 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
             f"format version {v} is newer than this treegen "
             f"reads (version {version}): upgrade treegen",
         )
-    _keys(d, _TOP, "")
+    return d
+
+
+def check_schema(d: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The provenance fields, ``target``, ``classes`` and ``attributes`` of a model or
+    ruleset file; returns the classes and the attribute objects."""
     _str(d["treegen_version"], "treegen_version")
     _str(d["data_fingerprint"], "data_fingerprint")
     _obj(d["options"], "options")  # free-form (trainer options), but an object
@@ -141,7 +146,19 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
         names.add(name)
         if kind == "nominal":
             _str_list(a["values"], f"{f}.values", "values")
+    return classes, attrs
+
+
+def check_model_dict(data: Any, fmt: str, version: int) -> None:
+    """Raise :class:`InvalidField` unless ``data`` is a complete, consistent model file."""
+    d = check_header(data, fmt, version)
+    _keys(d, _TOP, "")
+    classes, attrs = check_schema(d)
     _check_nodes(d["nodes"], attrs, len(classes))
+
+
+# The field checks, for the ruleset file's validation (treegen.rules.file).
+as_object, check_keys, as_int, as_str = _obj, _keys, _int, _str
 
 
 def _check_node(

@@ -55,7 +55,18 @@ from treegen.model.core import Model, Node
 FORMAT = "treegen-model"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "load_model", "model_from_json", "model_to_json", "save_model"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "decode_json",
+    "field_error",
+    "load_model",
+    "model_from_data",
+    "model_from_json",
+    "model_to_json",
+    "read_text",
+    "save_model",
+]
 
 
 def _dumps(value: object) -> str:
@@ -168,15 +179,19 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not allowed (numbers must be finite)")
 
 
+# The lists written one object per line, and the key each object starts with.
+_FIRST_KEY = {"nodes": "id", "attributes": "name", "rules": "number"}
+
+
 def _field_line(text: str, field: str) -> int | None:
     """Best-effort line of the field an error names, for the FILE:LINE prefix."""
     m = re.match(r"(\w+)(?:\[(\d+)\])?", field)
     if not m:
         return None
     key, index = m.group(1), m.group(2)
-    if key in ("nodes", "attributes") and index is not None:
+    if key in _FIRST_KEY and index is not None:
         # The index-th object of the list (its "id" may be the very thing that is wrong).
-        first = "id" if key == "nodes" else "name"
+        first = _FIRST_KEY[key]
         found = [x.start() for x in re.finditer(rf'\{{\s*"{first}"\s*:', text)]
         pos = found[int(index)] if int(index) < len(found) else -1
         return text.count("\n", 0, pos) + 1 if pos >= 0 else None
@@ -186,17 +201,19 @@ def _field_line(text: str, field: str) -> int | None:
     return text.count("\n", 0, hit.start()) + 1 if hit else None
 
 
-def model_from_json(text: str, filename: str = "<model>") -> Model:
-    """Parse and validate model file text; raise :class:`ModelFileError` on anything wrong."""
+def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
+    """The JSON value of a treegen file's text; :class:`ModelFileError` (with the line and
+    column) for an empty, truncated or malformed file, a non-finite number or JSON nested
+    beyond :data:`MAX_NESTING` (``what`` names the kind of file in the message)."""
     if not text.strip():
-        raise ModelFileError("empty file: not a treegen model", file=filename, line=1)
+        raise ModelFileError(f"empty file: not a {what}", file=filename, line=1)
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         # A file cut short (interrupted copy, full disk) lacks the closing brace.
-        what = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
+        kind = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
         raise ModelFileError(
-            f"{what}: {err.msg}", file=filename, line=err.lineno, col=err.colno
+            f"{kind}: {err.msg}", file=filename, line=err.lineno, col=err.colno
         ) from None
     except ValueError as err:
         # NaN/Infinity (refused by _reject_constant) or a number of more digits than
@@ -215,19 +232,37 @@ def model_from_json(text: str, filename: str = "<model>") -> Model:
         ) from None
     except RecursionError:
         raise _too_deep(text, filename) from None
-    # Every other field's shape is checked below; "options" is free-form JSON.
+    # Every other field's shape is checked by the caller; "options" is free-form JSON.
     if isinstance(data, dict) and 1 + _nesting(data.get("options")) > MAX_NESTING:
         raise _too_deep(text, filename)
+    return data
+
+
+def field_error(err: InvalidField, text: str, filename: str) -> ModelFileError:
+    """The one-line error for a field :mod:`treegen.model.check` found wrong, at its line.
+
+    A field that cannot be found (missing, or the whole file) is the top-level
+    object's, which starts on line 1.
+    """
+    return ModelFileError(
+        f"{err.field}: {err.message}" if err.field else err.message,
+        file=filename,
+        line=_field_line(text, err.field) or 1,
+    )
+
+
+def model_from_json(text: str, filename: str = "<model>") -> Model:
+    """Parse and validate model file text; raise :class:`ModelFileError` on anything wrong."""
+    return model_from_data(decode_json(text, filename), text, filename)
+
+
+def model_from_data(data: Any, text: str, filename: str) -> Model:
+    """Validate the decoded model file ``data`` (of file text ``text``, for the line an
+    error names) and build the Model."""
     try:
         check_model_dict(data, FORMAT, VERSION)
     except InvalidField as err:
-        # A field that cannot be found (missing, or the whole file) is the top-level
-        # object's, which starts on line 1.
-        raise ModelFileError(
-            f"{err.field}: {err.message}" if err.field else err.message,
-            file=filename,
-            line=_field_line(text, err.field) or 1,
-        ) from None
+        raise field_error(err, text, filename) from None
     return _build(data)
 
 
@@ -262,13 +297,21 @@ def save_model(model: Model, path: str | os.PathLike[str]) -> None:
     write_text_atomic(path, model_to_json(model))
 
 
-def load_model(path: str | os.PathLike[str]) -> Model:
-    """Read and validate a model file."""
+def read_text(path: str | os.PathLike[str], what: str = "model") -> str:
+    """The UTF-8 text of a treegen file (``what``: model or ruleset, for the messages)."""
     name = os.fspath(path)
-    raw = read_bytes(name, ModelFileError, "no such model file", "is a folder, not a model file")
+    raw = read_bytes(
+        name, ModelFileError, f"no such {what} file", f"is a folder, not a {what} file"
+    )
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
-        raise ModelFileError("not a treegen model (not UTF-8 text)", file=name, line=line) from None
-    return model_from_json(text, name)
+        raise ModelFileError(
+            f"not a treegen {what} (not UTF-8 text)", file=name, line=line
+        ) from None
+
+
+def load_model(path: str | os.PathLike[str]) -> Model:
+    """Read and validate a model file."""
+    return model_from_json(read_text(path), os.fspath(path))

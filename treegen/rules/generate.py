@@ -1,13 +1,21 @@
 """c4.5rules: rules from the unpruned tree (Quinlan 1993, chapter 5).
 
-1. Every non-empty leaf gives a rule: its path's tests, a continuous
-   attribute's tests merged into the tightest bound of each direction.
+1. Every non-empty leaf gives a rule: its path's tests, all of them (two
+   tests of one attribute in one direction stay two conditions: crx's rule 8
+   keeps ``A15 <= 228`` where a deeper ``A15 <= 8`` was the tighter one).
 2. Each rule is generalised greedily: the condition whose removal gives the
    lowest pessimistic error rate ``(E + AddErrs(N, E)) / N`` (Release 8's
    bound, :class:`~treegen.trainer.stats.ErrorBound`) is dropped while that
-   rate is no higher than the rule's.  Rules that end with no condition, with
-   a rate above one half, or equal to an earlier rule are discarded; the
-   others are numbered in leaf order (the numbers c4.5rules prints).
+   rate is no higher than the rule's; of equal rates the condition deeper in
+   the path goes, and a rule that covers no case counts as worse than any
+   that does (hypo's rule 6 comes from a path that covers none).  A rule that
+   ends with no condition, equal to an earlier one, or whose rate is not
+   below ``1 - (n_C + 1) / (N + 2)`` (it is no more accurate than guessing its
+   class C, with Laplace's correction: golf keeps ``outlook = rain, windy =
+   false`` at 0.370 against 0.375, monk2 drops one at 0.390 against 0.380) is
+   discarded; the others are numbered in leaf order (the numbers c4.5rules
+   prints).  Conditions are listed nominal tests first, then continuous ones,
+   each by attribute and then in path order (c4.5rules' layout).
 3. Per class, the subset of its rules with the least description length
    (exception bits + half the theory bits) is kept; searched exhaustively.
 4. Classes are ordered by their subsets' false positives (fewest first),
@@ -28,6 +36,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
+from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, classify, covers, satisfied
 from treegen.trainer.stats import ErrorBound
 
@@ -37,15 +46,16 @@ EXHAUSTIVE_MAX = 10
 THEORY_WEIGHT = 0.5
 
 
-def _paths(model: Model) -> list[tuple[int, tuple[Condition, ...]]]:
-    """(leaf index, path conditions) for every leaf with training cases, in leaf order."""
+def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Condition, ...]]]:
+    """(leaf index, path conditions from the root) for every leaf with training cases
+    (``empty``: every leaf), in leaf order."""
     out: list[tuple[int, tuple[Condition, ...]]] = []
     stack: list[tuple[int, tuple[Condition, ...]]] = [(0, ())]
     while stack:
         i, path = stack.pop()
         node = model.nodes[i]
         if node.is_leaf:
-            if node.items > 0:
+            if empty or node.items > 0:
                 out.append((i, path))
             continue
         kids = []
@@ -59,28 +69,6 @@ def _paths(model: Model) -> list[tuple[int, tuple[Condition, ...]]]:
             kids.append((child, (*path, cond)))
         stack.extend(reversed(kids))
     return out
-
-
-def merge_conditions(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
-    """The path's tests with each continuous attribute's bounds merged to the tightest."""
-    out: list[Condition] = []
-    for c in path:
-        for j, d in enumerate(out):
-            if d.attribute == c.attribute and d.op == c.op:
-                if c.op == "<=":
-                    out[j] = c if c.threshold < d.threshold else d
-                elif c.op == ">":
-                    out[j] = c if c.threshold > d.threshold else d
-                elif c.op == "in":
-                    out[j] = Condition(
-                        c.attribute, "in", values=tuple(v for v in d.values if v in c.values)
-                    )
-                else:
-                    out[j] = c
-                break
-        else:
-            out.append(c)
-    return tuple(out)
 
 
 class _Data:
@@ -107,11 +95,11 @@ class _Data:
         return out
 
     def rate(self, conds: tuple[Condition, ...], cls: int) -> float:
-        """Pessimistic error rate of ``IF conds THEN cls``; 1 when it covers nothing."""
+        """Pessimistic error rate of ``IF conds THEN cls``; inf when it covers nothing."""
         cov = self.cover(conds)
         n = int(np.count_nonzero(cov))
         if n == 0:
-            return 1.0
+            return math.inf
         e = int(np.count_nonzero(cov & (self.y != cls)))
         return (e + self.bound.add_errs(float(n), float(e))) / n
 
@@ -119,13 +107,14 @@ class _Data:
 def generalise(
     data: _Data, conds: tuple[Condition, ...], cls: int
 ) -> tuple[tuple[Condition, ...], float]:
-    """Drop conditions while the best removal does not raise the pessimistic rate."""
+    """Drop conditions while the best removal does not raise the pessimistic rate (of
+    equal rates, the later condition's removal)."""
     current = data.rate(conds, cls)
     while conds:
         best_j, best = -1, math.inf
         for j in range(len(conds)):
             r = data.rate(conds[:j] + conds[j + 1 :], cls)
-            if r < best:
+            if r <= best:
                 best_j, best = j, r
         if best > current:
             break
@@ -223,17 +212,21 @@ def _default_class(data: _Data, rules: tuple[Rule, ...], n_classes: int) -> int:
 
 
 def advantages(
-    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
+    rules: tuple[Rule, ...],
+    default: int,
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.integer],
+    float32: bool = True,
 ) -> list[tuple[int, int]]:
     """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the reverse."""
     out = []
     for i in range(len(rules)):
-        fired = covers(rules[i], X)
+        fired = covers(rules[i], X, float32)
         first = np.ones(X.shape[0], dtype=bool)
         for j in range(i):
-            first &= ~covers(rules[j], X)
+            first &= ~covers(rules[j], X, float32)
         used = fired & first
-        rest = classify(rules[:i] + rules[i + 1 :], default, X[used])
+        rest = classify(rules[:i] + rules[i + 1 :], default, X[used], float32)
         right = y[used] == rules[i].cls
         other_right = rest == y[used]
         out.append(
@@ -265,21 +258,33 @@ def final_pass(
     return states
 
 
+def _candidates(data: _Data, ds: Dataset, tree: Model) -> list[Rule]:
+    counts = np.bincount(ds.y, minlength=len(ds.classes))
+    out: list[Rule] = []
+    for leaf, path in leaf_paths(tree):
+        cls = tree.nodes[leaf].cls
+        conds, rate = generalise(data, path, cls)
+        conds = tuple(
+            sorted(conds, key=lambda c: (ds.attributes[c.attribute].is_continuous, c.attribute))
+        )
+        if not conds or not rate < 1.0 - (counts[cls] + 1) / (ds.n_rows + 2):
+            continue
+        if any(r.cls == cls and set(r.conditions) == set(conds) for r in out):
+            continue
+        out.append(Rule(len(out) + 1, conds, cls, rate))
+    return out
+
+
+def candidates(ds: Dataset, tree: Model, bound: ErrorBound) -> list[Rule]:
+    """Steps 1 and 2: the generalised rules of ``tree``'s leaves, numbered."""
+    return _candidates(_Data(ds, bound), ds, tree)
+
+
 def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
     """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
     as "Final rules" and the one left after :func:`final_pass` (the one that classifies)."""
-    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``."""
     data = _Data(ds, ErrorBound(cf, "c45"))
-    candidates: list[Rule] = []
-    for leaf, path in _paths(tree):
-        cls = tree.nodes[leaf].cls
-        conds, rate = generalise(data, merge_conditions(path), cls)
-        conds = tuple(sorted(conds, key=lambda c: c.attribute))
-        if not conds or rate > 0.5:
-            continue
-        if any(r.cls == cls and set(r.conditions) == set(conds) for r in candidates):
-            continue
-        candidates.append(Rule(len(candidates) + 1, conds, cls, rate))
+    candidates = _candidates(data, ds, tree)
     covers_of = {r.number: data.cover(r.conditions) for r in candidates}
     cond_bits = _condition_bits(ds)
     bits = {r.number: rule_bits(r, cond_bits) for r in candidates}
@@ -293,8 +298,16 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     per_class.sort(key=lambda t: (t[0], t[1]))
     rules = tuple(r for _, _, rs in per_class for r in rs)
     default = _default_class(data, rules, n_classes)
+    options: dict[str, object] = {"cf": float(cf)}
+    if "min_cases" in tree.options:
+        options["min_cases"] = tree.options["min_cases"]
     printed = RuleSet(
-        ds.schema, rules, default, options={"cf": float(cf)}, data_fingerprint=ds.fingerprint()
+        ds.schema,
+        rules,
+        default,
+        options=options,
+        treegen_version=VERSION,
+        data_fingerprint=ds.fingerprint(),
     )
     final = final_pass(rules, default, ds.X, ds.y)[-1]
     return printed, RuleSet(
@@ -302,5 +315,6 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         final,
         default,
         options=printed.options,
+        treegen_version=VERSION,
         data_fingerprint=printed.data_fingerprint,
     )

@@ -6,18 +6,20 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
-from treegen.data.dataset import Schema
-from treegen.rules.core import Condition, Rule, RuleSet, firing
-from treegen.rules.generate import advantages, final_pass
+from treegen.model.core import Model
+from treegen.rules.core import Rule, RuleSet, firing, format_condition
+from treegen.rules.generate import advantages, final_pass, leaf_paths
 
 
-def format_condition(c: Condition, schema: Schema) -> str:
-    attr = schema.attributes[c.attribute]
-    if c.op == "=":
-        return f"{attr.name} = {attr.values[c.value]}"
-    if c.op == "in":
-        return f"{attr.name} in {{{','.join(attr.values[v] for v in c.values)}}}"
-    return f"{attr.name} {c.op} {c.threshold:g}"
+def format_path_rules(model: Model) -> str:
+    """``treegen show --format rules``: one ``IF ... THEN class C`` line per leaf of the
+    tree, in leaf order (pre-order, branch 0 first), with the path's tests as they are
+    (a leaf without training cases too; the root alone is ``IF true``)."""
+    lines = []
+    for leaf, path in leaf_paths(model, empty=True):
+        conds = " AND ".join(format_condition(c, model.schema) for c in path) or "true"
+        lines.append(f"IF {conds} THEN class {model.schema.classes[model.nodes[leaf].cls]}\n")
+    return "".join(lines)
 
 
 def format_rules(rs: RuleSet) -> str:
@@ -35,8 +37,8 @@ def format_rules(rs: RuleSet) -> str:
 def _table(
     rs: RuleSet, rules: tuple[Rule, ...], X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
 ) -> str:
-    fired = firing(rules, X)
-    adv = advantages(rules, rs.default, X, y)
+    fired = firing(rules, X, rs.compares_float32)
+    adv = advantages(rules, rs.default, X, y, rs.compares_float32)
     lines = [
         "Rule  Size  Error  Used  Wrong\t          Advantage\n",
         "----  ----  -----  ----  -----\t          ---------\n",
@@ -44,6 +46,10 @@ def _table(
     for i, r in enumerate(rules):
         used = fired == i
         n_used = int(np.count_nonzero(used))
+        if n_used == 0:
+            # c4.5rules lists only the rules that classify some case: on vote-r8's test
+            # data rule 13 (used by none) is left out of the table.
+            continue
         wrong = int(np.count_nonzero(used & (y != r.cls)))
         pct = 100.0 * wrong / n_used if n_used else 0.0
         gain, loss = adv[i]
@@ -75,7 +81,7 @@ def format_rules_evaluation(
         gone = next(r for r in before if r not in after)
         text += f"\nDrop rule {gone.number}\n\n" + _table(rs, after, X, y)
     rules = states[-1]
-    fired = firing(rules, X)
+    fired = firing(rules, X, rs.compares_float32)
     cls = np.asarray([r.cls for r in rules] + [rs.default], dtype=np.intp)
     predicted = cls[fired]
     errors = int(np.count_nonzero(predicted != y))
