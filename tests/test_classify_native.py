@@ -177,7 +177,7 @@ def _tables(n_nodes: int = 3) -> list[np.ndarray]:
         np.zeros(n_nodes, dtype=np.float32),  # thr32
         np.zeros(n_nodes, dtype=np.float64),  # thr
         np.zeros(n_nodes, dtype=np.float64),  # bound
-        np.ones(n_nodes, dtype=np.int8),  # bflag
+        np.ones(n_nodes, dtype=np.int8),  # incl
         np.zeros(n_nodes, dtype=np.int64),  # first
         np.asarray([2, 0, 0], dtype=np.int32),  # nchild
         np.asarray([1, 2], dtype=np.int32),  # child
@@ -198,9 +198,10 @@ def test_kernel_classifies_a_stump_and_refuses_bad_tables() -> None:
     out = np.full(2, -7, dtype=np.int64)
     assert cscan.classify(X, 1, False, 2, 15, *_tables(), out) is True
     assert out.tolist() == [0, 1]
-    # A child before its parent (a cycle), a child out of range, an attribute out of
-    # range: False (predict then runs the numpy code), rows untouched.
-    for field, bad in ((8, [0, 2]), (8, [1, 3]), (1, [5, 0, 0])):
+    # A child before its parent (a cycle), one node as both children (a node with two
+    # parents would overflow the walk's stack), a child out of range, an attribute out
+    # of range: False (predict then runs the numpy code), rows untouched.
+    for field, bad in ((8, [0, 2]), (8, [2, 2]), (8, [1, 3]), (1, [5, 0, 0])):
         t = _tables()
         t[field] = np.asarray(bad, dtype=t[field].dtype)
         out = np.full(2, -7, dtype=np.int64)

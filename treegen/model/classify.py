@@ -161,8 +161,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
     attr = np.zeros(n, dtype=np.int32)
     thr = np.zeros(n, dtype=np.float64)
     bound = np.zeros(n, dtype=np.float64)
-    # fixed-point pass: 0 exclusive, 1 inclusive boundary, 2 always left, 3 always right.
-    bflag = np.zeros(n, dtype=np.int8)
+    incl = np.zeros(n, dtype=np.int8)  # the fixed-point pass's boundary is inclusive
     first = np.zeros(n, dtype=np.int64)
     nchild = np.zeros(n, dtype=np.int32)
     boff = np.zeros(n, dtype=np.int64)
@@ -187,10 +186,12 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
             kind[i] = KIND_CONTINUOUS
             thr[i] = node.threshold
             fb = fixed.fbound[i]
-            if fb is None:  # an infinite threshold: FixedPointClassifier._goes_left
-                bflag[i] = 2 if node.threshold > 0 else 3
+            if fb is None:
+                # An infinite threshold sends every known value left (+inf) or right
+                # (-inf), FixedPointClassifier._goes_left: "x <= +inf", "x < -inf".
+                bound[i], incl[i] = node.threshold, node.threshold > 0
             else:
-                bound[i], bflag[i] = fb[0], int(fb[1])
+                bound[i], incl[i] = fb[0], fb[1]
         else:
             kind[i] = KIND_NOMINAL  # nominal and subset tests alike: by the branch table
             k = len(model.schema.attributes[node.attribute].values)
@@ -212,7 +213,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         thr32,
         thr,
         bound,
-        bflag,
+        incl,
         first,
         nchild,
         np.asarray(child, dtype=np.int32),

@@ -16,7 +16,7 @@
  *     fixedpoint.model_bound; the first class with the largest sum wins.
  *
  * The tables are checked before any row is read: children come after their
- * parent (so a descent ends), every index is in range.  classify returns
+ * parent (so a descent ends), no node has two parents, every index is in range.  classify returns
  * False when they are not (the caller runs the numpy code instead). */
 #include "cscan.h"
 
@@ -42,10 +42,6 @@ static float to_float(double x)
     return (float)x;
 }
 
-/* Branch flags of a continuous test in the fixed-point pass (fixedpoint.py
- * _goes_left): exclusive or inclusive boundary, or an infinite threshold. */
-enum { B_EXCL = 0, B_INCL = 1, B_LEFT = 2, B_RIGHT = 3 };
-
 typedef struct {
     const double *X;
     Py_ssize_t n_attr, n_nodes, n_child, n_tab;
@@ -54,7 +50,7 @@ typedef struct {
     const int64_t *first, *boff;
     const float *thr32;
     const double *thr, *bound;
-    const int8_t *bflag;
+    const int8_t *incl;
     const uint32_t *share, *proba;
 } tables;
 
@@ -111,13 +107,12 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
         const double v = x[t->attr[i]];
         int32_t b;
         if (t->kind[i] == TG_KIND_CONTINUOUS) {
-            const int8_t f = t->bflag[i];
+            /* x < B, or x == B when inclusive; an infinite threshold has B = +-inf,
+             * inclusive for +inf: every known value left, or every one right. */
             if (isnan(v))
                 b = -1;
-            else if (f == B_LEFT || f == B_RIGHT)
-                b = f == B_RIGHT;
             else
-                b = !(v < t->bound[i] || (f == B_INCL && v == t->bound[i]));
+                b = !(v < t->bound[i] || (t->incl[i] && v == t->bound[i]));
         } else {
             b = nominal_branch(t, i, v);
         }
@@ -139,8 +134,11 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
     return best;
 }
 
-/* Whether the tables describe a tree classify can walk safely. */
-static int tables_ok(const tables *t)
+/* Whether the tables describe a tree classify can walk safely: every child after
+ * its parent and the child of one parent only (so a row's fixed-point walk pushes
+ * each node at most once: the stack's n_nodes entries suffice).  seen: n_nodes
+ * zeroed bytes. */
+static int tables_ok(const tables *t, unsigned char *seen)
 {
     for (Py_ssize_t i = 0; i < t->n_nodes; i++) {
         const int32_t k = t->kind[i];
@@ -159,8 +157,9 @@ static int tables_ok(const tables *t)
             return 0;
         for (int32_t j = 0; j < t->nchild[i]; j++) {
             const int32_t c = t->child[t->first[i] + j];
-            if (c <= i || c >= t->n_nodes)
+            if (c <= i || c >= t->n_nodes || seen[c])
                 return 0;
+            seen[c] = 1;
         }
         if (t->kind[i] != TG_KIND_CONTINUOUS) {
             if (t->bk[i] < 0 || t->boff[i] < 0 || t->boff[i] + t->bk[i] > t->n_tab)
@@ -173,12 +172,12 @@ static int tables_ok(const tables *t)
     return 1;
 }
 
-/* classify(X, n_attr, f32, n_classes, shift, kind, attr, thr32, thr, bound, bflag,
+/* classify(X, n_attr, f32, n_classes, shift, kind, attr, thr32, thr, bound, incl,
  *          first, nchild, child, share, boff, bk, btab, leafcls, proba, out)
  * -> True, or False when the tables are not a walkable tree.
  * shift: Q15_SHIFT (the weight 1.0 is 1 << shift; codegen/ir.py is its home).
  * X: n rows of n_attr doubles; per node (n_nodes): kind, attr, nchild, bk,
- * leafcls (int32), thr32 (float32), thr, bound (double), bflag (int8), first,
+ * leafcls (int32), thr32 (float32), thr, bound (double), incl (int8), first,
  * boff (int64); per child slot: child (int32), share (uint32); btab (int32);
  * proba: n_nodes * n_classes uint32; out: n int64 classes. */
 PyObject *tg_classify(PyObject *self, PyObject *args)
@@ -218,7 +217,7 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         {0, sizeof(float), n_nodes, "thr32"},
         {0, sizeof(double), n_nodes, "thr"},
         {0, sizeof(double), n_nodes, "bound"},
-        {0, sizeof(int8_t), n_nodes, "bflag"},
+        {0, sizeof(int8_t), n_nodes, "incl"},
         {0, sizeof(int64_t), n_nodes, "first"},
         {0, sizeof(int32_t), n_nodes, "nchild"},
         {0, sizeof(int32_t), n_child, "child"},
@@ -237,12 +236,19 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
             .X = b[0].buf, .n_attr = n_attr, .n_nodes = n_nodes, .n_child = n_child,
             .n_tab = n_tab, .f32 = f32, .n_classes = n_classes, .shift = shift,
             .kind = b[1].buf, .attr = b[2].buf, .thr32 = b[3].buf, .thr = b[4].buf,
-            .bound = b[5].buf, .bflag = b[6].buf, .first = b[7].buf, .nchild = b[8].buf,
+            .bound = b[5].buf, .incl = b[6].buf, .first = b[7].buf, .nchild = b[8].buf,
             .child = b[9].buf, .share = b[10].buf, .boff = b[11].buf, .bk = b[12].buf,
             .btab = b[13].buf, .leafcls = b[14].buf, .proba = b[15].buf,
         };
         int64_t *out = b[16].buf;
-        if (!tables_ok(&t)) {
+        unsigned char *seen = PyMem_Calloc((size_t)n_nodes, 1);
+        if (seen == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int ok = tables_ok(&t, seen);
+        PyMem_Free(seen);
+        if (!ok) {
             result = Py_NewRef(Py_False);
             goto done;
         }
