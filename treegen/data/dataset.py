@@ -106,8 +106,8 @@ class Dataset:
         h.update(repr((self.schema.classes, self.schema.target)).encode())
         # The arrays' own buffers (the bytes tobytes() would copy): no second copy
         # of the table, which at 1M rows is 160 MB and 0.1 s.
-        h.update(np.ascontiguousarray(self.X))
-        h.update(np.ascontiguousarray(self.y, dtype=np.int32))
+        h.update(np.ascontiguousarray(self.X).data)
+        h.update(np.ascontiguousarray(self.y, dtype=np.int32).data)
         return "sha256:" + h.hexdigest()[:32]
 
     def subset(self, rows: npt.NDArray[np.intp]) -> Dataset:
