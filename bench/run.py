@@ -18,8 +18,8 @@ scikit-learn's fit and < 1 GB peak.
 
 The whole command (issue 12): the same rows written as ARFF, .names/.data and
 CSV files (bench/datafiles.py), ``read_dataset`` alone on each, and the whole
-``treegen train gen.arff`` in a fresh process (wall time, peak RSS, and whether
-its model is the in-memory trainer's bit for bit).  Targets: 100k rows <= 0.1x
+``treegen train gen.arff`` in a fresh process (wall time, CPU time, peak RSS, and
+whether its model is the in-memory trainer's bit for bit).  Targets: 100k rows <= 0.1x
 J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 < 1 GB peak; each reader <= 0.3 s at 100k.
 
