@@ -91,7 +91,7 @@ setup(
             "treegen.trainer.native._cscan",
             sources=[
                 f"treegen/trainer/native/{name}.c"
-                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts")
+                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts", "classify")
             ],
             depends=[
                 "treegen/trainer/native/common.h",

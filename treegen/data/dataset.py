@@ -104,8 +104,10 @@ class Dataset:
         for a in self.schema.attributes:
             h.update(repr((a.name, a.kind, a.values)).encode())
         h.update(repr((self.schema.classes, self.schema.target)).encode())
-        h.update(np.ascontiguousarray(self.X).tobytes())
-        h.update(np.ascontiguousarray(self.y.astype(np.int32)).tobytes())
+        # The arrays' own buffers (the bytes tobytes() would copy): no second copy
+        # of the table, which at 1M rows is 160 MB and 0.1 s.
+        h.update(np.ascontiguousarray(self.X).data)
+        h.update(np.ascontiguousarray(self.y, dtype=np.int32).data)
         return "sha256:" + h.hexdigest()[:32]
 
     def subset(self, rows: npt.NDArray[np.intp]) -> Dataset:

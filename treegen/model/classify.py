@@ -29,8 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.fixedpoint import FixedPointClassifier
-from treegen.codegen.ir import Encoding
+from treegen.codegen.ir import Q15_SHIFT, Encoding
 from treegen.model.core import Model, Node
+from treegen.trainer import native
+from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -124,8 +126,15 @@ def _branches(
 def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     """Class index per row: the reached leaf's class for a row with no missing value
     (the first largest ``dist / items``), else the first class with the largest
-    fixed-point sum, the class the exported C returns (module docstring)."""
+    fixed-point sum, the class the exported C returns (module docstring).
+
+    With the C accelerator the rows are classified in C (``trainer/native/classify.c``,
+    the same classes as the numpy code below, which is the reference and the fallback).
+    """
     x = np.asarray(X, dtype=np.float64)
+    fast = _predict_native(model, x)
+    if fast is not None:
+        return fast
     proba, met = _proba(model, x)
     best: npt.NDArray[np.intp] = np.argmax(proba, axis=1).astype(np.intp)
     if met.any():
@@ -134,3 +143,88 @@ def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
         fixed = FixedPointClassifier(model, Encoding("double"))
         best[met] = fixed.predict(x[met])[0]
     return best
+
+
+def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
+    """:func:`predict` by the C accelerator, or None where it does not apply (no
+    accelerator, no rows, a shape :func:`_proba` refuses, tables it does not take)."""
+    cscan = native.cscan
+    n_attr, n_classes = len(model.schema.attributes), len(model.schema.classes)
+    if cscan is None or x.ndim != 2 or x.shape[1] != n_attr or x.shape[0] == 0:
+        return None
+    if n_attr == 0 or n_classes == 0 or not model.nodes:
+        return None
+    fixed = FixedPointClassifier(model, Encoding("double"))
+    nodes = model.nodes
+    n = len(nodes)
+    kind = np.zeros(n, dtype=np.int32)
+    attr = np.zeros(n, dtype=np.int32)
+    thr = np.zeros(n, dtype=np.float64)
+    bound = np.zeros(n, dtype=np.float64)
+    incl = np.zeros(n, dtype=np.int8)  # the fixed-point pass's boundary is inclusive
+    first = np.zeros(n, dtype=np.int64)
+    nchild = np.zeros(n, dtype=np.int32)
+    boff = np.zeros(n, dtype=np.int64)
+    bk = np.zeros(n, dtype=np.int32)
+    leafcls = np.zeros(n, dtype=np.int32)
+    proba = np.zeros((n, n_classes), dtype=np.uint32)
+    child: list[int] = []
+    share: list[int] = []
+    btab: list[int] = []
+    for i, node in enumerate(nodes):
+        if node.kind == "leaf":
+            kind[i] = KIND_LEAF
+            leafcls[i] = fixed.cls[i]
+            proba[i] = fixed.proba[i]
+            continue
+        attr[i] = node.attribute
+        first[i] = len(child)
+        nchild[i] = len(node.children)
+        child.extend(node.children)
+        share.extend(fixed.shares[i])
+        if node.kind == "continuous":
+            kind[i] = KIND_CONTINUOUS
+            thr[i] = node.threshold
+            fb = fixed.fbound[i]
+            if fb is None:
+                # An infinite threshold sends every known value left (+inf) or right
+                # (-inf), FixedPointClassifier._goes_left: "x <= +inf", "x < -inf".
+                bound[i], incl[i] = node.threshold, node.threshold > 0
+            else:
+                bound[i], incl[i] = fb[0], fb[1]
+        else:
+            kind[i] = KIND_NOMINAL  # nominal and subset tests alike: by the branch table
+            k = len(model.schema.attributes[node.attribute].values)
+            boff[i], bk[i] = len(btab), k
+            btab.extend(node.value_branches(k))
+    # The float32 thresholds of a c45 model's float comparison, as _branches makes
+    # them (beyond float32's range a threshold is +-inf, as in numpy).
+    with np.errstate(over="ignore"):
+        thr32 = thr.astype(np.float32)
+    out = np.empty(x.shape[0], dtype=np.int64)
+    ok = cscan.classify(
+        np.ascontiguousarray(x),
+        n_attr,
+        model.compares_float32,
+        n_classes,
+        Q15_SHIFT,
+        kind,
+        attr,
+        thr32,
+        thr,
+        bound,
+        incl,
+        first,
+        nchild,
+        np.asarray(child, dtype=np.int32),
+        np.asarray(share, dtype=np.uint32),
+        boff,
+        bk,
+        np.asarray(btab, dtype=np.int32),
+        leafcls,
+        proba,
+        out,
+    )
+    if not ok:
+        return None
+    return out.astype(np.intp, copy=False)

