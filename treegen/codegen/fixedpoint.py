@@ -46,10 +46,12 @@ FLT_MAX = float(np.finfo(np.float32).max)
 
 def float32_floor(t: float) -> float:
     """Largest float32 value not above ``t`` (t itself when it is a float32)."""
+    # Beyond float32's range the answer is -inf (below -FLT_MAX, either by the cast or
+    # by the step down from -FLT_MAX): that overflow is the intended result.
     with np.errstate(over="ignore"):
         f = np.float32(t)
-    if float(f) > t:
-        f = np.nextafter(f, np.float32(-np.inf))
+        if float(f) > t:
+            f = np.nextafter(f, np.float32(-np.inf))
     return float(f)
 
 
