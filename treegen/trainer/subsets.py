@@ -134,6 +134,22 @@ def best_subsets(
     return Score(gain, info, subsets=tuple(tuple(b) for b in blocks + tail))
 
 
+def is_grouping(ctx: Context, subsets: tuple[tuple[int, ...], ...], n_values: int) -> bool:
+    """Whether a test with value groups ``subsets`` is a subset test, not a plain nominal one.
+
+    c45: unless the groups are the values one by one in declaration order.
+    Release 8 prints a grouping's branches in block order, the values
+    without cases last (golf: ``outlook = sunny``, ``= rain``, then
+    ``= overcast``), so only the plain order is a plain test.  j48: any
+    grouping with fewer blocks than values.
+    """
+    if not subsets:
+        return False
+    if ctx.j48:
+        return len(subsets) < n_values
+    return subsets != tuple((v,) for v in range(n_values))
+
+
 def _j48_subsets(ctx: Context, freq: FloatArray, cases: float, criterion: str) -> Score | None:
     """The j48 flavour's grouping: merge down to two blocks, keep the best seen."""
     k = freq.shape[0] - 1

@@ -31,7 +31,7 @@ from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import best_subsets
+from treegen.trainer.subsets import best_subsets, is_grouping
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -142,7 +142,7 @@ def form_tree(
         node.kind = "continuous"
         node.threshold = ctx.cut_for(att, scores[att].bar)
         forks = 2
-    elif scores[att].subsets and len(scores[att].subsets) < ctx.n_values[att]:
+    elif is_grouping(ctx, scores[att].subsets, ctx.n_values[att]):
         node.kind = "subset"
         node.subsets = scores[att].subsets
         forks = len(node.subsets)
