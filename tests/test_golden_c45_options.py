@@ -41,7 +41,7 @@ from treegen.data.readers import read_dataset
 from treegen.model.classify import predict
 from treegen.model.core import Model
 from treegen.model.show import format_tree
-from treegen.trainer import TrainOptions, train
+from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.reference import grow as reference_grow
 from treegen.trainer.splits import Score
 
@@ -264,6 +264,22 @@ def test_reference_engine_builds_the_same_models(variant: str, name: str) -> Non
     ):
         dfs = train(c.ds, opts, engine="dfs")
         assert repr(dfs.nodes) == repr(model.nodes)
+
+
+@pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("name", DATASETS)
+def test_models_equal_without_accelerator(
+    variant: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The numpy/Python path (no C accelerator) builds the same models."""
+    c = case(name, variant)
+    kw = VARIANTS[variant]
+    monkeypatch.setattr(native, "cscan", None)
+    monkeypatch.setattr(native, "cprune", None)
+    pairs = ((TrainOptions(**kw), c.pruned), (TrainOptions(prune=False, **kw), c.unpruned))
+    for opts, model in pairs:
+        assert repr(train(c.ds, opts).nodes) == repr(model.nodes)
 
 
 # ------------------------------------------------------------------ -g's ties
