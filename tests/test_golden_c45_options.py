@@ -98,7 +98,6 @@ KNOWN: dict[tuple[str, str], Known] = {
             _SOY + "dna / int-discolor = brown",
             _SOY_ABN + " = low-areas / canker-lesion = dk-brown-blk",
             _SOY_ABN + " = low-areas / canker-lesion in {brown,dna}",
-            _SOY_SUW + " = absent / fruit spots = dna",
             _SOY_SUW + " = present",
             _SOY
             + "dna / int-discolor = none / leaves = abnorm / stem = norm / plant-growth = norm",
@@ -111,13 +110,12 @@ KNOWN: dict[tuple[str, str], Known] = {
         (
             _SOY + "dna / int-discolor = black",
             _SOY_ABN + " = low-areas / canker-lesion in {brown,dna}",
-            _SOY_SUW + " = absent / fruit spots = dna",
             _SOY
             + "dna / int-discolor = none / leaves = abnorm / stem = norm / plant-growth = norm",
             _SOY + "gt-1/8 / roots = norm / mold-growth = absent",
             _SOY + "lt-1/8 / canker-lesion = dna",
         ),
-        ((180, 17), (104, 24), "14.1"),
+        ((178, 16), (107, 23), "14.0"),
     ),
     ("s", "vote-r8"): Known(
         ("physician fee freeze = y / synfuels corporation cutback = y",),
