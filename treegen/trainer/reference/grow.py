@@ -132,7 +132,11 @@ def form_tree(
             scores.pop(a, None)
             if sub is not None:
                 scores[a] = sub
-    att = select(ctx, dict(sorted(scores.items())), opts.criterion, average)
+    ordered = dict(sorted(scores.items()))
+    if average is None:
+        att = select(ctx, ordered, opts.criterion)
+    else:
+        att = select(ctx, ordered, opts.criterion, average)
     if att < 0:
         return node
     if opts.min_gain_ratio and gain_ratio(scores[att].gain, scores[att].info) < opts.min_gain_ratio:
