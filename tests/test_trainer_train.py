@@ -273,12 +273,16 @@ def test_subset_trees_are_consistent(name: str) -> None:
             n_subset += 1
             k = len(ds.attributes[n.attribute].values)
             flat = sorted(v for s in n.subsets for v in s)
-            assert flat == list(range(k)) and len(n.children) == len(n.subsets) < k
+            assert flat == list(range(k)) and len(n.children) == len(n.subsets) <= k
+            # All single values in declaration order would be a plain nominal test.
+            assert n.subsets != tuple((v,) for v in range(k))
     assert n_subset > 0
     if name == "monk1":
-        # (a1 = a2) or (a5 = 1) needs value groups: subsets learn it exactly.
-        assert int(np.sum(predict(m, ds.X) != ds.y)) == 0
-        assert int(np.sum(predict(train(ds, TrainOptions(prune=False)), ds.X) != ds.y)) > 0
+        # (a1 = a2) or (a5 = 1) needs value groups: with them Release 8's -s tree
+        # (size 24, 3 training errors, c45r8_s.out) beats its plain one (43, 12).
+        plain = train(ds, TrainOptions(prune=False))
+        assert (m.size, int(np.sum(predict(m, ds.X) != ds.y))) == (24, 3)
+        assert (plain.size, int(np.sum(predict(plain, ds.X) != ds.y))) == (43, 12)
     pruned = train(ds, TrainOptions(subsets=True))
     assert pruned.size <= m.size
 

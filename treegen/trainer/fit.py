@@ -52,6 +52,7 @@ from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import Engine, GrowOptions, TrainOptions
 from treegen.trainer.pruning.native import prune_native
+from treegen.trainer.pruning.possible import remove_impossible
 from treegen.trainer.pruning.prune import prune as _prune_tree
 from treegen.trainer.pruning.prune import training_errors
 from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
@@ -129,6 +130,9 @@ def train(
             if j48:
                 training_errors(ctx, root)
         nodes = flatten(root)
+    if opts.subsets and opts.prune and not j48:
+        # Release 8 drops the branches no case can reach after pruning (-s).
+        nodes = remove_impossible(nodes, ctx.n_values)
     return Model(
         schema=ds.schema,
         nodes=nodes,

@@ -57,11 +57,10 @@ def gain_ratio(gain: float, info: float) -> float:
     return gain / info if info > 0.0 else 0.0
 
 
-def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
-    """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection)."""
+def average_gain(ctx: Context, scores: dict[int, Score]) -> float | None:
+    """Release 8's ``AvGain`` over the admissible ``scores`` (section 1 step 5), or None
+    when no attribute counts (then nothing is split)."""
     dt = ctx.dtype
-    if not scores:
-        return -1
     n_total = ctx.rows_for_rules
     av_sum = dt(0)
     count = 0
@@ -70,8 +69,26 @@ def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
             av_sum = dt(av_sum + dt(s.gain))
             count += 1
     if count == 0:
+        return None
+    return float(dt(av_sum / dt(count)))
+
+
+def select(
+    ctx: Context, scores: dict[int, Score], criterion: str, average: float | None = None
+) -> int:
+    """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection).
+
+    ``average`` is the average gain when the caller computed it from other
+    scores than ``scores`` (with ``--subsets`` Release 8 averages the plain
+    multiway gains, then scores the grouped tests against that average).
+    """
+    dt = ctx.dtype
+    if not scores:
         return -1
-    av = float(dt(av_sum / dt(count)))
+    av_or_none = average_gain(ctx, scores) if average is None else average
+    if av_or_none is None:
+        return -1
+    av = av_or_none
     best, best_val = -1, -EPSILON
     if ctx.j48:
         best_val = 0.0

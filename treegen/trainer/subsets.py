@@ -1,19 +1,36 @@
 """Grouping nominal values into subsets (``--subsets``, Release 8's ``-s``; section 8).
 
 The specification only outlines Release 8's ``subset.c`` (greedy merging,
-MINOBJS temporarily 1 during the search), and no reference output uses
-``-s``, so this follows the published description of C4.5's method:
+MINOBJS temporarily 1 during the search, impossible branches removed after
+pruning).  The c45 flavour's search below was worked out from Release 8's
+``-s`` trees on the nine reference sets (tests/test_golden_c45_options.py)
+and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
 
-1. start with one block per value that has known cases (weight > 0.5);
-   the remaining values share one extra block, which stays empty;
-2. repeatedly merge the pair of blocks whose merger scores best (gain
-   ratio, or gain with ``--criterion gain``), until two blocks remain;
-3. keep the best-scoring partition seen (ties keep the earlier, finer one).
+1. one block per value that has known weight at the node; the values
+   without any share one extra block, which takes no part in merging (it
+   stays a branch of its own, an empty leaf: ``A6 = r: + (0.0)``);
+2. hill climbing: merge the pair of blocks whose merger scores best, as
+   long as that score is strictly better than the current grouping's;
+   a grouping scores as Release 8's ``Worth``: its gain ratio (or gain with
+   ``--criterion gain``) when its gain is at least the node's average gain
+   (the average of the *plain* multiway gains, ``AvGain``, section 1 step 5)
+   less epsilon, else -epsilon; candidates need two blocks with weight >= 1
+   (MINOBJS is 1 during the search);
+3. the ungrouped test must pass the real MINOBJS test (two values with at
+   least ``--min-cases``), else the attribute is not admissible; a grouping
+   that fails it is replaced by the ungrouped test, unless it lost no gain
+   (more than epsilon) against it: soybean's kept groupings merge values of
+   one pure class (``date`` at an 18-case node: july to october, 17 cases,
+   against may with 1), where monk1 needs the ungrouped test (its
+   ``attribute#5`` at an 8-case node).
 
-Scores use :func:`score_outcomes` (the same gain and split-info formulas as
-a plain nominal split), with MINOBJS = 1 for admissibility.  An attribute
-with more than two values may be tested again below a subset test; one with
-at most two values is scored as an ordinary nominal attribute.
+An attribute with more than two values may be tested again below a subset
+test; one with at most two values is scored as an ordinary nominal
+attribute.
+
+The j48 flavour keeps treegen's earlier grouping (Weka's J48 has no
+``-s``): merge the best-scoring pair until two blocks remain, keep the best
+grouping seen.
 """
 
 from __future__ import annotations
@@ -26,18 +43,25 @@ from treegen.trainer.context import Context
 from treegen.trainer.splits import Score, score_outcomes
 
 Blocks = list[list[int]]
+FloatArray = npt.NDArray[np.floating]
 
 
-def _worth(gain: float, info: float, criterion: str) -> float:
-    """A partition's worth by ``criterion`` (gain ratio or gain); -EPSILON when none."""
+def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:
+    """A grouping's worth by ``criterion``; -EPSILON when it is no candidate.
+
+    With ``average`` (c45), a grouping whose gain falls below the node's
+    average gain is worth -EPSILON, as Release 8's ``Worth`` rates a test.
+    """
     if gain <= -EPSILON:
+        return -EPSILON
+    if average is not None and gain < average - EPSILON:
         return -EPSILON
     if criterion == "gain":
         return gain
     return gain / info if info > EPSILON else -EPSILON
 
 
-def _freq_of(blocks: Blocks, freq: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+def _freq_of(blocks: Blocks, freq: FloatArray) -> FloatArray:
     """(blocks + 1, C) frequencies: row 0 unknown, then each block's summed values."""
     out = np.zeros((len(blocks) + 1, freq.shape[1]), dtype=freq.dtype)
     out[0] = freq[0]
@@ -47,10 +71,93 @@ def _freq_of(blocks: Blocks, freq: npt.NDArray[np.floating]) -> npt.NDArray[np.f
     return out
 
 
+def _merges(blocks: Blocks) -> list[Blocks]:
+    """Every grouping one merge away from ``blocks``, pairs in order (i < j)."""
+    out = []
+    for i in range(len(blocks) - 1):
+        for j in range(i + 1, len(blocks)):
+            m = [list(b) for b in blocks]
+            m[i] = sorted(m[i] + m[j])
+            del m[j]
+            out.append(m)
+    return out
+
+
 def best_subsets(
-    ctx: Context, freq: npt.NDArray[np.floating], cases: float, criterion: str
+    ctx: Context,
+    freq: FloatArray,
+    cases: float,
+    criterion: str,
+    average: float | None = None,
 ) -> Score | None:
-    """The best grouping of one attribute's values, given its ``Freq[v][c]`` (v=0 unknown)."""
+    """The best grouping of one attribute's values, given its ``Freq[v][c]`` (v=0 unknown).
+
+    ``average`` is the node's average plain gain (c45 flavour; required there).
+    """
+    if ctx.j48:
+        return _j48_subsets(ctx, freq, cases, criterion)
+    assert average is not None, "the c45 grouping scores against the average gain"
+    k = freq.shape[0] - 1
+    val_freq = freq[1:].sum(axis=1)
+    blocks: Blocks = [[v] for v in range(k) if val_freq[v] > 0]
+    spare = [v for v in range(k) if not val_freq[v] > 0]
+    tail: Blocks = [spare] if spare else []
+    if len(blocks) + len(tail) < 2:
+        return None
+
+    def score(parts: list[Blocks], min_cases: float) -> tuple[FloatArray, FloatArray, list[bool]]:
+        g, s, ok = score_outcomes(
+            ctx, np.stack([_freq_of(p + tail, freq) for p in parts]), cases, min_cases
+        )
+        return g, s, [bool(x) for x in ok]
+
+    g, s, ok = score([blocks], 1.0)  # MINOBJS is 1 during the search (section 8)
+    gain, info = float(g[0]), float(s[0])
+    val = _worth(gain, info, criterion, average) if ok[0] else -EPSILON
+    while len(blocks) > 2:
+        merged = _merges(blocks)
+        g, s, ok = score(merged, 1.0)
+        vals = [
+            _worth(float(g[p]), float(s[p]), criterion, average) if ok[p] else -EPSILON
+            for p in range(len(merged))
+        ]
+        p = int(np.argmax(vals))  # the first best pair
+        if not vals[p] > val:
+            break  # no merger improves on the current grouping
+        blocks, val, gain, info = merged[p], vals[p], float(g[p]), float(s[p])
+    if val <= -EPSILON:
+        return None
+    g, s, ok = score([blocks], float(ctx.min_cases))
+    if not ok[0]:
+        # The grouping fails the real MINOBJS test: the ungrouped split instead,
+        # unless the grouping lost no gain.
+        ungrouped = [[v] for v in range(k) if val_freq[v] > 0]
+        g, s, ok = score([ungrouped], float(ctx.min_cases))
+        if not ok[0]:
+            return None
+        if gain < float(g[0]) - EPSILON:
+            blocks, gain, info = ungrouped, float(g[0]), float(s[0])
+    return Score(gain, info, subsets=tuple(tuple(b) for b in blocks + tail))
+
+
+def is_grouping(ctx: Context, subsets: tuple[tuple[int, ...], ...], n_values: int) -> bool:
+    """Whether a test with value groups ``subsets`` is a subset test, not a plain nominal one.
+
+    c45: unless the groups are the values one by one in declaration order.
+    Release 8 prints a grouping's branches in block order, the values
+    without cases last (golf: ``outlook = sunny``, ``= rain``, then
+    ``= overcast``), so only the plain order is a plain test.  j48: any
+    grouping with fewer blocks than values.
+    """
+    if not subsets:
+        return False
+    if ctx.j48:
+        return len(subsets) < n_values
+    return subsets != tuple((v,) for v in range(n_values))
+
+
+def _j48_subsets(ctx: Context, freq: FloatArray, cases: float, criterion: str) -> Score | None:
+    """The j48 flavour's grouping: merge down to two blocks, keep the best seen."""
     k = freq.shape[0] - 1
     val_freq = freq[1:].sum(axis=1)
     blocks: Blocks = []
@@ -65,28 +172,20 @@ def best_subsets(
     if len(blocks) < 2:
         return None
 
-    def score(
-        parts: list[Blocks],
-    ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
+    def score(parts: list[Blocks]) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
         # MINOBJS is 1 during the subset search (section 8).
         return score_outcomes(ctx, np.stack([_freq_of(p, freq) for p in parts]), cases, 1.0)
 
     g, s, ok = score([blocks])
     best_blocks = [list(b) for b in blocks]
     best_gain, best_info = float(g[0]), float(s[0])
-    best_val = _worth(best_gain, best_info, criterion) if ok[0] else -EPSILON
+    best_val = _worth(best_gain, best_info, criterion, None) if ok[0] else -EPSILON
     while len(blocks) > 2:
-        pairs = [(i, j) for i in range(len(blocks) - 1) for j in range(i + 1, len(blocks))]
-        merged = []
-        for i, j in pairs:
-            m = [list(b) for b in blocks]
-            m[i] = sorted(m[i] + m[j])
-            del m[j]
-            merged.append(m)
+        merged = _merges(blocks)
         g, s, ok = score(merged)
         vals = [
-            _worth(float(g[p]), float(s[p]), criterion) if ok[p] else -EPSILON
-            for p in range(len(pairs))
+            _worth(float(g[p]), float(s[p]), criterion, None) if ok[p] else -EPSILON
+            for p in range(len(merged))
         ]
         p = int(np.argmax(vals))  # first best pair
         blocks = merged[p]

@@ -39,7 +39,7 @@ from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.partition import partition
 from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.select import gain_ratio, select, stays_leaf
+from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
     ContScores,
@@ -49,6 +49,8 @@ from treegen.trainer.splits import (
     score_outcomes,
 )
 from treegen.trainer.subsets import best_subsets
+
+FloatArray = npt.NDArray[np.float64]
 
 BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
@@ -189,7 +191,8 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     _score_nominal(ctx, bucket, opts, scores)
     if ctx.cont_pos:
         _score_continuous(ctx, bucket, scores)
-    chosen = _select(ctx, opts, scores)
+    averages = _group_values(ctx, bucket, opts, scores) if opts.subsets and not ctx.j48 else None
+    chosen = _select(ctx, opts, scores, averages)
     if opts.min_gain_ratio:
         _min_gain_ratio(chosen, scores, opts.min_gain_ratio)
     if not (chosen >= 0).any():
@@ -210,7 +213,7 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
     B = bucket.n_tasks
     C = ctx.n_classes
     plain = list(ctx.nom_pos)
-    if opts.subsets:
+    if opts.subsets and ctx.j48:
         plain = [a for a in plain if ctx.n_values[a] <= 2]
         multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
         for b, t in enumerate(tasks):
@@ -268,6 +271,42 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
     tb = [b for b, t in enumerate(tasks) for _ in t.tested]
     if tb:
         scores.ok[tb, [a for t in tasks for a in t.tested]] = False
+
+
+def _group_values(
+    ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores
+) -> FloatArray:
+    """``--subsets`` (c45): replace the plain scores of attributes with more than two
+    values by their best grouping, scored against each node's average plain gain.
+
+    Returns that average per task (NaN where no attribute counts in it: the
+    node stays a leaf), which :func:`_select` then uses, as the node-by-node
+    engine does.
+    """
+    multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
+    averages = np.full(bucket.n_tasks, np.nan)
+    G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
+    for b, t in enumerate(bucket.tasks):
+        per_att = {
+            a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
+            for a in np.flatnonzero(OK[b]).tolist()
+        }
+        average = average_gain(ctx, per_att)
+        if average is None:
+            continue
+        averages[b] = average
+        if not multi:
+            continue
+        f3 = nominal_freq(ctx, multi, t.rows, t.w)
+        for j, a in enumerate(multi):
+            sub = best_subsets(
+                ctx, f3[j, : ctx.n_values[a] + 1], float(bucket.cases[b]), opts.criterion, average
+            )
+            if sub is None:
+                OK[b, a] = False
+            else:
+                scores.set_subset(b, a, sub)
+    return averages
 
 
 def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> None:
@@ -356,15 +395,27 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
     scores.set_continuous(ctx, ContScores(gain, info, bar, ok))
 
 
-def _select(ctx: Context, opts: GrowOptions, scores: BucketScores) -> IntArray:
+def _select(
+    ctx: Context, opts: GrowOptions, scores: BucketScores, averages: FloatArray | None = None
+) -> IntArray:
     """The chosen attribute per task (-1: none), as :func:`~treegen.trainer.select.select` decides.
 
     Release 8's gain ratio rule is vectorised over the bucket (float32 as
     there); J48's has its own vectorised form (:func:`_select_j48`); the
-    gain criterion goes node by node through ``select`` itself.
+    gain criterion, and ``--subsets`` with the ``averages`` of
+    :func:`_group_values`, go node by node through ``select`` itself.
     """
     G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
     B, n_att = G.shape
+    if averages is not None:
+        out = np.full(B, -1, dtype=np.intp)
+        for b in np.flatnonzero(~np.isnan(averages)).tolist():
+            per_att = {
+                a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
+                for a in np.flatnonzero(OK[b]).tolist()
+            }
+            out[b] = select(ctx, per_att, opts.criterion, float(averages[b]))
+        return out
     if ctx.j48 and opts.criterion == "gainratio":
         return _select_j48(ctx, scores)
     if ctx.j48 or opts.criterion != "gainratio":

@@ -40,6 +40,7 @@ from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.route import subset_table
 from treegen.trainer.select import stays_leaf
+from treegen.trainer.subsets import is_grouping
 
 FloatArray = npt.NDArray[np.floating]
 BoolArray = npt.NDArray[np.bool_]
@@ -174,7 +175,7 @@ def _tests(
             if ctx.j48:
                 thr[b] = ctx.cut_for(a, float(scores.bar[b, a]))
             forks[b] = 2
-        elif sub is not None and len(sub.subsets) < ctx.n_values[a]:
+        elif sub is not None and is_grouping(ctx, sub.subsets, ctx.n_values[a]):
             kind[b] = KIND_SUBSET
             tree.subsets[tasks[b].nid] = sub.subsets
             forks[b] = len(sub.subsets)

@@ -29,9 +29,9 @@ from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import gain_ratio, select, stays_leaf
+from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import best_subsets
+from treegen.trainer.subsets import best_subsets, is_grouping
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -95,16 +95,21 @@ def form_tree(
 
     scores: dict[int, Score] = {}
     nom = [a for a in ctx.nom_pos if a not in tested]
+    multi: list[int] = []
     if opts.subsets:
         # Attributes with more than two values are grouped (and may be re-tested).
         multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
         nom = [a for a in nom if ctx.n_values[a] <= 2]
-        if multi:
+        if ctx.j48 and multi:
             freq3 = nominal_freq(ctx, multi, rows, w)
             for j, a in enumerate(multi):
                 sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion)
                 if sub is not None:
                     scores[a] = sub
+            multi = []
+        elif multi:
+            # Release 8 averages the plain multiway gains first (below).
+            scores.update(eval_nominal(ctx, multi, rows, w, cases))
     if nom:
         scores.update(eval_nominal(ctx, nom, rows, w, cases))
     if ctx.cont_pos:
@@ -116,7 +121,22 @@ def form_tree(
         )
         for j in np.flatnonzero(cs.ok).tolist():
             scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
-    att = select(ctx, dict(sorted(scores.items())), opts.criterion)
+    average: float | None = None
+    if multi:
+        average = average_gain(ctx, dict(sorted(scores.items())))
+        if average is None:
+            return node
+        freq3 = nominal_freq(ctx, multi, rows, w)
+        for j, a in enumerate(multi):
+            sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion, average)
+            scores.pop(a, None)
+            if sub is not None:
+                scores[a] = sub
+    ordered = dict(sorted(scores.items()))
+    if average is None:
+        att = select(ctx, ordered, opts.criterion)
+    else:
+        att = select(ctx, ordered, opts.criterion, average)
     if att < 0:
         return node
     if opts.min_gain_ratio and gain_ratio(scores[att].gain, scores[att].info) < opts.min_gain_ratio:
@@ -126,7 +146,7 @@ def form_tree(
         node.kind = "continuous"
         node.threshold = ctx.cut_for(att, scores[att].bar)
         forks = 2
-    elif scores[att].subsets and len(scores[att].subsets) < ctx.n_values[att]:
+    elif is_grouping(ctx, scores[att].subsets, ctx.n_values[att]):
         node.kind = "subset"
         node.subsets = scores[att].subsets
         forks = len(node.subsets)
