@@ -16,9 +16,11 @@ Per variant: flash (``.text + .data``, rodata included) and RAM (``.data + .bss`
 the model object(s) plus a one-line wrapper ``int bench_predict(const T *x)``, for
 Cortex-M0+ and M4F (arm-none-eabi-gcc -Os) and AVR (avr-gcc -mmcu=atmega328p -Os);
 host ns per prediction (gcc -O2, a C harness, at least 1e6 calls over the test rows,
-best of 5); the time of ``gcc -O2 -c``; and the rows of the test split where the C's
-class differs from ``estimator.predict``.  ``python -m bench.codegen_bench`` runs it
-alone (needs scikit-learn, emlearn, m2cgen: ``pip install -e '.[bench]'``).
+best of 5), cycling through the rows in order and (``shuffled ns``) in a fixed
+pseudo-random order drawn before timing; the time of ``gcc -O2 -c``; and the rows
+of the test split where the C's class differs from ``estimator.predict``.
+``python -m bench.codegen_bench`` runs it alone (needs scikit-learn, emlearn, m2cgen:
+``pip install -e '.[bench]'``).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
     FILE *f = fopen(argv[1], "rb");
     long n = atol(argv[2]), calls = atol(argv[4]), i, r;
     BENCH_T *rows = malloc(sizeof(BENCH_T) * (size_t)(n * NF));
+    uint32_t *order = NULL;
     volatile long sink = 0;
     double best = 1e30;
     if (!f || !rows || fread(rows, sizeof(BENCH_T), (size_t)(n * NF), f) != (size_t)(n * NF))
@@ -88,12 +91,28 @@ int main(int argc, char **argv)
             printf("%d\n", bench_predict(rows + i * NF));
         return 0;
     }
+    if (argv[3][0] == 's') {            /* shuffled: a fixed pseudo-random order */
+        unsigned long long s = 88172645463325252ull;
+        order = malloc(sizeof(uint32_t) * (size_t)calls);
+        if (!order)
+            return 3;
+        for (i = 0; i < calls; i++) {   /* xorshift64, drawn before the clock starts */
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            order[i] = (uint32_t)(s % (unsigned long long)n);
+        }
+    }
     for (r = 0; r < 5; r++) {           /* time: best of 5 */
         struct timespec a, b;
         double ns;
         clock_gettime(CLOCK_MONOTONIC, &a);
-        for (i = 0; i < calls; i++)
-            sink += bench_predict(rows + (i % n) * NF);
+        if (order)
+            for (i = 0; i < calls; i++)
+                sink += bench_predict(rows + (long)order[i] * NF);
+        else
+            for (i = 0; i < calls; i++)
+                sink += bench_predict(rows + (i % n) * NF);
         clock_gettime(CLOCK_MONOTONIC, &b);
         ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec))
              / (double)calls;
@@ -329,17 +348,21 @@ def measure(v: Variant, X: np.ndarray, want: np.ndarray, work: Path) -> None:
     calls = str(max(MIN_CALLS, rows.shape[0]))
     ns = _run(["./harness", "rows.bin", n, "time", calls], d).stdout.split()
     v.results["host ns"] = ns[0] if ns else "error"
+    # The same calls in a fixed pseudo-random row order: the cyclic order above repeats
+    # every len(rows) calls, which a branch predictor can partly learn.
+    ns = _run(["./harness", "rows.bin", n, "shuffled", calls], d).stdout.split()
+    v.results["shuffled ns"] = ns[0] if ns else "error"
 
 
-COLUMNS = ("M0+", "M4F", "AVR", "host ns", "gcc -O2", "mismatches")
+COLUMNS = ("M0+", "M4F", "AVR", "host ns", "shuffled ns", "gcc -O2", "mismatches")
 
 
 def format_table(variants: list[Variant]) -> str:
     head = (
         "| tree | generator | variant | input | M0+ flash/RAM | M4F flash/RAM | "
-        "AVR flash/RAM | host ns | gcc -O2 s | mismatches |"
+        "AVR flash/RAM | host ns | shuffled ns | gcc -O2 s | mismatches |"
     )
-    lines = [head, "|" + "---|" * 10]
+    lines = [head, "|" + "---|" * 11]
     for v in variants:
         cells = [v.results.get(c, "-") for c in COLUMNS]
         if "error" in v.results:

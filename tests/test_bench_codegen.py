@@ -39,6 +39,7 @@ def test_treegen_iris_no_mismatch_and_a_wrong_class_counts(
     ]
     cb.measure(v, X, want, tmp_path)
     assert v.results["mismatches"] == "0" and float(v.results["host ns"]) > 0
+    assert float(v.results["shuffled ns"]) > 0
     wrong = want.copy()
     wrong[:7] = (wrong[:7] + 1) % 3
     v.results.clear()

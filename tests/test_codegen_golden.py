@@ -28,6 +28,8 @@ _CASES = [
     (cm.golf, "table", "uint8", {}),
     (cm.tiny, "ifs", "keys", {}),
     (cm.tiny, "table", "int16", {"scale": Fraction(10)}),
+    # Binary tests only: the table's code column and one share word per test.
+    (cm.stump, "table", "float", {}),
 ]
 CASES = {
     f"{make.__name__}-{style}-{mode}": (

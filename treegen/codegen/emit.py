@@ -324,6 +324,9 @@ def _ifs(ir: IR) -> tuple[Ifs, Tables]:
     tables = Tables(
         share_rows=c_rows([f"{s}u" for s in lay.shares]) or ("0u",),
         n_shares=max(len(lay.shares), 1),
+        paired_shares=False,
+        pair_carry=c_hex(layout.PAIR_CARRY),
+        pair_mask=c_hex(layout.PAIR_CARRY - 1),
         has_map=bool(lay.maps),
         map_rows=c_rows([f"{v}u" for v in lay.maps]),
         n_map=max(len(lay.maps), 1),
@@ -348,19 +351,24 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     def pad(values: tuple[int, ...]) -> list[int]:
         return list(values) or [0]  # a one-leaf tree still declares (unused) one-row columns
 
+    # A tree of binary tests only packs feature and op into one code (op - OP_LE in
+    # the low two bits) and finds test t's slots at 2t: two columns fewer.
+    code = [f << 2 | (op - layout.OP_LE) for f, op in zip(t.feature, t.op)] if t.binary else []
     col = Columns(
         op=_int_column(U, pad(t.op)),
         feature=_int_column(U, pad(t.feature)),
         threshold=_threshold_column(ir, U, list(t.threshold) or [0]),
         first=_int_column(U, pad(t.first)),
         ref=_int_column(U, list(t.ref) or [t.root]),
+        code=_int_column(U, code or [0]),
     )
+    base = layout.OP_LE if t.binary else 0
     ops = Ops(
-        le=layout.OP_LE,
-        lt=layout.OP_LT,
-        left=layout.OP_LEFT,
-        right=layout.OP_RIGHT,
-        switch=layout.OP_SWITCH,
+        le=layout.OP_LE - base,
+        lt=layout.OP_LT - base,
+        left=layout.OP_LEFT - base,
+        right=layout.OP_RIGHT - base,
+        switch=layout.OP_SWITCH - base,
     )
     n_ref = t.n_tests + len(ir.outcomes)
     table = Table(
@@ -371,10 +379,16 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
         n_slots=max(len(t.ref), 1),
         root=t.root,
         ref_ctype=smallest_uint(n_ref).c_name,
+        binary=t.binary,
     )
+    paired = layout.paired_shares(t)
+    shares = paired if paired is not None else t.share
     tables = Tables(
-        share_rows=c_rows([f"{x}u" for x in t.share] or ["0u"]),
-        n_shares=max(len(t.share), 1),
+        share_rows=c_rows([f"{x}u" for x in shares] or ["0u"]),
+        n_shares=max(len(shares), 1),
+        paired_shares=paired is not None,
+        pair_carry=c_hex(layout.PAIR_CARRY),
+        pair_mask=c_hex(layout.PAIR_CARRY - 1),
         has_map=has_switch,
         map_rows=c_rows([f"{v}u" for v in t.maps]),
         n_map=len(t.maps),

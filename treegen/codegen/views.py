@@ -107,6 +107,9 @@ class Tables:
 
     share_rows: tuple[str, ...]
     n_shares: int
+    paired_shares: bool  # one word per binary test (treegen.codegen.layout.paired_shares)
+    pair_carry: str  # the word's carry bit, and the mask of share_0 below it (literals)
+    pair_mask: str
     has_map: bool
     map_rows: tuple[str, ...]
     n_map: int
@@ -192,11 +195,15 @@ class Ifs:
 
 @dataclass(frozen=True, slots=True)
 class Columns:
+    """The table style's columns; a tree whose tests are all binary has ``code``
+    (feature << 2 | op) instead of ``op`` and ``feature``, and no ``first``."""
+
     op: Column
     feature: Column
     threshold: Column
     first: Column
     ref: Column
+    code: Column
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +226,7 @@ class Table:
     n_slots: int
     root: int
     ref_ctype: str
+    binary: bool  # every test is binary: the code column, slots 2t and 2t + 1
 
 
 def context(*views: DataclassInstance) -> dict[str, object]:
