@@ -195,7 +195,7 @@ def _check_node(
     for k, c in enumerate(children):
         _int(c, f"{f}.children[{k}]", 0, n_nodes)
     if kind == "continuous":
-        _check_threshold(n, f)
+        check_threshold(n, f)
         expected = 2
     elif kind == "nominal":
         expected = len(attrs[a]["values"])
@@ -208,7 +208,9 @@ def _check_node(
     return list(children)
 
 
-def _check_threshold(n: dict[str, Any], f: str) -> None:
+def check_threshold(n: dict[str, Any], f: str) -> float:
+    """A ``threshold`` written twice (number and ``threshold_hex``) that agree; the exact
+    value.  Model files and ruleset files both write thresholds this way."""
     t, h = n["threshold"], n["threshold_hex"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
         raise InvalidField(f"{f}.threshold", "must be a finite number")
@@ -222,6 +224,7 @@ def _check_threshold(n: dict[str, Any], f: str) -> None:
         raise InvalidField(
             f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} (edited by hand?)"
         )
+    return exact
 
 
 def _check_subsets(subsets: Any, n_values: int, f: str) -> int:

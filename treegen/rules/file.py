@@ -42,7 +42,6 @@ naming the field and its line, as for model files.
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
@@ -57,6 +56,7 @@ from treegen.model.check import (
     check_header,
     check_keys,
     check_schema,
+    check_threshold,
 )
 from treegen.model.core import Model
 from treegen.model.file import decode_json, field_error, model_from_data, read_text
@@ -148,24 +148,13 @@ def ruleset_to_json(rs: RuleSet) -> str:
 
 
 def _threshold(c: dict[str, Any], f: str, float32: bool) -> float:
-    t, h = c["threshold"], c["threshold_hex"]
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-        raise InvalidField(f"{f}.threshold", "must be a finite number")
-    if not isinstance(h, str):
-        raise InvalidField(f"{f}.threshold_hex", "must be a string (float.hex)")
-    try:
-        exact = float.fromhex(h)
-    except (ValueError, OverflowError):
-        raise InvalidField(f"{f}.threshold_hex", f"'{h}' is not a hexadecimal float") from None
-    if exact.hex() != float(t).hex():
-        raise InvalidField(
-            f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} (edited by hand?)"
-        )
+    exact = check_threshold(c, f)
     with np.errstate(over="ignore"):
         narrow = float(np.float32(exact))
     if float32 and narrow != exact:
         raise InvalidField(
-            f"{f}.threshold", f"{t!r} is not a float32 value (the c45 flavour compares float32)"
+            f"{f}.threshold",
+            f"{c['threshold']!r} is not a float32 value (the c45 flavour compares float32)",
         )
     return exact
 
