@@ -73,6 +73,17 @@ def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
+def attribute_lines(schema: Schema) -> list[str]:
+    """The ``"attributes"`` entries, one line each, as model and ruleset files write them."""
+    attrs = []
+    for a in schema.attributes:
+        d: dict[str, object] = {"name": a.name, "kind": a.kind}
+        if a.kind == "nominal":
+            d["values"] = list(a.values)
+        attrs.append("    " + _dumps(d))
+    return attrs
+
+
 def _jsonable(value: object) -> object:
     """Options as JSON values: tuples become lists, everything else must be JSON already."""
     if isinstance(value, dict):
@@ -116,12 +127,7 @@ def model_to_json(model: Model) -> str:
         f'  "classes": {_dumps(list(s.classes))},',
         '  "attributes": [',
     ]
-    attrs = []
-    for a in s.attributes:
-        d: dict[str, object] = {"name": a.name, "kind": a.kind}
-        if a.kind == "nominal":
-            d["values"] = list(a.values)
-        attrs.append("    " + _dumps(d))
+    attrs = attribute_lines(s)
     lines.append(",\n".join(attrs))
     lines.append("  ],")
     lines.append('  "nodes": [')

@@ -59,7 +59,7 @@ from treegen.model.check import (
     check_threshold,
 )
 from treegen.model.core import Model
-from treegen.model.file import decode_json, field_error, model_from_data, read_text
+from treegen.model.file import attribute_lines, decode_json, field_error, model_from_data, read_text
 from treegen.rules.core import OPS, Condition, Rule, RuleSet
 
 FORMAT = "treegen-rules"
@@ -118,12 +118,7 @@ def _rule_dict(r: Rule) -> dict[str, object]:
 def ruleset_to_json(rs: RuleSet) -> str:
     """The ruleset file text (deterministic: the same ruleset gives the same bytes)."""
     s = rs.schema
-    attrs = []
-    for a in s.attributes:
-        d: dict[str, object] = {"name": a.name, "kind": a.kind}
-        if a.kind == "nominal":
-            d["values"] = list(a.values)
-        attrs.append("    " + _dumps(d))
+    attrs = attribute_lines(s)
     lines = [
         "{",
         f'  "format": {_dumps(FORMAT)},',
