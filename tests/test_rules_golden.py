@@ -25,7 +25,7 @@ from treegen.trainer.stats import ErrorBound
 
 REF = Path(__file__).resolve().parent / "data" / "reference"
 DATASETS = sorted(p.name for p in REF.iterdir() if (p / "c45rules.out").exists())
-MATCHING = ["golf", "labor-neg", "vote-r8"]
+MATCHING = ["crx", "golf", "labor-neg", "monk1", "monk3", "vote-r8"]
 
 
 @functools.cache
@@ -43,11 +43,21 @@ def test_all_nine_reference_sets_present() -> None:
     assert len(DATASETS) == 9
 
 
-_KNOWN = pytest.mark.xfail(strict=True, reason="c4.5rules' rule selection not yet reproduced")
+# Why each other set differs (docs/C45.md, section 12).
+_DIFFERS = {
+    "hypo": "candidate rule 6 (a path covering no case) is not generalised as Release 8's",
+    "monk2": "classes of 20 and 18 candidates: Release 8 searches them with random(), "
+    "treegen's descent from all the rules ends at other subsets",
+    "soybean-r8": "the candidate rules differ from rule 5 on",
+}
+
+
+def _known(name: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, reason=_DIFFERS[name])
 
 
 @pytest.mark.parametrize(
-    "name", [n if n in MATCHING else pytest.param(n, marks=_KNOWN) for n in DATASETS]
+    "name", [n if n in MATCHING else pytest.param(n, marks=_known(n)) for n in DATASETS]
 )
 def test_rules_equal_release8(name: str) -> None:
     ours, ref = _ours_and_ref(name)
@@ -95,7 +105,7 @@ TEST_SETS = [n for n in DATASETS if (REF / n / "c45rules_u.out").exists()]
 
 
 @pytest.mark.parametrize(
-    "name", [n if n in MATCHING else pytest.param(n, marks=_KNOWN) for n in TEST_SETS]
+    "name", [n if n in MATCHING else pytest.param(n, marks=_known(n)) for n in TEST_SETS]
 )
 def test_eval_on_test_set_equals_release8(name: str, tmp_path: Path) -> None:
     """``treegen rules -o`` then ``treegen eval RULES STEM.test``: c4.5rules -u's test block
