@@ -459,7 +459,7 @@ def _class_entropy(counts: list[float]) -> float:
 def _gain_ratio(blocks: list[list[float]]) -> tuple[float, float]:
     """(gain, gain ratio) of a grouping whose blocks have these class counts (no
     unknown values: section 2's formulas reduce to entropies)."""
-    total = [sum(col) for col in zip(*blocks)]
+    total = [sum(col) for col in zip(*blocks, strict=True)]
     n = sum(total)
     info = sum(sum(b) / n * _class_entropy(b) for b in blocks)
     gain = _class_entropy(total) - info
@@ -491,13 +491,12 @@ def test_subsets_vote_release8_merges_one_single_case_value_not_the_other() -> N
         w = _weights_at(ds, path)
         col = ds.X[:, [a.name for a in ds.attributes].index(attr)]
         return [
-            [float(w[(col == v) & (ds.y == k)].sum()) for k in (dem, rep)]
-            for v in range(len(vals))
+            [float(w[(col == v) & (ds.y == k)].sum()) for k in (dem, rep)] for v in range(len(vals))
         ]
 
     def merged(t: list[list[float]], i: int, j: int) -> list[list[float]]:
         rest = [r for k, r in enumerate(t) if k not in (i, j)]
-        return [[a + b for a, b in zip(t[i], t[j])], *rest]
+        return [[a + b for a, b in zip(t[i], t[j], strict=True)], *rest]
 
     duty = table(VOTE_S_NODE, "duty free exports")
     assert duty == [[6.0, 13.0], [2.0, 0.0], [0.0, 1.0]]  # n, y, u as (democrat, republican)
