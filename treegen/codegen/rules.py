@@ -52,7 +52,7 @@ from treegen.codegen.literals import c_double, c_float, c_hex32, c_int
 from treegen.codegen.lower import FLT_MAX, ExportOptions, float_key, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.oracle import float_keys, missing_mask
-from treegen.codegen.verify import Report
+from treegen.codegen.verify import Report, check_against
 from treegen.codegen.views import ValueKind, context
 from treegen.data.atomic import write_files_atomic
 from treegen.data.dataset import Dataset
@@ -538,14 +538,9 @@ def verify_ruleset(
         ("Python ruleset", rules_predict(rs, python_values(rir, X)).astype(np.int32)),
     ]
     bad = np.zeros(X.shape[0], dtype=bool)
+    every = np.ones(X.shape[0], dtype=bool)
     for name, cls in checks:
-        diff = cls != c_cls
-        verdict = "identical" if not diff.any() else f"{int(diff.sum())} rows differ"
-        report.lines.append(f"C vs {name}: {X.shape[0]} rows, classes {verdict}")
-        for r in np.flatnonzero(diff)[:5]:
-            row = "[" + ", ".join(repr(v.item()) for v in X[r]) + "]"
-            report.mismatches.append(f"row {r} {row}: {name}: class C {c_cls[r]} vs {cls[r]}")
-        bad |= diff
+        bad |= check_against(report, name, X, every, c_cls, cls)
     report.rows += X.shape[0]
     report.failed_rows += int(bad.sum())
     return report

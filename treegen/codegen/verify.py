@@ -117,25 +117,41 @@ def compare(
         k_cls[sel] = float_predict(model, values[sel])
         checks.append(("float classifier (rows without missing values)", sel, k_cls, None))
     for name, rows, cls, proba in checks:
-        diff = rows & (cls != c_cls)
-        if proba is not None:
-            diff |= rows & (proba != c_proba).any(axis=1)
-        n = int(rows.sum())
-        verdict = "identical" if not diff.any() else f"{int(diff.sum())} rows differ"
-        what = "classes and probabilities" if proba is not None else "classes"
-        report.lines.append(f"C vs {name}: {n} rows, {what} {verdict}")
-        for r in np.flatnonzero(diff)[:5]:
-            extra = (
-                f" proba C {c_proba[r].tolist()} vs {proba[r].tolist()}"
-                if proba is not None
-                else ""
-            )
-            report.mismatches.append(
-                f"row {r} {_fmt_row(X[r])}: {name}: class C {c_cls[r]} vs {cls[r]}{extra}"
-            )
-        bad |= diff
+        bad |= check_against(report, name, X, rows, c_cls, cls, c_proba, proba)
     report.rows += X.shape[0]
     report.failed_rows += int(bad.sum())
+
+
+def check_against(
+    report: Report,
+    name: str,
+    X: npt.NDArray[np.generic],
+    rows: npt.NDArray[np.bool_],
+    c_cls: npt.NDArray[np.int32],
+    cls: npt.NDArray[np.int32],
+    c_proba: npt.NDArray[np.uint16] | None = None,
+    proba: npt.NDArray[np.uint16] | None = None,
+) -> npt.NDArray[np.bool_]:
+    """One Python side against the C on ``rows``: its report line and first mismatches;
+    the rows that differ (class, or probabilities where ``proba`` is given)."""
+    diff: npt.NDArray[np.bool_] = rows & (cls != c_cls)
+    if proba is not None:
+        assert c_proba is not None
+        diff |= rows & (proba != c_proba).any(axis=1)
+    n = int(rows.sum())
+    verdict = "identical" if not diff.any() else f"{int(diff.sum())} rows differ"
+    what = "classes and probabilities" if proba is not None else "classes"
+    report.lines.append(f"C vs {name}: {n} rows, {what} {verdict}")
+    for r in np.flatnonzero(diff)[:5]:
+        extra = (
+            f" proba C {c_proba[r].tolist()} vs {proba[r].tolist()}"
+            if proba is not None and c_proba is not None
+            else ""
+        )
+        report.mismatches.append(
+            f"row {r} {_fmt_row(X[r])}: {name}: class C {c_cls[r]} vs {cls[r]}{extra}"
+        )
+    return diff
 
 
 def verify_rows(
