@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 
 from treegen.cli.progress import Progress
+from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
 
@@ -139,6 +140,15 @@ def note(args: argparse.Namespace, message: str) -> None:
     """A diagnostic on stderr, unless ``--quiet`` was given."""
     if not getattr(args, "quiet", False):
         print(message, file=sys.stderr)
+
+
+def write_predictions(args: argparse.Namespace, text: str, n_rows: int) -> None:
+    """``predict``'s lines to ``--output`` (atomically, with a note) or to stdout."""
+    if args.output:
+        write_text_atomic(args.output, text)
+        note(args, f"treegen: wrote {n_rows} predictions to {args.output}")
+    else:
+        sys.stdout.write(text)
 
 
 def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> None:

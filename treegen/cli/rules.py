@@ -9,8 +9,13 @@ import sys
 
 import numpy as np
 
-from treegen.cli.common import add_data_options, add_min_cases_and_cf, note, read_data
-from treegen.data.atomic import write_text_atomic
+from treegen.cli.common import (
+    add_data_options,
+    add_min_cases_and_cf,
+    note,
+    read_data,
+    write_predictions,
+)
 from treegen.errors import UsageError
 from treegen.rules.core import RuleSet, predict
 from treegen.rules.file import save_ruleset
@@ -61,11 +66,7 @@ def predict_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
     classes = rs.schema.classes
     text = "class\n" if args.header else ""
     text += "".join(classes[int(c)] + "\n" for c in predict(rs, ds.X))
-    if args.output:
-        write_text_atomic(args.output, text)
-        note(args, f"treegen: wrote {ds.n_rows} predictions to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_predictions(args, text, ds.n_rows)
     return 0
 
 

@@ -30,10 +30,10 @@ from treegen.cli.common import (
     int_range,
     note,
     read_data,
+    write_predictions,
 )
 from treegen.cli.progress import Progress, progress_line
 from treegen.cli.rules import eval_ruleset, predict_ruleset
-from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.model.classify import predict, predict_proba
@@ -353,11 +353,7 @@ def run_predict(args: argparse.Namespace) -> int:
             text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
             text += "\n"
         text += format_predictions(model, ds.X, args.proba)
-    if args.output:
-        write_text_atomic(args.output, text)
-        note(args, f"treegen: wrote {ds.n_rows} predictions to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_predictions(args, text, ds.n_rows)
     return 0
 
 
