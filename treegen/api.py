@@ -66,6 +66,22 @@ class VerifyReport:
     def ok(self) -> bool:
         return self.failed == 0
 
+    @classmethod
+    def of(cls, report: codegen_verify.Report) -> VerifyReport:
+        return cls(
+            passed=report.rows - report.failed_rows,
+            failed=report.failed_rows,
+            mismatches=tuple(report.mismatches),
+            text=report.text(),
+        )
+
+
+def _unlabelled(schema: Schema, x: npt.NDArray[np.float64] | None) -> list[Dataset]:
+    """``verify``'s data rows as a dataset without classes (none when ``x`` is None)."""
+    if x is None:
+        return []
+    return [Dataset(schema, x, np.full(x.shape[0], -1, dtype=np.int32))]
+
 
 @dataclass(frozen=True, slots=True)
 class Model(core.Model):
@@ -192,17 +208,9 @@ class Model(core.Model):
             style, input_type, float_compare, scale, missing_value, prefix, missing, proba
         )
         opts = with_provenance(opts, self, model_path, ".")
-        sets: list[Dataset] = []
-        if data is not None:
-            x = self._x(data)
-            sets.append(Dataset(self.schema, x, np.full(x.shape[0], -1, dtype=np.int32)))
+        sets = _unlabelled(self.schema, None if data is None else self._x(data))
         report = codegen_verify.verify(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
-        return VerifyReport(
-            passed=report.rows - report.failed_rows,
-            failed=report.failed_rows,
-            mismatches=tuple(report.mismatches),
-            text=report.text(),
-        )
+        return VerifyReport.of(report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,17 +305,9 @@ class Rules(rules_core.RuleSet):
         threshold, missing-value and random rows)."""
         path, opts = self._export_options(input_type, float_compare, scale, missing_value, prefix)
         opts = codegen_rules.with_provenance(opts, self, path, ".")
-        sets: list[Dataset] = []
-        if data is not None:
-            x = self._x(data)
-            sets.append(Dataset(self.schema, x, np.full(x.shape[0], -1, dtype=np.int32)))
+        sets = _unlabelled(self.schema, None if data is None else self._x(data))
         report = codegen_rules.verify_ruleset(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
-        return VerifyReport(
-            passed=report.rows - report.failed_rows,
-            failed=report.failed_rows,
-            mismatches=tuple(report.mismatches),
-            text=report.text(),
-        )
+        return VerifyReport.of(report)
 
 
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
