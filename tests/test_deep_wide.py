@@ -102,6 +102,26 @@ def _max_block_nesting(src: str) -> int:
     return best
 
 
+def _compiles_and_matches(files: dict[str, str], opts: ExportOptions, d: Path) -> None:
+    """The 1500-deep chain's C passes gcc's strict syntax check; the C of a 350-deep chain
+    (the oracles walk every branch of a missing value: quadratic in depth, still seven
+    functions deep in the ifs style) equals the Python model."""
+    if shutil.which("gcc") is None:
+        return
+    d.mkdir()
+    for name, text in files.items():
+        (d / name).write_text(text, encoding="utf-8")
+    r = subprocess.run(
+        ["gcc", *STRICT_FLAGS, "-fsyntax-only", str(d / "predict.c")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0 and not r.stderr, r.stderr[:2000]
+    report = verify(cm.chain(350), opts, n_random=200)
+    assert report.ok, report.text()
+
+
 def test_chain_of_depth_1500_through_every_stage_and_the_compiler(tmp_path: Path) -> None:
     model = cm.chain(1500)
     assert model.depth() == 1500
@@ -110,23 +130,9 @@ def test_chain_of_depth_1500_through_every_stage_and_the_compiler(tmp_path: Path
     nest = _max_block_nesting(files["predict.c"])
     assert nest <= 127, nest  # C99 5.2.4.1: 127 nesting levels of blocks
     assert len(re.findall(r"^static \w+ model_walk\w*\(", files["predict.c"], re.M)) >= 1500 // 48
-    if shutil.which("gcc"):
-        for style in ("ifs", "table"):
-            d = tmp_path / style
-            d.mkdir()
-            for name, text in emit(lower(model, ExportOptions(style=style)), style).items():
-                (d / name).write_text(text, encoding="utf-8")
-            r = subprocess.run(
-                ["gcc", *STRICT_FLAGS, "-fsyntax-only", str(d / "predict.c")],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            assert r.returncode == 0 and not r.stderr, r.stderr[:2000]
-            # Parity on a shorter chain (the oracles walk every branch of a missing value:
-            # quadratic in depth), still seven functions deep in the ifs style.
-            report = verify(cm.chain(350), ExportOptions(style=style), n_random=200)
-            assert report.ok, report.text()
+    for style in ("ifs", "table"):
+        opts = ExportOptions(style=style)
+        _compiles_and_matches(emit(lower(model, opts), style), opts, tmp_path / style)
 
 
 def test_lean_chain_of_depth_1500_keeps_c99_nesting(tmp_path: Path) -> None:
@@ -137,20 +143,7 @@ def test_lean_chain_of_depth_1500_keeps_c99_nesting(tmp_path: Path) -> None:
         with shallow_stack():
             files = emit(lower(model, opts), style)
         assert _max_block_nesting(files["predict.c"]) <= 127
-        if shutil.which("gcc"):
-            d = tmp_path / style
-            d.mkdir()
-            for name, text in files.items():
-                (d / name).write_text(text, encoding="utf-8")
-            r = subprocess.run(
-                ["gcc", *STRICT_FLAGS, "-fsyntax-only", str(d / "predict.c")],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            assert r.returncode == 0 and not r.stderr, r.stderr[:2000]
-            report = verify(cm.chain(350), opts, n_random=200)
-            assert report.ok, report.text()
+        _compiles_and_matches(files, opts, tmp_path / style)
 
 
 def wide_model(k: int = 300) -> Model:
