@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from treegen.cli.main import build_parser
+from treegen.codegen.build import STRICT_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -57,18 +58,6 @@ def test_every_python_example_runs(
     assert (tmp_path / "build" / "predict.c").is_file()
 
 
-STRICT = [
-    "-std=c99",
-    "-Wall",
-    "-Wextra",
-    "-Wconversion",
-    "-Wsign-conversion",
-    "-Wshadow",
-    "-pedantic",
-    "-Werror",
-]
-
-
 @pytest.mark.parametrize("index", range(len(re.findall(r"^```c$", README, re.M))))
 def test_every_c_example_compiles_and_prints_the_models_answer(index: int, tmp_path: Path) -> None:
     """Each C block, with golf's exported predict.c, under the strict flags; its one line
@@ -87,7 +76,7 @@ def test_every_c_example_compiles_and_prints_the_models_answer(index: int, tmp_p
     (tmp_path / "main.c").write_text(code)
     exe = tmp_path / "example"
     subprocess.run(
-        [cc, *STRICT, "-o", str(exe), str(tmp_path / "main.c"), str(tmp_path / "predict.c")],
+        [cc, *STRICT_FLAGS, "-o", str(exe), str(tmp_path / "main.c"), str(tmp_path / "predict.c")],
         check=True,
         capture_output=True,
         timeout=120,
