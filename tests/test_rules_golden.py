@@ -50,7 +50,8 @@ _DIFFERS = {
     "soybean-r8": "every printed rule is our candidate of its number, but the subsets differ: "
     "treegen keeps 55 for anthracnose, 10 for phyllosticta-leaf-spot, 24 for "
     "alternarialeaf-spot (6, 4 and 9 candidates, searched exhaustively: Release 8's "
-    "subsets cost more under treegen's description length) and 13, 15, 17, 25, 29, 31 for frog-eye-leaf-spot (11, random())",
+    "subsets cost more under treegen's description length) and 13, 15, 17, 25, 29, 31 "
+    "for frog-eye-leaf-spot (11 candidates, random())",
 }
 
 
