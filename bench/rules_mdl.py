@@ -5,9 +5,8 @@ of treegen's candidate rules (steps 1-2 of treegen.rules.generate) that each enc
 below makes cheapest is compared with the rule numbers Release 8 prints in
 ``c45rules.out``.  The search is treegen's: every subset up to 10 rules, else a descent
 from all the rules by the single change that lowers the cost most.  A class matches
-when the two sets of rule numbers are equal; hypo and soybean-r8 are scored too,
-though some of their candidates differ from Release 8's (docs/C45.md, section 12), so
-they can only match in part.
+when the two sets of rule numbers are equal (every rule Release 8 prints is treegen's
+candidate of its number on all nine sets: docs/C45.md, section 12).
 
 Every encoding costs a subset ``S`` of class C's rules ``exceptions + W * theory``:
 exceptions ``log2 C(covered, fp) + log2 C(uncovered, fn)`` (or its entropy
