@@ -118,7 +118,8 @@ class Model(core.Model):
 
     def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
         if isinstance(X, str | os.PathLike):
-            return read_dataset(os.fspath(X), schema=self.schema).X
+            # As treegen predict reads it: a c45 model holds values as float32.
+            return read_dataset(os.fspath(X), schema=self.schema, float32=self.compares_float32).X
         return _rows(X, len(self.schema.attributes))
 
     def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
