@@ -69,6 +69,21 @@ def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:
     assert "golf_predict" in cli["predict.h"]
 
 
+def test_export_c_and_verify_take_the_inline_top(tmp_path: Path) -> None:
+    model = treegen.Model.of(cm.synthetic(5, 120)).save(tmp_path / "syn.tree")
+    lean = {"style": "table", "missing": "none"}
+    for n, words in ((None, []), (0, ["--inline-top", "0"]), (3, ["--inline-top", "3"])):
+        out = tmp_path / f"api{n}"
+        api = model.export_c(out, **lean, inline_top=n)
+        text = {p.name: p.read_text() for p in api}
+        argv = ["-q", "export", str(tmp_path / "syn.tree"), "--style", "table"]
+        assert main([*argv, "--missing", "none", *words, "-o", str(out)]) == 0
+        assert text == {p.name: p.read_text() for p in api}
+        assert ("SYN_INLINE_TOP" in text["predict.c"]) == (n != 0)
+        report = model.verify(**lean, inline_top=n, n_random=50)
+        assert report.ok and report.passed > 50, report.text
+
+
 def test_arrays_predict_the_labels_of_y(tmp_path: Path) -> None:
     X, y = _arrays()
     model = treegen.train((X, y), nominal=[2], feature_names=["a", "b", "c"])
