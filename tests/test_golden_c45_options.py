@@ -477,10 +477,10 @@ def test_subsets_vote_release8_merges_a_small_value_only_next_to_two_large_block
     one in gain change and in ratio change, so the attribute's gain and ratio
     cannot decide.  The block weights do (``subsets._admissible``): each of
     the three mergers loses gain, so each must pass the real MINOBJS test (2),
-    with blocks of *more* than MINOBJS when a block below it goes into a
-    larger one.  u into n leaves duty's blocks 20 and 2 (one above 2):
-    refused; education's 6 and 13: taken; n with y leaves 18 and 1 (one
-    block of at least 2): refused.
+    with blocks of *more* than MINOBJS when a merged block is below it.  u
+    into n leaves duty's blocks 20 and 2 (one above 2): refused; education's
+    6 and 13: taken; n with y leaves 18 and 1 (one block of at least 2):
+    refused.
     """
     c = case("vote-r8", "s")
     ds = c.ds

@@ -18,8 +18,8 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    (MINOBJS is 1 during the search), and a candidate that loses gain against
    the current grouping must also pass the real MINOBJS test: two blocks
    with at least ``--min-cases``, or with *more* than ``--min-cases`` when
-   the merger puts a block below MINOBJS into one at or above it
-   (:func:`_admissible`; measured, see section 8);
+   one of the merged blocks is below it (:func:`_admissible`; measured,
+   see section 8);
 3. the ungrouped test must pass the real MINOBJS test (two values with at
    least ``--min-cases``), else the attribute is not admissible; a grouping
    that fails it is replaced by the ungrouped test, unless it lost no gain
@@ -100,19 +100,18 @@ def _admissible(
     weights after the merger, ``gain`` its gain and ``current`` the gain of
     the grouping it would replace.  A merger that loses no gain (within
     epsilon) is admissible; one that does must leave two blocks with at
-    least ``min_cases`` -- with more than ``min_cases`` when it puts a block
-    below ``min_cases`` into one at or above it.  Measured on Release 8's
-    ``-s`` trees, not derived: vote-r8 keeps ``duty free exports`` n (19
-    cases), y (2), u (1) apart, where putting u into n leaves blocks of 20
-    and 2 and loses gain, and one level down merges ``education spending``
-    u (1) into n (5), which leaves 6 and 13, but not n with y, which leaves
-    18 and 1; monk2 merges blocks of 3 and 5 next to one of 2, crx and
-    soybean-r8 merge pure blocks below MINOBJS without losing gain.
+    least ``min_cases`` -- with more than ``min_cases`` when one of the two
+    merged blocks is below ``min_cases``.  Measured on Release 8's ``-s``
+    trees, not derived: vote-r8 keeps ``duty free exports`` n (19 cases),
+    y (2), u (1) apart, where putting u into n leaves blocks of 20 and 2
+    and loses gain, and one level down merges ``education spending`` u (1)
+    into n (5), which leaves 6 and 13, but not n with y, which leaves 18
+    and 1; monk2 merges blocks of 3 and 5 next to one of 2; crx and
+    soybean-r8 merge pure blocks below MINOBJS, which loses no gain.
     """
     if gain >= current - EPSILON:
         return True
-    small, large = sorted(pair)
-    if small < min_cases <= large:
+    if min(pair) < min_cases:
         return int(np.count_nonzero(weights > min_cases)) >= 2
     return int(np.count_nonzero(weights >= min_cases)) >= 2
 
