@@ -544,6 +544,19 @@ def test_subsets_vote_release8_merges_a_small_value_only_next_to_two_large_block
         assert rt.diff(rt.subtree_at(ours, path), rt.subtree_at(c.ref.unpruned, path)) == []
 
 
+def test_subsets_admissible_lost_gain_and_minobjs_thresholds() -> None:
+    """``_admissible``'s three cases, at their edges (MINOBJS 2, epsilon 1e-3)."""
+    small = np.array([2.0, 1.0, 10.0])  # after merging two blocks of 1 (pure, crx-like)
+    assert _admissible(2.0, (1.0, 1.0), small, 0.5, 0.5)  # no gain lost: always
+    assert _admissible(2.0, (1.0, 1.0), small, 0.5, 0.5009)  # within epsilon
+    assert not _admissible(2.0, (1.0, 1.0), small, 0.5, 0.502)  # 2 is not above 2
+    assert _admissible(2.0, (1.0, 3.0), np.array([4.0, 3.0]), 0.4, 0.5)  # 4 and 3 above 2
+    assert not _admissible(2.0, (1.0, 19.0), np.array([20.0, 2.0]), 0.4, 0.5)  # vote's duty
+    # Two blocks of at least MINOBJS merged: a block of exactly 2 counts (monk2).
+    assert _admissible(2.0, (3.0, 5.0), np.array([8.0, 2.0]), 0.4, 0.5)
+    assert not _admissible(2.0, (3.0, 5.0), np.array([8.0, 1.0, 1.5]), 0.4, 0.5)
+
+
 @pytest.mark.parametrize(("variant", "name"), [p for p in ALL if p not in KNOWN])
 def test_show_prints_release8_text(variant: str, name: str) -> None:
     """``treegen show`` prints the trees as Release 8 does, character for character
