@@ -19,7 +19,8 @@ and treegen's evaluation line), so that any change to them fails here:
   float32 rounding of sums taken in its own item order (docs/C45.md §9.1);
   ``test_gain_ties_*`` prove each tie and pin the values.
 * ``-s`` on crx and soybean-r8: grouping decisions the hill climb of
-  treegen/trainer/subsets.py does not reproduce (see docs/C45.md §8).
+  treegen/trainer/subsets.py does not reproduce (see docs/C45.md §8), one
+  of them a float32 tie in gain ratio (``test_subsets_soybean_*``).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.context import build_context
 from treegen.trainer.reference import grow as reference_grow
-from treegen.trainer.splits import Score
-from treegen.trainer.subsets import _admissible, best_subsets
+from treegen.trainer.splits import Score, score_outcomes
+from treegen.trainer.subsets import _admissible, _freq_of, best_subsets
 
 from support import reftrees as rt
 
@@ -83,7 +84,8 @@ KNOWN: dict[tuple[str, str], Known] = {
     ("g", "soybean-r8"): Known(
         (" / ".join(SOYBEAN_G_TIE),), (" / ".join(SOYBEAN_G_TIE),), ((284, 16), (116, 31), "19.7")
     ),
-    # -s: grouping decisions not reproduced (docs/C45.md section 8).
+    # -s: grouping decisions not reproduced (docs/C45.md section 8); soybean's
+    # lt-1/8 / canker-lesion = dna is a float32 tie (test_subsets_soybean_*).
     ("s", "crx"): Known(
         (
             "A9 = f / A4 in {u,y} / A13 in {g,s} / A6 in {aa,c,cc,d,e,ff,i,j,k,m,q,r,w}"
@@ -542,6 +544,88 @@ def test_subsets_vote_release8_merges_a_small_value_only_next_to_two_large_block
     ours = rt.from_model(c.unpruned, "c45")
     for path in (VOTE_S_NODE, below):
         assert rt.diff(rt.subtree_at(ours, path), rt.subtree_at(c.ref.unpruned, path)) == []
+
+
+SOYBEAN_S_TIE = ("leafspot-size = lt-1/8", "canker-lesion = dna")
+
+
+def test_subsets_soybean_fruit_pods_merger_is_a_ratio_one_tie() -> None:
+    """soybean-r8, ``-s``: at a 42-case node Release 8 merges a tie that treegen does not.
+
+    At ``leafspot-size = lt-1/8 / canker-lesion = dna`` every class of the
+    node's cases has all its weight under one value of ``fruit-pods``
+    (norm: bacterial-blight and -pustule, diseased and few-present one class
+    each), so the conditional entropy is 0 both for the plain test and for
+    diseased merged with few-present, and gain equals split information:
+    both gain ratios are exactly 1 in real arithmetic.  treegen's float32
+    scores (the node's Cases summed in its order, a little below the sum
+    of the table) put the merged ratio below the plain one, so it does not
+    merge; the plain test fails MINOBJS (only norm has 2 cases) and
+    fruit-pods drops out, leaving ``leafspots-marg`` (0.53).  Release 8's
+    sums put the merged ratio at least as high: it tests
+    ``fruit-pods in {diseased,few-present}`` (2.1 cases) against ``= norm``.
+    """
+    c = case("soybean-r8", "s")
+    ds = c.ds
+    names = [a.name for a in ds.attributes]
+    att = names.index("fruit-pods")
+    values = ds.attributes[att].values
+    w = _weights_at(ds, SOYBEAN_S_TIE)
+    col = ds.X[:, att]
+    known = [(v, ds.y[(col == v) & (w > 0)]) for v in range(len(values))]
+    assert not np.any((w > 0) & np.isnan(col))  # no unknown fruit-pods here
+    classes = {values[v]: set(ys.tolist()) for v, ys in known if ys.size}
+    assert sorted(classes) == ["diseased", "few-present", "norm"]
+    owners = [k for ks in classes.values() for k in ks]
+    assert len(owners) == len(set(owners))  # each class under one value only
+
+    def real_ratio(blocks: list[list[float]]) -> float:
+        return _gain_ratio(blocks)[1]
+
+    table = [
+        [float(w[(col == v) & (ds.y == k)].sum()) for k in sorted(set(owners))] for v, _ in known
+    ]
+    rows = [r for r in table if sum(r) > 0]  # norm, diseased, few-present
+    merged = [rows[0], [a + b for a, b in zip(rows[1], rows[2], strict=True)]]
+    assert math.isclose(real_ratio(rows), 1.0, rel_tol=1e-12)
+    assert math.isclose(real_ratio(merged), 1.0, rel_tol=1e-12)
+
+    seen: list[tuple[np.ndarray, float, float, Score | None]] = []
+    original = reference_grow.best_subsets
+
+    def recording(ctx: Any, freq: np.ndarray, cases: float, *args: Any) -> Score | None:
+        out = original(ctx, freq, cases, *args)
+        rows_w = freq[1:].sum(axis=1)
+        if freq.shape[0] == len(values) + 1 and abs(cases - 42.1409) < 1e-3:
+            if np.allclose(rows_w, [40.0, 1.2771286, 0.8637964, 0.0]):
+                seen.append((freq.copy(), cases, args[1], out))
+        return out
+
+    reference_grow.best_subsets = recording
+    try:
+        train(ds, TrainOptions(subsets=True, prune=False), engine="dfs")
+    finally:
+        reference_grow.best_subsets = original
+    assert len(seen) == 1
+    freq, cases, average, out = seen[0]
+    assert out is None  # fruit-pods is no candidate at this node
+    assert float(freq.sum()) != cases  # Cases summed in another order
+    ctx = build_context(ds, 2, False)
+    # dna has no case; the merged grouping gets an empty row so the shapes agree.
+    f = np.stack([_freq_of(p, freq) for p in ([[0], [1], [2], [3]], [[0], [1, 2], [3], []])])
+    gain, info, _ = score_outcomes(ctx, f, cases, 1.0)
+    plain, grouped = float(gain[0]) / float(info[0]), float(gain[1]) / float(info[1])
+    assert grouped < plain < 1.0  # the tie, broken the other way by float32
+    # With Cases taken as the table's own float32 sum the order turns round:
+    # rounding, not the data, decides.
+    gain, info, _ = score_outcomes(ctx, f, float(freq.sum()), 1.0)
+    assert float(gain[1]) / float(info[1]) > float(gain[0]) / float(info[0])
+    assert float(gain[1]) >= average  # above the average gain: only the tie decides
+    ours = rt.subtree_at(rt.from_model(c.unpruned, "c45"), SOYBEAN_S_TIE)
+    theirs = rt.subtree_at(c.ref.unpruned, SOYBEAN_S_TIE)
+    assert isinstance(ours, rt.Split) and ours.attribute == "leafspots-marg"
+    assert isinstance(theirs, rt.Split) and theirs.attribute == "fruit-pods"
+    assert ("in", "{diseased,few-present}") in [(b.op, b.value) for b in theirs.branches]
 
 
 def test_subsets_admissible_lost_gain_and_minobjs_thresholds() -> None:
