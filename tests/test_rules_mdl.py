@@ -1,0 +1,103 @@
+"""c4.5rules' subset selection (step 3 of treegen.rules.generate) against Release 8.
+
+On a class with at most EXHAUSTIVE_MAX candidate rules Release 8 tries every subset,
+so the description length alone decides which rules it prints: wherever every rule
+Release 8 prints for such a class is one of treegen's candidates (the same conditions
+and class; the numbers may differ, as on soybean-r8 from rule 39 on), treegen must
+print the same rules for that class.  So must treegen's descent on the larger classes,
+but monk2's (a strict xfail).  This checks the encoding on classes the golden tests
+cannot (those of hypo and soybean-r8, whose other candidates differ).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from treegen.data.readers import read_dataset
+from treegen.rules.core import format_condition
+from treegen.rules.generate import EXHAUSTIVE_MAX, candidates, generate
+from treegen.trainer import TrainOptions, train
+from treegen.trainer.stats import ErrorBound
+
+REF = Path(__file__).resolve().parent / "data" / "reference"
+DATASETS = sorted(p.name for p in REF.iterdir() if (p / "c45rules.out").exists())
+
+Printed = dict[str, set[frozenset[str]]]
+
+
+def _release8(name: str) -> Printed:
+    """Class name -> the condition sets of the rules c45rules.out prints for it."""
+    text = (REF / name / "c45rules.out").read_text()
+    text = text[text.index("Final rules") : text.index("Default class")]
+    out: Printed = {}
+    for m in re.finditer(r"Rule \d+:\n((?:    \t.*\n)*)\t->  class (.*)  \[", text):
+        conds = frozenset(c.strip() for c in m.group(1).splitlines())
+        out.setdefault(m.group(2), set()).add(conds)
+    return out
+
+
+@functools.cache
+def _ours(name: str) -> tuple[Printed, Printed]:
+    """(treegen's printed rules per class, its candidates per class), as condition sets."""
+    ds = read_dataset(str(REF / name / f"{name}.data"))
+    tree = train(ds, TrainOptions(prune=False))
+    printed, _ = generate(ds, tree)
+
+    def by_class(rules: object) -> Printed:
+        out: Printed = {}
+        for r in rules:  # type: ignore[attr-defined]
+            conds = frozenset(format_condition(c, ds.schema) for c in r.conditions)
+            out.setdefault(ds.classes[r.cls], set()).add(conds)
+        return out
+
+    return by_class(printed.rules), by_class(candidates(ds, tree, ErrorBound(0.25, "c45")))
+
+
+def _scored_classes(name: str) -> list[str]:
+    """Classes whose rules in c45rules.out (none, for some) are all treegen candidates."""
+    _, cands = _ours(name)
+    ref = _release8(name)
+    return [c for c in sorted(set(ref) | set(cands)) if ref.get(c, set()) <= cands.get(c, set())]
+
+
+def _exhaustive_classes(name: str) -> list[str]:
+    _, cands = _ours(name)
+    return [c for c in _scored_classes(name) if len(cands.get(c, ())) <= EXHAUSTIVE_MAX]
+
+
+def test_the_check_covers_most_classes() -> None:
+    # All but hypo's class with the differing candidate; 29 of them have at most 10
+    # candidates (the six others: crx's two, monk1's, monk2's two, one of soybean-r8's).
+    assert sum(len(_scored_classes(n)) for n in DATASETS) == 35
+    assert sum(len(_exhaustive_classes(n)) for n in DATASETS) == 29
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_exhaustive_classes_keep_release8s_rules(name: str) -> None:
+    ours, _ = _ours(name)
+    ref = _release8(name)
+    classes = _exhaustive_classes(name)
+    assert {c: ours.get(c, set()) for c in classes} == {c: ref.get(c, set()) for c in classes}
+
+
+_RANDOM = pytest.mark.xfail(
+    strict=True,
+    reason="monk2's classes of 20 and 18 candidates: Release 8's random() search is not "
+    "reproduced and treegen's descent ends at other subsets (docs/C45.md, section 12)",
+)
+
+
+@pytest.mark.parametrize(
+    "name", [n if n != "monk2" else pytest.param(n, marks=_RANDOM) for n in DATASETS]
+)
+def test_searched_classes_keep_release8s_rules(name: str) -> None:
+    """Above 10 candidates Release 8 searches at random; treegen's descent from all the
+    rules ends at the same subsets on crx, monk1 and soybean-r8's class of 11."""
+    ours, _ = _ours(name)
+    ref = _release8(name)
+    classes = _scored_classes(name)
+    assert {c: ours.get(c, set()) for c in classes} == {c: ref.get(c, set()) for c in classes}
