@@ -63,6 +63,8 @@ class Encoding:
     continuous_tests: int = 1
     cuts_as_tests: bool = False
     cut_weight: float = 1.0
+    nominal_tests_less: int = 0  # a nominal attribute counts values - this as tests
+    fp_share: float = 0.5  # of the errors, expected to be false positives
 
 
 _BOOK = Encoding()
@@ -134,6 +136,20 @@ ENCODINGS = {
         choose_rules=True,
         exceptions="expected",
     ),
+    "tests, expected, a nominal attribute's values - 1 as tests": Encoding(
+        condition="tests",
+        cut_weight=0.5,
+        set_factorial=False,
+        exceptions="expected",
+        nominal_tests_less=1,
+    ),
+    "tests, expected, 0.6 of the errors expected as fp": Encoding(
+        condition="tests",
+        cut_weight=0.5,
+        set_factorial=False,
+        exceptions="expected",
+        fp_share=0.6,
+    ),
     "tests, expected, W = 1": Encoding(
         condition="tests",
         cut_weight=0.5,
@@ -166,8 +182,10 @@ def _subset_bits(t: int, k: int, p: float) -> float:
     return -k * math.log2(p) - (t - k) * math.log2(1 - p)
 
 
-def _expected_bits(covered: int, uncovered: int, fp: int, fn: int, both: bool) -> float:
-    half = 0.5 * (fp + fn)
+def _expected_bits(
+    covered: int, uncovered: int, fp: int, fn: int, both: bool, share: float
+) -> float:
+    exp_fp, exp_fn = share * (fp + fn), (1 - share) * (fp + fn)
 
     def cov(rate: float) -> float:
         return _subset_bits(covered, fp, rate) if covered else (0.0 if fp == 0 else 1e6)
@@ -176,10 +194,10 @@ def _expected_bits(covered: int, uncovered: int, fp: int, fn: int, both: bool) -
         return _subset_bits(uncovered, fn, rate) if uncovered else (0.0 if fn == 0 else 1e6)
 
     if both:
-        return cov(half / max(covered, 1)) + unc(half / max(uncovered, 1))
+        return cov(exp_fp / max(covered, 1)) + unc(exp_fn / max(uncovered, 1))
     if covered > uncovered:
-        return cov(half / covered) + unc(fn / max(uncovered, 1))
-    return cov(fp / max(covered, 1)) + unc(half / uncovered)
+        return cov(exp_fp / covered) + unc(fn / max(uncovered, 1))
+    return cov(fp / max(covered, 1)) + unc(exp_fn / uncovered)
 
 
 def _log2_fact(n: int) -> float:
@@ -262,7 +280,8 @@ def _condition_bits(c: _Class, enc: Encoding) -> list[float]:
             (lambda v: max(v - 1, 1)) if enc.cuts_as_tests else (lambda v: enc.continuous_tests)
         )
         tests = sum(
-            per_cont(v) if cont else v for v, cont in zip(c.values, c.continuous, strict=True)
+            per_cont(v) if cont else v - enc.nominal_tests_less
+            for v, cont in zip(c.values, c.continuous, strict=True)
         )
         out = [math.log2(tests) + enc.cut_weight * cut for cut in cuts]
     else:
@@ -283,7 +302,7 @@ def _cost(c: _Class, enc: Encoding, bits: list[float], chosen: tuple[int, ...]) 
     fn = c.positives - (n_fired - fp)
     if enc.exceptions.startswith("expected"):
         both = enc.exceptions == "expected-both"
-        exceptions = _expected_bits(n_fired, c.n - n_fired, fp, fn, both)
+        exceptions = _expected_bits(n_fired, c.n - n_fired, fp, fn, both, enc.fp_share)
     else:
         ex = _entropy_bits if enc.exceptions == "entropy" else _log2_choose
         exceptions = ex(n_fired, fp) + ex(c.n - n_fired, fn)
