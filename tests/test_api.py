@@ -11,6 +11,8 @@ import treegen
 from treegen.cli.main import main
 from treegen.model.file import model_to_json
 
+from support import codegen_models as cm
+
 GOLF = Path(__file__).resolve().parent / "data" / "reference" / "golf" / "golf"
 
 
@@ -137,3 +139,20 @@ def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     assert (tmp_path / "build" / "predict.c").is_file() and (tmp_path / "golf.tree").is_file()
+
+
+def test_predict_from_a_file_checks_values_as_the_cli_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A c45 model holds values as float32 (as Release 8 does): a value beyond its range
+    is the same one-line error from ``Model.predict`` as from ``treegen predict``."""
+    model = treegen.Model.of(cm.stump()).save(tmp_path / "stump.tree")
+    data = tmp_path / "golf.data"
+    (tmp_path / "golf.names").write_text(Path(f"{GOLF}.names").read_text())
+    data.write_text("sunny,70,75,true,Play\nsunny,70,1e39,true,Play\n")
+    assert main(["-q", "predict", str(tmp_path / "stump.tree"), str(data)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "golf.data:2:" in err
+    with pytest.raises(treegen.TreegenError) as exc:
+        model.predict(str(data))
+    assert str(exc.value) in err

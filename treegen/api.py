@@ -118,7 +118,8 @@ class Model(core.Model):
 
     def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
         if isinstance(X, str | os.PathLike):
-            return read_dataset(os.fspath(X), schema=self.schema).X
+            # As treegen predict reads it: a c45 model holds values as float32.
+            return read_dataset(os.fspath(X), schema=self.schema, float32=self.compares_float32).X
         return _rows(X, len(self.schema.attributes))
 
     def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
@@ -144,6 +145,7 @@ class Model(core.Model):
         prefix: str | None,
         missing: str,
         proba: bool | None,
+        inline_top: int | None = None,
     ) -> tuple[str, ExportOptions]:
         model_path = self.path or UNSAVED
         opts = export_options(
@@ -156,6 +158,7 @@ class Model(core.Model):
             missing=missing,
             proba=proba,
             prefix=prefix,
+            inline_top=inline_top,
         )
         return model_path, opts
 
@@ -171,15 +174,25 @@ class Model(core.Model):
         prefix: str | None = None,
         missing: str = "c45",
         proba: bool | None = None,
+        inline_top: int | None = None,
     ) -> list[Path]:
         """Write ``predict.c`` and ``predict.h`` into ``out_dir``, as ``treegen export`` does.
 
         The keyword arguments are the CLI's export options (``scale``: K for
         every continuous feature, or ``{name: K}``; ``missing="none"``, ``proba``:
-        ``--missing none``, ``--proba``/``--no-proba``).  Returns the paths written.
+        ``--missing none``, ``--proba``/``--no-proba``; ``inline_top``:
+        ``--inline-top``).  Returns the paths written.
         """
         model_path, opts = self._export_options(
-            style, input_type, float_compare, scale, missing_value, prefix, missing, proba
+            style,
+            input_type,
+            float_compare,
+            scale,
+            missing_value,
+            prefix,
+            missing,
+            proba,
+            inline_top,
         )
         return export_files(self, model_path, os.fspath(out_dir), opts)
 
@@ -198,6 +211,7 @@ class Model(core.Model):
         seed: int = 0,
         missing: str = "c45",
         proba: bool | None = None,
+        inline_top: int | None = None,
     ) -> VerifyReport:
         """Compile the exported C and compare it with this model, as ``treegen verify`` does.
 
@@ -205,7 +219,15 @@ class Model(core.Model):
         their neighbours, missing values and ``n_random`` random rows.
         """
         model_path, opts = self._export_options(
-            style, input_type, float_compare, scale, missing_value, prefix, missing, proba
+            style,
+            input_type,
+            float_compare,
+            scale,
+            missing_value,
+            prefix,
+            missing,
+            proba,
+            inline_top,
         )
         opts = with_provenance(opts, self, model_path, ".")
         sets = _unlabelled(self.schema, None if data is None else self._x(data))

@@ -46,6 +46,13 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
 
 
+def _count(text: str) -> int:
+    n = _int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is negative")
+    return n
+
+
 def add_export_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("export options")
     g.add_argument("--target", choices=["c"], default="c", help="output language (only c)")
@@ -104,6 +111,16 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         "where predict returns the leaf's class directly)",
     )
     g.add_argument(
+        "--inline-top",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="--style table --missing none: the N tests training cases reach most "
+        "often run as nested ifs before the table, faster on cores with branch "
+        "prediction, for flash (default: a quarter of the tests; 0: the table alone; "
+        "left out on AVR unless PREFIX_INLINE_TOP is defined to 1)",
+    )
+    g.add_argument(
         "--prefix",
         default=None,
         help="C identifier that starts every symbol (default: from the model file name)",
@@ -122,6 +139,7 @@ def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
         missing=args.missing,
         proba=args.proba,
         prefix=args.prefix,
+        inline_top=args.inline_top,
     )
 
 

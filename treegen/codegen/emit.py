@@ -37,6 +37,7 @@ from treegen.codegen.views import (
     Source,
     SwitchLine,
     Table,
+    TableLine,
     Tables,
     ValueKind,
     WalkLine,
@@ -396,67 +397,79 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     return table, tables
 
 
+def _lean_functions(
+    ir: IR, lay: layout.IfsLayout, name: str, rows: dict[int, int]
+) -> tuple[Function, ...]:
+    """The lean ifs functions of ``lay`` (the whole tree, or the table's inline top)."""
+    enc = ir.encoding
+    names = [f"{ir.prefix}_{name}{k}" for k in range(len(lay.functions))]
+    functions: list[Function] = []
+    for k, (root, lines) in enumerate(lay.functions):
+        out: list[WalkLine] = []
+        for line in lines:
+            node = ir.nodes[line.node]
+            pad = "    " * line.indent
+            if line.kind == "if":
+                assert isinstance(node, Compare)
+                bits, literal = "", threshold_literal(ir, node.threshold)
+                if enc.uses_keys:
+                    # A key threshold is above key(-inf) > 0, so lean_ir made it "le".
+                    assert node.op == "le"
+                    bits, b = key_bits_test(int(node.threshold))
+                    literal = c_hex32(b)
+                out.append(
+                    IfLine(
+                        "if",
+                        pad,
+                        node.op,
+                        node.feature,
+                        enc.uses_keys,
+                        0,
+                        _lean_describe(ir, node),
+                        literal,
+                        bits,
+                    )
+                )
+            elif line.kind == "return":
+                assert isinstance(node, Leaf)
+                out.append(
+                    ReturnLine(
+                        "return", pad, lean.leaf_value(ir, node), _describe(ir, line.node, 0)
+                    )
+                )
+            elif line.kind == "call":
+                out.append(CallLine("call", pad, names[line.callee]))
+            elif line.kind == "table":
+                assert isinstance(node, Compare)
+                out.append(TableLine("table", pad, rows[line.node], f"model node {node.source}"))
+            else:
+                assert line.kind in ("else", "end"), line.kind
+                out.append(CloseLine(line.kind, pad))
+        functions.append(
+            Function(
+                name=names[k],
+                lines=tuple(out),
+                trivial=isinstance(ir.nodes[root], Leaf),
+                # The bit pattern of the value under test, in lean ifs with keys.
+                uses_k=any(isinstance(d, IfLine) and d.bits for d in out),
+                comment=f"subtree at model node {ir.nodes[root].source}"
+                if k
+                else ("the whole tree" if name == "walk" else "the inline top of the tree"),
+            )
+        )
+    return tuple(functions)
+
+
 def _lean(ir: IR, style: str) -> Lean:
     """The --missing none source view (treegen.codegen.lean); ``ir`` is already lean."""
     U = ir.prefix.upper()
     enc = ir.encoding
     kind = value_kind(ir)
     leaf_ctype = smallest_uint(max(lean.n_values(ir) - 1, 0)).c_name
-    functions: list[Function] = []
     if style == "ifs":
-        lay = layout.ifs_layout(ir)
-        names = [f"{ir.prefix}_walk{k}" for k in range(len(lay.functions))]
-        for k, (root, lines) in enumerate(lay.functions):
-            out: list[WalkLine] = []
-            for line in lines:
-                node = ir.nodes[line.node]
-                pad = "    " * line.indent
-                if line.kind == "if":
-                    assert isinstance(node, Compare)
-                    bits, literal = "", threshold_literal(ir, node.threshold)
-                    if enc.uses_keys:
-                        # A key threshold is above key(-inf) > 0, so lean_ir made it "le".
-                        assert node.op == "le"
-                        bits, b = key_bits_test(int(node.threshold))
-                        literal = c_hex32(b)
-                    out.append(
-                        IfLine(
-                            "if",
-                            pad,
-                            node.op,
-                            node.feature,
-                            enc.uses_keys,
-                            0,
-                            _lean_describe(ir, node),
-                            literal,
-                            bits,
-                        )
-                    )
-                elif line.kind == "return":
-                    assert isinstance(node, Leaf)
-                    out.append(
-                        ReturnLine(
-                            "return", pad, lean.leaf_value(ir, node), _describe(ir, line.node, 0)
-                        )
-                    )
-                elif line.kind == "call":
-                    out.append(CallLine("call", pad, names[line.callee]))
-                else:
-                    assert line.kind in ("else", "end"), line.kind
-                    out.append(CloseLine(line.kind, pad))
-            functions.append(
-                Function(
-                    name=names[k],
-                    lines=tuple(out),
-                    trivial=isinstance(ir.nodes[root], Leaf),
-                    # The bit pattern of the value under test, in lean ifs with keys.
-                    uses_k=any(isinstance(d, IfLine) and d.bits for d in out),
-                    comment=f"subtree at model node {ir.nodes[root].source}"
-                    if k
-                    else "the whole tree",
-                )
-            )
+        functions = _lean_functions(ir, layout.ifs_layout(ir), "walk", {})
         t = lean.CompactTable((0,), (0,), (0,), 0, 0)
+        n_top = 0
     else:
         try:
             t = lean.compact_table(ir)
@@ -466,6 +479,16 @@ def _lean(ir: IR, style: str) -> Lean:
                 f"model node {node.source}: a test x < -FLT_MAX does not fit the "
                 f"compact table; export with --style ifs"
             ) from None
+        budget = (
+            ir.inline_top if ir.inline_top is not None else lean.default_inline_top(len(t.code))
+        )
+        hot = lean.hot_tests(ir, budget)
+        n_top = len(hot)
+        functions = (
+            _lean_functions(ir, layout.ifs_layout(ir, inline=hot), "top", lean.table_rows(ir))
+            if hot
+            else ()
+        )
     n_rows = len(t.code)
     code = _int_column(U, list(t.code) or [0])
     return Lean(
@@ -481,7 +504,10 @@ def _lean(ir: IR, style: str) -> Lean:
         ),
         proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
         uses_rdf=style == "table" and kind == "float",
-        functions=tuple(functions),
+        functions=functions,
+        uses_bits=any(f.uses_k for f in functions),
+        n_top=n_top,
+        top_whole=n_top > 0 and n_top == n_rows,
         n_rows=n_rows,
         code=code,
         thr=_threshold_column(ir, U, list(t.threshold) or [0]),

@@ -61,6 +61,7 @@ def export_options(
     missing: str = "c45",
     proba: bool | None = None,
     prefix: str | None = None,
+    inline_top: int | None = None,
 ) -> ExportOptions:
     """The :class:`ExportOptions` for a model file, as ``treegen export`` takes them."""
     prefix = check_prefix(prefix) if prefix is not None else prefix_from_path(model_path)
@@ -69,6 +70,10 @@ def export_options(
     if len(default) > 1:
         raise UsageError("--scale K given more than once", option="--scale")
     per = tuple((name, k) for name, k in scales if name is not None)
+    if inline_top is not None and (missing != "none" or style != "table"):
+        raise UsageError("applies only to --style table with --missing none", option="--inline-top")
+    if inline_top is not None and inline_top < 0:
+        raise UsageError(f"{inline_top} is negative", option="--inline-top")
     return ExportOptions(
         prefix=prefix,
         style=style,
@@ -79,6 +84,7 @@ def export_options(
         missing_value=missing_value,
         missing=missing,
         proba=proba,
+        inline_top=inline_top,
     )
 
 
@@ -97,6 +103,8 @@ def option_words(opts: ExportOptions) -> list[str]:
         words += ["--missing", opts.missing]
     if opts.proba is not None and opts.proba != (opts.missing == "c45"):
         words += ["--proba" if opts.proba else "--no-proba"]
+    if opts.inline_top is not None:
+        words += ["--inline-top", str(opts.inline_top)]
     return words + ["--prefix", opts.prefix]
 
 

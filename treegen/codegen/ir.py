@@ -136,6 +136,9 @@ class IR:
     provenance: tuple[tuple[str, str], ...] = ()
     missing: MissingRule = "c45"
     proba: bool = True  # predict_proba and the distribution tables are exported
+    # Lean table: how many tests run as inline ifs before the table (None: the default
+    # of treegen.codegen.lean.default_inline_top).
+    inline_top: int | None = None
 
     @property
     def n_features(self) -> int:

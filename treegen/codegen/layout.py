@@ -24,14 +24,15 @@ from treegen.codegen.ir import IR, ONE, Compare, Leaf, Switch
 MAX_NEST = 48
 
 
-LineKind = Literal["if", "else", "end", "switch", "case", "after", "return", "call"]
+LineKind = Literal["if", "else", "end", "switch", "case", "after", "return", "call", "table"]
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """One step of a walk function: ``kind`` in if / else / end / switch / case /
-    after (the last branch, after the switch) / return / call.  ``node`` is the IR
-    node (test, leaf, or callee root)."""
+    after (the last branch, after the switch) / return / call / table (the rest of
+    the walk in the node table, from this test).  ``node`` is the IR node (test,
+    leaf, or callee root)."""
 
     kind: LineKind
     indent: int
@@ -94,7 +95,9 @@ def _codes_of(node: Switch, b: int) -> tuple[int, ...]:
     return tuple(c for c, x in enumerate(node.branch_of) if x == b)
 
 
-def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
+def ifs_layout(ir: IR, max_nest: int = MAX_NEST, inline: frozenset[int] | None = None) -> IfsLayout:
+    """The nested-if layout of ``ir``; with ``inline``, only those tests are ifs and
+    every other test the walk meets is a ``table`` line (the lean table's top)."""
     offsets, shares = share_offsets(ir)
     pool = MapPool()
     map_offset: dict[int, int] = {}
@@ -115,6 +118,8 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST) -> IfsLayout:
             node = ir.nodes[i]
             if isinstance(node, Leaf):
                 lines.append(Line("return", indent, i))
+            elif inline is not None and i not in inline:
+                lines.append(Line("table", indent, i))
             elif nest >= max_nest:
                 index.setdefault(i, len(roots))
                 if index[i] == len(roots):

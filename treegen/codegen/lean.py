@@ -18,18 +18,20 @@ anyway takes one fixed path, the **none rule**, which the Python side reproduces
   above k-1, takes code k-1's; a code that belongs to no subset takes branch 0.
   Consecutive codes with one branch share one comparison.
 
-:func:`lean_ir` rewrites an IR so (pre-order, only ``le``/``lt`` comparisons);
-:func:`compact_table` lays it out for the table style.
+:func:`lean_ir` rewrites an IR so (pre-order, only ``le``/``lt`` comparisons, the
+training shares kept); :func:`compact_table` lays it out for the table style and
+:func:`hot_tests` picks the tests its inline top (``--inline-top``) compiles as ifs.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Switch, validate
+from treegen.codegen.ir import IR, ONE, Compare, IRNode, Leaf, Switch, validate
 from treegen.codegen.oracle import float_keys
 
 
@@ -44,6 +46,15 @@ def chain_runs(node: Switch) -> list[tuple[int, int]]:
         else:
             runs.append((c, b))
     return runs
+
+
+def _chain_shares(node: Switch, runs: list[tuple[int, int]], pos: int) -> tuple[int, int]:
+    """Training shares of chain test ``pos`` (its run's branch, the later runs'
+    branches), rescaled to the cases that reach it; only :func:`hot_tests` reads them."""
+    left = node.shares[runs[pos][1]]
+    right = sum(node.shares[b] for b in {b for _, b in runs[pos + 1 :]} - {runs[pos][1]})
+    total = left + right
+    return (left * ONE // total, right * ONE // total) if total else (0, 0)
 
 
 def _code_threshold(ir: IR, code: int) -> int | float:
@@ -105,7 +116,7 @@ def lean_ir(ir: IR, proba: bool) -> IR:
                 node.feature,
                 op,  # type: ignore[arg-type]
                 t,
-                (0, 0),
+                node.shares,  # kept for hot_tests; the none rule never splits a case
                 (0, 0),
                 node.source,
                 node.cut,
@@ -119,7 +130,7 @@ def lean_ir(ir: IR, proba: bool) -> IR:
                 node.feature,
                 "le",
                 _code_threshold(ir, code),
-                (0, 0),
+                _chain_shares(node, runs, pos),
                 (0, 0),
                 node.source,
                 float(code),
@@ -137,6 +148,38 @@ def lean_ir(ir: IR, proba: bool) -> IR:
     lean = replace(ir, nodes=tuple(out), stack_size=1, missing="none", proba=proba)
     validate(lean)
     return lean
+
+
+def default_inline_top(n_tests: int) -> int:
+    """How many tests the table style puts inline when ``--inline-top`` is not given:
+    a quarter of them (rounded up), enough that the rows a predictor sees most run
+    as code on the bench's trees, for flash (README, ``--inline-top``)."""
+    return (n_tests + 3) // 4
+
+
+def hot_tests(ir: IR, budget: int) -> frozenset[int]:
+    """The ``budget`` tests of the lean ``ir`` that training cases reach most often,
+    taken greedily from the root (a test only after its parent), ties by pre-order:
+    the table style's inline top.  The reach of a test is the product of the
+    training shares on its path, so the choice depends on the model alone."""
+    if budget <= 0 or isinstance(ir.nodes[0], Leaf):
+        return frozenset()
+    heap: list[tuple[float, int]] = [(-1.0, 0)]
+    hot: set[int] = set()
+    while heap and len(hot) < budget:
+        reach, i = heapq.heappop(heap)
+        hot.add(i)
+        node = ir.nodes[i]
+        assert isinstance(node, Compare)
+        for child, share in zip(node.children, node.shares, strict=True):
+            if isinstance(ir.nodes[child], Compare):
+                heapq.heappush(heap, (reach * share / ONE, child))
+    return frozenset(hot)
+
+
+def table_rows(ir: IR) -> dict[int, int]:
+    """IR node -> its row in :func:`compact_table` (tests in pre-order)."""
+    return {i: r for r, i in enumerate(i for i, n in enumerate(ir.nodes) if isinstance(n, Compare))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,10 +212,7 @@ def compact_table(ir: IR) -> CompactTable:
     shift = max(n_values(ir) - 1, 0).bit_length()
     if isinstance(ir.nodes[0], Leaf):
         return CompactTable((), (), (), shift, leaf_value(ir, ir.nodes[0]))
-    row: dict[int, int] = {}
-    for i, n in enumerate(ir.nodes):
-        if isinstance(n, Compare):
-            row[i] = len(row)
+    row = table_rows(ir)
     code: list[int] = []
     thr: list[int | float] = []
     kid: list[int] = []

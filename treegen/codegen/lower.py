@@ -69,6 +69,7 @@ class ExportOptions:
     provenance: tuple[tuple[str, str], ...] = field(default=())
     missing: str = "c45"  # "none": no missing-value code (treegen.codegen.lean)
     proba: bool | None = None  # None: predict_proba with --missing c45, not with none
+    inline_top: int | None = None  # --inline-top (lean table only); None: the default
 
 
 def float_key(x: float) -> int:
@@ -300,6 +301,7 @@ def lower(model: Model, opts: ExportOptions) -> IR:
         tuple(outcome_index),
         max(1, model.depth()),
         opts.provenance,
+        inline_top=opts.inline_top,
     )
     if opts.missing not in MISSING_RULES:
         raise EncodingError(

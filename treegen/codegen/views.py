@@ -171,12 +171,22 @@ class CallLine:
 
 
 @dataclass(frozen=True, slots=True)
+class TableLine:
+    """The lean table's inline top hands the walk to the table at ``row``."""
+
+    kind: Literal["table"]
+    pad: str
+    row: int
+    comment: str
+
+
+@dataclass(frozen=True, slots=True)
 class CloseLine:
     kind: Literal["else", "end"]
     pad: str
 
 
-WalkLine = IfLine | SwitchLine | BranchLine | ReturnLine | CallLine | CloseLine
+WalkLine = IfLine | SwitchLine | BranchLine | ReturnLine | CallLine | TableLine | CloseLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +263,10 @@ class Lean:
     class_column: Column
     proba_rows: tuple[str, ...]
     uses_rdf: bool
-    functions: tuple[Function, ...]  # ifs
+    functions: tuple[Function, ...]  # ifs; table: the inline top (empty: none)
+    uses_bits: bool  # some function compares a float's bits (ifs lines with keys)
+    n_top: int  # table: tests in the inline top (0: none)
+    top_whole: bool  # table: the inline top holds every test (the table is for INLINE_TOP 0)
     n_rows: int  # table: tests (0: the tree is one leaf)
     code: Column
     thr: Column
