@@ -207,11 +207,10 @@ def rule_bits(rule: Rule, cond_bits: list[float]) -> float:
     """Theory bits of one rule: its conditions' bits less ``log2(k!)`` for their order.
 
     With the costs of :func:`_condition_bits` and :func:`exception_bits`, the least-cost
-    subsets are Release 8's on all 29 classes it searches exhaustively where its rules
-    are treegen's candidates (hypo and soybean-r8's included), and its subsets on crx,
-    monk1, soybean-r8's class of 11 and monk2's class 0 are the cheapest ends of
-    :func:`_best_subset`'s descents (``bench/rules_mdl.py`` measures it against the
-    other encodings tried).
+    subsets are Release 8's on all 30 classes of the nine sets that it searches
+    exhaustively, and its subsets on crx, monk1, soybean-r8's class of 11 and monk2's
+    class 0 are the cheapest ends of :func:`_best_subset`'s descents
+    (``bench/rules_mdl.py`` measures it against the other encodings tried).
     """
     k = len(rule.conditions)
     return sum(cond_bits[c.attribute] for c in rule.conditions) - math.log2(math.factorial(k))
