@@ -22,7 +22,14 @@ approximation, or "expected" (Quinlan 1995): the side with more cases (covered o
 uncovered) codes its errors at the rate of half of all the errors ``(fp + fn) / 2``,
 the other side at its own rate.  Theory: per condition ``log2`` of its attribute's
 values (nominal) or distinct values - 1 (continuous), or ``log2`` of the number of
-possible tests (``tests``), with the variations named in ENCODINGS.
+possible tests (``tests``), or (``attribute-left``) which attribute among those the
+rule's earlier conditions leave and which value (treegen's: by the value's share of
+the cases, ``value_code="share"``), with the variations named in ENCODINGS.
+
+The last table gives, per set, the window of a per-condition offset of theory bits
+under which Release 8's subsets are the least cost (classes of at most 10 candidates)
+or local minima (the others), for the previous ``log2 T`` encoding (with the counts
+``T * 2**x`` of possible tests that would do) and for treegen's.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import itertools
 import math
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +47,7 @@ import numpy as np
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.rules.core import Rule, covers, format_condition
-from treegen.rules.generate import EXHAUSTIVE_MAX, RANDOM_STARTS, candidates
+from treegen.rules.generate import EXHAUSTIVE_MAX, RANDOM_STARTS, ConditionBits, candidates
 from treegen.rules.glibc import GlibcRandom
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -67,10 +75,27 @@ class Encoding:
     cut_weight: float = 1.0
     nominal_tests_less: int = 0  # a nominal attribute counts values - this as tests
     fp_share: float = 0.5  # of the errors, expected to be false positives
+    # Per rule, its conditions in the printed order: "tests-left" is "tests" with T less
+    # the values of the nominal attributes that the rule's earlier conditions test (a
+    # rule tests a nominal attribute once); "attribute-left" is log2 of the attributes
+    # not yet tested in the rule plus log2 of the attribute's values (nominal) or
+    # cut_weight * log2(distinct - 1) (continuous); with value_code "share" the value
+    # costs -log2 of its share of the cases whose value is known instead of log2(values)
+    # (treegen.rules.generate.ConditionBits), and with attributes_left False the
+    # attribute is named among all of them.
+    value_code: str = "values"
+    attributes_left: bool = True
 
 
 _BOOK = Encoding()
 _TESTS = Encoding(condition="tests", cut_weight=0.5, set_factorial=False, exceptions="expected")
+_SHARES = Encoding(
+    condition="attribute-left",
+    value_code="share",
+    cut_weight=0.5,
+    set_factorial=False,
+    exceptions="expected",
+)
 ENCODINGS = {
     "book": _BOOK,
     "+ log2(attributes) per condition": Encoding(attribute_bits=1.0),
@@ -159,7 +184,52 @@ ENCODINGS = {
         exceptions="expected",
         weight=1.0,
     ),
-    "tests, expected, half a cut's bits (treegen)": _TESTS,
+    "tests, expected, T less the rule's earlier nominal tests": Encoding(
+        condition="tests-left", cut_weight=0.5, set_factorial=False, exceptions="expected"
+    ),
+    "expected, log2(attributes left) + log2(values)": Encoding(
+        condition="attribute-left", cut_weight=0.5, set_factorial=False, exceptions="expected"
+    ),
+    "tests, expected, half a cut's bits (treegen before)": _TESTS,
+    "expected, log2(attributes) + value's share": Encoding(
+        condition="attribute-left",
+        value_code="share",
+        attributes_left=False,
+        cut_weight=0.5,
+        set_factorial=False,
+        exceptions="expected",
+    ),
+    "expected, attributes left + value's share, no cut bits": Encoding(
+        condition="attribute-left",
+        value_code="share",
+        cut_weight=0.0,
+        set_factorial=False,
+        exceptions="expected",
+    ),
+    "expected, attributes left + value's share, full cut bits": Encoding(
+        condition="attribute-left",
+        value_code="share",
+        cut_weight=1.0,
+        set_factorial=False,
+        exceptions="expected",
+    ),
+    "expected, attributes left + value's share, W = 0.45": Encoding(
+        condition="attribute-left",
+        value_code="share",
+        cut_weight=0.5,
+        set_factorial=False,
+        exceptions="expected",
+        weight=0.45,
+    ),
+    "expected, attributes left + value's share, W = 0.55": Encoding(
+        condition="attribute-left",
+        value_code="share",
+        cut_weight=0.5,
+        set_factorial=False,
+        exceptions="expected",
+        weight=0.55,
+    ),
+    "expected, attributes left + value's share (treegen)": _SHARES,
 }
 
 
@@ -229,6 +299,7 @@ class _Class:
     values: list[int]  # per attribute: its values, or its distinct values if continuous
     continuous: list[bool]
     released: tuple[int, ...]  # indices into rules
+    shares: ConditionBits  # the value bits of treegen's encoding
 
 
 def _classes(name: str) -> list[_Class]:
@@ -267,6 +338,7 @@ def _classes(name: str) -> list[_Class]:
                 values,
                 continuous,
                 tuple(i for i, k in enumerate(keys) if k in printed),
+                ConditionBits(ds),
             )
         )
     return out
@@ -316,12 +388,46 @@ def _cost(c: _Class, enc: Encoding, bits: list[float], chosen: tuple[int, ...]) 
     return exceptions + enc.weight * theory
 
 
+def _sequential_bits(c: _Class, enc: Encoding, rule: Rule) -> float:
+    """A rule's condition bits when each condition is coded among those its earlier
+    conditions leave possible (``tests-left`` and ``attribute-left``)."""
+    tests = sum(
+        enc.continuous_tests if cont else v for v, cont in zip(c.values, c.continuous, strict=True)
+    )
+    tested: set[int] = set()
+    bits = 0.0
+    for d in rule.conditions:
+        a = d.attribute
+        cut = enc.cut_weight * math.log2(max(c.values[a] - 1, 1)) if c.continuous[a] else 0.0
+        if enc.condition == "tests-left":
+            bits += math.log2(tests) + cut
+        else:
+            if c.continuous[a]:
+                own = cut
+            elif enc.value_code == "share":
+                own = c.shares.value_bits(d)
+            else:
+                own = math.log2(c.values[a])
+            left = len(c.values) - len(tested - {a}) if enc.attributes_left else len(c.values)
+            bits += math.log2(left) + own
+        bits += enc.condition_extra
+        if not c.continuous[a] and a not in tested:
+            tested.add(a)
+            tests -= c.values[a]
+    return bits
+
+
 def _rule_bits(c: _Class, enc: Encoding) -> list[float]:
-    cond = _condition_bits(c, enc)
+    sequential = enc.condition in ("tests-left", "attribute-left")
+    cond = [] if sequential else _condition_bits(c, enc)
     out = []
     for r in c.rules:
         k = len(r.conditions)
-        b = sum(cond[d.attribute] for d in r.conditions) + enc.rule_extra
+        if sequential:
+            b = _sequential_bits(c, enc, r)
+        else:
+            b = sum(cond[d.attribute] for d in r.conditions)
+        b += enc.rule_extra
         out.append(b - (_log2_fact(k) if enc.rule_factorial else 0.0))
     return out
 
@@ -364,6 +470,43 @@ def _local_margin(c: _Class, enc: Encoding, bits: list[float]) -> float:
     return min(_cost(c, enc, bits, s) for s in flips) - base
 
 
+def _offset_window(cs: list[_Class], enc: Encoding) -> tuple[float, float]:
+    """The per-condition offset ``x`` of theory bits (each condition costs ``x`` bits more)
+    for which Release 8's subset of each class in ``cs`` is cheaper than every other
+    subset (classes of at most EXHAUSTIVE_MAX rules) or than every single change (the
+    others: a local minimum, needed for any search that stops at one to end there).
+
+    Each comparison is linear in ``x``, so the window is an intersection of half-lines;
+    it is empty (lo > hi) when no offset gives every class.
+    """
+    lo, hi = -math.inf, math.inf
+    for c in cs:
+        bits = _rule_bits(c, enc)
+        conds = [len(r.conditions) for r in c.rules]
+        base = _cost(c, enc, bits, c.released)
+        k_base = sum(conds[i] for i in c.released)
+        m = len(c.rules)
+        if m <= EXHAUSTIVE_MAX:
+            others: Iterable[tuple[int, ...]] = (
+                s for k in range(m + 1) for s in itertools.combinations(range(m), k)
+            )
+        else:
+            others = (tuple(sorted(set(c.released) ^ {i})) for i in range(m))
+        for s in others:
+            if s == c.released:
+                continue
+            # cost(s) - cost(released) = gap + W * x * more, which must stay above 0.
+            gap = _cost(c, enc, bits, s) - base
+            more = sum(conds[i] for i in s) - k_base
+            if more > 0:
+                lo = max(lo, -gap / (enc.weight * more))
+            elif more < 0:
+                hi = min(hi, -gap / (enc.weight * more))
+            elif gap <= 0:
+                return math.inf, -math.inf
+    return lo, hi
+
+
 def main() -> int:
     names = sorted(p.name for p in REF.iterdir() if (p / "c45rules.out").exists())
     classes = [c for name in names for c in _classes(name)]
@@ -384,6 +527,22 @@ def main() -> int:
             else:
                 cells.append(f"{_local_margin(c, enc, bits):+8.2f}")
         print(f"{matched:3d}  {label:52s} {''.join(cells)}")
+    # How far each encoding is from one that gives every class of a set: the window of
+    # per-condition offsets x, and for the previous log2(T) the counts T * 2**x of
+    # possible tests a condition could be coded among instead of T (on monk2 no whole
+    # number fits).  The new encoding's window on monk2 is 0.06 bits wide.
+    print()
+    print("per set, the per-condition offsets (bits) under which Release 8's subsets are")
+    print("the least cost (<= 10 candidates) or local minima (more): the log2(T) encoding")
+    print("(and T * 2**x), then treegen's")
+    for name in names:
+        cs = [c for c in classes if c.name == name]
+        lo, hi = _offset_window(cs, _TESTS)
+        t = sum(1 if cont else v for v, cont in zip(cs[0].values, cs[0].continuous, strict=True))
+        span = f"{lo:+7.2f} .. {hi:+7.2f}   T = {t:3d}: {t * 2**lo:8.2f} .. {t * 2**hi:8.2f}"
+        lo2, hi2 = _offset_window(cs, _SHARES)
+        now = f"{lo2:+7.3f} .. {hi2:+7.3f}" if lo2 < hi2 else "none"
+        print(f"  {name:12s} {span if lo < hi else 'none':48s} {now}")
     return 0
 
 

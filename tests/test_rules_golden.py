@@ -2,10 +2,9 @@
 
 Release 8's ``c4.5rules -f NAME`` prints the ruleset and its training evaluation;
 everything from "Final rules" on must be equal, text for text (line 2, the date,
-and the header before it are not compared).  MATCHING lists the sets where that
-holds today; the others are strict expected failures (the same equality test), so
-that a fix is noticed and moves the set into MATCHING (see docs/C45.md,
-"c4.5rules", for what differs).
+and the header before it are not compared), on all nine reference sets (monk2 since
+the description length codes a condition's attribute and value, docs/C45.md,
+"c4.5rules").
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from treegen.trainer.stats import ErrorBound
 
 REF = Path(__file__).resolve().parent / "data" / "reference"
 DATASETS = sorted(p.name for p in REF.iterdir() if (p / "c45rules.out").exists())
-MATCHING = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk3", "soybean-r8", "vote-r8"]
 
 
 @functools.cache
@@ -43,21 +41,7 @@ def test_all_nine_reference_sets_present() -> None:
     assert len(DATASETS) == 9
 
 
-# Why each other set differs (docs/C45.md, section 12).
-_DIFFERS = {
-    "monk2": "class 1 of 18 candidates, which Release 8 searches with random(): its "
-    "8,12,15,31,35 is no local minimum under treegen's cost (dropping 35 saves 0.65 bits), "
-    "treegen keeps 8,12,15,31",
-}
-
-
-def _known(name: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=_DIFFERS[name])
-
-
-@pytest.mark.parametrize(
-    "name", [n if n in MATCHING else pytest.param(n, marks=_known(n)) for n in DATASETS]
-)
+@pytest.mark.parametrize("name", DATASETS)
 def test_rules_equal_release8(name: str) -> None:
     ours, ref = _ours_and_ref(name)
     assert ours == ref
@@ -97,9 +81,7 @@ def test_printed_rules_are_our_candidates(name: str) -> None:
 TEST_SETS = [n for n in DATASETS if (REF / n / "c45rules_u.out").exists()]
 
 
-@pytest.mark.parametrize(
-    "name", [n if n in MATCHING else pytest.param(n, marks=_known(n)) for n in TEST_SETS]
-)
+@pytest.mark.parametrize("name", TEST_SETS)
 def test_eval_on_test_set_equals_release8(name: str, tmp_path: Path) -> None:
     """``treegen rules -o`` then ``treegen eval RULES STEM.test``: c4.5rules -u's test block
     (the saved ruleset is the one after the "Drop rule" steps; vote-r8's rule 13, used by
