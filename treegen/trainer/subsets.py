@@ -28,10 +28,9 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    (more than epsilon) against it: soybean's kept groupings merge values of
    one pure class (``date`` at an 18-case node: july to october, 17 cases,
    against may with 1), where monk1 needs the ungrouped test (its
-   ``attribute#5`` at an 8-case node).
-
-4. when no plain test counts toward the average (nothing is admissible),
-   the groupings still compete, against an average of 0.
+   ``attribute#5`` at an 8-case node);
+4. when no plain test is admissible at the node (there is no average), the
+   groupings still compete, against an average of 0.
 
 An attribute with more than two values may be tested again below a subset
 test; one with at most two values is scored as an ordinary nominal

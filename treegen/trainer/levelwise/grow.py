@@ -300,8 +300,8 @@ def _group_values(
             for a in np.flatnonzero(OK[b]).tolist()
         }
         average = average_gain(ctx, per_att)
-        if average is None and multi:
-            average = 0.0  # no test counts: the groupings compete against 0
+        if average is None and multi and not per_att:
+            average = 0.0  # no plain test is admissible: the groupings compete against 0
         if average is None:
             continue
         averages[b] = average

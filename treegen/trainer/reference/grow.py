@@ -125,10 +125,11 @@ def form_tree(
             scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
     average: float | None = None
     if multi:
-        # No test counting toward the average: the groupings compete against 0.
         average = average_gain(ctx, dict(sorted(scores.items())))
         if average is None:
-            average = 0.0
+            if scores:
+                return node
+            average = 0.0  # no plain test is admissible: the groupings compete against 0
         freq3 = nominal_freq(ctx, multi, rows, w)
         for j, a in enumerate(multi):
             sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion, average)
