@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.subsets import best_subsets
+from treegen.trainer.subsets import best_subsets, binary_min_cases
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -267,6 +267,14 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
         scores.gain[lo:hi, att] = gain.reshape(hi - lo, K)
         scores.info[lo:hi, att] = info.reshape(hi - lo, K)
         scores.ok[lo:hi, att] = ok.reshape(hi - lo, K)
+    if opts.subsets and not ctx.j48:
+        # The binary attributes' own MINOBJS test (subsets.binary_min_cases):
+        # their flags again, from the same counts, as the depth-first engine.
+        kb = [k for k, a in enumerate(plain) if ctx.n_values[a] <= 2]
+        if kb:
+            fb = f[:, kb].reshape(B * len(kb), kmax, C)
+            _, _, okb = score_outcomes(ctx, fb, np.repeat(cases, len(kb)), binary_min_cases(ctx))
+            scores.ok[:, att[kb]] = okb.reshape(B, len(kb))
     # Attributes already tested on the path: one scatter for the bucket.
     tb = [b for b, t in enumerate(tasks) for _ in t.tested]
     if tb:
@@ -292,6 +300,8 @@ def _group_values(
             for a in np.flatnonzero(OK[b]).tolist()
         }
         average = average_gain(ctx, per_att)
+        if average is None and multi and not per_att:
+            average = 0.0  # no plain test is admissible: the groupings compete against 0
         if average is None:
             continue
         averages[b] = average

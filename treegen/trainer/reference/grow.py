@@ -31,7 +31,7 @@ from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import best_subsets, is_grouping
+from treegen.trainer.subsets import best_subsets, binary_min_cases, is_grouping
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -111,7 +111,9 @@ def form_tree(
             # Release 8 averages the plain multiway gains first (below).
             scores.update(eval_nominal(ctx, multi, rows, w, cases))
     if nom:
-        scores.update(eval_nominal(ctx, nom, rows, w, cases))
+        # With --subsets (c45) the binary attributes have their own MINOBJS test.
+        bin_m = binary_min_cases(ctx) if opts.subsets and not ctx.j48 else None
+        scores.update(eval_nominal(ctx, nom, rows, w, cases, bin_m))
     if ctx.cont_pos:
         cont = list(ctx.cont_pos)
         unk_w = _unknown_weights(ctx, rows, w, lens)
@@ -125,7 +127,9 @@ def form_tree(
     if multi:
         average = average_gain(ctx, dict(sorted(scores.items())))
         if average is None:
-            return node
+            if scores:
+                return node
+            average = 0.0  # no plain test is admissible: the groupings compete against 0
         freq3 = nominal_freq(ctx, multi, rows, w)
         for j, a in enumerate(multi):
             sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion, average)
