@@ -73,8 +73,17 @@ def test_hot_tests_are_the_most_reached_connected_tests(which: str) -> None:
         assert hot_tests(ir, budget) == hot  # the model alone decides
 
 
-def test_default_inline_top_is_a_quarter_rounded_up() -> None:
-    assert [default_inline_top(n) for n in (0, 1, 4, 5, 254, 3078)] == [0, 1, 1, 2, 64, 770]
+def test_default_inline_top_is_a_quarter_beyond_32_tests() -> None:
+    assert [default_inline_top(n) for n in (0, 7, 32, 35, 36, 146, 254, 3078)] == [
+        0,
+        0,
+        0,
+        0,
+        1,
+        28,
+        55,
+        761,
+    ]
 
 
 def _functions(text: str) -> tuple[int, int]:
@@ -91,6 +100,9 @@ def test_inline_top_holds_the_hot_tests_and_zero_is_the_plain_table(which: str) 
     n = len(_reach(_lean(model)))
     for budget, want in ((None, default_inline_top(n)), (1, 1), (7, min(7, n))):
         text = emit(_lean(model, inline_top=budget), "table")["predict.c"]
+        if want == 0:  # a small tree's default: the table alone
+            assert text == plain
+            continue
         ifs, handovers = _functions(text)
         assert ifs == want, budget
         assert (handovers >= 1) == (want < n)  # the rest of the walk is in the table
