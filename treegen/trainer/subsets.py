@@ -29,7 +29,9 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    (more than epsilon) against it: soybean's kept groupings merge values of
    one pure class (``date`` at an 18-case node: july to october, 17 cases,
    against may with 1), where monk1 needs the ungrouped test (its
-   ``attribute#5`` at an 8-case node);
+   ``attribute#5`` at an 8-case node); where the block of step 1 holds some
+   weight (values with at most 0.5 cases), a failing grouping leaves the
+   attribute out instead (crx, section 8);
 4. when no plain test is admissible at the node (there is no average), the
    groupings still compete, against an average of 0.
 
@@ -220,6 +222,10 @@ def best_subsets(
         return None
     g, s, ok, _ = score([blocks], m)
     if not ok[0]:
+        if float(val_freq[spare].sum()) > 0.0:
+            # Measured (crx, docs/C45.md section 8): beside small values with
+            # cases, a failing grouping leaves the attribute out.
+            return None
         # The grouping fails the real MINOBJS test: the ungrouped split instead,
         # unless the grouping lost no gain.
         g, s, ok, _ = score([ungrouped], m)
