@@ -117,10 +117,7 @@ class Model(core.Model):
         return tuple(a.name for a in self.schema.attributes)
 
     def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
-        if isinstance(X, str | os.PathLike):
-            # As treegen predict reads it: a c45 model holds values as float32.
-            return read_dataset(os.fspath(X), schema=self.schema, float32=self.compares_float32).X
-        return _rows(X, len(self.schema.attributes))
+        return _x_of(self.schema, self.compares_float32, X)
 
     def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes)."""
@@ -261,9 +258,7 @@ class Rules(rules_core.RuleSet):
         return np.asarray(self.schema.classes, dtype=object)
 
     def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
-        if isinstance(X, str | os.PathLike):
-            return read_dataset(os.fspath(X), schema=self.schema, float32=self.compares_float32).X
-        return _rows(X, len(self.schema.attributes))
+        return _x_of(self.schema, self.compares_float32, X)
 
     def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
         """The class label of every row: the first rule whose conditions all hold, else
@@ -330,6 +325,15 @@ class Rules(rules_core.RuleSet):
         sets = _unlabelled(self.schema, None if data is None else self._x(data))
         report = codegen_rules.verify_ruleset(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
         return VerifyReport.of(report)
+
+
+def _x_of(schema: Schema, float32: bool, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+    """The rows a model or ruleset classifies: a data file read as ``treegen predict``
+    reads it (``float32``: values held as float32, so out-of-range ones are errors),
+    or an array."""
+    if isinstance(X, str | os.PathLike):
+        return read_dataset(os.fspath(X), schema=schema, float32=float32).X
+    return _rows(X, len(schema.attributes))
 
 
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
