@@ -47,7 +47,14 @@ import numpy as np
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.rules.core import Rule, covers, format_condition
-from treegen.rules.generate import EXHAUSTIVE_MAX, RANDOM_STARTS, ConditionBits, candidates
+from treegen.rules.generate import (
+    EXHAUSTIVE_MAX,
+    RANDOM_STARTS,
+    ConditionBits,
+    candidates,
+    descend,
+    subset_bits,
+)
 from treegen.rules.glibc import GlibcRandom
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -246,24 +253,16 @@ def _entropy_bits(n: int, k: int) -> float:
     return -n * (p * math.log2(p) + (1 - p) * math.log2(1 - p))
 
 
-def _subset_bits(t: int, k: int, p: float) -> float:
-    if p <= 1e-6:
-        return 0.0 if k == 0 else 1e6
-    if p >= 1 - 1e-6:
-        return 0.0 if k == t else 1e6
-    return -k * math.log2(p) - (t - k) * math.log2(1 - p)
-
-
 def _expected_bits(
     covered: int, uncovered: int, fp: int, fn: int, both: bool, share: float
 ) -> float:
     exp_fp, exp_fn = share * (fp + fn), (1 - share) * (fp + fn)
 
     def cov(rate: float) -> float:
-        return _subset_bits(covered, fp, rate) if covered else (0.0 if fp == 0 else 1e6)
+        return subset_bits(covered, fp, rate) if covered else (0.0 if fp == 0 else 1e6)
 
     def unc(rate: float) -> float:
-        return _subset_bits(uncovered, fn, rate) if uncovered else (0.0 if fn == 0 else 1e6)
+        return subset_bits(uncovered, fn, rate) if uncovered else (0.0 if fn == 0 else 1e6)
 
     if both:
         return cov(exp_fp / max(covered, 1)) + unc(exp_fn / max(uncovered, 1))
@@ -432,18 +431,6 @@ def _rule_bits(c: _Class, enc: Encoding) -> list[float]:
     return out
 
 
-def _descend(
-    c: _Class, enc: Encoding, bits: list[float], start: tuple[int, ...]
-) -> tuple[tuple[int, ...], float]:
-    best, cost = start, _cost(c, enc, bits, start)
-    while True:
-        flips = [tuple(sorted(set(best) ^ {i})) for i in range(len(c.rules))]
-        trial = min(flips, key=lambda s: _cost(c, enc, bits, s))
-        if not _cost(c, enc, bits, trial) < cost - 1e-9:
-            return best, cost
-        best, cost = trial, _cost(c, enc, bits, trial)
-
-
 def _search(c: _Class, enc: Encoding, bits: list[float], rng: GlibcRandom) -> tuple[int, ...]:
     """treegen's search: every subset up to EXHAUSTIVE_MAX rules, else the cheapest end
     of descents from all the rules and from RANDOM_STARTS random subsets."""
@@ -451,14 +438,18 @@ def _search(c: _Class, enc: Encoding, bits: list[float], rng: GlibcRandom) -> tu
     if m <= EXHAUSTIVE_MAX:
         subsets = (s for k in range(m + 1) for s in itertools.combinations(range(m), k))
         return min(subsets, key=lambda s: _cost(c, enc, bits, s))
+
+    def cost_of(chosen: frozenset[int]) -> float:
+        return _cost(c, enc, bits, tuple(sorted(chosen)))
+
     starts = [tuple(range(m))]
     for _ in range(RANDOM_STARTS):
         starts.append(tuple(i for i in range(m) if rng.next() & 1))
     found: tuple[tuple[int, ...], float] | None = None
     for start in starts:
-        end, cost = _descend(c, enc, bits, start)
+        end, cost = descend(frozenset(start), cost_of, m)
         if found is None or cost < found[1] - 1e-9:
-            found = (end, cost)
+            found = (tuple(sorted(end)), cost)
     assert found is not None
     return found[0]
 

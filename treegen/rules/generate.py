@@ -163,7 +163,7 @@ def generalise(
 _EXPECTED_SHARE = 0.5
 
 
-def _subset_bits(t: int, k: int, p: float) -> float:
+def subset_bits(t: int, k: int, p: float) -> float:
     """Bits to name ``k`` of ``t`` items when each is one with probability ``p``."""
     if p <= 1e-6:
         return 0.0 if k == 0 else 1e6
@@ -177,10 +177,10 @@ def exception_bits(covered: int, uncovered: int, fp: int, fn: int) -> float:
     among the ``uncovered`` ones (the larger side coded at the expected rate)."""
     expected = _EXPECTED_SHARE * (fp + fn)
     if covered > uncovered:
-        own = _subset_bits(uncovered, fn, fn / uncovered) if uncovered else 0.0
-        return _subset_bits(covered, fp, expected / covered) + own
-    own = _subset_bits(covered, fp, fp / covered) if covered else 0.0
-    return own + _subset_bits(uncovered, fn, expected / uncovered)
+        own = subset_bits(uncovered, fn, fn / uncovered) if uncovered else 0.0
+        return subset_bits(covered, fp, expected / covered) + own
+    own = subset_bits(covered, fp, fp / covered) if covered else 0.0
+    return own + subset_bits(uncovered, fn, expected / uncovered)
 
 
 class ConditionBits:
@@ -270,7 +270,7 @@ def _bitset(rows: npt.NDArray[np.bool_]) -> int:
     return int.from_bytes(np.packbits(rows, bitorder="little").tobytes(), "little")
 
 
-def _descend(
+def descend(
     start: frozenset[int], cost_of: Callable[[frozenset[int]], float], m: int
 ) -> tuple[frozenset[int], float]:
     """From ``start``, the single drop or addition that lowers the cost most (the lowest
@@ -333,7 +333,7 @@ def _best_subset(
         starts.append(frozenset(i for i in range(m) if rng.next() & 1))
     found: tuple[frozenset[int], float] | None = None
     for start in starts:
-        end, cost = _descend(start, cost_of, m)
+        end, cost = descend(start, cost_of, m)
         if found is None or cost < found[1] - 1e-9:
             found = (end, cost)
     assert found is not None
