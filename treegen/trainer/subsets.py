@@ -52,6 +52,7 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
+from treegen.trainer.select import average_gain
 from treegen.trainer.splits import Score, score_outcomes
 
 Blocks = list[list[int]]
@@ -82,6 +83,15 @@ def binary_min_cases(ctx: Context) -> float:
     reference sets; ``--min-cases`` - 0.5 is one of them.
     """
     return ctx.min_cases - BINARY_SLACK
+
+
+def grouping_average(ctx: Context, plain: dict[int, Score]) -> float | None:
+    """The average gain the value groupings compete against: Release 8's average of
+    the ``plain`` (ungrouped) scores, or 0 where no plain test is admissible at all
+    (soybean-r8's 4.8-case ``roots = rotted`` node); None where some are but none
+    counts in the average (the node stays a leaf)."""
+    average = average_gain(ctx, plain)
+    return 0.0 if average is None and not plain else average
 
 
 def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:

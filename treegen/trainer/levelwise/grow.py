@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.subsets import best_subsets, binary_min_cases
+from treegen.trainer.subsets import best_subsets, binary_min_cases, grouping_average
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -299,9 +299,8 @@ def _group_values(
             a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
             for a in np.flatnonzero(OK[b]).tolist()
         }
-        average = average_gain(ctx, per_att)
-        if average is None and multi and not per_att:
-            average = 0.0  # no plain test is admissible: the groupings compete against 0
+        # Without grouped attributes nothing competes against the average's 0.
+        average = grouping_average(ctx, per_att) if multi else average_gain(ctx, per_att)
         if average is None:
             continue
         averages[b] = average

@@ -29,9 +29,9 @@ from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
+from treegen.trainer.select import gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import best_subsets, binary_min_cases, is_grouping
+from treegen.trainer.subsets import best_subsets, binary_min_cases, grouping_average, is_grouping
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -125,11 +125,9 @@ def form_tree(
             scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
     average: float | None = None
     if multi:
-        average = average_gain(ctx, dict(sorted(scores.items())))
+        average = grouping_average(ctx, dict(sorted(scores.items())))
         if average is None:
-            if scores:
-                return node
-            average = 0.0  # no plain test is admissible: the groupings compete against 0
+            return node
         freq3 = nominal_freq(ctx, multi, rows, w)
         for j, a in enumerate(multi):
             sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion, average)
