@@ -66,7 +66,9 @@ Progress = Callable[[str, int], None]
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
     """The unpruned tree as :class:`TNode` objects, by ``opts.engine`` (both the same)."""
     if opts.engine == "level":
-        return grow_levels(ctx, opts).to_tnodes()
+        tree = grow_levels(ctx, opts)
+        if not tree.leaks_minobjs:
+            return tree.to_tnodes()
     return reference.grow(ctx, opts)
 
 
@@ -109,10 +111,10 @@ def train(
     ctx = build_context(ds, opts.min_cases, j48)
     gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
-    if engine == "level":
+    tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
+    if tree is not None and not tree.leaks_minobjs:
         # The level-wise grower writes arrays; with the C pruner the tree
         # stays arrays until the pruned model nodes are made.
-        tree = grow_levels(ctx, gopts, progress)
         ctx.release_growth_arrays()  # pruning's peak memory without them
         if progress is not None and opts.prune:
             progress("pruning", tree.n)
@@ -122,6 +124,7 @@ def train(
             nodes = prune_native(ctx, tree, float(opts.cf))
         root = tree.to_tnodes() if nodes is None else None
     else:
+        # Depth first: also where a --subsets growth leaks MINOBJS (subsets.minobjs_leaks).
         root = reference.grow(ctx, gopts)
     if nodes is None:
         assert root is not None

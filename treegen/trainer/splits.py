@@ -97,16 +97,10 @@ def eval_nominal(
     rows: IntArray,
     w: npt.NDArray[np.floating],
     cases: float,
-    min_cases: float | None = None,
 ) -> dict[int, Score]:
-    """Gain and split info of a multiway split on each nominal attribute in ``atts``.
-
-    ``min_cases`` replaces ``--min-cases`` in the admissibility test (binary
-    attributes with ``--subsets``: :func:`treegen.trainer.subsets.binary_min_cases`).
-    """
+    """Gain and split info of a multiway split on each nominal attribute in ``atts``."""
     freq = nominal_freq(ctx, atts, rows, w)
-    m = ctx.min_cases if min_cases is None else min_cases
-    gain, split, ok = score_outcomes(ctx, freq, cases, m)
+    gain, split, ok = score_outcomes(ctx, freq, cases, ctx.min_cases)
     return {a: Score(float(gain[j]), float(split[j])) for j, a in enumerate(atts) if ok[j]}
 
 

@@ -19,26 +19,21 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    less epsilon, else -epsilon; candidates need two blocks with weight >= 1
    (MINOBJS is 1 during the search), and a candidate that loses gain against
    the current grouping must also pass the real MINOBJS test: two blocks
-   with at least ``--min-cases``, or with *more* than ``--min-cases`` when
-   one of the merged blocks is below it, and, next to the block of step 1,
-   lose at most :data:`SPARE_LOSS` of the gain when one is below it
-   (:func:`_admissible`; measured, see section 8);
-3. the ungrouped test must pass the real MINOBJS test (two values with at
-   least ``--min-cases``), else the attribute is not admissible; a grouping
-   that fails it is replaced by the ungrouped test, unless it lost no gain
-   (more than epsilon) against it: soybean's kept groupings merge values of
-   one pure class (``date`` at an 18-case node: july to october, 17 cases,
-   against may with 1), where monk1 needs the ungrouped test (its
-   ``attribute#5`` at an 8-case node); where the block of step 1 holds some
-   weight (values with at most 0.5 cases), a failing grouping leaves the
-   attribute out instead (crx, section 8);
-4. when no plain test is admissible at the node (there is no average), the
-   groupings still compete, against an average of 0.
+   with at least MINOBJS, or with *more* than MINOBJS when one of the merged
+   blocks is below it, and not at all next to the block of step 1 when one
+   is below it (:func:`_admissible`; measured, see section 8);
+3. the grouping the search ends with must pass the real MINOBJS test (two
+   blocks with at least MINOBJS cases), else the attribute is not admissible
+   at the node.
+
+MINOBJS here is the one growth currently uses: Release 8 leaves it at 1 for
+the rest of the growth after the first node (depth first) where an attribute
+with more than two values has no case with a known value
+(:func:`minobjs_leaks`; soybean-r8, section 8).
 
 An attribute with more than two values may be tested again below a subset
 test; one with at most two values is scored as an ordinary nominal
-attribute, but admissible with two values of at least ``--min-cases`` - 0.5
-(:func:`binary_min_cases`; measured, section 8).
+attribute.
 
 The j48 flavour keeps treegen's earlier grouping (Weka's J48 has no
 ``-s``): merge the best-scoring pair until two blocks remain, keep the best
@@ -52,7 +47,6 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
-from treegen.trainer.select import average_gain
 from treegen.trainer.splits import Score, score_outcomes
 
 Blocks = list[list[int]]
@@ -63,35 +57,29 @@ SPARE_CASES = 0.5
 c45 search: it joins the values without cases (measured on soybean-r8,
 docs/C45.md section 8)."""
 
-SPARE_LOSS = 0.01
-"""Next to the block of the values without cases (step 1), a merger of a block below
-MINOBJS that loses more than this fraction of the current grouping's gain is refused
-(measured on crx; the losses either side are 13 % refused and 0.2 % taken, and 0.003
-and 0.12 give the same trees on the nine reference sets, docs/C45.md section 8)."""
-
-BINARY_SLACK = 0.5
-"""With ``--subsets`` (c45) a binary attribute is admissible with two values of at
-least ``--min-cases`` minus this (measured at MINOBJS 2, docs/C45.md section 8)."""
+LEAKED_MINOBJS = 1.0
+"""MINOBJS for the rest of a ``--subsets`` (c45) growth once :func:`minobjs_leaks`
+has fired: the value Release 8 sets for its subset search and, measured on
+soybean-r8, leaves in place (docs/C45.md section 8)."""
 
 
-def binary_min_cases(ctx: Context) -> float:
-    """The MINOBJS test of an attribute with at most two values under ``--subsets`` (c45).
+def minobjs_leaks(ctx: Context, freq: FloatArray) -> bool:
+    """Whether scoring ``Freq[v][c]`` (v = 0 unknown) of an attribute with more than two
+    values leaves MINOBJS at :data:`LEAKED_MINOBJS` for the rest of the growth (c45).
 
-    Release 8 tests soybean-r8's ``leaf-malf`` with branches of 1.76 and
-    1.9995 known cases (MINOBJS 2) but not hypo's ``TT4 measured`` with
-    1.32: any threshold in (1.32, 1.76] gives the same trees on the nine
-    reference sets; ``--min-cases`` - 0.5 is one of them.
+    Release 8's soybean-r8 ``-s`` tree tests nodes of 3 and 2.1 cases
+    (fewer than 2 * MINOBJS = 4), binary attributes with a branch of 1.0
+    or 1.23 cases (``plant-growth``, ``leaf-malf``) and groupings with one
+    block of at least MINOBJS (``temp = gt-norm`` 1 case against ``norm``
+    10), all from its 7th evaluated node on, the first (depth first) where
+    an attribute of more than two values has only unknown values
+    (``severity`` at ``leafspot-size = lt-1/8 / canker-lesion =
+    dk-brown-blk``); on the other eight reference sets no node has such an
+    attribute and MINOBJS 2 holds throughout (crx does not test ``A1`` with
+    branches of 8 and 1 cases).  The subset search sets MINOBJS to 1 and an
+    early return for such an attribute does not put it back.
     """
-    return ctx.min_cases - BINARY_SLACK
-
-
-def grouping_average(ctx: Context, plain: dict[int, Score]) -> float | None:
-    """The average gain the value groupings compete against: Release 8's average of
-    the ``plain`` (ungrouped) scores, or 0 where no plain test is admissible at all
-    (soybean-r8's 4.8-case ``roots = rotted`` node); None where some are but none
-    counts in the average (the node stays a leaf)."""
-    average = average_gain(ctx, plain)
-    return 0.0 if average is None and not plain else average
+    return not float(freq[1:].sum()) > 0.0
 
 
 def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:
@@ -159,18 +147,16 @@ def _admissible(
     soybean-r8 merge pure blocks below MINOBJS, which loses no gain.
 
     ``beside_spare``: the grouping has the block of the values without cases
-    (step 1).  There a merger of a block below ``min_cases`` that loses more
-    than :data:`SPARE_LOSS` of the gain is refused: crx's ``A7`` at ``A9 = t
-    / A15 <= 228 / A6 in {aa,c,d,j,k,m} / A11 <= 5 / A4 = u`` keeps j (1
-    case) apart from {v,bb} (38) although the merger raises the gain ratio
-    0.215 -> 0.236 (gain 0.154 -> 0.134, 13 %), where soybean-r8's
-    ``roots = rotted`` merges ``area-damaged`` scattered (1.1) into
-    whole-field (3.7) for a loss of 0.2 %.
+    (step 1).  There a merger of a block below ``min_cases`` that loses gain
+    is refused: crx's ``A7`` at ``A9 = t / A15 <= 228 / A6 in
+    {aa,c,d,j,k,m} / A11 <= 5 / A4 = u`` keeps j (1 case) apart from {v,bb}
+    (38) although the merger raises the gain ratio 0.215 -> 0.236 (gain
+    0.154 -> 0.134) and leaves blocks of 39 and 6.
     """
     if gain >= current - EPSILON:
         return True
     if min(pair) < min_cases:
-        if beside_spare and gain < current * (1.0 - SPARE_LOSS):
+        if beside_spare:
             return False
         return int(np.count_nonzero(weights > min_cases)) >= 2
     return int(np.count_nonzero(weights >= min_cases)) >= 2
@@ -197,7 +183,6 @@ def best_subsets(
     tail: Blocks = [spare] if spare else []
     if len(blocks) + len(tail) < 2:
         return None
-    ungrouped = [list(b) for b in blocks]
 
     def score(
         parts: list[Blocks], min_cases: float
@@ -230,19 +215,9 @@ def best_subsets(
         blocks, val, gain, info, block_w = merged[p], vals[p], float(g[p]), float(s[p]), w[p]
     if val <= -EPSILON:
         return None
-    g, s, ok, _ = score([blocks], m)
+    _, _, ok, _ = score([blocks], m)
     if not ok[0]:
-        if float(val_freq[spare].sum()) > 0.0:
-            # Measured (crx, docs/C45.md section 8): beside small values with
-            # cases, a failing grouping leaves the attribute out.
-            return None
-        # The grouping fails the real MINOBJS test: the ungrouped split instead,
-        # unless the grouping lost no gain.
-        g, s, ok, _ = score([ungrouped], m)
-        if not ok[0]:
-            return None
-        if gain < float(g[0]) - EPSILON:
-            blocks, gain, info = ungrouped, float(g[0]), float(s[0])
+        return None  # the grouping fails the real MINOBJS test (step 3)
     return Score(gain, info, subsets=tuple(tuple(b) for b in blocks + tail))
 
 

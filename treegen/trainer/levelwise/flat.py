@@ -84,6 +84,9 @@ class FlatTree:
         self.n_classes = n_classes
         self.dtype = dtype
         self.n = 0
+        # Set when a --subsets (c45) node would leave MINOBJS at 1 for the rest
+        # of the growth (subsets.minobjs_leaks): the tree is then incomplete.
+        self.leaks_minobjs = False
         cap = max(capacity, 1)
         self.kind = np.full(cap, KIND_LEAF, dtype=np.int8)
         self.cls = np.zeros(cap, dtype=np.int64)

@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.subsets import best_subsets, binary_min_cases, grouping_average
+from treegen.trainer.subsets import LEAKED_MINOBJS, best_subsets, minobjs_leaks
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -95,6 +95,8 @@ def grow_levels(
         nxt: list[Task] = []
         for bucket in _buckets(ctx, tasks):
             nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
+            if tree.leaks_minobjs:
+                return tree  # only depth-first growth knows which nodes come after it
         if nxt:
             stack.append(nxt)
         rounds += 1
@@ -191,7 +193,12 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     _score_nominal(ctx, bucket, opts, scores)
     if ctx.cont_pos:
         _score_continuous(ctx, bucket, scores)
-    averages = _group_values(ctx, bucket, opts, scores) if opts.subsets and not ctx.j48 else None
+    averages = None
+    if opts.subsets and not ctx.j48:
+        averages = _group_values(ctx, bucket, opts, scores)
+        if averages is None:
+            tree.leaks_minobjs = True
+            return []
     chosen = _select(ctx, opts, scores, averages)
     if opts.min_gain_ratio:
         _min_gain_ratio(chosen, scores, opts.min_gain_ratio)
@@ -267,14 +274,6 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
         scores.gain[lo:hi, att] = gain.reshape(hi - lo, K)
         scores.info[lo:hi, att] = info.reshape(hi - lo, K)
         scores.ok[lo:hi, att] = ok.reshape(hi - lo, K)
-    if opts.subsets and not ctx.j48:
-        # The binary attributes' own MINOBJS test (subsets.binary_min_cases):
-        # their flags again, from the same counts, as the depth-first engine.
-        kb = [k for k, a in enumerate(plain) if ctx.n_values[a] <= 2]
-        if kb:
-            fb = f[:, kb].reshape(B * len(kb), kmax, C)
-            _, _, okb = score_outcomes(ctx, fb, np.repeat(cases, len(kb)), binary_min_cases(ctx))
-            scores.ok[:, att[kb]] = okb.reshape(B, len(kb))
     # Attributes already tested on the path: one scatter for the bucket.
     tb = [b for b, t in enumerate(tasks) for _ in t.tested]
     if tb:
@@ -283,33 +282,40 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
 
 def _group_values(
     ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores
-) -> FloatArray:
+) -> FloatArray | None:
     """``--subsets`` (c45): replace the plain scores of attributes with more than two
     values by their best grouping, scored against each node's average plain gain.
 
     Returns that average per task (NaN where no attribute counts in it: the
     node stays a leaf), which :func:`_select` then uses, as the node-by-node
-    engine does.
+    engine does; None where a node would leave MINOBJS at 1 for the rest of
+    the growth (:func:`~treegen.trainer.subsets.minobjs_leaks`), which only a
+    depth-first growth can follow (treegen.trainer.fit grows those so).
     """
     multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
     averages = np.full(bucket.n_tasks, np.nan)
     G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
-    for b, t in enumerate(bucket.tasks):
+    f3s = [nominal_freq(ctx, multi, t.rows, t.w) for t in bucket.tasks] if multi else []
+    if ctx.min_cases != LEAKED_MINOBJS and any(
+        minobjs_leaks(ctx, f3[j, : ctx.n_values[a] + 1]) for f3 in f3s for j, a in enumerate(multi)
+    ):
+        return None
+    for b in range(bucket.n_tasks):
         per_att = {
             a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
             for a in np.flatnonzero(OK[b]).tolist()
         }
-        # Without grouped attributes nothing competes against the average's 0.
-        average = grouping_average(ctx, per_att) if multi else average_gain(ctx, per_att)
+        average = average_gain(ctx, per_att)
         if average is None:
             continue
         averages[b] = average
-        if not multi:
-            continue
-        f3 = nominal_freq(ctx, multi, t.rows, t.w)
         for j, a in enumerate(multi):
             sub = best_subsets(
-                ctx, f3[j, : ctx.n_values[a] + 1], float(bucket.cases[b]), opts.criterion, average
+                ctx,
+                f3s[b][j, : ctx.n_values[a] + 1],
+                float(bucket.cases[b]),
+                opts.criterion,
+                average,
             )
             if sub is None:
                 OK[b, a] = False

@@ -29,9 +29,9 @@ from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import gain_ratio, select, stays_leaf
+from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import best_subsets, binary_min_cases, grouping_average, is_grouping
+from treegen.trainer.subsets import LEAKED_MINOBJS, best_subsets, is_grouping, minobjs_leaks
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -60,6 +60,46 @@ def _partition(srt: Sorted, b: IntArray, v: int, n_rows: int) -> tuple[Sorted, I
     r, _ = np.nonzero(mask)
     out[r, pos[mask]] = srt[mask]
     return out, lens
+
+
+def _plain_scores(
+    ctx: Context,
+    rows: IntArray,
+    w: npt.NDArray[np.floating],
+    srt: Sorted,
+    lens: IntArray,
+    cases: float,
+    tested: frozenset[int],
+    opts: GrowOptions,
+    multi: list[int],
+    atts: range,
+) -> dict[int, Score]:
+    """The ungrouped scores of the attributes in ``atts`` at a node (section 1 step 4):
+    multiway tests for the nominal ones (those in ``multi`` even when tested
+    above: ``--subsets`` re-tests them), thresholds for the continuous ones."""
+    scores: dict[int, Score] = {}
+    keep = set(atts)
+    nom = [a for a in ctx.nom_pos if a in keep and (a in multi or a not in tested)]
+    if opts.subsets and ctx.j48:
+        nom = [a for a in nom if a not in multi]  # J48's grouping scores them (form_tree)
+    if nom:
+        scores.update(eval_nominal(ctx, nom, rows, w, cases))
+    cont = [a for a in ctx.cont_pos if a in keep]
+    if cont:
+        unk_w = _unknown_weights(ctx, rows, w, lens)
+        kpos = np.asarray([j for j, a in enumerate(ctx.cont_pos) if a in keep], dtype=np.intp)
+        cs = eval_continuous(
+            ctx,
+            kpos,
+            srt[kpos],
+            ctx.weights[srt[kpos]],
+            lens[kpos],
+            np.full(len(cont), cases),
+            unk_w[kpos],
+        )
+        for j in np.flatnonzero(cs.ok).tolist():
+            scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
+    return scores
 
 
 def form_tree(
@@ -93,47 +133,51 @@ def form_tree(
     if opts.max_depth is not None and depth >= opts.max_depth:
         return node  # pre-pruning: --max-depth
 
-    scores: dict[int, Score] = {}
-    nom = [a for a in ctx.nom_pos if a not in tested]
     multi: list[int] = []
+    freq3: npt.NDArray[np.floating] | None = None
+    leak = len(ctx.kinds)  # attributes from this index on see the leaked MINOBJS
     if opts.subsets:
         # Attributes with more than two values are grouped (and may be re-tested).
         multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-        nom = [a for a in nom if ctx.n_values[a] <= 2]
-        if ctx.j48 and multi:
+        if multi:
             freq3 = nominal_freq(ctx, multi, rows, w)
-            for j, a in enumerate(multi):
-                sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion)
-                if sub is not None:
-                    scores[a] = sub
-            multi = []
-        elif multi:
-            # Release 8 averages the plain multiway gains first (below).
-            scores.update(eval_nominal(ctx, multi, rows, w, cases))
-    if nom:
-        # With --subsets (c45) the binary attributes have their own MINOBJS test.
-        bin_m = binary_min_cases(ctx) if opts.subsets and not ctx.j48 else None
-        scores.update(eval_nominal(ctx, nom, rows, w, cases, bin_m))
-    if ctx.cont_pos:
-        cont = list(ctx.cont_pos)
-        unk_w = _unknown_weights(ctx, rows, w, lens)
-        kpos = np.arange(len(cont), dtype=np.intp)
-        cs = eval_continuous(
-            ctx, kpos, srt[0], ctx.weights[srt[0]], lens, np.full(len(cont), cases), unk_w
-        )
-        for j in np.flatnonzero(cs.ok).tolist():
-            scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
+            if not ctx.j48 and ctx.min_cases != LEAKED_MINOBJS:
+                f3 = freq3
+                leaks = (
+                    a
+                    for j, a in enumerate(multi)
+                    if minobjs_leaks(ctx, f3[j, : ctx.n_values[a] + 1])
+                )
+                leak = next(leaks, leak)
+    m0 = ctx.min_cases
+    scores = _plain_scores(ctx, rows, w, srt[0], lens, cases, tested, opts, multi, range(leak))
+    if leak < len(ctx.kinds):
+        ctx.min_cases = LEAKED_MINOBJS  # Release 8 does not restore it (subsets.minobjs_leaks)
+        after = range(leak + 1, len(ctx.kinds))
+        scores.update(_plain_scores(ctx, rows, w, srt[0], lens, cases, tested, opts, multi, after))
+        scores = dict(sorted(scores.items()))
     average: float | None = None
-    if multi:
-        average = grouping_average(ctx, dict(sorted(scores.items())))
+    if multi and ctx.j48:
+        assert freq3 is not None
+        for j, a in enumerate(multi):
+            sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion)
+            if sub is not None:
+                scores[a] = sub
+    elif multi:
+        # Release 8 averages the plain multiway gains first, then groups.
+        assert freq3 is not None
+        average = average_gain(ctx, dict(sorted(scores.items())))
         if average is None:
             return node
-        freq3 = nominal_freq(ctx, multi, rows, w)
         for j, a in enumerate(multi):
+            # Before the leaking attribute Release 8 still searched with the old MINOBJS.
+            ctx.min_cases = LEAKED_MINOBJS if a > leak else m0
             sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion, average)
             scores.pop(a, None)
             if sub is not None:
                 scores[a] = sub
+        if leak < len(ctx.kinds):
+            ctx.min_cases = LEAKED_MINOBJS
     ordered = dict(sorted(scores.items()))
     if average is None:
         att = select(ctx, ordered, opts.criterion)
@@ -234,5 +278,9 @@ def grow(ctx: Context, opts: GrowOptions) -> TNode:
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]
     w = np.ones(ctx.n_rows, dtype=ctx.dtype)
-    root: TNode = run(form_tree(ctx, rows, w, srt, ctx.presorted_len, True, frozenset(), opts))
+    min_cases = ctx.min_cases
+    try:
+        root: TNode = run(form_tree(ctx, rows, w, srt, ctx.presorted_len, True, frozenset(), opts))
+    finally:
+        ctx.min_cases = min_cases  # growth may have leaked MINOBJS (subsets.minobjs_leaks)
     return root
