@@ -73,19 +73,16 @@ def average_gain(ctx: Context, scores: dict[int, Score]) -> float | None:
     return float(dt(av_sum / dt(count)))
 
 
-def select(
-    ctx: Context, scores: dict[int, Score], criterion: str, average: float | None = None
-) -> int:
+def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
     """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection).
 
-    ``average`` is the average gain when the caller computed it from other
-    scores than ``scores`` (with ``--subsets`` Release 8 averages the plain
-    multiway gains, then scores the grouped tests against that average).
+    The average gain is over ``scores`` themselves (with ``--subsets``, the
+    groupings' gains: docs/C45.md section 8).
     """
     dt = ctx.dtype
     if not scores:
         return -1
-    av_or_none = average_gain(ctx, scores) if average is None else average
+    av_or_none = average_gain(ctx, scores)
     if av_or_none is None:
         return -1
     av = av_or_none

@@ -417,8 +417,9 @@ def _select(
 
     Release 8's gain ratio rule is vectorised over the bucket (float32 as
     there); J48's has its own vectorised form (:func:`_select_j48`); the
-    gain criterion, and ``--subsets`` with the ``averages`` of
-    :func:`_group_values`, go node by node through ``select`` itself.
+    gain criterion, and ``--subsets`` where :func:`_group_values` found a
+    plain average (elsewhere the node stays a leaf), go node by node through
+    ``select`` itself.
     """
     G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
     B, n_att = G.shape
@@ -429,7 +430,7 @@ def _select(
                 a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
                 for a in np.flatnonzero(OK[b]).tolist()
             }
-            out[b] = select(ctx, per_att, opts.criterion, float(averages[b]))
+            out[b] = select(ctx, per_att, opts.criterion)  # its own average, of these tests
         return out
     if ctx.j48 and opts.criterion == "gainratio":
         return _select_j48(ctx, scores)

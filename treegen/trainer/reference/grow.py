@@ -164,7 +164,7 @@ def form_tree(
             if sub is not None:
                 scores[a] = sub
     elif multi:
-        # Release 8 averages the plain multiway gains first, then groups.
+        # Release 8 averages the plain multiway gains first, then groups against that.
         assert freq3 is not None
         average = average_gain(ctx, dict(sorted(scores.items())))
         if average is None:
@@ -178,11 +178,8 @@ def form_tree(
                 scores[a] = sub
         if leak < len(ctx.kinds):
             ctx.min_cases = LEAKED_MINOBJS
-    ordered = dict(sorted(scores.items()))
-    if average is None:
-        att = select(ctx, ordered, opts.criterion)
-    else:
-        att = select(ctx, ordered, opts.criterion, average)
+    # The selection averages the gains of the tests it compares, groupings included.
+    att = select(ctx, dict(sorted(scores.items())), opts.criterion)
     if att < 0:
         return node
     if opts.min_gain_ratio and gain_ratio(scores[att].gain, scores[att].info) < opts.min_gain_ratio:
