@@ -107,7 +107,6 @@ KNOWN: dict[tuple[str, str], Known] = {
             _SOY
             + "dna / int-discolor = none / leaves = abnorm / stem = norm / plant-growth = abnorm",
             _SOY + "gt-1/8 / roots = galls-cysts",
-            _SOY + "gt-1/8 / roots = rotted / area-damaged in {scattered,whole-field}",
             _SOY + "lt-1/8 / canker-lesion = dna",
             _SOY + "lt-1/8 / canker-lesion = tan",
         ),
@@ -849,6 +848,37 @@ def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None
     assert gain < plain_avg - 1e-3 and gain >= final_avg - 1e-3
     theirs = rt.subtree_at(c.ref.unpruned, path)
     assert isinstance(theirs, rt.Split) and theirs.attribute == "int-discolor"
+    assert rt.subtree_at(rt.from_model(c.unpruned, "c45"), path) == theirs
+
+
+def test_subsets_a_merger_that_loses_no_gain_goes_first() -> None:
+    """soybean-r8, ``-s``: the search takes a merger that loses no gain before a
+    better-scoring one that does.
+
+    At ``leafspot-size = gt-1/8 / roots = rotted / area-damaged in
+    {scattered,whole-field}`` (4.8 cases) ``date``'s april and june (1.0 case
+    each) have the same class weights, so merging them keeps the gain; merging
+    may (2.1 cases) with either scores a higher gain ratio but loses gain.
+    Release 8 merges april and june.
+    """
+    c = case("soybean-r8", "s")
+    ds = c.ds
+    path = (_SOY + "gt-1/8", "roots = rotted", "area-damaged in {scattered,whole-field}")
+    t = _class_table(ds, _weights_at(ds, path), "date")
+    assert t["april"] == t["june"] and sum(t["april"]) == 1.0 and sum(t["may"]) > 2.0
+    rest = [
+        sum(col)
+        for col in zip(*(t[v] for v in t if v not in ("april", "may", "june")), strict=True)
+    ]
+    aj = [a + b for a, b in zip(t["april"], t["june"], strict=True)]
+    am = [a + b for a, b in zip(t["april"], t["may"], strict=True)]
+    g0, _ = _gain_ratio([t["april"], t["may"], t["june"], rest])
+    g_aj, r_aj = _gain_ratio([aj, t["may"], rest])
+    g_am, r_am = _gain_ratio([am, t["june"], rest])
+    assert abs(g_aj - g0) < 1e-9 and g_am < g0 - 1e-3 and r_am > r_aj
+    theirs = rt.subtree_at(c.ref.unpruned, path)
+    assert isinstance(theirs, rt.Split) and theirs.attribute == "date"
+    assert ("in", "{april,june}") in [(b.op, b.value) for b in theirs.branches]
     assert rt.subtree_at(rt.from_model(c.unpruned, "c45"), path) == theirs
 
 

@@ -12,7 +12,9 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    (it stays a branch of its own, printed last: ``A6 = r: + (0.0)``,
    soybean's ``area-damaged in {scattered,low-areas}: cyst-nematode (0.2)``);
 2. hill climbing: merge the pair of blocks whose merger scores best, as
-   long as that score is strictly better than the current grouping's;
+   long as that score is strictly better than the current grouping's, a
+   merger that loses no gain (within epsilon) before any that does
+   (soybean-r8's ``date`` at ``roots = rotted``, section 8);
    a grouping scores as Release 8's ``Worth``: its gain ratio (or gain with
    ``--criterion gain``) when its gain is at least the node's average gain
    (the average of the *plain* multiway gains, ``AvGain``, section 1 step 5)
@@ -218,6 +220,10 @@ def best_subsets(
         p = int(np.argmax(vals))  # the first best pair
         if not vals[p] > val:
             break  # no merger improves on the current grouping
+        # Among the mergers that improve on it, one that loses no gain goes first.
+        lossless = [q for q, v in enumerate(vals) if v > val and float(g[q]) >= gain - EPSILON]
+        if lossless:
+            p = max(lossless, key=lambda q: (vals[q], -q))
         blocks, val, gain, info, block_w = merged[p], vals[p], float(g[p]), float(s[p]), w[p]
     # The grouping the search ends with is the attribute's test even when it is
     # worth -epsilon against the plain average: the selection judges it against
