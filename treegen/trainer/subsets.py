@@ -22,8 +22,10 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    (MINOBJS is 1 during the search), and a candidate that loses gain against
    the current grouping must also pass the real MINOBJS test: two blocks
    with at least MINOBJS, or with *more* than MINOBJS when one of the merged
-   blocks is below it, and not at all next to the block of step 1 when one
-   is below it (:func:`_admissible`; measured, see section 8);
+   blocks is below it, and not at all next to an empty block of step 1 when
+   one is below it (:func:`_admissible`; measured, see section 8); the block
+   of step 1 counts in a grouping's gain, not in its split information
+   (soybean-r8's ``date`` at ``int-discolor = brown``, section 8);
 3. the grouping the search ends with must pass the real MINOBJS test (two
    blocks with at least MINOBJS cases), else the attribute is not admissible
    at the node;
@@ -136,7 +138,7 @@ def _admissible(
     weights: FloatArray,
     gain: float,
     current: float,
-    beside_spare: bool = False,
+    beside_empty: bool = False,
 ) -> bool:
     """Whether the c45 search may take a merger beyond the MINOBJS-1 test (section 8).
 
@@ -153,17 +155,19 @@ def _admissible(
     and 1; monk2 merges blocks of 3 and 5 next to one of 2; crx and
     soybean-r8 merge pure blocks below MINOBJS, which loses no gain.
 
-    ``beside_spare``: the grouping has the block of the values without cases
-    (step 1).  There a merger of a block below ``min_cases`` that loses gain
-    is refused: crx's ``A7`` at ``A9 = t / A15 <= 228 / A6 in
+    ``beside_empty``: the grouping has the block of step 1 and that block
+    holds no case.  There a merger of a block below ``min_cases`` that loses
+    gain is refused: crx's ``A7`` at ``A9 = t / A15 <= 228 / A6 in
     {aa,c,d,j,k,m} / A11 <= 5 / A4 = u`` keeps j (1 case) apart from {v,bb}
-    (38) although the merger raises the gain ratio 0.215 -> 0.236 (gain
-    0.154 -> 0.134) and leaves blocks of 39 and 6.
+    (38), next to the empty values, although the merger raises the gain
+    ratio 0.215 -> 0.236 (gain 0.154 -> 0.134) and leaves blocks of 39 and
+    6; next to soybean-r8's may (0.46 cases) at ``int-discolor = brown``
+    Release 8 merges ``date``'s april (0.77) and june (0.63) for a loss.
     """
     if gain >= current - EPSILON:
         return True
     if min(pair) < min_cases:
-        if beside_spare:
+        if beside_empty:
             return False
         return int(np.count_nonzero(weights > min_cases)) >= 2
     return int(np.count_nonzero(weights >= min_cases)) >= 2
@@ -191,6 +195,7 @@ def best_subsets(
     tail: Blocks = [spare] if spare else []
     if len(blocks) + len(tail) < 2:
         return None
+    spare_w = float(val_freq[spare].sum()) if spare else 0.0
 
     def score(
         parts: list[Blocks], min_cases: float
@@ -199,8 +204,13 @@ def best_subsets(
         f = np.stack([_freq_of(p + tail, freq) for p in parts])
         g, s, ok = score_outcomes(ctx, f, cases, min_cases)
         weights = np.cumsum(f, axis=2, dtype=f.dtype)[:, 1 : len(parts[0]) + 1, -1]
+        if spare_w > 0.0:
+            # Step 1's block is no outcome of the split information (section 8).
+            f[:, -1] = 0
+            s = score_outcomes(ctx, f, cases, min_cases)[1]
         return g, s, [bool(x) for x in ok], weights
 
+    empty_tail = bool(tail) and spare_w == 0.0
     g, s, ok, w = score([blocks], 1.0)  # MINOBJS is 1 during the search (section 8)
     gain, info, block_w = float(g[0]), float(s[0]), w[0]
     val = _worth(gain, info, criterion, average) if ok[0] else -EPSILON
@@ -212,7 +222,7 @@ def best_subsets(
             _worth(float(g[p]), float(s[p]), criterion, average)
             if ok[p]
             and _admissible(
-                m, (float(block_w[i]), float(block_w[j])), w[p], float(g[p]), gain, bool(tail)
+                m, (float(block_w[i]), float(block_w[j])), w[p], float(g[p]), gain, empty_tail
             )
             else -EPSILON
             for p, (i, j) in enumerate(_pairs(len(blocks)))
