@@ -43,7 +43,7 @@ from treegen.model.classify import predict
 from treegen.model.core import Model
 from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer.context import build_context
+from treegen.trainer.context import Context, build_context
 from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.reference import grow as reference_grow
@@ -806,6 +806,17 @@ def test_subsets_soybean_minobjs_leaks_after_an_all_unknown_attribute() -> None:
     assert rt.subtree_at(rt.from_model(crx.unpruned, "c45"), node) == theirs
 
 
+def _leaked_node(
+    ds: Dataset, path: tuple[str, ...]
+) -> tuple[Context, np.ndarray, np.ndarray, float]:
+    """A soybean-r8 node's context (MINOBJS leaked to 1), rows, float32 weights and cases."""
+    w64 = _weights_at(ds, path)
+    rows = np.flatnonzero(w64 > 0)
+    ctx = build_context(ds, 2, False)
+    ctx.min_cases = LEAKED_MINOBJS
+    return ctx, rows, w64[rows].astype(np.float32), float(np.float32(w64.sum()))
+
+
 def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None:
     """soybean-r8, ``-s``: a grouping worth -epsilon in the search is still the
     attribute's test; the selection's average is over the tests it compares.
@@ -820,12 +831,7 @@ def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None
     c = case("soybean-r8", "s")
     ds = c.ds
     path = (_SOY + "gt-1/8", "roots = norm", "mold-growth = absent")
-    w64 = _weights_at(ds, path)
-    rows = np.flatnonzero(w64 > 0)
-    ctx = build_context(ds, 2, False)
-    ctx.min_cases = LEAKED_MINOBJS
-    w = w64[rows].astype(np.float32)
-    cases = float(np.float32(w64.sum()))
+    ctx, rows, w, cases = _leaked_node(ds, path)
     names = [a.name for a in ds.attributes]
     tested = {names.index("mold-growth")}
     nominal = [a for a in ctx.nom_pos if a not in tested]
@@ -893,15 +899,10 @@ def test_subsets_small_values_block_is_no_outcome_of_the_split_information() -> 
     c = case("soybean-r8", "s")
     ds = c.ds
     path = (_SOY + "dna", "int-discolor = brown")
-    w64 = _weights_at(ds, path)
-    rows = np.flatnonzero(w64 > 0)
-    ctx = build_context(ds, 2, False)
-    ctx.min_cases = LEAKED_MINOBJS
-    w = w64[rows].astype(np.float32)
-    cases = float(np.float32(w64.sum()))
+    ctx, rows, w, cases = _leaked_node(ds, path)
     names = [a.name for a in ds.attributes]
     date, malf = names.index("date"), names.index("leaf-malf")
-    weights = _value_weights(ds, w64, "date")
+    weights = _value_weights(ds, _weights_at(ds, path), "date")
     assert weights["may"] <= 0.5 < weights["june"] < weights["april"] < 1.0
     leaf_malf = eval_nominal(ctx, [malf], rows, w, cases)[malf]
     freq = nominal_freq(ctx, [date], rows, w)[0, : ctx.n_values[date] + 1]
