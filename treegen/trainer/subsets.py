@@ -91,6 +91,17 @@ def minobjs_leaks(ctx: Context, freq: FloatArray) -> bool:
     return not float(freq[1:].sum()) > 0.0
 
 
+def leaking_attribute(ctx: Context, multi: list[int], freq3: FloatArray) -> int | None:
+    """The first of ``multi`` (the attributes with more than two values; ``freq3`` their
+    ``Freq[v][c]`` at a node, as :func:`~treegen.trainer.splits.nominal_freq` gives
+    them) whose scoring leaves MINOBJS at :data:`LEAKED_MINOBJS`, or None: none does,
+    MINOBJS has leaked already, or the flavour is j48."""
+    if ctx.j48 or ctx.min_cases == LEAKED_MINOBJS:
+        return None
+    leaks = (a for j, a in enumerate(multi) if minobjs_leaks(ctx, freq3[j, : ctx.n_values[a] + 1]))
+    return next(leaks, None)
+
+
 def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:
     """A grouping's worth by ``criterion``; -EPSILON when it is no candidate.
 

@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.subsets import LEAKED_MINOBJS, best_subsets, minobjs_leaks
+from treegen.trainer.subsets import best_subsets, leaking_attribute
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -193,13 +193,13 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     _score_nominal(ctx, bucket, opts, scores)
     if ctx.cont_pos:
         _score_continuous(ctx, bucket, scores)
-    averages = None
+    grouped = None
     if opts.subsets and not ctx.j48:
-        averages = _group_values(ctx, bucket, opts, scores)
-        if averages is None:
+        grouped = _group_values(ctx, bucket, opts, scores)
+        if grouped is None:
             tree.leaks_minobjs = True
             return []
-    chosen = _select(ctx, opts, scores, averages)
+    chosen = _select(ctx, opts, scores, grouped)
     if opts.min_gain_ratio:
         _min_gain_ratio(chosen, scores, opts.min_gain_ratio)
     if not (chosen >= 0).any():
@@ -282,23 +282,21 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
 
 def _group_values(
     ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores
-) -> FloatArray | None:
+) -> npt.NDArray[np.bool_] | None:
     """``--subsets`` (c45): replace the plain scores of attributes with more than two
-    values by their best grouping, scored against each node's average plain gain.
+    values by their best grouping, searched against each node's average plain gain.
 
-    Returns that average per task (NaN where no attribute counts in it: the
-    node stays a leaf), which :func:`_select` then uses, as the node-by-node
-    engine does; None where a node would leave MINOBJS at 1 for the rest of
-    the growth (:func:`~treegen.trainer.subsets.minobjs_leaks`), which only a
-    depth-first growth can follow (treegen.trainer.fit grows those so).
+    Returns, per task, whether it has that average (elsewhere no attribute
+    counts in it and the node stays a leaf), which :func:`_select` then uses,
+    as the node-by-node engine does; None where a node would leave MINOBJS at
+    1 for the rest of the growth (:func:`~treegen.trainer.subsets.minobjs_leaks`),
+    which only a depth-first growth can follow (treegen.trainer.fit grows those so).
     """
     multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-    averages = np.full(bucket.n_tasks, np.nan)
+    grouped = np.zeros(bucket.n_tasks, dtype=np.bool_)
     G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
     f3s = [nominal_freq(ctx, multi, t.rows, t.w) for t in bucket.tasks] if multi else []
-    if ctx.min_cases != LEAKED_MINOBJS and any(
-        minobjs_leaks(ctx, f3[j, : ctx.n_values[a] + 1]) for f3 in f3s for j, a in enumerate(multi)
-    ):
+    if any(leaking_attribute(ctx, multi, f3) is not None for f3 in f3s):
         return None
     for b in range(bucket.n_tasks):
         per_att = {
@@ -308,7 +306,7 @@ def _group_values(
         average = average_gain(ctx, per_att)
         if average is None:
             continue
-        averages[b] = average
+        grouped[b] = True
         for j, a in enumerate(multi):
             sub = best_subsets(
                 ctx,
@@ -321,7 +319,7 @@ def _group_values(
                 OK[b, a] = False
             else:
                 scores.set_subset(b, a, sub)
-    return averages
+    return grouped
 
 
 def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> None:
@@ -411,21 +409,24 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
 
 
 def _select(
-    ctx: Context, opts: GrowOptions, scores: BucketScores, averages: FloatArray | None = None
+    ctx: Context,
+    opts: GrowOptions,
+    scores: BucketScores,
+    grouped: npt.NDArray[np.bool_] | None = None,
 ) -> IntArray:
     """The chosen attribute per task (-1: none), as :func:`~treegen.trainer.select.select` decides.
 
     Release 8's gain ratio rule is vectorised over the bucket (float32 as
     there); J48's has its own vectorised form (:func:`_select_j48`); the
-    gain criterion, and ``--subsets`` where :func:`_group_values` found a
-    plain average (elsewhere the node stays a leaf), go node by node through
+    gain criterion, and the ``--subsets`` tasks ``grouped`` by
+    :func:`_group_values` (the others stay leaves), go node by node through
     ``select`` itself.
     """
     G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
     B, n_att = G.shape
-    if averages is not None:
+    if grouped is not None:
         out = np.full(B, -1, dtype=np.intp)
-        for b in np.flatnonzero(~np.isnan(averages)).tolist():
+        for b in np.flatnonzero(grouped).tolist():
             per_att = {
                 a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
                 for a in np.flatnonzero(OK[b]).tolist()

@@ -31,7 +31,7 @@ from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import LEAKED_MINOBJS, best_subsets, is_grouping, minobjs_leaks
+from treegen.trainer.subsets import LEAKED_MINOBJS, best_subsets, is_grouping, leaking_attribute
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -141,21 +141,14 @@ def form_tree(
         multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
         if multi:
             freq3 = nominal_freq(ctx, multi, rows, w)
-            if not ctx.j48 and ctx.min_cases != LEAKED_MINOBJS:
-                f3 = freq3
-                leaks = (
-                    a
-                    for j, a in enumerate(multi)
-                    if minobjs_leaks(ctx, f3[j, : ctx.n_values[a] + 1])
-                )
-                leak = next(leaks, leak)
+            leaking = leaking_attribute(ctx, multi, freq3)
+            leak = leak if leaking is None else leaking
     m0 = ctx.min_cases
     scores = _plain_scores(ctx, rows, w, srt[0], lens, cases, tested, opts, multi, range(leak))
     if leak < len(ctx.kinds):
         ctx.min_cases = LEAKED_MINOBJS  # Release 8 does not restore it (subsets.minobjs_leaks)
         after = range(leak + 1, len(ctx.kinds))
         scores.update(_plain_scores(ctx, rows, w, srt[0], lens, cases, tested, opts, multi, after))
-        scores = dict(sorted(scores.items()))
     average: float | None = None
     if multi and ctx.j48:
         assert freq3 is not None
