@@ -39,7 +39,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -96,146 +96,55 @@ class Encoding:
 
 _BOOK = Encoding()
 _TESTS = Encoding(condition="tests", cut_weight=0.5, set_factorial=False, exceptions="expected")
-_SHARES = Encoding(
-    condition="attribute-left",
-    value_code="share",
-    cut_weight=0.5,
-    set_factorial=False,
-    exceptions="expected",
-)
+_SHARES = replace(_TESTS, condition="attribute-left", value_code="share")
+_NO_FACTORIALS = Encoding(condition_extra=1.0, rule_factorial=False, set_factorial=False)
+# Each hypothesis as the change it makes to the book's encoding or to one of the bases.
 ENCODINGS = {
     "book": _BOOK,
-    "+ log2(attributes) per condition": Encoding(attribute_bits=1.0),
-    "W = 1": Encoding(weight=1.0),
-    "no log2(k!)": Encoding(rule_factorial=False),
-    "no log2(n!)": Encoding(set_factorial=False),
-    "no factorials": Encoding(rule_factorial=False, set_factorial=False),
-    "entropy exceptions": Encoding(exceptions="entropy"),
-    "+1 bit per condition": Encoding(condition_extra=1.0),
-    "+1 bit per condition, no log2(k!)": Encoding(condition_extra=1.0, rule_factorial=False),
-    "+1 bit per condition, no log2(n!)": Encoding(condition_extra=1.0, set_factorial=False),
-    "+3 bits per rule, no factorials": Encoding(
-        rule_extra=3.0, rule_factorial=False, set_factorial=False
+    "+ log2(attributes) per condition": replace(_BOOK, attribute_bits=1.0),
+    "W = 1": replace(_BOOK, weight=1.0),
+    "no log2(k!)": replace(_BOOK, rule_factorial=False),
+    "no log2(n!)": replace(_BOOK, set_factorial=False),
+    "no factorials": replace(_BOOK, rule_factorial=False, set_factorial=False),
+    "entropy exceptions": replace(_BOOK, exceptions="entropy"),
+    "+1 bit per condition": replace(_BOOK, condition_extra=1.0),
+    "+1 bit per condition, no log2(k!)": replace(_BOOK, condition_extra=1.0, rule_factorial=False),
+    "+1 bit per condition, no log2(n!)": replace(_BOOK, condition_extra=1.0, set_factorial=False),
+    "+3 bits per rule, no factorials": replace(
+        _BOOK, rule_extra=3.0, rule_factorial=False, set_factorial=False
     ),
-    "+1 bit per condition, no factorials (treegen before)": Encoding(
-        condition_extra=1.0, rule_factorial=False, set_factorial=False
+    "+1 bit per condition, no factorials (treegen before)": _NO_FACTORIALS,
+    "... and + log2 C(candidates, n)": replace(_NO_FACTORIALS, choose_rules=True),
+    "... and expected exceptions": replace(_NO_FACTORIALS, exceptions="expected"),
+    "tests, all cuts as tests": replace(
+        _TESTS, cuts_as_tests=True, cut_weight=0.0, exceptions="binomial"
     ),
-    "... and + log2 C(candidates, n)": Encoding(
-        condition_extra=1.0, rule_factorial=False, set_factorial=False, choose_rules=True
+    "tests, binomial exceptions": replace(_TESTS, exceptions="binomial"),
+    "tests, expected exceptions, all cuts as tests": replace(
+        _TESTS, cuts_as_tests=True, cut_weight=0.0
     ),
-    "... and expected exceptions": Encoding(
-        condition_extra=1.0, rule_factorial=False, set_factorial=False, exceptions="expected"
+    "tests, expected exceptions, full cut bits": replace(_TESTS, cut_weight=1.0),
+    "tests, expected exceptions, no cut bits": replace(_TESTS, cut_weight=0.0),
+    "tests, expected exceptions, 2 tests per continuous": replace(_TESTS, continuous_tests=2),
+    "tests, expected exceptions on both sides": replace(_TESTS, exceptions="expected-both"),
+    "tests, expected, + log2(n!)": replace(_TESTS, set_factorial=True),
+    "tests, expected, no log2(k!)": replace(_TESTS, rule_factorial=False),
+    "tests, expected, + log2 C(candidates, n)": replace(_TESTS, choose_rules=True),
+    "tests, expected, a nominal attribute's values - 1 as tests": replace(
+        _TESTS, nominal_tests_less=1
     ),
-    "tests, all cuts as tests": Encoding(
-        condition="tests", cuts_as_tests=True, cut_weight=0.0, set_factorial=False
+    "tests, expected, 0.6 of the errors expected as fp": replace(_TESTS, fp_share=0.6),
+    "tests, expected, W = 1": replace(_TESTS, weight=1.0),
+    "tests, expected, T less the rule's earlier nominal tests": replace(
+        _TESTS, condition="tests-left"
     ),
-    "tests, binomial exceptions": Encoding(condition="tests", cut_weight=0.5, set_factorial=False),
-    "tests, expected exceptions, all cuts as tests": Encoding(
-        condition="tests",
-        cuts_as_tests=True,
-        cut_weight=0.0,
-        set_factorial=False,
-        exceptions="expected",
-    ),
-    "tests, expected exceptions, full cut bits": Encoding(
-        condition="tests", set_factorial=False, exceptions="expected"
-    ),
-    "tests, expected exceptions, no cut bits": Encoding(
-        condition="tests", cut_weight=0.0, set_factorial=False, exceptions="expected"
-    ),
-    "tests, expected exceptions, 2 tests per continuous": Encoding(
-        condition="tests",
-        cut_weight=0.5,
-        continuous_tests=2,
-        set_factorial=False,
-        exceptions="expected",
-    ),
-    "tests, expected exceptions on both sides": Encoding(
-        condition="tests", cut_weight=0.5, set_factorial=False, exceptions="expected-both"
-    ),
-    "tests, expected, + log2(n!)": Encoding(
-        condition="tests", cut_weight=0.5, exceptions="expected"
-    ),
-    "tests, expected, no log2(k!)": Encoding(
-        condition="tests",
-        cut_weight=0.5,
-        set_factorial=False,
-        rule_factorial=False,
-        exceptions="expected",
-    ),
-    "tests, expected, + log2 C(candidates, n)": Encoding(
-        condition="tests",
-        cut_weight=0.5,
-        set_factorial=False,
-        choose_rules=True,
-        exceptions="expected",
-    ),
-    "tests, expected, a nominal attribute's values - 1 as tests": Encoding(
-        condition="tests",
-        cut_weight=0.5,
-        set_factorial=False,
-        exceptions="expected",
-        nominal_tests_less=1,
-    ),
-    "tests, expected, 0.6 of the errors expected as fp": Encoding(
-        condition="tests",
-        cut_weight=0.5,
-        set_factorial=False,
-        exceptions="expected",
-        fp_share=0.6,
-    ),
-    "tests, expected, W = 1": Encoding(
-        condition="tests",
-        cut_weight=0.5,
-        set_factorial=False,
-        exceptions="expected",
-        weight=1.0,
-    ),
-    "tests, expected, T less the rule's earlier nominal tests": Encoding(
-        condition="tests-left", cut_weight=0.5, set_factorial=False, exceptions="expected"
-    ),
-    "expected, log2(attributes left) + log2(values)": Encoding(
-        condition="attribute-left", cut_weight=0.5, set_factorial=False, exceptions="expected"
-    ),
+    "expected, log2(attributes left) + log2(values)": replace(_TESTS, condition="attribute-left"),
     "tests, expected, half a cut's bits (treegen before)": _TESTS,
-    "expected, log2(attributes) + value's share": Encoding(
-        condition="attribute-left",
-        value_code="share",
-        attributes_left=False,
-        cut_weight=0.5,
-        set_factorial=False,
-        exceptions="expected",
-    ),
-    "expected, attributes left + value's share, no cut bits": Encoding(
-        condition="attribute-left",
-        value_code="share",
-        cut_weight=0.0,
-        set_factorial=False,
-        exceptions="expected",
-    ),
-    "expected, attributes left + value's share, full cut bits": Encoding(
-        condition="attribute-left",
-        value_code="share",
-        cut_weight=1.0,
-        set_factorial=False,
-        exceptions="expected",
-    ),
-    "expected, attributes left + value's share, W = 0.45": Encoding(
-        condition="attribute-left",
-        value_code="share",
-        cut_weight=0.5,
-        set_factorial=False,
-        exceptions="expected",
-        weight=0.45,
-    ),
-    "expected, attributes left + value's share, W = 0.55": Encoding(
-        condition="attribute-left",
-        value_code="share",
-        cut_weight=0.5,
-        set_factorial=False,
-        exceptions="expected",
-        weight=0.55,
-    ),
+    "expected, log2(attributes) + value's share": replace(_SHARES, attributes_left=False),
+    "expected, attributes left + value's share, no cut bits": replace(_SHARES, cut_weight=0.0),
+    "expected, attributes left + value's share, full cut bits": replace(_SHARES, cut_weight=1.0),
+    "expected, attributes left + value's share, W = 0.45": replace(_SHARES, weight=0.45),
+    "expected, attributes left + value's share, W = 0.55": replace(_SHARES, weight=0.55),
     "expected, attributes left + value's share (treegen)": _SHARES,
 }
 
