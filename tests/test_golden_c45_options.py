@@ -49,7 +49,13 @@ from treegen.trainer.options import GrowOptions
 from treegen.trainer.reference import grow as reference_grow
 from treegen.trainer.select import average_gain
 from treegen.trainer.splits import Score, eval_nominal, nominal_freq, score_outcomes
-from treegen.trainer.subsets import LEAKED_MINOBJS, _admissible, _freq_of, best_subsets
+from treegen.trainer.subsets import (
+    LEAKED_MINOBJS,
+    _admissible,
+    _freq_of,
+    best_subsets,
+    search_zeros,
+)
 
 from support import reftrees as rt
 
@@ -101,7 +107,9 @@ KNOWN: dict[tuple[str, str], Known] = {
     ("s", "soybean-r8"): Known(
         (
             _SOY_BLK + " = absent / area-damaged = upper-areas",
-            _SOY_ABN + " = low-areas / canker-lesion = dk-brown-blk",
+            _SOY_ABN
+            + " = low-areas / canker-lesion = dk-brown-blk / date in {april,august,july,june,may}"
+            " / external decay = firm-and-dry / fruit-pods in {diseased,norm}",
             _SOY
             + "dna / int-discolor = none / leaves = abnorm / stem = norm / plant-growth = abnorm",
             _SOY + "gt-1/8 / roots = galls-cysts",
@@ -109,7 +117,7 @@ KNOWN: dict[tuple[str, str], Known] = {
             _SOY + "lt-1/8 / canker-lesion = tan",
         ),
         (_SOY + "lt-1/8 / canker-lesion = dna",),
-        ((213, 2), (122, 20), "13.5"),
+        ((214, 2), (122, 20), "13.5"),
     ),
 }
 
@@ -837,12 +845,13 @@ def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None
     nominal = [a for a in ctx.nom_pos if a not in tested]
     plain = eval_nominal(ctx, nominal, rows, w, cases)
     plain_avg = average_gain(ctx, plain)
-    assert plain_avg is not None
+    search_avg = average_gain(ctx, plain, search_zeros(ctx, tested))
+    assert plain_avg is not None and search_avg is not None
     final = dict(plain)
     multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
     freq3 = nominal_freq(ctx, multi, rows, w)
     for j, a in enumerate(multi):
-        sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, "gainratio", plain_avg)
+        sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, "gainratio", search_avg)
         final.pop(a, None)
         if sub is not None:
             final[a] = sub
@@ -853,6 +862,58 @@ def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None
     theirs = rt.subtree_at(c.ref.unpruned, path)
     assert isinstance(theirs, rt.Split) and theirs.attribute == "int-discolor"
     assert rt.subtree_at(rt.from_model(c.unpruned, "c45"), path) == theirs
+
+
+def test_subsets_search_average_counts_the_binary_attributes_tested_above() -> None:
+    """soybean-r8, ``-s``: the average the search compares groupings against
+    counts the binary attributes tested on the path with gain 0.
+
+    At ``leafspot-size = dna / int-discolor = none / leaves = abnorm / stem =
+    abnorm / area-damaged = low-areas / canker-lesion = dk-brown-blk`` (59.9
+    cases, after the MINOBJS leak; ``leaves`` and ``stem`` tested above)
+    Release 8 groups ``date`` as {april,...,august} and {september,october}:
+    the last merger, of september with october, lowers the gain below the
+    plain gains' average less epsilon and not below the average with the two
+    binary attributes counted.  (crx's ``A7`` at ``A9 = f / ... / A10 = f`` is the
+    same case, docs/C45.md section 8.)
+    """
+    c = case("soybean-r8", "s")
+    ds = c.ds
+    path = (
+        _SOY + "dna",
+        "int-discolor = none",
+        "leaves = abnorm",
+        "stem = abnorm",
+        "area-damaged = low-areas",
+        "canker-lesion = dk-brown-blk",
+    )
+    ctx, rows, w, cases = _leaked_node(ds, path)
+    names = [a.name for a in ds.attributes]
+    tested = {names.index(step.split(" ")[0]) for step in path}
+    assert sorted(names[a] for a in search_zeros(ctx, tested)) == ["leaves", "stem"]
+    nominal = [a for a in ctx.nom_pos if ctx.n_values[a] > 2 or a not in tested]
+    plain = eval_nominal(ctx, nominal, rows, w, cases)
+    plain_avg = average_gain(ctx, plain)
+    search_avg = average_gain(ctx, plain, search_zeros(ctx, tested))
+    assert plain_avg is not None and search_avg is not None and search_avg < plain_avg
+    date = names.index("date")
+    freq = nominal_freq(ctx, [date], rows, w)[0, : ctx.n_values[date] + 1]
+    values = ds.attributes[date].values
+
+    def groups(avg: float) -> set[frozenset[str]]:
+        sub = best_subsets(ctx, freq, cases, "gainratio", avg)
+        assert sub is not None
+        return {frozenset(values[v] for v in g) for g in sub.subsets}
+
+    spring = frozenset(["april", "may", "june", "july", "august"])
+    assert groups(search_avg) >= {spring, frozenset(["september", "october"])}
+    assert groups(plain_avg) >= {spring, frozenset(["september"]), frozenset(["october"])}
+    theirs = rt.subtree_at(c.ref.unpruned, path)
+    ours = rt.subtree_at(rt.from_model(c.unpruned, "c45"), path)
+    assert isinstance(theirs, rt.Split) and isinstance(ours, rt.Split)
+    assert sorted((b.op, b.value) for b in ours.branches) == sorted(
+        (b.op, b.value) for b in theirs.branches
+    )
 
 
 def test_subsets_a_merger_that_loses_no_gain_goes_first() -> None:

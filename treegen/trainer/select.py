@@ -7,6 +7,7 @@ whole bucket of nodes at once and is tested equal to the node-by-node one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import overload
 
 import numpy as np
@@ -57,19 +58,28 @@ def gain_ratio(gain: float, info: float) -> float:
     return gain / info if info > 0.0 else 0.0
 
 
-def average_gain(ctx: Context, scores: dict[int, Score]) -> float | None:
+def average_gain(ctx: Context, scores: dict[int, Score], zeros: Iterable[int] = ()) -> float | None:
     """Release 8's ``AvGain`` over the admissible ``scores`` (section 1 step 5), or None
-    when no attribute counts (then nothing is split)."""
+    when no attribute of ``scores`` counts (then nothing is split).
+
+    ``zeros``: attributes that count with gain 0 besides ``scores`` (the
+    subset search's average, :func:`treegen.trainer.subsets.search_zeros`).
+    """
     dt = ctx.dtype
     n_total = ctx.rows_for_rules
+
+    def counts(a: int) -> bool:
+        return ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n_total
+
     av_sum = dt(0)
     count = 0
     for a, s in scores.items():
-        if ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n_total:
+        if counts(a):
             av_sum = dt(av_sum + dt(s.gain))
             count += 1
     if count == 0:
         return None
+    count += sum(1 for a in zeros if counts(a))
     return float(dt(av_sum / dt(count)))
 
 

@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_outcomes,
 )
-from treegen.trainer.subsets import best_subsets, leaking_attribute
+from treegen.trainer.subsets import best_subsets, leaking_attribute, search_zeros
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -303,7 +303,7 @@ def _group_values(
             a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
             for a in np.flatnonzero(OK[b]).tolist()
         }
-        average = average_gain(ctx, per_att)
+        average = average_gain(ctx, per_att, search_zeros(ctx, bucket.tasks[b].tested))
         if average is None:
             continue
         grouped[b] = True

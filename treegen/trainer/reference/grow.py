@@ -31,7 +31,13 @@ from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
-from treegen.trainer.subsets import LEAKED_MINOBJS, best_subsets, is_grouping, leaking_attribute
+from treegen.trainer.subsets import (
+    LEAKED_MINOBJS,
+    best_subsets,
+    is_grouping,
+    leaking_attribute,
+    search_zeros,
+)
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -159,7 +165,7 @@ def form_tree(
     elif multi:
         # Release 8 averages the plain multiway gains first, then groups against that.
         assert freq3 is not None
-        average = average_gain(ctx, dict(sorted(scores.items())))
+        average = average_gain(ctx, dict(sorted(scores.items())), search_zeros(ctx, tested))
         if average is None:
             return node
         for j, a in enumerate(multi):
