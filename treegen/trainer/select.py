@@ -101,6 +101,8 @@ def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
         best_val = 0.0
     for a in sorted(scores):
         s = scores[a]
+        if not s.selectable:
+            continue
         if criterion == "gain":
             val = s.gain
         elif ctx.j48:

@@ -34,6 +34,9 @@ class Score:
     info: float
     bar: float = float("nan")
     subsets: tuple[tuple[int, ...], ...] = ()  # value groups (0-based) for --subsets
+    # False: counts in the average gain, never chosen (a --subsets grouping that
+    # fails MINOBJS, treegen.trainer.subsets.best_subsets).
+    selectable: bool = True
 
 
 def nominal_freq(

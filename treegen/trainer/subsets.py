@@ -12,28 +12,32 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    (it stays a branch of its own, printed last: ``A6 = r: + (0.0)``,
    soybean's ``area-damaged in {scattered,low-areas}: cyst-nematode (0.2)``);
 2. hill climbing: merge the pair of blocks whose merger scores best, as
-   long as that score is strictly better than the current grouping's, a
-   merger that loses no gain (within epsilon) before any that does
-   (soybean-r8's ``date`` at ``roots = rotted``, section 8);
+   long as that score is strictly better than the current grouping's and
+   more than two blocks remain (step 1's extra block counted while it holds
+   cases), a merger that loses no gain (within epsilon) before any that
+   does (soybean-r8's ``date`` at ``roots = rotted``, section 8);
    a grouping scores as Release 8's ``Worth``: its gain ratio (or gain with
    ``--criterion gain``) when its gain is at least the node's average gain
-   (the average of the *plain* multiway gains, ``AvGain``, section 1 step 5)
-   less epsilon, else -epsilon; candidates need two blocks with weight >= 1
-   (MINOBJS is 1 during the search), and a candidate that loses gain against
-   the current grouping must also pass the real MINOBJS test: two blocks
-   with at least MINOBJS, or with *more* than MINOBJS when one of the merged
+   (the average of the *plain* multiway gains, ``AvGain``, section 1 step 5,
+   with the binary attributes tested above at 0: :func:`search_zeros`)
+   less epsilon, else -epsilon; step 1's extra block is an outcome like the
+   others here, in gain and split information; candidates need two outcomes
+   with weight (no MINOBJS), and a candidate that loses gain against the
+   current grouping must also pass the real MINOBJS test: two blocks with
+   at least MINOBJS, or with *more* than MINOBJS when one of the merged
    blocks is below it, and not at all next to an empty block of step 1 when
-   one is below it (:func:`_admissible`; measured, see section 8); the block
-   of step 1 counts in a grouping's gain, not in its split information
-   (soybean-r8's ``date`` at ``int-discolor = brown``, section 8);
+   one is below it (:func:`_admissible`; measured, see section 8);
 3. the grouping the search ends with must pass the real MINOBJS test (two
-   blocks with at least MINOBJS cases), else the attribute is not admissible
-   at the node;
-4. that grouping is the attribute's test even where it is worth -epsilon
-   against the plain average: the selection (section 1 step 6) averages the
-   gains of the tests it compares, groupings included, which is lower where
-   groupings lose gain (soybean-r8's 303-case ``int-discolor`` test, gain
-   0.193 against a plain average of 0.203, a final one of 0.172).
+   outcomes with at least MINOBJS cases), else it is no test at the node,
+   though its gain still counts in the selection's average
+   (``Score.selectable``; soybean-r8's leaf at ``roots = galls-cysts``);
+4. its split information leaves step 1's extra block out (soybean-r8's
+   ``date`` at ``int-discolor = brown``, section 8), and it is the
+   attribute's test even where it is worth -epsilon against the plain
+   average: the selection (section 1 step 6) averages the gains of the
+   tests it compares, groupings included, which is lower where groupings
+   lose gain (soybean-r8's 303-case ``int-discolor`` test, gain 0.193
+   against a plain average of 0.203, a final one of 0.172).
 
 MINOBJS here is the one growth currently uses: Release 8 leaves it at 1 for
 the rest of the growth after the first node (depth first) where an attribute
@@ -217,7 +221,9 @@ def best_subsets(
     """The best grouping of one attribute's values, given its ``Freq[v][c]`` (v=0 unknown).
 
     ``average`` is the node's average plain gain (c45 flavour; required there),
-    against which the search compares groupings.
+    against which the search compares groupings.  None: no grouping with two
+    outcomes holding cases; a score that is not ``selectable``: a grouping that
+    fails MINOBJS (it counts in the selection's average only).
     """
     if ctx.j48:
         return _j48_subsets(ctx, freq, cases, criterion)
@@ -231,27 +237,25 @@ def best_subsets(
         return None
     spare_w = float(val_freq[spare].sum()) if spare else 0.0
 
-    def score(
-        parts: list[Blocks], min_cases: float
-    ) -> tuple[FloatArray, FloatArray, list[bool], FloatArray]:
-        """Gain, split info, admissibility and block weights (``ValFreq``) of each grouping."""
+    def score(parts: list[Blocks]) -> tuple[FloatArray, FloatArray, list[bool], FloatArray]:
+        """Gain, split info, admissibility and block weights (``ValFreq``) of each
+        grouping as the search sees it: step 1's block is an outcome like the
+        others, and any two outcomes with weight make a test (section 8)."""
         f = np.stack([_freq_of(p + tail, freq) for p in parts])
-        g, s, ok = score_outcomes(ctx, f, cases, min_cases)
-        weights = np.cumsum(f, axis=2, dtype=f.dtype)[:, 1 : len(parts[0]) + 1, -1]
-        if spare_w > 0.0:
-            # Step 1's block is no outcome of the split information (section 8).
-            f[:, -1] = 0
-            s = score_outcomes(ctx, f, cases, min_cases)[1]
-        return g, s, [bool(x) for x in ok], weights
+        g, s, _ = score_outcomes(ctx, f, cases, ctx.min_cases)
+        out_w = np.cumsum(f, axis=2, dtype=f.dtype)[:, 1:, -1]
+        ok = [bool(x) for x in np.count_nonzero(out_w > 0, axis=1) >= 2]
+        return g, s, ok, out_w[:, : len(parts[0])]
 
     empty_tail = bool(tail) and spare_w == 0.0
-    g, s, ok, w = score([blocks], 1.0)  # MINOBJS is 1 during the search (section 8)
-    gain, info, block_w = float(g[0]), float(s[0]), w[0]
-    val = _worth(gain, info, criterion, average) if ok[0] else -EPSILON
+    g, s, ok, w = score([blocks])
+    gain, block_w = float(g[0]), w[0]
+    val = _worth(gain, float(s[0]), criterion, average) if ok[0] else -EPSILON
     m = float(ctx.min_cases)
-    while len(blocks) > 2:
+    # Step 1's block counts among the blocks the search runs on while it holds cases.
+    while len(blocks) >= 2 and len(blocks) + (spare_w > 0.0) > 2:
         merged = _merges(blocks)
-        g, s, ok, w = score(merged, 1.0)
+        g, s, ok, w = score(merged)
         vals = [
             _worth(float(g[p]), float(s[p]), criterion, average)
             if ok[p]
@@ -268,14 +272,25 @@ def best_subsets(
         lossless = [q for q, v in enumerate(vals) if v > val and float(g[q]) >= gain - EPSILON]
         if lossless:
             p = max(lossless, key=lambda q: (vals[q], -q))
-        blocks, val, gain, info, block_w = merged[p], vals[p], float(g[p]), float(s[p]), w[p]
+        blocks, val, gain, block_w = merged[p], vals[p], float(g[p]), w[p]
     # The grouping the search ends with is the attribute's test even when it is
     # worth -epsilon against the plain average: the selection judges it against
-    # the average of the tests it compares (step 4).
-    _, _, ok, _ = score([blocks], m)
-    if not ok[0]:
-        return None  # the grouping fails the real MINOBJS test (step 3)
-    return Score(gain, info, subsets=tuple(tuple(b) for b in blocks + tail))
+    # the average of the tests it compares (step 5).  Its split information
+    # leaves step 1's block out (step 2).
+    f = _freq_of(blocks + tail, freq)[None]
+    _, info_a, passes = score_outcomes(ctx, f, cases, m)
+    if spare_w > 0.0:
+        f[:, -1] = 0
+        info_a = score_outcomes(ctx, f, cases, m)[1]
+    info = float(info_a[0])
+    subsets = tuple(tuple(b) for b in blocks + tail)
+    if passes[0]:
+        return Score(gain, info, subsets=subsets)
+    if len(blocks) + (spare_w > 0.0) >= 2:
+        # Fails the real MINOBJS test (step 4): no test at the node, but its gain
+        # still counts in the selection's average.
+        return Score(gain, info, subsets=subsets, selectable=False)
+    return None
 
 
 def is_grouping(ctx: Context, subsets: tuple[tuple[int, ...], ...], n_values: int) -> bool:

@@ -428,7 +428,8 @@ def _select(
         out = np.full(B, -1, dtype=np.intp)
         for b in np.flatnonzero(grouped).tolist():
             per_att = {
-                a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
+                a: scores.subsets.get((b, a))
+                or Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
                 for a in np.flatnonzero(OK[b]).tolist()
             }
             out[b] = select(ctx, per_att, opts.criterion)  # its own average, of these tests
