@@ -820,6 +820,26 @@ def _leaked_node(
     return ctx, rows, w64[rows].astype(np.float32), float(np.float32(w64.sum()))
 
 
+def _grouped_scores(
+    ctx: Context, rows: np.ndarray, w: np.ndarray, cases: float, tested: set[int]
+) -> tuple[dict[int, Score], dict[int, Score]]:
+    """A node's plain scores and its scores after grouping, as growth computes them
+    (an all-nominal set; ``tested``: the attributes tested on the node's path)."""
+    multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
+    nominal = [a for a in ctx.nom_pos if a in multi or a not in tested]
+    plain = eval_nominal(ctx, nominal, rows, w, cases)
+    average = average_gain(ctx, plain, search_zeros(ctx, tested))
+    assert average is not None
+    final = dict(plain)
+    freq3 = nominal_freq(ctx, multi, rows, w)
+    for j, a in enumerate(multi):
+        sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, "gainratio", average)
+        final.pop(a, None)
+        if sub is not None:
+            final[a] = sub
+    return plain, final
+
+
 def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None:
     """soybean-r8, ``-s``: a grouping worth -epsilon in the search is still the
     attribute's test; the selection's average is over the tests it compares.
@@ -837,19 +857,9 @@ def test_subsets_selection_averages_the_gains_of_the_tests_it_compares() -> None
     ctx, rows, w, cases = _leaked_node(ds, path)
     names = [a.name for a in ds.attributes]
     tested = {names.index("mold-growth")}
-    nominal = [a for a in ctx.nom_pos if a not in tested]
-    plain = eval_nominal(ctx, nominal, rows, w, cases)
+    plain, final = _grouped_scores(ctx, rows, w, cases, tested)
     plain_avg = average_gain(ctx, plain)
-    search_avg = average_gain(ctx, plain, search_zeros(ctx, tested))
-    assert plain_avg is not None and search_avg is not None
-    final = dict(plain)
-    multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-    freq3 = nominal_freq(ctx, multi, rows, w)
-    for j, a in enumerate(multi):
-        sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, "gainratio", search_avg)
-        final.pop(a, None)
-        if sub is not None:
-            final[a] = sub
+    assert plain_avg is not None
     final_avg = average_gain(ctx, final)
     assert final_avg is not None
     gain = final[names.index("int-discolor")].gain
@@ -933,19 +943,7 @@ def test_subsets_a_grouping_failing_minobjs_still_counts_in_the_selection_averag
     ctx, rows, w, cases = _leaked_node(ds, path)
     names = [a.name for a in ds.attributes]
     tested = {names.index(step.split(" ")[0]) for step in path}
-    multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-    plain = eval_nominal(
-        ctx, [a for a in ctx.nom_pos if a in multi or a not in tested], rows, w, cases
-    )
-    average = average_gain(ctx, plain, search_zeros(ctx, tested))
-    assert average is not None
-    final = dict(plain)
-    freq3 = nominal_freq(ctx, multi, rows, w)
-    for j, a in enumerate(multi):
-        sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, "gainratio", average)
-        final.pop(a, None)
-        if sub is not None:
-            final[a] = sub
+    _, final = _grouped_scores(ctx, rows, w, cases, tested)
     for att, one in (
         ("date", {"june", "july", "august"}),
         ("area-damaged", {"low-areas", "upper-areas"}),

@@ -113,8 +113,8 @@ def search_zeros(ctx: Context, tested: Iterable[int]) -> list[int]:
     groupings against: the binary (nominal, at most two values) ones of ``tested``,
     the attributes tested on the node's path.
 
-    Release 8 divides the plain gains' sum by a count that includes them (not
-    so in the selection's average, step 4).  Measured: at soybean-r8's
+    Release 8 divides the plain gains' sum by a count that includes them (the
+    selection's average does not count them; docs/C45.md section 8, step 1).  Measured: at soybean-r8's
     ``leafspot-size = dna / ... / area-damaged = low-areas / canker-lesion =
     dk-brown-blk`` (59.9 cases; ``leaves`` and ``stem`` tested above) Release 8
     merges ``date``'s september and october, gain 0.1344 to 0.1236, which the
@@ -253,7 +253,7 @@ def best_subsets(
     val = _worth(gain, float(s[0]), criterion, average) if ok[0] else -EPSILON
     m = float(ctx.min_cases)
     # Step 1's block counts among the blocks the search runs on while it holds cases.
-    while len(blocks) >= 2 and len(blocks) + (spare_w > 0.0) > 2:
+    while len(blocks) >= 2 and len(blocks) + int(spare_w > 0.0) > 2:
         merged = _merges(blocks)
         g, s, ok, w = score(merged)
         vals = [
@@ -275,8 +275,8 @@ def best_subsets(
         blocks, val, gain, block_w = merged[p], vals[p], float(g[p]), w[p]
     # The grouping the search ends with is the attribute's test even when it is
     # worth -epsilon against the plain average: the selection judges it against
-    # the average of the tests it compares (step 5).  Its split information
-    # leaves step 1's block out (step 2).
+    # the average of the tests it compares.  Its split information leaves step
+    # 1's block out (docstring steps 3 and 4).
     f = _freq_of(blocks + tail, freq)[None]
     _, info_a, passes = score_outcomes(ctx, f, cases, m)
     if spare_w > 0.0:
@@ -286,9 +286,9 @@ def best_subsets(
     subsets = tuple(tuple(b) for b in blocks + tail)
     if passes[0]:
         return Score(gain, info, subsets=subsets)
-    if len(blocks) + (spare_w > 0.0) >= 2:
-        # Fails the real MINOBJS test (step 4): no test at the node, but its gain
-        # still counts in the selection's average.
+    if len(blocks) + int(spare_w > 0.0) >= 2:
+        # Fails the real MINOBJS test (docstring step 3): no test at the node,
+        # but its gain still counts in the selection's average.
         return Score(gain, info, subsets=subsets, selectable=False)
     return None
 
