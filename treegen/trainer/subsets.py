@@ -114,13 +114,14 @@ def search_zeros(ctx: Context, tested: Iterable[int]) -> list[int]:
     the attributes tested on the node's path.
 
     Release 8 divides the plain gains' sum by a count that includes them (the
-    selection's average does not count them; docs/C45.md section 8, step 1).  Measured: at soybean-r8's
-    ``leafspot-size = dna / ... / area-damaged = low-areas / canker-lesion =
-    dk-brown-blk`` (59.9 cases; ``leaves`` and ``stem`` tested above) Release 8
-    merges ``date``'s september and october, gain 0.1344 to 0.1236, which the
-    plain gains' average of 0.1267 less epsilon refuses and 0.1161 admits; at
-    crx's ``A9 = f / ... / A10 = f`` (``A9`` and ``A10`` above) its ``A7`` grouping
-    has gain 0.0016, below 0.0030 - epsilon, above 0.0024 - epsilon; at crx's
+    selection's average does not count them; docs/C45.md section 8, step 1).
+    Measured: at soybean-r8's ``leafspot-size = dna / ... / area-damaged =
+    low-areas / canker-lesion = dk-brown-blk`` (59.9 cases; ``leaves`` and
+    ``stem`` tested above) Release 8 merges ``date``'s september and october,
+    gain 0.1344 to 0.1236, which the plain gains' average of 0.1267 less
+    epsilon refuses and 0.1161 admits; at crx's ``A9 = f / ... / A10 = f``
+    (``A9`` and ``A10`` above) its ``A7`` grouping has gain 0.0016, below
+    0.0030 - epsilon, above 0.0024 - epsilon; at crx's
     ``A9 = t / A15 <= 228`` (``A9`` above) ``A6``'s merger to gain 0.0336 stays
     refused (0.0377 - epsilon).  Counting every attribute with one value at
     the node instead breaks soybean-r8's ``dna / int-discolor = none / leaves =
