@@ -87,7 +87,8 @@ def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
     """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection).
 
     The average gain is over ``scores`` themselves (with ``--subsets``, the
-    groupings' gains: docs/C45.md section 8).
+    groupings' gains: docs/C45.md section 8); a score that is not
+    ``selectable`` counts in that average and is never chosen.
     """
     dt = ctx.dtype
     if not scores:
