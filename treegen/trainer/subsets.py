@@ -78,7 +78,7 @@ has fired: the value Release 8 sets for its subset search and, measured on
 soybean-r8, leaves in place (docs/C45.md section 8)."""
 
 
-def minobjs_leaks(ctx: Context, freq: FloatArray) -> bool:
+def minobjs_leaks(freq: FloatArray) -> bool:
     """Whether scoring ``Freq[v][c]`` (v = 0 unknown) of an attribute with more than two
     values leaves MINOBJS at :data:`LEAKED_MINOBJS` for the rest of the growth (c45).
 
@@ -104,7 +104,7 @@ def leaking_attribute(ctx: Context, multi: list[int], freq3: FloatArray) -> int 
     MINOBJS has leaked already, or the flavour is j48."""
     if ctx.j48 or ctx.min_cases == LEAKED_MINOBJS:
         return None
-    leaks = (a for j, a in enumerate(multi) if minobjs_leaks(ctx, freq3[j, : ctx.n_values[a] + 1]))
+    leaks = (a for j, a in enumerate(multi) if minobjs_leaks(freq3[j, : ctx.n_values[a] + 1]))
     return next(leaks, None)
 
 
@@ -236,7 +236,7 @@ def best_subsets(
     tail: Blocks = [spare] if spare else []
     if len(blocks) + len(tail) < 2:
         return None
-    spare_w = float(val_freq[spare].sum()) if spare else 0.0
+    spare_held = bool(spare) and float(val_freq[spare].sum()) > 0.0  # step 1's block holds cases
 
     def score(parts: list[Blocks]) -> tuple[FloatArray, FloatArray, list[bool], FloatArray]:
         """Gain, split info, admissibility and block weights (``ValFreq``) of each
@@ -248,13 +248,13 @@ def best_subsets(
         ok = [bool(x) for x in np.count_nonzero(out_w > 0, axis=1) >= 2]
         return g, s, ok, out_w[:, : len(parts[0])]
 
-    empty_tail = bool(tail) and spare_w == 0.0
+    empty_tail = bool(tail) and not spare_held
     g, s, ok, w = score([blocks])
     gain, block_w = float(g[0]), w[0]
     val = _worth(gain, float(s[0]), criterion, average) if ok[0] else -EPSILON
     m = float(ctx.min_cases)
     # Step 1's block counts among the blocks the search runs on while it holds cases.
-    while len(blocks) >= 2 and len(blocks) + int(spare_w > 0.0) > 2:
+    while len(blocks) >= 2 and len(blocks) + int(spare_held) > 2:
         merged = _merges(blocks)
         g, s, ok, w = score(merged)
         vals = [
@@ -280,14 +280,14 @@ def best_subsets(
     # 1's block out (docstring steps 3 and 4).
     f = _freq_of(blocks + tail, freq)[None]
     _, info_a, passes = score_outcomes(ctx, f, cases, m)
-    if spare_w > 0.0:
+    if spare_held:
         f[:, -1] = 0
         info_a = score_outcomes(ctx, f, cases, m)[1]
     info = float(info_a[0])
     subsets = tuple(tuple(b) for b in blocks + tail)
     if passes[0]:
         return Score(gain, info, subsets=subsets)
-    if len(blocks) + int(spare_w > 0.0) >= 2:
+    if len(blocks) + int(spare_held) >= 2:
         # Fails the real MINOBJS test (docstring step 3): no test at the node,
         # but its gain still counts in the selection's average.
         return Score(gain, info, subsets=subsets, selectable=False)

@@ -109,6 +109,16 @@ class BucketScores:
             subsets={},
         )
 
+    def of_task(self, task: int) -> dict[int, Score]:
+        """The admissible tests of one task by attribute, a recorded subset test's
+        own :class:`Score` where there is one (it may be no candidate:
+        ``Score.selectable``)."""
+        return {
+            a: self.subsets.get((task, a))
+            or Score(float(self.gain[task, a]), float(self.info[task, a]), float(self.bar[task, a]))
+            for a in np.flatnonzero(self.ok[task]).tolist()
+        }
+
     def set_subset(self, task: int, attribute: int, score: Score) -> None:
         """Record a subset test's score for one (task, attribute)."""
         self.subsets[(task, attribute)] = score

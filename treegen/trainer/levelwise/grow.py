@@ -43,7 +43,6 @@ from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
     ContScores,
-    Score,
     eval_continuous,
     nominal_freq,
     score_outcomes,
@@ -294,16 +293,11 @@ def _group_values(
     """
     multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
     grouped = np.zeros(bucket.n_tasks, dtype=np.bool_)
-    G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
     f3s = [nominal_freq(ctx, multi, t.rows, t.w) for t in bucket.tasks] if multi else []
     if any(leaking_attribute(ctx, multi, f3) is not None for f3 in f3s):
         return None
     for b in range(bucket.n_tasks):
-        per_att = {
-            a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
-            for a in np.flatnonzero(OK[b]).tolist()
-        }
-        average = average_gain(ctx, per_att, search_zeros(ctx, bucket.tasks[b].tested))
+        average = average_gain(ctx, scores.of_task(b), search_zeros(ctx, bucket.tasks[b].tested))
         if average is None:
             continue
         grouped[b] = True
@@ -316,7 +310,7 @@ def _group_values(
                 average,
             )
             if sub is None:
-                OK[b, a] = False
+                scores.ok[b, a] = False
             else:
                 scores.set_subset(b, a, sub)
     return grouped
@@ -422,28 +416,19 @@ def _select(
     :func:`_group_values` (the others stay leaves), go node by node through
     ``select`` itself.
     """
-    G, I, OK, BAR = scores.gain, scores.info, scores.ok, scores.bar
+    G, I, OK = scores.gain, scores.info, scores.ok
     B, n_att = G.shape
     if grouped is not None:
         out = np.full(B, -1, dtype=np.intp)
         for b in np.flatnonzero(grouped).tolist():
-            per_att = {
-                a: scores.subsets.get((b, a))
-                or Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
-                for a in np.flatnonzero(OK[b]).tolist()
-            }
-            out[b] = select(ctx, per_att, opts.criterion)  # its own average, of these tests
+            out[b] = select(ctx, scores.of_task(b), opts.criterion)  # its own average
         return out
     if ctx.j48 and opts.criterion == "gainratio":
         return _select_j48(ctx, scores)
     if ctx.j48 or opts.criterion != "gainratio":
         out = np.full(B, -1, dtype=np.intp)
         for b in range(B):
-            per_att = {
-                a: Score(float(G[b, a]), float(I[b, a]), float(BAR[b, a]))
-                for a in np.flatnonzero(OK[b]).tolist()
-            }
-            out[b] = select(ctx, per_att, opts.criterion)
+            out[b] = select(ctx, scores.of_task(b), opts.criterion)
         return out
     dt = ctx.dtype
     qual = OK & _in_average(ctx, n_att)[None, :]
