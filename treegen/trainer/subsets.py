@@ -15,7 +15,9 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    long as that score is strictly better than the current grouping's and
    more than two blocks remain (step 1's extra block counted while it holds
    cases), a merger that loses no gain (within epsilon) before any that
-   does (soybean-r8's ``date`` at ``roots = rotted``, section 8);
+   does (soybean-r8's ``date`` at ``roots = rotted``, section 8) and, of
+   those, the one that keeps the most gain (crx's ``A6`` at ``A9 = f / ...
+   / A10 = f``);
    a grouping scores as Release 8's ``Worth``: its gain ratio (or gain with
    ``--criterion gain``) when its gain is at least the node's average gain
    (the average of the *plain* multiway gains, ``AvGain``, section 1 step 5,
@@ -269,10 +271,11 @@ def best_subsets(
         p = int(np.argmax(vals))  # the first best pair
         if not vals[p] > val:
             break  # no merger improves on the current grouping
-        # Among the mergers that improve on it, one that loses no gain goes first.
+        # Among the mergers that improve on it, one that loses no gain goes
+        # first, and of those the one that keeps the most gain (docstring step 3).
         lossless = [q for q, v in enumerate(vals) if v > val and float(g[q]) >= gain - EPSILON]
         if lossless:
-            p = max(lossless, key=lambda q: (vals[q], -q))
+            p = max(lossless, key=lambda q: (float(g[q]), vals[q], -q))
         blocks, val, gain, block_w = merged[p], vals[p], float(g[p]), w[p]
     # The grouping the search ends with is the attribute's test even when it is
     # worth -epsilon against the plain average: the selection judges it against
