@@ -272,7 +272,7 @@ def best_subsets(
         if not vals[p] > val:
             break  # no merger improves on the current grouping
         # Among the mergers that improve on it, one that loses no gain goes
-        # first, and of those the one that keeps the most gain (docstring step 3).
+        # first, and of those the one that keeps the most gain (docstring step 2).
         lossless = [q for q, v in enumerate(vals) if v > val and float(g[q]) >= gain - EPSILON]
         if lossless:
             p = max(lossless, key=lambda q: (float(g[q]), vals[q], -q))
