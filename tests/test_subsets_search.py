@@ -1,0 +1,82 @@
+"""The value-grouping search's arithmetic (treegen/trainer/subsets.py).
+
+The search scores every merger of two blocks at each step.  It builds those
+groupings' frequencies from the current blocks' sums, summing only each
+merged block anew (``_merged_freqs``); these tests hold it to the plain
+construction (``_freq_of`` of each merged grouping) bit for bit, since a
+float32 sum taken in another order can turn a tie in gain ratio.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.trainer.context import build_context
+from treegen.trainer.subsets import _freq_of, _merge, _merged_freqs, _pairs, best_subsets
+
+
+def _random_freq(rng: np.random.Generator, k: int, c: int, dtype: type) -> np.ndarray:
+    """A (k + 1, c) Freq[v][c] with fractional weights whose float32 sums depend on order."""
+    freq = rng.choice([0.0, 0.0, 0.1, 0.3, 1.0, 3.7, 1e-3, 2.5e4], size=(k + 1, c))
+    freq = freq * rng.uniform(0.5, 1.5, size=(k + 1, c))
+    return freq.astype(dtype)
+
+
+def _random_blocks(rng: np.random.Generator, k: int) -> list[list[int]]:
+    """The values 0..k-1 dealt into blocks at random, each block in order."""
+    labels = rng.integers(0, max(2, k // 2), size=k)
+    blocks = [sorted(np.flatnonzero(labels == b).tolist()) for b in np.unique(labels)]
+    return [b for b in blocks if b]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_merged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> None:
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(300):
+        k = int(rng.integers(3, 25))
+        freq = _random_freq(rng, k, int(rng.integers(2, 5)), dtype)
+        blocks = _random_blocks(rng, k)
+        if len(blocks) < 2:
+            continue
+        tail: list[list[int]] = []
+        if len(blocks) > 2 and rng.random() < 0.5:
+            tail = [blocks.pop()]  # the c45 search's block of small values
+        plain = _freq_of(blocks + tail, freq)
+        sums, tail_rows = plain[1 : len(blocks) + 1], plain[len(blocks) + 1 :]
+        got = _merged_freqs(freq, blocks, sums, tail_rows)
+        want = np.stack(
+            [_freq_of(_merge(blocks, i, j) + tail, freq) for i, j in _pairs(len(blocks))]
+        )
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))  # bit for bit
+        checked += 1
+    assert checked > 200
+
+
+def test_merge_keeps_the_other_blocks_in_place() -> None:
+    blocks = [[0, 4], [1], [2, 5], [3]]
+    assert _merge(blocks, 0, 2) == [[0, 2, 4, 5], [1], [3]]
+    assert _merge(blocks, 1, 3) == [[0, 4], [1, 3], [2, 5]]
+    assert blocks == [[0, 4], [1], [2, 5], [3]]  # not changed in place
+
+
+def test_search_over_many_values_finds_the_pattern_behind_them() -> None:
+    """60 values, two classes: values 0, 3, 6, ... hold class 0, the rest class 1
+    (with a little noise); the search ends with those two groups."""
+    rng = np.random.default_rng(3)
+    k = 60
+    attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
+    ds = Dataset(Schema((attr,), ("x", "y")), np.zeros((2, 1)), np.array([0, 1], dtype=np.int32))
+    ctx = build_context(ds, 2, False)
+    freq = np.zeros((k + 1, 2), dtype=np.float32)
+    for v in range(k):
+        n = float(rng.integers(20, 40))
+        major, minor = (0, 1) if v % 3 == 0 else (1, 0)
+        freq[v + 1, major], freq[v + 1, minor] = n, float(rng.integers(0, 2))
+    score = best_subsets(ctx, freq, float(freq.sum()), "gainratio", 0.0)
+    assert score is not None and score.selectable
+    groups = sorted(score.subsets)
+    assert groups == sorted([tuple(range(0, k, 3)), tuple(v for v in range(k) if v % 3)])
