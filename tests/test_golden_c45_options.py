@@ -1010,11 +1010,7 @@ def test_subsets_of_the_mergers_that_lose_no_gain_the_one_keeping_most_goes_firs
     col = ds.X[:, j]
     known = ~np.isnan(col) & (w > 0)
     assert np.all(w[known] == 1.0)  # the known A6 cases are whole: integer counts
-    t = {
-        v: [float(w[known & (col == k) & (ds.y == cl)].sum()) for cl in range(len(ds.classes))]
-        for k, v in enumerate(ds.attributes[j].values)
-    }
-    t = {v: row for v, row in t.items() if sum(row) > 0}
+    t = _class_table(ds, np.where(known, w, 0.0), "A6")
     assert sorted(t) == ["c", "cc", "d", "i", "k", "m", "w"]
 
     def add(*vals: str) -> list[float]:

@@ -44,9 +44,7 @@ def test_merged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> Non
         tail: list[list[int]] = []
         if len(blocks) > 2 and rng.random() < 0.5:
             tail = [blocks.pop()]  # the c45 search's block of small values
-        plain = _freq_of(blocks + tail, freq)
-        sums, tail_rows = plain[1 : len(blocks) + 1], plain[len(blocks) + 1 :]
-        got = _merged_freqs(freq, blocks, sums, tail_rows)
+        got = _merged_freqs(freq, blocks, _freq_of(blocks + tail, freq))
         want = np.stack(
             [_freq_of(_merge(blocks, i, j) + tail, freq) for i, j in _pairs(len(blocks))]
         )
