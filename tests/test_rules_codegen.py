@@ -19,13 +19,8 @@ import treegen
 from treegen.cli.main import main
 from treegen.codegen.build import STRICT_FLAGS, build
 from treegen.codegen.lower import FLT_MAX, ExportOptions
-from treegen.codegen.rules import (
-    emit_ruleset,
-    evaluate,
-    lower_ruleset,
-    ruleset_inputs,
-    verify_ruleset,
-)
+from treegen.codegen.rules import emit_ruleset, evaluate, lower_ruleset
+from treegen.codegen.rules_verify import ruleset_inputs, verify_ruleset
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import EncodingError

@@ -28,6 +28,7 @@ from treegen.codegen.export import (
     with_provenance,
 )
 from treegen.codegen.lower import ExportOptions
+from treegen.codegen.rules_verify import verify_ruleset
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import DatasetError, TrainError, UsageError
@@ -323,7 +324,7 @@ class Rules(rules_core.RuleSet):
         path, opts = self._export_options(input_type, float_compare, scale, missing_value, prefix)
         opts = codegen_rules.with_provenance(opts, self, path, ".")
         sets = _unlabelled(self.schema, None if data is None else self._x(data))
-        report = codegen_rules.verify_ruleset(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
+        report = verify_ruleset(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
         return VerifyReport.of(report)
 
 

@@ -18,8 +18,9 @@ from treegen.codegen.emit import STYLES
 from treegen.codegen.export import render, with_provenance
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.codegen.lower import ExportOptions
-from treegen.codegen.rules import render_ruleset, verify_ruleset
+from treegen.codegen.rules import render_ruleset
 from treegen.codegen.rules import with_provenance as rules_with_provenance
+from treegen.codegen.rules_verify import verify_ruleset
 from treegen.codegen.verify import verify
 from treegen.data.atomic import write_files_atomic
 from treegen.errors import UsageError

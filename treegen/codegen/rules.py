@@ -16,8 +16,9 @@ else the default class, and a condition on a missing value does not hold
   ``--float-compare int`` the keys of the codes' floats, +0.0 and -0.0 both for 0).
 
 The C (templates/predict_rules.c.j2) is one ``if`` per rule; :func:`evaluate` is the
-same in numpy, and :func:`verify_ruleset` compares the compiled C with it and with the
-Python ruleset (treegen.rules.core.predict) on every row, missing values included.
+same in numpy, and treegen.codegen.rules_verify compares the compiled C with it and
+with the Python ruleset (treegen.rules.core.predict) on every row, missing values
+included.
 """
 
 from __future__ import annotations
@@ -25,9 +26,6 @@ from __future__ import annotations
 import hashlib
 import math
 import shlex
-import struct
-import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -35,7 +33,6 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.build import build
 from treegen.codegen.ctype import UINT32
 from treegen.codegen.emit import (
     HEADER,
@@ -46,21 +43,17 @@ from treegen.codegen.emit import (
     value_kind,
 )
 from treegen.codegen.export import option_words
-from treegen.codegen.inputs import model_values, to_c_domain
 from treegen.codegen.ir import IR
 from treegen.codegen.literals import c_double, c_float, c_hex32, c_int
-from treegen.codegen.lower import FLT_MAX, ExportOptions, float_key, lower, lower_continuous
+from treegen.codegen.lower import ExportOptions, float_key, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.oracle import float_keys, missing_mask
-from treegen.codegen.verify import Report, check_against
 from treegen.codegen.views import ValueKind, context
 from treegen.data.atomic import write_files_atomic
-from treegen.data.dataset import Dataset
 from treegen.errors import EmitError, EncodingError
 from treegen.model.core import Model, Node
 from treegen.model.version import VERSION
 from treegen.rules.core import Condition, RuleSet, format_condition
-from treegen.rules.core import predict as rules_predict
 from treegen.rules.file import ruleset_to_json
 
 TestOp = Literal["le", "lt", "gt", "ge", "known", "in"]
@@ -392,155 +385,3 @@ def export_ruleset_files(rs: RuleSet, path: str, out_dir: str, opts: ExportOptio
     _, files = render_ruleset(rs, path, out_dir, opts)
     write_files_atomic(out_dir, files)
     return [Path(out_dir) / name for name in sorted(files)]
-
-
-# ------------------------------------------------------------------ verify
-
-
-def _key_float(key: int) -> float:
-    """The float32 whose order key is ``key`` (treegen.codegen.lower.float_key's inverse)."""
-    bits = (key & 0x7FFFFFFF) if key & 0x80000000 else (~key) & 0xFFFFFFFF
-    return float(struct.unpack("<f", struct.pack("<I", bits))[0])
-
-
-def _near(rir: RuleIR, t: RuleTest, cut: float) -> list[float]:
-    """Values (C domain, as floats) around test ``t``'s threshold and the model's ``cut``."""
-    enc = rir.frame.encoding
-    if t.op in ("known", "in"):
-        lo, hi = enc.int_range if enc.is_int else (-1.0, 1.0)
-        if t.op == "in":
-            vals = [float(_key_float(int(v))) if enc.uses_keys else float(v) for v in t.values]
-            return vals + [v + 1 for v in vals] + [-1.0, 0.5 if not enc.is_int else 0.0]
-        return [float(lo), float(hi), 0.0]
-    thr = _key_float(int(t.threshold)) if enc.uses_keys else float(t.threshold)
-    if enc.is_int:
-        lo, hi = enc.int_range
-        return [float(v) for v in (thr - 1, thr, thr + 1) if lo <= v <= hi]
-    dt = enc.ctype.dtype
-    out = []
-    with np.errstate(over="ignore"):
-        for base in (thr, cut) if math.isfinite(cut) else (thr,):
-            f = dt(base)
-            out += [
-                float(np.nextafter(f, dt(-np.inf))),
-                float(f),
-                float(np.nextafter(f, dt(np.inf))),
-            ]
-            f32 = np.float32(base)
-            out += [float(np.nextafter(f32, np.float32(s * np.inf))) for s in (-1, 1)]
-    return out
-
-
-def ruleset_inputs(
-    rir: RuleIR, rs: RuleSet, n_random: int = 1000, seed: int = 0
-) -> npt.NDArray[np.generic]:
-    """The rows verify compares (C input domain): per rule, a row meeting its conditions
-    (the other features missing), then each condition's feature set to the values around
-    its threshold (or every code and a few non-codes) and to missing; special values;
-    random rows mixing those values with missing ones."""
-    enc = rir.frame.encoding
-    m = rir.frame.n_features
-    miss = float("nan") if enc.missing is None else float(enc.missing)
-    cuts = {(r.number, k): c.threshold for r in rs.rules for k, c in enumerate(r.conditions)}
-    choices: list[list[float]] = [[] for _ in range(m)]
-    rows: list[list[float]] = [[miss] * m]
-    for r in rir.rules:
-        per = []
-        for k, t in enumerate(r.tests):
-            cut = cuts.get((r.number, k), math.nan)
-            vals = _near(rir, t, cut)
-            per.append(vals)
-            choices[t.feature].extend(vals)
-        base = [miss] * m
-        for t, vals in zip(r.tests, per, strict=True):
-            held = holds(t, _as_c(rir, vals), rir)
-            ok = [v for v, h in zip(vals, held, strict=True) if h]
-            base[t.feature] = ok[0] if ok else base[t.feature]
-        rows.append(base)
-        for t, vals in zip(r.tests, per, strict=True):
-            for v in [*vals, miss]:
-                row = list(base)
-                row[t.feature] = v
-                rows.append(row)
-    if not enc.is_int:
-        for f in range(m):
-            for v in (math.inf, -math.inf, -0.0, FLT_MAX):
-                row = [0.0] * m
-                row[f] = v
-                rows.append(row)
-    else:
-        lo, hi = enc.int_range
-        rows += [[float(lo)] * m, [float(hi)] * m, [0.0] * m]
-    rng = np.random.default_rng(seed)
-    for _ in range(n_random):
-        row = []
-        for f in range(m):
-            u = rng.random()
-            if u < 0.15 or not choices[f]:
-                row.append(miss if u < 0.15 else float(rng.integers(-3, 300)))
-            else:
-                row.append(choices[f][int(rng.integers(len(choices[f])))])
-        rows.append(row)
-    return _as_c(rir, rows)
-
-
-def _as_c(rir: RuleIR, values: Sequence[object]) -> npt.NDArray[np.generic]:
-    """Numbers (floats, or lists of them for rows) as values of the C input type,
-    integers clamped to its range."""
-    enc = rir.frame.encoding
-    out = np.asarray(values, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if enc.is_int:
-            return np.clip(out, *enc.int_range).astype(enc.ctype.dtype)
-        return out.astype(enc.ctype.dtype)
-
-
-def python_values(rir: RuleIR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
-    """C rows -> what the Python ruleset reads: the values treegen predict reads for them
-    (treegen.codegen.inputs.model_values), NaN where the C sees a missing value."""
-    values = model_values(rir.frame, X)
-    for j in range(X.shape[1]):
-        values[missing_mask(X[:, j], rir.frame.encoding), j] = np.nan
-    return values
-
-
-def verify_ruleset(
-    rs: RuleSet,
-    opts: ExportOptions,
-    data: Sequence[Dataset] = (),
-    *,
-    cc: str | None = None,
-    n_random: int = 1000,
-    seed: int = 0,
-    workdir: Path | None = None,
-) -> Report:
-    """Export ``rs``, compile it and compare the C's class with the numpy evaluator's and
-    the Python ruleset's on every row; never raises on a mismatch."""
-    rir = lower_ruleset(rs, opts)
-    files = emit_ruleset(rir)
-    report = Report()
-    with tempfile.TemporaryDirectory(prefix="treegen-verify-") as tmp:
-        built = build(rir.frame, files, workdir or Path(tmp), cc=cc)
-        parts = [to_c_domain(rir.frame, ds.X) for ds in data]
-        parts.append(ruleset_inputs(rir, rs, n_random, seed))
-        X = np.concatenate(parts)
-        n_data = sum(ds.n_rows for ds in data)
-        enc = rir.frame.encoding
-        report.lines.append(
-            f"ruleset of {len(rs.rules)} rules, input {enc.input_type}"
-            f"{', float compare int' if enc.uses_keys else ''}: {n_data} data rows, "
-            f"{X.shape[0] - n_data - n_random} threshold, missing and special rows, "
-            f"{n_random} random rows"
-        )
-        c_cls, _ = built.run(X)
-    checks = [
-        ("rule evaluator", evaluate(rir, X)),
-        ("Python ruleset", rules_predict(rs, python_values(rir, X)).astype(np.int32)),
-    ]
-    bad = np.zeros(X.shape[0], dtype=bool)
-    every = np.ones(X.shape[0], dtype=bool)
-    for name, cls in checks:
-        bad |= check_against(report, name, X, every, c_cls, cls)
-    report.rows += X.shape[0]
-    report.failed_rows += int(bad.sum())
-    return report
