@@ -1,5 +1,5 @@
 """The lean ifs style with ``--float-compare int`` compares a float's bit pattern with
-the threshold's (treegen.codegen.emit.key_bits_test), one form for thresholds >= +0 and
+the threshold's (treegen.codegen.emit_parts.key_bits_test), one form for thresholds >= +0 and
 one below, instead of calling a key function per test.  On every value next to every
 threshold (one ulp either side), +-0, +-inf, subnormals and NaNs of both signs (which
 go right, the none rule) the C takes the branch of the float compare ``x <= t``, and
@@ -19,7 +19,8 @@ import numpy.typing as npt
 import pytest
 
 from treegen.codegen.build import build, have_compiler
-from treegen.codegen.emit import emit, key_bits_test
+from treegen.codegen.emit import emit
+from treegen.codegen.emit_parts import key_bits_test
 from treegen.codegen.ir import IR, Compare
 from treegen.codegen.lower import ExportOptions, float_key, lower
 from treegen.codegen.oracle import evaluate

@@ -21,7 +21,8 @@ import numpy.typing as npt
 
 from treegen.codegen.build import SHARED_FLAGS, STRICT_FLAGS
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.emit import SOURCE, emit, make_env, render_cdef
+from treegen.codegen.emit import emit, make_env, render_cdef
+from treegen.codegen.emit_parts import SOURCE
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.data.dataset import Attribute, Dataset, Schema

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit import HEADER, SOURCE, render_cdef
+from treegen.codegen.emit import render_cdef
+from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import IR
 from treegen.errors import EmitError
 

@@ -11,12 +11,22 @@ from __future__ import annotations
 import importlib.resources
 
 import jinja2
-import numpy as np
 
-from treegen.codegen import layout, lean
-from treegen.codegen.ctype import FLOAT, TYPES, UINT32, CType, smallest_int, smallest_uint
+from treegen.codegen import layout
+from treegen.codegen.ctype import FLOAT, TYPES, UINT32, smallest_uint
+from treegen.codegen.emit_lean import lean_view
+from treegen.codegen.emit_parts import (
+    HEADER,
+    SOURCE,
+    c_rows,
+    describe,
+    int_column,
+    threshold_column,
+    threshold_literal,
+    value_kind,
+)
 from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
-from treegen.codegen.literals import c_double, c_float, c_hex, c_hex32, c_int, c_string
+from treegen.codegen.literals import c_hex, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.codegen.views import (
     BranchLine,
@@ -24,29 +34,23 @@ from treegen.codegen.views import (
     ClassView,
     CloseLine,
     Code,
-    Column,
     Columns,
     FeatureView,
     Function,
     Header,
     IfLine,
     Ifs,
-    Lean,
     Ops,
     ReturnLine,
     Source,
     SwitchLine,
     Table,
-    TableLine,
     Tables,
-    ValueKind,
     WalkLine,
     context,
 )
 from treegen.errors import EmitError
 
-HEADER = "predict.h"
-SOURCE = "predict.c"
 STYLES = ("ifs", "table")
 
 
@@ -66,22 +70,6 @@ def make_env() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-
-
-def c_rows(literals: list[str], width: int = 76) -> tuple[str, ...]:
-    """Comma-separated literals wrapped to ``width`` columns."""
-    rows: list[str] = []
-    line = ""
-    for i, lit in enumerate(literals):
-        item = lit + ("," if i < len(literals) - 1 else "")
-        if line and len(line) + 1 + len(item) > width:
-            rows.append(line)
-            line = item
-        else:
-            line = f"{line} {item}" if line else item
-    if line:
-        rows.append(line)
-    return tuple(rows)
 
 
 class _Macros:
@@ -110,80 +98,6 @@ class _Macros:
             name = f"{base}_{n}"
         self.used.add(name)
         return name
-
-
-def threshold_literal(ir: IR, value: float) -> str:
-    enc = ir.encoding
-    if enc.uses_keys:
-        return c_hex32(int(value))
-    if enc.is_int:
-        return c_int(int(value), enc.input_type)
-    return c_float(float(value)) if enc.ctype is FLOAT else c_double(float(value))
-
-
-NEG_INF_BITS = 0xFF800000  # -inf's bit pattern; above it are the negative NaNs
-
-
-def key_bits_test(key: int) -> tuple[str, int]:
-    """The lean ifs style's form of the key test ``key(x) <= key``, as a compare of
-    x's bit pattern u (uint32) with the threshold's bits b, so the C needs no key
-    function (a call on the AVR at -Os): ``("pos", b)`` for a threshold t >= +0,
-    tested as ``u <= b || (u >= 0x80000000 && u <= NEG_INF_BITS)`` (x <= t, or x
-    negative and not NaN); ``("neg", b)`` for t < +0, tested as ``u >= b && u <=
-    NEG_INF_BITS`` (x negative, at least as far below 0 as t, and not NaN).  NaN of
-    either sign fails both, as the none rule wants (its key is above every
-    threshold); -0.0 keys just below +0.0, as in treegen.codegen.oracle.float_keys."""
-    # Thresholds are keys of non-NaN floats: key(-inf) = 0x007FFFFF .. key(+inf).
-    assert 0x007FFFFF <= key <= 0xFF800000, hex(key)
-    if key >= 0x80000000:
-        return "pos", key & 0x7FFFFFFF
-    return "neg", ~key & 0xFFFFFFFF
-
-
-def value_kind(ir: IR) -> ValueKind:
-    enc = ir.encoding
-    if enc.uses_keys:
-        return "key"
-    if enc.is_int:
-        return "signed" if enc.ctype.signed else "unsigned"
-    return "float" if enc.ctype is FLOAT else "double"
-
-
-def _describe(ir: IR, i: int, branch: int) -> str:
-    node = ir.nodes[i]
-    if isinstance(node, Leaf):
-        out = ir.outcomes[node.outcome]
-        return comment_text(ir.classes[out.cls])
-    f = ir.features[node.feature]
-    if isinstance(node, Switch):
-        vals = [f.values[c] for c, b in enumerate(node.branch_of) if b == branch]
-        return comment_text(
-            f"{f.name} in {{{', '.join(vals)}}}" if len(vals) != 1 else f"{f.name} = {vals[0]}"
-        )
-    return comment_text(f"{f.name} <= {_short(node.cut)}")
-
-
-def _short(t: float) -> str:
-    """A threshold as people read it: shortest digits of its float32 when it is one."""
-    with np.errstate(over="ignore"):  # beyond FLT_MAX: inf, which is not t, so repr(t)
-        f32 = np.float32(t)
-    return str(f32) if float(f32) == t else repr(t)
-
-
-def _column(U: str, ctype: CType, rows: tuple[str, ...]) -> Column:
-    # pgm_read_* returns the bits of a signed type as unsigned: the template casts back.
-    return Column(
-        ctype.c_name,
-        f"{U}_{ctype.reader}" if ctype.reader else "",
-        ctype.is_int and ctype.signed,
-        rows,
-    )
-
-
-def _int_column(U: str, values: list[int], ctype: CType | None = None) -> Column:
-    """A column of integers in ``ctype``, by default the narrowest type holding them."""
-    ctype = ctype or smallest_int(min(values), max(values))
-    return _column(U, ctype, c_rows([c_int(v, ctype.name) for v in values]))
 
 
 def _header(ir: IR) -> Header:
@@ -254,7 +168,7 @@ def _source(ir: IR, style: str) -> Source:
         stack_size=ir.stack_size,
         n_outcomes=len(ir.outcomes),
         outcome_ctype=smallest_uint(max(len(ir.outcomes) - 1, 0)).c_name,
-        class_column=_int_column(U, [o.cls for o in ir.outcomes], class_ctype),
+        class_column=int_column(U, [o.cls for o in ir.outcomes], class_ctype),
         proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
         one_literal=c_hex(ONE),
         q15_shift=Q15_SHIFT,
@@ -278,7 +192,7 @@ def _ifs_line(ir: IR, lay: layout.IfsLayout, line: layout.Line, names: list[str]
             node.feature,
             ir.encoding.uses_keys,
             lay.share_offset[line.node],
-            _describe(ir, line.node, 0),
+            describe(ir, line.node, 0),
             threshold_literal(ir, node.threshold) if node.op in ("le", "lt") else "",
         )
     if line.kind == "switch":
@@ -296,10 +210,10 @@ def _ifs_line(ir: IR, lay: layout.IfsLayout, line: layout.Line, names: list[str]
             lay.share_offset[line.node],
         )
     if line.kind == "case" or line.kind == "after":
-        return BranchLine(line.kind, pad, line.branch, _describe(ir, line.node, line.branch))
+        return BranchLine(line.kind, pad, line.branch, describe(ir, line.node, line.branch))
     if line.kind == "return":
         assert isinstance(node, Leaf)
-        return ReturnLine("return", pad, node.outcome, _describe(ir, line.node, 0))
+        return ReturnLine("return", pad, node.outcome, describe(ir, line.node, 0))
     if line.kind == "call":
         return CallLine("call", pad, names[line.callee])
     assert line.kind == "else" or line.kind == "end", line.kind
@@ -335,16 +249,6 @@ def _ifs(ir: IR) -> tuple[Ifs, Tables]:
     return Ifs(tuple(functions)), tables
 
 
-def _threshold_column(ir: IR, U: str, thresholds: list[int | float]) -> Column:
-    enc = ir.encoding
-    if enc.uses_keys:
-        return _column(U, UINT32, c_rows([c_hex32(int(v)) for v in thresholds]))
-    if enc.is_int:
-        return _int_column(U, [int(v) for v in thresholds])
-    literal = c_float if enc.ctype is FLOAT else c_double
-    return _column(U, enc.ctype, c_rows([literal(float(v)) for v in thresholds]))
-
-
 def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     t = layout.flatten(ir)
     U = ir.prefix.upper()
@@ -356,12 +260,12 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     # the low two bits) and finds test t's slots at 2t: two columns fewer.
     code = [f << 2 | (op - layout.OP_LE) for f, op in zip(t.feature, t.op)] if t.binary else []
     col = Columns(
-        op=_int_column(U, pad(t.op)),
-        feature=_int_column(U, pad(t.feature)),
-        threshold=_threshold_column(ir, U, list(t.threshold) or [0]),
-        first=_int_column(U, pad(t.first)),
-        ref=_int_column(U, list(t.ref) or [t.root]),
-        code=_int_column(U, code or [0]),
+        op=int_column(U, pad(t.op)),
+        feature=int_column(U, pad(t.feature)),
+        threshold=threshold_column(ir, U, list(t.threshold) or [0]),
+        first=int_column(U, pad(t.first)),
+        ref=int_column(U, list(t.ref) or [t.root]),
+        code=int_column(U, code or [0]),
     )
     base = layout.OP_LE if t.binary else 0
     ops = Ops(
@@ -397,135 +301,6 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
     return table, tables
 
 
-def _lean_functions(
-    ir: IR, lay: layout.IfsLayout, name: str, rows: dict[int, int]
-) -> tuple[Function, ...]:
-    """The lean ifs functions of ``lay`` (the whole tree, or the table's inline top)."""
-    enc = ir.encoding
-    names = [f"{ir.prefix}_{name}{k}" for k in range(len(lay.functions))]
-    functions: list[Function] = []
-    for k, (root, lines) in enumerate(lay.functions):
-        out: list[WalkLine] = []
-        for line in lines:
-            node = ir.nodes[line.node]
-            pad = "    " * line.indent
-            if line.kind == "if":
-                assert isinstance(node, Compare)
-                bits, literal = "", threshold_literal(ir, node.threshold)
-                if enc.uses_keys:
-                    # A key threshold is above key(-inf) > 0, so lean_ir made it "le".
-                    assert node.op == "le"
-                    bits, b = key_bits_test(int(node.threshold))
-                    literal = c_hex32(b)
-                out.append(
-                    IfLine(
-                        "if",
-                        pad,
-                        node.op,
-                        node.feature,
-                        enc.uses_keys,
-                        0,
-                        _lean_describe(ir, node),
-                        literal,
-                        bits,
-                    )
-                )
-            elif line.kind == "return":
-                assert isinstance(node, Leaf)
-                out.append(
-                    ReturnLine(
-                        "return", pad, lean.leaf_value(ir, node), _describe(ir, line.node, 0)
-                    )
-                )
-            elif line.kind == "call":
-                out.append(CallLine("call", pad, names[line.callee]))
-            elif line.kind == "table":
-                assert isinstance(node, Compare)
-                out.append(TableLine("table", pad, rows[line.node], f"model node {node.source}"))
-            else:
-                assert line.kind in ("else", "end"), line.kind
-                out.append(CloseLine(line.kind, pad))
-        functions.append(
-            Function(
-                name=names[k],
-                lines=tuple(out),
-                trivial=isinstance(ir.nodes[root], Leaf),
-                # The bit pattern of the value under test, in lean ifs with keys.
-                uses_k=any(isinstance(d, IfLine) and d.bits for d in out),
-                comment=f"subtree at model node {ir.nodes[root].source}"
-                if k
-                else ("the whole tree" if name == "walk" else "the inline top of the tree"),
-            )
-        )
-    return tuple(functions)
-
-
-def _lean(ir: IR, style: str) -> Lean:
-    """The --missing none source view (treegen.codegen.lean); ``ir`` is already lean."""
-    U = ir.prefix.upper()
-    enc = ir.encoding
-    kind = value_kind(ir)
-    leaf_ctype = smallest_uint(max(lean.n_values(ir) - 1, 0)).c_name
-    if style == "ifs":
-        functions = _lean_functions(ir, layout.ifs_layout(ir), "walk", {})
-        t = lean.CompactTable((0,), (0,), (0,), 0, 0)
-        n_top = 0
-    else:
-        try:
-            t = lean.compact_table(ir)
-        except ValueError as exc:
-            node = ir.nodes[int(str(exc))]
-            raise EmitError(
-                f"model node {node.source}: a test x < -FLT_MAX does not fit the "
-                f"compact table; export with --style ifs"
-            ) from None
-        budget = (
-            ir.inline_top if ir.inline_top is not None else lean.default_inline_top(len(t.code))
-        )
-        hot = lean.hot_tests(ir, budget)
-        n_top = len(hot)
-        functions = (
-            _lean_functions(ir, layout.ifs_layout(ir, inline=hot), "top", lean.table_rows(ir))
-            if hot
-            else ()
-        )
-    n_rows = len(t.code)
-    code = _int_column(U, list(t.code) or [0])
-    return Lean(
-        header_name=HEADER,
-        style=style,
-        value_kind=kind,
-        value_ctype=(UINT32 if enc.uses_keys else enc.ctype).c_name,
-        has_tests=not isinstance(ir.nodes[0], Leaf),
-        n_outcomes=len(ir.outcomes),
-        leaf_ctype=leaf_ctype,
-        class_column=_int_column(
-            U, [o.cls for o in ir.outcomes], smallest_uint(max(ir.n_classes - 1, 0))
-        ),
-        proba_rows=c_rows(["{" + ", ".join(f"{p}u" for p in o.proba) + "}" for o in ir.outcomes]),
-        uses_rdf=style == "table" and kind == "float",
-        functions=functions,
-        uses_bits=any(f.uses_k for f in functions),
-        n_top=n_top,
-        top_whole=n_top > 0 and n_top == n_rows,
-        n_rows=n_rows,
-        code=code,
-        thr=_threshold_column(ir, U, list(t.threshold) or [0]),
-        kid=_int_column(U, list(t.kid) or [0]),
-        row_ctype=smallest_uint(max(n_rows, 1)).c_name,
-        shift=t.shift,
-        mask=(1 << t.shift) - 1,
-        root_leaf=t.root_leaf,
-    )
-
-
-def _lean_describe(ir: IR, node: Compare) -> str:
-    f = ir.features[node.feature]
-    if f.kind == "nominal":
-        return comment_text(f"{f.name} code <= {int(node.cut)}")
-    return comment_text(f"{f.name} <= {_short(node.cut)}")
-
-
 def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> dict[str, str]:
     """Render predict.c and predict.h for ``ir`` in ``style`` (ifs or table)."""
     if style not in STYLES:
@@ -538,7 +313,9 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
     if ir.missing == "none":
         return {
             HEADER: env.get_template("predict.h.j2").render(context(header)),
-            SOURCE: env.get_template("predict_lean.c.j2").render(context(header, _lean(ir, style))),
+            SOURCE: env.get_template("predict_lean.c.j2").render(
+                context(header, lean_view(ir, style))
+            ),
         }
     source = _source(ir, style)
     walk, tables = _ifs(ir) if style == "ifs" else _table(ir, source.has_switch)

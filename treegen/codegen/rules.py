@@ -34,14 +34,8 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.ctype import UINT32
-from treegen.codegen.emit import (
-    HEADER,
-    SOURCE,
-    header_view,
-    make_env,
-    threshold_literal,
-    value_kind,
-)
+from treegen.codegen.emit import header_view, make_env
+from treegen.codegen.emit_parts import HEADER, SOURCE, threshold_literal, value_kind
 from treegen.codegen.export import option_words
 from treegen.codegen.ir import IR
 from treegen.codegen.literals import c_double, c_float, c_hex32, c_int

@@ -128,7 +128,7 @@ class IfLine:
     comment: str
     threshold: str  # "" when every known value goes one way
     # Lean ifs with --float-compare int: the test compares the float's bit pattern
-    # with ``threshold`` (the threshold's bits, see treegen.codegen.emit.key_bits_test),
+    # with ``threshold`` (the threshold's bits, see treegen.codegen.emit_parts.key_bits_test),
     # "pos" for a threshold >= +0, "neg" below; "" compares the key.
     bits: str = ""
 

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from treegen.codegen.emit import HEADER, SOURCE
+from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import Report, verify_rows

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.emit import HEADER, SOURCE
+from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import IR
 from treegen.errors import ToolError
 from treegen.firmware import targets

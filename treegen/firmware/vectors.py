@@ -14,7 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit import HEADER
+from treegen.codegen.emit_parts import HEADER
 from treegen.codegen.ir import IR
 from treegen.codegen.literals import c_int
 
