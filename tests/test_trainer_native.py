@@ -103,7 +103,7 @@ def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
 def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every call of the partition kernel during training matches the numpy code."""
     calls = {"n": 0, "unknown": 0}
-    real = part_mod._children_sorted
+    real = part_mod.children_sorted
 
     def both(*args: object, **kw: object) -> object:
         fast = real(*args, **kw)  # type: ignore[arg-type]
@@ -112,14 +112,14 @@ def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
             slow = real(*args, **kw)  # type: ignore[arg-type]
         finally:
             monkeypatch.undo()
-            monkeypatch.setattr(part_mod, "_children_sorted", both)
+            monkeypatch.setattr(part_mod, "children_sorted", both)
         for a, b in zip(fast, slow, strict=True):
             assert np.array_equal(a, b)
         calls["n"] += 1
         calls["unknown"] += int((args[2].branch == -1).any())  # type: ignore[attr-defined]
         return fast
 
-    monkeypatch.setattr(part_mod, "_children_sorted", both)
+    monkeypatch.setattr(part_mod, "children_sorted", both)
     for seed in (1, 3, 5):
         train(synthetic.generate(synthetic.summary_spec(1500, seed)), TrainOptions(prune=False))
     assert calls["n"] > 10 and calls["unknown"] > 0

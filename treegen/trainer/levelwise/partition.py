@@ -12,9 +12,10 @@
    sums run in the same order as a node-by-node grower);
 4. :func:`_child_stats`: every child's weight and class distribution, and
    whether it stays a leaf;
-5. :func:`_children_sorted`: the sorted arrays of the children that grow,
-   obtained by distributing the parent's in order (C ``part_sorted``, or a
-   stable sort by child in numpy) instead of sorting again;
+5. :func:`~treegen.trainer.levelwise.children.children_sorted`: the sorted
+   arrays of the children that grow, obtained by distributing the parent's in
+   order (C ``part_sorted``, or a stable sort by child in numpy) instead of
+   sorting again;
 6. :func:`_add_children`: the children as consecutive nodes of the
    FlatTree, branches without a known case as empty leaves with the
    parent's class and distribution;
@@ -27,9 +28,6 @@ be the node itself again and split the same way forever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
-
 import numpy as np
 import numpy.typing as npt
 
@@ -37,6 +35,14 @@ from treegen.trainer import native
 from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
+from treegen.trainer.levelwise.children import (
+    Branches,
+    ChildCases,
+    ChildStats,
+    SortedChildren,
+    Tests,
+    children_sorted,
+)
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.route import subset_table
 from treegen.trainer.select import stays_leaf
@@ -44,81 +50,6 @@ from treegen.trainer.subsets import is_grouping
 
 FloatArray = npt.NDArray[np.floating]
 BoolArray = npt.NDArray[np.bool_]
-
-
-@dataclass(frozen=True, slots=True)
-class _Tests:
-    """The bucket's chosen tests and where each of its cases goes."""
-
-    split: IntArray  # the tasks that split, ascending
-    nids: IntArray  # their node ids
-    forks: IntArray  # per task: its test's branch count (0: no test)
-    branch: IntArray  # per bucket entry: its branch; -1 unknown value, -2 task not split
-
-
-@dataclass(frozen=True, slots=True)
-class _Branches:
-    """Per (task, branch) of the bucket: the known weight's share and the child it makes.
-
-    Arrays (tasks x ``width``) where ``width`` is the widest test's branch
-    count; children are numbered in task, then branch order.
-    """
-
-    width: int
-    nonempty: BoolArray  # a known case takes the branch: it makes a child
-    factor: FloatArray  # known_v / KnownCases (NaN / inf where empty)
-    child_id: IntArray  # the child a non-empty branch makes; -1 for empty ones
-    owner: IntArray  # per child: its task
-    known: BoolArray  # per bucket entry: its branch is known
-    unknown: IntArray  # the bucket entries whose tested value is unknown
-    unknown_w: FloatArray  # their weight in each branch (unknown x width)
-
-    @property
-    def n_child(self) -> int:
-        """How many children the bucket's tests make (non-empty branches)."""
-        return self.owner.size
-
-
-@dataclass(frozen=True, slots=True)
-class _ChildCases:
-    """Every child's cases, child after child, each child's in its parent's entry order.
-
-    ``entry``/``rows``/``w``: the parent's bucket entry, its row, its weight
-    in the child; child ``c``'s cases are ``starts[c]`` .. ``starts[c] +
-    sizes[c] - 1``.  The last three map parent entries to positions in
-    their children (what :func:`_children_sorted` needs): ``pos_known[e]``
-    for an entry with a known branch, ``pos_unknown[unk_slot[e], v]`` for
-    an unknown one in branch v (both -1 where none; one spare entry each).
-    """
-
-    child: IntArray
-    entry: IntArray
-    rows: IntArray
-    w: FloatArray
-    starts: IntArray
-    sizes: IntArray
-    pos_known: IntArray
-    unk_slot: IntArray
-    pos_unknown: IntArray
-
-
-@dataclass(frozen=True, slots=True)
-class _ChildStats:
-    """Every child's weight, class distribution, majority class and leaf rule."""
-
-    cases: FloatArray
-    freq: FloatArray  # (children, classes)
-    best: IntArray
-    best_freq: FloatArray
-    leaf: BoolArray  # stays a leaf: needs no task
-
-
-class _Sorted(NamedTuple):
-    """The growing children's sorted arrays, one after another (the layout of ``Task.srt``)."""
-
-    srt: npt.NDArray[np.int32]
-    start: IntArray  # each child's offset into srt (children + 1 entries)
-    lens: IntArray  # (children x continuous attributes)
 
 
 def partition(
@@ -140,10 +71,10 @@ def partition(
     grows = ~stats.leaf
     kc = len(ctx.cont_pos)
     if kc and grows.any():
-        sorted_ = _children_sorted(ctx, bucket, tests, branches, cases, grows)
+        sorted_ = children_sorted(ctx, bucket, tests, branches, cases, grows)
     else:
         n_child = branches.n_child
-        sorted_ = _Sorted(
+        sorted_ = SortedChildren(
             np.zeros(0, dtype=np.int32),
             np.zeros(n_child + 1, dtype=np.intp),
             np.zeros((n_child, kc), dtype=np.intp),
@@ -154,7 +85,7 @@ def partition(
 
 def _tests(
     ctx: Context, tree: FlatTree, bucket: Bucket, scores: BucketScores, chosen: IntArray
-) -> _Tests:
+) -> Tests:
     """Each split task's test, written to ``tree``, and the branch of every bucket entry.
 
     A chosen nominal attribute scored as a subset test is one when it groups
@@ -198,7 +129,7 @@ def _tests(
     tree.attribute[nids] = chosen[split]
     tree.threshold[nids] = thr[split]
     branch = _route(ctx, tree, bucket, chosen, kind, thr, subset_tasks)
-    return _Tests(split, nids, forks, branch)
+    return Tests(split, nids, forks, branch)
 
 
 def _route(
@@ -243,7 +174,7 @@ def _route(
     return br
 
 
-def _drop_one_branch_tests(ctx: Context, tree: FlatTree, bucket: Bucket, tests: _Tests) -> _Tests:
+def _drop_one_branch_tests(ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests) -> Tests:
     """The tests without those that leave all the known weight in one branch.
 
     Such a child would be its parent again (and split the same way forever),
@@ -272,10 +203,10 @@ def _drop_one_branch_tests(ctx: Context, tree: FlatTree, bucket: Bucket, tests: 
     branch = np.where(gone[tid], -2, br)
     forks = tests.forks.copy()
     forks[undone] = 0
-    return _Tests(tests.split[~one], tests.nids[~one], forks, branch)
+    return Tests(tests.split[~one], tests.nids[~one], forks, branch)
 
 
-def _branches(ctx: Context, tree: FlatTree, bucket: Bucket, tests: _Tests) -> _Branches:
+def _branches(ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests) -> Branches:
     """Known weight per branch, Factors, the children, the unknown cases' weights.
 
     The known and unknown sums run per task in entry order (sequential, as
@@ -305,7 +236,7 @@ def _branches(ctx: Context, tree: FlatTree, bucket: Bucket, tests: _Tests) -> _B
     child_id[ne_t, ne_v] = np.arange(ne_t.size)
     u_idx = np.flatnonzero(unk)
     cw = _unknown_weights(ctx, bucket, u_idx, nonempty, factor)
-    return _Branches(F, nonempty, factor, child_id, ne_t, kn, u_idx, cw)
+    return Branches(F, nonempty, factor, child_id, ne_t, kn, u_idx, cw)
 
 
 def _unknown_weights(
@@ -335,7 +266,7 @@ def _unknown_weights(
     return cw
 
 
-def _child_cases(ctx: Context, bucket: Bucket, tests: _Tests, branches: _Branches) -> _ChildCases:
+def _child_cases(ctx: Context, bucket: Bucket, tests: Tests, branches: Branches) -> ChildCases:
     """Every child's (parent entry, weight) list: its branch's known cases and every unknown one.
 
     The C kernel (``emit_children``) and the numpy code give the same lists.
@@ -390,12 +321,12 @@ def _child_cases(ctx: Context, bucket: Bucket, tests: _Tests, branches: _Branche
         pos_known[ent_s[emitted_known]] = local[emitted_known]
         uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
         pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
-    return _ChildCases(
+    return ChildCases(
         ch_s, ent_s, bucket.rows[ent_s], wt_s, starts, sizes, pos_known, u_slot, pos_unk
     )
 
 
-def _child_stats(ctx: Context, cases: _ChildCases, n_child: int) -> _ChildStats:
+def _child_stats(ctx: Context, cases: ChildCases, n_child: int) -> ChildStats:
     """Every child's weight and class distribution now (the sums the next level would do).
 
     So the children that must stay leaves (:func:`~treegen.trainer.select.stays_leaf`)
@@ -407,11 +338,11 @@ def _child_stats(ctx: Context, cases: _ChildCases, n_child: int) -> _ChildStats:
     cfreq = ctx.sums(cases.child * C + y_s, cases.w, n_child * C).reshape(n_child, C)
     cbest = np.argmax(cfreq, axis=1)
     cbestf = cfreq[np.arange(n_child), cbest]
-    return _ChildStats(ccases, cfreq, cbest, cbestf, stays_leaf(ctx, ccases, cbestf))
+    return ChildStats(ccases, cfreq, cbest, cbestf, stays_leaf(ctx, ccases, cbestf))
 
 
 def _add_children(
-    ctx: Context, tree: FlatTree, tests: _Tests, branches: _Branches, stats: _ChildStats
+    ctx: Context, tree: FlatTree, tests: Tests, branches: Branches, stats: ChildStats
 ) -> IntArray:
     """Append every test's branches to ``tree`` as consecutive nodes; each child's node id.
 
@@ -447,11 +378,11 @@ def _add_children(
 def _child_tasks(
     tree: FlatTree,
     bucket: Bucket,
-    tests: _Tests,
-    branches: _Branches,
-    cases: _ChildCases,
-    stats: _ChildStats,
-    sorted_: _Sorted,
+    tests: Tests,
+    branches: Branches,
+    cases: ChildCases,
+    stats: ChildStats,
+    sorted_: SortedChildren,
     node_of: IntArray,
 ) -> list[Task]:
     """A task for every child that may split: its node, cases, weights and sorted arrays.
@@ -489,140 +420,3 @@ def _child_tasks(
             )
         )
     return new
-
-
-def _children_sorted(
-    ctx: Context,
-    bucket: Bucket,
-    tests: _Tests,
-    branches: _Branches,
-    cases: _ChildCases,
-    grows: BoolArray,
-) -> _Sorted:
-    """The sorted arrays of the children that grow (``grows``), in one int32 array.
-
-    Every entry of a parent's sorted array goes to its branch's child
-    (unknown values to every non-empty branch), in order.  Child after
-    child, and within a child attribute after attribute (the layout of
-    ``Task.srt``), with each child's offset (n_child + 1 entries) and its
-    per-attribute lengths (n_child x kc).  The C kernel and the numpy code
-    compute the same arrays.
-    """
-    tasks, split = bucket.tasks, tests.split
-    tid, br, child_id = bucket.tid, tests.branch, branches.child_id
-    kc = len(ctx.cont_pos)
-    n_child = grows.size
-    F = branches.width
-    sp = split.tolist()
-    if native.cscan is not None:
-        srt_cat = np.concatenate([tasks[b].srt for b in sp]).astype(np.int32, copy=False)
-        lens = np.concatenate([tasks[b].lens for b in sp]).astype(np.intp, copy=False)
-        tot = lens.reshape(-1, kc).sum(axis=1)
-        out_start = np.empty(n_child + 1, dtype=np.intp)
-        out_lens = np.empty((n_child, kc), dtype=np.intp)
-        # Per entry: child << 32 | position in it (known outcome), -1 (unknown).
-        kn = br >= 0
-        dest = np.where(br == -1, -1, -2).astype(np.int64)
-        dest[kn] = (child_id[tid[kn], br[kn]].astype(np.int64) << 32) | cases.pos_known[:-1][kn]
-        buf = native.cscan.part_sorted(
-            srt_cat,
-            np.cumsum(tot) - tot,
-            lens,
-            np.ascontiguousarray(bucket.offsets[split], dtype=np.intp),
-            np.ascontiguousarray(split, dtype=np.intp),
-            dest,
-            np.ascontiguousarray(child_id, dtype=np.intp),
-            F,
-            grows.astype(np.uint8),
-            cases.unk_slot,
-            np.ascontiguousarray(cases.pos_unknown, dtype=np.intp),
-            kc,
-            out_start,
-            out_lens,
-        )
-        return _Sorted(np.frombuffer(buf, dtype=np.int32), out_start, out_lens)
-    parts = _sorted_by_attribute(ctx, bucket, tests, branches, cases, grows)
-    sizes = np.stack([sz for _, sz in parts], axis=1) if parts else np.zeros((n_child, 0), np.intp)
-    per_child = sizes.sum(axis=1)
-    out_start = np.concatenate(([0], np.cumsum(per_child))).astype(np.intp)
-    out = np.empty(int(out_start[-1]), dtype=np.int32)
-    before = np.cumsum(sizes, axis=1) - sizes  # within a child: earlier attributes' entries
-    for k, (vals_k, sz_k) in enumerate(parts):
-        # Entry j of attribute k (stable-sorted by child) lands at its child's
-        # offset + earlier attributes + its rank within the child.
-        first_k = np.cumsum(sz_k) - sz_k
-        dest = np.repeat(out_start[:-1] + before[:, k] - first_k, sz_k) + np.arange(vals_k.size)
-        out[dest] = vals_k
-    return _Sorted(out, out_start, sizes.astype(np.intp))
-
-
-def _sorted_by_attribute(
-    ctx: Context,
-    bucket: Bucket,
-    tests: _Tests,
-    branches: _Branches,
-    cases: _ChildCases,
-    grows: BoolArray,
-) -> list[tuple[npt.NDArray[np.int32], IntArray]]:
-    """numpy path of :func:`_children_sorted`: per attribute, the entries sorted by child.
-
-    One attribute at a time bounds memory; a stable sort by child keeps
-    value order.  Returns (positions, per-child counts) per attribute.
-    """
-    tasks, split, offsets, br = bucket.tasks, tests.split, bucket.offsets, tests.branch
-    nonempty, child_id = branches.nonempty, branches.child_id
-    pos_known, u_slot, pos_unk = cases.pos_known, cases.unk_slot, cases.pos_unknown
-    kc = len(ctx.cont_pos)
-    n_child = grows.size
-    sp = split.tolist()
-    n_ne = nonempty.sum(axis=1)
-    ne_off = np.cumsum(n_ne) - n_ne
-    ne_v = np.nonzero(nonempty)[1]
-    lens_all = np.stack([tasks[b].lens for b in sp])  # (split tasks, kc)
-    tot = lens_all.sum(axis=1)
-    srt_cat = np.concatenate([tasks[b].srt for b in sp]).astype(np.intp)
-    # Where attribute k's array starts inside each task's srt.
-    att_start = np.cumsum(tot) - tot
-    att_first = att_start[:, None] + (np.cumsum(lens_all, axis=1) - lens_all)
-    has_unknown = branches.unknown.size > 0
-    parts: list[tuple[npt.NDArray[np.int32], IntArray]] = []
-    for k in range(kc):
-        lens_k = lens_all[:, k]
-        sel = np.repeat(att_first[:, k] - (np.cumsum(lens_k) - lens_k), lens_k) + np.arange(
-            int(lens_k.sum())
-        )
-        flat = srt_cat[sel]
-        flat += np.repeat(offsets[split], lens_k)
-        t_of = np.repeat(split, lens_k)
-        b_e = br[flat]
-        if not has_unknown:  # no unknown value of a tested attribute: no copies
-            c_r = child_id[t_of, b_e]
-            keep = grows[c_r]
-            c_r = c_r[keep]
-            mapped = pos_known[flat[keep]]
-        else:
-            # Entries with an unknown value (few) get one copy per non-empty
-            # branch of their task; the rest stay single.  Only the copies
-            # need branch and position fix-ups.
-            u_pos = np.flatnonzero(b_e < 0)
-            n_u = n_ne[t_of[u_pos]]
-            cnt = np.ones(flat.size, dtype=np.intp)
-            cnt[u_pos] = n_u
-            ent = np.repeat(flat, cnt)
-            t_r = np.repeat(t_of, cnt)
-            v_r = np.repeat(b_e, cnt)
-            extra = n_u - 1
-            start_u = u_pos + (np.cumsum(extra) - extra)  # first copy's position
-            nth_u = np.arange(int(n_u.sum())) - np.repeat(np.cumsum(n_u) - n_u, n_u)
-            cp = np.repeat(start_u, n_u) + nth_u
-            v_r[cp] = ne_v[ne_off[np.repeat(t_of[u_pos], n_u)] + nth_u]
-            c_r = child_id[t_r, v_r]
-            mapped = pos_known[ent]
-            mapped[cp] = pos_unk[u_slot[ent[cp]], v_r[cp]]
-            keep = grows[c_r]
-            c_r, mapped = c_r[keep], mapped[keep]
-        # A stable sort by child; 16-bit keys take numpy's radix sort (O(n)).
-        key = c_r.astype(np.uint16) if n_child <= 0xFFFF else c_r
-        order_k = np.argsort(key, kind="stable")
-        parts.append((mapped[order_k].astype(np.int32), np.bincount(c_r, minlength=n_child)))
-    return parts
