@@ -29,9 +29,10 @@ from treegen.codegen.export import (
 )
 from treegen.codegen.lower import ExportOptions
 from treegen.codegen.rules_verify import verify_ruleset
-from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.arrays import dataset_from_arrays
+from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
-from treegen.errors import DatasetError, TrainError, UsageError
+from treegen.errors import TrainError, UsageError
 from treegen.model import classify, core
 from treegen.model.file import save_model
 from treegen.rules import core as rules_core
@@ -354,102 +355,6 @@ def load(path: PathLike) -> Model | Rules:
     if isinstance(loaded, rules_core.RuleSet):
         return Rules.of(loaded, path)
     return Model.of(loaded, path)
-
-
-def _label_kind(y: npt.NDArray[np.generic]) -> str:
-    if y.dtype == np.bool_:
-        return "bool"
-    if np.issubdtype(y.dtype, np.integer):
-        return "int"
-    if np.issubdtype(y.dtype, np.floating):
-        return "float"
-    return "str"
-
-
-def _column_index(ref: int | str, names: Sequence[str]) -> int:
-    if isinstance(ref, str):
-        if ref not in names:
-            raise UsageError(f"no feature named '{ref}'", option="nominal")
-        return names.index(ref)
-    if not 0 <= int(ref) < len(names):
-        raise UsageError(f"column {ref} is out of range (0..{len(names) - 1})", option="nominal")
-    return int(ref)
-
-
-def dataset_from_arrays(
-    X: npt.ArrayLike,
-    y: npt.ArrayLike,
-    *,
-    feature_names: Sequence[str] | None = None,
-    nominal: Sequence[int | str] = (),
-    class_names: Sequence[str] | None = None,
-    target: str | None = None,
-    categories: Mapping[int, Sequence[str]] | None = None,
-) -> tuple[Dataset, str]:
-    """A :class:`Dataset` from arrays, and the label kind to record.
-
-    ``nominal`` columns hold codes 0..k-1 (NaN missing); every code up to the
-    largest seen is a declared value, named by its number unless
-    ``categories`` (column index -> value names) names a column's values.
-    With ``class_names``, ``y`` holds codes into it; otherwise the classes
-    are ``np.unique(y)``.
-    """
-    x = np.array(X, dtype=np.float64)
-    labels = np.asarray(y)
-    if x.ndim != 2:
-        raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
-    if labels.shape != (x.shape[0],):
-        raise DatasetError(f"y must have shape ({x.shape[0]},), got {labels.shape}")
-    names = (
-        list(feature_names) if feature_names is not None else [f"x{j}" for j in range(x.shape[1])]
-    )
-    if len(names) != x.shape[1] or len(set(names)) != len(names):
-        raise DatasetError(f"feature_names must be {x.shape[1]} distinct names")
-    kinds = {_column_index(ref, names) for ref in nominal}
-    attrs = []
-    for j, name in enumerate(names):
-        col = x[:, j]
-        if j not in kinds:
-            attrs.append(Attribute(name, "continuous"))
-            continue
-        known = col[~np.isnan(col)]
-        if known.size and (np.any(known < 0) or np.any(known != np.floor(known))):
-            raise DatasetError(
-                f"nominal feature '{name}' must hold codes 0, 1, 2, ... (NaN for missing)"
-            )
-        k = int(known.max()) + 1 if known.size else 1
-        if categories is not None and j in categories:
-            named = tuple(str(v) for v in categories[j])
-            if k > len(named) or len(set(named)) != len(named) or not named:
-                raise DatasetError(
-                    f"nominal feature '{name}' needs {k} distinct value names, got {len(named)}"
-                )
-            attrs.append(Attribute(name, "nominal", named))
-            continue
-        attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
-    if class_names is not None:
-        classes = tuple(str(c) for c in class_names)
-        codes = np.asarray(labels, dtype=np.float64)
-        if (
-            np.any(np.isnan(codes))
-            or np.any(codes < 0)
-            or np.any(codes >= len(classes))
-            or np.any(codes != np.floor(codes))
-        ):
-            raise DatasetError(f"with class_names, y must hold codes 0..{len(classes) - 1}")
-        ycodes = codes.astype(np.int32)
-        kind = "str"
-    else:
-        if labels.dtype.kind == "f" and np.any(np.isnan(labels)):
-            raise DatasetError("y has a missing (NaN) label")
-        values, inverse = np.unique(labels, return_inverse=True)
-        classes = tuple(str(v) for v in values.tolist())
-        if len(set(classes)) != len(classes):
-            raise DatasetError("two labels of y print the same; pass class_names")
-        ycodes = inverse.astype(np.int32).reshape(-1)
-        kind = _label_kind(labels)
-    schema = Schema(tuple(attrs), classes, target or "class")
-    return Dataset(schema, x, ycodes), kind
 
 
 def train(

@@ -41,6 +41,7 @@ import numpy as np
 
 from treegen.api import Model
 from treegen.codegen.fixedpoint import FLT_MAX, float32_floor
+from treegen.data.arrays import label_kind
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import UsageError
 from treegen.model.core import Node
@@ -49,16 +50,6 @@ from treegen.model.version import VERSION
 # scikit-learn marks a leaf with children_left == TREE_LEAF (-1).
 _TREE_LEAF = -1
 _SUPPORTED = ("DecisionTreeClassifier", "ExtraTreeClassifier")
-
-
-def _label_kind(classes: np.ndarray[Any, Any]) -> str:
-    if classes.dtype == np.bool_:
-        return "bool"
-    if np.issubdtype(classes.dtype, np.integer):
-        return "int"
-    if np.issubdtype(classes.dtype, np.floating):
-        return "float"
-    return "str"
 
 
 def _whole(x: float) -> float:
@@ -161,7 +152,7 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
         for i, n in enumerate(nodes)
     ]
     options: dict[str, object] = {"flavor": "c45", "prune": False, "source": f"sklearn {name}"}
-    kind = _label_kind(classes)
+    kind = label_kind(classes)
     if kind != "str":
         options["labels"] = kind
     return Model(schema, tuple(final), options, VERSION, "")
