@@ -47,15 +47,9 @@ import numpy as np
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.rules.core import Rule, covers, format_condition
-from treegen.rules.generate import (
-    EXHAUSTIVE_MAX,
-    RANDOM_STARTS,
-    ConditionBits,
-    candidates,
-    descend,
-    subset_bits,
-)
+from treegen.rules.generate import EXHAUSTIVE_MAX, RANDOM_STARTS, candidates, descend
 from treegen.rules.glibc import GlibcRandom
+from treegen.rules.mdl import ConditionBits, subset_bits
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
 
@@ -88,7 +82,7 @@ class Encoding:
     # not yet tested in the rule plus log2 of the attribute's values (nominal) or
     # cut_weight * log2(distinct - 1) (continuous); with value_code "share" the value
     # costs -log2 of its share of the cases whose value is known instead of log2(values)
-    # (treegen.rules.generate.ConditionBits), and with attributes_left False the
+    # (treegen.rules.mdl.ConditionBits), and with attributes_left False the
     # attribute is named among all of them.
     value_code: str = "values"
     attributes_left: bool = True

@@ -20,19 +20,18 @@
    prints).  Conditions are listed nominal tests first, then continuous ones,
    each by attribute and then in path order (c4.5rules' layout).
 3. Per class, the subset of its rules with the least description length is
-   kept: exception bits (:func:`exception_bits`: the false positives among the
+   kept (treegen.rules.mdl): exception bits (the false positives among the
    covered cases and the false negatives among the others, the larger side's
    coded at the rate of half the errors, Quinlan 1995) plus half the theory
    bits, a rule's theory bits being, per condition, which attribute it tests
    among those its earlier conditions leave (``log2`` of their number: a rule
    tests a nominal attribute once) and which value (``-log2`` of the value's
-   share of the training cases, :class:`ConditionBits`) or, continuous, half the
-   bits of its cut, less ``log2(k!)`` for the order of its k conditions
-   (:func:`rule_bits`).  Up to 10 rules every subset is tried; beyond, where
-   Release 8 draws from ``random()``, the cheapest end of descents (the single
-   drop or addition that lowers the cost most, until none does) from all the
-   rules and from RANDOM_STARTS random subsets: Release 8's subsets on every
-   class of the nine reference sets.
+   share of the training cases) or, continuous, half the bits of its cut,
+   less ``log2(k!)`` for the order of its k conditions.  Up to 10 rules every
+   subset is tried; beyond, where Release 8 draws from ``random()``, the
+   cheapest end of descents (the single drop or addition that lowers the cost
+   most, until none does) from all the rules and from RANDOM_STARTS random
+   subsets: Release 8's subsets on every class of the nine reference sets.
 4. Classes are ordered greedily, each time the one whose subset has the fewest
    false positives among the cases no earlier class covers (:func:`_class_order`),
    rules within a class by error rate; the default class is the most
@@ -56,12 +55,11 @@ from treegen.model.core import Model
 from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, classify, covers, satisfied
 from treegen.rules.glibc import GlibcRandom
+from treegen.rules.mdl import THEORY_WEIGHT, ConditionBits, exception_bits, rule_bits
 from treegen.trainer.stats import ErrorBound
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
 EXHAUSTIVE_MAX = 10
-# Weight of the theory bits against the exception bits.
-THEORY_WEIGHT = 0.5
 # Above EXHAUSTIVE_MAX rules, descents from this many random subsets besides all the
 # rules (10 suffice for monk2's two classes, which the descent from all the rules alone
 # misses; crx's class 1 needs one).
@@ -154,96 +152,6 @@ def generalise(
         conds = conds[:best_j] + conds[best_j + 1 :]
         current = best
     return conds, current[0]
-
-
-# Bits of a subset's false positives and negatives are (Quinlan, "MDL and categorical
-# theories (continued)", 1995) coded at an expected rate: of the e = fp + fn errors
-# half are expected among the cases on the larger side (covered or not), the
-# smaller side's errors are coded at their own rate.
-_EXPECTED_SHARE = 0.5
-
-
-def subset_bits(t: int, k: int, p: float) -> float:
-    """Bits to name ``k`` of ``t`` items when each is one with probability ``p``."""
-    if p <= 1e-6:
-        return 0.0 if k == 0 else 1e6
-    if p >= 1.0 - 1e-6:
-        return 0.0 if k == t else 1e6
-    return -k * math.log2(p) - (t - k) * math.log2(1.0 - p)
-
-
-def exception_bits(covered: int, uncovered: int, fp: int, fn: int) -> float:
-    """Bits of the false positives among the ``covered`` cases and the false negatives
-    among the ``uncovered`` ones (the larger side coded at the expected rate)."""
-    expected = _EXPECTED_SHARE * (fp + fn)
-    if covered > uncovered:
-        own = subset_bits(uncovered, fn, fn / uncovered) if uncovered else 0.0
-        return subset_bits(covered, fp, expected / covered) + own
-    own = subset_bits(covered, fp, fp / covered) if covered else 0.0
-    return own + subset_bits(uncovered, fn, expected / uncovered)
-
-
-class ConditionBits:
-    """Theory bits of a condition: which attribute it tests, then which value or cut.
-
-    The attribute is one of those the rule's earlier conditions leave: every attribute
-    but the nominal ones already tested (a rule tests a nominal attribute once; a
-    continuous one may be cut twice, crx's rule 8).  The value of a nominal test costs
-    ``-log2`` of its share of the training cases whose value is known (a code that
-    spends fewer bits on common values), an ``in`` test its values' share; a cut costs
-    half of ``log2(distinct values - 1)``.  With these, and only with them among the
-    encodings of ``bench/rules_mdl.py``, every class's subset is Release 8's on the nine
-    reference sets; the previous cost, ``log2`` of the number of possible tests per
-    condition, missed monk2's class 1 by 0.65 bits, and no count of tests fits monk2.
-    """
-
-    def __init__(self, ds: Dataset) -> None:
-        self.attributes = len(ds.attributes)
-        self.continuous = [a.is_continuous for a in ds.attributes]
-        self._cut: list[float] = []
-        self._shares: list[npt.NDArray[np.float64]] = []
-        for a, attr in enumerate(ds.attributes):
-            col = ds.X[:, a]
-            known = col[~np.isnan(col)]
-            if attr.is_continuous:
-                distinct = len(np.unique(ds.x32[:, a][~np.isnan(col)]))
-                self._cut.append(0.5 * math.log2(max(distinct - 1, 1)))
-                self._shares.append(np.zeros(0))
-            else:
-                counts = np.bincount(known.astype(np.int64), minlength=len(attr.values))
-                # A value no known case has (a path reached only by cases whose value is
-                # unknown) is coded as if one case had it, so that its bits stay finite.
-                self._shares.append(np.maximum(counts, 1) / max(len(known), 1))
-                self._cut.append(0.0)
-
-    def value_bits(self, c: Condition) -> float:
-        """Bits of the value (nominal) or cut (continuous) of ``c``."""
-        if self.continuous[c.attribute]:
-            return self._cut[c.attribute]
-        shares = self._shares[c.attribute]
-        codes = c.values if c.op == "in" else (c.value,)
-        return -math.log2(min(1.0, float(sum(shares[v] for v in codes))))
-
-
-def rule_bits(rule: Rule, cond_bits: ConditionBits) -> float:
-    """Theory bits of one rule: its conditions' bits (:class:`ConditionBits`), in the
-    order c4.5rules lists them (nominal tests first), less ``log2(k!)`` for their order.
-
-    With :func:`exception_bits`, the least-cost subsets are Release 8's on all 30
-    classes of the nine sets that it searches exhaustively, and its subsets on the six
-    larger ones are the cheapest ends of :func:`_best_subset`'s descents
-    (``bench/rules_mdl.py`` measures it against the other encodings tried).
-    """
-    tested: set[int] = set()
-    bits = 0.0
-    for c in rule.conditions:
-        # A nominal attribute tested again (two subset tests on one path) is named among
-        # the untested attributes and itself.
-        left = cond_bits.attributes - len(tested - {c.attribute})
-        bits += math.log2(left) + cond_bits.value_bits(c)
-        if not cond_bits.continuous[c.attribute]:
-            tested.add(c.attribute)
-    return bits - math.log2(math.factorial(len(rule.conditions)))
 
 
 Covers = dict[int, npt.NDArray[np.bool_]]
