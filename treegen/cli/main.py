@@ -2,8 +2,8 @@
 
 This module owns only the frame: the top-level parser, the global options,
 and the error policy shared by every subcommand.  Subcommands are added by
-``register(subparsers)`` functions in :mod:`treegen.cli.train` and
-:mod:`treegen.cli.export`; each sets ``func(args) -> int``.
+``register(subparsers)`` functions of the other :mod:`treegen.cli` modules
+(:func:`_registrars`); each sets ``func(args) -> int``.
 
 Conventions (issue 2): results go to stdout, diagnostics to stderr; exit 0
 on success, 1 when a verification fails, 2 for bad input or usage.  Every
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, cast
 
-from treegen.cli import export, importer, report, rules, train
+from treegen.cli import export, importer, report, rules, train, use
 from treegen.errors import TreegenError
 from treegen.model.version import VERSION
 from treegen.trainer import native
@@ -72,7 +72,15 @@ class _VersionAction(argparse.Action):
 
 
 def _registrars() -> list[Registrar]:
-    return [train.register, export.register, report.register, rules.register, importer.register]
+    return [
+        train.register,
+        use.register,
+        train.register_cv,
+        export.register,
+        report.register,
+        rules.register,
+        importer.register,
+    ]
 
 
 def build_parser() -> OneLineParser:
