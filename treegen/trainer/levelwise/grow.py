@@ -32,14 +32,14 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
-from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
+from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.partition import partition
 from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
+from treegen.trainer.select import average_gain, stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
     ContScores,
@@ -165,7 +165,7 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
 
     Every node gets its weight, class distribution and majority class; the
     ones that do not stay leaves are scored on every attribute, get the
-    attribute :func:`_select` picks (if any) and are split into children.
+    attribute :func:`choose` picks (if any) and are split into children.
     """
     dt = ctx.dtype
     C = ctx.n_classes
@@ -198,9 +198,9 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
         if grouped is None:
             tree.leaks_minobjs = True
             return []
-    chosen = _select(ctx, opts, scores, grouped)
+    chosen = choose(ctx, opts, scores, grouped)
     if opts.min_gain_ratio:
-        _min_gain_ratio(chosen, scores, opts.min_gain_ratio)
+        drop_below_min_gain_ratio(chosen, scores, opts.min_gain_ratio)
     if not (chosen >= 0).any():
         return []
     return partition(ctx, tree, bucket, scores, chosen)
@@ -286,7 +286,7 @@ def _group_values(
     values by their best grouping, searched against each node's average plain gain.
 
     Returns, per task, whether it has that average (elsewhere no attribute
-    counts in it and the node stays a leaf), which :func:`_select` then uses,
+    counts in it and the node stays a leaf), which :func:`choose` then uses,
     as the node-by-node engine does; None where a node would leave MINOBJS at
     1 for the rest of the growth (:func:`~treegen.trainer.subsets.minobjs_leaks`),
     which only a depth-first growth can follow (treegen.trainer.fit grows those so).
@@ -400,101 +400,6 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
         gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
         lo = hi
     scores.set_continuous(ctx, ContScores(gain, info, bar, ok))
-
-
-def _select(
-    ctx: Context,
-    opts: GrowOptions,
-    scores: BucketScores,
-    grouped: npt.NDArray[np.bool_] | None = None,
-) -> IntArray:
-    """The chosen attribute per task (-1: none), as :func:`~treegen.trainer.select.select` decides.
-
-    Release 8's gain ratio rule is vectorised over the bucket (float32 as
-    there); J48's has its own vectorised form (:func:`_select_j48`); the
-    gain criterion, and the ``--subsets`` tasks ``grouped`` by
-    :func:`_group_values` (the others stay leaves), go node by node through
-    ``select`` itself.
-    """
-    G, I, OK = scores.gain, scores.info, scores.ok
-    B, n_att = G.shape
-    if grouped is not None:
-        out = np.full(B, -1, dtype=np.intp)
-        for b in np.flatnonzero(grouped).tolist():
-            out[b] = select(ctx, scores.of_task(b), opts.criterion)  # its own average
-        return out
-    if ctx.j48 and opts.criterion == "gainratio":
-        return _select_j48(ctx, scores)
-    if ctx.j48 or opts.criterion != "gainratio":
-        out = np.full(B, -1, dtype=np.intp)
-        for b in range(B):
-            out[b] = select(ctx, scores.of_task(b), opts.criterion)
-        return out
-    dt = ctx.dtype
-    qual = OK & _in_average(ctx, n_att)[None, :]
-    g32 = np.where(OK, G, 0.0).astype(dt)
-    av_sum = np.cumsum(np.where(qual, g32, dt(0)), axis=1, dtype=dt)[:, -1]
-    count = qual.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        av = (av_sum / count.astype(dt)).astype(dt).astype(np.float64)
-        ratio = (g32 / np.where(OK, I, 1.0).astype(dt)).astype(dt).astype(np.float64)
-    g64 = g32.astype(np.float64)
-    good = OK & (g64 >= av[:, None] - EPSILON) & (I > EPSILON)
-    worth = np.where(good, ratio, -EPSILON)
-    worth[~OK] = -np.inf
-    best = np.argmax(worth, axis=1)
-    ok = (worth[np.arange(B), best] > -EPSILON) & (count > 0)
-    return np.where(ok, best, -1)
-
-
-def _min_gain_ratio(chosen: IntArray, scores: BucketScores, threshold: float) -> None:
-    """Pre-pruning: drop (set to -1) every chosen test whose gain ratio is below ``threshold``.
-
-    Node by node with :func:`~treegen.trainer.select.gain_ratio`, the
-    formula the node-by-node engine uses, on the same scores.
-    """
-    for b in np.flatnonzero(chosen >= 0).tolist():
-        a = int(chosen[b])
-        if gain_ratio(float(scores.gain[b, a]), float(scores.info[b, a])) < threshold:
-            chosen[b] = -1
-
-
-def _in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
-    """Attributes whose gain counts in the average gain (the rule of ``select.select``)."""
-    n = ctx.rows_for_rules
-    return np.asarray(
-        [
-            ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n
-            for a in range(n_att)
-        ],
-        dtype=np.bool_,
-    )
-
-
-def _select_j48(ctx: Context, scores: BucketScores) -> IntArray:
-    """:func:`~treegen.trainer.select.select` for the j48 flavour, all tasks at once.
-
-    The average gain is a double sum in attribute order; attributes are then
-    taken in order, each replacing the best so far only when its ratio is
-    more than ``J48_TOL`` higher (J48's ``Utils.gr``), as the node-by-node loop does.
-    """
-    G, I, OK = scores.gain, scores.info, scores.ok
-    B, n_att = G.shape
-    qual = OK & _in_average(ctx, n_att)[None, :]
-    av_sum = np.cumsum(np.where(qual, G, 0.0), axis=1)[:, -1] if n_att else np.zeros(B)
-    count = qual.sum(axis=1)
-    best = np.full(B, -1, dtype=np.intp)
-    best_val = np.zeros(B)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        av = av_sum / count
-        for a in range(n_att):
-            g, info = G[:, a], I[:, a]
-            val = np.where(np.abs(info) < J48_TOL, 0.0, g / info)
-            take = OK[:, a] & (g >= av - EPSILON) & (val - best_val > J48_TOL)
-            best[take] = a
-            best_val[take] = val[take]
-    best[count == 0] = -1
-    return best
 
 
 def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
