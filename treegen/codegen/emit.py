@@ -116,7 +116,7 @@ def _header(ir: IR) -> Header:
         )
     classes = tuple(
         ClassView(macros.take("C", ident), i, comment_text(name), c_string(name))
-        for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents))
+        for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents, strict=True))
     )
     if ir.missing == "none":
         input_doc = "No missing values (see below)."
@@ -127,7 +127,9 @@ def _header(ir: IR) -> Header:
     if enc.uses_keys:
         input_doc += " Compared as integer keys of the bit patterns (no float operations)."
     if enc.is_int and any(s != 1 for s in enc.scales):
-        scales = ", ".join(f"{f.name}: 1/{s}" for f, s in zip(ir.features, enc.scales) if s != 1)
+        scales = ", ".join(
+            f"{f.name}: 1/{s}" for f, s in zip(ir.features, enc.scales, strict=True) if s != 1
+        )
         input_doc += comment_text(f" Fixed point, one unit is {scales}.")
     return Header(
         P=ir.prefix,
@@ -258,7 +260,11 @@ def _table(ir: IR, has_switch: bool) -> tuple[Table, Tables]:
 
     # A tree of binary tests only packs feature and op into one code (op - OP_LE in
     # the low two bits) and finds test t's slots at 2t: two columns fewer.
-    code = [f << 2 | (op - layout.OP_LE) for f, op in zip(t.feature, t.op)] if t.binary else []
+    code = (
+        [f << 2 | (op - layout.OP_LE) for f, op in zip(t.feature, t.op, strict=True)]
+        if t.binary
+        else []
+    )
     col = Columns(
         op=int_column(U, pad(t.op)),
         feature=int_column(U, pad(t.feature)),

@@ -265,7 +265,7 @@ class FixedPointClassifier:
                 stack.append((node.children[b], w))
                 continue
             met_missing = True
-            for child, share in zip(node.children, self.shares[i]):
+            for child, share in zip(node.children, self.shares[i], strict=True):
                 stack.append((child, scaled_weight(w, share)))
         assert max(acc) <= ONE
         if not met_missing:
@@ -317,7 +317,7 @@ class FixedPointClassifier:
             b = self._branches(i, vals[idx, node.attribute])
             miss = b < 0
             met[idx[miss]] = True
-            for j, (child, share) in enumerate(zip(node.children, self.shares[i])):
+            for j, (child, share) in enumerate(zip(node.children, self.shares[i], strict=True)):
                 take = (b == j) | miss
                 if take.any():
                     wj = np.where(miss, (w * np.uint64(share)) >> np.uint64(15), w)[take]

@@ -145,7 +145,7 @@ def _walk(
             branch = bmap[np.where(c >= 0, c, k)]
             miss = branch < 0
         met |= reached & miss
-        for b, (child, share) in enumerate(zip(node.children, node.shares)):
+        for b, (child, share) in enumerate(zip(node.children, node.shares, strict=True)):
             take = branch == b
             wb = np.where(miss, (w * np.uint64(share)) >> _SHIFT, np.where(take, w, 0))
             pending[child] = (wb.astype(np.uint64), reached & (take | miss))

@@ -164,7 +164,7 @@ class FlatTree:
         """The tree reachable from the root as TNode objects (the Python pruner's input)."""
         branch: dict[int, tuple[tuple[int, ...], tuple[float, ...]]] = {}
         for ids, ne, fac in self.branch_blocks:
-            for i, ne_row, fac_row in zip(ids.tolist(), ne.tolist(), fac.tolist()):
+            for i, ne_row, fac_row in zip(ids.tolist(), ne.tolist(), fac.tolist(), strict=True):
                 f = int(self.count[i])
                 branch[i] = (tuple(v for v in range(f) if ne_row[v]), tuple(fac_row[:f]))
         kind, cls = self.kind.tolist(), self.cls.tolist()

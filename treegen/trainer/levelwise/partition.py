@@ -402,7 +402,7 @@ def _child_tasks(
     new: list[Task] = []
     owner = branches.owner[grow_c]  # the task each growing child comes from
     pos_of = {b: k for k, b in enumerate(split.tolist())}
-    for cc, b in zip(grow_c.tolist(), owner.tolist()):
+    for cc, b in zip(grow_c.tolist(), owner.tolist(), strict=True):
         t = tasks[b]
         k = pos_of[b]
         all_known = t.all_known and not has_unknown[b]
