@@ -66,7 +66,7 @@ def _functions(
                         node.feature,
                         enc.uses_keys,
                         0,
-                        _leandescribe(ir, node),
+                        _describe_test(ir, node),
                         literal,
                         bits,
                     )
@@ -158,7 +158,8 @@ def lean_view(ir: IR, style: str) -> Lean:
     )
 
 
-def _leandescribe(ir: IR, node: Compare) -> str:
+def _describe_test(ir: IR, node: Compare) -> str:
+    """The comment beside a lean test: the feature and its cut (a nominal code's bound)."""
     f = ir.features[node.feature]
     if f.kind == "nominal":
         return comment_text(f"{f.name} code <= {int(node.cut)}")

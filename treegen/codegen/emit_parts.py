@@ -38,6 +38,7 @@ def c_rows(literals: list[str], width: int = 76) -> tuple[str, ...]:
 
 
 def threshold_literal(ir: IR, value: float) -> str:
+    """A threshold as a C literal of the type the comparison is made in."""
     enc = ir.encoding
     if enc.uses_keys:
         return c_hex32(int(value))
@@ -66,6 +67,7 @@ def key_bits_test(key: int) -> tuple[str, int]:
 
 
 def value_kind(ir: IR) -> ValueKind:
+    """How the C compares a feature value: as a key, a signed or unsigned integer, or a float."""
     enc = ir.encoding
     if enc.uses_keys:
         return "key"
@@ -75,6 +77,7 @@ def value_kind(ir: IR) -> ValueKind:
 
 
 def describe(ir: IR, i: int, branch: int) -> str:
+    """The comment beside node ``i``'s ``branch``: its class, value set or cut."""
     node = ir.nodes[i]
     if isinstance(node, Leaf):
         out = ir.outcomes[node.outcome]
