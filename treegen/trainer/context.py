@@ -27,6 +27,16 @@ from treegen.trainer.stats import to_f32
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
 
+MANY_VALUES = 0.3
+"""The many-valued rule's share: a nominal attribute with at least this many declared
+values per row of the data is many-valued, and its gain counts in the average gain only
+when every attribute in use is (docs/C45.md section 1 step 5)."""
+
+
+def few_values(n_values: int, n_rows: int) -> bool:
+    """Whether ``n_values`` declared values are fewer than :data:`MANY_VALUES` x ``n_rows``."""
+    return n_values < MANY_VALUES * n_rows
+
 
 class Workspace:
     """Scratch arrays reused from chunk to chunk.
@@ -99,6 +109,15 @@ class Context:
     def rows_for_rules(self) -> int:
         """The row count the many-valued rule uses (see :attr:`n_total`)."""
         return self.n_total or self.n_rows
+
+    def counts_in_average(self, a: int) -> bool:
+        """Whether attribute ``a``'s gain counts in the average gain (section 1 step 5):
+        continuous, or with few values (:func:`few_values`), or every attribute many-valued."""
+        return (
+            self.multi_val
+            or self.kinds[a] == "continuous"
+            or few_values(self.n_values[a], self.rows_for_rules)
+        )
 
     @property
     def presorted(self) -> npt.NDArray[np.int32]:
@@ -222,7 +241,7 @@ def widen_to(ctx: Context, ds: Dataset) -> None:
     ctx.n_total = n
     usable = list(ctx.cont_pos) + list(ctx.nom_pos)
     ctx.multi_val = bool(usable) and all(
-        ctx.kinds[a] == "nominal" and ctx.n_values[a] >= 0.3 * n for a in usable
+        ctx.kinds[a] == "nominal" and not few_values(ctx.n_values[a], n) for a in usable
     )
 
 
@@ -300,7 +319,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         ncodes[:n, j] = np.where(ok, col + 1, 0).astype(code_type)
     usable = cont + nom
     multi_val = bool(usable) and all(
-        kinds[a] == "nominal" and n_values[a] >= 0.3 * n for a in usable
+        kinds[a] == "nominal" and not few_values(n_values[a], n) for a in usable
     )
     y = np.zeros(n + 1, dtype=np.intp)
     y[:n] = ds.y

@@ -66,20 +66,15 @@ def average_gain(ctx: Context, scores: dict[int, Score], zeros: Iterable[int] = 
     subset search's average, :func:`treegen.trainer.subsets.search_zeros`).
     """
     dt = ctx.dtype
-    n_total = ctx.rows_for_rules
-
-    def counts(a: int) -> bool:
-        return ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n_total
-
     av_sum = dt(0)
     count = 0
     for a, s in scores.items():
-        if counts(a):
+        if ctx.counts_in_average(a):
             av_sum = dt(av_sum + dt(s.gain))
             count += 1
     if count == 0:
         return None
-    count += sum(1 for a in zeros if counts(a))
+    count += sum(1 for a in zeros if ctx.counts_in_average(a))
     return float(dt(av_sum / dt(count)))
 
 

@@ -78,15 +78,8 @@ def drop_below_min_gain_ratio(chosen: IntArray, scores: BucketScores, threshold:
 
 
 def in_average(ctx: Context, n_att: int) -> npt.NDArray[np.bool_]:
-    """Attributes whose gain counts in the average gain (the rule of ``select.select``)."""
-    n = ctx.rows_for_rules
-    return np.asarray(
-        [
-            ctx.multi_val or ctx.kinds[a] == "continuous" or ctx.n_values[a] < 0.3 * n
-            for a in range(n_att)
-        ],
-        dtype=np.bool_,
-    )
+    """Attributes whose gain counts in the average gain (:meth:`Context.counts_in_average`)."""
+    return np.asarray([ctx.counts_in_average(a) for a in range(n_att)], dtype=np.bool_)
 
 
 def choose_j48(ctx: Context, scores: BucketScores) -> IntArray:
