@@ -142,6 +142,19 @@ def note(args: argparse.Namespace, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def evaluation_label(ds: Dataset, data_fingerprint: str | None) -> str:
+    """``eval``'s heading for DATA: "training" when it is the data the model (or
+    ruleset) was trained on, by fingerprint, else "test"."""
+    return "training" if ds.fingerprint() == data_fingerprint else "test"
+
+
+def note_unlabelled(args: argparse.Namespace, ds: Dataset) -> None:
+    """``eval``'s note on the rows of DATA without a class value (not evaluated)."""
+    skipped = int((ds.y < 0).sum())
+    if skipped:
+        note(args, f"treegen: {skipped} rows without a class value were not evaluated")
+
+
 def write_predictions(args: argparse.Namespace, text: str, n_rows: int) -> None:
     """``predict``'s lines to ``--output`` (atomically, with a note) or to stdout."""
     if args.output:

@@ -7,12 +7,12 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
+    evaluation_label,
     note,
+    note_unlabelled,
     read_data,
     write_predictions,
 )
@@ -49,12 +49,10 @@ def eval_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
     if args.unpruned is not None:
         raise UsageError("applies to trees, not to a ruleset", option="--unpruned")
     ds = read_data(args, args.data, schema=rs.schema, float32=rs.compares_float32)
-    label = "training" if ds.fingerprint() == rs.data_fingerprint else "test"
+    label = evaluation_label(ds, rs.data_fingerprint)
     labelled = ds.y >= 0
     sys.stdout.write(format_rules_evaluation(rs, label, ds.X[labelled], ds.y[labelled]))
-    skipped = int(np.count_nonzero(~labelled))
-    if skipped:
-        note(args, f"treegen: {skipped} rows without a class value were not evaluated")
+    note_unlabelled(args, ds)
     return 0
 
 

@@ -16,9 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.evaluate import evaluate, format_evaluation
-from treegen.cli.common import note, read_data, write_predictions
-from treegen.cli.progress import progress_line
+from treegen.cli.common import evaluation_label, note_unlabelled, read_data, write_predictions
+from treegen.cli.progress import Progress, progress_line
 from treegen.cli.rules import eval_ruleset, predict_ruleset
+from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model
@@ -58,6 +59,13 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_for(args: argparse.Namespace, model: Model, progress: Progress) -> Dataset:
+    """DATA read onto MODEL's attributes and classes, its values as MODEL compares them."""
+    return read_data(
+        args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
+    )
+
+
 # ------------------------------------------------------------------- eval
 
 
@@ -68,12 +76,10 @@ def run_eval(args: argparse.Namespace) -> int:
     if isinstance(model, RuleSet):
         return eval_ruleset(args, model)
     with progress_line(args) as progress:
-        ds = read_data(
-            args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
-        )
+        ds = _read_for(args, model, progress)
         progress.update("evaluating")
         ev = evaluate(model, ds)
-    label = "training" if ds.fingerprint() == model.data_fingerprint else "test"
+    label = evaluation_label(ds, model.data_fingerprint)
     if args.unpruned is None:
         pruned_ev = ev if ev.estimate is not None else None
         unpruned_ev = None if pruned_ev is not None else ev
@@ -91,9 +97,7 @@ def run_eval(args: argparse.Namespace) -> int:
             )
         pruned_ev, unpruned_ev = ev, evaluate(raw, ds)
     sys.stdout.write(format_evaluation(label, pruned_ev, unpruned_ev))
-    skipped = int(np.count_nonzero(ds.y < 0))
-    if skipped:
-        note(args, f"treegen: {skipped} rows without a class value were not evaluated")
+    note_unlabelled(args, ds)
     return 0
 
 
@@ -126,9 +130,7 @@ def run_predict(args: argparse.Namespace) -> int:
     if isinstance(model, RuleSet):
         return predict_ruleset(args, model)
     with progress_line(args) as progress:
-        ds = read_data(
-            args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
-        )
+        ds = _read_for(args, model, progress)
         progress.update("predicting")
         text = ""
         if args.header:
