@@ -25,7 +25,7 @@ from treegen.codegen.inputs import model_values, to_c_domain
 from treegen.codegen.lower import FLT_MAX, ExportOptions
 from treegen.codegen.oracle import missing_mask
 from treegen.codegen.rules import RuleIR, RuleTest, emit_ruleset, evaluate, holds, lower_ruleset
-from treegen.codegen.verify import Report, check_against
+from treegen.codegen.verify import Report, check_against, row_counts
 from treegen.data.dataset import Dataset
 from treegen.rules.core import RuleSet
 from treegen.rules.core import predict as rules_predict
@@ -162,9 +162,8 @@ def verify_ruleset(
         enc = rir.frame.encoding
         report.lines.append(
             f"ruleset of {len(rs.rules)} rules, input {enc.input_type}"
-            f"{', float compare int' if enc.uses_keys else ''}: {n_data} data rows, "
-            f"{X.shape[0] - n_data - n_random} threshold, missing and special rows, "
-            f"{n_random} random rows"
+            f"{', float compare int' if enc.uses_keys else ''}: "
+            f"{row_counts(n_data, X.shape[0], n_random)}"
         )
         c_cls, _ = built.run(X)
     checks = [

@@ -154,6 +154,15 @@ def check_against(
     return diff
 
 
+def row_counts(n_data: int, n_rows: int, n_random: int) -> str:
+    """The report's account of the ``n_rows`` rows compared: ``n_data`` from DATA,
+    ``n_random`` random ones, the rest the generated threshold, missing and special rows."""
+    return (
+        f"{n_data} data rows, {n_rows - n_data - n_random} threshold, "
+        f"missing and special rows, {n_random} random rows"
+    )
+
+
 def verify_rows(
     ir: IR, opts: ExportOptions, data: Sequence[Dataset], n_random: int, seed: int, report: Report
 ) -> npt.NDArray[np.generic]:
@@ -169,9 +178,7 @@ def verify_rows(
         f"style {opts.style}, input {ir.encoding.input_type}"
         f"{', float compare int' if ir.encoding.uses_keys else ''}"
         f"{', missing none' if ir.missing == 'none' else ''}"
-        f"{', no proba' if not ir.proba else ''}: "
-        f"{n_data} data rows, {X.shape[0] - n_data - n_random} threshold, "
-        f"missing and special rows, {n_random} random rows"
+        f"{', no proba' if not ir.proba else ''}: {row_counts(n_data, X.shape[0], n_random)}"
     )
     return X
 
