@@ -92,9 +92,39 @@ def _neighbours(ir: IR, t: float) -> list[float]:
     return [float(down), float(f), float(up)]
 
 
-def _key_to_float(key: int) -> float:
+def key_to_float(key: int) -> float:
+    """The float32 whose order key is ``key`` (treegen.codegen.lower.float_key's inverse)."""
     bits = (key & 0x7FFFFFFF) if key & 0x80000000 else (~key) & 0xFFFFFFFF
     return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
+
+
+def random_rows(
+    rng: np.random.Generator, choices: list[list[float]], miss: float, n: int
+) -> list[list[float]]:
+    """``n`` random rows: per feature missing with probability 0.15, else one of its
+    ``choices`` (a random integer in -3..299 where it has none)."""
+    rows = []
+    for _ in range(n):
+        r = []
+        for f in range(len(choices)):
+            u = rng.random()
+            if u < 0.15 or not choices[f]:
+                r.append(miss if u < 0.15 else float(rng.integers(-3, 300)))
+            else:
+                r.append(choices[f][int(rng.integers(len(choices[f])))])
+        rows.append(r)
+    return rows
+
+
+def c_values(ir: IR, values: object) -> npt.NDArray[np.generic]:
+    """Numbers (floats, or lists of them for rows) as values of the C input type,
+    integers clamped to its range."""
+    enc = ir.encoding
+    out = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if enc.is_int:
+            return np.clip(out, *enc.int_range).astype(enc.ctype.dtype)
+        return out.astype(enc.ctype.dtype)
 
 
 def node_values(ir: IR, i: int) -> tuple[list[float], list[list[float]]]:
@@ -108,7 +138,7 @@ def node_values(ir: IR, i: int) -> tuple[list[float], list[list[float]]]:
             return vals, [vals, vals]
         t: int | float = node.threshold
         if enc.uses_keys:
-            t = _key_to_float(int(t))
+            t = key_to_float(int(t))
         near = _neighbours(ir, t)
         if enc.input_type == "double" and math.isfinite(node.cut):
             # The model's threshold and its float32 neighbours too: a c45 model's
@@ -176,19 +206,8 @@ def comparison_inputs(
     else:
         lo, hi = enc.int_range
         rows += [[float(lo)] * m, [float(hi)] * m, [0.0] * m]
-    for _ in range(n_random):
-        r = []
-        for f in range(m):
-            u = rng.random()
-            if u < 0.15 or not choices[f]:
-                r.append(miss if u < 0.15 else float(rng.integers(-3, 300)))
-            else:
-                r.append(choices[f][int(rng.integers(len(choices[f])))])
-        rows.append(r)
-    dtype = enc.ctype.dtype
-    out = np.asarray(rows, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        c_rows = out.astype(dtype) if not enc.is_int else np.clip(out, *enc.int_range).astype(dtype)
+    rows += random_rows(rng, choices, miss, n_random)
+    c_rows = c_values(ir, rows)
     if data is not None and data.n_rows:
         c_rows = np.concatenate([to_c_domain(ir, data.X), c_rows])
     return c_rows

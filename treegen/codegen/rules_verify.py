@@ -12,7 +12,6 @@ missing, the type's special values, and random mixtures of those.
 from __future__ import annotations
 
 import math
-import struct
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.build import build
-from treegen.codegen.inputs import model_values, to_c_domain
+from treegen.codegen.inputs import c_values, key_to_float, model_values, random_rows, to_c_domain
 from treegen.codegen.lower import FLT_MAX, ExportOptions
 from treegen.codegen.oracle import missing_mask
 from treegen.codegen.rules import RuleIR, RuleTest, emit_ruleset, evaluate, holds, lower_ruleset
@@ -31,22 +30,16 @@ from treegen.rules.core import RuleSet
 from treegen.rules.core import predict as rules_predict
 
 
-def _key_float(key: int) -> float:
-    """The float32 whose order key is ``key`` (treegen.codegen.lower.float_key's inverse)."""
-    bits = (key & 0x7FFFFFFF) if key & 0x80000000 else (~key) & 0xFFFFFFFF
-    return float(struct.unpack("<f", struct.pack("<I", bits))[0])
-
-
 def _near(rir: RuleIR, t: RuleTest, cut: float) -> list[float]:
     """Values (C domain, as floats) around test ``t``'s threshold and the model's ``cut``."""
     enc = rir.frame.encoding
     if t.op in ("known", "in"):
         lo, hi = enc.int_range if enc.is_int else (-1.0, 1.0)
         if t.op == "in":
-            vals = [float(_key_float(int(v))) if enc.uses_keys else float(v) for v in t.values]
+            vals = [float(key_to_float(int(v))) if enc.uses_keys else float(v) for v in t.values]
             return vals + [v + 1 for v in vals] + [-1.0, 0.5 if not enc.is_int else 0.0]
         return [float(lo), float(hi), 0.0]
-    thr = _key_float(int(t.threshold)) if enc.uses_keys else float(t.threshold)
+    thr = key_to_float(int(t.threshold)) if enc.uses_keys else float(t.threshold)
     if enc.is_int:
         lo, hi = enc.int_range
         return [float(v) for v in (thr - 1, thr, thr + 1) if lo <= v <= hi]
@@ -87,7 +80,7 @@ def ruleset_inputs(
             choices[t.feature].extend(vals)
         base = [miss] * m
         for t, vals in zip(r.tests, per, strict=True):
-            held = holds(t, _as_c(rir, vals), rir)
+            held = holds(t, c_values(rir.frame, vals), rir)
             ok = [v for v, h in zip(vals, held, strict=True) if h]
             base[t.feature] = ok[0] if ok else base[t.feature]
         rows.append(base)
@@ -105,28 +98,8 @@ def ruleset_inputs(
     else:
         lo, hi = enc.int_range
         rows += [[float(lo)] * m, [float(hi)] * m, [0.0] * m]
-    rng = np.random.default_rng(seed)
-    for _ in range(n_random):
-        row = []
-        for f in range(m):
-            u = rng.random()
-            if u < 0.15 or not choices[f]:
-                row.append(miss if u < 0.15 else float(rng.integers(-3, 300)))
-            else:
-                row.append(choices[f][int(rng.integers(len(choices[f])))])
-        rows.append(row)
-    return _as_c(rir, rows)
-
-
-def _as_c(rir: RuleIR, values: Sequence[object]) -> npt.NDArray[np.generic]:
-    """Numbers (floats, or lists of them for rows) as values of the C input type,
-    integers clamped to its range."""
-    enc = rir.frame.encoding
-    out = np.asarray(values, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if enc.is_int:
-            return np.clip(out, *enc.int_range).astype(enc.ctype.dtype)
-        return out.astype(enc.ctype.dtype)
+    rows += random_rows(np.random.default_rng(seed), choices, miss, n_random)
+    return c_values(rir.frame, rows)
 
 
 def python_values(rir: RuleIR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
