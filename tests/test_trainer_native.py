@@ -25,8 +25,8 @@ from treegen.trainer.constants import MAX_CLASSES
 from treegen.trainer.context import build_context
 from treegen.trainer.levelwise import partition as part_mod
 from treegen.trainer.levelwise.grow import padded_rows
-from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
-from treegen.trainer.splits import eval_continuous, score_outcomes
+from treegen.trainer.levelwise.score import eval_continuous_flat
+from treegen.trainer.splits import eval_continuous, score_nominal, score_outcomes
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 
@@ -384,7 +384,7 @@ def test_j48_kernels_reject_bad_indices() -> None:
 @needs_native
 @pytest.mark.parametrize("seed", range(6))
 def test_nominal_scores_equal_numpy(seed: int) -> None:
-    """score_outcomes_native == splits.score_outcomes (c45), NaN gains of all-unknown rows too."""
+    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows too."""
     rng = np.random.default_rng([8, seed])
     K, n_out, C = int(rng.integers(1, 60)), int(rng.integers(2, 9)), int(rng.integers(2, 6))
     freq = rng.integers(0, 6, size=(K, n_out, C)).astype(np.float32)
@@ -396,7 +396,7 @@ def test_nominal_scores_equal_numpy(seed: int) -> None:
     cases[1 % K] += np.float32(2.5)  # weight outside the counted outcomes
     ds = _continuous_data(seed, 50, 1, C)
     ctx = build_context(ds, int(rng.integers(1, 4)), False)
-    fast = score_outcomes_native(ctx, freq, cases)
+    fast = score_nominal(ctx, freq, cases)
     with np.errstate(divide="ignore", invalid="ignore"):
         slow = score_outcomes(ctx, freq, cases, ctx.min_cases)
     assert np.isnan(fast[0][0])  # the all-unknown row: 0/0

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import native
 from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.stats import base_info_many, log2_c45, total_info
@@ -92,6 +93,36 @@ def score_outcomes(
     split = (total_info([val_freq[:, v] for v in range(n_out)], dt) / cases_a).astype(dt)
     ok = (val_freq[:, 1:] > 0).any(axis=1) & (reasonable >= 2)
     return gain, split, ok
+
+
+def score_nominal(
+    ctx: Context, freq: npt.NDArray[np.floating], cases: float | npt.NDArray[np.floating]
+) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
+    """:func:`score_outcomes` at the context's MINOBJS, through the C accelerator
+    where it is built (c45 flavour): the same gains, split infos and flags.
+
+    ``nominal_prep`` writes every value whose logarithm the scores need, numpy
+    takes the logs (so they are the numpy path's), ``nominal_finish`` does the
+    rest, operation for operation as :func:`score_outcomes`
+    (tests/test_trainer_native.py holds the two equal).
+    """
+    lib = native.cscan
+    if lib is None or ctx.j48:
+        return score_outcomes(ctx, freq, cases, ctx.min_cases)
+    K, n_out, C = freq.shape
+    f = np.ascontiguousarray(freq, dtype=np.float32)
+    cs = np.ascontiguousarray(np.broadcast_to(np.asarray(cases, dtype=np.float32), (K,)))
+    L = (n_out - 1) * C + n_out + C + 2
+    x = ctx.work.get("nominal_x", K * L, np.float64)
+    known = np.empty(K, dtype=np.float32)
+    unk_rate = np.empty(K, dtype=np.float32)
+    ok = np.empty(K, dtype=np.uint8)
+    lib.nominal_prep(f, n_out, C, cs, ctx.min_cases, x, known, unk_rate, ok)
+    lg = np.log(x, out=ctx.work.get("nominal_lg", K * L, np.float64))
+    gain = np.empty(K, dtype=np.float32)
+    info = np.empty(K, dtype=np.float32)
+    lib.nominal_finish(x, lg, n_out, C, cs, known, unk_rate, gain, info)
+    return gain, info, ok.astype(np.bool_)
 
 
 def eval_nominal(

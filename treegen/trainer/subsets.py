@@ -64,7 +64,7 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
-from treegen.trainer.splits import Score, score_outcomes
+from treegen.trainer.splits import Score, score_nominal, score_outcomes
 
 Blocks = list[list[int]]
 FloatArray = npt.NDArray[np.floating]
@@ -132,19 +132,33 @@ def search_zeros(ctx: Context, tested: Iterable[int]) -> list[int]:
     return [a for a in tested if ctx.kinds[a] != "continuous" and ctx.n_values[a] <= 2]
 
 
-def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:
-    """A grouping's worth by ``criterion``; -EPSILON when it is no candidate.
+def _worths(
+    gain: FloatArray, info: FloatArray, criterion: str, average: float | None
+) -> npt.NDArray[np.float64]:
+    """Each grouping's worth by ``criterion`` (``gain`` and ``info`` per grouping);
+    -EPSILON where it is no candidate.
 
     With ``average`` (c45), a grouping whose gain falls below the node's
     average gain is worth -EPSILON, as Release 8's ``Worth`` rates a test.
+    Computed in double, as Python floats would be.
     """
-    if gain <= -EPSILON:
-        return -EPSILON
-    if average is not None and gain < average - EPSILON:
-        return -EPSILON
+    g = np.asarray(gain, dtype=np.float64)
+    i = np.asarray(info, dtype=np.float64)
+    out = np.full(g.shape, -EPSILON)
+    keep = ~(g <= -EPSILON)
+    if average is not None:
+        keep &= ~(g < average - EPSILON)
     if criterion == "gain":
-        return gain
-    return gain / info if info > EPSILON else -EPSILON
+        out[keep] = g[keep]
+        return out
+    keep &= i > EPSILON
+    out[keep] = g[keep] / i[keep]
+    return out
+
+
+def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:
+    """:func:`_worths` of one grouping."""
+    return float(_worths(np.array([gain]), np.array([info]), criterion, average)[0])
 
 
 def _freq_of(blocks: Blocks, freq: FloatArray) -> FloatArray:
@@ -152,8 +166,8 @@ def _freq_of(blocks: Blocks, freq: FloatArray) -> FloatArray:
     out = np.zeros((len(blocks) + 1, freq.shape[1]), dtype=freq.dtype)
     out[0] = freq[0]
     for b, vals in enumerate(blocks):
-        for v in vals:
-            out[b + 1] = (out[b + 1] + freq[v + 1]).astype(freq.dtype)
+        if vals:  # a running sum in the array's type, value after value
+            out[b + 1] = np.cumsum(freq[[v + 1 for v in vals]], axis=0, dtype=freq.dtype)[-1]
     return out
 
 
@@ -208,19 +222,20 @@ def _merged_freqs(freq: FloatArray, blocks: Blocks, current: FloatArray) -> Floa
     return out
 
 
-def _admissible(
+def _admissible_all(
     min_cases: float,
-    pair: tuple[float, float],
+    block_w: FloatArray,
+    pairs: list[tuple[int, int]],
     weights: FloatArray,
-    gain: float,
+    gains: FloatArray,
     current: float,
     beside_empty: bool = False,
-) -> bool:
-    """Whether the c45 search may take a merger beyond the MINOBJS-1 test (section 8).
+) -> npt.NDArray[np.bool_]:
+    """Whether the c45 search may take each merger beyond the MINOBJS-1 test (section 8).
 
-    ``pair`` is the weight of the two merged blocks, ``weights`` the blocks'
-    weights after the merger, ``gain`` its gain and ``current`` the gain of
-    the grouping it would replace.  A merger that loses no gain (within
+    Merger p joins blocks ``pairs[p]`` of the current grouping (block
+    weights ``block_w``, gain ``current``); ``weights[p]`` are the blocks'
+    weights after it and ``gains[p]`` its gain.  A merger that loses no gain (within
     epsilon) is admissible; one that does must leave two blocks with at
     least ``min_cases`` -- with more than ``min_cases`` when one of the two
     merged blocks is below ``min_cases``.  Measured on Release 8's ``-s``
@@ -240,13 +255,36 @@ def _admissible(
     6; next to soybean-r8's may (0.46 cases) at ``int-discolor = brown``
     Release 8 merges ``date``'s april (0.77) and june (0.63) for a loss.
     """
-    if gain >= current - EPSILON:
-        return True
-    if min(pair) < min_cases:
-        if beside_empty:
-            return False
-        return int(np.count_nonzero(weights > min_cases)) >= 2
-    return int(np.count_nonzero(weights >= min_cases)) >= 2
+    lossless = np.asarray(gains, dtype=np.float64) >= current - EPSILON
+    bw = np.asarray(block_w, dtype=np.float64)
+    first = bw[[i for i, _ in pairs]]
+    second = bw[[j for _, j in pairs]]
+    small = np.minimum(first, second) < min_cases
+    if beside_empty:
+        small_ok = np.zeros(len(pairs), dtype=np.bool_)
+    else:
+        small_ok = np.count_nonzero(weights > min_cases, axis=1) >= 2
+    large_ok = np.count_nonzero(weights >= min_cases, axis=1) >= 2
+    out: npt.NDArray[np.bool_] = lossless | np.where(small, small_ok, large_ok)
+    return out
+
+
+def _admissible(
+    min_cases: float,
+    pair: tuple[float, float],
+    weights: FloatArray,
+    gain: float,
+    current: float,
+    beside_empty: bool = False,
+) -> bool:
+    """:func:`_admissible_all` of one merger: of two blocks weighing ``pair``, leaving
+    blocks of ``weights``, with gain ``gain``."""
+    w = np.asarray(weights)[None]
+    return bool(
+        _admissible_all(
+            min_cases, np.asarray(pair), [(0, 1)], w, np.array([gain]), current, beside_empty
+        )[0]
+    )
 
 
 def best_subsets(
@@ -275,14 +313,16 @@ def best_subsets(
         return None
     spare_held = bool(spare) and float(val_freq[spare].sum()) > 0.0  # step 1's block holds cases
 
-    def score(f: FloatArray, n: int) -> tuple[FloatArray, FloatArray, list[bool], FloatArray]:
+    def score(
+        f: FloatArray, n: int
+    ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_], FloatArray]:
         """Gain, split info, admissibility and block weights (``ValFreq``) of each
         grouping of ``n`` blocks (frequencies ``f``) as the search sees it: step
         1's block is an outcome like the others, and any two outcomes with
         weight make a test (section 8)."""
-        g, s, _ = score_outcomes(ctx, f, cases, ctx.min_cases)
+        g, s, _ = score_nominal(ctx, f, cases)
         out_w = np.cumsum(f, axis=2, dtype=f.dtype)[:, 1:, -1]
-        ok = [bool(x) for x in np.count_nonzero(out_w > 0, axis=1) >= 2]
+        ok = np.count_nonzero(out_w > 0, axis=1) >= 2
         return g, s, ok, out_w[:, :n]
 
     empty_tail = bool(tail) and not spare_held
@@ -296,34 +336,31 @@ def best_subsets(
         pairs = _pairs(len(blocks))
         f = _merged_freqs(freq, blocks, current[0])
         g, s, ok, w = score(f, len(blocks) - 1)
-        vals = [
-            _worth(float(g[p]), float(s[p]), criterion, average)
-            if ok[p]
-            and _admissible(
-                m, (float(block_w[i]), float(block_w[j])), w[p], float(g[p]), gain, empty_tail
-            )
-            else -EPSILON
-            for p, (i, j) in enumerate(pairs)
-        ]
+        admit = ok & _admissible_all(m, block_w, pairs, w, g, gain, empty_tail)
+        vals = np.where(admit, _worths(g, s, criterion, average), -EPSILON)
         p = int(np.argmax(vals))  # the first best pair
         if not vals[p] > val:
             break  # no merger improves on the current grouping
         # Among the mergers that improve on it, one that loses no gain goes
-        # first, and of those the one that keeps the most gain (docstring step 2).
-        lossless = [q for q, v in enumerate(vals) if v > val and float(g[q]) >= gain - EPSILON]
-        if lossless:
-            p = max(lossless, key=lambda q: (float(g[q]), vals[q], -q))
+        # first, and of those the one that keeps the most gain, then the one
+        # worth most, then the first (docstring step 2).
+        g64 = g.astype(np.float64)
+        lossless = np.flatnonzero((vals > val) & (g64 >= gain - EPSILON))
+        if lossless.size:
+            lossless = lossless[g64[lossless] == g64[lossless].max()]
+            lossless = lossless[vals[lossless] == vals[lossless].max()]
+            p = int(lossless[0])
         current = f[p : p + 1].copy()
         blocks = _merge(blocks, *pairs[p])
-        val, gain, block_w = vals[p], float(g[p]), w[p]
+        val, gain, block_w = float(vals[p]), float(g[p]), w[p]
     # The grouping the search ends with is the attribute's test even when it is
     # worth -epsilon against the plain average: the selection judges it against
     # the average of the tests it compares.  Its split information leaves step
     # 1's block out (docstring steps 3 and 4).
-    _, info_a, passes = score_outcomes(ctx, current, cases, m)
+    _, info_a, passes = score_nominal(ctx, current, cases)
     if spare_held:
         current[:, -1] = 0  # the search is over: its frequencies are not needed again
-        info_a = score_outcomes(ctx, current, cases, m)[1]
+        info_a = score_nominal(ctx, current, cases)[1]
     info = float(info_a[0])
     subsets = tuple(tuple(b) for b in blocks + tail)
     if passes[0]:

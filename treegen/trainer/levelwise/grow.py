@@ -37,7 +37,7 @@ from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.partition import partition
-from treegen.trainer.levelwise.score import eval_continuous_flat, score_outcomes_native
+from treegen.trainer.levelwise.score import eval_continuous_flat
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.select import average_gain, stays_leaf
 from treegen.trainer.splits import (
@@ -45,7 +45,7 @@ from treegen.trainer.splits import (
     ContScores,
     eval_continuous,
     nominal_freq,
-    score_outcomes,
+    score_nominal,
 )
 from treegen.trainer.subsets import best_subsets, leaking_attribute, search_zeros
 
@@ -259,17 +259,9 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
     step = max(1, CHUNK // (K * kmax * C))  # tasks per scoring call: bounds temporaries
     for lo in range(0, B, step):
         hi = min(B, lo + step)
-        if native.cscan is not None and not ctx.j48:
-            gain, info, ok = score_outcomes_native(
-                ctx, f[lo:hi].reshape((hi - lo) * K, kmax, C), np.repeat(cases[lo:hi], K)
-            )
-        else:
-            gain, info, ok = score_outcomes(
-                ctx,
-                f[lo:hi].reshape((hi - lo) * K, kmax, C),
-                np.repeat(cases[lo:hi], K),
-                ctx.min_cases,
-            )
+        gain, info, ok = score_nominal(
+            ctx, f[lo:hi].reshape((hi - lo) * K, kmax, C), np.repeat(cases[lo:hi], K)
+        )
         scores.gain[lo:hi, att] = gain.reshape(hi - lo, K)
         scores.info[lo:hi, att] = info.reshape(hi - lo, K)
         scores.ok[lo:hi, att] = ok.reshape(hi - lo, K)

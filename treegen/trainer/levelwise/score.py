@@ -285,30 +285,3 @@ def _best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Con
     out.gain[r], out.ok[r] = pen, True
     out.bar[r] = splits.cut_midpoint(lo_v, hi_v, np.float64)
     out.info[r] = total_info([unk[r], vf1, kn[seg] - vf1], np.float64) / cases[r]
-
-
-def score_outcomes_native(
-    ctx: Context, freq: FloatArray, cases: FloatArray
-) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
-    """``splits.score_outcomes`` (c45 flavour) in C: the same gains, split infos, flags.
-
-    ``nominal_prep`` writes every value whose logarithm the scores need,
-    numpy takes the logs (so they are the numpy path's), ``nominal_finish``
-    does the rest, operation for operation as the numpy code.
-    """
-    lib = native.cscan
-    assert lib is not None and not ctx.j48
-    K, n_out, C = freq.shape
-    f = np.ascontiguousarray(freq, dtype=np.float32)
-    cs = np.ascontiguousarray(np.broadcast_to(np.asarray(cases, dtype=np.float32), (K,)))
-    L = (n_out - 1) * C + n_out + C + 2
-    x = ctx.work.get("nominal_x", K * L, np.float64)
-    known = np.empty(K, dtype=np.float32)
-    unk_rate = np.empty(K, dtype=np.float32)
-    ok = np.empty(K, dtype=np.uint8)
-    lib.nominal_prep(f, n_out, C, cs, ctx.min_cases, x, known, unk_rate, ok)
-    lg = np.log(x, out=ctx.work.get("nominal_lg", K * L, np.float64))
-    gain = np.empty(K, dtype=np.float32)
-    info = np.empty(K, dtype=np.float32)
-    lib.nominal_finish(x, lg, n_out, C, cs, known, unk_rate, gain, info)
-    return gain, info, ok.astype(np.bool_)

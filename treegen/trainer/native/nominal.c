@@ -1,8 +1,8 @@
 /* Nominal attributes (c45 flavour): splits.score_outcomes in C, in two steps
  * around numpy's logarithms, as for continuous cuts (scan.c): nominal_prep
  * writes every value whose log the scores need, numpy takes the logs,
- * nominal_finish computes gain and split information.  levelwise/score.py's
- * score_outcomes_native drives them. */
+ * nominal_finish computes gain and split information.
+ * splits.score_nominal drives them. */
 #include "cscan.h"
 
 /* The log inputs of one row (a node x attribute): freq is (n_out, C) with
