@@ -19,9 +19,10 @@ from treegen.codegen.lower import ExportOptions
 from treegen.codegen.verify import Report, verify_rows
 from treegen.errors import ToolError
 from treegen.firmware import targets
+from treegen.firmware.build import compile_predict
 from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import count_summary
-from treegen.firmware.sim import compile_predict, run_vectors
+from treegen.firmware.sim import run_vectors
 from treegen.firmware.targets import COMMON_CFLAGS, Target
 
 

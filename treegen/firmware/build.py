@@ -1,0 +1,185 @@
+"""Build the firmware images: predict.o, the harness objects, one image per chunk of rows.
+
+:func:`compile_predict` compiles predict.c as a firmware build would and measures
+it; :class:`Firmware` compiles the harness of ``firmware_examples/`` once
+(``avr-atmega328p/`` or ``cortex-m/``), links it with each chunk of rows as
+vectors.c and gives the simulator command line for an image (qemu's
+instruction-count plugin, :func:`plugin_path`, is built here too).  A failed
+build raises :class:`~treegen.errors.ToolError`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.ir import IR
+from treegen.errors import ToolError
+from treegen.firmware.objinfo import ObjectInfo, object_info
+from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir
+from treegen.firmware.targets import COMMON_CFLAGS, Target
+from treegen.firmware.vectors import vectors_c
+
+_AVR_CRASH = (b"avr_sadly_crashed", b"avr_gdb_init")  # the crash, or the GDB server after it
+
+
+def _first_error(text: str) -> str:
+    for line in text.splitlines():
+        if "error" in line or "undefined reference" in line or "overflow" in line:
+            return line.strip()
+    return (text.strip().splitlines() or ["(no message)"])[-1]
+
+
+def _compile(t: Target, args: list[str], cwd: Path, what: str = "building the firmware") -> str:
+    p = subprocess.run(
+        [t.cc, *t.cflags, *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    if p.returncode != 0:
+        msg = _first_error(p.stderr)
+        if t.is_avr and re.search(r"avr/\w+\.h", msg) and "No such file" in msg:
+            raise ToolError(
+                f"avr: avr-libc's headers are missing (install the Debian packages {t.packages})",
+                option="--on",
+            )
+        raise ToolError(f"{t.name}: {what} failed: {msg}", option="--on")
+    return p.stderr
+
+
+_plugins: dict[tuple[str, float], Path] = {}
+
+
+def plugin_path() -> Path:
+    """The instruction-count plugin (cortex-m/icount.c), built once per process."""
+    src = examples_dir() / CORTEX_M_DIR / "icount.c"
+    key = (str(src), src.stat().st_mtime)
+    so = _plugins.get(key)
+    if so is None or not so.exists():
+        d = Path(tempfile.mkdtemp(prefix="treegen-icount-"))
+        atexit.register(shutil.rmtree, d, True)
+        so = d / "libicount.so"
+        p = subprocess.run(
+            ["gcc", "-shared", "-fPIC", "-O2", "-o", str(so), str(src)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if p.returncode != 0:
+            raise ToolError(
+                f"building the qemu plugin {src.name} failed: {_first_error(p.stderr)}",
+                option="--on",
+            )
+        _plugins[key] = so
+    return so
+
+
+def _symbols(t: Target, elf: Path, names: tuple[str, ...]) -> list[int]:
+    """Addresses of ``names`` in ``elf`` (the Thumb bit cleared)."""
+    out = subprocess.run(
+        [t.tool("nm"), str(elf)], capture_output=True, text=True, check=False
+    ).stdout
+    found: dict[str, int] = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            found[parts[2]] = int(parts[0], 16) & ~1
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise ToolError(f"{t.name}: symbol {missing[0]} not found in the firmware", option="--on")
+    return [found[n] for n in names]
+
+
+def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
+    """d/predict.c -> d/predict.o as a firmware build would compile it (no harness
+    flags), measured; (compiler diagnostics, sizes and stack bound)."""
+    warnings = _compile(
+        t,
+        [*COMMON_CFLAGS, "-Wall", "-Wextra", "-fstack-usage", "-c", SOURCE, "-o", "predict.o"],
+        d,
+        "compiling predict.c",
+    )
+    return warnings, object_info(d / "predict.o", t, prefix)
+
+
+class Firmware:
+    """predict.o and the harness objects of one build, linked with each vector chunk."""
+
+    def __init__(self, t: Target, ir: IR, files: dict[str, str], d: Path) -> None:
+        self.t, self.ir, self.d = t, ir, d
+        self.ex = examples_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        for name in (HEADER, SOURCE):
+            (d / name).write_text(files[name], encoding="utf-8")
+        self.warnings, self.predict = compile_predict(t, ir.prefix, d)
+        flags = [
+            *COMMON_CFLAGS,
+            "-Wall",
+            "-Wextra",
+            f"-I{d}",
+            f"-DTG_P={ir.prefix}",
+            f"-DTG_U={ir.prefix.upper()}",
+            *(["-DTG_PROBA"] if ir.proba else []),  # --no-proba: predict only
+        ]
+        if t.is_avr:
+            harness = [self.ex / AVR_DIR / "main.c", self.ex / AVR_DIR / "measure.S"]
+        else:
+            cm = self.ex / CORTEX_M_DIR
+            harness = [cm / "main.c", cm / "startup.c", cm / "measure.S"]
+            flags += ["-ffreestanding", f"-I{cm}"]  # no libc: startup.c stands in for it
+        # One compiler run for the harness (the objects land in d as main.o, ...).
+        self.warnings += _compile(t, [*flags, "-c", *(str(h) for h in harness)], d)
+        self.objects = [d / "predict.o"] + [d / f"{h.stem}.o" for h in harness]
+        self.flags = flags
+
+    def link(self, rows: npt.NDArray[np.generic], first: int, name: str) -> Path:
+        """Compile the rows as NAME.c and link NAME.elf."""
+        src = self.d / f"{name}.c"
+        src.write_text(vectors_c(self.ir, rows, first), encoding="utf-8")
+        elf = self.d / f"{name}.elf"
+        if self.t.is_avr:
+            args = ["-Wl,--gc-sections"]
+            libs: list[str] = []
+        else:
+            cm = self.ex / CORTEX_M_DIR
+            args = [
+                "-nostdlib",
+                "-Wl,--gc-sections",
+                f"-L{cm}",
+                "-T",
+                str(cm / self.t.linker_script),
+            ]
+            libs = ["-lgcc"]
+        self.warnings += _compile(
+            self.t,
+            [*self.flags, *args, src.name, *(str(o) for o in self.objects), *libs, "-o", elf.name],
+            self.d,
+        )
+        return elf
+
+    def command(self, elf: Path) -> tuple[list[str], tuple[bytes, ...]]:
+        t = self.t
+        if t.is_avr:
+            return ["simavr", "-v", "-m", t.machine, "-f", "16000000", str(elf)], _AVR_CRASH
+        window = _symbols(t, elf, ("tg_open", "tg_close"))
+        plugin = f"{plugin_path()},open=0x{window[0]:x},close=0x{window[1]:x}"
+        return [
+            "qemu-system-arm",
+            "-M",
+            t.machine,
+            "-nographic",
+            "-monitor",
+            "none",
+            "-semihosting-config",
+            "enable=on,target=native",
+            "-kernel",
+            str(elf),
+            "-plugin",
+            plugin,
+        ], ()
