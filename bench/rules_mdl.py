@@ -47,9 +47,10 @@ import numpy as np
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.rules.core import Rule, covers, format_condition
-from treegen.rules.generate import EXHAUSTIVE_MAX, RANDOM_STARTS, candidates, descend
+from treegen.rules.generate import candidates
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import ConditionBits, subset_bits
+from treegen.rules.subsets import EXHAUSTIVE_MAX, RANDOM_STARTS, descend
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
 

@@ -20,8 +20,9 @@ import pytest
 
 from treegen.data.readers import read_dataset
 from treegen.rules.core import Condition, Rule, format_condition
-from treegen.rules.generate import EXHAUSTIVE_MAX, candidates, generate
+from treegen.rules.generate import candidates, generate
 from treegen.rules.mdl import ConditionBits, rule_bits
+from treegen.rules.subsets import EXHAUSTIVE_MAX
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
 

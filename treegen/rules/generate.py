@@ -31,7 +31,8 @@
    subset is tried; beyond, where Release 8 draws from ``random()``, the
    cheapest end of descents (the single drop or addition that lowers the cost
    most, until none does) from all the rules and from RANDOM_STARTS random
-   subsets: Release 8's subsets on every class of the nine reference sets.
+   subsets: Release 8's subsets on every class of the nine reference sets
+   (:mod:`treegen.rules.subsets`).
 4. Classes are ordered greedily, each time the one whose subset has the fewest
    false positives among the cases no earlier class covers (:func:`_class_order`),
    rules within a class by error rate; the default class is the most
@@ -43,9 +44,7 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -55,15 +54,9 @@ from treegen.model.core import Model
 from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, classify, covers, satisfied
 from treegen.rules.glibc import GlibcRandom
-from treegen.rules.mdl import THEORY_WEIGHT, ConditionBits, exception_bits, rule_bits
+from treegen.rules.mdl import ConditionBits, rule_bits
+from treegen.rules.subsets import Covers, best_subset
 from treegen.trainer.stats import ErrorBound
-
-# Release 8 searches a class's subsets exhaustively up to this many rules.
-EXHAUSTIVE_MAX = 10
-# Above EXHAUSTIVE_MAX rules, descents from this many random subsets besides all the
-# rules (10 suffice for monk2's two classes, which the descent from all the rules alone
-# misses; crx's class 1 needs one).
-RANDOM_STARTS = 20
 
 
 def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Condition, ...]]]:
@@ -152,101 +145,6 @@ def generalise(
         conds = conds[:best_j] + conds[best_j + 1 :]
         current = best
     return conds, current[0]
-
-
-Covers = dict[int, npt.NDArray[np.bool_]]
-
-
-def _subset_cost(
-    data: _Data, cls: int, chosen: list[Rule], covers_of: Covers, bits: dict[int, float]
-) -> tuple[float, int]:
-    """Description length of ``chosen`` as the rules of ``cls``, and its false positives."""
-    fired = np.zeros(data.n, dtype=bool)
-    for r in chosen:
-        fired |= covers_of[r.number]
-    n_fired = int(np.count_nonzero(fired))
-    fp = int(np.count_nonzero(fired & (data.y != cls)))
-    fn = int(np.count_nonzero(~fired & (data.y == cls)))
-    exceptions = exception_bits(n_fired, data.n - n_fired, fp, fn)
-    # No log2(n!) for the rules' order: with it one class of 10 rules or fewer keeps
-    # another subset, and monk2's are no longer local minima (bench/rules_mdl.py).
-    theory = sum(bits[r.number] for r in chosen)
-    return exceptions + THEORY_WEIGHT * theory, fp
-
-
-def _bitset(rows: npt.NDArray[np.bool_]) -> int:
-    return int.from_bytes(np.packbits(rows, bitorder="little").tobytes(), "little")
-
-
-def descend(
-    start: frozenset[int], cost_of: Callable[[frozenset[int]], float], m: int
-) -> tuple[frozenset[int], float]:
-    """From ``start``, the single drop or addition that lowers the cost most (the lowest
-    index of equal ones), until none does."""
-    chosen, cost = start, cost_of(start)
-    while True:
-        step: tuple[float, frozenset[int]] | None = None
-        for i in range(m):
-            trial = chosen ^ {i}
-            c = cost_of(trial)
-            if c < cost - 1e-9 and (step is None or c < step[0] - 1e-9):
-                step = (c, trial)
-        if step is None:
-            return chosen, cost
-        cost, chosen = step
-
-
-def _best_subset(
-    data: _Data,
-    cls: int,
-    rules: list[Rule],
-    covers_of: Covers,
-    bits: dict[int, float],
-    rng: GlibcRandom,
-) -> tuple[list[Rule], int]:
-    """The least-cost subset: exhaustive up to EXHAUSTIVE_MAX rules, else the cheapest
-    end of descents from all the rules and from RANDOM_STARTS random subsets."""
-    if len(rules) <= EXHAUSTIVE_MAX:
-        best: tuple[float, list[Rule], int] | None = None
-        for size in range(len(rules) + 1):
-            for combo in itertools.combinations(rules, size):
-                cost, fp = _subset_cost(data, cls, list(combo), covers_of, bits)
-                if best is None or cost < best[0] - 1e-9:
-                    best = (cost, list(combo), fp)
-        assert best is not None
-        return best[1], best[2]
-    # Release 8 searches at random here, and its subsets are, on crx, monk1, monk2 and
-    # soybean-r8's class of 11, the cheapest ends of descents from many random subsets;
-    # the descent from all the rules alone misses crx's class 1 and both of monk2's
-    # (bench/rules_mdl.py).  How Release 8 draws is not reproduced: the starts are
-    # treegen's own (docs/C45.md, section 12).  Bitsets keep each cost cheap.
-    m = len(rules)
-    cover = [_bitset(covers_of[r.number]) for r in rules]
-    negative = _bitset(data.y != cls)
-    positives = int(np.count_nonzero(data.y == cls))
-    rule_bits_of = [bits[r.number] for r in rules]
-
-    def cost_of(chosen: frozenset[int]) -> float:
-        fired = 0
-        for i in chosen:
-            fired |= cover[i]
-        n_fired = fired.bit_count()
-        fp = (fired & negative).bit_count()
-        fn = positives - (n_fired - fp)
-        theory = sum(rule_bits_of[i] for i in sorted(chosen))
-        return exception_bits(n_fired, data.n - n_fired, fp, fn) + THEORY_WEIGHT * theory
-
-    starts = [frozenset(range(m))]
-    for _ in range(RANDOM_STARTS):
-        starts.append(frozenset(i for i in range(m) if rng.next() & 1))
-    found: tuple[frozenset[int], float] | None = None
-    for start in starts:
-        end, cost = descend(start, cost_of, m)
-        if found is None or cost < found[1] - 1e-9:
-            found = (end, cost)
-    assert found is not None
-    chosen = [rules[i] for i in sorted(found[0])]
-    return chosen, _subset_cost(data, cls, chosen, covers_of, bits)[1]
 
 
 def _class_order(data: _Data, per_class: dict[int, list[Rule]], covers_of: Covers) -> list[int]:
@@ -380,7 +278,7 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     rng = GlibcRandom()
     for cls in range(n_classes):
         mine = [r for r in candidates if r.cls == cls]
-        chosen, _ = _best_subset(data, cls, mine, covers_of, bits, rng)
+        chosen, _ = best_subset(data.y, cls, mine, covers_of, bits, rng)
         if chosen:
             per_class[cls] = sorted(chosen, key=lambda r: (r.error, r.number))
     rules = tuple(r for cls in _class_order(data, per_class, covers_of) for r in per_class[cls])
