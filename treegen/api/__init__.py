@@ -1,0 +1,138 @@
+"""The public Python API: ``treegen.train``, ``treegen.load`` and the :class:`Model` methods.
+
+These are thin wrappers over the functions the command line calls (the
+readers, :func:`treegen.trainer.train`, the model file, the exporter and
+the verifier), so a model trained, exported or verified from Python is
+byte for byte the one the CLI gives.  Arrays follow scikit-learn's
+conventions: ``X`` is ``(n_rows, n_features)`` with NaN for a missing
+value, ``y`` holds any labels, and :meth:`Model.predict` returns them.
+
+The classes live in the package's modules, re-exported here: :class:`Model`
+(:mod:`treegen.api.model`), :class:`Rules` (:mod:`treegen.api.rules`) and what both
+share, :class:`VerifyReport` and the rows ``X`` they read
+(:mod:`treegen.api.common`); :func:`train` and :func:`load` are defined here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy.typing as npt
+
+from treegen.api.common import PathLike, VerifyReport
+from treegen.api.model import UNSAVED, Model
+from treegen.api.rules import UNSAVED_RULES, Rules
+from treegen.data.arrays import dataset_from_arrays
+from treegen.data.readers import read_dataset
+from treegen.errors import TrainError
+from treegen.rules import core as rules_core
+from treegen.rules.file import load_model_or_ruleset
+from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
+from treegen.trainer import train as train_dataset
+from treegen.trainer.options import PRUNINGS, Pruning
+
+__all__ = [
+    "Model",
+    "PathLike",
+    "Rules",
+    "UNSAVED",
+    "UNSAVED_RULES",
+    "VerifyReport",
+    "load",
+    "train",
+]
+
+
+def load(path: PathLike) -> Model | Rules:
+    """Read a model file (``model.tree``) or a ruleset file (``treegen rules -o``),
+    checked as ``treegen`` checks it."""
+    loaded = load_model_or_ruleset(os.fspath(path))
+    if isinstance(loaded, rules_core.RuleSet):
+        return Rules.of(loaded, path)
+    return Model.of(loaded, path)
+
+
+def train(
+    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
+    target: str | None = None,
+    *,
+    feature_names: Sequence[str] | None = None,
+    nominal: Sequence[int | str] = (),
+    class_names: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+    categories: Mapping[int, Sequence[str]] | None = None,
+    min_cases: int = 2,
+    cf: float = 0.25,
+    prune: bool | Pruning = True,
+    subsets: bool = False,
+    criterion: Criterion = "gainratio",
+    flavor: Flavor = "c45",
+    engine: Engine = "level",
+    max_depth: int | None = None,
+    min_gain_ratio: float = 0.0,
+    folds: int = 3,
+    seed: int = 1,
+    validation: PathLike | None = None,
+) -> Model:
+    """Train a C4.5 tree, as ``treegen train`` does.
+
+    ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
+    ``.names``/``.data``; ``target``, ``nominal`` and ``ignore`` as the CLI's
+    data options) or a pair ``(X, y)`` of arrays (NaN for missing;
+    ``nominal`` columns, by index or name, hold codes; ``feature_names`` and
+    ``class_names`` name them; ``categories`` maps a nominal column's index to
+    the names of its codes).  The training options are the CLI's:
+    ``prune`` is True (error-based pruning), False (the unpruned tree) or
+    ``"reduced-error"`` (J48's -R, with ``folds`` and ``seed``, or on the
+    ``validation`` file's rows, read with the training data's attributes);
+    ``max_depth`` and ``min_gain_ratio`` pre-prune.
+    """
+    pruning: Pruning = "error-based"
+    if isinstance(prune, str):
+        if prune not in PRUNINGS:
+            raise TrainError(
+                f"unknown pruning {prune!r}: use True, False or 'reduced-error'", option="--prune"
+            )
+        pruning, prune = prune, True
+    opts = TrainOptions(
+        min_cases=min_cases,
+        cf=cf,
+        prune=prune,
+        subsets=subsets,
+        criterion=criterion,
+        flavor=flavor,
+        max_depth=max_depth,
+        min_gain_ratio=min_gain_ratio,
+        pruning=pruning,
+        folds=folds,
+        seed=seed,
+    )
+    if isinstance(data, str | os.PathLike):
+        ds = read_dataset(
+            os.fspath(data), target=target, nominal=[str(n) for n in nominal], ignore=list(ignore)
+        )
+        valid = None
+        if validation is not None:
+            valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=flavor == "c45")
+        return Model.of(train_dataset(ds, opts, engine=engine, validation=valid))
+    if validation is not None:
+        raise TrainError(
+            "validation is a file, for training data read from a file", option="--validation"
+        )
+    if not isinstance(data, tuple) or len(data) != 2:
+        raise TrainError("data must be a path or a pair (X, y)")
+    ds, kind = dataset_from_arrays(
+        data[0],
+        data[1],
+        feature_names=feature_names,
+        nominal=nominal,
+        class_names=class_names,
+        target=target,
+        categories=categories,
+    )
+    model = train_dataset(ds, opts, engine=engine)
+    options = dict(model.options)
+    if kind != "str":
+        options["labels"] = kind
+    return Model(model.schema, model.nodes, options, model.treegen_version, model.data_fingerprint)

@@ -1,0 +1,70 @@
+"""What :class:`~treegen.api.Model` and :class:`~treegen.api.Rules` share.
+
+The path type their methods take, :class:`VerifyReport` (what ``verify`` returns
+for a tree and for a ruleset alike) and the rows ``X`` they classify: a data file
+read as ``treegen predict`` reads it, or an array.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen import verify as codegen_verify
+from treegen.data.dataset import Dataset, Schema
+from treegen.data.readers import read_dataset
+from treegen.errors import UsageError
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """What :meth:`Model.verify` found: rows that agree, rows that differ, the first few."""
+
+    passed: int
+    failed: int
+    mismatches: tuple[str, ...]
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    @classmethod
+    def of(cls, report: codegen_verify.Report) -> VerifyReport:
+        return cls(
+            passed=report.rows - report.failed_rows,
+            failed=report.failed_rows,
+            mismatches=tuple(report.mismatches),
+            text=report.text(),
+        )
+
+
+def unlabelled(schema: Schema, x: npt.NDArray[np.float64] | None) -> list[Dataset]:
+    """``verify``'s data rows as a dataset without classes (none when ``x`` is None)."""
+    if x is None:
+        return []
+    return [Dataset(schema, x, np.full(x.shape[0], -1, dtype=np.int32))]
+
+
+def x_of(schema: Schema, float32: bool, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+    """The rows a model or ruleset classifies: a data file read as ``treegen predict``
+    reads it (``float32``: values held as float32, so out-of-range ones are errors),
+    or an array."""
+    if isinstance(X, str | os.PathLike):
+        return read_dataset(os.fspath(X), schema=schema, float32=float32).X
+    return _rows(X, len(schema.attributes))
+
+
+def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
+    """``X`` as a float matrix of ``n_features`` columns (one row if 1-d)."""
+    x = np.asarray(X, dtype=np.float64)
+    if x.ndim == 1:
+        x = x.reshape(1, -1)
+    if x.ndim != 2 or x.shape[1] != n_features:
+        raise UsageError(f"X must have shape (n, {n_features}), got {np.shape(X)}", option="X")
+    return x
