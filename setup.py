@@ -91,7 +91,16 @@ setup(
             "treegen.trainer.native._cscan",
             sources=[
                 f"treegen/trainer/native/{name}.c"
-                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts", "classify")
+                for name in (
+                    "cscan",
+                    "scan",
+                    "scanj48",
+                    "nominal",
+                    "part",
+                    "counts",
+                    "classify",
+                    "rulecost",
+                )
             ],
             depends=[
                 "treegen/trainer/native/common.h",

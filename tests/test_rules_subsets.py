@@ -1,9 +1,10 @@
 """The rule-subset search's arithmetic (treegen/rules/subsets.py).
 
 A descent's step costs every subset one drop or addition away at once
-(``SubsetCosts.toggled``, from how many chosen rules cover each case); these
-tests hold it to costing each of those subsets alone, float for float, and the
-descent built on it to the reference descent, end and cost.
+(``SubsetCosts.toggled``, from how many chosen rules cover each case, in C
+where the accelerator is built); these tests hold it to costing each of those
+subsets alone, float for float, and the descent built on it to the reference
+descent, end and cost.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from treegen.rules.core import Rule
 from treegen.rules.subsets import SubsetCosts, descend, subset_cost
+from treegen.trainer import native
 
 
 def _instance(seed: int) -> tuple[np.ndarray, list[np.ndarray], list[float]]:
@@ -28,11 +30,20 @@ def _instance(seed: int) -> tuple[np.ndarray, list[np.ndarray], list[float]]:
     return y, covers, bits
 
 
+@pytest.mark.parametrize("accelerated", [False, True])
 @pytest.mark.parametrize("seed", range(12))
-def test_toggled_costs_equal_each_subset_costed_alone(seed: int) -> None:
+def test_toggled_costs_equal_each_subset_costed_alone(
+    seed: int, accelerated: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Float for float, in Python and through the C accelerator (rulecost.c)."""
+    if accelerated and native.cscan is None:
+        pytest.skip("accelerator off or not built")
+    if not accelerated:
+        monkeypatch.setattr(native, "cscan", None)
     y, covers, bits = _instance(seed)
     m = len(covers)
     costs = SubsetCosts(covers, y != 0, bits)
+    assert (costs._words is not None) == accelerated
     rules = [Rule(i + 1, (), 0, 0.0) for i in range(m)]
     covers_of = {i + 1: c for i, c in enumerate(covers)}
     bits_of = {i + 1: b for i, b in enumerate(bits)}

@@ -52,7 +52,7 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
 from treegen.model.version import VERSION
-from treegen.rules.core import Condition, Rule, RuleSet, classify, covers, satisfied
+from treegen.rules.core import Condition, Rule, RuleSet, covers, satisfied
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import ConditionBits, rule_bits
 from treegen.rules.subsets import Covers, best_subset
@@ -192,16 +192,27 @@ def advantages(
     y: npt.NDArray[np.integer],
     float32: bool = True,
 ) -> list[tuple[int, int]]:
-    """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the reverse."""
+    """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the reverse.
+
+    Rule i classifies the cases it covers that no earlier rule does; without
+    it, those go to the first later rule covering them, else to ``default``
+    (each rule's covered cases are found once, in one matrix).
+    """
+    n = X.shape[0]
+    cover = np.zeros((len(rules), n), dtype=bool)
+    for i, r in enumerate(rules):
+        cover[i] = covers(r, X, float32)
+    classes = np.asarray([r.cls for r in rules], dtype=np.intp)
+    taken = np.zeros(n, dtype=bool)  # covered by an earlier rule
     out = []
-    for i in range(len(rules)):
-        fired = covers(rules[i], X, float32)
-        first = np.ones(X.shape[0], dtype=bool)
-        for j in range(i):
-            first &= ~covers(rules[j], X, float32)
-        used = fired & first
-        rest = classify(rules[:i] + rules[i + 1 :], default, X[used], float32)
-        right = y[used] == rules[i].cls
+    for i, rule in enumerate(rules):
+        used = np.flatnonzero(cover[i] & ~taken)
+        later = cover[i + 1 :, used]
+        rest = np.full(used.size, default, dtype=np.intp)
+        if later.shape[0]:
+            hit = later.any(axis=0)
+            rest[hit] = classes[i + 1 + later.argmax(axis=0)[hit]]
+        right = y[used] == rule.cls
         other_right = rest == y[used]
         out.append(
             (
@@ -209,6 +220,7 @@ def advantages(
                 int(np.count_nonzero(~right & other_right)),
             )
         )
+        taken |= cover[i]
     return out
 
 
@@ -242,6 +254,7 @@ MIN_LEAF_ITEMS = 1.0
 def _candidates(data: _Data, ds: Dataset, tree: Model) -> list[Rule]:
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[Rule] = []
+    seen: set[tuple[int, frozenset[Condition]]] = set()  # each rule's class and conditions
     for leaf, path in leaf_paths(tree):
         if tree.nodes[leaf].items < MIN_LEAF_ITEMS:
             continue
@@ -252,8 +265,9 @@ def _candidates(data: _Data, ds: Dataset, tree: Model) -> list[Rule]:
         )
         if not conds or not rate < 1.0 - (counts[cls] + 1) / (ds.n_rows + 2):
             continue
-        if any(r.cls == cls and set(r.conditions) == set(conds) for r in out):
-            continue
+        if (cls, frozenset(conds)) in seen:
+            continue  # equal to an earlier rule
+        seen.add((cls, frozenset(conds)))
         out.append(Rule(len(out) + 1, conds, cls, rate))
     return out
 

@@ -24,7 +24,7 @@ THEORY_WEIGHT = 0.5
 # theories (continued)", 1995) coded at an expected rate: of the e = fp + fn errors
 # half are expected among the cases on the larger side (covered or not), the
 # smaller side's errors are coded at their own rate.
-_EXPECTED_SHARE = 0.5
+EXPECTED_SHARE = 0.5
 
 
 def subset_bits(t: int, k: int, p: float) -> float:
@@ -39,7 +39,7 @@ def subset_bits(t: int, k: int, p: float) -> float:
 def exception_bits(covered: int, uncovered: int, fp: int, fn: int) -> float:
     """Bits of the false positives among the ``covered`` cases and the false negatives
     among the ``uncovered`` ones (the larger side coded at the expected rate)."""
-    expected = _EXPECTED_SHARE * (fp + fn)
+    expected = EXPECTED_SHARE * (fp + fn)
     if covered > uncovered:
         own = subset_bits(uncovered, fn, fn / uncovered) if uncovered else 0.0
         return subset_bits(covered, fp, expected / covered) + own

@@ -25,7 +25,8 @@ import numpy.typing as npt
 
 from treegen.rules.core import Rule
 from treegen.rules.glibc import GlibcRandom
-from treegen.rules.mdl import THEORY_WEIGHT, exception_bits
+from treegen.rules.mdl import EXPECTED_SHARE, THEORY_WEIGHT, exception_bits
+from treegen.trainer import native
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
 EXHAUSTIVE_MAX = 10
@@ -67,6 +68,14 @@ def _bitset(rows: npt.NDArray[np.bool_]) -> int:
     return int.from_bytes(np.packbits(rows, bitorder="little").tobytes(), "little")
 
 
+def _words(rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
+    """``rows`` as a bitset of 64-bit words (the C accelerator's; bits in case order)."""
+    packed = np.packbits(rows, bitorder="little")
+    padded = np.zeros(-(-len(packed) // 8) * 8 or 8, dtype=np.uint8)
+    padded[: len(packed)] = packed
+    return padded.view(np.uint64)
+
+
 def descend(
     start: frozenset[int], cost_of: Callable[[frozenset[int]], float], m: int
 ) -> tuple[frozenset[int], float]:
@@ -106,6 +115,10 @@ class SubsetCosts:
         self._positives = int(np.count_nonzero(~negative))
         self._bits = list(rule_bits)
         self._bits_row = np.asarray(rule_bits, dtype=np.float64)
+        self._words: npt.NDArray[np.uint64] | None = None
+        if native.cscan is not None and self.m:
+            self._words = np.stack([_words(r) for r in rows])
+            self._negative_words = _words(negative)
 
     def _total(self, n_fired: int, fp: int, theory: float) -> float:
         fn = self._positives - (n_fired - fp)
@@ -130,6 +143,27 @@ class SubsetCosts:
         fired_now = counts > 0
         n_fired = int(np.count_nonzero(fired_now))
         fp = (_bitset(fired_now) & self._negative).bit_count()
+        if self._words is not None and native.cscan is not None:
+            member_u8 = np.zeros(self.m, dtype=np.uint8)
+            member_u8[list(chosen)] = 1
+            got = np.empty(self.m, dtype=np.float64)
+            native.cscan.rule_toggles(
+                self._words,
+                self._negative_words,
+                _words(counts == 1),
+                _words(counts == 0),
+                member_u8,
+                self._bits_row,
+                self.n,
+                self._positives,
+                n_fired,
+                fp,
+                EXPECTED_SHARE,
+                THEORY_WEIGHT,
+                got,
+            )
+            listed: list[float] = got.tolist()
+            return listed
         only = _bitset(counts == 1)
         none = _bitset(counts == 0)
         member = np.zeros(self.m, dtype=bool)

@@ -2,7 +2,8 @@
  * loops that numpy can only do with large temporaries or one call per node.
  * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
  * cscan.h.  classify.c classifies rows for treegen.model.classify (the same
- * build, so predict gets the accelerator wherever training does). */
+ * build, so predict gets the accelerator wherever training does), rulecost.c
+ * costs c4.5rules' rule subsets for treegen.rules.subsets. */
 #include "cscan.h"
 
 Py_ssize_t tg_items(PyObject *o, Py_ssize_t itemsize)
@@ -50,6 +51,7 @@ static PyMethodDef methods[] = {
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
     {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
+    {"rule_toggles", tg_rule_toggles, METH_VARARGS, "Costs of rule subsets one toggle away."},
     {NULL, NULL, 0, NULL},
 };
 
