@@ -12,7 +12,8 @@ A descent's step costs every subset one drop or addition away.  One at a
 time (:func:`descend`, the reference) that is a union of the subset's covers
 per trial, quadratic in the rules per step: 27 s of a 3,000-row ruleset.
 :class:`SubsetCosts` costs all of a step's trials at once from how many of
-the chosen rules cover each case, to the same floats (tested equal).
+the chosen rules cover each case, to the same floats (tested equal), in C
+where the accelerator is built (``treegen/trainer/native/rulecost.c``): 3 s.
 """
 
 from __future__ import annotations
