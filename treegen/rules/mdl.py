@@ -27,12 +27,18 @@ THEORY_WEIGHT = 0.5
 EXPECTED_SHARE = 0.5
 
 
+# A probability within this of 0 or 1 is taken as certain: naming the items then costs
+# nothing if they agree with it, else IMPOSSIBLE_BITS.
+CERTAIN = 1e-6
+IMPOSSIBLE_BITS = 1e6
+
+
 def subset_bits(t: int, k: int, p: float) -> float:
     """Bits to name ``k`` of ``t`` items when each is one with probability ``p``."""
-    if p <= 1e-6:
-        return 0.0 if k == 0 else 1e6
-    if p >= 1.0 - 1e-6:
-        return 0.0 if k == t else 1e6
+    if p <= CERTAIN:
+        return 0.0 if k == 0 else IMPOSSIBLE_BITS
+    if p >= 1.0 - CERTAIN:
+        return 0.0 if k == t else IMPOSSIBLE_BITS
     return -k * math.log2(p) - (t - k) * math.log2(1.0 - p)
 
 

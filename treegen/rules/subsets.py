@@ -26,7 +26,13 @@ import numpy.typing as npt
 
 from treegen.rules.core import Rule
 from treegen.rules.glibc import GlibcRandom
-from treegen.rules.mdl import EXPECTED_SHARE, THEORY_WEIGHT, exception_bits
+from treegen.rules.mdl import (
+    CERTAIN,
+    EXPECTED_SHARE,
+    IMPOSSIBLE_BITS,
+    THEORY_WEIGHT,
+    exception_bits,
+)
 from treegen.trainer import native
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
@@ -159,6 +165,8 @@ class SubsetCosts:
                 self._positives,
                 n_fired,
                 fp,
+                CERTAIN,
+                IMPOSSIBLE_BITS,
                 EXPECTED_SHARE,
                 THEORY_WEIGHT,
                 got,

@@ -21,40 +21,47 @@ static Py_ssize_t POPCOUNT64(uint64_t x)
 }
 #endif
 
+/* mdl.py's numbers, passed in by treegen/rules/subsets.py (their one home is
+ * mdl.py): CERTAIN, IMPOSSIBLE_BITS and the expected share of the errors. */
+typedef struct {
+    double certain, impossible, share;
+} mdl_numbers;
+
 /* mdl.subset_bits: bits to name k of t items, each one with probability p. */
-static double subset_bits(double t, double k, double p)
+static double subset_bits(const mdl_numbers *c, double t, double k, double p)
 {
-    if (p <= 1e-6)
-        return k == 0 ? 0.0 : 1e6;
-    if (p >= 1.0 - 1e-6)
-        return k == t ? 0.0 : 1e6;
+    if (p <= c->certain)
+        return k == 0 ? 0.0 : c->impossible;
+    if (p >= 1.0 - c->certain)
+        return k == t ? 0.0 : c->impossible;
     return -k * log2(p) - (t - k) * log2(1.0 - p);
 }
 
-/* mdl.exception_bits (its expected share of the errors, 0.5, is a parameter). */
-static double exception_bits(Py_ssize_t covered, Py_ssize_t uncovered, Py_ssize_t fp,
-                             Py_ssize_t fn, double share)
+/* mdl.exception_bits. */
+static double exception_bits(const mdl_numbers *c, Py_ssize_t covered, Py_ssize_t uncovered,
+                             Py_ssize_t fp, Py_ssize_t fn)
 {
-    const double expected = share * (double)(fp + fn);
+    const double expected = c->share * (double)(fp + fn);
     if (covered > uncovered) {
-        const double own =
-            uncovered ? subset_bits((double)uncovered, (double)fn, (double)fn / (double)uncovered)
-                      : 0.0;
-        return subset_bits((double)covered, (double)fp, expected / (double)covered) + own;
+        const double own = uncovered ? subset_bits(c, (double)uncovered, (double)fn,
+                                                   (double)fn / (double)uncovered)
+                                     : 0.0;
+        return subset_bits(c, (double)covered, (double)fp, expected / (double)covered) + own;
     }
     const double own =
-        covered ? subset_bits((double)covered, (double)fp, (double)fp / (double)covered) : 0.0;
-    return own + subset_bits((double)uncovered, (double)fn, expected / (double)uncovered);
+        covered ? subset_bits(c, (double)covered, (double)fp, (double)fp / (double)covered) : 0.0;
+    return own + subset_bits(c, (double)uncovered, (double)fn, expected / (double)uncovered);
 }
 
 /* rule_toggles(cover, negative, only, none, member, bits, n, positives, n_fired, fp,
- *              share, weight, out)
+ *              certain, impossible, share, weight, out)
  *
  * m rules, W 64-bit words per bitset: cover (m x W) the cases each rule
  * covers, negative the cases of other classes, only / none the cases that
  * exactly one / no rule of the chosen subset covers; member[i] whether rule i
  * is chosen, bits[i] its theory bits; the chosen subset fires n_fired of the
- * n cases, fp of them negative, and the class has positives cases.
+ * n cases, fp of them negative, and the class has positives cases;
+ * certain, impossible, share: mdl_numbers; weight: mdl.THEORY_WEIGHT.
  * out[i] = the cost of the subset with rule i toggled:
  * exception_bits(...) + weight * (rule bits summed in rule order from 0.0). */
 PyObject *tg_rule_toggles(PyObject *self, PyObject *args)
@@ -62,10 +69,12 @@ PyObject *tg_rule_toggles(PyObject *self, PyObject *args)
     enum { NB = 7 };
     PyObject *o[NB];
     Py_ssize_t n, positives, n_fired, fp;
-    double share, weight;
+    mdl_numbers c;
+    double weight;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOnnnnddO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &n,
-                          &positives, &n_fired, &fp, &share, &weight, &o[6]))
+    if (!PyArg_ParseTuple(args, "OOOOOOnnnnddddO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &n,
+                          &positives, &n_fired, &fp, &c.certain, &c.impossible, &c.share,
+                          &weight, &o[6]))
         return NULL;
     Py_buffer b[NB];
     int got = 0;
@@ -125,7 +134,7 @@ PyObject *tg_rule_toggles(PyObject *self, PyObject *args)
                 next++;
             }
             const Py_ssize_t fn = positives - (f - e);
-            out[i] = exception_bits(f, n - f, e, fn, share) + weight * theory;
+            out[i] = exception_bits(&c, f, n - f, e, fn) + weight * theory;
         }
         PyMem_Free(chosen);
     }
