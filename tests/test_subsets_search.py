@@ -15,6 +15,7 @@ import pytest
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import native
 from treegen.trainer.context import build_context
+from treegen.trainer.levelwise.grouping import best_subsets_many
 from treegen.trainer.subsets import _freq_of, _merge, _merged_freqs, _pairs, best_subsets
 
 
@@ -113,3 +114,42 @@ def test_search_through_the_accelerator_equals_the_numpy_search(
         assert fast == slow
         compared += fast is not None and len(fast.subsets) < k
     assert compared > 10  # searches that merged something
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_searches_in_lockstep_equal_each_search_alone(seed: int) -> None:
+    """The level-wise engine runs a bucket's searches together
+    (``levelwise.grouping.best_subsets_many``): each ends with the grouping,
+    gain and split information of its own ``best_subsets``, bit for bit, for
+    searches of different widths, averages and MINOBJS in one batch."""
+    rng = np.random.default_rng([6, seed])
+    c = int(rng.integers(2, 5))
+    k = 30
+    attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
+    ds = Dataset(
+        Schema((attr,), tuple(f"c{i}" for i in range(c))),
+        np.zeros((c, 1)),
+        np.arange(c, dtype=np.int32),
+    )
+    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    freqs, cases, averages = [], [], []
+    for _ in range(60):
+        kk = int(rng.integers(2, k + 1))
+        freq = _random_freq(rng, kk, c, np.float32)
+        freq[rng.random(kk + 1) < 0.2] *= np.float32(0.1)  # some values at or below 0.5
+        freqs.append(freq)
+        cases.append(float(np.cumsum(freq.ravel(), dtype=np.float32)[-1]))
+        averages.append(float(rng.choice([0.0, 0.01, 0.1])))
+    together = best_subsets_many(ctx, freqs, cases, "gainratio", averages)
+    alone = [
+        best_subsets(ctx, f, n, "gainratio", a)
+        for f, n, a in zip(freqs, cases, averages, strict=True)
+    ]
+    assert together == alone
+    assert (
+        sum(
+            s is not None and len(s.subsets) < f.shape[0] - 1
+            for s, f in zip(alone, freqs, strict=True)
+        )
+        > 10
+    )

@@ -133,14 +133,17 @@ def search_zeros(ctx: Context, tested: Iterable[int]) -> list[int]:
 
 
 def _worths(
-    gain: FloatArray, info: FloatArray, criterion: str, average: float | None
+    gain: FloatArray,
+    info: FloatArray,
+    criterion: str,
+    average: float | npt.NDArray[np.float64] | None,
 ) -> npt.NDArray[np.float64]:
     """Each grouping's worth by ``criterion`` (``gain`` and ``info`` per grouping);
     -EPSILON where it is no candidate.
 
-    With ``average`` (c45), a grouping whose gain falls below the node's
-    average gain is worth -EPSILON, as Release 8's ``Worth`` rates a test.
-    Computed in double, as Python floats would be.
+    With ``average`` (c45; one per grouping, or one for all), a grouping whose
+    gain falls below its node's average gain is worth -EPSILON, as Release 8's
+    ``Worth`` rates a test.  Computed in double, as Python floats would be.
     """
     g = np.asarray(gain, dtype=np.float64)
     i = np.asarray(info, dtype=np.float64)
@@ -224,18 +227,18 @@ def _merged_freqs(freq: FloatArray, blocks: Blocks, current: FloatArray) -> Floa
 
 def _admissible_all(
     min_cases: float,
-    block_w: FloatArray,
-    pairs: list[tuple[int, int]],
+    pair_w: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
     weights: FloatArray,
     gains: FloatArray,
-    current: float,
-    beside_empty: bool = False,
+    current: float | npt.NDArray[np.float64],
+    beside_empty: bool | npt.NDArray[np.bool_] = False,
 ) -> npt.NDArray[np.bool_]:
     """Whether the c45 search may take each merger beyond the MINOBJS-1 test (section 8).
 
-    Merger p joins blocks ``pairs[p]`` of the current grouping (block
-    weights ``block_w``, gain ``current``); ``weights[p]`` are the blocks'
-    weights after it and ``gains[p]`` its gain.  A merger that loses no gain (within
+    Merger p joins two blocks of weights ``pair_w[0][p]`` and ``pair_w[1][p]``
+    of the grouping it would replace (whose gain is ``current``, one per
+    merger or one for all); ``weights[p]`` are the blocks' weights after it
+    (-inf past them) and ``gains[p]`` its gain.  A merger that loses no gain (within
     epsilon) is admissible; one that does must leave two blocks with at
     least ``min_cases`` -- with more than ``min_cases`` when one of the two
     merged blocks is below ``min_cases``.  Measured on Release 8's ``-s``
@@ -256,14 +259,8 @@ def _admissible_all(
     Release 8 merges ``date``'s april (0.77) and june (0.63) for a loss.
     """
     lossless = np.asarray(gains, dtype=np.float64) >= current - EPSILON
-    bw = np.asarray(block_w, dtype=np.float64)
-    first = bw[[i for i, _ in pairs]]
-    second = bw[[j for _, j in pairs]]
-    small = np.minimum(first, second) < min_cases
-    if beside_empty:
-        small_ok = np.zeros(len(pairs), dtype=np.bool_)
-    else:
-        small_ok = np.count_nonzero(weights > min_cases, axis=1) >= 2
+    small = np.minimum(pair_w[0], pair_w[1]) < min_cases
+    small_ok = (np.count_nonzero(weights > min_cases, axis=1) >= 2) & ~np.asarray(beside_empty)
     large_ok = np.count_nonzero(weights >= min_cases, axis=1) >= 2
     out: npt.NDArray[np.bool_] = lossless | np.where(small, small_ok, large_ok)
     return out
@@ -280,11 +277,8 @@ def _admissible(
     """:func:`_admissible_all` of one merger: of two blocks weighing ``pair``, leaving
     blocks of ``weights``, with gain ``gain``."""
     w = np.asarray(weights)[None]
-    return bool(
-        _admissible_all(
-            min_cases, np.asarray(pair), [(0, 1)], w, np.array([gain]), current, beside_empty
-        )[0]
-    )
+    pair_w = (np.array([pair[0]], dtype=np.float64), np.array([pair[1]], dtype=np.float64))
+    return bool(_admissible_all(min_cases, pair_w, w, np.array([gain]), current, beside_empty)[0])
 
 
 def best_subsets(
@@ -336,7 +330,9 @@ def best_subsets(
         pairs = _pairs(len(blocks))
         f = _merged_freqs(freq, blocks, current[0])
         g, s, ok, w = score(f, len(blocks) - 1)
-        admit = ok & _admissible_all(m, block_w, pairs, w, g, gain, empty_tail)
+        bw = np.asarray(block_w, dtype=np.float64)
+        pair_w = (bw[[i for i, _ in pairs]], bw[[j for _, j in pairs]])
+        admit = ok & _admissible_all(m, pair_w, w, g, gain, empty_tail)
         vals = np.where(admit, _worths(g, s, criterion, average), -EPSILON)
         p = int(np.argmax(vals))  # the first best pair
         if not vals[p] > val:

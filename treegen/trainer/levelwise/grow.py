@@ -36,6 +36,7 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
+from treegen.trainer.levelwise.grouping import best_subsets_many
 from treegen.trainer.levelwise.partition import partition
 from treegen.trainer.levelwise.score import eval_continuous_flat
 from treegen.trainer.options import GrowOptions
@@ -288,23 +289,27 @@ def _group_values(
     f3s = [nominal_freq(ctx, multi, t.rows, t.w) for t in bucket.tasks] if multi else []
     if any(leaking_attribute(ctx, multi, f3) is not None for f3 in f3s):
         return None
+    # Every (node, attribute) search of the bucket at once (levelwise/grouping.py).
+    where: list[tuple[int, int]] = []
+    freqs: list[npt.NDArray[np.floating]] = []
+    cases: list[float] = []
+    averages: list[float] = []
     for b in range(bucket.n_tasks):
         average = average_gain(ctx, scores.of_task(b), search_zeros(ctx, bucket.tasks[b].tested))
         if average is None:
             continue
         grouped[b] = True
         for j, a in enumerate(multi):
-            sub = best_subsets(
-                ctx,
-                f3s[b][j, : ctx.n_values[a] + 1],
-                float(bucket.cases[b]),
-                opts.criterion,
-                average,
-            )
-            if sub is None:
-                scores.ok[b, a] = False
-            else:
-                scores.set_subset(b, a, sub)
+            where.append((b, a))
+            freqs.append(f3s[b][j, : ctx.n_values[a] + 1])
+            cases.append(float(bucket.cases[b]))
+            averages.append(average)
+    subs = best_subsets_many(ctx, freqs, cases, opts.criterion, averages) if where else []
+    for (b, a), sub in zip(where, subs, strict=True):
+        if sub is None:
+            scores.ok[b, a] = False
+        else:
+            scores.set_subset(b, a, sub)
     return grouped
 
 
