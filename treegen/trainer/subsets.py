@@ -50,6 +50,10 @@ An attribute with more than two values may be tested again below a subset
 test; one with at most two values is scored as an ordinary nominal
 attribute.
 
+The level-wise engine runs a bucket's c45 searches together, to the same
+results (:mod:`treegen.trainer.levelwise.grouping`); the node-by-node engine
+calls :func:`best_subsets` per search.
+
 The j48 flavour keeps treegen's earlier grouping (Weka's J48 has no
 ``-s``): merge the best-scoring pair until two blocks remain, keep the best
 grouping seen.

@@ -6,16 +6,15 @@ of a few blocks, where numpy's per-call cost is the whole cost (about 40x
 plain training).  :func:`best_subsets_many` runs them in lockstep: each step
 builds, scores and rates every search's candidate mergers in one set of
 array operations, then each search takes its merger or stops.  Every number
-is the one the single search computes, in the same order (merged blocks
+is the one the single search computes, in the same order (a block's values
 summed value by value, zero rows as padding, which adds nothing), so each
 search ends where :func:`~treegen.trainer.subsets.best_subsets` ends
-(tests/test_subsets_search.py and the engine-equality tests hold them
-equal).
+(tests/test_subsets_search.py and the engine-equality tests hold them equal).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -28,66 +27,77 @@ from treegen.trainer.subsets import (
     Blocks,
     FloatArray,
     _admissible_all,
-    _freq_of,
     _merge,
     _worths,
     best_subsets,
 )
 
-
-@dataclass
-class _Search:
-    """One search's state: its blocks, the grouping it is at (``current``: unknown
-    row, the blocks' sums, step 1's block) and that grouping's gain and worth."""
-
-    freq: FloatArray
-    cases: float
-    average: float
-    blocks: Blocks
-    tail: Blocks
-    spare_held: bool
-    empty_tail: bool
-    current: FloatArray
-    gain: float = 0.0
-    val: float = -EPSILON
-    block_w: FloatArray | None = None
-    done: bool = False
+IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
 
 
-def _start(freq: FloatArray, cases: float, average: float) -> _Search | None:
-    """The search's first grouping (one block per value above SPARE_CASES), or None
-    when it has fewer than two blocks with step 1's (no grouping at all)."""
-    k = freq.shape[0] - 1
-    val_freq = freq[1:].sum(axis=1)
-    blocks: Blocks = [[v] for v in range(k) if val_freq[v] > SPARE_CASES]
-    spare = [v for v in range(k) if not val_freq[v] > SPARE_CASES]
-    tail: Blocks = [spare] if spare else []
-    if len(blocks) + len(tail) < 2:
-        return None
-    spare_held = bool(spare) and float(val_freq[spare].sum()) > 0.0
-    return _Search(
-        freq,
-        cases,
-        average,
-        blocks,
-        tail,
-        spare_held,
-        bool(tail) and not spare_held,
-        _freq_of(blocks + tail, freq),
-    )
+@cache
+def _pairs_of(n: int) -> tuple[IntArray, IntArray]:
+    """The pairs (i, j), i < j, of n blocks in the order the search tries them."""
+    i, j = np.triu_indices(n, 1)
+    return i.astype(np.intp), j.astype(np.intp)
 
 
-def _stack(rows: list[FloatArray], width: int) -> FloatArray:
-    """(len(rows), width, C): each grouping's rows, zero rows after them."""
-    out = np.zeros((len(rows), width, rows[0].shape[1]), dtype=rows[0].dtype)
-    for r, f in enumerate(rows):
-        out[r, : len(f)] = f
-    return out
+class _Batch:
+    """Every search's state, one row per search.
+
+    ``values`` are each search's ``Freq[v][c]`` rows of its values (zero rows
+    past them), ``label`` the block of each value (-1: step 1's block or
+    padding); ``current`` the grouping each search is at (the unknown row,
+    the blocks' sums, step 1's block, zero rows), ``gain``/``val`` its gain
+    and worth, ``block_w`` its blocks' weights.
+    """
+
+    def __init__(self, freqs: list[FloatArray], cases: list[float], averages: list[float]) -> None:
+        S = len(freqs)
+        kmax = max(f.shape[0] - 1 for f in freqs)
+        c = freqs[0].shape[1]
+        dt = freqs[0].dtype
+        self.values = np.zeros((S, kmax, c), dtype=dt)
+        self.width = kmax + 2
+        self.current = np.zeros((S, self.width, c), dtype=dt)
+        real = np.zeros((S, kmax), dtype=np.bool_)
+        for t, f in enumerate(freqs):
+            self.values[t, : f.shape[0] - 1] = f[1:]
+            self.current[t, 0] = f[0]
+            real[t, : f.shape[0] - 1] = True
+        val_freq = self.values.sum(axis=2)  # each value's weight, as best_subsets sums it
+        is_block = real & (val_freq > SPARE_CASES)
+        is_spare = real & ~is_block
+        self.n_blocks = np.count_nonzero(is_block, axis=1).astype(np.intp)
+        self.has_tail = is_spare.any(axis=1)
+        self.spare_held = (is_spare & (val_freq > 0.0)).any(axis=1)
+        self.empty_tail = self.has_tail & ~self.spare_held
+        self.valid = self.n_blocks + self.has_tail >= 2
+        self.label = np.where(is_block, np.cumsum(is_block, axis=1) - 1, -1).astype(np.intp)
+        rows, vals = np.nonzero(is_block)
+        self.current[rows, 1 + self.label[rows, vals]] = self.values[rows, vals]
+        # Step 1's block: its values summed in order (adding +0 for the others).
+        tail = np.zeros((S, c), dtype=dt)
+        for v in range(kmax):
+            tail = tail + np.where(is_spare[:, v, None], self.values[:, v], 0)
+        held = np.flatnonzero(self.has_tail)
+        self.current[held, 1 + self.n_blocks[held]] = tail[held]
+        self.blocks: list[Blocks] = [[[int(v)] for v in np.flatnonzero(r)] for r in is_block]
+        self.tails: list[Blocks] = [
+            [np.flatnonzero(r).tolist()] if r.any() else [] for r in is_spare
+        ]
+        self.cases = np.asarray(cases, dtype=np.float64)
+        self.average = np.asarray(averages, dtype=np.float64)
+        self.gain = np.zeros(S, dtype=np.float64)
+        self.val = np.full(S, -EPSILON)
+        self.block_w = np.zeros((S, self.width), dtype=np.float64)
+        self.done = ~self.valid
 
 
 def _scores(
-    ctx: Context, f: FloatArray, cases: FloatArray
-) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.bool_], FloatArray]:
+    ctx: Context, f: FloatArray, cases: npt.NDArray[np.float64]
+) -> tuple[FloatArray, FloatArray, BoolArray, BoolArray, FloatArray]:
     """Gain, split info, MINOBJS test, two outcomes with weight, and the outcomes'
     weights of each grouping (as ``best_subsets``' ``score`` sees them)."""
     g, s, passes = score_nominal(ctx, f, cases)
@@ -96,60 +106,104 @@ def _scores(
     return g, s, passes, ok, out_w
 
 
-def _candidates(
-    searches: list[_Search], active: list[int], width: int
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp], FloatArray]:
+def _candidates(bt: _Batch, active: IntArray) -> tuple[IntArray, IntArray, IntArray, FloatArray]:
     """Every merger of two blocks of the active searches: the search of each, its pair
-    and the grouping it makes, laid out as ``current`` (padded to ``width`` rows)."""
-    seg: list[int] = []
-    pairs: list[tuple[int, int]] = []
-    for a in active:
-        n = len(searches[a].blocks)
-        for i in range(n - 1):
-            for j in range(i + 1, n):
-                seg.append(a)
-                pairs.append((i, j))
-    owner = np.asarray(seg, dtype=np.intp)
-    first = np.asarray([i for i, _ in pairs], dtype=np.intp)
-    second = np.asarray([j for _, j in pairs], dtype=np.intp)
-    kmax = max(searches[a].freq.shape[0] - 1 for a in active)
-    c = searches[active[0]].freq.shape[1]
-    values = np.zeros((len(searches), kmax, c), dtype=searches[active[0]].freq.dtype)
-    label = np.full((len(searches), kmax), -1, dtype=np.intp)
-    currents = np.zeros((len(searches), width, c), dtype=values.dtype)
-    n_blocks = np.zeros(len(searches), dtype=np.intp)
-    for a in active:
-        s = searches[a]
-        values[a, : s.freq.shape[0] - 1] = s.freq[1:]
-        for b, vals in enumerate(s.blocks):
-            label[a, vals] = b
-        currents[a, : len(s.current)] = s.current
-        n_blocks[a] = len(s.blocks)
-    # The merged block: its values added in order, as _freq_of sums them (+0 elsewhere).
-    merged = np.zeros((len(pairs), c), dtype=values.dtype)
-    lab = label[owner]
-    for v in range(kmax):
-        inside = (lab[:, v] == first) | (lab[:, v] == second)
-        merged = merged + np.where(inside[:, None], values[owner, v], 0)
+    (in ``best_subsets``' order) and the grouping it makes, laid out as ``current``."""
+    made = [_pairs_of(int(n)) for n in bt.n_blocks[active]]
+    owner = np.repeat(active, [len(i) for i, _ in made])
+    first = np.concatenate([i for i, _ in made])
+    second = np.concatenate([j for _, j in made])
+    label = bt.label[owner]
+    # The merged block: its values added in order, as _freq_of sums them.  Column t
+    # of ``order`` is each merger's t-th value (kmax, a zero row, past its last).
+    inside = (label == first[:, None]) | (label == second[:, None])
+    kmax = label.shape[1]
+    rank = np.cumsum(inside, axis=1) - 1
+    order = np.full((len(owner), int(rank[:, -1].max()) + 1), kmax, dtype=np.intp)
+    rows, cols = np.nonzero(inside)
+    order[rows, rank[rows, cols]] = cols
+    padded = np.concatenate([bt.values, np.zeros_like(bt.values[:, :1])], axis=1)
+    merged = padded[owner, order[:, 0]]
+    for t in range(1, order.shape[1]):
+        merged = merged + padded[owner, order[:, t]]  # adding the padding's 0 changes nothing
     # The other blocks keep their order, the merged one at the first's place, then
     # step 1's block (the current grouping's row after its blocks), then zeros.
-    out = np.zeros((len(pairs), width, c), dtype=values.dtype)
-    out[:, 0] = currents[owner, 0]
-    n_col = n_blocks[owner][:, None]
+    width = bt.width
+    n = bt.n_blocks[owner][:, None]
     r = np.arange(width - 1, dtype=np.intp)[None, :]
     src = r + (r >= second[:, None])
-    keep = r < n_col - 1
-    rows = np.where(keep, 1 + src, width - 1)
-    body = currents[owner[:, None], np.minimum(rows, width - 1)]
+    keep = r < n - 1
+    out = np.zeros((len(owner), width, bt.current.shape[2]), dtype=bt.current.dtype)
+    out[:, 0] = bt.current[owner, 0]
+    body = bt.current[owner[:, None], np.where(keep, 1 + src, 0)]
     body[~keep] = 0
-    body[src == first[:, None]] = merged[np.nonzero(src == first[:, None])[0]]
+    at = np.nonzero(src == first[:, None])
+    body[at] = merged[at[0]]
     out[:, 1:] = body
-    has_tail = np.asarray([bool(searches[a].tail) for a in seg], dtype=np.bool_)
-    tail_rows = np.nonzero(has_tail)[0]
-    out[tail_rows, n_blocks[owner[tail_rows]]] = currents[
-        owner[tail_rows], n_blocks[owner[tail_rows]] + 1
-    ]
+    tail = np.flatnonzero(bt.has_tail[owner])
+    out[tail, bt.n_blocks[owner[tail]]] = bt.current[owner[tail], bt.n_blocks[owner[tail]] + 1]
     return owner, first, second, out
+
+
+def _choices(
+    owner: IntArray, vals: npt.NDArray[np.float64], g64: npt.NDArray[np.float64], bt: _Batch
+) -> tuple[IntArray, IntArray]:
+    """Per search with candidates, the merger it takes (-1: none improves on its
+    grouping): the first best one, where one that loses no gain goes first, the
+    one keeping most gain, then worth most, then the first (``best_subsets``'
+    rule, for every search at once).  Returns (searches, mergers)."""
+    change = np.r_[True, owner[1:] != owner[:-1]]
+    start = np.flatnonzero(change)
+    seg = np.cumsum(change) - 1
+    index = np.arange(len(owner))
+    best = np.maximum.reduceat(vals, start)
+    at_best = vals == best[seg]
+    first_best = np.full(len(start), len(owner))
+    np.minimum.at(first_best, seg[at_best], index[at_best])
+    chosen = np.where(best > bt.val[owner[start]], first_best, -1)
+    lossless = np.flatnonzero((vals > bt.val[owner]) & (g64 >= bt.gain[owner] - EPSILON))
+    if lossless.size:
+        order = lossless[np.lexsort((lossless, -vals[lossless], -g64[lossless], seg[lossless]))]
+        lead = order[np.r_[True, seg[order][1:] != seg[order][:-1]]]
+        chosen[seg[lead]] = lead
+    return owner[start], chosen
+
+
+def _search(ctx: Context, bt: _Batch, criterion: str) -> None:
+    """Run every search to its end (``best_subsets``' loop, in lockstep)."""
+    g, s, _, ok, w = _scores(ctx, bt.current, bt.cases)
+    bt.gain = g.astype(np.float64)
+    bt.val = np.where(ok, _worths(g, s, criterion, bt.average), -EPSILON)
+    bt.block_w = np.where(np.arange(bt.width - 1)[None, :] < bt.n_blocks[:, None], w, 0.0)
+    m = float(ctx.min_cases)
+    while True:
+        active = np.flatnonzero(~bt.done & (bt.n_blocks >= 2) & (bt.n_blocks + bt.spare_held > 2))
+        if not active.size:
+            return
+        owner, first, second, f = _candidates(bt, active)
+        g, s, _, ok, w = _scores(ctx, f, bt.cases[owner])
+        n = bt.n_blocks[owner]
+        # The blocks' weights after each merger (columns past them can never count).
+        weights = np.where(np.arange(w.shape[1])[None, :] < (n - 1)[:, None], w, -np.inf)
+        pair_w = (bt.block_w[owner, first], bt.block_w[owner, second])
+        admit = ok & _admissible_all(m, pair_w, weights, g, bt.gain[owner], bt.empty_tail[owner])
+        vals = np.where(admit, _worths(g, s, criterion, bt.average[owner]), -EPSILON)
+        assert not np.isnan(vals).any(), "blocks hold known cases: finite gains"
+        searches, chosen = _choices(owner, vals, g.astype(np.float64), bt)
+        bt.done[searches[chosen < 0]] = True  # no merger improves on their grouping
+        take, p = searches[chosen >= 0], chosen[chosen >= 0]
+        for a, q in zip(take.tolist(), p.tolist(), strict=True):
+            bt.blocks[a] = _merge(bt.blocks[a], int(first[q]), int(second[q]))
+        lab = bt.label[take]
+        i, j = first[p][:, None], second[p][:, None]
+        lab = np.where(lab == j, i, lab)
+        bt.label[take] = np.where(lab > j, lab - 1, lab)
+        bt.current[take] = f[p]
+        bt.n_blocks[take] -= 1
+        bt.val[take] = vals[p]
+        bt.gain[take] = g[p]
+        left = np.arange(bt.width - 1)[None, :] < bt.n_blocks[take][:, None]
+        bt.block_w[take] = np.where(left, w[p], 0.0)
 
 
 def best_subsets_many(
@@ -162,125 +216,32 @@ def best_subsets_many(
     """:func:`~treegen.trainer.subsets.best_subsets` (c45) of each ``freqs[t]``
     (``Freq[v][c]`` of one attribute at one node, ``cases[t]`` its weight,
     ``averages[t]`` its node's average plain gain), all searched at once."""
-    if ctx.j48:
+    if ctx.j48 or not freqs:
         return [
             best_subsets(ctx, f, c, criterion, a)
             for f, c, a in zip(freqs, cases, averages, strict=True)
         ]
-    starts = [_start(f, c, a) for f, c, a in zip(freqs, cases, averages, strict=True)]
-    searches = [s for s in starts if s is not None]
-    if searches:
-        _search(ctx, searches, criterion)
-    out: list[Score | None] = []
-    it = iter(_finish(ctx, searches) if searches else [])
-    for s in starts:
-        out.append(None if s is None else next(it))
-    return out
-
-
-def _search(ctx: Context, searches: list[_Search], criterion: str) -> None:
-    """Run every search to its end (``best_subsets``' loop, in lockstep)."""
-    width = max(len(s.current) for s in searches)
-    cases = np.asarray([s.cases for s in searches], dtype=np.float64)
-    averages = np.asarray([s.average for s in searches], dtype=np.float64)
-    g, s, _, ok, w = _scores(ctx, _stack([x.current for x in searches], width), cases)
-    vals0 = np.where(ok, _worths(g, s, criterion, averages), -EPSILON)
-    for t, x in enumerate(searches):
-        x.gain, x.val, x.block_w = float(g[t]), float(vals0[t]), w[t, : len(x.blocks)]
-    m = float(ctx.min_cases)
-    while True:
-        active = [
-            t
-            for t, x in enumerate(searches)
-            if not x.done and len(x.blocks) >= 2 and len(x.blocks) + int(x.spare_held) > 2
-        ]
-        if not active:
-            return
-        owner, first, second, f = _candidates(searches, active, width)
-        g, s, _, ok, w = _scores(ctx, f, cases[owner])
-        n_of = np.asarray([len(x.blocks) for x in searches], dtype=np.intp)[owner]
-        # The blocks' weights after each merger (columns past them can never count).
-        weights = np.where(np.arange(w.shape[1])[None, :] < (n_of - 1)[:, None], w, -np.inf)
-        block_w = np.zeros((len(searches), width), dtype=np.float64)
-        for a in active:
-            bw = searches[a].block_w
-            assert bw is not None
-            block_w[a, : len(bw)] = bw
-        gain_s = np.asarray([x.gain for x in searches], dtype=np.float64)
-        val_s = np.asarray([x.val for x in searches], dtype=np.float64)
-        beside = np.asarray([x.empty_tail for x in searches], dtype=np.bool_)
-        admit = ok & _admissible_all(
-            m,
-            (block_w[owner, first], block_w[owner, second]),
-            weights,
-            g,
-            gain_s[owner],
-            beside[owner],
-        )
-        vals = np.where(admit, _worths(g, s, criterion, averages[owner]), -EPSILON)
-        assert not np.isnan(vals).any(), "blocks hold known cases: finite gains"
-        for a, p in _choices(owner, vals, g.astype(np.float64), val_s, gain_s, len(searches)):
-            x = searches[a]
-            if p < 0:
-                x.done = True  # no merger improves on its grouping
-                continue
-            n = len(x.blocks)
-            x.blocks = _merge(x.blocks, int(first[p]), int(second[p]))
-            x.current = f[p, : n + len(x.tail)].copy()
-            x.val, x.gain, x.block_w = float(vals[p]), float(g[p]), w[p, : n - 1]
-
-
-def _choices(
-    owner: npt.NDArray[np.intp],
-    vals: npt.NDArray[np.float64],
-    g64: npt.NDArray[np.float64],
-    val_s: npt.NDArray[np.float64],
-    gain_s: npt.NDArray[np.float64],
-    n_searches: int,
-) -> list[tuple[int, int]]:
-    """(search, the merger it takes, or -1 to stop) for each search with candidates:
-    the first best one if it improves on the search's grouping, where one that loses
-    no gain goes first, the one keeping most gain, then worth most, then the first
-    (``best_subsets``' rule, on every search at once)."""
-    P = len(owner)
-    index = np.arange(P)
-    seg_start = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    seg_of = np.cumsum(np.r_[False, owner[1:] != owner[:-1]])
-    best = np.maximum.reduceat(vals, seg_start)
-    at_best = vals == best[seg_of]
-    first_best = np.full(len(seg_start), P)
-    np.minimum.at(first_best, seg_of[at_best], index[at_best])
-    improves = best > val_s[owner[seg_start]]
-    chosen = np.where(improves, first_best, -1)
-    lossless = np.flatnonzero((vals > val_s[owner]) & (g64 >= gain_s[owner] - EPSILON))
-    if lossless.size:
-        order = lossless[np.lexsort((lossless, -vals[lossless], -g64[lossless], seg_of[lossless]))]
-        lead = np.r_[True, seg_of[order][1:] != seg_of[order][:-1]]
-        chosen[seg_of[order[lead]]] = order[lead]
-    assert n_searches >= len(seg_start)
-    return [(int(owner[seg_start[k]]), int(chosen[k])) for k in range(len(seg_start))]
-
-
-def _finish(ctx: Context, searches: list[_Search]) -> list[Score | None]:
-    """Each search's Score, as ``best_subsets`` makes it from where it ended."""
-    width = max(len(s.current) for s in searches)
-    cases = np.asarray([s.cases for s in searches], dtype=np.float64)
-    f = _stack([x.current for x in searches], width)
-    _, info, passes = score_nominal(ctx, f, cases)
-    held = [t for t, x in enumerate(searches) if x.spare_held]
-    if held:
-        f2 = f[held].copy()
-        for r, t in enumerate(held):
-            f2[r, len(searches[t].current) - 1] = 0  # step 1's block left out
+    bt = _Batch(freqs, cases, averages)
+    _search(ctx, bt, criterion)
+    # The split information of the grouping each search ends with leaves step 1's
+    # block out (best_subsets' docstring, step 4).
+    _, info, passes = score_nominal(ctx, bt.current, bt.cases)
+    held = np.flatnonzero(bt.spare_held)
+    if held.size:
+        f2 = bt.current[held].copy()
+        f2[np.arange(held.size), 1 + bt.n_blocks[held]] = 0
         info = info.copy()
-        info[held] = score_nominal(ctx, f2, cases[held])[1]
+        info[held] = score_nominal(ctx, f2, bt.cases[held])[1]
     out: list[Score | None] = []
-    for t, x in enumerate(searches):
-        subsets = tuple(tuple(b) for b in x.blocks + x.tail)
+    for t in range(len(freqs)):
+        if not bt.valid[t]:
+            out.append(None)
+            continue
+        subsets = tuple(tuple(b) for b in bt.blocks[t] + bt.tails[t])
         if passes[t]:
-            out.append(Score(x.gain, float(info[t]), subsets=subsets))
-        elif len(x.blocks) + int(x.spare_held) >= 2:
-            out.append(Score(x.gain, float(info[t]), subsets=subsets, selectable=False))
+            out.append(Score(float(bt.gain[t]), float(info[t]), subsets=subsets))
+        elif bt.n_blocks[t] + int(bt.spare_held[t]) >= 2:
+            out.append(Score(float(bt.gain[t]), float(info[t]), subsets=subsets, selectable=False))
         else:
             out.append(None)
     return out

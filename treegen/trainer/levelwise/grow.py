@@ -211,8 +211,9 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
     """Score every nominal attribute at every node of the bucket into ``scores``.
 
     With ``--subsets``, attributes of more than two values are scored as
-    subset tests (:func:`~treegen.trainer.subsets.best_subsets`, node by
-    node); the others as multiway tests, from one weighted count
+    subset tests (J48 here, node by node with
+    :func:`~treegen.trainer.subsets.best_subsets`; c45 in :func:`_group_values`);
+    the others as multiway tests, from one weighted count
     ``Freq[v][c]`` per (node, attribute) for the whole bucket.  Attributes
     already tested on a node's path are inadmissible there.
     """
@@ -276,7 +277,8 @@ def _group_values(
     ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores
 ) -> npt.NDArray[np.bool_] | None:
     """``--subsets`` (c45): replace the plain scores of attributes with more than two
-    values by their best grouping, searched against each node's average plain gain.
+    values by their best grouping, searched against each node's average plain gain
+    (all of the bucket's searches at once: levelwise/grouping.py).
 
     Returns, per task, whether it has that average (elsewhere no attribute
     counts in it and the node stays a leaf), which :func:`choose` then uses,
