@@ -44,6 +44,7 @@ from treegen.model.core import Model
 from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.context import Context, build_context
+from treegen.trainer.groups import freq_of
 from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.reference import grow as reference_grow
@@ -52,7 +53,6 @@ from treegen.trainer.splits import Score, eval_nominal, nominal_freq, score_outc
 from treegen.trainer.subsets import (
     LEAKED_MINOBJS,
     _admissible,
-    _freq_of,
     best_subsets,
     search_zeros,
 )
@@ -229,7 +229,7 @@ def test_evaluation_matches_release8(variant: str, name: str) -> None:
     assert math.isclose(leaf_sum, c.pruned.nodes[0].errors, rel_tol=1e-6)
 
 
-def test_known_differences_name_real_pairs() -> None:
+def test_known_differences_name_realpairs_of() -> None:
     assert set(KNOWN) <= set(ALL)
     assert all(k.unpruned or k.pruned for k in KNOWN.values())
 
@@ -601,7 +601,7 @@ def test_subsets_soybean_fruit_pods_merger_is_a_ratio_one_tie() -> None:
     assert float(freq.sum()) != cases  # Cases summed in another order
     ctx = build_context(ds, 2, False)
     # dna has no case; the merged grouping gets an empty row so the shapes agree.
-    f = np.stack([_freq_of(p, freq) for p in ([[0], [1], [2], [3]], [[0], [1, 2], [3], []])])
+    f = np.stack([freq_of(p, freq) for p in ([[0], [1], [2], [3]], [[0], [1, 2], [3], []])])
     gain, info, _ = score_outcomes(ctx, f, cases, 1.0)
     plain, grouped = float(gain[0]) / float(info[0]), float(gain[1]) / float(info[1])
     assert grouped < plain < 1.0  # the tie, broken the other way by float32
@@ -1060,7 +1060,7 @@ def test_subsets_small_values_block_is_no_outcome_of_the_split_information() -> 
     freq = nominal_freq(ctx, [date], rows, w)[0, : ctx.n_values[date] + 1]
     months = list(ds.attributes[date].values)
     r8 = [[months.index(v) for v in b] for b in (("april", "june"), tuple(months[3:]), ("may",))]
-    f = _freq_of(r8, freq)[None]
+    f = freq_of(r8, freq)[None]
     g, si_with, _ = score_outcomes(ctx, f, cases, 1.0)
     f[:, -1] = 0
     _, si_without, _ = score_outcomes(ctx, f, cases, 1.0)

@@ -2,8 +2,8 @@
 
 The search scores every merger of two blocks at each step.  It builds those
 groupings' frequencies from the current blocks' sums, summing only each
-merged block anew (``_merged_freqs``); these tests hold it to the plain
-construction (``_freq_of`` of each merged grouping) bit for bit, since a
+merged block anew (``merged_freqs``); these tests hold it to the plain
+construction (``freq_of`` of each merged grouping) bit for bit, since a
 float32 sum taken in another order can turn a tie in gain ratio.
 """
 
@@ -15,8 +15,9 @@ import pytest
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import native
 from treegen.trainer.context import build_context
+from treegen.trainer.groups import freq_of, merge, merged_freqs, pairs_of
 from treegen.trainer.levelwise.grouping import best_subsets_many
-from treegen.trainer.subsets import _freq_of, _merge, _merged_freqs, _pairs, best_subsets
+from treegen.trainer.subsets import best_subsets
 
 
 def _random_freq(rng: np.random.Generator, k: int, c: int, dtype: type) -> np.ndarray:
@@ -34,7 +35,7 @@ def _random_blocks(rng: np.random.Generator, k: int) -> list[list[int]]:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_merged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> None:
+def testmerged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> None:
     rng = np.random.default_rng(7)
     checked = 0
     for _ in range(300):
@@ -46,9 +47,9 @@ def test_merged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> Non
         tail: list[list[int]] = []
         if len(blocks) > 2 and rng.random() < 0.5:
             tail = [blocks.pop()]  # the c45 search's block of small values
-        got = _merged_freqs(freq, blocks, _freq_of(blocks + tail, freq))
+        got = merged_freqs(freq, blocks, freq_of(blocks + tail, freq))
         want = np.stack(
-            [_freq_of(_merge(blocks, i, j) + tail, freq) for i, j in _pairs(len(blocks))]
+            [freq_of(merge(blocks, i, j) + tail, freq) for i, j in pairs_of(len(blocks))]
         )
         assert got.dtype == want.dtype and got.shape == want.shape
         assert np.array_equal(got.view(np.uint8), want.view(np.uint8))  # bit for bit
@@ -58,8 +59,8 @@ def test_merged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> Non
 
 def test_merge_keeps_the_other_blocks_in_place() -> None:
     blocks = [[0, 4], [1], [2, 5], [3]]
-    assert _merge(blocks, 0, 2) == [[0, 2, 4, 5], [1], [3]]
-    assert _merge(blocks, 1, 3) == [[0, 4], [1, 3], [2, 5]]
+    assert merge(blocks, 0, 2) == [[0, 2, 4, 5], [1], [3]]
+    assert merge(blocks, 1, 3) == [[0, 4], [1, 3], [2, 5]]
     assert blocks == [[0, 4], [1], [2, 5], [3]]  # not changed in place
 
 

@@ -28,7 +28,7 @@ and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
    current grouping must also pass the real MINOBJS test: two blocks with
    at least MINOBJS, or with *more* than MINOBJS when one of the merged
    blocks is below it, and not at all next to an empty block of step 1 when
-   one is below it (:func:`_admissible`; measured, see section 8);
+   one is below it (:func:`admissible_mergers`; measured, see section 8);
 3. the grouping the search ends with must pass the real MINOBJS test (two
    outcomes with at least MINOBJS cases), else it is no test at the node,
    though its gain still counts in the selection's average
@@ -68,10 +68,8 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
+from treegen.trainer.groups import Blocks, FloatArray, freq_of, merge, merged_freqs, pairs_of
 from treegen.trainer.splits import Score, score_nominal, score_outcomes
-
-Blocks = list[list[int]]
-FloatArray = npt.NDArray[np.floating]
 
 SPARE_CASES = 0.5
 """A value with at most this much known weight at a node is not a block of the
@@ -136,7 +134,7 @@ def search_zeros(ctx: Context, tested: Iterable[int]) -> list[int]:
     return [a for a in tested if ctx.kinds[a] != "continuous" and ctx.n_values[a] <= 2]
 
 
-def _worths(
+def worths(
     gain: FloatArray,
     info: FloatArray,
     criterion: str,
@@ -164,72 +162,11 @@ def _worths(
 
 
 def _worth(gain: float, info: float, criterion: str, average: float | None) -> float:
-    """:func:`_worths` of one grouping."""
-    return float(_worths(np.array([gain]), np.array([info]), criterion, average)[0])
+    """:func:`worths` of one grouping."""
+    return float(worths(np.array([gain]), np.array([info]), criterion, average)[0])
 
 
-def _freq_of(blocks: Blocks, freq: FloatArray) -> FloatArray:
-    """(blocks + 1, C) frequencies: row 0 unknown, then each block's summed values."""
-    out = np.zeros((len(blocks) + 1, freq.shape[1]), dtype=freq.dtype)
-    out[0] = freq[0]
-    for b, vals in enumerate(blocks):
-        if vals:  # a running sum in the array's type, value after value
-            out[b + 1] = np.cumsum(freq[[v + 1 for v in vals]], axis=0, dtype=freq.dtype)[-1]
-    return out
-
-
-def _pairs(n: int) -> list[tuple[int, int]]:
-    """The block pairs (i, j), i < j, in the order the searches try their mergers."""
-    return [(i, j) for i in range(n - 1) for j in range(i + 1, n)]
-
-
-def _merge(blocks: Blocks, i: int, j: int) -> Blocks:
-    """``blocks`` with block ``j`` merged into block ``i`` (values in order)."""
-    out = [list(b) for b in blocks]
-    out[i] = sorted(out[i] + out[j])
-    del out[j]
-    return out
-
-
-def _merged_freqs(freq: FloatArray, blocks: Blocks, current: FloatArray) -> FloatArray:
-    """The frequencies of every grouping one merge away from ``blocks``, in
-    :func:`_pairs` order, each laid out as ``current``.
-
-    ``current`` is ``_freq_of(blocks + tail, freq)`` for some (possibly empty)
-    ``tail`` of blocks that take no part in merging: the unknown row, the
-    blocks' sums, then the tail's.  Only each pair's merged block is summed
-    anew, over its values in order as :func:`_freq_of` sums them, so every
-    row is bit for bit the one :func:`_freq_of` gives, with one vector
-    addition per value of the widest merged block instead of a Python
-    addition per value of every grouping (measured: 20,000 rows with a
-    100-valued attribute trained in 126 s that way, in 13 s this way, to
-    the same model).
-    """
-    n = len(blocks)
-    pairs = _pairs(n)
-    k, c = freq.shape[0] - 1, freq.shape[1]
-    merged_values = [sorted(blocks[i] + blocks[j]) for i, j in pairs]
-    idx = np.full((len(pairs), max(len(v) for v in merged_values)), k, dtype=np.intp)
-    for p, values in enumerate(merged_values):
-        idx[p, : len(values)] = values
-    rows = np.concatenate([freq[1:], np.zeros((1, c), dtype=freq.dtype)])  # row k: padding
-    merged = rows[idx[:, 0]]
-    for t in range(1, idx.shape[1]):
-        merged = merged + rows[idx[:, t]]  # adding the padding's 0 changes nothing
-    # Each grouping keeps the other blocks in order, the merged one at i's place.
-    first = np.array([i for i, _ in pairs], dtype=np.intp)[:, None]
-    second = np.array([j for _, j in pairs], dtype=np.intp)[:, None]
-    pos = np.tile(np.arange(n - 1, dtype=np.intp), (len(pairs), 1))
-    pos += pos >= second
-    pos[pos == first] = n + np.arange(len(pairs))  # one match per row, rows in order
-    out = np.empty((len(pairs), len(current) - 1, c), dtype=freq.dtype)
-    out[:, 0] = current[0]
-    out[:, 1:n] = np.concatenate([current[1 : n + 1], merged])[pos]
-    out[:, n:] = current[n + 1 :]
-    return out
-
-
-def _admissible_all(
+def admissible_mergers(
     min_cases: float,
     pair_w: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
     weights: FloatArray,
@@ -278,11 +215,13 @@ def _admissible(
     current: float,
     beside_empty: bool = False,
 ) -> bool:
-    """:func:`_admissible_all` of one merger: of two blocks weighing ``pair``, leaving
+    """:func:`admissible_mergers` of one merger: of two blocks weighing ``pair``, leaving
     blocks of ``weights``, with gain ``gain``."""
     w = np.asarray(weights)[None]
     pair_w = (np.array([pair[0]], dtype=np.float64), np.array([pair[1]], dtype=np.float64))
-    return bool(_admissible_all(min_cases, pair_w, w, np.array([gain]), current, beside_empty)[0])
+    return bool(
+        admissible_mergers(min_cases, pair_w, w, np.array([gain]), current, beside_empty)[0]
+    )
 
 
 def best_subsets(
@@ -324,20 +263,20 @@ def best_subsets(
         return g, s, ok, out_w[:, :n]
 
     empty_tail = bool(tail) and not spare_held
-    current = _freq_of(blocks + tail, freq)[None]  # the grouping the search is at
+    current = freq_of(blocks + tail, freq)[None]  # the grouping the search is at
     g, s, ok, w = score(current, len(blocks))
     gain, block_w = float(g[0]), w[0]
     val = _worth(gain, float(s[0]), criterion, average) if ok[0] else -EPSILON
     m = float(ctx.min_cases)
     # Step 1's block counts among the blocks the search runs on while it holds cases.
     while len(blocks) >= 2 and len(blocks) + int(spare_held) > 2:
-        pairs = _pairs(len(blocks))
-        f = _merged_freqs(freq, blocks, current[0])
+        pairs = pairs_of(len(blocks))
+        f = merged_freqs(freq, blocks, current[0])
         g, s, ok, w = score(f, len(blocks) - 1)
         bw = np.asarray(block_w, dtype=np.float64)
         pair_w = (bw[[i for i, _ in pairs]], bw[[j for _, j in pairs]])
-        admit = ok & _admissible_all(m, pair_w, w, g, gain, empty_tail)
-        vals = np.where(admit, _worths(g, s, criterion, average), -EPSILON)
+        admit = ok & admissible_mergers(m, pair_w, w, g, gain, empty_tail)
+        vals = np.where(admit, worths(g, s, criterion, average), -EPSILON)
         p = int(np.argmax(vals))  # the first best pair
         if not vals[p] > val:
             break  # no merger improves on the current grouping
@@ -351,7 +290,7 @@ def best_subsets(
             lossless = lossless[vals[lossless] == vals[lossless].max()]
             p = int(lossless[0])
         current = f[p : p + 1].copy()
-        blocks = _merge(blocks, *pairs[p])
+        blocks = merge(blocks, *pairs[p])
         val, gain, block_w = float(vals[p]), float(g[p]), w[p]
     # The grouping the search ends with is the attribute's test even when it is
     # worth -epsilon against the plain average: the selection judges it against
@@ -405,15 +344,15 @@ def _j48_subsets(ctx: Context, freq: FloatArray, cases: float, criterion: str) -
         return None
 
     # MINOBJS is 1 during the subset search (section 8).
-    f = _freq_of(blocks, freq)[None]
+    f = freq_of(blocks, freq)[None]
     g, s, ok = score_outcomes(ctx, f, cases, 1.0)
     best_blocks = [list(b) for b in blocks]
     best_gain, best_info = float(g[0]), float(s[0])
     best_val = _worth(best_gain, best_info, criterion, None) if ok[0] else -EPSILON
     current = f[0]
     while len(blocks) > 2:
-        pairs = _pairs(len(blocks))
-        f = _merged_freqs(freq, blocks, current)
+        pairs = pairs_of(len(blocks))
+        f = merged_freqs(freq, blocks, current)
         g, s, ok = score_outcomes(ctx, f, cases, 1.0)
         vals = [
             _worth(float(g[q]), float(s[q]), criterion, None) if ok[q] else -EPSILON
@@ -421,7 +360,7 @@ def _j48_subsets(ctx: Context, freq: FloatArray, cases: float, criterion: str) -
         ]
         p = int(np.argmax(vals))  # first best pair
         current = f[p]
-        blocks = _merge(blocks, *pairs[p])
+        blocks = merge(blocks, *pairs[p])
         if vals[p] > best_val:
             best_val, best_blocks = vals[p], [list(b) for b in blocks]
             best_gain, best_info = float(g[p]), float(s[p])

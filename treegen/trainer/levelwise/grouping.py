@@ -21,23 +21,16 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
+from treegen.trainer.groups import Blocks, FloatArray, merge
 from treegen.trainer.splits import Score, score_nominal
-from treegen.trainer.subsets import (
-    SPARE_CASES,
-    Blocks,
-    FloatArray,
-    _admissible_all,
-    _merge,
-    _worths,
-    best_subsets,
-)
+from treegen.trainer.subsets import SPARE_CASES, admissible_mergers, best_subsets, worths
 
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
 
 
 @cache
-def _pairs_of(n: int) -> tuple[IntArray, IntArray]:
+def _pair_arrays(n: int) -> tuple[IntArray, IntArray]:
     """The pairs (i, j), i < j, of n blocks in the order the search tries them."""
     i, j = np.triu_indices(n, 1)
     return i.astype(np.intp), j.astype(np.intp)
@@ -109,12 +102,12 @@ def _scores(
 def _candidates(bt: _Batch, active: IntArray) -> tuple[IntArray, IntArray, IntArray, FloatArray]:
     """Every merger of two blocks of the active searches: the search of each, its pair
     (in ``best_subsets``' order) and the grouping it makes, laid out as ``current``."""
-    made = [_pairs_of(int(n)) for n in bt.n_blocks[active]]
+    made = [_pair_arrays(int(n)) for n in bt.n_blocks[active]]
     owner = np.repeat(active, [len(i) for i, _ in made])
     first = np.concatenate([i for i, _ in made])
     second = np.concatenate([j for _, j in made])
     label = bt.label[owner]
-    # The merged block: its values added in order, as _freq_of sums them.  Column t
+    # The merged block: its values added in order, as freq_of sums them.  Column t
     # of ``order`` is each merger's t-th value (kmax, a zero row, past its last).
     inside = (label == first[:, None]) | (label == second[:, None])
     kmax = label.shape[1]
@@ -173,7 +166,7 @@ def _search(ctx: Context, bt: _Batch, criterion: str) -> None:
     """Run every search to its end (``best_subsets``' loop, in lockstep)."""
     g, s, _, ok, w = _scores(ctx, bt.current, bt.cases)
     bt.gain = g.astype(np.float64)
-    bt.val = np.where(ok, _worths(g, s, criterion, bt.average), -EPSILON)
+    bt.val = np.where(ok, worths(g, s, criterion, bt.average), -EPSILON)
     bt.block_w = np.where(np.arange(bt.width - 1)[None, :] < bt.n_blocks[:, None], w, 0.0)
     m = float(ctx.min_cases)
     while True:
@@ -186,14 +179,14 @@ def _search(ctx: Context, bt: _Batch, criterion: str) -> None:
         # The blocks' weights after each merger (columns past them can never count).
         weights = np.where(np.arange(w.shape[1])[None, :] < (n - 1)[:, None], w, -np.inf)
         pair_w = (bt.block_w[owner, first], bt.block_w[owner, second])
-        admit = ok & _admissible_all(m, pair_w, weights, g, bt.gain[owner], bt.empty_tail[owner])
-        vals = np.where(admit, _worths(g, s, criterion, bt.average[owner]), -EPSILON)
+        admit = ok & admissible_mergers(m, pair_w, weights, g, bt.gain[owner], bt.empty_tail[owner])
+        vals = np.where(admit, worths(g, s, criterion, bt.average[owner]), -EPSILON)
         assert not np.isnan(vals).any(), "blocks hold known cases: finite gains"
         searches, chosen = _choices(owner, vals, g.astype(np.float64), bt)
         bt.done[searches[chosen < 0]] = True  # no merger improves on their grouping
         take, p = searches[chosen >= 0], chosen[chosen >= 0]
         for a, q in zip(take.tolist(), p.tolist(), strict=True):
-            bt.blocks[a] = _merge(bt.blocks[a], int(first[q]), int(second[q]))
+            bt.blocks[a] = merge(bt.blocks[a], int(first[q]), int(second[q]))
         lab = bt.label[take]
         i, j = first[p][:, None], second[p][:, None]
         lab = np.where(lab == j, i, lab)
