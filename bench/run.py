@@ -25,9 +25,11 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
-                        [--no-codegen]
-Last, bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
-(``pip install -e '.[bench]'``; ``make bench`` installs the extra).
+                        [--no-codegen] [--no-options]
+Then bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
+(``pip install -e '.[bench]'``; ``make bench`` installs the extra), and
+bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
+and PART.
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -54,6 +56,7 @@ from treegen.data.dataset import Dataset
 from bench import datafiles
 from bench.codegen_bench import run_codegen_bench
 from bench.export_bench import run_export_bench
+from bench.options_bench import run_options_bench
 
 # Workers run as ``python -m bench.workers`` from here, so they import this
 # checkout's bench and treegen (also under a python without treegen installed).
@@ -427,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
     ap.add_argument(
+        "--no-options", action="store_true", help="skip the --subsets and rules benchmark"
+    )
+    ap.add_argument(
         "--exact-max-rows",
         type=int,
         default=100_000,
@@ -494,6 +500,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_codegen:
         print()
         run_codegen_bench()
+    if not args.no_options:
+        print()
+        run_options_bench(args.seed)
     return 0
 
 
