@@ -10,6 +10,7 @@ is the one the single search computes, in the same order (a block's values
 summed value by value, zero rows as padding, which adds nothing), so each
 search ends where :func:`~treegen.trainer.subsets.best_subsets` ends
 (tests/test_subsets_search.py and the engine-equality tests hold them equal).
+:func:`group_values` gathers a bucket's searches for levelwise/grow.py.
 """
 
 from __future__ import annotations
@@ -22,8 +23,18 @@ import numpy.typing as npt
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.groups import Blocks, FloatArray, merge
-from treegen.trainer.splits import Score, score_nominal
-from treegen.trainer.subsets import SPARE_CASES, admissible_mergers, best_subsets, worths
+from treegen.trainer.levelwise.bucket import Bucket, BucketScores
+from treegen.trainer.options import GrowOptions
+from treegen.trainer.select import average_gain
+from treegen.trainer.splits import Score, nominal_freq, score_nominal
+from treegen.trainer.subsets import (
+    SPARE_CASES,
+    admissible_mergers,
+    best_subsets,
+    leaking_attribute,
+    search_zeros,
+    worths,
+)
 
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -238,3 +249,46 @@ def best_subsets_many(
         else:
             out.append(None)
     return out
+
+
+def group_values(
+    ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores
+) -> npt.NDArray[np.bool_] | None:
+    """``--subsets`` (c45): replace the plain scores of attributes with more than two
+    values by their best grouping, searched against each node's average plain gain
+    (all of the bucket's searches at once, :func:`best_subsets_many`).
+
+    Returns, per task, whether it has that average (elsewhere no attribute
+    counts in it and the node stays a leaf), which
+    :func:`~treegen.trainer.levelwise.choose.choose` then uses, as the
+    node-by-node engine does; None where a node would leave MINOBJS at
+    1 for the rest of the growth (:func:`~treegen.trainer.subsets.minobjs_leaks`),
+    which only a depth-first growth can follow (treegen.trainer.fit grows those so).
+    """
+    multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
+    grouped = np.zeros(bucket.n_tasks, dtype=np.bool_)
+    f3s = [nominal_freq(ctx, multi, t.rows, t.w) for t in bucket.tasks] if multi else []
+    if any(leaking_attribute(ctx, multi, f3) is not None for f3 in f3s):
+        return None
+    # Every (node, attribute) search of the bucket at once.
+    where: list[tuple[int, int]] = []
+    freqs: list[npt.NDArray[np.floating]] = []
+    cases: list[float] = []
+    averages: list[float] = []
+    for b in range(bucket.n_tasks):
+        average = average_gain(ctx, scores.of_task(b), search_zeros(ctx, bucket.tasks[b].tested))
+        if average is None:
+            continue
+        grouped[b] = True
+        for j, a in enumerate(multi):
+            where.append((b, a))
+            freqs.append(f3s[b][j, : ctx.n_values[a] + 1])
+            cases.append(float(bucket.cases[b]))
+            averages.append(average)
+    subs = best_subsets_many(ctx, freqs, cases, opts.criterion, averages) if where else []
+    for (b, a), sub in zip(where, subs, strict=True):
+        if sub is None:
+            scores.ok[b, a] = False
+        else:
+            scores.set_subset(b, a, sub)
+    return grouped

@@ -36,11 +36,11 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
-from treegen.trainer.levelwise.grouping import best_subsets_many
+from treegen.trainer.levelwise.grouping import group_values
 from treegen.trainer.levelwise.partition import partition
 from treegen.trainer.levelwise.score import eval_continuous_flat
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.select import average_gain, stays_leaf
+from treegen.trainer.select import stays_leaf
 from treegen.trainer.splits import (
     CHUNK,
     ContScores,
@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_nominal,
 )
-from treegen.trainer.subsets import best_subsets, leaking_attribute, search_zeros
+from treegen.trainer.subsets import best_subsets
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -195,7 +195,7 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
         _score_continuous(ctx, bucket, scores)
     grouped = None
     if opts.subsets and not ctx.j48:
-        grouped = _group_values(ctx, bucket, opts, scores)
+        grouped = group_values(ctx, bucket, opts, scores)
         if grouped is None:
             tree.leaks_minobjs = True
             return []
@@ -212,7 +212,8 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
 
     With ``--subsets``, attributes of more than two values are scored as
     subset tests (J48 here, node by node with
-    :func:`~treegen.trainer.subsets.best_subsets`; c45 in :func:`_group_values`);
+    :func:`~treegen.trainer.subsets.best_subsets`; c45 in
+    :func:`~treegen.trainer.levelwise.grouping.group_values`);
     the others as multiway tests, from one weighted count
     ``Freq[v][c]`` per (node, attribute) for the whole bucket.  Attributes
     already tested on a node's path are inadmissible there.
@@ -271,48 +272,6 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
     tb = [b for b, t in enumerate(tasks) for _ in t.tested]
     if tb:
         scores.ok[tb, [a for t in tasks for a in t.tested]] = False
-
-
-def _group_values(
-    ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores
-) -> npt.NDArray[np.bool_] | None:
-    """``--subsets`` (c45): replace the plain scores of attributes with more than two
-    values by their best grouping, searched against each node's average plain gain
-    (all of the bucket's searches at once: levelwise/grouping.py).
-
-    Returns, per task, whether it has that average (elsewhere no attribute
-    counts in it and the node stays a leaf), which :func:`choose` then uses,
-    as the node-by-node engine does; None where a node would leave MINOBJS at
-    1 for the rest of the growth (:func:`~treegen.trainer.subsets.minobjs_leaks`),
-    which only a depth-first growth can follow (treegen.trainer.fit grows those so).
-    """
-    multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-    grouped = np.zeros(bucket.n_tasks, dtype=np.bool_)
-    f3s = [nominal_freq(ctx, multi, t.rows, t.w) for t in bucket.tasks] if multi else []
-    if any(leaking_attribute(ctx, multi, f3) is not None for f3 in f3s):
-        return None
-    # Every (node, attribute) search of the bucket at once (levelwise/grouping.py).
-    where: list[tuple[int, int]] = []
-    freqs: list[npt.NDArray[np.floating]] = []
-    cases: list[float] = []
-    averages: list[float] = []
-    for b in range(bucket.n_tasks):
-        average = average_gain(ctx, scores.of_task(b), search_zeros(ctx, bucket.tasks[b].tested))
-        if average is None:
-            continue
-        grouped[b] = True
-        for j, a in enumerate(multi):
-            where.append((b, a))
-            freqs.append(f3s[b][j, : ctx.n_values[a] + 1])
-            cases.append(float(bucket.cases[b]))
-            averages.append(average)
-    subs = best_subsets_many(ctx, freqs, cases, opts.criterion, averages) if where else []
-    for (b, a), sub in zip(where, subs, strict=True):
-        if sub is None:
-            scores.ok[b, a] = False
-        else:
-            scores.set_subset(b, a, sub)
-    return grouped
 
 
 def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> None:
