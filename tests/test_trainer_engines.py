@@ -40,6 +40,17 @@ def test_engines_agree_on_benchmark_shaped_data() -> None:
     assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
 
 
+def test_engines_agree_on_many_grouping_searches() -> None:
+    """--subsets on benchmark-shaped data: ten nominal attributes of 3-8 values at
+    every node, so each level runs hundreds of value-grouping searches together
+    (levelwise/grouping.py) where the reference runs them one by one."""
+    ds = synthetic.generate(synthetic.summary_spec(3000, seed=5))
+    opts = TrainOptions(subsets=True)
+    level = train(ds, opts, engine="level").nodes
+    assert len(level) > 300
+    assert level == train(ds, opts, engine="dfs").nodes
+
+
 @pytest.mark.parametrize("seed", [0, 4, 7])
 @pytest.mark.parametrize("j48", [False, True])
 def test_pruning_reuses_growth_weights_exactly(seed: int, j48: bool) -> None:
