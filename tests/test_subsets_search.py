@@ -14,7 +14,7 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import native
-from treegen.trainer.context import build_context
+from treegen.trainer.context import Context, build_context
 from treegen.trainer.groups import freq_of, merge, merged_freqs, pairs_of
 from treegen.trainer.levelwise.grouping import best_subsets_many
 from treegen.trainer.subsets import best_subsets
@@ -83,6 +83,17 @@ def test_search_over_many_values_finds_the_pattern_behind_them() -> None:
     assert groups == sorted([tuple(range(0, k, 3)), tuple(v for v in range(k) if v % 3)])
 
 
+def _search_context(k: int, c: int, min_cases: int) -> Context:
+    """A c45 context for searches over one nominal attribute of k values, c classes."""
+    attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
+    ds = Dataset(
+        Schema((attr,), tuple(f"c{i}" for i in range(c))),
+        np.zeros((c, 1)),
+        np.arange(c, dtype=np.int32),
+    )
+    return build_context(ds, min_cases, False)
+
+
 @pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 @pytest.mark.parametrize("seed", range(8))
 def test_search_through_the_accelerator_equals_the_numpy_search(
@@ -94,13 +105,7 @@ def test_search_through_the_accelerator_equals_the_numpy_search(
     values at or below the 0.5 of step 1, and averages that refuse some mergers."""
     rng = np.random.default_rng([5, seed])
     k, c = int(rng.integers(3, 25)), int(rng.integers(2, 5))
-    attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
-    ds = Dataset(
-        Schema((attr,), tuple(f"c{i}" for i in range(c))),
-        np.zeros((c, 1)),
-        np.arange(c, dtype=np.int32),
-    )
-    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    ctx = _search_context(k, c, int(rng.integers(1, 4)))
     compared = 0
     for _ in range(40):
         freq = _random_freq(rng, k, c, np.float32)
@@ -126,13 +131,7 @@ def test_searches_in_lockstep_equal_each_search_alone(seed: int) -> None:
     rng = np.random.default_rng([6, seed])
     c = int(rng.integers(2, 5))
     k = 30
-    attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
-    ds = Dataset(
-        Schema((attr,), tuple(f"c{i}" for i in range(c))),
-        np.zeros((c, 1)),
-        np.arange(c, dtype=np.int32),
-    )
-    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    ctx = _search_context(k, c, int(rng.integers(1, 4)))
     freqs, cases, averages = [], [], []
     for _ in range(60):
         kk = int(rng.integers(2, k + 1))
