@@ -61,7 +61,8 @@ grouping seen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -292,23 +293,51 @@ def best_subsets(
         current = f[p : p + 1].copy()
         blocks = merge(blocks, *pairs[p])
         val, gain, block_w = float(vals[p]), float(g[p]), w[p]
-    # The grouping the search ends with is the attribute's test even when it is
-    # worth -epsilon against the plain average: the selection judges it against
-    # the average of the tests it compares.  Its split information leaves step
-    # 1's block out (docstring steps 3 and 4).
-    _, info_a, passes = score_nominal(ctx, current, cases)
-    if spare_held:
-        current[:, -1] = 0  # the search is over: its frequencies are not needed again
-        info_a = score_nominal(ctx, current, cases)[1]
-    info = float(info_a[0])
+    tail_row = np.array([len(current[0]) - 1 if spare_held else -1], dtype=np.intp)
     subsets = tuple(tuple(b) for b in blocks + tail)
-    if passes[0]:
-        return Score(gain, info, subsets=subsets)
-    if len(blocks) + int(spare_held) >= 2:
-        # Fails the real MINOBJS test (docstring step 3): no test at the node,
-        # but its gain still counts in the selection's average.
-        return Score(gain, info, subsets=subsets, selectable=False)
-    return None
+    return final_scores(
+        ctx, current, np.array([cases]), tail_row, [gain], [subsets], [len(blocks)]
+    )[0]
+
+
+def final_scores(
+    ctx: Context,
+    current: FloatArray,
+    cases: npt.NDArray[np.float64],
+    tail_row: npt.NDArray[np.intp],
+    gains: Sequence[float],
+    subsets: Sequence[tuple[tuple[int, ...], ...]],
+    n_blocks: Sequence[int],
+) -> list[Score | None]:
+    """The scores of searches from the groupings they end with: ``current[t]`` (the
+    unknown row, the blocks' sums, step 1's block; ``cases[t]`` the node's weight),
+    ``tail_row[t]`` the row of step 1's block where it holds cases (else -1).
+
+    The grouping a search ends with is the attribute's test even when it is worth
+    -epsilon against the plain average: the selection judges it against the
+    average of the tests it compares.  Its split information leaves step 1's
+    block out (docstring step 4); one that fails the real MINOBJS test is no test
+    at the node, but its gain still counts in the selection's average where it has
+    two outcomes with cases (step 3).  Shared by :func:`best_subsets` and the
+    level-wise engine's searches (treegen.trainer.levelwise.grouping).
+    """
+    _, info, passes = score_nominal(ctx, current, cases)
+    held = np.flatnonzero(tail_row >= 0)
+    if held.size:
+        f = current[held].copy()
+        f[np.arange(held.size), tail_row[held]] = 0
+        info = info.copy()
+        info[held] = score_nominal(ctx, f, cases[held])[1]
+    out: list[Score | None] = []
+    for t, groups in enumerate(subsets):
+        score = Score(float(gains[t]), float(info[t]), subsets=groups)
+        if passes[t]:
+            out.append(score)
+        elif n_blocks[t] + int(tail_row[t] >= 0) >= 2:
+            out.append(replace(score, selectable=False))
+        else:
+            out.append(None)
+    return out
 
 
 def is_grouping(ctx: Context, subsets: tuple[tuple[int, ...], ...], n_values: int) -> bool:

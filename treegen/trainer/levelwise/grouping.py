@@ -31,6 +31,7 @@ from treegen.trainer.subsets import (
     SPARE_CASES,
     admissible_mergers,
     best_subsets,
+    final_scores,
     leaking_attribute,
     search_zeros,
     worths,
@@ -93,9 +94,11 @@ class _Batch:
         ]
         self.cases = np.asarray(cases, dtype=np.float64)
         self.average = np.asarray(averages, dtype=np.float64)
-        self.gain = np.zeros(S, dtype=np.float64)
+        self.gain = np.zeros(
+            S, dtype=np.float64
+        )  # the three set by _search from the first groupings
         self.val = np.full(S, -EPSILON)
-        self.block_w = np.zeros((S, self.width), dtype=np.float64)
+        self.block_w = np.zeros((S, self.width - 1), dtype=np.float64)
         self.done = ~self.valid
 
 
@@ -227,27 +230,21 @@ def best_subsets_many(
         ]
     bt = _Batch(freqs, cases, averages)
     _search(ctx, bt, criterion)
-    # The split information of the grouping each search ends with leaves step 1's
-    # block out (best_subsets' docstring, step 4).
-    _, info, passes = score_nominal(ctx, bt.current, bt.cases)
-    held = np.flatnonzero(bt.spare_held)
-    if held.size:
-        f2 = bt.current[held].copy()
-        f2[np.arange(held.size), 1 + bt.n_blocks[held]] = 0
-        info = info.copy()
-        info[held] = score_nominal(ctx, f2, bt.cases[held])[1]
-    out: list[Score | None] = []
-    for t in range(len(freqs)):
-        if not bt.valid[t]:
-            out.append(None)
-            continue
-        subsets = tuple(tuple(b) for b in bt.blocks[t] + bt.tails[t])
-        if passes[t]:
-            out.append(Score(float(bt.gain[t]), float(info[t]), subsets=subsets))
-        elif bt.n_blocks[t] + int(bt.spare_held[t]) >= 2:
-            out.append(Score(float(bt.gain[t]), float(info[t]), subsets=subsets, selectable=False))
-        else:
-            out.append(None)
+    valid = np.flatnonzero(bt.valid)
+    tail_row = np.where(bt.spare_held, 1 + bt.n_blocks, -1)[valid]
+    subsets = [tuple(tuple(b) for b in bt.blocks[t] + bt.tails[t]) for t in valid]
+    scores = final_scores(
+        ctx,
+        bt.current[valid],
+        bt.cases[valid],
+        tail_row,
+        bt.gain[valid].tolist(),
+        subsets,
+        bt.n_blocks[valid].tolist(),
+    )
+    out: list[Score | None] = [None] * len(freqs)
+    for t, score in zip(valid.tolist(), scores, strict=True):
+        out[t] = score
     return out
 
 
