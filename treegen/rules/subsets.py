@@ -57,18 +57,24 @@ def subset_cost(
 ) -> tuple[float, int]:
     """Description length of ``chosen`` as the rules of ``cls``, and its false positives
     (``y``: the training cases' classes; ``covers_of``: each rule's covered cases)."""
-    n = len(y)
-    fired = np.zeros(n, dtype=bool)
+    fired = np.zeros(len(y), dtype=bool)
     for r in chosen:
         fired |= covers_of[r.number]
     n_fired = int(np.count_nonzero(fired))
     fp = int(np.count_nonzero(fired & (y != cls)))
-    fn = int(np.count_nonzero(~fired & (y == cls)))
-    exceptions = exception_bits(n_fired, n - n_fired, fp, fn)
+    positives = int(np.count_nonzero(y == cls))
+    theory = sum(bits[r.number] for r in chosen)
+    return _length(len(y), positives, n_fired, fp, theory), fp
+
+
+def _length(n: int, positives: int, n_fired: int, fp: int, theory: float) -> float:
+    """The description length of a subset of rules that fires ``n_fired`` of ``n`` cases,
+    ``fp`` of them of other classes, the class having ``positives``; ``theory``: the
+    rules' bits.  (rulecost.c computes the same, for the accelerator.)"""
+    fn = positives - (n_fired - fp)
     # No log2(n!) for the rules' order: with it one class of 10 rules or fewer keeps
     # another subset, and monk2's are no longer local minima (bench/rules_mdl.py).
-    theory = sum(bits[r.number] for r in chosen)
-    return exceptions + THEORY_WEIGHT * theory, fp
+    return exception_bits(n_fired, n - n_fired, fp, fn) + THEORY_WEIGHT * theory
 
 
 def _bitset(rows: npt.NDArray[np.bool_]) -> int:
@@ -128,8 +134,7 @@ class SubsetCosts:
             self._negative_words = _words(negative)
 
     def _total(self, n_fired: int, fp: int, theory: float) -> float:
-        fn = self._positives - (n_fired - fp)
-        return exception_bits(n_fired, self.n - n_fired, fp, fn) + THEORY_WEIGHT * theory
+        return _length(self.n, self._positives, n_fired, fp, theory)
 
     def cost(self, chosen: frozenset[int]) -> float:
         """The cost of the subset ``chosen``."""
