@@ -9,7 +9,12 @@ import pytest
 
 import treegen
 from treegen.cli.main import main
+from treegen.data.readers import read_dataset
 from treegen.model.file import model_to_json
+from treegen.rules.file import ruleset_to_json
+from treegen.rules.generate import generate
+from treegen.trainer import TrainOptions
+from treegen.trainer import train as train_dataset
 
 from support import codegen_models as cm
 
@@ -171,3 +176,57 @@ def test_predict_from_a_file_checks_values_as_the_cli_does(
     with pytest.raises(treegen.TreegenError) as exc:
         model.predict(str(data))
     assert str(exc.value) in err
+
+
+SOYBEAN = GOLF.parents[1] / "soybean-r8" / "soybean-r8"
+CRX = GOLF.parents[1] / "crx" / "crx"
+
+
+@pytest.mark.parametrize(
+    ("stem", "flags", "kw"),
+    [
+        (GOLF, [], {}),
+        (SOYBEAN, ["--subsets", "-m", "3"], {"subsets": True, "min_cases": 3}),
+        (CRX, ["--criterion", "gain", "-c", "0.1"], {"criterion": "gain", "cf": 0.1}),
+    ],
+)
+def test_train_rules_is_the_cli_ruleset(
+    tmp_path: Path, stem: Path, flags: list[str], kw: dict[str, object]
+) -> None:
+    """``treegen.train_rules`` makes the ruleset ``treegen rules -o`` saves, byte for byte,
+    with the same training options."""
+    out = tmp_path / "cli.rules"
+    assert main(["-q", "rules", f"{stem}.data", *flags, "-o", str(out)]) == 0
+    rules = treegen.train_rules(f"{stem}.data", **kw)  # type: ignore[arg-type]
+    assert isinstance(rules, treegen.Rules) and rules.path is None
+    assert ruleset_to_json(rules) == out.read_text()
+    assert np.array_equal(rules.predict(f"{stem}.data"), treegen.load(out).predict(f"{stem}.data"))
+
+
+def test_subsets_reach_the_rules(tmp_path: Path) -> None:
+    """With --subsets the rules come from the subset tree: soybean-r8's hold ``in``
+    conditions (the default tree's none), and they verify."""
+    plain = treegen.train_rules(f"{SOYBEAN}.data")
+    grouped = treegen.train_rules(f"{SOYBEAN}.data", subsets=True)
+    ops = lambda rs: {c.op for r in rs.rules for c in r.conditions}  # noqa: E731
+    assert "in" not in ops(plain) and "in" in ops(grouped)
+    assert grouped.verify(f"{SOYBEAN}.data", n_random=100).ok
+
+
+def test_train_rules_from_arrays_predicts_the_labels_of_y(tmp_path: Path) -> None:
+    X, y = _arrays(3)
+    rules = treegen.train_rules((X, y), nominal=[2])
+    assert rules.classes_.tolist() == [3, 7]
+    pred = rules.predict(X)
+    assert pred.dtype.kind == "i" and np.mean(pred == y) > 0.9
+    loaded = treegen.load(rules.save(tmp_path / "r.rules").path or "")
+    assert np.array_equal(loaded.predict(X), pred) and loaded.predict(X).dtype.kind == "i"
+    named = treegen.train_rules((X, (y == 7).astype(int)), class_names=["low", "high"])
+    assert named.classes_.tolist() == ["low", "high"]
+
+
+def test_rules_need_a_c45_tree() -> None:
+    """c4.5rules keeps the tree's float32 thresholds: a j48 tree is refused, with the option."""
+    ds = read_dataset(f"{GOLF}.names")
+    with pytest.raises(treegen.TreegenError, match="--flavor"):
+        generate(ds, train_dataset(ds, TrainOptions(flavor="j48", prune=False)))

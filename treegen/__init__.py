@@ -5,6 +5,7 @@
     model.predict(X)                                        # labels; NaN = missing
     model.export_c("build/")                                # predict.c, predict.h
     assert model.verify().ok                                # the C equals the model
+    rules = treegen.train_rules("golf.csv", target="play")  # c4.5rules' ruleset
     treegen.C45Classifier(cf=0.25).fit(X, y)                # the scikit-learn estimator
     treegen.from_sklearn(DecisionTreeClassifier().fit(X, y)) # a scikit-learn tree, exact
 
@@ -15,7 +16,7 @@ and ``cli``.
 
 from __future__ import annotations
 
-from treegen.api import Model, Rules, VerifyReport, load, train
+from treegen.api import Model, Rules, VerifyReport, load, train, train_rules
 from treegen.errors import TreegenError
 from treegen.estimator import C45Classifier, from_sklearn
 from treegen.model.version import VERSION as __version__
@@ -30,4 +31,5 @@ __all__ = [
     "from_sklearn",
     "load",
     "train",
+    "train_rules",
 ]

@@ -1,4 +1,4 @@
-"""The public Python API: ``treegen.train``, ``treegen.load`` and the :class:`Model` methods.
+"""The public Python API: ``treegen.train``, ``train_rules``, ``load`` and the classes' methods.
 
 These are thin wrappers over the functions the command line calls (the
 readers, :func:`treegen.trainer.train`, the model file, the exporter and
@@ -10,13 +10,14 @@ value, ``y`` holds any labels, and :meth:`Model.predict` returns them.
 The classes live in the package's modules, re-exported here: :class:`Model`
 (:mod:`treegen.api.model`), :class:`Rules` (:mod:`treegen.api.rules`) and what both
 share, :class:`VerifyReport` and the rows ``X`` they read
-(:mod:`treegen.api.common`); :func:`train` and :func:`load` are defined here.
+(:mod:`treegen.api.common`); :func:`train`, :func:`train_rules` and :func:`load` are defined here.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy.typing as npt
 
@@ -24,10 +25,13 @@ from treegen.api.common import PathLike, VerifyReport
 from treegen.api.model import UNSAVED, Model
 from treegen.api.rules import UNSAVED_RULES, Rules
 from treegen.data.arrays import dataset_from_arrays
+from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.errors import TrainError
+from treegen.model.core import flavor_compares_float32
 from treegen.rules import core as rules_core
 from treegen.rules.file import load_model_or_ruleset
+from treegen.rules.generate import generate as generate_rules
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import PRUNINGS, Pruning
@@ -41,6 +45,7 @@ __all__ = [
     "VerifyReport",
     "load",
     "train",
+    "train_rules",
 ]
 
 
@@ -108,21 +113,92 @@ def train(
         folds=folds,
         seed=seed,
     )
-    if isinstance(data, str | os.PathLike):
-        ds = read_dataset(
-            os.fspath(data), target=target, nominal=[str(n) for n in nominal], ignore=list(ignore)
-        )
-        valid = None
-        if validation is not None:
-            valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=flavor == "c45")
-        return Model.of(train_dataset(ds, opts, engine=engine, validation=valid))
-    if validation is not None:
+    from_file = isinstance(data, str | os.PathLike)
+    if validation is not None and not from_file:
         raise TrainError(
             "validation is a file, for training data read from a file", option="--validation"
         )
+    ds, kind = _dataset(
+        data,
+        target,
+        flavor,
+        feature_names=feature_names,
+        nominal=nominal,
+        class_names=class_names,
+        ignore=ignore,
+        categories=categories,
+    )
+    valid = None
+    if validation is not None:
+        float32 = flavor_compares_float32(flavor)
+        valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=float32)
+    model = train_dataset(ds, opts, engine=engine, validation=valid)
+    return Model.of(replace(model, options=_with_labels(model.options, kind)))
+
+
+def train_rules(
+    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
+    target: str | None = None,
+    *,
+    feature_names: Sequence[str] | None = None,
+    nominal: Sequence[int | str] = (),
+    class_names: Sequence[str] | None = None,
+    ignore: Sequence[str] = (),
+    categories: Mapping[int, Sequence[str]] | None = None,
+    min_cases: int = 2,
+    cf: float = 0.25,
+    subsets: bool = False,
+    criterion: Criterion = "gainratio",
+) -> Rules:
+    """C4.5's rules (c4.5rules) from ``data``'s unpruned c45 tree, as ``treegen rules``
+    makes them: the ruleset it saves with ``-o`` (after the "Drop rule" steps), which
+    classifies.  ``data`` and its keywords are :func:`train`'s; ``min_cases``,
+    ``subsets`` and ``criterion`` grow the tree, ``cf`` is the confidence of the
+    pessimistic error rate the rules are generalised and ranked by.
+    """
+    ds, kind = _dataset(
+        data,
+        target,
+        "c45",
+        feature_names=feature_names,
+        nominal=nominal,
+        class_names=class_names,
+        ignore=ignore,
+        categories=categories,
+    )
+    opts = TrainOptions(
+        min_cases=min_cases, cf=cf, prune=False, subsets=subsets, criterion=criterion
+    )
+    _, final = generate_rules(ds, train_dataset(ds, opts), cf)
+    return Rules.of(replace(final, options=_with_labels(final.options, kind)))
+
+
+def _dataset(
+    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
+    target: str | None,
+    flavor: Flavor,
+    *,
+    feature_names: Sequence[str] | None,
+    nominal: Sequence[int | str],
+    class_names: Sequence[str] | None,
+    ignore: Sequence[str],
+    categories: Mapping[int, Sequence[str]] | None,
+) -> tuple[Dataset, str | None]:
+    """The training data of :func:`train` and :func:`train_rules`, and the kind of its
+    labels where it came from arrays (None for a file): a file is read as the CLI
+    reads it for ``flavor`` (the c45 flavour's values must fit float32)."""
+    if isinstance(data, str | os.PathLike):
+        ds = read_dataset(
+            os.fspath(data),
+            target=target,
+            nominal=[str(n) for n in nominal],
+            ignore=list(ignore),
+            float32=flavor_compares_float32(flavor),
+        )
+        return ds, None
     if not isinstance(data, tuple) or len(data) != 2:
         raise TrainError("data must be a path or a pair (X, y)")
-    ds, kind = dataset_from_arrays(
+    return dataset_from_arrays(
         data[0],
         data[1],
         feature_names=feature_names,
@@ -131,8 +207,11 @@ def train(
         target=target,
         categories=categories,
     )
-    model = train_dataset(ds, opts, engine=engine)
-    options = dict(model.options)
-    if kind != "str":
-        options["labels"] = kind
-    return Model(model.schema, model.nodes, options, model.treegen_version, model.data_fingerprint)
+
+
+def _with_labels(options: Mapping[str, object], kind: str | None) -> dict[str, object]:
+    """``options`` recording the kind of the labels of arrays (``labels_of``), unless str."""
+    out = dict(options)
+    if kind is not None and kind != "str":
+        out["labels"] = kind
+    return out

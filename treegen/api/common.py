@@ -8,6 +8,7 @@ read as ``treegen predict`` reads it, or an array.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,24 @@ from treegen.data.readers import read_dataset
 from treegen.errors import UsageError
 
 PathLike = str | os.PathLike[str]
+
+# Label kinds a model or ruleset made from arrays records (option "labels"), so
+# that, loaded again, it returns labels of the same type as the ``y`` it came from.
+_LABEL_KINDS: dict[str, Callable[[str], object]] = {
+    "int": int,
+    "float": float,
+    "bool": lambda s: s == "True",
+    "str": str,
+}
+
+
+def labels_of(schema: Schema, options: Mapping[str, object]) -> npt.NDArray[np.generic]:
+    """The labels a model or ruleset predicts, in class order: its class names, as the
+    type of the ``y`` it was trained on where it records one (``np.unique(y)``)."""
+    kind = str(options.get("labels", "str"))
+    convert = _LABEL_KINDS.get(kind, str)
+    values = [convert(c) for c in schema.classes]
+    return np.asarray(values) if kind != "str" else np.asarray(values, dtype=object)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,14 +8,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, VerifyReport, unlabelled, x_of
+from treegen.api.common import PathLike, VerifyReport, labels_of, unlabelled, x_of
 from treegen.codegen import verify as codegen_verify
 from treegen.codegen.export import (
     ScaleSpec,
@@ -30,14 +29,6 @@ from treegen.model.file import save_model
 
 # The file name a model that was never saved exports under (prefix "model").
 UNSAVED = "model.tree"
-# Label kinds a model trained from arrays records, so a loaded model returns
-# labels of the same type as the ``y`` it was trained on.
-_LABEL_KINDS: dict[str, Callable[[str], object]] = {
-    "int": int,
-    "float": float,
-    "bool": lambda s: s == "True",
-    "str": str,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +55,7 @@ class Model(core.Model):
     @property
     def classes_(self) -> npt.NDArray[np.generic]:
         """The labels :meth:`predict` returns, in class order (``np.unique(y)`` for arrays)."""
-        kind = self.options.get("labels", "str")
-        convert = _LABEL_KINDS.get(str(kind), str)
-        values = [convert(c) for c in self.schema.classes]
-        return np.asarray(values) if kind != "str" else np.asarray(values, dtype=object)
+        return labels_of(self.schema, self.options)
 
     @property
     def feature_names(self) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, VerifyReport, unlabelled, x_of
+from treegen.api.common import PathLike, VerifyReport, labels_of, unlabelled, x_of
 from treegen.codegen import rules as codegen_rules
 from treegen.codegen.export import ScaleSpec, export_options, scales_from
 from treegen.codegen.lower import ExportOptions
@@ -48,8 +48,8 @@ class Rules(rules_core.RuleSet):
 
     @property
     def classes_(self) -> npt.NDArray[np.generic]:
-        """The labels :meth:`predict` returns, in class order."""
-        return np.asarray(self.schema.classes, dtype=object)
+        """The labels :meth:`predict` returns, in class order (``np.unique(y)`` for arrays)."""
+        return labels_of(self.schema, self.options)
 
     def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
         return x_of(self.schema, self.compares_float32, X)

@@ -164,6 +164,22 @@ def write_predictions(args: argparse.Namespace, text: str, n_rows: int) -> None:
         sys.stdout.write(text)
 
 
+def add_subsets_and_criterion(group: argparse._ActionsContainer) -> None:
+    """``--subsets`` and ``--criterion``, as the commands that grow a C4.5 tree take them."""
+    group.add_argument(
+        "--subsets",
+        action="store_true",
+        default=False,
+        help="group nominal values into subsets (C4.5's -s)",
+    )
+    group.add_argument(
+        "--criterion",
+        choices=("gainratio", "gain"),
+        default="gainratio",
+        help="split criterion: gain ratio (default) or information gain",
+    )
+
+
 def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> None:
     """``-m/--min-cases`` and ``-c/--cf``, as every command that trains takes them."""
     group.add_argument(

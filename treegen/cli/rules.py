@@ -10,6 +10,7 @@ import sys
 from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
+    add_subsets_and_criterion,
     evaluation_label,
     note,
     note_unlabelled,
@@ -33,7 +34,14 @@ def run_rules(args: argparse.Namespace) -> int:
                 f"would overwrite the data file {args.data}; choose another", option="-o/--output"
             )
     ds = read_data(args, args.data, float32=True)
-    tree = train(ds, TrainOptions(min_cases=args.min_cases, cf=args.cf, prune=False))
+    opts = TrainOptions(
+        min_cases=args.min_cases,
+        cf=args.cf,
+        prune=False,
+        subsets=args.subsets,
+        criterion=args.criterion,
+    )
+    tree = train(ds, opts)
     printed, final = generate(ds, tree, args.cf)
     if args.output is not None:
         save_ruleset(final, args.output)
@@ -91,5 +99,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="write the ruleset to RULES (JSON, atomically)",
     )
     add_min_cases_and_cf(p, "confidence of the pessimistic bound (default 0.25)")
+    add_subsets_and_criterion(p)
     add_data_options(p)
     p.set_defaults(func=run_rules)

@@ -26,6 +26,7 @@ from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_besi
 from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
+    add_subsets_and_criterion,
     float_range,
     int_range,
     note,
@@ -116,18 +117,7 @@ def _add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> 
         default=0.0,
         help="pre-pruning: a test whose gain ratio is below G is not made (default 0)",
     )
-    group.add_argument(
-        "--subsets",
-        action="store_true",
-        default=False,
-        help="group nominal values into subsets (C4.5's -s)",
-    )
-    group.add_argument(
-        "--criterion",
-        choices=("gainratio", "gain"),
-        default="gainratio",
-        help="split criterion: gain ratio (default) or information gain",
-    )
+    add_subsets_and_criterion(group)
     group.add_argument(
         "--flavor",
         choices=("c45", "j48"),

@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
+from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, covers, satisfied
@@ -280,6 +281,9 @@ def candidates(ds: Dataset, tree: Model, bound: ErrorBound) -> list[Rule]:
 def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
     """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
     as "Final rules" and the one left after :func:`final_pass` (the one that classifies)."""
+    if not tree.compares_float32:
+        # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
+        raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
     data = _Data(ds, ErrorBound(cf, "c45"))
     candidates = _candidates(data, ds, tree)
     covers_of = {r.number: data.cover(r.conditions) for r in candidates}
