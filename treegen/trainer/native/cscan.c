@@ -51,7 +51,7 @@ static PyMethodDef methods[] = {
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
     {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
-    {"rule_toggles", tg_rule_toggles, METH_VARARGS, "Costs of rule subsets one toggle away."},
+    {"rule_descend", tg_rule_descend, METH_VARARGS, "A descent over one class's rule subsets."},
     {NULL, NULL, 0, NULL},
 };
 
