@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,15 @@ def cli_reference() -> str:
 
 
 def test_the_command_reference_is_the_parsers() -> None:
+    """The README holds argparse's help as Python 3.11 and 3.12 format it; 3.13's argparse
+    lays the same help out otherwise (``-o, --output MODEL``, other columns), so there
+    the README must name the same options and subcommands."""
     block = README.split("<!-- cli-reference -->\n```\n", 1)[1].split("\n```", 1)[0]
-    assert block == cli_reference()
+    if sys.version_info < (3, 13):
+        assert block == cli_reference()
+    else:
+        words = re.compile(r"(?<![\w-])(?:--?[a-z][\w-]*|\$ treegen [\w-]+)")
+        assert set(words.findall(block)) == set(words.findall(cli_reference()))
 
 
 @pytest.mark.parametrize("index", range(len(re.findall(r"^```python$", README, re.M))))

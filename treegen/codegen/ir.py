@@ -26,6 +26,7 @@ from typing import Literal
 from treegen.codegen.ctype import INPUT_TYPES as _INPUT_TYPES
 from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.errors import EmitError
+from treegen.nanequal import nan_equal
 
 Q15_SHIFT = 15
 """Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
@@ -97,7 +98,8 @@ class Leaf:
     source: int  # model node index (for comments and error messages)
 
 
-@dataclass(frozen=True, slots=True)
+@nan_equal
+@dataclass(frozen=True, slots=True, eq=False)
 class Compare:
     feature: int
     op: CompareOp

@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from treegen.data.dataset import Schema
+from treegen.nanequal import nan_equal
 
 NodeKind = Literal["leaf", "continuous", "nominal", "subset"]
 
 
-@dataclass(frozen=True, slots=True)
+@nan_equal
+@dataclass(frozen=True, slots=True, eq=False)
 class Node:
     """One tree node.
 

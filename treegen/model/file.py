@@ -155,8 +155,9 @@ def _nesting(value: object) -> int:
     return deepest
 
 
-def _too_deep(text: str, filename: str) -> ModelFileError:
-    """The error for JSON nested beyond MAX_NESTING, at the first bracket that goes over."""
+def _over_nesting(text: str, filename: str) -> ModelFileError | None:
+    """The error for JSON nested beyond MAX_NESTING, at the first bracket that goes over;
+    None if ``text`` never goes over."""
     depth = 0
     for m in _BRACKETS.finditer(text):
         c = m.group()
@@ -173,8 +174,14 @@ def _too_deep(text: str, filename: str) -> ModelFileError:
                 )
         elif c in "]}":
             depth -= 1
-    # Only reached if the decoder gave up below the limit (a deep call stack already).
-    return ModelFileError("not a treegen model: JSON nested too deeply", file=filename)
+    return None
+
+
+def _too_deep(text: str, filename: str) -> ModelFileError:
+    """:func:`_over_nesting`'s error; only where the decoder gave up below the limit (a
+    deep call stack already), one without a position."""
+    err = _over_nesting(text, filename)
+    return err or ModelFileError("not a treegen model: JSON nested too deeply", file=filename)
 
 
 # What json.loads refuses without a position: a non-finite constant, a huge integer.
@@ -216,6 +223,11 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
+        # Nesting beyond the limit is that error wherever the decoder stops: Python
+        # 3.11's decoder gives up on deep nesting with a RecursionError, 3.13's reads on.
+        over = _over_nesting(text[: err.pos + 1], filename)
+        if over is not None:
+            raise over from None
         # A file cut short (interrupted copy, full disk) lacks the closing brace.
         kind = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
         raise ModelFileError(
@@ -238,8 +250,10 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
         ) from None
     except RecursionError:
         raise _too_deep(text, filename) from None
-    # Every other field's shape is checked by the caller; "options" is free-form JSON.
-    if isinstance(data, dict) and 1 + _nesting(data.get("options")) > MAX_NESTING:
+    # Every other field's shape is checked by the caller; "options" is free-form JSON, and
+    # a value that is no object at all may nest as deep as a decoder will read.
+    deep = 1 + _nesting(data.get("options")) if isinstance(data, dict) else _nesting(data)
+    if deep > MAX_NESTING:
         raise _too_deep(text, filename)
     return data
 

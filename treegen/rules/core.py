@@ -22,12 +22,14 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Schema
+from treegen.nanequal import nan_equal
 
 Op = Literal["=", "<=", ">", "in"]
 OPS: tuple[Op, ...] = ("=", "<=", ">", "in")
 
 
-@dataclass(frozen=True, slots=True)
+@nan_equal
+@dataclass(frozen=True, slots=True, eq=False)
 class Condition:
     """``attribute op value``: ``=`` a nominal code, ``in`` a set of codes, ``<=``/``>`` a cut."""
 

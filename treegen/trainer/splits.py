@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.nanequal import nan_equal
 from treegen.trainer import native
 from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
@@ -27,7 +28,8 @@ FloatArray = npt.NDArray[np.floating]
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
-@dataclass(frozen=True, slots=True)
+@nan_equal
+@dataclass(frozen=True, slots=True, eq=False)
 class Score:
     """An admissible attribute: its (penalised) gain, split info and midpoint."""
 
