@@ -13,6 +13,7 @@ which every NaN equals every NaN, the same on every Python.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -21,18 +22,24 @@ T = TypeVar("T")
 _NAN = ("nan",)
 
 
-def _plain(value: object) -> object:
-    return _NAN if isinstance(value, float) and value != value else value
-
-
 def nan_equal(cls: type[T]) -> type[T]:
     """Give the dataclass ``cls`` (declared with ``eq=False``) field-wise ``__eq__`` and
-    ``__hash__`` that hold NaN equal to NaN; other values compare as the dataclass's
-    own ``__eq__`` compares them."""
-    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    ``__hash__`` that hold NaN equal to NaN in its float fields; other values compare as
+    the dataclass's own ``__eq__`` compares them."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    assert len(fields) > 1, "attrgetter of one name gives no tuple"
+    fetch = operator.attrgetter(*(f.name for f in fields))
+    # Hashing runs in hot loops (c4.5rules caches each condition's cases by it): fetch
+    # the fields in C, look only at the float ones.
+    floats = tuple(i for i, f in enumerate(fields) if "float" in str(f.type))
 
     def key(self: Any) -> tuple[object, ...]:
-        return tuple(_plain(getattr(self, n)) for n in names)
+        values: tuple[object, ...] = fetch(self)
+        for i in floats:
+            v = values[i]
+            if v != v:
+                values = (*values[:i], _NAN, *values[i + 1 :])
+        return values
 
     def __eq__(self: Any, other: object) -> bool:
         if other.__class__ is not self.__class__:
