@@ -31,7 +31,7 @@ from treegen.errors import TrainError
 from treegen.model.core import flavor_compares_float32
 from treegen.rules import core as rules_core
 from treegen.rules.file import load_model_or_ruleset
-from treegen.rules.generate import generate as generate_rules
+from treegen.rules.generate import rules_of_data
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import PRUNINGS, Pruning
@@ -166,10 +166,7 @@ def train_rules(
         ignore=ignore,
         categories=categories,
     )
-    opts = TrainOptions(
-        min_cases=min_cases, cf=cf, prune=False, subsets=subsets, criterion=criterion
-    )
-    _, final = generate_rules(ds, train_dataset(ds, opts), cf)
+    _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
     return Rules.of(replace(final, options=_with_labels(final.options, kind)))
 
 

@@ -20,9 +20,8 @@ from treegen.cli.common import (
 from treegen.errors import UsageError
 from treegen.rules.core import RuleSet, predict
 from treegen.rules.file import save_ruleset
-from treegen.rules.generate import generate
+from treegen.rules.generate import rules_of_data
 from treegen.rules.show import format_rules, format_rules_evaluation
-from treegen.trainer import TrainOptions, train
 
 
 def run_rules(args: argparse.Namespace) -> int:
@@ -34,15 +33,9 @@ def run_rules(args: argparse.Namespace) -> int:
                 f"would overwrite the data file {args.data}; choose another", option="-o/--output"
             )
     ds = read_data(args, args.data, float32=True)
-    opts = TrainOptions(
-        min_cases=args.min_cases,
-        cf=args.cf,
-        prune=False,
-        subsets=args.subsets,
-        criterion=args.criterion,
+    printed, final = rules_of_data(
+        ds, min_cases=args.min_cases, cf=args.cf, subsets=args.subsets, criterion=args.criterion
     )
-    tree = train(ds, opts)
-    printed, final = generate(ds, tree, args.cf)
     if args.output is not None:
         save_ruleset(final, args.output)
     sys.stdout.write(format_rules(printed))

@@ -57,6 +57,7 @@ from treegen.rules.core import Condition, Rule, RuleSet, covers, satisfied
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import ConditionBits, rule_bits
 from treegen.rules.subsets import Covers, best_subset
+from treegen.trainer import Criterion, TrainOptions, train
 from treegen.trainer.stats import ErrorBound
 
 
@@ -321,3 +322,20 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         treegen_version=VERSION,
         data_fingerprint=printed.data_fingerprint,
     )
+
+
+def rules_of_data(
+    ds: Dataset,
+    *,
+    min_cases: int = 2,
+    cf: float = 0.25,
+    subsets: bool = False,
+    criterion: Criterion = "gainratio",
+) -> tuple[RuleSet, RuleSet]:
+    """c4.5rules as ``treegen rules`` runs it: :func:`generate` from ``ds``'s unpruned c45
+    tree, grown with ``min_cases``, ``subsets`` and ``criterion`` (c4.5's ``-m``, ``-s``,
+    ``-g``); ``cf`` is the confidence of the rules' pessimistic error rate."""
+    opts = TrainOptions(
+        min_cases=min_cases, cf=cf, prune=False, subsets=subsets, criterion=criterion
+    )
+    return generate(ds, train(ds, opts), cf)
