@@ -105,6 +105,34 @@ static double partials_round(const double *p, Py_ssize_t n)
     return hi;
 }
 
+/* The exception bits of the trials of one step, by (chosen, moved, moved_neg): the
+ * rules that move the same cases' counts have the same bits, and a step costs every
+ * rule.  Open addressing over a power-of-two table; an entry belongs to the step
+ * whose stamp it holds, so a new step starts empty without clearing. */
+typedef struct {
+    Py_ssize_t moved, moved_neg;
+    uint64_t stamp; /* step number * 2 + chosen; 0: never used */
+    double bits;
+} exc_entry;
+
+static exc_entry *exc_slot(exc_entry *t, size_t mask, uint64_t stamp, Py_ssize_t moved,
+                           Py_ssize_t moved_neg, int *found)
+{
+    size_t h = ((size_t)moved * 0x9E3779B97F4A7C15u) ^ ((size_t)moved_neg * 0xC2B2AE3D27D4EB4Fu) ^
+               (size_t)stamp;
+    for (h &= mask;; h = (h + 1) & mask) {
+        exc_entry *e = &t[h];
+        if (e->stamp != stamp) {
+            *found = 0;
+            return e;
+        }
+        if (e->moved == moved && e->moved_neg == moved_neg) {
+            *found = 1;
+            return e;
+        }
+    }
+}
+
 /* Room for the partials of any sum of finite doubles: non-overlapping, each
  * holds a bit position of its own among the 2098 a double can have. */
 #define PARTIALS_ROOM 2100
@@ -260,7 +288,14 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args)
         d.moved = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(Py_ssize_t));
         d.moved_neg = PyMem_Malloc((size_t)(m ? m : 1) * sizeof(Py_ssize_t));
         double *base = PyMem_Malloc(2 * PARTIALS_ROOM * sizeof(double));
-        if (d.count == NULL || d.moved == NULL || d.moved_neg == NULL || base == NULL) {
+        size_t mask = 1;
+        while (mask < 2 * (size_t)m)
+            mask <<= 1; /* at most m entries a step: the table stays at most half full */
+        exc_entry *table = PyMem_Calloc(mask, sizeof(exc_entry));
+        mask -= 1;
+        uint64_t steps = 0;
+        if (d.count == NULL || d.moved == NULL || d.moved_neg == NULL || base == NULL ||
+            table == NULL) {
             PyErr_NoMemory();
         } else {
             double *trial = base + PARTIALS_ROOM;
@@ -285,15 +320,24 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args)
             for (;;) {
                 Py_ssize_t step = -1;
                 double best = 0.0;
+                steps++;
                 for (Py_ssize_t i = 0; i < m; i++) {
                     const int in = d.member[i];
-                    const Py_ssize_t f = in ? d.n_fired - d.moved[i] : d.n_fired + d.moved[i];
-                    const Py_ssize_t e = in ? d.fp - d.moved_neg[i] : d.fp + d.moved_neg[i];
+                    int found;
+                    exc_entry *slot = exc_slot(table, mask, steps * 2 + (uint64_t)in, d.moved[i],
+                                               d.moved_neg[i], &found);
+                    if (!found) {
+                        const Py_ssize_t f = in ? d.n_fired - d.moved[i] : d.n_fired + d.moved[i];
+                        const Py_ssize_t e = in ? d.fp - d.moved_neg[i] : d.fp + d.moved_neg[i];
+                        slot->stamp = steps * 2 + (uint64_t)in;
+                        slot->moved = d.moved[i];
+                        slot->moved_neg = d.moved_neg[i];
+                        slot->bits = exception_bits(&c, f, n - f, e, positives - (f - e));
+                    }
                     memcpy(trial, base, (size_t)k * sizeof(double));
                     const double theory =
                         partials_round(trial, partials_add(trial, k, in ? -bits[i] : bits[i]));
-                    const double ci =
-                        exception_bits(&c, f, n - f, e, positives - (f - e)) + weight * theory;
+                    const double ci = slot->bits + weight * theory;
                     if (ci < cost - tie && (step < 0 || ci < best - tie)) {
                         step = i;
                         best = ci;
@@ -311,6 +355,7 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args)
         PyMem_Free(d.moved);
         PyMem_Free(d.moved_neg);
         PyMem_Free(base);
+        PyMem_Free(table);
     }
 done:
     tg_release(b, got);
