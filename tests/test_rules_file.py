@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,12 @@ from treegen.cli.main import main
 from treegen.data.readers import read_dataset
 from treegen.errors import ModelFileError
 from treegen.rules.core import Condition, Rule, RuleSet, predict
-from treegen.rules.file import load_ruleset, ruleset_from_json, ruleset_to_json
+from treegen.rules.file import (
+    load_model_or_ruleset,
+    load_ruleset,
+    ruleset_from_json,
+    ruleset_to_json,
+)
 from treegen.rules.generate import generate
 from treegen.trainer import TrainOptions, train
 
@@ -198,9 +204,27 @@ def test_ruleset_where_a_model_is_needed_is_one_line(tmp_path: Path) -> None:
     assert (
         _run(["-q", "rules", str(REF / "labor-neg" / "labor-neg.data"), "-o", str(rules)])[0] == 0
     )
-    status, _, err = _run(["info", str(rules)])
+    status, _, err = _run(["plot", str(rules), "-o", str(tmp_path / "t.svg")])
     assert status == 2 and err.count("\n") == 1
-    assert f"{rules}:2: format: not a treegen model file" in err
+    assert f"{rules}: a ruleset has no tree to draw" in err
+    assert not (tmp_path / "t.svg").exists()
+
+
+def test_info_on_a_ruleset_counts_its_rules_and_conditions(tmp_path: Path) -> None:
+    rules = tmp_path / "crx.rules"
+    assert _run(["-q", "rules", str(REF / "crx" / "crx.data"), "-o", str(rules)])[0] == 0
+    rs = load_model_or_ruleset(rules)
+    assert isinstance(rs, RuleSet)
+    status, out, _ = _run(["info", str(rules)])
+    assert status == 0
+    n_cond = sum(len(r.conditions) for r in rs.rules)
+    assert out.startswith(f"rules {len(rs.rules)}, conditions {n_cond}, default class ")
+    for k, name in enumerate(rs.schema.classes):
+        assert re.search(rf"^  {re.escape(name)}\s+{sum(r.cls == k for r in rs.rules)}$", out, re.M)
+    for a, attr in enumerate(rs.schema.attributes):
+        used = sum(c.attribute == a for r in rs.rules for c in r.conditions)
+        assert re.search(rf"^  {re.escape(attr.name)}\s+{used}  \(", out, re.M)
+    assert f"data fingerprint: {rs.data_fingerprint}" in out and "cf=0.25" in out
 
 
 def test_tampered_threshold_is_caught() -> None:

@@ -1,27 +1,39 @@
 """Subcommands ``plot`` (the tree as a picture, through Graphviz) and ``info`` (what a
-model is made of, and an estimate of its flash)."""
+model or ruleset is made of, and an estimate of a model's flash)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from treegen.analysis.report import format_report, model_report
+from treegen.analysis.report import format_report, format_ruleset_report, model_report
 from treegen.codegen.flash import estimate_flash
 from treegen.codegen.ir import INPUT_TYPES
-from treegen.model.file import load_model
+from treegen.errors import UsageError
 from treegen.model.picture import PLOT_FORMATS, format_dot, plot_format, render
+from treegen.rules.core import RuleSet
+from treegen.rules.file import load_model_or_ruleset
 
 
 def run_plot(args: argparse.Namespace) -> int:
     """Render MODEL's tree to -o FILE with Graphviz's dot."""
     fmt = plot_format(args.output)
-    render(format_dot(load_model(args.model)), args.output, fmt, dot=args.dot)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        raise UsageError(
+            "a ruleset has no tree to draw ('treegen show' prints its rules)", file=args.model
+        )
+    render(format_dot(model), args.output, fmt, dot=args.dot)
     return 0
 
 
 def run_info(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model_or_ruleset(args.model)
+    if isinstance(model, RuleSet):
+        # No flash formula was fitted to rule lists: the compiled size is the measure.
+        sys.stdout.write(format_ruleset_report(model))
+        sys.stdout.write("estimated flash: none for a ruleset (export it and compile it)\n")
+        return 0
     text = format_report(model, model_report(model))
     flash = estimate_flash(model, args.input_type)
     text += f"estimated flash, --style table --input-type {args.input_type} (not compiled):\n"
@@ -57,11 +69,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser(
         "info",
-        help="what a model is made of, and its estimated flash",
+        help="what a model or ruleset is made of, and a model's estimated flash",
         description="Print MODEL's size, depth, leaves per depth, each attribute and how "
         "many tests use it, the training options and data fingerprint, and an "
         "estimate of the flash its table-style predict.c takes per target "
-        "(a formula over the node counts, not a compilation).",
+        "(a formula over the node counts, not a compilation). For a ruleset "
+        "('treegen rules -o'): its rules per class, conditions on each attribute "
+        "and per rule, options and fingerprint.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
