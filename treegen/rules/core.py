@@ -109,6 +109,16 @@ def covers(rule: Rule, X: npt.NDArray[np.float64], float32: bool = True) -> npt.
     return out
 
 
+def cover_matrix(
+    rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
+) -> npt.NDArray[np.bool_]:
+    """Row i: the rows of ``X`` that rule i covers."""
+    out = np.zeros((len(rules), X.shape[0]), dtype=bool)
+    for i, r in enumerate(rules):
+        out[i] = covers(r, X, float32)
+    return out
+
+
 def firing(
     rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
 ) -> npt.NDArray[np.intp]:

@@ -39,7 +39,7 @@
    frequent among the cases no rule covers (ties: the more frequent class).
 5. While some rule has a negative advantage (it misclassifies more of the
    cases it classifies than the rules after it and the default would), the
-   one with the most negative advantage is dropped (:func:`final_pass`).
+   one with the most negative advantage is dropped (:mod:`treegen.rules.final`).
 """
 
 from __future__ import annotations
@@ -53,9 +53,11 @@ from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.model.version import VERSION
-from treegen.rules.core import Condition, Rule, RuleSet, covers, satisfied
+from treegen.rules.core import Condition, Rule, RuleSet, satisfied
+from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import ConditionBits, rule_bits
+from treegen.rules.paths import generalise_paths, rank_of
 from treegen.rules.subsets import Covers, best_subset
 from treegen.trainer import Criterion, TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -110,23 +112,10 @@ class _Data:
         return out
 
     def rank(self, conds: tuple[Condition, ...], cls: int) -> tuple[float, int]:
-        """How good ``IF conds THEN cls`` is for generalisation (lower is better): its
-        pessimistic error rate, then 0 if it covers no case, 1 if it does.
-
-        A rule covering nothing has rate 1 (the bound with no case to go by) and ranks
-        below every rule with a lower rate but above one whose every case is an error:
-        so hypo's rule 6, from a path covering nothing, loses the two conditions Release
-        8 drops (each removal alone still covers nothing) rather than the one whose
-        removal covers 120 cases, all wrong.  Any fixed rate for covering nothing from
-        0.7 to just below 1 gives the same candidates on the nine reference sets, any
-        above 0.547 (rule 6's own rate) the same printed rules (docs/C45.md, 12).
-        """
+        """How good ``IF conds THEN cls`` is for generalisation (:func:`rank_of`)."""
         cov = self.cover(conds)
-        n = int(np.count_nonzero(cov))
-        if n == 0:
-            return 1.0, 0
         e = int(np.count_nonzero(cov & (self.y != cls)))
-        return (e + self.bound.add_errs(float(n), float(e))) / n, 1
+        return rank_of(self.bound, int(np.count_nonzero(cov)), e)
 
 
 def generalise(
@@ -134,7 +123,12 @@ def generalise(
 ) -> tuple[tuple[Condition, ...], float]:
     """Drop conditions while the best removal does not make the rule rank worse
     (:meth:`_Data.rank`; of equal ranks, the later condition's removal); the rule's
-    conditions and pessimistic error rate (1 if it covers no case)."""
+    conditions and pessimistic error rate (1 if it covers no case).
+
+    The rule as stated, recounting every trial over every case;
+    :func:`~treegen.rules.paths.generalise_paths` gives the same for every leaf at
+    once from running counts, and is what ``candidates`` uses (tests/test_rules_paths.py).
+    """
     current = data.rank(conds, cls)
     while conds:
         best_j, best = -1, (math.inf, 0)
@@ -187,65 +181,6 @@ def _default_class(data: _Data, rules: tuple[Rule, ...], n_classes: int) -> int:
     return int(max(range(n_classes), key=lambda c: (left[c], total[c], -c)))
 
 
-def advantages(
-    rules: tuple[Rule, ...],
-    default: int,
-    X: npt.NDArray[np.float64],
-    y: npt.NDArray[np.integer],
-    float32: bool = True,
-) -> list[tuple[int, int]]:
-    """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the reverse.
-
-    Rule i classifies the cases it covers that no earlier rule does; without
-    it, those go to the first later rule covering them, else to ``default``
-    (each rule's covered cases are found once, in one matrix).
-    """
-    n = X.shape[0]
-    cover = np.zeros((len(rules), n), dtype=bool)
-    for i, r in enumerate(rules):
-        cover[i] = covers(r, X, float32)
-    classes = np.asarray([r.cls for r in rules], dtype=np.intp)
-    taken = np.zeros(n, dtype=bool)  # covered by an earlier rule
-    out = []
-    for i, rule in enumerate(rules):
-        used = np.flatnonzero(cover[i] & ~taken)
-        later = cover[i + 1 :, used]
-        rest = np.full(used.size, default, dtype=np.intp)
-        if later.shape[0]:
-            hit = later.any(axis=0)
-            rest[hit] = classes[i + 1 + later.argmax(axis=0)[hit]]
-        right = y[used] == rule.cls
-        other_right = rest == y[used]
-        out.append(
-            (
-                int(np.count_nonzero(right & ~other_right)),
-                int(np.count_nonzero(~right & other_right)),
-            )
-        )
-        taken |= cover[i]
-    return out
-
-
-def final_pass(
-    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
-) -> list[tuple[Rule, ...]]:
-    """The rule lists of c4.5rules' last step: the first is ``rules``; each next one drops
-    the rule with the most negative advantage (the first on ties) until none is negative.
-
-    Release 8 does this while evaluating on the training data, printing each table and
-    ``Drop rule N`` between them; the last list is the ruleset that classifies.
-    """
-    states = [rules]
-    while rules:
-        adv = advantages(rules, default, X, y)
-        worst = min(range(len(rules)), key=lambda i: (adv[i][0] - adv[i][1], i))
-        if adv[worst][0] - adv[worst][1] >= 0:
-            break
-        rules = rules[:worst] + rules[worst + 1 :]
-        states.append(rules)
-    return states
-
-
 # A leaf whose (fractional) training cases add up to less than this gives no rule:
 # soybean-r8's leaves of 0.40 and 0.23 cases give none in Release 8.  Any threshold
 # above 0.6197 (its leaves of 0.62 cases must give none either) and at most 1 (leaves
@@ -257,11 +192,13 @@ def _candidates(data: _Data, ds: Dataset, tree: Model) -> list[Rule]:
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[Rule] = []
     seen: set[tuple[int, frozenset[Condition]]] = set()  # each rule's class and conditions
-    for leaf, path in leaf_paths(tree):
-        if tree.nodes[leaf].items < MIN_LEAF_ITEMS:
-            continue
-        cls = tree.nodes[leaf].cls
-        conds, rate = generalise(data, path, cls)
+    leaves = [
+        (path, tree.nodes[leaf].cls)
+        for leaf, path in leaf_paths(tree)
+        if tree.nodes[leaf].items >= MIN_LEAF_ITEMS
+    ]
+    generalised = generalise_paths(data.X, data.y, leaves, data.bound)
+    for (_, cls), (conds, rate) in zip(leaves, generalised, strict=True):
         conds = tuple(
             sorted(conds, key=lambda c: (ds.attributes[c.attribute].is_continuous, c.attribute))
         )
@@ -281,7 +218,7 @@ def candidates(ds: Dataset, tree: Model, bound: ErrorBound) -> list[Rule]:
 
 def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
     """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
-    as "Final rules" and the one left after :func:`final_pass` (the one that classifies)."""
+    as "Final rules" and the one left after the final pass (the one that classifies)."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
@@ -313,7 +250,12 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         treegen_version=VERSION,
         data_fingerprint=ds.fingerprint(),
     )
-    final = final_pass(rules, default, ds.X, ds.y)[-1]
+    cover = np.zeros((len(rules), ds.n_rows), dtype=bool)
+    for i, r in enumerate(rules):
+        cover[i] = covers_of[r.number]
+    final = tuple(
+        rules[i] for i in dropping(cover, [r.cls for r in rules], default, ds.y)[-1].index
+    )
     return printed, RuleSet(
         ds.schema,
         final,

@@ -7,8 +7,9 @@ import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.model.core import Model
-from treegen.rules.core import Rule, RuleSet, firing, format_condition
-from treegen.rules.generate import advantages, final_pass, leaf_paths
+from treegen.rules.core import RuleSet, cover_matrix, format_condition
+from treegen.rules.final import ListState, dropping
+from treegen.rules.generate import leaf_paths
 
 
 def format_path_rules(model: Model) -> str:
@@ -34,27 +35,28 @@ def format_rules(rs: RuleSet) -> str:
     return "".join(out)
 
 
-def _table(
-    rs: RuleSet, rules: tuple[Rule, ...], X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
-) -> str:
-    fired = firing(rules, X, rs.compares_float32)
-    adv = advantages(rules, rs.default, X, y, rs.compares_float32)
+def _table(rs: RuleSet, state: ListState, y: npt.NDArray[np.integer]) -> str:
+    """The table of one rule list of :func:`~treegen.rules.final.dropping`."""
+    m = len(rs.rules)
+    fired = state.fired[state.fired >= 0]
+    n_used = np.bincount(fired, minlength=m)
+    classes = np.asarray([r.cls for r in rs.rules], dtype=np.intp)
+    n_wrong = np.bincount(fired[y[state.fired >= 0] != classes[fired]], minlength=m)
     lines = [
         "Rule  Size  Error  Used  Wrong\t          Advantage\n",
         "----  ----  -----  ----  -----\t          ---------\n",
     ]
-    for i, r in enumerate(rules):
-        used = fired == i
-        n_used = int(np.count_nonzero(used))
-        if n_used == 0:
+    for i in state.index:
+        r = rs.rules[i]
+        used, wrong = int(n_used[i]), int(n_wrong[i])
+        if used == 0:
             # c4.5rules lists only the rules that classify some case: on vote-r8's test
             # data rule 13 (used by none) is left out of the table.
             continue
-        wrong = int(np.count_nonzero(used & (y != r.cls)))
-        pct = 100.0 * wrong / n_used if n_used else 0.0
-        gain, loss = adv[i]
+        pct = 100.0 * wrong / used
+        gain, loss = int(state.gain[i]), int(state.loss[i])
         lines.append(
-            f"{r.number:4d}  {len(r.conditions):4d}  {100 * r.error:4.1f}%  {n_used:4d}  "
+            f"{r.number:4d}  {len(r.conditions):4d}  {100 * r.error:4.1f}%  {used:4d}  "
             f"{wrong:5d} ({pct:.1f}%)\t  {gain - loss:4d} ({gain}|{loss}) \t"
             f"{rs.schema.classes[r.cls]}\n"
         )
@@ -75,14 +77,14 @@ def format_rules_evaluation(
     advantage are dropped one at a time as Release 8 does, each step printed.
     """
     n = X.shape[0]
-    states = final_pass(rs.rules, rs.default, X, y) if drop else [rs.rules]
-    text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], X, y)
+    cover = cover_matrix(rs.rules, X, rs.compares_float32)
+    states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
+    text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], y)
     for before, after in zip(states, states[1:], strict=False):
-        gone = next(r for r in before if r not in after)
-        text += f"\nDrop rule {gone.number}\n\n" + _table(rs, after, X, y)
-    rules = states[-1]
-    fired = firing(rules, X, rs.compares_float32)
-    cls = np.asarray([r.cls for r in rules] + [rs.default], dtype=np.intp)
+        gone = next(int(i) for i in before.index if i not in after.index)
+        text += f"\nDrop rule {rs.rules[gone].number}\n\n" + _table(rs, after, y)
+    fired = states[-1].fired
+    cls = np.asarray([r.cls for r in rs.rules] + [rs.default], dtype=np.intp)
     predicted = cls[fired]
     errors = int(np.count_nonzero(predicted != y))
     pct = 100.0 * errors / n if n else 0.0
