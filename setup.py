@@ -116,8 +116,12 @@ setup(
         ),
         Extension(
             "treegen.trainer.native._cprune",
-            sources=["treegen/trainer/native/cprune.c"],
-            depends=["treegen/trainer/native/common.h", "treegen/trainer/constants.py"],
+            sources=["treegen/trainer/native/cprune.c", "treegen/trainer/native/rulegen.c"],
+            depends=[
+                "treegen/trainer/native/common.h",
+                "treegen/trainer/native/bound.h",
+                "treegen/trainer/constants.py",
+            ],
             define_macros=shared_macros(),
         ),
     ],

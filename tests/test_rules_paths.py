@@ -1,11 +1,12 @@
-"""c4.5rules step 2 from running counts (``treegen.rules.paths``) against the rule as stated
-(``treegen.rules.generate.generalise``): the same conditions and the same rate, float for
-float, for every leaf of unpruned trees on the reference sets (plain and ``--subsets``),
-on Weka sets with unknown values, and on synthetic data."""
+"""c4.5rules step 2 from running counts (``treegen.rules.paths``, in numpy and in C)
+against the rule as stated (``treegen.rules.generate.generalise``): the same conditions
+and the same rate, float for float, for every leaf of unpruned trees on the reference
+sets (plain and ``--subsets``), on Weka sets with unknown values, and on synthetic data."""
 
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from treegen.model.core import Model
 from treegen.rules.core import Condition, satisfied
 from treegen.rules.generate import _Data, generalise, leaf_paths
 from treegen.rules.paths import _Prefix, generalise_paths
-from treegen.trainer import TrainOptions, train
+from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.stats import ErrorBound
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -44,8 +45,16 @@ CASES = (
 )
 
 
+@pytest.mark.parametrize("accelerated", [True, False], ids=["C", "numpy"])
 @pytest.mark.parametrize(("kind", "name", "subsets"), CASES)
-def test_every_leaf_generalises_as_the_stated_rule(kind: str, name: str, subsets: bool) -> None:
+def test_every_leaf_generalises_as_the_stated_rule(
+    kind: str, name: str, subsets: bool, accelerated: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ways: the accelerator's (rulegen.c) and numpy's."""
+    if accelerated and native.cprune is None:
+        pytest.skip("the C accelerator is not built")
+    if not accelerated:
+        monkeypatch.setattr(native, "cprune", None)
     ds, tree = _case(kind, name, subsets)
     data = _Data(ds, BOUND)
     paths = [(path, tree.nodes[leaf].cls) for leaf, path in leaf_paths(tree, empty=True)]
@@ -81,3 +90,21 @@ def test_a_path_of_more_than_255_conditions_counts_every_failure() -> None:
     assert prefix.fails[-1].dtype.itemsize > 1
     assert np.array_equal(prefix.fails[-1], want)
     assert int(want.max()) > 255
+
+
+@pytest.mark.skipif(native.cprune is None, reason="the C accelerator is not built")
+def test_the_c_generalisation_refuses_arrays_of_the_wrong_size() -> None:
+    assert native.cprune is not None
+    go = native.cprune.rule_generalise
+    fails, wrong, kept = np.zeros(10, np.uint8), np.zeros(10, bool), np.empty(3, np.uint8)
+    missed = np.zeros((3, 10), bool)
+    assert go(fails, missed, wrong, kept, math.log(0.25), BOUND.coeff) == BOUND.add_errs(10, 0) / 10
+    assert list(kept) == [0, 0, 0]  # nothing fails: every condition goes
+    for bad in (
+        (fails, missed[:, :9].copy(), wrong, kept),
+        (fails, missed, wrong[:9], kept),
+        (fails.astype(np.int32), missed, wrong, kept),
+        (np.zeros(10, np.uint8), np.zeros((256, 10), bool), wrong, np.empty(256, np.uint8)),
+    ):
+        with pytest.raises(ValueError, match="rule_generalise"):
+            go(*bad, math.log(0.25), BOUND.coeff)

@@ -23,64 +23,13 @@
 /* Rows prefetched ahead in the walk. */
 #define AHEAD 32
 
-/* ---- the pessimistic error bound (ErrorBound, flavour c45) ---- */
-
-typedef struct {
-    double log_cf; /* c45: math.log(cf), the same libm call every time, so hoisted */
-    double cf;     /* j48 */
-    double coeff;  /* z^2 as coeff_c45 gives it (c45), the exact z^2 (j48) */
-} Bound;
-
-/* A double stored into a C float and read back (stats.to_f32). */
-static double f32(double x)
-{
-    return (double)(float)x;
-}
-
-static double add_errs(const Bound *b, double n, double e)
-{
-    if (e < TG_ADD_ERRS_ZERO)
-        return f32(n * (1 - exp(b->log_cf / n)));
-    if (e < 0.9999) {
-        double val0 = f32(n * (1 - exp(b->log_cf / n)));
-        return f32(val0 + e * (add_errs(b, n, 1.0) - val0));
-    }
-    if (e + 0.5 >= n)
-        return f32(0.67 * (n - e));
-    double coeff = b->coeff;
-    double pr = (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
-                (n + coeff);
-    return f32(n * pr - e);
-}
+#include "bound.h"
 
 static double estimate_c45_one(const Bound *b, double n, double e)
 {
     if (n <= 0)
         return f32(e);
     return f32(e + add_errs(b, n, e));
-}
-
-/* ErrorBound(cf, "j48").add_errs: double throughout; Python's max(n - e, 0.0)
- * keeps n - e unless 0.0 is larger. */
-static double add_errs_j48(const Bound *b, double n, double e)
-{
-    if (b->cf > 0.5)
-        return 0.0; /* Weka: confidence too high, no extra errors */
-    if (e < 1) {
-        double base = n * (1 - pow(b->cf, 1 / n));
-        if (e == 0)
-            return base;
-        return base + e * (add_errs_j48(b, n, 1.0) - base);
-    }
-    if (e + 0.5 >= n) {
-        double d = n - e;
-        return 0.0 > d ? 0.0 : d;
-    }
-    double coeff = b->coeff;
-    double pr =
-        (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
-        (n + coeff);
-    return n * pr - e;
 }
 
 static double estimate_j48_one(const Bound *b, double n, double e)
@@ -539,6 +488,9 @@ static PyObject *prune_j48(PyObject *self, PyObject *args)
     return prune_flat(args, 1);
 }
 
+/* rulegen.c */
+PyObject *tg_rule_generalise(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"estimate_c45", estimate_c45, METH_VARARGS,
      "estimate_c45(n, e, log_cf, coeff, out): ErrorBound.estimate (c45) over float64 arrays."},
@@ -548,6 +500,9 @@ static PyMethodDef methods[] = {
      "prune_c45(...): Release 8's EstimateErrors over a flat tree (see cprune.c)."},
     {"prune_j48", prune_j48, METH_VARARGS,
      "prune_j48(...): EstimateErrors, j48 flavour, over a flat tree (see cprune.c)."},
+    {"rule_generalise", tg_rule_generalise, METH_VARARGS,
+     "rule_generalise(fails, missed, wrong, alive, log_cf, coeff): c4.5rules' "
+     "generalisation of one rule (see rulegen.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,62 @@
+/* The pessimistic error bound AddErrs (treegen/trainer/stats.py, ErrorBound) in C, for
+ * pruning (cprune.c) and c4.5rules' generalisation (rulegen.c): the same libm calls
+ * and operations in the same order as Python, results stored as float where the c45
+ * flavour stores them. */
+#ifndef TREEGEN_NATIVE_BOUND_H
+#define TREEGEN_NATIVE_BOUND_H
+
+#include "common.h"
+#include <math.h>
+
+typedef struct {
+    double log_cf; /* c45: math.log(cf), the same libm call every time, so hoisted */
+    double cf;     /* j48 */
+    double coeff;  /* z^2 as coeff_c45 gives it (c45), the exact z^2 (j48) */
+} Bound;
+
+/* A double stored into a C float and read back (stats.to_f32). */
+static inline double f32(double x)
+{
+    return (double)(float)x;
+}
+
+static inline double add_errs(const Bound *b, double n, double e)
+{
+    if (e < TG_ADD_ERRS_ZERO)
+        return f32(n * (1 - exp(b->log_cf / n)));
+    if (e < 0.9999) {
+        double val0 = f32(n * (1 - exp(b->log_cf / n)));
+        return f32(val0 + e * (add_errs(b, n, 1.0) - val0));
+    }
+    if (e + 0.5 >= n)
+        return f32(0.67 * (n - e));
+    double coeff = b->coeff;
+    double pr = (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
+                (n + coeff);
+    return f32(n * pr - e);
+}
+
+/* ErrorBound(cf, "j48").add_errs: double throughout; Python's max(n - e, 0.0)
+ * keeps n - e unless 0.0 is larger. */
+static inline double add_errs_j48(const Bound *b, double n, double e)
+{
+    if (b->cf > 0.5)
+        return 0.0; /* Weka: confidence too high, no extra errors */
+    if (e < 1) {
+        double base = n * (1 - pow(b->cf, 1 / n));
+        if (e == 0)
+            return base;
+        return base + e * (add_errs_j48(b, n, 1.0) - base);
+    }
+    if (e + 0.5 >= n) {
+        double d = n - e;
+        return 0.0 > d ? 0.0 : d;
+    }
+    double coeff = b->coeff;
+    double pr =
+        (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
+        (n + coeff);
+    return n * pr - e;
+}
+
+#endif
