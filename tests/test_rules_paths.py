@@ -16,7 +16,7 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.model.core import Model
-from treegen.rules.core import Condition, satisfied
+from treegen.rules.core import CaseColumns, Condition, satisfied
 from treegen.rules.generate import _Data, generalise, leaf_paths
 from treegen.rules.paths import _Prefix, generalise_paths
 from treegen.trainer import TrainOptions, native, train
@@ -108,3 +108,33 @@ def test_the_c_generalisation_refuses_arrays_of_the_wrong_size() -> None:
     ):
         with pytest.raises(ValueError, match="rule_generalise"):
             go(*bad, math.log(0.25), BOUND.coeff)
+
+
+@pytest.mark.parametrize("float32", [True, False])
+def test_conditions_are_tested_as_defined_on_hostile_values(float32: bool) -> None:
+    """CaseColumns (one read-out of each column for many conditions) against the plain
+    definition: an unknown value satisfies nothing; c45 rounds x to float32 first."""
+    big = float(np.finfo(np.float32).max)
+    values = [np.nan, 0.0, -0.0, 1.0, 2.0, 2.5, -1e300, 1e300, big, big * 1.0000001, 0.1, np.inf]
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.choice(values, 400), rng.choice([np.nan, 0.0, 1.0, 2.0], 400)])
+    cols = CaseColumns(X, float32)
+    conds = [Condition(1, "=", value=v) for v in (0, 1, 2)]
+    conds += [Condition(1, "in", values=vs) for vs in ((0, 2), (1,), (0, 1, 2))]
+    for t in (0.0, 1.0, 2.5, 0.1, big, -big):
+        t32 = float(np.float32(t))
+        conds += [Condition(0, op, threshold=t32) for op in ("<=", ">")]
+    for c in conds:
+        col = X[:, c.attribute]
+        known = ~np.isnan(col)
+        if c.op == "=":
+            want = known & (col == c.value)
+        elif c.op == "in":
+            want = known & np.isin(col, c.values)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                v = col.astype(np.float32) if float32 else col
+                t = np.float32(c.threshold) if float32 else c.threshold
+                want = known & ((v <= t) if c.op == "<=" else (v > t))
+        assert np.array_equal(cols.satisfied(c), want), c
+        assert np.array_equal(satisfied(c, X, float32), want), c

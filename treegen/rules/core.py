@@ -74,38 +74,63 @@ class RuleSet:
         return tuple(dict.fromkeys(r.cls for r in self.rules))
 
 
+class CaseColumns:
+    """The columns of ``X`` for testing many conditions on the same cases: each read out
+    once (contiguous; with ``float32`` a continuous one rounded to float32 first, as the
+    c45 flavour compares).  An unknown value, NaN, equals no value and fails every
+    comparison, so it satisfies no condition."""
+
+    def __init__(self, X: npt.NDArray[np.float64], float32: bool = True) -> None:
+        self.X = X
+        self.float32 = float32
+        self._columns: dict[tuple[int, bool], npt.NDArray[np.floating]] = {}
+
+    def _column(self, attribute: int, continuous: bool) -> npt.NDArray[np.floating]:
+        col = self._columns.get((attribute, continuous))
+        if col is None:
+            col = np.ascontiguousarray(self.X[:, attribute])
+            if continuous and self.float32:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    col = col.astype(np.float32)
+            self._columns[(attribute, continuous)] = col
+        return col
+
+    def satisfied(
+        self, cond: Condition, out: npt.NDArray[np.bool_] | None = None
+    ) -> npt.NDArray[np.bool_]:
+        """The cases that satisfy ``cond`` (written into ``out`` if given)."""
+        col = self._column(cond.attribute, cond.op in ("<=", ">"))
+        if out is None:
+            out = np.empty(col.shape[0], dtype=bool)
+        if cond.op == "=":
+            np.equal(col, cond.value, out=out)
+        elif cond.op == "in":
+            out[:] = np.isin(col, np.asarray(cond.values, dtype=np.float64))
+        else:
+            # A c45 threshold is a float32 value (the file check ensures it), so this
+            # is the tree's float32(x) <= t.
+            t = np.float32(cond.threshold) if self.float32 else np.float64(cond.threshold)
+            with np.errstate(invalid="ignore"):
+                (np.less_equal if cond.op == "<=" else np.greater)(col, t, out=out)
+        return out
+
+
 def satisfied(
     cond: Condition, X: npt.NDArray[np.float64], float32: bool = True
 ) -> npt.NDArray[np.bool_]:
     """Rows of ``X`` that satisfy ``cond`` (an unknown value satisfies nothing);
     ``float32``: continuous values are rounded to float32 first (the c45 flavour)."""
-    col = X[:, cond.attribute]
-    known = ~np.isnan(col)
-    if cond.op == "=":
-        out: npt.NDArray[np.bool_] = known & (col == cond.value)
-        return out
-    if cond.op == "in":
-        return known & np.isin(col, np.asarray(cond.values, dtype=np.float64))
-    v: npt.NDArray[np.floating]
-    t: np.floating
-    if float32:
-        # A c45 threshold is a float32 value (the file check ensures it), so this is
-        # the tree's float32(x) <= t.
-        with np.errstate(over="ignore", invalid="ignore"):
-            v, t = col.astype(np.float32), np.float32(cond.threshold)
-    else:
-        v, t = col, np.float64(cond.threshold)
-    with np.errstate(invalid="ignore"):
-        if cond.op == "<=":
-            return known & (v <= t)
-        return known & (v > t)
+    return CaseColumns(X, float32).satisfied(cond)
 
 
-def covers(rule: Rule, X: npt.NDArray[np.float64], float32: bool = True) -> npt.NDArray[np.bool_]:
-    """Rows that satisfy every condition of ``rule``."""
+def covers(
+    rule: Rule, X: npt.NDArray[np.float64], float32: bool = True, columns: CaseColumns | None = None
+) -> npt.NDArray[np.bool_]:
+    """Rows that satisfy every condition of ``rule`` (``columns``: ``X``'s, to share)."""
+    cols = CaseColumns(X, float32) if columns is None else columns
     out = np.ones(X.shape[0], dtype=bool)
     for c in rule.conditions:
-        out &= satisfied(c, X, float32)
+        out &= cols.satisfied(c)
     return out
 
 
@@ -113,9 +138,10 @@ def cover_matrix(
     rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
 ) -> npt.NDArray[np.bool_]:
     """Row i: the rows of ``X`` that rule i covers."""
+    cols = CaseColumns(X, float32)
     out = np.zeros((len(rules), X.shape[0]), dtype=bool)
     for i, r in enumerate(rules):
-        out[i] = covers(r, X, float32)
+        out[i] = covers(r, X, columns=cols)
     return out
 
 
@@ -123,9 +149,10 @@ def firing(
     rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
 ) -> npt.NDArray[np.intp]:
     """Index into ``rules`` of the first rule each row satisfies, -1 for none."""
+    cols = CaseColumns(X, float32)
     out = np.full(X.shape[0], -1, dtype=np.intp)
     for i in range(len(rules) - 1, -1, -1):
-        out[covers(rules[i], X, float32)] = i
+        out[covers(rules[i], X, columns=cols)] = i
     return out
 
 

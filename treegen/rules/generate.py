@@ -53,7 +53,7 @@ from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.model.version import VERSION
-from treegen.rules.core import Condition, Rule, RuleSet, satisfied
+from treegen.rules.core import CaseColumns, Condition, Rule, RuleSet
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import ConditionBits, rule_bits
@@ -96,12 +96,13 @@ class _Data:
         self.y = ds.y
         self.n = ds.n_rows
         self.bound = bound
+        self._columns = CaseColumns(ds.X)
         self._sat: dict[Condition, npt.NDArray[np.bool_]] = {}
 
     def sat(self, c: Condition) -> npt.NDArray[np.bool_]:
         got = self._sat.get(c)
         if got is None:
-            got = satisfied(c, self.X)
+            got = self._columns.satisfied(c)
             self._sat[c] = got
         return got
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from treegen.rules.core import Condition
+from treegen.rules.core import CaseColumns, Condition
 from treegen.trainer import native
 from treegen.trainer.stats import ErrorBound
 
@@ -54,37 +54,12 @@ class _Prefix:
     row j of ``missed`` marks the cases that fail condition j."""
 
     def __init__(self, X: npt.NDArray[np.float64]) -> None:
-        self.X = X
-        self._columns: dict[int, npt.NDArray[np.floating]] = {}
+        self.columns = CaseColumns(X)
         self.conds: list[Condition] = []
         self.missed = np.zeros((16, X.shape[0]), dtype=bool)  # grown as paths deepen
         # uint8 counts are a quarter of int32's memory traffic; a count past 255
         # (a path that deep) would wrap, so such paths widen theirs (follow).
         self.fails: list[npt.NDArray[np.unsignedinteger]] = [np.zeros(X.shape[0], dtype=np.uint8)]
-
-    def _misses(self, cond: Condition, out: npt.NDArray[np.bool_]) -> None:
-        """Mark in ``out`` the cases that fail ``cond``, as ``~satisfied(cond, X)``: an
-        unknown value, NaN, equals no value and fails every comparison; each column is
-        read out once (contiguous, and rounded to float32 if continuous)."""
-        col = self._columns.get(cond.attribute)
-        if col is None:
-            col = np.ascontiguousarray(self.X[:, cond.attribute])
-            if cond.op in ("<=", ">"):
-                with np.errstate(over="ignore", invalid="ignore"):
-                    col = col.astype(np.float32)
-            self._columns[cond.attribute] = col
-        if cond.op == "=":
-            np.not_equal(col, cond.value, out=out)
-        elif cond.op == "in":
-            np.logical_not(np.isin(col, np.asarray(cond.values, dtype=np.float64)), out=out)
-        else:
-            t = np.float32(cond.threshold)
-            with np.errstate(invalid="ignore"):
-                if cond.op == "<=":
-                    np.less_equal(col, t, out=out)
-                else:
-                    np.greater(col, t, out=out)
-            np.logical_not(out, out=out)
 
     def follow(self, path: tuple[Condition, ...]) -> None:
         """Make ``path`` the current path, keeping the prefix it shares with the last."""
@@ -97,7 +72,8 @@ class _Prefix:
             grown[:keep] = self.missed[:keep]
             self.missed = grown
         for j in range(keep, len(path)):
-            self._misses(path[j], self.missed[j])
+            miss = self.columns.satisfied(path[j], out=self.missed[j])
+            np.logical_not(miss, out=miss)
             last = self.fails[-1]
             if j == 255:
                 last = last.astype(np.int32)
