@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from treegen.rules.core import Rule
-from treegen.rules.subsets import SubsetCosts, descend, subset_cost
+from treegen.rules.subsets import SubsetCosts, _descents, descend, subset_cost
 from treegen.trainer import native
 
 
@@ -121,3 +121,21 @@ def test_the_c_descent_refuses_bad_lists() -> None:
     with pytest.raises(ValueError, match="bad cover lists"):
         native.cscan.rule_descend(cover_ptr, bad, case_ptr, case_rules, *args, *numbers)
     native.cscan.rule_descend(cover_ptr, cover_idx, case_ptr, case_rules, *args, *numbers)
+
+
+def test_descents_in_threads_end_as_one_after_another() -> None:
+    """The C descents run in threads (the GIL released): each end and cost is the one a
+    lone descent from that start reaches, in the starts' order."""
+    if native.cscan is None:
+        pytest.skip("accelerator off or not built")
+    rng = np.random.default_rng(15)
+    n, m = 2000, 300
+    y = rng.integers(0, 2, size=n)
+    covers = [rng.random(n) < rng.choice([0.01, 0.05, 0.2]) for _ in range(m)]
+    bits = [float(b) for b in rng.uniform(0.5, 12.0, size=m)]
+    costs = SubsetCosts(covers, y != 0, bits)
+    assert costs.in_c
+    starts = [frozenset(int(i) for i in np.flatnonzero(rng.random(m) < 0.5)) for _ in range(8)]
+    alone = [costs.descend(s) for s in starts]
+    assert _descents(costs, starts * 3) == alone * 3
+    assert len({end for end, _ in alone}) > 1

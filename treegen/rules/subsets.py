@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numpy.typing as npt
@@ -181,12 +183,18 @@ class SubsetCosts:
             out.append(self._total(f, e, theory))
         return out
 
+    @property
+    def in_c(self) -> bool:
+        """Whether :meth:`descend` runs in C (rulecost.c)."""
+        return self._lists is not None and native.cscan is not None
+
     def descend(self, start: frozenset[int]) -> tuple[frozenset[int], float]:
         """:func:`descend` from ``start`` with :meth:`cost`, the same end and cost: by
         :meth:`toggled` per step, or where the accelerator is built in C
         (``rulecost.c``), which updates each rule's moving cases from the cases the
         step's rule covers instead of costing every rule against every case."""
-        if self._lists is not None and native.cscan is not None:
+        if self.in_c:
+            assert self._lists is not None and native.cscan is not None
             member = np.zeros(self.m, dtype=np.uint8)
             member[list(start)] = 1
             end_cost = native.cscan.rule_descend(
@@ -222,6 +230,19 @@ class SubsetCosts:
             chosen = chosen ^ {i}
 
 
+def _descents(
+    costs: SubsetCosts, starts: list[frozenset[int]]
+) -> list[tuple[frozenset[int], float]]:
+    """``costs.descend`` from each start, in the starts' order.  The C descent lets other
+    threads run, so there the descents are spread over the machine's cores; the ends
+    are the same as one after another."""
+    workers = min(len(starts), os.cpu_count() or 1)
+    if not costs.in_c or workers < 2:
+        return [costs.descend(s) for s in starts]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(costs.descend, starts))
+
+
 def best_subset(
     y: npt.NDArray[np.integer],
     cls: int,
@@ -255,8 +276,7 @@ def best_subset(
     for _ in range(RANDOM_STARTS):
         starts.append(frozenset(i for i in range(m) if rng.next() & 1))
     found: tuple[frozenset[int], float] | None = None
-    for start in starts:
-        end, cost = costs.descend(start)
+    for end, cost in _descents(costs, starts):
         if found is None or cost < found[1] - _TIE:
             found = (end, cost)
     assert found is not None

@@ -300,6 +300,11 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args)
         } else {
             double *trial = base + PARTIALS_ROOM;
             Py_ssize_t k = 0;
+            double cost;
+            /* The descent touches only this call's memory and buffers it holds, so
+             * descents from other starts can run in other threads meanwhile
+             * (treegen/rules/subsets.py). */
+            Py_BEGIN_ALLOW_THREADS
             for (Py_ssize_t i = 0; i < m; i++) {
                 if (!d.member[i])
                     continue;
@@ -314,9 +319,9 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args)
                 }
             for (Py_ssize_t i = 0; i < m; i++)
                 recount(&d, i);
-            double cost = exception_bits(&c, d.n_fired, n - d.n_fired, d.fp,
-                                         positives - (d.n_fired - d.fp)) +
-                          weight * partials_round(base, k);
+            cost = exception_bits(&c, d.n_fired, n - d.n_fired, d.fp,
+                                  positives - (d.n_fired - d.fp)) +
+                   weight * partials_round(base, k);
             for (;;) {
                 Py_ssize_t step = -1;
                 double best = 0.0;
@@ -349,6 +354,7 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args)
                 k = partials_add(base, k, d.member[step] ? -bits[step] : bits[step]);
                 toggle(&d, step);
             }
+            Py_END_ALLOW_THREADS
             result = PyFloat_FromDouble(cost);
         }
         PyMem_Free(d.count);
