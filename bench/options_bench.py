@@ -27,7 +27,7 @@ from treegen.data.dataset import Dataset
 
 WEKA_JAR = Path("/usr/share/java/weka.jar")
 SUBSET_ROWS = (10_000, 100_000)
-RULES_ROWS = (3_000, 10_000)
+RULES_ROWS = (3_000, 10_000, 100_000)
 T = TypeVar("T")
 
 

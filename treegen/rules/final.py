@@ -130,11 +130,3 @@ def advantages(
         cover_matrix(rules, X, float32), [r.cls for r in rules], default, y, drop=False
     )[0]
     return [(int(state.gain[i]), int(state.loss[i])) for i in range(len(rules))]
-
-
-def final_pass(
-    rules: tuple[Rule, ...], default: int, X: npt.NDArray[np.float64], y: npt.NDArray[np.integer]
-) -> list[tuple[Rule, ...]]:
-    """The rule lists of c4.5rules' last step (:func:`dropping`) as lists of rules."""
-    states = dropping(cover_matrix(rules, X), [r.cls for r in rules], default, y)
-    return [tuple(rules[i] for i in s.index) for s in states]
