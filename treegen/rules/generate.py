@@ -173,10 +173,9 @@ def _class_order(data: _Data, per_class: dict[int, list[Rule]], covers_of: Cover
     return order
 
 
-def _default_class(data: _Data, rules: tuple[Rule, ...], n_classes: int) -> int:
-    fired = np.zeros(data.n, dtype=bool)
-    for r in rules:
-        fired |= data.cover(r.conditions)
+def _default_class(data: _Data, cover: npt.NDArray[np.bool_], n_classes: int) -> int:
+    """The most frequent class among the cases no rule covers (``cover``: the rules')."""
+    fired = cover.any(axis=0)
     left = np.bincount(data.y[~fired], minlength=n_classes)
     total = np.bincount(data.y, minlength=n_classes)
     return int(max(range(n_classes), key=lambda c: (left[c], total[c], -c)))
@@ -239,7 +238,10 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         if chosen:
             per_class[cls] = sorted(chosen, key=lambda r: (r.error, r.number))
     rules = tuple(r for cls in _class_order(data, per_class, covers_of) for r in per_class[cls])
-    default = _default_class(data, rules, n_classes)
+    cover = np.zeros((len(rules), ds.n_rows), dtype=bool)
+    for i, r in enumerate(rules):
+        cover[i] = covers_of[r.number]
+    default = _default_class(data, cover, n_classes)
     options: dict[str, object] = {"cf": float(cf)}
     if "min_cases" in tree.options:
         options["min_cases"] = tree.options["min_cases"]
@@ -251,9 +253,6 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         treegen_version=VERSION,
         data_fingerprint=ds.fingerprint(),
     )
-    cover = np.zeros((len(rules), ds.n_rows), dtype=bool)
-    for i, r in enumerate(rules):
-        cover[i] = covers_of[r.number]
     final = tuple(
         rules[i] for i in dropping(cover, [r.cls for r in rules], default, ds.y)[-1].index
     )

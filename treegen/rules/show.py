@@ -38,10 +38,11 @@ def format_rules(rs: RuleSet) -> str:
 def _table(rs: RuleSet, state: ListState, y: npt.NDArray[np.integer]) -> str:
     """The table of one rule list of :func:`~treegen.rules.final.dropping`."""
     m = len(rs.rules)
-    fired = state.fired[state.fired >= 0]
+    by_rule = state.fired >= 0
+    fired = state.fired[by_rule]
     n_used = np.bincount(fired, minlength=m)
     classes = np.asarray([r.cls for r in rs.rules], dtype=np.intp)
-    n_wrong = np.bincount(fired[y[state.fired >= 0] != classes[fired]], minlength=m)
+    n_wrong = np.bincount(fired[y[by_rule] != classes[fired]], minlength=m)
     lines = [
         "Rule  Size  Error  Used  Wrong\t          Advantage\n",
         "----  ----  -----  ----  -----\t          ---------\n",
