@@ -283,3 +283,100 @@ def test_identifiers_stable_across_processes(
         assert {k: strip(v) for k, v in got.items()} == {
             k: strip(v) for k, v in exported["ifs-float"].items()
         }
+
+
+def test_templates_define_no_macro_beyond_the_reserved_ones() -> None:
+    """Every ``PREFIX_NAME`` macro the templates write is in TEMPLATE_MACROS, the list that
+    keeps names made from data away from them."""
+    import importlib.resources
+
+    from treegen.codegen.emit import TEMPLATE_MACROS
+
+    root = importlib.resources.files("treegen.codegen").joinpath("templates")
+    used: set[str] = set()
+    for entry in root.iterdir():
+        used |= set(re.findall(r"\{\{ ?U ?\}\}_(\w+)", entry.read_text("utf-8")))
+    assert used, "no template macro found: the pattern is stale"
+    assert used <= set(TEMPLATE_MACROS), used - set(TEMPLATE_MACROS)
+
+
+def test_data_names_spelling_the_templates_macros_stay_apart(tmp_path: Path) -> None:
+    """A feature and value whose macro would spell one of the templates' own macros, or the
+    include guard, gets another name: predict.h redefines nothing, and the user's
+    ``-DPREFIX_INLINE_TOP`` / ``-DPREFIX_WANT_CLASS_NAMES`` still compile warning-free."""
+    from treegen.codegen import export_c
+    from treegen.codegen.emit import TEMPLATE_MACROS
+
+    pairs = [tuple(m.lower().split("_", 1)) for m in TEMPLATE_MACROS if "_" in m]
+    pairs += [("treegen", "h"), ("rom", "x")]  # the guard of prefix treegen: TREEGEN_TREEGEN_H
+    rng = np.random.default_rng(3)
+    n = 64
+    attrs = [Attribute(f, "nominal", (v, "other")) for f, v in pairs]
+    attrs.append(Attribute("x", "continuous"))
+    X = np.column_stack(
+        [rng.integers(0, 2, n).astype(np.float64) for _ in pairs] + [rng.normal(0, 1, n)]
+    )
+    y = (X[:, -1] > 0).astype(np.int32) ^ X[:, 0].astype(np.int32)
+    model = train(Dataset(Schema(tuple(attrs), ("a", "b"), "y"), X, y), TrainOptions())
+    reserved = {f"TREEGEN_{m}" for m in TEMPLATE_MACROS} | {"TREEGEN_TREEGEN_H"}
+    for missing in ("c45", "none"):
+        opts = export_options("treegen.tree", style="table", missing=missing, input_type="float")
+        files = export_c(model, opts)
+        header = files["predict.h"]
+        defined = re.findall(r"^#define (\w+)", header, flags=re.M)
+        assert len(defined) == len(set(defined))  # the guard and N_CLASSES, once each
+        # The value codes: "#define MACRO CODE /* value */".
+        values = dict(re.findall(r"^#define (\w+) [01] /\* (\w+) \*/$", header, flags=re.M))
+        assert len(values) == 2 * len(pairs) + 2  # (and the two classes)
+        assert not set(values) & reserved, set(values) & reserved
+        assert values["TREEGEN_INLINE_TOP_2"] == "top"  # feature inline, value top: renamed
+        for name, text in files.items():
+            (tmp_path / name).write_text(text, encoding="utf-8")
+        for knob in ("-DTREEGEN_INLINE_TOP=1", "-DTREEGEN_INLINE_TOP=0"):
+            _compile(
+                ["gcc", *STRICT_FLAGS, knob, "-DTREEGEN_WANT_CLASS_NAMES", "-c", "predict.c"],
+                tmp_path,
+            )
+
+
+LONG_CLASS = ("é'\\??=n" * 800)[:5000]  # beyond C99's 4095-byte literal, let alone C89's 509
+
+
+@pytest.mark.parametrize(
+    "kind, export_args",
+    [
+        ("tree", ["--style", "ifs"]),
+        ("tree", ["--style", "table", "--missing", "none"]),
+        ("rules", []),
+    ],
+)
+def test_a_class_name_too_long_for_a_string_literal(
+    kind: str, export_args: list[str], tmp_path: Path
+) -> None:
+    """A class name longer than C lets a string literal be is a char array of its own:
+    PREFIX_class_names compiles warning-free under c89 and c99 and holds the name's bytes."""
+    rows = ["x,cls"] + [f"{v},{c}" for v in (1, 2, 3) for c in ("a", LONG_CLASS)]
+    rows += [f"{v},{c}" for v in (7, 8, 9) for c in ("b", "b", LONG_CLASS)]
+    (tmp_path / "long.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    cli = [sys.executable, "-m", "treegen", "-q"]
+    if kind == "tree":
+        made = [*cli, "train", "long.csv", "--target", "cls", "-o", "long.model"]
+    else:
+        made = [*cli, "rules", "long.csv", "--target", "cls", "-o", "long.model"]
+    subprocess.run(made, cwd=tmp_path, check=True, capture_output=True)
+    export = [*cli, "export", "long.model", "-o", "out", "--prefix", "lc", *export_args]
+    subprocess.run(export, cwd=tmp_path, check=True, capture_output=True)
+    out = tmp_path / "out"
+    assert f'"{LONG_CLASS[:8]}' not in (out / "predict.c").read_text("utf-8")
+    (out / "main.c").write_text(
+        '#include <stdio.h>\n#include "predict.h"\n'
+        "int main(void) { int c; for (c = 0; c < LC_N_CLASSES; c++) "
+        'printf("%s\\n", lc_class_names[c]); return 0; }\n',
+        encoding="utf-8",
+    )
+    for std in ("-std=c89", "-std=c99"):
+        flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+        _compile(["gcc", *flags, std, "-DLC_WANT_CLASS_NAMES", "-c", "predict.c"], out)
+    _compile(["gcc", "-DLC_WANT_CLASS_NAMES", "main.c", "predict.c", "-o", "names"], out)
+    got = subprocess.run([str(out / "names")], capture_output=True, check=True).stdout
+    assert got.decode("utf-8").split("\n")[:-1] == ["a", LONG_CLASS, "b"]  # first seen first

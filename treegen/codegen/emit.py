@@ -26,7 +26,7 @@ from treegen.codegen.emit_parts import (
     value_kind,
 )
 from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
-from treegen.codegen.literals import c_hex, c_int, c_string
+from treegen.codegen.literals import C89_STRING_MAX, c_chars, c_hex, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.codegen.views import (
     BranchLine,
@@ -72,23 +72,34 @@ def make_env() -> jinja2.Environment:
     )
 
 
+# The macros predict.c and predict.h define or test themselves, after "PREFIX_"; a name
+# made from the data must be none of them (tests/test_codegen_names.py checks the
+# templates use no other).
+TEMPLATE_MACROS = (
+    "N_FEATURES",
+    "N_CLASSES",
+    "PROBA_ONE",
+    "MISSING",
+    "WANT_CLASS_NAMES",
+    "INLINE_TOP",
+    "ROM",
+    "STACK_SIZE",
+    *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
+)
+
+
+def guard_macro(upper: str) -> str:
+    """predict.h's include guard for the upper-case prefix ``upper``."""
+    return f"TREEGEN_{upper}_H"
+
+
 class _Macros:
-    """Allocates macro names, keeping every one distinct (names come from data)."""
+    """Allocates macro names, keeping every one distinct (names come from data) and apart
+    from the templates' own macros and the include guard."""
 
     def __init__(self, upper: str) -> None:
         self.upper = upper
-        fixed = (
-            "N_FEATURES",
-            "N_CLASSES",
-            "PROBA_ONE",
-            "MISSING",
-            "WANT_CLASS_NAMES",
-            "ROM",
-            "STACK_SIZE",
-            "H",
-            *(t.reader for t in TYPES.values() if t.reader),
-        )
-        self.used = {f"{upper}_{s}" for s in fixed}
+        self.used = {f"{upper}_{s}" for s in TEMPLATE_MACROS} | {guard_macro(upper)}
 
     def take(self, *parts: str) -> str:
         base = "_".join((self.upper, *parts))
@@ -98,6 +109,15 @@ class _Macros:
             name = f"{base}_{n}"
         self.used.add(name)
         return name
+
+
+def _class_view(prefix: str, macro: str, index: int, name: str) -> ClassView:
+    """A class's macro and its entry of PREFIX_class_names: a string literal, or where the
+    name is longer than C89 lets a literal be (-pedantic warns), a char array of its own."""
+    if len(name.encode("utf-8")) <= C89_STRING_MAX:
+        return ClassView(macro, index, comment_text(name), c_string(name), ())
+    array = f"{prefix}_class_name_{index}"
+    return ClassView(macro, index, comment_text(name), array, c_chars(name))
 
 
 def _header(ir: IR) -> Header:
@@ -115,7 +135,7 @@ def _header(ir: IR) -> Header:
             FeatureView(macros.take("F", f.ident), i, comment_text(f"{f.name} ({f.kind})"), codes)
         )
     classes = tuple(
-        ClassView(macros.take("C", ident), i, comment_text(name), c_string(name))
+        _class_view(ir.prefix, macros.take("C", ident), i, name)
         for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents, strict=True))
     )
     if ir.missing == "none":
@@ -134,7 +154,7 @@ def _header(ir: IR) -> Header:
     return Header(
         P=ir.prefix,
         U=U,
-        guard=f"TREEGEN_{U}_H",
+        guard=guard_macro(U),
         provenance=tuple(comment_text(f"{k}: {v}") for k, v in ir.provenance),
         input_ctype=enc.ctype.c_name,
         input_doc=input_doc,

@@ -88,6 +88,11 @@ def c_hex(v: int) -> str:
     return f"0x{v:X}u"
 
 
+# The longest string literal (in bytes) that C89 promises to translate; C99 promises 4095.
+# A longer string goes into a char array (c_chars), which has no such limit.
+C89_STRING_MAX = 509
+
+
 def c_string(text: str) -> str:
     """A C string literal with everything outside printable ASCII escaped (octal,
     three digits so a following digit cannot extend it) and no trigraphs."""
@@ -104,3 +109,21 @@ def c_string(text: str) -> str:
             out.append(f"\\{b:03o}")
     out.append('"')
     return "".join(out)
+
+
+def c_chars(text: str, per_row: int = 12) -> tuple[str, ...]:
+    """``text``'s UTF-8 bytes and a terminating 0 as rows of char constants: the
+    initializer of a char array, for a string longer than C89_STRING_MAX (octal escapes
+    outside printable ASCII, as in :func:`c_string`)."""
+    items = []
+    for b in text.encode("utf-8"):
+        ch = chr(b)
+        if ch in "'\\":
+            items.append(f"'\\{ch}'")
+        elif 32 <= b < 127:
+            items.append(f"'{ch}'")
+        else:
+            items.append(f"'\\{b:03o}'")
+    items.append("0")
+    rows = [items[i : i + per_row] for i in range(0, len(items), per_row)]
+    return tuple(", ".join(r) + ("," if k < len(rows) - 1 else "") for k, r in enumerate(rows))

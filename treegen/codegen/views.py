@@ -48,7 +48,8 @@ class ClassView:
     macro: str
     index: int
     comment: str
-    string: str  # the name as a C string literal
+    string: str  # the name as a C string literal, or the name of the char array below
+    chars: tuple[str, ...]  # rows of that array's initializer ("" for a literal)
 
 
 @dataclass(frozen=True, slots=True)
