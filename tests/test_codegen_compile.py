@@ -11,11 +11,16 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treegen.codegen.build import STRICT_FLAGS
 from treegen.codegen.emit import emit
 from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.rules import emit_ruleset, lower_ruleset
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.rules.generate import rules_of_data
+from treegen.trainer import TrainOptions, train
 
 from support import codegen_models as cm
 from support.modes import CORE, LEAN, STYLES, modes
@@ -215,6 +220,41 @@ def test_float_compare_int_uses_no_float_operation(
             assert not uses_float, name
         elif _mode(name).startswith(("float", "lean_float")) and not name.startswith("leaf-"):
             assert uses_float, name  # the check can see soft-float calls when they exist
+
+
+def test_no_libc_call_with_loop_patterns_off(tmp_path: Path) -> None:
+    """What ``export --help`` says of a build with no C library: with
+    -fno-tree-loop-distribute-patterns the object needs only libgcc's helpers (names
+    beginning "__"), even where gcc would call memset/memcpy for the loops over 12
+    classes; the same for a ruleset."""
+    exe = _need("arm-none-eabi-gcc")
+    X = np.repeat(np.arange(12.0), 3)[:, None]
+    ds = Dataset(
+        Schema((Attribute("x", "continuous"),), tuple(f"c{i}" for i in range(12)), "y"),
+        X,
+        (X[:, 0]).astype(np.int32),
+    )
+    tree = train(ds, TrainOptions(min_cases=1, prune=False, criterion="gain"))
+    files = {
+        f"tree-{style}": emit(lower(tree, ExportOptions(prefix="k", style=style)), style)
+        for style in STYLES
+    }
+    rules = rules_of_data(ds, min_cases=1)[1]
+    files["rules"] = emit_ruleset(lower_ruleset(rules, ExportOptions(prefix="k")))
+    for name, texts in files.items():
+        d = tmp_path / name
+        d.mkdir()
+        for fname, text in texts.items():
+            (d / fname).write_text(text)
+        for cpu in ("cortex-m0", "cortex-m4"):
+            flags = [f"-mcpu={cpu}", "-mthumb", "-Os", "-fno-tree-loop-distribute-patterns"]
+            obj = d / f"{cpu}.o"
+            subprocess.run([exe, *flags, "-c", str(d / "predict.c"), "-o", str(obj)], check=True)
+            nm = subprocess.run(
+                ["arm-none-eabi-nm", "-u", str(obj)], capture_output=True, text=True, check=True
+            ).stdout
+            undefined = [line.split()[-1] for line in nm.splitlines() if line.strip()]
+            assert all(u.startswith("__") for u in undefined), (name, cpu, undefined)
 
 
 def test_avr_tables_are_in_flash(variants: dict[str, Path]) -> None:

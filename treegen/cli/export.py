@@ -219,7 +219,11 @@ same values (a c45 model rounds values to float32 before comparing: so does the 
 --missing none drops all of that (and, unless --proba, predict_proba and the
 distributions): each test is one comparison, the smallest C; verify checks it on
 NaN and sentinel rows too, by the rule predict.h states.  Only
-<stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion.
+<stdint.h> (and <avr/pgmspace.h> on AVR) is used: no libc, libm, malloc or recursion
+(but gcc may turn a loop over the classes into a memset or memcpy call, as it may
+in any C, even -ffreestanding: a build with no C library at all provides the two, as
+firmware_examples/cortex-m/startup.c does, or compiles with
+-fno-tree-loop-distribute-patterns).
 MODEL may be a ruleset (treegen rules -o): one if per rule in order, the first whose
 conditions all hold returns its class, else the default class; a condition on a
 missing value does not hold.  Only PREFIX_predict is exported (no --style table,
