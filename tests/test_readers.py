@@ -193,6 +193,16 @@ def test_csv_inference_quotes_and_missing(tmp_path: Path) -> None:
     assert grade.kind == "nominal" and grade.values == ("1", "2", "10")
 
 
+def test_csv_cell_of_two_numbers_on_two_lines_is_no_number(tmp_path: Path) -> None:
+    """A quoted cell "1<newline>2" is not a number, though each of its lines is: the
+    column is nominal (it crashed the numbers' one-scan check)."""
+    path = write(tmp_path, "d.csv", 'a,b,class\n"1\n2",3,x\n3,4,y\n5,6,y\n')
+    ds = read_dataset(path)
+    assert [a.kind for a in ds.attributes] == ["nominal", "continuous"]
+    assert ds.attributes[0].values == ("1\n2", "3", "5")
+    assert np.array_equal(ds.X[:, 1], [3.0, 4.0, 6.0])
+
+
 def test_csv_with_schema_maps_by_name(tmp_path: Path) -> None:
     train = read_dataset(write(tmp_path, "a.csv", "x,c,y\n1,red,p\n2,blue,q\n"))
     # Columns reordered, an extra column, an unseen value, and no class column.

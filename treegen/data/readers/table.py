@@ -93,7 +93,9 @@ def _numbers(table: RawTable, j: int) -> np.ndarray | None:
     """
     texts = [row.values[j] for row in table.rows]
     present = [t for t in texts if t is not None]
-    if not _NUMBER_LINES.fullmatch("\n".join(present) + "\n" if present else ""):
+    joined = "\n".join(present) + "\n" if present else ""
+    # A quoted cell may hold a newline ("1\n2"): it is no number, though its lines are.
+    if joined.count("\n") != len(present) or not _NUMBER_LINES.fullmatch(joined):
         return None
     values = np.array(present, dtype=np.float64)
     if len(present) == len(texts):
