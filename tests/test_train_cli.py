@@ -261,6 +261,22 @@ def test_bad_input_is_one_line_exit_2(
     assert not (tmp_path / "golf.tree").exists()  # no output from a failed train
 
 
+def test_train_with_a_bad_stem_test_file_writes_no_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, reference_dir: Path
+) -> None:
+    """STEM.test is evaluated after training, but read before: its error (file, line,
+    column) leaves no model behind."""
+    for ext in (".names", ".data"):
+        (tmp_path / f"golf{ext}").write_text((reference_dir / "golf" / f"golf{ext}").read_text())
+    (tmp_path / "golf.test").write_text("sunny, 85, 85, false\n")  # no class
+    model = tmp_path / "out.tree"
+    code, out, err = run_cli(capsys, "train", str(tmp_path / "golf.names"), "-o", str(model))
+    assert code == 2 and out == ""
+    assert err.startswith("treegen: error: ") and err.count("\n") == 1, err
+    assert "golf.test:1:" in err
+    assert not model.exists()
+
+
 def test_train_refuses_to_overwrite_its_data(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, golf: str
 ) -> None:

@@ -190,15 +190,17 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(
             f"would overwrite the data file {args.data}; choose another", option="-o/--output"
         )
+    quiet = getattr(args, "quiet", False)
+    float32 = flavor_compares_float32(args.flavor)
     with progress_line(args) as progress:
-        ds = read_data(
-            args, args.data, float32=flavor_compares_float32(args.flavor), progress=progress
-        )
+        ds = read_data(args, args.data, float32=float32, progress=progress)
+        # STEM.test is read before anything is written: an error in it leaves no model.
+        test = None if quiet else test_set_beside(args.data)
+        test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
         model = _fit(args, progress)(ds)
         progress.update("writing", nodes=model.size)
         save_model(model, str(output))
-        quiet = getattr(args, "quiet", False)
         if not quiet:
             progress.update("counting training errors")
             errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
@@ -211,19 +213,18 @@ def run_train(args: argparse.Namespace) -> int:
             f"({model.n_leaves} leaves, depth {model.depth()}), "
             f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
         )
-        test = test_set_beside(args.data)
-        if test is not None:
-            sys.stderr.write(_test_evaluation(args, ds, model, test))
+        if test_ds is not None:
+            sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
     return 0
 
 
-def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test: str) -> str:
+def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_ds: Dataset) -> str:
     """Release 8's ``-u`` block for STEM.test: before and after pruning, confusion matrix.
 
     The "Before Pruning" columns need the unpruned tree, so a pruned run
     trains a second time with ``--no-prune`` (the same growth).
     """
-    test_ds = read_data(args, test, schema=model.schema, float32=model.compares_float32)
+    assert test_ds.schema == model.schema
     ev = evaluate(model, test_ds)
     if not args.prune:
         return format_evaluation("test", None, ev)
