@@ -472,6 +472,12 @@ def cases() -> list[tuple[str, bytes, str, str]]:
         "a negative class weight",
     )
     model(
+        "dist_not_items",
+        model_text(mutate(["nodes", 3, "dist", 1], 300.0)),
+        node_line(3),
+        "class weights that do not sum to the node's items",
+    )
+    model(
         "nan_threshold",
         model_text(mutate(["nodes", 1, "threshold"], float("nan"))),
         node_line(1),

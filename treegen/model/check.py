@@ -267,3 +267,20 @@ def _check_nodes(nodes: Any, attrs: list[dict[str, Any]], n_classes: int) -> Non
         )
     if expected != len(nodes):
         raise InvalidField(f"nodes[{expected}]", "is not reachable from the root")
+    _check_weights(nodes)
+
+
+def _check_weights(nodes: list[dict[str, Any]]) -> None:
+    """Each node's class weights sum to its items (an empty leaf, items 0, keeps its
+    parent's): classification divides them by items, so a file edited otherwise would give
+    probabilities that do not sum to 1.  A c45 tree sums both in float32, in different
+    orders, so they may differ by float32's bound for sums of N terms, N the root's cases
+    (measured: 1.8e-4 relative at 300k rows with missing values, 6.6e-4 at 1M)."""
+    tolerance = (float(nodes[0]["items"]) + 1.0) * 2.0**-22
+    for i, n in enumerate(nodes):
+        items, total = float(n["items"]), math.fsum(float(x) for x in n["dist"])
+        if items > 0 and not math.isclose(total, items, rel_tol=tolerance):
+            raise InvalidField(
+                f"nodes[{i}].dist",
+                f"sums to {total!r}, not to the node's items {items!r} (edited by hand?)",
+            )
