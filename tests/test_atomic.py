@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,40 @@ def test_bad_destinations(tmp_path: Path) -> None:
     with pytest.raises(EmitError, match="not a plain file name"):
         write_files_atomic(tmp_path / "d", {"../a.c": ""})
     assert not (tmp_path / "d").exists()
+
+
+def test_a_symbolic_link_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "real.tree").write_text("old\n")
+    (tmp_path / "link.tree").symlink_to("real.tree")
+    write_text_atomic(tmp_path / "link.tree", "new\n")
+    assert (tmp_path / "link.tree").is_symlink()
+    assert (tmp_path / "real.tree").read_text() == "new\n"
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "predict.h").symlink_to(tmp_path / "real.tree")
+    write_files_atomic(tmp_path / "out", {"predict.c": "c\n", "predict.h": "h\n"})
+    assert (tmp_path / "out" / "predict.h").is_symlink()
+    assert (tmp_path / "real.tree").read_text() == "h\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a character device needs root")
+def test_a_device_is_written_in_place_not_replaced(tmp_path: Path) -> None:
+    """``-o /dev/null`` must not rename a regular file over the device (as root it would
+    replace the machine's /dev/null): a private null device (1, 3) stands in for it."""
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    write_text_atomic(null, "model\n")
+    write_files_atomic(tmp_path, {"null": "c\n", "predict.h": "h\n"})
+    assert stat.S_ISCHR(null.stat().st_mode)
+    assert (tmp_path / "predict.h").read_text() == "h\n"
+    full = tmp_path / "full"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    with pytest.raises(OSError, match="No space") as err:
+        write_text_atomic(full, "model\n")
+    assert err.value.filename == str(full) and stat.S_ISCHR(full.stat().st_mode)
+
+
+def test_a_folder_in_the_way_of_a_later_file_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "predict.c").mkdir()
+    with pytest.raises(EmitError, match="is a folder"):
+        write_files_atomic(tmp_path, {"predict.h": "h\n", "predict.c": "c\n"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["predict.c"]

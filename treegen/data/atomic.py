@@ -4,7 +4,10 @@ Every output treegen writes (model files, generated C) goes through here: the
 text is written to a temporary file in the destination folder, flushed to
 disk, and renamed over the target, so a failure (bad input found late, a full
 disk, Ctrl-C) never leaves a half-written file behind, and an existing file
-is only replaced once its successor is complete.
+is only replaced once its successor is complete.  A symbolic link is followed
+(the file it names is replaced, the link stays), and a target that exists but is
+no regular file (``/dev/null``, a FIFO) is written in place: renaming over it
+would replace the device itself.
 """
 
 from __future__ import annotations
@@ -59,11 +62,33 @@ def _check_folder(folder: Path, target: str) -> None:
         )
 
 
+def _target(path: Path) -> tuple[Path, bool]:
+    """The file to write for ``path`` (a symbolic link resolved) and whether it is a
+    device or FIFO, written in place; a folder in the way is an error."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.is_dir():
+        raise EmitError("is a folder; give a file name", file=str(path))
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return target, False  # a new file
+    return target, not stat.S_ISREG(mode)
+
+
+def _write_in_place(target: Path, text: str) -> None:
+    try:
+        with open(target, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    except OSError as err:  # a write error names no file: name the target
+        raise OSError(err.errno, err.strerror, str(target)) from None
+
+
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically."""
-    target = Path(path)
-    if target.is_dir():
-        raise EmitError("is a folder; give a file name", file=str(target))
+    target, special = _target(Path(path))
+    if special:
+        _write_in_place(target, text)
+        return
     folder = target.parent
     _check_folder(folder, str(target))
     tmp = _write_tmp(folder, target.name, text)
@@ -89,12 +114,21 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
     if folder.exists() and not folder.is_dir():
         raise EmitError("output folder is a file", file=str(folder))
     folder.mkdir(parents=True, exist_ok=True)
+    # Every target is checked before anything is written, so that a folder in the way
+    # of the second file cannot leave the first one replaced.
+    targets = {name: _target(folder / name) for name in files}
     written: list[tuple[str, Path]] = []
     try:
         for name, text in files.items():
-            written.append((_write_tmp(folder, name, text), folder / name))
+            target, special = targets[name]
+            if not special:
+                written.append((_write_tmp(target.parent, target.name, text), target))
         for tmp, target in written:
             os.replace(tmp, target)
+        for name, text in files.items():
+            target, special = targets[name]
+            if special:
+                _write_in_place(target, text)
     except BaseException:
         for tmp, _ in written:
             with contextlib.suppress(OSError):
