@@ -83,7 +83,7 @@ def test_rules_refuses_to_overwrite_its_data(tmp_path: Path) -> None:
     data = tmp_path / "golf.csv"
     data.write_text("a,b,class\n1,2,x\n3,4,y\n")
     status, _, err = _run(["rules", str(data), "-o", str(data)])
-    assert status == 2 and "would overwrite the data file" in err
+    assert status == 2 and "would overwrite the input file" in err
     assert data.read_text() == "a,b,class\n1,2,x\n3,4,y\n"
 
 

@@ -288,6 +288,43 @@ def test_train_refuses_to_overwrite_its_data(
     assert data.read_text().startswith("outlook,windy,class\n")
 
 
+@pytest.mark.parametrize(
+    "argv, victim",
+    [
+        (["train", "golf.names", "-o", "golf.data"], "golf.data"),  # the cases of a .names
+        (["train", "golf", "-o", "golf.names"], "golf.names"),  # a C4.5 stem
+        (["train", "golf.data", "-o", "golf.test"], "golf.test"),  # read for -u
+        (["rules", "golf.names", "-o", "golf.data"], "golf.data"),
+        (["predict", "m.tree", "golf.data", "-o", "m.tree"], "m.tree"),
+        (["predict", "m.tree", "golf.data", "-o", "golf.names"], "golf.names"),
+        (["export", "predict.c", "-o", "."], "predict.c"),
+        (["import-sklearn", "m.tree", "-o", "m.tree"], "m.tree"),
+    ],
+)
+def test_no_command_overwrites_its_own_input(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    reference_dir: Path,
+    argv: list[str],
+    victim: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for ext in (".names", ".data"):
+        (tmp_path / f"golf{ext}").write_text((reference_dir / "golf" / f"golf{ext}").read_text())
+    (tmp_path / "golf.test").write_text((tmp_path / "golf.data").read_text())
+    assert main(["-q", "train", "golf.names", "-o", "m.tree"]) == 0
+    (tmp_path / "predict.c").write_text((tmp_path / "m.tree").read_text())
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert (
+        err
+        == f"treegen: error: -o/--output: would overwrite the input file {victim}; choose another\n"
+    )
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
 def test_quiet_before_the_subcommand(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
 ) -> None:

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable
 
+from treegen.analysis.evaluate import test_set_beside
 from treegen.cli.progress import Progress
+from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
-from treegen.data.readers import read_dataset
+from treegen.data.readers import detect_format, read_dataset
+from treegen.data.readers.c45 import c45_paths
+from treegen.errors import UsageError
 
 
 def _names(text: str) -> list[str]:
@@ -198,3 +203,37 @@ def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> Non
         type=float_range(0.0, 1.0, lo_open=True, hi_open=True),
         help=cf_help,
     )
+
+
+# The arguments that name files a subcommand reads (DATA, MODEL, FILE, and options).
+_INPUTS = ("data", "model", "file", "unpruned", "validation")
+
+
+def _files_read(path: str) -> list[str]:
+    """The files reading ``path`` opens: C4.5 DATA is its .names and cases files (and, for
+    train, the STEM.test beside them)."""
+    if detect_format(path) != "c45":
+        return [path]
+    test = test_set_beside(path)
+    return [path, *c45_paths(path), *([test] if test else [])]
+
+
+def refuse_to_overwrite_inputs(args: argparse.Namespace, output: str | None = None) -> None:
+    """A usage error, before anything is read or written, when ``-o`` (or ``output``, a
+    default output) would replace one of the command's own input files (export: the
+    predict.c or predict.h in its folder)."""
+    out = getattr(args, "output", None) if output is None else output
+    if not isinstance(out, str):
+        return
+    folder = getattr(args, "command", None) == "export"
+    outputs = [os.path.join(out, n) for n in (SOURCE, HEADER)] if folder else [out]
+    outputs = [o for o in outputs if os.path.exists(o)]
+    for name in _INPUTS:
+        path = getattr(args, name, None)
+        if not outputs or not isinstance(path, str):
+            continue
+        for f in _files_read(path):
+            if os.path.exists(f) and any(os.path.samefile(o, f) for o in outputs):
+                raise UsageError(
+                    f"would overwrite the input file {f}; choose another", option="-o/--output"
+                )

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, cast
 
 from treegen.cli import export, importer, report, rules, train, use
+from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.errors import TreegenError
 from treegen.model.version import VERSION
 from treegen.trainer import native
@@ -135,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
+        refuse_to_overwrite_inputs(args)
         status = int(func(args))
         sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit
         return status

@@ -4,7 +4,6 @@ layout, saved with ``-o``), and what ``eval`` and ``predict`` do with a ruleset 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from treegen.cli.common import (
@@ -26,12 +25,6 @@ from treegen.rules.show import format_rules, format_rules_evaluation
 
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
-    out = args.output
-    if out is not None and os.path.exists(args.data) and os.path.exists(out):
-        if os.path.samefile(out, args.data):
-            raise UsageError(
-                f"would overwrite the data file {args.data}; choose another", option="-o/--output"
-            )
     ds = read_data(args, args.data, float32=True)
     printed, final = rules_of_data(
         ds, min_cases=args.min_cases, cf=args.cf, subsets=args.subsets, criterion=args.criterion

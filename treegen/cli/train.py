@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from treegen.cli.common import (
     int_range,
     note,
     read_data,
+    refuse_to_overwrite_inputs,
 )
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
@@ -186,10 +186,7 @@ def run_train(args: argparse.Namespace) -> int:
     """Train on DATA and save the model; summary on stderr."""
 
     output = Path(args.output) if args.output else default_output(args.data)
-    if os.path.exists(args.data) and output.exists() and output.samefile(args.data):
-        raise UsageError(
-            f"would overwrite the data file {args.data}; choose another", option="-o/--output"
-        )
+    refuse_to_overwrite_inputs(args, str(output))
     quiet = getattr(args, "quiet", False)
     float32 = flavor_compares_float32(args.flavor)
     with progress_line(args) as progress:
