@@ -86,6 +86,18 @@ def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixt
     assert code == 2 and "--scale" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("option", ["--seed", "--random", "--show"])
+def test_verify_negative_counts_are_exit_2(
+    golf_tree: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    code, out, err = run_cli(capsys, "verify", str(golf_tree), option, "-1")
+    assert code == 2 and out == ""
+    assert err == (
+        f"treegen: error: verify: argument {option}: '-1' is negative "
+        "(see 'treegen verify --help')\n"
+    )
+
+
 # ---- the compiler driver, through a real process (tracebacks would show here) --------------
 
 

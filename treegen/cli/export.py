@@ -271,14 +271,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     g.add_argument(
         "--random",
-        type=_int,
+        type=_count,
         default=1000,
         metavar="N",
         help="number of random rows (default 1000)",
     )
-    g.add_argument("--seed", type=_int, default=0, help="random seed (default 0)")
+    g.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     g.add_argument(
-        "--show", type=_int, default=5, metavar="N", help="mismatches to show (default 5)"
+        "--show", type=_count, default=5, metavar="N", help="mismatches to show (default 5)"
     )
     firmware_cli.add_verify_on_option(g)
     p.set_defaults(func=run_verify)
