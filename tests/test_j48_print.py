@@ -97,3 +97,13 @@ def test_j48_split_point_depends_on_row_order_within_1e6(
     """The cut lies between C and 0.9; which of A, B, C J48 keeps depends on row order."""
     values = order + [0.9, 0.95, 1.0]
     assert _one_cut(tmp_path, values, ["a", "a", "a", "b", "b", "b"]) == kept
+
+
+def test_weka_rounding_clamps_as_javas_math_round() -> None:
+    """Weka rounds with Math.round, which clamps to a long: a huge weight (a hand-made
+    model file) prints as Java would, not as an overflow traceback."""
+    from treegen.model.show import _weka_round2
+
+    assert _weka_round2(2.345) == 2.35 and _weka_round2(-1.005) == -1.0
+    assert _weka_round2(1e308) == _weka_round2(1e17) == 9.223372036854776e16
+    assert _weka_round2(-1e308) == -9.223372036854776e16

@@ -214,8 +214,14 @@ def java_double(value: float) -> str:
 
 
 def _weka_round2(value: float) -> float:
-    """Weka's ``Utils.roundDouble(value, 2)`` (``Math.round`` is floor(x+0.5))."""
-    return math.floor(value * 100.0 + 0.5) / 100.0
+    """Weka's ``Utils.roundDouble(value, 2)`` (``Math.round`` is floor(x+0.5), clamped to
+    Java's long, so a weight beyond 9.2e16 prints as 9.223372036854776E16 there too)."""
+    scaled = value * 100.0 + 0.5
+    if scaled >= 2.0**63:
+        return float(2**63 - 1) / 100.0
+    if scaled < -(2.0**63):
+        return float(-(2**63)) / 100.0
+    return math.floor(scaled) / 100.0
 
 
 def _j48_leaf(model: Model, node: Node) -> str:
