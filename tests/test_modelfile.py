@@ -36,7 +36,7 @@ SCHEMA = Schema(
 THRESHOLDS = [float(np.float32(72.3)), 5e-324, -0.0, 0.1 + 0.2, 1.7976931348623157e308]
 
 
-def hand_built(threshold: float = 75.5) -> Model:
+def hand_built(threshold: float = 75.5, flavor: str = "c45") -> Model:
     nodes = (
         Node("nominal", 0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
         Node(
@@ -52,10 +52,21 @@ def hand_built(threshold: float = 75.5) -> Model:
     return Model(
         SCHEMA,
         nodes,
-        {"cf": 0.25, "min_cases": 2, "flavor": "c45"},
+        {"cf": 0.25, "min_cases": 2, "flavor": flavor},
         "0.1.0",
         "sha256:0123456789abcdef",
     )
+
+
+def test_a_c45_threshold_must_be_a_float32_value(tmp_path: Path) -> None:
+    """The c45 flavour compares float32(v) with its thresholds (and its C stores them as
+    floats): a double between two float32 values can only be a hand edit."""
+    path = tmp_path / "m.tree"
+    save_model(hand_built(0.1 + 0.2, "c45"), path)
+    with pytest.raises(ModelFileError, match=r"nodes\[1\]\.threshold: .* not a float32 value"):
+        load_model(path)
+    save_model(hand_built(float(np.float32(0.3)), "c45"), path)
+    assert load_model(path).nodes[1].threshold == float(np.float32(0.3))
 
 
 def bits(x: float) -> bytes:
@@ -64,7 +75,10 @@ def bits(x: float) -> bytes:
 
 @pytest.mark.parametrize("threshold", THRESHOLDS)
 def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
-    model = hand_built(threshold)
+    # A c45 tree's thresholds are float32 values (it compares float32); j48's any double.
+    with np.errstate(over="ignore"):
+        c45 = float(np.float32(threshold)) == threshold
+    model = hand_built(threshold, "c45" if c45 else "j48")
     path = tmp_path / "m.tree"
     save_model(model, path)
     back = load_model(path)
@@ -263,7 +277,7 @@ def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
     st.lists(st.floats(min_value=0, max_value=1e300), min_size=2, max_size=2),
 )
 def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: list[float]) -> None:
-    base = hand_built(threshold)
+    base = hand_built(threshold, "j48")  # j48 thresholds are any double
     nodes = list(base.nodes)
     nodes[2] = Node("leaf", 0, sum(dist), dist[1], tuple(dist))
     model = Model(base.schema, tuple(nodes), base.options)

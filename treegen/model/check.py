@@ -13,6 +13,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from treegen.model.core import flavor_compares_float32
+
 _KINDS = ("continuous", "nominal", "ignore")
 _NODE_KINDS = ("leaf", "continuous", "nominal", "subset")
 _TOP = {
@@ -154,7 +158,8 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
     d = check_header(data, fmt, version)
     _keys(d, _TOP, "")
     classes, attrs = check_schema(d)
-    _check_nodes(d["nodes"], attrs, len(classes))
+    float32 = flavor_compares_float32(str(d["options"].get("flavor", "c45")))
+    _check_nodes(d["nodes"], attrs, len(classes), float32)
 
 
 # The field checks, for the ruleset file's validation (treegen.rules.file).
@@ -162,7 +167,12 @@ as_object, check_keys, as_int, as_str = _obj, _keys, _int, _str
 
 
 def _check_node(
-    n: dict[str, Any], i: int, attrs: list[dict[str, Any]], n_classes: int, n_nodes: int
+    n: dict[str, Any],
+    i: int,
+    attrs: list[dict[str, Any]],
+    n_classes: int,
+    n_nodes: int,
+    float32: bool,
 ) -> list[int]:
     f = f"nodes[{i}]"
     kind = n.get("kind")
@@ -195,7 +205,7 @@ def _check_node(
     for k, c in enumerate(children):
         _int(c, f"{f}.children[{k}]", 0, n_nodes)
     if kind == "continuous":
-        check_threshold(n, f)
+        check_threshold(n, f, float32)
         expected = 2
     elif kind == "nominal":
         expected = len(attrs[a]["values"])
@@ -208,9 +218,11 @@ def _check_node(
     return list(children)
 
 
-def check_threshold(n: dict[str, Any], f: str) -> float:
+def check_threshold(n: dict[str, Any], f: str, float32: bool) -> float:
     """A ``threshold`` written twice (number and ``threshold_hex``) that agree; the exact
-    value.  Model files and ruleset files both write thresholds this way."""
+    value.  Model files and ruleset files both write thresholds this way.  With
+    ``float32`` (the c45 flavour, which compares float32(v) with it) the threshold must be
+    a float32 value: a c45 tree's are data values, and the C stores them as floats."""
     t, h = n["threshold"], n["threshold_hex"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
         raise InvalidField(f"{f}.threshold", "must be a finite number")
@@ -223,6 +235,12 @@ def check_threshold(n: dict[str, Any], f: str) -> float:
     if exact.hex() != float(t).hex():
         raise InvalidField(
             f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} (edited by hand?)"
+        )
+    with np.errstate(over="ignore"):
+        narrow = float(np.float32(exact))
+    if float32 and narrow != exact:
+        raise InvalidField(
+            f"{f}.threshold", f"{t!r} is not a float32 value (the c45 flavour compares float32)"
         )
     return exact
 
@@ -242,12 +260,12 @@ def _check_subsets(subsets: Any, n_values: int, f: str) -> int:
     return len(subsets)
 
 
-def _check_nodes(nodes: Any, attrs: list[dict[str, Any]], n_classes: int) -> None:
+def _check_nodes(nodes: Any, attrs: list[dict[str, Any]], n_classes: int, float32: bool) -> None:
     """Every node valid, and the list is the pre-order walk of one tree rooted at 0."""
     if not isinstance(nodes, list) or not nodes:
         raise InvalidField("nodes", "must be a non-empty list")
     children = [
-        _check_node(_obj(n, f"nodes[{i}]"), i, attrs, n_classes, len(nodes))
+        _check_node(_obj(n, f"nodes[{i}]"), i, attrs, n_classes, len(nodes), float32)
         for i, n in enumerate(nodes)
     ]
     # Walk from the root without recursion: the visiting order must be 0, 1, 2, ...

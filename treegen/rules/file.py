@@ -45,8 +45,6 @@ import json
 import os
 from typing import Any
 
-import numpy as np
-
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.check import (
@@ -142,18 +140,6 @@ def ruleset_to_json(rs: RuleSet) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def _threshold(c: dict[str, Any], f: str, float32: bool) -> float:
-    exact = check_threshold(c, f)
-    with np.errstate(over="ignore"):
-        narrow = float(np.float32(exact))
-    if float32 and narrow != exact:
-        raise InvalidField(
-            f"{f}.threshold",
-            f"{c['threshold']!r} is not a float32 value (the c45 flavour compares float32)",
-        )
-    return exact
-
-
 def _condition(c: Any, f: str, attrs: list[dict[str, Any]], float32: bool) -> Condition:
     d = as_object(c, f)
     op = d.get("op")
@@ -180,7 +166,7 @@ def _condition(c: Any, f: str, attrs: list[dict[str, Any]], float32: bool) -> Co
         if len(set(codes)) != len(codes):
             raise InvalidField(f"{f}.values", "lists a value twice")
         return Condition(a, "in", values=tuple(codes))
-    return Condition(a, op, threshold=_threshold(d, f, float32))
+    return Condition(a, op, threshold=check_threshold(d, f, float32))
 
 
 def _rule(r: Any, i: int, attrs: list[dict[str, Any]], n_classes: int, float32: bool) -> Rule:
