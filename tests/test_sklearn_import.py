@@ -186,3 +186,45 @@ def test_cli_import_sklearn_errors(tmp_path: Path, capsys: pytest.CaptureFixture
         capsys, "import-sklearn", str(tmp_path / "none.pkl"), "-o", str(tmp_path / "m.tree")
     )
     assert code == 2 and "none.pkl" in err
+
+
+def _tampered(change):  # type: ignore[no-untyped-def]
+    """A fitted iris tree whose pickled node arrays ``change`` edits (scikit-learn checks
+    none of it on unpickling)."""
+    est = DecisionTreeClassifier(random_state=0).fit(*load_iris(return_X_y=True))
+    state = dict(est.tree_.__getstate__())
+    state["nodes"], state["values"] = state["nodes"].copy(), state["values"].copy()
+    change(state)
+    est.tree_.__setstate__(state)
+    return est
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["nodes"]["left_child"].__setitem__(0, 0), "node 0 is reached twice"),
+        (
+            lambda s: s["nodes"]["right_child"].__setitem__(0, s["nodes"]["left_child"][0]),
+            "is reached twice",
+        ),
+        (lambda s: s["nodes"]["left_child"].__setitem__(0, 10**6), "has child 1000000 of"),
+        (lambda s: s["nodes"]["feature"].__setitem__(0, 99), "node 0 tests feature 99 of 4"),
+        (lambda s: s["nodes"]["feature"].__setitem__(0, -5), "node 0 tests feature -5 of 4"),
+        (lambda s: s["values"].__setitem__(slice(None), np.nan), "negative or not finite"),
+        (lambda s: s["values"].__setitem__(slice(None), -1.0), "negative or not finite"),
+        (lambda s: s["values"].__setitem__(slice(None), 0.0), "has no class weight"),
+    ],
+)
+def test_cli_import_sklearn_checks_the_trees_arrays(
+    change, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """A tampered pickle (a cycle hung the import, a dangling child or NaN weight was a
+    traceback, a bad feature index wrote a model treegen then refused): one line, exit 2,
+    no model written."""
+    pkl = tmp_path / "t.pkl"
+    pkl.write_bytes(pickle.dumps(_tampered(change)))
+    code, out, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(tmp_path / "m.tree"))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {pkl}: the estimator's tree is inconsistent: ")
+    assert message in err
+    assert not (tmp_path / "m.tree").exists()

@@ -59,6 +59,52 @@ def _whole(x: float) -> float:
     return r if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x
 
 
+def _check_arrays(
+    left: np.ndarray,
+    right: np.ndarray,
+    feature: np.ndarray,
+    threshold: np.ndarray,
+    weight: np.ndarray,
+    value: np.ndarray,
+    n_features: int,
+    n_classes: int,
+) -> None:
+    """The estimator's tree arrays make one tree (every child index in range, no node
+    reached twice, so no cycle), its tests name features it has, and its weights are
+    finite and not negative: a pickle is any bytes, and scikit-learn does not check them
+    on unpickling."""
+
+    def bad(msg: str) -> UsageError:
+        return UsageError(f"the estimator's tree is inconsistent: {msg}", option="estimator")
+
+    n = len(left)
+    if n == 0 or any(len(a) != n for a in (right, feature, threshold, weight, value)):
+        raise bad("its node arrays differ in length")
+    if value.shape[1] != n_classes:
+        raise bad(f"{value.shape[1]} class weights per node for {n_classes} classes_")
+    if not (np.all(np.isfinite(weight)) and np.all(weight >= 0)):
+        raise bad("a node weight is negative or not finite")
+    if not (np.all(np.isfinite(value)) and np.all(value >= 0)):
+        raise bad("a class weight is negative or not finite")
+    seen = np.zeros(n, dtype=bool)
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        if seen[i]:
+            raise bad(f"node {i} is reached twice (a cycle, or a shared child)")
+        seen[i] = True
+        if left[i] == _TREE_LEAF:
+            continue
+        if not 0 <= feature[i] < n_features:
+            raise bad(f"node {i} tests feature {feature[i]} of {n_features}")
+        for child in (left[i], right[i]):
+            if not 0 <= child < n:
+                raise bad(f"node {i} has child {child} of {n} nodes")
+            stack.append(int(child))
+    if np.any((value.sum(axis=1) <= 0) & (weight > 0)):
+        raise bad("a node with weight has no class weight")
+
+
 def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> Model:
     """The fitted ``DecisionTreeClassifier`` / ``ExtraTreeClassifier`` ``estimator``
     as a treegen model (module docstring: what is exact).  ``feature_names`` names
@@ -91,10 +137,11 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
         raise UsageError("class labels must differ as text", option="estimator")
     schema = Schema(tuple(Attribute(n, "continuous") for n in names), tuple(labels))
 
-    left, right = tree.children_left, tree.children_right
-    feature, threshold = tree.feature, tree.threshold
-    weight = tree.weighted_n_node_samples
-    value = tree.value[:, 0, :]
+    left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
+    feature, threshold = np.asarray(tree.feature), np.asarray(tree.threshold)
+    weight = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)
+    value = np.asarray(tree.value, dtype=np.float64)[:, 0, :]
+    _check_arrays(left, right, feature, threshold, weight, value, n_features, len(labels))
     nodes: list[Node] = []
     # Pre-order walk without recursion: sklearn numbers nodes depth-first already, but
     # the mapping does not rely on it.
