@@ -284,3 +284,22 @@ def test_model_json_fixture_is_valid() -> None:
 
     model = model_from_json(MODEL_JSON)
     assert model_from_json(model_to_json(model)) == model
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_out_of_memory_is_one_line() -> None:
+    """An input too large for the machine (here endless /dev/zero under a 1.5 GB address
+    space limit) ends with one line, exit 2, not a MemoryError traceback."""
+    import subprocess
+    import sys
+
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (1500 << 20, 1500 << 20))"
+    code = f"{limit}\nimport sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    p = subprocess.run(
+        [sys.executable, "-c", code, "show", "/dev/zero"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert_one_line_error(p, "out of memory")

@@ -98,6 +98,14 @@ def test_verify_negative_counts_are_exit_2(
     )
 
 
+def test_verify_random_rows_are_bounded(
+    golf_tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Beyond 10^7 random rows verify would run for hours: refused at once."""
+    code, _, err = run_cli(capsys, "verify", str(golf_tree), "--random", "99999999999999999999")
+    assert code == 2 and "--random: '99999999999999999999' is more than 10000000 rows" in err
+
+
 # ---- the compiler driver, through a real process (tracebacks would show here) --------------
 
 

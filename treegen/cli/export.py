@@ -54,6 +54,17 @@ def _count(text: str) -> int:
     return n
 
 
+# verify makes its random rows one by one in Python: more than this would run for hours.
+MAX_RANDOM_ROWS = 10_000_000
+
+
+def _random_rows(text: str) -> int:
+    n = _count(text)
+    if n > MAX_RANDOM_ROWS:
+        raise argparse.ArgumentTypeError(f"'{text}' is more than {MAX_RANDOM_ROWS} rows")
+    return n
+
+
 def add_export_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("export options")
     g.add_argument("--target", choices=["c"], default="c", help="output language (only c)")
@@ -271,10 +282,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     g.add_argument(
         "--random",
-        type=_count,
+        type=_random_rows,
         default=1000,
         metavar="N",
-        help="number of random rows (default 1000)",
+        help=f"number of random rows (default 1000, at most {MAX_RANDOM_ROWS})",
     )
     g.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     g.add_argument(

@@ -155,6 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         reason = err.strerror or str(err)
         sys.stderr.write(error_line(f"{name}: {reason}" if name else reason) + "\n")
         return EXIT_BAD_INPUT
+    except MemoryError:
+        # Input too large for this machine (a file with one class per row, /dev/zero):
+        # still one line, not a traceback.
+        sys.stderr.write(
+            error_line("out of memory: the input is too large for this machine") + "\n"
+        )
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("treegen: interrupted\n")
         return 130
