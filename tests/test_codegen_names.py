@@ -46,7 +46,23 @@ def test_comment_text_cannot_end_a_comment(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "1abc", "a-b", "int", "while", "class", "__x", "_Foo", "x" * 32, "é"]
+    "bad",
+    [
+        "",
+        "1abc",
+        "a-b",
+        "int",
+        "while",
+        "class",
+        "__x",
+        "_Foo",
+        "_x",
+        "_",
+        "x_",
+        "a__b",
+        "x" * 32,
+        "é",
+    ],
 )
 def test_bad_prefixes(bad: str) -> None:
     with pytest.raises(EmitError) as err:
@@ -54,7 +70,7 @@ def test_bad_prefixes(bad: str) -> None:
     assert err.value.option == "--prefix"
 
 
-@pytest.mark.parametrize("good", ["golf", "m", "_x", "Model_2", "x" * 31])
+@pytest.mark.parametrize("good", ["golf", "m", "x_y", "Model_2", "uint8_t", "x" * 31])
 def test_good_prefixes(good: str) -> None:
     assert check_prefix(good) == good
 

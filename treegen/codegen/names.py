@@ -141,8 +141,15 @@ def check_prefix(prefix: str, option: str = "--prefix") -> str:
         raise EmitError(f"prefix {prefix!r} is not a C identifier", option=option)
     if prefix in RESERVED or prefix.lower() in RESERVED or prefix.upper() in RESERVED:
         raise EmitError(f"prefix {prefix!r} is a reserved word", option=option)
-    if prefix.startswith("__") or re.match(r"_[A-Z]", prefix):
-        raise EmitError(f"prefix {prefix!r} is reserved for the implementation", option=option)
+    # The symbols are PREFIX_name and the macros its upper case: a leading '_' makes the
+    # macros _[A-Z]..., a trailing one or "__" puts "__" in every symbol, all reserved
+    # (in C++, which includes predict.h, any identifier with "__" is).
+    if prefix.startswith("_") or prefix.endswith("_") or "__" in prefix:
+        raise EmitError(
+            f"prefix {prefix!r} is reserved for the implementation (it would make names "
+            "beginning with '_' or holding '__')",
+            option=option,
+        )
     if len(prefix) > 31:
         raise EmitError(f"prefix {prefix!r} is longer than 31 characters", option=option)
     return prefix
