@@ -110,6 +110,25 @@ def test_plot_without_dot_names_the_debian_package(models: dict[str, Path], tmp_
     assert not list(tmp_path.glob("*.svg"))
 
 
+def test_plot_with_a_dot_that_writes_nothing_is_an_error(
+    models: dict[str, Path], tmp_path: Path
+) -> None:
+    """A --dot program that succeeds without output (``true``) left no picture, exit 0."""
+    p = run_process("plot", str(models["golf"]), "-o", str(tmp_path / "t.svg"), "--dot", "true")
+    assert p.returncode == 2 and p.stderr == "treegen: error: plot: true wrote no picture\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_plot_through_a_symbolic_link_replaces_the_file_it_names(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "real.svg").write_text("old")
+    (tmp_path / "link.svg").symlink_to("real.svg")
+    assert _run(["plot", str(models["golf"]), "-o", str(tmp_path / "link.svg")], capsys)[0] == 0
+    assert (tmp_path / "link.svg").is_symlink()
+    assert (tmp_path / "real.svg").read_text().lstrip().startswith("<?xml")
+
+
 def test_plot_refuses_an_unknown_extension(
     models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -37,12 +37,12 @@ def _file_mode(target: Path) -> int:
         return 0o666 & ~mask
 
 
-def _write_tmp(folder: Path, name: str, text: str) -> str:
+def _write_tmp(folder: Path, name: str, data: bytes) -> str:
     fd, tmp = _tmp_in(folder, name)
     try:
         os.fchmod(fd, _file_mode(folder / name))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
     except BaseException:
@@ -75,23 +75,28 @@ def _target(path: Path) -> tuple[Path, bool]:
     return target, not stat.S_ISREG(mode)
 
 
-def _write_in_place(target: Path, text: str) -> None:
+def _write_in_place(target: Path, data: bytes) -> None:
     try:
-        with open(target, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with open(target, "wb") as f:
+            f.write(data)
     except OSError as err:  # a write error names no file: name the target
         raise OSError(err.errno, err.strerror, str(target)) from None
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (a picture, say)."""
     target, special = _target(Path(path))
     if special:
-        _write_in_place(target, text)
+        _write_in_place(target, data)
         return
     folder = target.parent
     _check_folder(folder, str(target))
-    tmp = _write_tmp(folder, target.name, text)
+    tmp = _write_tmp(folder, target.name, data)
     try:
         os.replace(tmp, target)
     except BaseException:
@@ -122,13 +127,13 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
         for name, text in files.items():
             target, special = targets[name]
             if not special:
-                written.append((_write_tmp(target.parent, target.name, text), target))
+                written.append((_write_tmp(target.parent, target.name, text.encode()), target))
         for tmp, target in written:
             os.replace(tmp, target)
         for name, text in files.items():
             target, special = targets[name]
             if special:
-                _write_in_place(target, text)
+                _write_in_place(target, text.encode())
     except BaseException:
         for tmp, _ in written:
             with contextlib.suppress(OSError):

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
+from treegen.data.atomic import write_bytes_atomic
 from treegen.errors import UsageError
 from treegen.model.core import Model, Node
 from treegen.model.show import weka_double_to_string
@@ -128,21 +128,14 @@ def render(
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"folder '{folder}' does not exist", option="-o")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
-    os.close(fd)
-    try:
-        done = subprocess.run(
-            [program, f"-T{fmt}", "-o", tmp],
-            input=dot_text,
-            text=True,
-            capture_output=True,
-            check=False,
+    done = subprocess.run(
+        [program, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UsageError(
+            f"dot failed (exit {done.returncode}): {(lines or ['no message'])[0]}", option="plot"
         )
-        if done.returncode != 0:
-            first = (done.stderr.strip().splitlines() or ["no message"])[0]
-            raise UsageError(f"dot failed (exit {done.returncode}): {first}", option="plot")
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the picture from a web server
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    if not done.stdout:
+        raise UsageError(f"{program} wrote no picture", option="plot")
+    write_bytes_atomic(target, done.stdout)
