@@ -325,6 +325,19 @@ def test_no_command_overwrites_its_own_input(
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
+@pytest.mark.parametrize("command", ["train", "rules", "export", "predict"])
+def test_an_empty_output_name_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str, command: str
+) -> None:
+    """``-o ""`` is a mistake (an unset shell variable), not a request for the default."""
+    model = str(tmp_path / "m.tree")
+    assert main(["-q", "train", golf, "-o", model]) == 0
+    args = {"train": [golf], "rules": [golf], "export": [model], "predict": [model, golf]}
+    code, out, err = run_cli(capsys, command, *args[command], "-o", "")
+    assert (code, out) == (2, "")
+    assert err == "treegen: error: -o/--output: is an empty file name\n"
+
+
 def test_quiet_before_the_subcommand(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
 ) -> None:

@@ -219,10 +219,12 @@ def _files_read(path: str) -> list[str]:
 
 
 def refuse_to_overwrite_inputs(args: argparse.Namespace, output: str | None = None) -> None:
-    """A usage error, before anything is read or written, when ``-o`` (or ``output``, a
-    default output) would replace one of the command's own input files (export: the
-    predict.c or predict.h in its folder)."""
+    """A usage error, before anything is read or written, when ``-o`` is empty, or when
+    it (or ``output``, a default output) would replace one of the command's own input
+    files (export: the predict.c or predict.h in its folder)."""
     out = getattr(args, "output", None) if output is None else output
+    if out == "":
+        raise UsageError("is an empty file name", option="-o/--output")
     if not isinstance(out, str):
         return
     folder = getattr(args, "command", None) == "export"
