@@ -93,37 +93,26 @@ def c_hex(v: int) -> str:
 C89_STRING_MAX = 509
 
 
+def _escaped(b: int, backslashed: str) -> str:
+    """One byte of a C string or char literal: a backslash before ``backslashed``, the
+    character itself for the rest of printable ASCII, else a three-digit octal escape (so
+    a following digit cannot extend it)."""
+    ch = chr(b)
+    if ch in backslashed:
+        return "\\" + ch
+    return ch if 32 <= b < 127 else f"\\{b:03o}"
+
+
 def c_string(text: str) -> str:
     """A C string literal with everything outside printable ASCII escaped (octal,
     three digits so a following digit cannot extend it) and no trigraphs."""
-    out = ['"']
-    for b in text.encode("utf-8"):
-        ch = chr(b)
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "?":
-            out.append("\\?")
-        elif 32 <= b < 127:
-            out.append(ch)
-        else:
-            out.append(f"\\{b:03o}")
-    out.append('"')
-    return "".join(out)
+    return '"' + "".join(_escaped(b, '"\\?') for b in text.encode("utf-8")) + '"'
 
 
 def c_chars(text: str, per_row: int = 12) -> tuple[str, ...]:
     """``text``'s UTF-8 bytes and a terminating 0 as rows of char constants: the
-    initializer of a char array, for a string longer than C89_STRING_MAX (octal escapes
-    outside printable ASCII, as in :func:`c_string`)."""
-    items = []
-    for b in text.encode("utf-8"):
-        ch = chr(b)
-        if ch in "'\\":
-            items.append(f"'\\{ch}'")
-        elif 32 <= b < 127:
-            items.append(f"'{ch}'")
-        else:
-            items.append(f"'\\{b:03o}'")
-    items.append("0")
+    initializer of a char array, for a string longer than C89_STRING_MAX (escaped as in
+    :func:`c_string`; lone '?' cannot make a trigraph)."""
+    items = ["'" + _escaped(b, "'\\") + "'" for b in text.encode("utf-8")] + ["0"]
     rows = [items[i : i + per_row] for i in range(0, len(items), per_row)]
     return tuple(", ".join(r) + ("," if k < len(rows) - 1 else "") for k, r in enumerate(rows))

@@ -49,7 +49,7 @@ class ClassView:
     index: int
     comment: str
     string: str  # the name as a C string literal, or the name of the char array below
-    chars: tuple[str, ...]  # rows of that array's initializer ("" for a literal)
+    chars: tuple[str, ...]  # rows of that array's initializer (none for a literal)
 
 
 @dataclass(frozen=True, slots=True)
