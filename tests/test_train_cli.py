@@ -286,6 +286,12 @@ def test_train_refuses_to_overwrite_its_data(
     code, _, err = run_cli(capsys, "train", str(data), "-o", str(data))
     assert code == 2 and "-o/--output" in err
     assert data.read_text().startswith("outlook,windy,class\n")
+    # Without -o, the default ./STEM.tree is checked the same way.
+    tree = tmp_path / "golf.tree"
+    tree.write_text(data.read_text())
+    code, _, err = run_cli(capsys, "train", "golf.tree")
+    assert code == 2 and "would overwrite the input file golf.tree" in err
+    assert tree.read_text().startswith("outlook,windy,class\n")
 
 
 @pytest.mark.parametrize(

@@ -209,32 +209,36 @@ def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> Non
 _INPUTS = ("data", "model", "file", "unpruned", "validation")
 
 
-def _files_read(path: str) -> list[str]:
+def _files_read(path: str, command: str | None) -> list[str]:
     """The files reading ``path`` opens: C4.5 DATA is its .names and cases files (and, for
     train, the STEM.test beside them)."""
     if detect_format(path) != "c45":
         return [path]
-    test = test_set_beside(path)
+    test = test_set_beside(path) if command == "train" else None
     return [path, *c45_paths(path), *([test] if test else [])]
 
 
-def refuse_to_overwrite_inputs(args: argparse.Namespace, output: str | None = None) -> None:
+def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     """A usage error, before anything is read or written, when ``-o`` is empty, or when
-    it (or ``output``, a default output) would replace one of the command's own input
-    files (export: the predict.c or predict.h in its folder)."""
-    out = getattr(args, "output", None) if output is None else output
+    it (or the default output a subcommand names with ``default_output``, a function of
+    DATA) would replace one of the command's own input files (export: the predict.c or
+    predict.h in its folder)."""
+    out = getattr(args, "output", None)
     if out == "":
         raise UsageError("is an empty file name", option="-o/--output")
+    default = getattr(args, "default_output", None)
+    if out is None and default is not None:
+        out = str(default(args.data))
     if not isinstance(out, str):
         return
-    folder = getattr(args, "command", None) == "export"
-    outputs = [os.path.join(out, n) for n in (SOURCE, HEADER)] if folder else [out]
+    command = getattr(args, "command", None)
+    outputs = [os.path.join(out, n) for n in (SOURCE, HEADER)] if command == "export" else [out]
     outputs = [o for o in outputs if os.path.exists(o)]
     for name in _INPUTS:
         path = getattr(args, name, None)
         if not outputs or not isinstance(path, str):
             continue
-        for f in _files_read(path):
+        for f in _files_read(path, command):
             if os.path.exists(f) and any(os.path.samefile(o, f) for o in outputs):
                 raise UsageError(
                     f"would overwrite the input file {f}; choose another", option="-o/--output"

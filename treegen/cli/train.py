@@ -30,7 +30,6 @@ from treegen.cli.common import (
     int_range,
     note,
     read_data,
-    refuse_to_overwrite_inputs,
 )
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
@@ -186,7 +185,6 @@ def run_train(args: argparse.Namespace) -> int:
     """Train on DATA and save the model; summary on stderr."""
 
     output = Path(args.output) if args.output else default_output(args.data)
-    refuse_to_overwrite_inputs(args, str(output))
     quiet = getattr(args, "quiet", False)
     float32 = flavor_compares_float32(args.flavor)
     with progress_line(args) as progress:
@@ -277,7 +275,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_data_options(p)
     _add_train_options(p)
-    p.set_defaults(func=run_train)
+    # default_output: for the check that no output overwrites an input (cli.common).
+    p.set_defaults(func=run_train, default_output=default_output)
 
 
 def register_cv(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
