@@ -6,9 +6,10 @@ import argparse
 import pickle
 from typing import Any
 
+from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
 from treegen.estimator.sklearn_import import from_sklearn
-from treegen.model.file import model_from_json, model_to_json, save_model
+from treegen.model.file import model_from_json, model_to_json
 
 
 def _load_pickle(path: str) -> Any:
@@ -42,14 +43,15 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
     except TreegenError as exc:
         exc.file, exc.option = args.file, None
         raise
+    text = model_to_json(model)
     try:
         # What is written must load: the file's own validation, before anything is written.
-        model_from_json(model_to_json(model))
+        model_from_json(text)
     except ModelFileError as exc:
         raise UsageError(
             f"the estimator's tree makes no valid model ({exc.message})", file=args.file
         ) from None
-    save_model(model, args.output)
+    write_text_atomic(args.output, text)
     return 0
 
 
