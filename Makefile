@@ -18,7 +18,8 @@ all: test
 
 # Created once; reinstalled when the package metadata changes.  Editable
 # install, so the checkout's code is what runs.
-$(STAMP): pyproject.toml setup.py treegen/trainer/constants.py $(wildcard treegen/trainer/native/*.[ch] treegen/data/native/*.c)
+$(STAMP): pyproject.toml setup.py treegen/model/constants.py treegen/trainer/constants.py \
+  $(wildcard treegen/*/native/*.[ch])
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@echo "installing treegen and its test dependencies into $(VENV) ..."
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[test]'

@@ -1,4 +1,4 @@
-"""The accelerator's classifier (trainer/native/classify.c) against the numpy classifier.
+"""The accelerator's classifier (model/native/classify.c) against the numpy classifier.
 
 ``treegen.model.classify.predict`` classifies in C when the accelerator is built (the
 training errors ``treegen train`` prints, predict, eval, cv); the numpy code stays
@@ -17,17 +17,17 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.model import classify
+from treegen.model import classify, native
 from treegen.model.core import Model, Node
-from treegen.trainer import TrainOptions, native, train
+from treegen.trainer import TrainOptions, train
 
-needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator not built")
+needs_native = pytest.mark.skipif(native.cclassify is None, reason="accelerator not built")
 NAN = math.nan
 
 
 def _numpy_predict(model: Model, X: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
     with monkeypatch.context() as m:
-        m.setattr(native, "cscan", None)
+        m.setattr(native, "cclassify", None)
         return classify.predict(model, X)
 
 
@@ -149,13 +149,13 @@ def test_predict_uses_the_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
     # The fast path is taken (so the commands get it): predict's answer is the C's.
     model = _hand_model("c45", 2.5)
     calls: list[int] = []
-    real = native.cscan.classify  # type: ignore[union-attr]
+    real = native.cclassify.classify  # type: ignore[union-attr]
 
     def spy(*args: object) -> object:
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(native.cscan, "classify", spy)
+    monkeypatch.setattr(native.cclassify, "classify", spy)
     # Row 2: x unknown, 8/20 to the left (c = g: the empty leaf B), 12/20 to C (10/12).
     assert classify.predict(model, np.asarray([[1.0, 0.0], [NAN, 1.0]])).tolist() == [0, 2]
     assert calls == [1]
@@ -192,7 +192,7 @@ def _tables(n_nodes: int = 3) -> list[np.ndarray]:
 
 @needs_native
 def test_kernel_classifies_a_stump_and_refuses_bad_tables() -> None:
-    cscan = native.cscan
+    cscan = native.cclassify
     assert cscan is not None
     X = np.asarray([[-1.0], [1.0]])
     out = np.full(2, -7, dtype=np.int64)

@@ -39,7 +39,7 @@ def test_version() -> None:
     off = treegen("--version", env={"TREEGEN_NO_NATIVE": "1"})
     assert off.stdout.strip() == (
         f"treegen {__version__}; C accelerator off: turned off by TREEGEN_NO_NATIVE,"
-        " training runs its numpy code"
+        " treegen runs its numpy code"
     )
 
 

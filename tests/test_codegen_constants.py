@@ -18,10 +18,10 @@ from treegen.codegen import layout
 from treegen.codegen.build import build, have_compiler
 from treegen.codegen.ctype import INPUT_TYPES, TYPES, smallest_int, smallest_uint
 from treegen.codegen.emit import emit
-from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import evaluate
+from treegen.model.fixedpoint import FixedPointClassifier
 
 from support import codegen_models as cm
 

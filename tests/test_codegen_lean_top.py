@@ -20,13 +20,14 @@ import pytest
 from treegen.codegen.build import STRICT_FLAGS, have_compiler
 from treegen.codegen.emit import emit
 from treegen.codegen.export import export_options
-from treegen.codegen.ir import IR, ONE, Compare
+from treegen.codegen.ir import IR, Compare
 from treegen.codegen.lean import default_inline_top, hot_tests
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.verify import verify
 from treegen.errors import TreegenError
 from treegen.model.core import Model
 from treegen.model.file import save_model
+from treegen.model.fixedpoint import ONE
 
 from support import codegen_models as cm
 from support.cli import run_cli

@@ -12,11 +12,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from treegen.codegen import fixedpoint
 from treegen.codegen.ctype import INT_TYPES, TYPES
-from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.ir import ONE, Encoding
+from treegen.codegen.ir import Encoding
 from treegen.codegen.literals import c_double, c_float, c_string
 from treegen.codegen.lower import (
     ExportOptions,
@@ -28,7 +26,9 @@ from treegen.codegen.lower import (
 )
 from treegen.codegen.oracle import evaluate, float_keys
 from treegen.errors import EncodingError
+from treegen.model import fixedpoint
 from treegen.model.core import Node
+from treegen.model.fixedpoint import ONE, FixedPointClassifier
 
 from support import codegen_models as cm
 from support.modes import CORE, EXPORT_MODES

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, model_values, to_c_domain
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import evaluate
@@ -27,6 +26,7 @@ from treegen.codegen.verify import classify_comparable
 from treegen.data.dataset import Dataset
 from treegen.errors import EncodingError
 from treegen.model.core import Model
+from treegen.model.fixedpoint import FixedPointClassifier
 
 from support import codegen_models as cm
 from support.modes import STYLES, modes
@@ -175,7 +175,7 @@ def test_nominal_codes_decoded_exactly(style: str, mode: str, tmp_path: Path) ->
     f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)
     assert np.array_equal(c_cls, f_cls) and np.array_equal(c_proba, f_proba)
     # and the codes decoded are exactly the integral values in range
-    from treegen.codegen.fixedpoint import leaf_proba
+    from treegen.model.fixedpoint import leaf_proba
 
     with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones here
         v = X[:, 0].astype(np.float64)

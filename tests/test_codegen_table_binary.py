@@ -17,10 +17,10 @@ import pytest
 from treegen.codegen import layout
 from treegen.codegen.build import have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.ir import ONE
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.verify import verify
 from treegen.model.core import Model
+from treegen.model.fixedpoint import ONE
 
 from support import codegen_models as cm
 from support.modes import EXPORT_MODES

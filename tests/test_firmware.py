@@ -25,7 +25,6 @@ import pytest
 
 from treegen.cli.main import main
 from treegen.codegen.emit import emit
-from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.data.dataset import Dataset
@@ -37,6 +36,7 @@ from treegen.firmware.sim import AVR_DELAY_SPAN, NOP10_COUNT, parse_output, run_
 from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir
 from treegen.model import Model
 from treegen.model.file import save_model
+from treegen.model.fixedpoint import FixedPointClassifier
 
 from support import codegen_models as cm
 

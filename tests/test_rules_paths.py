@@ -16,10 +16,11 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.model.core import Model
+from treegen.rules import native
 from treegen.rules.core import CaseColumns, Condition, satisfied
 from treegen.rules.generate import _Data, generalise, leaf_paths
 from treegen.rules.paths import _Prefix, generalise_paths
-from treegen.trainer import TrainOptions, native, train
+from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -51,10 +52,10 @@ def test_every_leaf_generalises_as_the_stated_rule(
     kind: str, name: str, subsets: bool, accelerated: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both ways: the accelerator's (rulegen.c) and numpy's."""
-    if accelerated and native.cprune is None:
+    if accelerated and native.crules is None:
         pytest.skip("the C accelerator is not built")
     if not accelerated:
-        monkeypatch.setattr(native, "cprune", None)
+        monkeypatch.setattr(native, "crules", None)
     ds, tree = _case(kind, name, subsets)
     data = _Data(ds, BOUND)
     paths = [(path, tree.nodes[leaf].cls) for leaf, path in leaf_paths(tree, empty=True)]
@@ -92,10 +93,10 @@ def test_a_path_of_more_than_255_conditions_counts_every_failure() -> None:
     assert int(want.max()) > 255
 
 
-@pytest.mark.skipif(native.cprune is None, reason="the C accelerator is not built")
+@pytest.mark.skipif(native.crules is None, reason="the C accelerator is not built")
 def test_the_c_generalisation_refuses_arrays_of_the_wrong_size() -> None:
-    assert native.cprune is not None
-    go = native.cprune.rule_generalise
+    assert native.crules is not None
+    go = native.crules.rule_generalise
     fails, wrong, kept = np.zeros(10, np.uint8), np.zeros(10, bool), np.empty(3, np.uint8)
     missed = np.zeros((3, 10), bool)
     assert go(fails, missed, wrong, kept, math.log(0.25), BOUND.coeff) == BOUND.add_errs(10, 0) / 10

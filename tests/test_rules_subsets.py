@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from treegen.rules import native
 from treegen.rules.core import Rule
 from treegen.rules.subsets import SubsetCosts, _descents, descend, subset_cost
-from treegen.trainer import native
 
 
 def _instance(seed: int) -> tuple[np.ndarray, list[np.ndarray], list[float]]:
@@ -32,10 +32,10 @@ def _instance(seed: int) -> tuple[np.ndarray, list[np.ndarray], list[float]]:
 
 
 def _accelerate(accelerated: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    if accelerated and native.cscan is None:
+    if accelerated and native.crules is None:
         pytest.skip("accelerator off or not built")
     if not accelerated:
-        monkeypatch.setattr(native, "cscan", None)
+        monkeypatch.setattr(native, "crules", None)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -109,7 +109,7 @@ def test_descent_on_a_ruleset_of_many_overlapping_rules(
 def test_the_c_descent_refuses_bad_lists() -> None:
     """The kernel checks the lists it walks: an index out of range is an error, not a
     stray read."""
-    if native.cscan is None:
+    if native.crules is None:
         pytest.skip("accelerator off or not built")
     costs = SubsetCosts([np.array([True, False, True])], np.array([False, True, False]), [2.0])
     assert costs._lists is not None
@@ -119,14 +119,14 @@ def test_the_c_descent_refuses_bad_lists() -> None:
     args = (costs._negative_u8, costs._bits_row, np.zeros(1, dtype=np.uint8), 3, 2)
     numbers = (1e-9, 1e9, 0.5, 0.5, 1e-9)
     with pytest.raises(ValueError, match="bad cover lists"):
-        native.cscan.rule_descend(cover_ptr, bad, case_ptr, case_rules, *args, *numbers)
-    native.cscan.rule_descend(cover_ptr, cover_idx, case_ptr, case_rules, *args, *numbers)
+        native.crules.rule_descend(cover_ptr, bad, case_ptr, case_rules, *args, *numbers)
+    native.crules.rule_descend(cover_ptr, cover_idx, case_ptr, case_rules, *args, *numbers)
 
 
 def test_descents_in_threads_end_as_one_after_another() -> None:
     """The C descents run in threads (the GIL released): each end and cost is the one a
     lone descent from that start reaches, in the starts' order."""
-    if native.cscan is None:
+    if native.crules is None:
         pytest.skip("accelerator off or not built")
     rng = np.random.default_rng(15)
     n, m = 2000, 300

@@ -1,4 +1,5 @@
-"""One home for the trainer's shared numbers: treegen/trainer/constants.py.
+"""One home for the numbers Python shares with C: treegen/model/constants.py (the node
+kinds) and treegen/trainer/constants.py (tolerances, the class limit).
 
 Python imports them from there; setup.py hands each to the C compiler as a
 ``TG_<NAME>`` macro; the C sources use those macros and no copies of their
@@ -19,19 +20,36 @@ from typing import Any
 import pytest
 import setuptools
 
-from treegen.trainer import constants, native
+from treegen.model import constants as model_constants
+from treegen.model import native as model_native
+from treegen.rules import native as rules_native
+from treegen.trainer import constants as trainer_constants
+from treegen.trainer import native as trainer_native
 
 ROOT = Path(__file__).resolve().parent.parent
-TRAINER = ROOT / "treegen" / "trainer"
+PACKAGE = ROOT / "treegen"
+TRAINER = PACKAGE / "trainer"
 NATIVE = TRAINER / "native"
+# Every folder of C kernels that takes TG_ macros, and the constants modules.
+NATIVE_DIRS = [PACKAGE / "model" / "native", NATIVE, PACKAGE / "rules" / "native"]
+CONSTANTS = [PACKAGE / "model" / "constants.py", TRAINER / "constants.py"]
 
 
-def _values() -> dict[str, int | float]:
-    return {
-        name: value
-        for name, value in vars(constants).items()
-        if not name.startswith("_") and isinstance(value, int | float)
-    }
+def _values(*modules: object) -> dict[str, int | float]:
+    out: dict[str, int | float] = {}
+    for module in modules or (model_constants, trainer_constants):
+        out.update(
+            {
+                name: value
+                for name, value in vars(module).items()
+                if not name.startswith("_") and isinstance(value, int | float)
+            }
+        )
+    return out
+
+
+def _c_files() -> list[Path]:
+    return [p for d in NATIVE_DIRS for p in sorted(d.glob("*.[ch]"))]
 
 
 def _setup_extensions(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -49,14 +67,20 @@ def _c_code(path: Path) -> str:
     return re.sub(r"//[^\n]*", " ", text)
 
 
-def test_setup_passes_every_constant_to_both_extensions(monkeypatch: pytest.MonkeyPatch) -> None:
-    want = _values()
-    exts = [e for e in _setup_extensions(monkeypatch) if e.name.startswith("treegen.trainer.")]
-    assert sorted(e.name for e in exts) == [
-        "treegen.trainer.native._cprune",
-        "treegen.trainer.native._cscan",
-    ]
+# What each extension module is handed: the model's classifier only the node kinds.
+_WANT = {
+    "treegen.model.native._cclassify": _values(model_constants),
+    "treegen.trainer.native._cprune": _values(),
+    "treegen.trainer.native._cscan": _values(),
+    "treegen.rules.native._crules": _values(),
+}
+
+
+def test_setup_passes_every_constant_to_every_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    exts = [e for e in _setup_extensions(monkeypatch) if e.define_macros]
+    assert sorted(e.name for e in exts) == sorted(_WANT)
     for ext in exts:
+        want = _WANT[ext.name]
         got = {name: ast.literal_eval(value) for name, value in ext.define_macros}
         assert got == {f"TG_{name}": value for name, value in want.items()}, ext.name
         # The same double, not merely a close one.
@@ -65,15 +89,16 @@ def test_setup_passes_every_constant_to_both_extensions(monkeypatch: pytest.Monk
 
 def test_c_uses_only_macros_that_setup_defines() -> None:
     used = set()
-    for path in sorted(NATIVE.glob("*.[ch]")):
+    for path in _c_files():
         used |= set(re.findall(r"\bTG_[A-Z0-9_]+\b", _c_code(path)))
     assert used, "the C sources use the shared constants"
     assert used - {"TG_CONSTANTS"} <= {f"TG_{name}" for name in _values()}
 
 
-def test_constants_module_is_plain_literals() -> None:
+@pytest.mark.parametrize("path", CONSTANTS, ids=lambda p: p.parent.name)
+def test_constants_module_is_plain_literals(path: Path) -> None:
     """setup.py reads it without importing treegen: nothing but NAME = literal."""
-    tree = ast.parse((TRAINER / "constants.py").read_text("utf-8"))
+    tree = ast.parse(path.read_text("utf-8"))
     body = tree.body[1:] if ast.get_docstring(tree) else tree.body
     for node in body:
         assert isinstance(node, ast.Assign), ast.dump(node)
@@ -81,13 +106,17 @@ def test_constants_module_is_plain_literals() -> None:
 
 
 # Where a number equal to a shared constant means something else.
-_OTHER_MEANING = {("stats.py", "_CF_TABLE")}  # Release 8's CF table starts 0.0, 0.001, ...
+_OTHER_MEANING = {
+    ("stats.py", "_CF_TABLE"),  # Release 8's CF table starts 0.0, 0.001, ...
+    ("mdl.py", "CERTAIN"),  # c4.5rules' certain probability, not J48's tolerance
+}
 
 
 def test_no_python_copy_of_a_shared_float() -> None:
     floats = {v for v in _values().values() if isinstance(v, float)}
     found = []
-    for path in sorted(TRAINER.rglob("*.py")):
+    # The trainer's floats, in the trainer and c4.5rules (which ranks by its bound).
+    for path in sorted([*TRAINER.rglob("*.py"), *(PACKAGE / "rules").rglob("*.py")]):
         if path.name == "constants.py":
             continue
         tree = ast.parse(path.read_text("utf-8"))
@@ -118,7 +147,7 @@ def test_no_c_copy_of_a_shared_number() -> None:
     # Small integers (the kind codes among them) are everywhere in C.
     ints = {v for v in values.values() if isinstance(v, int) and v >= 10}
     found = []
-    for path in sorted(NATIVE.glob("*.[ch]")):
+    for path in _c_files():
         for literal in _C_NUMBER.findall(_c_code(path)):
             is_float = any(ch in literal for ch in ".eE")
             if (float(literal) in floats) if is_float else (int(literal) in ints):
@@ -127,18 +156,24 @@ def test_no_c_copy_of_a_shared_number() -> None:
     assert "LEAF = TG_KIND_LEAF" in _c_code(NATIVE / "cprune.c")
 
 
-@pytest.mark.parametrize("module", ["cscan", "cprune"])
+@pytest.mark.parametrize("module", sorted(_WANT))
 def test_built_accelerator_has_these_constants(module: str) -> None:
     """A build made from an older constants.py is caught here (rebuild: make venv)."""
-    mod = getattr(native, module)
+    mod = {
+        "treegen.model.native._cclassify": model_native.cclassify,
+        "treegen.trainer.native._cprune": trainer_native.cprune,
+        "treegen.trainer.native._cscan": trainer_native.cscan,
+        "treegen.rules.native._crules": rules_native.crules,
+    }[module]
     if mod is None:
         pytest.skip("accelerator off or not built")
-    assert mod.TG_CONSTANTS == _values()
+    assert mod.TG_CONSTANTS == _WANT[module]
 
 
 def _compile(source: Path, macros: list[tuple[str, str]]) -> subprocess.CompletedProcess[str]:
     include = sysconfig.get_paths()["include"]
-    cmd = ["gcc", "-std=c99", "-fsyntax-only", f"-I{include}", str(source)]
+    native = [f"-I{d}" for d in NATIVE_DIRS]
+    cmd = ["gcc", "-std=c99", "-fsyntax-only", f"-I{include}", *native, str(source)]
     cmd += [f"-D{name}={value}" for name, value in macros]
     return subprocess.run(cmd, capture_output=True, text=True, check=False)
 
@@ -147,9 +182,15 @@ def _compile(source: Path, macros: list[tuple[str, str]]) -> subprocess.Complete
 def test_c_build_without_the_macros_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
         pytest.skip("no Python.h")
-    macros = _setup_extensions(monkeypatch)[0].define_macros
-    for name in ("cprune.c", "cscan.c", "scan.c"):
-        bare = _compile(NATIVE / name, [])
+    exts = {e.name: e for e in _setup_extensions(monkeypatch)}
+    sources = {
+        "treegen.trainer.native._cprune": NATIVE / "cprune.c",
+        "treegen.trainer.native._cscan": NATIVE / "scan.c",
+        "treegen.model.native._cclassify": PACKAGE / "model" / "native" / "cclassify.c",
+        "treegen.rules.native._crules": PACKAGE / "rules" / "native" / "rulegen.c",
+    }
+    for name, source in sources.items():
+        bare = _compile(source, [])
         assert bare.returncode != 0 and "constants.py" in bare.stderr, name
-        full = _compile(NATIVE / name, macros)
+        full = _compile(source, exts[name].define_macros)
         assert full.returncode == 0, full.stderr

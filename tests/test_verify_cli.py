@@ -256,7 +256,7 @@ def test_verify_catches_a_scaled_rule_its_fixed_point_model_shares(
 ) -> None:
     # The old rule (the exact x/K, cut floor(t * K) = 2) in both the lowering and the
     # fixed-point model: only the float classifier can see that x = 3 ("0.3") is wrong.
-    from treegen.codegen import fixedpoint
+    from treegen.model import fixedpoint
 
     monkeypatch.setattr(fixedpoint, "read_bound", fixedpoint.model_bound)
     tree, data = _decimal_j48(tmp_path)

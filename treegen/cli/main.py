@@ -22,8 +22,10 @@ from typing import NoReturn, cast
 from treegen.cli import export, importer, report, rules, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.errors import TreegenError
+from treegen.model import native as model_native
 from treegen.model.version import VERSION
-from treegen.trainer import native
+from treegen.rules import native as rules_native
+from treegen.trainer import native as trainer_native
 
 EXIT_OK = 0
 EXIT_VERIFY_FAILED = 1
@@ -68,8 +70,20 @@ class _VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
-        sys.stdout.write(f"treegen {VERSION}; {native.status()}\n")
+        sys.stdout.write(f"treegen {VERSION}; {accelerator_status()}\n")
         parser.exit()
+
+
+def accelerator_status() -> str:
+    """Which C accelerator modules are in use (``--version``)."""
+    return model_native.describe(
+        {
+            "growth": trainer_native.cscan,
+            "pruning": trainer_native.cprune,
+            "classification": model_native.cclassify,
+            "rules": rules_native.crules,
+        }
+    )
 
 
 def _registrars() -> list[Registrar]:

@@ -25,7 +25,7 @@ from treegen.codegen.emit_parts import (
     threshold_literal,
     value_kind,
 )
-from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
+from treegen.codegen.ir import IR, Compare, Leaf, Switch, validate
 from treegen.codegen.literals import C89_STRING_MAX, c_chars, c_hex, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.codegen.views import (
@@ -50,6 +50,7 @@ from treegen.codegen.views import (
     context,
 )
 from treegen.errors import EmitError
+from treegen.model.fixedpoint import ONE, Q15_SHIFT
 
 STYLES = ("ifs", "table")
 

@@ -10,7 +10,7 @@ Values in the IR are already in the C domain:
   (double), an integer of the input type (integer types, after ``--scale``), or
   an unsigned 32-bit order key (``--float-compare int``).
 * ``shares`` and ``Outcome.proba`` are fixed-point integers with ``ONE`` = 1.0
-  (see treegen.codegen.fixedpoint for the rule that produces them).
+  (see treegen.model.fixedpoint for the rule that produces them).
 
 :func:`validate` states the invariants once; lower() calls it before returning and
 emit() calls it again before rendering.
@@ -26,12 +26,8 @@ from typing import Literal
 from treegen.codegen.ctype import INPUT_TYPES as _INPUT_TYPES
 from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.errors import EmitError
+from treegen.model.fixedpoint import ONE
 from treegen.nanequal import nan_equal
-
-Q15_SHIFT = 15
-"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
-ONE = 1 << Q15_SHIFT
-"""Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
 
 INPUT_TYPES = _INPUT_TYPES
 """The --input-type choices, from treegen.codegen.ctype (treegen.cli.export reads them here)."""

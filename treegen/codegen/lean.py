@@ -31,8 +31,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from treegen.codegen.ir import IR, ONE, Compare, IRNode, Leaf, Switch, validate
+from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Switch, validate
 from treegen.codegen.oracle import float_keys
+from treegen.model.fixedpoint import ONE
 
 
 def chain_runs(node: Switch) -> list[tuple[int, int]]:

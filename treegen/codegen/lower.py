@@ -4,7 +4,7 @@ Each lowering rule is one function here, proved by property tests
 (tests/test_codegen_lower.py):
 
 The model's own test on a value v is ``v <= t`` (j48) or ``float32(v) <= t`` (c45:
-Release 8 rounds values to float first); :func:`treegen.codegen.fixedpoint.model_bound`
+Release 8 rounds values to float first); :func:`treegen.model.fixedpoint.model_bound`
 writes either as ``v < B`` or ``v <= B`` for a boundary B, and the rules below turn that
 into one comparison on the C input type:
 
@@ -15,7 +15,7 @@ into one comparison on the C input type:
   for a j48 model that is ``x <= t`` exactly.
 * :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
   float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
-* integer input with scale K (:func:`treegen.codegen.fixedpoint.read_bound` and
+* integer input with scale K (:func:`treegen.model.fixedpoint.read_bound` and
   ``bound_int``): x stands for the decimal x/K, which the model reads as the double
   nearest x/K, so the cut is the largest x whose double(x/K) passes the model's test
   (for a j48 threshold that is a training value n/K, x = n itself, although the
@@ -32,9 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from treegen.codegen import fixedpoint
 from treegen.codegen.ctype import INPUT_TYPES, TYPES
-from treegen.codegen.fixedpoint import float32_floor
 from treegen.codegen.ir import (
     IR,
     MAX_SWITCH_VALUES,
@@ -52,7 +50,9 @@ from treegen.codegen.ir import (
 from treegen.codegen.lean import lean_ir
 from treegen.codegen.names import check_prefix, unique_idents
 from treegen.errors import EncodingError
+from treegen.model import fixedpoint
 from treegen.model.core import Model, Node
+from treegen.model.fixedpoint import float32_floor
 
 FLT_MAX = float(np.finfo(np.float32).max)
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Encoding, Leaf, MissingRule, Switch
+from treegen.codegen.ir import IR, Compare, Encoding, Leaf, MissingRule, Switch
+from treegen.model.fixedpoint import ONE, Q15_SHIFT
 
 U64 = npt.NDArray[np.uint64]
 Bool = npt.NDArray[np.bool_]

@@ -1,7 +1,7 @@
 """``treegen verify``: compile the exported C and compare it with the Python model.
 
 The C (through cffi) is compared row by row with the fixed-point Python model
-(treegen.codegen.fixedpoint) and with the numpy IR evaluator, on the rows
+(treegen.model.fixedpoint) and with the numpy IR evaluator, on the rows
 treegen.codegen.inputs builds; rows with no missing value are also compared with
 the float Release 8 classifier (treegen.model.classify), whose class the C must return
 exactly when nothing is missing.  Classes and probabilities must be equal, not close.
@@ -19,13 +19,13 @@ import numpy.typing as npt
 
 from treegen.codegen.build import build
 from treegen.codegen.emit import emit
-from treegen.codegen.fixedpoint import FixedPointClassifier
 from treegen.codegen.inputs import comparison_inputs, model_values
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import ExportOptions, lower
 from treegen.codegen.oracle import codes, evaluate, meets_missing, missing_mask
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
+from treegen.model.fixedpoint import FixedPointClassifier
 
 
 @dataclass

@@ -10,7 +10,7 @@ Known values are mapped exactly.  scikit-learn casts X to float32 and tests
 values, so usually not a float32 itself).  A treegen ``c45`` model tests
 ``float32(x) <= t'`` with ``t'`` a float32; for every float32 ``v``,
 ``v <= t`` exactly when ``v <= t'`` with ``t'`` the largest float32 not above ``t``
-(:func:`treegen.codegen.fixedpoint.float32_floor`).  Both sides round x to float32
+(:func:`treegen.model.fixedpoint.float32_floor`).  Both sides round x to float32
 the same way (to nearest, ties to even), so the imported model, its C and the
 estimator take the same branch on every finite input.
 
@@ -40,11 +40,11 @@ from typing import Any
 import numpy as np
 
 from treegen.api import Model
-from treegen.codegen.fixedpoint import FLT_MAX, float32_floor
 from treegen.data.arrays import label_kind
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import UsageError
 from treegen.model.core import Node
+from treegen.model.fixedpoint import FLT_MAX, float32_floor
 from treegen.model.version import VERSION
 
 # scikit-learn marks a leaf with children_left == TREE_LEAF (-1).

@@ -10,7 +10,7 @@ most one of the conditions left; after ``r`` removals those are among the cases
 that failed at most ``r + 1`` of the path's, few on a deep path.  The counts of a
 path's prefix are those of the leaf before it in depth-first order, so the walk
 adds one or two conditions per leaf, not the whole path.  Where the accelerator is
-built, each rule's steps run in C (``treegen/trainer/native/rulegen.c``, the same
+built, each rule's steps run in C (``treegen/rules/native/rulegen.c``, the same
 numbers).  Measured on the bench's synthetic data, the same rules each way: at 30k
 rows (9,560 leaves) 6.2 s stated, 2.7 s from counts in numpy, 1.2 s in C; at 100k
 rows (31,631 leaves) 53.8 s stated, 19.5 s in numpy, 12.7 s in C.
@@ -24,8 +24,8 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules import native
 from treegen.rules.core import CaseColumns, Condition
-from treegen.trainer import native
 from treegen.trainer.stats import ErrorBound
 
 Rank = tuple[float, int]
@@ -90,10 +90,10 @@ def _generalise_current(
     k = len(conds)
     fails_all = prefix.fails[-1]
     missed = prefix.missed
-    if native.cprune is not None and not bound.j48 and fails_all.dtype == np.uint8:
-        # The same steps in C (treegen/trainer/native/rulegen.c).
+    if native.crules is not None and not bound.j48 and fails_all.dtype == np.uint8:
+        # The same steps in C (treegen/rules/native/rulegen.c).
         kept = np.empty(k, dtype=np.uint8)
-        rate = native.cprune.rule_generalise(
+        rate = native.crules.rule_generalise(
             fails_all, missed[:k], wrong, kept, math.log(bound.cf), bound.coeff
         )
         return tuple(c for c, keep in zip(conds, kept, strict=True) if keep), float(rate)

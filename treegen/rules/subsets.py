@@ -14,7 +14,7 @@ per trial, quadratic in the rules per step: 27 s of a 3,000-row ruleset.
 :class:`SubsetCosts` costs all of a step's trials at once from how many of
 the chosen rules cover each case, to the same floats (tested equal): 3 s in
 numpy and Python; where the accelerator is built the whole descent runs in C
-(``treegen/trainer/native/rulecost.c``), which keeps each rule's moving cases
+(``treegen/rules/native/rulecost.c``), which keeps each rule's moving cases
 and updates them from the cases the step's rule covers: 1.0 s.
 """
 
@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules import native
 from treegen.rules.core import Rule
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import (
@@ -38,7 +39,6 @@ from treegen.rules.mdl import (
     THEORY_WEIGHT,
     exception_bits,
 )
-from treegen.trainer import native
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
 EXHAUSTIVE_MAX = 10
@@ -131,7 +131,7 @@ class SubsetCosts:
         self._bits_row = np.ascontiguousarray(rule_bits, dtype=np.float64)
         # The C descent's cover lists: rule i's cases, and case c's rules.
         self._lists: tuple[npt.NDArray[np.integer], ...] | None = None
-        if native.cscan is not None and self.m:
+        if native.crules is not None and self.m:
             idx = [np.flatnonzero(r) for r in rows]
             cover_idx = np.concatenate(idx).astype(np.int32)
             cover_ptr = np.concatenate([[0], np.cumsum([len(i) for i in idx])]).astype(np.int64)
@@ -186,7 +186,7 @@ class SubsetCosts:
     @property
     def in_c(self) -> bool:
         """Whether :meth:`descend` runs in C (rulecost.c)."""
-        return self._lists is not None and native.cscan is not None
+        return self._lists is not None and native.crules is not None
 
     def descend(self, start: frozenset[int]) -> tuple[frozenset[int], float]:
         """:func:`descend` from ``start`` with :meth:`cost`, the same end and cost: by
@@ -194,10 +194,10 @@ class SubsetCosts:
         (``rulecost.c``), which updates each rule's moving cases from the cases the
         step's rule covers instead of costing every rule against every case."""
         if self.in_c:
-            assert self._lists is not None and native.cscan is not None
+            assert self._lists is not None and native.crules is not None
             member = np.zeros(self.m, dtype=np.uint8)
             member[list(start)] = 1
-            end_cost = native.cscan.rule_descend(
+            end_cost = native.crules.rule_descend(
                 *self._lists,
                 self._negative_u8,
                 self._bits_row,

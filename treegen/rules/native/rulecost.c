@@ -8,7 +8,7 @@
  * math.log2 calls), the bits summed exactly and rounded once as math.fsum
  * does, so the floats are the Python path's (tested equal in
  * tests/test_rules_subsets.py). */
-#include "cscan.h"
+#include "native.h"
 
 #include <math.h>
 #include <string.h>

@@ -33,15 +33,48 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import ONE, Q15_SHIFT, Encoding
 from treegen.model.core import Model, Node
 
 FLT_MAX = float(np.finfo(np.float32).max)
+
+Q15_SHIFT = 15
+"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
+ONE = 1 << Q15_SHIFT
+"""Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
+
+
+class ValueDomain(Protocol):
+    """What the fixed-point classifier needs to know of the values it is given: integers
+    (each continuous one meaning x / scale, ``missing`` the sentinel) or floats (NaN
+    missing).  treegen.codegen.ir.Encoding is one; :data:`DOUBLE` is the model's own."""
+
+    @property
+    def is_int(self) -> bool: ...
+
+    @property
+    def missing(self) -> int | None: ...
+
+    @property
+    def scales(self) -> tuple[Fraction, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FloatDomain:
+    """Values given as doubles, NaN for missing: how the model itself reads them."""
+
+    is_int: bool = False
+    missing: int | None = None
+    scales: tuple[Fraction, ...] = ()
+
+
+DOUBLE = FloatDomain()
 
 
 def float32_floor(t: float) -> float:
@@ -173,14 +206,14 @@ def scaled_weight(w: int, share: int) -> int:
     return (w * share) >> Q15_SHIFT
 
 
-def known_value(x: float, enc: Encoding) -> bool:
+def known_value(x: float, enc: ValueDomain) -> bool:
     """False when ``x`` (a value of the C input type) means 'missing'."""
     if enc.is_int:
         return int(x) != enc.missing
     return not math.isnan(x)
 
 
-def nominal_code(x: float, k: int, enc: Encoding) -> int:
+def nominal_code(x: float, k: int, enc: ValueDomain) -> int:
     """Value code 0..k-1, or -1 (missing) for anything else: NaN, the missing
     sentinel, non-integers and codes out of range."""
     if not known_value(x, enc):
@@ -193,7 +226,7 @@ def nominal_code(x: float, k: int, enc: Encoding) -> int:
 class FixedPointClassifier:
     """Per-model precomputation for :meth:`predict_row` (thresholds as fractions)."""
 
-    def __init__(self, model: Model, enc: Encoding) -> None:
+    def __init__(self, model: Model, enc: ValueDomain) -> None:
         self.model = model
         self.enc = enc
         self.n_classes = len(model.schema.classes)

@@ -18,7 +18,7 @@
  * The tables are checked before any row is read: children come after their
  * parent (so a descent ends), no node has two parents, every index is in range.  classify returns
  * False when they are not (the caller runs the numpy code instead). */
-#include "cscan.h"
+#include "native.h"
 
 #include <math.h>
 
