@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from treegen.analysis.report import format_report, format_ruleset_report, model_report
+from treegen.analysis.report import format_report, model_report
 from treegen.codegen.flash import estimate_flash
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.errors import UsageError
 from treegen.model.picture import PLOT_FORMATS, format_dot, plot_format, render
 from treegen.rules.core import RuleSet
 from treegen.rules.file import load_model_or_ruleset
+from treegen.rules.show import format_ruleset_report
 
 
 def run_plot(args: argparse.Namespace) -> int:
