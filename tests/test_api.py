@@ -11,6 +11,7 @@ import treegen
 from treegen.cli.main import main
 from treegen.data.readers import read_dataset
 from treegen.model.file import model_to_json
+from treegen.rules.core import RuleSet
 from treegen.rules.file import ruleset_to_json
 from treegen.rules.generate import generate
 from treegen.trainer import TrainOptions
@@ -198,7 +199,7 @@ def test_train_rules_is_the_cli_ruleset(
     out = tmp_path / "cli.rules"
     assert main(["-q", "rules", f"{stem}.data", *flags, "-o", str(out)]) == 0
     rules = treegen.train_rules(f"{stem}.data", **kw)  # type: ignore[arg-type]
-    assert isinstance(rules, treegen.Rules) and rules.path is None
+    assert isinstance(rules.value, RuleSet) and rules.path is None
     assert ruleset_to_json(rules) == out.read_text()
     assert np.array_equal(rules.predict(f"{stem}.data"), treegen.load(out).predict(f"{stem}.data"))
 

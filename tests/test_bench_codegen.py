@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.codegen.build import have_compiler
+from treegen.verify.build import have_compiler
 
 pytest.importorskip("sklearn")
 from bench import codegen_bench as cb  # noqa: E402

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from treegen.cli import common
-from treegen.codegen.build import have_compiler
 from treegen.data import readers, synthetic
 from treegen.data.dataset import Dataset
 from treegen.data.readers import fast
 from treegen.model import classify
 from treegen.trainer import native
+from treegen.verify.build import have_compiler
 
 from support.cli import run_cli
 

@@ -14,13 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.codegen.build import STRICT_FLAGS
 from treegen.codegen.emit import emit
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.rules import emit_ruleset, lower_ruleset
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.rules.ccode import emit_ruleset, lower_ruleset
 from treegen.rules.generate import rules_of_data
 from treegen.trainer import TrainOptions, train
+from treegen.verify.build import STRICT_FLAGS
 
 from support import codegen_models as cm
 from support.modes import CORE, LEAN, STYLES, modes

@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 from treegen.codegen import layout
-from treegen.codegen.build import build, have_compiler
 from treegen.codegen.ctype import INPUT_TYPES, TYPES, smallest_int, smallest_uint
 from treegen.codegen.emit import emit
-from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.oracle import evaluate
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.model.fixedpoint import FixedPointClassifier
+from treegen.verify.build import build, have_compiler
+from treegen.verify.inputs import comparison_inputs
+from treegen.verify.oracle import evaluate
 
 from support import codegen_models as cm
 

@@ -14,14 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.codegen.build import build, have_compiler
 from treegen.codegen.emit import emit
 from treegen.codegen.ir import Compare
 from treegen.codegen.lean import compact_table
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.verify import verify
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.errors import EncodingError
+from treegen.kinds.check import verify
 from treegen.model.file import save_model
+from treegen.verify.build import build, have_compiler
 
 from support import codegen_models as cm
 from support.cli import run_cli

@@ -18,17 +18,19 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from treegen.codegen.build import build, have_compiler
 from treegen.codegen.emit import emit
 from treegen.codegen.emit_parts import key_bits_test
 from treegen.codegen.ir import IR, Compare
-from treegen.codegen.lower import ExportOptions, float_key, lower
-from treegen.codegen.oracle import evaluate
+from treegen.codegen.keys import float_key
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
 from treegen.firmware import targets
 from treegen.firmware.sim import run_vectors
 from treegen.firmware.vectors import vectors_c
 from treegen.model.core import Model, Node
+from treegen.verify.build import build, have_compiler
+from treegen.verify.oracle import evaluate
 
 from support import codegen_models as cm
 

@@ -17,17 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from treegen.codegen.build import STRICT_FLAGS, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.export import export_options
 from treegen.codegen.ir import IR, Compare
 from treegen.codegen.lean import default_inline_top, hot_tests
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.verify import verify
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.errors import TreegenError
+from treegen.kinds.check import verify
 from treegen.model.core import Model
 from treegen.model.file import save_model
 from treegen.model.fixedpoint import ONE
+from treegen.verify.build import STRICT_FLAGS, have_compiler
 
 from support import codegen_models as cm
 from support.cli import run_cli
@@ -219,4 +219,4 @@ def test_option_misuse_is_a_one_line_error(
     assert code == 2 and "negative" in err and "Traceback" not in err
     assert not Path(out).exists()
     with pytest.raises(TreegenError, match="negative"):
-        export_options("golf.tree", style="table", missing="none", inline_top=-1)
+        ExportOptions(style="table", missing="none", inline_top=-1)

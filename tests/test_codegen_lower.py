@@ -13,22 +13,17 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen.ctype import INT_TYPES, TYPES
-from treegen.codegen.inputs import comparison_inputs
 from treegen.codegen.ir import Encoding
+from treegen.codegen.keys import float_key, float_keys
 from treegen.codegen.literals import c_double, c_float, c_string
-from treegen.codegen.lower import (
-    ExportOptions,
-    float32_floor,
-    float_key,
-    known_range,
-    lower,
-    lower_continuous,
-)
-from treegen.codegen.oracle import evaluate, float_keys
+from treegen.codegen.lower import float32_floor, known_range, lower, lower_continuous
+from treegen.codegen.options import ExportOptions
 from treegen.errors import EncodingError
 from treegen.model import fixedpoint
 from treegen.model.core import Node
 from treegen.model.fixedpoint import ONE, FixedPointClassifier
+from treegen.verify.inputs import comparison_inputs
+from treegen.verify.oracle import evaluate
 
 from support import codegen_models as cm
 from support.modes import CORE, EXPORT_MODES

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from treegen.codegen import ExportOptions, export_c
 from treegen.codegen.names import (
     RESERVED,
     check_prefix,
@@ -19,7 +18,9 @@ from treegen.codegen.names import (
     sanitize,
     unique_idents,
 )
+from treegen.codegen.options import ExportOptions
 from treegen.errors import EmitError
+from treegen.kinds.export import render
 
 from support import codegen_models as cm
 
@@ -91,7 +92,7 @@ def test_prefix_from_path(path: str, prefix: str) -> None:
 
 @pytest.mark.parametrize("style", ["ifs", "table"])
 def test_only_stdint_and_pgmspace_are_included(style: str) -> None:
-    files = export_c(cm.tiny(), ExportOptions(prefix="t", style=style))
+    files = render(cm.tiny(), ExportOptions(prefix="t", style=style)).files
     includes = re.findall(r"^\s*#\s*include\s*(\S+)", "\n".join(files.values()), re.MULTILINE)
     assert sorted(set(includes)) == ['"predict.h"', "<avr/pgmspace.h>", "<stdint.h>"]
     header = files["predict.h"]

@@ -17,16 +17,17 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from treegen.codegen.build import Built, build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.inputs import comparison_inputs, model_values, to_c_domain
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.oracle import evaluate
-from treegen.codegen.verify import classify_comparable
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.errors import EncodingError
 from treegen.model.core import Model
 from treegen.model.fixedpoint import FixedPointClassifier
+from treegen.verify.build import Built, build, have_compiler
+from treegen.verify.inputs import comparison_inputs, model_values, to_c_domain
+from treegen.verify.oracle import evaluate
+from treegen.verify.tree import classify_comparable
 
 from support import codegen_models as cm
 from support.modes import STYLES, modes

@@ -16,7 +16,8 @@ from pycparser import c_ast, c_parser
 
 from treegen.codegen.emit import emit
 from treegen.codegen.ir import IR, Compare, Switch
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 
 from support import codegen_models as cm
 from support.modes import STYLES, modes

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from treegen.codegen import layout
-from treegen.codegen.build import have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.verify import verify
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
+from treegen.kinds.check import verify
 from treegen.model.core import Model
 from treegen.model.fixedpoint import ONE
+from treegen.verify.build import have_compiler
 
 from support import codegen_models as cm
 from support.modes import EXPORT_MODES
@@ -96,7 +97,7 @@ def test_paired_words_rebuild_every_share(make: object) -> None:
 @pytest.mark.parametrize("mode", ["float", "int16", "keys", "double"])
 @pytest.mark.parametrize("which", ["sklearn", "unpaired"])
 def test_verify_binary_table(which: str, mode: str, tmp_path: Path) -> None:
-    model = sklearn_tree() if which == "sklearn" else unpaired_chain()
+    model = sklearn_tree().value if which == "sklearn" else unpaired_chain()
     opts = ExportOptions(prefix="m", style="table", **EXPORT_MODES[mode])  # type: ignore[arg-type]
     report = verify(model, opts, n_random=400, workdir=tmp_path)
     assert report.rows > 100

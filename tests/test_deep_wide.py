@@ -15,17 +15,18 @@ import numpy as np
 import pytest
 from test_hostile_names import _strip_comments_and_strings
 
-from treegen.codegen.build import STRICT_FLAGS
 from treegen.codegen.emit import emit
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.verify import verify
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import EncodingError
+from treegen.kinds.check import verify
 from treegen.model import classify
 from treegen.model.core import Model
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, train
+from treegen.verify.build import STRICT_FLAGS
 
 from support import codegen_models as cm
 from support.fuzz import LONG

@@ -25,11 +25,11 @@ import pytest
 
 from treegen.cli.main import main
 from treegen.codegen.emit import emit
-from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.errors import ToolError
-from treegen.firmware import check, parity, targets
+from treegen.firmware import check, targets
 from treegen.firmware.objinfo import stack_bound
 from treegen.firmware.parity import verify_on
 from treegen.firmware.sim import AVR_DELAY_SPAN, NOP10_COUNT, parse_output, run_vectors
@@ -37,6 +37,7 @@ from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir
 from treegen.model import Model
 from treegen.model.file import save_model
 from treegen.model.fixedpoint import FixedPointClassifier
+from treegen.verify.inputs import comparison_inputs
 
 from support import codegen_models as cm
 
@@ -245,14 +246,16 @@ def test_verify_on_cli_exits_1_on_a_mismatch(
     golf_tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     need("m0plus")
-    real_emit = parity.emit
+    from treegen.kinds import tree as tree_kind
+
+    real_emit = tree_kind.emit
 
     def broken(ir, style):  # type: ignore[no-untyped-def]
         files = dict(real_emit(ir, style))
         files["predict.c"] = files["predict.c"].replace("<= 75.0f", "<= 76.0f")
         return files
 
-    monkeypatch.setattr(parity, "emit", broken)
+    monkeypatch.setattr(tree_kind, "emit", broken)
     code = main(["verify", str(golf_tree), "--on", "m0plus", "--random", "30"])
     out = capsys.readouterr().out
     assert code == 1

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.codegen.build import have_compiler
-from treegen.codegen.inputs import comparison_inputs, to_c_domain
-from treegen.codegen.verify import Report, compare
 from treegen.errors import EmitError, EncodingError
+from treegen.verify.build import have_compiler
+from treegen.verify.inputs import comparison_inputs, to_c_domain
+from treegen.verify.report import Report
+from treegen.verify.tree import compare
 
 from support.fuzz import LONG, Mode, all_modes, build_many, export, fuzz_model
 
@@ -61,7 +62,7 @@ def _run_group(start: int, tmp: Path) -> tuple[int, int, list[str]]:
         report = Report()
         # The options, for --missing none: the C is checked against the none rule on
         # the C4.5 IR as well as against the Python model where no value is missing.
-        compare(ir, model, X, c_cls, c_proba, report, mode.options(prefix))
+        compare(model, ir, mode.options(prefix), X, c_cls, c_proba, report)
         rows += report.rows
         if not report.ok:
             failures.append(f"case ({SEED}, {index}) {mode.name}:\n" + report.text())
@@ -79,7 +80,7 @@ def test_fuzz_differential(start: int, tmp_path: Path) -> None:
 def test_mode_table_covers_every_axis() -> None:
     modes = all_modes()
     assert {m.style for m in modes} == {"ifs", "table"}
-    from treegen.codegen.ir import INPUT_TYPES
+    from treegen.codegen.ctype import INPUT_TYPES
 
     assert {m.input_type for m in modes} == set(INPUT_TYPES)
     assert any(m.float_compare == "int" for m in modes)

@@ -7,10 +7,11 @@ import warnings
 import numpy as np
 import pytest
 
-from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.core import Model, Node
+from treegen.verify.inputs import comparison_inputs
 
 
 def _one_test(threshold: float, flavor: str) -> Model:
@@ -52,8 +53,8 @@ def test_lean_export_of_a_test_below_every_finite_float_does_not_warn() -> None:
     # input lowers to x < -FLT_MAX; rewriting that as x <= (the float below -FLT_MAX)
     # took nextafter into -inf, which warned "overflow encountered in nextafter".
     from treegen.codegen.emit import emit
-    from treegen.codegen.oracle import evaluate
     from treegen.errors import EmitError
+    from treegen.verify.oracle import evaluate
 
     model = _one_test(-1e300, "j48")
     with warnings.catch_warnings():

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegen.codegen.build import STRICT_FLAGS
-from treegen.codegen.export import export_options
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.kinds.export import render
 from treegen.model.core import Model
 from treegen.model.file import load_model, save_model
 from treegen.trainer import TrainOptions, train
+from treegen.verify.build import STRICT_FLAGS
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
@@ -112,10 +113,6 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     assert loaded.schema == model.schema
     used = {n.attribute for n in loaded.nodes if not n.is_leaf}
     assert len(used) >= 6  # the names really reach the generated tests
-    from treegen.codegen.emit import emit
-    from treegen.codegen.export import with_provenance
-    from treegen.codegen.lower import lower
-
     out = {}
     for style in ("ifs", "table"):
         # The lean exports (--missing none, with --proba too) name things in their own
@@ -126,16 +123,9 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
             ("float", "none", None),
             ("int16", "none", True),
         ):
-            opts = with_provenance(
-                export_options(
-                    str(tmp / "evil.tree"), style=style, input_type=t, missing=missing, proba=proba
-                ),
-                loaded,
-                "evil.tree",
-                ".",
-            )
+            opts = ExportOptions(style=style, input_type=t, missing=missing, proba=proba)
             lean = "" if missing == "c45" else "-lean" + ("-proba" if proba else "")
-            out[f"{style}-{t}{lean}"] = emit(lower(loaded, opts), style)
+            out[f"{style}-{t}{lean}"] = render(loaded, opts, path="evil.tree").files
     return out
 
 
@@ -256,13 +246,12 @@ def test_identifiers_stable_across_processes(
     script = (
         "import sys, json; sys.path.insert(0, %r)\n"
         "import test_hostile_names as t\n"
-        "from treegen.codegen.emit import emit\nfrom treegen.codegen.lower import lower\n"
-        "from treegen.codegen.export import export_options, with_provenance\n"
+        "from treegen.codegen.options import ExportOptions\n"
+        "from treegen.kinds.export import render\n"
         "from treegen.model.file import save_model, load_model\n"
         "m = t.hostile_model(); save_model(m, %r); m = load_model(%r)\n"
-        "o = with_provenance(export_options(%r, style='ifs', input_type='float'), m,"
-        " 'evil.tree', '.')\n"
-        "sys.stdout.write(json.dumps(emit(lower(m, o), 'ifs')))\n"
+        "o = ExportOptions(style='ifs', input_type='float')\n"
+        "sys.stdout.write(json.dumps(render(m, o, path=%r).files))\n"
     )
     here = str(Path(__file__).parent)
     path = str(tmp_path / "evil.tree")
@@ -304,7 +293,6 @@ def test_data_names_spelling_the_templates_macros_stay_apart(tmp_path: Path) -> 
     """A feature and value whose macro would spell one of the templates' own macros, or the
     include guard, gets another name: predict.h redefines nothing, and the user's
     ``-DPREFIX_INLINE_TOP`` / ``-DPREFIX_WANT_CLASS_NAMES`` still compile warning-free."""
-    from treegen.codegen import export_c
     from treegen.codegen.emit import TEMPLATE_MACROS
 
     pairs = [tuple(m.lower().split("_", 1)) for m in TEMPLATE_MACROS if "_" in m]
@@ -320,8 +308,8 @@ def test_data_names_spelling_the_templates_macros_stay_apart(tmp_path: Path) -> 
     model = train(Dataset(Schema(tuple(attrs), ("a", "b"), "y"), X, y), TrainOptions())
     reserved = {f"TREEGEN_{m}" for m in TEMPLATE_MACROS} | {"TREEGEN_TREEGEN_H"}
     for missing in ("c45", "none"):
-        opts = export_options("treegen.tree", style="table", missing=missing, input_type="float")
-        files = export_c(model, opts)
+        opts = ExportOptions(style="table", missing=missing, input_type="float")
+        files = render(model, opts, path="treegen.tree").files
         header = files["predict.h"]
         defined = re.findall(r"^#define (\w+)", header, flags=re.M)
         assert len(defined) == len(set(defined))  # the guard and N_CLASSES, once each

@@ -320,7 +320,8 @@ def test_deeply_nested_json_is_a_model_file_error(tmp_path: Path, make: object) 
 def test_deep_chain_tree_saves_loads_shows_and_exports(tmp_path: Path) -> None:
     """A legitimately deep tree (2,000 levels) goes through every stage without recursion."""
     from treegen.codegen.emit import emit
-    from treegen.codegen.lower import ExportOptions, lower
+    from treegen.codegen.lower import lower
+    from treegen.codegen.options import ExportOptions
     from treegen.model.classify import predict
     from treegen.model.show import format_tree
 

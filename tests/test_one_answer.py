@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 import treegen
-from treegen.codegen.build import build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.inputs import comparison_inputs
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.readers import read_dataset
 from treegen.model import classify
+from treegen.verify.build import build, have_compiler
+from treegen.verify.inputs import comparison_inputs
 
 from support import codegen_models as cm
 from support.cli import run_cli

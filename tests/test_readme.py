@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from treegen.cli.main import build_parser
-from treegen.codegen.build import STRICT_FLAGS
+from treegen.verify.build import STRICT_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

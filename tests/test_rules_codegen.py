@@ -17,17 +17,19 @@ import pytest
 
 import treegen
 from treegen.cli.main import main
-from treegen.codegen.build import STRICT_FLAGS, build
-from treegen.codegen.lower import FLT_MAX, ExportOptions
-from treegen.codegen.rules import emit_ruleset, evaluate, lower_ruleset
-from treegen.codegen.rules_verify import ruleset_inputs, verify_ruleset
+from treegen.codegen.lower import FLT_MAX
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import EncodingError
+from treegen.kinds.check import verify
+from treegen.rules.ccode import emit_ruleset, lower_ruleset
+from treegen.rules.check import evaluate, ruleset_inputs
 from treegen.rules.core import Condition, Rule, RuleSet
 from treegen.rules.file import save_ruleset
 from treegen.rules.generate import generate
 from treegen.trainer import TrainOptions, train
+from treegen.verify.build import STRICT_FLAGS, build
 
 from support.modes import EXPORT_MODES, cli_args, modes
 
@@ -110,7 +112,7 @@ def test_verify_every_mode(name: str, mode: str) -> None:
     if name in SYNTHETIC and mode == "fixed":
         kw["scale"] = None  # FLT_MAX scaled does not fit int32 (test_scale_overflow_names_the_rule)
     opts = ExportOptions(prefix=f"r_{mode}", **kw)  # type: ignore[arg-type]
-    report = verify_ruleset(_ruleset(name), opts, _data(name), n_random=300)
+    report = verify(_ruleset(name), opts, _data(name), n_random=300)
     assert report.ok, report.text()
     assert report.rows > 300 and "C vs Python ruleset" in report.text()
 
@@ -286,7 +288,6 @@ def test_cli_export_and_verify(tmp_path: Path) -> None:
         (["--style", "table"], "--style"),
         (["--missing", "none"], "--missing"),
         (["--proba"], "--proba"),
-        (["--report"], "--report"),
     ],
 )
 def test_cli_tree_only_options_are_one_line_errors(
@@ -299,11 +300,22 @@ def test_cli_tree_only_options_are_one_line_errors(
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="no arm-none-eabi-gcc")
+def test_export_report_measures_a_ruleset(tmp_path: Path) -> None:
+    """A ruleset's C is measured per compiler as a tree's is (the firmware tools take
+    every kind through the registry)."""
+    rules = tmp_path / "vote.rules"
+    save_ruleset(_generated("vote-r8"), rules)
+    status, out, err = _run(["export", str(rules), "-o", str(tmp_path / "c"), "--report"])
+    assert status == 0, err
+    assert "ruleset of " in out and "Cortex-M0+ (arm-none-eabi-gcc)" in out
+
+
 def test_api_export_and_verify_are_the_clis(tmp_path: Path) -> None:
     rules = tmp_path / "labor.rules"
     save_ruleset(_generated("labor-neg"), rules)
     loaded = treegen.load(rules)
-    assert isinstance(loaded, treegen.Rules)
+    assert isinstance(loaded, treegen.Model) and isinstance(loaded.value, RuleSet)
     written = loaded.export_c(tmp_path / "api", input_type="int16", scale=10)
     api = {p.name: p.read_text() for p in written}
     status, _, _ = _run(

@@ -21,7 +21,6 @@ from treegen.data.readers import read_dataset
 from treegen.errors import ModelFileError
 from treegen.rules.core import Condition, Rule, RuleSet, predict
 from treegen.rules.file import (
-    load_model_or_ruleset,
     load_ruleset,
     ruleset_from_json,
     ruleset_to_json,
@@ -170,7 +169,7 @@ def test_api_load_returns_a_ruleset(tmp_path: Path) -> None:
         _run(["-q", "rules", str(REF / "labor-neg" / "labor-neg.data"), "-o", str(rules)])[0] == 0
     )
     loaded = treegen.load(rules)
-    assert isinstance(loaded, treegen.Rules)
+    assert isinstance(loaded, treegen.Model) and isinstance(loaded.value, RuleSet)
     status, out, _ = _run(["predict", str(rules), str(data)])
     assert loaded.predict(data).tolist() == out.splitlines()
     ds = read_dataset(str(data), schema=loaded.schema)
@@ -213,7 +212,7 @@ def test_ruleset_where_a_model_is_needed_is_one_line(tmp_path: Path) -> None:
 def test_info_on_a_ruleset_counts_its_rules_and_conditions(tmp_path: Path) -> None:
     rules = tmp_path / "crx.rules"
     assert _run(["-q", "rules", str(REF / "crx" / "crx.data"), "-o", str(rules)])[0] == 0
-    rs = load_model_or_ruleset(rules)
+    rs = load_ruleset(rules)
     assert isinstance(rs, RuleSet)
     status, out, _ = _run(["info", str(rules)])
     assert status == 0

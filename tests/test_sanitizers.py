@@ -11,14 +11,15 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from treegen.codegen.build import STRICT_FLAGS
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.inputs import comparison_inputs, missing_value
 from treegen.codegen.ir import IR
-from treegen.codegen.lower import ExportOptions
-from treegen.codegen.verify import Report, compare
+from treegen.codegen.options import ExportOptions
 from treegen.errors import EncodingError
 from treegen.model.core import Model
+from treegen.verify.build import STRICT_FLAGS
+from treegen.verify.inputs import comparison_inputs, missing_value
+from treegen.verify.report import Report
+from treegen.verify.tree import compare
 
 from support import codegen_models as cm
 from support.fuzz import Mode, all_modes, export
@@ -224,7 +225,7 @@ def test_sanitizers_report_nothing(
         # with --missing none, the none rule and the model where nothing is missing).
         report = Report()
         c_proba = np.ascontiguousarray(got[:, 1:], dtype=np.uint16)
-        compare(ir, model, X, got[:, 0].astype(np.int32), c_proba, report, opts)
+        compare(model, ir, opts, X, got[:, 0].astype(np.int32), c_proba, report)
         assert report.ok, (n, ir.encoding, report.text())
         if not ir.proba:
             assert not c_proba.any()

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 import treegen
-from treegen.codegen.build import build, have_compiler
 from treegen.codegen.emit import emit
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.errors import UsageError
+from treegen.verify.build import build, have_compiler
 
 from support.cli import run_cli
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from treegen.codegen import verify as verify_mod
+from treegen.kinds import tree as verify_mod
 from treegen.model.file import save_model
 
 from support import codegen_models as cm

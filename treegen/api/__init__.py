@@ -8,9 +8,9 @@ conventions: ``X`` is ``(n_rows, n_features)`` with NaN for a missing
 value, ``y`` holds any labels, and :meth:`Model.predict` returns them.
 
 The classes live in the package's modules, re-exported here: :class:`Model`
-(:mod:`treegen.api.model`), :class:`Rules` (:mod:`treegen.api.rules`) and what both
-share, :class:`VerifyReport` and the rows ``X`` they read
-(:mod:`treegen.api.common`); :func:`train`, :func:`train_rules` and :func:`load` are defined here.
+(:mod:`treegen.api.model`: a model of any kind), :class:`VerifyReport` and the rows
+``X`` it reads (:mod:`treegen.api.common`); :func:`train`, :func:`train_rules` and
+:func:`load` are defined here.
 """
 
 from __future__ import annotations
@@ -22,15 +22,13 @@ from dataclasses import replace
 import numpy.typing as npt
 
 from treegen.api.common import PathLike, VerifyReport
-from treegen.api.model import UNSAVED, Model
-from treegen.api.rules import UNSAVED_RULES, Rules
+from treegen.api.model import Model
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.errors import TrainError
+from treegen.kinds import load as load_kind
 from treegen.model.core import flavor_compares_float32
-from treegen.rules import core as rules_core
-from treegen.rules.file import load_model_or_ruleset
 from treegen.rules.generate import rules_of_data
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
@@ -39,9 +37,6 @@ from treegen.trainer.options import PRUNINGS, Pruning
 __all__ = [
     "Model",
     "PathLike",
-    "Rules",
-    "UNSAVED",
-    "UNSAVED_RULES",
     "VerifyReport",
     "load",
     "train",
@@ -49,13 +44,10 @@ __all__ = [
 ]
 
 
-def load(path: PathLike) -> Model | Rules:
-    """Read a model file (``model.tree``) or a ruleset file (``treegen rules -o``),
+def load(path: PathLike) -> Model:
+    """Read a model file of any kind (``model.tree``, a ruleset of ``treegen rules -o``),
     checked as ``treegen`` checks it."""
-    loaded = load_model_or_ruleset(os.fspath(path))
-    if isinstance(loaded, rules_core.RuleSet):
-        return Rules.of(loaded, path)
-    return Model.of(loaded, path)
+    return Model.of(load_kind(path)[1], path)
 
 
 def train(
@@ -149,7 +141,7 @@ def train_rules(
     cf: float = 0.25,
     subsets: bool = False,
     criterion: Criterion = "gainratio",
-) -> Rules:
+) -> Model:
     """C4.5's rules (c4.5rules) from ``data``'s unpruned c45 tree, as ``treegen rules``
     makes them: the ruleset it saves with ``-o`` (after the "Drop rule" steps), which
     classifies.  ``data`` and its keywords are :func:`train`'s; ``min_cases``,
@@ -167,7 +159,7 @@ def train_rules(
         categories=categories,
     )
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
-    return Rules.of(replace(final, options=_with_labels(final.options, kind)))
+    return Model.of(replace(final, options=_with_labels(final.options, kind)))
 
 
 def _dataset(

@@ -1,8 +1,8 @@
-"""What :class:`~treegen.api.Model` and :class:`~treegen.api.Rules` share.
+"""What :class:`~treegen.api.Model`'s methods take and return, whatever the kind.
 
-The path type their methods take, :class:`VerifyReport` (what ``verify`` returns
-for a tree and for a ruleset alike) and the rows ``X`` they classify: a data file
-read as ``treegen predict`` reads it, or an array.
+The path type, :class:`VerifyReport` (what ``verify`` returns), the labels a model
+predicts, and the rows ``X`` it classifies: a data file read as ``treegen predict``
+reads it, or an array.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen import verify as codegen_verify
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import UsageError
+from treegen.verify.report import Report
 
 PathLike = str | os.PathLike[str]
 
@@ -54,7 +54,7 @@ class VerifyReport:
         return self.failed == 0
 
     @classmethod
-    def of(cls, report: codegen_verify.Report) -> VerifyReport:
+    def of(cls, report: Report) -> VerifyReport:
         return cls(
             passed=report.rows - report.failed_rows,
             failed=report.failed_rows,

@@ -13,20 +13,19 @@ from fractions import Fraction
 
 from treegen.cli.common import read_data
 from treegen.cli.progress import progress_line
-from treegen.codegen import export as codegen_export
-from treegen.codegen.emit import STYLES
-from treegen.codegen.export import render, with_provenance
-from treegen.codegen.ir import INPUT_TYPES
-from treegen.codegen.lower import ExportOptions
-from treegen.codegen.rules import render_ruleset
-from treegen.codegen.rules import with_provenance as rules_with_provenance
-from treegen.codegen.rules_verify import verify_ruleset
-from treegen.codegen.verify import verify
+from treegen.codegen.ctype import INPUT_TYPES
+from treegen.codegen.options import (
+    FLOAT_COMPARES,
+    MISSING_RULES,
+    STYLES,
+    ExportOptions,
+    scale_options,
+)
 from treegen.data.atomic import write_files_atomic
-from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
-from treegen.rules.core import RuleSet
-from treegen.rules.file import load_model_or_ruleset
+from treegen.kinds import load
+from treegen.kinds.check import verify
+from treegen.kinds.export import render
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -82,7 +81,7 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--float-compare",
-        choices=["float", "int"],
+        choices=FLOAT_COMPARES,
         default="float",
         help="int: compare float inputs as integer keys of their bits, for cores without an FPU",
     )
@@ -107,7 +106,7 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--missing",
-        choices=["c45", "none"],
+        choices=MISSING_RULES,
         default="c45",
         help="c45: missing values handled as C4.5 does (default); none: the "
         "caller promises no value is missing, and the C has no "
@@ -140,80 +139,50 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
+def export_options(args: argparse.Namespace) -> ExportOptions:
     """The :class:`ExportOptions` the command line asks for."""
-    return codegen_export.export_options(
-        model_path,
+    return ExportOptions(
+        prefix=args.prefix,
         style=args.style,
         input_type=args.input_type,
         float_compare=args.float_compare,
-        scale=args.scale,
         missing_value=args.missing_value,
         missing=args.missing,
         proba=args.proba,
-        prefix=args.prefix,
         inline_top=args.inline_top,
+        **scale_options(args.scale),  # type: ignore[arg-type]
     )
 
 
-def _no_firmware(args: argparse.Namespace) -> None:
-    """The firmware reports and runs (--report, --on) measure trees only."""
-    for flag, given in (("--report", getattr(args, "report", None)), ("--on", args.on)):
-        if given:
-            raise UsageError("applies to trees, not to a ruleset", option=flag)
-
-
 def run_export(args: argparse.Namespace) -> int:
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        _no_firmware(args)
-        _, files = render_ruleset(model, args.model, args.output, export_options(args, args.model))
-        write_files_atomic(args.output, files)
-        if not getattr(args, "quiet", False):
-            for name in sorted(files):
-                print(f"{args.output.rstrip('/')}/{name}")
-        return 0
-    opts, files = render(model, args.model, args.output, export_options(args, args.model))
-    write_files_atomic(args.output, files)
+    _, value = load(args.model)
+    rendered = render(value, export_options(args), path=args.model, out=args.output)
+    write_files_atomic(args.output, rendered.files)
     if not getattr(args, "quiet", False):
-        for name in sorted(files):
+        for name in sorted(rendered.files):
             print(f"{args.output.rstrip('/')}/{name}")
     if args.report or args.on:
-        firmware_cli.export_report(args, model, opts, files)
+        firmware_cli.export_report(args, value, rendered)
     return 0
 
 
-def _verify_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
-    _no_firmware(args)
-    opts = rules_with_provenance(export_options(args, args.model), rs, args.model, ".")
-    with progress_line(args) as progress:
-        data = [
-            read_data(args, path, schema=rs.schema, float32=rs.compares_float32, progress=progress)
-            for path in args.data
-        ]
-        progress.update("verifying")
-        report = verify_ruleset(rs, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
-    sys.stdout.write(report.text(args.show))
-    return 0 if report.ok else 1
-
-
 def run_verify(args: argparse.Namespace) -> int:
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        return _verify_ruleset(args, model)
-    opts = with_provenance(export_options(args, args.model), model, args.model, ".")
+    _, value = load(args.model)
+    opts = export_options(args)
     with progress_line(args) as progress:
         data = [
             read_data(
-                args, path, schema=model.schema, float32=model.compares_float32, progress=progress
+                args, path, schema=value.schema, float32=value.compares_float32, progress=progress
             )
             for path in args.data
         ]
         if not args.on:
             progress.update("verifying")
-            report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+            report = verify(
+                value, opts, data, path=args.model, cc=args.cc, n_random=args.random, seed=args.seed
+            )
     if args.on:
-        return firmware_cli.verify_on(args, model, opts, data)
+        return firmware_cli.verify_on(args, value, opts, data, path=args.model)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
 

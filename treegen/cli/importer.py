@@ -43,7 +43,7 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
     except TreegenError as exc:
         exc.file, exc.option = args.file, None
         raise
-    text = model_to_json(model)
+    text = model_to_json(model.value)
     try:
         # What is written must load: the file's own validation, before anything is written.
         model_from_json(text)

@@ -6,40 +6,28 @@ from __future__ import annotations
 import argparse
 import sys
 
-from treegen.analysis.report import format_report, model_report
-from treegen.codegen.flash import estimate_flash
-from treegen.codegen.ir import INPUT_TYPES
+from treegen.codegen.ctype import INPUT_TYPES
 from treegen.errors import UsageError
-from treegen.model.picture import PLOT_FORMATS, format_dot, plot_format, render
-from treegen.rules.core import RuleSet
-from treegen.rules.file import load_model_or_ruleset
-from treegen.rules.show import format_ruleset_report
+from treegen.kinds import load
+from treegen.model.picture import PLOT_FORMATS, plot_format, render
 
 
 def run_plot(args: argparse.Namespace) -> int:
     """Render MODEL's tree to -o FILE with Graphviz's dot."""
     fmt = plot_format(args.output)
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
+    kind, value = load(args.model)
+    if kind.dot is None:
         raise UsageError(
-            "a ruleset has no tree to draw ('treegen show' prints its rules)", file=args.model
+            f"a {kind.name} has no tree to draw ('treegen show' prints it)", file=args.model
         )
-    render(format_dot(model), args.output, fmt, dot=args.dot)
+    render(kind.dot(value), args.output, fmt, dot=args.dot)
     return 0
 
 
 def run_info(args: argparse.Namespace) -> int:
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        # No flash formula was fitted to rule lists: the compiled size is the measure.
-        sys.stdout.write(format_ruleset_report(model))
-        sys.stdout.write("estimated flash: none for a ruleset (export it and compile it)\n")
-        return 0
-    text = format_report(model, model_report(model))
-    flash = estimate_flash(model, args.input_type)
-    text += f"estimated flash, --style table --input-type {args.input_type} (not compiled):\n"
-    text += "".join(f"  {target}: ~{size} bytes\n" for target, size in flash.items())
-    sys.stdout.write(text)
+    """Print what MODEL is made of (its kind's report)."""
+    kind, value = load(args.model)
+    sys.stdout.write(kind.info(value, args.input_type))
     return 0
 
 

@@ -352,12 +352,3 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
             context(header, source, tables, walk)
         ),
     }
-
-
-def render_cdef(ir: IR) -> str:
-    """Declarations for ``cffi.FFI.cdef``, from the IR (no preprocessor lines)."""
-    P = ir.prefix
-    ctype = ir.encoding.ctype.c_name
-    return f"typedef {ctype} {P}_input_t;\nint {P}_predict(const {P}_input_t *x);\n" + (
-        f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n" if ir.proba else ""
-    )

@@ -23,24 +23,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from treegen.codegen.ctype import INPUT_TYPES as _INPUT_TYPES
 from treegen.codegen.ctype import TYPES, UINT32, CType
+from treegen.codegen.options import MissingRule
 from treegen.errors import EmitError
 from treegen.model.fixedpoint import ONE
 from treegen.nanequal import nan_equal
 
-INPUT_TYPES = _INPUT_TYPES
-"""The --input-type choices, from treegen.codegen.ctype (treegen.cli.export reads them here)."""
-
 CompareOp = Literal["le", "lt", "left", "right"]
 """``le``: x <= t; ``lt``: x < t; ``left``/``right``: every known value goes that way
 (a test folded over the type's range; a missing value still splits the weight)."""
-
-MissingRule = Literal["c45", "none"]
-"""``c45``: a missing value splits the case over every branch (Release 8).  ``none``:
-the caller promises no value is missing; a value that is NaN or the sentinel anyway
-takes one fixed path (treegen.codegen.lean)."""
-MISSING_RULES: tuple[MissingRule, ...] = ("c45", "none")
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,7 @@ from treegen.api import Model
 from treegen.data.arrays import label_kind
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import UsageError
+from treegen.model import core
 from treegen.model.core import Node
 from treegen.model.fixedpoint import FLT_MAX, float32_floor
 from treegen.model.version import VERSION
@@ -202,4 +203,4 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
     kind = label_kind(classes)
     if kind != "str":
         options["labels"] = kind
-    return Model(schema, tuple(final), options, VERSION, "")
+    return Model.of(core.Model(schema, tuple(final), options, VERSION, ""))

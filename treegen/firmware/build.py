@@ -21,12 +21,12 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.emit_parts import HEADER, SOURCE
-from treegen.codegen.ir import IR
 from treegen.errors import ToolError
 from treegen.firmware.objinfo import ObjectInfo, object_info
 from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir
 from treegen.firmware.targets import COMMON_CFLAGS, Target
 from treegen.firmware.vectors import vectors_c
+from treegen.verify.build import CApi
 
 _AVR_CRASH = (b"avr_sadly_crashed", b"avr_gdb_init")  # the crash, or the GDB server after it
 
@@ -111,7 +111,7 @@ def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
 class Firmware:
     """predict.o and the harness objects of one build, linked with each vector chunk."""
 
-    def __init__(self, t: Target, ir: IR, files: dict[str, str], d: Path) -> None:
+    def __init__(self, t: Target, ir: CApi, files: dict[str, str], d: Path) -> None:
         self.t, self.ir, self.d = t, ir, d
         self.ex = examples_dir()
         d.mkdir(parents=True, exist_ok=True)

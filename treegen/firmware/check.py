@@ -35,8 +35,8 @@ import numpy as np
 
 from treegen.codegen.ctype import TYPES
 from treegen.codegen.ir import Leaf
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.oracle import codes, missing_mask
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions, MissingRule, Style
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.errors import TreegenError
@@ -45,6 +45,7 @@ from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import verify_on
 from treegen.model import Model
 from treegen.trainer import train
+from treegen.verify.oracle import codes, missing_mask
 
 MODELS = ("golf", "crx", "hypo")
 # Style, and "-lean": --missing none without predict_proba (the smallest C; inputs
@@ -92,8 +93,10 @@ def export_options(
 ) -> ExportOptions | str:
     """The options of one combination (``style`` as in :data:`STYLES`), or why it
     cannot be encoded."""
-    base, _, lean = style.partition("-")
-    missing, proba = ("none", False) if lean else ("c45", None)
+    name_of_style, _, lean = style.partition("-")
+    base: Style = "table" if name_of_style == "table" else "ifs"
+    missing: MissingRule = "none" if lean else "c45"
+    proba = False if lean else None
     if mode == "float":
         return ExportOptions(prefix=name, style=base, missing=missing, proba=proba)
     if mode == "keys":

@@ -27,12 +27,12 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.ir import IR
 from treegen.errors import ToolError
 from treegen.firmware import targets
 from treegen.firmware.build import Firmware
 from treegen.firmware.objinfo import ObjectInfo, flash_ram, section_sizes
 from treegen.firmware.targets import Target
+from treegen.verify.build import CApi
 
 TIME_LIMIT = 60.0
 """Seconds one simulator run may take (a whole run normally takes well under one)."""
@@ -157,7 +157,7 @@ def _self_check(t: Target, meta: dict[str, str]) -> str | None:
 
 
 def run_vectors(
-    ir: IR,
+    ir: CApi,
     files: dict[str, str],
     X: npt.ArrayLike,
     target: str | Target,
@@ -182,7 +182,7 @@ def run_vectors(
 
 def _run(
     t: Target,
-    ir: IR,
+    ir: CApi,
     files: dict[str, str],
     rows: npt.NDArray[np.generic],
     d: Path,

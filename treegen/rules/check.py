@@ -1,33 +1,77 @@
-"""Verifying a ruleset's C (``treegen verify RULES``): the rows it is run on, and the check.
+"""A ruleset's side of ``verify``: the numpy evaluator of its C, the rows, the comparison.
 
-:func:`verify_ruleset` exports a ruleset (treegen.codegen.rules), compiles it and
-compares the C's class on every row with the numpy evaluator's
-(:func:`~treegen.codegen.rules.evaluate`) and the Python ruleset's
-(treegen.rules.core.predict).  The rows are the data given plus
-:func:`ruleset_inputs`: for each rule a row that meets it, each condition's
-feature moved to the values around its threshold (or to each code) and to
-missing, the type's special values, and random mixtures of those.
+:func:`evaluate` computes in numpy what the ruleset's C (treegen.rules.ccode) computes;
+:func:`compare` holds the C's class on every row against it and against the Python
+ruleset's (treegen.rules.core.predict).  The rows (:func:`verify_rows`) are the data
+given plus :func:`ruleset_inputs`: for each rule a row that meets it, each condition's
+feature moved to the values around its threshold (or to each code) and to missing, the
+type's special values, and random mixtures of those.
 """
 
 from __future__ import annotations
 
 import math
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.build import build
-from treegen.codegen.inputs import c_values, key_to_float, model_values, random_rows, to_c_domain
-from treegen.codegen.lower import FLT_MAX, ExportOptions
-from treegen.codegen.oracle import missing_mask
-from treegen.codegen.rules import RuleIR, RuleTest, emit_ruleset, evaluate, holds, lower_ruleset
-from treegen.codegen.verify import Report, check_against, row_counts
+from treegen.codegen.keys import float_keys
+from treegen.codegen.lower import FLT_MAX
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
+from treegen.rules.ccode import RuleIR, RuleTest
 from treegen.rules.core import RuleSet
 from treegen.rules.core import predict as rules_predict
+from treegen.verify.inputs import c_values, key_to_float, model_values, random_rows, to_c_domain
+from treegen.verify.oracle import missing_mask
+from treegen.verify.report import Report, check_against, row_counts, tally
+
+
+def _c_values(col: npt.NDArray[np.generic], rir: RuleIR) -> npt.NDArray[Any]:
+    """A column as the C compares it: keys under --float-compare int, else as is."""
+    enc = rir.frame.encoding
+    if enc.uses_keys:
+        return float_keys(col.astype(np.float32))
+    if enc.is_int:
+        return col.astype(np.int64)
+    return col
+
+
+def holds(t: RuleTest, col: npt.NDArray[np.generic], rir: RuleIR) -> npt.NDArray[np.bool_]:
+    """Rows whose value (in the C domain) passes ``t``, as the C decides it."""
+    known = ~missing_mask(col, rir.frame.encoding)
+    v = _c_values(col, rir)
+    if t.op == "in":
+        out: npt.NDArray[np.bool_] = known & np.isin(v, np.asarray(t.values, dtype=v.dtype))
+        return out
+    if t.op == "known":
+        return known
+    thr: Any = v.dtype.type(t.threshold)
+    with np.errstate(invalid="ignore"):
+        if t.op == "le":
+            held = v <= thr
+        elif t.op == "lt":
+            held = v < thr
+        elif t.op == "gt":
+            held = v > thr
+        else:
+            held = v >= thr
+    result: npt.NDArray[np.bool_] = known & np.asarray(held, dtype=bool)
+    return result
+
+
+def evaluate(rir: RuleIR, X: npt.ArrayLike) -> npt.NDArray[np.int32]:
+    """The class the C returns for every row of ``X`` (C input domain)."""
+    rows = np.asarray(X)
+    out = np.full(rows.shape[0], rir.default, dtype=np.int32)
+    for r in reversed(rir.rules):
+        fires = np.ones(rows.shape[0], dtype=bool)
+        for t in r.tests:
+            fires &= holds(t, rows[:, t.feature], rir)
+        out[fires] = r.cls
+    return out
 
 
 def _near(rir: RuleIR, t: RuleTest, cut: float) -> list[float]:
@@ -111,34 +155,39 @@ def python_values(rir: RuleIR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.flo
     return values
 
 
-def verify_ruleset(
+def verify_rows(
     rs: RuleSet,
+    rir: RuleIR,
     opts: ExportOptions,
-    data: Sequence[Dataset] = (),
-    *,
-    cc: str | None = None,
-    n_random: int = 1000,
-    seed: int = 0,
-    workdir: Path | None = None,
-) -> Report:
-    """Export ``rs``, compile it and compare the C's class with the numpy evaluator's and
-    the Python ruleset's on every row; never raises on a mismatch."""
-    rir = lower_ruleset(rs, opts)
-    files = emit_ruleset(rir)
-    report = Report()
-    with tempfile.TemporaryDirectory(prefix="treegen-verify-") as tmp:
-        built = build(rir.frame, files, workdir or Path(tmp), cc=cc)
-        parts = [to_c_domain(rir.frame, ds.X) for ds in data]
-        parts.append(ruleset_inputs(rir, rs, n_random, seed))
-        X = np.concatenate(parts)
-        n_data = sum(ds.n_rows for ds in data)
-        enc = rir.frame.encoding
-        report.lines.append(
-            f"ruleset of {len(rs.rules)} rules, input {enc.input_type}"
-            f"{', float compare int' if enc.uses_keys else ''}: "
-            f"{row_counts(n_data, X.shape[0], n_random)}"
-        )
-        c_cls, _ = built.run(X)
+    data: Sequence[Dataset],
+    n_random: int,
+    seed: int,
+    report: Report,
+) -> npt.NDArray[np.generic]:
+    """The rows verify compares (DATA rows first), described in ``report``."""
+    parts = [to_c_domain(rir.frame, ds.X) for ds in data]
+    parts.append(ruleset_inputs(rir, rs, n_random, seed))
+    X = np.concatenate(parts)
+    n_data = sum(ds.n_rows for ds in data)
+    enc = rir.frame.encoding
+    report.lines.append(
+        f"ruleset of {len(rs.rules)} rules, input {enc.input_type}"
+        f"{', float compare int' if enc.uses_keys else ''}: "
+        f"{row_counts(n_data, X.shape[0], n_random)}"
+    )
+    return X
+
+
+def compare(
+    rs: RuleSet,
+    rir: RuleIR,
+    opts: ExportOptions,
+    X: npt.NDArray[np.generic],
+    c_cls: npt.NDArray[np.int32],
+    c_proba: npt.NDArray[np.uint16],
+    report: Report,
+) -> None:
+    """The C's class on every row against the rule evaluator's and the Python ruleset's."""
     checks = [
         ("rule evaluator", evaluate(rir, X)),
         ("Python ruleset", rules_predict(rs, python_values(rir, X)).astype(np.int32)),
@@ -147,6 +196,4 @@ def verify_ruleset(
     every = np.ones(X.shape[0], dtype=bool)
     for name, cls in checks:
         bad |= check_against(report, name, X, every, c_cls, cls)
-    report.rows += X.shape[0]
-    report.failed_rows += int(bad.sum())
-    return report
+    tally(report, X.shape[0], bad)

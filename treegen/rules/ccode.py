@@ -1,4 +1,4 @@
-"""Rulesets (``treegen rules -o RULES``) to C: lowering, the C, the oracle and verify.
+"""Rulesets (``treegen rules -o RULES``) to C: lowering and the C.
 
 A ruleset is an ordered list: the first rule whose conditions all hold gives the class,
 else the default class, and a condition on a missing value does not hold
@@ -15,40 +15,30 @@ else the default class, and a condition on a missing value does not hold
 * ``=``/``in`` become ``in``, the set of C values that are the codes (under
   ``--float-compare int`` the keys of the codes' floats, +0.0 and -0.0 both for 0).
 
-The C (templates/predict_rules.c.j2) is one ``if`` per rule; :func:`evaluate` is the
-same in numpy, and treegen.codegen.rules_verify compares the compiled C with it and
-with the Python ruleset (treegen.rules.core.predict) on every row, missing values
-included.
+The C (templates/predict_rules.c.j2) is one ``if`` per rule; treegen.rules.check is the
+same in numpy, and compares the compiled C with it and with the Python ruleset
+(treegen.rules.core.predict) on every row, missing values included.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import shlex
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Literal
-
-import numpy as np
-import numpy.typing as npt
+from typing import Literal
 
 from treegen.codegen.ctype import UINT32
 from treegen.codegen.emit import header_view, make_env
 from treegen.codegen.emit_parts import HEADER, SOURCE, threshold_literal, value_kind
-from treegen.codegen.export import option_words
-from treegen.codegen.ir import IR
+from treegen.codegen.ir import IR, Encoding, Feature
+from treegen.codegen.keys import float_key
 from treegen.codegen.literals import c_double, c_float, c_hex32, c_int
-from treegen.codegen.lower import ExportOptions, float_key, lower, lower_continuous
+from treegen.codegen.lower import lower, lower_continuous
 from treegen.codegen.names import comment_text
-from treegen.codegen.oracle import float_keys, missing_mask
+from treegen.codegen.options import ExportOptions
 from treegen.codegen.views import ValueKind, context
-from treegen.data.atomic import write_files_atomic
 from treegen.errors import EmitError, EncodingError
 from treegen.model.core import Model, Node
-from treegen.model.version import VERSION
 from treegen.rules.core import Condition, RuleSet, format_condition
-from treegen.rules.file import ruleset_to_json
 
 TestOp = Literal["le", "lt", "gt", "ge", "known", "in"]
 """``le``/``lt``/``gt``/``ge``: x <= t, x < t, x > t, x >= t for a known x; ``known``:
@@ -79,9 +69,30 @@ class RuleIR:
     rules: tuple[RuleLine, ...]
     default: int
 
+    # The C interface (treegen.verify.build.CApi): the frame's, without predict_proba.
     @property
     def prefix(self) -> str:
         return self.frame.prefix
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.frame.encoding
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.frame.features
+
+    @property
+    def n_features(self) -> int:
+        return self.frame.n_features
+
+    @property
+    def n_classes(self) -> int:
+        return self.frame.n_classes
+
+    @property
+    def proba(self) -> bool:
+        return False
 
 
 def _frame_model(rs: RuleSet) -> Model:
@@ -91,7 +102,8 @@ def _frame_model(rs: RuleSet) -> Model:
     return Model(rs.schema, (leaf,), {"flavor": rs.flavor}, rs.treegen_version, "")
 
 
-def _check_options(opts: ExportOptions) -> None:
+def check_options(opts: ExportOptions) -> None:
+    """Refuse the export options a ruleset has no C for."""
     if opts.style != "ifs":
         raise EncodingError(
             "a ruleset exports as one if per rule: --style table is for trees", option="--style"
@@ -138,12 +150,16 @@ def _code_values(code: int, frame: IR) -> tuple[int | float, ...]:
     return (float(code),)
 
 
-def lower_ruleset(rs: RuleSet, opts: ExportOptions) -> RuleIR:
-    """Lower ``rs`` for the C input encoding in ``opts``; raise EncodingError."""
-    _check_options(opts)
+def lower_ruleset(
+    rs: RuleSet, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()
+) -> RuleIR:
+    """Lower ``rs`` for the C input encoding in ``opts`` (prefix None: ``rules``), with the
+    header comment's ``provenance``; raise EncodingError."""
+    check_options(opts)
     # The frame is lowered as a tree (the encoding checks, names); a ruleset has no
     # predict_proba.
-    frame = replace(lower(_frame_model(rs), replace(opts, proba=None)), proba=False)
+    frame_opts = replace(opts, proba=None, prefix=opts.prefix or "rules")
+    frame = replace(lower(_frame_model(rs), frame_opts, provenance), proba=False)
     attrs = rs.schema.attributes
     explicit = {
         i
@@ -208,54 +224,6 @@ def validate(rir: RuleIR) -> None:
                         raise _fail(r.number, f"threshold {v!r} does not fit {enc.input_type}")
                 elif not isinstance(v, float) or not math.isfinite(v):
                     raise _fail(r.number, f"threshold {v!r} is not a finite float")
-
-
-# ------------------------------------------------------------------ oracle
-
-
-def _c_values(col: npt.NDArray[np.generic], rir: RuleIR) -> npt.NDArray[Any]:
-    """A column as the C compares it: keys under --float-compare int, else as is."""
-    enc = rir.frame.encoding
-    if enc.uses_keys:
-        return float_keys(col.astype(np.float32))
-    if enc.is_int:
-        return col.astype(np.int64)
-    return col
-
-
-def holds(t: RuleTest, col: npt.NDArray[np.generic], rir: RuleIR) -> npt.NDArray[np.bool_]:
-    """Rows whose value (in the C domain) passes ``t``, as the C decides it."""
-    known = ~missing_mask(col, rir.frame.encoding)
-    v = _c_values(col, rir)
-    if t.op == "in":
-        out: npt.NDArray[np.bool_] = known & np.isin(v, np.asarray(t.values, dtype=v.dtype))
-        return out
-    if t.op == "known":
-        return known
-    thr: Any = v.dtype.type(t.threshold)
-    with np.errstate(invalid="ignore"):
-        if t.op == "le":
-            held = v <= thr
-        elif t.op == "lt":
-            held = v < thr
-        elif t.op == "gt":
-            held = v > thr
-        else:
-            held = v >= thr
-    result: npt.NDArray[np.bool_] = known & np.asarray(held, dtype=bool)
-    return result
-
-
-def evaluate(rir: RuleIR, X: npt.ArrayLike) -> npt.NDArray[np.int32]:
-    """The class the C returns for every row of ``X`` (C input domain)."""
-    rows = np.asarray(X)
-    out = np.full(rows.shape[0], rir.default, dtype=np.int32)
-    for r in reversed(rir.rules):
-        fires = np.ones(rows.shape[0], dtype=bool)
-        for t in r.tests:
-            fires &= holds(t, rows[:, t.feature], rir)
-        out[fires] = r.cls
-    return out
 
 
 # -------------------------------------------------------------------- emit
@@ -332,7 +300,7 @@ def _source(rir: RuleIR) -> RulesSource:
     )
 
 
-def emit_ruleset(rir: RuleIR) -> dict[str, str]:
+def emit_ruleset(rir: RuleIR, opts: ExportOptions | None = None) -> dict[str, str]:
     """Render predict.c and predict.h for ``rir``."""
     validate(rir)
     env = make_env()
@@ -341,41 +309,3 @@ def emit_ruleset(rir: RuleIR) -> dict[str, str]:
         HEADER: env.get_template("predict.h.j2").render(context(header)),
         SOURCE: env.get_template("predict_rules.c.j2").render(context(header, _source(rir))),
     }
-
-
-def ruleset_fingerprint(rs: RuleSet) -> str:
-    """A hash of the ruleset file's text: which ruleset a generated file came from."""
-    return "sha256:" + hashlib.sha256(ruleset_to_json(rs).encode()).hexdigest()[:32]
-
-
-def with_provenance(opts: ExportOptions, rs: RuleSet, path: str, out: str) -> ExportOptions:
-    """``opts`` plus the header comment's provenance lines (as for a model)."""
-    _check_options(opts)
-    words = option_words(opts)
-    assert words[2:4] == ["--style", "ifs"]
-    words = words[:2] + words[4:]  # one style only
-    command = ["treegen", "export", path, *words, "-o", out]
-    prov = (
-        ("generated by", f"treegen {VERSION} -- do not edit"),
-        ("ruleset", ruleset_fingerprint(rs)),
-        ("training data", rs.data_fingerprint or "unknown"),
-        ("options", " ".join(words)),
-        ("regenerate with", " ".join(shlex.quote(w) for w in command)),
-    )
-    return replace(opts, provenance=prov)
-
-
-def render_ruleset(
-    rs: RuleSet, path: str, out_dir: str, opts: ExportOptions
-) -> tuple[ExportOptions, dict[str, str]]:
-    """The files' text for ``rs`` (nothing written), and the options with provenance."""
-    _check_options(opts)
-    opts = with_provenance(opts, rs, path, out_dir)
-    return opts, emit_ruleset(lower_ruleset(rs, opts))
-
-
-def export_ruleset_files(rs: RuleSet, path: str, out_dir: str, opts: ExportOptions) -> list[Path]:
-    """Write ``predict.c`` and ``predict.h`` for ``rs`` into ``out_dir``, atomically."""
-    _, files = render_ruleset(rs, path, out_dir, opts)
-    write_files_atomic(out_dir, files)
-    return [Path(out_dir) / name for name in sorted(files)]

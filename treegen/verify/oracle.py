@@ -12,19 +12,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, Compare, Encoding, Leaf, MissingRule, Switch
+from treegen.codegen.ir import IR, Compare, Encoding, Leaf, Switch
+from treegen.codegen.keys import float_keys
+from treegen.codegen.options import MissingRule
 from treegen.model.fixedpoint import ONE, Q15_SHIFT
 
 U64 = npt.NDArray[np.uint64]
 Bool = npt.NDArray[np.bool_]
 _SHIFT = np.uint64(Q15_SHIFT)  # a uint64 shift count keeps the weights uint64
-
-
-def float_keys(x: npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
-    """Vectorized treegen.codegen.lower.float_key."""
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    key = np.where(bits & 0x80000000, (~bits) & 0xFFFFFFFF, bits | 0x80000000)
-    return np.where(np.isnan(x), 0, key).astype(np.uint64)
 
 
 def missing_mask(col: npt.NDArray[np.generic], enc: Encoding) -> Bool:

@@ -5,9 +5,10 @@ builds predict.c plus a small batch wrapper into a plain shared library, which
 ``ffi.dlopen`` loads; nothing is compiled against Python, so no Python headers
 (python3-dev) are needed.  The library is built with the strict warning flags the
 generated C is promised to pass (``-Werror``), so verify also proves that for the
-user's compiler.  The declarations given to ``ffi.cdef`` are rendered from the IR
-(:func:`treegen.codegen.emit.render_cdef`), never scraped from predict.h.  The batch
+user's compiler.  The declarations given to ``ffi.cdef`` are rendered from the C
+interface (:class:`CApi`, :func:`render_cdef`), never scraped from predict.h.  The batch
 wrapper calls ``PREFIX_predict`` and (when exported) ``PREFIX_predict_proba`` per row.
+Every model kind exports that interface, so one build serves them all.
 """
 
 from __future__ import annotations
@@ -20,15 +21,51 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit import render_cdef
 from treegen.codegen.emit_parts import HEADER, SOURCE
-from treegen.codegen.ir import IR
+from treegen.codegen.ir import Encoding, Feature
 from treegen.errors import EmitError
+
+
+class CApi(Protocol):
+    """The C interface of a lowered model of any kind: the symbols' prefix, the input
+    encoding and features, and whether ``PREFIX_predict_proba`` is exported.  predict.h
+    declares ``PREFIX_input_t``, ``int PREFIX_predict(const PREFIX_input_t *x)`` (the
+    class index) and, if exported, ``void PREFIX_predict_proba(const PREFIX_input_t *x,
+    uint16_t *proba)`` (``proba[PREFIX_N_CLASSES]`` in units of 1/32768), and defines
+    ``PREFIX_N_FEATURES`` and ``PREFIX_N_CLASSES``.  A tree's IR is one."""
+
+    @property
+    def prefix(self) -> str: ...
+
+    @property
+    def encoding(self) -> Encoding: ...
+
+    @property
+    def features(self) -> tuple[Feature, ...]: ...
+
+    @property
+    def n_features(self) -> int: ...
+
+    @property
+    def n_classes(self) -> int: ...
+
+    @property
+    def proba(self) -> bool: ...
+
+
+def render_cdef(api: CApi) -> str:
+    """Declarations for ``cffi.FFI.cdef`` (no preprocessor lines)."""
+    P = api.prefix
+    ctype = api.encoding.ctype.c_name
+    return f"typedef {ctype} {P}_input_t;\nint {P}_predict(const {P}_input_t *x);\n" + (
+        f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n" if api.proba else ""
+    )
+
 
 # The flags README and tests/test_codegen_compile.py promise the generated C passes.
 STRICT_FLAGS = [
@@ -51,7 +88,7 @@ BATCH_SOURCE = "treegen_batch.c"
 class Built:
     """A compiled model: ``run(X)`` returns (classes, fixed-point probabilities)."""
 
-    ir: IR
+    ir: CApi
     ffi: Any
     lib: Any
 
@@ -94,7 +131,7 @@ def find_compiler(cc: str | None = None) -> list[str]:
     return words
 
 
-def _batch_source(ir: IR) -> tuple[str, str]:
+def _batch_source(ir: CApi) -> tuple[str, str]:
     """The batch wrapper's declaration (for cdef) and its C source."""
     P, U = ir.prefix, ir.prefix.upper()
     decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
@@ -113,7 +150,7 @@ def _batch_source(ir: IR) -> tuple[str, str]:
     return decl, source
 
 
-def build(ir: IR, files: dict[str, str], workdir: Path, cc: str | None = None) -> Built:
+def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None) -> Built:
     """Write ``files`` into ``workdir``, compile them into a shared library, load it."""
     try:
         import cffi
