@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test golden check bench firmware clean
+.PHONY: all venv demo test test-fast golden check bench firmware clean
 
 all: test
 
@@ -40,13 +40,21 @@ demo: $(STAMP)
 	$(TG) verify $(DEMO)/golf.tree $(GOLF).data
 	@echo "demo: every stage passed; outputs are in $(DEMO)/"
 
+# The whole suite, on PYTEST_JOBS processes (pytest-xdist; 2 cores on CI).
+PYTEST_JOBS ?= 2
 test: $(STAMP)
-	$(VPY) -m pytest -q
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS)
+
+# The fast loop while working: every test but the slow ones (long runs, the rest of each
+# parameter sweep) and those that need cross compilers, simulators or Java (about a
+# minute on 2 cores; tests/conftest.py says which are which).
+test-fast: $(STAMP)
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not toolchain"
 
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.
 golden: $(STAMP)
-	$(VPY) -m pytest -q tests/test_codegen_golden.py --update-golden
+	$(VPY) -m pytest -q tests/codegen/test_codegen_golden.py --update-golden
 	@git diff --exit-code --stat -- tests/golden || \
 	  { echo "golden: tests/golden changed (see git diff tests/golden)"; exit 1; }
 	@new=$$(git ls-files --others --exclude-standard -- tests/golden); \

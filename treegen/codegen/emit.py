@@ -74,7 +74,7 @@ def make_env() -> jinja2.Environment:
 
 
 # The macros predict.c and predict.h define or test themselves, after "PREFIX_"; a name
-# made from the data must be none of them (tests/test_hostile_names.py checks the
+# made from the data must be none of them (tests/codegen/test_hostile_names.py checks the
 # templates use no other).
 TEMPLATE_MACROS = (
     "N_FEATURES",

@@ -1,7 +1,7 @@
 """Model + export options -> IR: every comparison encoded for the C input type.
 
 Each lowering rule is one function here, proved by property tests
-(tests/test_codegen_lower.py):
+(tests/codegen/test_codegen_lower.py):
 
 The model's own test on a value v is ``v <= t`` (j48) or ``float32(v) <= t`` (c45:
 Release 8 rounds values to float first); :func:`treegen.model.fixedpoint.model_bound`

@@ -128,7 +128,7 @@ def generalise(
 
     The rule as stated, recounting every trial over every case;
     :func:`~treegen.rules.paths.generalise_paths` gives the same for every leaf at
-    once from running counts, and is what ``candidates`` uses (tests/test_rules_paths.py).
+    once from running counts, and is what ``candidates`` uses (tests/rules/test_rules_paths.py).
     """
     current = data.rank(conds, cls)
     while conds:

@@ -3,7 +3,7 @@
 The specification only outlines Release 8's ``subset.c`` (greedy merging,
 MINOBJS temporarily 1 during the search, impossible branches removed after
 pruning).  The c45 flavour's search below was worked out from Release 8's
-``-s`` trees on the nine reference sets (tests/test_golden_c45_options.py)
+``-s`` trees on the nine reference sets (tests/reference/test_golden_c45_options.py)
 and Quinlan's description (C4.5, ch. 7, "Grouping attribute values"):
 
 1. one block per value with more than :data:`SPARE_CASES` (0.5) of known

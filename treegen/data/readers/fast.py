@@ -14,7 +14,7 @@ width, a value out of range, a bad header), :func:`read_fast` returns None
 and ``read_dataset`` runs the Python reader on the whole file, which gives
 the same ``Dataset`` or the exact one-line ``FILE:LINE:COL`` error.  Errors
 thus have one implementation, and the two paths can only differ in speed;
-``tests/test_readers_fast.py`` checks that they give the same ``Dataset``.
+``tests/readers/test_readers_fast.py`` checks that they give the same ``Dataset``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
  * operations in the same order and libm's log2 (the function Python's
  * math.log2 calls), the bits summed exactly and rounded once as math.fsum
  * does, so the floats are the Python path's (tested equal in
- * tests/test_rules_subsets.py). */
+ * tests/rules/test_rules_subsets.py). */
 #include "native.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * drop the condition whose removal ranks best while that does not rank worse, from
  * each case's count of failed conditions.  The numbers are the Python path's: counts
  * are integers, and a rank's rate is (e + AddErrs(n, e)) / n with bound.h's AddErrs,
- * the c45 flavour's (tested equal in tests/test_rules_paths.py). */
+ * the c45 flavour's (tested equal in tests/rules/test_rules_paths.py). */
 #include "bound.h"
 
 /* A rule's rank (paths.rank_of), compared as Python compares (rate, covers) tuples. */

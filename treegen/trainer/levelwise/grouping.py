@@ -9,7 +9,7 @@ array operations, then each search takes its merger or stops.  Every number
 is the one the single search computes, in the same order (a block's values
 summed value by value, zero rows as padding, which adds nothing), so each
 search ends where :func:`~treegen.trainer.subsets.best_subsets` ends
-(tests/test_subsets_search.py and the engine-equality tests hold them equal).
+(tests/trainer/test_subsets_search.py and the engine-equality tests hold them equal).
 :func:`group_values` gathers a bucket's searches for levelwise/grow.py.
 """
 

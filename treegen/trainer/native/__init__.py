@@ -2,7 +2,7 @@
 
 Built by setup.py when a C compiler is available; each C function computes
 the same numbers as the numpy code it stands in for, bit for bit (tested in
-tests/test_trainer_native.py), so the trainer uses it when it is there and
+tests/trainer/test_trainer_native.py), so the trainer uses it when it is there and
 its numpy code otherwise; it loads as every accelerator does
 (:func:`treegen.model.native.load`: ``TREEGEN_NO_NATIVE=1`` turns it off).  The
 numbers the C sources share with Python come from :mod:`treegen.trainer.constants`

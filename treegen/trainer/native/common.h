@@ -21,7 +21,7 @@
 #define MAX_CLASSES TG_MAX_CLASSES
 
 /* The module attribute TG_CONSTANTS: the values this build was compiled
- * with (tests/test_trainer_native.py compares them with constants.py, which
+ * with (tests/trainer/test_trainer_native.py compares them with constants.py, which
  * catches a stale build).  0 on success, -1 with an exception set. */
 static inline int tg_add_constants(PyObject *module)
 {

@@ -4,7 +4,7 @@
  * Every kernel computes exactly what the numpy code it replaces computes
  * (the same float operations in the same order); the Python side is in
  * treegen/trainer/levelwise/ (grow.py, partition.py, score.py), the equality
- * tests in tests/test_trainer_native.py.  Build requirements (float evaluation, no contraction): common.h. */
+ * tests in tests/trainer/test_trainer_native.py.  Build requirements (float evaluation, no contraction): common.h. */
 #ifndef TREEGEN_CSCAN_H
 #define TREEGEN_CSCAN_H
 
