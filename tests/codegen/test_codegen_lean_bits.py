@@ -1,5 +1,5 @@
 """The lean ifs style with ``--float-compare int`` compares a float's bit pattern with
-the threshold's (treegen.codegen.emit_parts.key_bits_test), one form for thresholds >= +0 and
+the threshold's (treegen.codegen.conditions.key_bits_test), one form for thresholds >= +0 and
 one below, instead of calling a key function per test.  On every value next to every
 threshold (one ulp either side), +-0, +-inf, subnormals and NaNs of both signs (which
 go right, the none rule) the C takes the branch of the float compare ``x <= t``, and
@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from treegen.codegen.conditions import key_bits_test
 from treegen.codegen.emit import emit
-from treegen.codegen.emit_parts import key_bits_test
 from treegen.codegen.ir import IR, Compare
 from treegen.codegen.keys import float_key
 from treegen.codegen.lower import lower
@@ -142,12 +142,12 @@ def _ir(case: str) -> tuple[IR, tuple[float, ...], bool]:
 
 
 def test_key_bits_test_by_threshold_sign() -> None:
-    assert key_bits_test(float_key(75.0)) == ("pos", 0x42960000)
-    assert key_bits_test(float_key(0.0)) == ("pos", 0)
-    assert key_bits_test(float_key(np.inf)) == ("pos", 0x7F800000)
-    assert key_bits_test(float_key(-75.5)) == ("neg", 0xC2970000)
-    assert key_bits_test(float_key(-TRUE_MIN)) == ("neg", 0x80000001)
-    assert key_bits_test(float_key(-np.inf)) == ("neg", 0xFF800000)
+    assert key_bits_test(float_key(75.0)) == ("bits_pos", 0x42960000)
+    assert key_bits_test(float_key(0.0)) == ("bits_pos", 0)
+    assert key_bits_test(float_key(np.inf)) == ("bits_pos", 0x7F800000)
+    assert key_bits_test(float_key(-75.5)) == ("bits_neg", 0xC2970000)
+    assert key_bits_test(float_key(-TRUE_MIN)) == ("bits_neg", 0x80000001)
+    assert key_bits_test(float_key(-np.inf)) == ("bits_neg", 0xFF800000)
 
 
 def test_lean_ifs_keys_calls_no_key_function() -> None:

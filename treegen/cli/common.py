@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from treegen.analysis.evaluate import test_set_beside
 from treegen.cli.progress import Progress
-from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.parts import HEADER, SOURCE
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset

@@ -11,7 +11,7 @@ anyway takes one fixed path, the **none rule**, which the Python side reproduces
   keys NaN above every threshold, so it also goes right); a test the input type's
   range decides (op ``left``/``right``) is not emitted and every value takes its branch.
   (The ifs style compares a float's bits with the threshold's instead of keys,
-  treegen.codegen.emit_parts.key_bits_test: the same branch, NaN of either sign right.)
+  treegen.codegen.conditions.key_bits_test: the same branch, NaN of either sign right.)
 * nominal test with codes 0..k-1: tested as the chain ``x <= 0``, ``x <= 1``, ...,
   ``x <= k-2``, so a value takes the branch of the smallest code c with ``x <= c``
   (a value below 0 takes code 0's, a fraction the next code up's) and NaN, or a value

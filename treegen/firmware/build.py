@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.parts import HEADER, SOURCE
 from treegen.errors import ToolError
 from treegen.firmware.objinfo import ObjectInfo, object_info
 from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.parts import HEADER, SOURCE
 from treegen.errors import ToolError
 from treegen.firmware import targets
 from treegen.firmware.build import compile_predict

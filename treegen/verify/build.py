@@ -26,8 +26,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import Encoding, Feature
+from treegen.codegen.parts import HEADER, SOURCE
 from treegen.errors import EmitError
 
 

@@ -1,0 +1,123 @@
+"""predict.h's view: the input type, the feature, code and class macros, the API.
+
+Every tree emitter and the ruleset's use the same header (``templates/predict.h.j2``);
+the macro names come from the data, so :class:`Macros` keeps each one distinct and
+apart from the macros the templates define themselves (:data:`TEMPLATE_MACROS`).
+"""
+
+from __future__ import annotations
+
+from treegen.codegen.comments import provenance_lines
+from treegen.codegen.ctype import TYPES
+from treegen.codegen.ir import IR
+from treegen.codegen.literals import C89_STRING_MAX, c_chars, c_int, c_string
+from treegen.codegen.names import comment_text
+from treegen.codegen.views import ClassView, Code, FeatureView, Header
+from treegen.model.fixedpoint import ONE
+
+# The macros predict.c and predict.h define or test themselves, after "PREFIX_"; a name
+# made from the data must be none of them (tests/codegen/test_hostile_names.py checks the
+# templates use no other).
+TEMPLATE_MACROS = (
+    "N_FEATURES",
+    "N_CLASSES",
+    "PROBA_ONE",
+    "MISSING",
+    "WANT_CLASS_NAMES",
+    "INLINE_TOP",
+    "ROM",
+    "STACK_SIZE",
+    *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
+)
+
+
+def guard_macro(upper: str) -> str:
+    """predict.h's include guard for the upper-case prefix ``upper``."""
+    return f"TREEGEN_{upper}_H"
+
+
+class Macros:
+    """Allocates macro names, keeping every one distinct (names come from data) and apart
+    from the templates' own macros and the include guard."""
+
+    def __init__(self, upper: str) -> None:
+        self.upper = upper
+        self.used = {f"{upper}_{s}" for s in TEMPLATE_MACROS} | {guard_macro(upper)}
+
+    def take(self, *parts: str) -> str:
+        base = "_".join((self.upper, *parts))
+        name, n = base, 1
+        while name in self.used:
+            n += 1
+            name = f"{base}_{n}"
+        self.used.add(name)
+        return name
+
+
+def class_view(prefix: str, macro: str, index: int, name: str) -> ClassView:
+    """A class's macro and its entry of PREFIX_class_names: a string literal, or where the
+    name is longer than C89 lets a literal be (-pedantic warns), a char array of its own."""
+    if len(name.encode("utf-8")) <= C89_STRING_MAX:
+        return ClassView(macro, index, comment_text(name), c_string(name), ())
+    array = f"{prefix}_class_name_{index}"
+    return ClassView(macro, index, comment_text(name), array, c_chars(name))
+
+
+def _input_doc(ir: IR, U: str) -> str:
+    """The comment on PREFIX_input_t: how a missing value is given, how it is compared."""
+    enc = ir.encoding
+    if ir.missing == "none":
+        doc = "No missing values (see below)."
+    elif not enc.is_int:
+        doc = "Missing values are NaN."
+    else:
+        doc = f"Missing values are {U}_MISSING."
+    if enc.uses_keys:
+        doc += " Compared as integer keys of the bit patterns (no float operations)."
+    if enc.is_int and any(s != 1 for s in enc.scales):
+        scales = ", ".join(
+            f"{f.name}: 1/{s}" for f, s in zip(ir.features, enc.scales, strict=True) if s != 1
+        )
+        doc += comment_text(f" Fixed point, one unit is {scales}.")
+    return doc
+
+
+def header_view(ir: IR) -> Header:
+    """predict.h's view of ``ir`` (a tree's, or a ruleset's frame)."""
+    U = ir.prefix.upper()
+    enc = ir.encoding
+    macros = Macros(U)
+    features = []
+    for i, f in enumerate(ir.features):
+        # The value macros are taken before the feature's own (names depend on the order).
+        codes = tuple(
+            Code(macros.take(f.ident, v_ident), c, comment_text(f.values[c]))
+            for c, v_ident in enumerate(f.value_idents)
+        )
+        features.append(
+            FeatureView(macros.take("F", f.ident), i, comment_text(f"{f.name} ({f.kind})"), codes)
+        )
+    classes = tuple(
+        class_view(ir.prefix, macros.take("C", ident), i, name)
+        for i, (name, ident) in enumerate(zip(ir.classes, ir.class_idents, strict=True))
+    )
+    return Header(
+        P=ir.prefix,
+        U=U,
+        guard=guard_macro(U),
+        provenance=provenance_lines(ir),
+        input_ctype=enc.ctype.c_name,
+        input_doc=_input_doc(ir, U),
+        missing_literal=(
+            c_int(enc.missing, enc.input_type)
+            if enc.missing is not None and ir.missing == "c45"
+            else ""
+        ),
+        n_features=ir.n_features,
+        n_classes=ir.n_classes,
+        one=ONE,
+        features=tuple(features),
+        classes=classes,
+        lean=ir.missing == "none",
+        proba=ir.proba,
+    )
