@@ -49,10 +49,9 @@ def prelude(enc: Encoding, *, nan_guard: bool, flash: bool, uses_rdf: bool = Fal
     )
 
 
-NanRule = Literal["missing", "right", "missing_rules"]
-"""What a key function does with NaN: key it to 0, the missing marker (C4.5's rule;
-``missing_rules`` is the same rule in the ruleset's wording), or above every threshold,
-so it goes right (``--missing none``)."""
+NanRule = Literal["missing", "right"]
+"""What a key function does with NaN: key it to 0, the missing marker (C4.5's rule, and
+a ruleset's), or above every threshold, so it goes right (``--missing none``)."""
 
 _KEY_DOC: dict[NanRule, tuple[str, ...]] = {
     "missing": (
@@ -65,11 +64,6 @@ _KEY_DOC: dict[NanRule, tuple[str, ...]] = {
         "   exactly when key(a) <= key(b) (-0.0 keys just below +0.0, and no threshold is",
         "   -0.0).  NaN keys above every threshold, so it goes right.  No float instruction",
         "   is used.",
-    ),
-    "missing_rules": (
-        "Order-preserving key of a float's bit pattern, as predict_ifs.c's: for non-NaN a",
-        "   and b, a <= b exactly when key(a) <= key(b) (-0.0 keys just below +0.0).  NaN",
-        "   keys to 0, the missing marker.  No float instruction is used.",
     ),
 }
 

@@ -284,7 +284,7 @@ def rules_view(rir: RuleIR) -> RulesSource:
     )
     return RulesSource(
         prelude=prelude(enc, nan_guard=True, flash=False),
-        key=key_function("missing_rules")
+        key=key_function("missing")
         if enc.uses_keys and any(r.tests for r in rules)
         else None,
         rules=rules,
