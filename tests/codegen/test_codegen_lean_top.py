@@ -26,7 +26,7 @@ from treegen.errors import TreegenError
 from treegen.kinds.check import verify
 from treegen.model.core import Model
 from treegen.model.file import save_model
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import W_ONE
 from treegen.verify.build import STRICT_FLAGS, have_compiler
 
 from support import codegen_models as cm
@@ -54,7 +54,7 @@ def _reach(ir: IR) -> dict[int, float]:
     for i, node in enumerate(ir.nodes):
         if isinstance(node, Compare):
             for child, share in zip(node.children, node.shares, strict=True):
-                reach[child] = reach[i] * share / ONE
+                reach[child] = reach[i] * share / W_ONE
     return {i: r for i, r in reach.items() if isinstance(ir.nodes[i], Compare)}
 
 

@@ -21,7 +21,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.errors import EncodingError
 from treegen.model import fixedpoint
 from treegen.model.core import Node
-from treegen.model.fixedpoint import ONE, FixedPointClassifier
+from treegen.model.fixedpoint import ONE, W_ONE, FixedPointClassifier
 from treegen.verify.inputs import comparison_inputs
 from treegen.verify.oracle import evaluate
 
@@ -283,10 +283,10 @@ def test_c_string_has_no_trigraph_or_raw_controls(s: str) -> None:
 @given(st.floats(0, 1e6), st.lists(st.floats(0, 1e6), min_size=1, max_size=8))
 def test_shares_never_sum_above_one(parent: float, children: list[float]) -> None:
     shares = fixedpoint.branch_shares(parent, children)
-    assert sum(shares) <= ONE and min(shares) >= 0
+    assert sum(shares) <= W_ONE and min(shares) >= 0
     den = max(Fraction(parent), sum((Fraction(c) for c in children), Fraction(0)))
     if den > 0:  # the definition, in exact rational arithmetic
-        assert shares == tuple(math.floor(ONE * Fraction(c) / den) for c in children)
+        assert shares == tuple(math.floor(W_ONE * Fraction(c) / den) for c in children)
 
 
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=6), st.floats(0, 1e6))
@@ -300,7 +300,7 @@ def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> Non
             assert q <= ONE * d / items < q + 1 + 1e-9
 
 
-@given(st.integers(0, ONE), st.integers(0, ONE))
+@given(st.integers(0, W_ONE), st.integers(0, W_ONE))
 def test_weights_shrink(w: int, share: int) -> None:
     assert fixedpoint.scaled_weight(w, share) <= w
 

@@ -9,8 +9,8 @@ Values in the IR are already in the C domain:
 * ``Compare.threshold`` is a float32 value (input type float), a float64 value
   (double), an integer of the input type (integer types, after ``--scale``), or
   an unsigned 32-bit order key (``--float-compare int``).
-* ``shares`` and ``Outcome.proba`` are fixed-point integers with ``ONE`` = 1.0
-  (see treegen.model.fixedpoint for the rule that produces them).
+* ``shares`` are Q31 fixed-point integers (``W_ONE`` = 1.0), ``Outcome.proba`` Q15
+  (``ONE`` = 1.0); treegen.model.fixedpoint holds the rules that produce them.
 
 :func:`validate` states the invariants once; lower() calls it before returning and
 emit() calls it again before rendering.
@@ -26,7 +26,7 @@ from typing import Literal
 from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.codegen.options import MissingRule
 from treegen.errors import EmitError
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import ONE, W_ONE
 from treegen.nanequal import nan_equal
 
 CompareOp = Literal["le", "lt", "left", "right"]
@@ -161,7 +161,7 @@ def _check_threshold(i: int, node: Compare, enc: Encoding) -> None:
 
 def validate(ir: IR) -> None:
     """Raise EmitError unless every node is reachable once, references exist,
-    features are in range, thresholds fit the type and fixed-point sums stay <= ONE."""
+    features are in range, thresholds fit the type and fixed-point sums stay <= 1.0."""
     n = len(ir.nodes)
     parents = [0] * n
     for i, node in enumerate(ir.nodes):
@@ -171,8 +171,8 @@ def validate(ir: IR) -> None:
             continue
         if not 0 <= node.feature < ir.n_features:
             raise _fail(i, f"feature {node.feature} out of range")
-        if len(node.shares) != len(node.children) or sum(node.shares) > ONE:
-            raise _fail(i, "branch shares do not match children or sum above ONE")
+        if len(node.shares) != len(node.children) or sum(node.shares) > W_ONE:
+            raise _fail(i, "branch shares do not match children or sum above W_ONE")
         if any(s < 0 for s in node.shares):
             raise _fail(i, "negative branch share")
         if isinstance(node, Compare):

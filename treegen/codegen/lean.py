@@ -33,7 +33,7 @@ import numpy as np
 
 from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Switch, validate
 from treegen.codegen.keys import float_keys
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import W_ONE
 
 
 def chain_runs(node: Switch) -> list[tuple[int, int]]:
@@ -55,7 +55,7 @@ def _chain_shares(node: Switch, runs: list[tuple[int, int]], pos: int) -> tuple[
     left = node.shares[runs[pos][1]]
     right = sum(node.shares[b] for b in {b for _, b in runs[pos + 1 :]} - {runs[pos][1]})
     total = left + right
-    return (left * ONE // total, right * ONE // total) if total else (0, 0)
+    return (left * W_ONE // total, right * W_ONE // total) if total else (0, 0)
 
 
 def _code_threshold(ir: IR, code: int) -> int | float:
@@ -180,7 +180,7 @@ def hot_tests(ir: IR, budget: int) -> frozenset[int]:
         assert isinstance(node, Compare)
         for child, share in zip(node.children, node.shares, strict=True):
             if isinstance(ir.nodes[child], Compare):
-                heapq.heappush(heap, (reach * share / ONE, child))
+                heapq.heappush(heap, (reach * share / W_ONE, child))
     return frozenset(hot)
 
 

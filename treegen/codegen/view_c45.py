@@ -15,7 +15,10 @@ from treegen.codegen.ctype import smallest_uint
 from treegen.codegen.ir import IR, Leaf, Switch
 from treegen.codegen.literals import c_hex, c_rows
 from treegen.codegen.views import Column, KeyFunction, Prelude
-from treegen.model.fixedpoint import ONE, Q15_SHIFT
+from treegen.model.fixedpoint import SUM_TO_PROBA, W_ONE, W_SHIFT
+
+# PREFIX_mul (_base.c.j2) multiplies Q31 numbers with 16-bit halves: it is written for 31.
+assert W_SHIFT == 31
 
 CodeDecoder = Literal["double", "key", "signed", "unsigned"]
 """How PREFIX_code reads a nominal code: from a double, from the order key of a float
@@ -44,8 +47,8 @@ class Source:
     outcome_ctype: str
     class_column: Column
     proba_rows: tuple[str, ...]
-    one_literal: str  # fixed-point 1.0, the initial path weight
-    q15_shift: int
+    w_one_literal: str  # Q31 1.0, the initial path weight
+    sum_shift: int  # a Q31 sum >> sum_shift is a Q15 probability (and Q15 << it is Q31)
     has_tests: bool
     has_switch: bool
     map_none: int  # branch of a code that has none, in a nominal map
@@ -84,8 +87,8 @@ def source(ir: IR, *, uses_rdf: bool) -> Source:
         outcome_ctype=smallest_uint(max(len(ir.outcomes) - 1, 0)).c_name,
         class_column=parts.class_column(ir),
         proba_rows=parts.proba_rows(ir),
-        one_literal=c_hex(ONE),
-        q15_shift=Q15_SHIFT,
+        w_one_literal=c_hex(W_ONE),
+        sum_shift=SUM_TO_PROBA,
         has_tests=has_tests,
         has_switch=has_switch,
         map_none=layout.MAP_NONE,
