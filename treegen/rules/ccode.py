@@ -284,9 +284,7 @@ def rules_view(rir: RuleIR) -> RulesSource:
     )
     return RulesSource(
         prelude=prelude(enc, nan_guard=True, flash=False),
-        key=key_function("missing")
-        if enc.uses_keys and any(r.tests for r in rules)
-        else None,
+        key=key_function("missing") if enc.uses_keys and any(r.tests for r in rules) else None,
         rules=rules,
         default=rir.default,
         default_comment=comment_text(frame.classes[rir.default]),
