@@ -44,7 +44,11 @@ typedef uint8_t golf_input_t;
 int golf_predict(const golf_input_t *x);
 
 /* Class probabilities, proba[GOLF_N_CLASSES], in units of 1/GOLF_PROBA_ONE;
-   they sum to at most GOLF_PROBA_ONE. */
+   they sum to at most GOLF_PROBA_ONE.  At a leaf, proba[c] is
+   floor(GOLF_PROBA_ONE * count_c / N): count_c its training cases of class c, N
+   its training cases (or the sum of the counts, where training's rounding left
+   that larger).  A row with missing values sums the leaves it
+   reaches, weighted as C4.5 does: each within 4 units of the float probability. */
 void golf_predict_proba(const golf_input_t *x, uint16_t *proba);
 
 #ifdef GOLF_WANT_CLASS_NAMES

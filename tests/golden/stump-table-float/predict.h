@@ -42,7 +42,11 @@ typedef float stump_input_t;
 int stump_predict(const stump_input_t *x);
 
 /* Class probabilities, proba[STUMP_N_CLASSES], in units of 1/STUMP_PROBA_ONE;
-   they sum to at most STUMP_PROBA_ONE. */
+   they sum to at most STUMP_PROBA_ONE.  At a leaf, proba[c] is
+   floor(STUMP_PROBA_ONE * count_c / N): count_c its training cases of class c, N
+   its training cases (or the sum of the counts, where training's rounding left
+   that larger).  A row with missing values sums the leaves it
+   reaches, weighted as C4.5 does: each within 4 units of the float probability. */
 void stump_predict_proba(const stump_input_t *x, uint16_t *proba);
 
 #ifdef STUMP_WANT_CLASS_NAMES

@@ -45,7 +45,10 @@ typedef float tiny_input_t;
 int tiny_predict(const tiny_input_t *x);
 
 /* Class probabilities, proba[TINY_N_CLASSES], in units of 1/TINY_PROBA_ONE;
-   they sum to at most TINY_PROBA_ONE. */
+   they sum to at most TINY_PROBA_ONE.  At a leaf, proba[c] is
+   floor(TINY_PROBA_ONE * count_c / N): count_c its training cases of class c, N
+   its training cases (or the sum of the counts, where training's rounding left
+   that larger). */
 void tiny_predict_proba(const tiny_input_t *x, uint16_t *proba);
 
 #ifdef TINY_WANT_CLASS_NAMES
