@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treegen.codegen.ir import IR, Compare, Leaf, Switch
+from treegen.codegen.ir import IR, Compare, Leaf, Member, Switch
 from treegen.codegen.names import comment_text
 
 
@@ -32,12 +32,17 @@ def node_comment(ir: IR, i: int, branch: int) -> str:
         return comment_text(
             f"{f.name} in {{{', '.join(vals)}}}" if len(vals) != 1 else f"{f.name} = {vals[0]}"
         )
+    if isinstance(node, Member):
+        return lean_test_comment(ir, node)
     return comment_text(f"{f.name} <= {short(node.cut)}")
 
 
-def lean_test_comment(ir: IR, node: Compare) -> str:
-    """The comment beside a lean test: the feature and its cut (a nominal code's bound)."""
+def lean_test_comment(ir: IR, node: Compare | Member) -> str:
+    """The comment beside a lean test: the feature and its cut (a nominal code's bound),
+    or the values whose codes a member test sends left."""
     f = ir.features[node.feature]
+    if isinstance(node, Member):
+        return comment_text(f"{f.name} in {{{', '.join(f.values[c] for c in node.codes)}}}")
     if f.kind == "nominal":
         return comment_text(f"{f.name} code <= {int(node.cut)}")
     return comment_text(f"{f.name} <= {short(node.cut)}")

@@ -9,7 +9,7 @@ C4.5 missing-value rule (:func:`c45_test`) or for ``--missing none``
 
 from __future__ import annotations
 
-from treegen.codegen.ir import IR, Compare, Encoding
+from treegen.codegen.ir import IR, Compare, Encoding, Member
 from treegen.codegen.literals import c_hex32, value_literal
 from treegen.codegen.views import Cmp, MissingKind, Test, TestForm
 
@@ -73,9 +73,14 @@ def key_bits_test(key: int) -> tuple[TestForm, int]:
     return "bits_neg", ~key & 0xFFFFFFFF
 
 
-def lean_test(ir: IR, node: Compare) -> Test:
-    """A comparison under ``--missing none``: ``x <= t`` goes left when true (float
-    keys compare the value's bits with the threshold's, :func:`key_bits_test`)."""
+def lean_test(ir: IR, i: int, sets: dict[int, int]) -> Test:
+    """Test node ``i`` under ``--missing none``: ``x <= t`` goes left when true (float
+    keys compare the value's bits with the threshold's, :func:`key_bits_test`); a
+    member test's value goes left when its code is in its set (at ``sets[i]``)."""
+    node = ir.nodes[i]
+    if isinstance(node, Member):
+        return Test("member", node.feature, at=sets[i], n_codes=node.n_codes)
+    assert isinstance(node, Compare)
     enc = ir.encoding
     if enc.uses_keys:
         # A key threshold is above key(-inf) > 0, so lean_ir made it "le".

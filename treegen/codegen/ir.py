@@ -109,7 +109,21 @@ class Switch:
     source: int
 
 
-IRNode = Leaf | Compare | Switch
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A nominal test as one binary test, under ``--missing none`` only
+    (treegen.codegen.lean): the value's code by the none rule (the smallest code c
+    with x <= c, else the last) goes left when it is one of ``codes``, else right."""
+
+    feature: int
+    n_codes: int  # k, the feature's codes 0..k-1
+    codes: tuple[int, ...]  # the codes that go left, ascending
+    shares: tuple[int, int]  # training shares (only the inline top's choice reads them)
+    children: tuple[int, int]
+    source: int
+
+
+IRNode = Leaf | Compare | Switch | Member
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +173,16 @@ def _check_threshold(i: int, node: Compare, enc: Encoding) -> None:
         raise _fail(i, f"threshold {t!r} is not a finite float")
 
 
+def _check_member(i: int, node: Member, ir: IR) -> None:
+    f = ir.features[node.feature]
+    if ir.missing != "none" or f.kind != "nominal" or node.n_codes != len(f.values):
+        raise _fail(i, "a member test needs --missing none and a nominal feature's codes")
+    if list(node.codes) != sorted(set(node.codes)) or not node.codes:
+        raise _fail(i, "member codes must be distinct, ascending and not empty")
+    if node.codes[0] < 0 or node.codes[-1] >= node.n_codes or node.n_codes > MAX_SWITCH_VALUES:
+        raise _fail(i, "member code out of range")
+
+
 def validate(ir: IR) -> None:
     """Raise EmitError unless every node is reachable once, references exist,
     features are in range, thresholds fit the type and fixed-point sums stay <= 1.0."""
@@ -178,6 +202,8 @@ def validate(ir: IR) -> None:
         if isinstance(node, Compare):
             if node.op in ("le", "lt"):
                 _check_threshold(i, node, ir.encoding)
+        elif isinstance(node, Member):
+            _check_member(i, node, ir)
         else:
             if ir.features[node.feature].kind != "nominal":
                 raise _fail(i, "switch on a non-nominal feature")
@@ -223,6 +249,11 @@ def dump(ir: IR) -> str:
             lines.append(
                 f"{i}: x[{n.feature}] {n.op} {n.threshold!r} -> {list(n.children)} "
                 f"shares {list(n.shares)}"
+            )
+        elif isinstance(n, Member):
+            lines.append(
+                f"{i}: x[{n.feature}] code in {list(n.codes)} of {n.n_codes} -> "
+                f"{list(n.children)} shares {list(n.shares)}"
             )
         else:
             lines.append(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from treegen.codegen.ir import IR, Compare, Leaf, Switch
+from treegen.codegen.ir import IR, Compare, Leaf, Member, Switch
 from treegen.model.fixedpoint import W_ONE
 
 MAX_NEST = 48
@@ -126,7 +126,7 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST, inline: frozenset[int] | None =
                 if index[i] == len(roots):
                     roots.append(i)
                 lines.append(Line("call", indent, i, callee=index[i]))
-            elif isinstance(node, Compare):
+            elif isinstance(node, Compare | Member):
                 lines.append(Line("if", indent, i))
                 work += [
                     Line("end", indent, i),
@@ -249,6 +249,7 @@ def flatten(ir: IR) -> NodeTable:
             op.append(OPS[node.op])
             threshold.append(node.threshold if node.op in ("le", "lt") else 0)
         else:
+            assert isinstance(node, Switch), "member tests are --missing none's only"
             op.append(OP_SWITCH + pool.add(node))
             threshold.append(0)
     return NodeTable(

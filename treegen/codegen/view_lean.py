@@ -13,11 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from treegen.codegen import layout, lean, parts
 from treegen.codegen.comments import function_comment, lean_test_comment, node_comment
 from treegen.codegen.conditions import ASSIGNS_K, lean_test
-from treegen.codegen.ctype import smallest_uint
-from treegen.codegen.ir import IR, Compare, Leaf
+from treegen.codegen.ctype import TYPES, UINT32, smallest_uint
+from treegen.codegen.ir import IR, Compare, Leaf, Member
+from treegen.codegen.keys import float_keys
+from treegen.codegen.literals import c_hex32, c_rows
 from treegen.codegen.views import (
     CallLine,
     CloseLine,
@@ -32,6 +36,21 @@ from treegen.codegen.views import (
 )
 from treegen.errors import EmitError
 
+UINT8, UINT16 = TYPES["uint8"], TYPES["uint16"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFunction:
+    """PREFIX_in, the member tests' code lookup (_lean.j2: member_function), and its
+    tables: the sets of codes, and for float keys the keys of codes 0..K-2."""
+
+    keyed: bool  # x is compared as its order key (with PREFIX_key)
+    value_ctype: str  # the type a code is compared in (x <= (value_ctype)c)
+    set_rows: tuple[str, ...]
+    n_set: int
+    code_keys: Column  # keyed: the keys of the codes 0.. (c <= k - 2 of any test)
+    n_code_keys: int
+
 
 @dataclass(frozen=True, slots=True)
 class LeanSource:
@@ -42,6 +61,8 @@ class LeanSource:
     leaf_ctype: str  # what a walk returns: the class, or the outcome with proba
     class_column: Column
     proba_rows: tuple[str, ...]
+    member: MemberFunction | None  # PREFIX_in, when a nominal test is a member test
+    member_key: KeyFunction | None  # PREFIX_key before PREFIX_in (float keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +73,12 @@ class LeanIfs:
 
 @dataclass(frozen=True, slots=True)
 class LeanTable:
-    key: KeyFunction | None  # PREFIX_key, for float keys
+    key: KeyFunction | None  # PREFIX_key, for float keys (unless the member tests have it)
     keyed: bool  # the walk compares PREFIX_key(x[f]) with the threshold
+    n_members: int  # member rows: code n_features + m is member test m
+    member_feature: Column
+    member_k: Column
+    member_at: Column
     value_ctype: str
     functions: tuple[Function, ...]  # the inline top (empty: none)
     uses_bits: bool  # some test of the inline top compares a float's bits
@@ -81,7 +106,7 @@ class LeanTableView(NamedTuple):
 
 
 def _functions(
-    ir: IR, lay: layout.IfsLayout, name: str, rows: dict[int, int]
+    ir: IR, lay: layout.IfsLayout, name: str, rows: dict[int, int], sets: dict[int, int]
 ) -> tuple[Function, ...]:
     """The lean ifs functions of ``lay`` (the whole tree, or the table's inline top)."""
     names = [f"{ir.prefix}_{name}{k}" for k in range(len(lay.functions))]
@@ -92,8 +117,9 @@ def _functions(
             node = ir.nodes[line.node]
             pad = "    " * line.indent
             if line.kind == "if":
-                assert isinstance(node, Compare)
-                out.append(IfLine("if", pad, lean_test(ir, node), lean_test_comment(ir, node)))
+                assert isinstance(node, Compare | Member)
+                test = lean_test(ir, line.node, sets)
+                out.append(IfLine("if", pad, test, lean_test_comment(ir, node)))
             elif line.kind == "return":
                 assert isinstance(node, Leaf)
                 out.append(
@@ -104,7 +130,7 @@ def _functions(
             elif line.kind == "call":
                 out.append(CallLine("call", pad, names[line.callee]))
             elif line.kind == "table":
-                assert isinstance(node, Compare)
+                assert isinstance(node, Compare | Member)
                 out.append(TableLine("table", pad, rows[line.node], f"model node {node.source}"))
             else:
                 assert line.kind in ("else", "end"), line.kind
@@ -123,21 +149,44 @@ def _functions(
     return tuple(functions)
 
 
-def _source(ir: IR, *, uses_rdf: bool) -> LeanSource:
+def _member(ir: IR, sets: tuple[int, ...]) -> MemberFunction | None:
+    members = [n for n in ir.nodes if isinstance(n, Member)]
+    if not members:
+        return None
+    enc = ir.encoding
+    assert len(sets) <= 65535, "a member test's set offset is a uint16_t"
+    # The keys of the codes a member test compares with: 0 .. k - 2.
+    top = max(n.n_codes for n in members) - 1
+    keys = [int(k) for k in float_keys(np.arange(max(top, 1), dtype=np.float32))]
+    return MemberFunction(
+        keyed=enc.uses_keys,
+        value_ctype=parts.value_ctype(enc),
+        set_rows=c_rows([f"{b}u" for b in sets]),
+        n_set=len(sets),
+        code_keys=parts.column(ir.prefix.upper(), UINT32, c_rows([c_hex32(k) for k in keys])),
+        n_code_keys=len(keys),
+    )
+
+
+def _source(ir: IR, sets: tuple[int, ...], *, uses_rdf: bool) -> LeanSource:
+    member = _member(ir, sets)
     return LeanSource(
         prelude=parts.prelude(ir.encoding, nan_guard=False, flash=True, uses_rdf=uses_rdf),
         n_outcomes=len(ir.outcomes),
         leaf_ctype=smallest_uint(max(lean.n_values(ir) - 1, 0)).c_name,
         class_column=parts.class_column(ir),
         proba_rows=parts.proba_rows(ir),
+        member=member,
+        member_key=parts.key_function("right") if member and member.keyed else None,
     )
 
 
 def lean_ifs_view(ir: IR) -> LeanIfsView:
     """predict.c of the lean ``ir`` in the ifs style."""
-    functions = _functions(ir, layout.ifs_layout(ir), "walk", {})
+    at, sets = lean.code_sets(ir)
+    functions = _functions(ir, layout.ifs_layout(ir), "walk", {}, at)
     return LeanIfsView(
-        _source(ir, uses_rdf=False),
+        _source(ir, sets, uses_rdf=False),
         LeanIfs(functions, uses_bits=any(f.uses_k for f in functions)),
     )
 
@@ -156,16 +205,29 @@ def lean_table_view(ir: IR) -> LeanTableView:
         ) from None
     budget = ir.inline_top if ir.inline_top is not None else lean.default_inline_top(len(t.code))
     hot = lean.hot_tests(ir, budget)
+    at, sets = lean.code_sets(ir)
     functions = (
-        _functions(ir, layout.ifs_layout(ir, inline=hot), "top", lean.table_rows(ir)) if hot else ()
+        _functions(ir, layout.ifs_layout(ir, inline=hot), "top", lean.table_rows(ir), at)
+        if hot
+        else ()
     )
     n_rows = len(t.code)
     has_tests = not isinstance(ir.nodes[0], Leaf)
+    source = _source(ir, sets, uses_rdf=parts.value_kind(enc) == "float")
+    members = [n for n in (ir.nodes[i] for i in t.members) if isinstance(n, Member)]
     return LeanTableView(
-        _source(ir, uses_rdf=parts.value_kind(enc) == "float"),
+        source,
         LeanTable(
-            key=parts.key_function("right") if enc.uses_keys and has_tests else None,
+            key=(
+                parts.key_function("right")
+                if enc.uses_keys and has_tests and source.member_key is None
+                else None
+            ),
             keyed=enc.uses_keys,
+            n_members=len(members),
+            member_feature=parts.int_column(U, [n.feature for n in members] or [0]),
+            member_k=parts.int_column(U, [n.n_codes for n in members] or [0], UINT8),
+            member_at=parts.int_column(U, [at[i] for i in t.members] or [0], UINT16),
             value_ctype=parts.value_ctype(enc),
             functions=functions,
             uses_bits=any(f.uses_k for f in functions),

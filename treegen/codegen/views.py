@@ -42,6 +42,7 @@ TestForm = Literal[
     "known",
     "known_and_cmp",
     "in",
+    "member",
 ]
 """The C form of one test (``templates/_macros.j2: condition``), ``v`` being the operand
 (``x[feature]``, or its key when ``keyed``).  Under C4.5's missing-value rule, where a
@@ -52,8 +53,10 @@ missing value makes ``PREFIX_miss`` choose the branch:
 * ``split_sentinel``: ``v == MISSING ? miss : v cmp t``;
 * ``known_or_split`` / ``missing_and_split``: a test every known value passes / fails.
 
-Under ``--missing none``: ``cmp`` (``v cmp t``), and for float bit patterns
-``bits_pos`` / ``bits_neg`` (:func:`treegen.codegen.conditions.key_bits_test`).
+Under ``--missing none``: ``cmp`` (``v cmp t``), for float bit patterns ``bits_pos`` /
+``bits_neg`` (:func:`treegen.codegen.conditions.key_bits_test`), and ``member`` (a
+nominal test whose branches' codes interleave: ``PREFIX_in(x, k, at)``, the value's code
+in the set at ``at``).
 A ruleset's conditions: ``cmp`` (float), ``known_and_cmp`` (a missing value fails),
 ``known`` (every known value passes), ``in`` (one of ``values``)."""
 
@@ -69,8 +72,9 @@ class Test:
     cmp: Cmp = ""  # x cmp threshold holds on the first branch
     ncmp: Cmp = ""  # split_nan: the comparison that sends a known value to the second
     threshold: str = ""  # the literal ("" for forms without one)
-    at: int = 0  # split forms: offset of the test's shares in PREFIX_share
+    at: int = 0  # split forms: offset of the shares in PREFIX_share; member: of the set
     values: tuple[str, ...] = ()  # in: the literals
+    n_codes: int = 0  # member: the feature's codes 0..n_codes-1
 
 
 @dataclass(frozen=True, slots=True)

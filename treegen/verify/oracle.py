@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, Compare, Encoding, Leaf, Switch
+from treegen.codegen.ir import IR, Compare, Encoding, Leaf, Member, Switch
 from treegen.codegen.keys import float_keys
 from treegen.codegen.options import MissingRule
 from treegen.model.fixedpoint import Q15_SHIFT, SUM_TO_PROBA, W_ONE, W_SHIFT
@@ -53,7 +53,12 @@ def chain_branch(
 ) -> npt.NDArray[np.int64]:
     """The none rule's branch of a nominal test (treegen.codegen.lean): the branch of
     the smallest code c with x <= c, else of code k-1; a code in no subset takes 0."""
-    k = len(node.branch_of)
+    code = none_code(len(node.branch_of), col, enc)
+    return np.maximum(np.asarray(node.branch_of, dtype=np.int64)[code], 0)
+
+
+def none_code(k: int, col: npt.NDArray[np.generic], enc: Encoding) -> npt.NDArray[np.int64]:
+    """The none rule's code of each value: the smallest c with x <= c, else k-1."""
     code = np.full(col.shape, k - 1, dtype=np.int64)
     limits: npt.NDArray[np.generic]
     if enc.uses_keys:
@@ -66,7 +71,7 @@ def chain_branch(
     with np.errstate(invalid="ignore"):
         for c in range(k - 2, -1, -1):
             code = np.where(v <= limits[c], c, code)
-    return np.maximum(np.asarray(node.branch_of, dtype=np.int64)[code], 0)
+    return code
 
 
 def goes_left(
@@ -128,7 +133,10 @@ def _walk(
             known_cls[reached] = out.cls
             continue
         col = rows[:, node.feature]
-        if rule == "none":
+        if isinstance(node, Member):  # a lean IR's member test (none rule only)
+            branch = np.where(np.isin(none_code(node.n_codes, col, enc), node.codes), 0, 1)
+            miss = np.zeros(n, dtype=bool)
+        elif rule == "none":
             left = goes_left(node, col, enc, rule) if isinstance(node, Compare) else None
             branch = np.where(left, 0, 1) if left is not None else chain_branch(node, col, enc)  # type: ignore[arg-type]
             miss = np.zeros(n, dtype=bool)
