@@ -93,7 +93,8 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         metavar="K|NAME=K",
         help="integer input types: x stands for the decimal x/K, tested as "
         "treegen predict reads it (the double nearest x/K), for every "
-        "continuous feature or NAME only; repeatable",
+        "continuous feature or NAME only; repeatable.  A threshold outside the "
+        "type's values folds to a constant branch (a warning names it)",
     )
     g.add_argument(
         "--missing-value",
@@ -157,6 +158,8 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
 def run_export(args: argparse.Namespace) -> int:
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output)
+    for note in rendered.notes:
+        print(f"treegen: warning: {note}", file=sys.stderr)
     write_files_atomic(args.output, rendered.files)
     if not getattr(args, "quiet", False):
         for name in sorted(rendered.files):

@@ -127,6 +127,19 @@ IRNode = Leaf | Compare | Switch | Member
 
 
 @dataclass(frozen=True, slots=True)
+class Fold:
+    """A model test with a finite threshold that every value of the input type passes
+    the same way (a threshold outside the type's range, after ``--scale``): the C has no
+    comparison there, every known value takes ``side``."""
+
+    source: int  # model node
+    feature: int
+    threshold: float  # the model's
+    cut: int | float  # the threshold in the C domain (x <= cut), beyond the type's values
+    side: Literal["left", "right"]
+
+
+@dataclass(frozen=True, slots=True)
 class IR:
     prefix: str
     encoding: Encoding
@@ -142,6 +155,7 @@ class IR:
     # Lean table: how many tests run as inline ifs before the table (None: the default
     # of treegen.codegen.lean.default_inline_top).
     inline_top: int | None = None
+    folds: tuple[Fold, ...] = ()  # tests folded to a constant branch (export notes)
 
     @property
     def n_features(self) -> int:

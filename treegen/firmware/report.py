@@ -98,4 +98,5 @@ def report_text(
     )
     if missing:
         out.append(f"not installed: {', '.join(dict.fromkeys(missing))}")
+    out += [f"note: {note}" for note in rendered.notes]
     return "\n".join(out) + "\n"

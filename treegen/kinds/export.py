@@ -27,12 +27,14 @@ Provenance = tuple[tuple[str, str], ...]
 
 @dataclass(frozen=True)
 class Rendered:
-    """A model's C: the options as used (prefix resolved), the lowered form, the files."""
+    """A model's C: the options as used (prefix resolved), the lowered form, the files,
+    and the notes on what the export changed (``treegen export`` warns of them)."""
 
     kind: Kind[Any, Any]
     opts: ExportOptions
     lowered: Any
     files: dict[str, str]
+    notes: tuple[str, ...] = ()
 
 
 def file_name(kind: Kind[Any, Any], path: str | None) -> str:
@@ -75,7 +77,7 @@ def render(value: Any, opts: ExportOptions, *, path: str | None = None, out: str
     kind.check_options(opts)
     opts = with_prefix(opts, kind, path)
     lowered = kind.lower(value, opts, provenance(value, opts, path, out))
-    return Rendered(kind, opts, lowered, kind.emit(lowered, opts))
+    return Rendered(kind, opts, lowered, kind.emit(lowered, opts), kind.notes(lowered))
 
 
 def export_files(

@@ -19,7 +19,7 @@ from treegen.analysis.report import format_report, model_report
 from treegen.codegen.emit import emit
 from treegen.codegen.flash import estimate_flash
 from treegen.codegen.ir import IR
-from treegen.codegen.lower import lower
+from treegen.codegen.lower import fold_note, lower
 from treegen.codegen.options import STYLES, ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -87,6 +87,11 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
     )
 
 
+def _notes(ir: IR) -> tuple[str, ...]:
+    note = fold_note(ir)
+    return (note,) if note else ()
+
+
 def _no_check(opts: ExportOptions) -> None:
     """A tree has C for every export option."""
 
@@ -119,4 +124,5 @@ TREE: Kind[Model, IR] = Kind(
     rows=_rows,
     compare=compare,
     summary=_summary,
+    notes=_notes,
 )

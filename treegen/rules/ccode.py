@@ -34,7 +34,7 @@ from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature
 from treegen.codegen.keys import float_key
 from treegen.codegen.literals import value_literal
-from treegen.codegen.lower import lower, lower_continuous
+from treegen.codegen.lower import fold_of, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import HEADER, SOURCE, key_function, prelude
@@ -71,6 +71,7 @@ class RuleIR:
     frame: IR  # encoding, features, classes, prefix, provenance (a one-leaf tree)
     rules: tuple[RuleLine, ...]
     default: int
+    folds: tuple[str, ...] = ()  # conditions folded at the input type's range (notes)
 
     # The C interface (treegen.verify.build.CApi): the frame's, without predict_proba.
     @property
@@ -122,14 +123,14 @@ def check_options(opts: ExportOptions) -> None:
 
 
 def _continuous(
-    cond: Condition, where: str, rs: RuleSet, frame: IR, explicit: bool, default_missing: bool
+    cond: Condition, where: str, rs: RuleSet, frame: IR, folds: list[str]
 ) -> RuleTest | None:
-    """The test of a ``<=``/``>`` condition; None when no known value passes it."""
+    """The test of a ``<=``/``>`` condition; None when no known value passes it.  A
+    finite threshold outside the input type's values folds as a tree's test does (one
+    rule at every --scale): its note goes to ``folds``."""
     node = Node("continuous", 0, 0.0, 0.0, (), attribute=cond.attribute, threshold=cond.threshold)
     try:
-        op, t = lower_continuous(
-            node, 0, frame.encoding, explicit, rs.compares_float32, default_missing
-        )
+        op, t = lower_continuous(node, 0, frame.encoding, rs.compares_float32)
     except EncodingError as exc:
         # The tree's message names "model node 0"; here it is a rule's condition.
         msg = str(exc.args[0]).split(": ", 1)[-1]
@@ -138,6 +139,9 @@ def _continuous(
     passes_le = {"le": "le", "lt": "lt", "left": "known", "right": None}[op]
     passes_gt = {"le": "gt", "lt": "ge", "left": None, "right": "known"}[op]
     got = passes_le if cond.op == "<=" else passes_gt
+    if fold_of(node, 0, frame.encoding, rs.compares_float32, op) is not None:
+        effect = "always holds" if got == "known" else "never holds: the rule is left out"
+        folds.append(f"{where} ({text}) {effect} in {frame.encoding.input_type}")
     if got is None:
         return None
     return RuleTest(cond.attribute, got, t if got != "known" else 0, (), text)  # type: ignore[arg-type]
@@ -163,22 +167,15 @@ def lower_ruleset(
     # predict_proba.
     frame_opts = replace(opts, proba=None, prefix=opts.prefix or "rules")
     frame = replace(lower(_frame_model(rs), frame_opts, provenance), proba=False)
-    attrs = rs.schema.attributes
-    explicit = {
-        i
-        for i, a in enumerate(attrs)
-        if opts.scale is not None or a.name in dict(opts.feature_scales)
-    }
     lines = []
+    folds: list[str] = []
     for r in rs.rules:
         tests: list[RuleTest] = []
         fires = True
         for k, c in enumerate(r.conditions):
             if c.op in ("<=", ">"):
                 where = f"rule {r.number}, condition {k + 1}"
-                t = _continuous(
-                    c, where, rs, frame, c.attribute in explicit, opts.missing_value is None
-                )
+                t = _continuous(c, where, rs, frame, folds)
                 if t is None:
                     fires = False
                     break
@@ -192,7 +189,7 @@ def lower_ruleset(
             lines.append(RuleLine(r.number, tuple(tests), r.cls))
             if not tests:
                 break  # it always fires: the rules after it never do
-    rir = RuleIR(frame, tuple(lines), rs.default)
+    rir = RuleIR(frame, tuple(lines), rs.default, tuple(folds))
     validate(rir)
     return rir
 
