@@ -7,9 +7,11 @@ apart from the macros the templates define themselves (:data:`TEMPLATE_MACROS`).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from treegen.codegen.comments import provenance_lines
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.ir import IR
+from treegen.codegen.ir import IR, Feature
 from treegen.codegen.literals import C89_STRING_MAX, c_chars, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.codegen.views import ClassView, Code, FeatureView, Header
@@ -74,12 +76,41 @@ def _input_doc(ir: IR, U: str) -> str:
         doc = f"Missing values are {U}_MISSING."
     if enc.uses_keys:
         doc += " Compared as integer keys of the bit patterns (no float operations)."
-    if enc.is_int and any(s != 1 for s in enc.scales):
-        scales = ", ".join(
-            f"{f.name}: 1/{s}" for f, s in zip(ir.features, enc.scales, strict=True) if s != 1
-        )
-        doc += comment_text(f" Fixed point, one unit is {scales}.")
+    scales = enc.scales if enc.is_int else ()
+    scaled = [(f, k) for f, k in zip(ir.features, scales, strict=False) if _is_scaled(f, k)]
+    if scaled:
+        units = ", ".join(f"{f.name}: 1/{k}" for f, k in scaled)
+        nominal = any(f.kind == "nominal" for f in ir.features)
+        note = " (nominal codes are not scaled)" if nominal else ""
+        doc += comment_text(f" Fixed point, one unit is {units}{note}.")
     return doc
+
+
+def _is_scaled(f: Feature, k: Fraction) -> bool:
+    """Whether x[f] holds a continuous value times K != 1 (a nominal feature holds its
+    code whatever --scale says)."""
+    return f.kind == "continuous" and k != 1
+
+
+MAX_CODES_INLINE = 8
+"""A nominal feature with at most this many values lists its codes beside its index."""
+
+
+def _feature_comment(f: Feature, k: Fraction | None, scaled: bool) -> str:
+    """The comment beside a feature's index: its kind, and what x[i] holds: a scaled
+    value's unit, a nominal feature's codes (which code is which value; where other
+    features are scaled, that the codes are not)."""
+    if f.kind == "nominal":
+        if len(f.values) <= MAX_CODES_INLINE:
+            codes = ", ".join(f"{c} = {v}" for c, v in enumerate(f.values))
+        else:
+            codes = f"0 .. {len(f.values) - 1}, listed below"
+        return comment_text(
+            f"{f.name} (nominal, {'codes not scaled' if scaled else 'codes'}: {codes})"
+        )
+    if k is not None and _is_scaled(f, k):
+        return comment_text(f"{f.name} ({f.kind}, fixed point: x is {f.name} * {k})")
+    return comment_text(f"{f.name} ({f.kind})")
 
 
 def header_view(ir: IR) -> Header:
@@ -87,6 +118,9 @@ def header_view(ir: IR) -> Header:
     U = ir.prefix.upper()
     enc = ir.encoding
     macros = Macros(U)
+    scaled = enc.is_int and any(
+        _is_scaled(f, k) for f, k in zip(ir.features, enc.scales, strict=True)
+    )
     features = []
     for i, f in enumerate(ir.features):
         # The value macros are taken before the feature's own (names depend on the order).
@@ -94,8 +128,16 @@ def header_view(ir: IR) -> Header:
             Code(macros.take(f.ident, v_ident), c, comment_text(f.values[c]))
             for c, v_ident in enumerate(f.value_idents)
         )
+        k = enc.scales[i] if enc.is_int else None
+        comment = _feature_comment(f, k, scaled)
         features.append(
-            FeatureView(macros.take("F", f.ident), i, comment_text(f"{f.name} ({f.kind})"), codes)
+            FeatureView(
+                macros.take("F", f.ident),
+                i,
+                comment,
+                codes,
+                comment_text(f"{f.name} (not scaled)" if scaled else f.name),
+            )
         )
     classes = tuple(
         class_view(ir.prefix, macros.take("C", ident), i, name)
@@ -120,4 +162,5 @@ def header_view(ir: IR) -> Header:
         classes=classes,
         lean=ir.missing == "none",
         proba=ir.proba,
+        other_code="takes the rule above" if ir.missing == "none" else "counts as missing",
     )

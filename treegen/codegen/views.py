@@ -90,8 +90,9 @@ class Code:
 class FeatureView:
     macro: str
     index: int
-    comment: str
+    comment: str  # beside the index: kind, unit or codes
     codes: tuple[Code, ...]  # empty unless nominal
+    name: str  # the feature's name (comment text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,7 @@ class Header:
     classes: tuple[ClassView, ...]
     lean: bool = False  # exported with --missing none
     proba: bool = True  # predict_proba is declared
+    other_code: str = "counts as missing"  # what a nominal value that is no code does
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,17 +20,17 @@ typedef float golf_input_t;
 #define GOLF_PROBA_ONE 32768
 
 /* Feature indices into x[]. */
-#define GOLF_F_OUTLOOK 0 /* outlook (nominal) */
+#define GOLF_F_OUTLOOK 0 /* outlook (nominal, codes: 0 = sunny, 1 = overcast, 2 = rain) */
 #define GOLF_F_TEMPERATURE 1 /* temperature (continuous) */
 #define GOLF_F_HUMIDITY 2 /* humidity (continuous) */
-#define GOLF_F_WINDY 3 /* windy (nominal) */
+#define GOLF_F_WINDY 3 /* windy (nominal, codes: 0 = true, 1 = false) */
 
-/* Codes of nominal feature outlook (nominal); any other value counts as missing. */
+/* Codes of nominal feature outlook; any other value counts as missing. */
 #define GOLF_OUTLOOK_SUNNY 0 /* sunny */
 #define GOLF_OUTLOOK_OVERCAST 1 /* overcast */
 #define GOLF_OUTLOOK_RAIN 2 /* rain */
 
-/* Codes of nominal feature windy (nominal); any other value counts as missing. */
+/* Codes of nominal feature windy; any other value counts as missing. */
 #define GOLF_WINDY_TRUE 0 /* true */
 #define GOLF_WINDY_FALSE 1 /* false */
 

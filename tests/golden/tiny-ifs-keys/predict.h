@@ -21,9 +21,9 @@ typedef float tiny_input_t;
 
 /* Feature indices into x[]. */
 #define TINY_F_TEMP_C 0 /* temp <U+00B0>C (continuous) */
-#define TINY_F_KIND 1 /* kind (nominal) */
+#define TINY_F_KIND 1 /* kind (nominal, codes: 0 = a* /b, 1 = c, 2 = d? ?/, 3 = e) */
 
-/* Codes of nominal feature kind (nominal); any other value counts as missing. */
+/* Codes of nominal feature kind; any other value counts as missing. */
 #define TINY_KIND_A_B 0 /* a* /b */
 #define TINY_KIND_C 1 /* c */
 #define TINY_KIND_D 2 /* d? ?/ */

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Element type of the feature array x[TINY_N_FEATURES]. Missing values are TINY_MISSING. Fixed point, one unit is temp <U+00B0>C: 1/10, kind: 1/10. */
+/* Element type of the feature array x[TINY_N_FEATURES]. Missing values are TINY_MISSING. Fixed point, one unit is temp <U+00B0>C: 1/10 (nominal codes are not scaled). */
 typedef int16_t tiny_input_t;
 
 #define TINY_N_FEATURES 2
@@ -22,10 +22,10 @@ typedef int16_t tiny_input_t;
 #define TINY_MISSING (-32768)
 
 /* Feature indices into x[]. */
-#define TINY_F_TEMP_C 0 /* temp <U+00B0>C (continuous) */
-#define TINY_F_KIND 1 /* kind (nominal) */
+#define TINY_F_TEMP_C 0 /* temp <U+00B0>C (continuous, fixed point: x is temp <U+00B0>C * 10) */
+#define TINY_F_KIND 1 /* kind (nominal, codes not scaled: 0 = a* /b, 1 = c, 2 = d? ?/, 3 = e) */
 
-/* Codes of nominal feature kind (nominal); any other value counts as missing. */
+/* Codes of nominal feature kind (not scaled); any other value counts as missing. */
 #define TINY_KIND_A_B 0 /* a* /b */
 #define TINY_KIND_C 1 /* c */
 #define TINY_KIND_D 2 /* d? ?/ */
