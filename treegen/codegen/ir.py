@@ -156,6 +156,7 @@ class IR:
     # of treegen.codegen.lean.default_inline_top).
     inline_top: int | None = None
     folds: tuple[Fold, ...] = ()  # tests folded to a constant branch (export notes)
+    depth: int = 0  # the model's depth: tests on its longest path (export --report)
 
     @property
     def n_features(self) -> int:

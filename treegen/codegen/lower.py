@@ -280,6 +280,7 @@ def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], 
         provenance,
         inline_top=opts.inline_top,
         folds=tuple(folds),
+        depth=model.depth(),
     )
     validate(ir)
     if opts.missing == "none":

@@ -79,11 +79,18 @@ def _rows(
 
 
 def _summary(ir: IR, opts: ExportOptions) -> str:
+    """The exported C in one line: the model's depth, and apart from it what the C keeps
+    for missing values (C4.5's replay stack, or nothing under --missing none)."""
     enc = ir.encoding
+    stack = (
+        f"missing-value stack {ir.prefix.upper()}_STACK_SIZE = {ir.stack_size} choices"
+        if ir.missing == "c45"
+        else "--missing none: no missing-value stack"
+    )
     return (
         f"style {opts.style}, input {enc.input_type}"
-        f"{', float compare int' if enc.uses_keys else ''}; depth {ir.stack_size} "
-        f"(tests on the longest path; {ir.prefix.upper()}_STACK_SIZE)"
+        f"{', float compare int' if enc.uses_keys else ''}; model depth {ir.depth} "
+        f"(tests on its longest path); {stack}"
     )
 
 
