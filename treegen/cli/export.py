@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from treegen.cli.common import read_data
 from treegen.cli.progress import progress_line
+from treegen.codegen.avr import check_files
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.options import (
     FLOAT_COMPARES,
@@ -22,10 +23,11 @@ from treegen.codegen.options import (
     scale_options,
 )
 from treegen.data.atomic import write_files_atomic
+from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
 from treegen.kinds import load
 from treegen.kinds.check import verify
-from treegen.kinds.export import render
+from treegen.kinds.export import Rendered, render
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -155,9 +157,18 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
     )
 
 
+def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
+    """``--on avr`` with a table no AVR object can hold: one line, before any tool runs."""
+    if "avr" in args.on:
+        why = check_files(rendered.files, rendered.opts)
+        if why is not None:
+            raise UsageError(why, option="--on avr")
+
+
 def run_export(args: argparse.Namespace) -> int:
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output)
+    _refuse_avr(args, rendered)
     for note in rendered.notes:
         print(f"treegen: warning: {note}", file=sys.stderr)
     write_files_atomic(args.output, rendered.files)
@@ -185,6 +196,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 value, opts, data, path=args.model, cc=args.cc, n_random=args.random, seed=args.seed
             )
     if args.on:
+        _refuse_avr(args, render(value, opts, path=args.model))
         return firmware_cli.verify_on(args, value, opts, data, path=args.model)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1

@@ -10,12 +10,15 @@ builders, plain functions format what they hold: :mod:`~.literals`, :mod:`~.name
 from __future__ import annotations
 
 import importlib.resources
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from treegen.codegen.avr import avr_message, too_large
 from treegen.codegen.header import TEMPLATE_MACROS, header_view
 from treegen.codegen.ir import IR, validate
+from treegen.codegen.literals import c_string
 from treegen.codegen.parts import HEADER, SOURCE
 from treegen.codegen.view_ifs import ifs_view
 from treegen.codegen.view_lean import lean_ifs_view, lean_table_view
@@ -69,7 +72,18 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
     else:
         view = ifs_view(ir) if style == "ifs" else table_view(ir)
         template = f"predict_{style}.c.j2"
-    return {
-        HEADER: render(env, "predict.h.j2", context(header)),
-        SOURCE: render(env, template, context(header, *view)),
-    }
+    source = render(env, template, context(header, *view))
+    big = too_large(source)
+    if big is not None:
+        # For a build without treegen: the compiler stops with treegen's one line,
+        # not avr-gcc's "size of array is too large".
+        msg = avr_message(big, ir.missing, ir.proba, ir.encoding.input_type)
+        source = render(env, template, context(header, *_with_avr_error(view, msg)))
+    return {HEADER: render(env, "predict.h.j2", context(header)), SOURCE: source}
+
+
+def _with_avr_error(view: tuple[Any, ...], message: str) -> tuple[Any, ...]:
+    """``view`` whose prelude (in its first part) stops an AVR build with ``message``."""
+    first = view[0]
+    prelude = replace(first.prelude, avr_error=c_string(f"treegen: {message}"))
+    return (replace(first, prelude=prelude), *view[1:])

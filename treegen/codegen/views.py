@@ -144,6 +144,7 @@ class Prelude:
     double_guard: bool  # double inputs: refuse an AVR toolchain whose double is 32 bits
     flash: bool  # constant tables: PREFIX_ROM and the PREFIX_RDn readers (pgm_read_* on AVR)
     uses_rdf: bool  # a float column is read with PREFIX_RDF
+    avr_error: str = ""  # a table too large for AVR: the #error's message (a C string)
 
 
 @dataclass(frozen=True, slots=True)

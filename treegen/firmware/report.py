@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from treegen.codegen.avr import check_files
 from treegen.codegen.parts import HEADER, SOURCE
 from treegen.errors import ToolError
 from treegen.firmware import targets
@@ -61,6 +62,12 @@ def report_text(
                 missing.append(t.cc if t.name != "host" else "gcc")
                 continue
             counts = ""
+            refused = check_files(files, opts) if t.name == "avr" else None
+            if refused is not None:
+                rows.append(
+                    [t.title, "-", "-", "-", f"too large: {refused}"] + ([""] if chosen else [])
+                )
+                continue
             if t in chosen:
                 assert X is not None
                 run = run_vectors(ir, files, X, t)

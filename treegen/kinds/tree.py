@@ -83,7 +83,8 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
     for missing values (C4.5's replay stack, or nothing under --missing none)."""
     enc = ir.encoding
     stack = (
-        f"missing-value stack {ir.prefix.upper()}_STACK_SIZE = {ir.stack_size} choices"
+        f"missing-value stack {ir.prefix.upper()}_STACK_SIZE = {ir.stack_size} "
+        f"choice{'s' if ir.stack_size != 1 else ''}"
         if ir.missing == "c45"
         else "--missing none: no missing-value stack"
     )
