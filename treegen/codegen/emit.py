@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from treegen.codegen.avr import avr_message, too_large
+from treegen.codegen.costs import costs, safety_lines
 from treegen.codegen.header import TEMPLATE_MACROS, header_view
 from treegen.codegen.ir import IR, validate
 from treegen.codegen.literals import c_string
@@ -23,7 +24,7 @@ from treegen.codegen.parts import HEADER, SOURCE
 from treegen.codegen.view_ifs import ifs_view
 from treegen.codegen.view_lean import lean_ifs_view, lean_table_view
 from treegen.codegen.view_table import table_view
-from treegen.codegen.views import context
+from treegen.codegen.views import Function, context
 from treegen.errors import EmitError
 
 if TYPE_CHECKING:
@@ -64,14 +65,19 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
     if len(ir.nodes) > 65535 or len(ir.outcomes) > 65535:
         raise EmitError(f"model has {len(ir.nodes)} nodes; at most 65535 can be exported")
     env = env or make_env()
-    header = header_view(ir)
     view: tuple[DataclassInstance, ...]
+    functions: tuple[Function, ...]
     if ir.missing == "none":
-        view = lean_ifs_view(ir) if style == "ifs" else lean_table_view(ir)
+        lean = lean_ifs_view(ir) if style == "ifs" else lean_table_view(ir)
+        view, functions = lean, lean.walk.functions
         template = f"predict_lean_{style}.c.j2"
+    elif style == "ifs":
+        ifs = ifs_view(ir)
+        view, functions, template = ifs, ifs.walk.functions, "predict_ifs.c.j2"
     else:
-        view = ifs_view(ir) if style == "ifs" else table_view(ir)
-        template = f"predict_{style}.c.j2"
+        view, functions, template = table_view(ir), (), "predict_table.c.j2"
+    work = costs(ir, functions, table=style == "table")
+    header = header_view(ir, safety_lines(ir.prefix, work, ir.proba, ir.missing))
     source = render(env, template, context(header, *view))
     big = too_large(source)
     if big is not None:

@@ -113,8 +113,9 @@ def _feature_comment(f: Feature, k: Fraction | None, scaled: bool) -> str:
     return comment_text(f"{f.name} ({f.kind})")
 
 
-def header_view(ir: IR) -> Header:
-    """predict.h's view of ``ir`` (a tree's, or a ruleset's frame)."""
+def header_view(ir: IR, safety: tuple[str, ...] = ()) -> Header:
+    """predict.h's view of ``ir`` (a tree's, or a ruleset's frame), with ``safety``,
+    the paragraph on calling predict (treegen.codegen.costs)."""
     U = ir.prefix.upper()
     enc = ir.encoding
     macros = Macros(U)
@@ -163,4 +164,5 @@ def header_view(ir: IR) -> Header:
         lean=ir.missing == "none",
         proba=ir.proba,
         other_code="takes the rule above" if ir.missing == "none" else "counts as missing",
+        safety=tuple(comment_text(line) for line in safety),
     )

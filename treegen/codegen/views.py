@@ -133,6 +133,7 @@ class Header:
     lean: bool = False  # exported with --missing none
     proba: bool = True  # predict_proba is declared
     other_code: str = "counts as missing"  # what a nominal value that is no code does
+    safety: tuple[str, ...] = ()  # comment lines: reentrancy, allocation, work, stack
 
 
 @dataclass(frozen=True, slots=True)

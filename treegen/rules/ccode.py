@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from treegen.codegen.conditions import CMP, missing_kind
+from treegen.codegen.costs import rules_safety_lines
 from treegen.codegen.ctype import UINT32
 from treegen.codegen.emit import make_env, render
 from treegen.codegen.header import header_view
@@ -292,7 +293,9 @@ def emit_ruleset(rir: RuleIR, opts: ExportOptions | None = None) -> dict[str, st
     """Render predict.c and predict.h for ``rir``."""
     validate(rir)
     env = make_env()
-    header = header_view(rir.frame)
+    conditions = sum(len(r.tests) for r in rir.rules)
+    safety = rules_safety_lines(rir.prefix, conditions, rir.encoding.uses_keys and conditions > 0)
+    header = header_view(rir.frame, safety)
     return {
         HEADER: render(env, "predict.h.j2", context(header)),
         SOURCE: render(env, "predict_rules.c.j2", context(header, rules_view(rir))),

@@ -38,6 +38,15 @@ typedef float golf_input_t;
 #define GOLF_C_PLAY 0 /* Play */
 #define GOLF_C_DON_T_PLAY 1 /* Don't Play */
 
+/* Calling golf_predict and golf_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   2 tests on the longest path when no value is missing; with
+   missing values at most 5 walks from the root (one per leaf reached),
+   9 tests in all.  Stack: 20 bytes of walk data (the state and
+   the class sums) and at most 6 nested calls, golf_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. GOLF_N_CLASSES - 1). */
 int golf_predict(const golf_input_t *x);
 

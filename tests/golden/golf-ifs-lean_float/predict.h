@@ -43,6 +43,13 @@ typedef float golf_input_t;
 #define GOLF_C_PLAY 0 /* Play */
 #define GOLF_C_DON_T_PLAY 1 /* Don't Play */
 
+/* Calling golf_predict: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   3 tests, the longest path.
+   Stack: a few scalars, and at most 4 nested calls, golf_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. GOLF_N_CLASSES - 1). */
 int golf_predict(const golf_input_t *x);
 

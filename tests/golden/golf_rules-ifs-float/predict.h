@@ -36,6 +36,11 @@ typedef float golf_rules_input_t;
 #define GOLF_RULES_C_PLAY 0 /* Play */
 #define GOLF_RULES_C_DON_T_PLAY 1 /* Don't Play */
 
+/* Calling golf_rules_predict: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local); nothing is
+   allocated and nothing recurses.  Worst case per call: 7 conditions
+   (every condition of every rule).  Stack: a few scalars, and no call. */
+
 /* The predicted class index (0 .. GOLF_RULES_N_CLASSES - 1). */
 int golf_rules_predict(const golf_rules_input_t *x);
 

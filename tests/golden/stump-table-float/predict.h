@@ -38,6 +38,15 @@ typedef float stump_input_t;
 #define STUMP_C_PLAY 0 /* Play */
 #define STUMP_C_DON_T_PLAY 1 /* Don't Play */
 
+/* Calling stump_predict and stump_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   1 tests on the longest path when no value is missing; with
+   missing values at most 2 walks from the root (one per leaf reached),
+   2 tests in all.  Stack: 20 bytes of walk data (the state and
+   the class sums) and at most 6 nested calls, stump_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. STUMP_N_CLASSES - 1). */
 int stump_predict(const stump_input_t *x);
 

@@ -36,6 +36,15 @@ typedef int16_t tiny_input_t;
 #define TINY_C_NO 1 /* no */
 #define TINY_C_NO_2 2 /* No */
 
+/* Calling tiny_predict and tiny_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   2 tests on the longest path when no value is missing; with
+   missing values at most 3 walks from the root (one per leaf reached),
+   5 tests in all.  Stack: 24 bytes of walk data (the state and
+   the class sums) and at most 6 nested calls, tiny_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. TINY_N_CLASSES - 1). */
 int tiny_predict(const tiny_input_t *x);
 

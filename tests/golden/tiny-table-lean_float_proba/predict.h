@@ -41,6 +41,13 @@ typedef float tiny_input_t;
 #define TINY_C_NO 1 /* no */
 #define TINY_C_NO_2 2 /* No */
 
+/* Calling tiny_predict and tiny_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   2 tests, the longest path (a test on interleaved codes loops over up to k - 1 of them).
+   Stack: a few scalars, and at most 7 nested calls, tiny_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. TINY_N_CLASSES - 1). */
 int tiny_predict(const tiny_input_t *x);
 
