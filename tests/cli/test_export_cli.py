@@ -41,9 +41,10 @@ def test_export_is_deterministic_and_regenerable(
     opts = ["--style", "table", "--input-type", "int16", "--scale", "humidity=10", "--prefix", "g1"]
     assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(a))[0] == 0
     assert run_cli(capsys, "export", str(golf_tree), *opts, "-o", str(b))[0] == 0
-    for name in ("predict.c", "predict.h"):  # only the -o folder in the comment differs
+    # The explicit prefix names the files; only the -o folder in the comment differs.
+    for name in ("g1_predict.c", "g1_predict.h"):
         assert (a / name).read_text() == (b / name).read_text().replace(str(b), str(a))
-    text = (a / "predict.c").read_text()
+    text = (a / "g1_predict.c").read_text()
     assert "model: sha256:" in text and "treegen 0.1.0" in text
     line = next(x for x in text.splitlines() if "regenerate with:" in x)
     argv = shlex.split(line.split("regenerate with:", 1)[1])
@@ -51,7 +52,7 @@ def test_export_is_deterministic_and_regenerable(
     c = tmp_path / "c"
     argv[argv.index("-o") + 1] = str(c)
     assert run_cli(capsys, *argv[1:])[0] == 0
-    assert (c / "predict.c").read_text().replace(str(c), str(a)) == text
+    assert (c / "g1_predict.c").read_text().replace(str(c), str(a)) == text
 
 
 def test_default_prefix_comes_from_the_file_name(

@@ -18,7 +18,8 @@ from collections.abc import Callable
 
 from treegen.analysis.evaluate import test_set_beside
 from treegen.cli.progress import Progress
-from treegen.codegen.parts import HEADER, SOURCE
+from treegen.codegen.options import ExportOptions, file_stem
+from treegen.codegen.parts import file_names
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
@@ -221,8 +222,8 @@ def _files_read(path: str, command: str | None) -> list[str]:
 def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     """A usage error, before anything is read or written, when ``-o`` is empty, or when
     it (or the default output a subcommand names with ``default_output``, a function of
-    DATA) would replace one of the command's own input files (export: the predict.c or
-    predict.h in its folder)."""
+    DATA) would replace one of the command's own input files (export: the C source or
+    header in its folder, predict.c and predict.h unless --prefix or --name names them)."""
     out = getattr(args, "output", None)
     if out == "":
         raise UsageError("is an empty file name", option="-o/--output")
@@ -232,7 +233,13 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     if not isinstance(out, str):
         return
     command = getattr(args, "command", None)
-    outputs = [os.path.join(out, n) for n in (SOURCE, HEADER)] if command == "export" else [out]
+    if command == "export":
+        named = ExportOptions(
+            prefix=getattr(args, "prefix", None), name=getattr(args, "name", None)
+        )
+        outputs = [os.path.join(out, n) for n in file_names(file_stem(named))]
+    else:
+        outputs = [out]
     outputs = [o for o in outputs if os.path.exists(o)]
     for name in _INPUTS:
         path = getattr(args, name, None)

@@ -138,7 +138,15 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--prefix",
         default=None,
-        help="C identifier that starts every symbol (default: from the model file name)",
+        help="C identifier that starts every symbol (default: from the model file name); "
+        "an explicit prefix also names the files PREFIX_predict.c and PREFIX_predict.h",
+    )
+    g.add_argument(
+        "--name",
+        default=None,
+        metavar="NAME",
+        help="name the files NAME.c and NAME.h (default: PREFIX_predict with --prefix, "
+        "else predict), so that two models can share one source folder",
     )
 
 
@@ -153,6 +161,7 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
         missing=args.missing,
         proba=args.proba,
         inline_top=args.inline_top,
+        name=args.name,
         **scale_options(args.scale),  # type: ignore[arg-type]
     )
 
@@ -231,7 +240,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help="write predict.c / predict.h for a model",
-        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR.",
+        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
+        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from treegen.codegen.ctype import TYPES
 from treegen.codegen.options import ExportOptions
-from treegen.codegen.parts import SOURCE
+from treegen.codegen.parts import source_and_header
 
 AVR_MAX_OBJECT = 32767
 """The largest object, in bytes, avr-gcc accepts (PTRDIFF_MAX with 16-bit pointers)."""
@@ -70,7 +70,7 @@ def avr_message(table: Table, missing: str, proba: bool, input_type: str) -> str
 
 def check_files(files: dict[str, str], opts: ExportOptions) -> str | None:
     """The refusal of an AVR build of ``files`` exported with ``opts``, or None."""
-    table = too_large(files.get(SOURCE, ""))
+    table = too_large(files[source_and_header(files)[0]])
     if table is None:
         return None
     return avr_message(table, opts.missing, opts.wants_proba, opts.input_type)

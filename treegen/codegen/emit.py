@@ -20,7 +20,7 @@ from treegen.codegen.costs import costs, safety_lines
 from treegen.codegen.header import TEMPLATE_MACROS, header_view
 from treegen.codegen.ir import IR, validate
 from treegen.codegen.literals import c_string
-from treegen.codegen.parts import HEADER, SOURCE
+from treegen.codegen.parts import file_names
 from treegen.codegen.view_ifs import ifs_view
 from treegen.codegen.view_lean import lean_ifs_view, lean_table_view
 from treegen.codegen.view_table import table_view
@@ -85,7 +85,8 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
         # not avr-gcc's "size of array is too large".
         msg = avr_message(big, ir.missing, ir.proba, ir.encoding.input_type)
         source = render(env, template, context(header, *_with_avr_error(view, msg)))
-    return {HEADER: render(env, "predict.h.j2", context(header)), SOURCE: source}
+    source_name, header_name = file_names(ir.stem)
+    return {header_name: render(env, "predict.h.j2", context(header)), source_name: source}
 
 
 def _with_avr_error(view: tuple[Any, ...], message: str) -> tuple[Any, ...]:

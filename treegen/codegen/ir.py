@@ -157,6 +157,7 @@ class IR:
     inline_top: int | None = None
     folds: tuple[Fold, ...] = ()  # tests folded to a constant branch (export notes)
     depth: int = 0  # the model's depth: tests on its longest path (export --report)
+    stem: str = "predict"  # the files are STEM.c and STEM.h (ExportOptions.name)
 
     @property
     def n_features(self) -> int:

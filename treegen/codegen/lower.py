@@ -49,6 +49,7 @@ from treegen.codegen.keys import float_key
 from treegen.codegen.lean import lean_ir
 from treegen.codegen.names import check_prefix, unique_idents
 from treegen.codegen.options import ExportOptions
+from treegen.codegen.parts import DEFAULT_STEM
 from treegen.errors import EncodingError
 from treegen.model import fixedpoint
 from treegen.model.core import Model, Node
@@ -281,6 +282,7 @@ def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], 
         inline_top=opts.inline_top,
         folds=tuple(folds),
         depth=model.depth(),
+        stem=opts.name or DEFAULT_STEM,
     )
     validate(ir)
     if opts.missing == "none":

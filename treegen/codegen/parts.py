@@ -8,6 +8,7 @@ come from :mod:`~.literals`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from treegen.codegen.ctype import FLOAT, UINT32, CType, smallest_int, smallest_uint
@@ -15,8 +16,23 @@ from treegen.codegen.ir import IR, Encoding
 from treegen.codegen.literals import c_double, c_float, c_hex32, c_int, c_rows
 from treegen.codegen.views import Column, KeyFunction, Prelude
 
-HEADER = "predict.h"
-SOURCE = "predict.c"
+DEFAULT_STEM = "predict"
+HEADER = DEFAULT_STEM + ".h"
+SOURCE = DEFAULT_STEM + ".c"
+"""The default file names: ``predict.c`` and ``predict.h``."""
+
+
+def file_names(stem: str) -> tuple[str, str]:
+    """(source, header) of an export whose files are named ``stem``."""
+    return f"{stem}.c", f"{stem}.h"
+
+
+def source_and_header(files: Mapping[str, str]) -> tuple[str, str]:
+    """The names of the C source and the header among an export's ``files``."""
+    source = next(n for n in files if n.endswith(".c"))
+    header = next(n for n in files if n.endswith(".h"))
+    return source, header
+
 
 ValueKind = Literal["float", "double", "key", "signed", "unsigned"]
 """How predict.c compares a value: as float or double (NaN missing), as the float's
@@ -37,11 +53,12 @@ def value_ctype(enc: Encoding) -> str:
     return (UINT32 if enc.uses_keys else enc.ctype).c_name
 
 
-def prelude(enc: Encoding, *, nan_guard: bool, flash: bool, uses_rdf: bool = False) -> Prelude:
+def prelude(ir: IR, *, nan_guard: bool, flash: bool, uses_rdf: bool = False) -> Prelude:
     """predict.c's prelude: ``nan_guard`` when a NaN means missing (refuse
     -ffast-math), ``flash`` when it has constant tables (read through PREFIX_RDn)."""
+    enc = ir.encoding
     return Prelude(
-        header_name=HEADER,
+        header_name=file_names(ir.stem)[1],
         nan_guard=nan_guard and not enc.is_int and not enc.uses_keys,
         double_guard=enc.input_type == "double",
         flash=flash,

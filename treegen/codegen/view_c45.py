@@ -78,7 +78,7 @@ def source(ir: IR, *, uses_rdf: bool) -> Source:
     # The key compares thresholds (keys) and decodes nominal floats (float inputs).
     needs_key = (kind == "key" and has_tests) or (kind == "float" and has_switch)
     return Source(
-        prelude=parts.prelude(enc, nan_guard=True, flash=True, uses_rdf=uses_rdf),
+        prelude=parts.prelude(ir, nan_guard=True, flash=True, uses_rdf=uses_rdf),
         key=parts.key_function("missing") if needs_key else None,
         code_decoder=_DECODER[kind] if has_switch else None,
         value_ctype=parts.value_ctype(enc),

@@ -171,7 +171,7 @@ def _member(ir: IR, sets: tuple[int, ...]) -> MemberFunction | None:
 def _source(ir: IR, sets: tuple[int, ...], *, uses_rdf: bool) -> LeanSource:
     member = _member(ir, sets)
     return LeanSource(
-        prelude=parts.prelude(ir.encoding, nan_guard=False, flash=True, uses_rdf=uses_rdf),
+        prelude=parts.prelude(ir, nan_guard=False, flash=True, uses_rdf=uses_rdf),
         n_outcomes=len(ir.outcomes),
         leaf_ctype=smallest_uint(max(lean.n_values(ir) - 1, 0)).c_name,
         class_column=parts.class_column(ir),

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from treegen.codegen.avr import check_files
-from treegen.codegen.parts import HEADER, SOURCE
 from treegen.errors import ToolError
 from treegen.firmware import targets
-from treegen.firmware.build import compile_predict
+from treegen.firmware.build import compile_predict, write_export
 from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import count_summary
 from treegen.firmware.sim import run_vectors
@@ -29,10 +28,7 @@ from treegen.verify.report import Report
 
 def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> ObjectInfo:
     """predict.o for ``t`` with the firmware's flags, measured."""
-    d.mkdir(parents=True, exist_ok=True)
-    for name in (HEADER, SOURCE):
-        (d / name).write_text(files[name], encoding="utf-8")
-    return compile_predict(t, prefix, d)[1]
+    return compile_predict(t, prefix, d, write_export(files, d))[1]
 
 
 def report_text(

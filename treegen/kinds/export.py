@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from treegen.codegen.names import prefix_from_path
-from treegen.codegen.options import ExportOptions, option_words
+from treegen.codegen.options import ExportOptions, file_stem, option_words
 from treegen.data.atomic import write_files_atomic
 from treegen.kinds import kind_of
 from treegen.kinds.spec import Kind
@@ -43,7 +43,11 @@ def file_name(kind: Kind[Any, Any], path: str | None) -> str:
 
 
 def with_prefix(opts: ExportOptions, kind: Kind[Any, Any], path: str | None) -> ExportOptions:
-    """``opts`` with the C prefix settled: the explicit one, else the model file's stem."""
+    """``opts`` with the files' stem and the C prefix settled: the stem from the options
+    as given (:func:`treegen.codegen.options.file_stem`: ``--name``, else
+    ``PREFIX_predict`` for an explicit prefix, else ``predict``), then the prefix, the
+    explicit one, else the model file's stem."""
+    opts = replace(opts, name=file_stem(opts))
     if opts.prefix is not None:
         return opts
     return replace(opts, prefix=prefix_from_path(file_name(kind, path)))

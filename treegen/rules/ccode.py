@@ -38,7 +38,7 @@ from treegen.codegen.literals import value_literal
 from treegen.codegen.lower import fold_of, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
-from treegen.codegen.parts import HEADER, SOURCE, key_function, prelude
+from treegen.codegen.parts import file_names, key_function, prelude
 from treegen.codegen.views import KeyFunction, Prelude, Test, TestForm, context
 from treegen.errors import EmitError, EncodingError
 from treegen.model.core import Model, Node
@@ -281,7 +281,7 @@ def rules_view(rir: RuleIR) -> RulesSource:
         for r in rir.rules
     )
     return RulesSource(
-        prelude=prelude(enc, nan_guard=True, flash=False),
+        prelude=prelude(frame, nan_guard=True, flash=False),
         key=key_function("missing") if enc.uses_keys and any(r.tests for r in rules) else None,
         rules=rules,
         default=rir.default,
@@ -296,7 +296,8 @@ def emit_ruleset(rir: RuleIR, opts: ExportOptions | None = None) -> dict[str, st
     conditions = sum(len(r.tests) for r in rir.rules)
     safety = rules_safety_lines(rir.prefix, conditions, rir.encoding.uses_keys and conditions > 0)
     header = header_view(rir.frame, safety)
+    source, header_file = file_names(rir.frame.stem)
     return {
-        HEADER: render(env, "predict.h.j2", context(header)),
-        SOURCE: render(env, "predict_rules.c.j2", context(header, rules_view(rir))),
+        header_file: render(env, "predict.h.j2", context(header)),
+        source: render(env, "predict_rules.c.j2", context(header, rules_view(rir))),
     }
