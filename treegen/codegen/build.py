@@ -30,7 +30,7 @@ from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import IR
 from treegen.errors import EmitError
 
-# The flags README and tests/test_codegen_compile.py promise the generated C passes.
+# The flags docs/exporting.md and tests/test_codegen_compile.py promise the generated C passes.
 STRICT_FLAGS = [
     "-std=c99",
     "-Wall",
