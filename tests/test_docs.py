@@ -83,6 +83,21 @@ def test_the_command_reference_is_the_parsers(update_golden: bool) -> None:
         assert set(words.findall(block)) == set(words.findall(cli_reference())), hint
 
 
+def test_every_subcommand_has_a_page() -> None:
+    """The command reference's table sends each subcommand to the page that explains
+    it, so a new subcommand is not left with its --help alone."""
+    table = COMMANDS.read_text("utf-8").split("## Which page explains a command", 1)[1]
+    table = table.split("\n## ", 1)[0]
+    listed = {
+        name
+        for row in re.findall(r"^\| (.*?) \|", table, re.M)
+        for name in re.findall(r"`([\w-]+)`", row)
+    }
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    assert set(sub.choices) - listed == set()
+
+
 PYTHON = _blocks("python")
 
 
