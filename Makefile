@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test test-fast golden check bench firmware clean
+.PHONY: all venv demo test test-fast docs golden check bench firmware clean
 
 all: test
 
@@ -51,6 +51,14 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not toolchain"
 
+# The documentation site (mkdocs.yml: README.md, docs/ and the firmware examples' READMEs)
+# into site/, with every warning an error: a broken link or anchor, or a page missing from
+# the nav, fails.  mkdocs is pinned in pyproject.toml's docs extra.
+docs: $(STAMP)
+	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
+	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'])")
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.
 golden: $(STAMP)
@@ -64,7 +72,7 @@ golden: $(STAMP)
 # the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
 # ruff format's layout (the default; FORMAT_CHECK=0 skips it).
 FORMAT_CHECK ?= 1
-LINTED := treegen/ tests/ bench/
+LINTED := treegen/ tests/ bench/ docs/hooks.py
 check: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
 	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev'])")
@@ -88,4 +96,4 @@ firmware: $(STAMP)
 	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
 
 clean:
-	rm -rf $(DEMO) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO) site build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -149,19 +149,6 @@ def test_predict_checks_the_width() -> None:
         model.predict(np.zeros((2, 5)))
 
 
-def test_the_readme_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's Python example, run as written (from a copy of the golf data)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    code = readme.split("## Python API", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
-    data = tmp_path / "tests" / "data" / "reference" / "golf"
-    data.mkdir(parents=True)
-    for suffix in (".names", ".data"):
-        (data / f"golf{suffix}").write_text(GOLF.with_suffix(suffix).read_text())
-    monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
-    assert (tmp_path / "build" / "predict.c").is_file() and (tmp_path / "golf.tree").is_file()
-
-
 def test_predict_from_a_file_checks_values_as_the_cli_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "DecisionTreeClassifier or ExtraTreeClassifier and write it as a treegen model "
         "file. Known values predict exactly as estimator.predict does (in Python and in "
         "the exported C); a missing value (NaN) follows C4.5's rule, not the tree's "
-        "learnt NaN direction (README: Semantics). Unpickling runs code from FILE: "
+        "learnt NaN direction (docs/exporting.md: Semantics). Unpickling runs code from FILE: "
         "import only files you trust. Needs scikit-learn installed.",
     )
     p.add_argument("file", metavar="FILE")
