@@ -67,7 +67,8 @@ def render_cdef(api: CApi) -> str:
     )
 
 
-# The flags docs/exporting.md and tests/codegen/test_codegen_compile.py promise the generated C passes.
+# The flags docs/exporting.md and tests/codegen/test_codegen_compile.py promise the
+# generated C passes.
 STRICT_FLAGS = [
     "-std=c99",
     "-Wall",
