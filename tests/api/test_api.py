@@ -218,3 +218,24 @@ def test_rules_need_a_c45_tree() -> None:
     ds = read_dataset(f"{GOLF}.names")
     with pytest.raises(treegen.TreegenError, match="--flavor"):
         generate(ds, train_dataset(ds, TrainOptions(flavor="j48", prune=False)))
+
+
+def test_train_takes_x_and_y_as_scikit_learn_does() -> None:
+    """``train(X, y)`` and ``train((X, y))`` are the same model; a TrainOptions record
+    and the same options as keywords too."""
+    X, y = _arrays()
+    assert treegen.train(X, y) == treegen.train((X, y))
+    record = TrainOptions(min_cases=5, cf=0.1)
+    by_record = treegen.train(X, y, options=record)
+    assert by_record == treegen.train(X, y, min_cases=5, cf=0.1)
+    assert by_record.value.options["min_cases"] == 5 and by_record.value.options["cf"] == 0.1
+    # Keywords change the record they are given, field by field.
+    assert treegen.train(X, y, options=record, cf=0.25).value.options["min_cases"] == 5
+
+
+def test_train_names_an_unknown_keyword() -> None:
+    X, y = _arrays()
+    with pytest.raises(treegen.TreegenError, match="unknown keyword 'min_case'.*min_cases"):
+        treegen.train(X, y, min_case=3)  # type: ignore[call-arg]
+    with pytest.raises(treegen.TreegenError, match="a path, \\(X, y\\), or X with y"):
+        treegen.train(X)
