@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn, cast
+from typing import Any, NoReturn, cast
 
 from treegen.cli import export, importer, report, rules, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
@@ -48,7 +48,15 @@ class OneLineParser(argparse.ArgumentParser):
     argparse's default prints the whole usage block before the message;
     treegen's contract is a single line that names the option.  Subparsers
     inherit this class because ``add_subparsers`` reuses the parent's type.
+
+    Options are never accepted abbreviated (``--prob`` for ``--proba``): with
+    abbreviations, adding an option later (``--probe``) would change what an old
+    script's ``--prob`` means, or make it an error.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         sub = self.prog.split(" ", 1)[1] if " " in self.prog else ""
