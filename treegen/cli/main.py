@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
-from treegen.cli import export, importer, report, rules, train, use
+from treegen.cli import export, importer, report, rules, synth, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.errors import TreegenError
 from treegen.model.version import VERSION
@@ -89,6 +89,7 @@ def _registrars() -> list[Registrar]:
         report.register,
         rules.register,
         importer.register,
+        synth.register,
     ]
 
 
