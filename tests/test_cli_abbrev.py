@@ -17,12 +17,9 @@ import pytest
 from treegen.cli.main import build_parser
 from treegen.firmware import check as firmware_check
 
+from support.cli import required_argv, run_cli, subparsers
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(sub.choices)
 
 
 def _prefixes(parser: argparse.ArgumentParser) -> list[str]:
@@ -36,32 +33,11 @@ def _prefixes(parser: argparse.ArgumentParser) -> list[str]:
     return sorted(out - options)
 
 
-def _required(parser: argparse.ArgumentParser) -> list[str]:
-    """A value for each required positional argument and required option (plot's -o),
-    and an option of each required group (cv's --folds/--loo), so that parsing gets past
-    its checks."""
-    argv = [
-        "x"
-        for a in parser._actions
-        if not a.option_strings
-        and not isinstance(a, argparse._SubParsersAction)
-        and a.nargs in (None, 1)
-    ]
-    for a in parser._actions:
-        if a.required and a.option_strings:
-            argv += [a.option_strings[-1], "x"]
-    for group in parser._mutually_exclusive_groups:
-        if group.required:
-            flag = next(a for a in group._group_actions if a.nargs == 0)
-            argv.append(flag.option_strings[-1])
-    return argv
-
-
 def test_no_abbreviated_option_is_accepted() -> None:
     parser = build_parser()
     cases = [([], p) for p in _prefixes(parser)]
-    for name, sub in _subparsers(parser).items():
-        cases += [([name, *_required(sub)], p) for p in _prefixes(sub)]
+    for name, sub in subparsers().items():
+        cases += [([name, *required_argv(sub)], p) for p in _prefixes(sub)]
     assert len(cases) > 300  # every subcommand's options were reached
     for argv, prefix in cases:
         try:
@@ -72,8 +48,6 @@ def test_no_abbreviated_option_is_accepted() -> None:
 
 
 def test_an_abbreviation_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from support.cli import run_cli
-
     code, out, err = run_cli(capsys, "predict", "m.tree", "d.csv", "--prob")
     assert code == 2 and out == ""
     assert err == (
