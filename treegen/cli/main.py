@@ -21,6 +21,7 @@ from typing import Any, NoReturn, cast
 
 from treegen.cli import export, importer, report, rules, synth, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
+from treegen.cli.inputs import check_input_kinds
 from treegen.errors import TreegenError
 from treegen.model.version import VERSION
 from treegen.trainer import native
@@ -145,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
+        check_input_kinds(args)
         refuse_to_overwrite_inputs(args)
         status = int(func(args))
         sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit
