@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from treegen.analysis.report import format_report, format_ruleset_report, model_report
+from treegen.cli.common import int_range
 from treegen.codegen.flash import estimate_flash
 from treegen.codegen.ir import INPUT_TYPES
 from treegen.errors import UsageError
-from treegen.model.picture import PLOT_FORMATS, format_dot, plot_format, render
+from treegen.model.picture import PLOT_FORMATS, dot_program, format_dot, plot_format, render
+from treegen.model.picture_layout import MAX_RATIO, WIDE, readable_dot
 from treegen.rules.core import RuleSet
 from treegen.rules.file import load_model_or_ruleset
 
@@ -23,7 +26,13 @@ def run_plot(args: argparse.Namespace) -> int:
         raise UsageError(
             "a ruleset has no tree to draw ('treegen show' prints its rules)", file=args.model
         )
-    render(format_dot(model), args.output, fmt, dot=args.dot)
+    program = dot_program(args.dot)
+    tree = model  # a Model here: the ruleset was refused above
+
+    def dot_of(graph: Sequence[str]) -> str:
+        return format_dot(tree, max_depth=args.max_depth, graph=graph)
+
+    render(readable_dot(dot_of, program), args.output, fmt, dot=program)
     return 0
 
 
@@ -50,6 +59,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Render MODEL's tree ('treegen show --format dot') with Graphviz's "
         "dot into FILE; the format follows FILE's extension. Needs the dot program "
         "(Debian package graphviz).",
+        epilog=f"A picture wider than {WIDE / 72:g} inches is laid out so that its width "
+        f"is at most {MAX_RATIO:g} times its height: left to right, or else stretched "
+        "downwards. --max-depth draws the top of a large tree.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
@@ -64,6 +76,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PROGRAM",
         default=None,
         help="the Graphviz dot program (default: dot on PATH)",
+    )
+    p.add_argument(
+        "--max-depth",
+        metavar="N",
+        type=int_range(0),
+        default=None,
+        help="draw the nodes down to depth N only (the root is depth 0); a test at depth N "
+        "is dashed and says how many tests, leaves and levels were cut below it",
     )
     p.set_defaults(func=run_plot)
 
