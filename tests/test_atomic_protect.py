@@ -106,6 +106,17 @@ def test_a_link_to_another_users_file_is_refused(tmp_path: Path) -> None:
     assert (tmp_path / "theirs.tree").read_text() == "theirs\n"
 
 
+def test_a_missing_folder_is_named_with_the_output(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "m.tree"
+    with pytest.raises(EmitError, match=r"output folder does not exist \(.*missing\)") as err:
+        write_text_atomic(target, "x\n")
+    assert err.value.file == str(target)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(EmitError, match="output folder is not a folder") as err:
+        write_bytes_atomic(tmp_path / "file" / "m.tree", b"x\n")
+    assert err.value.file == str(tmp_path / "file" / "m.tree")
+
+
 def test_a_new_file_and_our_own_file_are_written(tmp_path: Path) -> None:
     write_text_atomic(tmp_path / "new.tree", "a\n")
     write_text_atomic(tmp_path / "new.tree", "b\n")

@@ -146,7 +146,7 @@ def test_python_m_synthetic_has_a_help_and_writes_what_synth_writes(tmp_path: Pa
         (["-o", "d.csv", "--seed", "-1"], ["--seed: -1 must be at least 0"]),
         (["-o", "d.csv", "--format", "xls"], ["--format: invalid choice: 'xls'"]),
         (["-o", "no/d.names"], ["folder 'no' does not exist"]),
-        (["-o", "no/d.csv"], ["no: output folder does not exist"]),
+        (["-o", "no/d.csv"], ["no/d.csv: output folder does not exist (no)"]),
         (["-o", ".", "--format", "c45"], ["'.' names no file stem"]),
         ([], ["the following arguments are required: -o/--output"]),
     ],

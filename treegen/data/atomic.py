@@ -99,12 +99,8 @@ def _refuse_protected(target: Path, st: os.stat_result) -> None:
 
 def _check_folder(folder: Path, target: str) -> None:
     if not folder.is_dir():
-        raise EmitError(
-            "output folder does not exist"
-            if not folder.exists()
-            else "output folder is not a folder",
-            file=str(folder) or target,
-        )
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise EmitError(f"output folder {what} ({folder})", file=target)
 
 
 def _target(path: Path) -> tuple[Path, bool]:
