@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from treegen.data import synthetic
-from treegen.data.kind import file_kind
+from treegen.data.filekind import file_kind
 
 from support.cli import run_cli
 

@@ -2,7 +2,7 @@
 
 ``treegen show golf.names`` said "truncated file" (the model reader's view of a
 names file), and ``treegen train golf.tree`` a row-width error.  Every command's
-inputs are looked at by content (:func:`treegen.data.kind.file_kind`) before it
+inputs are looked at by content (:func:`treegen.data.filekind.file_kind`) before it
 runs, by the role their argument has, whatever the command:
 
 * MODEL and ``--unpruned`` take a model or ruleset: data, a pickle or C source there
@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from treegen.data.kind import Kind, file_kind
+from treegen.data.filekind import FileKind, file_kind
 from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import UsageError
@@ -41,7 +41,7 @@ def _model_wanted(command: str, dest: str) -> str:
     return f"{command} reads a model file (.tree or .rules)"
 
 
-def _hint(kind: Kind, path: str) -> str:
+def _hint(kind: FileKind, path: str) -> str:
     """What to do instead, where there is something to say."""
     if kind.role == "pickle":
         return f" (a scikit-learn estimator? 'treegen import-sklearn {path} -o MODEL' converts it)"
@@ -55,7 +55,7 @@ def _data_files(path: str) -> list[str]:
     return [path]
 
 
-def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, Kind, str] | None:
+def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, FileKind, str] | None:
     for dest in ("model", "unpruned"):
         path = getattr(args, dest, None)
         if isinstance(path, str):
@@ -65,7 +65,7 @@ def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, Kind, str
     return None
 
 
-def _wrong_data(args: argparse.Namespace, command: str) -> tuple[str, Kind, str] | None:
+def _wrong_data(args: argparse.Namespace, command: str) -> tuple[str, FileKind, str] | None:
     for dest in ("data", "validation"):
         given = getattr(args, dest, None)
         paths = given if isinstance(given, list) else [given]

@@ -25,7 +25,7 @@ HEAD = 64 * 1024
 
 
 @dataclass(frozen=True)
-class Kind:
+class FileKind:
     """A kind of file: ``name`` as a message says it ("a C4.5 names file"), ``role``
     what it is for: "data", "model" (a treegen model or ruleset), "pickle", "source"
     (C code) or "json" (JSON that is no treegen file)."""
@@ -34,15 +34,15 @@ class Kind:
     role: str
 
 
-MODEL = Kind("a treegen model file", "model")
-RULESET = Kind("a treegen ruleset file", "model")
-PICKLE = Kind("a Python pickle", "pickle")
-NAMES = Kind("a C4.5 names file", "data")
-C45_DATA = Kind("a C4.5 data file", "data")
-ARFF = Kind("an ARFF data file", "data")
-CSV = Kind("a CSV data file", "data")
-C_SOURCE = Kind("a C source file", "source")
-JSON = Kind("a JSON file that is no treegen model", "json")
+MODEL = FileKind("a treegen model file", "model")
+RULESET = FileKind("a treegen ruleset file", "model")
+PICKLE = FileKind("a Python pickle", "pickle")
+NAMES = FileKind("a C4.5 names file", "data")
+C45_DATA = FileKind("a C4.5 data file", "data")
+ARFF = FileKind("an ARFF data file", "data")
+CSV = FileKind("a CSV data file", "data")
+C_SOURCE = FileKind("a C source file", "source")
+JSON = FileKind("a JSON file that is no treegen model", "json")
 
 _FORMAT = re.compile(r'"format"\s*:\s*"(treegen-model|treegen-rules)"')
 _C_LINE = re.compile(r"^\s*#\s*(?:include|define|ifndef|ifdef|if|pragma)\b", re.M)
@@ -161,7 +161,7 @@ def _c45_data(path: str) -> bool:
     return suffix in (".data", ".test") or p.with_suffix(".names").is_file()
 
 
-def file_kind(path: str) -> Kind | None:
+def file_kind(path: str) -> FileKind | None:
     """The kind of file ``path`` holds, or None when it is not a regular file or its
     content is none of the kinds (or too damaged to tell)."""
     head = _head(path)
