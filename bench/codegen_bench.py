@@ -426,7 +426,7 @@ def run_codegen_bench(only: list[str] | None = None, log: Callable[[str], None] 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="*", help="datasets to run (default: all five)")
     args = ap.parse_args(argv)
     run_codegen_bench(args.only)

@@ -412,7 +412,7 @@ def print_paths(table: list[Row], engines: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, action="append", help="row count (repeatable)")
     ap.add_argument("--no-1m", action="store_true", help="leave out the 1M-row run")
     ap.add_argument("--j48", action="store_true", help="also time Weka J48 (rows <= 100k)")

@@ -261,4 +261,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--show", type=_count, default=5, metavar="N", help="mismatches to show (default 5)"
     )
     firmware_cli.add_verify_on_option(g)
-    p.set_defaults(func=run_verify)
+    p.set_defaults(func=run_verify, wants_labels=False)

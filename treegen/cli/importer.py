@@ -39,9 +39,11 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
     est = _load_pickle(args.file)
     names = args.feature_names.split(",") if args.feature_names else None
     try:
-        model = from_sklearn(est, feature_names=names)
+        model = from_sklearn(est, feature_names=names, target=args.target)
     except TreegenError as exc:
-        exc.file, exc.option = args.file, None
+        # The estimator's faults are FILE's; a bad name is the option's.
+        flag = {"feature_names": "--feature-names", "target": "--target"}.get(exc.option or "")
+        exc.file, exc.option = (None, flag) if flag else (args.file, None)
         raise
     text = model_to_json(model.value)
     try:
@@ -74,5 +76,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="A,B,...",
         default=None,
         help="names for the columns (default: the estimator's feature_names_in_, else x0, x1, ...)",
+    )
+    p.add_argument(
+        "--target",
+        metavar="NAME",
+        default="class",
+        help="name of the class column, the one 'treegen eval' reads the labels from "
+        "(default: class)",
     )
     p.set_defaults(func=run_import_sklearn)

@@ -106,10 +106,13 @@ def _check_arrays(
         raise bad("a node with weight has no class weight")
 
 
-def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> Model:
+def from_sklearn(
+    estimator: Any, feature_names: Sequence[str] | None = None, target: str = "class"
+) -> Model:
     """The fitted ``DecisionTreeClassifier`` / ``ExtraTreeClassifier`` ``estimator``
     as a treegen model (module docstring: what is exact).  ``feature_names`` names
-    the columns (default: the estimator's ``feature_names_in_``, else x0, x1...)."""
+    the columns (default: the estimator's ``feature_names_in_``, else x0, x1...);
+    ``target`` names the class column (the one ``eval`` reads labels from)."""
     name = type(estimator).__name__
     if name not in _SUPPORTED:
         raise UsageError(
@@ -132,11 +135,17 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str] | None = None) -> 
         raise UsageError(
             f"feature_names must be {n_features} distinct names", option="feature_names"
         )
+    if not target.strip() or target in names:
+        raise UsageError(
+            f"'{target}' cannot name the class column: "
+            + ("it is a feature's name" if target.strip() else "it is empty"),
+            option="target",
+        )
     classes = np.asarray(estimator.classes_)
     labels = [str(c) for c in classes]
     if len(set(labels)) != len(labels):
         raise UsageError("class labels must differ as text", option="estimator")
-    schema = Schema(tuple(Attribute(n, "continuous") for n in names), tuple(labels))
+    schema = Schema(tuple(Attribute(n, "continuous") for n in names), tuple(labels), target)
 
     left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
     feature, threshold = np.asarray(tree.feature), np.asarray(tree.threshold)

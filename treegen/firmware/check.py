@@ -277,6 +277,7 @@ def ratios(outcomes: Sequence[Outcome]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m treegen.firmware.check",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )

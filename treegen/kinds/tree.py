@@ -106,11 +106,11 @@ TREE: Kind[Model, IR] = Kind(
     show={
         "c45": lambda m: format_tree(m, "c45"),
         "j48": lambda m: format_tree(m, "j48"),
-        "dot": format_dot,
+        "dot": lambda m: format_dot(m),
         "rules": format_path_rules,
     },
     info=_info,
-    dot=format_dot,
+    dot=lambda m, depth, graph: format_dot(m, max_depth=depth, graph=graph),
     styles=STYLES,
     check_options=_no_check,
     lower=lower,
