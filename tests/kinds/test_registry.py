@@ -260,7 +260,7 @@ def test_toy_kind_verify_fails_on_wrong_c(
 def test_toy_kind_through_the_python_api(toy: Path, tmp_path: Path) -> None:
     model = treegen.load(toy)
     assert model.kind.name == "constant" and model.name == "always"
-    X = np.zeros((4, 3))
+    X = {"x": np.zeros(4), "y": np.zeros(4), "z": np.zeros(4)}
     assert list(model.predict(X)) == ["b"] * 4
     assert model.predict_proba(X)[:, 1].tolist() == [1.0] * 4
     assert model.verify(n_random=30).ok

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from treegen.api.common import PathLike, VerifyReport
 from treegen.api.model import Model
+from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
@@ -140,13 +141,13 @@ def train(
         raise TrainError(
             "validation is a file, for training data read from a file", option="--validation"
         )
-    ds, kind = _dataset(data, y, opts.flavor, **data_kw)
+    ds = _dataset(data, y, opts.flavor, **data_kw)
     valid = None
     if validation is not None:
         float32 = flavor_compares_float32(opts.flavor)
         valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=float32)
     model = train_dataset(ds, opts, engine=engine, validation=valid)
-    return Model.of(replace(model, options=_with_labels(model.options, kind)))
+    return Model.of(model)
 
 
 def train_rules(
@@ -165,9 +166,9 @@ def train_rules(
     ``subsets`` and ``criterion`` grow the tree, ``cf`` is the confidence of the
     pessimistic error rate the rules are generalised and ranked by.
     """
-    ds, kind = _dataset(data, y, "c45", **keywords)
+    ds = _dataset(data, y, "c45", **keywords)
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
-    return Model.of(replace(final, options=_with_labels(final.options, kind)))
+    return Model.of(final)
 
 
 class DataAndTrainKeywords(DataKeywords, TrainKeywords, total=False):
@@ -196,21 +197,19 @@ def _dataset(
     class_names: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
     categories: Mapping[int, Sequence[str]] | None = None,
-) -> tuple[Dataset, str | None]:
-    """The training data of :func:`train` and :func:`train_rules`, and the kind of its
-    labels where it came from arrays (None for a file): a file is read as the CLI
-    reads it for ``flavor`` (the c45 flavour's values must fit float32)."""
+) -> Dataset:
+    """The training data of :func:`train` and :func:`train_rules`: a file read as the
+    CLI reads it for ``flavor`` (the c45 flavour's values must fit float32), or arrays."""
     if isinstance(data, str | os.PathLike):
         if y is not None and not isinstance(y, str):
             raise TrainError("a data file's labels are its target column: give its name")
-        ds = read_dataset(
+        return read_dataset(
             os.fspath(data),
             target=target if y is None else y,
             nominal=[str(n) for n in nominal],
             ignore=list(ignore),
             float32=flavor_compares_float32(flavor),
         )
-        return ds, None
     X: npt.ArrayLike
     labels: npt.ArrayLike
     if y is not None:
@@ -219,7 +218,13 @@ def _dataset(
         X, labels = data
     else:
         raise TrainError("data must be a path, (X, y), or X with y")
-    return dataset_from_arrays(
+    if frame.is_frame(X):
+        # A DataFrame's names, and its categorical and text columns as nominal.
+        arrays = frame.training_arrays(X, nominal)
+        X, nominal = arrays.x, arrays.nominal
+        feature_names = feature_names if feature_names is not None else arrays.names
+        categories = {**arrays.categories, **(categories or {})}
+    ds, _ = dataset_from_arrays(
         X,
         labels,
         feature_names=feature_names,
@@ -228,11 +233,4 @@ def _dataset(
         target=target,
         categories=categories,
     )
-
-
-def _with_labels(options: Mapping[str, object], kind: str | None) -> dict[str, object]:
-    """``options`` recording the kind of the labels of arrays (``labels_of``), unless str."""
-    out = dict(options)
-    if kind is not None and kind != "str":
-        out["labels"] = kind
-    return out
+    return ds

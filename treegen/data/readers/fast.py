@@ -31,7 +31,7 @@ from treegen.data.native import ctok
 from treegen.data.readers.arff import parse_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, schema_columns
 from treegen.data.readers.csv import parse_csv, separator
-from treegen.data.readers.table import Column, RawTable
+from treegen.data.readers.table import Column, RawTable, label_order
 from treegen.data.readers.text import read_bytes
 from treegen.errors import DatasetError
 
@@ -280,7 +280,17 @@ def _train(
         roles.append(kind)
         out += 1
     X, y, opened = _parse(section, specs, out, float32)
-    classes = cls.values if cls.kind == "nominal" else _texts(opened[ci])
+    labels = "str"
+    if cls.kind == "nominal":
+        classes = cls.values
+    else:
+        # Labels no header declares: the C pass numbered them first-seen; renumber them
+        # in the readers' order (table.label_order).
+        seen = _texts(opened[ci])
+        classes, labels = label_order(seen)
+        code = {c: i for i, c in enumerate(classes)}
+        renumber = np.asarray([code[c] for c in seen] or [0], dtype=np.int32)
+        y = np.where(y >= 0, renumber[np.maximum(y, 0)], y).astype(np.int32)
     if not classes:
         raise _Fallback("no class values")
     attributes: list[Attribute] = []
@@ -296,7 +306,7 @@ def _train(
         else:
             attributes.append(Attribute(c.name, "nominal", _texts(opened[j])))
     schema = Schema(tuple(attributes), tuple(classes), cls.name)
-    return Dataset(schema, X, y, table.path)
+    return Dataset(schema, X, y, table.path, labels)
 
 
 def _with_schema(
