@@ -1,0 +1,89 @@
+"""An ensemble printed: its summary (``show``), its report (``info``), its evaluation (``eval``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from treegen.analysis.evaluate import confusion_matrix, format_confusion
+from treegen.analysis.report import attribute_lines, provenance_lines
+from treegen.data.dataset import Dataset
+from treegen.ensemble import classify
+from treegen.ensemble.core import LEAF, Ensemble
+from treegen.errors import DatasetError
+
+_DECISIONS = {
+    "argmax": "the first class with the largest score",
+    "ge0": "class 1 when the score is >= 0",
+    "gt0": "class 1 when the score is > 0",
+    "diff": "class 1 when -score[0] + score[1] > 0",
+}
+
+
+def format_summary(e: Ensemble) -> str:
+    """What ``treegen show`` prints for an ensemble: where it came from, its trees, nodes,
+    leaves and depth, its classes and how it decides."""
+    source = str(e.options.get("source", e.method))
+    depths = [t.depth() for t in e.trees]
+    lines = [
+        f"{source}: {len(e.trees)} trees, {e.n_nodes} nodes, {e.n_leaves} leaves, "
+        f"depth {min(depths)}..{max(depths)}",
+        f"classes ({len(e.schema.classes)}): {', '.join(e.schema.classes)}",
+        f"outputs {e.n_outputs}, {len(e.values)} distinct leaf values; "
+        f"scores summed in float64"
+        + (f", divided by {e.divisor!r}" if e.divisor is not None else "")
+        + f"; decision: {_DECISIONS[e.decision]}",
+        f"tests compare {'float32(x)' if e.compare == 'float32' else 'x'} <= threshold; "
+        "a missing value goes the way each test learnt",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def format_info(e: Ensemble, input_type: str) -> str:
+    """``treegen info``: the summary, tests per attribute, trees per depth, provenance,
+    and the size of the C's tables for ``input_type``."""
+    tests: Counter[str] = Counter()
+    for t in e.trees:
+        for f in t.feature:
+            if f != LEAF:
+                tests[e.schema.attributes[f].name] += 1
+    lines = [format_summary(e).rstrip("\n"), "attributes (tests on each):"]
+    lines += attribute_lines(e.schema, {a.name: tests[a.name] for a in e.schema.attributes})
+    lines += provenance_lines(e.options, e.data_fingerprint, f"made by treegen {e.treegen_version}")
+    lines.append(
+        f"table bytes, --input-type {input_type} (not compiled): ~{table_bytes(e, input_type)}"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def table_bytes(e: Ensemble, input_type: str) -> int:
+    """The constant tables' bytes in the exported C (its code adds about a kilobyte)."""
+    width = {"double": 8, "int32": 4, "uint32": 4, "float": 4}.get(input_type, 2)
+    if input_type in ("int8", "uint8"):
+        width = 1
+    n = e.n_nodes
+    index = 2 if n < 65536 else 4
+    per_node = 1 + (1 if len(e.schema.attributes) < 256 else 2) + width + index
+    values = sum(len(r) for r in e.values) * 8
+    return n * per_node + values + len(e.trees) * (index + 1) + e.n_outputs * 8
+
+
+def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:
+    """``treegen eval``: the errors on the labelled rows and the confusion matrix."""
+    known = ds.y >= 0
+    if not known.any():
+        raise DatasetError(
+            "no row has a class value to evaluate against (use 'treegen predict' "
+            "for unlabelled data)",
+            file=ds.source,
+        )
+    predicted = classify.predict(e, ds.X[known])
+    matrix = confusion_matrix(ds.y[known], predicted, len(e.schema.classes))
+    n = int(matrix.sum())
+    errors = n - int(np.trace(matrix))
+    head = (
+        f"\nEvaluation on {label} data ({n} items):\n\n"
+        f"\tTrees  Errors\n\n\t{len(e.trees):5d}  {errors:4d} ({100.0 * errors / n:4.1f}%)\n"
+    )
+    return head + format_confusion(matrix, e.schema.classes)
