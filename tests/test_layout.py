@@ -142,7 +142,7 @@ EDGES: dict[str, set[str]] = {
     "kinds": {"data", "model", "analysis", "codegen", "verify", "rules", "ensemble"},
     "firmware": {"data", "model", "trainer", "codegen", "verify", "kinds"},
     "api": {"data", "model", "trainer", "codegen", "verify", "rules", "kinds"},
-    "estimator": {"data", "model", "trainer", "api"},
+    "estimator": {"data", "model", "trainer", "api", "ensemble"},
     "cli": {
         "data",
         "model",

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import treegen
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.synthetic import generate, random_spec
-from treegen.model.file import load_model
 
 from support.cli import required_argv, run_cli, subparsers
 
@@ -184,7 +184,7 @@ def test_an_imported_model_names_its_columns_as_the_users_csv(
         argv = ["import-sklearn", str(pkl), "--feature-names", ",".join(names)]
         assert run_cli(capsys, *argv, "--target", "species", "-o", str(named))[0] == 0
         assert run_cli(capsys, *argv, "-o", str(default))[0] == 0
-        assert load_model(named).schema.target == "species"
+        assert treegen.load(named).schema.target == "species"
         got = run_cli(capsys, "eval", str(named), str(csv))
         assert got[0] == 0, got
         assert got == run_cli(capsys, "eval", str(default), str(csv), "--target", "species")

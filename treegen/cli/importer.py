@@ -1,4 +1,4 @@
-"""Subcommand ``import-sklearn``: a pickled scikit-learn decision tree as ``model.tree``."""
+"""Subcommand ``import-sklearn``: a pickled scikit-learn tree or ensemble as a model file."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
-from treegen.estimator.sklearn_import import from_sklearn
-from treegen.model.file import model_from_json, model_to_json
+from treegen.estimator.sklearn_import import SUPPORTED, from_sklearn
+from treegen.kinds import loads
 
 
 def _load_pickle(path: str) -> Any:
@@ -45,13 +45,13 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
         flag = {"feature_names": "--feature-names", "target": "--target"}.get(exc.option or "")
         exc.file, exc.option = (None, flag) if flag else (args.file, None)
         raise
-    text = model_to_json(model.value)
+    text = model.kind.to_json(model.value)
     try:
         # What is written must load: the file's own validation, before anything is written.
-        model_from_json(text)
+        loads(text, args.output)
     except ModelFileError as exc:
         raise UsageError(
-            f"the estimator's tree makes no valid model ({exc.message})", file=args.file
+            f"the estimator makes no valid model file ({exc.message})", file=args.file
         ) from None
     write_text_atomic(args.output, text)
     return 0
@@ -61,16 +61,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the import-sklearn subcommand to ``sub``."""
     p = sub.add_parser(
         "import-sklearn",
-        help="convert a pickled scikit-learn decision tree into a model file",
+        help="convert a pickled scikit-learn tree or ensemble into a model file",
         description="Read FILE (pickle or joblib) holding a fitted scikit-learn "
-        "DecisionTreeClassifier or ExtraTreeClassifier and write it as a treegen model "
-        "file. Known values predict exactly as estimator.predict does (in Python and in "
-        "the exported C); a missing value (NaN) follows C4.5's rule, not the tree's "
-        "learnt NaN direction (docs/exporting.md: Semantics). Unpickling runs code from FILE: "
-        "import only files you trust. Needs scikit-learn installed.",
+        f"{', '.join(SUPPORTED)} and write it as a treegen model file (an ensemble; "
+        "a single tree is an ensemble of one). It predicts exactly what "
+        "estimator.predict predicts, in Python and in the exported C, NaN included "
+        "(docs/ensembles.md). Unpickling runs code from FILE: import only files you "
+        "trust. Needs scikit-learn installed.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("-o", "--output", metavar="MODEL", required=True, help="model file to write")
+    p.add_argument(
+        "-o", "--output", metavar="MODEL", required=True, help="model file to write (.trees)"
+    )
     p.add_argument(
         "--feature-names",
         metavar="A,B,...",

@@ -82,8 +82,9 @@ def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:
     matrix = confusion_matrix(ds.y[known], predicted, len(e.schema.classes))
     n = int(matrix.sum())
     errors = n - int(np.trace(matrix))
+    # The table as Release 8 prints a tree's (its Errors cell), trees in place of size.
     head = (
         f"\nEvaluation on {label} data ({n} items):\n\n"
-        f"\tTrees  Errors\n\n\t{len(e.trees):5d}  {errors:4d} ({100.0 * errors / n:4.1f}%)\n"
+        f"\tTrees     Errors\n\n\t{len(e.trees):5d}  {errors:3d}({100.0 * errors / n:4.1f}%)\n"
     )
     return head + format_confusion(matrix, e.schema.classes)

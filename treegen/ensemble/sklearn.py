@@ -27,13 +27,16 @@ from treegen.ensemble.sklearn_hist import hist_from_sklearn
 from treegen.errors import UsageError
 
 SUPPORTED = (
+    "DecisionTreeClassifier",
+    "ExtraTreeClassifier",
     "RandomForestClassifier",
     "ExtraTreesClassifier",
     "GradientBoostingClassifier",
     "HistGradientBoostingClassifier",
     "AdaBoostClassifier",
 )
-"""The ensembles :func:`ensemble_from_sklearn` reads (docs/ensembles.md)."""
+"""The estimators :func:`ensemble_from_sklearn` reads (docs/ensembles.md): a single tree
+is read as an ensemble of one, so NaN goes where ``estimator.predict`` sends it."""
 
 _TREE_LEAF = -1  # scikit-learn's children_left of a leaf
 
@@ -149,33 +152,62 @@ def _tree(
     )
 
 
-def _schema(estimator: Any, feature_names: Sequence[str] | None, target: str) -> Schema:
+def feature_names_of(estimator: Any, feature_names: Sequence[str] | None, target: str) -> list[str]:
+    """The columns' names: ``feature_names``, else the estimator's ``feature_names_in_``,
+    else x0, x1, ...; distinct, and none of them the class column ``target``."""
     n = int(estimator.n_features_in_)
-    names = (
-        list(feature_names)
-        if feature_names is not None
-        else [str(x) for x in getattr(estimator, "feature_names_in_", [f"x{j}" for j in range(n)])]
-    )
+    given = getattr(estimator, "feature_names_in_", None)
+    names = [
+        str(x)
+        for x in (
+            feature_names
+            if feature_names is not None
+            else (given if given is not None else [f"x{j}" for j in range(n)])
+        )
+    ]
     if len(names) != n or len(set(names)) != n:
-        raise UsageError(f"feature_names must be {n} distinct names", option="--feature-names")
+        raise UsageError(f"feature_names must be {n} distinct names", option="feature_names")
+    if not target.strip() or target in names:
+        raise UsageError(
+            f"'{target}' cannot name the class column: "
+            + ("it is a feature's name" if target.strip() else "it is empty"),
+            option="target",
+        )
+    return names
+
+
+def _schema(estimator: Any, feature_names: Sequence[str] | None, target: str) -> Schema:
+    names = feature_names_of(estimator, feature_names, target)
     classes = tuple(str(c) for c in np.asarray(estimator.classes_).tolist())
     if len(set(classes)) != len(classes):
-        raise UsageError("two classes of the estimator print the same", option="estimator")
+        raise UsageError("class labels must differ as text", option="estimator")
     return Schema(tuple(Attribute(a, "continuous") for a in names), classes, target)
 
 
-def _forest(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[float, ...], float]:
+def _members(est: Any) -> list[Any]:
+    """The trees of a forest, or a single tree as a forest of one."""
+    return [est] if type(est).__name__ in _SINGLE else list(est.estimators_)
+
+
+_SINGLE = ("DecisionTreeClassifier", "ExtraTreeClassifier")
+
+
+def _forest(
+    est: Any, schema: Schema
+) -> tuple[list[Tree], _Values, tuple[float, ...], float | None]:
     k = len(schema.classes)
     values = _Values()
     trees = []
-    for member in est.estimators_:
+    for member in _members(est):
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if value.ndim != 3 or value.shape[1] != 1 or value.shape[2] != k:
             raise _bad(f"a tree's values are not {k} class fractions per node")
         trees.append(
             _tree(member.tree_, len(schema.attributes), lambda i, v=value: v[i, 0, :k], values)
         )
-    return trees, values, (0.0,) * k, float(len(est.estimators_))
+    # A single tree's predict_proba is its leaf value itself: no division.
+    divisor = None if type(est).__name__ in _SINGLE else float(len(est.estimators_))
+    return trees, values, (0.0,) * k, divisor
 
 
 def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[float, ...]]:
@@ -254,19 +286,23 @@ def ensemble_from_sklearn(
     name = type(estimator).__name__
     if name not in SUPPORTED:
         raise UsageError(
-            f"{name} is not an ensemble treegen reads (it reads {', '.join(SUPPORTED)})",
+            f"cannot import a {name}: treegen reads a fitted {', '.join(SUPPORTED)}",
             option="estimator",
         )
+    if not hasattr(estimator, "n_features_in_") or not hasattr(estimator, "classes_"):
+        raise UsageError(f"the {name} is not fitted", option="estimator")
     if int(getattr(estimator, "n_outputs_", 1)) != 1:
         raise UsageError("a multi-output ensemble is not exported", option="estimator")
     if name == "HistGradientBoostingClassifier":
-        return hist_from_sklearn(estimator, feature_names, target)
+        return hist_from_sklearn(
+            estimator, feature_names_of(estimator, feature_names, target), target
+        )
     schema = _schema(estimator, feature_names, target)
     k = len(schema.classes)
     method: Method
     decision: Decision = "argmax"
     divisor: float | None = None
-    if name in ("RandomForestClassifier", "ExtraTreesClassifier"):
+    if name in ("RandomForestClassifier", "ExtraTreesClassifier", *_SINGLE):
         trees, values, init, divisor = _forest(estimator, schema)
         method = "forest"
     elif name == "GradientBoostingClassifier":

@@ -145,18 +145,10 @@ def _tree(
     )
 
 
-def hist_from_sklearn(
-    est: Any, feature_names: Sequence[str] | None = None, target: str = "class"
-) -> Ensemble:
-    """A fitted HistGradientBoostingClassifier as an Ensemble (module docstring)."""
+def hist_from_sklearn(est: Any, names: Sequence[str], target: str) -> Ensemble:
+    """A fitted HistGradientBoostingClassifier as an Ensemble (module docstring), its
+    columns named ``names`` (one per feature, checked) and its class column ``target``."""
     n = int(est.n_features_in_)
-    names = (
-        list(feature_names)
-        if feature_names is not None
-        else [str(x) for x in getattr(est, "feature_names_in_", [f"x{j}" for j in range(n)])]
-    )
-    if len(names) != n or len(set(names)) != n:
-        raise UsageError(f"feature_names must be {n} distinct names", option="--feature-names")
     order, categories = _columns(est)
     attrs = []
     raw_tables: list[tuple[float, ...]] = []
@@ -176,6 +168,8 @@ def hist_from_sklearn(
             raw_tables.append(())  # the input is the code
     classes_ = np.asarray(est.classes_)
     classes = tuple(str(c) for c in classes_.tolist())
+    if len(set(classes)) != len(classes):
+        raise UsageError("class labels must differ as text", option="estimator")
     schema = Schema(tuple(attrs), classes, target)
     baseline = np.zeros(1, dtype=np.float64) + np.asarray(est._baseline_prediction)[0]
     k = len(baseline)
