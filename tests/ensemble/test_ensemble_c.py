@@ -1,0 +1,135 @@
+"""An ensemble's C: verify holds it to the numpy arithmetic in every input mode, it
+compiles warning-free under the strict flags (c89 and c99, gcc and clang; the cross
+compilers in the toolchain set), and its bytes are deterministic."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.ensemble.core import Ensemble
+from treegen.ensemble.sklearn import ensemble_from_sklearn
+from treegen.kinds.check import verify
+from treegen.kinds.export import render
+from treegen.verify.build import STRICT_FLAGS
+
+from support.modes import EXPORT_MODES
+from support.sklearn_models import with_nan
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.ensemble import (  # noqa: E402
+    AdaBoostClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+
+def _data(seed: int = 0, n: int = 600) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = np.column_stack(
+        [rng.normal(size=n), rng.integers(0, 6, n).astype(float), rng.uniform(-5, 5, n)]
+    )
+    y = ((X[:, 0] > 0) ^ np.isin(X[:, 1], [1, 4])).astype(int) + (X[:, 2] > 2)
+    return X, y
+
+
+def _fit(name: str) -> Ensemble:
+    X, y = _data()
+    Xn = with_nan(X, 0.1, 7)
+    est: Any = {
+        "tree": lambda: DecisionTreeClassifier(max_depth=6, random_state=0).fit(Xn, y),
+        "forest": lambda: RandomForestClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
+        "extra": lambda: ExtraTreesClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
+        "boosting": lambda: GradientBoostingClassifier(
+            n_estimators=6, max_depth=3, random_state=0
+        ).fit(X, y),
+        "binary_boosting": lambda: GradientBoostingClassifier(
+            n_estimators=6, max_depth=3, random_state=0
+        ).fit(X, y > 0),
+        "hist": lambda: HistGradientBoostingClassifier(
+            max_iter=6, categorical_features=[1], random_state=0
+        ).fit(Xn, y),
+        "binary_hist": lambda: HistGradientBoostingClassifier(max_iter=6, random_state=0).fit(
+            Xn, y > 0
+        ),
+        "adaboost": lambda: AdaBoostClassifier(n_estimators=6, random_state=0).fit(X, y),
+        "binary_adaboost": lambda: AdaBoostClassifier(n_estimators=6, random_state=0).fit(X, y > 0),
+    }[name]()
+    return ensemble_from_sklearn(est)
+
+
+NAMES = [
+    "tree",
+    "forest",
+    "extra",
+    "boosting",
+    "binary_boosting",
+    "hist",
+    "binary_hist",
+    "adaboost",
+    "binary_adaboost",
+]
+MODES = ["float", "double", "int16", "uint8", "keys", "fixed"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", NAMES)
+def test_verify_every_mode(name: str, mode: str) -> None:
+    ens = _fit(name)
+    kw = dict(EXPORT_MODES[mode])
+    categorical = any(any(t.categorical) for t in ens.trees)
+    if categorical and mode not in ("float", "double"):
+        with pytest.raises(Exception, match="categorical"):
+            verify(ens, ExportOptions(prefix="e", **kw), n_random=50)  # type: ignore[arg-type]
+        return
+    if mode == "int16":
+        kw["scale"] = 10  # the features are small numbers: tenths fit int16
+    report = verify(ens, ExportOptions(prefix="e", **kw), n_random=400)  # type: ignore[arg-type]
+    assert report.rows > 400 and report.ok, report.text()
+
+
+def _compile(cc: str, std: str, files: dict[str, str], tmp: Path) -> None:
+    for name, text in files.items():
+        (tmp / name).write_text(text)
+    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    r = subprocess.run(
+        [cc, std, *flags, "-c", "predict.c", "-o", "p.o"], cwd=tmp, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
+@pytest.mark.parametrize("name", ["forest", "hist", "binary_adaboost"])
+def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
+    for mode in ("float", "double"):
+        files = render(_fit(name), ExportOptions(prefix="e", **EXPORT_MODES[mode])).files  # type: ignore[arg-type]
+        _compile("gcc", std, files, tmp_path)
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("cc", ["clang", "arm-none-eabi-gcc"])
+def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    for name in NAMES:
+        for std in ("-std=c89", "-std=c99"):
+            files = render(_fit(name), ExportOptions(prefix="e")).files
+            _compile(cc, std, files, tmp_path)
+
+
+def test_the_same_ensemble_gives_the_same_bytes() -> None:
+    a = render(_fit("hist"), ExportOptions(prefix="e")).files
+    b = render(_fit("hist"), ExportOptions(prefix="e")).files
+    assert a == b
+    assert "predict_proba" not in a["predict.h"] and "int e_predict(" in a["predict.h"]
