@@ -132,6 +132,62 @@ def edge_pairs(edges: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[A
     return a.ravel().copy(), b.ravel().copy()
 
 
+def f32_edges() -> U32:
+    """Both signs of the binary32 values where rounding and special cases live (as
+    :func:`f64_edges` for binary64)."""
+    bits = [
+        0x00000000,  # +0
+        0x00000001,  # smallest subnormal
+        0x00000003,
+        0x007FFFFF,  # largest subnormal
+        0x00400000,  # 2**-127
+        0x00800000,  # smallest normal
+        0x00800001,
+        0x00FFFFFF,
+        0x7F7FFFFF,  # largest finite
+        0x7F000000,  # 2**127
+        0x73000000,  # half an ulp of the largest finite
+        0x7F800000,  # inf
+        0x7FC00000,  # quiet NaN
+        0x7F800001,  # signalling NaN
+        0x3F800000,  # 1
+        0x3F800001,  # 1 + 2**-23
+        0x3F7FFFFF,  # 1 - 2**-24
+        0x33800000,  # 2**-24: 1 + 2**-24 is a tie
+        0x34400000,  # 3 * 2**-24
+        0x40000000,  # 2
+        0x40400000,  # 3
+        0x4B800000,  # 2**24
+        0x0C800000,  # 2**-102: products and quotients leave the normal range
+        0x3DCCCCCD,  # 0.1
+        0x3EAAAAAB,  # 1/3
+        0x501502F9,  # 1e10
+        0x2EDBE6FF,  # 1e-10
+    ]
+    both = bits + [b | 0x80000000 for b in bits]
+    return np.array(both, dtype=np.uint32)
+
+
+def f32_pairs(rng: np.random.Generator, n: int) -> tuple[U32, U32]:
+    """n binary32 operand pairs made as :func:`f64_pairs` makes binary64 ones: the
+    binary64 pairs' sign, exponent (scaled to binary32's range) and top fraction bits."""
+    a, b = f64_pairs(rng, n)
+
+    def narrow(x: U64) -> U32:
+        sign = (x >> np.uint64(32)) & np.uint64(0x80000000)
+        e64 = ((x >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+        # 0, 1, 2 and 0x7FD..0x7FF stay at the ends of binary32's range; the rest is scaled.
+        e32 = np.where(
+            e64 <= 2, e64, np.where(e64 >= 0x7FD, e64 - 0x7FF + 0xFF, e64 * 0xFF // 0x7FF)
+        )
+        e32 = np.clip(e32, 0, 0xFF).astype(np.uint64)
+        frac = (x >> np.uint64(29)) & np.uint64(0x7FFFFF)
+        out: U32 = (sign | (e32 << np.uint64(23)) | frac).astype(np.uint32)
+        return out
+
+    return narrow(a), narrow(b)
+
+
 # ---------------------------------------------------------------------------
 # binary64 references
 # ---------------------------------------------------------------------------
