@@ -44,19 +44,10 @@ OPS: dict[str, str] = {
 # What each routine calls: the template defines a routine only when it is needed, and
 # defines the callees before the callers.
 _CALLS: dict[str, tuple[str, ...]] = {
-    "add": (
-        "u64_lt",
-        "u64_add",
-        "u64_sub",
-        "u64_shl",
-        "u64_shr_jam",
-        "u64_clz",
-        "round_pack",
-        "nan",
-    ),
+    "add": ("u64_lt", "u64_add", "u64_sub", "u64_shl", "u64_shr_jam", "round_pack", "nan"),
     "sub": ("add",),
-    "div": ("u64_lt", "u64_sub", "u64_shl", "u64_clz", "round_pack", "nan"),
-    "round_pack": ("u64_shr_jam",),
+    "div": ("u64_lt", "u64_shl", "u64_clz", "round_pack", "nan"),
+    "round_pack": ("u64_clz", "u64_shl", "u64_shr_jam"),
     "lt": ("isnan", "u64_lt"),
     "le": ("isnan", "u64_lt"),
     "eq": ("isnan",),
