@@ -130,13 +130,13 @@ def test_strict_flags_gcc(tmp_path: Path, std: str) -> None:
     errors = {
         name: _compile(["gcc", f"-std={std}", opt, *STRICT, "-c", str(p), "-o", str(p) + ".o"])
         for name, p in _sources(tmp_path).items()
-        for opt in ("-O0", "-O2")
+        for opt in ("-O0", "-O3")
     }
     assert {k: v for k, v in errors.items() if v} == {}
 
 
 CROSS = {
-    "clang": ["clang", "-O2"],
+    "clang": ["clang", "-O3"],
     "arm-none-eabi-gcc": ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb", "-Os"],
     "avr-gcc": ["avr-gcc", "-mmcu=atmega328p", "-Os"],
 }
