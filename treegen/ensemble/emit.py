@@ -20,6 +20,7 @@ from treegen.codegen.ctype import UINT32, smallest_uint
 from treegen.codegen.emit import header_view, make_env
 from treegen.codegen.emit_parts import HEADER, SOURCE, c_rows, int_column, threshold_column
 from treegen.codegen.emit_parts import value_kind as value_kind_of
+from treegen.codegen.f64 import f64_initializer, f64_source
 from treegen.codegen.literals import c_double
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.views import Column, ValueKind, context
@@ -72,12 +73,19 @@ class EnsembleSource:
     n_cat_bytes: int
     cat_tables: tuple[tuple[int, int, int], ...]  # (feature, offset, count) of raw-value tables
     raw_rows: tuple[str, ...]
+    raw_soft_rows: tuple[str, ...]
     n_raw: int
     ncode: Column  # per feature: how many codes it has (categorical features)
     value_width: int
     value_rows: tuple[str, ...]
     init_rows: tuple[str, ...]
     divisor: str  # "" for none
+    # Where double has fewer than 53 bits (AVR): the same constants as binary64 bit
+    # patterns, and the routines that add, divide and compare them (treegen.codegen.f64).
+    soft_value_rows: tuple[str, ...]
+    soft_init_rows: tuple[str, ...]
+    soft_divisor: str
+    soft_source: str
     decision: str
     node_ctype: str
     flags: Flags
@@ -88,6 +96,19 @@ def _bitset(codes: tuple[int, ...], n: int) -> list[int]:
     for c in codes:
         out[c // 8] |= 1 << (c % 8)
     return out
+
+
+def _soft_ops(ir: EnsembleIR, raw: bool) -> list[str]:
+    """The binary64 routines the soft path needs: the sums, and what the decision uses."""
+    ops = ["add"]
+    if ir.divisor is not None:
+        ops.append("div")
+    ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt"}[ir.decision])
+    if ir.decision == "diff":
+        ops.append("neg")
+    if raw:
+        ops += ["eq", "from_f32"]
+    return ops
 
 
 def source_view(ir: EnsembleIR) -> EnsembleSource:
@@ -159,12 +180,19 @@ def source_view(ir: EnsembleIR) -> EnsembleSource:
         n_cat_bytes=max(len(cat_bytes), 1),
         cat_tables=tuple(tables),
         raw_rows=c_rows([c_double(v) for v in raw]),
+        raw_soft_rows=c_rows([f64_initializer(v) for v in raw]),
         n_raw=max(len(raw), 1),
         ncode=int_column(U, ncode or [0]),
         value_width=ir.n_outputs if ir.vector else 1,
         value_rows=c_rows(["{" + ", ".join(c_double(v) for v in row) + "}" for row in ir.values]),
         init_rows=c_rows([c_double(v) for v in ir.init]),
         divisor="" if ir.divisor is None else c_double(ir.divisor),
+        soft_value_rows=c_rows(
+            ["{" + ", ".join(f64_initializer(v) for v in row) + "}" for row in ir.values]
+        ),
+        soft_init_rows=c_rows([f64_initializer(v) for v in ir.init]),
+        soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
+        soft_source=f64_source(ir.prefix, _soft_ops(ir, bool(raw))),
         decision=ir.decision,
         node_ctype=node_type.c_name,
         flags=Flags(FLAG_LEAF, FLAG_NAN_LEFT, FLAG_CAT, OP_SHIFT, *_OPS.values()),

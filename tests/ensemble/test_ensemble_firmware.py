@@ -1,0 +1,41 @@
+"""An ensemble's C on the simulated chips: the ATmega328P (where double has 32 bits, so
+the float64 sums run in the generated binary64 routines) and Cortex-M0+ and M4F (libgcc's
+soft double), every row equal to the numpy arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.firmware import targets
+from treegen.firmware.parity import verify_on
+
+from test_ensemble_c import _fit
+
+pytestmark = pytest.mark.toolchain
+
+
+def _need(name: str) -> None:
+    t = targets.target(name)
+    if not targets.available(t, run=True):
+        pytest.skip(f"{name}: its compiler or simulator is not installed")
+
+
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("forest", {}),
+        ("binary_boosting", {}),
+        ("hist", {}),
+        ("binary_adaboost", {"float_compare": "int"}),
+        ("boosting", {"input_type": "int16", "scale": 10}),
+    ],
+)
+def test_ensembles_on_every_chip(name: str, mode: dict[str, object]) -> None:
+    for chip in ("avr", "m0plus", "m4f"):
+        _need(chip)
+    opts = ExportOptions(prefix="e", **mode)  # type: ignore[arg-type]
+    result = verify_on(_fit(name), opts, [], ["avr", "m0plus", "m4f"], n_random=200)
+    assert result.report.ok, result.report.text()
+    assert set(result.runs) == {"avr", "m0plus", "m4f"}
+    assert all(run.done.all() for run in result.runs.values())
