@@ -7,79 +7,23 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
 
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble.core import Ensemble
-from treegen.ensemble.sklearn import ensemble_from_sklearn
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.verify.build import STRICT_FLAGS
 
 from support.modes import EXPORT_MODES
-from support.sklearn_models import with_nan
+from support.sklearn_models import NAMES
+from support.sklearn_models import fit_setup as _fit
 
 sklearn = pytest.importorskip("sklearn")
-from sklearn.ensemble import (  # noqa: E402
-    AdaBoostClassifier,
-    ExtraTreesClassifier,
-    GradientBoostingClassifier,
-    HistGradientBoostingClassifier,
-    RandomForestClassifier,
-)
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
 
-def _data(seed: int = 0, n: int = 600) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = np.column_stack(
-        [rng.normal(size=n), rng.integers(0, 6, n).astype(float), rng.uniform(-5, 5, n)]
-    )
-    y = ((X[:, 0] > 0) ^ np.isin(X[:, 1], [1, 4])).astype(int) + (X[:, 2] > 2)
-    return X, y
-
-
-def _fit(name: str) -> Ensemble:
-    X, y = _data()
-    Xn = with_nan(X, 0.1, 7)
-    est: Any = {
-        "tree": lambda: DecisionTreeClassifier(max_depth=6, random_state=0).fit(Xn, y),
-        "forest": lambda: RandomForestClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
-        "extra": lambda: ExtraTreesClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
-        "boosting": lambda: GradientBoostingClassifier(
-            n_estimators=6, max_depth=3, random_state=0
-        ).fit(X, y),
-        "binary_boosting": lambda: GradientBoostingClassifier(
-            n_estimators=6, max_depth=3, random_state=0
-        ).fit(X, y > 0),
-        "hist": lambda: HistGradientBoostingClassifier(
-            max_iter=6, categorical_features=[1], random_state=0
-        ).fit(Xn, y),
-        "binary_hist": lambda: HistGradientBoostingClassifier(max_iter=6, random_state=0).fit(
-            Xn, y > 0
-        ),
-        "adaboost": lambda: AdaBoostClassifier(n_estimators=6, random_state=0).fit(X, y),
-        "binary_adaboost": lambda: AdaBoostClassifier(n_estimators=6, random_state=0).fit(X, y > 0),
-    }[name]()
-    return ensemble_from_sklearn(est)
-
-
-NAMES = [
-    "tree",
-    "forest",
-    "extra",
-    "boosting",
-    "binary_boosting",
-    "hist",
-    "binary_hist",
-    "adaboost",
-    "binary_adaboost",
-]
 MODES = ["float", "double", "int16", "uint8", "keys", "fixed"]
 
 

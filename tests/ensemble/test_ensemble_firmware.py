@@ -10,7 +10,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.firmware import targets
 from treegen.firmware.parity import verify_on
 
-from test_ensemble_c import _fit
+from support.sklearn_models import fit_setup as _fit
 
 pytestmark = pytest.mark.toolchain
 

@@ -7,6 +7,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.ensemble.core import Ensemble
+from treegen.ensemble.sklearn import ensemble_from_sklearn
+
 
 def threshold_rows(
     X: npt.NDArray[np.float64], thresholds: dict[int, set[float]]
@@ -64,3 +67,60 @@ def with_nan(X: npt.NDArray[np.float64], rate: float, seed: int) -> npt.NDArray[
     out = X.copy()
     out[rng.random(X.shape) < rate] = np.nan
     return out
+
+
+def _data(seed: int = 0, n: int = 600) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = np.column_stack(
+        [rng.normal(size=n), rng.integers(0, 6, n).astype(float), rng.uniform(-5, 5, n)]
+    )
+    y = ((X[:, 0] > 0) ^ np.isin(X[:, 1], [1, 4])).astype(int) + (X[:, 2] > 2)
+    return X, y
+
+
+def fit_setup(name: str) -> Ensemble:
+    """One of :data:`NAMES`: a small fitted estimator on :func:`_data`, imported."""
+    X, y = _data()
+    Xn = with_nan(X, 0.1, 7)
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+    from sklearn.tree import DecisionTreeClassifier
+
+    est: Any = {
+        "tree": lambda: DecisionTreeClassifier(max_depth=6, random_state=0).fit(Xn, y),
+        "forest": lambda: RandomForestClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
+        "extra": lambda: ExtraTreesClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
+        "boosting": lambda: GradientBoostingClassifier(
+            n_estimators=6, max_depth=3, random_state=0
+        ).fit(X, y),
+        "binary_boosting": lambda: GradientBoostingClassifier(
+            n_estimators=6, max_depth=3, random_state=0
+        ).fit(X, y > 0),
+        "hist": lambda: HistGradientBoostingClassifier(
+            max_iter=6, categorical_features=[1], random_state=0
+        ).fit(Xn, y),
+        "binary_hist": lambda: HistGradientBoostingClassifier(max_iter=6, random_state=0).fit(
+            Xn, y > 0
+        ),
+        "adaboost": lambda: AdaBoostClassifier(n_estimators=6, random_state=0).fit(X, y),
+        "binary_adaboost": lambda: AdaBoostClassifier(n_estimators=6, random_state=0).fit(X, y > 0),
+    }[name]()
+    return ensemble_from_sklearn(est)
+
+
+NAMES = [
+    "tree",
+    "forest",
+    "extra",
+    "boosting",
+    "binary_boosting",
+    "hist",
+    "binary_hist",
+    "adaboost",
+    "binary_adaboost",
+]
