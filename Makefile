@@ -88,9 +88,9 @@ bench: $(STAMP)
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
-# styles, float / --float-compare int / int16, on ATmega328P (simavr) and Cortex-M0+,
-# M3, M4F (qemu-system-arm), each compared with the Python model; then the table of
-# flash, RAM and cycles.  Needs the cross compilers and simulators (.ci/run installs
+# styles, float / --float-compare int / int16, on ATmega328P (simavr), Cortex-M0+,
+# M3, M4F (qemu-system-arm) and RV32IMC, RV32IMAFC (qemu-system-riscv32), each compared
+# with the Python model; then the table of flash, RAM and cycles or instructions.  Needs the cross compilers and simulators (.ci/run installs
 # them).  Extra arguments, e.g. make firmware FIRMWARE_ARGS="--models golf --on avr"
 firmware: $(STAMP)
 	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
