@@ -81,8 +81,10 @@ check: $(STAMP)
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
-# Training speed/memory against issue 3's targets, the export benchmark, then the
-# codegen comparison with emlearn and m2cgen (installed by the bench extra).
+# Training speed/memory against issue 3's targets, the export benchmark, the codegen
+# comparison with emlearn and m2cgen (installed by the bench extra), then flash and
+# cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
+# RV32IMC/RV32IMAFC; those installed).
 bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
