@@ -143,3 +143,52 @@ def test_the_cortex_m_app_builds_with_a_toolchain_file(project: Path, tmp_path: 
         check=True,
     ).stdout
     assert " T golf_predict\n" in symbols
+
+
+RV32IMC = """\
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR riscv32)
+set(CMAKE_C_COMPILER riscv64-unknown-elf-gcc)
+set(CMAKE_C_FLAGS_INIT "-march=rv32imc -mabi=ilp32 --specs=picolibc.specs")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "--oslib=semihost")
+"""
+
+FETCH = """\
+cmake_minimum_required(VERSION 3.14)
+project(app C)
+include(FetchContent)
+FetchContent_Declare(golf_model SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/model)
+FetchContent_MakeAvailable(golf_model)
+add_executable(app main.c)
+target_link_libraries(app PRIVATE golf_predict)
+"""
+
+
+def test_fetch_content_takes_it_too(project: Path, tmp_path: Path) -> None:
+    need("cmake", "cc")
+    (project / "CMakeLists.txt").write_text(FETCH)
+    b = tmp_path / "fetch"
+    build(project, b)
+    out = subprocess.run([str(b / "app")], capture_output=True, text=True, check=True).stdout
+    want = kind_of(cm.golf()).predict(cm.golf(), np.array(ROWS, dtype=np.float64))
+    assert [int(v) for v in out.split()] == want.tolist()
+
+
+def test_the_rv32imc_app_builds_with_a_toolchain_file(project: Path, tmp_path: Path) -> None:
+    need("cmake", "riscv64-unknown-elf-gcc", "riscv64-unknown-elf-readelf")
+    toolchain = tmp_path / "rv32imc.cmake"
+    toolchain.write_text(RV32IMC)
+    b = tmp_path / "rv32imc"
+    build(project, b, f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
+    flags = predict_c_flags(b)
+    assert sorted(flags) == sorted(
+        ["-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs"]
+        + [f"-I{project / 'model'}", "-std=c99"]
+    )
+    header = subprocess.run(
+        ["riscv64-unknown-elf-readelf", "-h", str(b / "app")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "RISC-V" in header and "ELF32" in header
