@@ -133,7 +133,7 @@ def run_firmware_bench(log: Callable[[str], None] = print) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.parse_args(argv)
     run_firmware_bench()
     return 0
