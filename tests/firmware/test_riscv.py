@@ -15,6 +15,7 @@ qemu-system-misc).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -274,3 +275,37 @@ def test_the_check_finds_one_float_instruction_in_an_rv32imc_image(tmp_path: Pat
     elf = fw.link(comparison_inputs(ir, n_random=5), 0, "tampered")
     ops = code_mnemonics(elf, tmp_path)
     assert [op for op in ops if is_float_instruction(op)] == ["fadd.s"]
+
+
+def _ensemble(name: str) -> object:
+    """tests/ensemble's fitted scikit-learn ensemble ``name`` (its _fit, loaded from its
+    file: that folder is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "ensemble" / "test_ensemble_c.py"
+    spec = importlib.util.spec_from_file_location("ensemble_cases", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._fit(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("forest", {}),
+        ("binary_boosting", {}),
+        ("hist", {}),
+        ("binary_adaboost", {"float_compare": "int"}),
+        ("boosting", {"input_type": "int16", "scale": 10}),
+    ],
+)
+def test_an_ensemble_on_both_cores(name: str, mode: dict[str, object]) -> None:
+    """The third kind: its float64 arithmetic in libgcc's soft double on both cores
+    (rv32imafc has F, not D), every row equal to the numpy arithmetic."""
+    for chip in RV:
+        need(chip)
+    pytest.importorskip("sklearn")
+    opts = ExportOptions(prefix="e", **mode)  # type: ignore[arg-type]
+    result = verify_on(_ensemble(name), opts, [], list(RV), n_random=200)
+    assert result.report.ok, result.report.text()
+    assert set(result.runs) == set(RV)
+    assert all(run.ok and run.done.all() for run in result.runs.values())

@@ -163,3 +163,26 @@ def test_a_failed_layout_write_leaves_nothing(golf: Path, tmp_path: Path) -> Non
     status, _, err = run("export", str(golf), "-o", str(out), "--layout", "arduino")
     assert status == 2 and "library.json" in err and err.count("\n") == 1, err
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == ["library.json"]
+
+
+def test_an_ensemble_has_the_layouts_too(tmp_path: Path) -> None:
+    """The third kind, through the registry like the others."""
+    pytest.importorskip("sklearn")
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    from treegen.ensemble.sklearn import ensemble_from_sklearn
+    from treegen.kinds import kind_of
+
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    forest = RandomForestClassifier(3, max_depth=3, random_state=0).fit(X, X[:, 0] > 0)
+    value = ensemble_from_sklearn(forest)
+    path = tmp_path / f"forest{kind_of(value).suffix}"
+    path.write_text(kind_of(value).to_json(value))
+    for layout in ("arduino", "zephyr"):
+        out = tmp_path / layout
+        status, _, err = run("export", str(path), "-o", str(out), "--layout", layout, "-q")
+        assert status == 0, err
+    props = (tmp_path / "arduino" / "library.properties").read_text()
+    assert "sentence=forest_predict(): an ensemble classifier of 3 features into 2 classes" in props
+    assert "config TREEGEN_FOREST" in (tmp_path / "zephyr" / "Kconfig").read_text()

@@ -26,8 +26,9 @@ CATEGORY = "Data Processing"  # one of the specification's categories
 
 def _sentence(lib: Library) -> str:
     n, k = len(lib.features), len(lib.classes)
+    article = "an" if lib.kind[:1] in "aeiou" else "a"
     return (
-        f"{lib.prefix}_predict(): a {lib.kind} classifier of {n} feature{'s' * (n != 1)} "
+        f"{lib.prefix}_predict(): {article} {lib.kind} classifier of {n} feature{'s' * (n != 1)} "
         f"into {k} class{'es' * (k != 1)}, exported by treegen."
     )
 
