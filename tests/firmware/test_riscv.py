@@ -15,7 +15,6 @@ qemu-system-misc).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -43,6 +42,7 @@ from treegen.trainer import TrainOptions, train
 from treegen.verify.inputs import comparison_inputs
 
 from support import codegen_models as cm
+from support.sklearn_models import fit_setup
 
 pytestmark = pytest.mark.toolchain
 
@@ -277,17 +277,6 @@ def test_the_check_finds_one_float_instruction_in_an_rv32imc_image(tmp_path: Pat
     assert [op for op in ops if is_float_instruction(op)] == ["fadd.s"]
 
 
-def _ensemble(name: str) -> object:
-    """tests/ensemble's fitted scikit-learn ensemble ``name`` (its _fit, loaded from its
-    file: that folder is not a package)."""
-    path = Path(__file__).resolve().parents[1] / "ensemble" / "test_ensemble_c.py"
-    spec = importlib.util.spec_from_file_location("ensemble_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module._fit(name)
-
-
 @pytest.mark.parametrize(
     ("name", "mode"),
     [
@@ -305,7 +294,7 @@ def test_an_ensemble_on_both_cores(name: str, mode: dict[str, object]) -> None:
         need(chip)
     pytest.importorskip("sklearn")
     opts = ExportOptions(prefix="e", **mode)  # type: ignore[arg-type]
-    result = verify_on(_ensemble(name), opts, [], list(RV), n_random=200)
+    result = verify_on(fit_setup(name), opts, [], list(RV), n_random=200)
     assert result.report.ok, result.report.text()
     assert set(result.runs) == set(RV)
     assert all(run.ok and run.done.all() for run in result.runs.values())
