@@ -81,16 +81,18 @@ check: $(STAMP)
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
-# Training speed/memory against issue 3's targets, the export benchmark, then the
-# codegen comparison with emlearn and m2cgen (installed by the bench extra).
+# Training speed/memory against issue 3's targets, the export benchmark, the codegen
+# comparison with emlearn and m2cgen (installed by the bench extra), then flash and
+# cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
+# RV32IMC/RV32IMAFC; those installed).
 bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
-# styles, float / --float-compare int / int16, on ATmega328P (simavr) and Cortex-M0+,
-# M3, M4F (qemu-system-arm), each compared with the Python model; then the table of
-# flash, RAM and cycles.  Needs the cross compilers and simulators (.ci/run installs
+# styles, float / --float-compare int / int16, on ATmega328P (simavr), Cortex-M0+,
+# M3, M4F (qemu-system-arm) and RV32IMC, RV32IMAFC (qemu-system-riscv32), each compared
+# with the Python model; then the table of flash, RAM and cycles or instructions.  Needs the cross compilers and simulators (.ci/run installs
 # them).  Extra arguments, e.g. make firmware FIRMWARE_ARGS="--models golf --on avr"
 firmware: $(STAMP)
 	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)

@@ -38,6 +38,7 @@ OUTSIDE = {
     "firmware_examples/README.md": "firmware_examples/README.md",
     "firmware_examples/avr-atmega328p/README.md": "firmware_examples/avr-atmega328p/README.md",
     "firmware_examples/cortex-m/README.md": "firmware_examples/cortex-m/README.md",
+    "firmware_examples/riscv/README.md": "firmware_examples/riscv/README.md",
 }
 REPO_OF = {site: repo for repo, site in OUTSIDE.items()}
 

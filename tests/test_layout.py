@@ -141,6 +141,7 @@ EDGES: dict[str, set[str]] = {
     "ensemble": {"data", "model", "analysis", "codegen", "verify"},
     "kinds": {"data", "model", "analysis", "codegen", "verify", "rules", "ensemble"},
     "firmware": {"data", "model", "trainer", "codegen", "verify", "kinds"},
+    "packaging": {"data", "codegen", "kinds"},
     "api": {"data", "model", "trainer", "codegen", "verify", "rules", "kinds"},
     "estimator": {"data", "model", "trainer", "api", "ensemble"},
     "cli": {
@@ -152,6 +153,7 @@ EDGES: dict[str, set[str]] = {
         "rules",
         "kinds",
         "firmware",
+        "packaging",
         "estimator",
     },
 }

@@ -1,5 +1,6 @@
-/* main.c -- test-vector firmware for Cortex-M under qemu: runs a treegen predict.c
-   over the vectors in vectors.c and prints one line per vector,
+/* main.c -- test-vector firmware for Cortex-M (and, with ../riscv/startup.c, RISC-V)
+   under qemu: runs a treegen predict.c over the vectors in vectors.c and prints one
+   line per vector,
 
        index,class,instructions            (with -DTG_PROBA: ,p0,p1,... appended)
 

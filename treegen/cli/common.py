@@ -24,6 +24,7 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import UsageError
+from treegen.packaging.library import placed
 
 
 def _names(text: str) -> list[str]:
@@ -246,7 +247,7 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     """A usage error, before anything is read or written, when ``-o`` is empty, or when
     it (or the default output a subcommand names with ``default_output``, a function of
     DATA) would replace one of the command's own input files (export: the predict.c or
-    predict.h in its folder)."""
+    predict.h in its folder, or another file of its --layout)."""
     out = getattr(args, "output", None)
     if out == "":
         raise UsageError("is an empty file name", option="-o/--output")
@@ -256,7 +257,17 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     if not isinstance(out, str):
         return
     command = getattr(args, "command", None)
-    outputs = [os.path.join(out, n) for n in (SOURCE, HEADER)] if command == "export" else [out]
+    if command == "export":  # every file of its layout (the sketch's name aside)
+        names = placed(
+            getattr(args, "layout", "plain"),
+            bool(getattr(args, "cmake", False)),
+            SOURCE,
+            HEADER,
+            getattr(args, "prefix", None) or "model",
+        )
+        outputs = [os.path.join(out, *n.split("/")) for n in names]
+    else:
+        outputs = [out]
     outputs = [o for o in outputs if os.path.exists(o)]
     for name in _INPUTS:
         path = getattr(args, name, None)

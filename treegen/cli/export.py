@@ -21,11 +21,12 @@ from treegen.codegen.options import (
     ExportOptions,
     scale_options,
 )
-from treegen.data.atomic import write_files_atomic
 from treegen.firmware import cli as firmware_cli
 from treegen.kinds import load
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
+from treegen.packaging import cli as package_cli
+from treegen.packaging.files import write_package
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -155,11 +156,12 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
-    rendered = render(value, export_options(args), path=args.model, out=args.output)
-    write_files_atomic(args.output, rendered.files)
+    rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
+    written = write_package(args.output, value, rendered, layout, cmake)
     if not getattr(args, "quiet", False):
-        for name in sorted(rendered.files):
+        for name in written:
             print(f"{args.output.rstrip('/')}/{name}")
     if args.report or args.on:
         firmware_cli.export_report(args, value, rendered)
@@ -216,7 +218,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help="write predict.c / predict.h for a model",
-        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR.",
+        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
+        "(with --cmake or --layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -229,6 +232,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="output folder (created if missing; default: .)",
     )
     add_export_options(p)
+    package_cli.add_package_options(p)
     firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 

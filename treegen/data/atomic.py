@@ -24,7 +24,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from treegen.errors import EmitError
 
@@ -186,4 +186,66 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
         for tmp, _ in written:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        raise
+
+
+def _relative(out: Path, name: str) -> PurePosixPath:
+    """``name`` as a path inside the output folder: relative, '/'-separated, no '..'."""
+    rel = PurePosixPath(name)
+    if (
+        not name
+        or "\\" in name
+        or rel.is_absolute()
+        or any(part in ("", ".", "..") for part in name.split("/"))
+    ):
+        raise EmitError(f"'{name}' is not a path inside the output folder", file=str(out))
+    return rel
+
+
+def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+    """Write files at paths relative to ``out_dir`` (``src/predict.c``), creating the
+    folders they need, all or none -- :func:`write_files_atomic` over several folders.
+
+    Every target and every folder in the way is checked first; then all temporaries
+    are written, and only when every one is complete are they renamed into place.  A
+    failure before that point leaves no file changed, and removes the folders this
+    call created.
+    """
+    out = Path(out_dir)
+    rels = {name: _relative(out, name) for name in files}
+    if out.exists() and not out.is_dir():
+        raise EmitError("output folder is a file", file=str(out))
+    folders = sorted({out.joinpath(*rel.parts[:-1]) for rel in rels.values()}, key=str)
+    for folder in folders:
+        for up in [folder, *folder.parents]:
+            if up.exists() and not up.is_dir():
+                raise EmitError("is a file where a folder is needed", file=str(up))
+            if up == out:
+                break
+    targets = {name: _target(out.joinpath(*rel.parts)) for name, rel in rels.items()}
+    created: list[Path] = []
+    written: list[tuple[str, Path]] = []
+    try:
+        for folder in folders:
+            for up in reversed([folder, *folder.parents]):
+                if not up.exists():
+                    up.mkdir()
+                    created.append(up)
+        for name, text in files.items():
+            target, special = targets[name]
+            if not special:
+                written.append((_write_tmp(target.parent, target.name, text.encode()), target))
+        for tmp, target in written:
+            os.replace(tmp, target)
+        for name, text in files.items():
+            target, special = targets[name]
+            if special:
+                _write_in_place(target, text.encode())
+    except BaseException:
+        for tmp, _ in written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only while empty: never a folder that got a file
         raise

@@ -327,8 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             outcomes.append(o)
     print()
     print(
-        "predict.o (flash, RAM, stack in bytes) and cycles (avr) or instructions (Cortex-M) "
-        "per prediction, float / keys / int16:"
+        "predict.o (flash, RAM, stack in bytes) and cycles (avr) or instructions "
+        "(Cortex-M, RISC-V) per prediction, float / keys / int16:"
     )
     for line in table(outcomes) + [""] + ratios(outcomes):
         print(line)

@@ -1,8 +1,9 @@
 """Build the firmware examples with a generated predict.c and run them in a simulator.
 
-:func:`run_vectors` compiles ``firmware_examples/avr-atmega328p/main.c`` (simavr) or
-``firmware_examples/cortex-m/`` (qemu-system-arm, with the instruction-count plugin
-icount.c built by the host gcc) together with predict.c and the rows as vectors.c,
+:func:`run_vectors` compiles ``firmware_examples/avr-atmega328p/main.c`` (simavr),
+``firmware_examples/cortex-m/`` (qemu-system-arm) or ``firmware_examples/riscv/``
+(qemu-system-riscv32), the qemu ones with the instruction-count plugin icount.c built
+by the host gcc, together with predict.c and the rows as vectors.c,
 runs the image under ``timeout`` and parses its ``index,class,count,p0,p1,...``
 lines.  Rows that do not fit the chip's flash in one image are split over several
 images.  A crash, a hang or a failed self-check of the cycle or instruction counter
@@ -40,9 +41,9 @@ TIME_LIMIT = 60.0
 AVR_DELAY_SPAN = 4 * (65536 - 250)
 """main.c's cycle-counter self-check: _delay_loop_2(0) minus _delay_loop_2(250)."""
 
-NOP10_COUNT = {"avr": 3 + 10 + 4, "cortex-m": 1 + 10 + 1}
+NOP10_COUNT = {"avr": 3 + 10 + 4, "cortex-m": 1 + 10 + 1, "riscv": 1 + 10 + 1}
 """The counters' self-check, a call to ten NOPs: ICALL, NOPs and RET in cycles (AVR);
-BLX, NOPs and BX LR in instructions (Cortex-M)."""
+BLX, NOPs and BX LR (Cortex-M) or JALR, NOPs and RET (RISC-V) in instructions."""
 
 # simavr wraps UART output in colour codes; qemu's messages do not matter here.
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
@@ -56,7 +57,7 @@ class Run:
     target: Target
     cls: npt.NDArray[np.int32]  # -1 where no line came back
     proba: npt.NDArray[np.uint16]
-    count: npt.NDArray[np.int64]  # cycles (AVR) or instructions (Cortex-M) per predict call
+    count: npt.NDArray[np.int64]  # cycles (AVR) or instructions (qemu) per predict call
     predict: ObjectInfo  # predict.o as the firmware compiled it
     firmware_flash: int = 0  # the largest image
     firmware_ram: int = 0
@@ -138,7 +139,7 @@ def parse_output(text: str) -> Output:
 def _self_check(t: Target, meta: dict[str, str]) -> str | None:
     """The counter's own check, from the '#' lines (None when it holds)."""
     try:
-        want = NOP10_COUNT["avr" if t.is_avr else "cortex-m"]
+        want = NOP10_COUNT[t.family]
         if int(meta["nop10"]) != want:
             return (
                 f"{t.unit} counter self-check failed: the 10-NOP function counted "
@@ -208,7 +209,7 @@ def _run(
         assert first is not None
         flash, ram = flash_ram(section_sizes(first, t), t)
         base = flash - n * row_bytes
-    except ToolError:  # the linker's own check of the flash region (Cortex-M)
+    except ToolError:  # the linker's own check of the flash region (qemu targets)
         first = None
         try:
             probe = fw.link(rows[:1], 0, "probe")
