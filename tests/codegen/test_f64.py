@@ -108,10 +108,10 @@ def _sources(d: Path) -> dict[str, Path]:
     for name, ops in [*((op, [op]) for op in OPS), ("all", list(OPS))]:
         calls = []
         for op in ops:
-            arg = {"from_f32": "x"}.get(op, "a")
+            arg = {"from_f32": "x", "from_u32": "x"}.get(op, "a")
             second = ", b" if op in ("add", "sub", "div", "lt", "le", "eq") else ""
             fn = f"tg_f64_{op}({arg}{second})"
-            returns_f64 = op in ("add", "sub", "div", "neg", "from_f32")
+            returns_f64 = op in ("add", "sub", "div", "neg", "from_f32", "from_u32")
             calls.append(f"    *out = {fn};" if returns_f64 else f"    n += {fn};")
         user = (
             "int tg_use(tg_f64 a, tg_f64 b, uint32_t x, tg_f64 *out);\n"

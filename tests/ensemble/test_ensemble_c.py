@@ -27,11 +27,12 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not 
 MODES = ["float", "double", "int16", "uint8", "keys", "fixed"]
 
 
+@pytest.mark.parametrize("style", ["table", "ifs"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", NAMES)
-def test_verify_every_mode(name: str, mode: str) -> None:
+def test_verify_every_mode(name: str, mode: str, style: str) -> None:
     ens = _fit(name)
-    kw = dict(EXPORT_MODES[mode])
+    kw = dict(EXPORT_MODES[mode], style=style)
     categorical = any(any(t.categorical) for t in ens.trees)
     if categorical and mode not in ("float", "double"):
         with pytest.raises(Exception, match="categorical"):
@@ -43,22 +44,33 @@ def test_verify_every_mode(name: str, mode: str) -> None:
     assert report.rows > 400 and report.ok, report.text()
 
 
-def _compile(cc: str, std: str, files: dict[str, str], tmp: Path) -> None:
+def _compile(
+    cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[str] | None = None
+) -> None:
     for name, text in files.items():
         (tmp / name).write_text(text)
     flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
     r = subprocess.run(
-        [cc, std, *flags, "-c", "predict.c", "-o", "p.o"], cwd=tmp, capture_output=True, text=True
+        [cc, std, *flags, *(extra or []), "-c", "predict.c", "-o", "p.o"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
-@pytest.mark.parametrize("name", ["forest", "hist", "binary_adaboost"])
+@pytest.mark.parametrize("name", NAMES)
 def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
-    for mode in ("float", "double"):
-        files = render(_fit(name), ExportOptions(prefix="e", **EXPORT_MODES[mode])).files  # type: ignore[arg-type]
-        _compile("gcc", std, files, tmp_path)
+    ens = _fit(name)
+    categorical = any(any(t.categorical) for t in ens.trees)
+    for style in ("table", "ifs"):
+        for mode in ("float", "double") if categorical else ("float", "double", "int16", "keys"):
+            opts = ExportOptions(prefix="e", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
+            files = render(ens, opts).files
+            _compile("gcc", std, files, tmp_path)
+            # Both sums: the C library's double and the file's own binary64 routines.
+            _compile("gcc", std, files, tmp_path, ["-De_SOFT64=1"])
 
 
 @pytest.mark.toolchain
@@ -67,13 +79,15 @@ def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
     if shutil.which(cc) is None:
         pytest.skip(f"{cc} is not installed")
     for name in NAMES:
-        for std in ("-std=c89", "-std=c99"):
-            files = render(_fit(name), ExportOptions(prefix="e")).files
-            _compile(cc, std, files, tmp_path)
+        for style in ("table", "ifs"):
+            files = render(_fit(name), ExportOptions(prefix="e", style=style)).files
+            for std in ("-std=c89", "-std=c99"):
+                _compile(cc, std, files, tmp_path)
 
 
-def test_the_same_ensemble_gives_the_same_bytes() -> None:
-    a = render(_fit("hist"), ExportOptions(prefix="e")).files
-    b = render(_fit("hist"), ExportOptions(prefix="e")).files
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_the_same_ensemble_gives_the_same_bytes(style: str) -> None:
+    a = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
+    b = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
     assert a == b
     assert "predict_proba" not in a["predict.h"] and "int e_predict(" in a["predict.h"]

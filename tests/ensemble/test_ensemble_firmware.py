@@ -1,6 +1,7 @@
 """An ensemble's C on the simulated chips: the ATmega328P (where double has 32 bits, so
-the float64 sums run in the generated binary64 routines) and Cortex-M0+ and M4F (libgcc's
-soft double), every row equal to the numpy arithmetic."""
+the float64 sums run in the generated binary64 routines) and Cortex-M0+ and M4F (no
+double FPU: the same routines, smaller than libgcc's soft double), every row equal to
+the numpy arithmetic, in both styles."""
 
 from __future__ import annotations
 
@@ -25,10 +26,14 @@ def _need(name: str) -> None:
     ("name", "mode"),
     [
         ("forest", {}),
+        ("wide_forest", {"style": "ifs"}),
+        ("wide_forest", {}),
         ("binary_boosting", {}),
+        ("hist", {"style": "ifs"}),
         ("hist", {}),
         ("binary_adaboost", {"float_compare": "int"}),
         ("boosting", {"input_type": "int16", "scale": 10}),
+        ("leaf_forest", {"style": "ifs", "float_compare": "int"}),
     ],
 )
 def test_ensembles_on_every_chip(name: str, mode: dict[str, object]) -> None:

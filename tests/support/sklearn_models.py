@@ -94,6 +94,14 @@ def fit_setup(name: str) -> Ensemble:
     est: Any = {
         "tree": lambda: DecisionTreeClassifier(max_depth=6, random_state=0).fit(Xn, y),
         "forest": lambda: RandomForestClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
+        # Leaves of 300 and more cases: counts above 255 (16-bit count rows).
+        "wide_forest": lambda: RandomForestClassifier(4, min_samples_leaf=120, random_state=0).fit(
+            np.vstack([Xn] * 3), np.concatenate([y] * 3)
+        ),
+        # Trees that are one leaf each: no split at all.
+        "leaf_forest": lambda: RandomForestClassifier(
+            3, min_samples_split=100_000, random_state=0
+        ).fit(Xn, y),
         "extra": lambda: ExtraTreesClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
         "boosting": lambda: GradientBoostingClassifier(
             n_estimators=6, max_depth=3, random_state=0
@@ -116,6 +124,8 @@ def fit_setup(name: str) -> Ensemble:
 NAMES = [
     "tree",
     "forest",
+    "wide_forest",
+    "leaf_forest",
     "extra",
     "boosting",
     "binary_boosting",

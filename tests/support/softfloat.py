@@ -214,6 +214,9 @@ def host_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
         if op == "from_f32":
             lo = (a & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             return lo.view(np.float32).astype(np.float64).view(np.uint64)
+        if op == "from_u32":
+            lo = (a & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            return lo.astype(np.float64).view(np.uint64)
     raise AssertionError(op)
 
 
@@ -250,6 +253,11 @@ def softfloat_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
                 bits(sf.f32_to_f64(sf.Float32.from_bytes((int(x) & 0xFFFFFFFF).to_bytes(4, "big"))))
                 for x in a
             ],
+            dtype=np.uint64,
+        )
+    if op == "from_u32":
+        return np.array(
+            [bits(sf.ui32_to_f64(sf.UInt32.from_int(int(x) & 0xFFFFFFFF))) for x in a],
             dtype=np.uint64,
         )
     raise AssertionError(op)
@@ -295,14 +303,15 @@ void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n
         case 6: out[i] = (uint64_t)(int64_t)PREFIX_f64_sign(x); break;
         case 7: out[i] = (uint64_t)PREFIX_f64_isnan(x); break;
         case 8: out[i] = to_bits(PREFIX_f64_neg(x)); break;
-        default: out[i] = to_bits(PREFIX_f64_from_f32((uint32_t)a[i])); break;
+        case 9: out[i] = to_bits(PREFIX_f64_from_f32((uint32_t)a[i])); break;
+        default: out[i] = to_bits(PREFIX_f64_from_u32((uint32_t)a[i])); break;
         }
     }
 }
 """
 OP_CODES = {op: k for k, op in enumerate(OPS)}
-assert tuple(OPS)[:10] == (
-    "add", "sub", "div", "lt", "le", "eq", "sign", "isnan", "neg", "from_f32"
+assert tuple(OPS) == (
+    "add", "sub", "div", "lt", "le", "eq", "sign", "isnan", "neg", "from_f32", "from_u32"
 )  # fmt: skip
 
 
@@ -358,7 +367,7 @@ def mismatches(
     that where ``want`` is a NaN and ``any_nan`` (the host's NaN rule differs: x86
     propagates payloads and makes its default NaN negative) ``got`` must be the routines'
     one NaN; neg flips the sign of any NaN, payload kept, so it is compared exactly."""
-    if op in BINARY_OPS or op == "from_f32" or op == "neg":
+    if op in BINARY_OPS or op in ("from_f32", "from_u32", "neg"):
         if any_nan and op != "neg":
             wn = is_nan64(want)
             bad = np.where(wn, got != np.uint64(0x7FF8000000000000), got != want)

@@ -71,8 +71,9 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--style",
         choices=STYLES,
-        default="ifs",
-        help="ifs: nested if/else and switch (default); table: static node table walked by a loop",
+        default=None,
+        help="ifs: nested if/else and switch (a tree's default); table: static node table "
+        "walked by a loop (an ensemble's default: the smallest)",
     )
     g.add_argument(
         "--input-type",

@@ -37,6 +37,7 @@ OPS: dict[str, str] = {
     "isnan": "int PREFIX_f64_isnan(PREFIX_f64 a): 1 if a is a NaN",
     "neg": "PREFIX_f64 PREFIX_f64_neg(PREFIX_f64 a): -a (the sign bit flipped)",
     "from_f32": "PREFIX_f64 PREFIX_f64_from_f32(uint32_t x): the binary32 with bits x, exactly",
+    "from_u32": "PREFIX_f64 PREFIX_f64_from_u32(uint32_t n): the integer n, exactly",
 }
 """The routines one can ask for, and their C signatures (``>`` and ``>=`` are ``lt`` and
 ``le`` with the operands swapped)."""

@@ -65,7 +65,7 @@ class ExportOptions:
     """
 
     prefix: str | None = None
-    style: Style = "ifs"
+    style: Style | None = None  # None: the kind's own default (its first style)
     input_type: InputType = "float"
     float_compare: FloatCompare = "float"
     scale: Fraction | None = None
@@ -87,7 +87,7 @@ class ExportOptions:
         object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
         if self.prefix is not None:
             check_prefix(self.prefix)
-        if self.style not in STYLES:
+        if self.style is not None and self.style not in STYLES:
             raise EmitError(f"unknown style {self.style!r} (choose ifs or table)", option="--style")
         if self.input_type not in INPUT_TYPES:
             raise EncodingError(
@@ -165,7 +165,7 @@ def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = S
     regeneration); ``--style`` only for a kind with more than one of ``styles``."""
     words = ["--target", "c"]
     if len(styles) > 1:
-        words += ["--style", opts.style]
+        words += ["--style", opts.style or styles[0]]
     words += ["--input-type", opts.input_type]
     if opts.float_compare != "float":
         words += ["--float-compare", opts.float_compare]

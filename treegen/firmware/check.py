@@ -171,7 +171,7 @@ def run_one(
     counts = (int(c.min()), int(np.median(c)), int(c.max())) if c.size else (-1, -1, -1)
     return Outcome(
         name,
-        opts.style,
+        opts.style or "ifs",
         mode,
         target,
         report.rows,

@@ -28,7 +28,7 @@ def _evaluate(e: Ensemble, ds: Dataset, label: str, unpruned: str | None) -> str
 def _summary(ir: EnsembleIR, opts: ExportOptions) -> str:
     enc = ir.encoding
     return (
-        f"ensemble of {len(ir.trees)} trees, input {enc.input_type}"
+        f"ensemble of {len(ir.trees)} trees, style {opts.style}, input {enc.input_type}"
         f"{', float compare int' if enc.uses_keys else ''}"
     )
 
@@ -48,7 +48,7 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     show={"c45": format_summary},
     info=format_info,
     dot=None,
-    styles=("ifs",),  # one form (a node table): --style is not in its options words
+    styles=("table", "ifs"),  # the compact table first: the smallest, the default
     check_options=check_options,
     lower=lower_ensemble,
     emit=emit_ensemble,

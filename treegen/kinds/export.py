@@ -42,6 +42,12 @@ def file_name(kind: Kind[Any, Any], path: str | None) -> str:
     return path if path is not None else kind.default_name + kind.suffix
 
 
+def with_style(opts: ExportOptions, kind: Kind[Any, Any]) -> ExportOptions:
+    """``opts`` with the style settled: the one asked for (the kind's check_options
+    refuses one it has no C for), else the kind's first."""
+    return opts if opts.style is not None else replace(opts, style=kind.styles[0])
+
+
 def with_prefix(opts: ExportOptions, kind: Kind[Any, Any], path: str | None) -> ExportOptions:
     """``opts`` with the C prefix settled: the explicit one, else the model file's stem."""
     if opts.prefix is not None:
@@ -85,6 +91,7 @@ def render(
     the provenance naming the model file ``path``, the output folder ``out`` and the
     command's ``extra`` options."""
     kind = kind_of(value)
+    opts = with_style(opts, kind)
     kind.check_options(opts)
     opts = with_prefix(opts, kind, path)
     lines = provenance(value, opts, path, out, extra)
