@@ -50,6 +50,41 @@ FLOAT_EXACT_INT = 1 << 24  # a float column holds the integers below this exactl
 
 
 @dataclass(frozen=True, slots=True)
+class Doubles:
+    """The doubles predict.c exports besides the class (EnsembleIR.doubles)."""
+
+    name: str  # predict_proba or decision_function
+    arg: str
+    macro: str  # PREFIX_<macro> is their count
+    n: int
+    difference: bool  # AdaBoost's two classes: one column, -sum0 + sum1
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoublesView:
+    doubles: Doubles | None
+
+
+def _doubles(ir: EnsembleIR) -> Doubles | None:
+    api = ir.proba_api
+    if api is None:
+        return None
+    where = (
+        "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
+        "nearest binary32 of that value"
+    )
+    if ir.doubles == "proba":
+        doc = f"The estimator's predict_proba, proba[{ir.prefix.upper()}_N_PROBA], {where}."
+        return Doubles(api.name, "proba", "N_PROBA", api.n, False, doc)
+    doc = (
+        f"The estimator's decision_function (the raw scores its class is decided on), "
+        f"scores[{ir.prefix.upper()}_N_SCORES], {where}."
+    )
+    return Doubles(api.name, "scores", "N_SCORES", api.n, ir.decision == "diff", doc)
+
+
+@dataclass(frozen=True, slots=True)
 class Common:
     """What both styles' predict.c have: the sums, the value tables, the decision."""
 
@@ -160,6 +195,10 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("neg")
     if raw:
         ops += ["eq", "from_f32"]
+    if ir.doubles:
+        ops.append("to_f32")  # the exported doubles where double has 32 bits
+        if ir.decision == "diff":
+            ops.append("neg")
     return ops
 
 
@@ -363,6 +402,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     style = (opts.style if opts is not None else None) or "table"
     env = make_env()
     header = header_view(ir.frame)
+    doubles = DoublesView(_doubles(ir))
     cat_bytes, cat_at = _bitsets(ir)
     views: tuple[DataclassInstance, ...]
     if style == "table":
@@ -375,6 +415,6 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         views = (header, _common(ir, pay, cat_bytes), ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
     return {
-        HEADER: env.get_template("predict.h.j2").render(context(header)),
-        SOURCE: env.get_template(template).render(context(*views)),
+        HEADER: env.get_template("predict.h.j2").render(context(header, doubles)),
+        SOURCE: env.get_template(template).render(context(*views, doubles)),
     }
