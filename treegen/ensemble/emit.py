@@ -418,3 +418,30 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         HEADER: env.get_template("predict.h.j2").render(context(header, doubles)),
         SOURCE: env.get_template(template).render(context(*views, doubles)),
     }
+
+
+_SIZES = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "uint32_t": 4, "int32_t": 4}
+_SIZES.update({"float": 4, "double": 8})
+
+
+def table_bytes(ir: EnsembleIR) -> int:
+    """The bytes of the table style's constant tables for ``ir`` (what ``info``
+    reports; the code adds one to two kilobytes, the binary64 routines included)."""
+    cat_bytes, cat_at = _bitsets(ir)
+    pay = payloads(ir, fractions=True)
+    table = node_table(ir, pay, cat_at)
+    view = table_view(ir, table)
+    row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+    row += _SIZES[view.feature.ctype] if view.feature else 0
+    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype]
+    n += len(ir.trees) * _SIZES[view.roots.ctype]
+    n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    n += sum(len(r) for r in pay.doubles) * 8 if ir.vector else len(pay.doubles) * 8
+    n += 8 * (ir.n_outputs + (ir.divisor is not None))
+    common = _common(ir, pay, cat_bytes)
+    if common.output is not None:
+        n += len(ir.trees) * _SIZES[common.output.ctype]
+    if cat_bytes:
+        n += len(cat_bytes) + ir.n_features * _SIZES[common.ncode.ctype]
+    n += 8 * sum(len(c) for c in ir.categories)
+    return n
