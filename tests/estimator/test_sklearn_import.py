@@ -215,10 +215,10 @@ def test_cli_import_sklearn_reads_skops_files(
         model = treegen.load(out)
         assert np.array_equal(model.predict(Xn), est.predict(Xn))
     # A type outside the trusted list: named, nothing written.
+    import operator
+
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
-
-    import operator
 
     pipe = make_pipeline(FunctionTransformer(operator.neg), RandomForestClassifier(2)).fit(X, y)
     sio.dump(pipe, tmp_path / "p.skops")

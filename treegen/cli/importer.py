@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the import-sklearn subcommand to ``sub``."""
     p = sub.add_parser(
         "import-sklearn",
-        help="convert a saved (skops, pickle, joblib) scikit-learn tree or ensemble into a model file",
+        help="convert a saved (skops, pickle, joblib) scikit-learn tree or ensemble into a "
+        "model file",
         description="Read FILE holding a fitted scikit-learn "
         f"{', '.join(SUPPORTED)} and write it as a treegen model file (an ensemble; "
         "a single tree is an ensemble of one). It predicts exactly what "
