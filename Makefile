@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test test-fast golden check bench firmware clean
+.PHONY: all venv demo test test-fast docs golden check bench firmware clean
 
 all: test
 
@@ -51,6 +51,14 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not toolchain"
 
+# The documentation site (mkdocs.yml: README.md, docs/ and the firmware examples' READMEs)
+# into site/, with every warning an error: a broken link or anchor, or a page missing from
+# the nav, fails.  mkdocs is pinned in pyproject.toml's docs extra.
+docs: $(STAMP)
+	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
+	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'])")
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.
 golden: $(STAMP)
@@ -64,7 +72,7 @@ golden: $(STAMP)
 # the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
 # ruff format's layout (the default; FORMAT_CHECK=0 skips it).
 FORMAT_CHECK ?= 1
-LINTED := treegen/ tests/ bench/
+LINTED := treegen/ tests/ bench/ docs/hooks.py
 check: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
 	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev'])")
@@ -73,19 +81,22 @@ check: $(STAMP)
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
-# Training speed/memory against issue 3's targets, the export benchmark, then the
-# codegen comparison with emlearn and m2cgen (installed by the bench extra).
+# Training speed/memory against issue 3's targets, the export benchmark, the codegen
+# comparison with emlearn and m2cgen (installed by the bench extra), then flash and
+# cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
+# RV32IMC/RV32IMAFC; those installed).
 bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
-# styles, float / --float-compare int / int16, on ATmega328P (simavr) and Cortex-M0+,
-# M3, M4F (qemu-system-arm), each compared with the Python model; then the table of
-# flash, RAM and cycles.  Needs the cross compilers and simulators (.ci/run installs
+# styles, and a scikit-learn forest and boosted model on hypo (table and ifs),
+# float / --float-compare int / int16, on ATmega328P (simavr), Cortex-M0+,
+# M3, M4F (qemu-system-arm) and RV32IMC, RV32IMAFC (qemu-system-riscv32), each compared
+# with the Python model; then the table of flash, RAM and cycles or instructions.  Needs the cross compilers and simulators (.ci/run installs
 # them).  Extra arguments, e.g. make firmware FIRMWARE_ARGS="--models golf --on avr"
 firmware: $(STAMP)
 	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
 
 clean:
-	rm -rf $(DEMO) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO) site build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -138,10 +138,12 @@ EDGES: dict[str, set[str]] = {
     "codegen": {"data", "model"},
     "verify": {"data", "model", "codegen"},
     "rules": {"data", "model", "trainer", "analysis", "codegen", "verify"},
-    "kinds": {"data", "model", "analysis", "codegen", "verify", "rules"},
-    "firmware": {"data", "model", "trainer", "codegen", "verify", "kinds"},
+    "ensemble": {"data", "model", "analysis", "codegen", "verify"},
+    "kinds": {"data", "model", "analysis", "codegen", "verify", "rules", "ensemble"},
+    "firmware": {"data", "model", "trainer", "codegen", "verify", "ensemble", "kinds"},
+    "packaging": {"data", "codegen", "kinds"},
     "api": {"data", "model", "trainer", "codegen", "verify", "rules", "kinds"},
-    "estimator": {"data", "model", "trainer", "api"},
+    "estimator": {"data", "model", "trainer", "api", "ensemble"},
     "cli": {
         "data",
         "model",
@@ -151,6 +153,7 @@ EDGES: dict[str, set[str]] = {
         "rules",
         "kinds",
         "firmware",
+        "packaging",
         "estimator",
     },
 }

@@ -9,6 +9,7 @@ training table.
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -304,7 +305,7 @@ def test_train_refuses_to_overwrite_its_data(
         (["predict", "m.tree", "golf.data", "-o", "m.tree"], "m.tree"),
         (["predict", "m.tree", "golf.data", "-o", "golf.names"], "golf.names"),
         (["export", "predict.c", "-o", "."], "predict.c"),
-        (["import-sklearn", "m.tree", "-o", "m.tree"], "m.tree"),
+        (["import-sklearn", "m.pkl", "-o", "m.pkl"], "m.pkl"),
     ],
 )
 def test_no_command_overwrites_its_own_input(
@@ -321,6 +322,7 @@ def test_no_command_overwrites_its_own_input(
     (tmp_path / "golf.test").write_text((tmp_path / "golf.data").read_text())
     assert main(["-q", "train", "golf.names", "-o", "m.tree"]) == 0
     (tmp_path / "predict.c").write_text((tmp_path / "m.tree").read_text())
+    (tmp_path / "m.pkl").write_bytes(pickle.dumps([]))  # import-sklearn's FILE: a pickle
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""

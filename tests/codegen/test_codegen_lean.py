@@ -169,5 +169,6 @@ def test_api_takes_missing_and_proba(tmp_path: Path) -> None:
     header = next(p for p in paths if p.name == "predict.h").read_text()
     assert "predict_proba" in header and "no value may be missing" in header
     rows = np.array([r for r, _ in GOLF_ROWS])
-    report = model.verify(rows, style="table", missing="none")
+    with pytest.warns(UserWarning, match="valid feature names"):
+        report = model.verify(rows, style="table", missing="none")
     assert report.failed == 0 and report.passed > len(rows), report.text

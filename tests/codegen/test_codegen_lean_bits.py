@@ -175,7 +175,7 @@ def test_bits_compare_is_the_float_compare_on_the_host(case: str, tmp_path: Path
     assert np.array_equal(oracle, want)
 
 
-@pytest.mark.parametrize("target", ["avr", "m0plus"])
+@pytest.mark.parametrize("target", ["avr", "m0plus", "rv32imc", "rv32imafc"])
 def test_bits_compare_is_the_float_compare_on_the_chip(target: str) -> None:
     t = targets.target(target)
     missing = targets.missing_tools(t)

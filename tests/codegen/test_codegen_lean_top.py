@@ -23,6 +23,7 @@ from treegen.codegen.lean import default_inline_top, hot_tests
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.errors import TreegenError
+from treegen.firmware import targets
 from treegen.kinds.check import verify
 from treegen.model.core import Model
 from treegen.model.file import save_model
@@ -156,6 +157,14 @@ COMPILERS = {
     "clang-c99": ["clang", "-std=c99", "-O3"],
     "m0plus": ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb", "-Os", "-std=c99"],
     "avr": ["avr-gcc", "-mmcu=atmega328p", "-Os", "-std=c99"],
+    "rv32imc": [
+        "riscv64-unknown-elf-gcc",
+        "-march=rv32imc",
+        "-mabi=ilp32",
+        "--specs=picolibc.specs",
+        "-Os",
+        "-std=c99",
+    ],
 }
 
 
@@ -175,6 +184,8 @@ def test_both_settings_compile_strict(compiler: str, tmp_path: Path) -> None:
     cmd = COMPILERS[compiler]
     if shutil.which(cmd[0]) is None:
         pytest.skip(f"{cmd[0]} is not installed")
+    if compiler.startswith("rv32") and targets.missing_tools(targets.target(compiler), run=False):
+        pytest.skip("picolibc is not installed (picolibc-riscv64-unknown-elf)")
     errors = {}
     for which, mode, budget in STRICT_CASES:
         d = tmp_path / f"{which}-{mode}-{budget}"

@@ -28,7 +28,6 @@ from support.modes import EXPORT_MODES
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.datasets import make_classification  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 import treegen  # noqa: E402
 
@@ -36,8 +35,10 @@ needs_gcc = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not inst
 
 
 def sklearn_tree() -> Model:
+    """A deep tree of binary tests only (continuous features), trained on scikit-learn's
+    make_classification data."""
     X, y = make_classification(600, n_features=6, n_informative=4, n_classes=3, random_state=1)
-    return treegen.from_sklearn(DecisionTreeClassifier(random_state=0, max_depth=7).fit(X, y))
+    return treegen.train(X, y, min_cases=2).value
 
 
 def unpaired_chain() -> Model:
@@ -97,7 +98,7 @@ def test_paired_words_rebuild_every_share(make: object) -> None:
 @pytest.mark.parametrize("mode", ["float", "int16", "keys", "double"])
 @pytest.mark.parametrize("which", ["sklearn", "unpaired"])
 def test_verify_binary_table(which: str, mode: str, tmp_path: Path) -> None:
-    model = sklearn_tree().value if which == "sklearn" else unpaired_chain()
+    model = sklearn_tree() if which == "sklearn" else unpaired_chain()
     opts = ExportOptions(prefix="m", style="table", **EXPORT_MODES[mode])  # type: ignore[arg-type]
     report = verify(model, opts, n_random=400, workdir=tmp_path)
     assert report.rows > 100

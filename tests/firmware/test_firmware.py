@@ -1,6 +1,7 @@
 """The generated C on simulated chips (treegen.firmware, firmware_examples/).
 
-ATmega328P under simavr and Cortex-M0+/M3/M4F under qemu-system-arm: the firmware
+ATmega328P under simavr, Cortex-M0+/M3/M4F under qemu-system-arm and RV32IMC/RV32IMAFC
+under qemu-system-riscv32: the firmware
 examples built with a generated predict.c print class and probabilities for verify's
 rows, which must equal the Python model's bit for bit; the cycle and instruction
 counters pass their self-checks; a crash, a hang and a tampered predict.c are caught;
@@ -33,7 +34,7 @@ from treegen.firmware import check, targets
 from treegen.firmware.objinfo import stack_bound
 from treegen.firmware.parity import verify_on
 from treegen.firmware.sim import AVR_DELAY_SPAN, NOP10_COUNT, parse_output, run_vectors
-from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir
+from treegen.firmware.sources import FAMILY_DIRS, examples_dir
 from treegen.model import Model
 from treegen.model.file import save_model
 from treegen.model.fixedpoint import FixedPointClassifier
@@ -41,7 +42,8 @@ from treegen.verify.inputs import comparison_inputs
 
 from support import codegen_models as cm
 
-# Cross compilers and simulators (simavr, qemu-system-arm): the toolchain set.
+# Cross compilers and simulators (simavr, qemu-system-arm, qemu-system-riscv32): the
+# toolchain set.
 pytestmark = pytest.mark.toolchain
 
 TARGETS = list(targets.TARGETS)
@@ -146,8 +148,8 @@ def test_counter_self_checks(target: str) -> None:
         a, b = run.checks["delay"]
         assert b - a == AVR_DELAY_SPAN == 4 * (65536 - 250)
     else:
-        # The plugin's window: BLX, ten NOPs and BX LR.
-        assert run.checks["nop10"] == (NOP10_COUNT["cortex-m"],) == (12,)
+        # The plugin's window: BLX, ten NOPs and BX LR; JALR, ten NOPs and RET.
+        assert run.checks["nop10"] == (NOP10_COUNT[targets.target(target).family],) == (12,)
 
 
 def _tampered(ir_files: dict[str, str], prefix: str, code: str) -> dict[str, str]:
@@ -159,17 +161,23 @@ def _tampered(ir_files: dict[str, str], prefix: str, code: str) -> dict[str, str
     return files
 
 
-@pytest.mark.parametrize("target", ["avr", "m3"])
+CRASH = {
+    # A jump into erased flash, an invalid opcode.
+    "avr": "    ((void (*)(void))0x3000)();\n",
+    # The permanently undefined instruction (UDF), a HardFault.
+    "m3": '    __asm__ volatile(".short 0xde00");\n',
+    # The all-zero halfword, an illegal instruction: startup.c's trap handler.
+    "rv32imafc": '    __asm__ volatile(".2byte 0");\n',
+    # fadd.s ft0, ft0, ft0 on the core without F: the qemu CPU has no F either.
+    "rv32imc": '    __asm__ volatile(".4byte 0x00000053");\n',
+}
+
+
+@pytest.mark.parametrize("target", sorted(CRASH))
 def test_a_crash_is_reported(target: str) -> None:
     need(target)
     ir = lower(cm.golf(), ExportOptions(prefix="golf"))
-    # AVR: a jump into erased flash, an invalid opcode; Cortex-M: the permanently
-    # undefined instruction (UDF), a HardFault.
-    crash = (
-        "    ((void (*)(void))0x3000)();\n"
-        if target == "avr"
-        else '    __asm__ volatile(".short 0xde00");\n'
-    )
+    crash = CRASH[target]
     files = _tampered(emit(ir, "ifs"), "golf", crash)
     run, _, _ = _golf_run(target, files)
     assert run.failure is not None and run.failure.startswith("crashed"), run.failure
@@ -285,6 +293,11 @@ def _bare_path(tmp_path: Path) -> dict[str, str]:
             "arm-none-eabi-gcc",
             "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc",
         ),
+        (
+            "rv32imc",
+            "riscv64-unknown-elf-gcc",
+            "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gcc",
+        ),
     ],
 )
 def test_a_missing_tool_is_one_line(
@@ -309,7 +322,9 @@ def test_report_without_any_compiler(golf_tree: Path, tmp_path: Path) -> None:
     )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "c" / "predict.c").is_file()
-    assert p.stdout.rstrip().endswith("not installed: gcc, arm-none-eabi-gcc, avr-gcc")
+    assert p.stdout.rstrip().endswith(
+        "not installed: gcc, arm-none-eabi-gcc, avr-gcc, riscv64-unknown-elf-gcc"
+    )
 
 
 def test_export_report(golf_tree: Path, tmp_path: Path) -> None:
@@ -367,7 +382,7 @@ def test_the_makefiles_build_what_the_driver_builds(target: str, tmp_path: Path)
     build.mkdir()
     for name, text in files.items():
         (build / name).write_text(text)
-    folder = examples_dir() / (AVR_DIR if t.is_avr else CORTEX_M_DIR)
+    folder = examples_dir() / FAMILY_DIRS[t.family]
     args = ["make", "-s", "-f", str(folder / "Makefile"), f"PREDICT={build}", "PROBA=1", "run"]
     if not t.is_avr:
         args.append(f"TARGET={target}")
@@ -381,12 +396,13 @@ def test_the_makefiles_build_what_the_driver_builds(target: str, tmp_path: Path)
     assert run.ok, run.failure
     assert sorted(out.rows) == [0, 1, 2, 3]
     for i, (cls, count, proba) in out.rows.items():
-        assert (cls, count, proba) == (run.cls[i], run.count[i], tuple(run.proba[i]))
+        got = tuple(int(v) for v in proba)
+        assert (cls, count, got) == (run.cls[i], run.count[i], tuple(run.proba[i]))
     cls, _ = FixedPointClassifier(model, ir.encoding).predict(GOLF_VECTORS)
     assert list(cls) == [1, 0, 1, 1] == [out.rows[i][0] for i in range(4)]
 
 
-@pytest.mark.parametrize("name", ["host", "avr", "m0plus"])
+@pytest.mark.parametrize("name", ["host", "avr", "m0plus", "rv32imc"])
 def test_stack_bound_follows_the_calls(name: str, tmp_path: Path) -> None:
     """The bound is the deepest chain of -fstack-usage frames, through the calls the
     relocations show; a call leaving the object is listed, not counted."""

@@ -23,7 +23,7 @@ import pytest
 import treegen
 from treegen import kinds
 from treegen.cli.main import main
-from treegen.codegen.ir import Encoding, Feature
+from treegen.codegen.ir import Encoding, Feature, ProbaApi
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import EncodingError, ModelFileError
@@ -62,6 +62,10 @@ class ToyC:
     @property
     def n_features(self) -> int:
         return len(self.features)
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
 
 
 def _from_data(data: Any, text: str, filename: str) -> Constant:
@@ -260,7 +264,7 @@ def test_toy_kind_verify_fails_on_wrong_c(
 def test_toy_kind_through_the_python_api(toy: Path, tmp_path: Path) -> None:
     model = treegen.load(toy)
     assert model.kind.name == "constant" and model.name == "always"
-    X = np.zeros((4, 3))
+    X = {"x": np.zeros(4), "y": np.zeros(4), "z": np.zeros(4)}
     assert list(model.predict(X)) == ["b"] * 4
     assert model.predict_proba(X)[:, 1].tolist() == [1.0] * 4
     assert model.verify(n_random=30).ok

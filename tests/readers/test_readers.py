@@ -186,7 +186,8 @@ def test_csv_inference_quotes_and_missing(tmp_path: Path) -> None:
     assert [a.kind for a in ds.attributes] == ["nominal", "continuous", "continuous"]
     assert ds.attributes[0].values == ("Smith, J", "Doe", 'He said "hi"', "multi\nline")
     assert np.array_equal(ds.X[:, 1], [21.5, np.nan, np.nan, 300.0], equal_nan=True)
-    assert ds.classes == ("yes", "no") and ds.schema.target == "ok"
+    # A CSV's labels: sorted, as scikit-learn's np.unique(y) sorts them.
+    assert ds.classes == ("no", "yes") and ds.schema.target == "ok"
     forced = read_dataset(path, nominal=["grade"], target="name")
     assert forced.schema.target == "name"
     grade = forced.attributes[forced.schema.attribute_index("grade")]
@@ -279,3 +280,50 @@ def test_large_file_fast_path_reports_columns(tmp_path: Path) -> None:
     assert (info.value.line, info.value.col) == (5002, 11)  # the empty class cell
     ds = read_dataset(write(tmp_path, "ok.csv", "x,v,c\n" + rows))
     assert ds.n_rows == 5000 and ds.X[4999, 0] == 4999.5
+
+
+@pytest.mark.parametrize(
+    ("labels", "classes", "kind"),
+    [
+        (["10", "2", "1", "2"], ("1", "2", "10"), "int"),
+        (["+7", "-3", "0"], ("-3", "0", "+7"), "int"),
+        (["1.5", "0.25", "10"], ("0.25", "1.5", "10"), "float"),
+        (["1", "01", "2"], ("01", "1", "2"), "str"),  # two texts of one number stay text
+        (["yes", "no", "No", "é", "b"], ("No", "b", "no", "yes", "é"), "str"),
+    ],
+)
+@pytest.mark.parametrize("native", [True, False])
+def test_csv_labels_sort_and_type_as_numpy_unique(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    labels: list[str],
+    classes: tuple[str, ...],
+    kind: str,
+    native: bool,
+) -> None:
+    """A CSV declares no class order: its labels are sorted as ``np.unique(y)`` sorts
+    them (numbers as numbers) and typed as they read, by the C tokenizer's path and the
+    Python readers' alike, and every row keeps its own label."""
+    from treegen.data.readers import fast
+
+    if not native:
+        monkeypatch.setattr(fast, "available", lambda: False)
+    path = tmp_path / "l.csv"
+    path.write_text("x,label\n" + "".join(f"{i},{t}\n" for i, t in enumerate(labels)))
+    ds = read_dataset(str(path))
+    assert ds.classes == classes and ds.labels == kind
+    assert [ds.classes[c] for c in ds.y] == labels
+
+
+def test_a_csv_trained_model_predicts_typed_sorted_labels(tmp_path: Path) -> None:
+    """classes_ of a model trained on a CSV of integer labels: ints, sorted, as
+    scikit-learn's; predict returns them, and the model file records the type."""
+    import treegen
+
+    path = tmp_path / "l.csv"
+    rows = [(i, 10 if i < 20 else (2 if i < 40 else 1)) for i in range(60)]
+    path.write_text("x,label\n" + "".join(f"{x},{c}\n" for x, c in rows))
+    model = treegen.train(path)
+    assert model.classes_.tolist() == [1, 2, 10] and model.classes_.dtype.kind == "i"
+    saved = treegen.load(model.save(tmp_path / "m.tree").path)
+    assert saved.predict({"x": [5.0, 30.0, 50.0]}).tolist() == [10, 2, 1]

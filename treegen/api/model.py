@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, VerifyReport, labels_of, unlabelled, x_of
+from treegen.api.common import PathLike, Rows, VerifyReport, labels_of, unlabelled, x_of
 from treegen.codegen.names import prefix_from_path
 from treegen.codegen.options import ExportOptions
 from treegen.data.atomic import write_text_atomic
@@ -85,14 +85,14 @@ class Model:
     def feature_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.schema.attributes)
 
-    def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+    def _x(self, X: Rows) -> npt.NDArray[np.float64]:
         return x_of(self.schema, self.value.compares_float32, X)
 
-    def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
+    def predict(self, X: Rows) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes)."""
         return self.classes_[self.kind.predict(self.value, self._x(X))]
 
-    def predict_proba(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+    def predict_proba(self, X: Rows) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of :attr:`classes_`."""
         proba = self.kind.predict_proba
         if proba is None:
@@ -122,7 +122,7 @@ class Model:
 
     def verify(
         self,
-        data: npt.ArrayLike | PathLike | None = None,
+        data: Rows | None = None,
         options: ExportOptions | None = None,
         *,
         cc: str | None = None,

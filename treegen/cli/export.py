@@ -22,12 +22,13 @@ from treegen.codegen.options import (
     ExportOptions,
     scale_options,
 )
-from treegen.data.atomic import write_files_atomic
 from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
 from treegen.kinds import load
 from treegen.kinds.check import verify
 from treegen.kinds.export import Rendered, render
+from treegen.packaging import cli as package_cli
+from treegen.packaging.files import write_package
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -72,8 +73,9 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--style",
         choices=STYLES,
-        default="ifs",
-        help="ifs: nested if/else and switch (default); table: static node table walked by a loop",
+        default=None,
+        help="ifs: nested if/else and switch (a tree's default); table: static node table "
+        "walked by a loop (an ensemble's default: the smallest)",
     )
     g.add_argument(
         "--input-type",
@@ -125,6 +127,13 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         "where predict returns the leaf's class directly)",
     )
     g.add_argument(
+        "--scores",
+        action="store_true",
+        help="an ensemble's decision_function: void PREFIX_decision_function(const "
+        "PREFIX_input_t *x, double *scores), the raw scores its class is decided on, "
+        "exactly (boosted models and AdaBoost; a forest's --proba is its predict_proba)",
+    )
+    g.add_argument(
         "--inline-top",
         type=_count,
         default=None,
@@ -160,6 +169,7 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
         missing_value=args.missing_value,
         missing=args.missing,
         proba=args.proba,
+        scores=args.scores,
         inline_top=args.inline_top,
         name=args.name,
         **scale_options(args.scale),  # type: ignore[arg-type]
@@ -175,14 +185,15 @@ def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
-    rendered = render(value, export_options(args), path=args.model, out=args.output)
+    rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
     _refuse_avr(args, rendered)
     for note in rendered.notes:
         print(f"treegen: warning: {note}", file=sys.stderr)
-    write_files_atomic(args.output, rendered.files)
+    written = write_package(args.output, value, rendered, layout, cmake)
     if not getattr(args, "quiet", False):
-        for name in sorted(rendered.files):
+        for name in written:
             print(f"{args.output.rstrip('/')}/{name}")
     if args.report or args.on:
         firmware_cli.export_report(args, value, rendered)
@@ -241,7 +252,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "export",
         help="write predict.c / predict.h for a model",
         description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
-        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name).",
+        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name; with --cmake or "
+        "--layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -254,6 +266,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="output folder (created if missing; default: .)",
     )
     add_export_options(p)
+    package_cli.add_package_options(p)
     firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 
@@ -286,4 +299,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--show", type=_count, default=5, metavar="N", help="mismatches to show (default 5)"
     )
     firmware_cli.add_verify_on_option(g)
-    p.set_defaults(func=run_verify)
+    p.set_defaults(func=run_verify, wants_labels=False)

@@ -17,10 +17,11 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn, cast
+from typing import Any, NoReturn, cast
 
-from treegen.cli import export, importer, report, rules, train, use
+from treegen.cli import export, importer, report, rules, synth, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
+from treegen.cli.inputs import check_input_kinds
 from treegen.errors import TreegenError
 from treegen.model import native as model_native
 from treegen.model.version import VERSION
@@ -50,7 +51,15 @@ class OneLineParser(argparse.ArgumentParser):
     argparse's default prints the whole usage block before the message;
     treegen's contract is a single line that names the option.  Subparsers
     inherit this class because ``add_subparsers`` reuses the parent's type.
+
+    Options are never accepted abbreviated (``--prob`` for ``--proba``): with
+    abbreviations, adding an option later (``--probe``) would change what an old
+    script's ``--prob`` means, or make it an error.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         sub = self.prog.split(" ", 1)[1] if " " in self.prog else ""
@@ -95,6 +104,7 @@ def _registrars() -> list[Registrar]:
         report.register,
         rules.register,
         importer.register,
+        synth.register,
     ]
 
 
@@ -150,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
+        check_input_kinds(args)
         refuse_to_overwrite_inputs(args)
         status = int(func(args))
         sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
+from treegen.cli.common import int_range
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.errors import UsageError
 from treegen.kinds import load
-from treegen.model.picture import PLOT_FORMATS, plot_format, render
+from treegen.model.picture import PLOT_FORMATS, dot_program, plot_format, render
+from treegen.model.picture_layout import MAX_RATIO, WIDE, readable_dot
 
 
 def run_plot(args: argparse.Namespace) -> int:
@@ -20,7 +23,13 @@ def run_plot(args: argparse.Namespace) -> int:
         raise UsageError(
             f"a {kind.name} has no tree to draw ('treegen show' prints it)", file=args.model
         )
-    render(kind.dot(value), args.output, fmt, dot=args.dot)
+    program = dot_program(args.dot)
+    draw = kind.dot
+
+    def dot_of(graph: Sequence[str]) -> str:
+        return draw(value, args.max_depth, graph)
+
+    render(readable_dot(dot_of, program), args.output, fmt, dot=program)
     return 0
 
 
@@ -39,6 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Render MODEL's tree ('treegen show --format dot') with Graphviz's "
         "dot into FILE; the format follows FILE's extension. Needs the dot program "
         "(Debian package graphviz).",
+        epilog=f"A picture wider than {WIDE / 72:g} inches is laid out so that its width "
+        f"is at most {MAX_RATIO:g} times its height: left to right, or else stretched "
+        "downwards. --max-depth draws the top of a large tree.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
@@ -53,6 +65,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PROGRAM",
         default=None,
         help="the Graphviz dot program (default: dot on PATH)",
+    )
+    p.add_argument(
+        "--max-depth",
+        metavar="N",
+        type=int_range(0),
+        default=None,
+        help="draw the nodes down to depth N only (the root is depth 0); a test at depth N "
+        "is dashed and says how many tests, leaves and levels were cut below it",
     )
     p.set_defaults(func=run_plot)
 

@@ -14,7 +14,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.cli.common import evaluation_label, note_unlabelled, read_data, write_predictions
+from treegen.cli.common import (
+    add_class_column_option,
+    evaluation_label,
+    note_unlabelled,
+    read_data,
+    write_predictions,
+)
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -154,6 +160,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also evaluate RAW_MODEL (the same data trained with --no-prune) and "
         "print Release 8's Before/After Pruning table",
     )
+    add_class_column_option(p)
     p.set_defaults(func=run_eval)
 
     p = sub.add_parser(
@@ -185,4 +192,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="write to FILE (atomically) instead of stdout",
     )
-    p.set_defaults(func=run_predict)
+    p.set_defaults(func=run_predict, wants_labels=False)

@@ -209,7 +209,7 @@ def default_inline_top(n_tests: int) -> int:
     a quarter of the tests beyond the first 32.  A table of a few dozen tests runs
     about as fast as inline code already (its paths are few enough for a branch
     predictor to learn), so there the top's flash would buy nothing; on bigger trees
-    it puts the tests most rows pass through in code (README, ``--inline-top``)."""
+    it puts the tests most rows pass through in code (docs/exporting.md, ``--inline-top``)."""
     return max(0, (n_tests - SMALL_TABLE) // 4)
 
 

@@ -68,7 +68,7 @@ class ExportOptions:
     """
 
     prefix: str | None = None
-    style: Style = "ifs"
+    style: Style | None = None  # None: the kind's own default (its first style)
     input_type: InputType = "float"
     float_compare: FloatCompare = "float"
     scale: Fraction | None = None
@@ -76,6 +76,7 @@ class ExportOptions:
     missing_value: int | None = None
     missing: MissingRule = "c45"
     proba: bool | None = None
+    scores: bool = False  # an ensemble's decision_function (treegen.ensemble)
     inline_top: int | None = None
     name: str | None = None
 
@@ -93,7 +94,7 @@ class ExportOptions:
             check_prefix(self.prefix)
         if self.name is not None:
             check_name(self.name)
-        if self.style not in STYLES:
+        if self.style is not None and self.style not in STYLES:
             raise EmitError(f"unknown style {self.style!r} (choose ifs or table)", option="--style")
         if self.input_type not in INPUT_TYPES:
             raise EncodingError(
@@ -133,6 +134,10 @@ class ExportOptions:
         if self.inline_top is not None and (self.missing != "none" or self.style != "table"):
             raise UsageError(
                 "applies only to --style table with --missing none", option="--inline-top"
+            )
+        if self.scores and self.proba:
+            raise UsageError(
+                "--scores and --proba export different functions: choose one", option="--scores"
             )
         if self.inline_top is not None and self.inline_top < 0:
             raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
@@ -184,9 +189,15 @@ def file_stem(opts: ExportOptions) -> str:
     """The stem of the exported files: ``name``; else ``PREFIX_predict`` for an explicit
     prefix, so that two models with their own prefixes can share one source folder;
     else ``predict``.  Call it before the prefix is settled from the model's name."""
-    if opts.name is not None:
-        return opts.name
-    return f"{opts.prefix}_predict" if opts.prefix is not None else "predict"
+    return stem_of(opts.prefix, opts.name)
+
+
+def stem_of(prefix: str | None, name: str | None) -> str:
+    """:func:`file_stem` of the options as given, not checked (the CLI's overwrite
+    check runs before any option is)."""
+    if name is not None:
+        return name
+    return f"{prefix}_predict" if prefix is not None else "predict"
 
 
 def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = STYLES) -> list[str]:
@@ -194,7 +205,7 @@ def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = S
     regeneration); ``--style`` only for a kind with more than one of ``styles``."""
     words = ["--target", "c"]
     if len(styles) > 1:
-        words += ["--style", opts.style]
+        words += ["--style", opts.style or styles[0]]
     words += ["--input-type", opts.input_type]
     if opts.float_compare != "float":
         words += ["--float-compare", opts.float_compare]
@@ -206,8 +217,10 @@ def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = S
         words += ["--missing-value", str(opts.missing_value)]
     if opts.missing != "c45":
         words += ["--missing", opts.missing]
-    if opts.proba is not None and opts.proba != (opts.missing == "c45"):
+    if opts.proba is not None:
         words += ["--proba" if opts.proba else "--no-proba"]
+    if opts.scores:
+        words += ["--scores"]
     if opts.inline_top is not None:
         words += ["--inline-top", str(opts.inline_top)]
     # The files' stem, when --prefix (always written below) would not give it.

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen import api
+from treegen.data import frame as table
 from treegen.errors import EstimatorError, NotFittedError, TreegenError
-from treegen.estimator import table
 from treegen.model import classify
 from treegen.trainer import Criterion, Engine, Flavor
 from treegen.trainer.options import Pruning

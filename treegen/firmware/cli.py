@@ -17,7 +17,8 @@ from treegen.kinds.export import Rendered
 
 _ON_HELP = (
     "run the C on a simulated chip: avr (ATmega328P, simavr), m0plus, m3, m4f "
-    "(Cortex-M0+/M3/M4F, qemu-system-arm); repeatable"
+    "(Cortex-M0+/M3/M4F, qemu-system-arm), rv32imc, rv32imafc (RISC-V without and "
+    "with an FPU, qemu-system-riscv32); repeatable"
 )
 
 
@@ -27,7 +28,8 @@ def add_export_report_options(p: argparse.ArgumentParser) -> None:
         "--report",
         action="store_true",
         help="after writing, print flash, RAM and stack bound of predict.o for "
-        "each installed compiler (host gcc, arm-none-eabi-gcc, avr-gcc)",
+        "each installed compiler (host gcc, arm-none-eabi-gcc, avr-gcc, "
+        "riscv64-unknown-elf-gcc)",
     )
     g.add_argument(
         "--on",

@@ -1,10 +1,10 @@
 """``treegen export --report``: what predict.c costs with each installed compiler.
 
 One row per compiler found (host gcc, arm-none-eabi-gcc for Cortex-M0+ and M4F,
-avr-gcc; and the targets named with ``--on``): flash and RAM of predict.o, the stack
-bound of a prediction and the library helpers it calls
-(:mod:`treegen.firmware.objinfo`); with ``--on``, the cycles (AVR) or instructions
-(Cortex-M) per prediction on the simulated chip over verify's rows.
+avr-gcc, riscv64-unknown-elf-gcc for RV32IMC and RV32IMAFC; and the targets named with
+``--on``): flash and RAM of predict.o, the stack bound of a prediction and the library
+helpers it calls (:mod:`treegen.firmware.objinfo`); with ``--on``, the cycles (AVR) or
+instructions (Cortex-M, RISC-V) per prediction on the simulated chip over verify's rows.
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ def report_text(
     with tempfile.TemporaryDirectory(prefix="treegen-report-") as tmp:
         for name in names:
             t = targets.target(name)
-            if not targets.available(t, run=False):
-                missing.append(t.cc if t.name != "host" else "gcc")
+            gone = targets.missing_tools(t, run=False)
+            if gone:  # the compiler, else what it lacks (picolibc's specs file)
+                missing.append(t.cc if t.cc in gone else gone[0])
                 continue
             counts = ""
             refused = check_files(files, opts) if t.name == "avr" else None

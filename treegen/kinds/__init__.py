@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from treegen.kinds.ensemble import ENSEMBLE
 from treegen.kinds.ruleset import RULESET
 from treegen.kinds.spec import Kind
 from treegen.kinds.tree import TREE
@@ -72,3 +73,4 @@ def formats() -> str:
 
 register(TREE)
 register(RULESET)
+register(ENSEMBLE)

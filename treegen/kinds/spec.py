@@ -54,7 +54,9 @@ class Kind(Generic[M, L]):
     """One model kind: its value type ``M``, its lowered form ``L``, and what the tools do.
 
     Printing: ``show`` maps each ``treegen show --format`` the kind prints to its
-    printer (the first is the default); ``dot`` draws it (None: no picture).
+    printer (the first is the default); ``dot(value, max_depth, graph)`` draws it as
+    Graphviz DOT, the top ``max_depth`` levels with the ``graph`` attributes (None: no
+    picture).
     ``evaluate(value, data, label, unpruned)`` is ``treegen eval``'s text (``unpruned``:
     the ``--unpruned`` file, which only a pruned tree takes).
     """
@@ -72,7 +74,7 @@ class Kind(Generic[M, L]):
     evaluate: Callable[[M, Dataset, str, str | None], str]
     show: Mapping[str, Callable[[M], str]]
     info: Callable[[M, str], str]  # treegen info, for a C input type
-    dot: Callable[[M], str] | None
+    dot: Callable[[M, int | None, Sequence[str]], str] | None  # max depth, graph attributes
     styles: tuple[Style, ...]  # the export styles it has (one: not in the options words)
     check_options: Callable[[ExportOptions], None]  # refuse what the kind has no C for
     lower: Callable[[M, ExportOptions, tuple[tuple[str, str], ...]], L]  # opts.prefix is set

@@ -100,8 +100,13 @@ def _notes(ir: IR) -> tuple[str, ...]:
     return (note,) if note else ()
 
 
-def _no_check(opts: ExportOptions) -> None:
-    """A tree has C for every export option."""
+def _check(opts: ExportOptions) -> None:
+    """A tree has C for every export option but an ensemble's own."""
+    if opts.scores:
+        raise UsageError(
+            "applies to ensembles (their decision_function); a tree's probabilities: --proba",
+            option="--scores",
+        )
 
 
 TREE: Kind[Model, IR] = Kind(
@@ -119,15 +124,15 @@ TREE: Kind[Model, IR] = Kind(
     show={
         "c45": lambda m: format_tree(m, "c45"),
         "j48": lambda m: format_tree(m, "j48"),
-        "dot": format_dot,
+        "dot": lambda m: format_dot(m),
         "rules": format_path_rules,
     },
     info=_info,
-    dot=format_dot,
+    dot=lambda m, depth, graph: format_dot(m, max_depth=depth, graph=graph),
     styles=STYLES,
-    check_options=_no_check,
+    check_options=_check,
     lower=lower,
-    emit=lambda ir, opts: emit(ir, opts.style),
+    emit=lambda ir, opts: emit(ir, opts.style or STYLES[0]),
     api=lambda ir: ir,
     rows=_rows,
     compare=compare,

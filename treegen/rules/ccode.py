@@ -32,7 +32,7 @@ from treegen.codegen.costs import rules_safety_lines
 from treegen.codegen.ctype import UINT32
 from treegen.codegen.emit import make_env, render
 from treegen.codegen.header import header_view
-from treegen.codegen.ir import IR, Encoding, Feature
+from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
 from treegen.codegen.keys import float_key
 from treegen.codegen.literals import value_literal
 from treegen.codegen.lower import fold_of, lower, lower_continuous
@@ -99,6 +99,10 @@ class RuleIR:
     def proba(self) -> bool:
         return False
 
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        return None
+
 
 def _frame_model(rs: RuleSet) -> Model:
     """A one-leaf tree on the ruleset's schema, voting for the default class."""
@@ -109,7 +113,9 @@ def _frame_model(rs: RuleSet) -> Model:
 
 def check_options(opts: ExportOptions) -> None:
     """Refuse the export options a ruleset has no C for."""
-    if opts.style != "ifs":
+    if opts.scores:
+        raise EncodingError("applies to ensembles (their decision_function)", option="--scores")
+    if opts.style not in (None, "ifs"):
         raise EncodingError(
             "a ruleset exports as one if per rule: --style table is for trees", option="--style"
         )

@@ -60,6 +60,7 @@ from treegen.rules.mdl import ConditionBits, rule_bits
 from treegen.rules.paths import generalise_paths, rank_of
 from treegen.rules.subsets import Covers, best_subset
 from treegen.trainer import Criterion, TrainOptions, train
+from treegen.trainer.fit import recorded_options
 from treegen.trainer.stats import ErrorBound
 
 
@@ -245,6 +246,7 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     options: dict[str, object] = {"cf": float(cf)}
     if "min_cases" in tree.options:
         options["min_cases"] = tree.options["min_cases"]
+    options = recorded_options(options, ds)
     printed = RuleSet(
         ds.schema,
         rules,

@@ -139,10 +139,18 @@ def train(
     return Model(
         schema=ds.schema,
         nodes=nodes,
-        options=opts.as_dict(),
+        options=recorded_options(opts.as_dict(), ds),
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )
+
+
+def recorded_options(options: dict[str, object], ds: Dataset) -> dict[str, object]:
+    """What a model file's ``"options"`` records: the training options, then the type of
+    the labels where they were not text (the one home of that rule)."""
+    if ds.labels != "str":
+        options["labels"] = ds.labels
+    return options
 
 
 def _grow_options(opts: TrainOptions, engine: Engine, *, collapse: bool = True) -> GrowOptions:
@@ -194,7 +202,7 @@ def _train_reduced_error(
     return Model(
         schema=ds.schema,
         nodes=flatten(root),
-        options=options,
+        options=recorded_options(options, ds),
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )

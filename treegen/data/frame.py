@@ -5,19 +5,25 @@ it, so this module does the same checks with the same messages (the ones
 ``check_estimator`` looks for): no sparse or complex input, 2-d, no infinity,
 at least one row and one column, string feature names only.  A pandas
 DataFrame is recognised by its attributes, so pandas is not imported either.
+
+A DataFrame's columns are matched to a model's attributes by name
+(:func:`rows_by_name`), as scikit-learn matches ``feature_names_in_``, and trained on
+with its names and its categorical or text columns as nominal
+(:func:`training_arrays`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.errors import EstimatorError
+from treegen.data.dataset import Schema
+from treegen.errors import EstimatorError, UsageError
 
 # The column kinds pandas reports for a categorical column.
 _CATEGORICAL = "category"
@@ -168,3 +174,121 @@ def codes(col: npt.NDArray[np.generic], values: Sequence[object]) -> npt.NDArray
         key = v.item() if isinstance(v, np.generic) else v
         out[i] = np.nan if is_missing(key) else index.get(key, np.nan)
     return out
+
+
+def is_frame(X: object) -> bool:
+    """Whether ``X`` is a DataFrame (recognised by its attributes, pandas is not imported)."""
+    return _is_frame(X)
+
+
+def default_names(n: int) -> list[str]:
+    """The feature names of arrays given none: ``x0``, ``x1``, ..."""
+    return [f"x{j}" for j in range(n)]
+
+
+def fitted_with_names(schema: Schema) -> bool:
+    """Whether a model's features were named by its data (a file's header, a DataFrame's
+    columns, ``feature_names``), not the defaults arrays get."""
+    names = [a.name for a in schema.attributes]
+    return names != default_names(len(names))
+
+
+def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
+    """A DataFrame's (or a ``{name: column}`` mapping's) rows as the model's feature
+    matrix, its columns taken by name in the model's order (None when ``X`` is neither,
+    or a DataFrame without string column names).  A column
+    the model lacks, or one it needs that ``X`` lacks, is an error naming them.  A nominal
+    column holds the model's value names (or their codes 0..k-1); a value it never saw
+    is missing, as in a data file."""
+    names: list[str] | None
+    if isinstance(X, Mapping):
+        # {name: column}: named columns without pandas.
+        names = [str(n) for n in X]
+        data: list[npt.NDArray[np.generic]] = [np.asarray(v) for v in X.values()]
+        lengths = {c.shape[0] if c.ndim == 1 else -1 for c in data}
+        if len(lengths) != 1 or -1 in lengths:
+            raise UsageError(
+                "X: the columns of a mapping must be 1-d and of one length", option="X"
+            )
+        n_rows = lengths.pop()
+    else:
+        names = feature_names(X)
+        if names is None:
+            return None
+        cols = columns(X)
+        data, n_rows = cols.columns, cols.n_rows
+    wanted = [a.name for a in schema.attributes]
+    missing = [n for n in wanted if n not in names]
+    unknown = [n for n in names if n not in wanted]
+    if missing or unknown:
+        parts = []
+        if missing:
+            parts.append(f"lacks the model's feature(s) {', '.join(map(repr, missing))}")
+        if unknown:
+            parts.append(
+                f"has feature(s) the model was not trained on: {', '.join(map(repr, unknown))}"
+            )
+        raise UsageError(f"X {'; and '.join(parts)}", option="X")
+    x = np.empty((n_rows, len(wanted)), dtype=np.float64)
+    for j, a in enumerate(schema.attributes):
+        col = data[names.index(a.name)]
+        if a.is_nominal:
+            x[:, j] = _nominal_codes(col, a.values)
+        elif a.kind == "ignore":
+            x[:, j] = np.nan
+        else:
+            x[:, j] = continuous(col)
+    return x
+
+
+def _nominal_codes(col: npt.NDArray[np.generic], values: Sequence[str]) -> npt.NDArray[np.float64]:
+    """A column of value names (or codes) as codes into ``values``; others are NaN."""
+    index = {v: float(i) for i, v in enumerate(values)}
+    out = np.empty(col.shape[0], dtype=np.float64)
+    for i, v in enumerate(col):
+        key = v.item() if isinstance(v, np.generic) else v
+        if is_missing(key):
+            out[i] = np.nan
+        elif value_name(key) in index:
+            out[i] = index[value_name(key)]
+        elif isinstance(key, int | float) and float(key).is_integer() and 0 <= key < len(values):
+            out[i] = float(key)  # a code, as arrays give nominal values
+        else:
+            out[i] = np.nan
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingArrays:
+    """A DataFrame as :func:`treegen.train` trains on it: the float matrix, the column
+    names, which columns are nominal and the names of their values in code order."""
+
+    x: npt.NDArray[np.float64]
+    names: list[str] | None
+    nominal: list[int]
+    categories: dict[int, list[str]]
+
+
+def training_arrays(X: object, nominal: Sequence[int | str] = ()) -> TrainingArrays:
+    """``X`` (a DataFrame) to train on: its string column names, its categorical and text
+    columns nominal (with the columns named or numbered in ``nominal``), each nominal
+    column's values sorted (pandas' categories in their order)."""
+    names = feature_names(X)
+    cols = columns(X)
+    chosen = set(cols.categorical)
+    for j, col in enumerate(cols.columns):
+        if col.dtype.kind in "OUSb":
+            chosen.add(j)
+    for ref in nominal:
+        if isinstance(ref, str):
+            if names is None or ref not in names:
+                raise UsageError(f"no feature named '{ref}'", option="nominal")
+            chosen.add(names.index(ref))
+        else:
+            chosen.add(int(ref))
+    categories = {j: categories_of(cols.columns[j], cols.categorical.get(j)) for j in chosen}
+    x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
+    for j, col in enumerate(cols.columns):
+        x[:, j] = codes(col, categories[j]) if j in categories else continuous(col)
+    named = {j: [value_name(v) for v in vs] for j, vs in categories.items()}
+    return TrainingArrays(x, names, sorted(chosen), named)
