@@ -170,6 +170,9 @@ class IR:
     folds: tuple[Fold, ...] = ()  # tests folded to a constant branch (export notes)
     depth: int = 0  # the model's depth: tests on its longest path (export --report)
     stem: str = "predict"  # the files are STEM.c and STEM.h (ExportOptions.name)
+    # --missing none: model nodes of the tests whose equal branches were folded away
+    # (treegen.codegen.fold).
+    subtree_folds: tuple[int, ...] = ()
 
     @property
     def n_features(self) -> int:

@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from treegen.codegen.ctype import TYPES
+from treegen.codegen.fold import fold_identical
 from treegen.codegen.ir import (
     IR,
     MAX_SWITCH_VALUES,
@@ -241,9 +242,17 @@ def lower_test(model: Model, i: int, enc: Encoding) -> Compare | Switch:
     return Switch(node.attribute, branch_of, shares, node.children, i)
 
 
-def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()) -> IR:
+def lower(
+    model: Model,
+    opts: ExportOptions,
+    provenance: tuple[tuple[str, str], ...] = (),
+    *,
+    fold_equal: bool = True,
+) -> IR:
     """Lower ``model`` for the C input encoding in ``opts`` (prefix None: ``model``), with
-    the header comment's ``provenance`` lines; raise EncodingError."""
+    the header comment's ``provenance`` lines; raise EncodingError.  Under ``--missing
+    none`` the tests whose branches are equal subtrees fold away unless ``fold_equal`` is
+    False (treegen.codegen.fold; verify probes the thresholds of the tree before)."""
     enc = make_encoding(model, opts)
     prefix = check_prefix(opts.prefix or "model")
     attrs = model.schema.attributes
@@ -286,5 +295,6 @@ def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], 
     )
     validate(ir)
     if opts.missing == "none":
-        return lean_ir(ir, opts.wants_proba)
+        lean = lean_ir(ir, opts.wants_proba)
+        return fold_identical(lean) if fold_equal else lean
     return ir

@@ -88,6 +88,13 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
         if ir.missing == "c45"
         else "--missing none: no missing-value stack"
     )
+    n = len(ir.subtree_folds)
+    if n:
+        nodes = ", ".join(str(i) for i in ir.subtree_folds[:10]) + (", ..." if n > 10 else "")
+        stack += (
+            f"; {n} test{'s' if n != 1 else ''} whose branches give the same answer "
+            f"folded (model node{'s' if n != 1 else ''} {nodes}; show keeps them)"
+        )
     return (
         f"style {opts.style}, input {enc.input_type}"
         f"{', float compare int' if enc.uses_keys else ''}; model depth {ir.depth} "
