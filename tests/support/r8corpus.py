@@ -33,12 +33,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from treegen.analysis.evaluate import evaluate, format_evaluation
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
-from treegen.model.classify import predict
 from treegen.model.core import Model
 from treegen.rules.generate import generate
 from treegen.rules.show import format_rules, format_rules_evaluation
@@ -155,7 +152,8 @@ def possible_only(tree: rt.Tree, possible: dict[str, set[str]] | None = None) ->
 
 
 def _errors(model: Model, ds: Dataset) -> int:
-    return int(np.count_nonzero(predict(model, ds.X) != ds.y))
+    """Training errors as ``treegen eval`` counts them (Release 8's classifier)."""
+    return evaluate(model, ds).errors
 
 
 def _evaluation_diff(name: str, variant: str) -> list[str]:
