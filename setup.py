@@ -100,6 +100,7 @@ setup(
                     "counts",
                     "classify",
                     "rulecost",
+                    "order",
                 )
             ],
             depends=[
