@@ -99,7 +99,6 @@ setup(
                     "part",
                     "counts",
                     "classify",
-                    "rulecost",
                     "order",
                 )
             ],
@@ -117,7 +116,7 @@ setup(
         ),
         Extension(
             "treegen.trainer.native._cprune",
-            sources=["treegen/trainer/native/cprune.c", "treegen/trainer/native/rulegen.c"],
+            sources=["treegen/trainer/native/cprune.c"],
             depends=[
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/bound.h",

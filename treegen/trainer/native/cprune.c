@@ -488,9 +488,6 @@ static PyObject *prune_j48(PyObject *self, PyObject *args)
     return prune_flat(args, 1);
 }
 
-/* rulegen.c */
-PyObject *tg_rule_generalise(PyObject *self, PyObject *args);
-
 static PyMethodDef methods[] = {
     {"estimate_c45", estimate_c45, METH_VARARGS,
      "estimate_c45(n, e, log_cf, coeff, out): ErrorBound.estimate (c45) over float64 arrays."},
@@ -500,9 +497,6 @@ static PyMethodDef methods[] = {
      "prune_c45(...): Release 8's EstimateErrors over a flat tree (see cprune.c)."},
     {"prune_j48", prune_j48, METH_VARARGS,
      "prune_j48(...): EstimateErrors, j48 flavour, over a flat tree (see cprune.c)."},
-    {"rule_generalise", tg_rule_generalise, METH_VARARGS,
-     "rule_generalise(fails, missed, wrong, alive, log_cf, coeff): c4.5rules' "
-     "generalisation of one rule (see rulegen.c)."},
     {NULL, NULL, 0, NULL},
 };
 

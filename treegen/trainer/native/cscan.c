@@ -2,9 +2,8 @@
  * loops that numpy can only do with large temporaries or one call per node.
  * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
  * cscan.h.  classify.c classifies rows for treegen.model.classify (the same
- * build, so predict gets the accelerator wherever training does), rulecost.c
- * costs c4.5rules' rule subsets for treegen.rules.subsets, order.c sorts cases in
- * Release 8's order for treegen.trainer.release8. */
+ * build, so predict gets the accelerator wherever training does), order.c sorts
+ * cases in Release 8's order for treegen.trainer.release8. */
 #include "cscan.h"
 
 Py_ssize_t tg_items(PyObject *o, Py_ssize_t itemsize)
@@ -52,7 +51,6 @@ static PyMethodDef methods[] = {
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
     {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
-    {"rule_descend", tg_rule_descend, METH_VARARGS, "A descent over one class's rule subsets."},
     {"r8_sort", tg_r8_sort, METH_VARARGS, "Release 8's quicksort of a segment, as a permutation."},
     {"r8_front", tg_r8_front, METH_VARARGS, "Release 8's swap of passing cases to the front."},
     {NULL, NULL, 0, NULL},

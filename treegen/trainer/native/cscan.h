@@ -43,7 +43,6 @@ PyObject *tg_add_at(PyObject *self, PyObject *args);        /* counts.c */
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_gather_values(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_classify(PyObject *self, PyObject *args);      /* classify.c */
-PyObject *tg_rule_descend(PyObject *self, PyObject *args);  /* rulecost.c */
 PyObject *tg_r8_sort(PyObject *self, PyObject *args);       /* order.c */
 PyObject *tg_r8_front(PyObject *self, PyObject *args);      /* order.c */
 
