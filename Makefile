@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test golden check bench firmware clean
+.PHONY: all venv demo test test-slow golden check bench firmware clean
 
 all: test
 
@@ -41,6 +41,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VPY) -m pytest -q
+
+# The slow set: long fuzz runs and the whole Release 8 corpus (tests/data/corpus).
+test-slow: $(STAMP)
+	$(VPY) -m pytest -q -m slow
 
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.

@@ -153,16 +153,24 @@ def eval_nominal(
 def cut_midpoint(lo: FloatArray, hi: FloatArray, dt: type[np.floating]) -> FloatArray:
     """``Bar`` of the cuts between sorted values ``lo < hi``: their midpoint in ``dt``.
 
-    The midpoint is computed as Release 8 (float) and J48 (double) do.  Where
-    it is not strictly below ``hi`` -- two adjacent floats whose midpoint
-    ties to even onto ``hi``, a sum that overflows to inf, or inf - inf --
-    a threshold there would send every case of the node left: Release 8
-    then splits the same node forever (and crashes).  Those cuts take
-    ``lo``, as J48 does when its midpoint equals ``hi``; the threshold then
-    separates the two values as the cut was scored.
+    The midpoint is computed as Release 8 (float) and J48 (double) do,
+    ``(lo + hi) / 2``, except where that sum overflows (two values of the same sign
+    near the type's limit): then ``lo / 2 + hi / 2``, which cannot, and lies between
+    them (Release 8 takes an infinite midpoint there, and what it then does with it is
+    undefined: docs/RELEASE8_BUGS.md).  Where the midpoint is not strictly below
+    ``hi`` (two adjacent floats whose midpoint ties to even onto ``hi``, or a halved
+    sum that rounds up) a threshold there would send every case of the node left:
+    Release 8 then splits the same node forever (and crashes).  Those cuts take
+    ``lo``, as J48 does when its midpoint equals ``hi``; the threshold then separates
+    the two values as the cut was scored.  Either way the threshold is the largest
+    training value not above the midpoint (section 1 step 8), ``lo`` itself where no
+    training value lies between the two.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        bar = ((lo + hi) / dt(2)).astype(dt)
+        total = (lo + hi).astype(dt)
+        bar = (total / dt(2)).astype(dt)
+        halves = (lo / dt(2) + hi / dt(2)).astype(dt)
+    bar = np.where(np.isfinite(total), bar, halves)
     out: FloatArray = np.where(bar < hi, bar, lo).astype(dt)
     return out
 
