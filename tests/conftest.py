@@ -39,3 +39,13 @@ def reference_dir() -> Path:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """True when golden files should be rewritten (``--update-golden``)."""
     return bool(request.config.getoption("--update-golden"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The per-variant counts of the Release 8 corpus comparisons that ran
+    (tests/test_r8_corpus.py), so a run shows how much of the corpus is equal."""
+    from support import r8corpus
+
+    text = r8corpus.summary()
+    if text:
+        terminalreporter.write_line(text)

@@ -296,6 +296,31 @@ def measure(
     return rows
 
 
+# What the corpus tests recorded in this process: per table row, the names equal, the
+# names different and, apart, those documented as Release 8's own bugs.
+RESULTS: dict[str, tuple[list[str], list[str], list[str]]] = {}
+
+
+def record(name: str, variant: str, equal: bool, release8_bug: bool = False) -> None:
+    """Note one comparison's outcome for :func:`summary`."""
+    row = "rules_random" if variant == "rules" and entry(name).rules_random else variant
+    eq, ne, bug = RESULTS.setdefault(row, ([], [], []))
+    (bug if release8_bug else eq if equal else ne).append(name)
+
+
+def summary() -> str:
+    """The table of what :func:`record` noted (empty when nothing was)."""
+    if not RESULTS:
+        return ""
+    lines = ["Release 8 corpus (tests/data/corpus), datasets equal per variant:"]
+    for key, title in ROW_NAMES.items():
+        if key in RESULTS:
+            eq, ne, bug = RESULTS[key]
+            extra = f", {len(bug)} Release 8 bugs" if bug else ""
+            lines.append(f"  {title}: {len(eq)}/{len(eq) + len(ne)}{extra}")
+    return "\n".join(lines)
+
+
 def format_table(rows: dict[str, tuple[list[str], list[str]]], failing: bool = True) -> str:
     lines = ["| variant | equal |", "|---|---|"]
     for key, title in ROW_NAMES.items():
