@@ -152,3 +152,18 @@ def test_conditions_are_tested_as_defined_on_hostile_values(float32: bool) -> No
                 want = known & ((v <= t) if c.op == "<=" else (v > t))
         assert np.array_equal(cols.satisfied(c), want), c
         assert np.array_equal(satisfied(c, X, float32), want), c
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_looking_only_at_cases_failing_few_conditions_changes_nothing(seed: int) -> None:
+    """``_prune`` restricted to the cases failing at most one more condition than it has
+    removed (given their failure counts) gives what it gives looking at every case."""
+    rng = np.random.default_rng([51, seed])
+    for _ in range(200):
+        k, n = int(rng.integers(1, 9)), int(rng.integers(1, 300))
+        missed = rng.random((k, n)) < rng.uniform(0.02, 0.6, size=(k, 1))
+        wrong = rng.random(n) < rng.random()
+        default = to_f32(1.0 - (int((~wrong).sum()) + 1.0) / (n + 2.0))
+        assert _prune(missed, wrong, BOUND, default, missed.sum(axis=0)) == _prune(
+            missed, wrong, BOUND, default
+        )

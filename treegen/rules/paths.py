@@ -116,22 +116,35 @@ def _prune(
     wrong: npt.NDArray[np.bool_],
     bound: ErrorBound,
     default_error: float,
+    fails: npt.NDArray[np.integer] | None = None,
 ) -> tuple[list[int], float] | None:
     """Release 8's ``PruneRule`` on one path: ``missed[d]`` the cases that fail condition
     d, ``wrong`` the cases of other classes.  Returns the conditions kept (indices into
-    the path) and the rule's pessimistic error rate, or None: no rule."""
+    the path) and the rule's pessimistic error rate, or None: no rule.
+
+    Only the cases failing at most one of the conditions left count; after ``r``
+    removals those are among the cases failing at most ``r + 1`` of the path's, so
+    given ``fails`` (how many each fails) each step looks at those alone.
+    """
     k = missed.shape[0]
     alive = np.ones(k, dtype=bool)
+    level = -1
+    m, w = missed, wrong  # every case, without ``fails``
     while True:
+        removed = k - int(np.count_nonzero(alive))
+        if fails is not None and level < removed + 1:
+            level = removed + 2  # one level ahead saves a pass at the next removal
+            cols = np.flatnonzero(fails <= level)
+            m, w = missed[:, cols], wrong[cols]
         left = np.flatnonzero(alive)
-        misses = missed[left].sum(axis=0)
+        misses = m[left].sum(axis=0)
         none = misses == 0
         total0 = int(np.count_nonzero(none))
-        errors0 = int(np.count_nonzero(none & wrong))
+        errors0 = int(np.count_nonzero(none & w))
         one = np.flatnonzero(misses == 1)
-        which = left[np.argmax(missed[left][:, one], axis=0)] if one.size else one
+        which = left[np.argmax(m[left][:, one], axis=0)] if one.size else one
         totals = np.bincount(which, minlength=k) + total0
-        errors = np.bincount(which[wrong[one]], minlength=k) + errors0
+        errors = np.bincount(which[w[one]], minlength=k) + errors0
         pess0, actual0 = _rates(total0, errors0, bound, default_error)
         best, best_pess, alter = -1, 0.0, False
         for d in left.tolist():
@@ -148,6 +161,33 @@ def _prune(
     if total0 == 0 or pess0 >= default_error:
         return None
     return np.flatnonzero(alive).tolist(), pess0
+
+
+class _Prefix:
+    """The current path's failed-condition rows and, per depth, how many of its
+    conditions so far each case fails; consecutive leaves in depth-first order share a
+    prefix, which is kept."""
+
+    def __init__(self, ds: Dataset) -> None:
+        self.cols = CaseColumns(ds.X)
+        self.conds: list[Condition] = []
+        self.missed = np.zeros((16, ds.n_rows), dtype=bool)
+        self.fails: list[npt.NDArray[np.int32]] = [np.zeros(ds.n_rows, dtype=np.int32)]
+
+    def follow(self, path: tuple[PathTest, ...]) -> None:
+        keep = 0
+        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
+            keep += 1
+        del self.conds[keep:], self.fails[keep + 1 :]
+        if len(path) > self.missed.shape[0]:
+            grown = np.zeros((2 * len(path), self.missed.shape[1]), dtype=bool)
+            grown[:keep] = self.missed[:keep]
+            self.missed = grown
+        for d in range(keep, len(path)):
+            row = self.cols.satisfied(path[d].cond, out=self.missed[d])
+            np.logical_not(row, out=row)
+            self.conds.append(path[d].cond)
+            self.fails.append(self.fails[-1] + row)
 
 
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
@@ -181,24 +221,23 @@ def candidates(
     ds: Dataset, tree: Model, bound: ErrorBound
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """The candidate rules of ``tree``'s leaves, numbered, each with its tests."""
-    cols = CaseColumns(ds.X)
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
-    fails: dict[Condition, npt.NDArray[np.bool_]] = {}
+    prefix = _Prefix(ds)
+    wrong: dict[int, npt.NDArray[np.bool_]] = {}
     for leaf, path in leaf_tests(tree):
         node = tree.nodes[leaf]
         if not node.items >= MIN_LEAF_ITEMS or not path:
             continue
         cls = node.cls
-        missed = np.empty((len(path), n), dtype=bool)
-        for d, t in enumerate(path):
-            if t.cond not in fails:
-                fails[t.cond] = ~cols.satisfied(t.cond)
-            missed[d] = fails[t.cond]
+        if cls not in wrong:
+            wrong[cls] = ds.y != cls
+        prefix.follow(path)
         default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
-        kept = _prune(missed, ds.y != cls, bound, default_error)
+        missed = prefix.missed[: len(path)]
+        kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
         if kept is None:
             continue
         tests = _sorted(path, kept[0])
