@@ -7,7 +7,7 @@ attribute's ``Freq[v][c]`` table at a node (v = 0 unknown), as Release 8's
 1. MINOBJS is 1 while the groupings are scored.  With no known case (less
    than ``Epsilon`` of known weight) the attribute is not admissible, and
    Release 8 returns without setting MINOBJS back: from then on growth runs
-   with MINOBJS 1 (section 8 item 6; ``Grouping.leaked`` tells the caller).
+   with MINOBJS 1 (docs/RELEASE8_BUGS.md item 3; ``Grouping.leaked`` tells the caller).
 2. The gain, split information and worth of the plain multiway test are
    computed (the worth against a minimum gain of ``Epsilon``); the base
    information stays that of all the values.

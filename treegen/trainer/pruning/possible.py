@@ -1,5 +1,5 @@
 """Impossible values after pruning with ``--subsets`` (Release 8's ``CheckPossibleValues``,
-docs/C45.md section 8 item 7).
+docs/C45.md section 8, after its steps).
 
 A nominal attribute grouped into subsets may be tested again below its own test, so
 a branch can name values that no case reaching it can have.  Release 8 cleans only
