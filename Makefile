@@ -12,13 +12,14 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test test-slow golden check bench firmware clean
+.PHONY: all venv demo test test-fast test-slow docs golden check bench firmware clean
 
 all: test
 
 # Created once; reinstalled when the package metadata changes.  Editable
 # install, so the checkout's code is what runs.
-$(STAMP): pyproject.toml setup.py treegen/trainer/constants.py $(wildcard treegen/trainer/native/*.[ch] treegen/data/native/*.c)
+$(STAMP): pyproject.toml setup.py treegen/model/constants.py treegen/trainer/constants.py \
+  $(wildcard treegen/*/native/*.[ch])
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	@echo "installing treegen and its test dependencies into $(VENV) ..."
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
@@ -39,17 +40,34 @@ demo: $(STAMP)
 	$(TG) verify $(DEMO)/golf.tree $(GOLF).data
 	@echo "demo: every stage passed; outputs are in $(DEMO)/"
 
+# The whole suite, on PYTEST_JOBS processes (pytest-xdist; 2 cores on CI).
+PYTEST_JOBS ?= 2
 test: $(STAMP)
-	$(VPY) -m pytest -q
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS)
 
-# The slow set: long fuzz runs and the whole Release 8 corpus (tests/data/corpus).
+# The fast loop while working: every test but the slow ones (long runs, the rest of each
+# parameter sweep) and those that need cross compilers, simulators or Java (about a
+# minute on 2 cores; tests/conftest.py says which are which).
+test-fast: $(STAMP)
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not toolchain"
+
+# The documentation site (mkdocs.yml: README.md, docs/ and the firmware examples' READMEs)
+# into site/, with every warning an error: a broken link or anchor, or a page missing from
+# the nav, fails.  mkdocs is pinned in pyproject.toml's docs extra.
+docs: $(STAMP)
+	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
+	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'])")
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+# The slow set alone (make test runs it too): long fuzz runs, the rest of each parameter
+# sweep, and the whole Release 8 corpus (tests/reference/test_r8_corpus.py).
 test-slow: $(STAMP)
-	$(VPY) -m pytest -q -m slow
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m slow
 
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.
 golden: $(STAMP)
-	$(VPY) -m pytest -q tests/test_codegen_golden.py --update-golden
+	$(VPY) -m pytest -q tests/codegen/test_codegen_golden.py --update-golden
 	@git diff --exit-code --stat -- tests/golden || \
 	  { echo "golden: tests/golden changed (see git diff tests/golden)"; exit 1; }
 	@new=$$(git ls-files --others --exclude-standard -- tests/golden); \
@@ -59,7 +77,7 @@ golden: $(STAMP)
 # the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
 # ruff format's layout (the default; FORMAT_CHECK=0 skips it).
 FORMAT_CHECK ?= 1
-LINTED := treegen/ tests/ bench/
+LINTED := treegen/ tests/ bench/ docs/hooks.py
 check: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
 	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev'])")
@@ -68,19 +86,22 @@ check: $(STAMP)
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/
 
-# Training speed/memory against issue 3's targets, the export benchmark, then the
-# codegen comparison with emlearn and m2cgen (installed by the bench extra).
+# Training speed/memory against issue 3's targets, the export benchmark, the codegen
+# comparison with emlearn and m2cgen (installed by the bench extra), then flash and
+# cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
+# RV32IMC/RV32IMAFC; those installed).
 bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
-# styles, float / --float-compare int / int16, on ATmega328P (simavr) and Cortex-M0+,
-# M3, M4F (qemu-system-arm), each compared with the Python model; then the table of
-# flash, RAM and cycles.  Needs the cross compilers and simulators (.ci/run installs
+# styles, and a scikit-learn forest and boosted model on hypo (table and ifs),
+# float / --float-compare int / int16, on ATmega328P (simavr), Cortex-M0+,
+# M3, M4F (qemu-system-arm) and RV32IMC, RV32IMAFC (qemu-system-riscv32), each compared
+# with the Python model; then the table of flash, RAM and cycles or instructions.  Needs the cross compilers and simulators (.ci/run installs
 # them).  Extra arguments, e.g. make firmware FIRMWARE_ARGS="--models golf --on avr"
 firmware: $(STAMP)
 	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
 
 clean:
-	rm -rf $(DEMO) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO) site build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -2,8 +2,9 @@
 
 The trainer's hot loops (running sums over sorted cases, partitioning the
 sorted arrays, the pessimistic error bound) have C versions in
-``treegen/trainer/native/``, and the data readers a C tokenizer in
-``treegen/data/native/``.  They compute the same numbers as the numpy and
+``treegen/trainer/native/`` (Release 8's case order among them, order.c), the
+model's classifier in ``treegen/model/native/``, and the data readers a C tokenizer
+in ``treegen/data/native/``: each kernel lives beside the Python it stands in for.  They compute the same numbers as the numpy and
 Python code, bit for bit, so the accelerator is optional: where no C compiler
 is available the build prints a warning and treegen falls back to that code.
 
@@ -23,16 +24,28 @@ from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 FLAGS = ["-O2", "-std=c99", "-ffp-contract=off", "-fno-fast-math"]
-CONSTANTS = Path(__file__).resolve().parent / "treegen" / "trainer" / "constants.py"
+PACKAGE = Path(__file__).resolve().parent / "treegen"
+MODEL_CONSTANTS = PACKAGE / "model" / "constants.py"
+TRAINER_CONSTANTS = PACKAGE / "trainer" / "constants.py"
+# The headers every module includes first (Python.h, the float guard, buffer helpers).
+NATIVE_INCLUDE = ["treegen/model/native"]
+BUFFERS = "treegen/model/native/buffers.c"
 
 
-def shared_macros(path: Path = CONSTANTS) -> list[tuple[str, str | None]]:
-    """``TG_<NAME>`` for every constant of the trainer's constants module.
+def shared_macros(*paths: Path) -> list[tuple[str, str | None]]:
+    """``TG_<NAME>`` for every constant of the constants modules ``paths``.
 
-    The module holds only literal assignments; it is read, not imported (the
+    Each module holds only literal assignments; it is read, not imported (the
     package is not importable while it is being built).  ``repr`` of a float
     is the shortest text that reads back as the same double, in C as in Python.
     """
+    macros: list[tuple[str, str | None]] = []
+    for path in paths:
+        macros += _macros(path)
+    return macros
+
+
+def _macros(path: Path) -> list[tuple[str, str | None]]:
     macros: list[tuple[str, str | None]] = []
     for node in ast.parse(path.read_text("utf-8")).body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -88,41 +101,46 @@ setup(
     package_dir={"treegen.firmware_examples": "firmware_examples"},
     ext_modules=[
         Extension(
+            "treegen.model.native._cclassify",
+            sources=["treegen/model/native/cclassify.c", "treegen/model/native/classify.c", BUFFERS],
+            include_dirs=NATIVE_INCLUDE,
+            depends=["treegen/model/native/native.h", "treegen/model/constants.py"],
+            define_macros=shared_macros(MODEL_CONSTANTS),
+        ),
+        Extension(
             "treegen.trainer.native._cscan",
             sources=[
                 f"treegen/trainer/native/{name}.c"
-                for name in (
-                    "cscan",
-                    "scan",
-                    "scanj48",
-                    "nominal",
-                    "part",
-                    "counts",
-                    "classify",
-                    "order",
-                )
-            ],
+                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts", "order")
+            ]
+            + [BUFFERS],
+            include_dirs=NATIVE_INCLUDE,
             depends=[
+                "treegen/model/native/native.h",
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/cscan.h",
                 "treegen/trainer/native/scanwalk.h",
+                "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
             ],
-            define_macros=shared_macros(),
+            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
+        ),
+        Extension(
+            "treegen.trainer.native._cprune",
+            sources=["treegen/trainer/native/cprune.c", BUFFERS],
+            include_dirs=NATIVE_INCLUDE,
+            depends=[
+                "treegen/model/native/native.h",
+                "treegen/trainer/native/common.h",
+                "treegen/trainer/native/bound.h",
+                "treegen/model/constants.py",
+                "treegen/trainer/constants.py",
+            ],
+            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
         ),
         Extension(
             "treegen.data.native._ctok",
             sources=["treegen/data/native/ctok.c"],
-        ),
-        Extension(
-            "treegen.trainer.native._cprune",
-            sources=["treegen/trainer/native/cprune.c"],
-            depends=[
-                "treegen/trainer/native/common.h",
-                "treegen/trainer/native/bound.h",
-                "treegen/trainer/constants.py",
-            ],
-            define_macros=shared_macros(),
         ),
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -14,7 +14,8 @@ Each generator turns the same fitted tree into C:
 
 Per variant: flash (``.text + .data``, rodata included) and RAM (``.data + .bss``) of
 the model object(s) plus a one-line wrapper ``int bench_predict(const T *x)``, for
-Cortex-M0+ and M4F (arm-none-eabi-gcc -Os) and AVR (avr-gcc -mmcu=atmega328p -Os);
+Cortex-M0+ and M4F (arm-none-eabi-gcc -Os), AVR (avr-gcc -mmcu=atmega328p -Os) and
+RV32IMC and RV32IMAFC (riscv64-unknown-elf-gcc -Os with picolibc's headers);
 host ns per prediction (gcc -O2, a C harness, at least 1e6 calls over the test rows,
 best of 5), cycling through the rows in order and (``shuffled ns``) in a fixed
 pseudo-random order drawn before timing; the time of ``gcc -O2 -c``; and the rows
@@ -61,8 +62,28 @@ TARGETS: dict[str, list[str]] = {
         "-Os",
     ],
     "AVR": ["avr-gcc", "-mmcu=atmega328p", "-Os"],
+    "RV32IMC": [
+        "riscv64-unknown-elf-gcc",
+        "-march=rv32imc",
+        "-mabi=ilp32",
+        "--specs=picolibc.specs",
+        "-Os",
+    ],
+    "RV32IMAFC": [
+        "riscv64-unknown-elf-gcc",
+        "-march=rv32imafc",
+        "-mabi=ilp32f",
+        "--specs=picolibc.specs",
+        "-Os",
+    ],
 }
-SIZE_TOOL = {"M0+": "arm-none-eabi-size", "M4F": "arm-none-eabi-size", "AVR": "avr-size"}
+SIZE_TOOL = {
+    "M0+": "arm-none-eabi-size",
+    "M4F": "arm-none-eabi-size",
+    "AVR": "avr-size",
+    "RV32IMC": "riscv64-unknown-elf-size",
+    "RV32IMAFC": "riscv64-unknown-elf-size",
+}
 C_TYPES = {"float": "float", "int16": "int16_t", "double": "double"}
 NP_TYPES = {"float": np.float32, "int16": np.int16, "double": np.float64}
 MIN_CALLS = 1_000_000
@@ -354,15 +375,26 @@ def measure(v: Variant, X: np.ndarray, want: np.ndarray, work: Path) -> None:
     v.results["shuffled ns"] = ns[0] if ns else "error"
 
 
-COLUMNS = ("M0+", "M4F", "AVR", "host ns", "shuffled ns", "gcc -O2", "mismatches")
+COLUMNS = (
+    "M0+",
+    "M4F",
+    "AVR",
+    "RV32IMC",
+    "RV32IMAFC",
+    "host ns",
+    "shuffled ns",
+    "gcc -O2",
+    "mismatches",
+)
 
 
 def format_table(variants: list[Variant]) -> str:
     head = (
         "| tree | generator | variant | input | M0+ flash/RAM | M4F flash/RAM | "
-        "AVR flash/RAM | host ns | shuffled ns | gcc -O2 s | mismatches |"
+        "AVR flash/RAM | RV32IMC flash/RAM | RV32IMAFC flash/RAM | host ns | shuffled ns | "
+        "gcc -O2 s | mismatches |"
     )
-    lines = [head, "|" + "---|" * 11]
+    lines = [head, "|" + "---|" * 13]
     for v in variants:
         cells = [v.results.get(c, "-") for c in COLUMNS]
         if "error" in v.results:
@@ -426,7 +458,7 @@ def run_codegen_bench(only: list[str] | None = None, log: Callable[[str], None] 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="*", help="datasets to run (default: all five)")
     args = ap.parse_args(argv)
     run_codegen_bench(args.only)

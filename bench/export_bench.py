@@ -23,7 +23,8 @@ from treegen.data import synthetic
 def run_export_bench(rows: int = 10_000, seed: int = 0) -> None:
     try:
         from treegen.codegen.emit import emit
-        from treegen.codegen.lower import ExportOptions, lower
+        from treegen.codegen.lower import lower
+        from treegen.codegen.options import ExportOptions
     except ImportError as exc:
         print(f"export bench: skipped (treegen.codegen not available: {exc})")
         return

@@ -22,9 +22,10 @@ from pathlib import Path
 from treegen.api import train
 from treegen.codegen.emit import emit
 from treegen.codegen.ir import Compare
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.verify import verify
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.synthetic import Spec, generate
+from treegen.kinds.check import verify
 
 SIZES = {"s500": 1500, "s6900": 25000}  # rows: 649 and 6,901 nodes
 

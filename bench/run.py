@@ -25,9 +25,12 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
-                        [--no-codegen] [--no-options]
+                        [--no-codegen] [--no-firmware] [--no-options]
 Then bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
-(``pip install -e '.[bench]'``; ``make bench`` installs the extra), and
+(``pip install -e '.[bench]'``; ``make bench`` installs the extra),
+bench/firmware_bench.py runs treegen's C for the firmware examples' and the codegen
+benchmark's trees on the simulated chips (flash, and cycles or instructions per
+prediction on AVR, Cortex-M0+ and M4F, RV32IMC and RV32IMAFC), and
 bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
 and PART.
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
@@ -56,6 +59,7 @@ from treegen.data.dataset import Dataset
 from bench import datafiles
 from bench.codegen_bench import run_codegen_bench
 from bench.export_bench import run_export_bench
+from bench.firmware_bench import run_firmware_bench
 from bench.options_bench import run_options_bench
 
 # Workers run as ``python -m bench.workers`` from here, so they import this
@@ -412,7 +416,7 @@ def print_paths(table: list[Row], engines: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, action="append", help="row count (repeatable)")
     ap.add_argument("--no-1m", action="store_true", help="leave out the 1M-row run")
     ap.add_argument("--j48", action="store_true", help="also time Weka J48 (rows <= 100k)")
@@ -422,6 +426,11 @@ def main(argv: list[str] | None = None) -> int:
         "--no-codegen",
         action="store_true",
         help="skip the side-by-side codegen benchmark (emlearn, m2cgen)",
+    )
+    ap.add_argument(
+        "--no-firmware",
+        action="store_true",
+        help="skip the firmware benchmark (the C on the simulated chips)",
     )
     ap.add_argument(
         "--no-command",
@@ -500,6 +509,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_codegen:
         print()
         run_codegen_bench()
+    if not args.no_firmware:
+        print()
+        run_firmware_bench()
     if not args.no_options:
         print()
         run_options_bench(args.seed)

@@ -13,6 +13,9 @@ import pytest
 
 from support.fuzz import fuzz_model
 
+# Trains and exports in subprocesses under other hash seeds: the slow set.
+pytestmark = pytest.mark.slow
+
 REF = Path(__file__).resolve().parent / "data" / "reference"
 
 # (data, training options): missing values, nominal subsets, both flavors, a hostile

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import treegen
@@ -124,3 +125,122 @@ def test_every_folder_says_its_role() -> None:
         assert doc and len(doc.split()) >= 8, f"{init} has no docstring saying its role"
     for folder in (p for p in PKG.rglob("*") if p.is_dir() and any(p.glob("*.py"))):
         assert (folder / "__init__.py").is_file(), f"{folder} is not a package"
+
+
+# Which folder of treegen/ may import which: the pipeline's direction, one table.  A
+# folder may always import itself and errors.py; docs/ARCHITECTURE.md shows this table
+# (test_architecture_shows_the_edge_table holds the two equal).
+EDGES: dict[str, set[str]] = {
+    "data": set(),
+    "model": {"data"},
+    "trainer": {"data", "model"},
+    "analysis": {"data", "model"},
+    "codegen": {"data", "model"},
+    "verify": {"data", "model", "codegen"},
+    "rules": {"data", "model", "trainer", "analysis", "codegen", "verify"},
+    "ensemble": {"data", "model", "analysis", "codegen", "verify"},
+    "kinds": {"data", "model", "analysis", "codegen", "verify", "rules", "ensemble"},
+    "firmware": {"data", "model", "trainer", "codegen", "verify", "ensemble", "kinds"},
+    "packaging": {"data", "codegen", "kinds"},
+    "api": {"data", "model", "trainer", "codegen", "verify", "rules", "kinds"},
+    "estimator": {"data", "model", "trainer", "api", "ensemble"},
+    "cli": {
+        "data",
+        "model",
+        "trainer",
+        "analysis",
+        "codegen",
+        "rules",
+        "kinds",
+        "firmware",
+        "packaging",
+        "estimator",
+    },
+}
+# The loose modules: the package itself re-exports the API; __main__ runs the CLI.
+LOOSE_EDGES: dict[str, set[str]] = {
+    "treegen": {"api", "codegen", "estimator", "model"},
+    "__main__": {"cli"},
+    "errors": set(),
+    "nanequal": set(),
+}
+
+
+def _folder(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "treegen"
+
+
+def folder_edges(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
+    """Every import from one folder (or loose module) into another, with its modules."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for mod, targets in graph.items():
+        for t in targets:
+            a, b = _folder(mod), _folder(t)
+            if a != b and b not in ("errors", "nanequal"):
+                out.setdefault((a, b), []).append(f"{mod} -> {t}")
+    return out
+
+
+def test_folders_import_only_down_the_edge_table() -> None:
+    """Module-level and function-level imports alike (``_imports`` walks every node)."""
+    allowed = {**EDGES, **LOOSE_EDGES}
+    folders = {_folder(m) for m in _graph()}
+    assert folders <= set(allowed), f"folders missing from the table: {folders - set(allowed)}"
+    bad = {
+        edge: sorted(mods)
+        for edge, mods in folder_edges(_graph()).items()
+        if edge[1] not in allowed[edge[0]]
+    }
+    assert bad == {}
+
+
+def test_edge_table_has_no_cycle() -> None:
+    graph = {a: {b for b in bs if b in EDGES} for a, bs in EDGES.items()}
+    assert _cycles(graph) == []
+
+
+def test_edge_check_finds_an_upward_import() -> None:
+    edges = folder_edges({"treegen.model.x": {"treegen.codegen.y"}, "treegen.codegen.y": set()})
+    assert ("model", "codegen") in edges and "codegen" not in EDGES["model"]
+
+
+ROOT = PKG.parent
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+
+
+def test_architecture_shows_the_edge_table() -> None:
+    text = ARCHITECTURE.read_text("utf-8")
+    table = text.split("| folder | may import |", 1)[1].split("\n\n", 1)[0]
+    shown: dict[str, set[str]] = {}
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        shown[cells[0].strip("`")] = set(re.findall(r"`(\w+)`", cells[1])) - {"errors"}
+    assert shown == EDGES
+
+
+def _exists(token: str) -> bool:
+    """A path as the docs write it: from the repository, from treegen/ or from any of
+    its folders (``native/classify.c`` in the row of ``model/``, ``arff.py`` in that of
+    ``data/readers/``)."""
+    token = token.rstrip("/")
+    bases = [ROOT, PKG, *(p for p in PKG.rglob("*") if p.is_dir() and "__" not in p.name)]
+    return any((base / token).exists() for base in bases)
+
+
+def test_architecture_names_only_what_exists() -> None:
+    """Every file, folder and symbol ARCHITECTURE.md names in backquotes exists."""
+    tokens = re.findall(r"`([^`\s]+)`", ARCHITECTURE.read_text("utf-8"))
+    paths = [t for t in tokens if re.fullmatch(r"[\w./-]+\.(py|c|h|j2|md)|[\w-]+/[\w./-]*", t)]
+    # NAME, FORMAT ...: a placeholder, not a path.
+    paths = [t for t in paths if not re.search(r"(^|/)[A-Z]+(/|\.|$)", t)]
+    assert len(paths) > 50
+    missing = sorted({p for p in paths if not _exists(p)})
+    assert missing == []
+    source = "\n".join(
+        p.read_text("utf-8") for p in [*PKG.rglob("*.py"), *ROOT.glob("tests/**/*.py")]
+    )
+    symbols = [t for t in tokens if re.fullmatch(r"[A-Z][A-Za-z0-9_]+", t)]
+    assert len(symbols) > 10
+    unknown = sorted({s for s in symbols if not re.search(rf"\b{s}\b", source)})
+    assert unknown == []

@@ -19,6 +19,9 @@ import pytest
 
 from support.cli import subcommands
 
+# Builds a wheel and installs it in a fresh venv: the slow set.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 SUBCOMMANDS = subcommands()
 

@@ -16,15 +16,16 @@ and ``cli``.
 
 from __future__ import annotations
 
-from treegen.api import Model, Rules, VerifyReport, load, train, train_rules
+from treegen.api import Model, VerifyReport, load, train, train_rules
+from treegen.codegen.options import ExportOptions
 from treegen.errors import TreegenError
 from treegen.estimator import C45Classifier, from_sklearn
 from treegen.model.version import VERSION as __version__
 
 __all__ = [
     "C45Classifier",
+    "ExportOptions",
     "Model",
-    "Rules",
     "TreegenError",
     "VerifyReport",
     "__version__",

@@ -5,7 +5,8 @@
    and closes when the instruction at address 'close' executes (it is not): the
    firmware's tg_call (measure.S) puts the label tg_open on its BLX and tg_close on
    the instruction after it, so a window holds the call, everything the callee runs
-   and its return.  Each closed window writes its count, in decimal and nothing
+   and its return.  The RISC-V firmware's measure.S (../riscv/) does the same with
+   JALR, and the same plugin counts it in qemu-system-riscv32.  Each closed window writes its count, in decimal and nothing
    else, to stderr -- where qemu 7.2 also writes semihosting text, from the same
    vCPU thread, so the count lands in the middle of the firmware's output line.
 
@@ -14,7 +15,7 @@
    callbacks and the add on the same instruction always run in the same order, so
    close - open counts [open, close) whichever order that is.
 
-   Debian's qemu-system-arm loads plugins but ships no qemu-plugin.h: the few
+   Debian's qemu-system-arm (and -riscv32) loads plugins but ships no qemu-plugin.h: the few
    declarations of plugin API version 1 (qemu 6.x to 7.x) used here are written out
    below.  Build: gcc -shared -fPIC -O2 -o libicount.so icount.c
    Run:   qemu-system-arm ... -plugin ./libicount.so,open=0x1234,close=0x1236  */

@@ -72,3 +72,31 @@ def subcommands() -> list[str]:
     parser = build_parser()
     (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return list(sub.choices)
+
+
+def subparsers() -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser, by name, as :func:`build_parser` defines them."""
+    parser = build_parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def required_argv(parser: argparse.ArgumentParser) -> list[str]:
+    """Arguments that get ``parser`` past its required checks: a value for each
+    required positional and required option (plot's -o), and an option of each
+    required group (cv's --folds/--loo)."""
+    argv = [
+        "x"
+        for a in parser._actions
+        if not a.option_strings
+        and not isinstance(a, argparse._SubParsersAction)
+        and a.nargs in (None, 1)
+    ]
+    for a in parser._actions:
+        if a.required and a.option_strings:
+            argv += [a.option_strings[-1], "x"]
+    for group in parser._mutually_exclusive_groups:
+        if group.required:
+            flag = next(a for a in group._group_actions if a.nargs == 0)
+            argv.append(flag.option_strings[-1])
+    return argv

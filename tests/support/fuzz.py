@@ -19,15 +19,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.build import SHARED_FLAGS, STRICT_FLAGS
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.emit import emit, make_env, render_cdef
+from treegen.codegen.emit import emit, make_env
 from treegen.codegen.emit_parts import SOURCE
 from treegen.codegen.ir import IR
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Model
 from treegen.trainer import TrainOptions, train
+from treegen.verify.build import SHARED_FLAGS, STRICT_FLAGS, render_cdef
 
 LONG = os.environ.get("TREEGEN_FUZZ", "") == "long"
 

@@ -8,9 +8,9 @@ conventions: ``X`` is ``(n_rows, n_features)`` with NaN for a missing
 value, ``y`` holds any labels, and :meth:`Model.predict` returns them.
 
 The classes live in the package's modules, re-exported here: :class:`Model`
-(:mod:`treegen.api.model`), :class:`Rules` (:mod:`treegen.api.rules`) and what both
-share, :class:`VerifyReport` and the rows ``X`` they read
-(:mod:`treegen.api.common`); :func:`train`, :func:`train_rules` and :func:`load` are defined here.
+(:mod:`treegen.api.model`: a model of any kind), :class:`VerifyReport` and the rows
+``X`` it reads (:mod:`treegen.api.common`); :func:`train`, :func:`train_rules` and
+:func:`load` are defined here.
 """
 
 from __future__ import annotations
@@ -18,30 +18,29 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any, TypedDict, Unpack, cast
 
 import numpy.typing as npt
 
 from treegen.api.common import PathLike, VerifyReport
-from treegen.api.model import UNSAVED, Model
-from treegen.api.rules import UNSAVED_RULES, Rules
+from treegen.api.model import Model
+from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.errors import TrainError
+from treegen.kinds import load as load_kind
 from treegen.model.core import flavor_compares_float32
-from treegen.rules import core as rules_core
-from treegen.rules.file import load_model_or_ruleset
 from treegen.rules.generate import rules_of_data
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import PRUNINGS, Pruning
 
 __all__ = [
+    "DataKeywords",
     "Model",
     "PathLike",
-    "Rules",
-    "UNSAVED",
-    "UNSAVED_RULES",
+    "TrainKeywords",
     "VerifyReport",
     "load",
     "train",
@@ -49,166 +48,189 @@ __all__ = [
 ]
 
 
-def load(path: PathLike) -> Model | Rules:
-    """Read a model file (``model.tree``) or a ruleset file (``treegen rules -o``),
+def load(path: PathLike) -> Model:
+    """Read a model file of any kind (``model.tree``, a ruleset of ``treegen rules -o``),
     checked as ``treegen`` checks it."""
-    loaded = load_model_or_ruleset(os.fspath(path))
-    if isinstance(loaded, rules_core.RuleSet):
-        return Rules.of(loaded, path)
-    return Model.of(loaded, path)
+    return Model.of(load_kind(path)[1], path)
 
 
-def train(
-    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
-    target: str | None = None,
-    *,
-    feature_names: Sequence[str] | None = None,
-    nominal: Sequence[int | str] = (),
-    class_names: Sequence[str] | None = None,
-    ignore: Sequence[str] = (),
-    categories: Mapping[int, Sequence[str]] | None = None,
-    min_cases: int = 2,
-    cf: float = 0.25,
-    prune: bool | Pruning = True,
-    subsets: bool = False,
-    criterion: Criterion = "gainratio",
-    flavor: Flavor = "c45",
-    engine: Engine = "level",
-    max_depth: int | None = None,
-    min_gain_ratio: float = 0.0,
-    folds: int = 3,
-    seed: int = 1,
-    validation: PathLike | None = None,
-) -> Model:
-    """Train a C4.5 tree, as ``treegen train`` does.
-
-    ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
-    ``.names``/``.data``; ``target``, ``nominal`` and ``ignore`` as the CLI's
-    data options) or a pair ``(X, y)`` of arrays (NaN for missing;
-    ``nominal`` columns, by index or name, hold codes; ``feature_names`` and
-    ``class_names`` name them; ``categories`` maps a nominal column's index to
-    the names of its codes).  The training options are the CLI's:
+class TrainKeywords(TypedDict, total=False):
+    """The training options :func:`train` takes as keywords: the fields of
+    :class:`~treegen.trainer.TrainOptions` (whose defaults they default to), except that
     ``prune`` is True (error-based pruning), False (the unpruned tree) or
-    ``"reduced-error"`` (J48's -R, with ``folds`` and ``seed``, or on the
-    ``validation`` file's rows, read with the training data's attributes);
-    ``max_depth`` and ``min_gain_ratio`` pre-prune.
-    """
-    pruning: Pruning = "error-based"
+    ``"reduced-error"`` (J48's -R, with ``folds`` and ``seed``)."""
+
+    min_cases: int
+    cf: float
+    prune: bool | Pruning
+    subsets: bool
+    criterion: Criterion
+    flavor: Flavor
+    max_depth: int | None
+    min_gain_ratio: float
+    folds: int
+    seed: int
+
+
+class DataKeywords(TypedDict, total=False):
+    """How :func:`train` and :func:`train_rules` read their data: a file's ``target``
+    column, ``nominal`` and ``ignore`` columns (as the CLI's data options), or arrays'
+    ``feature_names``, ``nominal`` columns (indices or names, holding codes),
+    ``class_names`` (``y`` then holds codes into it) and ``categories`` (a nominal
+    column's index -> the names of its codes)."""
+
+    target: str | None
+    feature_names: Sequence[str] | None
+    nominal: Sequence[int | str]
+    class_names: Sequence[str] | None
+    ignore: Sequence[str]
+    categories: Mapping[int, Sequence[str]] | None
+
+
+_DATA_KEYWORDS = frozenset(DataKeywords.__annotations__)
+_TRAIN_KEYWORDS = frozenset(TrainKeywords.__annotations__)
+
+Data = PathLike | npt.ArrayLike | tuple[npt.ArrayLike, npt.ArrayLike]
+"""What :func:`train` learns from: a data file's path, ``(X, y)``, or ``X`` with ``y``."""
+
+
+def train_options(options: TrainOptions | None = None, **keywords: Any) -> TrainOptions:
+    """``options`` (default: the defaults) with the training ``keywords`` of
+    :class:`TrainKeywords`; raise :class:`TrainError` on an unknown one."""
+    unknown = sorted(set(keywords) - _TRAIN_KEYWORDS)
+    if unknown:
+        known = ", ".join(sorted(_TRAIN_KEYWORDS))
+        raise TrainError(f"unknown training option {unknown[0]!r} (the options: {known})")
+    prune = keywords.pop("prune", None)
     if isinstance(prune, str):
         if prune not in PRUNINGS:
             raise TrainError(
                 f"unknown pruning {prune!r}: use True, False or 'reduced-error'", option="--prune"
             )
-        pruning, prune = prune, True
-    opts = TrainOptions(
-        min_cases=min_cases,
-        cf=cf,
-        prune=prune,
-        subsets=subsets,
-        criterion=criterion,
-        flavor=flavor,
-        max_depth=max_depth,
-        min_gain_ratio=min_gain_ratio,
-        pruning=pruning,
-        folds=folds,
-        seed=seed,
-    )
+        keywords.update(pruning=prune, prune=True)
+    elif prune is not None:
+        keywords.update(prune=prune)
+    return replace(options or TrainOptions(), **keywords)
+
+
+def train(
+    data: Data,
+    y: npt.ArrayLike | str | None = None,
+    *,
+    options: TrainOptions | None = None,
+    engine: Engine = "level",
+    validation: PathLike | None = None,
+    **keywords: Unpack[DataAndTrainKeywords],
+) -> Model:
+    """Train a C4.5 tree, as ``treegen train`` does.
+
+    ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
+    ``.names``/``.data``), or ``X`` with its labels ``y`` (``train(X, y)``, as in
+    scikit-learn, or ``train((X, y))``): NaN for missing.  A path's second argument, if
+    given, is its ``target`` column.  The keywords are the data's (:class:`DataKeywords`)
+    and the training options (:class:`TrainKeywords`, or ``options``, a
+    :class:`~treegen.trainer.TrainOptions` they change); reduced-error pruning prunes on
+    the ``validation`` file's rows when one is given (read with the training data's
+    attributes); ``engine`` grows level by level (default) or depth first (the
+    reference), the same tree bit for bit.
+    """
+    data_kw, train_kw = _split(keywords)
+    opts = train_options(options, **train_kw)
     from_file = isinstance(data, str | os.PathLike)
     if validation is not None and not from_file:
         raise TrainError(
             "validation is a file, for training data read from a file", option="--validation"
         )
-    ds, kind = _dataset(
-        data,
-        target,
-        flavor,
-        feature_names=feature_names,
-        nominal=nominal,
-        class_names=class_names,
-        ignore=ignore,
-        categories=categories,
-    )
+    ds = _dataset(data, y, opts.flavor, **data_kw)
     valid = None
     if validation is not None:
-        float32 = flavor_compares_float32(flavor)
+        float32 = flavor_compares_float32(opts.flavor)
         valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=float32)
     model = train_dataset(ds, opts, engine=engine, validation=valid)
-    return Model.of(replace(model, options=_with_labels(model.options, kind)))
+    return Model.of(model)
 
 
 def train_rules(
-    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
-    target: str | None = None,
+    data: Data,
+    y: npt.ArrayLike | str | None = None,
     *,
+    min_cases: int = TrainOptions.min_cases,
+    cf: float = TrainOptions.cf,
+    subsets: bool = TrainOptions.subsets,
+    criterion: Criterion = TrainOptions.criterion,
+    **keywords: Unpack[DataKeywords],
+) -> Model:
+    """C4.5's rules (c4.5rules) from ``data``'s unpruned c45 tree, as ``treegen rules``
+    makes them: the ruleset it saves with ``-o`` (after the "Drop rule" steps), which
+    classifies.  ``data``, ``y`` and the data keywords are :func:`train`'s; ``min_cases``,
+    ``subsets`` and ``criterion`` grow the tree, ``cf`` is the confidence of the
+    pessimistic error rate the rules are generalised and ranked by.
+    """
+    ds = _dataset(data, y, "c45", **keywords)
+    _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
+    return Model.of(final)
+
+
+class DataAndTrainKeywords(DataKeywords, TrainKeywords, total=False):
+    """:func:`train`'s keywords: the data's and the training options."""
+
+
+def _split(keywords: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``train``'s keywords as (data keywords, training keywords); an unknown one is an
+    error naming it."""
+    unknown = sorted(set(keywords) - _DATA_KEYWORDS - _TRAIN_KEYWORDS)
+    if unknown:
+        known = ", ".join(sorted(_DATA_KEYWORDS | _TRAIN_KEYWORDS))
+        raise TrainError(f"train() got an unknown keyword {unknown[0]!r} (it takes {known})")
+    data = {k: v for k, v in keywords.items() if k in _DATA_KEYWORDS}
+    return data, {k: v for k, v in keywords.items() if k in _TRAIN_KEYWORDS}
+
+
+def _dataset(
+    data: Data,
+    y: npt.ArrayLike | str | None,
+    flavor: Flavor,
+    *,
+    target: str | None = None,
     feature_names: Sequence[str] | None = None,
     nominal: Sequence[int | str] = (),
     class_names: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
     categories: Mapping[int, Sequence[str]] | None = None,
-    min_cases: int = 2,
-    cf: float = 0.25,
-    subsets: bool = False,
-    criterion: Criterion = "gainratio",
-) -> Rules:
-    """C4.5's rules (c4.5rules) from ``data``'s unpruned c45 tree, as ``treegen rules``
-    makes them: the ruleset it saves with ``-o`` (after the "Drop rule" steps), which
-    classifies.  ``data`` and its keywords are :func:`train`'s; ``min_cases``,
-    ``subsets`` and ``criterion`` grow the tree, ``cf`` is the confidence of the
-    pessimistic error rate the rules are generalised and ranked by.
-    """
-    ds, kind = _dataset(
-        data,
-        target,
-        "c45",
-        feature_names=feature_names,
-        nominal=nominal,
-        class_names=class_names,
-        ignore=ignore,
-        categories=categories,
-    )
-    _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
-    return Rules.of(replace(final, options=_with_labels(final.options, kind)))
-
-
-def _dataset(
-    data: PathLike | tuple[npt.ArrayLike, npt.ArrayLike],
-    target: str | None,
-    flavor: Flavor,
-    *,
-    feature_names: Sequence[str] | None,
-    nominal: Sequence[int | str],
-    class_names: Sequence[str] | None,
-    ignore: Sequence[str],
-    categories: Mapping[int, Sequence[str]] | None,
-) -> tuple[Dataset, str | None]:
-    """The training data of :func:`train` and :func:`train_rules`, and the kind of its
-    labels where it came from arrays (None for a file): a file is read as the CLI
-    reads it for ``flavor`` (the c45 flavour's values must fit float32)."""
+) -> Dataset:
+    """The training data of :func:`train` and :func:`train_rules`: a file read as the
+    CLI reads it for ``flavor`` (the c45 flavour's values must fit float32), or arrays."""
     if isinstance(data, str | os.PathLike):
-        ds = read_dataset(
+        if y is not None and not isinstance(y, str):
+            raise TrainError("a data file's labels are its target column: give its name")
+        return read_dataset(
             os.fspath(data),
-            target=target,
+            target=target if y is None else y,
             nominal=[str(n) for n in nominal],
             ignore=list(ignore),
             float32=flavor_compares_float32(flavor),
         )
-        return ds, None
-    if not isinstance(data, tuple) or len(data) != 2:
-        raise TrainError("data must be a path or a pair (X, y)")
-    return dataset_from_arrays(
-        data[0],
-        data[1],
+    X: npt.ArrayLike
+    labels: npt.ArrayLike
+    if y is not None:
+        X, labels = cast("npt.ArrayLike", data), y
+    elif isinstance(data, tuple) and len(data) == 2:
+        X, labels = data
+    else:
+        raise TrainError("data must be a path, (X, y), or X with y")
+    if frame.is_frame(X):
+        # A DataFrame's names, and its categorical and text columns as nominal.
+        arrays = frame.training_arrays(X, nominal)
+        X, nominal = arrays.x, arrays.nominal
+        feature_names = feature_names if feature_names is not None else arrays.names
+        categories = {**arrays.categories, **(categories or {})}
+    ds, _ = dataset_from_arrays(
+        X,
+        labels,
         feature_names=feature_names,
         nominal=nominal,
         class_names=class_names,
         target=target,
         categories=categories,
     )
-
-
-def _with_labels(options: Mapping[str, object], kind: str | None) -> dict[str, object]:
-    """``options`` recording the kind of the labels of arrays (``labels_of``), unless str."""
-    out = dict(options)
-    if kind is not None and kind != "str":
-        out["labels"] = kind
-    return out
+    return ds

@@ -1,25 +1,31 @@
-"""What :class:`~treegen.api.Model` and :class:`~treegen.api.Rules` share.
+"""What :class:`~treegen.api.Model`'s methods take and return, whatever the kind.
 
-The path type their methods take, :class:`VerifyReport` (what ``verify`` returns
-for a tree and for a ruleset alike) and the rows ``X`` they classify: a data file
-read as ``treegen predict`` reads it, or an array.
+The path type, :class:`VerifyReport` (what ``verify`` returns), the labels a model
+predicts, and the rows ``X`` it classifies: a data file read as ``treegen predict``
+reads it, or an array.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen import verify as codegen_verify
+from treegen.data import frame
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import UsageError
+from treegen.verify.report import Report
 
 PathLike = str | os.PathLike[str]
+
+Rows = npt.ArrayLike | Mapping[str, npt.ArrayLike] | PathLike
+"""Rows to classify: an array (columns in the model's order), a DataFrame or a
+``{name: column}`` mapping (columns by name), or a data file's path."""
 
 # Label kinds a model or ruleset made from arrays records (option "labels"), so
 # that, loaded again, it returns labels of the same type as the ``y`` it came from.
@@ -54,7 +60,7 @@ class VerifyReport:
         return self.failed == 0
 
     @classmethod
-    def of(cls, report: codegen_verify.Report) -> VerifyReport:
+    def of(cls, report: Report) -> VerifyReport:
         return cls(
             passed=report.rows - report.failed_rows,
             failed=report.failed_rows,
@@ -70,12 +76,38 @@ def unlabelled(schema: Schema, x: npt.NDArray[np.float64] | None) -> list[Datase
     return [Dataset(schema, x, np.full(x.shape[0], -1, dtype=np.int32))]
 
 
-def x_of(schema: Schema, float32: bool, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
-    """The rows a model or ruleset classifies: a data file read as ``treegen predict``
-    reads it (``float32``: values held as float32, so out-of-range ones are errors),
-    or an array."""
+def x_of(schema: Schema, float32: bool, X: Rows) -> npt.NDArray[np.float64]:
+    """The rows a model classifies: a data file read as ``treegen predict`` reads it
+    (``float32``: values held as float32, so out-of-range ones are errors), a DataFrame
+    or a ``{name: column}`` mapping whose columns are taken by name (as scikit-learn
+    does), or an array, whose columns are taken in order (a warning when the model's
+    features were named)."""
     if isinstance(X, str | os.PathLike):
         return read_dataset(os.fspath(X), schema=schema, float32=float32).X
+    named = frame.fitted_with_names(schema)
+    if isinstance(X, Mapping):
+        by_name = frame.rows_by_name(X, schema)
+        assert by_name is not None
+        return by_name
+    if frame.is_frame(X):
+        if named:
+            by_name = frame.rows_by_name(X, schema)
+            if by_name is not None:
+                return by_name
+        elif frame.feature_names(X) is not None:
+            warnings.warn(
+                "X has feature names, but the model was fitted without feature names",
+                UserWarning,
+                stacklevel=3,
+            )
+    elif named:
+        warnings.warn(
+            "X does not have valid feature names, but the model was fitted with feature "
+            f"names ({', '.join(a.name for a in schema.attributes)}): its columns are taken "
+            "in that order",
+            UserWarning,
+            stacklevel=3,
+        )
     return _rows(X, len(schema.attributes))
 
 

@@ -1,177 +1,141 @@
-"""The public :class:`Model`: a trained tree with the methods of the Python API.
+"""The public :class:`Model`: a model of any kind, with the methods of the Python API.
 
 :meth:`Model.predict`, :meth:`Model.predict_proba`, :meth:`Model.save`,
 :meth:`Model.export_c` and :meth:`Model.verify` call what ``treegen predict``,
-``train -o``, ``export`` and ``verify`` call, with the CLI's options as keywords.
+``train -o``, ``export`` and ``verify`` call, for every kind in the registry
+(:mod:`treegen.kinds`): a tree, a ruleset, whatever :func:`treegen.kinds.register`
+adds.  What each does for a kind is that kind's registry entry; this class never asks
+which kind it holds.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, VerifyReport, labels_of, unlabelled, x_of
-from treegen.codegen import verify as codegen_verify
-from treegen.codegen.export import (
-    ScaleSpec,
-    export_files,
-    export_options,
-    scales_from,
-    with_provenance,
-)
-from treegen.codegen.lower import ExportOptions
-from treegen.model import classify, core
-from treegen.model.file import save_model
-
-# The file name a model that was never saved exports under (prefix "model").
-UNSAVED = "model.tree"
+from treegen.api.common import PathLike, Rows, VerifyReport, labels_of, unlabelled, x_of
+from treegen.codegen.names import prefix_from_path
+from treegen.codegen.options import ExportOptions
+from treegen.data.atomic import write_text_atomic
+from treegen.data.dataset import Schema
+from treegen.errors import UsageError
+from treegen.kinds import Kind, kind_of
+from treegen.kinds import check as kinds_check
+from treegen.kinds.export import export_files, file_name
 
 
-@dataclass(frozen=True, slots=True)
-class Model(core.Model):
-    """A trained tree: :class:`treegen.model.core.Model` with methods to use it.
+@dataclass(frozen=True)
+class Model:
+    """A trained or loaded model: ``value`` is the kind's own record (a
+    :class:`treegen.model.core.Model` tree, a :class:`treegen.rules.core.RuleSet`, ...)
+    and ``path`` the file it was loaded from or last saved to, which names the default
+    C prefix and the provenance comment, as on the command line.
 
-    ``path`` is the file the model was loaded from or last saved to (it
-    names the default C prefix and the provenance comment, as on the CLI).
+    The value's own fields read through: ``model.nodes`` of a tree, ``model.rules`` of
+    a ruleset.
     """
 
+    value: Any
     path: str | None = field(default=None, compare=False)
 
+    def __post_init__(self) -> None:
+        kind_of(self.value)  # a TypeError for anything that is no registered kind
+
     @classmethod
-    def of(cls, model: core.Model, path: PathLike | None = None) -> Model:
-        return cls(
-            model.schema,
-            model.nodes,
-            model.options,
-            model.treegen_version,
-            model.data_fingerprint,
-            None if path is None else os.fspath(path),
-        )
+    def of(cls, value: object, path: PathLike | None = None) -> Model:
+        """``value`` (a kind's record, or a Model) as a Model named by ``path``."""
+        if isinstance(value, Model):
+            path = value.path if path is None else path
+            value = value.value
+        return cls(value, None if path is None else os.fspath(path))
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names this class lacks: the kind's own fields.
+        if name.startswith("__") or name in ("value", "path"):
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+    @property
+    def kind(self) -> Kind[Any, Any]:
+        """The registry's entry for this model's kind (``kind.name``: "tree", ...)."""
+        return kind_of(self.value)
+
+    @property
+    def name(self) -> str:
+        """The model's name, the default C prefix: its file's stem, else the kind's
+        default (``model``, ``rules``)."""
+        return prefix_from_path(file_name(self.kind, self.path))
+
+    @property
+    def schema(self) -> Schema:
+        schema: Schema = self.value.schema
+        return schema
 
     @property
     def classes_(self) -> npt.NDArray[np.generic]:
         """The labels :meth:`predict` returns, in class order (``np.unique(y)`` for arrays)."""
-        return labels_of(self.schema, self.options)
+        return labels_of(self.schema, self.value.options)
 
     @property
     def feature_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.schema.attributes)
 
-    def _x(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
-        return x_of(self.schema, self.compares_float32, X)
+    def _x(self, X: Rows) -> npt.NDArray[np.float64]:
+        return x_of(self.schema, self.value.compares_float32, X)
 
-    def predict(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.generic]:
+    def predict(self, X: Rows) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes)."""
-        return self.classes_[classify.predict(self, self._x(X))]
+        return self.classes_[self.kind.predict(self.value, self._x(X))]
 
-    def predict_proba(self, X: npt.ArrayLike | PathLike) -> npt.NDArray[np.float64]:
+    def predict_proba(self, X: Rows) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of :attr:`classes_`."""
-        return classify.predict_proba(self, self._x(X))
+        proba = self.kind.predict_proba
+        if proba is None:
+            raise UsageError(f"a {self.kind.name} gives classes, not class probabilities")
+        return proba(self.value, self._x(X))
 
     def save(self, path: PathLike) -> Model:
         """Write the model file (atomically); returns the model with ``path`` set."""
-        save_model(self, path)
-        return Model.of(self, path)
+        write_text_atomic(path, self.kind.to_json(self.value))
+        return Model.of(self.value, path)
 
-    def _export_options(
-        self,
-        style: str,
-        input_type: str,
-        float_compare: str,
-        scale: ScaleSpec,
-        missing_value: int | None,
-        prefix: str | None,
-        missing: str,
-        proba: bool | None,
-        inline_top: int | None = None,
-    ) -> tuple[str, ExportOptions]:
-        model_path = self.path or UNSAVED
-        opts = export_options(
-            model_path,
-            style=style,
-            input_type=input_type,
-            float_compare=float_compare,
-            scale=scales_from(scale),
-            missing_value=missing_value,
-            missing=missing,
-            proba=proba,
-            prefix=prefix,
-            inline_top=inline_top,
-        )
-        return model_path, opts
+    def export_options(
+        self, options: ExportOptions | None = None, **overrides: Any
+    ) -> ExportOptions:
+        """The export options ``options`` (default: the defaults) with ``overrides``."""
+        return replace(options or ExportOptions(), **overrides)
 
     def export_c(
-        self,
-        out_dir: PathLike,
-        *,
-        style: str = "ifs",
-        input_type: str = "float",
-        float_compare: str = "float",
-        scale: ScaleSpec = None,
-        missing_value: int | None = None,
-        prefix: str | None = None,
-        missing: str = "c45",
-        proba: bool | None = None,
-        inline_top: int | None = None,
+        self, out_dir: PathLike, options: ExportOptions | None = None, **overrides: Any
     ) -> list[Path]:
-        """Write ``predict.c`` and ``predict.h`` into ``out_dir``, as ``treegen export`` does.
-
-        The keyword arguments are the CLI's export options (``scale``: K for
-        every continuous feature, or ``{name: K}``; ``missing="none"``, ``proba``:
-        ``--missing none``, ``--proba``/``--no-proba``; ``inline_top``:
-        ``--inline-top``).  Returns the paths written.
-        """
-        model_path, opts = self._export_options(
-            style,
-            input_type,
-            float_compare,
-            scale,
-            missing_value,
-            prefix,
-            missing,
-            proba,
-            inline_top,
-        )
-        return export_files(self, model_path, os.fspath(out_dir), opts)
+        """Write ``predict.c`` and ``predict.h`` into ``out_dir``, as ``treegen export``
+        does: ``options`` (an :class:`ExportOptions`) or its fields as keywords
+        (``style="table"``, ``input_type="int16"``, ``scale=10``, ``missing="none"``...).
+        Returns the paths written."""
+        opts = self.export_options(options, **overrides)
+        return export_files(self.value, os.fspath(out_dir), opts, path=self.path)[1]
 
     def verify(
         self,
-        data: npt.ArrayLike | PathLike | None = None,
+        data: Rows | None = None,
+        options: ExportOptions | None = None,
         *,
-        style: str = "ifs",
-        input_type: str = "float",
-        float_compare: str = "float",
-        scale: ScaleSpec = None,
-        missing_value: int | None = None,
-        prefix: str | None = None,
         cc: str | None = None,
         n_random: int = 1000,
         seed: int = 0,
-        missing: str = "c45",
-        proba: bool | None = None,
-        inline_top: int | None = None,
+        **overrides: Any,
     ) -> VerifyReport:
-        """Compile the exported C and compare it with this model, as ``treegen verify`` does.
-
-        ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
-        their neighbours, missing values and ``n_random`` random rows.
-        """
-        model_path, opts = self._export_options(
-            style,
-            input_type,
-            float_compare,
-            scale,
-            missing_value,
-            prefix,
-            missing,
-            proba,
-            inline_top,
-        )
-        opts = with_provenance(opts, self, model_path, ".")
+        """Compile the exported C and compare it with this model, as ``treegen verify``
+        does; ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
+        their neighbours, missing values and ``n_random`` random rows."""
+        opts = self.export_options(options, **overrides)
         sets = unlabelled(self.schema, None if data is None else self._x(data))
-        report = codegen_verify.verify(self, opts, sets, cc=cc, n_random=n_random, seed=seed)
+        report = kinds_check.verify(
+            self.value, opts, sets, path=self.path, cc=cc, n_random=n_random, seed=seed
+        )
         return VerifyReport.of(report)

@@ -24,6 +24,7 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import UsageError
+from treegen.packaging.library import placed
 
 
 def _names(text: str) -> list[str]:
@@ -60,6 +61,20 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_class_column_option(parser: argparse.ArgumentParser) -> None:
+    """``--target NAME`` for a command that reads labelled DATA for a model (``eval``):
+    the column holding the class when the user's file names it otherwise than the model
+    does (an imported scikit-learn model calls it ``class``)."""
+    parser.add_argument(
+        "--target",
+        dest="class_column",
+        metavar="NAME",
+        default=None,
+        help="the column of DATA (CSV, ARFF) that holds the class, when it is not named "
+        "as the model's class column ('treegen info MODEL' shows that name)",
+    )
+
+
 def _flatten(lists: object) -> list[str]:
     if not isinstance(lists, list):
         return []
@@ -80,7 +95,11 @@ def read_data(
     """Read DATA with the options :func:`add_data_options` added.
 
     With ``schema`` (a model's) the data options other than the file itself
-    do not apply: columns are matched to the model's attributes.  ``float32``:
+    do not apply: columns are matched to the model's attributes, the class is the
+    column named as the model's or ``--target``'s (:func:`add_class_column_option`),
+    and a command that sets ``wants_labels=False`` (predict, verify: they never look
+    at the class) reads no class at all, so a class column it cannot decode is no
+    error.  ``float32``:
     the data is for a c45 model (training or using one), whose values are float32,
     so a value beyond float32's range is an error at its cell.  ``progress``
     shows the phase "reading" and then the rows read.
@@ -88,7 +107,13 @@ def read_data(
     if progress is not None:
         progress.update(f"reading {path}")
     if schema is not None:
-        ds = read_dataset(path, schema=schema, float32=float32)
+        ds = read_dataset(
+            path,
+            schema=schema,
+            target=getattr(args, "class_column", None),
+            float32=float32,
+            labels=getattr(args, "wants_labels", True),
+        )
     else:
         ds = read_dataset(
             path,
@@ -222,7 +247,7 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     """A usage error, before anything is read or written, when ``-o`` is empty, or when
     it (or the default output a subcommand names with ``default_output``, a function of
     DATA) would replace one of the command's own input files (export: the predict.c or
-    predict.h in its folder)."""
+    predict.h in its folder, or another file of its --layout)."""
     out = getattr(args, "output", None)
     if out == "":
         raise UsageError("is an empty file name", option="-o/--output")
@@ -232,7 +257,17 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     if not isinstance(out, str):
         return
     command = getattr(args, "command", None)
-    outputs = [os.path.join(out, n) for n in (SOURCE, HEADER)] if command == "export" else [out]
+    if command == "export":  # every file of its layout (the sketch's name aside)
+        names = placed(
+            getattr(args, "layout", "plain"),
+            bool(getattr(args, "cmake", False)),
+            SOURCE,
+            HEADER,
+            getattr(args, "prefix", None) or "model",
+        )
+        outputs = [os.path.join(out, *n.split("/")) for n in names]
+    else:
+        outputs = [out]
     outputs = [o for o in outputs if os.path.exists(o)]
     for name in _INPUTS:
         path = getattr(args, name, None)

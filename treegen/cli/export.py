@@ -13,20 +13,20 @@ from fractions import Fraction
 
 from treegen.cli.common import read_data
 from treegen.cli.progress import progress_line
-from treegen.codegen import export as codegen_export
-from treegen.codegen.emit import STYLES
-from treegen.codegen.export import render, with_provenance
-from treegen.codegen.ir import INPUT_TYPES
-from treegen.codegen.lower import ExportOptions
-from treegen.codegen.rules import render_ruleset
-from treegen.codegen.rules import with_provenance as rules_with_provenance
-from treegen.codegen.rules_verify import verify_ruleset
-from treegen.codegen.verify import verify
-from treegen.data.atomic import write_files_atomic
-from treegen.errors import UsageError
+from treegen.codegen.ctype import INPUT_TYPES
+from treegen.codegen.options import (
+    FLOAT_COMPARES,
+    MISSING_RULES,
+    STYLES,
+    ExportOptions,
+    scale_options,
+)
 from treegen.firmware import cli as firmware_cli
-from treegen.rules.core import RuleSet
-from treegen.rules.file import load_model_or_ruleset
+from treegen.kinds import load
+from treegen.kinds.check import verify
+from treegen.kinds.export import render
+from treegen.packaging import cli as package_cli
+from treegen.packaging.files import write_package
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -71,8 +71,9 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--style",
         choices=STYLES,
-        default="ifs",
-        help="ifs: nested if/else and switch (default); table: static node table walked by a loop",
+        default=None,
+        help="ifs: nested if/else and switch (a tree's default); table: static node table "
+        "walked by a loop (an ensemble's default: the smallest)",
     )
     g.add_argument(
         "--input-type",
@@ -82,7 +83,7 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--float-compare",
-        choices=["float", "int"],
+        choices=FLOAT_COMPARES,
         default="float",
         help="int: compare float inputs as integer keys of their bits, for cores without an FPU",
     )
@@ -107,7 +108,7 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--missing",
-        choices=["c45", "none"],
+        choices=MISSING_RULES,
         default="c45",
         help="c45: missing values handled as C4.5 does (default); none: the "
         "caller promises no value is missing, and the C has no "
@@ -121,6 +122,13 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         help="export predict_proba and the leaf distributions (default: yes "
         "with --missing c45, which needs them; no with --missing none, "
         "where predict returns the leaf's class directly)",
+    )
+    g.add_argument(
+        "--scores",
+        action="store_true",
+        help="an ensemble's decision_function: void PREFIX_decision_function(const "
+        "PREFIX_input_t *x, double *scores), the raw scores its class is decided on, "
+        "exactly (boosted models and AdaBoost; a forest's --proba is its predict_proba)",
     )
     g.add_argument(
         "--inline-top",
@@ -140,80 +148,52 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def export_options(args: argparse.Namespace, model_path: str) -> ExportOptions:
+def export_options(args: argparse.Namespace) -> ExportOptions:
     """The :class:`ExportOptions` the command line asks for."""
-    return codegen_export.export_options(
-        model_path,
+    return ExportOptions(
+        prefix=args.prefix,
         style=args.style,
         input_type=args.input_type,
         float_compare=args.float_compare,
-        scale=args.scale,
         missing_value=args.missing_value,
         missing=args.missing,
         proba=args.proba,
-        prefix=args.prefix,
+        scores=args.scores,
         inline_top=args.inline_top,
+        **scale_options(args.scale),  # type: ignore[arg-type]
     )
 
 
-def _no_firmware(args: argparse.Namespace) -> None:
-    """The firmware reports and runs (--report, --on) measure trees only."""
-    for flag, given in (("--report", getattr(args, "report", None)), ("--on", args.on)):
-        if given:
-            raise UsageError("applies to trees, not to a ruleset", option=flag)
-
-
 def run_export(args: argparse.Namespace) -> int:
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        _no_firmware(args)
-        _, files = render_ruleset(model, args.model, args.output, export_options(args, args.model))
-        write_files_atomic(args.output, files)
-        if not getattr(args, "quiet", False):
-            for name in sorted(files):
-                print(f"{args.output.rstrip('/')}/{name}")
-        return 0
-    opts, files = render(model, args.model, args.output, export_options(args, args.model))
-    write_files_atomic(args.output, files)
+    layout, cmake, words = package_cli.package_of(args)
+    _, value = load(args.model)
+    rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
+    written = write_package(args.output, value, rendered, layout, cmake)
     if not getattr(args, "quiet", False):
-        for name in sorted(files):
+        for name in written:
             print(f"{args.output.rstrip('/')}/{name}")
     if args.report or args.on:
-        firmware_cli.export_report(args, model, opts, files)
+        firmware_cli.export_report(args, value, rendered)
     return 0
 
 
-def _verify_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
-    _no_firmware(args)
-    opts = rules_with_provenance(export_options(args, args.model), rs, args.model, ".")
-    with progress_line(args) as progress:
-        data = [
-            read_data(args, path, schema=rs.schema, float32=rs.compares_float32, progress=progress)
-            for path in args.data
-        ]
-        progress.update("verifying")
-        report = verify_ruleset(rs, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
-    sys.stdout.write(report.text(args.show))
-    return 0 if report.ok else 1
-
-
 def run_verify(args: argparse.Namespace) -> int:
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        return _verify_ruleset(args, model)
-    opts = with_provenance(export_options(args, args.model), model, args.model, ".")
+    _, value = load(args.model)
+    opts = export_options(args)
     with progress_line(args) as progress:
         data = [
             read_data(
-                args, path, schema=model.schema, float32=model.compares_float32, progress=progress
+                args, path, schema=value.schema, float32=value.compares_float32, progress=progress
             )
             for path in args.data
         ]
         if not args.on:
             progress.update("verifying")
-            report = verify(model, opts, data, cc=args.cc, n_random=args.random, seed=args.seed)
+            report = verify(
+                value, opts, data, path=args.model, cc=args.cc, n_random=args.random, seed=args.seed
+            )
     if args.on:
-        return firmware_cli.verify_on(args, model, opts, data)
+        return firmware_cli.verify_on(args, value, opts, data, path=args.model)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
 
@@ -247,7 +227,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help="write predict.c / predict.h for a model",
-        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR.",
+        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
+        "(with --cmake or --layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -260,6 +241,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="output folder (created if missing; default: .)",
     )
     add_export_options(p)
+    package_cli.add_package_options(p)
     firmware_cli.add_export_report_options(p)
     p.set_defaults(func=run_export)
 
@@ -292,4 +274,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--show", type=_count, default=5, metavar="N", help="mismatches to show (default 5)"
     )
     firmware_cli.add_verify_on_option(g)
-    p.set_defaults(func=run_verify)
+    p.set_defaults(func=run_verify, wants_labels=False)

@@ -17,13 +17,15 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn, cast
+from typing import Any, NoReturn, cast
 
-from treegen.cli import export, importer, report, rules, train, use
+from treegen.cli import export, importer, report, rules, synth, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
+from treegen.cli.inputs import check_input_kinds
 from treegen.errors import TreegenError
+from treegen.model import native as model_native
 from treegen.model.version import VERSION
-from treegen.trainer import native
+from treegen.trainer import native as trainer_native
 
 EXIT_OK = 0
 EXIT_VERIFY_FAILED = 1
@@ -48,7 +50,15 @@ class OneLineParser(argparse.ArgumentParser):
     argparse's default prints the whole usage block before the message;
     treegen's contract is a single line that names the option.  Subparsers
     inherit this class because ``add_subparsers`` reuses the parent's type.
+
+    Options are never accepted abbreviated (``--prob`` for ``--proba``): with
+    abbreviations, adding an option later (``--probe``) would change what an old
+    script's ``--prob`` means, or make it an error.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         sub = self.prog.split(" ", 1)[1] if " " in self.prog else ""
@@ -68,8 +78,19 @@ class _VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
-        sys.stdout.write(f"treegen {VERSION}; {native.status()}\n")
+        sys.stdout.write(f"treegen {VERSION}; {accelerator_status()}\n")
         parser.exit()
+
+
+def accelerator_status() -> str:
+    """Which C accelerator modules are in use (``--version``)."""
+    return model_native.describe(
+        {
+            "growth": trainer_native.cscan,
+            "pruning": trainer_native.cprune,
+            "classification": model_native.cclassify,
+        }
+    )
 
 
 def _registrars() -> list[Registrar]:
@@ -81,6 +102,7 @@ def _registrars() -> list[Registrar]:
         report.register,
         rules.register,
         importer.register,
+        synth.register,
     ]
 
 
@@ -136,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
+        check_input_kinds(args)
         refuse_to_overwrite_inputs(args)
         status = int(func(args))
         sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit

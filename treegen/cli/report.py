@@ -5,40 +5,38 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
-from treegen.analysis.report import format_report, format_ruleset_report, model_report
-from treegen.codegen.flash import estimate_flash
-from treegen.codegen.ir import INPUT_TYPES
+from treegen.cli.common import int_range
+from treegen.codegen.ctype import INPUT_TYPES
 from treegen.errors import UsageError
-from treegen.model.picture import PLOT_FORMATS, format_dot, plot_format, render
-from treegen.rules.core import RuleSet
-from treegen.rules.file import load_model_or_ruleset
+from treegen.kinds import load
+from treegen.model.picture import PLOT_FORMATS, dot_program, plot_format, render
+from treegen.model.picture_layout import MAX_RATIO, WIDE, readable_dot
 
 
 def run_plot(args: argparse.Namespace) -> int:
     """Render MODEL's tree to -o FILE with Graphviz's dot."""
     fmt = plot_format(args.output)
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
+    kind, value = load(args.model)
+    if kind.dot is None:
         raise UsageError(
-            "a ruleset has no tree to draw ('treegen show' prints its rules)", file=args.model
+            f"a {kind.name} has no tree to draw ('treegen show' prints it)", file=args.model
         )
-    render(format_dot(model), args.output, fmt, dot=args.dot)
+    program = dot_program(args.dot)
+    draw = kind.dot
+
+    def dot_of(graph: Sequence[str]) -> str:
+        return draw(value, args.max_depth, graph)
+
+    render(readable_dot(dot_of, program), args.output, fmt, dot=program)
     return 0
 
 
 def run_info(args: argparse.Namespace) -> int:
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        # No flash formula was fitted to rule lists: the compiled size is the measure.
-        sys.stdout.write(format_ruleset_report(model))
-        sys.stdout.write("estimated flash: none for a ruleset (export it and compile it)\n")
-        return 0
-    text = format_report(model, model_report(model))
-    flash = estimate_flash(model, args.input_type)
-    text += f"estimated flash, --style table --input-type {args.input_type} (not compiled):\n"
-    text += "".join(f"  {target}: ~{size} bytes\n" for target, size in flash.items())
-    sys.stdout.write(text)
+    """Print what MODEL is made of (its kind's report)."""
+    kind, value = load(args.model)
+    sys.stdout.write(kind.info(value, args.input_type))
     return 0
 
 
@@ -50,6 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Render MODEL's tree ('treegen show --format dot') with Graphviz's "
         "dot into FILE; the format follows FILE's extension. Needs the dot program "
         "(Debian package graphviz).",
+        epilog=f"A picture wider than {WIDE / 72:g} inches is laid out so that its width "
+        f"is at most {MAX_RATIO:g} times its height: left to right, or else stretched "
+        "downwards. --max-depth draws the top of a large tree.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
@@ -64,6 +65,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PROGRAM",
         default=None,
         help="the Graphviz dot program (default: dot on PATH)",
+    )
+    p.add_argument(
+        "--max-depth",
+        metavar="N",
+        type=int_range(0),
+        default=None,
+        help="draw the nodes down to depth N only (the root is depth 0); a test at depth N "
+        "is dashed and says how many tests, leaves and levels were cut below it",
     )
     p.set_defaults(func=run_plot)
 

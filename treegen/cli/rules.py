@@ -1,5 +1,5 @@
-"""Subcommand ``rules`` (c4.5rules' ruleset from DATA's unpruned tree, printed in its
-layout, saved with ``-o``), and what ``eval`` and ``predict`` do with a ruleset file."""
+"""Subcommand ``rules``: c4.5rules' ruleset from DATA's unpruned tree, printed in its
+layout, saved with ``-o`` (a ruleset file, which every command that reads a model takes)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,9 @@ from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
     add_subsets_and_criterion,
-    evaluation_label,
     note,
-    note_unlabelled,
     read_data,
-    write_predictions,
 )
-from treegen.errors import UsageError
-from treegen.rules.core import RuleSet, predict
 from treegen.rules.file import save_ruleset
 from treegen.rules.generate import rules_of_data
 from treegen.rules.show import format_rules, format_rules_evaluation
@@ -35,30 +30,6 @@ def run_rules(args: argparse.Namespace) -> int:
     sys.stdout.write(format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True))
     if args.output is not None:
         note(args, f"treegen: wrote {args.output}: {len(final.rules)} rules")
-    return 0
-
-
-def eval_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
-    """``treegen eval RULES DATA``: c4.5rules' evaluation table and confusion matrix."""
-    if args.unpruned is not None:
-        raise UsageError("applies to trees, not to a ruleset", option="--unpruned")
-    ds = read_data(args, args.data, schema=rs.schema, float32=rs.compares_float32)
-    label = evaluation_label(ds, rs.data_fingerprint)
-    labelled = ds.y >= 0
-    sys.stdout.write(format_rules_evaluation(rs, label, ds.X[labelled], ds.y[labelled]))
-    note_unlabelled(args, ds)
-    return 0
-
-
-def predict_ruleset(args: argparse.Namespace, rs: RuleSet) -> int:
-    """``treegen predict RULES DATA``: the class of every row, one per line."""
-    if args.proba:
-        raise UsageError("a ruleset gives a class, not class probabilities", option="--proba")
-    ds = read_data(args, args.data, schema=rs.schema, float32=rs.compares_float32)
-    classes = rs.schema.classes
-    text = "class\n" if args.header else ""
-    text += "".join(classes[int(c)] + "\n" for c in predict(rs, ds.X))
-    write_predictions(args, text, ds.n_rows)
     return 0
 
 

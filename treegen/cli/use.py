@@ -1,68 +1,54 @@
-"""Subcommands ``show``, ``eval`` and ``predict``: using a model (or a ruleset).
+"""Subcommands ``show``, ``eval`` and ``predict``: using a model of any kind.
 
-Each reads MODEL with :func:`treegen.rules.file.load_model_or_ruleset` and
-hands a ruleset to treegen.cli.rules; for a tree it calls
-:mod:`treegen.model.show` (or :mod:`treegen.model.picture`),
-:mod:`treegen.analysis.evaluate` or :mod:`treegen.model.classify` and writes
-the result to stdout (predictions optionally to a file, atomically).
+Each reads MODEL with :func:`treegen.kinds.load` and calls its kind's printer,
+evaluation or classifier (the registry's entry, :mod:`treegen.kinds`), writing the
+result to stdout (predictions optionally to a file, atomically).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.analysis.evaluate import evaluate, format_evaluation
-from treegen.cli.common import evaluation_label, note_unlabelled, read_data, write_predictions
+from treegen.cli.common import (
+    add_class_column_option,
+    evaluation_label,
+    note_unlabelled,
+    read_data,
+    write_predictions,
+)
 from treegen.cli.progress import Progress, progress_line
-from treegen.cli.rules import eval_ruleset, predict_ruleset
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.model.classify import predict, predict_proba
-from treegen.model.core import Model
-from treegen.model.file import load_model
-from treegen.model.picture import format_dot
-from treegen.model.show import STYLES, format_tree, is_pruned
-from treegen.rules.core import RuleSet
-from treegen.rules.file import load_model_or_ruleset
-from treegen.rules.show import format_path_rules, format_rules
-
-# show --format dot: the Graphviz graph instead of a text layout; rules: a tree's paths.
-DOT = "dot"
-RULES = "rules"
-
+from treegen.kinds import KINDS, Kind, load
 
 # ------------------------------------------------------------------- show
 
 
-def run_show(args: argparse.Namespace) -> int:
-    """Print MODEL's tree in the chosen layout (a ruleset in c4.5rules')."""
+def show_formats() -> tuple[str, ...]:
+    """Every --format some kind prints (a kind refuses the others)."""
+    return tuple(dict.fromkeys(f for k in KINDS.values() for f in k.show))
 
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        if args.format != "c45":
-            raise UsageError(
-                "a ruleset prints in c4.5rules' layout only (the default c45)", option="--format"
-            )
-        sys.stdout.write(format_rules(model))
-        return 0
-    if args.format == DOT:
-        sys.stdout.write(format_dot(model))
-        return 0
-    if args.format == RULES:
-        sys.stdout.write(format_path_rules(model))
-        return 0
-    sys.stdout.write(format_tree(model, args.format))
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print MODEL in the chosen layout."""
+    kind, value = load(args.model)
+    printer = kind.show.get(args.format)
+    if printer is None:
+        layouts = ", ".join(kind.show)
+        raise UsageError(f"a {kind.name} prints as {layouts} only", option="--format")
+    sys.stdout.write(printer(value))
     return 0
 
 
-def _read_for(args: argparse.Namespace, model: Model, progress: Progress) -> Dataset:
+def _read_for(args: argparse.Namespace, value: Any, progress: Progress) -> Dataset:
     """DATA read onto MODEL's attributes and classes, its values as MODEL compares them."""
     return read_data(
-        args, args.data, schema=model.schema, float32=model.compares_float32, progress=progress
+        args, args.data, schema=value.schema, float32=value.compares_float32, progress=progress
     )
 
 
@@ -71,32 +57,13 @@ def _read_for(args: argparse.Namespace, model: Model, progress: Progress) -> Dat
 
 def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
-
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        return eval_ruleset(args, model)
+    kind, value = load(args.model)
     with progress_line(args) as progress:
-        ds = _read_for(args, model, progress)
+        ds = _read_for(args, value, progress)
         progress.update("evaluating")
-        ev = evaluate(model, ds)
-    label = evaluation_label(ds, model.data_fingerprint)
-    if args.unpruned is None:
-        pruned_ev = ev if ev.estimate is not None else None
-        unpruned_ev = None if pruned_ev is not None else ev
-    else:
-        raw = load_model(args.unpruned)
-        if not is_pruned(model) or is_pruned(raw):
-            raise UsageError(
-                f"expects MODEL pruned and {args.unpruned} unpruned (trained with --no-prune)",
-                option="--unpruned",
-            )
-        if raw.schema != model.schema:
-            raise UsageError(
-                f"{args.unpruned} was trained on other attributes or classes than {args.model}",
-                option="--unpruned",
-            )
-        pruned_ev, unpruned_ev = ev, evaluate(raw, ds)
-    sys.stdout.write(format_evaluation(label, pruned_ev, unpruned_ev))
+        label = evaluation_label(ds, value.data_fingerprint)
+        text = kind.evaluate(value, ds, label, args.unpruned)
+    sys.stdout.write(text)
     note_unlabelled(args, ds)
     return 0
 
@@ -104,18 +71,21 @@ def run_eval(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- predict
 
 
-def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) -> str:
+def format_predictions(
+    kind: Kind[Any, Any], value: Any, x: npt.NDArray[np.float64], proba: bool
+) -> str:
     """One line per row: the class, and with ``proba`` the class probabilities.
 
     Probabilities follow the model's class order, tab-separated, with six
     decimals (``%.6f``), so the text is the same on every platform.
     """
 
-    classes = model.schema.classes
-    predicted = np.asarray(predict(model, x))
+    classes = value.schema.classes
+    predicted = np.asarray(kind.predict(value, x))
     if not proba:
         return "".join(classes[int(c)] + "\n" for c in predicted)
-    probs = np.asarray(predict_proba(model, x), dtype=np.float64)
+    assert kind.predict_proba is not None
+    probs = np.asarray(kind.predict_proba(value, x), dtype=np.float64)
     lines = []
     for c, row in zip(predicted, probs, strict=True):
         # "+ 0.0" turns a -0.0 into 0.0 so it never prints as "-0.000000".
@@ -125,18 +95,18 @@ def format_predictions(model: Model, x: npt.NDArray[np.float64], proba: bool) ->
 
 def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
-
-    model = load_model_or_ruleset(args.model)
-    if isinstance(model, RuleSet):
-        return predict_ruleset(args, model)
+    kind, value = load(args.model)
+    if args.proba and kind.predict_proba is None:
+        raise UsageError(f"a {kind.name} gives a class, not class probabilities", option="--proba")
     with progress_line(args) as progress:
-        ds = _read_for(args, model, progress)
+        ds = _read_for(args, value, progress)
         progress.update("predicting")
         text = ""
         if args.header:
-            text = "class" + ("".join(f"\t{c}" for c in model.schema.classes) if args.proba else "")
+            classes = value.schema.classes
+            text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")
             text += "\n"
-        text += format_predictions(model, ds.X, args.proba)
+        text += format_predictions(kind, value, ds.X, args.proba)
     write_predictions(args, text, ds.n_rows)
     return 0
 
@@ -158,7 +128,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
         "--format",
-        choices=(*STYLES, DOT, RULES),
+        choices=show_formats(),
         default="c45",
         help="c45 (default): leaves (N/E) with E the tree's stored errors, "
         "estimated for a pruned c45 tree; j48: J48's layout and footer; "
@@ -190,6 +160,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also evaluate RAW_MODEL (the same data trained with --no-prune) and "
         "print Release 8's Before/After Pruning table",
     )
+    add_class_column_option(p)
     p.set_defaults(func=run_eval)
 
     p = sub.add_parser(
@@ -221,4 +192,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="write to FILE (atomically) instead of stdout",
     )
-    p.set_defaults(func=run_predict)
+    p.set_defaults(func=run_predict, wants_labels=False)

@@ -25,7 +25,7 @@ from treegen.codegen.emit_parts import (
     threshold_literal,
     value_kind,
 )
-from treegen.codegen.ir import IR, ONE, Q15_SHIFT, Compare, Leaf, Switch, validate
+from treegen.codegen.ir import IR, Compare, Leaf, Switch, validate
 from treegen.codegen.literals import C89_STRING_MAX, c_chars, c_hex, c_int, c_string
 from treegen.codegen.names import comment_text
 from treegen.codegen.views import (
@@ -50,6 +50,7 @@ from treegen.codegen.views import (
     context,
 )
 from treegen.errors import EmitError
+from treegen.model.fixedpoint import ONE, Q15_SHIFT
 
 STYLES = ("ifs", "table")
 
@@ -73,7 +74,7 @@ def make_env() -> jinja2.Environment:
 
 
 # The macros predict.c and predict.h define or test themselves, after "PREFIX_"; a name
-# made from the data must be none of them (tests/test_hostile_names.py checks the
+# made from the data must be none of them (tests/codegen/test_hostile_names.py checks the
 # templates use no other).
 TEMPLATE_MACROS = (
     "N_FEATURES",
@@ -84,6 +85,9 @@ TEMPLATE_MACROS = (
     "INLINE_TOP",
     "ROM",
     "STACK_SIZE",
+    "SOFT64",  # an ensemble's choice of binary64 routines (treegen.ensemble.emit)
+    "N_PROBA",
+    "N_SCORES",
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 
@@ -351,12 +355,3 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
             context(header, source, tables, walk)
         ),
     }
-
-
-def render_cdef(ir: IR) -> str:
-    """Declarations for ``cffi.FFI.cdef``, from the IR (no preprocessor lines)."""
-    P = ir.prefix
-    ctype = ir.encoding.ctype.c_name
-    return f"typedef {ctype} {P}_input_t;\nint {P}_predict(const {P}_input_t *x);\n" + (
-        f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n" if ir.proba else ""
-    )

@@ -10,7 +10,7 @@ Values in the IR are already in the C domain:
   (double), an integer of the input type (integer types, after ``--scale``), or
   an unsigned 32-bit order key (``--float-compare int``).
 * ``shares`` and ``Outcome.proba`` are fixed-point integers with ``ONE`` = 1.0
-  (see treegen.codegen.fixedpoint for the rule that produces them).
+  (see treegen.model.fixedpoint for the rule that produces them).
 
 :func:`validate` states the invariants once; lower() calls it before returning and
 emit() calls it again before rendering.
@@ -23,28 +23,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from treegen.codegen.ctype import INPUT_TYPES as _INPUT_TYPES
 from treegen.codegen.ctype import TYPES, UINT32, CType
+from treegen.codegen.options import MissingRule
 from treegen.errors import EmitError
+from treegen.model.fixedpoint import ONE
 from treegen.nanequal import nan_equal
-
-Q15_SHIFT = 15
-"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
-ONE = 1 << Q15_SHIFT
-"""Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
-
-INPUT_TYPES = _INPUT_TYPES
-"""The --input-type choices, from treegen.codegen.ctype (treegen.cli.export reads them here)."""
 
 CompareOp = Literal["le", "lt", "left", "right"]
 """``le``: x <= t; ``lt``: x < t; ``left``/``right``: every known value goes that way
 (a test folded over the type's range; a missing value still splits the weight)."""
-
-MissingRule = Literal["c45", "none"]
-"""``c45``: a missing value splits the case over every branch (Release 8).  ``none``:
-the caller promises no value is missing; a value that is NaN or the sentinel anyway
-takes one fixed path (treegen.codegen.lean)."""
-MISSING_RULES: tuple[MissingRule, ...] = ("c45", "none")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +113,18 @@ IRNode = Leaf | Compare | Switch
 
 
 @dataclass(frozen=True, slots=True)
+class ProbaApi:
+    """The vector a model's C writes per row besides its class (treegen.verify.build):
+    ``void PREFIX_<name>(const PREFIX_input_t *x, <ctype> *out)``, ``out[n]``: a tree's
+    fixed-point ``predict_proba``, an ensemble's ``predict_proba`` or
+    ``decision_function`` in double."""
+
+    name: str
+    ctype: str
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
 class IR:
     prefix: str
     encoding: Encoding
@@ -149,6 +148,11 @@ class IR:
     @property
     def n_classes(self) -> int:
         return len(self.classes)
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        """``PREFIX_predict_proba``'s fixed-point probabilities, when exported."""
+        return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
 
 
 # The most values a tested nominal attribute may have: the C keeps a branch index in a

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from treegen.codegen.ir import IR, ONE, Compare, Leaf, Switch
+from treegen.codegen.ir import IR, Compare, Leaf, Switch
+from treegen.model.fixedpoint import ONE
 
 MAX_NEST = 48
 

@@ -4,7 +4,7 @@ The caller promises that no value is missing, so every test becomes one binary
 comparison ``x <= t`` (left when true, right when false) and a leaf is just its class
 (or, with ``--proba``, its outcome).  A value that is NaN or the integer sentinel
 anyway takes one fixed path, the **none rule**, which the Python side reproduces
-(:func:`treegen.codegen.oracle.evaluate` with ``rule="none"`` on the C4.5 IR):
+(:func:`treegen.verify.oracle.evaluate` with ``rule="none"`` on the C4.5 IR):
 
 * continuous test ``x <= t`` / ``x < t``: an integer sentinel is compared like any
   value; NaN fails the comparison and goes right (with ``--float-compare int`` the C
@@ -31,8 +31,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from treegen.codegen.ir import IR, ONE, Compare, IRNode, Leaf, Switch, validate
-from treegen.codegen.oracle import float_keys
+from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Switch, validate
+from treegen.codegen.keys import float_keys
+from treegen.model.fixedpoint import ONE
 
 
 def chain_runs(node: Switch) -> list[tuple[int, int]]:
@@ -159,7 +160,7 @@ def default_inline_top(n_tests: int) -> int:
     a quarter of the tests beyond the first 32.  A table of a few dozen tests runs
     about as fast as inline code already (its paths are few enough for a branch
     predictor to learn), so there the top's flash would buy nothing; on bigger trees
-    it puts the tests most rows pass through in code (README, ``--inline-top``)."""
+    it puts the tests most rows pass through in code (docs/exporting.md, ``--inline-top``)."""
     return max(0, (n_tests - SMALL_TABLE) // 4)
 
 

@@ -1,10 +1,10 @@
 """Model + export options -> IR: every comparison encoded for the C input type.
 
 Each lowering rule is one function here, proved by property tests
-(tests/test_codegen_lower.py):
+(tests/codegen/test_codegen_lower.py):
 
 The model's own test on a value v is ``v <= t`` (j48) or ``float32(v) <= t`` (c45:
-Release 8 rounds values to float first); :func:`treegen.codegen.fixedpoint.model_bound`
+Release 8 rounds values to float first); :func:`treegen.model.fixedpoint.model_bound`
 writes either as ``v < B`` or ``v <= B`` for a boundary B, and the rules below turn that
 into one comparison on the C input type:
 
@@ -15,7 +15,7 @@ into one comparison on the C input type:
   for a j48 model that is ``x <= t`` exactly.
 * :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
   float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
-* integer input with scale K (:func:`treegen.codegen.fixedpoint.read_bound` and
+* integer input with scale K (:func:`treegen.model.fixedpoint.read_bound` and
   ``bound_int``): x stands for the decimal x/K, which the model reads as the double
   nearest x/K, so the cut is the largest x whose double(x/K) passes the model's test
   (for a j48 threshold that is a training value n/K, x = n itself, although the
@@ -26,19 +26,14 @@ into one comparison on the C input type:
 from __future__ import annotations
 
 import math
-import struct
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
-from treegen.codegen import fixedpoint
-from treegen.codegen.ctype import INPUT_TYPES, TYPES
-from treegen.codegen.fixedpoint import float32_floor
+from treegen.codegen.ctype import TYPES
 from treegen.codegen.ir import (
     IR,
     MAX_SWITCH_VALUES,
-    MISSING_RULES,
     Compare,
     CompareOp,
     Encoding,
@@ -49,37 +44,16 @@ from treegen.codegen.ir import (
     Switch,
     validate,
 )
+from treegen.codegen.keys import float_key
 from treegen.codegen.lean import lean_ir
 from treegen.codegen.names import check_prefix, unique_idents
+from treegen.codegen.options import ExportOptions
 from treegen.errors import EncodingError
+from treegen.model import fixedpoint
 from treegen.model.core import Model, Node
+from treegen.model.fixedpoint import float32_floor
 
 FLT_MAX = float(np.finfo(np.float32).max)
-
-
-@dataclass(frozen=True, slots=True)
-class ExportOptions:
-    prefix: str = "model"
-    style: str = "ifs"
-    input_type: str = "float"
-    float_compare: str = "float"
-    scale: Fraction | None = None  # default scale for every continuous feature
-    feature_scales: tuple[tuple[str, Fraction], ...] = ()  # --scale NAME=K
-    missing_value: int | None = None
-    provenance: tuple[tuple[str, str], ...] = field(default=())
-    missing: str = "c45"  # "none": no missing-value code (treegen.codegen.lean)
-    proba: bool | None = None  # None: predict_proba with --missing c45, not with none
-    inline_top: int | None = None  # --inline-top (lean table only); None: the default
-
-
-def float_key(x: float) -> int:
-    """Order-preserving uint32 key of float32 ``x``: a <= b (floats, not NaN) iff
-    key(a) <= key(b), except that -0.0 keys below +0.0; NaN keys to 0."""
-    if math.isnan(x):
-        return 0
-    (bits,) = struct.unpack("<I", struct.pack("<f", x))
-    key: int = (~bits) & 0xFFFFFFFF if bits & 0x80000000 else bits | 0x80000000
-    return key
 
 
 def known_range(enc: Encoding) -> tuple[int, int]:
@@ -97,29 +71,11 @@ def default_missing(input_type: str) -> int:
 
 
 def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
-    if opts.input_type not in INPUT_TYPES:
-        raise EncodingError(
-            f"unknown input type {opts.input_type!r} (choose from {', '.join(INPUT_TYPES)})",
-            option="--input-type",
-        )
-    if opts.float_compare not in ("float", "int"):
-        raise EncodingError(
-            f"unknown float compare {opts.float_compare!r}", option="--float-compare"
-        )
-    if opts.float_compare == "int" and opts.input_type != "float":
-        raise EncodingError(
-            "--float-compare int needs --input-type float", option="--float-compare"
-        )
+    """The input encoding ``opts`` asks for, checked against ``model``'s attributes (the
+    options themselves were checked when they were made)."""
     attrs = model.schema.attributes
     ctype = TYPES[opts.input_type]
     is_int = ctype.is_int
-    if not is_int and (opts.scale is not None or opts.feature_scales):
-        raise EncodingError("--scale needs an integer --input-type", option="--scale")
-    if not is_int and opts.missing_value is not None:
-        raise EncodingError(
-            "--missing-value needs an integer --input-type (floats use NaN)",
-            option="--missing-value",
-        )
     scales = [opts.scale or Fraction(1)] * len(attrs)
     for name, k in opts.feature_scales:
         idx = [i for i, a in enumerate(attrs) if a.name == name]
@@ -264,10 +220,11 @@ def lower_test(
     return Switch(node.attribute, branch_of, shares, node.children, i)
 
 
-def lower(model: Model, opts: ExportOptions) -> IR:
-    """Lower ``model`` for the C input encoding in ``opts``; raise EncodingError."""
+def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()) -> IR:
+    """Lower ``model`` for the C input encoding in ``opts`` (prefix None: ``model``), with
+    the header comment's ``provenance`` lines; raise EncodingError."""
     enc = make_encoding(model, opts)
-    prefix = check_prefix(opts.prefix)
+    prefix = check_prefix(opts.prefix or "model")
     attrs = model.schema.attributes
     names = [a.name for a in attrs]
     explicit = {
@@ -300,20 +257,10 @@ def lower(model: Model, opts: ExportOptions) -> IR:
         tuple(nodes),
         tuple(outcome_index),
         max(1, model.depth()),
-        opts.provenance,
+        provenance,
         inline_top=opts.inline_top,
     )
-    if opts.missing not in MISSING_RULES:
-        raise EncodingError(
-            f"unknown missing-value rule {opts.missing!r} (choose c45 or none)", option="--missing"
-        )
-    proba = opts.missing == "c45" if opts.proba is None else opts.proba
-    if opts.missing == "c45" and not proba:
-        raise EncodingError(
-            "--no-proba needs --missing none: the C4.5 missing-value rule sums leaf distributions",
-            option="--proba",
-        )
     validate(ir)
     if opts.missing == "none":
-        return lean_ir(ir, proba)
+        return lean_ir(ir, opts.wants_proba)
     return ir

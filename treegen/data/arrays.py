@@ -113,4 +113,4 @@ def dataset_from_arrays(
         ycodes = inverse.astype(np.int32).reshape(-1)
         kind = label_kind(labels)
     schema = Schema(tuple(attrs), classes, target or "class")
-    return Dataset(schema, x, ycodes), kind
+    return Dataset(schema, x, ycodes, labels=kind), kind

@@ -8,6 +8,13 @@ is only replaced once its successor is complete.  A symbolic link is followed
 (the file it names is replaced, the link stays), and a target that exists but is
 no regular file (``/dev/null``, a FIFO) is written in place: renaming over it
 would replace the device itself.
+
+The rename would replace any file the folder lets us unlink, whatever the file's
+own permissions say: so a regular file that its owner may not write (``chmod
+a-w``), or that another user owns (a shared folder with the sticky bit, or any
+file when running as root, which ``os.access`` approves of), is refused before
+anything is written.  Every error a write raises names the output's path (never
+the temporary file's, and never a bare "Permission denied").
 """
 
 from __future__ import annotations
@@ -17,14 +24,24 @@ import os
 import stat
 import tempfile
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from treegen.errors import EmitError
 
 
+def _named(err: OSError, target: Path, doing: str) -> OSError:
+    """``err`` as an OSError naming ``target`` (what the user asked to write), with
+    what was being done; the temporary file's name would only confuse."""
+    reason = err.strerror or str(err)
+    return OSError(err.errno, f"{reason} ({doing})", str(target))
+
+
 def _tmp_in(folder: Path, name: str) -> tuple[int, str]:
     # Same folder as the target: os.replace is atomic only within one file system.
-    return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise _named(err, folder / name, f"cannot create a file in {folder}") from None
 
 
 def _file_mode(target: Path) -> int:
@@ -45,34 +62,62 @@ def _write_tmp(folder: Path, name: str, data: bytes) -> str:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise _named(err, folder / name, "writing it") from None
         raise
     return tmp
 
 
+def _replace(tmp: str, target: Path) -> None:
+    try:
+        os.replace(tmp, target)
+    except OSError as err:
+        raise _named(err, target, "replacing it") from None
+
+
+def _refuse_protected(target: Path, st: os.stat_result) -> None:
+    """The error for an existing regular file the rename must not replace: one without
+    its owner's write permission, or one another user owns (checked by owner and mode,
+    not ``os.access``, which says yes to root)."""
+    euid = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+    if st.st_uid != euid:
+        raise EmitError(
+            f"belongs to another user (uid {st.st_uid}); not replaced (remove it or "
+            "choose another output)",
+            file=str(target),
+        )
+    if not st.st_mode & stat.S_IWUSR:
+        raise EmitError(
+            "is read-only (its owner has no write permission); not replaced (chmod u+w "
+            "it or choose another output)",
+            file=str(target),
+        )
+
+
 def _check_folder(folder: Path, target: str) -> None:
     if not folder.is_dir():
-        raise EmitError(
-            "output folder does not exist"
-            if not folder.exists()
-            else "output folder is not a folder",
-            file=str(folder) or target,
-        )
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise EmitError(f"output folder {what} ({folder})", file=target)
 
 
 def _target(path: Path) -> tuple[Path, bool]:
     """The file to write for ``path`` (a symbolic link resolved) and whether it is a
-    device or FIFO, written in place; a folder in the way is an error."""
+    device or FIFO, written in place; a folder in the way, or a file the rename must
+    not replace (:func:`_refuse_protected`), is an error."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     if target.is_dir():
         raise EmitError("is a folder; give a file name", file=str(path))
     try:
-        mode = target.stat().st_mode
+        st = target.stat()
     except OSError:
         return target, False  # a new file
-    return target, not stat.S_ISREG(mode)
+    if not stat.S_ISREG(st.st_mode):
+        return target, True
+    _refuse_protected(target, st)
+    return target, False
 
 
 def _write_in_place(target: Path, data: bytes) -> None:
@@ -98,7 +143,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     _check_folder(folder, str(target))
     tmp = _write_tmp(folder, target.name, data)
     try:
-        os.replace(tmp, target)
+        _replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -118,12 +163,74 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
             raise EmitError(f"'{name}' is not a plain file name", file=str(folder))
     if folder.exists() and not folder.is_dir():
         raise EmitError("output folder is a file", file=str(folder))
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise _named(err, folder, "creating the output folder") from None
     # Every target is checked before anything is written, so that a folder in the way
     # of the second file cannot leave the first one replaced.
     targets = {name: _target(folder / name) for name in files}
     written: list[tuple[str, Path]] = []
     try:
+        for name, text in files.items():
+            target, special = targets[name]
+            if not special:
+                written.append((_write_tmp(target.parent, target.name, text.encode()), target))
+        for tmp, target in written:
+            _replace(tmp, target)
+        for name, text in files.items():
+            target, special = targets[name]
+            if special:
+                _write_in_place(target, text.encode())
+    except BaseException:
+        for tmp, _ in written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+
+
+def _relative(out: Path, name: str) -> PurePosixPath:
+    """``name`` as a path inside the output folder: relative, '/'-separated, no '..'."""
+    rel = PurePosixPath(name)
+    if (
+        not name
+        or "\\" in name
+        or rel.is_absolute()
+        or any(part in ("", ".", "..") for part in name.split("/"))
+    ):
+        raise EmitError(f"'{name}' is not a path inside the output folder", file=str(out))
+    return rel
+
+
+def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+    """Write files at paths relative to ``out_dir`` (``src/predict.c``), creating the
+    folders they need, all or none -- :func:`write_files_atomic` over several folders.
+
+    Every target and every folder in the way is checked first; then all temporaries
+    are written, and only when every one is complete are they renamed into place.  A
+    failure before that point leaves no file changed, and removes the folders this
+    call created.
+    """
+    out = Path(out_dir)
+    rels = {name: _relative(out, name) for name in files}
+    if out.exists() and not out.is_dir():
+        raise EmitError("output folder is a file", file=str(out))
+    folders = sorted({out.joinpath(*rel.parts[:-1]) for rel in rels.values()}, key=str)
+    for folder in folders:
+        for up in [folder, *folder.parents]:
+            if up.exists() and not up.is_dir():
+                raise EmitError("is a file where a folder is needed", file=str(up))
+            if up == out:
+                break
+    targets = {name: _target(out.joinpath(*rel.parts)) for name, rel in rels.items()}
+    created: list[Path] = []
+    written: list[tuple[str, Path]] = []
+    try:
+        for folder in folders:
+            for up in reversed([folder, *folder.parents]):
+                if not up.exists():
+                    up.mkdir()
+                    created.append(up)
         for name, text in files.items():
             target, special = targets[name]
             if not special:
@@ -138,4 +245,7 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
         for tmp, _ in written:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only while empty: never a folder that got a file
         raise

@@ -73,6 +73,10 @@ class Dataset:
     X: npt.NDArray[np.float64]
     y: npt.NDArray[np.int32]
     source: str = "<memory>"
+    # How the class labels were typed where they came from (arrays' dtype, a CSV column
+    # of integers): "str", "int", "float" or "bool".  A model records it so that its
+    # predictions come back as that type.
+    labels: str = "str"
     _x32: list[npt.NDArray[np.float32]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -112,4 +116,4 @@ class Dataset:
 
     def subset(self, rows: npt.NDArray[np.intp]) -> Dataset:
         """The rows selected by ``rows`` (for cross-validation folds)."""
-        return Dataset(self.schema, self.X[rows], self.y[rows], self.source)
+        return Dataset(self.schema, self.X[rows], self.y[rows], self.source, self.labels)

@@ -12,9 +12,11 @@ on that, so a change to the sequence of random draws is a breaking change.
 
 Continuous attributes come in three textures, because the interesting
 threshold cases differ: small integers (many ties), two-decimal values, and
-full-precision doubles.  :func:`write_arff` and :func:`write_c45` save a
-dataset for other tools (values with ``repr``, which round-trips exactly
-through Java's ``Double.valueOf``).
+full-precision doubles.  :func:`write_arff`, :func:`write_c45` and
+:func:`write_csv` save a dataset for other tools, atomically (values with
+``repr``, which round-trips exactly through Java's ``Double.valueOf``).
+``treegen synth`` (:mod:`treegen.cli.synth`) is the command line over
+:func:`generate`; ``python -m treegen.data.synthetic`` runs it too.
 
 * :func:`summary_spec`: the benchmark's scaling data (``make bench``): 10
   continuous + 10 nominal attributes (3-8 values), 3 classes, a depth-7
@@ -34,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from treegen.data.atomic import write_files_atomic, write_text_atomic
 from treegen.data.dataset import Attribute, Dataset, Schema
 
 FloatArray = npt.NDArray[np.float64]
@@ -177,17 +180,14 @@ def arff_text(ds: Dataset, relation: str = "gen") -> str:
 
 def write_arff(ds: Dataset, path: Path, relation: str = "gen") -> Path:
     """Write ``ds`` as ARFF to ``path`` (see :func:`arff_text`); returns ``path``."""
-    path.write_text(arff_text(ds, relation))
+    write_text_atomic(path, arff_text(ds, relation))
     return path
 
 
-def write_c45(ds: Dataset, directory: Path, stem: str) -> Path:
-    """``stem.names`` and ``stem.data`` in C4.5 format; returns the ``.data`` path."""
-    names = [", ".join(ds.classes) + "."]
-    for a in ds.attributes:
-        names.append(f"{a.name}: {'continuous' if a.is_continuous else ', '.join(a.values)}.")
-    (directory / f"{stem}.names").write_text("\n".join(names) + "\n")
-    lines = []
+def _cells(ds: Dataset) -> list[list[str]]:
+    """Each row's cells as text, class last; continuous values with ``repr``, ``?`` for
+    a missing value."""
+    rows = []
     for row, label in zip(ds.X.tolist(), ds.y.tolist(), strict=True):
         cells = []
         for a, v in zip(ds.attributes, row, strict=True):
@@ -196,10 +196,39 @@ def write_c45(ds: Dataset, directory: Path, stem: str) -> Path:
             else:
                 cells.append(repr(v) if a.is_continuous else a.values[int(v)])
         cells.append(ds.classes[label])
-        lines.append(",".join(cells))
-    data = directory / f"{stem}.data"
-    data.write_text("\n".join(lines) + "\n")
-    return data
+        rows.append(cells)
+    return rows
+
+
+def c45_texts(ds: Dataset) -> tuple[str, str]:
+    """``ds`` as C4.5 files: the ``.names`` text and the ``.data`` text."""
+    names = [", ".join(ds.classes) + "."]
+    for a in ds.attributes:
+        names.append(f"{a.name}: {'continuous' if a.is_continuous else ', '.join(a.values)}.")
+    data = "".join(",".join(cells) + "\n" for cells in _cells(ds))
+    return "\n".join(names) + "\n", data
+
+
+def write_c45(ds: Dataset, directory: Path, stem: str) -> Path:
+    """``stem.names`` and ``stem.data`` in C4.5 format, both or neither; returns the
+    ``.data`` path."""
+    names, data = c45_texts(ds)
+    write_files_atomic(directory, {f"{stem}.names": names, f"{stem}.data": data})
+    return directory / f"{stem}.data"
+
+
+def csv_text(ds: Dataset) -> str:
+    """``ds`` as CSV: a header row of the attribute names and the class column's, then
+    one row per case, ``?`` for a missing value.  The generated names and values need
+    no quoting."""
+    header = [a.name for a in ds.attributes] + [ds.schema.target]
+    return "".join(",".join(cells) + "\n" for cells in [header, *_cells(ds)])
+
+
+def write_csv(ds: Dataset, path: Path) -> Path:
+    """Write ``ds`` as CSV to ``path`` (see :func:`csv_text`); returns ``path``."""
+    write_text_atomic(path, csv_text(ds))
+    return path
 
 
 def _dataset(
@@ -300,3 +329,14 @@ def special_datasets() -> dict[str, Dataset]:
 
     out["heavy-missing"] = generate(Spec(800, 3, 3, 3, 0.6, 0.05, 4, 903))
     return out
+
+
+if __name__ == "__main__":
+    # ``python -m treegen.data.synthetic ARGS`` is ``treegen synth ARGS``.  Run through
+    # runpy, not imported: the command line imports this module, which must not import
+    # the command line back.
+    import runpy
+    import sys
+
+    sys.argv = ["treegen", "synth", *sys.argv[1:]]
+    runpy.run_module("treegen", run_name="__main__", alter_sys=True)

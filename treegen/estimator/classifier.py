@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen import api
+from treegen.data import frame as table
 from treegen.errors import EstimatorError, NotFittedError, TreegenError
-from treegen.estimator import table
 from treegen.model import classify
 from treegen.trainer import Criterion, Engine, Flavor
 from treegen.trainer.options import Pruning
@@ -334,13 +334,13 @@ class C45Classifier:
     def predict(self, X: Any) -> npt.NDArray[np.generic]:
         """The predicted class of every row (C4.5's classifier: the most probable class)."""
         x = self._x(X)
-        out: npt.NDArray[np.generic] = self.classes_[classify.predict(self.model_, x)]
+        out: npt.NDArray[np.generic] = self.classes_[classify.predict(self.model_.value, x)]
         return out
 
     def predict_proba(self, X: Any) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of ``classes_``."""
         x = self._x(X)
-        return classify.predict_proba(self.model_, x)
+        return classify.predict_proba(self.model_.value, x)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``(X, y)``, weighted by ``sample_weight`` if given."""

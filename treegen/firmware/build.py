@@ -2,8 +2,8 @@
 
 :func:`compile_predict` compiles predict.c as a firmware build would and measures
 it; :class:`Firmware` compiles the harness of ``firmware_examples/`` once
-(``avr-atmega328p/`` or ``cortex-m/``), links it with each chunk of rows as
-vectors.c and gives the simulator command line for an image (qemu's
+(``avr-atmega328p/``, ``cortex-m/`` or ``riscv/``), links it with each chunk of rows
+as vectors.c and gives the simulator command line for an image (qemu's
 instruction-count plugin, :func:`plugin_path`, is built here too).  A failed
 build raises :class:`~treegen.errors.ToolError`.
 """
@@ -21,12 +21,12 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.emit_parts import HEADER, SOURCE
-from treegen.codegen.ir import IR
 from treegen.errors import ToolError
 from treegen.firmware.objinfo import ObjectInfo, object_info
-from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, examples_dir
+from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, RISCV_DIR, examples_dir
 from treegen.firmware.targets import COMMON_CFLAGS, Target
 from treegen.firmware.vectors import vectors_c
+from treegen.verify.build import CApi
 
 _AVR_CRASH = (b"avr_sadly_crashed", b"avr_gdb_init")  # the crash, or the GDB server after it
 
@@ -47,6 +47,15 @@ def _compile(t: Target, args: list[str], cwd: Path, what: str = "building the fi
         if t.is_avr and re.search(r"avr/\w+\.h", msg) and "No such file" in msg:
             raise ToolError(
                 f"avr: avr-libc's headers are missing (install the Debian packages {t.packages})",
+                option="--on",
+            )
+        if (
+            t.specs
+            and re.search(r"\b(stdint|semihost)\.h\b|picolibc", msg)
+            and ("No such file" in msg or "cannot read spec" in msg)
+        ):
+            raise ToolError(
+                f"{t.name}: picolibc is missing (install the Debian packages {t.packages})",
                 option="--on",
             )
         raise ToolError(f"{t.name}: {what} failed: {msg}", option="--on")
@@ -108,10 +117,27 @@ def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
     return warnings, object_info(d / "predict.o", t, prefix)
 
 
+def proba_flags(ir: CApi) -> list[str]:
+    """The harness's flags for the vector the model exports besides its class (none:
+    predict only); doubles are printed as their bytes in hex."""
+    api = ir.proba_api
+    if api is None:
+        return []
+    if api.ctype == "uint16_t":
+        return ["-DTG_PROBA"]
+    return [
+        "-DTG_PROBA",
+        f"-DTG_PROBA_FN=_{api.name}",
+        f"-DTG_PROBA_T={api.ctype}",
+        f"-DTG_N_PROBA={api.n}",
+        "-DTG_PROBA_HEX",
+    ]
+
+
 class Firmware:
     """predict.o and the harness objects of one build, linked with each vector chunk."""
 
-    def __init__(self, t: Target, ir: IR, files: dict[str, str], d: Path) -> None:
+    def __init__(self, t: Target, ir: CApi, files: dict[str, str], d: Path) -> None:
         self.t, self.ir, self.d = t, ir, d
         self.ex = examples_dir()
         d.mkdir(parents=True, exist_ok=True)
@@ -125,14 +151,19 @@ class Firmware:
             f"-I{d}",
             f"-DTG_P={ir.prefix}",
             f"-DTG_U={ir.prefix.upper()}",
-            *(["-DTG_PROBA"] if ir.proba else []),  # --no-proba: predict only
+            *proba_flags(ir),
         ]
-        if t.is_avr:
+        cm = self.ex / CORTEX_M_DIR
+        if t.family == "avr":
             harness = [self.ex / AVR_DIR / "main.c", self.ex / AVR_DIR / "measure.S"]
-        else:
-            cm = self.ex / CORTEX_M_DIR
+        elif t.family == "cortex-m":
             harness = [cm / "main.c", cm / "startup.c", cm / "measure.S"]
             flags += ["-ffreestanding", f"-I{cm}"]  # no libc: startup.c stands in for it
+        else:
+            # cortex-m/'s main.c on riscv/'s startup.c (picolibc and semihosting).
+            rv = self.ex / RISCV_DIR
+            harness = [cm / "main.c", rv / "startup.c", rv / "measure.S"]
+            flags.append(f"-I{cm}")
         # One compiler run for the harness (the objects land in d as main.o, ...).
         self.warnings += _compile(t, [*flags, "-c", *(str(h) for h in harness)], d)
         self.objects = [d / "predict.o"] + [d / f"{h.stem}.o" for h in harness]
@@ -143,10 +174,10 @@ class Firmware:
         src = self.d / f"{name}.c"
         src.write_text(vectors_c(self.ir, rows, first), encoding="utf-8")
         elf = self.d / f"{name}.elf"
-        if self.t.is_avr:
+        libs: list[str] = []
+        if self.t.family == "avr":
             args = ["-Wl,--gc-sections"]
-            libs: list[str] = []
-        else:
+        elif self.t.family == "cortex-m":
             cm = self.ex / CORTEX_M_DIR
             args = [
                 "-nostdlib",
@@ -156,6 +187,16 @@ class Firmware:
                 str(cm / self.t.linker_script),
             ]
             libs = ["-lgcc"]
+        else:
+            # picolibc's crt0 that passes main's status to exit(), and its semihosting
+            # system calls; libgcc comes with the specs.
+            args = [
+                "--oslib=semihost",
+                "--crt0=hosted",
+                "-Wl,--gc-sections",
+                "-T",
+                str(self.ex / RISCV_DIR / self.t.linker_script),
+            ]
         self.warnings += _compile(
             self.t,
             [*self.flags, *args, src.name, *(str(o) for o in self.objects), *libs, "-o", elf.name],
@@ -169,10 +210,11 @@ class Firmware:
             return ["simavr", "-v", "-m", t.machine, "-f", "16000000", str(elf)], _AVR_CRASH
         window = _symbols(t, elf, ("tg_open", "tg_close"))
         plugin = f"{plugin_path()},open=0x{window[0]:x},close=0x{window[1]:x}"
+        # RISC-V: no firmware before ours (-bios none: it starts at the ELF's entry).
+        machine = ["-M", t.machine] + (["-cpu", t.cpu, "-bios", "none"] if t.cpu else [])
         return [
-            "qemu-system-arm",
-            "-M",
-            t.machine,
+            t.simulator,
+            *machine,
             "-nographic",
             "-monitor",
             "none",

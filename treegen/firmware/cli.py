@@ -6,17 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from treegen.codegen.lower import ExportOptions, lower
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.firmware.parity import verify_on as run
 from treegen.firmware.report import report_text
 from treegen.firmware.targets import TARGETS
-from treegen.model import Model
+from treegen.kinds.export import Rendered
 
 _ON_HELP = (
     "run the C on a simulated chip: avr (ATmega328P, simavr), m0plus, m3, m4f "
-    "(Cortex-M0+/M3/M4F, qemu-system-arm); repeatable"
+    "(Cortex-M0+/M3/M4F, qemu-system-arm), rv32imc, rv32imafc (RISC-V without and "
+    "with an FPU, qemu-system-riscv32); repeatable"
 )
 
 
@@ -26,7 +28,8 @@ def add_export_report_options(p: argparse.ArgumentParser) -> None:
         "--report",
         action="store_true",
         help="after writing, print flash, RAM and stack bound of predict.o for "
-        "each installed compiler (host gcc, arm-none-eabi-gcc, avr-gcc)",
+        "each installed compiler (host gcc, arm-none-eabi-gcc, avr-gcc, "
+        "riscv64-unknown-elf-gcc)",
     )
     g.add_argument(
         "--on",
@@ -50,17 +53,19 @@ def add_verify_on_option(g: argparse._ArgumentGroup) -> None:
     )
 
 
-def export_report(
-    args: argparse.Namespace, model: Model, opts: ExportOptions, files: dict[str, str]
-) -> None:
-
-    sys.stdout.write(report_text(lower(model, opts), opts, files, args.on))
+def export_report(args: argparse.Namespace, value: Any, rendered: Rendered) -> None:
+    """``export --report`` (``--on``): what the files just written cost on each chip."""
+    sys.stdout.write(report_text(value, rendered, args.on))
 
 
 def verify_on(
-    args: argparse.Namespace, model: Model, opts: ExportOptions, data: Sequence[Dataset]
+    args: argparse.Namespace,
+    value: Any,
+    opts: ExportOptions,
+    data: Sequence[Dataset],
+    path: str | None = None,
 ) -> int:
-
-    report = run(model, opts, data, args.on, n_random=args.random, seed=args.seed).report
+    """``verify --on``: verify's comparison with the C run on simulated chips."""
+    report = run(value, opts, data, args.on, path=path, n_random=args.random, seed=args.seed).report
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1

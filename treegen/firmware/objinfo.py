@@ -51,17 +51,20 @@ def section_sizes(path: Path, t: Target) -> dict[str, int]:
 
 
 def flash_ram(sizes: dict[str, int], t: Target) -> tuple[int, int]:
+    # RISC-V's small-data sections (.srodata, .sdata, .sbss, next to the global
+    # pointer) count as their large kin, and so do thread-local .tdata and .tbss
+    # (whose room .tbss_space repeats: not counted twice).
     flash = ram = 0
     for name, size in sizes.items():
         if name.startswith((".text", ".progmem", ".vectors", ".ARM.exidx")):
             flash += size
-        elif name.startswith(".rodata"):
+        elif name.startswith((".rodata", ".srodata")):
             flash += size
             ram += size if t.rodata_in_ram else 0
-        elif name.startswith(".data"):
+        elif name.startswith((".data", ".sdata", ".tdata")):
             flash += size
             ram += size
-        elif name.startswith(".bss"):
+        elif name.startswith((".bss", ".sbss", ".tbss")) and name != ".tbss_space":
             ram += size
     return flash, ram
 

@@ -1,27 +1,27 @@
 """``treegen verify --on TARGET``: verify's comparison, with the C run on a simulated chip.
 
-The rows are verify's (:func:`treegen.codegen.verify.verify_rows`: DATA rows,
-every threshold and its neighbours, missing and special values, random rows); the
-firmware prints class and fixed-point probabilities for each, and
-:func:`treegen.codegen.verify.compare` holds them against the fixed-point Python
-model, the IR evaluator and (rows without missing values) the float classifier.
+The rows are verify's (the kind's ``rows``: DATA rows, every threshold and its
+neighbours, missing and special values, random rows); the firmware prints class and
+fixed-point probabilities for each, and the kind's ``compare`` holds them against its
+Python sides (for a tree: the fixed-point Python model, the IR evaluator and, on rows
+without missing values, the float classifier).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit import emit
-from treegen.codegen.lower import ExportOptions, lower
-from treegen.codegen.verify import Report, compare, verify_rows
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.firmware import targets
 from treegen.firmware.sim import TIME_LIMIT, Run, run_vectors
-from treegen.model import Model
+from treegen.kinds.export import render
+from treegen.verify.report import Report
 
 
 def count_summary(run: Run) -> str:
@@ -40,33 +40,36 @@ class OnResult:
 
 
 def verify_on(
-    model: Model,
+    value: Any,
     opts: ExportOptions,
     data: Sequence[Dataset],
     on: Sequence[str],
     *,
+    path: str | None = None,
     n_random: int = 1000,
     seed: int = 0,
     time_limit: float = TIME_LIMIT,
     files: dict[str, str] | None = None,
 ) -> OnResult:
-    """Compare the C on each target in ``on`` with the Python model; never raises on a
-    mismatch, a crash or a hang (they fail rows).  ``files`` replaces the emitted
-    predict.c/predict.h (the tests use it to run tampered C)."""
+    """Compare the C of ``value`` (a model of any kind, named by the file ``path``) on
+    each target in ``on`` with the Python model; never raises on a mismatch, a crash or
+    a hang (they fail rows).  ``files`` replaces the emitted predict.c/predict.h (the
+    tests use it to run tampered C)."""
     chosen = [targets.target(name) for name in dict.fromkeys(on)]
     for t in chosen:  # every tool before the first run: fail fast, with one line
         targets.require(t)
-    ir = lower(model, opts)
-    files = files if files is not None else emit(ir, opts.style)
+    r = render(value, opts, path=path)
+    api = r.kind.api(r.lowered)
+    files = files if files is not None else r.files
     report = Report()
-    X = verify_rows(ir, opts, data, n_random, seed, report)
+    X = r.kind.rows(value, r.lowered, r.opts, data, n_random, seed, report)
     result = OnResult(report, X)
     for t in chosen:
-        run = run_vectors(ir, files, X, t, time_limit=time_limit)
+        run = run_vectors(api, files, X, t, time_limit=time_limit)
         result.runs[t.name] = run
         done = run.done
         sub = Report()
-        compare(ir, model, X[done], run.cls[done], run.proba[done], sub, opts)
+        r.kind.compare(value, r.lowered, r.opts, X[done], run.cls[done], run.proba[done], sub)
         report.lines += [f"{t.name}: {line}" for line in sub.lines]
         report.mismatches += [f"{t.name}: {m}" for m in sub.mismatches]
         lost = int((~done).sum())

@@ -1,10 +1,10 @@
 """``treegen export --report``: what predict.c costs with each installed compiler.
 
 One row per compiler found (host gcc, arm-none-eabi-gcc for Cortex-M0+ and M4F,
-avr-gcc; and the targets named with ``--on``): flash and RAM of predict.o, the stack
-bound of a prediction and the library helpers it calls
-(:mod:`treegen.firmware.objinfo`); with ``--on``, the cycles (AVR) or instructions
-(Cortex-M) per prediction on the simulated chip over verify's rows.
+avr-gcc, riscv64-unknown-elf-gcc for RV32IMC and RV32IMAFC; and the targets named with
+``--on``): flash and RAM of predict.o, the stack bound of a prediction and the library
+helpers it calls (:mod:`treegen.firmware.objinfo`); with ``--on``, the cycles (AVR) or
+instructions (Cortex-M, RISC-V) per prediction on the simulated chip over verify's rows.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from treegen.codegen.emit_parts import HEADER, SOURCE
-from treegen.codegen.ir import IR
-from treegen.codegen.lower import ExportOptions
-from treegen.codegen.verify import Report, verify_rows
 from treegen.errors import ToolError
 from treegen.firmware import targets
 from treegen.firmware.build import compile_predict
@@ -24,6 +22,8 @@ from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import count_summary
 from treegen.firmware.sim import run_vectors
 from treegen.firmware.targets import COMMON_CFLAGS, Target
+from treegen.kinds.export import Rendered
+from treegen.verify.report import Report
 
 
 def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> ObjectInfo:
@@ -35,13 +35,16 @@ def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> Ob
 
 
 def report_text(
-    ir: IR,
-    opts: ExportOptions,
-    files: dict[str, str],
+    value: Any,
+    rendered: Rendered,
     on: Sequence[str] = (),
     *,
     n_random: int = 1000,
 ) -> str:
+    """The table of what ``rendered`` (the C of ``value``) costs with each compiler
+    installed, and with ``on`` per prediction on those simulated chips."""
+    kind, opts, files = rendered.kind, rendered.opts, rendered.files
+    ir = kind.api(rendered.lowered)
     chosen = [targets.target(n) for n in dict.fromkeys(on)]
     for t in chosen:
         targets.require(t)
@@ -50,12 +53,13 @@ def report_text(
     ]
     rows: list[list[str]] = []
     missing: list[str] = []
-    X = verify_rows(ir, opts, [], n_random, 0, Report()) if chosen else None
+    X = kind.rows(value, rendered.lowered, opts, [], n_random, 0, Report()) if chosen else None
     with tempfile.TemporaryDirectory(prefix="treegen-report-") as tmp:
         for name in names:
             t = targets.target(name)
-            if not targets.available(t, run=False):
-                missing.append(t.cc if t.name != "host" else "gcc")
+            gone = targets.missing_tools(t, run=False)
+            if gone:  # the compiler, else what it lacks (picolibc's specs file)
+                missing.append(t.cc if t.cc in gone else gone[0])
                 continue
             counts = ""
             if t in chosen:
@@ -86,11 +90,7 @@ def report_text(
         ]
         return "  ".join(cells).rstrip()
 
-    title = (
-        f"predict.o, {' '.join(COMMON_CFLAGS)}: style {opts.style}, input "
-        f"{ir.encoding.input_type}{', float compare int' if ir.encoding.uses_keys else ''}; "
-        f"depth {ir.stack_size} (tests on the longest path; {ir.prefix.upper()}_STACK_SIZE)"
-    )
+    title = f"predict.o, {' '.join(COMMON_CFLAGS)}: {kind.summary(rendered.lowered, opts)}"
     out = [title, fmt(head)] + [fmt(r) for r in rows]
     out.append(
         "flash = .text + .rodata + .data (+ PROGMEM on AVR); RAM = .data + .bss (+ "

@@ -1,8 +1,9 @@
 """Build the firmware examples with a generated predict.c and run them in a simulator.
 
-:func:`run_vectors` compiles ``firmware_examples/avr-atmega328p/main.c`` (simavr) or
-``firmware_examples/cortex-m/`` (qemu-system-arm, with the instruction-count plugin
-icount.c built by the host gcc) together with predict.c and the rows as vectors.c,
+:func:`run_vectors` compiles ``firmware_examples/avr-atmega328p/main.c`` (simavr),
+``firmware_examples/cortex-m/`` (qemu-system-arm) or ``firmware_examples/riscv/``
+(qemu-system-riscv32), the qemu ones with the instruction-count plugin icount.c built
+by the host gcc, together with predict.c and the rows as vectors.c,
 runs the image under ``timeout`` and parses its ``index,class,count,p0,p1,...``
 lines.  Rows that do not fit the chip's flash in one image are split over several
 images.  A crash, a hang or a failed self-check of the cycle or instruction counter
@@ -22,17 +23,18 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.ctype import TYPES
-from treegen.codegen.ir import IR
 from treegen.errors import ToolError
 from treegen.firmware import targets
 from treegen.firmware.build import Firmware
 from treegen.firmware.objinfo import ObjectInfo, flash_ram, section_sizes
 from treegen.firmware.targets import Target
+from treegen.verify.build import CApi
 
 TIME_LIMIT = 60.0
 """Seconds one simulator run may take (a whole run normally takes well under one)."""
@@ -40,13 +42,13 @@ TIME_LIMIT = 60.0
 AVR_DELAY_SPAN = 4 * (65536 - 250)
 """main.c's cycle-counter self-check: _delay_loop_2(0) minus _delay_loop_2(250)."""
 
-NOP10_COUNT = {"avr": 3 + 10 + 4, "cortex-m": 1 + 10 + 1}
+NOP10_COUNT = {"avr": 3 + 10 + 4, "cortex-m": 1 + 10 + 1, "riscv": 1 + 10 + 1}
 """The counters' self-check, a call to ten NOPs: ICALL, NOPs and RET in cycles (AVR);
-BLX, NOPs and BX LR in instructions (Cortex-M)."""
+BLX, NOPs and BX LR (Cortex-M) or JALR, NOPs and RET (RISC-V) in instructions."""
 
 # simavr wraps UART output in colour codes; qemu's messages do not matter here.
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
-_DATA = re.compile(r"(\d+),(\d+),(\d+)((?:,\d+)*)")
+_DATA = re.compile(r"(\d+),(\d+),(\d+)((?:,[0-9a-f]+)*)")
 
 
 @dataclass
@@ -55,8 +57,8 @@ class Run:
 
     target: Target
     cls: npt.NDArray[np.int32]  # -1 where no line came back
-    proba: npt.NDArray[np.uint16]
-    count: npt.NDArray[np.int64]  # cycles (AVR) or instructions (Cortex-M) per predict call
+    proba: npt.NDArray[Any]  # the exported vector (treegen.verify.build.Built.run's)
+    count: npt.NDArray[np.int64]  # cycles (AVR) or instructions (qemu) per predict call
     predict: ObjectInfo  # predict.o as the firmware compiled it
     firmware_flash: int = 0  # the largest image
     firmware_ram: int = 0
@@ -113,14 +115,15 @@ def _simulate(cmd: list[str], limit: float, markers: tuple[bytes, ...]) -> tuple
 
 @dataclass
 class Output:
-    rows: dict[int, tuple[int, int, tuple[int, ...]]]
+    rows: dict[int, tuple[int, int, tuple[str, ...]]]
     meta: dict[str, str]
 
 
 def parse_output(text: str) -> Output:
     """``index,class,count[,p...]`` lines and ``#name,value`` lines; anything else
-    (simulator messages) is skipped.  simavr shows the newline as a final '.'."""
-    rows: dict[int, tuple[int, int, tuple[int, ...]]] = {}
+    (simulator messages) is skipped.  simavr shows the newline as a final '.'.  The
+    ``p`` fields stay text: decimal integers, or a double's bytes in hex (:func:`element`)."""
+    rows: dict[int, tuple[int, int, tuple[str, ...]]] = {}
     meta: dict[str, str] = {}
     for raw in _ESCAPES.sub("", text).splitlines():
         line = raw.strip().removesuffix(".")
@@ -130,15 +133,24 @@ def parse_output(text: str) -> Output:
             continue
         m = _DATA.fullmatch(line)
         if m:
-            proba = tuple(int(v) for v in m.group(4).split(",")[1:])
+            proba = tuple(m.group(4).split(",")[1:])
             rows[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), proba)
     return Output(rows, meta)
+
+
+def element(field: str, ctype: str) -> float | int:
+    """One printed element of the exported vector: a decimal integer, or a double as its
+    little-endian bytes in hex (8 of them, or 4 where double is binary32: widened)."""
+    if ctype == "uint16_t":
+        return int(field)
+    raw = bytes.fromhex(field)
+    return float(np.frombuffer(raw, dtype="<f8" if len(raw) == 8 else "<f4")[0])
 
 
 def _self_check(t: Target, meta: dict[str, str]) -> str | None:
     """The counter's own check, from the '#' lines (None when it holds)."""
     try:
-        want = NOP10_COUNT["avr" if t.is_avr else "cortex-m"]
+        want = NOP10_COUNT[t.family]
         if int(meta["nop10"]) != want:
             return (
                 f"{t.unit} counter self-check failed: the 10-NOP function counted "
@@ -157,7 +169,7 @@ def _self_check(t: Target, meta: dict[str, str]) -> str | None:
 
 
 def run_vectors(
-    ir: IR,
+    ir: CApi,
     files: dict[str, str],
     X: npt.ArrayLike,
     target: str | Target,
@@ -180,9 +192,17 @@ def run_vectors(
         return _run(t, ir, files, rows, workdir or Path(tmp), time_limit, n)
 
 
+def _vector(t: Target, ir: CApi, n: int) -> npt.NDArray[Any]:
+    """The exported vector's array: doubles as the target's double (binary32 on AVR)."""
+    api = ir.proba_api
+    if api is None or api.ctype == "uint16_t":
+        return np.zeros((n, ir.n_classes), dtype=np.uint16)
+    return np.zeros((n, api.n), dtype=np.float32 if t.is_avr else np.float64)
+
+
 def _run(
     t: Target,
-    ir: IR,
+    ir: CApi,
     files: dict[str, str],
     rows: npt.NDArray[np.generic],
     d: Path,
@@ -193,7 +213,7 @@ def _run(
     run = Run(
         t,
         np.full(n, -1, dtype=np.int32),
-        np.zeros((n, ir.n_classes), dtype=np.uint16),
+        _vector(t, ir, n),
         np.full(n, -1, dtype=np.int64),
         fw.predict,
     )
@@ -208,7 +228,7 @@ def _run(
         assert first is not None
         flash, ram = flash_ram(section_sizes(first, t), t)
         base = flash - n * row_bytes
-    except ToolError:  # the linker's own check of the flash region (Cortex-M)
+    except ToolError:  # the linker's own check of the flash region (qemu targets)
         first = None
         try:
             probe = fw.link(rows[:1], 0, "probe")
@@ -250,12 +270,13 @@ def _run(
         cmd, markers = fw.command(elf)
         status, text, crashed = _simulate(cmd, time_limit, markers)
         out = parse_output(text)
+        api = ir.proba_api
         for i, (cls, count, proba) in out.rows.items():
-            # A row counts only when whole: the probabilities too, when exported.
-            if start <= i < start + len(chunk) and len(proba) == (ir.n_classes if ir.proba else 0):
+            # A row counts only when whole: the exported vector too.
+            if start <= i < start + len(chunk) and len(proba) == (api.n if api else 0):
                 run.cls[i], run.count[i] = cls, count
-                if ir.proba:
-                    run.proba[i] = proba
+                if api:
+                    run.proba[i] = [element(v, api.ctype) for v in proba]
         for name, value in out.meta.items():
             run.checks.setdefault(name, tuple(int(v) for v in value.split(",") if v.isdigit()))
         got = int(run.done[start : start + len(chunk)].sum())

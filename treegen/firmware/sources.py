@@ -10,6 +10,9 @@ from pathlib import Path
 
 AVR_DIR = "avr-atmega328p"
 CORTEX_M_DIR = "cortex-m"
+RISCV_DIR = "riscv"  # with cortex-m/'s main.c, startup.h and icount.c
+FAMILY_DIRS = {"avr": AVR_DIR, "cortex-m": CORTEX_M_DIR, "riscv": RISCV_DIR}
+"""A target family's firmware folder."""
 
 
 def examples_dir() -> Path:

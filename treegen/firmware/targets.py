@@ -1,17 +1,24 @@
 """The simulated chips (and the host compiler the size report adds), and finding their tools.
 
-Every tool is looked up on ``PATH`` when it is needed; a missing one is a
-:class:`~treegen.errors.ToolError` naming the Debian packages that provide it, so
-the CLI prints one line such as ``treegen: error: --on avr: avr-gcc not found
-(install the Debian packages gcc-avr avr-libc simavr)``.
+Three families, each with its firmware in ``firmware_examples/``: the ATmega328P
+(``avr``, simavr), Cortex-M (``m0plus``, ``m3``, ``m4f``, qemu-system-arm) and RV32
+(``rv32imc``, ``rv32imafc``, qemu-system-riscv32 with picolibc).  Every tool is looked
+up on ``PATH`` when it is needed (picolibc through the compiler, which finds its
+specs file); a missing one is a :class:`~treegen.errors.ToolError` naming the Debian
+packages that provide it, so the CLI prints one line such as ``treegen: error: --on
+avr: avr-gcc not found (install the Debian packages gcc-avr avr-libc simavr)``.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import dataclass
+from typing import Literal
 
 from treegen.errors import ToolError
+
+Family = Literal["", "avr", "cortex-m", "riscv"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,21 +33,25 @@ class Target:
     packages: str  # Debian packages with the compiler and the simulator
     simulator: str = ""  # "" for the host (size report only)
     machine: str = ""  # qemu -M, or simavr -m
-    linker_script: str = ""  # Cortex-M: in firmware_examples/cortex-m/
+    linker_script: str = ""  # qemu targets: in their firmware_examples/ folder
     flash: int = 0  # bytes the firmware may use
     ram: int = 0
     rodata_in_ram: bool = False  # AVR: plain const data is copied to SRAM at start-up
     unit: str = "instructions"  # what the firmware's count means
+    family: Family = ""  # the firmware (firmware_examples/ folder); "" for the host
+    cpu: str = ""  # qemu -cpu: exactly the extensions the code is built for (RISC-V)
+    specs: str = ""  # a gcc specs file the C library brings (--specs=, in cflags)
 
     @property
     def is_avr(self) -> bool:
-        return self.name == "avr"
+        return self.family == "avr"
 
     def tool(self, name: str) -> str:
         return f"{self.binutils}{name}"
 
 
 _ARM = "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc"
+_RISCV = "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gcc"
 
 TARGETS: dict[str, Target] = {
     "avr": Target(
@@ -56,6 +67,7 @@ TARGETS: dict[str, Target] = {
         ram=2 * 1024,
         rodata_in_ram=True,
         unit="cycles",
+        family="avr",
     ),
     "m0plus": Target(
         "m0plus",
@@ -69,6 +81,7 @@ TARGETS: dict[str, Target] = {
         "microbit.ld",
         256 * 1024,
         16 * 1024,
+        family="cortex-m",
     ),
     "m3": Target(
         "m3",
@@ -82,6 +95,7 @@ TARGETS: dict[str, Target] = {
         "mps2.ld",
         4 * 1024 * 1024,
         4 * 1024 * 1024,
+        family="cortex-m",
     ),
     "m4f": Target(
         "m4f",
@@ -95,6 +109,41 @@ TARGETS: dict[str, Target] = {
         "mps2.ld",
         4 * 1024 * 1024,
         4 * 1024 * 1024,
+        family="cortex-m",
+    ),
+    # RV32 on qemu's virt machine; the qemu CPU has only the extensions the code is
+    # built for, so a float instruction on rv32imc traps instead of running.
+    "rv32imc": Target(
+        "rv32imc",
+        "RV32IMC (riscv64-unknown-elf-gcc)",
+        "riscv64-unknown-elf-gcc",
+        "riscv64-unknown-elf-",
+        ("-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs"),
+        _RISCV,
+        "qemu-system-riscv32",
+        "virt",
+        "virt.ld",
+        4 * 1024 * 1024,
+        4 * 1024 * 1024,
+        family="riscv",
+        cpu="rv32,f=false,d=false,a=false",
+        specs="picolibc.specs",
+    ),
+    "rv32imafc": Target(
+        "rv32imafc",
+        "RV32IMAFC (riscv64-unknown-elf-gcc)",
+        "riscv64-unknown-elf-gcc",
+        "riscv64-unknown-elf-",
+        ("-march=rv32imafc", "-mabi=ilp32f", "--specs=picolibc.specs"),
+        _RISCV,
+        "qemu-system-riscv32",
+        "virt",
+        "virt.ld",
+        4 * 1024 * 1024,
+        4 * 1024 * 1024,
+        family="riscv",
+        cpu="rv32,d=false",
+        specs="picolibc.specs",
     ),
 }
 """The ``--on`` targets: the chips the firmware examples run on."""
@@ -102,7 +151,7 @@ TARGETS: dict[str, Target] = {
 HOST = Target("host", "host (gcc)", "gcc", "", (), "gcc binutils")
 """The machine treegen runs on: only in the size report."""
 
-REPORT_TARGETS = ("host", "m0plus", "m4f", "avr")
+REPORT_TARGETS = ("host", "m0plus", "m4f", "avr", "rv32imc", "rv32imafc")
 """The compilers ``export --report`` tries, in this order (each when installed)."""
 
 # Flags every build of predict.c uses: the size report and the firmware measure the
@@ -122,15 +171,33 @@ def target(name: str) -> Target:
         ) from None
 
 
+_specs_found: dict[tuple[str, str], bool] = {}
+
+
+def _has_specs(cc: str, specs: str) -> bool:
+    """Whether ``cc`` finds the specs file (gcc prints the bare name when it does not)."""
+    key = (cc, specs)
+    if key not in _specs_found:
+        p = subprocess.run(
+            [cc, f"-print-file-name={specs}"], capture_output=True, text=True, check=False
+        )
+        _specs_found[key] = p.returncode == 0 and p.stdout.strip() not in ("", specs)
+    return _specs_found[key]
+
+
 def missing_tools(t: Target, *, run: bool = True) -> list[str]:
     """The tools of ``t`` that are not on PATH (``run``: the simulator and what the
-    firmware build needs as well as the compiler)."""
+    firmware build needs as well as the compiler), and its C library's specs file
+    when the compiler is there but does not find it."""
     need = [t.cc, t.tool("size"), t.tool("objdump"), t.tool("nm")]
     if run and t.simulator:
         need += [t.simulator, "timeout"]
         if not t.is_avr:
             need.append("gcc")  # builds the instruction-count plugin for qemu
-    return [tool for tool in dict.fromkeys(need) if shutil.which(tool) is None]
+    missing = [tool for tool in dict.fromkeys(need) if shutil.which(tool) is None]
+    if t.specs and t.cc not in missing and not _has_specs(t.cc, t.specs):
+        missing.append(t.specs)
+    return missing
 
 
 def require(t: Target, *, run: bool = True) -> None:

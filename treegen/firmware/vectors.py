@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.emit_parts import HEADER
-from treegen.codegen.ir import IR
 from treegen.codegen.literals import c_int
+from treegen.verify.build import CApi
 
 
 def _nan(bits: int) -> str:
@@ -40,7 +40,7 @@ def _float(v: float, bits: int) -> str:
     return v.hex() + "f"
 
 
-def vectors_c(ir: IR, X: npt.NDArray[np.generic], first_index: int = 0) -> str:
+def vectors_c(ir: CApi, X: npt.NDArray[np.generic], first_index: int = 0) -> str:
     """C source defining ``tg_vectors``, ``tg_n_vectors`` and ``tg_first_index``
     (the index printed for row 0, when the vectors are split over several runs)."""
     enc = ir.encoding

@@ -4,8 +4,10 @@
 table, options, provenance); :mod:`~treegen.model.file` its JSON file
 format (``model.tree``) with :mod:`~treegen.model.check` validating a file
 before a Model is built; :mod:`~treegen.model.classify` Release 8's
-classifier (the Python semantics the generated C is held to); and
-:mod:`~treegen.model.show` the printed tree in Release 8's or J48's layout.
+classifier (the Python semantics the generated C is held to), with its C kernel in
+``native/``; :mod:`~treegen.model.fixedpoint` the Q15 arithmetic of missing values that
+the C implements; and :mod:`~treegen.model.show` the printed tree in Release 8's or
+J48's layout.
 """
 
 from treegen.model.core import Model, Node, NodeKind

@@ -16,7 +16,7 @@ values); a ``j48`` model compares in double.
 
 One model, one answer: :func:`predict` gives a row that meets a missing value the
 class the exported C gives it, the first largest of the 15-bit fixed-point sums of
-:mod:`treegen.codegen.fixedpoint` (shares and leaf distributions rounded down, as
+:mod:`treegen.model.fixedpoint` (shares and leaf distributions rounded down, as
 the C computes them on every target).  The float sums of :func:`predict_proba` can
 order two nearly (or exactly) tied classes the other way; on rows without a missing
 value the two are the same class (the reached leaf's first largest
@@ -28,11 +28,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.fixedpoint import FixedPointClassifier
-from treegen.codegen.ir import Q15_SHIFT, Encoding
+from treegen.model import native
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
 from treegen.model.core import Model, Node
-from treegen.trainer import native
-from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
+from treegen.model.fixedpoint import DOUBLE, Q15_SHIFT, FixedPointClassifier
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -134,7 +133,7 @@ def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     (the first largest ``dist / items``), else the first class with the largest
     fixed-point sum, the class the exported C returns (module docstring).
 
-    With the C accelerator the rows are classified in C (``trainer/native/classify.c``,
+    With the C accelerator the rows are classified in C (``model/native/classify.c``,
     the same classes as the numpy code below, which is the reference and the fallback).
     """
     x = np.asarray(X, dtype=np.float64)
@@ -146,7 +145,7 @@ def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     if met.any():
         # The double encoding compares a value exactly as the model does
         # (fixedpoint.model_bound), so only the missing-value arithmetic differs.
-        fixed = FixedPointClassifier(model, Encoding("double"))
+        fixed = FixedPointClassifier(model, DOUBLE)
         best[met] = fixed.predict(x[met])[0]
     return best
 
@@ -154,13 +153,13 @@ def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
 def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
     """:func:`predict` by the C accelerator, or None where it does not apply (no
     accelerator, no rows, a shape :func:`_proba` refuses, tables it does not take)."""
-    cscan = native.cscan
+    cscan = native.cclassify
     n_attr, n_classes = len(model.schema.attributes), len(model.schema.classes)
     if cscan is None or x.ndim != 2 or x.shape[1] != n_attr or x.shape[0] == 0:
         return None
     if n_attr == 0 or n_classes == 0 or not model.nodes:
         return None
-    fixed = FixedPointClassifier(model, Encoding("double"))
+    fixed = FixedPointClassifier(model, DOUBLE)
     nodes = model.nodes
     n = len(nodes)
     kind = np.zeros(n, dtype=np.int32)

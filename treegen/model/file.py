@@ -228,8 +228,14 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
         over = _over_nesting(text[: err.pos + 1], filename)
         if over is not None:
             raise over from None
-        # A file cut short (interrupted copy, full disk) lacks the closing brace.
-        kind = "not valid JSON" if text.rstrip().endswith("}") else "truncated file"
+        # A file cut short (interrupted copy, full disk) lacks the closing brace; one
+        # that does not even start like JSON is some other kind of file.
+        if not text.lstrip("\ufeff \t\r\n").startswith(("{", "[")):
+            kind = f"not a {what} (not JSON)"
+        elif text.rstrip().endswith("}"):
+            kind = "not valid JSON"
+        else:
+            kind = "truncated file"
         raise ModelFileError(
             f"{kind}: {err.msg}", file=filename, line=err.lineno, col=err.colno
         ) from None

@@ -6,6 +6,11 @@ and ``N/E`` (the node's training weight and stored errors, as ``treegen show``
 prints them).  Leaves are filled with their class's colour; each edge is
 labelled with its branch's test (``= value``, ``<= t``, ``> t``, ``in {..}``).
 Thresholds are printed as ``treegen show`` prints them for the model's flavour.
+
+With ``max_depth`` only the top of the tree is drawn: a test node at that depth ends
+the picture, dashed, its label saying what was cut below it.  Graph attributes
+(``rankdir=LR``, ``ratio=...``: :mod:`treegen.model.picture_layout` picks them for a
+large tree) go in at the top of the graph.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from treegen.data.atomic import write_bytes_atomic
@@ -82,19 +88,64 @@ def edge_label(model: Model, node: Node, branch: int) -> str:
     return "in {" + ", ".join(attr.values[v] for v in values) + "}"
 
 
-def format_dot(model: Model) -> str:
-    """The tree as a Graphviz digraph, ending in a newline."""
+def depths(model: Model) -> list[int]:
+    """Each node's depth (the root's is 0)."""
+    depth = [0] * len(model.nodes)
+    for i, n in enumerate(model.nodes):  # pre-order: a parent comes before its children
+        for c in n.children:
+            depth[c] = depth[i] + 1
+    return depth
+
+
+def _below(model: Model) -> list[tuple[int, int, int]]:
+    """Per node: the tests and leaves below it (itself not counted) and how many levels
+    its subtree goes down."""
+    out = [(0, 0, 0)] * len(model.nodes)
+    for i in reversed(range(len(model.nodes))):  # children (later in pre-order) first
+        tests = leaves = levels = 0
+        for c in model.nodes[i].children:
+            t, f, h = out[c]
+            leaf = model.nodes[c].is_leaf
+            tests, leaves = tests + t + (not leaf), leaves + f + leaf
+            levels = max(levels, h + 1)
+        out[i] = (tests, leaves, levels)
+    return out
+
+
+def cut_note(tests: int, leaves: int, levels: int) -> str:
+    """What a node cut by ``max_depth`` hides: the line added to its label."""
+    return (
+        f"cut: {tests} test{'' if tests == 1 else 's'}, "
+        f"{leaves} {'leaf' if leaves == 1 else 'leaves'} "
+        f"in {levels} level{'' if levels == 1 else 's'} below"
+    )
+
+
+def format_dot(model: Model, *, max_depth: int | None = None, graph: Sequence[str] = ()) -> str:
+    """The tree as a Graphviz digraph, ending in a newline: the nodes down to depth
+    ``max_depth`` (all by default), ``graph`` attributes (``key=value``) first."""
+    depth = depths(model)
+    shown = [max_depth is None or d <= max_depth for d in depth]
+    below = _below(model) if max_depth is not None else []
     lines = [
         "digraph tree {",
+        *(f"  {attribute};" for attribute in graph),
         '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica"];',
         '  edge [fontname="Helvetica"];',
     ]
     for i, node in enumerate(model.nodes):
-        fill = f", fillcolor={_quote(PALETTE[node.cls % len(PALETTE)])}" if node.is_leaf else ""
-        lines.append(f"  n{i} [label={_quote(node_label(model, node))}{fill}];")
+        if not shown[i]:
+            continue
+        label = node_label(model, node)
+        extra = f", fillcolor={_quote(PALETTE[node.cls % len(PALETTE)])}" if node.is_leaf else ""
+        if not node.is_leaf and depth[i] == max_depth:
+            label += "\n" + cut_note(*below[i])
+            extra = ', style="rounded,filled,dashed"'
+        lines.append(f"  n{i} [label={_quote(label)}{extra}];")
     for i, node in enumerate(model.nodes):
         for b, child in enumerate(node.children):
-            lines.append(f"  n{i} -> n{child} [label={_quote(edge_label(model, node, b))}];")
+            if shown[child]:
+                lines.append(f"  n{i} -> n{child} [label={_quote(edge_label(model, node, b))}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -110,24 +161,20 @@ def plot_format(path: str) -> str:
     return ext
 
 
-def render(
-    dot_text: str, out_path: str | os.PathLike[str], fmt: str, dot: str | None = None
-) -> None:
-    """Render ``dot_text`` with Graphviz's ``dot`` into ``out_path`` (atomically).
-
-    ``dot`` is the program (default: ``dot`` on PATH); without it the error
-    names the Debian package to install.
-    """
+def dot_program(dot: str | None = None) -> str:
+    """The Graphviz program to run: ``dot`` (default: ``dot`` on PATH); without it the
+    error names the Debian package to install."""
     program = dot or shutil.which("dot")
     if program is None or shutil.which(program) is None:
         raise UsageError(
             f"Graphviz's 'dot' is not installed (Debian: apt-get install {GRAPHVIZ_PACKAGE})",
             option="plot",
         )
-    target = Path(out_path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"folder '{folder}' does not exist", option="-o")
+    return program
+
+
+def run_dot(program: str, fmt: str, dot_text: str) -> bytes:
+    """What ``program -Tfmt`` writes for ``dot_text``; a failure is a one-line error."""
     done = subprocess.run(
         [program, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True, check=False
     )
@@ -136,6 +183,20 @@ def render(
         raise UsageError(
             f"dot failed (exit {done.returncode}): {(lines or ['no message'])[0]}", option="plot"
         )
-    if not done.stdout:
+    return done.stdout
+
+
+def render(
+    dot_text: str, out_path: str | os.PathLike[str], fmt: str, dot: str | None = None
+) -> None:
+    """Render ``dot_text`` with Graphviz's ``dot`` (:func:`dot_program`) into
+    ``out_path`` (atomically)."""
+    program = dot_program(dot)
+    target = Path(out_path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"folder '{folder}' does not exist", option="-o")
+    picture = run_dot(program, fmt, dot_text)
+    if not picture:
         raise UsageError(f"{program} wrote no picture", option="plot")
-    write_bytes_atomic(target, done.stdout)
+    write_bytes_atomic(target, picture)

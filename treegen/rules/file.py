@@ -56,8 +56,7 @@ from treegen.model.check import (
     check_schema,
     check_threshold,
 )
-from treegen.model.core import Model
-from treegen.model.file import attribute_lines, decode_json, field_error, model_from_data, read_text
+from treegen.model.file import attribute_lines, decode_json, field_error, read_text
 from treegen.rules.core import OPS, Condition, Rule, RuleSet
 
 FORMAT = "treegen-rules"
@@ -236,7 +235,12 @@ def check_ruleset_dict(data: Any) -> RuleSet:
 
 def ruleset_from_json(text: str, filename: str = "<rules>") -> RuleSet:
     """Parse and validate ruleset file text; raise :class:`ModelFileError` on anything wrong."""
-    data = decode_json(text, filename, "treegen ruleset")
+    return ruleset_from_data(decode_json(text, filename, "treegen ruleset"), text, filename)
+
+
+def ruleset_from_data(data: Any, text: str, filename: str) -> RuleSet:
+    """Validate the decoded ruleset file ``data`` (of file text ``text``, for the line an
+    error names) and build the RuleSet."""
     try:
         return check_ruleset_dict(data)
     except InvalidField as err:
@@ -251,17 +255,3 @@ def save_ruleset(rs: RuleSet, path: str | os.PathLike[str]) -> None:
 def load_ruleset(path: str | os.PathLike[str]) -> RuleSet:
     """Read and validate a ruleset file."""
     return ruleset_from_json(read_text(path, "ruleset"), os.fspath(path))
-
-
-def load_model_or_ruleset(path: str | os.PathLike[str]) -> Model | RuleSet:
-    """A model file or a ruleset file, told apart by its ``format`` field (anything
-    else is checked, and reported, as a model file)."""
-    name = os.fspath(path)
-    text = read_text(name, "model")
-    data = decode_json(text, name)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        try:
-            return check_ruleset_dict(data)
-        except InvalidField as err:
-            raise field_error(err, text, name) from None
-    return model_from_data(data, text, name)

@@ -38,6 +38,7 @@ from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
 from treegen.rules.paths import candidates as path_candidates
 from treegen.rules.subsets import best_subset
 from treegen.trainer import Criterion, TrainOptions, train
+from treegen.trainer.fit import recorded_options
 from treegen.trainer.stats import ErrorBound
 
 
@@ -151,6 +152,7 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     options: dict[str, object] = {"cf": float(cf)}
     if "min_cases" in tree.options:
         options["min_cases"] = tree.options["min_cases"]
+    options = recorded_options(options, ds)
     printed = RuleSet(
         ds.schema,
         rules,

@@ -8,7 +8,7 @@ fills ``r[0] = seed`` and ``r[i] = 16807 * r[i-1] mod (2**31 - 1)`` for i = 1..3
 ``r[i] = r[i-31] + r[i-3] (mod 2**32)``; the first 310 steps are discarded and each
 later step returns ``r[i] >> 1``, a number in 0 .. 2**31 - 1.  This is the
 documented algorithm (glibc manual, "BSD Random Number Functions", and its
-published descriptions), not glibc's code; ``tests/test_rules_random.py`` checks
+published descriptions), not glibc's code; ``tests/rules/test_rules_random.py`` checks
 it against outputs of the real ``random()``.
 """
 

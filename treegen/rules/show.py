@@ -1,4 +1,5 @@
-"""Rulesets printed as c4.5rules prints them, and the plain path rules of a tree."""
+"""Rulesets printed as c4.5rules prints them, the plain path rules of a tree, and a
+ruleset's facts for ``treegen info``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
+from treegen.analysis.report import attribute_lines, bars, provenance_lines
 from treegen.model.core import Model
 from treegen.rules.core import RuleSet, cover_matrix, format_condition
 from treegen.rules.final import ListState, dropping
@@ -94,3 +96,32 @@ def format_rules_evaluation(
     text += f"\nTested {n}, errors {errors} ({pct:.1f}%)   <<\n"
     matrix = confusion_matrix(y, predicted, len(rs.schema.classes))
     return text + format_confusion(matrix, rs.schema.classes)
+
+
+def format_ruleset_report(rs: RuleSet) -> str:
+    """A ruleset's facts: rules and conditions, rules per class, conditions on each
+    attribute and per rule, the options and the data fingerprint."""
+    classes = rs.schema.classes
+    n_conditions = sum(len(r.conditions) for r in rs.rules)
+    lines = [
+        f"rules {len(rs.rules)}, conditions {n_conditions}, default class {classes[rs.default]}",
+        f"classes ({len(classes)}): {', '.join(classes)}",
+        "rules per class:",
+    ]
+    width = max(len(c) for c in classes)
+    for k, name in enumerate(classes):
+        lines.append(f"  {name:<{width}}  {sum(r.cls == k for r in rs.rules):>4}")
+    tests = {a.name: 0 for a in rs.schema.attributes}
+    sizes: dict[int, int] = {}
+    for r in rs.rules:
+        for c in r.conditions:
+            tests[rs.schema.attributes[c.attribute].name] += 1
+        sizes[len(r.conditions)] = sizes.get(len(r.conditions), 0) + 1
+    lines.append("attributes (conditions on each):")
+    lines += attribute_lines(rs.schema, tests)
+    lines.append("rules with N conditions:")
+    lines += bars(dict(sorted(sizes.items())))
+    lines += provenance_lines(
+        rs.options, rs.data_fingerprint, f"made by treegen {rs.treegen_version}"
+    )
+    return "\n".join(lines) + "\n"

@@ -2,7 +2,8 @@
 
 Only assignments of plain literals, no imports: setup.py reads this file
 without importing treegen (``ast.literal_eval`` of every assignment) and
-passes each name to the C compiler as the macro ``TG_<NAME>``; the C
+passes each name to the C compiler as the macro ``TG_<NAME>`` (with the
+node-kind codes of :mod:`treegen.model.constants`); the C
 sources in :mod:`treegen.trainer.native` use those macros and refuse to
 build without them (common.h).  The Python side imports the names from here.
 """
@@ -36,10 +37,3 @@ LN2 = 0.69314718055994530942
 # The accelerator keeps per-class sums on the C stack; with more classes than
 # this (no real dataset) training takes the numpy path.
 MAX_CLASSES = 4096
-
-# Node kinds in the level-wise engine's arrays (FlatTree.kind) and in the C
-# pruner's input and output records.
-KIND_LEAF = 0
-KIND_CONTINUOUS = 1
-KIND_NOMINAL = 2
-KIND_SUBSET = 3

@@ -167,7 +167,7 @@ def _model(
     return Model(
         schema=ds.schema,
         nodes=nodes,
-        options=options,
+        options=recorded_options(options, ds),
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )
@@ -204,6 +204,14 @@ def uses_release8_order(ctx: Context, case_order: CaseOrder = "auto") -> bool:
     zero = vals == 0
     signed = np.signbit(vals) & zero
     return bool((signed.any(axis=1) & (zero & ~signed).any(axis=1)).any())
+
+
+def recorded_options(options: dict[str, object], ds: Dataset) -> dict[str, object]:
+    """What a model file's ``"options"`` records: the training options, then the type of
+    the labels where they were not text (the one home of that rule)."""
+    if ds.labels != "str":
+        options["labels"] = ds.labels
+    return options
 
 
 def _grow_options(opts: TrainOptions, engine: Engine, *, collapse: bool = True) -> GrowOptions:
@@ -257,7 +265,7 @@ def _train_reduced_error(
     return Model(
         schema=ds.schema,
         nodes=flatten(root),
-        options=options,
+        options=recorded_options(options, ds),
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )

@@ -4,7 +4,7 @@ groupings one merger away, and a merger applied.
 A block is a sorted list of value indices (0-based).  Its frequencies are
 summed value by value in the array's type, the order Release 8's float sums
 take; :func:`merged_freqs` sums only each merger's new block anew, to the
-same bits as :func:`freq_of` of the merged grouping (tests/test_subsets_search.py).
+same bits as :func:`freq_of` of the merged grouping (tests/trainer/test_subsets_search.py).
 """
 
 from __future__ import annotations

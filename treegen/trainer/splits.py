@@ -116,7 +116,7 @@ def score_nominal(
     ``nominal_prep`` writes every value whose logarithm the scores need, numpy
     takes the logs (so they are the numpy path's), ``nominal_finish`` does the
     rest, operation for operation as :func:`score_outcomes`
-    (tests/test_trainer_native.py holds the two equal).
+    (tests/trainer/test_trainer_native.py holds the two equal).
     """
     lib = native.cscan
     if lib is None or ctx.j48:

@@ -45,6 +45,7 @@ def read_dataset(
     schema: Schema | None = None,
     ignore: Sequence[str] = (),
     float32: bool = False,
+    labels: bool = True,
 ) -> Dataset:
     """Read DATA in any supported format.
 
@@ -54,7 +55,10 @@ def read_dataset(
     columns nominal and ``ignore`` marks columns as ignored.  With ``schema``
     (a model's) the file's columns are mapped onto it: by name for CSV and
     ARFF, by position for C4.5; values the model does not know become
-    missing, and a missing class (or no class column) becomes -1.
+    missing, and a missing class (or no class column) becomes -1.  There the class
+    column is the one named as the model's class, or ``target`` (CSV and ARFF: the
+    user's file may call it otherwise); with ``labels`` False no class is read at
+    all (every row's is -1, the column ignored like any the model does not use).
 
     A continuous value must be a finite number the model can hold: ``float32``
     (data for a c45 model, which stores values as float32 like Release 8) rejects a
@@ -73,12 +77,26 @@ def read_dataset(
             file=path,
         )
     fast = read_fast(
-        path, fmt, target=target, nominal=nominal, schema=schema, ignore=ignore, float32=float32
+        path,
+        fmt,
+        target=target,
+        nominal=nominal,
+        schema=schema,
+        ignore=ignore,
+        float32=float32,
+        labels=labels,
     )
     if fast is not None:
         return fast
     return read_python(
-        path, fmt, target=target, nominal=nominal, schema=schema, ignore=ignore, float32=float32
+        path,
+        fmt,
+        target=target,
+        nominal=nominal,
+        schema=schema,
+        ignore=ignore,
+        float32=float32,
+        labels=labels,
     )
 
 
@@ -91,18 +109,30 @@ def read_python(
     schema: Schema | None = None,
     ignore: Sequence[str] = (),
     float32: bool = False,
+    labels: bool = True,
 ) -> Dataset:
     """:func:`read_dataset` by the pure-Python readers: the reference, and the path for
     every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
     if fmt == "c45":
         if schema is not None:
-            return _read_c45_with_schema(path, schema, float32)
+            return _read_c45_with_schema(path, schema, float32, labels)
         table, _ = read_c45(path)
         return build_dataset(table, nominal=nominal, ignore=ignore, target="class", float32=float32)
     if schema is not None:
-        table = read_arff(path) if fmt == "arff" else read_csv(path)
+        # With ``target`` the reader checks that the column exists and makes it the class.
+        table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
         names = [c.name for c in table.columns]
-        table.class_index = names.index(schema.target) if schema.target in names else -1
+        if target is None:
+            table.class_index = names.index(schema.target) if schema.target in names else -1
+        elif target in (a.name for a in schema.attributes):
+            raise DatasetError(
+                f"--target {target}: the model uses column '{target}' as an attribute, "
+                f"not as its class ('{schema.target}')",
+                file=path,
+                line=table.columns[0].line if table.columns else None,
+            )
+        if not labels:
+            table.class_index = -1
         return map_onto_schema(table, schema, by_name=True, float32=float32)
     table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
     return build_dataset(
@@ -114,7 +144,7 @@ def read_python(
     )
 
 
-def _read_c45_with_schema(path: str, schema: Schema, float32: bool) -> Dataset:
+def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool) -> Dataset:
     names_path, cases_path = c45_paths(path)
     if os.path.isfile(names_path):
         # The file's own declarations must describe the model's columns.
@@ -133,4 +163,6 @@ def _read_c45_with_schema(path: str, schema: Schema, float32: bool) -> Dataset:
             )
             raise DatasetError(f"does not match the model: {detail}", file=names_path)
     table: RawTable = read_cases(cases_path, schema_columns(schema))
+    if not labels:
+        table.class_index = -1
     return map_onto_schema(table, schema, by_name=False, float32=float32)

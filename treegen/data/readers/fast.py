@@ -14,7 +14,7 @@ width, a value out of range, a bad header), :func:`read_fast` returns None
 and ``read_dataset`` runs the Python reader on the whole file, which gives
 the same ``Dataset`` or the exact one-line ``FILE:LINE:COL`` error.  Errors
 thus have one implementation, and the two paths can only differ in speed;
-``tests/test_readers_fast.py`` checks that they give the same ``Dataset``.
+``tests/readers/test_readers_fast.py`` checks that they give the same ``Dataset``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from treegen.data.native import ctok
 from treegen.data.readers.arff import parse_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, schema_columns
 from treegen.data.readers.csv import parse_csv, separator
-from treegen.data.readers.table import Column, RawTable
+from treegen.data.readers.table import Column, RawTable, label_order
 from treegen.data.readers.text import read_bytes
 from treegen.errors import DatasetError
 
@@ -65,13 +65,14 @@ def read_fast(
     schema: Schema | None,
     ignore: Sequence[str],
     float32: bool,
+    labels: bool = True,
 ) -> Dataset | None:
     """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader."""
     last_fallback.clear()
     try:
         if not available():
             raise _Fallback("the C tokenizer is not available")
-        return _read(path, fmt, target, nominal, schema, ignore, float32)
+        return _read(path, fmt, target, nominal, schema, ignore, float32, labels)
     except _Fallback as why:
         last_fallback.append(str(why))
     except (DatasetError, UnicodeDecodeError) as err:
@@ -110,6 +111,7 @@ def _read(
     schema: Schema | None,
     ignore: Sequence[str],
     float32: bool,
+    labels: bool,
 ) -> Dataset:
     if fmt == "c45":
         names_path, cases_path = c45_paths(path)
@@ -131,7 +133,10 @@ def _read(
     section = _Section(data, offset, fmt, sep)
     if schema is None:
         return _train(table, section, nominal, ignore, float32)
-    return _with_schema(table, section, schema, float32)
+    # The class column: the model's class's name, or --target's (the header check above
+    # made sure it exists); none when the labels are not wanted.
+    label = (target if target is not None else schema.target) if labels else None
+    return _with_schema(table, section, schema, float32, label)
 
 
 def _csv_header(
@@ -275,7 +280,17 @@ def _train(
         roles.append(kind)
         out += 1
     X, y, opened = _parse(section, specs, out, float32)
-    classes = cls.values if cls.kind == "nominal" else _texts(opened[ci])
+    labels = "str"
+    if cls.kind == "nominal":
+        classes = cls.values
+    else:
+        # Labels no header declares: the C pass numbered them first-seen; renumber them
+        # in the readers' order (table.label_order).
+        seen = _texts(opened[ci])
+        classes, labels = label_order(seen)
+        code = {c: i for i, c in enumerate(classes)}
+        renumber = np.asarray([code[c] for c in seen] or [0], dtype=np.int32)
+        y = np.where(y >= 0, renumber[np.maximum(y, 0)], y).astype(np.int32)
     if not classes:
         raise _Fallback("no class values")
     attributes: list[Attribute] = []
@@ -291,16 +306,21 @@ def _train(
         else:
             attributes.append(Attribute(c.name, "nominal", _texts(opened[j])))
     schema = Schema(tuple(attributes), tuple(classes), cls.name)
-    return Dataset(schema, X, y, table.path)
+    return Dataset(schema, X, y, table.path, labels)
 
 
-def _with_schema(table: RawTable, section: _Section, schema: Schema, float32: bool) -> Dataset:
-    """:func:`treegen.data.readers.table.map_onto_schema`'s mapping, then one C pass."""
+def _with_schema(
+    table: RawTable, section: _Section, schema: Schema, float32: bool, label: str | None
+) -> Dataset:
+    """:func:`treegen.data.readers.table.map_onto_schema`'s mapping, then one C pass;
+    ``label`` names the class column (None: read no class)."""
     columns = table.columns
     names = [c.name for c in columns]
     by_name = section.fmt != "c45"
-    if by_name:
-        ci = names.index(schema.target) if schema.target in names else -1
+    if label is None:
+        ci = -1
+    elif by_name:
+        ci = names.index(label) if label in names else -1
     else:
         ci = len(columns) - 1
     specs: list[_Spec] = [(_IGNORE, -1, None, 0) for _ in columns]

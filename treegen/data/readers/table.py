@@ -236,6 +236,28 @@ def _first_seen(table: RawTable, j: int, name: str, limit: int) -> tuple[str, ..
     return tuple(seen)
 
 
+_INTEGER = re.compile(r"[+-]?\d+\Z")
+
+
+def label_order(seen: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """The classes of a column of labels no header declares (a CSV's, or a numeric class
+    read with --nominal), from their texts in first-seen order: sorted as scikit-learn's
+    ``np.unique(y)`` sorts them, typed as they read.  Integers (``+7``, ``10``) sort as
+    numbers and are recorded as ``"int"``, other numbers likewise as ``"float"``, and
+    anything else sorts as text (code point order) and stays ``"str"``; texts that read as
+    the same number (``1`` and ``01``) stay text."""
+    if seen and all(_INTEGER.match(t.strip()) for t in seen):
+        ints = [int(t) for t in seen]
+        if len(set(ints)) == len(ints):
+            return tuple(t for _, t in sorted(zip(ints, seen, strict=True))), "int"
+    numbers = [parse_number(t.strip()) for t in seen]
+    if seen and all(v is not None for v in numbers):
+        floats = [float(v) for v in numbers if v is not None]
+        if len(set(floats)) == len(floats):
+            return tuple(t for _, t in sorted(zip(floats, seen, strict=True))), "float"
+    return tuple(sorted(seen)), "str"
+
+
 def _encode_classes(
     table: RawTable,
     classes: Sequence[str],
@@ -288,12 +310,13 @@ def build_dataset(
     cls_col = table.columns[table.class_index]
     if cls_col.name in ignore:
         raise DatasetError(f"the class column '{cls_col.name}' cannot be ignored", file=table.path)
+    labels = "str"
     if cls_col.kind == "nominal":
         classes = cls_col.values
     elif cls_col.kind in ("open", "infer") or (
         cls_col.kind == "continuous" and cls_col.name in nominal
     ):
-        classes = _first_seen(table, table.class_index, cls_col.name, 0)
+        classes, labels = label_order(_first_seen(table, table.class_index, cls_col.name, 0))
     else:
         raise DatasetError(
             f"the class attribute '{cls_col.name}' must be nominal, not "
@@ -349,7 +372,7 @@ def build_dataset(
             attributes.append(Attribute(c.name, "nominal", values))
             columns.append(_encode_nominal(table, j, c.name, values, unknown_is_missing=False))
     schema = Schema(tuple(attributes), tuple(classes), target)
-    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
+    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path, labels)
 
 
 def map_onto_schema(

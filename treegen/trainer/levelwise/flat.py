@@ -23,14 +23,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
 from treegen.model.core import Node, NodeKind
-from treegen.trainer.constants import (
-    EPSILON,
-    KIND_CONTINUOUS,
-    KIND_LEAF,
-    KIND_NOMINAL,
-    KIND_SUBSET,
-)
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.tree import TNode
 
 IntArray = npt.NDArray[np.intp]

@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer import native
-from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.children import (

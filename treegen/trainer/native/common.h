@@ -1,28 +1,15 @@
-/* What both accelerator modules (_cscan, _cprune) need first: Python.h, the
- * float-evaluation guard, the constants shared with Python (the class limit
- * among them) and prefetching.
- *
- * FLT_EVAL_METHOD must be 0 (float arithmetic in float, as SSE does): with
- * x87 extended precision the running sums would not round like Release 8's,
- * so such targets get no accelerator (the build fails, setup.py goes on
- * without it).  setup.py also builds with -ffp-contract=off: a fused
- * multiply-add would round once where numpy and Python round twice. */
+/* What both trainer accelerator modules (_cscan, _cprune) need first: native.h
+ * (Python.h, the float-evaluation guard, the buffer helpers), the constants shared
+ * with Python (the class limit among them) and prefetching. */
 #ifndef TREEGEN_NATIVE_COMMON_H
 #define TREEGEN_NATIVE_COMMON_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <float.h>
-#include <stdint.h>
-#include <string.h>
+#include "native.h"
 
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "float arithmetic must be evaluated in float (FLT_EVAL_METHOD == 0)"
-#endif
-
-/* The numbers shared with the Python trainer have one home,
- * treegen/trainer/constants.py; setup.py passes each as -DTG_<NAME>=value.
- * Without them the build stops here rather than guess. */
+/* The numbers shared with the Python trainer have one home each,
+ * treegen/trainer/constants.py and (the node kinds) treegen/model/constants.py;
+ * setup.py passes each as -DTG_<NAME>=value.  Without them the build stops here
+ * rather than guess. */
 #if !defined(TG_EPSILON) || !defined(TG_J48_TOL) || !defined(TG_ADD_ERRS_ZERO) ||          \
     !defined(TG_CUT_GAP) || !defined(TG_LN2) || !defined(TG_MAX_CLASSES) ||                 \
     !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) || !defined(TG_KIND_NOMINAL) ||  \
@@ -34,7 +21,7 @@
 #define MAX_CLASSES TG_MAX_CLASSES
 
 /* The module attribute TG_CONSTANTS: the values this build was compiled
- * with (tests/test_trainer_native.py compares them with constants.py, which
+ * with (tests/trainer/test_trainer_native.py compares them with constants.py, which
  * catches a stale build).  0 on success, -1 with an exception set. */
 static inline int tg_add_constants(PyObject *module)
 {

@@ -10,7 +10,7 @@
  * pow), the first majority class and Weka's tolerance (TG_J48_TOL) in comparisons.
  * Built with -ffp-contract=off (setup.py): a fused multiply-add would round
  * once where Python rounds twice.  The equality tests are in
- * tests/test_trainer_prune_native.py.
+ * tests/trainer/test_trainer_prune_native.py.
  *
  * The walk is written once over a weight type REAL and compiled twice, by
  * this file including itself (CPRUNE_WALK set): float for c45 (functions

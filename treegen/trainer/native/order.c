@@ -1,6 +1,6 @@
 /* Release 8's case order (module _cscan): the quicksort that orders a segment of
  * cases by a continuous value (treegen/trainer/release8/order.py, whose
- * _sort_python is the reference; tests/test_release8_order.py holds the two equal).
+ * _sort_python is the reference; tests/trainer/test_release8_order.py holds the two equal).
  *
  * r8_sort(values, perm): perm[i] = the input position of the case the sort puts
  * at position i.  The pivot is the segment's last value; a Lomuto pass moves

@@ -17,9 +17,10 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET
 from treegen.model.core import Node, NodeKind
 from treegen.trainer import native
-from treegen.trainer.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET, MAX_CLASSES
+from treegen.trainer.constants import MAX_CLASSES
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.flat import (
     KIND_CODE,

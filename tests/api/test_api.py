@@ -1,0 +1,286 @@
+"""The public Python API gives what the CLI gives: same model file, same C, labels of y."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import treegen
+from treegen.cli.main import main
+from treegen.data.readers import read_dataset
+from treegen.model.file import model_to_json
+from treegen.rules.core import RuleSet
+from treegen.rules.file import ruleset_to_json
+from treegen.rules.generate import generate
+from treegen.trainer import TrainOptions
+from treegen.trainer import train as train_dataset
+
+from support import codegen_models as cm
+
+GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf"
+
+
+def _arrays(seed: int = 0, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    X[:, 2] = rng.integers(0, 3, n)
+    y = np.where(X[:, 0] + X[:, 2] > 1.0, 7, 3)
+    X[::13, 1] = np.nan
+    return X, y
+
+
+def test_train_from_a_path_is_the_cli_model(tmp_path: Path) -> None:
+    assert main(["-q", "train", f"{GOLF}.names", "-o", str(tmp_path / "cli.tree")]) == 0
+    model = treegen.train(f"{GOLF}.names")
+    assert model_to_json(model) == (tmp_path / "cli.tree").read_text()
+    assert list(model.classes_) == ["Play", "Don't Play"]
+    assert model.predict(f"{GOLF}.data").tolist()[:3] == ["Don't Play", "Don't Play", "Play"]
+
+
+def test_options_reach_the_trainer() -> None:
+    default = treegen.train(f"{GOLF}.names")
+    raw = treegen.train(f"{GOLF}.names", prune=False, flavor="j48", min_cases=1)
+    assert raw.options["prune"] is False and raw.options["flavor"] == "j48"
+    assert raw.options["min_cases"] == 1 and default.options["prune"] is True
+    with pytest.raises(treegen.TreegenError, match="min-cases"):
+        treegen.train(f"{GOLF}.names", min_cases=0)
+
+
+def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:
+    model = treegen.train(f"{GOLF}.names").save(tmp_path / "golf.tree")
+    written = model.export_c(tmp_path / "api", style="table", input_type="double")
+    assert [p.name for p in written] == ["predict.c", "predict.h"]
+    assert (
+        main(
+            [
+                "-q",
+                "export",
+                str(tmp_path / "golf.tree"),
+                "--style",
+                "table",
+                "--input-type",
+                "double",
+                "-o",
+                str(tmp_path / "api"),
+            ]
+        )
+        == 0
+    )
+    # The CLI's provenance names the output folder; give both the same one.
+    cli = {p.name: p.read_text() for p in written}
+    model.export_c(tmp_path / "api", style="table", input_type="double")
+    assert cli == {p.name: p.read_text() for p in written}
+    assert "golf_predict" in cli["predict.h"]
+
+
+def test_export_c_and_verify_take_the_inline_top(tmp_path: Path) -> None:
+    model = treegen.Model.of(cm.synthetic(3, 200)).save(tmp_path / "syn.tree")  # 80+ tests
+    lean = {"style": "table", "missing": "none"}
+    for n, words in ((None, []), (0, ["--inline-top", "0"]), (3, ["--inline-top", "3"])):
+        out = tmp_path / f"api{n}"
+        api = model.export_c(out, **lean, inline_top=n)
+        text = {p.name: p.read_text() for p in api}
+        argv = ["-q", "export", str(tmp_path / "syn.tree"), "--style", "table"]
+        assert main([*argv, "--missing", "none", *words, "-o", str(out)]) == 0
+        assert text == {p.name: p.read_text() for p in api}
+        assert ("SYN_INLINE_TOP" in text["predict.c"]) == (n != 0)
+        report = model.verify(**lean, inline_top=n, n_random=50)
+        assert report.ok and report.passed > 50, report.text
+
+
+def test_arrays_predict_the_labels_of_y(tmp_path: Path) -> None:
+    X, y = _arrays()
+    model = treegen.train((X, y), nominal=[2], feature_names=["a", "b", "c"])
+    assert model.classes_.tolist() == [3, 7]
+    assert model.feature_names == ("a", "b", "c")
+    assert model.schema.attributes[2].kind == "nominal"
+    named = {"c": X[:, 2], "a": X[:, 0], "b": X[:, 1]}  # by name, in any order
+    pred = model.predict(named)
+    assert pred.dtype.kind == "i" and set(pred.tolist()) <= {3, 7}
+    assert np.mean(pred == y) > 0.9
+    with pytest.warns(UserWarning, match="valid feature names.*a, b, c"):
+        assert np.array_equal(model.predict(X), pred)  # positional, as scikit-learn warns
+    proba = model.predict_proba(named)
+    assert proba.shape == (len(y), 2)
+    assert np.array_equal(model.classes_[np.argmax(proba, axis=1)], pred)
+    loaded = treegen.load(model.save(tmp_path / "m.tree").path or "")
+    assert np.array_equal(loaded.predict(named), pred) and loaded.predict(named).dtype.kind == "i"
+
+
+def test_string_float_and_named_labels() -> None:
+    X, y = _arrays(1)
+    s = treegen.train((X, np.where(y == 7, "hi", "lo")), nominal=["x2"])
+    assert s.classes_.tolist() == ["hi", "lo"]
+    assert set(s.predict(X).tolist()) <= {"hi", "lo"}
+    f = treegen.train((X, y / 2.0))
+    assert f.classes_.tolist() == [1.5, 3.5]
+    named = treegen.train((X, (y == 7).astype(int)), class_names=["low", "high"])
+    assert named.classes_.tolist() == ["low", "high"]
+
+
+def test_verify_reports_parity(tmp_path: Path) -> None:
+    X, y = _arrays(2)
+    model = treegen.train((X, y), nominal=[2])
+    report = model.verify(X, n_random=200)
+    assert report.ok and report.failed == 0 and report.passed >= len(y) + 200
+    assert report.text.rstrip().endswith(f"{report.passed} passed, 0 failed")
+    keys = model.verify(style="table", float_compare="int", n_random=50)
+    assert keys.ok and keys.passed > 50
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: treegen.train((np.zeros(3), np.zeros(3))), "2-d"),
+        (lambda: treegen.train((np.zeros((3, 2)), np.zeros(4))), "shape"),
+        (lambda: treegen.train((np.full((3, 1), 0.5), [0, 1, 0]), nominal=[0]), "codes"),
+        (lambda: treegen.train((np.zeros((3, 1)), [0, 1, 0]), nominal=["nope"]), "no feature"),
+        (lambda: treegen.train((np.zeros((2, 1)), [0.0, np.nan])), "NaN"),
+        (lambda: treegen.train((np.zeros((2, 1)), [0, 5]), class_names=["a", "b"]), "codes"),
+    ],
+)
+def test_bad_arrays_are_treegen_errors(call: object, match: str) -> None:
+    with pytest.raises(treegen.TreegenError, match=match):
+        call()  # type: ignore[operator]
+
+
+def test_predict_checks_the_width() -> None:
+    model = treegen.train(_arrays())
+    with pytest.raises(treegen.TreegenError, match="shape"):
+        model.predict(np.zeros((2, 5)))
+
+
+def test_predict_from_a_file_checks_values_as_the_cli_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A c45 model holds values as float32 (as Release 8 does): a value beyond its range
+    is the same one-line error from ``Model.predict`` as from ``treegen predict``."""
+    model = treegen.Model.of(cm.stump()).save(tmp_path / "stump.tree")
+    data = tmp_path / "golf.data"
+    (tmp_path / "golf.names").write_text(Path(f"{GOLF}.names").read_text())
+    data.write_text("sunny,70,75,true,Play\nsunny,70,1e39,true,Play\n")
+    assert main(["-q", "predict", str(tmp_path / "stump.tree"), str(data)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "golf.data:2:" in err
+    with pytest.raises(treegen.TreegenError) as exc:
+        model.predict(str(data))
+    assert str(exc.value) in err
+
+
+SOYBEAN = GOLF.parents[1] / "soybean-r8" / "soybean-r8"
+CRX = GOLF.parents[1] / "crx" / "crx"
+
+
+@pytest.mark.parametrize(
+    ("stem", "flags", "kw"),
+    [
+        (GOLF, [], {}),
+        (SOYBEAN, ["--subsets", "-m", "3"], {"subsets": True, "min_cases": 3}),
+        (CRX, ["--criterion", "gain", "-c", "0.1"], {"criterion": "gain", "cf": 0.1}),
+    ],
+)
+def test_train_rules_is_the_cli_ruleset(
+    tmp_path: Path, stem: Path, flags: list[str], kw: dict[str, object]
+) -> None:
+    """``treegen.train_rules`` makes the ruleset ``treegen rules -o`` saves, byte for byte,
+    with the same training options."""
+    out = tmp_path / "cli.rules"
+    assert main(["-q", "rules", f"{stem}.data", *flags, "-o", str(out)]) == 0
+    rules = treegen.train_rules(f"{stem}.data", **kw)  # type: ignore[arg-type]
+    assert isinstance(rules.value, RuleSet) and rules.path is None
+    assert ruleset_to_json(rules) == out.read_text()
+    assert np.array_equal(rules.predict(f"{stem}.data"), treegen.load(out).predict(f"{stem}.data"))
+
+
+def test_subsets_reach_the_rules(tmp_path: Path) -> None:
+    """With --subsets the rules come from the subset tree: soybean-r8's hold ``in``
+    conditions (the default tree's none), and they verify."""
+    plain = treegen.train_rules(f"{SOYBEAN}.data")
+    grouped = treegen.train_rules(f"{SOYBEAN}.data", subsets=True)
+    ops = lambda rs: {c.op for r in rs.rules for c in r.conditions}  # noqa: E731
+    assert "in" not in ops(plain) and "in" in ops(grouped)
+    assert grouped.verify(f"{SOYBEAN}.data", n_random=100).ok
+
+
+def test_train_rules_from_arrays_predicts_the_labels_of_y(tmp_path: Path) -> None:
+    X, y = _arrays(3)
+    rules = treegen.train_rules((X, y), nominal=[2])
+    assert rules.classes_.tolist() == [3, 7]
+    pred = rules.predict(X)
+    assert pred.dtype.kind == "i" and np.mean(pred == y) > 0.9
+    loaded = treegen.load(rules.save(tmp_path / "r.rules").path or "")
+    assert np.array_equal(loaded.predict(X), pred) and loaded.predict(X).dtype.kind == "i"
+    named = treegen.train_rules((X, (y == 7).astype(int)), class_names=["low", "high"])
+    assert named.classes_.tolist() == ["low", "high"]
+
+
+def test_rules_need_a_c45_tree() -> None:
+    """c4.5rules keeps the tree's float32 thresholds: a j48 tree is refused, with the option."""
+    ds = read_dataset(f"{GOLF}.names")
+    with pytest.raises(treegen.TreegenError, match="--flavor"):
+        generate(ds, train_dataset(ds, TrainOptions(flavor="j48", prune=False)))
+
+
+def test_train_takes_x_and_y_as_scikit_learn_does() -> None:
+    """``train(X, y)`` and ``train((X, y))`` are the same model; a TrainOptions record
+    and the same options as keywords too."""
+    X, y = _arrays()
+    assert treegen.train(X, y) == treegen.train((X, y))
+    record = TrainOptions(min_cases=5, cf=0.1)
+    by_record = treegen.train(X, y, options=record)
+    assert by_record == treegen.train(X, y, min_cases=5, cf=0.1)
+    assert by_record.value.options["min_cases"] == 5 and by_record.value.options["cf"] == 0.1
+    # Keywords change the record they are given, field by field.
+    assert treegen.train(X, y, options=record, cf=0.25).value.options["min_cases"] == 5
+
+
+def test_train_names_an_unknown_keyword() -> None:
+    X, y = _arrays()
+    with pytest.raises(treegen.TreegenError, match="unknown keyword 'min_case'.*min_cases"):
+        treegen.train(X, y, min_case=3)  # type: ignore[call-arg]
+    with pytest.raises(treegen.TreegenError, match="a path, \\(X, y\\), or X with y"):
+        treegen.train(X)
+
+
+def test_dataframe_columns_are_matched_by_name() -> None:
+    """A model trained on a DataFrame, or a file with a header, takes a DataFrame's
+    columns by name: reordered, the same answers (positional reading gave 64% agreement
+    to a new user); a missing or unknown column is an error naming it."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "speed": rng.normal(size=n),
+            "load": rng.normal(size=n),
+            "mode": rng.choice(["idle", "run", "fault"], n),
+        }
+    )
+    y = np.where((frame.speed > 0) & (frame["mode"] != "idle"), "hot", "ok")
+    model = treegen.train(frame, y)
+    assert model.feature_names == ("speed", "load", "mode")
+    assert model.schema.attributes[2].values == ("fault", "idle", "run")  # text: nominal
+    straight = model.predict(frame)
+    assert np.mean(straight == y) > 0.95
+    shuffled = frame[["mode", "load", "speed"]]
+    assert np.array_equal(model.predict(shuffled), straight)
+    assert np.array_equal(treegen.train((frame, y)).predict(shuffled), straight)
+    with pytest.raises(treegen.TreegenError, match="lacks the model's feature.*'load'"):
+        model.predict(frame[["speed", "mode"]])
+    with pytest.raises(treegen.TreegenError, match="not trained on: 'extra'"):
+        model.predict(frame.assign(extra=1.0))
+
+
+def test_file_trained_model_reads_dataframes_by_name() -> None:
+    pd = pytest.importorskip("pandas")
+    model = treegen.train(f"{GOLF}.names")
+    rows = pd.DataFrame(
+        {"windy": ["true", "false"], "humidity": [70.0, 96.0], "outlook": ["sunny", "rain"]}
+    )
+    rows["temperature"] = [75.0, 70.0]
+    codes = np.array([[0.0, 75.0, 70.0, 0.0], [2.0, 70.0, 96.0, 1.0]])
+    with pytest.warns(UserWarning, match="valid feature names"):
+        by_position = model.predict(codes)
+    assert np.array_equal(model.predict(rows), by_position)

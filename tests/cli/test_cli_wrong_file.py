@@ -1,0 +1,300 @@
+"""A file of the wrong kind is named as what it is (issue 30, item 9).
+
+``treegen show golf.names`` said "truncated file"; ``treegen train golf.tree`` gave a
+row-width error.  The properties run over every command, in every argument role
+(MODEL, ``--unpruned``, DATA, ``--validation``, import-sklearn's FILE), over generated
+datasets in each format and under misleading file names (the kind is read from the
+content), over the bundled reference files, and over mutated files (a damaged model is
+never called data, damaged data never a model).
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.data import synthetic
+from treegen.data.filekind import file_kind
+
+from support.cli import run_cli
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SEEDS = range(6)
+
+# Each command that reads a model, with MODEL (M) in place; D is good data, R a good model.
+MODEL_ROLES = {
+    "show": ["show", "M"],
+    "eval": ["eval", "M", "D"],
+    "predict": ["predict", "M", "D"],
+    "export": ["export", "M", "-o", "OUT"],
+    "verify": ["verify", "M", "D"],
+    "plot": ["plot", "M", "-o", "OUT.svg"],
+    "info": ["info", "M"],
+}
+WANTED = {"plot": "plot reads a model file (.tree)"}
+# Each command that reads data, with the data (X) in place.
+DATA_ROLES = {
+    "train": (["train", "X", "-o", "OUT.tree"], "train reads"),
+    "cv": (["cv", "X", "--folds", "2"], "cv reads"),
+    "rules": (["rules", "X", "-o", "OUT.rules"], "rules reads"),
+    "eval": (["eval", "R", "X"], "eval reads"),
+    "predict": (["predict", "R", "X"], "predict reads"),
+    "verify": (["verify", "R", "D", "X"], "verify reads"),
+    "validation": (
+        ["train", "D", "--prune", "reduced-error", "--validation", "X", "-o", "OUT.tree"],
+        "--validation reads",
+    ),
+}
+DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
+
+
+def _fill(argv: list[str], tmp: Path, **files: Path) -> list[str]:
+    out = tmp / "out"
+    return [
+        str(files[a]) if a in files else str(out) + a[3:] if a.startswith("OUT") else a
+        for a in argv
+    ]
+
+
+def _no_outputs(tmp: Path) -> bool:
+    return not any(p.name.startswith("out") for p in tmp.iterdir())
+
+
+def _data_files(tmp: Path, seed: int) -> dict[str, tuple[Path, str]]:
+    """A generated dataset as each kind of data file, under its own name and under
+    names that mislead (the kind comes from the content): path -> expected kind."""
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=200))
+    d = tmp / f"s{seed}"
+    d.mkdir()
+    synthetic.write_c45(ds, d, "g")
+    synthetic.write_arff(ds, d / "g.arff")
+    synthetic.write_csv(ds, d / "g.csv")
+    files = {
+        "names": (d / "g.names", "a C4.5 names file"),
+        "data": (d / "g.data", "a C4.5 data file"),
+        "arff": (d / "g.arff", "an ARFF data file"),
+        "csv": (d / "g.csv", "a CSV data file"),
+    }
+    for name, (src, kind) in list(files.items()):
+        disguised = d / f"{name}.tree"
+        shutil.copyfile(src, disguised)
+        # Without a .data/.test name or a STEM.names beside it, C4.5 cases read as CSV.
+        files[f"{name} as .tree"] = (disguised, "a CSV data file" if name == "data" else kind)
+    return files
+
+
+def test_a_model_command_given_data_says_what_the_file_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golf = DATA / "reference" / "golf" / "golf"
+    good = tmp_path / "golf.tree"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(good))[0] == 0
+    cases = 0
+    for seed in SEEDS:
+        for path, kind in _data_files(tmp_path, seed).values():
+            for command, argv in MODEL_ROLES.items():
+                wanted = WANTED.get(command, f"{command} reads a model file (.tree or .rules)")
+                got = run_cli(capsys, *_fill(argv, tmp_path, M=path, D=Path(f"{golf}.data")))
+                assert got == (2, "", f"treegen: error: {path} is {kind}; {wanted}\n"), got
+                cases += 1
+            got = run_cli(capsys, "eval", str(good), f"{golf}.data", "--unpruned", str(path))
+            want = f"treegen: error: {path} is {kind}; --unpruned reads a model file (.tree)\n"
+            assert got == (2, "", want)
+    assert cases == len(SEEDS) * 8 * len(MODEL_ROLES)
+    assert _no_outputs(tmp_path)
+
+
+def test_the_issues_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = tmp_path / "golf.names"
+    shutil.copyfile(DATA / "reference" / "golf" / "golf.names", names)
+    code, out, err = run_cli(capsys, "show", str(names))
+    assert (code, out) == (2, "")
+    assert (
+        err == f"treegen: error: {names} is a C4.5 names file; show reads a model file "
+        "(.tree or .rules)\n"
+    )
+
+
+def _models(tmp: Path, seed: int, capsys: pytest.CaptureFixture[str]) -> dict[str, Path]:
+    """A tree and a ruleset of a generated dataset, under their own names and under data
+    files' names."""
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=200))
+    d = tmp / f"m{seed}"
+    d.mkdir()
+    arff = synthetic.write_arff(ds, d / "g.arff")
+    tree, rules = d / "g.tree", d / "g.rules"
+    assert run_cli(capsys, "-q", "train", str(arff), "-o", str(tree))[0] == 0
+    assert run_cli(capsys, "-q", "rules", str(arff), "-o", str(rules))[0] == 0
+    out = {"tree": tree, "rules": rules}
+    for name, src in (("tree", tree), ("rules", rules)):
+        for suffix in (".csv", ".arff", ".data", ".names"):
+            disguised = d / f"{name}{suffix}"
+            shutil.copyfile(src, disguised)
+            out[f"{name} as {suffix}"] = disguised
+    return out
+
+
+def test_a_data_command_given_a_model_says_what_the_file_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for seed in SEEDS[:3]:
+        models = _models(tmp_path, seed, capsys)
+        good_data = tmp_path / f"m{seed}" / "g.arff"
+        for label, path in models.items():
+            kind = "a treegen ruleset file" if label.startswith("rules") else "a treegen model file"
+            for argv, wanted in DATA_ROLES.values():
+                filled = _fill(argv, tmp_path, X=path, D=good_data, R=models["tree"])
+                got = run_cli(capsys, *filled)
+                # C4.5 DATA given as .names or .data: the file of the pair that is a model.
+                want = f"treegen: error: {path} is {kind}; {wanted} {DATA_WANTED}\n"
+                assert got == (2, "", want), (label, filled)
+    assert _no_outputs(tmp_path)
+
+
+@pytest.mark.parametrize("command", ["eval", "predict", "verify"])
+def test_swapped_arguments_are_named_as_swapped(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golf = DATA / "reference" / "golf" / "golf"
+    tree = tmp_path / "golf.tree"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    got = run_cli(capsys, command, f"{golf}.data", str(tree))
+    assert got == (
+        2,
+        "",
+        f"treegen: error: {golf}.data is a C4.5 data file and {tree} is a treegen model "
+        f"file: {command} takes MODEL first, then DATA (the two are swapped)\n",
+    )
+
+
+def test_a_pickle_and_c_source_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golf = DATA / "reference" / "golf" / "golf"
+    tree = tmp_path / "golf.tree"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    assert run_cli(capsys, "-q", "export", str(tree), "-o", str(tmp_path / "c"))[0] == 0
+    pkl = tmp_path / "est.pkl"
+    for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+        pkl.write_bytes(pickle.dumps({"an": "estimator"}, protocol=protocol))
+        code, _, err = run_cli(capsys, "show", str(pkl))
+        assert code == 2 and err == (
+            f"treegen: error: {pkl} is a Python pickle; show reads a model file (.tree or "
+            f".rules) (a scikit-learn estimator? 'treegen import-sklearn {pkl} -o MODEL' "
+            "converts it)\n"
+        )
+        code, _, err = run_cli(capsys, "train", str(pkl))
+        assert code == 2 and f"{pkl} is a Python pickle; train reads data" in err
+    for name in ("predict.c", "predict.h"):
+        source = tmp_path / "c" / name
+        code, _, err = run_cli(capsys, "show", str(source))
+        want = f"{source} is a C source file; show reads a model file (.tree or .rules)"
+        assert err == f"treegen: error: {want}\n"
+        code, _, err = run_cli(capsys, "predict", str(tree), str(source))
+        assert f"{source} is a C source file; predict reads data" in err
+
+
+def test_import_sklearn_given_data_or_a_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golf = DATA / "reference" / "golf" / "golf"
+    tree = tmp_path / "golf.tree"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    out = tmp_path / "m.tree"
+    for path, kind in (
+        (f"{golf}.names", "a C4.5 names file"),
+        (f"{golf}.arff", "an ARFF data file"),
+    ):
+        got = run_cli(capsys, "import-sklearn", path, "-o", str(out))
+        assert got == (
+            2,
+            "",
+            f"treegen: error: {path} is {kind}; import-sklearn reads a pickled scikit-learn "
+            "estimator (pickle or joblib)\n",
+        )
+    got = run_cli(capsys, "import-sklearn", str(tree), "-o", str(out))
+    assert got[2].endswith("(pickle or joblib), and a treegen file needs no import\n")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        p
+        for p in DATA.joinpath("reference").rglob("*")
+        if p.suffix in (".names", ".data", ".test", ".arff")
+    )
+    + sorted(DATA.joinpath("weka").glob("*.arff")),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_every_bundled_data_file_is_recognised(path: Path) -> None:
+    want = {
+        ".names": "a C4.5 names file",
+        ".data": "a C4.5 data file",
+        ".test": "a C4.5 data file",
+        ".arff": "an ARFF data file",
+    }[path.suffix]
+    kind = file_kind(str(path))
+    assert kind is not None and kind.name == want
+
+
+def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
+    b = bytearray(data)
+    for _ in range(int(rng.integers(1, 5))):
+        op = int(rng.integers(0, 5))
+        at = int(rng.integers(0, len(b) + 1))
+        if op == 0 and b:
+            b[min(at, len(b) - 1)] = int(rng.integers(0, 256))
+        elif op == 1:
+            b[at:at] = [b",", b"{", b"}", b".", b":", b"\n", b"|", b"\x80\x04"][
+                int(rng.integers(8))
+            ]
+        elif op == 2:
+            del b[at : at + int(rng.integers(1, 40))]
+        elif op == 3:
+            del b[at:]
+        else:
+            lines = bytes(b).split(b"\n")
+            i, j = (int(v) for v in rng.integers(len(lines), size=2))
+            lines[i], lines[j] = lines[j], lines[i]
+            b = bytearray(b"\n".join(lines))
+    return bytes(b)
+
+
+def test_damaged_files_keep_their_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mutated models and rulesets are never taken for data, a pickle or C (their own
+    reader reports them); mutated data files are never taken for a model, a pickle, C or
+    JSON (the data reader reports them)."""
+    golf = DATA / "reference" / "golf" / "golf"
+    tree, rules = tmp_path / "golf.tree", tmp_path / "golf.rules"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    assert run_cli(capsys, "-q", "rules", f"{golf}.names", "-o", str(rules))[0] == 0
+    models = [tree.read_bytes(), rules.read_bytes()]
+    data = [Path(f"{golf}{s}").read_bytes() for s in (".names", ".data", ".arff")] + [
+        synthetic.csv_text(synthetic.generate(synthetic.random_spec(1))).encode()
+    ]
+    rng = np.random.default_rng(30)
+    path = tmp_path / "mutant"
+    for i in range(3000):
+        model = i % 2 == 0
+        source = models[i // 2 % 2] if model else data[i // 2 % 4]
+        path.write_bytes(_mutate(source, rng))
+        kind = file_kind(str(path))
+        if kind is not None:
+            wrong = ("data", "pickle", "source") if model else ("model", "pickle", "source", "json")
+            assert kind.role not in wrong, (kind, path.read_bytes()[:300])
+
+
+def test_files_that_are_not_regular_are_not_read(tmp_path: Path) -> None:
+    """Looking at a FIFO would consume what the reader needs (or block): not looked at."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert file_kind(str(fifo)) is None
+    assert file_kind(str(tmp_path)) is None
+    assert file_kind(str(tmp_path / "missing")) is None

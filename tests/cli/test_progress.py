@@ -1,0 +1,96 @@
+"""The progress line: on a terminal only, not under --quiet, erased before the summary.
+
+The command runs with its stderr on a pseudo-terminal (the pty module) or a
+pipe; TREEGEN_PROGRESS_DELAY=0 makes even the tiny golf data show the line.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf.data"
+CODE = "import sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals")
+
+
+def _run(args: list[str], *, tty: bool, delay: str = "0") -> tuple[int, bytes]:
+    """Run treegen ARGS; return its exit status and everything it wrote to stderr."""
+    env = dict(os.environ, TREEGEN_PROGRESS_DELAY=delay)
+    if not tty:
+        proc = subprocess.run(
+            [sys.executable, "-c", CODE, *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
+        return proc.returncode, proc.stderr
+    master, slave = os.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-c", CODE, *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    ) as proc:
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        rc = proc.wait(timeout=120)
+    os.close(master)
+    return rc, out.replace(b"\r\n", b"\n")  # the terminal's own newline translation
+
+
+def test_terminal_shows_the_phases_then_erases_the_line(tmp_path: Path) -> None:
+    rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True)
+    assert rc == 0
+    text = err.decode()
+    phases = [p for p in ("reading", "growing", "pruning", "writing") if f"treegen: {p}" in text]
+    assert phases == ["reading", "growing", "pruning", "writing"]
+    assert (
+        text.index("reading")
+        < text.index("growing")
+        < text.index("pruning")
+        < text.index("writing")
+    )
+    assert "14 rows" in text and "nodes" in text
+    # The last progress drawing is erased, then the summary stands alone on its line.
+    head, _, summary = text.rpartition("\r\x1b[K")
+    assert head and summary.startswith("treegen: wrote ") and summary.count("\n") == 1
+    # The other commands read through the same code: eval shows its phases too.
+    rc, err = _run(["eval", str(tmp_path / "m.tree"), str(GOLF)], tty=True)
+    assert rc == 0 and b"treegen: reading" in err and b"treegen: evaluating" in err
+
+
+def test_quiet_terminal_gets_nothing(tmp_path: Path) -> None:
+    rc, err = _run(["--quiet", "train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True)
+    assert rc == 0 and err == b""
+
+
+def test_pipe_gets_only_the_summary(tmp_path: Path) -> None:
+    rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=False)
+    assert rc == 0
+    assert b"\r" not in err and b"\x1b" not in err
+    assert err.decode().startswith("treegen: wrote ") and err.count(b"\n") == 1
+
+
+def test_short_work_shows_no_line(tmp_path: Path) -> None:
+    # The default delay: golf trains in milliseconds, far below a second.
+    rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True, delay="1")
+    assert rc == 0
+    assert b"\x1b" not in err and err.decode().startswith("treegen: wrote ")

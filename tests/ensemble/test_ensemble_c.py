@@ -1,0 +1,160 @@
+"""An ensemble's C: verify holds it to the numpy arithmetic in every input mode, it
+compiles warning-free under the strict flags (c89 and c99, gcc and clang; the cross
+compilers in the toolchain set), and its bytes are deterministic."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.kinds.check import verify
+from treegen.kinds.export import render
+from treegen.verify.build import STRICT_FLAGS
+
+from support.modes import EXPORT_MODES
+from support.sklearn_models import NAMES
+from support.sklearn_models import fit_setup as _fit
+
+sklearn = pytest.importorskip("sklearn")
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+
+MODES = ["float", "double", "int16", "uint8", "keys", "fixed"]
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", NAMES)
+def test_verify_every_mode(name: str, mode: str, style: str) -> None:
+    ens = _fit(name)
+    kw = dict(EXPORT_MODES[mode], style=style)
+    categorical = any(any(t.categorical) for t in ens.trees)
+    if categorical and mode not in ("float", "double"):
+        with pytest.raises(Exception, match="categorical"):
+            verify(ens, ExportOptions(prefix="e", **kw), n_random=50)  # type: ignore[arg-type]
+        return
+    if mode == "int16":
+        kw["scale"] = 10  # the features are small numbers: tenths fit int16
+    report = verify(ens, ExportOptions(prefix="e", **kw), n_random=400)  # type: ignore[arg-type]
+    assert report.rows > 400 and report.ok, report.text()
+
+
+def _compile(
+    cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[str] | None = None
+) -> None:
+    for name, text in files.items():
+        (tmp / name).write_text(text)
+    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    r = subprocess.run(
+        [cc, std, *flags, *(extra or []), "-c", "predict.c", "-o", "p.o"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
+@pytest.mark.parametrize("name", NAMES)
+def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
+    ens = _fit(name)
+    categorical = any(any(t.categorical) for t in ens.trees)
+    for style in ("table", "ifs"):
+        for mode in ("float", "double") if categorical else ("float", "double", "int16", "keys"):
+            opts = ExportOptions(prefix="e", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
+            files = render(ens, opts).files
+            _compile("gcc", std, files, tmp_path)
+            # Both sums: the C library's double and the file's own binary64 routines.
+            _compile("gcc", std, files, tmp_path, ["-De_SOFT64=1"])
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("cc", ["clang", "arm-none-eabi-gcc"])
+def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    for name in NAMES:
+        for style in ("table", "ifs"):
+            files = render(_fit(name), ExportOptions(prefix="e", style=style)).files
+            for std in ("-std=c89", "-std=c99"):
+                _compile(cc, std, files, tmp_path)
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_the_same_ensemble_gives_the_same_bytes(style: str) -> None:
+    a = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
+    b = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
+    assert a == b
+    assert "predict_proba" not in a["predict.h"] and "int e_predict(" in a["predict.h"]
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("forest", "proba"),
+        ("tree", "proba"),
+        ("wide_forest", "proba"),
+        ("boosting", "scores"),
+        ("binary_boosting", "scores"),
+        ("hist", "scores"),
+        ("adaboost", "scores"),
+        ("binary_adaboost", "scores"),
+    ],
+)
+def test_probabilities_and_scores_bit_for_bit(name: str, what: str, style: str) -> None:
+    """--proba (a forest's predict_proba) and --scores (decision_function) equal the
+    float64 arithmetic in every bit, in float and int16 input."""
+    for mode in ("float", "int16"):
+        kw = dict(EXPORT_MODES[mode], style=style, **{what: True})
+        if mode == "int16":
+            kw["scale"] = 10
+        if mode == "int16" and name == "hist":
+            continue  # its categorical feature is read as a number: float inputs only
+        r = verify(_fit(name), ExportOptions(prefix="e", **kw), n_random=200)  # type: ignore[arg-type]
+        assert r.ok, r.text()
+        assert "(bits)" in r.text() and "probabilities identical" in r.text()
+
+
+def test_a_wrong_double_is_caught(tmp_path: Path) -> None:
+    """The comparison is of bits: a divisor one ulp off changes some probabilities by
+    an ulp, not the class, and verify's comparison fails on them."""
+    from treegen.ensemble import check
+    from treegen.verify.build import build
+    from treegen.verify.report import Report
+
+    ens = _fit("forest")
+    r = render(ens, ExportOptions(prefix="e", proba=True))
+    files = dict(r.files)
+    assert "acc[o] / 6.0;" in files["predict.c"]
+    files["predict.c"] = files["predict.c"].replace("acc[o] / 6.0;", "acc[o] / 6.000000000000001;")
+    built = build(r.lowered, files, tmp_path)
+    X = check.verify_rows(ens, r.lowered, r.opts, [], 300, 0, Report())
+    cls, proba = built.run(X)
+    report = Report()
+    check.compare(ens, r.lowered, r.opts, X, cls, proba, report)
+    assert not report.ok and report.failed_rows > 0
+
+
+def test_doubles_the_model_has_no_exact_c_for_are_refused() -> None:
+    from treegen.errors import TreegenError
+
+    with pytest.raises(TreegenError, match="exp of its raw scores"):
+        render(_fit("boosting"), ExportOptions(prefix="e", proba=True))
+    with pytest.raises(TreegenError, match="no decision_function"):
+        render(_fit("forest"), ExportOptions(prefix="e", scores=True))
+    with pytest.raises(TreegenError, match="choose one"):
+        ExportOptions(prefix="e", scores=True, proba=True)
+    h = render(_fit("binary_adaboost"), ExportOptions(prefix="e", scores=True)).files["predict.h"]
+    assert "#define E_N_SCORES 1" in h
+    assert "void e_decision_function(const e_input_t *x, double *scores);" in h
+    h = render(_fit("forest"), ExportOptions(prefix="e", proba=True)).files["predict.h"]
+    assert (
+        "#define E_N_PROBA 3" in h
+        and "void e_predict_proba(const e_input_t *x, double *proba);" in h
+    )

@@ -1,0 +1,128 @@
+"""The ensemble file: the same bytes for the same ensemble, read back equal, and every
+tampered or truncated field a one-line error naming it (exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.ensemble.file import ensemble_from_data, ensemble_to_json
+from treegen.ensemble.sklearn import ensemble_from_sklearn
+from treegen.errors import ModelFileError
+
+from support.cli import run_cli
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.datasets import load_iris  # noqa: E402
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier  # noqa: E402
+
+
+def _text(ens: object) -> str:
+    return ensemble_to_json(ens)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def forest() -> object:
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[::5, 0] = np.nan
+    return ensemble_from_sklearn(RandomForestClassifier(4, max_depth=4, random_state=0).fit(X, y))
+
+
+def test_round_trip_is_exact(forest: object) -> None:
+    text = _text(forest)
+    back = ensemble_from_data(json.loads(text), text, "f.trees")
+    assert back == forest and _text(back) == text
+    X, y = load_iris(return_X_y=True)
+    hist = ensemble_from_sklearn(HistGradientBoostingClassifier(max_iter=3).fit(X, y))
+    t2 = _text(hist)
+    assert ensemble_from_data(json.loads(t2), t2, "h.trees") == hist
+    # float.hex keeps every bit: inf thresholds, signed zeros.
+    assert "inf" in t2 or "0x" in t2
+
+
+def _edit(text: str, path: list[object], value: object) -> str:
+    d = json.loads(text)
+    target = d
+    for key in path[:-1]:
+        target = target[key]  # type: ignore[index]
+    target[path[-1]] = value  # type: ignore[index]
+    return json.dumps(d)
+
+
+CASES = [
+    (["trees", 0, "left", 0], 0, "trees"),
+    (["trees", 0, "feature", 0], 99, "trees[0].feature[0]"),
+    (["trees", 0, "value", 1], 10**6, "trees[0]"),
+    (["trees", 0, "threshold", 0], "xyz", "trees[0].threshold[0]"),
+    (["values", 0], ["0x1p+0"], "trees"),
+    (["init"], [], "init"),
+    (["decision"], "median", "decision"),
+    (["divisor"], "nan", "divisor"),
+    (["method"], 3, "method"),
+    (["format"], "treegen-forest", "format"),
+    (["trees"], [], "trees"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field"), CASES)
+def test_tampered_file_is_one_line_naming_the_field(
+    forest: object,
+    path: list[object],
+    value: object,
+    field: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bad = tmp_path / "bad.trees"
+    bad.write_text(_edit(_text(forest), path, value))
+    with pytest.raises(ModelFileError):
+        text = bad.read_text()
+        ensemble_from_data(json.loads(text), text, str(bad))
+    (tmp_path / "out").mkdir()
+    code, out, err = run_cli(capsys, "export", str(bad), "-o", str(tmp_path / "out"))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert str(bad) in err and field.split("[")[0] in err
+    assert not any((tmp_path / "out").iterdir())
+
+
+def test_truncated_file(forest: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _text(forest)
+    for cut in (len(text) // 3, len(text) - 5):
+        bad = tmp_path / "t.trees"
+        bad.write_text(text[:cut])
+        code, _, err = run_cli(capsys, "show", str(bad))
+        assert code == 2 and err.count("\n") == 1 and "truncated" in err
+
+
+def test_show_info_eval_predict(
+    forest: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "f.trees"
+    path.write_text(_text(forest))
+    code, out, _ = run_cli(capsys, "show", str(path))
+    assert code == 0 and "4 trees" in out and "classes (3): 0, 1, 2" in out
+    code, out, _ = run_cli(capsys, "info", str(path))
+    assert code == 0 and "table bytes" in out
+    X, y = load_iris(return_X_y=True)
+    csv = tmp_path / "iris.csv"
+    csv.write_text(
+        "x0,x1,x2,x3,class\n"
+        + "".join(
+            ",".join(map(repr, r)) + f",{c}\n" for r, c in zip(X.tolist(), y.tolist(), strict=True)
+        )
+    )
+    code, out, _ = run_cli(
+        capsys, "eval", str(csv.with_suffix(".trees")) if False else str(path), str(csv)
+    )
+    assert code == 0 and "Evaluation on test data (150 items)" in out
+    code, out, _ = run_cli(capsys, "predict", str(path), str(csv), "--proba")
+    assert code == 0 and len(out.splitlines()) == 150
+    pkl = tmp_path / "f.pkl"
+    pkl.write_bytes(pickle.dumps({"x": 1}))
+    code, _, err = run_cli(capsys, "show", str(pkl))
+    assert code == 2 and err.count("\n") == 1

@@ -1,0 +1,52 @@
+"""An ensemble's C on the simulated chips: the ATmega328P (where double has 32 bits, so
+the float64 sums run in the generated binary64 routines) and Cortex-M0+ and M4F (no
+double FPU: the same routines, smaller than libgcc's soft double), every row equal to
+the numpy arithmetic, in both styles; the exported doubles (predict_proba,
+decision_function) bit for bit, or as the nearest float32 where double has 32 bits."""
+
+from __future__ import annotations
+
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.firmware import targets
+from treegen.firmware.parity import verify_on
+
+from support.sklearn_models import fit_setup as _fit
+
+pytestmark = pytest.mark.toolchain
+
+
+def _need(name: str) -> None:
+    t = targets.target(name)
+    if not targets.available(t, run=True):
+        pytest.skip(f"{name}: its compiler or simulator is not installed")
+
+
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("forest", {"proba": True}),
+        ("wide_forest", {"style": "ifs", "proba": True}),
+        ("wide_forest", {}),
+        ("binary_boosting", {"scores": True}),
+        ("hist", {"style": "ifs"}),
+        ("hist", {"scores": True}),
+        ("binary_adaboost", {"float_compare": "int", "scores": True}),
+        ("boosting", {"input_type": "int16", "scale": 10, "scores": True}),
+        ("leaf_forest", {"style": "ifs", "float_compare": "int"}),
+    ],
+)
+def test_ensembles_on_every_chip(name: str, mode: dict[str, object]) -> None:
+    for chip in ("avr", "m0plus", "m4f"):
+        _need(chip)
+    opts = ExportOptions(prefix="e", **mode)  # type: ignore[arg-type]
+    result = verify_on(_fit(name), opts, [], ["avr", "m0plus", "m4f"], n_random=200)
+    assert result.report.ok, result.report.text()
+    assert set(result.runs) == {"avr", "m0plus", "m4f"}
+    assert all(run.done.all() for run in result.runs.values())
+    if opts.proba or opts.scores:
+        # The doubles came back: the AVR's as binary32, the others' as binary64.
+        assert result.runs["avr"].proba.dtype == "float32"
+        assert result.runs["m0plus"].proba.dtype == "float64"
+        assert "(bits)" in result.report.text()

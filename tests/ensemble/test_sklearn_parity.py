@@ -1,0 +1,148 @@
+"""An imported estimator's numpy arithmetic equals ``estimator.predict`` bit for bit.
+
+For every supported estimator, on test rows, on rows moved to every threshold's float32
+neighbours, and (where the estimator takes NaN) on rows with missing values: the class
+equals ``estimator.predict``'s, and the scores equal ``predict_proba`` (a forest) or
+``decision_function`` (boosting, AdaBoost) in every bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treegen.ensemble import classify
+from treegen.ensemble.sklearn import ensemble_from_sklearn
+
+from support.sklearn_models import sklearn_thresholds, threshold_rows, with_nan
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn import datasets  # noqa: E402
+from sklearn.ensemble import (  # noqa: E402
+    AdaBoostClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
+from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier  # noqa: E402
+
+ESTIMATORS = {
+    "tree": lambda: DecisionTreeClassifier(random_state=0),
+    "extra_tree": lambda: ExtraTreeClassifier(random_state=0),
+    "forest": lambda: RandomForestClassifier(n_estimators=10, max_depth=8, random_state=0),
+    "extra_trees": lambda: ExtraTreesClassifier(n_estimators=10, random_state=0),
+    "boosting": lambda: GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0),
+    "boosting_zero": lambda: GradientBoostingClassifier(
+        n_estimators=8, max_depth=2, init="zero", learning_rate=0.3, random_state=0
+    ),
+    "hist": lambda: HistGradientBoostingClassifier(max_iter=15, random_state=0),
+    "adaboost": lambda: AdaBoostClassifier(n_estimators=15, random_state=0),
+}
+# The estimators whose predict takes NaN (GradientBoosting and AdaBoost refuse it).
+TAKES_NAN = {"tree", "extra_tree", "forest", "extra_trees", "hist"}
+DATA = {
+    "iris": lambda: datasets.load_iris(return_X_y=True),
+    "cancer": lambda: datasets.load_breast_cancer(return_X_y=True),
+    "binary_iris": lambda: (
+        datasets.load_iris(return_X_y=True)[0],
+        (datasets.load_iris(return_X_y=True)[1] == 1).astype(int) * 3 + 4,
+    ),
+}
+
+
+def _scores(est: Any, X: np.ndarray) -> np.ndarray:
+    if (
+        hasattr(est, "estimators_")
+        and type(est).__name__
+        in (
+            "RandomForestClassifier",
+            "ExtraTreesClassifier",
+        )
+        or type(est).__name__ in ("DecisionTreeClassifier", "ExtraTreeClassifier")
+    ):
+        return np.asarray(est.predict_proba(X))
+    d = np.asarray(est.decision_function(X))
+    return d.reshape(len(X), -1)
+
+
+def _check(est: Any, X: np.ndarray) -> None:
+    ens = ensemble_from_sklearn(est)
+    got = np.asarray(est.classes_)[classify.predict(ens, X)]
+    assert np.array_equal(got, est.predict(X))
+    mine = classify.decision_values(ens, X)
+    theirs = _scores(est, X)
+    assert mine.shape == theirs.shape
+    assert np.array_equal(mine.view(np.int64), theirs.astype(np.float64).view(np.int64))
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_predict_and_scores_equal_sklearn(name: str, data: str) -> None:
+    X, y = DATA[data]()
+    est = ESTIMATORS[name]().fit(X, y)
+    rows = np.vstack([X, threshold_rows(X, sklearn_thresholds(est))])
+    _check(est, rows.astype(np.float32).astype(np.float64) if name != "hist" else rows)
+    if name != "hist":
+        # The rows as float64: scikit-learn's trees round them to float32 themselves.
+        _check(est, rows)
+
+
+@pytest.mark.parametrize("name", sorted(TAKES_NAN))
+def test_nan_goes_where_sklearn_sends_it(name: str) -> None:
+    """NaN in training and prediction: each node's learnt side (missing_go_to_left),
+    and a node that saw no NaN sends it to its larger child, as the estimator does."""
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    Xn = with_nan(X, 0.15, 1)
+    est = ESTIMATORS[name]().fit(Xn, y)
+    rows = np.vstack([Xn, with_nan(X, 0.5, 2), np.full((1, X.shape[1]), np.nan)])
+    _check(est, rows)
+
+
+def test_hist_categorical_features_and_unknown_categories() -> None:
+    """HistGradientBoosting's categorical columns: encoded by its preprocessor (moved
+    first, sorted categories); an unknown, negative, fractional or too large category
+    goes the missing way."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = np.column_stack(
+        [rng.normal(size=n), rng.integers(0, 9, n) * 3.0, rng.normal(size=n), rng.integers(2, 6, n)]
+    )
+    y = ((X[:, 0] > 0) ^ np.isin(X[:, 1], [3, 9, 15])).astype(int) + (X[:, 3] == 4)
+    X = with_nan(X, 0.08, 3)
+    est = HistGradientBoostingClassifier(
+        max_iter=25, categorical_features=[1, 3], random_state=0
+    ).fit(X, y)
+    probe = X[:50].copy()
+    extra = []
+    for v in (-3.0, 1.5, 4.0, 27.0, 1e9, np.nan, 0.0, 24.0):
+        r = probe[:5].copy()
+        r[:, 1] = v
+        r[:, 3] = v if v != 24.0 else 5.0
+        extra.append(r)
+    _check(est, np.vstack([X, probe, *extra]))
+    ens = ensemble_from_sklearn(est)
+    assert ens.categories[1] == tuple(float(c) for c in range(0, 27, 3))
+
+
+def test_hist_string_categories_are_nominal_codes() -> None:
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 1500
+    cats = np.array(["red", "green", "blue", "cyan"])
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "colour": pd.Categorical(cats[rng.integers(0, 4, n)]),
+        }
+    )
+    y = ((frame.x > 0) & (frame.colour != "red")).astype(int)
+    est = HistGradientBoostingClassifier(max_iter=10, random_state=0).fit(frame, y)
+    ens = ensemble_from_sklearn(est)
+    colour = ens.schema.attributes[1]
+    assert colour.kind == "nominal" and colour.values == ("blue", "cyan", "green", "red")
+    codes = np.asarray([colour.values.index(c) for c in frame.colour.astype(str)], dtype=float)
+    X = np.column_stack([frame.x.to_numpy(), codes])
+    assert np.array_equal(classify.predict(ens, X), est.predict(frame))

@@ -1,0 +1,236 @@
+"""treegen.from_sklearn and ``treegen import-sklearn``: a fitted scikit-learn tree (an
+ensemble of one) or ensemble as a treegen model whose C predicts exactly what
+``estimator.predict`` does, on test rows, on rows one float32 ulp either side of every
+threshold and on NaN."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import treegen
+from treegen.codegen.options import ExportOptions
+from treegen.errors import UsageError
+from treegen.kinds.export import render
+from treegen.verify.build import build, have_compiler
+
+from support.cli import run_cli
+from support.sklearn_models import sklearn_thresholds, threshold_rows
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier  # noqa: E402
+from sklearn.model_selection import train_test_split  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier  # noqa: E402
+
+needs_gcc = pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+
+
+def _fit(loader, cls=DecisionTreeClassifier):  # type: ignore[no-untyped-def]
+    X, y = loader(return_X_y=True)
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
+    return cls(random_state=0).fit(Xtr, ytr), Xtr, Xte
+
+
+def _c_labels(model: treegen.Model, X: np.ndarray, input_type: str, workdir: Path) -> np.ndarray:
+    r = render(model.value, ExportOptions(input_type=input_type))  # type: ignore[arg-type]
+    cls, _ = build(r.kind.api(r.lowered), r.files, workdir).run(X)
+    return model.classes_[cls]
+
+
+@needs_gcc
+@pytest.mark.parametrize(
+    "loader,kind",
+    [
+        (load_iris, ExtraTreeClassifier),
+        (load_breast_cancer, DecisionTreeClassifier),
+        (load_digits, DecisionTreeClassifier),
+    ],
+)
+def test_c_equals_sklearn_float(loader, kind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    est, Xtr, Xte = _fit(loader, kind)
+    model = treegen.from_sklearn(est)
+    X = np.vstack([Xte, threshold_rows(Xtr, sklearn_thresholds(est))]).astype(np.float32)
+    assert np.array_equal(model.predict(X.astype(np.float64)), est.predict(X))
+    assert np.array_equal(_c_labels(model, X, "float", tmp_path), est.predict(X))
+
+
+@needs_gcc
+def test_c_equals_sklearn_int16_digits(tmp_path: Path) -> None:
+    # Digits are integers 0..16: an int16 input with scale 1 is exact.
+    est, Xtr, Xte = _fit(load_digits)
+    model = treegen.from_sklearn(est)
+    X = np.vstack([Xte, np.clip(np.round(Xtr[:50]) + 1, 0, 16)]).astype(np.int16)
+    assert np.array_equal(_c_labels(model, X, "int16", tmp_path), est.predict(X))
+
+
+def test_threshold_between_two_float32_is_exact() -> None:
+    # One feature, two points: sklearn's threshold is the double midway between 0.1f
+    # and 0.2f, which is no float32; the model must split float32 values exactly there.
+    a, b = float(np.float32(0.1)), float(np.float32(0.2))
+    est = DecisionTreeClassifier().fit([[a], [b]], [0, 1])
+    model = treegen.from_sklearn(est)
+    grid = np.float32(a) + np.arange(-3, 3000, dtype=np.float32) * np.float32(1e-7)
+    X = grid.reshape(-1, 1).astype(np.float32)
+    assert np.array_equal(model.predict(X.astype(np.float64)), est.predict(X))
+
+
+def test_labels_and_names() -> None:
+    est, _, Xte = _fit(load_iris)
+    model = treegen.from_sklearn(est, feature_names=["a", "b", "c", "d"])
+    assert model.feature_names == ("a", "b", "c", "d") and model.kind.name == "ensemble"
+    assert list(model.classes_) == list(est.classes_) and model.classes_.dtype.kind == "i"
+    y = np.array(["setosa", "versicolor", "virginica"])[load_iris(return_X_y=True)[1]]
+    est2 = DecisionTreeClassifier(random_state=0).fit(load_iris(return_X_y=True)[0], y)
+    m2 = treegen.from_sklearn(est2)
+    assert list(m2.predict(Xte)) == list(est2.predict(Xte))
+
+
+def test_rejects_what_it_cannot_map() -> None:
+    from sklearn.tree import DecisionTreeRegressor
+
+    with pytest.raises(UsageError, match="DecisionTreeRegressor.*RandomForestClassifier"):
+        treegen.from_sklearn(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]))
+    with pytest.raises(UsageError, match="not fitted"):
+        treegen.from_sklearn(DecisionTreeClassifier())
+    est = DecisionTreeClassifier().fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])
+    with pytest.raises(UsageError, match="2 distinct names"):
+        treegen.from_sklearn(est, feature_names=["a"])
+    with pytest.raises(UsageError, match="cannot name the class column"):
+        treegen.from_sklearn(est, feature_names=["a", "b"], target="a")
+
+
+@needs_gcc
+def test_nan_goes_where_the_tree_learnt(tmp_path: Path) -> None:
+    """A tree trained with NaN: the model and its C send NaN down each node's learnt side
+    (missing_go_to_left), so both equal estimator.predict on rows with NaN too."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5).astype(int)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    est = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = treegen.from_sklearn(est)
+    rows = np.vstack([X, np.full((1, 3), np.nan)])
+    assert np.array_equal(model.predict(rows), est.predict(rows))
+    c = _c_labels(model, rows.astype(np.float32), "float", tmp_path)
+    assert np.array_equal(c, est.predict(rows))
+
+
+@pytest.mark.parametrize("dumper", ["pickle", "joblib"])
+def test_cli_import_sklearn(
+    dumper: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    est = RandomForestClassifier(n_estimators=5, random_state=0).fit(*load_iris(return_X_y=True))
+    Xte = load_iris(return_X_y=True)[0][::3]
+    pkl = tmp_path / "forest.pkl"
+    if dumper == "joblib":
+        joblib = pytest.importorskip("joblib")
+        joblib.dump(est, pkl)
+    else:
+        pkl.write_bytes(pickle.dumps(est))
+    out = tmp_path / "forest.trees"
+    code, _, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 0, err
+    model = treegen.load(out)
+    assert np.array_equal(model.predict(Xte), est.predict(Xte))
+    assert model == treegen.from_sklearn(est)
+
+
+def test_cli_import_sklearn_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "x.pkl"
+    bad.write_bytes(pickle.dumps({"not": "a tree"}))
+    code, _, err = run_cli(capsys, "import-sklearn", str(bad), "-o", str(tmp_path / "m.trees"))
+    assert code == 2 and err.startswith("treegen: error:") and "dict" in err
+    assert "RandomForestClassifier" in err  # the supported list
+    code, _, err = run_cli(
+        capsys, "import-sklearn", str(tmp_path / "none.pkl"), "-o", str(tmp_path / "m.trees")
+    )
+    assert code == 2 and "none.pkl" in err
+
+
+def _tampered(change):  # type: ignore[no-untyped-def]
+    """A fitted iris tree whose pickled node arrays ``change`` edits (scikit-learn checks
+    none of it on unpickling)."""
+    est = DecisionTreeClassifier(random_state=0).fit(*load_iris(return_X_y=True))
+    state = dict(est.tree_.__getstate__())
+    state["nodes"], state["values"] = state["nodes"].copy(), state["values"].copy()
+    change(state)
+    est.tree_.__setstate__(state)
+    return est
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["nodes"]["left_child"].__setitem__(0, 0), "node 0 is reached twice"),
+        (
+            lambda s: s["nodes"]["right_child"].__setitem__(0, s["nodes"]["left_child"][0]),
+            "is reached twice",
+        ),
+        (lambda s: s["nodes"]["left_child"].__setitem__(0, 10**6), "a child 1000000 of"),
+        (lambda s: s["nodes"]["feature"].__setitem__(0, 99), "node 0 tests feature 99 of 4"),
+        (lambda s: s["nodes"]["feature"].__setitem__(0, -5), "node 0 tests feature -5 of 4"),
+        (lambda s: s["values"].__setitem__(slice(None), np.nan), "is not finite"),
+        (lambda s: s["nodes"]["threshold"].__setitem__(0, np.nan), "threshold is NaN"),
+    ],
+)
+def test_cli_import_sklearn_checks_the_trees_arrays(
+    change, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """A tampered pickle: one line, exit 2, no model written."""
+    pkl = tmp_path / "t.pkl"
+    pkl.write_bytes(pickle.dumps(_tampered(change)))
+    code, out, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(tmp_path / "m.trees"))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {pkl}: the estimator is inconsistent: ")
+    assert message in err
+    assert not (tmp_path / "m.trees").exists()
+
+
+def test_cli_import_sklearn_reads_skops_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skops file of every supported kind of estimator imports (its trusted types
+    only) and predicts what the estimator predicts; a file holding another type, a
+    damaged archive, are one-line errors."""
+    sio = pytest.importorskip("skops.io")
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from support.sklearn_models import _data, with_nan
+
+    X, y = _data()
+    Xn = with_nan(X, 0.1, 7)
+    for est in (
+        RandomForestClassifier(4, max_depth=4, random_state=0).fit(Xn, y),
+        HistGradientBoostingClassifier(max_iter=4, categorical_features=[1]).fit(Xn, y),
+    ):
+        path = tmp_path / "m.skops"
+        sio.dump(est, path)
+        out = tmp_path / "m.trees"
+        code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
+        assert code == 0, err
+        model = treegen.load(out)
+        assert np.array_equal(model.predict(Xn), est.predict(Xn))
+    # A type outside the trusted list: named, nothing written.
+    import operator
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    pipe = make_pipeline(FunctionTransformer(operator.neg), RandomForestClassifier(2)).fit(X, y)
+    sio.dump(pipe, tmp_path / "p.skops")
+    code, _, err = run_cli(
+        capsys, "import-sklearn", str(tmp_path / "p.skops"), "-o", str(tmp_path / "p.trees")
+    )
+    assert code == 2 and "does not trust" in err and "_operator.neg" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "p.trees").exists()
+    # A damaged archive.
+    raw = (tmp_path / "m.skops").read_bytes()
+    (tmp_path / "bad.skops").write_bytes(raw[: len(raw) // 2])
+    code, _, err = run_cli(
+        capsys, "import-sklearn", str(tmp_path / "bad.skops"), "-o", str(tmp_path / "b.trees")
+    )
+    assert code == 2 and "bad.skops" in err and len(err.strip().splitlines()) == 1

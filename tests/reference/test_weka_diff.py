@@ -1,0 +1,205 @@
+"""Differential test: treegen ``--flavor j48`` against Debian's Weka J48 (3.6.14).
+
+100 random datasets from ``treegen.data.synthetic`` (fixed seeds 0..99; mixed
+continuous/nominal attributes in three textures, missing values, 2-5
+classes, 30-3000 rows) are written as ARFF and given to real Weka J48 with
+its defaults (-C 0.25 -M 2).  treegen must build the identical pruned tree on
+every one: same tests, thresholds as J48 prints them (``doubleToString(t,6)``),
+same branches, leaf classes, N and E at J48's 2 printed decimals, same size
+and leaf count, and the same prediction on every training row except rows
+whose class probabilities tie exactly (see test_treegen_j48_equals_weka).  A seed that differs
+for a understood reason must be listed in ``EXPECTED_DIFFERENCES`` with the
+reason; none is listed today.  Seven hand-made corner cases
+(``synthetic.special_datasets``: duplicated columns, balanced XOR, values
+1e-6..1e-4 apart, tiny/huge magnitudes, 10 classes, degenerate columns,
+60% missing) get the same checks.
+
+Weka runs once for all files: a tiny driver (tests/java/J48Batch.java) is
+compiled into a temporary directory when ``javac`` exists; without a JDK the
+test falls back to one ``weka.classifiers.trees.J48 -t F.arff -no-cv`` run per
+file.  The harness itself is checked first: live J48 on the nine reference
+ARFF files must reproduce ``j48.out``.  Everything is skipped, with the
+reason, only when ``java`` or ``/usr/share/java/weka.jar`` is missing
+(CI: ``apt-get install weka default-jdk-headless``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.data import synthetic
+from treegen.data.dataset import Dataset
+
+from support import reftrees as rt
+from support.weka import (
+    REF,
+    REFERENCE,
+    SEEDS,
+    WEKA_JAR,
+    compile_driver,
+    differential_files,
+    java_or_skip,
+    run_j48,
+)
+
+# Java and Weka's J48: the toolchain set.
+pytestmark = pytest.mark.toolchain
+
+# seed -> precise explanation of an accepted difference (keep empty unless understood).
+EXPECTED_DIFFERENCES: dict[int, str] = {}
+# Seeds with training rows whose class probabilities tie exactly, so that
+# Weka's Evaluation and treegen may predict different (tied) classes.  Seeds 78 and 84
+# have such ties too, but treegen's class for a row with a missing value is the
+# exported C's (the first largest 15-bit fixed-point sum, issue 10), which on them
+# happens to pick Weka's class; on seed 70 it does not.
+TIE_SEEDS = frozenset({70})
+
+
+@dataclass
+class WekaRun:
+    outputs: dict[str, str]  # file stem -> J48 text for that file
+    driver: Path | None  # class directory of the compiled driver, when javac exists
+
+
+@pytest.fixture(scope="module")
+def weka(tmp_path_factory: pytest.TempPathFactory) -> WekaRun:
+    java = java_or_skip("Weka differential test")
+    work = tmp_path_factory.mktemp("weka")
+    files = differential_files(work)
+    classdir = compile_driver(work)
+    return WekaRun(run_j48(java, classdir, files), classdir)
+
+
+@pytest.mark.parametrize("name", REFERENCE)
+def test_harness_reproduces_j48_out(weka: WekaRun, name: str) -> None:
+    """Live Weka on the reference ARFF prints the tree, counts and errors of j48.out."""
+    live = rt.parse_j48(weka.outputs[name])
+    stored = rt.parse_j48((REF / name / "j48.out").read_text())
+    assert rt.diff(live.tree, stored.tree) == []
+    assert (live.size, live.n_leaves) == (stored.size, stored.n_leaves)
+    assert (live.training_errors, live.training_total) == (
+        stored.training_errors,
+        stored.training_total,
+    )
+
+
+def test_number_formats_match_weka(weka: WekaRun) -> None:
+    """reftrees' emulation of doubleToString(x, 6) / roundDouble(x, 2) equals Weka's."""
+    if weka.driver is None:
+        pytest.skip("javac not installed: the format driver cannot be compiled")
+    rng = np.random.default_rng(5)
+    values = [0.0, 0.125, 0.135, 2.5, 228.0, -1.5, 1e-7, 5e-7, 1234567.0, 1.2345675e7, 3.38]
+    values += [float(v) for v in rng.uniform(-1e4, 1e4, 60)]
+    values += [float(v) for v in np.round(rng.uniform(0, 100, 60), 3)]  # many .xx5 halves
+    values += [float(v) for v in rng.uniform(0, 1, 30) * 10.0 ** rng.integers(-8, 9, 30)]
+    java = java_or_skip("Weka differential test")
+    cp = f"{WEKA_JAR}{os.pathsep}{weka.driver}"
+    proc = subprocess.run(
+        [java, "-cp", cp, "J48Batch", "--format", *map(repr, values)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    got = [ln.split("\t") for ln in proc.stdout.splitlines()]
+    want = [[rt.weka_double_to_string(v, 6), rt.java_round2(v)] for v in values]
+    assert got == want
+
+
+def _weka_predictions(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """Evaluation's predicted class per row (-1: unclassified) and J48's distributions."""
+    rows = [ln.split()[1:] for ln in text.splitlines() if ln.startswith("P ")]
+    assert [int(r[0]) for r in rows] == list(range(len(rows)))
+    pred = np.array([int(r[1]) for r in rows], dtype=np.int64)
+    dist = np.array([[float(x) for x in r[2:]] for r in rows], dtype=np.float64)
+    return pred, dist
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_treegen_j48_equals_weka(weka: WekaRun, seed: int) -> None:
+    """Identical pruned tree, size and leaves; same training predictions up to exact ties.
+
+    Training predictions: Weka's Evaluation takes ``Utils.maxIndex`` of J48's
+    class distribution, so when two classes have mathematically equal
+    probability (a case with unknown values spread over leaves, e.g. 16/35
+    against 16/35 on seed 78) the winner is decided by double rounding noise.
+    treegen's classifier (on a row with a missing value, "first class with the
+    largest sum" over the C's fixed-point sums) breaks such ties its own way.
+    Every row where the two disagree must be such a tie: the same set of classes at the maximum
+    (within 1e-9) in both tools' distributions, and both predictions in it.
+    Seed 70 has such rows (30% missing values), so its error count differs from
+    Weka's printed count by those rows.
+    """
+    spec = synthetic.random_spec(seed)
+    if seed in EXPECTED_DIFFERENCES:
+        tree = _treegen_tree(synthetic.generate(spec))
+        ref = rt.parse_j48(weka.outputs[f"gen{seed}"])
+        assert rt.diff(tree, ref.tree), f"seed {seed} now matches: update EXPECTED_DIFFERENCES"
+        return
+    _compare(weka, f"gen{seed}", synthetic.generate(spec), seed in TIE_SEEDS, str(spec))
+
+
+SPECIALS = sorted(synthetic.special_datasets())
+
+
+@pytest.mark.parametrize("name", SPECIALS)
+def test_treegen_j48_equals_weka_on_corner_cases(weka: WekaRun, name: str) -> None:
+    """The hand-made corner cases of synthetic.special_datasets, same checks as above."""
+    _compare(weka, f"special-{name}", synthetic.special_datasets()[name], False, name)
+
+
+def _treegen_tree(ds: Dataset) -> rt.Tree:
+    from treegen.trainer import TrainOptions, train
+
+    return rt.from_model(train(ds, TrainOptions(flavor="j48")), "j48")
+
+
+def _compare(weka: WekaRun, key: str, ds: Dataset, ties_expected: bool, label: str) -> None:
+    from treegen.model.classify import predict, predict_proba
+    from treegen.trainer import TrainOptions, train
+
+    text = weka.outputs[key]
+    ref = rt.parse_j48(text)
+    model = train(ds, TrainOptions(flavor="j48"))
+    tree = rt.from_model(model, "j48")
+    differences = rt.diff(tree, ref.tree)
+    assert differences == [], f"{label}\ntreegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
+    assert (model.size, model.n_leaves) == (ref.size, ref.n_leaves)
+    if weka.driver is None:  # CLI fallback: only the printed error count is available
+        if not ties_expected:
+            errors = int(np.count_nonzero(predict(model, ds.X) != ds.y))
+            assert errors == ref.training_errors, f"training errors differ on {label}"
+        return
+    weka_pred, weka_dist = _weka_predictions(text)
+    assert ref.training_errors == int(np.count_nonzero((weka_pred != ds.y) & (weka_pred >= 0)))
+    ours = predict(model, ds.X)
+    proba = predict_proba(model, ds.X)
+    disagree = np.flatnonzero(ours != weka_pred)
+    assert (len(disagree) > 0) == ties_expected, disagree
+    for i in disagree:
+        top = proba[i].max()
+        tied = np.flatnonzero(proba[i] >= top - 1e-9 * top)
+        weka_tied = np.flatnonzero(weka_dist[i] >= weka_dist[i].max() * (1 - 1e-9))
+        assert len(tied) >= 2 and ours[i] in tied and weka_pred[i] in tied, (
+            f"row {i}: treegen {ours[i]} {proba[i]}, weka {weka_pred[i]} {weka_dist[i]}"
+        )
+        assert tied.tolist() == weka_tied.tolist(), f"row {i}: ties differ"
+
+
+def test_seeds_cover_the_required_variety() -> None:
+    """The specs span what the issue asks: mixed kinds, missing, 2-5 classes, 30-3000 rows."""
+    specs = [synthetic.random_spec(s) for s in SEEDS]
+    data = [synthetic.generate(s) for s in specs]
+    assert min(s.rows for s in specs) >= 30 and max(s.rows for s in specs) <= 3000
+    assert max(s.rows for s in specs) > 1500 and min(s.rows for s in specs) < 60
+    assert {s.n_classes for s in specs} == {2, 3, 4, 5}
+    assert sum(1 for s in specs if s.n_continuous and s.n_nominal) >= 30
+    assert sum(1 for d in data if np.isnan(d.X).any()) >= 30
+    assert all(len(np.unique(d.y)) >= 2 for d in data)
+    assert sum(s.rows for s in specs) < 100_000  # keeps the test within its time budget

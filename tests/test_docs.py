@@ -1,0 +1,239 @@
+"""The documentation stays true: README.md and the docs/ pages.
+
+Their Python, C and shell examples run, the command reference is the parser's, every
+relative link leads to a file, every page is reachable from the README, and the README
+stays short. (`make docs` builds the site with mkdocs --strict, which checks links and
+anchors again as the site has them.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from treegen.cli.main import build_parser
+from treegen.verify.build import STRICT_FLAGS
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+COMMANDS = ROOT / "docs" / "commands.md"
+GOLF = ROOT / "tests" / "data" / "reference" / "golf" / "golf"
+# The pages whose examples run: the README and docs/.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+# Every user doc: those, and the firmware examples' READMEs.
+ALL_DOCS = [*PAGES, *sorted((ROOT / "firmware_examples").rglob("*.md"))]
+BEGIN, END = "<!-- cli-reference -->\n", "<!-- /cli-reference -->"
+README_MAX_LINES = 250
+
+
+def _name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def _blocks(lang: str) -> list[tuple[str, str]]:
+    """(page, code) of every fenced block of language ``lang``, in page order."""
+    pattern = re.compile(rf"^```{lang}\n(.*?)^```$", re.M | re.S)
+    return [(_name(p), code) for p in PAGES for code in pattern.findall(p.read_text("utf-8"))]
+
+
+def _ids(blocks: list[tuple[str, str]]) -> list[str]:
+    return [f"{page}:{i}" for i, (page, _) in enumerate(blocks)]
+
+
+def cli_reference() -> str:
+    """``treegen --help`` and every subcommand's ``--help``, at a fixed width so the
+    text does not depend on the terminal, one section per command."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"  # argparse reads the width when it formats
+    try:
+        pages = [("treegen", parser)] + [(f"treegen {n}", p) for n, p in sub.choices.items()]
+        return "\n\n".join(
+            f"### {title}\n\n```text\n{p.format_help().strip()}\n```" for title, p in pages
+        )
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def test_the_command_reference_is_the_parsers(update_golden: bool) -> None:
+    """docs/commands.md holds argparse's help as Python 3.11 and 3.12 format it; 3.13's
+    argparse lays the same help out otherwise (``-o, --output MODEL``, other columns), so
+    there the page must name the same options and subcommands."""
+    text = COMMANDS.read_text("utf-8")
+    head, rest = text.split(BEGIN, 1)
+    block, tail = rest.split(END, 1)
+    if update_golden and sys.version_info < (3, 13):
+        COMMANDS.write_text(f"{head}{BEGIN}{cli_reference()}\n{END}{tail}", "utf-8")
+        return
+    hint = "run: pytest tests/test_docs.py --update-golden (Python 3.11 or 3.12)"
+    if sys.version_info < (3, 13):
+        assert block.strip() == cli_reference(), hint
+    else:
+        words = re.compile(r"(?<![\w-])(?:--?[a-z][\w-]*|### treegen [\w-]+)")
+        assert set(words.findall(block)) == set(words.findall(cli_reference())), hint
+
+
+def test_every_subcommand_has_a_page() -> None:
+    """The command reference's table sends each subcommand to the page that explains
+    it, so a new subcommand is not left with its --help alone."""
+    table = COMMANDS.read_text("utf-8").split("## Which page explains a command", 1)[1]
+    table = table.split("\n## ", 1)[0]
+    listed = {
+        name
+        for row in re.findall(r"^\| (.*?) \|", table, re.M)
+        for name in re.findall(r"`([\w-]+)`", row)
+    }
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    assert set(sub.choices) - listed == set()
+
+
+PYTHON = _blocks("python")
+
+
+@pytest.mark.parametrize(("page", "code"), PYTHON, ids=_ids(PYTHON))
+def test_every_python_example_runs(
+    page: str, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each block runs as written from a folder holding a copy of the golf data, and each
+    file it names in ``.save("...")`` and each ``export_c("DIR")`` is then there."""
+    data = tmp_path / "tests" / "data" / "reference" / "golf"
+    data.mkdir(parents=True)
+    for suffix in (".names", ".data"):
+        (data / f"golf{suffix}").write_text(GOLF.with_suffix(suffix).read_text())
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, page, "exec"), {})
+    for saved in re.findall(r"\.save\(\"([^\"]+)\"\)", code):
+        assert (tmp_path / saved).is_file(), saved
+    for out_dir in re.findall(r"export_c\(\"([^\"]+)\"", code):
+        assert (tmp_path / out_dir / "predict.c").is_file(), out_dir
+
+
+C_EXAMPLES = _blocks("c")
+
+
+@pytest.mark.parametrize(("page", "code"), C_EXAMPLES, ids=_ids(C_EXAMPLES))
+def test_every_c_example_compiles_and_prints_the_models_answer(
+    page: str, code: str, tmp_path: Path
+) -> None:
+    """Each C block, with golf's exported predict.c, under the strict flags; its one line
+    of output is the Python model's class and fixed-point probability for the same row."""
+    import numpy as np
+
+    import treegen
+
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    model = treegen.train(str(GOLF) + ".names")
+    model = model.save(str(tmp_path / "golf.tree"))  # the C prefix comes from the file name
+    model.export_c(str(tmp_path))
+    (tmp_path / "main.c").write_text(code)
+    exe = tmp_path / "example"
+    subprocess.run(
+        [cc, *STRICT_FLAGS, "-o", str(exe), str(tmp_path / "main.c"), str(tmp_path / "predict.c")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=30).stdout
+    row = np.array([[0.0, 85.0, 85.0, 1.0]])  # sunny, 85, 85, windy=false as in the block
+    with pytest.warns(UserWarning, match="valid feature names"):
+        cls = list(model.classes_).index(model.predict(row)[0])
+        q15 = int(np.floor(model.predict_proba(row)[0][cls] * 32768))
+    assert out == f"class {cls} p {q15}/32768\n"
+
+
+def test_the_readme_shell_quick_start_runs_as_written(tmp_path: Path) -> None:
+    """The README's command-line quick start, in a shell whose PATH has no treegen: its
+    first line must put treegen there (activating the venv), as after ``make demo``.
+    The venv is the one running this test, reached as ``.venv`` from a folder holding
+    a copy of the golf data, where the commands write their files."""
+    blocks = re.findall(r"^```sh\n(.*?)^```$", README.read_text("utf-8"), re.M | re.S)
+    assert blocks, "README.md has no ```sh quick start"
+    if not any(shutil.which(c) for c in (os.environ.get("CC", "cc"), "cc", "gcc", "clang")):
+        pytest.skip("no C compiler for the quick start's verify")
+    venv = Path(sys.prefix)
+    if venv == Path(sys.base_prefix) or not (venv / "bin" / "treegen").is_file():
+        pytest.skip("not running in a venv with treegen installed")
+    (tmp_path / ".venv").symlink_to(venv, target_is_directory=True)
+    data = tmp_path / "tests" / "data" / "reference" / "golf"
+    data.mkdir(parents=True)
+    for suffix in (".names", ".data"):
+        shutil.copy(GOLF.with_suffix(suffix), data)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PATH"] = os.pathsep.join(
+        d for d in env.get("PATH", "").split(os.pathsep) if not (Path(d) / "treegen").exists()
+    )
+    assert shutil.which("treegen", path=env["PATH"]) is None
+    done = subprocess.run(
+        ["bash", "-euc", blocks[0]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "golf.tree").is_file() and (tmp_path / "build" / "predict.c").is_file()
+    assert re.search(r"^\d+ passed, 0 failed$", done.stdout, re.M), done.stdout
+
+
+def test_the_readme_is_short() -> None:
+    assert len(README.read_text("utf-8").splitlines()) <= README_MAX_LINES
+
+
+def _prose(page: Path) -> str:
+    """A page's text without its code blocks and code spans."""
+    text = re.sub(r"^```.*?^```$", "", page.read_text("utf-8"), flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _links(page: Path) -> list[str]:
+    """The relative link targets of a page (outside code), without their anchors."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", _prose(page))
+    return [t.split("#", 1)[0] for t in targets if "://" not in t and not t.startswith("#")]
+
+
+def test_every_relative_link_leads_to_a_file() -> None:
+    broken = [
+        f"{_name(page)}: {target}"
+        for page in ALL_DOCS
+        for target in _links(page)
+        if not (page.parent / target).exists()
+    ]
+    assert broken == []
+
+
+def test_every_doc_is_reachable_from_the_readme() -> None:
+    """Following the links from README.md reaches every user doc, the firmware examples'
+    READMEs and every docs/ page (the site's nav is checked by make docs)."""
+    seen, todo = {README.resolve()}, [README]
+    while todo:
+        page = todo.pop()
+        for target in _links(page):
+            path = (page.parent / target).resolve()
+            if path.suffix == ".md" and path.is_file() and path not in seen:
+                seen.add(path)
+                todo.append(path)
+    assert sorted(_name(p) for p in ALL_DOCS if p.resolve() not in seen) == []
+
+
+def test_no_issue_numbers_in_user_docs() -> None:
+    """User docs describe the product, not the tracker's history ("issue 12", "#12")."""
+    cited = [
+        f"{_name(page)}: {m.group(0)}"
+        for page in ALL_DOCS
+        for m in re.finditer(r"(?i)\bissues?[ -]#?\d+|(?<![\w&#])#\d+\b", _prose(page))
+    ]
+    assert cited == []

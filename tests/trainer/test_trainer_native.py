@@ -1,0 +1,410 @@
+"""The C accelerator computes what the numpy code computes, bit for bit.
+
+``treegen.trainer._cscan`` (built by setup.py) stands in for two numpy
+passes of the level-wise grower: the running sums and candidate tests of
+continuous cuts (``scan_cont``) and the children's sorted arrays after a
+batch of splits (``part_sorted``).  Each is compared with its numpy
+counterpart on inputs built to reach the awkward paths (fractional weights,
+repeated values, unknowns copied into several branches), and whole trees are
+compared with the accelerator on and off.  ``make test`` builds the
+accelerator, so its absence is a failure here unless TREEGEN_NO_NATIVE asks
+for the numpy path.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from treegen.data import synthetic
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.trainer import TrainOptions, native, train
+from treegen.trainer.constants import MAX_CLASSES
+from treegen.trainer.context import build_context
+from treegen.trainer.levelwise import partition as part_mod
+from treegen.trainer.levelwise.grow import padded_rows
+from treegen.trainer.levelwise.score import eval_continuous_flat
+from treegen.trainer.splits import eval_continuous, score_nominal, score_outcomes
+
+needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
+
+
+def test_accelerator_is_built() -> None:
+    if os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0"):
+        pytest.skip("TREEGEN_NO_NATIVE asks for the numpy path")
+    assert native.cscan is not None, "setup.py did not build treegen.trainer._cscan"
+    assert native.cprune is not None, "setup.py did not build treegen.trainer._cprune"
+    from treegen.cli.main import accelerator_status
+
+    assert accelerator_status() == "C accelerator on"
+
+
+def _continuous_data(seed: int, n: int, n_cont: int, n_classes: int) -> Dataset:
+    """Continuous attributes with many repeated values and some unknowns."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, n_cont)) * rng.choice([1.0, 10.0, 1000.0]), 1)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    X[:, 0] = np.floor(X[:, 0])  # few distinct values: ties and runs
+    attrs = tuple(Attribute(f"a{j}", "continuous", ()) for j in range(n_cont))
+    schema = Schema(attrs, tuple(f"c{c}" for c in range(n_classes)), "class")
+    y = rng.integers(0, n_classes, size=n).astype(np.int32)
+    return Dataset(schema, X, y, "test")
+
+
+@needs_native
+@pytest.mark.parametrize("j48", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
+    """eval_continuous_flat (C scan) == eval_continuous (padded numpy) on random nodes."""
+    rng = np.random.default_rng([3, seed])
+    n_classes = int(rng.integers(2, 6))
+    ds = _continuous_data(seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes)
+    ctx = build_context(ds, int(rng.integers(1, 4)), j48)
+    dt = ctx.dtype
+    Kc = len(ctx.cont_pos)
+    # A few "nodes": random subsets of the rows with fractional weights.
+    seg_att, seg_len, flat_parts, cases, unknown = [], [], [], [], []
+    rows_all, w_all = [], []
+    for _ in range(int(rng.integers(1, 6))):
+        rows = np.sort(rng.choice(ds.n_rows, size=int(rng.integers(1, ds.n_rows)), replace=False))
+        w = np.where(rng.random(rows.size) < 0.3, rng.random(rows.size), 1.0).astype(dt)
+        base = sum(r.size for r in rows_all)
+        rows_all.append(rows)
+        w_all.append(w)
+        tot = float(np.cumsum(w, dtype=dt)[-1])
+        for k in range(Kc):
+            v = ctx.cvals[k, rows]
+            known = np.flatnonzero(~np.isnan(v))
+            order = known[np.argsort(v[known], kind="stable")]
+            seg_att.append(k)
+            seg_len.append(order.size)
+            flat_parts.append(order + base)
+            cases.append(tot)
+            unk = np.flatnonzero(np.isnan(v))
+            unknown.append(float(np.cumsum(w[unk], dtype=dt)[-1]) if unk.size else 0.0)
+    rows_cat = np.concatenate(rows_all)
+    w_cat = np.concatenate(w_all)
+    flat = np.concatenate(flat_parts).astype(np.intp)
+    lens = np.asarray(seg_len, dtype=np.intp)
+    att = np.asarray(seg_att, dtype=np.intp)
+    cases_a = np.asarray(cases, dtype=dt)
+    unk_a = np.asarray(unknown, dtype=dt)
+    rec = np.column_stack((ctx.cvals[:, rows_cat].T, w_cat, ctx.y[rows_cat])).astype(dt)
+    fast = eval_continuous_flat(ctx, rec, att, flat, lens, cases_a, unk_a)
+    idx = padded_rows(flat, lens, rows_cat.size)
+    rows_ext = np.append(rows_cat, ctx.n_rows)
+    w_ext = np.append(w_cat, dt(0))
+    slow = eval_continuous(ctx, att, rows_ext[idx], w_ext[idx], lens, cases_a, unk_a)
+    for name in ("gain", "info", "bar", "ok"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name), equal_nan=True), name
+
+
+@needs_native
+def test_children_sorted_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call of the partition kernel during training matches the numpy code."""
+    calls = {"n": 0, "unknown": 0}
+    real = part_mod.children_sorted
+
+    def both(*args: object, **kw: object) -> object:
+        fast = real(*args, **kw)  # type: ignore[arg-type]
+        monkeypatch.setattr(native, "cscan", None)
+        try:
+            slow = real(*args, **kw)  # type: ignore[arg-type]
+        finally:
+            monkeypatch.undo()
+            monkeypatch.setattr(part_mod, "children_sorted", both)
+        for a, b in zip(fast, slow, strict=True):
+            assert np.array_equal(a, b)
+        calls["n"] += 1
+        calls["unknown"] += int((args[2].branch == -1).any())  # type: ignore[attr-defined]
+        return fast
+
+    monkeypatch.setattr(part_mod, "children_sorted", both)
+    for seed in (1, 3, 5):
+        ds = synthetic.generate(synthetic.summary_spec(1500, seed))
+        train(ds, TrainOptions(prune=False), case_order="rows")
+    assert calls["n"] > 10 and calls["unknown"] > 0
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(10))
+def test_trees_equal_with_and_without_accelerator(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole numpy/Python path (no accelerator at all) gives the same models."""
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=2500))
+    for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(flavor="j48")):
+        for order in ("release8", "rows"):
+            fast = train(ds, opts, case_order=order).nodes  # type: ignore[arg-type]
+            with monkeypatch.context() as m:
+                m.setattr(native, "cscan", None)
+                m.setattr(native, "cprune", None)
+                assert train(ds, opts, case_order=order).nodes == fast  # type: ignore[arg-type]
+
+
+@needs_native
+def test_kernels_reject_bad_indices() -> None:
+    """Out-of-range inputs raise instead of reading or writing out of bounds."""
+    lib = native.cscan
+    assert lib is not None
+    f32, ip = np.float32, np.intp
+    rec = np.zeros((4, 3), f32)  # one value, weight, class
+    rec[:, 1] = 1.0
+    one = np.ones(1, f32)
+    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(4 * 8)]
+    with pytest.raises(IndexError):  # position 9 is not a case
+        lib.scan_cont(
+            rec,
+            4,
+            3,
+            1,
+            np.array([0, 9], np.int32),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            one,
+            one,
+            np.ones(1, np.uint8),
+            1,
+            *out,
+            np.zeros(1, f32),
+        )
+    with pytest.raises(ValueError):  # output too small for the classes
+        lib.scan_cont(
+            rec,
+            4,
+            3,
+            1,
+            np.array([0, 1], np.int32),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            one,
+            one,
+            np.ones(1, np.uint8),
+            2,
+            *out[:3],
+            np.zeros(4 * 8),  # 2 classes need 6 values per cut
+            np.zeros(2, f32),
+        )
+    with pytest.raises(IndexError):  # child 5 of 2
+        lib.part_sorted(
+            np.array([0, 1], np.int32),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            np.zeros(1, ip),
+            np.array([0, 5 << 32], np.int64),
+            np.array([0, 1], ip),
+            2,
+            np.ones(2, np.uint8),
+            np.full(2, -1, ip),
+            np.zeros(2, ip),
+            1,
+            np.zeros(3, ip),
+            np.zeros(2, ip),
+        )
+
+
+@needs_native
+def test_add_at_equals_numpy_add_at() -> None:
+    """Sequential float32 scatter-add: same bits as np.add.at (order matters in float32)."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, 7, size=20000).astype(np.intp)
+    w = (rng.random(20000) * rng.choice([1e-3, 1.0, 1e4], size=20000)).astype(np.float32)
+    fast = np.zeros(7, np.float32)
+    lib.add_at(fast, idx, w)
+    slow = np.zeros(7, np.float32)
+    np.add.at(slow, idx, w)
+    assert np.array_equal(fast, slow)
+    # Summing in another order gives other bits: the test can tell.
+    assert not np.array_equal(fast, np.bincount(idx, w, minlength=7).astype(np.float32))
+    with pytest.raises(IndexError):
+        lib.add_at(fast, np.array([7], np.intp), np.ones(1, np.float32))
+
+
+@needs_native
+@pytest.mark.parametrize("code_type", [np.int16, np.int32])
+def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(9)
+    E, n_nom, C, kmax, B = 5000, 4, 3, 6, 5
+    table = rng.integers(0, kmax, size=(800, n_nom)).astype(code_type)  # the rows' codes
+    rows = rng.integers(0, 800, size=E).astype(np.intp)  # the bucket's cases
+    cols = np.array([3, 0, 2], np.intp)
+    K = cols.size
+    tid = np.sort(rng.integers(0, B, size=E))
+    y = rng.integers(0, C, size=E)
+    w = np.where(rng.random(E) < 0.5, rng.random(E), 1.0).astype(np.float32)
+    fast = np.zeros((B, K, kmax * C), np.float32)
+    lib.nominal_counts(
+        table,
+        table.dtype.itemsize,
+        n_nom,
+        rows,
+        cols,
+        tid * (K * kmax * C) + y,
+        w,
+        kmax * C,
+        C,
+        fast,
+    )
+    codes = table[rows]
+    slow = np.zeros((B, K, kmax * C), np.float32)
+    for k, col in enumerate(cols.tolist()):
+        part = np.zeros(B * kmax * C, np.float32)
+        np.add.at(part, tid * (kmax * C) + y + codes[:, col].astype(np.intp) * C, w)
+        slow[:, k] = part.reshape(B, kmax * C)
+    assert np.array_equal(fast, slow)
+    with pytest.raises(IndexError):  # row 800 is past the table
+        lib.nominal_counts(
+            table,
+            table.dtype.itemsize,
+            n_nom,
+            np.array([800], np.intp),
+            cols,
+            np.zeros(1, np.intp),
+            w[:1],
+            kmax * C,
+            C,
+            fast,
+        )
+
+
+@needs_native
+def test_gather_values_equals_numpy() -> None:
+    """Row-major gather and unknown-weight sums per (task, attribute), in case order."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(4)
+    n, Kc, E, B = 500, 3, 3000, 7
+    cv = rng.normal(size=(n, Kc)).astype(np.float32)
+    cv[rng.random(cv.shape) < 0.2] = np.nan
+    rows = rng.integers(0, n, size=E).astype(np.intp)
+    tid = np.sort(rng.integers(0, B, size=E)).astype(np.intp)
+    w = (rng.random(E) * 3).astype(np.float32)
+    unk = np.zeros(B * Kc, np.float32)
+    y = rng.integers(0, 3, size=E).astype(np.intp)
+    rec = np.empty((E, Kc + 2), np.float32)
+    lib.gather_values(cv, Kc, rows, w, y, tid, rec, unk)
+    assert np.array_equal(rec[:, :Kc], cv[rows], equal_nan=True)
+    assert np.array_equal(rec[:, Kc], w) and np.array_equal(rec[:, Kc + 1], y)
+    k_idx, e_idx = np.nonzero(np.isnan(cv[rows].T))
+    want = np.zeros(B * Kc, np.float32)
+    np.add.at(want, tid[e_idx] * Kc + k_idx, w[e_idx])
+    assert np.array_equal(unk, want) and want.any()
+    with pytest.raises(IndexError):
+        lib.gather_values(cv, Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)
+
+
+@pytest.mark.slow
+def test_more_classes_than_the_kernels_take() -> None:
+    """Past MAX_CLASSES training quietly takes the numpy path: same tree as dfs."""
+    rng = np.random.default_rng(2)
+    n, K = 300, MAX_CLASSES + 5
+    X = rng.normal(size=(n, 2)).round(1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.where(X[:, 0] > 0, K - 1, rng.integers(0, 3, size=n)).astype(np.int32)
+    attrs = (Attribute("a", "continuous", ()), Attribute("b", "continuous", ()))
+    ds = Dataset(Schema(attrs, tuple(f"c{i}" for i in range(K)), "class"), X, y, "test")
+    assert train(ds, TrainOptions()).size > 1  # Release 8's case order
+    model = train(ds, TrainOptions(), case_order="rows")
+    assert model.size > 1
+    assert model.nodes == train(ds, TrainOptions(), engine="dfs", case_order="rows").nodes
+
+
+@needs_native
+def test_emit_children_rejects_bad_indices() -> None:
+    lib = native.cscan
+    assert lib is not None
+    ip, f32 = np.intp, np.float32
+    args = [
+        np.zeros(2, ip),
+        np.array([0, 3], ip),
+        np.ones(2, f32),
+        np.array([0, 1], ip),
+        2,
+        np.full(2, -1, ip),
+        np.zeros(2, f32),
+        4,
+        np.zeros(3, ip),
+        np.zeros(4, ip),
+        np.zeros(4, f32),
+        np.zeros(2, ip),
+        np.zeros(2, ip),
+    ]
+    with pytest.raises(IndexError):  # branch 3 of a 2-way split
+        lib.emit_children(*args)
+    args[1] = np.array([0, 1], ip)
+    lib.emit_children(*args)  # the same call with valid branches goes through
+    assert args[8].tolist() == [0, 1, 2] and args[9][:2].tolist() == [0, 1]
+
+
+@needs_native
+def test_j48_kernels_reject_bad_indices() -> None:
+    lib = native.cscan
+    assert lib is not None
+    f64, ip = np.float64, np.intp
+    rec = np.zeros((4, 3), f64)
+    rec[:, 1] = 1.0
+    one = np.ones(1, f64)
+    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f64), np.zeros(4 * 8), np.zeros(1, f64)]
+    with pytest.raises(IndexError):  # position 9 is not a case
+        lib.scan_cont_j48(
+            rec,
+            4,
+            3,
+            1,
+            np.array([0, 9], np.int32),
+            np.zeros(1, ip),
+            np.array([2], ip),
+            np.zeros(1, ip),
+            one,
+            one,
+            np.ones(1, np.uint8),
+            1,
+            *out,
+        )
+    with pytest.raises(IndexError):  # candidate 0 names segment 5 of 1
+        lib.best_cuts_j48(
+            np.ones(4),
+            np.zeros(4),
+            1,
+            1,
+            np.array([5], ip),
+            one,
+            one,
+            one,
+            one,
+            2.0,
+            np.zeros(1, ip),
+            np.zeros(1, f64),
+        )
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(6))
+def test_nominal_scores_equal_numpy(seed: int) -> None:
+    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows too."""
+    rng = np.random.default_rng([8, seed])
+    K, n_out, C = int(rng.integers(1, 60)), int(rng.integers(2, 9)), int(rng.integers(2, 6))
+    freq = rng.integers(0, 6, size=(K, n_out, C)).astype(np.float32)
+    freq[rng.random(freq.shape) < 0.3] = 0.0
+    frac = rng.random(freq.shape) < 0.3  # fractional weights from unknown values upstream
+    freq[frac] *= rng.random(int(frac.sum())).astype(np.float32)
+    freq[0, 1:, :] = 0.0  # a row where every case is unknown
+    cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=np.float32)[:, -1]
+    cases[1 % K] += np.float32(2.5)  # weight outside the counted outcomes
+    ds = _continuous_data(seed, 50, 1, C)
+    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    fast = score_nominal(ctx, freq, cases)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slow = score_outcomes(ctx, freq, cases, ctx.min_cases)
+    assert np.isnan(fast[0][0])  # the all-unknown row: 0/0
+    for a, b in zip(fast, slow, strict=True):
+        assert np.array_equal(a, b, equal_nan=True)

@@ -1,0 +1,106 @@
+"""A file given where another kind belongs is named as what it is, before it is read.
+
+``treegen show golf.names`` said "truncated file" (the model reader's view of a
+names file), and ``treegen train golf.tree`` a row-width error.  Every command's
+inputs are looked at by content (:func:`treegen.data.filekind.file_kind`) before it
+runs, by the role their argument has, whatever the command:
+
+* MODEL and ``--unpruned`` take a model or ruleset: data, a pickle or C source there
+  is an error saying what the file is and what the command reads;
+* DATA and ``--validation`` take data: a model, ruleset, pickle, C source or other
+  JSON there is an error (for C4.5 DATA, each of the files read: STEM.names and
+  STEM.data);
+* import-sklearn's FILE takes a pickle: data, a treegen file, C or JSON there is one.
+
+When MODEL is data and DATA a model, the message says the two are swapped.  A file
+whose kind is not recognised is left to its reader, whose error stands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from treegen.data.filekind import FileKind, file_kind
+from treegen.data.readers import detect_format
+from treegen.data.readers.c45 import c45_paths
+from treegen.errors import UsageError
+
+DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
+# The roles in which a kind is wrong, by argument role.
+_WRONG_FOR_MODEL = ("data", "pickle", "source")
+_WRONG_FOR_DATA = ("model", "pickle", "source", "json")
+_WRONG_FOR_PICKLE = ("data", "model", "source", "json")
+
+
+def _model_wanted(command: str, dest: str) -> str:
+    if dest == "unpruned":
+        return "--unpruned reads a model file (.tree)"
+    if command == "plot":
+        return "plot reads a model file (.tree)"
+    return f"{command} reads a model file (.tree or .rules)"
+
+
+def _hint(kind: FileKind, path: str) -> str:
+    """What to do instead, where there is something to say."""
+    if kind.role == "pickle":
+        return f" (a scikit-learn estimator? 'treegen import-sklearn {path} -o MODEL' converts it)"
+    return ""
+
+
+def _data_files(path: str) -> list[str]:
+    """The files reading DATA opens (C4.5: STEM.names and STEM.data)."""
+    if detect_format(path) == "c45":
+        return [p for p in dict.fromkeys([path, *c45_paths(path)]) if os.path.exists(p)]
+    return [path]
+
+
+def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, FileKind, str] | None:
+    for dest in ("model", "unpruned"):
+        path = getattr(args, dest, None)
+        if isinstance(path, str):
+            kind = file_kind(path)
+            if kind is not None and kind.role in _WRONG_FOR_MODEL:
+                return path, kind, _model_wanted(command, dest)
+    return None
+
+
+def _wrong_data(args: argparse.Namespace, command: str) -> tuple[str, FileKind, str] | None:
+    for dest in ("data", "validation"):
+        given = getattr(args, dest, None)
+        paths = given if isinstance(given, list) else [given]
+        for path in paths:
+            if not isinstance(path, str):
+                continue
+            for f in _data_files(path):
+                kind = file_kind(f)
+                if kind is not None and kind.role in _WRONG_FOR_DATA:
+                    where = "--validation reads" if dest == "validation" else f"{command} reads"
+                    return f, kind, f"{where} {DATA_WANTED}"
+    return None
+
+
+def check_input_kinds(args: argparse.Namespace) -> None:
+    """A :class:`UsageError` naming the first input whose content is of a kind its
+    argument does not take (module docstring); nothing when all look right."""
+    command = str(getattr(args, "command", "") or "")
+    model = _wrong_model(args, command)
+    data = _wrong_data(args, command)
+    if model is not None and data is not None and data[1].role == "model":
+        raise UsageError(
+            f"{model[0]} is {model[1].name} and {data[0]} is {data[1].name}: "
+            f"{command} takes MODEL first, then DATA (the two are swapped)"
+        )
+    for wrong in (model, data):
+        if wrong is not None:
+            path, kind, wanted = wrong
+            raise UsageError(f"{path} is {kind.name}; {wanted}{_hint(kind, path)}")
+    estimator = getattr(args, "file", None)
+    if command == "import-sklearn" and isinstance(estimator, str):
+        found = file_kind(estimator)
+        if found is not None and found.role in _WRONG_FOR_PICKLE:
+            raise UsageError(
+                f"{estimator} is {found.name}; import-sklearn reads a pickled scikit-learn "
+                "estimator (pickle or joblib)"
+                + (", and a treegen file needs no import" if found.role == "model" else "")
+            )

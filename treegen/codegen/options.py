@@ -1,0 +1,191 @@
+"""The export options: one typed, frozen record, checked where it is built.
+
+:class:`ExportOptions` is what ``treegen export`` / ``verify`` take on the command line
+and what :meth:`treegen.Model.export_c` and ``verify`` take from Python (as a record, or
+as keyword overrides of the defaults).  Every field is checked in ``__post_init__``, so
+a record that exists is valid on its own; what depends on the model (a scale naming an
+attribute it lacks, a missing value that is one of its codes) is checked when it is
+lowered (:mod:`treegen.codegen.lower`).  :func:`option_words` writes the options back as
+command-line words, in one canonical order, for the generated files' provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal, get_args
+
+from treegen.codegen.ctype import INPUT_TYPES
+from treegen.codegen.names import check_prefix
+from treegen.errors import EmitError, EncodingError, UsageError
+
+Style = Literal["ifs", "table"]
+"""``ifs``: nested if/else and switch; ``table``: a static node table walked by a loop."""
+STYLES: tuple[Style, ...] = get_args(Style)
+
+InputType = Literal["float", "double", "int8", "int16", "int32", "uint8", "uint16", "uint32"]
+"""The element type of the feature array (treegen.codegen.ctype.TYPES, in its order)."""
+assert get_args(InputType) == INPUT_TYPES, "InputType lists treegen.codegen.ctype.TYPES"
+
+FloatCompare = Literal["float", "int"]
+"""``int``: compare float inputs as integer keys of their bits (no float instruction)."""
+FLOAT_COMPARES: tuple[FloatCompare, ...] = get_args(FloatCompare)
+
+MissingRule = Literal["c45", "none"]
+"""``c45``: a missing value splits the case over every branch (Release 8).  ``none``:
+the caller promises no value is missing; a value that is NaN or the sentinel anyway
+takes one fixed path (treegen.codegen.lean)."""
+MISSING_RULES: tuple[MissingRule, ...] = get_args(MissingRule)
+
+Scale = float | int | Fraction | str
+"""A scale K as the API takes it: a number, or its text (``"1/10"``)."""
+
+
+def _fraction(value: object, what: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, float | int | Fraction | str):
+        raise UsageError(f"{what}: {value!r} is not a number", option="--scale")
+    try:
+        k = Fraction(value.strip()) if isinstance(value, str) else Fraction(value)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise UsageError(f"{what}: '{value}' is not a number", option="--scale") from None
+    if k <= 0:
+        raise UsageError(f"scale {value} must be positive", option="--scale")
+    return k
+
+
+@dataclass(frozen=True, slots=True)
+class ExportOptions:
+    """How a model is compiled to C (``treegen export --help`` says what each does).
+
+    ``prefix`` None takes the model's name (its file's stem, else the kind's default);
+    ``scale`` is K for every continuous feature (the API also takes ``{name: K}`` there),
+    ``feature_scales`` K per feature by name; ``proba`` None means "yes with --missing
+    c45, no with --missing none".
+    """
+
+    prefix: str | None = None
+    style: Style | None = None  # None: the kind's own default (its first style)
+    input_type: InputType = "float"
+    float_compare: FloatCompare = "float"
+    scale: Fraction | None = None
+    feature_scales: tuple[tuple[str, Fraction], ...] = ()
+    missing_value: int | None = None
+    missing: MissingRule = "c45"
+    proba: bool | None = None
+    scores: bool = False  # an ensemble's decision_function (treegen.ensemble)
+    inline_top: int | None = None
+
+    def __post_init__(self) -> None:
+        # The API's forms of the scales become their one stored form (Fractions).
+        scale: object = self.scale
+        per = list(_pairs(self.feature_scales))
+        if isinstance(scale, Mapping):
+            per += [(str(n), k) for n, k in scale.items()]
+            scale = None
+        if scale is not None:
+            object.__setattr__(self, "scale", _fraction(scale, "scale"))
+        object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
+        if self.prefix is not None:
+            check_prefix(self.prefix)
+        if self.style is not None and self.style not in STYLES:
+            raise EmitError(f"unknown style {self.style!r} (choose ifs or table)", option="--style")
+        if self.input_type not in INPUT_TYPES:
+            raise EncodingError(
+                f"unknown input type {self.input_type!r} (choose from {', '.join(INPUT_TYPES)})",
+                option="--input-type",
+            )
+        if self.float_compare not in FLOAT_COMPARES:
+            raise EncodingError(
+                f"unknown float compare {self.float_compare!r}", option="--float-compare"
+            )
+        if self.missing not in MISSING_RULES:
+            raise EncodingError(
+                f"unknown missing-value rule {self.missing!r} (choose c45 or none)",
+                option="--missing",
+            )
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        is_int = self.input_type not in ("float", "double")
+        if self.float_compare == "int" and self.input_type != "float":
+            raise EncodingError(
+                "--float-compare int needs --input-type float", option="--float-compare"
+            )
+        if not is_int and (self.scale is not None or self.feature_scales):
+            raise EncodingError("--scale needs an integer --input-type", option="--scale")
+        if not is_int and self.missing_value is not None:
+            raise EncodingError(
+                "--missing-value needs an integer --input-type (floats use NaN)",
+                option="--missing-value",
+            )
+        if self.missing == "c45" and self.proba is False:
+            raise EncodingError(
+                "--no-proba needs --missing none: the C4.5 missing-value rule sums leaf "
+                "distributions",
+                option="--proba",
+            )
+        if self.inline_top is not None and (self.missing != "none" or self.style != "table"):
+            raise UsageError(
+                "applies only to --style table with --missing none", option="--inline-top"
+            )
+        if self.scores and self.proba:
+            raise UsageError(
+                "--scores and --proba export different functions: choose one", option="--scores"
+            )
+        if self.inline_top is not None and self.inline_top < 0:
+            raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
+
+    @property
+    def wants_proba(self) -> bool:
+        """Whether predict_proba is exported (``proba``, or its default for ``missing``)."""
+        return self.missing == "c45" if self.proba is None else self.proba
+
+    @property
+    def scaled(self) -> frozenset[str]:
+        """Names of the features given a scale by name."""
+        return frozenset(n for n, _ in self.feature_scales)
+
+
+def _pairs(spec: object) -> Iterable[tuple[str, object]]:
+    if isinstance(spec, Mapping):
+        return [(str(n), k) for n, k in spec.items()]
+    return [(str(n), k) for n, k in spec]  # type: ignore[attr-defined]
+
+
+def scale_options(scales: Iterable[tuple[str | None, Fraction]]) -> dict[str, object]:
+    """``--scale`` values (K, or NAME=K, repeatable) as ExportOptions fields."""
+    pairs = list(scales)
+    default = [k for name, k in pairs if name is None]
+    if len(default) > 1:
+        raise UsageError("--scale K given more than once", option="--scale")
+    return {
+        "scale": default[0] if default else None,
+        "feature_scales": tuple((name, k) for name, k in pairs if name is not None),
+    }
+
+
+def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = STYLES) -> list[str]:
+    """The export options as command-line words in a canonical order (provenance and
+    regeneration); ``--style`` only for a kind with more than one of ``styles``."""
+    words = ["--target", "c"]
+    if len(styles) > 1:
+        words += ["--style", opts.style or styles[0]]
+    words += ["--input-type", opts.input_type]
+    if opts.float_compare != "float":
+        words += ["--float-compare", opts.float_compare]
+    if opts.scale is not None:
+        words += ["--scale", str(opts.scale)]
+    for name, k in opts.feature_scales:
+        words += ["--scale", f"{name}={k}"]
+    if opts.missing_value is not None:
+        words += ["--missing-value", str(opts.missing_value)]
+    if opts.missing != "c45":
+        words += ["--missing", opts.missing]
+    if opts.proba is not None:
+        words += ["--proba" if opts.proba else "--no-proba"]
+    if opts.scores:
+        words += ["--scores"]
+    if opts.inline_top is not None:
+        words += ["--inline-top", str(opts.inline_top)]
+    return words + ["--prefix", prefix]

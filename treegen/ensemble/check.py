@@ -1,0 +1,159 @@
+"""An ensemble's side of ``verify``: the rows, and the Python side the C is held to.
+
+The rows (:func:`verify_rows`) are the data given, then for every test of every tree the
+values around its threshold in the C input type (the C threshold and its neighbours,
+and the model's own threshold with its float32 neighbours), every code of a categorical
+test and one past them, the missing value and the type's special values, each in a row
+of otherwise missing values and in random rows mixing them.  :func:`compare` holds the
+C's class (and its exported doubles, bit for bit) on every row against the ensemble's
+numpy arithmetic (treegen.ensemble.classify) on the values the C was given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen.options import ExportOptions
+from treegen.data.dataset import Dataset
+from treegen.ensemble import classify
+from treegen.ensemble.core import Ensemble
+from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
+from treegen.verify.inputs import (
+    c_values,
+    key_to_float,
+    missing_value,
+    model_values,
+    random_rows,
+    to_c_domain,
+)
+from treegen.verify.oracle import missing_mask
+from treegen.verify.report import Report, check_against, row_counts, tally
+
+
+def _near(ir: EnsembleIR, node: Split) -> list[float]:
+    """Values (as floats) around a numeric test's C threshold and its model threshold."""
+    enc = ir.encoding
+    if node.op in ("left", "right"):
+        lo, hi = enc.int_range if enc.is_int else (-1.0, 1.0)
+        return [float(lo), float(hi), 0.0]
+    t = key_to_float(int(node.threshold)) if enc.uses_keys else float(node.threshold)
+    if enc.is_int:
+        lo, hi = enc.int_range
+        return [float(v) for v in (t - 1, t, t + 1) if lo <= v <= hi]
+    dt = np.float32 if enc.uses_keys else enc.ctype.dtype
+    out = []
+    with np.errstate(over="ignore"):
+        bases = (t, node.cut) if math.isfinite(node.cut) else (t,)
+        for base in bases:
+            f = dt(base)
+            out += [
+                float(np.nextafter(f, dt(-np.inf))),
+                float(f),
+                float(np.nextafter(f, dt(np.inf))),
+            ]
+            f32 = np.float32(base)
+            out += [float(np.nextafter(f32, np.float32(s * np.inf))) for s in (-1, 1)]
+    return out
+
+
+def ensemble_inputs(ir: EnsembleIR, n_random: int = 1000, seed: int = 0) -> npt.NDArray[np.generic]:
+    """The rows verify runs (C input domain), DATA rows aside (module docstring)."""
+    enc = ir.encoding
+    m = ir.n_features
+    miss = missing_value(ir.frame)
+    choices: list[list[float]] = [[] for _ in range(m)]
+    for tree in ir.trees:
+        for node in tree.nodes:
+            if isinstance(node, Split):
+                choices[node.feature].extend(_near(ir, node))
+            elif isinstance(node, CatSplit):
+                cats = ir.categories[node.feature] if ir.categories else ()
+                codes = list(cats) if cats else [float(c) for c in range(node.n_codes)]
+                extra = [-1.0, float(node.n_codes)] + ([] if enc.is_int else [0.5])
+                choices[node.feature].extend(codes + extra)
+    rows: list[list[float]] = [[miss] * m]
+    for f, vals in enumerate(choices):
+        for v in dict.fromkeys(vals):
+            row = [miss] * m
+            row[f] = v
+            rows.append(row)
+    if not enc.is_int:
+        for f in range(m):
+            for v in (math.inf, -math.inf, -0.0, -math.nan):
+                row = [0.0] * m
+                row[f] = v
+                rows.append(row)
+    else:
+        lo, hi = enc.int_range
+        rows += [[float(lo)] * m, [float(hi)] * m, [0.0] * m]
+    rows += random_rows(np.random.default_rng(seed), choices, miss, n_random)
+    return c_values(ir.frame, rows)
+
+
+def python_values(ir: EnsembleIR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
+    """C rows -> what the ensemble's numpy arithmetic reads: the values ``treegen predict``
+    reads for them (scaled integers as the double nearest x/K), NaN where the C sees a
+    missing value."""
+    values = model_values(ir.frame, X)
+    for j in range(X.shape[1]):
+        values[missing_mask(X[:, j], ir.encoding), j] = np.nan
+    return values
+
+
+def verify_rows(
+    ens: Ensemble,
+    ir: EnsembleIR,
+    opts: ExportOptions,
+    data: Sequence[Dataset],
+    n_random: int,
+    seed: int,
+    report: Report,
+) -> npt.NDArray[np.generic]:
+    """The rows verify compares (DATA rows first), described in ``report``."""
+    parts = [to_c_domain(ir.frame, ds.X) for ds in data]
+    parts.append(ensemble_inputs(ir, n_random, seed))
+    X = np.concatenate(parts)
+    n_data = sum(ds.n_rows for ds in data)
+    enc = ir.encoding
+    report.lines.append(
+        f"ensemble of {len(ir.trees)} trees, input {enc.input_type}"
+        f"{', float compare int' if enc.uses_keys else ''}: "
+        f"{row_counts(n_data, X.shape[0], n_random)}"
+    )
+    return X
+
+
+def compare(
+    ens: Ensemble,
+    ir: EnsembleIR,
+    opts: ExportOptions,
+    X: npt.NDArray[np.generic],
+    c_cls: npt.NDArray[np.int32],
+    c_proba: npt.NDArray[Any],
+    report: Report,
+) -> None:
+    """The C's class on every row against the ensemble's float64 arithmetic, and the
+    doubles it exports (predict_proba or decision_function) bit for bit: the float64
+    values, or their nearest float32 where the C's double has 32 bits (``c_proba`` is a
+    float32 array then)."""
+    values = python_values(ir, X)
+    want = classify.predict(ens, values).astype(np.int32)
+    every = np.ones(X.shape[0], dtype=bool)
+    if ir.proba_api is None:
+        bad = check_against(report, "Python ensemble", X, every, c_cls, want)
+    else:
+        exact = classify.decision_values(ens, values)
+        if c_proba.dtype == np.float32:
+            got_bits, want_bits = c_proba.view(np.uint32), exact.astype(np.float32).view(np.uint32)
+        else:
+            got = np.ascontiguousarray(c_proba, dtype=np.float64)
+            got_bits, want_bits = got.view(np.uint64), exact.view(np.uint64)
+        bad = check_against(
+            report, "Python ensemble (bits)", X, every, c_cls, want, got_bits, want_bits
+        )
+    tally(report, X.shape[0], bad)

@@ -1,0 +1,150 @@
+"""An ensemble's prediction in numpy: the float64 arithmetic the C reproduces, step by step.
+
+:func:`raw_scores` routes every row through every tree (one numpy pass per node, rows
+grouped by node, as treegen.model.classify does for a tree) and adds each reached
+leaf's value row to the running float64 sums in estimator order, exactly as
+scikit-learn's ``predict`` adds them (module docstring of treegen.ensemble.core);
+:func:`scores` divides by the ensemble's divisor; :func:`predict` decides the class.
+These are the reference the exported C is held to, and equal ``estimator.predict``
+(tests/ensemble/test_sklearn_parity.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.ensemble.core import LEAF, Ensemble, Tree
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _as_compared(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
+    """The rows as the trees compare them: float32 values (scikit-learn's trees cast X
+    to float32; beyond float32's range a value is +-inf) held in float64, or float64."""
+    x = np.asarray(X, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(ens.schema.attributes):
+        raise ValueError(f"X must have shape (n, {len(ens.schema.attributes)}), got {x.shape}")
+    if ens.compare == "float32":
+        with np.errstate(over="ignore"):
+            return x.astype(np.float32).astype(np.float64)
+    return x
+
+
+def codes(ens: Ensemble, feature: int, col: FloatArray) -> npt.NDArray[np.int64]:
+    """A categorical feature's codes (-1: missing or not a known category): the index of
+    the raw value equal to x, or x itself where the input is the code."""
+    raw = ens.categories[feature] if ens.categories else ()
+    if raw:
+        table = np.asarray(raw, dtype=np.float64)
+        pos = np.searchsorted(table, col)
+        hit = (pos < len(table)) & (table[np.minimum(pos, len(table) - 1)] == col)
+        return np.where(hit, pos, -1).astype(np.int64)
+    k = len(ens.schema.attributes[feature].values)
+    with np.errstate(invalid="ignore"):
+        ok = (col >= 0) & (col < k) & (col == np.floor(col))
+    return np.where(ok, np.nan_to_num(col), -1).astype(np.int64)
+
+
+def leaves(ens: Ensemble, tree: Tree, x: FloatArray) -> npt.NDArray[np.intp]:
+    """The leaf (node index) every row reaches in ``tree``; ``x`` as :func:`_as_compared`."""
+    n = x.shape[0]
+    out = np.zeros(n, dtype=np.intp)
+    at = {0: np.arange(n)}
+    for i in range(tree.n_nodes):  # pre-order: a node's rows are known before it is visited
+        rows = at.pop(i, None)
+        if rows is None:
+            continue
+        if tree.feature[i] == LEAF:
+            out[rows] = i
+            continue
+        col = x[rows, tree.feature[i]]
+        nan = np.isnan(col)
+        if tree.categorical[i]:
+            code = codes(ens, tree.feature[i], col)
+            go_left = np.isin(code, np.asarray(tree.left_codes[i], dtype=np.int64))
+            go_left = np.where(code < 0, tree.nan_left[i], go_left)
+        else:
+            with np.errstate(invalid="ignore"):
+                go_left = np.where(nan, tree.nan_left[i], col <= tree.threshold[i])
+        at[tree.left[i]] = rows[go_left]
+        at[tree.right[i]] = rows[~go_left]
+    return out
+
+
+def raw_scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
+    """The float64 sums after the last tree, before any division (``n`` x outputs)."""
+    x = _as_compared(ens, X)
+    acc = np.tile(np.asarray(ens.init, dtype=np.float64), (x.shape[0], 1))
+    values = np.asarray(ens.values, dtype=np.float64)
+    for tree in ens.trees:
+        rows = values[np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x)]]
+        if tree.output < 0:
+            acc += rows  # one IEEE addition per element, in tree order
+        else:
+            acc[:, tree.output] += rows[:, 0]
+    return acc
+
+
+def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
+    """:func:`raw_scores` divided by the divisor: a forest's ``predict_proba``, AdaBoost's
+    per-class ``decision_function`` before its binary difference, boosting's raw scores."""
+    acc = raw_scores(ens, X)
+    if ens.divisor is not None:
+        acc /= ens.divisor
+    return acc
+
+
+def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
+    """The class index of every row from its :func:`scores`."""
+    if ens.decision == "ge0":
+        return (s[:, 0] >= 0).astype(np.intp)
+    if ens.decision == "gt0":
+        return (s[:, 0] > 0).astype(np.intp)
+    if ens.decision == "diff":
+        return (-s[:, 0] + s[:, 1] > 0).astype(np.intp)
+    best: npt.NDArray[np.intp] = np.argmax(s, axis=1).astype(np.intp)
+    return best
+
+
+def predict(ens: Ensemble, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
+    """The class index of every row, as ``estimator.predict`` decides it."""
+    return decide(ens, scores(ens, X))
+
+
+def decision_values(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
+    """What the class is decided on, per row: a forest's probabilities, boosting's raw
+    scores (one column for two classes), AdaBoost's ``decision_function`` (its
+    difference for two classes) -- the numbers ``export --proba`` returns."""
+    s = scores(ens, X)
+    if ens.decision == "diff":
+        return (-s[:, 0] + s[:, 1])[:, None]
+    return s
+
+
+def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
+    """Class probabilities: a forest's are its scores (scikit-learn's ``predict_proba``
+    exactly); a boosted model's are its raw scores through the logistic function or the
+    softmax, computed with numpy's ``exp`` (the class is decided on the raw scores, not on
+    these)."""
+    s = scores(ens, X)
+    if ens.method == "forest":
+        return s
+    if ens.method == "adaboost":
+        k = len(ens.schema.classes)
+        if ens.decision == "diff":
+            d = (-s[:, 0] + s[:, 1])[:, None] / 2
+            s = np.hstack([-d, d])
+        else:
+            s = s / (k - 1)
+        return _softmax(s)
+    if s.shape[1] == 1:
+        p1 = 1.0 / (1.0 + np.exp(-s[:, 0]))
+        return np.column_stack([1.0 - p1, p1])
+    return _softmax(s)
+
+
+def _softmax(s: FloatArray) -> FloatArray:
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    out: FloatArray = e / e.sum(axis=1, keepdims=True)
+    return out

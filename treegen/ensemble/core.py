@@ -1,0 +1,128 @@
+"""The ensemble kind's value: trees whose leaf values are summed in float64, then decided.
+
+Every scikit-learn ensemble treegen imports is the same computation with other
+constants (docs/ensembles.md states each estimator's arithmetic):
+
+1. ``raw = init`` (``n_outputs`` float64 numbers: gradient boosting's baseline, zeros
+   for a forest or AdaBoost);
+2. for every tree in estimator order, the leaf a row reaches adds its value row to
+   ``raw`` in float64, one IEEE addition per output: the whole row (a forest's class
+   probabilities, AdaBoost's vote) or one number to output ``tree.output`` (a boosting
+   stage's tree for class k);
+3. ``raw`` divided by ``divisor`` (a forest's tree count, AdaBoost's weight sum), when
+   there is one;
+4. the class by ``decision``: the first largest output (``argmax``), or for one output
+   class 1 when ``raw >= 0`` (``ge0``: GradientBoosting) or ``raw > 0`` (``gt0``:
+   HistGradientBoosting), or for AdaBoost's two classes class 1 when
+   ``-raw[0] + raw[1] > 0`` (``diff``).
+
+A tree's tests compare a feature with a float64 threshold, ``x <= t`` left, as
+``float32(x) <= t`` (``compare="float32"``: scikit-learn's trees read X as float32) or
+``x <= t`` in float64 (``compare="float64"``: HistGradientBoosting); NaN goes the way the
+node says (``nan_left``).  A categorical test (HistGradientBoosting) sends the codes in
+its ``left`` set left, the other known codes right, and NaN and codes it does not know
+the missing way.  Nodes are flat tuples in pre-order, root 0, so nothing recurses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from treegen.data.dataset import Schema
+
+Method = Literal["forest", "boosting", "hist", "adaboost"]
+Decision = Literal["argmax", "ge0", "gt0", "diff"]
+Compare = Literal["float32", "float64"]
+
+METHODS: tuple[Method, ...] = ("forest", "boosting", "hist", "adaboost")
+DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "diff")
+COMPARES: tuple[Compare, ...] = ("float32", "float64")
+
+LEAF = -1
+"""``feature`` of a leaf, and ``left``/``right`` of a leaf."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """One tree; node ``i``'s fields are the ``i``-th of each tuple.
+
+    A split has ``feature >= 0``, children ``left``/``right`` (after it, pre-order), a
+    ``threshold`` (numeric) or a ``left_codes`` set (categorical: ``categorical[i]``),
+    and ``nan_left``.  A leaf has ``feature == LEAF`` and ``value``: its row of
+    :attr:`Ensemble.values`.  ``output`` is the raw output a scalar leaf value adds to
+    (-1: the value row is a whole vector, one number per output).
+    """
+
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    nan_left: tuple[bool, ...]
+    categorical: tuple[bool, ...]
+    left_codes: tuple[tuple[int, ...], ...]
+    value: tuple[int, ...]
+    output: int = -1
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.feature)
+
+    def is_leaf(self, i: int) -> bool:
+        return self.feature[i] == LEAF
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(1 for f in self.feature if f == LEAF)
+
+    def depth(self) -> int:
+        """Longest root-to-leaf path in edges (children follow parents: one pass)."""
+        depth = [0] * self.n_nodes
+        for i in range(self.n_nodes):
+            if self.feature[i] != LEAF:
+                depth[self.left[i]] = depth[self.right[i]] = depth[i] + 1
+        return max(depth)
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """A tree ensemble and the float64 arithmetic of its prediction (module docstring).
+
+    ``categories[f]`` is, for a categorical feature read as a number, the raw values its
+    codes stand for (the code is the index of the value equal to x; no equal value is
+    missing); empty for a feature whose input is the code itself (a nominal attribute of
+    the schema) or that is numeric.
+    """
+
+    schema: Schema
+    method: Method
+    trees: tuple[Tree, ...]
+    values: tuple[tuple[float, ...], ...]
+    init: tuple[float, ...]
+    divisor: float | None
+    decision: Decision
+    compare: Compare
+    categories: tuple[tuple[float, ...], ...] = ()
+    options: dict[str, object] = field(default_factory=dict)
+    treegen_version: str = ""
+    data_fingerprint: str = ""
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.init)
+
+    @property
+    def compares_float32(self) -> bool:
+        """True when a value meets a threshold as float32 (and data files are read so)."""
+        return self.compare == "float32"
+
+    @property
+    def n_nodes(self) -> int:
+        return sum(t.n_nodes for t in self.trees)
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(t.n_leaves for t in self.trees)
+
+    def depth(self) -> int:
+        return max((t.depth() for t in self.trees), default=0)

@@ -1,0 +1,447 @@
+"""An EnsembleIR -> predict.c / predict.h, in the table style (smallest) or ifs (fastest).
+
+predict.h is a tree's (the frame's header view: types, feature and class macros).
+predict.c sums, for every tree in estimator order, what the leaf a row reaches adds,
+in IEEE binary64, then divides and decides as the estimator does
+(treegen.ensemble.core); where ``double`` has fewer than 53 bits (AVR) the same
+operations run in the generated binary64 routines (treegen.codegen.f64).  How a row
+reaches its leaf is the style:
+
+* ``table`` (templates/predict_ensemble_table.c.j2): every tree's splits in one compact
+  table walked by one loop, leaves as payloads (count rows where a forest's values
+  are class fractions), laid out by treegen.ensemble.layout;
+* ``ifs`` (templates/predict_ensemble_ifs.c.j2): a function of nested ifs per tree,
+  returning the leaf's row of float64 values.
+
+Every literal and identifier is formatted here; the templates loop and substitute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from treegen.codegen.ctype import UINT32, CType, smallest_uint
+from treegen.codegen.emit import header_view, make_env
+from treegen.codegen.emit_parts import (
+    HEADER,
+    SOURCE,
+    c_rows,
+    int_column,
+    short,
+    threshold_column,
+    threshold_literal,
+)
+from treegen.codegen.emit_parts import value_kind as value_kind_of
+from treegen.codegen.f64 import f64_initializer, f64_source
+from treegen.codegen.layout import MAX_NEST
+from treegen.codegen.literals import c_double
+from treegen.codegen.names import comment_text
+from treegen.codegen.options import ExportOptions
+from treegen.codegen.views import Column, ValueKind, context
+from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
+from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split
+from treegen.errors import EmitError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+FLOAT_EXACT_INT = 1 << 24  # a float column holds the integers below this exactly
+
+
+@dataclass(frozen=True, slots=True)
+class Doubles:
+    """The doubles predict.c exports besides the class (EnsembleIR.doubles)."""
+
+    name: str  # predict_proba or decision_function
+    arg: str
+    macro: str  # PREFIX_<macro> is their count
+    n: int
+    difference: bool  # AdaBoost's two classes: one column, -sum0 + sum1
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoublesView:
+    doubles: Doubles | None
+
+
+def _doubles(ir: EnsembleIR) -> Doubles | None:
+    api = ir.proba_api
+    if api is None:
+        return None
+    where = (
+        "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
+        "nearest binary32 of that value"
+    )
+    if ir.doubles == "proba":
+        doc = f"The estimator's predict_proba, proba[{ir.prefix.upper()}_N_PROBA], {where}."
+        return Doubles(api.name, "proba", "N_PROBA", api.n, False, doc)
+    doc = (
+        f"The estimator's decision_function (the raw scores its class is decided on), "
+        f"scores[{ir.prefix.upper()}_N_SCORES], {where}."
+    )
+    return Doubles(api.name, "scores", "N_SCORES", api.n, ir.decision == "diff", doc)
+
+
+@dataclass(frozen=True, slots=True)
+class Common:
+    """What both styles' predict.c have: the sums, the value tables, the decision."""
+
+    header_name: str
+    value_kind: ValueKind
+    value_ctype: str
+    n_trees: int
+    n_outputs: int
+    vector: bool  # every leaf adds a whole row
+    output: Column | None  # the output each tree adds to; None: tree t adds to t % n_outputs
+    payload_ctype: str
+    # Count rows (treegen.ensemble.layout.Payloads), or float64 value rows.
+    fractions: bool
+    n_pure: int
+    n_narrow: int
+    n_wide: int
+    narrow_rows: tuple[str, ...]
+    wide_rows: tuple[str, ...]
+    n_values: int
+    value_rows: tuple[str, ...]
+    soft_value_rows: tuple[str, ...]
+    init_rows: tuple[str, ...]
+    soft_init_rows: tuple[str, ...]
+    divisor: str  # "" for none
+    soft_divisor: str
+    # Where double has fewer than 53 bits: the routines the model needs.
+    soft_source: str
+    decision: str
+    # Categorical tests: the bitsets, each feature's code count and raw-value tables.
+    has_cat: bool
+    cat_rows: tuple[str, ...]
+    n_cat_bytes: int
+    cat_tables: tuple[tuple[int, int, int], ...]  # (feature, offset, count)
+    raw_rows: tuple[str, ...]
+    raw_soft_rows: tuple[str, ...]
+    n_raw: int
+    ncode: Column
+
+
+@dataclass(frozen=True, slots=True)
+class OpCodes:
+    le: int
+    lt: int
+    left: int
+    right: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The compact node table (treegen.ensemble.layout.NodeTable) as C columns."""
+
+    n_rows: int
+    n_payloads: int
+    n_pairs: int
+    word: Column
+    feature: Column | None  # None: the feature is in the word
+    thr: Column
+    pairs: Column
+    roots: Column
+    edge_ctype: str
+    feature_mask: int
+    kid_ctype: str  # kid as the walk holds it: at least unsigned, so no compare is vacuous
+    fields: Word
+    ops: OpCodes
+
+
+@dataclass(frozen=True, slots=True)
+class EnsLine:
+    """A line of an ifs function: ``if`` (the test is ``test``: le, lt, known, miss or
+    cat), ``else``, ``end``, ``return`` (a payload) or ``call`` (a subtree's function)."""
+
+    kind: str
+    pad: str
+    test: str = ""
+    feature: int = 0
+    threshold: str = ""
+    nan_left: bool = False
+    offset: int = 0  # a categorical test's bitset
+    payload: int = 0
+    callee: str = ""
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EnsFunction:
+    name: str
+    lines: tuple[EnsLine, ...]
+    uses_k: bool  # compares keys: declares k
+
+
+@dataclass(frozen=True, slots=True)
+class IfsView:
+    functions: tuple[EnsFunction, ...]
+    tree_functions: tuple[str, ...]  # tree t's function
+    tree_outputs: tuple[int, ...]  # the output tree t adds to (0 for whole rows)
+    uses_key: bool  # some test reads a key (--float-compare int)
+
+
+def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
+    """The binary64 routines the soft path needs: the sums, and what the decision uses."""
+    ops = ["add"]
+    if ir.divisor is not None or (pay.fractions and pay.counts):
+        ops.append("div")
+    if pay.fractions and pay.counts:
+        ops.append("from_u32")
+    ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt"}[ir.decision])
+    if ir.decision == "diff":
+        ops.append("neg")
+    if raw:
+        ops += ["eq", "from_f32"]
+    if ir.doubles:
+        ops.append("to_f32")  # the exported doubles where double has 32 bits
+        if ir.decision == "diff":
+            ops.append("neg")
+    return ops
+
+
+def _bitsets(ir: EnsembleIR) -> tuple[list[int], dict[tuple[int, int], int]]:
+    """Every categorical test's left codes as a bitset, equal ones stored once: the
+    bytes, and each test's (tree, node) offset into them."""
+    data: list[int] = []
+    seen: dict[tuple[int, ...], int] = {}
+    where: dict[tuple[int, int], int] = {}
+    for t, tree in enumerate(ir.trees):
+        for i, node in enumerate(tree.nodes):
+            if isinstance(node, CatSplit):
+                bits = [0] * ((node.n_codes + 7) // 8 or 1)
+                for c in node.left_codes:
+                    bits[c // 8] |= 1 << (c % 8)
+                key = tuple(bits)
+                if key not in seen:
+                    seen[key] = len(data)
+                    data += bits
+                where[(t, i)] = seen[key]
+    return data, where
+
+
+def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
+    U = ir.prefix.upper()
+    raw: list[float] = []
+    tables = []
+    for f, cats in enumerate(ir.categories):
+        if cats:
+            tables.append((f, len(raw), len(cats)))
+            raw += cats
+    ncode = [
+        len(ir.categories[f]) if ir.categories and ir.categories[f] else len(feat.values)
+        for f, feat in enumerate(ir.features)
+    ]
+    outputs = [max(t.output, 0) for t in ir.trees]
+    modular = all(o == t % ir.n_outputs for t, o in enumerate(outputs))
+    narrow = pay.counts[: pay.n_narrow]
+    wide = pay.counts[pay.n_narrow :]
+    scalar = not ir.vector
+
+    def row(values: tuple[float, ...]) -> str:
+        if scalar:
+            return c_double(values[0])
+        return "{" + ", ".join(c_double(v) for v in values) + "}"
+
+    def soft_row(values: tuple[float, ...]) -> str:
+        if scalar:
+            return f64_initializer(values[0])
+        return "{" + ", ".join(f64_initializer(v) for v in values) + "}"
+
+    return Common(
+        header_name=HEADER,
+        value_kind=value_kind_of(ir.frame),
+        value_ctype=(UINT32 if ir.encoding.uses_keys else ir.encoding.ctype).c_name,
+        n_trees=len(ir.trees),
+        n_outputs=ir.n_outputs,
+        vector=ir.vector,
+        output=None if modular or ir.vector else int_column(U, outputs),
+        payload_ctype=smallest_uint(max(pay.count - 1, 1)).c_name,
+        fractions=pay.fractions,
+        n_pure=pay.n_pure,
+        n_narrow=len(narrow),
+        n_wide=len(wide),
+        narrow_rows=c_rows(["{" + ", ".join(f"{c}u" for c in r) + "}" for r in narrow]),
+        wide_rows=c_rows(["{" + ", ".join(f"{c}u" for c in r) + "}" for r in wide]),
+        n_values=max(len(pay.doubles), 1),
+        value_rows=c_rows([row(r) for r in pay.doubles]),
+        soft_value_rows=c_rows([soft_row(r) for r in pay.doubles]),
+        init_rows=c_rows([c_double(v) for v in ir.init]),
+        soft_init_rows=c_rows([f64_initializer(v) for v in ir.init]),
+        divisor="" if ir.divisor is None else c_double(ir.divisor),
+        soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
+        soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw))),
+        decision=ir.decision,
+        has_cat=bool(cat_bytes),
+        cat_rows=c_rows([f"{b}u" for b in cat_bytes]),
+        n_cat_bytes=max(len(cat_bytes), 1),
+        cat_tables=tuple(tables),
+        raw_rows=c_rows([c_double(v) for v in raw]),
+        raw_soft_rows=c_rows([f64_initializer(v) for v in raw]),
+        n_raw=max(len(raw), 1),
+        ncode=int_column(U, ncode or [0]),
+    )
+
+
+def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
+    return int_column(U, list(values) or [0], ctype or smallest_uint(max(values, default=0)))
+
+
+def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
+    U = ir.prefix.upper()
+    w = table.word
+    thresholds = list(table.threshold)
+    if not ir.encoding.is_int and not ir.encoding.uses_keys:
+        big = [
+            t
+            for t, c in zip(thresholds, table.categorical, strict=True)
+            if c and t >= FLOAT_EXACT_INT
+        ]
+        if big:
+            raise EmitError(
+                f"the ensemble's categorical tests need {big[-1]} bitset bytes; at most "
+                f"{FLOAT_EXACT_INT} are exported"
+            )
+    words = table.words()
+    return TableView(
+        n_rows=table.n_rows,
+        n_payloads=table.n_payloads,
+        n_pairs=len(table.pairs),
+        word=_uint_column(U, words, smallest_uint(max((1 << w.bits) - 1, 1))),
+        feature=None if w.in_word else _uint_column(U, table.feature),
+        thr=threshold_column(ir.frame, U, thresholds or [0]),
+        pairs=_uint_column(U, [p for pair in table.pairs for p in pair]),
+        roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
+        edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
+        feature_mask=(1 << w.feature_bits) - 1,
+        kid_ctype="unsigned" if w.bits <= 16 else UINT32.c_name,
+        fields=w,
+        ops=OpCodes(**OP_CODES),
+    )
+
+
+def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str, str, int]:
+    """(test, threshold literal, bitset offset) of a split that tests something."""
+    if isinstance(node, CatSplit):
+        return "cat", "", offset
+    if node.op in ("le", "lt"):
+        return node.op, threshold_literal(ir.frame, float(node.threshold)), 0
+    # Every known value goes one way: the test is whether the value is known.
+    return ("known" if node.op == "left" else "miss"), "", 0
+
+
+def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> IfsView:
+    """A function per tree (more where a subtree starts MAX_NEST tests down)."""
+    P = ir.prefix
+    functions: list[EnsFunction] = []
+    tree_functions: list[str] = []
+    for t, tree in enumerate(ir.trees):
+        todo = [(0, f"{P}_tree{t}")]
+        tree_functions.append(todo[0][1])
+        while todo:
+            root, name = todo.pop()
+            lines: list[EnsLine] = []
+            uses_k = False
+            # Work items: (node, indent, nest) or a ready line.
+            stack: list[tuple[int, int, int] | EnsLine] = [(root, 1, 0)]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, EnsLine):
+                    lines.append(item)
+                    continue
+                i, indent, nest = item
+                pad = "    " * indent
+                node = tree.nodes[i]
+                if isinstance(node, LeafRow):
+                    lines.append(EnsLine("return", pad, payload=pay.of_row[node.row]))
+                    continue
+                left, right = i + 1, node.right
+                if isinstance(node, Split) and node.op in ("left", "right"):
+                    # A test a missing value alone decides; none when it goes the same way.
+                    if node.nan_left == (node.op == "left"):
+                        stack.append((left if node.nan_left else right, indent, nest))
+                        continue
+                if nest >= MAX_NEST:
+                    callee = f"{P}_tree{t}_{i}"
+                    todo.append((i, callee))
+                    lines.append(EnsLine("call", pad, callee=callee))
+                    continue
+                test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
+                uses_k = uses_k or (ir.encoding.uses_keys and test in ("le", "lt"))
+                comment = _comment(ir, node)
+                stack += [
+                    EnsLine("end", pad),
+                    (right, indent + 1, nest + 1),
+                    EnsLine("else", pad),
+                    (left, indent + 1, nest + 1),
+                ]
+                lines.append(
+                    EnsLine("if", pad, test, node.feature, thr, node.nan_left, off, comment=comment)
+                )
+            functions.append(EnsFunction(name, tuple(lines), uses_k))
+    outputs = tuple(max(t.output, 0) for t in ir.trees)
+    uses_key = ir.encoding.uses_keys and any(
+        line.kind == "if" for fn in functions for line in fn.lines
+    )
+    return IfsView(tuple(functions), tuple(tree_functions), outputs, uses_key)
+
+
+def _comment(ir: EnsembleIR, node: Split | CatSplit) -> str:
+    name = ir.features[node.feature].name
+    if isinstance(node, CatSplit):
+        text = f"{name} in {{{', '.join(str(c) for c in node.left_codes)}}}"
+    else:
+        text = f"{name} <= {short(node.cut)}"
+    return comment_text(text + (", missing left" if node.nan_left else ""))
+
+
+def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:
+    """Render predict.c and predict.h for ``ir`` in ``opts.style`` (table by default)."""
+    style = (opts.style if opts is not None else None) or "table"
+    env = make_env()
+    header = header_view(ir.frame)
+    doubles = DoublesView(_doubles(ir))
+    cat_bytes, cat_at = _bitsets(ir)
+    views: tuple[DataclassInstance, ...]
+    if style == "table":
+        pay = payloads(ir, fractions=True)
+        table = node_table(ir, pay, cat_at)
+        views = (header, _common(ir, pay, cat_bytes), table_view(ir, table))
+        template = "predict_ensemble_table.c.j2"
+    else:
+        pay = payloads(ir, fractions=False)
+        views = (header, _common(ir, pay, cat_bytes), ifs_view(ir, pay, cat_at))
+        template = "predict_ensemble_ifs.c.j2"
+    return {
+        HEADER: env.get_template("predict.h.j2").render(context(header, doubles)),
+        SOURCE: env.get_template(template).render(context(*views, doubles)),
+    }
+
+
+_SIZES = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "uint32_t": 4, "int32_t": 4}
+_SIZES.update({"float": 4, "double": 8})
+
+
+def table_bytes(ir: EnsembleIR) -> int:
+    """The bytes of the table style's constant tables for ``ir`` (what ``info``
+    reports; the code adds one to two kilobytes, the binary64 routines included)."""
+    cat_bytes, cat_at = _bitsets(ir)
+    pay = payloads(ir, fractions=True)
+    table = node_table(ir, pay, cat_at)
+    view = table_view(ir, table)
+    row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+    row += _SIZES[view.feature.ctype] if view.feature else 0
+    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype]
+    n += len(ir.trees) * _SIZES[view.roots.ctype]
+    n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    n += sum(len(r) for r in pay.doubles) * 8 if ir.vector else len(pay.doubles) * 8
+    n += 8 * (ir.n_outputs + (ir.divisor is not None))
+    common = _common(ir, pay, cat_bytes)
+    if common.output is not None:
+        n += len(ir.trees) * _SIZES[common.output.ctype]
+    if cat_bytes:
+        n += len(cat_bytes) + ir.n_features * _SIZES[common.ncode.ctype]
+    n += 8 * sum(len(c) for c in ir.categories)
+    return n

@@ -1,0 +1,259 @@
+"""The ensemble file (format ``treegen-ensemble``): JSON, one tree per line, checked on load.
+
+Layout::
+
+    {
+      "format": "treegen-ensemble", "version": 1,
+      "treegen_version": ..., "data_fingerprint": ..., "options": {...},
+      "target": "class", "classes": [...], "attributes": [one per line],
+      "method": "forest", "decision": "argmax", "compare": "float32",
+      "init": [floats], "divisor": float or null, "categories": [[floats] per feature],
+      "values": [one leaf value row per line],
+      "trees": [one tree per line: {"output", "feature", "threshold", "left", "right",
+                "nan_left", "categorical", "left_codes", "value"}]
+    }
+
+Every float is written as ``float.hex()`` text, so values, thresholds (``inf`` among
+them) and signed zeros come back bit for bit.  :func:`ensemble_from_data` checks every
+field (types, counts, index ranges, the pre-order shape of each tree, leaf rows of the
+right width) and raises one :class:`~treegen.errors.ModelFileError` naming the field and
+its line, as for a tree.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from treegen.data.dataset import Attribute, Schema
+from treegen.ensemble.core import COMPARES, DECISIONS, LEAF, METHODS, Ensemble, Tree
+from treegen.model.check import InvalidField, as_int, as_object, check_header, check_schema
+from treegen.model.file import attribute_lines, field_error
+
+FORMAT = "treegen-ensemble"
+VERSION = 1
+_TOP = {
+    "format", "version", "treegen_version", "data_fingerprint", "options", "target",
+    "classes", "attributes", "method", "decision", "compare", "init", "divisor",
+    "categories", "values", "trees",
+}  # fmt: skip
+_TREE_KEYS = {
+    "output", "feature", "threshold", "left", "right", "nan_left", "categorical",
+    "left_codes", "value",
+}  # fmt: skip
+_MAX_CODE = 256  # a categorical split's codes fit a byte (scikit-learn's 256-bit bitsets)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _hex(values: tuple[float, ...]) -> list[str]:
+    return [float(v).hex() for v in values]
+
+
+def _tree_dict(t: Tree) -> dict[str, object]:
+    return {
+        "output": t.output,
+        "feature": list(t.feature),
+        "threshold": _hex(t.threshold),
+        "left": list(t.left),
+        "right": list(t.right),
+        "nan_left": [int(b) for b in t.nan_left],
+        "categorical": [int(b) for b in t.categorical],
+        "left_codes": [list(c) for c in t.left_codes],
+        "value": list(t.value),
+    }
+
+
+def ensemble_to_json(e: Ensemble) -> str:
+    """The file's text (deterministic: the same ensemble gives the same bytes)."""
+    s = e.schema
+    lines = [
+        "{",
+        f'  "format": {_dumps(FORMAT)},',
+        f'  "version": {VERSION},',
+        f'  "treegen_version": {_dumps(e.treegen_version)},',
+        f'  "data_fingerprint": {_dumps(e.data_fingerprint)},',
+        f'  "options": {_dumps(e.options)},',
+        f'  "target": {_dumps(s.target)},',
+        f'  "classes": {_dumps(list(s.classes))},',
+        '  "attributes": [',
+        ",\n".join(attribute_lines(s)),
+        "  ],",
+        f'  "method": {_dumps(e.method)},',
+        f'  "decision": {_dumps(e.decision)},',
+        f'  "compare": {_dumps(e.compare)},',
+        f'  "init": {_dumps(_hex(e.init))},',
+        f'  "divisor": {_dumps(None if e.divisor is None else float(e.divisor).hex())},',
+        f'  "categories": {_dumps([_hex(c) for c in e.categories])},',
+        '  "values": [',
+        ",\n".join("    " + _dumps(_hex(row)) for row in e.values),
+        "  ],",
+        '  "trees": [',
+        ",\n".join("    " + _dumps(_tree_dict(t)) for t in e.trees),
+        "  ]",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _float(value: Any, field: str, finite: bool = True) -> float:
+    if not isinstance(value, str):
+        raise InvalidField(field, "must be a float written by float.hex()")
+    try:
+        x = float.fromhex(value)
+    except (ValueError, OverflowError):
+        raise InvalidField(field, f"{value!r} is not a hexadecimal float") from None
+    if math.isnan(x) or (finite and math.isinf(x)):
+        raise InvalidField(field, f"{value!r} is not a finite number")
+    return x
+
+
+def _list(value: Any, field: str, n: int | None = None) -> list[Any]:
+    if not isinstance(value, list) or (n is not None and len(value) != n):
+        raise InvalidField(field, "must be a list" + ("" if n is None else f" of {n} items"))
+    return value
+
+
+def _tree(
+    d: Any,
+    f: str,
+    n_features: int,
+    n_values: int,
+    n_outputs: int,
+    width: list[int],
+    nominal: dict[int, int],
+) -> Tree:
+    t = as_object(d, f)
+    missing = _TREE_KEYS - set(t)
+    extra = set(t) - _TREE_KEYS
+    if missing or extra:
+        raise InvalidField(f, f"must have exactly the fields {', '.join(sorted(_TREE_KEYS))}")
+    n = len(_list(t["feature"], f"{f}.feature"))
+    if n == 0:
+        raise InvalidField(f"{f}.feature", "a tree has at least one node")
+    output = as_int(t["output"], f"{f}.output", -1, n_outputs)
+    feature = [as_int(x, f"{f}.feature[{i}]", LEAF, n_features) for i, x in enumerate(t["feature"])]
+    threshold = [
+        _float(x, f"{f}.threshold[{i}]", finite=False)
+        for i, x in enumerate(_list(t["threshold"], f"{f}.threshold", n))
+    ]
+    left = [
+        as_int(x, f"{f}.left[{i}]", LEAF, n) for i, x in enumerate(_list(t["left"], f"{f}.left", n))
+    ]
+    right = [
+        as_int(x, f"{f}.right[{i}]", LEAF, n)
+        for i, x in enumerate(_list(t["right"], f"{f}.right", n))
+    ]
+    nan_left = [
+        bool(as_int(x, f"{f}.nan_left[{i}]", 0, 2))
+        for i, x in enumerate(_list(t["nan_left"], f"{f}.nan_left", n))
+    ]
+    categorical = [
+        bool(as_int(x, f"{f}.categorical[{i}]", 0, 2))
+        for i, x in enumerate(_list(t["categorical"], f"{f}.categorical", n))
+    ]
+    codes = [
+        tuple(
+            as_int(c, f"{f}.left_codes[{i}]", 0, _MAX_CODE)
+            for c in _list(x, f"{f}.left_codes[{i}]")
+        )
+        for i, x in enumerate(_list(t["left_codes"], f"{f}.left_codes", n))
+    ]
+    value = [
+        as_int(x, f"{f}.value[{i}]", -1, n_values)
+        for i, x in enumerate(_list(t["value"], f"{f}.value", n))
+    ]
+    parents = [0] * n
+    for i in range(n):
+        g = f"{f} node {i}"
+        if feature[i] == LEAF:
+            if left[i] != LEAF or right[i] != LEAF or value[i] < 0 or categorical[i] or codes[i]:
+                raise InvalidField(f"{f}.value[{i}]", "a leaf has a value row and no children")
+            if width[value[i]] != (1 if output >= 0 else n_outputs):
+                raise InvalidField(f"{f}.value[{i}]", "the value row's width does not fit the tree")
+            continue
+        if value[i] != -1 or not (i < left[i] < n and i < right[i] < n) or left[i] == right[i]:
+            raise InvalidField(g, "a split has two children after it and no value")
+        if math.isnan(threshold[i]):
+            raise InvalidField(f"{f}.threshold[{i}]", "is NaN")
+        if (
+            categorical[i]
+            and feature[i] in nominal
+            and any(c >= nominal[feature[i]] for c in codes[i])
+        ):
+            raise InvalidField(f"{f}.left_codes[{i}]", "a code the feature does not have")
+        if codes[i] and not categorical[i]:
+            raise InvalidField(f"{f}.left_codes[{i}]", "codes on a numeric split")
+        parents[left[i]] += 1
+        parents[right[i]] += 1
+    if any(p != 1 for p in parents[1:]):
+        raise InvalidField(f, "not one tree in pre-order: a node is not reached exactly once")
+    return Tree(tuple(feature), tuple(threshold), tuple(left), tuple(right), tuple(nan_left),
+                tuple(categorical), tuple(codes), tuple(value), output)  # fmt: skip
+
+
+def check_ensemble_dict(data: Any) -> Ensemble:
+    """The ensemble of decoded file ``data``; :class:`InvalidField` names what is wrong."""
+    d = check_header(data, FORMAT, VERSION, "ensemble")
+    missing = _TOP - set(d)
+    if missing:
+        raise InvalidField(sorted(missing)[0], "is missing")
+    extra = set(d) - _TOP
+    if extra:
+        raise InvalidField(sorted(extra)[0], "is not a field of an ensemble file")
+    classes, attrs = check_schema(d)
+    for key, allowed in (("method", METHODS), ("decision", DECISIONS), ("compare", COMPARES)):
+        if d[key] not in allowed:
+            raise InvalidField(key, f"must be one of {', '.join(allowed)}")
+    init = tuple(_float(x, f"init[{i}]") for i, x in enumerate(_list(d["init"], "init")))
+    if not init:
+        raise InvalidField("init", "an ensemble has at least one output")
+    one = {"ge0": 1, "gt0": 1, "diff": 2}.get(d["decision"])
+    if (one is not None and len(init) != one) or (one is None and len(init) != len(classes)):
+        raise InvalidField(
+            "decision", f"does not fit {len(init)} outputs and {len(classes)} classes"
+        )
+    divisor = None if d["divisor"] is None else _float(d["divisor"], "divisor")
+    categories = tuple(
+        tuple(
+            _float(x, f"categories[{j}][{i}]") for i, x in enumerate(_list(c, f"categories[{j}]"))
+        )
+        for j, c in enumerate(_list(d["categories"], "categories"))
+    )
+    if categories and len(categories) != len(attrs):
+        raise InvalidField("categories", f"must have one list per attribute ({len(attrs)})")
+    for j, c in enumerate(categories):
+        if list(c) != sorted(set(c)):
+            raise InvalidField(f"categories[{j}]", "must be increasing")
+    values = tuple(
+        tuple(_float(x, f"values[{i}]") for x in _list(row, f"values[{i}]"))
+        for i, row in enumerate(_list(d["values"], "values"))
+    )
+    width = [len(r) for r in values]
+    nominal = {j: len(a.get("values", ())) for j, a in enumerate(attrs) if a["kind"] == "nominal"}
+    trees = tuple(
+        _tree(t, f"trees[{i}]", len(attrs), len(values), len(init), width, nominal)
+        for i, t in enumerate(_list(d["trees"], "trees"))
+    )
+    if not trees:
+        raise InvalidField("trees", "an ensemble has at least one tree")
+    schema = Schema(
+        tuple(Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in attrs),
+        tuple(classes),
+        d["target"],
+    )
+    return Ensemble(
+        schema, d["method"], trees, values, init, divisor, d["decision"], d["compare"],
+        categories, dict(d["options"]), d["treegen_version"], d["data_fingerprint"],
+    )  # fmt: skip
+
+
+def ensemble_from_data(data: Any, text: str, filename: str) -> Ensemble:
+    """Check decoded file ``data`` (of text ``text``, for the line an error names)."""
+    try:
+        return check_ensemble_dict(data)
+    except InvalidField as err:
+        raise field_error(err, text, filename) from None

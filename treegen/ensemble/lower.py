@@ -1,0 +1,229 @@
+"""An Ensemble + export options -> :class:`EnsembleIR`: every test encoded for the C input type.
+
+A numeric split is the tree's own test (treegen.codegen.lower.lower_continuous, proved by
+its property tests): ``float32(x) <= t`` for scikit-learn's trees (``compare="float32"``,
+the c45 flavour's reading) or ``x <= t`` (``"float64"``, the j48 flavour's), as one
+comparison on the C input type (``le``/``lt`` a threshold, or ``left``/``right`` when
+every known value of the type goes one way).  A missing value (NaN, the integer
+sentinel, key 0) goes the node's way (``nan_left``) before any comparison.  A categorical
+split keeps its left codes; a feature read as a number looks its value up in the
+category table (float and double inputs only).  The leaves' value rows, the initial
+scores and the divisor stay float64 numbers: the C adds them as the estimator does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, ProbaApi
+from treegen.codegen.lower import lower, lower_continuous
+from treegen.codegen.options import ExportOptions
+from treegen.ensemble.core import LEAF, Decision, Ensemble
+from treegen.errors import EncodingError
+from treegen.model.core import Model, Node
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A numeric test: ``op`` and ``threshold`` in the C domain; ``left`` is the next node."""
+
+    feature: int
+    op: CompareOp
+    threshold: int | float
+    nan_left: bool
+    right: int
+    cut: float  # the model's threshold (comments)
+
+
+@dataclass(frozen=True, slots=True)
+class CatSplit:
+    """A categorical test: codes in ``left_codes`` go left, other known codes right."""
+
+    feature: int
+    left_codes: tuple[int, ...]
+    n_codes: int
+    nan_left: bool
+    right: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeafRow:
+    row: int
+
+
+ENode = Split | CatSplit | LeafRow
+
+
+@dataclass(frozen=True, slots=True)
+class ETree:
+    nodes: tuple[ENode, ...]
+    output: int
+
+
+@dataclass(frozen=True, slots=True)
+class EnsembleIR:
+    """The ensemble in the C domain.  ``frame`` is a one-leaf tree's IR on the same
+    schema and options: the encoding, features, classes, prefix and provenance, which
+    predict.h is written from as a tree's is.  The C interface
+    (treegen.verify.build.CApi) is the frame's: ``PREFIX_predict`` returns the class."""
+
+    frame: IR
+    trees: tuple[ETree, ...]
+    values: tuple[tuple[float, ...], ...]
+    init: tuple[float, ...]
+    divisor: float | None
+    decision: Decision
+    categories: tuple[tuple[float, ...], ...]
+    # The doubles exported besides the class: predict_proba (a forest's), or
+    # decision_function (what the class is decided on: treegen.ensemble.classify's
+    # decision_values), or none.
+    doubles: Literal["", "proba", "scores"] = ""
+
+    @property
+    def prefix(self) -> str:
+        return self.frame.prefix
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.frame.encoding
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.frame.features
+
+    @property
+    def n_features(self) -> int:
+        return self.frame.n_features
+
+    @property
+    def n_classes(self) -> int:
+        return self.frame.n_classes
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.init)
+
+    @property
+    def proba(self) -> bool:
+        return False
+
+    @property
+    def n_scores(self) -> int:
+        """decision_function's columns: one for AdaBoost's two classes (a difference)."""
+        return 1 if self.decision == "diff" else self.n_outputs
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        if self.doubles == "proba":
+            return ProbaApi("predict_proba", "double", self.n_classes)
+        if self.doubles == "scores":
+            return ProbaApi("decision_function", "double", self.n_scores)
+        return None
+
+    @property
+    def vector(self) -> bool:
+        """Every leaf adds a whole row (a forest, AdaBoost); else one number to its tree's
+        output."""
+        return all(t.output < 0 for t in self.trees)
+
+
+def _frame(ens: Ensemble) -> Model:
+    """A one-leaf tree on the ensemble's schema: the encoding checks are a tree's."""
+    n = len(ens.schema.classes)
+    return Model(ens.schema, (Node("leaf", 0, 0.0, 0.0, (0.0,) * n),), {})
+
+
+def check_options(opts: ExportOptions) -> None:
+    """Refuse what an ensemble has no C for."""
+    if opts.missing != "c45":
+        raise EncodingError(
+            "an ensemble sends a missing value the way each node learnt it (one comparison "
+            "already): --missing none is for C4.5 trees",
+            option="--missing",
+        )
+
+
+def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores"]:
+    """Which doubles the C exports: predict_proba where it is the sums themselves (a
+    forest's, a single tree's), decision_function where the estimator has one."""
+    if opts.proba:
+        if ens.method != "forest":
+            raise EncodingError(
+                "a boosted model's predict_proba is exp of its raw scores, which C without "
+                "libm does not compute bit for bit: --scores exports the raw scores "
+                "(decision_function) exactly",
+                option="--proba",
+            )
+        return "proba"
+    if opts.scores:
+        if ens.method == "forest":
+            raise EncodingError(
+                "a forest has no decision_function: --proba exports its predict_proba exactly",
+                option="--scores",
+            )
+        return "scores"
+    return ""
+
+
+def lower_ensemble(
+    ens: Ensemble, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()
+) -> EnsembleIR:
+    """Lower ``ens`` for the C input encoding in ``opts`` (prefix None: ``ensemble``)."""
+    check_options(opts)
+    doubles = _doubles(ens, opts)
+    frame_opts = replace(opts, proba=None, scores=False, prefix=opts.prefix or "ensemble")
+    frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
+    enc = frame.encoding
+    attrs = ens.schema.attributes
+    explicit = {i for i, a in enumerate(attrs) if opts.scale is not None or a.name in opts.scaled}
+    narrow = ens.compares_float32
+    categorical = any(any(t.categorical) for t in ens.trees)
+    if categorical and enc.uses_keys:
+        raise EncodingError(
+            "an ensemble with categorical tests reads them as numbers: --float-compare int "
+            "is for numeric tests only",
+            option="--float-compare",
+        )
+    if ens.categories and any(ens.categories) and enc.is_int:
+        raise EncodingError(
+            "a categorical feature read as a number needs --input-type float or double",
+            option="--input-type",
+        )
+    trees = []
+    for t_index, tree in enumerate(ens.trees):
+        nodes: list[ENode] = []
+        for i in range(tree.n_nodes):
+            f = tree.feature[i]
+            if f == LEAF:
+                nodes.append(LeafRow(tree.value[i]))
+                continue
+            if tree.categorical[i]:
+                n_codes = (
+                    len(ens.categories[f]) if ens.categories and ens.categories[f]
+                    else len(attrs[f].values)
+                )  # fmt: skip
+                nodes.append(
+                    CatSplit(f, tree.left_codes[i], n_codes, tree.nan_left[i], tree.right[i])
+                )
+                continue
+            node = Node("continuous", 0, 0.0, 0.0, (), attribute=f, threshold=tree.threshold[i])
+            try:
+                op, thr = lower_continuous(
+                    node, i, enc, f in explicit, narrow, opts.missing_value is None
+                )
+            except EncodingError as exc:
+                msg = str(exc.args[0]).split(": ", 1)[-1]
+                raise EncodingError(f"tree {t_index} node {i}: {msg}", option=exc.option) from None
+            nodes.append(Split(f, op, thr, tree.nan_left[i], tree.right[i], tree.threshold[i]))
+        trees.append(ETree(tuple(nodes), tree.output))
+    return EnsembleIR(
+        frame,
+        tuple(trees),
+        ens.values,
+        ens.init,
+        ens.divisor,
+        ens.decision,
+        ens.categories,
+        doubles,
+    )

@@ -1,0 +1,333 @@
+"""Fitted scikit-learn ensembles read into an :class:`~treegen.ensemble.core.Ensemble`.
+
+scikit-learn is not imported: the estimator is read through its attributes (the trees'
+``tree_`` arrays, HistGradientBoosting's predictors), which scikit-learn 1.x keeps stable
+(tests/ensemble/test_sklearn_parity.py holds every import against ``estimator.predict``
+on the installed version).  Each estimator's arithmetic is in docs/ensembles.md; here
+its constants are taken exactly as scikit-learn uses them: the leaves' float64 values
+(a forest tree's class fractions, ``learning_rate * value`` for a boosting stage, which
+scikit-learn computes per row as the same IEEE product), the initial raw scores, the
+divisor (``len(estimators_)``, ``estimator_weights_.sum()`` computed by numpy here as
+there).  Nodes are renumbered into pre-order; a tree's arrays are checked first (a
+pickle is any bytes, and scikit-learn does not check them on unpickling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.data.arrays import label_kind
+from treegen.data.dataset import Attribute, Schema
+from treegen.ensemble.core import LEAF, Decision, Ensemble, Method, Tree
+from treegen.ensemble.sklearn_hist import hist_from_sklearn
+from treegen.errors import UsageError
+
+SUPPORTED = (
+    "DecisionTreeClassifier",
+    "ExtraTreeClassifier",
+    "RandomForestClassifier",
+    "ExtraTreesClassifier",
+    "GradientBoostingClassifier",
+    "HistGradientBoostingClassifier",
+    "AdaBoostClassifier",
+)
+"""The estimators :func:`ensemble_from_sklearn` reads (docs/ensembles.md): a single tree
+is read as an ensemble of one, so NaN goes where ``estimator.predict`` sends it."""
+
+_TREE_LEAF = -1  # scikit-learn's children_left of a leaf
+
+
+def _bad(msg: str) -> UsageError:
+    return UsageError(f"the estimator is inconsistent: {msg}", option="estimator")
+
+
+class _Values:
+    """The ensemble's leaf value rows, each distinct row stored once."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[float, ...]] = []
+        self.index: dict[tuple[int, ...], int] = {}
+
+    def add(self, row: Sequence[float]) -> int:
+        # Keyed by the bits: -0.0 and 0.0 (and NaN payloads) stay apart.
+        floats = tuple(float(v) for v in row)
+        key = tuple(np.asarray(floats, dtype=np.float64).view(np.int64).tolist())
+        if key not in self.index:
+            self.index[key] = len(self.rows)
+            self.rows.append(floats)
+        return self.index[key]
+
+
+def _preorder(
+    left: npt.NDArray[np.intp],
+    right: npt.NDArray[np.intp],
+    n_features: int,
+    feature: npt.NDArray[np.intp],
+) -> list[int]:
+    """The nodes of one tree in pre-order (left subtree first), checking that every child
+    is in range and no node is reached twice (no cycle, no shared child)."""
+    n = len(left)
+    seen = np.zeros(n, dtype=bool)
+    order: list[int] = []
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        if not 0 <= i < n:
+            raise _bad(f"a child {i} of {n} nodes")
+        if seen[i]:
+            raise _bad(f"node {i} is reached twice (a cycle, or a shared child)")
+        seen[i] = True
+        order.append(i)
+        if left[i] == _TREE_LEAF:
+            continue
+        if not 0 <= feature[i] < n_features:
+            raise _bad(f"node {i} tests feature {feature[i]} of {n_features}")
+        stack.append(int(right[i]))
+        stack.append(int(left[i]))
+    return order
+
+
+def _tree(
+    sk_tree: Any,
+    n_features: int,
+    leaf_row: Any,
+    values: _Values,
+    output: int = -1,
+) -> Tree:
+    """A scikit-learn ``Tree`` (``estimator.tree_``) in pre-order; ``leaf_row(node)`` is a
+    leaf's value row (float64 numbers)."""
+    left = np.asarray(sk_tree.children_left, dtype=np.intp)
+    right = np.asarray(sk_tree.children_right, dtype=np.intp)
+    feature = np.asarray(sk_tree.feature, dtype=np.intp)
+    threshold = np.asarray(sk_tree.threshold, dtype=np.float64)
+    n = len(left)
+    if n == 0 or any(len(a) != n for a in (right, feature, threshold)):
+        raise _bad("its node arrays differ in length")
+    nan_left_arr = getattr(sk_tree, "missing_go_to_left", None)
+    nan_left = (
+        np.zeros(n, dtype=bool) if nan_left_arr is None else np.asarray(nan_left_arr, dtype=bool)
+    )
+    order = _preorder(left, right, n_features, feature)
+    new = {old: k for k, old in enumerate(order)}
+    f: list[int] = []
+    t: list[float] = []
+    lft: list[int] = []
+    rgt: list[int] = []
+    nl: list[bool] = []
+    val: list[int] = []
+    for old in order:
+        if left[old] == _TREE_LEAF:
+            f.append(LEAF)
+            t.append(0.0)
+            lft.append(LEAF)
+            rgt.append(LEAF)
+            nl.append(False)
+            row = leaf_row(old)
+            if not all(np.isfinite(row)):
+                raise _bad(f"a leaf value of node {old} is not finite")
+            val.append(values.add(row))
+            continue
+        if np.isnan(threshold[old]):
+            raise _bad(f"node {old}'s threshold is NaN")
+        f.append(int(feature[old]))
+        t.append(float(threshold[old]))
+        lft.append(new[int(left[old])])
+        rgt.append(new[int(right[old])])
+        nl.append(bool(nan_left[old]))
+        val.append(-1)
+    return Tree(
+        tuple(f),
+        tuple(t),
+        tuple(lft),
+        tuple(rgt),
+        tuple(nl),
+        (False,) * len(f),
+        ((),) * len(f),
+        tuple(val),
+        output,
+    )
+
+
+def feature_names_of(estimator: Any, feature_names: Sequence[str] | None, target: str) -> list[str]:
+    """The columns' names: ``feature_names``, else the estimator's ``feature_names_in_``,
+    else x0, x1, ...; distinct, and none of them the class column ``target``."""
+    n = int(estimator.n_features_in_)
+    given = getattr(estimator, "feature_names_in_", None)
+    names = [
+        str(x)
+        for x in (
+            feature_names
+            if feature_names is not None
+            else (given if given is not None else [f"x{j}" for j in range(n)])
+        )
+    ]
+    if len(names) != n or len(set(names)) != n:
+        raise UsageError(f"feature_names must be {n} distinct names", option="feature_names")
+    if not target.strip() or target in names:
+        raise UsageError(
+            f"'{target}' cannot name the class column: "
+            + ("it is a feature's name" if target.strip() else "it is empty"),
+            option="target",
+        )
+    return names
+
+
+def _schema(estimator: Any, feature_names: Sequence[str] | None, target: str) -> Schema:
+    names = feature_names_of(estimator, feature_names, target)
+    classes = tuple(str(c) for c in np.asarray(estimator.classes_).tolist())
+    if len(set(classes)) != len(classes):
+        raise UsageError("class labels must differ as text", option="estimator")
+    return Schema(tuple(Attribute(a, "continuous") for a in names), classes, target)
+
+
+def _members(est: Any) -> list[Any]:
+    """The trees of a forest, or a single tree as a forest of one."""
+    return [est] if type(est).__name__ in _SINGLE else list(est.estimators_)
+
+
+_SINGLE = ("DecisionTreeClassifier", "ExtraTreeClassifier")
+
+
+def _forest(
+    est: Any, schema: Schema
+) -> tuple[list[Tree], _Values, tuple[float, ...], float | None]:
+    k = len(schema.classes)
+    values = _Values()
+    trees = []
+    for member in _members(est):
+        value = np.asarray(member.tree_.value, dtype=np.float64)
+        if value.ndim != 3 or value.shape[1] != 1 or value.shape[2] != k:
+            raise _bad(f"a tree's values are not {k} class fractions per node")
+        trees.append(
+            _tree(member.tree_, len(schema.attributes), lambda i, v=value: v[i, 0, :k], values)
+        )
+    # A single tree's predict_proba is its leaf value itself: no division.
+    divisor = None if type(est).__name__ in _SINGLE else float(len(est.estimators_))
+    return trees, values, (0.0,) * k, divisor
+
+
+def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[float, ...]]:
+    stages = np.asarray(est.estimators_, dtype=object)
+    k = stages.shape[1]
+    rate = float(est.learning_rate)
+    init_ = est.init_
+    if isinstance(init_, str):
+        if init_ != "zero":
+            raise _bad(f"init_ {init_!r}")
+        init = (0.0,) * k
+    else:
+        if type(init_).__name__ != "DummyClassifier" or getattr(init_, "strategy", "") != "prior":
+            raise UsageError(
+                "a GradientBoostingClassifier whose init estimator depends on X cannot be "
+                "exported: use the default init (the class prior) or init='zero'",
+                option="estimator",
+            )
+        # The prior's raw score, as scikit-learn computes it (it does not depend on X).
+        zero = np.zeros((1, len(schema.attributes)), dtype=np.float32)
+        init = tuple(float(v) for v in np.asarray(est._raw_predict_init(zero))[0])
+    values = _Values()
+    trees = []
+    for stage in stages:
+        for out, member in enumerate(stage):
+            value = np.asarray(member.tree_.value, dtype=np.float64)
+            # scikit-learn adds scale * value[node] per row: the same product, once.
+            trees.append(
+                _tree(
+                    member.tree_,
+                    len(schema.attributes),
+                    lambda i, v=value: [np.float64(rate) * v[i, 0, 0]],
+                    values,
+                    out,
+                )
+            )
+    return trees, values, init
+
+
+def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
+    k = len(schema.classes)
+    algorithm = getattr(est, "algorithm", "SAMME")
+    if algorithm not in ("SAMME", "deprecated"):
+        raise UsageError(
+            f"AdaBoost's {algorithm} algorithm is not exported (only SAMME)", option="estimator"
+        )
+    weights = np.asarray(est.estimator_weights_, dtype=np.float64)
+    values = _Values()
+    trees = []
+    for member, w in zip(est.estimators_, weights, strict=False):
+        if type(member).__name__ not in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
+            raise UsageError(
+                f"AdaBoost of {type(member).__name__} is not exported (only of trees)",
+                option="estimator",
+            )
+        value = np.asarray(member.tree_.value, dtype=np.float64)
+        other = np.float64(-1 / (k - 1)) * w  # decision_function's -1 / (n_classes - 1) * w
+        # The tree's class is the first largest value; its vote: w there, other elsewhere.
+        trees.append(
+            _tree(
+                member.tree_,
+                len(schema.attributes),
+                lambda i, v=value, w=w, o=other: np.where(
+                    np.arange(k) == int(np.argmax(v[i, 0, :k])), w, o
+                ),
+                values,
+            )
+        )
+    return trees, values, float(weights.sum())
+
+
+def ensemble_from_sklearn(
+    estimator: Any, feature_names: Sequence[str] | None = None, target: str = "class"
+) -> Ensemble:
+    """A fitted scikit-learn ensemble (one of :data:`SUPPORTED`) as an Ensemble."""
+    name = type(estimator).__name__
+    if name not in SUPPORTED:
+        raise UsageError(
+            f"cannot import a {name}: treegen reads a fitted {', '.join(SUPPORTED)}",
+            option="estimator",
+        )
+    if not hasattr(estimator, "n_features_in_") or not hasattr(estimator, "classes_"):
+        raise UsageError(f"the {name} is not fitted", option="estimator")
+    if int(getattr(estimator, "n_outputs_", 1)) != 1:
+        raise UsageError("a multi-output ensemble is not exported", option="estimator")
+    if name == "HistGradientBoostingClassifier":
+        return hist_from_sklearn(
+            estimator, feature_names_of(estimator, feature_names, target), target
+        )
+    schema = _schema(estimator, feature_names, target)
+    k = len(schema.classes)
+    method: Method
+    decision: Decision = "argmax"
+    divisor: float | None = None
+    if name in ("RandomForestClassifier", "ExtraTreesClassifier", *_SINGLE):
+        trees, values, init, divisor = _forest(estimator, schema)
+        method = "forest"
+    elif name == "GradientBoostingClassifier":
+        trees, values, init = _boosting(estimator, schema)
+        method = "boosting"
+        decision = "ge0" if len(init) == 1 else "argmax"
+    else:
+        trees, values, divisor = _adaboost(estimator, schema)
+        init = (0.0,) * k
+        method = "adaboost"
+        decision = "diff" if k == 2 else "argmax"
+    if not trees:
+        raise _bad("it has no trees")
+    options: dict[str, object] = {"source": f"sklearn {name}"}
+    kind = label_kind(np.asarray(estimator.classes_))
+    if kind != "str":
+        options["labels"] = kind
+    return Ensemble(
+        schema=schema,
+        method=method,
+        trees=tuple(trees),
+        values=tuple(values.rows),
+        init=init,
+        divisor=divisor,
+        decision=decision,
+        compare="float32",
+        options=options,
+    )

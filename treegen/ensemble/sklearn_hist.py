@@ -1,0 +1,200 @@
+"""A fitted HistGradientBoostingClassifier read into an Ensemble (its own tree format).
+
+Its trees are ``TreePredictor`` node records (``_predictors``), compared in float64
+(``x <= num_threshold``), NaN sent by ``missing_go_to_left``, and categorical splits
+tested on bitsets of category codes.  With categorical features, scikit-learn first
+runs its ``_preprocessor``: a ColumnTransformer that puts the categorical columns first
+(their order kept) and encodes each with an OrdinalEncoder (sorted categories; an
+unknown value, and so any negative, non-integer or too large one, becomes NaN), so the
+predictors' feature indices are of those reordered columns.  Here they are mapped back
+to the user's columns, and a categorical column keeps its categories: numbers stay the
+input (the C looks the value up in the sorted categories), text categories make a
+nominal attribute whose input is the code.  A code in the split's left bitset goes
+left, another known code right, an unknown code or NaN the missing way, as
+``_predict_one_from_raw_data`` decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from treegen.data.arrays import label_kind
+from treegen.data.dataset import Attribute, Schema
+from treegen.ensemble.core import LEAF, Ensemble, Tree
+from treegen.errors import UsageError
+
+_BITSET_WORDS = 8  # scikit-learn's categorical bitsets: 8 x 32 bits, codes below 256
+
+
+def _bad(msg: str) -> UsageError:
+    return UsageError(f"the estimator is inconsistent: {msg}", option="estimator")
+
+
+def _columns(est: Any) -> tuple[list[int], list[tuple[object, ...] | None]]:
+    """For every column the predictors index, the user's column it comes from; and for
+    every user column its categories (None: numeric)."""
+    n = int(est.n_features_in_)
+    pre = getattr(est, "_preprocessor", None)
+    if pre is None:
+        return list(range(n)), [None] * n
+    mask = np.asarray(est.is_categorical_, dtype=bool)
+    if mask.shape != (n,):
+        raise _bad("is_categorical_ does not match the features")
+    cat = np.flatnonzero(mask).tolist()
+    order = cat + np.flatnonzero(~mask).tolist()
+    encoder = pre.named_transformers_["encoder"]
+    categories: list[tuple[object, ...] | None] = [None] * n
+    for j, cats in zip(cat, encoder.categories_, strict=True):
+        values = list(np.asarray(cats, dtype=object))
+        if values and isinstance(values[-1], float) and np.isnan(values[-1]):
+            values = values[:-1]  # the encoder's NaN category: missing, as the bin mapper has it
+        categories[j] = tuple(values)
+    return order, categories
+
+
+def _bitset(words: Any) -> tuple[int, ...]:
+    bits = np.asarray(words, dtype=np.uint32)
+    return tuple(c for c in range(32 * _BITSET_WORDS) if (int(bits[c // 32]) >> (c % 32)) & 1)
+
+
+def _tree(
+    predictor: Any,
+    order: list[int],
+    n_known: list[int],
+    values: dict[int, int],
+    rows: list[tuple[float, ...]],
+    output: int,
+) -> Tree:
+    nodes = predictor.nodes
+    n = len(nodes)
+    raw_bitsets = np.asarray(predictor.raw_left_cat_bitsets)
+    seen = np.zeros(n, dtype=bool)
+    pre: list[int] = []
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        if not 0 <= i < n or seen[i]:
+            raise _bad(f"node {i} is out of range or reached twice")
+        seen[i] = True
+        pre.append(i)
+        if not nodes["is_leaf"][i]:
+            stack += [int(nodes["right"][i]), int(nodes["left"][i])]
+    new = {old: k for k, old in enumerate(pre)}
+    f: list[int] = []
+    t: list[float] = []
+    lft: list[int] = []
+    rgt: list[int] = []
+    nl: list[bool] = []
+    cat: list[bool] = []
+    codes: list[tuple[int, ...]] = []
+    val: list[int] = []
+    for old in pre:
+        node = nodes[old]
+        if node["is_leaf"]:
+            v = float(node["value"])
+            if not np.isfinite(v):
+                raise _bad("a leaf value is not finite")
+            key = int(np.float64(v).view(np.int64))
+            if key not in values:
+                values[key] = len(rows)
+                rows.append((v,))
+            f.append(LEAF)
+            t.append(0.0)
+            lft.append(LEAF)
+            rgt.append(LEAF)
+            nl.append(False)
+            cat.append(False)
+            codes.append(())
+            val.append(values[key])
+            continue
+        idx = int(node["feature_idx"])
+        if not 0 <= idx < len(order):
+            raise _bad(f"a node tests feature {idx} of {len(order)}")
+        feature = order[idx]
+        is_cat = bool(node["is_categorical"])
+        left_codes: tuple[int, ...] = ()
+        if is_cat:
+            b = int(node["bitset_idx"])
+            if not 0 <= b < len(raw_bitsets) or n_known[feature] < 0:
+                raise _bad("a categorical split without its bitset or categories")
+            left_codes = tuple(c for c in _bitset(raw_bitsets[b]) if c < n_known[feature])
+        thr = float(node["num_threshold"])
+        if np.isnan(thr) and not is_cat:
+            raise _bad("a threshold is NaN")
+        f.append(feature)
+        t.append(0.0 if is_cat else thr)
+        lft.append(new[int(node["left"])])
+        rgt.append(new[int(node["right"])])
+        nl.append(bool(node["missing_go_to_left"]))
+        cat.append(is_cat)
+        codes.append(left_codes)
+        val.append(-1)
+    return Tree(
+        tuple(f),
+        tuple(t),
+        tuple(lft),
+        tuple(rgt),
+        tuple(nl),
+        tuple(cat),
+        tuple(codes),
+        tuple(val),
+        output,
+    )
+
+
+def hist_from_sklearn(est: Any, names: Sequence[str], target: str) -> Ensemble:
+    """A fitted HistGradientBoostingClassifier as an Ensemble (module docstring), its
+    columns named ``names`` (one per feature, checked) and its class column ``target``."""
+    n = int(est.n_features_in_)
+    order, categories = _columns(est)
+    attrs = []
+    raw_tables: list[tuple[float, ...]] = []
+    n_known = [-1] * n
+    for j, name in enumerate(names):
+        cats = categories[j]
+        if cats is None:
+            attrs.append(Attribute(name, "continuous"))
+            raw_tables.append(())
+            continue
+        n_known[j] = len(cats)
+        if all(isinstance(c, int | float | np.integer | np.floating) for c in cats):
+            attrs.append(Attribute(name, "continuous"))  # the input is the raw value
+            raw_tables.append(tuple(float(c) for c in cats))  # type: ignore[arg-type]
+        else:
+            attrs.append(Attribute(name, "nominal", tuple(str(c) for c in cats)))
+            raw_tables.append(())  # the input is the code
+    classes_ = np.asarray(est.classes_)
+    classes = tuple(str(c) for c in classes_.tolist())
+    if len(set(classes)) != len(classes):
+        raise UsageError("class labels must differ as text", option="estimator")
+    schema = Schema(tuple(attrs), classes, target)
+    baseline = np.zeros(1, dtype=np.float64) + np.asarray(est._baseline_prediction)[0]
+    k = len(baseline)
+    values: dict[int, int] = {}
+    rows: list[tuple[float, ...]] = []
+    trees = []
+    for iteration in est._predictors:
+        if len(iteration) != k:
+            raise _bad(f"an iteration has {len(iteration)} trees for {k} outputs")
+        for out, predictor in enumerate(iteration):
+            trees.append(_tree(predictor, order, n_known, values, rows, out))
+    if not trees:
+        raise _bad("it has no trees")
+    options: dict[str, object] = {"source": "sklearn HistGradientBoostingClassifier"}
+    if label_kind(classes_) != "str":
+        options["labels"] = label_kind(classes_)
+    return Ensemble(
+        schema=schema,
+        method="hist",
+        trees=tuple(trees),
+        values=tuple(rows),
+        init=tuple(float(v) for v in baseline),
+        divisor=None,
+        decision="gt0" if k == 1 else "argmax",
+        compare="float64",
+        categories=tuple(raw_tables) if any(raw_tables) else (),
+        options=options,
+    )

@@ -1,0 +1,85 @@
+"""What a model kind is: the one record the registry (:mod:`treegen.kinds`) holds for it.
+
+A kind (a tree, a ruleset, an ensemble, ...) is a value type plus the functions every
+command and the Python API need: its file form, its classifier, its printing, its
+lowering to C and emitter, and the rows and Python oracles ``verify`` compares the C
+with.  The command line, the API and the generic export and verify
+(:mod:`treegen.kinds.export`, :mod:`treegen.kinds.check`) call these and never ask
+which kind they hold.  The recipe for a new kind is in docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.codegen.options import ExportOptions, Style
+from treegen.data.dataset import Dataset, Schema
+from treegen.verify.build import CApi
+from treegen.verify.report import Report
+
+M = TypeVar("M")
+L = TypeVar("L")
+
+Rows = npt.NDArray[np.generic]
+"""Rows of C input values (the encoding's numpy type), one per row verify runs."""
+
+
+class Value(Protocol):
+    """What every kind's value has: the data it reads and where it came from."""
+
+    @property
+    def schema(self) -> Schema: ...
+
+    @property
+    def data_fingerprint(self) -> str: ...
+
+    @property
+    def compares_float32(self) -> bool: ...
+
+
+Compare = Callable[
+    [M, L, ExportOptions, Rows, npt.NDArray[np.int32], npt.NDArray[np.uint16], Report], None
+]
+"""Hold the C's classes (and probabilities) on the rows against every Python side of the
+kind, adding report lines and counting the rows that differ."""
+
+
+@dataclass(frozen=True)
+class Kind(Generic[M, L]):
+    """One model kind: its value type ``M``, its lowered form ``L``, and what the tools do.
+
+    Printing: ``show`` maps each ``treegen show --format`` the kind prints to its
+    printer (the first is the default); ``dot(value, max_depth, graph)`` draws it as
+    Graphviz DOT, the top ``max_depth`` levels with the ``graph`` attributes (None: no
+    picture).
+    ``evaluate(value, data, label, unpruned)`` is ``treegen eval``'s text (``unpruned``:
+    the ``--unpruned`` file, which only a pruned tree takes).
+    """
+
+    name: str  # "tree", "ruleset": the kind's name in messages and --help
+    noun: str  # "model", "ruleset": the provenance line's key ("model: sha256:...")
+    format: str  # the file's "format" field
+    suffix: str  # the file name's suffix (".tree")
+    default_name: str  # an unsaved value's name: its default C prefix and file stem
+    value_type: type
+    from_data: Callable[[Any, str, str], M]  # decoded JSON, its text, the file name
+    to_json: Callable[[M], str]
+    predict: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.intp]]
+    predict_proba: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64]] | None
+    evaluate: Callable[[M, Dataset, str, str | None], str]
+    show: Mapping[str, Callable[[M], str]]
+    info: Callable[[M, str], str]  # treegen info, for a C input type
+    dot: Callable[[M, int | None, Sequence[str]], str] | None  # max depth, graph attributes
+    styles: tuple[Style, ...]  # the export styles it has (one: not in the options words)
+    check_options: Callable[[ExportOptions], None]  # refuse what the kind has no C for
+    lower: Callable[[M, ExportOptions, tuple[tuple[str, str], ...]], L]  # opts.prefix is set
+    emit: Callable[[L, ExportOptions], dict[str, str]]
+    api: Callable[[L], CApi]
+    rows: Callable[[M, L, ExportOptions, Sequence[Dataset], int, int, Report], Rows]
+    compare: Compare[M, L]
+    summary: Callable[[L, ExportOptions], str]  # the exported C in one line (export --report)

@@ -1,0 +1,127 @@
+"""The tree kind's entry: a C4.5 / J48 tree (``treegen train``, ``import-sklearn``).
+
+The tree is the pipeline's own kind, so its parts live in the stage folders: the value,
+file, classifier and printing in :mod:`treegen.model`, the evaluation and report in
+:mod:`treegen.analysis`, the lowering and emitters in :mod:`treegen.codegen`, the rows
+and oracles in :mod:`treegen.verify`.  This module binds them into one record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.analysis.evaluate import evaluate as evaluate_model
+from treegen.analysis.evaluate import format_evaluation
+from treegen.analysis.report import format_report, model_report
+from treegen.codegen.emit import emit
+from treegen.codegen.flash import estimate_flash
+from treegen.codegen.ir import IR
+from treegen.codegen.lower import lower
+from treegen.codegen.options import STYLES, ExportOptions
+from treegen.data.dataset import Dataset
+from treegen.errors import UsageError
+from treegen.kinds.spec import Kind
+from treegen.model import classify
+from treegen.model.core import Model
+from treegen.model.file import FORMAT, load_model, model_from_data, model_to_json
+from treegen.model.picture import format_dot
+from treegen.model.show import format_tree, is_pruned
+from treegen.rules.show import format_path_rules
+from treegen.verify.report import Report
+from treegen.verify.tree import compare, verify_rows
+
+
+def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> str:
+    """Release 8's evaluation table; with ``unpruned`` (the same data trained with
+    --no-prune) its Before/After Pruning table."""
+    ev = evaluate_model(model, ds)
+    if unpruned is None:
+        pruned_ev = ev if ev.estimate is not None else None
+        return format_evaluation(label, pruned_ev, None if pruned_ev is not None else ev)
+    raw = load_model(unpruned)
+    if not is_pruned(model) or is_pruned(raw):
+        raise UsageError(
+            f"expects MODEL pruned and {unpruned} unpruned (trained with --no-prune)",
+            option="--unpruned",
+        )
+    if raw.schema != model.schema:
+        raise UsageError(
+            f"{unpruned} was trained on other attributes or classes than MODEL",
+            option="--unpruned",
+        )
+    return format_evaluation(label, ev, evaluate_model(raw, ds))
+
+
+def _info(model: Model, input_type: str) -> str:
+    text = format_report(model, model_report(model))
+    flash = estimate_flash(model, input_type)
+    text += f"estimated flash, --style table --input-type {input_type} (not compiled):\n"
+    return text + "".join(f"  {target}: ~{size} bytes\n" for target, size in flash.items())
+
+
+def _predict(model: Model, X: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    return classify.predict(model, X)
+
+
+def _rows(
+    model: Model,
+    ir: IR,
+    opts: ExportOptions,
+    data: Sequence[Dataset],
+    n_random: int,
+    seed: int,
+    report: Report,
+) -> npt.NDArray[np.generic]:
+    return verify_rows(model, ir, opts, data, n_random, seed, report)
+
+
+def _summary(ir: IR, opts: ExportOptions) -> str:
+    enc = ir.encoding
+    return (
+        f"style {opts.style}, input {enc.input_type}"
+        f"{', float compare int' if enc.uses_keys else ''}; depth {ir.stack_size} "
+        f"(tests on the longest path; {ir.prefix.upper()}_STACK_SIZE)"
+    )
+
+
+def _check(opts: ExportOptions) -> None:
+    """A tree has C for every export option but an ensemble's own."""
+    if opts.scores:
+        raise UsageError(
+            "applies to ensembles (their decision_function); a tree's probabilities: --proba",
+            option="--scores",
+        )
+
+
+TREE: Kind[Model, IR] = Kind(
+    name="tree",
+    noun="model",
+    format=FORMAT,
+    suffix=".tree",
+    default_name="model",
+    value_type=Model,
+    from_data=model_from_data,
+    to_json=model_to_json,
+    predict=_predict,
+    predict_proba=classify.predict_proba,
+    evaluate=_evaluate,
+    show={
+        "c45": lambda m: format_tree(m, "c45"),
+        "j48": lambda m: format_tree(m, "j48"),
+        "dot": lambda m: format_dot(m),
+        "rules": format_path_rules,
+    },
+    info=_info,
+    dot=lambda m, depth, graph: format_dot(m, max_depth=depth, graph=graph),
+    styles=STYLES,
+    check_options=_check,
+    lower=lower,
+    emit=lambda ir, opts: emit(ir, opts.style or STYLES[0]),
+    api=lambda ir: ir,
+    rows=_rows,
+    compare=compare,
+    summary=_summary,
+)

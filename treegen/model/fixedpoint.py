@@ -1,0 +1,359 @@
+"""Fixed-point C4.5 classification: the semantics the generated C implements, in Python.
+
+C4.5 classifies a case with unknown values by visiting every branch of a test on an
+unknown attribute, weighting branch b by ``items_b / items_parent``, and summing
+``weight * dist / items`` over the leaves reached (docs/C45.md section 6).  The C
+does this in integers so that it is exact on every target:
+
+* ``ONE = 2**15`` stands for 1.0.  The root weight is ``ONE``.
+* A branch share is ``floor(ONE * items_b / D)`` with ``D = max(items_parent,
+  sum of children's items)``; a weight passing a test on a missing value becomes
+  ``(w * share_b) >> 15``.  Using ``D`` (equal to C4.5's divisor whenever the tree is
+  consistent) makes the shares of one test sum to at most ``ONE``.
+* A leaf with ``items > 0`` contributes ``(w * p_c) >> 15`` to class c, with
+  ``p_c = floor(ONE * dist_c / max(items, sum dist))``; an empty leaf contributes
+  ``w`` to its class.  Every step rounds down, so the class sums never exceed ``ONE``
+  and fit ``uint16_t``: they are ``predict_proba``'s output, scale ``ONE`` = 1.0.
+* If no missing value was met on the way, the predicted class is the reached leaf's
+  class as Release 8's float classifier computes it (first maximum of
+  ``dist_c / items``, or the leaf's class when empty): exact, not approximated.
+  Otherwise it is the first class with the largest fixed-point sum.
+
+Which branch a *known* value v takes is the model's own test (:func:`model_bound`):
+``v <= t`` for a j48 model, ``float32(v) <= t`` for a c45 model (Release 8 rounds
+every value to a C float first).  v is the C input itself (float, double) or, for an
+integer x with scale K, the double nearest x/K (:func:`read_bound`): x stands for the
+decimal x/K, and that is the double treegen predict (or Release 8, or Weka) reads
+from it.  So the C agrees with the Python model on every input, a double or scaled
+integer that rounds onto a threshold included.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.model.core import Model, Node
+
+FLT_MAX = float(np.finfo(np.float32).max)
+
+Q15_SHIFT = 15
+"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
+ONE = 1 << Q15_SHIFT
+"""Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
+
+
+class ValueDomain(Protocol):
+    """What the fixed-point classifier needs to know of the values it is given: integers
+    (each continuous one meaning x / scale, ``missing`` the sentinel) or floats (NaN
+    missing).  treegen.codegen.ir.Encoding is one; :data:`DOUBLE` is the model's own."""
+
+    @property
+    def is_int(self) -> bool: ...
+
+    @property
+    def missing(self) -> int | None: ...
+
+    @property
+    def scales(self) -> tuple[Fraction, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FloatDomain:
+    """Values given as doubles, NaN for missing: how the model itself reads them."""
+
+    is_int: bool = False
+    missing: int | None = None
+    scales: tuple[Fraction, ...] = ()
+
+
+DOUBLE = FloatDomain()
+
+
+def float32_floor(t: float) -> float:
+    """Largest float32 value not above ``t`` (t itself when it is a float32)."""
+    # Beyond float32's range the answer is -inf (below -FLT_MAX, either by the cast or
+    # by the step down from -FLT_MAX): that overflow is the intended result.
+    with np.errstate(over="ignore"):
+        f = np.float32(t)
+        if float(f) > t:
+            f = np.nextafter(f, np.float32(-np.inf))
+    return float(f)
+
+
+def model_bound(t: float, narrow32: bool) -> tuple[Fraction, bool]:
+    """The model's test on a real value v as one boundary: ``(B, incl)`` such that
+    the test holds exactly when ``v < B or (v == B and incl)``.
+
+    j48 (``narrow32`` false) tests ``v <= t``: B = t, inclusive.  c45 tests
+    ``float32(v) <= t'`` with t' the largest float32 not above t: v rounds to t' or
+    lower exactly when it lies below the midpoint B of t' and the next float32 up
+    (one float32 spacing past FLT_MAX, where rounding goes to infinity); at B itself
+    round-to-nearest-even picks the neighbour with the even significand.  ``t`` must
+    not be NaN or infinite.
+    """
+    assert math.isfinite(t), t
+    if not narrow32:
+        return Fraction(t), True
+    f = np.float32(float32_floor(t))
+    if math.isinf(float(f)):  # t below -FLT_MAX: only values rounding to -inf pass
+        return -(Fraction(FLT_MAX) + Fraction(2) ** 103), True
+    with np.errstate(over="ignore"):
+        up = float(np.nextafter(f, np.float32(np.inf)))
+    up_q = Fraction(up) if math.isfinite(up) else Fraction(FLT_MAX) + Fraction(2) ** 104
+    bits = int(np.array([f], dtype=np.float32).view(np.uint32)[0])
+    return (Fraction(float(f)) + up_q) / 2, bits & 1 == 0
+
+
+def read_bound(t: float, narrow32: bool) -> tuple[Fraction, bool]:
+    """The model's test on a real value v that is first rounded to the nearest double
+    (as reading its decimal text does), as one boundary ``(B, incl)`` like
+    :func:`model_bound`.  Integer inputs use it: x with scale K stands for the
+    decimal x/K, which the model sees as double(x/K), not as the exact fraction (the
+    j48 threshold 0.3 is a double below 3/10, yet "0.3" passes ``v <= 0.3``).
+
+    D, the largest double the test passes, is t (j48) or the largest double that
+    rounds to a float32 not above t (c45).  double(v) <= D exactly when v lies below
+    the midpoint of D and the next double up (2**1024 past the largest double, where
+    rounding overflows), or on it when D's significand is even (ties to even).
+    Exact: every step is a double or a Fraction.
+    """
+    b, incl = bound_float(model_bound(t, narrow32))
+    d = b if incl else math.nextafter(b, -math.inf)
+    assert math.isfinite(d), t
+    up = math.nextafter(d, math.inf)
+    up_q = Fraction(up) if math.isfinite(up) else Fraction(2) ** 1024
+    (bits,) = struct.unpack("<Q", struct.pack("<d", d))
+    return (Fraction(d) + up_q) / 2, bits & 1 == 0
+
+
+def bound_float(bound: tuple[Fraction, bool]) -> tuple[float, bool]:
+    """``model_bound`` for a float or double input: B is always a double (it has at
+    most 25 significant bits), so comparing a double x with it is exact."""
+    b, incl = bound
+    f = float(b)
+    assert Fraction(f) == b
+    return f, incl
+
+
+def bound_int(bound: tuple[Fraction, bool], scale: Fraction) -> int:
+    """A boundary (:func:`read_bound`) for an integer input x meaning x/scale: the
+    largest integer x that passes (x/scale < B, or == B when inclusive) is x <= this
+    cut."""
+    b, incl = bound
+    q = b * scale
+    if q.denominator == 1:
+        return int(q) if incl else int(q) - 1
+    return math.floor(q)
+
+
+def _dyadic(xs: Sequence[float]) -> tuple[int, int]:
+    """Exact sum of non-negative floats as (numerator, denominator): floats are dyadic
+    rationals, so one power-of-two denominator holds them all (and integers are fast,
+    where Fraction is slow on 6,000-node trees)."""
+    ratios = [max(x, 0.0).as_integer_ratio() for x in xs]
+    den = max((d for _, d in ratios), default=1)
+    return sum(n * (den // d) for n, d in ratios), den
+
+
+def _floor_share(x: float, total: tuple[int, int]) -> int:
+    """floor(ONE * x / total) exactly, for x >= 0 and total > 0."""
+    n, d = max(x, 0.0).as_integer_ratio()
+    tn, td = total
+    return (ONE * n * td) // (d * tn)
+
+
+def _divisor(own: float, parts: Sequence[float]) -> tuple[int, int]:
+    a, b = _dyadic([own]), _dyadic(parts)
+    return a if a[0] * b[1] >= b[0] * a[1] else b
+
+
+def branch_shares(parent_items: float, child_items: Sequence[float]) -> tuple[int, ...]:
+    """Quantized shares of a test's branches (sum <= ONE)."""
+    den = _divisor(parent_items, child_items)
+    if den[0] <= 0:
+        # No training weight at all: C4.5 would divide by zero.  Split evenly.
+        return tuple(ONE // len(child_items) for _ in child_items)
+    return tuple(_floor_share(c, den) for c in child_items)
+
+
+def leaf_class(node: Node) -> int:
+    """Release 8's answer at a leaf reached with weight 1: the first class with the
+    largest ``dist_c / items`` (computed in float64 like the Python classifier), or
+    the node's class for an empty leaf."""
+    if not node.items > 0:
+        return node.cls
+    ratios = [d / node.items for d in node.dist]
+    return int(np.argmax(np.asarray(ratios, dtype=np.float64)))
+
+
+def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
+    """Quantized class distribution of a leaf (sum <= ONE)."""
+    if not node.items > 0:
+        return tuple(ONE if c == node.cls else 0 for c in range(n_classes))
+    den = _divisor(node.items, node.dist)
+    return tuple(_floor_share(d, den) for d in node.dist)
+
+
+def scaled_weight(w: int, share: int) -> int:
+    return (w * share) >> Q15_SHIFT
+
+
+def known_value(x: float, enc: ValueDomain) -> bool:
+    """False when ``x`` (a value of the C input type) means 'missing'."""
+    if enc.is_int:
+        return int(x) != enc.missing
+    return not math.isnan(x)
+
+
+def nominal_code(x: float, k: int, enc: ValueDomain) -> int:
+    """Value code 0..k-1, or -1 (missing) for anything else: NaN, the missing
+    sentinel, non-integers and codes out of range."""
+    if not known_value(x, enc):
+        return -1
+    if not 0 <= x < k or x != math.floor(x):
+        return -1
+    return int(x)
+
+
+class FixedPointClassifier:
+    """Per-model precomputation for :meth:`predict_row` (thresholds as fractions)."""
+
+    def __init__(self, model: Model, enc: ValueDomain) -> None:
+        self.model = model
+        self.enc = enc
+        self.n_classes = len(model.schema.classes)
+        self.shares = [
+            branch_shares(n.items, [model.nodes[c].items for c in n.children]) if n.children else ()
+            for n in model.nodes
+        ]
+        self.proba = [leaf_proba(n, self.n_classes) if n.is_leaf else () for n in model.nodes]
+        self.cls = [leaf_class(n) if n.is_leaf else -1 for n in model.nodes]
+        # Each finite continuous test as its boundary in the C input domain: an
+        # integer cut (x <= cut) for integer types, (B, inclusive) for floats.
+        narrow = model.compares_float32
+        self.cut: list[int | None] = []
+        self.fbound: list[tuple[float, bool] | None] = []
+        for n in model.nodes:
+            if n.kind == "continuous" and math.isfinite(n.threshold):
+                if enc.is_int:
+                    k = enc.scales[n.attribute] if enc.scales else Fraction(1)
+                    self.cut.append(bound_int(read_bound(n.threshold, narrow), k))
+                    self.fbound.append(None)
+                else:
+                    self.cut.append(None)
+                    self.fbound.append(bound_float(model_bound(n.threshold, narrow)))
+            else:
+                self.cut.append(None)
+                self.fbound.append(None)
+
+    def _goes_left(self, i: int, x: float) -> bool:
+        t = self.model.nodes[i].threshold
+        if math.isinf(t):
+            return t > 0
+        if not self.enc.is_int:
+            fb = self.fbound[i]
+            assert fb is not None
+            return x < fb[0] or (fb[1] and x == fb[0])  # exact: x and B are doubles
+        cut = self.cut[i]
+        assert cut is not None
+        return int(x) <= cut
+
+    def _branch(self, i: int, x: float) -> int:
+        """Branch for a known value, or -1 when the value is missing at node i."""
+        node = self.model.nodes[i]
+        if node.kind == "continuous":
+            if not known_value(x, self.enc):
+                return -1
+            return 0 if self._goes_left(i, x) else 1
+        k = len(self.model.schema.attributes[node.attribute].values)
+        code = nominal_code(x, k, self.enc)
+        if code < 0:
+            return -1
+        return node.value_branches(k)[code]
+
+    def predict_row(self, x: Sequence[float]) -> tuple[int, tuple[int, ...]]:
+        """Class and fixed-point class sums for one row of C input values."""
+        acc = [0] * self.n_classes
+        met_missing = False
+        reached = 0
+        stack: list[tuple[int, int]] = [(0, ONE)]
+        while stack:
+            i, w = stack.pop()
+            node = self.model.nodes[i]
+            if node.is_leaf:
+                reached = i
+                for c, p in enumerate(self.proba[i]):
+                    acc[c] += scaled_weight(w, p)
+                continue
+            b = self._branch(i, x[node.attribute])
+            if b >= 0:
+                stack.append((node.children[b], w))
+                continue
+            met_missing = True
+            for child, share in zip(node.children, self.shares[i], strict=True):
+                stack.append((child, scaled_weight(w, share)))
+        assert max(acc) <= ONE
+        if not met_missing:
+            return self.cls[reached], tuple(acc)
+        return int(np.argmax(np.asarray(acc))), tuple(acc)
+
+    def _branches(self, i: int, col: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+        """Vectorized :meth:`_branch` over one column (values as float64)."""
+        node = self.model.nodes[i]
+        miss = np.isnan(col) if not self.enc.is_int else col == self.enc.missing
+        if node.kind == "continuous":
+            cut, fb = self.cut[i], self.fbound[i]
+            if math.isinf(node.threshold):
+                left = np.full(col.shape, node.threshold > 0)
+            elif cut is not None:
+                left = col <= cut
+            else:
+                assert fb is not None
+                with np.errstate(invalid="ignore"):
+                    left = (col < fb[0]) | ((col == fb[0]) if fb[1] else False)
+            return np.where(miss, -1, np.where(left, 0, 1))
+        k = len(self.model.schema.attributes[node.attribute].values)
+        with np.errstate(invalid="ignore"):
+            ok = ~miss & (col >= 0) & (col < k) & (col == np.floor(col))
+        code = np.where(ok, np.nan_to_num(col), k).astype(np.int64)
+        table = np.asarray(node.value_branches(k) + (-1,), dtype=np.int64)  # k: not a code
+        return table[code]
+
+    def predict(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+        """:meth:`predict_row` for every row, vectorized over groups of rows per node."""
+        rows = np.asarray(X)
+        n = rows.shape[0]
+        # Exact for every supported input type.  A signalling NaN becomes a quiet NaN
+        # (still missing); the 'invalid' flag that conversion raises is expected.
+        with np.errstate(invalid="ignore"):
+            vals = rows.astype(np.float64)
+        acc = np.zeros((n, self.n_classes), dtype=np.uint64)
+        met = np.zeros(n, dtype=bool)
+        known_cls = np.zeros(n, dtype=np.int32)
+        stack = [(0, np.arange(n), np.full(n, ONE, dtype=np.uint64))]
+        while stack:
+            i, idx, w = stack.pop()
+            node = self.model.nodes[i]
+            if node.is_leaf:
+                p = np.asarray(self.proba[i], dtype=np.uint64)
+                np.add.at(acc, idx, (w[:, None] * p[None, :]) >> np.uint64(15))
+                known_cls[idx] = self.cls[i]
+                continue
+            b = self._branches(i, vals[idx, node.attribute])
+            miss = b < 0
+            met[idx[miss]] = True
+            for j, (child, share) in enumerate(zip(node.children, self.shares[i], strict=True)):
+                take = (b == j) | miss
+                if take.any():
+                    wj = np.where(miss, (w * np.uint64(share)) >> np.uint64(15), w)[take]
+                    stack.append((child, idx[take], wj))
+        cls = np.where(met, np.argmax(acc, axis=1), known_cls).astype(np.int32)
+        return cls, acc.astype(np.uint16)

@@ -1,0 +1,38 @@
+/* The model's C accelerator (module treegen.model.native._cclassify): classify.c
+ * classifies rows for treegen.model.classify.predict, the same classes as its numpy
+ * code.  The node-kind codes come from treegen/model/constants.py (setup.py passes
+ * them as TG_KIND_* macros). */
+#include "native.h"
+
+#if !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) || !defined(TG_KIND_NOMINAL) ||   \
+    !defined(TG_KIND_SUBSET)
+#error "node-kind macros missing: build through setup.py (they come from treegen/model/constants.py)"
+#endif
+
+PyObject *tg_classify(PyObject *self, PyObject *args); /* classify.c */
+
+static PyMethodDef methods[] = {
+    {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_cclassify", "treegen's C accelerator for classification.", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cclassify(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* The values this build was compiled with (tests compare them with constants.py,
+     * which catches a stale build). */
+    PyObject *d = Py_BuildValue("{s:i,s:i,s:i,s:i}", "KIND_LEAF", TG_KIND_LEAF,
+                                "KIND_CONTINUOUS", TG_KIND_CONTINUOUS, "KIND_NOMINAL",
+                                TG_KIND_NOMINAL, "KIND_SUBSET", TG_KIND_SUBSET);
+    if (d == NULL || PyModule_AddObjectRef(m, "TG_CONSTANTS", d) < 0)
+        Py_CLEAR(m);
+    Py_XDECREF(d);
+    return m;
+}

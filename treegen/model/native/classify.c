@@ -1,0 +1,280 @@
+/* Classification of many rows (classify), for treegen.model.classify.predict:
+ * the training errors `treegen train` prints, and predict, eval and cv.
+ *
+ * It computes what the numpy code computes, class for class:
+ *
+ *  1. The float descent (classify.py _proba on a row that meets no missing
+ *     value): a continuous test sends x left when (float)x <= (float)t for a
+ *     c45 model, x <= t for a j48 model; a nominal or subset test sends a code
+ *     0..k-1 through the model's branch table.  A row reaching a leaf this way
+ *     gets the leaf's class (fixedpoint.py leaf_class, precomputed).
+ *  2. A row that meets a missing value (NaN, a code outside 0..k-1 or not
+ *     integral, a subset value in no subset) is classified again from the
+ *     root by fixedpoint.py FixedPointClassifier.predict: Q15 weights, branch
+ *     shares and leaf distributions precomputed in Python (exact rationals),
+ *     known values compared with the exact boundary (B, inclusive) of
+ *     fixedpoint.model_bound; the first class with the largest sum wins.
+ *
+ * The tables are checked before any row is read: children come after their
+ * parent (so a descent ends), no node has two parents, every index is in range.  classify returns
+ * False when they are not (the caller runs the numpy code instead). */
+#include "native.h"
+
+#include <math.h>
+
+/* FLT_MAX + half its ulp (2^103): IEEE round-to-nearest takes a double at or
+ * beyond it to infinity (the tie goes to infinity, FLT_MAX's significand being
+ * odd), one below it to FLT_MAX.  Written out so the conversion below never
+ * leaves float's range, where C leaves the result undefined. */
+#define FLT_ROUND_UP_LIMIT ((double)FLT_MAX + 10141204801825835211973625643008.0)
+
+/* (float)x as numpy's astype(float32) gives it, out-of-range values included. */
+static float to_float(double x)
+{
+    if (x >= FLT_ROUND_UP_LIMIT)
+        return (float)INFINITY;
+    if (x <= -FLT_ROUND_UP_LIMIT)
+        return -(float)INFINITY;
+    if (x > (double)FLT_MAX)
+        return FLT_MAX;
+    if (x < -(double)FLT_MAX)
+        return -FLT_MAX;
+    return (float)x;
+}
+
+typedef struct {
+    const double *X;
+    Py_ssize_t n_attr, n_nodes, n_child, n_tab;
+    int f32, n_classes, shift;
+    const int32_t *kind, *attr, *nchild, *child, *bk, *btab, *leafcls;
+    const int64_t *first, *boff;
+    const float *thr32;
+    const double *thr, *bound;
+    const int8_t *incl;
+    const uint32_t *share, *proba;
+} tables;
+
+/* The branch a nominal or subset test sends value v to, -1 when missing. */
+static int32_t nominal_branch(const tables *t, Py_ssize_t i, double v)
+{
+    const int32_t k = t->bk[i];
+    if (!(v >= 0.0 && v < (double)k && v == floor(v)))
+        return -1;
+    return t->btab[t->boff[i] + (int64_t)v];
+}
+
+/* Pass 1: the leaf reached with known values only, or -1 at a missing value. */
+static Py_ssize_t descend(const tables *t, const double *x)
+{
+    Py_ssize_t i = 0;
+    while (t->kind[i] != TG_KIND_LEAF) {
+        const double v = x[t->attr[i]];
+        int32_t b;
+        if (t->kind[i] == TG_KIND_CONTINUOUS) {
+            if (isnan(v))
+                return -1;
+            b = t->f32 ? !(to_float(v) <= t->thr32[i]) : !(v <= t->thr[i]);
+        } else {
+            b = nominal_branch(t, i, v);
+            if (b < 0)
+                return -1;
+        }
+        i = t->child[t->first[i] + b];
+    }
+    return i;
+}
+
+/* Pass 2: the fixed-point class of a row (FixedPointClassifier.predict).
+ * stack holds n_nodes entries: a node is pushed at most once per row. */
+static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_node,
+                           uint64_t *stack_w, uint64_t *acc)
+{
+    const int nc = t->n_classes;
+    for (int c = 0; c < nc; c++)
+        acc[c] = 0;
+    Py_ssize_t top = 0;
+    stack_node[top] = 0;
+    stack_w[top++] = (uint64_t)1 << t->shift;
+    while (top > 0) {
+        const Py_ssize_t i = stack_node[--top];
+        const uint64_t w = stack_w[top];
+        if (t->kind[i] == TG_KIND_LEAF) {
+            const uint32_t *p = t->proba + i * nc;
+            for (int c = 0; c < nc; c++)
+                acc[c] += (w * p[c]) >> t->shift;
+            continue;
+        }
+        const double v = x[t->attr[i]];
+        int32_t b;
+        if (t->kind[i] == TG_KIND_CONTINUOUS) {
+            /* x < B, or x == B when inclusive; an infinite threshold has B = +-inf,
+             * inclusive for +inf: every known value left, or every one right. */
+            if (isnan(v))
+                b = -1;
+            else
+                b = !(v < t->bound[i] || (t->incl[i] && v == t->bound[i]));
+        } else {
+            b = nominal_branch(t, i, v);
+        }
+        const int64_t first = t->first[i];
+        if (b >= 0) {
+            stack_node[top] = t->child[first + b];
+            stack_w[top++] = w;
+            continue;
+        }
+        for (int32_t j = 0; j < t->nchild[i]; j++) {
+            stack_node[top] = t->child[first + j];
+            stack_w[top++] = (w * t->share[first + j]) >> t->shift;
+        }
+    }
+    int32_t best = 0;
+    for (int c = 1; c < nc; c++)
+        if (acc[c] > acc[best])
+            best = c;
+    return best;
+}
+
+/* Whether the tables describe a tree classify can walk safely: every child after
+ * its parent and the child of one parent only (so a row's fixed-point walk pushes
+ * each node at most once: the stack's n_nodes entries suffice).  seen: n_nodes
+ * zeroed bytes. */
+static int tables_ok(const tables *t, unsigned char *seen)
+{
+    for (Py_ssize_t i = 0; i < t->n_nodes; i++) {
+        const int32_t k = t->kind[i];
+        if (k != TG_KIND_LEAF && k != TG_KIND_CONTINUOUS && k != TG_KIND_NOMINAL &&
+            k != TG_KIND_SUBSET)
+            return 0;
+        if (k == TG_KIND_LEAF) {
+            if (t->leafcls[i] < 0 || t->leafcls[i] >= t->n_classes)
+                return 0;
+            continue;
+        }
+        if (t->attr[i] < 0 || t->attr[i] >= t->n_attr || t->nchild[i] < 1 || t->first[i] < 0 ||
+            t->first[i] + t->nchild[i] > t->n_child)
+            return 0;
+        if (t->kind[i] == TG_KIND_CONTINUOUS && t->nchild[i] != 2)
+            return 0;
+        for (int32_t j = 0; j < t->nchild[i]; j++) {
+            const int32_t c = t->child[t->first[i] + j];
+            if (c <= i || c >= t->n_nodes || seen[c])
+                return 0;
+            seen[c] = 1;
+        }
+        if (t->kind[i] != TG_KIND_CONTINUOUS) {
+            if (t->bk[i] < 0 || t->boff[i] < 0 || t->boff[i] + t->bk[i] > t->n_tab)
+                return 0;
+            for (int32_t v = 0; v < t->bk[i]; v++)
+                if (t->btab[t->boff[i] + v] < -1 || t->btab[t->boff[i] + v] >= t->nchild[i])
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+/* classify(X, n_attr, f32, n_classes, shift, kind, attr, thr32, thr, bound, incl,
+ *          first, nchild, child, share, boff, bk, btab, leafcls, proba, out)
+ * -> True, or False when the tables are not a walkable tree.
+ * shift: Q15_SHIFT (the weight 1.0 is 1 << shift; codegen/ir.py is its home).
+ * X: n rows of n_attr doubles; per node (n_nodes): kind, attr, nchild, bk,
+ * leafcls (int32), thr32 (float32), thr, bound (double), incl (int8), first,
+ * boff (int64); per child slot: child (int32), share (uint32); btab (int32);
+ * proba: n_nodes * n_classes uint32; out: n int64 classes. */
+PyObject *tg_classify(PyObject *self, PyObject *args)
+{
+    enum { NB = 17 };
+    PyObject *o[NB];
+    Py_ssize_t n_attr;
+    int f32, n_classes, shift;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnpiiOOOOOOOOOOOOOOOO", &o[0], &n_attr, &f32, &n_classes, &shift,
+                          &o[1],
+                          &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
+                          &o[12], &o[13], &o[14], &o[15], &o[16]))
+        return NULL;
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t n_cells, n_nodes, n_child, n_tab, n;
+    if (n_attr < 1 || n_classes < 1 || shift < 1 || shift > 16) {
+        PyErr_SetString(PyExc_ValueError, "classify: bad n_attr, n_classes or shift");
+        return NULL;
+    }
+    if ((n_cells = tg_items(o[0], sizeof(double))) < 0 ||
+        (n_nodes = tg_items(o[1], sizeof(int32_t))) < 0 ||
+        (n_child = tg_items(o[9], sizeof(int32_t))) < 0 ||
+        (n_tab = tg_items(o[13], sizeof(int32_t))) < 0 ||
+        (n = tg_items(o[16], sizeof(int64_t))) < 0)
+        return NULL;
+    if (n_nodes < 1 || n_cells != n * n_attr) {
+        PyErr_SetString(PyExc_ValueError, "classify: X must hold n * n_attr values");
+        return NULL;
+    }
+    const tg_spec spec[NB] = {
+        {0, sizeof(double), n_cells, "X"},
+        {0, sizeof(int32_t), n_nodes, "kind"},
+        {0, sizeof(int32_t), n_nodes, "attr"},
+        {0, sizeof(float), n_nodes, "thr32"},
+        {0, sizeof(double), n_nodes, "thr"},
+        {0, sizeof(double), n_nodes, "bound"},
+        {0, sizeof(int8_t), n_nodes, "incl"},
+        {0, sizeof(int64_t), n_nodes, "first"},
+        {0, sizeof(int32_t), n_nodes, "nchild"},
+        {0, sizeof(int32_t), n_child, "child"},
+        {0, sizeof(uint32_t), n_child, "share"},
+        {0, sizeof(int64_t), n_nodes, "boff"},
+        {0, sizeof(int32_t), n_nodes, "bk"},
+        {0, sizeof(int32_t), n_tab, "btab"},
+        {0, sizeof(int32_t), n_nodes, "leafcls"},
+        {0, sizeof(uint32_t), n_nodes * n_classes, "proba"},
+        {1, sizeof(int64_t), n, "out"},
+    };
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const tables t = {
+            .X = b[0].buf, .n_attr = n_attr, .n_nodes = n_nodes, .n_child = n_child,
+            .n_tab = n_tab, .f32 = f32, .n_classes = n_classes, .shift = shift,
+            .kind = b[1].buf, .attr = b[2].buf, .thr32 = b[3].buf, .thr = b[4].buf,
+            .bound = b[5].buf, .incl = b[6].buf, .first = b[7].buf, .nchild = b[8].buf,
+            .child = b[9].buf, .share = b[10].buf, .boff = b[11].buf, .bk = b[12].buf,
+            .btab = b[13].buf, .leafcls = b[14].buf, .proba = b[15].buf,
+        };
+        int64_t *out = b[16].buf;
+        unsigned char *seen = PyMem_Calloc((size_t)n_nodes, 1);
+        if (seen == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        const int ok = tables_ok(&t, seen);
+        PyMem_Free(seen);
+        if (!ok) {
+            result = Py_NewRef(Py_False);
+            goto done;
+        }
+        Py_ssize_t *stack_node = PyMem_Malloc((size_t)n_nodes * sizeof(Py_ssize_t));
+        uint64_t *stack_w = PyMem_Malloc((size_t)n_nodes * sizeof(uint64_t));
+        uint64_t *acc = PyMem_Malloc((size_t)n_classes * sizeof(uint64_t));
+        if (stack_node == NULL || stack_w == NULL || acc == NULL) {
+            PyMem_Free(stack_node);
+            PyMem_Free(stack_w);
+            PyMem_Free(acc);
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n; r++) {
+            const double *x = t.X + r * n_attr;
+            const Py_ssize_t leaf = descend(&t, x);
+            out[r] = leaf >= 0 ? t.leafcls[leaf] : fixed_class(&t, x, stack_node, stack_w, acc);
+        }
+        Py_END_ALLOW_THREADS
+        PyMem_Free(stack_node);
+        PyMem_Free(stack_w);
+        PyMem_Free(acc);
+    }
+    result = Py_NewRef(Py_True);
+done:
+    tg_release(b, got);
+    return result;
+}

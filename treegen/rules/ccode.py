@@ -1,0 +1,319 @@
+"""Rulesets (``treegen rules -o RULES``) to C: lowering and the C.
+
+A ruleset is an ordered list: the first rule whose conditions all hold gives the class,
+else the default class, and a condition on a missing value does not hold
+(treegen.rules.core).  It is lowered like a tree (treegen.codegen.lower):
+
+* :class:`RuleIR` keeps the encoding, features, classes, prefix and provenance in a
+  one-leaf tree :class:`~treegen.codegen.ir.IR` (``frame``), so the tree's encoding
+  checks, predict.h, the compiler driver and the input-domain helpers apply unchanged;
+* each ``<=``/``>`` condition becomes one comparison in the C domain through
+  :func:`~treegen.codegen.lower.lower_continuous`, the tree's rule for ``x <= t``
+  (``>`` is its negation on known values): ``le``/``lt``/``gt``/``ge`` a threshold,
+  ``known`` when every known value passes (a test folded over the type's range), and
+  a rule with a condition no known value passes is left out (it can never fire), and
+  so is one whose error rate is above 0.7 (c4.5rules never fires it, rules.core.fires);
+* ``=``/``in`` become ``in``, the set of C values that are the codes (under
+  ``--float-compare int`` the keys of the codes' floats, +0.0 and -0.0 both for 0).
+
+The C (templates/predict_rules.c.j2) is one ``if`` per rule; treegen.rules.check is the
+same in numpy, and compares the compiled C with it and with the Python ruleset
+(treegen.rules.core.predict) on every row, missing values included.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from treegen.codegen.ctype import UINT32
+from treegen.codegen.emit import header_view, make_env
+from treegen.codegen.emit_parts import HEADER, SOURCE, threshold_literal, value_kind
+from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
+from treegen.codegen.keys import float_key
+from treegen.codegen.literals import c_double, c_float, c_hex32, c_int
+from treegen.codegen.lower import lower, lower_continuous
+from treegen.codegen.names import comment_text
+from treegen.codegen.options import ExportOptions
+from treegen.codegen.views import ValueKind, context
+from treegen.errors import EmitError, EncodingError
+from treegen.model.core import Model, Node
+from treegen.rules.core import Condition, RuleSet, format_condition
+from treegen.rules.core import fires as rules_fires
+
+TestOp = Literal["le", "lt", "gt", "ge", "known", "in"]
+"""``le``/``lt``/``gt``/``ge``: x <= t, x < t, x > t, x >= t for a known x; ``known``:
+any known value; ``in``: x is one of ``values``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleTest:
+    """One condition in the C domain (``threshold`` and ``values`` as Compare.threshold)."""
+
+    feature: int
+    op: TestOp
+    threshold: int | float = 0
+    values: tuple[int | float, ...] = ()
+    text: str = ""  # the condition as c4.5rules prints it (comments)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleLine:
+    number: int  # c4.5rules' rule number
+    tests: tuple[RuleTest, ...]
+    cls: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuleIR:
+    frame: IR  # encoding, features, classes, prefix, provenance (a one-leaf tree)
+    rules: tuple[RuleLine, ...]
+    default: int
+
+    # The C interface (treegen.verify.build.CApi): the frame's, without predict_proba.
+    @property
+    def prefix(self) -> str:
+        return self.frame.prefix
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.frame.encoding
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.frame.features
+
+    @property
+    def n_features(self) -> int:
+        return self.frame.n_features
+
+    @property
+    def n_classes(self) -> int:
+        return self.frame.n_classes
+
+    @property
+    def proba(self) -> bool:
+        return False
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        return None
+
+
+def _frame_model(rs: RuleSet) -> Model:
+    """A one-leaf tree on the ruleset's schema, voting for the default class."""
+    n = len(rs.schema.classes)
+    leaf = Node("leaf", rs.default, 0.0, 0.0, (0.0,) * n)
+    return Model(rs.schema, (leaf,), {"flavor": rs.flavor}, rs.treegen_version, "")
+
+
+def check_options(opts: ExportOptions) -> None:
+    """Refuse the export options a ruleset has no C for."""
+    if opts.scores:
+        raise EncodingError("applies to ensembles (their decision_function)", option="--scores")
+    if opts.style not in (None, "ifs"):
+        raise EncodingError(
+            "a ruleset exports as one if per rule: --style table is for trees", option="--style"
+        )
+    if opts.missing != "c45":
+        raise EncodingError(
+            "a ruleset has one missing-value rule (a condition on a missing value does not "
+            "hold), which costs one comparison: --missing none is for trees",
+            option="--missing",
+        )
+    if opts.proba:
+        raise EncodingError("a ruleset gives a class, not probabilities", option="--proba")
+
+
+def _continuous(
+    cond: Condition, where: str, rs: RuleSet, frame: IR, explicit: bool, default_missing: bool
+) -> RuleTest | None:
+    """The test of a ``<=``/``>`` condition; None when no known value passes it."""
+    node = Node("continuous", 0, 0.0, 0.0, (), attribute=cond.attribute, threshold=cond.threshold)
+    try:
+        op, t = lower_continuous(
+            node, 0, frame.encoding, explicit, rs.compares_float32, default_missing
+        )
+    except EncodingError as exc:
+        # The tree's message names "model node 0"; here it is a rule's condition.
+        msg = str(exc.args[0]).split(": ", 1)[-1]
+        raise EncodingError(f"{where}: {msg}", option=exc.option) from None
+    text = comment_text(format_condition(cond, rs.schema))
+    passes_le = {"le": "le", "lt": "lt", "left": "known", "right": None}[op]
+    passes_gt = {"le": "gt", "lt": "ge", "left": None, "right": "known"}[op]
+    got = passes_le if cond.op == "<=" else passes_gt
+    if got is None:
+        return None
+    return RuleTest(cond.attribute, got, t if got != "known" else 0, (), text)  # type: ignore[arg-type]
+
+
+def _code_values(code: int, frame: IR) -> tuple[int | float, ...]:
+    """The C values that are nominal code ``code``."""
+    enc = frame.encoding
+    if enc.uses_keys:
+        return (float_key(0.0), float_key(-0.0)) if code == 0 else (float_key(float(code)),)
+    if enc.is_int:
+        return (code,)
+    return (float(code),)
+
+
+def lower_ruleset(
+    rs: RuleSet, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()
+) -> RuleIR:
+    """Lower ``rs`` for the C input encoding in ``opts`` (prefix None: ``rules``), with the
+    header comment's ``provenance``; raise EncodingError."""
+    check_options(opts)
+    # The frame is lowered as a tree (the encoding checks, names); a ruleset has no
+    # predict_proba.
+    frame_opts = replace(opts, proba=None, prefix=opts.prefix or "rules")
+    frame = replace(lower(_frame_model(rs), frame_opts, provenance), proba=False)
+    attrs = rs.schema.attributes
+    explicit = {
+        i
+        for i, a in enumerate(attrs)
+        if opts.scale is not None or a.name in dict(opts.feature_scales)
+    }
+    lines = []
+    for r in rs.rules:
+        tests: list[RuleTest] = []
+        fires = rules_fires(r)  # an error rate above 0.7: it never fires (rules.core)
+        for k, c in enumerate(r.conditions if fires else ()):
+            if c.op in ("<=", ">"):
+                where = f"rule {r.number}, condition {k + 1}"
+                t = _continuous(
+                    c, where, rs, frame, c.attribute in explicit, opts.missing_value is None
+                )
+                if t is None:
+                    fires = False
+                    break
+                tests.append(t)
+            else:
+                codes = (c.value,) if c.op == "=" else c.values
+                values = tuple(v for code in codes for v in _code_values(code, frame))
+                text = comment_text(format_condition(c, rs.schema))
+                tests.append(RuleTest(c.attribute, "in", 0, values, text))
+        if fires:
+            lines.append(RuleLine(r.number, tuple(tests), r.cls))
+            if not tests:
+                break  # it always fires: the rules after it never do
+    rir = RuleIR(frame, tuple(lines), rs.default)
+    validate(rir)
+    return rir
+
+
+def _fail(number: int, msg: str) -> EmitError:
+    return EmitError(f"rule {number}: {msg}")
+
+
+def validate(rir: RuleIR) -> None:
+    """Raise EmitError unless every feature, class and value is in range and every
+    threshold fits the C input type (as treegen.codegen.ir.validate for trees)."""
+    frame = rir.frame
+    enc = frame.encoding
+    if not 0 <= rir.default < frame.n_classes:
+        raise EmitError(f"default class {rir.default} out of range")
+    for r in rir.rules:
+        if not 0 <= r.cls < frame.n_classes:
+            raise _fail(r.number, f"class {r.cls} out of range")
+        for t in r.tests:
+            if not 0 <= t.feature < frame.n_features:
+                raise _fail(r.number, f"feature {t.feature} out of range")
+            kind = frame.features[t.feature].kind
+            if (t.op == "in") != (kind == "nominal"):
+                raise _fail(r.number, f"test {t.op} on a {kind} feature")
+            if enc.is_int and t.op == "in" and enc.missing in t.values:
+                raise _fail(r.number, "a nominal code is the missing value")
+            if t.op in ("le", "lt", "gt", "ge"):
+                v = t.threshold
+                if enc.is_int or enc.uses_keys:
+                    lo, hi = enc.int_range if enc.is_int else UINT32.range
+                    if not isinstance(v, int) or not lo <= v <= hi:
+                        raise _fail(r.number, f"threshold {v!r} does not fit {enc.input_type}")
+                elif not isinstance(v, float) or not math.isfinite(v):
+                    raise _fail(r.number, f"threshold {v!r} is not a finite float")
+
+
+# -------------------------------------------------------------------- emit
+
+
+@dataclass(frozen=True, slots=True)
+class TestView:
+    op: TestOp
+    feature: int
+    threshold: str  # the literal ("" for known and in)
+    values: tuple[str, ...]  # the literals of an in test
+
+
+@dataclass(frozen=True, slots=True)
+class RuleView:
+    number: int
+    comment: str
+    tests: tuple[TestView, ...]
+    cls: int
+    cls_comment: str
+
+
+@dataclass(frozen=True, slots=True)
+class RulesSource:
+    """predict.c of a ruleset (predict_rules.c.j2)."""
+
+    header_name: str
+    value_kind: ValueKind
+    rules: tuple[RuleView, ...]
+    default: int
+    default_comment: str
+    uses_key: bool  # the key function is needed
+
+
+def _value_literal(rir: RuleIR, v: int | float) -> str:
+    enc = rir.frame.encoding
+    if enc.uses_keys:
+        return c_hex32(int(v))
+    if enc.is_int:
+        return c_int(int(v), enc.input_type)
+    return c_float(float(v)) if enc.input_type == "float" else c_double(float(v))
+
+
+def _source(rir: RuleIR) -> RulesSource:
+    frame = rir.frame
+    rules = []
+    for r in rir.rules:
+        tests = tuple(
+            TestView(
+                t.op,
+                t.feature,
+                threshold_literal(frame, t.threshold) if t.op not in ("known", "in") else "",
+                tuple(_value_literal(rir, v) for v in t.values),
+            )
+            for t in r.tests
+        )
+        rules.append(
+            RuleView(
+                r.number,
+                "; ".join(t.text for t in r.tests),
+                tests,
+                r.cls,
+                comment_text(frame.classes[r.cls]),
+            )
+        )
+    kind = value_kind(frame)
+    return RulesSource(
+        header_name=HEADER,
+        value_kind=kind,
+        rules=tuple(rules),
+        default=rir.default,
+        default_comment=comment_text(frame.classes[rir.default]),
+        uses_key=kind == "key" and any(r.tests for r in rir.rules),
+    )
+
+
+def emit_ruleset(rir: RuleIR, opts: ExportOptions | None = None) -> dict[str, str]:
+    """Render predict.c and predict.h for ``rir``."""
+    validate(rir)
+    env = make_env()
+    header = header_view(rir.frame)
+    return {
+        HEADER: env.get_template("predict.h.j2").render(context(header)),
+        SOURCE: env.get_template("predict_rules.c.j2").render(context(header, _source(rir))),
+    }
