@@ -4,9 +4,10 @@ Every variant Release 8 printed for every dataset must be treegen's, compared as
 tests/support/r8corpus.py describes: the default, unpruned, ``-g``, ``-m 5 -c 10``
 and ``-s`` trees with their evaluation lines, the test-set evaluation (``-u``), and
 c4.5rules' rulesets and evaluations (searched exhaustively or at random).  Release 8
-ran every one of them to a normal exit; none is a case where treegen departs from
-Release 8 on purpose (docs/RELEASE8_BUGS.md lists those, with ``KNOWN_BUGS`` below
-empty: no corpus output comes from one).
+ran every one of them to a normal exit, and none holds the one input where treegen
+departs from Release 8 on purpose (-999, docs/RELEASE8_BUGS.md item 6): a difference
+that reading -999 as unknown explains is counted apart (``tests/data/r8bugs`` shows
+one), any other fails.
 
 The fast set runs a sample of the corpus (one set of each kind, the smaller ones,
 covering test files, random rule searches, heavy missing values, signed zeros) as one
@@ -16,7 +17,9 @@ the per-variant counts of what ran are printed (conftest.py's terminal summary).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -26,10 +29,6 @@ from support import r8corpus
 
 ENTRIES = r8corpus.entries()
 NAMES = [e.name for e in ENTRIES]
-
-# Datasets where Release 8's printed output comes from one of its own bugs (treegen
-# then does what docs/RELEASE8_BUGS.md says instead), per variant: counted apart.
-KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 SAMPLE = [
     "g029-random",
@@ -63,7 +62,9 @@ def test_corpus_is_whole() -> None:
         assert expected <= {p.name for p in e.folder.iterdir()}, e.name
     assert set(SAMPLE) <= set(NAMES)
     assert {r8corpus.entry(n).kind for n in SAMPLE} == {e.kind for e in ENTRIES}
-    assert all(key[0] in NAMES and key[1] in r8corpus.VARIANTS for key in KNOWN_BUGS)
+    # No set here holds -999, the one input where treegen departs from Release 8 on
+    # purpose (docs/RELEASE8_BUGS.md item 6): every difference would fail.
+    assert not any(r8corpus.holds_release8_unknown(n) for n in NAMES)
 
 
 def _differences(name: str, record: Callable[[str, object], None]) -> list[str]:
@@ -75,8 +76,9 @@ def _differences(name: str, record: Callable[[str, object], None]) -> list[str]:
         if not e.applies(variant):
             continue
         diffs = r8corpus.differences(name, variant)
-        record("r8corpus", (name, variant, not diffs, (name, variant) in KNOWN_BUGS))
-        if diffs and (name, variant) not in KNOWN_BUGS:
+        bug = bool(diffs) and r8corpus.release8_bug(name, variant)
+        record("r8corpus", (name, variant, not diffs, bug))
+        if diffs and not bug:
             failed.append(f"{name} {variant}: " + "; ".join(diffs[:3]))
     r8corpus.models.cache_clear()
     r8corpus.rulesets.cache_clear()
@@ -109,3 +111,40 @@ def test_sample_equals_release8_without_accelerator(monkeypatch: pytest.MonkeyPa
             assert r8corpus.differences(name, variant) == [], (name, variant)
         r8corpus.models.cache_clear()
         r8corpus.rulesets.cache_clear()
+
+
+R8BUGS = Path(__file__).resolve().parents[1] / "data" / "r8bugs"
+
+
+def test_a_difference_from_release8s_minus_999_is_counted_apart(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Release 8 reads x = -999 as unknown, treegen as a number: the trees differ, and the
+    comparison names that as Release 8's bug, since with those values unknown treegen
+    prints Release 8's trees.  The same set with one class changed differs for another
+    reason, and is no bug."""
+    monkeypatch.setattr(r8corpus, "CORPUS", R8BUGS)
+    r8corpus.entry.cache_clear()
+    name = "r8-minus999"
+    try:
+        assert r8corpus.holds_release8_unknown(name)
+        for variant in ("default", "unpruned", "g", "m5c10", "s", "rules"):
+            assert r8corpus.differences(name, variant), variant
+            assert r8corpus.release8_bug(name, variant), variant
+        rows = r8corpus.measure([name], ["default", "rules"])
+        assert rows == {"default": ([], [], [name]), "rules": ([], [], [name])}
+        assert "| default pruned tree | 0/0 | 1 |" in r8corpus.format_table(rows)
+
+        shutil.copytree(R8BUGS, tmp_path, dirs_exist_ok=True)
+        data = tmp_path / name / f"{name}.data"
+        lines = data.read_text().splitlines()
+        lines[0] = lines[0].rsplit(",", 1)[0] + ", " + ("lo" if lines[0].endswith("hi") else "hi")
+        data.write_text("\n".join(lines) + "\n")
+        monkeypatch.setattr(r8corpus, "CORPUS", tmp_path)
+        r8corpus._clear_caches()
+        r8corpus.entry.cache_clear()
+        assert r8corpus.differences(name, "default")
+        assert not r8corpus.release8_bug(name, "default")
+    finally:
+        r8corpus._clear_caches()
+        r8corpus.entry.cache_clear()
