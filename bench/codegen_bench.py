@@ -223,6 +223,8 @@ def treegen_variants(
                     input_type,
                     "--prefix",
                     "model",
+                    "--name",  # predict.c and predict.h, as the harness includes
+                    "predict",
                     *opts,
                 ],
                 check=True,

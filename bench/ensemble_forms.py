@@ -106,8 +106,10 @@ def treegen_forms(est: Any) -> list[Form]:
     )
     out = []
     for s in ("table", "ifs"):
-        files = render(ens, ExportOptions(prefix="bench", style=s)).files
-        extra = ExportOptions(prefix="bench", style=s, proba=proba or None, scores=not proba)
+        files = render(ens, ExportOptions(prefix="bench", style=s, name="predict")).files
+        extra = ExportOptions(
+            prefix="bench", style=s, proba=proba or None, scores=not proba, name="predict"
+        )
         vec = dict(render(ens, extra).files)
         vec["predict.c"] += wrapper
         out.append(Form("treegen", s, files, "", True, kind, vec))

@@ -3,7 +3,7 @@
    --prefix model and float input (the default):
 
        treegen train tests/data/reference/golf/golf.names -o golf.tree
-       treegen export golf.tree --prefix model -o build
+       treegen export golf.tree --prefix model --name predict -o build
 
    Each row is x[MODEL_N_FEATURES] as predict_() takes it: nominal values are their
    codes (predict.h names them), a missing value is NaN.  `treegen verify --on`

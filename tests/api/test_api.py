@@ -76,7 +76,7 @@ def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:
 
 
 def test_export_c_and_verify_take_the_inline_top(tmp_path: Path) -> None:
-    model = treegen.Model.of(cm.synthetic(3, 200)).save(tmp_path / "syn.tree")  # 80+ tests
+    model = treegen.Model.of(cm.synthetic(3, 400)).save(tmp_path / "syn.tree")  # 100+ tests
     lean = {"style": "table", "missing": "none"}
     for n, words in ((None, []), (0, ["--inline-top", "0"]), (3, ["--inline-top", "3"])):
         out = tmp_path / f"api{n}"

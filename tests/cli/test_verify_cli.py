@@ -80,9 +80,8 @@ def test_verify_bad_compiler_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFi
 
 
 def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(
-        capsys, "verify", str(golf_tree), "--input-type", "int8", "--scale", "1000"
-    )
+    # --scale is for integer input types (an out-of-range scaled threshold folds).
+    code, _, err = run_cli(capsys, "verify", str(golf_tree), "--scale", "1000")
     assert code == 2 and "--scale" in err and len(err.strip().splitlines()) == 1
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from treegen.codegen.emit import emit
-from treegen.codegen.ir import IR, Compare
+from treegen.codegen.ir import IR, Compare, Member
 from treegen.codegen.lean import default_inline_top, hot_tests
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
@@ -27,7 +27,7 @@ from treegen.firmware import targets
 from treegen.kinds.check import verify
 from treegen.model.core import Model
 from treegen.model.file import save_model
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import W_ONE
 from treegen.verify.build import STRICT_FLAGS, have_compiler
 
 from support import codegen_models as cm
@@ -53,17 +53,19 @@ def _reach(ir: IR) -> dict[int, float]:
     """Each test's training reach, from the root down (the IR is in pre-order)."""
     reach = {0: 1.0}
     for i, node in enumerate(ir.nodes):
-        if isinstance(node, Compare):
+        if isinstance(node, Compare | Member):
             for child, share in zip(node.children, node.shares, strict=True):
-                reach[child] = reach[i] * share / ONE
-    return {i: r for i, r in reach.items() if isinstance(ir.nodes[i], Compare)}
+                reach[child] = reach[i] * share / W_ONE
+    return {i: r for i, r in reach.items() if isinstance(ir.nodes[i], Compare | Member)}
 
 
 @pytest.mark.parametrize("which", sorted(MODELS))
 def test_hot_tests_are_the_most_reached_connected_tests(which: str) -> None:
     ir = _lean(MODELS[which]())
     reach = _reach(ir)
-    parent = {c: i for i, n in enumerate(ir.nodes) if isinstance(n, Compare) for c in n.children}
+    parent = {
+        c: i for i, n in enumerate(ir.nodes) if isinstance(n, Compare | Member) for c in n.children
+    }
     n = len(reach)
     assert n > 0 and len({r for r in reach.values()}) > 1  # shares really differ
     for budget in sorted({0, 1, 3, default_inline_top(n), n // 2, n, n + 5}):

@@ -9,19 +9,25 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treegen.codegen.ctype import INT_TYPES, TYPES
-from treegen.codegen.ir import Encoding
+from treegen.codegen.ir import Compare, Encoding
 from treegen.codegen.keys import float_key, float_keys
 from treegen.codegen.literals import c_double, c_float, c_string
-from treegen.codegen.lower import float32_floor, known_range, lower, lower_continuous
+from treegen.codegen.lower import (
+    float32_floor,
+    fold_note,
+    fold_of,
+    known_range,
+    lower,
+    lower_continuous,
+)
 from treegen.codegen.options import ExportOptions
-from treegen.errors import EncodingError
 from treegen.model import fixedpoint
 from treegen.model.core import Node
-from treegen.model.fixedpoint import ONE, FixedPointClassifier
+from treegen.model.fixedpoint import ONE, W_ONE, FixedPointClassifier
 from treegen.verify.inputs import comparison_inputs
 from treegen.verify.oracle import evaluate
 
@@ -142,7 +148,7 @@ def test_scaled_j48_cut_at_a_decimal_training_value() -> None:
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     for itype in ("int16", "int32", "uint32"):
         enc = Encoding(itype, "float", TYPES[itype].range[0], (Fraction(10),))
-        assert lower_continuous(node, 0, enc, True, False) == ("le", 3)
+        assert lower_continuous(node, 0, enc, False) == ("le", 3)
 
 
 def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
@@ -165,7 +171,7 @@ def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
     assert fixedpoint.bound_int(fixedpoint.model_bound(t, True), Fraction(k)) == x - 1
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding("uint32", "float", 0, (Fraction(k),))
-    assert lower_continuous(node, 0, enc, True, True) == ("le", x)
+    assert lower_continuous(node, 0, enc, True) == ("le", x)
 
 
 @given(f64.filter(math.isfinite), f64)
@@ -194,13 +200,13 @@ def test_c45_double_input_follows_the_float_classifier_at_a_data_value() -> None
     assert 27.05 > t
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding("double", "float", None, ())
-    op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=True)
+    op, thr = lower_continuous(node, 0, enc, narrow32=True)
     assert op == "le" and 27.05 <= float(thr)
-    op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=False)
+    op, thr = lower_continuous(node, 0, enc, narrow32=False)
     assert op == "le" and float(thr) == t
     enc = Encoding("int16", "float", -32768, (Fraction(100),))
-    assert lower_continuous(node, 0, enc, False, True) == ("le", 2705)
-    assert lower_continuous(node, 0, enc, False, False) == ("le", 2704)
+    assert lower_continuous(node, 0, enc, True) == ("le", 2705)
+    assert lower_continuous(node, 0, enc, False) == ("le", 2704)
 
 
 @pytest.mark.parametrize("narrow32", [False, True])
@@ -217,7 +223,7 @@ def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataO
         )
     )
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=1, threshold=t, children=(1, 2))
-    op, thr = lower_continuous(node, 0, enc, explicit_scale=False, narrow32=narrow32)
+    op, thr = lower_continuous(node, 0, enc, narrow32=narrow32)
     klo, khi = known_range(enc)
     xs = {lo, hi, klo, khi, min(max(math.floor(t), lo), hi)} | {
         min(max(math.floor(t) + d, lo), hi) for d in (-1, 1)
@@ -235,29 +241,32 @@ def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataO
             assert want == (x <= int(thr)), (x, thr)
 
 
-def test_scale_overflow_is_an_error() -> None:
-    model = cm.golf()
-    with pytest.raises(EncodingError) as err:
-        lower(model, ExportOptions(prefix="golf", input_type="int8", scale=Fraction(100)))
-    assert err.value.option == "--scale" and "does not fit int8" in str(err.value)
+def test_a_scale_that_overflows_folds() -> None:
+    """One rule at every scale: golf's humidity <= 75 at scale 100 is x <= 7500, above
+    every int8 value, so the test folds left (it was an error with an explicit scale),
+    and the IR says so for the export's note."""
+    ir = lower(cm.golf(), ExportOptions(prefix="golf", input_type="int8", scale=Fraction(100)))
+    node = next(n for n in ir.nodes if isinstance(n, Compare) and n.source == 1)
+    assert node.op == "left"
+    assert [(f.source, f.cut, f.side) for f in ir.folds] == [(1, 7500, "left")]
+    note = fold_note(ir)
+    assert note.startswith("1 threshold outside int8's known values folds to a constant branch")
+    assert "model node 1 (humidity <= 75.0, x <= 7500 at scale 100: left)" in note
 
 
 @pytest.mark.parametrize("itype,t", [("int8", -12.8), ("uint8", 25.45)])
 def test_scaled_threshold_next_to_the_default_missing_value(itype: str, t: float) -> None:
     # At scale 10, -12.8 cuts at x <= -128 (only int8's default missing value passes)
-    # and 25.45 at x <= 254 (only uint8's, 255, fails): an error while that value is
-    # the default; a value the user chose keeps folding the test.
+    # and 25.45 at x <= 254 (only uint8's, 255, fails): every known value goes one way,
+    # so the test folds, with the default missing value as with one the user chose.
     lo, hi = TYPES[itype].range
     missing = lo if lo < 0 else hi
     node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding(itype, "float", missing, (Fraction(10),))
-    with pytest.raises(EncodingError) as err:
-        lower_continuous(node, 0, enc, True, False, missing_is_default=True)
-    assert err.value.option == "--scale"
-    assert f"the default missing value of {itype}; choose another with --missing-value" in str(
-        err.value
-    )
-    assert lower_continuous(node, 0, enc, True, False) == ("right" if lo < 0 else "left", 0)
+    side = "right" if lo < 0 else "left"
+    assert lower_continuous(node, 0, enc, False) == (side, 0)
+    fold = fold_of(node, 0, enc, False, side)  # type: ignore[arg-type]
+    assert fold is not None and fold.cut == (lo if lo < 0 else hi - 1)
 
 
 @given(f32.filter(math.isfinite))
@@ -283,10 +292,10 @@ def test_c_string_has_no_trigraph_or_raw_controls(s: str) -> None:
 @given(st.floats(0, 1e6), st.lists(st.floats(0, 1e6), min_size=1, max_size=8))
 def test_shares_never_sum_above_one(parent: float, children: list[float]) -> None:
     shares = fixedpoint.branch_shares(parent, children)
-    assert sum(shares) <= ONE and min(shares) >= 0
+    assert sum(shares) <= W_ONE and min(shares) >= 0
     den = max(Fraction(parent), sum((Fraction(c) for c in children), Fraction(0)))
     if den > 0:  # the definition, in exact rational arithmetic
-        assert shares == tuple(math.floor(ONE * Fraction(c) / den) for c in children)
+        assert shares == tuple(math.floor(W_ONE * Fraction(c) / den) for c in children)
 
 
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=6), st.floats(0, 1e6))
@@ -300,7 +309,7 @@ def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> Non
             assert q <= ONE * d / items < q + 1 + 1e-9
 
 
-@given(st.integers(0, ONE), st.integers(0, ONE))
+@given(st.integers(0, W_ONE), st.integers(0, W_ONE))
 def test_weights_shrink(w: int, share: int) -> None:
     assert fixedpoint.scaled_weight(w, share) <= w
 
@@ -310,11 +319,8 @@ def test_weights_shrink(w: int, share: int) -> None:
 @given(seed=st.integers(0, 10**6))
 def test_ir_evaluator_matches_fixed_point_model(mode: str, seed: int) -> None:
     model = cm.synthetic(seed, 40)
-    try:
-        ir = lower(model, ExportOptions(prefix="m", **EXPORT_MODES[mode]))  # type: ignore[arg-type]
-    except EncodingError:
-        assume(False)
-        raise
+    # No threshold refuses a mode: one outside the type folds, at every --scale.
+    ir = lower(model, ExportOptions(prefix="m", **EXPORT_MODES[mode]))  # type: ignore[arg-type]
     X = comparison_inputs(ir, n_random=50, seed=seed)
     c1, p1 = evaluate(ir, X)
     c2, p2 = FixedPointClassifier(model, ir.encoding).predict(X)

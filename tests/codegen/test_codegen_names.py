@@ -94,7 +94,7 @@ def test_prefix_from_path(path: str, prefix: str) -> None:
 def test_only_stdint_and_pgmspace_are_included(style: str) -> None:
     files = render(cm.tiny(), ExportOptions(prefix="t", style=style)).files
     includes = re.findall(r"^\s*#\s*include\s*(\S+)", "\n".join(files.values()), re.MULTILINE)
-    assert sorted(set(includes)) == ['"predict.h"', "<avr/pgmspace.h>", "<stdint.h>"]
-    header = files["predict.h"]
+    assert sorted(set(includes)) == ['"t_predict.h"', "<avr/pgmspace.h>", "<stdint.h>"]
+    header = files["t_predict.h"]
     # declarations only: no function bodies, no object definitions in the header
     assert "{\n" not in header.replace('extern "C" {\n', "")

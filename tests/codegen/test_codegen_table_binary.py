@@ -20,7 +20,7 @@ from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.kinds.check import verify
 from treegen.model.core import Model
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import W_ONE
 from treegen.verify.build import have_compiler
 
 from support import codegen_models as cm
@@ -43,7 +43,7 @@ def sklearn_tree() -> Model:
 
 def unpaired_chain() -> Model:
     """cm.chain with every test's items one case above its children's sum: the
-    shares then sum to ONE - 2 or less, which one share word cannot express."""
+    shares then sum to W_ONE - 2 or less, which one share word cannot express."""
     m = cm.chain(12)
     nodes = tuple(replace(n, items=n.items + 1.0) if n.children else n for n in m.nodes)
     return Model(m.schema, nodes, m.options)
@@ -87,11 +87,11 @@ def test_paired_words_rebuild_every_share(make: object) -> None:
     t = layout.flatten(lower(make(), ExportOptions(prefix="m", style="table")))
     words = layout.paired_shares(t)
     if words is None:
-        assert any(ONE - t.share[2 * k] - t.share[2 * k + 1] > 1 for k in range(t.n_tests))
+        assert any(W_ONE - t.share[2 * k] - t.share[2 * k + 1] > 1 for k in range(t.n_tests))
         return
     for k, u in enumerate(words):
-        s0 = u & 0x7FFF
-        assert (s0, ONE - s0 - (u >> 15)) == (t.share[2 * k], t.share[2 * k + 1])
+        s0 = u & 0x7FFFFFFF
+        assert (s0, W_ONE - s0 - (u >> 31)) == (t.share[2 * k], t.share[2 * k + 1])
 
 
 @needs_gcc

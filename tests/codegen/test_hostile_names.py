@@ -355,18 +355,18 @@ def test_a_class_name_too_long_for_a_string_literal(
     subprocess.run(made, cwd=tmp_path, check=True, capture_output=True)
     export = [*cli, "export", "long.model", "-o", "out", "--prefix", "lc", *export_args]
     subprocess.run(export, cwd=tmp_path, check=True, capture_output=True)
-    out = tmp_path / "out"
-    assert f'"{LONG_CLASS[:8]}' not in (out / "predict.c").read_text("utf-8")
+    out = tmp_path / "out"  # --prefix lc names the files lc_predict.c and lc_predict.h
+    assert f'"{LONG_CLASS[:8]}' not in (out / "lc_predict.c").read_text("utf-8")
     (out / "main.c").write_text(
-        '#include <stdio.h>\n#include "predict.h"\n'
+        '#include <stdio.h>\n#include "lc_predict.h"\n'
         "int main(void) { int c; for (c = 0; c < LC_N_CLASSES; c++) "
         'printf("%s\\n", lc_class_names[c]); return 0; }\n',
         encoding="utf-8",
     )
     for std in ("-std=c89", "-std=c99"):
         flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-        _compile(["gcc", *flags, std, "-DLC_WANT_CLASS_NAMES", "-c", "predict.c"], out)
-    _compile(["gcc", "-DLC_WANT_CLASS_NAMES", "main.c", "predict.c", "-o", "names"], out)
+        _compile(["gcc", *flags, std, "-DLC_WANT_CLASS_NAMES", "-c", "lc_predict.c"], out)
+    _compile(["gcc", "-DLC_WANT_CLASS_NAMES", "main.c", "lc_predict.c", "-o", "names"], out)
     got = subprocess.run([str(out / "names")], capture_output=True, check=True).stdout
     # A CSV's labels sort as text (code point order): the long one, "é...", after "b".
     assert got.decode("utf-8").split("\n")[:-1] == ["a", "b", LONG_CLASS]

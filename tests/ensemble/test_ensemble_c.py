@@ -51,7 +51,7 @@ def _compile(
         (tmp / name).write_text(text)
     flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
     r = subprocess.run(
-        [cc, std, *flags, *(extra or []), "-c", "predict.c", "-o", "p.o"],
+        [cc, std, *flags, *(extra or []), "-c", "e_predict.c", "-o", "p.o"],
         cwd=tmp,
         capture_output=True,
         text=True,
@@ -92,7 +92,7 @@ def test_the_same_ensemble_gives_the_same_bytes(style: str) -> None:
     a = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
     b = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
     assert a == b
-    assert "predict_proba" not in a["predict.h"] and "int e_predict(" in a["predict.h"]
+    assert "predict_proba" not in a["e_predict.h"] and "int e_predict(" in a["e_predict.h"]
 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])
@@ -133,8 +133,10 @@ def test_a_wrong_double_is_caught(tmp_path: Path) -> None:
     ens = _fit("forest")
     r = render(ens, ExportOptions(prefix="e", proba=True))
     files = dict(r.files)
-    assert "acc[o] / 6.0;" in files["predict.c"]
-    files["predict.c"] = files["predict.c"].replace("acc[o] / 6.0;", "acc[o] / 6.000000000000001;")
+    assert "acc[o] / 6.0;" in files["e_predict.c"]
+    files["e_predict.c"] = files["e_predict.c"].replace(
+        "acc[o] / 6.0;", "acc[o] / 6.000000000000001;"
+    )
     built = build(r.lowered, files, tmp_path)
     X = check.verify_rows(ens, r.lowered, r.opts, [], 300, 0, Report())
     cls, proba = built.run(X)
@@ -152,10 +154,10 @@ def test_doubles_the_model_has_no_exact_c_for_are_refused() -> None:
         render(_fit("forest"), ExportOptions(prefix="e", scores=True))
     with pytest.raises(TreegenError, match="choose one"):
         ExportOptions(prefix="e", scores=True, proba=True)
-    h = render(_fit("binary_adaboost"), ExportOptions(prefix="e", scores=True)).files["predict.h"]
+    h = render(_fit("binary_adaboost"), ExportOptions(prefix="e", scores=True)).files["e_predict.h"]
     assert "#define E_N_SCORES 1" in h
     assert "void e_decision_function(const e_input_t *x, double *scores);" in h
-    h = render(_fit("forest"), ExportOptions(prefix="e", proba=True)).files["predict.h"]
+    h = render(_fit("forest"), ExportOptions(prefix="e", proba=True)).files["e_predict.h"]
     assert (
         "#define E_N_PROBA 3" in h
         and "void e_predict_proba(const e_input_t *x, double *proba);" in h

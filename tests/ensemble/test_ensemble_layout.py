@@ -168,7 +168,7 @@ def test_info_table_bytes_are_the_compiled_tables(name: str, tmp_path: Path) -> 
     for k, v in r.files.items():
         (tmp_path / k).write_text(v)
     subprocess.run(
-        ["gcc", "-O0", "-De_SOFT64=1", "-c", "predict.c", "-o", "p.o"], cwd=tmp_path, check=True
+        ["gcc", "-O0", "-De_SOFT64=1", "-c", "e_predict.c", "-o", "p.o"], cwd=tmp_path, check=True
     )
     nm = subprocess.run(
         ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True

@@ -181,7 +181,7 @@ def _tables(n_nodes: int = 3) -> list[np.ndarray]:
         np.zeros(n_nodes, dtype=np.int64),  # first
         np.asarray([2, 0, 0], dtype=np.int32),  # nchild
         np.asarray([1, 2], dtype=np.int32),  # child
-        np.asarray([1 << 14, 1 << 14], dtype=np.uint32),  # share
+        np.asarray([1 << 30, 1 << 30], dtype=np.uint32),  # share (Q31 halves)
         np.zeros(n_nodes, dtype=np.int64),  # boff
         np.zeros(n_nodes, dtype=np.int32),  # bk
         np.zeros(0, dtype=np.int32),  # btab
@@ -196,7 +196,7 @@ def test_kernel_classifies_a_stump_and_refuses_bad_tables() -> None:
     assert cscan is not None
     X = np.asarray([[-1.0], [1.0]])
     out = np.full(2, -7, dtype=np.int64)
-    assert cscan.classify(X, 1, False, 2, 15, *_tables(), out) is True
+    assert cscan.classify(X, 1, False, 2, 31, 16, *_tables(), out) is True
     assert out.tolist() == [0, 1]
     # A child before its parent (a cycle), one node as both children (a node with two
     # parents would overflow the walk's stack), a child out of range, an attribute out
@@ -205,11 +205,11 @@ def test_kernel_classifies_a_stump_and_refuses_bad_tables() -> None:
         t = _tables()
         t[field] = np.asarray(bad, dtype=t[field].dtype)
         out = np.full(2, -7, dtype=np.int64)
-        assert cscan.classify(X, 1, False, 2, 15, *t, out) is False
+        assert cscan.classify(X, 1, False, 2, 31, 16, *t, out) is False
         assert out.tolist() == [-7, -7]
     t = _tables()
     t[0] = np.asarray([1, 0, 0], dtype=np.int64)  # wrong item size
     with pytest.raises(ValueError, match="kind"):
-        cscan.classify(X, 1, False, 2, 15, *t, out)
+        cscan.classify(X, 1, False, 2, 31, 16, *t, out)
     with pytest.raises(ValueError, match="n \\* n_attr"):
-        cscan.classify(X, 2, False, 2, 15, *_tables(), out)
+        cscan.classify(X, 2, False, 2, 31, 16, *_tables(), out)

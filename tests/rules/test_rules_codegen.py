@@ -21,7 +21,6 @@ from treegen.codegen.lower import FLT_MAX
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
-from treegen.errors import EncodingError
 from treegen.kinds.check import verify
 from treegen.rules.ccode import emit_ruleset, lower_ruleset
 from treegen.rules.check import evaluate, ruleset_inputs
@@ -109,8 +108,6 @@ def _data(name: str) -> list:
 @pytest.mark.parametrize("name", RULESETS)
 def test_verify_every_mode(name: str, mode: str) -> None:
     kw = dict(MODES[mode])
-    if name in SYNTHETIC and mode == "fixed":
-        kw["scale"] = None  # FLT_MAX scaled does not fit int32 (test_scale_overflow_names_the_rule)
     opts = ExportOptions(prefix=f"r_{mode}", **kw)  # type: ignore[arg-type]
     report = verify(_ruleset(name), opts, _data(name), n_random=300)
     assert report.ok, report.text()
@@ -157,13 +154,15 @@ def test_a_missing_value_fails_every_condition() -> None:
     assert evaluate(rir, X2).tolist() == [1]
 
 
-def test_scale_overflow_names_the_rule() -> None:
-    with pytest.raises(
-        EncodingError,
-        match=r"^--scale: rule 4, condition 1: threshold 3\.4028234663852886e\+38 scaled by 1000 "
-        r"does not fit int32$",
-    ):
-        lower_ruleset(_edges(), ExportOptions(input_type="int32", scale=MODES["fixed"]["scale"]))  # type: ignore[arg-type]
+def test_scale_overflow_folds_and_names_the_rule() -> None:
+    """A condition whose threshold scales outside the type folds as a tree's test does
+    (one rule at every --scale), and the export's note names the rule."""
+    opts = ExportOptions(input_type="int32", scale=MODES["fixed"]["scale"])  # type: ignore[arg-type]
+    rir = lower_ruleset(_edges(), opts)
+    assert any(f.startswith("rule 4, condition 1 (") for f in rir.folds), rir.folds
+    assert 4 not in [r.number for r in rir.rules]  # x > FLT_MAX never holds
+    report = verify(_edges(), opts, n_random=300)
+    assert report.ok and "note: " in report.text() and "rule 4, condition 1" in report.text()
 
 
 def test_verifier_catches_a_wrong_comparison(tmp_path: Path) -> None:

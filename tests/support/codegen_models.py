@@ -290,3 +290,67 @@ def chain(depth: int) -> Model:
         nodes.append(_leaf(k % 2, (1.0, 0.0) if k % 2 == 0 else (0.0, 1.0)))
     nodes.append(_leaf(0, (1.0, 0.0)))
     return Model(schema, tuple(nodes), {"flavor": "c45"})
+
+
+ALT_SCHEMA = Schema(
+    (
+        Attribute("a", "nominal", tuple(f"a{i}" for i in range(8))),
+        Attribute("b", "nominal", tuple(f"b{i}" for i in range(6))),
+        Attribute("x", "continuous"),
+        Attribute("c", "nominal", tuple(f"c{i}" for i in range(5))),
+    ),
+    ("p", "q", "r"),
+    "class",
+)
+
+
+def alternating(depth: int, seed: int = 0) -> Model:
+    """A complete tree ``depth`` tests deep, mostly subset tests whose subsets alternate
+    (each subset's codes interleave with another's, as in {a0, a2, a4} / {a1, a3, a5}),
+    with a code in no subset now and then and a continuous test every few levels: under
+    ``--missing none`` a chain of code comparisons would copy each such subtree once per
+    run of its codes, level after level."""
+    rnd = random.Random(seed)
+    nodes: list[Node | None] = []
+
+    def grow(level: int) -> int:
+        i = len(nodes)
+        nodes.append(None)
+        if level == depth:
+            cls = rnd.randrange(3)
+            dist = tuple(float(rnd.randint(1, 9)) + (6.0 if c == cls else 0.0) for c in range(3))
+            nodes[i] = _leaf(cls, dist)
+            return i
+        if rnd.random() < 0.2:
+            left, right = grow(level + 1), grow(level + 1)
+            kids = (left, right)
+            extra: dict[str, object] = {"attribute": 2, "threshold": float(rnd.randint(-50, 50))}
+            kind = "continuous"
+        else:
+            attr = rnd.choice((0, 1, 3))
+            k = len(ALT_SCHEMA.attributes[attr].values)
+            n_sets = rnd.choice((2, 2, 3))
+            offset = rnd.randrange(n_sets)
+            # Code c goes to subset (c + offset) % n_sets: every subset's codes interleave.
+            subsets = [[c for c in range(k) if (c + offset) % n_sets == s] for s in range(n_sets)]
+            if k > n_sets + 1 and rnd.random() < 0.3:
+                subsets[0] = subsets[0][:-1]  # its last code is in no subset
+            kids = tuple(grow(level + 1) for _ in range(n_sets))
+            extra = {"attribute": attr, "subsets": tuple(tuple(s) for s in subsets)}
+            kind = "subset"
+        parts = [nodes[c] for c in kids]
+        dist = tuple(sum(n.dist[c] for n in parts if n is not None) for c in range(3))
+        nodes[i] = Node(
+            kind,  # type: ignore[arg-type]
+            max(range(3), key=lambda c: dist[c]),
+            float(sum(dist)),
+            0.0,
+            dist,
+            children=kids,
+            **extra,  # type: ignore[arg-type]
+        )
+        return i
+
+    grow(0)
+    assert all(n is not None for n in nodes)
+    return Model(ALT_SCHEMA, tuple(n for n in nodes if n is not None), {"flavor": "j48"})

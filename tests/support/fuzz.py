@@ -21,10 +21,10 @@ import numpy.typing as npt
 
 from treegen.codegen.ctype import TYPES
 from treegen.codegen.emit import emit, make_env
-from treegen.codegen.emit_parts import SOURCE
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
+from treegen.codegen.parts import SOURCE
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Model
 from treegen.trainer import TrainOptions, train

@@ -18,7 +18,8 @@ from collections.abc import Callable
 
 from treegen.analysis.evaluate import test_set_beside
 from treegen.cli.progress import Progress
-from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.options import stem_of
+from treegen.codegen.parts import file_names
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
@@ -246,8 +247,9 @@ def _files_read(path: str, command: str | None) -> list[str]:
 def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
     """A usage error, before anything is read or written, when ``-o`` is empty, or when
     it (or the default output a subcommand names with ``default_output``, a function of
-    DATA) would replace one of the command's own input files (export: the predict.c or
-    predict.h in its folder, or another file of its --layout)."""
+    DATA) would replace one of the command's own input files (export: the C source or
+    header in its folder, predict.c and predict.h unless --prefix or --name names them,
+    or another file of its --layout)."""
     out = getattr(args, "output", None)
     if out == "":
         raise UsageError("is an empty file name", option="-o/--output")
@@ -258,11 +260,11 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
         return
     command = getattr(args, "command", None)
     if command == "export":  # every file of its layout (the sketch's name aside)
+        stem = stem_of(getattr(args, "prefix", None), getattr(args, "name", None))
         names = placed(
             getattr(args, "layout", "plain"),
             bool(getattr(args, "cmake", False)),
-            SOURCE,
-            HEADER,
+            *file_names(stem),
             getattr(args, "prefix", None) or "model",
         )
         outputs = [os.path.join(out, *n.split("/")) for n in names]

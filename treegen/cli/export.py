@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from treegen.cli.common import read_data
 from treegen.cli.progress import progress_line
+from treegen.codegen.avr import check_files
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.options import (
     FLOAT_COMPARES,
@@ -21,10 +22,11 @@ from treegen.codegen.options import (
     ExportOptions,
     scale_options,
 )
+from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
 from treegen.kinds import load
 from treegen.kinds.check import verify
-from treegen.kinds.export import render
+from treegen.kinds.export import Rendered, render
 from treegen.packaging import cli as package_cli
 from treegen.packaging.files import write_package
 
@@ -95,7 +97,8 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         metavar="K|NAME=K",
         help="integer input types: x stands for the decimal x/K, tested as "
         "treegen predict reads it (the double nearest x/K), for every "
-        "continuous feature or NAME only; repeatable",
+        "continuous feature or NAME only; repeatable.  A threshold outside the "
+        "type's values folds to a constant branch (a warning names it)",
     )
     g.add_argument(
         "--missing-value",
@@ -144,7 +147,15 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--prefix",
         default=None,
-        help="C identifier that starts every symbol (default: from the model file name)",
+        help="C identifier that starts every symbol (default: from the model file name); "
+        "an explicit prefix also names the files PREFIX_predict.c and PREFIX_predict.h",
+    )
+    g.add_argument(
+        "--name",
+        default=None,
+        metavar="NAME",
+        help="name the files NAME.c and NAME.h (default: PREFIX_predict with --prefix, "
+        "else predict), so that two models can share one source folder",
     )
 
 
@@ -160,14 +171,26 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
         proba=args.proba,
         scores=args.scores,
         inline_top=args.inline_top,
+        name=args.name,
         **scale_options(args.scale),  # type: ignore[arg-type]
     )
+
+
+def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
+    """``--on avr`` with a table no AVR object can hold: one line, before any tool runs."""
+    if "avr" in args.on:
+        why = check_files(rendered.files, rendered.opts)
+        if why is not None:
+            raise UsageError(why, option="--on avr")
 
 
 def run_export(args: argparse.Namespace) -> int:
     layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
+    _refuse_avr(args, rendered)
+    for note in rendered.notes:
+        print(f"treegen: warning: {note}", file=sys.stderr)
     written = write_package(args.output, value, rendered, layout, cmake)
     if not getattr(args, "quiet", False):
         for name in written:
@@ -193,6 +216,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 value, opts, data, path=args.model, cc=args.cc, n_random=args.random, seed=args.seed
             )
     if args.on:
+        _refuse_avr(args, render(value, opts, path=args.model))
         return firmware_cli.verify_on(args, value, opts, data, path=args.model)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1
@@ -228,7 +252,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "export",
         help="write predict.c / predict.h for a model",
         description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
-        "(with --cmake or --layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
+        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name; with --cmake or "
+        "--layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -9,8 +9,8 @@ Values in the IR are already in the C domain:
 * ``Compare.threshold`` is a float32 value (input type float), a float64 value
   (double), an integer of the input type (integer types, after ``--scale``), or
   an unsigned 32-bit order key (``--float-compare int``).
-* ``shares`` and ``Outcome.proba`` are fixed-point integers with ``ONE`` = 1.0
-  (see treegen.model.fixedpoint for the rule that produces them).
+* ``shares`` are Q31 fixed-point integers (``W_ONE`` = 1.0), ``Outcome.proba`` Q15
+  (``ONE`` = 1.0); treegen.model.fixedpoint holds the rules that produce them.
 
 :func:`validate` states the invariants once; lower() calls it before returning and
 emit() calls it again before rendering.
@@ -26,7 +26,7 @@ from typing import Literal
 from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.codegen.options import MissingRule
 from treegen.errors import EmitError
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import ONE, W_ONE
 from treegen.nanequal import nan_equal
 
 CompareOp = Literal["le", "lt", "left", "right"]
@@ -109,7 +109,34 @@ class Switch:
     source: int
 
 
-IRNode = Leaf | Compare | Switch
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A nominal test as one binary test, under ``--missing none`` only
+    (treegen.codegen.lean): the value's code by the none rule (the smallest code c
+    with x <= c, else the last) goes left when it is one of ``codes``, else right."""
+
+    feature: int
+    n_codes: int  # k, the feature's codes 0..k-1
+    codes: tuple[int, ...]  # the codes that go left, ascending
+    shares: tuple[int, int]  # training shares (only the inline top's choice reads them)
+    children: tuple[int, int]
+    source: int
+
+
+IRNode = Leaf | Compare | Switch | Member
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """A model test with a finite threshold that every value of the input type passes
+    the same way (a threshold outside the type's range, after ``--scale``): the C has no
+    comparison there, every known value takes ``side``."""
+
+    source: int  # model node
+    feature: int
+    threshold: float  # the model's
+    cut: int | float  # the threshold in the C domain (x <= cut), beyond the type's values
+    side: Literal["left", "right"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +167,12 @@ class IR:
     # Lean table: how many tests run as inline ifs before the table (None: the default
     # of treegen.codegen.lean.default_inline_top).
     inline_top: int | None = None
+    folds: tuple[Fold, ...] = ()  # tests folded to a constant branch (export notes)
+    depth: int = 0  # the model's depth: tests on its longest path (export --report)
+    stem: str = "predict"  # the files are STEM.c and STEM.h (ExportOptions.name)
+    # --missing none: model nodes of the tests whose equal branches were folded away
+    # (treegen.codegen.fold).
+    subtree_folds: tuple[int, ...] = ()
 
     @property
     def n_features(self) -> int:
@@ -176,9 +209,19 @@ def _check_threshold(i: int, node: Compare, enc: Encoding) -> None:
         raise _fail(i, f"threshold {t!r} is not a finite float")
 
 
+def _check_member(i: int, node: Member, ir: IR) -> None:
+    f = ir.features[node.feature]
+    if ir.missing != "none" or f.kind != "nominal" or node.n_codes != len(f.values):
+        raise _fail(i, "a member test needs --missing none and a nominal feature's codes")
+    if list(node.codes) != sorted(set(node.codes)) or not node.codes:
+        raise _fail(i, "member codes must be distinct, ascending and not empty")
+    if node.codes[0] < 0 or node.codes[-1] >= node.n_codes or node.n_codes > MAX_SWITCH_VALUES:
+        raise _fail(i, "member code out of range")
+
+
 def validate(ir: IR) -> None:
     """Raise EmitError unless every node is reachable once, references exist,
-    features are in range, thresholds fit the type and fixed-point sums stay <= ONE."""
+    features are in range, thresholds fit the type and fixed-point sums stay <= 1.0."""
     n = len(ir.nodes)
     parents = [0] * n
     for i, node in enumerate(ir.nodes):
@@ -188,13 +231,15 @@ def validate(ir: IR) -> None:
             continue
         if not 0 <= node.feature < ir.n_features:
             raise _fail(i, f"feature {node.feature} out of range")
-        if len(node.shares) != len(node.children) or sum(node.shares) > ONE:
-            raise _fail(i, "branch shares do not match children or sum above ONE")
+        if len(node.shares) != len(node.children) or sum(node.shares) > W_ONE:
+            raise _fail(i, "branch shares do not match children or sum above W_ONE")
         if any(s < 0 for s in node.shares):
             raise _fail(i, "negative branch share")
         if isinstance(node, Compare):
             if node.op in ("le", "lt"):
                 _check_threshold(i, node, ir.encoding)
+        elif isinstance(node, Member):
+            _check_member(i, node, ir)
         else:
             if ir.features[node.feature].kind != "nominal":
                 raise _fail(i, "switch on a non-nominal feature")
@@ -240,6 +285,11 @@ def dump(ir: IR) -> str:
             lines.append(
                 f"{i}: x[{n.feature}] {n.op} {n.threshold!r} -> {list(n.children)} "
                 f"shares {list(n.shares)}"
+            )
+        elif isinstance(n, Member):
+            lines.append(
+                f"{i}: x[{n.feature}] code in {list(n.codes)} of {n.n_codes} -> "
+                f"{list(n.children)} shares {list(n.shares)}"
             )
         else:
             lines.append(

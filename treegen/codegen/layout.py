@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from treegen.codegen.ir import IR, Compare, Leaf, Switch
-from treegen.model.fixedpoint import ONE
+from treegen.codegen.ir import IR, Compare, Leaf, Member, Switch
+from treegen.model.fixedpoint import W_ONE
 
 MAX_NEST = 48
 
@@ -126,7 +126,7 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST, inline: frozenset[int] | None =
                 if index[i] == len(roots):
                     roots.append(i)
                 lines.append(Line("call", indent, i, callee=index[i]))
-            elif isinstance(node, Compare):
+            elif isinstance(node, Compare | Member):
                 lines.append(Line("if", indent, i))
                 work += [
                     Line("end", indent, i),
@@ -189,28 +189,29 @@ class NodeTable:
         return len(self.tests)
 
 
-PAIR_CARRY = 0x8000
-"""Bit of a paired share (:func:`paired_shares`) that says share_1 is one below ONE - share_0."""
+PAIR_CARRY = 1 << 31
+"""Bit of a paired share (:func:`paired_shares`) that says share_1 is one below
+W_ONE - share_0."""
 
 
 def paired_shares(t: NodeTable) -> tuple[int, ...] | None:
-    """The shares of a table whose tests are all binary as one 16-bit word per test,
+    """The shares of a table whose tests are all binary as one 32-bit word per test,
     or None when some test's shares do not fit that form.
 
-    The shares of a binary test are floor(ONE * a / D) and floor(ONE * b / D); when
-    a + b = D (every tree whose children's items add up to the parent's, as
-    scikit-learn's always do) they sum to ONE or ONE - 1, so share_1 follows from
-    share_0 and one bit: the word is ``share_0``, plus :data:`PAIR_CARRY` when
-    share_1 = ONE - 1 - share_0 (share_0 = ONE, a branch with every case, does not
-    fit and keeps two shares per test, as does any other sum).  The C rebuilds the
-    very same two integers, so the fixed-point arithmetic is unchanged; only the
+    The shares of a binary test are floor(W_ONE * a / D) and floor(W_ONE * b / D);
+    when a + b = D (every tree whose children's items add up to the parent's, as
+    scikit-learn's always do) they sum to W_ONE or W_ONE - 1, so share_1 follows
+    from share_0 and one bit: the word is ``share_0``, plus :data:`PAIR_CARRY` when
+    share_1 = W_ONE - 1 - share_0 (share_0 = W_ONE, a branch with every case, does
+    not fit and keeps two shares per test, as does any other sum).  The C rebuilds
+    the very same two integers, so the fixed-point arithmetic is unchanged; only the
     table is half as long."""
     if not t.binary:
         return None
     out: list[int] = []
     for k in range(t.n_tests):
         s0, s1 = t.share[2 * k], t.share[2 * k + 1]
-        carry = ONE - s0 - s1
+        carry = W_ONE - s0 - s1
         if carry not in (0, 1) or s0 >= PAIR_CARRY:
             return None
         out.append(s0 | (PAIR_CARRY if carry else 0))
@@ -248,6 +249,7 @@ def flatten(ir: IR) -> NodeTable:
             op.append(OPS[node.op])
             threshold.append(node.threshold if node.op in ("le", "lt") else 0)
         else:
+            assert isinstance(node, Switch), "member tests are --missing none's only"
             op.append(OP_SWITCH + pool.add(node))
             threshold.append(0)
     return NodeTable(

@@ -11,16 +11,22 @@ anyway takes one fixed path, the **none rule**, which the Python side reproduces
   keys NaN above every threshold, so it also goes right); a test the input type's
   range decides (op ``left``/``right``) is not emitted and every value takes its branch.
   (The ifs style compares a float's bits with the threshold's instead of keys,
-  treegen.codegen.emit_parts.key_bits_test: the same branch, NaN of either sign right.)
+  treegen.codegen.conditions.key_bits_test: the same branch, NaN of either sign right.)
 * nominal test with codes 0..k-1: tested as the chain ``x <= 0``, ``x <= 1``, ...,
   ``x <= k-2``, so a value takes the branch of the smallest code c with ``x <= c``
   (a value below 0 takes code 0's, a fraction the next code up's) and NaN, or a value
   above k-1, takes code k-1's; a code that belongs to no subset takes branch 0.
-  Consecutive codes with one branch share one comparison.
+  Consecutive codes with one branch share one comparison.  Where a branch's codes
+  are not consecutive (a subset test such as {a, c} / {b, d}), the chain would copy
+  that branch's subtree once per run of its codes, so the test becomes
+  :class:`~treegen.codegen.ir.Member` tests instead, one per branch but the last:
+  the same code (the chain's), looked up in the branch's set of codes, each child
+  once.
 
-:func:`lean_ir` rewrites an IR so (pre-order, only ``le``/``lt`` comparisons, the
-training shares kept); :func:`compact_table` lays it out for the table style and
-:func:`hot_tests` picks the tests its inline top (``--inline-top``) compiles as ifs.
+:func:`lean_ir` rewrites an IR so (pre-order, only ``le``/``lt`` comparisons and
+member tests, the training shares kept); :func:`compact_table` lays it out for the
+table style and :func:`hot_tests` picks the tests its inline top (``--inline-top``)
+compiles as ifs; :func:`code_sets` stores the member tests' sets.
 """
 
 from __future__ import annotations
@@ -31,9 +37,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Switch, validate
+from treegen.codegen.ir import IR, Compare, IRNode, Leaf, Member, Switch, validate
 from treegen.codegen.keys import float_keys
-from treegen.model.fixedpoint import ONE
+from treegen.model.fixedpoint import W_ONE
 
 
 def chain_runs(node: Switch) -> list[tuple[int, int]]:
@@ -49,13 +55,33 @@ def chain_runs(node: Switch) -> list[tuple[int, int]]:
     return runs
 
 
+def member_groups(node: Switch) -> list[tuple[int, tuple[int, ...]]]:
+    """(branch, its codes) for each branch that some code takes by the none rule (codes
+    without a branch in branch 0), in branch order: the member tests of ``node``."""
+    codes: dict[int, list[int]] = {}
+    for c, b in enumerate(node.branch_of):
+        codes.setdefault(max(b, 0), []).append(c)
+    return [(b, tuple(codes[b])) for b in sorted(codes)]
+
+
+def _repeats(runs: list[tuple[int, int]]) -> bool:
+    """Whether some branch has two runs of codes: the chain would copy its subtree."""
+    return len({b for _, b in runs}) < len(runs)
+
+
+def _rescaled(node: Switch, left: set[int], right: set[int]) -> tuple[int, int]:
+    """Training shares of the branches ``left`` against ``right``, rescaled to the cases
+    that reach the test; only :func:`hot_tests` reads them."""
+    a = sum(node.shares[b] for b in left)
+    z = sum(node.shares[b] for b in right - left)
+    total = a + z
+    return (a * W_ONE // total, z * W_ONE // total) if total else (0, 0)
+
+
 def _chain_shares(node: Switch, runs: list[tuple[int, int]], pos: int) -> tuple[int, int]:
     """Training shares of chain test ``pos`` (its run's branch, the later runs'
     branches), rescaled to the cases that reach it; only :func:`hot_tests` reads them."""
-    left = node.shares[runs[pos][1]]
-    right = sum(node.shares[b] for b in {b for _, b in runs[pos + 1 :]} - {runs[pos][1]})
-    total = left + right
-    return (left * ONE // total, right * ONE // total) if total else (0, 0)
+    return _rescaled(node, {runs[pos][1]}, {b for _, b in runs[pos + 1 :]})
 
 
 def _code_threshold(ir: IR, code: int) -> int | float:
@@ -85,7 +111,8 @@ def _as_le(ir: IR, node: Compare) -> tuple[str, int | float]:
 
 
 def lean_ir(ir: IR, proba: bool) -> IR:
-    """``ir`` under the none rule: nodes in pre-order, binary ``le``/``lt`` tests only."""
+    """``ir`` under the none rule: nodes in pre-order, binary ``le``/``lt`` and member
+    tests only, each subtree of ``ir`` once."""
     nodes: list[IRNode | None] = []
     kids: dict[int, list[int]] = {}
     # Work items: (IR node, chain position or -1, parent new index, parent slot).
@@ -103,6 +130,24 @@ def lean_ir(ir: IR, proba: bool) -> IR:
                 work.append((node.children[runs[0][1]], -1, parent, slot))
                 continue
             pos = max(pos, 0)
+            if _repeats(runs):
+                me = len(nodes)
+                if parent >= 0:
+                    kids[parent][slot] = me
+                nodes.append(None)
+                kids[me] = [0, 0]
+                groups = member_groups(node)
+                branch, codes = groups[pos]
+                later = {b for b, _ in groups[pos + 1 :]}
+                k = len(node.branch_of)
+                nodes[me] = Member(
+                    node.feature, k, codes, _rescaled(node, {branch}, later), (0, 0), node.source
+                )
+                final = pos + 1 == len(groups) - 1
+                rest = (node.children[groups[-1][0]], -1) if final else (i, pos + 1)
+                work.append((*rest, me, 1))
+                work.append((node.children[branch], -1, me, 0))
+                continue
         me = len(nodes)
         if parent >= 0:
             kids[parent][slot] = me
@@ -125,6 +170,7 @@ def lean_ir(ir: IR, proba: bool) -> IR:
             right: tuple[int, int] = (node.children[1], -1)
             left: tuple[int, int] = (node.children[0], -1)
         else:
+            assert isinstance(node, Switch)  # the C4.5 IR has no member tests
             runs = chain_runs(node)
             code, branch = runs[pos]
             nodes[me] = Compare(
@@ -145,7 +191,10 @@ def lean_ir(ir: IR, proba: bool) -> IR:
     out: list[IRNode] = []
     for k, n in enumerate(nodes):
         assert n is not None
-        out.append(replace(n, children=(kids[k][0], kids[k][1])) if isinstance(n, Compare) else n)
+        if isinstance(n, Compare | Member):
+            out.append(replace(n, children=(kids[k][0], kids[k][1])))
+        else:
+            out.append(n)
     lean = replace(ir, nodes=tuple(out), stack_size=1, missing="none", proba=proba)
     validate(lean)
     return lean
@@ -177,16 +226,17 @@ def hot_tests(ir: IR, budget: int) -> frozenset[int]:
         reach, i = heapq.heappop(heap)
         hot.add(i)
         node = ir.nodes[i]
-        assert isinstance(node, Compare)
+        assert isinstance(node, Compare | Member)
         for child, share in zip(node.children, node.shares, strict=True):
-            if isinstance(ir.nodes[child], Compare):
-                heapq.heappush(heap, (reach * share / ONE, child))
+            if isinstance(ir.nodes[child], Compare | Member):
+                heapq.heappush(heap, (reach * share / W_ONE, child))
     return frozenset(hot)
 
 
 def table_rows(ir: IR) -> dict[int, int]:
     """IR node -> its row in :func:`compact_table` (tests in pre-order)."""
-    return {i: r for r, i in enumerate(i for i, n in enumerate(ir.nodes) if isinstance(n, Compare))}
+    tests = (i for i, n in enumerate(ir.nodes) if isinstance(n, Compare | Member))
+    return {i: r for r, i in enumerate(tests)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +246,10 @@ class CompactTable:
     ``code[t] = feature << 2 | left_leaf | right_leaf << 1``; the left child of a test is
     the next row unless it is a leaf; ``kid[t]`` is the right child's row, or the leaf's
     value (class, or outcome with --proba) when one child is a leaf, or both leaves'
-    values as ``left << shift | right``.  A row is feature code + threshold + kid.
+    values as ``left << shift | right``.  A row is feature code + threshold + kid.  A
+    member test's row has ``n_features + m`` in place of the feature and threshold 0,
+    m its test in ``members``: the distinct member tests (one IR node of each feature
+    and set of codes), in order of first use.
     """
 
     code: tuple[int, ...]
@@ -204,6 +257,7 @@ class CompactTable:
     kid: tuple[int, ...]
     shift: int
     root_leaf: int  # the value of a tree that is a single leaf, else -1
+    members: tuple[int, ...] = ()
 
 
 def leaf_value(ir: IR, node: Leaf) -> int:
@@ -223,16 +277,27 @@ def compact_table(ir: IR) -> CompactTable:
     code: list[int] = []
     thr: list[int | float] = []
     kid: list[int] = []
+    members: list[int] = []
+    distinct: dict[tuple[int, tuple[int, ...], int], int] = {}
     for i, n in enumerate(ir.nodes):
-        if not isinstance(n, Compare):
+        threshold: int | float
+        if isinstance(n, Member):
+            key = (n.feature, n.codes, n.n_codes)
+            if key not in distinct:
+                distinct[key] = len(members)
+                members.append(i)
+            feature, threshold = ir.n_features + distinct[key], 0
+        elif isinstance(n, Compare):
+            if n.op != "le":
+                raise ValueError(i)
+            feature, threshold = n.feature, n.threshold
+        else:
             continue
-        if n.op != "le":
-            raise ValueError(i)
         a, b = (ir.nodes[c] for c in n.children)
         la, lb = isinstance(a, Leaf), isinstance(b, Leaf)
         assert la or row[n.children[0]] == row[i] + 1
-        code.append(n.feature << 2 | int(la) | int(lb) << 1)
-        thr.append(n.threshold)
+        code.append(feature << 2 | int(la) | int(lb) << 1)
+        thr.append(threshold)
         if isinstance(a, Leaf) and isinstance(b, Leaf):
             kid.append(leaf_value(ir, a) << shift | leaf_value(ir, b))
         elif isinstance(a, Leaf):
@@ -242,4 +307,23 @@ def compact_table(ir: IR) -> CompactTable:
             kid.append(leaf_value(ir, b))
         else:
             kid.append(row[n.children[1]])
-    return CompactTable(tuple(code), tuple(thr), tuple(kid), shift, -1)
+    return CompactTable(tuple(code), tuple(thr), tuple(kid), shift, -1, tuple(members))
+
+
+def code_sets(ir: IR) -> tuple[dict[int, int], tuple[int, ...]]:
+    """The member tests' sets of codes as bytes, bit c of byte c // 8 for code c, each
+    distinct set stored once: (IR node -> offset of its set, the bytes)."""
+    at: dict[int, int] = {}
+    pool: dict[tuple[int, ...], int] = {}
+    out: list[int] = []
+    for i, n in enumerate(ir.nodes):
+        if isinstance(n, Member):
+            bits = [0] * ((n.n_codes + 7) // 8)
+            for c in n.codes:
+                bits[c >> 3] |= 1 << (c & 7)
+            key = tuple(bits)
+            if key not in pool:
+                pool[key] = len(out)
+                out.extend(bits)
+            at[i] = pool[key]
+    return at, tuple(out)

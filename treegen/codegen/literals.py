@@ -1,5 +1,8 @@
 """C literal formatting, done in Python so templates never format numbers.
 
+Plain functions of a value (and, for :func:`value_literal`, of the IR's encoding): the
+view builders call them, nothing here knows a view or a template.
+
 Float literals are chosen so that a compiler reading them either directly (correct
 rounding to float) or through double (round to double, then to float) gets exactly
 the intended float32: the shortest round-tripping digits are checked both ways and
@@ -13,7 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from treegen.codegen.ctype import TYPES
+from treegen.codegen.ctype import FLOAT, TYPES
+from treegen.codegen.ir import Encoding
 
 
 def _f32_interval_ok(text: str, f: np.float32) -> bool:
@@ -82,10 +86,37 @@ def c_hex32(v: int) -> str:
     return f"0x{v:08X}u"
 
 
+def value_literal(enc: Encoding, value: int | float) -> str:
+    """A value of the C domain of ``enc`` (a threshold, a nominal code) as the literal it
+    is compared with: an order key in hex, an integer of the input type, or a float or
+    double constant."""
+    if enc.uses_keys:
+        return c_hex32(int(value))
+    if enc.is_int:
+        return c_int(int(value), enc.input_type)
+    return c_float(float(value)) if enc.ctype is FLOAT else c_double(float(value))
+
+
 def c_hex(v: int) -> str:
     """An unsigned constant in hex, as short as it goes: ``0x8000u``."""
     assert v >= 0
     return f"0x{v:X}u"
+
+
+def c_rows(literals: list[str], width: int = 76) -> tuple[str, ...]:
+    """Comma-separated literals wrapped to ``width`` columns (a table's initializer)."""
+    rows: list[str] = []
+    line = ""
+    for i, lit in enumerate(literals):
+        item = lit + ("," if i < len(literals) - 1 else "")
+        if line and len(line) + 1 + len(item) > width:
+            rows.append(line)
+            line = item
+        else:
+            line = f"{line} {item}" if line else item
+    if line:
+        rows.append(line)
+    return tuple(rows)
 
 
 # The longest string literal (in bytes) that C89 promises to translate; C99 promises 4095.

@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from treegen.codegen.ctype import TYPES
+from treegen.codegen.fold import fold_identical
 from treegen.codegen.ir import (
     IR,
     MAX_SWITCH_VALUES,
@@ -38,6 +39,7 @@ from treegen.codegen.ir import (
     CompareOp,
     Encoding,
     Feature,
+    Fold,
     IRNode,
     Leaf,
     Outcome,
@@ -48,6 +50,7 @@ from treegen.codegen.keys import float_key
 from treegen.codegen.lean import lean_ir
 from treegen.codegen.names import check_prefix, unique_idents
 from treegen.codegen.options import ExportOptions
+from treegen.codegen.parts import DEFAULT_STEM
 from treegen.errors import EncodingError
 from treegen.model import fixedpoint
 from treegen.model.core import Model, Node
@@ -123,43 +126,31 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     )
 
 
+def int_cut(node: Node, enc: Encoding, narrow32: bool) -> int:
+    """The cut of a finite continuous test on integer input: the largest x (standing
+    for x / scale) that passes the model's test, whatever the type's range."""
+    return fixedpoint.bound_int(
+        fixedpoint.read_bound(node.threshold, narrow32), enc.scales[node.attribute]
+    )
+
+
 def lower_continuous(
-    node: Node,
-    i: int,
-    enc: Encoding,
-    explicit_scale: bool,
-    narrow32: bool,
-    missing_is_default: bool = False,
+    node: Node, i: int, enc: Encoding, narrow32: bool
 ) -> tuple[CompareOp, int | float]:
     """The comparison a continuous test becomes: (op, threshold in the C domain).
     ``narrow32``: the model compares float32(v) (c45), not v itself (j48).
-    ``missing_is_default``: the missing value was not chosen with --missing-value."""
+
+    One rule at every ``--scale`` (1 included): a test that every known value of the
+    input type passes the same way (a cut at or above the largest known value, or
+    below the smallest, the missing sentinel not counted) folds to a constant branch,
+    ``left`` or ``right``; :func:`fold_of` says which folds the export reports."""
     t = node.threshold
     if math.isnan(t):
         raise EncodingError(f"model node {i}: threshold is NaN")
     if enc.is_int:
         if not math.isfinite(t):
             return ("left" if t > 0 else "right"), 0
-        cut = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), enc.scales[node.attribute])
-        lo, hi = enc.int_range
-        if explicit_scale and not lo <= cut <= hi:
-            raise EncodingError(
-                f"model node {i}: threshold {t!r} scaled by "
-                f"{enc.scales[node.attribute]} does not fit {enc.input_type}",
-                option="--scale",
-            )
-        # The scaled range reaches the default missing value: it would be the only
-        # value on one side of the test, so that branch could never be taken.
-        lone = (enc.missing == hi and cut == hi - 1) or (enc.missing == lo and cut == lo)
-        if explicit_scale and missing_is_default and lone:
-            side = "above" if enc.missing == hi else "at or below"
-            raise EncodingError(
-                f"model node {i}: threshold {t!r} scaled by "
-                f"{enc.scales[node.attribute]} leaves only {enc.missing} {side} "
-                f"it, the default missing value of {enc.input_type}; choose "
-                f"another with --missing-value",
-                option="--scale",
-            )
+        cut = int_cut(node, enc, narrow32)
         klo, khi = known_range(enc)
         if cut >= khi:
             return "left", 0
@@ -184,17 +175,48 @@ def lower_continuous(
     return "le", 0.0 if f == 0 else f  # -0.0 and +0.0 compare alike; print one form
 
 
-def lower_test(
-    model: Model, i: int, enc: Encoding, explicit: set[int], missing_is_default: bool = False
-) -> Compare | Switch:
+def fold_of(node: Node, i: int, enc: Encoding, narrow32: bool, op: CompareOp) -> Fold | None:
+    """The report of a folded test (op ``left``/``right``) whose model threshold is
+    finite: a cut beyond the type's values.  An infinite threshold is the model's own
+    "every value" test, not a fold of the export."""
+    if op not in ("left", "right") or not math.isfinite(node.threshold):
+        return None
+    cut: int | float = int_cut(node, enc, narrow32) if enc.is_int else math.inf
+    return Fold(i, node.attribute, node.threshold, cut, op)
+
+
+def fold_note(ir: IR) -> str:
+    """The export's note on its folded tests (:attr:`IR.folds`), or "" for none."""
+    if not ir.folds:
+        return ""
+    enc = ir.encoding
+    listed = [
+        f"model node {f.source} ({ir.features[f.feature].name} <= {f.threshold!r}"
+        + (f", x <= {f.cut} at scale {enc.scales[f.feature]}" if enc.is_int else "")
+        + f": {f.side})"
+        for f in ir.folds[:MAX_LISTED]
+    ]
+    more = len(ir.folds) - len(listed)
+    n = len(ir.folds)
+    return (
+        f"{n} threshold{'s' if n != 1 else ''} outside {enc.input_type}'s "
+        f"{'known values' if enc.is_int else 'range'} fold{'' if n != 1 else 's'} to a "
+        f"constant branch (every value goes one way): {', '.join(listed)}"
+        + (f" and {more} more" if more else "")
+    )
+
+
+MAX_LISTED = 20
+"""The folded tests :func:`fold_note` names; it counts the rest."""
+
+
+def lower_test(model: Model, i: int, enc: Encoding) -> Compare | Switch:
     node = model.nodes[i]
     shares = fixedpoint.branch_shares(node.items, [model.nodes[c].items for c in node.children])
     if node.kind == "continuous":
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
-        op, thr = lower_continuous(
-            node, i, enc, node.attribute in explicit, model.compares_float32, missing_is_default
-        )
+        op, thr = lower_continuous(node, i, enc, model.compares_float32)
         return Compare(
             node.attribute,
             op,
@@ -220,18 +242,21 @@ def lower_test(
     return Switch(node.attribute, branch_of, shares, node.children, i)
 
 
-def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()) -> IR:
+def lower(
+    model: Model,
+    opts: ExportOptions,
+    provenance: tuple[tuple[str, str], ...] = (),
+    *,
+    fold_equal: bool = True,
+) -> IR:
     """Lower ``model`` for the C input encoding in ``opts`` (prefix None: ``model``), with
-    the header comment's ``provenance`` lines; raise EncodingError."""
+    the header comment's ``provenance`` lines; raise EncodingError.  Under ``--missing
+    none`` the tests whose branches are equal subtrees fold away unless ``fold_equal`` is
+    False (treegen.codegen.fold; verify probes the thresholds of the tree before)."""
     enc = make_encoding(model, opts)
     prefix = check_prefix(opts.prefix or "model")
     attrs = model.schema.attributes
     names = [a.name for a in attrs]
-    explicit = {
-        i
-        for i, a in enumerate(attrs)
-        if opts.scale is not None or a.name in dict(opts.feature_scales)
-    }
     idents = unique_idents(names)
     features = tuple(
         Feature(
@@ -241,13 +266,18 @@ def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], 
     )
     outcome_index: dict[Outcome, int] = {}
     nodes: list[IRNode] = []
+    folds: list[Fold] = []
     n_classes = len(model.schema.classes)
     for i, node in enumerate(model.nodes):
         if node.is_leaf:
             o = Outcome(fixedpoint.leaf_class(node), fixedpoint.leaf_proba(node, n_classes))
             nodes.append(Leaf(outcome_index.setdefault(o, len(outcome_index)), i))
-        else:
-            nodes.append(lower_test(model, i, enc, explicit, opts.missing_value is None))
+            continue
+        test = lower_test(model, i, enc)
+        nodes.append(test)
+        if isinstance(test, Compare):
+            fold = fold_of(node, i, enc, model.compares_float32, test.op)
+            folds += [fold] if fold is not None else []
     ir = IR(
         prefix,
         enc,
@@ -259,8 +289,12 @@ def lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], 
         max(1, model.depth()),
         provenance,
         inline_top=opts.inline_top,
+        folds=tuple(folds),
+        depth=model.depth(),
+        stem=opts.name or DEFAULT_STEM,
     )
     validate(ir)
     if opts.missing == "none":
-        return lean_ir(ir, opts.wants_proba)
+        lean = lean_ir(ir, opts.wants_proba)
+        return fold_identical(lean) if fold_equal else lean
     return ir

@@ -11,6 +11,7 @@ command-line words, in one canonical order, for the generated files' provenance.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -59,6 +60,8 @@ class ExportOptions:
     """How a model is compiled to C (``treegen export --help`` says what each does).
 
     ``prefix`` None takes the model's name (its file's stem, else the kind's default);
+    ``name`` is the stem of the files, ``NAME.c`` and ``NAME.h`` (None: ``PREFIX_predict``
+    when ``prefix`` is given, else ``predict``: :func:`file_stem`);
     ``scale`` is K for every continuous feature (the API also takes ``{name: K}`` there),
     ``feature_scales`` K per feature by name; ``proba`` None means "yes with --missing
     c45, no with --missing none".
@@ -75,6 +78,7 @@ class ExportOptions:
     proba: bool | None = None
     scores: bool = False  # an ensemble's decision_function (treegen.ensemble)
     inline_top: int | None = None
+    name: str | None = None
 
     def __post_init__(self) -> None:
         # The API's forms of the scales become their one stored form (Fractions).
@@ -88,6 +92,8 @@ class ExportOptions:
         object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
         if self.prefix is not None:
             check_prefix(self.prefix)
+        if self.name is not None:
+            check_name(self.name)
         if self.style is not None and self.style not in STYLES:
             raise EmitError(f"unknown style {self.style!r} (choose ifs or table)", option="--style")
         if self.input_type not in INPUT_TYPES:
@@ -165,6 +171,35 @@ def scale_options(scales: Iterable[tuple[str | None, Fraction]]) -> dict[str, ob
     }
 
 
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` if it can name the exported files (NAME.c, NAME.h), else raise."""
+    if not _NAME.match(name) or name.endswith((".c", ".h")) or len(name) > 100:
+        raise UsageError(
+            f"{name!r} cannot name the files: letters, digits, '_', '.' and '-' only, not "
+            "starting with '.' or '-', no folder (-o chooses it) and no .c or .h",
+            option="--name",
+        )
+    return name
+
+
+def file_stem(opts: ExportOptions) -> str:
+    """The stem of the exported files: ``name``; else ``PREFIX_predict`` for an explicit
+    prefix, so that two models with their own prefixes can share one source folder;
+    else ``predict``.  Call it before the prefix is settled from the model's name."""
+    return stem_of(opts.prefix, opts.name)
+
+
+def stem_of(prefix: str | None, name: str | None) -> str:
+    """:func:`file_stem` of the options as given, not checked (the CLI's overwrite
+    check runs before any option is)."""
+    if name is not None:
+        return name
+    return f"{prefix}_predict" if prefix is not None else "predict"
+
+
 def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = STYLES) -> list[str]:
     """The export options as command-line words in a canonical order (provenance and
     regeneration); ``--style`` only for a kind with more than one of ``styles``."""
@@ -188,4 +223,7 @@ def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = S
         words += ["--scores"]
     if opts.inline_top is not None:
         words += ["--inline-top", str(opts.inline_top)]
+    # The files' stem, when --prefix (always written below) would not give it.
+    if opts.name is not None and opts.name != f"{prefix}_predict":
+        words += ["--name", opts.name]
     return words + ["--prefix", prefix]

@@ -1,13 +1,16 @@
-"""What the templates see: typed, frozen view models built by treegen.codegen.emit.
+"""What the templates see: the typed, frozen view pieces every emitter shares.
 
-Every string in a view is a C literal (number, string, table row of literals), an
-identifier (macro, type or function name) or comment text, already formatted.  C
-expressions are written by the templates themselves, so a template's local variables
-(``x``, ``out``, ``n`` ...) are named in the template only.
+A view builder (:mod:`~.view_ifs`, :mod:`~.view_table`, :mod:`~.view_lean`, and the
+ruleset's :mod:`treegen.rules.ccode`) walks its IR once and hands its template one
+finished view; the pieces here are the ones several of them use.  Every string in a
+view is a C literal (number, string, table row of literals), an identifier or comment
+text, already formatted (:mod:`~.literals`, :mod:`~.names`, :mod:`~.comments`).  Where
+C can be written in several forms (how a value is tested, how a missing value is
+recognised, what a key function returns for NaN), the view holds the choice as a typed
+field and the template writes each form's fixed C text, substituting the literals; the
+templates' own local variables (``x``, ``s``, ``n`` ...) are named in the templates only.
 
-A template's context is the fields of several views side by side
-(:func:`context`): :class:`Header` for predict.h; for predict.c also
-:class:`Source` and :class:`Tables`, plus :class:`Ifs` or :class:`Table` for the style.
+A template's context is the fields of its views side by side (:func:`context`).
 """
 
 from __future__ import annotations
@@ -16,14 +19,62 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from treegen.codegen.ir import CompareOp
-
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-ValueKind = Literal["float", "double", "key", "signed", "unsigned"]
-"""How predict.c compares a value: as float or double (NaN missing), as the float's
-order key (``--float-compare int``), or as a signed / unsigned integer."""
+MissingKind = Literal["nan", "key", "sentinel"]
+"""How the C recognises a missing value ``v``: ``nan`` (float or double: ``v != v``),
+``key`` (the order key of ``--float-compare int``: ``v == 0u``), ``sentinel`` (an
+integer input: ``v == PREFIX_MISSING``)."""
+
+Cmp = Literal["<=", "<", ">", ">=", ""]
+"""A comparison operator as C spells it ("" where a form has none)."""
+
+TestForm = Literal[
+    "split_nan",
+    "split_key",
+    "split_sentinel",
+    "known_or_split",
+    "missing_and_split",
+    "cmp",
+    "bits_pos",
+    "bits_neg",
+    "known",
+    "known_and_cmp",
+    "in",
+    "member",
+]
+"""The C form of one test (``templates/_macros.j2: condition``), ``v`` being the operand
+(``x[feature]``, or its key when ``keyed``).  Under C4.5's missing-value rule, where a
+missing value makes ``PREFIX_miss`` choose the branch:
+
+* ``split_nan``: ``v cmp t || (!(v ncmp t) && miss)`` (NaN fails both comparisons);
+* ``split_key``: ``(k = key(x)) == 0u ? miss : k cmp t``;
+* ``split_sentinel``: ``v == MISSING ? miss : v cmp t``;
+* ``known_or_split`` / ``missing_and_split``: a test every known value passes / fails.
+
+Under ``--missing none``: ``cmp`` (``v cmp t``), for float bit patterns ``bits_pos`` /
+``bits_neg`` (:func:`treegen.codegen.conditions.key_bits_test`), and ``member`` (a
+nominal test whose branches' codes interleave: ``PREFIX_in(x, k, at)``, the value's code
+in the set at ``at``).
+A ruleset's conditions: ``cmp`` (float), ``known_and_cmp`` (a missing value fails),
+``known`` (every known value passes), ``in`` (one of ``values``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Test:
+    """One test in the C domain, in its :data:`TestForm`."""
+
+    form: TestForm
+    feature: int
+    keyed: bool = False  # the operand is PREFIX_key(x[feature]), not x[feature]
+    missing: MissingKind = "nan"  # how known_*/missing_* forms recognise a missing value
+    cmp: Cmp = ""  # x cmp threshold holds on the first branch
+    ncmp: Cmp = ""  # split_nan: the comparison that sends a known value to the second
+    threshold: str = ""  # the literal ("" for forms without one)
+    at: int = 0  # split forms: offset of the shares in PREFIX_share; member: of the set
+    values: tuple[str, ...] = ()  # in: the literals
+    n_codes: int = 0  # member: the feature's codes 0..n_codes-1
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +90,9 @@ class Code:
 class FeatureView:
     macro: str
     index: int
-    comment: str
+    comment: str  # beside the index: kind, unit or codes
     codes: tuple[Code, ...]  # empty unless nominal
+    name: str  # the feature's name (comment text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,66 +132,50 @@ class Header:
     classes: tuple[ClassView, ...]
     lean: bool = False  # exported with --missing none
     proba: bool = True  # predict_proba is declared
+    other_code: str = "counts as missing"  # what a nominal value that is no code does
+    safety: tuple[str, ...] = ()  # comment lines: reentrancy, allocation, work, stack
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
-    """What both styles of predict.c share (_base.c.j2)."""
+class Prelude:
+    """What predict.c says to the compiler before its code (``_macros.j2: prelude``)."""
 
-    header_name: str
-    value_kind: ValueKind
-    value_ctype: str  # the type a compared value has (uint32_t for keys)
-    stack_size: int
-    n_outcomes: int
-    outcome_ctype: str
-    class_column: Column
-    proba_rows: tuple[str, ...]
-    one_literal: str  # fixed-point 1.0, the initial path weight
-    q15_shift: int
-    has_tests: bool
-    has_switch: bool
-    uses_rdf: bool  # a column is read with PREFIX_RDF
-    map_none: int  # branch of a code that has none, in a nominal map
+    header_name: str  # the header predict.c includes
+    nan_guard: bool  # missing values are NaN: refuse -ffast-math
+    double_guard: bool  # double inputs: refuse an AVR toolchain whose double is 32 bits
+    flash: bool  # constant tables: PREFIX_ROM and the PREFIX_RDn readers (pgm_read_* on AVR)
+    uses_rdf: bool  # a float column is read with PREFIX_RDF
+    avr_error: str = ""  # a table too large for AVR: the #error's message (a C string)
 
 
 @dataclass(frozen=True, slots=True)
-class Tables:
-    """The branch shares and nominal maps, laid out by the style."""
+class KeyFunction:
+    """PREFIX_key, the order key of a float's bits (treegen.codegen.keys), with its NaN
+    rule: ``nan_key`` is what NaN keys to, ``doc`` the comment lines that say so."""
 
-    share_rows: tuple[str, ...]
-    n_shares: int
-    paired_shares: bool  # one word per binary test (treegen.codegen.layout.paired_shares)
-    pair_carry: str  # the word's carry bit, and the mask of share_0 below it (literals)
-    pair_mask: str
-    has_map: bool
-    map_rows: tuple[str, ...]
-    n_map: int
+    doc: tuple[str, ...]
+    nan_key: str
 
 
 @dataclass(frozen=True, slots=True)
 class IfLine:
-    """A comparison opening an ``if``; ``op`` as in treegen.codegen.ir.CompareOp."""
+    """A test opening an ``if``."""
 
     kind: Literal["if"]
     pad: str
-    op: CompareOp
-    feature: int
-    keyed: bool  # the template compares the key of x[feature], not x[feature]
-    at: int  # offset of the shares in PREFIX_share
+    test: Test
     comment: str
-    threshold: str  # "" when every known value goes one way
-    # Lean ifs with --float-compare int: the test compares the float's bit pattern
-    # with ``threshold`` (the threshold's bits, see treegen.codegen.emit_parts.key_bits_test),
-    # "pos" for a threshold >= +0, "neg" below; "" compares the key.
-    bits: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class SwitchLine:
+    """A nominal test: the branch of the value's code (through a map, unless code c is
+    branch c), or a missing-value choice."""
+
     kind: Literal["switch"]
     pad: str
     feature: int
-    keyed: bool
+    keyed: bool  # the code is decoded from the key of x[feature]
     n_values: int
     map_at: int | None  # offset of the map in PREFIX_map; None: code c is branch c
     forks: int
@@ -192,52 +228,13 @@ WalkLine = IfLine | SwitchLine | BranchLine | ReturnLine | CallLine | TableLine 
 
 @dataclass(frozen=True, slots=True)
 class Function:
+    """One walk function of the nested-if form (a subtree, or the whole tree)."""
+
     name: str
     lines: tuple[WalkLine, ...]
     trivial: bool  # the tree is one leaf
-    uses_k: bool  # declares the key variable k
+    uses_k: bool  # declares the variable a split_key or bits test assigns
     comment: str
-
-
-@dataclass(frozen=True, slots=True)
-class Ifs:
-    functions: tuple[Function, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Columns:
-    """The table style's columns; a tree whose tests are all binary has ``code``
-    (feature << 2 | op) instead of ``op`` and ``feature``, and no ``first``."""
-
-    op: Column
-    feature: Column
-    threshold: Column
-    first: Column
-    ref: Column
-    code: Column
-
-
-@dataclass(frozen=True, slots=True)
-class Ops:
-    """The table opcodes (treegen.codegen.layout.OP_*)."""
-
-    le: int
-    lt: int
-    left: int
-    right: int
-    switch: int
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    col: Columns
-    ops: Ops
-    n_tests: int
-    n_rows: int
-    n_slots: int
-    root: int
-    ref_ctype: str
-    binary: bool  # every test is binary: the code column, slots 2t and 2t + 1
 
 
 def context(*views: DataclassInstance) -> dict[str, object]:
@@ -248,31 +245,3 @@ def context(*views: DataclassInstance) -> dict[str, object]:
             assert f.name not in out, f.name
             out[f.name] = getattr(view, f.name)
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class Lean:
-    """predict.c under ``--missing none`` (predict_lean.c.j2), both styles."""
-
-    header_name: str
-    style: str  # "ifs" or "table"
-    value_kind: ValueKind
-    value_ctype: str
-    has_tests: bool  # the tree is more than one leaf
-    n_outcomes: int
-    leaf_ctype: str  # what a walk returns: the class, or the outcome with proba
-    class_column: Column
-    proba_rows: tuple[str, ...]
-    uses_rdf: bool
-    functions: tuple[Function, ...]  # ifs; table: the inline top (empty: none)
-    uses_bits: bool  # some function compares a float's bits (ifs lines with keys)
-    n_top: int  # table: tests in the inline top (0: none)
-    top_whole: bool  # table: the inline top holds every test (the table is for INLINE_TOP 0)
-    n_rows: int  # table: tests (0: the tree is one leaf)
-    code: Column
-    thr: Column
-    kid: Column
-    row_ctype: str
-    shift: int
-    mask: int
-    root_leaf: int

@@ -21,24 +21,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from treegen.codegen.comments import short
+from treegen.codegen.conditions import missing_kind
 from treegen.codegen.ctype import UINT32, CType, smallest_uint
-from treegen.codegen.emit import header_view, make_env
-from treegen.codegen.emit_parts import (
-    HEADER,
-    SOURCE,
-    c_rows,
-    int_column,
-    short,
-    threshold_column,
-    threshold_literal,
-)
-from treegen.codegen.emit_parts import value_kind as value_kind_of
+from treegen.codegen.emit import make_env
 from treegen.codegen.f64 import f64_initializer, f64_source
+from treegen.codegen.header import header_view
 from treegen.codegen.layout import MAX_NEST
-from treegen.codegen.literals import c_double
+from treegen.codegen.literals import c_double, c_rows, value_literal
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
-from treegen.codegen.views import Column, ValueKind, context
+from treegen.codegen.parts import ValueKind, file_names, int_column, threshold_column
+from treegen.codegen.parts import value_kind as value_kind_of
+from treegen.codegen.views import Column, MissingKind, context
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split
 from treegen.errors import EmitError
@@ -90,6 +85,7 @@ class Common:
 
     header_name: str
     value_kind: ValueKind
+    missing: MissingKind  # how a missing value looks (the m.is_missing macro)
     value_ctype: str
     n_trees: int
     n_outputs: int
@@ -251,8 +247,9 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         return "{" + ", ".join(f64_initializer(v) for v in values) + "}"
 
     return Common(
-        header_name=HEADER,
-        value_kind=value_kind_of(ir.frame),
+        header_name=file_names(ir.frame.stem)[1],
+        value_kind=value_kind_of(ir.frame.encoding),
+        missing=missing_kind(ir.frame.encoding),
         value_ctype=(UINT32 if ir.encoding.uses_keys else ir.encoding.ctype).c_name,
         n_trees=len(ir.trees),
         n_outputs=ir.n_outputs,
@@ -311,7 +308,7 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         n_pairs=len(table.pairs),
         word=_uint_column(U, words, smallest_uint(max((1 << w.bits) - 1, 1))),
         feature=None if w.in_word else _uint_column(U, table.feature),
-        thr=threshold_column(ir.frame, U, thresholds or [0]),
+        thr=threshold_column(ir.frame.encoding, U, thresholds or [0]),
         pairs=_uint_column(U, [p for pair in table.pairs for p in pair]),
         roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
         edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
@@ -327,7 +324,7 @@ def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str
     if isinstance(node, CatSplit):
         return "cat", "", offset
     if node.op in ("le", "lt"):
-        return node.op, threshold_literal(ir.frame, float(node.threshold)), 0
+        return node.op, value_literal(ir.frame.encoding, float(node.threshold)), 0
     # Every known value goes one way: the test is whether the value is known.
     return ("known" if node.op == "left" else "miss"), "", 0
 
@@ -414,9 +411,10 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         pay = payloads(ir, fractions=False)
         views = (header, _common(ir, pay, cat_bytes), ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
+    source, header_file = file_names(ir.frame.stem)
     return {
-        HEADER: env.get_template("predict.h.j2").render(context(header, doubles)),
-        SOURCE: env.get_template(template).render(context(*views, doubles)),
+        header_file: env.get_template("predict.h.j2").render(context(header, doubles)),
+        source: env.get_template(template).render(context(*views, doubles)),
     }
 
 

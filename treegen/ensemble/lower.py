@@ -176,7 +176,6 @@ def lower_ensemble(
     frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
     enc = frame.encoding
     attrs = ens.schema.attributes
-    explicit = {i for i, a in enumerate(attrs) if opts.scale is not None or a.name in opts.scaled}
     narrow = ens.compares_float32
     categorical = any(any(t.categorical) for t in ens.trees)
     if categorical and enc.uses_keys:
@@ -209,9 +208,7 @@ def lower_ensemble(
                 continue
             node = Node("continuous", 0, 0.0, 0.0, (), attribute=f, threshold=tree.threshold[i])
             try:
-                op, thr = lower_continuous(
-                    node, i, enc, f in explicit, narrow, opts.missing_value is None
-                )
+                op, thr = lower_continuous(node, i, enc, narrow)
             except EncodingError as exc:
                 msg = str(exc.args[0]).split(": ", 1)[-1]
                 raise EncodingError(f"tree {t_index} node {i}: {msg}", option=exc.option) from None

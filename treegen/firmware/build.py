@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.parts import HEADER, SOURCE, source_and_header
 from treegen.errors import ToolError
 from treegen.firmware.objinfo import ObjectInfo, object_info
 from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, RISCV_DIR, examples_dir
@@ -105,12 +105,24 @@ def _symbols(t: Target, elf: Path, names: tuple[str, ...]) -> list[int]:
     return [found[n] for n in names]
 
 
-def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
-    """d/predict.c -> d/predict.o as a firmware build would compile it (no harness
-    flags), measured; (compiler diagnostics, sizes and stack bound)."""
+def write_export(files: dict[str, str], d: Path) -> str:
+    """Write an export's files into ``d`` under their names (``--name``), the header
+    also as predict.h, which the harness includes; the name of the C source."""
+    source, header = source_and_header(files)
+    d.mkdir(parents=True, exist_ok=True)
+    for name, text in {**files, HEADER: files[header]}.items():
+        (d / name).write_text(text, encoding="utf-8")
+    return source
+
+
+def compile_predict(
+    t: Target, prefix: str, d: Path, source: str = SOURCE
+) -> tuple[str, ObjectInfo]:
+    """d/predict.c (or ``source``) -> d/predict.o as a firmware build would compile it
+    (no harness flags), measured; (compiler diagnostics, sizes and stack bound)."""
     warnings = _compile(
         t,
-        [*COMMON_CFLAGS, "-Wall", "-Wextra", "-fstack-usage", "-c", SOURCE, "-o", "predict.o"],
+        [*COMMON_CFLAGS, "-Wall", "-Wextra", "-fstack-usage", "-c", source, "-o", "predict.o"],
         d,
         "compiling predict.c",
     )
@@ -140,10 +152,8 @@ class Firmware:
     def __init__(self, t: Target, ir: CApi, files: dict[str, str], d: Path) -> None:
         self.t, self.ir, self.d = t, ir, d
         self.ex = examples_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        for name in (HEADER, SOURCE):
-            (d / name).write_text(files[name], encoding="utf-8")
-        self.warnings, self.predict = compile_predict(t, ir.prefix, d)
+        source = write_export(files, d)
+        self.warnings, self.predict = compile_predict(t, ir.prefix, d, source)
         flags = [
             *COMMON_CFLAGS,
             "-Wall",

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.avr import check_files
 from treegen.errors import ToolError
 from treegen.firmware import targets
-from treegen.firmware.build import compile_predict
+from treegen.firmware.build import compile_predict, write_export
 from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import count_summary
 from treegen.firmware.sim import run_vectors
@@ -28,10 +28,7 @@ from treegen.verify.report import Report
 
 def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> ObjectInfo:
     """predict.o for ``t`` with the firmware's flags, measured."""
-    d.mkdir(parents=True, exist_ok=True)
-    for name in (HEADER, SOURCE):
-        (d / name).write_text(files[name], encoding="utf-8")
-    return compile_predict(t, prefix, d)[1]
+    return compile_predict(t, prefix, d, write_export(files, d))[1]
 
 
 def report_text(
@@ -62,6 +59,12 @@ def report_text(
                 missing.append(t.cc if t.cc in gone else gone[0])
                 continue
             counts = ""
+            refused = check_files(files, opts) if t.name == "avr" else None
+            if refused is not None:
+                rows.append(
+                    [t.title, "-", "-", "-", f"too large: {refused}"] + ([""] if chosen else [])
+                )
+                continue
             if t in chosen:
                 assert X is not None
                 run = run_vectors(ir, files, X, t)
@@ -99,4 +102,5 @@ def report_text(
     )
     if missing:
         out.append(f"not installed: {', '.join(dict.fromkeys(missing))}")
+    out += [f"note: {note}" for note in rendered.notes]
     return "\n".join(out) + "\n"

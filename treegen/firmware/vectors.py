@@ -14,8 +14,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit_parts import HEADER
 from treegen.codegen.literals import c_int
+from treegen.codegen.parts import HEADER
 from treegen.verify.build import CApi
 
 

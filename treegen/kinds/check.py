@@ -35,7 +35,7 @@ def verify(
     """Export ``value`` (named by the model file ``path``), compile it with ``cc`` and
     compare it with the Python model; never raises on a mismatch."""
     r = render(value, opts, path=path)
-    report = Report()
+    report = Report([f"note: {note}" for note in r.notes])
     with tempfile.TemporaryDirectory(prefix="treegen-verify-") as tmp:
         built = build(r.kind.api(r.lowered), r.files, workdir or Path(tmp), cc=cc)
         X = r.kind.rows(value, r.lowered, r.opts, data, n_random, seed, report)

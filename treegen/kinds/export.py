@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from treegen.codegen.names import prefix_from_path
-from treegen.codegen.options import ExportOptions, option_words
+from treegen.codegen.options import ExportOptions, file_stem, option_words
 from treegen.data.atomic import write_files_atomic
 from treegen.kinds import kind_of
 from treegen.kinds.spec import Kind
@@ -28,13 +28,15 @@ Provenance = tuple[tuple[str, str], ...]
 @dataclass(frozen=True)
 class Rendered:
     """A model's C: the options as used (prefix resolved), the lowered form, the files,
-    and the provenance their header comments hold (for files written beside them)."""
+    the provenance their header comments hold (for files written beside them), and the
+    notes on what the export changed (``treegen export`` warns of them)."""
 
     kind: Kind[Any, Any]
     opts: ExportOptions
     lowered: Any
     files: dict[str, str]
     provenance: Provenance = ()
+    notes: tuple[str, ...] = ()
 
 
 def file_name(kind: Kind[Any, Any], path: str | None) -> str:
@@ -49,7 +51,11 @@ def with_style(opts: ExportOptions, kind: Kind[Any, Any]) -> ExportOptions:
 
 
 def with_prefix(opts: ExportOptions, kind: Kind[Any, Any], path: str | None) -> ExportOptions:
-    """``opts`` with the C prefix settled: the explicit one, else the model file's stem."""
+    """``opts`` with the files' stem and the C prefix settled: the stem from the options
+    as given (:func:`treegen.codegen.options.file_stem`: ``--name``, else
+    ``PREFIX_predict`` for an explicit prefix, else ``predict``), then the prefix, the
+    explicit one, else the model file's stem."""
+    opts = replace(opts, name=file_stem(opts))
     if opts.prefix is not None:
         return opts
     return replace(opts, prefix=prefix_from_path(file_name(kind, path)))
@@ -96,7 +102,7 @@ def render(
     opts = with_prefix(opts, kind, path)
     lines = provenance(value, opts, path, out, extra)
     lowered = kind.lower(value, opts, lines)
-    return Rendered(kind, opts, lowered, kind.emit(lowered, opts), lines)
+    return Rendered(kind, opts, lowered, kind.emit(lowered, opts), lines, kind.notes(lowered))
 
 
 def export_files(

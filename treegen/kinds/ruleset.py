@@ -48,6 +48,17 @@ def _summary(rir: RuleIR, opts: ExportOptions) -> str:
     )
 
 
+def _notes(rir: RuleIR) -> tuple[str, ...]:
+    """One note for the conditions that folded at the input type's range."""
+    if not rir.folds:
+        return ()
+    n = len(rir.folds)
+    return (
+        f"{n} condition{'s' if n != 1 else ''} with a threshold outside "
+        f"{rir.encoding.input_type}'s values fold{'' if n != 1 else 's'}: " + "; ".join(rir.folds),
+    )
+
+
 RULESET: Kind[core.RuleSet, RuleIR] = Kind(
     name="ruleset",
     noun="ruleset",
@@ -71,4 +82,5 @@ RULESET: Kind[core.RuleSet, RuleIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
+    notes=_notes,
 )

@@ -83,3 +83,6 @@ class Kind(Generic[M, L]):
     rows: Callable[[M, L, ExportOptions, Sequence[Dataset], int, int, Report], Rows]
     compare: Compare[M, L]
     summary: Callable[[L, ExportOptions], str]  # the exported C in one line (export --report)
+    # What the export changed that the user should know (a threshold folded to a constant
+    # branch at the input type's range): each a sentence, warned on stderr and reported.
+    notes: Callable[[L], tuple[str, ...]] = lambda lowered: ()

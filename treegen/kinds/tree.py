@@ -19,7 +19,7 @@ from treegen.analysis.report import format_report, model_report
 from treegen.codegen.emit import emit
 from treegen.codegen.flash import estimate_flash
 from treegen.codegen.ir import IR
-from treegen.codegen.lower import lower
+from treegen.codegen.lower import fold_note, lower
 from treegen.codegen.options import STYLES, ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -79,12 +79,32 @@ def _rows(
 
 
 def _summary(ir: IR, opts: ExportOptions) -> str:
+    """The exported C in one line: the model's depth, and apart from it what the C keeps
+    for missing values (C4.5's replay stack, or nothing under --missing none)."""
     enc = ir.encoding
+    stack = (
+        f"missing-value stack {ir.prefix.upper()}_STACK_SIZE = {ir.stack_size} "
+        f"choice{'s' if ir.stack_size != 1 else ''}"
+        if ir.missing == "c45"
+        else "--missing none: no missing-value stack"
+    )
+    n = len(ir.subtree_folds)
+    if n:
+        nodes = ", ".join(str(i) for i in ir.subtree_folds[:10]) + (", ..." if n > 10 else "")
+        stack += (
+            f"; {n} test{'s' if n != 1 else ''} whose branches give the same answer "
+            f"folded (model node{'s' if n != 1 else ''} {nodes}; show keeps them)"
+        )
     return (
         f"style {opts.style}, input {enc.input_type}"
-        f"{', float compare int' if enc.uses_keys else ''}; depth {ir.stack_size} "
-        f"(tests on the longest path; {ir.prefix.upper()}_STACK_SIZE)"
+        f"{', float compare int' if enc.uses_keys else ''}; model depth {ir.depth} "
+        f"(tests on its longest path); {stack}"
     )
+
+
+def _notes(ir: IR) -> tuple[str, ...]:
+    note = fold_note(ir)
+    return (note,) if note else ()
 
 
 def _check(opts: ExportOptions) -> None:
@@ -124,4 +144,5 @@ TREE: Kind[Model, IR] = Kind(
     rows=_rows,
     compare=compare,
     summary=_summary,
+    notes=_notes,
 )

@@ -15,9 +15,9 @@ because Release 8 stores values as C ``float`` (the thresholds are float32
 values); a ``j48`` model compares in double.
 
 One model, one answer: :func:`predict` gives a row that meets a missing value the
-class the exported C gives it, the first largest of the 15-bit fixed-point sums of
-:mod:`treegen.model.fixedpoint` (shares and leaf distributions rounded down, as
-the C computes them on every target).  The float sums of :func:`predict_proba` can
+class the exported C gives it, the first largest of its fixed-point probabilities
+(:mod:`treegen.model.fixedpoint`: 31-bit sums rounded once to 1/32768, as the C
+computes them on every target).  The float sums of :func:`predict_proba` can
 order two nearly (or exactly) tied classes the other way; on rows without a missing
 value the two are the same class (the reached leaf's first largest
 ``dist / items``).
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from treegen.model import native
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
 from treegen.model.core import Model, Node
-from treegen.model.fixedpoint import DOUBLE, Q15_SHIFT, FixedPointClassifier
+from treegen.model.fixedpoint import DOUBLE, SUM_TO_PROBA, W_SHIFT, FixedPointClassifier
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -180,7 +180,9 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         if node.kind == "leaf":
             kind[i] = KIND_LEAF
             leafcls[i] = fixed.cls[i]
-            proba[i] = fixed.proba[i]
+            # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
+            # probabilities scaled to Q31 make that the fixed-point (w * p) >> 15.
+            proba[i] = [p << SUM_TO_PROBA for p in fixed.proba[i]]
             continue
         attr[i] = node.attribute
         first[i] = len(child)
@@ -212,7 +214,8 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         n_attr,
         model.compares_float32,
         n_classes,
-        Q15_SHIFT,
+        W_SHIFT,
+        SUM_TO_PROBA,
         kind,
         attr,
         thr32,

@@ -5,19 +5,28 @@ unknown attribute, weighting branch b by ``items_b / items_parent``, and summing
 ``weight * dist / items`` over the leaves reached (docs/C45.md section 6).  The C
 does this in integers so that it is exact on every target:
 
-* ``ONE = 2**15`` stands for 1.0.  The root weight is ``ONE``.
-* A branch share is ``floor(ONE * items_b / D)`` with ``D = max(items_parent,
-  sum of children's items)``; a weight passing a test on a missing value becomes
-  ``(w * share_b) >> 15``.  Using ``D`` (equal to C4.5's divisor whenever the tree is
-  consistent) makes the shares of one test sum to at most ``ONE``.
-* A leaf with ``items > 0`` contributes ``(w * p_c) >> 15`` to class c, with
-  ``p_c = floor(ONE * dist_c / max(items, sum dist))``; an empty leaf contributes
-  ``w`` to its class.  Every step rounds down, so the class sums never exceed ``ONE``
-  and fit ``uint16_t``: they are ``predict_proba``'s output, scale ``ONE`` = 1.0.
+* Probabilities are Q15: ``ONE = 2**15`` stands for 1.0.  A leaf with ``items > 0``
+  has ``p_c = floor(ONE * dist_c / N)``, N its item count ``items``, or the sum of
+  its class counts where training's rounding left that the larger (so a leaf's
+  probabilities never sum above ``ONE``); an empty leaf has ``ONE`` for its class.
+  A row that meets no missing value gets the reached leaf's ``p``.
+* Case weights and branch shares are Q31 (``W_ONE = 2**31`` stands for 1.0), so the
+  sums of a row that meets missing values stay within two units of 1/32768 of the
+  float ones however many leaves it reaches.  A branch share is ``floor(W_ONE *
+  items_b / D)`` with ``D = max(items_parent, sum of children's items)`` (C4.5's
+  divisor whenever the tree is consistent; the shares of one test then sum to at
+  most ``W_ONE``); the root weight is ``W_ONE`` and a weight passing a test on a
+  missing value becomes ``(w * share_b) >> 31``.  A leaf reached with weight w adds
+  ``(w * p_c) >> 15`` to class c's Q31 sum, and the probabilities are the sums
+  rounded down once, ``sum_c >> 16``.  Every step rounds down, so the sums never
+  exceed ``W_ONE`` and the probabilities never sum above ``ONE`` (they fit
+  ``uint16_t``: ``predict_proba``'s output, scale ``ONE`` = 1.0).
 * If no missing value was met on the way, the predicted class is the reached leaf's
   class as Release 8's float classifier computes it (first maximum of
   ``dist_c / items``, or the leaf's class when empty): exact, not approximated.
-  Otherwise it is the first class with the largest fixed-point sum.
+  Otherwise it is the first class with the largest probability (the Q15 value
+  ``predict_proba`` returns), so on a row with missing values the class and the
+  probabilities always agree.
 
 Which branch a *known* value v takes is the model's own test (:func:`model_bound`):
 ``v <= t`` for a j48 model, ``float32(v) <= t`` for a c45 model (Release 8 rounds
@@ -45,9 +54,13 @@ from treegen.model.core import Model, Node
 FLT_MAX = float(np.finfo(np.float32).max)
 
 Q15_SHIFT = 15
-"""Fraction bits of the fixed-point numbers: a product of two is shifted right by this."""
+"""Fraction bits of the probabilities (Q15)."""
 ONE = 1 << Q15_SHIFT
-"""Fixed-point 1.0 for case weights, branch shares and probabilities (Q15)."""
+"""Fixed-point 1.0 of the probabilities (Q15): ``PREFIX_PROBA_ONE`` in the C."""
+W_SHIFT = 31
+"""Fraction bits of the case weights, branch shares and class sums (Q31)."""
+W_ONE = 1 << W_SHIFT
+"""Fixed-point 1.0 of the case weights, branch shares and class sums (Q31)."""
 
 
 class ValueDomain(Protocol):
@@ -163,11 +176,11 @@ def _dyadic(xs: Sequence[float]) -> tuple[int, int]:
     return sum(n * (den // d) for n, d in ratios), den
 
 
-def _floor_share(x: float, total: tuple[int, int]) -> int:
-    """floor(ONE * x / total) exactly, for x >= 0 and total > 0."""
+def _floor_share(x: float, total: tuple[int, int], one: int = ONE) -> int:
+    """floor(one * x / total) exactly, for x >= 0 and total > 0."""
     n, d = max(x, 0.0).as_integer_ratio()
     tn, td = total
-    return (ONE * n * td) // (d * tn)
+    return (one * n * td) // (d * tn)
 
 
 def _divisor(own: float, parts: Sequence[float]) -> tuple[int, int]:
@@ -176,12 +189,12 @@ def _divisor(own: float, parts: Sequence[float]) -> tuple[int, int]:
 
 
 def branch_shares(parent_items: float, child_items: Sequence[float]) -> tuple[int, ...]:
-    """Quantized shares of a test's branches (sum <= ONE)."""
+    """Quantized shares of a test's branches, Q31 (sum <= W_ONE)."""
     den = _divisor(parent_items, child_items)
     if den[0] <= 0:
         # No training weight at all: C4.5 would divide by zero.  Split evenly.
-        return tuple(ONE // len(child_items) for _ in child_items)
-    return tuple(_floor_share(c, den) for c in child_items)
+        return tuple(W_ONE // len(child_items) for _ in child_items)
+    return tuple(_floor_share(c, den, W_ONE) for c in child_items)
 
 
 def leaf_class(node: Node) -> int:
@@ -195,7 +208,8 @@ def leaf_class(node: Node) -> int:
 
 
 def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
-    """Quantized class distribution of a leaf (sum <= ONE)."""
+    """Quantized class distribution of a leaf, Q15 (sum <= ONE): ``floor(ONE * dist_c /
+    N)``, N = ``items``, or ``sum(dist)`` where rounding in training left that larger."""
     if not node.items > 0:
         return tuple(ONE if c == node.cls else 0 for c in range(n_classes))
     den = _divisor(node.items, node.dist)
@@ -203,7 +217,17 @@ def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
 
 
 def scaled_weight(w: int, share: int) -> int:
-    return (w * share) >> Q15_SHIFT
+    """A Q31 weight passing a branch with Q31 ``share``."""
+    return (w * share) >> W_SHIFT
+
+
+def leaf_weight(w: int, p: int) -> int:
+    """What a leaf with Q15 probability ``p`` adds to a Q31 class sum at weight ``w``."""
+    return (w * p) >> Q15_SHIFT
+
+
+SUM_TO_PROBA = W_SHIFT - Q15_SHIFT
+"""A Q31 class sum is rounded down once to a Q15 probability: ``sum >> SUM_TO_PROBA``."""
 
 
 def known_value(x: float, enc: ValueDomain) -> bool:
@@ -280,18 +304,18 @@ class FixedPointClassifier:
         return node.value_branches(k)[code]
 
     def predict_row(self, x: Sequence[float]) -> tuple[int, tuple[int, ...]]:
-        """Class and fixed-point class sums for one row of C input values."""
+        """Class and fixed-point (Q15) probabilities for one row of C input values."""
         acc = [0] * self.n_classes
         met_missing = False
         reached = 0
-        stack: list[tuple[int, int]] = [(0, ONE)]
+        stack: list[tuple[int, int]] = [(0, W_ONE)]
         while stack:
             i, w = stack.pop()
             node = self.model.nodes[i]
             if node.is_leaf:
                 reached = i
                 for c, p in enumerate(self.proba[i]):
-                    acc[c] += scaled_weight(w, p)
+                    acc[c] += leaf_weight(w, p)
                 continue
             b = self._branch(i, x[node.attribute])
             if b >= 0:
@@ -300,10 +324,11 @@ class FixedPointClassifier:
             met_missing = True
             for child, share in zip(node.children, self.shares[i], strict=True):
                 stack.append((child, scaled_weight(w, share)))
-        assert max(acc) <= ONE
+        assert max(acc) <= W_ONE
+        proba = tuple(a >> SUM_TO_PROBA for a in acc)
         if not met_missing:
-            return self.cls[reached], tuple(acc)
-        return int(np.argmax(np.asarray(acc))), tuple(acc)
+            return self.cls[reached], proba
+        return int(np.argmax(np.asarray(proba))), proba
 
     def _branches(self, i: int, col: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
         """Vectorized :meth:`_branch` over one column (values as float64)."""
@@ -338,13 +363,13 @@ class FixedPointClassifier:
         acc = np.zeros((n, self.n_classes), dtype=np.uint64)
         met = np.zeros(n, dtype=bool)
         known_cls = np.zeros(n, dtype=np.int32)
-        stack = [(0, np.arange(n), np.full(n, ONE, dtype=np.uint64))]
+        stack = [(0, np.arange(n), np.full(n, W_ONE, dtype=np.uint64))]
         while stack:
             i, idx, w = stack.pop()
             node = self.model.nodes[i]
             if node.is_leaf:
                 p = np.asarray(self.proba[i], dtype=np.uint64)
-                np.add.at(acc, idx, (w[:, None] * p[None, :]) >> np.uint64(15))
+                np.add.at(acc, idx, (w[:, None] * p[None, :]) >> np.uint64(Q15_SHIFT))
                 known_cls[idx] = self.cls[i]
                 continue
             b = self._branches(i, vals[idx, node.attribute])
@@ -353,7 +378,8 @@ class FixedPointClassifier:
             for j, (child, share) in enumerate(zip(node.children, self.shares[i], strict=True)):
                 take = (b == j) | miss
                 if take.any():
-                    wj = np.where(miss, (w * np.uint64(share)) >> np.uint64(15), w)[take]
+                    wj = np.where(miss, (w * np.uint64(share)) >> np.uint64(W_SHIFT), w)[take]
                     stack.append((child, idx[take], wj))
-        cls = np.where(met, np.argmax(acc, axis=1), known_cls).astype(np.int32)
-        return cls, acc.astype(np.uint16)
+        proba = (acc >> np.uint64(SUM_TO_PROBA)).astype(np.uint16)
+        cls = np.where(met, np.argmax(proba, axis=1), known_cls).astype(np.int32)
+        return cls, proba

@@ -16,7 +16,8 @@ else the default class, and a condition on a missing value does not hold
 * ``=``/``in`` become ``in``, the set of C values that are the codes (under
   ``--float-compare int`` the keys of the codes' floats, +0.0 and -0.0 both for 0).
 
-The C (templates/predict_rules.c.j2) is one ``if`` per rule; treegen.rules.check is the
+The C (templates/predict_rules.c.j2, from :func:`rules_view`: each condition in its
+form of treegen.codegen.views.TestForm) is one ``if`` per rule; treegen.rules.check is the
 same in numpy, and compares the compiled C with it and with the Python ruleset
 (treegen.rules.core.predict) on every row, missing values included.
 """
@@ -27,16 +28,19 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from treegen.codegen.conditions import CMP, missing_kind
+from treegen.codegen.costs import rules_safety_lines
 from treegen.codegen.ctype import UINT32
-from treegen.codegen.emit import header_view, make_env
-from treegen.codegen.emit_parts import HEADER, SOURCE, threshold_literal, value_kind
+from treegen.codegen.emit import make_env, render
+from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
 from treegen.codegen.keys import float_key
-from treegen.codegen.literals import c_double, c_float, c_hex32, c_int
-from treegen.codegen.lower import lower, lower_continuous
+from treegen.codegen.literals import value_literal
+from treegen.codegen.lower import fold_of, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
-from treegen.codegen.views import ValueKind, context
+from treegen.codegen.parts import file_names, key_function, prelude
+from treegen.codegen.views import KeyFunction, Prelude, Test, TestForm, context
 from treegen.errors import EmitError, EncodingError
 from treegen.model.core import Model, Node
 from treegen.rules.core import Condition, RuleSet, format_condition
@@ -70,6 +74,7 @@ class RuleIR:
     frame: IR  # encoding, features, classes, prefix, provenance (a one-leaf tree)
     rules: tuple[RuleLine, ...]
     default: int
+    folds: tuple[str, ...] = ()  # conditions folded at the input type's range (notes)
 
     # The C interface (treegen.verify.build.CApi): the frame's, without predict_proba.
     @property
@@ -127,14 +132,14 @@ def check_options(opts: ExportOptions) -> None:
 
 
 def _continuous(
-    cond: Condition, where: str, rs: RuleSet, frame: IR, explicit: bool, default_missing: bool
+    cond: Condition, where: str, rs: RuleSet, frame: IR, folds: list[str]
 ) -> RuleTest | None:
-    """The test of a ``<=``/``>`` condition; None when no known value passes it."""
+    """The test of a ``<=``/``>`` condition; None when no known value passes it.  A
+    finite threshold outside the input type's values folds as a tree's test does (one
+    rule at every --scale): its note goes to ``folds``."""
     node = Node("continuous", 0, 0.0, 0.0, (), attribute=cond.attribute, threshold=cond.threshold)
     try:
-        op, t = lower_continuous(
-            node, 0, frame.encoding, explicit, rs.compares_float32, default_missing
-        )
+        op, t = lower_continuous(node, 0, frame.encoding, rs.compares_float32)
     except EncodingError as exc:
         # The tree's message names "model node 0"; here it is a rule's condition.
         msg = str(exc.args[0]).split(": ", 1)[-1]
@@ -143,6 +148,9 @@ def _continuous(
     passes_le = {"le": "le", "lt": "lt", "left": "known", "right": None}[op]
     passes_gt = {"le": "gt", "lt": "ge", "left": None, "right": "known"}[op]
     got = passes_le if cond.op == "<=" else passes_gt
+    if fold_of(node, 0, frame.encoding, rs.compares_float32, op) is not None:
+        effect = "always holds" if got == "known" else "never holds: the rule is left out"
+        folds.append(f"{where} ({text}) {effect} in {frame.encoding.input_type}")
     if got is None:
         return None
     return RuleTest(cond.attribute, got, t if got != "known" else 0, (), text)  # type: ignore[arg-type]
@@ -168,22 +176,15 @@ def lower_ruleset(
     # predict_proba.
     frame_opts = replace(opts, proba=None, prefix=opts.prefix or "rules")
     frame = replace(lower(_frame_model(rs), frame_opts, provenance), proba=False)
-    attrs = rs.schema.attributes
-    explicit = {
-        i
-        for i, a in enumerate(attrs)
-        if opts.scale is not None or a.name in dict(opts.feature_scales)
-    }
     lines = []
+    folds: list[str] = []
     for r in rs.rules:
         tests: list[RuleTest] = []
         fires = rules_fires(r)  # an error rate above 0.7: it never fires (rules.core)
         for k, c in enumerate(r.conditions if fires else ()):
             if c.op in ("<=", ">"):
                 where = f"rule {r.number}, condition {k + 1}"
-                t = _continuous(
-                    c, where, rs, frame, c.attribute in explicit, opts.missing_value is None
-                )
+                t = _continuous(c, where, rs, frame, folds)
                 if t is None:
                     fires = False
                     break
@@ -197,7 +198,7 @@ def lower_ruleset(
             lines.append(RuleLine(r.number, tuple(tests), r.cls))
             if not tests:
                 break  # it always fires: the rules after it never do
-    rir = RuleIR(frame, tuple(lines), rs.default)
+    rir = RuleIR(frame, tuple(lines), rs.default, tuple(folds))
     validate(rir)
     return rir
 
@@ -238,18 +239,10 @@ def validate(rir: RuleIR) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class TestView:
-    op: TestOp
-    feature: int
-    threshold: str  # the literal ("" for known and in)
-    values: tuple[str, ...]  # the literals of an in test
-
-
-@dataclass(frozen=True, slots=True)
 class RuleView:
     number: int
     comment: str
-    tests: tuple[TestView, ...]
+    tests: tuple[Test, ...]
     cls: int
     cls_comment: str
 
@@ -258,53 +251,49 @@ class RuleView:
 class RulesSource:
     """predict.c of a ruleset (predict_rules.c.j2)."""
 
-    header_name: str
-    value_kind: ValueKind
+    prelude: Prelude
+    key: KeyFunction | None  # PREFIX_key, for float keys
     rules: tuple[RuleView, ...]
     default: int
     default_comment: str
-    uses_key: bool  # the key function is needed
 
 
-def _value_literal(rir: RuleIR, v: int | float) -> str:
-    enc = rir.frame.encoding
-    if enc.uses_keys:
-        return c_hex32(int(v))
-    if enc.is_int:
-        return c_int(int(v), enc.input_type)
-    return c_float(float(v)) if enc.input_type == "float" else c_double(float(v))
+def _test(enc: Encoding, t: RuleTest) -> Test:
+    """A condition in its C form (treegen.codegen.views.TestForm): a missing value
+    fails every condition."""
+    kind = missing_kind(enc)
+    keyed = enc.uses_keys
+    if t.op == "in":
+        values = tuple(value_literal(enc, v) for v in t.values)
+        return Test("in", t.feature, keyed=keyed, missing=kind, values=values)
+    if t.op == "known":
+        return Test("known", t.feature, keyed=keyed, missing=kind)
+    # NaN fails a float comparison by itself; keys and integers test for missing first.
+    form: TestForm = "cmp" if kind == "nan" else "known_and_cmp"
+    threshold = value_literal(enc, t.threshold)
+    return Test(form, t.feature, keyed=keyed, missing=kind, cmp=CMP[t.op], threshold=threshold)
 
 
-def _source(rir: RuleIR) -> RulesSource:
+def rules_view(rir: RuleIR) -> RulesSource:
+    """The view predict_rules.c.j2 renders: one if per rule, its conditions' forms."""
     frame = rir.frame
-    rules = []
-    for r in rir.rules:
-        tests = tuple(
-            TestView(
-                t.op,
-                t.feature,
-                threshold_literal(frame, t.threshold) if t.op not in ("known", "in") else "",
-                tuple(_value_literal(rir, v) for v in t.values),
-            )
-            for t in r.tests
+    enc = frame.encoding
+    rules = tuple(
+        RuleView(
+            r.number,
+            "; ".join(t.text for t in r.tests),
+            tuple(_test(enc, t) for t in r.tests),
+            r.cls,
+            comment_text(frame.classes[r.cls]),
         )
-        rules.append(
-            RuleView(
-                r.number,
-                "; ".join(t.text for t in r.tests),
-                tests,
-                r.cls,
-                comment_text(frame.classes[r.cls]),
-            )
-        )
-    kind = value_kind(frame)
+        for r in rir.rules
+    )
     return RulesSource(
-        header_name=HEADER,
-        value_kind=kind,
-        rules=tuple(rules),
+        prelude=prelude(frame, nan_guard=True, flash=False),
+        key=key_function("missing") if enc.uses_keys and any(r.tests for r in rules) else None,
+        rules=rules,
         default=rir.default,
         default_comment=comment_text(frame.classes[rir.default]),
-        uses_key=kind == "key" and any(r.tests for r in rir.rules),
     )
 
 
@@ -312,8 +301,11 @@ def emit_ruleset(rir: RuleIR, opts: ExportOptions | None = None) -> dict[str, st
     """Render predict.c and predict.h for ``rir``."""
     validate(rir)
     env = make_env()
-    header = header_view(rir.frame)
+    conditions = sum(len(r.tests) for r in rir.rules)
+    safety = rules_safety_lines(rir.prefix, conditions, rir.encoding.uses_keys and conditions > 0)
+    header = header_view(rir.frame, safety)
+    source, header_file = file_names(rir.frame.stem)
     return {
-        HEADER: env.get_template("predict.h.j2").render(context(header)),
-        SOURCE: env.get_template("predict_rules.c.j2").render(context(header, _source(rir))),
+        header_file: render(env, "predict.h.j2", context(header)),
+        source: render(env, "predict_rules.c.j2", context(header, rules_view(rir))),
     }

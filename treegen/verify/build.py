@@ -26,8 +26,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import Encoding, Feature, ProbaApi
+from treegen.codegen.parts import HEADER, source_and_header
 from treegen.errors import EmitError
 
 
@@ -140,8 +140,8 @@ def find_compiler(cc: str | None = None) -> list[str]:
     return words
 
 
-def _batch_source(ir: CApi) -> tuple[str, str]:
-    """The batch wrapper's declaration (for cdef) and its C source."""
+def _batch_source(ir: CApi, header: str = HEADER) -> tuple[str, str]:
+    """The batch wrapper's declaration (for cdef) and its C source, including ``header``."""
     P, U = ir.prefix, ir.prefix.upper()
     api = ir.proba_api
     out_ctype = api.ctype if api else "uint16_t"
@@ -152,7 +152,7 @@ def _batch_source(ir: CApi) -> tuple[str, str]:
         else "        (void)out;\n"
     )
     source = (
-        f'#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
+        f'#include "{header}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
         "    for (i = 0; i < n; i++) {\n"
         f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n" + call + "    }\n}\n"
     )
@@ -168,7 +168,8 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
             "verify needs the cffi package, which is not installed (pip install cffi)"
         ) from None
     compiler = find_compiler(cc)
-    decl, batch = _batch_source(ir)
+    source, header = source_and_header(files)
+    decl, batch = _batch_source(ir, header)
     workdir.mkdir(parents=True, exist_ok=True)
     for name, text in {**files, BATCH_SOURCE: batch}.items():
         (workdir / name).write_text(text, encoding="utf-8")
@@ -185,7 +186,7 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
         str(workdir),
         "-o",
         str(tmp),
-        str(workdir / SOURCE),
+        str(workdir / source),
         str(workdir / BATCH_SOURCE),
     ]
     try:

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, Compare, Leaf, Switch
+from treegen.codegen.ir import IR, Compare, Leaf, Member, Switch
 from treegen.data.dataset import Dataset
 
 
@@ -151,6 +151,14 @@ def node_values(ir: IR, i: int) -> tuple[list[float], list[list[float]]]:
         left = [v for v in near if v <= t] if node.op == "le" else [v for v in near if v < t]
         right = [v for v in near if v not in left]
         return near, [left or [float(t)], right or [float(t)]]
+    if isinstance(node, Member):  # a lean IR's member test: its codes, then the others
+        vals = [float(c) for c in range(node.n_codes)] + [float(node.n_codes), -1.0]
+        if not enc.is_int:
+            vals.append(0.5)
+        else:
+            vals = [v for v in vals if enc.int_range[0] <= v <= enc.int_range[1]]
+        rest = [float(c) for c in range(node.n_codes) if c not in node.codes]
+        return vals, [[float(c) for c in node.codes], rest]
     assert isinstance(node, Switch)
     k = len(node.branch_of)
     vals = [float(c) for c in range(k)] + [float(k), -1.0]

@@ -12,14 +12,17 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import IR, Compare, Encoding, Leaf, Switch
+from treegen.codegen.ir import IR, Compare, Encoding, Leaf, Member, Switch
 from treegen.codegen.keys import float_keys
 from treegen.codegen.options import MissingRule
-from treegen.model.fixedpoint import ONE, Q15_SHIFT
+from treegen.model.fixedpoint import Q15_SHIFT, SUM_TO_PROBA, W_ONE, W_SHIFT
 
 U64 = npt.NDArray[np.uint64]
 Bool = npt.NDArray[np.bool_]
-_SHIFT = np.uint64(Q15_SHIFT)  # a uint64 shift count keeps the weights uint64
+# uint64 shift counts keep the weights uint64 (a Q31 weight times a Q31 share fits).
+_LEAF = np.uint64(Q15_SHIFT)
+_SHARE = np.uint64(W_SHIFT)
+_PROBA = np.uint64(SUM_TO_PROBA)
 
 
 def missing_mask(col: npt.NDArray[np.generic], enc: Encoding) -> Bool:
@@ -50,7 +53,12 @@ def chain_branch(
 ) -> npt.NDArray[np.int64]:
     """The none rule's branch of a nominal test (treegen.codegen.lean): the branch of
     the smallest code c with x <= c, else of code k-1; a code in no subset takes 0."""
-    k = len(node.branch_of)
+    code = none_code(len(node.branch_of), col, enc)
+    return np.maximum(np.asarray(node.branch_of, dtype=np.int64)[code], 0)
+
+
+def none_code(k: int, col: npt.NDArray[np.generic], enc: Encoding) -> npt.NDArray[np.int64]:
+    """The none rule's code of each value: the smallest c with x <= c, else k-1."""
     code = np.full(col.shape, k - 1, dtype=np.int64)
     limits: npt.NDArray[np.generic]
     if enc.uses_keys:
@@ -63,7 +71,7 @@ def chain_branch(
     with np.errstate(invalid="ignore"):
         for c in range(k - 2, -1, -1):
             code = np.where(v <= limits[c], c, code)
-    return np.maximum(np.asarray(node.branch_of, dtype=np.int64)[code], 0)
+    return code
 
 
 def goes_left(
@@ -90,7 +98,7 @@ def evaluate(
     X: npt.ArrayLike,
     rule: MissingRule | None = None,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
-    """Predicted classes and fixed-point probabilities (scale ONE) for every row, under
+    """Predicted classes and fixed-point probabilities (Q15) for every row, under
     ``rule`` (default: the IR's own).  Under ``none`` no value is missing: each row
     reaches one leaf by the none rule (treegen.codegen.lean) and gets its distribution."""
     cls, acc, _ = _walk(ir, X, rule or ir.missing)
@@ -115,17 +123,20 @@ def _walk(
     met = np.zeros(n, dtype=bool)
     known_cls = np.zeros(n, dtype=np.int32)
     pending: dict[int, tuple[U64, Bool]] = {
-        0: (np.full(n, ONE, dtype=np.uint64), np.ones(n, dtype=bool))
+        0: (np.full(n, W_ONE, dtype=np.uint64), np.ones(n, dtype=bool))
     }
     for i, node in enumerate(ir.nodes):
         w, reached = pending.pop(i)
         if isinstance(node, Leaf):
             out = ir.outcomes[node.outcome]
-            acc += (w[:, None] * np.asarray(out.proba, dtype=np.uint64)[None, :]) >> _SHIFT
+            acc += (w[:, None] * np.asarray(out.proba, dtype=np.uint64)[None, :]) >> _LEAF
             known_cls[reached] = out.cls
             continue
         col = rows[:, node.feature]
-        if rule == "none":
+        if isinstance(node, Member):  # a lean IR's member test (none rule only)
+            branch = np.where(np.isin(none_code(node.n_codes, col, enc), node.codes), 0, 1)
+            miss = np.zeros(n, dtype=bool)
+        elif rule == "none":
             left = goes_left(node, col, enc, rule) if isinstance(node, Compare) else None
             branch = np.where(left, 0, 1) if left is not None else chain_branch(node, col, enc)  # type: ignore[arg-type]
             miss = np.zeros(n, dtype=bool)
@@ -143,9 +154,10 @@ def _walk(
         met |= reached & miss
         for b, (child, share) in enumerate(zip(node.children, node.shares, strict=True)):
             take = branch == b
-            wb = np.where(miss, (w * np.uint64(share)) >> _SHIFT, np.where(take, w, 0))
+            wb = np.where(miss, (w * np.uint64(share)) >> _SHARE, np.where(take, w, 0))
             pending[child] = (wb.astype(np.uint64), reached & (take | miss))
     assert not pending
-    assert int(acc.max(initial=0)) <= ONE
-    cls = np.where(met, np.argmax(acc, axis=1), known_cls).astype(np.int32)
-    return cls, acc.astype(np.uint16), met
+    assert int(acc.max(initial=0)) <= W_ONE
+    proba = (acc >> _PROBA).astype(np.uint16)
+    cls = np.where(met, np.argmax(proba, axis=1), known_cls).astype(np.int32)
+    return cls, proba, met

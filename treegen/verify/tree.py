@@ -106,7 +106,10 @@ def verify_rows(
     """The rows verify compares (DATA rows first), described in ``report``."""
     # Last DATA file first: the row numbers in mismatch reports stay what they were.
     parts = [to_c_domain(ir, ds.X) for ds in reversed(list(data))]
-    parts.append(comparison_inputs(ir, None, n_random=n_random, seed=seed))
+    # Rows either side of every threshold of the tree, the tests folded away included
+    # (treegen.codegen.fold): the C must not tell them apart either.
+    probe = lower(model, opts, ir.provenance, fold_equal=False) if ir.subtree_folds else ir
+    parts.append(comparison_inputs(probe, None, n_random=n_random, seed=seed))
     n_data = sum(ds.n_rows for ds in data)
     X = np.concatenate(parts)
     report.lines.append(

@@ -25,23 +25,30 @@ typedef float golf_input_t;
 #define GOLF_N_CLASSES 2
 
 /* Feature indices into x[]. */
-#define GOLF_F_OUTLOOK 0 /* outlook (nominal) */
+#define GOLF_F_OUTLOOK 0 /* outlook (nominal, codes: 0 = sunny, 1 = overcast, 2 = rain) */
 #define GOLF_F_TEMPERATURE 1 /* temperature (continuous) */
 #define GOLF_F_HUMIDITY 2 /* humidity (continuous) */
-#define GOLF_F_WINDY 3 /* windy (nominal) */
+#define GOLF_F_WINDY 3 /* windy (nominal, codes: 0 = true, 1 = false) */
 
-/* Codes of nominal feature outlook (nominal); any other value counts as missing. */
+/* Codes of nominal feature outlook; any other value takes the rule above. */
 #define GOLF_OUTLOOK_SUNNY 0 /* sunny */
 #define GOLF_OUTLOOK_OVERCAST 1 /* overcast */
 #define GOLF_OUTLOOK_RAIN 2 /* rain */
 
-/* Codes of nominal feature windy (nominal); any other value counts as missing. */
+/* Codes of nominal feature windy; any other value takes the rule above. */
 #define GOLF_WINDY_TRUE 0 /* true */
 #define GOLF_WINDY_FALSE 1 /* false */
 
 /* Class indices returned by golf_predict(). */
 #define GOLF_C_PLAY 0 /* Play */
 #define GOLF_C_DON_T_PLAY 1 /* Don't Play */
+
+/* Calling golf_predict: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   3 tests, the longest path.
+   Stack: a few scalars, and at most 4 nested calls, golf_predict
+   included (treegen export --report measures the compiled stack). */
 
 /* The predicted class index (0 .. GOLF_N_CLASSES - 1). */
 int golf_predict(const golf_input_t *x);

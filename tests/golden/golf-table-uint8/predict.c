@@ -19,15 +19,16 @@
 #endif
 
 /* Missing values follow C4.5: a test on a missing value sends the case down every
-   branch with weight share_b = items_b / items (fixed point, 32768 = 1.0) and the
-   leaf distributions reached are summed.  Instead of a stack of weights, the
+   branch with weight share_b = items_b / items and the leaf distributions reached
+   are summed, all in 31-bit fixed point (0x80000000u = 1.0); the sums are rounded
+   down once, to units of 1/32768.  Instead of a stack of weights, the
    branches chosen at missing-value tests are replayed: each pass walks from the
    root to one leaf, recomputing its weight; GOLF_STACK_SIZE (the most tests on
    one path, 2) bounds the choices to remember. */
 #define GOLF_STACK_SIZE 2
 
 typedef struct {
-    uint32_t w;        /* weight of the current path */
+    uint32_t w;        /* weight of the current path (Q31) */
     uint16_t d;        /* missing-value tests met on this pass */
     uint16_t top;      /* choices remembered */
     uint8_t branch[GOLF_STACK_SIZE];
@@ -41,8 +42,9 @@ static const uint8_t golf_class[2] GOLF_ROM = {
 static const uint16_t golf_proba[2][2] GOLF_ROM = {
     {32768u, 0u}, {0u, 32768u}
 };
-static const uint16_t golf_share[7] GOLF_ROM = {
-    11702u, 9362u, 11702u, 13107u, 19660u, 13107u, 19660u
+static const uint32_t golf_share[7] GOLF_ROM = {
+    766958445u, 613566756u, 766958445u, 858993459u, 1288490188u, 858993459u,
+    1288490188u
 };
 /* Nominal maps: [values, branches, branch of each code (255 = none)]. */
 static const uint8_t golf_map[9] GOLF_ROM = {
@@ -77,6 +79,20 @@ const char *const golf_class_names[GOLF_N_CLASSES] = {
 };
 #endif
 
+/* floor(w * s / 2^31) for w, s <= 2^31 (Q31 products), exactly, in 32-bit
+   arithmetic: the products of the 16-bit halves, each below 2^31 (16 x 16 -> 32-bit
+   multiplies, one instruction or a short call on small cores), summed with every
+   bit that can reach the result. */
+static uint32_t golf_mul(uint32_t w, uint32_t s)
+{
+    uint16_t wh = (uint16_t)(w >> 16);
+    uint16_t wl = (uint16_t)(w & 0xFFFFu);
+    uint16_t sh = (uint16_t)(s >> 16);
+    uint16_t sl = (uint16_t)(s & 0xFFFFu);
+    uint32_t mid = (uint32_t)wh * sl + (uint32_t)wl * sh + (((uint32_t)wl * sl) >> 16);
+    return (((uint32_t)wh * sh) << 1) + (mid >> 15);
+}
+
 /* The branch to take at a test whose value is missing: replay the choice made on
    an earlier pass, or start a new one with branch 0.  Scales the path weight. */
 static uint8_t golf_miss(golf_state *s, uint8_t forks, uint16_t at)
@@ -92,7 +108,7 @@ static uint8_t golf_miss(golf_state *s, uint8_t forks, uint16_t at)
         s->top++;
     }
     s->d++;
-    s->w = (s->w * GOLF_RD16(&golf_share[at + b])) >> 15;
+    s->w = golf_mul(s->w, GOLF_RD32(&golf_share[at + b]));
     return b;
 }
 
@@ -156,33 +172,36 @@ static uint8_t golf_walk0(const golf_input_t *x, golf_state *s)
 
 /* Walk the tree once; if no value was missing that is the answer (exactly the
    Python model's class).  Otherwise walk once per combination of missing-value
-   choices, summing the weighted leaf distributions into acc. */
-static int golf_run(const golf_input_t *x, uint16_t *acc, int want_proba)
+   choices, summing the weighted leaf distributions into sum (Q31), rounded down
+   once to the probabilities; the class is the first largest of them.  proba may
+   be null (the class only). */
+static int golf_run(const golf_input_t *x, uint16_t *proba)
 {
     golf_state s;
     uint8_t out;
+    uint32_t sum[GOLF_N_CLASSES];
     uint16_t c;
     int best = 0;
     s.top = 0u;
     s.branch[0] = 0u; /* never read before written; silences old gcc's */
     s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
-    s.w = 0x8000u;
+    s.w = 0x80000000u;
     s.d = 0u;
     out = golf_walk0(x, &s);
     if (s.top == 0u) {
-        if (want_proba) {
+        if (proba != 0) {
             for (c = 0u; c < GOLF_N_CLASSES; c++) {
-                acc[c] = GOLF_RD16(&golf_proba[out][c]);
+                proba[c] = GOLF_RD16(&golf_proba[out][c]);
             }
         }
         return (int)GOLF_RD8(&golf_class[out]);
     }
     for (c = 0u; c < GOLF_N_CLASSES; c++) {
-        acc[c] = 0u;
+        sum[c] = 0u;
     }
     for (;;) {
         for (c = 0u; c < GOLF_N_CLASSES; c++) {
-            acc[c] = (uint16_t)(acc[c] + ((s.w * GOLF_RD16(&golf_proba[out][c])) >> 15));
+            sum[c] += golf_mul(s.w, (uint32_t)GOLF_RD16(&golf_proba[out][c]) << 16);
         }
         while (s.top != 0u && ++s.branch[s.top - 1u] >= s.forks[s.top - 1u]) {
             s.top--;
@@ -190,13 +209,21 @@ static int golf_run(const golf_input_t *x, uint16_t *acc, int want_proba)
         if (s.top == 0u) {
             break;
         }
-        s.w = 0x8000u;
+        s.w = 0x80000000u;
         s.d = 0u;
         out = golf_walk0(x, &s);
     }
+    for (c = 0u; c < GOLF_N_CLASSES; c++) {
+        sum[c] >>= 16; /* the probability, in units of 1/32768 */
+    }
     for (c = 1u; c < GOLF_N_CLASSES; c++) {
-        if (acc[c] > acc[best]) {
+        if (sum[c] > sum[best]) {
             best = (int)c;
+        }
+    }
+    if (proba != 0) {
+        for (c = 0u; c < GOLF_N_CLASSES; c++) {
+            proba[c] = (uint16_t)sum[c];
         }
     }
     return best;
@@ -204,11 +231,10 @@ static int golf_run(const golf_input_t *x, uint16_t *acc, int want_proba)
 
 int golf_predict(const golf_input_t *x)
 {
-    uint16_t acc[GOLF_N_CLASSES];
-    return golf_run(x, acc, 0);
+    return golf_run(x, 0);
 }
 
 void golf_predict_proba(const golf_input_t *x, uint16_t *proba)
 {
-    (void)golf_run(x, proba, 1);
+    (void)golf_run(x, proba);
 }

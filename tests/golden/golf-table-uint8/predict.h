@@ -22,17 +22,17 @@ typedef uint8_t golf_input_t;
 #define GOLF_MISSING 255
 
 /* Feature indices into x[]. */
-#define GOLF_F_OUTLOOK 0 /* outlook (nominal) */
+#define GOLF_F_OUTLOOK 0 /* outlook (nominal, codes: 0 = sunny, 1 = overcast, 2 = rain) */
 #define GOLF_F_TEMPERATURE 1 /* temperature (continuous) */
 #define GOLF_F_HUMIDITY 2 /* humidity (continuous) */
-#define GOLF_F_WINDY 3 /* windy (nominal) */
+#define GOLF_F_WINDY 3 /* windy (nominal, codes: 0 = true, 1 = false) */
 
-/* Codes of nominal feature outlook (nominal); any other value counts as missing. */
+/* Codes of nominal feature outlook; any other value counts as missing. */
 #define GOLF_OUTLOOK_SUNNY 0 /* sunny */
 #define GOLF_OUTLOOK_OVERCAST 1 /* overcast */
 #define GOLF_OUTLOOK_RAIN 2 /* rain */
 
-/* Codes of nominal feature windy (nominal); any other value counts as missing. */
+/* Codes of nominal feature windy; any other value counts as missing. */
 #define GOLF_WINDY_TRUE 0 /* true */
 #define GOLF_WINDY_FALSE 1 /* false */
 
@@ -40,11 +40,24 @@ typedef uint8_t golf_input_t;
 #define GOLF_C_PLAY 0 /* Play */
 #define GOLF_C_DON_T_PLAY 1 /* Don't Play */
 
+/* Calling golf_predict and golf_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   2 tests on the longest path when no value is missing; with
+   missing values at most 5 walks from the root (one per leaf reached),
+   9 tests in all.  Stack: 20 bytes of walk data (the state and
+   the class sums) and at most 6 nested calls, golf_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. GOLF_N_CLASSES - 1). */
 int golf_predict(const golf_input_t *x);
 
 /* Class probabilities, proba[GOLF_N_CLASSES], in units of 1/GOLF_PROBA_ONE;
-   they sum to at most GOLF_PROBA_ONE. */
+   they sum to at most GOLF_PROBA_ONE.  At a leaf, proba[c] is
+   floor(GOLF_PROBA_ONE * count_c / N): count_c its training cases of class c, N
+   its training cases (or the sum of the counts, where training's rounding left
+   that larger).  A row with missing values sums the leaves it
+   reaches, weighted as C4.5 does: each within 4 units of the float probability. */
 void golf_predict_proba(const golf_input_t *x, uint16_t *proba);
 
 #ifdef GOLF_WANT_CLASS_NAMES

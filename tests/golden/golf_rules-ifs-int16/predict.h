@@ -20,23 +20,28 @@ typedef int16_t golf_rules_input_t;
 #define GOLF_RULES_MISSING (-32768)
 
 /* Feature indices into x[]. */
-#define GOLF_RULES_F_OUTLOOK 0 /* outlook (nominal) */
+#define GOLF_RULES_F_OUTLOOK 0 /* outlook (nominal, codes: 0 = sunny, 1 = overcast, 2 = rain) */
 #define GOLF_RULES_F_TEMPERATURE 1 /* temperature (continuous) */
 #define GOLF_RULES_F_HUMIDITY 2 /* humidity (continuous) */
-#define GOLF_RULES_F_WINDY 3 /* windy (nominal) */
+#define GOLF_RULES_F_WINDY 3 /* windy (nominal, codes: 0 = true, 1 = false) */
 
-/* Codes of nominal feature outlook (nominal); any other value counts as missing. */
+/* Codes of nominal feature outlook; any other value counts as missing. */
 #define GOLF_RULES_OUTLOOK_SUNNY 0 /* sunny */
 #define GOLF_RULES_OUTLOOK_OVERCAST 1 /* overcast */
 #define GOLF_RULES_OUTLOOK_RAIN 2 /* rain */
 
-/* Codes of nominal feature windy (nominal); any other value counts as missing. */
+/* Codes of nominal feature windy; any other value counts as missing. */
 #define GOLF_RULES_WINDY_TRUE 0 /* true */
 #define GOLF_RULES_WINDY_FALSE 1 /* false */
 
 /* Class indices returned by golf_rules_predict(). */
 #define GOLF_RULES_C_PLAY 0 /* Play */
 #define GOLF_RULES_C_DON_T_PLAY 1 /* Don't Play */
+
+/* Calling golf_rules_predict: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local); nothing is
+   allocated and nothing recurses.  Worst case per call: 7 conditions
+   (every condition of every rule).  Stack: a few scalars, and no call. */
 
 /* The predicted class index (0 .. GOLF_RULES_N_CLASSES - 1). */
 int golf_rules_predict(const golf_rules_input_t *x);

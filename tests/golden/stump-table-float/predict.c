@@ -25,15 +25,16 @@
 #endif
 
 /* Missing values follow C4.5: a test on a missing value sends the case down every
-   branch with weight share_b = items_b / items (fixed point, 32768 = 1.0) and the
-   leaf distributions reached are summed.  Instead of a stack of weights, the
+   branch with weight share_b = items_b / items and the leaf distributions reached
+   are summed, all in 31-bit fixed point (0x80000000u = 1.0); the sums are rounded
+   down once, to units of 1/32768.  Instead of a stack of weights, the
    branches chosen at missing-value tests are replayed: each pass walks from the
    root to one leaf, recomputing its weight; STUMP_STACK_SIZE (the most tests on
    one path, 1) bounds the choices to remember. */
 #define STUMP_STACK_SIZE 1
 
 typedef struct {
-    uint32_t w;        /* weight of the current path */
+    uint32_t w;        /* weight of the current path (Q31) */
     uint16_t d;        /* missing-value tests met on this pass */
     uint16_t top;      /* choices remembered */
     uint8_t branch[STUMP_STACK_SIZE];
@@ -47,8 +48,8 @@ static const uint8_t stump_class[2] STUMP_ROM = {
 static const uint16_t stump_proba[2][2] STUMP_ROM = {
     {32768u, 0u}, {0u, 32768u}
 };
-static const uint16_t stump_share[1] STUMP_ROM = {
-    45875u
+static const uint32_t stump_share[1] STUMP_ROM = {
+    3006477107u
 };
 
 /* The tree as tables.  Tests are numbered breadth-first; the branches of test t
@@ -72,6 +73,20 @@ const char *const stump_class_names[STUMP_N_CLASSES] = {
 };
 #endif
 
+/* floor(w * s / 2^31) for w, s <= 2^31 (Q31 products), exactly, in 32-bit
+   arithmetic: the products of the 16-bit halves, each below 2^31 (16 x 16 -> 32-bit
+   multiplies, one instruction or a short call on small cores), summed with every
+   bit that can reach the result. */
+static uint32_t stump_mul(uint32_t w, uint32_t s)
+{
+    uint16_t wh = (uint16_t)(w >> 16);
+    uint16_t wl = (uint16_t)(w & 0xFFFFu);
+    uint16_t sh = (uint16_t)(s >> 16);
+    uint16_t sl = (uint16_t)(s & 0xFFFFu);
+    uint32_t mid = (uint32_t)wh * sl + (uint32_t)wl * sh + (((uint32_t)wl * sl) >> 16);
+    return (((uint32_t)wh * sh) << 1) + (mid >> 15);
+}
+
 /* The branch to take at a test whose value is missing: replay the choice made on
    an earlier pass, or start a new one with branch 0.  Scales the path weight. */
 static uint8_t stump_miss(stump_state *s, uint8_t forks, uint16_t at)
@@ -88,14 +103,14 @@ static uint8_t stump_miss(stump_state *s, uint8_t forks, uint16_t at)
     }
     s->d++;
     {
-        /* One word per test: share_0, plus 0x8000u when share_1 is
-           ONE - 1 - share_0 rather than ONE - share_0. */
-        uint32_t u = STUMP_RD16(&stump_share[at]);
-        uint32_t share = u & 0x7FFFu;
+        /* One word per test: share_0, plus 0x80000000u when share_1 is one
+           unit below 1.0 - share_0. */
+        uint32_t u = STUMP_RD32(&stump_share[at]);
+        uint32_t share = u & 0x7FFFFFFFu;
         if (b != 0u) {
-            share = 0x8000u - share - ((u & 0x8000u) != 0u ? 1u : 0u);
+            share = 0x80000000u - share - ((u & 0x80000000u) != 0u ? 1u : 0u);
         }
-        s->w = (s->w * share) >> 15;
+        s->w = stump_mul(s->w, share);
     }
     return b;
 }
@@ -138,33 +153,36 @@ static uint8_t stump_walk0(const stump_input_t *x, stump_state *s)
 
 /* Walk the tree once; if no value was missing that is the answer (exactly the
    Python model's class).  Otherwise walk once per combination of missing-value
-   choices, summing the weighted leaf distributions into acc. */
-static int stump_run(const stump_input_t *x, uint16_t *acc, int want_proba)
+   choices, summing the weighted leaf distributions into sum (Q31), rounded down
+   once to the probabilities; the class is the first largest of them.  proba may
+   be null (the class only). */
+static int stump_run(const stump_input_t *x, uint16_t *proba)
 {
     stump_state s;
     uint8_t out;
+    uint32_t sum[STUMP_N_CLASSES];
     uint16_t c;
     int best = 0;
     s.top = 0u;
     s.branch[0] = 0u; /* never read before written; silences old gcc's */
     s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
-    s.w = 0x8000u;
+    s.w = 0x80000000u;
     s.d = 0u;
     out = stump_walk0(x, &s);
     if (s.top == 0u) {
-        if (want_proba) {
+        if (proba != 0) {
             for (c = 0u; c < STUMP_N_CLASSES; c++) {
-                acc[c] = STUMP_RD16(&stump_proba[out][c]);
+                proba[c] = STUMP_RD16(&stump_proba[out][c]);
             }
         }
         return (int)STUMP_RD8(&stump_class[out]);
     }
     for (c = 0u; c < STUMP_N_CLASSES; c++) {
-        acc[c] = 0u;
+        sum[c] = 0u;
     }
     for (;;) {
         for (c = 0u; c < STUMP_N_CLASSES; c++) {
-            acc[c] = (uint16_t)(acc[c] + ((s.w * STUMP_RD16(&stump_proba[out][c])) >> 15));
+            sum[c] += stump_mul(s.w, (uint32_t)STUMP_RD16(&stump_proba[out][c]) << 16);
         }
         while (s.top != 0u && ++s.branch[s.top - 1u] >= s.forks[s.top - 1u]) {
             s.top--;
@@ -172,13 +190,21 @@ static int stump_run(const stump_input_t *x, uint16_t *acc, int want_proba)
         if (s.top == 0u) {
             break;
         }
-        s.w = 0x8000u;
+        s.w = 0x80000000u;
         s.d = 0u;
         out = stump_walk0(x, &s);
     }
+    for (c = 0u; c < STUMP_N_CLASSES; c++) {
+        sum[c] >>= 16; /* the probability, in units of 1/32768 */
+    }
     for (c = 1u; c < STUMP_N_CLASSES; c++) {
-        if (acc[c] > acc[best]) {
+        if (sum[c] > sum[best]) {
             best = (int)c;
+        }
+    }
+    if (proba != 0) {
+        for (c = 0u; c < STUMP_N_CLASSES; c++) {
+            proba[c] = (uint16_t)sum[c];
         }
     }
     return best;
@@ -186,11 +212,10 @@ static int stump_run(const stump_input_t *x, uint16_t *acc, int want_proba)
 
 int stump_predict(const stump_input_t *x)
 {
-    uint16_t acc[STUMP_N_CLASSES];
-    return stump_run(x, acc, 0);
+    return stump_run(x, 0);
 }
 
 void stump_predict_proba(const stump_input_t *x, uint16_t *proba)
 {
-    (void)stump_run(x, proba, 1);
+    (void)stump_run(x, proba);
 }

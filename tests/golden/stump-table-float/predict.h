@@ -20,17 +20,17 @@ typedef float stump_input_t;
 #define STUMP_PROBA_ONE 32768
 
 /* Feature indices into x[]. */
-#define STUMP_F_OUTLOOK 0 /* outlook (nominal) */
+#define STUMP_F_OUTLOOK 0 /* outlook (nominal, codes: 0 = sunny, 1 = overcast, 2 = rain) */
 #define STUMP_F_TEMPERATURE 1 /* temperature (continuous) */
 #define STUMP_F_HUMIDITY 2 /* humidity (continuous) */
-#define STUMP_F_WINDY 3 /* windy (nominal) */
+#define STUMP_F_WINDY 3 /* windy (nominal, codes: 0 = true, 1 = false) */
 
-/* Codes of nominal feature outlook (nominal); any other value counts as missing. */
+/* Codes of nominal feature outlook; any other value counts as missing. */
 #define STUMP_OUTLOOK_SUNNY 0 /* sunny */
 #define STUMP_OUTLOOK_OVERCAST 1 /* overcast */
 #define STUMP_OUTLOOK_RAIN 2 /* rain */
 
-/* Codes of nominal feature windy (nominal); any other value counts as missing. */
+/* Codes of nominal feature windy; any other value counts as missing. */
 #define STUMP_WINDY_TRUE 0 /* true */
 #define STUMP_WINDY_FALSE 1 /* false */
 
@@ -38,11 +38,24 @@ typedef float stump_input_t;
 #define STUMP_C_PLAY 0 /* Play */
 #define STUMP_C_DON_T_PLAY 1 /* Don't Play */
 
+/* Calling stump_predict and stump_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   1 tests on the longest path when no value is missing; with
+   missing values at most 2 walks from the root (one per leaf reached),
+   2 tests in all.  Stack: 20 bytes of walk data (the state and
+   the class sums) and at most 6 nested calls, stump_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. STUMP_N_CLASSES - 1). */
 int stump_predict(const stump_input_t *x);
 
 /* Class probabilities, proba[STUMP_N_CLASSES], in units of 1/STUMP_PROBA_ONE;
-   they sum to at most STUMP_PROBA_ONE. */
+   they sum to at most STUMP_PROBA_ONE.  At a leaf, proba[c] is
+   floor(STUMP_PROBA_ONE * count_c / N): count_c its training cases of class c, N
+   its training cases (or the sum of the counts, where training's rounding left
+   that larger).  A row with missing values sums the leaves it
+   reaches, weighted as C4.5 does: each within 4 units of the float probability. */
 void stump_predict_proba(const stump_input_t *x, uint16_t *proba);
 
 #ifdef STUMP_WANT_CLASS_NAMES

@@ -19,15 +19,16 @@
 #endif
 
 /* Missing values follow C4.5: a test on a missing value sends the case down every
-   branch with weight share_b = items_b / items (fixed point, 32768 = 1.0) and the
-   leaf distributions reached are summed.  Instead of a stack of weights, the
+   branch with weight share_b = items_b / items and the leaf distributions reached
+   are summed, all in 31-bit fixed point (0x80000000u = 1.0); the sums are rounded
+   down once, to units of 1/32768.  Instead of a stack of weights, the
    branches chosen at missing-value tests are replayed: each pass walks from the
    root to one leaf, recomputing its weight; TINY_STACK_SIZE (the most tests on
    one path, 2) bounds the choices to remember. */
 #define TINY_STACK_SIZE 2
 
 typedef struct {
-    uint32_t w;        /* weight of the current path */
+    uint32_t w;        /* weight of the current path (Q31) */
     uint16_t d;        /* missing-value tests met on this pass */
     uint16_t top;      /* choices remembered */
     uint8_t branch[TINY_STACK_SIZE];
@@ -41,8 +42,8 @@ static const uint8_t tiny_class[3] TINY_ROM = {
 static const uint16_t tiny_proba[3][3] TINY_ROM = {
     {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {0u, 32768u, 0u}
 };
-static const uint16_t tiny_share[4] TINY_ROM = {
-    16384u, 16384u, 19660u, 0u
+static const uint32_t tiny_share[4] TINY_ROM = {
+    1073741824u, 1073741824u, 1288490188u, 0u
 };
 /* Nominal maps: [values, branches, branch of each code (255 = none)]. */
 static const uint8_t tiny_map[6] TINY_ROM = {
@@ -56,6 +57,20 @@ const char *const tiny_class_names[TINY_N_CLASSES] = {
     "No"
 };
 #endif
+
+/* floor(w * s / 2^31) for w, s <= 2^31 (Q31 products), exactly, in 32-bit
+   arithmetic: the products of the 16-bit halves, each below 2^31 (16 x 16 -> 32-bit
+   multiplies, one instruction or a short call on small cores), summed with every
+   bit that can reach the result. */
+static uint32_t tiny_mul(uint32_t w, uint32_t s)
+{
+    uint16_t wh = (uint16_t)(w >> 16);
+    uint16_t wl = (uint16_t)(w & 0xFFFFu);
+    uint16_t sh = (uint16_t)(s >> 16);
+    uint16_t sl = (uint16_t)(s & 0xFFFFu);
+    uint32_t mid = (uint32_t)wh * sl + (uint32_t)wl * sh + (((uint32_t)wl * sl) >> 16);
+    return (((uint32_t)wh * sh) << 1) + (mid >> 15);
+}
 
 /* The branch to take at a test whose value is missing: replay the choice made on
    an earlier pass, or start a new one with branch 0.  Scales the path weight. */
@@ -72,7 +87,7 @@ static uint8_t tiny_miss(tiny_state *s, uint8_t forks, uint16_t at)
         s->top++;
     }
     s->d++;
-    s->w = (s->w * TINY_RD16(&tiny_share[at + b])) >> 15;
+    s->w = tiny_mul(s->w, TINY_RD32(&tiny_share[at + b]));
     return b;
 }
 
@@ -165,33 +180,36 @@ static uint8_t tiny_walk0(const tiny_input_t *x, tiny_state *s)
 
 /* Walk the tree once; if no value was missing that is the answer (exactly the
    Python model's class).  Otherwise walk once per combination of missing-value
-   choices, summing the weighted leaf distributions into acc. */
-static int tiny_run(const tiny_input_t *x, uint16_t *acc, int want_proba)
+   choices, summing the weighted leaf distributions into sum (Q31), rounded down
+   once to the probabilities; the class is the first largest of them.  proba may
+   be null (the class only). */
+static int tiny_run(const tiny_input_t *x, uint16_t *proba)
 {
     tiny_state s;
     uint8_t out;
+    uint32_t sum[TINY_N_CLASSES];
     uint16_t c;
     int best = 0;
     s.top = 0u;
     s.branch[0] = 0u; /* never read before written; silences old gcc's */
     s.forks[0] = 0u;  /* -Wmaybe-uninitialized on one-entry stacks */
-    s.w = 0x8000u;
+    s.w = 0x80000000u;
     s.d = 0u;
     out = tiny_walk0(x, &s);
     if (s.top == 0u) {
-        if (want_proba) {
+        if (proba != 0) {
             for (c = 0u; c < TINY_N_CLASSES; c++) {
-                acc[c] = TINY_RD16(&tiny_proba[out][c]);
+                proba[c] = TINY_RD16(&tiny_proba[out][c]);
             }
         }
         return (int)TINY_RD8(&tiny_class[out]);
     }
     for (c = 0u; c < TINY_N_CLASSES; c++) {
-        acc[c] = 0u;
+        sum[c] = 0u;
     }
     for (;;) {
         for (c = 0u; c < TINY_N_CLASSES; c++) {
-            acc[c] = (uint16_t)(acc[c] + ((s.w * TINY_RD16(&tiny_proba[out][c])) >> 15));
+            sum[c] += tiny_mul(s.w, (uint32_t)TINY_RD16(&tiny_proba[out][c]) << 16);
         }
         while (s.top != 0u && ++s.branch[s.top - 1u] >= s.forks[s.top - 1u]) {
             s.top--;
@@ -199,13 +217,21 @@ static int tiny_run(const tiny_input_t *x, uint16_t *acc, int want_proba)
         if (s.top == 0u) {
             break;
         }
-        s.w = 0x8000u;
+        s.w = 0x80000000u;
         s.d = 0u;
         out = tiny_walk0(x, &s);
     }
+    for (c = 0u; c < TINY_N_CLASSES; c++) {
+        sum[c] >>= 16; /* the probability, in units of 1/32768 */
+    }
     for (c = 1u; c < TINY_N_CLASSES; c++) {
-        if (acc[c] > acc[best]) {
+        if (sum[c] > sum[best]) {
             best = (int)c;
+        }
+    }
+    if (proba != 0) {
+        for (c = 0u; c < TINY_N_CLASSES; c++) {
+            proba[c] = (uint16_t)sum[c];
         }
     }
     return best;
@@ -213,11 +239,10 @@ static int tiny_run(const tiny_input_t *x, uint16_t *acc, int want_proba)
 
 int tiny_predict(const tiny_input_t *x)
 {
-    uint16_t acc[TINY_N_CLASSES];
-    return tiny_run(x, acc, 0);
+    return tiny_run(x, 0);
 }
 
 void tiny_predict_proba(const tiny_input_t *x, uint16_t *proba)
 {
-    (void)tiny_run(x, proba, 1);
+    (void)tiny_run(x, proba);
 }

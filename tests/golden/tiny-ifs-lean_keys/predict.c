@@ -20,6 +20,43 @@
 #define TINY_RD32(p) (*(p))
 #endif
 
+/* Order-preserving key of a float's bit pattern: for non-NaN a and b, a <= b
+   exactly when key(a) <= key(b) (-0.0 keys just below +0.0, and no threshold is
+   -0.0).  NaN keys above every threshold, so it goes right.  No float instruction
+   is used. */
+static uint32_t tiny_key(float v)
+{
+    union {
+        float f;
+        uint32_t u;
+    } c;
+    c.f = v;
+    if ((c.u & 0x7FFFFFFFu) > 0x7F800000u) {
+        return 0xFFFFFFFFu;
+    }
+    return (c.u & 0x80000000u) != 0u ? ~c.u : (c.u | 0x80000000u);
+}
+
+/* A member test: the code of x by the none rule (the smallest c < k - 1 with
+   x <= c, else k - 1: a value below 0 is code 0, a fraction the next code up, NaN
+   or a value above k - 1 code k - 1), and whether it is in the set of codes at
+   tiny_set[at] (bit c % 8 of byte at + c / 8). */
+static const uint32_t tiny_ckey[3] TINY_ROM = {
+    0x80000000u, 0xBF800000u, 0xC0000000u
+};
+static const uint8_t tiny_set[1] TINY_ROM = {
+    13u
+};
+static uint8_t tiny_in(tiny_input_t x, uint8_t k, uint16_t at)
+{
+    uint8_t c = 0u;
+    uint32_t v = tiny_key(x);
+    while (c + 1u < k && v > TINY_RD32(&tiny_ckey[c])) {
+        c++;
+    }
+    return (uint8_t)(((unsigned)TINY_RD8(&tiny_set[at + (c >> 3)]) >> (c & 7u)) & 1u);
+}
+
 /* The bit pattern of a float (IEEE 754 binary32, same byte order as uint32_t).  A
    test x <= t compares it with t's bits: for t >= +0, x <= t exactly when
    u <= bits(t) (x is +0 .. t) or 0x80000000 <= u <= 0xFF800000 (x is -0 .. -inf);
@@ -45,14 +82,10 @@ static uint8_t tiny_walk0(const tiny_input_t *x)
     if ((u = tiny_bits(x[0])) <= 0x00000000u || ((uint8_t)(u >> 24) >= 0x80u && u <= 0xFF800000u)) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
-        if ((u = tiny_bits(x[1])) <= 0x00000000u || ((uint8_t)(u >> 24) >= 0x80u && u <= 0xFF800000u)) { /* kind code <= 0 */
+        if (tiny_in(x[1], 4u, 0u) != 0u) { /* kind in {a* /b, d? ?/, e} */
             return 2u; /* No */
         } else {
-            if ((u = tiny_bits(x[1])) <= 0x3F800000u || ((uint8_t)(u >> 24) >= 0x80u && u <= 0xFF800000u)) { /* kind code <= 1 */
-                return 1u; /* no */
-            } else {
-                return 2u; /* No */
-            }
+            return 1u; /* no */
         }
     }
 }

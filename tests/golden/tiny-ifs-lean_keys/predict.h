@@ -26,9 +26,9 @@ typedef float tiny_input_t;
 
 /* Feature indices into x[]. */
 #define TINY_F_TEMP_C 0 /* temp <U+00B0>C (continuous) */
-#define TINY_F_KIND 1 /* kind (nominal) */
+#define TINY_F_KIND 1 /* kind (nominal, codes: 0 = a* /b, 1 = c, 2 = d? ?/, 3 = e) */
 
-/* Codes of nominal feature kind (nominal); any other value counts as missing. */
+/* Codes of nominal feature kind; any other value takes the rule above. */
 #define TINY_KIND_A_B 0 /* a* /b */
 #define TINY_KIND_C 1 /* c */
 #define TINY_KIND_D 2 /* d? ?/ */
@@ -38,6 +38,13 @@ typedef float tiny_input_t;
 #define TINY_C_YES 0 /* yes/ * */
 #define TINY_C_NO 1 /* no */
 #define TINY_C_NO_2 2 /* No */
+
+/* Calling tiny_predict: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   2 tests, the longest path (a test on interleaved codes loops over up to k - 1 of them).
+   Stack: a few scalars, and at most 5 nested calls, tiny_predict
+   included (treegen export --report measures the compiled stack). */
 
 /* The predicted class index (0 .. TINY_N_CLASSES - 1). */
 int tiny_predict(const tiny_input_t *x);

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Element type of the feature array x[TINY_N_FEATURES]. Missing values are TINY_MISSING. Fixed point, one unit is temp <U+00B0>C: 1/10, kind: 1/10. */
+/* Element type of the feature array x[TINY_N_FEATURES]. Missing values are TINY_MISSING. Fixed point, one unit is temp <U+00B0>C: 1/10 (nominal codes are not scaled). */
 typedef int16_t tiny_input_t;
 
 #define TINY_N_FEATURES 2
@@ -22,10 +22,10 @@ typedef int16_t tiny_input_t;
 #define TINY_MISSING (-32768)
 
 /* Feature indices into x[]. */
-#define TINY_F_TEMP_C 0 /* temp <U+00B0>C (continuous) */
-#define TINY_F_KIND 1 /* kind (nominal) */
+#define TINY_F_TEMP_C 0 /* temp <U+00B0>C (continuous, fixed point: x is temp <U+00B0>C * 10) */
+#define TINY_F_KIND 1 /* kind (nominal, codes not scaled: 0 = a* /b, 1 = c, 2 = d? ?/, 3 = e) */
 
-/* Codes of nominal feature kind (nominal); any other value counts as missing. */
+/* Codes of nominal feature kind (not scaled); any other value counts as missing. */
 #define TINY_KIND_A_B 0 /* a* /b */
 #define TINY_KIND_C 1 /* c */
 #define TINY_KIND_D 2 /* d? ?/ */
@@ -36,11 +36,24 @@ typedef int16_t tiny_input_t;
 #define TINY_C_NO 1 /* no */
 #define TINY_C_NO_2 2 /* No */
 
+/* Calling tiny_predict and tiny_predict_proba: reentrant, so safe in several threads or interrupt handlers
+   at once (nothing is kept between calls: every variable is local, every table
+   constant); nothing is allocated and nothing recurses.  Worst case per call:
+   2 tests on the longest path when no value is missing; with
+   missing values at most 3 walks from the root (one per leaf reached),
+   5 tests in all.  Stack: 24 bytes of walk data (the state and
+   the class sums) and at most 6 nested calls, tiny_predict
+   included (treegen export --report measures the compiled stack). */
+
 /* The predicted class index (0 .. TINY_N_CLASSES - 1). */
 int tiny_predict(const tiny_input_t *x);
 
 /* Class probabilities, proba[TINY_N_CLASSES], in units of 1/TINY_PROBA_ONE;
-   they sum to at most TINY_PROBA_ONE. */
+   they sum to at most TINY_PROBA_ONE.  At a leaf, proba[c] is
+   floor(TINY_PROBA_ONE * count_c / N): count_c its training cases of class c, N
+   its training cases (or the sum of the counts, where training's rounding left
+   that larger).  A row with missing values sums the leaves it
+   reaches, weighted as C4.5 does: each within 4 units of the float probability. */
 void tiny_predict_proba(const tiny_input_t *x, uint16_t *proba);
 
 #ifdef TINY_WANT_CLASS_NAMES

@@ -44,20 +44,54 @@ static const uint16_t tiny_proba[3][3] TINY_ROM = {
 #endif
 #endif
 
+/* A member test: the code of x by the none rule (the smallest c < k - 1 with
+   x <= c, else k - 1: a value below 0 is code 0, a fraction the next code up, NaN
+   or a value above k - 1 code k - 1), and whether it is in the set of codes at
+   tiny_set[at] (bit c % 8 of byte at + c / 8). */
+static const uint8_t tiny_set[1] TINY_ROM = {
+    13u
+};
+static uint8_t tiny_in(tiny_input_t x, uint8_t k, uint16_t at)
+{
+    uint8_t c = 0u;
+    while (c + 1u < k && !(x <= (float)c)) {
+        c++;
+    }
+    return (uint8_t)(((unsigned)TINY_RD8(&tiny_set[at + (c >> 3)]) >> (c & 7u)) & 1u);
+}
+#if !TINY_INLINE_TOP
+
 /* The tree as one row per test, in pre-order.  tiny_code[t] is
    feature << 2 | 1 (the left child is a leaf) | 2 (the right child is a leaf);
    the left child of t is row t + 1 unless it is a leaf.  tiny_kid[t] is the
    right child's row when neither child is a leaf, the leaf's value when one is,
    and left << 2 | right when both are (outcome values). */
-static const uint8_t tiny_code[3] TINY_ROM = {
-    1, 5, 7
+static const uint8_t tiny_code[2] TINY_ROM = {
+    1, 11
 };
-static const float tiny_thr[3] TINY_ROM = {
-    0.0f, 0.0f, 1.0f
+static const float tiny_thr[2] TINY_ROM = {
+    0.0f, 0.0f
 };
-static const uint8_t tiny_kid[3] TINY_ROM = {
-    0, 1, 9
+static const uint8_t tiny_kid[2] TINY_ROM = {
+    0, 6
 };
+
+/* The member tests of the table: row code n_features + m is member test m, the
+   value of feature tiny_mfeat[m] in the set at tiny_mat[m] of its tiny_mk[m] codes. */
+static const uint8_t tiny_mfeat[1] TINY_ROM = {
+    1
+};
+static const uint8_t tiny_mk[1] TINY_ROM = {
+    4
+};
+static const uint16_t tiny_mat[1] TINY_ROM = {
+    0
+};
+
+static uint8_t tiny_member(const tiny_input_t *x, uint16_t m)
+{
+    return tiny_in(x[TINY_RD8(&tiny_mfeat[m])], TINY_RD8(&tiny_mk[m]), TINY_RD16(&tiny_mat[m]));
+}
 
 /* The walk from row n (0: the root) to a leaf. */
 static uint8_t tiny_walk(const tiny_input_t *x, uint8_t n)
@@ -67,7 +101,7 @@ static uint8_t tiny_walk(const tiny_input_t *x, uint8_t n)
     for (;;) {
         c = TINY_RD8(&tiny_code[n]);
         k = TINY_RD8(&tiny_kid[n]);
-        if (x[c >> 2] <= (float)TINY_RDF(&tiny_thr[n])) {
+        if ((c >> 2) >= TINY_N_FEATURES ? tiny_member(x, (uint16_t)((c >> 2) - TINY_N_FEATURES)) != 0u : x[c >> 2] <= (float)TINY_RDF(&tiny_thr[n])) {
             if ((c & 1u) != 0u) {
                 return (uint8_t)((c & 2u) != 0u ? k >> 2 : k);
             }
@@ -79,6 +113,7 @@ static uint8_t tiny_walk(const tiny_input_t *x, uint8_t n)
         }
     }
 }
+#endif
 #if TINY_INLINE_TOP
 
 static uint8_t tiny_top0(const tiny_input_t *x);
@@ -89,10 +124,10 @@ static uint8_t tiny_top0(const tiny_input_t *x)
     if (x[0] <= 0.0f) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
-        if (x[1] <= 0.0f) { /* kind code <= 0 */
+        if (tiny_in(x[1], 4u, 0u) != 0u) { /* kind in {a* /b, d? ?/, e} */
             return 1u; /* No */
         } else {
-            return tiny_walk(x, 2u); /* model node 2 */
+            return 2u; /* no */
         }
     }
 }

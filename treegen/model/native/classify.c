@@ -10,8 +10,9 @@
  *     gets the leaf's class (fixedpoint.py leaf_class, precomputed).
  *  2. A row that meets a missing value (NaN, a code outside 0..k-1 or not
  *     integral, a subset value in no subset) is classified again from the
- *     root by fixedpoint.py FixedPointClassifier.predict: Q15 weights, branch
- *     shares and leaf distributions precomputed in Python (exact rationals),
+ *     root by fixedpoint.py FixedPointClassifier.predict: Q31 weights and branch
+ *     shares, leaf distributions (Q15, scaled to Q31 by the caller) precomputed
+ *     in Python (exact rationals),
  *     known values compared with the exact boundary (B, inclusive) of
  *     fixedpoint.model_bound; the first class with the largest sum wins.
  *
@@ -45,7 +46,7 @@ static float to_float(double x)
 typedef struct {
     const double *X;
     Py_ssize_t n_attr, n_nodes, n_child, n_tab;
-    int f32, n_classes, shift;
+    int f32, n_classes, shift, out_shift;
     const int32_t *kind, *attr, *nchild, *child, *bk, *btab, *leafcls;
     const int64_t *first, *boff;
     const float *thr32;
@@ -127,9 +128,10 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
             stack_w[top++] = (w * t->share[first + j]) >> t->shift;
         }
     }
+    /* The first largest probability: each sum rounded down as predict_proba's. */
     int32_t best = 0;
     for (int c = 1; c < nc; c++)
-        if (acc[c] > acc[best])
+        if ((acc[c] >> t->out_shift) > (acc[best] >> t->out_shift))
             best = c;
     return best;
 }
@@ -172,10 +174,14 @@ static int tables_ok(const tables *t, unsigned char *seen)
     return 1;
 }
 
-/* classify(X, n_attr, f32, n_classes, shift, kind, attr, thr32, thr, bound, incl,
- *          first, nchild, child, share, boff, bk, btab, leafcls, proba, out)
+/* classify(X, n_attr, f32, n_classes, shift, out_shift, kind, attr, thr32, thr,
+ *          bound, incl, first, nchild, child, share, boff, bk, btab, leafcls, proba,
+ *          out)
  * -> True, or False when the tables are not a walkable tree.
- * shift: Q15_SHIFT (the weight 1.0 is 1 << shift; codegen/ir.py is its home).
+ * shift: fixedpoint.W_SHIFT (the weight 1.0 is 1 << shift; a weight times a share
+ * or a leaf's probability, both below 2^32, fits the uint64_t product);
+ * out_shift: fixedpoint.SUM_TO_PROBA (a class sum >> out_shift is its probability,
+ * and the class is the first largest of those).
  * X: n rows of n_attr doubles; per node (n_nodes): kind, attr, nchild, bk,
  * leafcls (int32), thr32 (float32), thr, bound (double), incl (int8), first,
  * boff (int64); per child slot: child (int32), share (uint32); btab (int32);
@@ -185,10 +191,10 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
     enum { NB = 17 };
     PyObject *o[NB];
     Py_ssize_t n_attr;
-    int f32, n_classes, shift;
+    int f32, n_classes, shift, out_shift;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnpiiOOOOOOOOOOOOOOOO", &o[0], &n_attr, &f32, &n_classes, &shift,
-                          &o[1],
+    if (!PyArg_ParseTuple(args, "OnpiiiOOOOOOOOOOOOOOOO", &o[0], &n_attr, &f32, &n_classes, &shift,
+                          &out_shift, &o[1],
                           &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
                           &o[12], &o[13], &o[14], &o[15], &o[16]))
         return NULL;
@@ -196,7 +202,8 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
     int got = 0;
     PyObject *result = NULL;
     Py_ssize_t n_cells, n_nodes, n_child, n_tab, n;
-    if (n_attr < 1 || n_classes < 1 || shift < 1 || shift > 16) {
+    if (n_attr < 1 || n_classes < 1 || shift < 1 || shift > 31 || out_shift < 0 ||
+        out_shift > shift) {
         PyErr_SetString(PyExc_ValueError, "classify: bad n_attr, n_classes or shift");
         return NULL;
     }
@@ -235,6 +242,7 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         const tables t = {
             .X = b[0].buf, .n_attr = n_attr, .n_nodes = n_nodes, .n_child = n_child,
             .n_tab = n_tab, .f32 = f32, .n_classes = n_classes, .shift = shift,
+            .out_shift = out_shift,
             .kind = b[1].buf, .attr = b[2].buf, .thr32 = b[3].buf, .thr = b[4].buf,
             .bound = b[5].buf, .incl = b[6].buf, .first = b[7].buf, .nchild = b[8].buf,
             .child = b[9].buf, .share = b[10].buf, .boff = b[11].buf, .bk = b[12].buf,

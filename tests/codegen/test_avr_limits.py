@@ -1,0 +1,147 @@
+"""An AVR build too large for the chip is refused in one treegen line.
+
+avr-gcc accepts no object above 32,767 bytes and says only "size of array is too
+large".  The generated predict.c carries an ``#error`` under ``__AVR__`` naming the
+table, its size, the limit and the options that shrink it; ``export --on avr``,
+``verify --on avr`` and ``export --report`` say the same before any compiler runs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from treegen.codegen.avr import AVR_MAX_OBJECT, tables, too_large
+from treegen.codegen.emit import emit
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions
+from treegen.data.dataset import Attribute, Schema
+from treegen.model.core import Model, Node
+from treegen.model.file import save_model
+
+from support import codegen_models as cm
+from support.cli import run_cli
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+N_VALUES, N_CLASSES = 250, 70  # distributions: 250 x 70 x 2 = 35,000 bytes
+
+
+def big_proba() -> Model:
+    """A nominal root with 250 leaves over 70 classes, every distribution its own."""
+    schema = Schema(
+        (Attribute("v", "nominal", tuple(f"v{i}" for i in range(N_VALUES))),),
+        tuple(f"k{c}" for c in range(N_CLASSES)),
+        "class",
+    )
+    leaves = [
+        Node(
+            "leaf",
+            i % N_CLASSES,
+            float(N_CLASSES + i),
+            0.0,
+            tuple(1.0 + (i if c == i % N_CLASSES else 0) for c in range(N_CLASSES)),
+        )
+        for i in range(N_VALUES)
+    ]
+    total = tuple(sum(n.dist[c] for n in leaves) for c in range(N_CLASSES))
+    root = Node(
+        "nominal", 0, sum(total), 0.0, total, attribute=0, children=tuple(range(1, N_VALUES + 1))
+    )
+    return Model(schema, (root, *leaves), {"flavor": "c45"})
+
+
+def test_tables_of_a_golden_file() -> None:
+    sizes = {
+        t.name: t.size for t in tables((GOLDEN / "golf-table-uint8" / "predict.c").read_text())
+    }
+    assert sizes["golf_share"] == 7 * 4  # seven uint32_t shares
+    assert sizes["golf_proba"] == 2 * 2 * 2  # [2][2] uint16_t
+    assert sizes["golf_class"] == 2
+
+
+@pytest.mark.parametrize("style", ["ifs", "table"])
+def test_predict_c_says_it_does_not_fit(style: str, tmp_path: Path) -> None:
+    ir = lower(big_proba(), ExportOptions(prefix="m", style=style))
+    files = emit(ir, style)
+    big = too_large(files["predict.c"])
+    assert big is not None and big.name == "m_proba" and big.size == 35_000 > AVR_MAX_OBJECT
+    line = next(x for x in files["predict.c"].splitlines() if x.startswith('#error "treegen'))
+    assert line.startswith(
+        '#error "treegen: the table m_proba takes 35,000 bytes, above the 32,767'
+    )
+    assert "--missing none --no-proba" in line and "an integer --input-type" in line
+    assert files["predict.c"].index("#if defined(__AVR__)\n#error") < files["predict.c"].index(
+        "m_proba["
+    )
+    # Elsewhere the file compiles as before; without the distributions it fits an AVR.
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    subprocess.run(
+        ["gcc", "-c", str(tmp_path / "predict.c"), "-o", str(tmp_path / "p.o")], check=True
+    )
+    lean = emit(lower(big_proba(), ExportOptions(prefix="m", style=style, missing="none")), style)
+    assert too_large(lean["predict.c"]) is None and '#error "treegen' not in lean["predict.c"]
+    small = emit(lower(cm.golf(), ExportOptions(prefix="g", style=style)), style)["predict.c"]
+    assert '#error "treegen' not in small
+
+
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_avr_gcc_stops_with_the_treegen_line(tmp_path: Path) -> None:
+    files = emit(lower(big_proba(), ExportOptions(prefix="m", style="table")), "table")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    r = subprocess.run(
+        [
+            "avr-gcc",
+            "-mmcu=atmega328p",
+            "-Os",
+            "-c",
+            str(tmp_path / "predict.c"),
+            "-o",
+            "/dev/null",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode != 0
+    # gcc goes on after an #error: ours is the first error, avr-gcc's own follows.
+    first = next(line for line in r.stderr.splitlines() if "error" in line)
+    assert "treegen: the table m_proba takes 35,000 bytes" in first, r.stderr
+
+
+def test_cli_refuses_on_avr_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "big.tree"
+    save_model(big_proba(), path)
+    out = tmp_path / "c"
+    for argv in (
+        ["export", str(path), "-o", str(out), "--on", "avr"],
+        ["verify", str(path), "--on", "avr"],
+    ):
+        code, stdout, err = run_cli(capsys, *argv)
+        assert code == 2 and stdout == "", err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, err
+        assert lines[0].startswith(
+            "treegen: error: --on avr: the table big_proba takes 35,000 bytes, above the 32,767"
+        ), lines[0]
+        assert "--missing none (no share tables)" in lines[0]
+    assert not out.exists()
+    # With the options it names, the export fits.
+    code, _, err = run_cli(
+        capsys, "export", str(path), "-o", str(out), "--missing", "none", "--no-proba"
+    )
+    assert code == 0, err
+    assert too_large((out / "predict.c").read_text()) is None
+
+
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_report_row_says_too_large(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "big.tree"
+    save_model(big_proba(), path)
+    code, stdout, err = run_cli(capsys, "export", str(path), "-o", str(tmp_path / "c"), "--report")
+    assert code == 0, err
+    row = next(line for line in stdout.splitlines() if "(avr-gcc)" in line)
+    assert "too large: the table big_proba takes 35,000 bytes" in row, row

@@ -1,0 +1,76 @@
+"""What an AVR build of predict.c cannot hold, said in one treegen line.
+
+avr-gcc's pointers and ``size_t`` are 16 bits, so no object may exceed 32,767 bytes
+(PTRDIFF_MAX): a larger constant table stops the build with "size of array is too
+large", which names no option.  :func:`too_large` finds the largest table of the
+generated predict.c; :func:`avr_message` says its size, the limit and the options that
+shrink it.  The emitter puts that message in an ``#error`` under ``__AVR__``
+(treegen.codegen.emit), and ``export --report``, ``export --on avr`` and
+``verify --on avr`` refuse with it before any compiler runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from treegen.codegen.ctype import TYPES
+from treegen.codegen.options import ExportOptions
+from treegen.codegen.parts import source_and_header
+
+AVR_MAX_OBJECT = 32767
+"""The largest object, in bytes, avr-gcc accepts (PTRDIFF_MAX with 16-bit pointers)."""
+
+_BYTES = {t.c_name: t.bits // 8 for t in TYPES.values()}
+
+# The constant tables the templates declare: "static const TYPE NAME[N]" or "[N][M]".
+_TABLE = re.compile(r"^static const (\w+) (\w+)\[(\d+)\](?:\[(\d+)\])?", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    size: int  # bytes
+
+
+def tables(source: str) -> list[Table]:
+    """Every constant table the generated ``source`` declares, with its size in bytes."""
+    out = []
+    for ctype, name, n, m in _TABLE.findall(source):
+        out.append(Table(name, _BYTES.get(ctype, 1) * int(n) * int(m or 1)))
+    return out
+
+
+def too_large(source: str) -> Table | None:
+    """The largest table of ``source`` when it is above :data:`AVR_MAX_OBJECT`."""
+    big = max(tables(source), key=lambda t: t.size, default=None)
+    return big if big is not None and big.size > AVR_MAX_OBJECT else None
+
+
+def shrinkers(missing: str, proba: bool, input_type: str) -> list[str]:
+    """The export options that make the tables smaller, of those the export (its
+    ``--missing``, whether it has predict_proba, its ``--input-type``) does not use."""
+    out = []
+    if missing == "c45":
+        out.append("--missing none (no share tables)")
+    if proba:
+        out.append("--missing none --no-proba (no distributions)")
+    if input_type in ("float", "double"):
+        out.append("an integer --input-type (1- or 2-byte thresholds)")
+    return out + ["a smaller tree (train with a larger -m or a smaller -c)"]
+
+
+def avr_message(table: Table, missing: str, proba: bool, input_type: str) -> str:
+    """One line: the table, its size, the limit, and what shrinks it."""
+    return (
+        f"the table {table.name} takes {table.size:,} bytes, above the {AVR_MAX_OBJECT:,} "
+        f"an AVR object may have; export with {', or '.join(shrinkers(missing, proba, input_type))}"
+    )
+
+
+def check_files(files: dict[str, str], opts: ExportOptions) -> str | None:
+    """The refusal of an AVR build of ``files`` exported with ``opts``, or None."""
+    table = too_large(files[source_and_header(files)[0]])
+    if table is None:
+        return None
+    return avr_message(table, opts.missing, opts.wants_proba, opts.input_type)
