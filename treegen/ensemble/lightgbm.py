@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from treegen.data.dataset import Attribute, Schema
+from treegen.data.frame import default_names
 from treegen.ensemble import libm
 from treegen.ensemble.core import LEAF, ZERO_BAND, Decision, Ensemble, Tree
 from treegen.errors import ModelFileError, UsageError
@@ -293,6 +294,8 @@ def lightgbm_from_text(
     names = doc.field(header, "feature_names", 1)[1].split()
     if len(names) != n_features:
         raise doc.fail(header["feature_names"][0], f"must name {n_features} features")
+    if names == [f"Column_{j}" for j in range(n_features)]:
+        names = default_names(n_features)  # LightGBM's names for an array's columns
     if feature_names is not None:
         names = [str(x) for x in feature_names]
         if len(names) != n_features:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from treegen.data.dataset import Attribute, Schema
+from treegen.data.frame import default_names
 from treegen.ensemble import libm
 from treegen.ensemble.core import LEAF, Decision, Ensemble, Tree
 from treegen.ensemble.ubjson import loads_ubjson
@@ -184,7 +185,7 @@ def _base_score(doc: _Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.fl
 def _names(
     doc: _Doc, learner: dict[str, Any], n: int, feature_names: Sequence[str] | None
 ) -> tuple[list[str], list[str]]:
-    names = learner.get("feature_names") or [f"f{j}" for j in range(n)]
+    names = learner.get("feature_names") or default_names(n)
     types = learner.get("feature_types") or ["float"] * n
     if not isinstance(names, list) or len(names) != n or not all(isinstance(x, str) for x in names):
         raise doc.fail("learner.feature_names", f"must be {n} names")
