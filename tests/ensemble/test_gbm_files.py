@@ -66,7 +66,7 @@ def test_ensemble_file_round_trip(xgb_json: Path, lgb_text: Path) -> None:
         (lambda d: d.update(sum="float16"), "sum"),
         (lambda d: d.update(cut="0x1.8p-24", decision="argmax"), "cut"),
         (lambda d: d.update(categorical_rule="weka"), "categorical_rule"),
-        (lambda d: d["values"].__setitem__(0, [0.1.hex()]), "values"),
+        (lambda d: d["values"].__setitem__(0, [(0.1).hex()]), "values"),
         (lambda d: d["trees"][0].update(zero_missing=[1]), "zero_missing"),
     ],
 )
