@@ -101,7 +101,7 @@ def fit_lightgbm(name: str, n_estimators: int = 12, num_leaves: int = 15) -> Any
     if name == "lgb_cat":
         return lgb.LGBMClassifier(**common, min_data_per_group=5, cat_smooth=1).fit(X, y, **cat)
     if name == "lgb_zero":
-        return lgb.LGBMClassifier(**common, zero_as_missing=True).fit(X, y, **cat)
+        return lgb.LGBMClassifier(**common, zero_as_missing=True).fit(X, y)
     if name == "lgb_nonan":
         return lgb.LGBMClassifier(**common, use_missing=False).fit(X, y > 0, **cat)
     if name == "lgb_rf":
@@ -171,3 +171,21 @@ def lgb_thresholds(booster: Any) -> dict[int, set[float]]:
                     out.setdefault(int(node["split_feature"]), set()).add(float(node["threshold"]))
                 stack += [node["left_child"], node["right_child"]]
     return out
+
+
+_IMPORTED: dict[str, Any] = {}
+
+
+def import_setup(name: str) -> Any:
+    """The Ensemble of setup ``name`` (of :data:`XGB_SETUPS` or :data:`LGB_SETUPS`),
+    imported once per test process."""
+    if name not in _IMPORTED:
+        from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+
+        model = (
+            from_xgboost(fit_xgboost(name))
+            if name.startswith("xgb")
+            else from_lightgbm(fit_lightgbm(name))
+        )
+        _IMPORTED[name] = model.value
+    return _IMPORTED[name]
