@@ -48,9 +48,8 @@ def _near(ir: EnsembleIR, node: Split) -> list[float]:
     dt = np.float32 if enc.uses_keys else enc.ctype.dtype
     out = []
     if node.zero:
-        z = dt(ZERO_BAND)
         out += [0.0, -0.0, 1e-36, -1e-36]
-        for edge in (z, -z):
+        for edge in (dt(ZERO_BAND), dt(-ZERO_BAND)):
             out += [
                 float(edge),
                 float(np.nextafter(edge, dt(np.inf))),
