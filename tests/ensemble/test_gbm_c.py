@@ -120,3 +120,40 @@ def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
             files = render(import_setup(name), ExportOptions(prefix="g", style=style)).files
             for std in ("-std=c89", "-std=c99"):
                 _compile(cc, std, files, tmp_path, ["-Os", *extra.get(cc, [])])
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("name", ["xgb_binary", "xgb_multi", "lgb_binary", "lgb_zero", "lgb_cat"])
+def test_scores_are_the_margins_bit_for_bit(name: str, style: str) -> None:
+    """``--scores`` exports the margins (XGBoost's float sums widened to double,
+    LightGBM's double sums): verify compares their bits with the numpy sums, which
+    test_gbm_parity.py holds bit for bit to the libraries' own margins."""
+    ens = import_setup(name)
+    report = verify(ens, ExportOptions(prefix="g", style=style, scores=True), n_random=300)
+    assert report.rows > 300 and report.ok, report.text()
+
+
+@pytest.mark.parametrize("name", ["xgb_cat", "xgb_multi", "lgb_zero", "lgb_binary"])
+def test_info_table_bytes_are_the_compiled_tables(name: str, tmp_path: Path) -> None:
+    """``info``'s table bytes equal predict.o's constant objects (the soft path): float
+    values and initial scores, the soft cut, the zero band's row bits."""
+    from treegen.ensemble.emit import table_bytes
+
+    if shutil.which("nm") is None:
+        pytest.skip("nm is needed")
+    r = render(import_setup(name), ExportOptions(prefix="e", style="table"))
+    for k, v in r.files.items():
+        (tmp_path / k).write_text(v)
+    subprocess.run(
+        ["gcc", "-O0", "-De_SOFT64=1", "-c", "predict.c", "-o", "p.o"], cwd=tmp_path, check=True
+    )
+    nm = subprocess.run(
+        ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
+    ).stdout
+    sizes = [int(f[1], 16) for f in (line.split() for line in nm.splitlines())
+             if len(f) == 4 and f[2] in "rRdD"]  # fmt: skip
+    # A lone cut constant may be folded into the code (as a divisor is: gcc does even at
+    # -O0): its 8 bytes are then in .text, still counted by table_bytes.
+    ens = import_setup(name)
+    folded = 8 if ens.decision == "gt" and ens.sum == "float64" and "e_cut" not in nm else 0
+    assert table_bytes(r.lowered) == sum(sizes) + folded

@@ -31,6 +31,10 @@ pytest.importorskip("lightgbm")
         ("lgb_zero", {}),
         ("lgb_zero", {"style": "ifs", "input_type": "int16", "scale": 100}),
         ("lgb_rf", {}),
+        # The margins too: XGBoost's float sums on every chip, LightGBM's double sums
+        # (the nearest float32 on the ATmega328P, whose double has 32 bits).
+        ("xgb_multi", {"scores": True}),
+        ("lgb_binary", {"style": "ifs", "scores": True}),
     ],
 )
 def test_gbm_on_every_chip(name: str, mode: dict[str, object]) -> None:
