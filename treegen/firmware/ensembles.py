@@ -7,12 +7,12 @@ depth at most 4 on the class codes, imported from the estimators
 (treegen.ensemble.sklearn); an ``XGBClassifier`` (binary: negative or not; 10 rounds of
 depth 4) and an ``LGBMClassifier`` (the classes hypo's rows have, by name; 10 rounds of
 15 leaves), XGBoost's with "referral source" as a categorical feature, LightGBM's with
-every nominal attribute, imported from the model files they write (treegen.estimator.gbm_import).  Each is small enough for the
-ATmega328P's 32 KB in every style, with fixed seeds.  Each runs in the table and ifs
-styles, in float, keys (``--float-compare int``, where no test is categorical) and
-int16 with a ``--scale`` per feature (:func:`ensemble_options`).  scikit-learn (and
-xgboost, lightgbm for theirs) is needed (test dependencies); without it :func:`fit`
-says so.
+every nominal attribute, imported from the model files they write
+(treegen.estimator.gbm_import).  Each is small enough for the ATmega328P's 32 KB in
+every style, with fixed seeds.  Each runs in the table and ifs styles, in float, keys
+(``--float-compare int``, where no test is categorical) and int16 with a ``--scale``
+per feature (:func:`ensemble_options`).  scikit-learn (and xgboost, lightgbm for
+theirs) is needed (test dependencies); without it :func:`fit` says so.
 """
 
 from __future__ import annotations
