@@ -8,13 +8,10 @@ load before it is written, as import-sklearn's.
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 
-from treegen.api import Model
 from treegen.data.atomic import write_text_atomic
-from treegen.data.dataset import Schema
 from treegen.errors import ModelFileError, TreegenError, UsageError
-from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+from treegen.estimator.gbm_import import from_classes, from_lightgbm, from_xgboost
 from treegen.kinds import loads
 
 
@@ -22,7 +19,7 @@ def _run(args: argparse.Namespace, library: str) -> int:
     names = args.feature_names.split(",") if args.feature_names else None
     read = from_xgboost if library == "xgboost" else from_lightgbm
     try:
-        model: Model = read(args.file, args.iterations, feature_names=names, target=args.target)
+        model = read(args.file, args.iterations, feature_names=names, target=args.target)
         if args.classes:
             model = from_classes(model, args.classes.split(","))
     except TreegenError as exc:
@@ -44,17 +41,6 @@ def _run(args: argparse.Namespace, library: str) -> int:
         ) from None
     write_text_atomic(args.output, text)
     return 0
-
-
-def from_classes(model: Model, labels: list[str]) -> Model:
-    """``model`` with its classes named ``labels`` (one per class, distinct)."""
-    ens = model.value
-    k = len(ens.schema.classes)
-    if len(labels) != k or len(set(labels)) != k or not all(s.strip() for s in labels):
-        raise UsageError(f"must name the {k} classes, distinct", option="classes")
-    options = {key: v for key, v in ens.options.items() if key != "labels"}
-    schema = Schema(ens.schema.attributes, tuple(labels), ens.schema.target)
-    return Model.of(replace(ens, schema=schema, options=options))
 
 
 def _register(

@@ -27,7 +27,7 @@ from treegen.ensemble.xgboost import xgboost_from_bytes
 from treegen.errors import ModelFileError, UsageError
 from treegen.model.version import VERSION
 
-__all__ = ["from_lightgbm", "from_xgboost"]
+__all__ = ["from_classes", "from_lightgbm", "from_xgboost"]
 
 
 def _read(path: str | os.PathLike[str]) -> bytes:
@@ -123,3 +123,14 @@ def from_lightgbm(
         text = str(booster.model_to_string())
     ens = lightgbm_from_text(text, name, iterations, feature_names, target)
     return Model.of(replace(_with_classes(ens, classes), treegen_version=VERSION))
+
+
+def from_classes(model: Model, labels: list[str]) -> Model:
+    """``model`` with its classes named ``labels`` (one per class, distinct)."""
+    ens = model.value
+    k = len(ens.schema.classes)
+    if len(labels) != k or len(set(labels)) != k or not all(s.strip() for s in labels):
+        raise UsageError(f"must name the {k} classes, distinct", option="classes")
+    options = {key: v for key, v in ens.options.items() if key != "labels"}
+    schema = Schema(ens.schema.attributes, tuple(labels), ens.schema.target)
+    return Model.of(replace(ens, schema=schema, options=options))

@@ -68,7 +68,8 @@ def _fit_gbm(name: str, ds: Dataset) -> Ensemble:
     import tempfile
     from pathlib import Path
 
-    from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+    from treegen.ensemble.lightgbm import lightgbm_from_text
+    from treegen.ensemble.xgboost import xgboost_from_bytes
 
     known = ds.y >= 0
     X, y = ds.X[known], ds.y[known]
@@ -87,17 +88,18 @@ def _fit_gbm(name: str, ds: Dataset) -> Ensemble:
                 ).fit(X, (y == ds.schema.classes.index("negative")).astype(np.int64))  # fmt: skip
                 path = Path(tmp) / "model.json"
                 est.get_booster().save_model(str(path))
-                return from_xgboost(path, feature_names=names, target=ds.schema.target).value
+                return xgboost_from_bytes(
+                    path.read_bytes(), str(path), None, names, ds.schema.target
+                )
             import lightgbm as lgb
 
-            labels = np.asarray(ds.schema.classes)[y]
             est = lgb.LGBMClassifier(
                 n_estimators=10, num_leaves=15, n_jobs=1, random_state=0, verbose=-1,
                 min_child_samples=5, min_data_per_group=5, cat_smooth=1.0,
-            ).fit(X, labels, categorical_feature=nominal)  # fmt: skip
+            ).fit(X, np.asarray(ds.schema.classes)[y], categorical_feature=nominal)  # fmt: skip
             path = Path(tmp) / "model.txt"
             est.booster_.save_model(str(path))
-            ens = from_lightgbm(path, feature_names=names, target=ds.schema.target).value
+            ens = lightgbm_from_text(path.read_text(), str(path), None, names, ds.schema.target)
             # The file names the classes 0 .. k-1: the classifier's labels in their order.
             labels = tuple(str(c) for c in est.classes_)
             schema = Schema(ens.schema.attributes, labels, ens.schema.target)
