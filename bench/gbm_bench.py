@@ -552,7 +552,10 @@ def run_gbm_bench(
             for form in s.forms:
                 if not form.error:
                     measure(s, form, work, chips)
-                log(f"  {form.label}: {form.error or form.wrong} {form.flash} ns={form.ns}")
+                log(
+                    f"  {form.label}: {form.error or form.wrong} {form.flash} ns={form.ns} "
+                    f"gcc={form.compile_s} {'; '.join(form.notes)}"
+                )
             setups.append(s)
         text = report(setups, chips)
         log(text)
