@@ -25,7 +25,7 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
-                        [--no-codegen] [--no-firmware] [--no-options]
+                        [--no-codegen] [--no-gbm] [--no-firmware] [--no-options]
                         [--no-ensembles]
 Then bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
 (``pip install -e '.[bench]'``; ``make bench`` installs the extra),
@@ -35,7 +35,8 @@ prediction on AVR, Cortex-M0+ and M4F, RV32IMC and RV32IMAFC), and
 bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
 and PART, and bench/ensemble_bench.py sets treegen's C for scikit-learn forests and
 boosted models beside emlearn's, m2cgen's and tl2cgen's (issue 31; ``BENCH_FULL=1``
-adds its big models).
+adds its big models), and bench/gbm_bench.py runs XGBoost's and LightGBM's models
+through treegen, m2cgen and tl2cgen (issue 32; BENCH_FULL=1 adds the 500-round models).
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -432,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
         help="skip the side-by-side codegen benchmark (emlearn, m2cgen)",
     )
     ap.add_argument(
+        "--no-gbm",
+        action="store_true",
+        help="skip the XGBoost and LightGBM benchmark (treegen, m2cgen, tl2cgen; "
+        "BENCH_FULL=1 adds the 500-round models)",
+    )
+    ap.add_argument(
         "--no-firmware",
         action="store_true",
         help="skip the firmware benchmark (the C on the simulated chips)",
@@ -519,6 +526,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_codegen:
         print()
         run_codegen_bench()
+    if not args.no_gbm:
+        from bench.gbm_bench import run_gbm_bench
+
+        print()
+        run_gbm_bench()
     if not args.no_firmware:
         print()
         run_firmware_bench()

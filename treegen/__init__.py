@@ -8,6 +8,7 @@
     rules = treegen.train_rules("golf.csv", target="play")  # c4.5rules' ruleset
     treegen.C45Classifier(cf=0.25).fit(X, y)                # the scikit-learn estimator
     treegen.from_sklearn(DecisionTreeClassifier().fit(X, y)) # a scikit-learn tree, exact
+    treegen.from_xgboost("m.json"); treegen.from_lightgbm("m.txt")  # their models, exact
 
 :mod:`treegen.api` documents each function; the stages behind them are the
 sub-packages ``data``, ``trainer``, ``model``, ``analysis``, ``codegen``, ``estimator``
@@ -19,7 +20,7 @@ from __future__ import annotations
 from treegen.api import Model, VerifyReport, load, train, train_rules
 from treegen.codegen.options import ExportOptions
 from treegen.errors import TreegenError
-from treegen.estimator import C45Classifier, from_sklearn
+from treegen.estimator import C45Classifier, from_lightgbm, from_sklearn, from_xgboost
 from treegen.model.version import VERSION as __version__
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
     "TreegenError",
     "VerifyReport",
     "__version__",
+    "from_lightgbm",
     "from_sklearn",
+    "from_xgboost",
     "load",
     "train",
     "train_rules",

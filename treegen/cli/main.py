@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
-from treegen.cli import export, importer, report, rules, synth, train, use
+from treegen.cli import export, import_gbm, importer, report, rules, synth, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.cli.inputs import check_input_kinds
 from treegen.errors import TreegenError
@@ -102,6 +102,7 @@ def _registrars() -> list[Registrar]:
         report.register,
         rules.register,
         importer.register,
+        import_gbm.register,
         synth.register,
     ]
 

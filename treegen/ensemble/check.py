@@ -2,8 +2,9 @@
 
 The rows (:func:`verify_rows`) are the data given, then for every test of every tree the
 values around its threshold in the C input type (the C threshold and its neighbours,
-and the model's own threshold with its float32 neighbours), every code of a categorical
-test and one past them, the missing value and the type's special values, each in a row
+and the model's own threshold with its float32 neighbours; for a zero-band test the
+band's edges and their neighbours), every code of a categorical test, one past them
+and fractions between, the missing value and the type's special values, each in a row
 of otherwise missing values and in random rows mixing them.  :func:`compare` holds the
 C's class (and its exported doubles, bit for bit) on every row against the ensemble's
 numpy arithmetic (treegen.ensemble.classify) on the values the C was given.
@@ -21,7 +22,7 @@ import numpy.typing as npt
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.ensemble import classify
-from treegen.ensemble.core import Ensemble
+from treegen.ensemble.core import ZERO_BAND, Ensemble
 from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
 from treegen.verify.inputs import (
     c_values,
@@ -47,6 +48,14 @@ def _near(ir: EnsembleIR, node: Split) -> list[float]:
         return [float(v) for v in (t - 1, t, t + 1) if lo <= v <= hi]
     dt = np.float32 if enc.uses_keys else enc.ctype.dtype
     out = []
+    if node.zero:
+        out += [0.0, -0.0, 1e-36, -1e-36]
+        for edge in (dt(ZERO_BAND), dt(-ZERO_BAND)):
+            out += [
+                float(edge),
+                float(np.nextafter(edge, dt(np.inf))),
+                float(np.nextafter(edge, dt(-np.inf))),
+            ]
     with np.errstate(over="ignore"):
         bases = (t, node.cut) if math.isfinite(node.cut) else (t,)
         for base in bases:
@@ -74,7 +83,8 @@ def ensemble_inputs(ir: EnsembleIR, n_random: int = 1000, seed: int = 0) -> npt.
             elif isinstance(node, CatSplit):
                 cats = ir.categories[node.feature] if ir.categories else ()
                 codes = list(cats) if cats else [float(c) for c in range(node.n_codes)]
-                extra = [-1.0, float(node.n_codes)] + ([] if enc.is_int else [0.5])
+                k = float(node.n_codes)
+                extra = [-1.0, k] + ([] if enc.is_int else [0.5, -0.5, -1.5, k - 0.5, 1e9])
                 choices[node.feature].extend(codes + extra)
     rows: list[list[float]] = [[miss] * m]
     for f, vals in enumerate(choices):

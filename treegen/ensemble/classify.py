@@ -6,7 +6,9 @@ leaf's value row to the running float64 sums in estimator order, exactly as
 scikit-learn's ``predict`` adds them (module docstring of treegen.ensemble.core);
 :func:`scores` divides by the ensemble's divisor; :func:`predict` decides the class.
 These are the reference the exported C is held to, and equal ``estimator.predict``
-(tests/ensemble/test_sklearn_parity.py).
+(tests/ensemble/test_sklearn_parity.py) and XGBoost's and LightGBM's ``predict``
+(tests/ensemble/test_gbm_parity.py).  An ensemble with ``sum="float32"`` (XGBoost) adds
+in float32, one rounding per addition as the library's float accumulators.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.ensemble.core import LEAF, Ensemble, Tree
+from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -31,23 +33,39 @@ def _as_compared(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     return x
 
 
-def codes(ens: Ensemble, feature: int, col: FloatArray) -> npt.NDArray[np.int64]:
-    """A categorical feature's codes (-1: missing or not a known category): the index of
-    the raw value equal to x, or x itself where the input is the code."""
+def codes(
+    ens: Ensemble, feature: int, col: FloatArray, k: int | None = None
+) -> npt.NDArray[np.int64]:
+    """A categorical feature's codes, -1 for NaN and for a value that is no code below
+    ``k`` (default: the feature's code count).  scikit-learn: the index of the raw value
+    equal to x, or x itself where it is a whole number (the input is the code).
+    LightGBM: x truncated toward zero, for ``-1 < x`` (its ``static_cast<int>``, then
+    ``< 0`` is no category).  XGBoost: x (a float32) truncated, for ``0 <= x``."""
     raw = ens.categories[feature] if ens.categories else ()
     if raw:
         table = np.asarray(raw, dtype=np.float64)
         pos = np.searchsorted(table, col)
         hit = (pos < len(table)) & (table[np.minimum(pos, len(table) - 1)] == col)
         return np.where(hit, pos, -1).astype(np.int64)
-    k = len(ens.schema.attributes[feature].values)
+    if k is None:
+        k = ens.code_counts()[feature]
     with np.errstate(invalid="ignore"):
-        ok = (col >= 0) & (col < k) & (col == np.floor(col))
-    return np.where(ok, np.nan_to_num(col), -1).astype(np.int64)
+        if ens.categorical_rule == "lightgbm":
+            ok = (col > -1) & (col < k)
+        elif ens.categorical_rule == "xgboost":
+            ok = (col >= 0) & (col < k)
+        else:
+            ok = (col >= 0) & (col < k) & (col == np.floor(col))
+    return np.where(ok, np.trunc(np.nan_to_num(col)), -1).astype(np.int64)
 
 
-def leaves(ens: Ensemble, tree: Tree, x: FloatArray) -> npt.NDArray[np.intp]:
-    """The leaf (node index) every row reaches in ``tree``; ``x`` as :func:`_as_compared`."""
+def leaves(
+    ens: Ensemble, tree: Tree, x: FloatArray, counts: tuple[int, ...] | None = None
+) -> npt.NDArray[np.intp]:
+    """The leaf (node index) every row reaches in ``tree``; ``x`` as :func:`_as_compared`,
+    ``counts`` the ensemble's :meth:`~Ensemble.code_counts`."""
+    if counts is None:
+        counts = ens.code_counts()
     n = x.shape[0]
     out = np.zeros(n, dtype=np.intp)
     at = {0: np.arange(n)}
@@ -61,10 +79,14 @@ def leaves(ens: Ensemble, tree: Tree, x: FloatArray) -> npt.NDArray[np.intp]:
         col = x[rows, tree.feature[i]]
         nan = np.isnan(col)
         if tree.categorical[i]:
-            code = codes(ens, tree.feature[i], col)
+            code = codes(ens, tree.feature[i], col, counts[tree.feature[i]])
             go_left = np.isin(code, np.asarray(tree.left_codes[i], dtype=np.int64))
-            go_left = np.where(code < 0, tree.nan_left[i], go_left)
+            # scikit-learn sends an unknown code the missing way; the others right.
+            missing = code < 0 if ens.categorical_rule == "sklearn" else nan
+            go_left = np.where(missing, tree.nan_left[i], go_left)
         else:
+            if tree.zero(i):
+                nan = nan | (np.abs(col) <= ZERO_BAND)
             with np.errstate(invalid="ignore"):
                 go_left = np.where(nan, tree.nan_left[i], col <= tree.threshold[i])
         at[tree.left[i]] = rows[go_left]
@@ -73,17 +95,20 @@ def leaves(ens: Ensemble, tree: Tree, x: FloatArray) -> npt.NDArray[np.intp]:
 
 
 def raw_scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
-    """The float64 sums after the last tree, before any division (``n`` x outputs)."""
+    """The sums after the last tree, before any division (``n`` x outputs): float64, or
+    float32 for ``sum="float32"`` (then held in float64, exactly)."""
     x = _as_compared(ens, X)
-    acc = np.tile(np.asarray(ens.init, dtype=np.float64), (x.shape[0], 1))
-    values = np.asarray(ens.values, dtype=np.float64)
+    dtype = np.float32 if ens.sum == "float32" else np.float64
+    acc = np.tile(np.asarray(ens.init, dtype=dtype), (x.shape[0], 1))
+    values = np.asarray(ens.values, dtype=dtype)
+    counts = ens.code_counts()
     for tree in ens.trees:
-        rows = values[np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x)]]
+        rows = values[np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x, counts)]]
         if tree.output < 0:
             acc += rows  # one IEEE addition per element, in tree order
         else:
             acc[:, tree.output] += rows[:, 0]
-    return acc
+    return acc.astype(np.float64)
 
 
 def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
@@ -91,6 +116,8 @@ def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     per-class ``decision_function`` before its binary difference, boosting's raw scores."""
     acc = raw_scores(ens, X)
     if ens.divisor is not None:
+        if ens.sum == "float32":
+            return (acc.astype(np.float32) / np.float32(ens.divisor)).astype(np.float64)
         acc /= ens.divisor
     return acc
 
@@ -101,6 +128,8 @@ def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
         return (s[:, 0] >= 0).astype(np.intp)
     if ens.decision == "gt0":
         return (s[:, 0] > 0).astype(np.intp)
+    if ens.decision == "gt":
+        return (s[:, 0] > ens.cut).astype(np.intp)
     if ens.decision == "diff":
         return (-s[:, 0] + s[:, 1] > 0).astype(np.intp)
     best: npt.NDArray[np.intp] = np.argmax(s, axis=1).astype(np.intp)
@@ -139,7 +168,8 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
             s = s / (k - 1)
         return _softmax(s)
     if s.shape[1] == 1:
-        p1 = 1.0 / (1.0 + np.exp(-s[:, 0]))
+        z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
+        p1 = 1.0 / (1.0 + np.exp(-z))
         return np.column_stack([1.0 - p1, p1])
     return _softmax(s)
 

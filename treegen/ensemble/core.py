@@ -13,15 +13,23 @@ constants (docs/ensembles.md states each estimator's arithmetic):
    there is one;
 4. the class by ``decision``: the first largest output (``argmax``), or for one output
    class 1 when ``raw >= 0`` (``ge0``: GradientBoosting) or ``raw > 0`` (``gt0``:
-   HistGradientBoosting), or for AdaBoost's two classes class 1 when
-   ``-raw[0] + raw[1] > 0`` (``diff``).
+   HistGradientBoosting) or ``raw > cut`` (``gt``: XGBoost's and LightGBM's binary
+   objectives, ``cut`` the margin where the library's sigmoid passes 0.5), or for
+   AdaBoost's two classes class 1 when ``-raw[0] + raw[1] > 0`` (``diff``).
+
+The sums are float64 additions, or float32 ones (``sum="float32"``: XGBoost, whose
+values, init and cut are then float32 numbers).
 
 A tree's tests compare a feature with a float64 threshold, ``x <= t`` left, as
 ``float32(x) <= t`` (``compare="float32"``: scikit-learn's trees read X as float32) or
 ``x <= t`` in float64 (``compare="float64"``: HistGradientBoosting); NaN goes the way the
 node says (``nan_left``).  A categorical test (HistGradientBoosting) sends the codes in
 its ``left`` set left, the other known codes right, and NaN and codes it does not know
-the missing way.  Nodes are flat tuples in pre-order, root 0, so nothing recurses.
+the missing way (``categorical_rule="sklearn"``); LightGBM's and XGBoost's rules read
+the code as the value truncated toward zero and send every code outside the set right
+(treegen.ensemble.classify.codes).  A node with ``zero_missing`` (LightGBM's missing type
+Zero) sends a value within ``ZERO_BAND`` of 0, as NaN, the missing way.  Nodes are flat
+tuples in pre-order, root 0, so nothing recurses.
 """
 
 from __future__ import annotations
@@ -31,13 +39,22 @@ from typing import Literal
 
 from treegen.data.dataset import Schema
 
-Method = Literal["forest", "boosting", "hist", "adaboost"]
-Decision = Literal["argmax", "ge0", "gt0", "diff"]
+Method = Literal["forest", "boosting", "hist", "adaboost", "xgboost", "lightgbm"]
+Decision = Literal["argmax", "ge0", "gt0", "gt", "diff"]
 Compare = Literal["float32", "float64"]
+Sum = Literal["float64", "float32"]
+CategoricalRule = Literal["sklearn", "lightgbm", "xgboost"]
 
-METHODS: tuple[Method, ...] = ("forest", "boosting", "hist", "adaboost")
-DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "diff")
+METHODS: tuple[Method, ...] = ("forest", "boosting", "hist", "adaboost", "xgboost", "lightgbm")
+DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "gt", "diff")
 COMPARES: tuple[Compare, ...] = ("float32", "float64")
+SUMS: tuple[Sum, ...] = ("float64", "float32")
+CATEGORICAL_RULES: tuple[CategoricalRule, ...] = ("sklearn", "lightgbm", "xgboost")
+
+ZERO_BAND = 1.0000000180025095e-35
+"""LightGBM's ``kZeroThreshold`` (``1e-35f`` as a double): its prediction reads a value
+within this of 0 as 0, and a split of missing type Zero sends such a value (and NaN)
+the missing way."""
 
 LEAF = -1
 """``feature`` of a leaf, and ``left``/``right`` of a leaf."""
@@ -63,10 +80,15 @@ class Tree:
     left_codes: tuple[tuple[int, ...], ...]
     value: tuple[int, ...]
     output: int = -1
+    zero_missing: tuple[bool, ...] = ()
+    """Per node (empty: none): a value within ZERO_BAND of 0 goes the missing way."""
 
     @property
     def n_nodes(self) -> int:
         return len(self.feature)
+
+    def zero(self, i: int) -> bool:
+        return bool(self.zero_missing) and self.zero_missing[i]
 
     def is_leaf(self, i: int) -> bool:
         return self.feature[i] == LEAF
@@ -106,6 +128,9 @@ class Ensemble:
     options: dict[str, object] = field(default_factory=dict)
     treegen_version: str = ""
     data_fingerprint: str = ""
+    sum: Sum = "float64"
+    cut: float = 0.0  # decision "gt": class 1 when raw > cut
+    categorical_rule: CategoricalRule = "sklearn"
 
     @property
     def n_outputs(self) -> int:
@@ -126,3 +151,22 @@ class Ensemble:
 
     def depth(self) -> int:
         return max((t.depth() for t in self.trees), default=0)
+
+    def code_counts(self) -> tuple[int, ...]:
+        """Per feature, the codes a categorical test can send left: ``0 .. n-1`` (a
+        nominal attribute's values, the category table's entries, else one past the
+        largest code any test lists); 0 for a feature no categorical test reads."""
+        top = [0] * len(self.schema.attributes)
+        for t in self.trees:
+            for i, f in enumerate(t.feature):
+                if f != LEAF and t.categorical[i]:
+                    top[f] = max(top[f], max(t.left_codes[i], default=-1) + 1)
+        out = []
+        for f, a in enumerate(self.schema.attributes):
+            if self.categories and self.categories[f]:
+                out.append(len(self.categories[f]))
+            elif a.values:
+                out.append(len(a.values))
+            else:
+                out.append(top[f])
+        return tuple(out)

@@ -13,12 +13,18 @@ reaches its leaf is the style:
 * ``ifs`` (templates/predict_ensemble_ifs.c.j2): a function of nested ifs per tree,
   returning the leaf's row of float64 values.
 
+With ``sum="float32"`` (XGBoost) the sums are C ``float`` additions instead, the values,
+init and cut float constants: binary32 on every target (avr-libc's addition is correctly
+rounded, measured in docs/softfloat.md), so no routine of its own.  A decision ``gt``
+compares the sum with the cut; LightGBM's zero-band tests (``Split.zero``) are marked in
+a bitset of rows (table) or tested in line (ifs).
+
 Every literal and identifier is formatted here; the templates loop and substitute.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from treegen.codegen.comments import short
@@ -28,12 +34,13 @@ from treegen.codegen.emit import make_env
 from treegen.codegen.f64 import f64_initializer, f64_source
 from treegen.codegen.header import header_view
 from treegen.codegen.layout import MAX_NEST
-from treegen.codegen.literals import c_double, c_rows, value_literal
+from treegen.codegen.literals import c_double, c_float, c_rows, value_literal
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import ValueKind, file_names, int_column, threshold_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind, context
+from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split
 from treegen.errors import EmitError
@@ -118,6 +125,14 @@ class Common:
     raw_soft_rows: tuple[str, ...]
     n_raw: int
     ncode: Column
+    # XGBoost, LightGBM: float32 sums, the decision's cut, the categorical rule, zero band.
+    sum32: bool = False
+    f32_value_rows: tuple[str, ...] = ()
+    f32_init_rows: tuple[str, ...] = ()
+    cut: str = ""
+    soft_cut: str = ""
+    cat_rule: str = "sklearn"
+    zero: str = ""  # the zero band's edge in the input type ("" for integer inputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +160,8 @@ class TableView:
     kid_ctype: str  # kid as the walk holds it: at least unsigned, so no compare is vacuous
     fields: Word
     ops: OpCodes
+    zero_rows: tuple[str, ...] = ()  # the rows of zero-band tests, a bit each
+    n_zero_bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +179,7 @@ class EnsLine:
     payload: int = 0
     callee: str = ""
     comment: str = ""
+    zero: bool = False  # a value in the zero band goes the missing way too
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +204,7 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("div")
     if pay.fractions and pay.counts:
         ops.append("from_u32")
-    ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt"}[ir.decision])
+    ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "gt": "lt", "diff": "lt"}[ir.decision])
     if ir.decision == "diff":
         ops.append("neg")
     if raw:
@@ -226,7 +244,7 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         if cats:
             tables.append((f, len(raw), len(cats)))
             raw += cats
-    ncode = [
+    ncode = list(ir.n_codes) or [
         len(ir.categories[f]) if ir.categories and ir.categories[f] else len(feat.values)
         for f, feat in enumerate(ir.features)
     ]
@@ -240,6 +258,11 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         if scalar:
             return c_double(values[0])
         return "{" + ", ".join(c_double(v) for v in values) + "}"
+
+    def f32_row(values: tuple[float, ...]) -> str:
+        if scalar:
+            return c_float(values[0])
+        return "{" + ", ".join(c_float(v) for v in values) + "}"
 
     def soft_row(values: tuple[float, ...]) -> str:
         if scalar:
@@ -279,7 +302,24 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         raw_soft_rows=c_rows([f64_initializer(v) for v in raw]),
         n_raw=max(len(raw), 1),
         ncode=int_column(U, ncode or [0]),
+        sum32=ir.float32_sums,
+        f32_value_rows=c_rows([f32_row(r) for r in pay.doubles]) if ir.float32_sums else (),
+        f32_init_rows=c_rows([c_float(v) for v in ir.init]) if ir.float32_sums else (),
+        cut=(c_float(ir.cut) if ir.float32_sums else c_double(ir.cut))
+        if ir.decision == "gt"
+        else "",
+        soft_cut=f64_initializer(ir.cut) if ir.decision == "gt" else "",
+        cat_rule=ir.categorical_rule,
+        zero=_zero_literal(ir),
     )
+
+
+def _zero_literal(ir: EnsembleIR) -> str:
+    """The zero band's edge as a constant of the input type (keys compare the float
+    itself): "" where the input is an integer (the band is 0 alone) or no test has it."""
+    if not ir.has_zero or ir.encoding.is_int:
+        return ""
+    return c_double(ZERO_BAND) if ir.encoding.input_type == "double" else c_float(ZERO_BAND)
 
 
 def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
@@ -302,6 +342,16 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
                 f"{FLOAT_EXACT_INT} are exported"
             )
     words = table.words()
+    zero_bits = [
+        isinstance(node, Split) and node.zero
+        for tree in ir.trees
+        for node in tree.nodes
+        if not isinstance(node, LeafRow)
+    ]
+    zero_bytes = [
+        sum(1 << b for b in range(8) if i + b < len(zero_bits) and zero_bits[i + b])
+        for i in range(0, len(zero_bits), 8)
+    ]
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
@@ -316,6 +366,8 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         kid_ctype="unsigned" if w.bits <= 16 else UINT32.c_name,
         fields=w,
         ops=OpCodes(**OP_CODES),
+        zero_rows=c_rows([f"{b}u" for b in zero_bytes]) if any(zero_bits) else (),
+        n_zero_bytes=len(zero_bytes) if any(zero_bits) else 0,
     )
 
 
@@ -355,7 +407,8 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     lines.append(EnsLine("return", pad, payload=pay.of_row[node.row]))
                     continue
                 left, right = i + 1, node.right
-                if isinstance(node, Split) and node.op in ("left", "right"):
+                zero = isinstance(node, Split) and node.zero
+                if isinstance(node, Split) and node.op in ("left", "right") and not zero:
                     # A test a missing value alone decides; none when it goes the same way.
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
@@ -366,7 +419,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     lines.append(EnsLine("call", pad, callee=callee))
                     continue
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
-                uses_k = uses_k or (ir.encoding.uses_keys and test in ("le", "lt"))
+                uses_k = uses_k or (ir.encoding.uses_keys and test in ("le", "lt") and not zero)
                 comment = _comment(ir, node)
                 stack += [
                     EnsLine("end", pad),
@@ -375,7 +428,17 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     (left, indent + 1, nest + 1),
                 ]
                 lines.append(
-                    EnsLine("if", pad, test, node.feature, thr, node.nan_left, off, comment=comment)
+                    EnsLine(
+                        "if",
+                        pad,
+                        test,
+                        node.feature,
+                        thr,
+                        node.nan_left,
+                        off,
+                        comment=comment,
+                        zero=zero,
+                    )  # fmt: skip
                 )
             functions.append(EnsFunction(name, tuple(lines), uses_k))
     outputs = tuple(max(t.output, 0) for t in ir.trees)
@@ -409,7 +472,9 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         template = "predict_ensemble_table.c.j2"
     else:
         pay = payloads(ir, fractions=False)
-        views = (header, _common(ir, pay, cat_bytes), ifs_view(ir, pay, cat_at))
+        # Each call names its tree's output: no output table.
+        common = replace(_common(ir, pay, cat_bytes), output=None)
+        views = (header, common, ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
     source, header_file = file_names(ir.frame.stem)
     return {
@@ -434,8 +499,11 @@ def table_bytes(ir: EnsembleIR) -> int:
     n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype]
     n += len(ir.trees) * _SIZES[view.roots.ctype]
     n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
-    n += sum(len(r) for r in pay.doubles) * 8 if ir.vector else len(pay.doubles) * 8
-    n += 8 * (ir.n_outputs + (ir.divisor is not None))
+    width = 4 if ir.float32_sums else 8  # a value, an initial score
+    n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
+    n += width * ir.n_outputs + 8 * (ir.divisor is not None)
+    n += 8 * (ir.decision == "gt" and not ir.float32_sums)  # the soft path's cut
+    n += view.n_zero_bytes
     common = _common(ir, pay, cat_bytes)
     if common.output is not None:
         n += len(ir.trees) * _SIZES[common.output.ctype]

@@ -8,10 +8,16 @@ Layout::
       "target": "class", "classes": [...], "attributes": [one per line],
       "method": "forest", "decision": "argmax", "compare": "float32",
       "init": [floats], "divisor": float or null, "categories": [[floats] per feature],
+      ("sum": "float32", "cut": float, "categorical_rule": "lightgbm",)
       "values": [one leaf value row per line],
       "trees": [one tree per line: {"output", "feature", "threshold", "left", "right",
-                "nan_left", "categorical", "left_codes", "value"}]
+                "nan_left", "categorical", "left_codes", "value"(, "zero_missing")}]
     }
+
+The fields in parentheses are written only when they are not their defaults (float64
+sums, a cut of 0, scikit-learn's categorical rule, no zero band), so a scikit-learn
+ensemble's file is what it was.  With float32 sums every value, init and cut must be a
+float32 number.
 
 Every float is written as ``float.hex()`` text, so values, thresholds (``inf`` among
 them) and signed zeros come back bit for bit.  :func:`ensemble_from_data` checks every
@@ -26,8 +32,19 @@ import json
 import math
 from typing import Any
 
+import numpy as np
+
 from treegen.data.dataset import Attribute, Schema
-from treegen.ensemble.core import COMPARES, DECISIONS, LEAF, METHODS, Ensemble, Tree
+from treegen.ensemble.core import (
+    CATEGORICAL_RULES,
+    COMPARES,
+    DECISIONS,
+    LEAF,
+    METHODS,
+    SUMS,
+    Ensemble,
+    Tree,
+)
 from treegen.model.check import InvalidField, as_int, as_object, check_header, check_schema
 from treegen.model.file import attribute_lines, field_error
 
@@ -38,11 +55,12 @@ _TOP = {
     "classes", "attributes", "method", "decision", "compare", "init", "divisor",
     "categories", "values", "trees",
 }  # fmt: skip
+_OPTIONAL_TOP = {"sum", "cut", "categorical_rule"}
 _TREE_KEYS = {
     "output", "feature", "threshold", "left", "right", "nan_left", "categorical",
     "left_codes", "value",
 }  # fmt: skip
-_MAX_CODE = 256  # a categorical split's codes fit a byte (scikit-learn's 256-bit bitsets)
+_MAX_CODE = 1 << 16  # a categorical split's codes (scikit-learn's stay below 256)
 
 
 def _dumps(value: object) -> str:
@@ -64,6 +82,7 @@ def _tree_dict(t: Tree) -> dict[str, object]:
         "categorical": [int(b) for b in t.categorical],
         "left_codes": [list(c) for c in t.left_codes],
         "value": list(t.value),
+        **({"zero_missing": [int(b) for b in t.zero_missing]} if any(t.zero_missing) else {}),
     }
 
 
@@ -88,6 +107,13 @@ def ensemble_to_json(e: Ensemble) -> str:
         f'  "init": {_dumps(_hex(e.init))},',
         f'  "divisor": {_dumps(None if e.divisor is None else float(e.divisor).hex())},',
         f'  "categories": {_dumps([_hex(c) for c in e.categories])},',
+        *([f'  "sum": {_dumps(e.sum)},'] if e.sum != "float64" else []),
+        *([f'  "cut": {_dumps(float(e.cut).hex())},'] if e.cut != 0.0 else []),
+        *(
+            [f'  "categorical_rule": {_dumps(e.categorical_rule)},']
+            if e.categorical_rule != "sklearn"
+            else []
+        ),
         '  "values": [',
         ",\n".join("    " + _dumps(_hex(row)) for row in e.values),
         "  ],",
@@ -128,7 +154,7 @@ def _tree(
 ) -> Tree:
     t = as_object(d, f)
     missing = _TREE_KEYS - set(t)
-    extra = set(t) - _TREE_KEYS
+    extra = set(t) - _TREE_KEYS - {"zero_missing"}
     if missing or extra:
         raise InvalidField(f, f"must have exactly the fields {', '.join(sorted(_TREE_KEYS))}")
     n = len(_list(t["feature"], f"{f}.feature"))
@@ -166,6 +192,14 @@ def _tree(
         as_int(x, f"{f}.value[{i}]", -1, n_values)
         for i, x in enumerate(_list(t["value"], f"{f}.value", n))
     ]
+    zero = (
+        [
+            bool(as_int(x, f"{f}.zero_missing[{i}]", 0, 2))
+            for i, x in enumerate(_list(t["zero_missing"], f"{f}.zero_missing", n))
+        ]
+        if "zero_missing" in t
+        else []
+    )
     parents = [0] * n
     for i in range(n):
         g = f"{f} node {i}"
@@ -187,12 +221,15 @@ def _tree(
             raise InvalidField(f"{f}.left_codes[{i}]", "a code the feature does not have")
         if codes[i] and not categorical[i]:
             raise InvalidField(f"{f}.left_codes[{i}]", "codes on a numeric split")
+        if zero and zero[i] and categorical[i]:
+            raise InvalidField(f"{f}.zero_missing[{i}]", "a zero band on a categorical split")
         parents[left[i]] += 1
         parents[right[i]] += 1
     if any(p != 1 for p in parents[1:]):
         raise InvalidField(f, "not one tree in pre-order: a node is not reached exactly once")
     return Tree(tuple(feature), tuple(threshold), tuple(left), tuple(right), tuple(nan_left),
-                tuple(categorical), tuple(codes), tuple(value), output)  # fmt: skip
+                tuple(categorical), tuple(codes), tuple(value), output,
+                tuple(zero) if any(zero) else ())  # fmt: skip
 
 
 def check_ensemble_dict(data: Any) -> Ensemble:
@@ -201,17 +238,27 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     missing = _TOP - set(d)
     if missing:
         raise InvalidField(sorted(missing)[0], "is missing")
-    extra = set(d) - _TOP
+    extra = set(d) - _TOP - _OPTIONAL_TOP
     if extra:
         raise InvalidField(sorted(extra)[0], "is not a field of an ensemble file")
     classes, attrs = check_schema(d)
-    for key, allowed in (("method", METHODS), ("decision", DECISIONS), ("compare", COMPARES)):
+    d = {"sum": "float64", "categorical_rule": "sklearn", "cut": "0x0.0p+0", **d}
+    for key, allowed in (
+        ("method", METHODS),
+        ("decision", DECISIONS),
+        ("compare", COMPARES),
+        ("sum", SUMS),
+        ("categorical_rule", CATEGORICAL_RULES),
+    ):
         if d[key] not in allowed:
             raise InvalidField(key, f"must be one of {', '.join(allowed)}")
+    cut = _float(d["cut"], "cut")
+    if cut != 0.0 and d["decision"] != "gt":
+        raise InvalidField("cut", "is for the decision gt only")
     init = tuple(_float(x, f"init[{i}]") for i, x in enumerate(_list(d["init"], "init")))
     if not init:
         raise InvalidField("init", "an ensemble has at least one output")
-    one = {"ge0": 1, "gt0": 1, "diff": 2}.get(d["decision"])
+    one = {"ge0": 1, "gt0": 1, "gt": 1, "diff": 2}.get(d["decision"])
     if (one is not None and len(init) != one) or (one is None and len(init) != len(classes)):
         raise InvalidField(
             "decision", f"does not fit {len(init)} outputs and {len(classes)} classes"
@@ -232,6 +279,16 @@ def check_ensemble_dict(data: Any) -> Ensemble:
         tuple(_float(x, f"values[{i}]") for x in _list(row, f"values[{i}]"))
         for i, row in enumerate(_list(d["values"], "values"))
     )
+    if d["sum"] == "float32":
+        for name, xs in (
+            ("values", [v for r in values for v in r]),
+            ("init", init),
+            ("cut", [cut]),
+        ):
+            with np.errstate(over="ignore"):
+                narrow = np.asarray(xs, dtype=np.float64).astype(np.float32).astype(np.float64)
+            if not np.array_equal(narrow, np.asarray(xs, dtype=np.float64)):
+                raise InvalidField(name, "float32 sums take float32 numbers only")
     width = [len(r) for r in values]
     nominal = {j: len(a.get("values", ())) for j, a in enumerate(attrs) if a["kind"] == "nominal"}
     trees = tuple(
@@ -248,6 +305,7 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     return Ensemble(
         schema, d["method"], trees, values, init, divisor, d["decision"], d["compare"],
         categories, dict(d["options"]), d["treegen_version"], d["data_fingerprint"],
+        d["sum"], cut, d["categorical_rule"],
     )  # fmt: skip
 
 

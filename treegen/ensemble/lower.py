@@ -8,7 +8,11 @@ every known value of the type goes one way).  A missing value (NaN, the integer
 sentinel, key 0) goes the node's way (``nan_left``) before any comparison.  A categorical
 split keeps its left codes; a feature read as a number looks its value up in the
 category table (float and double inputs only).  The leaves' value rows, the initial
-scores and the divisor stay float64 numbers: the C adds them as the estimator does.
+scores and the divisor stay float64 numbers (float32 ones for ``sum="float32"``: XGBoost):
+the C adds them as the estimator does.  A LightGBM test of missing type Zero keeps its
+flag (``zero``): the C sends a value within ZERO_BAND of 0 the missing way.  A
+categorical test's code count is the ensemble's (Ensemble.code_counts), and the rule
+that makes a code of a value (``categorical_rule``) goes to the C as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Literal
 from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, ProbaApi
 from treegen.codegen.lower import lower, lower_continuous
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble.core import LEAF, Decision, Ensemble
+from treegen.ensemble.core import LEAF, CategoricalRule, Decision, Ensemble, Sum
 from treegen.errors import EncodingError
 from treegen.model.core import Model, Node
 
@@ -34,6 +38,7 @@ class Split:
     nan_left: bool
     right: int
     cut: float  # the model's threshold (comments)
+    zero: bool = False  # a value within ZERO_BAND of 0 goes the missing way too
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,18 @@ class EnsembleIR:
     # decision_function (what the class is decided on: treegen.ensemble.classify's
     # decision_values), or none.
     doubles: Literal["", "proba", "scores"] = ""
+    sum: Sum = "float64"
+    cut: float = 0.0
+    categorical_rule: CategoricalRule = "sklearn"
+    n_codes: tuple[int, ...] = ()  # per feature (Ensemble.code_counts)
+
+    @property
+    def float32_sums(self) -> bool:
+        return self.sum == "float32"
+
+    @property
+    def has_zero(self) -> bool:
+        return any(isinstance(n, Split) and n.zero for t in self.trees for n in t.nodes)
 
     @property
     def prefix(self) -> str:
@@ -189,6 +206,7 @@ def lower_ensemble(
             "a categorical feature read as a number needs --input-type float or double",
             option="--input-type",
         )
+    counts = ens.code_counts()
     trees = []
     for t_index, tree in enumerate(ens.trees):
         nodes: list[ENode] = []
@@ -198,12 +216,14 @@ def lower_ensemble(
                 nodes.append(LeafRow(tree.value[i]))
                 continue
             if tree.categorical[i]:
-                n_codes = (
-                    len(ens.categories[f]) if ens.categories and ens.categories[f]
-                    else len(attrs[f].values)
-                )  # fmt: skip
+                if enc.is_int and enc.scales[f] != 1:
+                    raise EncodingError(
+                        f"feature {attrs[f].name!r} is categorical: its integer input must be "
+                        f"the code itself, not scaled by {enc.scales[f]}",
+                        option="--scale",
+                    )
                 nodes.append(
-                    CatSplit(f, tree.left_codes[i], n_codes, tree.nan_left[i], tree.right[i])
+                    CatSplit(f, tree.left_codes[i], counts[f], tree.nan_left[i], tree.right[i])
                 )
                 continue
             node = Node("continuous", 0, 0.0, 0.0, (), attribute=f, threshold=tree.threshold[i])
@@ -212,7 +232,9 @@ def lower_ensemble(
             except EncodingError as exc:
                 msg = str(exc.args[0]).split(": ", 1)[-1]
                 raise EncodingError(f"tree {t_index} node {i}: {msg}", option=exc.option) from None
-            nodes.append(Split(f, op, thr, tree.nan_left[i], tree.right[i], tree.threshold[i]))
+            nodes.append(
+                Split(f, op, thr, tree.nan_left[i], tree.right[i], tree.threshold[i], tree.zero(i))
+            )
         trees.append(ETree(tuple(nodes), tree.output))
     return EnsembleIR(
         frame,
@@ -223,4 +245,8 @@ def lower_ensemble(
         ens.decision,
         ens.categories,
         doubles,
+        ens.sum,
+        ens.cut,
+        ens.categorical_rule,
+        counts,
     )

@@ -19,6 +19,7 @@ _DECISIONS = {
     "argmax": "the first class with the largest score",
     "ge0": "class 1 when the score is >= 0",
     "gt0": "class 1 when the score is > 0",
+    "gt": "class 1 when the score is > {cut!r} (where the library's sigmoid passes 0.5)",
     "diff": "class 1 when -score[0] + score[1] > 0",
 }
 
@@ -33,11 +34,16 @@ def format_summary(e: Ensemble) -> str:
         f"depth {min(depths)}..{max(depths)}",
         f"classes ({len(e.schema.classes)}): {', '.join(e.schema.classes)}",
         f"outputs {e.n_outputs}, {len(e.values)} distinct leaf values; "
-        f"scores summed in float64"
+        f"scores summed in {e.sum}"
         + (f", divided by {e.divisor!r}" if e.divisor is not None else "")
-        + f"; decision: {_DECISIONS[e.decision]}",
+        + f"; decision: {_DECISIONS[e.decision].format(cut=e.cut)}",
         f"tests compare {'float32(x)' if e.compare == 'float32' else 'x'} <= threshold; "
-        "a missing value goes the way each test learnt",
+        "a missing value goes the way each test learnt"
+        + (
+            "; x within 1e-35 of 0 counts as missing where a test says so"
+            if any(t.zero_missing for t in e.trees)
+            else ""
+        ),
     ]
     return "\n".join(lines) + "\n"
 

@@ -6,12 +6,14 @@ importing scikit-learn: scikit-learn is needed only by the code that uses it
 (``Pipeline``, ``GridSearchCV``, ``check_estimator``), never by treegen.
 ``table.py`` turns ``X`` (arrays, lists, pandas DataFrames) into treegen's
 float matrix with nominal columns as codes; ``classifier.py`` is the estimator;
-``sklearn_import.py`` turns a fitted scikit-learn decision tree into a treegen model.
+``sklearn_import.py`` turns a fitted scikit-learn decision tree into a treegen model,
+``gbm_import.py`` an XGBoost or LightGBM model.
 """
 
 from __future__ import annotations
 
 from treegen.estimator.classifier import C45Classifier
+from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
 from treegen.estimator.sklearn_import import from_sklearn
 
-__all__ = ["C45Classifier", "from_sklearn"]
+__all__ = ["C45Classifier", "from_lightgbm", "from_sklearn", "from_xgboost"]

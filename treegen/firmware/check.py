@@ -11,8 +11,8 @@ and three encodings -- float input, float input with
 ``--float-compare int`` ("keys") and int16 input (fixed point, a ``--scale`` per
 continuous attribute chosen from the data) -- exports, builds the firmware for each
 target, runs it in the simulator and compares every line with the Python model; and
-the same for a scikit-learn forest and boosted model on hypo (treegen.firmware.ensembles),
-table and ifs styles
+the same for a scikit-learn forest and boosted model, an XGBoost and a LightGBM model on
+hypo (treegen.firmware.ensembles), table and ifs styles
 (:func:`treegen.firmware.parity.verify_on`: the data rows, every threshold and its
 neighbours, missing values, random rows).  Prints one line per run, a table of
 flash, RAM, stack and cycles or instructions side by side, and ends with
@@ -302,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--models",
         default=every,
-        help=f"reference datasets' trees and scikit-learn ensembles on hypo, "
+        help=f"reference datasets' trees and ensembles (scikit-learn, XGBoost, LightGBM) on hypo, "
         f"comma-separated (default {every})",
     )
     p.add_argument(

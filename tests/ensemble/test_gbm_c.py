@@ -1,0 +1,159 @@
+"""XGBoost's and LightGBM's models in C: verify holds the C to the numpy arithmetic (which
+test_gbm_parity.py holds to the libraries) in every input mode and both styles, and the
+C compiles warning-free under the strict flags, c89 and c99, with float32 sums, the cut,
+both categorical rules and LightGBM's zero band.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.ensemble import classify
+from treegen.kinds.check import verify
+from treegen.kinds.export import render
+from treegen.verify.build import STRICT_FLAGS
+
+from support.gbm_models import LGB_SETUPS, XGB_SETUPS, import_setup
+from support.modes import EXPORT_MODES
+
+pytest.importorskip("xgboost")
+pytest.importorskip("lightgbm")
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+SETUPS = XGB_SETUPS + LGB_SETUPS
+FAST = ("float", "double")
+SLOW = ("int16", "keys", "fixed")
+
+
+def _verify(name: str, mode: str, style: str) -> None:
+    ens = import_setup(name)
+    kw: dict[str, object] = dict(EXPORT_MODES[mode], style=style)
+    categorical = any(any(t.categorical) for t in ens.trees)
+    if categorical and mode == "keys":
+        with pytest.raises(Exception, match="categorical"):
+            verify(ens, ExportOptions(prefix="g", **kw), n_random=50)  # type: ignore[arg-type]
+        return
+    if mode == "int16":
+        kw["scale"] = 100
+    if categorical and mode in ("int16", "fixed"):
+        # A scaled integer is no category code: refused, naming the feature.
+        with pytest.raises(Exception, match="categorical: its integer input"):
+            verify(ens, ExportOptions(prefix="g", **kw), n_random=50)  # type: ignore[arg-type]
+        return
+    report = verify(ens, ExportOptions(prefix="g", **kw), n_random=400)  # type: ignore[arg-type]
+    assert report.rows > 400 and report.ok, report.text()
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("mode", FAST)
+@pytest.mark.parametrize("name", SETUPS)
+def test_verify(name: str, mode: str, style: str) -> None:
+    _verify(name, mode, style)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("mode", SLOW)
+@pytest.mark.parametrize("name", SETUPS)
+def test_verify_integer_and_key_inputs(name: str, mode: str, style: str) -> None:
+    _verify(name, mode, style)
+
+
+def test_verify_rows_reach_the_rules() -> None:
+    """verify's rows send values into the zero band and fractional and negative
+    categories, where the rules differ from a plain comparison."""
+    from treegen.ensemble.check import ensemble_inputs
+    from treegen.ensemble.lower import lower_ensemble
+
+    ens = import_setup("lgb_zero")
+    ir = lower_ensemble(ens, ExportOptions(prefix="g"))
+    X = ensemble_inputs(ir, n_random=0).astype(np.float64)
+    assert np.any((np.abs(X) <= 1.0000000180025095e-35) & (X != 0))
+    assert np.any((X > -1) & (X < 0)) and np.any(np.isin(X, [0.5, 2.5]))
+    # The band matters: a band value is missing for a Zero-type test, so some rows
+    # with a band value score otherwise than with a value just outside it.
+    band = np.where(np.abs(X) <= 1.0000000180025095e-35, 0.0, X)
+    outside = np.where(np.abs(X) <= 1.0000000180025095e-35, 1e-30, X)
+    assert not np.array_equal(classify.raw_scores(ens, band), classify.raw_scores(ens, outside))
+
+
+def _compile(cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[str]) -> None:
+    for name, text in files.items():
+        (tmp / name).write_text(text)
+    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    r = subprocess.run(
+        [cc, std, *flags, *extra, "-c", "predict.c", "-o", "p.o"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
+@pytest.mark.parametrize("name", ["xgb_multi", "xgb_cat", "lgb_zero", "lgb_cat", "lgb_rf"])
+def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
+    ens = import_setup(name)
+    categorical = any(any(t.categorical) for t in ens.trees)
+    for style in ("table", "ifs"):
+        for mode in ("float", "double", "int16") + (() if categorical else ("keys",)):
+            opts = ExportOptions(prefix="g", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
+            files = render(ens, opts).files
+            _compile("gcc", std, files, tmp_path, [])
+            _compile("gcc", std, files, tmp_path, ["-Dg_SOFT64=1"])
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("cc", ["clang", "arm-none-eabi-gcc"])
+def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    extra = {"arm-none-eabi-gcc": ["-mcpu=cortex-m0plus", "-mthumb"]}
+    for name in ("xgb_cat", "lgb_zero", "lgb_cat"):
+        for style in ("table", "ifs"):
+            files = render(import_setup(name), ExportOptions(prefix="g", style=style)).files
+            for std in ("-std=c89", "-std=c99"):
+                _compile(cc, std, files, tmp_path, ["-Os", *extra.get(cc, [])])
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("name", ["xgb_binary", "xgb_multi", "lgb_binary", "lgb_zero", "lgb_cat"])
+def test_scores_are_the_margins_bit_for_bit(name: str, style: str) -> None:
+    """``--scores`` exports the margins (XGBoost's float sums widened to double,
+    LightGBM's double sums): verify compares their bits with the numpy sums, which
+    test_gbm_parity.py holds bit for bit to the libraries' own margins."""
+    ens = import_setup(name)
+    report = verify(ens, ExportOptions(prefix="g", style=style, scores=True), n_random=300)
+    assert report.rows > 300 and report.ok, report.text()
+
+
+@pytest.mark.parametrize("name", ["xgb_cat", "xgb_multi", "lgb_zero", "lgb_binary"])
+def test_info_table_bytes_are_the_compiled_tables(name: str, tmp_path: Path) -> None:
+    """``info``'s table bytes equal predict.o's constant objects (the soft path): float
+    values and initial scores, the soft cut, the zero band's row bits."""
+    from treegen.ensemble.emit import table_bytes
+
+    if shutil.which("nm") is None:
+        pytest.skip("nm is needed")
+    r = render(import_setup(name), ExportOptions(prefix="e", style="table"))
+    for k, v in r.files.items():
+        (tmp_path / k).write_text(v)
+    subprocess.run(
+        ["gcc", "-O0", "-De_SOFT64=1", "-c", "predict.c", "-o", "p.o"], cwd=tmp_path, check=True
+    )
+    nm = subprocess.run(
+        ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
+    ).stdout
+    sizes = [int(f[1], 16) for f in (line.split() for line in nm.splitlines())
+             if len(f) == 4 and f[2] in "rRdD"]  # fmt: skip
+    # A lone cut constant may be folded into the code (as a divisor is: gcc does even at
+    # -O0): its 8 bytes are then in .text, still counted by table_bytes.
+    ens = import_setup(name)
+    folded = 8 if ens.decision == "gt" and ens.sum == "float64" and "e_cut" not in nm else 0
+    assert table_bytes(r.lowered) == sum(sizes) + folded

@@ -1,0 +1,185 @@
+"""XGBoost and LightGBM model files: read in every form, refused in one line when wrong.
+
+JSON and UBJSON give the same ensemble; a truncated or tampered file, another
+objective or booster, is a one-line error with its location (JSON: line and column,
+or the field's path; UBJSON: the byte; text: the line), exit status 2 and no output;
+the ensemble file keeps the new fields (float32 sums, the cut, the categorical rule,
+zero bands) bit for bit and refuses them tampered.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegen.ensemble.file import ensemble_to_json
+from treegen.ensemble.lightgbm import lightgbm_from_text
+from treegen.ensemble.xgboost import xgboost_from_bytes
+from treegen.errors import ModelFileError
+from treegen.kinds import loads
+
+from support.cli import run_cli
+from support.gbm_models import fit_lightgbm, fit_xgboost
+
+xgb = pytest.importorskip("xgboost")
+lgb = pytest.importorskip("lightgbm")
+
+
+@pytest.fixture(scope="module")
+def xgb_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("xgb") / "m.json"
+    fit_xgboost("xgb_cat").get_booster().save_model(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def lgb_text(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("lgb") / "m.txt"
+    fit_lightgbm("lgb_zero").booster_.save_model(str(path))
+    return path
+
+
+def test_ubjson_equals_json(xgb_json: Path, tmp_path: Path) -> None:
+    booster = xgb.Booster(model_file=str(xgb_json))
+    ubj = tmp_path / "m.ubj"
+    booster.save_model(str(ubj))
+    assert xgboost_from_bytes(ubj.read_bytes()) == xgboost_from_bytes(xgb_json.read_bytes())
+
+
+def test_ensemble_file_round_trip(xgb_json: Path, lgb_text: Path) -> None:
+    for ens in (
+        xgboost_from_bytes(xgb_json.read_bytes()),
+        lightgbm_from_text(lgb_text.read_text()),
+    ):
+        text = ensemble_to_json(ens)
+        back = loads(text, "m.trees")[1]
+        assert back == ens
+        assert ensemble_to_json(back) == text
+
+
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda d: d.update(sum="float16"), "sum"),
+        (lambda d: d.update(cut="0x1.8p-24", decision="argmax"), "cut"),
+        (lambda d: d.update(categorical_rule="weka"), "categorical_rule"),
+        (lambda d: d["values"].__setitem__(0, [(0.1).hex()]), "values"),
+        (lambda d: d["trees"][0].update(zero_missing=[1]), "zero_missing"),
+    ],
+)
+def test_tampered_ensemble_fields_are_refused(xgb_json: Path, edit, field: str) -> None:  # type: ignore[no-untyped-def]
+    d = json.loads(ensemble_to_json(xgboost_from_bytes(xgb_json.read_bytes())))
+    edit(d)
+    with pytest.raises(ModelFileError, match=field):
+        loads(json.dumps(d), "m.trees")
+
+
+def _xgb_doc(path: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads(path.read_text())
+
+
+def _tree0(d: dict) -> dict:  # type: ignore[type-arg]
+    return d["learner"]["gradient_booster"]["model"]["trees"][0]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d["learner"]["objective"].update(name="reg:squarederror"),
+         "objective 'reg:squarederror'"),
+        (lambda d: d["learner"]["gradient_booster"].update(name="dart"), "booster 'dart'"),
+        (lambda d: _tree0(d)["left_children"].__setitem__(0, 99), "left_children"),
+        (lambda d: _tree0(d)["split_indices"].__setitem__(0, 40), "split_indices"),
+        (lambda d: _tree0(d).pop("split_conditions"), r"trees\[0\].split_conditions: is missing"),
+        (lambda d: d["learner"]["learner_model_param"].update(base_score="[nan]"), "base_score"),
+        (lambda d: d["learner"]["gradient_booster"]["model"].update(tree_info=[0]), "tree_info"),
+    ],
+)  # fmt: skip
+def test_bad_xgboost_files_name_the_field(
+    xgb_json: Path, tmp_path: Path, edit, message: str
+) -> None:  # type: ignore[no-untyped-def]
+    d = _xgb_doc(xgb_json)
+    edit(d)
+    with pytest.raises(ModelFileError, match=message):
+        xgboost_from_bytes(json.dumps(d).encode(), "m.json")
+
+
+def _lines_edit(text: str, key: str, value: str) -> str:
+    return "\n".join(value if ln.startswith(key) and value else ln for ln in text.split("\n"))
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("objective=", "objective=regression", "objective 'regression'"),
+        ("objective=", "objective=multiclassova num_class:3 sigmoid:1", "multiclassova"),
+        ("version=", "version=v2", "version 'v2'"),
+        ("decision_type=", "decision_type=" + "12 " * 14, "decision type 12"),
+        ("left_child=", "left_child=" + "5 " * 14, "reached twice"),
+        ("split_feature=", "split_feature=" + "9 " * 14, "feature 9 of 4"),
+        ("threshold=", "threshold=" + "nan " * 14, "none NaN"),
+        ("is_linear=", "is_linear=1", "linear trees"),
+    ],
+)
+def test_bad_lightgbm_files_name_the_line(
+    lgb_text: Path, key: str, value: str, message: str
+) -> None:
+    text = lgb_text.read_text()
+    bad = text.replace(next(ln for ln in text.split("\n") if ln.startswith(key)), value, 1)
+    with pytest.raises(ModelFileError, match=message) as info:
+        lightgbm_from_text(bad, "m.txt")
+    line = next(i for i, ln in enumerate(bad.split("\n")) if ln.startswith(key)) + 1
+    assert info.value.line is not None and abs(info.value.line - line) <= 20
+
+
+def test_cli_imports_and_refuses_in_one_line(
+    xgb_json: Path, lgb_text: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.trees"
+    code, _, err = run_cli(
+        capsys, "import-xgboost", str(xgb_json), "-o", str(out), "--classes", "no,yes"
+    )
+    assert code == 0, err
+    assert loads(out.read_text(), str(out))[1].schema.classes == ("no", "yes")
+    code, _, err = run_cli(
+        capsys,
+        "import-lightgbm",
+        str(lgb_text),
+        "-o",
+        str(tmp_path / "l.trees"),
+        "--iterations",
+        "3",
+    )
+    assert code == 0, err
+    assert len(loads((tmp_path / "l.trees").read_text(), "l")[1].trees) == 9
+    cases = [
+        (["import-xgboost", str(xgb_json), "--iterations", "999"], "--iterations"),
+        (["import-xgboost", str(xgb_json), "--classes", "a,b,c"], "--classes"),
+        (["import-xgboost", str(lgb_text)], "not an XGBoost model"),
+        (["import-lightgbm", str(xgb_json)], "not a LightGBM text model"),
+    ]
+    for stem in ("m.json", "m.txt"):
+        src = xgb_json if stem.endswith("json") else lgb_text
+        cut = tmp_path / f"cut_{stem}"
+        cut.write_bytes(src.read_bytes()[: len(src.read_bytes()) // 2])
+        cmd = "import-xgboost" if stem.endswith("json") else "import-lightgbm"
+        cases.append(([cmd, str(cut)], "truncated file"))
+    for args, message in cases:
+        bad = tmp_path / "bad.trees"
+        code, _, err = run_cli(capsys, *args, "-o", str(bad))
+        assert code == 2, (args, err)
+        assert message in err and err.count("\n") == 1, err
+        assert "Traceback" not in err and not bad.exists()
+
+
+def test_ubjson_truncated_and_unknown_markers(xgb_json: Path, tmp_path: Path) -> None:
+    ubj = tmp_path / "m.ubj"
+    xgb.Booster(model_file=str(xgb_json)).save_model(str(ubj))
+    data = ubj.read_bytes()
+    for bad, message in ((data[:-7], "truncated file"), (data[:40] + b"?" + data[41:], "byte")):
+        with pytest.raises(ModelFileError, match=message):
+            xgboost_from_bytes(bad, "m.ubj")
+    assert np.isfinite(xgboost_from_bytes(data).cut)

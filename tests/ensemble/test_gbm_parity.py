@@ -1,0 +1,251 @@
+"""An imported XGBoost or LightGBM model's numpy arithmetic equals the library's own.
+
+For every setup (binary, multiclass, NaN, categorical splits, LightGBM's missing types
+None/Zero/NaN, random-forest modes, a sigmoid parameter): on data rows, every
+threshold's float32 neighbours, category codes and non-codes, the zero band and NaN
+rows, the class equals ``predict``'s and the raw scores equal the library's margins
+(XGBoost's float32, LightGBM's double) in every bit.  The binary decision's cut is
+held to the libraries' own sigmoid on the margins around it, through models that are
+a single leaf.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from treegen.ensemble import classify, libm
+from treegen.ensemble.core import Ensemble
+from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+
+from support.gbm_models import (
+    LGB_SETUPS,
+    XGB_SETUPS,
+    fit_lightgbm,
+    fit_xgboost,
+    gbm_data,
+    lgb_thresholds,
+    probe_rows,
+    xgb_thresholds,
+)
+
+xgb = pytest.importorskip("xgboost")
+lgb = pytest.importorskip("lightgbm")
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and np.array_equal(
+        np.asarray(a, dtype=np.float64).view(np.int64),
+        np.asarray(b, dtype=np.float64).view(np.int64),
+    )
+
+
+@pytest.mark.parametrize("name", XGB_SETUPS)
+def test_xgboost_class_and_margin(name: str) -> None:
+    est = fit_xgboost(name)
+    booster = est.get_booster()
+    ens: Ensemble = from_xgboost(est).value
+    X, _ = gbm_data()
+    rows = probe_rows(X, xgb_thresholds(booster))
+    if name != "xgb_cat":
+        rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
+    got = classify.predict(ens, rows)
+    assert np.array_equal(got, est.predict(rows))
+    margin = est.predict(rows, output_margin=True).reshape(len(rows), -1)
+    assert _same_bits(classify.raw_scores(ens, rows), margin.astype(np.float64))
+
+
+@pytest.mark.parametrize("name", LGB_SETUPS)
+def test_lightgbm_class_and_raw_score(name: str) -> None:
+    est = fit_lightgbm(name)
+    ens: Ensemble = from_lightgbm(est).value
+    X, _ = gbm_data()
+    rows = probe_rows(X, lgb_thresholds(est.booster_))
+    assert np.array_equal(classify.predict(ens, rows), est.predict(rows))
+    raw = est.predict(rows, raw_score=True).reshape(len(rows), -1)
+    assert _same_bits(classify.raw_scores(ens, rows), raw)
+    if ens.divisor is None:
+        assert _same_bits(classify.scores(ens, rows), raw)
+
+
+def test_setups_reach_every_rule() -> None:
+    """The setups have what the tests claim: NaN sent both ways, categorical splits,
+    zero-band splits, float32 sums."""
+    xc = from_xgboost(fit_xgboost("xgb_cat")).value
+    assert any(any(t.categorical) for t in xc.trees) and xc.sum == "float32"
+    lz = from_lightgbm(fit_lightgbm("lgb_zero")).value
+    assert any(t.zero_missing for t in lz.trees)
+    lc = from_lightgbm(fit_lightgbm("lgb_cat")).value
+    assert any(any(t.categorical) for t in lc.trees)
+    nan_sides = {b for t in lc.trees for b, f in zip(t.nan_left, t.feature, strict=True) if f >= 0}
+    assert nan_sides == {True, False}
+
+
+def _around(cut: float, dtype: type, n: int = 40) -> list[float]:
+    c = dtype(cut)
+    out = [float(c)]
+    for s in (-1, 1):
+        v = c
+        for _ in range(n):
+            v = np.nextafter(v, dtype(s * np.inf))
+            out.append(float(v))
+    return sorted(out)
+
+
+def _xgb_leaf_model(value: float, base_score: str) -> bytes:
+    """An XGBoost binary:logistic model of one tree that is one leaf."""
+    tree = {
+        "base_weights": [value], "categories": [], "categories_nodes": [],
+        "categories_segments": [], "categories_sizes": [], "default_left": [0], "id": 0,
+        "left_children": [-1], "loss_changes": [0.0], "parents": [2147483647],
+        "right_children": [-1], "split_conditions": [value], "split_indices": [0],
+        "split_type": [0], "sum_hessian": [1.0],
+        "tree_param": {"num_deleted": "0", "num_feature": "1", "num_nodes": "1",
+                       "size_leaf_vector": "1"},
+    }  # fmt: skip
+    doc = {
+        "learner": {
+            "attributes": {}, "feature_names": [], "feature_types": [],
+            "gradient_booster": {"model": {
+                "gbtree_model_param": {"num_parallel_tree": "1", "num_trees": "1"},
+                "iteration_indptr": [0, 1], "tree_info": [0], "trees": [tree]},
+                "name": "gbtree"},
+            "learner_model_param": {"base_score": base_score, "boost_from_average": "1",
+                                    "num_class": "0", "num_feature": "1", "num_target": "1"},
+            "objective": {"name": "binary:logistic", "reg_loss_param": {"scale_pos_weight": "1"}},
+        },
+        "version": [3, 0, 0],
+    }  # fmt: skip
+    return json.dumps(doc).encode()
+
+
+def test_xgboost_cut_is_where_its_sigmoid_passes_half() -> None:
+    """Margins around the cut, each a one-leaf model's: XGBoost's predict and treegen's
+    class agree on every one (both sides of the cut are reached)."""
+    cut = libm.xgboost_cut()
+    seen = set()
+    for m in _around(cut, np.float32):
+        data = _xgb_leaf_model(m, "[5E-1]")
+        booster = xgb.Booster()
+        booster.load_model(bytearray(data))
+        x = np.zeros((1, 1), dtype=np.float32)
+        lib = int(booster.inplace_predict(x)[0] > 0.5)
+        ens = from_xgboost(data).value
+        assert float(booster.inplace_predict(x, predict_type="margin")[0]) == m
+        assert int(classify.predict(ens, x)[0]) == lib
+        seen.add(lib)
+    assert seen == {0, 1}
+
+
+@pytest.mark.parametrize("base", ["[3.0333334E-1]", "[9.9E-1]", "[1E-9]", "7.3E-1"])
+def test_xgboost_base_margin_equals_its_own(base: str) -> None:
+    """binary:logistic's base_score becomes XGBoost's margin (-logf(1/p - 1), clamped),
+    bit for bit: the margin of a zero leaf is the base margin."""
+    data = _xgb_leaf_model(0.0, base)
+    booster = xgb.Booster()
+    booster.load_model(bytearray(data))
+    x = np.zeros((1, 1), dtype=np.float32)
+    margin = booster.inplace_predict(x, predict_type="margin")[0]
+    ens = from_xgboost(data).value
+    assert _same_bits(classify.raw_scores(ens, x)[:, 0], np.asarray([margin], dtype=np.float64))
+
+
+def _lgb_leaf_model(value: float, sigmoid: float) -> str:
+    head = (
+        "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n"
+        f"max_feature_idx=0\nobjective=binary sigmoid:{sigmoid!r}\nfeature_names=x\n"
+        "feature_infos=none\ntree_sizes=1\n\n"
+    )
+    tree = (
+        f"Tree=0\nnum_leaves=1\nnum_cat=0\nsplit_feature=\nsplit_gain=\nthreshold=\n"
+        f"decision_type=\nleft_child=\nright_child=\nleaf_value={value!r}\nleaf_weight=1\n"
+        "leaf_count=1\ninternal_value=\ninternal_weight=\ninternal_count=\nis_linear=0\n"
+        "shrinkage=1\n\n\nend of trees\n\nfeature_importances:\n\nparameters:\n"
+        "end of parameters\n\npandas_categorical:null\n"
+    )
+    return head + tree
+
+
+@pytest.mark.parametrize("sigmoid", [1.0, 0.7, 3.0])
+def test_lightgbm_cut_is_where_its_decision_flips(sigmoid: float) -> None:
+    cut = libm.lightgbm_cut(sigmoid)
+    seen = set()
+    for m in _around(cut, np.float64):
+        text = _lgb_leaf_model(m, sigmoid)
+        booster = lgb.Booster(model_str=text)
+        x = np.zeros((1, 1))
+        p = booster.predict(x)[0]
+        lib = int(np.argmax([1.0 - p, p]))
+        ens = from_lightgbm(text).value
+        assert int(classify.predict(ens, x)[0]) == lib
+        seen.add(lib)
+    assert seen == {0, 1}
+
+
+def test_exact_rounding_fallback_against_the_c_library() -> None:
+    """Without a loadable libm, expf and logf round the exact value.  glibc's expf
+    equals that at the cut and at random arguments; its logf is not correctly rounded
+    (logf(0.989713) is one ulp off), which is why the base margin is computed with the
+    C library's own logf where it can be loaded."""
+    rng = np.random.default_rng(0)
+    xs = [np.float32(v) for v in rng.normal(size=300)] + [np.float32(-libm.xgboost_cut())]
+    for x in xs:
+        assert libm.expf(x) == libm._exact("exp", x)
+    for x in (np.float32(abs(v)) for v in rng.normal(size=300)):
+        exact, lib = libm._exact("ln", x), libm.logf(x)
+        assert lib in (
+            exact,
+            np.nextafter(exact, np.float32(-1)),
+            np.nextafter(exact, np.float32(1)),
+        )
+    assert libm.logf(np.float32(0.989713)) != libm._exact("ln", np.float32(0.989713))
+
+
+def test_best_iteration_and_explicit_rounds() -> None:
+    X, y = gbm_data()
+    est = xgb.XGBClassifier(
+        n_estimators=60, max_depth=3, n_jobs=1, early_stopping_rounds=3, eval_metric="logloss"
+    ).fit(X[:1000], y[:1000] > 0, eval_set=[(X[1000:], y[1000:] > 0)], verbose=False)
+    assert est.best_iteration < 59
+    ens = from_xgboost(est).value
+    assert len(ens.trees) == est.best_iteration + 1
+    assert np.array_equal(classify.predict(ens, X), est.predict(X))
+    few = from_xgboost(est, iterations=2).value
+    assert len(few.trees) == 2
+    lgbm = fit_lightgbm("lgb_multi")
+    three = from_lightgbm(lgbm, iterations=3).value
+    assert len(three.trees) == 9
+    assert np.array_equal(classify.predict(three, X), lgbm.predict(X, num_iteration=3))
+
+
+def test_classifier_labels_are_kept() -> None:
+    import lightgbm
+
+    X, y = gbm_data()
+    labels = np.array(["low", "mid", "high"])[y]
+    est = lightgbm.LGBMClassifier(n_estimators=5, verbose=-1, n_jobs=1).fit(X, labels)
+    model = from_lightgbm(est)
+    assert list(model.classes_) == list(est.classes_)
+    assert np.array_equal(model.predict(X), est.predict(X))
+
+
+def test_pandas_categories_become_nominal_codes() -> None:
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    n = 800
+    names = ["red", "green", "blue", "cyan", "pink"]
+    frame = pd.DataFrame({"a": rng.normal(size=n), "colour": pd.Categorical(rng.choice(names, n))})
+    y = ((frame.a > 0) ^ frame.colour.isin(["red", "blue"])).astype(int)
+    for est in (
+        xgb.XGBClassifier(n_estimators=4, max_depth=3, enable_categorical=True,
+                          max_cat_to_onehot=1).fit(frame, y),
+        lgb.LGBMClassifier(n_estimators=4, verbose=-1, min_data_per_group=5).fit(frame, y),
+    ):  # fmt: skip
+        model = from_xgboost(est) if hasattr(est, "get_booster") else from_lightgbm(est)
+        colour = model.value.schema.attributes[1]
+        assert colour.kind == "nominal" and set(colour.values) == set(names)
+        codes = np.asarray([colour.values.index(c) for c in frame.colour], dtype=float)
+        X = np.column_stack([frame.a.to_numpy(), codes])
+        assert np.array_equal(classify.predict(model.value, X), est.predict(frame))

@@ -1,0 +1,109 @@
+"""Subcommands ``import-xgboost`` and ``import-lightgbm``: their model files as treegen models.
+
+Neither library is needed: the files are read as they are written
+(treegen.ensemble.xgboost, treegen.ensemble.lightgbm).  What is written is checked to
+load before it is written, as import-sklearn's.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from treegen.data.atomic import write_text_atomic
+from treegen.errors import ModelFileError, TreegenError, UsageError
+from treegen.estimator.gbm_import import from_classes, from_lightgbm, from_xgboost
+from treegen.kinds import loads
+
+
+def _run(args: argparse.Namespace, library: str) -> int:
+    names = args.feature_names.split(",") if args.feature_names else None
+    read = from_xgboost if library == "xgboost" else from_lightgbm
+    try:
+        model = read(args.file, args.iterations, feature_names=names, target=args.target)
+        if args.classes:
+            model = from_classes(model, args.classes.split(","))
+    except TreegenError as exc:
+        flag = {
+            "feature_names": "--feature-names",
+            "target": "--target",
+            "iterations": "--iterations",
+            "classes": "--classes",
+        }.get(exc.option or "")
+        if flag:
+            exc.file, exc.option = None, flag
+        raise
+    text = model.kind.to_json(model.value)
+    try:
+        loads(text, args.output)
+    except ModelFileError as exc:
+        raise UsageError(
+            f"the model makes no valid model file ({exc.message})", file=args.file
+        ) from None
+    write_text_atomic(args.output, text)
+    return 0
+
+
+def _register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], library: str, what: str, how: str
+) -> None:
+    name = "XGBoost" if library == "xgboost" else "LightGBM"
+    p = sub.add_parser(
+        f"import-{library}",
+        help=f"convert an {name} model file into a model file"
+        if library == "xgboost"
+        else f"convert a {name} model file into a model file",
+        description=f"Read FILE, {what}, and write it as a treegen model file (an "
+        f"ensemble). It predicts exactly the class {how} predicts, in Python and in the "
+        f"exported C, NaN included (docs/gbm.md). {name} is not needed.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "-o", "--output", metavar="MODEL", required=True, help="model file to write (.trees)"
+    )
+    p.add_argument(
+        "--iterations",
+        metavar="N",
+        type=int,
+        default=None,
+        help="use the first N boosting rounds (default: "
+        + ("best_iteration + 1 when the model has one, else all)"
+           if library == "xgboost" else "all the file holds)"),
+    )  # fmt: skip
+    p.add_argument(
+        "--feature-names",
+        metavar="A,B,...",
+        default=None,
+        help="names for the columns (default: the model's feature names)",
+    )
+    p.add_argument(
+        "--classes",
+        metavar="A,B,...",
+        default=None,
+        help="names for the classes, in the model's order (default: 0, 1, ...)",
+    )
+    p.add_argument(
+        "--target",
+        metavar="NAME",
+        default="class",
+        help="name of the class column, the one 'treegen eval' reads the labels from "
+        "(default: class)",
+    )
+    p.set_defaults(func=lambda args: _run(args, library))
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the import-xgboost and import-lightgbm subcommands to ``sub``."""
+    _register(
+        sub,
+        "xgboost",
+        "an XGBoost model (JSON or UBJSON, from Booster.save_model or XGBClassifier."
+        "save_model) of objective binary:logistic, binary:logitraw, binary:hinge, "
+        "multi:softmax or multi:softprob",
+        "XGBClassifier.predict",
+    )
+    _register(
+        sub,
+        "lightgbm",
+        "a LightGBM text model (from Booster.save_model) of objective binary or multiclass",
+        "LGBMClassifier.predict",
+    )

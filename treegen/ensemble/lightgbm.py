@@ -1,0 +1,364 @@
+"""A LightGBM text model (``Booster.save_model("m.txt")``) read into an Ensemble.
+
+LightGBM is not imported: the text is read line by line as LightGBM 3 and 4 write it
+(``version=v3``/``v4``), every field checked, and each error is a
+:class:`~treegen.errors.ModelFileError` naming its line.  The arithmetic (docs/gbm.md)
+is LightGBM's prediction (``Tree::GetLeaf``, ``GBDT::PredictRaw``): the raw scores
+start at 0.0 and each tree's leaf value adds to its class's score in double, tree by
+tree (the init score is in the first tree's leaves); ``average_output`` (random forest
+mode) divides by the number of rounds.  The row is read as doubles, a value within
+``kZeroThreshold`` (:data:`~treegen.ensemble.core.ZERO_BAND`) of 0 as 0.  A numeric
+split sends ``x <= threshold`` left; its missing type decides NaN: *None* reads NaN as
+0, *NaN* sends it the default way, *Zero* sends NaN and the zero band the default way.
+The zero band is folded into the threshold here (a threshold inside the band moves to
+its edge), so that the stored test ``x <= t`` reads x itself.  A categorical split
+sends ``int(x)`` left when its bit is set in the split's bitset; NaN, a value at or
+below -1 and every other code right.
+
+Objectives: ``binary`` (class 1 when ``p > 1 - p`` for ``p`` the double sigmoid of the
+raw score, ``LGBMClassifier.predict``'s argmax: the raw score exceeds
+:func:`~treegen.ensemble.libm.lightgbm_cut`) and ``multiclass`` (the first largest raw
+score).  A file holds the rounds ``save_model`` wrote (its best iteration, after early
+stopping); ``iterations`` uses fewer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from treegen.data.dataset import Attribute, Schema
+from treegen.data.frame import default_names
+from treegen.ensemble import libm
+from treegen.ensemble.core import LEAF, ZERO_BAND, Decision, Ensemble, Tree
+from treegen.errors import ModelFileError, UsageError
+
+OBJECTIVES = ("binary", "multiclass")
+"""The objectives whose class treegen computes exactly (docs/gbm.md)."""
+
+_CATEGORICAL = 1  # decision_type bits (LightGBM's tree.h)
+_DEFAULT_LEFT = 2
+_MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
+
+
+class _Text:
+    """The model's lines, and errors at a line."""
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.lines = text.split("\n")
+        self.filename = filename
+
+    def fail(self, line: int, msg: str) -> ModelFileError:
+        return ModelFileError(msg, file=self.filename, line=line + 1)
+
+    def block(self, start: int) -> tuple[dict[str, tuple[int, str]], int]:
+        """``key=value`` lines from ``start`` to the next blank line: key -> (line, value);
+        and the index after the block.  A bare word is a key with value ''."""
+        out: dict[str, tuple[int, str]] = {}
+        i = start
+        while i < len(self.lines) and self.lines[i].strip():
+            key, _, value = self.lines[i].strip().partition("=")
+            if key in out:
+                raise self.fail(i, f"{key} is given twice")
+            out[key] = (i, value)
+            i += 1
+        return out, i
+
+    def field(self, block: dict[str, tuple[int, str]], key: str, at: int) -> tuple[int, str]:
+        if key not in block:
+            raise self.fail(at, f"{key}= is missing")
+        return block[key]
+
+    def number(self, block: dict[str, tuple[int, str]], key: str, at: int, lo: int, hi: int) -> int:
+        line, v = self.field(block, key, at)
+        try:
+            n = int(v)
+        except ValueError:
+            n = lo - 1
+        if not lo <= n <= hi:
+            raise self.fail(line, f"{key} must be an integer {lo} .. {hi}, not {v!r}")
+        return n
+
+    def ints(self, block: dict[str, tuple[int, str]], key: str, at: int, n: int) -> list[int]:
+        line, v = self.field(block, key, at)
+        try:
+            out = [int(x) for x in v.split()]
+        except ValueError:
+            raise self.fail(line, f"{key} must be integers") from None
+        if len(out) != n:
+            raise self.fail(line, f"{key} must have {n} values, not {len(out)}")
+        return out
+
+    def floats(self, block: dict[str, tuple[int, str]], key: str, at: int, n: int) -> list[float]:
+        line, v = self.field(block, key, at)
+        try:
+            out = [float(x) for x in v.split()]
+        except ValueError:
+            raise self.fail(line, f"{key} must be numbers") from None
+        if len(out) != n or any(math.isnan(x) for x in out):
+            raise self.fail(line, f"{key} must have {n} numbers, none NaN")
+        return out
+
+
+def _threshold(t: float) -> float:
+    """The threshold on x itself for ``x' <= t``, x' the value read (0 within the zero
+    band): a threshold inside the band moves to the band's edge."""
+    if -ZERO_BAND <= t < 0:
+        return float(np.nextafter(-ZERO_BAND, -np.inf))  # x' <= t: x below the band
+    if 0 <= t < ZERO_BAND:
+        return ZERO_BAND  # x' <= t: x up to the band's top
+    return t
+
+
+def _tree(
+    text: _Text,
+    start: int,
+    n_features: int,
+    output: int,
+    values: dict[int, int],
+    rows: list[tuple[float, ...]],
+) -> tuple[Tree, int]:
+    b, end = text.block(start)
+    at = start
+    n_leaves = text.number(b, "num_leaves", at, 1, 1 << 24)
+    n_cat = text.number(b, "num_cat", at, 0, 1 << 24)
+    if "is_linear" in b and b["is_linear"][1].strip() not in ("0", ""):
+        raise text.fail(b["is_linear"][0], "linear trees are not read")
+    leaf_value = text.floats(b, "leaf_value", at, n_leaves)
+    n = n_leaves - 1
+    if n == 0:
+        feature, thr, dtype, left, right = [], [], [], [], []
+    else:
+        feature = text.ints(b, "split_feature", at, n)
+        thr = text.floats(b, "threshold", at, n)
+        dtype = text.ints(b, "decision_type", at, n)
+        left = text.ints(b, "left_child", at, n)
+        right = text.ints(b, "right_child", at, n)
+    bounds: list[int] = []
+    words: list[int] = []
+    if n_cat:
+        bounds = text.ints(b, "cat_boundaries", at, n_cat + 1)
+        line, v = text.field(b, "cat_threshold", at)
+        try:
+            words = [int(x) for x in v.split()]
+        except ValueError:
+            raise text.fail(line, "cat_threshold must be integers") from None
+        if bounds[0] != 0 or bounds != sorted(bounds) or bounds[-1] != len(words):
+            raise text.fail(
+                b["cat_boundaries"][0], "cat_boundaries must rise to cat_threshold's end"
+            )
+    # Nodes: internal i >= 0, leaf ~i (negative); pre-order from the root.
+    order: list[int] = []
+    seen_in = [False] * n
+    seen_leaf = [False] * n_leaves
+    stack = [0 if n else ~0]
+    while stack:
+        node = stack.pop()
+        if node >= 0:
+            if node >= n or seen_in[node]:
+                raise text.fail(b["left_child"][0], f"node {node} is out of range or reached twice")
+            seen_in[node] = True
+            if not 0 <= feature[node] < n_features:
+                raise text.fail(b["split_feature"][0], f"feature {feature[node]} of {n_features}")
+            stack += [right[node], left[node]]
+        elif ~node >= n_leaves or seen_leaf[~node]:
+            raise text.fail(b["left_child"][0], f"leaf {~node} is out of range or reached twice")
+        else:
+            seen_leaf[~node] = True
+        order.append(node)
+    new = {node: k for k, node in enumerate(order)}
+    f: list[int] = []
+    t: list[float] = []
+    lft: list[int] = []
+    rgt: list[int] = []
+    nl: list[bool] = []
+    cat: list[bool] = []
+    codes: list[tuple[int, ...]] = []
+    val: list[int] = []
+    zero: list[bool] = []
+    for node in order:
+        if node < 0:
+            leaf = leaf_value[~node]
+            if not math.isfinite(leaf):
+                raise text.fail(b["leaf_value"][0], "a leaf value is not finite")
+            key = int(np.float64(leaf).view(np.int64))
+            if key not in values:
+                values[key] = len(rows)
+                rows.append((leaf,))
+            f += [LEAF]
+            t += [0.0]
+            lft += [LEAF]
+            rgt += [LEAF]
+            nl += [False]
+            cat += [False]
+            codes += [()]
+            val += [values[key]]
+            zero += [False]
+            continue
+        d = dtype[node]
+        missing = (d >> 2) & 3
+        if d < 0 or d > 15 or missing == 3:
+            raise text.fail(b["decision_type"][0], f"decision type {d} is not LightGBM's")
+        f.append(feature[node])
+        lft.append(new[left[node]])
+        rgt.append(new[right[node]])
+        val.append(-1)
+        if d & _CATEGORICAL:
+            k = thr[node]
+            if not (k == int(k) and 0 <= k < n_cat):
+                raise text.fail(b["threshold"][0], f"categorical split {node}: no bitset {k}")
+            seg = words[bounds[int(k)] : bounds[int(k) + 1]]
+            if any(not 0 <= w < 1 << 32 for w in seg):
+                raise text.fail(b["cat_threshold"][0], "a bitset word is not 32 bits")
+            t.append(0.0)
+            nl.append(False)  # NaN goes right
+            cat.append(True)
+            codes.append(tuple(c for c in range(32 * len(seg)) if seg[c // 32] >> (c % 32) & 1))
+            zero.append(False)
+            continue
+        threshold = thr[node]
+        default_left = bool(d & _DEFAULT_LEFT)
+        t.append(_threshold(threshold))
+        cat.append(False)
+        codes.append(())
+        zero.append(missing == _MISSING_ZERO)
+        # None: NaN is read as 0.0, which the threshold sends one way.
+        nl.append(0.0 <= threshold if missing == _MISSING_NONE else default_left)
+    tree = Tree(tuple(f), tuple(t), tuple(lft), tuple(rgt), tuple(nl), tuple(cat),
+                tuple(codes), tuple(val), output, tuple(zero) if any(zero) else ())  # fmt: skip
+    return tree, end
+
+
+def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]:
+    name, *params = value.split()
+    if name not in OBJECTIVES:
+        raise text.fail(
+            line, f"objective {name!r} is not exported: treegen reads {', '.join(OBJECTIVES)}"
+        )
+    return name, dict(p.partition(":")[::2] for p in params)
+
+
+def _nominal(
+    text: _Text, header: dict[str, tuple[int, str]], n: int, tail: list[str]
+) -> list[tuple[str, ...] | None]:
+    """Category names of a DataFrame's categorical columns (``pandas_categorical``), for
+    the features whose ``feature_infos`` list categories, when the counts agree."""
+    out: list[tuple[str, ...] | None] = [None] * n
+    cats_line = next((ln for ln in tail if ln.startswith("pandas_categorical:")), None)
+    if cats_line is None:
+        return out
+    try:
+        cats = json.loads(cats_line.partition(":")[2])
+    except ValueError:
+        return out
+    if "feature_infos" not in header or not isinstance(cats, list) or not cats:
+        return out
+    infos = header["feature_infos"][1].split()
+    categorical = [j for j, info in enumerate(infos) if info != "none" and not info.startswith("[")]
+    if len(categorical) != len(cats) or not all(isinstance(c, list) for c in cats):
+        return out
+    for j, names in zip(categorical, cats, strict=True):
+        out[j] = tuple(str(c) for c in names)
+    return out
+
+
+def lightgbm_from_text(
+    text: str,
+    filename: str = "<model>",
+    iterations: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    target: str = "class",
+) -> Ensemble:
+    """The classifier in LightGBM model text (module docstring); ``iterations`` rounds
+    (default: every round in the file)."""
+    doc = _Text(text, filename)
+    if not doc.lines or doc.lines[0].strip() != "tree":
+        raise doc.fail(0, "not a LightGBM text model (its first line is 'tree')")
+    if "end of trees" not in (ln.strip() for ln in doc.lines):
+        raise doc.fail(len(doc.lines) - 1, "truncated file: no 'end of trees' line")
+    header, i = doc.block(1)
+    version = doc.field(header, "version", 1)
+    if version[1] not in ("v3", "v4"):
+        raise doc.fail(version[0], f"model version {version[1]!r} is not read (v3, v4)")
+    num_class = doc.number(header, "num_class", 1, 1, 1 << 16)
+    per_round = doc.number(header, "num_tree_per_iteration", 1, 1, 1 << 16)
+    n_features = doc.number(header, "max_feature_idx", 1, 0, 1 << 24) + 1
+    line, obj = doc.field(header, "objective", 1)
+    objective, params = _objective(doc, line, obj)
+    k = num_class if objective == "multiclass" else 1
+    if per_round != k or (objective == "binary" and num_class != 1):
+        raise doc.fail(line, f"{objective} with {num_class} classes, {per_round} trees a round")
+    names = doc.field(header, "feature_names", 1)[1].split()
+    if len(names) != n_features:
+        raise doc.fail(header["feature_names"][0], f"must name {n_features} features")
+    if names == [f"Column_{j}" for j in range(n_features)]:
+        names = default_names(n_features)  # LightGBM's names for an array's columns
+    if feature_names is not None:
+        names = [str(x) for x in feature_names]
+        if len(names) != n_features:
+            raise UsageError(
+                f"the model has {n_features} features, not {len(names)}", option="feature_names"
+            )
+    values: dict[int, int] = {}
+    rows: list[tuple[float, ...]] = []
+    trees: list[Tree] = []
+    while i < len(doc.lines):
+        ln = doc.lines[i].strip()
+        if ln == "end of trees":
+            break
+        if not ln:
+            i += 1
+            continue
+        if ln != f"Tree={len(trees)}":
+            raise doc.fail(i, f"expected Tree={len(trees)}, found {ln[:40]!r}")
+        tree, i = _tree(doc, i + 1, n_features, len(trees) % k, values, rows)
+        trees.append(tree)
+    else:
+        raise doc.fail(len(doc.lines) - 1, "truncated file: no 'end of trees'")
+    if not trees or len(trees) % k:
+        raise doc.fail(i, f"{len(trees)} trees are not whole rounds of {k}")
+    rounds = len(trees) // k
+    if iterations is not None:
+        if not 1 <= iterations <= rounds:
+            raise UsageError(f"the model has {rounds} rounds, not {iterations}",
+                             option="iterations")  # fmt: skip
+        trees = trees[: iterations * k]
+        rounds = iterations
+    nominal = _nominal(doc, header, n_features, doc.lines[i:])
+    attrs = tuple(
+        Attribute(nm, "nominal", cats) if cats is not None else Attribute(nm, "continuous")
+        for nm, cats in zip(names, nominal, strict=True)
+    )
+    schema = Schema(attrs, tuple(str(c) for c in range(max(num_class, 2))), target)
+    decision: Decision = "argmax"
+    cut = 0.0
+    options: dict[str, object] = {"source": f"LightGBM {objective}", "labels": "int"}
+    if objective == "binary":
+        try:
+            sigmoid = float(params.get("sigmoid", "1"))
+        except ValueError:
+            sigmoid = math.nan
+        if not (math.isfinite(sigmoid) and sigmoid > 0):
+            raise doc.fail(line, f"sigmoid {params.get('sigmoid')!r} is not a positive number")
+        decision, cut = "gt", libm.lightgbm_cut(sigmoid)
+        if sigmoid != 1.0:
+            options["sigmoid"] = sigmoid
+    if iterations is not None:
+        options["iterations"] = iterations
+    average = "average_output" in header
+    return Ensemble(
+        schema=schema,
+        method="lightgbm",
+        trees=tuple(trees),
+        values=tuple(rows),
+        init=(0.0,) * k,
+        divisor=float(rounds) if average else None,
+        decision=decision,
+        compare="float64",
+        options=options,
+        cut=cut,
+        categorical_rule="lightgbm",
+    )

@@ -1,0 +1,447 @@
+"""An XGBoost model file (JSON or UBJSON, ``Booster.save_model``) read into an Ensemble.
+
+XGBoost is not imported: the file is read as XGBoost 1.6 to 3.x write it (its JSON
+schema), every field checked, and each error is a
+:class:`~treegen.errors.ModelFileError` naming the field by its path in the document
+(``learner.gradient_booster.model.trees[3].left_children``).  The arithmetic
+(docs/gbm.md) is XGBoost's CPU prediction: ``XGBClassifier.predict`` reads X as
+float32; a split sends a value left when ``x < split_condition`` (float32), NaN to its
+default child; the trees' leaf values add to the base margin in float32, one rounding
+per tree in file order, each to its output group (``tree_info``).  ``x < c`` is stored
+as ``x <= c'`` for ``c'`` the float32 below ``c`` (the same for every float32 x).  A
+categorical split (``split_type`` 1) sends its listed categories right and every other
+value but NaN left: here its children are swapped so that the listed codes go "left",
+as the ensemble's categorical tests have them.
+
+Objectives: ``binary:logistic`` (class 1 when the float32 sigmoid of the margin exceeds
+0.5: the margin exceeds :func:`~treegen.ensemble.libm.xgboost_cut`), ``binary:logitraw``
+(margin > 0.5, as ``XGBClassifier.predict`` compares it), ``binary:hinge`` (margin > 0),
+``multi:softmax`` and ``multi:softprob`` (the first largest margin).  ``best_iteration``
+(early stopping) limits the trees as ``XGBClassifier.predict`` does, unless
+``iterations`` says how many to use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from treegen.data.dataset import Attribute, Schema
+from treegen.data.frame import default_names
+from treegen.ensemble import libm
+from treegen.ensemble.core import LEAF, Decision, Ensemble, Tree
+from treegen.ensemble.ubjson import loads_ubjson
+from treegen.errors import ModelFileError, UsageError
+from treegen.model.file import decode_json
+
+OBJECTIVES = (
+    "binary:logistic",
+    "binary:logitraw",
+    "binary:hinge",
+    "multi:softmax",
+    "multi:softprob",
+)
+"""The objectives whose class treegen computes exactly (docs/gbm.md)."""
+
+
+class _Decimal(str):
+    """A JSON number's text, kept so that it is rounded once, to float32."""
+
+
+class _Doc:
+    """Checked access to the decoded document; errors name the field's path."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+
+    def fail(self, path: str, msg: str) -> ModelFileError:
+        return ModelFileError(f"{path}: {msg}" if path else msg, file=self.filename)
+
+    def obj(self, d: Any, path: str) -> dict[str, Any]:
+        if not isinstance(d, dict):
+            raise self.fail(path, "must be an object")
+        return d
+
+    def get(self, d: dict[str, Any], key: str, path: str) -> Any:
+        if key not in d:
+            raise self.fail(f"{path}.{key}" if path else key, "is missing")
+        return d[key]
+
+    def text(self, d: dict[str, Any], key: str, path: str) -> str:
+        v = self.get(d, key, path)
+        if not isinstance(v, str):
+            raise self.fail(f"{path}.{key}", "must be a string")
+        return v
+
+    def int_text(self, d: dict[str, Any], key: str, path: str, lo: int, hi: int) -> int:
+        """An integer XGBoost writes as a string (``"num_class": "3"``)."""
+        v = self.get(d, key, path)
+        try:
+            n = int(v) if isinstance(v, str | int) and not isinstance(v, bool) else None
+        except ValueError:
+            n = None
+        if n is None or not lo <= n <= hi:
+            raise self.fail(f"{path}.{key}", f"must be an integer {lo} .. {hi}, not {v!r}")
+        return n
+
+    def ints(self, d: dict[str, Any], key: str, path: str, n: int, lo: int, hi: int) -> list[int]:
+        v = self.get(d, key, path)
+        if isinstance(v, np.ndarray) or not isinstance(v, list) or len(v) != n:
+            raise self.fail(f"{path}.{key}", f"must be a list of {n} integers")
+        for i, x in enumerate(v):
+            if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+                raise self.fail(f"{path}.{key}[{i}]", f"must be an integer {lo} .. {hi}")
+        return v
+
+    def floats(self, d: dict[str, Any], key: str, path: str, n: int) -> np.ndarray:
+        """A list of float32 numbers: UBJSON's exactly, JSON's decimal text rounded once."""
+        v = self.get(d, key, path)
+        if isinstance(v, np.ndarray):
+            if v.dtype != np.float32 or v.shape != (n,):
+                raise self.fail(f"{path}.{key}", f"must be {n} float32 numbers")
+            return v
+        if not isinstance(v, list) or len(v) != n:
+            raise self.fail(f"{path}.{key}", f"must be a list of {n} numbers")
+        for i, x in enumerate(v):
+            if isinstance(x, bool) or not isinstance(x, _Decimal | int | float):
+                raise self.fail(f"{path}.{key}[{i}]", "must be a number")
+        return float32_array(v)
+
+
+def float32_array(v: Sequence[str | int | float]) -> np.ndarray:
+    """:func:`float32_of` of every number, the exact path only where it is needed."""
+    with np.errstate(over="ignore"):
+        d = np.array([float(x) for x in v], dtype=np.float64)
+        f = d.astype(np.float32)
+        g = np.nextafter(f, np.where(d > f, np.float32(np.inf), np.float32(-np.inf)))
+        mid = (f.astype(np.float64) + g.astype(np.float64)) / 2
+    out: np.ndarray = f
+    for i in np.flatnonzero((d == mid) & (d != f)).tolist():
+        out[i] = float32_of(v[i])
+    return out
+
+
+def float32_of(x: str | int | float) -> np.float32:
+    """The float32 XGBoost reads for a JSON number (its text rounded once to float32)."""
+    if isinstance(x, float):
+        return np.float32(x)
+    exact = Fraction(Decimal(x)) if isinstance(x, str) else Fraction(x)
+    d = float(exact)
+    f = np.float32(d)
+    if Fraction(d) != exact and np.isfinite(f):
+        # Rounding to double first is wrong only where the double is a float32 tie.
+        g = np.nextafter(f, np.float32(np.inf if exact > Fraction(float(f)) else -np.inf))
+        if np.isfinite(g) and Fraction(float(f)) + Fraction(float(g)) == 2 * Fraction(d):
+            return g if abs(Fraction(float(g)) - exact) < abs(Fraction(float(f)) - exact) else f
+    return f
+
+
+def decode(data: bytes, filename: str) -> Any:
+    """The document of a JSON or UBJSON model file."""
+    head = data.lstrip(b" \t\r\n\xef\xbb\xbf")[:2]
+    if head[:1] == b"{" and head[1:2] in (b'"', b"}", b" ", b"\n", b"\t", b"\r", b""):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ModelFileError("not UTF-8 JSON", file=filename) from None
+        try:
+            return json.loads(text, parse_float=_Decimal, parse_constant=_Decimal)
+        except ValueError:
+            decode_json(text, filename, what="XGBoost model")  # the error, with line, column
+            raise
+    if head[:1] == b"{":
+        return loads_ubjson(data, filename)
+    raise ModelFileError(
+        "not an XGBoost model (JSON or UBJSON from Booster.save_model)", file=filename
+    )
+
+
+def _base_score(doc: _Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.float32]:
+    raw = doc.get(lmp, "base_score", path)
+    values: list[Any]
+    if isinstance(raw, str) and raw.startswith("["):
+        try:
+            values = json.loads(raw, parse_float=_Decimal)
+        except ValueError:
+            raise doc.fail(f"{path}.base_score", f"{raw!r} is not a list of numbers") from None
+    else:
+        values = [_Decimal(raw) if isinstance(raw, str) else raw]
+    try:
+        out = [float32_of(v) for v in values]
+    except (ArithmeticError, ValueError, TypeError):
+        raise doc.fail(f"{path}.base_score", f"{raw!r} is not a number") from None
+    if len(out) == 1 and k > 1:
+        out *= k  # an older file's one base score for every class
+    if len(out) != k or not all(np.isfinite(out)):
+        raise doc.fail(f"{path}.base_score", f"must be {k} finite numbers")
+    return out
+
+
+def _names(
+    doc: _Doc, learner: dict[str, Any], n: int, feature_names: Sequence[str] | None
+) -> tuple[list[str], list[str]]:
+    names = learner.get("feature_names") or default_names(n)
+    types = learner.get("feature_types") or ["float"] * n
+    if not isinstance(names, list) or len(names) != n or not all(isinstance(x, str) for x in names):
+        raise doc.fail("learner.feature_names", f"must be {n} names")
+    if not isinstance(types, list) or len(types) != n or not all(isinstance(x, str) for x in types):
+        raise doc.fail("learner.feature_types", f"must be {n} types")
+    if feature_names is not None:
+        names = [str(x) for x in feature_names]
+        if len(names) != n:
+            raise UsageError(
+                f"the model has {n} features, not {len(names)}", option="feature_names"
+            )
+    return names, types
+
+
+def _categories(doc: _Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...] | None]:
+    """The category names XGBoost 3.1+ keeps for a DataFrame's categorical columns (the
+    input is then the code: the name's index), per feature; None: no names."""
+    cats = model.get("cats")
+    out: list[tuple[str, ...] | None] = [None] * n
+    if not cats:
+        return out
+    enc = doc.obj(cats, "learner.gradient_booster.model.cats").get("enc") or []
+    if not isinstance(enc, list) or (enc and len(enc) != n):
+        raise doc.fail("learner.gradient_booster.model.cats.enc", f"must have {n} entries")
+    for j, e in enumerate(enc):
+        path = f"learner.gradient_booster.model.cats.enc[{j}]"
+        e = doc.obj(e, path)
+        offsets, values = e.get("offsets") or [], e.get("values")
+        values = list(values) if values is not None else []
+        if not offsets and not values:
+            continue
+        if not offsets:
+            raise doc.fail(path, "numeric categories are not read: give the codes as numbers")
+        raw = bytes(int(b) & 0xFF for b in values)
+        try:
+            out[j] = tuple(
+                raw[int(a) : int(b)].decode("utf-8")
+                for a, b in zip(offsets, offsets[1:], strict=False)
+            )
+        except (ValueError, TypeError):
+            raise doc.fail(path, "category names that are not UTF-8 text") from None
+    return out
+
+
+def _tree(
+    doc: _Doc,
+    t: dict[str, Any],
+    path: str,
+    n_features: int,
+    categorical: list[bool],
+    group: int,
+    values: dict[int, int],
+    rows: list[tuple[float, ...]],
+) -> Tree:
+    param = doc.obj(doc.get(t, "tree_param", path), f"{path}.tree_param")
+    n = doc.int_text(param, "num_nodes", f"{path}.tree_param", 1, 1 << 31)
+    leaf_vec = doc.int_text(param, "size_leaf_vector", f"{path}.tree_param", 0, 1 << 31)
+    if leaf_vec > 1:
+        raise doc.fail(f"{path}.tree_param.size_leaf_vector", "multi-target trees are not read")
+    left = doc.ints(t, "left_children", path, n, -1, n - 1)
+    right = doc.ints(t, "right_children", path, n, -1, n - 1)
+    feature = doc.ints(t, "split_indices", path, n, 0, 1 << 31)
+    default_left = doc.ints(t, "default_left", path, n, 0, 1)
+    cond = doc.floats(t, "split_conditions", path, n)
+    split_type = doc.ints(t, "split_type", path, n, 0, 1) if "split_type" in t else [0] * n
+    cat_sets: dict[int, tuple[int, ...]] = {}
+    if any(split_type):
+        nodes = doc.ints(t, "categories_nodes", path, len(t.get("categories_nodes", [])), 0, n - 1)
+        seg = doc.ints(t, "categories_segments", path, len(nodes), 0, 1 << 40)
+        size = doc.ints(t, "categories_sizes", path, len(nodes), 0, 1 << 24)
+        cats = doc.ints(t, "categories", path, len(t.get("categories", [])), 0, (1 << 24) - 1)
+        for node, s, z in zip(nodes, seg, size, strict=True):
+            if s + z > len(cats):
+                raise doc.fail(f"{path}.categories_segments", "past the end of categories")
+            cat_sets[node] = tuple(sorted(set(cats[s : s + z])))
+    # Pre-order; a categorical split's right child (its listed codes) first, as "left".
+    order: list[int] = []
+    seen = [False] * n
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        if seen[i]:
+            raise doc.fail(f"{path}.left_children", f"node {i} is reached twice")
+        seen[i] = True
+        order.append(i)
+        if left[i] == -1:
+            if right[i] != -1:
+                raise doc.fail(f"{path}.right_children[{i}]", "a leaf with a right child")
+            continue
+        if right[i] == -1:
+            raise doc.fail(f"{path}.right_children[{i}]", "a split without a right child")
+        if feature[i] >= n_features:
+            raise doc.fail(f"{path}.split_indices[{i}]", f"feature {feature[i]} of {n_features}")
+        first, second = (right[i], left[i]) if split_type[i] else (left[i], right[i])
+        stack += [second, first]
+    new = {old: k for k, old in enumerate(order)}
+    f: list[int] = []
+    thr: list[float] = []
+    lft: list[int] = []
+    rgt: list[int] = []
+    nl: list[bool] = []
+    cat: list[bool] = []
+    codes: list[tuple[int, ...]] = []
+    val: list[int] = []
+    for i in order:
+        c = cond[i]
+        if not np.isfinite(c):
+            raise doc.fail(f"{path}.split_conditions[{i}]", "is not a finite number")
+        if left[i] == -1:
+            key = int(np.float32(c).view(np.int32))
+            if key not in values:
+                values[key] = len(rows)
+                rows.append((float(c),))
+            f.append(LEAF)
+            thr.append(0.0)
+            lft.append(LEAF)
+            rgt.append(LEAF)
+            nl.append(False)
+            cat.append(False)
+            codes.append(())
+            val.append(values[key])
+            continue
+        f.append(feature[i])
+        val.append(-1)
+        if split_type[i]:
+            if i not in cat_sets:
+                raise doc.fail(f"{path}.categories_nodes", f"has no categories for node {i}")
+            if not categorical[feature[i]]:
+                raise doc.fail(
+                    f"{path}.split_type[{i}]", "a categorical split of a numeric feature"
+                )
+            thr.append(0.0)
+            lft.append(new[right[i]])
+            rgt.append(new[left[i]])
+            nl.append(not default_left[i])  # the default child, now on the other side
+            cat.append(True)
+            codes.append(cat_sets[i])
+        else:
+            # x < c for float32 x is x <= the float32 below c.
+            thr.append(float(np.nextafter(c, np.float32(-np.inf))))
+            lft.append(new[left[i]])
+            rgt.append(new[right[i]])
+            nl.append(bool(default_left[i]))
+            cat.append(False)
+            codes.append(())
+    return Tree(tuple(f), tuple(thr), tuple(lft), tuple(rgt), tuple(nl), tuple(cat),
+                tuple(codes), tuple(val), group)  # fmt: skip
+
+
+def xgboost_from_bytes(
+    data: bytes,
+    filename: str = "<model>",
+    iterations: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    target: str = "class",
+) -> Ensemble:
+    """The classifier in XGBoost model file ``data`` (module docstring); ``iterations``
+    boosting rounds (default: ``best_iteration + 1`` if the file has one, else all)."""
+    doc = _Doc(filename)
+    root = doc.obj(decode(data, filename), "")
+    learner = doc.obj(doc.get(root, "learner", ""), "learner")
+    objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
+                         "name", "learner.objective")  # fmt: skip
+    if objective not in OBJECTIVES:
+        raise doc.fail(
+            "learner.objective.name",
+            f"objective {objective!r} is not exported: treegen reads {', '.join(OBJECTIVES)}",
+        )
+    booster = doc.obj(doc.get(learner, "gradient_booster", "learner"), "learner.gradient_booster")
+    name = doc.text(booster, "name", "learner.gradient_booster")
+    if name != "gbtree":
+        raise doc.fail("learner.gradient_booster.name", f"booster {name!r} is not read (gbtree)")
+    mpath = "learner.gradient_booster.model"
+    model = doc.obj(doc.get(booster, "model", "learner.gradient_booster"), mpath)
+    lpath = "learner.learner_model_param"
+    lmp = doc.obj(doc.get(learner, "learner_model_param", "learner"), lpath)
+    n_features = doc.int_text(lmp, "num_feature", lpath, 1, 1 << 24)
+    num_class = doc.int_text(lmp, "num_class", lpath, 0, 1 << 16)
+    if "num_target" in lmp and doc.int_text(lmp, "num_target", lpath, 1, 1 << 16) != 1:
+        raise doc.fail(f"{lpath}.num_target", "multi-target models are not read")
+    multi = objective.startswith("multi:")
+    if multi and num_class < 2:
+        raise doc.fail(f"{lpath}.num_class", "a multi: objective needs 2 or more classes")
+    k = num_class if multi else 1
+    base = _base_score(doc, lmp, lpath, k)
+    trees_raw = doc.get(model, "trees", mpath)
+    if not isinstance(trees_raw, list) or not trees_raw:
+        raise doc.fail(f"{mpath}.trees", "must be a list of one or more trees")
+    n_trees = len(trees_raw)
+    tree_info = doc.ints(model, "tree_info", mpath, n_trees, 0, k - 1)
+    if "iteration_indptr" in model:
+        indptr = doc.ints(model, "iteration_indptr", mpath, len(model["iteration_indptr"]), 0,
+                          n_trees)  # fmt: skip
+        if len(indptr) < 2 or indptr[0] != 0 or indptr[-1] != n_trees or indptr != sorted(indptr):
+            raise doc.fail(f"{mpath}.iteration_indptr", "must rise from 0 to the tree count")
+    else:
+        gpath = f"{mpath}.gbtree_model_param"
+        gparam = doc.obj(doc.get(model, "gbtree_model_param", mpath), gpath)
+        per = k * doc.int_text(gparam, "num_parallel_tree", gpath, 1, 1 << 20)
+        if n_trees % per:
+            raise doc.fail(f"{mpath}.trees", f"{n_trees} trees are not rounds of {per}")
+        indptr = list(range(0, n_trees + 1, per))
+    rounds = len(indptr) - 1
+    attrs = learner.get("attributes") or {}
+    best = attrs.get("best_iteration") if isinstance(attrs, dict) else None
+    if iterations is None and best is not None:
+        try:
+            iterations = int(best) + 1
+        except ValueError:
+            raise doc.fail("learner.attributes.best_iteration", f"{best!r} is no integer") from None
+        if not 1 <= iterations <= rounds:
+            raise doc.fail("learner.attributes.best_iteration", f"not in 0 .. {rounds - 1}")
+    elif iterations is not None and not 1 <= iterations <= rounds:
+        raise UsageError(f"the model has {rounds} boosting rounds, not {iterations}",
+                         option="iterations")  # fmt: skip
+    used = indptr[iterations] if iterations is not None else n_trees
+    names, types = _names(doc, learner, n_features, feature_names)
+    is_cat = [t == "c" for t in types]
+    cat_names = _categories(doc, model, n_features)
+    values: dict[int, int] = {}
+    rows: list[tuple[float, ...]] = []
+    trees = [
+        _tree(doc, doc.obj(trees_raw[i], f"{mpath}.trees[{i}]"), f"{mpath}.trees[{i}]",
+              n_features, is_cat, tree_info[i], values, rows)
+        for i in range(used)
+    ]  # fmt: skip
+    attrs_out = tuple(
+        Attribute(nm, "nominal", cats) if cats is not None else Attribute(nm, "continuous")
+        for nm, cats in zip(names, cat_names, strict=True)
+    )
+    n_classes = max(num_class, 2)
+    schema = Schema(attrs_out, tuple(str(c) for c in range(n_classes)), target)
+    decision: Decision = "argmax"
+    cut = 0.0
+    init = [float(b) for b in base]
+    if objective == "binary:logistic":
+        decision, cut = "gt", libm.xgboost_cut()
+        init = [libm.xgboost_base_margin(float(base[0]))]
+    elif objective == "binary:logitraw":
+        decision, cut = "gt", 0.5
+    elif objective == "binary:hinge":
+        decision = "gt"
+    options: dict[str, object] = {"source": f"XGBoost {objective}", "labels": "int"}
+    if iterations is not None:
+        options["iterations"] = iterations
+    return Ensemble(
+        schema=schema,
+        method="xgboost",
+        trees=tuple(trees),
+        values=tuple(rows),
+        init=tuple(init),
+        divisor=None,
+        decision=decision,
+        compare="float32",
+        options=options,
+        sum="float32",
+        cut=cut,
+        categorical_rule="xgboost",
+    )

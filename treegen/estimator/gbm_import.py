@@ -1,0 +1,136 @@
+"""``treegen.from_xgboost`` and ``treegen.from_lightgbm``: their models as treegen models.
+
+Neither library is imported.  A model is read from its own file
+(:mod:`treegen.ensemble.xgboost`, :mod:`treegen.ensemble.lightgbm`): a path, the file's
+bytes or text, or a fitted object whose own method writes that file (an XGBoost
+``Booster`` or ``XGBClassifier``: ``save_raw("json")``; a LightGBM ``Booster`` or
+``LGBMClassifier``: ``model_to_string()``).  A scikit-learn-style classifier also gives
+its ``classes_`` as the class labels (a bare file names the classes 0 .. k-1, the
+indices the libraries' ``predict`` returns).  docs/gbm.md states the arithmetic.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from treegen.api import Model
+from treegen.data.arrays import label_kind
+from treegen.data.dataset import Schema
+from treegen.ensemble.core import Ensemble
+from treegen.ensemble.lightgbm import lightgbm_from_text
+from treegen.ensemble.xgboost import xgboost_from_bytes
+from treegen.errors import ModelFileError, UsageError
+from treegen.model.version import VERSION
+
+__all__ = ["from_classes", "from_lightgbm", "from_xgboost"]
+
+
+def _read(path: str | os.PathLike[str]) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ModelFileError(exc.strerror or str(exc), file=os.fspath(path)) from None
+
+
+def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
+    """``ens`` with the classifier's ``classes_`` as its labels (same count, distinct)."""
+    if classes is None:
+        return ens
+    labels = np.asarray(classes)
+    names = tuple(str(c) for c in labels.tolist())
+    if len(names) != len(ens.schema.classes) or len(set(names)) != len(names):
+        raise UsageError(
+            f"classes_ has {len(names)} labels for {len(ens.schema.classes)} classes",
+            option="model",
+        )
+    schema = Schema(ens.schema.attributes, names, ens.schema.target)
+    options = dict(ens.options)
+    kind = label_kind(labels)
+    if kind == "str":
+        options.pop("labels", None)
+    else:
+        options["labels"] = kind
+    return replace(ens, schema=schema, options=options)
+
+
+def from_xgboost(
+    model: Any,
+    iterations: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    target: str = "class",
+) -> Model:
+    """An XGBoost classifier (a model file's path or bytes, a ``Booster`` or an
+    ``XGBClassifier``) as a treegen model that predicts what ``XGBClassifier.predict``
+    predicts.  ``iterations``: the boosting rounds to use (default: the model's
+    ``best_iteration`` + 1 when it has one, else all)."""
+    classes = None
+    name = "<model>"
+    if isinstance(model, str | os.PathLike):
+        name = os.fspath(model)
+        data = _read(model)
+    elif isinstance(model, bytes | bytearray):
+        data = bytes(model)
+    else:
+        classes = getattr(model, "classes_", None)
+        booster = model.get_booster() if hasattr(model, "get_booster") else model
+        if not hasattr(booster, "save_raw"):
+            raise UsageError(
+                f"cannot read a {type(model).__name__}: give an XGBoost model file, a "
+                "Booster or an XGBClassifier",
+                option="model",
+            )
+        data = bytes(booster.save_raw("json"))
+    ens = xgboost_from_bytes(data, name, iterations, feature_names, target)
+    return Model.of(replace(_with_classes(ens, classes), treegen_version=VERSION))
+
+
+def from_lightgbm(
+    model: Any,
+    iterations: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    target: str = "class",
+) -> Model:
+    """A LightGBM classifier (a text model file's path, its text, a ``Booster`` or an
+    ``LGBMClassifier``) as a treegen model that predicts what ``LGBMClassifier.predict``
+    predicts.  ``iterations``: the rounds to use (default: all the model holds; a fitted
+    object's text holds its best iteration's)."""
+    classes = None
+    name = "<model>"
+    if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model):
+        name = os.fspath(model)
+        raw = _read(model)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ModelFileError("not a LightGBM text model (not UTF-8)", file=name) from None
+    elif isinstance(model, str):
+        text = model
+    else:
+        classes = getattr(model, "classes_", None)
+        booster = getattr(model, "booster_", model)
+        if not hasattr(booster, "model_to_string"):
+            raise UsageError(
+                f"cannot read a {type(model).__name__}: give a LightGBM text model file, "
+                "a Booster or an LGBMClassifier",
+                option="model",
+            )
+        text = str(booster.model_to_string())
+    ens = lightgbm_from_text(text, name, iterations, feature_names, target)
+    return Model.of(replace(_with_classes(ens, classes), treegen_version=VERSION))
+
+
+def from_classes(model: Model, labels: list[str]) -> Model:
+    """``model`` with its classes named ``labels`` (one per class, distinct)."""
+    ens = model.value
+    k = len(ens.schema.classes)
+    if len(labels) != k or len(set(labels)) != k or not all(s.strip() for s in labels):
+        raise UsageError(f"must name the {k} classes, distinct", option="classes")
+    options = {key: v for key, v in ens.options.items() if key != "labels"}
+    schema = Schema(ens.schema.attributes, tuple(labels), ens.schema.target)
+    return Model.of(replace(ens, schema=schema, options=options))
