@@ -39,14 +39,17 @@ the same model, bit for bit, with or without the accelerator.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
+import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model, Node
 from treegen.model.version import VERSION
 from treegen.trainer import native
+from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
@@ -79,6 +82,7 @@ def train(
     engine: Engine = "level",
     progress: Progress | None = None,
     validation: Dataset | None = None,
+    weights: npt.NDArray[np.floating] | None = None,
 ) -> Model:
     """Train a C4.5 tree on ``ds``.
 
@@ -93,6 +97,11 @@ def train(
     ``validation`` (rows of ``ds``'s schema; its fingerprint is recorded in
     the model's options) or, without it, as J48 -R does: grown on all folds
     of ``ds`` but the last, pruned on the last (:mod:`treegen.trainer.pruning.reduced`).
+
+    ``weights`` (one per row, finite and not negative) start each case at that weight
+    instead of 1: a weighted case counts as that many cases everywhere C4.5 counts
+    cases, as J48 counts a weighted instance (boosting trains so,
+    :mod:`treegen.committee.boost`).  Not with reduced-error pruning.
     """
     opts = opts or TrainOptions()
     opts.validate()
@@ -102,13 +111,15 @@ def train(
         raise TrainError("no classes declared", file=ds.source)
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
+    if weights is not None:
+        weights = _check_weights(ds, weights, opts)
     # Hash the data first, before growth allocates its arrays (the hash reads X
     # in place; Dataset.fingerprint).
     fingerprint = ds.fingerprint()
     if opts.reduced_error:
         return _train_reduced_error(ds, opts, engine, validation, fingerprint)
     j48 = opts.flavor == "j48"
-    ctx = build_context(ds, opts.min_cases, j48)
+    ctx = build_context(ds, opts.min_cases, j48, weights)
     gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
     tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
@@ -136,6 +147,8 @@ def train(
     if opts.subsets and opts.prune and not j48:
         # Release 8 drops the branches no case can reach after pruning (-s).
         nodes = remove_impossible(nodes, ctx.n_values)
+    if j48 and opts.prune:
+        nodes = j48_empty_leaves(nodes)
     return Model(
         schema=ds.schema,
         nodes=nodes,
@@ -143,6 +156,52 @@ def train(
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )
+
+
+def weka_max_class(dist: tuple[float, ...]) -> int:
+    """J48's ``Distribution.maxClass``: scanning from a best weight of 0, a class
+    replaces the best when it is heavier by more than ``J48_TOL`` (class 0 if none is)."""
+    best, top = 0, 0.0
+    for c, v in enumerate(dist):
+        if v - top > J48_TOL:
+            best, top = c, v
+    return best
+
+
+def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
+    """A pruned j48 tree's leaves that no training weight reaches (``perBag`` 0 within
+    ``J48_TOL``) labelled as J48 labels them: with the class of their parent's final
+    distribution (``maxClass``).  Pruning's subtree raising can change a parent's
+    distribution after growth gave its empty branches the parent's class; an empty leaf
+    also takes that final distribution, as growth gives it the parent's."""
+    out = list(nodes)
+    for n in nodes:
+        if n.is_leaf:
+            continue
+        cls = weka_max_class(n.dist)
+        for c in n.children:
+            child = out[c]
+            if child.is_leaf and child.items - 0.0 <= J48_TOL and child.cls != cls:
+                out[c] = replace(child, cls=cls, dist=n.dist if child.items == 0 else child.dist)
+            elif child.is_leaf and child.items == 0 and child.dist != n.dist:
+                out[c] = replace(child, dist=n.dist)
+    return tuple(out)
+
+
+def _check_weights(
+    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions
+) -> npt.NDArray[np.float64]:
+    """The case weights as float64, or :class:`TrainError` naming what is wrong."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (ds.n_rows,):
+        raise TrainError(f"{w.shape} case weights for {ds.n_rows} rows", file=ds.source)
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise TrainError("case weights must be finite and not negative", file=ds.source)
+    if opts.reduced_error:
+        raise TrainError("reduced-error pruning takes no case weights", option="--prune")
+    if np.any(ds.y < 0):
+        raise TrainError("weighted training needs every row's class", file=ds.source)
+    return w
 
 
 def recorded_options(options: dict[str, object], ds: Dataset) -> dict[str, object]:
