@@ -75,28 +75,47 @@ def distribution(c: Committee, X: npt.ArrayLike) -> FloatArray:
 
 @dataclass(frozen=True)
 class Disagreements:
-    """Rows where the integer vote and the double vote pick different classes, and the
-    double vote's gap between its two largest probabilities on each."""
+    """Rows where the integer vote and the double vote pick different classes, the double
+    vote's gap between its two largest probabilities on each, and whether a member's two
+    largest probabilities are that close there (its class, on the integer side, is the
+    tree's fixed-point one: :func:`treegen.model.classify.predict`)."""
 
     rows: IntArray
     gaps: FloatArray
+    member_near: npt.NDArray[np.bool_]
     n_rows: int
 
     @property
     def near(self) -> int:
-        """How many of them are near ties (gap below :data:`NEAR_TIE`)."""
-        return int(np.count_nonzero(self.gaps < NEAR_TIE))
+        """How many of them are near ties (gap below :data:`NEAR_TIE`, of the committee's
+        vote or of a member's)."""
+        return int(np.count_nonzero((self.gaps < NEAR_TIE) | self.member_near))
 
 
-def disagreements(c: Committee, ds: Dataset) -> Disagreements:
-    """The rows of ``ds`` the two votes decide differently (module docstring)."""
-    dist = distribution(c, ds.X)
-    theirs = weka.evaluation_class(dist)
-    ours = vote.predict(c, ds.X)
+def _top_gap(dist: FloatArray) -> FloatArray:
+    if dist.shape[1] < 2:
+        return np.full(dist.shape[0], np.inf)
+    top = np.sort(dist, axis=1)
+    out: FloatArray = top[:, -1] - top[:, -2]
+    return out
+
+
+def disagreements(
+    c: Committee, ds: Dataset, theirs: npt.NDArray[np.integer] | None = None
+) -> Disagreements:
+    """The rows of ``ds`` the two votes decide differently (module docstring); ``theirs``:
+    the double vote's classes when known (Weka's own), else computed here."""
+    x = ds.X[ds.y >= 0] if theirs is not None else ds.X
+    dist = distribution(c, x)
+    if theirs is None:
+        theirs = weka.evaluation_class(dist)
+    ours = vote.predict(c, x)
     rows = np.flatnonzero(ours != theirs)
-    top = np.sort(dist[rows], axis=1)
-    gaps = top[:, -1] - top[:, -2] if dist.shape[1] > 1 else np.zeros(rows.size)
-    return Disagreements(rows, gaps, ds.n_rows)
+    near = np.zeros(rows.size, dtype=bool)
+    if rows.size:
+        for i in range(c.n_members):
+            near |= _top_gap(_member_distribution(c, i, x[rows])) < NEAR_TIE
+    return Disagreements(rows, _top_gap(dist[rows]), near, x.shape[0])
 
 
 def disagreement_line(c: Committee, ds: Dataset) -> str:
@@ -108,6 +127,6 @@ def disagreement_line(c: Committee, ds: Dataset) -> str:
         return f"{ds.source}: integer vote vs {who}: the same class on all {d.n_rows} rows"
     return (
         f"{ds.source}: integer vote vs {who}: {d.rows.size} of {d.n_rows} rows differ, "
-        f"{d.near} of them near ties (top two probabilities within {NEAR_TIE}); "
-        f"largest gap {float(d.gaps.max()):.3g}"
+        f"{d.near} of them near ties (top two probabilities of the vote or of a tree "
+        f"within {NEAR_TIE}); largest gap {float(d.gaps.max()):.3g}"
     )
