@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from treegen.committee import vote, weka_vote
+from treegen.committee import vote, weka, weka_vote
 from treegen.committee.bag import bag, bag_rows
 from treegen.committee.boost import boost
 from treegen.data import synthetic
@@ -132,3 +132,15 @@ def test_bad_rounds_and_seeds_are_refused() -> None:
         bag(ds, C45, 2, seed=2**63)
     with pytest.raises(TrainError, match="--prune"):
         boost(ds, TrainOptions(flavor="j48", pruning="reduced-error"), 3)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7, 30, 70])
+def test_j48_distribution_is_weka_recursion_bit_for_bit(seed: int) -> None:
+    """treegen.committee.weka.distribution (each node once) equals getProbs's recursion
+    (reference_distribution) in every bit, on weighted trees and rows with missing values."""
+    ds = synthetic.generate(synthetic.random_spec(seed))
+    w = np.random.default_rng(seed).uniform(0.1, 3.0, ds.n_rows)
+    for model in (train(ds, J48), train(ds, J48, weights=w)):
+        x = np.concatenate([ds.X, np.full((3, ds.X.shape[1]), np.nan)])
+        assert np.isnan(ds.X).any() or seed == 0
+        assert np.array_equal(weka.distribution(model, x), weka.reference_distribution(model, x))

@@ -69,10 +69,70 @@ def _branches(model: Model, node: Node, col: FloatArray) -> IntArray:
 
 
 def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
-    """``distributionForInstance`` of every row of ``X`` (module docstring)."""
+    """``distributionForInstance`` of every row of ``X`` (module docstring).
+
+    :func:`reference_distribution`'s arithmetic, each node visited once: first, top
+    down, every *arrival* at a node (a row, the weight it carries there, the parent's
+    arrival it came from, and whether it came by its known branch or by a missing
+    value's share); then, bottom up, each arrival's class probabilities, a parent's
+    missing arrival adding its children's results in branch order from 0, as
+    ``getProbs`` does.  Same operations on the same doubles in the same order: the same
+    bits (tested against the recursion)."""
     x = np.asarray(X, dtype=np.float64)
     n_classes = len(model.schema.classes)
-    return _probs(model, x, 0, np.arange(x.shape[0], dtype=np.intp), np.ones(x.shape[0]), n_classes)
+    nodes = model.nodes
+    # Arrivals per node: rows, weights, and (children) the parent's arrival index.
+    rows: list[IntArray] = [np.zeros(0, dtype=np.intp)] * len(nodes)
+    wts: list[FloatArray] = [np.zeros(0)] * len(nodes)
+    link: list[IntArray] = [np.zeros(0, dtype=np.intp)] * len(nodes)
+    branch_of: list[IntArray] = [np.zeros(0, dtype=np.intp)] * len(nodes)
+    rows[0] = np.arange(x.shape[0], dtype=np.intp)
+    wts[0] = np.ones(x.shape[0])
+    for i, node in enumerate(nodes):  # parents come before their children
+        if node.is_leaf or rows[i].size == 0:
+            continue
+        br = _branches(model, node, x[rows[i], node.attribute])
+        branch_of[i] = br
+        unk = np.flatnonzero(br < 0)
+        for b, c in enumerate(node.children):
+            if _is_empty(nodes[c]):
+                continue
+            known = np.flatnonzero(br == b)
+            share = nodes[c].items / node.items
+            idx = np.concatenate([known, unk])
+            rows[c] = rows[i][idx]
+            wts[c] = np.concatenate([wts[i][known], share * wts[i][unk]])
+            link[c] = idx
+    result: list[FloatArray] = [np.zeros((0, n_classes))] * len(nodes)
+    for i in range(len(nodes) - 1, -1, -1):
+        node = nodes[i]
+        w = wts[i]
+        if node.is_leaf:
+            result[i] = w[:, None] * _prob(node)[None, :]
+            continue
+        br = branch_of[i]
+        out = np.zeros((w.size, n_classes))
+        for b, c in enumerate(node.children):
+            known = br == b
+            if _is_empty(nodes[c]):
+                sel = np.flatnonzero(known)
+                out[sel] = w[sel, None] * _prob(node)[None, :]
+                continue
+            r, back = result[c], link[c]
+            came = known[back]  # this child's arrivals by their known branch ...
+            out[back[came]] = r[came]
+            out[back[~came]] = out[back[~came]] + r[~came]  # ... and by a missing value
+            result[c] = np.zeros((0, n_classes))
+        result[i] = out
+    return result[0]
+
+
+def reference_distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
+    """``distributionForInstance`` by Weka's recursion (:func:`_probs`), node by node for
+    the rows that reach it: the yardstick of :func:`distribution`."""
+    x = np.asarray(X, dtype=np.float64)
+    n = x.shape[0]
+    return _probs(model, x, 0, np.arange(n, dtype=np.intp), np.ones(n), len(model.schema.classes))
 
 
 def _probs(
