@@ -18,6 +18,7 @@
 //   <toString() of the committee>
 //   === DETAIL
 //   R <performed rounds or members>
+//   T <build time in milliseconds>
 //   B <i> <vote weight i as Double.toString: full precision> (boost only)
 //   P <row> <class as Evaluation predicts it, -1 = none> <distribution...>
 //   M <row> <each member's classifyInstance>
@@ -131,12 +132,15 @@ public class CommitteeBatch {
         for (int a = first; a < args.length; a++) {
             Instances data = read(args[a]);
             Classifier c = make(mode, n, seed);
+            long t0 = System.nanoTime();
             c.buildClassifier(data);
+            long t1 = System.nanoTime();
             int rounds = mode.equals("boost") ? ((Boost) c).rounds() : ((Bag) c).rounds();
             out.append("=== FILE ").append(args[a]).append('\n');
             out.append(c.toString()).append('\n');
             out.append("=== DETAIL\n");
             out.append("R ").append(rounds).append('\n');
+            out.append("T ").append((t1 - t0) / 1000000).append('\n');
             if (mode.equals("boost")) {
                 double[] betas = ((Boost) c).betas();
                 for (int i = 0; i < rounds; i++) {
