@@ -142,7 +142,7 @@ def run_committee_bench(seed: int = 0) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, action="append", help="row count (repeatable)")
     ap.add_argument("--no-cv", action="store_true", help="leave out the accuracy table")
     args = ap.parse_args(argv)
