@@ -59,6 +59,8 @@ def test_api_train_boost_and_bag(tmp_path: Path) -> None:
     assert np.array_equal(b.predict(ds.X.tolist()), want)
     with pytest.raises(treegen.errors.TrainError, match="exclude"):
         treegen.train(VOTE, boost=2, bag=2)
+    with pytest.raises(treegen.errors.TrainError, match="one tree"):
+        treegen.train(VOTE, boost=2, validation=VOTE)
 
 
 def test_default_output_is_stem_committee(

@@ -149,6 +149,8 @@ def train(
     opts = train_options(options, **train_kw)
     if boost is not None and bag is not None:
         raise TrainError("boost and bag exclude each other: choose one", option="--boost")
+    if validation is not None and (boost is not None or bag is not None):
+        raise TrainError("trains one tree, not a committee", option="--validation")
     from_file = isinstance(data, str | os.PathLike)
     if validation is not None and not from_file:
         raise TrainError(
