@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test test-fast docs golden check bench firmware clean
+.PHONY: all venv demo test test-fast test-slow docs golden check bench firmware clean
 
 all: test
 
@@ -59,6 +59,11 @@ docs: $(STAMP)
 	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'])")
 	$(VENV)/bin/mkdocs build --strict --site-dir site
 
+# The slow set alone (make test runs it too): long fuzz runs, the rest of each parameter
+# sweep, and the whole Release 8 corpus (tests/reference/test_r8_corpus.py).
+test-slow: $(STAMP)
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m slow
+
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.
 golden: $(STAMP)
@@ -84,7 +89,8 @@ check: $(STAMP)
 # Training speed/memory against issue 3's targets, the export benchmark, the codegen
 # comparison with emlearn and m2cgen (installed by the bench extra), then flash and
 # cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
-# RV32IMC/RV32IMAFC; those installed).
+# RV32IMC/RV32IMAFC; those installed), and scikit-learn ensembles through treegen,
+# emlearn, m2cgen and tl2cgen (make bench BENCH_FULL=1 adds the big models).
 bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)

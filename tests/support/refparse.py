@@ -147,7 +147,16 @@ def _resolve(raw: object, blocks: dict[int, object], seen: frozenset[int] = froz
 def _tree_from_lines(
     texts: list[tuple[int, str]], kind: Style, blocks: dict[int, object] | None = None
 ) -> object:
-    body = [(no, t) for no, t in texts if t.strip()]
+    body: list[tuple[int, str]] = []
+    for no, t in texts:
+        if not t.strip():
+            continue
+        if body and kind == "c45" and body[-1][1].count("{") > body[-1][1].count("}"):
+            # Release 8 wraps a long "in {...}" test: the rest of the values follow
+            # on the next line, indented under the first.
+            body[-1] = (body[-1][0], body[-1][1] + _split_indent(t)[1].strip())
+            continue
+        body.append((no, t))
     if not body:
         raise ParseError("empty tree")
     if len(body) == 1:
@@ -322,3 +331,17 @@ def parse_j48(text: str) -> J48Output:
             raise ParseError("training evaluation without error/total lines")
         errors, total = int(em.group(1)), int(tm.group(1))
     return J48Output(tree, int(leaves_m.group(1)), int(size_m.group(1)), errors, total)
+
+
+def c45_sections(text: str) -> dict[str, str]:
+    """Release 8's tree sections, title line to the end of its last block."""
+    out = {}
+    for title in ("Decision Tree:", "Simplified Decision Tree:"):
+        m = re.search(
+            r"^" + re.escape(title) + r"\n.*?(?=\n\n\n(?:Simplified|Tree saved))",
+            text,
+            re.DOTALL | re.MULTILINE,
+        )
+        if m:
+            out[title] = m.group(0)
+    return out
