@@ -111,7 +111,8 @@ def train(
     ``weights`` (one per row, finite and not negative) start each case at that weight
     instead of 1: a weighted case counts as that many cases everywhere C4.5 counts
     cases, as J48 counts a weighted instance (boosting trains so,
-    :mod:`treegen.committee.boost`).  Not with reduced-error pruning.
+    :mod:`treegen.committee.boost`).  Not with reduced-error pruning.  Weighted cases
+    (other than all 1) are summed in row order, in either flavour.
     """
     opts = opts or TrainOptions()
     opts.validate()
@@ -123,6 +124,8 @@ def train(
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
     if weights is not None:
         weights = _check_weights(ds, weights, opts)
+        if np.all(weights == 1.0):
+            weights = None  # unit weights: the unweighted tree, in its own case order
     # Hash the data first, before growth allocates its arrays (the hash reads X
     # in place; Dataset.fingerprint).
     fingerprint = ds.fingerprint()
