@@ -44,7 +44,7 @@ def routing_cuts(thresholds: npt.ArrayLike, j48: bool) -> npt.NDArray[np.float64
         return t
     fin = np.isfinite(t)
     c = np.where(fin, t + J48_TOL, t)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # nextafter(max, inf) is inf
         for _ in range(8):  # t + 1e-6 is within an ulp or two of the answer
             over = fin & ~(c - t < J48_TOL)
             if not over.any():
