@@ -26,17 +26,20 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
                         [--no-codegen] [--no-gbm] [--no-firmware] [--no-options]
-                        [--no-ensembles]
+                        [--no-ensembles] [--no-committee]
 Then bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
 (``pip install -e '.[bench]'``; ``make bench`` installs the extra),
 bench/firmware_bench.py runs treegen's C for the firmware examples' and the codegen
 benchmark's trees on the simulated chips (flash, and cycles or instructions per
 prediction on AVR, Cortex-M0+ and M4F, RV32IMC and RV32IMAFC), and
 bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
-and PART, and bench/ensemble_bench.py sets treegen's C for scikit-learn forests and
+and PART, bench/ensemble_bench.py sets treegen's C for scikit-learn forests and
 boosted models beside emlearn's, m2cgen's and tl2cgen's (issue 31; ``BENCH_FULL=1``
-adds its big models), and bench/gbm_bench.py runs XGBoost's and LightGBM's models
-through treegen, m2cgen and tl2cgen (issue 32; BENCH_FULL=1 adds the 500-round models).
+adds its big models), bench/gbm_bench.py runs XGBoost's and LightGBM's models
+through treegen, m2cgen and tl2cgen (issue 32; BENCH_FULL=1 adds the 500-round models),
+and bench/committee_bench.py times ``train --boost 10`` and ``--bag 10`` beside Weka's
+AdaBoostM1 and Bagging over J48, with 10-fold CV accuracy of a tree, a boosted and a
+bagged committee on the reference sets.
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -62,6 +65,7 @@ from treegen.data.dataset import Dataset
 
 from bench import datafiles
 from bench.codegen_bench import run_codegen_bench
+from bench.committee_bench import run_committee_bench
 from bench.ensemble_bench import run_ensemble_bench
 from bench.export_bench import run_export_bench
 from bench.firmware_bench import run_firmware_bench
@@ -456,6 +460,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
     ap.add_argument(
+        "--no-committee",
+        action="store_true",
+        help="skip --boost/--bag beside Weka's AdaBoostM1/Bagging and their CV accuracy",
+    )
+    ap.add_argument(
         "--no-options", action="store_true", help="skip the --subsets and rules benchmark"
     )
     ap.add_argument(
@@ -540,6 +549,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_ensembles:
         print()
         run_ensemble_bench()
+    if not args.no_committee:
+        print()
+        run_committee_bench(args.seed)
     return 0
 
 

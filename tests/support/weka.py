@@ -11,9 +11,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treegen.data import synthetic
+from treegen.data.dataset import Dataset
 
 TESTS = Path(__file__).resolve().parents[1]
 REF = TESTS / "data" / "reference"
@@ -107,4 +109,51 @@ def run_j48(
         assert body.rstrip().endswith("=== END"), head
         outputs[Path(head).stem] = body
     assert len(outputs) == len(files), proc.stderr
+    return outputs
+
+
+COMMITTEE_DRIVER = TESTS / "java" / "CommitteeBatch.java"
+
+
+def write_weighted_arff(ds: Dataset, weights: np.ndarray, path: Path) -> Path:
+    """``ds`` as ARFF with an instance weight ``{w}`` on every data line (exact: repr)."""
+    head, _, body = synthetic.arff_text(ds).partition("@data\n")
+    rows = body.splitlines()
+    assert len(rows) == len(weights)
+    lines = [f"{r},{{{float(w)!r}}}" for r, w in zip(rows, weights, strict=True)]
+    path.write_text(head + "@data\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def compile_committee_driver(work: Path) -> Path:
+    """The class directory of tests/java/CommitteeBatch.java (skips without javac)."""
+    javac = shutil.which("javac")
+    if javac is None:
+        pytest.skip("the committee comparison needs javac (apt-get install default-jdk-headless)")
+    classdir = work / "committee-classes"
+    classdir.mkdir(exist_ok=True)
+    subprocess.run(
+        [javac, "-nowarn", "-d", str(classdir), "-cp", str(WEKA_JAR), str(COMMITTEE_DRIVER)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return classdir
+
+
+def run_committee(java: str, classdir: Path, args: list[str]) -> dict[str, str]:
+    """File stem -> CommitteeBatch's block for that file (``args``: mode, its numbers,
+    then the ARFF files)."""
+    proc = subprocess.run(
+        [java, "-Xmx2g", "-cp", f"{WEKA_JAR}{os.pathsep}{classdir}", "CommitteeBatch", *args],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=True,
+    )
+    outputs = {}
+    for block in proc.stdout.split("=== FILE ")[1:]:
+        head, _, body = block.partition("\n")
+        assert body.rstrip().endswith("=== END"), head
+        outputs[Path(head).stem] = body
     return outputs

@@ -23,10 +23,11 @@ import pytest
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
+from treegen.data.weka_rows import JavaRandom, stratified_order
 from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.trainer import TrainOptions, train
-from treegen.trainer.pruning.reduced import JavaRandom, j48_split, stratified_order
+from treegen.trainer.pruning.reduced import j48_split
 
 from support import reftrees as rt
 from support.weka import (

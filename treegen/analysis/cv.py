@@ -10,7 +10,10 @@ count of misclassified rows is given too.
 Fold assignment is deterministic for a given ``seed`` and independent of the
 platform: rows are shuffled with numpy's PCG64 generator, stably grouped by
 class, then dealt to folds round-robin.  Every fold therefore holds each
-class's rows to within one, and fold sizes differ by at most one row.
+class's rows to within one, and fold sizes differ by at most one row.  With
+``weka=True`` the folds are Weka's instead (``Evaluation.crossValidateModel``
+with ``java.util.Random(seed)``), so a ``-x K`` run of Weka can be compared fold for
+fold.  The model trained may be of any kind with a ``size`` (a tree, a committee).
 """
 
 from __future__ import annotations
@@ -18,16 +21,27 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
+from treegen.data.weka_rows import cv_folds
 from treegen.errors import TrainError, UsageError
-from treegen.model.core import Model
 
-Fit = Callable[[Dataset], Model]
-Predict = Callable[[Model, npt.NDArray[np.float64]], npt.NDArray[np.integer]]
+
+class Sized(Protocol):
+    """What cross-validation needs of a trained model: its size (a tree's nodes, a
+    committee's nodes in all its trees)."""
+
+    @property
+    def size(self) -> int: ...
+
+
+M = TypeVar("M", bound=Sized)
+Fit = Callable[[Dataset], M]
+Predict = Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.integer]]
 
 
 @dataclass(frozen=True)
@@ -109,15 +123,27 @@ def leave_one_out_folds(n_rows: int) -> npt.NDArray[np.intp]:
     return np.arange(n_rows, dtype=np.intp)
 
 
-def run_folds(
-    ds: Dataset, assignment: npt.NDArray[np.intp], fit: Fit, predict: Predict, method: str
-) -> CVResult:
-    """Train on all folds but one, test on that one, for every fold."""
-    results = []
+def folds_of(
+    assignment: npt.NDArray[np.intp],
+) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """Per fold, its training rows (the others, in row order) and its test rows."""
     n_folds = int(assignment.max()) + 1
-    for fold in range(n_folds):
-        test_rows = np.flatnonzero(assignment == fold)
-        train_rows = np.flatnonzero(assignment != fold)
+    return [
+        (np.flatnonzero(assignment != fold), np.flatnonzero(assignment == fold))
+        for fold in range(n_folds)
+    ]
+
+
+def run_folds(
+    ds: Dataset,
+    folds: list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]],
+    fit: Fit[M],
+    predict: Predict[M],
+    method: str,
+) -> CVResult:
+    """Train on each fold's training rows (in the order given), test on its test rows."""
+    results = []
+    for fold, (train_rows, test_rows) in enumerate(folds):
         try:
             model = fit(ds.subset(train_rows))
         except TrainError as err:
@@ -137,19 +163,35 @@ def run_folds(
 
 def cross_validate(
     ds: Dataset,
-    fit: Fit,
-    predict: Predict,
+    fit: Fit[M],
+    predict: Predict[M],
     *,
     folds: int | None = None,
     seed: int = 1,
     loo: bool = False,
+    weka: bool = False,
 ) -> CVResult:
-    """Stratified ``folds``-fold cross-validation with ``seed``, or leave-one-out."""
+    """Stratified ``folds``-fold cross-validation with ``seed``, or leave-one-out; with
+    ``weka``, Weka's folds for ``-x folds -s seed`` (:func:`treegen.data.weka_rows.cv_folds`,
+    each fold's training rows in the order Weka trains on them)."""
     if loo:
-        return run_folds(ds, leave_one_out_folds(ds.n_rows), fit, predict, "leave-one-out")
+        return run_folds(
+            ds, folds_of(leave_one_out_folds(ds.n_rows)), fit, predict, "leave-one-out"
+        )
     assert folds is not None, "cross_validate needs folds or loo"
+    if weka:
+        check_folds(folds, ds.n_rows)
+        return run_folds(
+            ds,
+            cv_folds(ds.y, folds, seed),
+            fit,
+            predict,
+            f"{folds}-fold stratified as Weka's -x {folds} -s {seed}",
+        )
     assignment = stratified_folds(ds.y, folds, seed)
-    return run_folds(ds, assignment, fit, predict, f"{folds}-fold stratified, seed {seed}")
+    return run_folds(
+        ds, folds_of(assignment), fit, predict, f"{folds}-fold stratified, seed {seed}"
+    )
 
 
 def format_cv(result: CVResult, source: str, *, per_fold: bool = True) -> str:

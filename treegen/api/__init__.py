@@ -24,6 +24,8 @@ import numpy.typing as npt
 
 from treegen.api.common import PathLike, VerifyReport
 from treegen.api.model import Model
+from treegen.committee.bag import bag as bag_dataset
+from treegen.committee.boost import boost as boost_dataset
 from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
@@ -120,9 +122,12 @@ def train(
     options: TrainOptions | None = None,
     engine: Engine = "level",
     validation: PathLike | None = None,
+    boost: int | None = None,
+    bag: int | None = None,
+    bag_seed: int = 1,
     **keywords: Unpack[DataAndTrainKeywords],
 ) -> Model:
-    """Train a C4.5 tree, as ``treegen train`` does.
+    """Train a C4.5 tree, as ``treegen train`` does, or a committee of them.
 
     ``data`` is a path in any format treegen reads (CSV, ARFF, C4.5 stem or
     ``.names``/``.data``), or ``X`` with its labels ``y`` (``train(X, y)``, as in
@@ -133,9 +138,19 @@ def train(
     the ``validation`` file's rows when one is given (read with the training data's
     attributes); ``engine`` grows level by level (default) or depth first (the
     reference), the same tree bit for bit.
+
+    ``boost=N`` trains AdaBoost.M1 with N rounds of such trees (``train --boost N``;
+    Weka's ``AdaBoostM1 -I N -W J48`` with ``flavor="j48"``), ``bag=N`` N trees on
+    bootstrap samples drawn with ``bag_seed`` (``--bag N --bag-seed S``; Weka's
+    ``Bagging -I N -S S -W J48``): the Model is then a committee
+    (:mod:`treegen.committee`).
     """
     data_kw, train_kw = _split(keywords)
     opts = train_options(options, **train_kw)
+    if boost is not None and bag is not None:
+        raise TrainError("boost and bag exclude each other: choose one", option="--boost")
+    if validation is not None and (boost is not None or bag is not None):
+        raise TrainError("trains one tree, not a committee", option="--validation")
     from_file = isinstance(data, str | os.PathLike)
     if validation is not None and not from_file:
         raise TrainError(
@@ -146,6 +161,10 @@ def train(
     if validation is not None:
         float32 = flavor_compares_float32(opts.flavor)
         valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=float32)
+    if boost is not None:
+        return Model.of(boost_dataset(ds, opts, boost))
+    if bag is not None:
+        return Model.of(bag_dataset(ds, opts, bag, bag_seed))
     model = train_dataset(ds, opts, engine=engine, validation=valid)
     return Model.of(model)
 

@@ -17,8 +17,10 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from treegen.analysis.cv import check_folds, cross_validate, format_cv
 from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_beside
@@ -32,11 +34,15 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import Progress, progress_line
+from treegen.committee.bag import bag
+from treegen.committee.boost import boost
+from treegen.committee.core import ADJECTIVE, Committee
+from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.model.classify import predict
+from treegen.kinds import kind_of
+from treegen.kinds.committee import COMMITTEE
 from treegen.model.core import Model, flavor_compares_float32
-from treegen.model.file import save_model
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
 
@@ -123,6 +129,33 @@ def _add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> 
         default="c45",
         help="follow C4.5 Release 8 (default) or Weka J48",
     )
+    committee = parser.add_argument_group(
+        "committees (boosted or bagged trees; docs/committees.md)"
+    )
+    which = committee.add_mutually_exclusive_group()
+    which.add_argument(
+        "--boost",
+        metavar="N",
+        type=int_range(1),
+        default=None,
+        help="AdaBoost.M1 with N rounds of trees, by reweighting (with --flavor j48 Weka's "
+        "AdaBoostM1 -I N -W J48); writes a committee",
+    )
+    which.add_argument(
+        "--bag",
+        metavar="N",
+        type=int_range(1),
+        default=None,
+        help="N trees, each on a bootstrap sample of DATA (with --flavor j48 Weka's "
+        "Bagging -I N -W J48); writes a committee",
+    )
+    committee.add_argument(
+        "--bag-seed",
+        metavar="S",
+        type=int,
+        default=1,
+        help="--bag: the seed of the bootstrap draws (Weka's -S, java.util.Random; default 1)",
+    )
 
 
 def train_options(args: argparse.Namespace) -> TrainOptions:
@@ -146,13 +179,27 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
 def _fit(
     args: argparse.Namespace,
     progress: Progress | None = None,
-) -> Callable[[Dataset], Model]:
-    """A one-argument training function with the command line's options."""
+) -> Callable[[Dataset], Any]:
+    """A one-argument training function with the command line's options: a tree, or
+    with --boost / --bag a committee."""
 
     opts = train_options(args)
     validation_file = getattr(args, "validation", None)
     if validation_file is not None and not opts.reduced_error:
         raise UsageError("needs --prune reduced-error", option="--validation")
+    if args.bag is None and args.bag_seed != 1:
+        raise UsageError("needs --bag", option="--bag-seed")
+    if args.boost is not None or args.bag is not None:
+        if validation_file is not None:
+            raise UsageError("trains one tree, not a committee", option="--validation")
+        report = progress.nodes if progress is not None else None
+
+        def fit_committee(ds: Dataset) -> Committee:
+            if args.boost is not None:
+                return boost(ds, opts, args.boost, progress=report)
+            return bag(ds, opts, args.bag, args.bag_seed, progress=report)
+
+        return fit_committee
 
     def fit(ds: Dataset) -> Model:
         validation = None
@@ -173,9 +220,15 @@ def _fit(
     return fit
 
 
-def default_output(data: str) -> Path:
-    """``./STEM.tree`` for DATA ``some/dir/STEM.ext`` (or the C4.5 stem ``STEM``)."""
-    return Path(Path(data).stem + ".tree")
+def default_output(data: str, suffix: str = ".tree") -> Path:
+    """``./STEM.tree`` for DATA ``some/dir/STEM.ext`` (or the C4.5 stem ``STEM``);
+    ``./STEM.committee`` for a committee."""
+    return Path(Path(data).stem + suffix)
+
+
+def _default_output(args: argparse.Namespace) -> Path:
+    committee = args.boost is not None or args.bag is not None
+    return default_output(args.data, COMMITTEE.suffix if committee else ".tree")
 
 
 # ------------------------------------------------------------------ train
@@ -184,7 +237,7 @@ def default_output(data: str) -> Path:
 def run_train(args: argparse.Namespace) -> int:
     """Train on DATA and save the model; summary on stderr."""
 
-    output = Path(args.output) if args.output else default_output(args.data)
+    output = Path(args.output) if args.output else _default_output(args)
     quiet = getattr(args, "quiet", False)
     float32 = flavor_compares_float32(args.flavor)
     with progress_line(args) as progress:
@@ -194,22 +247,36 @@ def run_train(args: argparse.Namespace) -> int:
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
         model = _fit(args, progress)(ds)
+        kind = kind_of(model)
         progress.update("writing", nodes=model.size)
-        save_model(model, str(output))
+        write_text_atomic(output, kind.to_json(model))
         if not quiet:
             progress.update("counting training errors")
-            errors = int(np.count_nonzero(np.asarray(predict(model, ds.X)) != ds.y))
+            errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
     if not quiet:
         percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
-        kind = "pruned" if args.prune else "unpruned"
+        pruned = "pruned" if args.prune else "unpruned"
+        if kind is COMMITTEE:
+            what = (
+                f"{ADJECTIVE[model.method]} committee of {model.n_members} {pruned} "
+                f"{args.flavor} trees ({model.size} nodes, {model.n_leaves} leaves)"
+                + (f", stopped at {model.stopped}" if model.stopped else "")
+            )
+        else:
+            what = (
+                f"{pruned} {args.flavor} tree of {model.size} nodes "
+                f"({model.n_leaves} leaves, depth {model.depth()})"
+            )
         note(
             args,
-            f"treegen: wrote {output}: {kind} {args.flavor} tree of {model.size} nodes "
-            f"({model.n_leaves} leaves, depth {model.depth()}), "
+            f"treegen: wrote {output}: {what}, "
             f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
         )
         if test_ds is not None:
-            sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
+            if kind is COMMITTEE:
+                sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
+            else:
+                sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
     return 0
 
 
@@ -243,12 +310,19 @@ def run_cv(args: argparse.Namespace) -> int:
         train_fold = _fit(args)
         folds_done = [0]
 
-        def fit(train_ds: Dataset) -> Model:
+        def fit(train_ds: Dataset) -> Any:
             folds_done[0] += 1
             progress.update(f"cross-validating: fold {folds_done[0]}", rows=train_ds.n_rows)
             return train_fold(train_ds)
 
-        result = cross_validate(ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo)
+        def predict(value: Any, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+            return np.asarray(kind_of(value).predict(value, x), dtype=np.intp)
+
+        if args.weka_folds and args.loo:
+            raise UsageError("takes --folds K, not --loo", option="--weka-folds")
+        result = cross_validate(
+            ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo, weka=args.weka_folds
+        )
     sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
     return 0
 
@@ -306,6 +380,14 @@ def register_cv(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         type=int_range(0),
         default=1,
         help="seed of the fold assignment (default 1; same seed, same folds)",
+    )
+    p.add_argument(
+        "--weka-folds",
+        action="store_true",
+        default=False,
+        help="the folds Weka's -x K -s S makes (Evaluation.crossValidateModel: the rows "
+        "shuffled by java.util.Random(S), stratified, each training fold shuffled again), "
+        "so that a run can be compared with Weka's fold for fold",
     )
     add_data_options(p)
     _add_train_options(p, cv=True)

@@ -37,7 +37,7 @@ def show_formats() -> tuple[str, ...]:
 def run_show(args: argparse.Namespace) -> int:
     """Print MODEL in the chosen layout."""
     kind, value = load(args.model)
-    printer = kind.show.get(args.format)
+    printer = kind.show.get(args.format or next(iter(kind.show)))
     if printer is None:
         layouts = ", ".join(kind.show)
         raise UsageError(f"a {kind.name} prints as {layouts} only", option="--format")
@@ -123,14 +123,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "'Decision Tree:' or 'Simplified Decision Tree:' section of "
         "its output), in Weka J48's, or as a Graphviz graph. A ruleset "
         "('treegen rules -o') prints in c4.5rules' layout ('Final rules', "
-        "'Default class').",
+        "'Default class'); a committee ('train --boost/--bag') as Weka prints "
+        "AdaBoostM1 and Bagging.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
         "--format",
         choices=show_formats(),
-        default="c45",
-        help="c45 (default): leaves (N/E) with E the tree's stored errors, "
+        default=None,
+        help="the default is each kind's first: c45 for a tree, weka for a committee "
+        "(--boost, --bag: every tree and its weight as Weka's AdaBoostM1 and Bagging print "
+        "them, J48's layout for j48 trees, Release 8's for c45 ones; j48 or c45 choose the "
+        "trees' layout). c45: leaves (N/E) with E the tree's stored errors, "
         "estimated for a pruned c45 tree; j48: J48's layout and footer; "
         "dot: Graphviz DOT, one box per node (test or class, class "
         "distribution, N/E), leaves coloured by class, edges labelled "

@@ -1,11 +1,12 @@
 """The registry of model kinds: one table, the only place that asks which kind a value is.
 
-Every kind (a tree, a ruleset; an ensemble next) is one :class:`~treegen.kinds.spec.Kind`
-record, registered here under its name and file format.  The command line, the Python
-API, ``export``, ``verify`` and the firmware runs go through :func:`kind_of` (a value's
-kind), :func:`load` (a file's) and the record's functions.  A kind added at run time
-with :func:`register` works with every command without changing them (the toy kind of
-tests/kinds/test_registry.py does); the recipe is in docs/ARCHITECTURE.md.
+Every kind (a tree, a ruleset, a scikit-learn ensemble, a committee of C4.5 trees) is
+one :class:`~treegen.kinds.spec.Kind` record, registered here under its name and file
+format.  The command line, the Python API, ``export``, ``verify`` and the firmware runs
+go through :func:`kind_of` (a value's kind), :func:`load` (a file's) and the record's
+functions.  A kind added at run time with :func:`register` works with every command
+without changing them (the toy kind of tests/kinds/test_registry.py does); the recipe is
+in docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from treegen.kinds.committee import COMMITTEE
 from treegen.kinds.ensemble import ENSEMBLE
 from treegen.kinds.ruleset import RULESET
 from treegen.kinds.spec import Kind
@@ -74,3 +76,4 @@ def formats() -> str:
 register(TREE)
 register(RULESET)
 register(ENSEMBLE)
+register(COMMITTEE)

@@ -7,6 +7,10 @@ global sorted distinct values of each continuous attribute (so "largest
 training value not above the midpoint" is one binary search), each
 continuous attribute's presorted known rows, and the global case-weight
 array that growth and pruning scale in place as Release 8 does.
+
+Cases start at weight 1 (C4.5), or at the weights given to :func:`build_context`
+(boosting trains on weighted cases: a case of weight w counts as w cases in every
+sum, MINOBJS test and error count, exactly as J48 counts an instance's weight).
 """
 
 from __future__ import annotations
@@ -104,6 +108,19 @@ class Context:
     # Per continuous attribute, the values in file order that J48's
     # setSplitPoint scans when it is not ``value_col`` (set by widen_to).
     file_values: dict[int, npt.NDArray[np.floating]] = field(default_factory=dict)
+    # The cases' starting weights (n_rows, the flavour's dtype); None: all 1.
+    case_weights: npt.NDArray[np.floating] | None = None
+
+    @property
+    def unit_weights(self) -> bool:
+        """Whether every case starts at weight 1 (then a node's weight is its row count)."""
+        return self.case_weights is None
+
+    def start_weights(self) -> npt.NDArray[np.floating]:
+        """A fresh array of the cases' starting weights (growth and pruning scale it)."""
+        if self.case_weights is None:
+            return np.ones(self.n_rows, dtype=self.dtype)
+        return self.case_weights.copy()
 
     @property
     def rows_for_rules(self) -> int:
@@ -164,8 +181,8 @@ class Context:
         return cell_sums(index, w, size, self.dtype)
 
     def reset_weights(self) -> None:
-        """Every case's weight back to 1 (the dummy row's to 0)."""
-        self.weights[:] = 1.0
+        """Every case's weight back to its starting weight (the dummy row's to 0)."""
+        self.weights[: self.n_rows] = self.start_weights()
         self.weights[self.n_rows] = 0.0
 
     def value_col(self, att: int) -> npt.NDArray[np.floating]:
@@ -280,8 +297,11 @@ def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool)
         )
 
 
-def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
-    """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45)."""
+def build_context(
+    ds: Dataset, min_cases: int, j48: bool, weights: npt.NDArray[np.floating] | None = None
+) -> Context:
+    """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45),
+    the cases starting at ``weights`` (rounded to the flavour's dtype; None: 1 each)."""
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
     kinds = tuple(a.kind for a in ds.attributes)
@@ -348,6 +368,7 @@ def build_context(ds: Dataset, min_cases: int, j48: bool) -> Context:
         cvals_rows=None
         if native.cscan is None or len(ds.classes) > MAX_CLASSES
         else np.ascontiguousarray(cvals.T),
+        case_weights=None if weights is None else np.ascontiguousarray(weights, dtype=dtype),
     )
     ctx.reset_weights()
     return ctx

@@ -39,15 +39,17 @@ the same model, bit for bit, with or without the accelerator.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
+import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model, Node
 from treegen.model.version import VERSION
 from treegen.trainer import native
-from treegen.trainer.constants import RELEASE8_ORDER_MAX_ROWS
+from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
@@ -82,6 +84,7 @@ def train(
     engine: Engine = "level",
     progress: Progress | None = None,
     validation: Dataset | None = None,
+    weights: npt.NDArray[np.floating] | None = None,
     case_order: CaseOrder = "auto",
 ) -> Model:
     """Train a C4.5 tree on ``ds``.
@@ -104,6 +107,12 @@ def train(
     ``validation`` (rows of ``ds``'s schema; its fingerprint is recorded in
     the model's options) or, without it, as J48 -R does: grown on all folds
     of ``ds`` but the last, pruned on the last (:mod:`treegen.trainer.pruning.reduced`).
+
+    ``weights`` (one per row, finite and not negative) start each case at that weight
+    instead of 1: a weighted case counts as that many cases everywhere C4.5 counts
+    cases, as J48 counts a weighted instance (boosting trains so,
+    :mod:`treegen.committee.boost`).  Not with reduced-error pruning.  Weighted cases
+    (other than all 1) are summed in row order, in either flavour.
     """
     opts = opts or TrainOptions()
     opts.validate()
@@ -113,16 +122,21 @@ def train(
         raise TrainError("no classes declared", file=ds.source)
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
+    if weights is not None:
+        weights = _check_weights(ds, weights, opts)
+        if np.all(weights == 1.0):
+            weights = None  # unit weights: the unweighted tree, in its own case order
     # Hash the data first, before growth allocates its arrays (the hash reads X
     # in place; Dataset.fingerprint).
     fingerprint = ds.fingerprint()
     if opts.reduced_error:
         return _train_reduced_error(ds, opts, engine, validation, fingerprint)
     j48 = opts.flavor == "j48"
-    ctx = _context(ds, opts)
+    ctx = _context(ds, opts, weights)
     gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
-    if uses_release8_order(ctx, case_order):
+    # Release 8's case order is for unit weights (weighted cases grow in row order).
+    if weights is None and uses_release8_order(ctx, case_order):
         grown, cases = release8_grow.grow(ctx, gopts, progress)
         nodes = flatten(grown)
         if opts.prune:
@@ -158,6 +172,8 @@ def train(
     if opts.subsets and opts.prune and not j48:
         # Release 8 narrows or drops the last branch of subset tests after pruning (-s).
         nodes = check_possible_values(nodes, ctx.n_values)
+    if j48 and opts.prune:
+        nodes = j48_empty_leaves(nodes)
     return _model(ds, nodes, opts.as_dict(), fingerprint)
 
 
@@ -173,10 +189,59 @@ def _model(
     )
 
 
-def _context(ds: Dataset, opts: TrainOptions) -> Context:
-    """The run's :class:`Context`; with ``--subsets`` (c45) every attribute's gain counts
-    in the average gain: Release 8 leaves ``MultiVal`` set then (section 8)."""
-    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48")
+def weka_max_class(dist: tuple[float, ...]) -> int:
+    """J48's ``Distribution.maxClass``: scanning from a best weight of 0, a class
+    replaces the best when it is heavier by more than ``J48_TOL`` (class 0 if none is)."""
+    best, top = 0, 0.0
+    for c, v in enumerate(dist):
+        if v - top > J48_TOL:
+            best, top = c, v
+    return best
+
+
+def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
+    """A pruned j48 tree's leaves that no training weight reaches (``perBag`` 0 within
+    ``J48_TOL``) labelled as J48 labels them: with the class of their parent's final
+    distribution (``maxClass``).  Pruning's subtree raising can change a parent's
+    distribution after growth gave its empty branches the parent's class; an empty leaf
+    also takes that final distribution, as growth gives it the parent's."""
+    out = list(nodes)
+    for n in nodes:
+        if n.is_leaf:
+            continue
+        cls = weka_max_class(n.dist)
+        for c in n.children:
+            child = out[c]
+            if child.is_leaf and child.items - 0.0 <= J48_TOL and child.cls != cls:
+                out[c] = replace(child, cls=cls, dist=n.dist if child.items == 0 else child.dist)
+            elif child.is_leaf and child.items == 0 and child.dist != n.dist:
+                out[c] = replace(child, dist=n.dist)
+    return tuple(out)
+
+
+def _check_weights(
+    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions
+) -> npt.NDArray[np.float64]:
+    """The case weights as float64, or :class:`TrainError` naming what is wrong."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (ds.n_rows,):
+        raise TrainError(f"{w.shape} case weights for {ds.n_rows} rows", file=ds.source)
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise TrainError("case weights must be finite and not negative", file=ds.source)
+    if opts.reduced_error:
+        raise TrainError("reduced-error pruning takes no case weights", option="--prune")
+    if np.any(ds.y < 0):
+        raise TrainError("weighted training needs every row's class", file=ds.source)
+    return w
+
+
+def _context(
+    ds: Dataset, opts: TrainOptions, weights: npt.NDArray[np.float64] | None = None
+) -> Context:
+    """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
+    every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
+    then (section 8)."""
+    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48", weights)
     if opts.subsets and not ctx.j48:
         ctx.multi_val = True
     return ctx

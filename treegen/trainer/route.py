@@ -3,6 +3,11 @@
 ``-1`` is "unknown value": the case goes down every branch with a
 fractional weight.  :func:`subset_table` is the one place a subset test's
 value groups become a lookup by value code (both engines, both pruners).
+
+A continuous test sends a known value v left when ``v <= t`` (Release 8), or, for
+the j48 flavour, when ``v - t < 1e-6`` in double (J48's ``whichSubset``:
+``Utils.smOrEq``), so a value a hair above the threshold goes left as J48 sends it;
+:func:`routing_cuts` turns that rule into a plain ``v <= cut``.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.core import subset_branches
+from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.tree import TNode
 
@@ -29,12 +35,41 @@ def subset_table(n_values: int, subsets: Sequence[Sequence[int]]) -> IntArray:
     return np.asarray((-1, *branches), dtype=np.intp)
 
 
+def routing_cuts(thresholds: npt.ArrayLike, j48: bool) -> npt.NDArray[np.float64]:
+    """Per threshold t, the cut c with ``v <= c`` exactly when a value v goes left (module
+    docstring): t itself (c45), or for j48 the largest double c with ``c - t < 1e-6``
+    (rounding is monotone, so every double up to c passes and none above it)."""
+    t = np.asarray(thresholds, dtype=np.float64)
+    if not j48:
+        return t
+    fin = np.isfinite(t)
+    c = np.where(fin, t + J48_TOL, t)
+    with np.errstate(invalid="ignore", over="ignore"):  # nextafter(max, inf) is inf
+        for _ in range(8):  # t + 1e-6 is within an ulp or two of the answer
+            over = fin & ~(c - t < J48_TOL)
+            if not over.any():
+                break
+            c = np.where(over, np.nextafter(c, -np.inf), c)
+        for _ in range(8):
+            up = np.nextafter(c, np.inf)
+            more = fin & (up - t < J48_TOL)
+            if not more.any():
+                break
+            c = np.where(more, up, c)
+    return c
+
+
+def routing_cut(t: float, j48: bool) -> float:
+    """:func:`routing_cuts` of one threshold."""
+    return float(routing_cuts(np.asarray([t]), j48)[0])
+
+
 def branch_of(ctx: Context, node: TNode, rows: IntArray) -> npt.NDArray[np.intp]:
     """Outcome index of each row at test ``node`` (-1 = unknown value)."""
     a = node.attribute
     if node.kind == "continuous":
         v = ctx.value_col(a)[rows]
-        out = np.where(v <= node.threshold, 0, 1)
+        out = np.where(v <= routing_cut(node.threshold, ctx.j48), 0, 1)
         out[np.isnan(v)] = -1
         return out.astype(np.intp)
     codes = ctx.codes_at(a, rows)

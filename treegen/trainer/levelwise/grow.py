@@ -70,7 +70,7 @@ def grow_levels(
         Task(
             root,
             np.arange(n, dtype=np.intp),
-            np.ones(n, dtype=ctx.dtype),
+            ctx.start_weights(),
             srt,
             ctx.presorted_len.copy(),
             True,

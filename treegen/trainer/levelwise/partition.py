@@ -44,7 +44,7 @@ from treegen.trainer.levelwise.children import (
     children_sorted,
 )
 from treegen.trainer.levelwise.flat import FlatTree
-from treegen.trainer.route import subset_table
+from treegen.trainer.route import routing_cuts, subset_table
 from treegen.trainer.select import stays_leaf
 from treegen.trainer.subsets import is_grouping
 
@@ -159,7 +159,7 @@ def _route(
     sel = np.flatnonzero(ce >= 0)
     if sel.size:
         v = ctx.cvals[ce[sel], rows[sel]]
-        out = np.where(v <= thr[tid[sel]], 0, 1)
+        out = np.where(v <= routing_cuts(thr, ctx.j48)[tid[sel]], 0, 1)
         out[np.isnan(v)] = -1
         br[sel] = out
     ne_ = npos[tid]

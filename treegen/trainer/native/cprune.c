@@ -200,7 +200,7 @@ static int32_t class_of(const Prune *p, int64_t r)
 /* prune_c45(log_cf, coeff, n_rows, n_classes, y, cvals, ncodes, code_size,
  *           okind, attr_pos, thresh, child_start, n_children, child_idx,
  *           tab_start, tab, kind, src, cls, items, errors, dist, updated,
- *           max_depth=unlimited) -> bool
+ *           max_depth=unlimited, weights=None) -> bool
  * prune_j48(cf, coeff, ...the same...) -> bool
  *
  * Node 0 is the root; all case data as in treegen.trainer.context.Context
@@ -215,7 +215,8 @@ static int32_t class_of(const Prune *p, int64_t r)
  * child_start[i] + n_children[i] - 1], each numbered after its parent;
  * nodes that no test reaches are ignored.  Returns False, with nothing
  * done, when the tree has more than max_depth levels (the walk recurses
- * once per level). */
+ * once per level).  weights (float32 for c45, float64 for j48, n_rows) are
+ * the cases' starting weights (trained on weighted cases); None: all 1. */
 static PyObject *prune_flat(PyObject *args, int j48)
 {
     PyObject *o[N_BUF];
@@ -224,10 +225,11 @@ static PyObject *prune_flat(PyObject *args, int j48)
     double first;
     memset(&p, 0, sizeof p);
     Py_ssize_t max_depth = PY_SSIZE_T_MAX;
-    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|n", &first, &p.bd.coeff, &n_rows,
+    PyObject *weights = Py_None;
+    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|nO", &first, &p.bd.coeff, &n_rows,
                           &C, &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
                           &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
-                          &o[17], &max_depth))
+                          &o[17], &max_depth, &weights))
         return NULL;
     p.bd.log_cf = first; /* c45 */
     p.bd.cf = first;     /* j48 */
@@ -267,6 +269,11 @@ static PyObject *prune_flat(PyObject *args, int j48)
     for (got = 0; got < 18; got++)
         if (view(o[got], &b[got], spec[got].w, spec[got].size, spec[got].n, spec[got].name) < 0)
             goto done;
+    if (weights != Py_None) {
+        if (view(weights, &b[got], 0, vsz, n_rows, "weights") < 0)
+            goto done;
+        got++;
+    }
     p.C = C;
     p.n1 = n1;
     p.y = b[0].buf;
@@ -444,6 +451,8 @@ static PyObject *prune_flat(PyObject *args, int j48)
             else
                 ((float *)w)[i] = 1.0f;
         }
+        if (weights != Py_None)
+            memcpy(w, b[18].buf, (size_t)n_rows * (size_t)vsz);
         Py_BEGIN_ALLOW_THREADS
         if (j48)
             estimate_errors_j48(&p, 0, rows, w, n_rows, 1);

@@ -29,7 +29,7 @@ from treegen.trainer.levelwise.flat import (
     TreeArrays,
     model_nodes,
 )
-from treegen.trainer.route import subset_table
+from treegen.trainer.route import routing_cuts, subset_table
 from treegen.trainer.stats import ErrorBound, coeff_c45
 from treegen.trainer.tree import TNode
 
@@ -100,7 +100,7 @@ def prune_flat(
         ncodes.dtype.itemsize,
         kind64,
         attr_pos,
-        np.ascontiguousarray(grown.threshold, dtype=np.float64),
+        np.ascontiguousarray(routing_cuts(grown.threshold, ctx.j48), dtype=np.float64),
         np.ascontiguousarray(first, dtype=np.int64),
         np.ascontiguousarray(count, dtype=np.int64),
         np.arange(N, dtype=np.int64),
@@ -114,6 +114,7 @@ def prune_flat(
         rec.dist,
         rec.updated,
         _MAX_NATIVE_DEPTH,
+        ctx.case_weights,
     )
     if not done:
         return None

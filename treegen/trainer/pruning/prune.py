@@ -282,7 +282,7 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
     if prune_tnodes(ctx, root, cf):
         return
     rows = np.arange(ctx.n_rows, dtype=np.intp)
-    w = np.ones(ctx.n_rows, dtype=ctx.dtype)
+    w = ctx.start_weights()
     # Factor = known_v / KnownCases divides by zero when every case is unknown
     # (never for a non-empty branch, whose factor is all that is used).
     with np.errstate(divide="ignore", invalid="ignore"):

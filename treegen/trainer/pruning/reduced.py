@@ -20,65 +20,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.data.weka_rows import JavaRandom, fold_bounds, randomize, stratified_order
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums
 from treegen.trainer.route import branch_of
 from treegen.trainer.tree import TNode, walk
-
-_MULT = 0x5DEECE66D
-_MASK = (1 << 48) - 1
-
-
-class JavaRandom:
-    """``java.util.Random``: the 48-bit linear congruential generator, bit for bit."""
-
-    def __init__(self, seed: int) -> None:
-        self.state = (seed ^ _MULT) & _MASK
-
-    def next_bits(self, bits: int) -> int:
-        """``next(bits)``: the top ``bits`` of the new state, as Java's signed int."""
-        self.state = (self.state * _MULT + 0xB) & _MASK
-        r = self.state >> (48 - bits)
-        return r - (1 << 32) if r >= 1 << 31 else r
-
-    def next_int(self, bound: int) -> int:
-        """``nextInt(bound)``: uniform in ``0..bound-1`` (Java's rejection loop)."""
-        assert bound > 0
-        r = self.next_bits(31)
-        m = bound - 1
-        if bound & m == 0:  # a power of two: the high bits
-            return (bound * r) >> 31
-        u = r
-        while True:
-            r = u % bound
-            if u - r + m < 1 << 31:  # Java: no int overflow
-                return r
-            u = self.next_bits(31)
-
-
-def stratified_order(y: npt.NDArray[np.integer], folds: int) -> list[int]:
-    """Row order after ``Instances.stratify(folds)`` of rows ``0..n-1`` with classes ``y``.
-
-    Stratify first groups the rows by class (its own swap sort, reproduced
-    as written: the order within a class matters), then deals them out in
-    ``folds`` interleaved strides (``stratStep``).
-    """
-    order = list(range(len(y)))
-    n = len(order)
-    index = 1
-    while index < n:
-        first = y[order[index - 1]]
-        for j in range(index, n):
-            if y[order[j]] == first:
-                order[index], order[j] = order[j], order[index]
-                index += 1
-        index += 1
-    out: list[int] = []
-    start = 0
-    while len(out) < n:
-        out.extend(order[start::folds])
-        start += 1
-    return out
 
 
 def j48_split(y: npt.NDArray[np.integer], folds: int, seed: int) -> tuple[IntArray, IntArray]:
@@ -90,17 +36,9 @@ def j48_split(y: npt.NDArray[np.integer], folds: int, seed: int) -> tuple[IntArr
     at rounding level, as it does in Weka).
     """
     order = stratified_order(y, folds)
-    n = len(order)
-    per, extra = divmod(n, folds)
-    last = folds - 1
-    size = per + 1 if last < extra else per
-    first = last * per + (last if last < extra else extra)
-    grow = order[:first] + order[first + size :]
-    prune = order[first : first + size]
-    rnd = JavaRandom(seed)
-    for j in range(len(grow) - 1, 0, -1):
-        k = rnd.next_int(j + 1)
-        grow[j], grow[k] = grow[k], grow[j]
+    first, end = fold_bounds(len(order), folds, folds - 1)
+    grow = randomize(order[:first] + order[end:], JavaRandom(seed))
+    prune = order[first:end]
     return np.asarray(grow, dtype=np.intp), np.asarray(prune, dtype=np.intp)
 
 

@@ -164,7 +164,7 @@ def form_tree(
     dt = ctx.dtype
     ctx.weights[rows] = w  # scratch lookup for the sorted arrays, valid while scoring
     yr = ctx.y[rows]
-    cases = float(rows.size) if all_known else seq_sum(w, dt)
+    cases = float(rows.size) if all_known and ctx.unit_weights else seq_sum(w, dt)
     freq = cell_sums(yr, w, ctx.n_classes, dt).astype(dt)
     best = int(np.argmax(freq))
     node = TNode("leaf", best, cases, ctx.fl(cases - float(freq[best])), freq.copy())
@@ -265,11 +265,11 @@ def form_tree(
 
 
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
-    """Grow the unpruned tree on all rows with weight 1, node by node."""
+    """Grow the unpruned tree on all rows at their starting weights, node by node."""
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]
-    w = np.ones(ctx.n_rows, dtype=ctx.dtype)
+    w = ctx.start_weights()
     min_cases = ctx.min_cases
     try:
         root: TNode = run(form_tree(ctx, rows, w, srt, ctx.presorted_len, True, frozenset(), opts))

@@ -1,0 +1,116 @@
+"""A committee's C: verify holds it to the Python committee (the fixed-point trees, the IR
+evaluator and the classifier, all with the integer vote) in every export mode, with 0
+mismatches; it compiles warning-free under the strict flags as C89 and C99; its bytes
+are deterministic; and with ``--float-compare int`` or an integer input type it has no
+floating-point arithmetic at all (no float or double in the compiled object)."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.committee.bag import bag
+from treegen.committee.boost import boost
+from treegen.committee.core import Committee
+from treegen.data.readers import read_dataset
+from treegen.kinds.check import verify
+from treegen.kinds.export import render
+from treegen.trainer import TrainOptions
+from treegen.verify.build import STRICT_FLAGS
+
+from support.modes import EXPORT_MODES
+from support.weka import REF
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+# Boosted and bagged, both flavours: vote-r8 (nominal, missing values), hypo (five
+# classes, continuous and nominal, missing values), monk2 (nominal only).
+SETUPS = {
+    "boost-j48-vote": ("vote-r8", "boost", "j48"),
+    "bag-j48-hypo": ("hypo", "bag", "j48"),
+    "boost-c45-hypo": ("hypo", "boost", "c45"),
+    "bag-c45-monk2": ("monk2", "bag", "c45"),
+}
+MODES = ["float", "double", "int16", "uint8", "keys", "fixed", "lean_float", "lean_keys"]
+
+
+@functools.cache
+def _committee(setup: str) -> Committee:
+    name, method, flavor = SETUPS[setup]
+    ds = read_dataset(str(REF / name / f"{name}.arff"), float32=flavor == "c45")
+    opts = TrainOptions(flavor=flavor)  # type: ignore[arg-type]
+    return boost(ds, opts, 5) if method == "boost" else bag(ds, opts, 5, 1)
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_verify_every_mode(setup: str, mode: str, style: str) -> None:
+    c = _committee(setup)
+    name = SETUPS[setup][0]
+    kw = dict(EXPORT_MODES[mode], style=style)
+    ds = read_dataset(str(REF / name / f"{name}.arff"), float32=c.compares_float32)
+    report = verify(c, ExportOptions(prefix="cm", **kw), [ds], n_random=400)  # type: ignore[arg-type]
+    assert report.ok and report.failed_rows == 0, report.text()
+    assert report.rows > ds.n_rows + 400
+    assert any("integer vote vs" in line for line in report.lines)
+
+
+def _compile(cc: str, std: str, files: dict[str, str], tmp: Path) -> Path:
+    for name, text in files.items():
+        (tmp / name).write_text(text)
+    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    r = subprocess.run(
+        [cc, std, *flags, "-c", "predict.c", "-o", "p.o"], cwd=tmp, capture_output=True, text=True
+    )
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    return tmp / "p.o"
+
+
+@pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_strict_c89_and_c99(setup: str, std: str, tmp_path: Path) -> None:
+    for style in ("table", "ifs"):
+        for mode in ("float", "int16", "keys"):
+            opts = ExportOptions(prefix="cm", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
+            _compile("gcc", std, render(_committee(setup), opts).files, tmp_path)
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_the_same_committee_gives_the_same_bytes(setup: str) -> None:
+    opts = ExportOptions(prefix="cm", style="table")
+    a = render(_committee(setup), opts).files
+    b = render(_committee(setup), opts).files
+    assert a == b
+    bagged = SETUPS[setup][1] == "bag"
+    assert ("void cm_predict_proba(" in a["predict.h"]) == bagged
+    assert "int cm_predict(" in a["predict.h"]
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="nm is not installed")
+@pytest.mark.parametrize("mode", ["keys", "int16"])
+def test_integer_modes_use_no_floating_point(mode: str, tmp_path: Path) -> None:
+    """Compiled for a soft-float core, the C of a committee in an integer mode calls
+    no floating-point helper: the vote is integer sums only."""
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc is not installed")
+    for setup in SETUPS:
+        opts = ExportOptions(prefix="cm", style="table", **EXPORT_MODES[mode])  # type: ignore[arg-type]
+        files = render(_committee(setup), opts).files
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+        subprocess.run(
+            ["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m0", "-Os", *flags, "-c",
+             "predict.c", "-o", "p.o"],
+            cwd=tmp_path, check=True, capture_output=True,
+        )  # fmt: skip
+        syms = subprocess.run(
+            ["nm", "-u", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
+        ).stdout
+        assert "__aeabi_f" not in syms and "__aeabi_d" not in syms, (setup, syms)

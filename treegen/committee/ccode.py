@@ -1,0 +1,242 @@
+"""A committee's C: every tree through the tree's code generator, then the integer vote.
+
+Tree ``i`` is lowered and emitted by :mod:`treegen.codegen` (:func:`lower`, :func:`emit`)
+with the prefix ``PREFIX_t<i>`` and the export options given, so it is the C that
+``treegen export`` writes for that tree alone, in the same style and input type.  One
+predict.c holds them all, each tree's header in place of its ``#include``, then the
+vote:
+
+* boosting: ``PREFIX_predict`` adds tree ``i``'s integer vote to the class
+  ``PREFIX_t<i>_predict`` returns (32-bit sums), then returns the first largest;
+* bagging: it adds every tree's ``predict_proba`` (15-bit fixed point) and returns the
+  first largest sum; ``PREFIX_predict_proba`` writes those sums divided by the number
+  of trees (integer division).
+
+There is no float arithmetic in the vote, so with ``--float-compare int`` or an integer
+``--input-type`` the whole predict uses none.  predict.h is the tree header's, for the
+committee's prefix.  For a bagged j48 committee a leaf no training case reached returns
+its parent's class distribution, as J48 computes it (the tree's own C returns its class);
+that is the only change to a tree's C, made on its lowered form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from treegen.codegen.emit import emit
+from treegen.codegen.emit_parts import HEADER, SOURCE
+from treegen.codegen.ir import IR, Encoding, Feature, Leaf, Outcome, ProbaApi
+from treegen.codegen.lower import lower
+from treegen.codegen.names import comment_text
+from treegen.codegen.options import ExportOptions
+from treegen.committee.core import Committee
+from treegen.committee.vote import empty_leaf_parents, parent_distributions
+from treegen.errors import EmitError
+from treegen.model.core import Model
+from treegen.model.fixedpoint import ONE, leaf_class, leaf_proba
+
+Provenance = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class CommitteeIR:
+    """The lowered committee: one IR per tree, the vote, and the C interface verify
+    calls (:class:`treegen.verify.build.CApi`)."""
+
+    prefix: str
+    method: str
+    trees: tuple[IR, ...]
+    votes: tuple[int, ...]
+    provenance: Provenance
+    style: str
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.trees[0].encoding
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.trees[0].features
+
+    @property
+    def n_features(self) -> int:
+        return len(self.features)
+
+    @property
+    def n_classes(self) -> int:
+        return self.trees[0].n_classes
+
+    @property
+    def proba(self) -> bool:
+        """Whether ``PREFIX_predict_proba`` is exported (bagging)."""
+        return self.method == "bag"
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        """Bagging's ``PREFIX_predict_proba``: the mean of the trees' fixed-point
+        probabilities, in units of 1/32768."""
+        return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
+
+
+def j48_outcomes(ir: IR, model: Model) -> IR:
+    """``ir`` with each empty leaf's outcome its parent's class distribution (bagged
+    j48 committees; module docstring).  Shares are untouched: an empty branch's share
+    is 0, so a case with a missing value adds nothing there, as in J48."""
+    parents = empty_leaf_parents(model)
+    if not parents:
+        return ir
+    n_classes = ir.n_classes
+    outcomes = list(ir.outcomes)
+    index = {o: j for j, o in enumerate(outcomes)}
+    nodes = list(ir.nodes)
+    for j, node in enumerate(nodes):
+        if isinstance(node, Leaf) and node.source in parents:
+            parent = model.nodes[parents[node.source]]
+            o = Outcome(leaf_class(parent), leaf_proba(parent, n_classes))
+            nodes[j] = Leaf(index.setdefault(o, len(outcomes)), node.source)
+            if len(outcomes) < len(index):
+                outcomes.append(o)
+    return replace(ir, nodes=tuple(nodes), outcomes=tuple(outcomes))
+
+
+def tree_prefix(prefix: str, i: int) -> str:
+    """The C prefix of tree ``i`` inside a committee exported with ``prefix``."""
+    return f"{prefix}_t{i}"
+
+
+def lower_tree(c: Committee, i: int, opts: ExportOptions, prefix: str) -> IR:
+    """Tree ``i`` lowered as the committee's C holds it (module docstring)."""
+    member_opts = replace(opts, prefix=tree_prefix(prefix, i))
+    if c.method == "bag":
+        member_opts = replace(member_opts, proba=True)  # the vote adds distributions
+    what = f"round {i + 1}" if c.method == "boost" else f"bag {i + 1}"
+    lines = (("tree", f"{i + 1} of {c.n_members} ({what}, vote {c.votes[i]})"),)
+    ir = lower(c.members[i], member_opts, lines)
+    if parent_distributions(c):
+        ir = j48_outcomes(ir, c.members[i])
+    return ir
+
+
+def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -> CommitteeIR:
+    """Every tree lowered for ``opts`` (``opts.prefix`` is set), checked to share one input
+    encoding."""
+    assert opts.prefix is not None
+    trees = tuple(lower_tree(c, i, opts, opts.prefix) for i in range(c.n_members))
+    for i, ir in enumerate(trees[1:], 1):
+        if ir.encoding != trees[0].encoding:
+            raise EmitError(f"tree {i + 1} lowers to another input encoding than tree 1")
+    return CommitteeIR(opts.prefix, c.method, trees, c.votes, provenance, opts.style or "table")
+
+
+def check_options(opts: ExportOptions) -> None:
+    """A committee has C for every tree export option."""
+
+
+def _header(cir: CommitteeIR) -> str:
+    """predict.h: the tree header for the committee's prefix (a one-leaf tree's, so it
+    renders fast), declaring predict_proba only for bagging."""
+    ir0 = cir.trees[0]
+    proba = tuple(ONE if c == 0 else 0 for c in range(ir0.n_classes))
+    stub = replace(
+        ir0,
+        prefix=cir.prefix,
+        provenance=cir.provenance,
+        proba=cir.proba,
+        nodes=(Leaf(0, 0),),
+        outcomes=(Outcome(0, proba),),
+        stack_size=1,
+        inline_top=None,
+    )
+    return emit(stub, cir.style)[HEADER]
+
+
+def _vote(cir: CommitteeIR) -> str:
+    """The vote's C (module docstring)."""
+    P, U = cir.prefix, cir.prefix.upper()
+    n = len(cir.trees)
+    lines = [
+        f"/* The committee's vote: {n} trees, integer sums, the first largest wins. */",
+        "",
+    ]
+    if cir.method == "boost":
+        lines += [
+            f"int {P}_predict(const {P}_input_t *x)",
+            "{",
+            f"    uint32_t sums[{U}_N_CLASSES];",
+            "    int c, best = 0;",
+            f"    for (c = 0; c < {U}_N_CLASSES; c++) {{",
+            "        sums[c] = 0u;",
+            "    }",
+        ]
+        for i, v in enumerate(cir.votes):
+            lines.append(f"    sums[{tree_prefix(P, i)}_predict(x)] += {v}u;")
+        lines += [
+            f"    for (c = 1; c < {U}_N_CLASSES; c++) {{",
+            "        if (sums[c] > sums[best]) {",
+            "            best = c;",
+            "        }",
+            "    }",
+            "    return best;",
+            "}",
+        ]
+        return "\n".join(lines) + "\n"
+    lines += [
+        f"static void {P}_sums(const {P}_input_t *x, uint32_t *sums)",
+        "{",
+        f"    uint16_t p[{U}_N_CLASSES];",
+        "    int c;",
+        f"    for (c = 0; c < {U}_N_CLASSES; c++) {{",
+        "        sums[c] = 0u;",
+        "    }",
+    ]
+    for i in range(n):
+        lines += [
+            f"    {tree_prefix(P, i)}_predict_proba(x, p);",
+            f"    for (c = 0; c < {U}_N_CLASSES; c++) {{",
+            "        sums[c] += p[c];",
+            "    }",
+        ]
+    lines += [
+        "}",
+        "",
+        f"int {P}_predict(const {P}_input_t *x)",
+        "{",
+        f"    uint32_t sums[{U}_N_CLASSES];",
+        "    int c, best = 0;",
+        f"    {P}_sums(x, sums);",
+        f"    for (c = 1; c < {U}_N_CLASSES; c++) {{",
+        "        if (sums[c] > sums[best]) {",
+        "            best = c;",
+        "        }",
+        "    }",
+        "    return best;",
+        "}",
+        "",
+        f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba)",
+        "{",
+        f"    uint32_t sums[{U}_N_CLASSES];",
+        "    int c;",
+        f"    {P}_sums(x, sums);",
+        f"    for (c = 0; c < {U}_N_CLASSES; c++) {{",
+        f"        proba[c] = (uint16_t)(sums[c] / {n}u);",
+        "    }",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def emit_committee(cir: CommitteeIR, opts: ExportOptions) -> dict[str, str]:
+    """predict.h and predict.c (module docstring)."""
+    include = f'#include "{HEADER}"\n'
+    head = (
+        "/*\n" + "".join(f" * {comment_text(f'{k}: {v}')}\n" for k, v in cir.provenance) + " */\n"
+    )
+    parts = [head, include, "\n"]
+    for ir in cir.trees:
+        files = emit(ir, cir.style)
+        source = files[SOURCE]
+        if include not in source:
+            raise EmitError(f"tree {ir.prefix}: its predict.c does not include {HEADER}")
+        parts += [files[HEADER], "\n", source.replace(include, "", 1), "\n"]
+    parts.append(_vote(cir))
+    return {HEADER: _header(cir), SOURCE: "".join(parts)}

@@ -1,0 +1,162 @@
+"""The committee file (format ``treegen-committee``): JSON, its trees as tree files.
+
+Layout::
+
+    {
+      "format": "treegen-committee", "version": 1,
+      "treegen_version": ..., "data_fingerprint": ..., "options": {...},
+      "method": "boost",                 (or "bag")
+      "stopped": "",                     (why boosting made fewer rounds than asked)
+      "shift": 27,                       (the integer votes' scale, 2**shift)
+      "betas": ["0x1.9087...p+0", ...],  (the double vote weights, float.hex)
+      "votes": [210068529, ...],         (the integer vote weights)
+      "members": [
+        {a whole tree file (treegen.model.file), one node per line},
+        ...
+      ]
+    }
+
+Each member is a complete ``treegen-model`` object, checked as a tree file is
+(:func:`treegen.model.check.check_model_dict`); the members must share their attributes,
+classes and flavour.  :func:`committee_from_data` checks every field and raises one
+:class:`~treegen.errors.ModelFileError` naming the field and its line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from treegen.committee.core import METHODS, Committee
+from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT
+from treegen.errors import ModelFileError
+from treegen.model.check import InvalidField, as_int, as_object, as_str, check_header, check_keys
+from treegen.model.file import FORMAT as TREE_FORMAT
+from treegen.model.file import field_error, model_from_data, model_to_json
+
+FORMAT = "treegen-committee"
+VERSION = 1
+_TOP = {
+    "format", "version", "treegen_version", "data_fingerprint", "options", "method",
+    "stopped", "shift", "betas", "votes", "members",
+}  # fmt: skip
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def committee_to_json(c: Committee) -> str:
+    """The file's text (deterministic: the same committee gives the same bytes)."""
+    head = [
+        "{",
+        f'  "format": {_dumps(FORMAT)},',
+        f'  "version": {VERSION},',
+        f'  "treegen_version": {_dumps(c.treegen_version)},',
+        f'  "data_fingerprint": {_dumps(c.data_fingerprint)},',
+        f'  "options": {_dumps(c.options)},',
+        f'  "method": {_dumps(c.method)},',
+        f'  "stopped": {_dumps(c.stopped)},',
+        f'  "shift": {c.shift},',
+        f'  "betas": {_dumps([float(b).hex() for b in c.betas])},',
+        f'  "votes": {_dumps(list(c.votes))},',
+        '  "members": [',
+    ]
+    members = []
+    for m in c.members:
+        text = model_to_json(m).rstrip("\n")
+        members.append("\n".join("    " + line for line in text.split("\n")))
+    return "\n".join(head) + "\n" + ",\n".join(members) + "\n  ]\n}\n"
+
+
+def _member_spans(text: str, n: int) -> list[tuple[int, int]]:
+    """Where each member's object lies in the file text (character offsets), as far as
+    its ``"format": "treegen-model"`` line shows; the whole text where it does not."""
+    found = [m.start() for m in re.finditer(rf'"format"\s*:\s*"{TREE_FORMAT}"', text)]
+    if len(found) != n:
+        return [(0, len(text))] * n
+    return list(zip(found, found[1:] + [len(text)], strict=True))
+
+
+def committee_from_data(data: Any, text: str, filename: str) -> Committee:
+    """Validate the decoded committee file ``data`` and build the Committee."""
+    try:
+        d = check_header(data, FORMAT, VERSION, "committee")
+        check_keys(d, _TOP, "")
+        as_str(d["treegen_version"], "treegen_version")
+        as_str(d["data_fingerprint"], "data_fingerprint")
+        options = as_object(d["options"], "options")
+        method = d["method"]
+        if method not in METHODS:
+            raise InvalidField("method", f"must be one of {', '.join(METHODS)}")
+        stopped = as_str(d["stopped"], "stopped")
+        shift = as_int(d["shift"], "shift", 0, MAX_SHIFT + 1)
+        members_raw = d["members"]
+        if not isinstance(members_raw, list) or not members_raw:
+            raise InvalidField("members", "must be a non-empty list of trees")
+        n = len(members_raw)
+        betas = _betas(d["betas"], n)
+        votes = _votes(d["votes"], n, method)
+    except InvalidField as err:
+        raise field_error(err, text, filename) from None
+    spans = _member_spans(text, n)
+    members = []
+    for i, raw in enumerate(members_raw):
+        lo, hi = spans[i]
+        try:
+            members.append(model_from_data(raw, text[lo:hi], filename))
+        except ModelFileError as err:
+            line = text.count("\n", 0, lo) + (err.line or 1)
+            raise ModelFileError(f"members[{i}].{err.message}", file=filename, line=line) from None
+    first = members[0]
+    for i, m in enumerate(members[1:], 1):
+        problem = ""
+        if m.schema != first.schema:
+            problem = "attributes or classes differ from member 0's"
+        elif m.compares_float32 != first.compares_float32:
+            problem = "flavour differs from member 0's"
+        if problem:
+            line = text.count("\n", 0, spans[i][0])
+            raise ModelFileError(f"members[{i}]: {problem}", file=filename, line=line)
+    return Committee(
+        schema=first.schema,
+        method=method,
+        members=tuple(members),
+        betas=betas,
+        votes=votes,
+        shift=shift,
+        options=dict(options),
+        treegen_version=d["treegen_version"],
+        data_fingerprint=d["data_fingerprint"],
+        stopped=stopped,
+    )
+
+
+def _betas(value: Any, n: int) -> tuple[float, ...]:
+    if not isinstance(value, list) or len(value) != n:
+        raise InvalidField("betas", f"must be a list of {n} hexadecimal floats (one per member)")
+    out = []
+    for i, b in enumerate(value):
+        if not isinstance(b, str):
+            raise InvalidField(f"betas[{i}]", "must be a string (float.hex)")
+        try:
+            x = float.fromhex(b)
+        except ValueError:
+            raise InvalidField(f"betas[{i}]", f"'{b}' is not a hexadecimal float") from None
+        if not math.isfinite(x) or x < 0:
+            raise InvalidField(f"betas[{i}]", "must be a finite number >= 0")
+        out.append(x)
+    return tuple(out)
+
+
+def _votes(value: Any, n: int, method: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) != n:
+        raise InvalidField("votes", f"must be a list of {n} integers (one per member)")
+    votes = tuple(as_int(v, f"votes[{i}]", 1, VOTE_LIMIT + 1) for i, v in enumerate(value))
+    if sum(votes) > VOTE_LIMIT:
+        raise InvalidField("votes", f"sum to more than {VOTE_LIMIT}")
+    if method == "bag" and any(v != 1 for v in votes):
+        raise InvalidField("votes", "must all be 1 for a bagged committee")
+    return votes

@@ -1,0 +1,133 @@
+"""A committee printed: as Weka prints it (``show``), its report (``info``), its
+evaluation (``eval``: each tree's errors and the committee's, as C5.0 prints a boosted
+classifier's trials, then the confusion matrix).
+
+``show`` prints ``AdaBoostM1``'s and ``Bagging``'s ``toString()``: every tree (J48's
+text for the j48 flavour, Release 8's for c45) with, for boosting, its vote weight
+rounded to two decimals (``Weight: 3.66``) and the number of rounds, or "No boosting
+possible, one classifier used!" when the first tree already had no error or half of it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treegen.analysis.evaluate import confusion_matrix, format_confusion
+from treegen.analysis.report import attribute_lines, model_report, provenance_lines
+from treegen.codegen.flash import estimate_flash
+from treegen.committee import vote
+from treegen.committee.core import Committee
+from treegen.data.dataset import Dataset
+from treegen.errors import DatasetError
+from treegen.model.classify import predict as tree_predict
+from treegen.model.show import _weka_round2, format_tree, java_double
+
+
+def _style(c: Committee, style: str | None) -> str:
+    return style or ("j48" if c.flavor == "j48" else "c45")
+
+
+def _tree_text(c: Committee, i: int, style: str) -> str:
+    """One member as J48's ``toString()`` (j48) or Release 8's printed tree (c45)."""
+    text = format_tree(c.members[i], style)
+    if style == "j48":
+        return text.rstrip("\n")
+    return "Decision Tree:\n" + text.rstrip("\n")
+
+
+def format_committee(c: Committee, style: str | None = None) -> str:
+    """``AdaBoostM1.toString()`` or ``Bagging.toString()`` (module docstring)."""
+    st = _style(c, style)
+    if c.method == "bag":
+        parts = ["All the base classifiers: \n\n"]
+        parts += [_tree_text(c, i, st) + "\n\n\n" for i in range(c.n_members)]
+        return "".join(parts)
+    if c.n_members == 1:
+        return (
+            "AdaBoostM1: No boosting possible, one classifier used!\n"
+            + _tree_text(c, 0, st)
+            + "\n\n"
+        )
+    parts = ["AdaBoostM1: Base classifiers and their weights: \n\n"]
+    for i in range(c.n_members):
+        weight = java_double(_weka_round2(c.betas[i]))
+        parts.append(f"{_tree_text(c, i, st)}\n\n\nWeight: {weight}\n\n")
+    parts.append(f"Number of performed Iterations: {c.n_members}\n")
+    return "".join(parts)
+
+
+def format_summary(c: Committee) -> str:
+    """Rounds, trees' sizes and how the committee votes, in a few lines."""
+    sizes = [m.size for m in c.members]
+    if c.method == "boost":
+        how = (
+            f"AdaBoost.M1, {c.n_members} of {c.options.get('boost', c.n_members)} rounds"
+            + (f" (stopped at {c.stopped})" if c.stopped else "")
+            + f"; votes: the betas on the scale 2**{c.shift}, summed as integers"
+        )
+    else:
+        how = (
+            f"bagging, {c.n_members} trees (bootstrap seed {c.options.get('bag_seed', 1)}); "
+            "votes: the trees' 15-bit class distributions, summed as integers"
+        )
+    return (
+        f"{how}\n"
+        f"{c.flavor} trees: {c.size} nodes, {c.n_leaves} leaves, sizes {min(sizes)}..{max(sizes)}, "
+        f"depth up to {c.depth()}\n"
+        f"classes ({len(c.schema.classes)}): {', '.join(c.schema.classes)}\n"
+    )
+
+
+def format_info(c: Committee, input_type: str) -> str:
+    """``treegen info``: the summary, each tree, tests per attribute, provenance and the
+    estimated flash of the exported C (the members' tables together)."""
+    lines = [format_summary(c).rstrip("\n"), "trees (round: nodes, leaves, depth, vote):"]
+    for i, m in enumerate(c.members):
+        weight = (
+            f"beta {c.betas[i]:.4f} = {c.votes[i]} / 2**{c.shift}" if c.method == "boost" else "1"
+        )
+        lines.append(f"  {i + 1:4d}: {m.size:6d} {m.n_leaves:6d} {m.depth():4d}   {weight}")
+    tests = {a.name: 0 for a in c.schema.attributes}
+    for m in c.members:
+        for name, n in model_report(m).tests.items():
+            tests[name] += n
+    lines.append("attributes (tests on each, all trees):")
+    lines += attribute_lines(c.schema, tests)
+    lines += provenance_lines(
+        c.options, c.data_fingerprint, f"trained by treegen {c.treegen_version}"
+    )
+    flash: dict[str, int] = {}
+    for m in c.members:
+        for target, size in estimate_flash(m, input_type).items():
+            flash[target] = flash.get(target, 0) + size
+    lines.append(f"estimated flash, --style table --input-type {input_type} (not compiled):")
+    lines += [f"  {target}: ~{size} bytes" for target, size in flash.items()]
+    return "\n".join(lines) + "\n"
+
+
+def format_evaluation(c: Committee, ds: Dataset, label: str) -> str:
+    """``treegen eval``: per tree its size and errors, then the committee's errors (the
+    ``boost`` or ``bag`` row) and its confusion matrix."""
+    known = ds.y >= 0
+    if not known.any():
+        raise DatasetError(
+            "no row has a class value to evaluate against (use 'treegen predict' "
+            "for unlabelled data)",
+            file=ds.source,
+        )
+    X, y = ds.X[known], ds.y[known]
+    n = int(known.sum())
+    lines = [
+        f"\nEvaluation on {label} data ({n} items):\n",
+        "Trial\t    Decision Tree",
+        "-----\t  ----------------",
+        "\t  Size      Errors\n",
+    ]
+    for i, m in enumerate(c.members):
+        errors = int(np.count_nonzero(tree_predict(m, X) != y))
+        lines.append(f"{i:4d}\t{m.size:6d}  {errors:6d}({100.0 * errors / n:4.1f}%)")
+    predicted = vote.predict(c, X)
+    matrix = confusion_matrix(y, predicted, len(c.schema.classes))
+    errors = n - int(np.trace(matrix))
+    lines.append(f"{c.method:>5}\t        {errors:6d}({100.0 * errors / n:4.1f}%)   <<")
+    return "\n".join(lines) + "\n" + format_confusion(matrix, c.schema.classes)
