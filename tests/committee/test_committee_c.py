@@ -65,8 +65,9 @@ def _compile(cc: str, std: str, files: dict[str, str], tmp: Path) -> Path:
     for name, text in files.items():
         (tmp / name).write_text(text)
     flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    source = next(n for n in files if n.endswith(".c"))
     r = subprocess.run(
-        [cc, std, *flags, "-c", "predict.c", "-o", "p.o"], cwd=tmp, capture_output=True, text=True
+        [cc, std, *flags, "-c", source, "-o", "p.o"], cwd=tmp, capture_output=True, text=True
     )
     assert r.returncode == 0 and r.stderr == "", r.stderr
     return tmp / "p.o"
@@ -88,8 +89,10 @@ def test_the_same_committee_gives_the_same_bytes(setup: str) -> None:
     b = render(_committee(setup), opts).files
     assert a == b
     bagged = SETUPS[setup][1] == "bag"
-    assert ("void cm_predict_proba(" in a["predict.h"]) == bagged
-    assert "int cm_predict(" in a["predict.h"]
+    # An explicit prefix names the files (cm_predict.c, cm_predict.h).
+    assert sorted(a) == ["cm_predict.c", "cm_predict.h"]
+    assert ("void cm_predict_proba(" in a["cm_predict.h"]) == bagged
+    assert "int cm_predict(" in a["cm_predict.h"]
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm is not installed")
@@ -107,7 +110,7 @@ def test_integer_modes_use_no_floating_point(mode: str, tmp_path: Path) -> None:
         flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
         subprocess.run(
             ["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m0", "-Os", *flags, "-c",
-             "predict.c", "-o", "p.o"],
+             "cm_predict.c", "-o", "p.o"],
             cwd=tmp_path, check=True, capture_output=True,
         )  # fmt: skip
         syms = subprocess.run(

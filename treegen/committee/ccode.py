@@ -24,11 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from treegen.codegen.emit import emit
-from treegen.codegen.emit_parts import HEADER, SOURCE
 from treegen.codegen.ir import IR, Encoding, Feature, Leaf, Outcome, ProbaApi
 from treegen.codegen.lower import lower
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
+from treegen.codegen.parts import file_names, source_and_header
 from treegen.committee.core import Committee
 from treegen.committee.vote import empty_leaf_parents, parent_distributions
 from treegen.errors import EmitError
@@ -147,7 +147,8 @@ def _header(cir: CommitteeIR) -> str:
         stack_size=1,
         inline_top=None,
     )
-    return emit(stub, cir.style)[HEADER]
+    files = emit(stub, cir.style)
+    return files[source_and_header(files)[1]]
 
 
 def _vote(cir: CommitteeIR) -> str:
@@ -227,16 +228,18 @@ def _vote(cir: CommitteeIR) -> str:
 
 def emit_committee(cir: CommitteeIR, opts: ExportOptions) -> dict[str, str]:
     """predict.h and predict.c (module docstring)."""
-    include = f'#include "{HEADER}"\n'
+    # The members are lowered with the committee's options: their files share its stem.
+    source_name, header_name = file_names(cir.trees[0].stem)
+    include = f'#include "{header_name}"\n'
     head = (
         "/*\n" + "".join(f" * {comment_text(f'{k}: {v}')}\n" for k, v in cir.provenance) + " */\n"
     )
     parts = [head, include, "\n"]
     for ir in cir.trees:
         files = emit(ir, cir.style)
-        source = files[SOURCE]
+        source, header = (files[n] for n in source_and_header(files))
         if include not in source:
-            raise EmitError(f"tree {ir.prefix}: its predict.c does not include {HEADER}")
-        parts += [files[HEADER], "\n", source.replace(include, "", 1), "\n"]
+            raise EmitError(f"tree {ir.prefix}: its C does not include {header_name}")
+        parts += [header, "\n", source.replace(include, "", 1), "\n"]
     parts.append(_vote(cir))
-    return {HEADER: _header(cir), SOURCE: "".join(parts)}
+    return {header_name: _header(cir), source_name: "".join(parts)}
