@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treegen.rules.core import Condition, Rule, classify, cover_matrix, covers, firing
+from treegen.rules.core import Condition, Rule, classify, cover_matrix, cover_rows, covers, firing
 from treegen.rules.final import advantages, dropping
 
 
@@ -63,7 +63,7 @@ def test_each_drop_is_the_most_negative_rule_of_the_list_recounted(seed: int) ->
     from case to case as rules go, equals that list recounted from scratch; each drop is
     its most negative rule (the first of equal ones) and the pass stops at none."""
     rules, default, X, y = _random_rules(seed)
-    states = dropping(cover_matrix(rules, X), [r.cls for r in rules], default, y)
+    states = dropping(cover_rows(rules, X), [r.cls for r in rules], default, y)
     for k, state in enumerate(states):
         listed = tuple(rules[i] for i in state.index)
         adv = _by_definition(listed, default, X, y)
@@ -78,3 +78,16 @@ def test_each_drop_is_the_most_negative_rule_of_the_list_recounted(seed: int) ->
         else:
             assert not net or min(net) >= 0
     assert sum(len(s.index) < len(rules) for s in states) == len(states) - 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_cover_rows_are_the_cover_matrix_rows(seed: int) -> None:
+    """The index lists the final pass takes are the boolean cover's rows, rule by rule."""
+    rules, _, X, _ = _random_rules(seed)
+    for float32 in (True, False):
+        dense = cover_matrix(rules, X, float32)
+        rows = cover_rows(rules, X, float32)
+        assert len(rows) == len(rules)
+        for i, r in enumerate(rows):
+            assert r.dtype == np.int32
+            assert np.array_equal(r, np.flatnonzero(dense[i]))

@@ -114,6 +114,19 @@ class CaseColumns:
                 (np.less_equal if cond.op == "<=" else np.greater)(col, t, out=out)
         return out
 
+    def satisfied_at(self, cond: Condition, rows: npt.NDArray[np.integer]) -> npt.NDArray[np.bool_]:
+        """Which of ``rows`` satisfy ``cond`` (as :meth:`satisfied`, on those rows only)."""
+        col = self._column(cond.attribute, cond.op in ("<=", ">"))[rows]
+        if cond.op == "=":
+            eq: npt.NDArray[np.bool_] = np.equal(col, cond.value)
+            return eq
+        if cond.op == "in":
+            return np.isin(col, np.asarray(cond.values, dtype=np.float64))
+        t = np.float32(cond.threshold) if self.float32 else np.float64(cond.threshold)
+        with np.errstate(invalid="ignore"):
+            out: npt.NDArray[np.bool_] = (np.less_equal if cond.op == "<=" else np.greater)(col, t)
+        return out
+
 
 def satisfied(
     cond: Condition, X: npt.NDArray[np.float64], float32: bool = True
@@ -142,6 +155,28 @@ def cover_matrix(
     out = np.zeros((len(rules), X.shape[0]), dtype=bool)
     for i, r in enumerate(rules):
         out[i] = covers(r, X, columns=cols)
+    return out
+
+
+def cover_rows(
+    rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
+) -> list[npt.NDArray[np.int32]]:
+    """Per rule, the rows of ``X`` it covers (int32, ascending): :func:`cover_matrix`'s
+    rows as index lists, a rule's memory its covered rows, not all of ``X``'s."""
+    cols = CaseColumns(X, float32)
+    n = X.shape[0]
+    mask = np.empty(n, dtype=bool)
+    out = []
+    for r in rules:
+        if not r.conditions:
+            out.append(np.arange(n, dtype=np.int32))
+            continue
+        rows = np.flatnonzero(cols.satisfied(r.conditions[0], out=mask)).astype(np.int32)
+        for c in r.conditions[1:]:
+            if not rows.size:
+                break
+            rows = rows[cols.satisfied_at(c, rows)]
+        out.append(rows)
     return out
 
 

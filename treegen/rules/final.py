@@ -11,23 +11,31 @@ list instead took 94 of 152 s of c4.5rules at 100k rows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.rules.core import Rule, cover_matrix
+from treegen.rules.core import Rule, cover_rows
 
 
 class FirstTwo:
     """Per case, the first and second of the rules still listed that cover it (-1: none),
-    for rules ``0..m-1`` listed in that order, rule i covering ``cover[i]``'s cases."""
+    for rules ``0..m-1`` listed in that order, rule i covering the cases ``covers[i]``
+    (row indices) of ``n``."""
 
-    def __init__(self, cover: npt.NDArray[np.bool_]) -> None:
-        m, n = cover.shape
+    def __init__(self, covers: Sequence[npt.NDArray[np.integer]], n: int) -> None:
+        m = len(covers)
         self.listed = np.ones(m, dtype=bool)
-        cases, rules = np.nonzero(cover.T)  # by case, then by rule: each case's own list
-        self._rules = rules.astype(np.intp)
+        # Each case's own list, by case and then by rule: the pairs in rule order,
+        # sorted stably by case.
+        cases = np.concatenate([np.zeros(0, np.int32), *covers]).astype(np.intp)
+        rules = np.repeat(np.arange(m, dtype=np.intp), [len(c) for c in covers])
+        order = np.argsort(cases, kind="stable")
+        cases = cases[order]
+        self._rules = rules[order]
+        del order
         self._end = np.searchsorted(cases, np.arange(n), side="right")
         start = self._end - np.bincount(cases, minlength=n)
         # _at[c]: where in case c's list its second rule is (the first is just before).
@@ -85,34 +93,47 @@ class ListState:
 
 
 def dropping(
-    cover: npt.NDArray[np.bool_],
+    covers: Sequence[npt.NDArray[np.integer]],
     classes: list[int],
     default: int,
     y: npt.NDArray[np.integer],
     *,
     drop: bool = True,
 ) -> list[ListState]:
-    """The rule lists of c4.5rules' last step, for rules whose covers are ``cover``'s
-    rows and classes ``classes``: the first lists every rule; with ``drop`` each next one
-    drops the rule with the most negative advantage (the first on ties) until none is
-    negative.
+    """:func:`iter_dropping`'s lists, all of them."""
+    return list(iter_dropping(covers, classes, default, y, drop=drop))
+
+
+def iter_dropping(
+    covers: Sequence[npt.NDArray[np.integer]],
+    classes: list[int],
+    default: int,
+    y: npt.NDArray[np.integer],
+    *,
+    drop: bool = True,
+) -> Iterator[ListState]:
+    """The rule lists of c4.5rules' last step, for rules covering the rows ``covers[i]``
+    (indices into ``y``) with classes ``classes``: the first lists every rule; with
+    ``drop`` each next one drops the rule with the most negative advantage (the first
+    on ties) until none is negative.
 
     Release 8 does this while evaluating on the training data, printing each table and
     ``Drop rule N`` between them; the last list is the ruleset that classifies.
     """
     cls = np.asarray(classes, dtype=np.intp)
-    two = FirstTwo(cover)
-    states = []
+    two = FirstTwo(covers, len(y))
     while True:
         gain, loss = two.advantages(cls, default, y)
         index = np.flatnonzero(two.listed)
-        states.append(ListState(index, two.first.copy(), gain, loss))
+        # One list at a time (a list's firing rules are a row's worth of memory; a
+        # thousand drops of a million rows' list would not fit at once).
+        yield ListState(index, two.first.copy(), gain, loss)
         if not drop or not index.size:
-            return states
+            return
         net = (gain - loss)[index]
         worst = int(index[int(np.argmin(net))])  # argmin: the first of equal ones
         if net.min() >= 0:
-            return states
+            return
         two.drop(worst)
 
 
@@ -126,7 +147,7 @@ def advantages(
     """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the
     reverse.  Rule i classifies the cases it covers that no earlier rule does; without it,
     those go to the first later rule covering them, else to ``default``."""
-    state = dropping(
-        cover_matrix(rules, X, float32), [r.cls for r in rules], default, y, drop=False
-    )[0]
+    state = dropping(cover_rows(rules, X, float32), [r.cls for r in rules], default, y, drop=False)[
+        0
+    ]
     return [(int(state.gain[i]), int(state.loss[i])) for i in range(len(rules))]

@@ -45,6 +45,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -54,10 +56,10 @@ from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.model.version import VERSION
 from treegen.rules.core import CaseColumns, Condition, Rule, RuleSet
-from treegen.rules.final import dropping
+from treegen.rules.final import iter_dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import ConditionBits, rule_bits
-from treegen.rules.paths import generalise_paths, rank_of
+from treegen.rules.paths import iter_generalised, rank_of
 from treegen.rules.subsets import Covers, best_subset
 from treegen.trainer import Criterion, TrainOptions, train
 from treegen.trainer.fit import recorded_options
@@ -145,7 +147,9 @@ def generalise(
     return conds, current[0]
 
 
-def _class_order(data: _Data, per_class: dict[int, list[Rule]], covers_of: Covers) -> list[int]:
+def _class_order(
+    y: npt.NDArray[np.integer], per_class: dict[int, list[Rule]], covers_of: Covers
+) -> list[int]:
     """The classes in the order their rules come: repeatedly the one whose rules have the
     fewest false positives among the cases no class before it covers (the lower class
     index of equal ones).
@@ -155,30 +159,46 @@ def _class_order(data: _Data, per_class: dict[int, list[Rule]], covers_of: Cover
     before herbicide-injury (0) and 2-4-d-injury (4, all covered) before
     diaporthe-stem-canker (1); on the other eight sets the two orders are the same.
     """
-    fired: dict[int, npt.NDArray[np.bool_]] = {}
-    for cls, chosen in per_class.items():
-        f = np.zeros(data.n, dtype=bool)
-        for r in chosen:
-            f |= covers_of[r.number]
-        fired[cls] = f
-    left = sorted(per_class)
-    covered = np.zeros(data.n, dtype=bool)
+    n = len(y)
+    placed = sorted(per_class)
+    # Every (case, class) pair of a false positive: the class's rules fire the case, and
+    # it is of another class.  Placing a class covers its cases; pairs on them go.
+    cases_of = [
+        np.unique(np.concatenate([covers_of[r.number] for r in per_class[c]])) for c in placed
+    ]
+    at = {c: i for i, c in enumerate(placed)}
+    pair_case = np.concatenate([np.zeros(0, np.int32), *cases_of]).astype(np.intp)
+    pair_cls = np.repeat(np.asarray(placed, dtype=np.intp), [len(c) for c in cases_of])
+    wrong = y[pair_case] != pair_cls
+    pair_case, pair_cls = pair_case[wrong], pair_cls[wrong]
+    size = max(placed, default=-1) + 1
+    fp = np.bincount(pair_cls, minlength=size).astype(np.int64)
+    # Classes without rules (or already ordered) never win: above every count (<= n).
+    unplaced = np.full(size, n + 1, dtype=np.int64)
+    unplaced[placed] = 0
+    covered = np.zeros(n, dtype=bool)
     order: list[int] = []
-    while left:
-        best = min(
-            left, key=lambda c: (int(np.count_nonzero(fired[c] & ~covered & (data.y != c))), c)
-        )
+    for _ in placed:
+        best = int(np.argmin(fp + unplaced))  # argmin: the lower class of equal counts
         order.append(best)
-        left.remove(best)
-        covered |= fired[best]
+        unplaced[best] = n + 1
+        covered[cases_of[at[best]]] = True
+        hit = covered[pair_case]
+        if hit.any():
+            fp -= np.bincount(pair_cls[hit], minlength=size)
+            pair_case, pair_cls = pair_case[~hit], pair_cls[~hit]
     return order
 
 
-def _default_class(data: _Data, cover: npt.NDArray[np.bool_], n_classes: int) -> int:
-    """The most frequent class among the cases no rule covers (``cover``: the rules')."""
-    fired = cover.any(axis=0)
-    left = np.bincount(data.y[~fired], minlength=n_classes)
-    total = np.bincount(data.y, minlength=n_classes)
+def _default_class(
+    y: npt.NDArray[np.integer], covers: Sequence[npt.NDArray[np.integer]], n_classes: int
+) -> int:
+    """The most frequent class among the cases no rule covers (``covers``: the rules')."""
+    fired = np.zeros(len(y), dtype=bool)
+    for c in covers:
+        fired[c] = True
+    left = np.bincount(y[~fired], minlength=n_classes)
+    total = np.bincount(y, minlength=n_classes)
     return int(max(range(n_classes), key=lambda c: (left[c], total[c], -c)))
 
 
@@ -189,17 +209,27 @@ def _default_class(data: _Data, cover: npt.NDArray[np.bool_], n_classes: int) ->
 MIN_LEAF_ITEMS = 1.0
 
 
-def _candidates(data: _Data, ds: Dataset, tree: Model) -> list[Rule]:
+# progress(phase, done, total): what the rules command shows while it works.
+RulesProgress = Callable[[str, int, int], None]
+
+
+def _candidates(
+    ds: Dataset, tree: Model, bound: ErrorBound, progress: RulesProgress | None = None
+) -> tuple[list[Rule], Covers]:
+    """The numbered candidates and the rows each covers (kept for those rules only)."""
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[Rule] = []
+    covers_of: Covers = {}
     seen: set[tuple[int, frozenset[Condition]]] = set()  # each rule's class and conditions
     leaves = [
         (path, tree.nodes[leaf].cls)
         for leaf, path in leaf_paths(tree)
         if tree.nodes[leaf].items >= MIN_LEAF_ITEMS
     ]
-    generalised = generalise_paths(data.X, data.y, leaves, data.bound)
-    for (_, cls), (conds, rate) in zip(leaves, generalised, strict=True):
+    generalised = iter_generalised(ds.X, ds.y, leaves, bound)
+    for i, ((_, cls), (conds, rate, rows)) in enumerate(zip(leaves, generalised, strict=True)):
+        if progress is not None and i % 256 == 0:
+            progress("generalising rules", i, len(leaves))
         conds = tuple(
             sorted(conds, key=lambda c: (ds.attributes[c.attribute].is_continuous, c.attribute))
         )
@@ -209,23 +239,35 @@ def _candidates(data: _Data, ds: Dataset, tree: Model) -> list[Rule]:
             continue  # equal to an earlier rule
         seen.add((cls, frozenset(conds)))
         out.append(Rule(len(out) + 1, conds, cls, rate))
-    return out
+        covers_of[len(out)] = rows
+    return out, covers_of
 
 
 def candidates(ds: Dataset, tree: Model, bound: ErrorBound) -> list[Rule]:
     """Steps 1 and 2: the generalised rules of ``tree``'s leaves, numbered."""
-    return _candidates(_Data(ds, bound), ds, tree)
+    return _candidates(ds, tree, bound)[0]
 
 
-def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
-    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
-    as "Final rules" and the one left after the final pass (the one that classifies)."""
+@dataclass(frozen=True)
+class Generated:
+    """What :func:`make_rules` makes: the ruleset Release 8 prints as "Final rules", the
+    one left after the final pass (the one that classifies), and the training rows
+    each printed rule covers (ascending indices; in ``printed.rules`` order)."""
+
+    printed: RuleSet
+    final: RuleSet
+    covers: list[npt.NDArray[np.integer]]
+
+
+def make_rules(
+    ds: Dataset, tree: Model, cf: float = 0.25, progress: RulesProgress | None = None
+) -> Generated:
+    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree`` (:func:`generate`), with
+    the printed rules' covers; ``progress(phase, done, total)`` is told how far it is."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
-    data = _Data(ds, ErrorBound(cf, "c45"))
-    candidates = _candidates(data, ds, tree)
-    covers_of = {r.number: data.cover(r.conditions) for r in candidates}
+    candidates, covers_of = _candidates(ds, tree, ErrorBound(cf, "c45"), progress)
     cond_bits = ConditionBits(ds)
     bits = {r.number: rule_bits(r, cond_bits) for r in candidates}
     n_classes = len(ds.classes)
@@ -234,15 +276,18 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     # searched at random draw from it in class order.
     rng = GlibcRandom()
     for cls in range(n_classes):
+        if progress is not None:
+            progress("searching rule subsets", cls, n_classes)
         mine = [r for r in candidates if r.cls == cls]
-        chosen, _ = best_subset(data.y, cls, mine, covers_of, bits, rng)
+        chosen, _ = best_subset(ds.y, cls, mine, covers_of, bits, rng)
         if chosen:
             per_class[cls] = sorted(chosen, key=lambda r: (r.error, r.number))
-    rules = tuple(r for cls in _class_order(data, per_class, covers_of) for r in per_class[cls])
-    cover = np.zeros((len(rules), ds.n_rows), dtype=bool)
-    for i, r in enumerate(rules):
-        cover[i] = covers_of[r.number]
-    default = _default_class(data, cover, n_classes)
+    if progress is not None:
+        progress("final pass", 0, 0)
+    rules = tuple(r for cls in _class_order(ds.y, per_class, covers_of) for r in per_class[cls])
+    covers = [covers_of[r.number] for r in rules]
+    del covers_of
+    default = _default_class(ds.y, covers, n_classes)
     options: dict[str, object] = {"cf": float(cf)}
     if "min_cases" in tree.options:
         options["min_cases"] = tree.options["min_cases"]
@@ -255,17 +300,28 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         treegen_version=VERSION,
         data_fingerprint=ds.fingerprint(),
     )
-    final = tuple(
-        rules[i] for i in dropping(cover, [r.cls for r in rules], default, ds.y)[-1].index
+    # The last list of the final pass is the one that classifies.
+    *_, last = iter_dropping(covers, [r.cls for r in rules], default, ds.y)
+    final = tuple(rules[i] for i in last.index)
+    return Generated(
+        printed,
+        RuleSet(
+            ds.schema,
+            final,
+            default,
+            options=printed.options,
+            treegen_version=VERSION,
+            data_fingerprint=printed.data_fingerprint,
+        ),
+        covers,
     )
-    return printed, RuleSet(
-        ds.schema,
-        final,
-        default,
-        options=printed.options,
-        treegen_version=VERSION,
-        data_fingerprint=printed.data_fingerprint,
-    )
+
+
+def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
+    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
+    as "Final rules" and the one left after the final pass (the one that classifies)."""
+    made = make_rules(ds, tree, cf)
+    return made.printed, made.final
 
 
 def rules_of_data(
@@ -279,7 +335,13 @@ def rules_of_data(
     """c4.5rules as ``treegen rules`` runs it: :func:`generate` from ``ds``'s unpruned c45
     tree, grown with ``min_cases``, ``subsets`` and ``criterion`` (c4.5's ``-m``, ``-s``,
     ``-g``); ``cf`` is the confidence of the rules' pessimistic error rate."""
-    opts = TrainOptions(
+    return generate(ds, train(ds, unpruned_options(min_cases, cf, subsets, criterion)), cf)
+
+
+def unpruned_options(
+    min_cases: int, cf: float, subsets: bool, criterion: Criterion
+) -> TrainOptions:
+    """The options of the unpruned c45 tree c4.5rules starts from."""
+    return TrainOptions(
         min_cases=min_cases, cf=cf, prune=False, subsets=subsets, criterion=criterion
     )
-    return generate(ds, train(ds, opts), cf)

@@ -3,14 +3,16 @@ ruleset's facts for ``treegen info``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
 from treegen.model.core import Model
-from treegen.rules.core import RuleSet, cover_matrix, format_condition
-from treegen.rules.final import ListState, dropping
+from treegen.rules.core import RuleSet, cover_rows, format_condition
+from treegen.rules.final import ListState, iter_dropping
 from treegen.rules.generate import leaf_paths
 
 
@@ -73,20 +75,26 @@ def format_rules_evaluation(
     y: npt.NDArray[np.integer],
     *,
     drop: bool = False,
+    covers: Sequence[npt.NDArray[np.integer]] | None = None,
 ) -> str:
     """c4.5rules' per-rule table (Used, Wrong, Advantage), the totals and confusion matrix.
 
     With ``drop`` (the training data right after generation) the rules with negative
     advantage are dropped one at a time as Release 8 does, each step printed.
+    ``covers``: the rows of ``X`` each rule covers, when known (else worked out).
     """
     n = X.shape[0]
-    cover = cover_matrix(rs.rules, X, rs.compares_float32)
-    states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
-    text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], y)
-    for before, after in zip(states, states[1:], strict=False):
-        gone = next(int(i) for i in before.index if i not in after.index)
-        text += f"\nDrop rule {rs.rules[gone].number}\n\n" + _table(rs, after, y)
-    fired = states[-1].fired
+    if covers is None:
+        covers = cover_rows(rs.rules, X, rs.compares_float32)
+    states = iter_dropping(covers, [r.cls for r in rs.rules], rs.default, y, drop=drop)
+    before = next(states)
+    parts = [f"\n\nEvaluation on {label} data ({n} items):\n\n", _table(rs, before, y)]
+    for after in states:
+        gone = int(np.setdiff1d(before.index, after.index)[0])
+        parts.append(f"\nDrop rule {rs.rules[gone].number}\n\n" + _table(rs, after, y))
+        before = after
+    text = "".join(parts)
+    fired = before.fired
     cls = np.asarray([r.cls for r in rs.rules] + [rs.default], dtype=np.intp)
     predicted = cls[fired]
     errors = int(np.count_nonzero(predicted != y))

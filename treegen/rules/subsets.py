@@ -50,7 +50,22 @@ RANDOM_STARTS = 20
 # Cost differences below this are ties (the earlier subset or step stays).
 _TIE = 1e-9
 
-Covers = dict[int, npt.NDArray[np.bool_]]
+# Each rule's covered cases (by rule number): row indices, ascending (a boolean mask
+# over the cases is taken too).
+Covers = dict[int, npt.NDArray[np.integer]]
+
+
+def as_rows(cover: npt.NDArray[np.generic]) -> npt.NDArray[np.integer]:
+    """A rule's covered cases as row indices (given as indices or as a boolean mask)."""
+    if cover.dtype == np.bool_:
+        return np.flatnonzero(cover)
+    return cover  # type: ignore[return-value]
+
+
+def _union(rows: list[npt.NDArray[np.integer]]) -> npt.NDArray[np.integer]:
+    if not rows:
+        return np.zeros(0, dtype=np.int32)
+    return np.unique(np.concatenate(rows)) if len(rows) > 1 else rows[0]
 
 
 def subset_cost(
@@ -62,11 +77,9 @@ def subset_cost(
 ) -> tuple[float, int]:
     """Description length of ``chosen`` as the rules of ``cls``, and its false positives
     (``y``: the training cases' classes; ``covers_of``: each rule's covered cases)."""
-    fired = np.zeros(len(y), dtype=bool)
-    for r in chosen:
-        fired |= covers_of[r.number]
-    n_fired = int(np.count_nonzero(fired))
-    fp = int(np.count_nonzero(fired & (y != cls)))
+    fired = _union([as_rows(covers_of[r.number]) for r in chosen])
+    n_fired = int(fired.size)
+    fp = int(np.count_nonzero(y[fired] != cls))
     positives = int(np.count_nonzero(y == cls))
     theory = math.fsum(bits[r.number] for r in chosen)
     return _length(len(y), positives, n_fired, fp, theory), fp
@@ -90,6 +103,35 @@ def _bitset(rows: npt.NDArray[np.bool_]) -> int:
     return int.from_bytes(np.packbits(rows, bitorder="little").tobytes(), "little")
 
 
+def _exhaustive(
+    y: npt.NDArray[np.integer],
+    cls: int,
+    rules: list[Rule],
+    covers_of: Covers,
+    bits: dict[int, float],
+) -> tuple[list[Rule], int]:
+    """Every subset of ``rules`` (at most EXHAUSTIVE_MAX), costed as :func:`subset_cost`
+    costs it, on the cases some rule covers only (the others fire in no subset)."""
+    rows = [as_rows(covers_of[r.number]) for r in rules]
+    local = _union(rows)
+    masks = [_bitset(np.isin(local, r, assume_unique=True)) for r in rows]
+    negative = _bitset(y[local] != cls)
+    positives = int(np.count_nonzero(y == cls))
+    best: tuple[float, list[Rule], int] | None = None
+    for size in range(len(rules) + 1):
+        for combo in itertools.combinations(range(len(rules)), size):
+            fired = 0
+            for i in combo:
+                fired |= masks[i]
+            fp = (fired & negative).bit_count()
+            theory = math.fsum(bits[rules[i].number] for i in combo)
+            cost = _length(len(y), positives, fired.bit_count(), fp, theory)
+            if best is None or cost < best[0] - _TIE:
+                best = (cost, [rules[i] for i in combo], fp)
+    assert best is not None
+    return best[1], best[2]
+
+
 def descend(
     start: frozenset[int], cost_of: Callable[[frozenset[int]], float], m: int
 ) -> tuple[frozenset[int], float]:
@@ -111,28 +153,29 @@ def descend(
 class SubsetCosts:
     """The costs of subsets of one class's rules 0..m-1.
 
-    ``rows[i]``: the cases rule i covers; ``negative``: the cases of other
-    classes; ``rule_bits[i]``: rule i's theory bits.
+    ``rows[i]``: the cases rule i covers (row indices, or a boolean mask);
+    ``negative``: the cases of other classes; ``rule_bits[i]``: rule i's theory bits.
     """
 
     def __init__(
         self,
-        rows: list[npt.NDArray[np.bool_]],
+        rows: list[npt.NDArray[np.generic]],
         negative: npt.NDArray[np.bool_],
         rule_bits: list[float],
     ) -> None:
         self.m = len(rows)
         self.n = len(negative)
-        self._rows = rows
-        self._cover = [_bitset(r) for r in rows]
-        self._negative = _bitset(negative)
+        self._rows = [as_rows(r) for r in rows]
+        self._negative_mask = negative
         self._positives = int(np.count_nonzero(~negative))
         self._bits = list(rule_bits)
         self._bits_row = np.ascontiguousarray(rule_bits, dtype=np.float64)
         # The C descent's cover lists: rule i's cases, and case c's rules.
         self._lists: tuple[npt.NDArray[np.integer], ...] | None = None
+        self._cover_bits: list[int] | None = None
+        self._negative = 0  # negative as a bitset, made with _cover
         if native.crules is not None and self.m:
-            idx = [np.flatnonzero(r) for r in rows]
+            idx = self._rows
             cover_idx = np.concatenate(idx).astype(np.int32)
             cover_ptr = np.concatenate([[0], np.cumsum([len(i) for i in idx])]).astype(np.int64)
             owner = np.repeat(np.arange(self.m, dtype=np.int32), np.diff(cover_ptr))
@@ -145,11 +188,26 @@ class SubsetCosts:
     def _total(self, n_fired: int, fp: int, theory: float) -> float:
         return _length(self.n, self._positives, n_fired, fp, theory)
 
+    @property
+    def _cover(self) -> list[int]:
+        """Each rule's cases as a Python int bitset (the Python descent's; made once)."""
+        if self._cover_bits is None:
+            mask = np.zeros(self.n, dtype=bool)
+            out = []
+            for r in self._rows:
+                mask[:] = False
+                mask[r] = True
+                out.append(_bitset(mask))
+            self._cover_bits = out
+            self._negative = _bitset(self._negative_mask)
+        return self._cover_bits
+
     def cost(self, chosen: frozenset[int]) -> float:
         """The cost of the subset ``chosen``."""
+        cover = self._cover
         fired = 0
         for i in chosen:
-            fired |= self._cover[i]
+            fired |= cover[i]
         theory = math.fsum(self._bits[i] for i in chosen)
         return self._total(fired.bit_count(), (fired & self._negative).bit_count(), theory)
 
@@ -162,6 +220,7 @@ class SubsetCosts:
         rule i's taken away or added, rounded once (``math.fsum``, as :meth:`cost`
         sums them).
         """
+        cover = self._cover
         fired_now = counts > 0
         n_fired = int(np.count_nonzero(fired_now))
         fp = (_bitset(fired_now) & self._negative).bit_count()
@@ -175,10 +234,10 @@ class SubsetCosts:
             toggle = -self._bits[i] if member[i] else self._bits[i]
             theory = math.fsum([*base, toggle])
             if member[i]:
-                moved = self._cover[i] & only
+                moved = cover[i] & only
                 f, e = n_fired - moved.bit_count(), fp - (moved & self._negative).bit_count()
             else:
-                moved = self._cover[i] & none
+                moved = cover[i] & none
                 f, e = n_fired + moved.bit_count(), fp + (moved & self._negative).bit_count()
             out.append(self._total(f, e, theory))
         return out
@@ -214,7 +273,7 @@ class SubsetCosts:
         chosen, cost = start, self.cost(start)
         counts = np.zeros(self.n, dtype=np.int32)
         for i in chosen:
-            counts += self._rows[i]
+            counts[self._rows[i]] += 1
         while True:
             step: tuple[float, int] | None = None
             for i, c in enumerate(self.toggled(chosen, counts)):
@@ -224,9 +283,9 @@ class SubsetCosts:
                 return chosen, cost
             cost, i = step
             if i in chosen:
-                counts -= self._rows[i]
+                counts[self._rows[i]] -= 1
             else:
-                counts += self._rows[i]
+                counts[self._rows[i]] += 1
             chosen = chosen ^ {i}
 
 
@@ -255,14 +314,7 @@ def best_subset(
     exhaustive up to EXHAUSTIVE_MAX rules, else the cheapest end of descents from all
     the rules and from RANDOM_STARTS random subsets drawn from ``rng``."""
     if len(rules) <= EXHAUSTIVE_MAX:
-        best: tuple[float, list[Rule], int] | None = None
-        for size in range(len(rules) + 1):
-            for combo in itertools.combinations(rules, size):
-                cost, fp = subset_cost(y, cls, list(combo), covers_of, bits)
-                if best is None or cost < best[0] - _TIE:
-                    best = (cost, list(combo), fp)
-        assert best is not None
-        return best[1], best[2]
+        return _exhaustive(y, cls, rules, covers_of, bits)
     # Release 8 searches at random here, and its subsets are, on crx, monk1, monk2 and
     # soybean-r8's class of 11, the cheapest ends of descents from many random subsets;
     # the descent from all the rules alone misses crx's class 1 and both of monk2's

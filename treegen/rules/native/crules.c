@@ -10,8 +10,8 @@ PyObject *tg_rule_descend(PyObject *self, PyObject *args);    /* rulecost.c */
 
 static PyMethodDef methods[] = {
     {"rule_generalise", tg_rule_generalise, METH_VARARGS,
-     "rule_generalise(fails, missed, wrong, alive, log_cf, coeff): c4.5rules' "
-     "generalisation of one rule (see rulegen.c)."},
+     "rule_generalise(fails, missed, wrong, alive, log_cf, coeff[, cover]): c4.5rules' "
+     "generalisation of one rule, and with cover the rows it covers (see rulegen.c)."},
     {"rule_descend", tg_rule_descend, METH_VARARGS, "A descent over one class's rule subsets."},
     {NULL, NULL, 0, NULL},
 };

@@ -66,22 +66,27 @@ static Py_ssize_t hold(const uint8_t *fails, const uint8_t *missed, const uint8_
     return h;
 }
 
-/* rule_generalise(fails, missed, wrong, alive, log_cf, coeff) -> rate
+/* rule_generalise(fails, missed, wrong, alive, log_cf, coeff[, cover]) -> rate
+ *                                                            or (rate, covered)
  *
  * n cases, k conditions (k < 256): fails (n bytes) how many of the conditions each
  * case fails, missed (k * n bytes, row j: the cases failing condition j), wrong (n
  * bytes: the case is not of the rule's class), alive (k bytes, all 1 on entry;
  * written: 1 for the conditions the rule keeps).  log_cf = math.log(cf) and coeff =
- * coeff_c45(cf) as ErrorBound(cf, "c45") holds them.  Returns the kept rule's rate. */
+ * coeff_c45(cf) as ErrorBound(cf, "c45") holds them.  Returns the kept rule's rate;
+ * given cover (n int32, written), also the rows the kept rule covers, ascending, in
+ * cover[0..covered): they fail only removed conditions, so they are among the rows
+ * held, and the count of failures left is 0 for them alone. */
 PyObject *tg_rule_generalise(PyObject *self, PyObject *args)
 {
-    PyObject *of, *om, *ow, *oa;
+    PyObject *of, *om, *ow, *oa, *oc = NULL;
     Bound bd;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOdd", &of, &om, &ow, &oa, &bd.log_cf, &bd.coeff))
+    if (!PyArg_ParseTuple(args, "OOOOdd|O", &of, &om, &ow, &oa, &bd.log_cf, &bd.coeff, &oc))
         return NULL;
     bd.cf = 0.0;
-    Py_buffer vf, vm, vw, va;
+    Py_buffer vf, vm, vw, va, vc;
+    vc.obj = NULL;
     if (PyObject_GetBuffer(of, &vf, PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
     const Py_ssize_t n = vf.len;
@@ -101,6 +106,14 @@ PyObject *tg_rule_generalise(PyObject *self, PyObject *args)
         goto release_fa;
     if (bytes_view(ow, &vw, 0, n, "wrong") < 0)
         goto release_m;
+    if (oc != NULL) {
+        if (PyObject_GetBuffer(oc, &vc, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto release_w;
+        if (vc.itemsize != (Py_ssize_t)sizeof(int32_t) || vc.len != n * (Py_ssize_t)sizeof(int32_t)) {
+            PyErr_Format(PyExc_ValueError, "rule_generalise: cover must be %zd int32", n);
+            goto release_all;
+        }
+    }
     const uint8_t *fails = vf.buf, *missed = vm.buf, *wrong = vw.buf;
     uint8_t *alive = va.buf;
     for (Py_ssize_t j = 0; j < k; j++)
@@ -167,13 +180,26 @@ PyObject *tg_rule_generalise(PyObject *self, PyObject *args)
                 f[q] -= missed[best_j * n + rows[q]];
             current = best;
         }
-        result = PyFloat_FromDouble(current.rate);
+        if (oc == NULL) {
+            result = PyFloat_FromDouble(current.rate);
+        } else {
+            int32_t *cover = vc.buf;
+            Py_ssize_t covered = 0;
+            for (Py_ssize_t q = 0; q < h; q++) {
+                cover[covered] = rows[q];
+                covered += f[q] == 0;
+            }
+            result = Py_BuildValue("dn", current.rate, covered);
+        }
     }
 release_all:
+    if (vc.obj != NULL)
+        PyBuffer_Release(&vc);
     PyMem_Free(rows);
     PyMem_Free(f);
     PyMem_Free(add_n);
     PyMem_Free(add_e);
+release_w:
     PyBuffer_Release(&vw);
 release_m:
     PyBuffer_Release(&vm);
