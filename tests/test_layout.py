@@ -140,7 +140,7 @@ EDGES: dict[str, set[str]] = {
     "rules": {"data", "model", "trainer", "analysis", "codegen", "verify"},
     "ensemble": {"data", "model", "analysis", "codegen", "verify"},
     "kinds": {"data", "model", "analysis", "codegen", "verify", "rules", "ensemble"},
-    "firmware": {"data", "model", "trainer", "codegen", "verify", "kinds"},
+    "firmware": {"data", "model", "trainer", "codegen", "verify", "ensemble", "kinds"},
     "packaging": {"data", "codegen", "kinds"},
     "api": {"data", "model", "trainer", "codegen", "verify", "rules", "kinds"},
     "estimator": {"data", "model", "trainer", "api", "ensemble"},

@@ -34,9 +34,18 @@
 #define TG_CAT2(a, b) a##b
 #define TG_CAT(a, b) TG_CAT2(a, b)
 #define TG_PREDICT TG_CAT(TG_P, _predict)
-#define TG_PREDICT_PROBA TG_CAT(TG_P, _predict_proba)
 #define TG_N_FEATURES TG_CAT(TG_U, _N_FEATURES)
 #define TG_N_CLASSES TG_CAT(TG_U, _N_CLASSES)
+/* The vector besides the class (-DTG_PROBA): a tree's fixed-point predict_proba by
+   default; an ensemble's doubles with -DTG_PROBA_FN=_predict_proba or
+   _decision_function -DTG_PROBA_T=double -DTG_N_PROBA=n -DTG_PROBA_HEX (each value's
+   bytes in memory order, in hex). */
+#ifndef TG_PROBA_FN
+#define TG_PROBA_FN _predict_proba
+#define TG_PROBA_T uint16_t
+#define TG_N_PROBA TG_N_CLASSES
+#endif
+#define TG_PREDICT_PROBA TG_CAT(TG_P, TG_PROBA_FN)
 typedef TG_CAT(TG_P, _input_t) tg_input_t;
 
 /* vectors.c (written by treegen's firmware driver, or by hand). */
@@ -118,6 +127,19 @@ static void tg_put_u32(uint32_t v)
     }
 }
 
+#ifdef TG_PROBA_HEX
+/* n bytes at p, in memory order, two hex digits each. */
+static void tg_put_bytes(const void *p, uint8_t n)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    uint8_t k;
+    for (k = 0u; k < n; k++) {
+        tg_put("0123456789abcdef"[b[k] >> 4]);
+        tg_put("0123456789abcdef"[b[k] & 15u]);
+    }
+}
+#endif
+
 static int tg_delay250(const tg_input_t *x)
 {
     (void)x;
@@ -160,7 +182,7 @@ int main(void)
     uint32_t cycles, a, b;
     int cls;
 #ifdef TG_PROBA
-    uint16_t proba[TG_N_CLASSES];
+    TG_PROBA_T proba[TG_N_PROBA];
     uint8_t c;
 #endif
 
@@ -193,9 +215,13 @@ int main(void)
         tg_put_u32(cycles);
 #ifdef TG_PROBA
         TG_PREDICT_PROBA(tg_x, proba);
-        for (c = 0u; c < TG_N_CLASSES; c++) {
+        for (c = 0u; c < TG_N_PROBA; c++) {
             tg_put(',');
+#ifdef TG_PROBA_HEX
+            tg_put_bytes(&proba[c], sizeof proba[c]);
+#else
             tg_put_u32(proba[c]);
+#endif
         }
 #endif
         tg_put('\n');

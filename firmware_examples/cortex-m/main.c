@@ -25,9 +25,18 @@
 #define TG_CAT2(a, b) a##b
 #define TG_CAT(a, b) TG_CAT2(a, b)
 #define TG_PREDICT TG_CAT(TG_P, _predict)
-#define TG_PREDICT_PROBA TG_CAT(TG_P, _predict_proba)
 #define TG_N_FEATURES TG_CAT(TG_U, _N_FEATURES)
 #define TG_N_CLASSES TG_CAT(TG_U, _N_CLASSES)
+/* The vector besides the class (-DTG_PROBA): a tree's fixed-point predict_proba by
+   default; an ensemble's doubles with -DTG_PROBA_FN=_predict_proba or
+   _decision_function -DTG_PROBA_T=double -DTG_N_PROBA=n -DTG_PROBA_HEX (each value's
+   bytes in memory order, in hex). */
+#ifndef TG_PROBA_FN
+#define TG_PROBA_FN _predict_proba
+#define TG_PROBA_T uint16_t
+#define TG_N_PROBA TG_N_CLASSES
+#endif
+#define TG_PREDICT_PROBA TG_CAT(TG_P, TG_PROBA_FN)
 typedef TG_CAT(TG_P, _input_t) tg_input_t;
 
 /* vectors.c (written by treegen's firmware driver, or by hand). */
@@ -54,14 +63,28 @@ static char *put_u32(char *p, uint32_t v)
     return p;
 }
 
+#ifdef TG_PROBA_HEX
+/* n bytes at v, in memory order, two hex digits each. */
+static char *put_bytes(char *p, const void *v, unsigned n)
+{
+    const unsigned char *b = (const unsigned char *)v;
+    unsigned k;
+    for (k = 0u; k < n; k++) {
+        *p++ = "0123456789abcdef"[b[k] >> 4];
+        *p++ = "0123456789abcdef"[b[k] & 15u];
+    }
+    return p;
+}
+#endif
+
 int main(void)
 {
-    char line[16 + 6 * TG_N_CLASSES];
+    char line[16 + (2 * sizeof(TG_PROBA_T) + 6) * TG_N_PROBA];
     char *p;
     uint16_t i;
     int cls;
 #ifdef TG_PROBA
-    uint16_t proba[TG_N_CLASSES];
+    TG_PROBA_T proba[TG_N_PROBA];
     int c;
 #endif
 
@@ -85,9 +108,13 @@ int main(void)
         p = line;
 #ifdef TG_PROBA
         TG_PREDICT_PROBA(tg_vectors[i], proba);
-        for (c = 0; c < TG_N_CLASSES; c++) {
+        for (c = 0; c < TG_N_PROBA; c++) {
             *p++ = ',';
+#ifdef TG_PROBA_HEX
+            p = put_bytes(p, &proba[c], sizeof proba[c]);
+#else
             p = put_u32(p, proba[c]);
+#endif
         }
 #endif
         *p++ = '\n';

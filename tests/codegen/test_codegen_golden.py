@@ -75,7 +75,7 @@ def files_of(make: Callable[[], Any], opts: ExportOptions) -> dict[str, str]:
     if isinstance(value, RuleSet):
         return dict(emit_ruleset(lower_ruleset(value, opts, PROVENANCE)))
     ir = lower(value, opts, PROVENANCE)
-    return {**emit(ir, opts.style), "ir.txt": dump(ir)}
+    return {**emit(ir, opts.style or "ifs"), "ir.txt": dump(ir)}
 
 
 def test_cases_cover_every_emitter() -> None:
@@ -86,7 +86,7 @@ def test_cases_cover_every_emitter() -> None:
         if make is golf_rules:
             seen.add("rules")
         else:
-            seen.add("lean" if opts.missing == "none" else opts.style)
+            seen.add("lean" if opts.missing == "none" else opts.style or "ifs")
     assert seen == set(templates)
     lean_tables = [
         o.inline_top for m, o in CASES.values() if o.missing == "none" and o.style == "table"

@@ -45,7 +45,7 @@ def check(
     n_random: int = 300,
 ) -> int:
     ir = lower(model, opts)
-    built: Built = build(ir, emit(ir, opts.style), workdir)
+    built: Built = build(ir, emit(ir, opts.style or "ifs"), workdir)
     X = comparison_inputs(ir, data, n_random=n_random)
     c_cls, c_proba = built.run(X)
     f_cls, f_proba = FixedPointClassifier(model, ir.encoding).predict(X)

@@ -112,7 +112,10 @@ def _sources(d: Path) -> dict[str, Path]:
             second = ", b" if op in ("add", "sub", "div", "lt", "le", "eq") else ""
             fn = f"tg_f64_{op}({arg}{second})"
             returns_f64 = op in ("add", "sub", "div", "neg", "from_f32", "from_u32")
-            calls.append(f"    *out = {fn};" if returns_f64 else f"    n += {fn};")
+            if op == "to_f32":
+                calls.append(f"    n += (int){fn};")
+            else:
+                calls.append(f"    *out = {fn};" if returns_f64 else f"    n += {fn};")
         user = (
             "int tg_use(tg_f64 a, tg_f64 b, uint32_t x, tg_f64 *out);\n"
             "int tg_use(tg_f64 a, tg_f64 b, uint32_t x, tg_f64 *out)\n{\n    int n = 0;\n"
@@ -293,3 +296,61 @@ def test_operands_reach_every_result_class() -> None:
                 Fraction(float(other)) - exact
             )
     assert ties >= 50, ties
+
+
+def _conversion_operands(rng: np.random.Generator) -> np.ndarray:
+    """binary64 values at binary32's edges: its overflow threshold and the tie just below
+    it, its subnormal range and the ties there, exact float32 values and their neighbours
+    a few binary64 ulps away (ties to even among them), and random values of every
+    magnitude a float32 can hold or just misses."""
+    f32 = np.array(
+        [3.4028234663852886e38, 1.1754943508222875e-38, 1.401298464324817e-45, 1.0, 0.1,
+         2.0**-149 * 3, 2.0**-126 - 2.0**-149, 65504.0, 16777216.0, 16777217.0],
+        dtype=np.float64,
+    )  # fmt: skip
+    special = [
+        3.4028235677973366e38,  # FLT_MAX + half an ulp: the tie, to even (infinity)
+        3.4028235677973362e38,  # just below that tie: FLT_MAX
+        2.0**-150,  # half the least subnormal: the tie, to even (zero)
+        2.0**-150 * 1.0000001,  # just above: the least subnormal
+        2.0**-149 * 1.5,  # a tie between 1 and 2 units: to even (2)
+        2.0**-149 * 2.5,  # to even (2)
+        1.0 + 2.0**-24,  # a tie at 1: to even (1)
+        1.0 + 3 * 2.0**-24,  # to even (1 + 2**-22)
+        2.0**-127,
+        2.0**128,
+        1e-50,
+        1e50,
+    ]
+    near = (
+        f32.view(np.uint64)[:, None] + np.arange(-3, 4, dtype=np.int64)[None, :].astype(np.uint64)
+    ).ravel()
+    randoms = rng.uniform(-1, 1, 3000) * 2.0 ** rng.integers(-160, 130, 3000)
+    widened = rng.standard_normal(2000).astype(np.float32).astype(np.float64)
+    half_ulps = widened.view(np.uint64) + np.uint64(1 << 28)  # exactly half a binary32 ulp
+    vals = np.concatenate([np.array(special), f32, randoms, widened]).view(np.uint64)
+    out = np.concatenate([vals, near, half_ulps, f64_edges()])
+    return np.concatenate([out, out | np.uint64(1 << 63)])
+
+
+def test_to_f32_is_the_nearest_binary32(host: HostF64) -> None:
+    a = _conversion_operands(np.random.default_rng(4))
+    b = np.zeros_like(a)
+    got = host.run("to_f32", a, b)
+    for want, any_nan in ((host_f64("to_f32", a, b), True), (softfloat_f64("to_f32", a, b), False)):
+        bad = mismatches("to_f32", got, want, any_nan=any_nan)
+        assert len(bad) == 0, _report("to_f32", bad, a, b, got, want)
+    # Every class of result was reached: zeros, subnormals, normals, infinities, NaN.
+    f = got.astype(np.uint32).view(np.float32)
+    assert np.isinf(f).any() and np.isnan(f).any() and (f == 0).any()
+    assert ((np.abs(f) > 0) & (np.abs(f) < np.float32(2.0**-126))).any()
+
+
+def test_from_u32_is_exact(host: HostF64) -> None:
+    n = np.concatenate(
+        [np.arange(0, 70000, dtype=np.uint64), np.uint64(1) << np.arange(32, dtype=np.uint64),
+         (np.uint64(1) << np.arange(1, 33, dtype=np.uint64)) - np.uint64(1),
+         np.random.default_rng(2).integers(0, 2**32, 5000, dtype=np.uint64)]
+    )  # fmt: skip
+    got = host.run("from_u32", n, np.zeros_like(n))
+    assert np.array_equal(got, n.astype(np.float64).view(np.uint64))

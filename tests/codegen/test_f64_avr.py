@@ -18,7 +18,7 @@ from support.softfloat import HostF64, edge_pairs, f64_edges, f64_pairs, host_f6
 pytestmark = pytest.mark.toolchain
 
 # The fields avr_float.c prints for a pair (after its index).
-ARITH = ("add", "sub", "div", "neg", "from_f32", "from_u32")
+ARITH = ("add", "sub", "div", "neg", "from_f32", "from_u32", "to_f32")
 FLAGS = ("lt", "le", "eq", "isnan")
 
 

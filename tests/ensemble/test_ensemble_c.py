@@ -91,3 +91,70 @@ def test_the_same_ensemble_gives_the_same_bytes(style: str) -> None:
     b = render(_fit("hist"), ExportOptions(prefix="e", style=style)).files
     assert a == b
     assert "predict_proba" not in a["predict.h"] and "int e_predict(" in a["predict.h"]
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("forest", "proba"),
+        ("tree", "proba"),
+        ("wide_forest", "proba"),
+        ("boosting", "scores"),
+        ("binary_boosting", "scores"),
+        ("hist", "scores"),
+        ("adaboost", "scores"),
+        ("binary_adaboost", "scores"),
+    ],
+)
+def test_probabilities_and_scores_bit_for_bit(name: str, what: str, style: str) -> None:
+    """--proba (a forest's predict_proba) and --scores (decision_function) equal the
+    float64 arithmetic in every bit, in float and int16 input."""
+    for mode in ("float", "int16"):
+        kw = dict(EXPORT_MODES[mode], style=style, **{what: True})
+        if mode == "int16":
+            kw["scale"] = 10
+        if mode == "int16" and name == "hist":
+            continue  # its categorical feature is read as a number: float inputs only
+        r = verify(_fit(name), ExportOptions(prefix="e", **kw), n_random=200)  # type: ignore[arg-type]
+        assert r.ok, r.text()
+        assert "(bits)" in r.text() and "probabilities identical" in r.text()
+
+
+def test_a_wrong_double_is_caught(tmp_path: Path) -> None:
+    """The comparison is of bits: a divisor one ulp off changes some probabilities by
+    an ulp, not the class, and verify's comparison fails on them."""
+    from treegen.ensemble import check
+    from treegen.verify.build import build
+    from treegen.verify.report import Report
+
+    ens = _fit("forest")
+    r = render(ens, ExportOptions(prefix="e", proba=True))
+    files = dict(r.files)
+    assert "acc[o] / 6.0;" in files["predict.c"]
+    files["predict.c"] = files["predict.c"].replace("acc[o] / 6.0;", "acc[o] / 6.000000000000001;")
+    built = build(r.lowered, files, tmp_path)
+    X = check.verify_rows(ens, r.lowered, r.opts, [], 300, 0, Report())
+    cls, proba = built.run(X)
+    report = Report()
+    check.compare(ens, r.lowered, r.opts, X, cls, proba, report)
+    assert not report.ok and report.failed_rows > 0
+
+
+def test_doubles_the_model_has_no_exact_c_for_are_refused() -> None:
+    from treegen.errors import TreegenError
+
+    with pytest.raises(TreegenError, match="exp of its raw scores"):
+        render(_fit("boosting"), ExportOptions(prefix="e", proba=True))
+    with pytest.raises(TreegenError, match="no decision_function"):
+        render(_fit("forest"), ExportOptions(prefix="e", scores=True))
+    with pytest.raises(TreegenError, match="choose one"):
+        ExportOptions(prefix="e", scores=True, proba=True)
+    h = render(_fit("binary_adaboost"), ExportOptions(prefix="e", scores=True)).files["predict.h"]
+    assert "#define E_N_SCORES 1" in h
+    assert "void e_decision_function(const e_input_t *x, double *scores);" in h
+    h = render(_fit("forest"), ExportOptions(prefix="e", proba=True)).files["predict.h"]
+    assert (
+        "#define E_N_PROBA 3" in h
+        and "void e_predict_proba(const e_input_t *x, double *proba);" in h
+    )

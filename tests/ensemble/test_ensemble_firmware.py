@@ -1,7 +1,8 @@
 """An ensemble's C on the simulated chips: the ATmega328P (where double has 32 bits, so
 the float64 sums run in the generated binary64 routines) and Cortex-M0+ and M4F (no
 double FPU: the same routines, smaller than libgcc's soft double), every row equal to
-the numpy arithmetic, in both styles."""
+the numpy arithmetic, in both styles; the exported doubles (predict_proba,
+decision_function) bit for bit, or as the nearest float32 where double has 32 bits."""
 
 from __future__ import annotations
 
@@ -25,14 +26,14 @@ def _need(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "mode"),
     [
-        ("forest", {}),
-        ("wide_forest", {"style": "ifs"}),
+        ("forest", {"proba": True}),
+        ("wide_forest", {"style": "ifs", "proba": True}),
         ("wide_forest", {}),
-        ("binary_boosting", {}),
+        ("binary_boosting", {"scores": True}),
         ("hist", {"style": "ifs"}),
-        ("hist", {}),
-        ("binary_adaboost", {"float_compare": "int"}),
-        ("boosting", {"input_type": "int16", "scale": 10}),
+        ("hist", {"scores": True}),
+        ("binary_adaboost", {"float_compare": "int", "scores": True}),
+        ("boosting", {"input_type": "int16", "scale": 10, "scores": True}),
         ("leaf_forest", {"style": "ifs", "float_compare": "int"}),
     ],
 )
@@ -44,3 +45,8 @@ def test_ensembles_on_every_chip(name: str, mode: dict[str, object]) -> None:
     assert result.report.ok, result.report.text()
     assert set(result.runs) == {"avr", "m0plus", "m4f"}
     assert all(run.done.all() for run in result.runs.values())
+    if opts.proba or opts.scores:
+        # The doubles came back: the AVR's as binary32, the others' as binary64.
+        assert result.runs["avr"].proba.dtype == "float32"
+        assert result.runs["m0plus"].proba.dtype == "float64"
+        assert "(bits)" in result.report.text()

@@ -5,6 +5,7 @@ answer of its tests, and a row's word gives back every field."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -148,3 +149,33 @@ def test_word_fields(
             assert (word >> w.cat_shift) & 1 == c
         if w.in_word:
             assert word & ((1 << w.feature_bits) - 1) == f
+
+
+@pytest.mark.parametrize("name", ["forest", "wide_forest", "boosting", "hist", "adaboost"])
+def test_info_table_bytes_are_the_compiled_tables(name: str, tmp_path: Path) -> None:
+    """``info``'s table bytes equal the sizes of predict.o's constant objects (the soft
+    path, where every constant is a table)."""
+    import shutil
+    import subprocess
+
+    from treegen.ensemble.emit import table_bytes
+    from treegen.kinds.export import render
+
+    if shutil.which("gcc") is None or shutil.which("nm") is None:
+        pytest.skip("gcc and nm are needed")
+    ens = _fit(name)
+    r = render(ens, ExportOptions(prefix="e", style="table"))
+    for k, v in r.files.items():
+        (tmp_path / k).write_text(v)
+    subprocess.run(
+        ["gcc", "-O0", "-De_SOFT64=1", "-c", "predict.c", "-o", "p.o"], cwd=tmp_path, check=True
+    )
+    nm = subprocess.run(
+        ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
+    ).stdout
+    sizes = [int(f[1], 16) for f in (line.split() for line in nm.splitlines())
+             if len(f) == 4 and f[2] in "rRdD"]  # fmt: skip
+    # A lone divisor constant may be folded into the code (gcc does even at -O0): its 8
+    # bytes are then in .text, still counted by table_bytes.
+    folded = 8 if ens.divisor is not None and "e_divisor" not in nm else 0
+    assert table_bytes(r.lowered) == sum(sizes) + folded

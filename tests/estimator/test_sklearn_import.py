@@ -188,3 +188,49 @@ def test_cli_import_sklearn_checks_the_trees_arrays(
     assert err.startswith(f"treegen: error: {pkl}: the estimator is inconsistent: ")
     assert message in err
     assert not (tmp_path / "m.trees").exists()
+
+
+def test_cli_import_sklearn_reads_skops_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skops file of every supported kind of estimator imports (its trusted types
+    only) and predicts what the estimator predicts; a file holding another type, a
+    damaged archive, are one-line errors."""
+    sio = pytest.importorskip("skops.io")
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from support.sklearn_models import _data, with_nan
+
+    X, y = _data()
+    Xn = with_nan(X, 0.1, 7)
+    for est in (
+        RandomForestClassifier(4, max_depth=4, random_state=0).fit(Xn, y),
+        HistGradientBoostingClassifier(max_iter=4, categorical_features=[1]).fit(Xn, y),
+    ):
+        path = tmp_path / "m.skops"
+        sio.dump(est, path)
+        out = tmp_path / "m.trees"
+        code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
+        assert code == 0, err
+        model = treegen.load(out)
+        assert np.array_equal(model.predict(Xn), est.predict(Xn))
+    # A type outside the trusted list: named, nothing written.
+    import operator
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    pipe = make_pipeline(FunctionTransformer(operator.neg), RandomForestClassifier(2)).fit(X, y)
+    sio.dump(pipe, tmp_path / "p.skops")
+    code, _, err = run_cli(
+        capsys, "import-sklearn", str(tmp_path / "p.skops"), "-o", str(tmp_path / "p.trees")
+    )
+    assert code == 2 and "does not trust" in err and "_operator.neg" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "p.trees").exists()
+    # A damaged archive.
+    raw = (tmp_path / "m.skops").read_bytes()
+    (tmp_path / "bad.skops").write_bytes(raw[: len(raw) // 2])
+    code, _, err = run_cli(
+        capsys, "import-sklearn", str(tmp_path / "bad.skops"), "-o", str(tmp_path / "b.trees")
+    )
+    assert code == 2 and "bad.skops" in err and len(err.strip().splitlines()) == 1

@@ -396,7 +396,8 @@ def test_the_makefiles_build_what_the_driver_builds(target: str, tmp_path: Path)
     assert run.ok, run.failure
     assert sorted(out.rows) == [0, 1, 2, 3]
     for i, (cls, count, proba) in out.rows.items():
-        assert (cls, count, proba) == (run.cls[i], run.count[i], tuple(run.proba[i]))
+        got = tuple(int(v) for v in proba)
+        assert (cls, count, got) == (run.cls[i], run.count[i], tuple(run.proba[i]))
     cls, _ = FixedPointClassifier(model, ir.encoding).predict(GOLF_VECTORS)
     assert list(cls) == [1, 0, 1, 1] == [out.rows[i][0] for i in range(4)]
 

@@ -90,7 +90,7 @@ def _image(target: str, opts: ExportOptions, model: Model, tmp: Path) -> Path:
     ir = lower(model, opts)
     X = comparison_inputs(ir, n_random=40)
     work = tmp / target
-    run = run_vectors(ir, emit(ir, opts.style), X, targets.target(target), workdir=work)
+    run = run_vectors(ir, emit(ir, opts.style or "ifs"), X, targets.target(target), workdir=work)
     assert run.ok, run.failure
     cls, proba = FixedPointClassifier(model, ir.encoding).predict(X)
     assert np.array_equal(run.cls, cls) and np.array_equal(run.proba, proba)

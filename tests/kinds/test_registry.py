@@ -23,7 +23,7 @@ import pytest
 import treegen
 from treegen import kinds
 from treegen.cli.main import main
-from treegen.codegen.ir import Encoding, Feature
+from treegen.codegen.ir import Encoding, Feature, ProbaApi
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import EncodingError, ModelFileError
@@ -62,6 +62,10 @@ class ToyC:
     @property
     def n_features(self) -> int:
         return len(self.features)
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
 
 
 def _from_data(data: Any, text: str, filename: str) -> Constant:

@@ -217,6 +217,8 @@ def host_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
         if op == "from_u32":
             lo = (a & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             return lo.astype(np.float64).view(np.uint64)
+        if op == "to_f32":
+            return x.astype(np.float32).view(np.uint32).astype(np.uint64)
     raise AssertionError(op)
 
 
@@ -259,6 +261,10 @@ def softfloat_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
         return np.array(
             [bits(sf.ui32_to_f64(sf.UInt32.from_int(int(x) & 0xFFFFFFFF))) for x in a],
             dtype=np.uint64,
+        )
+    if op == "to_f32":
+        return np.array(
+            [int.from_bytes(sf.f64_to_f32(f64(x)).to_bytes(), "big") for x in a], dtype=np.uint64
         )
     raise AssertionError(op)
 
@@ -304,14 +310,16 @@ void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n
         case 7: out[i] = (uint64_t)PREFIX_f64_isnan(x); break;
         case 8: out[i] = to_bits(PREFIX_f64_neg(x)); break;
         case 9: out[i] = to_bits(PREFIX_f64_from_f32((uint32_t)a[i])); break;
-        default: out[i] = to_bits(PREFIX_f64_from_u32((uint32_t)a[i])); break;
+        case 10: out[i] = to_bits(PREFIX_f64_from_u32((uint32_t)a[i])); break;
+        default: out[i] = (uint64_t)PREFIX_f64_to_f32(x); break;
         }
     }
 }
 """
 OP_CODES = {op: k for k, op in enumerate(OPS)}
 assert tuple(OPS) == (
-    "add", "sub", "div", "lt", "le", "eq", "sign", "isnan", "neg", "from_f32", "from_u32"
+    "add", "sub", "div", "lt", "le", "eq", "sign", "isnan", "neg", "from_f32", "from_u32",
+    "to_f32",
 )  # fmt: skip
 
 
@@ -367,6 +375,11 @@ def mismatches(
     that where ``want`` is a NaN and ``any_nan`` (the host's NaN rule differs: x86
     propagates payloads and makes its default NaN negative) ``got`` must be the routines'
     one NaN; neg flips the sign of any NaN, payload kept, so it is compared exactly."""
+    if op == "to_f32":
+        if any_nan:
+            wn = np.isnan(want.astype(np.uint32).view(np.float32))
+            return np.flatnonzero(np.where(wn, got != np.uint64(0x7FC00000), got != want))
+        return np.flatnonzero(got != want)
     if op in BINARY_OPS or op in ("from_f32", "from_u32", "neg"):
         if any_nan and op != "neg":
             wn = is_nan64(want)

@@ -124,6 +124,13 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         "where predict returns the leaf's class directly)",
     )
     g.add_argument(
+        "--scores",
+        action="store_true",
+        help="an ensemble's decision_function: void PREFIX_decision_function(const "
+        "PREFIX_input_t *x, double *scores), the raw scores its class is decided on, "
+        "exactly (boosted models and AdaBoost; a forest's --proba is its predict_proba)",
+    )
+    g.add_argument(
         "--inline-top",
         type=_count,
         default=None,
@@ -151,6 +158,7 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
         missing_value=args.missing_value,
         missing=args.missing,
         proba=args.proba,
+        scores=args.scores,
         inline_top=args.inline_top,
         **scale_options(args.scale),  # type: ignore[arg-type]
     )

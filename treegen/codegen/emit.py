@@ -85,6 +85,9 @@ TEMPLATE_MACROS = (
     "INLINE_TOP",
     "ROM",
     "STACK_SIZE",
+    "SOFT64",  # an ensemble's choice of binary64 routines (treegen.ensemble.emit)
+    "N_PROBA",
+    "N_SCORES",
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 

@@ -38,6 +38,7 @@ OPS: dict[str, str] = {
     "neg": "PREFIX_f64 PREFIX_f64_neg(PREFIX_f64 a): -a (the sign bit flipped)",
     "from_f32": "PREFIX_f64 PREFIX_f64_from_f32(uint32_t x): the binary32 with bits x, exactly",
     "from_u32": "PREFIX_f64 PREFIX_f64_from_u32(uint32_t n): the integer n, exactly",
+    "to_f32": "uint32_t PREFIX_f64_to_f32(PREFIX_f64 a): the nearest binary32's bits",
 }
 """The routines one can ask for, and their C signatures (``>`` and ``>=`` are ``lt`` and
 ``le`` with the operands swapped)."""
@@ -54,6 +55,7 @@ _CALLS: dict[str, tuple[str, ...]] = {
     "eq": ("isnan",),
     "sign": ("isnan",),
     "from_f32": ("nan",),
+    "to_f32": ("u64_shr_jam",),
 }
 
 NAN_BITS = 0x7FF8000000000000

@@ -113,6 +113,18 @@ IRNode = Leaf | Compare | Switch
 
 
 @dataclass(frozen=True, slots=True)
+class ProbaApi:
+    """The vector a model's C writes per row besides its class (treegen.verify.build):
+    ``void PREFIX_<name>(const PREFIX_input_t *x, <ctype> *out)``, ``out[n]``: a tree's
+    fixed-point ``predict_proba``, an ensemble's ``predict_proba`` or
+    ``decision_function`` in double."""
+
+    name: str
+    ctype: str
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
 class IR:
     prefix: str
     encoding: Encoding
@@ -136,6 +148,11 @@ class IR:
     @property
     def n_classes(self) -> int:
         return len(self.classes)
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        """``PREFIX_predict_proba``'s fixed-point probabilities, when exported."""
+        return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
 
 
 # The most values a tested nominal attribute may have: the C keeps a branch index in a

@@ -73,6 +73,7 @@ class ExportOptions:
     missing_value: int | None = None
     missing: MissingRule = "c45"
     proba: bool | None = None
+    scores: bool = False  # an ensemble's decision_function (treegen.ensemble)
     inline_top: int | None = None
 
     def __post_init__(self) -> None:
@@ -128,6 +129,10 @@ class ExportOptions:
             raise UsageError(
                 "applies only to --style table with --missing none", option="--inline-top"
             )
+        if self.scores and self.proba:
+            raise UsageError(
+                "--scores and --proba export different functions: choose one", option="--scores"
+            )
         if self.inline_top is not None and self.inline_top < 0:
             raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
 
@@ -177,8 +182,10 @@ def option_words(opts: ExportOptions, prefix: str, styles: tuple[Style, ...] = S
         words += ["--missing-value", str(opts.missing_value)]
     if opts.missing != "c45":
         words += ["--missing", opts.missing]
-    if opts.proba is not None and opts.proba != (opts.missing == "c45"):
+    if opts.proba is not None:
         words += ["--proba" if opts.proba else "--no-proba"]
+    if opts.scores:
+        words += ["--scores"]
     if opts.inline_top is not None:
         words += ["--inline-top", str(opts.inline_top)]
     return words + ["--prefix", prefix]

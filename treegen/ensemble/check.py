@@ -5,14 +5,15 @@ values around its threshold in the C input type (the C threshold and its neighbo
 and the model's own threshold with its float32 neighbours), every code of a categorical
 test and one past them, the missing value and the type's special values, each in a row
 of otherwise missing values and in random rows mixing them.  :func:`compare` holds the
-C's class on every row against the ensemble's numpy arithmetic
-(treegen.ensemble.classify) on the values the C was given.
+C's class (and its exported doubles, bit for bit) on every row against the ensemble's
+numpy arithmetic (treegen.ensemble.classify) on the values the C was given.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -133,11 +134,26 @@ def compare(
     opts: ExportOptions,
     X: npt.NDArray[np.generic],
     c_cls: npt.NDArray[np.int32],
-    c_proba: npt.NDArray[np.uint16],
+    c_proba: npt.NDArray[Any],
     report: Report,
 ) -> None:
-    """The C's class on every row against the ensemble's float64 arithmetic."""
-    want = classify.predict(ens, python_values(ir, X)).astype(np.int32)
+    """The C's class on every row against the ensemble's float64 arithmetic, and the
+    doubles it exports (predict_proba or decision_function) bit for bit: the float64
+    values, or their nearest float32 where the C's double has 32 bits (``c_proba`` is a
+    float32 array then)."""
+    values = python_values(ir, X)
+    want = classify.predict(ens, values).astype(np.int32)
     every = np.ones(X.shape[0], dtype=bool)
-    bad = check_against(report, "Python ensemble", X, every, c_cls, want)
+    if ir.proba_api is None:
+        bad = check_against(report, "Python ensemble", X, every, c_cls, want)
+    else:
+        exact = classify.decision_values(ens, values)
+        if c_proba.dtype == np.float32:
+            got_bits, want_bits = c_proba.view(np.uint32), exact.astype(np.float32).view(np.uint32)
+        else:
+            got = np.ascontiguousarray(c_proba, dtype=np.float64)
+            got_bits, want_bits = got.view(np.uint64), exact.view(np.uint64)
+        bad = check_against(
+            report, "Python ensemble (bits)", X, every, c_cls, want, got_bits, want_bits
+        )
     tally(report, X.shape[0], bad)

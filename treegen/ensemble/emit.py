@@ -50,6 +50,41 @@ FLOAT_EXACT_INT = 1 << 24  # a float column holds the integers below this exactl
 
 
 @dataclass(frozen=True, slots=True)
+class Doubles:
+    """The doubles predict.c exports besides the class (EnsembleIR.doubles)."""
+
+    name: str  # predict_proba or decision_function
+    arg: str
+    macro: str  # PREFIX_<macro> is their count
+    n: int
+    difference: bool  # AdaBoost's two classes: one column, -sum0 + sum1
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoublesView:
+    doubles: Doubles | None
+
+
+def _doubles(ir: EnsembleIR) -> Doubles | None:
+    api = ir.proba_api
+    if api is None:
+        return None
+    where = (
+        "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
+        "nearest binary32 of that value"
+    )
+    if ir.doubles == "proba":
+        doc = f"The estimator's predict_proba, proba[{ir.prefix.upper()}_N_PROBA], {where}."
+        return Doubles(api.name, "proba", "N_PROBA", api.n, False, doc)
+    doc = (
+        f"The estimator's decision_function (the raw scores its class is decided on), "
+        f"scores[{ir.prefix.upper()}_N_SCORES], {where}."
+    )
+    return Doubles(api.name, "scores", "N_SCORES", api.n, ir.decision == "diff", doc)
+
+
+@dataclass(frozen=True, slots=True)
 class Common:
     """What both styles' predict.c have: the sums, the value tables, the decision."""
 
@@ -160,6 +195,10 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("neg")
     if raw:
         ops += ["eq", "from_f32"]
+    if ir.doubles:
+        ops.append("to_f32")  # the exported doubles where double has 32 bits
+        if ir.decision == "diff":
+            ops.append("neg")
     return ops
 
 
@@ -363,6 +402,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     style = (opts.style if opts is not None else None) or "table"
     env = make_env()
     header = header_view(ir.frame)
+    doubles = DoublesView(_doubles(ir))
     cat_bytes, cat_at = _bitsets(ir)
     views: tuple[DataclassInstance, ...]
     if style == "table":
@@ -375,6 +415,33 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         views = (header, _common(ir, pay, cat_bytes), ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
     return {
-        HEADER: env.get_template("predict.h.j2").render(context(header)),
-        SOURCE: env.get_template(template).render(context(*views)),
+        HEADER: env.get_template("predict.h.j2").render(context(header, doubles)),
+        SOURCE: env.get_template(template).render(context(*views, doubles)),
     }
+
+
+_SIZES = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "uint32_t": 4, "int32_t": 4}
+_SIZES.update({"float": 4, "double": 8})
+
+
+def table_bytes(ir: EnsembleIR) -> int:
+    """The bytes of the table style's constant tables for ``ir`` (what ``info``
+    reports; the code adds one to two kilobytes, the binary64 routines included)."""
+    cat_bytes, cat_at = _bitsets(ir)
+    pay = payloads(ir, fractions=True)
+    table = node_table(ir, pay, cat_at)
+    view = table_view(ir, table)
+    row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+    row += _SIZES[view.feature.ctype] if view.feature else 0
+    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype]
+    n += len(ir.trees) * _SIZES[view.roots.ctype]
+    n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    n += sum(len(r) for r in pay.doubles) * 8 if ir.vector else len(pay.doubles) * 8
+    n += 8 * (ir.n_outputs + (ir.divisor is not None))
+    common = _common(ir, pay, cat_bytes)
+    if common.output is not None:
+        n += len(ir.trees) * _SIZES[common.output.ctype]
+    if cat_bytes:
+        n += len(cat_bytes) + ir.n_features * _SIZES[common.ncode.ctype]
+    n += 8 * sum(len(c) for c in ir.categories)
+    return n

@@ -14,8 +14,9 @@ scores and the divisor stay float64 numbers: the C adds them as the estimator do
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
-from treegen.codegen.ir import IR, CompareOp, Encoding, Feature
+from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, ProbaApi
 from treegen.codegen.lower import lower, lower_continuous
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.core import LEAF, Decision, Ensemble
@@ -74,6 +75,10 @@ class EnsembleIR:
     divisor: float | None
     decision: Decision
     categories: tuple[tuple[float, ...], ...]
+    # The doubles exported besides the class: predict_proba (a forest's), or
+    # decision_function (what the class is decided on: treegen.ensemble.classify's
+    # decision_values), or none.
+    doubles: Literal["", "proba", "scores"] = ""
 
     @property
     def prefix(self) -> str:
@@ -104,6 +109,19 @@ class EnsembleIR:
         return False
 
     @property
+    def n_scores(self) -> int:
+        """decision_function's columns: one for AdaBoost's two classes (a difference)."""
+        return 1 if self.decision == "diff" else self.n_outputs
+
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        if self.doubles == "proba":
+            return ProbaApi("predict_proba", "double", self.n_classes)
+        if self.doubles == "scores":
+            return ProbaApi("decision_function", "double", self.n_scores)
+        return None
+
+    @property
     def vector(self) -> bool:
         """Every leaf adds a whole row (a forest, AdaBoost); else one number to its tree's
         output."""
@@ -117,17 +135,35 @@ def _frame(ens: Ensemble) -> Model:
 
 
 def check_options(opts: ExportOptions) -> None:
-    """Refuse what an ensemble has no C for (yet)."""
+    """Refuse what an ensemble has no C for."""
     if opts.missing != "c45":
         raise EncodingError(
             "an ensemble sends a missing value the way each node learnt it (one comparison "
             "already): --missing none is for C4.5 trees",
             option="--missing",
         )
+
+
+def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores"]:
+    """Which doubles the C exports: predict_proba where it is the sums themselves (a
+    forest's, a single tree's), decision_function where the estimator has one."""
     if opts.proba:
-        raise EncodingError(
-            "an ensemble's C returns its class; --proba is not exported yet", option="--proba"
-        )
+        if ens.method != "forest":
+            raise EncodingError(
+                "a boosted model's predict_proba is exp of its raw scores, which C without "
+                "libm does not compute bit for bit: --scores exports the raw scores "
+                "(decision_function) exactly",
+                option="--proba",
+            )
+        return "proba"
+    if opts.scores:
+        if ens.method == "forest":
+            raise EncodingError(
+                "a forest has no decision_function: --proba exports its predict_proba exactly",
+                option="--scores",
+            )
+        return "scores"
+    return ""
 
 
 def lower_ensemble(
@@ -135,7 +171,8 @@ def lower_ensemble(
 ) -> EnsembleIR:
     """Lower ``ens`` for the C input encoding in ``opts`` (prefix None: ``ensemble``)."""
     check_options(opts)
-    frame_opts = replace(opts, proba=None, prefix=opts.prefix or "ensemble")
+    doubles = _doubles(ens, opts)
+    frame_opts = replace(opts, proba=None, scores=False, prefix=opts.prefix or "ensemble")
     frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
     enc = frame.encoding
     attrs = ens.schema.attributes
@@ -181,5 +218,12 @@ def lower_ensemble(
             nodes.append(Split(f, op, thr, tree.nan_left[i], tree.right[i], tree.threshold[i]))
         trees.append(ETree(tuple(nodes), tree.output))
     return EnsembleIR(
-        frame, tuple(trees), ens.values, ens.init, ens.divisor, ens.decision, ens.categories
+        frame,
+        tuple(trees),
+        ens.values,
+        ens.init,
+        ens.divisor,
+        ens.decision,
+        ens.categories,
+        doubles,
     )

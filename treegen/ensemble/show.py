@@ -8,10 +8,12 @@ import numpy as np
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, provenance_lines
+from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
-from treegen.ensemble import classify
+from treegen.ensemble import classify, emit
 from treegen.ensemble.core import LEAF, Ensemble
-from treegen.errors import DatasetError
+from treegen.ensemble.lower import lower_ensemble
+from treegen.errors import DatasetError, TreegenError
 
 _DECISIONS = {
     "argmax": "the first class with the largest score",
@@ -52,21 +54,20 @@ def format_info(e: Ensemble, input_type: str) -> str:
     lines += attribute_lines(e.schema, {a.name: tests[a.name] for a in e.schema.attributes})
     lines += provenance_lines(e.options, e.data_fingerprint, f"made by treegen {e.treegen_version}")
     lines.append(
-        f"table bytes, --input-type {input_type} (not compiled): ~{table_bytes(e, input_type)}"
+        f"table bytes, --style table --input-type {input_type} (not compiled): "
+        f"{table_bytes(e, input_type)}"
     )
     return "\n".join(lines) + "\n"
 
 
-def table_bytes(e: Ensemble, input_type: str) -> int:
-    """The constant tables' bytes in the exported C (its code adds about a kilobyte)."""
-    width = {"double": 8, "int32": 4, "uint32": 4, "float": 4}.get(input_type, 2)
-    if input_type in ("int8", "uint8"):
-        width = 1
-    n = e.n_nodes
-    index = 2 if n < 65536 else 4
-    per_node = 1 + (1 if len(e.schema.attributes) < 256 else 2) + width + index
-    values = sum(len(r) for r in e.values) * 8
-    return n * per_node + values + len(e.trees) * (index + 1) + e.n_outputs * 8
+def table_bytes(e: Ensemble, input_type: str) -> str:
+    """The table style's constant bytes for ``input_type`` (exact, from its layout), or
+    why that input type has no C for ``e``."""
+    try:
+        ir = lower_ensemble(e, ExportOptions(prefix="e", input_type=input_type))  # type: ignore[arg-type]
+    except TreegenError as exc:
+        return f"none ({exc.args[0]})"
+    return str(emit.table_bytes(ir))
 
 
 def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:

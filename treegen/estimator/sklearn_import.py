@@ -11,15 +11,29 @@ estimator's arithmetic.
 
 from __future__ import annotations
 
+import pickle
+import zipfile
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from treegen.api import Model
 from treegen.ensemble.sklearn import SUPPORTED, ensemble_from_sklearn
+from treegen.errors import ModelFileError
 from treegen.model.version import VERSION
 
-__all__ = ["SUPPORTED", "from_sklearn"]
+__all__ = ["SKOPS_TRUSTED", "SUPPORTED", "from_sklearn", "load_estimator"]
+
+SKOPS_TRUSTED = (
+    "sklearn.tree._tree.Tree",
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "sklearn.utils.validation.check_array",
+    "functools.partial",
+)
+"""The types a skops file of a supported estimator holds beyond those skops trusts by
+itself (scikit-learn's estimators, numpy arrays): the trees' node arrays, histogram
+boosting's predictors, and the partial of check_array its preprocessing keeps.  A file
+with any other type is refused, naming it."""
 
 
 def from_sklearn(
@@ -31,3 +45,52 @@ def from_sklearn(
     from)."""
     ens = ensemble_from_sklearn(estimator, feature_names, target)
     return Model.of(replace(ens, treegen_version=VERSION))
+
+
+def load_estimator(path: str) -> Any:
+    """The estimator in ``path``: a skops file (a zip archive; loaded with skops's safe
+    loader, trusting only :data:`SKOPS_TRUSTED` beyond skops's own), else a pickle or
+    joblib file.  Unpickling runs code from the file: only files one trusts."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError as exc:
+        raise ModelFileError(exc.strerror or str(exc), file=path) from None
+    if head.startswith(b"PK") and zipfile.is_zipfile(path):
+        return _load_skops(path)
+    try:
+        import joblib  # type: ignore[import-untyped]  # optional, comes with scikit-learn
+    except ImportError:
+        joblib = None
+    try:
+        if joblib is not None:
+            return joblib.load(path)  # joblib's numpy arrays are not plain pickle
+        with open(path, "rb") as f:
+            return pickle.load(f)  # the user's own file, as joblib would read it
+    except Exception as exc:  # unpickling runs arbitrary code: any failure is the file's
+        raise ModelFileError(
+            f"cannot unpickle ({type(exc).__name__}: {exc}; starts with {head[:2]!r})", file=path
+        ) from None
+
+
+def _load_skops(path: str) -> Any:
+    try:
+        import skops.io as sio  # type: ignore[import-untyped]  # optional
+    except ImportError:
+        raise ModelFileError(
+            "a skops file: reading it needs the skops package (pip install skops)", file=path
+        ) from None
+    try:
+        untrusted = sorted(set(sio.get_untrusted_types(file=path)) - set(SKOPS_TRUSTED))
+        if untrusted:
+            raise ModelFileError(
+                f"the skops file holds types treegen does not trust: {', '.join(untrusted)}",
+                file=path,
+            )
+        return sio.load(path, trusted=list(SKOPS_TRUSTED))
+    except ModelFileError:
+        raise
+    except Exception as exc:  # a damaged archive or schema: the file's fault
+        raise ModelFileError(
+            f"cannot read the skops file ({type(exc).__name__}: {exc})", file=path
+        ) from None

@@ -117,6 +117,23 @@ def compile_predict(t: Target, prefix: str, d: Path) -> tuple[str, ObjectInfo]:
     return warnings, object_info(d / "predict.o", t, prefix)
 
 
+def proba_flags(ir: CApi) -> list[str]:
+    """The harness's flags for the vector the model exports besides its class (none:
+    predict only); doubles are printed as their bytes in hex."""
+    api = ir.proba_api
+    if api is None:
+        return []
+    if api.ctype == "uint16_t":
+        return ["-DTG_PROBA"]
+    return [
+        "-DTG_PROBA",
+        f"-DTG_PROBA_FN=_{api.name}",
+        f"-DTG_PROBA_T={api.ctype}",
+        f"-DTG_N_PROBA={api.n}",
+        "-DTG_PROBA_HEX",
+    ]
+
+
 class Firmware:
     """predict.o and the harness objects of one build, linked with each vector chunk."""
 
@@ -134,7 +151,7 @@ class Firmware:
             f"-I{d}",
             f"-DTG_P={ir.prefix}",
             f"-DTG_U={ir.prefix.upper()}",
-            *(["-DTG_PROBA"] if ir.proba else []),  # --no-proba: predict only
+            *proba_flags(ir),
         ]
         cm = self.ex / CORTEX_M_DIR
         if t.family == "avr":

@@ -10,7 +10,9 @@ both styles (ifs, table), full and lean (``--missing none`` without predict_prob
 and three encodings -- float input, float input with
 ``--float-compare int`` ("keys") and int16 input (fixed point, a ``--scale`` per
 continuous attribute chosen from the data) -- exports, builds the firmware for each
-target, runs it in the simulator and compares every line with the Python model
+target, runs it in the simulator and compares every line with the Python model; and
+the same for a scikit-learn forest and boosted model on hypo (treegen.firmware.ensembles),
+table and ifs styles
 (:func:`treegen.firmware.parity.verify_on`: the data rows, every threshold and its
 neighbours, missing values, random rows).  Prints one line per run, a table of
 flash, RAM, stack and cycles or instructions side by side, and ends with
@@ -39,8 +41,9 @@ from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions, MissingRule, Style
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
+from treegen.ensemble.core import Ensemble
 from treegen.errors import TreegenError
-from treegen.firmware import targets
+from treegen.firmware import ensembles, targets
 from treegen.firmware.objinfo import ObjectInfo
 from treegen.firmware.parity import verify_on
 from treegen.model import Model
@@ -144,7 +147,7 @@ class Outcome:
 
 def run_one(
     name: str,
-    model: Model,
+    model: Model | Ensemble,
     ds: Dataset,
     opts: ExportOptions,
     mode: str,
@@ -156,17 +159,11 @@ def run_one(
     res = verify_on(model, opts, [ds], [target], n_random=n_random, seed=seed)
     report, run, X = res.report, res.runs[target], res.rows
     c = run.count[run.done]
-    ir = lower(model, opts)
-    # Rows on which no feature the tree tests is missing (or an invalid code).
-    tested = {n.feature for n in ir.nodes if not isinstance(n, Leaf)}
-    known = np.ones(X.shape[0], dtype=bool)
-    for j, f in enumerate(ir.features):
-        if j not in tested:
-            continue
-        if f.kind == "continuous":
-            known &= ~missing_mask(X[:, j], ir.encoding)
-        elif f.kind == "nominal":
-            known &= codes(X[:, j], len(f.values), ir.encoding) >= 0
+    known = (
+        ensembles.known_rows(model, opts, X)
+        if isinstance(model, Ensemble)
+        else _known_rows(model, opts, X)
+    )
     kc = run.count[run.done & known]
     counts = (int(c.min()), int(np.median(c)), int(c.max())) if c.size else (-1, -1, -1)
     return Outcome(
@@ -186,7 +183,24 @@ def run_one(
     )
 
 
-def _job(args: tuple[str, str, Model, Dataset, ExportOptions, str, str, int]) -> Outcome:
+def _known_rows(model: Model, opts: ExportOptions, X: np.ndarray) -> np.ndarray:
+    """Rows on which no feature the tree tests is missing (or an invalid code)."""
+    ir = lower(model, opts)
+    tested = {n.feature for n in ir.nodes if not isinstance(n, Leaf)}
+    known = np.ones(X.shape[0], dtype=bool)
+    for j, f in enumerate(ir.features):
+        if j not in tested:
+            continue
+        if f.kind == "continuous":
+            known &= ~missing_mask(X[:, j], ir.encoding)
+        elif f.kind == "nominal":
+            known &= codes(X[:, j], len(f.values), ir.encoding) >= 0
+    return known
+
+
+def _job(
+    args: tuple[str, str, Model | Ensemble, Dataset, ExportOptions, str, str, int],
+) -> Outcome:
     label, *rest = args
     o = run_one(*rest)  # type: ignore[arg-type]
     o.style = label
@@ -215,7 +229,7 @@ def table(outcomes: Sequence[Outcome]) -> list[str]:
     keys = sorted(
         {(o.model, o.target, o.style) for o in outcomes},
         key=lambda k: (
-            MODELS.index(k[0]) if k[0] in MODELS else 99,
+            (*MODELS, *ensembles.ENSEMBLES).index(k[0]),
             list(targets.TARGETS).index(k[1]),
             STYLES.index(k[2]),
         ),
@@ -281,10 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m treegen.firmware.check",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
+    every = ",".join((*MODELS, *ensembles.ENSEMBLES))
     p.add_argument(
         "--models",
-        default=",".join(MODELS),
-        help=f"reference datasets, comma-separated (default {','.join(MODELS)})",
+        default=every,
+        help=f"reference datasets' trees and scikit-learn ensembles on hypo, "
+        f"comma-separated (default {every})",
     )
     p.add_argument(
         "--on",
@@ -308,8 +324,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TreegenError as err:
         print(f"firmware: error: {err}", file=sys.stderr)
         return 2
-    jobs = []
+    jobs: list[tuple[str, str, Model | Ensemble, Dataset, ExportOptions, str, str, int]] = []
     for name in args.models.split(","):
+        if name in ensembles.ENSEMBLES:
+            _, ds = load("hypo")
+            try:
+                ens = ensembles.fit(name, ds)
+            except TreegenError as err:
+                print(f"firmware: error: {err}", file=sys.stderr)
+                return 2
+            print(f"{name}: {len(ens.trees)} trees, {ens.n_nodes} nodes, on hypo")
+            for estyle in ensembles.STYLES:
+                for mode in MODES:
+                    eo = ensembles.ensemble_options(name, ens, ds, estyle, mode)
+                    if isinstance(eo, str):
+                        print(f"{name:5} {estyle:5} {mode:5} skipped: {eo}")
+                        continue
+                    jobs += [(estyle, name, ens, ds, eo, mode, t, args.random) for t in on]
+            continue
+        if name not in MODELS:
+            print(f"firmware: error: --models: unknown {name!r}", file=sys.stderr)
+            return 2
         model, ds = load(name)
         print(f"{name}: {model.size} nodes, depth {model.depth()}, {ds.n_rows} data rows")
         for style in STYLES:
@@ -321,8 +356,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 jobs += [(style, name, model, ds, opts, mode, t, args.random) for t in on]
     start = time.monotonic()
     outcomes: list[Outcome] = []
+    errors = 0
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for o in pool.map(_job, jobs):
+        futures = [pool.submit(_job, job) for job in jobs]
+        for job, fut in zip(jobs, futures, strict=True):
+            try:
+                o = fut.result()
+            except TreegenError as err:
+                # A run that cannot build (say, a model too large for the chip) is a
+                # failed run, reported, not the end of the check.
+                style, name, _, _, _, mode, target, _ = job
+                print(f"{name:5} {style:5} {mode:5} {target:6} FAILED: {err}", flush=True)
+                errors += 1
+                continue
             print(describe(o), flush=True)
             outcomes.append(o)
     print()
@@ -333,9 +379,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in table(outcomes) + [""] + ratios(outcomes):
         print(line)
     passed = sum(o.ok for o in outcomes)
-    print(f"{len(outcomes)} runs in {time.monotonic() - start:.0f} s")
-    print(f"{passed} passed, {len(outcomes) - passed} failed")
-    return 0 if passed == len(outcomes) else 1
+    print(f"{len(jobs)} runs in {time.monotonic() - start:.0f} s")
+    print(f"{passed} passed, {len(jobs) - passed} failed")
+    return 0 if passed == len(jobs) else 1
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +48,7 @@ BLX, NOPs and BX LR (Cortex-M) or JALR, NOPs and RET (RISC-V) in instructions.""
 
 # simavr wraps UART output in colour codes; qemu's messages do not matter here.
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
-_DATA = re.compile(r"(\d+),(\d+),(\d+)((?:,\d+)*)")
+_DATA = re.compile(r"(\d+),(\d+),(\d+)((?:,[0-9a-f]+)*)")
 
 
 @dataclass
@@ -56,7 +57,7 @@ class Run:
 
     target: Target
     cls: npt.NDArray[np.int32]  # -1 where no line came back
-    proba: npt.NDArray[np.uint16]
+    proba: npt.NDArray[Any]  # the exported vector (treegen.verify.build.Built.run's)
     count: npt.NDArray[np.int64]  # cycles (AVR) or instructions (qemu) per predict call
     predict: ObjectInfo  # predict.o as the firmware compiled it
     firmware_flash: int = 0  # the largest image
@@ -114,14 +115,15 @@ def _simulate(cmd: list[str], limit: float, markers: tuple[bytes, ...]) -> tuple
 
 @dataclass
 class Output:
-    rows: dict[int, tuple[int, int, tuple[int, ...]]]
+    rows: dict[int, tuple[int, int, tuple[str, ...]]]
     meta: dict[str, str]
 
 
 def parse_output(text: str) -> Output:
     """``index,class,count[,p...]`` lines and ``#name,value`` lines; anything else
-    (simulator messages) is skipped.  simavr shows the newline as a final '.'."""
-    rows: dict[int, tuple[int, int, tuple[int, ...]]] = {}
+    (simulator messages) is skipped.  simavr shows the newline as a final '.'.  The
+    ``p`` fields stay text: decimal integers, or a double's bytes in hex (:func:`element`)."""
+    rows: dict[int, tuple[int, int, tuple[str, ...]]] = {}
     meta: dict[str, str] = {}
     for raw in _ESCAPES.sub("", text).splitlines():
         line = raw.strip().removesuffix(".")
@@ -131,9 +133,18 @@ def parse_output(text: str) -> Output:
             continue
         m = _DATA.fullmatch(line)
         if m:
-            proba = tuple(int(v) for v in m.group(4).split(",")[1:])
+            proba = tuple(m.group(4).split(",")[1:])
             rows[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), proba)
     return Output(rows, meta)
+
+
+def element(field: str, ctype: str) -> float | int:
+    """One printed element of the exported vector: a decimal integer, or a double as its
+    little-endian bytes in hex (8 of them, or 4 where double is binary32: widened)."""
+    if ctype == "uint16_t":
+        return int(field)
+    raw = bytes.fromhex(field)
+    return float(np.frombuffer(raw, dtype="<f8" if len(raw) == 8 else "<f4")[0])
 
 
 def _self_check(t: Target, meta: dict[str, str]) -> str | None:
@@ -181,6 +192,14 @@ def run_vectors(
         return _run(t, ir, files, rows, workdir or Path(tmp), time_limit, n)
 
 
+def _vector(t: Target, ir: CApi, n: int) -> npt.NDArray[Any]:
+    """The exported vector's array: doubles as the target's double (binary32 on AVR)."""
+    api = ir.proba_api
+    if api is None or api.ctype == "uint16_t":
+        return np.zeros((n, ir.n_classes), dtype=np.uint16)
+    return np.zeros((n, api.n), dtype=np.float32 if t.is_avr else np.float64)
+
+
 def _run(
     t: Target,
     ir: CApi,
@@ -194,7 +213,7 @@ def _run(
     run = Run(
         t,
         np.full(n, -1, dtype=np.int32),
-        np.zeros((n, ir.n_classes), dtype=np.uint16),
+        _vector(t, ir, n),
         np.full(n, -1, dtype=np.int64),
         fw.predict,
     )
@@ -251,12 +270,13 @@ def _run(
         cmd, markers = fw.command(elf)
         status, text, crashed = _simulate(cmd, time_limit, markers)
         out = parse_output(text)
+        api = ir.proba_api
         for i, (cls, count, proba) in out.rows.items():
-            # A row counts only when whole: the probabilities too, when exported.
-            if start <= i < start + len(chunk) and len(proba) == (ir.n_classes if ir.proba else 0):
+            # A row counts only when whole: the exported vector too.
+            if start <= i < start + len(chunk) and len(proba) == (api.n if api else 0):
                 run.cls[i], run.count[i] = cls, count
-                if ir.proba:
-                    run.proba[i] = proba
+                if api:
+                    run.proba[i] = [element(v, api.ctype) for v in proba]
         for name, value in out.meta.items():
             run.checks.setdefault(name, tuple(int(v) for v in value.split(",") if v.isdigit()))
         got = int(run.done[start : start + len(chunk)].sum())

@@ -87,8 +87,13 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
     )
 
 
-def _no_check(opts: ExportOptions) -> None:
-    """A tree has C for every export option."""
+def _check(opts: ExportOptions) -> None:
+    """A tree has C for every export option but an ensemble's own."""
+    if opts.scores:
+        raise UsageError(
+            "applies to ensembles (their decision_function); a tree's probabilities: --proba",
+            option="--scores",
+        )
 
 
 TREE: Kind[Model, IR] = Kind(
@@ -112,7 +117,7 @@ TREE: Kind[Model, IR] = Kind(
     info=_info,
     dot=lambda m, depth, graph: format_dot(m, max_depth=depth, graph=graph),
     styles=STYLES,
-    check_options=_no_check,
+    check_options=_check,
     lower=lower,
     emit=lambda ir, opts: emit(ir, opts.style or STYLES[0]),
     api=lambda ir: ir,

@@ -29,7 +29,7 @@ from typing import Literal
 from treegen.codegen.ctype import UINT32
 from treegen.codegen.emit import header_view, make_env
 from treegen.codegen.emit_parts import HEADER, SOURCE, threshold_literal, value_kind
-from treegen.codegen.ir import IR, Encoding, Feature
+from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
 from treegen.codegen.keys import float_key
 from treegen.codegen.literals import c_double, c_float, c_hex32, c_int
 from treegen.codegen.lower import lower, lower_continuous
@@ -94,6 +94,10 @@ class RuleIR:
     def proba(self) -> bool:
         return False
 
+    @property
+    def proba_api(self) -> ProbaApi | None:
+        return None
+
 
 def _frame_model(rs: RuleSet) -> Model:
     """A one-leaf tree on the ruleset's schema, voting for the default class."""
@@ -104,7 +108,9 @@ def _frame_model(rs: RuleSet) -> Model:
 
 def check_options(opts: ExportOptions) -> None:
     """Refuse the export options a ruleset has no C for."""
-    if opts.style != "ifs":
+    if opts.scores:
+        raise EncodingError("applies to ensembles (their decision_function)", option="--scores")
+    if opts.style not in (None, "ifs"):
         raise EncodingError(
             "a ruleset exports as one if per rule: --style table is for trees", option="--style"
         )

@@ -27,16 +27,17 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.codegen.emit_parts import HEADER, SOURCE
-from treegen.codegen.ir import Encoding, Feature
+from treegen.codegen.ir import Encoding, Feature, ProbaApi
 from treegen.errors import EmitError
 
 
 class CApi(Protocol):
     """The C interface of a lowered model of any kind: the symbols' prefix, the input
-    encoding and features, and whether ``PREFIX_predict_proba`` is exported.  predict.h
-    declares ``PREFIX_input_t``, ``int PREFIX_predict(const PREFIX_input_t *x)`` (the
-    class index) and, if exported, ``void PREFIX_predict_proba(const PREFIX_input_t *x,
-    uint16_t *proba)`` (``proba[PREFIX_N_CLASSES]`` in units of 1/32768), and defines
+    encoding and features, and the vector it exports besides the class, if any
+    (:class:`~treegen.codegen.ir.ProbaApi`).  predict.h declares ``PREFIX_input_t``,
+    ``int PREFIX_predict(const PREFIX_input_t *x)`` (the class index) and, if exported,
+    ``void PREFIX_<name>(const PREFIX_input_t *x, <ctype> *out)`` (``out[n]``: a tree's
+    ``predict_proba`` in units of 1/32768, an ensemble's in double), and defines
     ``PREFIX_N_FEATURES`` and ``PREFIX_N_CLASSES``.  A tree's IR is one."""
 
     @property
@@ -55,15 +56,16 @@ class CApi(Protocol):
     def n_classes(self) -> int: ...
 
     @property
-    def proba(self) -> bool: ...
+    def proba_api(self) -> ProbaApi | None: ...
 
 
 def render_cdef(api: CApi) -> str:
     """Declarations for ``cffi.FFI.cdef`` (no preprocessor lines)."""
     P = api.prefix
     ctype = api.encoding.ctype.c_name
+    out = api.proba_api
     return f"typedef {ctype} {P}_input_t;\nint {P}_predict(const {P}_input_t *x);\n" + (
-        f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba);\n" if api.proba else ""
+        f"void {P}_{out.name}(const {P}_input_t *x, {out.ctype} *out);\n" if out else ""
     )
 
 
@@ -85,29 +87,35 @@ DEFAULT_COMPILERS = ("cc", "gcc", "clang")
 BATCH_SOURCE = "treegen_batch.c"
 
 
+_DTYPES = {"uint16_t": np.uint16, "double": np.float64}
+
+
 @dataclass
 class Built:
-    """A compiled model: ``run(X)`` returns (classes, fixed-point probabilities)."""
+    """A compiled model: ``run(X)`` returns (classes, the exported vector per row: a
+    tree's fixed-point probabilities, an ensemble's doubles; no columns when none)."""
 
     ir: CApi
     ffi: Any
     lib: Any
 
-    def run(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+    def run(self, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         ctype = self.ir.encoding.ctype
         rows = np.ascontiguousarray(X, dtype=ctype.dtype)
         n = rows.shape[0]
         assert rows.shape == (n, self.ir.n_features)
+        api = self.ir.proba_api
+        out_ctype = api.ctype if api else "uint16_t"
         cls = np.zeros(n, dtype=np.int32)
-        proba = np.zeros((n, self.ir.n_classes), dtype=np.uint16)
+        out = np.zeros((n, api.n if api else self.ir.n_classes), dtype=_DTYPES[out_ctype])
         if n:
             self.lib.treegen_batch(
                 self.ffi.from_buffer(f"{ctype.c_name}[]", rows),
                 n,
                 self.ffi.from_buffer("int[]", cls),
-                self.ffi.from_buffer("uint16_t[]", proba),
+                self.ffi.from_buffer(f"{out_ctype}[]", out),
             )
-        return cls, proba
+        return cls, out
 
 
 def find_compiler(cc: str | None = None) -> list[str]:
@@ -135,18 +143,18 @@ def find_compiler(cc: str | None = None) -> list[str]:
 def _batch_source(ir: CApi) -> tuple[str, str]:
     """The batch wrapper's declaration (for cdef) and its C source."""
     P, U = ir.prefix, ir.prefix.upper()
-    decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
+    api = ir.proba_api
+    out_ctype = api.ctype if api else "uint16_t"
+    decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, {out_ctype} *out)"
+    call = (
+        f"        {P}_{api.name}(x + i * {U}_N_FEATURES, out + i * {api.n}L);\n"
+        if api
+        else "        (void)out;\n"
+    )
     source = (
         f'#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n    long i;\n'
         "    for (i = 0; i < n; i++) {\n"
-        f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-        + (
-            f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
-            if ir.proba
-            else ""
-        )
-        + ("" if ir.proba else "        (void)proba;\n")
-        + "    }\n}\n"
+        f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n" + call + "    }\n}\n"
     )
     return decl, source
 

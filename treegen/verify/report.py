@@ -9,6 +9,7 @@ Equality only, never a tolerance.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -45,8 +46,8 @@ def check_against(
     rows: npt.NDArray[np.bool_],
     c_cls: npt.NDArray[np.int32],
     cls: npt.NDArray[np.int32],
-    c_proba: npt.NDArray[np.uint16] | None = None,
-    proba: npt.NDArray[np.uint16] | None = None,
+    c_proba: npt.NDArray[Any] | None = None,
+    proba: npt.NDArray[Any] | None = None,
 ) -> npt.NDArray[np.bool_]:
     """One Python side against the C on ``rows``: its report line and first mismatches;
     the rows that differ (class, or probabilities where ``proba`` is given)."""
