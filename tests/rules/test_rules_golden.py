@@ -13,12 +13,11 @@ import functools
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from treegen.data.readers import read_dataset
-from treegen.rules.core import cover_rows, format_condition
-from treegen.rules.generate import candidates, generate, make_rules
+from treegen.rules.core import format_condition
+from treegen.rules.generate import candidates, generate
 from treegen.rules.show import format_rules, format_rules_evaluation
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -112,15 +111,3 @@ def test_cli_rules_prints_the_same(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(out):
         assert main(["rules", str(REF / "vote-r8" / "vote-r8.data")]) == 0
     assert out.getvalue() == _ours_and_ref("vote-r8")[0]
-
-
-@pytest.mark.parametrize("name", DATASETS)
-def test_generated_covers_are_the_rules_covers(name: str) -> None:
-    """The covered rows make_rules carries from the generalisation (for the subset
-    search, the class order and the final pass) are each printed rule's own."""
-    ds = read_dataset(str(REF / name / f"{name}.data"))
-    made = make_rules(ds, train(ds, TrainOptions(prune=False)))
-    want = cover_rows(made.printed.rules, ds.X)
-    assert len(made.covers) == len(want) > 0
-    for got, rows in zip(made.covers, want, strict=True):
-        assert np.array_equal(got, rows)

@@ -79,7 +79,7 @@ class ProgressLine:
         self.update(phase, nodes=nodes)
 
     def steps(self, phase: str, done: int, total: int) -> None:
-        """c4.5rules' callback (``make_rules(..., progress=...)``): ``done`` of ``total``."""
+        """c4.5rules' callback (``generate(..., progress=...)``): ``done`` of ``total``."""
         self.update(phase, count=f"{done} of {total}" if total else None)
 
     def _text(self) -> str:

@@ -17,7 +17,7 @@ from treegen.cli.common import (
 )
 from treegen.cli.progress import progress_line
 from treegen.rules.file import save_ruleset
-from treegen.rules.generate import make_rules, unpruned_options
+from treegen.rules.generate import generate, unpruned_options
 from treegen.rules.show import format_rules, format_rules_evaluation
 from treegen.trainer import train
 
@@ -29,19 +29,17 @@ def run_rules(args: argparse.Namespace) -> int:
         progress.update("growing the unpruned tree", rows=ds.n_rows)
         opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)
         tree = train(ds, opts, progress=progress.nodes)
-        made = make_rules(ds, tree, args.cf, progress=progress.steps)
+        printed, final = generate(ds, tree, args.cf, progress=progress.steps)
         del tree
         if args.output is not None:
             progress.update("writing")
-            save_ruleset(made.final, args.output)
+            save_ruleset(final, args.output)
         progress.update("evaluating on the training data")
-        evaluation = format_rules_evaluation(
-            made.printed, "training", ds.X, ds.y, drop=True, covers=made.covers
-        )
-    sys.stdout.write(format_rules(made.printed))
+        evaluation = format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True)
+    sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:
-        note(args, f"treegen: wrote {args.output}: {len(made.final.rules)} rules")
+        note(args, f"treegen: wrote {args.output}: {len(final.rules)} rules")
     note_peak_memory(args)
     return 0
 

@@ -15,6 +15,7 @@ them so, and so does the c45 tree classifier), as doubles in j48's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,6 +26,8 @@ from treegen.data.dataset import Schema
 from treegen.nanequal import nan_equal
 
 Op = Literal["=", "<=", ">", "in"]
+# A long step's progress: called with (phase, done, total) now and then.
+Steps = Callable[[str, int, int], None]
 OPS: tuple[Op, ...] = ("=", "<=", ">", "in")
 
 
@@ -114,19 +117,6 @@ class CaseColumns:
                 (np.less_equal if cond.op == "<=" else np.greater)(col, t, out=out)
         return out
 
-    def satisfied_at(self, cond: Condition, rows: npt.NDArray[np.integer]) -> npt.NDArray[np.bool_]:
-        """Which of ``rows`` satisfy ``cond`` (as :meth:`satisfied`, on those rows only)."""
-        col = self._column(cond.attribute, cond.op in ("<=", ">"))[rows]
-        if cond.op == "=":
-            eq: npt.NDArray[np.bool_] = np.equal(col, cond.value)
-            return eq
-        if cond.op == "in":
-            return np.isin(col, np.asarray(cond.values, dtype=np.float64))
-        t = np.float32(cond.threshold) if self.float32 else np.float64(cond.threshold)
-        with np.errstate(invalid="ignore"):
-            out: npt.NDArray[np.bool_] = (np.less_equal if cond.op == "<=" else np.greater)(col, t)
-        return out
-
 
 def satisfied(
     cond: Condition, X: npt.NDArray[np.float64], float32: bool = True
@@ -136,13 +126,27 @@ def satisfied(
     return CaseColumns(X, float32).satisfied(cond)
 
 
+NEVER_FIRES = 0.7
+"""A rule whose pessimistic error rate is above this fires on no case (Release 8's
+``Strength`` is 0 for it): c4.5rules prints it and keeps it in the list, but it never
+classifies anything."""
+
+
+def fires(rule: Rule) -> bool:
+    """Whether ``rule`` can fire at all (:data:`NEVER_FIRES`)."""
+    return not rule.error > NEVER_FIRES
+
+
 def covers(
     rule: Rule, X: npt.NDArray[np.float64], float32: bool = True, columns: CaseColumns | None = None
 ) -> npt.NDArray[np.bool_]:
-    """Rows that satisfy every condition of ``rule`` (``columns``: ``X``'s, to share)."""
+    """Rows ``rule`` fires on: it can fire (:func:`fires`) and they satisfy every one of its
+    conditions (``columns``: ``X``'s, to share)."""
     cols = CaseColumns(X, float32) if columns is None else columns
-    out = np.ones(X.shape[0], dtype=bool)
+    out = np.full(X.shape[0], fires(rule), dtype=bool)
     for c in rule.conditions:
+        if not out.any():
+            break
         out &= cols.satisfied(c)
     return out
 
@@ -161,23 +165,10 @@ def cover_matrix(
 def cover_rows(
     rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
 ) -> list[npt.NDArray[np.int32]]:
-    """Per rule, the rows of ``X`` it covers (int32, ascending): :func:`cover_matrix`'s
-    rows as index lists, a rule's memory its covered rows, not all of ``X``'s."""
+    """Per rule, the rows of ``X`` it covers (ascending): :func:`cover_matrix`'s rows as
+    index lists, which grow with the rows the rules cover, not rows times rules."""
     cols = CaseColumns(X, float32)
-    n = X.shape[0]
-    mask = np.empty(n, dtype=bool)
-    out = []
-    for r in rules:
-        if not r.conditions:
-            out.append(np.arange(n, dtype=np.int32))
-            continue
-        rows = np.flatnonzero(cols.satisfied(r.conditions[0], out=mask)).astype(np.int32)
-        for c in r.conditions[1:]:
-            if not rows.size:
-                break
-            rows = rows[cols.satisfied_at(c, rows)]
-        out.append(rows)
-    return out
+    return [np.flatnonzero(covers(r, X, columns=cols)).astype(np.int32) for r in rules]
 
 
 def firing(
@@ -210,11 +201,13 @@ def predict(ruleset: RuleSet, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
 
 
 def format_condition(c: Condition, schema: Schema) -> str:
-    """``c`` as c4.5rules prints it: ``name = value``, ``name in {a,b}``, ``name <= t``
-    (``t`` to six significant digits)."""
+    """``c`` as c4.5rules prints it: ``name = value`` (a one-value subset too), ``name in
+    {a, b}``, ``name <= t`` (``t`` to six significant digits)."""
     attr = schema.attributes[c.attribute]
     if c.op == "=":
         return f"{attr.name} = {attr.values[c.value]}"
     if c.op == "in":
-        return f"{attr.name} in {{{','.join(attr.values[v] for v in c.values)}}}"
+        if len(c.values) == 1:
+            return f"{attr.name} = {attr.values[c.values[0]]}"
+        return f"{attr.name} in {{{', '.join(attr.values[v] for v in sorted(c.values))}}}"
     return f"{attr.name} {c.op} {c.threshold:g}"

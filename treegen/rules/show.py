@@ -3,8 +3,6 @@ ruleset's facts for ``treegen info``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import numpy.typing as npt
 
@@ -12,8 +10,9 @@ from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
 from treegen.model.core import Model
 from treegen.rules.core import RuleSet, cover_rows, format_condition
-from treegen.rules.final import ListState, iter_dropping
+from treegen.rules.final import ListState, dropping
 from treegen.rules.generate import leaf_paths
+from treegen.trainer.stats import to_f32
 
 
 def format_path_rules(model: Model) -> str:
@@ -34,7 +33,8 @@ def format_rules(rs: RuleSet) -> str:
         out.append(f"\nRule {r.number}:\n")
         for c in r.conditions:
             out.append(f"    \t{format_condition(c, rs.schema)}\n")
-        out.append(f"\t->  class {rs.schema.classes[r.cls]}  [{100 - 100 * r.error:.1f}%]\n")
+        confidence = to_f32(100 * to_f32(1 - r.error))  # as Release 8 computes it, in float
+        out.append(f"\t->  class {rs.schema.classes[r.cls]}  [{confidence:.1f}%]\n")
     out.append(f"\nDefault class: {rs.schema.classes[rs.default]}\n")
     return "".join(out)
 
@@ -58,10 +58,10 @@ def _table(rs: RuleSet, state: ListState, y: npt.NDArray[np.integer]) -> str:
             # c4.5rules lists only the rules that classify some case: on vote-r8's test
             # data rule 13 (used by none) is left out of the table.
             continue
-        pct = 100.0 * wrong / used
+        pct = to_f32(100 * to_f32(wrong / used))  # Release 8's float error rate
         gain, loss = int(state.gain[i]), int(state.loss[i])
         lines.append(
-            f"{r.number:4d}  {len(r.conditions):4d}  {100 * r.error:4.1f}%  {used:4d}  "
+            f"{r.number:4d}  {len(r.conditions):4d}  {to_f32(100 * r.error):4.1f}%  {used:4d}  "
             f"{wrong:5d} ({pct:.1f}%)\t  {gain - loss:4d} ({gain}|{loss}) \t"
             f"{rs.schema.classes[r.cls]}\n"
         )
@@ -75,30 +75,24 @@ def format_rules_evaluation(
     y: npt.NDArray[np.integer],
     *,
     drop: bool = False,
-    covers: Sequence[npt.NDArray[np.integer]] | None = None,
 ) -> str:
     """c4.5rules' per-rule table (Used, Wrong, Advantage), the totals and confusion matrix.
 
     With ``drop`` (the training data right after generation) the rules with negative
     advantage are dropped one at a time as Release 8 does, each step printed.
-    ``covers``: the rows of ``X`` each rule covers, when known (else worked out).
     """
     n = X.shape[0]
-    if covers is None:
-        covers = cover_rows(rs.rules, X, rs.compares_float32)
-    states = iter_dropping(covers, [r.cls for r in rs.rules], rs.default, y, drop=drop)
-    before = next(states)
-    parts = [f"\n\nEvaluation on {label} data ({n} items):\n\n", _table(rs, before, y)]
-    for after in states:
-        gone = int(np.setdiff1d(before.index, after.index)[0])
-        parts.append(f"\nDrop rule {rs.rules[gone].number}\n\n" + _table(rs, after, y))
-        before = after
-    text = "".join(parts)
-    fired = before.fired
+    cover = cover_rows(rs.rules, X, rs.compares_float32)
+    states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
+    text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], y)
+    for before, after in zip(states, states[1:], strict=False):
+        gone = next(int(i) for i in before.index if i not in after.index)
+        text += f"\nDrop rule {rs.rules[gone].number}\n\n" + _table(rs, after, y)
+    fired = states[-1].fired
     cls = np.asarray([r.cls for r in rs.rules] + [rs.default], dtype=np.intp)
     predicted = cls[fired]
     errors = int(np.count_nonzero(predicted != y))
-    pct = 100.0 * errors / n if n else 0.0
+    pct = to_f32(100 * errors / n) if n else 0.0
     text += f"\nTested {n}, errors {errors} ({pct:.1f}%)   <<\n"
     matrix = confusion_matrix(y, predicted, len(rs.schema.classes))
     return text + format_confusion(matrix, rs.schema.classes)
