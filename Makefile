@@ -95,6 +95,13 @@ bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
+# train and rules at 100k and 1M rows as a user runs them (issue 36): CPU time, peak
+# RSS, rules' time over train's, and train on a set with one class per row.  Extra
+# arguments, e.g. make bench-train BENCH_ARGS="--no-1m"
+.PHONY: bench-train
+bench-train: $(STAMP)
+	$(VPY) -m bench.scale_bench $(BENCH_ARGS)
+
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
 # styles, and a scikit-learn forest and boosted model, an XGBoost and a LightGBM model
 # on hypo (table and ifs),

@@ -94,3 +94,45 @@ def test_short_work_shows_no_line(tmp_path: Path) -> None:
     rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True, delay="1")
     assert rc == 0
     assert b"\x1b" not in err and err.decode().startswith("treegen: wrote ")
+
+
+CRX = GOLF.parents[1] / "crx" / "crx.data"
+
+
+def test_rules_shows_its_phases_on_a_terminal_only(tmp_path: Path) -> None:
+    """rules: reading, growing, the rules generalised (how many of how many), the subset
+    search per class and the final pass, then erased; nothing on a pipe or --quiet."""
+    out = tmp_path / "r.json"
+    rc, err = _run(["rules", str(CRX), "-o", str(out)], tty=True)
+    assert rc == 0
+    text = err.decode()
+    order = [
+        "treegen: reading",
+        "treegen: growing the unpruned tree",
+        "treegen: generalising rules, 0 of ",
+        "treegen: searching rule subsets, 0 of 2",
+        "treegen: final pass",
+        "treegen: evaluating on the training data",
+    ]
+    at = [text.index(p) for p in order]
+    assert at == sorted(at)
+    head, _, summary = text.rpartition("\r\x1b[K")
+    assert head and summary.startswith("treegen: wrote ") and summary.count("\n") == 1
+    for args in (["rules", str(CRX)], ["--quiet", "rules", str(CRX)]):
+        rc, err = _run(args, tty=args[0] == "--quiet")
+        assert rc == 0 and b"\r" not in err and b"\x1b" not in err
+        assert err == b""
+
+
+@pytest.mark.parametrize("command", ["train", "rules"])
+def test_verbose_ends_with_the_peak_memory(command: str, tmp_path: Path) -> None:
+    """--verbose: the last line on stderr is the process's peak resident memory (MB, as
+    getrusage counts it: at least the interpreter's) and CPU time; --quiet drops it."""
+    args = [command, str(CRX), "-o", str(tmp_path / "out"), "--verbose"]
+    rc, err = _run(args, tty=False)
+    last = err.decode().splitlines()[-1]
+    assert rc == 0 and last.startswith("treegen: peak memory "), last
+    mb = int(last.split()[3])
+    assert last.split()[4] == "MB," and 10 < mb < 4000
+    rc, err = _run(["--quiet", *args], tty=False)
+    assert rc == 0 and err == b""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treegen.rules.core import Condition, Rule, classify, cover_matrix, covers, firing
+from treegen.rules.core import Condition, Rule, classify, cover_rows, covers, firing
 from treegen.rules.final import advantages, dropping
 
 
@@ -64,7 +64,7 @@ def test_each_drop_is_the_first_negative_rule_of_the_list_recounted(seed: int) -
     the first rule of the list with a negative advantage (Release 8's ``Interpret``),
     and the pass stops at none."""
     rules, default, X, y = _random_rules(seed)
-    states = dropping(cover_matrix(rules, X), [r.cls for r in rules], default, y)
+    states = dropping(cover_rows(rules, X), [r.cls for r in rules], default, y)
     for k, state in enumerate(states):
         listed = tuple(rules[i] for i in state.index)
         adv = _by_definition(listed, default, X, y)

@@ -25,12 +25,13 @@ def _search(seed: int, m: int) -> ClassSearch:
     # Rules mostly right: each fires on positives more than on the rest.
     match &= positive | (rng.random((m, n)) < 0.3)
     bits = [float(np.float32(b)) for b in rng.uniform(2.0, 12.0, size=m)]
-    return ClassSearch(match, positive, bits, Logs(n))
+    rows = [np.flatnonzero(r).astype(np.int32) for r in match]
+    return ClassSearch(rows, positive, bits, Logs(n))
 
 
 def _cost(search: ClassSearch, chosen: list[bool]) -> float:
     """The cost of ``chosen``, computed from scratch by a new search."""
-    probe = ClassSearch(search.match, search.positive, search.bits, search.logs)
+    probe = ClassSearch(search.rows, search.positive, search.bits, search.logs)
     probe.set_subset(chosen)
     probe.values()
     return probe.best_cost
@@ -63,7 +64,7 @@ def test_values_kept_from_step_to_step_equal_values_from_scratch(seed: int) -> N
     rng = np.random.default_rng([32, seed])
     for _ in range(30):
         search.toggle(int(rng.integers(0, 12)))
-        fresh = ClassSearch(search.match, search.positive, search.bits, search.logs)
+        fresh = ClassSearch(search.rows, search.positive, search.bits, search.logs)
         fresh.set_subset(search.chosen.tolist())
         assert np.array_equal(search.values().view(np.uint32), fresh.values().view(np.uint32))
 
@@ -105,7 +106,7 @@ def test_random_search_draws_one_number_per_rule_per_start() -> None:
     one ``random()`` per rule (at k = 0 too); at most 10 rules, no draw at all."""
     big, small = _search(1, 13), _search(2, 10)
     rng = _Counting()
-    best_subset(big.match, big.positive, big.bits, big.logs, rng)
+    best_subset(big.rows, big.positive, big.bits, big.logs, rng)
     assert rng.calls == TRIALS * 13
-    best_subset(small.match, small.positive, small.bits, small.logs, rng)
+    best_subset(small.rows, small.positive, small.bits, small.logs, rng)
     assert rng.calls == TRIALS * 13

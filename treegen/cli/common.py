@@ -173,6 +173,38 @@ def note(args: argparse.Namespace, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    """``-v/--verbose``: the command ends with its peak memory (:func:`note_peak_memory`)."""
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="end with the process's peak resident memory (MB) and CPU time on stderr",
+    )
+
+
+def peak_memory_mb() -> float | None:
+    """This process's peak resident memory so far, in MB (2**20 bytes); None where the
+    system does not say (no ``resource`` module: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Linux counts kilobytes, macOS bytes.
+    return float(peak) / (2**20 if sys.platform == "darwin" else 2**10)
+
+
+def note_peak_memory(args: argparse.Namespace) -> None:
+    """With ``--verbose`` (and not ``--quiet``): the last line on stderr, the process's
+    peak resident memory and its CPU time."""
+    if getattr(args, "verbose", False):
+        peak = peak_memory_mb()
+        times = os.times()
+        memory = "unknown" if peak is None else f"{peak:.0f} MB"
+        note(args, f"treegen: peak memory {memory}, cpu {times.user + times.system:.2f} s")
+
+
 def evaluation_label(ds: Dataset, data_fingerprint: str | None) -> str:
     """``eval``'s heading for DATA: "training" when it is the data the model (or
     ruleset) was trained on, by fingerprint, else "test"."""

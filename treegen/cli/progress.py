@@ -40,21 +40,34 @@ class ProgressLine:
         self._phase = ""
         self._rows: int | None = None
         self._nodes: int | None = None
+        self._count: str | None = None
         self._shown = False
         self._drawn = -math.inf
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="treegen-progress", daemon=True)
         self._thread.start()
 
-    def update(self, phase: str, *, rows: int | None = None, nodes: int | None = None) -> None:
-        """Set the phase (and the counts that are known); drawn by the thread."""
+    def update(
+        self,
+        phase: str,
+        *,
+        rows: int | None = None,
+        nodes: int | None = None,
+        count: str | None = None,
+    ) -> None:
+        """Set the phase (and the counts that are known; ``count``: how far the phase
+        is, e.g. "1200 of 3163 rules", cleared by a new phase); drawn by the thread."""
         with self._lock:
             new_phase = phase != self._phase
+            if new_phase:
+                self._count = None
             self._phase = phase
             if rows is not None:
                 self._rows = rows
             if nodes is not None:
                 self._nodes = nodes
+            if count is not None:
+                self._count = count
             now = time.monotonic()
             # A new phase shows at once (once the delay is over); counts at most
             # every _INTERVAL, the thread redraws in between.
@@ -65,8 +78,14 @@ class ProgressLine:
         """The trainer's callback (``train(..., progress=...)``)."""
         self.update(phase, nodes=nodes)
 
+    def steps(self, phase: str, done: int, total: int) -> None:
+        """c4.5rules' callback (``generate(..., progress=...)``): ``done`` of ``total``."""
+        self.update(phase, count=f"{done} of {total}" if total else None)
+
     def _text(self) -> str:
         parts = [f"treegen: {self._phase}"]
+        if self._count is not None:
+            parts.append(self._count)
         if self._rows is not None:
             parts.append(f"{self._rows} rows")
         if self._nodes is not None:
@@ -105,10 +124,20 @@ class ProgressLine:
 class _Silent:
     """The progress line when it is not shown: every update is ignored."""
 
-    def update(self, phase: str, *, rows: int | None = None, nodes: int | None = None) -> None:
+    def update(
+        self,
+        phase: str,
+        *,
+        rows: int | None = None,
+        nodes: int | None = None,
+        count: str | None = None,
+    ) -> None:
         pass
 
     def nodes(self, phase: str, nodes: int) -> None:
+        pass
+
+    def steps(self, phase: str, done: int, total: int) -> None:
         pass
 
 

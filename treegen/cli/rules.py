@@ -10,26 +10,37 @@ from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
     add_subsets_and_criterion,
+    add_verbose,
     note,
+    note_peak_memory,
     read_data,
 )
+from treegen.cli.progress import progress_line
 from treegen.rules.file import save_ruleset
-from treegen.rules.generate import rules_of_data
+from treegen.rules.generate import generate, unpruned_options
 from treegen.rules.show import format_rules, format_rules_evaluation
+from treegen.trainer import train
 
 
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
-    ds = read_data(args, args.data, float32=True)
-    printed, final = rules_of_data(
-        ds, min_cases=args.min_cases, cf=args.cf, subsets=args.subsets, criterion=args.criterion
-    )
-    if args.output is not None:
-        save_ruleset(final, args.output)
+    with progress_line(args) as progress:
+        ds = read_data(args, args.data, float32=True, progress=progress)
+        progress.update("growing the unpruned tree", rows=ds.n_rows)
+        opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)
+        tree = train(ds, opts, progress=progress.nodes)
+        printed, final = generate(ds, tree, args.cf, progress=progress.steps)
+        del tree
+        if args.output is not None:
+            progress.update("writing")
+            save_ruleset(final, args.output)
+        progress.update("evaluating on the training data")
+        evaluation = format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True)
     sys.stdout.write(format_rules(printed))
-    sys.stdout.write(format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True))
+    sys.stdout.write(evaluation)
     if args.output is not None:
         note(args, f"treegen: wrote {args.output}: {len(final.rules)} rules")
+    note_peak_memory(args)
     return 0
 
 
@@ -58,4 +69,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_min_cases_and_cf(p, "confidence of the pessimistic bound (default 0.25)")
     add_subsets_and_criterion(p)
     add_data_options(p)
+    add_verbose(p)
     p.set_defaults(func=run_rules)

@@ -28,9 +28,11 @@ from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
     add_subsets_and_criterion,
+    add_verbose,
     float_range,
     int_range,
     note,
+    note_peak_memory,
     read_data,
 )
 from treegen.cli.progress import Progress, progress_line
@@ -277,6 +279,7 @@ def run_train(args: argparse.Namespace) -> int:
                 sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
             else:
                 sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
+    note_peak_memory(args)
     return 0
 
 
@@ -350,6 +353,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_data_options(p)
     _add_train_options(p)
     # default_output: for the check that no output overwrites an input (cli.common).
+    add_verbose(p)
     p.set_defaults(func=run_train, default_output=default_output)
 
 

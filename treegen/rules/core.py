@@ -15,6 +15,7 @@ them so, and so does the c45 tree classifier), as doubles in j48's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,6 +26,8 @@ from treegen.data.dataset import Schema
 from treegen.nanequal import nan_equal
 
 Op = Literal["=", "<=", ">", "in"]
+# A long step's progress: called with (phase, done, total) now and then.
+Steps = Callable[[str, int, int], None]
 OPS: tuple[Op, ...] = ("=", "<=", ">", "in")
 
 
@@ -157,6 +160,15 @@ def cover_matrix(
     for i, r in enumerate(rules):
         out[i] = covers(r, X, columns=cols)
     return out
+
+
+def cover_rows(
+    rules: tuple[Rule, ...], X: npt.NDArray[np.float64], float32: bool = True
+) -> list[npt.NDArray[np.int32]]:
+    """Per rule, the rows of ``X`` it covers (ascending): :func:`cover_matrix`'s rows as
+    index lists, which grow with the rows the rules cover, not rows times rules."""
+    cols = CaseColumns(X, float32)
+    return [np.flatnonzero(covers(r, X, columns=cols)).astype(np.int32) for r in rules]
 
 
 def firing(

@@ -16,18 +16,22 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from treegen.rules.core import Rule, cover_matrix
+from treegen.rules.core import Rule, cover_rows
 
 
 class FirstTwo:
     """Per case, the first and second of the rules still listed that cover it (-1: none),
-    for rules ``0..m-1`` listed in that order, rule i covering ``cover[i]``'s cases."""
+    for rules ``0..m-1`` listed in that order over ``n`` cases, rule i covering the cases
+    ``cover[i]`` (ascending)."""
 
-    def __init__(self, cover: npt.NDArray[np.bool_]) -> None:
-        m, n = cover.shape
+    def __init__(self, cover: list[npt.NDArray[np.int32]], n: int) -> None:
+        m = len(cover)
         self.listed = np.ones(m, dtype=bool)
-        cases, rules = np.nonzero(cover.T)  # by case, then by rule: each case's own list
-        self._rules = rules.astype(np.intp)
+        lens = np.asarray([r.size for r in cover], dtype=np.intp)
+        flat = np.concatenate(cover).astype(np.intp) if m else np.zeros(0, dtype=np.intp)
+        by_case = np.argsort(flat, kind="stable")  # by case, then by rule: each case's list
+        cases = flat[by_case]
+        self._rules = np.repeat(np.arange(m, dtype=np.intp), lens)[by_case]
         self._end = np.searchsorted(cases, np.arange(n), side="right")
         start = self._end - np.bincount(cases, minlength=n)
         # _at[c]: where in case c's list its second rule is (the first is just before).
@@ -85,22 +89,22 @@ class ListState:
 
 
 def dropping(
-    cover: npt.NDArray[np.bool_],
+    cover: list[npt.NDArray[np.int32]],
     classes: list[int],
     default: int,
     y: npt.NDArray[np.integer],
     *,
     drop: bool = True,
 ) -> list[ListState]:
-    """The rule lists of c4.5rules' last step, for rules whose covers are ``cover``'s
-    rows and classes ``classes``: the first lists every rule; with ``drop`` each next one
+    """The rule lists of c4.5rules' last step, for rules covering the cases ``cover[i]``
+    (ascending) and of classes ``classes``: the first lists every rule; with ``drop`` each next one
     drops the first rule of the list whose advantage is negative, until none is.
 
     Release 8 does this while evaluating on the training data, printing each table and
     ``Drop rule N`` between them; the last list is the ruleset that classifies.
     """
     cls = np.asarray(classes, dtype=np.intp)
-    two = FirstTwo(cover)
+    two = FirstTwo(cover, len(y))
     states = []
     while True:
         gain, loss = two.advantages(cls, default, y)
@@ -124,7 +128,7 @@ def advantages(
     """Per rule (gain, loss): cases it gets right that the rest would get wrong, and the
     reverse.  Rule i classifies the cases it covers that no earlier rule does; without it,
     those go to the first later rule covering them, else to ``default``."""
-    state = dropping(
-        cover_matrix(rules, X, float32), [r.cls for r in rules], default, y, drop=False
-    )[0]
+    state = dropping(cover_rows(rules, X, float32), [r.cls for r in rules], default, y, drop=False)[
+        0
+    ]
     return [(int(state.gain[i]), int(state.loss[i])) for i in range(len(rules))]

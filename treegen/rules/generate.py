@@ -31,7 +31,7 @@ from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.model.version import VERSION
-from treegen.rules.core import Condition, Rule, RuleSet, cover_matrix
+from treegen.rules.core import Condition, Rule, RuleSet, Steps, cover_rows
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
@@ -67,14 +67,16 @@ def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Co
     return out
 
 
-def candidates(ds: Dataset, tree: Model, bound: ErrorBound) -> list[Rule]:
+def candidates(
+    ds: Dataset, tree: Model, bound: ErrorBound, progress: Steps | None = None
+) -> list[Rule]:
     """Step 1: the generalised rules of ``tree``'s leaves, numbered."""
-    return [r for r, _ in path_candidates(ds, tree, bound)]
+    return [r for r, _ in path_candidates(ds, tree, bound, progress)]
 
 
 def _class_order(
     y: npt.NDArray[np.integer],
-    match: npt.NDArray[np.bool_],
+    match: list[npt.NDArray[np.int32]],
     rules: list[Rule],
     kept: list[bool],
     n_classes: int,
@@ -91,7 +93,7 @@ def _class_order(
             fired = np.zeros(y.size, dtype=bool)
             for i, r in enumerate(rules):
                 if r.cls == c and kept[i]:
-                    fired |= match[i]
+                    fired[match[i]] = True
             false_pos[c] = int(np.count_nonzero(fired & ~covered & (y != c)))
         best = min(false_pos, key=lambda c: (false_pos[c], c))
         placed[best] = True
@@ -100,7 +102,7 @@ def _class_order(
             i = min(mine, key=lambda j: (rules[j].error, j))
             mine.remove(i)
             order.append(i)
-            covered |= match[i]
+            covered[match[i]] = True
     return order
 
 
@@ -117,25 +119,30 @@ def _default_class(
     return best
 
 
-def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleSet]:
+def generate(
+    ds: Dataset, tree: Model, cf: float = 0.25, progress: Steps | None = None
+) -> tuple[RuleSet, RuleSet]:
     """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
-    as "Final rules" and the one left after the final pass (the one that classifies)."""
+    as "Final rules" and the one left after the final pass (the one that classifies).
+    ``progress``: called now and then (the leaves generalised, the classes searched)."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
     bound = ErrorBound(cf, "c45")
-    cands = candidates(ds, tree, bound)
+    cands = candidates(ds, tree, bound, progress)
     logs = Logs(ds.n_rows)
     codes = AttributeCodes(ds, logs)
-    match = cover_matrix(tuple(cands), ds.X)
+    match = cover_rows(tuple(cands), ds.X)  # each rule's cases: not rows x rules
     kept = [False] * len(cands)
     rng = GlibcRandom()  # c4.5rules never seeds random(): one stream, class after class
     for cls in range(len(ds.classes)):
+        if progress is not None:
+            progress("searching rule subsets", cls, len(ds.classes))
         mine = [i for i, r in enumerate(cands) if r.cls == cls]
         if not mine:
             continue
         chosen = best_subset(
-            match[mine],
+            [match[i] for i in mine],
             ds.y == cls,
             [rule_bits(cands[i].conditions, codes, logs) for i in mine],
             logs,
@@ -147,7 +154,7 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
     rules = tuple(cands[i] for i in order)
     covered = np.zeros(ds.n_rows, dtype=bool)
     for i in order:
-        covered |= match[i]
+        covered[match[i]] = True
     default = _default_class(ds.y, covered, len(ds.classes))
     options: dict[str, object] = {"cf": float(cf)}
     if "min_cases" in tree.options:
@@ -161,7 +168,9 @@ def generate(ds: Dataset, tree: Model, cf: float = 0.25) -> tuple[RuleSet, RuleS
         treegen_version=VERSION,
         data_fingerprint=ds.fingerprint(),
     )
-    cover = match[order] if order else np.zeros((0, ds.n_rows), dtype=bool)
+    cover = [match[i] for i in order]
+    if progress is not None:
+        progress("final pass", 0, 1)
     final = tuple(
         rules[i] for i in dropping(cover, [r.cls for r in rules], default, ds.y)[-1].index
     )
@@ -186,7 +195,13 @@ def rules_of_data(
     """c4.5rules as ``treegen rules`` runs it: :func:`generate` from ``ds``'s unpruned c45
     tree, grown with ``min_cases``, ``subsets`` and ``criterion`` (c4.5's ``-m``, ``-s``,
     ``-g``); ``cf`` is the confidence of the rules' pessimistic error rate."""
-    opts = TrainOptions(
+    return generate(ds, train(ds, unpruned_options(min_cases, cf, subsets, criterion)), cf)
+
+
+def unpruned_options(
+    min_cases: int, cf: float, subsets: bool, criterion: Criterion
+) -> TrainOptions:
+    """The options of the unpruned c45 tree c4.5rules starts from."""
+    return TrainOptions(
         min_cases=min_cases, cf=cf, prune=False, subsets=subsets, criterion=criterion
     )
-    return generate(ds, train(ds, opts), cf)

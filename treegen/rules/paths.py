@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
-from treegen.rules.core import CaseColumns, Condition, Op, Rule
+from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -218,16 +218,20 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
 
 
 def candidates(
-    ds: Dataset, tree: Model, bound: ErrorBound
+    ds: Dataset, tree: Model, bound: ErrorBound, progress: Steps | None = None
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
-    """The candidate rules of ``tree``'s leaves, numbered, each with its tests."""
+    """The candidate rules of ``tree``'s leaves, numbered, each with its tests
+    (``progress``: called with the leaves done and their number, now and then)."""
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
     prefix = _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
-    for leaf, path in leaf_tests(tree):
+    leaves = leaf_tests(tree)
+    for done, (leaf, path) in enumerate(leaves):
+        if progress is not None and done % 256 == 0:
+            progress("generalising rules", done, len(leaves))
         node = tree.nodes[leaf]
         if not node.items >= MIN_LEAF_ITEMS or not path:
             continue

@@ -9,7 +9,7 @@ import numpy.typing as npt
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
 from treegen.model.core import Model
-from treegen.rules.core import RuleSet, cover_matrix, format_condition
+from treegen.rules.core import RuleSet, cover_rows, format_condition
 from treegen.rules.final import ListState, dropping
 from treegen.rules.generate import leaf_paths
 from treegen.trainer.stats import to_f32
@@ -82,7 +82,7 @@ def format_rules_evaluation(
     advantage are dropped one at a time as Release 8 does, each step printed.
     """
     n = X.shape[0]
-    cover = cover_matrix(rs.rules, X, rs.compares_float32)
+    cover = cover_rows(rs.rules, X, rs.compares_float32)
     states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
     text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], y)
     for before, after in zip(states, states[1:], strict=False):

@@ -43,7 +43,7 @@ NO_COST = 1e10  # above every subset's cost: the search's starting "best"
 class ClassSearch:
     """The subsets of one class's rules and their costs.
 
-    ``match``: for each of the class's rules, the training cases it fires on;
+    ``rows``: for each of the class's rules, the training cases it fires on (ascending);
     ``positive``: the cases of the class; ``bits``: each rule's theory bits.  The
     current subset's coverage (how many chosen rules fire on each case) and each
     rule's cases that only it would decide are kept from step to step and updated
@@ -52,32 +52,36 @@ class ClassSearch:
 
     def __init__(
         self,
-        match: npt.NDArray[np.bool_],
+        rows: list[npt.NDArray[np.int32]],
         positive: npt.NDArray[np.bool_],
         bits: list[float],
         logs: Logs,
     ) -> None:
-        self.match = match
         self.positive = positive
         self.bits = bits
         self.bits32 = np.asarray(bits, dtype=np.float32)
         self.logs = logs
         self.n = positive.size
-        self.m = match.shape[0]
-        self.rows = [np.flatnonzero(r) for r in match]
-        # Each case's rules (rule ids grouped by case): a change of one rule reaches
-        # only the rules that fire on some of its cases.
-        case, rule = np.nonzero(match.T)
+        self.m = len(rows)
+        self.rows = [np.asarray(r, dtype=np.intp) for r in rows]
+        # Each case's rules (rule ids grouped by case, ascending): a change of one rule
+        # reaches only the rules that fire on some of its cases.
+        lens = np.asarray([r.size for r in rows], dtype=np.intp)
+        flat = np.concatenate(self.rows) if self.m else np.zeros(0, dtype=np.intp)
+        by_case = np.argsort(flat, kind="stable")  # rule order kept within a case
+        case = flat[by_case]
         self.case_ptr = np.concatenate(([0], np.cumsum(np.bincount(case, minlength=self.n))))
-        self.case_rules = rule.astype(np.intp)
+        self.case_rules = np.repeat(np.arange(self.m, dtype=np.intp), lens)[by_case]
         self.best_cost = NO_COST
         self.best: list[bool] = [False] * self.m
         self.chosen = np.zeros(self.m, dtype=bool)
         self.covered = np.zeros(self.n, dtype=np.int64)
         # Per rule, its cases that no chosen rule covers (or, chosen, only it covers):
         # those of the class (right) and the others (wrong).
-        self.right = (match & positive).sum(axis=1).astype(np.int64)
-        self.wrong = (match & ~positive).sum(axis=1).astype(np.int64)
+        self.right = np.asarray(
+            [np.count_nonzero(positive[r]) for r in self.rows], dtype=np.int64
+        ).reshape(self.m)
+        self.wrong = lens.astype(np.int64) - self.right
 
     def _pairs(self, cols: npt.NDArray[np.intp]) -> tuple[npt.NDArray[np.intp], ...]:
         """(case, rule) for every rule firing on each of the cases ``cols``."""
@@ -168,14 +172,14 @@ class ClassSearch:
 
 
 def best_subset(
-    match: npt.NDArray[np.bool_],
+    rows: list[npt.NDArray[np.int32]],
     positive: npt.NDArray[np.bool_],
     bits: list[float],
     logs: Logs,
     rng: GlibcRandom,
 ) -> list[bool]:
     """Which of a class's rules are kept (``CoverClass``)."""
-    search = ClassSearch(match, positive, bits, logs)
+    search = ClassSearch(rows, positive, bits, logs)
     if search.m <= EXHAUSTIVE_MAX:
         search.all_subsets()
     else:

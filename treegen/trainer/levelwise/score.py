@@ -25,9 +25,10 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 
-# Segments scored per C call, about: their scratch arrays (Context.work) are
-# reused from call to call, so they are kept small.
-NATIVE_CHUNK = 1 << 18
+# Cases scored per C call, about: their scratch arrays (Context.work) are reused from
+# call to call, so they are kept small (with 3 classes a chunk's log inputs, 2C + 2
+# doubles a case, stay under the Workspace's limit: kept, not made afresh each call).
+NATIVE_CHUNK = 1 << 17
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +86,9 @@ def _scan_chunks(
 
     Per segment, ``ms`` is its MinSplit, ``bound`` the flavour's upper limit
     on LowItems and ``enough`` whether it has cases enough to split at all.
-    Chunks are whole segments, about NATIVE_CHUNK cases, so the candidate
-    arrays stay small enough to reuse.
+    Chunks are whole segments, about NATIVE_CHUNK cases, so the
+    candidate arrays stay small enough to reuse; a chunk's arrays are let go
+    before the next chunk's are made (a segment alone can be larger).
     """
     rec, seg_att, flat = segs.rec, segs.att, segs.flat
     seg_len, seg_start = segs.length, segs.start
@@ -126,6 +128,7 @@ def _scan_chunks(
         )
         if n:
             yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot)
+        del kk, ii, low, x, tot  # the caller has let the chunk go too
         lo = hi
 
 
@@ -179,6 +182,7 @@ def eval_continuous_flat(
         enough = (~(2 * ms - seg_len > J48_TOL)).astype(np.uint8)
         for ch in _scan_chunks(ctx, lib.scan_cont_j48, segs, ms, known, enough):
             _best_j48(ctx, lib, ch, segs, out)
+            del ch  # before the next chunk's arrays are made
         return out
     # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
     ms64 = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
@@ -187,6 +191,7 @@ def eval_continuous_flat(
     enough = (known >= 2 * m).astype(np.uint8)
     for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough):
         _best_c45(ctx, lib, ch, segs, out)
+        del ch  # before the next chunk's arrays are made
     return out
 
 

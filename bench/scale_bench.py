@@ -1,0 +1,164 @@
+"""``make bench-train``: ``train`` and ``rules`` at scale, as a user runs them (issue 36).
+
+Each command runs in a fresh process on bench/datafiles.py's ARFF file of the
+scaling data (treegen.data.synthetic ``summary_spec``: 10 continuous + 10 nominal
+attributes, 3 classes, 10% label noise, 5% missing values) at 100k and 1M rows;
+the table shows each run's wall time, CPU time and peak RSS (wait4's rusage: that
+child alone), and ``rules``' CPU time as a multiple of ``train``'s on the same rows.
+Then ``train`` on a set with one class per row (4,000 rows of 2 continuous and 1
+nominal attribute).  Targets (issue 36):
+
+* ``rules``: at most 2x ``train``'s CPU time; peak RSS at most 150 MB at 100k
+  rows, 400 MB at 1M (and it finishes);
+* ``train``: peak RSS at most 100 MB at 100k rows, 250 MB at 1M;
+* the 4,000-class set: ``train`` in under 1 s CPU and 150 MB.
+
+J48's and scikit-learn's times are ``make bench``'s (bench/run.py).
+
+Usage, from the repository root:
+    python -m bench.scale_bench [--rows N ...] [--no-1m] [--timeout S] [--seed N]
+1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench import datafiles
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = "import sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
+
+# (rows, command): the most peak RSS in MB, and rules' CPU time over train's.
+RSS_TARGET: dict[tuple[int, str], float] = {
+    (100_000, "train"): 100.0,
+    (1_000_000, "train"): 250.0,
+    (100_000, "rules"): 150.0,
+    (1_000_000, "rules"): 400.0,
+}
+RULES_OVER_TRAIN = 2.0
+MANY_CLASSES = 4000
+MANY_CPU, MANY_RSS = 1.0, 150.0
+
+Result = dict[str, float | str]
+
+
+def run(args: list[str], timeout: float) -> Result:
+    """``treegen ARGS`` in a fresh process: wall and CPU seconds and peak RSS (MB),
+    or an error entry (its exit's last stderr line, or the timeout)."""
+    cmd = [sys.executable, "-c", MAIN, "--quiet", *args]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                proc.kill()
+                proc.wait()
+                return {"error": f"timeout after {timeout:.0f} s"}
+            time.sleep(0.05)
+        wall = time.perf_counter() - t0
+        code = os.waitstatus_to_exitcode(status)
+        proc.returncode = code
+        if code != 0:
+            err.seek(0)
+            lines = err.read().decode(errors="replace").strip().splitlines() or ["?"]
+            return {"error": f"exit {code}: {lines[-1]}"}
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024.0,
+    }
+
+
+def write_many_classes(path: Path, rows: int = MANY_CLASSES, seed: int = 0) -> None:
+    """The one-class-per-row set: ``rows`` rows of a continuous attribute with 3
+    decimals, an integer one in [0, 100) and a nominal one of 5 values; row i is of
+    class ki."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=rows).round(3)
+    b = rng.integers(0, 100, rows)
+    c = rng.integers(0, 5, rows)
+    head = [
+        "@relation many-classes",
+        "@attribute a numeric",
+        "@attribute b numeric",
+        "@attribute c {p,q,r,s,t}",
+        "@attribute class {" + ",".join(f"k{i}" for i in range(rows)) + "}",
+        "@data",
+    ]
+    body = [f"{float(a[i])!r},{int(b[i])},{'pqrst'[c[i]]},k{i}" for i in range(rows)]
+    path.write_text("\n".join(head + body) + "\n")
+
+
+def cell(r: Result) -> str:
+    if "error" in r:
+        return str(r["error"])
+    return f"{r['cpu']:8.1f} s cpu {r['wall']:8.1f} s wall {r['peak_mb']:7.0f} MB"
+
+
+def verdict(ok: bool | None) -> str:
+    return "-" if ok is None else ("ok" if ok else "MISSED")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, action="append", help="row count (repeatable)")
+    ap.add_argument("--no-1m", action="store_true", help="leave out the 1M-row runs")
+    ap.add_argument("--timeout", type=float, default=3600.0, help="per-run limit, seconds")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    sizes = args.rows or [100_000, 1_000_000]
+    if args.no_1m or os.environ.get("TREEGEN_BENCH_1M", "1") == "0":
+        sizes = [n for n in sizes if n < 1_000_000]
+    results: dict[tuple[int, str], Result] = {}
+    with tempfile.TemporaryDirectory(prefix="treegen-bench-train-") as tmp:
+        for n in sizes:
+            d = Path(tmp) / str(n)
+            print(f"[{n} rows] writing the ARFF file ...", flush=True)
+            data = datafiles.write_all(n, d, args.seed)["arff"]
+            for what, out in (("train", "m.tree"), ("rules", "r.json")):
+                print(f"[{n} rows] treegen {what} ...", flush=True)
+                results[(n, what)] = run([what, str(data), "-o", str(d / out)], args.timeout)
+        many = Path(tmp) / "many.arff"
+        write_many_classes(many)
+        print(f"[{MANY_CLASSES} classes] treegen train ...", flush=True)
+        many_result = run(["train", str(many), "-o", str(Path(tmp) / "many.tree")], args.timeout)
+    print()
+    print(f"{'rows':>9}  {'command':7}  {'measured':43}  {'RSS target':>12}  rules/train cpu")
+    for n in sizes:
+        for what in ("train", "rules"):
+            r = results[(n, what)]
+            limit = RSS_TARGET.get((n, what))
+            ok = None if limit is None or "error" in r else float(r["peak_mb"]) <= limit
+            target = f"{limit:.0f} MB {verdict(ok)}" if limit is not None else "-"
+            ratio = ""
+            t = results[(n, "train")]
+            if what == "rules" and "error" not in r and "error" not in t:
+                x = float(r["cpu"]) / float(t["cpu"])
+                ratio = f"{x:.1f}x (<= {RULES_OVER_TRAIN:.0f}x {verdict(x <= RULES_OVER_TRAIN)})"
+            elif what == "rules":
+                ratio = "MISSED (did not finish)" if "error" in r else "-"
+            print(f"{n:>9}  {what:7}  {cell(r):43}  {target:>12}  {ratio}")
+    ok_many = None
+    if "error" not in many_result:
+        ok_many = float(many_result["cpu"]) < MANY_CPU and float(many_result["peak_mb"]) < MANY_RSS
+    print(
+        f"{MANY_CLASSES} classes, one a row: train {cell(many_result)}  "
+        f"(< {MANY_CPU:.0f} s cpu and {MANY_RSS:.0f} MB: {verdict(ok_many)})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""``make bench-train``'s machinery (bench/scale_bench.py): its one-class-per-row set
+is what it says, and a run that fails is reported with its error line, not timed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from treegen.data.readers import read_dataset
+
+from bench import scale_bench as sb
+
+
+def test_many_classes_set_has_one_class_per_row(tmp_path: Path) -> None:
+    path = tmp_path / "many.arff"
+    sb.write_many_classes(path, rows=60, seed=3)
+    ds = read_dataset(str(path))
+    assert ds.n_rows == 60
+    assert len(ds.classes) == 60
+    assert np.array_equal(ds.y, np.arange(60))
+    assert [a.kind for a in ds.attributes] == ["continuous", "continuous", "nominal"]
+
+
+def test_a_failed_run_is_an_error_entry(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.arff"
+    got = sb.run(["train", str(missing), "-o", str(tmp_path / "m.tree")], timeout=120)
+    assert set(got) == {"error"}
+    assert str(got["error"]).startswith("exit 2: ")
+    assert "absent.arff" in str(got["error"])
+
+
+def test_a_run_reports_cpu_and_peak_memory(tmp_path: Path) -> None:
+    path = tmp_path / "many.arff"
+    sb.write_many_classes(path, rows=40)
+    got = sb.run(["train", str(path), "-o", str(tmp_path / "m.tree")], timeout=300)
+    assert "error" not in got, got
+    assert float(got["cpu"]) > 0 and float(got["peak_mb"]) > 10
+    assert (tmp_path / "m.tree").exists()
