@@ -14,7 +14,8 @@ constants (docs/ensembles.md states each estimator's arithmetic):
 4. the class by ``decision``: the first largest output (``argmax``), or for one output
    class 1 when ``raw >= 0`` (``ge0``: GradientBoosting) or ``raw > 0`` (``gt0``:
    HistGradientBoosting), or for AdaBoost's two classes class 1 when
-   ``-raw[0] + raw[1] > 0`` (``diff``).
+   ``-raw[0] + raw[1] > 0`` (``diff``); a regressor (``value``) has no class: the
+   outputs are its prediction, one float64 number each (treegen.ensemble.regress).
 
 A tree's tests compare a feature with a float64 threshold, ``x <= t`` left, as
 ``float32(x) <= t`` (``compare="float32"``: scikit-learn's trees read X as float32) or
@@ -32,11 +33,11 @@ from typing import Literal
 from treegen.data.dataset import Schema
 
 Method = Literal["forest", "boosting", "hist", "adaboost"]
-Decision = Literal["argmax", "ge0", "gt0", "diff"]
+Decision = Literal["argmax", "ge0", "gt0", "diff", "value"]
 Compare = Literal["float32", "float64"]
 
 METHODS: tuple[Method, ...] = ("forest", "boosting", "hist", "adaboost")
-DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "diff")
+DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "diff", "value")
 COMPARES: tuple[Compare, ...] = ("float32", "float64")
 
 LEAF = -1
@@ -110,6 +111,11 @@ class Ensemble:
     @property
     def n_outputs(self) -> int:
         return len(self.init)
+
+    @property
+    def regressor(self) -> bool:
+        """The outputs are the prediction (no class): ``schema.classes`` names them."""
+        return self.decision == "value"
 
     @property
     def compares_float32(self) -> bool:
