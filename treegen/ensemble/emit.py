@@ -66,9 +66,22 @@ class DoublesView:
     doubles: Doubles | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Outputs:
+    n_outputs: int
+
+
+@dataclass(frozen=True, slots=True)
+class RegressView:
+    """Whether predict.c/.h have a regressor's API (templates/_regress.j2): predict
+    writes the outputs, predict_bits their binary64 bits."""
+
+    regress: bool
+
+
 def _doubles(ir: EnsembleIR) -> Doubles | None:
     api = ir.proba_api
-    if api is None:
+    if api is None or api.values:
         return None
     where = (
         "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
@@ -190,7 +203,8 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("div")
     if pay.fractions and pay.counts:
         ops.append("from_u32")
-    ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt"}[ir.decision])
+    if ir.decision != "value":
+        ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt"}[ir.decision])
     if ir.decision == "diff":
         ops.append("neg")
     if raw:
@@ -403,6 +417,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     env = make_env()
     header = header_view(ir.frame)
     doubles = DoublesView(_doubles(ir))
+    regress = RegressView(ir.doubles == "values")
     cat_bytes, cat_at = _bitsets(ir)
     views: tuple[DataclassInstance, ...]
     if style == "table":
@@ -415,8 +430,10 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         views = (header, _common(ir, pay, cat_bytes), ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
     return {
-        HEADER: env.get_template("predict.h.j2").render(context(header, doubles)),
-        SOURCE: env.get_template(template).render(context(*views, doubles)),
+        HEADER: env.get_template("predict.h.j2").render(
+            context(header, doubles, regress, _Outputs(ir.n_outputs))
+        ),
+        SOURCE: env.get_template(template).render(context(*views, doubles, regress)),
     }
 
 

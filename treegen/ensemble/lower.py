@@ -78,7 +78,7 @@ class EnsembleIR:
     # The doubles exported besides the class: predict_proba (a forest's), or
     # decision_function (what the class is decided on: treegen.ensemble.classify's
     # decision_values), or none.
-    doubles: Literal["", "proba", "scores"] = ""
+    doubles: Literal["", "proba", "scores", "values"] = ""
 
     @property
     def prefix(self) -> str:
@@ -115,6 +115,8 @@ class EnsembleIR:
 
     @property
     def proba_api(self) -> ProbaApi | None:
+        if self.doubles == "values":
+            return ProbaApi("predict_bits", "uint32_t", 2 * self.n_outputs, values=True)
         if self.doubles == "proba":
             return ProbaApi("predict_proba", "double", self.n_classes)
         if self.doubles == "scores":
@@ -144,9 +146,18 @@ def check_options(opts: ExportOptions) -> None:
         )
 
 
-def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores"]:
+def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores", "values"]:
     """Which doubles the C exports: predict_proba where it is the sums themselves (a
-    forest's, a single tree's), decision_function where the estimator has one."""
+    forest's, a single tree's), decision_function where the estimator has one, a
+    regressor's prediction always."""
+    if ens.regressor:
+        if opts.proba or opts.scores:
+            raise EncodingError(
+                "a regressor's C returns its predicted values (predict, predict_bits): "
+                "it has no class probabilities or scores",
+                option="--proba" if opts.proba else "--scores",
+            )
+        return "values"
     if opts.proba:
         if ens.method != "forest":
             raise EncodingError(

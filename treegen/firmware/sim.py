@@ -141,7 +141,7 @@ def parse_output(text: str) -> Output:
 def element(field: str, ctype: str) -> float | int:
     """One printed element of the exported vector: a decimal integer, or a double as its
     little-endian bytes in hex (8 of them, or 4 where double is binary32: widened)."""
-    if ctype == "uint16_t":
+    if ctype in ("uint16_t", "uint32_t"):
         return int(field)
     raw = bytes.fromhex(field)
     return float(np.frombuffer(raw, dtype="<f8" if len(raw) == 8 else "<f4")[0])
@@ -197,6 +197,8 @@ def _vector(t: Target, ir: CApi, n: int) -> npt.NDArray[Any]:
     api = ir.proba_api
     if api is None or api.ctype == "uint16_t":
         return np.zeros((n, ir.n_classes), dtype=np.uint16)
+    if api.values:  # a regressor's predict_bits: binary64 bits as uint32 words
+        return np.zeros((n, api.n), dtype=np.uint32)
     return np.zeros((n, api.n), dtype=np.float32 if t.is_avr else np.float64)
 
 
