@@ -83,3 +83,6 @@ class Kind(Generic[M, L]):
     rows: Callable[[M, L, ExportOptions, Sequence[Dataset], int, int, Report], Rows]
     compare: Compare[M, L]
     summary: Callable[[L, ExportOptions], str]  # the exported C in one line (export --report)
+    # A value that predicts numbers (a regressor): its float64 outputs per row (n x
+    # outputs); None for a value that predicts classes, or a kind that never does.
+    values: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64] | None] | None = None
