@@ -174,3 +174,52 @@ def test_model_file_round_trip(tmp_path: Any) -> None:
     assert isinstance(back, Ensemble) and back.regressor
     X, _ = regression_data("multi_forest")
     assert np.array_equal(_bits(classify.values(back, X)), _bits(classify.values(ens, X)))
+
+
+def _strict(cc: str, std: str, files: dict[str, str], tmp: Any, extra: list[str]) -> None:
+    import subprocess
+
+    from treegen.verify.build import STRICT_FLAGS
+
+    for fname, text in files.items():
+        (tmp / fname).write_text(text)
+    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    r = subprocess.run(
+        [cc, std, *flags, *extra, "-c", "predict.c", "-o", "p.o"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize(
+    ("cc", "extra"),
+    [
+        ("gcc", []),
+        ("gcc", ["-DR_SOFT64=1"]),
+        ("clang", []),
+        ("arm-none-eabi-gcc", ["-mcpu=cortex-m0plus", "-mthumb"]),
+        ("avr-gcc", ["-mmcu=atmega328p"]),
+    ],
+)
+def test_strict_c89_and_c99_every_compiler(cc: str, extra: list[str], tmp_path: Any) -> None:
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    for name in ("tree", "forest", "boosting", "hist_cat", "multi_tree"):
+        for style in ("table", "ifs"):
+            files = render(from_estimator(fit_regressor(name)), ExportOptions(prefix="r", style=style)).files
+            for std in ("-std=c89", "-std=c99"):
+                _strict(cc, std, files, tmp_path, extra)
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_the_same_regressor_gives_the_same_bytes(style: str) -> None:
+    a = render(from_estimator(fit_regressor("hist")), ExportOptions(prefix="r", style=style)).files
+    b = render(from_estimator(fit_regressor("hist")), ExportOptions(prefix="r", style=style)).files
+    assert a == b
+    h = a["predict.h"]
+    assert "void r_predict(const r_input_t *x, double *y);" in h
+    assert "void r_predict_bits(const r_input_t *x, uint32_t *bits);" in h
+    assert "N_CLASSES" not in h and "int r_predict(" not in h

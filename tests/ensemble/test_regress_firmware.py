@@ -1,0 +1,43 @@
+"""A regressor's C on the simulated chips: the ATmega328P (double has 32 bits: the sums
+run in the generated binary64 routines, and predict_bits returns the float64 bits) and
+Cortex-M0+ and M4F, every value equal to the numpy arithmetic's float64 in every bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treegen.codegen.options import ExportOptions
+from treegen.ensemble.regress import from_estimator
+from treegen.firmware import targets
+from treegen.firmware.parity import verify_on
+
+from support.sklearn_regressors import fit_regressor
+
+pytestmark = pytest.mark.toolchain
+
+CHIPS = ("avr", "m0plus", "m4f")
+
+
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("forest", {}),
+        ("boosting", {"style": "ifs"}),
+        ("hist_cat", {}),
+        ("multi_forest", {"float_compare": "int"}),
+        ("boosting_zero", {"input_type": "int16", "scale": 10}),
+    ],
+)
+def test_regressors_on_every_chip(name: str, mode: dict[str, object]) -> None:
+    for chip in CHIPS:
+        if not targets.available(targets.target(chip), run=True):
+            pytest.skip(f"{chip}: its compiler or simulator is not installed")
+    opts = ExportOptions(prefix="r", **mode)  # type: ignore[arg-type]
+    ens = from_estimator(fit_regressor(name))
+    result = verify_on(ens, opts, [], list(CHIPS), n_random=150)
+    assert result.report.ok, result.report.text()
+    assert result.report.text().count("compared bit for bit: identical") == 3
+    for run in result.runs.values():
+        assert run.done.all()
+        assert run.proba.dtype == np.uint32 and run.proba.shape[1] == 2 * ens.n_outputs
