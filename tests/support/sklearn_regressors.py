@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -11,7 +11,16 @@ import numpy.typing as npt
 from support.sklearn_models import _data, with_nan
 
 # The regressors whose predict takes NaN (GradientBoosting refuses it).
-TAKES_NAN = {"tree", "extra_tree", "forest", "extra", "hist", "hist_cat", "multi_tree", "multi_forest"}
+TAKES_NAN = {
+    "tree",
+    "extra_tree",
+    "forest",
+    "extra",
+    "hist",
+    "hist_cat",
+    "multi_tree",
+    "multi_forest",
+}
 
 REGRESSOR_NAMES = [
     "tree",
@@ -38,7 +47,7 @@ def regression_data(name: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.
     return (with_nan(X, 0.1, 7) if name in TAKES_NAN else X), y
 
 
-@lru_cache(maxsize=None)
+@cache
 def fit_regressor(name: str) -> Any:
     """One of :data:`REGRESSOR_NAMES`, small, fitted on :func:`regression_data`."""
     from sklearn.ensemble import (

@@ -73,7 +73,9 @@ def output_names(target: str, n_outputs: int) -> tuple[str, ...]:
 
 def _schema(est: Any, feature_names: Sequence[str] | None, target: str, n_out: int) -> Schema:
     names = feature_names_of(est, feature_names, target)
-    return Schema(tuple(Attribute(a, "continuous") for a in names), output_names(target, n_out), target)
+    return Schema(
+        tuple(Attribute(a, "continuous") for a in names), output_names(target, n_out), target
+    )
 
 
 def _members(est: Any) -> list[Any]:
