@@ -41,3 +41,19 @@ def test_regressors_on_every_chip(name: str, mode: dict[str, object]) -> None:
     for run in result.runs.values():
         assert run.done.all()
         assert run.proba.dtype == np.uint32 and run.proba.shape[1] == 2 * ens.n_outputs
+
+
+def test_isolation_forest_predict_on_every_chip() -> None:
+    """IsolationForest's predict: the exact path-length sum against the boundary."""
+    from sklearn.ensemble import IsolationForest
+
+    for chip in CHIPS:
+        if not targets.available(targets.target(chip), run=True):
+            pytest.skip(f"{chip}: its compiler or simulator is not installed")
+    X = np.random.default_rng(0).normal(size=(301, 4))
+    est = IsolationForest(n_estimators=8, contamination=0.1, random_state=0).fit(X)
+    result = verify_on(
+        from_estimator(est), ExportOptions(prefix="i"), [], list(CHIPS), n_random=150
+    )
+    assert result.report.ok, result.report.text()
+    assert all(run.done.all() for run in result.runs.values())

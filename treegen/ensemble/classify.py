@@ -112,6 +112,9 @@ def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
         return (s[:, 0] > 0).astype(np.intp)
     if ens.decision == "diff":
         return (-s[:, 0] + s[:, 1] > 0).astype(np.intp)
+    if ens.decision == "bound":
+        assert ens.anomaly is not None
+        return (s[:, 0] >= ens.anomaly.boundary).astype(np.intp)
     best: npt.NDArray[np.intp] = np.argmax(s, axis=1).astype(np.intp)
     return best
 
@@ -136,8 +139,12 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     exactly); a boosted model's are its raw scores through the logistic function or the
     softmax, computed with numpy's ``exp`` (the class is decided on the raw scores, not on
     these)."""
-    if ens.regressor:
-        raise UsageError("a regressor predicts numbers, not class probabilities", option="model")
+    if ens.regressor or ens.decision == "bound":
+        raise UsageError(
+            f"{'a regressor' if ens.regressor else 'an IsolationForest'} has no class "
+            "probabilities",
+            option="model",
+        )
     s = scores(ens, X)
     if ens.method == "forest":
         return s

@@ -15,7 +15,9 @@ constants (docs/ensembles.md states each estimator's arithmetic):
    class 1 when ``raw >= 0`` (``ge0``: GradientBoosting) or ``raw > 0`` (``gt0``:
    HistGradientBoosting), or for AdaBoost's two classes class 1 when
    ``-raw[0] + raw[1] > 0`` (``diff``); a regressor (``value``) has no class: the
-   outputs are its prediction, one float64 number each (treegen.ensemble.regress).
+   outputs are its prediction, one float64 number each (treegen.ensemble.regress); an
+   IsolationForest's (``bound``) is class 1 (an inlier) when ``raw >= boundary``, the
+   summed path length derived at export (treegen.ensemble.isolation).
 
 A tree's tests compare a feature with a float64 threshold, ``x <= t`` left, as
 ``float32(x) <= t`` (``compare="float32"``: scikit-learn's trees read X as float32) or
@@ -33,11 +35,11 @@ from typing import Literal
 from treegen.data.dataset import Schema
 
 Method = Literal["forest", "boosting", "hist", "adaboost"]
-Decision = Literal["argmax", "ge0", "gt0", "diff", "value"]
+Decision = Literal["argmax", "ge0", "gt0", "diff", "value", "bound"]
 Compare = Literal["float32", "float64"]
 
 METHODS: tuple[Method, ...] = ("forest", "boosting", "hist", "adaboost")
-DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "diff", "value")
+DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "diff", "value", "bound")
 COMPARES: tuple[Compare, ...] = ("float32", "float64")
 
 LEAF = -1
@@ -85,6 +87,18 @@ class Tree:
         return max(depth)
 
 
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    """An IsolationForest's constants (treegen.ensemble.isolation): the path-length sum
+    is divided by ``denominator`` for the score ``-2 ** -(sum / denominator)``, which
+    less ``offset`` is ``decision_function``; ``boundary`` is the least sum that
+    ``predict`` calls an inlier."""
+
+    denominator: float
+    offset: float
+    boundary: float
+
+
 @dataclass(frozen=True)
 class Ensemble:
     """A tree ensemble and the float64 arithmetic of its prediction (module docstring).
@@ -107,6 +121,7 @@ class Ensemble:
     options: dict[str, object] = field(default_factory=dict)
     treegen_version: str = ""
     data_fingerprint: str = ""
+    anomaly: Anomaly | None = None  # the decision "bound"'s constants
 
     @property
     def n_outputs(self) -> int:

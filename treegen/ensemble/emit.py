@@ -123,6 +123,8 @@ class Common:
     soft_init_rows: tuple[str, ...]
     divisor: str  # "" for none
     soft_divisor: str
+    bound: str  # decision "bound": the least sum that is class 1
+    soft_bound: str
     # Where double has fewer than 53 bits: the routines the model needs.
     soft_source: str
     decision: str
@@ -204,7 +206,9 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
     if pay.fractions and pay.counts:
         ops.append("from_u32")
     if ir.decision != "value":
-        ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt"}[ir.decision])
+        ops.append(
+            {"argmax": "lt", "ge0": "le", "gt0": "lt", "diff": "lt", "bound": "le"}[ir.decision]
+        )
     if ir.decision == "diff":
         ops.append("neg")
     if raw:
@@ -286,6 +290,8 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         soft_init_rows=c_rows([f64_initializer(v) for v in ir.init]),
         divisor="" if ir.divisor is None else c_double(ir.divisor),
         soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
+        bound="" if ir.bound is None else c_double(ir.bound),
+        soft_bound="" if ir.bound is None else f64_initializer(ir.bound),
         soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw))),
         decision=ir.decision,
         has_cat=bool(cat_bytes),

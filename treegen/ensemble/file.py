@@ -27,7 +27,7 @@ import math
 from typing import Any
 
 from treegen.data.dataset import Attribute, Schema
-from treegen.ensemble.core import COMPARES, DECISIONS, LEAF, METHODS, Ensemble, Tree
+from treegen.ensemble.core import COMPARES, DECISIONS, LEAF, METHODS, Anomaly, Ensemble, Tree
 from treegen.model.check import InvalidField, as_int, as_object, check_header, check_schema
 from treegen.model.file import attribute_lines, field_error
 
@@ -67,6 +67,10 @@ def _tree_dict(t: Tree) -> dict[str, object]:
     }
 
 
+def _anomaly_tuple(a: Anomaly) -> tuple[float, float, float]:
+    return (a.denominator, a.offset, a.boundary)
+
+
 def ensemble_to_json(e: Ensemble) -> str:
     """The file's text (deterministic: the same ensemble gives the same bytes)."""
     s = e.schema
@@ -88,6 +92,11 @@ def ensemble_to_json(e: Ensemble) -> str:
         f'  "init": {_dumps(_hex(e.init))},',
         f'  "divisor": {_dumps(None if e.divisor is None else float(e.divisor).hex())},',
         f'  "categories": {_dumps([_hex(c) for c in e.categories])},',
+        *(
+            [f'  "anomaly": {_dumps(_hex(_anomaly_tuple(e.anomaly)))},']
+            if e.anomaly is not None
+            else []
+        ),
         '  "values": [',
         ",\n".join("    " + _dumps(_hex(row)) for row in e.values),
         "  ],",
@@ -201,7 +210,7 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     missing = _TOP - set(d)
     if missing:
         raise InvalidField(sorted(missing)[0], "is missing")
-    extra = set(d) - _TOP
+    extra = set(d) - _TOP - {"anomaly"}  # an IsolationForest's constants (optional)
     if extra:
         raise InvalidField(sorted(extra)[0], "is not a field of an ensemble file")
     classes, attrs = check_schema(d)
@@ -211,7 +220,16 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     init = tuple(_float(x, f"init[{i}]") for i, x in enumerate(_list(d["init"], "init")))
     if not init:
         raise InvalidField("init", "an ensemble has at least one output")
-    one = {"ge0": 1, "gt0": 1, "diff": 2}.get(d["decision"])
+    anomaly = None
+    if d["decision"] == "bound" or "anomaly" in d:
+        if d["decision"] != "bound" or "anomaly" not in d:
+            raise InvalidField("anomaly", "goes with decision bound, and it with anomaly")
+        a = [
+            _float(x, f"anomaly[{i}]", finite=i < 2)  # no sum may be an inlier: inf
+            for i, x in enumerate(_list(d["anomaly"], "anomaly", 3))
+        ]
+        anomaly = Anomaly(a[0], a[1], a[2])
+    one = {"ge0": 1, "gt0": 1, "diff": 2, "bound": 1}.get(d["decision"])
     if (one is not None and len(init) != one) or (one is None and len(init) != len(classes)):
         raise InvalidField(
             "decision", f"does not fit {len(init)} outputs and {len(classes)} classes"
@@ -247,7 +265,7 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     )
     return Ensemble(
         schema, d["method"], trees, values, init, divisor, d["decision"], d["compare"],
-        categories, dict(d["options"]), d["treegen_version"], d["data_fingerprint"],
+        categories, dict(d["options"]), d["treegen_version"], d["data_fingerprint"], anomaly,
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ scores and the divisor stay float64 numbers: the C adds them as the estimator do
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -75,6 +76,7 @@ class EnsembleIR:
     divisor: float | None
     decision: Decision
     categories: tuple[tuple[float, ...], ...]
+    bound: float | None  # decision "bound": the least sum that is class 1
     # The doubles exported besides the class: predict_proba (a forest's), or
     # decision_function (what the class is decided on: treegen.ensemble.classify's
     # decision_values), or none.
@@ -158,6 +160,12 @@ def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores
                 option="--proba" if opts.proba else "--scores",
             )
         return "values"
+    if ens.decision == "bound" and (opts.proba or opts.scores):
+        raise EncodingError(
+            "an IsolationForest's C gives predict's -1/1 (as the index of class '1'); its "
+            "scores are powers of 2 the C does not compute: docs/regression.md",
+            option="--proba" if opts.proba else "--scores",
+        )
     if opts.proba:
         if ens.method != "forest":
             raise EncodingError(
@@ -183,6 +191,12 @@ def lower_ensemble(
     """Lower ``ens`` for the C input encoding in ``opts`` (prefix None: ``ensemble``)."""
     check_options(opts)
     doubles = _doubles(ens, opts)
+    if ens.anomaly is not None and not math.isfinite(ens.anomaly.boundary):
+        raise EncodingError(
+            "the IsolationForest calls every row an outlier (its offset_ is above every "
+            "score): there is nothing to compute",
+            option="estimator",
+        )
     frame_opts = replace(opts, proba=None, scores=False, prefix=opts.prefix or "ensemble")
     frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
     enc = frame.encoding
@@ -236,5 +250,6 @@ def lower_ensemble(
         ens.divisor,
         ens.decision,
         ens.categories,
+        None if ens.anomaly is None else ens.anomaly.boundary,
         doubles,
     )

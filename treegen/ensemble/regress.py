@@ -35,6 +35,7 @@ import numpy as np
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import Ensemble, Method, Tree
+from treegen.ensemble.isolation import isolation_from_sklearn
 from treegen.ensemble.sklearn import (
     SUPPORTED,
     _tree,
@@ -55,8 +56,9 @@ REGRESSORS = (
 )
 """The regressors :func:`regressor_from_sklearn` reads."""
 
-ALL_SUPPORTED = SUPPORTED + REGRESSORS
-"""Every estimator treegen imports: the classifiers, then the regressors."""
+ALL_SUPPORTED = (*SUPPORTED, *REGRESSORS, "IsolationForest")
+"""Every estimator treegen imports: the classifiers, the regressors, IsolationForest
+(treegen.ensemble.isolation)."""
 
 _SINGLE = ("DecisionTreeRegressor", "ExtraTreeRegressor")
 _FORESTS = ("RandomForestRegressor", "ExtraTreesRegressor")
@@ -192,10 +194,13 @@ def regressor_from_sklearn(
 def from_estimator(
     estimator: Any, feature_names: Sequence[str] | None = None, target: str = "class"
 ) -> Ensemble:
-    """Any estimator of :data:`ALL_SUPPORTED`: a classifier or a regressor."""
+    """Any estimator of :data:`ALL_SUPPORTED`: a classifier, a regressor or an
+    IsolationForest."""
     name = type(estimator).__name__
     if name in REGRESSORS:
         return regressor_from_sklearn(estimator, feature_names, target)
+    if name == "IsolationForest":
+        return isolation_from_sklearn(estimator, feature_names, target)
     if name not in SUPPORTED:
         raise UsageError(
             f"cannot import a {name}: treegen reads a fitted {', '.join(ALL_SUPPORTED)}",

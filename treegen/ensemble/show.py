@@ -21,6 +21,7 @@ _DECISIONS = {
     "gt0": "class 1 when the score is > 0",
     "diff": "class 1 when -score[0] + score[1] > 0",
     "value": "none, the scores are the predicted values (a regressor)",
+    "bound": "an inlier (1) when the summed path length is >= the boundary (IsolationForest)",
 }
 
 
