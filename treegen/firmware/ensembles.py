@@ -1,11 +1,13 @@
-"""``make firmware``'s ensembles: a scikit-learn forest and a boosted model on hypo.
+"""``make firmware``'s ensembles: a scikit-learn forest, a boosted model and a regressor on hypo.
 
-Both are fitted on the reference set hypo (its nominal attributes as their codes, its
+All are fitted on the reference set hypo (its nominal attributes as their codes, its
 continuous ones with their missing values as NaN, the class codes as labels): a
-``RandomForestClassifier`` of 10 trees of depth at most 8 and a
+``RandomForestClassifier`` of 10 trees of depth at most 8, a
 ``HistGradientBoostingClassifier`` of 10 iterations of depth at most 4 (one tree per
-class each: small enough for the ATmega328P's 32 KB in every style), with fixed
-seeds, then imported (treegen.ensemble.sklearn).  Each runs in the table and ifs styles,
+class each: small enough for the ATmega328P's 32 KB in every style), and a
+``RandomForestRegressor`` of 5 trees of depth at most 6 fitted on the class codes as
+numbers (its float64 values compared bit for bit), with fixed seeds, then imported
+(treegen.ensemble.sklearn, treegen.ensemble.regress).  Each runs in the table and ifs styles,
 in float, keys (``--float-compare int``) and int16 with a ``--scale`` per feature
 (:func:`ensemble_options`).  scikit-learn is needed (a test dependency); without it
 :func:`fit` says so.
@@ -24,11 +26,12 @@ from treegen.codegen.options import ExportOptions, Style
 from treegen.data.dataset import Dataset
 from treegen.ensemble.core import LEAF, Ensemble
 from treegen.ensemble.lower import lower_ensemble
+from treegen.ensemble.regress import regressor_from_sklearn
 from treegen.ensemble.sklearn import ensemble_from_sklearn
 from treegen.errors import ToolError, TreegenError
 from treegen.verify.oracle import missing_mask
 
-ENSEMBLES = ("forest", "boosted")
+ENSEMBLES = ("forest", "boosted", "regressor")
 STYLES: tuple[Style, ...] = ("table", "ifs")
 SCALES = (1000, 100, 10, 1)
 
@@ -36,7 +39,11 @@ SCALES = (1000, 100, 10, 1)
 def fit(name: str, ds: Dataset) -> Ensemble:
     """Ensemble ``name`` (one of :data:`ENSEMBLES`) fitted on ``ds``."""
     try:
-        from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+        from sklearn.ensemble import (
+            HistGradientBoostingClassifier,
+            RandomForestClassifier,
+            RandomForestRegressor,
+        )
     except ImportError:
         raise ToolError(
             "the firmware check's ensembles need scikit-learn (pip install scikit-learn)"
@@ -45,13 +52,16 @@ def fit(name: str, ds: Dataset) -> Ensemble:
     X, y = ds.X[known].copy(), ds.y[known]
     # A column with no value at all (hypo's TBG) cannot be binned: 0 there, never tested.
     X[:, np.isnan(X).all(axis=0)] = 0.0
+    names = [a.name for a in ds.schema.attributes]
+    if name == "regressor":
+        reg = RandomForestRegressor(5, max_depth=6, random_state=0).fit(X, y.astype(float))
+        return regressor_from_sklearn(reg, names, ds.schema.target)
     est = (
         RandomForestClassifier(10, max_depth=8, random_state=0)
         if name == "forest"
         else HistGradientBoostingClassifier(max_iter=10, max_depth=4, random_state=0)
     )
     est.fit(X, y)
-    names = [a.name for a in ds.schema.attributes]
     return ensemble_from_sklearn(est, names, ds.schema.target)
 
 
