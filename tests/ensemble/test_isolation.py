@@ -144,3 +144,22 @@ def test_c_predict_through_the_binary64_routines(tmp_path: Any) -> None:
     X = _rows("contamination").astype(np.float32)
     cls, _ = build(r.lowered, r.files, tmp_path, cc="gcc -std=c89 -DI_SOFT64=1").run(X)
     assert np.array_equal(np.where(cls == 1, 1, -1), est.predict(X.astype(np.float64)))
+
+
+def test_api_predict_and_a_tampered_file(tmp_path: Any) -> None:
+    import json
+
+    import treegen
+    from treegen.kinds import load
+    from treegen.kinds.ensemble import ENSEMBLE
+
+    est = _fit("auto")
+    X = _rows("auto")
+    model = treegen.from_sklearn(est)
+    assert np.array_equal(model.predict(X), est.predict(X))
+    data = json.loads(ENSEMBLE.to_json(model.value))
+    del data["anomaly"]
+    path = tmp_path / "i.trees"
+    path.write_text(json.dumps(data))
+    with pytest.raises(TreegenError, match="anomaly"):
+        load(path)
