@@ -68,6 +68,8 @@ class DoublesView:
 
 @dataclass(frozen=True, slots=True)
 class _Outputs:
+    """predict.h's count of a regressor's outputs (the header view has classes only)."""
+
     n_outputs: int
 
 

@@ -168,7 +168,8 @@ def _batch_source(ir: CApi) -> tuple[str, str]:
 
 def _regress_batch(P: str, U: str, api: ProbaApi, decl: str) -> str:
     """A regressor's batch wrapper: ``out`` gets predict_bits's words; ``cls[i]`` is 0
-    when predict's doubles have exactly those bits, else 1."""
+    when predict's doubles have exactly those bits, else 1 (a double's words in memory
+    as on a little-endian host: low word first)."""
     return (
         f'#include <string.h>\n#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n'
         "    long i;\n    unsigned o;\n"
