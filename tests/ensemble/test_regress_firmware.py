@@ -57,3 +57,19 @@ def test_isolation_forest_predict_on_every_chip() -> None:
     )
     assert result.report.ok, result.report.text()
     assert all(run.done.all() for run in result.runs.values())
+
+
+def test_a_wrong_float_on_avr_is_caught() -> None:
+    """On the ATmega328P predict's double is the nearest binary32 of the float64 value;
+    a C whose float is off (here doubled) fails verify --on avr though its bits are right."""
+    if not targets.available(targets.target("avr"), run=True):
+        pytest.skip("avr: its compiler or simulator is not installed")
+    from treegen.kinds.export import render
+
+    ens = from_estimator(fit_regressor("boosting"))
+    opts = ExportOptions(prefix="r")
+    files = dict(render(ens, opts).files)
+    assert "return (double)c.f;" in files["predict.c"]
+    files["predict.c"] = files["predict.c"].replace("return (double)c.f;", "return 2.0 * c.f;")
+    result = verify_on(ens, opts, [], ["avr"], n_random=20, files=files)
+    assert not result.report.ok and "predict's doubles differ" in result.report.text()

@@ -172,9 +172,9 @@ def compare_values(
 ) -> None:
     """A regressor's C on every row against its float64 arithmetic: ``c_bits`` holds
     ``predict_bits``'s words (high, low per output), compared with the float64 values'
-    bits; ``c_same`` is 1 where the host's batch found ``predict``'s doubles with other
-    bits (the firmware harnesses do not compare them and give 0: on AVR ``predict``
-    returns the nearest binary32)."""
+    bits; ``c_same`` is 1 where ``predict``'s doubles were found to have other bits (by
+    the host's batch, or by the firmware driver, treegen.firmware.sim.regress_same:
+    where double has 32 bits, other than the nearest binary32 of the float64)."""
     exact = np.ascontiguousarray(classify.scores(ens, values), dtype=np.float64)
     words = exact.view(np.uint64)
     want = np.empty((exact.shape[0], 2 * exact.shape[1]), dtype=np.uint64)
