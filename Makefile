@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test test-fast docs golden check bench firmware clean
+.PHONY: all venv demo test test-fast test-slow docs golden check bench firmware clean
 
 all: test
 
@@ -58,6 +58,11 @@ docs: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
 	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'])")
 	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+# The slow set alone (make test runs it too): long fuzz runs, the rest of each parameter
+# sweep, and the whole Release 8 corpus (tests/reference/test_r8_corpus.py).
+test-slow: $(STAMP)
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m slow
 
 # Regenerate the golden C files, then fail if they changed (or new ones appeared):
 # review the diff and commit it when the change is intended.

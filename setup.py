@@ -2,10 +2,9 @@
 
 The trainer's hot loops (running sums over sorted cases, partitioning the
 sorted arrays, the pessimistic error bound) have C versions in
-``treegen/trainer/native/``, the model's classifier in ``treegen/model/native/``,
-c4.5rules' generalisation and subset search in ``treegen/rules/native/``, and the
-data readers a C tokenizer in ``treegen/data/native/``: each kernel lives beside the
-Python it stands in for.  They compute the same numbers as the numpy and
+``treegen/trainer/native/`` (Release 8's case order among them, order.c), the
+model's classifier in ``treegen/model/native/``, and the data readers a C tokenizer
+in ``treegen/data/native/``: each kernel lives beside the Python it stands in for.  They compute the same numbers as the numpy and
 Python code, bit for bit, so the accelerator is optional: where no C compiler
 is available the build prints a warning and treegen falls back to that code.
 
@@ -112,7 +111,7 @@ setup(
             "treegen.trainer.native._cscan",
             sources=[
                 f"treegen/trainer/native/{name}.c"
-                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts")
+                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts", "order")
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE,
@@ -130,25 +129,6 @@ setup(
             "treegen.trainer.native._cprune",
             sources=["treegen/trainer/native/cprune.c", BUFFERS],
             include_dirs=NATIVE_INCLUDE,
-            depends=[
-                "treegen/model/native/native.h",
-                "treegen/trainer/native/common.h",
-                "treegen/trainer/native/bound.h",
-                "treegen/model/constants.py",
-                "treegen/trainer/constants.py",
-            ],
-            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
-        ),
-        Extension(
-            "treegen.rules.native._crules",
-            sources=[
-                "treegen/rules/native/crules.c",
-                "treegen/rules/native/rulegen.c",
-                "treegen/rules/native/rulecost.c",
-                BUFFERS,
-            ],
-            # c4.5rules ranks by the trainer's pessimistic bound (bound.h, common.h).
-            include_dirs=[*NATIVE_INCLUDE, "treegen/trainer/native"],
             depends=[
                 "treegen/model/native/native.h",
                 "treegen/trainer/native/common.h",

@@ -62,3 +62,27 @@ def reference_dir() -> Path:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """True when golden files should be rewritten (``--update-golden``)."""
     return bool(request.config.getoption("--update-golden"))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Collect what the Release 8 corpus tests recorded (``record_property("r8corpus",
+    ...)`` in tests/reference/test_r8_corpus.py).  The reports reach this hook in the
+    controlling process, also when pytest-xdist runs the tests in workers."""
+    if report.when != "call":
+        return
+    outcomes = [value for key, value in report.user_properties if key == "r8corpus"]
+    if outcomes:
+        from support import r8corpus
+
+        for name, variant, equal, release8_bug in outcomes:
+            r8corpus.record(name, variant, equal, release8_bug)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The per-variant counts of the Release 8 corpus comparisons that ran
+    (tests/reference/test_r8_corpus.py), so a run shows how much of the corpus is equal."""
+    from support import r8corpus
+
+    text = r8corpus.summary()
+    if text:
+        terminalreporter.write_line(text)

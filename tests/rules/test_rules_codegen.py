@@ -25,7 +25,7 @@ from treegen.errors import EncodingError
 from treegen.kinds.check import verify
 from treegen.rules.ccode import emit_ruleset, lower_ruleset
 from treegen.rules.check import evaluate, ruleset_inputs
-from treegen.rules.core import Condition, Rule, RuleSet
+from treegen.rules.core import Condition, Rule, RuleSet, predict
 from treegen.rules.file import save_ruleset
 from treegen.rules.generate import generate
 from treegen.trainer import TrainOptions, train
@@ -133,6 +133,18 @@ def test_edges_lower_as_intended() -> None:
     assert [t.op for t in ints.rules[3].tests] == ["known", "in"]  # every int16 is <= FLT_MAX
     keys = lower_ruleset(_edges(), ExportOptions(float_compare="int"))
     assert keys.rules[1].tests[0].values == (0x80000000, 0x7FFFFFFF)  # +0.0 and -0.0
+
+
+def test_a_rule_that_never_fires_is_left_out() -> None:
+    """A rule whose error rate is above 0.7 never fires (c4.5rules prints it and keeps
+    it): the C leaves it out, and the Python ruleset passes over it too."""
+    rs = _edges()
+    never = Rule(10, (Condition(0, ">", threshold=0.0),), 2, 0.75)
+    rs = RuleSet(rs.schema, (never, *rs.rules), rs.default)
+    rir = lower_ruleset(rs, ExportOptions())
+    assert [r.number for r in rir.rules] == [1, 2, 3, 4, 5, 6, 7, 8]
+    X = np.array([[1.0, 0.0, -4.0, np.nan]])
+    assert predict(rs, X).tolist() == evaluate(rir, X).tolist() == [0]  # rule 1's class
 
 
 def test_a_missing_value_fails_every_condition() -> None:

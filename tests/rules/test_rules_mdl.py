@@ -1,11 +1,13 @@
-"""c4.5rules' subset selection (step 3 of treegen.rules.generate) against Release 8.
+"""c4.5rules' subset selection (step 3 of treegen.rules.generate) against Release 8,
+and its description lengths (treegen/rules/mdl.py).
 
 On a class with at most EXHAUSTIVE_MAX candidate rules Release 8 tries every subset,
 so the description length alone decides which rules it prints: wherever every rule
 Release 8 prints for such a class is one of treegen's candidates (the same conditions
 and class, matched by content rather than number), treegen must print the same rules
-for that class.  So must treegen's search on the larger classes.  This checks the
-subsets class by class, where the golden tests check whole outputs.
+for that class.  So must the random search on the larger classes, which treegen runs
+with Release 8's draws from glibc's ``random()``.  This checks the subsets class by
+class, where the golden tests check whole outputs.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
-from treegen.rules.core import Condition, Rule, format_condition
+from treegen.rules.core import Condition, format_condition
 from treegen.rules.generate import candidates, generate
-from treegen.rules.mdl import ConditionBits, rule_bits
+from treegen.rules.mdl import AttributeCodes, Logs, biased, exception_bits, rule_bits
 from treegen.rules.subsets import EXHAUSTIVE_MAX
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -111,31 +114,52 @@ def test_searched_lists_every_larger_class() -> None:
 
 @pytest.mark.parametrize(("name", "cls"), SEARCHED)
 def test_searched_classes_keep_release8s_rules(name: str, cls: str) -> None:
-    """Above 10 candidates Release 8 searches at random; the cheapest end of treegen's
-    descents (from all the rules and from random subsets) is its subset on all six
-    (monk2's class 1 since a condition's attribute and value are coded, docs/C45.md,
-    section 12: before, dropping its rule 35 saved 0.65 bits)."""
+    """Above 10 candidates Release 8 climbs from random subsets (glibc's ``random()``,
+    never seeded, one stream for the classes in order); treegen draws the same numbers
+    in the same order and ends at the same subset on all six."""
     ours, _ = _ours(name)
     assert ours.get(cls, set()) == _release8(name).get(cls, set())
 
 
-def test_a_condition_names_its_attribute_among_those_left() -> None:
-    """A rule's k-th nominal condition names its attribute among the A - (k - 1) not yet
-    tested, and a second subset test of an attribute (possible on a --subsets path)
-    among the untested ones and itself: after all six of monk2's attributes, one (0 bits
-    for the attribute, where counting only the untested ones would leave none)."""
-    ds = read_dataset(str(REF / "monk2" / "monk2.data"))
-    bits = ConditionBits(ds)
-    six = tuple(Condition(a, "=", value=0) for a in range(6))
-    again = Condition(5, "in", values=(0,))
-    named = math.log2(math.factorial(6))  # log2 6 + log2 5 + ... + log2 1
-    values = [bits.value_bits(c) for c in six]
-    assert rule_bits(Rule(1, six, 0, 0.5), bits) == pytest.approx(
-        named + sum(values) - math.log2(math.factorial(6)), abs=1e-12
+def test_branch_bits_are_value_entropies_and_cut_counts() -> None:
+    """A nominal attribute's branch bits are the entropy of its values over all cases
+    (unknown ones counting in the total, not as a value); a continuous one's are
+    ``1 + log2(distinct values) / 2``, the unknown value counting as one more."""
+    schema = Schema(
+        (Attribute("n", "nominal", ("a", "b", "c")), Attribute("x", "continuous")), ("p", "q")
     )
-    assert rule_bits(Rule(2, (*six, again), 0, 0.5), bits) == pytest.approx(
-        named + sum(values) + bits.value_bits(again) - math.log2(math.factorial(7)), abs=1e-12
+    X = np.asarray([[0, 1.0], [0, 2.0], [1, 2.0], [np.nan, np.nan]], dtype=np.float64)
+    ds = Dataset(schema, X, np.zeros(4, dtype=np.int32))
+    logs = Logs(ds.n_rows)
+    codes = AttributeCodes(ds, logs)
+    want_n = 0.5 * math.log2(4 / 2) + 0.25 * math.log2(4 / 1)
+    assert codes.branch_bits[0] == pytest.approx(want_n, rel=1e-6)
+    assert codes.branch_bits[1] == pytest.approx(1 + math.log2(3) / 2, rel=1e-6)
+    shares = [b / sum(codes.branch_bits) for b in codes.branch_bits]
+    assert codes.att_test_bits == pytest.approx(-sum(p * math.log2(p) for p in shares), rel=1e-6)
+    c = Condition(1, "<=", threshold=1.0)
+    assert codes.condition_bits(c) == pytest.approx(codes.att_test_bits + codes.branch_bits[1])
+    two = (c, Condition(0, "=", value=0))
+    assert rule_bits(two, codes, logs) == pytest.approx(
+        codes.condition_bits(two[0])
+        + codes.condition_bits(two[1])
+        + math.log2(2)
+        - math.log2(math.factorial(2)),
+        rel=1e-6,
     )
-    # The value's bits are its share of the cases: attribute#1 = 1 on monk2.
-    share = int(np.count_nonzero(ds.X[:, 0] == 0)) / ds.n_rows
-    assert values[0] == pytest.approx(-math.log2(share), abs=1e-12)
+
+
+def test_exception_bits_code_the_larger_side_at_half_the_errors() -> None:
+    """Of 100 cases a subset fires on 70 (10 false positives) and misses 6 of the class:
+    the covered side is coded at the rate (10 + 6) / 2 / 70, the other at 6 / 30."""
+    got = exception_bits(100, 70, 10, 6)
+    r1, r2 = 8 / 70, 6 / 30
+    want = (
+        math.log2(100)
+        - 10 * math.log2(r1)
+        - 60 * math.log2(1 - r1)
+        - 6 * math.log2(r2)
+        - 24 * math.log2(1 - r2)
+    )
+    assert got == pytest.approx(want, rel=1e-6)
+    assert biased(10, 0, 0.0) == 0.0 and biased(10, 1, 0.0) == 1e6

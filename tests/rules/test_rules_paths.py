@@ -1,114 +1,127 @@
-"""c4.5rules step 2 from running counts (``treegen.rules.paths``, in numpy and in C)
-against the rule as stated (``treegen.rules.generate.generalise``): the same conditions
-and the same rate, float for float, for every leaf of unpruned trees on the reference
-sets (plain and ``--subsets``), on Weka sets with unknown values, and on synthetic data."""
+"""c4.5rules' candidate rules (treegen/rules/paths.py) on hand-built data: which leaves
+give a rule, how a path is generalised (Release 8's ``PruneRule``), the order of the
+kept conditions and which rules count as repeats (``SameRule``).
+
+The golden tests (tests/rules/test_rules_golden.py, the corpus test) check whole outputs of
+Release 8; these pin each rule down on its own.
+"""
 
 from __future__ import annotations
-
-import functools
-import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.data.readers import read_dataset
-from treegen.model.core import Model
-from treegen.rules import native
-from treegen.rules.core import CaseColumns, Condition, satisfied
-from treegen.rules.generate import _Data, generalise, leaf_paths
-from treegen.rules.paths import _Prefix, generalise_paths
-from treegen.trainer import TrainOptions, train
-from treegen.trainer.stats import ErrorBound
+from treegen.model.core import Model, Node
+from treegen.rules.core import CaseColumns, Condition, Rule, satisfied
+from treegen.rules.paths import PathTest, _prune, _same_rule, _sorted, candidates
+from treegen.trainer.stats import ErrorBound, to_f32
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-REF = DATA / "reference"
 BOUND = ErrorBound(0.25, "c45")
-
-
-@functools.cache
-def _case(kind: str, name: str, subsets: bool) -> tuple[Dataset, Model]:
-    if kind == "ref":
-        ds = read_dataset(str(REF / name / f"{name}.data"))
-    elif kind == "weka":
-        ds = read_dataset(str(DATA / "weka" / f"{name}.arff"))
-    else:
-        ds = synthetic.generate(synthetic.summary_spec(int(name), 3))
-    return ds, train(ds, TrainOptions(prune=False, subsets=subsets))
-
-
-CASES = (
-    [("ref", p.name, s) for p in sorted(REF.iterdir()) if p.is_dir() for s in (False, True)]
-    + [("weka", n, False) for n in ("breast-cancer", "credit-g", "diabetes", "glass")]
-    + [("synthetic", "2000", False), ("synthetic", "2000", True)]
+PQ = ("p", "q")
+SCHEMA = Schema(
+    (Attribute("x", "nominal", PQ), Attribute("y", "nominal", PQ), Attribute("z", "nominal", PQ)),
+    ("yes", "no"),
 )
+P, Q = 0, 1
+YES, NO = 0, 1
 
 
-@pytest.mark.parametrize("accelerated", [True, False], ids=["C", "numpy"])
-@pytest.mark.parametrize(("kind", "name", "subsets"), CASES)
-def test_every_leaf_generalises_as_the_stated_rule(
-    kind: str, name: str, subsets: bool, accelerated: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Both ways: the accelerator's (rulegen.c) and numpy's."""
-    if accelerated and native.crules is None:
-        pytest.skip("the C accelerator is not built")
-    if not accelerated:
-        monkeypatch.setattr(native, "crules", None)
-    ds, tree = _case(kind, name, subsets)
-    data = _Data(ds, BOUND)
-    paths = [(path, tree.nodes[leaf].cls) for leaf, path in leaf_paths(tree, empty=True)]
-    # Also every leaf under another class: rules that cover few cases, or none, correctly.
-    paths += [(path, (cls + 1) % len(ds.classes)) for path, cls in paths]
-    fast = generalise_paths(ds.X, ds.y, paths, BOUND)
-    slow = [generalise(data, path, cls) for path, cls in paths]
-    assert len(paths) > 2
-    assert fast == slow
+def _dataset(rows: list[tuple[int, int, int, int]]) -> Dataset:
+    arr = np.asarray(rows, dtype=np.float64)
+    return Dataset(SCHEMA, arr[:, :3].copy(), arr[:, 3].astype(np.int32))
 
 
-def test_paths_in_any_order_give_the_same_rules() -> None:
-    """The shared prefix is kept only where it is shared: a shuffled walk gives the same."""
-    ds, tree = _case("ref", "crx", False)
-    paths = [(path, tree.nodes[leaf].cls) for leaf, path in leaf_paths(tree)]
-    order = np.random.default_rng(5).permutation(len(paths))
-    shuffled = [paths[i] for i in order]
-    in_order = generalise_paths(ds.X, ds.y, paths, BOUND)
-    assert generalise_paths(ds.X, ds.y, shuffled, BOUND) == [in_order[i] for i in order]
+def _rate(n: int, e: int) -> float:
+    return to_f32(to_f32(e + BOUND.add_errs(float(n), float(e))) / n)
 
 
-def test_a_path_of_more_than_255_conditions_counts_every_failure() -> None:
-    """Failure counts start as bytes; a path longer than 255 conditions widens them."""
-    rng = np.random.default_rng(0)
-    x = rng.uniform(0, 1, size=(50, 1))
-    schema = Schema((Attribute("x", "continuous"),), ("a", "b"))
-    ds = Dataset(schema, x, (x[:, 0] > 0.5).astype(np.int32))
-    cuts = rng.uniform(0.2, 0.8, size=300).astype(np.float32)
-    path = tuple(Condition(0, ">", threshold=float(c)) for c in cuts)
-    prefix = _Prefix(ds.X)
-    prefix.follow(path)
-    want = sum((~satisfied(c, ds.X)).astype(np.int64) for c in path)
-    assert prefix.fails[-1].dtype.itemsize > 1
-    assert np.array_equal(prefix.fails[-1], want)
-    assert int(want.max()) > 255
+def test_a_condition_goes_while_some_removal_is_no_worse() -> None:
+    """``x = p, y = p -> yes``: the rule covers 4 cases, 1 wrong.  Without y it covers 6
+    (1 wrong), a lower pessimistic rate: y goes.  Without x then, 10 cases, 5 wrong: a
+    higher rate and a higher actual rate than ``x = p`` alone, so x stays."""
+    ds = _dataset(
+        [(P, P, Q, YES)] * 3 + [(P, P, Q, NO)] + [(P, Q, Q, YES)] * 2 + [(Q, Q, Q, NO)] * 4
+    )
+    missed = np.stack(
+        [~satisfied(Condition(0, "=", value=P), ds.X), ~satisfied(Condition(1, "=", value=P), ds.X)]
+    )
+    default = to_f32(1.0 - (5 + 1.0) / (10 + 2.0))
+    assert _prune(missed, ds.y != YES, BOUND, default) == ([0], _rate(6, 1))
 
 
-@pytest.mark.skipif(native.crules is None, reason="the C accelerator is not built")
-def test_the_c_generalisation_refuses_arrays_of_the_wrong_size() -> None:
-    assert native.crules is not None
-    go = native.crules.rule_generalise
-    fails, wrong, kept = np.zeros(10, np.uint8), np.zeros(10, bool), np.empty(3, np.uint8)
-    missed = np.zeros((3, 10), bool)
-    assert go(fails, missed, wrong, kept, math.log(0.25), BOUND.coeff) == BOUND.add_errs(10, 0) / 10
-    assert list(kept) == [0, 0, 0]  # nothing fails: every condition goes
-    for bad in (
-        (fails, missed[:, :9].copy(), wrong, kept),
-        (fails, missed, wrong[:9], kept),
-        (fails.astype(np.int32), missed, wrong, kept),
-        (np.zeros(10, np.uint8), np.zeros((256, 10), bool), wrong, np.empty(256, np.uint8)),
-    ):
-        with pytest.raises(ValueError, match="rule_generalise"):
-            go(*bad, math.log(0.25), BOUND.coeff)
+def test_of_the_removals_the_lowest_pessimistic_rate_goes() -> None:
+    """Both removals from ``x = p, y = p -> yes`` (one case, right) qualify; the one
+    giving the lowest pessimistic rate is made: without y, 2 cases, none wrong (without
+    x, 2 cases, one wrong)."""
+    ds = _dataset([(P, P, Q, YES), (Q, P, Q, NO), (P, Q, Q, YES)] + [(Q, Q, Q, NO)] * 5)
+    missed = np.stack(
+        [~satisfied(Condition(0, "=", value=P), ds.X), ~satisfied(Condition(1, "=", value=P), ds.X)]
+    )
+    default = to_f32(1.0 - (2 + 1.0) / (8 + 2.0))
+    got = _prune(missed, ds.y != YES, BOUND, default)
+    assert got == ([0], _rate(2, 0))
+
+
+def test_a_rule_no_better_than_guessing_is_no_candidate() -> None:
+    """A generalised rule whose pessimistic rate is not below ``1 - (n_C + 1) / (N + 2)``
+    is dropped."""
+    ds = _dataset([(P, Q, Q, YES), (P, Q, Q, NO), (Q, Q, Q, NO), (Q, Q, Q, YES)])
+    missed = np.stack([~satisfied(Condition(0, "=", value=P), ds.X)])
+    default = to_f32(1.0 - (2 + 1.0) / (4 + 2.0))
+    assert _prune(missed, ds.y != YES, BOUND, default) is None
+
+
+def _cont(attribute: int, op: str, t: float) -> PathTest:
+    return PathTest(Condition(attribute, op, threshold=t), 2, t, 0)  # type: ignore[arg-type]
+
+
+def _nom(attribute: int, value: int) -> PathTest:
+    return PathTest(Condition(attribute, "=", value=value), 1, 0.0, 0)
+
+
+def test_conditions_are_ordered_by_release8s_relation() -> None:
+    """Attribute numbers first, but a nominal test also comes before any threshold test
+    (Release 8's ``Before`` is not an order, so the selection is followed as it runs)."""
+    path = (_nom(3, 1), _cont(0, ">", 1.5), _cont(0, "<=", 9.0), _nom(1, 0))
+    got = [t.cond for t in _sorted(path, [0, 1, 2, 3])]
+    assert got == [path[3].cond, path[0].cond, path[1].cond, path[2].cond]
+    # Dropped conditions are passed over.
+    assert [t.cond for t in _sorted(path, [0, 2])] == [path[2].cond, path[0].cond]
+
+
+def _one_split_tree(ds: Dataset, items_p: float) -> Model:
+    """``x = p: yes (items_p)``, ``x = q: no (7)``."""
+    nodes = (
+        Node("nominal", NO, items_p + 7, 0.0, (items_p, 7.0), attribute=0, children=(1, 2)),
+        Node("leaf", YES, items_p, 0.0, (items_p, 0.0)),
+        Node("leaf", NO, 7.0, 0.0, (0.0, 7.0)),
+    )
+    return Model(ds.schema, nodes)
+
+
+def test_a_leaf_of_less_than_one_case_gives_no_rule() -> None:
+    """A leaf holding fractional cases (from unknown values) that add up to less than one
+    gives no rule."""
+    ds = _dataset([(P, Q, Q, YES)] * 4 + [(Q, Q, Q, NO)] * 7)
+    cls_of = {
+        items: [r.cls for r, _ in candidates(ds, _one_split_tree(ds, items), BOUND)]
+        for items in (0.4, 0.99, 1.0, 4.0)
+    }
+    assert cls_of == {0.4: [NO], 0.99: [NO], 1.0: [YES, NO], 4.0: [YES, NO]}
+
+
+def test_both_sides_of_a_cut_count_as_one_rule() -> None:
+    """Release 8's ``SameRule`` compares a threshold test's cut, not its side, and a
+    nominal test's value: ``w > 2`` repeats ``w <= 2`` for the same class."""
+    rule = Rule(1, (Condition(0, "<=", threshold=2.0),), YES, 0.2)
+    tests = (_cont(0, "<=", 2.0),)
+    assert _same_rule(rule, tests, [_cont(0, ">", 2.0)], YES)
+    assert not _same_rule(rule, tests, [_cont(0, ">", 3.0)], YES)
+    assert not _same_rule(rule, tests, [_cont(0, ">", 2.0)], NO)
+    nominal = Rule(2, (Condition(1, "=", value=0),), YES, 0.2)
+    assert _same_rule(nominal, (_nom(1, 0),), [_nom(1, 0)], YES)
+    assert not _same_rule(nominal, (_nom(1, 0),), [_nom(1, 1)], YES)
 
 
 @pytest.mark.parametrize("float32", [True, False])
@@ -139,3 +152,18 @@ def test_conditions_are_tested_as_defined_on_hostile_values(float32: bool) -> No
                 want = known & ((v <= t) if c.op == "<=" else (v > t))
         assert np.array_equal(cols.satisfied(c), want), c
         assert np.array_equal(satisfied(c, X, float32), want), c
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_looking_only_at_cases_failing_few_conditions_changes_nothing(seed: int) -> None:
+    """``_prune`` restricted to the cases failing at most one more condition than it has
+    removed (given their failure counts) gives what it gives looking at every case."""
+    rng = np.random.default_rng([51, seed])
+    for _ in range(200):
+        k, n = int(rng.integers(1, 9)), int(rng.integers(1, 300))
+        missed = rng.random((k, n)) < rng.uniform(0.02, 0.6, size=(k, 1))
+        wrong = rng.random(n) < rng.random()
+        default = to_f32(1.0 - (int((~wrong).sum()) + 1.0) / (n + 2.0))
+        assert _prune(missed, wrong, BOUND, default, missed.sum(axis=0)) == _prune(
+            missed, wrong, BOUND, default
+        )

@@ -147,7 +147,16 @@ def _resolve(raw: object, blocks: dict[int, object], seen: frozenset[int] = froz
 def _tree_from_lines(
     texts: list[tuple[int, str]], kind: Style, blocks: dict[int, object] | None = None
 ) -> object:
-    body = [(no, t) for no, t in texts if t.strip()]
+    body: list[tuple[int, str]] = []
+    for no, t in texts:
+        if not t.strip():
+            continue
+        if body and kind == "c45" and body[-1][1].count("{") > body[-1][1].count("}"):
+            # Release 8 wraps a long "in {...}" test: the rest of the values follow
+            # on the next line, indented under the first.
+            body[-1] = (body[-1][0], body[-1][1] + _split_indent(t)[1].strip())
+            continue
+        body.append((no, t))
     if not body:
         raise ParseError("empty tree")
     if len(body) == 1:

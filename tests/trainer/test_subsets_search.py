@@ -1,10 +1,12 @@
-"""The value-grouping search's arithmetic (treegen/trainer/subsets.py).
+"""The value-grouping searches' arithmetic (treegen/trainer/subsets.py).
 
-The search scores every merger of two blocks at each step.  It builds those
-groupings' frequencies from the current blocks' sums, summing only each
-merged block anew (``merged_freqs``); these tests hold it to the plain
-construction (``freq_of`` of each merged grouping) bit for bit, since a
-float32 sum taken in another order can turn a tie in gain ratio.
+c45: Release 8's search scores every merger of two blocks at each step, all
+of them at once (``Table.trials``); these tests hold that to merging each pair
+on its own (``Table.combine``, then ``Table.gain_info``) bit for bit, since a
+float32 sum taken in another order can turn a tie in gain ratio.  j48: the
+search builds its groupings' frequencies from the current blocks' sums, summing
+only each merged block anew (``merged_freqs``), held to the plain construction
+(``freq_of`` of each merged grouping).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import native
 from treegen.trainer.context import Context, build_context
 from treegen.trainer.groups import freq_of, merge, merged_freqs, pairs_of
-from treegen.trainer.levelwise.grouping import best_subsets_many
-from treegen.trainer.subsets import best_subsets
+from treegen.trainer.stats import base_info_many
+from treegen.trainer.subsets import LEAKED_MINOBJS, Table, eval_subset, leaking_attribute
 
 
 def _random_freq(rng: np.random.Generator, k: int, c: int, dtype: type) -> np.ndarray:
@@ -64,25 +66,6 @@ def test_merge_keeps_the_other_blocks_in_place() -> None:
     assert blocks == [[0, 4], [1], [2, 5], [3]]  # not changed in place
 
 
-def test_search_over_many_values_finds_the_pattern_behind_them() -> None:
-    """60 values, two classes: values 0, 3, 6, ... hold class 0, the rest class 1
-    (with a little noise); the search ends with those two groups."""
-    rng = np.random.default_rng(3)
-    k = 60
-    attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
-    ds = Dataset(Schema((attr,), ("x", "y")), np.zeros((2, 1)), np.array([0, 1], dtype=np.int32))
-    ctx = build_context(ds, 2, False)
-    freq = np.zeros((k + 1, 2), dtype=np.float32)
-    for v in range(k):
-        n = float(rng.integers(20, 40))
-        major, minor = (0, 1) if v % 3 == 0 else (1, 0)
-        freq[v + 1, major], freq[v + 1, minor] = n, float(rng.integers(0, 2))
-    score = best_subsets(ctx, freq, float(freq.sum()), "gainratio", 0.0)
-    assert score is not None and score.selectable
-    groups = sorted(score.subsets)
-    assert groups == sorted([tuple(range(0, k, 3)), tuple(v for v in range(k) if v % 3)])
-
-
 def _search_context(k: int, c: int, min_cases: int) -> Context:
     """A c45 context for searches over one nominal attribute of k values, c classes."""
     attr = Attribute("a", "nominal", tuple(f"v{v}" for v in range(k)))
@@ -94,62 +77,100 @@ def _search_context(k: int, c: int, min_cases: int) -> Context:
     return build_context(ds, min_cases, False)
 
 
-@pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
+def test_search_over_many_values_finds_the_pattern_behind_them() -> None:
+    """60 values, two classes: values 0, 3, 6, ... hold class 0, the rest class 1
+    (with a little noise); the search ends with those two groups."""
+    rng = np.random.default_rng(3)
+    k = 60
+    ctx = _search_context(k, 2, 2)
+    freq = np.zeros((k + 1, 2), dtype=np.float32)
+    for v in range(k):
+        n = float(rng.integers(20, 40))
+        major, minor = (0, 1) if v % 3 == 0 else (1, 0)
+        freq[v + 1, major], freq[v + 1, minor] = n, float(rng.integers(0, 2))
+    cases = float(freq.sum())
+    found = eval_subset(ctx, freq, cases, cases, 2.0, True)
+    assert found.score is not None and not found.leaked
+    groups = sorted(found.score.subsets)
+    assert groups == sorted([tuple(range(0, k, 3)), tuple(v for v in range(k) if v % 3)])
+
+
+def test_single_class_values_merge_and_small_values_form_the_last_branch() -> None:
+    """Step 3: values of 0.5 cases or fewer are no block and form one last branch;
+    step 4: blocks all of one class merge with the later blocks of that class."""
+    ctx = _search_context(5, 2, 2)
+    freq = np.asarray(
+        [[0, 0], [6, 0], [0, 5], [4, 0], [0.3, 0.1], [2, 3]], dtype=np.float32
+    )  # unknown row, then values 0..4
+    cases = float(freq.sum())
+    found = eval_subset(ctx, freq, cases, cases, 2.0, True)
+    assert found.score is not None
+    assert found.score.subsets[-1] == (3,)  # the small value, last
+    assert (0, 2) in found.score.subsets  # the two class-0 values together
+
+
+def test_no_known_case_leaves_minobjs_at_one() -> None:
+    """Step 1: a grouping meeting an attribute with no known case gives no test, and
+    Release 8 does not put MINOBJS back (``leaking_attribute`` finds the node)."""
+    ctx = _search_context(3, 2, 2)
+    freq = np.zeros((4, 2), dtype=np.float32)
+    freq[0] = [3.0, 4.0]
+    found = eval_subset(ctx, freq, 7.0, 7.0, 2.0, True)
+    assert found.score is None and found.leaked
+    rows = np.arange(2, dtype=np.intp)
+    ctx.ncodes[:] = 0  # every value unknown
+    assert leaking_attribute(ctx, rows, np.ones(2, dtype=np.float32), 2.0) == 0
+    ctx.min_cases = LEAKED_MINOBJS
+    assert leaking_attribute(ctx, rows, np.ones(2, dtype=np.float32), 2.0) is None
+
+
 @pytest.mark.parametrize("seed", range(8))
-def test_search_through_the_accelerator_equals_the_numpy_search(
+def test_trials_all_at_once_equal_each_merger_alone(seed: int) -> None:
+    """``Table.trials`` scores every merger of a step in one call; each gain and split
+    information is, bit for bit, that of the table merged by ``combine`` alone."""
+    rng = np.random.default_rng([6, seed])
+    checked = 0
+    for _ in range(40):
+        k, c = int(rng.integers(3, 16)), int(rng.integers(2, 5))
+        ctx = _search_context(k, c, 2)
+        freq = _random_freq(rng, k, c, np.float32)
+        cases = float(np.cumsum(freq.ravel(), dtype=np.float32)[-1])
+        known = np.float32(np.float32(cases) - np.cumsum(freq[0], dtype=np.float32)[-1])
+        if not known > 0:
+            continue
+        class_known = np.cumsum(freq[1:], axis=0, dtype=np.float32)[-1][None, :]
+        base = base_info_many(class_known, np.asarray([known], dtype=np.float32), np.float32)
+        blocks = int(rng.integers(3, k + 1))
+        t = Table(ctx, freq[: blocks + 1], cases, cases * 1.0001, base)
+        pairs = [(x, y) for x in range(1, blocks) for y in range(x + 1, blocks + 1)]
+        gains, infos = t.trials(blocks, pairs)
+        for (x, y), g, i in zip(pairs, gains, infos, strict=True):
+            alone = Table(ctx, freq[: blocks + 1], cases, cases * 1.0001, base)
+            alone.combine(x, y, blocks)
+            assert (g, i) == alone.gain_info(blocks - 1, 1.0)
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
+@pytest.mark.parametrize("seed", range(4))
+def test_search_without_the_accelerator_is_the_same(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The search scores its groupings in C where the accelerator is built
-    (``splits.score_nominal``); with it off, in numpy.  Both end with the same
-    grouping, gain and split information, bit for bit, for fractional weights,
-    values at or below the 0.5 of step 1, and averages that refuse some mergers."""
+    """Searches end with the same grouping, gain and split information with the
+    accelerator off, for fractional weights and values at or below the 0.5 of step 3."""
     rng = np.random.default_rng([5, seed])
     k, c = int(rng.integers(3, 25)), int(rng.integers(2, 5))
     ctx = _search_context(k, c, int(rng.integers(1, 4)))
-    compared = 0
+    merged = 0
     for _ in range(40):
         freq = _random_freq(rng, k, c, np.float32)
-        freq[rng.random(k + 1) < 0.2] *= np.float32(0.1)  # some values at or below 0.5
+        freq[rng.random(k + 1) < 0.2] *= np.float32(0.1)
         cases = float(np.cumsum(freq.ravel(), dtype=np.float32)[-1])
-        average = float(rng.choice([0.0, 0.01, 0.1]))
-        fast = best_subsets(ctx, freq, cases, "gainratio", average)
+        fast = eval_subset(ctx, freq, cases, cases, ctx.min_cases, True)
         with monkeypatch.context() as m:
             m.setattr(native, "cscan", None)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                slow = best_subsets(ctx, freq, cases, "gainratio", average)
+            slow = eval_subset(ctx, freq, cases, cases, ctx.min_cases, True)
         assert fast == slow
-        compared += fast is not None and len(fast.subsets) < k
-    assert compared > 10  # searches that merged something
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_searches_in_lockstep_equal_each_search_alone(seed: int) -> None:
-    """The level-wise engine runs a bucket's searches together
-    (``levelwise.grouping.best_subsets_many``): each ends with the grouping,
-    gain and split information of its own ``best_subsets``, bit for bit, for
-    searches of different widths, averages and MINOBJS in one batch."""
-    rng = np.random.default_rng([6, seed])
-    c = int(rng.integers(2, 5))
-    k = 30
-    ctx = _search_context(k, c, int(rng.integers(1, 4)))
-    freqs, cases, averages = [], [], []
-    for _ in range(60):
-        kk = int(rng.integers(2, k + 1))
-        freq = _random_freq(rng, kk, c, np.float32)
-        freq[rng.random(kk + 1) < 0.2] *= np.float32(0.1)  # some values at or below 0.5
-        freqs.append(freq)
-        cases.append(float(np.cumsum(freq.ravel(), dtype=np.float32)[-1]))
-        averages.append(float(rng.choice([0.0, 0.01, 0.1])))
-    together = best_subsets_many(ctx, freqs, cases, "gainratio", averages)
-    alone = [
-        best_subsets(ctx, f, n, "gainratio", a)
-        for f, n, a in zip(freqs, cases, averages, strict=True)
-    ]
-    assert together == alone
-    assert (
-        sum(
-            s is not None and len(s.subsets) < f.shape[0] - 1
-            for s, f in zip(alone, freqs, strict=True)
-        )
-        > 10
-    )
+        merged += fast.score is not None and len(fast.score.subsets) < k
+    assert merged > 5

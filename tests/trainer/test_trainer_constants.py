@@ -22,7 +22,6 @@ import setuptools
 
 from treegen.model import constants as model_constants
 from treegen.model import native as model_native
-from treegen.rules import native as rules_native
 from treegen.trainer import constants as trainer_constants
 from treegen.trainer import native as trainer_native
 
@@ -31,7 +30,7 @@ PACKAGE = ROOT / "treegen"
 TRAINER = PACKAGE / "trainer"
 NATIVE = TRAINER / "native"
 # Every folder of C kernels that takes TG_ macros, and the constants modules.
-NATIVE_DIRS = [PACKAGE / "model" / "native", NATIVE, PACKAGE / "rules" / "native"]
+NATIVE_DIRS = [PACKAGE / "model" / "native", NATIVE]
 CONSTANTS = [PACKAGE / "model" / "constants.py", TRAINER / "constants.py"]
 
 
@@ -72,7 +71,6 @@ _WANT = {
     "treegen.model.native._cclassify": _values(model_constants),
     "treegen.trainer.native._cprune": _values(),
     "treegen.trainer.native._cscan": _values(),
-    "treegen.rules.native._crules": _values(),
 }
 
 
@@ -163,7 +161,6 @@ def test_built_accelerator_has_these_constants(module: str) -> None:
         "treegen.model.native._cclassify": model_native.cclassify,
         "treegen.trainer.native._cprune": trainer_native.cprune,
         "treegen.trainer.native._cscan": trainer_native.cscan,
-        "treegen.rules.native._crules": rules_native.crules,
     }[module]
     if mod is None:
         pytest.skip("accelerator off or not built")
@@ -187,7 +184,6 @@ def test_c_build_without_the_macros_fails_loudly(monkeypatch: pytest.MonkeyPatch
         "treegen.trainer.native._cprune": NATIVE / "cprune.c",
         "treegen.trainer.native._cscan": NATIVE / "scan.c",
         "treegen.model.native._cclassify": PACKAGE / "model" / "native" / "cclassify.c",
-        "treegen.rules.native._crules": PACKAGE / "rules" / "native" / "rulegen.c",
     }
     for name, source in sources.items():
         bare = _compile(source, [])

@@ -1,21 +1,51 @@
 """The batched level-wise grower equals the node-by-node reference, bit for bit.
 
-``train(..., engine="dfs")`` grows depth first, one node at a time (the
-readable reference); the default ``engine="level"`` scores and splits all
-nodes of a level together.  On random datasets with missing values (the
-fractional-weight paths), both flavours, with and without pruning, and with
---subsets / --criterion gain, the two must give identical models: every
-node's kind, test, threshold, class, items, errors and distribution.
+In row order (``case_order="rows"``, what training above
+``RELEASE8_ORDER_MAX_ROWS`` rows uses): ``train(..., engine="dfs")`` grows depth
+first, one node at a time (the readable reference); the default
+``engine="level"`` scores and splits all nodes of a level together.  On random
+datasets with missing values (the fractional-weight paths), both flavours, with and
+without pruning, and with --subsets / --criterion gain, the two must give identical
+models: every node's kind, test, threshold, class, items, errors and distribution.
+Without unknown values Release 8's case order gives those same models
+(:func:`test_release8_order_equals_row_order_without_unknown_values`).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from treegen.data import synthetic
+from treegen.data.dataset import Dataset
+from treegen.model.core import Node
 from treegen.trainer import TrainOptions, train
 
 SEEDS = range(12)
+
+
+def _level(ds: Dataset, opts: TrainOptions) -> tuple[Node, ...]:
+    return train(ds, opts, engine="level", case_order="rows").nodes
+
+
+def _dfs(ds: Dataset, opts: TrainOptions) -> tuple[Node, ...]:
+    return train(ds, opts, engine="dfs", case_order="rows").nodes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_release8_order_equals_row_order_without_unknown_values(seed: int) -> None:
+    """Every weight is 1 when no value is unknown, so float sums do not depend on the
+    order: Release 8's case order and the row-order engines grow and prune the same
+    trees, every option."""
+    ds = synthetic.generate(synthetic.random_spec(seed, max_rows=1200))
+    X = np.where(np.isnan(ds.X), 0.0, ds.X)
+    X[:, [a.kind == "ignore" for a in ds.attributes]] = np.nan
+    known = Dataset(ds.schema, X, ds.y, ds.source)
+    for kw in ({}, {"subsets": True}, {"criterion": "gain"}, {"min_cases": 5, "cf": 0.1}):
+        for prune in (False, True):
+            opts = TrainOptions(prune=prune, **kw)  # type: ignore[arg-type]
+            r8 = train(known, opts, case_order="release8").nodes
+            assert r8 == _level(known, opts) == _dfs(known, opts), (kw, prune)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -24,20 +54,20 @@ def test_engines_agree(seed: int, flavor: str) -> None:
     ds = synthetic.generate(synthetic.random_spec(seed, max_rows=1500))
     for prune in (False, True):
         opts = TrainOptions(prune=prune, flavor=flavor)  # type: ignore[arg-type]
-        assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
+        assert _level(ds, opts) == _dfs(ds, opts)
 
 
 @pytest.mark.parametrize("opts", [TrainOptions(subsets=True), TrainOptions(criterion="gain")])
 def test_engines_agree_with_other_options(opts: TrainOptions) -> None:
     for seed in (1, 2, 3):
         ds = synthetic.generate(synthetic.random_spec(seed, max_rows=800))
-        assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
+        assert _level(ds, opts) == _dfs(ds, opts)
 
 
 def test_engines_agree_on_benchmark_shaped_data() -> None:
     ds = synthetic.generate(synthetic.summary_spec(4000, seed=5))
     opts = TrainOptions()
-    assert train(ds, opts, engine="level").nodes == train(ds, opts, engine="dfs").nodes
+    assert _level(ds, opts) == _dfs(ds, opts)
 
 
 @pytest.mark.slow
@@ -47,9 +77,9 @@ def test_engines_agree_on_many_grouping_searches() -> None:
     (levelwise/grouping.py) where the reference runs them one by one."""
     ds = synthetic.generate(synthetic.summary_spec(3000, seed=5))
     opts = TrainOptions(subsets=True)
-    level = train(ds, opts, engine="level").nodes
+    level = _level(ds, opts)
     assert len(level) > 300
-    assert level == train(ds, opts, engine="dfs").nodes
+    assert level == _dfs(ds, opts)
 
 
 @pytest.mark.parametrize("seed", [0, 4, 7])

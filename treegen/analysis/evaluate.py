@@ -34,6 +34,7 @@ from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import DatasetError
 from treegen.model.classify import predict
+from treegen.model.classify_r8 import predict_r8
 from treegen.model.core import Model
 from treegen.model.show import is_pruned
 
@@ -106,7 +107,10 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
             "for unlabelled data)",
             file=ds.source,
         )
-    predicted = np.asarray(predict(model, ds.X[known]), dtype=np.intp)
+    # Release 8's float sums for a c45 model, so the counts are the ones it prints
+    # (treegen.model.classify_r8); a j48 model's are J48's.
+    classify = predict_r8 if model.compares_float32 else predict
+    predicted = np.asarray(classify(model, ds.X[known]), dtype=np.intp)
     return evaluation_from_predictions(model, ds.y[known], predicted)
 
 

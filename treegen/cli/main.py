@@ -25,7 +25,6 @@ from treegen.cli.inputs import check_input_kinds
 from treegen.errors import TreegenError
 from treegen.model import native as model_native
 from treegen.model.version import VERSION
-from treegen.rules import native as rules_native
 from treegen.trainer import native as trainer_native
 
 EXIT_OK = 0
@@ -90,7 +89,6 @@ def accelerator_status() -> str:
             "growth": trainer_native.cscan,
             "pruning": trainer_native.cprune,
             "classification": model_native.cclassify,
-            "rules": rules_native.crules,
         }
     )
 

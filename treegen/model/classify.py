@@ -122,6 +122,12 @@ def _branches(
     return out
 
 
+def branches_of(model: Model, node: Node, col: FloatArray) -> npt.NDArray[np.intp]:
+    """The branch each value of ``col`` takes at test ``node`` (-1: unknown), compared
+    as ``model`` compares (float32 for a c45 model)."""
+    return _branches(node.kind, col, node, model.compares_float32, model)
+
+
 def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     """Class index per row: the reached leaf's class for a row with no missing value
     (the first largest ``dist / items``), else the first class with the largest

@@ -11,7 +11,8 @@ else the default class, and a condition on a missing value does not hold
   :func:`~treegen.codegen.lower.lower_continuous`, the tree's rule for ``x <= t``
   (``>`` is its negation on known values): ``le``/``lt``/``gt``/``ge`` a threshold,
   ``known`` when every known value passes (a test folded over the type's range), and
-  a rule with a condition no known value passes is left out (it can never fire);
+  a rule with a condition no known value passes is left out (it can never fire), and
+  so is one whose error rate is above 0.7 (c4.5rules never fires it, rules.core.fires);
 * ``=``/``in`` become ``in``, the set of C values that are the codes (under
   ``--float-compare int`` the keys of the codes' floats, +0.0 and -0.0 both for 0).
 
@@ -39,6 +40,7 @@ from treegen.codegen.views import ValueKind, context
 from treegen.errors import EmitError, EncodingError
 from treegen.model.core import Model, Node
 from treegen.rules.core import Condition, RuleSet, format_condition
+from treegen.rules.core import fires as rules_fires
 
 TestOp = Literal["le", "lt", "gt", "ge", "known", "in"]
 """``le``/``lt``/``gt``/``ge``: x <= t, x < t, x > t, x >= t for a known x; ``known``:
@@ -175,8 +177,8 @@ def lower_ruleset(
     lines = []
     for r in rs.rules:
         tests: list[RuleTest] = []
-        fires = True
-        for k, c in enumerate(r.conditions):
+        fires = rules_fires(r)  # an error rate above 0.7: it never fires (rules.core)
+        for k, c in enumerate(r.conditions if fires else ()):
             if c.op in ("<=", ">"):
                 where = f"rule {r.number}, condition {k + 1}"
                 t = _continuous(

@@ -123,13 +123,27 @@ def satisfied(
     return CaseColumns(X, float32).satisfied(cond)
 
 
+NEVER_FIRES = 0.7
+"""A rule whose pessimistic error rate is above this fires on no case (Release 8's
+``Strength`` is 0 for it): c4.5rules prints it and keeps it in the list, but it never
+classifies anything."""
+
+
+def fires(rule: Rule) -> bool:
+    """Whether ``rule`` can fire at all (:data:`NEVER_FIRES`)."""
+    return not rule.error > NEVER_FIRES
+
+
 def covers(
     rule: Rule, X: npt.NDArray[np.float64], float32: bool = True, columns: CaseColumns | None = None
 ) -> npt.NDArray[np.bool_]:
-    """Rows that satisfy every condition of ``rule`` (``columns``: ``X``'s, to share)."""
+    """Rows ``rule`` fires on: it can fire (:func:`fires`) and they satisfy every one of its
+    conditions (``columns``: ``X``'s, to share)."""
     cols = CaseColumns(X, float32) if columns is None else columns
-    out = np.ones(X.shape[0], dtype=bool)
+    out = np.full(X.shape[0], fires(rule), dtype=bool)
     for c in rule.conditions:
+        if not out.any():
+            break
         out &= cols.satisfied(c)
     return out
 
@@ -175,11 +189,13 @@ def predict(ruleset: RuleSet, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
 
 
 def format_condition(c: Condition, schema: Schema) -> str:
-    """``c`` as c4.5rules prints it: ``name = value``, ``name in {a,b}``, ``name <= t``
-    (``t`` to six significant digits)."""
+    """``c`` as c4.5rules prints it: ``name = value`` (a one-value subset too), ``name in
+    {a, b}``, ``name <= t`` (``t`` to six significant digits)."""
     attr = schema.attributes[c.attribute]
     if c.op == "=":
         return f"{attr.name} = {attr.values[c.value]}"
     if c.op == "in":
-        return f"{attr.name} in {{{','.join(attr.values[v] for v in c.values)}}}"
+        if len(c.values) == 1:
+            return f"{attr.name} = {attr.values[c.values[0]]}"
+        return f"{attr.name} in {{{', '.join(attr.values[v] for v in sorted(c.values))}}}"
     return f"{attr.name} {c.op} {c.threshold:g}"

@@ -1,5 +1,5 @@
 """c4.5rules' final pass (step 5 of :mod:`treegen.rules.generate`): each rule's advantage,
-and the rules dropped one at a time while one is negative.
+and the first rule with a negative one dropped, again while there is one.
 
 A rule's advantage is decided, case by case, by the first rule of the list covering the
 case (the one that classifies it) and the second (the one that would without the first;
@@ -94,8 +94,7 @@ def dropping(
 ) -> list[ListState]:
     """The rule lists of c4.5rules' last step, for rules whose covers are ``cover``'s
     rows and classes ``classes``: the first lists every rule; with ``drop`` each next one
-    drops the rule with the most negative advantage (the first on ties) until none is
-    negative.
+    drops the first rule of the list whose advantage is negative, until none is.
 
     Release 8 does this while evaluating on the training data, printing each table and
     ``Drop rule N`` between them; the last list is the ruleset that classifies.
@@ -109,11 +108,10 @@ def dropping(
         states.append(ListState(index, two.first.copy(), gain, loss))
         if not drop or not index.size:
             return states
-        net = (gain - loss)[index]
-        worst = int(index[int(np.argmin(net))])  # argmin: the first of equal ones
-        if net.min() >= 0:
+        worse = np.flatnonzero(loss[index] > gain[index])
+        if not worse.size:
             return states
-        two.drop(worst)
+        two.drop(int(index[worse[0]]))  # the first such rule in the list
 
 
 def advantages(

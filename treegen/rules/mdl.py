@@ -1,116 +1,184 @@
-"""The description lengths c4.5rules compares rule subsets by (Quinlan 1993, chapter 5; 1995).
+"""The description lengths c4.5rules compares rule subsets by (docs/C45.md, "c4.5rules").
 
-A class's subset of rules costs its exception bits (:func:`exception_bits`:
-the false positives among the cases it covers and the false negatives among
-the others) plus :data:`THEORY_WEIGHT` times its rules' theory bits
-(:func:`rule_bits`, from each condition's :class:`ConditionBits`).
-treegen.rules.generate searches the subsets with these costs.
+A class's subset of rules costs its exception bits plus half its rules' theory bits.
+Everything is in Release 8's float arithmetic (C ``float`` variables, double
+intermediates), since the searches of :mod:`treegen.rules.subsets` compare costs
+for strict improvement and the bits of different subsets can tie:
+
+* :class:`Logs`: ``log2(i)`` of the integers as floats and ``log2(i!)`` as doubles,
+  the tables c4.5rules builds once;
+* :class:`AttributeCodes`: the bits of naming a test on each attribute.  An attribute's
+  *branch bits* are, for a nominal one, the entropy of its values over all the
+  training cases (``sum p log2 1/p`` over the values that occur, unknown cases
+  counting in the total), for a continuous one ``1 + log2(distinct values) / 2``
+  (the unknown value counting as one more value; 0 with a single value).  The
+  attribute itself costs the entropy of the branch bits' shares, the same for every
+  condition (``att_test_bits``).  A condition costs that plus its attribute's branch
+  bits (a subset test: plus the attribute's number of values);
+* :func:`rule_bits`: a rule's conditions' bits, plus ``log2`` of their number, less
+  ``log2`` of its factorial (their order does not matter);
+* :func:`exception_bits`: the false positives among the cases the subset covers and
+  the false negatives among the others, each side coded by the binomial code at a
+  rate: the side with more cases at half of all the errors, the other at its own
+  rate (Quinlan, "MDL and categorical theories (continued)", 1995); plus ``log2``
+  of the number of cases.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
-from treegen.rules.core import Condition, Rule
+from treegen.rules.core import Condition
+from treegen.trainer.stats import log2_c45, to_f32
 
-# Weight of the theory bits against the exception bits.
-THEORY_WEIGHT = 0.5
-
-# Bits of a subset's false positives and negatives are (Quinlan, "MDL and categorical
-# theories (continued)", 1995) coded at an expected rate: of the e = fp + fn errors
-# half are expected among the cases on the larger side (covered or not), the
-# smaller side's errors are coded at their own rate.
-EXPECTED_SHARE = 0.5
-
-
-# A probability within this of 0 or 1 is taken as certain: naming the items then costs
-# nothing if they agree with it, else IMPOSSIBLE_BITS.
+# A rate within this of 0 or 1 is certain: the errors then cost nothing if they agree
+# with it, else IMPOSSIBLE_BITS.
 CERTAIN = 1e-6
 IMPOSSIBLE_BITS = 1e6
+# The weight of the theory bits against the exception bits (c4.5rules' CodeWeight).
+THEORY_WEIGHT = 0.5
+# How many more log table entries than cases (c4.5rules makes room for 99 more).
+LOG_ROOM = 100
 
 
-def subset_bits(t: int, k: int, p: float) -> float:
-    """Bits to name ``k`` of ``t`` items when each is one with probability ``p``."""
-    if p <= CERTAIN:
-        return 0.0 if k == 0 else IMPOSSIBLE_BITS
-    if p >= 1.0 - CERTAIN:
-        return 0.0 if k == t else IMPOSSIBLE_BITS
-    return -k * math.log2(p) - (t - k) * math.log2(1.0 - p)
+def log2_f(x: float) -> float:
+    """Release 8's ``Log(x)``: ``log`` of ``x`` as a float, over ``ln 2``, in double; 0 for
+    ``x <= 0`` (numpy's log, as every entropy of the trainer: :func:`log2_c45`)."""
+    return float(log2_c45(to_f32(x)))
 
 
-def exception_bits(covered: int, uncovered: int, fp: int, fn: int) -> float:
-    """Bits of the false positives among the ``covered`` cases and the false negatives
-    among the ``uncovered`` ones (the larger side coded at the expected rate)."""
-    expected = EXPECTED_SHARE * (fp + fn)
-    if covered > uncovered:
-        own = subset_bits(uncovered, fn, fn / uncovered) if uncovered else 0.0
-        return subset_bits(covered, fp, expected / covered) + own
-    own = subset_bits(covered, fp, fp / covered) if covered else 0.0
-    return own + subset_bits(uncovered, fn, expected / uncovered)
+class Logs:
+    """``log2(i)`` (float) and ``log2(i!)`` (double) for i up to the number of cases + 99."""
+
+    def __init__(self, n_items: int) -> None:
+        size = n_items + LOG_ROOM
+        ints = np.arange(size, dtype=np.float32).astype(np.float64)
+        item = log2_c45(ints).astype(np.float32)
+        item[0] = np.float32(-1e38)
+        fact = np.zeros(size, dtype=np.float64)
+        fact[2:] = np.cumsum(item[2:].astype(np.float64))  # in order, as Release 8 adds
+        self.item: list[float] = item.astype(np.float64).tolist()
+        self.fact: list[float] = fact.tolist()
 
 
-class ConditionBits:
-    """Theory bits of a condition: which attribute it tests, then which value or cut.
+class AttributeCodes:
+    """Release 8's bits for naming a test on each attribute (``FindTestCodes``)."""
 
-    The attribute is one of those the rule's earlier conditions leave: every attribute
-    but the nominal ones already tested (a rule tests a nominal attribute once; a
-    continuous one may be cut twice, crx's rule 8).  The value of a nominal test costs
-    ``-log2`` of its share of the training cases whose value is known (a code that
-    spends fewer bits on common values), an ``in`` test its values' share; a cut costs
-    half of ``log2(distinct values - 1)``.  With these, and only with them among the
-    encodings of ``bench/rules_mdl.py``, every class's subset is Release 8's on the nine
-    reference sets; the previous cost, ``log2`` of the number of possible tests per
-    condition, missed monk2's class 1 by 0.65 bits, and no count of tests fits monk2.
-    """
-
-    def __init__(self, ds: Dataset) -> None:
-        self.attributes = len(ds.attributes)
-        self.continuous = [a.is_continuous for a in ds.attributes]
-        self._cut: list[float] = []
-        self._shares: list[npt.NDArray[np.float64]] = []
+    def __init__(self, ds: Dataset, logs: Logs) -> None:
+        n = ds.n_rows
+        bits: list[float] = []
         for a, attr in enumerate(ds.attributes):
             col = ds.X[:, a]
-            known = col[~np.isnan(col)]
-            if attr.is_continuous:
-                distinct = len(np.unique(ds.x32[:, a][~np.isnan(col)]))
-                self._cut.append(0.5 * math.log2(max(distinct - 1, 1)))
-                self._shares.append(np.zeros(0))
+            if attr.is_nominal:
+                codes = np.where(np.isnan(col), 0, np.nan_to_num(col) + 1).astype(np.int64)
+                counts = np.bincount(codes, minlength=len(attr.values) + 1)
+                total = 0.0
+                for v in range(1, len(attr.values) + 1):
+                    if counts[v]:
+                        share = int(counts[v]) / float(n)
+                        total = to_f32(
+                            total + share * to_f32(logs.item[n] - logs.item[int(counts[v])])
+                        )
+                bits.append(total)
+            elif attr.is_continuous:
+                known = ds.x32[:, a][~np.isnan(col)]
+                cuts = np.unique(known).size + int(known.size < n)
+                half = to_f32(logs.item[cuts] / 2) if cuts > 1 else 0.0
+                bits.append(to_f32(1 + half) if cuts > 1 else 0.0)
             else:
-                counts = np.bincount(known.astype(np.int64), minlength=len(attr.values))
-                # A value no known case has (a path reached only by cases whose value is
-                # unknown) is coded as if one case had it, so that its bits stay finite.
-                self._shares.append(np.maximum(counts, 1) / max(len(known), 1))
-                self._cut.append(0.0)
+                bits.append(0.0)
+        total_bits = 0.0
+        for b in bits:
+            total_bits = to_f32(total_bits + b)
+        att = 0.0
+        for b in bits:
+            p = to_f32(b / total_bits) if total_bits else 0.0
+            if p > 0:
+                logs2 = np.log(np.asarray([p, 2.0]))  # log(p) / log(2.0), as Release 8 divides
+                att = to_f32(att - p * float(logs2[0]) / float(logs2[1]))
+        self.branch_bits = bits
+        self.att_test_bits = att
+        self.n_values = [len(a.values) for a in ds.attributes]
 
-    def value_bits(self, c: Condition) -> float:
-        """Bits of the value (nominal) or cut (continuous) of ``c``."""
-        if self.continuous[c.attribute]:
-            return self._cut[c.attribute]
-        shares = self._shares[c.attribute]
-        codes = c.values if c.op == "in" else (c.value,)
-        return -math.log2(min(1.0, float(sum(shares[v] for v in codes))))
+    def condition_bits(self, c: Condition) -> float:
+        """``CondBits``: naming the attribute, then the branch (a subset test: the
+        attribute's number of values)."""
+        extra = float(self.n_values[c.attribute]) if c.op == "in" else self.branch_bits[c.attribute]
+        return to_f32(self.att_test_bits + extra)
 
 
-def rule_bits(rule: Rule, cond_bits: ConditionBits) -> float:
-    """Theory bits of one rule: its conditions' bits (:class:`ConditionBits`), in the
-    order c4.5rules lists them (nominal tests first), less ``log2(k!)`` for their order.
+def rule_bits(conditions: tuple[Condition, ...], codes: AttributeCodes, logs: Logs) -> float:
+    """A rule's theory bits (``FindRuleCodes``): its conditions' bits summed as floats,
+    plus ``log2`` of their number, less ``log2`` of its factorial."""
+    total = 0.0
+    for c in conditions:
+        total = to_f32(total + codes.condition_bits(c))
+    k = len(conditions)
+    return to_f32(to_f32(total + logs.item[k]) - logs.fact[k])
 
-    With :func:`exception_bits`, the least-cost subsets are Release 8's on all 30
-    classes of the nine sets that it searches exhaustively, and its subsets on the six
-    larger ones are the cheapest ends of the descents of treegen.rules.generate
-    (``bench/rules_mdl.py`` measures it against the other encodings tried).
-    """
-    tested: set[int] = set()
-    bits = 0.0
-    for c in rule.conditions:
-        # A nominal attribute tested again (two subset tests on one path) is named among
-        # the untested attributes and itself.
-        left = cond_bits.attributes - len(tested - {c.attribute})
-        bits += math.log2(left) + cond_bits.value_bits(c)
-        if not cond_bits.continuous[c.attribute]:
-            tested.add(c.attribute)
-    return bits - math.log2(math.factorial(len(rule.conditions)))
+
+def biased(n: int, e: int, expected: float) -> float:
+    """Bits to say which ``e`` of ``n`` items are errors when ``expected`` of them are
+    expected to be (Release 8's ``Biased``, a float)."""
+    exp_e = to_f32(expected)
+    if exp_e <= CERTAIN:
+        return 0.0 if e == 0 else IMPOSSIBLE_BITS
+    if exp_e >= n - CERTAIN:
+        return 0.0 if e == n else IMPOSSIBLE_BITS
+    rate = to_f32(exp_e / n)
+    return to_f32(-e * log2_f(rate) - (n - e) * log2_f(to_f32(1 - rate)))
+
+
+def exception_bits(n_items: int, fires: int, fp: int, fn: int) -> float:
+    """Release 8's ``ExceptionBits`` of a subset firing on ``fires`` of ``n_items`` cases
+    with ``fp`` false positives and ``fn`` false negatives."""
+    half = 0.5 * (fp + fn)
+    if fires > 0.5 * n_items:
+        bits = log2_f(n_items) + biased(fires, fp, half) + biased(n_items - fires, fn, fn)
+    else:
+        bits = log2_f(n_items) + biased(fires, fp, fp) + biased(n_items - fires, fn, half)
+    return to_f32(bits)
+
+
+def _log2_many(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """:func:`log2_f` of each value."""
+    out: npt.NDArray[np.float64] = log2_c45(x.astype(np.float64)).astype(np.float64)
+    return out
+
+
+def biased_many(
+    n: npt.NDArray[np.int64], e: npt.NDArray[np.int64], expected: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float32]:
+    """:func:`biased` of each (n, e, expected), the same floats."""
+    exp_e = expected.astype(np.float32)
+    low = exp_e <= CERTAIN
+    high = ~low & (exp_e >= n - CERTAIN)
+    mid = ~low & ~high
+    out = np.where(
+        low,
+        np.where(e == 0, 0.0, IMPOSSIBLE_BITS),
+        np.where(e == n, 0.0, IMPOSSIBLE_BITS),
+    ).astype(np.float32)
+    if mid.any():
+        nm, em = n[mid], e[mid]
+        rate = (exp_e[mid].astype(np.float64) / nm).astype(np.float32)
+        other = (np.float32(1) - rate).astype(np.float32)
+        bits = -em * _log2_many(rate) - (nm - em) * _log2_many(other)
+        out[mid] = bits.astype(np.float32)
+    return out
+
+
+def exception_bits_many(
+    n_items: int, fires: npt.NDArray[np.int64], fp: npt.NDArray[np.int64], fn: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float32]:
+    """:func:`exception_bits` of each (fires, fp, fn), the same floats."""
+    half = 0.5 * (fp + fn)
+    big = fires > 0.5 * n_items
+    rest = n_items - fires
+    covered = biased_many(fires, fp, np.where(big, half, fp.astype(np.float64)))
+    uncovered = biased_many(rest, fn, np.where(big, fn.astype(np.float64), half))
+    bits = (log2_f(n_items) + covered.astype(np.float64)) + uncovered.astype(np.float64)
+    out: npt.NDArray[np.float32] = bits.astype(np.float32)
+    return out

@@ -1,170 +1,262 @@
-"""c4.5rules step 2 for every leaf at once: each path's rule generalised from counts.
+"""c4.5rules' candidate rules: every leaf's path, generalised (steps 1 and 2 of
+:mod:`treegen.rules.generate`; Release 8's ``FormRules``, ``PruneRule`` and ``NewRule``).
 
-:func:`treegen.rules.generate.generalise` is the rule, stated plainly: each trial
-removal recounts the cases the shorter rule covers, over every case, so a path of
-``k`` conditions costs about ``k**3`` passes over the data, for each of the tree's
-leaves.  This module gives the same conditions and rates from a running count per
-case of how many of the path's conditions it fails.  A case covered once condition
-``j`` goes fails nothing, or only ``j``, so a step needs only the cases failing at
-most one of the conditions left; after ``r`` removals those are among the cases
-that failed at most ``r + 1`` of the path's, few on a deep path.  The counts of a
-path's prefix are those of the leaf before it in depth-first order, so the walk
-adds one or two conditions per leaf, not the whole path.  Where the accelerator is
-built, each rule's steps run in C (``treegen/rules/native/rulegen.c``, the same
-numbers).  Measured on the bench's synthetic data, the same rules each way: at 30k
-rows (9,560 leaves) 6.2 s stated, 2.7 s from counts in numpy, 1.2 s in C; at 100k
-rows (31,631 leaves) 53.8 s stated, 19.5 s in numpy, 12.7 s in C.
+Each leaf of the unpruned tree with at least one training case (fractional cases
+adding up) gives its path's conditions and class.  The rule is generalised on all
+the training cases: for the rule with all its conditions left and with each one
+dropped in turn, the cases it covers (a condition on an unknown value does not
+hold) and the errors among them give a pessimistic error rate, ``(E + AddErrs(N,
+E)) / N`` in Release 8's float arithmetic (``treegen.trainer.stats.ErrorBound``), or
+the default error rate where the rule covers nothing.  The condition whose removal
+gives the lowest rate (the last of equal ones) is dropped whenever some removal
+gives a rate, pessimistic or actual, no higher than the rule's own; this repeats
+until no removal does or no condition is left.
+
+The rule is kept when conditions remain, it covers some case and its pessimistic
+error rate is below the default one, ``1 - (n_C + 1) / (N + 2)`` (no better than
+guessing its class C otherwise).  Its conditions are then ordered by a selection
+that takes, for each place, the first condition before which no later one comes,
+"before" meaning a lower attribute number, or a lower kind of test (nominal, then
+threshold, then subset), or the same attribute with a lower cut; Release 8's
+relation, which is not an order, so the selection is followed step by step.  A
+rule equal to an earlier one (same class, same number of conditions, each of the
+same kind on the same attribute with the same value, cut or subset test, where a
+threshold test's side and a subset test's branch are not compared, as in Release
+8's ``SameRule``) is not added again; the earlier one keeps the higher error rate.
+Rules are numbered in the order they are added.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.rules import native
-from treegen.rules.core import CaseColumns, Condition
-from treegen.trainer.stats import ErrorBound
+from treegen.data.dataset import Dataset
+from treegen.model.core import Model
+from treegen.rules.core import CaseColumns, Condition, Op, Rule
+from treegen.trainer.stats import ErrorBound, to_f32
 
-Rank = tuple[float, int]
-LEVEL0, LEVEL1 = 3, 3
+# A leaf with fewer training cases than this gives no rule.
+MIN_LEAF_ITEMS = 1.0
+
+# Release 8's test kinds, in the order its condition sort ranks them.
+KIND_RANK = {"=": 1, "<=": 2, ">": 2, "in": 3}
 
 
-def rank_of(bound: ErrorBound, n: int, e: int) -> Rank:
-    """How good a rule covering ``n`` cases with ``e`` errors is (lower is better): its
-    pessimistic error rate, then 0 if it covers no case, 1 if it does.
+@dataclass(frozen=True)
+class PathTest:
+    """A path condition with what Release 8's comparisons of tests see: the kind's rank,
+    the cut (0 for a nominal test) and, for a subset test, the tree node it comes from
+    (tests of different nodes are different tests, even with equal value sets)."""
 
-    A rule covering nothing has rate 1 (the bound with no case to go by) and ranks
-    below every rule with a lower rate but above one whose every case is an error:
-    so hypo's rule 6, from a path covering nothing, loses the two conditions Release
-    8 drops (each removal alone still covers nothing) rather than the one whose
-    removal covers 120 cases, all wrong.  Any fixed rate for covering nothing from
-    0.7 to just below 1 gives the same candidates on the nine reference sets, any
-    above 0.547 (rule 6's own rate) the same printed rules (docs/C45.md, 12).
+    cond: Condition
+    rank: int
+    cut: float
+    node: int
+
+    def before(self, other: PathTest) -> bool:
+        """Release 8's ``Before`` of two conditions' tests."""
+        a, b = self.cond.attribute, other.cond.attribute
+        return a < b or self.rank < other.rank or (a == b and self.cut < other.cut)
+
+    def same_as(self, other: PathTest) -> bool:
+        """Release 8's ``SameRule`` on one condition."""
+        return self.key == other.key
+
+    @property
+    def key(self) -> tuple[int, int, float]:
+        """What ``SameRule`` compares: the kind, the attribute, and the value (nominal),
+        the cut (threshold: not the side) or the tree node (subset: not the branch)."""
+        rank, a = self.rank, self.cond.attribute
+        if rank == 1:
+            return rank, a, float(self.cond.value)
+        return rank, a, self.cut if rank == 2 else float(self.node)
+
+
+def leaf_tests(model: Model) -> list[tuple[int, tuple[PathTest, ...]]]:
+    """(leaf index, path tests from the root) of every leaf, in depth-first order.
+
+    Release 8 keeps one record per distinct test, the first met in depth-first order:
+    two threshold tests of an attribute at equal cuts share it, so a cut of -0.0 met
+    after one of 0.0 on the same attribute is the 0.0 one (and prints as ``0``).
     """
-    if n == 0:
-        return 1.0, 0
-    return (e + bound.add_errs(float(n), float(e))) / n, 1
+    out: list[tuple[int, tuple[PathTest, ...]]] = []
+    stack: list[tuple[int, tuple[PathTest, ...]]] = [(0, ())]
+    first_cut: dict[tuple[int, float], float] = {}  # 0.0 and -0.0 are one key
+    while stack:
+        i, path = stack.pop()
+        node = model.nodes[i]
+        if node.is_leaf:
+            out.append((i, path))
+            continue
+        kids = []
+        cut = node.threshold
+        if node.kind == "continuous":
+            cut = first_cut.setdefault((node.attribute, cut), cut)
+        for b, child in enumerate(node.children):
+            if node.kind == "continuous":
+                op: Op = "<=" if b == 0 else ">"
+                cond = Condition(node.attribute, op, threshold=cut)
+                test = PathTest(cond, 2, cut, i)
+            elif node.kind == "subset":
+                test = PathTest(
+                    Condition(node.attribute, "in", values=tuple(node.subsets[b])), 3, 0.0, i
+                )
+            else:
+                test = PathTest(Condition(node.attribute, "=", value=b), 1, 0.0, i)
+            kids.append((child, (*path, test)))
+        stack.extend(reversed(kids))
+    return out
+
+
+def _prune(
+    missed: npt.NDArray[np.bool_],
+    wrong: npt.NDArray[np.bool_],
+    bound: ErrorBound,
+    default_error: float,
+    fails: npt.NDArray[np.integer] | None = None,
+) -> tuple[list[int], float] | None:
+    """Release 8's ``PruneRule`` on one path: ``missed[d]`` the cases that fail condition
+    d, ``wrong`` the cases of other classes.  Returns the conditions kept (indices into
+    the path) and the rule's pessimistic error rate, or None: no rule.
+
+    Only the cases failing at most one of the conditions left count; after ``r``
+    removals those are among the cases failing at most ``r + 1`` of the path's, so
+    given ``fails`` (how many each fails) each step looks at those alone.
+    """
+    k = missed.shape[0]
+    alive = np.ones(k, dtype=bool)
+    level = -1
+    m, w = missed, wrong  # every case, without ``fails``
+    while True:
+        removed = k - int(np.count_nonzero(alive))
+        if fails is not None and level < removed + 1:
+            level = removed + 2  # one level ahead saves a pass at the next removal
+            cols = np.flatnonzero(fails <= level)
+            m, w = missed[:, cols], wrong[cols]
+        left = np.flatnonzero(alive)
+        misses = m[left].sum(axis=0)
+        none = misses == 0
+        total0 = int(np.count_nonzero(none))
+        errors0 = int(np.count_nonzero(none & w))
+        one = np.flatnonzero(misses == 1)
+        which = left[np.argmax(m[left][:, one], axis=0)] if one.size else one
+        totals = np.bincount(which, minlength=k) + total0
+        errors = np.bincount(which[w[one]], minlength=k) + errors0
+        pess0, actual0 = _rates(total0, errors0, bound, default_error)
+        best, best_pess, alter = -1, 0.0, False
+        for d in left.tolist():
+            pess, actual = _rates(int(totals[d]), int(errors[d]), bound, default_error)
+            if best < 0 or pess <= best_pess:
+                best, best_pess = d, pess
+            if pess <= pess0 or actual <= actual0:
+                alter = True
+        if not alter:
+            break
+        alive[best] = False
+        if not alive.any():
+            return None
+    if total0 == 0 or pess0 >= default_error:
+        return None
+    return np.flatnonzero(alive).tolist(), pess0
 
 
 class _Prefix:
-    """The current path and, per depth, how many of its conditions so far each case fails;
-    row j of ``missed`` marks the cases that fail condition j."""
+    """The current path's failed-condition rows and, per depth, how many of its
+    conditions so far each case fails; consecutive leaves in depth-first order share a
+    prefix, which is kept."""
 
-    def __init__(self, X: npt.NDArray[np.float64]) -> None:
-        self.columns = CaseColumns(X)
+    def __init__(self, ds: Dataset) -> None:
+        self.cols = CaseColumns(ds.X)
         self.conds: list[Condition] = []
-        self.missed = np.zeros((16, X.shape[0]), dtype=bool)  # grown as paths deepen
-        # uint8 counts are a quarter of int32's memory traffic; a count past 255
-        # (a path that deep) would wrap, so such paths widen theirs (follow).
-        self.fails: list[npt.NDArray[np.unsignedinteger]] = [np.zeros(X.shape[0], dtype=np.uint8)]
+        self.missed = np.zeros((16, ds.n_rows), dtype=bool)
+        self.fails: list[npt.NDArray[np.int32]] = [np.zeros(ds.n_rows, dtype=np.int32)]
 
-    def follow(self, path: tuple[Condition, ...]) -> None:
-        """Make ``path`` the current path, keeping the prefix it shares with the last."""
+    def follow(self, path: tuple[PathTest, ...]) -> None:
         keep = 0
-        while keep < min(len(path), len(self.conds)) and path[keep] == self.conds[keep]:
+        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
             keep += 1
         del self.conds[keep:], self.fails[keep + 1 :]
         if len(path) > self.missed.shape[0]:
             grown = np.zeros((2 * len(path), self.missed.shape[1]), dtype=bool)
             grown[:keep] = self.missed[:keep]
             self.missed = grown
-        for j in range(keep, len(path)):
-            miss = self.columns.satisfied(path[j], out=self.missed[j])
-            np.logical_not(miss, out=miss)
-            last = self.fails[-1]
-            if j == 255:
-                last = last.astype(np.int32)
-            self.conds.append(path[j])
-            self.fails.append(last + self.missed[j])
+        for d in range(keep, len(path)):
+            row = self.cols.satisfied(path[d].cond, out=self.missed[d])
+            np.logical_not(row, out=row)
+            self.conds.append(path[d].cond)
+            self.fails.append(self.fails[-1] + row)
 
 
-def _generalise_current(
-    prefix: _Prefix, wrong: npt.NDArray[np.bool_], bound: ErrorBound
-) -> tuple[tuple[Condition, ...], float]:
-    """The generalisation of the prefix's whole path (``wrong``: the cases not of the
-    rule's class), as ``generalise`` gives it."""
-    conds = prefix.conds
-    k = len(conds)
-    fails_all = prefix.fails[-1]
-    missed = prefix.missed
-    if native.crules is not None and not bound.j48 and fails_all.dtype == np.uint8:
-        # The same steps in C (treegen/rules/native/rulegen.c).
-        kept = np.empty(k, dtype=np.uint8)
-        rate = native.crules.rule_generalise(
-            fails_all, missed[:k], wrong, kept, math.log(bound.cf), bound.coeff
-        )
-        return tuple(c for c, keep in zip(conds, kept, strict=True) if keep), float(rate)
-    alive = list(range(k))
-    removed: list[int] = []
-    ranks: dict[tuple[int, int], Rank] = {}
-
-    def rank(n: int, e: int) -> Rank:
-        got = ranks.get((n, e))
-        if got is None:
-            got = ranks[(n, e)] = rank_of(bound, n, e)
-        return got
-
-    def hold(at_most: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.integer]]:
-        """The cases that fail at most ``at_most`` of the path's conditions: their rows and
-        how many of the conditions left each fails."""
-        rows = np.flatnonzero(fails_all <= at_most)
-        f = fails_all[rows].astype(np.int32)
-        for j in removed:
-            f -= missed[j, rows]
-        return rows, f
-
-    # A step after r removals needs the cases that failed at most r + 1 of the path's
-    # conditions; holding one more saves a pass over every case at the next step.
-    level = min(k, 2)
-    rows, f = hold(level)
-    w = wrong[rows]
-    none = f == 0
-    current = rank(int(np.count_nonzero(none)), int(np.count_nonzero(none & w)))
-    while alive:
-        if level < len(removed) + 1:
-            level = min(k, len(removed) + 2)
-            rows, f = hold(level)
-            w = wrong[rows]
-        none = f == 0
-        n0, e0 = int(np.count_nonzero(none)), int(np.count_nonzero(none & w))
-        one = np.flatnonzero(f == 1)
-        # Which condition each case failing just one of those left fails: few cases.
-        at = np.empty(one.size, dtype=np.intp)
-        rows1 = rows[one]
-        for j in alive:
-            at[missed[j, rows1]] = j
-        add_n = np.bincount(at, minlength=k)
-        add_e = np.bincount(at[w[one]], minlength=k)
-        best_j, best = -1, (float("inf"), 0)
-        for j in alive:
-            r = rank(n0 + int(add_n[j]), e0 + int(add_e[j]))
-            if r <= best:
-                best_j, best = j, r
-        if best > current:
-            break
-        alive.remove(best_j)
-        removed.append(best_j)
-        f -= missed[best_j, rows]
-        current = best
-    return tuple(conds[j] for j in alive), current[0]
+def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
+    """(pessimistic, actual) error rate of a rule covering ``n`` cases, ``e`` wrong."""
+    if n == 0:
+        return default_error, 0.0
+    extra = bound.add_errs(float(n), float(e))
+    return to_f32(to_f32(e + extra) / n), to_f32(e / n)
 
 
-def generalise_paths(
-    X: npt.NDArray[np.float64],
-    y: npt.NDArray[np.integer],
-    paths: Iterable[tuple[tuple[Condition, ...], int]],
-    bound: ErrorBound,
-) -> list[tuple[tuple[Condition, ...], float]]:
-    """``generalise`` of each (path, class) in ``paths``, fastest in depth-first leaf order."""
-    prefix = _Prefix(X)
+def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
+    """The kept conditions in Release 8's order: for each place in turn, a scan of the
+    path from that place keeps the first kept condition, replaced by any later one
+    that comes before it, and swaps it into the place (the dropped conditions move
+    about with the swaps, and are passed over)."""
+    conds = list(path)
+    done = [d not in kept for d in range(len(conds))]
+    for place in range(len(kept)):
+        best = -1
+        for d in range(place, len(conds)):
+            if not done[d] and (best < 0 or conds[d].before(conds[best])):
+                best = d
+        if best != place:
+            conds[place], conds[best] = conds[best], conds[place]
+            done[best] = done[place]
+        done[place] = True
+    return conds[: len(kept)]
+
+
+def candidates(
+    ds: Dataset, tree: Model, bound: ErrorBound
+) -> list[tuple[Rule, tuple[PathTest, ...]]]:
+    """The candidate rules of ``tree``'s leaves, numbered, each with its tests."""
+    n = ds.n_rows
+    counts = np.bincount(ds.y, minlength=len(ds.classes))
+    out: list[tuple[Rule, tuple[PathTest, ...]]] = []
+    seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
+    prefix = _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
-    out = []
-    for path, cls in paths:
+    for leaf, path in leaf_tests(tree):
+        node = tree.nodes[leaf]
+        if not node.items >= MIN_LEAF_ITEMS or not path:
+            continue
+        cls = node.cls
         if cls not in wrong:
-            wrong[cls] = y != cls
+            wrong[cls] = ds.y != cls
         prefix.follow(path)
-        out.append(_generalise_current(prefix, wrong[cls], bound))
+        default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
+        missed = prefix.missed[: len(path)]
+        kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
+        if kept is None:
+            continue
+        tests = _sorted(path, kept[0])
+        key = (cls, tuple(t.key for t in tests))
+        same = seen.get(key)
+        if same is not None:
+            r, ts = out[same]
+            if kept[1] > r.error:
+                out[same] = (Rule(r.number, r.conditions, r.cls, kept[1]), ts)
+            continue
+        rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, kept[1])
+        seen[key] = len(out)
+        out.append((rule, tuple(tests)))
     return out
+
+
+def _same_rule(rule: Rule, tests: tuple[PathTest, ...], new: list[PathTest], cls: int) -> bool:
+    """Release 8's ``SameRule``: as many conditions, the same class, and each condition
+    the same test (:meth:`PathTest.same_as`)."""
+    if rule.cls != cls or len(tests) != len(new):
+        return False
+    return all(a.same_as(b) for a, b in zip(tests, new, strict=True))

@@ -12,6 +12,7 @@ from treegen.model.core import Model
 from treegen.rules.core import RuleSet, cover_matrix, format_condition
 from treegen.rules.final import ListState, dropping
 from treegen.rules.generate import leaf_paths
+from treegen.trainer.stats import to_f32
 
 
 def format_path_rules(model: Model) -> str:
@@ -32,7 +33,8 @@ def format_rules(rs: RuleSet) -> str:
         out.append(f"\nRule {r.number}:\n")
         for c in r.conditions:
             out.append(f"    \t{format_condition(c, rs.schema)}\n")
-        out.append(f"\t->  class {rs.schema.classes[r.cls]}  [{100 - 100 * r.error:.1f}%]\n")
+        confidence = to_f32(100 * to_f32(1 - r.error))  # as Release 8 computes it, in float
+        out.append(f"\t->  class {rs.schema.classes[r.cls]}  [{confidence:.1f}%]\n")
     out.append(f"\nDefault class: {rs.schema.classes[rs.default]}\n")
     return "".join(out)
 
@@ -56,10 +58,10 @@ def _table(rs: RuleSet, state: ListState, y: npt.NDArray[np.integer]) -> str:
             # c4.5rules lists only the rules that classify some case: on vote-r8's test
             # data rule 13 (used by none) is left out of the table.
             continue
-        pct = 100.0 * wrong / used
+        pct = to_f32(100 * to_f32(wrong / used))  # Release 8's float error rate
         gain, loss = int(state.gain[i]), int(state.loss[i])
         lines.append(
-            f"{r.number:4d}  {len(r.conditions):4d}  {100 * r.error:4.1f}%  {used:4d}  "
+            f"{r.number:4d}  {len(r.conditions):4d}  {to_f32(100 * r.error):4.1f}%  {used:4d}  "
             f"{wrong:5d} ({pct:.1f}%)\t  {gain - loss:4d} ({gain}|{loss}) \t"
             f"{rs.schema.classes[r.cls]}\n"
         )
@@ -90,7 +92,7 @@ def format_rules_evaluation(
     cls = np.asarray([r.cls for r in rs.rules] + [rs.default], dtype=np.intp)
     predicted = cls[fired]
     errors = int(np.count_nonzero(predicted != y))
-    pct = 100.0 * errors / n if n else 0.0
+    pct = to_f32(100 * errors / n) if n else 0.0
     text += f"\nTested {n}, errors {errors} ({pct:.1f}%)   <<\n"
     matrix = confusion_matrix(y, predicted, len(rs.schema.classes))
     return text + format_confusion(matrix, rs.schema.classes)

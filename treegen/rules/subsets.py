@@ -1,284 +1,183 @@
-"""c4.5rules' choice of a class's rules: the subset of least description length.
+"""c4.5rules' choice of each class's rules (step 3 of :mod:`treegen.rules.generate`;
+Release 8's ``CoverClass``).
 
-Step 3 of :mod:`treegen.rules.generate`.  A subset costs its exception bits
-plus :data:`~treegen.rules.mdl.THEORY_WEIGHT` times its rules' theory bits
-(:mod:`treegen.rules.mdl`).  Up to :data:`EXHAUSTIVE_MAX` rules every subset
-is costed; beyond, where Release 8 draws from ``random()``, the search takes
-the cheapest end of descents (the single drop or addition that lowers the
-cost most, until none does) from all the rules and from
-:data:`RANDOM_STARTS` random subsets.
+A subset of a class's rules costs half its theory bits plus its exception bits
+(:mod:`treegen.rules.mdl`): the sum of its rules' bits less ``log2`` of the factorial
+of their number, and the false positives and negatives of the cases it covers.  A
+rule counts for a case only when it does not fire for the case: a rule with an
+error rate above 0.7 covers nothing (:func:`treegen.rules.core.fires`).
 
-A descent's step costs every subset one drop or addition away.  One at a
-time (:func:`descend`, the reference) that is a union of the subset's covers
-per trial, quadratic in the rules per step: 27 s of a 3,000-row ruleset.
-:class:`SubsetCosts` costs all of a step's trials at once from how many of
-the chosen rules cover each case, to the same floats (tested equal): 3 s in
-numpy and Python; where the accelerator is built the whole descent runs in C
-(``treegen/rules/native/rulecost.c``), which keeps each rule's moving cases
-and updates them from the cases the step's rule covers: 1.0 s.
+* Up to :data:`EXHAUSTIVE_MAX` rules, every subset is costed, in the order of a
+  binary count over the rules (the first rule the lowest bit), and the first of the
+  cheapest is kept.
+* Beyond, eleven descents, the k-th from a random subset where each rule is in with
+  probability k / 10 (drawn from glibc's ``random()``, :mod:`treegen.rules.glibc`,
+  one draw per rule in rule order; the generator is never seeded and one stream
+  serves the classes in order): each step adds or drops the rule whose change
+  lowers the cost most (the first of equal ones), while one does.  Every subset
+  costed on the way counts, and the first of the cheapest is kept.
+
+Each step needs every rule's *value*, the change in cost of adding or dropping it:
+the cases only it would fire on (or the ones only it fires on) move between covered
+and not covered, and the theory bits change by its bits and the order credit.  All
+in Release 8's float arithmetic, so equal costs tie as they tie there.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-import os
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import numpy.typing as npt
 
-from treegen.rules import native
-from treegen.rules.core import Rule
 from treegen.rules.glibc import GlibcRandom
-from treegen.rules.mdl import (
-    CERTAIN,
-    EXPECTED_SHARE,
-    IMPOSSIBLE_BITS,
-    THEORY_WEIGHT,
-    exception_bits,
-)
+from treegen.rules.mdl import THEORY_WEIGHT, Logs, exception_bits, exception_bits_many
+from treegen.trainer.stats import to_f32
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
 EXHAUSTIVE_MAX = 10
-# Above EXHAUSTIVE_MAX rules, descents from this many random subsets besides all the
-# rules (10 suffice for monk2's two classes, which the descent from all the rules alone
-# misses; crx's class 1 needs one).
-RANDOM_STARTS = 20
-
-# Cost differences below this are ties (the earlier subset or step stays).
-_TIE = 1e-9
-
-Covers = dict[int, npt.NDArray[np.bool_]]
+# Random starts beyond: the k-th (k = 0..10) takes each rule with probability k / 10.
+TRIALS = 11
+FULL_SCALE = 2147483648.0  # random() values divided by this are in [0, 1)
+NO_COST = 1e10  # above every subset's cost: the search's starting "best"
 
 
-def subset_cost(
-    y: npt.NDArray[np.integer],
-    cls: int,
-    chosen: list[Rule],
-    covers_of: Covers,
-    bits: dict[int, float],
-) -> tuple[float, int]:
-    """Description length of ``chosen`` as the rules of ``cls``, and its false positives
-    (``y``: the training cases' classes; ``covers_of``: each rule's covered cases)."""
-    fired = np.zeros(len(y), dtype=bool)
-    for r in chosen:
-        fired |= covers_of[r.number]
-    n_fired = int(np.count_nonzero(fired))
-    fp = int(np.count_nonzero(fired & (y != cls)))
-    positives = int(np.count_nonzero(y == cls))
-    theory = math.fsum(bits[r.number] for r in chosen)
-    return _length(len(y), positives, n_fired, fp, theory), fp
+class ClassSearch:
+    """The subsets of one class's rules and their costs.
 
-
-def _length(n: int, positives: int, n_fired: int, fp: int, theory: float) -> float:
-    """The description length of a subset of rules that fires ``n_fired`` of ``n`` cases,
-    ``fp`` of them of other classes, the class having ``positives``; ``theory``: the
-    rules' bits, summed with ``math.fsum`` (exact, rounded once: the same float in any
-    order, so a descent can cost a trial from the chosen rules' sum and one rule's
-    bits instead of summing the trial's rules again; and the same on every Python,
-    whose ``sum`` of floats is compensated from 3.12 on).  (rulecost.c computes the
-    same, for the accelerator.)"""
-    fn = positives - (n_fired - fp)
-    # No log2(n!) for the rules' order: with it one class of 10 rules or fewer keeps
-    # another subset, and monk2's are no longer local minima (bench/rules_mdl.py).
-    return exception_bits(n_fired, n - n_fired, fp, fn) + THEORY_WEIGHT * theory
-
-
-def _bitset(rows: npt.NDArray[np.bool_]) -> int:
-    return int.from_bytes(np.packbits(rows, bitorder="little").tobytes(), "little")
-
-
-def descend(
-    start: frozenset[int], cost_of: Callable[[frozenset[int]], float], m: int
-) -> tuple[frozenset[int], float]:
-    """From ``start``, the single drop or addition that lowers the cost most (the lowest
-    index of equal ones), until none does."""
-    chosen, cost = start, cost_of(start)
-    while True:
-        step: tuple[float, frozenset[int]] | None = None
-        for i in range(m):
-            trial = chosen ^ {i}
-            c = cost_of(trial)
-            if c < cost - _TIE and (step is None or c < step[0] - _TIE):
-                step = (c, trial)
-        if step is None:
-            return chosen, cost
-        cost, chosen = step
-
-
-class SubsetCosts:
-    """The costs of subsets of one class's rules 0..m-1.
-
-    ``rows[i]``: the cases rule i covers; ``negative``: the cases of other
-    classes; ``rule_bits[i]``: rule i's theory bits.
+    ``match``: for each of the class's rules, the training cases it fires on;
+    ``positive``: the cases of the class; ``bits``: each rule's theory bits.  The
+    current subset's coverage (how many chosen rules fire on each case) and each
+    rule's cases that only it would decide are kept from step to step and updated
+    where a changed rule fires (:meth:`toggle`), as a step changes one rule.
     """
 
     def __init__(
         self,
-        rows: list[npt.NDArray[np.bool_]],
-        negative: npt.NDArray[np.bool_],
-        rule_bits: list[float],
+        match: npt.NDArray[np.bool_],
+        positive: npt.NDArray[np.bool_],
+        bits: list[float],
+        logs: Logs,
     ) -> None:
-        self.m = len(rows)
-        self.n = len(negative)
-        self._rows = rows
-        self._cover = [_bitset(r) for r in rows]
-        self._negative = _bitset(negative)
-        self._positives = int(np.count_nonzero(~negative))
-        self._bits = list(rule_bits)
-        self._bits_row = np.ascontiguousarray(rule_bits, dtype=np.float64)
-        # The C descent's cover lists: rule i's cases, and case c's rules.
-        self._lists: tuple[npt.NDArray[np.integer], ...] | None = None
-        if native.crules is not None and self.m:
-            idx = [np.flatnonzero(r) for r in rows]
-            cover_idx = np.concatenate(idx).astype(np.int32)
-            cover_ptr = np.concatenate([[0], np.cumsum([len(i) for i in idx])]).astype(np.int64)
-            owner = np.repeat(np.arange(self.m, dtype=np.int32), np.diff(cover_ptr))
-            order = np.argsort(cover_idx, kind="stable")
-            per_case = np.bincount(cover_idx, minlength=self.n)
-            case_ptr = np.concatenate([[0], np.cumsum(per_case)]).astype(np.int64)
-            self._lists = (cover_ptr, cover_idx, case_ptr, owner[order])
-            self._negative_u8 = np.ascontiguousarray(negative, dtype=np.uint8)
+        self.match = match
+        self.positive = positive
+        self.bits = bits
+        self.bits32 = np.asarray(bits, dtype=np.float32)
+        self.logs = logs
+        self.n = positive.size
+        self.m = match.shape[0]
+        self.rows = [np.flatnonzero(r) for r in match]
+        # Each case's rules (rule ids grouped by case): a change of one rule reaches
+        # only the rules that fire on some of its cases.
+        case, rule = np.nonzero(match.T)
+        self.case_ptr = np.concatenate(([0], np.cumsum(np.bincount(case, minlength=self.n))))
+        self.case_rules = rule.astype(np.intp)
+        self.best_cost = NO_COST
+        self.best: list[bool] = [False] * self.m
+        self.chosen = np.zeros(self.m, dtype=bool)
+        self.covered = np.zeros(self.n, dtype=np.int64)
+        # Per rule, its cases that no chosen rule covers (or, chosen, only it covers):
+        # those of the class (right) and the others (wrong).
+        self.right = (match & positive).sum(axis=1).astype(np.int64)
+        self.wrong = (match & ~positive).sum(axis=1).astype(np.int64)
 
-    def _total(self, n_fired: int, fp: int, theory: float) -> float:
-        return _length(self.n, self._positives, n_fired, fp, theory)
+    def _pairs(self, cols: npt.NDArray[np.intp]) -> tuple[npt.NDArray[np.intp], ...]:
+        """(case, rule) for every rule firing on each of the cases ``cols``."""
+        lo, hi = self.case_ptr[cols], self.case_ptr[cols + 1]
+        counts = hi - lo
+        case = np.repeat(cols, counts)
+        start = np.repeat(lo - np.cumsum(counts) + counts, counts)
+        rule = self.case_rules[start + np.arange(case.size)]
+        return case, rule
 
-    def cost(self, chosen: frozenset[int]) -> float:
-        """The cost of the subset ``chosen``."""
-        fired = 0
-        for i in chosen:
-            fired |= self._cover[i]
-        theory = math.fsum(self._bits[i] for i in chosen)
-        return self._total(fired.bit_count(), (fired & self._negative).bit_count(), theory)
+    def _count(self, case: npt.NDArray[np.intp], rule: npt.NDArray[np.intp], sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) the pairs where the rule alone decides."""
+        cov = self.covered[case]
+        alone = (cov == 0) | ((cov == 1) & self.chosen[rule])
+        pos = self.positive[case]
+        self.right += sign * np.bincount(rule[alone & pos], minlength=self.m)
+        self.wrong += sign * np.bincount(rule[alone & ~pos], minlength=self.m)
 
-    def toggled(self, chosen: frozenset[int], counts: npt.NDArray[np.int32]) -> list[float]:
-        """``[cost(chosen ^ {i}) for i in range(m)]``, the same floats, given ``counts``:
-        how many rules of ``chosen`` cover each case.
+    def toggle(self, r: int) -> None:
+        """Add rule ``r`` to the subset, or drop it."""
+        cols = self.rows[r]
+        case, rule = self._pairs(cols)
+        self._count(case, rule, -1)
+        self.chosen[r] = not self.chosen[r]
+        self.covered[cols] += 1 if self.chosen[r] else -1
+        self._count(case, rule, 1)
 
-        Dropping rule i unfires the cases only i covers, adding it fires the
-        cases none covers; the theory bits are the chosen rules' exact sum with
-        rule i's taken away or added, rounded once (``math.fsum``, as :meth:`cost`
-        sums them).
-        """
-        fired_now = counts > 0
-        n_fired = int(np.count_nonzero(fired_now))
-        fp = (_bitset(fired_now) & self._negative).bit_count()
-        only = _bitset(counts == 1)
-        none = _bitset(counts == 0)
-        member = np.zeros(self.m, dtype=bool)
-        member[list(chosen)] = True
-        base = [self._bits[i] for i in chosen]
-        out = []
-        for i in range(self.m):
-            toggle = -self._bits[i] if member[i] else self._bits[i]
-            theory = math.fsum([*base, toggle])
-            if member[i]:
-                moved = self._cover[i] & only
-                f, e = n_fired - moved.bit_count(), fp - (moved & self._negative).bit_count()
-            else:
-                moved = self._cover[i] & none
-                f, e = n_fired + moved.bit_count(), fp + (moved & self._negative).bit_count()
-            out.append(self._total(f, e, theory))
+    def set_subset(self, chosen: list[bool]) -> None:
+        """Make ``chosen`` the current subset."""
+        for r in np.flatnonzero(np.asarray(chosen, dtype=bool) != self.chosen).tolist():
+            self.toggle(r)
+
+    def values(self) -> npt.NDArray[np.float32]:
+        """Release 8's ``CalculateValue``: every rule's value for the current subset
+        (remembered as the best when it is cheaper than every subset costed before)."""
+        chosen = self.chosen
+        fired = self.covered > 0
+        sum_cover = int(np.count_nonzero(fired))
+        fp = int(np.count_nonzero(fired & ~self.positive))
+        fn = int(np.count_nonzero(~fired & self.positive))
+        selected = int(np.count_nonzero(chosen))
+        in_bits = self.bits32[chosen]
+        theory = float(np.cumsum(in_bits, dtype=np.float32)[-1]) if selected else 0.0
+        theory = to_f32(theory - self.logs.fact[selected])
+        base = to_f32(to_f32(THEORY_WEIGHT * theory) + exception_bits(self.n, sum_cover, fp, fn))
+        right, wrong = self.right, self.wrong
+        sign = np.where(chosen, -1, 1)
+        ex = exception_bits_many(
+            self.n, sum_cover + sign * (right + wrong), fp + sign * wrong, fn - sign * right
+        )
+        f32 = np.float32
+        item = self.logs.item
+        t_in = ((f32(theory) - self.bits32).astype(f32) + f32(item[selected])).astype(f32)
+        t_out = ((f32(theory) + self.bits32).astype(f32) - f32(item[selected + 1])).astype(f32)
+        new = (ex + (f32(THEORY_WEIGHT) * np.where(chosen, t_in, t_out)).astype(f32)).astype(f32)
+        gain = np.where(chosen, new - f32(base), f32(base) - new)
+        out: npt.NDArray[np.float32] = gain.astype(f32)
+        if base < self.best_cost:
+            self.best_cost = base
+            self.best = chosen.tolist()
         return out
 
-    @property
-    def in_c(self) -> bool:
-        """Whether :meth:`descend` runs in C (rulecost.c)."""
-        return self._lists is not None and native.crules is not None
+    def all_subsets(self) -> None:
+        """Every subset, in Release 8's order (``AllCombinations``): a binary count, the
+        first rule the lowest bit."""
+        for k in range(1 << self.m):
+            self.set_subset([bool(k >> r & 1) for r in range(self.m)])
+            self.values()
 
-    def descend(self, start: frozenset[int]) -> tuple[frozenset[int], float]:
-        """:func:`descend` from ``start`` with :meth:`cost`, the same end and cost: by
-        :meth:`toggled` per step, or where the accelerator is built in C
-        (``rulecost.c``), which updates each rule's moving cases from the cases the
-        step's rule covers instead of costing every rule against every case."""
-        if self.in_c:
-            assert self._lists is not None and native.crules is not None
-            member = np.zeros(self.m, dtype=np.uint8)
-            member[list(start)] = 1
-            end_cost = native.crules.rule_descend(
-                *self._lists,
-                self._negative_u8,
-                self._bits_row,
-                member,
-                self.n,
-                self._positives,
-                CERTAIN,
-                IMPOSSIBLE_BITS,
-                EXPECTED_SHARE,
-                THEORY_WEIGHT,
-                _TIE,
-            )
-            return frozenset(int(i) for i in np.flatnonzero(member)), float(end_cost)
-        chosen, cost = start, self.cost(start)
-        counts = np.zeros(self.n, dtype=np.int32)
-        for i in chosen:
-            counts += self._rows[i]
+    def climb(self, chosen: list[bool]) -> None:
+        """From ``chosen``, add or drop the rule of greatest value while one has a
+        positive one (``HillClimb``)."""
+        self.set_subset(chosen)
         while True:
-            step: tuple[float, int] | None = None
-            for i, c in enumerate(self.toggled(chosen, counts)):
-                if c < cost - _TIE and (step is None or c < step[0] - _TIE):
-                    step = (c, i)
-            if step is None:
-                return chosen, cost
-            cost, i = step
-            if i in chosen:
-                counts -= self._rows[i]
-            else:
-                counts += self._rows[i]
-            chosen = chosen ^ {i}
+            value = self.values()
+            delta = np.where(self.chosen, -value, value)
+            best = int(np.argmax(delta))  # the first of the largest
+            if not delta[best] > 0:
+                return
+            self.toggle(best)
 
-
-def _descents(
-    costs: SubsetCosts, starts: list[frozenset[int]]
-) -> list[tuple[frozenset[int], float]]:
-    """``costs.descend`` from each start, in the starts' order.  The C descent lets other
-    threads run, so there the descents are spread over the machine's cores; the ends
-    are the same as one after another."""
-    workers = min(len(starts), os.cpu_count() or 1)
-    if not costs.in_c or workers < 2:
-        return [costs.descend(s) for s in starts]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(costs.descend, starts))
+    def spot_search(self, rng: GlibcRandom) -> None:
+        """Release 8's ``SpotSearch``: climbs from random subsets."""
+        for trial in range(TRIALS):
+            prob = to_f32(trial / 10.0)
+            chosen = [(rng.next() & 0x7FFFFFFF) / FULL_SCALE < prob for _ in range(self.m)]
+            self.climb(chosen)
 
 
 def best_subset(
-    y: npt.NDArray[np.integer],
-    cls: int,
-    rules: list[Rule],
-    covers_of: Covers,
-    bits: dict[int, float],
+    match: npt.NDArray[np.bool_],
+    positive: npt.NDArray[np.bool_],
+    bits: list[float],
+    logs: Logs,
     rng: GlibcRandom,
-) -> tuple[list[Rule], int]:
-    """The least-cost subset of ``rules`` (all of class ``cls``) and its false positives:
-    exhaustive up to EXHAUSTIVE_MAX rules, else the cheapest end of descents from all
-    the rules and from RANDOM_STARTS random subsets drawn from ``rng``."""
-    if len(rules) <= EXHAUSTIVE_MAX:
-        best: tuple[float, list[Rule], int] | None = None
-        for size in range(len(rules) + 1):
-            for combo in itertools.combinations(rules, size):
-                cost, fp = subset_cost(y, cls, list(combo), covers_of, bits)
-                if best is None or cost < best[0] - _TIE:
-                    best = (cost, list(combo), fp)
-        assert best is not None
-        return best[1], best[2]
-    # Release 8 searches at random here, and its subsets are, on crx, monk1, monk2 and
-    # soybean-r8's class of 11, the cheapest ends of descents from many random subsets;
-    # the descent from all the rules alone misses crx's class 1 and both of monk2's
-    # (bench/rules_mdl.py).  How Release 8 draws is not reproduced: the starts are
-    # treegen's own (docs/C45.md, section 12).
-    m = len(rules)
-    costs = SubsetCosts(
-        [covers_of[r.number] for r in rules], y != cls, [bits[r.number] for r in rules]
-    )
-    starts = [frozenset(range(m))]
-    for _ in range(RANDOM_STARTS):
-        starts.append(frozenset(i for i in range(m) if rng.next() & 1))
-    found: tuple[frozenset[int], float] | None = None
-    for end, cost in _descents(costs, starts):
-        if found is None or cost < found[1] - _TIE:
-            found = (end, cost)
-    assert found is not None
-    chosen = [rules[i] for i in sorted(found[0])]
-    return chosen, subset_cost(y, cls, chosen, covers_of, bits)[1]
+) -> list[bool]:
+    """Which of a class's rules are kept (``CoverClass``)."""
+    search = ClassSearch(match, positive, bits, logs)
+    if search.m <= EXHAUSTIVE_MAX:
+        search.all_subsets()
+    else:
+        search.spot_search(rng)
+    return search.best

@@ -22,6 +22,15 @@ ADD_ERRS_ZERO = 1e-6
 # and J48 alike).
 CUT_GAP = 1e-5
 
+# The c45 flavour sums case weights in Release 8's own case order on training sets
+# with unknown values of up to this many rows (treegen.trainer.release8; node by node,
+# so slower than the level-wise engine), in row order otherwise.
+RELEASE8_ORDER_MAX_ROWS = 10000
+
+# Release 8's value-grouping search (--subsets) stops unless its best merger is
+# worth more than this above the current grouping.
+GROUPING_MIN_RISE = 1e-5
+
 # ln 2, by which Release 8's Log divides.
 LN2 = 0.69314718055994530942
 

@@ -211,8 +211,10 @@ class Context:
         col = self.file_values.get(att)
         if col is None:
             col = self.value_col(att)[: self.n_rows]
-        with np.errstate(invalid="ignore"):
-            eligible = col[(col.astype(np.float64) - bar) < J48_TOL]  # NaN: not eligible
+        # NaN: not eligible; a difference that overflows (values of opposite signs near
+        # DBL_MAX) is +-inf, as in Java, and compares as it should.
+        with np.errstate(invalid="ignore", over="ignore"):
+            eligible = col[(col.astype(np.float64) - bar) < J48_TOL]
         cut = -float(np.finfo(np.float64).max)
         for v in eligible.astype(np.float64).tolist():
             if v - cut > J48_TOL:

@@ -47,16 +47,19 @@ from treegen.errors import TrainError
 from treegen.model.core import Model, Node
 from treegen.model.version import VERSION
 from treegen.trainer import native
+from treegen.trainer.constants import RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
-from treegen.trainer.options import Engine, GrowOptions, TrainOptions
+from treegen.trainer.options import CaseOrder, Engine, GrowOptions, TrainOptions
 from treegen.trainer.pruning.native import prune_native
-from treegen.trainer.pruning.possible import remove_impossible
+from treegen.trainer.pruning.possible import check_possible_values
 from treegen.trainer.pruning.prune import prune as _prune_tree
 from treegen.trainer.pruning.prune import training_errors
 from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
 from treegen.trainer.reference import grow as reference
+from treegen.trainer.release8 import grow as release8_grow
+from treegen.trainer.release8 import prune as release8_prune
 from treegen.trainer.tree import TNode, flatten
 
 # progress(phase, nodes so far): see train().
@@ -79,8 +82,16 @@ def train(
     engine: Engine = "level",
     progress: Progress | None = None,
     validation: Dataset | None = None,
+    case_order: CaseOrder = "auto",
 ) -> Model:
     """Train a C4.5 tree on ``ds``.
+
+    The c45 flavour reproduces Release 8's float sums in its own case order
+    (:mod:`treegen.trainer.release8`, one engine, depth first) on training sets with
+    unknown values of up to :data:`~treegen.trainer.constants.RELEASE8_ORDER_MAX_ROWS`
+    rows, and sums in row order otherwise (the engines below, the same trees where no
+    value is unknown); ``case_order="release8"`` or ``"rows"`` chooses either
+    regardless (:func:`uses_release8_order`).
 
     ``engine="level"`` (default) grows all nodes of a tree level in one
     batch; ``engine="dfs"`` grows node by node, depth first, as Release 8
@@ -108,9 +119,20 @@ def train(
     if opts.reduced_error:
         return _train_reduced_error(ds, opts, engine, validation, fingerprint)
     j48 = opts.flavor == "j48"
-    ctx = build_context(ds, opts.min_cases, j48)
+    ctx = _context(ds, opts)
     gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
+    if uses_release8_order(ctx, case_order):
+        grown, cases = release8_grow.grow(ctx, gopts, progress)
+        nodes = flatten(grown)
+        if opts.prune:
+            if progress is not None:
+                progress("pruning", len(nodes))
+            release8_prune.prune(cases, grown, float(opts.cf))
+            nodes = flatten(grown)
+        if opts.subsets and opts.prune:
+            nodes = check_possible_values(nodes, ctx.n_values)
+        return _model(ds, nodes, opts.as_dict(), fingerprint)
     tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
     if tree is not None and not tree.leaks_minobjs:
         # The level-wise grower writes arrays; with the C pruner the tree
@@ -124,7 +146,7 @@ def train(
             nodes = prune_native(ctx, tree, float(opts.cf))
         root = tree.to_tnodes() if nodes is None else None
     else:
-        # Depth first: also where a --subsets growth leaks MINOBJS (subsets.minobjs_leaks).
+        # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).
         root = reference.grow(ctx, gopts)
     if nodes is None:
         assert root is not None
@@ -134,15 +156,54 @@ def train(
                 training_errors(ctx, root)
         nodes = flatten(root)
     if opts.subsets and opts.prune and not j48:
-        # Release 8 drops the branches no case can reach after pruning (-s).
-        nodes = remove_impossible(nodes, ctx.n_values)
+        # Release 8 narrows or drops the last branch of subset tests after pruning (-s).
+        nodes = check_possible_values(nodes, ctx.n_values)
+    return _model(ds, nodes, opts.as_dict(), fingerprint)
+
+
+def _model(
+    ds: Dataset, nodes: tuple[Node, ...], options: dict[str, object], fingerprint: str
+) -> Model:
     return Model(
         schema=ds.schema,
         nodes=nodes,
-        options=recorded_options(opts.as_dict(), ds),
+        options=recorded_options(options, ds),
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )
+
+
+def _context(ds: Dataset, opts: TrainOptions) -> Context:
+    """The run's :class:`Context`; with ``--subsets`` (c45) every attribute's gain counts
+    in the average gain: Release 8 leaves ``MultiVal`` set then (section 8)."""
+    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48")
+    if opts.subsets and not ctx.j48:
+        ctx.multi_val = True
+    return ctx
+
+
+def uses_release8_order(ctx: Context, case_order: CaseOrder = "auto") -> bool:
+    """Whether training sums weights in Release 8's case order rather than in row order
+    (docs/C45.md section 0): as ``case_order`` says, or by default (``"auto"``) in the
+    c45 flavour on up to :data:`~treegen.trainer.constants.RELEASE8_ORDER_MAX_ROWS`
+    rows with an unknown value (or a column holding both 0.0 and -0.0).  Without one
+    every weight is 1 and every sum exact, so both orders give the same tree and the
+    faster row-order engines grow it."""
+    if ctx.j48 or case_order == "rows":
+        return False
+    if case_order == "release8":
+        return True
+    n = ctx.n_rows
+    if n > RELEASE8_ORDER_MAX_ROWS:
+        return False
+    vals = ctx.cvals[:, :n]
+    if np.isnan(vals).any() or (ctx.ncodes[:n] == 0).any():
+        return True
+    # A threshold at zero is 0.0 or -0.0 as Release 8 meets one first in its case order
+    # (release8.grow.greatest_value_below): a column holding both needs that order.
+    zero = vals == 0
+    signed = np.signbit(vals) & zero
+    return bool((signed.any(axis=1) & (zero & ~signed).any(axis=1)).any())
 
 
 def recorded_options(options: dict[str, object], ds: Dataset) -> dict[str, object]:
@@ -195,6 +256,8 @@ def _train_reduced_error(
         ctx = build_context(ds, opts.min_cases, j48)
         del options["folds"], options["seed"]
         options["validation"] = validation.fingerprint()
+    if opts.subsets and not j48:
+        ctx.multi_val = True  # as in _context
     root = grow(ctx, _grow_options(opts, engine, collapse=False))
     if prune_ds.n_rows:
         reduced_error_prune(build_context(prune_ds, opts.min_cases, j48), root)

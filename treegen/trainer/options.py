@@ -16,6 +16,7 @@ from treegen.errors import TrainError
 Criterion = Literal["gainratio", "gain"]
 Flavor = Literal["c45", "j48"]
 Engine = Literal["level", "dfs"]
+CaseOrder = Literal["auto", "release8", "rows"]
 Pruning = Literal["error-based", "reduced-error"]
 
 CRITERIA: tuple[Criterion, ...] = ("gainratio", "gain")

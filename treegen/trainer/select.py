@@ -7,7 +7,6 @@ whole bucket of nodes at once and is tested equal to the node-by-node one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import overload
 
 import numpy as np
@@ -58,60 +57,66 @@ def gain_ratio(gain: float, info: float) -> float:
     return gain / info if info > 0.0 else 0.0
 
 
-def average_gain(ctx: Context, scores: dict[int, Score], zeros: Iterable[int] = ()) -> float | None:
-    """Release 8's ``AvGain`` over the admissible ``scores`` (section 1 step 5), or None
-    when no attribute of ``scores`` counts (then nothing is split).
+def worth(info: float, gain: float, min_gain: float, gainratio: bool) -> float:
+    """Release 8's ``Worth`` of a test (c45 flavour, section 1 step 6): with gain ratio,
+    ``gain / info`` in float when the gain is at least ``min_gain`` (a float) less
+    ``EPSILON`` and the split information above ``EPSILON``; with gain, the gain when
+    the split information is positive and the gain above ``-EPSILON``; else
+    ``-EPSILON``."""
+    if not gainratio:
+        return gain if info > 0 and gain > -EPSILON else -EPSILON
+    if gain >= float(np.float32(min_gain)) - EPSILON and info > EPSILON:
+        return float(np.float32(np.float32(gain) / np.float32(info)))
+    return -EPSILON
 
-    ``zeros``: attributes that count with gain 0 besides ``scores`` (the
-    subset search's average, :func:`treegen.trainer.subsets.search_zeros`).
-    """
+
+def average_gain(ctx: Context, scores: dict[int, Score]) -> float | None:
+    """Release 8's ``AvGain`` over the admissible ``scores`` (section 1 step 5), or None
+    when no attribute of ``scores`` counts."""
     dt = ctx.dtype
     av_sum = dt(0)
     count = 0
-    for a, s in scores.items():
+    for a, s in sorted(scores.items()):
         if ctx.counts_in_average(a):
             av_sum = dt(av_sum + dt(s.gain))
             count += 1
     if count == 0:
         return None
-    count += sum(1 for a in zeros if ctx.counts_in_average(a))
     return float(dt(av_sum / dt(count)))
+
+
+NO_AVERAGE = 1e6
+"""Release 8's average gain when no attribute counts in it: no gain ratio reaches it."""
 
 
 def select(ctx: Context, scores: dict[int, Score], criterion: str) -> int:
     """The attribute to test, or -1 (section 1 steps 5-6; J48's C45ModelSelection).
 
-    The average gain is over ``scores`` themselves (with ``--subsets``, the
-    groupings' gains: docs/C45.md section 8); a score that is not
-    ``selectable`` counts in that average and is never chosen.
+    c45: the first attribute whose :func:`worth` is the largest above ``-EPSILON``.
     """
-    dt = ctx.dtype
     if not scores:
         return -1
-    av_or_none = average_gain(ctx, scores)
-    if av_or_none is None:
+    av = average_gain(ctx, scores)
+    if not ctx.j48:
+        av_c45 = NO_AVERAGE if av is None else av
+        best, best_val = -1, -EPSILON
+        for a in sorted(scores):
+            s = scores[a]
+            val = worth(s.info, s.gain, av_c45, criterion != "gain")
+            if val > best_val:
+                best, best_val = a, val
+        return best
+    if av is None:
         return -1
-    av = av_or_none
-    best, best_val = -1, -EPSILON
-    if ctx.j48:
-        best_val = 0.0
+    best, best_val = -1, 0.0
     for a in sorted(scores):
         s = scores[a]
-        if not s.selectable:
-            continue
         if criterion == "gain":
             val = s.gain
-        elif ctx.j48:
+        else:
             if not s.gain >= av - EPSILON:
                 continue
             val = 0.0 if abs(s.info) < J48_TOL else s.gain / s.info
-        elif s.gain >= av - EPSILON and s.info > EPSILON:
-            val = float(dt(dt(s.gain) / dt(s.info)))
-        else:
-            val = -EPSILON
-        if ctx.j48:
-            if val - best_val > J48_TOL:
-                best, best_val = a, val
-        elif val > best_val:
+        if val - best_val > J48_TOL:
             best, best_val = a, val
     return best

@@ -21,7 +21,7 @@ from treegen.nanequal import nan_equal
 from treegen.trainer import native
 from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.stats import base_info_many, log2_c45, total_info
+from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 
 FloatArray = npt.NDArray[np.floating]
 
@@ -37,9 +37,6 @@ class Score:
     info: float
     bar: float = float("nan")
     subsets: tuple[tuple[int, ...], ...] = ()  # value groups (0-based) for --subsets
-    # False: counts in the average gain, never chosen (a --subsets grouping that
-    # fails MINOBJS, treegen.trainer.subsets.best_subsets).
-    selectable: bool = True
 
 
 def nominal_freq(
@@ -69,24 +66,37 @@ def score_outcomes(
     freq: npt.NDArray[np.floating],
     cases: float | npt.NDArray[np.floating],
     min_cases: float,
+    *,
+    unknown_of: npt.NDArray[np.floating] | None = None,
+    val_freq: npt.NDArray[np.floating] | None = None,
+    base: npt.NDArray[np.floating] | None = None,
 ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
     """Gain, split info and admissibility of splits given as ``Freq[v][c]`` (section 2).
 
     ``freq`` has shape (K, outcomes + 1, C) with outcome 0 the unknowns; an
-    outcome with no weight adds nothing (padding is harmless).
+    outcome with no weight adds nothing (padding is harmless).  By default the
+    unknown rate is ``ValFreq[0] / cases``, ``ValFreq[v]`` the sum of ``Freq[v]``
+    over the classes and the base information that of the known cases' classes;
+    Release 8's case-order engine passes its own (``unknown_of``: the node's
+    ``CountItems`` when the attribute was evaluated; ``val_freq`` and ``base``: a
+    value grouping's, treegen/trainer/release8/subset.py).
     """
     dt = ctx.dtype
     C = ctx.n_classes
     cases_a = np.broadcast_to(np.asarray(cases, dtype=dt), freq.shape[:1])
-    val_freq = np.cumsum(freq, axis=2, dtype=dt)[:, :, -1]  # ValFreq[v] = sum over classes
+    if val_freq is None:
+        val_freq = np.cumsum(freq, axis=2, dtype=dt)[:, :, -1]  # ValFreq[v] = sum over classes
     known = (cases_a - val_freq[:, 0]).astype(dt)
-    unk_rate = (val_freq[:, 0] / cases_a).astype(dt)
+    unk_of = cases_a if unknown_of is None else np.asarray(unknown_of, dtype=dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unk_rate = (val_freq[:, 0] / unk_of).astype(dt)
     if ctx.j48:
         reasonable = np.count_nonzero(val_freq[:, 1:] - min_cases > -J48_TOL, axis=1)
     else:
         reasonable = np.count_nonzero(val_freq[:, 1:] >= min_cases, axis=1)
-    known_class = np.cumsum(freq[:, 1:, :], axis=1, dtype=dt)[:, -1, :]
-    base = base_info_many(known_class, known, dt)
+    if base is None:
+        known_class = np.cumsum(freq[:, 1:, :], axis=1, dtype=dt)[:, -1, :]
+        base = base_info_many(known_class, known, dt)
     infos = total_info([freq[:, 1:, c] for c in range(C)], dt)  # (K, outcomes)
     this_info = np.cumsum(infos, axis=1, dtype=dt)[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):  # all-unknown attributes: 0/0
@@ -143,16 +153,24 @@ def eval_nominal(
 def cut_midpoint(lo: FloatArray, hi: FloatArray, dt: type[np.floating]) -> FloatArray:
     """``Bar`` of the cuts between sorted values ``lo < hi``: their midpoint in ``dt``.
 
-    The midpoint is computed as Release 8 (float) and J48 (double) do.  Where
-    it is not strictly below ``hi`` -- two adjacent floats whose midpoint
-    ties to even onto ``hi``, a sum that overflows to inf, or inf - inf --
-    a threshold there would send every case of the node left: Release 8
-    then splits the same node forever (and crashes).  Those cuts take
-    ``lo``, as J48 does when its midpoint equals ``hi``; the threshold then
-    separates the two values as the cut was scored.
+    The midpoint is computed as Release 8 (float) and J48 (double) do,
+    ``(lo + hi) / 2``, except where that sum overflows (two values of the same sign
+    near the type's limit): then ``lo / 2 + hi / 2``, which cannot, and lies between
+    them (Release 8 takes an infinite midpoint there, and what it then does with it is
+    undefined: docs/RELEASE8_BUGS.md).  Where the midpoint is not strictly below
+    ``hi`` (two adjacent floats whose midpoint ties to even onto ``hi``, or a halved
+    sum that rounds up) a threshold there would send every case of the node left:
+    Release 8 then splits the same node forever (and crashes).  Those cuts take
+    ``lo``, as J48 does when its midpoint equals ``hi``; the threshold then separates
+    the two values as the cut was scored.  Either way the threshold is the largest
+    training value not above the midpoint (section 1 step 8), ``lo`` itself where no
+    training value lies between the two.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        bar = ((lo + hi) / dt(2)).astype(dt)
+        total = (lo + hi).astype(dt)
+        bar = (total / dt(2)).astype(dt)
+        halves = (lo / dt(2) + hi / dt(2)).astype(dt)
+    bar = np.where(np.isfinite(total), bar, halves)
     out: FloatArray = np.where(bar < hi, bar, lo).astype(dt)
     return out
 
@@ -361,7 +379,7 @@ def finish_c45(
     dt = ctx.dtype
     m = ctx.min_cases
     kk, ii, vf1, tries = cand.kk, cand.ii, cand.low, cand.tries
-    base = base_info_many(cand.tot, known, dt)
+    base = cut_base_info(cand.tot, known)
     vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(cand.bel, dt) + total_info(cand.abv, dt)).astype(dt)
     unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)

@@ -115,6 +115,19 @@ def base_info_many(
     return np.where(k > 0, res, 0.0).astype(dtype)
 
 
+def cut_base_info(class_freq: FloatArray, known: FloatArray) -> FloatArray:
+    """Class entropy of the known items for a threshold test, per row (c45 flavour).
+
+    Release 8's continuous evaluation does not use ``DiscrKnownBaseInfo``'s double
+    sum: it takes ``TotalInfo`` of the class weights (float sums) and divides it by
+    the known weight in float (section 3 step 4).
+    """
+    f = np.asarray(class_freq, dtype=np.float32)
+    info = total_info([f[:, c] for c in range(f.shape[1])], np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (info / np.asarray(known, dtype=np.float32)).astype(np.float32)
+
+
 def base_info(class_freq: FloatArray, known: float, dtype: type[np.floating]) -> float:
     """:func:`base_info_many` for a single class distribution."""
     f = np.asarray(class_freq, dtype=np.float64)[None, :]
@@ -140,16 +153,28 @@ def thresh_cost(tries: int, items: float, dtype: type[np.floating]) -> float:
     return float(dtype(float(log2_c45(float(tries))) / items))
 
 
+def cf_c45(cf: float) -> float:
+    """The confidence level as Release 8 holds it: a C ``float``."""
+    return to_f32(cf)
+
+
 def coeff_c45(cf: float) -> float:
-    """z^2 from Release 8's interpolated table, stored as float (0.6925^2 at CF=0.25)."""
+    """z^2 from Release 8's interpolated table (section 5), in its float arithmetic.
+
+    The table and CF are floats, and so is every step of the interpolation and the
+    square (0.6925^2 at CF=0.25).
+    """
+    f = to_f32
+    c = f(cf)
+    vals = [f(v) for v in _CF_TABLE]
+    devs = [f(d) for d in _Z_TABLE]
     i = 0
-    while cf > _CF_TABLE[i]:
+    while c > vals[i]:
         i += 1
-    z = _Z_TABLE[i - 1] + (_Z_TABLE[i] - _Z_TABLE[i - 1]) * (cf - _CF_TABLE[i - 1]) / (
-        _CF_TABLE[i] - _CF_TABLE[i - 1]
+    z = f(
+        devs[i - 1] + f(f(f(devs[i] - devs[i - 1]) * f(c - vals[i - 1])) / f(vals[i] - vals[i - 1]))
     )
-    z32 = float(np.float32(z))
-    return float(np.float32(z32 * z32))
+    return f(z * z)
 
 
 def normal_quantile(p: float) -> float:
@@ -216,20 +241,28 @@ class ErrorBound:
     """
 
     def __init__(self, cf: float, flavor: str) -> None:
-        self.cf = cf
         self.j48 = flavor == "j48"
         if self.j48:
+            self.cf = cf
             z = normal_quantile(1.0 - cf)
             self.coeff = z * z
         else:
+            self.cf = cf_c45(cf)
             self.coeff = coeff_c45(cf)
+        self.log_cf = math.log(self.cf)
 
     def _store(self, x: float) -> float:
         """``x`` as the flavour stores a result (float32 for c45)."""
         return x if self.j48 else to_f32(x)
 
     def add_errs(self, n: float, e: float) -> float:
-        """Extra errors to add to ``e`` training errors among ``n`` cases (``AddErrs``)."""
+        """Extra errors to add to ``e`` training errors among ``n`` cases (``AddErrs``).
+
+        c45: ``n``, ``e``, the coefficient and every intermediate Release 8 keeps in a
+        ``float`` variable are floats, so the operations between them round to float
+        (``val0 + e * (AddErrs(n, 1) - val0)``, ``n - e``, ``n + coeff``, ``n * pr - e``);
+        the rest is double, as C promotes it.
+        """
         cf = self.cf
         if self.j48:
             if cf > 0.5:
@@ -241,19 +274,27 @@ class ErrorBound:
                 return base + e * (self.add_errs(n, 1.0) - base)
             if e + 0.5 >= n:
                 return max(n - e, 0.0)
-        else:
-            if e < ADD_ERRS_ZERO:
-                return self._store(n * (1 - math.exp(math.log(cf) / n)))
-            if e < 0.9999:
-                val0 = self._store(n * (1 - math.exp(math.log(cf) / n)))
-                return self._store(val0 + e * (self.add_errs(n, 1.0) - val0))
-            if e + 0.5 >= n:
-                return self._store(0.67 * (n - e))
-        coeff = self.coeff
-        pr = (
-            e + 0.5 + coeff / 2 + math.sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))
-        ) / (n + coeff)
-        return self._store(n * pr - e)
+            coeff = self.coeff
+            pr = (
+                e
+                + 0.5
+                + coeff / 2
+                + math.sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))
+            ) / (n + coeff)
+            return n * pr - e
+        f = to_f32
+        if e < ADD_ERRS_ZERO:
+            return f(n * (1 - math.exp(self.log_cf / n)))
+        if e < 0.9999:
+            val0 = f(n * (1 - math.exp(self.log_cf / n)))
+            return f(val0 + f(e * f(self.add_errs(n, 1.0) - val0)))
+        if e + 0.5 >= n:
+            return f(0.67 * f(n - e))
+        c = self.coeff
+        pr = f(
+            (e + 0.5 + c / 2 + math.sqrt(c * ((e + 0.5) * (1 - (e + 0.5) / n) + c / 4))) / f(n + c)
+        )
+        return f(f(n * pr) - e)
 
     def estimate(self, n: float, e: float) -> float:
         """Estimated errors of a leaf with ``n`` cases and ``e`` training errors."""

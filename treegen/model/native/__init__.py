@@ -1,7 +1,7 @@
 """The optional C accelerators: how each is loaded, and the model's classifier (``_cclassify``).
 
 Every accelerator module (this one's ``_cclassify``; the trainer's ``_cscan`` and
-``_cprune``; c4.5rules' ``_crules``) is built by setup.py beside the Python it stands in
+``_cprune``) is built by setup.py beside the Python it stands in
 for, computes the same numbers bit for bit, and is optional: where it was not built, or
 ``TREEGEN_NO_NATIVE=1`` is set (the tests use it to compare the two paths), the Python
 code runs.  :func:`load` is the one rule for that; :func:`describe` words the state for

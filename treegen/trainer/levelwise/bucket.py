@@ -111,8 +111,7 @@ class BucketScores:
 
     def of_task(self, task: int) -> dict[int, Score]:
         """The admissible tests of one task by attribute, a recorded subset test's
-        own :class:`Score` where there is one (it may be no candidate:
-        ``Score.selectable``)."""
+        own :class:`Score` where there is one."""
         return {
             a: self.subsets.get((task, a))
             or Score(float(self.gain[task, a]), float(self.info[task, a]), float(self.bar[task, a]))

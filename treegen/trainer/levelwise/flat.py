@@ -80,7 +80,7 @@ class FlatTree:
         self.dtype = dtype
         self.n = 0
         # Set when a --subsets (c45) node would leave MINOBJS at 1 for the rest
-        # of the growth (subsets.minobjs_leaks): the tree is then incomplete.
+        # of the growth (subsets.leaking_attribute): the tree is then incomplete.
         self.leaks_minobjs = False
         cap = max(capacity, 1)
         self.kind = np.full(cap, KIND_LEAF, dtype=np.int8)

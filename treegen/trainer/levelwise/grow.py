@@ -48,7 +48,7 @@ from treegen.trainer.splits import (
     nominal_freq,
     score_nominal,
 )
-from treegen.trainer.subsets import best_subsets
+from treegen.trainer.subsets import best_subsets_j48
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -212,7 +212,7 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
 
     With ``--subsets``, attributes of more than two values are scored as
     subset tests (J48 here, node by node with
-    :func:`~treegen.trainer.subsets.best_subsets`; c45 in
+    :func:`~treegen.trainer.subsets.best_subsets_j48`; c45 in
     :func:`~treegen.trainer.levelwise.grouping.group_values`);
     the others as multiway tests, from one weighted count
     ``Freq[v][c]`` per (node, attribute) for the whole bucket.  Attributes
@@ -230,7 +230,9 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
                 break
             f3 = nominal_freq(ctx, multi, t.rows, t.w)
             for j, a in enumerate(multi):
-                s = best_subsets(ctx, f3[j, : ctx.n_values[a] + 1], float(cases[b]), opts.criterion)
+                s = best_subsets_j48(
+                    ctx, f3[j, : ctx.n_values[a] + 1], float(cases[b]), opts.criterion
+                )
                 if s is not None:
                     scores.set_subset(b, a, s)
     if not plain:

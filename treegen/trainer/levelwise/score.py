@@ -23,7 +23,7 @@ from treegen.trainer import native, splits
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, FloatArray
-from treegen.trainer.stats import base_info_many, log2_c45, total_info
+from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 
 # Segments scored per C call, about: their scratch arrays (Context.work) are
 # reused from call to call, so they are kept small.
@@ -204,7 +204,7 @@ def _best_c45(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Con
     kn, cs_, uk = known[lo:hi], cases[lo:hi], unk[lo:hi]
     tries = np.bincount(ch.kk, minlength=hi - lo)
     lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
-    base = base_info_many(ch.tot, kn, dt)
+    base = cut_base_info(ch.tot, kn)
     frac = (dt(1) - (dt(1) - (kn / cs_).astype(dt)).astype(dt)).astype(dt)
     cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
     best = np.empty(hi - lo, dtype=np.intp)

@@ -1,5 +1,5 @@
 /* The pessimistic error bound AddErrs (treegen/trainer/stats.py, ErrorBound) in C, for
- * pruning (cprune.c) and c4.5rules' generalisation (rulegen.c): the same libm calls
+ * pruning (cprune.c): the same libm calls
  * and operations in the same order as Python, results stored as float where the c45
  * flavour stores them. */
 #ifndef TREEGEN_NATIVE_BOUND_H
@@ -9,7 +9,7 @@
 #include <math.h>
 
 typedef struct {
-    double log_cf; /* c45: math.log(cf), the same libm call every time, so hoisted */
+    double log_cf; /* c45: ErrorBound.log_cf, log of CF as a float, hoisted */
     double cf;     /* j48 */
     double coeff;  /* z^2 as coeff_c45 gives it (c45), the exact z^2 (j48) */
 } Bound;
@@ -20,20 +20,22 @@ static inline double f32(double x)
     return (double)(float)x;
 }
 
+/* Release 8's float arithmetic: n, e and coeff are float values, and the steps
+ * Release 8 keeps in float variables round to float (stats.ErrorBound.add_errs). */
 static inline double add_errs(const Bound *b, double n, double e)
 {
     if (e < TG_ADD_ERRS_ZERO)
         return f32(n * (1 - exp(b->log_cf / n)));
     if (e < 0.9999) {
         double val0 = f32(n * (1 - exp(b->log_cf / n)));
-        return f32(val0 + e * (add_errs(b, n, 1.0) - val0));
+        return f32(val0 + f32(e * f32(add_errs(b, n, 1.0) - val0)));
     }
     if (e + 0.5 >= n)
-        return f32(0.67 * (n - e));
+        return f32(0.67 * f32(n - e));
     double coeff = b->coeff;
-    double pr = (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
-                (n + coeff);
-    return f32(n * pr - e);
+    double pr = f32((e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
+                    f32(n + coeff));
+    return f32(f32(n * pr) - e);
 }
 
 /* ErrorBound(cf, "j48").add_errs: double throughout; Python's max(n - e, 0.0)

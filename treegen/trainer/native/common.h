@@ -1,6 +1,6 @@
-/* What both trainer accelerator modules (_cscan, _cprune) and c4.5rules' (_crules)
- * need first: native.h (Python.h, the float-evaluation guard, the buffer helpers), the
- * constants shared with Python (the class limit among them) and prefetching. */
+/* What both trainer accelerator modules (_cscan, _cprune) need first: native.h
+ * (Python.h, the float-evaluation guard, the buffer helpers), the constants shared
+ * with Python (the class limit among them) and prefetching. */
 #ifndef TREEGEN_NATIVE_COMMON_H
 #define TREEGEN_NATIVE_COMMON_H
 
@@ -26,10 +26,12 @@
 static inline int tg_add_constants(PyObject *module)
 {
     PyObject *d = Py_BuildValue(
-        "{s:d,s:d,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:i}", "EPSILON", TG_EPSILON, "J48_TOL",
-        TG_J48_TOL, "ADD_ERRS_ZERO", TG_ADD_ERRS_ZERO, "CUT_GAP", TG_CUT_GAP, "LN2", TG_LN2,
-        "MAX_CLASSES", TG_MAX_CLASSES, "KIND_LEAF", TG_KIND_LEAF, "KIND_CONTINUOUS",
-        TG_KIND_CONTINUOUS, "KIND_NOMINAL", TG_KIND_NOMINAL, "KIND_SUBSET", TG_KIND_SUBSET);
+        "{s:d,s:d,s:d,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:i,s:i}", "EPSILON", TG_EPSILON, "J48_TOL",
+        TG_J48_TOL, "ADD_ERRS_ZERO", TG_ADD_ERRS_ZERO, "CUT_GAP", TG_CUT_GAP,
+        "GROUPING_MIN_RISE", TG_GROUPING_MIN_RISE, "LN2", TG_LN2, "RELEASE8_ORDER_MAX_ROWS",
+        TG_RELEASE8_ORDER_MAX_ROWS, "MAX_CLASSES", TG_MAX_CLASSES, "KIND_LEAF", TG_KIND_LEAF,
+        "KIND_CONTINUOUS", TG_KIND_CONTINUOUS, "KIND_NOMINAL", TG_KIND_NOMINAL, "KIND_SUBSET",
+        TG_KIND_SUBSET);
     if (d == NULL)
         return -1;
     const int rc = PyModule_AddObjectRef(module, "TG_CONSTANTS", d);

@@ -1,7 +1,8 @@
 /* treegen's C accelerator for growth (module treegen.trainer._cscan): the
  * loops that numpy can only do with large temporaries or one call per node.
  * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
- * cscan.h.  The buffer helpers are model/native/buffers.c, compiled in. */
+ * cscan.h.  The buffer helpers are model/native/buffers.c, compiled in.
+ * order.c sorts cases in Release 8's order for treegen.trainer.release8. */
 #include "cscan.h"
 
 static PyMethodDef methods[] = {
@@ -16,6 +17,8 @@ static PyMethodDef methods[] = {
     {"nominal_prep", tg_nominal_prep, METH_VARARGS, "Nominal scores, step 1: log inputs."},
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
+    {"r8_sort", tg_r8_sort, METH_VARARGS, "Release 8's quicksort of a segment, as a permutation."},
+    {"r8_front", tg_r8_front, METH_VARARGS, "Release 8's swap of passing cases to the front."},
     {NULL, NULL, 0, NULL},
 };
 

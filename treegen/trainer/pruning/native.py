@@ -88,7 +88,7 @@ def prune_flat(
     if ctx.j48:
         walk_c, first_arg, coeff = mod.prune_j48, cf, ErrorBound(cf, "j48").coeff
     else:
-        walk_c, first_arg, coeff = mod.prune_c45, math.log(cf), coeff_c45(cf)
+        walk_c, first_arg, coeff = mod.prune_c45, ErrorBound(cf, "c45").log_cf, coeff_c45(cf)
     done = walk_c(
         first_arg,
         coeff,

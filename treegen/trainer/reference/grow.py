@@ -29,14 +29,14 @@ from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
-from treegen.trainer.select import average_gain, gain_ratio, select, stays_leaf
+from treegen.trainer.select import gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
 from treegen.trainer.subsets import (
     LEAKED_MINOBJS,
-    best_subsets,
+    best_subsets_j48,
+    eval_subset,
     is_grouping,
     leaking_attribute,
-    search_zeros,
 )
 from treegen.trainer.tree import TNode, run
 
@@ -77,19 +77,29 @@ def _plain_scores(
     cases: float,
     tested: frozenset[int],
     opts: GrowOptions,
-    multi: list[int],
-    atts: range,
+    atts: list[int],
 ) -> dict[int, Score]:
-    """The ungrouped scores of the attributes in ``atts`` at a node (section 1 step 4):
-    multiway tests for the nominal ones (those in ``multi`` even when tested
-    above: ``--subsets`` re-tests them), thresholds for the continuous ones."""
+    """The scores of the attributes in ``atts`` at a node (section 1 step 4): multiway
+    tests for the nominal ones not tested above, groupings for those of more than two
+    values with ``--subsets`` (which may be tested again), thresholds for the
+    continuous ones."""
     scores: dict[int, Score] = {}
     keep = set(atts)
-    nom = [a for a in ctx.nom_pos if a in keep and (a in multi or a not in tested)]
-    if opts.subsets and ctx.j48:
-        nom = [a for a in nom if a not in multi]  # J48's grouping scores them (form_tree)
+    multi = [a for a in ctx.nom_pos if a in keep and opts.subsets and ctx.n_values[a] > 2]
+    nom = [a for a in ctx.nom_pos if a in keep and a not in multi and a not in tested]
     if nom:
         scores.update(eval_nominal(ctx, nom, rows, w, cases))
+    if multi:
+        freq3 = nominal_freq(ctx, multi, rows, w)
+        for j, a in enumerate(multi):
+            f = freq3[j, : ctx.n_values[a] + 1]
+            if ctx.j48:
+                sub = best_subsets_j48(ctx, f, cases, opts.criterion)
+            else:
+                found = eval_subset(ctx, f, cases, cases, ctx.min_cases, opts.criterion != "gain")
+                sub = found.score
+            if sub is not None:
+                scores[a] = sub
     cont = [a for a in ctx.cont_pos if a in keep]
     if cont:
         unk_w = _unknown_weights(ctx, rows, w, lens)
@@ -105,6 +115,30 @@ def _plain_scores(
         )
         for j in np.flatnonzero(cs.ok).tolist():
             scores[cont[j]] = Score(float(cs.gain[j]), float(cs.info[j]), float(cs.bar[j]))
+    return scores
+
+
+def _scores(
+    ctx: Context,
+    rows: IntArray,
+    w: npt.NDArray[np.floating],
+    srt: Sorted,
+    lens: IntArray,
+    cases: float,
+    tested: frozenset[int],
+    opts: GrowOptions,
+) -> dict[int, Score]:
+    """Every admissible attribute's score at a node, in attribute order as Release 8
+    evaluates them: from the first grouping with no known case on, MINOBJS is 1 for
+    good (:func:`~treegen.trainer.subsets.leaking_attribute`)."""
+    atts = list(range(len(ctx.kinds)))
+    leak = leaking_attribute(ctx, rows, w, cases) if opts.subsets else None
+    if leak is None:
+        return _plain_scores(ctx, rows, w, srt, lens, cases, tested, opts, atts)
+    scores = _plain_scores(ctx, rows, w, srt, lens, cases, tested, opts, atts[:leak])
+    ctx.min_cases = LEAKED_MINOBJS
+    after = atts[leak + 1 :]
+    scores.update(_plain_scores(ctx, rows, w, srt, lens, cases, tested, opts, after))
     return scores
 
 
@@ -139,46 +173,8 @@ def form_tree(
     if opts.max_depth is not None and depth >= opts.max_depth:
         return node  # pre-pruning: --max-depth
 
-    multi: list[int] = []
-    freq3: npt.NDArray[np.floating] | None = None
-    leak = len(ctx.kinds)  # attributes from this index on see the leaked MINOBJS
-    if opts.subsets:
-        # Attributes with more than two values are grouped (and may be re-tested).
-        multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-        if multi:
-            freq3 = nominal_freq(ctx, multi, rows, w)
-            leaking = leaking_attribute(ctx, multi, freq3)
-            leak = leak if leaking is None else leaking
-    m0 = ctx.min_cases
-    scores = _plain_scores(ctx, rows, w, srt[0], lens, cases, tested, opts, multi, range(leak))
-    if leak < len(ctx.kinds):
-        ctx.min_cases = LEAKED_MINOBJS  # Release 8 does not restore it (subsets.minobjs_leaks)
-        after = range(leak + 1, len(ctx.kinds))
-        scores.update(_plain_scores(ctx, rows, w, srt[0], lens, cases, tested, opts, multi, after))
-    average: float | None = None
-    if multi and ctx.j48:
-        assert freq3 is not None
-        for j, a in enumerate(multi):
-            sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion)
-            if sub is not None:
-                scores[a] = sub
-    elif multi:
-        # Release 8 averages the plain multiway gains first, then groups against that.
-        assert freq3 is not None
-        average = average_gain(ctx, dict(sorted(scores.items())), search_zeros(ctx, tested))
-        if average is None:
-            return node
-        for j, a in enumerate(multi):
-            # Before the leaking attribute Release 8 still searched with the old MINOBJS.
-            ctx.min_cases = LEAKED_MINOBJS if a > leak else m0
-            sub = best_subsets(ctx, freq3[j, : ctx.n_values[a] + 1], cases, opts.criterion, average)
-            scores.pop(a, None)
-            if sub is not None:
-                scores[a] = sub
-        if leak < len(ctx.kinds):
-            ctx.min_cases = LEAKED_MINOBJS
-    # The selection averages the gains of the tests it compares, groupings included.
-    att = select(ctx, dict(sorted(scores.items())), opts.criterion)
+    scores = _scores(ctx, rows, w, srt[0], lens, cases, tested, opts)
+    att = select(ctx, scores, opts.criterion)
     if att < 0:
         return node
     if opts.min_gain_ratio and gain_ratio(scores[att].gain, scores[att].info) < opts.min_gain_ratio:
@@ -278,5 +274,5 @@ def grow(ctx: Context, opts: GrowOptions) -> TNode:
     try:
         root: TNode = run(form_tree(ctx, rows, w, srt, ctx.presorted_len, True, frozenset(), opts))
     finally:
-        ctx.min_cases = min_cases  # growth may have leaked MINOBJS (subsets.minobjs_leaks)
+        ctx.min_cases = min_cases  # growth may have leaked MINOBJS (subsets.leaking_attribute)
     return root
