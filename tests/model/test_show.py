@@ -22,6 +22,8 @@ from treegen.errors import UsageError
 from treegen.model.core import Model, Node
 from treegen.model.show import format_tree, java_double, weka_double_to_string
 
+from support.refparse import c45_sections
+
 DATASETS = [
     "crx",
     "golf",
@@ -157,20 +159,6 @@ def _to_model(root: _Parsed, blocks: dict[int, _Parsed], schema: Schema, prune: 
     emit(root)
     assert all(n is not None for n in nodes)
     return Model(schema, tuple(n for n in nodes if n is not None), {"prune": prune})
-
-
-def c45_sections(text: str) -> dict[str, str]:
-    """Release 8's tree sections, title line to the end of its last block."""
-    out = {}
-    for title in ("Decision Tree:", "Simplified Decision Tree:"):
-        m = re.search(
-            r"^" + re.escape(title) + r"\n.*?(?=\n\n\n(?:Simplified|Tree saved))",
-            text,
-            re.DOTALL | re.MULTILINE,
-        )
-        if m:
-            out[title] = m.group(0)
-    return out
 
 
 def model_from_c45(section: str, schema: Schema, prune: bool) -> Model:

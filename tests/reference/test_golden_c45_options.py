@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_show import c45_sections
 
 from treegen.analysis.evaluate import evaluate
 from treegen.data.dataset import Dataset
@@ -36,6 +35,7 @@ from treegen.trainer import TrainOptions, native, train
 
 from support import reftrees as rt
 from support.r8corpus import possible_only
+from support.refparse import c45_sections
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference"
 DATASETS = sorted(p.name for p in REF.iterdir() if p.is_dir())

@@ -331,3 +331,17 @@ def parse_j48(text: str) -> J48Output:
             raise ParseError("training evaluation without error/total lines")
         errors, total = int(em.group(1)), int(tm.group(1))
     return J48Output(tree, int(leaves_m.group(1)), int(size_m.group(1)), errors, total)
+
+
+def c45_sections(text: str) -> dict[str, str]:
+    """Release 8's tree sections, title line to the end of its last block."""
+    out = {}
+    for title in ("Decision Tree:", "Simplified Decision Tree:"):
+        m = re.search(
+            r"^" + re.escape(title) + r"\n.*?(?=\n\n\n(?:Simplified|Tree saved))",
+            text,
+            re.DOTALL | re.MULTILINE,
+        )
+        if m:
+            out[title] = m.group(0)
+    return out
