@@ -89,7 +89,8 @@ check: $(STAMP)
 # Training speed/memory against issue 3's targets, the export benchmark, the codegen
 # comparison with emlearn and m2cgen (installed by the bench extra), then flash and
 # cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
-# RV32IMC/RV32IMAFC; those installed).
+# RV32IMC/RV32IMAFC; those installed), and scikit-learn ensembles through treegen,
+# emlearn, m2cgen and tl2cgen (make bench BENCH_FULL=1 adds the big models).
 bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)

@@ -26,13 +26,16 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
                         [--no-codegen] [--no-firmware] [--no-options]
+                        [--no-ensembles]
 Then bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
 (``pip install -e '.[bench]'``; ``make bench`` installs the extra),
 bench/firmware_bench.py runs treegen's C for the firmware examples' and the codegen
 benchmark's trees on the simulated chips (flash, and cycles or instructions per
 prediction on AVR, Cortex-M0+ and M4F, RV32IMC and RV32IMAFC), and
 bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
-and PART.
+and PART, and bench/ensemble_bench.py sets treegen's C for scikit-learn forests and
+boosted models beside emlearn's, m2cgen's and tl2cgen's (issue 31; ``BENCH_FULL=1``
+adds its big models).
 1M rows are on by default; ``TREEGEN_BENCH_1M=0`` or ``--no-1m`` leaves them out.
 """
 
@@ -58,6 +61,7 @@ from treegen.data.dataset import Dataset
 
 from bench import datafiles
 from bench.codegen_bench import run_codegen_bench
+from bench.ensemble_bench import run_ensemble_bench
 from bench.export_bench import run_export_bench
 from bench.firmware_bench import run_firmware_bench
 from bench.options_bench import run_options_bench
@@ -433,6 +437,12 @@ def main(argv: list[str] | None = None) -> int:
         help="skip the firmware benchmark (the C on the simulated chips)",
     )
     ap.add_argument(
+        "--no-ensembles",
+        action="store_true",
+        help="skip the ensemble benchmark (treegen, emlearn, m2cgen, tl2cgen on forests "
+        "and boosted models)",
+    )
+    ap.add_argument(
         "--no-command",
         action="store_true",
         help="skip the whole-command and reader timings (data files)",
@@ -515,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_options:
         print()
         run_options_bench(args.seed)
+    if not args.no_ensembles:
+        print()
+        run_ensemble_bench()
     return 0
 
 

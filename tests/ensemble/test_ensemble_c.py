@@ -1,6 +1,6 @@
 """An ensemble's C: verify holds it to the numpy arithmetic in every input mode, it
 compiles warning-free under the strict flags (c89 and c99, gcc and clang; the cross
-compilers in the toolchain set), and its bytes are deterministic."""
+compilers, arm-none-eabi-gcc and avr-gcc, in the toolchain set), and its bytes are deterministic."""
 
 from __future__ import annotations
 
@@ -74,15 +74,17 @@ def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.toolchain
-@pytest.mark.parametrize("cc", ["clang", "arm-none-eabi-gcc"])
+@pytest.mark.parametrize("cc", ["clang", "arm-none-eabi-gcc", "avr-gcc"])
 def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
     if shutil.which(cc) is None:
         pytest.skip(f"{cc} is not installed")
+    # avr-gcc: a 16-bit int and PROGMEM reads (a uint8_t promoted to int).
+    extra = ["-mmcu=atmega328p"] if cc == "avr-gcc" else []
     for name in NAMES:
         for style in ("table", "ifs"):
             files = render(_fit(name), ExportOptions(prefix="e", style=style)).files
             for std in ("-std=c89", "-std=c99"):
-                _compile(cc, std, files, tmp_path)
+                _compile(cc, std, files, tmp_path, extra)
 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])

@@ -1,0 +1,128 @@
+"""The ensemble benchmark's machinery (bench/ensemble_*.py) on a tiny forest: its rows sit
+on the thresholds, its mismatch counters count a planted wrong class and a planted wrong
+bit of a probability, its wrappers of
+the other generators predict what the estimator predicts where that generator is exact,
+and its flash measurement and chip runs see a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treegen.firmware import targets
+from treegen.verify.build import have_compiler
+
+pytest.importorskip("sklearn")
+from bench import ensemble_forms as ef  # noqa: E402
+from bench import ensemble_measure as em  # noqa: E402
+from bench import ensemble_models as models  # noqa: E402
+
+
+def _tiny() -> models.Fitted:
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = models.sensor_data()
+    X, y = X[::20], y[::20]  # 300 rows
+    est = RandomForestClassifier(3, max_depth=3, random_state=0).fit(X[:200], y[:200])
+    return models.Fitted("tiny", "tiny forest", est, X[200:])
+
+
+def test_neighbours_bracket_the_threshold() -> None:
+    for t in (0.1, -2.5, 1e-40, 3.0, np.inf):
+        near = models._neighbours(t)
+        below = [v for v in near if v <= t]
+        above = [v for v in near if v > t]
+        assert len(below) == 2 and (len(above) == 2 or not np.isfinite(t))
+        assert all(float(np.float32(v)) == v for v in near)  # every one a float32
+        if np.isfinite(t):  # lo and hi are adjacent float32 values either side of t
+            lo, hi = np.float32(max(below)), np.float32(min(above))
+            assert np.nextafter(lo, np.float32(np.inf)) == hi
+
+
+def test_rows_reach_every_threshold_and_the_truth_is_predict() -> None:
+    f = _tiny()
+    X, want = models.check_rows(f)
+    assert np.array_equal(want, np.searchsorted(f.est.classes_, f.est.predict(X)))
+    for m in f.est.estimators_:
+        t = m.tree_
+        for node in np.flatnonzero(t.children_left >= 0):
+            feature, thr = int(t.feature[node]), float(t.threshold[node])
+            column = X[:, feature]
+            lo = max(v for v in models._neighbours(thr) if v <= thr)
+            assert np.any(column == lo) and np.any(
+                column == float(np.nextafter(np.float32(lo), np.float32(np.inf)))
+            )
+    assert np.isnan(X).any()  # a forest's predict takes NaN: rows with NaN are checked
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_host_mismatches_count_a_planted_wrong_class(tmp_path: Path) -> None:
+    f = _tiny()
+    X, want = models.check_rows(f)
+    (table,) = [fo for fo in ef.treegen_forms(f.est) if fo.form == "table"]
+    got = em.host_classes(table, X, tmp_path / "tg", "gcc")
+    assert not isinstance(got, str), got
+    assert np.count_nonzero(got != want) == 0
+    wrong = want.copy()
+    wrong[[3, 17, 40]] = (wrong[[3, 17, 40]] + 1) % len(f.est.classes_)
+    assert np.count_nonzero(got != wrong) == 3
+    ns = em.host_ns(table, f.X_test, tmp_path / "tg", "shuffled")
+    assert not isinstance(ns, str) and len(ns) == em.REPEATS and min(ns) > 0
+    # The probabilities: scikit-learn's bits on every row; one bit off on one row counts.
+    assert table.vector == "proba"
+    bits = em.host_vectors(table, X, tmp_path / "tgv", "gcc")
+    assert not isinstance(bits, str), bits
+    proba = f.est.predict_proba(X)
+    assert bits.shape == proba.shape and em.vector_mismatches(bits, proba) == 0
+    off = proba.copy()
+    off.view(np.uint64)[7, 2] ^= np.uint64(1)
+    assert em.vector_mismatches(bits, off) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_the_other_generators_wrappers(tmp_path: Path) -> None:
+    """tl2cgen compares a double of the float input with scikit-learn's double threshold
+    and averages in double as the forest does: through the wrapper, the same classes on
+    rows without NaN.  emlearn's hard voting differs from the forest's soft voting
+    somewhere, which the counter sees."""
+    pytest.importorskip("tl2cgen")
+    pytest.importorskip("emlearn")
+    f = _tiny()
+    X, want = models.check_rows(f)
+    known = ~np.isnan(X).any(axis=1)
+    forms: dict[str, Any] = {fo.label: fo for fo in ef.all_forms(f.est, ("emlearn", "tl2cgen"))}
+    got = em.host_classes(forms["tl2cgen C"], X[known], tmp_path / "tl", "gcc")
+    assert not isinstance(got, str), got
+    assert np.array_equal(got, want[known])
+    # Its vector: the mean probabilities, one double per class and row.
+    bits = em.host_vectors(forms["tl2cgen C"], X[known], tmp_path / "tlv", "gcc")
+    assert not isinstance(bits, str), bits
+    assert bits.shape == (int(known.sum()), len(f.est.classes_))
+    assert not forms["emlearn inline float lb0"].vector  # float32 only: nothing to compare
+    hard = em.host_classes(forms["emlearn inline float lb0"], X, tmp_path / "em", "gcc")
+    assert not isinstance(hard, str), hard
+    assert 0 < np.count_nonzero(hard != want) < X.shape[0] // 2
+
+
+@pytest.mark.toolchain
+def test_flash_and_avr_run_see_the_model(tmp_path: Path) -> None:
+    if not targets.available(targets.target("avr")):
+        pytest.skip("avr-gcc or simavr is not installed")
+    f = _tiny()
+    X, want = models.check_rows(f)
+    (table,) = [fo for fo in ef.treegen_forms(f.est) if fo.form == "table"]
+    cost = em.link_cost(table, "avr", tmp_path / "avr")
+    assert not cost.error and 0 < cost.flash < cost.total_flash
+    assert cost.object_ram == 0 and cost.stack is not None and cost.stack > 0
+    api = em.BenchApi(int(f.est.n_features_in_), len(f.est.classes_))
+    X, want = X[:60], want[:60]
+    run = em.chip_run(table, api, X, want, "avr", cost)
+    assert run.mismatches == 0 and run.median > 0 and not run.note
+    planted = want.copy()
+    planted[5] = (planted[5] + 1) % len(f.est.classes_)
+    assert em.chip_run(table, api, X, planted, "avr", cost).mismatches == 1
