@@ -103,8 +103,8 @@ bench-train: $(STAMP)
 	$(VPY) -m bench.scale_bench $(BENCH_ARGS)
 
 # The exported C on simulated chips (firmware_examples/): golf, crx and hypo, both
-# styles, and a scikit-learn forest and boosted model, an XGBoost and a LightGBM model
-# on hypo (table and ifs),
+# styles, and a scikit-learn forest, boosted model and regressor, an XGBoost and a
+# LightGBM model on hypo (table and ifs),
 # float / --float-compare int / int16, on ATmega328P (simavr), Cortex-M0+,
 # M3, M4F (qemu-system-arm) and RV32IMC, RV32IMAFC (qemu-system-riscv32), each compared
 # with the Python model; then the table of flash, RAM and cycles or instructions.  Needs the cross compilers and simulators (.ci/run installs

@@ -48,6 +48,24 @@
 #define TG_PREDICT_PROBA TG_CAT(TG_P, TG_PROBA_FN)
 typedef TG_CAT(TG_P, _input_t) tg_input_t;
 
+/* A regressor (-DTG_REGRESS=n, its output count; the vector is then its predict_bits,
+   -DTG_PROBA_FN=_predict_bits -DTG_PROBA_T=uint32_t -DTG_N_PROBA=2n): predict writes n
+   doubles and returns nothing, so the call measured is this wrapper, whose class is 0;
+   the doubles it wrote follow the vector, as bytes in hex, for the driver to compare with
+   predict_bits (where double has 32 bits, with its nearest binary32). */
+#ifdef TG_REGRESS
+static double tg_y[TG_REGRESS];
+
+static int tg_regress(const tg_input_t *x)
+{
+    TG_PREDICT(x, tg_y);
+    return 0;
+}
+#define TG_MEASURED tg_regress
+#else
+#define TG_MEASURED TG_PREDICT
+#endif
+
 /* vectors.c (written by treegen's firmware driver, or by hand). */
 extern const tg_input_t tg_vectors[][TG_N_FEATURES] PROGMEM;
 extern const uint16_t tg_n_vectors;
@@ -127,7 +145,7 @@ static void tg_put_u32(uint32_t v)
     }
 }
 
-#ifdef TG_PROBA_HEX
+#if defined(TG_PROBA_HEX) || defined(TG_REGRESS)
 /* n bytes at p, in memory order, two hex digits each. */
 static void tg_put_bytes(const void *p, uint8_t n)
 {
@@ -207,7 +225,7 @@ int main(void)
 
     for (i = 0u; i < tg_n_vectors; i++) {
         memcpy_P(tg_x, tg_vectors[i], sizeof tg_x);
-        cycles = tg_measure(TG_PREDICT, &cls);
+        cycles = tg_measure(TG_MEASURED, &cls);
         tg_put_u32(tg_first_index + i);
         tg_put(',');
         tg_put_u32((uint32_t)cls);
@@ -222,6 +240,12 @@ int main(void)
 #else
             tg_put_u32(proba[c]);
 #endif
+        }
+#endif
+#ifdef TG_REGRESS
+        for (c = 0u; c < TG_REGRESS; c++) {
+            tg_put(',');
+            tg_put_bytes(&tg_y[c], sizeof tg_y[c]);
         }
 #endif
         tg_put('\n');

@@ -39,6 +39,24 @@
 #define TG_PREDICT_PROBA TG_CAT(TG_P, TG_PROBA_FN)
 typedef TG_CAT(TG_P, _input_t) tg_input_t;
 
+/* A regressor (-DTG_REGRESS=n, its output count; the vector is then its predict_bits,
+   -DTG_PROBA_FN=_predict_bits -DTG_PROBA_T=uint32_t -DTG_N_PROBA=2n): predict writes n
+   doubles and returns nothing, so the call measured is this wrapper, whose class is 0;
+   the doubles it wrote follow the vector, as bytes in hex, for the driver to compare with
+   predict_bits (where double has 32 bits, with its nearest binary32). */
+#ifdef TG_REGRESS
+static double tg_y[TG_REGRESS];
+
+static int tg_regress(const tg_input_t *x)
+{
+    TG_PREDICT(x, tg_y);
+    return 0;
+}
+#define TG_MEASURED tg_regress
+#else
+#define TG_MEASURED TG_PREDICT
+#endif
+
 /* vectors.c (written by treegen's firmware driver, or by hand). */
 extern const tg_input_t tg_vectors[][TG_N_FEATURES];
 extern const uint16_t tg_n_vectors;
@@ -63,7 +81,7 @@ static char *put_u32(char *p, uint32_t v)
     return p;
 }
 
-#ifdef TG_PROBA_HEX
+#if defined(TG_PROBA_HEX) || defined(TG_REGRESS)
 /* n bytes at v, in memory order, two hex digits each. */
 static char *put_bytes(char *p, const void *v, unsigned n)
 {
@@ -79,7 +97,11 @@ static char *put_bytes(char *p, const void *v, unsigned n)
 
 int main(void)
 {
+#ifdef TG_REGRESS
+    char line[16 + (2 * sizeof(TG_PROBA_T) + 6) * TG_N_PROBA + (2 * sizeof(double) + 1) * TG_REGRESS];
+#else
     char line[16 + (2 * sizeof(TG_PROBA_T) + 6) * TG_N_PROBA];
+#endif
     char *p;
     uint16_t i;
     int cls;
@@ -94,14 +116,14 @@ int main(void)
     for (i = 0u; i < tg_n_vectors; i++) {
         /* Once for the class, once in the window: the count is printed when the
            window closes, after "index,class," is already out. */
-        cls = TG_PREDICT(tg_vectors[i]);
+        cls = TG_MEASURED(tg_vectors[i]);
         p = put_u32(line, tg_first_index + i);
         *p++ = ',';
         p = put_u32(p, (uint32_t)cls);
         *p++ = ',';
         *p = '\0';
         tg_write(line);
-        if (tg_call(tg_vectors[i], TG_PREDICT) != cls) {
+        if (tg_call(tg_vectors[i], TG_MEASURED) != cls) {
             tg_write("\n#error,the measured call returned another class\n");
             return 2;
         }
@@ -115,6 +137,12 @@ int main(void)
 #else
             p = put_u32(p, proba[c]);
 #endif
+        }
+#endif
+#ifdef TG_REGRESS
+        for (c = 0; c < TG_REGRESS; c++) {
+            *p++ = ',';
+            p = put_bytes(p, &tg_y[c], sizeof tg_y[c]);
         }
 #endif
         *p++ = '\n';

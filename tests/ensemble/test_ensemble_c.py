@@ -70,7 +70,7 @@ def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
             files = render(ens, opts).files
             _compile("gcc", std, files, tmp_path)
             # Both sums: the C library's double and the file's own binary64 routines.
-            _compile("gcc", std, files, tmp_path, ["-De_SOFT64=1"])
+            _compile("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
 
 
 @pytest.mark.toolchain
@@ -162,3 +162,14 @@ def test_doubles_the_model_has_no_exact_c_for_are_refused() -> None:
         "#define E_N_PROBA 3" in h
         and "void e_predict_proba(const e_input_t *x, double *proba);" in h
     )
+
+
+@pytest.mark.parametrize(("name", "what"), [("forest", "proba"), ("boosting", "scores")])
+def test_exported_doubles_strict_with_the_routines_forced(
+    name: str, what: str, tmp_path: Path
+) -> None:
+    """--proba/--scores with the binary64 routines where double is binary64 (the default
+    on Cortex-M and RISC-V without a double FPU): no unused routine."""
+    files = render(_fit(name), ExportOptions(prefix="e", **{what: True})).files  # type: ignore[arg-type]
+    for std in ("-std=c89", "-std=c99"):
+        _compile("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])

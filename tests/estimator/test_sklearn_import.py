@@ -90,10 +90,12 @@ def test_labels_and_names() -> None:
 
 
 def test_rejects_what_it_cannot_map() -> None:
-    from sklearn.tree import DecisionTreeRegressor
+    from sklearn.linear_model import LinearRegression
 
-    with pytest.raises(UsageError, match="DecisionTreeRegressor.*RandomForestClassifier"):
-        treegen.from_sklearn(DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]))
+    with pytest.raises(
+        UsageError, match="LinearRegression.*RandomForestClassifier.*DecisionTreeRegressor"
+    ):
+        treegen.from_sklearn(LinearRegression().fit([[0.0], [1.0]], [0.0, 1.0]))
     with pytest.raises(UsageError, match="not fitted"):
         treegen.from_sklearn(DecisionTreeClassifier())
     est = DecisionTreeClassifier().fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])

@@ -42,7 +42,7 @@ def sklearn_thresholds(est: Any) -> dict[int, set[float]]:
     out: dict[int, set[float]] = {}
     members: list[Any]
     name = type(est).__name__
-    if name == "HistGradientBoostingClassifier":
+    if name.startswith("HistGradientBoosting"):
         for it in est._predictors:
             for p in it:
                 for node in p.nodes:
@@ -51,7 +51,7 @@ def sklearn_thresholds(est: Any) -> dict[int, set[float]]:
                             float(node["num_threshold"])
                         )
         return out
-    if name in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
+    if name.startswith(("DecisionTree", "ExtraTree")) and not hasattr(est, "estimators_"):
         members = [est]
     else:
         members = list(np.asarray(est.estimators_, dtype=object).ravel())

@@ -89,7 +89,11 @@ class Model:
         return x_of(self.schema, self.value.compares_float32, X)
 
     def predict(self, X: Rows) -> npt.NDArray[np.generic]:
-        """The class label of every row (NaN = missing; nominal values as codes)."""
+        """The class label of every row (NaN = missing; nominal values as codes); for a
+        regressor its float64 prediction (n values, or n x outputs), as the estimator's."""
+        values = self.kind.values(self.value, self._x(X)) if self.kind.values else None
+        if values is not None:
+            return values[:, 0] if values.shape[1] == 1 else values
         return self.classes_[self.kind.predict(self.value, self._x(X))]
 
     def predict_proba(self, X: Rows) -> npt.NDArray[np.float64]:

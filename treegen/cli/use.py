@@ -77,10 +77,19 @@ def format_predictions(
     """One line per row: the class, and with ``proba`` the class probabilities.
 
     Probabilities follow the model's class order, tab-separated, with six
-    decimals (``%.6f``), so the text is the same on every platform.
+    decimals (``%.6f``), so the text is the same on every platform.  A regressor's
+    line is its outputs, tab-separated, each as Python's ``repr`` writes the float64
+    (the shortest text that reads back as the same bits).
     """
 
     classes = value.schema.classes
+    values = kind.values(value, x) if kind.values else None
+    if values is not None:  # a regressor: each output as repr prints it (round-trips)
+        if proba:
+            raise UsageError(
+                "a regressor predicts numbers, not class probabilities", option="--proba"
+            )
+        return "".join("\t".join(repr(float(v)) for v in row) + "\n" for row in values)
     predicted = np.asarray(kind.predict(value, x))
     if not proba:
         return "".join(classes[int(c)] + "\n" for c in predicted)
@@ -104,7 +113,10 @@ def run_predict(args: argparse.Namespace) -> int:
         text = ""
         if args.header:
             classes = value.schema.classes
-            text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")
+            if kind.values is not None and kind.values(value, ds.X[:0]) is not None:
+                text = "\t".join(classes)  # a regressor's outputs
+            else:
+                text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")
             text += "\n"
         text += format_predictions(kind, value, ds.X, args.proba)
     write_predictions(args, text, ds.n_rows)

@@ -32,6 +32,7 @@ TEMPLATE_MACROS = (
     "SOFT64",  # an ensemble's choice of binary64 routines (treegen.ensemble.emit)
     "N_PROBA",
     "N_SCORES",
+    "N_OUTPUTS",  # a regressor's (treegen.ensemble.regress)
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 

@@ -144,11 +144,14 @@ class ProbaApi:
     """The vector a model's C writes per row besides its class (treegen.verify.build):
     ``void PREFIX_<name>(const PREFIX_input_t *x, <ctype> *out)``, ``out[n]``: a tree's
     fixed-point ``predict_proba``, an ensemble's ``predict_proba`` or
-    ``decision_function`` in double."""
+    ``decision_function`` in double.  A regressor's (``values``) is ``predict_bits``:
+    the binary64 bits of its ``n // 2`` outputs as uint32 words, high word first, and
+    its ``PREFIX_predict`` writes the outputs as doubles instead of returning a class."""
 
     name: str
     ctype: str
     n: int
+    values: bool = False
 
 
 @dataclass(frozen=True, slots=True)

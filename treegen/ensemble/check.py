@@ -33,7 +33,7 @@ from treegen.verify.inputs import (
     to_c_domain,
 )
 from treegen.verify.oracle import missing_mask
-from treegen.verify.report import Report, check_against, row_counts, tally
+from treegen.verify.report import Report, check_against, fmt_row, row_counts, tally
 
 
 def _near(ir: EnsembleIR, node: Split) -> list[float]:
@@ -152,6 +152,9 @@ def compare(
     values, or their nearest float32 where the C's double has 32 bits (``c_proba`` is a
     float32 array then)."""
     values = python_values(ir, X)
+    if ens.regressor:
+        compare_values(ens, values, X, c_cls, c_proba, report)
+        return
     want = classify.predict(ens, values).astype(np.int32)
     every = np.ones(X.shape[0], dtype=bool)
     if ir.proba_api is None:
@@ -167,3 +170,37 @@ def compare(
             report, "Python ensemble (bits)", X, every, c_cls, want, got_bits, want_bits
         )
     tally(report, X.shape[0], bad)
+
+
+def compare_values(
+    ens: Ensemble,
+    values: npt.NDArray[np.float64],
+    X: npt.NDArray[np.generic],
+    c_same: npt.NDArray[np.int32],
+    c_bits: npt.NDArray[Any],
+    report: Report,
+) -> None:
+    """A regressor's C on every row against its float64 arithmetic: ``c_bits`` holds
+    ``predict_bits``'s words (high, low per output), compared with the float64 values'
+    bits; ``c_same`` is 1 where ``predict``'s doubles were found to have other bits (by
+    the host's batch, or by the firmware driver, treegen.firmware.sim.regress_same:
+    where double has 32 bits, other than the nearest binary32 of the float64)."""
+    exact = np.ascontiguousarray(classify.scores(ens, values), dtype=np.float64)
+    words = exact.view(np.uint64)
+    want = np.empty((exact.shape[0], 2 * exact.shape[1]), dtype=np.uint64)
+    want[:, 0::2] = words >> np.uint64(32)
+    want[:, 1::2] = words & np.uint64(0xFFFFFFFF)
+    got = np.asarray(c_bits, dtype=np.uint64)
+    bad = (got != want).any(axis=1) | (np.asarray(c_same) != 0)
+    n = X.shape[0]
+    verdict = "identical" if not bad.any() else f"{int(bad.sum())} rows differ"
+    report.lines.append(
+        f"C vs Python regressor: {n} rows, float64 values compared bit for bit: {verdict}"
+    )
+    for r in np.flatnonzero(bad)[:5]:
+        c = (got[r, 0::2] << np.uint64(32)) | got[r, 1::2]
+        report.mismatches.append(
+            f"row {r} {fmt_row(X[r])}: value C {c.view(np.float64).tolist()} "
+            f"vs {exact[r].tolist()}" + (" (predict's doubles differ)" if c_same[r] else "")
+        )
+    tally(report, n, bad)

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
+from treegen.errors import UsageError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -122,8 +123,16 @@ def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     return acc
 
 
+def values(ens: Ensemble, X: npt.ArrayLike) -> FloatArray | None:
+    """A regressor's prediction (``n`` x outputs float64, the estimator's ``predict``
+    bit for bit), None for a classifier."""
+    return scores(ens, X) if ens.regressor else None
+
+
 def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
-    """The class index of every row from its :func:`scores`."""
+    """The class index of every row from its :func:`scores` (a regressor has none)."""
+    if ens.decision == "value":
+        raise UsageError("a regressor predicts numbers, not classes", option="model")
     if ens.decision == "ge0":
         return (s[:, 0] >= 0).astype(np.intp)
     if ens.decision == "gt0":
@@ -132,6 +141,9 @@ def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
         return (s[:, 0] > ens.cut).astype(np.intp)
     if ens.decision == "diff":
         return (-s[:, 0] + s[:, 1] > 0).astype(np.intp)
+    if ens.decision == "bound":
+        assert ens.anomaly is not None
+        return (s[:, 0] >= ens.anomaly.boundary).astype(np.intp)
     best: npt.NDArray[np.intp] = np.argmax(s, axis=1).astype(np.intp)
     return best
 
@@ -156,6 +168,12 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     exactly); a boosted model's are its raw scores through the logistic function or the
     softmax, computed with numpy's ``exp`` (the class is decided on the raw scores, not on
     these)."""
+    if ens.regressor or ens.decision == "bound":
+        raise UsageError(
+            f"{'a regressor' if ens.regressor else 'an IsolationForest'} has no class "
+            "probabilities",
+            option="model",
+        )
     s = scores(ens, X)
     if ens.method == "forest":
         return s

@@ -15,7 +15,11 @@ constants (docs/ensembles.md states each estimator's arithmetic):
    class 1 when ``raw >= 0`` (``ge0``: GradientBoosting) or ``raw > 0`` (``gt0``:
    HistGradientBoosting) or ``raw > cut`` (``gt``: XGBoost's and LightGBM's binary
    objectives, ``cut`` the margin where the library's sigmoid passes 0.5), or for
-   AdaBoost's two classes class 1 when ``-raw[0] + raw[1] > 0`` (``diff``).
+   AdaBoost's two classes class 1 when ``-raw[0] + raw[1] > 0`` (``diff``); a
+   regressor (``value``) has no class: the outputs are its prediction, one float64
+   number each (treegen.ensemble.regress); an IsolationForest's (``bound``) is class 1
+   (an inlier) when ``raw >= boundary``, the summed path length derived at export
+   (treegen.ensemble.isolation).
 
 The sums are float64 additions, or float32 ones (``sum="float32"``: XGBoost, whose
 values, init and cut are then float32 numbers).
@@ -40,13 +44,13 @@ from typing import Literal
 from treegen.data.dataset import Schema
 
 Method = Literal["forest", "boosting", "hist", "adaboost", "xgboost", "lightgbm"]
-Decision = Literal["argmax", "ge0", "gt0", "gt", "diff"]
+Decision = Literal["argmax", "ge0", "gt0", "gt", "diff", "value", "bound"]
 Compare = Literal["float32", "float64"]
 Sum = Literal["float64", "float32"]
 CategoricalRule = Literal["sklearn", "lightgbm", "xgboost"]
 
 METHODS: tuple[Method, ...] = ("forest", "boosting", "hist", "adaboost", "xgboost", "lightgbm")
-DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "gt", "diff")
+DECISIONS: tuple[Decision, ...] = ("argmax", "ge0", "gt0", "gt", "diff", "value", "bound")
 COMPARES: tuple[Compare, ...] = ("float32", "float64")
 SUMS: tuple[Sum, ...] = ("float64", "float32")
 CATEGORICAL_RULES: tuple[CategoricalRule, ...] = ("sklearn", "lightgbm", "xgboost")
@@ -106,6 +110,18 @@ class Tree:
         return max(depth)
 
 
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    """An IsolationForest's constants (treegen.ensemble.isolation): the path-length sum
+    is divided by ``denominator`` for the score ``-2 ** -(sum / denominator)``, which
+    less ``offset`` is ``decision_function``; ``boundary`` is the least sum that
+    ``predict`` calls an inlier."""
+
+    denominator: float
+    offset: float
+    boundary: float
+
+
 @dataclass(frozen=True)
 class Ensemble:
     """A tree ensemble and the float64 arithmetic of its prediction (module docstring).
@@ -131,10 +147,16 @@ class Ensemble:
     sum: Sum = "float64"
     cut: float = 0.0  # decision "gt": class 1 when raw > cut
     categorical_rule: CategoricalRule = "sklearn"
+    anomaly: Anomaly | None = None  # the decision "bound"'s constants
 
     @property
     def n_outputs(self) -> int:
         return len(self.init)
+
+    @property
+    def regressor(self) -> bool:
+        """The outputs are the prediction (no class): ``schema.classes`` names them."""
+        return self.decision == "value"
 
     @property
     def compares_float32(self) -> bool:

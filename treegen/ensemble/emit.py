@@ -68,9 +68,24 @@ class DoublesView:
     doubles: Doubles | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Outputs:
+    """predict.h's count of a regressor's outputs (the header view has classes only)."""
+
+    n_outputs: int
+
+
+@dataclass(frozen=True, slots=True)
+class RegressView:
+    """Whether predict.c/.h have a regressor's API (templates/_regress.j2): predict
+    writes the outputs, predict_bits their binary64 bits."""
+
+    regress: bool
+
+
 def _doubles(ir: EnsembleIR) -> Doubles | None:
     api = ir.proba_api
-    if api is None:
+    if api is None or api.values:
         return None
     where = (
         "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
@@ -113,6 +128,8 @@ class Common:
     soft_init_rows: tuple[str, ...]
     divisor: str  # "" for none
     soft_divisor: str
+    bound: str  # decision "bound": the least sum that is class 1
+    soft_bound: str
     # Where double has fewer than 53 bits: the routines the model needs.
     soft_source: str
     decision: str
@@ -204,7 +221,12 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("div")
     if pay.fractions and pay.counts:
         ops.append("from_u32")
-    ops.append({"argmax": "lt", "ge0": "le", "gt0": "lt", "gt": "lt", "diff": "lt"}[ir.decision])
+    if ir.decision != "value":
+        ops.append(
+            {"argmax": "lt", "ge0": "le", "gt0": "lt", "gt": "lt", "diff": "lt", "bound": "le"}[
+                ir.decision
+            ]
+        )
     if ir.decision == "diff":
         ops.append("neg")
     if raw:
@@ -292,6 +314,8 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         soft_init_rows=c_rows([f64_initializer(v) for v in ir.init]),
         divisor="" if ir.divisor is None else c_double(ir.divisor),
         soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
+        bound="" if ir.bound is None else c_double(ir.bound),
+        soft_bound="" if ir.bound is None else f64_initializer(ir.bound),
         soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw))),
         decision=ir.decision,
         has_cat=bool(cat_bytes),
@@ -463,6 +487,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     env = make_env()
     header = header_view(ir.frame)
     doubles = DoublesView(_doubles(ir))
+    regress = RegressView(ir.doubles == "values")
     cat_bytes, cat_at = _bitsets(ir)
     views: tuple[DataclassInstance, ...]
     if style == "table":
@@ -478,8 +503,10 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         template = "predict_ensemble_ifs.c.j2"
     source, header_file = file_names(ir.frame.stem)
     return {
-        header_file: env.get_template("predict.h.j2").render(context(header, doubles)),
-        source: env.get_template(template).render(context(*views, doubles)),
+        header_file: env.get_template("predict.h.j2").render(
+            context(header, doubles, regress, _Outputs(ir.n_outputs))
+        ),
+        source: env.get_template(template).render(context(*views, doubles, regress)),
     }
 
 

@@ -42,6 +42,7 @@ from treegen.ensemble.core import (
     LEAF,
     METHODS,
     SUMS,
+    Anomaly,
     Ensemble,
     Tree,
 )
@@ -55,7 +56,7 @@ _TOP = {
     "classes", "attributes", "method", "decision", "compare", "init", "divisor",
     "categories", "values", "trees",
 }  # fmt: skip
-_OPTIONAL_TOP = {"sum", "cut", "categorical_rule"}
+_OPTIONAL_TOP = {"sum", "cut", "categorical_rule", "anomaly"}  # anomaly: an IsolationForest's
 _TREE_KEYS = {
     "output", "feature", "threshold", "left", "right", "nan_left", "categorical",
     "left_codes", "value",
@@ -86,6 +87,10 @@ def _tree_dict(t: Tree) -> dict[str, object]:
     }
 
 
+def _anomaly_tuple(a: Anomaly) -> tuple[float, float, float]:
+    return (a.denominator, a.offset, a.boundary)
+
+
 def ensemble_to_json(e: Ensemble) -> str:
     """The file's text (deterministic: the same ensemble gives the same bytes)."""
     s = e.schema
@@ -112,6 +117,11 @@ def ensemble_to_json(e: Ensemble) -> str:
         *(
             [f'  "categorical_rule": {_dumps(e.categorical_rule)},']
             if e.categorical_rule != "sklearn"
+            else []
+        ),
+        *(
+            [f'  "anomaly": {_dumps(_hex(_anomaly_tuple(e.anomaly)))},']
+            if e.anomaly is not None
             else []
         ),
         '  "values": [',
@@ -258,7 +268,16 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     init = tuple(_float(x, f"init[{i}]") for i, x in enumerate(_list(d["init"], "init")))
     if not init:
         raise InvalidField("init", "an ensemble has at least one output")
-    one = {"ge0": 1, "gt0": 1, "gt": 1, "diff": 2}.get(d["decision"])
+    anomaly = None
+    if d["decision"] == "bound" or "anomaly" in d:
+        if d["decision"] != "bound" or "anomaly" not in d:
+            raise InvalidField("anomaly", "goes with decision bound, and it with anomaly")
+        a = [
+            _float(x, f"anomaly[{i}]", finite=i < 2)  # no sum may be an inlier: inf
+            for i, x in enumerate(_list(d["anomaly"], "anomaly", 3))
+        ]
+        anomaly = Anomaly(a[0], a[1], a[2])
+    one = {"ge0": 1, "gt0": 1, "gt": 1, "diff": 2, "bound": 1}.get(d["decision"])
     if (one is not None and len(init) != one) or (one is None and len(init) != len(classes)):
         raise InvalidField(
             "decision", f"does not fit {len(init)} outputs and {len(classes)} classes"
@@ -305,7 +324,7 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     return Ensemble(
         schema, d["method"], trees, values, init, divisor, d["decision"], d["compare"],
         categories, dict(d["options"]), d["treegen_version"], d["data_fingerprint"],
-        d["sum"], cut, d["categorical_rule"],
+        d["sum"], cut, d["categorical_rule"], anomaly,
     )  # fmt: skip
 
 

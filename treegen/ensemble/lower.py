@@ -17,6 +17,7 @@ that makes a code of a value (``categorical_rule``) goes to the C as it is.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -80,10 +81,11 @@ class EnsembleIR:
     divisor: float | None
     decision: Decision
     categories: tuple[tuple[float, ...], ...]
+    bound: float | None  # decision "bound": the least sum that is class 1
     # The doubles exported besides the class: predict_proba (a forest's), or
     # decision_function (what the class is decided on: treegen.ensemble.classify's
     # decision_values), or none.
-    doubles: Literal["", "proba", "scores"] = ""
+    doubles: Literal["", "proba", "scores", "values"] = ""
     sum: Sum = "float64"
     cut: float = 0.0
     categorical_rule: CategoricalRule = "sklearn"
@@ -132,6 +134,8 @@ class EnsembleIR:
 
     @property
     def proba_api(self) -> ProbaApi | None:
+        if self.doubles == "values":
+            return ProbaApi("predict_bits", "uint32_t", 2 * self.n_outputs, values=True)
         if self.doubles == "proba":
             return ProbaApi("predict_proba", "double", self.n_classes)
         if self.doubles == "scores":
@@ -161,9 +165,24 @@ def check_options(opts: ExportOptions) -> None:
         )
 
 
-def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores"]:
+def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores", "values"]:
     """Which doubles the C exports: predict_proba where it is the sums themselves (a
-    forest's, a single tree's), decision_function where the estimator has one."""
+    forest's, a single tree's), decision_function where the estimator has one, a
+    regressor's prediction always."""
+    if ens.regressor:
+        if opts.proba or opts.scores:
+            raise EncodingError(
+                "a regressor's C returns its predicted values (predict, predict_bits): "
+                "it has no class probabilities or scores",
+                option="--proba" if opts.proba else "--scores",
+            )
+        return "values"
+    if ens.decision == "bound" and (opts.proba or opts.scores):
+        raise EncodingError(
+            "an IsolationForest's C gives predict's -1/1 (as the index of class '1'); its "
+            "scores are powers of 2 the C does not compute: docs/regression.md",
+            option="--proba" if opts.proba else "--scores",
+        )
     if opts.proba:
         if ens.method != "forest":
             raise EncodingError(
@@ -189,6 +208,12 @@ def lower_ensemble(
     """Lower ``ens`` for the C input encoding in ``opts`` (prefix None: ``ensemble``)."""
     check_options(opts)
     doubles = _doubles(ens, opts)
+    if ens.anomaly is not None and not math.isfinite(ens.anomaly.boundary):
+        raise EncodingError(
+            "the IsolationForest calls every row an outlier (its offset_ is above every "
+            "score): there is nothing to compute",
+            option="estimator",
+        )
     frame_opts = replace(opts, proba=None, scores=False, prefix=opts.prefix or "ensemble")
     frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
     enc = frame.encoding
@@ -244,6 +269,7 @@ def lower_ensemble(
         ens.divisor,
         ens.decision,
         ens.categories,
+        None if ens.anomaly is None else ens.anomaly.boundary,
         doubles,
         ens.sum,
         ens.cut,

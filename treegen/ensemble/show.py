@@ -21,6 +21,8 @@ _DECISIONS = {
     "gt0": "class 1 when the score is > 0",
     "gt": "class 1 when the score is > {cut!r} (where the library's sigmoid passes 0.5)",
     "diff": "class 1 when -score[0] + score[1] > 0",
+    "value": "none, the scores are the predicted values (a regressor)",
+    "bound": "an inlier (1) when the summed path length is >= the boundary (IsolationForest)",
 }
 
 
@@ -32,7 +34,8 @@ def format_summary(e: Ensemble) -> str:
     lines = [
         f"{source}: {len(e.trees)} trees, {e.n_nodes} nodes, {e.n_leaves} leaves, "
         f"depth {min(depths)}..{max(depths)}",
-        f"classes ({len(e.schema.classes)}): {', '.join(e.schema.classes)}",
+        f"{'outputs' if e.regressor else 'classes'} ({len(e.schema.classes)}): "
+        f"{', '.join(e.schema.classes)}",
         f"outputs {e.n_outputs}, {len(e.values)} distinct leaf values; "
         f"scores summed in {e.sum}"
         + (f", divided by {e.divisor!r}" if e.divisor is not None else "")
@@ -78,6 +81,12 @@ def table_bytes(e: Ensemble, input_type: str) -> str:
 
 def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:
     """``treegen eval``: the errors on the labelled rows and the confusion matrix."""
+    if e.regressor:
+        raise DatasetError(
+            "eval counts misclassified rows; a regressor predicts numbers "
+            "(use 'treegen predict' for its values)",
+            file=ds.source,
+        )
     known = ds.y >= 0
     if not known.any():
         raise DatasetError(

@@ -145,9 +145,13 @@ def _tree(
     )
 
 
-def hist_from_sklearn(est: Any, names: Sequence[str], target: str) -> Ensemble:
+def hist_from_sklearn(
+    est: Any, names: Sequence[str], target: str, outputs: tuple[str, ...] | None = None
+) -> Ensemble:
     """A fitted HistGradientBoostingClassifier as an Ensemble (module docstring), its
-    columns named ``names`` (one per feature, checked) and its class column ``target``."""
+    columns named ``names`` (one per feature, checked) and its class column ``target``;
+    with ``outputs`` (their names) a HistGradientBoostingRegressor, whose raw scores are
+    its prediction (treegen.ensemble.regress)."""
     n = int(est.n_features_in_)
     order, categories = _columns(est)
     attrs = []
@@ -166,7 +170,7 @@ def hist_from_sklearn(est: Any, names: Sequence[str], target: str) -> Ensemble:
         else:
             attrs.append(Attribute(name, "nominal", tuple(str(c) for c in cats)))
             raw_tables.append(())  # the input is the code
-    classes_ = np.asarray(est.classes_)
+    classes_ = np.asarray(est.classes_ if outputs is None else outputs)
     classes = tuple(str(c) for c in classes_.tolist())
     if len(set(classes)) != len(classes):
         raise UsageError("class labels must differ as text", option="estimator")
@@ -183,8 +187,8 @@ def hist_from_sklearn(est: Any, names: Sequence[str], target: str) -> Ensemble:
             trees.append(_tree(predictor, order, n_known, values, rows, out))
     if not trees:
         raise _bad("it has no trees")
-    options: dict[str, object] = {"source": "sklearn HistGradientBoostingClassifier"}
-    if label_kind(classes_) != "str":
+    options: dict[str, object] = {"source": f"sklearn {type(est).__name__}"}
+    if outputs is None and label_kind(classes_) != "str":
         options["labels"] = label_kind(classes_)
     return Ensemble(
         schema=schema,
@@ -193,7 +197,7 @@ def hist_from_sklearn(est: Any, names: Sequence[str], target: str) -> Ensemble:
         values=tuple(rows),
         init=tuple(float(v) for v in baseline),
         divisor=None,
-        decision="gt0" if k == 1 else "argmax",
+        decision="value" if outputs is not None else "gt0" if k == 1 else "argmax",
         compare="float64",
         categories=tuple(raw_tables) if any(raw_tables) else (),
         options=options,

@@ -18,7 +18,8 @@ from dataclasses import replace
 from typing import Any
 
 from treegen.api import Model
-from treegen.ensemble.sklearn import SUPPORTED, ensemble_from_sklearn
+from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
+from treegen.ensemble.regress import from_estimator
 from treegen.errors import ModelFileError
 from treegen.model.version import VERSION
 
@@ -42,8 +43,8 @@ def from_sklearn(
     """The fitted ``estimator`` (one of :data:`SUPPORTED`) as a treegen model.
     ``feature_names`` names the columns (default: the estimator's ``feature_names_in_``,
     else x0, x1, ...); ``target`` names the class column (the one ``eval`` reads labels
-    from)."""
-    ens = ensemble_from_sklearn(estimator, feature_names, target)
+    from), or a regressor's output (``target[k]`` for output k of several)."""
+    ens = from_estimator(estimator, feature_names, target)
     return Model.of(replace(ens, treegen_version=VERSION))
 
 

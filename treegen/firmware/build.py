@@ -137,6 +137,14 @@ def proba_flags(ir: CApi) -> list[str]:
         return []
     if api.ctype == "uint16_t":
         return ["-DTG_PROBA"]
+    if api.values:  # a regressor: predict_bits's words, in decimal
+        return [
+            "-DTG_PROBA",
+            f"-DTG_PROBA_FN=_{api.name}",
+            f"-DTG_PROBA_T={api.ctype}",
+            f"-DTG_N_PROBA={api.n}",
+            f"-DTG_REGRESS={api.n // 2}",
+        ]
     return [
         "-DTG_PROBA",
         f"-DTG_PROBA_FN=_{api.name}",

@@ -8,7 +8,9 @@ depth at most 4 on the class codes, imported from the estimators
 depth 4) and an ``LGBMClassifier`` (the classes hypo's rows have, by name; 10 rounds of
 15 leaves), XGBoost's with "referral source" as a categorical feature, LightGBM's with
 every nominal attribute, imported from the model files they write
-(treegen.estimator.gbm_import).  Each is small enough for the ATmega328P's 32 KB in
+(treegen.estimator.gbm_import); and a ``RandomForestRegressor`` of 5 trees of depth at
+most 6 fitted on the class codes as numbers (treegen.ensemble.regress: its float64
+values compared bit for bit).  Each is small enough for the ATmega328P's 32 KB in
 every style, with fixed seeds.  Each runs in the table and ifs styles, in float, keys
 (``--float-compare int``, where no test is categorical) and int16 with a ``--scale``
 per feature (:func:`ensemble_options`).  scikit-learn (and xgboost, lightgbm for
@@ -29,11 +31,12 @@ from treegen.codegen.options import ExportOptions, Style
 from treegen.data.dataset import Dataset, Schema
 from treegen.ensemble.core import LEAF, Ensemble
 from treegen.ensemble.lower import lower_ensemble
+from treegen.ensemble.regress import regressor_from_sklearn
 from treegen.ensemble.sklearn import ensemble_from_sklearn
 from treegen.errors import ToolError, TreegenError
 from treegen.verify.oracle import missing_mask
 
-ENSEMBLES = ("forest", "boosted", "xgboost", "lightgbm")
+ENSEMBLES = ("forest", "boosted", "xgboost", "lightgbm", "regressor")
 CATEGORICAL = "referral source"  # hypo's nominal attribute of six values
 STYLES: tuple[Style, ...] = ("table", "ifs")
 SCALES = (1000, 100, 10, 1)
@@ -44,7 +47,11 @@ def fit(name: str, ds: Dataset) -> Ensemble:
     if name in ("xgboost", "lightgbm"):
         return _fit_gbm(name, ds)
     try:
-        from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+        from sklearn.ensemble import (
+            HistGradientBoostingClassifier,
+            RandomForestClassifier,
+            RandomForestRegressor,
+        )
     except ImportError:
         raise ToolError(
             "the firmware check's ensembles need scikit-learn (pip install scikit-learn)"
@@ -53,13 +60,16 @@ def fit(name: str, ds: Dataset) -> Ensemble:
     X, y = ds.X[known].copy(), ds.y[known]
     # A column with no value at all (hypo's TBG) cannot be binned: 0 there, never tested.
     X[:, np.isnan(X).all(axis=0)] = 0.0
+    names = [a.name for a in ds.schema.attributes]
+    if name == "regressor":
+        reg = RandomForestRegressor(5, max_depth=6, random_state=0).fit(X, y.astype(float))
+        return regressor_from_sklearn(reg, names, ds.schema.target)
     est = (
         RandomForestClassifier(10, max_depth=8, random_state=0)
         if name == "forest"
         else HistGradientBoostingClassifier(max_iter=10, max_depth=4, random_state=0)
     )
     est.fit(X, y)
-    names = [a.name for a in ds.schema.attributes]
     return ensemble_from_sklearn(est, names, ds.schema.target)
 
 

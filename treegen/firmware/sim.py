@@ -21,6 +21,7 @@ import selectors
 import signal
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,10 +142,28 @@ def parse_output(text: str) -> Output:
 def element(field: str, ctype: str) -> float | int:
     """One printed element of the exported vector: a decimal integer, or a double as its
     little-endian bytes in hex (8 of them, or 4 where double is binary32: widened)."""
-    if ctype == "uint16_t":
+    if ctype in ("uint16_t", "uint32_t"):
         return int(field)
     raw = bytes.fromhex(field)
     return float(np.frombuffer(raw, dtype="<f8" if len(raw) == 8 else "<f4")[0])
+
+
+def regress_same(words: npt.NDArray[Any], doubles: Sequence[str]) -> int:
+    """0 when a regressor's ``predict`` doubles (little-endian bytes in hex) are its
+    ``predict_bits`` words (high, low per output): the same bits, or where double has
+    32 bits the nearest binary32 of that float64; else 1."""
+    for o, text in enumerate(doubles):
+        exact = np.uint64((int(words[2 * o]) << 32) | int(words[2 * o + 1])).view(np.float64)
+        raw = bytes.fromhex(text)
+        if len(raw) == 8:
+            same = np.frombuffer(raw, dtype="<u8")[0] == exact.view(np.uint64)
+        else:
+            with np.errstate(over="ignore"):
+                near = np.float32(exact)
+            same = np.frombuffer(raw, dtype="<u4")[0] == near.view(np.uint32)
+        if not same:
+            return 1
+    return 0
 
 
 def _self_check(t: Target, meta: dict[str, str]) -> str | None:
@@ -197,6 +216,8 @@ def _vector(t: Target, ir: CApi, n: int) -> npt.NDArray[Any]:
     api = ir.proba_api
     if api is None or api.ctype == "uint16_t":
         return np.zeros((n, ir.n_classes), dtype=np.uint16)
+    if api.values:  # a regressor's predict_bits: binary64 bits as uint32 words
+        return np.zeros((n, api.n), dtype=np.uint32)
     return np.zeros((n, api.n), dtype=np.float32 if t.is_avr else np.float64)
 
 
@@ -271,12 +292,15 @@ def _run(
         status, text, crashed = _simulate(cmd, time_limit, markers)
         out = parse_output(text)
         api = ir.proba_api
+        want = (api.n + api.n // 2 if api.values else api.n) if api else 0
         for i, (cls, count, proba) in out.rows.items():
             # A row counts only when whole: the exported vector too.
-            if start <= i < start + len(chunk) and len(proba) == (api.n if api else 0):
+            if start <= i < start + len(chunk) and len(proba) == want:
                 run.cls[i], run.count[i] = cls, count
                 if api:
-                    run.proba[i] = [element(v, api.ctype) for v in proba]
+                    run.proba[i] = [element(v, api.ctype) for v in proba[: api.n]]
+                if api and api.values:
+                    run.cls[i] = regress_same(run.proba[i], proba[api.n :])
         for name, value in out.meta.items():
             run.checks.setdefault(name, tuple(int(v) for v in value.split(",") if v.isdigit()))
         got = int(run.done[start : start + len(chunk)].sum())

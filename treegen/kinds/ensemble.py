@@ -56,4 +56,5 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
+    values=classify.values,
 )

@@ -86,3 +86,6 @@ class Kind(Generic[M, L]):
     # What the export changed that the user should know (a threshold folded to a constant
     # branch at the input type's range): each a sentence, warned on stderr and reported.
     notes: Callable[[L], tuple[str, ...]] = lambda lowered: ()
+    # A value that predicts numbers (a regressor): its float64 outputs per row (n x
+    # outputs); None for a value that predicts classes, or a kind that never does.
+    values: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64] | None] | None = None

@@ -64,6 +64,11 @@ def render_cdef(api: CApi) -> str:
     P = api.prefix
     ctype = api.encoding.ctype.c_name
     out = api.proba_api
+    if out is not None and out.values:  # a regressor: predict writes doubles
+        return (
+            f"typedef {ctype} {P}_input_t;\nvoid {P}_predict(const {P}_input_t *x, double *y);\n"
+            f"void {P}_{out.name}(const {P}_input_t *x, {out.ctype} *out);\n"
+        )
     return f"typedef {ctype} {P}_input_t;\nint {P}_predict(const {P}_input_t *x);\n" + (
         f"void {P}_{out.name}(const {P}_input_t *x, {out.ctype} *out);\n" if out else ""
     )
@@ -87,7 +92,7 @@ DEFAULT_COMPILERS = ("cc", "gcc", "clang")
 BATCH_SOURCE = "treegen_batch.c"
 
 
-_DTYPES = {"uint16_t": np.uint16, "double": np.float64}
+_DTYPES = {"uint16_t": np.uint16, "uint32_t": np.uint32, "double": np.float64}
 
 
 @dataclass
@@ -146,6 +151,8 @@ def _batch_source(ir: CApi, header: str = HEADER) -> tuple[str, str]:
     api = ir.proba_api
     out_ctype = api.ctype if api else "uint16_t"
     decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, {out_ctype} *out)"
+    if api is not None and api.values:
+        return decl, _regress_batch(P, U, api, decl)
     call = (
         f"        {P}_{api.name}(x + i * {U}_N_FEATURES, out + i * {api.n}L);\n"
         if api
@@ -157,6 +164,26 @@ def _batch_source(ir: CApi, header: str = HEADER) -> tuple[str, str]:
         f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n" + call + "    }\n}\n"
     )
     return decl, source
+
+
+def _regress_batch(P: str, U: str, api: ProbaApi, decl: str) -> str:
+    """A regressor's batch wrapper: ``out`` gets predict_bits's words; ``cls[i]`` is 0
+    when predict's doubles have exactly those bits, else 1 (a double's words in memory
+    as on a little-endian host: low word first)."""
+    return (
+        f'#include <string.h>\n#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n'
+        "    long i;\n    unsigned o;\n"
+        f"    for (i = 0; i < n; i++) {{\n        double y[{U}_N_OUTPUTS];\n"
+        f"        uint32_t *b = out + i * {api.n}L;\n"
+        f"        {P}_predict_bits(x + i * {U}_N_FEATURES, b);\n"
+        f"        {P}_predict(x + i * {U}_N_FEATURES, y);\n"
+        "        cls[i] = 0;\n"
+        f"        for (o = 0u; o < {U}_N_OUTPUTS; o++) {{\n"
+        "            uint32_t w[2];\n"
+        "            memcpy(w, &y[o], sizeof w);\n"
+        "            if (sizeof(double) != 8u || w[1] != b[2u * o] || w[0] != b[2u * o + 1u]) {\n"
+        "                cls[i] = 1;\n            }\n        }\n    }\n}\n"
+    )
 
 
 def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None) -> Built:
