@@ -37,16 +37,16 @@ def _verify(name: str, mode: str, style: str) -> None:
     categorical = any(any(t.categorical) for t in ens.trees)
     if categorical and mode == "keys":
         with pytest.raises(Exception, match="categorical"):
-            verify(ens, ExportOptions(prefix="g", **kw), n_random=50)  # type: ignore[arg-type]
+            verify(ens, ExportOptions(prefix="g", name="predict", **kw), n_random=50)  # type: ignore[arg-type]
         return
     if mode == "int16":
         kw["scale"] = 100
     if categorical and mode in ("int16", "fixed"):
         # A scaled integer is no category code: refused, naming the feature.
         with pytest.raises(Exception, match="categorical: its integer input"):
-            verify(ens, ExportOptions(prefix="g", **kw), n_random=50)  # type: ignore[arg-type]
+            verify(ens, ExportOptions(prefix="g", name="predict", **kw), n_random=50)  # type: ignore[arg-type]
         return
-    report = verify(ens, ExportOptions(prefix="g", **kw), n_random=400)  # type: ignore[arg-type]
+    report = verify(ens, ExportOptions(prefix="g", name="predict", **kw), n_random=400)  # type: ignore[arg-type]
     assert report.rows > 400 and report.ok, report.text()
 
 
@@ -72,7 +72,7 @@ def test_verify_rows_reach_the_rules() -> None:
     from treegen.ensemble.lower import lower_ensemble
 
     ens = import_setup("lgb_zero")
-    ir = lower_ensemble(ens, ExportOptions(prefix="g"))
+    ir = lower_ensemble(ens, ExportOptions(prefix="g", name="predict"))
     X = ensemble_inputs(ir, n_random=0).astype(np.float64)
     assert np.any((np.abs(X) <= 1.0000000180025095e-35) & (X != 0))
     assert np.any((X > -1) & (X < 0)) and np.any(np.isin(X, [0.5, 2.5]))
@@ -103,7 +103,7 @@ def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
     categorical = any(any(t.categorical) for t in ens.trees)
     for style in ("table", "ifs"):
         for mode in ("float", "double", "int16") + (() if categorical else ("keys",)):
-            opts = ExportOptions(prefix="g", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
+            opts = ExportOptions(prefix="g", name="predict", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
             files = render(ens, opts).files
             _compile("gcc", std, files, tmp_path, [])
             _compile("gcc", std, files, tmp_path, ["-Dg_SOFT64=1"])
@@ -117,7 +117,9 @@ def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
     extra = {"arm-none-eabi-gcc": ["-mcpu=cortex-m0plus", "-mthumb"]}
     for name in ("xgb_cat", "lgb_zero", "lgb_cat"):
         for style in ("table", "ifs"):
-            files = render(import_setup(name), ExportOptions(prefix="g", style=style)).files
+            files = render(
+                import_setup(name), ExportOptions(prefix="g", name="predict", style=style)
+            ).files
             for std in ("-std=c89", "-std=c99"):
                 _compile(cc, std, files, tmp_path, ["-Os", *extra.get(cc, [])])
 
@@ -129,7 +131,9 @@ def test_scores_are_the_margins_bit_for_bit(name: str, style: str) -> None:
     LightGBM's double sums): verify compares their bits with the numpy sums, which
     test_gbm_parity.py holds bit for bit to the libraries' own margins."""
     ens = import_setup(name)
-    report = verify(ens, ExportOptions(prefix="g", style=style, scores=True), n_random=300)
+    report = verify(
+        ens, ExportOptions(prefix="g", name="predict", style=style, scores=True), n_random=300
+    )
     assert report.rows > 300 and report.ok, report.text()
 
 
@@ -141,11 +145,11 @@ def test_info_table_bytes_are_the_compiled_tables(name: str, tmp_path: Path) -> 
 
     if shutil.which("nm") is None:
         pytest.skip("nm is needed")
-    r = render(import_setup(name), ExportOptions(prefix="e", style="table"))
+    r = render(import_setup(name), ExportOptions(prefix="e", name="predict", style="table"))
     for k, v in r.files.items():
         (tmp_path / k).write_text(v)
     subprocess.run(
-        ["gcc", "-O0", "-De_SOFT64=1", "-c", "predict.c", "-o", "p.o"], cwd=tmp_path, check=True
+        ["gcc", "-O0", "-DE_SOFT64=1", "-c", "predict.c", "-o", "p.o"], cwd=tmp_path, check=True
     )
     nm = subprocess.run(
         ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True

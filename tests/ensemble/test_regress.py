@@ -78,7 +78,7 @@ def test_single_tree_returns_the_leaf_value_itself() -> None:
     got = classify.values(ens, X)
     assert got is not None and _bits(got).tolist() == [[_bits(-0.0)], [_bits(2.5)]]
     if shutil.which("gcc"):
-        report = verify(ens, ExportOptions(prefix="r"), n_random=20)
+        report = verify(ens, ExportOptions(prefix="r", name="predict"), n_random=20)
         assert report.ok, report.text()
 
 
@@ -87,7 +87,7 @@ def test_single_tree_returns_the_leaf_value_itself() -> None:
 @pytest.mark.parametrize("name", REGRESSOR_NAMES)
 def test_c_verify_float(name: str, style: str) -> None:
     ens = from_estimator(fit_regressor(name))
-    report = verify(ens, ExportOptions(prefix="r", style=style), n_random=300)
+    report = verify(ens, ExportOptions(prefix="r", name="predict", style=style), n_random=300)
     assert report.ok and report.rows > 300, report.text()
     assert "compared bit for bit: identical" in report.text()
 
@@ -100,7 +100,7 @@ def test_c_verify_other_inputs(name: str, mode: str) -> None:
     if mode == "int16":
         kw["scale"] = 10
     ens = from_estimator(fit_regressor(name))
-    report = verify(ens, ExportOptions(prefix="r", **kw), n_random=200)  # type: ignore[arg-type]
+    report = verify(ens, ExportOptions(prefix="r", name="predict", **kw), n_random=200)  # type: ignore[arg-type]
     assert report.ok, report.text()
 
 
@@ -109,7 +109,7 @@ def test_c_verify_other_inputs(name: str, mode: str) -> None:
 def test_c_soft64_routines_on_the_host(name: str, tmp_path: Any) -> None:
     """The binary64 routines (what AVR and the M0+ run) give the same bits on the host."""
     ens = from_estimator(fit_regressor(name))
-    r = render(ens, ExportOptions(prefix="r"))
+    r = render(ens, ExportOptions(prefix="r", name="predict"))
     X = _rows(name, fit_regressor(name)).astype(np.float32)
     built = build(r.lowered, r.files, tmp_path, cc="gcc -DR_SOFT64=1")
     same, words = built.run(X)
@@ -127,7 +127,7 @@ def test_verify_finds_a_changed_value(tmp_path: Any) -> None:
     from treegen.verify.report import Report
 
     ens = from_estimator(fit_regressor("boosting"))
-    r = render(ens, ExportOptions(prefix="r", style="ifs"))
+    r = render(ens, ExportOptions(prefix="r", name="predict", style="ifs"))
     v = ens.values[0][0]
     text = r.files["predict.c"]
     from treegen.codegen.literals import c_double
@@ -158,7 +158,7 @@ def test_refuses_what_has_no_exact_c() -> None:
         from_estimator(LinearRegression().fit(X, y))
     ens = from_estimator(fit_regressor("forest"))
     with pytest.raises(TreegenError, match="no class probabilities"):
-        render(ens, ExportOptions(prefix="r", proba=True))
+        render(ens, ExportOptions(prefix="r", name="predict", proba=True))
     with pytest.raises(TreegenError, match="not classes"):
         classify.predict(ens, X[:2])
 
@@ -210,7 +210,8 @@ def test_strict_c89_and_c99_every_compiler(cc: str, extra: list[str], tmp_path: 
     for name in ("tree", "forest", "boosting", "hist_cat", "multi_tree"):
         for style in ("table", "ifs"):
             files = render(
-                from_estimator(fit_regressor(name)), ExportOptions(prefix="r", style=style)
+                from_estimator(fit_regressor(name)),
+                ExportOptions(prefix="r", name="predict", style=style),
             ).files
             for std in ("-std=c89", "-std=c99"):
                 _strict(cc, std, files, tmp_path, extra)
@@ -218,8 +219,14 @@ def test_strict_c89_and_c99_every_compiler(cc: str, extra: list[str], tmp_path: 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])
 def test_the_same_regressor_gives_the_same_bytes(style: str) -> None:
-    a = render(from_estimator(fit_regressor("hist")), ExportOptions(prefix="r", style=style)).files
-    b = render(from_estimator(fit_regressor("hist")), ExportOptions(prefix="r", style=style)).files
+    a = render(
+        from_estimator(fit_regressor("hist")),
+        ExportOptions(prefix="r", name="predict", style=style),
+    ).files
+    b = render(
+        from_estimator(fit_regressor("hist")),
+        ExportOptions(prefix="r", name="predict", style=style),
+    ).files
     assert a == b
     h = a["predict.h"]
     assert "void r_predict(const r_input_t *x, double *y);" in h

@@ -33,7 +33,7 @@ def test_regressors_on_every_chip(name: str, mode: dict[str, object]) -> None:
     for chip in CHIPS:
         if not targets.available(targets.target(chip), run=True):
             pytest.skip(f"{chip}: its compiler or simulator is not installed")
-    opts = ExportOptions(prefix="r", **mode)  # type: ignore[arg-type]
+    opts = ExportOptions(prefix="r", name="predict", **mode)  # type: ignore[arg-type]
     ens = from_estimator(fit_regressor(name))
     result = verify_on(ens, opts, [], list(CHIPS), n_random=150)
     assert result.report.ok, result.report.text()
@@ -53,7 +53,11 @@ def test_isolation_forest_predict_on_every_chip() -> None:
     X = np.random.default_rng(0).normal(size=(301, 4))
     est = IsolationForest(n_estimators=8, contamination=0.1, random_state=0).fit(X)
     result = verify_on(
-        from_estimator(est), ExportOptions(prefix="i"), [], list(CHIPS), n_random=150
+        from_estimator(est),
+        ExportOptions(prefix="i", name="predict"),
+        [],
+        list(CHIPS),
+        n_random=150,
     )
     assert result.report.ok, result.report.text()
     assert all(run.done.all() for run in result.runs.values())
@@ -67,7 +71,7 @@ def test_a_wrong_float_on_avr_is_caught() -> None:
     from treegen.kinds.export import render
 
     ens = from_estimator(fit_regressor("boosting"))
-    opts = ExportOptions(prefix="r")
+    opts = ExportOptions(prefix="r", name="predict")
     files = dict(render(ens, opts).files)
     assert "return (double)c.f;" in files["predict.c"]
     files["predict.c"] = files["predict.c"].replace("return (double)c.f;", "return 2.0 * c.f;")

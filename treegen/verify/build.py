@@ -152,7 +152,7 @@ def _batch_source(ir: CApi, header: str = HEADER) -> tuple[str, str]:
     out_ctype = api.ctype if api else "uint16_t"
     decl = f"void treegen_batch(const {P}_input_t *x, long n, int *cls, {out_ctype} *out)"
     if api is not None and api.values:
-        return decl, _regress_batch(P, U, api, decl)
+        return decl, _regress_batch(P, U, api, decl, header)
     call = (
         f"        {P}_{api.name}(x + i * {U}_N_FEATURES, out + i * {api.n}L);\n"
         if api
@@ -166,12 +166,12 @@ def _batch_source(ir: CApi, header: str = HEADER) -> tuple[str, str]:
     return decl, source
 
 
-def _regress_batch(P: str, U: str, api: ProbaApi, decl: str) -> str:
+def _regress_batch(P: str, U: str, api: ProbaApi, decl: str, header: str) -> str:
     """A regressor's batch wrapper: ``out`` gets predict_bits's words; ``cls[i]`` is 0
     when predict's doubles have exactly those bits, else 1 (a double's words in memory
     as on a little-endian host: low word first)."""
     return (
-        f'#include <string.h>\n#include "{HEADER}"\n\n{decl};\n\n{decl}\n{{\n'
+        f'#include <string.h>\n#include "{header}"\n\n{decl};\n\n{decl}\n{{\n'
         "    long i;\n    unsigned o;\n"
         f"    for (i = 0; i < n; i++) {{\n        double y[{U}_N_OUTPUTS];\n"
         f"        uint32_t *b = out + i * {api.n}L;\n"
