@@ -26,6 +26,7 @@ into one comparison on the C input type:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -187,17 +188,24 @@ def fold_of(node: Node, i: int, enc: Encoding, narrow32: bool, op: CompareOp) ->
 
 def fold_note(ir: IR) -> str:
     """The export's note on its folded tests (:attr:`IR.folds`), or "" for none."""
-    if not ir.folds:
+    return folds_note([(f"model node {f.source}", f) for f in ir.folds], ir.encoding, ir.features)
+
+
+def folds_note(
+    folds: Sequence[tuple[str, Fold]], enc: Encoding, features: Sequence[Feature]
+) -> str:
+    """The note on ``folds``, each named by where it is (a model node; a tree's node), or
+    "" for none: the one wording of every kind's fold note."""
+    if not folds:
         return ""
-    enc = ir.encoding
     listed = [
-        f"model node {f.source} ({ir.features[f.feature].name} <= {f.threshold!r}"
+        f"{where} ({features[f.feature].name} <= {f.threshold!r}"
         + (f", x <= {f.cut} at scale {enc.scales[f.feature]}" if enc.is_int else "")
         + f": {f.side})"
-        for f in ir.folds[:MAX_LISTED]
+        for where, f in folds[:MAX_LISTED]
     ]
-    more = len(ir.folds) - len(listed)
-    n = len(ir.folds)
+    more = len(folds) - len(listed)
+    n = len(folds)
     return (
         f"{n} threshold{'s' if n != 1 else ''} outside {enc.input_type}'s "
         f"{'known values' if enc.is_int else 'range'} fold{'' if n != 1 else 's'} to a "

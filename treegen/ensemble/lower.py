@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, ProbaApi
-from treegen.codegen.lower import lower, lower_continuous
+from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, Fold, ProbaApi
+from treegen.codegen.lower import fold_of, folds_note, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.core import LEAF, CategoricalRule, Decision, Ensemble, Sum
 from treegen.errors import EncodingError
@@ -90,6 +90,9 @@ class EnsembleIR:
     cut: float = 0.0
     categorical_rule: CategoricalRule = "sklearn"
     n_codes: tuple[int, ...] = ()  # per feature (Ensemble.code_counts)
+    # Tests folded to a constant branch (a threshold beyond the input type's values,
+    # after --scale), as (tree, fold): the export's note (:func:`fold_note`).
+    folds: tuple[tuple[int, Fold], ...] = ()
 
     @property
     def float32_sums(self) -> bool:
@@ -233,6 +236,7 @@ def lower_ensemble(
         )
     counts = ens.code_counts()
     trees = []
+    folds: list[tuple[int, Fold]] = []
     for t_index, tree in enumerate(ens.trees):
         nodes: list[ENode] = []
         for i in range(tree.n_nodes):
@@ -257,6 +261,9 @@ def lower_ensemble(
             except EncodingError as exc:
                 msg = str(exc.args[0]).split(": ", 1)[-1]
                 raise EncodingError(f"tree {t_index} node {i}: {msg}", option=exc.option) from None
+            fold = fold_of(node, i, enc, narrow, op)
+            if fold is not None:
+                folds.append((t_index, fold))
             nodes.append(
                 Split(f, op, thr, tree.nan_left[i], tree.right[i], tree.threshold[i], tree.zero(i))
             )
@@ -275,4 +282,11 @@ def lower_ensemble(
         ens.cut,
         ens.categorical_rule,
         counts,
+        tuple(folds),
     )
+
+
+def fold_note(ir: EnsembleIR) -> str:
+    """The export's note on its folded tests, or "" for none."""
+    named = [(f"tree {t} node {f.source}", f) for t, f in ir.folds]
+    return folds_note(named, ir.encoding, ir.features)

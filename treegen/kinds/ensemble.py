@@ -13,7 +13,7 @@ from treegen.ensemble import check, classify
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.emit import emit_ensemble
 from treegen.ensemble.file import FORMAT, ensemble_from_data, ensemble_to_json
-from treegen.ensemble.lower import EnsembleIR, check_options, lower_ensemble
+from treegen.ensemble.lower import EnsembleIR, check_options, fold_note, lower_ensemble
 from treegen.ensemble.show import format_ensemble_evaluation, format_info, format_summary
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
@@ -57,4 +57,5 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     compare=check.compare,
     summary=_summary,
     values=classify.values,
+    notes=lambda ir: tuple(n for n in (fold_note(ir),) if n),
 )
