@@ -134,6 +134,7 @@ class Header:
     proba: bool = True  # predict_proba is declared
     other_code: str = "counts as missing"  # what a nominal value that is no code does
     safety: tuple[str, ...] = ()  # comment lines: reentrancy, allocation, work, stack
+    lean_note: tuple[str, ...] = ()  # another kind's --missing none paragraph (lean's)
 
 
 @dataclass(frozen=True, slots=True)

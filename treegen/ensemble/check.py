@@ -7,7 +7,10 @@ band's edges and their neighbours), every code of a categorical test, one past t
 and fractions between, the missing value and the type's special values, each in a row
 of otherwise missing values and in random rows mixing them.  :func:`compare` holds the
 C's class (and its exported doubles, bit for bit) on every row against the ensemble's
-numpy arithmetic (treegen.ensemble.classify) on the values the C was given.
+numpy arithmetic (treegen.ensemble.classify) on the values the C was given.  Under
+``--missing none`` that is the ensemble with the none rule's missing-value ways
+(treegen.ensemble.lower.none_rule), on every row, NaN and sentinel rows included; and the
+ensemble itself on the rows with no missing value, where the C must be exact.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.ensemble import classify
 from treegen.ensemble.core import ZERO_BAND, Ensemble
-from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
+from treegen.ensemble.lower import CatSplit, EnsembleIR, Split, none_rule
 from treegen.verify.inputs import (
     c_values,
     key_to_float,
@@ -132,7 +135,8 @@ def verify_rows(
     enc = ir.encoding
     report.lines.append(
         f"ensemble of {len(ir.trees)} trees, input {enc.input_type}"
-        f"{', float compare int' if enc.uses_keys else ''}: "
+        f"{', float compare int' if enc.uses_keys else ''}"
+        f"{', missing none' if ir.lean else ''}: "
         f"{row_counts(n_data, X.shape[0], n_random)}"
     )
     return X
@@ -152,23 +156,31 @@ def compare(
     values, or their nearest float32 where the C's double has 32 bits (``c_proba`` is a
     float32 array then)."""
     values = python_values(ir, X)
-    if ens.regressor:
-        compare_values(ens, values, X, c_cls, c_proba, report)
-        return
-    want = classify.predict(ens, values).astype(np.int32)
-    every = np.ones(X.shape[0], dtype=bool)
-    if ir.proba_api is None:
-        bad = check_against(report, "Python ensemble", X, every, c_cls, want)
-    else:
-        exact = classify.decision_values(ens, values)
+    every: npt.NDArray[np.bool_] = np.ones(X.shape[0], dtype=bool)
+    noun = "Python regressor" if ens.regressor else "Python ensemble"
+    sides: list[tuple[str, Ensemble, npt.NDArray[np.bool_]]] = [(noun, ens, every)]
+    if ir.lean:
+        known: npt.NDArray[np.bool_] = np.asarray(~np.isnan(values).any(axis=1))
+        sides = [
+            (f"{noun}, none rule", none_rule(ens, ir), every),
+            (f"{noun} (rows with no missing value)", ens, known),
+        ]
+    bad = np.zeros(X.shape[0], dtype=bool)
+    for name, side, rows in sides:
+        if ens.regressor:
+            bad |= compare_values(side, values, X, c_cls, c_proba, report, rows, name)
+            continue
+        want = classify.predict(side, values).astype(np.int32)
+        if ir.proba_api is None:
+            bad |= check_against(report, name, X, rows, c_cls, want)
+            continue
+        exact = classify.decision_values(side, values)
         if c_proba.dtype == np.float32:
             got_bits, want_bits = c_proba.view(np.uint32), exact.astype(np.float32).view(np.uint32)
         else:
             got = np.ascontiguousarray(c_proba, dtype=np.float64)
             got_bits, want_bits = got.view(np.uint64), exact.view(np.uint64)
-        bad = check_against(
-            report, "Python ensemble (bits)", X, every, c_cls, want, got_bits, want_bits
-        )
+        bad |= check_against(report, f"{name} (bits)", X, rows, c_cls, want, got_bits, want_bits)
     tally(report, X.shape[0], bad)
 
 
@@ -179,8 +191,11 @@ def compare_values(
     c_same: npt.NDArray[np.int32],
     c_bits: npt.NDArray[Any],
     report: Report,
-) -> None:
-    """A regressor's C on every row against its float64 arithmetic: ``c_bits`` holds
+    rows: npt.NDArray[np.bool_],
+    name: str,
+) -> npt.NDArray[np.bool_]:
+    """A regressor's C on ``rows`` against ``ens``'s float64 arithmetic (the report
+    line is named ``name``; returns the rows that differ): ``c_bits`` holds
     ``predict_bits``'s words (high, low per output), compared with the float64 values'
     bits; ``c_same`` is 1 where ``predict``'s doubles were found to have other bits (by
     the host's batch, or by the firmware driver, treegen.firmware.sim.regress_same:
@@ -191,16 +206,14 @@ def compare_values(
     want[:, 0::2] = words >> np.uint64(32)
     want[:, 1::2] = words & np.uint64(0xFFFFFFFF)
     got = np.asarray(c_bits, dtype=np.uint64)
-    bad = (got != want).any(axis=1) | (np.asarray(c_same) != 0)
-    n = X.shape[0]
+    bad: npt.NDArray[np.bool_] = ((got != want).any(axis=1) | (np.asarray(c_same) != 0)) & rows
+    n = int(rows.sum())
     verdict = "identical" if not bad.any() else f"{int(bad.sum())} rows differ"
-    report.lines.append(
-        f"C vs Python regressor: {n} rows, float64 values compared bit for bit: {verdict}"
-    )
+    report.lines.append(f"C vs {name}: {n} rows, float64 values compared bit for bit: {verdict}")
     for r in np.flatnonzero(bad)[:5]:
         c = (got[r, 0::2] << np.uint64(32)) | got[r, 1::2]
         report.mismatches.append(
             f"row {r} {fmt_row(X[r])}: value C {c.view(np.float64).tolist()} "
             f"vs {exact[r].tolist()}" + (" (predict's doubles differ)" if c_same[r] else "")
         )
-    tally(report, n, bad)
+    return bad

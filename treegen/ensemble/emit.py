@@ -24,6 +24,7 @@ Every literal and identifier is formatted here; the templates loop and substitut
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -39,10 +40,10 @@ from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import ValueKind, file_names, int_column, threshold_column
 from treegen.codegen.parts import value_kind as value_kind_of
-from treegen.codegen.views import Column, MissingKind, context
+from treegen.codegen.views import Column, Header, MissingKind, context
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
-from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split
+from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split, bare
 from treegen.errors import EmitError
 
 if TYPE_CHECKING:
@@ -150,6 +151,7 @@ class Common:
     soft_cut: str = ""
     cat_rule: str = "sklearn"
     zero: str = ""  # the zero band's edge in the input type ("" for integer inputs)
+    bare_tests: bool = False  # --missing none: numeric tests have no missing-value check
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +199,7 @@ class EnsLine:
     callee: str = ""
     comment: str = ""
     zero: bool = False  # a value in the zero band goes the missing way too
+    bare: bool = False  # --missing none: the comparison alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +338,7 @@ def _common(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         soft_cut=f64_initializer(ir.cut) if ir.decision == "gt" else "",
         cat_rule=ir.categorical_rule,
         zero=_zero_literal(ir),
+        bare_tests=ir.lean,
     )
 
 
@@ -432,8 +436,10 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     continue
                 left, right = i + 1, node.right
                 zero = isinstance(node, Split) and node.zero
+                plain = bare(node, ir.lean)
                 if isinstance(node, Split) and node.op in ("left", "right") and not zero:
-                    # A test a missing value alone decides; none when it goes the same way.
+                    # A test a missing value alone decides; none when it goes the same way
+                    # (always under --missing none: lower.none_left).
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
@@ -443,7 +449,9 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     lines.append(EnsLine("call", pad, callee=callee))
                     continue
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
-                uses_k = uses_k or (ir.encoding.uses_keys and test in ("le", "lt") and not zero)
+                uses_k = uses_k or (
+                    ir.encoding.uses_keys and test in ("le", "lt") and not zero and not plain
+                )
                 comment = _comment(ir, node)
                 stack += [
                     EnsLine("end", pad),
@@ -462,6 +470,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                         off,
                         comment=comment,
                         zero=zero,
+                        bare=plain,
                     )  # fmt: skip
                 )
             functions.append(EnsFunction(name, tuple(lines), uses_k))
@@ -478,14 +487,47 @@ def _comment(ir: EnsembleIR, node: Split | CatSplit) -> str:
         text = f"{name} in {{{', '.join(str(c) for c in node.left_codes)}}}"
     else:
         text = f"{name} <= {short(node.cut)}"
-    return comment_text(text + (", missing left" if node.nan_left else ""))
+    missing_left = node.nan_left and not bare(node, ir.lean)  # a bare test has no way
+    return comment_text(text + (", missing left" if missing_left else ""))
+
+
+def lean_note(ir: EnsembleIR) -> tuple[str, ...]:
+    """predict.h's paragraph on the none rule (treegen.ensemble.lower) of a lean ensemble."""
+    cat = any(isinstance(n, CatSplit) for t in ir.trees for n in t.nodes)
+    kept = " and ".join(
+        part
+        for part, has in (("a categorical test", cat), ("a LightGBM zero-band test", ir.has_zero))
+        if has
+    )
+    text = (
+        "Exported with --missing none: no value may be missing.  One that is anyway takes "
+        "a fixed path: a numeric test x <= t goes left when true and right when false, so "
+        "NaN goes right and an integer sentinel is compared like any value; a test that "
+        "every value of the input type passes one way sends it that way."
+    )
+    if kept:
+        missing = f"{ir.prefix.upper()}_MISSING" if ir.encoding.is_int else "NaN"
+        text += f"  {kept[0].upper()}{kept[1:]} still sends {missing} the way the model learnt."
+    lines = textwrap.wrap(text, 84, subsequent_indent="   ", break_on_hyphens=False)
+    return tuple(comment_text(line) for line in lines)
+
+
+def _header(ir: EnsembleIR) -> Header:
+    """predict.h's view: the frame's (a tree's), with the lean paragraph under
+    --missing none (PREFIX_MISSING stays where a categorical or zero-band test reads it)."""
+    if not ir.lean:
+        return header_view(ir.frame)
+    header = header_view(replace(ir.frame, missing="none"))
+    keeps = ir.has_zero or any(isinstance(n, CatSplit) for t in ir.trees for n in t.nodes)
+    missing = header_view(ir.frame).missing_literal if keeps else ""
+    return replace(header, lean_note=lean_note(ir), missing_literal=missing)
 
 
 def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:
     """Render predict.c and predict.h for ``ir`` in ``opts.style`` (table by default)."""
     style = (opts.style if opts is not None else None) or "table"
     env = make_env()
-    header = header_view(ir.frame)
+    header = _header(ir)
     doubles = DoublesView(_doubles(ir))
     regress = RegressView(ir.doubles == "values")
     cat_bytes, cat_at = _bitsets(ir)

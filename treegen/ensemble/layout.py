@@ -15,7 +15,8 @@ every other x).  Count rows are used only when every row has them.
 **The compact table** (the table style).  Only splits have rows, in pre-order, tree
 after tree.  A row is a threshold (or, for a categorical test, the offset of its
 bitset) and a word: the feature, the categorical flag and the comparison when the
-model needs them, the missing value's side, and ``kid``.  A walk follows *edges*: an
+model needs them, the missing value's side (under ``--missing none`` only where a
+categorical or zero-band test reads it), and ``kid``.  A walk follows *edges*: an
 edge ``e < R`` (R rows) is row e; ``e >= R`` is the leaf with payload ``e - R``.  The
 child that is a split comes next in pre-order, so ``kid`` names only the other one:
 
@@ -120,6 +121,7 @@ class Word:
     nan_shift: int
     kid_shift: int
     bits: int  # the word's width in use
+    nan_bits: int = 1  # 0: no row reads a missing value's side (--missing none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,9 @@ class NodeTable:
         w = self.word
         out = []
         for i in range(self.n_rows):
-            v = self.kid[i] << w.kid_shift | int(self.nan_left[i]) << w.nan_shift
+            v = self.kid[i] << w.kid_shift
+            if w.nan_bits:
+                v |= int(self.nan_left[i]) << w.nan_shift
             if w.op_bits:
                 v |= self.op[i] << w.op_shift
             if w.cat_bits:
@@ -162,10 +166,10 @@ def _bytes(bits: int) -> int:
     return 1 if bits <= 8 else 2 if bits <= 16 else 4 if bits <= 32 else 8
 
 
-def _word(n_features: int, kid_max: int, ops: set[int], cat: bool) -> Word:
+def _word(n_features: int, kid_max: int, ops: set[int], cat: bool, nan: bool = True) -> Word:
     fbits = _bits(n_features - 1)
     op_bits = 2 if len(ops) > 1 else 0
-    rest = _bits(kid_max) + 1 + op_bits + int(cat)
+    rest = _bits(kid_max) + int(nan) + op_bits + int(cat)
     if rest > 32:
         raise EmitError(
             f"the ensemble's node table needs {rest}-bit words; at most 32 are exported"
@@ -186,8 +190,9 @@ def _word(n_features: int, kid_max: int, ops: set[int], cat: bool) -> Word:
         op_bits=op_bits,
         op=min(ops) if ops else 0,
         nan_shift=nan_shift,
-        kid_shift=nan_shift + 1,
-        bits=nan_shift + 1 + _bits(kid_max),
+        kid_shift=nan_shift + int(nan),
+        bits=nan_shift + int(nan) + _bits(kid_max),
+        nan_bits=int(nan),
     )
 
 
@@ -264,7 +269,8 @@ def node_table(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]
         kid=tuple(kid),
         pairs=tuple(pairs),
         roots=tuple(roots),
-        word=_word(ir.n_features, kid_max, ops, any(cat)),
+        # Under --missing none only categorical and zero-band rows read the side.
+        word=_word(ir.n_features, kid_max, ops, any(cat), not ir.lean or any(cat) or ir.has_zero),
     )
 
 

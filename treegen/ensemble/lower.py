@@ -13,6 +13,17 @@ the C adds them as the estimator does.  A LightGBM test of missing type Zero kee
 flag (``zero``): the C sends a value within ZERO_BAND of 0 the missing way.  A
 categorical test's code count is the ensemble's (Ensemble.code_counts), and the rule
 that makes a code of a value (``categorical_rule``) goes to the C as it is.
+
+``--missing none`` (``lean``): the caller promises no value is missing, so a numeric
+test is the comparison alone, with no missing-value check.  A value that is missing
+anyway takes the *none rule*, recorded as that test's ``nan_left`` (:func:`none_left`):
+NaN fails ``x <= t`` and goes right (with ``--float-compare int`` the key of NaN is
+above every threshold), an integer sentinel is compared like any value, and a test the
+input type's range decides sends every value its one way.  A categorical test and a
+LightGBM zero-band test keep their missing-value way: both read values that are not
+missing (an unknown code, a value in the band) as missing, so they cannot drop it.
+:func:`none_rule` is the Ensemble with those ways, the Python side verify holds the
+lean C to on every row.
 """
 
 from __future__ import annotations
@@ -93,6 +104,9 @@ class EnsembleIR:
     # Tests folded to a constant branch (a threshold beyond the input type's values,
     # after --scale), as (tree, fold): the export's note (:func:`fold_note`).
     folds: tuple[tuple[int, Fold], ...] = ()
+    # --missing none: a numeric test other than a zero-band one has no missing-value
+    # check, and its nan_left is where a missing value goes anyway (the none rule).
+    lean: bool = False
 
     @property
     def float32_sums(self) -> bool:
@@ -159,13 +173,26 @@ def _frame(ens: Ensemble) -> Model:
 
 
 def check_options(opts: ExportOptions) -> None:
-    """Refuse what an ensemble has no C for."""
-    if opts.missing != "c45":
-        raise EncodingError(
-            "an ensemble sends a missing value the way each node learnt it (one comparison "
-            "already): --missing none is for C4.5 trees",
-            option="--missing",
-        )
+    """Refuse what an ensemble has no C for (every option has C today; the kind's
+    registry entry asks)."""
+    del opts
+
+
+def bare(node: ENode, lean: bool) -> bool:
+    """Whether ``node`` is tested with no missing-value check (module docstring)."""
+    return lean and isinstance(node, Split) and not node.zero
+
+
+def none_left(enc: Encoding, op: CompareOp, threshold: int | float) -> bool:
+    """Where a bare test (:func:`bare`) sends a value that is missing anyway: the
+    sentinel compared like any value, NaN right (it fails every comparison, and the
+    lean C keys it above every threshold), a test the type's range decides its way."""
+    if op in ("left", "right"):
+        return op == "left"
+    if enc.is_int:
+        assert enc.missing is not None
+        return enc.missing <= threshold if op == "le" else enc.missing < threshold
+    return False
 
 
 def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores", "values"]:
@@ -217,7 +244,12 @@ def lower_ensemble(
             "score): there is nothing to compute",
             option="estimator",
         )
-    frame_opts = replace(opts, proba=None, scores=False, prefix=opts.prefix or "ensemble")
+    lean = opts.missing == "none"
+    # The frame keeps --missing c45's encoding: its sentinel is still the missing value
+    # of the categorical and zero-band tests, and of verify's rows.
+    frame_opts = replace(
+        opts, proba=None, scores=False, missing="c45", prefix=opts.prefix or "ensemble"
+    )
     frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
     enc = frame.encoding
     attrs = ens.schema.attributes
@@ -264,8 +296,11 @@ def lower_ensemble(
             fold = fold_of(node, i, enc, narrow, op)
             if fold is not None:
                 folds.append((t_index, fold))
+            nan_left = tree.nan_left[i]
+            if lean and not tree.zero(i):
+                nan_left = none_left(enc, op, thr)
             nodes.append(
-                Split(f, op, thr, tree.nan_left[i], tree.right[i], tree.threshold[i], tree.zero(i))
+                Split(f, op, thr, nan_left, tree.right[i], tree.threshold[i], tree.zero(i))
             )
         trees.append(ETree(tuple(nodes), tree.output))
     return EnsembleIR(
@@ -283,7 +318,26 @@ def lower_ensemble(
         ens.categorical_rule,
         counts,
         tuple(folds),
+        lean,
     )
+
+
+def none_rule(ens: Ensemble, ir: EnsembleIR) -> Ensemble:
+    """``ens`` with each test's missing-value way as ``ir``'s C has it: the lean C's
+    none rule (module docstring), node for node; ``ens`` itself without --missing none."""
+    if not ir.lean:
+        return ens
+    trees = tuple(
+        replace(
+            tree,
+            nan_left=tuple(
+                old if isinstance(n, LeafRow) else n.nan_left
+                for old, n in zip(tree.nan_left, etree.nodes, strict=True)
+            ),
+        )
+        for tree, etree in zip(ens.trees, ir.trees, strict=True)
+    )
+    return replace(ens, trees=trees)
 
 
 def fold_note(ir: EnsembleIR) -> str:
