@@ -266,7 +266,7 @@ def treegen_forms(s: Setup) -> list[Form]:
     )
     out = []
     for style in ("table", "ifs"):
-        files = render(model.value, ExportOptions(prefix="bench", style=style)).files
+        files = render(model.value, ExportOptions(prefix="bench", name="predict", style=style)).files
         out.append(Form("treegen", style, dict(files)))
     return out
 

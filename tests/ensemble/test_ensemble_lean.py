@@ -236,3 +236,30 @@ def test_lean_export_from_the_command_line(
     assert "--missing none" in (tmp_path / "c" / "predict.h").read_text()
     code, out, err = run_cli(capsys, "verify", str(model), "--missing", "none", "--style", "ifs")
     assert code == 0 and "none rule" in out, out + err
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize(
+    ("name", "mode", "style"),
+    [
+        ("xgb_cat", "float", "table"),
+        ("lgb_zero", "int16", "ifs"),
+        ("lgb_multi", "float", "ifs"),
+        ("forest", "float", "table"),
+    ],
+)
+def test_lean_on_the_chips(name: str, mode: str, style: str) -> None:
+    """The lean C on the simulated ATmega328P and Cortex-M0+ (verify --on), every row
+    equal to the none rule and, where nothing is missing, to the ensemble."""
+    from treegen.firmware import targets
+    from treegen.firmware.parity import verify_on
+
+    chips = ["avr", "m0plus"]
+    for chip in chips:
+        if not targets.available(targets.target(chip), run=True):
+            pytest.skip(f"{chip}: its compiler or simulator is not installed")
+    opts = replace(_opts(name, mode, style), name=None, prefix="g")
+    result = verify_on(_model(name), opts, [], chips, n_random=150)
+    assert result.report.ok, result.report.text()
+    assert "none rule" in result.report.text()
+    assert set(result.runs) == set(chips) and all(r.done.all() for r in result.runs.values())
