@@ -17,15 +17,17 @@ from bench import gbm_bench as gb
 def test_plan_follows_bench_full(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BENCH_FULL", raising=False)
     default = gb.plan()
-    assert {r for _, _, r, _ in default} == {100} and len(default) == 8
-    assert {(lib, k) for lib, k, _, cat in default if cat} == {
-        (lib, k) for lib in ("xgboost", "lightgbm") for k in (2, 3)
+    libs = ("xgboost", "lightgbm")
+    # The 500-tree binary models (the compile-time target) first, then 100 rounds.
+    assert default[:2] == [(lib, 2, 500, True) for lib in libs]
+    assert {r for _, _, r, _ in default[2:]} == {100} and len(default) == 10
+    assert {(lib, k) for lib, k, r, cat in default if cat and r == 100} == {
+        (lib, k) for lib in libs for k in (2, 3)
     }
     monkeypatch.setenv("BENCH_FULL", "1")
     full = gb.plan()
-    assert [p for p in full if p[2] == 500] == [
-        (lib, k, 500, True) for lib in ("xgboost", "lightgbm") for k in (2, 3)
-    ]
+    assert full[: len(default)] == default
+    assert full[len(default) :] == [(lib, 3, 500, True) for lib in libs]
     monkeypatch.setenv("BENCH_FULL", "0")
     assert gb.plan() == default
     assert {r for _, _, r, _ in gb.plan(quick=True)} == {20}
