@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench import ensemble_measure as em
+from bench import harness as hw
 from bench.ensemble_forms import FORESTS, Form, all_forms, vector_kind
 from bench.ensemble_models import MODELS, Fitted, check_rows, fit
 
@@ -72,7 +73,7 @@ class Result:
     ns: list[float] = field(default_factory=list)
     shuffled: list[float] = field(default_factory=list)
     ns_error: str = ""
-    cost: dict[str, em.LinkCost] = field(default_factory=dict)
+    cost: dict[str, hw.LinkCost] = field(default_factory=dict)
     chips: dict[str, em.ChipRun] = field(default_factory=dict)
     strict: list[str] | None = None  # treegen only
 
@@ -147,7 +148,7 @@ def run_model(
     log(f"[{name}] {f.title}: {_splits(est)} splits, {X.shape[0]} rows; generating C ...")
     forms = all_forms(est)
     results = [Result(fo) for fo in forms]
-    api = em.BenchApi(int(est.n_features_in_), len(est.classes_))
+    api = hw.BenchApi(int(est.n_features_in_), len(est.classes_))
     Xc, wc = _chip_subset(X, want, f.X_test.shape[0], chip_rows)
 
     def build(i: int, r: Result) -> None:
@@ -161,7 +162,7 @@ def run_model(
                 bits = em.host_vectors(fo, X, d / "vector", cc)
                 r.vector[cc] = bits if isinstance(bits, str) else em.vector_mismatches(bits, truth)
         for chip in CHIPS:
-            r.cost[chip] = em.link_cost(fo, chip, d / chip)
+            r.cost[chip] = hw.link_cost(fo, chip, d / chip)
         if fo.tool == "treegen":
             r.strict = em.strict_failures(fo, d / "strict")
 
@@ -213,11 +214,11 @@ def _n(v: float | int | None, digits: int = 0) -> str:
     return f"{v:,.{digits}f}"
 
 
-def _avr_fits(c: em.LinkCost) -> bool:
+def _avr_fits(c: hw.LinkCost) -> bool:
     return c.total_flash <= ATMEGA_FLASH and c.total_ram + (c.stack or 0) <= ATMEGA_RAM
 
 
-def _flash(c: em.LinkCost | None, chip: str) -> str:
+def _flash(c: hw.LinkCost | None, chip: str) -> str:
     if c is None:
         return "-"
     if c.error:

@@ -1,5 +1,8 @@
 """What one form of a model costs and how often it is wrong (bench/ensemble_bench.py).
 
+The firmware and host wrappers and the linked-size difference are bench/harness.py's,
+shared with bench/gbm_bench.py.
+
 * **Flash and RAM on a chip** (:func:`link_cost`): a firmware whose ``main`` calls
   ``bench_predict`` once on a global input array, linked with the target's flags plus
   ``-Os -std=c99 -ffunction-sections -fdata-sections -Wl,--gc-sections`` (treegen's
@@ -24,150 +27,28 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import Encoding, Feature, ProbaApi
 from treegen.errors import ToolError
 from treegen.firmware import targets
-from treegen.firmware.build import compile_predict
-from treegen.firmware.objinfo import flash_ram, section_sizes
 from treegen.firmware.sim import run_vectors
 
 from bench.ensemble_forms import Form
+from bench.harness import (
+    HOST_HARNESS,
+    REPEATS,
+    BenchApi,
+    LinkCost,
+    first_error,
+    run,
+    write,
+)
 
-REPEATS = 5
 LOOP_SECONDS = 0.05
-FLAGS = targets.COMMON_CFLAGS  # treegen firmware's: -Os -std=c99, function and data sections
-# AVR: the regions made large enough for any model, so the link measures one that
-# does not fit too (the sizes are then held against the ATmega328P's).
-LINK = {
-    "avr": [
-        "-Wl,--gc-sections",
-        "-Wl,--defsym=__TEXT_REGION_LENGTH__=8M",
-        "-Wl,--defsym=__DATA_REGION_LENGTH__=0xffa0",
-    ],
-    "m0plus": ["-Wl,--gc-sections", "--specs=nano.specs", "--specs=nosys.specs"],
-    "m4f": ["-Wl,--gc-sections", "--specs=nano.specs", "--specs=nosys.specs"],
-}
-LIBS = {"avr": ["-lm"], "m0plus": ["-lm"], "m4f": ["-lm"]}
-
-MAIN_C = """#include "predict.h"
-bench_input_t bench_x[BENCH_N_FEATURES];
-volatile int bench_class;
-int main(void)
-{
-    bench_class = bench_predict(bench_x);
-    for (;;) {
-    }
-}
-"""
-EMPTY_C = """#include "predict.h"
-int bench_predict(const bench_input_t *x)
-{
-    (void)x;
-    return 0;
-}
-"""
-
-HOST_HARNESS = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <string.h>
-#include "predict.h"
-
-#ifdef BENCH_VECTOR
-int bench_vector(const bench_input_t *x, double *out);
-#endif
-
-int main(int argc, char **argv)
-{
-    FILE *f = fopen(argv[1], "rb");
-    long n = atol(argv[2]), calls = argc > 4 ? atol(argv[4]) : 0, i, r;
-    float *rows = malloc(sizeof(float) * (size_t)(n * BENCH_N_FEATURES));
-    uint32_t *order = NULL;
-    volatile long sink = 0;
-    if (!f || !rows
-        || fread(rows, sizeof(float), (size_t)(n * BENCH_N_FEATURES), f)
-               != (size_t)(n * BENCH_N_FEATURES))
-        return 3;
-    if (argv[3][0] == 'c') {            /* check: the class of every row */
-        for (i = 0; i < n; i++)
-            printf("%d\n", bench_predict(rows + i * BENCH_N_FEATURES));
-        return 0;
-    }
-#ifdef BENCH_VECTOR
-    if (argv[3][0] == 'v') {            /* vector: its doubles' bits, one row a line */
-        for (i = 0; i < n; i++) {
-            double out[BENCH_N_CLASSES];
-            int k, m = bench_vector(rows + i * BENCH_N_FEATURES, out);
-            for (k = 0; k < m; k++) {
-                unsigned long long bits;
-                memcpy(&bits, &out[k], sizeof bits);
-                printf(k ? " %016llx" : "%016llx", bits);
-            }
-            printf("\n");
-        }
-        return 0;
-    }
-#endif
-    if (argv[3][0] == 's') {            /* shuffled: a fixed pseudo-random order */
-        unsigned long long s = 88172645463325252ull;
-        order = malloc(sizeof(uint32_t) * (size_t)calls);
-        if (!order)
-            return 3;
-        for (i = 0; i < calls; i++) {   /* xorshift64, drawn before the clock starts */
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            order[i] = (uint32_t)(s % (unsigned long long)n);
-        }
-    }
-    for (r = 0; r < REPEATS; r++) {     /* time: REPEATS loops, ns per call of each */
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        if (order)
-            for (i = 0; i < calls; i++)
-                sink += bench_predict(rows + (long)order[i] * BENCH_N_FEATURES);
-        else
-            for (i = 0; i < calls; i++)
-                sink += bench_predict(rows + (i % n) * BENCH_N_FEATURES);
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        printf("%.3f\n", ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec))
-                             / (double)calls);
-    }
-    return (int)(sink & 0);
-}
-"""
-
-
-@dataclass(frozen=True)
-class BenchApi:
-    """treegen's CApi for a form's predict.h (float input, no predict_proba)."""
-
-    n_features: int
-    n_classes: int
-    prefix: str = "bench"
-    encoding: Encoding = field(default_factory=lambda: Encoding("float"))
-    features: tuple[Feature, ...] = ()
-    proba_api: ProbaApi | None = None  # the class only
-
-
-@dataclass
-class LinkCost:
-    flash: int = -1
-    ram: int = -1
-    total_flash: int = -1  # the whole firmware: does it fit?
-    total_ram: int = -1
-    stack: int | None = None
-    object_ram: int = -1  # predict.o's .data + .bss (+ .rodata on AVR)
-    error: str = ""
 
 
 @dataclass
@@ -176,56 +57,6 @@ class ChipRun:
     rows: int = 0
     median: int = -1  # cycles (AVR) or instructions per prediction
     note: str = ""  # why there is no result
-
-
-def _run(cmd: list[str], cwd: Path, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=timeout
-    )
-
-
-def _first_error(text: str) -> str:
-    lines = text.splitlines()
-    for key in ("undefined reference", "overflow", "will not fit", "error"):
-        for line in lines:
-            if key in line:
-                return line.strip()[:160]
-    return (text.strip().splitlines() or ["?"])[-1][:160]
-
-
-def write(form: Form, d: Path) -> Path:
-    d.mkdir(parents=True, exist_ok=True)
-    for name, text in form.files.items():
-        (d / name).write_text(text)
-    return d
-
-
-def _firmware(t: targets.Target, d: Path, objects: list[str], name: str) -> tuple[int, int]:
-    (d / "bench_main.c").write_text(MAIN_C)
-    cmd = [t.cc, *t.cflags, *FLAGS, *LINK[t.name], "bench_main.c", *objects]
-    p = _run([*cmd, *LIBS[t.name], "-o", name], d)
-    if p.returncode != 0:
-        raise ToolError(f"{t.name}: link failed: {_first_error(p.stderr)}")
-    return flash_ram(section_sizes(d / name, t), t)
-
-
-def link_cost(form: Form, chip: str, d: Path) -> LinkCost:
-    """Flash and RAM the form adds to a firmware on ``chip``, and its stack bound."""
-    t = targets.target(chip)
-    if not targets.available(t, run=False):
-        return LinkCost(error="-")
-    write(form, d)
-    (d / "bench_empty.c").write_text(EMPTY_C)
-    try:
-        # predict.o as treegen's firmware compiles it (FLAGS, -fstack-usage), linked.
-        _, info = compile_predict(t, "bench", d)
-        base = _firmware(t, d, ["bench_empty.c"], "empty.elf")
-        full = _firmware(t, d, ["predict.o"], "full.elf")
-    except ToolError as err:
-        return LinkCost(error=err.message)
-    except subprocess.TimeoutExpired:
-        return LinkCost(error="compiler timed out")
-    return LinkCost(full[0] - base[0], full[1] - base[1], full[0], full[1], info.stack, info.ram)
 
 
 def _host_binary(form: Form, d: Path, cc: str, vector: bool = False) -> Path | str:
@@ -237,11 +68,11 @@ def _host_binary(form: Form, d: Path, cc: str, vector: bool = False) -> Path | s
     (d / "harness.c").write_text(HOST_HARNESS)
     exe = d / f"harness-{cc}"
     obj = f"predict-{cc}.o"
-    p = _run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d)
+    p = run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d)
     defs = [f"-DREPEATS={REPEATS}", *(["-DBENCH_VECTOR"] if vector else [])]
     if p.returncode == 0:
-        p = _run([cc, "-O2", *defs, "harness.c", obj, "-lm", "-o", exe.name], d)
-    return exe if p.returncode == 0 else f"{cc}: {_first_error(p.stderr)}"
+        p = run([cc, "-O2", *defs, "harness.c", obj, "-lm", "-o", exe.name], d)
+    return exe if p.returncode == 0 else f"{cc}: {first_error(p.stderr)}"
 
 
 def _rows_file(rows: npt.NDArray[np.float64], path: Path) -> Path:
@@ -259,7 +90,7 @@ def host_classes(
     if isinstance(exe, str):
         return exe
     data = _rows_file(rows, d / "rows.bin")
-    p = _run([str(exe), str(data), str(rows.shape[0]), "check"], d)
+    p = run([str(exe), str(data), str(rows.shape[0]), "check"], d)
     if p.returncode != 0:
         return f"harness exit {p.returncode}"
     return np.asarray(p.stdout.split(), dtype=np.int64)
@@ -278,7 +109,7 @@ def host_vectors(
     if isinstance(exe, str):
         return exe
     data = _rows_file(rows, d / "rows.bin")
-    p = _run([str(exe), str(data), str(rows.shape[0]), "vector"], d)
+    p = run([str(exe), str(data), str(rows.shape[0]), "vector"], d)
     if p.returncode != 0:
         return f"harness exit {p.returncode}"
     lines = p.stdout.splitlines()
@@ -310,7 +141,7 @@ def host_ns(
     n = str(test_rows.shape[0])
 
     def once(calls: int) -> list[float]:
-        p = _run([str(exe), str(data), n, order, str(calls)], d)
+        p = run([str(exe), str(data), n, order, str(calls)], d)
         return [float(v) for v in p.stdout.split()]
 
     probe = min(once(max(1000, test_rows.shape[0])))
@@ -373,7 +204,7 @@ def strict_failures(form: Form, d: Path) -> list[str]:
             continue
         for std in ("c89", "c99"):
             flags = [f if not f.startswith("-std=") else f"-std={std}" for f in STRICT_FLAGS]
-            p = _run([*cc, *flags, "-Os", "-fsyntax-only", "predict.c"], d)
+            p = run([*cc, *flags, "-Os", "-fsyntax-only", "predict.c"], d)
             if p.returncode != 0:
-                failed.append(f"{name} {std}: {_first_error(p.stderr)}")
+                failed.append(f"{name} {std}: {first_error(p.stderr)}")
     return failed

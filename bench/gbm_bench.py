@@ -44,13 +44,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.ir import Encoding
 from treegen.codegen.options import ExportOptions
 from treegen.errors import ToolError
 from treegen.firmware import targets
-from treegen.firmware.build import compile_predict
-from treegen.firmware.objinfo import flash_ram, section_sizes
 from treegen.firmware.sim import run_vectors
+
+from bench.harness import HOST_HARNESS, BenchApi, link_cost, write
 
 Array = npt.NDArray[np.float64]
 
@@ -63,60 +62,6 @@ typedef float bench_input_t;
 int bench_predict(const bench_input_t *x);
 #endif
 """
-MAIN_C = """#include "predict.h"
-bench_input_t bench_x[BENCH_N_FEATURES];
-volatile int bench_class;
-int main(void)
-{
-    bench_class = bench_predict(bench_x);
-    for (;;) {
-    }
-}
-"""
-EMPTY_C = """#include "predict.h"
-int bench_predict(const bench_input_t *x)
-{
-    (void)x;
-    return 0;
-}
-"""
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include "predict.h"
-int main(int argc, char **argv)
-{
-    FILE *f = fopen(argv[1], "rb");
-    long n = atol(argv[2]), calls = argc > 4 ? atol(argv[4]) : 0, i, r;
-    float *rows = malloc(sizeof(float) * (size_t)(n * BENCH_N_FEATURES));
-    volatile long sink = 0;
-    if (!f || !rows || fread(rows, sizeof(float), (size_t)(n * BENCH_N_FEATURES), f)
-                           != (size_t)(n * BENCH_N_FEATURES))
-        return 3;
-    if (argv[3][0] == 'c') {
-        for (i = 0; i < n; i++)
-            printf("%d\n", bench_predict(rows + i * BENCH_N_FEATURES));
-        return 0;
-    }
-    for (r = 0; r < 5; r++) {
-        struct timespec a, b;
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-        for (i = 0; i < calls; i++)
-            sink += bench_predict(rows + (i % n) * BENCH_N_FEATURES);
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-        printf("%.3f\n", ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec))
-                             / (double)calls);
-    }
-    return (int)(sink & 0);
-}
-"""
-LINK = ["-Wl,--gc-sections", "--specs=nano.specs", "--specs=nosys.specs"]
-AVR_LINK = [
-    "-Wl,--gc-sections",
-    "-Wl,--defsym=__TEXT_REGION_LENGTH__=8M",
-    "-Wl,--defsym=__DATA_REGION_LENGTH__=0xffa0",
-]
 
 
 @dataclass
@@ -362,48 +307,9 @@ def _run(cmd: list[str], cwd: Path, timeout: float = 3600) -> subprocess.Complet
     )
 
 
-def _write(form: Form, d: Path) -> Path:
-    d.mkdir(parents=True, exist_ok=True)
-    for name, text in form.files.items():
-        (d / name).write_text(text)
-    return d
-
-
-def _flash(form: Form, chip: str, d: Path) -> int:
-    t = targets.target(chip)
-    if not targets.available(t, run=False):
-        return -2
-    _write(form, d)
-    (d / "bench_main.c").write_text(MAIN_C)
-    (d / "bench_empty.c").write_text(EMPTY_C)
-    link = AVR_LINK if chip == "avr" else LINK
-    try:
-        compile_predict(t, "bench", d)
-    except ToolError:
-        return -1
-    sizes = []
-    for obj, elf in (("bench_empty.c", "empty.elf"), ("predict.o", "full.elf")):
-        p = _run([t.cc, *t.cflags, *targets.COMMON_CFLAGS, *link, "bench_main.c", obj, "-lm",
-                  "-o", elf], d)  # fmt: skip
-        if p.returncode != 0:
-            return -1
-        sizes.append(flash_ram(section_sizes(d / elf, t), t)[0])
-    return sizes[1] - sizes[0]
-
-
-@dataclass(frozen=True)
-class _Api:
-    n_features: int
-    n_classes: int
-    prefix: str = "bench"
-    encoding: Encoding = field(default_factory=lambda: Encoding("float"))
-    features: tuple[object, ...] = ()
-    proba_api: None = None  # the class only
-
-
 def measure(s: Setup, form: Form, work: Path, chips: list[str]) -> None:
-    d = _write(form, work / f"{s.path.stem}_{form.tool}_{form.form}")
-    (d / "harness.c").write_text(HARNESS)
+    d = write(form, work / f"{s.path.stem}_{form.tool}_{form.form}")
+    (d / "harness.c").write_text(HOST_HARNESS)
     # The compiler's CPU time (the machine may be shared: its wall time would measure the
     # other jobs too).
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -413,7 +319,9 @@ def measure(s: Setup, form: Form, work: Path, chips: list[str]) -> None:
     if p.returncode != 0:
         form.error = "gcc: " + (p.stderr.strip().splitlines() or ["?"])[0][:90]
         return
-    p = _run(["gcc", "-O2", "harness.c", "predict.o", "-lm", "-o", "harness"], d)
+    # CPU time: the machine may be shared.
+    clock = "-DBENCH_CLOCK=CLOCK_PROCESS_CPUTIME_ID"
+    p = _run(["gcc", "-O2", clock, "harness.c", "predict.o", "-lm", "-o", "harness"], d)
     if p.returncode != 0:
         form.error = "link failed"
         return
@@ -429,9 +337,9 @@ def measure(s: Setup, form: Form, work: Path, chips: list[str]) -> None:
         float(v) for v in _run(["./harness", "test.bin", n, "time", str(calls)], d).stdout.split()
     ]
     form.ns = float(min(times))
-    form.flash["m0plus"] = _flash(form, "m0plus", d / "m0plus")
-    form.flash["avr"] = _flash(form, "avr", d / "avr")
-    api = _Api(s.rows.shape[1], len(s.est.classes_))
+    form.flash["m0plus"] = link_cost(form, "m0plus", d / "m0plus").flash
+    form.flash["avr"] = link_cost(form, "avr", d / "avr").flash
+    api = BenchApi(s.rows.shape[1], len(s.est.classes_))
     for chip in chips:
         t = targets.target(chip)
         if not targets.available(t):
@@ -440,7 +348,7 @@ def measure(s: Setup, form: Form, work: Path, chips: list[str]) -> None:
             form.notes.append("does not fit the ATmega328P")
             continue
         try:
-            run = run_vectors(api, form.files, s.rows.astype(np.float32), t)  # type: ignore[arg-type]
+            run = run_vectors(api, form.files, s.rows.astype(np.float32), t)
         except ToolError as err:
             form.notes.append(f"{chip}: {err.message[:60]}")
             continue

@@ -19,6 +19,7 @@ pytest.importorskip("sklearn")
 from bench import ensemble_forms as ef  # noqa: E402
 from bench import ensemble_measure as em  # noqa: E402
 from bench import ensemble_models as models  # noqa: E402
+from bench import harness as hw  # noqa: E402
 
 
 def _tiny() -> models.Fitted:
@@ -116,10 +117,10 @@ def test_flash_and_avr_run_see_the_model(tmp_path: Path) -> None:
     f = _tiny()
     X, want = models.check_rows(f)
     (table,) = [fo for fo in ef.treegen_forms(f.est) if fo.form == "table"]
-    cost = em.link_cost(table, "avr", tmp_path / "avr")
+    cost = hw.link_cost(table, "avr", tmp_path / "avr")
     assert not cost.error and 0 < cost.flash < cost.total_flash
     assert cost.object_ram == 0 and cost.stack is not None and cost.stack > 0
-    api = em.BenchApi(int(f.est.n_features_in_), len(f.est.classes_))
+    api = hw.BenchApi(int(f.est.n_features_in_), len(f.est.classes_))
     X, want = X[:60], want[:60]
     run = em.chip_run(table, api, X, want, "avr", cost)
     assert run.mismatches == 0 and run.median > 0 and not run.note
