@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from treegen.codegen.comments import short
 from treegen.codegen.conditions import missing_kind
+from treegen.codegen.costs import ensemble_safety_lines
 from treegen.codegen.ctype import UINT32, CType, smallest_uint
 from treegen.codegen.emit import make_env
 from treegen.codegen.f64 import f64_initializer, f64_source
@@ -43,7 +44,7 @@ from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, Header, MissingKind, context
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
-from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split, bare
+from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
 from treegen.errors import EmitError
 
 if TYPE_CHECKING:
@@ -516,11 +517,28 @@ def _header(ir: EnsembleIR) -> Header:
     """predict.h's view: the frame's (a tree's), with the lean paragraph under
     --missing none (PREFIX_MISSING stays where a categorical or zero-band test reads it)."""
     if not ir.lean:
-        return header_view(ir.frame)
-    header = header_view(replace(ir.frame, missing="none"))
+        return header_view(ir.frame, _safety(ir))
+    header = header_view(replace(ir.frame, missing="none"), _safety(ir))
     keeps = ir.has_zero or any(isinstance(n, CatSplit) for t in ir.trees for n in t.nodes)
     missing = header_view(ir.frame).missing_literal if keeps else ""
     return replace(header, lean_note=lean_note(ir), missing_literal=missing)
+
+
+def _longest_path(tree: ETree) -> int:
+    """The most tests a walk of ``tree`` makes (pre-order: a test's left child follows it)."""
+    depth = [0] * len(tree.nodes)
+    longest = 0
+    for i, node in enumerate(tree.nodes):
+        if isinstance(node, LeafRow):
+            longest = max(longest, depth[i])
+        else:
+            depth[i + 1] = depth[node.right] = depth[i] + 1
+    return longest
+
+
+def _safety(ir: EnsembleIR) -> tuple[str, ...]:
+    tests = sum(_longest_path(t) for t in ir.trees)
+    return ensemble_safety_lines(ir.prefix, len(ir.trees), tests, ir.n_outputs)
 
 
 def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:
