@@ -33,7 +33,8 @@ import numpy as np
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.frame import default_names
 from treegen.ensemble import libm
-from treegen.ensemble.core import LEAF, ZERO_BAND, Decision, Ensemble, Tree
+from treegen.ensemble.core import ZERO_BAND, Decision, Ensemble, Tree
+from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.errors import ModelFileError, UsageError
 
 OBJECTIVES = ("binary", "multiclass")
@@ -150,62 +151,36 @@ def _tree(
             raise text.fail(
                 b["cat_boundaries"][0], "cat_boundaries must rise to cat_threshold's end"
             )
+
     # Nodes: internal i >= 0, leaf ~i (negative); pre-order from the root.
-    order: list[int] = []
-    seen_in = [False] * n
-    seen_leaf = [False] * n_leaves
-    stack = [0 if n else ~0]
-    while stack:
-        node = stack.pop()
-        if node >= 0:
-            if node >= n or seen_in[node]:
-                raise text.fail(b["left_child"][0], f"node {node} is out of range or reached twice")
-            seen_in[node] = True
-            if not 0 <= feature[node] < n_features:
-                raise text.fail(b["split_feature"][0], f"feature {feature[node]} of {n_features}")
-            stack += [right[node], left[node]]
-        elif ~node >= n_leaves or seen_leaf[~node]:
-            raise text.fail(b["left_child"][0], f"leaf {~node} is out of range or reached twice")
-        else:
-            seen_leaf[~node] = True
-        order.append(node)
-    new = {node: k for k, node in enumerate(order)}
-    f: list[int] = []
-    t: list[float] = []
-    lft: list[int] = []
-    rgt: list[int] = []
-    nl: list[bool] = []
-    cat: list[bool] = []
-    codes: list[tuple[int, ...]] = []
-    val: list[int] = []
-    zero: list[bool] = []
+    def children(node: int) -> tuple[int, int] | None:
+        if node < 0:
+            if ~node >= n_leaves:
+                raise text.fail(b["left_child"][0], f"leaf {~node} is out of range")
+            return None
+        if node >= n:
+            raise text.fail(b["left_child"][0], f"node {node} is out of range")
+        if not 0 <= feature[node] < n_features:
+            raise text.fail(b["split_feature"][0], f"feature {feature[node]} of {n_features}")
+        return left[node], right[node]
+
+    def twice(node: int) -> ModelFileError:
+        what = f"node {node}" if node >= 0 else f"leaf {~node}"
+        return text.fail(b["left_child"][0], f"{what} is reached twice")
+
+    order = walk(0 if n else ~0, children, twice)
+    cols = Columns(order)
     for node in order:
         if node < 0:
             leaf = leaf_value[~node]
             if not math.isfinite(leaf):
                 raise text.fail(b["leaf_value"][0], "a leaf value is not finite")
-            key = int(np.float64(leaf).view(np.int64))
-            if key not in values:
-                values[key] = len(rows)
-                rows.append((leaf,))
-            f += [LEAF]
-            t += [0.0]
-            lft += [LEAF]
-            rgt += [LEAF]
-            nl += [False]
-            cat += [False]
-            codes += [()]
-            val += [values[key]]
-            zero += [False]
+            cols.leaf(intern(values, rows, int(np.float64(leaf).view(np.int64)), leaf))
             continue
         d = dtype[node]
         missing = (d >> 2) & 3
         if d < 0 or d > 15 or missing == 3:
             raise text.fail(b["decision_type"][0], f"decision type {d} is not LightGBM's")
-        f.append(feature[node])
-        lft.append(new[left[node]])
-        rgt.append(new[right[node]])
-        val.append(-1)
         if d & _CATEGORICAL:
             k = thr[node]
             if not (k == int(k) and 0 <= k < n_cat):
@@ -213,23 +188,16 @@ def _tree(
             seg = words[bounds[int(k)] : bounds[int(k) + 1]]
             if any(not 0 <= w < 1 << 32 for w in seg):
                 raise text.fail(b["cat_threshold"][0], "a bitset word is not 32 bits")
-            t.append(0.0)
-            nl.append(False)  # NaN goes right
-            cat.append(True)
-            codes.append(tuple(c for c in range(32 * len(seg)) if seg[c // 32] >> (c % 32) & 1))
-            zero.append(False)
+            codes = tuple(c for c in range(32 * len(seg)) if seg[c // 32] >> (c % 32) & 1)
+            # NaN goes right.
+            cols.split(feature[node], left[node], right[node], False, codes=codes)
             continue
         threshold = thr[node]
-        default_left = bool(d & _DEFAULT_LEFT)
-        t.append(_threshold(threshold))
-        cat.append(False)
-        codes.append(())
-        zero.append(missing == _MISSING_ZERO)
         # None: NaN is read as 0.0, which the threshold sends one way.
-        nl.append(0.0 <= threshold if missing == _MISSING_NONE else default_left)
-    tree = Tree(tuple(f), tuple(t), tuple(lft), tuple(rgt), tuple(nl), tuple(cat),
-                tuple(codes), tuple(val), output, tuple(zero) if any(zero) else ())  # fmt: skip
-    return tree, end
+        nan_left = 0.0 <= threshold if missing == _MISSING_NONE else bool(d & _DEFAULT_LEFT)
+        cols.split(feature[node], left[node], right[node], nan_left, _threshold(threshold),
+                   zero=missing == _MISSING_ZERO)  # fmt: skip
+    return cols.tree(output), end
 
 
 def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]:

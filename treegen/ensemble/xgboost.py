@@ -34,7 +34,8 @@ import numpy as np
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.frame import default_names
 from treegen.ensemble import libm
-from treegen.ensemble.core import LEAF, Decision, Ensemble, Tree
+from treegen.ensemble.core import Decision, Ensemble, Tree
+from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.ensemble.ubjson import loads_ubjson
 from treegen.errors import ModelFileError, UsageError
 from treegen.model.file import decode_json
@@ -261,78 +262,44 @@ def _tree(
             if s + z > len(cats):
                 raise doc.fail(f"{path}.categories_segments", "past the end of categories")
             cat_sets[node] = tuple(sorted(set(cats[s : s + z])))
+
     # Pre-order; a categorical split's right child (its listed codes) first, as "left".
-    order: list[int] = []
-    seen = [False] * n
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        if seen[i]:
-            raise doc.fail(f"{path}.left_children", f"node {i} is reached twice")
-        seen[i] = True
-        order.append(i)
+    def children(i: int) -> tuple[int, int] | None:
         if left[i] == -1:
             if right[i] != -1:
                 raise doc.fail(f"{path}.right_children[{i}]", "a leaf with a right child")
-            continue
+            return None
         if right[i] == -1:
             raise doc.fail(f"{path}.right_children[{i}]", "a split without a right child")
         if feature[i] >= n_features:
             raise doc.fail(f"{path}.split_indices[{i}]", f"feature {feature[i]} of {n_features}")
-        first, second = (right[i], left[i]) if split_type[i] else (left[i], right[i])
-        stack += [second, first]
-    new = {old: k for k, old in enumerate(order)}
-    f: list[int] = []
-    thr: list[float] = []
-    lft: list[int] = []
-    rgt: list[int] = []
-    nl: list[bool] = []
-    cat: list[bool] = []
-    codes: list[tuple[int, ...]] = []
-    val: list[int] = []
+        return (right[i], left[i]) if split_type[i] else (left[i], right[i])
+
+    order = walk(
+        0, children, lambda i: doc.fail(f"{path}.left_children", f"node {i} is reached twice")
+    )
+    cols = Columns(order)
     for i in order:
         c = cond[i]
         if not np.isfinite(c):
             raise doc.fail(f"{path}.split_conditions[{i}]", "is not a finite number")
         if left[i] == -1:
-            key = int(np.float32(c).view(np.int32))
-            if key not in values:
-                values[key] = len(rows)
-                rows.append((float(c),))
-            f.append(LEAF)
-            thr.append(0.0)
-            lft.append(LEAF)
-            rgt.append(LEAF)
-            nl.append(False)
-            cat.append(False)
-            codes.append(())
-            val.append(values[key])
-            continue
-        f.append(feature[i])
-        val.append(-1)
-        if split_type[i]:
+            cols.leaf(intern(values, rows, int(np.float32(c).view(np.int32)), float(c)))
+        elif split_type[i]:
             if i not in cat_sets:
                 raise doc.fail(f"{path}.categories_nodes", f"has no categories for node {i}")
             if not categorical[feature[i]]:
                 raise doc.fail(
                     f"{path}.split_type[{i}]", "a categorical split of a numeric feature"
                 )
-            thr.append(0.0)
-            lft.append(new[right[i]])
-            rgt.append(new[left[i]])
-            nl.append(not default_left[i])  # the default child, now on the other side
-            cat.append(True)
-            codes.append(cat_sets[i])
+            # The listed codes go to the right child, now "left"; so does the default
+            # child move to the other side.
+            cols.split(feature[i], right[i], left[i], not default_left[i], codes=cat_sets[i])
         else:
             # x < c for float32 x is x <= the float32 below c.
-            thr.append(float(np.nextafter(c, np.float32(-np.inf))))
-            lft.append(new[left[i]])
-            rgt.append(new[right[i]])
-            nl.append(bool(default_left[i]))
-            cat.append(False)
-            codes.append(())
-    return Tree(tuple(f), tuple(thr), tuple(lft), tuple(rgt), tuple(nl), tuple(cat),
-                tuple(codes), tuple(val), group)  # fmt: skip
+            below = float(np.nextafter(c, np.float32(-np.inf)))
+            cols.split(feature[i], left[i], right[i], bool(default_left[i]), below)
+    return cols.tree(group)
 
 
 def xgboost_from_bytes(
