@@ -18,7 +18,10 @@ below -1 and every other code right.
 Objectives: ``binary`` (class 1 when ``p > 1 - p`` for ``p`` the double sigmoid of the
 raw score, ``LGBMClassifier.predict``'s argmax: the raw score exceeds
 :func:`~treegen.ensemble.libm.lightgbm_cut`) and ``multiclass`` (the first largest raw
-score).  A file holds the rounds ``save_model`` wrote (its best iteration, after early
+score); the regression objectives of :data:`REGRESSION`, whose prediction is the
+float64 raw score itself (the decision ``value``: ``LGBMRegressor.predict``, bit for
+bit); those predicting exp, a sigmoid or a square of it are refused.  A file holds
+the rounds ``save_model`` wrote (its best iteration, after early
 stopping); ``iterations`` uses fewer.
 """
 
@@ -39,6 +42,13 @@ from treegen.errors import ModelFileError, UsageError
 
 OBJECTIVES = ("binary", "multiclass")
 """The objectives whose class treegen computes exactly (docs/gbm.md)."""
+
+REGRESSION = ("regression", "regression_l1", "huber", "fair", "quantile")
+"""The regression objectives whose prediction is the raw score itself (identity link):
+treegen computes it exactly, a float64 number (docs/gbm.md)."""
+
+LOG_LINK = ("poisson", "gamma", "tweedie", "cross_entropy", "cross_entropy_lambda")
+"""Objectives predicting exp (or a sigmoid) of the raw score: refused (no libm in the C)."""
 
 _CATEGORICAL = 1  # decision_type bits (LightGBM's tree.h)
 _DEFAULT_LEFT = 2
@@ -202,9 +212,19 @@ def _tree(
 
 def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]:
     name, *params = value.split()
-    if name not in OBJECTIVES:
+    if name in LOG_LINK or (name == "regression" and "sqrt" in params):
+        what = "the square" if name == "regression" else "exp or a sigmoid"
         raise text.fail(
-            line, f"objective {name!r} is not exported: treegen reads {', '.join(OBJECTIVES)}"
+            line,
+            f"objective {value.strip()!r} predicts {what} of the raw score, which C without "
+            "libm does not compute bit for bit: only the identity-link regression "
+            f"objectives are exported ({', '.join(REGRESSION)})",
+        )
+    if name not in OBJECTIVES + REGRESSION:
+        raise text.fail(
+            line,
+            f"objective {name!r} is not exported: treegen reads "
+            f"{', '.join(OBJECTIVES + REGRESSION)}",
         )
     return name, dict(p.partition(":")[::2] for p in params)
 
@@ -240,7 +260,7 @@ def lightgbm_from_text(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Ensemble:
-    """The classifier in LightGBM model text (module docstring); ``iterations`` rounds
+    """The classifier or regressor in LightGBM model text (module docstring); ``iterations`` rounds
     (default: every round in the file)."""
     doc = _Text(text, filename)
     if not doc.lines or doc.lines[0].strip() != "tree":
@@ -300,10 +320,14 @@ def lightgbm_from_text(
         Attribute(nm, "nominal", cats) if cats is not None else Attribute(nm, "continuous")
         for nm, cats in zip(names, nominal, strict=True)
     )
-    schema = Schema(attrs, tuple(str(c) for c in range(max(num_class, 2))), target)
-    decision: Decision = "argmax"
+    regressor = objective in REGRESSION
+    outputs = (target,) if regressor else tuple(str(c) for c in range(max(num_class, 2)))
+    schema = Schema(attrs, outputs, target)
+    decision: Decision = "value" if regressor else "argmax"
     cut = 0.0
-    options: dict[str, object] = {"source": f"LightGBM {objective}", "labels": "int"}
+    options: dict[str, object] = {"source": f"LightGBM {objective}"}
+    if not regressor:
+        options["labels"] = "int"
     if objective == "binary":
         try:
             sigmoid = float(params.get("sigmoid", "1"))

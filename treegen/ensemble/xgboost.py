@@ -16,7 +16,10 @@ as the ensemble's categorical tests have them.
 Objectives: ``binary:logistic`` (class 1 when the float32 sigmoid of the margin exceeds
 0.5: the margin exceeds :func:`~treegen.ensemble.libm.xgboost_cut`), ``binary:logitraw``
 (margin > 0.5, as ``XGBClassifier.predict`` compares it), ``binary:hinge`` (margin > 0),
-``multi:softmax`` and ``multi:softprob`` (the first largest margin).  ``best_iteration``
+``multi:softmax`` and ``multi:softprob`` (the first largest margin); the regression
+objectives of :data:`REGRESSION`, whose prediction is the float32 margin itself (the
+decision ``value``: ``XGBRegressor.predict``, bit for bit); those predicting exp or
+the sigmoid of the margin are refused.  ``best_iteration``
 (early stopping) limits the trees as ``XGBClassifier.predict`` does, unless
 ``iterations`` says how many to use.
 """
@@ -48,6 +51,18 @@ OBJECTIVES = (
     "multi:softprob",
 )
 """The objectives whose class treegen computes exactly (docs/gbm.md)."""
+
+REGRESSION = (
+    "reg:squarederror",
+    "reg:absoluteerror",
+    "reg:pseudohubererror",
+    "reg:quantileerror",
+)
+"""The regression objectives whose prediction is the margin itself (the identity link):
+treegen computes it exactly, a float32 number (docs/gbm.md)."""
+
+LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "survival:aft")
+"""Regression objectives predicting exp of the margin: refused (no libm in the C)."""
 
 
 class _Decimal(str):
@@ -309,18 +324,27 @@ def xgboost_from_bytes(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Ensemble:
-    """The classifier in XGBoost model file ``data`` (module docstring); ``iterations``
+    """The classifier or regressor in XGBoost model file ``data`` (module docstring); ``iterations``
     boosting rounds (default: ``best_iteration + 1`` if the file has one, else all)."""
     doc = _Doc(filename)
     root = doc.obj(decode(data, filename), "")
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
                          "name", "learner.objective")  # fmt: skip
-    if objective not in OBJECTIVES:
+    if objective in LOG_LINK or objective == "reg:logistic":
         raise doc.fail(
             "learner.objective.name",
-            f"objective {objective!r} is not exported: treegen reads {', '.join(OBJECTIVES)}",
+            f"objective {objective!r} predicts a function of the margin (exp or sigmoid) "
+            "that C without libm does not compute bit for bit: only the identity-link "
+            f"regression objectives are exported ({', '.join(REGRESSION)})",
         )
+    if objective not in OBJECTIVES + REGRESSION:
+        raise doc.fail(
+            "learner.objective.name",
+            f"objective {objective!r} is not exported: treegen reads "
+            f"{', '.join(OBJECTIVES + REGRESSION)}",
+        )
+    regressor = objective in REGRESSION
     booster = doc.obj(doc.get(learner, "gradient_booster", "learner"), "learner.gradient_booster")
     name = doc.text(booster, "name", "learner.gradient_booster")
     if name != "gbtree":
@@ -384,7 +408,8 @@ def xgboost_from_bytes(
         for nm, cats in zip(names, cat_names, strict=True)
     )
     n_classes = max(num_class, 2)
-    schema = Schema(attrs_out, tuple(str(c) for c in range(n_classes)), target)
+    outputs = (target,) if regressor else tuple(str(c) for c in range(n_classes))
+    schema = Schema(attrs_out, outputs, target)
     decision: Decision = "argmax"
     cut = 0.0
     init = [float(b) for b in base]
@@ -395,7 +420,11 @@ def xgboost_from_bytes(
         decision, cut = "gt", 0.5
     elif objective == "binary:hinge":
         decision = "gt"
-    options: dict[str, object] = {"source": f"XGBoost {objective}", "labels": "int"}
+    elif regressor:
+        decision = "value"  # the float32 margin is the prediction
+    options: dict[str, object] = {"source": f"XGBoost {objective}"}
+    if not regressor:
+        options["labels"] = "int"
     if iterations is not None:
         options["iterations"] = iterations
     return Ensemble(
