@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 import struct
 from pathlib import Path
@@ -15,7 +14,7 @@ from hypothesis import strategies as st
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest, SubsetTest
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 
 from support import codegen_models as cm
@@ -38,16 +37,14 @@ THRESHOLDS = [float(np.float32(72.3)), 5e-324, -0.0, 0.1 + 0.2, 1.79769313486231
 
 def hand_built(threshold: float = 75.5, flavor: str = "c45") -> Model:
     nodes = (
-        Node("nominal", 0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
-        Node(
-            "continuous", 1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold, children=(2, 3)
-        ),
-        Node("leaf", 0, 2.0, 0.0, (2.0, 0.0)),
-        Node("leaf", 1, 3.0000001192092896, 0.5, (0.0, 3.0000001192092896)),
-        Node("leaf", 0, 0.0, 0.0, (0.0, 0.0)),  # an empty leaf
-        Node("subset", 0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)), children=(6, 7)),
-        Node("leaf", 0, 4.0, 0.0, (4.0, 0.0)),
-        Node("leaf", 1, 3.0, 1.0, (2.0, 1.0)),
+        NominalTest(0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
+        ContinuousTest(1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold, children=(2, 3)),
+        Leaf(0, 2.0, 0.0, (2.0, 0.0)),
+        Leaf(1, 3.0000001192092896, 0.5, (0.0, 3.0000001192092896)),
+        Leaf(0, 0.0, 0.0, (0.0, 0.0)),  # an empty leaf
+        SubsetTest(0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)), children=(6, 7)),
+        Leaf(0, 4.0, 0.0, (4.0, 0.0)),
+        Leaf(1, 3.0, 1.0, (2.0, 1.0)),
     )
     return Model(
         SCHEMA,
@@ -86,18 +83,16 @@ def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     assert back.options == model.options
     assert (back.treegen_version, back.data_fingerprint) == ("0.1.0", "sha256:0123456789abcdef")
     assert len(back.nodes) == len(model.nodes)
+    # Plain dataclass equality, then the bits of every float (equality holds 0.0 == -0.0).
+    assert back.nodes == model.nodes
     for a, b in zip(model.nodes, back.nodes, strict=True):
-        assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == (
-            b.kind,
-            b.cls,
-            b.attribute,
-            b.subsets,
-            b.children,
-        )
+        assert type(a) is type(b)
         assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)
         assert [bits(x) for x in a.dist] == [bits(x) for x in b.dist]
-        assert bits(a.threshold) == bits(b.threshold) or (a.is_leaf or a.kind != "continuous")
-    assert bits(back.nodes[1].threshold) == bits(threshold)
+        if isinstance(a, ContinuousTest):
+            assert isinstance(b, ContinuousTest) and bits(a.threshold) == bits(b.threshold)
+    back_test = back.nodes[1]
+    assert isinstance(back_test, ContinuousTest) and bits(back_test.threshold) == bits(threshold)
     assert model_to_json(back) == path.read_text()
 
 
@@ -250,10 +245,14 @@ def test_failed_save_leaves_old_file_intact(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["m.tree"]  # no temporary left behind
 
 
-def test_nan_threshold_object_identity_not_needed() -> None:
+def test_loaded_nodes_hold_only_their_kinds_fields() -> None:
+    """No "none" marker to compare: two loads of one file are equal node for node."""
     back = model_from_json(GOOD)
-    assert math.isnan(back.nodes[0].threshold) and back.nodes[0].attribute == 0
-    assert back.nodes[2].attribute == -1 and back.nodes[2].children == ()
+    root, leaf = back.nodes[0], back.nodes[2]
+    assert isinstance(root, NominalTest) and root.attribute == 0
+    assert not hasattr(root, "threshold")
+    assert isinstance(leaf, Leaf) and leaf.children == () and not hasattr(leaf, "attribute")
+    assert model_from_json(GOOD).nodes == back.nodes
 
 
 def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
@@ -279,7 +278,7 @@ def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
 def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: list[float]) -> None:
     base = hand_built(threshold, "j48")  # j48 thresholds are any double
     nodes = list(base.nodes)
-    nodes[2] = Node("leaf", 0, sum(dist), dist[1], tuple(dist))
+    nodes[2] = Leaf(0, sum(dist), dist[1], tuple(dist))
     model = Model(base.schema, tuple(nodes), base.options)
     back = model_from_json(model_to_json(model))
     assert bits(back.nodes[1].threshold) == bits(threshold)

@@ -39,7 +39,6 @@ one-line :class:`~treegen.errors.ModelFileError` naming the field.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import sys
@@ -50,7 +49,7 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers.text import read_bytes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, check_model_dict
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, SubsetTest, make_node
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -97,14 +96,14 @@ def _jsonable(value: object) -> object:
 
 def _node_dict(i: int, n: Node) -> dict[str, object]:
     d: dict[str, object] = {"id": i, "kind": n.kind}
-    if n.kind != "leaf":
+    if not isinstance(n, Leaf):
         d["attribute"] = n.attribute
-    if n.kind == "continuous":
+    if isinstance(n, ContinuousTest):
         d["threshold"] = n.threshold
         d["threshold_hex"] = n.threshold.hex()
-    if n.kind == "subset":
+    if isinstance(n, SubsetTest):
         d["subsets"] = [list(s) for s in n.subsets]
-    if n.kind != "leaf":
+    if not isinstance(n, Leaf):
         d["children"] = list(n.children)
     d["cls"] = n.cls
     d["items"] = float(n.items)
@@ -301,14 +300,15 @@ def _build(d: dict[str, Any]) -> Model:
     for n in d["nodes"]:
         kind = n["kind"]
         nodes.append(
-            Node(
-                kind=kind,
+            make_node(
+                kind,
                 cls=n["cls"],
                 items=float(n["items"]),
                 errors=float(n["errors"]),
                 dist=tuple(float(x) for x in n["dist"]),
-                attribute=n.get("attribute", -1),
-                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else math.nan,
+                # The checked file has these fields exactly where ``kind`` has them.
+                attribute=n.get("attribute", 0),
+                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else 0.0,
                 subsets=tuple(tuple(s) for s in n.get("subsets", ())),
                 children=tuple(n.get("children", ())),
             )

@@ -46,7 +46,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model, Node
 from treegen.model.version import VERSION
 from treegen.trainer import native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
@@ -207,14 +207,16 @@ def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
     also takes that final distribution, as growth gives it the parent's."""
     out = list(nodes)
     for n in nodes:
-        if n.is_leaf:
+        if isinstance(n, Leaf):
             continue
         cls = weka_max_class(n.dist)
         for c in n.children:
             child = out[c]
-            if child.is_leaf and child.items - 0.0 <= J48_TOL and child.cls != cls:
+            if not isinstance(child, Leaf):
+                continue
+            if child.items - 0.0 <= J48_TOL and child.cls != cls:
                 out[c] = replace(child, cls=cls, dist=n.dist if child.items == 0 else child.dist)
-            elif child.is_leaf and child.items == 0 and child.dist != n.dist:
+            elif child.items == 0 and child.dist != n.dist:
                 out[c] = replace(child, dist=n.dist)
     return tuple(out)
 
