@@ -19,6 +19,7 @@ from treegen.analysis.cv import (
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import TrainError, UsageError
 from treegen.model.core import Leaf, Model
+from treegen.model.options import ModelOptions, TrainOptions
 
 SCHEMA = Schema((Attribute("v", "continuous"),), ("a", "b", "c"))
 
@@ -82,7 +83,7 @@ def _majority_fit(ds: Dataset) -> Model:
     dist = np.bincount(ds.y, minlength=3).astype(float)
     cls = int(np.argmax(dist))
     leaf = Leaf(cls, float(dist.sum()), float(dist.sum() - dist[cls]), tuple(dist))
-    return Model(SCHEMA, (leaf,), {"prune": True})
+    return Model(SCHEMA, (leaf,), ModelOptions(TrainOptions(prune=True)))
 
 
 def _leaf_predict(model: Model, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:

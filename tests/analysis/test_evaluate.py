@@ -25,6 +25,7 @@ from treegen.analysis.evaluate import (
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
 from treegen.model.core import ContinuousTest, Leaf, Model
+from treegen.model.options import ModelOptions
 from treegen.trainer import TrainOptions, train
 
 SAME_AS_R8 = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "vote-r8"]
@@ -85,7 +86,7 @@ def _stump(prune: bool) -> Model:
         Leaf(0, 6.0, 1.7, (5.0, 1.0, 0.0)),
         Leaf(1, 4.0, 1.8, (0.0, 3.0, 1.0)),
     )
-    return Model(SCHEMA, nodes, {"prune": prune})
+    return Model(SCHEMA, nodes, ModelOptions(TrainOptions(prune=prune)))
 
 
 def test_counts_from_predictions() -> None:

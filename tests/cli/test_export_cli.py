@@ -158,6 +158,7 @@ def test_default_missing_value_that_is_a_code_is_named(
 ) -> None:
     from treegen.data.dataset import Attribute, Schema
     from treegen.model import ContinuousTest, Leaf, Model
+    from treegen.model.options import ModelOptions, TrainOptions
 
     # codes 0..255 fill uint8 (the attribute need not be tested to need its codes)
     schema = Schema(
@@ -174,7 +175,7 @@ def test_default_missing_value_that_is_a_code_is_named(
         Leaf(1, 1.0, 0.0, (0.0, 1.0)),
     )
     path = tmp_path / "wide.tree"
-    save_model(Model(schema, nodes, {"flavor": "j48"}), path)
+    save_model(Model(schema, nodes, ModelOptions(TrainOptions(flavor="j48"))), path)
     code, _, err = run_cli(
         capsys, "export", str(path), "--input-type", "uint8", "-o", str(tmp_path / "o")
     )

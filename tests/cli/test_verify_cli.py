@@ -210,6 +210,7 @@ def _decimal_j48(tmp_path: Path) -> tuple[Path, Path]:
     a <= 0.3, whose double lies below 3/10."""
     from treegen.data.dataset import Attribute, Schema
     from treegen.model import ContinuousTest, Leaf, Model
+    from treegen.model.options import ModelOptions, TrainOptions
 
     schema = Schema((Attribute("a", "continuous"),), ("x", "y"), "class")
     nodes = (
@@ -218,7 +219,7 @@ def _decimal_j48(tmp_path: Path) -> tuple[Path, Path]:
         Leaf(1, 3.0, 0.0, (0.0, 3.0)),
     )
     tree = tmp_path / "d.tree"
-    save_model(Model(schema, nodes, {"flavor": "j48"}), tree)
+    save_model(Model(schema, nodes, ModelOptions(TrainOptions(flavor="j48"))), tree)
     data = tmp_path / "d.csv"
     data.write_text("a,class\n0.1,x\n0.2,x\n0.3,x\n0.4,y\n0.5,y\n0.6,y\n")
     return tree, data

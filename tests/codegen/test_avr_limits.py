@@ -21,6 +21,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.core import Leaf, Model, NominalTest
 from treegen.model.file import save_model
+from treegen.model.options import ModelOptions, TrainOptions
 
 from support import codegen_models as cm
 from support.cli import run_cli
@@ -49,7 +50,7 @@ def big_proba() -> Model:
     root = NominalTest(
         0, sum(total), 0.0, total, attribute=0, children=tuple(range(1, N_VALUES + 1))
     )
-    return Model(schema, (root, *leaves), {"flavor": "c45"})
+    return Model(schema, (root, *leaves), ModelOptions(TrainOptions(flavor="c45")))
 
 
 def test_tables_of_a_golden_file() -> None:

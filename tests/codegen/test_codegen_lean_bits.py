@@ -29,6 +29,7 @@ from treegen.firmware import targets
 from treegen.firmware.sim import run_vectors
 from treegen.firmware.vectors import vectors_c
 from treegen.model.core import ContinuousTest, Leaf, Model, Node
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.verify.build import build, have_compiler
 from treegen.verify.oracle import evaluate
 
@@ -112,7 +113,7 @@ def ladder(thresholds: tuple[float, ...], left_goes_on: bool) -> Model:
         )
         nodes.append(_leaf(k, n))
     nodes.append(_leaf(n - 1, n))
-    return Model(schema, tuple(nodes), {"flavor": "c45"})
+    return Model(schema, tuple(nodes), ModelOptions(TrainOptions(flavor="c45")))
 
 
 def expected(

@@ -27,6 +27,7 @@ from treegen.kinds.check import verify
 from treegen.kinds.tree import TREE
 from treegen.model.core import ContinuousTest, Model
 from treegen.model.core import Leaf as LeafNode
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.model.show import format_tree
 from treegen.verify.build import have_compiler
 from treegen.verify.inputs import comparison_inputs
@@ -45,7 +46,7 @@ def _equal_leaves() -> Model:
         LeafNode(0, 2.0, 0.0, (2.0, 0.0)),
         LeafNode(0, 3.0, 1.0, (2.0, 1.0)),
     )
-    return Model(cm.GOLF_SCHEMA, nodes, {"flavor": "c45"})
+    return Model(cm.GOLF_SCHEMA, nodes, ModelOptions(TrainOptions(flavor="c45")))
 
 
 def _coarse(model: Model) -> Model:

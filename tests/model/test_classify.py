@@ -10,6 +10,7 @@ import pytest
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
+from treegen.model.options import ModelOptions, TrainOptions
 
 SCHEMA = Schema(
     (Attribute("x", "continuous"), Attribute("c", "nominal", ("r", "g", "b"))),
@@ -29,7 +30,7 @@ def _model(flavor: str = "c45") -> Model:
         Leaf(2, 2.0, 0.0, (0.0, 0.0, 2.0)),
         Leaf(1, 12.0, 2.0, (2.0, 10.0, 0.0)),
     )
-    return Model(SCHEMA, nodes, options={"flavor": flavor})
+    return Model(SCHEMA, nodes, options=ModelOptions(TrainOptions(flavor=flavor)))
 
 
 def test_known_values_follow_their_branch() -> None:
@@ -67,7 +68,7 @@ def test_nominal_code_out_of_range_is_unknown(code: float) -> None:
 
 def test_first_maximum_wins() -> None:
     nodes = (Leaf(1, 4.0, 2.0, (2.0, 2.0, 0.0)),)
-    m = Model(SCHEMA, nodes, options={"flavor": "c45"})
+    m = Model(SCHEMA, nodes, options=ModelOptions(TrainOptions(flavor="c45")))
     assert predict(m, np.asarray([[0.0, 0.0]])).tolist() == [0]
 
 

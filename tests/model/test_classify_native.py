@@ -19,6 +19,7 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model import classify, native
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
+from treegen.model.options import ModelOptions
 from treegen.trainer import TrainOptions, train
 
 needs_native = pytest.mark.skipif(native.cclassify is None, reason="accelerator not built")
@@ -102,7 +103,7 @@ def _hand_model(flavor: str, threshold: float) -> Model:
         Leaf(1, 0.0, 0.0, (5.0, 1.0, 2.0)),
         Leaf(2, 12.0, 2.0, (1.0, 1.0, 10.0)),
     )
-    return Model(SCHEMA, nodes, options={"flavor": flavor})
+    return Model(SCHEMA, nodes, options=ModelOptions(TrainOptions(flavor=flavor)))
 
 
 @needs_native

@@ -16,6 +16,7 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest, SubsetTest
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
+from treegen.model.options import ModelOptions, TrainOptions
 
 from support import codegen_models as cm
 
@@ -49,7 +50,7 @@ def hand_built(threshold: float = 75.5, flavor: str = "c45") -> Model:
     return Model(
         SCHEMA,
         nodes,
-        {"cf": 0.25, "min_cases": 2, "flavor": flavor},
+        ModelOptions.of(TrainOptions(cf=0.25, min_cases=2, flavor=flavor)),
         "0.1.0",
         "sha256:0123456789abcdef",
     )
@@ -185,6 +186,12 @@ DAMAGE = [
     (lambda t: t.replace('["Play", "Don\'t Play"]', "[]"), "classes: must be a non-empty list"),
     (lambda t: t.replace('  "target": "play",\n', ""), "target: missing"),
     (lambda t: "[1, 2]", "must be a JSON object"),
+    # The training options are typed: a known key holds its type.
+    (lambda t: t.replace('"min_cases": 2', '"min_cases": "2"'), "options.min_cases: must be an in"),
+    (lambda t: t.replace('"cf": 0.25', '"cf": true'), "options.cf: must be a number"),
+    (lambda t: t.replace('"prune": true', '"prune": 1'), "options.prune: must be true or false"),
+    (lambda t: t.replace('"flavor": "c45"', '"flavor": "c46"'), "options.flavor: must be one of"),
+    (lambda t: t.replace('"options": {', '"options": {"labels": "text", '), "options.labels:"),
 ]
 
 
@@ -238,7 +245,7 @@ def test_failed_save_leaves_old_file_intact(tmp_path: Path) -> None:
     path = tmp_path / "m.tree"
     save_model(hand_built(), path)
     before = path.read_bytes()
-    bad = Model(SCHEMA, hand_built().nodes, {"x": object()})
+    bad = Model(SCHEMA, hand_built().nodes, ModelOptions(TrainOptions(cf=object())))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         save_model(bad, path)
     assert path.read_bytes() == before
@@ -339,3 +346,43 @@ def test_deep_chain_tree_saves_loads_shows_and_exports(tmp_path: Path) -> None:
         assert "chain_predict" in files["predict.c"]
     x = np.array([[0.0, 0.0], [1.0, 0.0], [1999.0, 0.0], [5000.0, 0.0]])
     assert predict(back, x).tolist() == [0, 1, 1, 0]
+
+
+def _with_options(options: str) -> str:
+    """GOOD with its ``"options"`` line replaced."""
+    return re.sub(r'(?m)^  "options": .*,$', f'  "options": {options},', GOOD, count=1)
+
+
+def test_options_as_written_load_and_save_again_unchanged() -> None:
+    """Every options object treegen writes reads back as the record it came from and is
+    written again byte for byte; a record's fields are typed (no dict lookups)."""
+    for options in (
+        TrainOptions(),
+        TrainOptions(prune=False, subsets=True, criterion="gain", flavor="j48"),
+        TrainOptions(max_depth=3, min_gain_ratio=0.05),
+        TrainOptions(pruning="reduced-error", folds=5, seed=7),
+    ):
+        for labels, validation in (("str", None), ("int", None), ("str", "sha256:ab")):
+            record = ModelOptions.of(options, labels, validation)
+            model = Model(SCHEMA, hand_built().nodes, record, "0.1.0", "sha256:0")
+            text = model_to_json(model)
+            back = model_from_json(text)
+            assert back.options == record and model_to_json(back) == text
+            assert back.options.training.min_cases == options.min_cases
+            assert back.options.labels == labels and back.options.validation == validation
+    recorded = ModelOptions.of(TrainOptions(pruning="reduced-error"), "bool", "sha256:ab")
+    assert list(recorded.as_dict()) == [
+        *("min_cases", "cf", "prune", "subsets", "criterion", "flavor", "pruning"),
+        *("validation", "labels"),
+    ]
+
+
+def test_options_recorded_in_part_or_not_at_all_take_the_defaults() -> None:
+    """A hand-written file may record some options or none; the rest are the defaults,
+    and keys this treegen does not know are ignored (a later treegen may add some)."""
+    some = model_from_json(_with_options('{"flavor": "j48", "later": [1, {"x": 2}]}'))
+    assert some.options.train == TrainOptions(flavor="j48") and some.compares_float32 is False
+    none = model_from_json(_with_options("{}"))
+    assert none.options == ModelOptions() and none.options.train is None
+    assert none.options.training == TrainOptions() and none.compares_float32 is True
+    assert '"options": {},' in model_to_json(none)

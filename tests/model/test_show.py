@@ -20,6 +20,7 @@ import pytest
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import UsageError
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, SubsetTest, make_node
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.model.show import format_tree, java_double, weka_double_to_string
 
 from support.refparse import c45_sections
@@ -158,7 +159,9 @@ def _to_model(root: _Parsed, blocks: dict[int, _Parsed], schema: Schema, prune: 
 
     emit(root)
     assert all(n is not None for n in nodes)
-    return Model(schema, tuple(n for n in nodes if n is not None), {"prune": prune})
+    return Model(
+        schema, tuple(n for n in nodes if n is not None), ModelOptions(TrainOptions(prune=prune))
+    )
 
 
 def model_from_c45(section: str, schema: Schema, prune: bool) -> Model:
@@ -251,7 +254,7 @@ def chain_model(depth: int, prune: bool = False) -> Model:
         nodes.append(NominalTest(0, n, 0.0, (n, 0.0), attribute=0, children=(level + 1, no_leaf)))
     nodes.append(_leaf(0, 2.0))
     nodes.extend(_leaf(1, 1.0) for _ in range(depth))
-    return Model(GOLFISH, tuple(nodes), {"prune": prune})
+    return Model(GOLFISH, tuple(nodes), ModelOptions(TrainOptions(prune=prune)))
 
 
 def test_deep_chain_moves_subtrees_to_blocks() -> None:
@@ -287,7 +290,7 @@ def test_continuous_leaf_branch_first_and_threshold_g() -> None:
         Leaf(1, 1.0, 0.04, (0.0, 1.0)),
         Leaf(1, 4.0, 1.25, (1.0, 3.0)),
     )
-    model = Model(GOLFISH, nodes, {"prune": True})
+    model = Model(GOLFISH, nodes, ModelOptions(TrainOptions(prune=True)))
     assert format_tree(model, "c45") == (
         "Simplified Decision Tree:\n\n"
         "t > 0.123457 : d (4.0/1.2)\n"
@@ -307,7 +310,7 @@ def test_continuous_leaf_branch_first_and_threshold_g() -> None:
 
 
 def test_single_leaf_tree() -> None:
-    model = Model(GOLFISH, (_leaf(0, 14.0, 5.0),), {"prune": False})
+    model = Model(GOLFISH, (_leaf(0, 14.0, 5.0),), ModelOptions(TrainOptions(prune=False)))
     assert format_tree(model, "c45") == "Decision Tree:\n c (14.0/5.0)\n"
     assert format_tree(model, "j48") == (
         "J48 unpruned tree\n------------------\n: c (14.0/5.0)\n\n"
@@ -334,7 +337,7 @@ def test_subset_branches() -> None:
         _leaf(0, 0.0),
         _leaf(1, 1.0),
     )
-    model = Model(schema, nodes, {"prune": False})
+    model = Model(schema, nodes, ModelOptions(TrainOptions(prune=False)))
     # The branch holding no value is not printed at all (Release 8 skips it).
     assert format_tree(model, "c45", header=False) == (
         "colour in {red,blue}: c (5.0)\ncolour = green: d (3.0)\ncolour = black: d (1.0)\n"
@@ -351,7 +354,9 @@ def test_long_subset_label_wraps_at_80_columns() -> None:
         _leaf(0, 5.0),
         _leaf(1, 4.0),
     )
-    text = format_tree(Model(schema, nodes, {"prune": False}), "c45", header=False)
+    text = format_tree(
+        Model(schema, nodes, ModelOptions(TrainOptions(prune=False))), "c45", header=False
+    )
     first, second, third = text.splitlines()[:3]
     assert first.startswith("a in {value-number-00,") and len(first) <= 80
     assert second.startswith(" " * 6 + "value-number-")  # lined up after "a in {"

@@ -16,6 +16,7 @@ import numpy as np
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, SubsetTest, make_node
+from treegen.model.options import ModelOptions, TrainOptions
 
 GOLF_SCHEMA = Schema(
     (
@@ -44,7 +45,7 @@ def golf() -> Model:
         _leaf(1, (0.0, 2.0)),
         _leaf(0, (3.0, 0.0)),
     )
-    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
+    return Model(GOLF_SCHEMA, nodes, ModelOptions(TrainOptions(flavor="c45")))
 
 
 SYN_SCHEMA = Schema(
@@ -153,7 +154,7 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
             n = replace(n, children=tuple(pending_children[i]))  # type: ignore[arg-type]
         out.append(n)
     # Thresholds are arbitrary doubles, so the classifier must compare in double (J48).
-    return Model(SYN_SCHEMA, tuple(out), {"flavor": "j48"})
+    return Model(SYN_SCHEMA, tuple(out), ModelOptions(TrainOptions(flavor="j48")))
 
 
 def tiny() -> Model:
@@ -180,12 +181,14 @@ def tiny() -> Model:
         leaf(2, (0.0, 1.0, 2.0)),
         Leaf(1, 0.0, 0.0, (0.0, 0.0, 0.0)),
     )
-    return Model(schema, nodes, {"flavor": "j48"})
+    return Model(schema, nodes, ModelOptions(TrainOptions(flavor="j48")))
 
 
 def single_leaf() -> Model:
     """A tree that is one leaf: the generated code must still be warning-free."""
-    return Model(GOLF_SCHEMA, (Leaf(1, 3.0, 0.0, (1.0, 2.0)),), {"flavor": "c45"})
+    return Model(
+        GOLF_SCHEMA, (Leaf(1, 3.0, 0.0, (1.0, 2.0)),), ModelOptions(TrainOptions(flavor="c45"))
+    )
 
 
 def stump() -> Model:
@@ -196,7 +199,7 @@ def stump() -> Model:
         _leaf(0, (2.0, 0.0)),
         _leaf(1, (0.0, 3.0)),
     )
-    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
+    return Model(GOLF_SCHEMA, nodes, ModelOptions(TrainOptions(flavor="c45")))
 
 
 def wide_nominal(k: int = 200) -> Model:
@@ -219,7 +222,7 @@ def wide_nominal(k: int = 200) -> Model:
         attribute=0,
         children=tuple(range(1, k + 1)),
     )
-    return Model(schema, (root, *leaves), {"flavor": "c45"})
+    return Model(schema, (root, *leaves), ModelOptions(TrainOptions(flavor="c45")))
 
 
 def as_c45(model: Model) -> Model:
@@ -229,7 +232,8 @@ def as_c45(model: Model) -> Model:
         replace(n, threshold=float(np.float32(n.threshold))) if isinstance(n, ContinuousTest) else n
         for n in model.nodes
     )
-    return Model(model.schema, nodes, {**model.options, "flavor": "c45"})
+    train = replace(model.options.training, flavor="c45")
+    return Model(model.schema, nodes, replace(model.options, train=train))
 
 
 def chain(depth: int) -> Model:
@@ -255,7 +259,7 @@ def chain(depth: int) -> Model:
         )
         nodes.append(_leaf(k % 2, (1.0, 0.0) if k % 2 == 0 else (0.0, 1.0)))
     nodes.append(_leaf(0, (1.0, 0.0)))
-    return Model(schema, tuple(nodes), {"flavor": "c45"})
+    return Model(schema, tuple(nodes), ModelOptions(TrainOptions(flavor="c45")))
 
 
 ALT_SCHEMA = Schema(
@@ -320,4 +324,8 @@ def alternating(depth: int, seed: int = 0) -> Model:
 
     grow(0)
     assert all(n is not None for n in nodes)
-    return Model(ALT_SCHEMA, tuple(n for n in nodes if n is not None), {"flavor": "j48"})
+    return Model(
+        ALT_SCHEMA,
+        tuple(n for n in nodes if n is not None),
+        ModelOptions(TrainOptions(flavor="j48")),
+    )

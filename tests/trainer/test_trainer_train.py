@@ -84,7 +84,7 @@ def test_j48_trees_match_weka(name: str) -> None:
 def test_model_metadata() -> None:
     ds = _c45("golf")
     m = train(ds, TrainOptions(cf=0.3, min_cases=3))
-    assert m.options == {
+    assert m.options.as_dict() == {
         "min_cases": 3,
         "cf": 0.3,
         "prune": True,

@@ -11,6 +11,7 @@ from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.core import ContinuousTest, Leaf, Model
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.verify.inputs import comparison_inputs
 
 
@@ -21,7 +22,7 @@ def _one_test(threshold: float, flavor: str) -> Model:
         Leaf(0, 1.0, 0.0, (1.0, 0.0)),
         Leaf(1, 1.0, 0.0, (0.0, 1.0)),
     )
-    return Model(schema, nodes, {"flavor": flavor})
+    return Model(schema, nodes, ModelOptions(TrainOptions(flavor=flavor)))
 
 
 def test_double_threshold_beyond_float32_makes_inputs_without_overflow_warning() -> None:

@@ -44,7 +44,7 @@ def model_report(model: Model) -> ModelReport:
         model.depth(),
         tests,
         dict(sorted(at.items())),
-        dict(model.options),
+        model.options.as_dict(),
         model.data_fingerprint,
         model.treegen_version,
     )

@@ -155,7 +155,7 @@ class EnsembleIR:
 def _frame(ens: Ensemble) -> Model:
     """A one-leaf tree on the ensemble's schema: the encoding checks are a tree's."""
     n = len(ens.schema.classes)
-    return Model(ens.schema, (Leaf(0, 0.0, 0.0, (0.0,) * n),), {})
+    return Model(ens.schema, (Leaf(0, 0.0, 0.0, (0.0,) * n),))
 
 
 def check_options(opts: ExportOptions) -> None:

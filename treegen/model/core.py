@@ -19,10 +19,11 @@ the leaf label, and for empty leaves the class to vote for).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
 from treegen.data.dataset import Schema
+from treegen.model.options import ModelOptions
 
 NodeKind = Literal["leaf", "continuous", "nominal", "subset"]
 
@@ -155,11 +156,13 @@ def flavor_compares_float32(flavor: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Model:
-    """A trained tree and everything needed to use, print and export it."""
+    """A trained tree and everything needed to use, print and export it: its schema,
+    its nodes, what it records of its training (:class:`ModelOptions`) and where it
+    came from."""
 
     schema: Schema
     nodes: tuple[Node, ...]
-    options: dict[str, object] = field(default_factory=dict)
+    options: ModelOptions = ModelOptions()
     treegen_version: str = ""
     data_fingerprint: str = ""
 
@@ -170,7 +173,7 @@ class Model:
         The c45 flavour reproduces Release 8, which stores every value as a C
         ``float`` before comparing; the j48 flavour compares doubles.
         """
-        return flavor_compares_float32(str(self.options.get("flavor", "c45")))
+        return flavor_compares_float32(self.options.flavor)
 
     @property
     def root(self) -> Node:

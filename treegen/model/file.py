@@ -50,6 +50,7 @@ from treegen.data.readers.text import read_bytes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, check_model_dict
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, SubsetTest, make_node
+from treegen.model.options import options_from_dict
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -83,17 +84,6 @@ def attribute_lines(schema: Schema) -> list[str]:
     return attrs
 
 
-def _jsonable(value: object) -> object:
-    """Options as JSON values: tuples become lists, everything else must be JSON already."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise TypeError(f"option value {value!r} cannot be stored in a model file")
-
-
 def _node_dict(i: int, n: Node) -> dict[str, object]:
     d: dict[str, object] = {"id": i, "kind": n.kind}
     if not isinstance(n, Leaf):
@@ -121,7 +111,7 @@ def model_to_json(model: Model) -> str:
         f'  "version": {VERSION},',
         f'  "treegen_version": {_dumps(model.treegen_version)},',
         f'  "data_fingerprint": {_dumps(model.data_fingerprint)},',
-        f'  "options": {_dumps(_jsonable(model.options))},',
+        f'  "options": {_dumps(model.options.as_dict())},',
         f'  "target": {_dumps(s.target)},',
         f'  "classes": {_dumps(list(s.classes))},',
         '  "attributes": [',
@@ -313,9 +303,8 @@ def _build(d: dict[str, Any]) -> Model:
                 children=tuple(n.get("children", ())),
             )
         )
-    return Model(
-        schema, tuple(nodes), dict(d["options"]), d["treegen_version"], d["data_fingerprint"]
-    )
+    options = options_from_dict(d["options"])
+    return Model(schema, tuple(nodes), options, d["treegen_version"], d["data_fingerprint"])
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:

@@ -53,7 +53,7 @@ def _quote(text: str) -> str:
 
 
 def _number(model: Model, value: float) -> str:
-    if model.options.get("flavor") == "j48":
+    if model.options.flavor == "j48":
         return weka_double_to_string(value)
     return f"{value:g}"
 

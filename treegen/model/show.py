@@ -40,7 +40,7 @@ _MAX_SUBTREES = 99  # Release 8 numbers at most 99 subtree blocks, then [S??]
 
 def is_pruned(model: Model) -> bool:
     """Whether ``model`` is a pruned tree (the trainer records ``prune``)."""
-    return bool(model.options.get("prune", True))
+    return bool(model.options.training.prune)
 
 
 def format_tree(model: Model, style: str = "c45", *, header: bool = True) -> str:

@@ -43,6 +43,7 @@ from treegen.codegen.parts import file_names, key_function, prelude
 from treegen.codegen.views import KeyFunction, Prelude, Test, TestForm, context
 from treegen.errors import EmitError, EncodingError
 from treegen.model.core import Leaf, Model
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.rules.core import Condition, RuleSet, format_condition
 from treegen.rules.core import fires as rules_fires
 
@@ -110,7 +111,8 @@ def _frame_model(rs: RuleSet) -> Model:
     """A one-leaf tree on the ruleset's schema, voting for the default class."""
     n = len(rs.schema.classes)
     leaf = Leaf(rs.default, 0.0, 0.0, (0.0,) * n)
-    return Model(rs.schema, (leaf,), {"flavor": rs.flavor}, rs.treegen_version, "")
+    options = ModelOptions(TrainOptions(flavor=rs.flavor))
+    return Model(rs.schema, (leaf,), options, rs.treegen_version, "")
 
 
 def check_options(opts: ExportOptions) -> None:

@@ -157,8 +157,8 @@ def generate(
         covered[match[i]] = True
     default = _default_class(ds.y, covered, len(ds.classes))
     options: dict[str, object] = {"cf": float(cf)}
-    if "min_cases" in tree.options:
-        options["min_cases"] = tree.options["min_cases"]
+    if tree.options.train is not None:
+        options["min_cases"] = int(tree.options.train.min_cases)
     options = recorded_options(options, ds)
     printed = RuleSet(
         ds.schema,
