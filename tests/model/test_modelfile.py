@@ -386,3 +386,13 @@ def test_options_recorded_in_part_or_not_at_all_take_the_defaults() -> None:
     assert none.options == ModelOptions() and none.options.train is None
     assert none.options.training == TrainOptions() and none.compares_float32 is True
     assert '"options": {},' in model_to_json(none)
+
+
+def test_every_training_option_is_read_back_typed() -> None:
+    """The reader checks every field of TrainOptions (a new option needs its check)."""
+    import dataclasses
+
+    from treegen.model import options as mo
+
+    checked = {*mo._INTS, *mo._FLOATS, *mo._BOOLS, *mo._CHOICES}
+    assert checked == {f.name for f in dataclasses.fields(TrainOptions)}
