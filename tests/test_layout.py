@@ -164,7 +164,6 @@ LOOSE_EDGES: dict[str, set[str]] = {
     "treegen": {"api", "codegen", "estimator", "model"},
     "__main__": {"cli"},
     "errors": set(),
-    "nanequal": set(),
 }
 
 
@@ -179,7 +178,7 @@ def folder_edges(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]
     for mod, targets in graph.items():
         for t in targets:
             a, b = _folder(mod), _folder(t)
-            if a != b and b not in ("errors", "nanequal"):
+            if a != b and b != "errors":
                 out.setdefault((a, b), []).append(f"{mod} -> {t}")
     return out
 

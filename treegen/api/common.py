@@ -19,6 +19,7 @@ from treegen.data import frame
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import UsageError
+from treegen.model.options import ModelOptions
 from treegen.verify.report import Report
 
 PathLike = str | os.PathLike[str]
@@ -37,10 +38,16 @@ _LABEL_KINDS: dict[str, Callable[[str], object]] = {
 }
 
 
-def labels_of(schema: Schema, options: Mapping[str, object]) -> npt.NDArray[np.generic]:
+def labels_of(
+    schema: Schema, options: ModelOptions | Mapping[str, object]
+) -> npt.NDArray[np.generic]:
     """The labels a model or ruleset predicts, in class order: its class names, as the
-    type of the ``y`` it was trained on where it records one (``np.unique(y)``)."""
-    kind = str(options.get("labels", "str"))
+    type of the ``y`` it was trained on where it records one (``np.unique(y)``).
+    ``options``: a tree's record, or another kind's ``"options"`` object."""
+    if isinstance(options, ModelOptions):
+        kind = options.labels
+    else:
+        kind = str(options.get("labels", "str"))
     convert = _LABEL_KINDS.get(kind, str)
     values = [convert(c) for c in schema.classes]
     return np.asarray(values) if kind != "str" else np.asarray(values, dtype=object)
