@@ -187,3 +187,15 @@ def test_float32_values_widen_to_their_binary64_bits(
             opts = ExportOptions(prefix="r", name="predict")
             result = verify_on(ens, opts, [], ["avr"], n_random=5)
             assert result.report.ok, result.report.text()
+
+
+def test_python_api_takes_the_fitted_regressors() -> None:
+    import treegen
+
+    X, _ = regression_target()
+    est_x = fit_xgb_regressor("reg:squarederror")
+    got = np.asarray(treegen.from_xgboost(est_x).predict(X), dtype=np.float64)
+    assert np.array_equal(_bits(got), _bits(est_x.predict(X).astype(np.float64)))
+    est_l = fit_lgb_regressor("huber")
+    got = np.asarray(treegen.from_lightgbm(est_l).predict(X), dtype=np.float64)
+    assert np.array_equal(_bits(got), _bits(est_l.predict(X)))
