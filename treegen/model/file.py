@@ -43,7 +43,10 @@ import math
 import os
 import re
 import sys
+from array import array
 from typing import Any
+
+import numpy as np
 
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Attribute, Schema
@@ -95,7 +98,7 @@ def _jsonable(value: object) -> object:
     raise TypeError(f"option value {value!r} cannot be stored in a model file")
 
 
-def _node_dict(i: int, n: Node) -> dict[str, object]:
+def _node_dict(i: int, n: Node, dist: bool = True) -> dict[str, object]:
     d: dict[str, object] = {"id": i, "kind": n.kind}
     if n.kind != "leaf":
         d["attribute"] = n.attribute
@@ -109,8 +112,41 @@ def _node_dict(i: int, n: Node) -> dict[str, object]:
     d["cls"] = n.cls
     d["items"] = float(n.items)
     d["errors"] = float(n.errors)
-    d["dist"] = [float(x) for x in n.dist]
+    if dist:
+        d["dist"] = [float(x) for x in n.dist]
     return d
+
+
+# From this many classes a node's weights are written in runs of zeros (_dist_json).
+MANY_CLASSES = 64
+
+
+def _dist_json(dist: tuple[float, ...]) -> str | None:
+    """``dist`` as :func:`_dumps` writes it, with each run of zero weights written at
+    once (with thousands of classes, each weight's ``float.__repr__`` was most of the
+    writing); None for fewer than :data:`MANY_CLASSES` classes or a weight JSON refuses."""
+    if len(dist) < MANY_CLASSES:
+        return None
+    d = np.frombuffer(array("d", dist), dtype=np.float64)  # faster than np.asarray(tuple)
+    nz = np.flatnonzero((d != 0) | np.signbit(d))  # -0.0 is written as "-0.0"
+    if not np.isfinite(d[nz]).all():
+        return None
+    parts = ["["]
+    prev = 0
+    for i, v in zip(nz.tolist(), d[nz].tolist(), strict=True):
+        parts.append("0.0, " * (i - prev))
+        parts.append(repr(v) + ", ")
+        prev = i + 1
+    parts.append("0.0, " * (d.size - prev))
+    return "".join(parts)[:-2] + "]"
+
+
+def _node_json(i: int, n: Node) -> str:
+    """One node's line of the model file (``dist`` last, as :func:`_node_dict` orders it)."""
+    dist = _dist_json(n.dist)
+    if dist is None:
+        return _dumps(_node_dict(i, n))
+    return _dumps(_node_dict(i, n, dist=False))[:-1] + ', "dist": ' + dist + "}"
 
 
 def model_to_json(model: Model) -> str:
@@ -131,7 +167,7 @@ def model_to_json(model: Model) -> str:
     lines.append(",\n".join(attrs))
     lines.append("  ],")
     lines.append('  "nodes": [')
-    lines.append(",\n".join("    " + _dumps(_node_dict(i, n)) for i, n in enumerate(model.nodes)))
+    lines.append(",\n".join("    " + _node_json(i, n) for i, n in enumerate(model.nodes)))
     lines.append("  ]")
     lines.append("}")
     return "\n".join(line for line in lines if line) + "\n"
