@@ -15,9 +15,9 @@ import numpy.typing as npt
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.trainer import native
+from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.context import Context, build_context
-from treegen.trainer.sparse import available, eval_continuous_sparse
+from treegen.trainer.sparse import MANY_CLASSES, available, eval_continuous_sparse
 from treegen.trainer.splits import ContScores, eval_continuous
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
@@ -142,3 +142,22 @@ def test_sparse_kernels_reject_bad_input() -> None:
             cap, cap.copy(), f[:3].copy(), d[:4].copy(), d[:4].copy(), np.empty(6),
             d[:6].copy(), d[:1].copy(), np.empty(1, np.uint8),
         )  # fmt: skip
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(3))
+def test_many_class_trees_equal_without_accelerator(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trees of many classes (level-wise and Release 8's order both score through the
+    sparse kernels) equal the numpy/Python path's."""
+    rng = np.random.default_rng([36, 1, seed])
+    n = 400
+    ds = _data(rng, n, int(rng.choice([MANY_CLASSES, 150, n])), 3)
+    for order in ("release8", "rows"):
+        fast = train(ds, TrainOptions(), case_order=order).nodes  # type: ignore[arg-type]
+        assert len(fast) > 1
+        with monkeypatch.context() as m:
+            m.setattr(native, "cscan", None)
+            m.setattr(native, "cprune", None)
+            assert train(ds, TrainOptions(), case_order=order).nodes == fast  # type: ignore[arg-type]

@@ -24,6 +24,11 @@ from treegen.trainer.splits import ContScores, FloatArray, pick_c45
 
 F32 = np.float32
 
+# From this many classes the level-wise grower scores continuous attributes here: the
+# dense kernels' log inputs (2 x classes + 2 doubles per candidate cut) grow past the
+# cases' own size (at 4,000 classes, 512 MB for one level of 4,000 rows).
+MANY_CLASSES = 32
+
 
 def available(ctx: Context) -> bool:
     """Whether :func:`eval_continuous_sparse` can score for ``ctx`` (c45, accelerator built)."""
@@ -45,20 +50,39 @@ def eval_continuous_sparse(
     ``weights[r]`` their weights; ``cases[r]`` is the node's weight and
     ``unknown_w[r]`` that of its cases with the value unknown.
     """
+    R = len(rows)
+    if R == 0:
+        return ContScores(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.bool_))
+    lens = np.asarray([r.size for r in rows], dtype=np.intp)
+    all_rows = np.concatenate(rows) if R > 1 else rows[0]
+    w = np.concatenate(weights) if R > 1 else weights[0]
+    return eval_segments(ctx, kpos, all_rows, w, lens, cases, unknown_w)
+
+
+def eval_segments(
+    ctx: Context,
+    kpos: IntArray,
+    all_rows: IntArray,
+    weights: FloatArray,
+    lens: IntArray,
+    cases: FloatArray,
+    unknown_w: FloatArray,
+) -> ContScores:
+    """:func:`eval_continuous_sparse` on segments stored one after another: segment r
+    is the next ``lens[r]`` of ``all_rows`` and ``weights``."""
     lib = native.cscan
     assert lib is not None and not ctx.j48
-    R = len(rows)
+    R = lens.size
     out = ContScores(np.zeros(R), np.zeros(R), np.full(R, np.nan), np.zeros(R, dtype=np.bool_))
     if R == 0:
         return out
     m = ctx.min_cases
-    lens = np.asarray([r.size for r in rows], dtype=np.intp)
+    lens = np.ascontiguousarray(lens, dtype=np.intp)
     start = np.cumsum(lens) - lens
-    all_rows = np.concatenate(rows) if R > 1 else rows[0]
-    vals = np.concatenate(
-        [ctx.cvals[int(k), r] for k, r in zip(kpos.tolist(), rows, strict=True)]
-    ).astype(F32, copy=False)
-    w = np.ascontiguousarray(np.concatenate(weights) if R > 1 else weights[0], dtype=F32)
+    seg = np.repeat(np.arange(R), lens)
+    vals = np.ascontiguousarray(ctx.cvals[kpos[seg], all_rows], dtype=F32)
+    del seg
+    w = np.ascontiguousarray(weights, dtype=F32)
     present, local = np.unique(ctx.y[all_rows], return_inverse=True)
     C = max(int(present.size), 1)
     cls = np.ascontiguousarray(local, dtype=np.int32)
@@ -101,5 +125,6 @@ def eval_continuous_sparse(
         return vals[at], vals[at + 1]
 
     tries = np.bincount(kk, minlength=R)
-    pick_c45(ctx, kk, ii, low, tries, base, info, known, cs, unknown_w, bounds, out, 0)
+    unk = np.asarray(unknown_w, dtype=F32)
+    pick_c45(ctx, kk, ii, low, tries, base, info, known, cs, unk, bounds, out, 0)
     return out

@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer import native
+from treegen.trainer import native, sparse
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
@@ -296,6 +296,9 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
     Kc = len(ctx.cont_pos)
     E = rows_cat.size
     lens = np.concatenate([t.lens for t in tasks])
+    if ctx.n_classes >= sparse.MANY_CLASSES and sparse.available(ctx):
+        _score_continuous_sparse(ctx, bucket, lens, scores)
+        return
     if native.cscan is not None and ctx.cvals_rows is not None:
         # The C path: the bucket's values gathered row by row (one cache line
         # per case for all attributes) with the unknown weights summed in the
@@ -368,6 +371,34 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
         gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
         lo = hi
     scores.set_continuous(ctx, ContScores(gain, info, bar, ok))
+
+
+def _score_continuous_sparse(
+    ctx: Context, bucket: Bucket, lens: IntArray, scores: BucketScores
+) -> None:
+    """:func:`_score_continuous` with many classes: the segments' rows and weights in
+    order, scored over the classes present (:mod:`treegen.trainer.sparse`); the
+    unknown weights summed as the numpy path sums them.  The same scores."""
+    tasks, tid, rows_cat, w_cat = bucket.tasks, bucket.tid, bucket.rows, bucket.w
+    B = bucket.n_tasks
+    Kc = len(ctx.cont_pos)
+    unk = np.zeros(B * Kc, dtype=ctx.dtype)
+    if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
+        k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
+        if e_idx.size:
+            unk = ctx.sums(tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
+    pos = np.concatenate([t.srt for t in tasks]).astype(np.intp)
+    pos += np.repeat(bucket.offsets, lens.reshape(B, Kc).sum(axis=1))
+    cs = sparse.eval_segments(
+        ctx,
+        np.tile(np.arange(Kc, dtype=np.intp), B),
+        rows_cat[pos],
+        w_cat[pos],
+        lens,
+        np.repeat(bucket.cases, Kc),
+        unk,
+    )
+    scores.set_continuous(ctx, cs)
 
 
 def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:
