@@ -316,17 +316,18 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
             rec,
             unk,
         )
+        pos: npt.NDArray[np.int32]
         if B == 1:
-            flat = tasks[0].srt  # read only; a lone task's positions need no offset
+            pos = tasks[0].srt  # read only; a lone task's positions need no offset
         else:
-            flat = np.concatenate([t.srt for t in tasks])
+            pos = np.concatenate([t.srt for t in tasks])
             # int32 throughout: an intp repeat and its cast were twice this array again.
-            flat += np.repeat(offsets.astype(np.int32), lens.reshape(B, Kc).sum(axis=1))
+            pos += np.repeat(offsets.astype(np.int32), lens.reshape(B, Kc).sum(axis=1))
         cs = eval_continuous_flat(
             ctx,
             rec,
             np.tile(np.arange(Kc, dtype=np.intp), B),
-            flat,
+            pos,
             lens,
             np.repeat(cases, Kc),
             unk,

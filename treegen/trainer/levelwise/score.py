@@ -136,7 +136,7 @@ def eval_continuous_flat(
     ctx: Context,
     rec: FloatArray,
     seg_att: IntArray,
-    flat: IntArray,
+    flat: npt.NDArray[np.integer],
     seg_len: IntArray,
     cases: FloatArray,
     unknown_w: FloatArray,
