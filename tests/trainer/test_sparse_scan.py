@@ -10,12 +10,14 @@ values, and totals past 2^24 (where the side totals are summed class by class).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.trainer import TrainOptions, native, train
+from treegen.trainer import TrainOptions, native, sparse, train
 from treegen.trainer.context import Context, build_context
 from treegen.trainer.sparse import MANY_CLASSES, available, eval_continuous_sparse
 from treegen.trainer.splits import ContScores, eval_continuous
@@ -145,6 +147,7 @@ def test_sparse_kernels_reject_bad_input() -> None:
 
 
 @needs_native
+@pytest.mark.slow  # the numpy path is quadratic in the classes: seconds a case
 @pytest.mark.parametrize("seed", range(3))
 def test_many_class_trees_equal_without_accelerator(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -152,7 +155,7 @@ def test_many_class_trees_equal_without_accelerator(
     """Trees of many classes (level-wise and Release 8's order both score through the
     sparse kernels) equal the numpy/Python path's."""
     rng = np.random.default_rng([36, 1, seed])
-    n = 400
+    n = 250
     ds = _data(rng, n, int(rng.choice([MANY_CLASSES, 150, n])), 3)
     for order in ("release8", "rows"):
         fast = train(ds, TrainOptions(), case_order=order).nodes  # type: ignore[arg-type]
@@ -161,3 +164,22 @@ def test_many_class_trees_equal_without_accelerator(
             m.setattr(native, "cscan", None)
             m.setattr(native, "cprune", None)
             assert train(ds, TrainOptions(), case_order=order).nodes == fast  # type: ignore[arg-type]
+
+
+@needs_native
+def test_many_class_level_tree_equals_depth_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The level-wise grower scores many classes through the sparse kernels; the depth-first
+    reference engine scores with the padded numpy path: the same tree."""
+    rng = np.random.default_rng(7)
+    ds = _data(rng, 200, 2 * MANY_CLASSES, 3)
+    calls = []
+    real = sparse.eval_segments
+
+    def counted(*args: Any) -> ContScores:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(sparse, "eval_segments", counted)
+    level = train(ds, TrainOptions(), case_order="rows").nodes
+    assert len(level) > 1 and calls
+    assert train(ds, TrainOptions(), engine="dfs", case_order="rows").nodes == level
