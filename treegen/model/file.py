@@ -167,10 +167,16 @@ def model_to_json(model: Model) -> str:
     lines.append(",\n".join(attrs))
     lines.append("  ],")
     lines.append('  "nodes": [')
-    lines.append(",\n".join("    " + _node_json(i, n) for i, n in enumerate(model.nodes)))
+    # One line per node, each but the last with its comma, and one join for the file:
+    # with thousands of classes the node lines are tens of MB, and every join or
+    # concatenation of them was another copy at the peak.
+    last = len(model.nodes) - 1
+    lines.extend(
+        "    " + _node_json(i, n) + ("," if i < last else "") for i, n in enumerate(model.nodes)
+    )
     lines.append("  ]")
-    lines.append("}")
-    return "\n".join(line for line in lines if line) + "\n"
+    lines.append("}\n")
+    return "\n".join([line for line in lines if line])
 
 
 # How deep JSON arrays and objects may nest.  treegen writes 4 levels (file, nodes,
