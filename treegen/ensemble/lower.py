@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, Fold, ProbaApi
-from treegen.codegen.lower import fold_of, folds_note, lower, lower_continuous
+from treegen.codegen.lower import Cut, fold_of, folds_note, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.core import LEAF, CategoricalRule, Decision, Ensemble, Sum
 from treegen.errors import EncodingError
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +155,7 @@ class EnsembleIR:
 def _frame(ens: Ensemble) -> Model:
     """A one-leaf tree on the ensemble's schema: the encoding checks are a tree's."""
     n = len(ens.schema.classes)
-    return Model(ens.schema, (Node("leaf", 0, 0.0, 0.0, (0.0,) * n),), {})
+    return Model(ens.schema, (Leaf(0, 0.0, 0.0, (0.0,) * n),))
 
 
 def check_options(opts: ExportOptions) -> None:
@@ -255,7 +255,7 @@ def lower_ensemble(
                     CatSplit(f, tree.left_codes[i], counts[f], tree.nan_left[i], tree.right[i])
                 )
                 continue
-            node = Node("continuous", 0, 0.0, 0.0, (), attribute=f, threshold=tree.threshold[i])
+            node = Cut(f, tree.threshold[i])
             try:
                 op, thr = lower_continuous(node, i, enc, narrow)
             except EncodingError as exc:

@@ -39,7 +39,6 @@ one-line :class:`~treegen.errors.ModelFileError` naming the field.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import sys
@@ -53,7 +52,8 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers.text import read_bytes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, check_model_dict
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, SubsetTest, make_node
+from treegen.model.options import options_from_dict
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -87,27 +87,16 @@ def attribute_lines(schema: Schema) -> list[str]:
     return attrs
 
 
-def _jsonable(value: object) -> object:
-    """Options as JSON values: tuples become lists, everything else must be JSON already."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise TypeError(f"option value {value!r} cannot be stored in a model file")
-
-
 def _node_dict(i: int, n: Node, dist: bool = True) -> dict[str, object]:
     d: dict[str, object] = {"id": i, "kind": n.kind}
-    if n.kind != "leaf":
+    if not isinstance(n, Leaf):
         d["attribute"] = n.attribute
-    if n.kind == "continuous":
+    if isinstance(n, ContinuousTest):
         d["threshold"] = n.threshold
         d["threshold_hex"] = n.threshold.hex()
-    if n.kind == "subset":
+    if isinstance(n, SubsetTest):
         d["subsets"] = [list(s) for s in n.subsets]
-    if n.kind != "leaf":
+    if not isinstance(n, Leaf):
         d["children"] = list(n.children)
     d["cls"] = n.cls
     d["items"] = float(n.items)
@@ -158,7 +147,7 @@ def model_to_json(model: Model) -> str:
         f'  "version": {VERSION},',
         f'  "treegen_version": {_dumps(model.treegen_version)},',
         f'  "data_fingerprint": {_dumps(model.data_fingerprint)},',
-        f'  "options": {_dumps(_jsonable(model.options))},',
+        f'  "options": {_dumps(model.options.as_dict())},',
         f'  "target": {_dumps(s.target)},',
         f'  "classes": {_dumps(list(s.classes))},',
         '  "attributes": [',
@@ -343,21 +332,21 @@ def _build(d: dict[str, Any]) -> Model:
     for n in d["nodes"]:
         kind = n["kind"]
         nodes.append(
-            Node(
-                kind=kind,
+            make_node(
+                kind,
                 cls=n["cls"],
                 items=float(n["items"]),
                 errors=float(n["errors"]),
                 dist=tuple(float(x) for x in n["dist"]),
-                attribute=n.get("attribute", -1),
-                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else math.nan,
+                # The checked file has these fields exactly where ``kind`` has them.
+                attribute=n.get("attribute", 0),
+                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else 0.0,
                 subsets=tuple(tuple(s) for s in n.get("subsets", ())),
                 children=tuple(n.get("children", ())),
             )
         )
-    return Model(
-        schema, tuple(nodes), dict(d["options"]), d["treegen_version"], d["data_fingerprint"]
-    )
+    options = options_from_dict(d["options"])
+    return Model(schema, tuple(nodes), options, d["treegen_version"], d["data_fingerprint"])
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:

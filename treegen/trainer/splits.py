@@ -11,13 +11,13 @@ array's dtype), and zero-weight padding leaves the sums unchanged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.nanequal import nan_equal
 from treegen.trainer import native
 from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
@@ -28,15 +28,31 @@ FloatArray = npt.NDArray[np.floating]
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
-@nan_equal
 @dataclass(frozen=True, slots=True, eq=False)
 class Score:
-    """An admissible attribute: its (penalised) gain, split info and midpoint."""
+    """An admissible attribute: its (penalised) gain, split info and midpoint.
+
+    ``bar`` is NaN for a nominal attribute (the score arrays hold one there), so two
+    scores compare field by field with a NaN ``bar`` equal to a NaN ``bar``: the
+    accelerated and the pure-Python searches are tested to give equal scores."""
 
     gain: float
     info: float
     bar: float = float("nan")
     subsets: tuple[tuple[int, ...], ...] = ()  # value groups (0-based) for --subsets
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        same_bar = self.bar == other.bar or (math.isnan(self.bar) and math.isnan(other.bar))
+        return same_bar and (self.gain, self.info, self.subsets) == (
+            other.gain,
+            other.info,
+            other.subsets,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.gain, self.info, self.subsets))
 
 
 def nominal_freq(

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Node, NodeKind
+from treegen.model.core import Node, NodeKind, make_node
 
 
 @dataclass(slots=True, eq=False)
@@ -73,8 +73,8 @@ def flatten(root: TNode) -> tuple[Node, ...]:
         stack.extend(reversed(t.children))
     index = {id(t): i for i, t in enumerate(order)}
     return tuple(
-        Node(
-            kind=t.kind,
+        make_node(
+            t.kind,
             cls=int(t.cls),
             items=float(t.items),
             errors=float(t.errors),

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
-from treegen.model.core import Node, NodeKind
+from treegen.model.core import Node, NodeKind, make_node
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.tree import TNode, dist_tuple
 
@@ -279,24 +279,19 @@ def model_nodes(tree: FlatTree, rec: NodeRecords) -> tuple[Node, ...]:
         ch_k = kids[k]
         leaf = ch_k is None
         out.append(
-            Node(
-                kind="leaf" if ch_k is None else KIND_NAME[okind[s]],
+            make_node(
+                "leaf" if ch_k is None else KIND_NAME[okind[s]],
                 cls=int(cls_l[k]),
                 items=float(items_l[k]),
                 errors=float(err_l[k]),
                 dist=dists[k],
                 attribute=-1 if leaf else int(tree.attribute[s]),
-                threshold=_cut(float(tree.threshold[s])) if not leaf else math.nan,
+                threshold=float(tree.threshold[s]),
                 subsets=() if leaf else tree.subsets.get(s, ()),
                 children=() if ch_k is None else tuple(index[c] for c in ch_k),
             )
         )
     return tuple(out)
-
-
-def _cut(x: float) -> float:
-    """``math.nan`` itself for "no cut" (node tuples compare NaN fields by identity)."""
-    return math.nan if math.isnan(x) else x
 
 
 def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:
