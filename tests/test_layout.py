@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
     return out
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
     mods = _modules()
     known = set(mods)
@@ -225,8 +227,12 @@ def _exists(token: str) -> bool:
     its folders (``native/classify.c`` in the row of ``model/``, ``arff.py`` in that of
     ``data/readers/``)."""
     token = token.rstrip("/")
-    bases = [ROOT, PKG, *(p for p in PKG.rglob("*") if p.is_dir() and "__" not in p.name)]
-    return any((base / token).exists() for base in bases)
+    return any((base / token).exists() for base in _bases())
+
+
+@functools.cache
+def _bases() -> tuple[Path, ...]:
+    return (ROOT, PKG, *(p for p in PKG.rglob("*") if p.is_dir() and "__" not in p.name))
 
 
 def test_architecture_names_only_what_exists() -> None:

@@ -132,6 +132,7 @@ def test_model_file_keeps_the_constants(tmp_path: Any) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 def test_c_predict_through_the_binary64_routines(tmp_path: Any) -> None:
     """The sums and the comparison in the generated routines (what AVR and the M0+ run),

@@ -42,7 +42,10 @@ import json
 import os
 import re
 import sys
+from array import array
 from typing import Any
+
+import numpy as np
 
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Attribute, Schema
@@ -84,7 +87,7 @@ def attribute_lines(schema: Schema) -> list[str]:
     return attrs
 
 
-def _node_dict(i: int, n: Node) -> dict[str, object]:
+def _node_dict(i: int, n: Node, dist: bool = True) -> dict[str, object]:
     d: dict[str, object] = {"id": i, "kind": n.kind}
     if not isinstance(n, Leaf):
         d["attribute"] = n.attribute
@@ -98,8 +101,41 @@ def _node_dict(i: int, n: Node) -> dict[str, object]:
     d["cls"] = n.cls
     d["items"] = float(n.items)
     d["errors"] = float(n.errors)
-    d["dist"] = [float(x) for x in n.dist]
+    if dist:
+        d["dist"] = [float(x) for x in n.dist]
     return d
+
+
+# From this many classes a node's weights are written in runs of zeros (_dist_json).
+MANY_CLASSES = 64
+
+
+def _dist_json(dist: tuple[float, ...]) -> str | None:
+    """``dist`` as :func:`_dumps` writes it, with each run of zero weights written at
+    once (with thousands of classes, each weight's ``float.__repr__`` was most of the
+    writing); None for fewer than :data:`MANY_CLASSES` classes or a weight JSON refuses."""
+    if len(dist) < MANY_CLASSES:
+        return None
+    d = np.frombuffer(array("d", dist), dtype=np.float64)  # faster than np.asarray(tuple)
+    nz = np.flatnonzero((d != 0) | np.signbit(d))  # -0.0 is written as "-0.0"
+    if not np.isfinite(d[nz]).all():
+        return None
+    parts = ["["]
+    prev = 0
+    for i, v in zip(nz.tolist(), d[nz].tolist(), strict=True):
+        parts.append("0.0, " * (i - prev))
+        parts.append(repr(v) + ", ")
+        prev = i + 1
+    parts.append("0.0, " * (d.size - prev))
+    return "".join(parts)[:-2] + "]"
+
+
+def _node_json(i: int, n: Node) -> str:
+    """One node's line of the model file (``dist`` last, as :func:`_node_dict` orders it)."""
+    dist = _dist_json(n.dist)
+    if dist is None:
+        return _dumps(_node_dict(i, n))
+    return _dumps(_node_dict(i, n, dist=False))[:-1] + ', "dist": ' + dist + "}"
 
 
 def model_to_json(model: Model) -> str:
@@ -120,10 +156,16 @@ def model_to_json(model: Model) -> str:
     lines.append(",\n".join(attrs))
     lines.append("  ],")
     lines.append('  "nodes": [')
-    lines.append(",\n".join("    " + _dumps(_node_dict(i, n)) for i, n in enumerate(model.nodes)))
+    # One line per node, each but the last with its comma, and one join for the file:
+    # with thousands of classes the node lines are tens of MB, and every join or
+    # concatenation of them was another copy at the peak.
+    last = len(model.nodes) - 1
+    lines.extend(
+        "    " + _node_json(i, n) + ("," if i < last else "") for i, n in enumerate(model.nodes)
+    )
     lines.append("  ]")
-    lines.append("}")
-    return "\n".join(line for line in lines if line) + "\n"
+    lines.append("}\n")
+    return "\n".join([line for line in lines if line])
 
 
 # How deep JSON arrays and objects may nest.  treegen writes 4 levels (file, nodes,

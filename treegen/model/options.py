@@ -9,7 +9,7 @@ it was trained with; :mod:`treegen.trainer.options` adds what growth needs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -113,10 +113,17 @@ def _check_int(value: object, lo: int, option: str) -> None:
         raise TrainError(f"must be at least {lo}, got {value}", option=option)
 
 
-LABEL_KINDS = ("str", "int", "float", "bool")
+LABEL_TYPES: dict[str, Callable[[str], object]] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": lambda s: s == "True",
+}
 """How the class labels were typed where a model was trained (``Dataset.labels``):
-text, or the type of the ``y`` array, so that a loaded model returns labels of the
-type it was trained on."""
+text, or the type of the ``y`` array, and how a class name turns back into such a
+label, so that a loaded model returns labels of the type it was trained on."""
+
+LABEL_KINDS = tuple(LABEL_TYPES)
 
 
 def with_labels(options: dict[str, object], labels: str) -> dict[str, object]:

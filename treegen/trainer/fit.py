@@ -63,7 +63,7 @@ from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
 from treegen.trainer.reference import grow as reference
 from treegen.trainer.release8 import grow as release8_grow
 from treegen.trainer.release8 import prune as release8_prune
-from treegen.trainer.tree import TNode, flatten
+from treegen.trainer.tree import TNode, count_nodes, flatten
 
 # progress(phase, nodes so far): see train().
 Progress = Callable[[str, int], None]
@@ -139,12 +139,11 @@ def train(
     # Release 8's case order is for unit weights (weighted cases grow in row order).
     if weights is None and uses_release8_order(ctx, case_order):
         grown, cases = release8_grow.grow(ctx, gopts, progress)
-        nodes = flatten(grown)
         if opts.prune:
             if progress is not None:
-                progress("pruning", len(nodes))
+                progress("pruning", count_nodes(grown))
             release8_prune.prune(cases, grown, float(opts.cf))
-            nodes = flatten(grown)
+        nodes = flatten(grown)
         if opts.subsets and opts.prune:
             nodes = check_possible_values(nodes, ctx.n_values)
         return _model(ds, nodes, ModelOptions.of(opts, ds.labels), fingerprint)
