@@ -216,7 +216,7 @@ def test_c_scores_on_the_host(setup: str) -> None:
         opts = ExportOptions(prefix="i", name="predict", scores=True, style=style)
         report = verify(ens, opts, n_random=300)
         assert report.ok and report.rows > 300, report.text()
-        assert "probabilities identical" in report.text()
+        assert "classes and scores identical" in report.text()
     # Against scikit-learn where numpy's power is glibc's: Python's glibc scores, and
     # numpy's, on the training rows (they differ where numpy's SIMD power does).
     got = isolation.glibc_scores(ens, X)
@@ -238,4 +238,4 @@ def test_c_scores_on_the_chips() -> None:
     opts = ExportOptions(prefix="i", name="predict", scores=True)
     result = verify_on(_small_forest(), opts, [], chips, n_random=60)
     assert result.report.ok, result.report.text()
-    assert result.report.text().count("probabilities identical") == len(chips)
+    assert result.report.text().count("classes and scores identical") == len(chips)

@@ -170,8 +170,17 @@ def compare(
         else:
             got = np.ascontiguousarray(c_proba, dtype=np.float64)
             got_bits, want_bits = got.view(np.uint64), exact.view(np.uint64)
+        values_name = "probabilities" if ir.proba_api.name == "predict_proba" else "scores"
         bad = check_against(
-            report, "Python ensemble (bits)", X, every, c_cls, want, got_bits, want_bits
+            report,
+            "Python ensemble (bits)",
+            X,
+            every,
+            c_cls,
+            want,
+            got_bits,
+            want_bits,
+            values_name,
         )
     tally(report, X.shape[0], bad)
 
