@@ -134,12 +134,12 @@ def test_weka_max_class_and_empty_leaves() -> None:
     assert weka_max_class((1.0, 1.0000005, 0.5)) == 0
     assert weka_max_class((1.0, 1.00001, 0.5)) == 1
     assert weka_max_class((0.0, 0.0)) == 0
-    from treegen.model.core import Node
+    from treegen.model.core import Leaf, NominalTest
 
     nodes = (
-        Node("nominal", 0, 5.0, 1.0, (2.0, 3.0), attribute=0, children=(1, 2)),
-        Node("leaf", 1, 5.0, 2.0, (2.0, 3.0)),
-        Node("leaf", 0, 0.0, 0.0, (4.0, 1.0)),  # labelled at growth, before raising
+        NominalTest(0, 5.0, 1.0, (2.0, 3.0), attribute=0, children=(1, 2)),
+        Leaf(1, 5.0, 2.0, (2.0, 3.0)),
+        Leaf(0, 0.0, 0.0, (4.0, 1.0)),  # labelled at growth, before raising
     )
     fixed = j48_empty_leaves(nodes)
     assert fixed[2].cls == 1 and fixed[2].dist == (2.0, 3.0) and fixed[:2] == nodes[:2]

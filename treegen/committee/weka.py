@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, Test
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -38,7 +38,7 @@ WEKA_TOL = 1e-6
 
 def _is_empty(node: Node) -> bool:
     """Whether a node is a branch J48 built empty (``m_isEmpty``: no weight reached it)."""
-    return node.is_leaf and abs(node.items) < WEKA_TOL
+    return isinstance(node, Leaf) and abs(node.items) < WEKA_TOL
 
 
 def _prob(node: Node) -> FloatArray:
@@ -51,12 +51,12 @@ def _prob(node: Node) -> FloatArray:
     return out
 
 
-def _branches(model: Model, node: Node, col: FloatArray) -> IntArray:
+def _branches(model: Model, node: Test, col: FloatArray) -> IntArray:
     """``whichSubset`` per value: the branch, or -1 for a missing value (or a nominal
     code the test does not know)."""
     out = np.full(col.shape, -1, dtype=np.intp)
     known = ~np.isnan(col)
-    if node.kind == "continuous":
+    if isinstance(node, ContinuousTest):
         # Utils.smOrEq(value, splitPoint): within 1e-6 above the threshold goes left.
         out[known] = np.where(col[known] - node.threshold < WEKA_TOL, 0, 1)
         return out
@@ -89,7 +89,7 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     rows[0] = np.arange(x.shape[0], dtype=np.intp)
     wts[0] = np.ones(x.shape[0])
     for i, node in enumerate(nodes):  # parents come before their children
-        if node.is_leaf or rows[i].size == 0:
+        if isinstance(node, Leaf) or rows[i].size == 0:
             continue
         br = _branches(model, node, x[rows[i], node.attribute])
         branch_of[i] = br
@@ -107,7 +107,7 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     for i in range(len(nodes) - 1, -1, -1):
         node = nodes[i]
         w = wts[i]
-        if node.is_leaf:
+        if isinstance(node, Leaf):
             result[i] = w[:, None] * _prob(node)[None, :]
             continue
         br = branch_of[i]
@@ -143,7 +143,7 @@ def _probs(
     Recursive over the tree's depth, like Weka's (J48 trees are shallow next to
     Python's recursion limit)."""
     node = model.nodes[i]
-    if node.is_leaf:
+    if isinstance(node, Leaf):
         out: FloatArray = w[:, None] * _prob(node)[None, :]
         return out
     br = _branches(model, node, x[rows, node.attribute])

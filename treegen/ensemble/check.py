@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
-from treegen.ensemble import classify
+from treegen.ensemble import classify, isolation
 from treegen.ensemble.core import ZERO_BAND, Ensemble
 from treegen.ensemble.lower import CatSplit, EnsembleIR, Split, none_rule
 from treegen.verify.inputs import (
@@ -174,13 +174,20 @@ def compare(
         if ir.proba_api is None:
             bad |= check_against(report, name, X, rows, c_cls, want)
             continue
-        exact = classify.decision_values(side, values)
+        exact = (
+            isolation.glibc_scores(side, values)
+            if side.anomaly is not None
+            else classify.decision_values(side, values)
+        )
         if c_proba.dtype == np.float32:
             got_bits, want_bits = c_proba.view(np.uint32), exact.astype(np.float32).view(np.uint32)
         else:
             got = np.ascontiguousarray(c_proba, dtype=np.float64)
             got_bits, want_bits = got.view(np.uint64), exact.view(np.uint64)
-        bad |= check_against(report, f"{name} (bits)", X, rows, c_cls, want, got_bits, want_bits)
+        values_name = "probabilities" if ir.proba_api.name == "predict_proba" else "scores"
+        bad |= check_against(
+            report, f"{name} (bits)", X, rows, c_cls, want, got_bits, want_bits, values_name
+        )
     tally(report, X.shape[0], bad)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from treegen.api import Model
 from treegen.data.arrays import label_kind
 from treegen.data.dataset import Schema
+from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.lightgbm import lightgbm_from_text
 from treegen.ensemble.xgboost import xgboost_from_bytes
@@ -59,16 +60,18 @@ def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
     return replace(ens, schema=schema, options=options)
 
 
+@numpy_defaults
 def from_xgboost(
     model: Any,
     iterations: int | None = None,
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Model:
-    """An XGBoost classifier (a model file's path or bytes, a ``Booster`` or an
-    ``XGBClassifier``) as a treegen model that predicts what ``XGBClassifier.predict``
-    predicts.  ``iterations``: the boosting rounds to use (default: the model's
-    ``best_iteration`` + 1 when it has one, else all)."""
+    """An XGBoost classifier or regressor (a model file's path or bytes, a ``Booster``,
+    an ``XGBClassifier`` or ``XGBRegressor``) as a treegen model that predicts what its
+    ``predict`` predicts (a regressor's float32 values, bit for bit).
+    ``iterations``: the boosting rounds to use (default: the model's ``best_iteration``
+    + 1 when it has one, else all)."""
     classes = None
     name = "<model>"
     if isinstance(model, str | os.PathLike):
@@ -90,15 +93,17 @@ def from_xgboost(
     return Model.of(replace(_with_classes(ens, classes), treegen_version=VERSION))
 
 
+@numpy_defaults
 def from_lightgbm(
     model: Any,
     iterations: int | None = None,
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Model:
-    """A LightGBM classifier (a text model file's path, its text, a ``Booster`` or an
-    ``LGBMClassifier``) as a treegen model that predicts what ``LGBMClassifier.predict``
-    predicts.  ``iterations``: the rounds to use (default: all the model holds; a fitted
+    """A LightGBM classifier or regressor (a text model file's path, its text, a
+    ``Booster``, an ``LGBMClassifier`` or ``LGBMRegressor``) as a treegen model that
+    predicts what its ``predict`` predicts (a regressor's float64 values, bit for bit).
+    ``iterations``: the rounds to use (default: all the model holds; a fitted
     object's text holds its best iteration's)."""
     classes = None
     name = "<model>"

@@ -48,20 +48,22 @@ def check_against(
     cls: npt.NDArray[np.int32],
     c_proba: npt.NDArray[Any] | None = None,
     proba: npt.NDArray[Any] | None = None,
+    values: str = "probabilities",
 ) -> npt.NDArray[np.bool_]:
     """One Python side against the C on ``rows``: its report line and first mismatches;
-    the rows that differ (class, or probabilities where ``proba`` is given)."""
+    the rows that differ (class, or probabilities where ``proba`` is given; ``values``
+    names what ``proba`` holds, scores for a decision function)."""
     diff: npt.NDArray[np.bool_] = rows & (cls != c_cls)
     if proba is not None:
         assert c_proba is not None
         diff |= rows & (proba != c_proba).any(axis=1)
     n = int(rows.sum())
     verdict = "identical" if not diff.any() else f"{int(diff.sum())} rows differ"
-    what = "classes and probabilities" if proba is not None else "classes"
+    what = f"classes and {values}" if proba is not None else "classes"
     report.lines.append(f"C vs {name}: {n} rows, {what} {verdict}")
     for r in np.flatnonzero(diff)[:5]:
         extra = (
-            f" proba C {c_proba[r].tolist()} vs {proba[r].tolist()}"
+            f" {values} C {c_proba[r].tolist()} vs {proba[r].tolist()}"
             if proba is not None and c_proba is not None
             else ""
         )
