@@ -263,3 +263,23 @@ def test_lean_on_the_chips(name: str, mode: str, style: str) -> None:
     assert result.report.ok, result.report.text()
     assert "none rule" in result.report.text()
     assert set(result.runs) == set(chips) and all(r.done.all() for r in result.runs.values())
+
+
+def test_lean_isolation_forest() -> None:
+    """An IsolationForest's predict (and its scores) in the lean C, both styles."""
+    import numpy as np
+    from sklearn.ensemble import IsolationForest
+
+    import treegen
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    ens = treegen.from_sklearn(IsolationForest(n_estimators=8, random_state=0).fit(X)).value
+    for style in ("table", "ifs"):
+        for scores in (False, True):
+            opts = ExportOptions(
+                prefix="g", name="predict", style=style, missing="none", scores=scores
+            )
+            report = verify(ens, opts, n_random=200)
+            assert report.ok and "none rule" in report.text(), report.text()
