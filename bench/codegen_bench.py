@@ -332,9 +332,9 @@ def measure(v: Variant, X: np.ndarray, want: np.ndarray, work: Path) -> None:
                 ok = False
                 break
             s = _run([SIZE_TOOL[target], obj], d).stdout.splitlines()[1].split()
-            text, data, bss = int(s[0]), int(s[1]), int(s[2])
-            flash += text + data
-            ram += data + bss
+            n_text, n_data, n_bss = int(s[0]), int(s[1]), int(s[2])
+            flash += n_text + n_data
+            ram += n_data + n_bss
         v.results[target] = f"{flash}/{ram}" if ok else "error"
     t0 = time.perf_counter()
     for src in v.compiled:

@@ -266,7 +266,8 @@ def treegen_forms(s: Setup) -> list[Form]:
     )
     out = []
     for style in ("table", "ifs"):
-        files = render(model.value, ExportOptions(prefix="bench", style=style)).files
+        opts = ExportOptions(prefix="bench", style=style, name="predict")
+        files = render(model.value, opts).files
         out.append(Form("treegen", style, dict(files)))
     return out
 

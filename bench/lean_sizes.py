@@ -18,6 +18,7 @@ import sys
 import tempfile
 from fractions import Fraction
 from pathlib import Path
+from typing import Literal
 
 from treegen.api import train
 from treegen.codegen.emit import emit
@@ -46,11 +47,11 @@ def main() -> int:
     rows = []
     for name, n in SIZES.items():
         ds = generate(Spec(n, 20, 0, 3, 0.0, 0.10, 7, seed=1))
-        model = train((ds.X, ds.y), min_cases=1, prune=False)
+        tree = train((ds.X, ds.y), min_cases=1, prune=False).value
+        itype: Literal["float", "int16"]
         for itype in ("float", "int16"):
             # int16: x stands for x/10 (the attributes stay within +-951, some with
             # full precision: those are rounded); verify proves the exact cuts.
-            extra = {"input_type": itype, "scale": Fraction(10)} if itype == "int16" else {}
             for style in ("ifs", "table"):
                 for mode in ("lean", "full"):
                     opts = ExportOptions(
@@ -59,9 +60,10 @@ def main() -> int:
                         missing="none" if mode == "lean" else "c45",
                         # The table alone: its bytes per test against the limit.
                         inline_top=0 if (style, mode) == ("table", "lean") else None,
-                        **extra,
-                    )  # type: ignore[arg-type]
-                    ir = lower(model, opts)
+                        input_type="int16" if itype == "int16" else "float",
+                        scale=Fraction(10) if itype == "int16" else None,
+                    )
+                    ir = lower(tree, opts)
                     with tempfile.TemporaryDirectory() as tmp:
                         d = Path(tmp)
                         for fname, text in emit(ir, style).items():
@@ -81,11 +83,11 @@ def main() -> int:
                     )
                     ram = avr.get(".data", 0) + avr.get(".bss", 0)
                     tests = sum(isinstance(x, Compare) for x in ir.nodes)
-                    bad = verify(model, opts, [ds], n_random=2000).failed_rows
+                    bad = verify(tree, opts, [ds], n_random=2000).failed_rows
                     rows.append(
                         (
                             name,
-                            model.size,
+                            tree.size,
                             itype,
                             style,
                             mode,

@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,8 +52,12 @@ def _timed(fn: Callable[[], T]) -> tuple[float, T]:
 
 
 def run_options_bench(seed: int = 0) -> None:
+    from treegen.rules.core import RuleSet
     from treegen.rules.generate import generate
     from treegen.trainer import TrainOptions, train
+
+    def _rules(d: Dataset) -> tuple[RuleSet, RuleSet]:
+        return generate(d, train(d, TrainOptions(prune=False)))
 
     weka = shutil.which("java") is not None and WEKA_JAR.exists()
     rows = sorted(set(SUBSET_ROWS) | set(RULES_ROWS))
@@ -67,10 +72,10 @@ def run_options_bench(seed: int = 0) -> None:
         for n in rows:
             ds: Dataset = synthetic.generate(synthetic.summary_spec(n, seed))
             arff = synthetic.write_arff(ds, Path(tmp) / f"gen{n}.arff", "bench") if weka else None
-            plain, _ = _timed(lambda d=ds: train(d, TrainOptions()))
+            plain, _ = _timed(partial(train, ds, TrainOptions()))
             cells = [f"{plain:.2f} s"]
             if n in SUBSET_ROWS:
-                grouped, _ = _timed(lambda d=ds: train(d, TrainOptions(subsets=True)))
+                grouped, _ = _timed(partial(train, ds, TrainOptions(subsets=True)))
                 cells.append(f"{grouped:.2f} s")
                 b = "weka.classifiers.trees.J48"
                 cells.append(_weka(arff, b, "-B") if arff is not None else "-")
@@ -78,7 +83,7 @@ def run_options_bench(seed: int = 0) -> None:
                 cells += ["-", "-"]
             made = "-"
             if n in RULES_ROWS:
-                took, out = _timed(lambda d=ds: generate(d, train(d, TrainOptions(prune=False))))
+                took, out = _timed(partial(_rules, ds))
                 cells.append(f"{took:.2f} s")
                 part = "weka.classifiers.rules.PART"
                 cells.append(_weka(arff, part) if arff is not None else "-")

@@ -296,38 +296,38 @@ def print_whole(table: list[Row]) -> None:
     print("\nTargets (issue 12, whole command):")
     r100 = by_rows.get(100_000)
     if r100:
-        cmd = _seconds(r100.results.get("command"))
+        secs = _seconds(r100.results.get("command"))
         j48 = r100.results.get("j48")
         j48_wall = float(str(j48["wall"])) if j48 and "wall" in j48 else None
         sk = _seconds(r100.results.get("sklearn"))
-        if cmd is not None:
-            ok = None if j48_wall is None else cmd <= 0.1 * j48_wall
+        if secs is not None:
+            ok = None if j48_wall is None else secs <= 0.1 * j48_wall
             print(
-                f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= 0.1 x J48's whole run "
+                f"  [{verdict(ok)}] 100k: {secs:.2f} s <= 0.1 x J48's whole run "
                 f"({fmt_s(j48_wall)}; --j48 measures it)"
             )
-            ok = None if sk is None else cmd <= sk
-            print(f"  [{verdict(ok)}] 100k: {cmd:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
+            ok = None if sk is None else secs <= sk
+            print(f"  [{verdict(ok)}] 100k: {secs:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
             _print_cpu("100k", r100)
         rd = r100.results.get("readers")
         if rd and "error" not in rd:
             for k in ("arff", "c45", "csv"):
-                t = float(str(rd[k]))
+                took = float(str(rd[k]))
                 print(
-                    f"  [{verdict(t <= 0.3 and bool(rd[k + '_fast']))}] 100k: read {k} "
-                    f"{t:.2f} s <= 0.3 s (C tokenizer used: {rd[k + '_fast']})"
+                    f"  [{verdict(took <= 0.3 and bool(rd[k + '_fast']))}] 100k: read {k} "
+                    f"{took:.2f} s <= 0.3 s (C tokenizer used: {rd[k + '_fast']})"
                 )
     r1m = by_rows.get(1_000_000)
     if r1m:
         cmdr = r1m.results.get("command")
-        cmd = _seconds(cmdr)
+        secs = _seconds(cmdr)
         sk = _seconds(r1m.results.get("sklearn"))
-        if cmd is not None and cmdr is not None:
-            ok = None if sk is None else cmd <= sk
-            print(f"  [{verdict(ok)}] 1M: {cmd:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
+        if secs is not None and cmdr is not None:
+            ok = None if sk is None else secs <= sk
+            print(f"  [{verdict(ok)}] 1M: {secs:.2f} s <= scikit-learn fit ({fmt_s(sk)})")
             _print_cpu("1M", r1m)
-            peak = float(str(cmdr["peak_mb"]))
-            print(f"  [{verdict(peak < 1024)}] 1M: whole command peak {peak:.0f} MB < 1 GB")
+            peak_mb = float(str(cmdr["peak_mb"]))
+            print(f"  [{verdict(peak_mb < 1024)}] 1M: whole command peak {peak_mb:.0f} MB < 1 GB")
     for r in table:
         tg, cmd = r.results.get("treegen"), r.results.get("command")
         if tg and cmd and "error" not in tg and "error" not in cmd:

@@ -167,7 +167,7 @@ def one_hot(ds: Dataset) -> npt.NDArray[np.float32]:
 
 
 def run_sklearn(ds: Dataset) -> dict[str, object]:
-    from sklearn.tree import DecisionTreeClassifier  # type: ignore[import-untyped]
+    from sklearn.tree import DecisionTreeClassifier
 
     X = one_hot(ds)
     clf = DecisionTreeClassifier(criterion="entropy", random_state=0)

@@ -194,6 +194,7 @@ def test_train_rules_is_the_cli_ruleset(
     assert np.array_equal(rules.predict(f"{stem}.data"), treegen.load(out).predict(f"{stem}.data"))
 
 
+@pytest.mark.slow
 def test_subsets_reach_the_rules(tmp_path: Path) -> None:
     """With --subsets the rules come from the subset tree: soybean-r8's hold ``in``
     conditions (the default tree's none), and they verify."""

@@ -74,6 +74,7 @@ def _dataset(seed: int) -> Dataset:
     return generate(random_spec(seed, max_rows=300))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".csv", ".arff"])
 def test_eval_with_target_is_eval_on_the_files_own_class_column(
     suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

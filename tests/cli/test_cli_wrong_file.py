@@ -87,6 +87,7 @@ def _data_files(tmp: Path, seed: int) -> dict[str, tuple[Path, str]]:
     return files
 
 
+@pytest.mark.slow
 def test_a_model_command_given_data_says_what_the_file_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -265,6 +266,7 @@ def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
     return bytes(b)
 
 
+@pytest.mark.slow
 def test_damaged_files_keep_their_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Mutated models and rulesets are never taken for data, a pickle or C (their own
     reader reports them); mutated data files are never taken for a model, a pickle, C or

@@ -78,6 +78,7 @@ def specs(draw: st.DrawFn) -> Spec:
 OUTPUTS = {"arff": "d.arff", "csv": "d.csv", "c45": "d.names"}
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(specs())
 def test_every_format_reads_back_as_the_generated_dataset(spec: Spec) -> None:

@@ -74,6 +74,7 @@ def _every_stage(model: Model, tmp: Path) -> None:
             emit(lower(model, ExportOptions(style=style)), style)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "engine,flavor,prune", [("level", "c45", True), ("dfs", "j48", False), ("level", "j48", False)]
 )
@@ -137,6 +138,7 @@ def test_chain_of_depth_1500_through_every_stage_and_the_compiler(tmp_path: Path
         _compiles_and_matches(emit(lower(model, opts), style), opts, tmp_path / style)
 
 
+@pytest.mark.slow
 def test_lean_chain_of_depth_1500_keeps_c99_nesting(tmp_path: Path) -> None:
     # --missing none has its own lowering (treegen.codegen.lean) and templates.
     model = cm.chain(1500)

@@ -331,6 +331,7 @@ def test_data_names_spelling_the_templates_macros_stay_apart(tmp_path: Path) -> 
 LONG_CLASS = ("é'\\??=n" * 800)[:5000]  # beyond C99's 4095-byte literal, let alone C89's 509
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind, export_args",
     [

@@ -96,6 +96,7 @@ def _ratio(model: Model, style: str, mode: str, tmp: Path) -> float:
     return _size(lean, tmp / "lean") / _size(full, tmp / "full")
 
 
+@pytest.mark.slow
 @needs_gcc
 @settings(
     max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -78,6 +78,7 @@ def _compile(cc: str, std: str, files: dict[str, str], tmp: Path) -> Path:
     return tmp / "p.o"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_strict_c89_and_c99(setup: str, std: str, tmp_path: Path) -> None:
@@ -100,6 +101,7 @@ def test_the_same_committee_gives_the_same_bytes(setup: str) -> None:
     assert "int cm_predict(" in a["cm_predict.h"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm is not installed")
 @pytest.mark.parametrize("mode", ["keys", "int16"])
 def test_integer_modes_use_no_floating_point(mode: str, tmp_path: Path) -> None:

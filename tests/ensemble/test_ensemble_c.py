@@ -173,3 +173,22 @@ def test_exported_doubles_strict_with_the_routines_forced(
     files = render(_fit(name), ExportOptions(prefix="e", **{what: True})).files  # type: ignore[arg-type]
     for std in ("-std=c89", "-std=c99"):
         _compile("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_predict_h_states_the_work_per_call(style: str) -> None:
+    """predict.h's paragraph on calling predict counts every tree's longest path, as
+    scikit-learn's own ``max_depth`` of each fitted tree adds up."""
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    from support.sklearn_models import _data, ensemble_from_sklearn
+
+    X, y = _data()
+    est = RandomForestClassifier(n_estimators=7, max_depth=5, random_state=3).fit(X, y)
+    tests = int(np.sum([m.tree_.max_depth for m in est.estimators_]))
+    header = render(ensemble_from_sklearn(est), ExportOptions(prefix="e", style=style)).files
+    text = " ".join(header["e_predict.h"].split())
+    assert "e_ functions below: reentrant" in text
+    assert f"7 trees walked once each, {tests} tests in all" in text
+    assert "Stack: 3 running sums" in text

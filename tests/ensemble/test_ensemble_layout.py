@@ -90,6 +90,7 @@ def test_the_table_reaches_the_trees_leaf(name: str, fractions: bool) -> None:
     assert start == table.n_rows
 
 
+@pytest.mark.slow
 def test_payloads_count_rows_only_for_fractions() -> None:
     for name in ("forest", "wide_forest", "leaf_forest", "tree", "extra"):
         pay = payloads(lower_ensemble(_fit(name), ExportOptions(prefix="e")), True)

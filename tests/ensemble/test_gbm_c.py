@@ -96,6 +96,7 @@ def _compile(cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[st
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
 @pytest.mark.parametrize("name", ["xgb_multi", "xgb_cat", "lgb_zero", "lgb_cat", "lgb_rf"])
 def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:

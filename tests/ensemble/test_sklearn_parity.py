@@ -101,6 +101,7 @@ def test_nan_goes_where_sklearn_sends_it(name: str) -> None:
     _check(est, rows)
 
 
+@pytest.mark.slow
 def test_hist_categorical_features_and_unknown_categories() -> None:
     """HistGradientBoosting's categorical columns: encoded by its preprocessor (moved
     first, sorted categories); an unknown, negative, fractional or too large category

@@ -72,6 +72,7 @@ def test_trained_trees_classify_as_numpy(
         assert np.array_equal(got, expect)
 
 
+@pytest.mark.slow
 @needs_native
 def test_summary_data_unpruned_and_pruned(monkeypatch: pytest.MonkeyPatch) -> None:
     ds = synthetic.generate(synthetic.summary_spec(4000, 3))

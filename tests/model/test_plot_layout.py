@@ -109,6 +109,7 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Model, P
     return models
 
 
+@pytest.mark.slow
 def test_the_top_down_pictures_were_unreadable(shapes: dict[str, tuple[Model, Path]]) -> None:
     """The property below is not vacuous: most shapes drawn top-down are far wider than
     WIDE and than twice their height (credit-g unpruned: more than ten times)."""

@@ -99,6 +99,7 @@ def test_corpus_equals_release8(name: str, record_property: Callable[[str, objec
     assert not failed, "\n".join(failed)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 def test_sample_equals_release8_without_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
     """The numpy code alone (Release 8's case order kept by numpy, its quicksort in

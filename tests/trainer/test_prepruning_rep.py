@@ -200,6 +200,7 @@ def test_reduced_error_equals_weka_on_reference_sets(weka_rep: dict[str, str], n
     _same_as_weka(weka_rep[name], read_dataset(str(REF / name / f"{name}.arff")), name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_reduced_error_equals_weka_on_generated_sets(weka_rep: dict[str, str], seed: int) -> None:
     spec = synthetic.random_spec(seed)

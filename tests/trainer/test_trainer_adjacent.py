@@ -165,6 +165,7 @@ def _all_paths(ds: Dataset, opts: TrainOptions, monkeypatch: pytest.MonkeyPatch)
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flavor", ["c45", "j48"])
 def test_adjacent_float32_data_terminates_engines_agree(
     flavor: str, monkeypatch: pytest.MonkeyPatch

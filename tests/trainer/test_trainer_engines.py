@@ -32,6 +32,7 @@ def _dfs(ds: Dataset, opts: TrainOptions) -> tuple[Node, ...]:
     return train(ds, opts, engine="dfs", case_order="rows").nodes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_release8_order_equals_row_order_without_unknown_values(seed: int) -> None:
     """Every weight is 1 when no value is unknown, so float sums do not depend on the

@@ -54,6 +54,7 @@ def _gap(model: Model, X: npt.NDArray[np.float64]) -> float:
     return float(np.abs(exact - fixed.astype(np.float64)).max(initial=0.0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(N_CHUNKS))
 def test_generated_models_are_within_the_bound(chunk: int) -> None:
     worst = 0.0
@@ -88,6 +89,7 @@ def test_deep_and_wide_trees_are_within_the_bound(make: object, frac: float) -> 
     assert _gap(model, _random_rows(model, 500, frac, seed=1)) <= BOUND
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not have_compiler("gcc"), reason="needs gcc")
 def test_compiled_c_is_within_the_bound(tmp_path: Path) -> None:
     """The compiled C's own probabilities, both styles and three input domains."""

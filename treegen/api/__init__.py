@@ -29,6 +29,7 @@ from treegen.committee.boost import boost as boost_dataset
 from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
+from treegen.data.npstate import numpy_defaults
 from treegen.data.readers import read_dataset
 from treegen.errors import TrainError
 from treegen.kinds import load as load_kind
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 
+@numpy_defaults
 def load(path: PathLike) -> Model:
     """Read a model file of any kind (``model.tree``, a ruleset of ``treegen rules -o``),
     checked as ``treegen`` checks it."""
@@ -115,6 +117,7 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
     return replace(options or TrainOptions(), **keywords)
 
 
+@numpy_defaults
 def train(
     data: Data,
     y: npt.ArrayLike | str | None = None,
@@ -169,6 +172,7 @@ def train(
     return Model.of(model)
 
 
+@numpy_defaults
 def train_rules(
     data: Data,
     y: npt.ArrayLike | str | None = None,

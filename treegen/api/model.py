@@ -23,6 +23,7 @@ from treegen.codegen.names import prefix_from_path
 from treegen.codegen.options import ExportOptions
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Schema
+from treegen.data.npstate import numpy_defaults
 from treegen.errors import UsageError
 from treegen.kinds import Kind, kind_of
 from treegen.kinds import check as kinds_check
@@ -88,6 +89,7 @@ class Model:
     def _x(self, X: Rows) -> npt.NDArray[np.float64]:
         return x_of(self.schema, self.value.compares_float32, X)
 
+    @numpy_defaults
     def predict(self, X: Rows) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes); for a
         regressor its float64 prediction (n values, or n x outputs), as the estimator's."""
@@ -96,6 +98,7 @@ class Model:
             return values[:, 0] if values.shape[1] == 1 else values
         return self.classes_[self.kind.predict(self.value, self._x(X))]
 
+    @numpy_defaults
     def predict_proba(self, X: Rows) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of :attr:`classes_`."""
         proba = self.kind.predict_proba
@@ -103,6 +106,7 @@ class Model:
             raise UsageError(f"a {self.kind.name} gives classes, not class probabilities")
         return proba(self.value, self._x(X))
 
+    @numpy_defaults
     def save(self, path: PathLike) -> Model:
         """Write the model file (atomically); returns the model with ``path`` set."""
         write_text_atomic(path, self.kind.to_json(self.value))
@@ -114,6 +118,7 @@ class Model:
         """The export options ``options`` (default: the defaults) with ``overrides``."""
         return replace(options or ExportOptions(), **overrides)
 
+    @numpy_defaults
     def export_c(
         self, out_dir: PathLike, options: ExportOptions | None = None, **overrides: Any
     ) -> list[Path]:
@@ -124,6 +129,7 @@ class Model:
         opts = self.export_options(options, **overrides)
         return export_files(self.value, os.fspath(out_dir), opts, path=self.path)[1]
 
+    @numpy_defaults
     def verify(
         self,
         data: Rows | None = None,

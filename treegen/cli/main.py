@@ -22,6 +22,7 @@ from typing import Any, NoReturn, cast
 from treegen.cli import export, import_gbm, importer, report, rules, synth, train, use
 from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.cli.inputs import check_input_kinds
+from treegen.data.npstate import numpy_defaults
 from treegen.errors import TreegenError
 from treegen.model import native as model_native
 from treegen.model.version import VERSION
@@ -147,6 +148,7 @@ def build_parser() -> OneLineParser:
     return parser
 
 
+@numpy_defaults
 def main(argv: Sequence[str] | None = None) -> int:
     """Run treegen with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     parser = build_parser()

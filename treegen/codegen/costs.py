@@ -112,3 +112,18 @@ def rules_safety_lines(P: str, conditions: int, keyed: bool) -> tuple[str, ...]:
         "   (every condition of every rule).  Stack: a few scalars"
         + (f", and one call deep ({P}_key)." if keyed else ", and no call."),
     )
+
+
+def ensemble_safety_lines(P: str, trees: int, tests: int, sums: int) -> tuple[str, ...]:
+    """predict.h's paragraph on calling an ensemble's functions: ``trees`` walked once
+    each, ``tests`` the sum of their longest paths, ``sums`` the running sums kept."""
+    return (
+        f"Calling the {P}_ functions below: reentrant, so safe in several threads or",
+        "   interrupt handlers at once (nothing is kept between calls: every variable is",
+        "   local, every table constant); nothing is allocated and nothing recurses.",
+        f"   Worst case per call: {trees} trees walked once each, {tests} tests in all (the",
+        f"   longest path of every tree).  Stack: {sums} running sum{'s' * (sums != 1)} and a few",
+        "   scalars,",
+        "   and the calls of the integer float routines where double has 32 bits",
+        "   (treegen export --report measures the compiled stack).",
+    )

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from treegen.codegen.comments import short
 from treegen.codegen.conditions import missing_kind
+from treegen.codegen.costs import ensemble_safety_lines
 from treegen.codegen.ctype import UINT32, CType, smallest_uint
 from treegen.codegen.emit import make_env
 from treegen.codegen.f64 import f64_initializer, f64_source
@@ -42,7 +43,7 @@ from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind, context
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
-from treegen.ensemble.lower import CatSplit, EnsembleIR, LeafRow, Split
+from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split
 from treegen.errors import EmitError
 
 if TYPE_CHECKING:
@@ -481,11 +482,28 @@ def _comment(ir: EnsembleIR, node: Split | CatSplit) -> str:
     return comment_text(text + (", missing left" if node.nan_left else ""))
 
 
+def _longest_path(tree: ETree) -> int:
+    """The most tests a walk of ``tree`` makes (pre-order: a test's left child follows it)."""
+    depth = [0] * len(tree.nodes)
+    longest = 0
+    for i, node in enumerate(tree.nodes):
+        if isinstance(node, LeafRow):
+            longest = max(longest, depth[i])
+        else:
+            depth[i + 1] = depth[node.right] = depth[i] + 1
+    return longest
+
+
+def _safety(ir: EnsembleIR) -> tuple[str, ...]:
+    tests = sum(_longest_path(t) for t in ir.trees)
+    return ensemble_safety_lines(ir.prefix, len(ir.trees), tests, ir.n_outputs)
+
+
 def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:
     """Render predict.c and predict.h for ``ir`` in ``opts.style`` (table by default)."""
     style = (opts.style if opts is not None else None) or "table"
     env = make_env()
-    header = header_view(ir.frame)
+    header = header_view(ir.frame, _safety(ir))
     doubles = DoublesView(_doubles(ir))
     regress = RegressView(ir.doubles == "values")
     cat_bytes, cat_at = _bitsets(ir)

@@ -115,7 +115,10 @@ class _Doc:
 
 def float32_array(v: Sequence[str | int | float]) -> np.ndarray:
     """:func:`float32_of` of every number, the exact path only where it is needed."""
-    with np.errstate(over="ignore"):
+    # Rounding to float32 is the point: overflow to infinity and underflow to a
+    # subnormal or zero are results, not errors, even where the process has asked
+    # numpy to raise on them (emlearn's import calls numpy.seterr(all="raise")).
+    with np.errstate(over="ignore", under="ignore"):
         d = np.array([float(x) for x in v], dtype=np.float64)
         f = d.astype(np.float32)
         g = np.nextafter(f, np.where(d > f, np.float32(np.inf), np.float32(-np.inf)))
@@ -132,7 +135,8 @@ def float32_of(x: str | int | float) -> np.float32:
         return np.float32(x)
     exact = Fraction(Decimal(x)) if isinstance(x, str) else Fraction(x)
     d = float(exact)
-    f = np.float32(d)
+    with np.errstate(over="ignore", under="ignore"):
+        f = np.float32(d)
     if Fraction(d) != exact and np.isfinite(f):
         # Rounding to double first is wrong only where the double is a float32 tie.
         g = np.nextafter(f, np.float32(np.inf if exact > Fraction(float(f)) else -np.inf))

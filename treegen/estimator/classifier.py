@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from treegen import api
 from treegen.data import frame as table
+from treegen.data.npstate import numpy_defaults
 from treegen.errors import EstimatorError, NotFittedError, TreegenError
 from treegen.model import classify
 from treegen.trainer import Criterion, Engine, Flavor
@@ -222,6 +223,7 @@ class C45Classifier:
                 )
         return out
 
+    @numpy_defaults
     def fit(self, X: Any, y: Any) -> C45Classifier:
         """Train the tree on ``X`` (rows of features, NaN missing) and the labels ``y``."""
         names = table.feature_names(X)
@@ -331,17 +333,20 @@ class C45Classifier:
             )
         return self._matrix(cols, self.categories_)
 
+    @numpy_defaults
     def predict(self, X: Any) -> npt.NDArray[np.generic]:
         """The predicted class of every row (C4.5's classifier: the most probable class)."""
         x = self._x(X)
         out: npt.NDArray[np.generic] = self.classes_[classify.predict(self.model_.value, x)]
         return out
 
+    @numpy_defaults
     def predict_proba(self, X: Any) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of ``classes_``."""
         x = self._x(X)
         return classify.predict_proba(self.model_.value, x)
 
+    @numpy_defaults
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``(X, y)``, weighted by ``sample_weight`` if given."""
         right = self.predict(X) == np.asarray(y).ravel()
@@ -355,6 +360,7 @@ class C45Classifier:
             raise _not_fitted(self)
         return self.model_
 
+    @numpy_defaults
     def export_c(self, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
         """``predict.c``/``predict.h`` for the fitted tree: :meth:`treegen.Model.export_c`."""
         return self.to_model().export_c(out_dir, **options)

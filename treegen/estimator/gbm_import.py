@@ -21,6 +21,7 @@ import numpy as np
 from treegen.api import Model
 from treegen.data.arrays import label_kind
 from treegen.data.dataset import Schema
+from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.lightgbm import lightgbm_from_text
 from treegen.ensemble.xgboost import xgboost_from_bytes
@@ -59,6 +60,7 @@ def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
     return replace(ens, schema=schema, options=options)
 
 
+@numpy_defaults
 def from_xgboost(
     model: Any,
     iterations: int | None = None,
@@ -90,6 +92,7 @@ def from_xgboost(
     return Model.of(replace(_with_classes(ens, classes), treegen_version=VERSION))
 
 
+@numpy_defaults
 def from_lightgbm(
     model: Any,
     iterations: int | None = None,

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from treegen.api import Model
+from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
 from treegen.ensemble.regress import from_estimator
 from treegen.errors import ModelFileError
@@ -37,6 +38,7 @@ boosting's predictors, and the partial of check_array its preprocessing keeps.  
 with any other type is refused, naming it."""
 
 
+@numpy_defaults
 def from_sklearn(
     estimator: Any, feature_names: Sequence[str] | None = None, target: str = "class"
 ) -> Model:
