@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import pickle
 import resource
 import sys
@@ -128,8 +129,20 @@ def tree_fingerprint(model: Model) -> str:
 
 
 def model_bits(model: Model) -> str:
-    """Hash of every node field (``repr`` of a float is exact): equal iff bit-identical."""
-    return hashlib.sha256(repr(model.nodes).encode()).hexdigest()[:16]
+    """Hash of every node field (``repr`` of a float is exact): equal iff bit-identical.
+
+    The text hashed is the nodes as the one node record of earlier treegens printed
+    them (absent fields as its markers: attribute -1, threshold nan, no subsets), so
+    a hash stays comparable with the runs before nodes became one class per kind."""
+    texts = [
+        f"Node(kind={n.kind!r}, cls={n.cls!r}, items={n.items!r}, errors={n.errors!r}, "
+        f"dist={n.dist!r}, attribute={getattr(n, 'attribute', -1)!r}, "
+        f"threshold={getattr(n, 'threshold', math.nan)!r}, "
+        f"subsets={getattr(n, 'subsets', ())!r}, children={n.children!r})"
+        for n in model.nodes
+    ]
+    text = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def run_treegen(ds: Dataset, prune: bool, engine: str | None = None) -> dict[str, object]:

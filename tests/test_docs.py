@@ -154,6 +154,7 @@ def test_every_c_example_compiles_and_prints_the_models_answer(
     assert out == f"class {cls} p {q15}/32768\n"
 
 
+@pytest.mark.slow
 def test_the_readme_shell_quick_start_runs_as_written(tmp_path: Path) -> None:
     """The README's command-line quick start, in a shell whose PATH has no treegen: its
     first line must put treegen there (activating the venv), as after ``make demo``.

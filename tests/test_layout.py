@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
     return out
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
     mods = _modules()
     known = set(mods)
@@ -164,7 +166,6 @@ LOOSE_EDGES: dict[str, set[str]] = {
     "treegen": {"api", "codegen", "estimator", "model"},
     "__main__": {"cli"},
     "errors": set(),
-    "nanequal": set(),
 }
 
 
@@ -179,7 +180,7 @@ def folder_edges(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]
     for mod, targets in graph.items():
         for t in targets:
             a, b = _folder(mod), _folder(t)
-            if a != b and b not in ("errors", "nanequal"):
+            if a != b and b != "errors":
                 out.setdefault((a, b), []).append(f"{mod} -> {t}")
     return out
 
@@ -226,8 +227,12 @@ def _exists(token: str) -> bool:
     its folders (``native/classify.c`` in the row of ``model/``, ``arff.py`` in that of
     ``data/readers/``)."""
     token = token.rstrip("/")
-    bases = [ROOT, PKG, *(p for p in PKG.rglob("*") if p.is_dir() and "__" not in p.name)]
-    return any((base / token).exists() for base in bases)
+    return any((base / token).exists() for base in _bases())
+
+
+@functools.cache
+def _bases() -> tuple[Path, ...]:
+    return (ROOT, PKG, *(p for p in PKG.rglob("*") if p.is_dir() and "__" not in p.name))
 
 
 def test_architecture_names_only_what_exists() -> None:

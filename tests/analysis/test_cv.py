@@ -18,7 +18,8 @@ from treegen.analysis.cv import (
 )
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import TrainError, UsageError
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model
+from treegen.model.options import ModelOptions, TrainOptions
 
 SCHEMA = Schema((Attribute("v", "continuous"),), ("a", "b", "c"))
 
@@ -81,8 +82,8 @@ def _majority_fit(ds: Dataset) -> Model:
     """A one-leaf 'tree' voting for the training majority (first on ties)."""
     dist = np.bincount(ds.y, minlength=3).astype(float)
     cls = int(np.argmax(dist))
-    leaf = Node("leaf", cls, float(dist.sum()), float(dist.sum() - dist[cls]), tuple(dist))
-    return Model(SCHEMA, (leaf,), {"prune": True})
+    leaf = Leaf(cls, float(dist.sum()), float(dist.sum() - dist[cls]), tuple(dist))
+    return Model(SCHEMA, (leaf,), ModelOptions(TrainOptions(prune=True)))
 
 
 def _leaf_predict(model: Model, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:

@@ -24,7 +24,8 @@ from treegen.analysis.evaluate import (
 )
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model
+from treegen.model.options import ModelOptions
 from treegen.trainer import TrainOptions, train
 
 SAME_AS_R8 = ["crx", "golf", "hypo", "labor-neg", "monk1", "monk2", "monk3", "vote-r8"]
@@ -81,11 +82,11 @@ SCHEMA = Schema((Attribute("v", "continuous"),), ("yes", "no", "maybe"))
 
 def _stump(prune: bool) -> Model:
     nodes = (
-        Node("continuous", 0, 10.0, 3.5, (5.0, 4.0, 1.0), 0, 2.5, children=(1, 2)),
-        Node("leaf", 0, 6.0, 1.7, (5.0, 1.0, 0.0)),
-        Node("leaf", 1, 4.0, 1.8, (0.0, 3.0, 1.0)),
+        ContinuousTest(0, 10.0, 3.5, (5.0, 4.0, 1.0), attribute=0, threshold=2.5, children=(1, 2)),
+        Leaf(0, 6.0, 1.7, (5.0, 1.0, 0.0)),
+        Leaf(1, 4.0, 1.8, (0.0, 3.0, 1.0)),
     )
-    return Model(SCHEMA, nodes, {"prune": prune})
+    return Model(SCHEMA, nodes, ModelOptions(TrainOptions(prune=prune)))
 
 
 def test_counts_from_predictions() -> None:

@@ -42,8 +42,8 @@ def test_train_from_a_path_is_the_cli_model(tmp_path: Path) -> None:
 def test_options_reach_the_trainer() -> None:
     default = treegen.train(f"{GOLF}.names")
     raw = treegen.train(f"{GOLF}.names", prune=False, flavor="j48", min_cases=1)
-    assert raw.options["prune"] is False and raw.options["flavor"] == "j48"
-    assert raw.options["min_cases"] == 1 and default.options["prune"] is True
+    assert raw.options.training.prune is False and raw.options.training.flavor == "j48"
+    assert raw.options.training.min_cases == 1 and default.options.training.prune is True
     with pytest.raises(treegen.TreegenError, match="min-cases"):
         treegen.train(f"{GOLF}.names", min_cases=0)
 
@@ -232,9 +232,12 @@ def test_train_takes_x_and_y_as_scikit_learn_does() -> None:
     record = TrainOptions(min_cases=5, cf=0.1)
     by_record = treegen.train(X, y, options=record)
     assert by_record == treegen.train(X, y, min_cases=5, cf=0.1)
-    assert by_record.value.options["min_cases"] == 5 and by_record.value.options["cf"] == 0.1
+    assert (
+        by_record.value.options.training.min_cases == 5
+        and by_record.value.options.training.cf == 0.1
+    )
     # Keywords change the record they are given, field by field.
-    assert treegen.train(X, y, options=record, cf=0.25).value.options["min_cases"] == 5
+    assert treegen.train(X, y, options=record, cf=0.25).value.options.training.min_cases == 5
 
 
 def test_train_names_an_unknown_keyword() -> None:

@@ -86,6 +86,7 @@ def test_train_predict_eval_cv_take_the_fast_path(
     assert spies.numpy_classified == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 def test_verify_data_reads_with_the_tokenizer(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -157,7 +157,8 @@ def test_default_missing_value_that_is_a_code_is_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from treegen.data.dataset import Attribute, Schema
-    from treegen.model import Model, Node
+    from treegen.model import ContinuousTest, Leaf, Model
+    from treegen.model.options import ModelOptions, TrainOptions
 
     # codes 0..255 fill uint8 (the attribute need not be tested to need its codes)
     schema = Schema(
@@ -169,12 +170,12 @@ def test_default_missing_value_that_is_a_code_is_named(
         "class",
     )
     nodes = (
-        Node("continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=1, threshold=0.5, children=(1, 2)),
-        Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)),
-        Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)),
+        ContinuousTest(0, 2.0, 0.0, (1.0, 1.0), attribute=1, threshold=0.5, children=(1, 2)),
+        Leaf(0, 1.0, 0.0, (1.0, 0.0)),
+        Leaf(1, 1.0, 0.0, (0.0, 1.0)),
     )
     path = tmp_path / "wide.tree"
-    save_model(Model(schema, nodes, {"flavor": "j48"}), path)
+    save_model(Model(schema, nodes, ModelOptions(TrainOptions(flavor="j48"))), path)
     code, _, err = run_cli(
         capsys, "export", str(path), "--input-type", "uint8", "-o", str(tmp_path / "o")
     )

@@ -100,6 +100,7 @@ def test_every_format_reads_back_as_the_generated_dataset(spec: Spec) -> None:
         ]
 
 
+@pytest.mark.slow
 def test_python_m_synthetic_has_a_help_and_writes_what_synth_writes(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(PACKAGE_ROOT)}
     help_ = subprocess.run(

@@ -209,16 +209,17 @@ def _decimal_j48(tmp_path: Path) -> tuple[Path, Path]:
     """J48's tree for a = 0.1, 0.2, 0.3 -> x and 0.4, 0.5, 0.6 -> y (-m 1): one test
     a <= 0.3, whose double lies below 3/10."""
     from treegen.data.dataset import Attribute, Schema
-    from treegen.model import Model, Node
+    from treegen.model import ContinuousTest, Leaf, Model
+    from treegen.model.options import ModelOptions, TrainOptions
 
     schema = Schema((Attribute("a", "continuous"),), ("x", "y"), "class")
     nodes = (
-        Node("continuous", 0, 6.0, 0.0, (3.0, 3.0), attribute=0, threshold=0.3, children=(1, 2)),
-        Node("leaf", 0, 3.0, 0.0, (3.0, 0.0)),
-        Node("leaf", 1, 3.0, 0.0, (0.0, 3.0)),
+        ContinuousTest(0, 6.0, 0.0, (3.0, 3.0), attribute=0, threshold=0.3, children=(1, 2)),
+        Leaf(0, 3.0, 0.0, (3.0, 0.0)),
+        Leaf(1, 3.0, 0.0, (0.0, 3.0)),
     )
     tree = tmp_path / "d.tree"
-    save_model(Model(schema, nodes, {"flavor": "j48"}), tree)
+    save_model(Model(schema, nodes, ModelOptions(TrainOptions(flavor="j48"))), tree)
     data = tmp_path / "d.csv"
     data.write_text("a,class\n0.1,x\n0.2,x\n0.3,x\n0.4,y\n0.5,y\n0.6,y\n")
     return tree, data

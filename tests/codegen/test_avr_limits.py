@@ -19,8 +19,9 @@ from treegen.codegen.emit import emit
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model, NominalTest
 from treegen.model.file import save_model
+from treegen.model.options import ModelOptions, TrainOptions
 
 from support import codegen_models as cm
 from support.cli import run_cli
@@ -37,8 +38,7 @@ def big_proba() -> Model:
         "class",
     )
     leaves = [
-        Node(
-            "leaf",
+        Leaf(
             i % N_CLASSES,
             float(N_CLASSES + i),
             0.0,
@@ -47,10 +47,10 @@ def big_proba() -> Model:
         for i in range(N_VALUES)
     ]
     total = tuple(sum(n.dist[c] for n in leaves) for c in range(N_CLASSES))
-    root = Node(
-        "nominal", 0, sum(total), 0.0, total, attribute=0, children=tuple(range(1, N_VALUES + 1))
+    root = NominalTest(
+        0, sum(total), 0.0, total, attribute=0, children=tuple(range(1, N_VALUES + 1))
     )
-    return Model(schema, (root, *leaves), {"flavor": "c45"})
+    return Model(schema, (root, *leaves), ModelOptions(TrainOptions(flavor="c45")))
 
 
 def test_tables_of_a_golden_file() -> None:

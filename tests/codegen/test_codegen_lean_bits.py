@@ -28,7 +28,8 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.firmware import targets
 from treegen.firmware.sim import run_vectors
 from treegen.firmware.vectors import vectors_c
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.verify.build import build, have_compiler
 from treegen.verify.oracle import evaluate
 
@@ -93,7 +94,7 @@ def _values() -> npt.NDArray[np.float32]:
 
 def _leaf(cls: int, n: int) -> Node:
     dist = tuple(1.0 if c == cls else 0.0 for c in range(n))
-    return Node("leaf", cls, 1.0, 0.0, dist)
+    return Leaf(cls, 1.0, 0.0, dist)
 
 
 def ladder(thresholds: tuple[float, ...], left_goes_on: bool) -> Model:
@@ -108,11 +109,11 @@ def ladder(thresholds: tuple[float, ...], left_goes_on: bool) -> Model:
         i = len(nodes)
         kids = (i + 2, i + 1) if left_goes_on else (i + 1, i + 2)
         nodes.append(
-            Node("continuous", 0, 2.0, 0.0, (1.0,) * n, attribute=0, threshold=t, children=kids)
+            ContinuousTest(0, 2.0, 0.0, (1.0,) * n, attribute=0, threshold=t, children=kids)
         )
         nodes.append(_leaf(k, n))
     nodes.append(_leaf(n - 1, n))
-    return Model(schema, tuple(nodes), {"flavor": "c45"})
+    return Model(schema, tuple(nodes), ModelOptions(TrainOptions(flavor="c45")))
 
 
 def expected(

@@ -26,7 +26,7 @@ from treegen.codegen.lower import (
 )
 from treegen.codegen.options import ExportOptions
 from treegen.model import fixedpoint
-from treegen.model.core import Node
+from treegen.model.core import ContinuousTest, Leaf
 from treegen.model.fixedpoint import ONE, W_ONE, FixedPointClassifier
 from treegen.verify.inputs import comparison_inputs
 from treegen.verify.oracle import evaluate
@@ -145,7 +145,7 @@ def test_scaled_j48_cut_at_a_decimal_training_value() -> None:
     # and sends left, so the cut is 3, not floor(t * 10) = 2.
     t = 0.3
     assert Fraction(t) < Fraction(3, 10)
-    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     for itype in ("int16", "int32", "uint32"):
         enc = Encoding(itype, "float", TYPES[itype].range[0], (Fraction(10),))
         assert lower_continuous(node, 0, enc, False) == ("le", 3)
@@ -169,7 +169,7 @@ def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
     # The exact x/K lies above the rounding boundary: a rule that skipped the double
     # would cut one lower.
     assert fixedpoint.bound_int(fixedpoint.model_bound(t, True), Fraction(k)) == x - 1
-    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding("uint32", "float", 0, (Fraction(k),))
     assert lower_continuous(node, 0, enc, True) == ("le", x)
 
@@ -198,7 +198,7 @@ def test_c45_double_input_follows_the_float_classifier_at_a_data_value() -> None
     # double input 27.05 (above float32(27.05)) must still go left, as in Python.
     t = float(np.float32(27.05))
     assert 27.05 > t
-    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding("double", "float", None, ())
     op, thr = lower_continuous(node, 0, enc, narrow32=True)
     assert op == "le" and 27.05 <= float(thr)
@@ -222,7 +222,7 @@ def test_integer_lowering_and_folding(itype: str, narrow32: bool, data: st.DataO
             st.sampled_from([lo - 0.5, lo, lo + 0.5, hi - 0.5, hi, hi + 0.5, 0.0, -0.5, 0.5]),
         )
     )
-    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=1, threshold=t, children=(1, 2))
+    node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=1, threshold=t, children=(1, 2))
     op, thr = lower_continuous(node, 0, enc, narrow32=narrow32)
     klo, khi = known_range(enc)
     xs = {lo, hi, klo, khi, min(max(math.floor(t), lo), hi)} | {
@@ -261,7 +261,7 @@ def test_scaled_threshold_next_to_the_default_missing_value(itype: str, t: float
     # so the test folds, with the default missing value as with one the user chose.
     lo, hi = TYPES[itype].range
     missing = lo if lo < 0 else hi
-    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding(itype, "float", missing, (Fraction(10),))
     side = "right" if lo < 0 else "left"
     assert lower_continuous(node, 0, enc, False) == (side, 0)
@@ -300,7 +300,7 @@ def test_shares_never_sum_above_one(parent: float, children: list[float]) -> Non
 
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=6), st.floats(0, 1e6))
 def test_leaf_proba_never_sums_above_one(dist: list[float], items: float) -> None:
-    node = Node("leaf", 0, items, 0.0, tuple(dist))
+    node = Leaf(0, items, 0.0, tuple(dist))
     p = fixedpoint.leaf_proba(node, len(dist))
     assert sum(p) <= ONE and min(p) >= 0
     if items > 0 and sum(dist) <= items:

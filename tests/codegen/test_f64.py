@@ -128,6 +128,7 @@ def _sources(d: Path) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("std", ["c89", "c99"])
 def test_strict_flags_gcc(tmp_path: Path, std: str) -> None:
     errors = {

@@ -25,7 +25,9 @@ from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.kinds.check import verify
 from treegen.kinds.tree import TREE
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Model
+from treegen.model.core import Leaf as LeafNode
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.model.show import format_tree
 from treegen.verify.build import have_compiler
 from treegen.verify.inputs import comparison_inputs
@@ -40,11 +42,11 @@ MODES = ["lean_float", "lean_keys", "lean_int16", "lean_double", "lean_float_pro
 def _equal_leaves() -> Model:
     """golf's humidity test with two leaves of one class and different counts."""
     nodes = (
-        Node("continuous", 0, 5.0, 0.0, (4.0, 1.0), attribute=2, threshold=75.0, children=(1, 2)),
-        Node("leaf", 0, 2.0, 0.0, (2.0, 0.0)),
-        Node("leaf", 0, 3.0, 1.0, (2.0, 1.0)),
+        ContinuousTest(0, 5.0, 0.0, (4.0, 1.0), attribute=2, threshold=75.0, children=(1, 2)),
+        LeafNode(0, 2.0, 0.0, (2.0, 0.0)),
+        LeafNode(0, 3.0, 1.0, (2.0, 1.0)),
     )
-    return Model(cm.GOLF_SCHEMA, nodes, {"flavor": "c45"})
+    return Model(cm.GOLF_SCHEMA, nodes, ModelOptions(TrainOptions(flavor="c45")))
 
 
 def _coarse(model: Model) -> Model:
@@ -57,7 +59,7 @@ def _coarse(model: Model) -> Model:
             items=10.0,
             dist=tuple(10.0 - n + 1 if c == node.cls else 1.0 for c in range(n)),
         )
-        if node.is_leaf
+        if isinstance(node, LeafNode)
         else node
         for node in model.nodes
     )

@@ -14,7 +14,7 @@ import pytest
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.kinds.export import render
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 from treegen.model.file import load_model, save_model
 from treegen.trainer import TrainOptions, train
 from treegen.verify.build import STRICT_FLAGS
@@ -111,7 +111,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     save_model(model, tmp / "evil.tree")
     loaded = load_model(tmp / "evil.tree")
     assert loaded.schema == model.schema
-    used = {n.attribute for n in loaded.nodes if not n.is_leaf}
+    used = {n.attribute for n in loaded.nodes if not isinstance(n, Leaf)}
     assert len(used) >= 6  # the names really reach the generated tests
     out = {}
     for style in ("ifs", "table"):

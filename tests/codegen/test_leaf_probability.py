@@ -17,7 +17,7 @@ from treegen.codegen.emit import emit
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.model import fixedpoint
-from treegen.model.core import Node
+from treegen.model.core import Leaf
 from treegen.model.fixedpoint import ONE
 
 from support import codegen_models as cm
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
     st.floats(0, 1e6),
 )
 def test_leaf_proba_divides_by_n(dist: list[float], items: float) -> None:
-    p = fixedpoint.leaf_proba(Node("leaf", 0, items, 0.0, tuple(dist)), len(dist))
+    p = fixedpoint.leaf_proba(Leaf(0, items, 0.0, tuple(dist)), len(dist))
     assert sum(p) <= ONE
     if items > 0:
         n = max(Fraction(items), sum((Fraction(d) for d in dist), Fraction(0)))

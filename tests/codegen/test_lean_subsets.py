@@ -27,6 +27,7 @@ from treegen.codegen.ir import Compare, Leaf, Member
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.kinds.check import verify
+from treegen.model.core import Leaf as LeafNode
 from treegen.model.core import Model
 from treegen.verify.build import have_compiler
 
@@ -61,7 +62,7 @@ def test_no_subtree_is_copied(seed: int, depth: int) -> None:
     copies, below = _copies(model)
     # Every leaf of the model is in the lean IR, and once (but where a folded test
     # left one of its equal subtrees out).
-    leaves = [i for i, n in enumerate(model.nodes) if n.is_leaf]
+    leaves = [i for i, n in enumerate(model.nodes) if isinstance(n, LeafNode)]
     assert set(leaves) - below <= set(copies)
     assert max(copies.values()) == 1, copies.most_common(3)
 

@@ -23,7 +23,7 @@ from treegen.codegen.ir import Compare, Encoding
 from treegen.codegen.lower import known_range, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
 from treegen.model import fixedpoint
-from treegen.model.core import Node
+from treegen.model.core import ContinuousTest
 from treegen.model.file import save_model
 
 from support import codegen_models as cm
@@ -47,7 +47,7 @@ def test_every_scale_lowers_or_folds_as_the_model_says(
     k = Fraction(num, den)
     lo, hi = TYPES[itype].range
     enc = Encoding(itype, "float", hi if lo == 0 else lo, (k,))
-    node = Node("continuous", 0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
+    node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     op, thr = lower_continuous(node, 0, enc, narrow32)
     cut = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), k)
     klo, khi = known_range(enc)

@@ -59,6 +59,7 @@ def _compile(
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
 @pytest.mark.parametrize("name", NAMES)
 def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:

@@ -88,8 +88,8 @@ def _tree0(d: dict) -> dict:  # type: ignore[type-arg]
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda d: d["learner"]["objective"].update(name="reg:squarederror"),
-         "objective 'reg:squarederror'"),
+        (lambda d: d["learner"]["objective"].update(name="rank:pairwise"),
+         "objective 'rank:pairwise'"),
         (lambda d: d["learner"]["gradient_booster"].update(name="dart"), "booster 'dart'"),
         (lambda d: _tree0(d)["left_children"].__setitem__(0, 99), "left_children"),
         (lambda d: _tree0(d)["split_indices"].__setitem__(0, 40), "split_indices"),
@@ -114,7 +114,7 @@ def _lines_edit(text: str, key: str, value: str) -> str:
 @pytest.mark.parametrize(
     "key, value, message",
     [
-        ("objective=", "objective=regression", "objective 'regression'"),
+        ("objective=", "objective=lambdarank", "objective 'lambdarank'"),
         ("objective=", "objective=multiclassova num_class:3 sigmoid:1", "multiclassova"),
         ("version=", "version=v2", "version 'v2'"),
         ("decision_type=", "decision_type=" + "12 " * 14, "decision type 12"),

@@ -121,6 +121,7 @@ def _xgb_leaf_model(value: float, base_score: str) -> bytes:
     return json.dumps(doc).encode()
 
 
+@pytest.mark.slow
 def test_xgboost_cut_is_where_its_sigmoid_passes_half() -> None:
     """Margins around the cut, each a one-leaf model's: XGBoost's predict and treegen's
     class agree on every one (both sides of the cut are reached)."""

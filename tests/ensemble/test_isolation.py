@@ -111,10 +111,10 @@ def test_c_predict(name: str, style: str) -> None:
     assert report.ok and report.rows > 300, report.text()
 
 
-def test_scores_are_not_exported() -> None:
+def test_proba_is_not_exported() -> None:
     ens = from_estimator(_fit("auto"))
-    with pytest.raises(TreegenError, match="powers of 2"):
-        render(ens, ExportOptions(prefix="i", scores=True))
+    with pytest.raises(TreegenError, match="no class probabilities"):
+        render(ens, ExportOptions(prefix="i", proba=True))
 
 
 def test_model_file_keeps_the_constants(tmp_path: Any) -> None:
@@ -132,6 +132,7 @@ def test_model_file_keeps_the_constants(tmp_path: Any) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 def test_c_predict_through_the_binary64_routines(tmp_path: Any) -> None:
     """The sums and the comparison in the generated routines (what AVR and the M0+ run),

@@ -9,7 +9,8 @@ import pytest
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.classify import predict, predict_proba
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
+from treegen.model.options import ModelOptions, TrainOptions
 
 SCHEMA = Schema(
     (Attribute("x", "continuous"), Attribute("c", "nominal", ("r", "g", "b"))),
@@ -22,23 +23,14 @@ def _model(flavor: str = "c45") -> Model:
     # x <= 2.5 : c = r : A (6, dist 5/1/0) ; c = g : empty leaf, class B ; c = b : C (2, 0/0/2)
     # x > 2.5  : B (12, dist 2/10/0)
     nodes = (
-        Node(
-            "continuous",
-            1,
-            20.0,
-            3.0,
-            (7.0, 11.0, 2.0),
-            attribute=0,
-            threshold=2.5,
-            children=(1, 5),
-        ),
-        Node("nominal", 0, 8.0, 1.0, (5.0, 1.0, 2.0), attribute=1, children=(2, 3, 4)),
-        Node("leaf", 0, 6.0, 1.0, (5.0, 1.0, 0.0)),
-        Node("leaf", 1, 0.0, 0.0, (5.0, 1.0, 2.0)),
-        Node("leaf", 2, 2.0, 0.0, (0.0, 0.0, 2.0)),
-        Node("leaf", 1, 12.0, 2.0, (2.0, 10.0, 0.0)),
+        ContinuousTest(1, 20.0, 3.0, (7.0, 11.0, 2.0), attribute=0, threshold=2.5, children=(1, 5)),
+        NominalTest(0, 8.0, 1.0, (5.0, 1.0, 2.0), attribute=1, children=(2, 3, 4)),
+        Leaf(0, 6.0, 1.0, (5.0, 1.0, 0.0)),
+        Leaf(1, 0.0, 0.0, (5.0, 1.0, 2.0)),
+        Leaf(2, 2.0, 0.0, (0.0, 0.0, 2.0)),
+        Leaf(1, 12.0, 2.0, (2.0, 10.0, 0.0)),
     )
-    return Model(SCHEMA, nodes, options={"flavor": flavor})
+    return Model(SCHEMA, nodes, options=ModelOptions(TrainOptions(flavor=flavor)))
 
 
 def test_known_values_follow_their_branch() -> None:
@@ -75,8 +67,8 @@ def test_nominal_code_out_of_range_is_unknown(code: float) -> None:
 
 
 def test_first_maximum_wins() -> None:
-    nodes = (Node("leaf", 1, 4.0, 2.0, (2.0, 2.0, 0.0)),)
-    m = Model(SCHEMA, nodes, options={"flavor": "c45"})
+    nodes = (Leaf(1, 4.0, 2.0, (2.0, 2.0, 0.0)),)
+    m = Model(SCHEMA, nodes, options=ModelOptions(TrainOptions(flavor="c45")))
     assert predict(m, np.asarray([[0.0, 0.0]])).tolist() == [0]
 
 

@@ -18,7 +18,8 @@ import pytest
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model import classify, native
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
+from treegen.model.options import ModelOptions
 from treegen.trainer import TrainOptions, train
 
 needs_native = pytest.mark.skipif(native.cclassify is None, reason="accelerator not built")
@@ -93,31 +94,17 @@ def _hand_model(flavor: str, threshold: float) -> Model:
     # x <= t : c in {r, b} : A ; c = g : empty leaf B ; (w in no subset: unknown)
     # x >  t : C
     nodes = (
-        Node(
-            "continuous",
-            1,
-            20.0,
-            3.0,
-            (7.0, 11.0, 2.0),
-            attribute=0,
-            threshold=threshold,
-            children=(1, 4),
+        ContinuousTest(
+            1, 20.0, 3.0, (7.0, 11.0, 2.0), attribute=0, threshold=threshold, children=(1, 4)
         ),
-        Node(
-            "subset",
-            0,
-            8.0,
-            1.0,
-            (5.0, 1.0, 2.0),
-            attribute=1,
-            children=(2, 3),
-            subsets=((0, 2), (1,)),
+        SubsetTest(
+            0, 8.0, 1.0, (5.0, 1.0, 2.0), attribute=1, subsets=((0, 2), (1,)), children=(2, 3)
         ),
-        Node("leaf", 0, 8.0, 1.0, (5.0, 1.0, 2.0)),
-        Node("leaf", 1, 0.0, 0.0, (5.0, 1.0, 2.0)),
-        Node("leaf", 2, 12.0, 2.0, (1.0, 1.0, 10.0)),
+        Leaf(0, 8.0, 1.0, (5.0, 1.0, 2.0)),
+        Leaf(1, 0.0, 0.0, (5.0, 1.0, 2.0)),
+        Leaf(2, 12.0, 2.0, (1.0, 1.0, 10.0)),
     )
-    return Model(SCHEMA, nodes, options={"flavor": flavor})
+    return Model(SCHEMA, nodes, options=ModelOptions(TrainOptions(flavor=flavor)))
 
 
 @needs_native

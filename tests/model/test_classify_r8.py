@@ -18,7 +18,7 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
 from treegen.model.classify import predict
 from treegen.model.classify_r8 import class_sums, predict_r8
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
 from treegen.trainer import TrainOptions, train
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference"
@@ -44,11 +44,11 @@ def test_sums_are_release8s_floats_in_branch_order() -> None:
         (Attribute("x", "continuous"), Attribute("y", "nominal", ("p", "q"))), ("a", "b")
     )
     nodes = (
-        Node("continuous", 1, 6.1, 0.0, (3.1, 3.0), attribute=0, threshold=1.0, children=(1, 2)),
-        Node("leaf", 1, 3.0, 1.0, (1.0, 2.0)),
-        Node("nominal", 0, 3.1, 0.0, (2.1, 0.9), attribute=1, children=(3, 4)),
-        Node("leaf", 0, 2.0, 0.0, (2.0, 0.0)),
-        Node("leaf", 1, 1.1, 0.2, (0.1, 0.9)),
+        ContinuousTest(1, 6.1, 0.0, (3.1, 3.0), attribute=0, threshold=1.0, children=(1, 2)),
+        Leaf(1, 3.0, 1.0, (1.0, 2.0)),
+        NominalTest(0, 3.1, 0.0, (2.1, 0.9), attribute=1, children=(3, 4)),
+        Leaf(0, 2.0, 0.0, (2.0, 0.0)),
+        Leaf(1, 1.1, 0.2, (0.1, 0.9)),
     )
     model = Model(schema, nodes)
     got = class_sums(model, np.asarray([[math.nan, math.nan]]))[0]

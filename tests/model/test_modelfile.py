@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 import struct
 from pathlib import Path
@@ -15,8 +14,9 @@ from hypothesis import strategies as st
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest, SubsetTest
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
+from treegen.model.options import ModelOptions, TrainOptions
 
 from support import codegen_models as cm
 
@@ -38,21 +38,19 @@ THRESHOLDS = [float(np.float32(72.3)), 5e-324, -0.0, 0.1 + 0.2, 1.79769313486231
 
 def hand_built(threshold: float = 75.5, flavor: str = "c45") -> Model:
     nodes = (
-        Node("nominal", 0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
-        Node(
-            "continuous", 1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold, children=(2, 3)
-        ),
-        Node("leaf", 0, 2.0, 0.0, (2.0, 0.0)),
-        Node("leaf", 1, 3.0000001192092896, 0.5, (0.0, 3.0000001192092896)),
-        Node("leaf", 0, 0.0, 0.0, (0.0, 0.0)),  # an empty leaf
-        Node("subset", 0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)), children=(6, 7)),
-        Node("leaf", 0, 4.0, 0.0, (4.0, 0.0)),
-        Node("leaf", 1, 3.0, 1.0, (2.0, 1.0)),
+        NominalTest(0, 14.0, 5.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
+        ContinuousTest(1, 5.0, 2.0, (2.0, 3.0), attribute=1, threshold=threshold, children=(2, 3)),
+        Leaf(0, 2.0, 0.0, (2.0, 0.0)),
+        Leaf(1, 3.0000001192092896, 0.5, (0.0, 3.0000001192092896)),
+        Leaf(0, 0.0, 0.0, (0.0, 0.0)),  # an empty leaf
+        SubsetTest(0, 7.0, 1.0, (6.0, 1.0), attribute=3, subsets=((1,), (0,)), children=(6, 7)),
+        Leaf(0, 4.0, 0.0, (4.0, 0.0)),
+        Leaf(1, 3.0, 1.0, (2.0, 1.0)),
     )
     return Model(
         SCHEMA,
         nodes,
-        {"cf": 0.25, "min_cases": 2, "flavor": flavor},
+        ModelOptions.of(TrainOptions(cf=0.25, min_cases=2, flavor=flavor)),
         "0.1.0",
         "sha256:0123456789abcdef",
     )
@@ -86,18 +84,16 @@ def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     assert back.options == model.options
     assert (back.treegen_version, back.data_fingerprint) == ("0.1.0", "sha256:0123456789abcdef")
     assert len(back.nodes) == len(model.nodes)
+    # Plain dataclass equality, then the bits of every float (equality holds 0.0 == -0.0).
+    assert back.nodes == model.nodes
     for a, b in zip(model.nodes, back.nodes, strict=True):
-        assert (a.kind, a.cls, a.attribute, a.subsets, a.children) == (
-            b.kind,
-            b.cls,
-            b.attribute,
-            b.subsets,
-            b.children,
-        )
+        assert type(a) is type(b)
         assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)
         assert [bits(x) for x in a.dist] == [bits(x) for x in b.dist]
-        assert bits(a.threshold) == bits(b.threshold) or (a.is_leaf or a.kind != "continuous")
-    assert bits(back.nodes[1].threshold) == bits(threshold)
+        if isinstance(a, ContinuousTest):
+            assert isinstance(b, ContinuousTest) and bits(a.threshold) == bits(b.threshold)
+    back_test = back.nodes[1]
+    assert isinstance(back_test, ContinuousTest) and bits(back_test.threshold) == bits(threshold)
     assert model_to_json(back) == path.read_text()
 
 
@@ -190,6 +186,12 @@ DAMAGE = [
     (lambda t: t.replace('["Play", "Don\'t Play"]', "[]"), "classes: must be a non-empty list"),
     (lambda t: t.replace('  "target": "play",\n', ""), "target: missing"),
     (lambda t: "[1, 2]", "must be a JSON object"),
+    # The training options are typed: a known key holds its type.
+    (lambda t: t.replace('"min_cases": 2', '"min_cases": "2"'), "options.min_cases: must be an in"),
+    (lambda t: t.replace('"cf": 0.25', '"cf": true'), "options.cf: must be a number"),
+    (lambda t: t.replace('"prune": true', '"prune": 1'), "options.prune: must be true or false"),
+    (lambda t: t.replace('"flavor": "c45"', '"flavor": "c46"'), "options.flavor: must be one of"),
+    (lambda t: t.replace('"options": {', '"options": {"labels": "text", '), "options.labels:"),
 ]
 
 
@@ -243,17 +245,21 @@ def test_failed_save_leaves_old_file_intact(tmp_path: Path) -> None:
     path = tmp_path / "m.tree"
     save_model(hand_built(), path)
     before = path.read_bytes()
-    bad = Model(SCHEMA, hand_built().nodes, {"x": object()})
+    bad = Model(SCHEMA, hand_built().nodes, ModelOptions(TrainOptions(cf=object())))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         save_model(bad, path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["m.tree"]  # no temporary left behind
 
 
-def test_nan_threshold_object_identity_not_needed() -> None:
+def test_loaded_nodes_hold_only_their_kinds_fields() -> None:
+    """No "none" marker to compare: two loads of one file are equal node for node."""
     back = model_from_json(GOOD)
-    assert math.isnan(back.nodes[0].threshold) and back.nodes[0].attribute == 0
-    assert back.nodes[2].attribute == -1 and back.nodes[2].children == ()
+    root, leaf = back.nodes[0], back.nodes[2]
+    assert isinstance(root, NominalTest) and root.attribute == 0
+    assert not hasattr(root, "threshold")
+    assert isinstance(leaf, Leaf) and leaf.children == () and not hasattr(leaf, "attribute")
+    assert model_from_json(GOOD).nodes == back.nodes
 
 
 def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
@@ -279,7 +285,7 @@ def test_saved_file_gets_ordinary_permissions(tmp_path: Path) -> None:
 def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: list[float]) -> None:
     base = hand_built(threshold, "j48")  # j48 thresholds are any double
     nodes = list(base.nodes)
-    nodes[2] = Node("leaf", 0, sum(dist), dist[1], tuple(dist))
+    nodes[2] = Leaf(0, sum(dist), dist[1], tuple(dist))
     model = Model(base.schema, tuple(nodes), base.options)
     back = model_from_json(model_to_json(model))
     assert bits(back.nodes[1].threshold) == bits(threshold)
@@ -340,3 +346,53 @@ def test_deep_chain_tree_saves_loads_shows_and_exports(tmp_path: Path) -> None:
         assert "chain_predict" in files["predict.c"]
     x = np.array([[0.0, 0.0], [1.0, 0.0], [1999.0, 0.0], [5000.0, 0.0]])
     assert predict(back, x).tolist() == [0, 1, 1, 0]
+
+
+def _with_options(options: str) -> str:
+    """GOOD with its ``"options"`` line replaced."""
+    return re.sub(r'(?m)^  "options": .*,$', f'  "options": {options},', GOOD, count=1)
+
+
+def test_options_as_written_load_and_save_again_unchanged() -> None:
+    """Every options object treegen writes reads back as the record it came from and is
+    written again byte for byte; a record's fields are typed (no dict lookups)."""
+    for options in (
+        TrainOptions(),
+        TrainOptions(prune=False, subsets=True, criterion="gain", flavor="j48"),
+        TrainOptions(max_depth=3, min_gain_ratio=0.05),
+        TrainOptions(pruning="reduced-error", folds=5, seed=7),
+    ):
+        for labels, validation in (("str", None), ("int", None), ("str", "sha256:ab")):
+            record = ModelOptions.of(options, labels, validation)
+            model = Model(SCHEMA, hand_built().nodes, record, "0.1.0", "sha256:0")
+            text = model_to_json(model)
+            back = model_from_json(text)
+            assert back.options == record and model_to_json(back) == text
+            assert back.options.training.min_cases == options.min_cases
+            assert back.options.labels == labels and back.options.validation == validation
+    recorded = ModelOptions.of(TrainOptions(pruning="reduced-error"), "bool", "sha256:ab")
+    assert list(recorded.as_dict()) == [
+        *("min_cases", "cf", "prune", "subsets", "criterion", "flavor", "pruning"),
+        *("validation", "labels"),
+    ]
+
+
+def test_options_recorded_in_part_or_not_at_all_take_the_defaults() -> None:
+    """A hand-written file may record some options or none; the rest are the defaults,
+    and keys this treegen does not know are ignored (a later treegen may add some)."""
+    some = model_from_json(_with_options('{"flavor": "j48", "later": [1, {"x": 2}]}'))
+    assert some.options.train == TrainOptions(flavor="j48") and some.compares_float32 is False
+    none = model_from_json(_with_options("{}"))
+    assert none.options == ModelOptions() and none.options.train is None
+    assert none.options.training == TrainOptions() and none.compares_float32 is True
+    assert '"options": {},' in model_to_json(none)
+
+
+def test_every_training_option_is_read_back_typed() -> None:
+    """The reader checks every field of TrainOptions (a new option needs its check)."""
+    import dataclasses
+
+    from treegen.model import options as mo
+
+    checked = {*mo._INTS, *mo._FLOATS, *mo._BOOLS, *mo._CHOICES}
+    assert checked == {f.name for f in dataclasses.fields(TrainOptions)}

@@ -22,7 +22,7 @@ import pytest
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 from treegen.model.file import save_model
 from treegen.model.picture import cut_note, depths, format_dot, run_dot
 from treegen.model.picture_layout import MAX_RATIO, WIDE, measure
@@ -155,8 +155,8 @@ def _subtree(model: Model, i: int) -> tuple[int, int, int]:
     for c in model.nodes[i].children:
         t, f, h = _subtree(model, c)
         child = model.nodes[c]
-        tests += t + (not child.is_leaf)
-        leaves += f + child.is_leaf
+        tests += t + (not isinstance(child, Leaf))
+        leaves += f + isinstance(child, Leaf)
         height = max(height, h + 1)
     return tests, leaves, height
 
@@ -180,7 +180,9 @@ def test_max_depth_draws_the_top_and_notes_every_cut(
                 int(i)
                 for i in re.findall(r'^  n(\d+) \[.*style="rounded,filled,dashed"', text, re.M)
             }
-            assert cut == {i for i in boxes if depth[i] == n and not model.nodes[i].is_leaf}
+            assert cut == {
+                i for i in boxes if depth[i] == n and not isinstance(model.nodes[i], Leaf)
+            }
             for i in cut:
                 note = cut_note(*_subtree(model, i))
                 assert (
@@ -203,7 +205,7 @@ def test_plot_max_depth_renders_the_top(
     assert _svg_nodes(out) == sorted(f"n{i}" for i, d in enumerate(depth) if d <= 2)
     text = out.read_text()
     assert text.count("cut: ") == sum(
-        1 for i, d in enumerate(depth) if d == 2 and not model.nodes[i].is_leaf
+        1 for i, d in enumerate(depth) if d == 2 and not isinstance(model.nodes[i], Leaf)
     )
     code, _, err = run_cli(capsys, "plot", str(path), "-o", str(out), "--max-depth", "-1")
     assert code == 2 and "--max-depth: -1 must be at least 0" in err

@@ -19,7 +19,8 @@ import pytest
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import UsageError
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, SubsetTest, make_node
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.model.show import format_tree, java_double, weka_double_to_string
 
 from support.refparse import c45_sections
@@ -134,7 +135,7 @@ def _to_model(root: _Parsed, blocks: dict[int, _Parsed], schema: Schema, prune: 
             dist = [0.0] * k
             dist[p.cls] = p.items - p.errors
             dist[(p.cls + 1) % k] += p.errors
-            nodes[index] = Node("leaf", p.cls, p.items, p.errors, tuple(dist))
+            nodes[index] = Leaf(p.cls, p.items, p.errors, tuple(dist))
             return index, p.items, p.errors
         children = []
         items = errors = 0.0
@@ -143,7 +144,7 @@ def _to_model(root: _Parsed, blocks: dict[int, _Parsed], schema: Schema, prune: 
             children.append(c)
             items, errors = items + n, errors + e
         kind = "continuous" if schema.attributes[p.attribute].is_continuous else "nominal"
-        nodes[index] = Node(
+        nodes[index] = make_node(
             kind,
             0,
             items,
@@ -158,7 +159,9 @@ def _to_model(root: _Parsed, blocks: dict[int, _Parsed], schema: Schema, prune: 
 
     emit(root)
     assert all(n is not None for n in nodes)
-    return Model(schema, tuple(n for n in nodes if n is not None), {"prune": prune})
+    return Model(
+        schema, tuple(n for n in nodes if n is not None), ModelOptions(TrainOptions(prune=prune))
+    )
 
 
 def model_from_c45(section: str, schema: Schema, prune: bool) -> Model:
@@ -235,7 +238,7 @@ def _leaf(cls: int, n: float, e: float = 0.0) -> Node:
     dist = [0.0, 0.0]
     dist[cls] = n - e
     dist[1 - cls] = e
-    return Node("leaf", cls, n, e, tuple(dist))
+    return Leaf(cls, n, e, tuple(dist))
 
 
 def chain_model(depth: int, prune: bool = False) -> Model:
@@ -248,10 +251,10 @@ def chain_model(depth: int, prune: bool = False) -> Model:
     for level in range(depth):
         n = float(depth - level + 1)
         no_leaf = 2 * depth - level  # index of this test's "no" leaf
-        nodes.append(Node("nominal", 0, n, 0.0, (n, 0.0), 0, children=(level + 1, no_leaf)))
+        nodes.append(NominalTest(0, n, 0.0, (n, 0.0), attribute=0, children=(level + 1, no_leaf)))
     nodes.append(_leaf(0, 2.0))
     nodes.extend(_leaf(1, 1.0) for _ in range(depth))
-    return Model(GOLFISH, tuple(nodes), {"prune": prune})
+    return Model(GOLFISH, tuple(nodes), ModelOptions(TrainOptions(prune=prune)))
 
 
 def test_deep_chain_moves_subtrees_to_blocks() -> None:
@@ -280,14 +283,14 @@ def test_deep_chain_moves_subtrees_to_blocks() -> None:
 def test_continuous_leaf_branch_first_and_threshold_g() -> None:
     # t <= 0.1234567 is a subtree, t > ... a leaf: the leaf prints first, %g gives 6 digits.
     nodes = (
-        Node("continuous", 0, 10.0, 1.0, (6.0, 4.0), 1, 0.1234567, children=(1, 4)),
-        Node("nominal", 0, 6.0, 1.0, (5.0, 1.0), 0, children=(2, 3)),
+        ContinuousTest(0, 10.0, 1.0, (6.0, 4.0), attribute=1, threshold=0.1234567, children=(1, 4)),
+        NominalTest(0, 6.0, 1.0, (5.0, 1.0), attribute=0, children=(2, 3)),
         # Pruned leaves store estimated errors; J48 prints the training errors (dist).
         _leaf(0, 5.0),
-        Node("leaf", 1, 1.0, 0.04, (0.0, 1.0)),
-        Node("leaf", 1, 4.0, 1.25, (1.0, 3.0)),
+        Leaf(1, 1.0, 0.04, (0.0, 1.0)),
+        Leaf(1, 4.0, 1.25, (1.0, 3.0)),
     )
-    model = Model(GOLFISH, nodes, {"prune": True})
+    model = Model(GOLFISH, nodes, ModelOptions(TrainOptions(prune=True)))
     assert format_tree(model, "c45") == (
         "Simplified Decision Tree:\n\n"
         "t > 0.123457 : d (4.0/1.2)\n"
@@ -307,7 +310,7 @@ def test_continuous_leaf_branch_first_and_threshold_g() -> None:
 
 
 def test_single_leaf_tree() -> None:
-    model = Model(GOLFISH, (_leaf(0, 14.0, 5.0),), {"prune": False})
+    model = Model(GOLFISH, (_leaf(0, 14.0, 5.0),), ModelOptions(TrainOptions(prune=False)))
     assert format_tree(model, "c45") == "Decision Tree:\n c (14.0/5.0)\n"
     assert format_tree(model, "j48") == (
         "J48 unpruned tree\n------------------\n: c (14.0/5.0)\n\n"
@@ -320,13 +323,12 @@ def test_subset_branches() -> None:
         (Attribute("colour", "nominal", ("red", "green", "blue", "black")),), ("c", "d")
     )
     nodes = (
-        Node(
-            "subset",
+        SubsetTest(
             0,
             9.0,
             0.0,
             (5.0, 4.0),
-            0,
+            attribute=0,
             subsets=((0, 2), (1,), (), (3,)),
             children=(1, 2, 3, 4),
         ),
@@ -335,7 +337,7 @@ def test_subset_branches() -> None:
         _leaf(0, 0.0),
         _leaf(1, 1.0),
     )
-    model = Model(schema, nodes, {"prune": False})
+    model = Model(schema, nodes, ModelOptions(TrainOptions(prune=False)))
     # The branch holding no value is not printed at all (Release 8 skips it).
     assert format_tree(model, "c45", header=False) == (
         "colour in {red,blue}: c (5.0)\ncolour = green: d (3.0)\ncolour = black: d (1.0)\n"
@@ -346,13 +348,15 @@ def test_long_subset_label_wraps_at_80_columns() -> None:
     values = tuple(f"value-number-{i:02d}" for i in range(8))
     schema = Schema((Attribute("a", "nominal", values),), ("c", "d"))
     nodes = (
-        Node(
-            "subset", 0, 9.0, 0.0, (5.0, 4.0), 0, subsets=(tuple(range(7)), (7,)), children=(1, 2)
+        SubsetTest(
+            0, 9.0, 0.0, (5.0, 4.0), attribute=0, subsets=(tuple(range(7)), (7,)), children=(1, 2)
         ),
         _leaf(0, 5.0),
         _leaf(1, 4.0),
     )
-    text = format_tree(Model(schema, nodes, {"prune": False}), "c45", header=False)
+    text = format_tree(
+        Model(schema, nodes, ModelOptions(TrainOptions(prune=False))), "c45", header=False
+    )
     first, second, third = text.splitlines()[:3]
     assert first.startswith("a in {value-number-00,") and len(first) <= 80
     assert second.startswith(" " * 6 + "value-number-")  # lined up after "a in {"

@@ -243,7 +243,7 @@ def test_number_formats() -> None:
 def test_from_model_renders_a_hand_built_golf_model() -> None:
     """A Model built by hand from golf's printed tree renders to that tree in both styles."""
     from treegen.data.dataset import Attribute, Schema
-    from treegen.model.core import Model, Node
+    from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest
 
     schema = Schema(
         (
@@ -257,15 +257,15 @@ def test_from_model_renders_a_hand_built_golf_model() -> None:
 
     def leaf(cls: int, n: float, e: float) -> Node:
         dist = (n - e, e) if cls == 0 else (e, n - e)
-        return Node("leaf", cls, n, e, dist)
+        return Leaf(cls, n, e, dist)
 
     nodes = (
-        Node("nominal", 0, 14.0, 0.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
-        Node("continuous", 1, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(2, 3)),
+        NominalTest(0, 14.0, 0.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
+        ContinuousTest(1, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(2, 3)),
         leaf(0, 2.0, 0.0),
         leaf(1, 3.0, 0.0),
         leaf(0, 4.0, 0.0),
-        Node("nominal", 0, 5.0, 0.0, (3.0, 2.0), attribute=3, children=(6, 7)),
+        NominalTest(0, 5.0, 0.0, (3.0, 2.0), attribute=3, children=(6, 7)),
         leaf(1, 2.0, 0.0),
         leaf(0, 3.0, 0.0),
     )

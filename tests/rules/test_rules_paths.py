@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model, NominalTest
 from treegen.rules.core import CaseColumns, Condition, Rule, satisfied
 from treegen.rules.paths import PathTest, _prune, _same_rule, _sorted, candidates
 from treegen.trainer.stats import ErrorBound, to_f32
@@ -93,9 +93,9 @@ def test_conditions_are_ordered_by_release8s_relation() -> None:
 def _one_split_tree(ds: Dataset, items_p: float) -> Model:
     """``x = p: yes (items_p)``, ``x = q: no (7)``."""
     nodes = (
-        Node("nominal", NO, items_p + 7, 0.0, (items_p, 7.0), attribute=0, children=(1, 2)),
-        Node("leaf", YES, items_p, 0.0, (items_p, 0.0)),
-        Node("leaf", NO, 7.0, 0.0, (0.0, 7.0)),
+        NominalTest(NO, items_p + 7, 0.0, (items_p, 7.0), attribute=0, children=(1, 2)),
+        Leaf(YES, items_p, 0.0, (items_p, 0.0)),
+        Leaf(NO, 7.0, 0.0, (0.0, 7.0)),
     )
     return Model(ds.schema, nodes)
 

@@ -12,6 +12,7 @@ import pytest
 from treegen.cli.main import main
 from treegen.data.readers import read_dataset
 from treegen.model.classify import predict
+from treegen.model.core import Leaf
 from treegen.rules.core import Rule, covers
 from treegen.rules.generate import leaf_paths
 from treegen.rules.show import format_path_rules
@@ -46,7 +47,7 @@ def test_each_known_row_meets_the_rule_of_its_leaf(name: str, subsets: bool) -> 
     assert text.count("\n") == tree.n_leaves
     paths = leaf_paths(tree, empty=True)
     assert len(paths) == tree.n_leaves
-    tested = sorted({n.attribute for n in tree.nodes if not n.is_leaf})
+    tested = sorted({n.attribute for n in tree.nodes if not isinstance(n, Leaf)})
     X = ds.X[~np.isnan(ds.X[:, tested]).any(axis=1)]
     assert len(X) > 0
     hits = np.stack([covers(Rule(0, p, 0, 0.0), X) for _, p in paths])

@@ -15,7 +15,8 @@ from dataclasses import replace
 import numpy as np
 
 from treegen.data.dataset import Attribute, Schema
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, SubsetTest, make_node
+from treegen.model.options import ModelOptions, TrainOptions
 
 GOLF_SCHEMA = Schema(
     (
@@ -30,21 +31,21 @@ GOLF_SCHEMA = Schema(
 
 
 def _leaf(cls: int, dist: tuple[float, ...]) -> Node:
-    return Node("leaf", cls, float(sum(dist)), 0.0, dist)
+    return Leaf(cls, float(sum(dist)), 0.0, dist)
 
 
 def golf() -> Model:
     nodes = (
-        Node("nominal", 0, 14.0, 0.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
-        Node("continuous", 1, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(2, 3)),
+        NominalTest(0, 14.0, 0.0, (9.0, 5.0), attribute=0, children=(1, 4, 5)),
+        ContinuousTest(1, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(2, 3)),
         _leaf(0, (2.0, 0.0)),
         _leaf(1, (0.0, 3.0)),
         _leaf(0, (4.0, 0.0)),
-        Node("nominal", 0, 5.0, 0.0, (3.0, 2.0), attribute=3, children=(6, 7)),
+        NominalTest(0, 5.0, 0.0, (3.0, 2.0), attribute=3, children=(6, 7)),
         _leaf(1, (0.0, 2.0)),
         _leaf(0, (3.0, 0.0)),
     )
-    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
+    return Model(GOLF_SCHEMA, nodes, ModelOptions(TrainOptions(flavor="c45")))
 
 
 SYN_SCHEMA = Schema(
@@ -103,9 +104,9 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
                 tot = sum(dist)
                 d = tuple(items * v / tot for v in dist)
                 cls = max(range(n_classes), key=lambda c: d[c])
-                nodes[idx] = Node("leaf", cls, items, 0.0, d)
+                nodes[idx] = Leaf(cls, items, 0.0, d)
             else:
-                nodes[idx] = Node("leaf", rnd.randrange(n_classes), 0.0, 0.0, (0.0,) * n_classes)
+                nodes[idx] = Leaf(rnd.randrange(n_classes), 0.0, 0.0, (0.0,) * n_classes)
             continue
         if on_spine:
             spine_left -= 1
@@ -123,16 +124,16 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
         tot = sum(shares)
         child_items = [items * s / tot for s in shares]
         pending_children[idx] = [0] * k
-        nodes[idx] = Node(
-            kind,
+        nodes[idx] = make_node(
+            kind,  # type: ignore[arg-type]
             0,
             items,
             0.0,
             (items / n_classes,) * n_classes,
             attribute=a,
-            threshold=_threshold(rnd) if kind == "continuous" else float("nan"),
+            threshold=_threshold(rnd) if kind == "continuous" else 0.0,
             subsets=subsets,
-            children=(),
+            children=(0,) * k,  # numbered below, once the subtrees are
         )
         sub_budget = [max((budget - 1) // k, 0)] * k
         for b in reversed(range(k)):
@@ -150,20 +151,10 @@ def synthetic(seed: int = 0, size: int = 60, spine: int = 0) -> Model:
     for i, n in enumerate(nodes):
         assert n is not None
         if i in pending_children:
-            n = Node(
-                n.kind,
-                n.cls,
-                n.items,
-                n.errors,
-                n.dist,
-                n.attribute,
-                n.threshold,
-                n.subsets,
-                tuple(pending_children[i]),
-            )
+            n = replace(n, children=tuple(pending_children[i]))  # type: ignore[arg-type]
         out.append(n)
     # Thresholds are arbitrary doubles, so the classifier must compare in double (J48).
-    return Model(SYN_SCHEMA, tuple(out), {"flavor": "j48"})
+    return Model(SYN_SCHEMA, tuple(out), ModelOptions(TrainOptions(flavor="j48")))
 
 
 def tiny() -> Model:
@@ -179,50 +170,36 @@ def tiny() -> Model:
     )
 
     def leaf(c: int, d: tuple[float, ...]) -> Node:
-        return Node("leaf", c, float(sum(d)), 0.0, d)
+        return Leaf(c, float(sum(d)), 0.0, d)
 
     nodes = (
-        Node(
-            "continuous",
-            0,
-            10.0,
-            0.0,
-            (5.0, 3.0, 2.0),
-            attribute=0,
-            threshold=-0.0,
-            children=(1, 2),
-        ),
+        ContinuousTest(0, 10.0, 0.0, (5.0, 3.0, 2.0), attribute=0, threshold=-0.0, children=(1, 2)),
         leaf(0, (4.0, 1.0, 0.0)),
-        Node(
-            "subset",
-            1,
-            5.0,
-            0.0,
-            (1.0, 2.0, 2.0),
-            attribute=1,
-            subsets=((0, 2), (1,)),
-            children=(3, 4),
+        SubsetTest(
+            1, 5.0, 0.0, (1.0, 2.0, 2.0), attribute=1, subsets=((0, 2), (1,)), children=(3, 4)
         ),
         leaf(2, (0.0, 1.0, 2.0)),
-        Node("leaf", 1, 0.0, 0.0, (0.0, 0.0, 0.0)),
+        Leaf(1, 0.0, 0.0, (0.0, 0.0, 0.0)),
     )
-    return Model(schema, nodes, {"flavor": "j48"})
+    return Model(schema, nodes, ModelOptions(TrainOptions(flavor="j48")))
 
 
 def single_leaf() -> Model:
     """A tree that is one leaf: the generated code must still be warning-free."""
-    return Model(GOLF_SCHEMA, (Node("leaf", 1, 3.0, 0.0, (1.0, 2.0)),), {"flavor": "c45"})
+    return Model(
+        GOLF_SCHEMA, (Leaf(1, 3.0, 0.0, (1.0, 2.0)),), ModelOptions(TrainOptions(flavor="c45"))
+    )
 
 
 def stump() -> Model:
     """One continuous test and two leaves: a one-entry missing-value stack, where
     gcc 12 -O3 once saw the table walk write past it (-Wstringop-overflow)."""
     nodes = (
-        Node("continuous", 0, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(1, 2)),
+        ContinuousTest(0, 5.0, 0.0, (2.0, 3.0), attribute=2, threshold=75.0, children=(1, 2)),
         _leaf(0, (2.0, 0.0)),
         _leaf(1, (0.0, 3.0)),
     )
-    return Model(GOLF_SCHEMA, nodes, {"flavor": "c45"})
+    return Model(GOLF_SCHEMA, nodes, ModelOptions(TrainOptions(flavor="c45")))
 
 
 def wide_nominal(k: int = 200) -> Model:
@@ -234,17 +211,10 @@ def wide_nominal(k: int = 200) -> Model:
         "class",
     )
     leaves = tuple(
-        Node(
-            "leaf",
-            i % 3,
-            float(i + 3),
-            0.0,
-            tuple(float(i + 1) if c == i % 3 else 1.0 for c in range(3)),
-        )
+        Leaf(i % 3, float(i + 3), 0.0, tuple(float(i + 1) if c == i % 3 else 1.0 for c in range(3)))
         for i in range(k)
     )
-    root = Node(
-        "nominal",
+    root = NominalTest(
         0,
         float(sum(n.items for n in leaves)),
         0.0,
@@ -252,17 +222,18 @@ def wide_nominal(k: int = 200) -> Model:
         attribute=0,
         children=tuple(range(1, k + 1)),
     )
-    return Model(schema, (root, *leaves), {"flavor": "c45"})
+    return Model(schema, (root, *leaves), ModelOptions(TrainOptions(flavor="c45")))
 
 
 def as_c45(model: Model) -> Model:
     """The same tree as a c45-flavour model: thresholds rounded to float32 values (as
     Release 8 stores them), and tests that compare float32(v) with them."""
     nodes = tuple(
-        replace(n, threshold=float(np.float32(n.threshold))) if n.kind == "continuous" else n
+        replace(n, threshold=float(np.float32(n.threshold))) if isinstance(n, ContinuousTest) else n
         for n in model.nodes
     )
-    return Model(model.schema, nodes, {**model.options, "flavor": "c45"})
+    train = replace(model.options.training, flavor="c45")
+    return Model(model.schema, nodes, replace(model.options, train=train))
 
 
 def chain(depth: int) -> Model:
@@ -276,8 +247,7 @@ def chain(depth: int) -> Model:
         i = len(nodes)
         items = float(depth - k + 1)
         nodes.append(
-            Node(
-                "continuous",
+            ContinuousTest(
                 0,
                 items,
                 0.0,
@@ -289,7 +259,7 @@ def chain(depth: int) -> Model:
         )
         nodes.append(_leaf(k % 2, (1.0, 0.0) if k % 2 == 0 else (0.0, 1.0)))
     nodes.append(_leaf(0, (1.0, 0.0)))
-    return Model(schema, tuple(nodes), {"flavor": "c45"})
+    return Model(schema, tuple(nodes), ModelOptions(TrainOptions(flavor="c45")))
 
 
 ALT_SCHEMA = Schema(
@@ -323,9 +293,12 @@ def alternating(depth: int, seed: int = 0) -> Model:
             return i
         if rnd.random() < 0.2:
             left, right = grow(level + 1), grow(level + 1)
-            kids = (left, right)
-            extra: dict[str, object] = {"attribute": 2, "threshold": float(rnd.randint(-50, 50))}
-            kind = "continuous"
+            threshold = float(rnd.randint(-50, 50))
+            parts = [nodes[c] for c in (left, right)]
+            dist = tuple(sum(n.dist[c] for n in parts if n is not None) for c in range(3))
+            cls = max(range(3), key=lambda c: dist[c])
+            nodes[i] = ContinuousTest(cls, float(sum(dist)), 0.0, dist, 2, threshold, (left, right))
+            return i
         else:
             attr = rnd.choice((0, 1, 3))
             k = len(ALT_SCHEMA.attributes[attr].values)
@@ -336,21 +309,23 @@ def alternating(depth: int, seed: int = 0) -> Model:
             if k > n_sets + 1 and rnd.random() < 0.3:
                 subsets[0] = subsets[0][:-1]  # its last code is in no subset
             kids = tuple(grow(level + 1) for _ in range(n_sets))
-            extra = {"attribute": attr, "subsets": tuple(tuple(s) for s in subsets)}
-            kind = "subset"
         parts = [nodes[c] for c in kids]
         dist = tuple(sum(n.dist[c] for n in parts if n is not None) for c in range(3))
-        nodes[i] = Node(
-            kind,  # type: ignore[arg-type]
+        nodes[i] = SubsetTest(
             max(range(3), key=lambda c: dist[c]),
             float(sum(dist)),
             0.0,
             dist,
-            children=kids,
-            **extra,  # type: ignore[arg-type]
+            attr,
+            tuple(tuple(s) for s in subsets),
+            kids,
         )
         return i
 
     grow(0)
     assert all(n is not None for n in nodes)
-    return Model(ALT_SCHEMA, tuple(n for n in nodes if n is not None), {"flavor": "j48"})
+    return Model(
+        ALT_SCHEMA,
+        tuple(n for n in nodes if n is not None),
+        ModelOptions(TrainOptions(flavor="j48")),
+    )

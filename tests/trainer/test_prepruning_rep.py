@@ -26,6 +26,7 @@ from treegen.data.readers import read_dataset
 from treegen.data.weka_rows import JavaRandom, stratified_order
 from treegen.errors import TrainError
 from treegen.model.core import Model
+from treegen.model.options import ModelOptions
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.pruning.reduced import j48_split
 
@@ -55,7 +56,7 @@ def _grown_depth(ds: Dataset, j48: bool) -> int:
     from treegen.trainer.tree import flatten
 
     root = grow(build_context(ds, 2, j48), GrowOptions("gainratio", collapse=False))
-    return Model(ds.schema, flatten(root), {}, "", "").depth()
+    return Model(ds.schema, flatten(root), ModelOptions(), "", "").depth()
 
 
 # ------------------------------------------------------------ pre-pruning
@@ -73,7 +74,7 @@ def test_max_depth_bounds_the_tree_and_engines_agree(seed: int, flavor: str) -> 
             level = train(ds, opts, engine="level")
             assert level.nodes == train(ds, opts, engine="dfs").nodes
             assert _depth(level) <= limit
-            assert level.options["max_depth"] == limit
+            assert level.options.training.max_depth == limit
     # A limit growth does not reach changes nothing (growth before its
     # collapse, which can make the final tree shallower).
     deep = TrainOptions(flavor=flavor, prune=False, max_depth=_grown_depth(ds, flavor == "j48"))  # type: ignore[arg-type]
@@ -132,7 +133,14 @@ def test_bad_values_name_the_option(kwargs: dict[str, object], option: str) -> N
 def test_default_models_record_no_new_options() -> None:
     """Models trained without the new options have the same options record as before."""
     ds = read_dataset(str(REF / "golf" / "golf.names"))
-    assert list(train(ds).options) == ["min_cases", "cf", "prune", "subsets", "criterion", "flavor"]
+    assert list(train(ds).options.as_dict()) == [
+        "min_cases",
+        "cf",
+        "prune",
+        "subsets",
+        "criterion",
+        "flavor",
+    ]
 
 
 # ------------------------------------------------------ J48's fold split
@@ -217,10 +225,10 @@ def test_reduced_error_prunes_and_records_its_options() -> None:
     rep = train(ds, REP)
     grown_on_folds = train(ds, TrainOptions(flavor="j48", prune=False))
     assert rep.size < grown_on_folds.size
-    assert rep.options["pruning"] == "reduced-error"
-    assert (rep.options["folds"], rep.options["seed"]) == (3, 1)
+    assert rep.options.training.pruning == "reduced-error"
+    assert (rep.options.training.folds, rep.options.training.seed) == (3, 1)
     other_seed = train(ds, TrainOptions(flavor="j48", pruning="reduced-error", seed=2))
-    assert other_seed.options["seed"] == 2
+    assert other_seed.options.training.seed == 2
 
 
 @pytest.mark.parametrize("flavor", ["c45", "j48"])
@@ -239,8 +247,8 @@ def test_validation_set_prunes_on_its_rows(flavor: str) -> None:
     assert level.nodes == train(train_ds, opts, engine="dfs", validation=valid_ds).nodes
     unpruned = train(train_ds, TrainOptions(flavor=flavor, prune=False))  # type: ignore[arg-type]
     assert level.size < unpruned.size
-    assert level.options["validation"] == valid_ds.fingerprint()
-    assert "folds" not in level.options
+    assert level.options.validation == valid_ds.fingerprint()
+    assert "folds" not in level.options.as_dict()
     # Every leaf's training numbers are those of the rows that reach it.
     assert sum(n.items for n in level.nodes if n.kind == "leaf") == pytest.approx(train_ds.n_rows)
 
@@ -330,7 +338,7 @@ def test_cli_options_reach_the_model(capsys: pytest.CaptureFixture[str], tmp_pat
     assert code == 0, err
     model = load_model(str(out))
     assert model.nodes == train(read_dataset(data), REP).nodes
-    assert model.options["pruning"] == "reduced-error"
+    assert model.options.training.pruning == "reduced-error"
     out2 = tmp_path / "pre.tree"
     code, _, err = run_cli(
         capsys,
@@ -346,8 +354,8 @@ def test_cli_options_reach_the_model(capsys: pytest.CaptureFixture[str], tmp_pat
     )
     assert code == 0, err
     pre = load_model(str(out2))
-    assert pre.depth() <= 2 and pre.options["max_depth"] == 2
-    assert pre.options["min_gain_ratio"] == 0.05
+    assert pre.depth() <= 2 and pre.options.training.max_depth == 2
+    assert pre.options.training.min_gain_ratio == 0.05
     valid = str(REF / "crx" / "crx.test")
     names = str(REF / "crx" / "crx.names")
     code, _, err = run_cli(
@@ -363,7 +371,7 @@ def test_cli_options_reach_the_model(capsys: pytest.CaptureFixture[str], tmp_pat
         "--quiet",
     )
     assert code == 0, err
-    assert "validation" in load_model(str(tmp_path / "v.tree")).options
+    assert "validation" in load_model(str(tmp_path / "v.tree")).options.as_dict()
 
 
 @pytest.mark.parametrize(
@@ -416,13 +424,13 @@ def test_api_and_estimator_take_the_options() -> None:
     model = treegen.train(data, flavor="j48", prune="reduced-error", folds=3, seed=1)
     assert model.nodes == train(read_dataset(data), REP).nodes
     shallow = treegen.train(data, max_depth=1, min_gain_ratio=0.01)
-    assert shallow.depth() <= 1 and shallow.options["max_depth"] == 1
+    assert shallow.depth() <= 1 and shallow.options.training.max_depth == 1
     valid = treegen.train(
         str(REF / "crx" / "crx.names"),
         prune="reduced-error",
         validation=str(REF / "crx" / "crx.test"),
     )
-    assert "validation" in valid.options
+    assert "validation" in valid.options.as_dict()
     with pytest.raises(TrainError, match="--prune"):
         treegen.train(data, prune="sometimes")  # type: ignore[arg-type]
 
@@ -430,5 +438,5 @@ def test_api_and_estimator_take_the_options() -> None:
     est = treegen.C45Classifier(flavor="j48", prune="reduced-error", max_depth=4)
     est.fit(ds.X, ds.y)
     assert est.model_.depth() <= 4
-    assert est.model_.options["pruning"] == "reduced-error"
+    assert est.model_.options.training.pruning == "reduced-error"
     assert est.get_params()["max_depth"] == 4

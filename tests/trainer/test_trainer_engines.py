@@ -65,6 +65,7 @@ def test_engines_agree_with_other_options(opts: TrainOptions) -> None:
         assert _level(ds, opts) == _dfs(ds, opts)
 
 
+@pytest.mark.slow
 def test_engines_agree_on_benchmark_shaped_data() -> None:
     ds = synthetic.generate(synthetic.summary_spec(4000, seed=5))
     opts = TrainOptions()

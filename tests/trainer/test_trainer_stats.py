@@ -208,3 +208,18 @@ def _golf():  # type: ignore[no-untyped-def]
     ]
     a = np.asarray(rows, dtype=np.float64)
     return Dataset(schema, a[:, :4], a[:, 4].astype(np.int32))
+
+
+def test_scores_without_a_midpoint_are_equal() -> None:
+    """A nominal attribute's score holds a NaN midpoint (from the score arrays: a new
+    NaN object each time); equal scores are equal and hash equal all the same."""
+    from treegen.trainer.splits import Score
+
+    def nan() -> float:
+        return float("nan")
+
+    assert Score(0.5, 1.0, nan()) == Score(0.5, 1.0, nan())
+    assert hash(Score(0.5, 1.0, nan())) == hash(Score(0.5, 1.0, nan()))
+    assert Score(0.5, 1.0, nan()) != Score(0.5, 1.0, 0.25)
+    assert Score(0.5, 1.0, 0.25) == Score(0.5, 1.0, 0.25) != Score(0.5, 1.0, 0.5)
+    assert Score(0.5, 1.0, subsets=((0,), (1,))) != Score(0.5, 1.0, subsets=((0, 1),))

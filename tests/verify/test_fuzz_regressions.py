@@ -10,20 +10,19 @@ import pytest
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Schema
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.verify.inputs import comparison_inputs
 
 
 def _one_test(threshold: float, flavor: str) -> Model:
     schema = Schema((Attribute("x", "continuous"),), ("a", "b"), "class")
     nodes = (
-        Node(
-            "continuous", 0, 2.0, 0.0, (1.0, 1.0), attribute=0, threshold=threshold, children=(1, 2)
-        ),
-        Node("leaf", 0, 1.0, 0.0, (1.0, 0.0)),
-        Node("leaf", 1, 1.0, 0.0, (0.0, 1.0)),
+        ContinuousTest(0, 2.0, 0.0, (1.0, 1.0), attribute=0, threshold=threshold, children=(1, 2)),
+        Leaf(0, 1.0, 0.0, (1.0, 0.0)),
+        Leaf(1, 1.0, 0.0, (0.0, 1.0)),
     )
-    return Model(schema, nodes, {"flavor": flavor})
+    return Model(schema, nodes, ModelOptions(TrainOptions(flavor=flavor)))
 
 
 def test_double_threshold_beyond_float32_makes_inputs_without_overflow_warning() -> None:

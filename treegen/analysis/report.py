@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from treegen.data.dataset import Schema
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ def model_report(model: Model) -> ModelReport:
     for i, node in enumerate(model.nodes):  # pre-order: a parent before its children
         for c in node.children:
             depth[c] = depth[i] + 1
-        if node.is_leaf:
+        if isinstance(node, Leaf):
             at[depth[i]] = at.get(depth[i], 0) + 1
         else:
             tests[model.schema.attributes[node.attribute].name] += 1
@@ -44,7 +44,7 @@ def model_report(model: Model) -> ModelReport:
         model.depth(),
         tests,
         dict(sorted(at.items())),
-        dict(model.options),
+        model.options.as_dict(),
         model.data_fingerprint,
         model.treegen_version,
     )

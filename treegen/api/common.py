@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +19,7 @@ from treegen.data import frame
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import UsageError
+from treegen.model.options import LABEL_TYPES, ModelOptions
 from treegen.verify.report import Report
 
 PathLike = str | os.PathLike[str]
@@ -27,21 +28,18 @@ Rows = npt.ArrayLike | Mapping[str, npt.ArrayLike] | PathLike
 """Rows to classify: an array (columns in the model's order), a DataFrame or a
 ``{name: column}`` mapping (columns by name), or a data file's path."""
 
-# Label kinds a model or ruleset made from arrays records (option "labels"), so
-# that, loaded again, it returns labels of the same type as the ``y`` it came from.
-_LABEL_KINDS: dict[str, Callable[[str], object]] = {
-    "int": int,
-    "float": float,
-    "bool": lambda s: s == "True",
-    "str": str,
-}
 
-
-def labels_of(schema: Schema, options: Mapping[str, object]) -> npt.NDArray[np.generic]:
+def labels_of(
+    schema: Schema, options: ModelOptions | Mapping[str, object]
+) -> npt.NDArray[np.generic]:
     """The labels a model or ruleset predicts, in class order: its class names, as the
-    type of the ``y`` it was trained on where it records one (``np.unique(y)``)."""
-    kind = str(options.get("labels", "str"))
-    convert = _LABEL_KINDS.get(kind, str)
+    type of the ``y`` it was trained on where it records one (``np.unique(y)``).
+    ``options``: a tree's record, or another kind's ``"options"`` object."""
+    if isinstance(options, ModelOptions):
+        kind = options.labels
+    else:
+        kind = str(options.get("labels", "str"))
+    convert = LABEL_TYPES.get(kind, str)
     values = [convert(c) for c in schema.classes]
     return np.asarray(values) if kind != "str" else np.asarray(values, dtype=object)
 

@@ -131,7 +131,9 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="an ensemble's decision_function: void PREFIX_decision_function(const "
         "PREFIX_input_t *x, double *scores), the raw scores its class is decided on, "
-        "exactly (boosted models and AdaBoost; a forest's --proba is its predict_proba)",
+        "exactly (boosted models and AdaBoost; a forest's --proba is its predict_proba); "
+        "an IsolationForest's score_samples and decision_function: void PREFIX_scores("
+        "const PREFIX_input_t *x, double *scores), with glibc's pow (docs/regression.md)",
     )
     g.add_argument(
         "--inline-top",

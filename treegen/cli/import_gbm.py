@@ -44,7 +44,10 @@ def _run(args: argparse.Namespace, library: str) -> int:
 
 
 def _register(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], library: str, what: str, how: str
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    library: str,
+    what: str,
+    how: tuple[str, str],
 ) -> None:
     name = "XGBoost" if library == "xgboost" else "LightGBM"
     p = sub.add_parser(
@@ -53,7 +56,8 @@ def _register(
         if library == "xgboost"
         else f"convert a {name} model file into a model file",
         description=f"Read FILE, {what}, and write it as a treegen model file (an "
-        f"ensemble). It predicts exactly the class {how} predicts, in Python and in the "
+        f"ensemble). It predicts exactly the class {how[0]} predicts, or for a regression "
+        f"objective the value {how[1]} predicts, bit for bit, in Python and in the "
         f"exported C, NaN included (docs/gbm.md). {name} is not needed.",
     )
     p.add_argument("file", metavar="FILE")
@@ -98,12 +102,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "xgboost",
         "an XGBoost model (JSON or UBJSON, from Booster.save_model or XGBClassifier."
         "save_model) of objective binary:logistic, binary:logitraw, binary:hinge, "
-        "multi:softmax or multi:softprob",
-        "XGBClassifier.predict",
+        "multi:softmax, multi:softprob, reg:squarederror, reg:absoluteerror, "
+        "reg:pseudohubererror or reg:quantileerror (one quantile)",
+        ("XGBClassifier.predict", "XGBRegressor.predict (a float32)"),
     )
     _register(
         sub,
         "lightgbm",
-        "a LightGBM text model (from Booster.save_model) of objective binary or multiclass",
-        "LGBMClassifier.predict",
+        "a LightGBM text model (from Booster.save_model) of objective binary, multiclass, "
+        "regression, regression_l1, huber, fair or quantile",
+        ("LGBMClassifier.predict", "LGBMRegressor.predict (a float64)"),
     )

@@ -27,7 +27,6 @@ from treegen.codegen.ctype import TYPES, UINT32, CType
 from treegen.codegen.options import MissingRule
 from treegen.errors import EmitError
 from treegen.model.fixedpoint import ONE, W_ONE
-from treegen.nanequal import nan_equal
 
 CompareOp = Literal["le", "lt", "left", "right"]
 """``le``: x <= t; ``lt``: x < t; ``left``/``right``: every known value goes that way
@@ -85,8 +84,7 @@ class Leaf:
     source: int  # model node index (for comments and error messages)
 
 
-@nan_equal
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
 class Compare:
     feature: int
     op: CompareOp
@@ -94,7 +92,7 @@ class Compare:
     shares: tuple[int, int]
     children: tuple[int, int]
     source: int
-    cut: float = math.nan  # the model's threshold (comments only)
+    cut: float  # the model's threshold (comments only)
 
 
 @dataclass(frozen=True, slots=True)

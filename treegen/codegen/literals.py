@@ -49,7 +49,7 @@ def c_float(x: float) -> str:
     f = np.float32(x)
     assert math.isfinite(x) and float(f) == x, x
     if x == 0:
-        return "0.0f"
+        return "-0.0f" if math.copysign(1.0, x) < 0 else "0.0f"  # a sum's sign of zero
     candidates = [
         np.format_float_positional(f, unique=True, trim="0")
         if 1e-4 <= abs(x) < 1e9

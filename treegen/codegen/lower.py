@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -54,7 +55,8 @@ from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import DEFAULT_STEM
 from treegen.errors import EncodingError
 from treegen.model import fixedpoint
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Model, NominalTest
+from treegen.model.core import Leaf as LeafNode
 from treegen.model.fixedpoint import float32_floor
 
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -127,7 +129,16 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     )
 
 
-def int_cut(node: Node, enc: Encoding, narrow32: bool) -> int:
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """``x[attribute] <= threshold`` outside a model (an ensemble's split, a rule's
+    condition): what :func:`lower_continuous` reads of a continuous test."""
+
+    attribute: int
+    threshold: float
+
+
+def int_cut(node: Cut | ContinuousTest, enc: Encoding, narrow32: bool) -> int:
     """The cut of a finite continuous test on integer input: the largest x (standing
     for x / scale) that passes the model's test, whatever the type's range."""
     return fixedpoint.bound_int(
@@ -136,7 +147,7 @@ def int_cut(node: Node, enc: Encoding, narrow32: bool) -> int:
 
 
 def lower_continuous(
-    node: Node, i: int, enc: Encoding, narrow32: bool
+    node: Cut | ContinuousTest, i: int, enc: Encoding, narrow32: bool
 ) -> tuple[CompareOp, int | float]:
     """The comparison a continuous test becomes: (op, threshold in the C domain).
     ``narrow32``: the model compares float32(v) (c45), not v itself (j48).
@@ -176,7 +187,9 @@ def lower_continuous(
     return "le", 0.0 if f == 0 else f  # -0.0 and +0.0 compare alike; print one form
 
 
-def fold_of(node: Node, i: int, enc: Encoding, narrow32: bool, op: CompareOp) -> Fold | None:
+def fold_of(
+    node: Cut | ContinuousTest, i: int, enc: Encoding, narrow32: bool, op: CompareOp
+) -> Fold | None:
     """The report of a folded test (op ``left``/``right``) whose model threshold is
     finite: a cut beyond the type's values.  An infinite threshold is the model's own
     "every value" test, not a fold of the export."""
@@ -220,8 +233,9 @@ MAX_LISTED = 20
 
 def lower_test(model: Model, i: int, enc: Encoding) -> Compare | Switch:
     node = model.nodes[i]
+    assert not isinstance(node, LeafNode)
     shares = fixedpoint.branch_shares(node.items, [model.nodes[c].items for c in node.children])
-    if node.kind == "continuous":
+    if isinstance(node, ContinuousTest):
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
         op, thr = lower_continuous(node, i, enc, model.compares_float32)
@@ -243,7 +257,7 @@ def lower_test(model: Model, i: int, enc: Encoding) -> Compare | Switch:
             f"so a tested attribute can have at most {MAX_SWITCH_VALUES} values "
             "(merge rare values, or give the attribute as numeric codes)"
         )
-    if node.kind == "nominal":
+    if isinstance(node, NominalTest):
         if len(node.children) != k:
             raise EncodingError(f"model node {i}: {len(node.children)} branches for {k} values")
     branch_of = node.value_branches(k)
@@ -277,13 +291,14 @@ def lower(
     folds: list[Fold] = []
     n_classes = len(model.schema.classes)
     for i, node in enumerate(model.nodes):
-        if node.is_leaf:
+        if isinstance(node, LeafNode):
             o = Outcome(fixedpoint.leaf_class(node), fixedpoint.leaf_proba(node, n_classes))
             nodes.append(Leaf(outcome_index.setdefault(o, len(outcome_index)), i))
             continue
         test = lower_test(model, i, enc)
         nodes.append(test)
         if isinstance(test, Compare):
+            assert isinstance(node, ContinuousTest)
             fold = fold_of(node, i, enc, model.compares_float32, test.op)
             folds += [fold] if fold is not None else []
     ir = IR(

@@ -51,7 +51,7 @@ class Committee:
 
     @property
     def flavor(self) -> str:
-        return str(self.members[0].options.get("flavor", "c45"))
+        return self.members[0].options.flavor
 
     @property
     def n_members(self) -> int:

@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from treegen.committee.core import Committee
 from treegen.model.classify import predict as tree_predict
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 from treegen.model.fixedpoint import (
     DOUBLE,
     ONE,
@@ -76,7 +76,7 @@ def empty_leaf_parents(model: Model) -> dict[int, int]:
     for i, node in enumerate(model.nodes):
         for c in node.children:
             child = model.nodes[c]
-            if child.is_leaf and child.items == 0:
+            if isinstance(child, Leaf) and child.items == 0:
                 out[c] = i
     return out
 

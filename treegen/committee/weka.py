@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, Test
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -40,7 +40,7 @@ WEKA_TOL = 1e-6
 
 def _is_empty(node: Node) -> bool:
     """Whether a node is a branch J48 built empty (``m_isEmpty``: no weight reached it)."""
-    return node.is_leaf and abs(node.items) < WEKA_TOL
+    return isinstance(node, Leaf) and abs(node.items) < WEKA_TOL
 
 
 def _prob(node: Node) -> FloatArray:
@@ -53,12 +53,12 @@ def _prob(node: Node) -> FloatArray:
     return out
 
 
-def _branches(model: Model, node: Node, col: FloatArray) -> IntArray:
+def _branches(model: Model, node: Test, col: FloatArray) -> IntArray:
     """``whichSubset`` per value: the branch, or -1 for a missing value (or a nominal
     code the test does not know)."""
     out = np.full(col.shape, -1, dtype=np.intp)
     known = ~np.isnan(col)
-    if node.kind == "continuous":
+    if isinstance(node, ContinuousTest):
         # Utils.smOrEq(value, splitPoint): within 1e-6 above the threshold goes left.
         out[known] = np.where(col[known] - node.threshold < WEKA_TOL, 0, 1)
         return out
@@ -102,6 +102,8 @@ def _flat(model: Model) -> _Flat:
     share = np.zeros(n)
     moff = np.zeros(n, dtype=np.intp)
     mk = np.zeros(n, dtype=np.intp)
+    attr = np.zeros(n, dtype=np.intp)
+    thr = np.full(n, np.nan)
     children: list[int] = []
     vmap: list[int] = []
     for i, node in enumerate(nodes):
@@ -109,16 +111,21 @@ def _flat(model: Model) -> _Flat:
         children += node.children
         for c in node.children:
             share[c] = nodes[c].items / node.items
-        if node.kind in ("nominal", "subset"):
+        if isinstance(node, Leaf):
+            continue
+        attr[i] = node.attribute
+        if isinstance(node, ContinuousTest):
+            thr[i] = node.threshold
+        else:
             k = len(attrs[node.attribute].values)
             moff[i], mk[i] = len(vmap), k
             vmap += node.value_branches(k)
     return _Flat(
-        leaf=np.array([nd.is_leaf for nd in nodes]),
+        leaf=np.array([isinstance(nd, Leaf) for nd in nodes]),
         empty=np.array([_is_empty(nd) for nd in nodes]),
-        cont=np.array([nd.kind == "continuous" for nd in nodes]),
-        attr=np.array([max(nd.attribute, 0) for nd in nodes], dtype=np.intp),
-        thr=np.array([nd.threshold for nd in nodes]),
+        cont=np.array([isinstance(nd, ContinuousTest) for nd in nodes]),
+        attr=attr,
+        thr=thr,
         start=start,
         count=count,
         children=np.array(children or [0], dtype=np.intp),
@@ -276,7 +283,7 @@ def _probs(
     Recursive over the tree's depth, like Weka's (J48 trees are shallow next to
     Python's recursion limit)."""
     node = model.nodes[i]
-    if node.is_leaf:
+    if isinstance(node, Leaf):
         out: FloatArray = w[:, None] * _prob(node)[None, :]
         return out
     br = _branches(model, node, x[rows, node.attribute])

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
-from treegen.ensemble import classify
+from treegen.ensemble import classify, isolation
 from treegen.ensemble.core import ZERO_BAND, Ensemble
 from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
 from treegen.verify.inputs import (
@@ -160,7 +160,11 @@ def compare(
     if ir.proba_api is None:
         bad = check_against(report, "Python ensemble", X, every, c_cls, want)
     else:
-        exact = classify.decision_values(ens, values)
+        exact = (
+            isolation.glibc_scores(ens, values)
+            if ens.anomaly is not None
+            else classify.decision_values(ens, values)
+        )
         if c_proba.dtype == np.float32:
             got_bits, want_bits = c_proba.view(np.uint32), exact.astype(np.float32).view(np.uint32)
         else:

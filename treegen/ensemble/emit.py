@@ -41,6 +41,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import ValueKind, file_names, int_column, threshold_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind, context
+from treegen.ensemble import pow2
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split
@@ -62,6 +63,7 @@ class Doubles:
     n: int
     difference: bool  # AdaBoost's two classes: one column, -sum0 + sum1
     doc: str
+    anomaly: bool = False  # an IsolationForest's scores (templates/_pow2.j2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,51 @@ class _Outputs:
     """predict.h's count of a regressor's outputs (the header view has classes only)."""
 
     n_outputs: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pow2Consts:
+    """glibc's pow constants for x = 2 (treegen.ensemble.pow2), as C hex literals."""
+
+    hi: str
+    lo: str
+    inv: str
+    nhi: str
+    nlo: str
+    c2: str
+    c3: str
+    c4: str
+    c5: str
+    shift: str
+    neg_offset: str  # -offset_: decision_function = score_samples + this
+    den: str  # the denominator, a double constant
+    soft_den: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pow2View:
+    """An IsolationForest's scores in C (templates/_pow2.j2); empty table: none."""
+
+    pow2_table: tuple[str, ...]
+    pow2_c: Pow2Consts | None
+
+
+def _pow2_view(ir: EnsembleIR) -> Pow2View:
+    if ir.anomaly is None:
+        return Pow2View((), None)
+    t = pow2.table()
+    rows = [f"{{0x{v >> 32:08X}u, 0x{v & 0xFFFFFFFF:08X}u}}" for v in t]
+
+    def h(bits: int) -> str:
+        return f"0x{bits:016X}"
+
+    c = Pow2Consts(
+        h(pow2.LOG2_HI), h(pow2.LOG2_LO), h(pow2.INV_LN2_N), h(pow2.NEG_LN2_HI_N),
+        h(pow2.NEG_LN2_LO_N), h(pow2.C2), h(pow2.C3), h(pow2.C4), h(pow2.C5), h(pow2.SHIFT),
+        h(pow2.as_bits(-ir.anomaly.offset)), c_double(ir.anomaly.denominator),
+        f64_initializer(ir.anomaly.denominator),
+    )  # fmt: skip
+    return Pow2View(c_rows(rows), c)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +139,13 @@ def _doubles(ir: EnsembleIR) -> Doubles | None:
         "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
         "nearest binary32 of that value"
     )
+    if ir.anomaly is not None:
+        doc = (
+            "The IsolationForest's score_samples (scores[0]) and decision_function "
+            "(scores[1]), with glibc's pow: what scikit-learn returns where numpy's power "
+            f"is the C library's (docs/regression.md), {where}."
+        )
+        return Doubles(api.name, "scores", "N_SCORES", 2, False, doc, anomaly=True)
     if ir.doubles == "proba":
         doc = f"The estimator's predict_proba, proba[{ir.prefix.upper()}_N_PROBA], {where}."
         return Doubles(api.name, "proba", "N_PROBA", api.n, False, doc)
@@ -232,6 +286,8 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("neg")
     if raw:
         ops += ["eq", "from_f32"]
+    if ir.anomaly is not None:
+        ops.append("div")  # sum / denominator
     if ir.doubles:
         ops.append("to_f32")  # the exported doubles where double has 32 bits
         if ir.decision == "diff":
@@ -524,7 +580,9 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         header_file: env.get_template("predict.h.j2").render(
             context(header, doubles, regress, _Outputs(ir.n_outputs))
         ),
-        source: env.get_template(template).render(context(*views, doubles, regress)),
+        source: env.get_template(template).render(
+            context(*views, doubles, regress, _pow2_view(ir))
+        ),
     }
 
 

@@ -18,7 +18,9 @@ The score falls as ``depths`` rises, so ``predict`` is ``depths >= boundary`` fo
 float64 ``boundary``: the least sum whose decision_function is >= 0, found at export by
 bisection on the bits of non-negative doubles, with the power computed as scikit-learn
 computes it on this machine (numpy on an array), and checked to be monotone around it.
-The C compares its exact sum with that constant: no libm, no power.
+The C compares its exact sum with that constant: no libm, no power.  With
+``--scores`` it also returns the scores, with glibc's power (treegen.ensemble.pow2):
+:func:`glibc_scores` is that arithmetic in Python, the reference verify holds the C to.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Schema
-from treegen.ensemble import classify
+from treegen.ensemble import classify, pow2
 from treegen.ensemble.core import LEAF, Anomaly, Ensemble
 from treegen.ensemble.sklearn import _tree, _Values, feature_names_of
 from treegen.errors import UsageError
@@ -151,6 +153,37 @@ def _average_path_length(n: int) -> float:
     a = np.asarray([float(n)])
     out = 2.0 * (np.log(a - 1.0) + np.euler_gamma) - 2.0 * (a - 1.0) / a
     return float(out[0])
+
+
+def sum_range(ens: Ensemble) -> tuple[float, float]:
+    """The least positive path-length sum the forest can make and a bound on the
+    largest: every leaf term is >= 0, so a nonzero sum is at least the least positive
+    term, and at most the float64 sum of each tree's largest (rounding is monotone).
+    NaN when a term is negative (no such bound)."""
+    terms = [v for (v,) in ens.values]
+    if not terms or min(terms) < 0:
+        return math.nan, math.nan
+    high = 0.0
+    for tree in ens.trees:
+        high += max(ens.values[tree.value[i]][0] for i in range(tree.n_nodes) if tree.is_leaf(i))
+    return min((v for v in terms if v > 0), default=0.0), high
+
+
+def glibc_scores(ens: Ensemble, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``score_samples`` and ``decision_function`` (n x 2) with glibc's ``pow`` (what
+    ``math.pow`` gives on a glibc machine, and the exported C everywhere:
+    treegen.ensemble.pow2), where :func:`score_samples` uses numpy's power."""
+    if ens.anomaly is None:
+        raise UsageError("not an IsolationForest", option="model")
+    sums = classify.raw_scores(ens, X)[:, 0]
+    out = np.empty((len(sums), 2), dtype=np.float64)
+    memo: dict[float, float] = {}
+    for i, s in enumerate(sums.tolist()):
+        if s not in memo:
+            memo[s] = pow2.score(s, ens.anomaly.denominator)
+        out[i, 0] = memo[s]
+    out[:, 1] = out[:, 0] - np.float64(ens.anomaly.offset)
+    return out
 
 
 def score_samples(ens: Ensemble, X: npt.ArrayLike) -> npt.NDArray[np.float64]:

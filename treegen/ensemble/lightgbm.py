@@ -18,7 +18,10 @@ below -1 and every other code right.
 Objectives: ``binary`` (class 1 when ``p > 1 - p`` for ``p`` the double sigmoid of the
 raw score, ``LGBMClassifier.predict``'s argmax: the raw score exceeds
 :func:`~treegen.ensemble.libm.lightgbm_cut`) and ``multiclass`` (the first largest raw
-score).  A file holds the rounds ``save_model`` wrote (its best iteration, after early
+score); the regression objectives of :data:`REGRESSION`, whose prediction is the
+float64 raw score itself (the decision ``value``: ``LGBMRegressor.predict``, bit for
+bit); those predicting exp, a sigmoid or a square of it are refused.  A file holds
+the rounds ``save_model`` wrote (its best iteration, after early
 stopping); ``iterations`` uses fewer.
 """
 
@@ -33,11 +36,19 @@ import numpy as np
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.frame import default_names
 from treegen.ensemble import libm
-from treegen.ensemble.core import LEAF, ZERO_BAND, Decision, Ensemble, Tree
+from treegen.ensemble.core import ZERO_BAND, Decision, Ensemble, Tree
+from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.errors import ModelFileError, UsageError
 
 OBJECTIVES = ("binary", "multiclass")
 """The objectives whose class treegen computes exactly (docs/gbm.md)."""
+
+REGRESSION = ("regression", "regression_l1", "huber", "fair", "quantile")
+"""The regression objectives whose prediction is the raw score itself (identity link):
+treegen computes it exactly, a float64 number (docs/gbm.md)."""
+
+LOG_LINK = ("poisson", "gamma", "tweedie", "cross_entropy", "cross_entropy_lambda")
+"""Objectives predicting exp (or a sigmoid) of the raw score: refused (no libm in the C)."""
 
 _CATEGORICAL = 1  # decision_type bits (LightGBM's tree.h)
 _DEFAULT_LEFT = 2
@@ -150,62 +161,36 @@ def _tree(
             raise text.fail(
                 b["cat_boundaries"][0], "cat_boundaries must rise to cat_threshold's end"
             )
+
     # Nodes: internal i >= 0, leaf ~i (negative); pre-order from the root.
-    order: list[int] = []
-    seen_in = [False] * n
-    seen_leaf = [False] * n_leaves
-    stack = [0 if n else ~0]
-    while stack:
-        node = stack.pop()
-        if node >= 0:
-            if node >= n or seen_in[node]:
-                raise text.fail(b["left_child"][0], f"node {node} is out of range or reached twice")
-            seen_in[node] = True
-            if not 0 <= feature[node] < n_features:
-                raise text.fail(b["split_feature"][0], f"feature {feature[node]} of {n_features}")
-            stack += [right[node], left[node]]
-        elif ~node >= n_leaves or seen_leaf[~node]:
-            raise text.fail(b["left_child"][0], f"leaf {~node} is out of range or reached twice")
-        else:
-            seen_leaf[~node] = True
-        order.append(node)
-    new = {node: k for k, node in enumerate(order)}
-    f: list[int] = []
-    t: list[float] = []
-    lft: list[int] = []
-    rgt: list[int] = []
-    nl: list[bool] = []
-    cat: list[bool] = []
-    codes: list[tuple[int, ...]] = []
-    val: list[int] = []
-    zero: list[bool] = []
+    def children(node: int) -> tuple[int, int] | None:
+        if node < 0:
+            if ~node >= n_leaves:
+                raise text.fail(b["left_child"][0], f"leaf {~node} is out of range")
+            return None
+        if node >= n:
+            raise text.fail(b["left_child"][0], f"node {node} is out of range")
+        if not 0 <= feature[node] < n_features:
+            raise text.fail(b["split_feature"][0], f"feature {feature[node]} of {n_features}")
+        return left[node], right[node]
+
+    def twice(node: int) -> ModelFileError:
+        what = f"node {node}" if node >= 0 else f"leaf {~node}"
+        return text.fail(b["left_child"][0], f"{what} is reached twice")
+
+    order = walk(0 if n else ~0, children, twice)
+    cols = Columns(order)
     for node in order:
         if node < 0:
             leaf = leaf_value[~node]
             if not math.isfinite(leaf):
                 raise text.fail(b["leaf_value"][0], "a leaf value is not finite")
-            key = int(np.float64(leaf).view(np.int64))
-            if key not in values:
-                values[key] = len(rows)
-                rows.append((leaf,))
-            f += [LEAF]
-            t += [0.0]
-            lft += [LEAF]
-            rgt += [LEAF]
-            nl += [False]
-            cat += [False]
-            codes += [()]
-            val += [values[key]]
-            zero += [False]
+            cols.leaf(intern(values, rows, int(np.float64(leaf).view(np.int64)), leaf))
             continue
         d = dtype[node]
         missing = (d >> 2) & 3
         if d < 0 or d > 15 or missing == 3:
             raise text.fail(b["decision_type"][0], f"decision type {d} is not LightGBM's")
-        f.append(feature[node])
-        lft.append(new[left[node]])
-        rgt.append(new[right[node]])
-        val.append(-1)
         if d & _CATEGORICAL:
             k = thr[node]
             if not (k == int(k) and 0 <= k < n_cat):
@@ -213,30 +198,33 @@ def _tree(
             seg = words[bounds[int(k)] : bounds[int(k) + 1]]
             if any(not 0 <= w < 1 << 32 for w in seg):
                 raise text.fail(b["cat_threshold"][0], "a bitset word is not 32 bits")
-            t.append(0.0)
-            nl.append(False)  # NaN goes right
-            cat.append(True)
-            codes.append(tuple(c for c in range(32 * len(seg)) if seg[c // 32] >> (c % 32) & 1))
-            zero.append(False)
+            codes = tuple(c for c in range(32 * len(seg)) if seg[c // 32] >> (c % 32) & 1)
+            # NaN goes right.
+            cols.split(feature[node], left[node], right[node], False, codes=codes)
             continue
         threshold = thr[node]
-        default_left = bool(d & _DEFAULT_LEFT)
-        t.append(_threshold(threshold))
-        cat.append(False)
-        codes.append(())
-        zero.append(missing == _MISSING_ZERO)
         # None: NaN is read as 0.0, which the threshold sends one way.
-        nl.append(0.0 <= threshold if missing == _MISSING_NONE else default_left)
-    tree = Tree(tuple(f), tuple(t), tuple(lft), tuple(rgt), tuple(nl), tuple(cat),
-                tuple(codes), tuple(val), output, tuple(zero) if any(zero) else ())  # fmt: skip
-    return tree, end
+        nan_left = 0.0 <= threshold if missing == _MISSING_NONE else bool(d & _DEFAULT_LEFT)
+        cols.split(feature[node], left[node], right[node], nan_left, _threshold(threshold),
+                   zero=missing == _MISSING_ZERO)  # fmt: skip
+    return cols.tree(output), end
 
 
 def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]:
     name, *params = value.split()
-    if name not in OBJECTIVES:
+    if name in LOG_LINK or (name == "regression" and "sqrt" in params):
+        what = "the square" if name == "regression" else "exp or a sigmoid"
         raise text.fail(
-            line, f"objective {name!r} is not exported: treegen reads {', '.join(OBJECTIVES)}"
+            line,
+            f"objective {value.strip()!r} predicts {what} of the raw score, which C without "
+            "libm does not compute bit for bit: only the identity-link regression "
+            f"objectives are exported ({', '.join(REGRESSION)})",
+        )
+    if name not in OBJECTIVES + REGRESSION:
+        raise text.fail(
+            line,
+            f"objective {name!r} is not exported: treegen reads "
+            f"{', '.join(OBJECTIVES + REGRESSION)}",
         )
     return name, dict(p.partition(":")[::2] for p in params)
 
@@ -272,7 +260,7 @@ def lightgbm_from_text(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Ensemble:
-    """The classifier in LightGBM model text (module docstring); ``iterations`` rounds
+    """The classifier or regressor in LightGBM model text (module docstring); ``iterations`` rounds
     (default: every round in the file)."""
     doc = _Text(text, filename)
     if not doc.lines or doc.lines[0].strip() != "tree":
@@ -332,10 +320,14 @@ def lightgbm_from_text(
         Attribute(nm, "nominal", cats) if cats is not None else Attribute(nm, "continuous")
         for nm, cats in zip(names, nominal, strict=True)
     )
-    schema = Schema(attrs, tuple(str(c) for c in range(max(num_class, 2))), target)
-    decision: Decision = "argmax"
+    regressor = objective in REGRESSION
+    outputs = (target,) if regressor else tuple(str(c) for c in range(max(num_class, 2)))
+    schema = Schema(attrs, outputs, target)
+    decision: Decision = "value" if regressor else "argmax"
     cut = 0.0
-    options: dict[str, object] = {"source": f"LightGBM {objective}", "labels": "int"}
+    options: dict[str, object] = {"source": f"LightGBM {objective}"}
+    if not regressor:
+        options["labels"] = "int"
     if objective == "binary":
         try:
             sigmoid = float(params.get("sigmoid", "1"))

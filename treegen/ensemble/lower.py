@@ -22,11 +22,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, Fold, ProbaApi
-from treegen.codegen.lower import fold_of, folds_note, lower, lower_continuous
+from treegen.codegen.lower import Cut, fold_of, folds_note, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble.core import LEAF, CategoricalRule, Decision, Ensemble, Sum
+from treegen.ensemble import isolation, pow2
+from treegen.ensemble.core import LEAF, Anomaly, CategoricalRule, Decision, Ensemble, Sum
 from treegen.errors import EncodingError
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,8 @@ class EnsembleIR:
     # Tests folded to a constant branch (a threshold beyond the input type's values,
     # after --scale), as (tree, fold): the export's note (:func:`fold_note`).
     folds: tuple[tuple[int, Fold], ...] = ()
+    # An IsolationForest's scores (doubles "scores"): its denominator and offset.
+    anomaly: Anomaly | None = None
 
     @property
     def float32_sums(self) -> bool:
@@ -141,6 +144,8 @@ class EnsembleIR:
             return ProbaApi("predict_bits", "uint32_t", 2 * self.n_outputs, values=True)
         if self.doubles == "proba":
             return ProbaApi("predict_proba", "double", self.n_classes)
+        if self.doubles == "scores" and self.anomaly is not None:
+            return ProbaApi("scores", "double", 2)  # score_samples, decision_function
         if self.doubles == "scores":
             return ProbaApi("decision_function", "double", self.n_scores)
         return None
@@ -155,7 +160,7 @@ class EnsembleIR:
 def _frame(ens: Ensemble) -> Model:
     """A one-leaf tree on the ensemble's schema: the encoding checks are a tree's."""
     n = len(ens.schema.classes)
-    return Model(ens.schema, (Node("leaf", 0, 0.0, 0.0, (0.0,) * n),), {})
+    return Model(ens.schema, (Leaf(0, 0.0, 0.0, (0.0,) * n),))
 
 
 def check_options(opts: ExportOptions) -> None:
@@ -180,12 +185,21 @@ def _doubles(ens: Ensemble, opts: ExportOptions) -> Literal["", "proba", "scores
                 option="--proba" if opts.proba else "--scores",
             )
         return "values"
-    if ens.decision == "bound" and (opts.proba or opts.scores):
+    if ens.anomaly is not None and opts.proba:
         raise EncodingError(
-            "an IsolationForest's C gives predict's -1/1 (as the index of class '1'); its "
-            "scores are powers of 2 the C does not compute: docs/regression.md",
-            option="--proba" if opts.proba else "--scores",
+            "an IsolationForest has no class probabilities: --scores exports its "
+            "score_samples and decision_function (docs/regression.md)",
+            option="--proba",
         )
+    if ens.anomaly is not None and opts.scores:
+        why = pow2.domain_error(*isolation.sum_range(ens), ens.anomaly.denominator)
+        if why is not None:
+            raise EncodingError(
+                f"the IsolationForest's scores are not exported: {why} (glibc's pow is "
+                "reproduced on its fast path only)",
+                option="--scores",
+            )
+        return "scores"
     if opts.proba:
         if ens.method != "forest":
             raise EncodingError(
@@ -255,7 +269,7 @@ def lower_ensemble(
                     CatSplit(f, tree.left_codes[i], counts[f], tree.nan_left[i], tree.right[i])
                 )
                 continue
-            node = Node("continuous", 0, 0.0, 0.0, (), attribute=f, threshold=tree.threshold[i])
+            node = Cut(f, tree.threshold[i])
             try:
                 op, thr = lower_continuous(node, i, enc, narrow)
             except EncodingError as exc:
@@ -283,6 +297,7 @@ def lower_ensemble(
         ens.categorical_rule,
         counts,
         tuple(folds),
+        ens.anomaly if doubles == "scores" else None,
     )
 
 

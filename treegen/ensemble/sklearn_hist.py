@@ -23,7 +23,8 @@ import numpy as np
 
 from treegen.data.arrays import label_kind
 from treegen.data.dataset import Attribute, Schema
-from treegen.ensemble.core import LEAF, Ensemble, Tree
+from treegen.ensemble.core import Ensemble, Tree
+from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.errors import UsageError
 
 _BITSET_WORDS = 8  # scikit-learn's categorical bitsets: 8 x 32 bits, codes below 256
@@ -71,51 +72,31 @@ def _tree(
     nodes = predictor.nodes
     n = len(nodes)
     raw_bitsets = np.asarray(predictor.raw_left_cat_bitsets)
-    seen = np.zeros(n, dtype=bool)
-    pre: list[int] = []
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        if not 0 <= i < n or seen[i]:
-            raise _bad(f"node {i} is out of range or reached twice")
-        seen[i] = True
-        pre.append(i)
-        if not nodes["is_leaf"][i]:
-            stack += [int(nodes["right"][i]), int(nodes["left"][i])]
-    new = {old: k for k, old in enumerate(pre)}
-    f: list[int] = []
-    t: list[float] = []
-    lft: list[int] = []
-    rgt: list[int] = []
-    nl: list[bool] = []
-    cat: list[bool] = []
-    codes: list[tuple[int, ...]] = []
-    val: list[int] = []
+
+    def children(i: int) -> tuple[int, int] | None:
+        if nodes["is_leaf"][i]:
+            return None
+        pair = int(nodes["left"][i]), int(nodes["right"][i])
+        if not all(0 <= c < n for c in pair):
+            raise _bad(f"node {i}'s children are out of range")
+        return pair
+
+    pre = walk(0, children, lambda i: _bad(f"node {i} is reached twice"))
+    cols = Columns(pre)
     for old in pre:
         node = nodes[old]
         if node["is_leaf"]:
             v = float(node["value"])
             if not np.isfinite(v):
                 raise _bad("a leaf value is not finite")
-            key = int(np.float64(v).view(np.int64))
-            if key not in values:
-                values[key] = len(rows)
-                rows.append((v,))
-            f.append(LEAF)
-            t.append(0.0)
-            lft.append(LEAF)
-            rgt.append(LEAF)
-            nl.append(False)
-            cat.append(False)
-            codes.append(())
-            val.append(values[key])
+            cols.leaf(intern(values, rows, int(np.float64(v).view(np.int64)), v))
             continue
         idx = int(node["feature_idx"])
         if not 0 <= idx < len(order):
             raise _bad(f"a node tests feature {idx} of {len(order)}")
         feature = order[idx]
         is_cat = bool(node["is_categorical"])
-        left_codes: tuple[int, ...] = ()
+        left_codes: tuple[int, ...] | None = None
         if is_cat:
             b = int(node["bitset_idx"])
             if not 0 <= b < len(raw_bitsets) or n_known[feature] < 0:
@@ -124,25 +105,9 @@ def _tree(
         thr = float(node["num_threshold"])
         if np.isnan(thr) and not is_cat:
             raise _bad("a threshold is NaN")
-        f.append(feature)
-        t.append(0.0 if is_cat else thr)
-        lft.append(new[int(node["left"])])
-        rgt.append(new[int(node["right"])])
-        nl.append(bool(node["missing_go_to_left"]))
-        cat.append(is_cat)
-        codes.append(left_codes)
-        val.append(-1)
-    return Tree(
-        tuple(f),
-        tuple(t),
-        tuple(lft),
-        tuple(rgt),
-        tuple(nl),
-        tuple(cat),
-        tuple(codes),
-        tuple(val),
-        output,
-    )
+        cols.split(feature, int(node["left"]), int(node["right"]),
+                   bool(node["missing_go_to_left"]), thr, left_codes)  # fmt: skip
+    return cols.tree(output)
 
 
 def hist_from_sklearn(

@@ -16,7 +16,10 @@ as the ensemble's categorical tests have them.
 Objectives: ``binary:logistic`` (class 1 when the float32 sigmoid of the margin exceeds
 0.5: the margin exceeds :func:`~treegen.ensemble.libm.xgboost_cut`), ``binary:logitraw``
 (margin > 0.5, as ``XGBClassifier.predict`` compares it), ``binary:hinge`` (margin > 0),
-``multi:softmax`` and ``multi:softprob`` (the first largest margin).  ``best_iteration``
+``multi:softmax`` and ``multi:softprob`` (the first largest margin); the regression
+objectives of :data:`REGRESSION`, whose prediction is the float32 margin itself (the
+decision ``value``: ``XGBRegressor.predict``, bit for bit); those predicting exp or
+the sigmoid of the margin are refused.  ``best_iteration``
 (early stopping) limits the trees as ``XGBClassifier.predict`` does, unless
 ``iterations`` says how many to use.
 """
@@ -34,7 +37,8 @@ import numpy as np
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.frame import default_names
 from treegen.ensemble import libm
-from treegen.ensemble.core import LEAF, Decision, Ensemble, Tree
+from treegen.ensemble.core import Decision, Ensemble, Tree
+from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.ensemble.ubjson import loads_ubjson
 from treegen.errors import ModelFileError, UsageError
 from treegen.model.file import decode_json
@@ -47,6 +51,18 @@ OBJECTIVES = (
     "multi:softprob",
 )
 """The objectives whose class treegen computes exactly (docs/gbm.md)."""
+
+REGRESSION = (
+    "reg:squarederror",
+    "reg:absoluteerror",
+    "reg:pseudohubererror",
+    "reg:quantileerror",
+)
+"""The regression objectives whose prediction is the margin itself (the identity link):
+treegen computes it exactly, a float32 number (docs/gbm.md)."""
+
+LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "survival:aft")
+"""Regression objectives predicting exp of the margin: refused (no libm in the C)."""
 
 
 class _Decimal(str):
@@ -265,78 +281,44 @@ def _tree(
             if s + z > len(cats):
                 raise doc.fail(f"{path}.categories_segments", "past the end of categories")
             cat_sets[node] = tuple(sorted(set(cats[s : s + z])))
+
     # Pre-order; a categorical split's right child (its listed codes) first, as "left".
-    order: list[int] = []
-    seen = [False] * n
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        if seen[i]:
-            raise doc.fail(f"{path}.left_children", f"node {i} is reached twice")
-        seen[i] = True
-        order.append(i)
+    def children(i: int) -> tuple[int, int] | None:
         if left[i] == -1:
             if right[i] != -1:
                 raise doc.fail(f"{path}.right_children[{i}]", "a leaf with a right child")
-            continue
+            return None
         if right[i] == -1:
             raise doc.fail(f"{path}.right_children[{i}]", "a split without a right child")
         if feature[i] >= n_features:
             raise doc.fail(f"{path}.split_indices[{i}]", f"feature {feature[i]} of {n_features}")
-        first, second = (right[i], left[i]) if split_type[i] else (left[i], right[i])
-        stack += [second, first]
-    new = {old: k for k, old in enumerate(order)}
-    f: list[int] = []
-    thr: list[float] = []
-    lft: list[int] = []
-    rgt: list[int] = []
-    nl: list[bool] = []
-    cat: list[bool] = []
-    codes: list[tuple[int, ...]] = []
-    val: list[int] = []
+        return (right[i], left[i]) if split_type[i] else (left[i], right[i])
+
+    order = walk(
+        0, children, lambda i: doc.fail(f"{path}.left_children", f"node {i} is reached twice")
+    )
+    cols = Columns(order)
     for i in order:
         c = cond[i]
         if not np.isfinite(c):
             raise doc.fail(f"{path}.split_conditions[{i}]", "is not a finite number")
         if left[i] == -1:
-            key = int(np.float32(c).view(np.int32))
-            if key not in values:
-                values[key] = len(rows)
-                rows.append((float(c),))
-            f.append(LEAF)
-            thr.append(0.0)
-            lft.append(LEAF)
-            rgt.append(LEAF)
-            nl.append(False)
-            cat.append(False)
-            codes.append(())
-            val.append(values[key])
-            continue
-        f.append(feature[i])
-        val.append(-1)
-        if split_type[i]:
+            cols.leaf(intern(values, rows, int(np.float32(c).view(np.int32)), float(c)))
+        elif split_type[i]:
             if i not in cat_sets:
                 raise doc.fail(f"{path}.categories_nodes", f"has no categories for node {i}")
             if not categorical[feature[i]]:
                 raise doc.fail(
                     f"{path}.split_type[{i}]", "a categorical split of a numeric feature"
                 )
-            thr.append(0.0)
-            lft.append(new[right[i]])
-            rgt.append(new[left[i]])
-            nl.append(not default_left[i])  # the default child, now on the other side
-            cat.append(True)
-            codes.append(cat_sets[i])
+            # The listed codes go to the right child, now "left"; so does the default
+            # child move to the other side.
+            cols.split(feature[i], right[i], left[i], not default_left[i], codes=cat_sets[i])
         else:
             # x < c for float32 x is x <= the float32 below c.
-            thr.append(float(np.nextafter(c, np.float32(-np.inf))))
-            lft.append(new[left[i]])
-            rgt.append(new[right[i]])
-            nl.append(bool(default_left[i]))
-            cat.append(False)
-            codes.append(())
-    return Tree(tuple(f), tuple(thr), tuple(lft), tuple(rgt), tuple(nl), tuple(cat),
-                tuple(codes), tuple(val), group)  # fmt: skip
+            below = float(np.nextafter(c, np.float32(-np.inf)))
+            cols.split(feature[i], left[i], right[i], bool(default_left[i]), below)
+    return cols.tree(group)
 
 
 def xgboost_from_bytes(
@@ -346,18 +328,27 @@ def xgboost_from_bytes(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Ensemble:
-    """The classifier in XGBoost model file ``data`` (module docstring); ``iterations``
+    """The classifier or regressor in XGBoost model file ``data`` (module docstring); ``iterations``
     boosting rounds (default: ``best_iteration + 1`` if the file has one, else all)."""
     doc = _Doc(filename)
     root = doc.obj(decode(data, filename), "")
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
                          "name", "learner.objective")  # fmt: skip
-    if objective not in OBJECTIVES:
+    if objective in LOG_LINK or objective == "reg:logistic":
         raise doc.fail(
             "learner.objective.name",
-            f"objective {objective!r} is not exported: treegen reads {', '.join(OBJECTIVES)}",
+            f"objective {objective!r} predicts a function of the margin (exp or sigmoid) "
+            "that C without libm does not compute bit for bit: only the identity-link "
+            f"regression objectives are exported ({', '.join(REGRESSION)})",
         )
+    if objective not in OBJECTIVES + REGRESSION:
+        raise doc.fail(
+            "learner.objective.name",
+            f"objective {objective!r} is not exported: treegen reads "
+            f"{', '.join(OBJECTIVES + REGRESSION)}",
+        )
+    regressor = objective in REGRESSION
     booster = doc.obj(doc.get(learner, "gradient_booster", "learner"), "learner.gradient_booster")
     name = doc.text(booster, "name", "learner.gradient_booster")
     if name != "gbtree":
@@ -421,7 +412,8 @@ def xgboost_from_bytes(
         for nm, cats in zip(names, cat_names, strict=True)
     )
     n_classes = max(num_class, 2)
-    schema = Schema(attrs_out, tuple(str(c) for c in range(n_classes)), target)
+    outputs = (target,) if regressor else tuple(str(c) for c in range(n_classes))
+    schema = Schema(attrs_out, outputs, target)
     decision: Decision = "argmax"
     cut = 0.0
     init = [float(b) for b in base]
@@ -432,7 +424,11 @@ def xgboost_from_bytes(
         decision, cut = "gt", 0.5
     elif objective == "binary:hinge":
         decision = "gt"
-    options: dict[str, object] = {"source": f"XGBoost {objective}", "labels": "int"}
+    elif regressor:
+        decision = "value"  # the float32 margin is the prediction
+    options: dict[str, object] = {"source": f"XGBoost {objective}"}
+    if not regressor:
+        options["labels"] = "int"
     if iterations is not None:
         options["iterations"] = iterations
     return Ensemble(

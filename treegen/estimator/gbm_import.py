@@ -67,10 +67,11 @@ def from_xgboost(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Model:
-    """An XGBoost classifier (a model file's path or bytes, a ``Booster`` or an
-    ``XGBClassifier``) as a treegen model that predicts what ``XGBClassifier.predict``
-    predicts.  ``iterations``: the boosting rounds to use (default: the model's
-    ``best_iteration`` + 1 when it has one, else all)."""
+    """An XGBoost classifier or regressor (a model file's path or bytes, a ``Booster``,
+    an ``XGBClassifier`` or ``XGBRegressor``) as a treegen model that predicts what its
+    ``predict`` predicts (a regressor's float32 values, bit for bit).
+    ``iterations``: the boosting rounds to use (default: the model's ``best_iteration``
+    + 1 when it has one, else all)."""
     classes = None
     name = "<model>"
     if isinstance(model, str | os.PathLike):
@@ -99,9 +100,10 @@ def from_lightgbm(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Model:
-    """A LightGBM classifier (a text model file's path, its text, a ``Booster`` or an
-    ``LGBMClassifier``) as a treegen model that predicts what ``LGBMClassifier.predict``
-    predicts.  ``iterations``: the rounds to use (default: all the model holds; a fitted
+    """A LightGBM classifier or regressor (a text model file's path, its text, a
+    ``Booster``, an ``LGBMClassifier`` or ``LGBMRegressor``) as a treegen model that
+    predicts what its ``predict`` predicts (a regressor's float64 values, bit for bit).
+    ``iterations``: the rounds to use (default: all the model holds; a fitted
     object's text holds its best iteration's)."""
     classes = None
     name = "<model>"

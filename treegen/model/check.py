@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from treegen.model.core import flavor_compares_float32
+from treegen.model.options import InvalidOption, options_from_dict
 
 _KINDS = ("continuous", "nominal", "ignore")
 _NODE_KINDS = ("leaf", "continuous", "nominal", "subset")
@@ -158,7 +159,11 @@ def check_model_dict(data: Any, fmt: str, version: int) -> None:
     d = check_header(data, fmt, version)
     _keys(d, _TOP, "")
     classes, attrs = check_schema(d)
-    float32 = flavor_compares_float32(str(d["options"].get("flavor", "c45")))
+    try:
+        flavor = options_from_dict(d["options"]).flavor
+    except InvalidOption as err:
+        raise InvalidField(f"options.{err.key}", err.message) from None
+    float32 = flavor_compares_float32(flavor)
     _check_nodes(d["nodes"], attrs, len(classes), float32)
 
 

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from treegen.model import native
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest, Test
 from treegen.model.fixedpoint import DOUBLE, SUM_TO_PROBA, W_SHIFT, FixedPointClassifier
 
 FloatArray = npt.NDArray[np.float64]
@@ -64,7 +64,7 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
     while stack:
         i, rows, wt = stack.pop()
         node = nodes[i]
-        if node.kind == "leaf":
+        if isinstance(node, Leaf):
             if node.items > 0:
                 dist = np.asarray(node.dist, dtype=np.float64) / node.items
                 out[rows] += wt[:, None] * dist[None, :]
@@ -72,7 +72,7 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
                 out[rows, node.cls] += wt
             continue
         col = x[rows, node.attribute]
-        branch = _branches(node.kind, col, node, f32, model)
+        branch = _branches(col, node, f32, model)
         unknown = branch < 0
         unk_rows = rows[unknown]
         unk_wt = wt[unknown]
@@ -91,14 +91,11 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
     return out, met
 
 
-def _branches(
-    kind: str, col: FloatArray, node: object, f32: bool, model: Model
-) -> npt.NDArray[np.intp]:
+def _branches(col: FloatArray, node: Test, f32: bool, model: Model) -> npt.NDArray[np.intp]:
     """Branch index per value (-1 = unknown) at one test node."""
-    assert isinstance(node, Node)
     known = ~np.isnan(col)
     out = np.full(col.shape, -1, dtype=np.intp)
-    if kind == "continuous":
+    if isinstance(node, ContinuousTest):
         v = col[known]
         if f32:
             # Beyond FLT_MAX a value is +-inf as a float (Release 8 stores values as
@@ -115,17 +112,17 @@ def _branches(
     ok = (v >= 0) & (v < k) & (v == np.floor(v))
     idx = np.flatnonzero(known)[ok]
     codes = v[ok].astype(np.intp)
-    if kind == "subset":
+    if isinstance(node, SubsetTest):
         out[idx] = np.asarray(node.value_branches(k), dtype=np.intp)[codes]
     else:
         out[idx] = codes
     return out
 
 
-def branches_of(model: Model, node: Node, col: FloatArray) -> npt.NDArray[np.intp]:
+def branches_of(model: Model, node: Test, col: FloatArray) -> npt.NDArray[np.intp]:
     """The branch each value of ``col`` takes at test ``node`` (-1: unknown), compared
     as ``model`` compares (float32 for a c45 model)."""
-    return _branches(node.kind, col, node, model.compares_float32, model)
+    return _branches(col, node, model.compares_float32, model)
 
 
 def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
@@ -177,7 +174,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
     share: list[int] = []
     btab: list[int] = []
     for i, node in enumerate(nodes):
-        if node.kind == "leaf":
+        if isinstance(node, Leaf):
             kind[i] = KIND_LEAF
             leafcls[i] = fixed.cls[i]
             # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
@@ -189,7 +186,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         nchild[i] = len(node.children)
         child.extend(node.children)
         share.extend(fixed.shares[i])
-        if node.kind == "continuous":
+        if isinstance(node, ContinuousTest):
             kind[i] = KIND_CONTINUOUS
             thr[i] = node.threshold
             fb = fixed.fbound[i]

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.classify import branches_of
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 
 F32 = np.float32
 
@@ -35,7 +35,7 @@ def class_sums(model: Model, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float
     while stack:
         i, rows, wt = stack.pop()
         node = nodes[i]
-        if node.kind == "leaf":
+        if isinstance(node, Leaf):
             if node.items > 0:
                 items = F32(node.items)
                 for c, d in enumerate(node.dist):

@@ -6,66 +6,137 @@ reads.  Nodes live in a flat tuple (root at index 0, children referenced by
 index) so that no stage needs recursion over a tree that may be hundreds of
 levels deep.
 
-Every node, leaf or test, carries what C4.5 needs to classify with unknown
-values (docs/C45.md section 6): ``items`` (the training weight that reached
-it, whose ratio to the parent's ``items`` is the branch's share when a value
-is unknown), ``dist`` (per-class weights) and ``cls`` (the node's class:
+A node is one of four classes, one per kind: :class:`Leaf`,
+:class:`ContinuousTest`, :class:`NominalTest` and :class:`SubsetTest`
+(:data:`Node` is their union).  Each holds only the fields its kind has, so no
+field holds a "none" marker and two nodes are equal exactly when their
+dataclass fields are.  Every node carries what C4.5 needs to classify with
+unknown values (docs/C45.md section 6): ``items`` (the training weight that
+reached it, whose ratio to the parent's ``items`` is the branch's share when a
+value is unknown), ``dist`` (per-class weights) and ``cls`` (the node's class:
 the leaf label, and for empty leaves the class to vote for).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
+from typing import ClassVar, Literal, TypeAlias
 
 from treegen.data.dataset import Schema
-from treegen.nanequal import nan_equal
+from treegen.model.options import ModelOptions
 
 NodeKind = Literal["leaf", "continuous", "nominal", "subset"]
 
 
-@nan_equal
-@dataclass(frozen=True, slots=True, eq=False)
-class Node:
-    """One tree node.
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """A leaf: the class ``cls`` and the class weights ``dist`` that reached it."""
 
-    * ``leaf``: ``children == ()``.
-    * ``continuous``: two children; branch 0 is ``x <= threshold``, branch 1
-      ``x > threshold``.  ``threshold`` is a float64 holding the exact cut
-      (a float32 value for the c45 flavour).
-    * ``nominal``: one child per declared value of ``attribute``, in order.
-    * ``subset`` (``--subsets``): child ``b`` takes the value codes in
-      ``subsets[b]``.
-    """
+    kind: ClassVar[Literal["leaf"]] = "leaf"
+    # A leaf has no branches; stages that walk the tree read ``children`` of any node.
+    children: ClassVar[tuple[int, ...]] = ()
 
-    kind: NodeKind
     cls: int
     items: float
     errors: float
     dist: tuple[float, ...]
-    attribute: int = -1
-    threshold: float = math.nan
-    subsets: tuple[tuple[int, ...], ...] = ()
-    children: tuple[int, ...] = ()
 
-    @property
-    def is_leaf(self) -> bool:
-        return self.kind == "leaf"
+
+@dataclass(frozen=True, slots=True)
+class ContinuousTest:
+    """``attribute <= threshold``: branch 0 when true, branch 1 when false.
+
+    ``threshold`` is a float64 holding the exact cut (a float32 value for the
+    c45 flavour)."""
+
+    kind: ClassVar[Literal["continuous"]] = "continuous"
+
+    cls: int
+    items: float
+    errors: float
+    dist: tuple[float, ...]
+    attribute: int
+    threshold: float
+    children: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class NominalTest:
+    """One branch per declared value of nominal ``attribute``, in order."""
+
+    kind: ClassVar[Literal["nominal"]] = "nominal"
+
+    cls: int
+    items: float
+    errors: float
+    dist: tuple[float, ...]
+    attribute: int
+    children: tuple[int, ...]
 
     def value_branches(self, n_values: int) -> tuple[int, ...]:
-        """The branch of each value ``0..n_values-1`` at a nominal or subset test.
+        """The branch of each value ``0..n_values-1``: its own (see :data:`ValueTest`)."""
+        return tuple(range(n_values))
 
-        A nominal test has one branch per value; a subset test sends value
-        ``v`` to the branch whose subset lists it, and a value in no subset
-        (none reached the node in growth) to -1, where it counts as unknown.
-        The one rule every stage (trainer, classifier, lowering, fixed-point
-        model) routes nominal values by.
-        """
-        if self.kind == "nominal":
-            return tuple(range(n_values))
-        assert self.kind == "subset", self.kind
+
+@dataclass(frozen=True, slots=True)
+class SubsetTest:
+    """A test on nominal ``attribute`` (``--subsets``): branch ``b`` takes the value
+    codes in ``subsets[b]``."""
+
+    kind: ClassVar[Literal["subset"]] = "subset"
+
+    cls: int
+    items: float
+    errors: float
+    dist: tuple[float, ...]
+    attribute: int
+    subsets: tuple[tuple[int, ...], ...]
+    children: tuple[int, ...]
+
+    def value_branches(self, n_values: int) -> tuple[int, ...]:
+        """The branch of each value ``0..n_values-1`` (see :data:`ValueTest`)."""
         return subset_branches(self.subsets, n_values)
+
+
+Test: TypeAlias = ContinuousTest | NominalTest | SubsetTest
+ValueTest: TypeAlias = NominalTest | SubsetTest
+"""A test on a nominal attribute.  Its ``value_branches(n_values)`` is the one rule
+every stage (trainer, classifier, lowering, fixed-point model) routes nominal values
+by: a nominal test has one branch per value; a subset test sends value ``v`` to the
+branch whose subset lists it, and a value in no subset (none reached the node in
+growth) to -1, where it counts as unknown."""
+Node: TypeAlias = Leaf | ContinuousTest | NominalTest | SubsetTest
+NODE_TYPES: tuple[type[Leaf], type[ContinuousTest], type[NominalTest], type[SubsetTest]] = (
+    Leaf,
+    ContinuousTest,
+    NominalTest,
+    SubsetTest,
+)
+
+
+def make_node(
+    kind: NodeKind,
+    cls: int,
+    items: float,
+    errors: float,
+    dist: tuple[float, ...],
+    attribute: int,
+    threshold: float,
+    subsets: tuple[tuple[int, ...], ...],
+    children: tuple[int, ...],
+) -> Node:
+    """The node of ``kind`` from columns that hold every kind's fields (the trainer's
+    arrays, a model file's node object): the fields ``kind`` has no use for are dropped."""
+    if kind == "leaf":
+        return Leaf(cls, items, errors, dist)
+    if kind == "continuous":
+        assert len(children) == 2, children
+        return ContinuousTest(
+            cls, items, errors, dist, attribute, threshold, (children[0], children[1])
+        )
+    if kind == "nominal":
+        return NominalTest(cls, items, errors, dist, attribute, children)
+    return SubsetTest(cls, items, errors, dist, attribute, subsets, children)
 
 
 def subset_branches(subsets: tuple[tuple[int, ...], ...], n_values: int) -> tuple[int, ...]:
@@ -85,11 +156,13 @@ def flavor_compares_float32(flavor: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Model:
-    """A trained tree and everything needed to use, print and export it."""
+    """A trained tree and everything needed to use, print and export it: its schema,
+    its nodes, what it records of its training (:class:`ModelOptions`) and where it
+    came from."""
 
     schema: Schema
     nodes: tuple[Node, ...]
-    options: dict[str, object] = field(default_factory=dict)
+    options: ModelOptions = ModelOptions()
     treegen_version: str = ""
     data_fingerprint: str = ""
 
@@ -100,7 +173,7 @@ class Model:
         The c45 flavour reproduces Release 8, which stores every value as a C
         ``float`` before comparing; the j48 flavour compares doubles.
         """
-        return flavor_compares_float32(str(self.options.get("flavor", "c45")))
+        return flavor_compares_float32(self.options.flavor)
 
     @property
     def root(self) -> Node:
@@ -113,7 +186,7 @@ class Model:
 
     @property
     def n_leaves(self) -> int:
-        return sum(1 for n in self.nodes if n.is_leaf)
+        return sum(1 for n in self.nodes if isinstance(n, Leaf))
 
     def depth(self) -> int:
         """Longest root-to-leaf path in edges, computed without recursion."""

@@ -39,18 +39,21 @@ one-line :class:`~treegen.errors.ModelFileError` naming the field.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import sys
+from array import array
 from typing import Any
+
+import numpy as np
 
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers.text import read_bytes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, check_model_dict
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, SubsetTest, make_node
+from treegen.model.options import options_from_dict
 
 FORMAT = "treegen-model"
 VERSION = 1
@@ -84,33 +87,55 @@ def attribute_lines(schema: Schema) -> list[str]:
     return attrs
 
 
-def _jsonable(value: object) -> object:
-    """Options as JSON values: tuples become lists, everything else must be JSON already."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise TypeError(f"option value {value!r} cannot be stored in a model file")
-
-
-def _node_dict(i: int, n: Node) -> dict[str, object]:
+def _node_dict(i: int, n: Node, dist: bool = True) -> dict[str, object]:
     d: dict[str, object] = {"id": i, "kind": n.kind}
-    if n.kind != "leaf":
+    if not isinstance(n, Leaf):
         d["attribute"] = n.attribute
-    if n.kind == "continuous":
+    if isinstance(n, ContinuousTest):
         d["threshold"] = n.threshold
         d["threshold_hex"] = n.threshold.hex()
-    if n.kind == "subset":
+    if isinstance(n, SubsetTest):
         d["subsets"] = [list(s) for s in n.subsets]
-    if n.kind != "leaf":
+    if not isinstance(n, Leaf):
         d["children"] = list(n.children)
     d["cls"] = n.cls
     d["items"] = float(n.items)
     d["errors"] = float(n.errors)
-    d["dist"] = [float(x) for x in n.dist]
+    if dist:
+        d["dist"] = [float(x) for x in n.dist]
     return d
+
+
+# From this many classes a node's weights are written in runs of zeros (_dist_json).
+MANY_CLASSES = 64
+
+
+def _dist_json(dist: tuple[float, ...]) -> str | None:
+    """``dist`` as :func:`_dumps` writes it, with each run of zero weights written at
+    once (with thousands of classes, each weight's ``float.__repr__`` was most of the
+    writing); None for fewer than :data:`MANY_CLASSES` classes or a weight JSON refuses."""
+    if len(dist) < MANY_CLASSES:
+        return None
+    d = np.frombuffer(array("d", dist), dtype=np.float64)  # faster than np.asarray(tuple)
+    nz = np.flatnonzero((d != 0) | np.signbit(d))  # -0.0 is written as "-0.0"
+    if not np.isfinite(d[nz]).all():
+        return None
+    parts = ["["]
+    prev = 0
+    for i, v in zip(nz.tolist(), d[nz].tolist(), strict=True):
+        parts.append("0.0, " * (i - prev))
+        parts.append(repr(v) + ", ")
+        prev = i + 1
+    parts.append("0.0, " * (d.size - prev))
+    return "".join(parts)[:-2] + "]"
+
+
+def _node_json(i: int, n: Node) -> str:
+    """One node's line of the model file (``dist`` last, as :func:`_node_dict` orders it)."""
+    dist = _dist_json(n.dist)
+    if dist is None:
+        return _dumps(_node_dict(i, n))
+    return _dumps(_node_dict(i, n, dist=False))[:-1] + ', "dist": ' + dist + "}"
 
 
 def model_to_json(model: Model) -> str:
@@ -122,7 +147,7 @@ def model_to_json(model: Model) -> str:
         f'  "version": {VERSION},',
         f'  "treegen_version": {_dumps(model.treegen_version)},',
         f'  "data_fingerprint": {_dumps(model.data_fingerprint)},',
-        f'  "options": {_dumps(_jsonable(model.options))},',
+        f'  "options": {_dumps(model.options.as_dict())},',
         f'  "target": {_dumps(s.target)},',
         f'  "classes": {_dumps(list(s.classes))},',
         '  "attributes": [',
@@ -131,10 +156,16 @@ def model_to_json(model: Model) -> str:
     lines.append(",\n".join(attrs))
     lines.append("  ],")
     lines.append('  "nodes": [')
-    lines.append(",\n".join("    " + _dumps(_node_dict(i, n)) for i, n in enumerate(model.nodes)))
+    # One line per node, each but the last with its comma, and one join for the file:
+    # with thousands of classes the node lines are tens of MB, and every join or
+    # concatenation of them was another copy at the peak.
+    last = len(model.nodes) - 1
+    lines.extend(
+        "    " + _node_json(i, n) + ("," if i < last else "") for i, n in enumerate(model.nodes)
+    )
     lines.append("  ]")
-    lines.append("}")
-    return "\n".join(line for line in lines if line) + "\n"
+    lines.append("}\n")
+    return "\n".join([line for line in lines if line])
 
 
 # How deep JSON arrays and objects may nest.  treegen writes 4 levels (file, nodes,
@@ -301,21 +332,21 @@ def _build(d: dict[str, Any]) -> Model:
     for n in d["nodes"]:
         kind = n["kind"]
         nodes.append(
-            Node(
-                kind=kind,
+            make_node(
+                kind,
                 cls=n["cls"],
                 items=float(n["items"]),
                 errors=float(n["errors"]),
                 dist=tuple(float(x) for x in n["dist"]),
-                attribute=n.get("attribute", -1),
-                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else math.nan,
+                # The checked file has these fields exactly where ``kind`` has them.
+                attribute=n.get("attribute", 0),
+                threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else 0.0,
                 subsets=tuple(tuple(s) for s in n.get("subsets", ())),
                 children=tuple(n.get("children", ())),
             )
         )
-    return Model(
-        schema, tuple(nodes), dict(d["options"]), d["treegen_version"], d["data_fingerprint"]
-    )
+    options = options_from_dict(d["options"])
+    return Model(schema, tuple(nodes), options, d["treegen_version"], d["data_fingerprint"])
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:

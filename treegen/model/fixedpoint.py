@@ -49,7 +49,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node
 
 FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -258,15 +258,17 @@ class FixedPointClassifier:
             branch_shares(n.items, [model.nodes[c].items for c in n.children]) if n.children else ()
             for n in model.nodes
         ]
-        self.proba = [leaf_proba(n, self.n_classes) if n.is_leaf else () for n in model.nodes]
-        self.cls = [leaf_class(n) if n.is_leaf else -1 for n in model.nodes]
+        self.proba = [
+            leaf_proba(n, self.n_classes) if isinstance(n, Leaf) else () for n in model.nodes
+        ]
+        self.cls = [leaf_class(n) if isinstance(n, Leaf) else -1 for n in model.nodes]
         # Each finite continuous test as its boundary in the C input domain: an
         # integer cut (x <= cut) for integer types, (B, inclusive) for floats.
         narrow = model.compares_float32
         self.cut: list[int | None] = []
         self.fbound: list[tuple[float, bool] | None] = []
         for n in model.nodes:
-            if n.kind == "continuous" and math.isfinite(n.threshold):
+            if isinstance(n, ContinuousTest) and math.isfinite(n.threshold):
                 if enc.is_int:
                     k = enc.scales[n.attribute] if enc.scales else Fraction(1)
                     self.cut.append(bound_int(read_bound(n.threshold, narrow), k))
@@ -279,7 +281,9 @@ class FixedPointClassifier:
                 self.fbound.append(None)
 
     def _goes_left(self, i: int, x: float) -> bool:
-        t = self.model.nodes[i].threshold
+        node = self.model.nodes[i]
+        assert isinstance(node, ContinuousTest)
+        t = node.threshold
         if math.isinf(t):
             return t > 0
         if not self.enc.is_int:
@@ -293,7 +297,8 @@ class FixedPointClassifier:
     def _branch(self, i: int, x: float) -> int:
         """Branch for a known value, or -1 when the value is missing at node i."""
         node = self.model.nodes[i]
-        if node.kind == "continuous":
+        assert not isinstance(node, Leaf)
+        if isinstance(node, ContinuousTest):
             if not known_value(x, self.enc):
                 return -1
             return 0 if self._goes_left(i, x) else 1
@@ -312,7 +317,7 @@ class FixedPointClassifier:
         while stack:
             i, w = stack.pop()
             node = self.model.nodes[i]
-            if node.is_leaf:
+            if isinstance(node, Leaf):
                 reached = i
                 for c, p in enumerate(self.proba[i]):
                     acc[c] += leaf_weight(w, p)
@@ -333,8 +338,9 @@ class FixedPointClassifier:
     def _branches(self, i: int, col: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
         """Vectorized :meth:`_branch` over one column (values as float64)."""
         node = self.model.nodes[i]
+        assert not isinstance(node, Leaf)
         miss = np.isnan(col) if not self.enc.is_int else col == self.enc.missing
-        if node.kind == "continuous":
+        if isinstance(node, ContinuousTest):
             cut, fb = self.cut[i], self.fbound[i]
             if math.isinf(node.threshold):
                 left = np.full(col.shape, node.threshold > 0)
@@ -367,7 +373,7 @@ class FixedPointClassifier:
         while stack:
             i, idx, w = stack.pop()
             node = self.model.nodes[i]
-            if node.is_leaf:
+            if isinstance(node, Leaf):
                 p = np.asarray(self.proba[i], dtype=np.uint64)
                 np.add.at(acc, idx, (w[:, None] * p[None, :]) >> np.uint64(Q15_SHIFT))
                 known_cls[idx] = self.cls[i]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from treegen.data.atomic import write_bytes_atomic
 from treegen.errors import UsageError
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, Test
 from treegen.model.show import weka_double_to_string
 
 # Light fills that keep black text readable; class i takes colour i mod len.
@@ -53,7 +53,7 @@ def _quote(text: str) -> str:
 
 
 def _number(model: Model, value: float) -> str:
-    if model.options.get("flavor") == "j48":
+    if model.options.flavor == "j48":
         return weka_double_to_string(value)
     return f"{value:g}"
 
@@ -68,19 +68,19 @@ def _counts(model: Model, node: Node) -> str:
 
 def node_label(model: Model, node: Node) -> str:
     """The text in a node's box."""
-    if node.is_leaf:
+    if isinstance(node, Leaf):
         head = model.schema.classes[node.cls]
     else:
         head = model.schema.attributes[node.attribute].name
     return f"{head}\n{_counts(model, node)}"
 
 
-def edge_label(model: Model, node: Node, branch: int) -> str:
+def edge_label(model: Model, node: Test, branch: int) -> str:
     """The test on the edge from ``node`` to its child ``branch``."""
     attr = model.schema.attributes[node.attribute]
-    if node.kind == "continuous":
+    if isinstance(node, ContinuousTest):
         return f"{'<=' if branch == 0 else '>'} {_number(model, node.threshold)}"
-    if node.kind == "nominal":
+    if isinstance(node, NominalTest):
         return f"= {attr.values[branch]}"
     values = sorted(node.subsets[branch])
     if len(values) == 1:
@@ -105,7 +105,7 @@ def _below(model: Model) -> list[tuple[int, int, int]]:
         tests = leaves = levels = 0
         for c in model.nodes[i].children:
             t, f, h = out[c]
-            leaf = model.nodes[c].is_leaf
+            leaf = isinstance(model.nodes[c], Leaf)
             tests, leaves = tests + t + (not leaf), leaves + f + leaf
             levels = max(levels, h + 1)
         out[i] = (tests, leaves, levels)
@@ -137,12 +137,15 @@ def format_dot(model: Model, *, max_depth: int | None = None, graph: Sequence[st
         if not shown[i]:
             continue
         label = node_label(model, node)
-        extra = f", fillcolor={_quote(PALETTE[node.cls % len(PALETTE)])}" if node.is_leaf else ""
-        if not node.is_leaf and depth[i] == max_depth:
+        leaf = isinstance(node, Leaf)
+        extra = f", fillcolor={_quote(PALETTE[node.cls % len(PALETTE)])}" if leaf else ""
+        if not leaf and depth[i] == max_depth:
             label += "\n" + cut_note(*below[i])
             extra = ', style="rounded,filled,dashed"'
         lines.append(f"  n{i} [label={_quote(label)}{extra}];")
     for i, node in enumerate(model.nodes):
+        if isinstance(node, Leaf):
+            continue
         for b, child in enumerate(node.children):
             if shown[child]:
                 lines.append(f"  n{i} -> n{child} [label={_quote(edge_label(model, node, b))}];")

@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Literal
 
 from treegen.errors import UsageError
-from treegen.model.core import Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest, Test
 
 Style = Literal["c45", "j48"]
 STYLES: tuple[str, ...] = ("c45", "j48")
@@ -40,7 +40,7 @@ _MAX_SUBTREES = 99  # Release 8 numbers at most 99 subtree blocks, then [S??]
 
 def is_pruned(model: Model) -> bool:
     """Whether ``model`` is a pruned tree (the trainer records ``prune``)."""
-    return bool(model.options.get("prune", True))
+    return bool(model.options.training.prune)
 
 
 def format_tree(model: Model, style: str = "c45", *, header: bool = True) -> str:
@@ -61,7 +61,7 @@ def format_tree(model: Model, style: str = "c45", *, header: bool = True) -> str
 # --------------------------------------------------------------------- c45
 
 
-def _c45_leaf(model: Model, node: Node) -> str:
+def _c45_leaf(model: Model, node: Leaf) -> str:
     text = f" {model.schema.classes[node.cls]} ({node.items:.1f}"
     if node.errors > 0:
         text += f"/{node.errors:.1f}"
@@ -88,15 +88,15 @@ def _c45_subset_label(name: str, values: list[str], indent: str) -> str:
     return text + ":"
 
 
-def _c45_branch_label(model: Model, node: Node, branch: int, indent: str) -> str | None:
+def _c45_branch_label(model: Model, node: Test, branch: int, indent: str) -> str | None:
     """The text before the child of ``branch``, or None when Release 8 omits it.
 
     A subset branch that holds no value is not printed at all.
     """
     attr = model.schema.attributes[node.attribute]
-    if node.kind == "nominal":
+    if isinstance(node, NominalTest):
         return f"{attr.name} = {attr.values[branch]}:"
-    if node.kind == "continuous":
+    if isinstance(node, ContinuousTest):
         op = "<=" if branch == 0 else ">"
         return f"{attr.name} {op} {node.threshold:g} :"
     values = sorted(node.subsets[branch])
@@ -107,19 +107,19 @@ def _c45_branch_label(model: Model, node: Node, branch: int, indent: str) -> str
     return _c45_subset_label(attr.name, [attr.values[v] for v in values], indent)
 
 
-def _c45_max_line(model: Model, node: Node) -> int:
+def _c45_max_line(model: Model, node: Test) -> int:
     """Release 8's estimate of the widest line of ``node``'s own branches."""
     attr = model.schema.attributes[node.attribute]
     longest = 0
     for b, child in enumerate(node.children):
-        if node.kind == "continuous":
+        if isinstance(node, ContinuousTest):
             width = 4 + 1
         else:
             # Release 8 indexes value names by branch number even for subset
             # tests; reproduce that so the [S] decisions agree.
             width = (len(attr.values[b]) if b < len(attr.values) else 0) + 1
         child_node = model.nodes[child]
-        if child_node.is_leaf:
+        if isinstance(child_node, Leaf):
             width += len(model.schema.classes[child_node.cls]) + 6
         longest = max(longest, width)
     return len(attr.name) + 4 + longest
@@ -138,13 +138,14 @@ def _c45_show(model: Model, root: int, subtrees: list[int]) -> str:
         index, branch, depth = stack.pop()
         node = model.nodes[index]
         if branch >= 0:
+            assert not isinstance(node, Leaf)  # only tests' branches are stacked
             indent = _TAB * depth
             label = _c45_branch_label(model, node, branch, indent)
             if label is not None:
                 pieces.append("\n" + indent + label)
                 stack.append((node.children[branch], -1, depth + 1))
             continue
-        if node.is_leaf:
+        if isinstance(node, Leaf):
             pieces.append(_c45_leaf(model, node))
             continue
         if depth and depth * len(_TAB) + _c45_max_line(model, node) > _WIDTH:
@@ -154,8 +155,8 @@ def _c45_show(model: Model, root: int, subtrees: list[int]) -> str:
             else:
                 pieces.append("[S??]")
             continue
-        leaves = [b for b, c in enumerate(node.children) if model.nodes[c].is_leaf]
-        inner = [b for b, c in enumerate(node.children) if not model.nodes[c].is_leaf]
+        leaves = [b for b, c in enumerate(node.children) if isinstance(model.nodes[c], Leaf)]
+        inner = [b for b, c in enumerate(node.children) if not isinstance(model.nodes[c], Leaf)]
         for b in reversed(leaves + inner):
             stack.append((index, b, depth))
     return "".join(pieces)
@@ -224,7 +225,7 @@ def _weka_round2(value: float) -> float:
     return math.floor(scaled) / 100.0
 
 
-def _j48_leaf(model: Model, node: Node) -> str:
+def _j48_leaf(model: Model, node: Leaf) -> str:
     # J48 prints training errors at the leaf whatever the tree stores in
     # ``errors`` (a pruned c45 tree stores estimates there).
     wrong = node.items - node.dist[node.cls] if node.dist else node.errors
@@ -234,11 +235,11 @@ def _j48_leaf(model: Model, node: Node) -> str:
     return text + ")"
 
 
-def _j48_branch_label(model: Model, node: Node, branch: int) -> str:
+def _j48_branch_label(model: Model, node: Test, branch: int) -> str:
     attr = model.schema.attributes[node.attribute]
-    if node.kind == "nominal":
+    if isinstance(node, NominalTest):
         return f"{attr.name} = {attr.values[branch]}"
-    if node.kind == "continuous":
+    if isinstance(node, ContinuousTest):
         op = "<=" if branch == 0 else ">"
         return f"{attr.name} {op} {weka_double_to_string(node.threshold)}"
     names = [attr.values[v] for v in sorted(node.subsets[branch])]
@@ -250,18 +251,19 @@ def _j48_branch_label(model: Model, node: Node, branch: int) -> str:
 def _format_j48(model: Model, header: bool) -> str:
     pieces: list[str] = []
     root = model.nodes[0]
-    if root.is_leaf:
+    if isinstance(root, Leaf):
         pieces.append(": " + _j48_leaf(model, root))
     stack: list[tuple[int, int, int]] = []  # (node, branch, depth)
-    if not root.is_leaf:
+    if not isinstance(root, Leaf):
         stack.extend((0, b, 0) for b in reversed(range(len(root.children))))
     while stack:
         index, branch, depth = stack.pop()
         node = model.nodes[index]
+        assert not isinstance(node, Leaf)  # only tests' branches are stacked
         child_index = node.children[branch]
         child = model.nodes[child_index]
         pieces.append("\n" + _TAB * depth + _j48_branch_label(model, node, branch))
-        if child.is_leaf:
+        if isinstance(child, Leaf):
             pieces.append(": " + _j48_leaf(model, child))
         else:
             stack.extend((child_index, b, depth + 1) for b in reversed(range(len(child.children))))

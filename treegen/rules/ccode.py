@@ -36,13 +36,14 @@ from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
 from treegen.codegen.keys import float_key
 from treegen.codegen.literals import value_literal
-from treegen.codegen.lower import fold_of, lower, lower_continuous
+from treegen.codegen.lower import Cut, fold_of, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names, key_function, prelude
 from treegen.codegen.views import KeyFunction, Prelude, Test, TestForm, context
 from treegen.errors import EmitError, EncodingError
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.rules.core import Condition, RuleSet, format_condition
 from treegen.rules.core import fires as rules_fires
 
@@ -109,8 +110,9 @@ class RuleIR:
 def _frame_model(rs: RuleSet) -> Model:
     """A one-leaf tree on the ruleset's schema, voting for the default class."""
     n = len(rs.schema.classes)
-    leaf = Node("leaf", rs.default, 0.0, 0.0, (0.0,) * n)
-    return Model(rs.schema, (leaf,), {"flavor": rs.flavor}, rs.treegen_version, "")
+    leaf = Leaf(rs.default, 0.0, 0.0, (0.0,) * n)
+    options = ModelOptions(TrainOptions(flavor=rs.flavor))
+    return Model(rs.schema, (leaf,), options, rs.treegen_version, "")
 
 
 def check_options(opts: ExportOptions) -> None:
@@ -137,7 +139,7 @@ def _continuous(
     """The test of a ``<=``/``>`` condition; None when no known value passes it.  A
     finite threshold outside the input type's values folds as a tree's test does (one
     rule at every --scale): its note goes to ``folds``."""
-    node = Node("continuous", 0, 0.0, 0.0, (), attribute=cond.attribute, threshold=cond.threshold)
+    node = Cut(cond.attribute, cond.threshold)
     try:
         op, t = lower_continuous(node, 0, frame.encoding, rs.compares_float32)
     except EncodingError as exc:

@@ -112,7 +112,12 @@ def ruleset_inputs(
     enc = rir.frame.encoding
     m = rir.frame.n_features
     miss = float("nan") if enc.missing is None else float(enc.missing)
-    cuts = {(r.number, k): c.threshold for r in rs.rules for k, c in enumerate(r.conditions)}
+    cuts = {
+        (r.number, k): c.threshold
+        for r in rs.rules
+        for k, c in enumerate(r.conditions)
+        if c.op in ("<=", ">")
+    }
     choices: list[list[float]] = [[] for _ in range(m)]
     rows: list[list[float]] = [[miss] * m]
     for r in rir.rules:

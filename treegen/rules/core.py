@@ -14,7 +14,6 @@ them so, and so does the c45 tree classifier), as doubles in j48's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -23,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Schema
-from treegen.nanequal import nan_equal
 
 Op = Literal["=", "<=", ">", "in"]
 # A long step's progress: called with (phase, done, total) now and then.
@@ -31,15 +29,18 @@ Steps = Callable[[str, int, int], None]
 OPS: tuple[Op, ...] = ("=", "<=", ">", "in")
 
 
-@nan_equal
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
 class Condition:
-    """``attribute op value``: ``=`` a nominal code, ``in`` a set of codes, ``<=``/``>`` a cut."""
+    """``attribute op value``: ``=`` a nominal code, ``in`` a set of codes, ``<=``/``>`` a cut.
+
+    Each op reads only its own field (``value``, ``values`` or ``threshold``); the
+    others keep their defaults, so equal conditions are equal dataclasses (c4.5rules
+    finds equal candidate rules by a set of their conditions)."""
 
     attribute: int
     op: Op
     value: int = -1
-    threshold: float = math.nan
+    threshold: float = 0.0
     values: tuple[int, ...] = ()
 
 

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
-from treegen.model.core import Model
+from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, Steps, cover_rows
 from treegen.rules.final import dropping
@@ -50,15 +50,15 @@ def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Co
     while stack:
         i, path = stack.pop()
         node = model.nodes[i]
-        if node.is_leaf:
+        if isinstance(node, Leaf):
             if empty or node.items > 0:
                 out.append((i, path))
             continue
         kids = []
         for b, child in enumerate(node.children):
-            if node.kind == "continuous":
+            if isinstance(node, ContinuousTest):
                 cond = Condition(node.attribute, "<=" if b == 0 else ">", threshold=node.threshold)
-            elif node.kind == "subset":
+            elif isinstance(node, SubsetTest):
                 cond = Condition(node.attribute, "in", values=tuple(node.subsets[b]))
             else:
                 cond = Condition(node.attribute, "=", value=b)
@@ -157,8 +157,8 @@ def generate(
         covered[match[i]] = True
     default = _default_class(ds.y, covered, len(ds.classes))
     options: dict[str, object] = {"cf": float(cf)}
-    if "min_cases" in tree.options:
-        options["min_cases"] = tree.options["min_cases"]
+    if tree.options.train is not None:
+        options["min_cases"] = int(tree.options.train.min_cases)
     options = recorded_options(options, ds)
     printed = RuleSet(
         ds.schema,

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
-from treegen.model.core import Model
+from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
 from treegen.trainer.stats import ErrorBound, to_f32
 
@@ -88,19 +88,19 @@ def leaf_tests(model: Model) -> list[tuple[int, tuple[PathTest, ...]]]:
     while stack:
         i, path = stack.pop()
         node = model.nodes[i]
-        if node.is_leaf:
+        if isinstance(node, Leaf):
             out.append((i, path))
             continue
         kids = []
-        cut = node.threshold
-        if node.kind == "continuous":
-            cut = first_cut.setdefault((node.attribute, cut), cut)
+        cut = 0.0
+        if isinstance(node, ContinuousTest):
+            cut = first_cut.setdefault((node.attribute, node.threshold), node.threshold)
         for b, child in enumerate(node.children):
-            if node.kind == "continuous":
+            if isinstance(node, ContinuousTest):
                 op: Op = "<=" if b == 0 else ">"
                 cond = Condition(node.attribute, op, threshold=cut)
                 test = PathTest(cond, 2, cut, i)
-            elif node.kind == "subset":
+            elif isinstance(node, SubsetTest):
                 test = PathTest(
                     Condition(node.attribute, "in", values=tuple(node.subsets[b])), 3, 0.0, i
                 )

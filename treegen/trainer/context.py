@@ -52,7 +52,7 @@ class Workspace:
     the next request under the same name.
     """
 
-    LIMIT = 1 << 24
+    LIMIT = 1 << 21  # the log inputs of a scoring chunk with 3 classes (score.NATIVE_CHUNK)
 
     def __init__(self) -> None:
         self._bufs: dict[str, npt.NDArray[Any]] = {}

@@ -46,7 +46,8 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
-from treegen.model.core import Model, Node
+from treegen.model.core import Leaf, Model, Node
+from treegen.model.options import ModelOptions, with_labels
 from treegen.model.version import VERSION
 from treegen.trainer import native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
@@ -62,7 +63,7 @@ from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
 from treegen.trainer.reference import grow as reference
 from treegen.trainer.release8 import grow as release8_grow
 from treegen.trainer.release8 import prune as release8_prune
-from treegen.trainer.tree import TNode, flatten
+from treegen.trainer.tree import TNode, count_nodes, flatten
 
 # progress(phase, nodes so far): see train().
 Progress = Callable[[str, int], None]
@@ -138,15 +139,14 @@ def train(
     # Release 8's case order is for unit weights (weighted cases grow in row order).
     if weights is None and uses_release8_order(ctx, case_order):
         grown, cases = release8_grow.grow(ctx, gopts, progress)
-        nodes = flatten(grown)
         if opts.prune:
             if progress is not None:
-                progress("pruning", len(nodes))
+                progress("pruning", count_nodes(grown))
             release8_prune.prune(cases, grown, float(opts.cf))
-            nodes = flatten(grown)
+        nodes = flatten(grown)
         if opts.subsets and opts.prune:
             nodes = check_possible_values(nodes, ctx.n_values)
-        return _model(ds, nodes, opts.as_dict(), fingerprint)
+        return _model(ds, nodes, ModelOptions.of(opts, ds.labels), fingerprint)
     tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
     if tree is not None and not tree.leaks_minobjs:
         # The level-wise grower writes arrays; with the C pruner the tree
@@ -174,16 +174,14 @@ def train(
         nodes = check_possible_values(nodes, ctx.n_values)
     if j48 and opts.prune:
         nodes = j48_empty_leaves(nodes)
-    return _model(ds, nodes, opts.as_dict(), fingerprint)
+    return _model(ds, nodes, ModelOptions.of(opts, ds.labels), fingerprint)
 
 
-def _model(
-    ds: Dataset, nodes: tuple[Node, ...], options: dict[str, object], fingerprint: str
-) -> Model:
+def _model(ds: Dataset, nodes: tuple[Node, ...], options: ModelOptions, fingerprint: str) -> Model:
     return Model(
         schema=ds.schema,
         nodes=nodes,
-        options=recorded_options(options, ds),
+        options=options,
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )
@@ -210,19 +208,21 @@ def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
     fractional weights bring two classes within ``J48_TOL`` (or all below it)."""
     out = list(nodes)
     for i, n in enumerate(nodes):
-        if n.is_leaf and n.items - 0.0 > J48_TOL:
+        if isinstance(n, Leaf) and n.items - 0.0 > J48_TOL:
             cls = weka_max_class(n.dist)
             if cls != n.cls:
                 out[i] = replace(n, cls=cls, errors=n.items - n.dist[cls])
     for n in nodes:
-        if n.is_leaf:
+        if isinstance(n, Leaf):
             continue
         cls = weka_max_class(n.dist)
         for c in n.children:
             child = out[c]
-            if child.is_leaf and child.items - 0.0 <= J48_TOL and child.cls != cls:
+            if not isinstance(child, Leaf):
+                continue
+            if child.items - 0.0 <= J48_TOL and child.cls != cls:
                 out[c] = replace(child, cls=cls, dist=n.dist if child.items == 0 else child.dist)
-            elif child.is_leaf and child.items == 0 and child.dist != n.dist:
+            elif child.items == 0 and child.dist != n.dist:
                 out[c] = replace(child, dist=n.dist)
     return tuple(out)
 
@@ -280,11 +280,9 @@ def uses_release8_order(ctx: Context, case_order: CaseOrder = "auto") -> bool:
 
 
 def recorded_options(options: dict[str, object], ds: Dataset) -> dict[str, object]:
-    """What a model file's ``"options"`` records: the training options, then the type of
-    the labels where they were not text (the one home of that rule)."""
-    if ds.labels != "str":
-        options["labels"] = ds.labels
-    return options
+    """What a ruleset's or committee's file records as ``"options"``: ``options``, then
+    the type of the labels where they were not text (as a tree's :class:`ModelOptions`)."""
+    return with_labels(options, ds.labels)
 
 
 def _grow_options(opts: TrainOptions, engine: Engine, *, collapse: bool = True) -> GrowOptions:
@@ -307,7 +305,7 @@ def _train_reduced_error(
 ) -> Model:
     """Grow without collapse, prune on the pruning set (J48 -R), errors = training errors."""
     j48 = opts.flavor == "j48"
-    options = opts.as_dict()
+    validated: str | None = None  # the validation set's fingerprint, when given
     if validation is None:
         keep = np.flatnonzero(ds.y >= 0)
         grow_rows, prune_rows = j48_split(ds.y[keep], opts.folds, opts.seed)
@@ -327,18 +325,11 @@ def _train_reduced_error(
             )
         prune_ds = validation.subset(np.flatnonzero(validation.y >= 0))
         ctx = build_context(ds, opts.min_cases, j48)
-        del options["folds"], options["seed"]
-        options["validation"] = validation.fingerprint()
+        validated = validation.fingerprint()
     if opts.subsets and not j48:
         ctx.multi_val = True  # as in _context
     root = grow(ctx, _grow_options(opts, engine, collapse=False))
     if prune_ds.n_rows:
         reduced_error_prune(build_context(prune_ds, opts.min_cases, j48), root)
     training_errors(ctx, root)
-    return Model(
-        schema=ds.schema,
-        nodes=flatten(root),
-        options=recorded_options(options, ds),
-        treegen_version=VERSION,
-        data_fingerprint=fingerprint,
-    )
+    return _model(ds, flatten(root), ModelOptions.of(opts, ds.labels, validated), fingerprint)

@@ -1,7 +1,7 @@
-"""Training options: what the user chooses (:class:`TrainOptions`) and what growth needs.
+"""Training options: what growth needs (:class:`GrowOptions`) and which engine grows.
 
-One home for the option values and their checks, shared by both engines,
-the pruner, the CLI and the Python API.
+What the user chooses, :class:`TrainOptions`, with its values, defaults and checks, is
+:mod:`treegen.model.options` (a model records it); it is re-exported here.
 """
 
 from __future__ import annotations
@@ -9,107 +9,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
+from treegen.model.options import (
+    CRITERIA,
+    FLAVORS,
+    PRUNINGS,
+    Criterion,
+    Flavor,
+    Pruning,
+    TrainOptions,
+)
 
-from treegen.errors import TrainError
-
-Criterion = Literal["gainratio", "gain"]
-Flavor = Literal["c45", "j48"]
 Engine = Literal["level", "dfs"]
 CaseOrder = Literal["auto", "release8", "rows"]
-Pruning = Literal["error-based", "reduced-error"]
 
-CRITERIA: tuple[Criterion, ...] = ("gainratio", "gain")
-FLAVORS: tuple[Flavor, ...] = ("c45", "j48")
 ENGINES: tuple[Engine, ...] = ("level", "dfs")
-PRUNINGS: tuple[Pruning, ...] = ("error-based", "reduced-error")
 
-
-@dataclass(frozen=True)
-class TrainOptions:
-    """Training options (Release 8's -m, -c, -s, -g; ``prune=False`` is the unpruned tree).
-
-    Pre-pruning: a node at depth ``max_depth`` (the root is depth 0) stays a
-    leaf, and so does a node whose chosen test has a gain ratio (gain / split
-    information, in double) below ``min_gain_ratio``.  ``pruning`` is how a
-    pruned tree is pruned: Release 8's error-based pruning (``cf``), or
-    reduced-error pruning as Weka J48 ``-R -N folds -Q seed`` does it (grown
-    on all folds but the last of J48's stratified split, pruned on the last;
-    or grown on all the data and pruned on a validation set given to
-    :func:`treegen.trainer.fit.train`).
-    """
-
-    min_cases: int = 2
-    cf: float = 0.25
-    prune: bool = True
-    subsets: bool = False
-    criterion: Criterion = "gainratio"
-    flavor: Flavor = "c45"
-    max_depth: int | None = None
-    min_gain_ratio: float = 0.0
-    pruning: Pruning = "error-based"
-    folds: int = 3
-    seed: int = 1
-
-    def as_dict(self) -> dict[str, object]:
-        """The options as plain JSON values (what ``Model.options`` records).
-
-        The pre-pruning and reduced-error options are recorded only when they
-        are used, so a model trained without them is the same file as before
-        they existed.
-        """
-        d: dict[str, object] = {
-            "min_cases": int(self.min_cases),
-            "cf": float(self.cf),
-            "prune": bool(self.prune),
-            "subsets": bool(self.subsets),
-            "criterion": self.criterion,
-            "flavor": self.flavor,
-        }
-        if self.max_depth is not None:
-            d["max_depth"] = int(self.max_depth)
-        if self.min_gain_ratio:
-            d["min_gain_ratio"] = float(self.min_gain_ratio)
-        if self.reduced_error:
-            d["pruning"] = self.pruning
-            d["folds"] = int(self.folds)
-            d["seed"] = int(self.seed)
-        return d
-
-    @property
-    def reduced_error(self) -> bool:
-        """Whether the tree is pruned by reduced-error pruning."""
-        return self.prune and self.pruning == "reduced-error"
-
-    def validate(self) -> None:
-        """Raise :class:`TrainError` naming the offending option."""
-        if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int | np.integer):
-            raise TrainError("must be an integer", option="--min-cases")
-        if self.min_cases < 1:
-            raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
-        if not (0.0 < float(self.cf) < 1.0):
-            raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
-        if self.criterion not in CRITERIA:
-            raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
-        if self.flavor not in FLAVORS:
-            raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
-        if self.max_depth is not None:
-            _check_int(self.max_depth, 0, "--max-depth")
-        g = float(self.min_gain_ratio)
-        if not (0.0 <= g <= 1.0):
-            raise TrainError(f"must be between 0 and 1, got {g:g}", option="--min-gain-ratio")
-        if self.pruning not in PRUNINGS:
-            raise TrainError(f"unknown pruning {self.pruning!r}", option="--prune")
-        _check_int(self.folds, 2, "--folds")
-        _check_int(self.seed, -(2**63), "--seed")
-
-
-def _check_int(value: object, lo: int, option: str) -> None:
-    """``value`` is an integer (not a bool) of at least ``lo``, else :class:`TrainError`."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TrainError("must be an integer", option=option)
-    if value < lo:
-        raise TrainError(f"must be at least {lo}, got {value}", option=option)
+__all__ = [
+    "CRITERIA",
+    "ENGINES",
+    "FLAVORS",
+    "PRUNINGS",
+    "CaseOrder",
+    "Criterion",
+    "Engine",
+    "Flavor",
+    "GrowOptions",
+    "Pruning",
+    "TrainOptions",
+]
 
 
 @dataclass(frozen=True)

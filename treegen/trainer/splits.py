@@ -11,13 +11,13 @@ array's dtype), and zero-weight padding leaves the sums unchanged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.nanequal import nan_equal
 from treegen.trainer import native
 from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
 from treegen.trainer.context import Context, IntArray
@@ -28,15 +28,31 @@ FloatArray = npt.NDArray[np.floating]
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
-@nan_equal
 @dataclass(frozen=True, slots=True, eq=False)
 class Score:
-    """An admissible attribute: its (penalised) gain, split info and midpoint."""
+    """An admissible attribute: its (penalised) gain, split info and midpoint.
+
+    ``bar`` is NaN for a nominal attribute (the score arrays hold one there), so two
+    scores compare field by field with a NaN ``bar`` equal to a NaN ``bar``: the
+    accelerated and the pure-Python searches are tested to give equal scores."""
 
     gain: float
     info: float
     bar: float = float("nan")
     subsets: tuple[tuple[int, ...], ...] = ()  # value groups (0-based) for --subsets
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        same_bar = self.bar == other.bar or (math.isnan(self.bar) and math.isnan(other.bar))
+        return same_bar and (self.gain, self.info, self.subsets) == (
+            other.gain,
+            other.info,
+            other.subsets,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.gain, self.info, self.subsets))
 
 
 def nominal_freq(
@@ -252,7 +268,6 @@ def _eval_cont_chunk(
     per_class = [wts * (cls == c) for c in range(C)]
     below = [np.cumsum(wc, axis=1, dtype=dt) for wc in per_class]
     tot = np.stack([b[:, -1] for b in below], axis=1)  # (K, C): known class weights
-    base = base_info_many(tot, known, dt)
     min_split = (0.10 * known.astype(np.float64) / C).astype(dt).astype(np.float64)
     valid = np.arange(L - 1)[None, :] < (lens - 1)[:, None]
     low_i = low[:, :-1]
@@ -305,6 +320,7 @@ def _eval_cont_chunk(
         cand_c = Candidates(kk, ii, vf1, bel, abv, tot, tries)
         finish_c45(ctx, cand_c, known, cases, unknown_w, bounds, out, base_row)
         return
+    base = base_info_many(tot, known, dt)
     vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(bel, dt) + total_info(abv, dt)).astype(dt)
     unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)
@@ -377,11 +393,45 @@ def finish_c45(
     i)`` gives the float32 values on either side of cut ``i`` of segment ``k``.
     """
     dt = ctx.dtype
-    m = ctx.min_cases
-    kk, ii, vf1, tries = cand.kk, cand.ii, cand.low, cand.tries
     base = cut_base_info(cand.tot, known)
-    vf2 = (known[kk] - vf1).astype(dt)
     this_info = (total_info(cand.bel, dt) + total_info(cand.abv, dt)).astype(dt)
+    pick_c45(
+        ctx,
+        cand.kk,
+        cand.ii,
+        cand.low,
+        cand.tries,
+        base,
+        this_info,
+        known,
+        cases,
+        unknown_w,
+        bounds,
+        out,
+        base_row,
+    )
+
+
+def pick_c45(
+    ctx: Context,
+    kk: IntArray,
+    ii: IntArray,
+    vf1: FloatArray,
+    tries: IntArray,
+    base: FloatArray,
+    this_info: FloatArray,
+    known: FloatArray,
+    cases: FloatArray,
+    unknown_w: FloatArray,
+    bounds: Callable[[IntArray, IntArray], tuple[FloatArray, FloatArray]],
+    out: ContScores,
+    base_row: int,
+) -> None:
+    """:func:`finish_c45` from the candidates' ``this_info`` (the two sides' TotalInfo)
+    and the segments' ``base`` info: gains, MDL penalty, the first best cut per segment."""
+    dt = ctx.dtype
+    m = ctx.min_cases
+    vf2 = (known[kk] - vf1).astype(dt)
     unk_rate = (dt(1) - (known / cases).astype(dt)).astype(dt)
     gain = ((dt(1) - unk_rate[kk]) * (base[kk] - (this_info / known[kk]).astype(dt))).astype(dt)
     gain[(vf1 < m) | (vf2 < m)] = dt(-EPSILON)

@@ -24,12 +24,14 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
-from treegen.model.core import Node, NodeKind
+from treegen.model.core import Node, NodeKind, make_node
 from treegen.trainer.constants import EPSILON
-from treegen.trainer.tree import TNode
+from treegen.trainer.tree import TNode, dist_tuple
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
+
+MANY_CLASSES = 64  # from this many classes model_nodes makes distributions row by row
 
 # The node kind of each code in FlatTree.kind (and in the C pruner's records), and back.
 KIND_NAME: dict[int, NodeKind] = {
@@ -255,9 +257,21 @@ def model_nodes(tree: FlatTree, rec: NodeRecords) -> tuple[Node, ...]:
     cls_l = np.where(upd, cls[idx], tree.cls[idx]).tolist()
     items_l = np.where(upd, items[idx], tree.items[idx]).tolist()
     err_l = np.where(upd, errors[idx], tree.errors[idx]).tolist()
-    dist_l = np.where(
-        upd[:, None], dist[idx].astype(np.float64), tree.dist[idx].astype(np.float64)
-    ).tolist()
+    dists: list[tuple[float, ...]]
+    if tree.n_classes >= MANY_CLASSES:
+        # Row by row, zeros shared (dist_tuple): a float object per class and node was
+        # 400 MB at 4,000 classes and 3,300 nodes.
+        dists = [
+            dist_tuple(dist[i] if u else tree.dist[i])
+            for i, u in zip(order, upd.tolist(), strict=True)
+        ]
+    else:
+        dists = [
+            tuple(row)
+            for row in np.where(
+                upd[:, None], dist[idx].astype(np.float64), tree.dist[idx].astype(np.float64)
+            ).tolist()
+        ]
     index = {i: k for k, i in enumerate(order)}
     out = []
     for k, i in enumerate(order):
@@ -265,24 +279,19 @@ def model_nodes(tree: FlatTree, rec: NodeRecords) -> tuple[Node, ...]:
         ch_k = kids[k]
         leaf = ch_k is None
         out.append(
-            Node(
-                kind="leaf" if ch_k is None else KIND_NAME[okind[s]],
+            make_node(
+                "leaf" if ch_k is None else KIND_NAME[okind[s]],
                 cls=int(cls_l[k]),
                 items=float(items_l[k]),
                 errors=float(err_l[k]),
-                dist=tuple(dist_l[k]),
+                dist=dists[k],
                 attribute=-1 if leaf else int(tree.attribute[s]),
-                threshold=_cut(float(tree.threshold[s])) if not leaf else math.nan,
+                threshold=float(tree.threshold[s]),
                 subsets=() if leaf else tree.subsets.get(s, ()),
                 children=() if ch_k is None else tuple(index[c] for c in ch_k),
             )
         )
     return tuple(out)
-
-
-def _cut(x: float) -> float:
-    """``math.nan`` itself for "no cut" (node tuples compare NaN fields by identity)."""
-    return math.nan if math.isnan(x) else x
 
 
 def grown_nodes(tree: FlatTree) -> tuple[Node, ...]:

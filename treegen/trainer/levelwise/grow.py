@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer import native
+from treegen.trainer import native, sparse
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
@@ -52,9 +52,13 @@ from treegen.trainer.subsets import best_subsets_j48
 
 FloatArray = npt.NDArray[np.float64]
 
-BUCKET_CELLS = 1 << 22  # (nodes x attributes x width) grouped in one bucket
+# (nodes x attributes x width) grouped in one bucket.  This and GROUP_ENTRIES bound
+# what growth holds at once: at 100k rows the peak of the whole command went from
+# 188 MB to 115 MB when they went from 1 << 22 and 1 << 20 to 1 << 20 and 1 << 16
+# (with score.NATIVE_CHUNK and Workspace.LIMIT smaller too), at the same CPU time.
+BUCKET_CELLS = 1 << 20
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
-GROUP_ENTRIES = 1 << 20  # cases (with copies) grown together before going deeper
+GROUP_ENTRIES = 1 << 16  # cases (with copies) grown together before going deeper
 
 
 def grow_levels(
@@ -292,6 +296,9 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
     Kc = len(ctx.cont_pos)
     E = rows_cat.size
     lens = np.concatenate([t.lens for t in tasks])
+    if ctx.n_classes >= sparse.MANY_CLASSES and sparse.available(ctx):
+        _score_continuous_sparse(ctx, bucket, lens, scores)
+        return
     if native.cscan is not None and ctx.cvals_rows is not None:
         # The C path: the bucket's values gathered row by row (one cache line
         # per case for all attributes) with the unknown weights summed in the
@@ -309,13 +316,18 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
             rec,
             unk,
         )
-        flat = np.concatenate([t.srt for t in tasks])
-        flat += np.repeat(offsets, lens.reshape(B, Kc).sum(axis=1)).astype(np.int32)
+        pos: npt.NDArray[np.int32]
+        if B == 1:
+            pos = tasks[0].srt  # read only; a lone task's positions need no offset
+        else:
+            pos = np.concatenate([t.srt for t in tasks])
+            # int32 throughout: an intp repeat and its cast were twice this array again.
+            pos += np.repeat(offsets.astype(np.int32), lens.reshape(B, Kc).sum(axis=1))
         cs = eval_continuous_flat(
             ctx,
             rec,
             np.tile(np.arange(Kc, dtype=np.intp), B),
-            flat,
+            pos,
             lens,
             np.repeat(cases, Kc),
             unk,
@@ -360,6 +372,34 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
         gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
         lo = hi
     scores.set_continuous(ctx, ContScores(gain, info, bar, ok))
+
+
+def _score_continuous_sparse(
+    ctx: Context, bucket: Bucket, lens: IntArray, scores: BucketScores
+) -> None:
+    """:func:`_score_continuous` with many classes: the segments' rows and weights in
+    order, scored over the classes present (:mod:`treegen.trainer.sparse`); the
+    unknown weights summed as the numpy path sums them.  The same scores."""
+    tasks, tid, rows_cat, w_cat = bucket.tasks, bucket.tid, bucket.rows, bucket.w
+    B = bucket.n_tasks
+    Kc = len(ctx.cont_pos)
+    unk = np.zeros(B * Kc, dtype=ctx.dtype)
+    if (lens < np.repeat([t.rows.size for t in tasks], Kc)).any():
+        k_idx, e_idx = np.nonzero(np.isnan(ctx.cvals[:, rows_cat]))
+        if e_idx.size:
+            unk = ctx.sums(tid[e_idx] * Kc + k_idx, w_cat[e_idx], B * Kc)
+    pos = np.concatenate([t.srt for t in tasks]).astype(np.intp)
+    pos += np.repeat(bucket.offsets, lens.reshape(B, Kc).sum(axis=1))
+    cs = sparse.eval_segments(
+        ctx,
+        np.tile(np.arange(Kc, dtype=np.intp), B),
+        rows_cat[pos],
+        w_cat[pos],
+        lens,
+        np.repeat(bucket.cases, Kc),
+        unk,
+    )
+    scores.set_continuous(ctx, cs)
 
 
 def padded_rows(flat: IntArray, lens: IntArray, pad: int) -> IntArray:

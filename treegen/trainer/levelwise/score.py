@@ -28,7 +28,7 @@ from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total
 # Cases scored per C call, about: their scratch arrays (Context.work) are reused from
 # call to call, so they are kept small (with 3 classes a chunk's log inputs, 2C + 2
 # doubles a case, stay under the Workspace's limit: kept, not made afresh each call).
-NATIVE_CHUNK = 1 << 17
+NATIVE_CHUNK = 1 << 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,7 @@ def eval_continuous_flat(
     ctx: Context,
     rec: FloatArray,
     seg_att: IntArray,
-    flat: IntArray,
+    flat: npt.NDArray[np.integer],
     seg_len: IntArray,
     cases: FloatArray,
     unknown_w: FloatArray,

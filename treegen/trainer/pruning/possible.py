@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from treegen.model.core import Node
+from treegen.model.core import ContinuousTest, Leaf, Node, SubsetTest, Test
 
 Possible = dict[int, frozenset[int]]
 
@@ -37,7 +37,7 @@ def check_possible_values(nodes: Sequence[Node], n_values: Sequence[int]) -> tup
         if parent >= 0:
             kids[parent].append(pos)
         branches = [(possible, c) for c in node.children]
-        if node.kind == "subset":
+        if isinstance(node, SubsetTest):
             a = node.attribute
             allowed = possible.get(a, frozenset(range(n_values[a])))
             last = tuple(v for v in node.subsets[-1] if v in allowed)
@@ -52,6 +52,13 @@ def check_possible_values(nodes: Sequence[Node], n_values: Sequence[int]) -> tup
         for sub, child in reversed(branches):
             stack.append((child, sub, pos))
     return tuple(
-        dataclasses.replace(n, children=tuple(k)) if n.children else n
+        n if isinstance(n, Leaf) else _with_children(n, tuple(k))
         for n, k in zip(out, kids, strict=True)
     )
+
+
+def _with_children(node: Test, children: tuple[int, ...]) -> Node:
+    """``node`` with its branches renumbered (a continuous test keeps two)."""
+    if isinstance(node, ContinuousTest):
+        return dataclasses.replace(node, children=(children[0], children[1]))
+    return dataclasses.replace(node, children=children)

@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from treegen.trainer import sparse
 from treegen.trainer.constants import EPSILON
+from treegen.trainer.context import Context
 from treegen.trainer.release8.cases import F32, Cases, add_at
 from treegen.trainer.select import worth
-from treegen.trainer.splits import Score, eval_continuous, score_outcomes
+from treegen.trainer.splits import ContScores, Score, eval_continuous, score_outcomes
 from treegen.trainer.subsets import eval_subset
 
 
@@ -91,27 +93,39 @@ def _score_continuous(cases: Cases, found: list[_Cont]) -> dict[int, Score]:
     try:
         for m in sorted({c.min_cases for c in found}):
             group = [c for c in found if c.min_cases == m]
-            width = max(max(c.rows.size for c in group), 2)
-            rows2d = np.full((len(group), width), ctx.n_rows, dtype=np.intp)
-            w2d = np.zeros((len(group), width), dtype=F32)
-            for r, c in enumerate(group):
-                rows2d[r, : c.rows.size] = c.rows
-                w2d[r, : c.rows.size] = c.w
             ctx.min_cases = m
-            cs = eval_continuous(
-                ctx,
-                np.asarray([ctx.cont_pos[c.att] for c in group], dtype=np.intp),
-                rows2d,
-                w2d,
-                np.asarray([c.rows.size for c in group], dtype=np.intp),
-                np.asarray([c.items for c in group], dtype=F32),
-                np.asarray([c.unknown for c in group], dtype=F32),
-            )
+            kpos = np.asarray([ctx.cont_pos[c.att] for c in group], dtype=np.intp)
+            items = np.asarray([c.items for c in group], dtype=F32)
+            unknown = np.asarray([c.unknown for c in group], dtype=F32)
+            if sparse.available(ctx):
+                # The same scores in time linear in the cases and classes present.
+                rows, ws = [c.rows for c in group], [c.w for c in group]
+                cs = sparse.eval_continuous_sparse(ctx, kpos, rows, ws, items, unknown)
+            else:
+                cs = _padded(ctx, group, kpos, items, unknown)
             for r in np.flatnonzero(cs.ok).tolist():
                 out[group[r].att] = Score(float(cs.gain[r]), float(cs.info[r]), float(cs.bar[r]))
     finally:
         ctx.min_cases = saved
     return out
+
+
+def _padded(
+    ctx: Context,
+    group: list[_Cont],
+    kpos: npt.NDArray[np.intp],
+    items: npt.NDArray[np.float32],
+    unknown: npt.NDArray[np.float32],
+) -> ContScores:
+    """:func:`eval_continuous` (numpy) on the group's segments padded into 2-D arrays."""
+    width = max(max(c.rows.size for c in group), 2)
+    rows2d = np.full((len(group), width), ctx.n_rows, dtype=np.intp)
+    w2d = np.zeros((len(group), width), dtype=F32)
+    for r, c in enumerate(group):
+        rows2d[r, : c.rows.size] = c.rows
+        w2d[r, : c.rows.size] = c.w
+    lens = np.asarray([c.rows.size for c in group], dtype=np.intp)
+    return eval_continuous(ctx, kpos, rows2d, w2d, lens, items, unknown)
 
 
 def _score_nominal(

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+import numpy as np
+
 from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.grow import passes_branch
 from treegen.trainer.stats import ErrorBound
@@ -27,10 +29,12 @@ def _estimate(
 ) -> Generator[Any, Any, float]:
     n = cases.count(fp, lp)
     dist = cases.class_freq(fp, lp)
+    # Release 8 keeps the node's class unless a class is heavier; scanning from class 0,
+    # the first class of the largest weight replaces it (one pass over the classes).
     best = node.cls
-    for c in range(dist.size):
-        if dist[c] > dist[best]:
-            best = c
+    top = dist.max()
+    if dist[best] != top:
+        best = int(np.argmax(dist))
     leaf_errors = float(F32(F32(n) - dist[best]))
     leaf_est = float(F32(F32(leaf_errors) + F32(bound.add_errs(n, leaf_errors))))
     if update:

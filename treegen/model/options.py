@@ -1,0 +1,241 @@
+"""The training options: what the user chooses (:class:`TrainOptions`) and what a model
+records of them (:class:`ModelOptions`, a model file's ``"options"``).
+
+One home for the option values, their defaults and their checks, shared by the
+trainer, the CLI, the Python API and the model file.  It lives with the model
+(``model`` needs only ``data`` and ``errors``) because a model records the options
+it was trained with; :mod:`treegen.trainer.options` adds what growth needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from treegen.errors import TrainError
+
+Criterion = Literal["gainratio", "gain"]
+Flavor = Literal["c45", "j48"]
+Pruning = Literal["error-based", "reduced-error"]
+
+CRITERIA: tuple[Criterion, ...] = ("gainratio", "gain")
+FLAVORS: tuple[Flavor, ...] = ("c45", "j48")
+PRUNINGS: tuple[Pruning, ...] = ("error-based", "reduced-error")
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """Training options (Release 8's -m, -c, -s, -g; ``prune=False`` is the unpruned tree).
+
+    Pre-pruning: a node at depth ``max_depth`` (the root is depth 0) stays a
+    leaf, and so does a node whose chosen test has a gain ratio (gain / split
+    information, in double) below ``min_gain_ratio``.  ``pruning`` is how a
+    pruned tree is pruned: Release 8's error-based pruning (``cf``), or
+    reduced-error pruning as Weka J48 ``-R -N folds -Q seed`` does it (grown
+    on all folds but the last of J48's stratified split, pruned on the last;
+    or grown on all the data and pruned on a validation set given to
+    :func:`treegen.trainer.fit.train`).
+    """
+
+    min_cases: int = 2
+    cf: float = 0.25
+    prune: bool = True
+    subsets: bool = False
+    criterion: Criterion = "gainratio"
+    flavor: Flavor = "c45"
+    max_depth: int | None = None
+    min_gain_ratio: float = 0.0
+    pruning: Pruning = "error-based"
+    folds: int = 3
+    seed: int = 1
+
+    def as_dict(self) -> dict[str, object]:
+        """The options as plain JSON values (what a model file's ``"options"`` records).
+
+        The pre-pruning and reduced-error options are recorded only when they
+        are used, so a model trained without them is the same file as before
+        they existed.
+        """
+        d: dict[str, object] = {
+            "min_cases": int(self.min_cases),
+            "cf": float(self.cf),
+            "prune": bool(self.prune),
+            "subsets": bool(self.subsets),
+            "criterion": self.criterion,
+            "flavor": self.flavor,
+        }
+        if self.max_depth is not None:
+            d["max_depth"] = int(self.max_depth)
+        if self.min_gain_ratio:
+            d["min_gain_ratio"] = float(self.min_gain_ratio)
+        if self.reduced_error:
+            d["pruning"] = self.pruning
+            d["folds"] = int(self.folds)
+            d["seed"] = int(self.seed)
+        return d
+
+    @property
+    def reduced_error(self) -> bool:
+        """Whether the tree is pruned by reduced-error pruning."""
+        return self.prune and self.pruning == "reduced-error"
+
+    def validate(self) -> None:
+        """Raise :class:`TrainError` naming the offending option."""
+        if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int | np.integer):
+            raise TrainError("must be an integer", option="--min-cases")
+        if self.min_cases < 1:
+            raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
+        if not (0.0 < float(self.cf) < 1.0):
+            raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
+        if self.criterion not in CRITERIA:
+            raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
+        if self.flavor not in FLAVORS:
+            raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
+        if self.max_depth is not None:
+            _check_int(self.max_depth, 0, "--max-depth")
+        g = float(self.min_gain_ratio)
+        if not (0.0 <= g <= 1.0):
+            raise TrainError(f"must be between 0 and 1, got {g:g}", option="--min-gain-ratio")
+        if self.pruning not in PRUNINGS:
+            raise TrainError(f"unknown pruning {self.pruning!r}", option="--prune")
+        _check_int(self.folds, 2, "--folds")
+        _check_int(self.seed, -(2**63), "--seed")
+
+
+def _check_int(value: object, lo: int, option: str) -> None:
+    """``value`` is an integer (not a bool) of at least ``lo``, else :class:`TrainError`."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TrainError("must be an integer", option=option)
+    if value < lo:
+        raise TrainError(f"must be at least {lo}, got {value}", option=option)
+
+
+LABEL_TYPES: dict[str, Callable[[str], object]] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": lambda s: s == "True",
+}
+"""How the class labels were typed where a model was trained (``Dataset.labels``):
+text, or the type of the ``y`` array, and how a class name turns back into such a
+label, so that a loaded model returns labels of the type it was trained on."""
+
+LABEL_KINDS = tuple(LABEL_TYPES)
+
+
+def with_labels(options: dict[str, object], labels: str) -> dict[str, object]:
+    """``options`` (a file's ``"options"``) recording the labels' type after the rest,
+    where they were not text: the one home of that rule (trees, rulesets, committees)."""
+    if labels != "str":
+        options["labels"] = labels
+    return options
+
+
+_DEFAULT = TrainOptions()
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """What a tree model records of how it was made (its file's ``"options"``).
+
+    ``train`` is the training options, or None when the model records none (a tree
+    built by hand or standing in for another kind's C); ``training`` is them with the
+    defaults in that case.  ``labels`` is the class labels' type
+    (:data:`LABEL_KINDS`); ``validation`` the fingerprint of the data that
+    reduced-error pruning pruned on, when it was given (then no ``folds`` and
+    ``seed`` are recorded).  Build one with :meth:`of`, so that it holds what the
+    file records and a saved and loaded model's options equal the trained one's.
+    """
+
+    train: TrainOptions | None = None
+    labels: str = "str"
+    validation: str | None = None
+
+    @classmethod
+    def of(
+        cls, train: TrainOptions, labels: str = "str", validation: str | None = None
+    ) -> ModelOptions:
+        """The record of a model trained with ``train``: only what the file keeps."""
+        made = cls(train, labels, validation)
+        return options_from_dict(made.as_dict())
+
+    @property
+    def training(self) -> TrainOptions:
+        """The training options, the defaults where none are recorded."""
+        return self.train if self.train is not None else _DEFAULT
+
+    @property
+    def flavor(self) -> Flavor:
+        return self.training.flavor
+
+    def as_dict(self) -> dict[str, object]:
+        """The file's ``"options"`` object: the training options
+        (:meth:`TrainOptions.as_dict`), the validation set, then the labels' type."""
+        d = self.train.as_dict() if self.train is not None else {}
+        if self.validation is not None:
+            d.pop("folds", None)
+            d.pop("seed", None)
+            d["validation"] = self.validation
+        return with_labels(d, self.labels)
+
+
+class InvalidOption(ValueError):
+    """A model file's ``options[key]`` is wrong; ``message`` says how."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
+# The keys a model file's "options" may hold, each with its check.  A file records
+# the training options it used (TrainOptions.as_dict); other keys are ignored, so a
+# file from a later treegen that records more still loads.
+_INTS = ("min_cases", "max_depth", "folds", "seed")
+_FLOATS = ("cf", "min_gain_ratio")
+_BOOLS = ("prune", "subsets")
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "criterion": CRITERIA,
+    "flavor": FLAVORS,
+    "pruning": PRUNINGS,
+}
+
+
+def options_from_dict(d: Mapping[str, object]) -> ModelOptions:
+    """The :class:`ModelOptions` a model file's ``"options"`` object records; raises
+    :class:`InvalidOption` naming a known key whose value has the wrong type.
+
+    Missing training options take their defaults; an object with none of them
+    records no training options (``train`` None)."""
+    train: dict[str, object] = {}
+    for key, value in d.items():
+        if key in _INTS:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidOption(key, "must be an integer")
+        elif key in _FLOATS:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidOption(key, "must be a number")
+            value = float(value)
+        elif key in _BOOLS:
+            if not isinstance(value, bool):
+                raise InvalidOption(key, "must be true or false")
+        elif key in _CHOICES:
+            if value not in _CHOICES[key]:
+                raise InvalidOption(key, f"must be one of {', '.join(_CHOICES[key])}")
+        else:
+            continue
+        train[key] = value
+    labels = d.get("labels", "str")
+    if labels not in LABEL_KINDS:
+        raise InvalidOption("labels", f"must be one of {', '.join(LABEL_KINDS)}")
+    validation = d.get("validation")
+    if validation is not None and not isinstance(validation, str):
+        raise InvalidOption("validation", "must be a string")
+    return ModelOptions(
+        TrainOptions(**train) if train else None,  # type: ignore[arg-type]
+        str(labels),
+        validation,
+    )

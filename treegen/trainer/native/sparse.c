@@ -1,0 +1,338 @@
+/* Continuous attributes with many classes (c45): the candidate cuts of sorted
+ * segments and their TotalInfo, in time that grows with the cases and the
+ * classes whose TotalInfo term is not zero, not with cases x classes.
+ * treegen/trainer/sparse.py drives the two passes; numpy takes the logs between
+ * them, so they are the numpy path's (splits._eval_cont_chunk, finish_c45).
+ *
+ * Why this is the numpy path's arithmetic: splits.total_info adds, class by
+ * class in class order, each class's term v log2 v into a float.  A term is 0
+ * where v is 0 (or not positive) and where v is 1 (log 1 = 0), and adding 0 to a
+ * float changes nothing (the sum starts at +0 and never becomes -0), so the sum
+ * of the non-zero terms in class order is the same float.  The running total of
+ * the parts (each side's weight) is a float sum in class order too; where every
+ * weight of the segment is a whole number and they sum to at most 2^24, every
+ * partial sum is exact, so it equals the case-order total (LowItems, and the
+ * known weight less LowItems above the cut); otherwise it is summed class by
+ * class as numpy does.  Classes are the segment batch's own (local codes
+ * 0..C-1 in the order of the global class numbers). */
+#include "cscan.h"
+
+#define EXACT_LIMIT 16777216.0 /* 2^24: float32 holds every whole number up to it */
+
+/* The log input as splits._xlog2x and scan_cont prepare it: 1 where not positive. */
+static inline double log_input(float v)
+{
+    return v > 0 ? (double)v : 1.0;
+}
+
+/* One TotalInfo term from the log input and numpy's log of it (scan.c's xlog2x). */
+static inline double term(double x, double lg)
+{
+    return (lg / TG_LN2) * x;
+}
+
+/* sparse_scan(vals, w, cls, lens, ms, lim, enough, C,
+ *             out_kk, out_ii, out_low, out_xb, out_xa, out_xt, out_xc, out_xs, out_exact)
+ *     -> number of candidate cuts
+ *
+ * Segment r is the E-case stretch after the earlier segments, lens[r] long: its
+ * known cases in value order, with their float32 values, weights and local
+ * classes.  The walk is scan_cont's (scanwalk.h, c45): LowItems and per class
+ * the weight below and above each cut in case order, the same candidate test.
+ * Written: per case p, the log inputs of its class's weight below (out_xb[p])
+ * and above (out_xa[p]) once the walk has passed it; per segment and class the
+ * log input of the class's known weight (out_xt[r * C + c]) and of their total
+ * in class order (out_xs[r]); per candidate its segment, position and LowItems
+ * and the log inputs of the two sides' totals (out_xc[2j], out_xc[2j + 1]);
+ * out_exact[r]: whether the segment's weights are whole and sum to <= 2^24. */
+PyObject *tg_sparse_scan(PyObject *self, PyObject *args)
+{
+    enum { NB = 16 };
+    PyObject *o[NB];
+    Py_ssize_t C;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &C, &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13],
+                          &o[14], &o[15]))
+        return NULL;
+    if (C < 1) {
+        PyErr_SetString(PyExc_ValueError, "sparse_scan: no classes");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    float *below = NULL, *above = NULL;
+    Py_ssize_t E, R, cap;
+    if ((E = tg_items(o[0], sizeof(float))) < 0 || (R = tg_items(o[3], sizeof(Py_ssize_t))) < 0 ||
+        (cap = tg_items(o[7], sizeof(Py_ssize_t))) < 0)
+        return NULL;
+    const tg_spec spec[NB] = {
+        {0, sizeof(float), E, "vals"},
+        {0, sizeof(float), E, "w"},
+        {0, sizeof(int32_t), E, "cls"},
+        {0, sizeof(Py_ssize_t), R, "lens"},
+        {0, sizeof(float), R, "ms"},
+        {0, sizeof(float), R, "lim"},
+        {0, 1, R, "enough"},
+        {1, sizeof(Py_ssize_t), cap, "out_kk"},
+        {1, sizeof(Py_ssize_t), cap, "out_ii"},
+        {1, sizeof(float), cap, "out_low"},
+        {1, sizeof(double), E, "out_xb"},
+        {1, sizeof(double), E, "out_xa"},
+        {1, sizeof(double), R * C, "out_xt"},
+        {1, sizeof(double), 2 * cap, "out_xc"},
+        {1, sizeof(double), R, "out_xs"},
+        {1, 1, R, "out_exact"},
+    };
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    below = PyMem_Malloc((size_t)C * sizeof(float));
+    above = PyMem_Malloc((size_t)C * sizeof(float));
+    if (below == NULL || above == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        const float *vals = b[0].buf, *w = b[1].buf;
+        const int32_t *cls = b[2].buf;
+        const Py_ssize_t *lens = b[3].buf;
+        const float *ms = b[4].buf, *lim = b[5].buf;
+        const unsigned char *enough = b[6].buf;
+        Py_ssize_t *kk = b[7].buf, *ii = b[8].buf;
+        float *olow = b[9].buf;
+        double *xb = b[10].buf, *xa = b[11].buf, *xt = b[12].buf, *xc = b[13].buf;
+        double *xs = b[14].buf;
+        unsigned char *exact = b[15].buf;
+        Py_ssize_t n = 0, s = 0;
+        for (Py_ssize_t r = 0; r < R; r++) {
+            const Py_ssize_t L = lens[r];
+            if (L < 0 || s + L > E) {
+                PyErr_SetString(PyExc_IndexError, "sparse_scan: segment out of range");
+                goto done;
+            }
+            int whole = 1;
+            double sum = 0.0;
+            for (Py_ssize_t c = 0; c < C; c++)
+                above[c] = 0;
+            for (Py_ssize_t i = s; i < s + L; i++) {
+                if (cls[i] < 0 || cls[i] >= C) {
+                    PyErr_SetString(PyExc_IndexError, "sparse_scan: class out of range");
+                    goto done;
+                }
+                above[cls[i]] += w[i];
+                whole &= w[i] >= 0 && w[i] == floorf(w[i]);
+                sum += (double)w[i];
+            }
+            exact[r] = (unsigned char)(whole && sum <= EXACT_LIMIT);
+            float total = 0; /* TotalInfo's running total of the parts, class order */
+            for (Py_ssize_t c = 0; c < C; c++) {
+                below[c] = 0;
+                total += above[c];
+                xt[r * C + c] = log_input(above[c]);
+            }
+            xs[r] = log_input(total);
+            float low = 0;
+            for (Py_ssize_t i = 0; i < L; i++) {
+                const Py_ssize_t p = s + i;
+                const int32_t c = cls[p];
+                low += w[p];
+                below[c] += w[p];
+                above[c] -= w[p];
+                xb[p] = log_input(below[c]);
+                xa[p] = log_input(above[c]);
+                if (i + 1 >= L || !enough[r])
+                    continue;
+                const float v = vals[p], v_next = vals[p + 1];
+                if (!(low >= ms[r] && low <= lim[r] && (double)v < (double)v_next - TG_CUT_GAP))
+                    continue;
+                if (n >= cap) {
+                    PyErr_SetString(PyExc_IndexError, "sparse_scan: candidate capacity exceeded");
+                    goto done;
+                }
+                float tb = 0, ta = 0;
+                if (exact[r]) {
+                    tb = low;
+                    ta = total - low;
+                } else {
+                    for (Py_ssize_t k = 0; k < C; k++) {
+                        tb += below[k];
+                        ta += above[k];
+                    }
+                }
+                kk[n] = r;
+                ii[n] = i;
+                olow[n] = low;
+                xc[2 * n] = log_input(tb);
+                xc[2 * n + 1] = log_input(ta);
+                n++;
+            }
+            s += L;
+        }
+        result = PyLong_FromSsize_t(n);
+    }
+done:
+    PyMem_Free(below);
+    PyMem_Free(above);
+    tg_release(b, got);
+    return result;
+}
+
+/* The classes whose current term is not zero, ascending: a sorted array. */
+typedef struct {
+    int32_t *at;
+    Py_ssize_t n;
+} class_set;
+
+/* Put class c in or out of the set. */
+static void set_mark(class_set *s, int32_t c, int on)
+{
+    Py_ssize_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        const Py_ssize_t mid = (lo + hi) / 2;
+        if (s->at[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const int there = lo < s->n && s->at[lo] == c;
+    if (on && !there) {
+        memmove(s->at + lo + 1, s->at + lo, (size_t)(s->n - lo) * sizeof(int32_t));
+        s->at[lo] = c;
+        s->n++;
+    } else if (!on && there) {
+        memmove(s->at + lo, s->at + lo + 1, (size_t)(s->n - lo - 1) * sizeof(int32_t));
+        s->n--;
+    }
+}
+
+/* The float sum of the set's terms in class order (TotalInfo's accumulator). */
+static inline float set_sum(const class_set *s, const double *terms)
+{
+    float acc = 0.0f;
+    for (Py_ssize_t k = 0; k < s->n; k++)
+        acc = (float)((double)acc + terms[s->at[k]]);
+    return acc;
+}
+
+/* sparse_info(cls, lens, C, kk, ii, n, xb, lb, xa, la, xt, lt, xc, lc, xs, ls,
+ *             out_info, out_tinfo)
+ *
+ * The second pass: with numpy's logs (lb = log(xb) and so on) of sparse_scan's
+ * log inputs, out_info[j] = TotalInfo below cut j + TotalInfo above it (each
+ * stored as float, then their float sum: finish_c45's this_info) and
+ * out_tinfo[r] = TotalInfo of segment r's known class weights (cut_base_info's,
+ * before the division by the known weight). */
+PyObject *tg_sparse_info(PyObject *self, PyObject *args)
+{
+    enum { NB = 17 };
+    PyObject *o[NB];
+    Py_ssize_t C, n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnOOnOOOOOOOOOOOO", &o[0], &o[1], &C, &o[2], &o[3], &n, &o[4],
+                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13],
+                          &o[14], &o[15]))
+        return NULL;
+    if (C < 1 || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "sparse_info: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[NB - 1];
+    int got = 0;
+    PyObject *result = NULL;
+    double *tb = NULL, *ta = NULL;
+    class_set sb = {NULL, 0}, sa = {NULL, 0};
+    Py_ssize_t E, R;
+    if ((E = tg_items(o[0], sizeof(int32_t))) < 0 || (R = tg_items(o[1], sizeof(Py_ssize_t))) < 0)
+        return NULL;
+    const tg_spec spec[NB - 1] = {
+        {0, sizeof(int32_t), E, "cls"},
+        {0, sizeof(Py_ssize_t), R, "lens"},
+        {0, sizeof(Py_ssize_t), n, "kk"},
+        {0, sizeof(Py_ssize_t), n, "ii"},
+        {0, sizeof(double), E, "xb"},
+        {0, sizeof(double), E, "lb"},
+        {0, sizeof(double), E, "xa"},
+        {0, sizeof(double), E, "la"},
+        {0, sizeof(double), R * C, "xt"},
+        {0, sizeof(double), R * C, "lt"},
+        {0, sizeof(double), 2 * n, "xc"},
+        {0, sizeof(double), 2 * n, "lc"},
+        {0, sizeof(double), R, "xs"},
+        {0, sizeof(double), R, "ls"},
+        {1, sizeof(float), n, "out_info"},
+        {1, sizeof(float), R, "out_tinfo"},
+    };
+    if ((got = tg_views(o, b, spec, NB - 1)) < NB - 1)
+        goto done;
+    tb = PyMem_Malloc((size_t)C * sizeof(double));
+    ta = PyMem_Malloc((size_t)C * sizeof(double));
+    sb.at = PyMem_Malloc((size_t)C * sizeof(int32_t));
+    sa.at = PyMem_Malloc((size_t)C * sizeof(int32_t));
+    if (tb == NULL || ta == NULL || sb.at == NULL || sa.at == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        const int32_t *cls = b[0].buf;
+        const Py_ssize_t *lens = b[1].buf, *kk = b[2].buf, *ii = b[3].buf;
+        const double *xb = b[4].buf, *lb = b[5].buf, *xa = b[6].buf, *la = b[7].buf;
+        const double *xt = b[8].buf, *lt = b[9].buf, *xc = b[10].buf, *lc = b[11].buf;
+        const double *xs = b[12].buf, *ls = b[13].buf;
+        float *info = b[14].buf, *tinfo = b[15].buf;
+        Py_ssize_t j = 0, s = 0;
+        for (Py_ssize_t r = 0; r < R; r++) {
+            const Py_ssize_t L = lens[r];
+            if (L < 0 || s + L > E) {
+                PyErr_SetString(PyExc_IndexError, "sparse_info: segment out of range");
+                goto done;
+            }
+            sb.n = sa.n = 0;
+            float acc = 0.0f;
+            for (Py_ssize_t c = 0; c < C; c++) {
+                tb[c] = 0.0;
+                ta[c] = term(xt[r * C + c], lt[r * C + c]);
+                acc = (float)((double)acc + ta[c]);
+                if (ta[c] != 0.0)
+                    sa.at[sa.n++] = (int32_t)c;
+            }
+            tinfo[r] = (float)(term(xs[r], ls[r]) - (double)acc);
+            for (Py_ssize_t i = 0; i < L && j < n && kk[j] == r; i++) {
+                const Py_ssize_t p = s + i;
+                const int32_t c = cls[p];
+                if (c < 0 || c >= C) {
+                    PyErr_SetString(PyExc_IndexError, "sparse_info: class out of range");
+                    goto done;
+                }
+                tb[c] = term(xb[p], lb[p]);
+                ta[c] = term(xa[p], la[p]);
+                set_mark(&sb, c, tb[c] != 0.0);
+                set_mark(&sa, c, ta[c] != 0.0);
+                if (ii[j] != i)
+                    continue;
+                const float below = (float)(term(xc[2 * j], lc[2 * j]) - (double)set_sum(&sb, tb));
+                const float above =
+                    (float)(term(xc[2 * j + 1], lc[2 * j + 1]) - (double)set_sum(&sa, ta));
+                info[j] = below + above;
+                j++;
+            }
+            if (j < n && kk[j] == r) {
+                PyErr_SetString(PyExc_IndexError, "sparse_info: candidate out of its segment");
+                goto done;
+            }
+            s += L;
+        }
+        if (j != n) {
+            PyErr_SetString(PyExc_IndexError, "sparse_info: candidates out of order");
+            goto done;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(tb);
+    PyMem_Free(ta);
+    PyMem_Free(sb.at);
+    PyMem_Free(sa.at);
+    tg_release(b, got);
+    return result;
+}
