@@ -181,3 +181,25 @@ def test_info_estimates_the_shared_table_flash(setup: str, tmp_path: Path) -> No
         targets.target("m0plus"), render(c, ExportOptions(prefix="cm")).files, tmp_path, "cm"
     )
     assert abs(estimate - info.flash) <= 0.2 * info.flash, (estimate, info.flash)
+
+
+def _depth(model: object) -> int:
+    """Tests on the longest root-to-leaf path of a tree's nodes."""
+    nodes = model.nodes  # type: ignore[attr-defined]
+    depth = {0: 0}
+    for i, node in enumerate(nodes):
+        for child in node.children:
+            depth[child] = depth[i] + 1
+    return max(depth[i] for i, node in enumerate(nodes) if not node.children)
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_predict_h_counts_every_trees_work(style: str) -> None:
+    """predict.h's paragraph on calling predict adds up every member tree (it was worked
+    out from a one-leaf stub and said 0 tests)."""
+    c = _committee("boost-j48-vote")
+    header = render(c, ExportOptions(prefix="cm", style=style)).files["cm_predict.h"]
+    text = " ".join(header.split())
+    longest = sum(_depth(m) for m in c.members)
+    assert longest > 0
+    assert f"{len(c.members)} trees walked in turn, {longest} tests on their longest paths" in text

@@ -25,12 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from treegen.codegen.emit import emit
+from treegen.codegen.costs import committee_safety_lines
+from treegen.codegen.emit import emit, make_env, render
+from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature, Leaf, Outcome, ProbaApi
 from treegen.codegen.lower import lower
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names, source_and_header
+from treegen.codegen.views import context
 from treegen.committee import ctable
 from treegen.committee.core import Committee
 from treegen.committee.vote import empty_leaf_parents, parent_distributions
@@ -137,7 +140,8 @@ def check_options(opts: ExportOptions) -> None:
 
 def _header(cir: CommitteeIR) -> str:
     """predict.h: the tree header for the committee's prefix (a one-leaf tree's, so it
-    renders fast), declaring predict_proba only for bagging."""
+    renders fast), declaring predict_proba only for bagging, with the paragraph on
+    calling it worked out from every tree."""
     ir0 = cir.trees[0]
     proba = tuple(ONE if c == 0 else 0 for c in range(ir0.n_classes))
     stub = replace(
@@ -150,8 +154,8 @@ def _header(cir: CommitteeIR) -> str:
         stack_size=1,
         inline_top=None,
     )
-    files = emit(stub, cir.style)
-    return files[source_and_header(files)[1]]
+    header = header_view(stub, committee_safety_lines(cir.prefix, cir.trees, cir.proba))
+    return render(make_env(), "predict.h.j2", context(header))
 
 
 def _vote(cir: CommitteeIR) -> str:
