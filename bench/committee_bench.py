@@ -128,21 +128,14 @@ def run_cv() -> None:
     print(f"{'data':<12} {'tree':>7} {'boost 10':>9} {'bag 10':>7}")
     for name in sorted(p.name for p in REF.iterdir() if p.is_dir()):
         ds = read_dataset(str(REF / name / f"{name}.arff"), float32=False)
-        cells = []
-        for fit in (
-            lambda d: train(d, J48),
-            lambda d: boost(d, J48, ROUNDS),
-            lambda d: bag(d, J48, ROUNDS, 1),
-        ):
-            res = cross_validate(
-                ds,
-                fit,
-                lambda m, x: predict(m, x) if hasattr(m, "nodes") else vote.predict(m, x),
-                folds=10,
-                seed=1,
-                weka=True,
-            )
-            cells.append(100.0 * (1.0 - res.errors / res.n_rows))
+        tree = cross_validate(ds, lambda d: train(d, J48), predict, folds=10, seed=1, weka=True)
+        boosted = cross_validate(
+            ds, lambda d: boost(d, J48, ROUNDS), vote.predict, folds=10, seed=1, weka=True
+        )
+        bagged = cross_validate(
+            ds, lambda d: bag(d, J48, ROUNDS, 1), vote.predict, folds=10, seed=1, weka=True
+        )
+        cells = [100.0 * (1.0 - r.errors / r.n_rows) for r in (tree, boosted, bagged)]
         print(f"{name:<12} {cells[0]:>6.1f}% {cells[1]:>8.1f}% {cells[2]:>6.1f}%")
 
 
