@@ -73,8 +73,8 @@ golden: $(STAMP)
 	@new=$$(git ls-files --others --exclude-standard -- tests/golden); \
 	  test -z "$$new" || { echo "golden: new, uncommitted files: $$new"; exit 1; }
 
-# Lint (ruff: the rules in pyproject.toml) and types (mypy strict on the package), with
-# the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
+# Lint (ruff: the rules in pyproject.toml) and types (mypy strict on the package and the
+# bench), with the versions pinned in pyproject.toml's dev extra.  FORMAT_CHECK=1 also requires
 # ruff format's layout (the default; FORMAT_CHECK=0 skips it).
 FORMAT_CHECK ?= 1
 LINTED := treegen/ tests/ bench/ docs/hooks.py
@@ -84,7 +84,7 @@ check: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
 	@if [ "$(FORMAT_CHECK)" = 1 ]; then echo "$(VENV)/bin/ruff format --check $(LINTED)"; \
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
-	$(VENV)/bin/mypy treegen/
+	$(VENV)/bin/mypy treegen/ bench/
 
 # Training speed/memory against issue 3's targets, the export benchmark, the codegen
 # comparison with emlearn and m2cgen (installed by the bench extra), then flash and

@@ -11,13 +11,18 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treegen.codegen.options import ExportOptions
 from treegen.committee.bag import bag
 from treegen.committee.boost import boost
 from treegen.committee.core import Committee
+from treegen.committee.show import format_info
+from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
+from treegen.firmware import targets
+from treegen.firmware.report import compile_object
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.trainer import TrainOptions
@@ -119,3 +124,82 @@ def test_integer_modes_use_no_floating_point(mode: str, tmp_path: Path) -> None:
             ["nm", "-u", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
         ).stdout
         assert "__aeabi_f" not in syms and "__aeabi_d" not in syms, (setup, syms)
+
+
+def _constant() -> Dataset:
+    """Every case one class: every tree of a committee is a single leaf."""
+    schema = Schema((Attribute("a", "continuous"),), ("lo", "hi"), "const")
+    x = np.arange(30, dtype=np.float64)[:, None]
+    return Dataset(schema, x, np.zeros(30, dtype=np.int32), "const")
+
+
+def _golf() -> Dataset:
+    return read_dataset(str(REF / "golf" / "golf.arff"), float32=False)
+
+
+@pytest.mark.parametrize("mode", ["float", "keys", "int16"])
+def test_one_leaf_trees_in_the_shared_table(mode: str) -> None:
+    """A tree that is one leaf starts its walk at an outcome: golf bagged with seed 4
+    mixes such trees with others, a constant class makes every tree one (no test in
+    the table at all)."""
+    golf = bag(_golf(), TrainOptions(flavor="j48"), 10, 4)
+    const = bag(_constant(), TrainOptions(flavor="j48"), 3, 1)
+    assert any(m.size == 1 for m in golf.members) and any(m.size > 1 for m in golf.members)
+    assert all(m.size == 1 for m in const.members)
+    for c, ds in ((golf, _golf()), (const, _constant())):
+        opts = ExportOptions(prefix="cm", style="table", **EXPORT_MODES[mode])  # type: ignore[arg-type]
+        report = verify(c, opts, [ds], n_random=200)
+        assert report.ok and report.failed_rows == 0, report.text()
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_the_table_style_walks_every_tree_with_one_loop(setup: str) -> None:
+    """In the table style the trees share one table and one walk (the helpers and the
+    walk appear once, with a table of roots); in the ifs style each tree has its own C."""
+    c = _committee(setup)
+    table = render(c, ExportOptions(prefix="cm", style="table")).files["cm_predict.c"]
+    assert table.count("static int cm_run(") == 1
+    assert table.count("cm_walk0(const cm_input_t *x, cm_state *s, ") == 1
+    assert table.count("static uint32_t cm_mul(") == 1
+    assert f"cm_roots[{c.n_members}]" in table
+    assert "cm_t0_" not in table
+    ifs = render(c, ExportOptions(prefix="cm", style="ifs")).files["cm_predict.c"]
+    assert ifs.count("_mul(uint32_t w, uint32_t s)") == c.n_members
+
+
+@pytest.mark.parametrize("setup", ["boost-j48-vote", "bag-j48-hypo"])
+def test_info_estimates_the_shared_table_flash(setup: str, tmp_path: Path) -> None:
+    """``info``'s flash estimate counts the one walk once: within 20% of the Cortex-M0+
+    object of the default export (counting it per tree, as before the shared table,
+    was twice that)."""
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc is not installed")
+    c = _committee(setup)
+    line = next(ln for ln in format_info(c, "float").splitlines() if "cortex-m0" in ln)
+    estimate = int(line.split("~")[1].split()[0])
+    info = compile_object(
+        targets.target("m0plus"), render(c, ExportOptions(prefix="cm")).files, tmp_path, "cm"
+    )
+    assert abs(estimate - info.flash) <= 0.2 * info.flash, (estimate, info.flash)
+
+
+def _depth(model: object) -> int:
+    """Tests on the longest root-to-leaf path of a tree's nodes."""
+    nodes = model.nodes  # type: ignore[attr-defined]
+    depth = {0: 0}
+    for i, node in enumerate(nodes):
+        for child in node.children:
+            depth[child] = depth[i] + 1
+    return max(depth[i] for i, node in enumerate(nodes) if not node.children)
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_predict_h_counts_every_trees_work(style: str) -> None:
+    """predict.h's paragraph on calling predict adds up every member tree (it was worked
+    out from a one-leaf stub and said 0 tests)."""
+    c = _committee("boost-j48-vote")
+    header = render(c, ExportOptions(prefix="cm", style=style)).files["cm_predict.h"]
+    text = " ".join(header.split())
+    longest = sum(_depth(m) for m in c.members)
+    assert longest > 0
+    assert f"{len(c.members)} trees walked in turn, {longest} tests on their longest paths" in text

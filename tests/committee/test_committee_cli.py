@@ -5,6 +5,7 @@ round trip and its one-line errors."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -142,5 +143,13 @@ def test_export_writes_the_vote(
     assert code == 0, err
     c = (tmp_path / "predict.c").read_text()
     _, value = load(str(boosted))
+    # The table style (default): the trees' walks start at vote_roots[i], their votes
+    # are vote_votes[i], in order.
+    table = c.split(f"vote_votes[{len(value.votes)}]", 1)[1].split("};", 1)[0]
+    assert re.findall(r"\d+", table.split("{", 1)[1]) == [str(v) for v in value.votes]
+    assert f"vote_roots[{len(value.votes)}]" in c
+    code, _, err = run_cli(capsys, "export", str(boosted), "--style", "ifs", "-o", str(tmp_path))
+    assert code == 0, err
+    c = (tmp_path / "predict.c").read_text()
     for i, v in enumerate(value.votes):
         assert f"sums[vote_t{i}_predict(x)] += {v}u;" in c

@@ -19,6 +19,7 @@
 //   === DETAIL
 //   R <performed rounds or members>
 //   T <build time in milliseconds>
+//   U <build time in milliseconds of this thread's CPU time>
 //   B <i> <vote weight i as Double.toString: full precision> (boost only)
 //   P <row> <class as Evaluation predicts it, -1 = none> <distribution...>
 //   M <row> <each member's classifyInstance>
@@ -26,6 +27,8 @@
 // Compiled at test time against /usr/share/java/weka.jar (tests/support/weka.py).
 import java.io.BufferedReader;
 import java.io.FileReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Random;
 
 import weka.classifiers.Classifier;
@@ -132,15 +135,19 @@ public class CommitteeBatch {
         for (int a = first; a < args.length; a++) {
             Instances data = read(args[a]);
             Classifier c = make(mode, n, seed);
+            ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            long u0 = mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             c.buildClassifier(data);
             long t1 = System.nanoTime();
+            long u1 = mx.getCurrentThreadCpuTime();
             int rounds = mode.equals("boost") ? ((Boost) c).rounds() : ((Bag) c).rounds();
             out.append("=== FILE ").append(args[a]).append('\n');
             out.append(c.toString()).append('\n');
             out.append("=== DETAIL\n");
             out.append("R ").append(rounds).append('\n');
             out.append("T ").append((t1 - t0) / 1000000).append('\n');
+            out.append("U ").append((u1 - u0) / 1000000).append('\n');
             if (mode.equals("boost")) {
                 double[] betas = ((Boost) c).betas();
                 for (int i = 0; i < rounds; i++) {

@@ -143,3 +143,21 @@ def test_weka_max_class_and_empty_leaves() -> None:
     )
     fixed = j48_empty_leaves(nodes)
     assert fixed[2].cls == 1 and fixed[2].dist == (2.0, 3.0) and fixed[:2] == nodes[:2]
+
+
+def test_j48_leaves_take_weka_max_class() -> None:
+    """A leaf whose two heaviest classes are within 1e-6 (fractional weights) is labelled
+    as J48 labels it, ``maxClass`` (the first clearly heavier), its errors the rest: in
+    Bagging -W J48 at 100k rows Weka printed k0 for a leaf of (0.000110580, 0.000110933,
+    0) where the first largest is k1."""
+    from treegen.model.core import Leaf, NominalTest
+
+    dist = (0.0001105803805068226, 0.00011093297354296893, 0.0)
+    nodes = (
+        NominalTest(0, 5.0, 1.0, (2.0, 3.0, 0.0), attribute=0, children=(1, 2)),
+        Leaf(1, 5.0 - sum(dist), 2.0, (2.0 - dist[0], 3.0 - dist[1], 0.0)),
+        Leaf(1, sum(dist), dist[0], dist),
+    )
+    fixed = j48_empty_leaves(nodes)
+    assert fixed[2].cls == 0 and fixed[2].errors == sum(dist) - dist[0]
+    assert fixed[:2] == nodes[:2]

@@ -127,3 +127,29 @@ def ensemble_safety_lines(P: str, trees: int, tests: int, sums: int) -> tuple[st
         "   and the calls of the integer float routines where double has 32 bits",
         "   (treegen export --report measures the compiled stack).",
     )
+
+
+def committee_safety_lines(P: str, trees: tuple[IR, ...], proba: bool) -> tuple[str, ...]:
+    """predict.h's paragraph on calling a committee's predict: its ``trees`` walked in
+    turn (each as :func:`path_costs` counts it), one tree's walk data at a time."""
+    api = f"{P}_predict and {P}_predict_proba" if proba else f"{P}_predict"
+    paths = [path_costs(ir) for ir in trees]
+    longest = sum(p[0] for p in paths)
+    lines = [
+        f"Calling {api}: reentrant, so safe in several threads or interrupt handlers",
+        "   at once (nothing is kept between calls: every variable is local, every table",
+        "   constant); nothing is allocated and nothing recurses.  Worst case per call:",
+        f"   {len(trees)} trees walked in turn, {longest} tests on their longest paths",
+    ]
+    if trees[0].missing == "c45":
+        walks, total = sum(p[1] for p in paths), sum(p[2] for p in paths)
+        data = max(state_bytes(ir.stack_size) for ir in trees) + 4 * trees[0].n_classes
+        lines += [
+            f"   together; with missing values at most {walks} walks from the roots, {total}",
+            f"   tests in all.  Stack: {data} bytes of one tree's walk data (the state and",
+            "   the class sums), the vote's class sums and a few nested calls",
+        ]
+    else:
+        lines += ["   together.  Stack: the vote's class sums and a few nested calls"]
+    lines.append("   (treegen export --report measures the compiled stack).")
+    return tuple(lines)

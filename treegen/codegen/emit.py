@@ -30,7 +30,7 @@ from treegen.errors import EmitError
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-__all__ = ["TEMPLATE_MACROS", "emit", "make_env", "render"]
+__all__ = ["TEMPLATE_MACROS", "emit", "make_env", "render", "with_avr_error"]
 
 STYLES = ("ifs", "table")
 
@@ -84,12 +84,12 @@ def emit(ir: IR, style: str = "ifs", env: jinja2.Environment | None = None) -> d
         # For a build without treegen: the compiler stops with treegen's one line,
         # not avr-gcc's "size of array is too large".
         msg = avr_message(big, ir.missing, ir.proba, ir.encoding.input_type)
-        source = render(env, template, context(header, *_with_avr_error(view, msg)))
+        source = render(env, template, context(header, *with_avr_error(view, msg)))
     source_name, header_name = file_names(ir.stem)
     return {header_name: render(env, "predict.h.j2", context(header)), source_name: source}
 
 
-def _with_avr_error(view: tuple[Any, ...], message: str) -> tuple[Any, ...]:
+def with_avr_error(view: tuple[Any, ...], message: str) -> tuple[Any, ...]:
     """``view`` whose prelude (in its first part) stops an AVR build with ``message``."""
     first = view[0]
     prelude = replace(first.prelude, avr_error=c_string(f"treegen: {message}"))

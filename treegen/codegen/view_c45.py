@@ -52,6 +52,9 @@ class Source:
     has_tests: bool
     has_switch: bool
     map_none: int  # branch of a code that has none, in a nominal map
+    # The table walk starts at a root passed in (PREFIX_walk0 and PREFIX_run take it) and
+    # the file ends without PREFIX_predict: several trees in one table (a committee's C).
+    shared_walk: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +74,16 @@ class Tables:
 def source(ir: IR, *, uses_rdf: bool) -> Source:
     """The shared part of ``ir``'s predict.c; ``uses_rdf``: the style reads float
     thresholds from a table."""
-    enc = ir.encoding
-    kind = parts.value_kind(enc)
     has_tests = not isinstance(ir.nodes[0], Leaf)
     has_switch = any(isinstance(n, Switch) for n in ir.nodes)
+    return source_of(ir, uses_rdf=uses_rdf, has_tests=has_tests, has_switch=has_switch)
+
+
+def source_of(ir: IR, *, uses_rdf: bool, has_tests: bool, has_switch: bool) -> Source:
+    """:func:`source`, told whether there are tests and nominal tests (several trees in
+    one table: ``ir`` then gives only the encoding, the outcomes and the stack)."""
+    enc = ir.encoding
+    kind = parts.value_kind(enc)
     # The key compares thresholds (keys) and decodes nominal floats (float inputs).
     needs_key = (kind == "key" and has_tests) or (kind == "float" and has_switch)
     return Source(

@@ -67,7 +67,18 @@ class TableView(NamedTuple):
 
 def table_view(ir: IR) -> TableView:
     """predict.c of ``ir`` (C4.5's missing-value rule) in the table style."""
-    t = layout.flatten(ir)
+    return table_view_of(ir, layout.flatten(ir), view_c45.source(ir, uses_rdf=_uses_rdf(ir)))
+
+
+def _uses_rdf(ir: IR) -> bool:
+    return parts.value_kind(ir.encoding) == "float"
+
+
+def table_view_of(ir: IR, t: layout.NodeTable, source: view_c45.Source) -> TableView:
+    """The table view of the node table ``t`` with the shared part ``source``: ``ir``'s
+    own (:func:`table_view`), or several trees' tables in one
+    (``source.shared_walk``, treegen.committee.ctable); ``ir`` gives the prefix, the
+    encoding and the outcomes."""
     U = ir.prefix.upper()
     enc = ir.encoding
     kind = parts.value_kind(enc)
@@ -99,7 +110,6 @@ def table_view(ir: IR) -> TableView:
         switch=layout.OP_SWITCH - base,
     )
     paired = layout.paired_shares(t)
-    source = view_c45.source(ir, uses_rdf=kind == "float")
     table = Table(
         col=col,
         ops=ops,

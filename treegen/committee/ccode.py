@@ -1,10 +1,12 @@
 """A committee's C: every tree through the tree's code generator, then the integer vote.
 
-Tree ``i`` is lowered and emitted by :mod:`treegen.codegen` (:func:`lower`, :func:`emit`)
-with the prefix ``PREFIX_t<i>`` and the export options given, so it is the C that
-``treegen export`` writes for that tree alone, in the same style and input type.  One
-predict.c holds them all, each tree's header in place of its ``#include``, then the
-vote:
+Tree ``i`` is lowered by :mod:`treegen.codegen` (:func:`lower`) with the prefix
+``PREFIX_t<i>`` and the export options given.  In the table style under C4.5's
+missing-value rule (the default), the trees' node tables become one table walked by
+one loop (:mod:`~.ctable`), so the walk and its helpers are in the C once.  Otherwise
+(the ifs style, ``--missing none``) each tree is emitted (:func:`emit`) as the C that
+``treegen export`` writes for that tree alone, and one predict.c holds them all, each
+tree's header in place of its ``#include``, then the vote:
 
 * boosting: ``PREFIX_predict`` adds tree ``i``'s integer vote to the class
   ``PREFIX_t<i>_predict`` returns (32-bit sums), then returns the first largest;
@@ -23,12 +25,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from treegen.codegen.emit import emit
+from treegen.codegen.costs import committee_safety_lines
+from treegen.codegen.emit import emit, make_env, render
+from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature, Leaf, Outcome, ProbaApi
 from treegen.codegen.lower import lower
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names, source_and_header
+from treegen.codegen.views import context
+from treegen.committee import ctable
 from treegen.committee.core import Committee
 from treegen.committee.vote import empty_leaf_parents, parent_distributions
 from treegen.errors import EmitError
@@ -134,7 +140,8 @@ def check_options(opts: ExportOptions) -> None:
 
 def _header(cir: CommitteeIR) -> str:
     """predict.h: the tree header for the committee's prefix (a one-leaf tree's, so it
-    renders fast), declaring predict_proba only for bagging."""
+    renders fast), declaring predict_proba only for bagging, with the paragraph on
+    calling it worked out from every tree."""
     ir0 = cir.trees[0]
     proba = tuple(ONE if c == 0 else 0 for c in range(ir0.n_classes))
     stub = replace(
@@ -147,8 +154,8 @@ def _header(cir: CommitteeIR) -> str:
         stack_size=1,
         inline_top=None,
     )
-    files = emit(stub, cir.style)
-    return files[source_and_header(files)[1]]
+    header = header_view(stub, committee_safety_lines(cir.prefix, cir.trees, cir.proba))
+    return render(make_env(), "predict.h.j2", context(header))
 
 
 def _vote(cir: CommitteeIR) -> str:
@@ -226,10 +233,27 @@ def _vote(cir: CommitteeIR) -> str:
     return "\n".join(lines) + "\n"
 
 
+def shares_walker(cir: CommitteeIR) -> bool:
+    """Whether the committee's C is one table with one walk (:mod:`~.ctable`): the table
+    style under C4.5's missing-value rule; otherwise every tree has its own C."""
+    return cir.style == "table" and cir.trees[0].missing == "c45"
+
+
 def emit_committee(cir: CommitteeIR, opts: ExportOptions) -> dict[str, str]:
     """predict.h and predict.c (module docstring)."""
     # The members are lowered with the committee's options: their files share its stem.
     source_name, header_name = file_names(cir.trees[0].stem)
+    if shares_walker(cir):
+        source = ctable.emit_source(
+            cir.trees, cir.prefix, cir.method, cir.votes, cir.proba, cir.provenance
+        )
+    else:
+        source = per_tree_source(cir, header_name)
+    return {header_name: _header(cir), source_name: source}
+
+
+def per_tree_source(cir: CommitteeIR, header_name: str) -> str:
+    """predict.c as every tree's own C, then the vote (module docstring)."""
     include = f'#include "{header_name}"\n'
     head = (
         "/*\n" + "".join(f" * {comment_text(f'{k}: {v}')}\n" for k, v in cir.provenance) + " */\n"
@@ -242,4 +266,4 @@ def emit_committee(cir: CommitteeIR, opts: ExportOptions) -> dict[str, str]:
             raise EmitError(f"tree {ir.prefix}: its C does not include {header_name}")
         parts += [header, "\n", source.replace(include, "", 1), "\n"]
     parts.append(_vote(cir))
-    return {header_name: _header(cir), source_name: "".join(parts)}
+    return "".join(parts)

@@ -24,6 +24,8 @@ empty leaves (Release 8: the leaf's class; J48: its parent's class frequencies).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -68,63 +70,201 @@ def _branches(model: Model, node: Test, col: FloatArray) -> IntArray:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Flat:
+    """A J48 tree as arrays, for :func:`distribution`: per node whether it is a leaf,
+    an empty branch (:func:`_is_empty`), a continuous test, its attribute, threshold,
+    children (``start``, ``count`` into ``children``), its share of its parent's
+    weight (``items / parent items``), ``Distribution.prob`` (:func:`_prob`) and, for a
+    nominal or subset test, its value map (``vmap[moff + v]``, ``mk`` values)."""
+
+    leaf: npt.NDArray[np.bool_]
+    empty: npt.NDArray[np.bool_]
+    cont: npt.NDArray[np.bool_]
+    attr: IntArray
+    thr: FloatArray
+    start: IntArray
+    count: IntArray
+    children: IntArray
+    share: FloatArray
+    prob: FloatArray
+    moff: IntArray
+    mk: IntArray
+    vmap: IntArray
+
+
+def _flat(model: Model) -> _Flat:
+    nodes = model.nodes
+    n = len(nodes)
+    attrs = model.schema.attributes
+    start = np.zeros(n, dtype=np.intp)
+    count = np.zeros(n, dtype=np.intp)
+    share = np.zeros(n)
+    moff = np.zeros(n, dtype=np.intp)
+    mk = np.zeros(n, dtype=np.intp)
+    attr = np.zeros(n, dtype=np.intp)
+    thr = np.full(n, np.nan)
+    children: list[int] = []
+    vmap: list[int] = []
+    for i, node in enumerate(nodes):
+        start[i], count[i] = len(children), len(node.children)
+        children += node.children
+        for c in node.children:
+            share[c] = nodes[c].items / node.items
+        if isinstance(node, Leaf):
+            continue
+        attr[i] = node.attribute
+        if isinstance(node, ContinuousTest):
+            thr[i] = node.threshold
+        else:
+            k = len(attrs[node.attribute].values)
+            moff[i], mk[i] = len(vmap), k
+            vmap += node.value_branches(k)
+    return _Flat(
+        leaf=np.array([isinstance(nd, Leaf) for nd in nodes]),
+        empty=np.array([_is_empty(nd) for nd in nodes]),
+        cont=np.array([isinstance(nd, ContinuousTest) for nd in nodes]),
+        attr=attr,
+        thr=thr,
+        start=start,
+        count=count,
+        children=np.array(children or [0], dtype=np.intp),
+        share=share,
+        prob=np.array([_prob(nd) for nd in nodes]),
+        moff=moff,
+        mk=mk,
+        vmap=np.array(vmap or [-1], dtype=np.intp),
+    )
+
+
+def _flat_branches(t: _Flat, node: IntArray, v: FloatArray) -> IntArray:
+    """:func:`_branches` for arrivals at the test ``node[j]`` with value ``v[j]``."""
+    out = np.full(node.shape, -1, dtype=np.intp)
+    known = ~np.isnan(v)
+    cont = known & t.cont[node]
+    out[cont] = np.where(v[cont] - t.thr[node[cont]] < WEKA_TOL, 0, 1)
+    nom = np.flatnonzero(known & ~t.cont[node])
+    vn, kn = v[nom], t.mk[node[nom]]
+    ok = (vn >= 0) & (vn < kn) & (vn == np.floor(vn))
+    idx = nom[ok]
+    out[idx] = t.vmap[t.moff[node[idx]] + vn[ok].astype(np.intp)]
+    return out
+
+
+@dataclass(slots=True, eq=False)
+class _Level:
+    """The arrivals at one depth: node, row, weight, the parent's arrival (an index
+    into the level above), the parent's branch, whether it came by a known value;
+    ``empty_hit``: the arrivals whose known value leads to an empty branch."""
+
+    node: IntArray
+    row: IntArray
+    w: FloatArray
+    parent: IntArray
+    branch: IntArray
+    known: npt.NDArray[np.bool_]
+    empty_hit: IntArray
+
+
 def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     """``distributionForInstance`` of every row of ``X`` (module docstring).
 
-    :func:`reference_distribution`'s arithmetic, each node visited once: first, top
-    down, every *arrival* at a node (a row, the weight it carries there, the parent's
-    arrival it came from, and whether it came by its known branch or by a missing
-    value's share); then, bottom up, each arrival's class probabilities, a parent's
-    missing arrival adding its children's results in branch order from 0, as
-    ``getProbs`` does.  Same operations on the same doubles in the same order: the same
-    bits (tested against the recursion)."""
+    :func:`reference_distribution`'s arithmetic, a depth at a time for every row at
+    once.  A row whose values are known all the way down carries weight 1.0 and its
+    answer is its leaf's ``prob`` (times 1.0, exactly).  At its first missing value a
+    row becomes a *root* arrival; from there, first, top down, every arrival at a node
+    (a row, the weight it carries there, the parent's arrival it came from, and whether
+    it came by its known branch or by a missing value's share); then, bottom up, each
+    arrival's class probabilities, a parent's missing arrival adding its children's
+    results to 0 in branch order from 0, as ``getProbs`` does.  Same operations on the
+    same doubles in the same order: the same bits (tested against the recursion)."""
     x = np.asarray(X, dtype=np.float64)
     n_classes = len(model.schema.classes)
-    nodes = model.nodes
-    # Arrivals per node: rows, weights, and (children) the parent's arrival index.
-    rows: list[IntArray] = [np.zeros(0, dtype=np.intp)] * len(nodes)
-    wts: list[FloatArray] = [np.zeros(0)] * len(nodes)
-    link: list[IntArray] = [np.zeros(0, dtype=np.intp)] * len(nodes)
-    branch_of: list[IntArray] = [np.zeros(0, dtype=np.intp)] * len(nodes)
-    rows[0] = np.arange(x.shape[0], dtype=np.intp)
-    wts[0] = np.ones(x.shape[0])
-    for i, node in enumerate(nodes):  # parents come before their children
-        if isinstance(node, Leaf) or rows[i].size == 0:
-            continue
-        br = _branches(model, node, x[rows[i], node.attribute])
-        branch_of[i] = br
-        unk = np.flatnonzero(br < 0)
-        for b, c in enumerate(node.children):
-            if _is_empty(nodes[c]):
-                continue
-            known = np.flatnonzero(br == b)
-            share = nodes[c].items / node.items
-            idx = np.concatenate([known, unk])
-            rows[c] = rows[i][idx]
-            wts[c] = np.concatenate([wts[i][known], share * wts[i][unk]])
-            link[c] = idx
-    result: list[FloatArray] = [np.zeros((0, n_classes))] * len(nodes)
-    for i in range(len(nodes) - 1, -1, -1):
-        node = nodes[i]
-        w = wts[i]
-        if isinstance(node, Leaf):
-            result[i] = w[:, None] * _prob(node)[None, :]
-            continue
-        br = branch_of[i]
-        out = np.zeros((w.size, n_classes))
-        for b, c in enumerate(node.children):
-            known = br == b
-            if _is_empty(nodes[c]):
-                sel = np.flatnonzero(known)
-                out[sel] = w[sel, None] * _prob(node)[None, :]
-                continue
-            r, back = result[c], link[c]
-            came = known[back]  # this child's arrivals by their known branch ...
-            out[back[came]] = r[came]
-            out[back[~came]] = out[back[~came]] + r[~came]  # ... and by a missing value
-            result[c] = np.zeros((0, n_classes))
-        result[i] = out
-    return result[0]
+    t = _flat(model)
+    n = x.shape[0]
+    out = np.zeros((n, n_classes))
+    pure_node = np.zeros(n, dtype=np.intp)  # rows with every value so far known
+    pure_row = np.arange(n, dtype=np.intp)
+    none = np.zeros(0, dtype=np.intp)
+    level = _Level(none, none, np.zeros(0), none, none, np.zeros(0, dtype=bool), none)
+    levels: list[_Level] = []
+    while pure_node.size or level.node.size:
+        leafy = t.leaf[pure_node]
+        out[pure_row[leafy]] = 1.0 * t.prob[pure_node[leafy]]
+        pure_node, pure_row = pure_node[~leafy], pure_row[~leafy]
+        br = _flat_branches(t, pure_node, x[pure_row, t.attr[pure_node]])
+        kc = t.children[t.start[pure_node] + np.maximum(br, 0)]
+        hit = (br >= 0) & t.empty[kc]
+        out[pure_row[hit]] = 1.0 * t.prob[pure_node[hit]]
+        roots = br < 0  # a missing value: the row's root arrival, at weight 1.0
+        level = _Level(
+            np.concatenate([level.node, pure_node[roots]]),
+            np.concatenate([level.row, pure_row[roots]]),
+            np.concatenate([level.w, np.ones(np.count_nonzero(roots))]),
+            np.concatenate([level.parent, np.full(np.count_nonzero(roots), -1, dtype=np.intp)]),
+            np.concatenate([level.branch, np.zeros(np.count_nonzero(roots), dtype=np.intp)]),
+            np.concatenate([level.known, np.ones(np.count_nonzero(roots), dtype=bool)]),
+            none,
+        )
+        go = (br >= 0) & ~hit
+        pure_node, pure_row = kc[go], pure_row[go]
+        levels.append(level)
+        level = _next_level(t, x, level)
+    below: FloatArray | None = None
+    for depth in range(len(levels) - 1, -1, -1):
+        lv = levels[depth]
+        res = np.zeros((lv.node.size, n_classes))
+        at = np.flatnonzero(t.leaf[lv.node])
+        res[at] = lv.w[at, None] * t.prob[lv.node[at]]
+        at = lv.empty_hit
+        res[at] = lv.w[at, None] * t.prob[lv.node[at]]
+        if below is not None:
+            ch = levels[depth + 1]
+            came = ch.known & (ch.parent >= 0)  # not the rows' root arrivals
+            res[ch.parent[came]] = below[came]
+            miss = np.flatnonzero(~ch.known)
+            # Each parent arrival has at most one child arrival per branch: adding a
+            # branch at a time, in branch order, is getProbs's order of the sums.
+            for b in np.unique(ch.branch[miss]):
+                sel = miss[ch.branch[miss] == b]
+                res[ch.parent[sel]] = res[ch.parent[sel]] + below[sel]
+        roots = lv.parent < 0
+        out[lv.row[roots]] = res[roots]
+        below = res
+    return out
+
+
+def _next_level(t: _Flat, x: FloatArray, level: _Level) -> _Level:
+    """The arrivals one depth below ``level``'s (:func:`distribution`); sets
+    ``level.empty_hit``."""
+    idx = np.flatnonzero(~t.leaf[level.node])
+    node = level.node[idx]
+    br = _flat_branches(t, node, x[level.row[idx], t.attr[node]])
+    # A known value: the branch's child, or (an empty branch) the test's own
+    # class frequencies.
+    has = br >= 0
+    kn, kb = idx[has], br[has]
+    kc = t.children[t.start[level.node[kn]] + kb]
+    hit = t.empty[kc]
+    level.empty_hit = kn[hit]
+    go, gb, gc = kn[~hit], kb[~hit], kc[~hit]
+    # A missing value: every non-empty branch, with its share of the weight.
+    ms = idx[~has]
+    reps = t.count[level.node[ms]]
+    mr = np.repeat(ms, reps)
+    mb = np.arange(mr.size, dtype=np.intp) - np.repeat(np.cumsum(reps) - reps, reps)
+    mc = t.children[t.start[level.node[mr]] + mb]
+    keep = ~t.empty[mc]
+    mr, mb, mc = mr[keep], mb[keep], mc[keep]
+    return _Level(
+        np.concatenate([gc, mc]),
+        level.row[np.concatenate([go, mr])],
+        np.concatenate([level.w[go], t.share[mc] * level.w[mr]]),
+        np.concatenate([go, mr]),
+        np.concatenate([gb, mb]),
+        np.concatenate([np.ones(go.size, dtype=bool), np.zeros(mr.size, dtype=bool)]),
+        np.zeros(0, dtype=np.intp),
+    )
 
 
 def reference_distribution(model: Model, X: npt.ArrayLike) -> FloatArray:

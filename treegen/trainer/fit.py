@@ -202,8 +202,16 @@ def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
     ``J48_TOL``) labelled as J48 labels them: with the class of their parent's final
     distribution (``maxClass``).  Pruning's subtree raising can change a parent's
     distribution after growth gave its empty branches the parent's class; an empty leaf
-    also takes that final distribution, as growth gives it the parent's."""
+    also takes that final distribution, as growth gives it the parent's.  Every other
+    leaf is labelled ``maxClass`` of its own distribution, its errors the rest of its
+    weight (``numIncorrect``): this differs from the first largest class only where
+    fractional weights bring two classes within ``J48_TOL`` (or all below it)."""
     out = list(nodes)
+    for i, n in enumerate(nodes):
+        if isinstance(n, Leaf) and n.items - 0.0 > J48_TOL:
+            cls = weka_max_class(n.dist)
+            if cls != n.cls:
+                out[i] = replace(n, cls=cls, errors=n.items - n.dist[cls])
     for n in nodes:
         if isinstance(n, Leaf):
             continue

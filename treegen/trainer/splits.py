@@ -11,7 +11,6 @@ array's dtype), and zero-weight padding leaves the sums unchanged.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,31 +27,15 @@ FloatArray = npt.NDArray[np.floating]
 CHUNK = 1 << 20  # max cells (attributes x sorted rows) scored together: bounds memory
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
 class Score:
-    """An admissible attribute: its (penalised) gain, split info and midpoint.
-
-    ``bar`` is NaN for a nominal attribute (the score arrays hold one there), so two
-    scores compare field by field with a NaN ``bar`` equal to a NaN ``bar``: the
-    accelerated and the pure-Python searches are tested to give equal scores."""
+    """An admissible attribute: its (penalised) gain, split info and, for a continuous
+    attribute, the midpoint of its cut (None for a nominal one)."""
 
     gain: float
     info: float
-    bar: float = float("nan")
+    bar: float | None = None
     subsets: tuple[tuple[int, ...], ...] = ()  # value groups (0-based) for --subsets
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Score):
-            return NotImplemented
-        same_bar = self.bar == other.bar or (math.isnan(self.bar) and math.isnan(other.bar))
-        return same_bar and (self.gain, self.info, self.subsets) == (
-            other.gain,
-            other.info,
-            other.subsets,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.gain, self.info, self.subsets))
 
 
 def nominal_freq(

@@ -11,6 +11,7 @@ partitioned (:func:`treegen.trainer.levelwise.partition.partition`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,9 +115,14 @@ class BucketScores:
         own :class:`Score` where there is one."""
         return {
             a: self.subsets.get((task, a))
-            or Score(float(self.gain[task, a]), float(self.info[task, a]), float(self.bar[task, a]))
+            or Score(float(self.gain[task, a]), float(self.info[task, a]), self._bar(task, a))
             for a in np.flatnonzero(self.ok[task]).tolist()
         }
+
+    def _bar(self, task: int, att: int) -> float | None:
+        # The score arrays hold NaN where the attribute is nominal: no cut.
+        bar = float(self.bar[task, att])
+        return None if math.isnan(bar) else bar
 
     def set_subset(self, task: int, attribute: int, score: Score) -> None:
         """Record a subset test's score for one (task, attribute)."""

@@ -182,7 +182,9 @@ def form_tree(
 
     if ctx.kinds[att] == "continuous":
         node.kind = "continuous"
-        node.threshold = ctx.cut_for(att, scores[att].bar)
+        bar = scores[att].bar
+        assert bar is not None  # a continuous attribute's score has its cut
+        node.threshold = ctx.cut_for(att, bar)
         forks = 2
     elif is_grouping(ctx, scores[att].subsets, ctx.n_values[att]):
         node.kind = "subset"

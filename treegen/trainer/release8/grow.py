@@ -106,6 +106,7 @@ def form_tree(
     node.attribute = att
     if ctx.kinds[att] == "continuous":
         node.kind = "continuous"
+        assert score.bar is not None  # a continuous attribute's score has its cut
         node.threshold = greatest_value_below(cases, att, score.bar)
         forks = 2
     elif score.subsets:
