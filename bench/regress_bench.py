@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench import ensemble_measure as em
+from bench import harness as hw
 from bench.ensemble_forms import Form, _failed, _inline_includes
 from bench.ensemble_models import sensor_data
 
@@ -255,7 +256,7 @@ def measure(name: str, work: Path) -> list[tuple[str, str, str, str, str, str]]:
         d = work / f"{name}-{i}"
         flash = []
         for chip in ("m0plus", "avr"):
-            cost = em.link_cost(form, chip, d / chip)
+            cost = hw.link_cost(form, chip, d / chip)
             flash.append(cost.error[:30] if cost.error else f"{cost.flash:,}")
         got = em.host_vectors(form, R, d / "host", "gcc")
         bad = got if isinstance(got, str) else f"{em.vector_mismatches(got, want)} / {len(R)}"
