@@ -273,7 +273,7 @@ def measure(name: str, work: Path) -> list[tuple[str, str, str, str, str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     ap.add_argument("--models", nargs="*", default=list(MODELS), choices=MODELS)
     args = ap.parse_args(argv)
     head = ("model", "form", "M0+ flash B", "AVR flash B", "host ns", "values differing")
