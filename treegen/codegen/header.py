@@ -33,6 +33,7 @@ TEMPLATE_MACROS = (
     "N_PROBA",
     "N_SCORES",
     "N_OUTPUTS",  # a regressor's (treegen.ensemble.regress)
+    "NOINLINE",  # the ifs style's per-tree functions (treegen.ensemble.emit)
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 
