@@ -26,7 +26,7 @@ J48's whole run and <= scikit-learn's fit; 1M rows <= scikit-learn's fit and
 Usage, from the repository root:
     python -m bench.run [--rows N ...] [--j48] [--no-sklearn] [--no-export] [--no-command]
                         [--no-codegen] [--no-gbm] [--no-firmware] [--no-options]
-                        [--no-ensembles] [--no-committee]
+                        [--no-ensembles] [--no-regress] [--no-committee]
 Then bench/codegen_bench.py compares treegen's C with emlearn's and m2cgen's
 (``pip install -e '.[bench]'``; ``make bench`` installs the extra),
 bench/firmware_bench.py runs treegen's C for the firmware examples' and the codegen
@@ -36,7 +36,9 @@ bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
 and PART, bench/ensemble_bench.py sets treegen's C for scikit-learn forests and
 boosted models beside emlearn's, m2cgen's and tl2cgen's (issue 31; ``BENCH_FULL=1``
 adds its big models), bench/gbm_bench.py runs XGBoost's and LightGBM's models
-through treegen, m2cgen and tl2cgen (issue 32; BENCH_FULL=1 adds the 500-round models),
+through treegen, m2cgen and tl2cgen (issue 32; BENCH_FULL=1 adds the 1,500-tree models),
+bench/regress_bench.py sets treegen's C for scikit-learn regressors beside emlearn's,
+m2cgen's and tl2cgen's (values differing in any bit, flash, host ns),
 and bench/committee_bench.py times ``train --boost 10`` and ``--bag 10`` beside Weka's
 AdaBoostM1 and Bagging over J48, with 10-fold CV accuracy of a tree, a boosted and a
 bagged committee on the reference sets.
@@ -460,6 +462,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--unpruned", action="store_true", help="also time the unpruned tree")
     ap.add_argument(
+        "--no-regress",
+        action="store_true",
+        help="skip the scikit-learn regressors beside emlearn, m2cgen and tl2cgen",
+    )
+    ap.add_argument(
         "--no-committee",
         action="store_true",
         help="skip --boost/--bag beside Weka's AdaBoostM1/Bagging and their CV accuracy",
@@ -549,6 +556,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_ensembles:
         print()
         run_ensemble_bench()
+    if not args.no_regress:
+        from bench.regress_bench import main as run_regress_bench
+
+        print("\nscikit-learn regressors: treegen beside emlearn, m2cgen and tl2cgen")
+        run_regress_bench([])
     if not args.no_committee:
         print()
         run_committee_bench(args.seed)
