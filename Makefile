@@ -46,8 +46,8 @@ test: $(STAMP)
 	$(VPY) -m pytest -q -n $(PYTEST_JOBS)
 
 # The fast loop while working: every test but the slow ones (long runs, the rest of each
-# parameter sweep) and those that need cross compilers, simulators or Java (about a
-# minute on 2 cores; tests/conftest.py says which are which).
+# parameter sweep, single tests of a second or more) and those that need cross compilers,
+# simulators or Java (under a minute on 2 cores; tests/conftest.py says which are which).
 test-fast: $(STAMP)
 	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not toolchain"
 

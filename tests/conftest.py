@@ -9,10 +9,11 @@ Markers (pyproject.toml): ``slow`` for long runs and for the rest of a parameter
 ``toolchain`` for tests that need cross compilers, simulators, Java with Weka, Graphviz or
 cppcheck.  ``make test-fast`` runs neither; ``make test`` runs everything.  A parametrized
 test keeps its first case (:data:`FAST_CASES`) in the fast loop and the rest of its sweep
-is marked ``slow`` here.  A test whose one case takes seconds (a property sweep, a strict
-build under two standards, a hypothesis run over formats) carries ``slow`` itself, where a
-quicker test of the same module stays in the fast loop: every test module outside the
-toolchain ones runs in the fast loop.
+is marked ``slow`` here.  A test whose one case takes a second or more (a property sweep,
+a strict build under two standards, a command in a child process) carries ``slow``
+itself, where a quicker test of the same module stays in the fast loop: every test module
+but the toolchain ones and the three long ones (the wheel, determinism across hash seeds,
+the differential fuzz) runs in the fast loop, which takes under a minute on 2 cores.
 """
 
 from __future__ import annotations

@@ -75,6 +75,7 @@ def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:
     assert "golf_predict" in cli["predict.h"]
 
 
+@pytest.mark.slow
 def test_export_c_and_verify_take_the_inline_top(tmp_path: Path) -> None:
     model = treegen.Model.of(cm.synthetic(3, 400)).save(tmp_path / "syn.tree")  # 100+ tests
     lean = {"style": "table", "missing": "none"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from treegen.data.readers import read_dataset
 
@@ -22,6 +23,7 @@ def test_many_classes_set_has_one_class_per_row(tmp_path: Path) -> None:
     assert [a.kind for a in ds.attributes] == ["continuous", "continuous", "nominal"]
 
 
+@pytest.mark.slow
 def test_a_failed_run_is_an_error_entry(tmp_path: Path) -> None:
     missing = tmp_path / "absent.arff"
     got = sb.run(["train", str(missing), "-o", str(tmp_path / "m.tree")], timeout=120)
@@ -30,6 +32,7 @@ def test_a_failed_run_is_an_error_entry(tmp_path: Path) -> None:
     assert "absent.arff" in str(got["error"])
 
 
+@pytest.mark.slow
 def test_a_run_reports_cpu_and_peak_memory(tmp_path: Path) -> None:
     path = tmp_path / "many.arff"
     sb.write_many_classes(path, rows=40)

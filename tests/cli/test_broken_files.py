@@ -138,6 +138,7 @@ def _valid_files() -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "target", ["golf.csv", "golf.arff", "golf.names", "golf.data", "golf.tree"]
 )

@@ -34,6 +34,7 @@ def test_help_lists_every_subcommand() -> None:
         assert "--quiet" in sub.stdout
 
 
+@pytest.mark.slow
 def test_version() -> None:
     p = treegen("--version")
     assert p.returncode == 0 and p.stdout.startswith(f"treegen {__version__}; C accelerator ")
@@ -56,6 +57,7 @@ def test_version() -> None:
         (["train", "x.csv", "--nominal", "a,,b"], ["--nominal", "empty column name"]),
     ],
 )
+@pytest.mark.slow
 def test_usage_errors_are_one_line(argv: list[str], fragments: list[str]) -> None:
     assert_one_line_error(treegen(*argv), *fragments)
 
@@ -80,6 +82,7 @@ BAD_DATA = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,text,where,message", BAD_DATA)
 def test_bad_c45_data(tmp_path: Path, name: str, text: str, where: str, message: str) -> None:
     stem = name.rsplit(".", 1)[0]
@@ -91,6 +94,7 @@ def test_bad_c45_data(tmp_path: Path, name: str, text: str, where: str, message:
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_duplicate_attribute_names(tmp_path: Path) -> None:
     write(tmp_path, "d.names", NAMES + "colour: continuous.\n")
     data = write(tmp_path, "d.data", DATA)
@@ -98,6 +102,7 @@ def test_duplicate_attribute_names(tmp_path: Path) -> None:
     assert line.startswith(f"treegen: error: {tmp_path / 'd.names'}:4:1: ")
 
 
+@pytest.mark.slow
 def test_empty_names_and_csv(tmp_path: Path) -> None:
     write(tmp_path, "e.names", "")
     write(tmp_path, "e.data", DATA)
@@ -106,6 +111,7 @@ def test_empty_names_and_csv(tmp_path: Path) -> None:
     assert_one_line_error(treegen("train", csv), f"{csv}:1: empty file")
 
 
+@pytest.mark.slow
 def test_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
     write(tmp_path, "b.names", "\ufeff" + NAMES.replace("\n", "\r\n"))
     data = write(tmp_path, "b.data", "\ufeff" + DATA.replace("\n", "\r\n"))
@@ -121,6 +127,7 @@ def test_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
         out.unlink()
 
 
+@pytest.mark.slow
 def test_missing_input_file(tmp_path: Path) -> None:
     assert_one_line_error(treegen("train", str(tmp_path / "none.csv")), "none.csv: no such file")
     assert_one_line_error(
@@ -145,6 +152,7 @@ def test_truncated_model_file(tmp_path: Path) -> None:
     assert line.startswith(f"treegen: error: {path}:5:")
 
 
+@pytest.mark.slow
 def test_hand_edited_model_file(tmp_path: Path) -> None:
     path = write(tmp_path, "h.tree", MODEL_JSON.replace('"threshold": 2.0', '"threshold": 2.5'))
     line = assert_one_line_error(
@@ -155,6 +163,7 @@ def test_hand_edited_model_file(tmp_path: Path) -> None:
     assert_one_line_error(treegen("show", newer), "upgrade treegen")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["show", "export"])
 def test_deeply_nested_model_file(tmp_path: Path, command: str) -> None:
     """JSON nested thousands of levels deep: one line naming file, line and column."""
@@ -203,6 +212,7 @@ def test_deep_chain_model_file(tmp_path: Path) -> None:
     assert (tmp_path / "table" / "predict.c").is_file()
 
 
+@pytest.mark.slow
 def test_number_beyond_double_range_in_training_data(tmp_path: Path) -> None:
     """A 200,000-digit number is not silently inf (nor a nominal label): the cell's
     position, a shortened copy of it, exit 2."""
@@ -216,6 +226,7 @@ def test_number_beyond_double_range_in_training_data(tmp_path: Path) -> None:
     assert not (tmp_path / "m.tree").exists()
 
 
+@pytest.mark.slow
 def test_number_beyond_float32_range_in_training_data(tmp_path: Path) -> None:
     """The c45 flavor stores values as float32: 1e39 is out of its range (an error at the
     cell, no numpy overflow warning); j48 computes in doubles and trains on it."""
@@ -231,6 +242,7 @@ def test_number_beyond_float32_range_in_training_data(tmp_path: Path) -> None:
         assert p.returncode == 0 and "Warning" not in p.stderr, p.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["predict", "eval", "verify"])
 def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: str) -> None:
     """Data for a c45 model is read as its training data is: 1e39 is an error at the cell
@@ -263,6 +275,7 @@ def test_number_beyond_float32_range_for_a_c45_model(tmp_path: Path, command: st
         assert p.stdout.splitlines() == [model.schema.classes[int(c)] for c in predict(model, ds.X)]
 
 
+@pytest.mark.slow
 def test_failed_train_keeps_existing_output(tmp_path: Path) -> None:
     write(tmp_path, "k.names", NAMES)
     data = write(tmp_path, "k.data", DATA + "red, 2, maybe\n")

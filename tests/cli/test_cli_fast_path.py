@@ -61,6 +61,7 @@ def data(tmp_path: Path) -> Path:
     return synthetic.write_arff(ds, tmp_path / "gen.arff")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flavor", ["c45", "j48"])
 def test_train_predict_eval_cv_take_the_fast_path(
     data: Path,
@@ -86,7 +87,6 @@ def test_train_predict_eval_cv_take_the_fast_path(
     assert spies.numpy_classified == 0
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 def test_verify_data_reads_with_the_tokenizer(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

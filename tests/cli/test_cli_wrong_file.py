@@ -139,6 +139,7 @@ def _models(tmp: Path, seed: int, capsys: pytest.CaptureFixture[str]) -> dict[st
     return out
 
 
+@pytest.mark.slow
 def test_a_data_command_given_a_model_says_what_the_file_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,6 +56,7 @@ def _run(args: list[str], *, tty: bool, delay: str = "0") -> tuple[int, bytes]:
     return rc, out.replace(b"\r\n", b"\n")  # the terminal's own newline translation
 
 
+@pytest.mark.slow
 def test_terminal_shows_the_phases_then_erases_the_line(tmp_path: Path) -> None:
     rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True)
     assert rc == 0
@@ -77,11 +78,13 @@ def test_terminal_shows_the_phases_then_erases_the_line(tmp_path: Path) -> None:
     assert rc == 0 and b"treegen: reading" in err and b"treegen: evaluating" in err
 
 
+@pytest.mark.slow
 def test_quiet_terminal_gets_nothing(tmp_path: Path) -> None:
     rc, err = _run(["--quiet", "train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=True)
     assert rc == 0 and err == b""
 
 
+@pytest.mark.slow
 def test_pipe_gets_only_the_summary(tmp_path: Path) -> None:
     rc, err = _run(["train", str(GOLF), "-o", str(tmp_path / "m.tree")], tty=False)
     assert rc == 0
@@ -99,6 +102,7 @@ def test_short_work_shows_no_line(tmp_path: Path) -> None:
 CRX = GOLF.parents[1] / "crx" / "crx.data"
 
 
+@pytest.mark.slow
 def test_rules_shows_its_phases_on_a_terminal_only(tmp_path: Path) -> None:
     """rules: reading, growing, the rules generalised (how many of how many), the subset
     search per class and the final pass, then erased; nothing on a pipe or --quiet."""
@@ -124,6 +128,7 @@ def test_rules_shows_its_phases_on_a_terminal_only(tmp_path: Path) -> None:
         assert err == b""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["train", "rules"])
 def test_verbose_ends_with_the_peak_memory(command: str, tmp_path: Path) -> None:
     """--verbose: the last line on stderr is the process's peak resident memory (MB, as

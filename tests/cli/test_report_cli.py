@@ -93,6 +93,7 @@ def test_plot_png_is_a_png(
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_plot_without_dot_names_the_debian_package(models: dict[str, Path], tmp_path: Path) -> None:
     p = run_process(
         "plot",

@@ -160,6 +160,7 @@ def test_bad_options_are_one_line_errors_and_write_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_c45_output_is_both_files_or_neither(tmp_path: Path) -> None:
     (tmp_path / "d.data").mkdir()  # in the way of the second file
     p = run_process("synth", "-o", "d.names", cwd=tmp_path)

@@ -201,6 +201,7 @@ def test_cv_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str], golf
     assert "Misclassified: 5 of 14 rows" in loo and "Fold" not in loo
 
 
+@pytest.mark.slow
 def test_python_m_treegen_runs(golf: str, tmp_path: Path) -> None:
     proc = run_process("train", golf, "-o", str(tmp_path / "g.tree"))
     assert proc.returncode == 0, proc.stderr

@@ -116,6 +116,7 @@ def _wrapper_cc(tmp_path: Path) -> tuple[Path, Path]:
     return cc, log
 
 
+@pytest.mark.slow
 def test_verify_builds_a_plain_shared_library(golf_tree: Path, tmp_path: Path) -> None:
     """ABI mode: $CC builds predict.c into a shared library with the strict warning flags
     and without Python's headers (verify needs no python3-dev)."""
@@ -146,6 +147,7 @@ def test_verify_builds_a_plain_shared_library(golf_tree: Path, tmp_path: Path) -
     assert not any(include in a for a in args), args
 
 
+@pytest.mark.slow
 def test_verify_cc_option_wins_over_env(golf_tree: Path, tmp_path: Path) -> None:
     cc, log = _wrapper_cc(tmp_path)
     p = treegen(
@@ -155,6 +157,7 @@ def test_verify_cc_option_wins_over_env(golf_tree: Path, tmp_path: Path) -> None
     assert log.read_text().count("-shared") == 1
 
 
+@pytest.mark.slow
 def test_verify_with_a_missing_cc_is_one_line(golf_tree: Path) -> None:
     line = assert_one_line_error(
         treegen("verify", str(golf_tree), env={"CC": "/nonexistent/cc"}), "/nonexistent/cc"
@@ -162,6 +165,7 @@ def test_verify_with_a_missing_cc_is_one_line(golf_tree: Path) -> None:
     assert "CC" in line and "not found" in line
 
 
+@pytest.mark.slow
 def test_verify_without_any_compiler_is_one_line(golf_tree: Path, tmp_path: Path) -> None:
     empty = tmp_path / "bin"
     empty.mkdir()
@@ -180,6 +184,7 @@ def test_verify_without_any_compiler_is_one_line(golf_tree: Path, tmp_path: Path
     assert line == "treegen: error: verify: no C compiler found (set CC or install gcc)"
 
 
+@pytest.mark.slow
 def test_verify_without_cffi_is_one_line(golf_tree: Path) -> None:
     """cffi is a run-time dependency; should it be missing anyway, say so in one line."""
     code = (

@@ -137,6 +137,7 @@ def test_cli_refuses_on_avr_in_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert too_large((out / "predict.c").read_text()) is None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
 def test_report_row_says_too_large(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "big.tree"

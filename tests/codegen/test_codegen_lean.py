@@ -130,6 +130,7 @@ def test_default_keeps_proba_and_c45_needs_it() -> None:
         lower(cm.golf(), ExportOptions(prefix="g", missing="drop"))
 
 
+@pytest.mark.slow
 def test_compact_table_row_is_feature_threshold_kid() -> None:
     # Lean table, float input: per test 1 B feature code + 4 B threshold + the kid.
     model = cm.synthetic(2, 50, spine=230)

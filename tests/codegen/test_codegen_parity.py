@@ -199,6 +199,7 @@ def float32_bits_as_float64(bits: np.ndarray) -> np.ndarray:
     return np.where(is_nan, nan.view(np.float64), finite_or_inf.astype(np.float64))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

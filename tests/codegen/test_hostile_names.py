@@ -163,6 +163,7 @@ def _strip_comments_and_strings(src: str) -> str:
     return "".join(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_no_name_escapes(mode: str, exported: dict[str, dict[str, str]]) -> None:
     for name, text in exported[mode].items():

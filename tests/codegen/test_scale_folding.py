@@ -75,6 +75,7 @@ def test_scale_1_is_no_scale(itype: str) -> None:
     assert all(math.isfinite(f.threshold) for f in plain.folds)
 
 
+@pytest.mark.slow
 def test_cli_warns_reports_and_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "golf.tree"
     save_model(cm.golf(), path)

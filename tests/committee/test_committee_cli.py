@@ -92,6 +92,7 @@ def test_show_info_eval_predict(boosted: Path, capsys: pytest.CaptureFixture[str
     assert code == 0 and out.split() == want
 
 
+@pytest.mark.slow
 def test_cv_weka_folds(capsys: pytest.CaptureFixture[str]) -> None:
     """Weka's own -x 10 -s 1 count for AdaBoostM1 -I 10 -W J48 on vote-r8 is 19 (checked
     live by tests/committee/test_committee_weka.py's driver; equal here)."""
@@ -136,6 +137,7 @@ def test_broken_committee_file(
     assert code == 2 and "members[1]" in err
 
 
+@pytest.mark.slow
 def test_export_writes_the_vote(
     boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -105,6 +105,7 @@ def test_lean_doubles_bit_for_bit(name: str, what: str, style: str) -> None:
     _verify(name, "float", style, **{what: True})
 
 
+@pytest.mark.slow
 def test_lean_regressor() -> None:
     import treegen
 
@@ -148,6 +149,7 @@ def _compile(cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[st
     assert r.returncode == 0 and not r.stderr, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ("forest", "hist", "xgb_cat", "lgb_zero"))
 def test_lean_strict_c89_and_c99(name: str, tmp_path: Path) -> None:
     ens = _model(name)
@@ -216,6 +218,7 @@ def test_lean_header_states_the_rule() -> None:
     assert "--missing none" not in full.files["predict.h"]
 
 
+@pytest.mark.slow
 def test_lean_export_from_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -265,6 +268,7 @@ def test_lean_on_the_chips(name: str, mode: str, style: str) -> None:
     assert set(result.runs) == set(chips) and all(r.done.all() for r in result.runs.values())
 
 
+@pytest.mark.slow
 def test_lean_isolation_forest() -> None:
     """An IsolationForest's predict (and its scores) in the lean C, both styles."""
     import numpy as np

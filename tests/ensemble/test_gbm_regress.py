@@ -97,6 +97,7 @@ def _rows(tmp_path: Path) -> Path:
         ("lightgbm", "regression_rf", "table"),
     ],
 )
+@pytest.mark.slow
 def test_command_line_imports_shows_exports_and_verifies_bit_for_bit(
     library: str, objective: str, style: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

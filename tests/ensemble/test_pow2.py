@@ -92,6 +92,7 @@ def test_the_table_is_two_to_the_k_over_128() -> None:
         assert abs(tail) < 2.0**-53
 
 
+@pytest.mark.slow
 @needs_glibc
 def test_python_pow2_is_glibc_pow() -> None:
     ys = _exponents()
@@ -193,6 +194,7 @@ def test_every_score_of_the_small_forest_is_glibc_s() -> None:
         assert pow2.score(s, den) == -math.pow(2.0, -(s / den))
 
 
+@pytest.mark.slow
 @needs_gcc
 @pytest.mark.parametrize("setup", ["auto", "contamination", "features", "nan"])
 def test_c_scores_on_the_host(setup: str) -> None:

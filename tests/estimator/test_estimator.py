@@ -63,6 +63,7 @@ def test_check_estimator_passes(params: dict[str, object]) -> None:
     assert sum(r["status"] == "passed" for r in results) >= 50
 
 
+@pytest.mark.slow
 def test_importing_treegen_does_not_import_sklearn() -> None:
     code = (
         "import sys, treegen; treegen.C45Classifier(); "

@@ -192,6 +192,7 @@ def test_cli_import_sklearn_checks_the_trees_arrays(
     assert not (tmp_path / "m.trees").exists()
 
 
+@pytest.mark.slow
 def test_cli_import_sklearn_reads_skops_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -323,6 +323,7 @@ def test_deeply_nested_json_is_a_model_file_error(tmp_path: Path, make: object) 
     assert str(err).startswith(f"{path}:{err.line}:{err.col}: ")
 
 
+@pytest.mark.slow
 def test_deep_chain_tree_saves_loads_shows_and_exports(tmp_path: Path) -> None:
     """A legitimately deep tree (2,000 levels) goes through every stage without recursion."""
     from treegen.codegen.emit import emit

@@ -131,6 +131,7 @@ CASES = [(name, "svg") for name in SHAPES] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,fmt", CASES)
 def test_a_large_picture_is_at_most_twice_as_wide_as_high(
     name: str,

@@ -198,6 +198,7 @@ def test_a_folder_that_refuses_files_is_named_by_the_output(tmp_path: Path) -> N
     assert exc.value.filename == "/sys/kernel/out"
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_a_read_only_model_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "golf.tree"
     out.write_text("keep\n")
@@ -208,6 +209,7 @@ def test_the_command_line_refuses_a_read_only_model_in_one_line(tmp_path: Path) 
     assert out.read_text() == "keep\n"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs Linux's /sys")
 def test_the_command_line_names_the_output_not_a_temporary(tmp_path: Path) -> None:
     p = run_process("train", f"{GOLF}.names", "-o", "/sys/golf.tree")

@@ -248,6 +248,7 @@ def test_cross_compilers_strict(variants: dict[str, Path], tool: str, flags: lis
     assert {k: v for k, v in errors.items() if v} == {}
 
 
+@pytest.mark.slow
 def test_float_compare_int_uses_no_float_operation(variants: dict[str, Path]) -> None:
     exe = _need("arm-none-eabi-gcc")
     for name in RULESETS:

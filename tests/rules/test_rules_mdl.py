@@ -75,6 +75,7 @@ def _exhaustive_classes(name: str) -> list[str]:
     return [c for c in _scored_classes(name) if len(cands.get(c, ())) <= EXHAUSTIVE_MAX]
 
 
+@pytest.mark.slow
 def test_the_check_covers_every_class() -> None:
     # Every class of the nine sets (every printed rule is a candidate); 30 of them have
     # at most 10 candidates, the six in SEARCHED more.

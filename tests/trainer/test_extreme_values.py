@@ -82,6 +82,7 @@ QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 LONG = settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @QUICK
 @given(_case(32))
 def test_c45_trains_on_any_float(case: tuple[list[float], list[int]]) -> None:

@@ -215,6 +215,7 @@ def test_reduced_error_equals_weka_on_generated_sets(weka_rep: dict[str, str], s
     _same_as_weka(weka_rep[f"gen{seed}"], synthetic.generate(spec), str(spec))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(synthetic.special_datasets()))
 def test_reduced_error_equals_weka_on_corner_cases(weka_rep: dict[str, str], name: str) -> None:
     _same_as_weka(weka_rep[f"special-{name}"], synthetic.special_datasets()[name], name)

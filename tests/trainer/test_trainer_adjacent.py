@@ -77,6 +77,7 @@ def _treegen(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Completed
     return run_process(*args, cwd=cwd, env=env, timeout=20)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("no_native", ["0", "1"])
 @pytest.mark.parametrize("flavor", ["c45", "j48"])
 def test_issue_hang_csv_trains_and_separates_the_values(

@@ -175,6 +175,7 @@ def _compile(source: Path, macros: list[tuple[str, str]]) -> subprocess.Complete
     return subprocess.run(cmd, capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 def test_c_build_without_the_macros_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
