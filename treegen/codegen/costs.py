@@ -78,14 +78,26 @@ def costs(ir: IR, functions: tuple[Function, ...], table: bool) -> Costs:
     return Costs(longest, 1, longest, 0, calls, members)
 
 
-def safety_lines(P: str, c: Costs, proba: bool, missing: str) -> tuple[str, ...]:
-    """predict.h's paragraph on calling predict: reentrancy, allocation, work, stack."""
-    api = f"{P}_predict and {P}_predict_proba" if proba else f"{P}_predict"
-    lines = [
+def _api(P: str, proba: bool) -> str:
+    return f"{P}_predict and {P}_predict_proba" if proba else f"{P}_predict"
+
+
+def _calling(api: str) -> list[str]:
+    """The paragraph's opening: reentrancy and allocation, as every kind's C with
+    constant tables has them; the worst case per call follows."""
+    return [
         f"Calling {api}: reentrant, so safe in several threads or interrupt handlers",
         "   at once (nothing is kept between calls: every variable is local, every table",
         "   constant); nothing is allocated and nothing recurses.  Worst case per call:",
     ]
+
+
+MEASURED = "(treegen export --report measures the compiled stack)."
+
+
+def safety_lines(P: str, c: Costs, proba: bool, missing: str) -> tuple[str, ...]:
+    """predict.h's paragraph on calling predict: reentrancy, allocation, work, stack."""
+    lines = _calling(_api(P, proba))
     if missing == "c45":
         lines += [
             f"   {c.longest} tests on the longest path when no value is missing; with",
@@ -99,7 +111,7 @@ def safety_lines(P: str, c: Costs, proba: bool, missing: str) -> tuple[str, ...]
             f"   {c.longest} tests, the longest path{loops}.",
             f"   Stack: a few scalars, and at most {c.calls} nested calls, {P}_predict",
         ]
-    lines.append("   included (treegen export --report measures the compiled stack).")
+    lines.append(f"   included {MEASURED}")
     return tuple(lines)
 
 
@@ -118,29 +130,21 @@ def ensemble_safety_lines(P: str, trees: int, tests: int, sums: int) -> tuple[st
     """predict.h's paragraph on calling an ensemble's functions: ``trees`` walked once
     each, ``tests`` the sum of their longest paths, ``sums`` the running sums kept."""
     return (
-        f"Calling the {P}_ functions below: reentrant, so safe in several threads or",
-        "   interrupt handlers at once (nothing is kept between calls: every variable is",
-        "   local, every table constant); nothing is allocated and nothing recurses.",
-        f"   Worst case per call: {trees} trees walked once each, {tests} tests in all (the",
-        f"   longest path of every tree).  Stack: {sums} running sum{'s' * (sums != 1)} and a few",
-        "   scalars,",
-        "   and the calls of the integer float routines where double has 32 bits",
-        "   (treegen export --report measures the compiled stack).",
+        *_calling(f"the {P}_ functions below"),
+        f"   {trees} trees walked once each, {tests} tests in all (the longest path of",
+        f"   every tree).  Stack: {sums} running sum{'s' * (sums != 1)} and a few scalars, and",
+        "   the calls of the integer float routines where double has 32 bits",
+        f"   {MEASURED}",
     )
 
 
 def committee_safety_lines(P: str, trees: tuple[IR, ...], proba: bool) -> tuple[str, ...]:
     """predict.h's paragraph on calling a committee's predict: its ``trees`` walked in
     turn (each as :func:`path_costs` counts it), one tree's walk data at a time."""
-    api = f"{P}_predict and {P}_predict_proba" if proba else f"{P}_predict"
     paths = [path_costs(ir) for ir in trees]
     longest = sum(p[0] for p in paths)
-    lines = [
-        f"Calling {api}: reentrant, so safe in several threads or interrupt handlers",
-        "   at once (nothing is kept between calls: every variable is local, every table",
-        "   constant); nothing is allocated and nothing recurses.  Worst case per call:",
-        f"   {len(trees)} trees walked in turn, {longest} tests on their longest paths",
-    ]
+    lines = _calling(_api(P, proba))
+    lines.append(f"   {len(trees)} trees walked in turn, {longest} tests on their longest paths")
     if trees[0].missing == "c45":
         walks, total = sum(p[1] for p in paths), sum(p[2] for p in paths)
         data = max(state_bytes(ir.stack_size) for ir in trees) + 4 * trees[0].n_classes
@@ -151,5 +155,5 @@ def committee_safety_lines(P: str, trees: tuple[IR, ...], proba: bool) -> tuple[
         ]
     else:
         lines += ["   together.  Stack: the vote's class sums and a few nested calls"]
-    lines.append("   (treegen export --report measures the compiled stack).")
+    lines.append(f"   {MEASURED}")
     return tuple(lines)
