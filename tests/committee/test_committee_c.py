@@ -26,9 +26,9 @@ from treegen.firmware.report import compile_object
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.trainer import TrainOptions
-from treegen.verify.build import STRICT_FLAGS
 
 from support.modes import EXPORT_MODES
+from support.strict import compile_strict
 from support.weka import REF
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -66,18 +66,6 @@ def test_verify_every_mode(setup: str, mode: str, style: str) -> None:
     assert any("integer vote vs" in line for line in report.lines)
 
 
-def _compile(cc: str, std: str, files: dict[str, str], tmp: Path) -> Path:
-    for name, text in files.items():
-        (tmp / name).write_text(text)
-    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-    source = next(n for n in files if n.endswith(".c"))
-    r = subprocess.run(
-        [cc, std, *flags, "-c", source, "-o", "p.o"], cwd=tmp, capture_output=True, text=True
-    )
-    assert r.returncode == 0 and r.stderr == "", r.stderr
-    return tmp / "p.o"
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
 @pytest.mark.parametrize("setup", list(SETUPS))
@@ -85,7 +73,7 @@ def test_strict_c89_and_c99(setup: str, std: str, tmp_path: Path) -> None:
     for style in ("table", "ifs"):
         for mode in ("float", "int16", "keys"):
             opts = ExportOptions(prefix="cm", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
-            _compile("gcc", std, render(_committee(setup), opts).files, tmp_path)
+            compile_strict("gcc", std, render(_committee(setup), opts).files, tmp_path)
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))
@@ -112,16 +100,11 @@ def test_integer_modes_use_no_floating_point(mode: str, tmp_path: Path) -> None:
     for setup in SETUPS:
         opts = ExportOptions(prefix="cm", style="table", **EXPORT_MODES[mode])  # type: ignore[arg-type]
         files = render(_committee(setup), opts).files
-        for name, text in files.items():
-            (tmp_path / name).write_text(text)
-        flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-        subprocess.run(
-            ["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m0", "-Os", *flags, "-c",
-             "cm_predict.c", "-o", "p.o"],
-            cwd=tmp_path, check=True, capture_output=True,
-        )  # fmt: skip
+        obj = compile_strict(
+            "arm-none-eabi-gcc", "-std=c99", files, tmp_path, ["-mcpu=cortex-m0", "-Os"]
+        )
         syms = subprocess.run(
-            ["nm", "-u", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
+            ["nm", "-u", str(obj)], cwd=tmp_path, check=True, capture_output=True, text=True
         ).stdout
         assert "__aeabi_f" not in syms and "__aeabi_d" not in syms, (setup, syms)
 

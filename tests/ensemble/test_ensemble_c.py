@@ -5,7 +5,6 @@ compilers, arm-none-eabi-gcc and avr-gcc, in the toolchain set), and its bytes a
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,11 +12,11 @@ import pytest
 from treegen.codegen.options import ExportOptions
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
-from treegen.verify.build import STRICT_FLAGS
 
 from support.modes import EXPORT_MODES
 from support.sklearn_models import NAMES
 from support.sklearn_models import fit_setup as _fit
+from support.strict import compile_strict
 
 sklearn = pytest.importorskip("sklearn")
 
@@ -44,21 +43,6 @@ def test_verify_every_mode(name: str, mode: str, style: str) -> None:
     assert report.rows > 400 and report.ok, report.text()
 
 
-def _compile(
-    cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[str] | None = None
-) -> None:
-    for name, text in files.items():
-        (tmp / name).write_text(text)
-    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-    r = subprocess.run(
-        [cc, std, *flags, *(extra or []), "-c", "e_predict.c", "-o", "p.o"],
-        cwd=tmp,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
 @pytest.mark.parametrize("name", NAMES)
@@ -69,9 +53,9 @@ def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
         for mode in ("float", "double") if categorical else ("float", "double", "int16", "keys"):
             opts = ExportOptions(prefix="e", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
             files = render(ens, opts).files
-            _compile("gcc", std, files, tmp_path)
+            compile_strict("gcc", std, files, tmp_path)
             # Both sums: the C library's double and the file's own binary64 routines.
-            _compile("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
+            compile_strict("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
 
 
 @pytest.mark.toolchain
@@ -85,7 +69,7 @@ def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
         for style in ("table", "ifs"):
             files = render(_fit(name), ExportOptions(prefix="e", style=style)).files
             for std in ("-std=c89", "-std=c99"):
-                _compile(cc, std, files, tmp_path, extra)
+                compile_strict(cc, std, files, tmp_path, extra)
 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])
@@ -174,7 +158,7 @@ def test_exported_doubles_strict_with_the_routines_forced(
     on Cortex-M and RISC-V without a double FPU): no unused routine."""
     files = render(_fit(name), ExportOptions(prefix="e", **{what: True})).files  # type: ignore[arg-type]
     for std in ("-std=c89", "-std=c99"):
-        _compile("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
+        compile_strict("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])

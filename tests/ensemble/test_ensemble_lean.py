@@ -20,9 +20,9 @@ import pytest
 from treegen.codegen.options import ExportOptions
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
-from treegen.verify.build import STRICT_FLAGS
 
 from support.modes import EXPORT_MODES
+from support.strict import compile_strict
 
 pytest.importorskip("sklearn")
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -136,19 +136,6 @@ def test_a_wrong_none_rule_is_caught(style: str, monkeypatch: pytest.MonkeyPatch
     assert "missing value): 0 rows" not in report.text()
 
 
-def _compile(cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[str]) -> None:
-    for name, text in files.items():
-        (tmp / name).write_text(text)
-    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-    r = subprocess.run(
-        [cc, std, *flags, *extra, "-c", "predict.c", "-o", "p.o"],
-        cwd=tmp,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0 and not r.stderr, r.stderr
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ("forest", "hist", "xgb_cat", "lgb_zero"))
 def test_lean_strict_c89_and_c99(name: str, tmp_path: Path) -> None:
@@ -158,8 +145,8 @@ def test_lean_strict_c89_and_c99(name: str, tmp_path: Path) -> None:
         for mode in modes:
             files = render(ens, _opts(name, mode, style)).files
             for std in ("-std=c89", "-std=c99"):
-                _compile("gcc", std, files, tmp_path, [])
-                _compile("gcc", std, files, tmp_path, ["-DG_SOFT64=1"])
+                compile_strict("gcc", std, files, tmp_path, [])
+                compile_strict("gcc", std, files, tmp_path, ["-DG_SOFT64=1"])
 
 
 @pytest.mark.toolchain
@@ -173,7 +160,7 @@ def test_lean_other_compilers_strict(cc: str, tmp_path: Path) -> None:
             for mode in ("float", "int16") if name == "forest" else ("float",):
                 files = render(_model(name), _opts(name, mode, style)).files
                 for std in ("-std=c89", "-std=c99"):
-                    _compile(cc, std, files, tmp_path, extra)
+                    compile_strict(cc, std, files, tmp_path, extra)
 
 
 def _text_bytes(files: dict[str, str], tmp: Path) -> int:

@@ -17,10 +17,10 @@ from treegen.codegen.options import ExportOptions
 from treegen.ensemble import classify
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
-from treegen.verify.build import STRICT_FLAGS
 
 from support.gbm_models import LGB_SETUPS, XGB_SETUPS, import_setup
 from support.modes import EXPORT_MODES
+from support.strict import compile_strict
 
 pytest.importorskip("xgboost")
 pytest.importorskip("lightgbm")
@@ -83,19 +83,6 @@ def test_verify_rows_reach_the_rules() -> None:
     assert not np.array_equal(classify.raw_scores(ens, band), classify.raw_scores(ens, outside))
 
 
-def _compile(cc: str, std: str, files: dict[str, str], tmp: Path, extra: list[str]) -> None:
-    for name, text in files.items():
-        (tmp / name).write_text(text)
-    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-    r = subprocess.run(
-        [cc, std, *flags, *extra, "-c", "predict.c", "-o", "p.o"],
-        cwd=tmp,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("std", ["-std=c89", "-std=c99"])
 @pytest.mark.parametrize("name", ["xgb_multi", "xgb_cat", "lgb_zero", "lgb_cat", "lgb_rf"])
@@ -106,8 +93,8 @@ def test_strict_c89_and_c99(name: str, std: str, tmp_path: Path) -> None:
         for mode in ("float", "double", "int16") + (() if categorical else ("keys",)):
             opts = ExportOptions(prefix="g", name="predict", style=style, **EXPORT_MODES[mode])  # type: ignore[arg-type]
             files = render(ens, opts).files
-            _compile("gcc", std, files, tmp_path, [])
-            _compile("gcc", std, files, tmp_path, ["-Dg_SOFT64=1"])
+            compile_strict("gcc", std, files, tmp_path, [])
+            compile_strict("gcc", std, files, tmp_path, ["-Dg_SOFT64=1"])
 
 
 @pytest.mark.toolchain
@@ -122,7 +109,7 @@ def test_other_compilers_strict(cc: str, tmp_path: Path) -> None:
                 import_setup(name), ExportOptions(prefix="g", name="predict", style=style)
             ).files
             for std in ("-std=c89", "-std=c99"):
-                _compile(cc, std, files, tmp_path, ["-Os", *extra.get(cc, [])])
+                compile_strict(cc, std, files, tmp_path, ["-Os", *extra.get(cc, [])])
 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])

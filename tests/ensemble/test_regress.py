@@ -29,6 +29,7 @@ from support.sklearn_regressors import (
     fit_regressor,
     regression_data,
 )
+from support.strict import compile_strict
 
 sklearn = pytest.importorskip("sklearn")
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -176,23 +177,6 @@ def test_model_file_round_trip(tmp_path: Any) -> None:
     assert np.array_equal(_bits(classify.values(back, X)), _bits(classify.values(ens, X)))
 
 
-def _strict(cc: str, std: str, files: dict[str, str], tmp: Any, extra: list[str]) -> None:
-    import subprocess
-
-    from treegen.verify.build import STRICT_FLAGS
-
-    for fname, text in files.items():
-        (tmp / fname).write_text(text)
-    flags = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
-    r = subprocess.run(
-        [cc, std, *flags, *extra, "-c", "predict.c", "-o", "p.o"],
-        cwd=tmp,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
-
-
 @pytest.mark.toolchain
 @pytest.mark.parametrize(
     ("cc", "extra"),
@@ -214,7 +198,7 @@ def test_strict_c89_and_c99_every_compiler(cc: str, extra: list[str], tmp_path: 
                 ExportOptions(prefix="r", name="predict", style=style),
             ).files
             for std in ("-std=c89", "-std=c99"):
-                _strict(cc, std, files, tmp_path, extra)
+                compile_strict(cc, std, files, tmp_path, extra)
 
 
 @pytest.mark.parametrize("style", ["table", "ifs"])
