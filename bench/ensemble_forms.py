@@ -205,22 +205,28 @@ def m2cgen_forms(est: Any) -> list[Form]:
     return [Form("m2cgen", "C", files, vector=kind, vector_files=files if kind else None)]
 
 
-def tl2cgen_forms(est: Any) -> list[Form]:
+def tl2cgen_source(est: Any) -> str:
+    """tl2cgen's C for the fitted ``est`` as one text: header.h, then every source
+    without its include of it.  Raises whatever treelite or tl2cgen raises."""
     import tl2cgen
     import treelite
 
-    kind = type(est).__name__
-    try:
-        model = treelite.sklearn.import_model(est)
-        with tempfile.TemporaryDirectory(prefix="bench-tl2cgen-") as tmp:
-            tl2cgen.generate_c_code(model, tmp, params={})
-            files = {p.name: p.read_text() for p in Path(tmp).iterdir()}
-    except Exception as exc:  # noqa: BLE001
-        return [_failed("tl2cgen", "C", exc)]
+    model = treelite.sklearn.import_model(est)
+    with tempfile.TemporaryDirectory(prefix="bench-tl2cgen-") as tmp:
+        tl2cgen.generate_c_code(model, tmp, params={})
+        files = {p.name: p.read_text() for p in Path(tmp).iterdir()}
     sources = sorted(f for f in files if f.endswith(".c"))
-    body = files["header.h"] + "".join(
+    return files["header.h"] + "".join(
         re.sub(r'^#include "header.h"$', "", files[s], flags=re.M) for s in sources
     )
+
+
+def tl2cgen_forms(est: Any) -> list[Form]:
+    kind = type(est).__name__
+    try:
+        body = tl2cgen_source(est)
+    except Exception as exc:  # noqa: BLE001
+        return [_failed("tl2cgen", "C", exc)]
     n, k = int(est.n_features_in_), len(est.classes_)
     margin = 0 if kind in FORESTS else 1
     width = k if k > 2 or kind in FORESTS else 1

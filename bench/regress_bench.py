@@ -44,7 +44,7 @@ import numpy.typing as npt
 
 from bench import ensemble_measure as em
 from bench import harness as hw
-from bench.ensemble_forms import Form, _failed, _inline_includes
+from bench.ensemble_forms import Form, _failed, _inline_includes, tl2cgen_source
 from bench.ensemble_models import sensor_data
 
 MODELS = ("tree", "forest", "extra", "gboost", "hist")
@@ -210,23 +210,11 @@ def m2cgen_forms(est: Any) -> list[Form]:
 
 
 def tl2cgen_forms(est: Any) -> list[Form]:
-    import re
-
-    import tl2cgen
-    import treelite
-
     n = int(est.n_features_in_)
     try:
-        model = treelite.sklearn.import_model(est)
-        with tempfile.TemporaryDirectory(prefix="bench-tl2cgen-") as tmp:
-            tl2cgen.generate_c_code(model, tmp, params={})
-            got = {p.name: p.read_text() for p in Path(tmp).iterdir()}
+        body = tl2cgen_source(est)
     except Exception as exc:  # noqa: BLE001
         return [_failed("tl2cgen", "C", exc)]
-    sources = sorted(f for f in got if f.endswith(".c"))
-    body = got["header.h"] + "".join(
-        re.sub(r'^#include "header.h"$', "", got[s], flags=re.M) for s in sources
-    )
     call = (
         f"    union Entry d[{n}]; double r[N_TARGET * MAX_N_CLASS]; int i;\n"
         f"    for (i = 0; i < {n}; i++) {{\n"
