@@ -14,6 +14,14 @@ flag (``zero``): the C sends a value within ZERO_BAND of 0 the missing way.  A
 categorical test's code count is the ensemble's (Ensemble.code_counts), and the rule
 that makes a code of a value (``categorical_rule``) goes to the C as it is.
 
+**The key walk.**  With float input and no categorical or zero-band test (both read
+the float itself), every numeric test compares order keys (treegen.codegen.keys, the
+``--float-compare int`` rule) whatever ``--float-compare`` says: the same answers, with
+no float instruction or soft-float call.  The C keys each input once per prediction,
+NaN of either sign above every threshold, so a test ``k <= t`` sends it right; a test
+whose missing values go left compares ``k + 1 <= t + 1`` instead, where NaN's key wraps
+to 0 (:meth:`EnsembleIR.key_threshold`): one unsigned compare per test either way.
+
 ``--missing none`` (``lean``): the caller promises no value is missing, so a numeric
 test is the comparison alone, with no missing-value check.  A value that is missing
 anyway takes the *none rule*, recorded as that test's ``nan_left`` (:func:`none_left`):
@@ -120,6 +128,17 @@ class EnsembleIR:
         return any(isinstance(n, Split) and n.zero for t in self.trees for n in t.nodes)
 
     @property
+    def key_walk(self) -> bool:
+        """The C compares order keys computed once per prediction, NaN's above every
+        threshold (module docstring); else each test reads the value itself."""
+        return self.encoding.uses_keys and not self.has_zero
+
+    def key_threshold(self, node: Split) -> int:
+        """A key walk's threshold for ``node``: its key, plus 1 where a missing value
+        goes left (compared with the value's key plus 1, which wraps NaN's to 0)."""
+        return int(node.threshold) + int(node.nan_left and not bare(node, self.lean))
+
+    @property
     def prefix(self) -> str:
         return self.frame.prefix
 
@@ -181,6 +200,13 @@ def check_options(opts: ExportOptions) -> None:
     """Refuse what an ensemble has no C for (every option has C today; the kind's
     registry entry asks)."""
     del opts
+
+
+def key_walk_fits(input_type: str, categorical: bool, zero: bool) -> bool:
+    """Whether float inputs are compared as order keys whatever ``--float-compare`` says
+    (the key walk: module docstring): float input, and no categorical or zero-band test
+    (both read the float itself)."""
+    return input_type == "float" and not categorical and not zero
 
 
 def bare(node: ENode, lean: bool) -> bool:
@@ -259,6 +285,11 @@ def lower_ensemble(
             option="estimator",
         )
     lean = opts.missing == "none"
+    categorical = any(any(t.categorical) for t in ens.trees)
+    zero = any(t.zero(i) for t in ens.trees for i in range(t.n_nodes))
+    if key_walk_fits(opts.input_type, categorical, zero):
+        # Keys are exact and cheaper than float compares everywhere (module docstring).
+        opts = replace(opts, float_compare="int")
     # The frame keeps --missing c45's encoding: its sentinel is still the missing value
     # of the categorical and zero-band tests, and of verify's rows.
     frame_opts = replace(
@@ -268,7 +299,6 @@ def lower_ensemble(
     enc = frame.encoding
     attrs = ens.schema.attributes
     narrow = ens.compares_float32
-    categorical = any(any(t.categorical) for t in ens.trees)
     if categorical and enc.uses_keys:
         raise EncodingError(
             "an ensemble with categorical tests reads them as numbers: --float-compare int "
