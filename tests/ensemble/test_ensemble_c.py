@@ -178,3 +178,26 @@ def test_predict_h_states_the_work_per_call(style: str) -> None:
     assert "e_ functions below: reentrant" in text
     assert f"7 trees walked once each, {tests} tests in all" in text
     assert "Stack: 3 running sums" in text
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_a_float_forest_calls_no_float_routine_on_the_m0plus(style: str, tmp_path: Path) -> None:
+    """Float inputs are compared as keys and a forest's sums run in add_pos/div_pos with
+    the argmax on their bits: compiled for the Cortex-M0+, the C calls none of libgcc's
+    float or double helpers (the comparisons alone were about 500 B)."""
+    import subprocess
+
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc is not installed")
+    files = render(_fit("forest"), ExportOptions(prefix="e", style=style)).files
+    c = files["e_predict.c"]
+    assert "e_f64_add_pos(" in c and "e_f64_div_pos(" in c and "e_u64_lt(&acc[best]" in c
+    assert "e_f64_add(" not in c and "e_f64_lt(" not in c and "e_keys(x, k);" in c
+    obj = compile_strict(
+        "arm-none-eabi-gcc", "-std=c99", files, tmp_path, ["-mcpu=cortex-m0plus", "-Os"]
+    )
+    syms = subprocess.run(
+        ["arm-none-eabi-nm", "-u", str(obj)], check=True, capture_output=True, text=True
+    ).stdout
+    assert "__aeabi" not in syms and "sf2" not in syms and "df" not in syms, syms
