@@ -201,3 +201,28 @@ def test_a_float_forest_calls_no_float_routine_on_the_m0plus(style: str, tmp_pat
         ["arm-none-eabi-nm", "-u", str(obj)], check=True, capture_output=True, text=True
     ).stdout
     assert "__aeabi" not in syms and "sf2" not in syms and "df" not in syms, syms
+
+
+@pytest.mark.parametrize(("n_features", "keyed"), [(32, True), (33, False)])
+def test_keys_for_at_most_32_features(n_features: int, keyed: bool) -> None:
+    """The key walk keeps two keys a feature on the stack: up to 32 features (256 B);
+    a wider float model compares floats, and both verify exactly (NaN included)."""
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    from treegen.ensemble.sklearn import ensemble_from_sklearn
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, n_features)).astype(np.float32)
+    y = (X[:, 0] + X[:, -1] > 0).astype(int) + (X[:, 1] > 1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    est = RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0).fit(X, y)
+    ens = ensemble_from_sklearn(est)
+    for style in ("table", "ifs"):
+        opts = ExportOptions(prefix="e", style=style)
+        c = render(ens, opts).files["e_predict.c"]
+        assert ("e_keys(x, k);" in c) == keyed and ("(v != v)" in c) == (
+            not keyed and style == "table"
+        )
+        report = verify(ens, opts, n_random=200)
+        assert report.ok, report.text()

@@ -14,13 +14,14 @@ flag (``zero``): the C sends a value within ZERO_BAND of 0 the missing way.  A
 categorical test's code count is the ensemble's (Ensemble.code_counts), and the rule
 that makes a code of a value (``categorical_rule``) goes to the C as it is.
 
-**The key walk.**  With float input and no categorical or zero-band test (both read
-the float itself), every numeric test compares order keys (treegen.codegen.keys, the
-``--float-compare int`` rule) whatever ``--float-compare`` says: the same answers, with
-no float instruction or soft-float call.  The C keys each input once per prediction,
-NaN of either sign above every threshold, so a test ``k <= t`` sends it right; a test
-whose missing values go left compares ``k + 1 <= t + 1`` instead, where NaN's key wraps
-to 0 (:meth:`EnsembleIR.key_threshold`): one unsigned compare per test either way.
+**The key walk.**  With float input, no categorical or zero-band test (both read the
+float itself) and at most KEY_WALK_FEATURES features, every numeric test compares
+order keys (treegen.codegen.keys, the ``--float-compare int`` rule) whatever
+``--float-compare`` says: the same answers, with no float instruction or soft-float
+call.  The C keys each input once per prediction, NaN of either sign above every
+threshold, so a test ``k <= t`` sends it right; a test whose missing values go left
+compares ``k + 1 <= t + 1`` instead, where NaN's key wraps to 0
+(:meth:`EnsembleIR.key_threshold`): one unsigned compare per test either way.
 
 ``--missing none`` (``lean``): the caller promises no value is missing, so a numeric
 test is the comparison alone, with no missing-value check.  A value that is missing
@@ -131,7 +132,9 @@ class EnsembleIR:
     def key_walk(self) -> bool:
         """The C compares order keys computed once per prediction, NaN's above every
         threshold (module docstring); else each test reads the value itself."""
-        return self.encoding.uses_keys and not self.has_zero
+        return self.encoding.uses_keys and key_walk_fits(
+            "float", False, self.has_zero, self.n_features
+        )
 
     def key_threshold(self, node: Split) -> int:
         """A key walk's threshold for ``node``: its key, plus 1 where a missing value
@@ -202,11 +205,16 @@ def check_options(opts: ExportOptions) -> None:
     del opts
 
 
-def key_walk_fits(input_type: str, categorical: bool, zero: bool) -> bool:
+KEY_WALK_FEATURES = 32
+"""The most features a key walk keys: its two keys a feature, 4 bytes each, are on the
+stack (256 bytes at most, an eighth of an ATmega328P's RAM)."""
+
+
+def key_walk_fits(input_type: str, categorical: bool, zero: bool, n_features: int) -> bool:
     """Whether float inputs are compared as order keys whatever ``--float-compare`` says
-    (the key walk: module docstring): float input, and no categorical or zero-band test
-    (both read the float itself)."""
-    return input_type == "float" and not categorical and not zero
+    (the key walk: module docstring): float input, no categorical or zero-band test
+    (both read the float itself), and at most KEY_WALK_FEATURES features."""
+    return input_type == "float" and not (categorical or zero) and n_features <= KEY_WALK_FEATURES
 
 
 def bare(node: ENode, lean: bool) -> bool:
@@ -287,7 +295,7 @@ def lower_ensemble(
     lean = opts.missing == "none"
     categorical = any(any(t.categorical) for t in ens.trees)
     zero = any(t.zero(i) for t in ens.trees for i in range(t.n_nodes))
-    if key_walk_fits(opts.input_type, categorical, zero):
+    if key_walk_fits(opts.input_type, categorical, zero, len(ens.schema.attributes)):
         # Keys are exact and cheaper than float compares everywhere (module docstring).
         opts = replace(opts, float_compare="int")
     # The frame keeps --missing c45's encoding: its sentinel is still the missing value
