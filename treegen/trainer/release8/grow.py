@@ -37,7 +37,7 @@ from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.evaluate import State, choose, evaluate, in_average
 from treegen.trainer.route import subset_table
 from treegen.trainer.select import gain_ratio
-from treegen.trainer.tree import TNode, run
+from treegen.trainer.tree import TNode, held_dist, run
 
 PROGRESS_EVERY = 256  # nodes between calls of the progress callback
 
@@ -91,7 +91,7 @@ def form_tree(
     items = cases.count(fp, lp)
     freq = cases.class_freq(fp, lp)
     best = int(np.argmax(freq))
-    node = TNode("leaf", best, items, float(F32(F32(items) - freq[best])), freq.copy())
+    node = TNode("leaf", best, items, float(F32(F32(items) - freq[best])), held_dist(freq))
     if float(freq[best]) == items or items < 2 * state.min_cases:
         return node
     if opts.max_depth is not None and depth >= opts.max_depth:
@@ -131,7 +131,7 @@ def form_tree(
     for v in range(forks):
         ep = cases.to_front(passes_branch(cases, node, v, kp, lp), kp) - 1
         if kp > ep:
-            node.children.append(TNode("leaf", best, 0.0, 0.0, freq.copy()))
+            node.children.append(TNode("leaf", best, 0.0, 0.0, held_dist(freq)))
             continue
         factor = F32(F32(cases.count(kp, ep)) / known_cases)
         cases.scale(fp, kp, factor)
