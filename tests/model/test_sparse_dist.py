@@ -14,9 +14,10 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import ModelFileError
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 from treegen.model.dist import SPARSE_MIN_CLASSES, SparseDist, dist_pairs, make_dist
 from treegen.model.file import load_model, model_from_json, model_to_json
+from treegen.model.fixedpoint import leaf_class, leaf_proba
 from treegen.trainer import TrainOptions, train
 
 
@@ -156,3 +157,25 @@ def test_tampered_sparse_dist_is_a_one_line_error(
     err = str(info.value)
     assert err.startswith(f"{path}:") and message in err and "\n" not in err
     assert ".dist" in err
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        {3: 1.0, 70: 2.0, 99: 2.0},  # ties: the first class
+        {0: 0.5},
+        {5: 0.0, 80: -0.0},  # no weight at all: class 0, as the dense argmax
+        {},
+        {64: 1e-300, 65: 3.0},
+    ],
+)
+def test_fixed_point_leaf_of_a_sparse_dist_is_the_dense_ones(pairs: dict[int, float]) -> None:
+    n = 100
+    dense = [0.0] * n
+    for c, w in pairs.items():
+        dense[c] = w
+    sparse = SparseDist(n, tuple(pairs), tuple(pairs.values()))
+    items = max(sum(dense), 1.0)
+    a, b = Leaf(7, items, 0.0, tuple(dense)), Leaf(7, items, 0.0, sparse)
+    assert leaf_class(b) == leaf_class(a)
+    assert leaf_proba(b, n) == leaf_proba(a, n)
