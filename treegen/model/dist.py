@@ -46,6 +46,13 @@ class SparseDist(Sequence[float]):
         self.weights = weights
         self._hash: int | None = None
 
+    @classmethod
+    def _trusted(cls, n: int, at: tuple[int, ...], weights: tuple[float, ...]) -> SparseDist:
+        """One made from indices known to be valid (flatnonzero's): no checks."""
+        d = cls.__new__(cls)
+        d.n, d.at, d.weights, d._hash = n, at, weights, None
+        return d
+
     def __len__(self) -> int:
         return self.n
 
@@ -127,7 +134,7 @@ def make_dist(dist: npt.ArrayLike) -> Dist:
     nz = present(a)
     if a.size >= SPARSE_MIN_CLASSES and 4 * nz.size <= a.size:
         w = a[nz].astype(np.float64).tolist()  # float32 weights widen exactly
-        return SparseDist(int(a.size), tuple(nz.tolist()), tuple(w))
+        return SparseDist._trusted(int(a.size), tuple(nz.tolist()), tuple(w))
     d = a.astype(np.float64, copy=False)
     if 4 * nz.size >= d.size:
         return tuple(d.tolist())
