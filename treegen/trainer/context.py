@@ -169,11 +169,13 @@ class Context:
         return acc
 
     def release_growth_arrays(self) -> None:
-        """Drop what only growth reads (the presorted rows, the row-major values,
-        scratch buffers), so that pruning's peak does not hold them."""
+        """Drop what only growth reads (the presorted rows, the row-major values, each
+        attribute's distinct values, which only place thresholds, and scratch buffers),
+        so that pruning's peak does not hold them."""
         self.sorted_flat = np.zeros(0, dtype=np.int32)
         self.presorted_len = np.zeros_like(self.presorted_len)
         self.cvals_rows = None
+        self.distinct = {}
         self.work = Workspace()
 
     def sums(self, index: IntArray, w: npt.NDArray[np.floating], size: int) -> FloatArray:
