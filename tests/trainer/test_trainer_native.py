@@ -277,6 +277,57 @@ def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("code_type", [np.int16, np.int32])
+def test_nominal_counts_in_double_equal_per_attribute_bincount(code_type: type) -> None:
+    """The j48 flavour's Freq[v][c]: the kernel in double, cell for cell the sums of
+    grow.py's numpy path (one bincount per attribute, each cell in case order), on
+    fractional weights whose sums depend on that order."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(11)
+    E, n_nom, C, kmax, B = 5000, 4, 3, 6, 5
+    table = rng.integers(0, kmax, size=(800, n_nom)).astype(code_type)
+    rows = rng.integers(0, 800, size=E).astype(np.intp)
+    cols = np.array([3, 0, 2], np.intp)
+    K = cols.size
+    tid = np.sort(rng.integers(0, B, size=E))
+    y = rng.integers(0, C, size=E)
+    w = rng.random(E) * 3.7
+    fast = np.zeros((B, K, kmax * C))
+    lib.nominal_counts(
+        table,
+        table.dtype.itemsize,
+        n_nom,
+        rows,
+        cols,
+        tid * (K * kmax * C) + y,
+        w,
+        kmax * C,
+        C,
+        fast,
+    )
+    codes = table[rows]
+    slow = np.zeros((B, K, kmax * C))
+    for k, col in enumerate(cols.tolist()):
+        idx = tid * (kmax * C) + y + codes[:, col].astype(np.intp) * C
+        slow[:, k] = np.bincount(idx, w, minlength=B * kmax * C).reshape(B, kmax * C)
+    assert np.array_equal(fast, slow)
+    with pytest.raises(ValueError):  # weights and counts of different types
+        lib.nominal_counts(
+            table,
+            table.dtype.itemsize,
+            n_nom,
+            rows,
+            cols,
+            tid * (K * kmax * C) + y,
+            w.astype(np.float32),
+            kmax * C,
+            C,
+            fast,
+        )
+
+
+@needs_native
 def test_gather_values_equals_numpy() -> None:
     """Row-major gather and unknown-weight sums per (task, attribute), in case order."""
     lib = native.cscan
