@@ -439,20 +439,23 @@ def test_j48_kernels_reject_bad_indices() -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("j48", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_nominal_scores_equal_numpy(seed: int) -> None:
-    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows too."""
+def test_nominal_scores_equal_numpy(seed: int, j48: bool) -> None:
+    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows
+    too; float32 for c45, double for j48 (fractional weights there as boosting makes)."""
     rng = np.random.default_rng([8, seed])
+    dt = np.float64 if j48 else np.float32
     K, n_out, C = int(rng.integers(1, 60)), int(rng.integers(2, 9)), int(rng.integers(2, 6))
-    freq = rng.integers(0, 6, size=(K, n_out, C)).astype(np.float32)
+    freq = rng.integers(0, 6, size=(K, n_out, C)).astype(dt)
     freq[rng.random(freq.shape) < 0.3] = 0.0
-    frac = rng.random(freq.shape) < 0.3  # fractional weights from unknown values upstream
-    freq[frac] *= rng.random(int(frac.sum())).astype(np.float32)
+    frac = rng.random(freq.shape) < (0.9 if j48 else 0.3)  # fractions from unknown values
+    freq[frac] *= rng.random(int(frac.sum())).astype(dt)
     freq[0, 1:, :] = 0.0  # a row where every case is unknown
-    cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=np.float32)[:, -1]
-    cases[1 % K] += np.float32(2.5)  # weight outside the counted outcomes
+    cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=dt)[:, -1]
+    cases[1 % K] += dt(2.5)  # weight outside the counted outcomes
     ds = _continuous_data(seed, 50, 1, C)
-    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    ctx = build_context(ds, int(rng.integers(1, 4)), j48)
     fast = score_nominal(ctx, freq, cases)
     with np.errstate(divide="ignore", invalid="ignore"):
         slow = score_outcomes(ctx, freq, cases, ctx.min_cases)
