@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model import native as model_native
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, Test
 
 FloatArray = npt.NDArray[np.float64]
@@ -183,6 +184,8 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     t = _flat(model)
     n = x.shape[0]
     out = np.zeros((n, n_classes))
+    if _native_distribution(t, x, out):
+        return out
     pure_node = np.zeros(n, dtype=np.intp)  # rows with every value so far known
     pure_row = np.arange(n, dtype=np.intp)
     none = np.zeros(0, dtype=np.intp)
@@ -232,6 +235,36 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
         out[lv.row[roots]] = res[roots]
         below = res
     return out
+
+
+def _native_distribution(t: _Flat, x: FloatArray, out: FloatArray) -> bool:
+    """:func:`distribution` by the C accelerator (model/native/wekaprobs.c: getProbs
+    row by row, the same operations in the same order) into ``out``; False when it
+    is not built or the tables do not qualify (the numpy code runs instead)."""
+    lib = model_native.cclassify
+    if lib is None or x.ndim != 2 or x.shape[1] == 0 or x.shape[0] == 0:
+        return False
+    i64 = np.int64
+    done: bool = lib.j48_distribution(
+        np.ascontiguousarray(x),
+        x.shape[1],
+        out.shape[1],
+        t.leaf.astype(np.uint8),
+        t.empty.astype(np.uint8),
+        t.cont.astype(np.uint8),
+        t.attr.astype(i64),
+        np.ascontiguousarray(t.thr),
+        t.start.astype(i64),
+        t.count.astype(i64),
+        t.children.astype(i64),
+        np.ascontiguousarray(t.share),
+        np.ascontiguousarray(t.prob.reshape(t.leaf.size, out.shape[1])),
+        t.moff.astype(i64),
+        t.mk.astype(i64),
+        t.vmap.astype(i64),
+        out,
+    )
+    return done
 
 
 def _next_level(t: _Flat, x: FloatArray, level: _Level) -> _Level:
