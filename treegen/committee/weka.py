@@ -121,9 +121,15 @@ def _flat(model: Model) -> _Flat:
             k = len(attrs[node.attribute].values)
             moff[i], mk[i] = len(vmap), k
             vmap += node.value_branches(k)
+    items = np.array([nd.items for nd in nodes], dtype=np.float64)
+    dist = np.array([nd.dist for nd in nodes], dtype=np.float64).reshape(n, -1)
+    weighed = np.abs(items) >= WEKA_TOL  # _prob and _is_empty, for all nodes at once
+    prob = np.zeros(dist.shape)
+    prob[weighed] = dist[weighed] / items[weighed, None]
+    leaf = np.array([isinstance(nd, Leaf) for nd in nodes])
     return _Flat(
-        leaf=np.array([isinstance(nd, Leaf) for nd in nodes]),
-        empty=np.array([_is_empty(nd) for nd in nodes]),
+        leaf=leaf,
+        empty=leaf & ~weighed,
         cont=np.array([isinstance(nd, ContinuousTest) for nd in nodes]),
         attr=attr,
         thr=thr,
@@ -131,7 +137,7 @@ def _flat(model: Model) -> _Flat:
         count=count,
         children=np.array(children or [0], dtype=np.intp),
         share=share,
-        prob=np.array([_prob(nd) for nd in nodes]),
+        prob=prob,
         moff=moff,
         mk=mk,
         vmap=np.array(vmap or [-1], dtype=np.intp),
