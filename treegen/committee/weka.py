@@ -72,12 +72,16 @@ def _branches(model: Model, node: Test, col: FloatArray) -> IntArray:
 
 
 @dataclass(frozen=True, slots=True)
-class _Flat:
-    """A J48 tree as arrays, for :func:`distribution`: per node whether it is a leaf,
+class Table:
+    """A J48 tree as arrays, for :func:`table_distribution`: per node whether it is a leaf,
     an empty branch (:func:`_is_empty`), a continuous test, its attribute, threshold,
     children (``start``, ``count`` into ``children``), its share of its parent's
     weight (``items / parent items``), ``Distribution.prob`` (:func:`_prob`) and, for a
-    nominal or subset test, its value map (``vmap[moff + v]``, ``mk`` values)."""
+    nominal or subset test, its value map (``vmap[moff + v]``, ``mk`` values).
+
+    :func:`table` makes it from a model; a test may make it from Weka's own numbers
+    (``share`` being ``perBag(b) / total`` there), to hold the arithmetic alone to
+    Weka's (tests/committee/test_weka_getprobs_live.py)."""
 
     leaf: npt.NDArray[np.bool_]
     empty: npt.NDArray[np.bool_]
@@ -94,7 +98,8 @@ class _Flat:
     vmap: IntArray
 
 
-def _flat(model: Model) -> _Flat:
+def table(model: Model) -> Table:
+    """``model`` as a :class:`Table` (its own ``items`` and ``dist``)."""
     nodes = model.nodes
     n = len(nodes)
     attrs = model.schema.attributes
@@ -127,7 +132,7 @@ def _flat(model: Model) -> _Flat:
     prob = np.zeros(dist.shape)
     prob[weighed] = dist[weighed] / items[weighed, None]
     leaf = np.array([isinstance(nd, Leaf) for nd in nodes])
-    return _Flat(
+    return Table(
         leaf=leaf,
         empty=leaf & ~weighed,
         cont=np.array([isinstance(nd, ContinuousTest) for nd in nodes]),
@@ -144,7 +149,7 @@ def _flat(model: Model) -> _Flat:
     )
 
 
-def _flat_branches(t: _Flat, node: IntArray, v: FloatArray) -> IntArray:
+def _flat_branches(t: Table, node: IntArray, v: FloatArray) -> IntArray:
     """:func:`_branches` for arrivals at the test ``node[j]`` with value ``v[j]``."""
     out = np.full(node.shape, -1, dtype=np.intp)
     known = ~np.isnan(v)
@@ -185,9 +190,14 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     arrival's class probabilities, a parent's missing arrival adding its children's
     results to 0 in branch order from 0, as ``getProbs`` does.  Same operations on the
     same doubles in the same order: the same bits (tested against the recursion)."""
+    return table_distribution(table(model), X)
+
+
+def table_distribution(t: Table, X: npt.ArrayLike) -> FloatArray:
+    """:func:`distribution` of the tree ``t`` describes (:class:`Table`): the C
+    accelerator's getProbs row by row where it is built, else the numpy code below."""
     x = np.asarray(X, dtype=np.float64)
-    n_classes = len(model.schema.classes)
-    t = _flat(model)
+    n_classes = t.prob.shape[1]
     n = x.shape[0]
     out = np.zeros((n, n_classes))
     if _native_distribution(t, x, out):
@@ -243,7 +253,7 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     return out
 
 
-def _native_distribution(t: _Flat, x: FloatArray, out: FloatArray) -> bool:
+def _native_distribution(t: Table, x: FloatArray, out: FloatArray) -> bool:
     """:func:`distribution` by the C accelerator (model/native/wekaprobs.c: getProbs
     row by row, the same operations in the same order) into ``out``; False when it
     is not built or the tables do not qualify (the numpy code runs instead)."""
@@ -273,7 +283,7 @@ def _native_distribution(t: _Flat, x: FloatArray, out: FloatArray) -> bool:
     return done
 
 
-def _next_level(t: _Flat, x: FloatArray, level: _Level) -> _Level:
+def _next_level(t: Table, x: FloatArray, level: _Level) -> _Level:
     """The arrivals one depth below ``level``'s (:func:`distribution`); sets
     ``level.empty_hit``."""
     idx = np.flatnonzero(~t.leaf[level.node])
