@@ -4,6 +4,7 @@ stop rules, bagging's bootstrap, and the c45 flavour's committees."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -156,3 +157,39 @@ def test_j48_distribution_is_weka_recursion_bit_for_bit(
         with monkeypatch.context() as m:
             m.setattr(model_native, "cclassify", None)
             assert np.array_equal(weka.distribution(model, x), want)
+
+
+def test_j48_distribution_kernel_refuses_tables_it_cannot_walk() -> None:
+    """The C getProbs checks the tables first: a child before its parent (a loop) or an
+    index out of range answers False (the numpy code then runs), no row is read."""
+    lib = model_native.cclassify
+    if lib is None:
+        pytest.skip("the C accelerator is not built")
+    ds = synthetic.generate(synthetic.random_spec(3))
+    t = weka.table(train(ds, J48))
+    assert not t.leaf[0]
+    x = ds.X[:5]
+    i64 = np.int64
+
+    def run(tab: weka.Table) -> bool:
+        out = np.full((x.shape[0], tab.prob.shape[1]), -1.0)
+        done: bool = lib.j48_distribution(
+            np.ascontiguousarray(x), x.shape[1], tab.prob.shape[1],
+            tab.leaf.astype(np.uint8), tab.empty.astype(np.uint8), tab.cont.astype(np.uint8),
+            tab.attr.astype(i64), tab.thr, tab.start.astype(i64), tab.count.astype(i64),
+            tab.children.astype(i64), tab.share, np.ascontiguousarray(tab.prob),
+            tab.moff.astype(i64), tab.mk.astype(i64), tab.vmap.astype(i64), out,
+        )  # fmt: skip
+        assert done or (out == -1.0).all()
+        return done
+
+    assert run(t)
+    loop = t.children.copy()
+    loop[t.start[0]] = 0  # the root its own child
+    assert not run(dataclasses.replace(t, children=loop))
+    far = t.children.copy()
+    far[t.start[0]] = t.leaf.size
+    assert not run(dataclasses.replace(t, children=far))
+    attr = t.attr.copy()
+    attr[0] = x.shape[1]
+    assert not run(dataclasses.replace(t, attr=attr))
