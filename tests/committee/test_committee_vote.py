@@ -174,7 +174,7 @@ def test_j48_distribution_kernel_refuses_tables_it_cannot_walk() -> None:
     def run(tab: weka.Table) -> bool:
         out = np.full((x.shape[0], tab.prob.shape[1]), -1.0)
         done: bool = lib.j48_distribution(
-            np.ascontiguousarray(x), x.shape[1], tab.prob.shape[1],
+            np.ascontiguousarray(x), x.shape[1], tab.prob.shape[1], weka.WEKA_TOL,
             tab.leaf.astype(np.uint8), tab.empty.astype(np.uint8), tab.cont.astype(np.uint8),
             tab.attr.astype(i64), tab.thr, tab.start.astype(i64), tab.count.astype(i64),
             tab.children.astype(i64), tab.share, np.ascontiguousarray(tab.prob),

@@ -265,6 +265,7 @@ def _native_distribution(t: Table, x: FloatArray, out: FloatArray) -> bool:
         np.ascontiguousarray(x),
         x.shape[1],
         out.shape[1],
+        WEKA_TOL,
         t.leaf.astype(np.uint8),
         t.empty.astype(np.uint8),
         t.cont.astype(np.uint8),

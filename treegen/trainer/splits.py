@@ -156,7 +156,7 @@ def _score_nominal_j48(
     lg = np.log(x, out=ctx.work.get("nominal_lg", K * L, np.float64))
     gain = np.empty(K)
     info = np.empty(K)
-    lib.nominal_finish_j48(f, x, lg, n_out, C, cs, known, unk_rate, gain, info)
+    lib.nominal_finish_j48(f, lg, n_out, C, cs, known, unk_rate, gain, info)
     return gain, info, ok.astype(np.bool_)
 
 

@@ -4,7 +4,7 @@
  *
  * For one row arriving at a node with weight w:
  *  - a leaf answers w * prob[node][c];
- *  - a test whose value is known (a continuous value v with v - thr < 1e-6 goes
+ *  - a test whose value is known (a continuous value v with v - thr < tol goes
  *    to branch 0, else 1; a nominal code 0..k-1, integral, through the value
  *    map) follows that branch with w, or, when the branch was built empty,
  *    answers w * prob[node][c] (the test's own class frequencies);
@@ -20,10 +20,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define WEKA_SMALL 1e-6 /* Weka's Utils.SMALL, committee/weka.py WEKA_TOL */
-
 typedef struct {
     const double *X;
+    double tol; /* Weka's Utils.SMALL, the caller's (committee/weka.py WEKA_TOL) */
     Py_ssize_t n_attr, n_nodes, n_child, n_map;
     int n_classes;
     const uint8_t *leaf, *empty, *cont;
@@ -38,7 +37,7 @@ static int64_t branch(const wtables *t, Py_ssize_t i, const double *x)
     if (v != v)
         return -1;
     if (t->cont[i])
-        return v - t->thr[i] < WEKA_SMALL ? 0 : 1;
+        return v - t->thr[i] < t->tol ? 0 : 1;
     if (!(v >= 0 && v < (double)t->mk[i] && v == floor(v)))
         return -1;
     return t->vmap[t->moff[i] + (int64_t)v];
@@ -115,7 +114,7 @@ static int check(const wtables *t, Py_ssize_t *depth_out)
     return ok;
 }
 
-/* j48_distribution(X, n_attr, n_classes, leaf, empty, cont, attr, thr, start, count,
+/* j48_distribution(X, n_attr, n_classes, tol, leaf, empty, cont, attr, thr, start, count,
  *                  children, share, prob, moff, mk, vmap, out) -> bool
  * X: (n, n_attr) double; per node: leaf/empty/cont uint8, attr/start/count/moff/mk
  * int64, thr/share double, prob (n_nodes, n_classes) double; children, vmap int64;
@@ -125,10 +124,11 @@ PyObject *tg_j48_distribution(PyObject *self, PyObject *args)
     enum { NB = 15 };
     PyObject *o[NB];
     Py_ssize_t n_attr, n_classes;
+    double tol;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOOOOOOOOOO", &o[0], &n_attr, &n_classes, &o[1], &o[2],
-                          &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &o[13], &o[14]))
+    if (!PyArg_ParseTuple(args, "OnndOOOOOOOOOOOOOO", &o[0], &n_attr, &n_classes, &tol, &o[1],
+                          &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10],
+                          &o[11], &o[12], &o[13], &o[14]))
         return NULL;
     if (n_attr < 1 || n_classes < 1 || n_classes > 1 << 20) {
         PyErr_SetString(PyExc_ValueError, "j48_distribution: bad sizes");
@@ -165,6 +165,7 @@ PyObject *tg_j48_distribution(PyObject *self, PyObject *args)
     {
         wtables t = {
             .X = b[0].buf,
+            .tol = tol,
             .n_attr = n_attr,
             .n_nodes = NN,
             .n_child = NCH,

@@ -270,29 +270,29 @@ static inline double term_j48(double v, double lg)
     return v * (v > 0 ? lg / TG_LN2 : 0.0);
 }
 
-/* nominal_finish_j48(freq, x, lg, n_out, C, cases, known, unk_rate, out_gain, out_info)
+/* nominal_finish_j48(freq, lg, n_out, C, cases, known, unk_rate, out_gain, out_info)
  *
  * nominal_finish in double: base = (known log2 known - sum kc log2 kc) / known,
  * the sum from 0 (0 when nothing is known); each outcome's TotalInfo (terms
  * added in order from the first, subtracted from its total's), those added in
  * order from the first; gain = (1 - unk) * (base - info / known); split =
  * TotalInfo(ValFreq) / cases.  freq gives the parts themselves, summed again
- * as nominal_prep_j48 sums them. */
+ * as nominal_prep_j48 sums them; lg the logs of nominal_prep_j48's inputs. */
 PyObject *tg_nominal_finish_j48(PyObject *self, PyObject *args)
 {
-    enum { NB = 8 };
+    enum { NB = 7 };
     PyObject *o[NB];
     Py_ssize_t n_out, C;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOnnOOOOO", &o[0], &o[1], &o[2], &n_out, &C, &o[3], &o[4],
-                          &o[5], &o[6], &o[7]))
+    if (!PyArg_ParseTuple(args, "OOnnOOOOO", &o[0], &o[1], &n_out, &C, &o[2], &o[3], &o[4],
+                          &o[5], &o[6]))
         return NULL;
     if (n_out < 2 || C < 1 || C > MAX_CLASSES) {
         PyErr_SetString(PyExc_ValueError, "nominal_finish_j48: bad sizes");
         return NULL;
     }
     const Py_ssize_t L = (n_out - 1) * C + n_out + C + 2;
-    const Py_ssize_t K = tg_items(o[3], sizeof(double));
+    const Py_ssize_t K = tg_items(o[2], sizeof(double));
     if (K < 0)
         return NULL;
     Py_buffer b[NB];
@@ -300,7 +300,6 @@ PyObject *tg_nominal_finish_j48(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     const tg_spec spec[NB] = {
         {0, sizeof(double), K * n_out * C, "freq"},
-        {0, sizeof(double), K * L, "x"},
         {0, sizeof(double), K * L, "lg"},
         {0, sizeof(double), K, "cases"},
         {0, sizeof(double), K, "known"},
@@ -311,9 +310,9 @@ PyObject *tg_nominal_finish_j48(PyObject *self, PyObject *args)
     if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
     {
-        const double *freq = b[0].buf, *lg = b[2].buf;
-        const double *cases = b[3].buf, *known = b[4].buf, *unk_rate = b[5].buf;
-        double *gain = b[6].buf, *info = b[7].buf;
+        const double *freq = b[0].buf, *lg = b[1].buf;
+        const double *cases = b[2].buf, *known = b[3].buf, *unk_rate = b[4].buf;
+        double *gain = b[5].buf, *info = b[6].buf;
         double kc[MAX_CLASSES];
         for (Py_ssize_t r = 0; r < K; r++) {
             const double *f = freq + r * n_out * C;
