@@ -139,6 +139,19 @@ setup(
             define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
         ),
         Extension(
+            "treegen.rules.native._crules",
+            sources=["treegen/rules/native/crules.c", BUFFERS],
+            include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],
+            depends=[
+                "treegen/model/native/native.h",
+                "treegen/trainer/native/common.h",
+                "treegen/trainer/native/bound.h",
+                "treegen/model/constants.py",
+                "treegen/trainer/constants.py",
+            ],
+            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
+        ),
+        Extension(
             "treegen.data.native._ctok",
             sources=["treegen/data/native/ctok.c"],
         ),

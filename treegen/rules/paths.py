@@ -36,6 +36,7 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
+from treegen.rules.native import crules
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -190,6 +191,57 @@ class _Prefix:
             self.fails.append(self.fails[-1] + row)
 
 
+class _PackedPrefix:
+    """:class:`_Prefix` for the C kernel: the current path's satisfied-case sets as packed
+    bitsets (a row of ``ceil(n / 64)`` words per depth, case i at bit i), so a path
+    costs its conditions times n / 64 words, not a row of flags per case."""
+
+    def __init__(self, ds: Dataset) -> None:
+        self.n = ds.n_rows
+        self.words = (self.n + 63) // 64
+        self.cols = CaseColumns(ds.X)
+        self.conds: list[Condition] = []
+        self.sat = np.zeros((16, self.words), dtype=np.uint64)
+        self._flags = np.empty(self.n, dtype=bool)
+
+    def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
+        """``flags`` as ``words`` little-endian-bit words."""
+        raw = np.zeros(self.words * 8, dtype=np.uint8)
+        raw[: (self.n + 7) // 8] = np.packbits(flags, bitorder="little")
+        return raw.view("<u8").astype(np.uint64, copy=False)
+
+    def follow(self, path: tuple[PathTest, ...]) -> None:
+        keep = 0
+        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
+            keep += 1
+        del self.conds[keep:]
+        if len(path) > self.sat.shape[0]:
+            grown = np.zeros((2 * len(path), self.words), dtype=np.uint64)
+            grown[:keep] = self.sat[:keep]
+            self.sat = grown
+        for d in range(keep, len(path)):
+            self.sat[d] = self.pack(self.cols.satisfied(path[d].cond, out=self._flags))
+            self.conds.append(path[d].cond)
+
+
+def _prune_native(
+    prefix: _PackedPrefix,
+    k: int,
+    wrong: npt.NDArray[np.uint64],
+    bound: ErrorBound,
+    default_error: float,
+) -> tuple[list[int], float] | None:
+    """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
+    assert crules is not None
+    alive = np.zeros(k, dtype=np.uint8)
+    pess = crules.prune_path(
+        prefix.sat[:k], wrong, k, prefix.n, bound.log_cf, bound.coeff, default_error, alive
+    )
+    if pess is None:
+        return None
+    return np.flatnonzero(alive).tolist(), float(pess)
+
+
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
     """(pessimistic, actual) error rate of a rule covering ``n`` cases, ``e`` wrong."""
     if n == 0:
@@ -226,8 +278,10 @@ def candidates(
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
-    prefix = _Prefix(ds)
+    native = crules is not None
+    prefix = _PackedPrefix(ds) if native else _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
+    packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     leaves = leaf_tests(tree)
     for done, (leaf, path) in enumerate(leaves):
         if progress is not None and done % 256 == 0:
@@ -236,12 +290,17 @@ def candidates(
         if not node.items >= MIN_LEAF_ITEMS or not path:
             continue
         cls = node.cls
-        if cls not in wrong:
-            wrong[cls] = ds.y != cls
         prefix.follow(path)
         default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
-        missed = prefix.missed[: len(path)]
-        kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
+        if isinstance(prefix, _PackedPrefix):
+            if cls not in packed_wrong:
+                packed_wrong[cls] = prefix.pack(ds.y != cls)
+            kept = _prune_native(prefix, len(path), packed_wrong[cls], bound, default_error)
+        else:
+            if cls not in wrong:
+                wrong[cls] = ds.y != cls
+            missed = prefix.missed[: len(path)]
+            kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
         if kept is None:
             continue
         tests = _sorted(path, kept[0])
