@@ -27,6 +27,7 @@ FLAGS = ["-O2", "-std=c99", "-ffp-contract=off", "-fno-fast-math"]
 PACKAGE = Path(__file__).resolve().parent / "treegen"
 MODEL_CONSTANTS = PACKAGE / "model" / "constants.py"
 TRAINER_CONSTANTS = PACKAGE / "trainer" / "constants.py"
+RULES_CONSTANTS = PACKAGE / "rules" / "constants.py"
 # The headers every module includes first (Python.h, the float guard, buffer helpers).
 NATIVE_INCLUDE = ["treegen/model/native"]
 BUFFERS = "treegen/model/native/buffers.c"
@@ -148,8 +149,9 @@ setup(
                 "treegen/trainer/native/bound.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
+                "treegen/rules/constants.py",
             ],
-            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
+            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS, RULES_CONSTANTS),
         ),
         Extension(
             "treegen.data.native._ctok",

@@ -28,8 +28,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules.constants import THEORY_WEIGHT
 from treegen.rules.glibc import GlibcRandom
-from treegen.rules.mdl import THEORY_WEIGHT, Logs, exception_bits, exception_bits_many
+from treegen.rules.mdl import Logs, exception_bits, exception_bits_many, log2_f
+from treegen.rules.native import crules
+from treegen.trainer.stats import log2_c45
 from treegen.trainer.stats import to_f32
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
@@ -171,6 +174,87 @@ class ClassSearch:
             self.climb(chosen)
 
 
+class NativeClassSearch(ClassSearch):
+    """:class:`ClassSearch` whose steps run in the C accelerator (``crules``): the
+    subset's covered, false positive and false negative counts are kept as rules are
+    toggled, and each step's changes of cost are computed in one pass over the rules
+    (the logarithms by numpy, as :func:`treegen.rules.mdl.biased_many` takes them)."""
+
+    def __init__(
+        self,
+        rows: list[npt.NDArray[np.int32]],
+        positive: npt.NDArray[np.bool_],
+        bits: list[float],
+        logs: Logs,
+    ) -> None:
+        super().__init__(rows, positive, bits, logs)
+        lens = np.asarray([r.size for r in rows], dtype=np.int64)
+        rule_ptr = np.zeros(self.m + 1, dtype=np.int64)
+        np.cumsum(lens, out=rule_ptr[1:])
+        rule_cases = (
+            np.concatenate(self.rows).astype(np.int64) if self.m else np.zeros(0, dtype=np.int64)
+        )
+        self.counts = np.asarray([0, 0, int(np.count_nonzero(positive))], dtype=np.int64)
+        self.state = (
+            rule_ptr,
+            rule_cases,
+            np.ascontiguousarray(self.case_ptr, dtype=np.int64),
+            np.ascontiguousarray(self.case_rules, dtype=np.int64),
+            np.ascontiguousarray(positive, dtype=bool),
+            self.covered,
+            self.chosen,
+            self.right,
+            self.wrong,
+            self.counts,
+        )
+        self._logs_in = np.empty(4 * self.m, dtype=np.float64)
+        self._gain = np.empty(self.m, dtype=np.float32)
+        self._log2_items = log2_f(self.n)
+        self.best_step = -1
+
+    def toggle(self, r: int) -> None:
+        assert crules is not None
+        crules.subsets_toggle(self.state, r)
+
+    def values(self) -> npt.NDArray[np.float32]:
+        assert crules is not None
+        sum_cover, fp, fn = (int(v) for v in self.counts)
+        chosen = self.chosen
+        selected = int(np.count_nonzero(chosen))
+        in_bits = self.bits32[chosen]
+        theory = float(np.cumsum(in_bits, dtype=np.float32)[-1]) if selected else 0.0
+        theory = to_f32(theory - self.logs.fact[selected])
+        base = to_f32(to_f32(THEORY_WEIGHT * theory) + exception_bits(self.n, sum_cover, fp, fn))
+        crules.subsets_prep(self.state, self._logs_in)
+        log2s = log2_c45(self._logs_in)
+        item = self.logs.item
+        self.best_step = crules.subsets_finish(
+            self.state,
+            log2s,
+            self._log2_items,
+            theory,
+            base,
+            item[selected],
+            item[selected + 1],
+            self.bits32,
+            self._gain,
+        )
+        if base < self.best_cost:
+            self.best_cost = base
+            self.best = chosen.tolist()
+        return self._gain
+
+    def climb(self, chosen: list[bool]) -> None:
+        self.set_subset(chosen)
+        while True:
+            value = self.values()
+            best = self.best_step  # the first of the largest changes, as np.argmax
+            delta = -value[best] if self.chosen[best] else value[best]
+            if not delta > 0:
+                return
+            self.toggle(best)
+
+
 def best_subset(
     rows: list[npt.NDArray[np.int32]],
     positive: npt.NDArray[np.bool_],
@@ -179,7 +263,7 @@ def best_subset(
     rng: GlibcRandom,
 ) -> list[bool]:
     """Which of a class's rules are kept (``CoverClass``)."""
-    search = ClassSearch(rows, positive, bits, logs)
+    search = (NativeClassSearch if crules is not None else ClassSearch)(rows, positive, bits, logs)
     if search.m <= EXHAUSTIVE_MAX:
         search.all_subsets()
     else:

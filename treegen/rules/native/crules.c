@@ -150,10 +150,271 @@ done:
     return result;
 }
 
+
+/* The subset search's state (subsets.ClassSearch), as buffers: per rule its cases
+ * (rule_ptr, rule_cases), per case its rules (case_ptr, case_rules), the cases of
+ * the class (positive), how many chosen rules fire on each case (covered), the
+ * chosen rules, each rule's right and wrong cases that only it would decide, and
+ * counts = (cases covered, false positives, false negatives) of the subset. */
+enum { S_RULE_PTR, S_RULE_CASES, S_CASE_PTR, S_CASE_RULES, S_POSITIVE, S_COVERED, S_CHOSEN,
+       S_RIGHT, S_WRONG, S_COUNTS, S_N };
+
+typedef struct {
+    const int64_t *rule_ptr, *case_ptr, *rule_cases, *case_rules;
+    const char *positive;
+    int64_t *covered, *right, *wrong, *counts;
+    char *chosen;
+} Search;
+
+static int search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n, Search *s)
+{
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != S_N) {
+        PyErr_SetString(PyExc_TypeError, "state: a tuple of 10 arrays");
+        return 0;
+    }
+    PyObject *o[S_N];
+    for (int i = 0; i < S_N; i++)
+        o[i] = PyTuple_GET_ITEM(state, i);
+    *m = tg_items(o[S_CHOSEN], 1);
+    *n = tg_items(o[S_POSITIVE], 1);
+    if (*m < 0 || *n < 0)
+        return 0;
+    const tg_spec spec[S_N] = {
+        {0, 8, *m + 1, "rule_ptr"}, {0, 8, 0, "rule_cases"}, {0, 8, *n + 1, "case_ptr"},
+        {0, 8, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 8, *n, "covered"},
+        {1, 1, *m, "chosen"},       {1, 8, *m, "right"},     {1, 8, *m, "wrong"},
+        {1, 8, 3, "counts"},
+    };
+    int got = tg_views(o, b, spec, S_N);
+    if (got < S_N) {
+        tg_release(b, got);
+        return 0;
+    }
+    s->rule_ptr = b[S_RULE_PTR].buf;
+    s->rule_cases = b[S_RULE_CASES].buf;
+    s->case_ptr = b[S_CASE_PTR].buf;
+    s->case_rules = b[S_CASE_RULES].buf;
+    s->positive = b[S_POSITIVE].buf;
+    s->covered = b[S_COVERED].buf;
+    s->chosen = b[S_CHOSEN].buf;
+    s->right = b[S_RIGHT].buf;
+    s->wrong = b[S_WRONG].buf;
+    s->counts = b[S_COUNTS].buf;
+    return 1;
+}
+
+/* Add (sign 1) or take away (-1) case c's pairs where the rule alone decides it. */
+static inline void count_case(Search *s, int64_t c, int sign)
+{
+    const int64_t cov = s->covered[c];
+    if (cov > 1)
+        return;
+    int64_t *side = s->positive[c] ? s->right : s->wrong;
+    for (int64_t p = s->case_ptr[c]; p < s->case_ptr[c + 1]; p++) {
+        const int64_t q = s->case_rules[p];
+        if (cov == 0 || s->chosen[q])
+            side[q] += sign;
+    }
+}
+
+/* subsets_toggle(state, r): ClassSearch.toggle, and the subset's counts kept. */
+static PyObject *subsets_toggle(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *state;
+    Py_ssize_t r, m, n;
+    Py_buffer b[S_N];
+    Search s;
+    if (!PyArg_ParseTuple(args, "On", &state, &r) || !search_views(state, b, &m, &n, &s))
+        return NULL;
+    if (r < 0 || r >= m) {
+        tg_release(b, S_N);
+        PyErr_SetString(PyExc_IndexError, "rule out of range");
+        return NULL;
+    }
+    const int64_t lo = s.rule_ptr[r], hi = s.rule_ptr[r + 1];
+    for (int64_t p = lo; p < hi; p++)
+        count_case(&s, s.rule_cases[p], -1);
+    s.chosen[r] = !s.chosen[r];
+    const int64_t step = s.chosen[r] ? 1 : -1;
+    for (int64_t p = lo; p < hi; p++) {
+        const int64_t c = s.rule_cases[p];
+        const int64_t before = s.covered[c];
+        s.covered[c] = before + step;
+        if ((before == 0) != (s.covered[c] == 0)) { /* fired <-> not fired */
+            s.counts[0] += step;
+            if (s.positive[c])
+                s.counts[2] -= step;
+            else
+                s.counts[1] += step;
+        }
+        count_case(&s, c, 1);
+    }
+    tg_release(b, S_N);
+    Py_RETURN_NONE;
+}
+
+/* One side of mdl.biased_many for a rule: n items, e errors, expected as a double.
+ * Its kind: 0 computed from logs (rate, other written), else the constant in *bits. */
+static inline int biased_side(int64_t n, int64_t e, double expected, double *rate, double *other,
+                              float *bits)
+{
+    const float exp_e = (float)expected;
+    if (exp_e <= (float)TG_CERTAIN) { /* numpy: a float32 array against a Python float */
+        *bits = e == 0 ? 0.0f : (float)TG_IMPOSSIBLE_BITS;
+        return 1;
+    }
+    if ((double)exp_e >= (double)n - TG_CERTAIN) {
+        *bits = e == n ? 0.0f : (float)TG_IMPOSSIBLE_BITS;
+        return 1;
+    }
+    const float rt = (float)((double)exp_e / (double)n);
+    *rate = rt;
+    *other = (float)(1.0f - rt);
+    return 0;
+}
+
+/* A rule's exception-bit arguments when it is toggled: the two sides of
+ * mdl.exception_bits_many as (n, e, expected). */
+static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t *n0, int64_t *e0,
+                         double *x0, int64_t *n1, int64_t *e1, double *x1)
+{
+    const int64_t sign = s->chosen[r] ? -1 : 1;
+    const int64_t fires = s->counts[0] + sign * (s->right[r] + s->wrong[r]);
+    const int64_t fp = s->counts[1] + sign * s->wrong[r];
+    const int64_t fn = s->counts[2] - sign * s->right[r];
+    const double half = 0.5 * (double)(fp + fn);
+    const int big = (double)fires > 0.5 * (double)n_items;
+    *n0 = fires;
+    *e0 = fp;
+    *x0 = big ? half : (double)fp;
+    *n1 = n_items - fires;
+    *e1 = fn;
+    *x1 = big ? (double)fn : half;
+}
+
+/* subsets_prep(state, logs_in): for every rule, the four values whose log2 its
+ * exception bits need (covered side rate and 1 - rate, uncovered side the same; 1.0
+ * where a side is a constant), into logs_in (4 m float64). */
+static PyObject *subsets_prep(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *state, *ol;
+    Py_ssize_t m, n;
+    Py_buffer b[S_N], bl;
+    Search s;
+    if (!PyArg_ParseTuple(args, "OO", &state, &ol) || !search_views(state, b, &m, &n, &s))
+        return NULL;
+    const tg_spec spec = {1, sizeof(double), 4 * m, "logs_in"};
+    if (tg_views(&ol, &bl, &spec, 1) < 1) {
+        tg_release(b, S_N);
+        return NULL;
+    }
+    double *out = bl.buf;
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t n0, e0, n1, e1;
+        double x0, x1;
+        float unused;
+        sides(&s, r, n, &n0, &e0, &x0, &n1, &e1, &x1);
+        double *o = out + 4 * r;
+        o[0] = o[1] = o[2] = o[3] = 1.0;
+        biased_side(n0, e0, x0, &o[0], &o[1], &unused);
+        biased_side(n1, e1, x1, &o[2], &o[3], &unused);
+    }
+    tg_release(&bl, 1);
+    tg_release(b, S_N);
+    Py_RETURN_NONE;
+}
+
+static inline float side_bits(int64_t n, int64_t e, double expected, const double *lg)
+{
+    double rate, other;
+    float bits;
+    if (biased_side(n, e, expected, &rate, &other, &bits))
+        return bits;
+    /* log2_c45: 0 where the input is not positive */
+    const double l0 = rate > 0 ? lg[0] : 0.0, l1 = other > 0 ? lg[1] : 0.0;
+    return (float)((double)(-e) * l0 - (double)(n - e) * l1);
+}
+
+/* subsets_finish(state, log2s, log2_items, theory, base, item_in, item_out, bits32, gain)
+ *   -> index of the first largest change of cost (ClassSearch.climb's argmax)
+ * log2s: log2 of subsets_prep's values; theory: the subset's theory bits, base its
+ * cost, item_in/out: Logs.item[selected] and [selected + 1]; writes gain (m float32),
+ * ClassSearch.values(). */
+static PyObject *subsets_finish(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *state, *o[3];
+    double log2_items, theory_d, base_d, item_in_d, item_out_d;
+    Py_ssize_t m, n;
+    Py_buffer b[S_N], bb[3];
+    Search s;
+    if (!PyArg_ParseTuple(args, "OOdddddOO", &state, &o[0], &log2_items, &theory_d, &base_d,
+                          &item_in_d, &item_out_d, &o[1], &o[2]) ||
+        !search_views(state, b, &m, &n, &s))
+        return NULL;
+    const tg_spec spec[3] = {
+        {0, sizeof(double), 4 * m, "log2s"},
+        {0, sizeof(float), m, "bits32"},
+        {1, sizeof(float), m, "gain"},
+    };
+    int got = tg_views(o, bb, spec, 3);
+    if (got < 3) {
+        tg_release(bb, got);
+        tg_release(b, S_N);
+        return NULL;
+    }
+    const double *lg = bb[0].buf;
+    const float *bits32 = bb[1].buf;
+    float *gain = bb[2].buf;
+    const float theory = (float)theory_d, base = (float)base_d;
+    const float item_in = (float)item_in_d, item_out = (float)item_out_d;
+    Py_ssize_t best = -1;
+    float best_delta = 0.0f;
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t n0, e0, n1, e1;
+        double x0, x1;
+        sides(&s, r, n, &n0, &e0, &x0, &n1, &e1, &x1);
+        const float cov = side_bits(n0, e0, x0, lg + 4 * r);
+        const float unc = side_bits(n1, e1, x1, lg + 4 * r + 2);
+        const float ex = (float)((log2_items + (double)cov) + (double)unc);
+        const int in = s.chosen[r] != 0;
+        float t;
+        if (in) {
+            const float a = theory - bits32[r];
+            t = a + item_in;
+        } else {
+            const float a = theory + bits32[r];
+            t = a - item_out;
+        }
+        const float half = (float)TG_THEORY_WEIGHT * t;
+        const float nw = ex + half;
+        const float g = in ? nw - base : base - nw;
+        gain[r] = g;
+        const float delta = in ? -g : g;
+        /* numpy's argmax: the first NaN, else the first of the largest */
+        if (best < 0 || (!isnan(best_delta) && (isnan(delta) || delta > best_delta))) {
+            best = r;
+            best_delta = delta;
+        }
+    }
+    tg_release(bb, 3);
+    tg_release(b, S_N);
+    return PyLong_FromSsize_t(best);
+}
+
 static PyMethodDef methods[] = {
     {"prune_path", prune_path, METH_VARARGS,
      "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive): paths._prune "
      "over packed bitsets."},
+    {"subsets_toggle", subsets_toggle, METH_VARARGS,
+     "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
+    {"subsets_prep", subsets_prep, METH_VARARGS,
+     "subsets_prep(state, logs_in): the values whose logs every rule's change of cost needs."},
+    {"subsets_finish", subsets_finish, METH_VARARGS,
+     "subsets_finish(state, log2s, log2_items, theory, base, item_in, item_out, bits32, "
+     "gain): ClassSearch.values into gain; the index of the first largest change."},
     {NULL, NULL, 0, NULL},
 };
 
