@@ -245,14 +245,34 @@ class NativeClassSearch(ClassSearch):
         return self._gain
 
     def climb(self, chosen: list[bool]) -> None:
+        """:meth:`ClassSearch.climb` in one call of the C kernel, which costs each step
+        over the rules grouped by what their change of cost depends on."""
+        assert crules is not None
         self.set_subset(chosen)
-        while True:
-            value = self.values()
-            best = self.best_step  # the first of the largest changes, as np.argmax
-            delta = -value[best] if self.chosen[best] else value[best]
-            if not delta > 0:
-                return
-            self.toggle(best)
+        size = 4 * (self.m + 1)
+        logs_in = np.ones(size, dtype=np.float64)
+        logs_out = np.zeros(size, dtype=np.float64)
+
+        def take_logs(k: int) -> None:
+            logs_out[:k] = log2_c45(logs_in[:k])
+
+        tables = min(self.m + 2, len(self.logs.fact))
+        fact = np.asarray(self.logs.fact[:tables], dtype=np.float64)
+        item = np.asarray(self.logs.item[:tables], dtype=np.float64)
+        best = np.asarray(self.best, dtype=bool)
+        self.best_cost = crules.subsets_climb(
+            self.state,
+            self.bits32,
+            fact,
+            item,
+            self._log2_items,
+            logs_in,
+            logs_out,
+            take_logs,
+            self.best_cost,
+            best,
+        )
+        self.best = best.tolist()
 
 
 def best_subset(
