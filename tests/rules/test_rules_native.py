@@ -71,7 +71,7 @@ def test_prune_path_equals_python(seed: int) -> None:
 
 def _problem(seed: int, m: int) -> tuple[list[np.ndarray], np.ndarray, list[float], Logs]:
     rng = np.random.default_rng([37, seed])
-    n = int(rng.integers(30, 300))
+    n = int(rng.integers(max(30, m), 300))  # rules come from leaves: no more than cases
     positive = rng.random(n) < rng.uniform(0.05, 0.6)
     match = rng.random((m, n)) < rng.uniform(0.0, 0.4, size=(m, 1))
     match &= positive | (rng.random((m, n)) < rng.uniform(0.0, 0.5))
