@@ -270,10 +270,16 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
 
 
 def candidates(
-    ds: Dataset, tree: Model, bound: ErrorBound, progress: Steps | None = None
+    ds: Dataset,
+    tree: Model,
+    bound: ErrorBound,
+    progress: Steps | None = None,
+    rows: list[npt.NDArray[np.int32]] | None = None,
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """The candidate rules of ``tree``'s leaves, numbered, each with its tests
-    (``progress``: called with the leaves done and their number, now and then)."""
+    (``progress``: called with the leaves done and their number, now and then).
+    ``rows``: given, each rule's cases satisfying its conditions (ascending) are
+    appended to it, from the sets its generalisation had at hand."""
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
@@ -283,6 +289,7 @@ def candidates(
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     leaves = leaf_tests(tree)
+    found = np.empty(n, dtype=np.int32)  # and_rows' output
     for done, (leaf, path) in enumerate(leaves):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, len(leaves))
@@ -314,6 +321,15 @@ def candidates(
         rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, kept[1])
         seen[key] = len(out)
         out.append((rule, tuple(tests)))
+        if rows is not None:
+            if isinstance(prefix, _PackedPrefix):
+                assert crules is not None
+                which = np.asarray(kept[0], dtype=np.int64)
+                count = crules.and_rows(prefix.sat, which, n, found)
+                rows.append(found[:count].copy())
+            else:
+                hit = ~prefix.missed[kept[0]].any(axis=0)
+                rows.append(np.flatnonzero(hit).astype(np.int32))
     return out
 
 

@@ -796,6 +796,55 @@ done:
     return result;
 }
 
+/* and_rows(sat, kept, n, out) -> count: the cases satisfying every condition kept
+ * (indices into sat's rows), ascending, into out (int32, at least n); how many. */
+static PyObject *and_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &n, &o[2]))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
+    if (k < 0)
+        return NULL;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(word), 0, "sat"},
+        {0, sizeof(int64_t), k, "kept"},
+        {1, sizeof(int32_t), n, "out"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const word *sat = b[0].buf;
+    const int64_t *kept = b[1].buf;
+    int32_t *out = b[2].buf;
+    const Py_ssize_t rows = b[0].len / (Py_ssize_t)sizeof(word) / (W ? W : 1);
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (kept[j] < 0 || kept[j] >= rows) {
+            tg_release(b, 3);
+            PyErr_SetString(PyExc_IndexError, "kept: condition out of range");
+            return NULL;
+        }
+    Py_ssize_t count = 0;
+    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        word x = w == W - 1 ? last : ~(word)0;
+        for (Py_ssize_t j = 0; j < k && x; j++)
+            x &= sat[kept[j] * W + w];
+        while (x) {
+            out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
+            x &= x - 1;
+        }
+    }
+    tg_release(b, 3);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
     {"prune_path", prune_path, METH_VARARGS,
      "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive): paths._prune "
@@ -810,6 +859,8 @@ static PyMethodDef methods[] = {
     {"subsets_climb", subsets_climb, METH_VARARGS,
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
+    {"and_rows", and_rows, METH_VARARGS,
+     "and_rows(sat, kept, n, out) -> count: the cases satisfying every kept condition."},
     {NULL, NULL, 0, NULL},
 };
 
