@@ -23,6 +23,7 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.rules import paths, subsets
+from treegen.rules.constants import FAIL_LEVELS
 from treegen.rules.file import ruleset_to_json
 from treegen.rules.generate import rules_of_data
 from treegen.rules.glibc import GlibcRandom
@@ -46,6 +47,7 @@ class _Packed(paths._PackedPrefix):
         self.n = n
         self.words = (n + 63) // 64
         self.sat = np.zeros((k, self.words), dtype=np.uint64)
+        self.levels = np.zeros((k + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
 
 
 @needs_native
@@ -53,7 +55,7 @@ class _Packed(paths._PackedPrefix):
 def test_prune_path_equals_python(seed: int) -> None:
     rng = np.random.default_rng([5, seed])
     n = int(rng.choice([1, 7, 63, 64, 65, 200, 1000]))
-    k = int(rng.integers(1, 9))
+    k = int(rng.integers(1, 12))
     # Conditions that most cases satisfy, so that cases failing 0, 1 and 2+ all occur.
     missed = rng.random((k, n)) < rng.uniform(0.02, 0.5, size=(k, 1))
     wrong = rng.random(n) < rng.uniform(0.0, 0.6)
@@ -64,7 +66,7 @@ def test_prune_path_equals_python(seed: int) -> None:
     assert expected == paths._prune(missed, wrong, bound, default_error)
     packed = _Packed(n, k)
     for d in range(k):
-        packed.sat[d] = packed.pack(~missed[d])
+        packed.set_row(d, packed.pack(~missed[d]))
     got = paths._prune_native(packed, k, packed.pack(wrong), bound, default_error)
     assert got == expected
 

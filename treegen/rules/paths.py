@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
+from treegen.rules.constants import FAIL_LEVELS
 from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
 from treegen.rules.native import crules
 from treegen.trainer.stats import ErrorBound, to_f32
@@ -202,6 +203,8 @@ class _PackedPrefix:
         self.cols = CaseColumns(ds.X)
         self.conds: list[Condition] = []
         self.sat = np.zeros((16, self.words), dtype=np.uint64)
+        # levels[d][i]: the cases failing more than i of the first d conditions.
+        self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
 
     def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
@@ -219,9 +222,18 @@ class _PackedPrefix:
             grown = np.zeros((2 * len(path), self.words), dtype=np.uint64)
             grown[:keep] = self.sat[:keep]
             self.sat = grown
+            levels = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
+            levels[: keep + 1] = self.levels[: keep + 1]
+            self.levels = levels
         for d in range(keep, len(path)):
-            self.sat[d] = self.pack(self.cols.satisfied(path[d].cond, out=self._flags))
+            self.set_row(d, self.pack(self.cols.satisfied(path[d].cond, out=self._flags)))
             self.conds.append(path[d].cond)
+
+    def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
+        """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
+        assert crules is not None
+        self.sat[d] = sat
+        crules.fold_levels(self.levels[d], self.sat[d], self.levels[d + 1], self.n)
 
 
 def _prune_native(
@@ -235,7 +247,15 @@ def _prune_native(
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
-        prefix.sat[:k], wrong, k, prefix.n, bound.log_cf, bound.coeff, default_error, alive
+        prefix.sat[:k],
+        wrong,
+        k,
+        prefix.n,
+        bound.log_cf,
+        bound.coeff,
+        default_error,
+        alive,
+        prefix.levels[k],
     )
     if pess is None:
         return None

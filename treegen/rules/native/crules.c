@@ -13,8 +13,20 @@ typedef uint64_t word;
 
 static inline int popcount(word x)
 {
-    return __builtin_popcountll(x);
+    /* SWAR: without -mpopcnt, __builtin_popcountll is a library call */
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
 }
+
+#ifndef TG_FAIL_LEVELS
+#error "TG_FAIL_LEVELS missing: build through setup.py (treegen/rules/constants.py)"
+#endif
+/* How many of a path's conditions a case fails is counted up to this (saturating):
+ * the cases that matter after r conditions are dropped fail at most r + 1 of them, so
+ * each step visits only the words holding such a case. */
+#define FAIL_LEVELS TG_FAIL_LEVELS
 
 /* (pessimistic, actual) error rate of a rule covering n cases, e wrong (paths._rates). */
 static inline void rates(const Bound *bd, double n, double e, double default_error, double *pess,
@@ -30,35 +42,72 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
     *actual = f32(e / n);
 }
 
-/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive) -> pess or None.
+/* fold_levels(levels, sat, out, n): out = levels with one more condition (its
+ * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
+ * failing more than i conditions. */
+static PyObject *fold_levels(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOOn", &o[0], &o[1], &o[2], &n))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {0, sizeof(word), W, "sat"},
+        {1, sizeof(word), FAIL_LEVELS * W, "out"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const word *in = b[0].buf, *sat = b[1].buf;
+    word *out = b[2].buf;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        const word f = ~sat[w];
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
+        out[w] = in[w] | f;
+    }
+    tg_release(b, 3);
+    Py_RETURN_NONE;
+}
+
+/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
+ *   -> pess or None.
  *
  * Release 8's PruneRule on one path of k conditions over n cases: sat (k rows of
  * W = ceil(n / 64) words) the cases satisfying each condition, wrong (W words) the
  * cases of other classes.  alive (k bytes, written) says which conditions are kept;
- * the result is the rule's pessimistic error rate, or None when there is no rule. */
+ * the result is the rule's pessimistic error rate, or None when there is no rule.
+ * levels: fold_levels' counts of the k conditions' failures. */
 static PyObject *prune_path(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[3];
+    PyObject *o[4];
     Py_ssize_t k, n;
     Bound bd;
     double default_error;
-    if (!PyArg_ParseTuple(args, "OOnndddO", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
-                          &default_error, &o[2]))
+    if (!PyArg_ParseTuple(args, "OOnndddOO", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
+                          &default_error, &o[2], &o[3]))
         return NULL;
     bd.cf = 0.0;
     const Py_ssize_t W = (n + 63) / 64;
-    Py_buffer b[3];
-    const tg_spec spec[3] = {
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
         {0, sizeof(word), k * W, "sat"},
         {0, sizeof(word), W, "wrong"},
         {1, 1, k, "alive"},
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
     };
     int got;
     PyObject *result = NULL;
     long long *tot = NULL, *err = NULL;
     Py_ssize_t *al = NULL;
-    if ((got = tg_views(o, b, spec, 3)) < 3)
+    if ((got = tg_views(o, b, spec, 4)) < 4)
         goto done;
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
@@ -68,7 +117,7 @@ static PyObject *prune_path(PyObject *self, PyObject *args)
         goto done;
     }
     {
-        const word *sat = b[0].buf, *wrong = b[1].buf;
+        const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
         char *alive = b[2].buf;
         const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
         double pess0 = 0.0;
@@ -85,7 +134,13 @@ static PyObject *prune_path(PyObject *self, PyObject *args)
             total0 = 0;
             for (Py_ssize_t j = 0; j < na; j++)
                 tot[j] = err[j] = 0;
+            /* a case failing at most one alive condition fails at most k - na + 1 of
+             * the path's: only words holding such a case are visited */
+            const Py_ssize_t removed = k - na;
+            const word *more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
             for (Py_ssize_t w = 0; w < W; w++) {
+                if (more != NULL && !(~more[w] & (w == W - 1 ? last : ~(word)0)))
+                    continue;
                 /* ge1: cases failing at least one alive condition, ge2: at least two. */
                 word ge1 = 0, ge2 = 0;
                 for (Py_ssize_t j = 0; j < na; j++) {
@@ -847,8 +902,10 @@ static PyObject *and_rows(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"prune_path", prune_path, METH_VARARGS,
-     "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive): paths._prune "
-     "over packed bitsets."},
+     "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels): "
+     "paths._prune over packed bitsets."},
+    {"fold_levels", fold_levels, METH_VARARGS,
+     "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
     {"subsets_toggle", subsets_toggle, METH_VARARGS,
      "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
     {"subsets_prep", subsets_prep, METH_VARARGS,
