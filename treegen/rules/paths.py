@@ -206,12 +206,44 @@ class _PackedPrefix:
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
+        # Sets met again: a nominal value's (few, met all over the tree), an attribute's
+        # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
+        self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
+        self._known: dict[int, npt.NDArray[np.uint64]] = {}
+        self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
 
     def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
         """``flags`` as ``words`` little-endian-bit words."""
         raw = np.zeros(self.words * 8, dtype=np.uint8)
         raw[: (self.n + 7) // 8] = np.packbits(flags, bitorder="little")
         return raw.view("<u8").astype(np.uint64, copy=False)
+
+    def _satisfied(self, c: Condition) -> npt.NDArray[np.uint64]:
+        """The cases satisfying ``c``, packed (:meth:`CaseColumns.satisfied`'s)."""
+        if c.op == "=":
+            key = (c.attribute, c.value)
+            got = self._equal.get(key)
+            if got is None:
+                got = self._equal[key] = self.pack(self.cols.satisfied(c, out=self._flags))
+            return got
+        if c.op == "in":
+            return self.pack(self.cols.satisfied(c, out=self._flags))
+        cut = (c.attribute, c.threshold)
+        below = self._below.get(cut)
+        if below is None:
+            le = Condition(c.attribute, "<=", threshold=c.threshold)
+            below = self._below[cut] = self.pack(self.cols.satisfied(le, out=self._flags))
+            if len(self._below) > 64:
+                del self._below[next(iter(self._below))]
+        if c.op == "<=":
+            return below
+        known = self._known.get(c.attribute)
+        if known is None:
+            col = self.cols.X[:, c.attribute]
+            known = self._known[c.attribute] = self.pack(~np.isnan(col))
+        # x > t is not x <= t, for a known x (an unknown one satisfies neither)
+        out: npt.NDArray[np.uint64] = known & ~below
+        return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
         keep = 0
@@ -226,7 +258,7 @@ class _PackedPrefix:
             levels[: keep + 1] = self.levels[: keep + 1]
             self.levels = levels
         for d in range(keep, len(path)):
-            self.set_row(d, self.pack(self.cols.satisfied(path[d].cond, out=self._flags)))
+            self.set_row(d, self._satisfied(path[d].cond))
             self.conds.append(path[d].cond)
 
     def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
