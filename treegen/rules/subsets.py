@@ -254,7 +254,9 @@ class NativeClassSearch(ClassSearch):
         logs_out = np.zeros(size, dtype=np.float64)
 
         def take_logs(k: int) -> None:
-            logs_out[:k] = log2_c45(logs_in[:k])
+            # log2_c45 is this log over LN2 (the kernel divides) where the input is
+            # positive, which every input here is
+            np.log(logs_in[:k], out=logs_out[:k])
 
         tables = min(self.m + 2, len(self.logs.fact))
         fact = np.asarray(self.logs.fact[:tables], dtype=np.float64)

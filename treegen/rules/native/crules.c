@@ -381,15 +381,26 @@ static PyObject *subsets_prep(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static inline float side_bits(int64_t n, int64_t e, double expected, const double *lg)
+/* One side's bits from log2s of its rate and 1 - rate (ln: natural logs, divided by
+ * ln 2 here as log2_c45 does). */
+static inline float side_bits_ln(int64_t n, int64_t e, double expected, const double *lg, int ln)
 {
     double rate, other;
     float bits;
     if (biased_side(n, e, expected, &rate, &other, &bits))
         return bits;
     /* log2_c45: 0 where the input is not positive */
-    const double l0 = rate > 0 ? lg[0] : 0.0, l1 = other > 0 ? lg[1] : 0.0;
+    double l0 = rate > 0 ? lg[0] : 0.0, l1 = other > 0 ? lg[1] : 0.0;
+    if (ln) {
+        l0 /= TG_LN2;
+        l1 /= TG_LN2;
+    }
     return (float)((double)(-e) * l0 - (double)(n - e) * l1);
+}
+
+static inline float side_bits(int64_t n, int64_t e, double expected, const double *lg)
+{
+    return side_bits_ln(n, e, expected, lg, 0);
 }
 
 /* subsets_finish(state, log2s, log2_items, theory, base, item_in, item_out, bits32, gain)
@@ -487,7 +498,8 @@ typedef struct {
     int32_t *table; /* open addressing: group index + 1, 0 empty */
     Py_ssize_t table_size;
     int32_t *group_of, *next, *prev, *live, *stamp, *touched;
-    Py_ssize_t n_live, n_touched;
+    int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
+    Py_ssize_t n_live, n_touched, n_chosen;
     int32_t clock;
 } Groups;
 
@@ -624,6 +636,27 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     for (int64_t p = lo; p < hi; p++)
         count_case_noted(G, s->rule_cases[p], -1);
     s->chosen[r] = !s->chosen[r];
+    {
+        /* r into or out of the sorted list of chosen rules */
+        Py_ssize_t a = 0, z = G->n_chosen;
+        while (a < z) {
+            const Py_ssize_t mid = (a + z) / 2;
+            if (G->chosen_list[mid] < r)
+                a = mid + 1;
+            else
+                z = mid;
+        }
+        if (s->chosen[r]) {
+            memmove(G->chosen_list + a + 1, G->chosen_list + a,
+                    (size_t)(G->n_chosen - a) * sizeof(int32_t));
+            G->chosen_list[a] = (int32_t)r;
+            G->n_chosen++;
+        } else {
+            memmove(G->chosen_list + a, G->chosen_list + a + 1,
+                    (size_t)(G->n_chosen - a - 1) * sizeof(int32_t));
+            G->n_chosen--;
+        }
+    }
     const int64_t step = s->chosen[r] ? 1 : -1;
     for (int64_t p = lo; p < hi; p++) {
         const int64_t c = s->rule_cases[p];
@@ -682,7 +715,7 @@ static inline float delta_of(int in, float ex, float b, float theory, float base
  * ClassSearch.climb from the current subset: every subset costed on the way that is
  * cheaper than best_cost (and every one before) is copied into best (m bytes).
  * fact, item: Logs.fact and Logs.item (at least m + 2 entries); take_logs(k) sets
- * logs_out[:k] to log2_c45(logs_in[:k]) (numpy's logarithms). */
+ * logs_out[:k] to numpy's natural logarithms of logs_in[:k] (all positive). */
 static PyObject *subsets_climb(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -724,11 +757,15 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
     if (!G.g || !G.table || !G.group_of || !G.next || !G.prev || !G.live || !G.stamp ||
-        !G.touched || groups_rebuild(&G) < 0) {
+        !G.touched || !G.chosen_list || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
+    for (Py_ssize_t r = 0; r < m; r++)
+        if (s.chosen[r])
+            G.chosen_list[G.n_chosen++] = (int32_t)r;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
         double *lin = bb[3].buf;
@@ -736,13 +773,10 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
         char *best = bb[5].buf;
         for (;;) {
             /* the subset's theory bits and cost (ClassSearch.values) */
-            Py_ssize_t selected = 0;
+            const Py_ssize_t selected = G.n_chosen;
             float sum = 0.0f;
-            for (Py_ssize_t r = 0; r < m; r++)
-                if (s.chosen[r]) {
-                    sum += G.bits[r];
-                    selected++;
-                }
+            for (Py_ssize_t i = 0; i < selected; i++)
+                sum += G.bits[G.chosen_list[i]];
             const float theory = (float)((double)(selected ? sum : 0.0f) - fact[selected]);
             /* log inputs: each live group's two sides, then the subset's own */
             const Py_ssize_t L = G.n_live;
@@ -768,6 +802,9 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
                 in[0] = in[1] = in[2] = in[3] = 1.0;
                 biased_side(n0, e0, x0, &in[0], &in[1], &unused);
                 biased_side(n1, e1, x1, &in[2], &in[3], &unused);
+                for (int j = 0; j < 4; j++)
+                    if (!(in[j] > 0))
+                        in[j] = 1.0; /* no log taken: side_bits knows (log2_c45's 0) */
             }
             PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * (L + 1));
             if (ok == NULL)
@@ -779,9 +816,9 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
                 const double half = 0.5 * (double)(fp + fn);
                 const int big = (double)fires > 0.5 * (double)n;
                 const float cov =
-                    side_bits(fires, fp, big ? half : (double)fp, lout + 4 * L);
+                    side_bits_ln(fires, fp, big ? half : (double)fp, lout + 4 * L, 1);
                 const float unc =
-                    side_bits(n - fires, fn, big ? (double)fn : half, lout + 4 * L + 2);
+                    side_bits_ln(n - fires, fn, big ? (double)fn : half, lout + 4 * L + 2, 1);
                 const float ex = (float)((log2_items + (double)cov) + (double)unc);
                 const float tw = (float)(TG_THEORY_WEIGHT * (double)theory);
                 const float base = (float)((double)tw + (double)ex);
@@ -798,8 +835,8 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
                     Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
                     sides(&s, g->head, n, &n0, &e0, &x0, &n1, &e1, &x1);
-                    const float c0 = side_bits(n0, e0, x0, lout + 4 * i);
-                    const float c1 = side_bits(n1, e1, x1, lout + 4 * i + 2);
+                    const float c0 = side_bits_ln(n0, e0, x0, lout + 4 * i, 1);
+                    const float c1 = side_bits_ln(n1, e1, x1, lout + 4 * i + 2, 1);
                     g->ex = (float)((log2_items + (double)c0) + (double)c1);
                     if (g->dirty) {
                         float e = G.bits[g->head];
@@ -846,6 +883,7 @@ done:
     PyMem_Free(G.live);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
+    PyMem_Free(G.chosen_list);
     tg_release(bb, got > 0 ? got : 0);
     tg_release(b, S_N);
     return result;
