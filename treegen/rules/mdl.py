@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
-from treegen.rules.constants import CERTAIN, IMPOSSIBLE_BITS, THEORY_WEIGHT
+from treegen.rules.constants import CERTAIN, IMPOSSIBLE_BITS
 from treegen.rules.core import Condition
 from treegen.trainer.stats import log2_c45, to_f32
 

@@ -32,8 +32,7 @@ from treegen.rules.constants import THEORY_WEIGHT
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import Logs, exception_bits, exception_bits_many, log2_f
 from treegen.rules.native import crules
-from treegen.trainer.stats import log2_c45
-from treegen.trainer.stats import to_f32
+from treegen.trainer.stats import log2_c45, to_f32
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
 EXHAUSTIVE_MAX = 10
