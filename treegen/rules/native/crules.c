@@ -381,26 +381,34 @@ static PyObject *subsets_prep(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* One side's bits from log2s of its rate and 1 - rate (ln: natural logs, divided by
- * ln 2 here as log2_c45 does). */
-static inline float side_bits_ln(int64_t n, int64_t e, double expected, const double *lg, int ln)
+/* One side of a cost as the climb keeps it between taking its logs and using them:
+ * its items and errors, and whether its bits are a constant (and which). */
+typedef struct {
+    int64_t n, e;
+    int fixed;
+    float bits;
+} Side;
+
+/* A kept side's bits from the natural logs of its rate and 1 - rate (divided by ln 2
+ * here, as log2_c45 divides; an input that was not positive was replaced by 1, whose
+ * log is log2_c45's 0). */
+static inline float side_kept(const Side *sd, const double *ln)
+{
+    if (sd->fixed)
+        return sd->bits;
+    const double l0 = ln[0] / TG_LN2, l1 = ln[1] / TG_LN2;
+    return (float)((double)(-sd->e) * l0 - (double)(sd->n - sd->e) * l1);
+}
+
+static inline float side_bits(int64_t n, int64_t e, double expected, const double *lg)
 {
     double rate, other;
     float bits;
     if (biased_side(n, e, expected, &rate, &other, &bits))
         return bits;
     /* log2_c45: 0 where the input is not positive */
-    double l0 = rate > 0 ? lg[0] : 0.0, l1 = other > 0 ? lg[1] : 0.0;
-    if (ln) {
-        l0 /= TG_LN2;
-        l1 /= TG_LN2;
-    }
+    const double l0 = rate > 0 ? lg[0] : 0.0, l1 = other > 0 ? lg[1] : 0.0;
     return (float)((double)(-e) * l0 - (double)(n - e) * l1);
-}
-
-static inline float side_bits(int64_t n, int64_t e, double expected, const double *lg)
-{
-    return side_bits_ln(n, e, expected, lg, 0);
 }
 
 /* subsets_finish(state, log2s, log2_items, theory, base, item_in, item_out, bits32, gain)
@@ -739,6 +747,7 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
     int got = tg_views(o, bb, spec, 6);
     PyObject *result = NULL;
     Groups G;
+    Side *sides_kept = NULL; /* each live group's two sides, then the subset's */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -758,8 +767,9 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.next || !G.prev || !G.live || !G.stamp ||
-        !G.touched || !G.chosen_list || groups_rebuild(&G) < 0) {
+        !G.touched || !G.chosen_list || !sides_kept || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -782,7 +792,6 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
             const Py_ssize_t L = G.n_live;
             int64_t n0, e0, n1, e1;
             double x0, x1;
-            float unused;
             for (Py_ssize_t i = 0; i <= L; i++) {
                 if (i < L) {
                     const Group *g = &G.g[G.live[i]];
@@ -800,11 +809,16 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
                 }
                 double *in = lin + 4 * i;
                 in[0] = in[1] = in[2] = in[3] = 1.0;
-                biased_side(n0, e0, x0, &in[0], &in[1], &unused);
-                biased_side(n1, e1, x1, &in[2], &in[3], &unused);
+                Side *sd = sides_kept + 2 * i;
+                sd[0].n = n0;
+                sd[0].e = e0;
+                sd[0].fixed = biased_side(n0, e0, x0, &in[0], &in[1], &sd[0].bits);
+                sd[1].n = n1;
+                sd[1].e = e1;
+                sd[1].fixed = biased_side(n1, e1, x1, &in[2], &in[3], &sd[1].bits);
                 for (int j = 0; j < 4; j++)
                     if (!(in[j] > 0))
-                        in[j] = 1.0; /* no log taken: side_bits knows (log2_c45's 0) */
+                        in[j] = 1.0; /* log 0: log2_c45's 0 where not positive */
             }
             PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * (L + 1));
             if (ok == NULL)
@@ -812,13 +826,8 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
             Py_DECREF(ok);
             /* the subset's cost: remembered when cheaper than every one before */
             {
-                const int64_t fp = s.counts[1], fn = s.counts[2], fires = s.counts[0];
-                const double half = 0.5 * (double)(fp + fn);
-                const int big = (double)fires > 0.5 * (double)n;
-                const float cov =
-                    side_bits_ln(fires, fp, big ? half : (double)fp, lout + 4 * L, 1);
-                const float unc =
-                    side_bits_ln(n - fires, fn, big ? (double)fn : half, lout + 4 * L + 2, 1);
+                const float cov = side_kept(sides_kept + 2 * L, lout + 4 * L);
+                const float unc = side_kept(sides_kept + 2 * L + 1, lout + 4 * L + 2);
                 const float ex = (float)((log2_items + (double)cov) + (double)unc);
                 const float tw = (float)(TG_THEORY_WEIGHT * (double)theory);
                 const float base = (float)((double)tw + (double)ex);
@@ -834,9 +843,8 @@ static PyObject *subsets_climb(PyObject *self, PyObject *args)
                 for (Py_ssize_t i = 0; i < L; i++) {
                     Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
-                    sides(&s, g->head, n, &n0, &e0, &x0, &n1, &e1, &x1);
-                    const float c0 = side_bits_ln(n0, e0, x0, lout + 4 * i, 1);
-                    const float c1 = side_bits_ln(n1, e1, x1, lout + 4 * i + 2, 1);
+                    const float c0 = side_kept(sides_kept + 2 * i, lout + 4 * i);
+                    const float c1 = side_kept(sides_kept + 2 * i + 1, lout + 4 * i + 2);
                     g->ex = (float)((log2_items + (double)c0) + (double)c1);
                     if (g->dirty) {
                         float e = G.bits[g->head];
@@ -884,6 +892,7 @@ done:
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
     PyMem_Free(G.chosen_list);
+    PyMem_Free(sides_kept);
     tg_release(bb, got > 0 ? got : 0);
     tg_release(b, S_N);
     return result;
