@@ -215,7 +215,8 @@ enum { S_RULE_PTR, S_RULE_CASES, S_CASE_PTR, S_CASE_RULES, S_POSITIVE, S_COVERED
        S_RIGHT, S_WRONG, S_COUNTS, S_N };
 
 typedef struct {
-    const int64_t *rule_ptr, *case_ptr, *rule_cases, *case_rules;
+    const int64_t *rule_ptr, *case_ptr;
+    const int32_t *rule_cases, *case_rules;
     const char *positive;
     int64_t *covered, *right, *wrong, *counts;
     char *chosen;
@@ -235,8 +236,8 @@ static int search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t
     if (*m < 0 || *n < 0)
         return 0;
     const tg_spec spec[S_N] = {
-        {0, 8, *m + 1, "rule_ptr"}, {0, 8, 0, "rule_cases"}, {0, 8, *n + 1, "case_ptr"},
-        {0, 8, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 8, *n, "covered"},
+        {0, 8, *m + 1, "rule_ptr"}, {0, 4, 0, "rule_cases"}, {0, 8, *n + 1, "case_ptr"},
+        {0, 4, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 8, *n, "covered"},
         {1, 1, *m, "chosen"},       {1, 8, *m, "right"},     {1, 8, *m, "wrong"},
         {1, 8, 3, "counts"},
     };
