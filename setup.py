@@ -3,7 +3,8 @@
 The trainer's hot loops (running sums over sorted cases, partitioning the
 sorted arrays, the pessimistic error bound) have C versions in
 ``treegen/trainer/native/`` (Release 8's case order among them, order.c), the
-model's classifier in ``treegen/model/native/``, and the data readers a C tokenizer
+model's classifier in ``treegen/model/native/``, c4.5rules' generalisation and subset
+search in ``treegen/rules/native/``, and the data readers a C tokenizer
 in ``treegen/data/native/``: each kernel lives beside the Python it stands in for.  They compute the same numbers as the numpy and
 Python code, bit for bit, so the accelerator is optional: where no C compiler
 is available the build prints a warning and treegen falls back to that code.
