@@ -5,6 +5,7 @@ ATmega328P (where double has 32 bits); the log-link objectives are refused."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -178,8 +179,10 @@ def test_float32_values_widen_to_their_binary64_bits(
     ens = replace(base, trees=(tree,), values=values, init=(float(np.float32(init)),))
     X = np.zeros((2, len(ens.schema.attributes)))
     X[1, 0] = 1.0
-    with np.errstate(over="ignore"):  # the sum to infinity is the point
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an IEEE overflow to infinity is no warning
         got = classify.values(ens, X)
+    with np.errstate(over="ignore"):  # the sum to infinity is the point
         want = [float(np.float32(init) + np.float32(v)) for (v,) in values]
         assert got is not None and np.array_equal(_bits(got), _bits(want))
         report = verify(ens, ExportOptions(prefix="r", name="predict"), n_random=20)

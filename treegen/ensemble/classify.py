@@ -103,12 +103,15 @@ def raw_scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     acc = np.tile(np.asarray(ens.init, dtype=dtype), (x.shape[0], 1))
     values = np.asarray(ens.values, dtype=dtype)
     counts = ens.code_counts()
-    for tree in ens.trees:
-        rows = values[np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x, counts)]]
-        if tree.output < 0:
-            acc += rows  # one IEEE addition per element, in tree order
-        else:
-            acc[:, tree.output] += rows[:, 0]
+    # A sum that overflows is infinity in the estimator and in the C alike: IEEE's
+    # result, not an error, so numpy is not to warn of it.
+    with np.errstate(over="ignore"):
+        for tree in ens.trees:
+            rows = values[np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x, counts)]]
+            if tree.output < 0:
+                acc += rows  # one IEEE addition per element, in tree order
+            else:
+                acc[:, tree.output] += rows[:, 0]
     return acc.astype(np.float64)
 
 
@@ -117,9 +120,10 @@ def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     per-class ``decision_function`` before its binary difference, boosting's raw scores."""
     acc = raw_scores(ens, X)
     if ens.divisor is not None:
-        if ens.sum == "float32":
-            return (acc.astype(np.float32) / np.float32(ens.divisor)).astype(np.float64)
-        acc /= ens.divisor
+        with np.errstate(over="ignore"):
+            if ens.sum == "float32":
+                return (acc.astype(np.float32) / np.float32(ens.divisor)).astype(np.float64)
+            acc /= ens.divisor
     return acc
 
 
