@@ -187,24 +187,26 @@ class NativeClassSearch(ClassSearch):
         bits: list[float],
         logs: Logs,
     ) -> None:
-        # Not ClassSearch.__init__: the same state, built narrower.
+        # Not ClassSearch.__init__: the state the kernels read, built narrower (the
+        # Python search's rows and case lists are not kept: its steps are not used).
         self.positive = positive
         self.bits = bits
         self.bits32 = np.asarray(bits, dtype=np.float32)
         self.logs = logs
         self.n = n = positive.size
         self.m = m = len(rows)
-        self.rows = [np.asarray(r, dtype=np.int32) for r in rows]
+        rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
         lens = np.asarray([r.size for r in rows], dtype=np.int64)
         rule_ptr = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(lens, out=rule_ptr[1:])
-        rule_cases = np.concatenate(self.rows) if m else np.zeros(0, dtype=np.int32)
+        rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
+        del rows32
         rule_of = np.repeat(np.arange(m, dtype=np.int32), lens)
         by_case = np.argsort(rule_cases, kind="stable")  # rule order kept within a case
-        self.case_rules = rule_of[by_case]
+        case_rules = rule_of[by_case]
         del by_case
-        self.case_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rule_cases, minlength=n), out=self.case_ptr[1:])
+        case_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rule_cases, minlength=n), out=case_ptr[1:])
         right = np.bincount(rule_of[positive[rule_cases]], minlength=m)
         del rule_of
         self.right = right.astype(np.int64)
@@ -217,8 +219,8 @@ class NativeClassSearch(ClassSearch):
         self.state = (
             rule_ptr,
             rule_cases,
-            self.case_ptr,
-            self.case_rules,
+            case_ptr,
+            case_rules,
             np.ascontiguousarray(positive, dtype=bool),
             self.covered,
             self.chosen,
