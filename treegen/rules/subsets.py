@@ -201,15 +201,13 @@ class NativeClassSearch(ClassSearch):
         np.cumsum(lens, out=rule_ptr[1:])
         rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
         del rows32
-        rule_of = np.repeat(np.arange(m, dtype=np.int32), lens)
-        by_case = np.argsort(rule_cases, kind="stable")  # rule order kept within a case
-        case_rules = rule_of[by_case]
-        del by_case
-        case_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rule_cases, minlength=n), out=case_ptr[1:])
-        right = np.bincount(rule_of[positive[rule_cases]], minlength=m)
-        del rule_of
-        self.right = right.astype(np.int64)
+        assert crules is not None
+        # Each case's rules in rule order, by a counting sort (no int64 argsort).
+        case_ptr = np.empty(n + 1, dtype=np.int64)
+        case_rules = np.empty(rule_cases.size, dtype=np.int32)
+        self.right = np.empty(m, dtype=np.int64)
+        positive8 = np.ascontiguousarray(positive, dtype=bool)
+        crules.case_lists(rule_ptr, rule_cases, positive8, case_ptr, case_rules, self.right)
         self.wrong = lens - self.right
         self.best_cost = NO_COST
         self.best: list[bool] = [False] * m
@@ -221,7 +219,7 @@ class NativeClassSearch(ClassSearch):
             rule_cases,
             case_ptr,
             case_rules,
-            np.ascontiguousarray(positive, dtype=bool),
+            positive8,
             self.covered,
             self.chosen,
             self.right,

@@ -948,6 +948,73 @@ static PyObject *and_rows(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(count);
 }
 
+/* case_lists(rule_ptr, rule_cases, positive, case_ptr, case_rules, right): the subset
+ * search's per-case lists, by a counting sort: case_ptr (n + 1 int64) and case_rules
+ * (int32, as many as rule_cases) list each case's rules in rule order; right (m
+ * int64) counts each rule's cases of the class. */
+static PyObject *case_lists(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    const Py_ssize_t m1 = tg_items(o[0], sizeof(int64_t)), total = tg_items(o[1], sizeof(int32_t));
+    const Py_ssize_t n = tg_items(o[2], 1);
+    if (m1 < 1 || total < 0 || n < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "case_lists: empty rule_ptr");
+        return NULL;
+    }
+    const Py_ssize_t m = m1 - 1;
+    Py_buffer b[6];
+    const tg_spec spec[6] = {
+        {0, sizeof(int64_t), m1, "rule_ptr"},     {0, sizeof(int32_t), total, "rule_cases"},
+        {0, 1, n, "positive"},                    {1, sizeof(int64_t), n + 1, "case_ptr"},
+        {1, sizeof(int32_t), total, "case_rules"}, {1, sizeof(int64_t), m, "right"},
+    };
+    int got = tg_views(o, b, spec, 6);
+    if (got < 6) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const int64_t *rule_ptr = b[0].buf;
+    const int32_t *rule_cases = b[1].buf;
+    const char *positive = b[2].buf;
+    int64_t *case_ptr = b[3].buf, *right = b[5].buf;
+    int32_t *case_rules = b[4].buf;
+    if (rule_ptr[0] != 0 || rule_ptr[m] != total) {
+        tg_release(b, 6);
+        PyErr_SetString(PyExc_ValueError, "case_lists: rule_ptr does not span rule_cases");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < total; i++)
+        if (rule_cases[i] < 0 || rule_cases[i] >= n) {
+            tg_release(b, 6);
+            PyErr_SetString(PyExc_IndexError, "case_lists: case out of range");
+            return NULL;
+        }
+    memset(case_ptr, 0, (size_t)(n + 1) * sizeof(int64_t));
+    for (Py_ssize_t i = 0; i < total; i++)
+        case_ptr[rule_cases[i] + 1]++;
+    for (Py_ssize_t c = 0; c < n; c++)
+        case_ptr[c + 1] += case_ptr[c];
+    /* fill in rule order: each case's rules come out ascending */
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t hits = 0;
+        for (int64_t p = rule_ptr[r]; p < rule_ptr[r + 1]; p++) {
+            const int32_t c = rule_cases[p];
+            hits += positive[c] != 0;
+            case_rules[case_ptr[c]++] = (int32_t)r;
+        }
+        right[r] = hits;
+    }
+    for (Py_ssize_t c = n; c > 0; c--) /* case_ptr[c] was advanced to case c + 1's start */
+        case_ptr[c] = case_ptr[c - 1];
+    case_ptr[0] = 0;
+    tg_release(b, 6);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"prune_path", prune_path, METH_VARARGS,
      "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels): "
@@ -966,6 +1033,9 @@ static PyMethodDef methods[] = {
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
     {"and_rows", and_rows, METH_VARARGS,
      "and_rows(sat, kept, n, out) -> count: the cases satisfying every kept condition."},
+    {"case_lists", case_lists, METH_VARARGS,
+     "case_lists(rule_ptr, rule_cases, positive, case_ptr, case_rules, right): each "
+     "case's rules (a counting sort) and each rule's cases of the class."},
     {NULL, NULL, 0, NULL},
 };
 
