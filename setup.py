@@ -104,7 +104,12 @@ setup(
     ext_modules=[
         Extension(
             "treegen.model.native._cclassify",
-            sources=["treegen/model/native/cclassify.c", "treegen/model/native/classify.c", BUFFERS],
+            sources=[
+                "treegen/model/native/cclassify.c",
+                "treegen/model/native/classify.c",
+                "treegen/model/native/wekaprobs.c",
+                BUFFERS,
+            ],
             include_dirs=NATIVE_INCLUDE,
             depends=["treegen/model/native/native.h", "treegen/model/constants.py"],
             define_macros=shared_macros(MODEL_CONSTANTS),

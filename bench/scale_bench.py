@@ -3,8 +3,9 @@
 Each command runs in a fresh process on bench/datafiles.py's ARFF file of the
 scaling data (treegen.data.synthetic ``summary_spec``: 10 continuous + 10 nominal
 attributes, 3 classes, 10% label noise, 5% missing values) at 100k and 1M rows;
-the table shows each run's wall time, CPU time and peak RSS (wait4's rusage: that
-child alone), and ``rules``' CPU time as a multiple of ``train``'s on the same rows.
+the table shows each run's wall time, CPU time (wait4's rusage: that child alone)
+and peak RSS (the child's own VmHWM, see HWM_FILE), and ``rules``' CPU time as a
+multiple of ``train``'s on the same rows.
 Then ``train`` on a set with one class per row (4,000 rows of 2 continuous and 1
 nominal attribute).  Targets (issue 36):
 
@@ -34,6 +35,19 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = "import sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
+# The child's own peak: /proc/self/status's VmHWM at exit, written where HWM_FILE says.
+# wait4's ru_maxrss is not that on Linux: a child started from this process (vfork,
+# then exec) starts from this process's peak, which after writing the 1M-row file is
+# several hundred MB (it made the 100k-row figures 200 MB instead of 120).
+HWM_FILE = "TREEGEN_BENCH_HWM_FILE"
+MAIN_HWM = (
+    "import atexit, os\n"
+    "def _hwm():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    f"            open(os.environ['{HWM_FILE}'], 'w').write(line.split()[1])\n"
+    "atexit.register(_hwm)\n" + MAIN
+)
 
 # (rows, command): the most peak RSS in MB, and rules' CPU time over train's.
 RSS_TARGET: dict[tuple[int, str], float] = {
@@ -43,6 +57,7 @@ RSS_TARGET: dict[tuple[int, str], float] = {
     (1_000_000, "rules"): 400.0,
 }
 RULES_OVER_TRAIN = 2.0
+HAS_PROC = Path("/proc/self/status").exists()
 MANY_CLASSES = 4000
 MANY_CPU, MANY_RSS = 1.0, 150.0
 
@@ -52,31 +67,33 @@ Result = dict[str, float | str]
 def run(args: list[str], timeout: float) -> Result:
     """``treegen ARGS`` in a fresh process: wall and CPU seconds and peak RSS (MB),
     or an error entry (its exit's last stderr line, or the timeout)."""
-    cmd = [sys.executable, "-c", MAIN, "--quiet", *args]
-    t0 = time.perf_counter()
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t0 > timeout:
-                proc.kill()
-                proc.wait()
-                return {"error": f"timeout after {timeout:.0f} s"}
-            time.sleep(0.05)
-        wall = time.perf_counter() - t0
-        code = os.waitstatus_to_exitcode(status)
-        proc.returncode = code
-        if code != 0:
-            err.seek(0)
-            lines = err.read().decode(errors="replace").strip().splitlines() or ["?"]
-            return {"error": f"exit {code}: {lines[-1]}"}
-    return {
-        "wall": wall,
-        "cpu": usage.ru_utime + usage.ru_stime,
-        "peak_mb": usage.ru_maxrss / 1024.0,
-    }
+    with tempfile.TemporaryDirectory(prefix="treegen-bench-run-") as tmp:
+        hwm = Path(tmp) / "hwm" if HAS_PROC else None
+        cmd = [sys.executable, "-c", MAIN_HWM if hwm else MAIN, "--quiet", *args]
+        env = {**os.environ, HWM_FILE: str(hwm)} if hwm else None
+        t0 = time.perf_counter()
+        with tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, env=env)
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.perf_counter() - t0 > timeout:
+                    proc.kill()
+                    proc.wait()
+                    return {"error": f"timeout after {timeout:.0f} s"}
+                time.sleep(0.05)
+            wall = time.perf_counter() - t0
+            code = os.waitstatus_to_exitcode(status)
+            proc.returncode = code
+            if code != 0:
+                err.seek(0)
+                lines = err.read().decode(errors="replace").strip().splitlines() or ["?"]
+                return {"error": f"exit {code}: {lines[-1]}"}
+        peak_kb = float(usage.ru_maxrss)
+        if hwm is not None and hwm.exists():
+            peak_kb = float(hwm.read_text().strip() or peak_kb)
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": peak_kb / 1024.0}
 
 
 def write_data(rows: int, directory: Path, seed: int) -> Path:

@@ -40,3 +40,17 @@ def test_a_run_reports_cpu_and_peak_memory(tmp_path: Path) -> None:
     assert "error" not in got, got
     assert float(got["cpu"]) > 0 and float(got["peak_mb"]) > 10
     assert (tmp_path / "m.tree").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sb.HAS_PROC, reason="VmHWM is read from /proc")
+def test_a_runs_peak_is_its_own_not_the_benchs(tmp_path: Path) -> None:
+    # wait4's ru_maxrss of a child started from a large process starts at that
+    # process's peak; the bench reports the child's own VmHWM instead.
+    ballast = np.ones(300 * 2**20 // 8)  # 300 MB touched in this process
+    path = tmp_path / "many.arff"
+    sb.write_many_classes(path, rows=40)
+    got = sb.run(["train", str(path), "-o", str(tmp_path / "m.tree")], timeout=300)
+    assert "error" not in got, got
+    assert 10 < float(got["peak_mb"]) < 200, got
+    assert ballast.sum() > 0

@@ -4,6 +4,7 @@ stop rules, bagging's bootstrap, and the c45 flavour's committees."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -16,6 +17,7 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.weka_rows import JavaRandom, resample_with_weights
 from treegen.errors import TrainError
+from treegen.model import native as model_native
 from treegen.model.classify import predict as tree_predict
 from treegen.trainer import TrainOptions, train
 
@@ -135,12 +137,59 @@ def test_bad_rounds_and_seeds_are_refused() -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 3, 7, 30, 70])
-def test_j48_distribution_is_weka_recursion_bit_for_bit(seed: int) -> None:
-    """treegen.committee.weka.distribution (each node once) equals getProbs's recursion
-    (reference_distribution) in every bit, on weighted trees and rows with missing values."""
+def test_j48_distribution_is_weka_recursion_bit_for_bit(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """treegen.committee.weka.distribution (the C accelerator's getProbs row by row, and
+    the numpy code's each node once) equals getProbs's recursion (reference_distribution)
+    in every bit, on weighted trees and rows with missing values or codes no branch takes."""
     ds = synthetic.generate(synthetic.random_spec(seed))
-    w = np.random.default_rng(seed).uniform(0.1, 3.0, ds.n_rows)
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(0.1, 3.0, ds.n_rows)
+    odd = ds.X[: min(20, ds.n_rows)].copy()
+    odd[rng.random(odd.shape) < 0.3] = 99.5  # not integral: a nominal test's missing value
+    x = np.concatenate([ds.X, np.full((3, ds.X.shape[1]), np.nan), odd])
+    assert np.isnan(ds.X).any() or seed == 0
     for model in (train(ds, J48), train(ds, J48, weights=w)):
-        x = np.concatenate([ds.X, np.full((3, ds.X.shape[1]), np.nan)])
-        assert np.isnan(ds.X).any() or seed == 0
-        assert np.array_equal(weka.distribution(model, x), weka.reference_distribution(model, x))
+        want = weka.reference_distribution(model, x)
+        if model_native.cclassify is not None:
+            assert np.array_equal(weka.distribution(model, x), want)
+        with monkeypatch.context() as m:
+            m.setattr(model_native, "cclassify", None)
+            assert np.array_equal(weka.distribution(model, x), want)
+
+
+def test_j48_distribution_kernel_refuses_tables_it_cannot_walk() -> None:
+    """The C getProbs checks the tables first: a child before its parent (a loop) or an
+    index out of range answers False (the numpy code then runs), no row is read."""
+    lib = model_native.cclassify
+    if lib is None:
+        pytest.skip("the C accelerator is not built")
+    ds = synthetic.generate(synthetic.random_spec(3))
+    t = weka.table(train(ds, J48))
+    assert not t.leaf[0]
+    x = ds.X[:5]
+    i64 = np.int64
+
+    def run(tab: weka.Table) -> bool:
+        out = np.full((x.shape[0], tab.prob.shape[1]), -1.0)
+        done: bool = lib.j48_distribution(
+            np.ascontiguousarray(x), x.shape[1], tab.prob.shape[1], weka.WEKA_TOL,
+            tab.leaf.astype(np.uint8), tab.empty.astype(np.uint8), tab.cont.astype(np.uint8),
+            tab.attr.astype(i64), tab.thr, tab.start.astype(i64), tab.count.astype(i64),
+            tab.children.astype(i64), tab.share, np.ascontiguousarray(tab.prob),
+            tab.moff.astype(i64), tab.mk.astype(i64), tab.vmap.astype(i64), out,
+        )  # fmt: skip
+        assert done or (out == -1.0).all()
+        return done
+
+    assert run(t)
+    loop = t.children.copy()
+    loop[t.start[0]] = 0  # the root its own child
+    assert not run(dataclasses.replace(t, children=loop))
+    far = t.children.copy()
+    far[t.start[0]] = t.leaf.size
+    assert not run(dataclasses.replace(t, children=far))
+    attr = t.attr.copy()
+    attr[0] = x.shape[1]
+    assert not run(dataclasses.replace(t, attr=attr))

@@ -1,5 +1,6 @@
-"""Model files with many classes: the zero runs of a node's weights are written at once
-(model.file._dist_json), and the text is the plain JSON writer's, byte for byte."""
+"""Model files with many classes: the zero runs of a node's dense weights are written at
+once (model.file._dist_json), sparse ones as the classes present, and the text is the
+plain JSON writer's, byte for byte."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ import numpy as np
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.model.file import MANY_CLASSES, _dist_json, _dumps, model_from_json, model_to_json
+from treegen.model.dist import SparseDist
+from treegen.model.file import (
+    MANY_CLASSES,
+    _dist_json,
+    _dumps,
+    dist_value,
+    model_from_json,
+    model_to_json,
+)
 from treegen.trainer import TrainOptions, train
 
 
@@ -43,7 +52,18 @@ def test_many_class_model_text_equals_plain_json() -> None:
     text = model_to_json(model)
     nodes = json.loads(text)["nodes"]
     assert len(nodes) == model.size > 1
+    sparse = 0
     for i, node in enumerate(model.nodes):
-        assert nodes[i]["dist"] == list(node.dist)
-        assert '"dist": ' + _dumps(list(node.dist)) + "}" in text
+        written = nodes[i]["dist"]
+        if isinstance(node.dist, SparseDist):
+            # The classes present and their weights; the others weigh 0.
+            sparse += 1
+            dense = [0.0] * n
+            for c, w in zip(written["classes"], written["weights"], strict=True):
+                dense[c] = w
+            assert dense == list(node.dist)
+        else:
+            assert written == list(node.dist)
+        assert '"dist": ' + _dumps(dist_value(node.dist)) + "}" in text
+    assert sparse > 0
     assert model_from_json(text).nodes == model.nodes

@@ -277,6 +277,57 @@ def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("code_type", [np.int16, np.int32])
+def test_nominal_counts_in_double_equal_per_attribute_bincount(code_type: type) -> None:
+    """The j48 flavour's Freq[v][c]: the kernel in double, cell for cell the sums of
+    grow.py's numpy path (one bincount per attribute, each cell in case order), on
+    fractional weights whose sums depend on that order."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng(11)
+    E, n_nom, C, kmax, B = 5000, 4, 3, 6, 5
+    table = rng.integers(0, kmax, size=(800, n_nom)).astype(code_type)
+    rows = rng.integers(0, 800, size=E).astype(np.intp)
+    cols = np.array([3, 0, 2], np.intp)
+    K = cols.size
+    tid = np.sort(rng.integers(0, B, size=E))
+    y = rng.integers(0, C, size=E)
+    w = rng.random(E) * 3.7
+    fast = np.zeros((B, K, kmax * C))
+    lib.nominal_counts(
+        table,
+        table.dtype.itemsize,
+        n_nom,
+        rows,
+        cols,
+        tid * (K * kmax * C) + y,
+        w,
+        kmax * C,
+        C,
+        fast,
+    )
+    codes = table[rows]
+    slow = np.zeros((B, K, kmax * C))
+    for k, col in enumerate(cols.tolist()):
+        idx = tid * (kmax * C) + y + codes[:, col].astype(np.intp) * C
+        slow[:, k] = np.bincount(idx, w, minlength=B * kmax * C).reshape(B, kmax * C)
+    assert np.array_equal(fast, slow)
+    with pytest.raises(ValueError):  # weights and counts of different types
+        lib.nominal_counts(
+            table,
+            table.dtype.itemsize,
+            n_nom,
+            rows,
+            cols,
+            tid * (K * kmax * C) + y,
+            w.astype(np.float32),
+            kmax * C,
+            C,
+            fast,
+        )
+
+
+@needs_native
 def test_gather_values_equals_numpy() -> None:
     """Row-major gather and unknown-weight sums per (task, attribute), in case order."""
     lib = native.cscan
@@ -388,20 +439,23 @@ def test_j48_kernels_reject_bad_indices() -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("j48", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_nominal_scores_equal_numpy(seed: int) -> None:
-    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows too."""
+def test_nominal_scores_equal_numpy(seed: int, j48: bool) -> None:
+    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows
+    too; float32 for c45, double for j48 (fractional weights there as boosting makes)."""
     rng = np.random.default_rng([8, seed])
+    dt = np.float64 if j48 else np.float32
     K, n_out, C = int(rng.integers(1, 60)), int(rng.integers(2, 9)), int(rng.integers(2, 6))
-    freq = rng.integers(0, 6, size=(K, n_out, C)).astype(np.float32)
+    freq = rng.integers(0, 6, size=(K, n_out, C)).astype(dt)
     freq[rng.random(freq.shape) < 0.3] = 0.0
-    frac = rng.random(freq.shape) < 0.3  # fractional weights from unknown values upstream
-    freq[frac] *= rng.random(int(frac.sum())).astype(np.float32)
+    frac = rng.random(freq.shape) < (0.9 if j48 else 0.3)  # fractions from unknown values
+    freq[frac] *= rng.random(int(frac.sum())).astype(dt)
     freq[0, 1:, :] = 0.0  # a row where every case is unknown
-    cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=np.float32)[:, -1]
-    cases[1 % K] += np.float32(2.5)  # weight outside the counted outcomes
+    cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=dt)[:, -1]
+    cases[1 % K] += dt(2.5)  # weight outside the counted outcomes
     ds = _continuous_data(seed, 50, 1, C)
-    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    ctx = build_context(ds, int(rng.integers(1, 4)), j48)
     fast = score_nominal(ctx, freq, cases)
     with np.errstate(divide="ignore", invalid="ignore"):
         slow = score_outcomes(ctx, freq, cases, ctx.min_cases)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model import native as model_native
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, Test
 
 FloatArray = npt.NDArray[np.float64]
@@ -71,12 +72,16 @@ def _branches(model: Model, node: Test, col: FloatArray) -> IntArray:
 
 
 @dataclass(frozen=True, slots=True)
-class _Flat:
-    """A J48 tree as arrays, for :func:`distribution`: per node whether it is a leaf,
+class Table:
+    """A J48 tree as arrays, for :func:`table_distribution`: per node whether it is a leaf,
     an empty branch (:func:`_is_empty`), a continuous test, its attribute, threshold,
     children (``start``, ``count`` into ``children``), its share of its parent's
     weight (``items / parent items``), ``Distribution.prob`` (:func:`_prob`) and, for a
-    nominal or subset test, its value map (``vmap[moff + v]``, ``mk`` values)."""
+    nominal or subset test, its value map (``vmap[moff + v]``, ``mk`` values).
+
+    :func:`table` makes it from a model; a test may make it from Weka's own numbers
+    (``share`` being ``perBag(b) / total`` there), to hold the arithmetic alone to
+    Weka's (tests/committee/test_weka_getprobs_live.py)."""
 
     leaf: npt.NDArray[np.bool_]
     empty: npt.NDArray[np.bool_]
@@ -93,7 +98,8 @@ class _Flat:
     vmap: IntArray
 
 
-def _flat(model: Model) -> _Flat:
+def table(model: Model) -> Table:
+    """``model`` as a :class:`Table` (its own ``items`` and ``dist``)."""
     nodes = model.nodes
     n = len(nodes)
     attrs = model.schema.attributes
@@ -120,9 +126,15 @@ def _flat(model: Model) -> _Flat:
             k = len(attrs[node.attribute].values)
             moff[i], mk[i] = len(vmap), k
             vmap += node.value_branches(k)
-    return _Flat(
-        leaf=np.array([isinstance(nd, Leaf) for nd in nodes]),
-        empty=np.array([_is_empty(nd) for nd in nodes]),
+    items = np.array([nd.items for nd in nodes], dtype=np.float64)
+    dist = np.array([nd.dist for nd in nodes], dtype=np.float64).reshape(n, -1)
+    weighed = np.abs(items) >= WEKA_TOL  # _prob and _is_empty, for all nodes at once
+    prob = np.zeros(dist.shape)
+    prob[weighed] = dist[weighed] / items[weighed, None]
+    leaf = np.array([isinstance(nd, Leaf) for nd in nodes])
+    return Table(
+        leaf=leaf,
+        empty=leaf & ~weighed,
         cont=np.array([isinstance(nd, ContinuousTest) for nd in nodes]),
         attr=attr,
         thr=thr,
@@ -130,14 +142,14 @@ def _flat(model: Model) -> _Flat:
         count=count,
         children=np.array(children or [0], dtype=np.intp),
         share=share,
-        prob=np.array([_prob(nd) for nd in nodes]),
+        prob=prob,
         moff=moff,
         mk=mk,
         vmap=np.array(vmap or [-1], dtype=np.intp),
     )
 
 
-def _flat_branches(t: _Flat, node: IntArray, v: FloatArray) -> IntArray:
+def _flat_branches(t: Table, node: IntArray, v: FloatArray) -> IntArray:
     """:func:`_branches` for arrivals at the test ``node[j]`` with value ``v[j]``."""
     out = np.full(node.shape, -1, dtype=np.intp)
     known = ~np.isnan(v)
@@ -178,11 +190,18 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     arrival's class probabilities, a parent's missing arrival adding its children's
     results to 0 in branch order from 0, as ``getProbs`` does.  Same operations on the
     same doubles in the same order: the same bits (tested against the recursion)."""
+    return table_distribution(table(model), X)
+
+
+def table_distribution(t: Table, X: npt.ArrayLike) -> FloatArray:
+    """:func:`distribution` of the tree ``t`` describes (:class:`Table`): the C
+    accelerator's getProbs row by row where it is built, else the numpy code below."""
     x = np.asarray(X, dtype=np.float64)
-    n_classes = len(model.schema.classes)
-    t = _flat(model)
+    n_classes = t.prob.shape[1]
     n = x.shape[0]
     out = np.zeros((n, n_classes))
+    if _native_distribution(t, x, out):
+        return out
     pure_node = np.zeros(n, dtype=np.intp)  # rows with every value so far known
     pure_row = np.arange(n, dtype=np.intp)
     none = np.zeros(0, dtype=np.intp)
@@ -234,7 +253,38 @@ def distribution(model: Model, X: npt.ArrayLike) -> FloatArray:
     return out
 
 
-def _next_level(t: _Flat, x: FloatArray, level: _Level) -> _Level:
+def _native_distribution(t: Table, x: FloatArray, out: FloatArray) -> bool:
+    """:func:`distribution` by the C accelerator (model/native/wekaprobs.c: getProbs
+    row by row, the same operations in the same order) into ``out``; False when it
+    is not built or the tables do not qualify (the numpy code runs instead)."""
+    lib = model_native.cclassify
+    if lib is None or x.ndim != 2 or x.shape[1] == 0 or x.shape[0] == 0:
+        return False
+    i64 = np.int64
+    done: bool = lib.j48_distribution(
+        np.ascontiguousarray(x),
+        x.shape[1],
+        out.shape[1],
+        WEKA_TOL,
+        t.leaf.astype(np.uint8),
+        t.empty.astype(np.uint8),
+        t.cont.astype(np.uint8),
+        t.attr.astype(i64),
+        np.ascontiguousarray(t.thr),
+        t.start.astype(i64),
+        t.count.astype(i64),
+        t.children.astype(i64),
+        np.ascontiguousarray(t.share),
+        np.ascontiguousarray(t.prob.reshape(t.leaf.size, out.shape[1])),
+        t.moff.astype(i64),
+        t.mk.astype(i64),
+        t.vmap.astype(i64),
+        out,
+    )
+    return done
+
+
+def _next_level(t: Table, x: FloatArray, level: _Level) -> _Level:
     """The arrivals one depth below ``level``'s (:func:`distribution`); sets
     ``level.empty_hit``."""
     idx = np.flatnonzero(~t.leaf[level.node])

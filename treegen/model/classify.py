@@ -179,7 +179,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
             leafcls[i] = fixed.cls[i]
             # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
             # probabilities scaled to Q31 make that the fixed-point (w * p) >> 15.
-            proba[i] = [p << SUM_TO_PROBA for p in fixed.proba[i]]
+            proba[i] = np.asarray(fixed.proba[i], dtype=np.uint32) << np.uint32(SUM_TO_PROBA)
             continue
         attr[i] = node.attribute
         first[i] = len(child)

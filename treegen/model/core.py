@@ -13,7 +13,8 @@ field holds a "none" marker and two nodes are equal exactly when their
 dataclass fields are.  Every node carries what C4.5 needs to classify with
 unknown values (docs/C45.md section 6): ``items`` (the training weight that
 reached it, whose ratio to the parent's ``items`` is the branch's share when a
-value is unknown), ``dist`` (per-class weights) and ``cls`` (the node's class:
+value is unknown), ``dist`` (per-class weights: a tuple, or for many classes the
+classes present, :mod:`treegen.model.dist`) and ``cls`` (the node's class:
 the leaf label, and for empty leaves the class to vote for).
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
 from treegen.data.dataset import Schema
+from treegen.model.dist import Dist
 from treegen.model.options import ModelOptions
 
 NodeKind = Literal["leaf", "continuous", "nominal", "subset"]
@@ -39,7 +41,7 @@ class Leaf:
     cls: int
     items: float
     errors: float
-    dist: tuple[float, ...]
+    dist: Dist
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,7 @@ class ContinuousTest:
     cls: int
     items: float
     errors: float
-    dist: tuple[float, ...]
+    dist: Dist
     attribute: int
     threshold: float
     children: tuple[int, int]
@@ -69,7 +71,7 @@ class NominalTest:
     cls: int
     items: float
     errors: float
-    dist: tuple[float, ...]
+    dist: Dist
     attribute: int
     children: tuple[int, ...]
 
@@ -88,7 +90,7 @@ class SubsetTest:
     cls: int
     items: float
     errors: float
-    dist: tuple[float, ...]
+    dist: Dist
     attribute: int
     subsets: tuple[tuple[int, ...], ...]
     children: tuple[int, ...]
@@ -119,7 +121,7 @@ def make_node(
     cls: int,
     items: float,
     errors: float,
-    dist: tuple[float, ...],
+    dist: Dist,
     attribute: int,
     threshold: float,
     subsets: tuple[tuple[int, ...], ...],

@@ -22,6 +22,11 @@ Layout (format ``treegen-model``, version 1)::
       ]
     }
 
+A node's ``dist`` lists one weight per class; a model of many classes
+(:mod:`treegen.model.dist`) writes where few are present only those, as
+``{"classes": [3, 17], "weights": [1.0, 2.0]}`` (ascending class indices; every
+other class weighs 0).  Either form is read.
+
 One attribute and one node per line, so a diff shows which node changed.
 Nodes are in pre-order (root first; a test's children follow it, subtree
 after subtree); a child's ``items`` is the case weight of its branch, which
@@ -53,6 +58,7 @@ from treegen.data.readers.text import read_bytes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, check_model_dict
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, SubsetTest, make_node
+from treegen.model.dist import Dist, SparseDist
 from treegen.model.options import options_from_dict
 
 FORMAT = "treegen-model"
@@ -102,19 +108,27 @@ def _node_dict(i: int, n: Node, dist: bool = True) -> dict[str, object]:
     d["items"] = float(n.items)
     d["errors"] = float(n.errors)
     if dist:
-        d["dist"] = [float(x) for x in n.dist]
+        d["dist"] = dist_value(n.dist)
     return d
+
+
+def dist_value(dist: Dist) -> list[float] | dict[str, list[int] | list[float]]:
+    """A node's ``dist`` as the file writes it: every weight, or for a
+    :class:`~treegen.model.dist.SparseDist` the classes present and their weights."""
+    if isinstance(dist, SparseDist):
+        return {"classes": list(dist.at), "weights": list(dist.weights)}
+    return [float(x) for x in dist]
 
 
 # From this many classes a node's weights are written in runs of zeros (_dist_json).
 MANY_CLASSES = 64
 
 
-def _dist_json(dist: tuple[float, ...]) -> str | None:
+def _dist_json(dist: Dist) -> str | None:
     """``dist`` as :func:`_dumps` writes it, with each run of zero weights written at
     once (with thousands of classes, each weight's ``float.__repr__`` was most of the
     writing); None for fewer than :data:`MANY_CLASSES` classes or a weight JSON refuses."""
-    if len(dist) < MANY_CLASSES:
+    if len(dist) < MANY_CLASSES or isinstance(dist, SparseDist):
         return None
     d = np.frombuffer(array("d", dist), dtype=np.float64)  # faster than np.asarray(tuple)
     nz = np.flatnonzero((d != 0) | np.signbit(d))  # -0.0 is written as "-0.0"
@@ -337,7 +351,7 @@ def _build(d: dict[str, Any]) -> Model:
                 cls=n["cls"],
                 items=float(n["items"]),
                 errors=float(n["errors"]),
-                dist=tuple(float(x) for x in n["dist"]),
+                dist=_dist_of(n["dist"], len(schema.classes)),
                 # The checked file has these fields exactly where ``kind`` has them.
                 attribute=n.get("attribute", 0),
                 threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else 0.0,
@@ -347,6 +361,14 @@ def _build(d: dict[str, Any]) -> Model:
         )
     options = options_from_dict(d["options"])
     return Model(schema, tuple(nodes), options, d["treegen_version"], d["data_fingerprint"])
+
+
+def _dist_of(value: list[Any] | dict[str, list[Any]], n_classes: int) -> Dist:
+    """A checked file's ``dist`` (a list of every weight, or the classes present)."""
+    if isinstance(value, dict):
+        w = tuple(float(x) for x in value["weights"])
+        return SparseDist(n_classes, tuple(value["classes"]), w)
+    return tuple(float(x) for x in value)
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:

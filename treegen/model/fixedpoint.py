@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.core import ContinuousTest, Leaf, Model, Node
+from treegen.model.dist import SparseDist
 
 FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -203,7 +204,16 @@ def leaf_class(node: Node) -> int:
     the node's class for an empty leaf."""
     if not node.items > 0:
         return node.cls
-    ratios = [d / node.items for d in node.dist]
+    dist = node.dist
+    if isinstance(dist, SparseDist):
+        # The classes left out weigh 0: unless every ratio is 0 (then class 0, as the
+        # argmax over all of them), the first largest is a class present, and those
+        # are in class order.
+        present = np.asarray([w / node.items for w in dist.weights], dtype=np.float64)
+        if present.size and present.max() > 0:
+            return dist.at[int(np.argmax(present))]
+        return 0
+    ratios = [d / node.items for d in dist]
     return int(np.argmax(np.asarray(ratios, dtype=np.float64)))
 
 
@@ -212,8 +222,16 @@ def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
     N)``, N = ``items``, or ``sum(dist)`` where rounding in training left that larger."""
     if not node.items > 0:
         return tuple(ONE if c == node.cls else 0 for c in range(n_classes))
-    den = _divisor(node.items, node.dist)
-    return tuple(_floor_share(d, den) for d in node.dist)
+    dist = node.dist
+    if isinstance(dist, SparseDist):
+        # A weight of 0 adds nothing to the divisor and has a share of 0.
+        den = _divisor(node.items, dist.weights)
+        out = [0] * n_classes
+        for c, w in zip(dist.at, dist.weights, strict=True):
+            out[c] = _floor_share(w, den)
+        return tuple(out)
+    den = _divisor(node.items, dist)
+    return tuple(_floor_share(d, den) for d in dist)
 
 
 def scaled_weight(w: int, share: int) -> int:

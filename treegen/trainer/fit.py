@@ -38,7 +38,7 @@ the same model, bit for bit, with or without the accelerator.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -187,7 +187,7 @@ def _model(ds: Dataset, nodes: tuple[Node, ...], options: ModelOptions, fingerpr
     )
 
 
-def weka_max_class(dist: tuple[float, ...]) -> int:
+def weka_max_class(dist: Sequence[float]) -> int:
     """J48's ``Distribution.maxClass``: scanning from a best weight of 0, a class
     replaces the best when it is heavier by more than ``J48_TOL`` (class 0 if none is)."""
     best, top = 0, 0.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -110,16 +111,19 @@ def score_nominal(
     ctx: Context, freq: npt.NDArray[np.floating], cases: float | npt.NDArray[np.floating]
 ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
     """:func:`score_outcomes` at the context's MINOBJS, through the C accelerator
-    where it is built (c45 flavour): the same gains, split infos and flags.
+    where it is built: the same gains, split infos and flags.
 
     ``nominal_prep`` writes every value whose logarithm the scores need, numpy
     takes the logs (so they are the numpy path's), ``nominal_finish`` does the
     rest, operation for operation as :func:`score_outcomes`
-    (tests/trainer/test_trainer_native.py holds the two equal).
+    (tests/trainer/test_trainer_native.py holds the two equal); the j48 flavour
+    has both steps in double (``nominal_prep_j48``, ``nominal_finish_j48``).
     """
     lib = native.cscan
-    if lib is None or ctx.j48:
+    if lib is None or (ctx.j48 and freq.shape[1] < 2):
         return score_outcomes(ctx, freq, cases, ctx.min_cases)
+    if ctx.j48:
+        return _score_nominal_j48(ctx, lib, freq, cases)
     K, n_out, C = freq.shape
     f = np.ascontiguousarray(freq, dtype=np.float32)
     cs = np.ascontiguousarray(np.broadcast_to(np.asarray(cases, dtype=np.float32), (K,)))
@@ -133,6 +137,26 @@ def score_nominal(
     gain = np.empty(K, dtype=np.float32)
     info = np.empty(K, dtype=np.float32)
     lib.nominal_finish(x, lg, n_out, C, cs, known, unk_rate, gain, info)
+    return gain, info, ok.astype(np.bool_)
+
+
+def _score_nominal_j48(
+    ctx: Context, lib: ModuleType, freq: npt.NDArray[np.floating], cases: float | FloatArray
+) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.bool_]]:
+    """:func:`score_nominal`'s two C steps in double, for the j48 flavour."""
+    K, n_out, C = freq.shape
+    f = np.ascontiguousarray(freq, dtype=np.float64)
+    cs = np.ascontiguousarray(np.broadcast_to(np.asarray(cases, dtype=np.float64), (K,)))
+    L = (n_out - 1) * C + n_out + C + 2
+    x = ctx.work.get("nominal_x", K * L, np.float64)
+    known = np.empty(K)
+    unk_rate = np.empty(K)
+    ok = np.empty(K, dtype=np.uint8)
+    lib.nominal_prep_j48(f, n_out, C, cs, ctx.min_cases, x, known, unk_rate, ok)
+    lg = np.log(x, out=ctx.work.get("nominal_lg", K * L, np.float64))
+    gain = np.empty(K)
+    info = np.empty(K)
+    lib.nominal_finish_j48(f, lg, n_out, C, cs, known, unk_rate, gain, info)
     return gain, info, ok.astype(np.bool_)
 
 

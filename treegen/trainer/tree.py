@@ -17,17 +17,19 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.core import Node, NodeKind, make_node
+from treegen.model.dist import SPARSE_MIN_CLASSES, SparseDist, make_dist
 
 
 @dataclass(slots=True, eq=False)
 class TNode:
-    """A node under construction; ``dist`` is per-class weight in the flavour's dtype."""
+    """A node under construction; ``dist`` is per-class weight in the flavour's dtype
+    (or, for many classes, the classes present: :func:`held_dist`)."""
 
     kind: NodeKind
     cls: int
     items: float
     errors: float
-    dist: npt.NDArray[np.floating]
+    dist: npt.NDArray[np.floating] | SparseDist
     attribute: int = -1
     threshold: float = math.nan
     subsets: tuple[tuple[int, ...], ...] = ()
@@ -78,7 +80,7 @@ def flatten(root: TNode) -> tuple[Node, ...]:
             cls=int(t.cls),
             items=float(t.items),
             errors=float(t.errors),
-            dist=dist_tuple(t.dist),
+            dist=make_dist(t.dist),
             attribute=int(t.attribute),
             threshold=float(t.threshold),
             subsets=t.subsets,
@@ -88,24 +90,15 @@ def flatten(root: TNode) -> tuple[Node, ...]:
     )
 
 
-_ZERO = 0.0  # one float object for every +0.0 of every distribution
-
-
-def dist_tuple(dist: npt.NDArray[np.floating]) -> tuple[float, ...]:
-    """A node's class weights as the model's tuple of floats.
-
-    With many classes most weights are 0: those entries share one float object, so
-    a node costs a pointer per class, not a float object per class (4,000 classes at
-    3,000 nodes: about 100 MB rather than 400 MB), and is made without one per zero.
-    """
-    d = np.asarray(dist, dtype=np.float64)
-    nz = np.flatnonzero((d != 0) | np.signbit(d))  # -0.0 keeps its own object
-    if 4 * nz.size >= d.size:
-        return tuple(d.tolist())
-    out = [_ZERO] * d.size
-    for i, v in zip(nz.tolist(), d[nz].tolist(), strict=True):
-        out[i] = v
-    return tuple(out)
+def held_dist(freq: npt.NDArray[np.floating]) -> npt.NDArray[np.floating] | SparseDist:
+    """A node's class weights as a :class:`TNode` keeps them: the classes present where
+    the model would hold them so (:func:`treegen.model.dist.make_dist`: with thousands
+    of classes a dense array per node was 100 MB while growing), else a copy."""
+    if freq.size >= SPARSE_MIN_CLASSES:
+        d = make_dist(freq)
+        if isinstance(d, SparseDist):
+            return d
+    return freq.copy()
 
 
 Call = Generator[Any, Any, Any]

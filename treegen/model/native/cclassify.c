@@ -1,7 +1,9 @@
 /* The model's C accelerator (module treegen.model.native._cclassify): classify.c
  * classifies rows for treegen.model.classify.predict, the same classes as its numpy
- * code.  The node-kind codes come from treegen/model/constants.py (setup.py passes
- * them as TG_KIND_* macros). */
+ * code; wekaprobs.c computes J48's class distributions for
+ * treegen.committee.weka.distribution, the same bits as its numpy code.  The
+ * node-kind codes come from treegen/model/constants.py (setup.py passes them as
+ * TG_KIND_* macros). */
 #include "native.h"
 
 #if !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) || !defined(TG_KIND_NOMINAL) ||   \
@@ -9,10 +11,13 @@
 #error "node-kind macros missing: build through setup.py (they come from treegen/model/constants.py)"
 #endif
 
-PyObject *tg_classify(PyObject *self, PyObject *args); /* classify.c */
+PyObject *tg_classify(PyObject *self, PyObject *args);         /* classify.c */
+PyObject *tg_j48_distribution(PyObject *self, PyObject *args); /* wekaprobs.c */
 
 static PyMethodDef methods[] = {
     {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
+    {"j48_distribution", tg_j48_distribution, METH_VARARGS,
+     "J48's class distribution of every row (committee/weka.py)."},
     {NULL, NULL, 0, NULL},
 };
 

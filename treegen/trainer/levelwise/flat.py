@@ -25,13 +25,13 @@ import numpy.typing as npt
 
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
 from treegen.model.core import Node, NodeKind, make_node
+from treegen.model.dist import SPARSE_MIN_CLASSES, Dist, make_dist
 from treegen.trainer.constants import EPSILON
-from treegen.trainer.tree import TNode, dist_tuple
+from treegen.trainer.tree import TNode
 
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
 
-MANY_CLASSES = 64  # from this many classes model_nodes makes distributions row by row
 
 # The node kind of each code in FlatTree.kind (and in the C pruner's records), and back.
 KIND_NAME: dict[int, NodeKind] = {
@@ -257,12 +257,12 @@ def model_nodes(tree: FlatTree, rec: NodeRecords) -> tuple[Node, ...]:
     cls_l = np.where(upd, cls[idx], tree.cls[idx]).tolist()
     items_l = np.where(upd, items[idx], tree.items[idx]).tolist()
     err_l = np.where(upd, errors[idx], tree.errors[idx]).tolist()
-    dists: list[tuple[float, ...]]
-    if tree.n_classes >= MANY_CLASSES:
-        # Row by row, zeros shared (dist_tuple): a float object per class and node was
-        # 400 MB at 4,000 classes and 3,300 nodes.
+    dists: list[Dist]
+    if tree.n_classes >= SPARSE_MIN_CLASSES:
+        # Row by row, the classes present (make_dist): a float object per class and node
+        # was 400 MB at 4,000 classes and 3,300 nodes.
         dists = [
-            dist_tuple(dist[i] if u else tree.dist[i])
+            make_dist(dist[i] if u else tree.dist[i])
             for i, u in zip(order, upd.tolist(), strict=True)
         ]
     else:

@@ -245,8 +245,9 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
     kmax = max(ctx.n_values[a] for a in plain) + 1
     f = np.zeros((B, K, kmax * C), dtype=ctx.dtype)
     base = tid * (kmax * C) + bucket.y
-    if native.cscan is not None and not ctx.j48:
-        # f[b, k, v * C + c], every cell summed in case order as below.
+    if native.cscan is not None:
+        # f[b, k, v * C + c], every cell summed in case order as below (float32 for
+        # c45 as np.add.at, double for j48 as bincount).
         native.cscan.nominal_counts(
             ctx.ncodes,
             ctx.ncodes.dtype.itemsize,
@@ -254,7 +255,7 @@ def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: Buck
             bucket.rows,
             np.asarray([ctx.nom_pos[a] for a in plain], dtype=np.intp),
             tid * (K * kmax * C) + bucket.y,
-            np.ascontiguousarray(bucket.w, dtype=np.float32),
+            np.ascontiguousarray(bucket.w, dtype=ctx.dtype),
             kmax * C,
             C,
             f,

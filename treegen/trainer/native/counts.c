@@ -45,11 +45,34 @@ done:
 
 /* nominal_counts(codes, code_size, n_nom, rows, cols, base, w, stride, C, out):
  * for every case e in order and every listed attribute k,
- *     out[base[e] + k * stride + codes[rows[e], cols[k]] * C] += w[e]   (float32)
- * -- levelwise/grow.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute),
- * each cell receiving the same additions in the same order.  codes is the
+ *     out[base[e] + k * stride + codes[rows[e], cols[k]] * C] += w[e]
+ * -- levelwise/grow.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute
+ * in float32, one bincount per attribute in double), each cell receiving the same
+ * additions in the same order.  w and out are both float32 (c45) or both double
+ * (j48), as out comes.  codes is the
  * (n_rows + 1, n_nom) code table, int16 or int32 (code_size bytes), read at
  * the bucket's rows. */
+#define NOMINAL_LOOP(REAL)                                                             \
+    do {                                                                               \
+        const REAL *w = b[4].buf;                                                      \
+        REAL *out = b[5].buf;                                                          \
+        for (Py_ssize_t e = 0; e < E; e++) {                                           \
+            if (e + AHEAD < E && rows[e + AHEAD] >= 0 && rows[e + AHEAD] < n_rows)     \
+                PREFETCH(codes + rows[e + AHEAD] * n_nom * code_size);                 \
+            if (rows[e] < 0 || rows[e] >= n_rows)                                      \
+                goto bad;                                                              \
+            const char *row = codes + rows[e] * n_nom * code_size;                     \
+            for (Py_ssize_t k = 0; k < K; k++) {                                       \
+                const Py_ssize_t code = code_size == 2 ? ((const int16_t *)row)[cols[k]] \
+                                                       : ((const int32_t *)row)[cols[k]]; \
+                const Py_ssize_t i = base[e] + k * stride + code * C;                  \
+                if (code < 0 || i < 0 || i >= n_out)                                   \
+                    goto bad;                                                          \
+                out[i] += w[e];                                                        \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
 {
     enum { NB = 6 };
@@ -66,11 +89,21 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
     Py_buffer b[NB];
     int got = 0;
     PyObject *result = NULL;
-    Py_ssize_t NT = 0, E = 0, K = 0, n_out = 0;
+    Py_ssize_t rsz, NT = 0, E = 0, K = 0, n_out = 0;
+    {
+        Py_buffer probe; /* float32 or double, as the counts come */
+        if (PyObject_GetBuffer(o[5], &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            return NULL;
+        rsz = probe.itemsize;
+        PyBuffer_Release(&probe);
+    }
+    if (rsz != sizeof(float) && rsz != sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "nominal_counts: counts must be float32 or double");
+        return NULL;
+    }
     /* Sizes come from these buffers; the others are checked against them. */
     if ((NT = tg_items(o[0], code_size)) < 0 || (E = tg_items(o[1], sizeof(Py_ssize_t))) < 0 ||
-        (K = tg_items(o[2], sizeof(Py_ssize_t))) < 0 ||
-        (n_out = tg_items(o[5], sizeof(float))) < 0)
+        (K = tg_items(o[2], sizeof(Py_ssize_t))) < 0 || (n_out = tg_items(o[5], rsz)) < 0)
         return NULL;
     const Py_ssize_t n_rows = NT / n_nom;
     const tg_spec spec[NB] = {
@@ -78,36 +111,23 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
         {0, sizeof(Py_ssize_t), E, "rows"},
         {0, sizeof(Py_ssize_t), K, "cols"},
         {0, sizeof(Py_ssize_t), E, "base"},
-        {0, sizeof(float), E, "w"},
-        {1, sizeof(float), n_out, "out"},
+        {0, rsz, E, "w"},
+        {1, rsz, n_out, "out"},
     };
     if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
     {
         const char *codes = b[0].buf;
         const Py_ssize_t *rows = b[1].buf, *cols = b[2].buf, *base = b[3].buf;
-        const float *w = b[4].buf;
-        float *out = b[5].buf;
         for (Py_ssize_t k = 0; k < K; k++)
             if (cols[k] < 0 || cols[k] >= n_nom) {
                 PyErr_SetString(PyExc_IndexError, "nominal_counts: column out of range");
                 goto done;
             }
-        for (Py_ssize_t e = 0; e < E; e++) {
-            if (e + AHEAD < E && rows[e + AHEAD] >= 0 && rows[e + AHEAD] < n_rows)
-                PREFETCH(codes + rows[e + AHEAD] * n_nom * code_size);
-            if (rows[e] < 0 || rows[e] >= n_rows)
-                goto bad;
-            const char *row = codes + rows[e] * n_nom * code_size;
-            for (Py_ssize_t k = 0; k < K; k++) {
-                const Py_ssize_t code = code_size == 2 ? ((const int16_t *)row)[cols[k]]
-                                                       : ((const int32_t *)row)[cols[k]];
-                const Py_ssize_t i = base[e] + k * stride + code * C;
-                if (code < 0 || i < 0 || i >= n_out)
-                    goto bad;
-                out[i] += w[e];
-            }
-        }
+        if (rsz == sizeof(float))
+            NOMINAL_LOOP(float);
+        else
+            NOMINAL_LOOP(double);
     }
     result = Py_NewRef(Py_None);
     goto done;

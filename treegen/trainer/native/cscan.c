@@ -17,6 +17,8 @@ static PyMethodDef methods[] = {
     {"scan_cont_j48", tg_scan_cont_j48, METH_VARARGS, "scan_cont with J48's rules, in double."},
     {"nominal_prep", tg_nominal_prep, METH_VARARGS, "Nominal scores, step 1: log inputs."},
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
+    {"nominal_prep_j48", tg_nominal_prep_j48, METH_VARARGS, "nominal_prep with J48's rules, in double."},
+    {"nominal_finish_j48", tg_nominal_finish_j48, METH_VARARGS, "nominal_finish in double."},
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
     {"r8_sort", tg_r8_sort, METH_VARARGS, "Release 8's quicksort of a segment, as a permutation."},
     {"r8_front", tg_r8_front, METH_VARARGS, "Release 8's swap of passing cases to the front."},

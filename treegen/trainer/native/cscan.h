@@ -19,6 +19,8 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_scan_cont_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_nominal_prep(PyObject *self, PyObject *args);   /* nominal.c */
 PyObject *tg_nominal_finish(PyObject *self, PyObject *args); /* nominal.c */
+PyObject *tg_nominal_prep_j48(PyObject *self, PyObject *args);   /* nominal.c */
+PyObject *tg_nominal_finish_j48(PyObject *self, PyObject *args); /* nominal.c */
 PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args);   /* part.c */
 PyObject *tg_emit_children(PyObject *self, PyObject *args); /* part.c */

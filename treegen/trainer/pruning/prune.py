@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.dist import SparseDist
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.pruning.native import prune_tnodes
@@ -48,6 +49,11 @@ def _label(ctx: Context, current: int, dist: list[float]) -> int:
         if v > dist[best]:
             best = c
     return best
+
+
+def _array(ctx: Context, dist: FloatArray | SparseDist) -> FloatArray:
+    """A node's stored weights as an array (a SparseDist in the flavour's dtype)."""
+    return dist if isinstance(dist, np.ndarray) else np.asarray(dist, dtype=ctx.dtype)
 
 
 def _leaf_estimate(
@@ -104,7 +110,7 @@ def estimate_errors(
         assert pristine and update and _needs_no_cases(t)
         max_br = _largest_branch(list(t.nonempty), list(t.factors))
         est_v = {
-            v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, kids[v].dist, True)
+            v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, _array(ctx, kids[v].dist), True)
             for v in t.nonempty
         }
         return (yield from _decide(ctx, bound, t, None, None, cases, dist, leaf_est, est_v, max_br))
@@ -136,7 +142,7 @@ def estimate_errors(
     leaf_kids = [v for v in ne_list if kids[v].kind == "leaf"]
     if pristine:
         est_v = {
-            v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, kids[v].dist, True)
+            v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, _array(ctx, kids[v].dist), True)
             for v in leaf_kids
         }
     else:

@@ -67,12 +67,14 @@ def _continuous(cases: Cases, att: int, fp: int, lp: int, state: State) -> _Cont
     items = cases.count(fp, lp)
     vals = ctx.value_col(att)[cases.rows(fp, lp)]
     unknown = np.isnan(vals)
-    # Freq[0][c] in the order the scan meets them, then ValFreq[0] over the classes.
-    freq0 = np.zeros(ctx.n_classes, dtype=F32)
+    # Freq[0][c] in the order the scan meets them, then ValFreq[0] over the classes
+    # (0 without unknown values: a sum of zeros; with thousands of classes, most nodes).
+    val0 = 0.0
     unk_pos = np.flatnonzero(unknown)
     if unk_pos.size:
+        freq0 = np.zeros(ctx.n_classes, dtype=F32)
         add_at(freq0, ctx.y[cases.order[fp + unk_pos]], cases.weight[fp + unk_pos])
-    val0 = float(np.cumsum(freq0, dtype=F32)[-1])
+        val0 = float(np.cumsum(freq0, dtype=F32)[-1])
     xp = cases.to_front(unknown, fp)
     if F32(F32(items) - F32(val0)) >= 2 * state.min_cases:
         cases.sort(ctx.value_col(att)[cases.rows(xp, lp)], xp)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.dist import SparseDist
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.options import GrowOptions
@@ -37,7 +38,7 @@ from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.evaluate import State, choose, evaluate, in_average
 from treegen.trainer.route import subset_table
 from treegen.trainer.select import gain_ratio
-from treegen.trainer.tree import TNode, run
+from treegen.trainer.tree import TNode, held_dist, run
 
 PROGRESS_EVERY = 256  # nodes between calls of the progress callback
 
@@ -91,7 +92,8 @@ def form_tree(
     items = cases.count(fp, lp)
     freq = cases.class_freq(fp, lp)
     best = int(np.argmax(freq))
-    node = TNode("leaf", best, items, float(F32(F32(items) - freq[best])), freq.copy())
+    held = held_dist(freq)
+    node = TNode("leaf", best, items, float(F32(F32(items) - freq[best])), held)
     if float(freq[best]) == items or items < 2 * state.min_cases:
         return node
     if opts.max_depth is not None and depth >= opts.max_depth:
@@ -131,7 +133,9 @@ def form_tree(
     for v in range(forks):
         ep = cases.to_front(passes_branch(cases, node, v, kp, lp), kp) - 1
         if kp > ep:
-            node.children.append(TNode("leaf", best, 0.0, 0.0, freq.copy()))
+            # The parent's weights (a SparseDist is immutable and shared; an array is copied).
+            kept = held if isinstance(held, SparseDist) else freq.copy()
+            node.children.append(TNode("leaf", best, 0.0, 0.0, kept))
             continue
         factor = F32(F32(cases.count(kp, ep)) / known_cases)
         cases.scale(fp, kp, factor)

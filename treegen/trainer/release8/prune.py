@@ -19,7 +19,7 @@ import numpy as np
 from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.grow import passes_branch
 from treegen.trainer.stats import ErrorBound
-from treegen.trainer.tree import TNode, run
+from treegen.trainer.tree import TNode, held_dist, run
 
 MARGIN = 0.1  # errors a simpler tree may add and still be preferred (section 4 step 6)
 
@@ -38,7 +38,7 @@ def _estimate(
     leaf_errors = float(F32(F32(n) - dist[best]))
     leaf_est = float(F32(F32(leaf_errors) + F32(bound.add_errs(n, leaf_errors))))
     if update:
-        node.items, node.cls, node.dist = n, best, dist
+        node.items, node.cls, node.dist = n, best, held_dist(dist)
     if node.kind == "leaf":
         if update:
             node.errors = leaf_est
