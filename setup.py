@@ -3,7 +3,8 @@
 The trainer's hot loops (running sums over sorted cases, partitioning the
 sorted arrays, the pessimistic error bound) have C versions in
 ``treegen/trainer/native/`` (Release 8's case order among them, order.c), the
-model's classifier in ``treegen/model/native/``, and the data readers a C tokenizer
+model's classifier in ``treegen/model/native/``, c4.5rules' generalisation and subset
+search in ``treegen/rules/native/``, and the data readers a C tokenizer
 in ``treegen/data/native/``: each kernel lives beside the Python it stands in for.  They compute the same numbers as the numpy and
 Python code, bit for bit, so the accelerator is optional: where no C compiler
 is available the build prints a warning and treegen falls back to that code.
@@ -27,6 +28,7 @@ FLAGS = ["-O2", "-std=c99", "-ffp-contract=off", "-fno-fast-math"]
 PACKAGE = Path(__file__).resolve().parent / "treegen"
 MODEL_CONSTANTS = PACKAGE / "model" / "constants.py"
 TRAINER_CONSTANTS = PACKAGE / "trainer" / "constants.py"
+RULES_CONSTANTS = PACKAGE / "rules" / "constants.py"
 # The headers every module includes first (Python.h, the float guard, buffer helpers).
 NATIVE_INCLUDE = ["treegen/model/native"]
 BUFFERS = "treegen/model/native/buffers.c"
@@ -142,6 +144,20 @@ setup(
                 "treegen/trainer/constants.py",
             ],
             define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS),
+        ),
+        Extension(
+            "treegen.rules.native._crules",
+            sources=["treegen/rules/native/crules.c", BUFFERS],
+            include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],
+            depends=[
+                "treegen/model/native/native.h",
+                "treegen/trainer/native/common.h",
+                "treegen/trainer/native/bound.h",
+                "treegen/model/constants.py",
+                "treegen/trainer/constants.py",
+                "treegen/rules/constants.py",
+            ],
+            define_macros=shared_macros(MODEL_CONSTANTS, TRAINER_CONSTANTS, RULES_CONSTANTS),
         ),
         Extension(
             "treegen.data.native._ctok",

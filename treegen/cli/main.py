@@ -26,6 +26,7 @@ from treegen.data.npstate import numpy_defaults
 from treegen.errors import TreegenError
 from treegen.model import native as model_native
 from treegen.model.version import VERSION
+from treegen.rules import native as rules_native
 from treegen.trainer import native as trainer_native
 
 EXIT_OK = 0
@@ -90,6 +91,7 @@ def accelerator_status() -> str:
             "growth": trainer_native.cscan,
             "pruning": trainer_native.cprune,
             "classification": model_native.cclassify,
+            "rules": rules_native.crules,
         }
     )
 

@@ -31,7 +31,7 @@ from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
-from treegen.rules.core import Condition, Rule, RuleSet, Steps, cover_rows
+from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
@@ -68,10 +68,15 @@ def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Co
 
 
 def candidates(
-    ds: Dataset, tree: Model, bound: ErrorBound, progress: Steps | None = None
+    ds: Dataset,
+    tree: Model,
+    bound: ErrorBound,
+    progress: Steps | None = None,
+    rows: list[npt.NDArray[np.int32]] | None = None,
 ) -> list[Rule]:
-    """Step 1: the generalised rules of ``tree``'s leaves, numbered."""
-    return [r for r, _ in path_candidates(ds, tree, bound, progress)]
+    """Step 1: the generalised rules of ``tree``'s leaves, numbered (``rows``: given,
+    each one's cases satisfying its conditions are appended to it)."""
+    return [r for r, _ in path_candidates(ds, tree, bound, progress, rows)]
 
 
 def _class_order(
@@ -129,10 +134,14 @@ def generate(
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
     bound = ErrorBound(cf, "c45")
-    cands = candidates(ds, tree, bound, progress)
+    satisfied: list[npt.NDArray[np.int32]] = []
+    cands = candidates(ds, tree, bound, progress, satisfied)
     logs = Logs(ds.n_rows)
     codes = AttributeCodes(ds, logs)
-    match = cover_rows(tuple(cands), ds.X)  # each rule's cases: not rows x rules
+    # Each rule's cases (those it fires on: none when it cannot fire), as row lists
+    # from the generalisation's sets, not a rows x rules matrix.
+    none = np.zeros(0, dtype=np.int32)
+    match = [rows if fires(r) else none for r, rows in zip(cands, satisfied, strict=True)]
     kept = [False] * len(cands)
     rng = GlibcRandom()  # c4.5rules never seeds random(): one stream, class after class
     for cls in range(len(ds.classes)):

@@ -30,15 +30,10 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
+from treegen.rules.constants import CERTAIN, IMPOSSIBLE_BITS
 from treegen.rules.core import Condition
 from treegen.trainer.stats import log2_c45, to_f32
 
-# A rate within this of 0 or 1 is certain: the errors then cost nothing if they agree
-# with it, else IMPOSSIBLE_BITS.
-CERTAIN = 1e-6
-IMPOSSIBLE_BITS = 1e6
-# The weight of the theory bits against the exception bits (c4.5rules' CodeWeight).
-THEORY_WEIGHT = 0.5
 # How many more log table entries than cases (c4.5rules makes room for 99 more).
 LOG_ROOM = 100
 

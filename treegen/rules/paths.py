@@ -35,7 +35,9 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
+from treegen.rules.constants import FAIL_LEVELS
 from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
+from treegen.rules.native import crules
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -190,6 +192,108 @@ class _Prefix:
             self.fails.append(self.fails[-1] + row)
 
 
+class _PackedPrefix:
+    """:class:`_Prefix` for the C kernel: the current path's satisfied-case sets as packed
+    bitsets (a row of ``ceil(n / 64)`` words per depth, case i at bit i), so a path
+    costs its conditions times n / 64 words, not a row of flags per case."""
+
+    def __init__(self, ds: Dataset) -> None:
+        self.n = ds.n_rows
+        self.words = (self.n + 63) // 64
+        self.cols = CaseColumns(ds.X)
+        self.conds: list[Condition] = []
+        self.sat = np.zeros((16, self.words), dtype=np.uint64)
+        # levels[d][i]: the cases failing more than i of the first d conditions.
+        self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
+        self._flags = np.empty(self.n, dtype=bool)
+        # Sets met again: a nominal value's (few, met all over the tree), an attribute's
+        # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
+        self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
+        self._known: dict[int, npt.NDArray[np.uint64]] = {}
+        self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
+
+    def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
+        """``flags`` as ``words`` little-endian-bit words."""
+        raw = np.zeros(self.words * 8, dtype=np.uint8)
+        raw[: (self.n + 7) // 8] = np.packbits(flags, bitorder="little")
+        return raw.view("<u8").astype(np.uint64, copy=False)
+
+    def _satisfied(self, c: Condition) -> npt.NDArray[np.uint64]:
+        """The cases satisfying ``c``, packed (:meth:`CaseColumns.satisfied`'s)."""
+        if c.op == "=":
+            key = (c.attribute, c.value)
+            got = self._equal.get(key)
+            if got is None:
+                got = self._equal[key] = self.pack(self.cols.satisfied(c, out=self._flags))
+            return got
+        if c.op == "in":
+            return self.pack(self.cols.satisfied(c, out=self._flags))
+        cut = (c.attribute, c.threshold)
+        below = self._below.get(cut)
+        if below is None:
+            le = Condition(c.attribute, "<=", threshold=c.threshold)
+            below = self._below[cut] = self.pack(self.cols.satisfied(le, out=self._flags))
+            if len(self._below) > 64:
+                del self._below[next(iter(self._below))]
+        if c.op == "<=":
+            return below
+        known = self._known.get(c.attribute)
+        if known is None:
+            col = self.cols.X[:, c.attribute]
+            known = self._known[c.attribute] = self.pack(~np.isnan(col))
+        # x > t is not x <= t, for a known x (an unknown one satisfies neither)
+        out: npt.NDArray[np.uint64] = known & ~below
+        return out
+
+    def follow(self, path: tuple[PathTest, ...]) -> None:
+        keep = 0
+        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
+            keep += 1
+        del self.conds[keep:]
+        if len(path) > self.sat.shape[0]:
+            grown = np.zeros((2 * len(path), self.words), dtype=np.uint64)
+            grown[:keep] = self.sat[:keep]
+            self.sat = grown
+            levels = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
+            levels[: keep + 1] = self.levels[: keep + 1]
+            self.levels = levels
+        for d in range(keep, len(path)):
+            self.set_row(d, self._satisfied(path[d].cond))
+            self.conds.append(path[d].cond)
+
+    def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
+        """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
+        assert crules is not None
+        self.sat[d] = sat
+        crules.fold_levels(self.levels[d], self.sat[d], self.levels[d + 1], self.n)
+
+
+def _prune_native(
+    prefix: _PackedPrefix,
+    k: int,
+    wrong: npt.NDArray[np.uint64],
+    bound: ErrorBound,
+    default_error: float,
+) -> tuple[list[int], float] | None:
+    """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
+    assert crules is not None
+    alive = np.zeros(k, dtype=np.uint8)
+    pess = crules.prune_path(
+        prefix.sat[:k],
+        wrong,
+        k,
+        prefix.n,
+        bound.log_cf,
+        bound.coeff,
+        default_error,
+        alive,
+        prefix.levels[k],
+    )
+    if pess is None:
+        return None
+    return np.flatnonzero(alive).tolist(), float(pess)
+
+
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
     """(pessimistic, actual) error rate of a rule covering ``n`` cases, ``e`` wrong."""
     if n == 0:
@@ -218,17 +322,26 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
 
 
 def candidates(
-    ds: Dataset, tree: Model, bound: ErrorBound, progress: Steps | None = None
+    ds: Dataset,
+    tree: Model,
+    bound: ErrorBound,
+    progress: Steps | None = None,
+    rows: list[npt.NDArray[np.int32]] | None = None,
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """The candidate rules of ``tree``'s leaves, numbered, each with its tests
-    (``progress``: called with the leaves done and their number, now and then)."""
+    (``progress``: called with the leaves done and their number, now and then).
+    ``rows``: given, each rule's cases satisfying its conditions (ascending) are
+    appended to it, from the sets its generalisation had at hand."""
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
-    prefix = _Prefix(ds)
+    native = crules is not None
+    prefix = _PackedPrefix(ds) if native else _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
+    packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     leaves = leaf_tests(tree)
+    found = np.empty(n, dtype=np.int32)  # and_rows' output
     for done, (leaf, path) in enumerate(leaves):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, len(leaves))
@@ -236,12 +349,17 @@ def candidates(
         if not node.items >= MIN_LEAF_ITEMS or not path:
             continue
         cls = node.cls
-        if cls not in wrong:
-            wrong[cls] = ds.y != cls
         prefix.follow(path)
         default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
-        missed = prefix.missed[: len(path)]
-        kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
+        if isinstance(prefix, _PackedPrefix):
+            if cls not in packed_wrong:
+                packed_wrong[cls] = prefix.pack(ds.y != cls)
+            kept = _prune_native(prefix, len(path), packed_wrong[cls], bound, default_error)
+        else:
+            if cls not in wrong:
+                wrong[cls] = ds.y != cls
+            missed = prefix.missed[: len(path)]
+            kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
         if kept is None:
             continue
         tests = _sorted(path, kept[0])
@@ -255,6 +373,15 @@ def candidates(
         rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, kept[1])
         seen[key] = len(out)
         out.append((rule, tuple(tests)))
+        if rows is not None:
+            if isinstance(prefix, _PackedPrefix):
+                assert crules is not None
+                which = np.asarray(kept[0], dtype=np.int64)
+                count = crules.and_rows(prefix.sat, which, n, found)
+                rows.append(found[:count].copy())
+            else:
+                hit = ~prefix.missed[kept[0]].any(axis=0)
+                rows.append(np.flatnonzero(hit).astype(np.int32))
     return out
 
 

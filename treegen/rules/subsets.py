@@ -28,9 +28,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules.constants import THEORY_WEIGHT
 from treegen.rules.glibc import GlibcRandom
-from treegen.rules.mdl import THEORY_WEIGHT, Logs, exception_bits, exception_bits_many
-from treegen.trainer.stats import to_f32
+from treegen.rules.mdl import Logs, exception_bits, exception_bits_many, log2_f
+from treegen.rules.native import crules
+from treegen.trainer.stats import log2_c45, to_f32
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
 EXHAUSTIVE_MAX = 10
@@ -171,6 +173,129 @@ class ClassSearch:
             self.climb(chosen)
 
 
+class NativeClassSearch(ClassSearch):
+    """:class:`ClassSearch` whose steps run in the C accelerator (``crules``): the
+    subset's covered, false positive and false negative counts are kept as rules are
+    toggled, and each step's changes of cost are computed in one pass over the rules
+    (the logarithms by numpy, as :func:`treegen.rules.mdl.biased_many` takes them).
+    Its case lists are int32 (half the memory of the Python search's)."""
+
+    def __init__(
+        self,
+        rows: list[npt.NDArray[np.int32]],
+        positive: npt.NDArray[np.bool_],
+        bits: list[float],
+        logs: Logs,
+    ) -> None:
+        # Not ClassSearch.__init__: the state the kernels read, built narrower (the
+        # Python search's rows and case lists are not kept: its steps are not used).
+        self.positive = positive
+        self.bits = bits
+        self.bits32 = np.asarray(bits, dtype=np.float32)
+        self.logs = logs
+        self.n = n = positive.size
+        self.m = m = len(rows)
+        rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
+        lens = np.asarray([r.size for r in rows], dtype=np.int64)
+        rule_ptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(lens, out=rule_ptr[1:])
+        rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
+        del rows32
+        assert crules is not None
+        # Each case's rules in rule order, by a counting sort (no int64 argsort).
+        case_ptr = np.empty(n + 1, dtype=np.int64)
+        case_rules = np.empty(rule_cases.size, dtype=np.int32)
+        self.right = np.empty(m, dtype=np.int64)
+        positive8 = np.ascontiguousarray(positive, dtype=bool)
+        crules.case_lists(rule_ptr, rule_cases, positive8, case_ptr, case_rules, self.right)
+        self.wrong = lens - self.right
+        self.best_cost = NO_COST
+        self.best: list[bool] = [False] * m
+        self.chosen = np.zeros(m, dtype=bool)
+        self.covered = np.zeros(n, dtype=np.int64)
+        self.counts = np.asarray([0, 0, int(np.count_nonzero(positive))], dtype=np.int64)
+        self.state = (
+            rule_ptr,
+            rule_cases,
+            case_ptr,
+            case_rules,
+            positive8,
+            self.covered,
+            self.chosen,
+            self.right,
+            self.wrong,
+            self.counts,
+        )
+        self._logs_in = np.empty(4 * m, dtype=np.float64)
+        self._gain = np.empty(m, dtype=np.float32)
+        self._log2_items = log2_f(n)
+        self.best_step = -1
+
+    def toggle(self, r: int) -> None:
+        assert crules is not None
+        crules.subsets_toggle(self.state, r)
+
+    def values(self) -> npt.NDArray[np.float32]:
+        assert crules is not None
+        sum_cover, fp, fn = (int(v) for v in self.counts)
+        chosen = self.chosen
+        selected = int(np.count_nonzero(chosen))
+        in_bits = self.bits32[chosen]
+        theory = float(np.cumsum(in_bits, dtype=np.float32)[-1]) if selected else 0.0
+        theory = to_f32(theory - self.logs.fact[selected])
+        base = to_f32(to_f32(THEORY_WEIGHT * theory) + exception_bits(self.n, sum_cover, fp, fn))
+        crules.subsets_prep(self.state, self._logs_in)
+        log2s = log2_c45(self._logs_in)
+        item = self.logs.item
+        self.best_step = crules.subsets_finish(
+            self.state,
+            log2s,
+            self._log2_items,
+            theory,
+            base,
+            item[selected],
+            item[selected + 1],
+            self.bits32,
+            self._gain,
+        )
+        if base < self.best_cost:
+            self.best_cost = base
+            self.best = chosen.tolist()
+        return self._gain
+
+    def climb(self, chosen: list[bool]) -> None:
+        """:meth:`ClassSearch.climb` in one call of the C kernel, which costs each step
+        over the rules grouped by what their change of cost depends on."""
+        assert crules is not None
+        self.set_subset(chosen)
+        size = 4 * (self.m + 1)
+        logs_in = np.ones(size, dtype=np.float64)
+        logs_out = np.zeros(size, dtype=np.float64)
+
+        def take_logs(k: int) -> None:
+            # log2_c45 is this log over LN2 (the kernel divides) where the input is
+            # positive, which every input here is
+            np.log(logs_in[:k], out=logs_out[:k])
+
+        tables = min(self.m + 2, len(self.logs.fact))
+        fact = np.asarray(self.logs.fact[:tables], dtype=np.float64)
+        item = np.asarray(self.logs.item[:tables], dtype=np.float64)
+        best = np.asarray(self.best, dtype=bool)
+        self.best_cost = crules.subsets_climb(
+            self.state,
+            self.bits32,
+            fact,
+            item,
+            self._log2_items,
+            logs_in,
+            logs_out,
+            take_logs,
+            self.best_cost,
+            best,
+        )
+        self.best = best.tolist()
+
+
 def best_subset(
     rows: list[npt.NDArray[np.int32]],
     positive: npt.NDArray[np.bool_],
@@ -179,7 +304,7 @@ def best_subset(
     rng: GlibcRandom,
 ) -> list[bool]:
     """Which of a class's rules are kept (``CoverClass``)."""
-    search = ClassSearch(rows, positive, bits, logs)
+    search = (NativeClassSearch if crules is not None else ClassSearch)(rows, positive, bits, logs)
     if search.m <= EXHAUSTIVE_MAX:
         search.all_subsets()
     else:

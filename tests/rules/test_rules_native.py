@@ -1,0 +1,173 @@
+"""c4.5rules' C accelerator (treegen/rules/native/crules.c) computes what the Python
+code computes, bit for bit.
+
+``prune_path`` stands in for :func:`treegen.rules.paths._prune` (a leaf's path
+generalised over packed bitsets instead of rows of flags), the ``subsets_*`` kernels
+for :class:`treegen.rules.subsets.ClassSearch`'s steps.  Each is compared with its
+Python counterpart on random inputs built to reach the awkward paths (cases failing
+several conditions, row counts that are no multiple of 64, rules that fire nowhere,
+subsets whose cost sides are certain), and whole rulesets are compared with the
+accelerator on and off.  ``make test`` builds it, so its absence is a failure here
+unless TREEGEN_NO_NATIVE asks for the Python path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.rules import paths, subsets
+from treegen.rules.constants import FAIL_LEVELS
+from treegen.rules.file import ruleset_to_json
+from treegen.rules.generate import rules_of_data
+from treegen.rules.glibc import GlibcRandom
+from treegen.rules.mdl import Logs
+from treegen.rules.native import crules
+from treegen.trainer.stats import ErrorBound, to_f32
+
+needs_native = pytest.mark.skipif(crules is None, reason="accelerator off or not built")
+
+
+def test_accelerator_is_built() -> None:
+    if os.environ.get("TREEGEN_NO_NATIVE", "") not in ("", "0"):
+        pytest.skip("TREEGEN_NO_NATIVE asks for the Python path")
+    assert crules is not None, "setup.py did not build treegen.rules.native._crules"
+
+
+class _Packed(paths._PackedPrefix):
+    """A packed prefix over ``n`` rows without a dataset: rows set directly."""
+
+    def __init__(self, n: int, k: int) -> None:
+        self.n = n
+        self.words = (n + 63) // 64
+        self.sat = np.zeros((k, self.words), dtype=np.uint64)
+        self.levels = np.zeros((k + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(40))
+def test_prune_path_equals_python(seed: int) -> None:
+    rng = np.random.default_rng([5, seed])
+    n = int(rng.choice([1, 7, 63, 64, 65, 200, 1000]))
+    k = int(rng.integers(1, 12))
+    # Conditions that most cases satisfy, so that cases failing 0, 1 and 2+ all occur.
+    missed = rng.random((k, n)) < rng.uniform(0.02, 0.5, size=(k, 1))
+    wrong = rng.random(n) < rng.uniform(0.0, 0.6)
+    bound = ErrorBound(float(rng.choice([0.1, 0.25, 0.5])), "c45")
+    default_error = to_f32(rng.uniform(0.2, 0.9))
+    fails = missed.sum(axis=0).astype(np.int32)
+    expected = paths._prune(missed, wrong, bound, default_error, fails)
+    assert expected == paths._prune(missed, wrong, bound, default_error)
+    packed = _Packed(n, k)
+    for d in range(k):
+        packed.set_row(d, packed.pack(~missed[d]))
+    got = paths._prune_native(packed, k, packed.pack(wrong), bound, default_error)
+    assert got == expected
+
+
+def _problem(seed: int, m: int) -> tuple[list[np.ndarray], np.ndarray, list[float], Logs]:
+    rng = np.random.default_rng([37, seed])
+    n = int(rng.integers(max(30, m), 300))  # rules come from leaves: no more than cases
+    positive = rng.random(n) < rng.uniform(0.05, 0.6)
+    match = rng.random((m, n)) < rng.uniform(0.0, 0.4, size=(m, 1))
+    match &= positive | (rng.random((m, n)) < rng.uniform(0.0, 0.5))
+    if seed % 3 == 0:
+        match[: m // 3] = match[0]  # equal rules: ties between values
+    bits = [float(np.float32(b)) for b in rng.uniform(1.0, 12.0, size=m)]
+    if seed % 4 == 0:
+        bits[1::2] = bits[0::2][: len(bits[1::2])]  # equal bits: ties between values
+    rows = [np.flatnonzero(r).astype(np.int32) for r in match]
+    return rows, positive, bits, Logs(n)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(30))
+def test_subset_steps_equal_python(seed: int) -> None:
+    """Toggled the same way, both searches keep the same state and give the same values."""
+    m = int(np.random.default_rng(seed).integers(1, 40))
+    rows, positive, bits, logs = _problem(seed, m)
+    py = subsets.ClassSearch(rows, positive, bits, logs)
+    c = subsets.NativeClassSearch(rows, positive, bits, logs)
+    rng = np.random.default_rng([41, seed])
+    for _ in range(3 * m):
+        vp, vc = py.values(), c.values()
+        assert np.array_equal(vp, vc)
+        delta = np.where(py.chosen, -vp, vp)
+        assert c.best_step == int(np.argmax(delta))
+        assert py.best_cost == c.best_cost and py.best == c.best
+        r = int(rng.integers(0, m))
+        py.toggle(r)
+        c.toggle(r)
+        assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
+        assert np.array_equal(py.covered, c.covered)
+        fired = py.covered > 0
+        assert c.counts.tolist() == [
+            int(np.count_nonzero(fired)),
+            int(np.count_nonzero(fired & ~positive)),
+            int(np.count_nonzero(~fired & positive)),
+        ]
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(40))
+def test_best_subset_equals_python(seed: int) -> None:
+    """The whole search (exhaustive up to 10 rules, random climbs beyond; the C climb
+    over groups of rules) picks the same."""
+    m = int(np.random.default_rng([43, seed]).choice([3, 9, 11, 25, 60, 150]))
+    rows, positive, bits, logs = _problem(seed, m)
+    results = []
+    for cls in (subsets.ClassSearch, subsets.NativeClassSearch):
+        search = cls(rows, positive, bits, logs)
+        rng = GlibcRandom()
+        if m <= subsets.EXHAUSTIVE_MAX:
+            search.all_subsets()
+        else:
+            search.spot_search(rng)
+        results.append((search.best, search.best_cost, rng.next()))
+    assert results[0] == results[1]
+
+
+def _mixed(seed: int, n: int) -> Dataset:
+    """Continuous and nominal attributes with unknowns, 3 noisy classes."""
+    rng = np.random.default_rng([47, seed])
+    cont = np.round(rng.normal(size=(n, 3)) * 10, 1)
+    nom = rng.integers(0, 4, size=(n, 2)).astype(np.float64)
+    X = np.concatenate([cont, nom], axis=1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) > 0) + (X[:, 3] == 1)).astype(np.int32)
+    flip = rng.random(n) < 0.15
+    y[flip] = rng.integers(0, 3, size=int(flip.sum()))
+    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(3)) + tuple(
+        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(4))) for j in range(2)
+    )
+    return Dataset(Schema(attrs, ("k0", "k1", "k2"), "class"), X, y, "test")
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(3))
+def test_rulesets_equal_without_accelerator(seed: int) -> None:
+    """rules_of_data in this process (C) and in one with TREEGEN_NO_NATIVE=1 (Python)."""
+    ds = _mixed(seed, 600)
+    printed, final = rules_of_data(ds)
+    code = (
+        "import json, sys\n"
+        "from tests.rules.test_rules_native import _mixed\n"
+        "from treegen.rules.file import ruleset_to_json\n"
+        "from treegen.rules.generate import rules_of_data\n"
+        "from treegen.rules.native import crules\n"
+        "assert crules is None\n"
+        f"p, f = rules_of_data(_mixed({seed}, 600))\n"
+        "json.dump([ruleset_to_json(p), ruleset_to_json(f)], sys.stdout)\n"
+    )
+    env = dict(os.environ, TREEGEN_NO_NATIVE="1")
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == [ruleset_to_json(printed), ruleset_to_json(final)]
+    assert len(final.rules) > 0
