@@ -147,12 +147,16 @@ setup(
         ),
         Extension(
             "treegen.rules.native._crules",
-            sources=["treegen/rules/native/crules.c", BUFFERS],
+            sources=[
+                f"treegen/rules/native/{name}.c" for name in ("crules", "rpaths", "rsearch", "rclimb")
+            ]
+            + [BUFFERS],
             include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],
             depends=[
                 "treegen/model/native/native.h",
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/bound.h",
+                "treegen/rules/native/crules.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
                 "treegen/rules/constants.py",

@@ -1,5 +1,5 @@
-"""c4.5rules' C accelerator (treegen/rules/native/crules.c) computes what the Python
-code computes, bit for bit.
+"""c4.5rules' C accelerator (treegen/rules/native/: crules.h and its C files) computes
+what the Python code computes, bit for bit.
 
 ``prune_path`` stands in for :func:`treegen.rules.paths._prune` (a leaf's path
 generalised over packed bitsets instead of rows of flags), the ``subsets_*`` kernels

@@ -1,5 +1,5 @@
 """The numbers c4.5rules' description lengths share with the C accelerator
-(treegen/rules/native/crules.c, which setup.py builds with each as ``TG_<NAME>``).
+(treegen/rules/native/, whose C files setup.py builds with each as ``TG_<NAME>``).
 
 Only ``NAME = literal`` assignments belong here: setup.py reads this file without
 importing the package.

@@ -1,4 +1,4 @@
-"""c4.5rules' optional C accelerator (extension module ``_crules``, ``crules.c``).
+"""c4.5rules' optional C accelerator (extension module ``_crules``: ``crules.h`` and its C files).
 
 Built by setup.py when a C compiler is available: the generalisation of a leaf's
 path over packed bitsets (:mod:`treegen.rules.paths`) and the steps of the class-subset

@@ -1,0 +1,140 @@
+/* Shared by c4.5rules' C files (module _crules): the packed-bitset word, the subset
+ * search's state and the small helpers both its step kernels and its climb use, and
+ * the kernels' declarations (the buffer helpers are native.h's).
+ *
+ * Each kernel computes the same numbers as the Python it stands in for, bit for bit:
+ * counts are exact integers, the error bound is bound.h's (the same libm calls as
+ * stats.ErrorBound), and every logarithm the subset search needs is numpy's
+ * (subsets_prep writes the inputs, numpy takes their logs, subsets_finish uses them),
+ * as the trainer's kernels do.  The Python sides are treegen/rules/paths.py (_prune)
+ * and treegen/rules/subsets.py (ClassSearch); the equality tests are in
+ * tests/rules/test_rules_native.py. */
+#ifndef TREEGEN_CRULES_H
+#define TREEGEN_CRULES_H
+
+#include "bound.h"
+
+/* A case's bit: word i / 64, bit i % 64 (np.packbits(..., bitorder="little") read as
+ * little-endian 64-bit words). */
+typedef uint64_t word;
+
+static inline int popcount(word x)
+{
+    /* SWAR: without -mpopcnt, __builtin_popcountll is a library call */
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+#ifndef TG_FAIL_LEVELS
+#error "TG_FAIL_LEVELS missing: build through setup.py (treegen/rules/constants.py)"
+#endif
+/* How many of a path's conditions a case fails is counted up to this (saturating):
+ * the cases that matter after r conditions are dropped fail at most r + 1 of them, so
+ * each step visits only the words holding such a case. */
+#define FAIL_LEVELS TG_FAIL_LEVELS
+
+/* The subset search's state (subsets.ClassSearch), as buffers: per rule its cases
+ * (rule_ptr, rule_cases), per case its rules (case_ptr, case_rules), the cases of
+ * the class (positive), how many chosen rules fire on each case (covered), the
+ * chosen rules, each rule's right and wrong cases that only it would decide, and
+ * counts = (cases covered, false positives, false negatives) of the subset. */
+enum { S_RULE_PTR, S_RULE_CASES, S_CASE_PTR, S_CASE_RULES, S_POSITIVE, S_COVERED, S_CHOSEN,
+       S_RIGHT, S_WRONG, S_COUNTS, S_N };
+
+typedef struct {
+    const int64_t *rule_ptr, *case_ptr;
+    const int32_t *rule_cases, *case_rules;
+    const char *positive;
+    int64_t *covered, *right, *wrong, *counts;
+    char *chosen;
+} Search;
+
+/* The state's buffers viewed (b: S_N views, released by the caller); 0 with an
+ * exception set when the state is malformed. */
+int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n, Search *s);
+
+/* Add (sign 1) or take away (-1) case c's pairs where the rule alone decides it. */
+static inline void count_case(Search *s, int64_t c, int sign)
+{
+    const int64_t cov = s->covered[c];
+    if (cov > 1)
+        return;
+    int64_t *side = s->positive[c] ? s->right : s->wrong;
+    for (int64_t p = s->case_ptr[c]; p < s->case_ptr[c + 1]; p++) {
+        const int64_t q = s->case_rules[p];
+        if (cov == 0 || s->chosen[q])
+            side[q] += sign;
+    }
+}
+
+/* One side of mdl.biased_many for a rule: n items, e errors, expected as a double.
+ * Its kind: 0 computed from logs (rate, other written), else the constant in *bits. */
+static inline int biased_side(int64_t n, int64_t e, double expected, double *rate, double *other,
+                              float *bits)
+{
+    const float exp_e = (float)expected;
+    if (exp_e <= (float)TG_CERTAIN) { /* numpy: a float32 array against a Python float */
+        *bits = e == 0 ? 0.0f : (float)TG_IMPOSSIBLE_BITS;
+        return 1;
+    }
+    if ((double)exp_e >= (double)n - TG_CERTAIN) {
+        *bits = e == n ? 0.0f : (float)TG_IMPOSSIBLE_BITS;
+        return 1;
+    }
+    const float rt = (float)((double)exp_e / (double)n);
+    *rate = rt;
+    *other = (float)(1.0f - rt);
+    return 0;
+}
+
+/* A rule's exception-bit arguments when it is toggled: the two sides of
+ * mdl.exception_bits_many as (n, e, expected). */
+static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t *n0, int64_t *e0,
+                         double *x0, int64_t *n1, int64_t *e1, double *x1)
+{
+    const int64_t sign = s->chosen[r] ? -1 : 1;
+    const int64_t fires = s->counts[0] + sign * (s->right[r] + s->wrong[r]);
+    const int64_t fp = s->counts[1] + sign * s->wrong[r];
+    const int64_t fn = s->counts[2] - sign * s->right[r];
+    const double half = 0.5 * (double)(fp + fn);
+    const int big = (double)fires > 0.5 * (double)n_items;
+    *n0 = fires;
+    *e0 = fp;
+    *x0 = big ? half : (double)fp;
+    *n1 = n_items - fires;
+    *e1 = fn;
+    *x1 = big ? (double)fn : half;
+}
+
+/* One side of a cost as the climb keeps it between taking its logs and using them:
+ * its items and errors, and whether its bits are a constant (and which). */
+typedef struct {
+    int64_t n, e;
+    int fixed;
+    float bits;
+} Side;
+
+/* A kept side's bits from the natural logs of its rate and 1 - rate (divided by ln 2
+ * here, as log2_c45 divides; an input that was not positive was replaced by 1, whose
+ * log is log2_c45's 0). */
+static inline float side_kept(const Side *sd, const double *ln)
+{
+    if (sd->fixed)
+        return sd->bits;
+    const double l0 = ln[0] / TG_LN2, l1 = ln[1] / TG_LN2;
+    return (float)((double)(-sd->e) * l0 - (double)(sd->n - sd->e) * l1);
+}
+
+/* The kernels (METH_VARARGS functions), one file per concern. */
+PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
+PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
+PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
+PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
+PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */
+PyObject *tg_subsets_finish(PyObject *self, PyObject *args); /* rsearch.c */
+PyObject *tg_case_lists(PyObject *self, PyObject *args);     /* rsearch.c */
+PyObject *tg_subsets_climb(PyObject *self, PyObject *args);  /* rclimb.c */
+
+#endif

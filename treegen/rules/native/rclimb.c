@@ -1,0 +1,422 @@
+/* The class-subset search's climb (ClassSearch.climb) in one call (module _crules). */
+#include "crules.h"
+
+/* ---- The climb (ClassSearch.climb) in one call, over groups of rules ----
+ *
+ * A rule's change of cost depends on the subset and on the rule's key (chosen or
+ * not, its right and wrong cases) and theory bits only.  The rules of one key share
+ * their exception bits, and within a key the change of cost is monotone in the bits
+ * (float rounding is monotone): a chosen rule's gain of dropping grows with its bits,
+ * an unchosen rule's gain of adding shrinks.  So each step costs the exception bits
+ * of each key once and the best of each key at its extreme bits; only the keys that
+ * reach the largest change are scanned rule by rule for the first rule reaching it,
+ * which is numpy's argmax over every rule.  Toggling a rule changes the keys of the
+ * rules that share its cases only, which move between groups. */
+
+typedef struct {
+    uint64_t key;
+    int32_t head, count, live_at, dirty;
+    float extreme; /* the largest bits of a chosen key, the smallest of another */
+    float ex;
+} Group;
+
+typedef struct {
+    Search *s;
+    Py_ssize_t m;
+    const float *bits;
+    Group *g;
+    Py_ssize_t n_groups, cap_groups;
+    int32_t *table; /* open addressing: group index + 1, 0 empty */
+    Py_ssize_t table_size;
+    int32_t *group_of, *next, *prev, *live, *stamp, *touched;
+    int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
+    Py_ssize_t n_live, n_touched, n_chosen;
+    int32_t clock;
+} Groups;
+
+static inline uint64_t key_of(const Search *s, Py_ssize_t r)
+{
+    return ((uint64_t)(s->chosen[r] != 0) << 62) | ((uint64_t)s->right[r] << 31) |
+           (uint64_t)s->wrong[r];
+}
+
+static inline size_t hash64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+static int groups_rebuild(Groups *G);
+
+/* The group of key k, made (empty) if new; -1 out of memory. */
+static int32_t group_find(Groups *G, uint64_t k)
+{
+    size_t mask = (size_t)G->table_size - 1, i = hash64(k) & mask;
+    while (G->table[i]) {
+        const int32_t gi = G->table[i] - 1;
+        if (G->g[gi].key == k)
+            return gi;
+        i = (i + 1) & mask;
+    }
+    if (G->n_groups >= G->cap_groups)
+        return -1;
+    const int32_t gi = (int32_t)G->n_groups++;
+    G->table[i] = gi + 1;
+    Group *g = &G->g[gi];
+    g->key = k;
+    g->head = -1;
+    g->count = 0;
+    g->live_at = -1;
+    g->dirty = 0;
+    return gi;
+}
+
+static inline int chosen_key(uint64_t k)
+{
+    return (int)(k >> 62);
+}
+
+static void group_add(Groups *G, int32_t gi, int32_t r)
+{
+    Group *g = &G->g[gi];
+    G->group_of[r] = gi;
+    G->prev[r] = -1;
+    G->next[r] = g->head;
+    if (g->head >= 0)
+        G->prev[g->head] = r;
+    g->head = r;
+    const float b = G->bits[r];
+    if (g->count++ == 0) {
+        g->extreme = b;
+        g->dirty = 0;
+        g->live_at = (int32_t)G->n_live;
+        G->live[G->n_live++] = gi;
+    } else if (!g->dirty && (chosen_key(g->key) ? b > g->extreme : b < g->extreme))
+        g->extreme = b;
+}
+
+static void group_remove(Groups *G, int32_t r)
+{
+    const int32_t gi = G->group_of[r];
+    Group *g = &G->g[gi];
+    if (G->prev[r] >= 0)
+        G->next[G->prev[r]] = G->next[r];
+    else
+        g->head = G->next[r];
+    if (G->next[r] >= 0)
+        G->prev[G->next[r]] = G->prev[r];
+    if (--g->count == 0) {
+        const int32_t last = G->live[--G->n_live];
+        G->live[g->live_at] = last;
+        G->g[last].live_at = g->live_at;
+        g->live_at = -1;
+    } else if (G->bits[r] == g->extreme)
+        g->dirty = 1;
+}
+
+/* Every rule into the group of its key, from an empty table.  0, or -1. */
+static int groups_rebuild(Groups *G)
+{
+    memset(G->table, 0, (size_t)G->table_size * sizeof(int32_t));
+    G->n_groups = 0;
+    G->n_live = 0;
+    for (Py_ssize_t r = G->m - 1; r >= 0; r--) {
+        const int32_t gi = group_find(G, key_of(G->s, r));
+        if (gi < 0)
+            return -1;
+        group_add(G, gi, (int32_t)r);
+    }
+    return 0;
+}
+
+static inline void touch(Groups *G, int64_t q)
+{
+    if (G->stamp[q] != G->clock) {
+        G->stamp[q] = G->clock;
+        G->touched[G->n_touched++] = (int32_t)q;
+    }
+}
+
+/* count_case, noting the rules whose counts change. */
+static inline void count_case_noted(Groups *G, int64_t c, int sign)
+{
+    Search *s = G->s;
+    const int64_t cov = s->covered[c];
+    if (cov > 1)
+        return;
+    int64_t *side = s->positive[c] ? s->right : s->wrong;
+    for (int64_t p = s->case_ptr[c]; p < s->case_ptr[c + 1]; p++) {
+        const int64_t q = s->case_rules[p];
+        if (cov == 0 || s->chosen[q]) {
+            side[q] += sign;
+            touch(G, q);
+        }
+    }
+}
+
+/* subsets_toggle's work, then the changed rules moved to their keys' groups. */
+static int toggle_grouped(Groups *G, Py_ssize_t r)
+{
+    Search *s = G->s;
+    G->clock++;
+    G->n_touched = 0;
+    touch(G, r);
+    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
+    for (int64_t p = lo; p < hi; p++)
+        count_case_noted(G, s->rule_cases[p], -1);
+    s->chosen[r] = !s->chosen[r];
+    {
+        /* r into or out of the sorted list of chosen rules */
+        Py_ssize_t a = 0, z = G->n_chosen;
+        while (a < z) {
+            const Py_ssize_t mid = (a + z) / 2;
+            if (G->chosen_list[mid] < r)
+                a = mid + 1;
+            else
+                z = mid;
+        }
+        if (s->chosen[r]) {
+            memmove(G->chosen_list + a + 1, G->chosen_list + a,
+                    (size_t)(G->n_chosen - a) * sizeof(int32_t));
+            G->chosen_list[a] = (int32_t)r;
+            G->n_chosen++;
+        } else {
+            memmove(G->chosen_list + a, G->chosen_list + a + 1,
+                    (size_t)(G->n_chosen - a - 1) * sizeof(int32_t));
+            G->n_chosen--;
+        }
+    }
+    const int64_t step = s->chosen[r] ? 1 : -1;
+    for (int64_t p = lo; p < hi; p++) {
+        const int64_t c = s->rule_cases[p];
+        const int64_t before = s->covered[c];
+        s->covered[c] = before + step;
+        if ((before == 0) != (s->covered[c] == 0)) {
+            s->counts[0] += step;
+            if (s->positive[c])
+                s->counts[2] -= step;
+            else
+                s->counts[1] += step;
+        }
+        count_case_noted(G, c, 1);
+    }
+    for (Py_ssize_t t = 0; t < G->n_touched; t++) {
+        const int32_t q = G->touched[t];
+        const uint64_t k = key_of(s, q);
+        if (G->g[G->group_of[q]].key == k)
+            continue;
+        group_remove(G, q);
+        if (2 * G->n_groups >= G->table_size || G->n_groups >= G->cap_groups) {
+            /* the table is half full of keys, many of them empty: start again */
+            if (groups_rebuild(G) < 0)
+                return -1;
+            continue; /* every rule is in its group now, the rest included */
+        }
+        const int32_t gi = group_find(G, k);
+        if (gi < 0)
+            return -1;
+        group_add(G, gi, q);
+    }
+    return 0;
+}
+
+/* The change of cost of toggling a rule of bits b and exception bits ex, as the
+ * climb compares them (ClassSearch.values, then the sign of climb's delta). */
+static inline float delta_of(int in, float ex, float b, float theory, float base, float item_in,
+                             float item_out)
+{
+    float t;
+    if (in) {
+        const float a = theory - b;
+        t = a + item_in;
+    } else {
+        const float a = theory + b;
+        t = a - item_out;
+    }
+    const float half = (float)TG_THEORY_WEIGHT * t;
+    const float nw = ex + half;
+    const float g = in ? nw - base : base - nw;
+    return in ? -g : g;
+}
+
+/* subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs,
+ *               best_cost, best) -> best_cost
+ * ClassSearch.climb from the current subset: every subset costed on the way that is
+ * cheaper than best_cost (and every one before) is copied into best (m bytes).
+ * fact, item: Logs.fact and Logs.item (at least m + 2 entries); take_logs(k) sets
+ * logs_out[:k] to numpy's natural logarithms of logs_in[:k] (all positive). */
+PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *state, *o[6], *take_logs;
+    double log2_items, best_cost;
+    Py_ssize_t m, n;
+    Py_buffer b[S_N], bb[6];
+    Search s;
+    if (!PyArg_ParseTuple(args, "OOOOdOOOdO", &state, &o[0], &o[1], &o[2], &log2_items, &o[3],
+                          &o[4], &take_logs, &best_cost, &o[5]) ||
+        !tg_search_views(state, b, &m, &n, &s))
+        return NULL;
+    const tg_spec spec[6] = {
+        {0, sizeof(float), m, "bits32"},
+        {0, sizeof(double), m + 2, "fact"},
+        {0, sizeof(double), m + 2, "item"},
+        {1, sizeof(double), 4 * (m + 1), "logs_in"},
+        {0, sizeof(double), 4 * (m + 1), "logs_out"},
+        {1, 1, m, "best"},
+    };
+    int got = tg_views(o, bb, spec, 6);
+    PyObject *result = NULL;
+    Groups G;
+    Side *sides_kept = NULL; /* each live group's two sides, then the subset's */
+    memset(&G, 0, sizeof G);
+    if (got < 6)
+        goto done;
+    G.s = &s;
+    G.m = m;
+    G.bits = bb[0].buf;
+    G.cap_groups = 2 * m + 64;
+    G.table_size = 1;
+    while (G.table_size < 2 * G.cap_groups)
+        G.table_size <<= 1;
+    G.g = PyMem_Malloc((size_t)G.cap_groups * sizeof(Group));
+    G.table = PyMem_Malloc((size_t)G.table_size * sizeof(int32_t));
+    G.group_of = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.next = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.prev = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
+    G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
+    G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
+    if (!G.g || !G.table || !G.group_of || !G.next || !G.prev || !G.live || !G.stamp ||
+        !G.touched || !G.chosen_list || !sides_kept || groups_rebuild(&G) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < m; r++)
+        if (s.chosen[r])
+            G.chosen_list[G.n_chosen++] = (int32_t)r;
+    {
+        const double *fact = bb[1].buf, *item = bb[2].buf;
+        double *lin = bb[3].buf;
+        const double *lout = bb[4].buf;
+        char *best = bb[5].buf;
+        for (;;) {
+            /* the subset's theory bits and cost (ClassSearch.values) */
+            const Py_ssize_t selected = G.n_chosen;
+            float sum = 0.0f;
+            for (Py_ssize_t i = 0; i < selected; i++)
+                sum += G.bits[G.chosen_list[i]];
+            const float theory = (float)((double)(selected ? sum : 0.0f) - fact[selected]);
+            /* log inputs: each live group's two sides, then the subset's own */
+            const Py_ssize_t L = G.n_live;
+            int64_t n0, e0, n1, e1;
+            double x0, x1;
+            for (Py_ssize_t i = 0; i <= L; i++) {
+                if (i < L) {
+                    const Group *g = &G.g[G.live[i]];
+                    sides(&s, g->head, n, &n0, &e0, &x0, &n1, &e1, &x1);
+                } else {
+                    const int64_t fp = s.counts[1], fn = s.counts[2], fires = s.counts[0];
+                    const double half = 0.5 * (double)(fp + fn);
+                    const int big = (double)fires > 0.5 * (double)n;
+                    n0 = fires;
+                    e0 = fp;
+                    x0 = big ? half : (double)fp;
+                    n1 = n - fires;
+                    e1 = fn;
+                    x1 = big ? (double)fn : half;
+                }
+                double *in = lin + 4 * i;
+                in[0] = in[1] = in[2] = in[3] = 1.0;
+                Side *sd = sides_kept + 2 * i;
+                sd[0].n = n0;
+                sd[0].e = e0;
+                sd[0].fixed = biased_side(n0, e0, x0, &in[0], &in[1], &sd[0].bits);
+                sd[1].n = n1;
+                sd[1].e = e1;
+                sd[1].fixed = biased_side(n1, e1, x1, &in[2], &in[3], &sd[1].bits);
+                for (int j = 0; j < 4; j++)
+                    if (!(in[j] > 0))
+                        in[j] = 1.0; /* log 0: log2_c45's 0 where not positive */
+            }
+            PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * (L + 1));
+            if (ok == NULL)
+                goto done;
+            Py_DECREF(ok);
+            /* the subset's cost: remembered when cheaper than every one before */
+            {
+                const float cov = side_kept(sides_kept + 2 * L, lout + 4 * L);
+                const float unc = side_kept(sides_kept + 2 * L + 1, lout + 4 * L + 2);
+                const float ex = (float)((log2_items + (double)cov) + (double)unc);
+                const float tw = (float)(TG_THEORY_WEIGHT * (double)theory);
+                const float base = (float)((double)tw + (double)ex);
+                if ((double)base < best_cost) {
+                    best_cost = base;
+                    for (Py_ssize_t r = 0; r < m; r++)
+                        best[r] = s.chosen[r] != 0;
+                }
+                const float item_in = (float)item[selected], item_out = (float)item[selected + 1];
+                /* each group at its extreme bits: the largest change M */
+                float M = 0.0f;
+                int any = 0;
+                for (Py_ssize_t i = 0; i < L; i++) {
+                    Group *g = &G.g[G.live[i]];
+                    const int in = chosen_key(g->key);
+                    const float c0 = side_kept(sides_kept + 2 * i, lout + 4 * i);
+                    const float c1 = side_kept(sides_kept + 2 * i + 1, lout + 4 * i + 2);
+                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
+                    if (g->dirty) {
+                        float e = G.bits[g->head];
+                        for (int32_t r = g->head; r >= 0; r = G.next[r])
+                            if (in ? G.bits[r] > e : G.bits[r] < e)
+                                e = G.bits[r];
+                        g->extreme = e;
+                        g->dirty = 0;
+                    }
+                    const float d = delta_of(in, g->ex, g->extreme, theory, base, item_in, item_out);
+                    if (!any || d > M) {
+                        M = d;
+                        any = 1;
+                    }
+                }
+                if (!(M > 0.0f))
+                    break;
+                /* the first rule reaching M */
+                Py_ssize_t pick = m;
+                for (Py_ssize_t i = 0; i < L; i++) {
+                    const Group *g = &G.g[G.live[i]];
+                    const int in = chosen_key(g->key);
+                    if (delta_of(in, g->ex, g->extreme, theory, base, item_in, item_out) != M)
+                        continue;
+                    for (int32_t r = g->head; r >= 0; r = G.next[r])
+                        if (r < pick &&
+                            delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) == M)
+                            pick = r;
+                }
+                if (toggle_grouped(&G, pick) < 0) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+            }
+        }
+        result = PyFloat_FromDouble(best_cost);
+    }
+done:
+    PyMem_Free(G.g);
+    PyMem_Free(G.table);
+    PyMem_Free(G.group_of);
+    PyMem_Free(G.next);
+    PyMem_Free(G.prev);
+    PyMem_Free(G.live);
+    PyMem_Free(G.stamp);
+    PyMem_Free(G.touched);
+    PyMem_Free(G.chosen_list);
+    PyMem_Free(sides_kept);
+    tg_release(bb, got > 0 ? got : 0);
+    tg_release(b, S_N);
+    return result;
+}

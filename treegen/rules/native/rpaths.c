@@ -1,0 +1,229 @@
+/* c4.5rules' path generalisation (paths._prune, Release 8's PruneRule) over packed
+ * bitsets, and each kept rule's cases from those bitsets (module _crules). */
+#include "crules.h"
+
+/* (pessimistic, actual) error rate of a rule covering n cases, e wrong (paths._rates). */
+static inline void rates(const Bound *bd, double n, double e, double default_error, double *pess,
+                         double *actual)
+{
+    if (n == 0) {
+        *pess = default_error;
+        *actual = 0.0;
+        return;
+    }
+    const double extra = add_errs(bd, n, e);
+    *pess = f32(f32(e + extra) / n);
+    *actual = f32(e / n);
+}
+
+/* fold_levels(levels, sat, out, n): out = levels with one more condition (its
+ * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
+ * failing more than i conditions. */
+PyObject *tg_fold_levels(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOOn", &o[0], &o[1], &o[2], &n))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {0, sizeof(word), W, "sat"},
+        {1, sizeof(word), FAIL_LEVELS * W, "out"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const word *in = b[0].buf, *sat = b[1].buf;
+    word *out = b[2].buf;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        const word f = ~sat[w];
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
+        out[w] = in[w] | f;
+    }
+    tg_release(b, 3);
+    Py_RETURN_NONE;
+}
+
+/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
+ *   -> pess or None.
+ *
+ * Release 8's PruneRule on one path of k conditions over n cases: sat (k rows of
+ * W = ceil(n / 64) words) the cases satisfying each condition, wrong (W words) the
+ * cases of other classes.  alive (k bytes, written) says which conditions are kept;
+ * the result is the rule's pessimistic error rate, or None when there is no rule.
+ * levels: fold_levels' counts of the k conditions' failures. */
+PyObject *tg_prune_path(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[4];
+    Py_ssize_t k, n;
+    Bound bd;
+    double default_error;
+    if (!PyArg_ParseTuple(args, "OOnndddOO", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
+                          &default_error, &o[2], &o[3]))
+        return NULL;
+    bd.cf = 0.0;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
+        {0, sizeof(word), k * W, "sat"},
+        {0, sizeof(word), W, "wrong"},
+        {1, 1, k, "alive"},
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+    };
+    int got;
+    PyObject *result = NULL;
+    long long *tot = NULL, *err = NULL;
+    Py_ssize_t *al = NULL;
+    if ((got = tg_views(o, b, spec, 4)) < 4)
+        goto done;
+    tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
+    err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
+    al = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
+    if (tot == NULL || err == NULL || al == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
+        char *alive = b[2].buf;
+        const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
+        double pess0 = 0.0;
+        long long total0 = 0;
+        for (Py_ssize_t d = 0; d < k; d++)
+            alive[d] = 1;
+        Py_BEGIN_ALLOW_THREADS;
+        for (;;) {
+            Py_ssize_t na = 0;
+            for (Py_ssize_t d = 0; d < k; d++)
+                if (alive[d])
+                    al[na++] = d;
+            long long errors0 = 0;
+            total0 = 0;
+            for (Py_ssize_t j = 0; j < na; j++)
+                tot[j] = err[j] = 0;
+            /* a case failing at most one alive condition fails at most k - na + 1 of
+             * the path's: only words holding such a case are visited */
+            const Py_ssize_t removed = k - na;
+            const word *more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
+            for (Py_ssize_t w = 0; w < W; w++) {
+                if (more != NULL && !(~more[w] & (w == W - 1 ? last : ~(word)0)))
+                    continue;
+                /* ge1: cases failing at least one alive condition, ge2: at least two. */
+                word ge1 = 0, ge2 = 0;
+                for (Py_ssize_t j = 0; j < na; j++) {
+                    const word f = ~sat[al[j] * W + w];
+                    ge2 |= ge1 & f;
+                    ge1 |= f;
+                    if (ge2 == ~(word)0)
+                        break;
+                }
+                const word live = (w == W - 1 ? last : ~(word)0) & ~ge2;
+                if (!live)
+                    continue;
+                const word wr = wrong[w];
+                const word none = live & ~ge1, one = live & ge1;
+                total0 += popcount(none);
+                errors0 += popcount(none & wr);
+                if (one)
+                    for (Py_ssize_t j = 0; j < na; j++) {
+                        const word x = one & ~sat[al[j] * W + w];
+                        if (x) {
+                            tot[j] += popcount(x);
+                            err[j] += popcount(x & wr);
+                        }
+                    }
+            }
+            double actual0;
+            rates(&bd, (double)total0, (double)errors0, default_error, &pess0, &actual0);
+            Py_ssize_t best = -1;
+            double best_pess = 0.0;
+            int alter = 0;
+            for (Py_ssize_t j = 0; j < na; j++) {
+                double pess, actual;
+                rates(&bd, (double)(tot[j] + total0), (double)(err[j] + errors0), default_error,
+                      &pess, &actual);
+                if (best < 0 || pess <= best_pess) {
+                    best = al[j];
+                    best_pess = pess;
+                }
+                if (pess <= pess0 || actual <= actual0)
+                    alter = 1;
+            }
+            if (!alter)
+                break;
+            alive[best] = 0;
+            if (na == 1) {
+                total0 = -1; /* nothing left: no rule */
+                break;
+            }
+        }
+        Py_END_ALLOW_THREADS;
+        if (total0 <= 0 || pess0 >= default_error) {
+            Py_INCREF(Py_None);
+            result = Py_None;
+        } else
+            result = PyFloat_FromDouble(pess0);
+    }
+done:
+    PyMem_Free(tot);
+    PyMem_Free(err);
+    PyMem_Free(al);
+    tg_release(b, got > 0 ? got : 0);
+    return result;
+}
+
+/* and_rows(sat, kept, n, out) -> count: the cases satisfying every condition kept
+ * (indices into sat's rows), ascending, into out (int32, at least n); how many. */
+PyObject *tg_and_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &n, &o[2]))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
+    if (k < 0)
+        return NULL;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(word), 0, "sat"},
+        {0, sizeof(int64_t), k, "kept"},
+        {1, sizeof(int32_t), n, "out"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const word *sat = b[0].buf;
+    const int64_t *kept = b[1].buf;
+    int32_t *out = b[2].buf;
+    const Py_ssize_t rows = b[0].len / (Py_ssize_t)sizeof(word) / (W ? W : 1);
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (kept[j] < 0 || kept[j] >= rows) {
+            tg_release(b, 3);
+            PyErr_SetString(PyExc_IndexError, "kept: condition out of range");
+            return NULL;
+        }
+    Py_ssize_t count = 0;
+    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        word x = w == W - 1 ? last : ~(word)0;
+        for (Py_ssize_t j = 0; j < k && x; j++)
+            x &= sat[kept[j] * W + w];
+        while (x) {
+            out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
+            x &= x - 1;
+        }
+    }
+    tg_release(b, 3);
+    return PyLong_FromSsize_t(count);
+}
