@@ -1,5 +1,6 @@
 """One home for the numbers Python shares with C: treegen/model/constants.py (the node
-kinds) and treegen/trainer/constants.py (tolerances, the class limit).
+kinds), treegen/trainer/constants.py (tolerances, the class limit) and
+treegen/rules/constants.py (c4.5rules' description lengths).
 
 Python imports them from there; setup.py hands each to the C compiler as a
 ``TG_<NAME>`` macro; the C sources use those macros and no copies of their
@@ -22,6 +23,8 @@ import setuptools
 
 from treegen.model import constants as model_constants
 from treegen.model import native as model_native
+from treegen.rules import constants as rules_constants
+from treegen.rules import native as rules_native
 from treegen.trainer import constants as trainer_constants
 from treegen.trainer import native as trainer_native
 
@@ -30,8 +33,9 @@ PACKAGE = ROOT / "treegen"
 TRAINER = PACKAGE / "trainer"
 NATIVE = TRAINER / "native"
 # Every folder of C kernels that takes TG_ macros, and the constants modules.
-NATIVE_DIRS = [PACKAGE / "model" / "native", NATIVE]
-CONSTANTS = [PACKAGE / "model" / "constants.py", TRAINER / "constants.py"]
+RULES = PACKAGE / "rules"
+NATIVE_DIRS = [PACKAGE / "model" / "native", NATIVE, RULES / "native"]
+CONSTANTS = [PACKAGE / "model" / "constants.py", TRAINER / "constants.py", RULES / "constants.py"]
 
 
 def _values(*modules: object) -> dict[str, int | float]:
@@ -71,6 +75,7 @@ _WANT = {
     "treegen.model.native._cclassify": _values(model_constants),
     "treegen.trainer.native._cprune": _values(),
     "treegen.trainer.native._cscan": _values(),
+    "treegen.rules.native._crules": _values(model_constants, trainer_constants, rules_constants),
 }
 
 
@@ -90,7 +95,8 @@ def test_c_uses_only_macros_that_setup_defines() -> None:
     for path in _c_files():
         used |= set(re.findall(r"\bTG_[A-Z0-9_]+\b", _c_code(path)))
     assert used, "the C sources use the shared constants"
-    assert used - {"TG_CONSTANTS"} <= {f"TG_{name}" for name in _values()}
+    shared = _values(model_constants, trainer_constants, rules_constants)
+    assert used - {"TG_CONSTANTS"} <= {f"TG_{name}" for name in shared}
 
 
 @pytest.mark.parametrize("path", CONSTANTS, ids=lambda p: p.parent.name)
@@ -161,6 +167,7 @@ def test_built_accelerator_has_these_constants(module: str) -> None:
         "treegen.model.native._cclassify": model_native.cclassify,
         "treegen.trainer.native._cprune": trainer_native.cprune,
         "treegen.trainer.native._cscan": trainer_native.cscan,
+        "treegen.rules.native._crules": rules_native.crules,
     }[module]
     if mod is None:
         pytest.skip("accelerator off or not built")
@@ -185,6 +192,7 @@ def test_c_build_without_the_macros_fails_loudly(monkeypatch: pytest.MonkeyPatch
         "treegen.trainer.native._cprune": NATIVE / "cprune.c",
         "treegen.trainer.native._cscan": NATIVE / "scan.c",
         "treegen.model.native._cclassify": PACKAGE / "model" / "native" / "cclassify.c",
+        "treegen.rules.native._crules": RULES / "native" / "rpaths.c",
     }
     for name, source in sources.items():
         bare = _compile(source, [])

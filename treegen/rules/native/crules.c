@@ -33,10 +33,28 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* TG_CONSTANTS with c4.5rules' own numbers added (tests/trainer/test_trainer_constants.py
+ * compares them with constants.py: a stale build is caught). */
+static int add_rules_constants(PyObject *m)
+{
+    if (tg_add_constants(m) < 0)
+        return -1;
+    PyObject *d = PyObject_GetAttrString(m, "TG_CONSTANTS");
+    if (d == NULL)
+        return -1;
+    PyObject *own = Py_BuildValue("{s:d,s:d,s:d,s:i}", "CERTAIN", TG_CERTAIN, "IMPOSSIBLE_BITS",
+                                  TG_IMPOSSIBLE_BITS, "THEORY_WEIGHT", TG_THEORY_WEIGHT,
+                                  "FAIL_LEVELS", TG_FAIL_LEVELS);
+    const int rc = own == NULL ? -1 : PyDict_Update(d, own);
+    Py_XDECREF(own);
+    Py_DECREF(d);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__crules(void)
 {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && tg_add_constants(m) < 0)
+    if (m != NULL && add_rules_constants(m) < 0)
         Py_CLEAR(m);
     return m;
 }
