@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import datafiles
+
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = "import sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
 # The child's own peak: /proc/self/status's VmHWM at exit, written where HWM_FILE says.
@@ -96,27 +98,6 @@ def run(args: list[str], timeout: float) -> Result:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": peak_kb / 1024.0}
 
 
-def write_data(rows: int, directory: Path, seed: int) -> Path:
-    """bench/datafiles.py's ARFF file of ``rows`` rows, written by a child process.
-
-    Not in this process: a command's peak RSS (``ru_maxrss``) counts the memory of
-    the process it was forked from (Linux carries the forked copy's high-water mark
-    over ``exec``), so a bench that had made 1M rows itself would add their memory to
-    every measurement."""
-    code = (
-        "import sys; from pathlib import Path; from bench import datafiles; "
-        "print(datafiles.write_all(int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]))['arff'])"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(rows), str(directory), str(seed)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return Path(out.strip().splitlines()[-1])
-
-
 def write_many_classes(path: Path, rows: int = MANY_CLASSES, seed: int = 0) -> None:
     """The one-class-per-row set: ``rows`` rows of a continuous attribute with 3
     decimals, an integer one in [0, 100) and a nominal one of 5 values; row i is of
@@ -162,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             d = Path(tmp) / str(n)
             print(f"[{n} rows] writing the ARFF file ...", flush=True)
-            data = write_data(n, d, args.seed)
+            data = datafiles.write_all(n, d, args.seed)["arff"]
             for what, out in (("train", "m.tree"), ("rules", "r.json")):
                 print(f"[{n} rows] treegen {what} ...", flush=True)
                 results[(n, what)] = run([what, str(data), "-o", str(d / out)], args.timeout)
