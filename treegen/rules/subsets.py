@@ -59,12 +59,7 @@ class ClassSearch:
         bits: list[float],
         logs: Logs,
     ) -> None:
-        self.positive = positive
-        self.bits = bits
-        self.bits32 = np.asarray(bits, dtype=np.float32)
-        self.logs = logs
-        self.n = positive.size
-        self.m = len(rows)
+        self._begin(positive, bits, logs, len(rows))
         self.rows = [np.asarray(r, dtype=np.intp) for r in rows]
         # Each case's rules (rule ids grouped by case, ascending): a change of one rule
         # reaches only the rules that fire on some of its cases.
@@ -74,16 +69,27 @@ class ClassSearch:
         case = flat[by_case]
         self.case_ptr = np.concatenate(([0], np.cumsum(np.bincount(case, minlength=self.n))))
         self.case_rules = np.repeat(np.arange(self.m, dtype=np.intp), lens)[by_case]
-        self.best_cost = NO_COST
-        self.best: list[bool] = [False] * self.m
-        self.chosen = np.zeros(self.m, dtype=bool)
-        self.covered = np.zeros(self.n, dtype=np.int64)
         # Per rule, its cases that no chosen rule covers (or, chosen, only it covers):
         # those of the class (right) and the others (wrong).
         self.right = np.asarray(
             [np.count_nonzero(positive[r]) for r in self.rows], dtype=np.int64
         ).reshape(self.m)
         self.wrong = lens.astype(np.int64) - self.right
+
+    def _begin(
+        self, positive: npt.NDArray[np.bool_], bits: list[float], logs: Logs, m: int
+    ) -> None:
+        """What both searches hold alike: the inputs, and the empty subset chosen."""
+        self.positive = positive
+        self.bits = bits
+        self.bits32 = np.asarray(bits, dtype=np.float32)
+        self.logs = logs
+        self.n = positive.size
+        self.m = m
+        self.best_cost = NO_COST
+        self.best: list[bool] = [False] * m
+        self.chosen = np.zeros(m, dtype=bool)
+        self.covered = np.zeros(self.n, dtype=np.int64)
 
     def _pairs(self, cols: npt.NDArray[np.intp]) -> tuple[npt.NDArray[np.intp], ...]:
         """(case, rule) for every rule firing on each of the cases ``cols``."""
@@ -189,12 +195,8 @@ class NativeClassSearch(ClassSearch):
     ) -> None:
         # Not ClassSearch.__init__: the state the kernels read, built narrower (the
         # Python search's rows and case lists are not kept: its steps are not used).
-        self.positive = positive
-        self.bits = bits
-        self.bits32 = np.asarray(bits, dtype=np.float32)
-        self.logs = logs
-        self.n = n = positive.size
-        self.m = m = len(rows)
+        self._begin(positive, bits, logs, len(rows))
+        n, m = self.n, self.m
         rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
         lens = np.asarray([r.size for r in rows], dtype=np.int64)
         rule_ptr = np.zeros(m + 1, dtype=np.int64)
@@ -209,10 +211,6 @@ class NativeClassSearch(ClassSearch):
         positive8 = np.ascontiguousarray(positive, dtype=bool)
         crules.case_lists(rule_ptr, rule_cases, positive8, case_ptr, case_rules, self.right)
         self.wrong = lens - self.right
-        self.best_cost = NO_COST
-        self.best: list[bool] = [False] * m
-        self.chosen = np.zeros(m, dtype=bool)
-        self.covered = np.zeros(n, dtype=np.int64)
         self.counts = np.asarray([0, 0, int(np.count_nonzero(positive))], dtype=np.int64)
         self.state = (
             rule_ptr,
