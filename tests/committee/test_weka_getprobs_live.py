@@ -24,9 +24,7 @@ of each node, the shares ``perBag(b) / total()`` a missing value splits by, the
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,7 +36,7 @@ from treegen.model import native as model_native
 from treegen.model.core import Model
 from treegen.trainer import TrainOptions, train
 
-from support.weka import SEEDS, TESTS, WEKA_JAR, java_or_skip
+from support.weka import SEEDS, TESTS, WEKA_JAR, compile_java, file_blocks, java_or_skip
 
 pytestmark = pytest.mark.toolchain
 
@@ -85,18 +83,8 @@ def _parse(block: str) -> WekaTree:
 @pytest.fixture(scope="module")
 def wekas(tmp_path_factory: pytest.TempPathFactory) -> dict[int, WekaTree]:
     java = java_or_skip("the getProbs comparison with Weka")
-    javac = shutil.which("javac")
-    if javac is None:
-        pytest.skip("the getProbs comparison needs javac (apt-get install default-jdk-headless)")
     work = tmp_path_factory.mktemp("weka-getprobs")
-    classes = work / "classes"
-    classes.mkdir()
-    subprocess.run(
-        [javac, "-nowarn", "-d", str(classes), "-cp", str(WEKA_JAR), str(DRIVER)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    classes = compile_java(DRIVER, work / "classes", "the getProbs comparison")
     files = [
         synthetic.write_arff(synthetic.generate(synthetic.random_spec(s)), work / f"gen{s}.arff")
         for s in MISSING
@@ -108,11 +96,7 @@ def wekas(tmp_path_factory: pytest.TempPathFactory) -> dict[int, WekaTree]:
         timeout=600,
         check=True,
     )
-    out = {}
-    for block in proc.stdout.split("=== FILE ")[1:]:
-        head, _, body = block.partition("\n")
-        assert body.rstrip().endswith("=== END"), head
-        out[int(Path(head).stem[3:])] = _parse(body)
+    out = {int(stem[3:]): _parse(body) for stem, body in file_blocks(proc.stdout).items()}
     assert sorted(out) == MISSING
     return out
 

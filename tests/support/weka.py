@@ -103,11 +103,7 @@ def run_j48(
         timeout=600,
         check=True,
     )
-    outputs = {}
-    for block in proc.stdout.split("=== FILE ")[1:]:
-        head, _, body = block.partition("\n")
-        assert body.rstrip().endswith("=== END"), head
-        outputs[Path(head).stem] = body
+    outputs = file_blocks(proc.stdout)
     assert len(outputs) == len(files), proc.stderr
     return outputs
 
@@ -125,20 +121,34 @@ def write_weighted_arff(ds: Dataset, weights: np.ndarray, path: Path) -> Path:
     return path
 
 
-def compile_committee_driver(work: Path) -> Path:
-    """The class directory of tests/java/CommitteeBatch.java (skips without javac)."""
+def compile_java(driver: Path, classdir: Path, what: str) -> Path:
+    """``classdir`` holding the compiled Java ``driver`` (skips ``what`` without javac)."""
     javac = shutil.which("javac")
     if javac is None:
-        pytest.skip("the committee comparison needs javac (apt-get install default-jdk-headless)")
-    classdir = work / "committee-classes"
+        pytest.skip(f"{what} needs javac (apt-get install default-jdk-headless)")
     classdir.mkdir(exist_ok=True)
     subprocess.run(
-        [javac, "-nowarn", "-d", str(classdir), "-cp", str(WEKA_JAR), str(COMMITTEE_DRIVER)],
+        [javac, "-nowarn", "-d", str(classdir), "-cp", str(WEKA_JAR), str(driver)],
         check=True,
         capture_output=True,
         timeout=300,
     )
     return classdir
+
+
+def file_blocks(stdout: str) -> dict[str, str]:
+    """File stem -> its block of a batch driver's output (``=== FILE path`` ... ``=== END``)."""
+    outputs = {}
+    for block in stdout.split("=== FILE ")[1:]:
+        head, _, body = block.partition("\n")
+        assert body.rstrip().endswith("=== END"), head
+        outputs[Path(head).stem] = body
+    return outputs
+
+
+def compile_committee_driver(work: Path) -> Path:
+    """The class directory of tests/java/CommitteeBatch.java (skips without javac)."""
+    return compile_java(COMMITTEE_DRIVER, work / "committee-classes", "the committee comparison")
 
 
 def run_committee(java: str, classdir: Path, args: list[str]) -> dict[str, str]:
@@ -151,9 +161,4 @@ def run_committee(java: str, classdir: Path, args: list[str]) -> dict[str, str]:
         timeout=3600,
         check=True,
     )
-    outputs = {}
-    for block in proc.stdout.split("=== FILE ")[1:]:
-        head, _, body = block.partition("\n")
-        assert body.rstrip().endswith("=== END"), head
-        outputs[Path(head).stem] = body
-    return outputs
+    return file_blocks(proc.stdout)
