@@ -43,7 +43,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import ValueKind, file_names, int_column, threshold_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, Header, MissingKind, context
-from treegen.ensemble import pow2
+from treegen.ensemble import branchfree, pow2
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
@@ -256,7 +256,8 @@ class TableView:
 @dataclass(frozen=True, slots=True)
 class EnsLine:
     """A line of an ifs function: ``if`` (the test is ``test``: le, lt, known, miss or
-    cat), ``else``, ``end``, ``return`` (a payload) or ``call`` (a subtree's function)."""
+    cat), ``else``, ``end``, ``return`` (a payload), ``select`` (a subtree's select
+    expression, treegen.ensemble.branchfree) or ``call`` (a subtree's function)."""
 
     kind: str
     pad: str
@@ -270,6 +271,7 @@ class EnsLine:
     comment: str = ""
     zero: bool = False  # a value in the zero band goes the missing way too
     bare: bool = False  # --missing none: the comparison alone
+    select: tuple[str, ...] = ()  # ``select``: a return statement's lines (branchfree)
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +289,7 @@ class IfsView:
     uses_key: bool  # some test reads a key (--float-compare int)
     noinline: bool  # the tree functions stay functions (INLINE_TESTS)
     n_tests: int
+    uses_select: bool  # some function returns a select expression (PREFIX_SEL)
 
 
 TINY = 2.0**-1021  # above the least normal double: a quotient this large stays normal
@@ -535,12 +538,36 @@ def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str
     return ("known" if node.op == "left" else "miss"), "", 0
 
 
+def _key_index(ir: EnsembleIR, node: Split) -> int:
+    """The key a key walk's test of ``node`` reads: k[f], or k[f] + 1 (at f + stride)
+    where a missing value goes left (the threshold's + 1 too)."""
+    return node.feature + key_stride(ir) * (ir.key_threshold(node) - int(node.threshold))
+
+
+def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tuple[str, ...]:
+    """The return statement of the subtree at ``i`` as a select (treegen.ensemble.branchfree)."""
+    return tuple(
+        branchfree.select_lines(
+            tree.nodes,
+            i,
+            f"return ({cast})",
+            f"{ir.prefix.upper()}_SEL",
+            lambda n: f"k[{_key_index(ir, n)}] <= {c_hex32(ir.key_threshold(n))}",
+            lambda n: _comment(ir, n),
+            lambda leaf: pay.of_row[leaf.row],
+        )
+    )
+
+
 def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> IfsView:
-    """A function per tree (more where a subtree starts MAX_NEST tests down)."""
+    """A function per tree (more where a subtree starts MAX_NEST tests down); in a key
+    walk, the last tests above the leaves as select expressions (treegen.ensemble.branchfree)."""
     P = ir.prefix
+    cast = smallest_uint(max(pay.count - 1, 1)).c_name
     functions: list[EnsFunction] = []
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
+        height = branchfree.heights(tree.nodes, ir.key_walk)
         todo = [(0, f"{P}_tree{t}")]
         tree_functions.append(todo[0][1])
         while todo:
@@ -569,6 +596,9 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
+                if height[i] <= branchfree.HEIGHT:
+                    lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
+                    continue
                 if nest >= MAX_NEST:
                     callee = f"{P}_tree{t}_{i}"
                     todo.append((i, callee))
@@ -577,8 +607,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
                 feature = node.feature
                 if test == "key" and isinstance(node, Split):
-                    # k[f] + 1 where a missing value goes left (the threshold's + 1 too)
-                    feature += key_stride(ir) * (ir.key_threshold(node) - int(node.threshold))
+                    feature = _key_index(ir, node)
                 uses_k = uses_k or (
                     ir.encoding.uses_keys
                     and not ir.key_walk
@@ -612,9 +641,21 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
     uses_key = ir.encoding.uses_keys and (
         any(line.kind == "if" for fn in functions for line in fn.lines)
     )
-    n_tests = sum(1 for fn in functions for line in fn.lines if line.kind == "if")
+    sel = f"{P.upper()}_SEL("
+    n_tests = sum(
+        1 if line.kind == "if" else sum(text.count(sel) for text in line.select)
+        for fn in functions
+        for line in fn.lines
+    )
+    selects = any(line.kind == "select" for fn in functions for line in fn.lines)
     return IfsView(
-        tuple(functions), tuple(tree_functions), outputs, uses_key, n_tests > INLINE_TESTS, n_tests
+        tuple(functions),
+        tuple(tree_functions),
+        outputs,
+        uses_key or selects,
+        n_tests > INLINE_TESTS,
+        n_tests,
+        selects,
     )
 
 
