@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from treegen.codegen.comments import short
 from treegen.codegen.conditions import missing_kind
 from treegen.codegen.costs import ensemble_safety_lines
-from treegen.codegen.ctype import UINT32, CType, smallest_uint
+from treegen.codegen.ctype import TYPES, UINT32, CType, smallest_uint
 from treegen.codegen.emit import make_env
 from treegen.codegen.f64 import f64_initializer, f64_source
 from treegen.codegen.header import header_view
@@ -251,6 +251,8 @@ class TableView:
     ops: OpCodes
     zero_rows: tuple[str, ...] = ()  # the rows of zero-band tests, a bit each
     n_zero_bytes: int = 0
+    pair_hi: Column | None = None  # 9-bit pair entries: their top bits (pairs holds the low 8)
+    n_pair_hi: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +480,21 @@ def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | Non
     return int_column(U, list(values) or [0], ctype or smallest_uint(max(values, default=0)))
 
 
+def _pair_columns(table: NodeTable) -> tuple[list[int], list[int]]:
+    """The pair table's entries (two a pair), and no more; or, where some entry needs 9
+    bits (256 to 511 payloads), their low bytes and a bitmap of their top bits (entry q's
+    is bit q % 8 of byte q / 8): 1.1 bytes an entry instead of 2 (an ExtraTrees forest of
+    272 payloads: its 408 entries 816 -> 459 B)."""
+    flat = [p for pair in table.pairs for p in pair]
+    if not 0xFF < max(flat, default=0) <= 0x1FF:
+        return flat, []
+    hi = [
+        sum(((flat[q + b] >> 8) & 1) << b for b in range(8) if q + b < len(flat))
+        for q in range(0, len(flat), 8)
+    ]
+    return [p & 0xFF for p in flat], hi
+
+
 def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
     U = ir.prefix.upper()
     w = table.word
@@ -506,6 +523,7 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         sum(1 << b for b in range(8) if i + b < len(zero_bits) and zero_bits[i + b])
         for i in range(0, len(zero_bits), 8)
     ]
+    flat, hi = _pair_columns(table)
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
@@ -513,7 +531,9 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         word=_uint_column(U, words, smallest_uint(max((1 << w.bits) - 1, 1))),
         feature=None if w.in_word else _uint_column(U, table.feature),
         thr=threshold_column(ir.frame.encoding, U, thresholds or [0]),
-        pairs=_uint_column(U, [p for pair in table.pairs for p in pair]),
+        pairs=_uint_column(U, flat),
+        pair_hi=_uint_column(U, hi, TYPES["uint8"]) if hi else None,
+        n_pair_hi=len(hi),
         roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
         edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
         feature_mask=(1 << w.feature_bits) - 1,
@@ -762,7 +782,7 @@ def table_bytes(ir: EnsembleIR) -> int:
     view = table_view(ir, table)
     row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
     row += _SIZES[view.feature.ctype] if view.feature else 0
-    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype]
+    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
     n += len(ir.trees) * _SIZES[view.roots.ctype]
     n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
     width = 4 if ir.float32_sums else 8  # a value, an initial score
