@@ -36,14 +36,11 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import Progress, progress_line
-from treegen.committee.bag import bag
-from treegen.committee.boost import boost
 from treegen.committee.core import ADJECTIVE, Committee
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.kinds import kind_of
-from treegen.kinds.committee import COMMITTEE
+from treegen.kinds import kind_named, kind_of
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
@@ -197,6 +194,9 @@ def _fit(
         report = progress.nodes if progress is not None else None
 
         def fit_committee(ds: Dataset) -> Committee:
+            from treegen.committee.bag import bag  # here: a tree's training needs neither
+            from treegen.committee.boost import boost
+
             if args.boost is not None:
                 return boost(ds, opts, args.boost, progress=report)
             return bag(ds, opts, args.bag, args.bag_seed, progress=report)
@@ -230,7 +230,7 @@ def default_output(data: str, suffix: str = ".tree") -> Path:
 
 def _default_output(args: argparse.Namespace) -> Path:
     committee = args.boost is not None or args.bag is not None
-    return default_output(args.data, COMMITTEE.suffix if committee else ".tree")
+    return default_output(args.data, kind_named("committee").suffix if committee else ".tree")
 
 
 # ------------------------------------------------------------------ train
@@ -258,7 +258,7 @@ def run_train(args: argparse.Namespace) -> int:
     if not quiet:
         percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
         pruned = "pruned" if args.prune else "unpruned"
-        if kind is COMMITTEE:
+        if kind.name == "committee":
             what = (
                 f"{ADJECTIVE[model.method]} committee of {model.n_members} {pruned} "
                 f"{args.flavor} trees ({model.size} nodes, {model.n_leaves} leaves)"
@@ -275,7 +275,7 @@ def run_train(args: argparse.Namespace) -> int:
             f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
         )
         if test_ds is not None:
-            if kind is COMMITTEE:
+            if kind.name == "committee":
                 sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
             else:
                 sys.stderr.write(_test_evaluation(args, ds, model, test_ds))

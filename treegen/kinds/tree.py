@@ -16,11 +16,10 @@ import numpy.typing as npt
 from treegen.analysis.evaluate import evaluate as evaluate_model
 from treegen.analysis.evaluate import format_evaluation
 from treegen.analysis.report import format_report, model_report
-from treegen.codegen.emit import emit
 from treegen.codegen.flash import estimate_flash
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import fold_note, lower
-from treegen.codegen.options import STYLES, ExportOptions
+from treegen.codegen.options import STYLES, ExportOptions, Style
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
@@ -100,6 +99,14 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
         f"{', float compare int' if enc.uses_keys else ''}; model depth {ir.depth} "
         f"(tests on its longest path); {stack}"
     )
+
+
+def emit(ir: IR, style: Style) -> dict[str, str]:
+    """:func:`treegen.codegen.emit.emit`, imported on first use: the emitters load
+    jinja2, which `treegen train` (the tree kind's file and classifier) does not need."""
+    from treegen.codegen.emit import emit as emit_c
+
+    return emit_c(ir, style)
 
 
 def _notes(ir: IR) -> tuple[str, ...]:
