@@ -43,6 +43,7 @@ from treegen.errors import UsageError
 from treegen.kinds import kind_named, kind_of
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.trainer import TrainOptions, train
+from treegen.trainer.fit import grow_prepared, prepare
 from treegen.trainer.options import PRUNINGS
 
 TRAIN_EPILOG = (
@@ -248,7 +249,17 @@ def run_train(args: argparse.Namespace) -> int:
         test = None if quiet else test_set_beside(args.data)
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
-        model = _fit(args, progress)(ds)
+        model: Any
+        if quiet and _one_tree(args):
+            # Nothing reads the data after training: let its float64 matrix go once the
+            # trainer has what it needs (at 1M rows of 20 attributes, 160 MB less at the
+            # peak).
+            prepared = prepare(ds, train_options(args))
+            del ds
+            model = grow_prepared(prepared, progress=progress.nodes)
+            del prepared
+        else:
+            model = _fit(args, progress)(ds)
         kind = kind_of(model)
         progress.update("writing", nodes=model.size)
         write_text_atomic(output, kind.to_json(model))
@@ -281,6 +292,18 @@ def run_train(args: argparse.Namespace) -> int:
                 sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
     note_peak_memory(args)
     return 0
+
+
+def _one_tree(args: argparse.Namespace) -> bool:
+    """Whether the command trains one tree with no more data than DATA (no committee,
+    no reduced-error pruning, none of the options :func:`_fit` refuses)."""
+    return (
+        args.boost is None
+        and args.bag is None
+        and args.bag_seed == 1
+        and args.pruning != "reduced-error"
+        and getattr(args, "validation", None) is None
+    )
 
 
 def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_ds: Dataset) -> str:
