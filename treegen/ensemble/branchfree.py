@@ -14,14 +14,15 @@ reach, the same payload.  Where ``PREFIX_BRANCHFREE`` is 1 (x86 and AArch64 host
 long pipelines guess branches) it is a function that masks, so every test of the
 subtree is computed and none is a branch; elsewhere it is ``?:``, which compilers turn
 into the same branches as the ifs (microcontrollers, whose branches are cheap and whose
-flash the masks would cost: the ATmega328P's 8-bit masks made a 10-tree regressor
-58.8 -> 76.7 KB).
+flash the masks would cost: on the ATmega328P, an 8-bit core, they made a 10-tree
+regressor 58.8 -> 76.7 KB).
 
-Measured (bench/regress_bench.py's 10-tree depth-8 regressors, gcc 12 -O2, CPU time,
-interleaved rounds, the min of 7; see docs/regression.md): two levels beat one and three
-(a level more computes twice the tests); ExtraTrees 42.4 -> 36.6 ns, the random forest
-45.0 -> 38.5 ns, every value the same bits.  A whole tree without branches (a complete
-layout walked by index arithmetic, every tree's levels interleaved) took 48 ns.
+Measured (bench/regress_bench.py's regressors, gcc 12 -O2, CPU time, interleaved rounds;
+docs/ensembles.md has the rest): two levels beat one and three (a level more computes
+twice the tests); ExtraTrees (10 trees, depth 8) 42.4 -> 36.7 ns over the test rows in
+order and 76.7 -> 66.6 ns shuffled, every value the same bits.  A whole tree without
+branches (a complete layout walked by index arithmetic, every tree's levels
+interleaved) took 48 ns.
 """
 
 from __future__ import annotations
