@@ -140,3 +140,25 @@ def test_both_select_forms_give_the_class(name: str, branchfree_on: str, tmp_pat
     X64 = X32.astype(np.float64)
     assert np.array_equal(cls, classify.predict(ens, X64))
     assert np.array_equal(_bits(proba), _bits(classify.predict_proba(ens, X64)))
+
+
+@needs_gcc
+@pytest.mark.parametrize("lazy", ["0", "1"])
+@pytest.mark.parametrize("name", ["tree", "multi_tree"])
+def test_one_tree_keys_either_way_give_predict_bits(name: str, lazy: str, tmp_path: Any) -> None:
+    """One tree's ifs may key each test's input (PREFIX_LAZYKEYS 1, x86 and AArch64) or
+    every input first (0): the same bits either way; a forest keys first always."""
+    est = fit_regressor(name)
+    ens = from_estimator(est)
+    r = render(ens, ExportOptions(prefix="r", name="predict", style="ifs"))
+    text = r.files["predict.c"]
+    assert "R_LAZYKEYS" in text and re.search(r"\bR_K1?\(\d+, \d+\) <= ", text)
+    X, _ = regression_data(name)
+    finite = {f: {t for t in ts if np.isfinite(t)} for f, ts in sklearn_thresholds(est).items()}
+    X32 = np.vstack([X, threshold_rows(np.nan_to_num(X), finite)]).astype(np.float32)
+    built = build(r.lowered, r.files, tmp_path, cc=f"gcc -DR_LAZYKEYS={lazy}")
+    _, words = built.run(X32)
+    got = (words[:, 0::2].astype(np.uint64) << np.uint64(32)) | words[:, 1::2]
+    assert np.array_equal(got, _bits(classify.values(ens, X32.astype(np.float64))))
+    forest = render(from_estimator(fit_regressor("forest")), ExportOptions(prefix="r", style="ifs"))
+    assert "LAZYKEYS" not in forest.files["r_predict.c"]
