@@ -183,7 +183,8 @@ def _check_node(
     kind = n.get("kind")
     if kind not in _NODE_KINDS:
         raise InvalidField(f"{f}.kind", f"must be one of {', '.join(_NODE_KINDS)}")
-    _keys(n, _NODE_KEYS[kind], f)
+    # A test's per_bag is optional (files without it load as before).
+    _keys(n, _NODE_KEYS[kind] | ({"per_bag"} if kind != "leaf" and "per_bag" in n else set()), f)
     if _int(n["id"], f"{f}.id", 0, n_nodes) != i:
         raise InvalidField(f"{f}.id", f"is {n['id']}, expected {i} (nodes are listed in order)")
     _int(n["cls"], f"{f}.cls", 0, n_classes)
@@ -216,6 +217,12 @@ def _check_node(
         raise InvalidField(
             f"{f}.children", f"has {len(children)} entries, the test has {expected} branches"
         )
+    if "per_bag" in n:
+        per_bag = n["per_bag"]
+        if not isinstance(per_bag, list) or len(per_bag) != expected:
+            raise InvalidField(f"{f}.per_bag", f"must list {expected} branch weights")
+        for k, x in enumerate(per_bag):
+            _weight(x, f"{f}.per_bag[{k}]")
     return list(children)
 
 

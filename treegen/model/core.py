@@ -16,6 +16,14 @@ reached it, whose ratio to the parent's ``items`` is the branch's share when a
 value is unknown), ``dist`` (per-class weights: a tuple, or for many classes the
 classes present, :mod:`treegen.model.dist`) and ``cls`` (the node's class:
 the leaf label, and for empty leaves the class to vote for).
+
+A test may also carry ``per_bag``: empty, or (a j48 tree trained in Weka's order,
+:mod:`treegen.trainer.j48order`) each branch's weight in J48's counts of the test
+(``Distribution.perBag``), by which Weka splits a missing value: ``per_bag[b] / items``.
+That is not always the branch's own ``items``: Weka adds the unknown cases to it at the
+known shares, then sends them down at the shares of that sum.  Only the Weka-style
+answers read it (:mod:`treegen.committee.weka`); treegen's own classifier and the C
+split by the branches' ``items``.
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ class ContinuousTest:
     attribute: int
     threshold: float
     children: tuple[int, int]
+    per_bag: tuple[float, ...] = ()  # () or J48's perBag (module docstring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +83,7 @@ class NominalTest:
     dist: Dist
     attribute: int
     children: tuple[int, ...]
+    per_bag: tuple[float, ...] = ()
 
     def value_branches(self, n_values: int) -> tuple[int, ...]:
         """The branch of each value ``0..n_values-1``: its own (see :data:`ValueTest`)."""
@@ -94,6 +104,7 @@ class SubsetTest:
     attribute: int
     subsets: tuple[tuple[int, ...], ...]
     children: tuple[int, ...]
+    per_bag: tuple[float, ...] = ()
 
     def value_branches(self, n_values: int) -> tuple[int, ...]:
         """The branch of each value ``0..n_values-1`` (see :data:`ValueTest`)."""
@@ -126,6 +137,7 @@ def make_node(
     threshold: float,
     subsets: tuple[tuple[int, ...], ...],
     children: tuple[int, ...],
+    per_bag: tuple[float, ...] = (),
 ) -> Node:
     """The node of ``kind`` from columns that hold every kind's fields (the trainer's
     arrays, a model file's node object): the fields ``kind`` has no use for are dropped."""
@@ -134,11 +146,11 @@ def make_node(
     if kind == "continuous":
         assert len(children) == 2, children
         return ContinuousTest(
-            cls, items, errors, dist, attribute, threshold, (children[0], children[1])
+            cls, items, errors, dist, attribute, threshold, (children[0], children[1]), per_bag
         )
     if kind == "nominal":
-        return NominalTest(cls, items, errors, dist, attribute, children)
-    return SubsetTest(cls, items, errors, dist, attribute, subsets, children)
+        return NominalTest(cls, items, errors, dist, attribute, children, per_bag)
+    return SubsetTest(cls, items, errors, dist, attribute, subsets, children, per_bag)
 
 
 def subset_branches(subsets: tuple[tuple[int, ...], ...], n_values: int) -> tuple[int, ...]:

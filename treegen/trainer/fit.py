@@ -49,7 +49,7 @@ from treegen.errors import TrainError
 from treegen.model.core import Leaf, Model, Node
 from treegen.model.options import ModelOptions, with_labels
 from treegen.model.version import VERSION
-from treegen.trainer import native
+from treegen.trainer import j48order, native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
@@ -172,6 +172,11 @@ def train(
     if opts.subsets and opts.prune and not j48:
         # Release 8 narrows or drops the last branch of subset tests after pruning (-s).
         nodes = check_possible_values(nodes, ctx.n_values)
+    if j48:
+        # Weka's own sums where their order matters (unknown values, weighted cases).
+        nodes = j48order.in_weka_order(
+            ds, opts, weights, nodes, lambda c: grow(c, _grow_options(opts, engine, collapse=False))
+        )
     if j48 and opts.prune:
         nodes = j48_empty_leaves(nodes)
     return _model(ds, nodes, ModelOptions.of(opts, ds.labels), fingerprint)
