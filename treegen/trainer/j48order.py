@@ -459,9 +459,9 @@ def same_shape(root: WTree, nodes: tuple[Node, ...]) -> bool:
 
 def with_numbers(root: WTree, nodes: tuple[Node, ...]) -> tuple[Node, ...]:
     """``nodes`` (the replay's shape: :func:`same_shape`) with Weka's numbers: every
-    node's class weights and total, a test's ``per_bag``, a leaf's errors (the weight not
-    of its class).  A leaf no weight reached keeps treegen's convention: its parent's
-    class weights."""
+    node's class weights and total, a test's ``per_bag`` and ``bag_dist``, a leaf's
+    errors (the weight not of its class).  A leaf no weight reached keeps treegen's
+    convention: its parent's class weights."""
     out: list[Node] = list(nodes)
     for i, t in enumerate(_preorder(root)):
         n, d = nodes[i], t.model.dist
@@ -470,7 +470,9 @@ def with_numbers(root: WTree, nodes: tuple[Node, ...]) -> tuple[Node, ...]:
             errors = d.total - float(d.per_class[n.cls])
             out[i] = replace(n, items=d.total, dist=dist, errors=errors)
         else:
-            out[i] = replace(n, items=d.total, dist=dist, per_bag=tuple(d.per_bag.tolist()))
+            per_bag = tuple(d.per_bag.tolist())
+            bag_dist = tuple(tuple(row) for row in d.pcb.tolist())
+            out[i] = replace(n, items=d.total, dist=dist, per_bag=per_bag, bag_dist=bag_dist)
     for n in list(out):
         for c in n.children:
             child = out[c]
