@@ -113,7 +113,11 @@ def train(
     instead of 1: a weighted case counts as that many cases everywhere C4.5 counts
     cases, as J48 counts a weighted instance (boosting trains so,
     :mod:`treegen.committee.boost`).  Not with reduced-error pruning.  Weighted cases
-    (other than all 1) are summed in row order, in either flavour.
+    (other than all 1) grow in row order, in either flavour.
+
+    A j48 tree trained on cases of fractional weight (an unknown value, or ``weights``)
+    gets Weka's own sums, made in J48's orders, and each test J48's counts of its
+    branches (:mod:`treegen.trainer.j48order`, up to its row limit).
     """
     opts = opts or TrainOptions()
     opts.validate()

@@ -280,11 +280,12 @@ class Replay:
 
     def continuous_dist(self, rows: IntArray, w: FloatArray, att: int, threshold: float) -> WDist:
         """``handleNumericAttribute``'s counts of the chosen cut, on the cases just sorted:
-        the known ones up to the cut, then the rest (``addRange``: a range's weight
-        summed on its own, then added to its bag and to the total)."""
+        the known ones the test sends left (its cut within J48's 1e-6, as ``whichSubset``
+        compares), then the other known ones (``addRange``: a range's weight summed on
+        its own, then added to its bag and to the total)."""
         v = self.X[rows, att]
         m = int(np.count_nonzero(~np.isnan(v)))
-        k = int(np.count_nonzero(v[:m] <= threshold))
+        k = int(np.count_nonzero(v[:m] - threshold < J48_TOL))
         cls = self.y[rows[:m]]
         ww = w[:m]
         d = _events((np.arange(m) >= k).astype(np.intp), cls, ww, 2, self.C)
