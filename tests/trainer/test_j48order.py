@@ -25,7 +25,7 @@ from treegen.errors import ModelFileError
 from treegen.model.core import Leaf, Model
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 from treegen.model.show import format_tree
-from treegen.trainer import TrainOptions, j48order, train
+from treegen.trainer import TrainOptions, j48order, native, train
 from treegen.trainer.j48order import weka_sort
 
 from support.weka import TESTS, WEKA_JAR, compile_java, java_or_skip
@@ -47,9 +47,21 @@ def _counts(model: Model) -> list[bool]:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([0.0, 1.0, 1.5, -2.0, 3.0, 7.25, 1e308]), max_size=60))
 def test_weka_sort_is_a_sorting_permutation(keys: list[float]) -> None:
-    idx = weka_sort(keys)
+    idx = j48order._sort_python(keys)
     assert sorted(idx) == list(range(len(keys)))
     assert [keys[i] for i in idx] == sorted(keys)
+    assert weka_sort(np.array(keys, dtype=np.float64)).tolist() == idx
+
+
+def test_the_c_sort_is_the_python_sort() -> None:
+    """The accelerator's weka_sort against the reference, on segments full of ties."""
+    if native.cscan is None:
+        pytest.skip("the C accelerator is not built")
+    rng = np.random.default_rng(3)
+    for n in [0, 1, 2, 3, 4, 5, 8, 31, 1000, 5000]:
+        for k in (1, 2, 7, 1 << 30):
+            keys = rng.integers(0, k, size=n).astype(np.float64)
+            assert weka_sort(keys).tolist() == j48order._sort_python(keys.tolist()), (n, k)
 
 
 @pytest.mark.toolchain
@@ -79,7 +91,9 @@ def test_weka_sort_is_wekas_order(tmp_path: Path) -> None:
     lines = proc.stdout.splitlines()
     assert len(lines) == len(arrays)
     for a, line in zip(arrays, lines, strict=True):
-        assert weka_sort(a.tolist()) == [int(i) for i in line.split()]
+        want = [int(i) for i in line.split()]
+        assert weka_sort(a).tolist() == want
+        assert j48order._sort_python(a.tolist()) == want
 
 
 def test_replay_where_order_matters_only() -> None:

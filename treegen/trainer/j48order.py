@@ -43,6 +43,7 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Node, SubsetTest
 from treegen.model.dist import make_dist
+from treegen.trainer import native
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, build_context
 from treegen.trainer.options import TrainOptions
@@ -60,8 +61,19 @@ MAX_ROWS = 10_000
 MAX_CLASSES = 63  # the dense class weights of the replay (many classes: treegen's own)
 
 
-def weka_sort(keys: list[float]) -> list[int]:
-    """``Utils.sortWithNoMissingValues(keys)``: the indices in Weka's sorted order."""
+def weka_sort(keys: FloatArray) -> IntArray:
+    """``Utils.sortWithNoMissingValues(keys)``: the indices in Weka's sorted order (the
+    C accelerator's ``weka_sort``, else :func:`_sort_python`)."""
+    keys = np.ascontiguousarray(keys, dtype=np.float64)
+    if native.cscan is not None:
+        perm = np.empty(keys.size, dtype=np.intp)
+        native.cscan.weka_sort(keys, perm)
+        return perm
+    return np.asarray(_sort_python(keys.tolist()), dtype=np.intp)
+
+
+def _sort_python(keys: list[float]) -> list[int]:
+    """The reference of :func:`weka_sort` (and of the C), in plain Python."""
     idx = list(range(len(keys)))
 
     def cswap(i: int, j: int) -> None:
@@ -151,17 +163,14 @@ class WDist:
 
 
 def _events(bag: IntArray, cls: IntArray, w: FloatArray, n_bags: int, n_classes: int) -> WDist:
-    """Counts of ``add``/``addWeights`` events taken in order, every counter from 0."""
+    """Counts of ``add``/``addWeights`` events taken in order, every counter from 0
+    (``np.add.at`` adds repeated indices one after another, in order)."""
     pcb = np.zeros((n_bags, n_classes))
     per_bag = np.zeros(n_bags)
     per_class = np.zeros(n_classes)
-    for c in range(n_classes):
-        in_c = cls == c
-        per_class[c] = _seq(w[in_c])
-        for b in range(n_bags):
-            pcb[b, c] = _seq(w[in_c & (bag == b)])
-    for b in range(n_bags):
-        per_bag[b] = _seq(w[bag == b])
+    np.add.at(pcb, (bag, cls), w)
+    np.add.at(per_bag, bag, w)
+    np.add.at(per_class, cls, w)
     return WDist(pcb, per_bag, per_class, _seq(w))
 
 
@@ -261,8 +270,7 @@ class Replay:
         for a, kind in enumerate(self.kinds):
             if kind == "continuous":
                 v = self.X[rows, a]
-                keys = np.where(np.isnan(v), JAVA_MAX_DOUBLE, v).tolist()
-                perm = np.asarray(weka_sort(keys), dtype=np.intp)
+                perm = weka_sort(np.where(np.isnan(v), JAVA_MAX_DOUBLE, v))
                 rows, w = rows[perm], w[perm]
                 if a == att:
                     dist = self.continuous_dist(rows, w, a, plan.threshold)
