@@ -44,7 +44,7 @@ from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Node, SubsetTest
 from treegen.model.dist import make_dist
 from treegen.trainer import native
-from treegen.trainer.constants import J48_TOL
+from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context, build_context
 from treegen.trainer.options import TrainOptions
 from treegen.trainer.stats import ErrorBound
@@ -320,14 +320,12 @@ class Replay:
         else:
             probs = d.per_bag / d.total
         uw, uc = w[unknown], self.y[rows[unknown]]
-        for c in range(self.C):
-            d.per_class[c] = _seq(uw[uc == c], float(d.per_class[c]))
+        np.add.at(d.per_class, uc, uw)  # onward from the known cases' sums, in order
         d.total = _seq(uw, d.total)
         for b in range(n_bags):
             nw = probs[b] * uw
             d.per_bag[b] = _seq(nw, float(d.per_bag[b]))
-            for c in range(self.C):
-                d.pcb[b, c] = _seq(nw[uc == c], float(d.pcb[b, c]))
+            np.add.at(d.pcb[b], uc, nw)
 
     # -- collapse and pruning ----------------------------------------------------------
     def training_errors(self, t: WTree) -> float:
@@ -347,7 +345,7 @@ class Replay:
     def collapse(self, t: WTree) -> None:
         if t.leaf:
             return
-        if self.training_errors(t) >= t.model.dist.num_incorrect() - 1e-3:
+        if self.training_errors(t) >= t.model.dist.num_incorrect() - EPSILON:
             self.make_leaf(t)
         else:
             for s in t.sons:
