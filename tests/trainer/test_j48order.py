@@ -4,7 +4,8 @@ counts a model keeps from it (``per_bag``, ``bag_dist``).
 Its end result, every node's numbers and every row's distribution equal to Weka's own,
 is checked against live Weka in tests/committee/test_weka_getprobs_live.py (J48) and
 tests/committee/test_committee_weka.py (Bagging and AdaBoostM1); here: the sort order
-itself against Weka's, where the replay runs and where it does not, and the model file.
+itself against Weka's (treegen.trainer.j48counts), where the replay runs and where it
+does not, and the model file.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from treegen.errors import ModelFileError
 from treegen.model.core import Leaf, Model
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 from treegen.model.show import format_tree
-from treegen.trainer import TrainOptions, j48order, native, train
-from treegen.trainer.j48order import weka_sort
+from treegen.trainer import TrainOptions, j48counts, j48order, native, train
+from treegen.trainer.j48counts import weka_sort
 
 from support.weka import TESTS, WEKA_JAR, compile_java, java_or_skip
 
@@ -47,7 +48,7 @@ def _counts(model: Model) -> list[bool]:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([0.0, 1.0, 1.5, -2.0, 3.0, 7.25, 1e308]), max_size=60))
 def test_weka_sort_is_a_sorting_permutation(keys: list[float]) -> None:
-    idx = j48order._sort_python(keys)
+    idx = j48counts._sort_python(keys)
     assert sorted(idx) == list(range(len(keys)))
     assert [keys[i] for i in idx] == sorted(keys)
     assert weka_sort(np.array(keys, dtype=np.float64)).tolist() == idx
@@ -61,7 +62,7 @@ def test_the_c_sort_is_the_python_sort() -> None:
     for n in [0, 1, 2, 3, 4, 5, 8, 31, 1000, 5000]:
         for k in (1, 2, 7, 1 << 30):
             keys = rng.integers(0, k, size=n).astype(np.float64)
-            assert weka_sort(keys).tolist() == j48order._sort_python(keys.tolist()), (n, k)
+            assert weka_sort(keys).tolist() == j48counts._sort_python(keys.tolist()), (n, k)
 
 
 @pytest.mark.toolchain
@@ -76,7 +77,7 @@ def test_weka_sort_is_wekas_order(tmp_path: Path) -> None:
         for k in (1, 3, 50)
     ]
     arrays += [
-        np.where(rng.random(200) < 0.2, j48order.JAVA_MAX_DOUBLE, rng.normal(size=200))
+        np.where(rng.random(200) < 0.2, j48counts.JAVA_MAX_DOUBLE, rng.normal(size=200))
         for _ in range(5)
     ]
     text = "".join(" ".join(repr(float(v)) for v in a) + "\n" for a in arrays)
@@ -93,7 +94,7 @@ def test_weka_sort_is_wekas_order(tmp_path: Path) -> None:
     for a, line in zip(arrays, lines, strict=True):
         want = [int(i) for i in line.split()]
         assert weka_sort(a).tolist() == want
-        assert j48order._sort_python(a.tolist()) == want
+        assert j48counts._sort_python(a.tolist()) == want
 
 
 def test_replay_where_order_matters_only() -> None:

@@ -43,9 +43,9 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Node, SubsetTest
 from treegen.model.dist import make_dist
-from treegen.trainer import native
 from treegen.trainer.constants import EPSILON, J48_TOL
 from treegen.trainer.context import Context, build_context
+from treegen.trainer.j48counts import JAVA_MAX_DOUBLE, WDist, count_events, seq_add, weka_sort
 from treegen.trainer.options import TrainOptions
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode
@@ -53,125 +53,11 @@ from treegen.trainer.tree import TNode
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
-JAVA_MAX_DOUBLE = 1.7976931348623157e308  # Instances.sort's key of an unknown value
 MAX_DEPTH = 400  # deeper trees keep treegen's own numbers (the replay recurses)
 # The replay sorts each node's cases in Python: larger sets keep treegen's row-order sums
 # (boosting's 100k-row benchmark among them).
 MAX_ROWS = 10_000
 MAX_CLASSES = 63  # the dense class weights of the replay (many classes: treegen's own)
-
-
-def weka_sort(keys: FloatArray) -> IntArray:
-    """``Utils.sortWithNoMissingValues(keys)``: the indices in Weka's sorted order (the
-    C accelerator's ``weka_sort``, else :func:`_sort_python`)."""
-    keys = np.ascontiguousarray(keys, dtype=np.float64)
-    if native.cscan is not None:
-        perm = np.empty(keys.size, dtype=np.intp)
-        native.cscan.weka_sort(keys, perm)
-        return perm
-    return np.asarray(_sort_python(keys.tolist()), dtype=np.intp)
-
-
-def _sort_python(keys: list[float]) -> list[int]:
-    """The reference of :func:`weka_sort` (and of the C), in plain Python."""
-    idx = list(range(len(keys)))
-
-    def cswap(i: int, j: int) -> None:
-        if keys[idx[i]] > keys[idx[j]]:
-            idx[i], idx[j] = idx[j], idx[i]
-
-    stack = [(0, len(keys) - 1)]
-    while stack:
-        lo, hi = stack.pop()
-        d = hi - lo
-        if d <= 0:
-            continue
-        if d == 1:
-            cswap(lo, hi)
-            continue
-        if d == 2:
-            cswap(lo, lo + 1)
-            cswap(lo, hi)
-            cswap(lo + 1, hi)
-            continue
-        mid = (lo + hi) // 2
-        cswap(lo, mid)
-        cswap(lo, hi)
-        cswap(mid, hi)
-        idx[mid], idx[hi - 1] = idx[hi - 1], idx[mid]
-        pivot = keys[idx[hi - 1]]
-        i, j = lo, hi - 1
-        while True:
-            i += 1
-            while keys[idx[i]] < pivot:
-                i += 1
-            j -= 1
-            while keys[idx[j]] > pivot:
-                j -= 1
-            if i >= j:
-                break
-            idx[i], idx[j] = idx[j], idx[i]
-        idx[i], idx[hi - 1] = idx[hi - 1], idx[i]
-        stack.append((lo, i - 1))
-        stack.append((i + 1, hi))
-    return idx
-
-
-def _seq(values: FloatArray, start: float = 0.0) -> float:
-    """``start`` plus ``values`` added one after another (Java's ``+=`` loop)."""
-    if values.size == 0:
-        return start
-    return float(np.cumsum(np.concatenate(([start], values)))[-1])
-
-
-@dataclass
-class WDist:
-    """Weka's ``Distribution``: per bag and class, per bag, per class, total."""
-
-    pcb: FloatArray
-    per_bag: FloatArray
-    per_class: FloatArray
-    total: float
-
-    def max_class(self) -> int:
-        """``maxClass``: a class beats the best so far by more than 1e-6 (from 0)."""
-        best, top = 0, 0.0
-        for c, v in enumerate(self.per_class.tolist()):
-            if v - top > J48_TOL:
-                best, top = c, v
-        return best
-
-    def num_incorrect(self) -> float:
-        return self.total - float(self.per_class[self.max_class()])
-
-    def max_bag(self) -> int:
-        """``maxBag``: the last bag at least as heavy as the heaviest so far (within 1e-6)."""
-        best, top = -1, 0.0
-        for b, v in enumerate(self.per_bag.tolist()):
-            if top - v < J48_TOL:
-                best, top = b, v
-        return best
-
-    def merged(self) -> WDist:
-        """``new Distribution(d)`` (``NoSplit``'s copy): one bag, the total's weights."""
-        return WDist(
-            self.per_class.copy()[None, :],
-            np.array([self.total]),
-            self.per_class.copy(),
-            self.total,
-        )
-
-
-def _events(bag: IntArray, cls: IntArray, w: FloatArray, n_bags: int, n_classes: int) -> WDist:
-    """Counts of ``add``/``addWeights`` events taken in order, every counter from 0
-    (``np.add.at`` adds repeated indices one after another, in order)."""
-    pcb = np.zeros((n_bags, n_classes))
-    per_bag = np.zeros(n_bags)
-    per_class = np.zeros(n_classes)
-    np.add.at(pcb, (bag, cls), w)
-    np.add.at(per_bag, bag, w)
-    np.add.at(per_class, cls, w)
-    return WDist(pcb, per_bag, per_class, _seq(w))
 
 
 @dataclass(eq=False)
@@ -250,14 +136,14 @@ class Replay:
         (``NoSplit``) every case in order."""
         sub = self.which(m, rows)
         known = sub >= 0
-        d = _events(sub[known], self.y[rows[known]], w[known], m.n_bags, self.C)
+        d = count_events(sub[known], self.y[rows[known]], w[known], m.n_bags, self.C)
         if m.kind != "leaf":
             self.add_unknown(d, rows, w, m.attribute)
         return d
 
     # -- growth ------------------------------------------------------------------------
     def leaf_dist(self, rows: IntArray, w: FloatArray) -> WDist:
-        return _events(np.zeros(rows.size, dtype=np.intp), self.y[rows], w, 1, self.C)
+        return count_events(np.zeros(rows.size, dtype=np.intp), self.y[rows], w, 1, self.C)
 
     def grow(self, plan: TNode, rows: IntArray, w: FloatArray) -> WTree:
         """``buildTree`` at a node treegen made ``plan``."""
@@ -296,8 +182,8 @@ class Replay:
         k = int(np.count_nonzero(v[:m] - threshold < J48_TOL))
         cls = self.y[rows[:m]]
         ww = w[:m]
-        d = _events((np.arange(m) >= k).astype(np.intp), cls, ww, 2, self.C)
-        s0, s1 = _seq(ww[:k]), _seq(ww[k:])
+        d = count_events((np.arange(m) >= k).astype(np.intp), cls, ww, 2, self.C)
+        s0, s1 = seq_add(ww[:k]), seq_add(ww[k:])
         d.per_bag[:] = (s0, s1)
         d.total = (0.0 + s0) + s1
         return d
@@ -306,7 +192,7 @@ class Replay:
         """``handleEnumeratedAttribute``: the known cases added in their order."""
         v = self.X[rows, att]
         known = ~np.isnan(v)
-        return _events(v[known].astype(np.intp), self.y[rows[known]], w[known], n_bags, self.C)
+        return count_events(v[known].astype(np.intp), self.y[rows[known]], w[known], n_bags, self.C)
 
     def add_unknown(self, d: WDist, rows: IntArray, w: FloatArray, att: int) -> None:
         """``addInstWithUnknown``: the unknown cases at full weight in class and total,
@@ -321,10 +207,10 @@ class Replay:
             probs = d.per_bag / d.total
         uw, uc = w[unknown], self.y[rows[unknown]]
         np.add.at(d.per_class, uc, uw)  # onward from the known cases' sums, in order
-        d.total = _seq(uw, d.total)
+        d.total = seq_add(uw, d.total)
         for b in range(n_bags):
             nw = probs[b] * uw
-            d.per_bag[b] = _seq(nw, float(d.per_bag[b]))
+            d.per_bag[b] = seq_add(nw, float(d.per_bag[b]))
             np.add.at(d.pcb[b], uc, nw)
 
     # -- collapse and pruning ----------------------------------------------------------
@@ -382,7 +268,7 @@ class Replay:
         if not t.leaf:
             for s, (r, ww) in zip(t.sons, self.split(t.model, rows, w), strict=True):
                 self.new_distribution(s, r, ww)
-        elif abs(_seq(w)) >= J48_TOL:
+        elif abs(seq_add(w)) >= J48_TOL:
             t.empty = False
 
     def prune(self, t: WTree) -> None:
