@@ -107,6 +107,7 @@ class WDist:
         return best
 
     def num_incorrect(self) -> float:
+        """``numIncorrect``: the weight not of the class ``maxClass`` names."""
         return self.total - float(self.per_class[self.max_class()])
 
     def max_bag(self) -> int:

@@ -143,7 +143,12 @@ class Replay:
 
     # -- growth ------------------------------------------------------------------------
     def leaf_dist(self, rows: IntArray, w: FloatArray) -> WDist:
-        return count_events(np.zeros(rows.size, dtype=np.intp), self.y[rows], w, 1, self.C)
+        """``new Distribution(data)``: every case in bag 0, in order (so the bag's
+        counters hold the same sums as the class and total counters)."""
+        per_class = np.zeros(self.C)
+        np.add.at(per_class, self.y[rows], w)
+        total = seq_add(w)
+        return WDist(per_class.copy()[None, :], np.array([total]), per_class, total)
 
     def grow(self, plan: TNode, rows: IntArray, w: FloatArray) -> WTree:
         """``buildTree`` at a node treegen made ``plan``."""
@@ -214,14 +219,6 @@ class Replay:
             np.add.at(d.pcb[b], uc, nw)
 
     # -- collapse and pruning ----------------------------------------------------------
-    def training_errors(self, t: WTree) -> float:
-        if t.leaf:
-            return t.model.dist.num_incorrect()
-        errors = 0.0
-        for s in t.sons:
-            errors = errors + self.training_errors(s)
-        return errors
-
     def make_leaf(self, t: WTree) -> None:
         """The node becomes a leaf with ``NoSplit(localModel().distribution())``."""
         t.sons = []
@@ -229,19 +226,35 @@ class Replay:
         t.model = Split("leaf", -1, math.nan, 1, t.model.dist.merged())
 
     def collapse(self, t: WTree) -> None:
-        if t.leaf:
-            return
-        if self.training_errors(t) >= t.model.dist.num_incorrect() - EPSILON:
-            self.make_leaf(t)
-        else:
-            for s in t.sons:
-                self.collapse(s)
+        """``collapse``, top down: a test no better on the training cases than a leaf
+        becomes one.  A subtree's training errors are summed once, bottom up (in
+        branch order, as Weka's recursion adds them): collapsing a node changes no
+        subtree that is still to be asked."""
+        errors: dict[int, float] = {}
+        for n in reversed(_preorder(t)):
+            if n.leaf:
+                errors[id(n)] = n.model.dist.num_incorrect()
+            else:
+                total = 0.0
+                for s in n.sons:
+                    total = total + errors[id(s)]
+                errors[id(n)] = total
+        stack = [t]
+        while stack:
+            n = stack.pop()
+            if n.leaf:
+                continue
+            if errors[id(n)] >= n.model.dist.num_incorrect() - EPSILON:
+                self.make_leaf(n)
+            else:
+                stack.extend(n.sons)
 
     def dist_errors(self, d: WDist) -> float:
         """``getEstimatedErrorsForDistribution``."""
         return self.bound.estimate(d.total, d.num_incorrect())
 
     def estimated_errors(self, t: WTree) -> float:
+        """``getEstimatedErrors``: the leaves' estimates, summed in branch order."""
         if t.leaf:
             return self.dist_errors(t.model.dist)
         errors = 0.0
@@ -263,6 +276,7 @@ class Replay:
         return errors
 
     def new_distribution(self, t: WTree, rows: IntArray, w: FloatArray) -> None:
+        """``newDistribution``: a raised subtree recounted on its new cases."""
         t.model.dist = self.reset(t.model, rows, w)
         t.rows, t.w = rows, w
         if not t.leaf:
@@ -272,6 +286,8 @@ class Replay:
             t.empty = False
 
     def prune(self, t: WTree) -> None:
+        """``C45PruneableClassifierTree.prune``: the branches first, then a leaf, the
+        largest branch raised, or the test kept, by the estimated errors (0.1 slack)."""
         if t.leaf:
             return
         for s in t.sons:
