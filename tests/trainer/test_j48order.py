@@ -97,11 +97,15 @@ def test_weka_sort_is_wekas_order(tmp_path: Path) -> None:
         assert j48counts._sort_python(a.tolist()) == want
 
 
-def test_replay_where_order_matters_only() -> None:
+def test_replay_where_order_matters_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Unknown values or case weights: the tests keep J48's counts.  Whole weights, the
-    c45 flavour, reduced-error pruning: no replay, no counts."""
+    c45 flavour, reduced-error pruning, more rows than the replay's limit: no replay,
+    no counts."""
     ds = _missing()
     assert all(_counts(train(ds, J48)))
+    with monkeypatch.context() as m:
+        m.setattr(j48order, "MAX_ROWS", ds.n_rows - 1)
+        assert not any(_counts(train(ds, J48)))
     assert not any(_counts(train(ds, TrainOptions(flavor="c45"))))
     assert not any(_counts(train(ds, TrainOptions(flavor="j48", pruning="reduced-error"))))
     whole = synthetic.generate(synthetic.random_spec(0))
