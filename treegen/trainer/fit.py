@@ -144,6 +144,12 @@ class Prepared:
     fingerprint: str
     opts: TrainOptions
     weighted: bool
+    # The values, classes and case weights the j48 flavour's replay of Weka's orders reads,
+    # where it runs (:func:`treegen.trainer.j48order.uses_weka_order`: a few thousand rows
+    # at most, so holding them costs little).
+    weka_order: (
+        tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64] | None] | None
+    ) = None
 
 
 def prepare(
@@ -157,7 +163,8 @@ def prepare(
     assert not opts.reduced_error
     weights, fingerprint = _checked(ds, opts, validation, weights)
     ctx = _context(ds, opts, weights)
-    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None)
+    replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
+    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
 
 
 def _checked(
@@ -232,10 +239,15 @@ def grow_prepared(
     if opts.subsets and opts.prune and not j48:
         # Release 8 narrows or drops the last branch of subset tests after pruning (-s).
         nodes = check_possible_values(nodes, ctx.n_values)
-    if j48:
+    if p.weka_order is not None:
         # Weka's own sums where their order matters (unknown values, weighted cases).
+        X, y, weights = p.weka_order
         nodes = j48order.in_weka_order(
-            ds, opts, weights, nodes, lambda c: grow(c, _grow_options(opts, engine, collapse=False))
+            Dataset(p.schema, X, y, labels=p.labels),
+            opts,
+            weights,
+            nodes,
+            lambda c: grow(c, _grow_options(opts, engine, collapse=False)),
         )
     if j48 and opts.prune:
         nodes = j48_empty_leaves(nodes)
