@@ -5,10 +5,12 @@ weights depends on the order its terms are added in.  J48 (Weka 3.6) adds them i
 of its own, which treegen's row-order engines do not follow, so a leaf's class weights
 and a test's branch weights can differ from Weka's in the last bits; a bagged
 committee's averaged probabilities then part from Weka's, and a class tie that rounding
-decides can part a boosting round.  :func:`weka_numbers` replays J48's training on the
+decides can part a boosting round.  :func:`in_weka_order` replays J48's training on the
 tree treegen grew (the same tests: only the sums differ) and returns the model nodes with
-Weka's numbers, each test with the branch weights (``per_bag``) a missing value is split
-by.  What it reproduces, as Weka 3.6.14's bytecode does it:
+Weka's numbers, each test with its branches' weights (``per_bag``, which a missing value
+is split by) and class weights (``bag_dist``, which J48 prints a leaf from).  What it
+reproduces, as Weka 3.6.14's bytecode does it (its counters and sort:
+:mod:`treegen.trainer.j48counts`):
 
 * **Orders.**  A node's cases are an ``Instances`` in some order.  Choosing the test sorts
   that object in place by every continuous attribute in turn (attribute order), with
@@ -18,14 +20,17 @@ by.  What it reproduces, as Weka 3.6.14's bytecode does it:
   (``ClassifierSplitModel.split``), an unknown value's case in every branch whose share
   exceeds 1e-6, at its weight times the share.
 * **Sums.**  ``Distribution``'s counters add case after case from 0.  A continuous test's
-  counts add its two ranges of the sorted cases (``addRange``: the range's weight summed
-  first, then added to the bag and the total), a nominal test's the known cases in the
+  counts add its two ranges of the sorted known cases, left then right (``addRange``:
+  the range's weight summed first, then added to the bag and the total), a nominal
+  test's the known cases in the
   order at its turn in the attribute loop; then ``addInstWithUnknown`` adds the cases
   whose value is unknown (class and total at full weight, each bag at its share of the
   known weight).  A leaf's counts are the node's cases in the order they arrived.
 * **Pruning.**  ``collapse`` then ``prune`` (subtree raising), whose raised branch is
-  recounted on the parent's cases (``newDistribution``: each case through the tests with
-  the shares of the counts it replaces) and pruned again.
+  recounted on the parent's cases (``newDistribution``: each test's counts made afresh,
+  its known cases by branch, then its unknown ones at the known shares, as
+  ``C45Split.resetDistribution`` does; the cases sent down at the new counts' shares)
+  and pruned again.
 
 The error estimates use :class:`~treegen.trainer.stats.ErrorBound` (J48's); a replayed
 tree whose shape differs from treegen's (a decision that the last bits tip) is not used.
