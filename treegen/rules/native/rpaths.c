@@ -16,6 +16,26 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
     *actual = f32(e / n);
 }
 
+/* prune_sw, and prune_hw where the compiler can build a copy for a popcount
+ * instruction (chosen at run time). */
+#define PRUNE_FN prune_sw
+#define PRUNE_ATTR
+#define POP popcount
+#include "rprune.h"
+#undef PRUNE_FN
+#undef PRUNE_ATTR
+#undef POP
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TG_HW_POPCOUNT 1
+#define PRUNE_FN prune_hw
+#define PRUNE_ATTR __attribute__((target("popcnt")))
+#define POP __builtin_popcountll
+#include "rprune.h"
+#undef PRUNE_FN
+#undef PRUNE_ATTR
+#undef POP
+#endif
+
 /* fold_levels(levels, sat, out, n): out = levels with one more condition (its
  * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
  * failing more than i conditions. */
@@ -93,83 +113,20 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     {
         const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
         char *alive = b[2].buf;
-        const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-        double pess0 = 0.0;
-        long long total0 = 0;
-        for (Py_ssize_t d = 0; d < k; d++)
-            alive[d] = 1;
+        double pess;
         Py_BEGIN_ALLOW_THREADS;
-        for (;;) {
-            Py_ssize_t na = 0;
-            for (Py_ssize_t d = 0; d < k; d++)
-                if (alive[d])
-                    al[na++] = d;
-            long long errors0 = 0;
-            total0 = 0;
-            for (Py_ssize_t j = 0; j < na; j++)
-                tot[j] = err[j] = 0;
-            /* a case failing at most one alive condition fails at most k - na + 1 of
-             * the path's: only words holding such a case are visited */
-            const Py_ssize_t removed = k - na;
-            const word *more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
-            for (Py_ssize_t w = 0; w < W; w++) {
-                if (more != NULL && !(~more[w] & (w == W - 1 ? last : ~(word)0)))
-                    continue;
-                /* ge1: cases failing at least one alive condition, ge2: at least two. */
-                word ge1 = 0, ge2 = 0;
-                for (Py_ssize_t j = 0; j < na; j++) {
-                    const word f = ~sat[al[j] * W + w];
-                    ge2 |= ge1 & f;
-                    ge1 |= f;
-                    if (ge2 == ~(word)0)
-                        break;
-                }
-                const word live = (w == W - 1 ? last : ~(word)0) & ~ge2;
-                if (!live)
-                    continue;
-                const word wr = wrong[w];
-                const word none = live & ~ge1, one = live & ge1;
-                total0 += popcount(none);
-                errors0 += popcount(none & wr);
-                if (one)
-                    for (Py_ssize_t j = 0; j < na; j++) {
-                        const word x = one & ~sat[al[j] * W + w];
-                        if (x) {
-                            tot[j] += popcount(x);
-                            err[j] += popcount(x & wr);
-                        }
-                    }
-            }
-            double actual0;
-            rates(&bd, (double)total0, (double)errors0, default_error, &pess0, &actual0);
-            Py_ssize_t best = -1;
-            double best_pess = 0.0;
-            int alter = 0;
-            for (Py_ssize_t j = 0; j < na; j++) {
-                double pess, actual;
-                rates(&bd, (double)(tot[j] + total0), (double)(err[j] + errors0), default_error,
-                      &pess, &actual);
-                if (best < 0 || pess <= best_pess) {
-                    best = al[j];
-                    best_pess = pess;
-                }
-                if (pess <= pess0 || actual <= actual0)
-                    alter = 1;
-            }
-            if (!alter)
-                break;
-            alive[best] = 0;
-            if (na == 1) {
-                total0 = -1; /* nothing left: no rule */
-                break;
-            }
-        }
+#ifdef TG_HW_POPCOUNT
+        if (__builtin_cpu_supports("popcnt"))
+            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al);
+        else
+#endif
+            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al);
         Py_END_ALLOW_THREADS;
-        if (total0 <= 0 || pess0 >= default_error) {
+        if (pess < 0) {
             Py_INCREF(Py_None);
             result = Py_None;
         } else
-            result = PyFloat_FromDouble(pess0);
+            result = PyFloat_FromDouble(pess);
     }
 done:
     PyMem_Free(tot);
