@@ -28,7 +28,8 @@ Rules are numbered in the order they are added.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -47,51 +48,65 @@ MIN_LEAF_ITEMS = 1.0
 KIND_RANK = {"=": 1, "<=": 2, ">": 2, "in": 3}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PathTest:
     """A path condition with what Release 8's comparisons of tests see: the kind's rank,
     the cut (0 for a nominal test) and, for a subset test, the tree node it comes from
-    (tests of different nodes are different tests, even with equal value sets)."""
+    (tests of different nodes are different tests, even with equal value sets).
+
+    ``order`` and ``key`` are what ``Before`` and ``SameRule`` compare, worked out once
+    (every leaf below the test's node compares them)."""
 
     cond: Condition
     rank: int
     cut: float
     node: int
+    # the attribute, the kind's rank and the cut
+    order: tuple[int, int, float] = field(init=False, compare=False, repr=False)
+    # the kind, the attribute, and the value (nominal), the cut (threshold: not the
+    # side) or the tree node (subset: not the branch)
+    key: tuple[int, int, float] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        rank, a = self.rank, self.cond.attribute
+        if rank == 1:
+            key = (rank, a, float(self.cond.value))
+        else:
+            key = (rank, a, self.cut if rank == 2 else float(self.node))
+        object.__setattr__(self, "order", (a, rank, self.cut))
+        object.__setattr__(self, "key", key)
 
     def before(self, other: PathTest) -> bool:
         """Release 8's ``Before`` of two conditions' tests."""
-        a, b = self.cond.attribute, other.cond.attribute
-        return a < b or self.rank < other.rank or (a == b and self.cut < other.cut)
+        return _before(self.order, other.order)
 
     def same_as(self, other: PathTest) -> bool:
         """Release 8's ``SameRule`` on one condition."""
         return self.key == other.key
 
-    @property
-    def key(self) -> tuple[int, int, float]:
-        """What ``SameRule`` compares: the kind, the attribute, and the value (nominal),
-        the cut (threshold: not the side) or the tree node (subset: not the branch)."""
-        rank, a = self.rank, self.cond.attribute
-        if rank == 1:
-            return rank, a, float(self.cond.value)
-        return rank, a, self.cut if rank == 2 else float(self.node)
+
+def _before(x: tuple[int, int, float], y: tuple[int, int, float]) -> bool:
+    """Release 8's ``Before`` on two tests' :attr:`PathTest.order`: a lower attribute, or
+    a lower kind, or the same attribute with a lower cut (no order: see ``_sorted``)."""
+    return x[0] < y[0] or x[1] < y[1] or (x[0] == y[0] and x[2] < y[2])
 
 
-def leaf_tests(model: Model) -> list[tuple[int, tuple[PathTest, ...]]]:
-    """(leaf index, path tests from the root) of every leaf, in depth-first order.
+def leaf_tests(model: Model) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
+    """(leaf index, path tests from the root) of every leaf, in depth-first order, one
+    at a time (a path's tests are shared with the paths of its leaf's neighbours, and
+    each is freed once no later path and no rule holds it).
 
     Release 8 keeps one record per distinct test, the first met in depth-first order:
     two threshold tests of an attribute at equal cuts share it, so a cut of -0.0 met
     after one of 0.0 on the same attribute is the 0.0 one (and prints as ``0``).
     """
-    out: list[tuple[int, tuple[PathTest, ...]]] = []
     stack: list[tuple[int, tuple[PathTest, ...]]] = [(0, ())]
     first_cut: dict[tuple[int, float], float] = {}  # 0.0 and -0.0 are one key
     while stack:
         i, path = stack.pop()
         node = model.nodes[i]
         if isinstance(node, Leaf):
-            out.append((i, path))
+            yield i, path
             continue
         kids = []
         cut = 0.0
@@ -110,7 +125,6 @@ def leaf_tests(model: Model) -> list[tuple[int, tuple[PathTest, ...]]]:
                 test = PathTest(Condition(node.attribute, "=", value=b), 1, 0.0, i)
             kids.append((child, (*path, test)))
         stack.extend(reversed(kids))
-    return out
 
 
 def _prune(
@@ -165,6 +179,15 @@ def _prune(
     return np.flatnonzero(alive).tolist(), pess0
 
 
+def _shared(path: tuple[PathTest, ...], tests: list[PathTest]) -> int:
+    """How many of ``path``'s first tests are those of ``tests`` (the same objects: the
+    paths of :func:`leaf_tests` share their common prefix's tests)."""
+    keep, most = 0, min(len(path), len(tests))
+    while keep < most and path[keep] is tests[keep]:
+        keep += 1
+    return keep
+
+
 class _Prefix:
     """The current path's failed-condition rows and, per depth, how many of its
     conditions so far each case fails; consecutive leaves in depth-first order share a
@@ -172,15 +195,13 @@ class _Prefix:
 
     def __init__(self, ds: Dataset) -> None:
         self.cols = CaseColumns(ds.X)
-        self.conds: list[Condition] = []
+        self.tests: list[PathTest] = []
         self.missed = np.zeros((16, ds.n_rows), dtype=bool)
         self.fails: list[npt.NDArray[np.int32]] = [np.zeros(ds.n_rows, dtype=np.int32)]
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
-        keep = 0
-        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
-            keep += 1
-        del self.conds[keep:], self.fails[keep + 1 :]
+        keep = _shared(path, self.tests)
+        del self.tests[keep:], self.fails[keep + 1 :]
         if len(path) > self.missed.shape[0]:
             grown = np.zeros((2 * len(path), self.missed.shape[1]), dtype=bool)
             grown[:keep] = self.missed[:keep]
@@ -188,7 +209,7 @@ class _Prefix:
         for d in range(keep, len(path)):
             row = self.cols.satisfied(path[d].cond, out=self.missed[d])
             np.logical_not(row, out=row)
-            self.conds.append(path[d].cond)
+            self.tests.append(path[d])
             self.fails.append(self.fails[-1] + row)
 
 
@@ -201,7 +222,7 @@ class _PackedPrefix:
         self.n = ds.n_rows
         self.words = (self.n + 63) // 64
         self.cols = CaseColumns(ds.X)
-        self.conds: list[Condition] = []
+        self.tests: list[PathTest] = []
         self.sat = np.zeros((16, self.words), dtype=np.uint64)
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
@@ -246,10 +267,8 @@ class _PackedPrefix:
         return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
-        keep = 0
-        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
-            keep += 1
-        del self.conds[keep:]
+        keep = _shared(path, self.tests)
+        del self.tests[keep:]
         if len(path) > self.sat.shape[0]:
             grown = np.zeros((2 * len(path), self.words), dtype=np.uint64)
             grown[:keep] = self.sat[:keep]
@@ -259,7 +278,7 @@ class _PackedPrefix:
             self.levels = levels
         for d in range(keep, len(path)):
             self.set_row(d, self._satisfied(path[d].cond))
-            self.conds.append(path[d].cond)
+            self.tests.append(path[d])
 
     def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
         """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
@@ -308,14 +327,17 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
     that comes before it, and swaps it into the place (the dropped conditions move
     about with the swaps, and are passed over)."""
     conds = list(path)
-    done = [d not in kept for d in range(len(conds))]
+    order = [t.order for t in conds]
+    keep = set(kept)
+    done = [d not in keep for d in range(len(conds))]
     for place in range(len(kept)):
         best = -1
         for d in range(place, len(conds)):
-            if not done[d] and (best < 0 or conds[d].before(conds[best])):
+            if not done[d] and (best < 0 or _before(order[d], order[best])):
                 best = d
         if best != place:
             conds[place], conds[best] = conds[best], conds[place]
+            order[place], order[best] = order[best], order[place]
             done[best] = done[place]
         done[place] = True
     return conds[: len(kept)]
@@ -340,11 +362,11 @@ def candidates(
     prefix = _PackedPrefix(ds) if native else _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
-    leaves = leaf_tests(tree)
+    n_leaves = sum(isinstance(node, Leaf) for node in tree.nodes)
     found = np.empty(n, dtype=np.int32)  # and_rows' output
-    for done, (leaf, path) in enumerate(leaves):
+    for done, (leaf, path) in enumerate(leaf_tests(tree)):
         if progress is not None and done % 256 == 0:
-            progress("generalising rules", done, len(leaves))
+            progress("generalising rules", done, n_leaves)
         node = tree.nodes[leaf]
         if not node.items >= MIN_LEAF_ITEMS or not path:
             continue
@@ -377,7 +399,8 @@ def candidates(
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
                 which = np.asarray(kept[0], dtype=np.int64)
-                count = crules.and_rows(prefix.sat, which, n, found)
+                removed = len(path) - which.size
+                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[len(path)], removed)
                 rows.append(found[:count].copy())
             else:
                 hit = ~prefix.missed[kept[0]].any(axis=0)

@@ -136,37 +136,44 @@ done:
     return result;
 }
 
-/* and_rows(sat, kept, n, out) -> count: the cases satisfying every condition kept
- * (indices into sat's rows), ascending, into out (int32, at least n); how many. */
+/* and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every
+ * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
+ * how many.  levels (fold_levels' counts of the path's failures), given with the number
+ * of the path's conditions not kept: such a case fails at most that many of the path's,
+ * so a word whose cases all fail more is passed over. */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[3];
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &n, &o[2]))
+    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
+    Py_ssize_t n, removed = FAIL_LEVELS;
+    if (!PyArg_ParseTuple(args, "OOnO|On", &o[0], &o[1], &n, &o[2], &o[3], &removed))
         return NULL;
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
-    Py_buffer b[3];
-    const tg_spec spec[3] = {
+    const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
+    const int nb = skip ? 4 : 3;
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
     };
-    int got = tg_views(o, b, spec, 3);
-    if (got < 3) {
+    int got = tg_views(o, b, spec, nb);
+    if (got < nb) {
         tg_release(b, got);
         return NULL;
     }
     const word *sat = b[0].buf;
     const int64_t *kept = b[1].buf;
     int32_t *out = b[2].buf;
+    const word *more = skip ? (const word *)b[3].buf + removed * W : NULL;
     const Py_ssize_t rows = b[0].len / (Py_ssize_t)sizeof(word) / (W ? W : 1);
     for (Py_ssize_t j = 0; j < k; j++)
         if (kept[j] < 0 || kept[j] >= rows) {
-            tg_release(b, 3);
+            tg_release(b, nb);
             PyErr_SetString(PyExc_IndexError, "kept: condition out of range");
             return NULL;
         }
@@ -174,6 +181,8 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
     for (Py_ssize_t w = 0; w < W; w++) {
         word x = w == W - 1 ? last : ~(word)0;
+        if (more != NULL)
+            x &= ~more[w];
         for (Py_ssize_t j = 0; j < k && x; j++)
             x &= sat[kept[j] * W + w];
         while (x) {
@@ -181,6 +190,6 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
             x &= x - 1;
         }
     }
-    tg_release(b, 3);
+    tg_release(b, nb);
     return PyLong_FromSsize_t(count);
 }
