@@ -400,7 +400,9 @@ def candidates(
                 assert crules is not None
                 which = np.asarray(kept[0], dtype=np.int64)
                 removed = len(path) - which.size
-                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[len(path)], removed)
+                count = crules.and_rows(
+                    prefix.sat, which, n, found, prefix.levels[len(path)], removed
+                )
                 rows.append(found[:count].copy())
             else:
                 hit = ~prefix.missed[kept[0]].any(axis=0)
