@@ -12,6 +12,8 @@ static PyMethodDef methods[] = {
      "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
     {"subsets_toggle", tg_subsets_toggle, METH_VARARGS,
      "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
+    {"subsets_set", tg_subsets_set, METH_VARARGS,
+     "subsets_set(state, chosen): ClassSearch.set_subset in one call."},
     {"subsets_prep", tg_subsets_prep, METH_VARARGS,
      "subsets_prep(state, logs_in): the values whose logs every rule's change of cost needs."},
     {"subsets_finish", tg_subsets_finish, METH_VARARGS,

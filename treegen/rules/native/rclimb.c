@@ -11,13 +11,22 @@
  * of each key once and the best of each key at its extreme bits; only the keys that
  * reach the largest change are scanned rule by rule for the first rule reaching it,
  * which is numpy's argmax over every rule.  Toggling a rule changes the keys of the
- * rules that share its cases only, which move between groups. */
+ * rules that share its cases only, which move between groups.
+ *
+ * A key's exception bits depend on the subset only through its counts (cases covered,
+ * false positives, false negatives), which most steps leave as they are (a rule that
+ * decides no case alone comes or goes): each group keeps its bits with the epoch of
+ * the counts they were worked out for, and only the groups of another epoch are
+ * costed again (the same inputs to the same logarithms: the same bits).  The theory
+ * bits, a float sum over the chosen rules in rule order, keep their partial sums up
+ * to the first place a toggle changed. */
 
 typedef struct {
     uint64_t key;
     int32_t head, count, live_at, dirty;
     float extreme; /* the largest bits of a chosen key, the smallest of another */
     float ex;
+    int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
 
 typedef struct {
@@ -30,6 +39,8 @@ typedef struct {
     Py_ssize_t table_size;
     int32_t *group_of, *next, *prev, *live, *stamp, *touched;
     int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
+    float *psum;          /* psum[i]: the bits of chosen_list[:i] summed in order */
+    Py_ssize_t n_summed;  /* psum[0..n_summed] hold */
     Py_ssize_t n_live, n_touched, n_chosen;
     int32_t clock;
 } Groups;
@@ -70,6 +81,7 @@ static int32_t group_find(Groups *G, uint64_t k)
     g->count = 0;
     g->live_at = -1;
     g->dirty = 0;
+    g->ex_epoch = -1;
     return gi;
 }
 
@@ -177,6 +189,8 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
             else
                 z = mid;
         }
+        if (G->n_summed > a)
+            G->n_summed = a;
         if (s->chosen[r]) {
             memmove(G->chosen_list + a + 1, G->chosen_list + a,
                     (size_t)(G->n_chosen - a) * sizeof(int32_t));
@@ -270,7 +284,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     int got = tg_views(o, bb, spec, 6);
     PyObject *result = NULL;
     Groups G;
-    Side *sides_kept = NULL; /* each live group's two sides, then the subset's */
+    Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
+    int32_t *slot_group = NULL; /* the group of each costed slot */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -290,9 +305,12 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.psum = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
+    slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.next || !G.prev || !G.live || !G.stamp ||
-        !G.touched || !G.chosen_list || !sides_kept || groups_rebuild(&G) < 0) {
+        !G.touched || !G.chosen_list || !G.psum || !slot_group || !sides_kept ||
+        groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -304,22 +322,41 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         double *lin = bb[3].buf;
         const double *lout = bb[4].buf;
         char *best = bb[5].buf;
+        int64_t epoch = 0, last_counts[3] = {-1, -1, -1};
+        float cov = 0.0f, unc = 0.0f; /* the subset's sides' bits, for epoch */
+        G.psum[0] = 0.0f;
+        G.n_summed = 0;
         for (;;) {
             /* the subset's theory bits and cost (ClassSearch.values) */
             const Py_ssize_t selected = G.n_chosen;
-            float sum = 0.0f;
-            for (Py_ssize_t i = 0; i < selected; i++)
-                sum += G.bits[G.chosen_list[i]];
+            for (Py_ssize_t i = G.n_summed; i < selected; i++)
+                G.psum[i + 1] = G.psum[i] + G.bits[G.chosen_list[i]];
+            G.n_summed = selected;
+            const float sum = G.psum[selected];
             const float theory = (float)((double)(selected ? sum : 0.0f) - fact[selected]);
-            /* log inputs: each live group's two sides, then the subset's own */
+            const int fresh = s.counts[0] != last_counts[0] || s.counts[1] != last_counts[1] ||
+                              s.counts[2] != last_counts[2];
+            if (fresh) {
+                epoch++;
+                for (int j = 0; j < 3; j++)
+                    last_counts[j] = s.counts[j];
+            }
+            /* log inputs: the two sides of each live group not costed for these counts,
+             * then (new counts) the subset's own */
             const Py_ssize_t L = G.n_live;
+            Py_ssize_t J = 0;
             int64_t n0, e0, n1, e1;
             double x0, x1;
             for (Py_ssize_t i = 0; i <= L; i++) {
                 if (i < L) {
                     const Group *g = &G.g[G.live[i]];
+                    if (g->ex_epoch == epoch)
+                        continue;
                     sides(&s, g->head, n, &n0, &e0, &x0, &n1, &e1, &x1);
+                    slot_group[J] = G.live[i];
                 } else {
+                    if (!fresh)
+                        break;
                     const int64_t fp = s.counts[1], fn = s.counts[2], fires = s.counts[0];
                     const double half = 0.5 * (double)(fp + fn);
                     const int big = (double)fires > 0.5 * (double)n;
@@ -329,10 +366,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     n1 = n - fires;
                     e1 = fn;
                     x1 = big ? (double)fn : half;
+                    slot_group[J] = -1;
                 }
-                double *in = lin + 4 * i;
+                double *in = lin + 4 * J;
                 in[0] = in[1] = in[2] = in[3] = 1.0;
-                Side *sd = sides_kept + 2 * i;
+                Side *sd = sides_kept + 2 * J;
                 sd[0].n = n0;
                 sd[0].e = e0;
                 sd[0].fixed = biased_side(n0, e0, x0, &in[0], &in[1], &sd[0].bits);
@@ -342,15 +380,28 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (int j = 0; j < 4; j++)
                     if (!(in[j] > 0))
                         in[j] = 1.0; /* log 0: log2_c45's 0 where not positive */
+                J++;
             }
-            PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * (L + 1));
-            if (ok == NULL)
-                goto done;
-            Py_DECREF(ok);
+            if (J > 0) {
+                PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * J);
+                if (ok == NULL)
+                    goto done;
+                Py_DECREF(ok);
+            }
+            for (Py_ssize_t j = 0; j < J; j++) {
+                const float c0 = side_kept(sides_kept + 2 * j, lout + 4 * j);
+                const float c1 = side_kept(sides_kept + 2 * j + 1, lout + 4 * j + 2);
+                if (slot_group[j] < 0) {
+                    cov = c0;
+                    unc = c1;
+                } else {
+                    Group *g = &G.g[slot_group[j]];
+                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
+                    g->ex_epoch = epoch;
+                }
+            }
             /* the subset's cost: remembered when cheaper than every one before */
             {
-                const float cov = side_kept(sides_kept + 2 * L, lout + 4 * L);
-                const float unc = side_kept(sides_kept + 2 * L + 1, lout + 4 * L + 2);
                 const float ex = (float)((log2_items + (double)cov) + (double)unc);
                 const float tw = (float)(TG_THEORY_WEIGHT * (double)theory);
                 const float base = (float)((double)tw + (double)ex);
@@ -366,9 +417,6 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (Py_ssize_t i = 0; i < L; i++) {
                     Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
-                    const float c0 = side_kept(sides_kept + 2 * i, lout + 4 * i);
-                    const float c1 = side_kept(sides_kept + 2 * i + 1, lout + 4 * i + 2);
-                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
                     if (g->dirty) {
                         float e = G.bits[g->head];
                         for (int32_t r = g->head; r >= 0; r = G.next[r])
@@ -415,6 +463,8 @@ done:
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
     PyMem_Free(G.chosen_list);
+    PyMem_Free(G.psum);
+    PyMem_Free(slot_group);
     PyMem_Free(sides_kept);
     tg_release(bb, got > 0 ? got : 0);
     tg_release(b, S_N);
