@@ -24,6 +24,7 @@ import pytest
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.rules import paths, subsets
 from treegen.rules.constants import FAIL_LEVELS
+from treegen.rules.core import Condition
 from treegen.rules.file import ruleset_to_json
 from treegen.rules.generate import rules_of_data
 from treegen.rules.glibc import GlibcRandom
@@ -69,6 +70,35 @@ def test_prune_path_equals_python(seed: int) -> None:
         packed.set_row(d, packed.pack(~missed[d]))
     got = paths._prune_native(packed, k, packed.pack(wrong), bound, default_error)
     assert got == expected
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(40))
+def test_sort_kept_equals_python(seed: int) -> None:
+    """Release 8's selection of the kept conditions' order (not a sort: ``Before`` is no
+    order) in C and in Python, on paths mixing kinds, attributes and equal cuts."""
+    assert crules is not None
+    rng = np.random.default_rng([11, seed])
+    k = int(rng.integers(1, 14))
+    path = []
+    for node in range(k):
+        a = int(rng.integers(0, 4))
+        kind = int(rng.integers(1, 4))
+        if kind == 1:
+            cond = Condition(a, "=", value=int(rng.integers(0, 3)))
+            path.append(paths.PathTest(cond, 1, 0.0, node))
+        elif kind == 2:
+            t = float(rng.choice([0.0, -0.0, 1.5, 2.5, -3.0]))
+            path.append(paths.PathTest(Condition(a, "<=", threshold=t), 2, t, node))
+        else:
+            path.append(paths.PathTest(Condition(a, "in", values=(0, 2)), 3, 0.0, node))
+    alive = (rng.random(k) < rng.uniform(0.2, 1.0)).astype(np.uint8)
+    kept = np.flatnonzero(alive).tolist()
+    expected = paths._sorted(tuple(path), kept)
+    orders = np.asarray([t.order for t in path], dtype=np.float64)
+    out = np.empty(k, dtype=np.int64)
+    count = crules.sort_kept(orders, alive, k, out)
+    assert [path[i] for i in out[:count].tolist()] == expected
 
 
 def _problem(seed: int, m: int) -> tuple[list[np.ndarray], np.ndarray, list[float], Logs]:

@@ -224,6 +224,7 @@ class _PackedPrefix:
         self.cols = CaseColumns(ds.X)
         self.tests: list[PathTest] = []
         self.sat = np.zeros((16, self.words), dtype=np.uint64)
+        self.orders = np.zeros((16, 3), dtype=np.float64)  # each test's PathTest.order
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
@@ -276,8 +277,12 @@ class _PackedPrefix:
             levels = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
             levels[: keep + 1] = self.levels[: keep + 1]
             self.levels = levels
+            orders = np.zeros((2 * len(path), 3), dtype=np.float64)
+            orders[:keep] = self.orders[:keep]
+            self.orders = orders
         for d in range(keep, len(path)):
             self.set_row(d, self._satisfied(path[d].cond))
+            self.orders[d] = path[d].order
             self.tests.append(path[d])
 
     def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
@@ -295,6 +300,20 @@ def _prune_native(
     default_error: float,
 ) -> tuple[list[int], float] | None:
     """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
+    got = _prune_alive(prefix, k, wrong, bound, default_error)
+    if got is None:
+        return None
+    return np.flatnonzero(got[0]).tolist(), got[1]
+
+
+def _prune_alive(
+    prefix: _PackedPrefix,
+    k: int,
+    wrong: npt.NDArray[np.uint64],
+    bound: ErrorBound,
+    default_error: float,
+) -> tuple[npt.NDArray[np.uint8], float] | None:
+    """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
@@ -310,7 +329,7 @@ def _prune_native(
     )
     if pess is None:
         return None
-    return np.flatnonzero(alive).tolist(), float(pess)
+    return alive, float(pess)
 
 
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
@@ -364,6 +383,7 @@ def candidates(
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     n_leaves = sum(isinstance(node, Leaf) for node in tree.nodes)
     found = np.empty(n, dtype=np.int32)  # and_rows' output
+    place = np.empty(16, dtype=np.int64)  # sort_kept's output
     for done, (leaf, path) in enumerate(leaf_tests(tree)):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, n_leaves)
@@ -373,39 +393,47 @@ def candidates(
         cls = node.cls
         prefix.follow(path)
         default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
+        k = len(path)
         if isinstance(prefix, _PackedPrefix):
+            assert crules is not None
             if cls not in packed_wrong:
                 packed_wrong[cls] = prefix.pack(ds.y != cls)
-            kept = _prune_native(prefix, len(path), packed_wrong[cls], bound, default_error)
+            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
+            if got is None:
+                continue
+            alive, error = got
+            if place.size < k:
+                place = np.empty(2 * k, dtype=np.int64)
+            count = crules.sort_kept(prefix.orders[:k], alive, k, place)
+            tests = [path[i] for i in place[:count].tolist()]
         else:
             if cls not in wrong:
                 wrong[cls] = ds.y != cls
-            missed = prefix.missed[: len(path)]
+            missed = prefix.missed[:k]
             kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
-        if kept is None:
-            continue
-        tests = _sorted(path, kept[0])
+            if kept is None:
+                continue
+            chosen, error = kept
+            tests = _sorted(path, chosen)
         key = (cls, tuple(t.key for t in tests))
         same = seen.get(key)
         if same is not None:
             r, ts = out[same]
-            if kept[1] > r.error:
-                out[same] = (Rule(r.number, r.conditions, r.cls, kept[1]), ts)
+            if error > r.error:
+                out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
             continue
-        rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, kept[1])
+        rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, error)
         seen[key] = len(out)
         out.append((rule, tuple(tests)))
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
-                which = np.asarray(kept[0], dtype=np.int64)
-                removed = len(path) - which.size
-                count = crules.and_rows(
-                    prefix.sat, which, n, found, prefix.levels[len(path)], removed
-                )
+                which = np.flatnonzero(alive)
+                removed = k - which.size
+                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
                 rows.append(found[:count].copy())
             else:
-                hit = ~prefix.missed[kept[0]].any(axis=0)
+                hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))
     return out
 

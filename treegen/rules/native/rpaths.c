@@ -193,3 +193,65 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
 }
+
+/* sort_kept(orders, alive, k, out) -> count: the kept conditions of a path (alive, k
+ * bytes) in Release 8's order (paths._sorted): for each place in turn, a scan from it
+ * takes the first kept condition before which no later one comes (Before on orders,
+ * k rows of attribute, kind's rank, cut) and swaps it in.  Their indices into the path
+ * go to out (int64, k); returns how many. */
+PyObject *tg_sort_kept(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &k, &o[2]))
+        return NULL;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(double), 3 * k, "orders"},
+        {0, 1, k, "alive"},
+        {1, sizeof(int64_t), k, "out"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const double *ord = b[0].buf;
+    const char *alive = b[1].buf;
+    int64_t *idx = b[2].buf;
+    char *done = PyMem_Malloc((size_t)(k + 1));
+    if (done == NULL) {
+        tg_release(b, 3);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t d = 0; d < k; d++) {
+        idx[d] = d;
+        done[d] = !alive[d];
+        kept += alive[d] != 0;
+    }
+    for (Py_ssize_t place = 0; place < kept; place++) {
+        Py_ssize_t best = -1;
+        for (Py_ssize_t d = place; d < k; d++) {
+            if (done[d])
+                continue;
+            if (best >= 0) {
+                const double *x = ord + 3 * idx[d], *y = ord + 3 * idx[best];
+                if (!(x[0] < y[0] || x[1] < y[1] || (x[0] == y[0] && x[2] < y[2])))
+                    continue;
+            }
+            best = d;
+        }
+        if (best != place) {
+            const int64_t t = idx[place];
+            idx[place] = idx[best];
+            idx[best] = t;
+            done[best] = done[place];
+        }
+        done[place] = 1;
+    }
+    PyMem_Free(done);
+    tg_release(b, 3);
+    return PyLong_FromSsize_t(kept);
+}
