@@ -21,10 +21,15 @@
  * bits, a float sum over the chosen rules in rule order, keep their partial sums up
  * to the first place a toggle changed. */
 
+/* A group's rules are a binary heap, its top the rule of the extreme bits (the largest
+ * of a chosen key, the smallest of another; of equal bits the lowest rule): a step
+ * reads the extreme at the top, and the first rule reaching the largest change is
+ * found among the rules reaching it alone (their change is monotone in the bits, so
+ * no rule below one that falls short reaches it). */
 typedef struct {
     uint64_t key;
-    int32_t head, count, live_at, dirty;
-    float extreme; /* the largest bits of a chosen key, the smallest of another */
+    int32_t count, live_at;
+    int32_t *heap, cap; /* the group's rules (count of cap), kept across rebuilds */
     float ex;
     int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
@@ -37,7 +42,8 @@ typedef struct {
     Py_ssize_t n_groups, cap_groups;
     int32_t *table; /* open addressing: group index + 1, 0 empty */
     Py_ssize_t table_size;
-    int32_t *group_of, *next, *prev, *live, *stamp, *touched;
+    int32_t *group_of, *pos, *live, *stamp, *touched; /* pos: a rule's place in its heap */
+    int32_t *stack;                                   /* the search of a heap's top rules */
     int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
     float *psum;          /* psum[i]: the bits of chosen_list[:i] summed in order */
     Py_ssize_t n_summed;  /* psum[0..n_summed] hold */
@@ -77,10 +83,8 @@ static int32_t group_find(Groups *G, uint64_t k)
     G->table[i] = gi + 1;
     Group *g = &G->g[gi];
     g->key = k;
-    g->head = -1;
     g->count = 0;
     g->live_at = -1;
-    g->dirty = 0;
     g->ex_epoch = -1;
     return gi;
 }
@@ -90,42 +94,89 @@ static inline int chosen_key(uint64_t k)
     return (int)(k >> 62);
 }
 
-static void group_add(Groups *G, int32_t gi, int32_t r)
+/* Whether rule a comes before rule b in a heap of a chosen key (in) or another. */
+static inline int heap_before(const float *bits, int in, int32_t a, int32_t b)
+{
+    if (bits[a] != bits[b])
+        return in ? bits[a] > bits[b] : bits[a] < bits[b];
+    return a < b;
+}
+
+static void heap_up(Groups *G, Group *g, int32_t i)
+{
+    const int in = chosen_key(g->key);
+    const int32_t r = g->heap[i];
+    while (i > 0) {
+        const int32_t parent = (i - 1) / 2;
+        if (!heap_before(G->bits, in, r, g->heap[parent]))
+            break;
+        g->heap[i] = g->heap[parent];
+        G->pos[g->heap[i]] = i;
+        i = parent;
+    }
+    g->heap[i] = r;
+    G->pos[r] = i;
+}
+
+static void heap_down(Groups *G, Group *g, int32_t i)
+{
+    const int in = chosen_key(g->key);
+    const int32_t r = g->heap[i];
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= g->count)
+            break;
+        if (c + 1 < g->count && heap_before(G->bits, in, g->heap[c + 1], g->heap[c]))
+            c++;
+        if (!heap_before(G->bits, in, g->heap[c], r))
+            break;
+        g->heap[i] = g->heap[c];
+        G->pos[g->heap[i]] = i;
+        i = c;
+    }
+    g->heap[i] = r;
+    G->pos[r] = i;
+}
+
+/* Rule r into group gi.  0, or -1 out of memory. */
+static int group_add(Groups *G, int32_t gi, int32_t r)
 {
     Group *g = &G->g[gi];
+    if (g->count == g->cap) {
+        const int32_t cap = g->cap ? 2 * g->cap : 4;
+        int32_t *heap = PyMem_Realloc(g->heap, (size_t)cap * sizeof(int32_t));
+        if (heap == NULL)
+            return -1;
+        g->heap = heap;
+        g->cap = cap;
+    }
     G->group_of[r] = gi;
-    G->prev[r] = -1;
-    G->next[r] = g->head;
-    if (g->head >= 0)
-        G->prev[g->head] = r;
-    g->head = r;
-    const float b = G->bits[r];
-    if (g->count++ == 0) {
-        g->extreme = b;
-        g->dirty = 0;
+    if (g->count == 0) {
         g->live_at = (int32_t)G->n_live;
         G->live[G->n_live++] = gi;
-    } else if (!g->dirty && (chosen_key(g->key) ? b > g->extreme : b < g->extreme))
-        g->extreme = b;
+    }
+    g->heap[g->count++] = r;
+    heap_up(G, g, g->count - 1);
+    return 0;
 }
 
 static void group_remove(Groups *G, int32_t r)
 {
     const int32_t gi = G->group_of[r];
     Group *g = &G->g[gi];
-    if (G->prev[r] >= 0)
-        G->next[G->prev[r]] = G->next[r];
-    else
-        g->head = G->next[r];
-    if (G->next[r] >= 0)
-        G->prev[G->next[r]] = G->prev[r];
-    if (--g->count == 0) {
-        const int32_t last = G->live[--G->n_live];
-        G->live[g->live_at] = last;
-        G->g[last].live_at = g->live_at;
+    const int32_t i = G->pos[r], last = g->heap[--g->count];
+    if (i < g->count) {
+        g->heap[i] = last;
+        G->pos[last] = i;
+        heap_down(G, g, i);
+        heap_up(G, g, G->pos[last]);
+    }
+    if (g->count == 0) {
+        const int32_t tail = G->live[--G->n_live];
+        G->live[g->live_at] = tail;
+        G->g[tail].live_at = g->live_at;
         g->live_at = -1;
-    } else if (G->bits[r] == g->extreme)
-        g->dirty = 1;
+    }
 }
 
 /* Every rule into the group of its key, from an empty table.  0, or -1. */
@@ -136,9 +187,8 @@ static int groups_rebuild(Groups *G)
     G->n_live = 0;
     for (Py_ssize_t r = G->m - 1; r >= 0; r--) {
         const int32_t gi = group_find(G, key_of(G->s, r));
-        if (gi < 0)
+        if (gi < 0 || group_add(G, gi, (int32_t)r) < 0)
             return -1;
-        group_add(G, gi, (int32_t)r);
     }
     return 0;
 }
@@ -229,9 +279,8 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
             continue; /* every rule is in its group now, the rest included */
         }
         const int32_t gi = group_find(G, k);
-        if (gi < 0)
+        if (gi < 0 || group_add(G, gi, q) < 0)
             return -1;
-        group_add(G, gi, q);
     }
     return 0;
 }
@@ -296,11 +345,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.table_size = 1;
     while (G.table_size < 2 * G.cap_groups)
         G.table_size <<= 1;
-    G.g = PyMem_Malloc((size_t)G.cap_groups * sizeof(Group));
+    G.g = PyMem_Calloc((size_t)G.cap_groups, sizeof(Group)); /* no heaps yet */
     G.table = PyMem_Malloc((size_t)G.table_size * sizeof(int32_t));
     G.group_of = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.next = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.prev = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.pos = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.stack = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
@@ -308,7 +357,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.psum = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
-    if (!G.g || !G.table || !G.group_of || !G.next || !G.prev || !G.live || !G.stamp ||
+    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.stamp ||
         !G.touched || !G.chosen_list || !G.psum || !slot_group || !sides_kept ||
         groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
@@ -352,7 +401,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     const Group *g = &G.g[G.live[i]];
                     if (g->ex_epoch == epoch)
                         continue;
-                    sides(&s, g->head, n, &n0, &e0, &x0, &n1, &e1, &x1);
+                    sides(&s, g->heap[0], n, &n0, &e0, &x0, &n1, &e1, &x1);
                     slot_group[J] = G.live[i];
                 } else {
                     if (!fresh)
@@ -415,17 +464,10 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 float M = 0.0f;
                 int any = 0;
                 for (Py_ssize_t i = 0; i < L; i++) {
-                    Group *g = &G.g[G.live[i]];
+                    const Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
-                    if (g->dirty) {
-                        float e = G.bits[g->head];
-                        for (int32_t r = g->head; r >= 0; r = G.next[r])
-                            if (in ? G.bits[r] > e : G.bits[r] < e)
-                                e = G.bits[r];
-                        g->extreme = e;
-                        g->dirty = 0;
-                    }
-                    const float d = delta_of(in, g->ex, g->extreme, theory, base, item_in, item_out);
+                    const float d =
+                        delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in, item_out);
                     if (!any || d > M) {
                         M = d;
                         any = 1;
@@ -438,12 +480,21 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (Py_ssize_t i = 0; i < L; i++) {
                     const Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
-                    if (delta_of(in, g->ex, g->extreme, theory, base, item_in, item_out) != M)
+                    if (delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in,
+                                 item_out) != M)
                         continue;
-                    for (int32_t r = g->head; r >= 0; r = G.next[r])
-                        if (r < pick &&
-                            delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) == M)
+                    /* the rules reaching M: the top, and below each one that does */
+                    Py_ssize_t top = 0;
+                    G.stack[top++] = 0;
+                    while (top > 0) {
+                        const int32_t at = G.stack[--top], r = g->heap[at];
+                        if (delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) != M)
+                            continue;
+                        if (r < pick)
                             pick = r;
+                        for (int32_t c = 2 * at + 1; c <= 2 * at + 2 && c < g->count; c++)
+                            G.stack[top++] = c;
+                    }
                 }
                 if (toggle_grouped(&G, pick) < 0) {
                     PyErr_NoMemory();
@@ -454,11 +505,14 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         result = PyFloat_FromDouble(best_cost);
     }
 done:
+    if (G.g != NULL)
+        for (Py_ssize_t i = 0; i < G.cap_groups; i++)
+            PyMem_Free(G.g[i].heap);
     PyMem_Free(G.g);
     PyMem_Free(G.table);
     PyMem_Free(G.group_of);
-    PyMem_Free(G.next);
-    PyMem_Free(G.prev);
+    PyMem_Free(G.pos);
+    PyMem_Free(G.stack);
     PyMem_Free(G.live);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
