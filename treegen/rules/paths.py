@@ -231,6 +231,7 @@ class _PackedPrefix:
         # Sets met again: a nominal value's (few, met all over the tree), an attribute's
         # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
         self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
+        self._values = [len(a.values) if a.is_nominal else 0 for a in ds.attributes]
         self._known: dict[int, npt.NDArray[np.uint64]] = {}
         self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
 
@@ -246,7 +247,12 @@ class _PackedPrefix:
             key = (c.attribute, c.value)
             got = self._equal.get(key)
             if got is None:
-                got = self._equal[key] = self.pack(self.cols.satisfied(c, out=self._flags))
+                # every value's set at once, from a copy of the column that is not kept
+                # (CaseColumns would keep it: 8 bytes a case, for sets of 1 bit a case)
+                col = np.ascontiguousarray(self.cols.X[:, c.attribute])
+                for v in {*range(self._values[c.attribute]), c.value}:
+                    self._equal[(c.attribute, v)] = self.pack(np.equal(col, v, out=self._flags))
+                got = self._equal[key]
             return got
         if c.op == "in":
             return self.pack(self.cols.satisfied(c, out=self._flags))
