@@ -19,19 +19,23 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 /* prune_sw, and prune_hw where the compiler can build a copy for a popcount
  * instruction (chosen at run time). */
 #define PRUNE_FN prune_sw
+#define PRUNE_WORDS prune_words_sw
 #define PRUNE_ATTR
 #define POP popcount
 #include "rprune.h"
 #undef PRUNE_FN
+#undef PRUNE_WORDS
 #undef PRUNE_ATTR
 #undef POP
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TG_HW_POPCOUNT 1
 #define PRUNE_FN prune_hw
+#define PRUNE_WORDS prune_words_hw
 #define PRUNE_ATTR __attribute__((target("popcnt")))
 #define POP __builtin_popcountll
 #include "rprune.h"
 #undef PRUNE_FN
+#undef PRUNE_WORDS
 #undef PRUNE_ATTR
 #undef POP
 #endif
@@ -101,12 +105,14 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     long long *tot = NULL, *err = NULL;
     Py_ssize_t *al = NULL;
+    int32_t *list = NULL;
     if ((got = tg_views(o, b, spec, 4)) < 4)
         goto done;
+    list = PyMem_Malloc((size_t)(W + 1) * sizeof(int32_t));
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     al = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
-    if (tot == NULL || err == NULL || al == NULL) {
+    if (tot == NULL || err == NULL || al == NULL || list == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -117,10 +123,10 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS;
 #ifdef TG_HW_POPCOUNT
         if (__builtin_cpu_supports("popcnt"))
-            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al);
+            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         else
 #endif
-            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al);
+            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);
@@ -132,6 +138,7 @@ done:
     PyMem_Free(tot);
     PyMem_Free(err);
     PyMem_Free(al);
+    PyMem_Free(list);
     tg_release(b, got > 0 ? got : 0);
     return result;
 }

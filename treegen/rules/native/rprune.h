@@ -11,10 +11,31 @@
  * only words holding such a case (levels) and failing b are read.  The counts are the
  * ones a recount of every case would give, so the rates and choices are the same.
  * Returns the rule's pessimistic error rate, or -1: no rule. */
+/* The words holding a case that fails the set fail (its complement's bits: NULL, every
+ * case) and is outside more (NULL: none), their indices into list; how many.  No
+ * branch per word: most are read and passed over. */
+PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_ssize_t W,
+                                         word last, int32_t *list)
+{
+    Py_ssize_t nw = 0;
+    if (W == 0)
+        return 0;
+    for (Py_ssize_t w = 0; w < W - 1; w++) {
+        const word cand = (fail != NULL ? ~fail[w] : ~(word)0) & (more != NULL ? ~more[w] : ~(word)0);
+        list[nw] = (int32_t)w;
+        nw += cand != 0;
+    }
+    const word cand = last & (fail != NULL ? ~fail[W - 1] : ~(word)0) &
+                      (more != NULL ? ~more[W - 1] : ~(word)0);
+    list[nw] = (int32_t)(W - 1);
+    nw += cand != 0;
+    return nw;
+}
+
 PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *wrong,
                                   const word *levels, Py_ssize_t k, Py_ssize_t n,
                                   double default_error, char *alive, long long *tot,
-                                  long long *err, Py_ssize_t *al)
+                                  long long *err, Py_ssize_t *al, int32_t *list)
 {
     const Py_ssize_t W = (n + 63) / 64;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
@@ -28,11 +49,11 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
     }
     /* the cases failing at most one condition: those outside levels' row 1 */
     const word *more = FAIL_LEVELS > 1 ? levels + W : NULL;
-    for (Py_ssize_t w = 0; w < W; w++) {
+    Py_ssize_t nw = PRUNE_WORDS(NULL, more, W, last, list);
+    for (Py_ssize_t i = 0; i < nw; i++) {
+        const Py_ssize_t w = list[i];
         const word valid = w == W - 1 ? last : ~(word)0;
         const word cand = valid & (more != NULL ? ~more[w] : ~(word)0);
-        if (!cand)
-            continue;
         word ge1 = 0, ge2 = 0;
         for (Py_ssize_t d = 0; d < k; d++) {
             const word f = ~sat[d * W + w] & cand;
@@ -89,11 +110,11 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
          * most removed + 1 of the path's */
         more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
         const word *fb = sat + best * W;
-        for (Py_ssize_t w = 0; w < W; w++) {
+        nw = PRUNE_WORDS(fb, more, W, last, list);
+        for (Py_ssize_t i = 0; i < nw; i++) {
+            const Py_ssize_t w = list[i];
             const word valid = w == W - 1 ? last : ~(word)0;
             const word cand = valid & ~fb[w] & (more != NULL ? ~more[w] : ~(word)0);
-            if (!cand)
-                continue;
             word ge1 = 0, ge2 = 0;
             for (Py_ssize_t j = 0; j < na; j++) {
                 const word f = ~sat[al[j] * W + w] & cand;
