@@ -374,11 +374,14 @@ def candidates(
     bound: ErrorBound,
     progress: Steps | None = None,
     rows: list[npt.NDArray[np.int32]] | None = None,
+    with_tests: bool = True,
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """The candidate rules of ``tree``'s leaves, numbered, each with its tests
     (``progress``: called with the leaves done and their number, now and then).
     ``rows``: given, each rule's cases satisfying its conditions (ascending) are
-    appended to it, from the sets its generalisation had at hand."""
+    appended to it, from the sets its generalisation had at hand.  Without
+    ``with_tests`` each rule's tests are left out (``()``; they are most of a rule's
+    memory, and only SameRule's keys of them are needed here)."""
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
@@ -430,7 +433,7 @@ def candidates(
             continue
         rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, error)
         seen[key] = len(out)
-        out.append((rule, tuple(tests)))
+        out.append((rule, tuple(tests) if with_tests else ()))
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
