@@ -91,10 +91,11 @@ def _before(x: tuple[int, int, float], y: tuple[int, int, float]) -> bool:
     return x[0] < y[0] or x[1] < y[1] or (x[0] == y[0] and x[2] < y[2])
 
 
-def leaf_tests(model: Model) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
-    """(leaf index, path tests from the root) of every leaf, in depth-first order, one
-    at a time (a path's tests are shared with the paths of its leaf's neighbours, and
-    each is freed once no later path and no rule holds it).
+def leaf_tests(model: Model, min_items: float = 0.0) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
+    """(leaf index, path tests from the root) of every leaf of at least ``min_items``
+    training cases, in depth-first order, one at a time (a path's tests are shared with
+    the paths of its leaf's neighbours, and each is freed once no later path and no
+    rule holds it).
 
     Release 8 keeps one record per distinct test, the first met in depth-first order:
     two threshold tests of an attribute at equal cuts share it, so a cut of -0.0 met
@@ -113,6 +114,9 @@ def leaf_tests(model: Model) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
         if isinstance(node, ContinuousTest):
             cut = first_cut.setdefault((node.attribute, node.threshold), node.threshold)
         for b, child in enumerate(node.children):
+            kid = model.nodes[child]
+            if isinstance(kid, Leaf) and not kid.items >= min_items:
+                continue
             if isinstance(node, ContinuousTest):
                 op: Op = "<=" if b == 0 else ">"
                 cond = Condition(node.attribute, op, threshold=cut)
@@ -390,10 +394,10 @@ def candidates(
     prefix = _PackedPrefix(ds) if native else _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
-    n_leaves = sum(isinstance(node, Leaf) for node in tree.nodes)
+    n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
     found = np.empty(n, dtype=np.int32)  # and_rows' output
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
-    for done, (leaf, path) in enumerate(leaf_tests(tree)):
+    for done, (leaf, path) in enumerate(leaf_tests(tree, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, n_leaves)
         node = tree.nodes[leaf]
