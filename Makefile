@@ -96,8 +96,8 @@ bench: $(STAMP)
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
 # train and rules at 100k and 1M rows as a user runs them (issue 36): CPU time, peak
-# RSS, rules' time over train's, and train on a set with one class per row.  Extra
-# arguments, e.g. make bench-train BENCH_ARGS="--no-1m"
+# RSS, rules' time over train's, train's over J48's and scikit-learn's, and train on a
+# set with one class per row.  Extra arguments, e.g. make bench-train BENCH_ARGS="--no-1m"
 .PHONY: bench-train
 bench-train: $(STAMP)
 	$(VPY) -m bench.scale_bench $(BENCH_ARGS)

@@ -12,9 +12,11 @@ nominal attribute).  Targets (issue 36):
 * ``rules``: at most 2x ``train``'s CPU time; peak RSS at most 150 MB at 100k
   rows, 400 MB at 1M (and it finishes);
 * ``train``: peak RSS at most 100 MB at 100k rows, 250 MB at 1M;
+* ``train``'s CPU time: at most 0.07x Weka J48's (the whole ``java ... J48 -t gen.arff
+  -no-cv`` process, rows <= 100k, when java and /usr/share/java/weka.jar exist) and at
+  most 0.2x scikit-learn's ``DecisionTreeClassifier(criterion="entropy").fit`` at 1M
+  (bench/workers.py: one-hot nominals, only ``fit`` timed), measured in the same run;
 * the 4,000-class set: ``train`` in under 1 s CPU and 150 MB.
-
-J48's and scikit-learn's times are ``make bench``'s (bench/run.py).
 
 Usage, from the repository root:
     python -m bench.scale_bench [--rows N ...] [--no-1m] [--timeout S] [--seed N]
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import datafiles
+from bench.run import WEKA_JAR, run_worker, save_data, sklearn_python
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = "import sys; from treegen.cli.main import main; sys.exit(main(sys.argv[1:]))"
@@ -59,6 +63,9 @@ RSS_TARGET: dict[tuple[int, str], float] = {
     (1_000_000, "rules"): 400.0,
 }
 RULES_OVER_TRAIN = 2.0
+# (rows, tool): the most train's CPU time may be, as a multiple of the tool's.
+CPU_TARGET: dict[tuple[int, str], float] = {(100_000, "J48"): 0.07, (1_000_000, "sklearn"): 0.2}
+J48_MAX_ROWS = 100_000
 HAS_PROC = Path("/proc/self/status").exists()
 MANY_CLASSES = 4000
 MANY_CPU, MANY_RSS = 1.0, 150.0
@@ -69,9 +76,17 @@ Result = dict[str, float | str]
 def run(args: list[str], timeout: float) -> Result:
     """``treegen ARGS`` in a fresh process: wall and CPU seconds and peak RSS (MB),
     or an error entry (its exit's last stderr line, or the timeout)."""
+    return measure(None, args, timeout)
+
+
+def measure(program: list[str] | None, args: list[str], timeout: float) -> Result:
+    """``program ARGS`` (``treegen`` when None) in a fresh process, as :func:`run`.  For
+    another program the peak is wait4's ru_maxrss, which may include this process's
+    own peak (see HWM_FILE): only treegen's peak is a target."""
     with tempfile.TemporaryDirectory(prefix="treegen-bench-run-") as tmp:
-        hwm = Path(tmp) / "hwm" if HAS_PROC else None
-        cmd = [sys.executable, "-c", MAIN_HWM if hwm else MAIN, "--quiet", *args]
+        hwm = Path(tmp) / "hwm" if HAS_PROC and program is None else None
+        cmd = program or [sys.executable, "-c", MAIN_HWM if hwm else MAIN, "--quiet"]
+        cmd = [*cmd, *args]
         env = {**os.environ, HWM_FILE: str(hwm)} if hwm else None
         t0 = time.perf_counter()
         with tempfile.TemporaryFile() as err:
@@ -118,6 +133,29 @@ def write_many_classes(path: Path, rows: int = MANY_CLASSES, seed: int = 0) -> N
     path.write_text("\n".join(head + body) + "\n")
 
 
+def run_j48(arff: Path, timeout: float) -> Result | None:
+    """Weka J48 with its defaults on ``arff``, the whole java process (None without
+    java or Weka)."""
+    if shutil.which("java") is None or not WEKA_JAR.exists():
+        return None
+    java = ["java", "-Xmx8g", "-cp", str(WEKA_JAR), "weka.classifiers.trees.J48"]
+    return measure(java, ["-t", str(arff), "-no-cv"], timeout)
+
+
+def run_sklearn(rows: int, seed: int, d: Path, timeout: float) -> Result | None:
+    """scikit-learn's entropy tree's ``fit`` on the same rows: its CPU and wall seconds
+    (None without scikit-learn)."""
+    python = sklearn_python()
+    if python is None:
+        return None
+    d.mkdir(parents=True, exist_ok=True)
+    save_data(rows, seed, d)
+    got = run_worker("sklearn", d, timeout, python)
+    if "error" in got:
+        return {"error": str(got["error"])}
+    return {"cpu": float(str(got["cpu"])), "wall": float(str(got["seconds"]))}
+
+
 def cell(r: Result) -> str:
     if "error" in r:
         return str(r["error"])
@@ -139,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_1m or os.environ.get("TREEGEN_BENCH_1M", "1") == "0":
         sizes = [n for n in sizes if n < 1_000_000]
     results: dict[tuple[int, str], Result] = {}
+    others: dict[tuple[int, str], Result | None] = {}
     with tempfile.TemporaryDirectory(prefix="treegen-bench-train-") as tmp:
         for n in sizes:
             d = Path(tmp) / str(n)
@@ -147,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
             for what, out in (("train", "m.tree"), ("rules", "r.json")):
                 print(f"[{n} rows] treegen {what} ...", flush=True)
                 results[(n, what)] = run([what, str(data), "-o", str(d / out)], args.timeout)
+            if n <= J48_MAX_ROWS:
+                print(f"[{n} rows] Weka J48 ...", flush=True)
+                others[(n, "J48")] = run_j48(data, args.timeout)
+            print(f"[{n} rows] scikit-learn fit ...", flush=True)
+            others[(n, "sklearn")] = run_sklearn(n, args.seed, d / "sk", args.timeout)
         many = Path(tmp) / "many.arff"
         write_many_classes(many)
         print(f"[{MANY_CLASSES} classes] treegen train ...", flush=True)
@@ -167,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             elif what == "rules":
                 ratio = "MISSED (did not finish)" if "error" in r else "-"
             print(f"{n:>9}  {what:7}  {cell(r):43}  {target:>12}  {ratio}")
+    print_versus(sizes, results, others)
     ok_many = None
     if "error" not in many_result:
         ok_many = float(many_result["cpu"]) < MANY_CPU and float(many_result["peak_mb"]) < MANY_RSS
@@ -175,6 +220,35 @@ def main(argv: list[str] | None = None) -> int:
         f"(< {MANY_CPU:.0f} s cpu and {MANY_RSS:.0f} MB: {verdict(ok_many)})"
     )
     return 0
+
+
+def print_versus(
+    sizes: list[int],
+    results: dict[tuple[int, str], Result],
+    others: dict[tuple[int, str], Result | None],
+) -> None:
+    """train's CPU time beside J48's (whole process) and scikit-learn's fit, and the
+    targets' verdicts."""
+    print(f"\n{'rows':>9}  {'tool':8}  {'cpu':>9}  {'wall':>9}  train's cpu over it")
+    for n in sizes:
+        t = results[(n, "train")]
+        for tool in ("J48", "sklearn"):
+            if (n, tool) not in others:
+                continue
+            r = others[(n, tool)]
+            if r is None:
+                print(f"{n:>9}  {tool:8}  not installed")
+                continue
+            if "error" in r:
+                print(f"{n:>9}  {tool:8}  {r['error']}")
+                continue
+            ratio = "-"
+            if "error" not in t:
+                x = float(t["cpu"]) / float(r["cpu"])
+                limit = CPU_TARGET.get((n, tool))
+                ok = None if limit is None else x <= limit
+                ratio = f"{x:.3f}x" + (f" (<= {limit}x {verdict(ok)})" if limit else "")
+            print(f"{n:>9}  {tool:8}  {r['cpu']:7.1f} s  {r['wall']:7.1f} s  {ratio}")
 
 
 if __name__ == "__main__":

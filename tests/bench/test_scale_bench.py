@@ -54,3 +54,22 @@ def test_a_runs_peak_is_its_own_not_the_benchs(tmp_path: Path) -> None:
     assert "error" not in got, got
     assert 10 < float(got["peak_mb"]) < 200, got
     assert ballast.sum() > 0
+
+
+def test_train_cpu_is_set_beside_j48_and_sklearn(capsys: pytest.CaptureFixture[str]) -> None:
+    results: dict[tuple[int, str], sb.Result] = {
+        (100_000, "train"): {"cpu": 1.5, "wall": 1.6, "peak_mb": 90.0},
+        (1_000_000, "train"): {"cpu": 20.0, "wall": 21.0, "peak_mb": 240.0},
+    }
+    others: dict[tuple[int, str], sb.Result | None] = {
+        (100_000, "J48"): {"cpu": 30.0, "wall": 20.0},
+        (100_000, "sklearn"): None,
+        (1_000_000, "sklearn"): {"cpu": 80.0, "wall": 80.0},
+    }
+    sb.print_versus([100_000, 1_000_000], results, others)
+    lines = capsys.readouterr().out.splitlines()
+    j48 = next(line for line in lines if "J48" in line)
+    assert "0.050x (<= 0.07x ok)" in j48
+    assert any("sklearn" in line and "not installed" in line for line in lines)
+    sk = next(line for line in lines if line.split()[:2] == ["1000000", "sklearn"])
+    assert "0.250x (<= 0.2x MISSED)" in sk

@@ -5,7 +5,9 @@
 
    -DTG_F64: the binary64 routines of treegen/codegen/f64.py (f64.c, prefix tg) on
    pairs of binary64 bit patterns:
-       i,add,sub,div,neg(a),from_f32(low half of a),from_u32(low half of a),to_f32(a),lt le eq isnan sign(a)+1,cycles of add,cycles of div
+       i,add,sub,div,neg(a),from_f32(low half of a),from_u32(low half of a),
+       add_pos,div_pos,to_f32(a),lt le eq isnan sign(a)+1,cycles of add,cycles of div
+   (add_pos and div_pos are defined only on their domain: the tests read them there)
    otherwise avr-libc's own float (binary32) on pairs of binary32 bit patterns:
        i,a+b,a-b,a*b,a/b,lt le eq gt ge
    then "#done,N", and cli + sleep (simavr exits on that). */
@@ -86,6 +88,8 @@ static void tg_case(uint16_t i, const uint32_t *w)
     tg_put64(tg_f64_neg(a));
     tg_put64(tg_f64_from_f32(a.lo));
     tg_put64(tg_f64_from_u32(a.lo));
+    tg_put64(tg_f64_add_pos(a, b));
+    tg_put64(tg_f64_div_pos(a, b));
     tg_put(',');
     tg_hex(tg_f64_to_f32(a), 8u);
     tg_put(',');

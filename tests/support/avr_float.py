@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.f64 import OPS, f64_source
+from treegen.codegen.f64 import OPS, POS_OPS, f64_source
 from treegen.verify.build import STRICT_FLAGS
 
 HARNESS = Path(__file__).with_name("avr_float.c")
@@ -52,7 +52,7 @@ def build(words: npt.NDArray[np.uint32], first: int, d: Path, *, f64: bool) -> P
     d.mkdir(parents=True, exist_ok=True)
     (d / "cases.c").write_text(_cases_c(words, first))
     if f64:
-        (d / "f64.c").write_text(f64_source("tg", OPS))
+        (d / "f64.c").write_text(f64_source("tg", [*OPS, *POS_OPS]))
     elf = d / "firmware.elf"
     cmd = [
         "avr-gcc",
