@@ -28,7 +28,7 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef PRUNE_ATTR
 #undef POP
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TG_HW_POPCOUNT 1
+#define RULES_HW_POPCOUNT 1
 #define PRUNE_FN prune_hw
 #define PRUNE_WORDS prune_words_hw
 #define PRUNE_ATTR __attribute__((target("popcnt")))
@@ -121,7 +121,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
         char *alive = b[2].buf;
         double pess;
         Py_BEGIN_ALLOW_THREADS;
-#ifdef TG_HW_POPCOUNT
+#ifdef RULES_HW_POPCOUNT
         if (__builtin_cpu_supports("popcnt"))
             pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         else
