@@ -145,6 +145,26 @@ def test_subset_steps_equal_python(seed: int) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("seed", range(20))
+def test_set_subset_equals_python(seed: int) -> None:
+    """A whole subset set in one call (subsets_set) leaves the state that the Python
+    search's rule-by-rule toggles leave."""
+    m = int(np.random.default_rng(seed).integers(1, 40))
+    rows, positive, bits, logs = _problem(seed, m)
+    py = subsets.ClassSearch(rows, positive, bits, logs)
+    c = subsets.NativeClassSearch(rows, positive, bits, logs)
+    rng = np.random.default_rng([43, seed])
+    for _ in range(5):
+        chosen = (rng.random(m) < rng.uniform(0.1, 0.9)).tolist()
+        py.set_subset(chosen)
+        c.set_subset(chosen)
+        assert c.chosen.tolist() == chosen
+        assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
+        assert np.array_equal(py.covered, c.covered)
+        assert np.array_equal(py.values(), c.values())
+
+
+@needs_native
 @pytest.mark.parametrize("seed", range(40))
 def test_best_subset_equals_python(seed: int) -> None:
     """The whole search (exhaustive up to 10 rules, random climbs beyond; the C climb
