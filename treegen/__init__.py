@@ -17,11 +17,16 @@ and ``cli``.
 
 from __future__ import annotations
 
-from treegen.api import Model, VerifyReport, load, train, train_rules
-from treegen.codegen.options import ExportOptions
-from treegen.errors import TreegenError
-from treegen.estimator import C45Classifier, from_lightgbm, from_sklearn, from_xgboost
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from treegen.model.version import VERSION as __version__
+
+if TYPE_CHECKING:
+    from treegen.api import Model, VerifyReport, load, train, train_rules
+    from treegen.codegen.options import ExportOptions
+    from treegen.errors import TreegenError
+    from treegen.estimator import C45Classifier, from_lightgbm, from_sklearn, from_xgboost
 
 __all__ = [
     "C45Classifier",
@@ -37,3 +42,33 @@ __all__ = [
     "train",
     "train_rules",
 ]
+
+# Where each public name lives.  They are imported on first use (PEP 562), so that
+# ``import treegen`` or ``treegen train`` (which imports treegen.cli, so this package
+# first) does not pay for code generation, the ensembles and jinja2 it does not use.
+_HOMES = {
+    "C45Classifier": "treegen.estimator",
+    "ExportOptions": "treegen.codegen.options",
+    "Model": "treegen.api",
+    "TreegenError": "treegen.errors",
+    "VerifyReport": "treegen.api",
+    "from_lightgbm": "treegen.estimator",
+    "from_sklearn": "treegen.estimator",
+    "from_xgboost": "treegen.estimator",
+    "load": "treegen.api",
+    "train": "treegen.api",
+    "train_rules": "treegen.api",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'treegen' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -174,7 +174,9 @@ def _tables(n_nodes: int = 3) -> list[np.ndarray]:
         np.zeros(n_nodes, dtype=np.int32),  # bk
         np.zeros(0, dtype=np.int32),  # btab
         np.asarray([0, 0, 1], dtype=np.int32),  # leafcls
-        np.zeros((n_nodes, 2), dtype=np.uint32),  # proba
+        np.zeros(n_nodes + 1, dtype=np.int64),  # poff (no leaf has a probability)
+        np.zeros(0, dtype=np.int32),  # pcls
+        np.zeros(0, dtype=np.uint32),  # pval
     ]
 
 
@@ -192,6 +194,15 @@ def test_kernel_classifies_a_stump_and_refuses_bad_tables() -> None:
     for field, bad in ((8, [0, 2]), (8, [2, 2]), (8, [1, 3]), (1, [5, 0, 0])):
         t = _tables()
         t[field] = np.asarray(bad, dtype=t[field].dtype)
+        out = np.full(2, -7, dtype=np.int64)
+        assert cscan.classify(X, 1, False, 2, 31, 16, *t, out) is False
+        assert out.tolist() == [-7, -7]
+    # A leaf probability's class out of range, or offsets going back or past the
+    # table's end: False too (the walk would read or write outside its arrays).
+    for poff, pcls in (([0, 0, 0, 1], [2]), ([0, 0, 1, 0], [0]), ([0, 0, 0, 2], [0])):
+        t = _tables()
+        t[14], t[15] = np.asarray(poff, dtype=np.int64), np.asarray(pcls, dtype=np.int32)
+        t[16] = np.ones(len(pcls), dtype=np.uint32)
         out = np.full(2, -7, dtype=np.int64)
         assert cscan.classify(X, 1, False, 2, 31, 16, *t, out) is False
         assert out.tolist() == [-7, -7]

@@ -24,8 +24,6 @@ import numpy.typing as npt
 
 from treegen.api.common import PathLike, VerifyReport
 from treegen.api.model import Model
-from treegen.committee.bag import bag as bag_dataset
-from treegen.committee.boost import boost as boost_dataset
 from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
@@ -34,7 +32,6 @@ from treegen.data.readers import read_dataset
 from treegen.errors import TrainError
 from treegen.kinds import load as load_kind
 from treegen.model.core import flavor_compares_float32
-from treegen.rules.generate import rules_of_data
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import PRUNINGS, Pruning
@@ -165,8 +162,12 @@ def train(
         float32 = flavor_compares_float32(opts.flavor)
         valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=float32)
     if boost is not None:
+        from treegen.committee.boost import boost as boost_dataset  # here: trees need neither
+
         return Model.of(boost_dataset(ds, opts, boost))
     if bag is not None:
+        from treegen.committee.bag import bag as bag_dataset
+
         return Model.of(bag_dataset(ds, opts, bag, bag_seed))
     model = train_dataset(ds, opts, engine=engine, validation=valid)
     return Model.of(model)
@@ -189,6 +190,8 @@ def train_rules(
     ``subsets`` and ``criterion`` grow the tree, ``cf`` is the confidence of the
     pessimistic error rate the rules are generalised and ranked by.
     """
+    from treegen.rules.generate import rules_of_data  # here: `train` does not load rules
+
     ds = _dataset(data, y, "c45", **keywords)
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
     return Model.of(final)

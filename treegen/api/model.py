@@ -25,8 +25,7 @@ from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import UsageError
-from treegen.kinds import Kind, kind_of
-from treegen.kinds import check as kinds_check
+from treegen.kinds import Kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
 
 
@@ -45,7 +44,7 @@ class Model:
     path: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        kind_of(self.value)  # a TypeError for anything that is no registered kind
+        check_kind(self.value)  # a TypeError for anything that is no registered kind
 
     @classmethod
     def of(cls, value: object, path: PathLike | None = None) -> Model:
@@ -145,6 +144,9 @@ class Model:
         their neighbours, missing values and ``n_random`` random rows."""
         opts = self.export_options(options, **overrides)
         sets = unlabelled(self.schema, None if data is None else self._x(data))
+        # Imported here: compiling C is verify's alone (`treegen.train` does not load it).
+        from treegen.kinds import check as kinds_check
+
         report = kinds_check.verify(
             self.value, opts, sets, path=self.path, cc=cc, n_random=n_random, seed=seed
         )

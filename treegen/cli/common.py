@@ -18,14 +18,11 @@ from collections.abc import Callable
 
 from treegen.analysis.evaluate import test_set_beside
 from treegen.cli.progress import Progress
-from treegen.codegen.options import stem_of
-from treegen.codegen.parts import file_names
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import UsageError
-from treegen.packaging.library import placed
 
 
 def _names(text: str) -> list[str]:
@@ -292,6 +289,11 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
         return
     command = getattr(args, "command", None)
     if command == "export":  # every file of its layout (the sketch's name aside)
+        # Imported here: the other commands do not load code generation.
+        from treegen.codegen.options import stem_of
+        from treegen.codegen.parts import file_names
+        from treegen.packaging.library import placed
+
         stem = stem_of(getattr(args, "prefix", None), getattr(args, "name", None))
         names = placed(
             getattr(args, "layout", "plain"),

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from treegen.cli.common import read_data
 from treegen.cli.progress import progress_line
-from treegen.codegen.avr import check_files
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.options import (
     FLOAT_COMPARES,
@@ -25,10 +25,13 @@ from treegen.codegen.options import (
 from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
 from treegen.kinds import load
-from treegen.kinds.check import verify
-from treegen.kinds.export import Rendered, render
 from treegen.packaging import cli as package_cli
-from treegen.packaging.files import write_package
+
+if TYPE_CHECKING:
+    from treegen.kinds.export import Rendered
+
+# Rendering, writing and verifying C are imported in the commands that do them: every
+# command builds this module's parser, and `treegen train` should not load jinja2.
 
 
 def _scale(text: str) -> tuple[str | None, Fraction]:
@@ -181,12 +184,17 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
 def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
     """``--on avr`` with a table no AVR object can hold: one line, before any tool runs."""
     if "avr" in args.on:
+        from treegen.codegen.avr import check_files
+
         why = check_files(rendered.files, rendered.opts)
         if why is not None:
             raise UsageError(why, option="--on avr")
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from treegen.kinds.export import render
+    from treegen.packaging.files import write_package
+
     layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
@@ -203,6 +211,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from treegen.kinds.check import verify
+    from treegen.kinds.export import render
+
     _, value = load(args.model)
     opts = export_options(args)
     with progress_line(args) as progress:

@@ -11,11 +11,13 @@ import argparse
 
 from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
-from treegen.estimator.gbm_import import from_classes, from_lightgbm, from_xgboost
 from treegen.kinds import loads
 
 
 def _run(args: argparse.Namespace, library: str) -> int:
+    # Imported here, not at the top: every command builds this module's parser.
+    from treegen.estimator.gbm_import import from_classes, from_lightgbm, from_xgboost
+
     names = args.feature_names.split(",") if args.feature_names else None
     read = from_xgboost if library == "xgboost" else from_lightgbm
     try:

@@ -16,14 +16,16 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import progress_line
-from treegen.rules.file import save_ruleset
-from treegen.rules.generate import generate, unpruned_options
-from treegen.rules.show import format_rules, format_rules_evaluation
-from treegen.trainer import train
 
 
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
+    # Imported here: every command builds this module's parser.
+    from treegen.rules.file import save_ruleset
+    from treegen.rules.generate import generate, unpruned_options
+    from treegen.rules.show import format_rules, format_rules_evaluation
+    from treegen.trainer import train
+
     with progress_line(args) as progress:
         ds = read_data(args, args.data, float32=True, progress=progress)
         progress.update("growing the unpruned tree", rows=ds.n_rows)

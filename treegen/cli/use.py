@@ -24,14 +24,9 @@ from treegen.cli.common import (
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.kinds import KINDS, Kind, load
+from treegen.kinds import Kind, load, show_formats
 
 # ------------------------------------------------------------------- show
-
-
-def show_formats() -> tuple[str, ...]:
-    """Every --format some kind prints (a kind refuses the others)."""
-    return tuple(dict.fromkeys(f for k in KINDS.values() for f in k.show))
 
 
 def run_show(args: argparse.Namespace) -> int:

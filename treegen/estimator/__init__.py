@@ -12,8 +12,30 @@ float matrix with nominal columns as codes; ``classifier.py`` is the estimator;
 
 from __future__ import annotations
 
-from treegen.estimator.classifier import C45Classifier
-from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
-from treegen.estimator.sklearn_import import from_sklearn
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from treegen.estimator.classifier import C45Classifier
+    from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+    from treegen.estimator.sklearn_import import from_sklearn
 
 __all__ = ["C45Classifier", "from_lightgbm", "from_sklearn", "from_xgboost"]
+
+# Imported on first use (PEP 562): the CLI's import commands import one module of this
+# package, which should not import the others (and the whole API with them).
+_HOMES = {
+    "C45Classifier": "treegen.estimator.classifier",
+    "from_lightgbm": "treegen.estimator.gbm_import",
+    "from_xgboost": "treegen.estimator.gbm_import",
+    "from_sklearn": "treegen.estimator.sklearn_import",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'treegen.estimator' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

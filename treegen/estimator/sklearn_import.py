@@ -15,14 +15,16 @@ import pickle
 import zipfile
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from treegen.api import Model
 from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
 from treegen.ensemble.regress import from_estimator
 from treegen.errors import ModelFileError
 from treegen.model.version import VERSION
+
+if TYPE_CHECKING:
+    from treegen.api import Model
 
 __all__ = ["SKOPS_TRUSTED", "SUPPORTED", "from_sklearn", "load_estimator"]
 
@@ -47,6 +49,10 @@ def from_sklearn(
     else x0, x1, ...); ``target`` names the class column (the one ``eval`` reads labels
     from), or a regressor's output (``target[k]`` for output k of several)."""
     ens = from_estimator(estimator, feature_names, target)
+    # Imported here: `treegen import-sklearn`'s parser (built for every command) reads
+    # this module's constants, and the API imports the trainer.
+    from treegen.api import Model
+
     return Model.of(replace(ens, treegen_version=VERSION))
 
 

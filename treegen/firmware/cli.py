@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from treegen.codegen.options import ExportOptions
-from treegen.data.dataset import Dataset
-from treegen.firmware.parity import verify_on as run
-from treegen.firmware.report import report_text
 from treegen.firmware.targets import TARGETS
-from treegen.kinds.export import Rendered
+
+if TYPE_CHECKING:
+    from treegen.codegen.options import ExportOptions
+    from treegen.data.dataset import Dataset
+    from treegen.kinds.export import Rendered
 
 _ON_HELP = (
     "run the C on a simulated chip: avr (ATmega328P, simavr), m0plus, m3, m4f "
@@ -55,6 +55,8 @@ def add_verify_on_option(g: argparse._ArgumentGroup) -> None:
 
 def export_report(args: argparse.Namespace, value: Any, rendered: Rendered) -> None:
     """``export --report`` (``--on``): what the files just written cost on each chip."""
+    from treegen.firmware.report import report_text  # here: every command parses these options
+
     sys.stdout.write(report_text(value, rendered, args.on))
 
 
@@ -66,6 +68,8 @@ def verify_on(
     path: str | None = None,
 ) -> int:
     """``verify --on``: verify's comparison with the C run on simulated chips."""
+    from treegen.firmware.parity import verify_on as run
+
     report = run(value, opts, data, args.on, path=path, n_random=args.random, seed=args.seed).report
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1

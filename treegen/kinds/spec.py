@@ -12,15 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.codegen.options import ExportOptions, Style
 from treegen.data.dataset import Dataset, Schema
-from treegen.verify.build import CApi
-from treegen.verify.report import Report
+
+if TYPE_CHECKING:
+    # Types only: the registry imports this module, and ``treegen train`` should not
+    # import the C interface (codegen's IR and views) to name them.
+    from treegen.codegen.options import ExportOptions, Style
+    from treegen.verify.build import CApi
+    from treegen.verify.report import Report
 
 M = TypeVar("M")
 L = TypeVar("L")
@@ -43,7 +47,7 @@ class Value(Protocol):
 
 
 Compare = Callable[
-    [M, L, ExportOptions, Rows, npt.NDArray[np.int32], npt.NDArray[np.uint16], Report], None
+    [M, L, "ExportOptions", Rows, npt.NDArray[np.int32], npt.NDArray[np.uint16], "Report"], None
 ]
 """Hold the C's classes (and probabilities) on the rows against every Python side of the
 kind, adding report lines and counting the rows that differ."""

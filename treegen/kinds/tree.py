@@ -4,11 +4,16 @@ The tree is the pipeline's own kind, so its parts live in the stage folders: the
 file, classifier and printing in :mod:`treegen.model`, the evaluation and report in
 :mod:`treegen.analysis`, the lowering and emitters in :mod:`treegen.codegen`, the rows
 and oracles in :mod:`treegen.verify`.  This module binds them into one record.
+
+The C side (lowering, emitters, verify's rows and oracles, the flash estimate) and the
+rules printout are imported when first called: ``treegen train`` loads this kind for
+the tree's file and classifier only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -16,11 +21,7 @@ import numpy.typing as npt
 from treegen.analysis.evaluate import evaluate as evaluate_model
 from treegen.analysis.evaluate import format_evaluation
 from treegen.analysis.report import format_report, model_report
-from treegen.codegen.emit import emit
-from treegen.codegen.flash import estimate_flash
-from treegen.codegen.ir import IR
-from treegen.codegen.lower import fold_note, lower
-from treegen.codegen.options import STYLES, ExportOptions
+from treegen.codegen.options import STYLES, ExportOptions, Style
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
@@ -29,9 +30,10 @@ from treegen.model.core import Model
 from treegen.model.file import FORMAT, load_model, model_from_data, model_to_json
 from treegen.model.picture import format_dot
 from treegen.model.show import format_tree, is_pruned
-from treegen.rules.show import format_path_rules
 from treegen.verify.report import Report
-from treegen.verify.tree import compare, verify_rows
+
+if TYPE_CHECKING:
+    from treegen.codegen.ir import IR
 
 
 def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> str:
@@ -56,6 +58,8 @@ def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> st
 
 
 def _info(model: Model, input_type: str) -> str:
+    from treegen.codegen.flash import estimate_flash
+
     text = format_report(model, model_report(model))
     flash = estimate_flash(model, input_type)
     text += f"estimated flash, --style table --input-type {input_type} (not compiled):\n"
@@ -75,7 +79,35 @@ def _rows(
     seed: int,
     report: Report,
 ) -> npt.NDArray[np.generic]:
+    from treegen.verify.tree import verify_rows
+
     return verify_rows(model, ir, opts, data, n_random, seed, report)
+
+
+def _lower(model: Model, opts: ExportOptions, provenance: tuple[tuple[str, str], ...]) -> IR:
+    from treegen.codegen.lower import lower
+
+    return lower(model, opts, provenance)
+
+
+def _compare(
+    model: Model,
+    ir: IR,
+    opts: ExportOptions,
+    X: npt.NDArray[np.generic],
+    cls: npt.NDArray[np.int32],
+    proba: npt.NDArray[np.uint16],
+    report: Report,
+) -> None:
+    from treegen.verify.tree import compare
+
+    compare(model, ir, opts, X, cls, proba, report)
+
+
+def _path_rules(model: Model) -> str:
+    from treegen.rules.show import format_path_rules
+
+    return format_path_rules(model)
 
 
 def _summary(ir: IR, opts: ExportOptions) -> str:
@@ -102,7 +134,17 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
     )
 
 
+def emit(ir: IR, style: Style) -> dict[str, str]:
+    """:func:`treegen.codegen.emit.emit`, imported on first use: the emitters load
+    jinja2, which `treegen train` (the tree kind's file and classifier) does not need."""
+    from treegen.codegen.emit import emit as emit_c
+
+    return emit_c(ir, style)
+
+
 def _notes(ir: IR) -> tuple[str, ...]:
+    from treegen.codegen.lower import fold_note
+
     note = fold_note(ir)
     return (note,) if note else ()
 
@@ -132,17 +174,17 @@ TREE: Kind[Model, IR] = Kind(
         "c45": lambda m: format_tree(m, "c45"),
         "j48": lambda m: format_tree(m, "j48"),
         "dot": lambda m: format_dot(m),
-        "rules": format_path_rules,
+        "rules": _path_rules,
     },
     info=_info,
     dot=lambda m, depth, graph: format_dot(m, max_depth=depth, graph=graph),
     styles=STYLES,
     check_options=_check,
-    lower=lower,
+    lower=_lower,
     emit=lambda ir, opts: emit(ir, opts.style or STYLES[0]),
     api=lambda ir: ir,
     rows=_rows,
-    compare=compare,
+    compare=_compare,
     summary=_summary,
     notes=_notes,
 )

@@ -31,7 +31,13 @@ import numpy.typing as npt
 from treegen.model import native
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest, Test
-from treegen.model.fixedpoint import DOUBLE, SUM_TO_PROBA, W_SHIFT, FixedPointClassifier
+from treegen.model.fixedpoint import (
+    DOUBLE,
+    SUM_TO_PROBA,
+    W_SHIFT,
+    FixedPointClassifier,
+    leaf_proba_pairs,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -169,7 +175,11 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
     boff = np.zeros(n, dtype=np.int64)
     bk = np.zeros(n, dtype=np.int32)
     leafcls = np.zeros(n, dtype=np.int32)
-    proba = np.zeros((n, n_classes), dtype=np.uint32)
+    # The leaves' probabilities as their classes of nonzero probability (poff: where
+    # each node's start in pcls and pval), not a nodes x classes table.
+    poff = np.zeros(n + 1, dtype=np.int64)
+    pcls: list[int] = []
+    pval: list[int] = []
     child: list[int] = []
     share: list[int] = []
     btab: list[int] = []
@@ -177,10 +187,12 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         if isinstance(node, Leaf):
             kind[i] = KIND_LEAF
             leafcls[i] = fixed.cls[i]
-            # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
-            # probabilities scaled to Q31 make that the fixed-point (w * p) >> 15.
-            proba[i] = np.asarray(fixed.proba[i], dtype=np.uint32) << np.uint32(SUM_TO_PROBA)
+            at, probs = leaf_proba_pairs(node)
+            pcls.extend(at)
+            pval.extend(probs)
+            poff[i + 1] = len(pcls)
             continue
+        poff[i + 1] = len(pcls)
         attr[i] = node.attribute
         first[i] = len(child)
         nchild[i] = len(node.children)
@@ -227,7 +239,11 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         bk,
         np.asarray(btab, dtype=np.int32),
         leafcls,
-        proba,
+        poff,
+        np.asarray(pcls, dtype=np.int32),
+        # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
+        # probabilities scaled to Q31 make that the fixed-point (w * p) >> 15.
+        np.asarray(pval, dtype=np.uint32) << np.uint32(SUM_TO_PROBA),
         out,
     )
     if not ok:

@@ -44,6 +44,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -220,18 +221,29 @@ def leaf_class(node: Node) -> int:
 def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
     """Quantized class distribution of a leaf, Q15 (sum <= ONE): ``floor(ONE * dist_c /
     N)``, N = ``items``, or ``sum(dist)`` where rounding in training left that larger."""
+    out = [0] * n_classes
+    for c, p in zip(*leaf_proba_pairs(node), strict=True):
+        out[c] = p
+    return tuple(out)
+
+
+def leaf_proba_pairs(node: Node) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`leaf_proba` as the classes whose probability is not 0 and those
+    probabilities, in class order (what the C classifier's table holds: with thousands
+    of classes the dense tuples were 4,000 entries a leaf)."""
     if not node.items > 0:
-        return tuple(ONE if c == node.cls else 0 for c in range(n_classes))
+        return (node.cls,), (ONE,)
     dist = node.dist
     if isinstance(dist, SparseDist):
         # A weight of 0 adds nothing to the divisor and has a share of 0.
-        den = _divisor(node.items, dist.weights)
-        out = [0] * n_classes
-        for c, w in zip(dist.at, dist.weights, strict=True):
-            out[c] = _floor_share(w, den)
-        return tuple(out)
-    den = _divisor(node.items, dist)
-    return tuple(_floor_share(d, den) for d in dist)
+        at, weights = dist.at, dist.weights
+        den = _divisor(node.items, weights)
+    else:
+        den = _divisor(node.items, dist)
+        at, weights = tuple(range(len(dist))), tuple(dist)
+    pairs = [(c, _floor_share(w, den)) for c, w in zip(at, weights, strict=True)]
+    kept = [(c, p) for c, p in pairs if p]
+    return tuple(c for c, _ in kept), tuple(p for _, p in kept)
 
 
 def scaled_weight(w: int, share: int) -> int:
@@ -268,6 +280,14 @@ def nominal_code(x: float, k: int, enc: ValueDomain) -> int:
 class FixedPointClassifier:
     """Per-model precomputation for :meth:`predict_row` (thresholds as fractions)."""
 
+    @cached_property
+    def proba(self) -> list[tuple[int, ...]]:
+        """Per node, a leaf's :func:`leaf_proba` (``()`` for a test); made on first use:
+        the C classifier reads :func:`leaf_proba_pairs` instead."""
+        return [
+            leaf_proba(n, self.n_classes) if isinstance(n, Leaf) else () for n in self.model.nodes
+        ]
+
     def __init__(self, model: Model, enc: ValueDomain) -> None:
         self.model = model
         self.enc = enc
@@ -275,9 +295,6 @@ class FixedPointClassifier:
         self.shares = [
             branch_shares(n.items, [model.nodes[c].items for c in n.children]) if n.children else ()
             for n in model.nodes
-        ]
-        self.proba = [
-            leaf_proba(n, self.n_classes) if isinstance(n, Leaf) else () for n in model.nodes
         ]
         self.cls = [leaf_class(n) if isinstance(n, Leaf) else -1 for n in model.nodes]
         # Each finite continuous test as its boundary in the C input domain: an

@@ -12,12 +12,14 @@ output folder (the overwrite check needs them before anything is rendered), and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from treegen.codegen.ir import Feature
 from treegen.codegen.names import comment_text
 from treegen.errors import UsageError
 from treegen.kinds.export import Provenance, Rendered, fingerprint
+
+if TYPE_CHECKING:  # the IR's types only: every command builds export's parser from here
+    from treegen.codegen.ir import Feature
 
 Layout = Literal["plain", "arduino", "zephyr"]
 LAYOUTS: tuple[Layout, ...] = ("plain", "arduino", "zephyr")

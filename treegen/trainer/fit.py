@@ -39,12 +39,12 @@ the same model, bit for bit, with or without the accelerator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.data.dataset import Dataset
+from treegen.data.dataset import Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.core import Leaf, Model, Node
 from treegen.model.options import ModelOptions, with_labels
@@ -116,6 +116,54 @@ def train(
     (other than all 1) are summed in row order, in either flavour.
     """
     opts = opts or TrainOptions()
+    if opts.reduced_error:
+        fingerprint = _checked(ds, opts, validation, weights)[1]
+        return _train_reduced_error(ds, opts, engine, validation, fingerprint)
+    return grow_prepared(
+        prepare(ds, opts, validation, weights),
+        engine=engine,
+        progress=progress,
+        case_order=case_order,
+    )
+
+
+@dataclass
+class Prepared:
+    """What training reads of a :class:`Dataset`, made by :func:`prepare`: the run's
+    context, and the data's schema, label type and fingerprint.  The Dataset itself (its
+    float64 matrix: 160 MB at 1M rows of 20 attributes) is no longer needed, so a caller
+    that drops it (``treegen --quiet train``) trains without holding it."""
+
+    ctx: Context
+    schema: Schema
+    labels: str
+    fingerprint: str
+    opts: TrainOptions
+    weighted: bool
+
+
+def prepare(
+    ds: Dataset,
+    opts: TrainOptions,
+    validation: Dataset | None = None,
+    weights: npt.NDArray[np.floating] | None = None,
+) -> Prepared:
+    """:func:`train`'s checks and data for growing on ``ds`` (not for reduced-error
+    pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes."""
+    assert not opts.reduced_error
+    weights, fingerprint = _checked(ds, opts, validation, weights)
+    ctx = _context(ds, opts, weights)
+    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None)
+
+
+def _checked(
+    ds: Dataset,
+    opts: TrainOptions,
+    validation: Dataset | None,
+    weights: npt.NDArray[np.floating] | None,
+) -> tuple[npt.NDArray[np.float64] | None, str]:
+    """The checks of :func:`train`'s arguments; the weights (None for all 1) and the
+    data's fingerprint."""
     opts.validate()
     if ds.n_rows == 0:
         raise TrainError("no training cases", file=ds.source)
@@ -129,15 +177,23 @@ def train(
             weights = None  # unit weights: the unweighted tree, in its own case order
     # Hash the data first, before growth allocates its arrays (the hash reads X
     # in place; Dataset.fingerprint).
-    fingerprint = ds.fingerprint()
-    if opts.reduced_error:
-        return _train_reduced_error(ds, opts, engine, validation, fingerprint)
+    return weights, ds.fingerprint()
+
+
+def grow_prepared(
+    p: Prepared,
+    *,
+    engine: Engine = "level",
+    progress: Progress | None = None,
+    case_order: CaseOrder = "auto",
+) -> Model:
+    """The tree :func:`train` grows and prunes from :func:`prepare`'s ``p``."""
+    opts, ctx = p.opts, p.ctx
     j48 = opts.flavor == "j48"
-    ctx = _context(ds, opts, weights)
     gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
     # Release 8's case order is for unit weights (weighted cases grow in row order).
-    if weights is None and uses_release8_order(ctx, case_order):
+    if not p.weighted and uses_release8_order(ctx, case_order):
         grown, cases = release8_grow.grow(ctx, gopts, progress)
         if opts.prune:
             if progress is not None:
@@ -146,7 +202,7 @@ def train(
         nodes = flatten(grown)
         if opts.subsets and opts.prune:
             nodes = check_possible_values(nodes, ctx.n_values)
-        return _model(ds, nodes, ModelOptions.of(opts, ds.labels), fingerprint)
+        return _model(p.schema, nodes, ModelOptions.of(opts, p.labels), p.fingerprint)
     tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
     if tree is not None and not tree.leaks_minobjs:
         # The level-wise grower writes arrays; with the C pruner the tree
@@ -174,12 +230,14 @@ def train(
         nodes = check_possible_values(nodes, ctx.n_values)
     if j48 and opts.prune:
         nodes = j48_empty_leaves(nodes)
-    return _model(ds, nodes, ModelOptions.of(opts, ds.labels), fingerprint)
+    return _model(p.schema, nodes, ModelOptions.of(opts, p.labels), p.fingerprint)
 
 
-def _model(ds: Dataset, nodes: tuple[Node, ...], options: ModelOptions, fingerprint: str) -> Model:
+def _model(
+    schema: Schema, nodes: tuple[Node, ...], options: ModelOptions, fingerprint: str
+) -> Model:
     return Model(
-        schema=ds.schema,
+        schema=schema,
         nodes=nodes,
         options=options,
         treegen_version=VERSION,
@@ -332,4 +390,6 @@ def _train_reduced_error(
     if prune_ds.n_rows:
         reduced_error_prune(build_context(prune_ds, opts.min_cases, j48), root)
     training_errors(ctx, root)
-    return _model(ds, flatten(root), ModelOptions.of(opts, ds.labels, validated), fingerprint)
+    return _model(
+        ds.schema, flatten(root), ModelOptions.of(opts, ds.labels, validated), fingerprint
+    )

@@ -82,7 +82,6 @@ def score_outcomes(
     value grouping's, treegen/trainer/release8/subset.py).
     """
     dt = ctx.dtype
-    C = ctx.n_classes
     cases_a = np.broadcast_to(np.asarray(cases, dtype=dt), freq.shape[:1])
     if val_freq is None:
         val_freq = np.cumsum(freq, axis=2, dtype=dt)[:, :, -1]  # ValFreq[v] = sum over classes
@@ -97,7 +96,10 @@ def score_outcomes(
     if base is None:
         known_class = np.cumsum(freq[:, 1:, :], axis=1, dtype=dt)[:, -1, :]
         base = base_info_many(known_class, known, dt)
-    infos = total_info([freq[:, 1:, c] for c in range(C)], dt)  # (K, outcomes)
+    # A class of no weight at any outcome adds +0.0 to every sum (which never holds
+    # -0.0): leaving it out is exact, and with thousands of classes most are such.
+    present = np.flatnonzero(freq[:, 1:, :].any(axis=(0, 1))).tolist() or [0]
+    infos = total_info([freq[:, 1:, c] for c in present], dt)  # (K, outcomes)
     this_info = np.cumsum(infos, axis=1, dtype=dt)[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):  # all-unknown attributes: 0/0
         gain = ((dt(1) - unk_rate) * (base - (this_info / known).astype(dt))).astype(dt)

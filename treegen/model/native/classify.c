@@ -12,7 +12,9 @@
  *     integral, a subset value in no subset) is classified again from the
  *     root by fixedpoint.py FixedPointClassifier.predict: Q31 weights and branch
  *     shares, leaf distributions (Q15, scaled to Q31 by the caller) precomputed
- *     in Python (exact rationals),
+ *     in Python (exact rationals) and passed as each leaf's classes of nonzero
+ *     probability (a class of probability 0 adds 0 to its sum: with thousands of
+ *     classes a dense nodes x classes table was 53 MB),
  *     known values compared with the exact boundary (B, inclusive) of
  *     fixedpoint.model_bound; the first class with the largest sum wins.
  *
@@ -45,14 +47,15 @@ static float to_float(double x)
 
 typedef struct {
     const double *X;
-    Py_ssize_t n_attr, n_nodes, n_child, n_tab;
+    Py_ssize_t n_attr, n_nodes, n_child, n_tab, n_prob;
     int f32, n_classes, shift, out_shift;
     const int32_t *kind, *attr, *nchild, *child, *bk, *btab, *leafcls;
-    const int64_t *first, *boff;
+    const int64_t *first, *boff, *poff;
     const float *thr32;
     const double *thr, *bound;
     const int8_t *incl;
-    const uint32_t *share, *proba;
+    const int32_t *pcls;
+    const uint32_t *share, *pval;
 } tables;
 
 /* The branch a nominal or subset test sends value v to, -1 when missing. */
@@ -100,9 +103,8 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
         const Py_ssize_t i = stack_node[--top];
         const uint64_t w = stack_w[top];
         if (t->kind[i] == TG_KIND_LEAF) {
-            const uint32_t *p = t->proba + i * nc;
-            for (int c = 0; c < nc; c++)
-                acc[c] += (w * p[c]) >> t->shift;
+            for (int64_t j = t->poff[i]; j < t->poff[i + 1]; j++)
+                acc[t->pcls[j]] += (w * t->pval[j]) >> t->shift;
             continue;
         }
         const double v = x[t->attr[i]];
@@ -142,6 +144,12 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
  * zeroed bytes. */
 static int tables_ok(const tables *t, unsigned char *seen)
 {
+    for (Py_ssize_t j = 0; j < t->n_prob; j++)
+        if (t->pcls[j] < 0 || t->pcls[j] >= t->n_classes)
+            return 0;
+    for (Py_ssize_t i = 0; i < t->n_nodes; i++)
+        if (t->poff[i] < 0 || t->poff[i] > t->poff[i + 1] || t->poff[i + 1] > t->n_prob)
+            return 0;
     for (Py_ssize_t i = 0; i < t->n_nodes; i++) {
         const int32_t k = t->kind[i];
         if (k != TG_KIND_LEAF && k != TG_KIND_CONTINUOUS && k != TG_KIND_NOMINAL &&
@@ -175,8 +183,8 @@ static int tables_ok(const tables *t, unsigned char *seen)
 }
 
 /* classify(X, n_attr, f32, n_classes, shift, out_shift, kind, attr, thr32, thr,
- *          bound, incl, first, nchild, child, share, boff, bk, btab, leafcls, proba,
- *          out)
+ *          bound, incl, first, nchild, child, share, boff, bk, btab, leafcls, poff,
+ *          pcls, pval, out)
  * -> True, or False when the tables are not a walkable tree.
  * shift: fixedpoint.W_SHIFT (the weight 1.0 is 1 << shift; a weight times a share
  * or a leaf's probability, both below 2^32, fits the uint64_t product);
@@ -185,23 +193,25 @@ static int tables_ok(const tables *t, unsigned char *seen)
  * X: n rows of n_attr doubles; per node (n_nodes): kind, attr, nchild, bk,
  * leafcls (int32), thr32 (float32), thr, bound (double), incl (int8), first,
  * boff (int64); per child slot: child (int32), share (uint32); btab (int32);
- * proba: n_nodes * n_classes uint32; out: n int64 classes. */
+ * a leaf i's probabilities: the classes pcls[poff[i] .. poff[i+1]-1] (int32) have
+ * pval (uint32) at the same places, the others 0 (poff: n_nodes + 1 int64);
+ * out: n int64 classes. */
 PyObject *tg_classify(PyObject *self, PyObject *args)
 {
-    enum { NB = 17 };
+    enum { NB = 19 };
     PyObject *o[NB];
     Py_ssize_t n_attr;
     int f32, n_classes, shift, out_shift;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnpiiiOOOOOOOOOOOOOOOO", &o[0], &n_attr, &f32, &n_classes, &shift,
-                          &out_shift, &o[1],
-                          &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &o[13], &o[14], &o[15], &o[16]))
+    if (!PyArg_ParseTuple(args, "OnpiiiOOOOOOOOOOOOOOOOOO", &o[0], &n_attr, &f32, &n_classes,
+                          &shift, &out_shift, &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
+                          &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
+                          &o[17], &o[18]))
         return NULL;
     Py_buffer b[NB];
     int got = 0;
     PyObject *result = NULL;
-    Py_ssize_t n_cells, n_nodes, n_child, n_tab, n;
+    Py_ssize_t n_cells, n_nodes, n_child, n_tab, n_prob, n;
     if (n_attr < 1 || n_classes < 1 || shift < 1 || shift > 31 || out_shift < 0 ||
         out_shift > shift) {
         PyErr_SetString(PyExc_ValueError, "classify: bad n_attr, n_classes or shift");
@@ -211,7 +221,8 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         (n_nodes = tg_items(o[1], sizeof(int32_t))) < 0 ||
         (n_child = tg_items(o[9], sizeof(int32_t))) < 0 ||
         (n_tab = tg_items(o[13], sizeof(int32_t))) < 0 ||
-        (n = tg_items(o[16], sizeof(int64_t))) < 0)
+        (n_prob = tg_items(o[16], sizeof(int32_t))) < 0 ||
+        (n = tg_items(o[18], sizeof(int64_t))) < 0)
         return NULL;
     if (n_nodes < 1 || n_cells != n * n_attr) {
         PyErr_SetString(PyExc_ValueError, "classify: X must hold n * n_attr values");
@@ -233,7 +244,9 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         {0, sizeof(int32_t), n_nodes, "bk"},
         {0, sizeof(int32_t), n_tab, "btab"},
         {0, sizeof(int32_t), n_nodes, "leafcls"},
-        {0, sizeof(uint32_t), n_nodes * n_classes, "proba"},
+        {0, sizeof(int64_t), n_nodes + 1, "poff"},
+        {0, sizeof(int32_t), n_prob, "pcls"},
+        {0, sizeof(uint32_t), n_prob, "pval"},
         {1, sizeof(int64_t), n, "out"},
     };
     if ((got = tg_views(o, b, spec, NB)) < NB)
@@ -241,14 +254,15 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
     {
         const tables t = {
             .X = b[0].buf, .n_attr = n_attr, .n_nodes = n_nodes, .n_child = n_child,
-            .n_tab = n_tab, .f32 = f32, .n_classes = n_classes, .shift = shift,
+            .n_tab = n_tab, .n_prob = n_prob, .f32 = f32, .n_classes = n_classes, .shift = shift,
             .out_shift = out_shift,
             .kind = b[1].buf, .attr = b[2].buf, .thr32 = b[3].buf, .thr = b[4].buf,
             .bound = b[5].buf, .incl = b[6].buf, .first = b[7].buf, .nchild = b[8].buf,
             .child = b[9].buf, .share = b[10].buf, .boff = b[11].buf, .bk = b[12].buf,
-            .btab = b[13].buf, .leafcls = b[14].buf, .proba = b[15].buf,
+            .btab = b[13].buf, .leafcls = b[14].buf, .poff = b[15].buf, .pcls = b[16].buf,
+            .pval = b[17].buf,
         };
-        int64_t *out = b[16].buf;
+        int64_t *out = b[18].buf;
         unsigned char *seen = PyMem_Calloc((size_t)n_nodes, 1);
         if (seen == NULL) {
             PyErr_NoMemory();
