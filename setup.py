@@ -157,6 +157,7 @@ setup(
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/bound.h",
                 "treegen/rules/native/crules.h",
+                "treegen/rules/native/rprune.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
                 "treegen/rules/constants.py",

@@ -20,18 +20,12 @@ Weka's:
   every row but near ties (top two probabilities within 0.002, of the committee or of a
   member: :func:`treegen.committee.weka_vote.disagreements`).
 
-With missing values J48's weights become fractions, and its sums (a leaf's counts, a
-split's branch weights ``perBag``) are made in Weka's own orders (data sorted in place
-while splits are chosen, unknown values added after the known ones), which treegen does
-not reproduce: the trees print the same and classify the same, but their probabilities
-may differ in the last bits, so an exact tie may fall the other way.  Where such a tie
-meets a round's weighted error, boosting parts from Weka's from that round on: those
-sets are listed in ``BOOST_DIFFERENCES`` with the round, and are checked to still
-differ (a fix would show).
-
-The probabilities of a boosted committee pass through ``exp`` (Weka's ``logs2probs``):
-Java's ``Math.exp`` and numpy's may differ in the last bit, so there only the classes are
-compared.
+With missing values (or boosting's weights) J48's weights become fractions, and its sums
+(a leaf's counts, a split's branch weights ``perBag``) depend on their order: treegen's
+j48 trainer makes them in Weka's own orders (:mod:`treegen.trainer.j48order`), so the
+trees' numbers are Weka's and a committee's distribution is Weka's too, bit for bit
+(bagging; boosting's passes through ``exp``: see below).  The vote weight is Java's
+``Math.log``, reproduced by a correctly rounded log (:func:`treegen.committee.boost.java_log`).
 """
 
 from __future__ import annotations
@@ -159,8 +153,9 @@ def _compare(c: Committee, ds: Dataset, block: str) -> None:
     cls = weka.evaluation_class(dist)
     odd = np.flatnonzero(cls != want.predicted)
     assert np.all(_exact_ties(want.dist[odd])), (odd, want.dist[odd])
-    if c.method == "bag" and not np.isnan(x).any():
-        # Every leaf's counts are whole numbers: J48's sums are exact in any order.
+    if c.method == "bag":
+        # Without missing values every leaf's counts are whole numbers, exact in any
+        # order; with them the trainer sums in Weka's orders (module docstring).
         assert np.array_equal(dist, want.dist)
     # The integer vote: Weka's class but at near ties of the committee or of a member.
     d = weka_vote.disagreements(c, ds, want.predicted)
@@ -170,32 +165,10 @@ def _compare(c: Committee, ds: Dataset, block: str) -> None:
 KEYS = list(REFERENCE) + EXAMPLES + [f"special-{n}" for n in SPECIALS] + [f"gen{s}" for s in SEEDS]
 
 
-# Generated sets whose boosted committee differs from Weka's, and why.  Four: J48's class
-# distributions on a row with missing values are sums whose order treegen does not
-# reproduce (see the module docstring), so a row whose two classes tie exactly is
-# decided by different rounding noise; on these sets such a row falls in a round's
-# weighted error and the rounds from there on differ.
-BOOST_DIFFERENCES: dict[str, str] = {
-    "gen15": "round 9: 56 rows tie exactly (a root that splits the weight in halves)",
-    "gen16": "round 7: 157 rows tie exactly",
-    "gen78": "round 1: one row ties exactly (also a tie in the J48 differential test)",
-    "gen84": "round 1: four rows tie exactly",
-    # Not a tie: Weka's beta is Java's Math.log (HotSpot's intrinsic), which differs
-    # from the C library's log in the last bit here (0.2034002456481199 against
-    # ...987, checked with java); every tree and every reweighting is the same.
-    "gen83": "round 10: Math.log and log differ in the vote weight's last bit",
-}
-
-
 @pytest.mark.parametrize("key", KEYS)
 def test_boost_equals_weka_adaboostm1(runs: WekaRuns, key: str) -> None:
     ds = _read(runs, key)
-    c = boost(ds, J48, ROUNDS)
-    if key in BOOST_DIFFERENCES:
-        with pytest.raises(AssertionError):
-            _compare(c, ds, runs.boost[key])
-        return
-    _compare(c, ds, runs.boost[key])
+    _compare(boost(ds, J48, ROUNDS), ds, runs.boost[key])
 
 
 @pytest.mark.parametrize("key", KEYS)

@@ -10,15 +10,15 @@ of each node, the shares ``perBag(b) / total()`` a missing value splits by, the
   the C accelerator and the numpy code) gives Weka's distribution bit for bit on every
   row, rows with missing values included: the arithmetic (the fractional descent, the
   weights times the leaves' probabilities, the sums in branch order from 0) is Weka's.
-* With its own numbers a treegen tree's distributions differ from Weka's in the last
-  bits on data with missing values, for two reasons, both checked here to still hold (a
-  fix would show): a leaf's class weights are sums of fractional case weights, which
-  Weka adds in its own orders (data sorted in place while splits are chosen, a split's
-  unknown cases added after its known ones); and Weka's share of a branch is
-  ``perBag(b) / total()`` of the test's distribution, which is not always the branch's
-  own total over the test's (the node weights a treegen model stores).  So a bagged
-  committee's averaged distribution equals Weka's only on data without missing values
-  (tests/committee/test_committee_weka.py).
+* With its own numbers a treegen tree gives the same bits: the j48 trainer replays
+  J48's orders where sums of fractional weights depend on them
+  (:mod:`treegen.trainer.j48order`: the cases sorted in place while the test is chosen,
+  a split's unknown cases added after its known ones), so every node's class weights
+  and total are Weka's, and each test keeps J48's ``perBag`` (the model's ``per_bag``),
+  which a missing value is split by.  That is not the branches' own totals over the
+  test's (checked here on Weka's own numbers): without ``per_bag`` the distributions
+  differ again.  So a bagged committee's averaged distribution equals Weka's on data
+  with missing values too (tests/committee/test_committee_weka.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from treegen.committee import weka
 from treegen.data import synthetic
 from treegen.data.dataset import Dataset
 from treegen.model import native as model_native
-from treegen.model.core import Model
+from treegen.model.core import Leaf, Model
 from treegen.trainer import TrainOptions, train
 
 from support.weka import SEEDS, TESTS, WEKA_JAR, compile_java, file_blocks, java_or_skip
@@ -146,23 +146,32 @@ def test_getprobs_on_wekas_numbers_is_wekas_distribution(
     assert len(MISSING) >= 50 and missing_rows >= 10_000
 
 
-def test_treegens_own_numbers_still_differ_from_wekas(wekas: dict[int, WekaTree]) -> None:
-    """The two known differences (module docstring); a fix of either would show here."""
-    own_differs = sums_differ = shares_differ = weka_shares_differ = 0
+def test_treegens_own_numbers_are_wekas(wekas: dict[int, WekaTree]) -> None:
+    """Every node's numbers and every row's distribution equal Weka's, bit for bit; the
+    branch totals alone would not do (module docstring)."""
+    by_items_differ = weka_shares_differ = 0
     for seed in MISSING:
         ds, x = _rows(seed)
         model = train(ds, J48)
         w = wekas[seed]
         t = weka.table(model)
-        ours = weka.table_distribution(t, x)
-        own_differs += not np.array_equal(ours, w.dist)
-        sums_differ += not np.array_equal(t.prob[t.leaf], w.prob[t.leaf])
-        theirs = _wekas_table(model, w)
-        shares_differ += not np.array_equal(t.share, theirs.share)
+        assert np.array_equal(weka.table_distribution(t, x), w.dist), seed
+        assert np.array_equal(t.prob[~t.empty], w.prob[~t.empty]), seed
+        assert [nd.items for nd in model.nodes] == w.total, seed
+        assert np.array_equal(t.share, _wekas_table(model, w).share), seed
+        assert all(nd.per_bag for nd in model.nodes if not isinstance(nd, Leaf)), seed
+        # The model without per_bag: each branch's share is its total over the test's.
+        plain = dataclasses.replace(
+            model,
+            nodes=tuple(
+                nd if isinstance(nd, Leaf) else dataclasses.replace(nd, per_bag=())
+                for nd in model.nodes
+            ),
+        )
+        by_items_differ += not np.array_equal(weka.table_distribution(weka.table(plain), x), w.dist)
         # Weka's own branch totals over their test's: not always its shares.
         by_totals = [
             w.total[c] / w.total[i] for i, nd in enumerate(model.nodes) for c in nd.children
         ]
         weka_shares_differ += by_totals != [s for sh in w.share for s in sh]
-    assert own_differs > 0 and sums_differ > 0 and shares_differ > 0
-    assert weka_shares_differ > 0
+    assert by_items_differ > 0 and weka_shares_differ > 0

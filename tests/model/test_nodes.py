@@ -42,11 +42,12 @@ def test_each_kind_has_only_its_fields() -> None:
         for cls in (Leaf, ContinuousTest, NominalTest, SubsetTest)
     }
     common = ["cls", "items", "errors", "dist"]
+    counts = ["per_bag", "bag_dist"]  # J48's own counts of a test's branches, or ()
     assert fields == {
         "Leaf": common,
-        "ContinuousTest": [*common, "attribute", "threshold", "children"],
-        "NominalTest": [*common, "attribute", "children"],
-        "SubsetTest": [*common, "attribute", "subsets", "children"],
+        "ContinuousTest": [*common, "attribute", "threshold", "children", *counts],
+        "NominalTest": [*common, "attribute", "children", *counts],
+        "SubsetTest": [*common, "attribute", "subsets", "children", *counts],
     }
     assert Leaf(0, 1.0, 0.0, (1.0,)).children == ()
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -24,6 +24,7 @@ import pytest
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.rules import paths, subsets
 from treegen.rules.constants import FAIL_LEVELS
+from treegen.rules.core import Condition
 from treegen.rules.file import ruleset_to_json
 from treegen.rules.generate import rules_of_data
 from treegen.rules.glibc import GlibcRandom
@@ -71,6 +72,35 @@ def test_prune_path_equals_python(seed: int) -> None:
     assert got == expected
 
 
+@needs_native
+@pytest.mark.parametrize("seed", range(40))
+def test_sort_kept_equals_python(seed: int) -> None:
+    """Release 8's selection of the kept conditions' order (not a sort: ``Before`` is no
+    order) in C and in Python, on paths mixing kinds, attributes and equal cuts."""
+    assert crules is not None
+    rng = np.random.default_rng([11, seed])
+    k = int(rng.integers(1, 14))
+    path = []
+    for node in range(k):
+        a = int(rng.integers(0, 4))
+        kind = int(rng.integers(1, 4))
+        if kind == 1:
+            cond = Condition(a, "=", value=int(rng.integers(0, 3)))
+            path.append(paths.PathTest(cond, 1, 0.0, node))
+        elif kind == 2:
+            t = float(rng.choice([0.0, -0.0, 1.5, 2.5, -3.0]))
+            path.append(paths.PathTest(Condition(a, "<=", threshold=t), 2, t, node))
+        else:
+            path.append(paths.PathTest(Condition(a, "in", values=(0, 2)), 3, 0.0, node))
+    alive = (rng.random(k) < rng.uniform(0.2, 1.0)).astype(np.uint8)
+    kept = np.flatnonzero(alive).tolist()
+    expected = paths._sorted(tuple(path), kept)
+    orders = np.asarray([t.order for t in path], dtype=np.float64)
+    out = np.empty(k, dtype=np.int64)
+    count = crules.sort_kept(orders, alive, k, out)
+    assert [path[i] for i in out[:count].tolist()] == expected
+
+
 def _problem(seed: int, m: int) -> tuple[list[np.ndarray], np.ndarray, list[float], Logs]:
     rng = np.random.default_rng([37, seed])
     n = int(rng.integers(max(30, m), 300))  # rules come from leaves: no more than cases
@@ -112,6 +142,26 @@ def test_subset_steps_equal_python(seed: int) -> None:
             int(np.count_nonzero(fired & ~positive)),
             int(np.count_nonzero(~fired & positive)),
         ]
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(20))
+def test_set_subset_equals_python(seed: int) -> None:
+    """A whole subset set in one call (subsets_set) leaves the state that the Python
+    search's rule-by-rule toggles leave."""
+    m = int(np.random.default_rng(seed).integers(1, 40))
+    rows, positive, bits, logs = _problem(seed, m)
+    py = subsets.ClassSearch(rows, positive, bits, logs)
+    c = subsets.NativeClassSearch(rows, positive, bits, logs)
+    rng = np.random.default_rng([43, seed])
+    for _ in range(5):
+        chosen = (rng.random(m) < rng.uniform(0.1, 0.9)).tolist()
+        py.set_subset(chosen)
+        c.set_subset(chosen)
+        assert c.chosen.tolist() == chosen
+        assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
+        assert np.array_equal(py.covered, c.covered)
+        assert np.array_equal(py.values(), c.values())
 
 
 @needs_native

@@ -54,6 +54,17 @@ def _prob(node: Node) -> FloatArray:
     return out
 
 
+def branch_share(nodes: tuple[Node, ...], node: Node, b: int) -> float:
+    """``perBag(b) / total`` of test ``node``: its ``per_bag`` where the model keeps J48's
+    (a tree trained in Weka's order), else branch ``b``'s own ``items``."""
+    weight = (
+        node.per_bag[b]
+        if not isinstance(node, Leaf) and node.per_bag
+        else nodes[node.children[b]].items
+    )
+    return weight / node.items
+
+
 def _branches(model: Model, node: Test, col: FloatArray) -> IntArray:
     """``whichSubset`` per value: the branch, or -1 for a missing value (or a nominal
     code the test does not know)."""
@@ -115,8 +126,8 @@ def table(model: Model) -> Table:
     for i, node in enumerate(nodes):
         start[i], count[i] = len(children), len(node.children)
         children += node.children
-        for c in node.children:
-            share[c] = nodes[c].items / node.items
+        for b, c in enumerate(node.children):
+            share[c] = branch_share(nodes, node, b)
         if isinstance(node, Leaf):
             continue
         attr[i] = node.attribute
@@ -350,11 +361,11 @@ def _probs(
     unk = np.flatnonzero(br < 0)
     if unk.size:
         acc = np.zeros((unk.size, n_classes))
-        for c in node.children:
+        for b, c in enumerate(node.children):
             child = model.nodes[c]
             if _is_empty(child):
                 continue
-            share = child.items / node.items
+            share = branch_share(model.nodes, node, b)
             acc += _probs(model, x, c, rows[unk], share * w[unk], n_classes)
         out[unk] = acc
     return out

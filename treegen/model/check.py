@@ -183,7 +183,8 @@ def _check_node(
     kind = n.get("kind")
     if kind not in _NODE_KINDS:
         raise InvalidField(f"{f}.kind", f"must be one of {', '.join(_NODE_KINDS)}")
-    _keys(n, _NODE_KEYS[kind], f)
+    # A test's J48 counts are optional (files without them load as before).
+    _keys(n, _NODE_KEYS[kind] | (_BAG_KEYS if kind != "leaf" and "per_bag" in n else set()), f)
     if _int(n["id"], f"{f}.id", 0, n_nodes) != i:
         raise InvalidField(f"{f}.id", f"is {n['id']}, expected {i} (nodes are listed in order)")
     _int(n["cls"], f"{f}.cls", 0, n_classes)
@@ -216,7 +217,29 @@ def _check_node(
         raise InvalidField(
             f"{f}.children", f"has {len(children)} entries, the test has {expected} branches"
         )
+    if "per_bag" in n:
+        _check_bags(n, expected, n_classes, f)
     return list(children)
+
+
+_BAG_KEYS = {"per_bag", "bag_dist"}
+
+
+def _check_bags(n: dict[str, Any], n_branches: int, n_classes: int, f: str) -> None:
+    """A test's J48 counts: ``per_bag``, a weight per branch, and ``bag_dist``, a list of
+    class weights per branch (:mod:`treegen.model.core`)."""
+    per_bag, bag_dist = n["per_bag"], n["bag_dist"]
+    if not isinstance(per_bag, list) or len(per_bag) != n_branches:
+        raise InvalidField(f"{f}.per_bag", f"must list {n_branches} branch weights")
+    for k, x in enumerate(per_bag):
+        _weight(x, f"{f}.per_bag[{k}]")
+    if not isinstance(bag_dist, list) or len(bag_dist) != n_branches:
+        raise InvalidField(f"{f}.bag_dist", f"must list {n_branches} branches' class weights")
+    for b, row in enumerate(bag_dist):
+        if not isinstance(row, list) or len(row) != n_classes:
+            raise InvalidField(f"{f}.bag_dist[{b}]", f"must list {n_classes} class weights")
+        for k, x in enumerate(row):
+            _weight(x, f"{f}.bag_dist[{b}][{k}]")
 
 
 _SPARSE_KEYS = {"classes", "weights"}

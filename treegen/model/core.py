@@ -16,6 +16,17 @@ reached it, whose ratio to the parent's ``items`` is the branch's share when a
 value is unknown), ``dist`` (per-class weights: a tuple, or for many classes the
 classes present, :mod:`treegen.model.dist`) and ``cls`` (the node's class:
 the leaf label, and for empty leaves the class to vote for).
+
+A test may also carry J48's own counts of its branches (a j48 tree trained in Weka's
+order, :mod:`treegen.trainer.j48order`; else both are empty): ``per_bag``, each
+branch's weight (``Distribution.perBag``), by which Weka splits a missing value
+(``per_bag[b] / items``), and ``bag_dist``, each branch's class weights
+(``perClassPerBag``), from which J48 prints a leaf (its parent's ``dumpLabel``).  They
+are not the branch's own ``items`` and ``dist``: Weka counts a test's unknown cases in
+each branch at the known shares, then sends them down at the shares of those sums, and
+adds in other orders.  Only the Weka-style answers and printout read them
+(:mod:`treegen.committee.weka`, :mod:`treegen.model.show`); treegen's own classifier and
+the C split by the branches' ``items``.
 """
 
 from __future__ import annotations
@@ -60,6 +71,8 @@ class ContinuousTest:
     attribute: int
     threshold: float
     children: tuple[int, int]
+    per_bag: tuple[float, ...] = ()  # () or J48's perBag (module docstring)
+    bag_dist: tuple[tuple[float, ...], ...] = ()  # () or J48's perClassPerBag
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +87,8 @@ class NominalTest:
     dist: Dist
     attribute: int
     children: tuple[int, ...]
+    per_bag: tuple[float, ...] = ()
+    bag_dist: tuple[tuple[float, ...], ...] = ()
 
     def value_branches(self, n_values: int) -> tuple[int, ...]:
         """The branch of each value ``0..n_values-1``: its own (see :data:`ValueTest`)."""
@@ -94,6 +109,8 @@ class SubsetTest:
     attribute: int
     subsets: tuple[tuple[int, ...], ...]
     children: tuple[int, ...]
+    per_bag: tuple[float, ...] = ()
+    bag_dist: tuple[tuple[float, ...], ...] = ()
 
     def value_branches(self, n_values: int) -> tuple[int, ...]:
         """The branch of each value ``0..n_values-1`` (see :data:`ValueTest`)."""
@@ -126,6 +143,8 @@ def make_node(
     threshold: float,
     subsets: tuple[tuple[int, ...], ...],
     children: tuple[int, ...],
+    per_bag: tuple[float, ...] = (),
+    bag_dist: tuple[tuple[float, ...], ...] = (),
 ) -> Node:
     """The node of ``kind`` from columns that hold every kind's fields (the trainer's
     arrays, a model file's node object): the fields ``kind`` has no use for are dropped."""
@@ -134,11 +153,19 @@ def make_node(
     if kind == "continuous":
         assert len(children) == 2, children
         return ContinuousTest(
-            cls, items, errors, dist, attribute, threshold, (children[0], children[1])
+            cls,
+            items,
+            errors,
+            dist,
+            attribute,
+            threshold,
+            (children[0], children[1]),
+            per_bag,
+            bag_dist,
         )
     if kind == "nominal":
-        return NominalTest(cls, items, errors, dist, attribute, children)
-    return SubsetTest(cls, items, errors, dist, attribute, subsets, children)
+        return NominalTest(cls, items, errors, dist, attribute, children, per_bag, bag_dist)
+    return SubsetTest(cls, items, errors, dist, attribute, subsets, children, per_bag, bag_dist)
 
 
 def subset_branches(subsets: tuple[tuple[int, ...], ...], n_values: int) -> tuple[int, ...]:

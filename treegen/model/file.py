@@ -104,6 +104,9 @@ def _node_dict(i: int, n: Node, dist: bool = True) -> dict[str, object]:
         d["subsets"] = [list(s) for s in n.subsets]
     if not isinstance(n, Leaf):
         d["children"] = list(n.children)
+        if n.per_bag:
+            d["per_bag"] = [float(x) for x in n.per_bag]
+            d["bag_dist"] = [[float(x) for x in row] for row in n.bag_dist]
     d["cls"] = n.cls
     d["items"] = float(n.items)
     d["errors"] = float(n.errors)
@@ -357,6 +360,8 @@ def _build(d: dict[str, Any]) -> Model:
                 threshold=float.fromhex(n["threshold_hex"]) if kind == "continuous" else 0.0,
                 subsets=tuple(tuple(s) for s in n.get("subsets", ())),
                 children=tuple(n.get("children", ())),
+                per_bag=tuple(float(x) for x in n.get("per_bag", ())),
+                bag_dist=tuple(tuple(float(x) for x in row) for row in n.get("bag_dist", ())),
             )
         )
     options = options_from_dict(d["options"])

@@ -225,14 +225,36 @@ def _weka_round2(value: float) -> float:
     return math.floor(scaled) / 100.0
 
 
-def _j48_leaf(model: Model, node: Leaf) -> str:
+def _j48_leaf(model: Model, node: Leaf, parent: Test | None = None, branch: int = 0) -> str:
     # J48 prints training errors at the leaf whatever the tree stores in
     # ``errors`` (a pruned c45 tree stores estimates there).
+    cls, items = node.cls, node.items
     wrong = node.items - node.dist[node.cls] if node.dist else node.errors
-    text = f"{model.schema.classes[node.cls]} ({java_double(_weka_round2(node.items))}"
+    if parent is not None and parent.per_bag:
+        # J48 prints a branch's leaf from its parent's counts (dumpLabel(branch)).
+        cls, items, wrong = _bag_label(parent, branch)
+    text = f"{model.schema.classes[cls]} ({java_double(_weka_round2(items))}"
     if wrong > 1e-6:  # Weka's Utils.gr(x, 0)
         text += f"/{java_double(_weka_round2(wrong))}"
     return text + ")"
+
+
+def _bag_label(test: Test, b: int) -> tuple[int, float, float]:
+    """``Distribution.dumpLabel(b)``'s class, weight and errors from a test's J48 counts:
+    ``maxClass(b)`` (the test's ``maxClass()`` for a branch of no weight), ``perBag(b)``
+    and ``numIncorrect(b)``."""
+    row, weight = test.bag_dist[b], test.per_bag[b]
+    if weight - 0.0 > 1e-6:
+        cls, top = 0, 0.0
+        for c, v in enumerate(row):
+            if v - top > 1e-6:
+                cls, top = c, v
+    else:
+        cls, top = 0, 0.0
+        for c, v in enumerate(test.dist):
+            if v - top > 1e-6:
+                cls, top = c, v
+    return cls, weight, weight - row[cls]
 
 
 def _j48_branch_label(model: Model, node: Test, branch: int) -> str:
@@ -264,7 +286,7 @@ def _format_j48(model: Model, header: bool) -> str:
         child = model.nodes[child_index]
         pieces.append("\n" + _TAB * depth + _j48_branch_label(model, node, branch))
         if isinstance(child, Leaf):
-            pieces.append(": " + _j48_leaf(model, child))
+            pieces.append(": " + _j48_leaf(model, child, node, branch))
         else:
             stack.extend((child_index, b, depth + 1) for b in reversed(range(len(child.children))))
     tree = "".join(pieces)

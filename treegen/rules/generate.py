@@ -76,7 +76,7 @@ def candidates(
 ) -> list[Rule]:
     """Step 1: the generalised rules of ``tree``'s leaves, numbered (``rows``: given,
     each one's cases satisfying its conditions are appended to it)."""
-    return [r for r, _ in path_candidates(ds, tree, bound, progress, rows)]
+    return [r for r, _ in path_candidates(ds, tree, bound, progress, rows, with_tests=False)]
 
 
 def _class_order(

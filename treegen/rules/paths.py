@@ -28,7 +28,8 @@ Rules are numbered in the order they are added.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -47,57 +48,75 @@ MIN_LEAF_ITEMS = 1.0
 KIND_RANK = {"=": 1, "<=": 2, ">": 2, "in": 3}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PathTest:
     """A path condition with what Release 8's comparisons of tests see: the kind's rank,
     the cut (0 for a nominal test) and, for a subset test, the tree node it comes from
-    (tests of different nodes are different tests, even with equal value sets)."""
+    (tests of different nodes are different tests, even with equal value sets).
+
+    ``order`` and ``key`` are what ``Before`` and ``SameRule`` compare, worked out once
+    (every leaf below the test's node compares them)."""
 
     cond: Condition
     rank: int
     cut: float
     node: int
+    # the attribute, the kind's rank and the cut
+    order: tuple[int, int, float] = field(init=False, compare=False, repr=False)
+    # the kind, the attribute, and the value (nominal), the cut (threshold: not the
+    # side) or the tree node (subset: not the branch)
+    key: tuple[int, int, float] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        rank, a = self.rank, self.cond.attribute
+        if rank == 1:
+            key = (rank, a, float(self.cond.value))
+        else:
+            key = (rank, a, self.cut if rank == 2 else float(self.node))
+        object.__setattr__(self, "order", (a, rank, self.cut))
+        object.__setattr__(self, "key", key)
 
     def before(self, other: PathTest) -> bool:
         """Release 8's ``Before`` of two conditions' tests."""
-        a, b = self.cond.attribute, other.cond.attribute
-        return a < b or self.rank < other.rank or (a == b and self.cut < other.cut)
+        return _before(self.order, other.order)
 
     def same_as(self, other: PathTest) -> bool:
         """Release 8's ``SameRule`` on one condition."""
         return self.key == other.key
 
-    @property
-    def key(self) -> tuple[int, int, float]:
-        """What ``SameRule`` compares: the kind, the attribute, and the value (nominal),
-        the cut (threshold: not the side) or the tree node (subset: not the branch)."""
-        rank, a = self.rank, self.cond.attribute
-        if rank == 1:
-            return rank, a, float(self.cond.value)
-        return rank, a, self.cut if rank == 2 else float(self.node)
+
+def _before(x: tuple[int, int, float], y: tuple[int, int, float]) -> bool:
+    """Release 8's ``Before`` on two tests' :attr:`PathTest.order`: a lower attribute, or
+    a lower kind, or the same attribute with a lower cut (no order: see ``_sorted``)."""
+    return x[0] < y[0] or x[1] < y[1] or (x[0] == y[0] and x[2] < y[2])
 
 
-def leaf_tests(model: Model) -> list[tuple[int, tuple[PathTest, ...]]]:
-    """(leaf index, path tests from the root) of every leaf, in depth-first order.
+def leaf_tests(model: Model, min_items: float = 0.0) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
+    """(leaf index, path tests from the root) of every leaf of at least ``min_items``
+    training cases, in depth-first order, one at a time (a path's tests are shared with
+    the paths of its leaf's neighbours, and each is freed once no later path and no
+    rule holds it).
 
     Release 8 keeps one record per distinct test, the first met in depth-first order:
     two threshold tests of an attribute at equal cuts share it, so a cut of -0.0 met
     after one of 0.0 on the same attribute is the 0.0 one (and prints as ``0``).
     """
-    out: list[tuple[int, tuple[PathTest, ...]]] = []
     stack: list[tuple[int, tuple[PathTest, ...]]] = [(0, ())]
     first_cut: dict[tuple[int, float], float] = {}  # 0.0 and -0.0 are one key
     while stack:
         i, path = stack.pop()
         node = model.nodes[i]
         if isinstance(node, Leaf):
-            out.append((i, path))
+            yield i, path
             continue
         kids = []
         cut = 0.0
         if isinstance(node, ContinuousTest):
             cut = first_cut.setdefault((node.attribute, node.threshold), node.threshold)
         for b, child in enumerate(node.children):
+            kid = model.nodes[child]
+            if isinstance(kid, Leaf) and not kid.items >= min_items:
+                continue
             if isinstance(node, ContinuousTest):
                 op: Op = "<=" if b == 0 else ">"
                 cond = Condition(node.attribute, op, threshold=cut)
@@ -110,7 +129,6 @@ def leaf_tests(model: Model) -> list[tuple[int, tuple[PathTest, ...]]]:
                 test = PathTest(Condition(node.attribute, "=", value=b), 1, 0.0, i)
             kids.append((child, (*path, test)))
         stack.extend(reversed(kids))
-    return out
 
 
 def _prune(
@@ -165,6 +183,15 @@ def _prune(
     return np.flatnonzero(alive).tolist(), pess0
 
 
+def _shared(path: tuple[PathTest, ...], tests: list[PathTest]) -> int:
+    """How many of ``path``'s first tests are those of ``tests`` (the same objects: the
+    paths of :func:`leaf_tests` share their common prefix's tests)."""
+    keep, most = 0, min(len(path), len(tests))
+    while keep < most and path[keep] is tests[keep]:
+        keep += 1
+    return keep
+
+
 class _Prefix:
     """The current path's failed-condition rows and, per depth, how many of its
     conditions so far each case fails; consecutive leaves in depth-first order share a
@@ -172,15 +199,13 @@ class _Prefix:
 
     def __init__(self, ds: Dataset) -> None:
         self.cols = CaseColumns(ds.X)
-        self.conds: list[Condition] = []
+        self.tests: list[PathTest] = []
         self.missed = np.zeros((16, ds.n_rows), dtype=bool)
         self.fails: list[npt.NDArray[np.int32]] = [np.zeros(ds.n_rows, dtype=np.int32)]
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
-        keep = 0
-        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
-            keep += 1
-        del self.conds[keep:], self.fails[keep + 1 :]
+        keep = _shared(path, self.tests)
+        del self.tests[keep:], self.fails[keep + 1 :]
         if len(path) > self.missed.shape[0]:
             grown = np.zeros((2 * len(path), self.missed.shape[1]), dtype=bool)
             grown[:keep] = self.missed[:keep]
@@ -188,7 +213,7 @@ class _Prefix:
         for d in range(keep, len(path)):
             row = self.cols.satisfied(path[d].cond, out=self.missed[d])
             np.logical_not(row, out=row)
-            self.conds.append(path[d].cond)
+            self.tests.append(path[d])
             self.fails.append(self.fails[-1] + row)
 
 
@@ -201,14 +226,16 @@ class _PackedPrefix:
         self.n = ds.n_rows
         self.words = (self.n + 63) // 64
         self.cols = CaseColumns(ds.X)
-        self.conds: list[Condition] = []
+        self.tests: list[PathTest] = []
         self.sat = np.zeros((16, self.words), dtype=np.uint64)
+        self.orders = np.zeros((16, 3), dtype=np.float64)  # each test's PathTest.order
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
         # Sets met again: a nominal value's (few, met all over the tree), an attribute's
         # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
         self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
+        self._values = [len(a.values) if a.is_nominal else 0 for a in ds.attributes]
         self._known: dict[int, npt.NDArray[np.uint64]] = {}
         self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
 
@@ -224,7 +251,12 @@ class _PackedPrefix:
             key = (c.attribute, c.value)
             got = self._equal.get(key)
             if got is None:
-                got = self._equal[key] = self.pack(self.cols.satisfied(c, out=self._flags))
+                # every value's set at once, from a copy of the column that is not kept
+                # (CaseColumns would keep it: 8 bytes a case, for sets of 1 bit a case)
+                col = np.ascontiguousarray(self.cols.X[:, c.attribute])
+                for v in {*range(self._values[c.attribute]), c.value}:
+                    self._equal[(c.attribute, v)] = self.pack(np.equal(col, v, out=self._flags))
+                got = self._equal[key]
             return got
         if c.op == "in":
             return self.pack(self.cols.satisfied(c, out=self._flags))
@@ -246,10 +278,8 @@ class _PackedPrefix:
         return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
-        keep = 0
-        while keep < min(len(path), len(self.conds)) and path[keep].cond == self.conds[keep]:
-            keep += 1
-        del self.conds[keep:]
+        keep = _shared(path, self.tests)
+        del self.tests[keep:]
         if len(path) > self.sat.shape[0]:
             grown = np.zeros((2 * len(path), self.words), dtype=np.uint64)
             grown[:keep] = self.sat[:keep]
@@ -257,9 +287,13 @@ class _PackedPrefix:
             levels = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
             levels[: keep + 1] = self.levels[: keep + 1]
             self.levels = levels
+            orders = np.zeros((2 * len(path), 3), dtype=np.float64)
+            orders[:keep] = self.orders[:keep]
+            self.orders = orders
         for d in range(keep, len(path)):
             self.set_row(d, self._satisfied(path[d].cond))
-            self.conds.append(path[d].cond)
+            self.orders[d] = path[d].order
+            self.tests.append(path[d])
 
     def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
         """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
@@ -276,6 +310,20 @@ def _prune_native(
     default_error: float,
 ) -> tuple[list[int], float] | None:
     """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
+    got = _prune_alive(prefix, k, wrong, bound, default_error)
+    if got is None:
+        return None
+    return np.flatnonzero(got[0]).tolist(), got[1]
+
+
+def _prune_alive(
+    prefix: _PackedPrefix,
+    k: int,
+    wrong: npt.NDArray[np.uint64],
+    bound: ErrorBound,
+    default_error: float,
+) -> tuple[npt.NDArray[np.uint8], float] | None:
+    """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
@@ -291,7 +339,7 @@ def _prune_native(
     )
     if pess is None:
         return None
-    return np.flatnonzero(alive).tolist(), float(pess)
+    return alive, float(pess)
 
 
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
@@ -308,14 +356,17 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
     that comes before it, and swaps it into the place (the dropped conditions move
     about with the swaps, and are passed over)."""
     conds = list(path)
-    done = [d not in kept for d in range(len(conds))]
+    order = [t.order for t in conds]
+    keep = set(kept)
+    done = [d not in keep for d in range(len(conds))]
     for place in range(len(kept)):
         best = -1
         for d in range(place, len(conds)):
-            if not done[d] and (best < 0 or conds[d].before(conds[best])):
+            if not done[d] and (best < 0 or _before(order[d], order[best])):
                 best = d
         if best != place:
             conds[place], conds[best] = conds[best], conds[place]
+            order[place], order[best] = order[best], order[place]
             done[best] = done[place]
         done[place] = True
     return conds[: len(kept)]
@@ -327,11 +378,14 @@ def candidates(
     bound: ErrorBound,
     progress: Steps | None = None,
     rows: list[npt.NDArray[np.int32]] | None = None,
+    with_tests: bool = True,
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """The candidate rules of ``tree``'s leaves, numbered, each with its tests
     (``progress``: called with the leaves done and their number, now and then).
     ``rows``: given, each rule's cases satisfying its conditions (ascending) are
-    appended to it, from the sets its generalisation had at hand."""
+    appended to it, from the sets its generalisation had at hand.  Without
+    ``with_tests`` each rule's tests are left out (``()``; they are most of a rule's
+    memory, and only SameRule's keys of them are needed here)."""
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
@@ -340,47 +394,59 @@ def candidates(
     prefix = _PackedPrefix(ds) if native else _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
-    leaves = leaf_tests(tree)
+    n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
     found = np.empty(n, dtype=np.int32)  # and_rows' output
-    for done, (leaf, path) in enumerate(leaves):
+    place = np.empty(16, dtype=np.int64)  # sort_kept's output
+    for done, (leaf, path) in enumerate(leaf_tests(tree, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
-            progress("generalising rules", done, len(leaves))
+            progress("generalising rules", done, n_leaves)
         node = tree.nodes[leaf]
         if not node.items >= MIN_LEAF_ITEMS or not path:
             continue
         cls = node.cls
         prefix.follow(path)
         default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
+        k = len(path)
         if isinstance(prefix, _PackedPrefix):
+            assert crules is not None
             if cls not in packed_wrong:
                 packed_wrong[cls] = prefix.pack(ds.y != cls)
-            kept = _prune_native(prefix, len(path), packed_wrong[cls], bound, default_error)
+            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
+            if got is None:
+                continue
+            alive, error = got
+            if place.size < k:
+                place = np.empty(2 * k, dtype=np.int64)
+            count = crules.sort_kept(prefix.orders[:k], alive, k, place)
+            tests = [path[i] for i in place[:count].tolist()]
         else:
             if cls not in wrong:
                 wrong[cls] = ds.y != cls
-            missed = prefix.missed[: len(path)]
+            missed = prefix.missed[:k]
             kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
-        if kept is None:
-            continue
-        tests = _sorted(path, kept[0])
+            if kept is None:
+                continue
+            chosen, error = kept
+            tests = _sorted(path, chosen)
         key = (cls, tuple(t.key for t in tests))
         same = seen.get(key)
         if same is not None:
             r, ts = out[same]
-            if kept[1] > r.error:
-                out[same] = (Rule(r.number, r.conditions, r.cls, kept[1]), ts)
+            if error > r.error:
+                out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
             continue
-        rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, kept[1])
+        rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, error)
         seen[key] = len(out)
-        out.append((rule, tuple(tests)))
+        out.append((rule, tuple(tests) if with_tests else ()))
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
-                which = np.asarray(kept[0], dtype=np.int64)
-                count = crules.and_rows(prefix.sat, which, n, found)
+                which = np.flatnonzero(alive)
+                removed = k - which.size
+                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
                 rows.append(found[:count].copy())
             else:
-                hit = ~prefix.missed[kept[0]].any(axis=0)
+                hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))
     return out
 

@@ -233,6 +233,10 @@ class NativeClassSearch(ClassSearch):
         assert crules is not None
         crules.subsets_toggle(self.state, r)
 
+    def set_subset(self, chosen: list[bool]) -> None:
+        assert crules is not None
+        crules.subsets_set(self.state, np.asarray(chosen, dtype=bool))
+
     def values(self) -> npt.NDArray[np.float32]:
         assert crules is not None
         sum_cover, fp, fn = (int(v) for v in self.counts)

@@ -49,7 +49,7 @@ from treegen.errors import TrainError
 from treegen.model.core import Leaf, Model, Node
 from treegen.model.options import ModelOptions, with_labels
 from treegen.model.version import VERSION
-from treegen.trainer import native
+from treegen.trainer import j48order, native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
@@ -113,7 +113,11 @@ def train(
     instead of 1: a weighted case counts as that many cases everywhere C4.5 counts
     cases, as J48 counts a weighted instance (boosting trains so,
     :mod:`treegen.committee.boost`).  Not with reduced-error pruning.  Weighted cases
-    (other than all 1) are summed in row order, in either flavour.
+    (other than all 1) grow in row order, in either flavour.
+
+    A j48 tree trained on cases of fractional weight (an unknown value, or ``weights``)
+    gets Weka's own sums, made in J48's orders, and each test J48's counts of its
+    branches (:mod:`treegen.trainer.j48order`, up to its row limit).
     """
     opts = opts or TrainOptions()
     if opts.reduced_error:
@@ -140,6 +144,12 @@ class Prepared:
     fingerprint: str
     opts: TrainOptions
     weighted: bool
+    # The values, classes and case weights the j48 flavour's replay of Weka's orders reads,
+    # where it runs (:func:`treegen.trainer.j48order.uses_weka_order`: a few thousand rows
+    # at most, so holding them costs little).
+    weka_order: (
+        tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64] | None] | None
+    ) = None
 
 
 def prepare(
@@ -153,7 +163,8 @@ def prepare(
     assert not opts.reduced_error
     weights, fingerprint = _checked(ds, opts, validation, weights)
     ctx = _context(ds, opts, weights)
-    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None)
+    replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
+    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
 
 
 def _checked(
@@ -228,6 +239,16 @@ def grow_prepared(
     if opts.subsets and opts.prune and not j48:
         # Release 8 narrows or drops the last branch of subset tests after pruning (-s).
         nodes = check_possible_values(nodes, ctx.n_values)
+    if p.weka_order is not None:
+        # Weka's own sums where their order matters (unknown values, weighted cases).
+        X, y, weights = p.weka_order
+        nodes = j48order.in_weka_order(
+            Dataset(p.schema, X, y, labels=p.labels),
+            opts,
+            weights,
+            nodes,
+            lambda c: grow(c, _grow_options(opts, engine, collapse=False)),
+        )
     if j48 and opts.prune:
         nodes = j48_empty_leaves(nodes)
     return _model(p.schema, nodes, ModelOptions.of(opts, p.labels), p.fingerprint)

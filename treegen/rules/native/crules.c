@@ -12,6 +12,8 @@ static PyMethodDef methods[] = {
      "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
     {"subsets_toggle", tg_subsets_toggle, METH_VARARGS,
      "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
+    {"subsets_set", tg_subsets_set, METH_VARARGS,
+     "subsets_set(state, chosen): ClassSearch.set_subset in one call."},
     {"subsets_prep", tg_subsets_prep, METH_VARARGS,
      "subsets_prep(state, logs_in): the values whose logs every rule's change of cost needs."},
     {"subsets_finish", tg_subsets_finish, METH_VARARGS,
@@ -21,7 +23,10 @@ static PyMethodDef methods[] = {
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
     {"and_rows", tg_and_rows, METH_VARARGS,
-     "and_rows(sat, kept, n, out) -> count: the cases satisfying every kept condition."},
+     "and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every "
+     "kept condition."},
+    {"sort_kept", tg_sort_kept, METH_VARARGS,
+     "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,
      "case_lists(rule_ptr, rule_cases, positive, case_ptr, case_rules, right): each "
      "case's rules (a counting sort) and each rule's cases of the class."},

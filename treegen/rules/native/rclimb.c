@@ -11,13 +11,27 @@
  * of each key once and the best of each key at its extreme bits; only the keys that
  * reach the largest change are scanned rule by rule for the first rule reaching it,
  * which is numpy's argmax over every rule.  Toggling a rule changes the keys of the
- * rules that share its cases only, which move between groups. */
+ * rules that share its cases only, which move between groups.
+ *
+ * A key's exception bits depend on the subset only through its counts (cases covered,
+ * false positives, false negatives), which most steps leave as they are (a rule that
+ * decides no case alone comes or goes): each group keeps its bits with the epoch of
+ * the counts they were worked out for, and only the groups of another epoch are
+ * costed again (the same inputs to the same logarithms: the same bits).  The theory
+ * bits, a float sum over the chosen rules in rule order, keep their partial sums up
+ * to the first place a toggle changed. */
 
+/* A group's rules are a binary heap, its top the rule of the extreme bits (the largest
+ * of a chosen key, the smallest of another; of equal bits the lowest rule): a step
+ * reads the extreme at the top, and the first rule reaching the largest change is
+ * found among the rules reaching it alone (their change is monotone in the bits, so
+ * no rule below one that falls short reaches it). */
 typedef struct {
     uint64_t key;
-    int32_t head, count, live_at, dirty;
-    float extreme; /* the largest bits of a chosen key, the smallest of another */
+    int32_t count, live_at;
+    int32_t *heap, cap; /* the group's rules (count of cap), kept across rebuilds */
     float ex;
+    int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
 
 typedef struct {
@@ -28,8 +42,11 @@ typedef struct {
     Py_ssize_t n_groups, cap_groups;
     int32_t *table; /* open addressing: group index + 1, 0 empty */
     Py_ssize_t table_size;
-    int32_t *group_of, *next, *prev, *live, *stamp, *touched;
+    int32_t *group_of, *pos, *live, *stamp, *touched; /* pos: a rule's place in its heap */
+    int32_t *stack;                                   /* the search of a heap's top rules */
     int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
+    float *psum;          /* psum[i]: the bits of chosen_list[:i] summed in order */
+    Py_ssize_t n_summed;  /* psum[0..n_summed] hold */
     Py_ssize_t n_live, n_touched, n_chosen;
     int32_t clock;
 } Groups;
@@ -66,10 +83,9 @@ static int32_t group_find(Groups *G, uint64_t k)
     G->table[i] = gi + 1;
     Group *g = &G->g[gi];
     g->key = k;
-    g->head = -1;
     g->count = 0;
     g->live_at = -1;
-    g->dirty = 0;
+    g->ex_epoch = -1;
     return gi;
 }
 
@@ -78,42 +94,89 @@ static inline int chosen_key(uint64_t k)
     return (int)(k >> 62);
 }
 
-static void group_add(Groups *G, int32_t gi, int32_t r)
+/* Whether rule a comes before rule b in a heap of a chosen key (in) or another. */
+static inline int heap_before(const float *bits, int in, int32_t a, int32_t b)
+{
+    if (bits[a] != bits[b])
+        return in ? bits[a] > bits[b] : bits[a] < bits[b];
+    return a < b;
+}
+
+static void heap_up(Groups *G, Group *g, int32_t i)
+{
+    const int in = chosen_key(g->key);
+    const int32_t r = g->heap[i];
+    while (i > 0) {
+        const int32_t parent = (i - 1) / 2;
+        if (!heap_before(G->bits, in, r, g->heap[parent]))
+            break;
+        g->heap[i] = g->heap[parent];
+        G->pos[g->heap[i]] = i;
+        i = parent;
+    }
+    g->heap[i] = r;
+    G->pos[r] = i;
+}
+
+static void heap_down(Groups *G, Group *g, int32_t i)
+{
+    const int in = chosen_key(g->key);
+    const int32_t r = g->heap[i];
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= g->count)
+            break;
+        if (c + 1 < g->count && heap_before(G->bits, in, g->heap[c + 1], g->heap[c]))
+            c++;
+        if (!heap_before(G->bits, in, g->heap[c], r))
+            break;
+        g->heap[i] = g->heap[c];
+        G->pos[g->heap[i]] = i;
+        i = c;
+    }
+    g->heap[i] = r;
+    G->pos[r] = i;
+}
+
+/* Rule r into group gi.  0, or -1 out of memory. */
+static int group_add(Groups *G, int32_t gi, int32_t r)
 {
     Group *g = &G->g[gi];
+    if (g->count == g->cap) {
+        const int32_t cap = g->cap ? 2 * g->cap : 4;
+        int32_t *heap = PyMem_Realloc(g->heap, (size_t)cap * sizeof(int32_t));
+        if (heap == NULL)
+            return -1;
+        g->heap = heap;
+        g->cap = cap;
+    }
     G->group_of[r] = gi;
-    G->prev[r] = -1;
-    G->next[r] = g->head;
-    if (g->head >= 0)
-        G->prev[g->head] = r;
-    g->head = r;
-    const float b = G->bits[r];
-    if (g->count++ == 0) {
-        g->extreme = b;
-        g->dirty = 0;
+    if (g->count == 0) {
         g->live_at = (int32_t)G->n_live;
         G->live[G->n_live++] = gi;
-    } else if (!g->dirty && (chosen_key(g->key) ? b > g->extreme : b < g->extreme))
-        g->extreme = b;
+    }
+    g->heap[g->count++] = r;
+    heap_up(G, g, g->count - 1);
+    return 0;
 }
 
 static void group_remove(Groups *G, int32_t r)
 {
     const int32_t gi = G->group_of[r];
     Group *g = &G->g[gi];
-    if (G->prev[r] >= 0)
-        G->next[G->prev[r]] = G->next[r];
-    else
-        g->head = G->next[r];
-    if (G->next[r] >= 0)
-        G->prev[G->next[r]] = G->prev[r];
-    if (--g->count == 0) {
-        const int32_t last = G->live[--G->n_live];
-        G->live[g->live_at] = last;
-        G->g[last].live_at = g->live_at;
+    const int32_t i = G->pos[r], last = g->heap[--g->count];
+    if (i < g->count) {
+        g->heap[i] = last;
+        G->pos[last] = i;
+        heap_down(G, g, i);
+        heap_up(G, g, G->pos[last]);
+    }
+    if (g->count == 0) {
+        const int32_t tail = G->live[--G->n_live];
+        G->live[g->live_at] = tail;
+        G->g[tail].live_at = g->live_at;
         g->live_at = -1;
-    } else if (G->bits[r] == g->extreme)
-        g->dirty = 1;
+    }
 }
 
 /* Every rule into the group of its key, from an empty table.  0, or -1. */
@@ -124,9 +187,8 @@ static int groups_rebuild(Groups *G)
     G->n_live = 0;
     for (Py_ssize_t r = G->m - 1; r >= 0; r--) {
         const int32_t gi = group_find(G, key_of(G->s, r));
-        if (gi < 0)
+        if (gi < 0 || group_add(G, gi, (int32_t)r) < 0)
             return -1;
-        group_add(G, gi, (int32_t)r);
     }
     return 0;
 }
@@ -177,6 +239,8 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
             else
                 z = mid;
         }
+        if (G->n_summed > a)
+            G->n_summed = a;
         if (s->chosen[r]) {
             memmove(G->chosen_list + a + 1, G->chosen_list + a,
                     (size_t)(G->n_chosen - a) * sizeof(int32_t));
@@ -215,9 +279,8 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
             continue; /* every rule is in its group now, the rest included */
         }
         const int32_t gi = group_find(G, k);
-        if (gi < 0)
+        if (gi < 0 || group_add(G, gi, q) < 0)
             return -1;
-        group_add(G, gi, q);
     }
     return 0;
 }
@@ -270,7 +333,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     int got = tg_views(o, bb, spec, 6);
     PyObject *result = NULL;
     Groups G;
-    Side *sides_kept = NULL; /* each live group's two sides, then the subset's */
+    Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
+    int32_t *slot_group = NULL; /* the group of each costed slot */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -281,18 +345,21 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.table_size = 1;
     while (G.table_size < 2 * G.cap_groups)
         G.table_size <<= 1;
-    G.g = PyMem_Malloc((size_t)G.cap_groups * sizeof(Group));
+    G.g = PyMem_Calloc((size_t)G.cap_groups, sizeof(Group)); /* no heaps yet */
     G.table = PyMem_Malloc((size_t)G.table_size * sizeof(int32_t));
     G.group_of = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.next = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.prev = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.pos = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.stack = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
+    G.psum = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
+    slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
-    if (!G.g || !G.table || !G.group_of || !G.next || !G.prev || !G.live || !G.stamp ||
-        !G.touched || !G.chosen_list || !sides_kept || groups_rebuild(&G) < 0) {
+    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.stamp ||
+        !G.touched || !G.chosen_list || !G.psum || !slot_group || !sides_kept ||
+        groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -304,22 +371,41 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         double *lin = bb[3].buf;
         const double *lout = bb[4].buf;
         char *best = bb[5].buf;
+        int64_t epoch = 0, last_counts[3] = {-1, -1, -1};
+        float cov = 0.0f, unc = 0.0f; /* the subset's sides' bits, for epoch */
+        G.psum[0] = 0.0f;
+        G.n_summed = 0;
         for (;;) {
             /* the subset's theory bits and cost (ClassSearch.values) */
             const Py_ssize_t selected = G.n_chosen;
-            float sum = 0.0f;
-            for (Py_ssize_t i = 0; i < selected; i++)
-                sum += G.bits[G.chosen_list[i]];
+            for (Py_ssize_t i = G.n_summed; i < selected; i++)
+                G.psum[i + 1] = G.psum[i] + G.bits[G.chosen_list[i]];
+            G.n_summed = selected;
+            const float sum = G.psum[selected];
             const float theory = (float)((double)(selected ? sum : 0.0f) - fact[selected]);
-            /* log inputs: each live group's two sides, then the subset's own */
+            const int fresh = s.counts[0] != last_counts[0] || s.counts[1] != last_counts[1] ||
+                              s.counts[2] != last_counts[2];
+            if (fresh) {
+                epoch++;
+                for (int j = 0; j < 3; j++)
+                    last_counts[j] = s.counts[j];
+            }
+            /* log inputs: the two sides of each live group not costed for these counts,
+             * then (new counts) the subset's own */
             const Py_ssize_t L = G.n_live;
+            Py_ssize_t J = 0;
             int64_t n0, e0, n1, e1;
             double x0, x1;
             for (Py_ssize_t i = 0; i <= L; i++) {
                 if (i < L) {
                     const Group *g = &G.g[G.live[i]];
-                    sides(&s, g->head, n, &n0, &e0, &x0, &n1, &e1, &x1);
+                    if (g->ex_epoch == epoch)
+                        continue;
+                    sides(&s, g->heap[0], n, &n0, &e0, &x0, &n1, &e1, &x1);
+                    slot_group[J] = G.live[i];
                 } else {
+                    if (!fresh)
+                        break;
                     const int64_t fp = s.counts[1], fn = s.counts[2], fires = s.counts[0];
                     const double half = 0.5 * (double)(fp + fn);
                     const int big = (double)fires > 0.5 * (double)n;
@@ -329,10 +415,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     n1 = n - fires;
                     e1 = fn;
                     x1 = big ? (double)fn : half;
+                    slot_group[J] = -1;
                 }
-                double *in = lin + 4 * i;
+                double *in = lin + 4 * J;
                 in[0] = in[1] = in[2] = in[3] = 1.0;
-                Side *sd = sides_kept + 2 * i;
+                Side *sd = sides_kept + 2 * J;
                 sd[0].n = n0;
                 sd[0].e = e0;
                 sd[0].fixed = biased_side(n0, e0, x0, &in[0], &in[1], &sd[0].bits);
@@ -342,15 +429,28 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (int j = 0; j < 4; j++)
                     if (!(in[j] > 0))
                         in[j] = 1.0; /* log 0: log2_c45's 0 where not positive */
+                J++;
             }
-            PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * (L + 1));
-            if (ok == NULL)
-                goto done;
-            Py_DECREF(ok);
+            if (J > 0) {
+                PyObject *ok = PyObject_CallFunction(take_logs, "n", 4 * J);
+                if (ok == NULL)
+                    goto done;
+                Py_DECREF(ok);
+            }
+            for (Py_ssize_t j = 0; j < J; j++) {
+                const float c0 = side_kept(sides_kept + 2 * j, lout + 4 * j);
+                const float c1 = side_kept(sides_kept + 2 * j + 1, lout + 4 * j + 2);
+                if (slot_group[j] < 0) {
+                    cov = c0;
+                    unc = c1;
+                } else {
+                    Group *g = &G.g[slot_group[j]];
+                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
+                    g->ex_epoch = epoch;
+                }
+            }
             /* the subset's cost: remembered when cheaper than every one before */
             {
-                const float cov = side_kept(sides_kept + 2 * L, lout + 4 * L);
-                const float unc = side_kept(sides_kept + 2 * L + 1, lout + 4 * L + 2);
                 const float ex = (float)((log2_items + (double)cov) + (double)unc);
                 const float tw = (float)(TG_THEORY_WEIGHT * (double)theory);
                 const float base = (float)((double)tw + (double)ex);
@@ -364,20 +464,10 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 float M = 0.0f;
                 int any = 0;
                 for (Py_ssize_t i = 0; i < L; i++) {
-                    Group *g = &G.g[G.live[i]];
+                    const Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
-                    const float c0 = side_kept(sides_kept + 2 * i, lout + 4 * i);
-                    const float c1 = side_kept(sides_kept + 2 * i + 1, lout + 4 * i + 2);
-                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
-                    if (g->dirty) {
-                        float e = G.bits[g->head];
-                        for (int32_t r = g->head; r >= 0; r = G.next[r])
-                            if (in ? G.bits[r] > e : G.bits[r] < e)
-                                e = G.bits[r];
-                        g->extreme = e;
-                        g->dirty = 0;
-                    }
-                    const float d = delta_of(in, g->ex, g->extreme, theory, base, item_in, item_out);
+                    const float d =
+                        delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in, item_out);
                     if (!any || d > M) {
                         M = d;
                         any = 1;
@@ -390,12 +480,21 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (Py_ssize_t i = 0; i < L; i++) {
                     const Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
-                    if (delta_of(in, g->ex, g->extreme, theory, base, item_in, item_out) != M)
+                    if (delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in,
+                                 item_out) != M)
                         continue;
-                    for (int32_t r = g->head; r >= 0; r = G.next[r])
-                        if (r < pick &&
-                            delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) == M)
+                    /* the rules reaching M: the top, and below each one that does */
+                    Py_ssize_t top = 0;
+                    G.stack[top++] = 0;
+                    while (top > 0) {
+                        const int32_t at = G.stack[--top], r = g->heap[at];
+                        if (delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) != M)
+                            continue;
+                        if (r < pick)
                             pick = r;
+                        for (int32_t c = 2 * at + 1; c <= 2 * at + 2 && c < g->count; c++)
+                            G.stack[top++] = c;
+                    }
                 }
                 if (toggle_grouped(&G, pick) < 0) {
                     PyErr_NoMemory();
@@ -406,15 +505,20 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         result = PyFloat_FromDouble(best_cost);
     }
 done:
+    if (G.g != NULL)
+        for (Py_ssize_t i = 0; i < G.cap_groups; i++)
+            PyMem_Free(G.g[i].heap);
     PyMem_Free(G.g);
     PyMem_Free(G.table);
     PyMem_Free(G.group_of);
-    PyMem_Free(G.next);
-    PyMem_Free(G.prev);
+    PyMem_Free(G.pos);
+    PyMem_Free(G.stack);
     PyMem_Free(G.live);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
     PyMem_Free(G.chosen_list);
+    PyMem_Free(G.psum);
+    PyMem_Free(slot_group);
     PyMem_Free(sides_kept);
     tg_release(bb, got > 0 ? got : 0);
     tg_release(b, S_N);

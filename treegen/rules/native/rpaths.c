@@ -16,6 +16,30 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
     *actual = f32(e / n);
 }
 
+/* prune_sw, and prune_hw where the compiler can build a copy for a popcount
+ * instruction (chosen at run time). */
+#define PRUNE_FN prune_sw
+#define PRUNE_WORDS prune_words_sw
+#define PRUNE_ATTR
+#define POP popcount
+#include "rprune.h"
+#undef PRUNE_FN
+#undef PRUNE_WORDS
+#undef PRUNE_ATTR
+#undef POP
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RULES_HW_POPCOUNT 1
+#define PRUNE_FN prune_hw
+#define PRUNE_WORDS prune_words_hw
+#define PRUNE_ATTR __attribute__((target("popcnt")))
+#define POP __builtin_popcountll
+#include "rprune.h"
+#undef PRUNE_FN
+#undef PRUNE_WORDS
+#undef PRUNE_ATTR
+#undef POP
+#endif
+
 /* fold_levels(levels, sat, out, n): out = levels with one more condition (its
  * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
  * failing more than i conditions. */
@@ -81,135 +105,82 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     long long *tot = NULL, *err = NULL;
     Py_ssize_t *al = NULL;
+    int32_t *list = NULL;
     if ((got = tg_views(o, b, spec, 4)) < 4)
         goto done;
+    list = PyMem_Malloc((size_t)(W + 1) * sizeof(int32_t));
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     al = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
-    if (tot == NULL || err == NULL || al == NULL) {
+    if (tot == NULL || err == NULL || al == NULL || list == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     {
         const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
         char *alive = b[2].buf;
-        const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-        double pess0 = 0.0;
-        long long total0 = 0;
-        for (Py_ssize_t d = 0; d < k; d++)
-            alive[d] = 1;
+        double pess;
         Py_BEGIN_ALLOW_THREADS;
-        for (;;) {
-            Py_ssize_t na = 0;
-            for (Py_ssize_t d = 0; d < k; d++)
-                if (alive[d])
-                    al[na++] = d;
-            long long errors0 = 0;
-            total0 = 0;
-            for (Py_ssize_t j = 0; j < na; j++)
-                tot[j] = err[j] = 0;
-            /* a case failing at most one alive condition fails at most k - na + 1 of
-             * the path's: only words holding such a case are visited */
-            const Py_ssize_t removed = k - na;
-            const word *more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
-            for (Py_ssize_t w = 0; w < W; w++) {
-                if (more != NULL && !(~more[w] & (w == W - 1 ? last : ~(word)0)))
-                    continue;
-                /* ge1: cases failing at least one alive condition, ge2: at least two. */
-                word ge1 = 0, ge2 = 0;
-                for (Py_ssize_t j = 0; j < na; j++) {
-                    const word f = ~sat[al[j] * W + w];
-                    ge2 |= ge1 & f;
-                    ge1 |= f;
-                    if (ge2 == ~(word)0)
-                        break;
-                }
-                const word live = (w == W - 1 ? last : ~(word)0) & ~ge2;
-                if (!live)
-                    continue;
-                const word wr = wrong[w];
-                const word none = live & ~ge1, one = live & ge1;
-                total0 += popcount(none);
-                errors0 += popcount(none & wr);
-                if (one)
-                    for (Py_ssize_t j = 0; j < na; j++) {
-                        const word x = one & ~sat[al[j] * W + w];
-                        if (x) {
-                            tot[j] += popcount(x);
-                            err[j] += popcount(x & wr);
-                        }
-                    }
-            }
-            double actual0;
-            rates(&bd, (double)total0, (double)errors0, default_error, &pess0, &actual0);
-            Py_ssize_t best = -1;
-            double best_pess = 0.0;
-            int alter = 0;
-            for (Py_ssize_t j = 0; j < na; j++) {
-                double pess, actual;
-                rates(&bd, (double)(tot[j] + total0), (double)(err[j] + errors0), default_error,
-                      &pess, &actual);
-                if (best < 0 || pess <= best_pess) {
-                    best = al[j];
-                    best_pess = pess;
-                }
-                if (pess <= pess0 || actual <= actual0)
-                    alter = 1;
-            }
-            if (!alter)
-                break;
-            alive[best] = 0;
-            if (na == 1) {
-                total0 = -1; /* nothing left: no rule */
-                break;
-            }
-        }
+#ifdef RULES_HW_POPCOUNT
+        if (__builtin_cpu_supports("popcnt"))
+            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+        else
+#endif
+            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         Py_END_ALLOW_THREADS;
-        if (total0 <= 0 || pess0 >= default_error) {
+        if (pess < 0) {
             Py_INCREF(Py_None);
             result = Py_None;
         } else
-            result = PyFloat_FromDouble(pess0);
+            result = PyFloat_FromDouble(pess);
     }
 done:
     PyMem_Free(tot);
     PyMem_Free(err);
     PyMem_Free(al);
+    PyMem_Free(list);
     tg_release(b, got > 0 ? got : 0);
     return result;
 }
 
-/* and_rows(sat, kept, n, out) -> count: the cases satisfying every condition kept
- * (indices into sat's rows), ascending, into out (int32, at least n); how many. */
+/* and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every
+ * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
+ * how many.  levels (fold_levels' counts of the path's failures), given with the number
+ * of the path's conditions not kept: such a case fails at most that many of the path's,
+ * so a word whose cases all fail more is passed over. */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[3];
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &n, &o[2]))
+    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
+    Py_ssize_t n, removed = FAIL_LEVELS;
+    if (!PyArg_ParseTuple(args, "OOnO|On", &o[0], &o[1], &n, &o[2], &o[3], &removed))
         return NULL;
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
-    Py_buffer b[3];
-    const tg_spec spec[3] = {
+    const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
+    const int nb = skip ? 4 : 3;
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
     };
-    int got = tg_views(o, b, spec, 3);
-    if (got < 3) {
+    int got = tg_views(o, b, spec, nb);
+    if (got < nb) {
         tg_release(b, got);
         return NULL;
     }
     const word *sat = b[0].buf;
     const int64_t *kept = b[1].buf;
     int32_t *out = b[2].buf;
+    const word *more = skip ? (const word *)b[3].buf + removed * W : NULL;
     const Py_ssize_t rows = b[0].len / (Py_ssize_t)sizeof(word) / (W ? W : 1);
     for (Py_ssize_t j = 0; j < k; j++)
         if (kept[j] < 0 || kept[j] >= rows) {
-            tg_release(b, 3);
+            tg_release(b, nb);
             PyErr_SetString(PyExc_IndexError, "kept: condition out of range");
             return NULL;
         }
@@ -217,6 +188,8 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
     for (Py_ssize_t w = 0; w < W; w++) {
         word x = w == W - 1 ? last : ~(word)0;
+        if (more != NULL)
+            x &= ~more[w];
         for (Py_ssize_t j = 0; j < k && x; j++)
             x &= sat[kept[j] * W + w];
         while (x) {
@@ -224,6 +197,68 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
             x &= x - 1;
         }
     }
-    tg_release(b, 3);
+    tg_release(b, nb);
     return PyLong_FromSsize_t(count);
+}
+
+/* sort_kept(orders, alive, k, out) -> count: the kept conditions of a path (alive, k
+ * bytes) in Release 8's order (paths._sorted): for each place in turn, a scan from it
+ * takes the first kept condition before which no later one comes (Before on orders,
+ * k rows of attribute, kind's rank, cut) and swaps it in.  Their indices into the path
+ * go to out (int64, k); returns how many. */
+PyObject *tg_sort_kept(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &k, &o[2]))
+        return NULL;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(double), 3 * k, "orders"},
+        {0, 1, k, "alive"},
+        {1, sizeof(int64_t), k, "out"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const double *ord = b[0].buf;
+    const char *alive = b[1].buf;
+    int64_t *idx = b[2].buf;
+    char *done = PyMem_Malloc((size_t)(k + 1));
+    if (done == NULL) {
+        tg_release(b, 3);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t d = 0; d < k; d++) {
+        idx[d] = d;
+        done[d] = !alive[d];
+        kept += alive[d] != 0;
+    }
+    for (Py_ssize_t place = 0; place < kept; place++) {
+        Py_ssize_t best = -1;
+        for (Py_ssize_t d = place; d < k; d++) {
+            if (done[d])
+                continue;
+            if (best >= 0) {
+                const double *x = ord + 3 * idx[d], *y = ord + 3 * idx[best];
+                if (!(x[0] < y[0] || x[1] < y[1] || (x[0] == y[0] && x[2] < y[2])))
+                    continue;
+            }
+            best = d;
+        }
+        if (best != place) {
+            const int64_t t = idx[place];
+            idx[place] = idx[best];
+            idx[best] = t;
+            done[best] = done[place];
+        }
+        done[place] = 1;
+    }
+    PyMem_Free(done);
+    tg_release(b, 3);
+    return PyLong_FromSsize_t(kept);
 }

@@ -40,6 +40,29 @@ int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n,
     return 1;
 }
 
+/* Rule r into the subset, or out of it, with the counts kept. */
+static void toggle_one(Search *s, Py_ssize_t r)
+{
+    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
+    for (int64_t p = lo; p < hi; p++)
+        count_case(s, s->rule_cases[p], -1);
+    s->chosen[r] = !s->chosen[r];
+    const int64_t step = s->chosen[r] ? 1 : -1;
+    for (int64_t p = lo; p < hi; p++) {
+        const int64_t c = s->rule_cases[p];
+        const int64_t before = s->covered[c];
+        s->covered[c] = before + step;
+        if ((before == 0) != (s->covered[c] == 0)) { /* fired <-> not fired */
+            s->counts[0] += step;
+            if (s->positive[c])
+                s->counts[2] -= step;
+            else
+                s->counts[1] += step;
+        }
+        count_case(s, c, 1);
+    }
+}
+
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -54,24 +77,32 @@ PyObject *tg_subsets_toggle(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_IndexError, "rule out of range");
         return NULL;
     }
-    const int64_t lo = s.rule_ptr[r], hi = s.rule_ptr[r + 1];
-    for (int64_t p = lo; p < hi; p++)
-        count_case(&s, s.rule_cases[p], -1);
-    s.chosen[r] = !s.chosen[r];
-    const int64_t step = s.chosen[r] ? 1 : -1;
-    for (int64_t p = lo; p < hi; p++) {
-        const int64_t c = s.rule_cases[p];
-        const int64_t before = s.covered[c];
-        s.covered[c] = before + step;
-        if ((before == 0) != (s.covered[c] == 0)) { /* fired <-> not fired */
-            s.counts[0] += step;
-            if (s.positive[c])
-                s.counts[2] -= step;
-            else
-                s.counts[1] += step;
-        }
-        count_case(&s, c, 1);
+    toggle_one(&s, r);
+    tg_release(b, S_N);
+    Py_RETURN_NONE;
+}
+
+/* subsets_set(state, chosen): ClassSearch.set_subset, chosen (m bytes) the subset
+ * wanted: each rule where it differs toggled, in rule order, in one call. */
+PyObject *tg_subsets_set(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *state, *oc;
+    Py_ssize_t m, n;
+    Py_buffer b[S_N], bc;
+    Search s;
+    if (!PyArg_ParseTuple(args, "OO", &state, &oc) || !tg_search_views(state, b, &m, &n, &s))
+        return NULL;
+    const tg_spec spec = {0, 1, m, "chosen"};
+    if (tg_views(&oc, &bc, &spec, 1) < 1) {
+        tg_release(b, S_N);
+        return NULL;
     }
+    const char *want = bc.buf;
+    for (Py_ssize_t r = 0; r < m; r++)
+        if ((want[r] != 0) != (s.chosen[r] != 0))
+            toggle_one(&s, r);
+    tg_release(&bc, 1);
     tg_release(b, S_N);
     Py_RETURN_NONE;
 }

@@ -2,7 +2,8 @@
  * loops that numpy can only do with large temporaries or one call per node.
  * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
  * cscan.h.  The buffer helpers are model/native/buffers.c, compiled in.
- * order.c sorts cases in Release 8's order for treegen.trainer.release8;
+ * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
+ * J48's for treegen.trainer.j48order;
  * sparse.c scores continuous attributes over the classes present (many classes). */
 #include "cscan.h"
 
@@ -22,6 +23,7 @@ static PyMethodDef methods[] = {
     {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
     {"r8_sort", tg_r8_sort, METH_VARARGS, "Release 8's quicksort of a segment, as a permutation."},
     {"r8_front", tg_r8_front, METH_VARARGS, "Release 8's swap of passing cases to the front."},
+    {"weka_sort", tg_weka_sort, METH_VARARGS, "J48's quicksort of a node's cases, as a permutation."},
     {"sparse_scan", tg_sparse_scan, METH_VARARGS, "Candidate cuts over the classes present."},
     {"sparse_info", tg_sparse_info, METH_VARARGS, "TotalInfo of candidate cuts, non-zero terms."},
     {NULL, NULL, 0, NULL},

@@ -29,6 +29,7 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_gather_values(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_r8_sort(PyObject *self, PyObject *args);       /* order.c */
 PyObject *tg_r8_front(PyObject *self, PyObject *args);      /* order.c */
+PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
 

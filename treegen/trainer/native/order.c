@@ -141,3 +141,106 @@ done:
     tg_release(b, got);
     return result;
 }
+
+/* weka_sort(keys, perm): J48's order of a node's cases by a continuous value (Weka's
+ * Utils.sortWithNoMissingValues, for treegen/trainer/j48order.py, whose _sort_python
+ * is the reference; tests/trainer/test_j48order.py holds the two equal and both to
+ * Weka's).  perm[i] = the position in keys of the case the sort puts at position i.
+ * A median-of-three quicksort on the index array: segments of 1-3 cases are ordered
+ * by conditional swaps; longer ones put the median of the first, middle and last at
+ * the last but one place and partition around it, scanning from both ends. */
+static void cswap_w(const double *a, Py_ssize_t *idx, Py_ssize_t i, Py_ssize_t j)
+{
+    if (a[idx[i]] > a[idx[j]]) {
+        const Py_ssize_t t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+}
+
+static void swap_w(Py_ssize_t *idx, Py_ssize_t i, Py_ssize_t j)
+{
+    const Py_ssize_t t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+}
+
+PyObject *tg_weka_sort(PyObject *self, PyObject *args)
+{
+    PyObject *o[2];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO", &o[0], &o[1]))
+        return NULL;
+    Py_buffer b[2];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t *stack = NULL;
+    const Py_ssize_t n = tg_items(o[0], sizeof(double));
+    if (n < 0)
+        return NULL;
+    const tg_spec spec[2] = {
+        {0, sizeof(double), n, "keys"},
+        {1, sizeof(Py_ssize_t), n, "perm"},
+    };
+    if ((got = tg_views(o, b, spec, 2)) < 2)
+        goto done;
+    {
+        const double *a = b[0].buf;
+        Py_ssize_t *idx = b[1].buf;
+        stack = PyMem_Malloc((size_t)(2 * n + 2) * sizeof(Py_ssize_t));
+        if (stack == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            idx[i] = i;
+        Py_ssize_t top = 0;
+        if (n > 1) {
+            stack[top++] = 0;
+            stack[top++] = n - 1;
+        }
+        while (top > 0) {
+            const Py_ssize_t hi = stack[--top], lo = stack[--top];
+            const Py_ssize_t d = hi - lo;
+            if (d <= 0)
+                continue;
+            if (d == 1) {
+                cswap_w(a, idx, lo, hi);
+                continue;
+            }
+            if (d == 2) {
+                cswap_w(a, idx, lo, lo + 1);
+                cswap_w(a, idx, lo, hi);
+                cswap_w(a, idx, lo + 1, hi);
+                continue;
+            }
+            const Py_ssize_t mid = (lo + hi) / 2;
+            cswap_w(a, idx, lo, mid);
+            cswap_w(a, idx, lo, hi);
+            cswap_w(a, idx, mid, hi);
+            swap_w(idx, mid, hi - 1);
+            const double pivot = a[idx[hi - 1]];
+            Py_ssize_t i = lo, j = hi - 1;
+            for (;;) {
+                while (a[idx[++i]] < pivot)
+                    ;
+                while (a[idx[--j]] > pivot)
+                    ;
+                if (i >= j)
+                    break;
+                swap_w(idx, i, j);
+            }
+            swap_w(idx, i, hi - 1);
+            /* Each side holds fewer cases than the segment: at most n pairs wait. */
+            stack[top++] = lo;
+            stack[top++] = i - 1;
+            stack[top++] = i + 1;
+            stack[top++] = hi;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(stack);
+    tg_release(b, got);
+    return result;
+}

@@ -1,0 +1,142 @@
+/* The body of prune_path's search (rpaths.c), included once per popcount: PRUNE_FN is
+ * the function's name, PRUNE_ATTR its attributes and POP the popcount it uses (a
+ * processor with a popcount instruction gets a copy built for it).
+ *
+ * Release 8's PruneRule over packed bitsets, with each step's counts kept from the
+ * last: tot[d] and err[d] are the cases whose one failed alive condition is d (and
+ * those of another class among them), total0 and errors0 the cases failing none.
+ * Dropping condition b moves b's cases to those failing none, and adds the cases that
+ * failed b and exactly one other alive condition (and any of the dropped ones) to that
+ * other's: these fail at most one more condition of the path than were dropped, so
+ * only words holding such a case (levels) and failing b are read.  The counts are the
+ * ones a recount of every case would give, so the rates and choices are the same.
+ * Returns the rule's pessimistic error rate, or -1: no rule. */
+/* The words holding a case that fails the set fail (its complement's bits: NULL, every
+ * case) and is outside more (NULL: none), their indices into list; how many.  No
+ * branch per word: most are read and passed over. */
+PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_ssize_t W,
+                                         word last, int32_t *list)
+{
+    Py_ssize_t nw = 0;
+    if (W == 0)
+        return 0;
+    for (Py_ssize_t w = 0; w < W - 1; w++) {
+        const word cand = (fail != NULL ? ~fail[w] : ~(word)0) & (more != NULL ? ~more[w] : ~(word)0);
+        list[nw] = (int32_t)w;
+        nw += cand != 0;
+    }
+    const word cand = last & (fail != NULL ? ~fail[W - 1] : ~(word)0) &
+                      (more != NULL ? ~more[W - 1] : ~(word)0);
+    list[nw] = (int32_t)(W - 1);
+    nw += cand != 0;
+    return nw;
+}
+
+PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *wrong,
+                                  const word *levels, Py_ssize_t k, Py_ssize_t n,
+                                  double default_error, char *alive, long long *tot,
+                                  long long *err, Py_ssize_t *al, int32_t *list)
+{
+    const Py_ssize_t W = (n + 63) / 64;
+    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
+    long long total0 = 0, errors0 = 0;
+    double pess0 = 0.0;
+    Py_ssize_t na = k, removed = 0;
+    for (Py_ssize_t d = 0; d < k; d++) {
+        alive[d] = 1;
+        al[d] = d;
+        tot[d] = err[d] = 0;
+    }
+    /* the cases failing at most one condition: those outside levels' row 1 */
+    const word *more = FAIL_LEVELS > 1 ? levels + W : NULL;
+    Py_ssize_t nw = PRUNE_WORDS(NULL, more, W, last, list);
+    for (Py_ssize_t i = 0; i < nw; i++) {
+        const Py_ssize_t w = list[i];
+        const word valid = w == W - 1 ? last : ~(word)0;
+        const word cand = valid & (more != NULL ? ~more[w] : ~(word)0);
+        word ge1 = 0, ge2 = 0;
+        for (Py_ssize_t d = 0; d < k; d++) {
+            const word f = ~sat[d * W + w] & cand;
+            ge2 |= ge1 & f;
+            ge1 |= f;
+        }
+        const word live = cand & ~ge2, wr = wrong[w];
+        const word none = live & ~ge1, one = live & ge1;
+        total0 += POP(none);
+        errors0 += POP(none & wr);
+        if (one)
+            for (Py_ssize_t d = 0; d < k; d++) {
+                const word x = one & ~sat[d * W + w];
+                if (x) {
+                    tot[d] += POP(x);
+                    err[d] += POP(x & wr);
+                }
+            }
+    }
+    for (;;) {
+        double actual0;
+        rates(bd, (double)total0, (double)errors0, default_error, &pess0, &actual0);
+        Py_ssize_t best = -1;
+        double best_pess = 0.0;
+        int alter = 0;
+        for (Py_ssize_t j = 0; j < na; j++) {
+            const Py_ssize_t d = al[j];
+            double pess, actual;
+            rates(bd, (double)(tot[d] + total0), (double)(err[d] + errors0), default_error, &pess,
+                  &actual);
+            if (best < 0 || pess <= best_pess) {
+                best = d;
+                best_pess = pess;
+            }
+            if (pess <= pess0 || actual <= actual0)
+                alter = 1;
+        }
+        if (!alter)
+            break;
+        alive[best] = 0;
+        if (na == 1)
+            return -1.0; /* nothing left: no rule */
+        {
+            Py_ssize_t j = 0;
+            for (Py_ssize_t i = 0; i < na; i++)
+                if (al[i] != best)
+                    al[j++] = al[i];
+            na = j;
+        }
+        removed++;
+        total0 += tot[best];
+        errors0 += err[best];
+        /* the cases failing best and exactly one other alive condition: they fail at
+         * most removed + 1 of the path's */
+        more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
+        const word *fb = sat + best * W;
+        nw = PRUNE_WORDS(fb, more, W, last, list);
+        for (Py_ssize_t i = 0; i < nw; i++) {
+            const Py_ssize_t w = list[i];
+            const word valid = w == W - 1 ? last : ~(word)0;
+            const word cand = valid & ~fb[w] & (more != NULL ? ~more[w] : ~(word)0);
+            word ge1 = 0, ge2 = 0;
+            for (Py_ssize_t j = 0; j < na; j++) {
+                const word f = ~sat[al[j] * W + w] & cand;
+                ge2 |= ge1 & f;
+                ge1 |= f;
+                if (ge2 == cand)
+                    break;
+            }
+            const word one = cand & ge1 & ~ge2;
+            if (!one)
+                continue;
+            const word wr = wrong[w];
+            for (Py_ssize_t j = 0; j < na; j++) {
+                const word x = one & ~sat[al[j] * W + w];
+                if (x) {
+                    tot[al[j]] += POP(x);
+                    err[al[j]] += POP(x & wr);
+                }
+            }
+        }
+    }
+    if (total0 <= 0 || pess0 >= default_error)
+        return -1.0;
+    return pess0;
+}
