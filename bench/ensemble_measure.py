@@ -18,6 +18,8 @@ shared with bench/gbm_bench.py.
   the test rows, each long enough to take about :data:`LOOP_SECONDS`, in order or in a
   fixed pseudo-random order (a branch predictor partly learns a short cycle of rows);
   the bench takes the median of several such timings, interleaved across the forms.
+  The clock is the harness's BENCH_CLOCK, CLOCK_MONOTONIC unless the environment's
+  ``BENCH_CLOCK`` names another (CLOCK_PROCESS_CPUTIME_ID: CPU time, on a shared machine).
 * **Simulated chips** (:func:`chip_run`): treegen's firmware (treegen.firmware.sim.
   run_vectors: simavr for the ATmega328P, qemu for Cortex-M) runs the rows and reports
   each class and the cycles (AVR) or executed instructions (qemu) of every call.
@@ -25,6 +27,7 @@ shared with bench/gbm_bench.py.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -70,6 +73,8 @@ def _host_binary(form: Form, d: Path, cc: str, vector: bool = False) -> Path | s
     obj = f"predict-{cc}.o"
     p = run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d)
     defs = [f"-DREPEATS={REPEATS}", *(["-DBENCH_VECTOR"] if vector else [])]
+    if os.environ.get("BENCH_CLOCK"):  # e.g. CLOCK_PROCESS_CPUTIME_ID on a shared machine
+        defs.append(f"-DBENCH_CLOCK={os.environ['BENCH_CLOCK']}")
     if p.returncode == 0:
         p = run([cc, "-O2", *defs, "harness.c", obj, "-lm", "-o", exe.name], d)
     return exe if p.returncode == 0 else f"{cc}: {first_error(p.stderr)}"

@@ -24,15 +24,19 @@ timed).
 
 **Measured** (bench/ensemble_measure.py): flash on the Cortex-M0+ and the ATmega328P (a
 linked firmware minus an empty one), host ns per prediction (gcc -O2, the median of
-:data:`ROUNDS` timings of in-order loops), and the rows whose value differs from
+:data:`ROUNDS` rounds interleaved across the forms, each the median of a run's loops;
+over the test rows in order, where a branch predictor learns part of the repeated
+sequence, and shuffled, where it cannot), and the rows whose value differs from
 ``estimator.predict``'s float64 in any bit (gcc -O2).
 
-``python -m bench.regress_bench [--models NAME ...]`` runs it.
+``python -m bench.regress_bench [--models NAME ...] [--cpu-time]`` runs it (``--cpu-time``:
+the timings in CPU time, CLOCK_PROCESS_CPUTIME_ID, on a machine other jobs share).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -48,7 +52,8 @@ from bench.ensemble_forms import Form, _failed, _inline_includes, tl2cgen_source
 from bench.ensemble_models import sensor_data
 
 MODELS = ("tree", "forest", "extra", "gboost", "hist")
-ROUNDS = 3
+ROUNDS = 5
+ORDERS = ("time", "shuffled")  # the test rows in order, and in a fixed pseudo-random order
 Array = npt.NDArray[np.float64]
 
 HEADER = """#ifndef BENCH_PREDICT_H
@@ -229,17 +234,19 @@ def tl2cgen_forms(est: Any) -> list[Form]:
     return [Form("tl2cgen", "C", files, "", False, "values", files)]
 
 
-def measure(name: str, work: Path) -> list[tuple[str, str, str, str, str, str]]:
-    """One model's rows of the table: form, M0+ flash, AVR flash, host ns, differing."""
+def measure(name: str, work: Path) -> list[tuple[str, ...]]:
+    """One model's rows of the table: form, M0+ flash, AVR flash, host ns in order and
+    shuffled, values differing."""
     X_tr, X_te, y_tr, _ = data()
     est = fit(name, X_tr, y_tr)
     R = rows(est, X_te)
     want = np.asarray(est.predict(R.astype(np.float32)), dtype=np.float64).reshape(-1, 1)
     forms = treegen_forms(est) + emlearn_forms(est) + m2cgen_forms(est) + tl2cgen_forms(est)
-    out = []
+    out: list[tuple[str, ...]] = []
+    timed: list[tuple[int, Form, Path]] = []
     for i, form in enumerate(forms):
         if form.error:
-            out.append((name, form.label, "-", "-", "-", form.error[:60]))
+            out.append((name, form.label, "-", "-", "-", "-", form.error[:60]))
             continue
         d = work / f"{name}-{i}"
         flash = []
@@ -248,23 +255,38 @@ def measure(name: str, work: Path) -> list[tuple[str, str, str, str, str, str]]:
             flash.append(cost.error[:30] if cost.error else f"{cost.flash:,}")
         got = em.host_vectors(form, R, d / "host", "gcc")
         bad = got if isinstance(got, str) else f"{em.vector_mismatches(got, want)} / {len(R)}"
-        times: list[float] = []
-        for _ in range(ROUNDS):
-            t = em.host_ns(form, X_te, d / "host")
-            if isinstance(t, str):
-                times = []
-                break
-            times.append(statistics.median(t))
-        ns = f"{statistics.median(times):.1f}" if times else "-"
-        out.append((name, form.label, flash[0], flash[1], ns, bad))
+        out.append((name, form.label, flash[0], flash[1], "-", "-", bad))
+        if not isinstance(got, str):
+            timed.append((len(out) - 1, form, d / "host"))
+    # Rounds interleaved across the forms, so a change of load hits every form alike.
+    times: dict[tuple[int, str], list[float]] = {}
+    for _ in range(ROUNDS):
+        for row, form, d in timed:
+            for order in ORDERS:
+                t = em.host_ns(form, X_te, d, order)
+                if not isinstance(t, str):
+                    times.setdefault((row, order), []).append(statistics.median(t))
+    for row, _, _ in timed:
+        ns = [
+            f"{statistics.median(times[row, o]):.1f}" if (row, o) in times else "-" for o in ORDERS
+        ]
+        out[row] = (*out[row][:4], *ns, out[row][6])
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     ap.add_argument("--models", nargs="*", default=list(MODELS), choices=MODELS)
+    ap.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time with CPU time (CLOCK_PROCESS_CPUTIME_ID), not wall clock: on a shared machine",
+    )
     args = ap.parse_args(argv)
-    head = ("model", "form", "M0+ flash B", "AVR flash B", "host ns", "values differing")
+    if args.cpu_time:
+        os.environ["BENCH_CLOCK"] = "CLOCK_PROCESS_CPUTIME_ID"
+    head = ("model", "form", "M0+ flash B", "AVR flash B", "host ns", "shuffled ns",
+            "values differing")  # fmt: skip
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     with tempfile.TemporaryDirectory(prefix="bench-regress-") as tmp:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from treegen.codegen.comments import short
 from treegen.codegen.conditions import missing_kind
 from treegen.codegen.costs import ensemble_safety_lines
-from treegen.codegen.ctype import UINT32, CType, smallest_uint
+from treegen.codegen.ctype import TYPES, UINT32, CType, smallest_uint
 from treegen.codegen.emit import make_env
 from treegen.codegen.f64 import f64_initializer, f64_source
 from treegen.codegen.header import header_view
@@ -43,7 +43,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import ValueKind, file_names, int_column, threshold_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, Header, MissingKind, context
-from treegen.ensemble import pow2
+from treegen.ensemble import branchfree, pow2
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
@@ -218,6 +218,8 @@ class Common:
     key_walk: bool = False
     key_stride: int = 1
     key_plus: bool = False
+    # The ifs of one tree: each test keys its own input instead (lazy_keys).
+    lazy_keys: bool = False
     # The binary64 routines the sums use: add and div, or add_pos and div_pos where
     # every operand is +0 or positive normal (_positive; argmax then compares the bits).
     add_op: str = "add"
@@ -251,12 +253,15 @@ class TableView:
     ops: OpCodes
     zero_rows: tuple[str, ...] = ()  # the rows of zero-band tests, a bit each
     n_zero_bytes: int = 0
+    pair_hi: Column | None = None  # 9-bit pair entries: their top bits (pairs holds the low 8)
+    n_pair_hi: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class EnsLine:
     """A line of an ifs function: ``if`` (the test is ``test``: le, lt, known, miss or
-    cat), ``else``, ``end``, ``return`` (a payload) or ``call`` (a subtree's function)."""
+    cat), ``else``, ``end``, ``return`` (a payload), ``select`` (a subtree's select
+    expression, treegen.ensemble.branchfree) or ``call`` (a subtree's function)."""
 
     kind: str
     pad: str
@@ -270,6 +275,8 @@ class EnsLine:
     comment: str = ""
     zero: bool = False  # a value in the zero band goes the missing way too
     bare: bool = False  # --missing none: the comparison alone
+    select: tuple[str, ...] = ()  # ``select``: a return statement's lines (branchfree)
+    lhs: str = ""  # a key test's left side (_key_lhs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +294,7 @@ class IfsView:
     uses_key: bool  # some test reads a key (--float-compare int)
     noinline: bool  # the tree functions stay functions (INLINE_TESTS)
     n_tests: int
+    uses_select: bool  # some function returns a select expression (PREFIX_SEL)
 
 
 TINY = 2.0**-1021  # above the least normal double: a quotient this large stays normal
@@ -475,6 +483,21 @@ def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | Non
     return int_column(U, list(values) or [0], ctype or smallest_uint(max(values, default=0)))
 
 
+def _pair_columns(table: NodeTable) -> tuple[list[int], list[int]]:
+    """The pair table's entries (two a pair), and no more; or, where some entry needs 9
+    bits (256 to 511 payloads), their low bytes and a bitmap of their top bits (entry q's
+    is bit q % 8 of byte q / 8): 1.1 bytes an entry instead of 2 (an ExtraTrees forest of
+    272 payloads: its 408 entries 816 -> 459 B)."""
+    flat = [p for pair in table.pairs for p in pair]
+    if not 0xFF < max(flat, default=0) <= 0x1FF:
+        return flat, []
+    hi = [
+        sum(((flat[q + b] >> 8) & 1) << b for b in range(8) if q + b < len(flat))
+        for q in range(0, len(flat), 8)
+    ]
+    return [p & 0xFF for p in flat], hi
+
+
 def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
     U = ir.prefix.upper()
     w = table.word
@@ -503,6 +526,7 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         sum(1 << b for b in range(8) if i + b < len(zero_bits) and zero_bits[i + b])
         for i in range(0, len(zero_bits), 8)
     ]
+    flat, hi = _pair_columns(table)
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
@@ -510,7 +534,9 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         word=_uint_column(U, words, smallest_uint(max((1 << w.bits) - 1, 1))),
         feature=None if w.in_word else _uint_column(U, table.feature),
         thr=threshold_column(ir.frame.encoding, U, thresholds or [0]),
-        pairs=_uint_column(U, [p for pair in table.pairs for p in pair]),
+        pairs=_uint_column(U, flat),
+        pair_hi=_uint_column(U, hi, TYPES["uint8"]) if hi else None,
+        n_pair_hi=len(hi),
         roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
         edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
         feature_mask=(1 << w.feature_bits) - 1,
@@ -535,12 +561,59 @@ def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str
     return ("known" if node.op == "left" else "miss"), "", 0
 
 
+def _key_index(ir: EnsembleIR, node: Split) -> int:
+    """The key a key walk's test of ``node`` reads: k[f], or k[f] + 1 (at f + stride)
+    where a missing value goes left (the threshold's + 1 too)."""
+    return node.feature + key_stride(ir) * (ir.key_threshold(node) - int(node.threshold))
+
+
+def lazy_keys(ir: EnsembleIR) -> bool:
+    """Whether the ifs of a key walk may key each test's input where the test reads it
+    (PREFIX_LAZYKEYS, on x86 and AArch64 hosts) rather than every input once before the
+    first test: for one tree, whose walk reads few inputs and whose first test then waits
+    for one key, not all of them.  Measured (bench/regress_bench.py's depth-8 regression
+    tree on 8 features, gcc 12 -O2, CPU time): 9.0 -> 6.1 ns over the test rows in order,
+    21.0 -> 17.1 shuffled; the 10-tree ExtraTrees regressor, whose walks read every input
+    many times, 37.9 -> 55 ns.  Elsewhere the keys come first, as for a forest: keyed at
+    each test, the tree took 8,522 -> 9,712 B on the ATmega328P."""
+    return ir.key_walk and len(ir.trees) == 1
+
+
+def _key_lhs(ir: EnsembleIR, node: Split) -> str:
+    """What a key walk's test of ``node`` compares with its threshold: k[i]
+    (_key_index), or where keys may be lazy PREFIX_K(f, i) (k[i], or the key of x[f]
+    itself) or PREFIX_K1(f, i) (plus 1, where a missing value goes left)."""
+    i = _key_index(ir, node)
+    if not lazy_keys(ir):
+        return f"k[{i}]"
+    one = "1" if ir.key_threshold(node) != int(node.threshold) else ""
+    return f"{ir.prefix.upper()}_K{one}({node.feature}, {i})"
+
+
+def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tuple[str, ...]:
+    """The return statement of the subtree at ``i`` as a select (treegen.ensemble.branchfree)."""
+    return tuple(
+        branchfree.select_lines(
+            tree.nodes,
+            i,
+            f"return ({cast})",
+            f"{ir.prefix.upper()}_SEL",
+            lambda n: f"{_key_lhs(ir, n)} <= {c_hex32(ir.key_threshold(n))}",
+            lambda n: _comment(ir, n),
+            lambda leaf: pay.of_row[leaf.row],
+        )
+    )
+
+
 def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> IfsView:
-    """A function per tree (more where a subtree starts MAX_NEST tests down)."""
+    """A function per tree (more where a subtree starts MAX_NEST tests down); in a key
+    walk, the last tests above the leaves as select expressions (treegen.ensemble.branchfree)."""
     P = ir.prefix
+    cast = smallest_uint(max(pay.count - 1, 1)).c_name
     functions: list[EnsFunction] = []
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
+        height = branchfree.heights(tree.nodes, ir.key_walk)
         todo = [(0, f"{P}_tree{t}")]
         tree_functions.append(todo[0][1])
         while todo:
@@ -569,6 +642,9 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
+                if height[i] <= branchfree.HEIGHT:
+                    lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
+                    continue
                 if nest >= MAX_NEST:
                     callee = f"{P}_tree{t}_{i}"
                     todo.append((i, callee))
@@ -576,9 +652,10 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     continue
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
                 feature = node.feature
+                lhs = ""
                 if test == "key" and isinstance(node, Split):
-                    # k[f] + 1 where a missing value goes left (the threshold's + 1 too)
-                    feature += key_stride(ir) * (ir.key_threshold(node) - int(node.threshold))
+                    feature = _key_index(ir, node)
+                    lhs = _key_lhs(ir, node)
                 uses_k = uses_k or (
                     ir.encoding.uses_keys
                     and not ir.key_walk
@@ -605,6 +682,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                         comment=comment,
                         zero=zero,
                         bare=plain,
+                        lhs=lhs,
                     )  # fmt: skip
                 )
             functions.append(EnsFunction(name, tuple(lines), uses_k))
@@ -612,9 +690,21 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
     uses_key = ir.encoding.uses_keys and (
         any(line.kind == "if" for fn in functions for line in fn.lines)
     )
-    n_tests = sum(1 for fn in functions for line in fn.lines if line.kind == "if")
+    sel = f"{P.upper()}_SEL("
+    n_tests = sum(
+        1 if line.kind == "if" else sum(text.count(sel) for text in line.select)
+        for fn in functions
+        for line in fn.lines
+    )
+    selects = any(line.kind == "select" for fn in functions for line in fn.lines)
     return IfsView(
-        tuple(functions), tuple(tree_functions), outputs, uses_key, n_tests > INLINE_TESTS, n_tests
+        tuple(functions),
+        tuple(tree_functions),
+        outputs,
+        uses_key or selects,
+        n_tests > INLINE_TESTS,
+        n_tests,
+        selects,
     )
 
 
@@ -694,7 +784,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     else:
         pay = payloads(ir, fractions=False)
         # Each call names its tree's output: no output table.
-        common = replace(_common(ir, pay, cat_bytes), output=None)
+        common = replace(_common(ir, pay, cat_bytes), output=None, lazy_keys=lazy_keys(ir))
         views = (header, common, ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
     source, header_file = file_names(ir.frame.stem)
@@ -721,7 +811,7 @@ def table_bytes(ir: EnsembleIR) -> int:
     view = table_view(ir, table)
     row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
     row += _SIZES[view.feature.ctype] if view.feature else 0
-    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype]
+    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
     n += len(ir.trees) * _SIZES[view.roots.ctype]
     n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
     width = 4 if ir.float32_sums else 8  # a value, an initial score
