@@ -12,8 +12,9 @@ float matrix with nominal columns as codes; ``classifier.py`` is the estimator;
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from treegen.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from treegen.estimator.classifier import C45Classifier
@@ -32,10 +33,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'treegen.estimator' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_attributes(__name__, _HOMES, globals())
