@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble.emit import _bitsets
 from treegen.ensemble.layout import (
     MAX_COUNT,
     NodeTable,
@@ -21,6 +20,7 @@ from treegen.ensemble.layout import (
     walk,
 )
 from treegen.ensemble.lower import ETree, LeafRow, lower_ensemble
+from treegen.ensemble.view_common import bitsets
 
 from support.sklearn_models import NAMES
 from support.sklearn_models import fit_setup as _fit
@@ -66,7 +66,7 @@ def _tree_walk(tree: ETree, go_left: dict[int, bool]) -> int:
 def _table(name: str, fractions: bool) -> tuple[object, object, NodeTable]:
     ir = lower_ensemble(_fit(name), ExportOptions(prefix="e"))
     pay = payloads(ir, fractions)
-    _, cat_at = _bitsets(ir)
+    _, cat_at = bitsets(ir)
     return ir, pay, node_table(ir, pay, cat_at)
 
 

@@ -1,5 +1,5 @@
 """The table style's pair table with 9-bit entries (256 to 511 payloads: the low bytes
-and a bitmap of the top bits, treegen.ensemble.emit._pair_columns): the C reaches the
+and a bitmap of the top bits, treegen.ensemble.view_table.pair_columns): the C reaches the
 same leaves, on the host and on the chips, and the bitmap form is chosen only there."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.core import Ensemble
-from treegen.ensemble.emit import _pair_columns, table_bytes
 from treegen.ensemble.layout import node_table, payloads
 from treegen.ensemble.lower import lower_ensemble
 from treegen.ensemble.sklearn import ensemble_from_sklearn
+from treegen.ensemble.view_table import pair_columns, table_bytes
 from treegen.firmware import targets
 from treegen.firmware.parity import verify_on
 from treegen.kinds.check import verify
@@ -48,14 +48,14 @@ def test_pair_columns_split_9_bit_entries_only() -> None:
     table = _table(_forest())
     flat = [p for pair in table.pairs for p in pair]
     assert 0xFF < max(flat) <= 0x1FF
-    low, hi = _pair_columns(table)
+    low, hi = pair_columns(table)
     assert len(low) == len(flat) and len(hi) == (len(flat) + 7) // 8
     assert [lo | ((hi[q // 8] >> (q % 8)) & 1) << 8 for q, lo in enumerate(low)] == flat
     assert max(low) <= 0xFF
     from support.sklearn_models import fit_setup
 
     small = _table(fit_setup("forest"))  # fewer than 256 payloads: one byte an entry
-    assert _pair_columns(small) == ([p for pair in small.pairs for p in pair], [])
+    assert pair_columns(small) == ([p for pair in small.pairs for p in pair], [])
 
 
 def test_the_c_declares_the_bitmap_and_info_counts_it(tmp_path: Path) -> None:

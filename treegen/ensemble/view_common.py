@@ -1,0 +1,376 @@
+"""What both styles of an ensemble's predict.c share (treegen.ensemble.emit): the
+``Common`` view (the payload rows, initial scores, divisor, categorical tables and the
+binary64 routines the sums need), the exported doubles, IsolationForest's power of two
+and regression's flags, with the rules they follow (when the sums may use add_pos and
+div_pos; a key walk's stride).  Every literal is formatted here."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from treegen.codegen.conditions import missing_kind
+from treegen.codegen.ctype import UINT32, smallest_uint
+from treegen.codegen.f64 import f64_initializer, f64_source
+from treegen.codegen.literals import c_double, c_float, c_rows
+from treegen.codegen.parts import ValueKind, file_names, int_column
+from treegen.codegen.parts import value_kind as value_kind_of
+from treegen.codegen.views import Column, MissingKind
+from treegen.ensemble import pow2
+from treegen.ensemble.core import ZERO_BAND
+from treegen.ensemble.layout import Payloads
+from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
+
+if TYPE_CHECKING:
+    pass
+
+FLOAT_EXACT_INT = 1 << 24  # a float column holds the integers below this exactly
+
+
+@dataclass(frozen=True, slots=True)
+class Doubles:
+    """The doubles predict.c exports besides the class (EnsembleIR.doubles)."""
+
+    name: str  # predict_proba or decision_function
+    arg: str
+    macro: str  # PREFIX_<macro> is their count
+    n: int
+    difference: bool  # AdaBoost's two classes: one column, -sum0 + sum1
+    doc: str
+    anomaly: bool = False  # an IsolationForest's scores (templates/_pow2.j2)
+
+
+@dataclass(frozen=True, slots=True)
+class DoublesView:
+    doubles: Doubles | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """predict.h's count of a regressor's outputs (the header view has classes only)."""
+
+    n_outputs: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pow2Consts:
+    """glibc's pow constants for x = 2 (treegen.ensemble.pow2), as C hex literals."""
+
+    hi: str
+    lo: str
+    inv: str
+    nhi: str
+    nlo: str
+    c2: str
+    c3: str
+    c4: str
+    c5: str
+    shift: str
+    neg_offset: str  # -offset_: decision_function = score_samples + this
+    den: str  # the denominator, a double constant
+    soft_den: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pow2View:
+    """An IsolationForest's scores in C (templates/_pow2.j2); empty table: none."""
+
+    pow2_table: tuple[str, ...]
+    pow2_c: Pow2Consts | None
+
+
+def pow2_view(ir: EnsembleIR) -> Pow2View:
+    if ir.anomaly is None:
+        return Pow2View((), None)
+    t = pow2.table()
+    rows = [f"{{0x{v >> 32:08X}u, 0x{v & 0xFFFFFFFF:08X}u}}" for v in t]
+
+    def h(bits: int) -> str:
+        return f"0x{bits:016X}"
+
+    c = Pow2Consts(
+        h(pow2.LOG2_HI), h(pow2.LOG2_LO), h(pow2.INV_LN2_N), h(pow2.NEG_LN2_HI_N),
+        h(pow2.NEG_LN2_LO_N), h(pow2.C2), h(pow2.C3), h(pow2.C4), h(pow2.C5), h(pow2.SHIFT),
+        h(pow2.as_bits(-ir.anomaly.offset)), c_double(ir.anomaly.denominator),
+        f64_initializer(ir.anomaly.denominator),
+    )  # fmt: skip
+    return Pow2View(c_rows(rows), c)
+
+
+@dataclass(frozen=True, slots=True)
+class RegressView:
+    """Whether predict.c/.h have a regressor's API (templates/_regress.j2): predict
+    writes the outputs, predict_bits their binary64 bits."""
+
+    regress: bool
+
+
+def doubles_api(ir: EnsembleIR) -> Doubles | None:
+    api = ir.proba_api
+    if api is None or api.values:
+        return None
+    where = (
+        "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
+        "nearest binary32 of that value"
+    )
+    if ir.anomaly is not None:
+        doc = (
+            "The IsolationForest's score_samples (scores[0]) and decision_function "
+            "(scores[1]), with glibc's pow: what scikit-learn returns where numpy's power "
+            f"is the C library's (docs/regression.md), {where}."
+        )
+        return Doubles(api.name, "scores", "N_SCORES", 2, False, doc, anomaly=True)
+    if ir.doubles == "proba":
+        doc = f"The estimator's predict_proba, proba[{ir.prefix.upper()}_N_PROBA], {where}."
+        return Doubles(api.name, "proba", "N_PROBA", api.n, False, doc)
+    doc = (
+        f"The estimator's decision_function (the raw scores its class is decided on), "
+        f"scores[{ir.prefix.upper()}_N_SCORES], {where}."
+    )
+    return Doubles(api.name, "scores", "N_SCORES", api.n, ir.decision == "diff", doc)
+
+
+@dataclass(frozen=True, slots=True)
+class Common:
+    """What both styles' predict.c have: the sums, the value tables, the decision."""
+
+    header_name: str
+    value_kind: ValueKind
+    missing: MissingKind  # how a missing value looks (the m.is_missing macro)
+    value_ctype: str
+    n_trees: int
+    n_outputs: int
+    vector: bool  # every leaf adds a whole row
+    output: Column | None  # the output each tree adds to; None: tree t adds to t % n_outputs
+    payload_ctype: str
+    # Count rows (treegen.ensemble.layout.Payloads), or float64 value rows.
+    fractions: bool
+    n_pure: int
+    n_narrow: int
+    n_wide: int
+    narrow_rows: tuple[str, ...]
+    wide_rows: tuple[str, ...]
+    n_values: int
+    value_rows: tuple[str, ...]
+    soft_value_rows: tuple[str, ...]
+    init_rows: tuple[str, ...]
+    soft_init_rows: tuple[str, ...]
+    divisor: str  # "" for none
+    soft_divisor: str
+    bound: str  # decision "bound": the least sum that is class 1
+    soft_bound: str
+    # Where double has fewer than 53 bits: the routines the model needs.
+    soft_source: str
+    decision: str
+    # Categorical tests: the bitsets, each feature's code count and raw-value tables.
+    has_cat: bool
+    cat_rows: tuple[str, ...]
+    n_cat_bytes: int
+    cat_tables: tuple[tuple[int, int, int], ...]  # (feature, offset, count)
+    raw_rows: tuple[str, ...]
+    raw_soft_rows: tuple[str, ...]
+    n_raw: int
+    ncode: Column
+    # XGBoost, LightGBM: float32 sums, the decision's cut, the categorical rule, zero band.
+    sum32: bool = False
+    f32_value_rows: tuple[str, ...] = ()
+    f32_init_rows: tuple[str, ...] = ()
+    cut: str = ""
+    soft_cut: str = ""
+    cat_rule: str = "sklearn"
+    zero: str = ""  # the zero band's edge in the input type ("" for integer inputs)
+    bare_tests: bool = False  # --missing none: numeric tests have no missing-value check
+    # The key walk (treegen.ensemble.lower): keys computed once, k[f] and (key_plus: some
+    # test sends a missing value left) k[f + key_stride] = k[f] + 1.
+    key_walk: bool = False
+    key_stride: int = 1
+    key_plus: bool = False
+    # The ifs of one tree: each test keys its own input instead (lazy_keys).
+    lazy_keys: bool = False
+    # The binary64 routines the sums use: add and div, or add_pos and div_pos where
+    # every operand is +0 or positive normal (_positive; argmax then compares the bits).
+    add_op: str = "add"
+    div_op: str = "div"
+
+
+TINY = 2.0**-1021  # above the least normal double: a quotient this large stays normal
+HUGE = 2.0**1023  # a sum below this stays finite
+
+
+def _positive(ir: EnsembleIR) -> bool:
+    """Whether the sums only ever add and divide +0 or positive normal numbers and stay
+    normal (or +0): the start values and leaf values are, the largest possible sum is
+    finite, the divisor positive and a sum divided by it normal.  Then add_pos and
+    div_pos (treegen.codegen.f64.POS_OPS) give the same bits as add and div, and the
+    sums, never negative, order as their bit patterns (argmax needs no float compare).
+    A forest's count rows add n / N with 1 <= n <= N: the same fractions as its values."""
+    if ir.float32_sums or ir.anomaly is not None or ir.decision not in ("argmax", "value"):
+        return False
+    values = [v for row in ir.values for v in row] + list(ir.init)
+
+    def ok(v: float) -> bool:
+        return (v == 0.0 and math.copysign(1.0, v) > 0) or TINY / 2 <= v < HUGE
+
+    if not values or not all(ok(v) for v in values):
+        return False
+    top = max(ir.init) + len(ir.trees) * max(values)
+    smallest = min((v for v in values if v > 0), default=1.0)
+    d = ir.divisor
+    if d is not None and not (TINY <= d < HUGE and smallest / d >= TINY and top / d < HUGE):
+        return False
+    return top < HUGE
+
+
+def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
+    """The binary64 routines the soft path needs: the sums, and what the decision uses."""
+    pos = _positive(ir)
+    ops = ["add_pos" if pos else "add"]
+    if ir.divisor is not None or (pay.fractions and pay.counts):
+        ops.append("div_pos" if pos else "div")
+    if pay.fractions and pay.counts:
+        ops.append("from_u32")
+    if pos and ir.decision == "argmax":
+        pass  # the bits compared (u64_lt, which add_pos calls)
+    elif ir.decision != "value":
+        ops.append(
+            {"argmax": "lt", "ge0": "le", "gt0": "lt", "gt": "lt", "diff": "lt", "bound": "le"}[
+                ir.decision
+            ]
+        )
+    if ir.decision == "diff":
+        ops.append("neg")
+    if raw:
+        ops += ["eq", "from_f32"]
+    if ir.anomaly is not None:
+        ops.append("div")  # sum / denominator
+    if ir.doubles:
+        ops.append("to_f32")  # the exported doubles where double has 32 bits
+        if ir.decision == "diff":
+            ops.append("neg")
+    return ops
+
+
+def bitsets(ir: EnsembleIR) -> tuple[list[int], dict[tuple[int, int], int]]:
+    """Every categorical test's left codes as a bitset, equal ones stored once: the
+    bytes, and each test's (tree, node) offset into them."""
+    data: list[int] = []
+    seen: dict[tuple[int, ...], int] = {}
+    where: dict[tuple[int, int], int] = {}
+    for t, tree in enumerate(ir.trees):
+        for i, node in enumerate(tree.nodes):
+            if isinstance(node, CatSplit):
+                bits = [0] * ((node.n_codes + 7) // 8 or 1)
+                for c in node.left_codes:
+                    bits[c // 8] |= 1 << (c % 8)
+                key = tuple(bits)
+                if key not in seen:
+                    seen[key] = len(data)
+                    data += bits
+                where[(t, i)] = seen[key]
+    return data, where
+
+
+def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
+    U = ir.prefix.upper()
+    raw: list[float] = []
+    tables = []
+    for f, cats in enumerate(ir.categories):
+        if cats:
+            tables.append((f, len(raw), len(cats)))
+            raw += cats
+    ncode = list(ir.n_codes) or [
+        len(ir.categories[f]) if ir.categories and ir.categories[f] else len(feat.values)
+        for f, feat in enumerate(ir.features)
+    ]
+    outputs = [max(t.output, 0) for t in ir.trees]
+    modular = all(o == t % ir.n_outputs for t, o in enumerate(outputs))
+    narrow = pay.counts[: pay.n_narrow]
+    wide = pay.counts[pay.n_narrow :]
+    scalar = not ir.vector
+
+    def row(values: tuple[float, ...]) -> str:
+        if scalar:
+            return c_double(values[0])
+        return "{" + ", ".join(c_double(v) for v in values) + "}"
+
+    def f32_row(values: tuple[float, ...]) -> str:
+        if scalar:
+            return c_float(values[0])
+        return "{" + ", ".join(c_float(v) for v in values) + "}"
+
+    def soft_row(values: tuple[float, ...]) -> str:
+        if scalar:
+            return f64_initializer(values[0])
+        return "{" + ", ".join(f64_initializer(v) for v in values) + "}"
+
+    return Common(
+        header_name=file_names(ir.frame.stem)[1],
+        value_kind=value_kind_of(ir.frame.encoding),
+        missing=missing_kind(ir.frame.encoding),
+        value_ctype=(UINT32 if ir.encoding.uses_keys else ir.encoding.ctype).c_name,
+        n_trees=len(ir.trees),
+        n_outputs=ir.n_outputs,
+        vector=ir.vector,
+        output=None if modular or ir.vector else int_column(U, outputs),
+        payload_ctype=smallest_uint(max(pay.count - 1, 1)).c_name,
+        fractions=pay.fractions,
+        n_pure=pay.n_pure,
+        n_narrow=len(narrow),
+        n_wide=len(wide),
+        narrow_rows=c_rows(["{" + ", ".join(f"{c}u" for c in r) + "}" for r in narrow]),
+        wide_rows=c_rows(["{" + ", ".join(f"{c}u" for c in r) + "}" for r in wide]),
+        n_values=max(len(pay.doubles), 1),
+        value_rows=c_rows([row(r) for r in pay.doubles]),
+        soft_value_rows=c_rows([soft_row(r) for r in pay.doubles]),
+        init_rows=c_rows([c_double(v) for v in ir.init]),
+        soft_init_rows=c_rows([f64_initializer(v) for v in ir.init]),
+        divisor="" if ir.divisor is None else c_double(ir.divisor),
+        soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
+        bound="" if ir.bound is None else c_double(ir.bound),
+        soft_bound="" if ir.bound is None else f64_initializer(ir.bound),
+        soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw))),
+        decision=ir.decision,
+        has_cat=bool(cat_bytes),
+        cat_rows=c_rows([f"{b}u" for b in cat_bytes]),
+        n_cat_bytes=max(len(cat_bytes), 1),
+        cat_tables=tuple(tables),
+        raw_rows=c_rows([c_double(v) for v in raw]),
+        raw_soft_rows=c_rows([f64_initializer(v) for v in raw]),
+        n_raw=max(len(raw), 1),
+        ncode=int_column(U, ncode or [0]),
+        sum32=ir.float32_sums,
+        f32_value_rows=c_rows([f32_row(r) for r in pay.doubles]) if ir.float32_sums else (),
+        f32_init_rows=c_rows([c_float(v) for v in ir.init]) if ir.float32_sums else (),
+        cut=(c_float(ir.cut) if ir.float32_sums else c_double(ir.cut))
+        if ir.decision == "gt"
+        else "",
+        soft_cut=f64_initializer(ir.cut) if ir.decision == "gt" else "",
+        cat_rule=ir.categorical_rule,
+        zero=_zero_literal(ir),
+        bare_tests=ir.lean,
+        key_walk=ir.key_walk and bool(splits(ir)),
+        key_stride=key_stride(ir),
+        key_plus=ir.key_walk and any(ir.key_threshold(s) != s.threshold for s in splits(ir)),
+        add_op="add_pos" if _positive(ir) else "add",
+        div_op="div_pos" if _positive(ir) else "div",
+    )
+
+
+def splits(ir: EnsembleIR) -> list[Split]:
+    """The numeric tests, tree after tree, in pre-order (the table's row order)."""
+    return [n for tree in ir.trees for n in tree.nodes if isinstance(n, Split)]
+
+
+def key_stride(ir: EnsembleIR) -> int:
+    """Where a key walk's keys plus 1 start: the power of two above the last feature,
+    so a table word's feature and missing-side bits together index the keys."""
+    return 1 << max(ir.n_features - 1, 0).bit_length()
+
+
+def _zero_literal(ir: EnsembleIR) -> str:
+    """The zero band's edge as a constant of the input type (keys compare the float
+    itself): "" where the input is an integer (the band is 0 alone) or no test has it."""
+    if not ir.has_zero or ir.encoding.is_int:
+        return ""
+    return c_double(ZERO_BAND) if ir.encoding.input_type == "double" else c_float(ZERO_BAND)

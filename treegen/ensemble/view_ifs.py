@@ -1,0 +1,238 @@
+"""The ifs style's view of an ensemble (templates/predict_ensemble_ifs.c.j2): a function
+of nested ifs per tree (more where a subtree starts MAX_NEST tests down), the last tests
+above the leaves of a key walk as select expressions (treegen.ensemble.branchfree), and
+where a key walk keys its inputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from treegen.codegen.comments import short
+from treegen.codegen.ctype import smallest_uint
+from treegen.codegen.layout import MAX_NEST
+from treegen.codegen.literals import c_hex32, value_literal
+from treegen.codegen.names import comment_text
+from treegen.ensemble import branchfree
+from treegen.ensemble.layout import Payloads
+from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
+from treegen.ensemble.view_common import key_stride
+
+if TYPE_CHECKING:
+    pass
+
+INLINE_TESTS = 4096
+"""The most tests an ifs predict.c lets the compiler inline its tree functions for:
+measured (gcc 12 -O2), inlining made a 10-tree forest (921 tests) 54 -> 34 ns and a
+400-tree boosted model (2,720) 2.5 -> 1.6 us at 2x its 0.2-1.2 s compile time, and a
+500-tree one (about 30,000) no faster at 2x its 5.6 s."""
+
+
+@dataclass(frozen=True, slots=True)
+class EnsLine:
+    """A line of an ifs function: ``if`` (the test is ``test``: le, lt, known, miss or
+    cat), ``else``, ``end``, ``return`` (a payload), ``select`` (a subtree's select
+    expression, treegen.ensemble.branchfree) or ``call`` (a subtree's function)."""
+
+    kind: str
+    pad: str
+    test: str = ""
+    feature: int = 0
+    threshold: str = ""
+    nan_left: bool = False
+    offset: int = 0  # a categorical test's bitset
+    payload: int = 0
+    callee: str = ""
+    comment: str = ""
+    zero: bool = False  # a value in the zero band goes the missing way too
+    bare: bool = False  # --missing none: the comparison alone
+    select: tuple[str, ...] = ()  # ``select``: a return statement's lines (branchfree)
+    lhs: str = ""  # a key test's left side (_key_lhs)
+
+
+@dataclass(frozen=True, slots=True)
+class EnsFunction:
+    name: str
+    lines: tuple[EnsLine, ...]
+    uses_k: bool  # compares keys: declares k
+
+
+@dataclass(frozen=True, slots=True)
+class IfsView:
+    functions: tuple[EnsFunction, ...]
+    tree_functions: tuple[str, ...]  # tree t's function
+    tree_outputs: tuple[int, ...]  # the output tree t adds to (0 for whole rows)
+    uses_key: bool  # some test reads a key (--float-compare int)
+    noinline: bool  # the tree functions stay functions (INLINE_TESTS)
+    n_tests: int
+    uses_select: bool  # some function returns a select expression (PREFIX_SEL)
+
+
+def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str, str, int]:
+    """(test, threshold literal, bitset offset) of a split that tests something."""
+    if isinstance(node, CatSplit):
+        return "cat", "", offset
+    if ir.key_walk:
+        assert isinstance(node, Split) and node.op == "le"
+        return "key", c_hex32(ir.key_threshold(node)), 0
+    if node.op in ("le", "lt"):
+        return node.op, value_literal(ir.frame.encoding, float(node.threshold)), 0
+    # Every known value goes one way: the test is whether the value is known.
+    return ("known" if node.op == "left" else "miss"), "", 0
+
+
+def _key_index(ir: EnsembleIR, node: Split) -> int:
+    """The key a key walk's test of ``node`` reads: k[f], or k[f] + 1 (at f + stride)
+    where a missing value goes left (the threshold's + 1 too)."""
+    return node.feature + key_stride(ir) * (ir.key_threshold(node) - int(node.threshold))
+
+
+def lazy_keys(ir: EnsembleIR) -> bool:
+    """Whether the ifs of a key walk may key each test's input where the test reads it
+    (PREFIX_LAZYKEYS, on x86 and AArch64 hosts) rather than every input once before the
+    first test: for one tree, whose walk reads few inputs and whose first test then waits
+    for one key, not all of them.  Measured (bench/regress_bench.py's depth-8 regression
+    tree on 8 features, gcc 12 -O2, CPU time): 9.0 -> 6.1 ns over the test rows in order,
+    21.0 -> 17.1 shuffled; the 10-tree ExtraTrees regressor, whose walks read every input
+    many times, 37.9 -> 55 ns.  Elsewhere the keys come first, as for a forest: keyed at
+    each test, the tree took 8,522 -> 9,712 B on the ATmega328P."""
+    return ir.key_walk and len(ir.trees) == 1
+
+
+def _key_lhs(ir: EnsembleIR, node: Split) -> str:
+    """What a key walk's test of ``node`` compares with its threshold: k[i]
+    (_key_index), or where keys may be lazy PREFIX_K(f, i) (k[i], or the key of x[f]
+    itself) or PREFIX_K1(f, i) (plus 1, where a missing value goes left)."""
+    i = _key_index(ir, node)
+    if not lazy_keys(ir):
+        return f"k[{i}]"
+    one = "1" if ir.key_threshold(node) != int(node.threshold) else ""
+    return f"{ir.prefix.upper()}_K{one}({node.feature}, {i})"
+
+
+def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tuple[str, ...]:
+    """The return statement of the subtree at ``i`` as a select (treegen.ensemble.branchfree)."""
+    return tuple(
+        branchfree.select_lines(
+            tree.nodes,
+            i,
+            f"return ({cast})",
+            f"{ir.prefix.upper()}_SEL",
+            lambda n: f"{_key_lhs(ir, n)} <= {c_hex32(ir.key_threshold(n))}",
+            lambda n: _comment(ir, n),
+            lambda leaf: pay.of_row[leaf.row],
+        )
+    )
+
+
+def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> IfsView:
+    """A function per tree (more where a subtree starts MAX_NEST tests down); in a key
+    walk, the last tests above the leaves as select expressions (treegen.ensemble.branchfree)."""
+    P = ir.prefix
+    cast = smallest_uint(max(pay.count - 1, 1)).c_name
+    functions: list[EnsFunction] = []
+    tree_functions: list[str] = []
+    for t, tree in enumerate(ir.trees):
+        height = branchfree.heights(tree.nodes, ir.key_walk)
+        todo = [(0, f"{P}_tree{t}")]
+        tree_functions.append(todo[0][1])
+        while todo:
+            root, name = todo.pop()
+            lines: list[EnsLine] = []
+            uses_k = False
+            # Work items: (node, indent, nest) or a ready line.
+            stack: list[tuple[int, int, int] | EnsLine] = [(root, 1, 0)]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, EnsLine):
+                    lines.append(item)
+                    continue
+                i, indent, nest = item
+                pad = "    " * indent
+                node = tree.nodes[i]
+                if isinstance(node, LeafRow):
+                    lines.append(EnsLine("return", pad, payload=pay.of_row[node.row]))
+                    continue
+                left, right = i + 1, node.right
+                zero = isinstance(node, Split) and node.zero
+                plain = bare(node, ir.lean)
+                if isinstance(node, Split) and node.op in ("left", "right") and not zero:
+                    # A test a missing value alone decides; none when it goes the same way
+                    # (always under --missing none: lower.none_left).
+                    if node.nan_left == (node.op == "left"):
+                        stack.append((left if node.nan_left else right, indent, nest))
+                        continue
+                if height[i] <= branchfree.HEIGHT:
+                    lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
+                    continue
+                if nest >= MAX_NEST:
+                    callee = f"{P}_tree{t}_{i}"
+                    todo.append((i, callee))
+                    lines.append(EnsLine("call", pad, callee=callee))
+                    continue
+                test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
+                feature = node.feature
+                lhs = ""
+                if test == "key" and isinstance(node, Split):
+                    feature = _key_index(ir, node)
+                    lhs = _key_lhs(ir, node)
+                uses_k = uses_k or (
+                    ir.encoding.uses_keys
+                    and not ir.key_walk
+                    and test in ("le", "lt")
+                    and not zero
+                    and not plain
+                )
+                comment = _comment(ir, node)
+                stack += [
+                    EnsLine("end", pad),
+                    (right, indent + 1, nest + 1),
+                    EnsLine("else", pad),
+                    (left, indent + 1, nest + 1),
+                ]
+                lines.append(
+                    EnsLine(
+                        "if",
+                        pad,
+                        test,
+                        feature,
+                        thr,
+                        node.nan_left,
+                        off,
+                        comment=comment,
+                        zero=zero,
+                        bare=plain,
+                        lhs=lhs,
+                    )  # fmt: skip
+                )
+            functions.append(EnsFunction(name, tuple(lines), uses_k))
+    outputs = tuple(max(t.output, 0) for t in ir.trees)
+    uses_key = ir.encoding.uses_keys and (
+        any(line.kind == "if" for fn in functions for line in fn.lines)
+    )
+    sel = f"{P.upper()}_SEL("
+    n_tests = sum(
+        1 if line.kind == "if" else sum(text.count(sel) for text in line.select)
+        for fn in functions
+        for line in fn.lines
+    )
+    selects = any(line.kind == "select" for fn in functions for line in fn.lines)
+    return IfsView(
+        tuple(functions),
+        tuple(tree_functions),
+        outputs,
+        uses_key or selects,
+        n_tests > INLINE_TESTS,
+        n_tests,
+        selects,
+    )
+
+
+def _comment(ir: EnsembleIR, node: Split | CatSplit) -> str:
+    name = ir.features[node.feature].name
+    if isinstance(node, CatSplit):
+        text = f"{name} in {{{', '.join(str(c) for c in node.left_codes)}}}"
+    else:
+        text = f"{name} <= {short(node.cut)}"
+    missing_left = node.nan_left and not bare(node, ir.lean)  # a bare test has no way
+    return comment_text(text + (", missing left" if missing_left else ""))

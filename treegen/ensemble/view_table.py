@@ -1,0 +1,151 @@
+"""The table style's view of an ensemble (templates/predict_ensemble_table.c.j2): every
+tree's splits in one compact node table (treegen.ensemble.layout) as C columns, its pair
+table packed to 9-bit entries where that fits, and the bytes the tables take
+(``table_bytes``, what ``info`` reports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from treegen.codegen.ctype import TYPES, UINT32, CType, smallest_uint
+from treegen.codegen.literals import c_rows
+from treegen.codegen.parts import int_column, threshold_column
+from treegen.codegen.views import Column
+from treegen.ensemble.layout import OP_CODES, NodeTable, Word, node_table, payloads
+from treegen.ensemble.lower import EnsembleIR, LeafRow, Split
+from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, splits
+from treegen.errors import EmitError
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class OpCodes:
+    le: int
+    lt: int
+    left: int
+    right: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The compact node table (treegen.ensemble.layout.NodeTable) as C columns."""
+
+    n_rows: int
+    n_payloads: int
+    n_pairs: int
+    word: Column
+    feature: Column | None  # None: the feature is in the word
+    thr: Column
+    pairs: Column
+    roots: Column
+    edge_ctype: str
+    feature_mask: int
+    kid_ctype: str  # kid as the walk holds it: at least unsigned, so no compare is vacuous
+    fields: Word
+    ops: OpCodes
+    zero_rows: tuple[str, ...] = ()  # the rows of zero-band tests, a bit each
+    n_zero_bytes: int = 0
+    pair_hi: Column | None = None  # 9-bit pair entries: their top bits (pairs holds the low 8)
+    n_pair_hi: int = 0
+
+
+def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
+    return int_column(U, list(values) or [0], ctype or smallest_uint(max(values, default=0)))
+
+
+def pair_columns(table: NodeTable) -> tuple[list[int], list[int]]:
+    """The pair table's entries (two a pair), and no more; or, where some entry needs 9
+    bits (256 to 511 payloads), their low bytes and a bitmap of their top bits (entry q's
+    is bit q % 8 of byte q / 8): 1.1 bytes an entry instead of 2 (an ExtraTrees forest of
+    272 payloads: its 408 entries 816 -> 459 B)."""
+    flat = [p for pair in table.pairs for p in pair]
+    if not 0xFF < max(flat, default=0) <= 0x1FF:
+        return flat, []
+    hi = [
+        sum(((flat[q + b] >> 8) & 1) << b for b in range(8) if q + b < len(flat))
+        for q in range(0, len(flat), 8)
+    ]
+    return [p & 0xFF for p in flat], hi
+
+
+def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
+    U = ir.prefix.upper()
+    w = table.word
+    thresholds = list(table.threshold)
+    if not ir.encoding.is_int and not ir.encoding.uses_keys:
+        big = [
+            t
+            for t, c in zip(thresholds, table.categorical, strict=True)
+            if c and t >= FLOAT_EXACT_INT
+        ]
+        if big:
+            raise EmitError(
+                f"the ensemble's categorical tests need {big[-1]} bitset bytes; at most "
+                f"{FLOAT_EXACT_INT} are exported"
+            )
+    if ir.key_walk:  # no categorical test: every row is a Split
+        thresholds = [ir.key_threshold(s) for s in splits(ir)]
+    words = table.words()
+    zero_bits = [
+        isinstance(node, Split) and node.zero
+        for tree in ir.trees
+        for node in tree.nodes
+        if not isinstance(node, LeafRow)
+    ]
+    zero_bytes = [
+        sum(1 << b for b in range(8) if i + b < len(zero_bits) and zero_bits[i + b])
+        for i in range(0, len(zero_bits), 8)
+    ]
+    flat, hi = pair_columns(table)
+    return TableView(
+        n_rows=table.n_rows,
+        n_payloads=table.n_payloads,
+        n_pairs=len(table.pairs),
+        word=_uint_column(U, words, smallest_uint(max((1 << w.bits) - 1, 1))),
+        feature=None if w.in_word else _uint_column(U, table.feature),
+        thr=threshold_column(ir.frame.encoding, U, thresholds or [0]),
+        pairs=_uint_column(U, flat),
+        pair_hi=_uint_column(U, hi, TYPES["uint8"]) if hi else None,
+        n_pair_hi=len(hi),
+        roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
+        edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
+        feature_mask=(1 << w.feature_bits) - 1,
+        kid_ctype="unsigned" if w.bits <= 16 else UINT32.c_name,
+        fields=w,
+        ops=OpCodes(**OP_CODES),
+        zero_rows=c_rows([f"{b}u" for b in zero_bytes]) if any(zero_bits) else (),
+        n_zero_bytes=len(zero_bytes) if any(zero_bits) else 0,
+    )
+
+
+_SIZES = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "uint32_t": 4, "int32_t": 4}
+_SIZES.update({"float": 4, "double": 8})
+
+
+def table_bytes(ir: EnsembleIR) -> int:
+    """The bytes of the table style's constant tables for ``ir`` (what ``info``
+    reports; the code adds one to two kilobytes, the binary64 routines included)."""
+    cat_bytes, cat_at = bitsets(ir)
+    pay = payloads(ir, fractions=True)
+    table = node_table(ir, pay, cat_at)
+    view = table_view(ir, table)
+    row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+    row += _SIZES[view.feature.ctype] if view.feature else 0
+    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
+    n += len(ir.trees) * _SIZES[view.roots.ctype]
+    n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    width = 4 if ir.float32_sums else 8  # a value, an initial score
+    n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
+    n += width * ir.n_outputs + 8 * (ir.divisor is not None)
+    n += 8 * (ir.decision == "gt" and not ir.float32_sums)  # the soft path's cut
+    n += view.n_zero_bytes
+    common = common_view(ir, pay, cat_bytes)
+    if common.output is not None:
+        n += len(ir.trees) * _SIZES[common.output.ctype]
+    if cat_bytes:
+        n += len(cat_bytes) + ir.n_features * _SIZES[common.ncode.ctype]
+    n += 8 * sum(len(c) for c in ir.categories)
+    return n
