@@ -29,11 +29,16 @@ TEMPLATE_MACROS = (
     "INLINE_TOP",
     "ROM",
     "STACK_SIZE",
-    "SOFT64",  # an ensemble's choice of binary64 routines (treegen.ensemble.emit)
+    "SOFT64",  # an ensemble's choice of binary64 routines (treegen.ensemble.view_common)
     "N_PROBA",
     "N_SCORES",
     "N_OUTPUTS",  # a regressor's (treegen.ensemble.regress)
-    "NOINLINE",  # the ifs style's per-tree functions (treegen.ensemble.emit)
+    "NOINLINE",  # the ifs style's per-tree functions (treegen.ensemble.view_ifs)
+    "SEL",  # the ifs style's select expressions (treegen.ensemble.branchfree)
+    "BRANCHFREE",  # whether SEL is a mask (x86 and AArch64 hosts) or ?:
+    "LAZYKEYS",  # one tree's ifs keys each input where a test reads it (view_ifs.lazy_keys)
+    "K",  # a key walk's key of an input, read or computed (LAZYKEYS)
+    "K1",  # the same plus 1, where a missing value goes left
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 
