@@ -374,3 +374,59 @@ def test_generated_datasets(tmp_path: Path, seed: int) -> None:
     _same(a, Dataset(a.schema, ds.X, ds.y.astype("int32"), a.source))
     _both(arff, schema=a.schema)
     _both(data, schema=c.schema, float32=True)
+
+
+# ---- files read in pieces ------------------------------------------------
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of 5 bytes and a first read of 8 (more while the header has not
+    ended): every line end, CR LF and header boundary falls at a piece's edge
+    somewhere in these files."""
+    monkeypatch.setattr(fast, "PIECE", 5)
+    monkeypatch.setattr(fast, "_HEAD", 8)
+
+
+@pytest.mark.usefixtures("small_pieces")
+@pytest.mark.parametrize("name", sorted(FAST_ARFF))
+def test_arff_in_pieces(tmp_path: Path, name: str) -> None:
+    head = ARFF_HEAD.replace("{x,", "{'%x', x,") if name == "quoted-percent" else ARFF_HEAD
+    text = head + FAST_ARFF[name]
+    if name == "utf8":
+        text = "\ufeff" + text.replace("{x,", "{x, 'é',") + "3,'é',no\n"
+    p = _write(tmp_path, "q.arff", text)
+    section = fast._Section(str(p), b"", False, len(head.encode()), "arff", ",")
+    lines = FAST_ARFF[name].replace("\r\n", "\n").replace("\r", "\n").count("\n")
+    assert len(list(fast._pieces(section))) >= min(lines, 2)
+    ds = _both(p)
+    _both(p, schema=ds.schema, float32=True)
+
+
+@pytest.mark.usefixtures("small_pieces")
+@pytest.mark.parametrize("name", sorted(FAST_C45) + sorted(FAST_CSV))
+def test_c45_and_csv_in_pieces(tmp_path: Path, name: str) -> None:
+    if name in FAST_C45:
+        _write(tmp_path, "q.names", NAMES)
+        p = _write(tmp_path, "q.data", FAST_C45[name])
+    else:  # CSV columns are inferred: read whole, but their header read in pieces
+        body = FAST_CSV[name]
+        text = body if body.lstrip("\ufeff").startswith(("a,", "a;", "a\t")) else CSV_HEAD + body
+        p = _write(tmp_path, "q.csv", text)
+    ds = _both(p)
+    _both(p, schema=ds.schema)  # declared columns: in pieces
+    _both(p, schema=ds.schema, float32=True)
+
+
+@pytest.mark.usefixtures("small_pieces")
+@pytest.mark.parametrize(
+    "name,index", [(n, i) for n, texts in ERRORS.items() for i in range(len(texts))]
+)
+def test_errors_in_pieces_come_from_the_reference(tmp_path: Path, name: str, index: int) -> None:
+    test_errors_come_from_the_reference(tmp_path, name, index)
+
+
+@pytest.mark.usefixtures("small_pieces")
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_datasets_in_pieces(tmp_path: Path, seed: int) -> None:
+    test_generated_datasets(tmp_path, seed)

@@ -4,7 +4,11 @@ The header (CSV header row, ARFF declarations, C4.5 ``.names``) is parsed by
 the Python readers' own code; the data section goes to
 ``treegen/data/native/ctok.c``, which writes ``X`` and ``y`` directly from
 the file's bytes: no Python object per row or cell, no decoded copy of the
-text.  The file's bytes, ``X`` and ``y`` are all the memory it needs.
+text.  A file whose columns are all declared (ARFF, C4.5 ``.names``, a model's
+schema) is read in pieces of :data:`PIECE` bytes, cut at line ends, so that ``X``,
+``y`` and one piece are all the memory it needs (the 1M-row bench file's 155 MB of
+bytes and its 160 MB matrix were held together); columns whose values are
+numbered or inferred as they come take the whole file at once.
 
 This module never raises a data error.  Whenever the file has anything the
 C code does not handle (quoted CSV fields, sparse ARFF rows, C4.5 escapes
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +45,8 @@ __all__ = ["available", "read_fast"]
 _IGNORE, _CONT, _NOM, _NOM_UNK, _OPEN, _INFER, _CLASS, _CLASS_MISS, _CLASS_OPEN = range(9)
 _FORMATS = {"csv": 0, "arff": 1, "c45": 2}
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|\Z)")
+PIECE = 1 << 23  # bytes of data rows per C call when a file is read in pieces
+_HEAD = 1 << 20  # bytes read first for a header (more while it does not end)
 _Spec = tuple[int, int, "list[bytes] | None", int]
 
 # Why the last read_fast() call fell back (for the tests and for debugging).
@@ -84,12 +90,50 @@ def read_fast(
 def _bytes(path: str) -> bytes:
     """The file's bytes, or None where read_text() would refuse them or transform
     more than a BOM and line ends (those it does the same way as ctok)."""
-    data = read_bytes(path, DatasetError, "no such file", "is a directory")
+    return _checked(read_bytes(path, DatasetError, "no such file", "is a directory"))
+
+
+def _checked(data: bytes) -> bytes:
+    """``data`` (whole lines of a file), or _Fallback / UnicodeDecodeError where
+    read_text() would refuse them (see _bytes)."""
     if b"\0" in data:
         raise _Fallback("NUL byte")
     if not data.isascii():
         data.decode("utf-8")  # UnicodeDecodeError: the Python reader reports it
     return data
+
+
+def _head(path: str, size: int) -> tuple[bytes, bool]:
+    """The first ``size`` bytes of the file or a little less, cut after a line end
+    (the whole file if it is that short), and whether that is the whole file."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(size + 1)
+    except OSError:
+        return _bytes(path), True  # the whole-file reader says what is wrong
+    if len(data) <= size:
+        return _checked(data), True
+    cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+    return _checked(data[:cut]), False
+
+
+def _with_header(
+    path: str,
+    header: Callable[[str, bytes, str | None], tuple[RawTable, int, str]],
+    target: str | None,
+) -> tuple[bytes, bool, RawTable, int, str]:
+    """The file's first bytes holding its header, whether they are the whole file,
+    and ``header``'s table, data offset and separator (read further while the header
+    does not end within them)."""
+    size = _HEAD
+    while True:
+        data, whole = _head(path, size)
+        try:
+            return (data, whole, *header(path, data, target))
+        except _Fallback:
+            if whole:
+                raise
+        size *= 4
 
 
 def _lines(data: bytes, pos: int) -> tuple[int, str]:
@@ -124,13 +168,14 @@ def _read(
         else:
             columns, classes = parse_names(names_path)
             columns.append(Column("class", "nominal", classes))
-        data = _bytes(cases_path)
+        data, whole = _head(cases_path, _HEAD)
         table = RawTable(cases_path, columns, class_index=len(columns) - 1)
         offset, sep = _start(data), ","
+        path = cases_path
     else:
-        data = _bytes(path)
-        table, offset, sep = (_csv_header if fmt == "csv" else _arff_header)(path, data, target)
-    section = _Section(data, offset, fmt, sep)
+        header = _csv_header if fmt == "csv" else _arff_header
+        data, whole, table, offset, sep = _with_header(path, header, target)
+    section = _Section(path, data, whole, offset, fmt, sep)
     if schema is None:
         return _train(table, section, nominal, ignore, float32)
     # The class column: the model's class's name, or --target's (the header check above
@@ -187,12 +232,34 @@ def _values(values: Sequence[str]) -> list[bytes] | None:
 
 @dataclass(frozen=True)
 class _Section:
-    """The data rows of a file: its bytes, where they start, the format and separator."""
+    """The data rows of a file: its path, its first bytes (``whole``: all of it),
+    where the rows start, the format and separator."""
 
-    data: bytes
+    path: str
+    head: bytes
+    whole: bool
     offset: int
     fmt: str
     sep: str
+
+
+def _pieces(section: _Section) -> Iterator[bytes]:
+    """The file's data rows (from ``section.offset``) in pieces of about :data:`PIECE`
+    bytes, each but the last ending after a line end (a CR LF is not split)."""
+    with open(section.path, "rb") as f:
+        f.seek(section.offset)
+        carry = b""
+        while True:
+            block = f.read(PIECE)
+            if not block:
+                if carry:
+                    yield carry
+                return
+            buf = carry + block
+            cut = max(buf.rfind(b"\n"), buf.rfind(b"\r", 0, len(buf) - 1)) + 1
+            carry = buf[cut:]
+            if cut:
+                yield buf[:cut]
 
 
 def _parse(
@@ -202,17 +269,41 @@ def _parse(
     float32: bool,
 ) -> tuple[np.ndarray, np.ndarray, list[list[bytes] | None]]:
     assert ctok is not None
-    data, offset = section.data, section.offset
+    # Values numbered as they come (open columns) or a column inferred from all its
+    # cells (whose rows are read again when a cell is not a number) need the whole
+    # data in one call; declared columns are read piece by piece.
+    whole = section.whole or any(spec[0] in (_OPEN, _INFER, _CLASS_OPEN) for spec in specs)
+    pieces: list[bytes] | None = None
+    offset = 0  # where the rows start in the first piece
+    if whole:
+        pieces = [section.head if section.whole else _bytes(section.path)]
+        offset = section.offset
     # Rows <= line ends + 1: X is allocated once, at its final size or a little more.
-    max_rows = data.count(b"\n", offset) + data.count(b"\r", offset) + 1
+    max_rows = 1
+    for piece in pieces or _pieces(section):
+        max_rows += piece.count(b"\n", offset) + piece.count(b"\r", offset)
     X = np.empty((max_rows, n_attr), dtype=np.float64)
     y = np.full(max_rows, -1, dtype=np.int32)
-    got = ctok.parse(
-        data, offset, _FORMATS[section.fmt], section.sep, specs, X, y, n_attr, float32, max_rows
-    )
-    if isinstance(got, str):
-        raise _Fallback(got)
-    rows, _lines_read, opened = got
+    rows = 0
+    opened: list[list[bytes] | None] = []
+    for piece in pieces or _pieces(section):
+        got = ctok.parse(
+            _checked(piece),
+            offset,
+            _FORMATS[section.fmt],
+            section.sep,
+            specs,
+            X[rows:],
+            y[rows:],
+            n_attr,
+            float32,
+            max_rows - rows,
+        )
+        if isinstance(got, str):
+            raise _Fallback(got)
+        rows += got[0]
+        opened = got[2]
+        offset = 0
     if rows == 0:
         raise _Fallback("no data rows")
     if rows < max_rows:
