@@ -228,7 +228,7 @@ def test_add_at_equals_numpy_add_at() -> None:
 
 
 @needs_native
-@pytest.mark.parametrize("code_type", [np.int16, np.int32])
+@pytest.mark.parametrize("code_type", [np.int8, np.int16, np.int32])
 def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
     lib = native.cscan
     assert lib is not None
@@ -277,7 +277,7 @@ def test_nominal_counts_equal_per_attribute_add_at(code_type: type) -> None:
 
 
 @needs_native
-@pytest.mark.parametrize("code_type", [np.int16, np.int32])
+@pytest.mark.parametrize("code_type", [np.int8, np.int16, np.int32])
 def test_nominal_counts_in_double_equal_per_attribute_bincount(code_type: type) -> None:
     """The j48 flavour's Freq[v][c]: the kernel in double, cell for cell the sums of
     grow.py's numpy path (one bincount per attribute, each cell in case order), on
@@ -329,7 +329,8 @@ def test_nominal_counts_in_double_equal_per_attribute_bincount(code_type: type) 
 
 @needs_native
 def test_gather_values_equals_numpy() -> None:
-    """Row-major gather and unknown-weight sums per (task, attribute), in case order."""
+    """The gather from the context's (Kc, n) table of values (one attribute a row) and
+    the unknown-weight sums per (task, attribute), in case order."""
     lib = native.cscan
     assert lib is not None
     rng = np.random.default_rng(4)
@@ -342,7 +343,7 @@ def test_gather_values_equals_numpy() -> None:
     unk = np.zeros(B * Kc, np.float32)
     y = rng.integers(0, 3, size=E).astype(np.intp)
     rec = np.empty((E, Kc + 2), np.float32)
-    lib.gather_values(cv, Kc, rows, w, y, tid, rec, unk)
+    lib.gather_values(np.ascontiguousarray(cv.T), Kc, rows, w, y, tid, rec, unk)
     assert np.array_equal(rec[:, :Kc], cv[rows], equal_nan=True)
     assert np.array_equal(rec[:, Kc], w) and np.array_equal(rec[:, Kc + 1], y)
     k_idx, e_idx = np.nonzero(np.isnan(cv[rows].T))
@@ -350,7 +351,7 @@ def test_gather_values_equals_numpy() -> None:
     np.add.at(want, tid[e_idx] * Kc + k_idx, w[e_idx])
     assert np.array_equal(unk, want) and want.any()
     with pytest.raises(IndexError):
-        lib.gather_values(cv, Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)
+        lib.gather_values(cv.T.copy(), Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)
 
 
 @pytest.mark.slow

@@ -31,6 +31,9 @@ from treegen.trainer.stats import to_f32
 IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
 
+SAMPLE = 64
+"""Rows per block of a continuous attribute's presorted rows in :meth:`Context.cuts_below`."""
+
 MANY_VALUES = 0.3
 """The many-valued rule's share: a nominal attribute with at least this many declared
 values per row of the data is many-valued, and its gain counts in the average gain only
@@ -86,9 +89,12 @@ class Context:
     nom_pos: dict[int, int]  # attribute -> column of ncodes
     cvals: npt.NDArray[np.floating]  # (n_cont, n_rows + 1) values, NaN unknown
     ncodes: npt.NDArray[np.integer]  # (n_rows + 1, n_nom): 0 unknown, 1..k declared values
+    # Each continuous attribute's distinct known values, ascending (j48, and where
+    # widen_to sets them); c45 finds its thresholds through the presorted rows
+    # instead (cuts_below), which saves a float per known value (38 MB at 1M rows).
     distinct: dict[int, npt.NDArray[np.floating]]
     # Each continuous attribute's known rows by value, one attribute after
-    # another (presorted_len[k] rows for attribute k).
+    # another (presorted_len[k] rows for attribute k); made by presort().
     sorted_flat: npt.NDArray[np.int32]
     presorted_len: IntArray
     weights: npt.NDArray[np.floating]  # (n_rows + 1,)
@@ -96,10 +102,9 @@ class Context:
     j48: bool
     min_cases: float
     multi_val: bool
-    scratch: IntArray
-    # Row-major copy of cvals, (n_rows + 1, n_cont), for the C scan (with the
-    # accelerator only): a row's values share a cache line.
-    cvals_rows: npt.NDArray[np.floating] | None = None
+    # Whether growth scores continuous attributes in C (native.cscan, at most
+    # MAX_CLASSES classes): it gathers the values from cvals by column.
+    c_scan: bool = False
     work: Workspace = field(default_factory=Workspace)  # the C path's scratch arrays
     # The row count of "all the data" in the many-valued rule (0.3 x rows):
     # ``n_rows``, except when reduced-error pruning grows on some folds of a
@@ -110,6 +115,101 @@ class Context:
     file_values: dict[int, npt.NDArray[np.floating]] = field(default_factory=dict)
     # The cases' starting weights (n_rows, the flavour's dtype); None: all 1.
     case_weights: npt.NDArray[np.floating] | None = None
+    # presort()'s state: whether it ran, and for cuts_below every SAMPLE-th value of
+    # each attribute's presorted rows (the first of each block).
+    sorted_done: bool = False
+    samples: list[npt.NDArray[np.floating]] = field(default_factory=list)
+    _scratch: IntArray | None = None
+
+    @property
+    def scratch(self) -> IntArray:
+        """A row-sized int array the depth-first reference engine partitions with
+        (made on first use: the level-wise engine never reads it)."""
+        if self._scratch is None:
+            self._scratch = np.full(self.n_rows + 1, -3, dtype=np.intp)
+        return self._scratch
+
+    def presort(self) -> None:
+        """Each continuous attribute's known rows by value (:attr:`sorted_flat`), and for
+        j48 its distinct values: what growth reads besides the values.  Separate from
+        building the context so that a caller can let the data go in between
+        (:func:`treegen.trainer.fit.prepare`); idempotent."""
+        if self.sorted_done:
+            return
+        n = self.n_rows
+        cont = list(self.cont_pos)
+        # Every attribute's sorted rows written in place, one after another (a list of
+        # them concatenated, then cast, held the 40 MB of a 1M-row table three times).
+        sorted_flat = np.empty(n * len(cont), dtype=np.int32)
+        presorted_len = np.zeros(len(cont), dtype=np.intp)
+        samples: list[npt.NDArray[np.floating]] = []
+        at = 0
+        for j, a in enumerate(cont):
+            col = self.cvals[j, :n]
+            # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
+            # of its reader, not a rule a user would expect.
+            rows = np.flatnonzero(~np.isnan(col))
+            order = _stable_order(col, rows)
+            del rows
+            sorted_flat[at : at + order.size] = order
+            presorted_len[j] = order.size
+            at += order.size
+            if self.j48:
+                vals = col[order]  # ascending: the distinct values without sorting again
+                keep = np.ones(vals.size, dtype=np.bool_)
+                keep[1:] = vals[1:] != vals[:-1]
+                self.distinct[a] = vals[keep]
+            else:
+                samples.append(col[order[::SAMPLE]])
+        if at < sorted_flat.size:
+            sorted_flat.resize(at, refcheck=False)  # the unknown values' tail, given back in place
+        self.sorted_flat, self.presorted_len, self.samples = sorted_flat, presorted_len, samples
+        self.sorted_done = True
+
+    def cuts_below(self, att: int, bars: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+        """For each of ``bars`` (c45: float32 midpoints), the largest training value of
+        ``att`` not above it, as :meth:`cut_for` gives it: the first of its equal values
+        in value order (0.0 and -0.0 are equal; the first met, by row, is the one).
+
+        Found through the presorted rows: the blocks of :data:`SAMPLE` rows from their
+        first values, then within one block, in a few numpy calls for all bars."""
+        d = self.distinct.get(att)
+        if d is not None:
+            key = np.asarray(bars).astype(d.dtype)
+            i = np.searchsorted(d, key, side="right") - 1
+            assert (i >= 0).all(), "midpoint lies above a training value by construction"
+            return d[i]
+        j = self.cont_pos[att]
+        col = self.cvals[j]
+        start = int(self.presorted_len[:j].sum())
+        srt = self.sorted_flat[start : start + int(self.presorted_len[j])]
+        sample = self.samples[j]
+        key = np.asarray(bars).astype(col.dtype)
+        # The last value not above key: in the last block whose first value is not.
+        b = np.searchsorted(sample, key, side="right") - 1
+        assert (b >= 0).all(), "midpoint lies above a training value by construction"
+        i = b * SAMPLE + np.count_nonzero(self._block(col, srt, b) <= key[:, None], axis=1) - 1
+        val = col[srt[i]]
+        # The first of its equal values: in the block before the first whose first
+        # value is not below it (or at the very start).
+        b2 = np.searchsorted(sample, val, side="left") - 1
+        first = np.where(
+            b2 < 0,
+            0,
+            np.maximum(b2, 0) * SAMPLE
+            + np.count_nonzero(self._block(col, srt, np.maximum(b2, 0)) < val[:, None], axis=1),
+        )
+        return col[srt[first]]
+
+    @staticmethod
+    def _block(
+        col: npt.NDArray[np.floating], srt: npt.NDArray[np.int32], b: IntArray
+    ) -> npt.NDArray[np.floating]:
+        """The values of blocks ``b`` of ``srt`` (one row each), padded with +inf."""
+        pos = b[:, None] * SAMPLE + np.arange(SAMPLE)[None, :]
+        inside = pos < srt.size
+        vals = col[srt[np.minimum(pos, max(srt.size - 1, 0))]]
+        return np.where(inside, vals, col.dtype.type(np.inf))
 
     @property
     def unit_weights(self) -> bool:
@@ -174,7 +274,7 @@ class Context:
         so that pruning's peak does not hold them."""
         self.sorted_flat = np.zeros(0, dtype=np.int32)
         self.presorted_len = np.zeros_like(self.presorted_len)
-        self.cvals_rows = None
+        self.samples = []
         self.distinct = {}
         self.work = Workspace()
 
@@ -202,6 +302,8 @@ class Context:
 
         J48's ``setSplitPoint`` accepts values up to ``bar`` within ``J48_TOL``.
         """
+        if not self.j48 and att not in self.distinct:
+            return float(self.cuts_below(att, np.asarray([bar]))[0])
         d = self.distinct[att]
         limit = bar + J48_TOL if self.j48 else bar
         # In d's own type: a Python float would make numpy convert all of d
@@ -299,11 +401,25 @@ def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool)
         )
 
 
+def code_type(n_values: Iterable[int]) -> type[np.integer]:
+    """The narrowest type of the nominal code table (codes 0..k, 0 unknown) for these
+    value counts: int8 up to 126 values (the C kernels read one byte signed)."""
+    top = max(n_values, default=0)
+    return np.int8 if top < 127 else np.int16 if top < 32000 else np.int32
+
+
 def build_context(
-    ds: Dataset, min_cases: int, j48: bool, weights: npt.NDArray[np.floating] | None = None
+    ds: Dataset,
+    min_cases: int,
+    j48: bool,
+    weights: npt.NDArray[np.floating] | None = None,
+    *,
+    presort: bool = True,
 ) -> Context:
     """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45),
-    the cases starting at ``weights`` (rounded to the flavour's dtype; None: 1 each)."""
+    the cases starting at ``weights`` (rounded to the flavour's dtype; None: 1 each).
+    ``presort=False`` leaves :meth:`Context.presort` for later: the context then holds
+    nothing of ``ds``, which can go first."""
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
     kinds = tuple(a.kind for a in ds.attributes)
@@ -311,73 +427,83 @@ def build_context(
     cont = [a for a, k in enumerate(kinds) if k == "continuous"]
     nom = [a for a, k in enumerate(kinds) if k == "nominal"]
     cvals = np.full((len(cont), n + 1), np.inf, dtype=dtype)
-    code_type = np.int16 if max((n_values[a] for a in nom), default=0) < 32000 else np.int32
-    ncodes = np.zeros((n + 1, len(nom)), dtype=code_type)
-    distinct: dict[int, npt.NDArray[np.floating]] = {}
-    # Every attribute's sorted rows written in place, one after another (a list of them
-    # concatenated, then cast, held the 40 MB of a 1M-row table three times at once).
-    sorted_flat = np.empty(n * len(cont), dtype=np.int32)
-    presorted_len = np.zeros(len(cont), dtype=np.intp)
-    at = 0
+    ncodes = np.zeros((n + 1, len(nom)), dtype=code_type(n_values[a] for a in nom))
     for j, a in enumerate(cont):
-        # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
-        # of its reader, not a rule a user would expect.
         with np.errstate(over="ignore"):  # an overflow to inf is refused just below
-            col = ds.X[:, a].astype(dtype)  # float32 for c45: Release 8 stores values as float
-        _check_finite(ds, a, col, j48)
-        cvals[j, :n] = col
-        rows = np.flatnonzero(~np.isnan(col))
-        order = _stable_order(col, rows)
-        sorted_flat[at : at + order.size] = order
-        presorted_len[j] = order.size
-        at += order.size
-        vals = col[order]  # ascending: the distinct values without sorting again
-        keep = np.ones(vals.size, dtype=np.bool_)
-        keep[1:] = vals[1:] != vals[:-1]
-        distinct[a] = vals[keep]
-    if at < sorted_flat.size:
-        sorted_flat.resize(at, refcheck=False)  # the unknown values' tail, given back in place
+            cvals[j, :n] = ds.X[:, a]  # float32 for c45: Release 8 stores values as float
+        _check_finite(ds, a, cvals[j, :n], j48)
     for j, a in enumerate(nom):
-        # One pass over X's strided column, then the five below run on contiguous
-        # values (about three times faster at 1M rows; the same codes).
-        col = np.ascontiguousarray(ds.X[:, a])
-        k = n_values[a]
-        # Codes outside 0..k-1 (or not integral) are unknown, as in classification.
-        # (NaN fails every comparison; no masked indexing: it costs more.)
-        ok = (col >= 0) & (col < k) & (col == np.floor(col))
-        ncodes[:n, j] = np.where(ok, col + 1, 0).astype(code_type)
+        ncodes[:n, j] = nominal_codes(ds.X[:, a], n_values[a])
+    return context_of(
+        kinds, n_values, len(ds.classes), cvals, ncodes, ds.y, min_cases, j48, weights, presort
+    )
+
+
+def nominal_codes(values: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.intp]:
+    """A nominal column's codes for the context: value index + 1, 0 unknown.  Codes
+    outside 0..k-1 (or not integral) are unknown, as in classification."""
+    # One pass over X's strided column, then the five below run on contiguous
+    # values (about three times faster at 1M rows; the same codes).
+    # (NaN fails every comparison; no masked indexing: it costs more.)
+    col = np.ascontiguousarray(values)
+    ok = (col >= 0) & (col < k) & (col == np.floor(col))
+    codes: npt.NDArray[np.intp] = np.where(ok, col + 1, 0).astype(np.intp)
+    return codes
+
+
+def context_of(
+    kinds: tuple[str, ...],
+    n_values: tuple[int, ...],
+    n_classes: int,
+    cvals: npt.NDArray[np.floating],
+    ncodes: npt.NDArray[np.integer],
+    y: npt.NDArray[np.integer],
+    min_cases: int,
+    j48: bool,
+    weights: npt.NDArray[np.floating] | None = None,
+    presort: bool = True,
+) -> Context:
+    """The :class:`Context` over tables already in its layout: ``cvals`` (continuous
+    attributes x (rows + 1), the flavour's dtype, finite or NaN, the last column a pad),
+    ``ncodes`` ((rows + 1) x nominal attributes, :func:`code_type`, the last row 0) and
+    the classes ``y`` (rows); the context takes the tables as they are."""
+    dtype: type[np.floating] = np.float64 if j48 else np.float32
+    n = int(y.shape[0])
+    assert cvals.shape == (sum(k == "continuous" for k in kinds), n + 1) and cvals.dtype == dtype
+    assert ncodes.shape == (n + 1, sum(k == "nominal" for k in kinds))
+    cont = [a for a, k in enumerate(kinds) if k == "continuous"]
+    nom = [a for a, k in enumerate(kinds) if k == "nominal"]
     usable = cont + nom
     multi_val = bool(usable) and all(
         kinds[a] == "nominal" and not few_values(n_values[a], n) for a in usable
     )
-    y = np.zeros(n + 1, dtype=np.intp)
-    y[:n] = ds.y
+    yy = np.zeros(n + 1, dtype=np.intp)
+    yy[:n] = y
     ctx = Context(
         n_rows=n,
-        n_classes=len(ds.classes),
-        y=y,
-        y_small=y.astype(np.int8 if len(ds.classes) < 127 else np.int32),
+        n_classes=n_classes,
+        y=yy,
+        y_small=yy.astype(np.int8 if n_classes < 127 else np.int32),
         kinds=kinds,
         n_values=n_values,
         cont_pos={a: j for j, a in enumerate(cont)},
         nom_pos={a: j for j, a in enumerate(nom)},
         cvals=cvals,
         ncodes=ncodes,
-        distinct=distinct,
-        sorted_flat=sorted_flat,
-        presorted_len=presorted_len,
+        distinct={},
+        sorted_flat=np.zeros(0, dtype=np.int32),
+        presorted_len=np.zeros(len(cont), dtype=np.intp),
         weights=np.ones(n + 1, dtype=dtype),
         dtype=dtype,
         j48=j48,
         min_cases=float(min_cases),
         multi_val=multi_val,
-        scratch=np.full(n + 1, -3, dtype=np.intp),
-        cvals_rows=None
-        if native.cscan is None or len(ds.classes) > MAX_CLASSES
-        else np.ascontiguousarray(cvals.T),
+        c_scan=native.cscan is not None and n_classes <= MAX_CLASSES,
         case_weights=None if weights is None else np.ascontiguousarray(weights, dtype=dtype),
     )
     ctx.reset_weights()
+    if presort:
+        ctx.presort()
     return ctx
 
 

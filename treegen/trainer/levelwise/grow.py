@@ -301,15 +301,15 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
     if ctx.n_classes >= sparse.MANY_CLASSES and sparse.available(ctx):
         _score_continuous_sparse(ctx, bucket, lens, scores)
         return
-    if native.cscan is not None and ctx.cvals_rows is not None:
-        # The C path: the bucket's values gathered row by row (one cache line
-        # per case for all attributes) with the unknown weights summed in the
-        # same pass, then the scan over the unpadded segments.  Same numbers
+    if native.cscan is not None and ctx.c_scan:
+        # The C path: the bucket's values gathered into one record per case (one
+        # cache line for all its attributes) with the unknown weights summed in
+        # the same pass, then the scan over the unpadded segments.  Same numbers
         # as the numpy path below.
         rec = np.empty((E, Kc + 2), dtype=dt)
         unk = np.zeros(B * Kc, dtype=dt)
         native.cscan.gather_values(
-            ctx.cvals_rows,
+            ctx.cvals,
             Kc,
             rows_cat,
             np.ascontiguousarray(w_cat, dt),

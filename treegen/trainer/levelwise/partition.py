@@ -119,11 +119,7 @@ def _tests(
         cont = split[kind[split] == KIND_CONTINUOUS]
         for a in np.unique(chosen[cont]).tolist():
             tb = cont[chosen[cont] == a]
-            d = ctx.distinct[a]
-            bar = scores.bar[tb, a].astype(d.dtype)  # float32 midpoints: exact
-            i = np.searchsorted(d, bar, side="right") - 1
-            assert (i >= 0).all(), "midpoint lies above a training value by construction"
-            thr[tb] = d[i]
+            thr[tb] = ctx.cuts_below(a, scores.bar[tb, a])  # float32 midpoints: exact
     nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)
     tree.kind[nids] = kind[split]
     tree.attribute[nids] = chosen[split]

@@ -50,7 +50,7 @@ done:
  * in float32, one bincount per attribute in double), each cell receiving the same
  * additions in the same order.  w and out are both float32 (c45) or both double
  * (j48), as out comes.  codes is the
- * (n_rows + 1, n_nom) code table, int16 or int32 (code_size bytes), read at
+ * (n_rows + 1, n_nom) code table, int8, int16 or int32 (code_size bytes), read at
  * the bucket's rows. */
 #define NOMINAL_LOOP(REAL)                                                             \
     do {                                                                               \
@@ -63,8 +63,9 @@ done:
                 goto bad;                                                              \
             const char *row = codes + rows[e] * n_nom * code_size;                     \
             for (Py_ssize_t k = 0; k < K; k++) {                                       \
-                const Py_ssize_t code = code_size == 2 ? ((const int16_t *)row)[cols[k]] \
-                                                       : ((const int32_t *)row)[cols[k]]; \
+                const Py_ssize_t code = code_size == 1   ? ((const int8_t *)row)[cols[k]]  \
+                                        : code_size == 2 ? ((const int16_t *)row)[cols[k]] \
+                                                         : ((const int32_t *)row)[cols[k]]; \
                 const Py_ssize_t i = base[e] + k * stride + code * C;                  \
                 if (code < 0 || i < 0 || i >= n_out)                                   \
                     goto bad;                                                          \
@@ -82,7 +83,7 @@ PyObject *tg_nominal_counts(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OnnOOOOnnO", &o[0], &code_size, &n_nom, &o[1], &o[2], &o[3],
                           &o[4], &stride, &C, &o[5]))
         return NULL;
-    if ((code_size != 2 && code_size != 4) || n_nom < 1 || C < 1 || stride < 1) {
+    if ((code_size != 1 && code_size != 2 && code_size != 4) || n_nom < 1 || C < 1 || stride < 1) {
         PyErr_SetString(PyExc_ValueError, "nominal_counts: bad sizes");
         return NULL;
     }
@@ -138,13 +139,15 @@ done:
     return result;
 }
 
-/* gather_values(cvals_rows, Kc, rows, w, y, tid, out_rec, out_unk):
+/* gather_values(cvals, Kc, rows, w, y, tid, out_rec, out_unk):
  * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
- * cvals_rows[rows[e] * Kc + k] (its values), then w[e], then y[e] as a
+ * cvals[k * n_rows + rows[e]] (its values: cvals is the context's
+ * (Kc, n_rows) table, one attribute a row), then w[e], then y[e] as a
  * number -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
  * w[e], cases in order: levelwise/grow.py's numpy path gathers, tests isnan and sums
  * the unknown weights (np.add.at, or bincount in double) to the same numbers.
- * All float arrays are float32 (c45) or all double (j48), as cvals_rows. */
+ * All float arrays are float32 (c45) or all double (j48), as cvals.  The rows
+ * of a task ascend, so each attribute's values are read in one forward sweep. */
 #define GATHER_LOOP(REAL)                                                              \
     do {                                                                               \
         const REAL *cv = b[0].buf, *w = b[2].buf;                                      \
@@ -154,10 +157,10 @@ done:
             if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0 ||      \
                 y[e] > 16777216)                                                       \
                 goto bad;                                                              \
-            const REAL *src = cv + r * Kc;                                             \
+            const REAL *src = cv + r;                                                  \
             REAL *dst = rec + e * rs;                                                  \
             for (Py_ssize_t k = 0; k < Kc; k++) {                                      \
-                const REAL v = src[k];                                                 \
+                const REAL v = src[k * n_rows];                                        \
                 dst[k] = v;                                                            \
                 if (v != v)                                                            \
                     unk[t * Kc + k] += w[e];                                           \
@@ -201,7 +204,7 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
         return NULL;
     const Py_ssize_t rs = Kc + 2;
     const tg_spec spec[NB] = {
-        {0, rsz, NV, "cvals_rows"},
+        {0, rsz, NV, "cvals"},
         {0, sizeof(Py_ssize_t), E, "rows"},
         {0, rsz, E, "w"},
         {0, sizeof(Py_ssize_t), E, "y"},
