@@ -200,6 +200,7 @@ def grow_prepared(
 ) -> Model:
     """The tree :func:`train` grows and prunes from :func:`prepare`'s ``p``."""
     opts, ctx = p.opts, p.ctx
+    ctx.presort()  # prepare() left it for after the data could go
     j48 = opts.flavor == "j48"
     gopts = _grow_options(opts, engine)
     nodes: tuple[Node, ...] | None = None
@@ -224,7 +225,9 @@ def grow_prepared(
         if not opts.prune:
             nodes = flat.grown_nodes(tree)
         elif native.cprune is not None:
-            nodes = prune_native(ctx, tree, float(opts.cf))
+            # Nothing reads the context's data after the walk: it lets them go once
+            # copied into its own table (a tree the walk declines keeps them).
+            nodes = prune_native(ctx, tree, float(opts.cf), spend=True)
         root = tree.to_tnodes() if nodes is None else None
     else:
         # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).
@@ -328,7 +331,7 @@ def _context(
     """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
     every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
     then (section 8)."""
-    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48", weights)
+    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48", weights, presort=False)
     if opts.subsets and not ctx.j48:
         ctx.multi_val = True
     return ctx

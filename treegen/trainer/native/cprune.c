@@ -200,12 +200,13 @@ static int32_t class_of(const Prune *p, int64_t r)
 /* prune_c45(log_cf, coeff, n_rows, n_classes, y, cvals, ncodes, code_size,
  *           okind, attr_pos, thresh, child_start, n_children, child_idx,
  *           tab_start, tab, kind, src, cls, items, errors, dist, updated,
- *           max_depth=unlimited, weights=None) -> bool
+ *           max_depth=unlimited, weights=None, data=None) -> bool
  * prune_j48(cf, coeff, ...the same...) -> bool
  *
  * Node 0 is the root; all case data as in treegen.trainer.context.Context
  * (y: int64 (n_rows + 1), cvals: float32 for c45, float64 for j48 (n_cont,
- * n_rows + 1), ncodes: int16/int32 (n_rows + 1, n_nom)).  Tree arrays are
+ * n_rows + 1), ncodes: int8/int16/int32 (n_rows + 1, n_nom); with data, a list
+ * holding those three, which the walk empties once it has read them).  Tree arrays are
  * int64 per node except thresh (float64), tab (int32), items/errors
  * (float64), dist (float32 for c45, float64 for j48, nodes x classes) and
  * updated (int8).  kind, src (= node index) and cls
@@ -225,16 +226,28 @@ static PyObject *prune_flat(PyObject *args, int j48)
     double first;
     memset(&p, 0, sizeof p);
     Py_ssize_t max_depth = PY_SSIZE_T_MAX;
-    PyObject *weights = Py_None;
-    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|nO", &first, &p.bd.coeff, &n_rows,
+    PyObject *weights = Py_None, *data = Py_None;
+    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|nOO", &first, &p.bd.coeff, &n_rows,
                           &C, &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
                           &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
-                          &o[17], &max_depth, &weights))
+                          &o[17], &max_depth, &weights, &data))
         return NULL;
+    /* data: None, or a list [y, cvals, ncodes] standing in for those three
+     * arguments (then None): once they are copied into the record table the
+     * list is emptied, so that they are freed during the walk when nothing
+     * else holds them.  It is left as it is when the walk declines (False). */
+    if (data != Py_None) {
+        if (!PyList_Check(data) || PyList_GET_SIZE(data) != 3) {
+            PyErr_SetString(PyExc_TypeError, "prune_flat: data must be a list of 3 arrays");
+            return NULL;
+        }
+        for (int i = 0; i < 3; i++)
+            o[i] = PyList_GET_ITEM(data, i);
+    }
     p.bd.log_cf = first; /* c45 */
     p.bd.cf = first;     /* j48 */
     const Py_ssize_t vsz = j48 ? (Py_ssize_t)sizeof(double) : (Py_ssize_t)sizeof(float);
-    if (C < 1 || C > MAX_CLASSES || n_rows < 0 ||
+    if (C < 1 || C > MAX_CLASSES || n_rows < 0 || n_rows >= INT32_MAX ||
         (code_size != 1 && code_size != 2 && code_size != 4)) {
         PyErr_SetString(PyExc_ValueError, "prune_flat: bad sizes");
         return NULL;
@@ -435,8 +448,17 @@ static PyObject *prune_flat(PyObject *args, int j48)
         for (Py_ssize_t j = 0; j < p.n_cont; j++)
             memcpy(x + p.off_cont + vsz * j, p.cvals + (j * n1 + r) * vsz, (size_t)vsz);
     }
+    if (data != Py_None) {
+        for (int i = 0; i < 3; i++)
+            PyBuffer_Release(&b[i]); /* sets b[i].obj to NULL: released once */
+        p.y = NULL;
+        p.cvals = NULL;
+        p.ncodes = NULL;
+        if (PyList_SetSlice(data, 0, 3, NULL) < 0)
+            goto done;
+    }
     {
-        int64_t *rows = malloc((size_t)n1 * sizeof(int64_t));
+        int32_t *rows = malloc((size_t)n1 * sizeof(int32_t));
         void *w = malloc((size_t)n1 * (size_t)vsz);
         if (rows == NULL || w == NULL) {
             free(rows);
@@ -445,7 +467,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
             goto done;
         }
         for (Py_ssize_t i = 0; i < n_rows; i++) {
-            rows[i] = i;
+            rows[i] = (int32_t)i;
             if (j48)
                 ((double *)w)[i] = 1.0;
             else
@@ -588,7 +610,7 @@ static void FN(copy_record)(Prune *p, Py_ssize_t to, Py_ssize_t from)
 }
 
 /* A leaf's estimate from its cases (prune._leaf_estimate), updating its record. */
-static double FN(leaf_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, const REAL *w,
+static double FN(leaf_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, const REAL *w,
                               Py_ssize_t n, int update)
 {
     const Py_ssize_t C = p->C;
@@ -625,7 +647,7 @@ static double FN(leaf_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, const
  * increasing order (the root's are 0..n-1 and every branch takes an ordered
  * merge of a subsequence), so "row order" and "case order" agree.
  * Recursion depth is the tree's depth (the caller bounds it). */
-static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, const REAL *w,
+static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, const REAL *w,
                                   Py_ssize_t n, int update)
 {
     const Py_ssize_t C = p->C;
@@ -642,25 +664,30 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, c
     const REAL cut = (REAL)p->thresh[s];
     const int32_t *tab = k == SUBSET ? p->tab + p->tab_start[s] : NULL;
 
-    /* One block: 8-byte arrays first, then REAL ones, then 4-byte ones. */
-    size_t bytes = (2 * (size_t)F + 1 + 2 * (size_t)n) * sizeof(int64_t) +
-                   ((size_t)C + 2 * (size_t)F + 2 * (size_t)n) * sizeof(REAL) +
-                   (size_t)n * sizeof(int32_t) + 16;
-    char *block = malloc(bytes);
-    if (block == NULL) {
+    /* Two blocks: the node's own numbers (8-byte arrays first, then REAL ones),
+     * and its cases' (REAL, then int32 rows: 20 bytes a case in float32, where
+     * int64 rows took 28).  The cases' block is freed once the branches are
+     * walked: the update step below walks the largest branch with all n cases
+     * again, and that walk's blocks then do not come on top of this one. */
+    char *block = malloc((2 * (size_t)F + 1) * sizeof(int64_t) +
+                         ((size_t)C + 2 * (size_t)F) * sizeof(REAL) + 16);
+    char *big = malloc(2 * (size_t)n * sizeof(REAL) + 3 * (size_t)n * sizeof(int32_t) + 16);
+    if (block == NULL || big == NULL) {
+        free(block);
+        free(big);
         p->failed = 1;
         return 0.0;
     }
     int64_t *off = (int64_t *)block; /* F + 1: branch v's known cases are [off[v], off[v+1]) */
     int64_t *fill = off + F + 1;
-    int64_t *rows_g = fill + F; /* known cases grouped by branch, then the unknown ones */
-    int64_t *rows_v = rows_g + n;
-    REAL *dist = (REAL *)(rows_v + n);
+    REAL *dist = (REAL *)(fill + F);
     REAL *known_v = dist + C;
     REAL *factor = known_v + F;
-    REAL *w_g = factor + F;
+    REAL *w_g = (REAL *)big;
     REAL *w_v = w_g + n;
-    int32_t *br = (int32_t *)(w_v + n);
+    int32_t *rows_g = (int32_t *)(w_v + n); /* known cases grouped by branch, then the unknown ones */
+    int32_t *rows_v = rows_g + n;
+    int32_t *br = rows_v + n;
 
     /* One pass in case order: the cases' weight (CountItems), the class sums
      * (update only), each case's branch, the known weight per branch and
@@ -673,7 +700,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, c
         known_v[v] = 0;
     memset(dist, 0, (size_t)C * sizeof(REAL));
     for (Py_ssize_t i = 0; i < n; i++) {
-        const int64_t r = rows[i];
+        const int32_t r = rows[i];
         if (i + AHEAD < n) {
             const unsigned char *x = p->rec + rows[i + AHEAD] * p->stride;
             PREFETCH(x + col);
@@ -715,7 +742,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, c
             w_g[q] = w[i];
         }
     }
-    const int64_t *urows = rows_g + n_known;
+    const int32_t *urows = rows_g + n_known;
     REAL *cur = w_g + n_known; /* the unknown cases' weights (c45: carried from branch to branch) */
 
     const REAL known_cases = nu ? (REAL)(cases - unk) : cases;
@@ -761,6 +788,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int64_t *rows, c
         }
         tree_est = (REAL)((double)tree_est + est); /* Context.add_all */
     }
+    free(big);
     if (!update || p->failed) {
         free(block);
         return tree_est;
