@@ -29,6 +29,11 @@ from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total
 # call to call, so they are kept small (with 3 classes a chunk's log inputs, 2C + 2
 # doubles a case, stay under the Workspace's limit: kept, not made afresh each call).
 NATIVE_CHUNK = 1 << 15
+# The most candidate cuts of one segment held at once (c45): a longer segment is
+# scanned in windows of this many (scan_cont's skip), its best cut kept from window
+# to window.  Each holds 2C + 2 log inputs and their logs: with 3 classes 128 bytes a
+# cut, so 32 MB here, where a 1M-row root segment's cuts took 120 MB at once.
+WINDOW = 1 << 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +65,10 @@ class Chunk:
 
     ``kk``/``ii``: each cut's segment (relative to ``lo``) and position,
     ``low``: LowItems at it, ``x``: its 2C + 2 log inputs, ``tot``: each
-    segment's known class weights.  The arrays are scratch (Context.work),
-    valid until the next chunk.
+    segment's known class weights, ``tries``: each segment's number of candidate
+    cuts.  The arrays are scratch (Context.work), valid until the next chunk.  A
+    segment with more than :data:`WINDOW` cuts (c45) comes as several chunks of the
+    same ``lo``/``hi``, one window of its cuts each, the last with ``last`` set.
     """
 
     lo: int
@@ -72,6 +79,8 @@ class Chunk:
     low: FloatArray
     x: npt.NDArray[np.float64]
     tot: FloatArray
+    tries: IntArray
+    last: bool = True
 
 
 def _scan_chunks(
@@ -81,6 +90,7 @@ def _scan_chunks(
     ms: FloatArray,
     bound: FloatArray,
     enough: npt.NDArray[np.uint8],
+    window: int | None = None,
 ) -> Iterator[Chunk]:
     """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
 
@@ -88,7 +98,9 @@ def _scan_chunks(
     on LowItems and ``enough`` whether it has cases enough to split at all.
     Chunks are whole segments, about NATIVE_CHUNK cases, so the
     candidate arrays stay small enough to reuse; a chunk's arrays are let go
-    before the next chunk's are made (a segment alone can be larger).
+    before the next chunk's are made (a segment alone can be larger).  With
+    ``window``, a lone segment of more cuts than that is scanned in windows of
+    ``window`` cuts (see :class:`Chunk`).
     """
     rec, seg_att, flat = segs.rec, segs.att, segs.flat
     seg_len, seg_start = segs.length, segs.start
@@ -102,12 +114,16 @@ def _scan_chunks(
         hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + NATIVE_CHUNK, side="right"))
         hi = min(max(hi, lo + 1), R)
         cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
+        windowed = window is not None and hi == lo + 1 and cap > window
+        if windowed:
+            assert window is not None
+            cap = window
         kk = ctx.work.get("kk", cap, np.intp)
         ii = ctx.work.get("ii", cap, np.intp)
         low = ctx.work.get(f"low_{dt.__name__}", cap, dt)
         x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
         tot = np.empty((hi - lo, C), dtype=dt)
-        n = scan(
+        args = (
             rec,
             n1,
             rs,
@@ -126,9 +142,21 @@ def _scan_chunks(
             x,
             tot,
         )
-        if n:
-            yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot)
-        del kk, ii, low, x, tot  # the caller has let the chunk go too
+        if not windowed:
+            n = scan(*args)
+            if n:
+                tries = np.bincount(kk[:n], minlength=hi - lo)
+                yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
+        else:
+            total = scan(*args, 0)  # the first window, and how many cuts in all
+            tries = np.asarray([total], dtype=np.intp)
+            for skip in range(0, total, cap):
+                if skip:
+                    scan(*args, skip)
+                n = min(cap, total - skip)
+                last = skip + cap >= total
+                yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries, last)
+        del kk, ii, low, x, tot, args  # the caller has let the chunk go too
         lo = hi
 
 
@@ -189,25 +217,43 @@ def eval_continuous_flat(
     ms = np.where(ms64 <= m, m, np.where(ms64 > 25, 25.0, ms64)).astype(dt)
     lim = (known - ms).astype(dt)
     enough = (known >= 2 * m).astype(np.uint8)
-    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough):
-        _best_c45(ctx, lib, ch, segs, out)
+    pick: _Pick | None = None
+    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW):
+        pick = _best_c45(ctx, lib, ch, segs, pick)
+        if ch.last:
+            _finish_c45(ctx, ch, segs, pick, out)
+            pick = None
         del ch  # before the next chunk's arrays are made
     return out
 
 
-def _best_c45(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: ContScores) -> None:
+@dataclass(slots=True)
+class _Pick:
+    """The best cut so far of each segment of a chunk (over its windows): whether
+    one was found, its penalised gain, its position in the segment and LowItems."""
+
+    found: npt.NDArray[np.bool_]
+    pen: FloatArray
+    ii: IntArray
+    low: FloatArray
+
+
+def _best_c45(
+    ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, pick: _Pick | None
+) -> _Pick:
     """``splits.finish_c45`` for a chunk scanned in C: logs by numpy, the rest in C.
 
     Only ``np.log`` runs over the candidates in numpy (so the logs are the
     numpy path's); the per-cut arithmetic and the pick of the first best cut
-    per segment are C (``best_cuts``), the chosen cuts' split info numpy.
+    per segment are C (``best_cuts``).  Over a segment's windows the first best
+    is kept: a later window's best replaces it only when strictly larger, as
+    ``best_cuts`` compares cut after cut (the penalised gains are never NaN).
     """
     dt = ctx.dtype
-    vals, flat, seg_start, att = segs.rec, segs.flat, segs.start, segs.att
-    known, cases, unk = segs.known, segs.cases, segs.unknown
+    known, cases = segs.known, segs.cases
     lo, hi = ch.lo, ch.hi
-    kn, cs_, uk = known[lo:hi], cases[lo:hi], unk[lo:hi]
-    tries = np.bincount(ch.kk, minlength=hi - lo)
+    kn, cs_ = known[lo:hi], cases[lo:hi]
+    tries = ch.tries
     lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
     base = cut_base_info(ch.tot, kn)
     frac = (dt(1) - (dt(1) - (kn / cs_).astype(dt)).astype(dt)).astype(dt)
@@ -229,14 +275,33 @@ def _best_c45(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Con
         best,
         pen,
     )
-    seg = np.flatnonzero((best >= 0) & (pen > 0))
+    found = best >= 0
+    j = np.where(found, best, 0)
+    now = _Pick(found, pen, ch.ii[j], ch.low[j])
+    if pick is None:
+        return now
+    take = now.found & (~pick.found | (now.pen > pick.pen))
+    pick.found |= now.found
+    pick.pen[take], pick.ii[take], pick.low[take] = now.pen[take], now.ii[take], now.low[take]
+    return pick
+
+
+def _finish_c45(ctx: Context, ch: Chunk, segs: Segments, pick: _Pick, out: ContScores) -> None:
+    """The chosen cuts of a chunk's segments into ``out``: gain, split info (numpy)
+    and the threshold's midpoint."""
+    dt = ctx.dtype
+    vals, flat, seg_start, att = segs.rec, segs.flat, segs.start, segs.att
+    known, cases, unk = segs.known, segs.cases, segs.unknown
+    lo, hi = ch.lo, ch.hi
+    kn, cs_, uk = known[lo:hi], cases[lo:hi], unk[lo:hi]
+    pen = pick.pen
+    seg = np.flatnonzero(pick.found & (pen > 0))
     if seg.size == 0:
         return
-    j = best[seg]
-    at = seg_start[lo + seg] + ch.ii[j]
+    at = seg_start[lo + seg] + pick.ii[seg]
     a = att[lo + seg]
     lo32, hi32 = vals[flat[at], a], vals[flat[at + 1], a]
-    vf1 = ch.low[j]
+    vf1 = pick.low[seg]
     vf2 = (kn[seg] - vf1).astype(dt)
     r = lo + seg
     out.gain[r] = pen[seg]
@@ -259,6 +324,7 @@ def _best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Con
     lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
     best = np.empty(hi - lo, dtype=np.intp)
     bgain = np.empty(hi - lo)
+    assert ch.last, "j48 scans whole segments"
     frac = 1.0 - (1.0 - kn / cs_)  # 1 - UnknownRate, rounded as numpy computes it
     lib.best_cuts_j48(
         ch.x,
@@ -274,7 +340,7 @@ def _best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Con
         best,
         bgain,
     )
-    tries = np.bincount(ch.kk, minlength=hi - lo)
+    tries = ch.tries
     seg = np.flatnonzero(best >= 0)
     # J48: the MDL penalty, then a cut must still gain at least J48_TOL.
     pen = bgain[seg] - log2_c45(tries[seg].astype(np.float64)) / cs_[seg]

@@ -9,7 +9,7 @@
  *                 j48: the known weight), LowItems and the two values (double).
  *
  * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
- *         n_classes, out_kk, out_ii, out_low, out_x, out_tot) -> number of cuts
+ *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1) -> number of cuts
  *
  * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
  * is rec[p * rs ...]: its values of the Kc continuous attributes, then its
@@ -22,16 +22,25 @@
  * cut's TotalInfo logs (best_cuts): per side the class weights and their
  * total, each as a double, 1 where not positive (log 0, and a 0 term, as
  * stats._xlog2x).  All sums run in case order, in REAL.  out_tot[r * C + c]
- * gets the segment's known class weights. */
+ * gets the segment's known class weights.
+ *
+ * With skip >= 0 the candidates are numbered from 0 over all segments and only
+ * those numbered skip .. skip + cap - 1 (cap: out_kk's size) are written, at
+ * 0 .. cap - 1; the return value is then the number of all candidates.  So a
+ * segment with more candidates than the outputs hold is scanned in windows,
+ * one call each, each walking it again (levelwise/score.py: the candidates of a
+ * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
+ * fit (IndexError otherwise). */
 
 PyObject *SCAN_FN(PyObject *self, PyObject *args)
 {
     enum { NB = 13 };
     PyObject *o[NB];
-    Py_ssize_t n1, rs, Kc, C;
+    Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
-                          &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12]))
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|n", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12],
+                          &skip))
         return NULL;
     if (C < 1 || C > MAX_CLASSES || n1 < 0 || Kc < 1 || rs < Kc + 2) {
         PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
@@ -133,18 +142,22 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 below[c] += wi;
                 above[c] -= wi;
                 if (IS_CANDIDATE(ms[r], bound[r], low, lv[i], lv[i + 1])) {
-                    if (n >= cap) {
+                    const Py_ssize_t at = skip < 0 ? n : n - skip;
+                    if (skip < 0 && n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
                         goto done;
                     }
-                    kk[n] = r;
-                    ii[n] = i;
-                    olow[n] = low;
+                    n++;
+                    if (at < 0 || at >= cap)
+                        continue; /* outside this call's window */
+                    kk[at] = r;
+                    ii[at] = i;
+                    olow[at] = low;
                     /* The inputs of TotalInfo's logs (see best_cuts), as
                      * splits._xlog2x prepares them: the value in double, 1
                      * where it is not positive (log 0, and a 0 term). */
                     REAL tb = 0, ta = 0;
-                    double *xn = x + n * (2 * C + 2); /* one cut's values together */
+                    double *xn = x + at * (2 * C + 2); /* one cut's values together */
                     for (Py_ssize_t k = 0; k < C; k++) {
                         xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
                         xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
@@ -153,7 +166,6 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
-                    n++;
                 }
             }
         }
