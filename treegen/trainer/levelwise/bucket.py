@@ -60,8 +60,12 @@ class Bucket:
         """The bucket of ``tasks``; ``cases`` their weights, else summed in row order."""
         sizes = np.asarray([t.rows.size for t in tasks], dtype=np.intp)
         tid = np.repeat(np.arange(len(tasks)), sizes)
-        w = np.concatenate([t.w for t in tasks]).astype(ctx.dtype)
-        rows = np.concatenate([t.rows for t in tasks])
+        if len(tasks) == 1:  # the task's own arrays, read only (1M rows at the root: 12 MB)
+            w = tasks[0].w.astype(ctx.dtype, copy=False)
+            rows = tasks[0].rows
+        else:
+            w = np.concatenate([t.w for t in tasks]).astype(ctx.dtype)
+            rows = np.concatenate([t.rows for t in tasks])
         return cls(
             tasks=tasks,
             tid=tid,
