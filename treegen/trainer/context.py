@@ -199,7 +199,8 @@ class Context:
             np.maximum(b2, 0) * SAMPLE
             + np.count_nonzero(self._block(col, srt, np.maximum(b2, 0)) < val[:, None], axis=1),
         )
-        return col[srt[first]]
+        out: npt.NDArray[np.floating] = col[srt[first]]
+        return out
 
     @staticmethod
     def _block(

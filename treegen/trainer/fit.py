@@ -53,7 +53,7 @@ from treegen.trainer import j48order, native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
 from treegen.trainer.levelwise import flat
-from treegen.trainer.levelwise.grow import grow_levels
+from treegen.trainer.levelwise.grow import grow_levels, release_freed_memory
 from treegen.trainer.options import CaseOrder, Engine, GrowOptions, TrainOptions
 from treegen.trainer.pruning.native import prune_native
 from treegen.trainer.pruning.possible import check_possible_values
@@ -220,6 +220,7 @@ def grow_prepared(
         # The level-wise grower writes arrays; with the C pruner the tree
         # stays arrays until the pruned model nodes are made.
         ctx.release_growth_arrays()  # pruning's peak memory without them
+        release_freed_memory()
         if progress is not None and opts.prune:
             progress("pruning", tree.n)
         if not opts.prune:

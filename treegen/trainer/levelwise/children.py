@@ -62,16 +62,15 @@ class Branches:
 class ChildCases:
     """Every child's cases, child after child, each child's in its parent's entry order.
 
-    ``entry``/``rows``/``w``: the parent's bucket entry, its row, its weight
-    in the child; child ``c``'s cases are ``starts[c]`` .. ``starts[c] +
-    sizes[c] - 1``.  The last three map parent entries to positions in
+    ``rows``/``w``: each case's row and its weight in the child; child ``c``'s
+    cases are ``starts[c]`` .. ``starts[c] + sizes[c] - 1`` (which child each is,
+    and which parent entry, are not kept: at the root of 1M rows they were 17 MB
+    more at growth's peak).  The last three map parent entries to positions in
     their children (what :func:`children_sorted` needs): ``pos_known[e]``
     for an entry with a known branch, ``pos_unknown[unk_slot[e], v]`` for
     an unknown one in branch v (both -1 where none; one spare entry each).
     """
 
-    child: IntArray
-    entry: IntArray
     rows: IntArray
     w: FloatArray
     starts: IntArray

@@ -66,8 +66,9 @@ def partition(
     if tests.split.size == 0:
         return []
     branches = _branches(ctx, tree, bucket, tests)
-    cases = _child_cases(ctx, bucket, tests, branches)
-    stats = _child_stats(ctx, cases, branches.n_child)
+    cases, child = _child_cases(ctx, bucket, tests, branches)
+    stats = _child_stats(ctx, cases, child, branches.n_child)
+    del child
     grows = ~stats.leaf
     kc = len(ctx.cont_pos)
     if kc and grows.any():
@@ -262,8 +263,11 @@ def _unknown_weights(
     return cw
 
 
-def _child_cases(ctx: Context, bucket: Bucket, tests: Tests, branches: Branches) -> ChildCases:
-    """Every child's (parent entry, weight) list: its branch's known cases and every unknown one.
+def _child_cases(
+    ctx: Context, bucket: Bucket, tests: Tests, branches: Branches
+) -> tuple[ChildCases, IntArray]:
+    """Every child's (parent entry, weight) list: its branch's known cases and every unknown
+    one; and the child of each of those cases.
 
     The C kernel (``emit_children``) and the numpy code give the same lists.
     """
@@ -317,12 +321,12 @@ def _child_cases(ctx: Context, bucket: Bucket, tests: Tests, branches: Branches)
         pos_known[ent_s[emitted_known]] = local[emitted_known]
         uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
         pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
-    return ChildCases(
-        ch_s, ent_s, bucket.rows[ent_s], wt_s, starts, sizes, pos_known, u_slot, pos_unk
-    )
+    rows = bucket.rows[ent_s]
+    del ent_s
+    return ChildCases(rows, wt_s, starts, sizes, pos_known, u_slot, pos_unk), ch_s
 
 
-def _child_stats(ctx: Context, cases: ChildCases, n_child: int) -> ChildStats:
+def _child_stats(ctx: Context, cases: ChildCases, child: IntArray, n_child: int) -> ChildStats:
     """Every child's weight and class distribution now (the sums the next level would do).
 
     So the children that must stay leaves (:func:`~treegen.trainer.select.stays_leaf`)
@@ -330,8 +334,8 @@ def _child_stats(ctx: Context, cases: ChildCases, n_child: int) -> ChildStats:
     """
     C = ctx.n_classes
     y_s = ctx.y[cases.rows]
-    ccases = ctx.sums(cases.child, cases.w, n_child)
-    cfreq = ctx.sums(cases.child * C + y_s, cases.w, n_child * C).reshape(n_child, C)
+    ccases = ctx.sums(child, cases.w, n_child)
+    cfreq = ctx.sums(child * C + y_s, cases.w, n_child * C).reshape(n_child, C)
     cbest = np.argmax(cfreq, axis=1)
     cbestf = cfreq[np.arange(n_child), cbest]
     return ChildStats(ccases, cfreq, cbest, cbestf, stays_leaf(ctx, ccases, cbestf))
