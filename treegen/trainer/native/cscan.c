@@ -26,6 +26,7 @@ static PyMethodDef methods[] = {
     {"weka_sort", tg_weka_sort, METH_VARARGS, "J48's quicksort of a node's cases, as a permutation."},
     {"sparse_scan", tg_sparse_scan, METH_VARARGS, "Candidate cuts over the classes present."},
     {"sparse_info", tg_sparse_info, METH_VARARGS, "TotalInfo of candidate cuts, non-zero terms."},
+    {"sparse_pick", tg_sparse_pick, METH_VARARGS, "Gains of sparse_scan's cuts, the best per segment."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -32,5 +32,6 @@ PyObject *tg_r8_front(PyObject *self, PyObject *args);      /* order.c */
 PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
+PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
 
 #endif
