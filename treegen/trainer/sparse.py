@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer import native
+from treegen.trainer import native, splits
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.splits import ContScores, FloatArray, cut_midpoint, pick_c45
+from treegen.trainer.splits import ContScores, FloatArray, pick_c45
 from treegen.trainer.stats import log2_c45, total_info
 
 F32 = np.float32
@@ -147,6 +147,6 @@ def eval_segments(
     vf2 = (known[seg] - vf1).astype(F32)
     out.gain[seg] = pen[seg]
     out.info[seg] = (total_info([unk[seg], vf1, vf2], F32) / cs[seg]).astype(F32)
-    out.bar[seg] = cut_midpoint(vals[at], vals[at + 1], F32)
+    out.bar[seg] = splits.cut_midpoint(vals[at], vals[at + 1], F32)
     out.ok[seg] = True
     return out
