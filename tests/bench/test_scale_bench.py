@@ -89,3 +89,13 @@ def test_package_bytecode_is_current_before_the_runs() -> None:
         assert head[:4] == importlib.util.MAGIC_NUMBER, src
         mtime = int.from_bytes(head[8:12], "little")
         assert mtime == int(src.stat().st_mtime) & 0xFFFFFFFF, src
+
+
+def test_least_cpu_keeps_the_fastest_run_or_an_error() -> None:
+    runs: list[sb.Result] = [
+        {"cpu": 1.2, "wall": 2.0, "peak_mb": 47.0},
+        {"cpu": 0.8, "wall": 1.5, "peak_mb": 48.0},
+        {"cpu": 0.9, "wall": 1.1, "peak_mb": 46.0},
+    ]
+    assert sb.least_cpu(runs) == runs[1]
+    assert sb.least_cpu([*runs, {"error": "exit 2: bad"}]) == {"error": "exit 2: bad"}
