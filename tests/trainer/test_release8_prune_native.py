@@ -1,5 +1,6 @@
 """Release 8's case-order pruning in C (native/r8prune.c, release8/native.py) equals the
-Python walk (release8/prune.py ``_estimate``), bit for bit.
+Python walk (release8/prune.py ``_estimate``), bit for bit; so do growth's class sums
+over the classes present (``class_sums``, release8/grow.py ``node_classes``).
 
 The same grown tree and case array are pruned twice, with and without the
 accelerator: the pruned trees are compared node for node (every field, floats by
@@ -19,6 +20,7 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.model.dist import SparseDist
 from treegen.trainer import native
 from treegen.trainer.context import build_context
 from treegen.trainer.options import GrowOptions
@@ -128,3 +130,62 @@ def test_native_walk_is_taken_and_deep_trees_fall_back(monkeypatch: pytest.Monke
     calls.clear()
     got, _ = _pruned(root, cases, 0.25, True)
     assert calls == [False] and got == want
+
+
+def _node_classes_dense(cases: Cases, fp: int, lp: int) -> tuple[object, ...]:
+    saved = native.cscan
+    try:
+        native.cscan = None
+        return r8_grow.node_classes(cases, fp, lp)
+    finally:
+        native.cscan = saved
+
+
+@needs_native
+@pytest.mark.parametrize("n_classes", [3, 64, 300])
+def test_node_classes_from_the_classes_present(n_classes: int) -> None:
+    """Growth's class sums over the classes present (class_sums) give the dense sums'
+    class (the first of the largest, ties included), its weight and the same held
+    dist, sparse or dense as make_dist decides, on segments of whole and fractional
+    weights in a shuffled case array."""
+    rng = np.random.default_rng(n_classes)
+    n = 400
+    schema = Schema((Attribute("a", "continuous"),), tuple(f"k{i}" for i in range(n_classes)))
+    y = rng.integers(0, n_classes // 3 + 1, n).astype(np.int32)  # ties; dense and sparse
+    ds = Dataset(schema, rng.normal(size=(n, 1)), y)
+    cases = Cases(build_context(ds, 2, False))
+    cases.order = rng.permutation(n).astype(np.intp)
+    kinds = set()
+    for trial in range(60):
+        if trial % 2:
+            cases.weight = np.where(rng.random(n) < 0.3, rng.random(n), 1.0).astype(np.float32)
+        fp = int(rng.integers(0, n))
+        lp = int(rng.integers(fp, min(n, fp + rng.choice([3, 30, 400]))))
+        best, fbest, held, freq = r8_grow.node_classes(cases, fp, lp)
+        d_best, d_fbest, d_held, d_freq = _node_classes_dense(cases, fp, lp)
+        assert best == d_best and np.float32(fbest).tobytes() == np.float32(d_fbest).tobytes()
+        assert type(held) is type(d_held)
+        assert held == d_held if isinstance(held, SparseDist) else np.array_equal(held, d_held)
+        kinds.add(type(held).__name__)
+        if freq is not None:
+            assert np.array_equal(freq, d_freq)
+    if n_classes >= 64:
+        assert kinds == {"SparseDist", "ndarray"}  # both of make_dist's forms met
+
+
+@needs_native
+def test_class_sums_refuses_bad_input() -> None:
+    lib = native.cscan
+    assert lib is not None
+    y = np.array([0, 1, 7], dtype=np.intp)  # 7: beyond 3 classes
+    order = np.arange(3, dtype=np.intp)
+    w = np.ones(3, dtype=np.float32)
+    acc, seen = np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.uint8)
+    out_c, out_w = np.zeros(3, dtype=np.intp), np.zeros(3, dtype=np.float32)
+    with pytest.raises(IndexError):
+        lib.class_sums(y, order, w, 0, 2, acc, seen, out_c, out_w)
+    assert not acc.any() and not seen.any()  # refused before any sum
+    with pytest.raises(IndexError):
+        lib.class_sums(y, order, w, 0, 5, acc, seen, out_c, out_w)
+    assert lib.class_sums(y, order, w, 0, 1, acc, seen, out_c, out_w) == 2
+    assert out_c[:2].tolist() == [0, 1] and not acc.any()

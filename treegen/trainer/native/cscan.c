@@ -11,6 +11,7 @@ static PyMethodDef methods[] = {
     {"scan_cont", tg_scan_cont, METH_VARARGS, "Candidate cuts of sorted continuous segments."},
     {"part_sorted", tg_part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", tg_add_at, METH_VARARGS, "np.add.at for float32, sequential."},
+    {"class_sums", tg_class_sums, METH_VARARGS, "A segment's sums per class present."},
     {"emit_children", tg_emit_children, METH_VARARGS, "Children's case lists after splits."},
     {"best_cuts", tg_best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
