@@ -49,6 +49,7 @@ class Cases:
         self.order: IntArray = np.arange(ctx.n_rows, dtype=np.intp)
         self.weight = np.ones(ctx.n_rows, dtype=F32)
         self.all_known = True
+        self._y: IntArray = np.ascontiguousarray(ctx.y, dtype=np.intp)  # as class_sums reads it
         # class_sums' scratch (zero between calls) and outputs, one entry per class.
         self._acc = np.zeros(0, dtype=F32)
         self._seen = np.zeros(0, dtype=np.uint8)
@@ -88,12 +89,8 @@ class Cases:
         if self._acc.size != c:
             self._acc, self._seen = np.zeros(c, dtype=F32), np.zeros(c, dtype=np.uint8)
             self._cls, self._sums = np.zeros(c, dtype=np.intp), np.zeros(c, dtype=F32)
-        y = self.ctx.y
-        m = int(
-            lib.class_sums(
-                y, self.order, self.weight, fp, lp, self._acc, self._seen, self._cls, self._sums
-            )
-        )
+        scratch = (self._acc, self._seen, self._cls, self._sums)
+        m = int(lib.class_sums(self._y, self.order, self.weight, fp, lp, *scratch))
         return self._cls[:m], self._sums[:m]
 
     def value_freq(self, att: int, fp: int, lp: int) -> npt.NDArray[np.float32]:
