@@ -34,6 +34,12 @@ FloatArray = npt.NDArray[np.floating]
 SAMPLE = 64
 """Rows per block of a continuous attribute's presorted rows in :meth:`Context.cuts_below`."""
 
+DISTINCT_MAX_ROWS = 1 << 18
+"""Up to this many rows the c45 flavour keeps each continuous attribute's distinct values
+too (up to 4 bytes a row and attribute), which place thresholds in one binary search; on
+more rows the thresholds are found through the presorted rows (:meth:`Context.cuts_below`),
+a few numpy calls more per bucket and attribute but no array of the values."""
+
 MANY_VALUES = 0.3
 """The many-valued rule's share: a nominal attribute with at least this many declared
 values per row of the data is many-valued, and its gain counts in the average gain only
@@ -89,9 +95,10 @@ class Context:
     nom_pos: dict[int, int]  # attribute -> column of ncodes
     cvals: npt.NDArray[np.floating]  # (n_cont, n_rows + 1) values, NaN unknown
     ncodes: npt.NDArray[np.integer]  # (n_rows + 1, n_nom): 0 unknown, 1..k declared values
-    # Each continuous attribute's distinct known values, ascending (j48, and where
-    # widen_to sets them); c45 finds its thresholds through the presorted rows
-    # instead (cuts_below), which saves a float per known value (38 MB at 1M rows).
+    # Each continuous attribute's distinct known values, ascending (j48, c45 up to
+    # DISTINCT_MAX_ROWS rows, and where widen_to sets them); c45 on more rows finds its
+    # thresholds through the presorted rows instead (cuts_below), which saves a float
+    # per known value (38 MB at 1M rows).
     distinct: dict[int, npt.NDArray[np.floating]]
     # Each continuous attribute's known rows by value, one attribute after
     # another (presorted_len[k] rows for attribute k); made by presort().
@@ -154,7 +161,7 @@ class Context:
             sorted_flat[at : at + order.size] = order
             presorted_len[j] = order.size
             at += order.size
-            if self.j48:
+            if self.j48 or n <= DISTINCT_MAX_ROWS:
                 vals = col[order]  # ascending: the distinct values without sorting again
                 keep = np.ones(vals.size, dtype=np.bool_)
                 keep[1:] = vals[1:] != vals[:-1]
