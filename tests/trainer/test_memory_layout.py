@@ -50,9 +50,7 @@ def _sets() -> list[Dataset]:
 
 
 @pytest.mark.parametrize("index", range(6))
-def test_thresholds_through_the_presorted_rows(
-    index: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_thresholds_through_the_presorted_rows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     ds = _sets()[index]
     for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(subsets=True)):
         for order in ("rows", "release8"):
