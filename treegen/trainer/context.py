@@ -196,18 +196,24 @@ class Context:
         b = np.searchsorted(sample, key, side="right") - 1
         assert (b >= 0).all(), "midpoint lies above a training value by construction"
         i = b * SAMPLE + np.count_nonzero(self._block(col, srt, b) <= key[:, None], axis=1) - 1
-        val = col[srt[i]]
-        # The first of its equal values: in the block before the first whose first
-        # value is not below it (or at the very start).
-        b2 = np.searchsorted(sample, val, side="left") - 1
+        val: npt.NDArray[np.floating] = col[srt[i]]
+        # The first of its equal values, which differs from val only for a zero (0.0
+        # and -0.0): in the block before the first whose first value is not below it
+        # (or at the very start).
+        zero = np.flatnonzero(val == 0)
+        if zero.size == 0:
+            return val
+        b2 = np.searchsorted(sample, val[zero], side="left") - 1
         first = np.where(
             b2 < 0,
             0,
             np.maximum(b2, 0) * SAMPLE
-            + np.count_nonzero(self._block(col, srt, np.maximum(b2, 0)) < val[:, None], axis=1),
+            + np.count_nonzero(
+                self._block(col, srt, np.maximum(b2, 0)) < val[zero][:, None], axis=1
+            ),
         )
-        out: npt.NDArray[np.floating] = col[srt[first]]
-        return out
+        val[zero] = col[srt[first]]
+        return val
 
     @staticmethod
     def _block(
