@@ -111,3 +111,21 @@ def test_cli_rules_prints_the_same(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(out):
         assert main(["rules", str(REF / "vote-r8" / "vote-r8.data")]) == 0
     assert out.getvalue() == _ours_and_ref("vote-r8")[0]
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_generate_cover_is_cover_rows(name: str) -> None:
+    """``treegen rules`` evaluates on the training data with the rows generate already
+    has (``cover=``): they are the ones cover_rows works out, rule for rule."""
+    import numpy as np
+
+    from treegen.rules.core import cover_rows
+
+    ds = read_dataset(str(REF / name / f"{name}.data"))
+    cover: list[np.ndarray] = []
+    printed, _ = generate(ds, train(ds, TrainOptions(prune=False)), cover=cover)
+    want = cover_rows(printed.rules, ds.X, printed.compares_float32)
+    assert len(cover) == len(want) == len(printed.rules)
+    for got, expected in zip(cover, want, strict=True):
+        assert got.dtype == expected.dtype
+        assert np.array_equal(got, expected)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from treegen.cli.common import (
     add_data_options,
@@ -16,6 +17,10 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import progress_line
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 def run_rules(args: argparse.Namespace) -> int:
@@ -31,13 +36,16 @@ def run_rules(args: argparse.Namespace) -> int:
         progress.update("growing the unpruned tree", rows=ds.n_rows)
         opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)
         tree = train(ds, opts, progress=progress.nodes)
-        printed, final = generate(ds, tree, args.cf, progress=progress.steps)
+        cover: list[npt.NDArray[np.int32]] = []  # the printed rules' rows, for the evaluation
+        printed, final = generate(ds, tree, args.cf, progress=progress.steps, cover=cover)
         del tree
         if args.output is not None:
             progress.update("writing")
             save_ruleset(final, args.output)
         progress.update("evaluating on the training data")
-        evaluation = format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True)
+        evaluation = format_rules_evaluation(
+            printed, "training", ds.X, ds.y, drop=True, cover=cover
+        )
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:

@@ -125,11 +125,18 @@ def _default_class(
 
 
 def generate(
-    ds: Dataset, tree: Model, cf: float = 0.25, progress: Steps | None = None
+    ds: Dataset,
+    tree: Model,
+    cf: float = 0.25,
+    progress: Steps | None = None,
+    cover: list[npt.NDArray[np.int32]] | None = None,
 ) -> tuple[RuleSet, RuleSet]:
     """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
     as "Final rules" and the one left after the final pass (the one that classifies).
-    ``progress``: called now and then (the leaves generalised, the classes searched)."""
+    ``progress``: called now and then (the leaves generalised, the classes searched).
+    ``cover``: given, the printed rules' covered rows of ``ds`` (in their order, as
+    :func:`treegen.rules.core.cover_rows` gives them) are appended to it, for the
+    evaluation on the training data not to work them out again."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
@@ -177,11 +184,13 @@ def generate(
         treegen_version=VERSION,
         data_fingerprint=ds.fingerprint(),
     )
-    cover = [match[i] for i in order]
+    covers = [match[i] for i in order]
+    if cover is not None:
+        cover.extend(covers)
     if progress is not None:
         progress("final pass", 0, 1)
     final = tuple(
-        rules[i] for i in dropping(cover, [r.cls for r in rules], default, ds.y)[-1].index
+        rules[i] for i in dropping(covers, [r.cls for r in rules], default, ds.y)[-1].index
     )
     return printed, RuleSet(
         ds.schema,
