@@ -232,12 +232,11 @@ class _PackedPrefix:
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
-        # Sets met again: a nominal value's (few, met all over the tree), an attribute's
-        # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
+        # Sets met again: a nominal value's (few, met all over the tree) and the last
+        # cuts' two sides (a node's ``>`` branch comes after its ``<=`` one).
         self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
         self._values = [len(a.values) if a.is_nominal else 0 for a in ds.attributes]
-        self._known: dict[int, npt.NDArray[np.uint64]] = {}
-        self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
+        self._cuts: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
 
     def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
         """``flags`` as ``words`` little-endian-bit words."""
@@ -261,20 +260,17 @@ class _PackedPrefix:
         if c.op == "in":
             return self.pack(self.cols.satisfied(c, out=self._flags))
         cut = (c.attribute, c.threshold)
-        below = self._below.get(cut)
-        if below is None:
-            le = Condition(c.attribute, "<=", threshold=c.threshold)
-            below = self._below[cut] = self.pack(self.cols.satisfied(le, out=self._flags))
-            if len(self._below) > 64:
-                del self._below[next(iter(self._below))]
-        if c.op == "<=":
-            return below
-        known = self._known.get(c.attribute)
-        if known is None:
-            col = self.cols.X[:, c.attribute]
-            known = self._known[c.attribute] = self.pack(~np.isnan(col))
-        # x > t is not x <= t, for a known x (an unknown one satisfies neither)
-        out: npt.NDArray[np.uint64] = known & ~below
+        sides = self._cuts.get(cut)
+        if sides is None:
+            # both sides in one pass over the float32 column (a node's ``>`` branch
+            # comes right after its ``<=`` one); an unknown value is in neither
+            assert crules is not None and self.cols.float32
+            sides = np.zeros((2, self.words), dtype=np.uint64)
+            crules.cut_bits(self.cols.column(c.attribute, True), c.threshold, sides[0], sides[1], self.n)
+            self._cuts[cut] = sides
+            if len(self._cuts) > 64:
+                del self._cuts[next(iter(self._cuts))]
+        out: npt.NDArray[np.uint64] = sides[0 if c.op == "<=" else 1]
         return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:

@@ -25,6 +25,8 @@ static PyMethodDef methods[] = {
     {"and_rows", tg_and_rows, METH_VARARGS,
      "and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every "
      "kept condition."},
+    {"cut_bits", tg_cut_bits, METH_VARARGS,
+     "cut_bits(col, t, le, gt, n): a float32 column's cases x <= t and x > t, packed."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

@@ -40,6 +40,19 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef POP
 #endif
 
+static void fold_rows(const word *restrict in, const word *restrict sat, word *restrict out,
+                      Py_ssize_t W)
+{
+    for (Py_ssize_t w = 0; w < W; w++)
+        out[w] = in[w] | ~sat[w];
+    for (int i = 1; i < FAIL_LEVELS; i++) {
+        const word *restrict prev = in + (i - 1) * W, *restrict cur = in + i * W;
+        word *restrict o = out + i * W;
+        for (Py_ssize_t w = 0; w < W; w++)
+            o[w] = cur[w] | (prev[w] & ~sat[w]);
+    }
+}
+
 /* fold_levels(levels, sat, out, n): out = levels with one more condition (its
  * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
  * failing more than i conditions. */
@@ -62,14 +75,17 @@ PyObject *tg_fold_levels(PyObject *self, PyObject *args)
         tg_release(b, got);
         return NULL;
     }
-    const word *in = b[0].buf, *sat = b[1].buf;
-    word *out = b[2].buf;
-    for (Py_ssize_t w = 0; w < W; w++) {
-        const word f = ~sat[w];
-        for (int i = FAIL_LEVELS - 1; i > 0; i--)
-            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
-        out[w] = in[w] | f;
+    /* a level at a time over the words: each loop the compiler vectorises (in and out
+     * are rows of one array, but never the same rows: restrict) */
+    const char *o0 = b[2].buf, *o1 = o0 + FAIL_LEVELS * W * (Py_ssize_t)sizeof(word);
+    const char *l0 = b[0].buf, *l1 = l0 + FAIL_LEVELS * W * (Py_ssize_t)sizeof(word);
+    const char *s0 = b[1].buf, *s1 = s0 + W * (Py_ssize_t)sizeof(word);
+    if ((o0 < l1 && l0 < o1) || (o0 < s1 && s0 < o1)) {
+        tg_release(b, 3);
+        PyErr_SetString(PyExc_ValueError, "fold_levels: out overlaps levels or sat");
+        return NULL;
     }
+    fold_rows(b[0].buf, b[1].buf, b[2].buf, W);
     tg_release(b, 3);
     Py_RETURN_NONE;
 }
@@ -261,4 +277,44 @@ PyObject *tg_sort_kept(PyObject *self, PyObject *args)
     PyMem_Free(done);
     tg_release(b, 3);
     return PyLong_FromSsize_t(kept);
+}
+
+/* cut_bits(col, t, le, gt, n): the cases of a float32 column (n values) with x <= t and
+ * with x > t, t rounded to float32 (CaseColumns.satisfied's comparisons), packed into
+ * le and gt (W words each, the bits past n clear).  An unknown value (NaN) is in
+ * neither.  One pass over the column, no array of flags. */
+PyObject *tg_cut_bits(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3];
+    double t;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OdOOn", &o[0], &t, &o[1], &o[2], &n))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
+        {0, sizeof(float), n, "col"},
+        {1, sizeof(word), W, "le"},
+        {1, sizeof(word), W, "gt"},
+    };
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const float *x = b[0].buf, cut = (float)t;
+    word *le = b[1].buf, *gt = b[2].buf;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        const Py_ssize_t lo = w * 64, hi = lo + 64 < n ? lo + 64 : n;
+        word a = 0, c = 0;
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            a |= (word)(x[i] <= cut) << (i - lo);
+            c |= (word)(x[i] > cut) << (i - lo);
+        }
+        le[w] = a;
+        gt[w] = c;
+    }
+    tg_release(b, 3);
+    Py_RETURN_NONE;
 }
