@@ -266,7 +266,9 @@ class _PackedPrefix:
             # comes right after its ``<=`` one); an unknown value is in neither
             assert crules is not None and self.cols.float32
             sides = np.zeros((2, self.words), dtype=np.uint64)
-            crules.cut_bits(self.cols.column(c.attribute, True), c.threshold, sides[0], sides[1], self.n)
+            crules.cut_bits(
+                self.cols.column(c.attribute, True), c.threshold, sides[0], sides[1], self.n
+            )
             self._cuts[cut] = sides
             if len(self._cuts) > 64:
                 del self._cuts[next(iter(self._cuts))]
