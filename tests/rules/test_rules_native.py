@@ -70,6 +70,15 @@ def test_prune_path_equals_python(seed: int) -> None:
         packed.set_row(d, packed.pack(~missed[d]))
     got = paths._prune_native(packed, k, packed.pack(wrong), bound, default_error)
     assert got == expected
+    # Asked for, the kept rule's cases come from the search's own counting: the cases
+    # failing none of the kept conditions (each once, in no particular order).
+    found = (np.full(n, -1, dtype=np.int32), np.full(1, -1, dtype=np.int64))
+    alive = paths._prune_alive(packed, k, packed.pack(wrong), bound, default_error, found)
+    assert (alive is None) == (expected is None)
+    if expected is not None:
+        assert alive is not None and np.flatnonzero(alive[0]).tolist() == expected[0]
+        want = np.flatnonzero(~missed[expected[0]].any(axis=0))
+        assert np.array_equal(np.sort(found[0][: int(found[1][0])]), want)
 
 
 @needs_native

@@ -320,8 +320,11 @@ def _prune_alive(
     wrong: npt.NDArray[np.uint64],
     bound: ErrorBound,
     default_error: float,
+    found: tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]] | None = None,
 ) -> tuple[npt.NDArray[np.uint8], float] | None:
-    """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
+    """:func:`_prune_native` with the conditions kept as flags (k bytes).  ``found``
+    (rows, count): given, the rule's cases satisfying its kept conditions go to rows
+    (not sorted) and their number to count[0], from the search's own counting."""
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
@@ -334,6 +337,7 @@ def _prune_alive(
         default_error,
         alive,
         prefix.levels[k],
+        *(() if found is None else found),
     )
     if pess is None:
         return None
@@ -393,7 +397,8 @@ def candidates(
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
-    found = np.empty(n, dtype=np.int32)  # and_rows' output
+    # prune_path's cases of the rule (when rows are asked for)
+    found = (np.empty(n, dtype=np.int32), np.zeros(1, dtype=np.int64))
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
     for done, (leaf, path) in enumerate(leaf_tests(tree, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
@@ -409,7 +414,9 @@ def candidates(
             assert crules is not None
             if cls not in packed_wrong:
                 packed_wrong[cls] = prefix.pack(ds.y != cls)
-            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
+            got = _prune_alive(
+                prefix, k, packed_wrong[cls], bound, default_error, None if rows is None else found
+            )
             if got is None:
                 continue
             alive, error = got
@@ -438,11 +445,7 @@ def candidates(
         out.append((rule, tuple(tests) if with_tests else ()))
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
-                assert crules is not None
-                which = np.flatnonzero(alive)
-                removed = k - which.size
-                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
-                rows.append(found[:count].copy())
+                rows.append(np.sort(found[0][: int(found[1][0])]))
             else:
                 hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))
