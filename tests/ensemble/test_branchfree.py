@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
+from treegen.codegen.keys import float_key, float_keys
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble import branchfree, classify
 from treegen.ensemble.lower import LeafRow, Split
 from treegen.ensemble.regress import from_estimator
+from treegen.ensemble.view_ifs import float_test
 from treegen.kinds.export import render
-from treegen.verify.build import build
+from treegen.verify.build import STRICT_FLAGS, build
 
 from support.sklearn_models import fit_setup, sklearn_thresholds, threshold_rows
 from support.sklearn_regressors import fit_regressor, regression_data
@@ -143,22 +146,76 @@ def test_both_select_forms_give_the_class(name: str, branchfree_on: str, tmp_pat
 
 
 @needs_gcc
-@pytest.mark.parametrize("lazy", ["0", "1"])
+@pytest.mark.parametrize("floats", ["0", "1"])
 @pytest.mark.parametrize("name", ["tree", "multi_tree"])
-def test_one_tree_keys_either_way_give_predict_bits(name: str, lazy: str, tmp_path: Any) -> None:
-    """One tree's ifs may key each test's input (PREFIX_LAZYKEYS 1, x86 and AArch64) or
-    every input first (0): the same bits either way; a forest keys first always."""
+def test_one_tree_floats_or_keys_give_predict_bits(name: str, floats: str, tmp_path: Any) -> None:
+    """One tree's ifs may compare the float inputs (PREFIX_FLOATCMP 1, x86 and AArch64)
+    or key every input first (0): the same bits either way, NaN included; a forest keys
+    first always."""
     est = fit_regressor(name)
     ens = from_estimator(est)
     r = render(ens, ExportOptions(prefix="r", name="predict", style="ifs"))
     text = r.files["predict.c"]
-    assert "R_LAZYKEYS" in text and re.search(r"\bR_K1?\(\d+, \d+\) <= ", text)
+    assert "R_FLOATCMP" in text and re.search(r"\bR_LE\(\d+, 0x[0-9A-F]+u, !?\(?x\[\d+\] ", text)
     X, _ = regression_data(name)
     finite = {f: {t for t in ts if np.isfinite(t)} for f, ts in sklearn_thresholds(est).items()}
-    X32 = np.vstack([X, threshold_rows(np.nan_to_num(X), finite)]).astype(np.float32)
-    built = build(r.lowered, r.files, tmp_path, cc=f"gcc -DR_LAZYKEYS={lazy}")
+    nan = np.repeat(X[:8], X.shape[1], axis=0)
+    nan[np.arange(len(nan)), np.arange(len(nan)) % X.shape[1]] = np.nan
+    X32 = np.vstack([X, threshold_rows(np.nan_to_num(X), finite), nan]).astype(np.float32)
+    built = build(r.lowered, r.files, tmp_path, cc=f"gcc -DR_FLOATCMP={floats}")
     _, words = built.run(X32)
     got = (words[:, 0::2].astype(np.uint64) << np.uint64(32)) | words[:, 1::2]
     assert np.array_equal(got, _bits(classify.values(ens, X32.astype(np.float64))))
     forest = render(from_estimator(fit_regressor("forest")), ExportOptions(prefix="r", style="ifs"))
-    assert "LAZYKEYS" not in forest.files["r_predict.c"]
+    assert "FLOATCMP" not in forest.files["r_predict.c"]
+
+
+def _edge_floats() -> npt.NDArray[np.float32]:
+    """Zeros, subnormals, the float32 extremes, infinities, NaNs and random values."""
+    f32 = np.finfo(np.float32)
+    tiny = np.float32(f32.smallest_subnormal)
+    edge = [0.0, -0.0, tiny, -tiny, f32.tiny, -f32.tiny, f32.max, -f32.max, np.inf, -np.inf]
+    rand = np.random.default_rng(7).standard_normal(40).astype(np.float32)
+    vals = np.array(edge + list(rand), dtype=np.float32)
+    with np.errstate(over="ignore"):  # FLT_MAX's neighbour above is inf: intended
+        up, down = np.nextafter(vals, np.float32(np.inf)), np.nextafter(vals, np.float32(-np.inf))
+    near = np.concatenate([up, down])
+    nan = np.array([np.nan, -np.nan], dtype=np.float32)
+    return np.concatenate([np.unique(np.concatenate([vals, near])), nan]).astype(np.float32)
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_float_test_is_the_key_test(cc: str, tmp_path: Any) -> None:
+    """view_ifs.float_test on the float equals the key compare it stands for, NaN both
+    ways, at every edge threshold key (zero, subnormals, the extremes, the infinities),
+    compiled with the strict flags."""
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    vals = _edge_floats()
+    thresholds = [float(v) for v in vals if not np.isnan(v) and not (v == 0 and np.signbit(v))]
+    cases = [(float_key(t), left) for t in thresholds for left in (False, True)]
+    body = "".join(
+        f"    out[{j}] = ({float_test('x[0]', key, left)}) ? 1 : 0;\n"
+        for j, (key, left) in enumerate(cases)
+    )
+    src = tmp_path / "t.c"
+    src.write_text(
+        "#include <stdio.h>\n"
+        f"static void tests(const float *x, int *out)\n{{\n{body}}}\n"
+        "int main(void)\n{\n    float x[1];\n"
+        f"    int out[{len(cases)}];\n    unsigned j;\n"
+        "    while (fread(x, sizeof x, 1u, stdin) == 1u) {\n        tests(x, out);\n"
+        f"        for (j = 0u; j < {len(cases)}u; j++) {{\n"
+        "            putchar(out[j] ? '1' : '0');\n        }\n        putchar('\\n');\n"
+        "    }\n    return 0;\n}\n"
+    )
+    exe = tmp_path / "t"
+    subprocess.run([cc, *STRICT_FLAGS, "-O1", str(src), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], input=vals.tobytes(), capture_output=True, check=True)
+    got = np.array([[c == "1" for c in line] for line in out.stdout.decode().split()])
+    keys = float_keys(vals)  # NaN keys to 0 here; the C walk keys it above every threshold
+    k = np.where(np.isnan(vals), 0xFFFFFFFF, keys).astype(np.uint64)
+    want = np.array(
+        [[(kv + left) % 2**32 <= key + left for key, left in cases] for kv in k.tolist()]
+    )
+    assert got.shape == want.shape and np.array_equal(got, want)

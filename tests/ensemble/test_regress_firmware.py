@@ -24,7 +24,7 @@ CHIPS = ("avr", "m0plus", "m4f")
     [
         ("forest", {}),
         ("boosting", {"style": "ifs"}),
-        ("tree", {"style": "ifs"}),  # one tree: keys first on a chip (PREFIX_LAZYKEYS 0)
+        ("tree", {"style": "ifs"}),  # one tree: keys first on a chip (PREFIX_FLOATCMP 0)
         ("hist_cat", {}),
         ("multi_forest", {"float_compare": "int"}),
         ("boosting_zero", {"input_type": "int16", "scale": 10}),

@@ -36,9 +36,8 @@ TEMPLATE_MACROS = (
     "NOINLINE",  # the ifs style's per-tree functions (treegen.ensemble.view_ifs)
     "SEL",  # the ifs style's select expressions (treegen.ensemble.branchfree)
     "BRANCHFREE",  # whether SEL is a mask (x86 and AArch64 hosts) or ?:
-    "LAZYKEYS",  # one tree's ifs keys each input where a test reads it (view_ifs.lazy_keys)
-    "K",  # a key walk's key of an input, read or computed (LAZYKEYS)
-    "K1",  # the same plus 1, where a missing value goes left
+    "FLOATCMP",  # one tree's ifs compares float inputs on hosts (view_ifs.host_floats)
+    "LE",  # a key walk's test, on keys or on the float (FLOATCMP)
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 

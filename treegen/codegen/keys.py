@@ -25,6 +25,16 @@ def float_key(x: float) -> int:
     return key
 
 
+def key_float(key: int) -> float:
+    """The float32 whose key is ``key`` (1 <= key < 2**32, not a NaN's key): the inverse
+    of :func:`float_key`, for printing a key threshold as the float it stands for."""
+    assert 0 < key <= 0xFFFFFFFF
+    bits = key & 0x7FFFFFFF if key & 0x80000000 else (~key) & 0xFFFFFFFF
+    (x,) = struct.unpack("<f", struct.pack("<I", bits))
+    assert not math.isnan(x), "a NaN's bit pattern is no threshold"
+    return float(x)
+
+
 def float_keys(x: npt.NDArray[np.float32]) -> npt.NDArray[np.uint64]:
     """:func:`float_key` of every value of ``x``."""
     bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)

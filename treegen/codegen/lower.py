@@ -59,7 +59,7 @@ from treegen.model.core import ContinuousTest, Model, NominalTest
 from treegen.model.core import Leaf as LeafNode
 from treegen.model.fixedpoint import float32_floor
 
-FLT_MAX = float(np.finfo(np.float32).max)
+FLT_MAX = fixedpoint.FLT_MAX
 
 
 def known_range(enc: Encoding) -> tuple[int, int]:

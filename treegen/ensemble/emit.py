@@ -48,7 +48,7 @@ from treegen.ensemble.view_common import (
     doubles_api,
     pow2_view,
 )
-from treegen.ensemble.view_ifs import ifs_view, lazy_keys
+from treegen.ensemble.view_ifs import host_floats, ifs_view
 from treegen.ensemble.view_table import table_bytes, table_view
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     else:
         pay = payloads(ir, fractions=False)
         # Each call names its tree's output: no output table.
-        common = replace(common_view(ir, pay, cat_bytes), output=None, lazy_keys=lazy_keys(ir))
+        common = replace(common_view(ir, pay, cat_bytes), output=None, host_floats=host_floats(ir))
         views = (header, common, ifs_view(ir, pay, cat_at))
         template = "predict_ensemble_ifs.c.j2"
     source, header_file = file_names(ir.frame.stem)

@@ -186,8 +186,8 @@ class Common:
     key_walk: bool = False
     key_stride: int = 1
     key_plus: bool = False
-    # The ifs of one tree: each test keys its own input instead (lazy_keys).
-    lazy_keys: bool = False
+    # The ifs of one tree: on hosts each test compares its float input (host_floats).
+    host_floats: bool = False
     # The binary64 routines the sums use: add and div, or add_pos and div_pos where
     # every operand is +0 or positive normal (_positive; argmax then compares the bits).
     add_op: str = "add"

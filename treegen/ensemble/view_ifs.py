@@ -5,13 +5,16 @@ where a key walk keys its inputs."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from treegen.codegen.comments import short
 from treegen.codegen.ctype import smallest_uint
+from treegen.codegen.keys import float_key, key_float
 from treegen.codegen.layout import MAX_NEST
-from treegen.codegen.literals import c_hex32, value_literal
+from treegen.codegen.literals import c_float, c_hex32, value_literal
+from treegen.codegen.lower import FLT_MAX
 from treegen.codegen.names import comment_text
 from treegen.ensemble import branchfree
 from treegen.ensemble.layout import Payloads
@@ -47,7 +50,7 @@ class EnsLine:
     zero: bool = False  # a value in the zero band goes the missing way too
     bare: bool = False  # --missing none: the comparison alone
     select: tuple[str, ...] = ()  # ``select``: a return statement's lines (branchfree)
-    lhs: str = ""  # a key test's left side (_key_lhs)
+    cond: str = ""  # a key test's condition (_key_test)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,27 +90,53 @@ def _key_index(ir: EnsembleIR, node: Split) -> int:
     return node.feature + key_stride(ir) * (ir.key_threshold(node) - int(node.threshold))
 
 
-def lazy_keys(ir: EnsembleIR) -> bool:
-    """Whether the ifs of a key walk may key each test's input where the test reads it
-    (PREFIX_LAZYKEYS, on x86 and AArch64 hosts) rather than every input once before the
-    first test: for one tree, whose walk reads few inputs and whose first test then waits
-    for one key, not all of them.  Measured (bench/regress_bench.py's depth-8 regression
-    tree on 8 features, gcc 12 -O2, CPU time): 9.0 -> 6.1 ns over the test rows in order,
-    21.0 -> 17.1 shuffled; the 10-tree ExtraTrees regressor, whose walks read every input
-    many times, 37.9 -> 55 ns.  Elsewhere the keys come first, as for a forest: keyed at
-    each test, the tree took 8,522 -> 9,712 B on the ATmega328P."""
+def host_floats(ir: EnsembleIR) -> bool:
+    """Whether the ifs of a key walk may compare the float inputs themselves where a
+    branch predictor guesses the tests and an FPU compares floats (PREFIX_FLOATCMP, on
+    x86 and AArch64 hosts) rather than key every input once before the first test: for
+    one tree, whose walk reads few inputs, whose first test then waits for no key, and
+    whose every test is one float compare (a float32 x <= t exactly when x <= the float32
+    t stands for; NaN fails it).  Measured (bench/regress_bench.py's depth-8 regression
+    tree on 8 features, gcc 12 -O2, CPU time, interleaved): keys first 9.0 ns over the
+    test rows in order and 21.0 shuffled; each test keying its input 6.9 and 17.2; float
+    compares 5.7 and 20.9 (emlearn's float compares 6.6 and 23.1).  In order, where the
+    predictor learns most paths, what is left is the work per test, least with floats;
+    shuffled, gcc lays the keyed tests out around the sign branches, which mispredict
+    less here.  Elsewhere the keys come first, as for a forest:
+    on a microcontroller a float compare is a library call, and keyed at each test the
+    tree took 8,522 -> 9,712 B on the ATmega328P; a forest's walks read every input many
+    times (keyed at each test, the 10-tree ExtraTrees regressor took 37.9 -> 55 ns)."""
     return ir.key_walk and len(ir.trees) == 1
 
 
-def _key_lhs(ir: EnsembleIR, node: Split) -> str:
-    """What a key walk's test of ``node`` compares with its threshold: k[i]
-    (_key_index), or where keys may be lazy PREFIX_K(f, i) (k[i], or the key of x[f]
-    itself) or PREFIX_K1(f, i) (plus 1, where a missing value goes left)."""
+def _key_test(ir: EnsembleIR, node: Split) -> str:
+    """A key walk's test of ``node``: k[i] <= its key threshold (k[i] is the input's key,
+    or that plus 1 where a missing value goes left: _key_index); where the host may
+    compare floats (host_floats), PREFIX_LE(i, key, the same test on the float), which
+    the C reads either way."""
     i = _key_index(ir, node)
-    if not lazy_keys(ir):
-        return f"k[{i}]"
-    one = "1" if ir.key_threshold(node) != int(node.threshold) else ""
-    return f"{ir.prefix.upper()}_K{one}({node.feature}, {i})"
+    key = c_hex32(ir.key_threshold(node))
+    if not host_floats(ir):
+        return f"k[{i}] <= {key}"
+    left = ir.key_threshold(node) != int(node.threshold)
+    flt = float_test(f"x[{node.feature}]", int(node.threshold), left)
+    return f"{ir.prefix.upper()}_LE({i}, {key}, {flt})"
+
+
+def float_test(x: str, key: int, nan_left: bool) -> str:
+    """The test ``key(x) <= key`` (NaN right) or, with ``nan_left``, ``key(x) + 1 <=
+    key + 1`` (NaN left) as C on the float32 ``x`` itself: x <= the float32 whose key is
+    ``key``, or !(x > it); an infinite one (a threshold beyond every finite float32) as
+    the same set of values.  No threshold keys -0.0 (lower_continuous prints +0.0), so
+    the two zeros, equal as floats, go the same way here as there."""
+    t = key_float(key)
+    assert key != float_key(-0.0), "a key threshold is never -0.0's"
+    if t == math.inf:  # every value that is not NaN
+        return "1" if nan_left else f"{x} == {x}"
+    if t == -math.inf:  # -inf alone
+        m = c_float(-FLT_MAX)
+        return f"!({x} >= {m})" if nan_left else f"{x} < {m}"
+    return f"!({x} > {c_float(t)})" if nan_left else f"{x} <= {c_float(t)}"
 
 
 def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tuple[str, ...]:
@@ -118,7 +147,7 @@ def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tu
             i,
             f"return ({cast})",
             f"{ir.prefix.upper()}_SEL",
-            lambda n: f"{_key_lhs(ir, n)} <= {c_hex32(ir.key_threshold(n))}",
+            lambda n: _key_test(ir, n),
             lambda n: _comment(ir, n),
             lambda leaf: pay.of_row[leaf.row],
         )
@@ -172,10 +201,10 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     continue
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
                 feature = node.feature
-                lhs = ""
+                cond = ""
                 if test == "key" and isinstance(node, Split):
                     feature = _key_index(ir, node)
-                    lhs = _key_lhs(ir, node)
+                    cond = _key_test(ir, node)
                 uses_k = uses_k or (
                     ir.encoding.uses_keys
                     and not ir.key_walk
@@ -202,7 +231,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                         comment=comment,
                         zero=zero,
                         bare=plain,
-                        lhs=lhs,
+                        cond=cond,
                     )  # fmt: skip
                 )
             functions.append(EnsFunction(name, tuple(lines), uses_k))
