@@ -89,11 +89,6 @@ class CaseColumns:
         self.float32 = float32
         self._columns: dict[tuple[int, bool], npt.NDArray[np.floating]] = {}
 
-    def column(self, attribute: int, continuous: bool) -> npt.NDArray[np.floating]:
-        """The column of ``attribute`` as the comparisons read it (contiguous; float32
-        for a continuous one with ``float32``), kept for the next condition on it."""
-        return self._column(attribute, continuous)
-
     def _column(self, attribute: int, continuous: bool) -> npt.NDArray[np.floating]:
         col = self._columns.get((attribute, continuous))
         if col is None:

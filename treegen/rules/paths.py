@@ -232,11 +232,12 @@ class _PackedPrefix:
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
-        # Sets met again: a nominal value's (few, met all over the tree) and the last
-        # cuts' two sides (a node's ``>`` branch comes after its ``<=`` one).
+        # Sets met again: a nominal value's (few, met all over the tree), an attribute's
+        # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
         self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
         self._values = [len(a.values) if a.is_nominal else 0 for a in ds.attributes]
-        self._cuts: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
+        self._known: dict[int, npt.NDArray[np.uint64]] = {}
+        self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
 
     def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
         """``flags`` as ``words`` little-endian-bit words."""
@@ -260,19 +261,20 @@ class _PackedPrefix:
         if c.op == "in":
             return self.pack(self.cols.satisfied(c, out=self._flags))
         cut = (c.attribute, c.threshold)
-        sides = self._cuts.get(cut)
-        if sides is None:
-            # both sides in one pass over the float32 column (a node's ``>`` branch
-            # comes right after its ``<=`` one); an unknown value is in neither
-            assert crules is not None and self.cols.float32
-            sides = np.zeros((2, self.words), dtype=np.uint64)
-            crules.cut_bits(
-                self.cols.column(c.attribute, True), c.threshold, sides[0], sides[1], self.n
-            )
-            self._cuts[cut] = sides
-            if len(self._cuts) > 64:
-                del self._cuts[next(iter(self._cuts))]
-        out: npt.NDArray[np.uint64] = sides[0 if c.op == "<=" else 1]
+        below = self._below.get(cut)
+        if below is None:
+            le = Condition(c.attribute, "<=", threshold=c.threshold)
+            below = self._below[cut] = self.pack(self.cols.satisfied(le, out=self._flags))
+            if len(self._below) > 64:
+                del self._below[next(iter(self._below))]
+        if c.op == "<=":
+            return below
+        known = self._known.get(c.attribute)
+        if known is None:
+            col = self.cols.X[:, c.attribute]
+            known = self._known[c.attribute] = self.pack(~np.isnan(col))
+        # x > t is not x <= t, for a known x (an unknown one satisfies neither)
+        out: npt.NDArray[np.uint64] = known & ~below
         return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
@@ -320,11 +322,8 @@ def _prune_alive(
     wrong: npt.NDArray[np.uint64],
     bound: ErrorBound,
     default_error: float,
-    found: tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]] | None = None,
 ) -> tuple[npt.NDArray[np.uint8], float] | None:
-    """:func:`_prune_native` with the conditions kept as flags (k bytes).  ``found``
-    (rows, count): given, the rule's cases satisfying its kept conditions go to rows
-    (not sorted) and their number to count[0], from the search's own counting."""
+    """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
@@ -337,7 +336,6 @@ def _prune_alive(
         default_error,
         alive,
         prefix.levels[k],
-        *(() if found is None else found),
     )
     if pess is None:
         return None
@@ -397,8 +395,7 @@ def candidates(
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
-    # prune_path's cases of the rule (when rows are asked for)
-    found = (np.empty(n, dtype=np.int32), np.zeros(1, dtype=np.int64))
+    found = np.empty(n, dtype=np.int32)  # and_rows' output
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
     for done, (leaf, path) in enumerate(leaf_tests(tree, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
@@ -414,9 +411,7 @@ def candidates(
             assert crules is not None
             if cls not in packed_wrong:
                 packed_wrong[cls] = prefix.pack(ds.y != cls)
-            got = _prune_alive(
-                prefix, k, packed_wrong[cls], bound, default_error, None if rows is None else found
-            )
+            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
             if got is None:
                 continue
             alive, error = got
@@ -445,7 +440,11 @@ def candidates(
         out.append((rule, tuple(tests) if with_tests else ()))
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
-                rows.append(np.sort(found[0][: int(found[1][0])]))
+                assert crules is not None
+                which = np.flatnonzero(alive)
+                removed = k - which.size
+                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
+                rows.append(found[:count].copy())
             else:
                 hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))

@@ -6,8 +6,8 @@
 
 static PyMethodDef methods[] = {
     {"prune_path", tg_prune_path, METH_VARARGS,
-     "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels[, rows, "
-     "count]): paths._prune over packed bitsets (and the kept rule's cases)."},
+     "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels): "
+     "paths._prune over packed bitsets."},
     {"fold_levels", tg_fold_levels, METH_VARARGS,
      "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
     {"subsets_toggle", tg_subsets_toggle, METH_VARARGS,
@@ -22,8 +22,9 @@ static PyMethodDef methods[] = {
     {"subsets_climb", tg_subsets_climb, METH_VARARGS,
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
-    {"cut_bits", tg_cut_bits, METH_VARARGS,
-     "cut_bits(col, t, le, gt, n): a float32 column's cases x <= t and x > t, packed."},
+    {"and_rows", tg_and_rows, METH_VARARGS,
+     "and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every "
+     "kept condition."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

@@ -130,8 +130,8 @@ static inline float side_kept(const Side *sd, const double *ln)
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
+PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_sort_kept(PyObject *self, PyObject *args);      /* rpaths.c */
-PyObject *tg_cut_bits(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args);    /* rsearch.c */
 PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */

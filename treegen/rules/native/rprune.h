@@ -10,8 +10,6 @@
  * other's: these fail at most one more condition of the path than were dropped, so
  * only words holding such a case (levels) and failing b are read.  The counts are the
  * ones a recount of every case would give, so the rates and choices are the same.
- * With rows (not NULL) the cases behind those counts are kept too (rows_note), so the
- * kept rule's cases are known at the end without another pass over the words.
  * Returns the rule's pessimistic error rate, or -1: no rule. */
 /* The words holding a case that fails the set fail (its complement's bits: NULL, every
  * case) and is outside more (NULL: none), their indices into list; how many.  No
@@ -37,7 +35,7 @@ PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_
 PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *wrong,
                                   const word *levels, Py_ssize_t k, Py_ssize_t n,
                                   double default_error, char *alive, long long *tot,
-                                  long long *err, Py_ssize_t *al, int32_t *list, Rows *rows)
+                                  long long *err, Py_ssize_t *al, int32_t *list)
 {
     const Py_ssize_t W = (n + 63) / 64;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
@@ -66,16 +64,12 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         const word none = live & ~ge1, one = live & ge1;
         total0 += POP(none);
         errors0 += POP(none & wr);
-        if (rows != NULL && none)
-            rows_note(rows, -1, w, none);
         if (one)
             for (Py_ssize_t d = 0; d < k; d++) {
                 const word x = one & ~sat[d * W + w];
                 if (x) {
                     tot[d] += POP(x);
                     err[d] += POP(x & wr);
-                    if (rows != NULL)
-                        rows_note(rows, d, w, x);
                 }
             }
     }
@@ -112,8 +106,6 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         removed++;
         total0 += tot[best];
         errors0 += err[best];
-        if (rows != NULL)
-            rows_drop(rows, best);
         /* the cases failing best and exactly one other alive condition: they fail at
          * most removed + 1 of the path's */
         more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
@@ -140,8 +132,6 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
                 if (x) {
                     tot[al[j]] += POP(x);
                     err[al[j]] += POP(x & wr);
-                    if (rows != NULL)
-                        rows_note(rows, al[j], w, x);
                 }
             }
         }
