@@ -134,7 +134,8 @@ setup(
         ),
         Extension(
             "treegen.trainer.native._cprune",
-            sources=["treegen/trainer/native/cprune.c", BUFFERS],
+            sources=[f"treegen/trainer/native/{name}.c" for name in ("cprune", "r8prune")]
+            + [BUFFERS],
             include_dirs=NATIVE_INCLUDE,
             depends=[
                 "treegen/model/native/native.h",

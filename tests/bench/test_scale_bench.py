@@ -1,8 +1,10 @@
 """``make bench-train``'s machinery (bench/scale_bench.py): its one-class-per-row set
-is what it says, and a run that fails is reported with its error line, not timed."""
+is what it says, a run that fails is reported with its error line, not timed, and the
+package's bytecode is current before the timed runs."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -73,3 +75,27 @@ def test_train_cpu_is_set_beside_j48_and_sklearn(capsys: pytest.CaptureFixture[s
     assert any("sklearn" in line and "not installed" in line for line in lines)
     sk = next(line for line in lines if line.split()[:2] == ["1000000", "sklearn"])
     assert "0.250x (<= 0.2x MISSED)" in sk
+
+
+def test_package_bytecode_is_current_before_the_runs() -> None:
+    """Every module's .pyc matches its source (as after an install), so no timed run
+    compiles treegen again, even where PYTHONDONTWRITEBYTECODE is set."""
+    sb.compile_package()
+    sources = sorted((sb.ROOT / "treegen").rglob("*.py"))
+    assert len(sources) > 50
+    for src in sources:
+        pyc = Path(importlib.util.cache_from_source(str(src)))
+        head = pyc.read_bytes()[:16]
+        assert head[:4] == importlib.util.MAGIC_NUMBER, src
+        mtime = int.from_bytes(head[8:12], "little")
+        assert mtime == int(src.stat().st_mtime) & 0xFFFFFFFF, src
+
+
+def test_least_cpu_keeps_the_fastest_run_or_an_error() -> None:
+    runs: list[sb.Result] = [
+        {"cpu": 1.2, "wall": 2.0, "peak_mb": 47.0},
+        {"cpu": 0.8, "wall": 1.5, "peak_mb": 48.0},
+        {"cpu": 0.9, "wall": 1.1, "peak_mb": 46.0},
+    ]
+    assert sb.least_cpu(runs) == runs[1]
+    assert sb.least_cpu([*runs, {"error": "exit 2: bad"}]) == {"error": "exit 2: bad"}

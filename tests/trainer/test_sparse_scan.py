@@ -183,3 +183,64 @@ def test_many_class_level_tree_equals_depth_first(monkeypatch: pytest.MonkeyPatc
     level = train(ds, TrainOptions(), case_order="rows").nodes
     assert len(level) > 1 and calls
     assert train(ds, TrainOptions(), engine="dfs", case_order="rows").nodes == level
+
+
+class _Without:
+    """The accelerator module without some of its functions (the older path)."""
+
+    def __init__(self, lib: Any, *names: str) -> None:
+        self._lib, self._names = lib, names
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._names:
+            raise AttributeError(name)
+        return getattr(self._lib, name)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(6))
+def test_pick_in_c_equals_pick_c45(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """eval_segments' pick in C (sparse_pick) gives pick_c45's scores, bit for bit, on
+    segments with tied gains (weights 1) and fractional weights."""
+    rng = np.random.default_rng([36, 2, seed])
+    n = int(rng.integers(30, 300))
+    ds = _data(rng, n, int(rng.choice([3, 60, n])), 3)
+    ctx = build_context(ds, int(rng.integers(1, 4)), False)
+    scored = 0
+    for weights in ("ones", "fractional"):
+        kpos, rows, w = _segments(ctx, rng, weights)
+        known = [float(np.cumsum(x, dtype=np.float32)[-1]) if x.size else 0.0 for x in w]
+        unknown = np.full(len(rows), rng.choice([0.0, 2.0]), dtype=np.float32)
+        cases = (np.asarray(known, dtype=np.float32) + unknown).astype(np.float32)
+        fast = eval_continuous_sparse(ctx, kpos, rows, w, cases, unknown)
+        with monkeypatch.context() as m:
+            m.setattr(native, "cscan", _Without(native.cscan, "sparse_pick"))
+            slow = eval_continuous_sparse(ctx, kpos, rows, w, cases, unknown)
+        for name in ("gain", "info", "bar", "ok"):
+            assert np.array_equal(getattr(fast, name), getattr(slow, name), equal_nan=True), name
+        scored += int(fast.ok.sum())
+    assert scored
+
+
+@needs_native
+def test_sparse_pick_first_best_and_nan() -> None:
+    """The first of equal best cuts; a segment with a NaN gain gets none (numpy's
+    maximum makes its largest NaN, which equals nothing); candidates out of segment
+    order are refused."""
+    lib = native.cscan
+    assert lib is not None
+    f32 = np.float32
+    kk = np.array([0, 0, 0, 1, 1, 2], dtype=np.intp)
+    low = np.full(6, 5, dtype=f32)
+    info = np.array([3.0, 1.0, 1.0, np.nan, 1.0, 2.0], dtype=f32)
+    known = np.full(3, 10, dtype=f32)
+    cases = np.full(3, 10, dtype=f32)
+    base = np.full(3, 1, dtype=f32)
+    cost = np.zeros(3, dtype=f32)
+    best = np.empty(3, dtype=np.intp)
+    pen = np.empty(3, dtype=f32)
+    lib.sparse_pick(kk, low, info, known, cases, base, cost, 2.0, best, pen)
+    assert best.tolist() == [1, -1, 5]
+    assert pen[0] == f32(f32(1) - f32(1) / f32(10)) and pen[2] == f32(f32(1) - f32(2) / f32(10))
+    with pytest.raises(IndexError):
+        lib.sparse_pick(kk[::-1].copy(), low, info, known, cases, base, cost, 2.0, best, pen)

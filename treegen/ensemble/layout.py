@@ -7,7 +7,8 @@ style stores them as *count rows* instead: the smallest integers ``n_c`` with
 ``fl(n_c / N) == value_c`` for every class, ``N = sum(n_c)`` (checked here, exactly:
 Python divides two ints correctly rounded, as the C divides two doubles).  A pure leaf
 (``N == 1``) is its class alone: payloads ``0 .. K-1``; then the rows whose counts fit
-8 bits, then the 16-bit ones.  Adding ``fl(n_c / N)`` is the same IEEE operation
+8 bits, then the 16-bit ones; or, where that is smaller, all sorted by their width
+and bit-packed (treegen.ensemble.count_pack).  Adding ``fl(n_c / N)`` is the same IEEE operation
 as adding the stored value; a zero count is skipped, which is exact because the sums
 start at +0 or above and every value is >= +0, so no sum is ever -0 (x + 0.0 == x for
 every other x).  Count rows are used only when every row has them.
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from treegen.codegen.ir import CompareOp
+from treegen.ensemble import count_pack
 from treegen.ensemble.lower import CatSplit, ENode, EnsembleIR, LeafRow, Split
 from treegen.errors import EmitError
 
@@ -55,6 +57,9 @@ class Payloads:
     n_narrow: int
     doubles: tuple[tuple[float, ...], ...]
     of_row: tuple[int, ...]
+    # The count rows bit-packed (treegen.ensemble.count_pack), sorted by width; else
+    # None: byte rows and 16-bit rows.
+    packed: count_pack.Packed | None = None
 
     @property
     def fractions(self) -> bool:
@@ -93,15 +98,17 @@ def payloads(ir: EnsembleIR, fractions: bool) -> Payloads:
     rows = [count_row(r) for r in ir.values] if fractions and ir.vector else []
     if rows and all(r is not None for r in rows) and _never_minus_zero(ir):
         k = ir.n_outputs
-        distinct = sorted(
-            {r for r in rows if r is not None and sum(r) > 1}, key=lambda r: (max(r) > 0xFF, r)
-        )
+        mixed = {r for r in rows if r is not None and sum(r) > 1}
+        pack = count_pack.worth_packing(list(mixed), k)
+        order = (lambda r: (count_pack.width(r), r)) if pack else (lambda r: (max(r) > 0xFF, r))
+        distinct = sorted(mixed, key=order)
         index = {r: k + i for i, r in enumerate(distinct)}
         of_row = tuple(
             r.index(1) if sum(r) == 1 else index[r] for r in rows if r is not None
         )  # fmt: skip
         narrow = sum(1 for r in distinct if max(r) <= 0xFF)
-        return Payloads(k, tuple(distinct), narrow, (), of_row)
+        packed = count_pack.pack(distinct, k) if pack else None
+        return Payloads(k, tuple(distinct), narrow, (), of_row, packed)
     return Payloads(0, (), 0, ir.values, tuple(range(len(ir.values))))
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from treegen.codegen.conditions import missing_kind
-from treegen.codegen.ctype import UINT32, smallest_uint
+from treegen.codegen.ctype import TYPES, UINT32, smallest_uint
 from treegen.codegen.f64 import f64_initializer, f64_source
 from treegen.codegen.literals import c_double, c_float, c_rows
 from treegen.codegen.parts import ValueKind, file_names, int_column
@@ -192,6 +192,14 @@ class Common:
     # every operand is +0 or positive normal (_positive; argmax then compares the bits).
     add_op: str = "add"
     div_op: str = "div"
+    # Bit-packed count rows (treegen.ensemble.count_pack): the stream's bytes, each
+    # group's end payload and width; n_cnt 0: byte rows (narrow, wide).
+    n_cnt: int = 0
+    cnt_rows: tuple[str, ...] = ()
+    cnt_end: Column | None = None
+    cnt_w: Column | None = None
+    n_groups: int = 0
+    bit_ctype: str = "unsigned"  # holds a bit offset into the stream
 
 
 TINY = 2.0**-1021  # above the least normal double: a quotient this large stays normal
@@ -285,8 +293,9 @@ def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
     ]
     outputs = [max(t.output, 0) for t in ir.trees]
     modular = all(o == t % ir.n_outputs for t, o in enumerate(outputs))
-    narrow = pay.counts[: pay.n_narrow]
-    wide = pay.counts[pay.n_narrow :]
+    packed = pay.packed
+    narrow = pay.counts[: pay.n_narrow] if packed is None else ()
+    wide = pay.counts[pay.n_narrow :] if packed is None else ()
     scalar = not ir.vector
 
     def row(values: tuple[float, ...]) -> str:
@@ -320,6 +329,14 @@ def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         n_wide=len(wide),
         narrow_rows=c_rows(["{" + ", ".join(f"{c}u" for c in r) + "}" for r in narrow]),
         wide_rows=c_rows(["{" + ", ".join(f"{c}u" for c in r) + "}" for r in wide]),
+        n_cnt=len(packed.stream) if packed else 0,
+        cnt_rows=c_rows([f"{b}u" for b in packed.stream]) if packed else (),
+        cnt_end=int_column(U, list(packed.ends), smallest_uint(max(packed.ends)))
+        if packed
+        else None,
+        cnt_w=int_column(U, list(packed.widths), TYPES["uint8"]) if packed else None,
+        n_groups=len(packed.ends) if packed else 0,
+        bit_ctype="unsigned" if packed is None or packed.bits <= 0xFFFF else UINT32.c_name,
         n_values=max(len(pay.doubles), 1),
         value_rows=c_rows([row(r) for r in pay.doubles]),
         soft_value_rows=c_rows([soft_row(r) for r in pay.doubles]),

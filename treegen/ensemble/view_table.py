@@ -136,7 +136,10 @@ def table_bytes(ir: EnsembleIR) -> int:
     row += _SIZES[view.feature.ctype] if view.feature else 0
     n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
     n += len(ir.trees) * _SIZES[view.roots.ctype]
-    n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    if pay.packed is not None:
+        n += pay.packed.table_bytes
+    else:
+        n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
     width = 4 if ir.float32_sums else 8  # a value, an initial score
     n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
     n += width * ir.n_outputs + 8 * (ir.divisor is not None)

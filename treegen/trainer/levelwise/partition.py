@@ -62,10 +62,12 @@ def partition(
     Sums run as a node-by-node grower runs them, so the children's weights
     and records are bit for bit the reference engine's.
     """
-    tests = _drop_one_branch_tests(ctx, tree, bucket, _tests(ctx, tree, bucket, scores, chosen))
+    tests, known = _drop_one_branch_tests(
+        ctx, tree, bucket, _tests(ctx, tree, bucket, scores, chosen)
+    )
     if tests.split.size == 0:
         return []
-    branches = _branches(ctx, tree, bucket, tests)
+    branches = _branches(ctx, tree, bucket, tests, known)
     cases = _child_cases(ctx, bucket, tests, branches)
     stats = _child_stats(ctx, cases, branches.n_child)
     grows = ~stats.leaf
@@ -155,17 +157,19 @@ def _route(
     cpos[is_cont] = [ctx.cont_pos[a] for a in chosen[is_cont].tolist()]
     npos[is_nom] = [ctx.nom_pos[a] for a in chosen[is_nom].tolist()]
     br = np.full(rows.size, -2, dtype=np.intp)
+    # The gathers index the tables as flat arrays: numpy's 2-D fancy indexing costs
+    # twice a 1-D gather of the same elements.
     ce = cpos[tid]
     sel = np.flatnonzero(ce >= 0)
     if sel.size:
-        v = ctx.cvals[ce[sel], rows[sel]]
+        v = ctx.cvals.reshape(-1)[ce[sel] * ctx.cvals.shape[1] + rows[sel]]
         out = np.where(v <= routing_cuts(thr, ctx.j48)[tid[sel]], 0, 1)
         out[np.isnan(v)] = -1
         br[sel] = out
     ne_ = npos[tid]
     sel = np.flatnonzero(ne_ >= 0)
     if sel.size:
-        br[sel] = ctx.ncodes[rows[sel], ne_[sel]] - 1
+        br[sel] = ctx.ncodes.reshape(-1)[rows[sel] * ctx.ncodes.shape[1] + ne_[sel]] - 1
     for b in subset_tasks:
         a = int(chosen[b])
         table = subset_table(ctx.n_values[a], tree.subsets[bucket.tasks[b].nid])
@@ -174,23 +178,32 @@ def _route(
     return br
 
 
-def _drop_one_branch_tests(ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests) -> Tests:
+# The known entries' (task, branch) cells and the known weight per cell, as
+# _drop_one_branch_tests sums them for _branches (None when a test was undone).
+KnownSums = tuple[IntArray, BoolArray, FloatArray] | None
+
+
+def _drop_one_branch_tests(
+    ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests
+) -> tuple[Tests, KnownSums]:
     """The tests without those that leave all the known weight in one branch.
 
     Such a child would be its parent again (and split the same way forever),
     so the test is no split and the node stays a leaf, as in the reference
     engine's ``form_tree``: its test is taken out of ``tree`` and its cases
     go nowhere (branch -2, as an unsplit task's).  "Weight > 0" is the test,
-    so summation order cannot make the engines disagree.
+    so summation order cannot make the engines disagree.  When no test is undone
+    the sums are :func:`_branches`' too, and are handed on.
     """
     B = bucket.n_tasks
     F = int(tests.forks.max()) if B else 0
     tid, br = bucket.tid, tests.branch
     kn = br >= 0
-    known_v = ctx.sums(tid[kn] * F + br[kn], bucket.w[kn], B * F).reshape(B, F)
+    cell = tid[kn] * F + br[kn]
+    known_v = ctx.sums(cell, bucket.w[kn], B * F).reshape(B, F)
     one = np.count_nonzero(known_v[tests.split] > 0, axis=1) < 2
     if not one.any():
-        return tests
+        return tests, (cell, kn, known_v)
     undone = tests.split[one]
     nids = tests.nids[one]
     tree.kind[nids] = KIND_LEAF
@@ -203,10 +216,12 @@ def _drop_one_branch_tests(ctx: Context, tree: FlatTree, bucket: Bucket, tests: 
     branch = np.where(gone[tid], -2, br)
     forks = tests.forks.copy()
     forks[undone] = 0
-    return Tests(tests.split[~one], tests.nids[~one], forks, branch)
+    return Tests(tests.split[~one], tests.nids[~one], forks, branch), None
 
 
-def _branches(ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests) -> Branches:
+def _branches(
+    ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests, known: KnownSums = None
+) -> Branches:
     """Known weight per branch, Factors, the children, the unknown cases' weights.
 
     The known and unknown sums run per task in entry order (sequential, as
@@ -220,9 +235,13 @@ def _branches(ctx: Context, tree: FlatTree, bucket: Bucket, tests: Tests) -> Bra
     unk = br == -1
     unk_w = ctx.sums(tid[unk], w[unk], B)
     known_cases = (bucket.cases.astype(dt) - unk_w.astype(dt)).astype(dt)
-    kn = br >= 0
-    known_v = ctx.sums(tid[kn] * F + br[kn], w[kn], B * F).reshape(B, F)
-    count_v = np.bincount(tid[kn] * F + br[kn], minlength=B * F).reshape(B, F)
+    if known is None:
+        kn = br >= 0
+        cell = tid[kn] * F + br[kn]
+        known_v = ctx.sums(cell, w[kn], B * F).reshape(B, F)
+    else:  # the same tests, so the same width F and cells
+        cell, kn, known_v = known
+    count_v = np.bincount(cell, minlength=B * F).reshape(B, F)
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
@@ -401,20 +420,26 @@ def _child_tasks(
     grow_c = np.flatnonzero(~stats.leaf)
     new: list[Task] = []
     owner = branches.owner[grow_c]  # the task each growing child comes from
-    pos_of = {b: k for k, b in enumerate(split.tolist())}
-    for cc, b in zip(grow_c.tolist(), owner.tolist(), strict=True):
+    # Per parent task (children come parent by parent): its children's all_known and
+    # tested set, made once; Python values rather than numpy scalars in the loop.
+    unknown_l = has_unknown.tolist()
+    shared: dict[int, tuple[bool, frozenset[int]]] = {}
+    for k, b in enumerate(split.tolist()):
         t = tasks[b]
-        k = pos_of[b]
-        all_known = t.all_known and not has_unknown[b]
         tested = t.tested | {att_l[k]} if kind_l[k] == KIND_NOMINAL else t.tested
+        shared[b] = (t.all_known and not unknown_l[b], tested)
+    rows, w, srt, lens = cases.rows, cases.w, sorted_.srt, sorted_.lens
+    node_l = node_of.tolist()
+    for cc, b in zip(grow_c.tolist(), owner.tolist(), strict=True):
+        all_known, tested = shared[b]
         lo, hi = starts_l[cc], ends_l[cc]
         new.append(
             Task(
-                int(node_of[cc]),
-                cases.rows[lo:hi],
-                cases.w[lo:hi],
-                sorted_.srt[ost_l[cc] : ost_l[cc + 1]],
-                sorted_.lens[cc],
+                node_l[cc],
+                rows[lo:hi],
+                w[lo:hi],
+                srt[ost_l[cc] : ost_l[cc + 1]],
+                lens[cc],
                 all_known,
                 tested,
             )

@@ -2,6 +2,7 @@
  * Freq[v][c] (nominal_counts) and the bucket's case records with their
  * unknown weights (gather_values).  levelwise/grow.py drives them. */
 #include "cscan.h"
+#include <stdlib.h>
 
 /* add_at(out, idx, w): out[idx[i]] += w[i] for i in order, in float32 --
  * numpy's np.add.at(out, idx, w) on float32 arrays (sequential, rounding
@@ -38,6 +39,89 @@ PyObject *tg_add_at(PyObject *self, PyObject *args)
             out[idx[i]] += w[i];
     }
     result = Py_NewRef(Py_None);
+done:
+    tg_release(b, got);
+    return result;
+}
+
+/* Ascending order of a few class indices (qsort's comparison). */
+static int cmp_index(const void *a, const void *b)
+{
+    const Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* class_sums(y, order, weight, fp, lp, acc, seen, out_cls, out_w) -> m
+ *
+ * release8/cases.py class_freq over the classes present: the cases at positions
+ * fp..lp of the case array (rows order[p], weights weight[p]) summed per class in
+ * position order, in float, as add_at sums them.  out_cls[0..m-1] gets the classes
+ * met, ascending, and out_w their sums.  acc (float32) and seen (uint8), one per
+ * class, are scratch that must be zero on entry and are left zero. */
+PyObject *tg_class_sums(PyObject *self, PyObject *args)
+{
+    PyObject *o[7];
+    Py_ssize_t fp, lp;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOnnOOOO", &o[0], &o[1], &o[2], &fp, &lp, &o[3], &o[4], &o[5],
+                          &o[6]))
+        return NULL;
+    const Py_ssize_t n_y = tg_items(o[0], sizeof(Py_ssize_t));
+    const Py_ssize_t n_order = n_y < 0 ? -1 : tg_items(o[1], sizeof(Py_ssize_t));
+    const Py_ssize_t C = n_order < 0 ? -1 : tg_items(o[3], sizeof(float));
+    if (C < 0)
+        return NULL;
+    const Py_ssize_t n = lp >= fp ? lp - fp + 1 : 0;
+    if (fp < 0 || (n > 0 && lp >= n_order)) {
+        PyErr_SetString(PyExc_IndexError, "class_sums: segment out of range");
+        return NULL;
+    }
+    const Py_ssize_t m_max = n < C ? n : C;
+    const tg_spec spec[7] = {
+        {0, sizeof(Py_ssize_t), n_y, "y"},
+        {0, sizeof(Py_ssize_t), n_order, "order"},
+        {0, sizeof(float), n_order, "weight"},
+        {1, sizeof(float), C, "acc"},
+        {1, 1, C, "seen"},
+        {1, sizeof(Py_ssize_t), m_max, "out_cls"},
+        {1, sizeof(float), m_max, "out_w"},
+    };
+    Py_buffer b[7];
+    int got = 0;
+    PyObject *result = NULL;
+    if ((got = tg_views(o, b, spec, 7)) < 7)
+        goto done;
+    {
+        const Py_ssize_t *y = b[0].buf, *order = b[1].buf;
+        const float *weight = b[2].buf;
+        float *acc = b[3].buf;
+        unsigned char *seen = b[4].buf;
+        Py_ssize_t *cls = b[5].buf;
+        float *out_w = b[6].buf;
+        for (Py_ssize_t i = fp; i < fp + n; i++) {
+            const Py_ssize_t r = order[i];
+            if (r < 0 || r >= n_y || y[r] < 0 || y[r] >= C) {
+                PyErr_SetString(PyExc_IndexError, "class_sums: row or class out of range");
+                goto done;
+            }
+        }
+        Py_ssize_t m = 0;
+        for (Py_ssize_t i = fp; i < fp + n; i++) {
+            const Py_ssize_t c = y[order[i]];
+            if (!seen[c]) {
+                seen[c] = 1;
+                cls[m++] = c;
+            }
+            acc[c] += weight[i];
+        }
+        qsort(cls, (size_t)m, sizeof(Py_ssize_t), cmp_index);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            out_w[j] = acc[cls[j]];
+            acc[cls[j]] = 0;
+            seen[cls[j]] = 0;
+        }
+        result = PyLong_FromSsize_t(m);
+    }
 done:
     tg_release(b, got);
     return result;

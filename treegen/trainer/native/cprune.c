@@ -497,6 +497,9 @@ static PyObject *prune_j48(PyObject *self, PyObject *args)
     return prune_flat(args, 1);
 }
 
+/* Release 8's pruning in its case order (r8prune.c). */
+PyObject *tg_r8_prune(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"estimate_c45", estimate_c45, METH_VARARGS,
      "estimate_c45(n, e, log_cf, coeff, out): ErrorBound.estimate (c45) over float64 arrays."},
@@ -506,6 +509,8 @@ static PyMethodDef methods[] = {
      "prune_c45(...): Release 8's EstimateErrors over a flat tree (see cprune.c)."},
     {"prune_j48", prune_j48, METH_VARARGS,
      "prune_j48(...): EstimateErrors, j48 flavour, over a flat tree (see cprune.c)."},
+    {"r8_prune", tg_r8_prune, METH_VARARGS,
+     "r8_prune(...): EstimateErrors in Release 8's case order (see r8prune.c)."},
     {NULL, NULL, 0, NULL},
 };
 

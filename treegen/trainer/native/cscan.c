@@ -11,6 +11,7 @@ static PyMethodDef methods[] = {
     {"scan_cont", tg_scan_cont, METH_VARARGS, "Candidate cuts of sorted continuous segments."},
     {"part_sorted", tg_part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", tg_add_at, METH_VARARGS, "np.add.at for float32, sequential."},
+    {"class_sums", tg_class_sums, METH_VARARGS, "A segment's sums per class present."},
     {"emit_children", tg_emit_children, METH_VARARGS, "Children's case lists after splits."},
     {"best_cuts", tg_best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
@@ -26,6 +27,7 @@ static PyMethodDef methods[] = {
     {"weka_sort", tg_weka_sort, METH_VARARGS, "J48's quicksort of a node's cases, as a permutation."},
     {"sparse_scan", tg_sparse_scan, METH_VARARGS, "Candidate cuts over the classes present."},
     {"sparse_info", tg_sparse_info, METH_VARARGS, "TotalInfo of candidate cuts, non-zero terms."},
+    {"sparse_pick", tg_sparse_pick, METH_VARARGS, "Gains of sparse_scan's cuts, the best per segment."},
     {NULL, NULL, 0, NULL},
 };
 

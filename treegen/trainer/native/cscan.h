@@ -25,6 +25,7 @@ PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args);   /* part.c */
 PyObject *tg_emit_children(PyObject *self, PyObject *args); /* part.c */
 PyObject *tg_add_at(PyObject *self, PyObject *args);        /* counts.c */
+PyObject *tg_class_sums(PyObject *self, PyObject *args);    /* counts.c */
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_gather_values(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_r8_sort(PyObject *self, PyObject *args);       /* order.c */
@@ -32,5 +33,6 @@ PyObject *tg_r8_front(PyObject *self, PyObject *args);      /* order.c */
 PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
+PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
 
 #endif

@@ -336,3 +336,86 @@ done:
     tg_release(b, got);
     return result;
 }
+
+/* sparse_pick(kk, low, info, known, cases, base, cost, m, out_best, out_pen)
+ *
+ * splits.pick_c45's gains and pick for sparse_scan's n candidates (kk ascending):
+ * per candidate j of segment r = kk[j], in float as numpy computes them,
+ * vf2 = known - low, UnknownRate = 1 - known / cases,
+ * gain = (1 - UnknownRate) * (base - info / known), -EPSILON where a side has less
+ * than m, pen = gain - cost[r].  out_best[r] gets the first candidate whose pen equals
+ * the segment's largest (numpy's maximum: a NaN is the largest and equals nothing,
+ * so such a segment gets none), -1 without one; out_pen[r] its pen.  The selection
+ * of pen > 0 and the chosen cuts' midpoint and split info stay numpy
+ * (sparse.eval_segments). */
+PyObject *tg_sparse_pick(PyObject *self, PyObject *args)
+{
+    enum { NB = 9 };
+    PyObject *o[NB];
+    double m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &m, &o[7], &o[8]))
+        return NULL;
+    const Py_ssize_t n = tg_items(o[0], sizeof(Py_ssize_t));
+    const Py_ssize_t R = n < 0 ? -1 : tg_items(o[3], sizeof(float));
+    if (n < 0 || R < 0)
+        return NULL;
+    const tg_spec spec[NB] = {
+        {0, sizeof(Py_ssize_t), n, "kk"},   {0, sizeof(float), n, "low"},
+        {0, sizeof(float), n, "info"},      {0, sizeof(float), R, "known"},
+        {0, sizeof(float), R, "cases"},     {0, sizeof(float), R, "base"},
+        {0, sizeof(float), R, "cost"},      {1, sizeof(Py_ssize_t), R, "out_best"},
+        {1, sizeof(float), R, "out_pen"},
+    };
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const Py_ssize_t *kk = b[0].buf;
+        const float *low = b[1].buf, *info = b[2].buf, *known = b[3].buf, *cases = b[4].buf;
+        const float *base = b[5].buf, *cost = b[6].buf;
+        Py_ssize_t *best = b[7].buf;
+        float *bpen = b[8].buf;
+        const float neg_eps = (float)-TG_EPSILON;
+        for (Py_ssize_t r = 0; r < R; r++)
+            best[r] = -1;
+        Py_ssize_t j = 0;
+        while (j < n) {
+            const Py_ssize_t r = kk[j];
+            if (r < 0 || r >= R || (j > 0 && r <= kk[j - 1])) {
+                PyErr_SetString(PyExc_IndexError, "sparse_pick: segments out of order");
+                goto done;
+            }
+            const float unk_rate = 1.0f - known[r] / cases[r];
+            const float frac = 1.0f - unk_rate;
+            float top = 0;
+            Py_ssize_t first = -1, e = j;
+            int nan = 0;
+            for (; e < n && kk[e] == r; e++) {
+                const float vf1 = low[e], vf2 = known[r] - vf1;
+                float gain = frac * (base[r] - info[e] / known[r]);
+                if ((double)vf1 < m || (double)vf2 < m)
+                    gain = neg_eps;
+                const float pen = gain - cost[r];
+                if (isnan(pen))
+                    nan = 1;
+                else if (!nan && (first < 0 || pen > top)) {
+                    top = pen;
+                    first = e;
+                }
+            }
+            if (!nan && first >= 0) {
+                best[r] = first;
+                bpen[r] = top;
+            }
+            j = e;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    tg_release(b, got);
+    return result;
+}

@@ -49,6 +49,12 @@ class Cases:
         self.order: IntArray = np.arange(ctx.n_rows, dtype=np.intp)
         self.weight = np.ones(ctx.n_rows, dtype=F32)
         self.all_known = True
+        self._y: IntArray = np.ascontiguousarray(ctx.y, dtype=np.intp)  # as class_sums reads it
+        # class_sums' scratch (zero between calls) and outputs, one entry per class.
+        self._acc = np.zeros(0, dtype=F32)
+        self._seen = np.zeros(0, dtype=np.uint8)
+        self._cls: IntArray = np.zeros(0, dtype=np.intp)
+        self._sums = np.zeros(0, dtype=F32)
 
     def reset_weights(self) -> None:
         """Every weight back to 1 and ``AllKnown`` set (pruning's start); the order stays."""
@@ -71,6 +77,21 @@ class Cases:
         out = np.zeros(self.ctx.n_classes, dtype=F32)
         add_at(out, self.ctx.y[self.rows(fp, lp)], self.weight[fp : lp + 1])
         return out
+
+    def class_sums(self, fp: int, lp: int) -> tuple[IntArray, npt.NDArray[np.float32]] | None:
+        """:meth:`class_freq` as the classes present (ascending) and their sums (the same
+        float32 additions in position order), through the accelerator; None without it.
+        The arrays are views of buffers the next call overwrites."""
+        lib = native.cscan
+        if lib is None or not hasattr(lib, "class_sums"):
+            return None
+        c = self.ctx.n_classes
+        if self._acc.size != c:
+            self._acc, self._seen = np.zeros(c, dtype=F32), np.zeros(c, dtype=np.uint8)
+            self._cls, self._sums = np.zeros(c, dtype=np.intp), np.zeros(c, dtype=F32)
+        scratch = (self._acc, self._seen, self._cls, self._sums)
+        m = int(lib.class_sums(self._y, self.order, self.weight, fp, lp, *scratch))
+        return self._cls[:m], self._sums[:m]
 
     def value_freq(self, att: int, fp: int, lp: int) -> npt.NDArray[np.float32]:
         """``Freq[v][c]`` of nominal ``att`` over the segment (v = 0 unknown), shape

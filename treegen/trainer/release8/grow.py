@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.dist import SparseDist
+from treegen.model.dist import SPARSE_MIN_CLASSES, SparseDist
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.options import GrowOptions
@@ -67,6 +67,33 @@ def passes_branch(cases: Cases, node: TNode, v: int, fp: int, lp: int) -> npt.ND
     return out
 
 
+def node_classes(
+    cases: Cases, fp: int, lp: int
+) -> tuple[int, np.float32, npt.NDArray[np.floating] | SparseDist, npt.NDArray[np.float32] | None]:
+    """The class sums of ``fp..lp`` as a node needs them: its class (the first of the
+    largest weight, numpy's argmax), that weight, its dist as :func:`held_dist` keeps
+    it, and the dense sums (None where the dist is sparse: then no dense array is
+    made).  With thousands of classes and a few cases a node, the dense 4,000-float
+    sums, their argmax and :func:`~treegen.model.dist.make_dist`'s scan of them were
+    most of a node's cost; the classes present give the same class, weight and
+    ``SparseDist`` (make_dist's rule: at most a quarter of the classes present, the
+    +0.0 sums left out)."""
+    n = cases.ctx.n_classes
+    got = cases.class_sums(fp, lp) if n >= SPARSE_MIN_CLASSES else None
+    if got is not None and got[1].size:
+        cls, w = got
+        j = int(np.argmax(w))
+        nz = w.view(np.uint32) != 0  # make_dist's present(): not +0.0
+        k = int(np.count_nonzero(nz))
+        if w[j] > 0 and 4 * k <= n:
+            at = tuple(cls[nz].tolist())
+            held = SparseDist._trusted(n, at, tuple(w[nz].astype(np.float64).tolist()))
+            return int(cls[j]), w[j], held, None
+    freq = cases.class_freq(fp, lp)
+    best = int(np.argmax(freq))
+    return best, freq[best], held_dist(freq), freq
+
+
 def greatest_value_below(cases: Cases, att: int, bar: float) -> float:
     """The threshold of a cut at ``bar``: the largest training value of ``att`` not above
     it (section 1 step 8), found as Release 8 finds it, scanning every case in the
@@ -90,11 +117,9 @@ def form_tree(
     if state.progress is not None and state.nodes % PROGRESS_EVERY == 0:
         state.progress("growing", state.nodes)
     items = cases.count(fp, lp)
-    freq = cases.class_freq(fp, lp)
-    best = int(np.argmax(freq))
-    held = held_dist(freq)
-    node = TNode("leaf", best, items, float(F32(F32(items) - freq[best])), held)
-    if float(freq[best]) == items or items < 2 * state.min_cases:
+    best, fbest, held, freq = node_classes(cases, fp, lp)
+    node = TNode("leaf", best, items, float(F32(F32(items) - fbest)), held)
+    if float(fbest) == items or items < 2 * state.min_cases:
         return node
     if opts.max_depth is not None and depth >= opts.max_depth:
         return node
@@ -134,7 +159,7 @@ def form_tree(
         ep = cases.to_front(passes_branch(cases, node, v, kp, lp), kp) - 1
         if kp > ep:
             # The parent's weights (a SparseDist is immutable and shared; an array is copied).
-            kept = held if isinstance(held, SparseDist) else freq.copy()
+            kept = held if freq is None else freq.copy()
             node.children.append(TNode("leaf", best, 0.0, 0.0, kept))
             continue
         factor = F32(F32(cases.count(kp, ep)) / known_cases)
@@ -147,7 +172,7 @@ def form_tree(
     state.tested[att] -= 1
     cases.all_known = was_known
     node.errors = float(errors)
-    if opts.collapse and node.errors >= float(F32(F32(items) - freq[best])) - EPSILON:
+    if opts.collapse and node.errors >= float(F32(F32(items) - fbest)) - EPSILON:
         node.make_leaf()
     return node
 

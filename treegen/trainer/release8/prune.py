@@ -18,6 +18,7 @@ import numpy as np
 
 from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.grow import passes_branch
+from treegen.trainer.release8.native import prune_native
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, held_dist, run
 
@@ -82,4 +83,6 @@ def _estimate(
 def prune(cases: Cases, root: TNode, cf: float) -> None:
     """Release 8's pruning of ``root`` (grown on ``cases``, in the order growth left)."""
     cases.reset_weights()
+    if prune_native(cases, root, cf):
+        return
     run(_estimate(cases, root, 0, cases.ctx.n_rows - 1, True, ErrorBound(cf, "c45")))

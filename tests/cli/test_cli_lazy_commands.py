@@ -1,0 +1,81 @@
+"""A command builds only its own parser: ``treegen train`` imports no other command's module.
+
+``main`` registers the subcommand its arguments name (``main.REGISTRARS``); the
+other commands' modules (code generation's options, the firmware and packaging front
+ends, the importers) cost every ``train`` 0.04-0.06 s of CPU (issue 36).  What a
+command parses must not change: each subcommand's parser built alone equals the one
+of the whole parser, and no name, a misspelt one or ``--help`` get the whole parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from treegen.cli import main as cli_main
+
+GOLF = Path(__file__).resolve().parent.parent / "data" / "reference" / "golf" / "golf.data"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("no subcommands")
+
+
+def test_the_table_names_every_subcommand() -> None:
+    full = _subparsers(cli_main.build_parser())
+    listed = [c for _, _, names in cli_main.REGISTRARS for c in names]
+    assert sorted(listed) == sorted(full) and len(set(listed)) == len(listed)
+
+
+@pytest.mark.parametrize("command", sorted(_subparsers(cli_main.build_parser())))
+def test_a_command_alone_parses_as_in_the_whole_parser(command: str) -> None:
+    whole = _subparsers(cli_main.build_parser())[command]
+    alone = _subparsers(cli_main.build_parser(command))
+    assert command in alone and len(alone) < len(_subparsers(cli_main.build_parser()))
+    assert alone[command].format_help() == whole.format_help()
+    assert [a.option_strings for a in alone[command]._actions] == [
+        a.option_strings for a in whole._actions
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["train", "x.data"], "train"),
+        (["-q", "cv", "x.data"], "cv"),
+        (["--quiet", "import-xgboost", "m.json"], "import-xgboost"),
+        (["--version"], None),
+        ([], None),
+    ],
+)
+def test_the_command_is_the_first_word_not_an_option(argv: list[str], command: str) -> None:
+    assert cli_main.command_of(argv) == command
+
+
+def test_an_unknown_command_gets_the_whole_parser() -> None:
+    assert (
+        _subparsers(cli_main.build_parser("trian")).keys()
+        == _subparsers(cli_main.build_parser()).keys()
+    )
+
+
+def test_train_imports_no_other_commands_module(tmp_path: Path) -> None:
+    out = tmp_path / "golf.tree"
+    code = (
+        "import sys\nfrom treegen.cli.main import main\n"
+        f"main(['--quiet', 'train', {str(GOLF)!r}, '-o', {str(out)!r}])\n"
+        "print('\\n'.join(sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert out.is_file() and "treegen.cli.train" in loaded
+    others = {f"treegen.cli.{m}" for m, _, _ in cli_main.REGISTRARS} - {"treegen.cli.train"}
+    assert sorted(others & loaded) == []
