@@ -101,13 +101,40 @@ def test_eval_on_test_set_equals_release8(name: str, tmp_path: Path) -> None:
     assert out.getvalue() == ref[ref.index("\n\nEvaluation on test data") :]
 
 
-def test_cli_rules_prints_the_same(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", DATASETS)
+def test_cli_rules_prints_the_same(name: str, tmp_path: Path) -> None:
+    """``treegen rules`` grows from the trainer's context, generalises on the values as
+    float32 and evaluates with the rows it has: the same text as :func:`generate` and
+    the evaluation from the values, and the same ruleset file (fingerprint included)."""
     import contextlib
     import io
 
     from treegen.cli.main import main
+    from treegen.rules.file import ruleset_to_json
 
     out = io.StringIO()
+    saved = tmp_path / "r.json"
     with contextlib.redirect_stdout(out):
-        assert main(["rules", str(REF / "vote-r8" / "vote-r8.data")]) == 0
-    assert out.getvalue() == _ours_and_ref("vote-r8")[0]
+        assert main(["--quiet", "rules", str(REF / name / f"{name}.data"), "-o", str(saved)]) == 0
+    assert out.getvalue() == _ours_and_ref(name)[0]
+    ds = read_dataset(str(REF / name / f"{name}.data"))
+    _, final = generate(ds, train(ds, TrainOptions(prune=False)))
+    assert saved.read_text() == ruleset_to_json(final)
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_generate_cover_is_cover_rows(name: str) -> None:
+    """``treegen rules`` evaluates on the training data with the rows generate already
+    has (``cover=``): they are the ones cover_rows works out, rule for rule."""
+    import numpy as np
+
+    from treegen.rules.core import cover_rows
+
+    ds = read_dataset(str(REF / name / f"{name}.data"))
+    cover: list[np.ndarray] = []
+    printed, _ = generate(ds, train(ds, TrainOptions(prune=False)), cover=cover)
+    want = cover_rows(printed.rules, ds.X, printed.compares_float32)
+    assert len(cover) == len(want) == len(printed.rules)
+    for got, expected in zip(cover, want, strict=True):
+        assert got.dtype == expected.dtype
+        assert np.array_equal(got, expected)

@@ -73,6 +73,23 @@ def test_prune_path_equals_python(seed: int) -> None:
 
 
 @needs_native
+def test_fold_levels_counts_failures() -> None:
+    """fold_levels' rows are the cases failing more than i conditions (numpy's count)."""
+    assert crules is not None
+    rng = np.random.default_rng(3)
+    n, k = 333, 9
+    missed = rng.random((k, n)) < 0.4
+    packed = _Packed(n, k)
+    for d in range(k):
+        packed.set_row(d, packed.pack(~missed[d]))
+        fails = missed[: d + 1].sum(axis=0)
+        for i in range(FAIL_LEVELS):
+            row = packed.levels[d + 1][i].view(np.uint8)
+            got = np.unpackbits(row, bitorder="little")[:n]  # the bits past n are no case
+            assert np.array_equal(got, fails > i)
+
+
+@needs_native
 @pytest.mark.parametrize("seed", range(40))
 def test_sort_kept_equals_python(seed: int) -> None:
     """Release 8's selection of the kept conditions' order (not a sort: ``Before`` is no

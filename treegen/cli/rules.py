@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, cast
 
 from treegen.cli.common import (
     add_data_options,
@@ -17,27 +18,48 @@ from treegen.cli.common import (
 )
 from treegen.cli.progress import progress_line
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
 
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
     # Imported here: every command builds this module's parser.
+    from treegen.data.dataset import Dataset
     from treegen.rules.file import save_ruleset
-    from treegen.rules.generate import generate, unpruned_options
-    from treegen.rules.show import format_rules, format_rules_evaluation
-    from treegen.trainer import train
+    from treegen.rules.generate import generalise, select, unpruned_options
+    from treegen.rules.show import format_cover_evaluation, format_rules
+    from treegen.trainer.fit import grow_prepared, prepare
 
     with progress_line(args) as progress:
         ds = read_data(args, args.data, float32=True, progress=progress)
         progress.update("growing the unpruned tree", rows=ds.n_rows)
         opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)
-        tree = train(ds, opts, progress=progress.nodes)
-        printed, final = generate(ds, tree, args.cf, progress=progress.steps)
-        del tree
+        # The growth reads the trainer's context, the rules the values as float32 (the
+        # file's values are float32 ones, and every comparison of the rules rounds to
+        # float32): the float64 table goes before the growth (160 MB at 1M rows of 20
+        # attributes, for a float32 one of 80).
+        prepared = prepare(ds, opts)
+        values = Dataset(
+            ds.schema, cast("npt.NDArray[np.float64]", ds.x32), ds.y, ds.source, ds.labels
+        )
+        del ds
+        tree = grow_prepared(prepared, progress=progress.nodes)
+        del prepared
+        found = generalise(values, tree, args.cf, progress=progress.steps)
+        # The rest reads neither the tree nor the values (the rules' cases are known, and
+        # the tree's fingerprint is the data's).
+        y, schema, fingerprint = values.y, values.schema, tree.data_fingerprint
+        del tree, values
+        cover: list[npt.NDArray[np.int32]] = []  # the printed rules' rows, for the evaluation
+        printed, final = select(found, y, schema, fingerprint, progress.steps, cover)
+        del found
         if args.output is not None:
             progress.update("writing")
             save_ruleset(final, args.output)
         progress.update("evaluating on the training data")
-        evaluation = format_rules_evaluation(printed, "training", ds.X, ds.y, drop=True)
+        evaluation = format_cover_evaluation(printed, "training", cover, y, drop=True)
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:

@@ -24,10 +24,12 @@ unknown value) and its error rate is at most 0.7 (:func:`treegen.rules.core.fire
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
-from treegen.data.dataset import Dataset
+from treegen.data.dataset import Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
@@ -124,12 +126,25 @@ def _default_class(
     return best
 
 
-def generate(
+@dataclass
+class Generalised:
+    """Step 1's rules and what the later steps need besides the classes: each rule's
+    cases satisfying its conditions (ascending), the attributes' codes and the log
+    tables of the description lengths, and the options the ruleset records.  Neither
+    the tree nor the data's matrix is among them, so a caller that holds neither any
+    more (``treegen rules``) searches the subsets without them."""
+
+    rules: list[Rule]
+    rows: list[npt.NDArray[np.int32]]
+    codes: AttributeCodes
+    logs: Logs
+    options: dict[str, object]
+
+
+def generalise(
     ds: Dataset, tree: Model, cf: float = 0.25, progress: Steps | None = None
-) -> tuple[RuleSet, RuleSet]:
-    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
-    as "Final rules" and the one left after the final pass (the one that classifies).
-    ``progress``: called now and then (the leaves generalised, the classes searched)."""
+) -> Generalised:
+    """Step 1 of :func:`generate`: the generalised rules of ``tree``'s leaves on ``ds``."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
@@ -137,54 +152,86 @@ def generate(
     satisfied: list[npt.NDArray[np.int32]] = []
     cands = candidates(ds, tree, bound, progress, satisfied)
     logs = Logs(ds.n_rows)
-    codes = AttributeCodes(ds, logs)
+    options: dict[str, object] = {"cf": float(cf)}
+    if tree.options.train is not None:
+        options["min_cases"] = int(tree.options.train.min_cases)
+    return Generalised(
+        cands, satisfied, AttributeCodes(ds, logs), logs, recorded_options(options, ds)
+    )
+
+
+def generate(
+    ds: Dataset,
+    tree: Model,
+    cf: float = 0.25,
+    progress: Steps | None = None,
+    cover: list[npt.NDArray[np.int32]] | None = None,
+) -> tuple[RuleSet, RuleSet]:
+    """c4.5rules on ``ds`` from its unpruned c45 tree ``tree``: the ruleset Release 8 prints
+    as "Final rules" and the one left after the final pass (the one that classifies).
+    ``progress``: called now and then (the leaves generalised, the classes searched).
+    ``cover``: given, the printed rules' covered rows of ``ds`` (in their order, as
+    :func:`treegen.rules.core.cover_rows` gives them) are appended to it, for the
+    evaluation on the training data not to work them out again."""
+    found = generalise(ds, tree, cf, progress)
+    return select(found, ds.y, ds.schema, ds.fingerprint(), progress, cover)
+
+
+def select(
+    found: Generalised,
+    y: npt.NDArray[np.int32],
+    schema: Schema,
+    fingerprint: str,
+    progress: Steps | None = None,
+    cover: list[npt.NDArray[np.int32]] | None = None,
+) -> tuple[RuleSet, RuleSet]:
+    """Steps 2 to 5 of :func:`generate` on :func:`generalise`'s rules: ``y`` the training
+    cases' classes, ``fingerprint`` the data's (:meth:`Dataset.fingerprint`)."""
+    cands, codes, logs = found.rules, found.codes, found.logs
+    n_classes = len(schema.classes)
     # Each rule's cases (those it fires on: none when it cannot fire), as row lists
     # from the generalisation's sets, not a rows x rules matrix.
     none = np.zeros(0, dtype=np.int32)
-    match = [rows if fires(r) else none for r, rows in zip(cands, satisfied, strict=True)]
+    match = [rows if fires(r) else none for r, rows in zip(cands, found.rows, strict=True)]
     kept = [False] * len(cands)
     rng = GlibcRandom()  # c4.5rules never seeds random(): one stream, class after class
-    for cls in range(len(ds.classes)):
+    for cls in range(n_classes):
         if progress is not None:
-            progress("searching rule subsets", cls, len(ds.classes))
+            progress("searching rule subsets", cls, n_classes)
         mine = [i for i, r in enumerate(cands) if r.cls == cls]
         if not mine:
             continue
         chosen = best_subset(
             [match[i] for i in mine],
-            ds.y == cls,
+            y == cls,
             [rule_bits(cands[i].conditions, codes, logs) for i in mine],
             logs,
             rng,
         )
         for i, keep in zip(mine, chosen, strict=True):
             kept[i] = keep
-    order = _class_order(ds.y, match, cands, kept, len(ds.classes))
+    order = _class_order(y, match, cands, kept, n_classes)
     rules = tuple(cands[i] for i in order)
-    covered = np.zeros(ds.n_rows, dtype=bool)
+    covered = np.zeros(y.size, dtype=bool)
     for i in order:
         covered[match[i]] = True
-    default = _default_class(ds.y, covered, len(ds.classes))
-    options: dict[str, object] = {"cf": float(cf)}
-    if tree.options.train is not None:
-        options["min_cases"] = int(tree.options.train.min_cases)
-    options = recorded_options(options, ds)
+    default = _default_class(y, covered, n_classes)
     printed = RuleSet(
-        ds.schema,
+        schema,
         rules,
         default,
-        options=options,
+        options=found.options,
         treegen_version=VERSION,
-        data_fingerprint=ds.fingerprint(),
+        data_fingerprint=fingerprint,
     )
-    cover = [match[i] for i in order]
+    covers = [match[i] for i in order]
+    if cover is not None:
+        cover.extend(covers)
     if progress is not None:
         progress("final pass", 0, 1)
-    final = tuple(
-        rules[i] for i in dropping(cover, [r.cls for r in rules], default, ds.y)[-1].index
-    )
+    final = tuple(rules[i] for i in dropping(covers, [r.cls for r in rules], default, y)[-1].index)
     return printed, RuleSet(
-        ds.schema,
+        schema,
         final,
         default,
         options=printed.options,

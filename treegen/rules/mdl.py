@@ -82,7 +82,10 @@ class AttributeCodes:
                         )
                 bits.append(total)
             elif attr.is_continuous:
-                known = ds.x32[:, a][~np.isnan(col)]
+                # the column's known values as float32, Release 8's storage (this
+                # column only: Dataset.x32 would keep a float32 copy of the whole table)
+                with np.errstate(over="ignore"):
+                    known = col[~np.isnan(col)].astype(np.float32)
                 cuts = np.unique(known).size + int(known.size < n)
                 half = to_f32(logs.item[cuts] / 2) if cuts > 1 else 0.0
                 bits.append(to_f32(1 + half) if cuts > 1 else 0.0)

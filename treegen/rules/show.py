@@ -81,8 +81,21 @@ def format_rules_evaluation(
     With ``drop`` (the training data right after generation) the rules with negative
     advantage are dropped one at a time as Release 8 does, each step printed.
     """
-    n = X.shape[0]
-    cover = cover_rows(rs.rules, X, rs.compares_float32)
+    return format_cover_evaluation(rs, label, cover_rows(rs.rules, X, rs.compares_float32), y, drop)
+
+
+def format_cover_evaluation(
+    rs: RuleSet,
+    label: str,
+    cover: list[npt.NDArray[np.int32]],
+    y: npt.NDArray[np.integer],
+    drop: bool = False,
+) -> str:
+    """:func:`format_rules_evaluation` from each rule's covered cases (ascending), as
+    :func:`cover_rows` gives them or :func:`treegen.rules.generate.generate` had them
+    (``treegen rules`` on its training data: no case's values read again, which at 1M
+    rows took seconds)."""
+    n = y.shape[0]
     states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
     text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], y)
     for before, after in zip(states, states[1:], strict=False):
