@@ -5,8 +5,6 @@ every count, packing is chosen only where it is smaller, and the C reads the sam
 from __future__ import annotations
 
 import random
-import shutil
-import subprocess
 from functools import cache
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from treegen.firmware.parity import verify_on
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 
+from support.objsizes import constant_sizes
 from support.sklearn_models import _data, fit_setup, with_nan
 
 pytest.importorskip("sklearn")
@@ -101,18 +100,7 @@ def test_the_c_declares_the_stream_and_info_counts_it(tmp_path: Path) -> None:
     text = r.files["p_predict.c"]
     assert f"static const uint8_t p_cnt[{len(pay.packed.stream)}] P_ROM" in text
     assert "p_narrow" not in text and "p_wide" not in text
-    if shutil.which("gcc") is None or shutil.which("nm") is None:
-        pytest.skip("gcc and nm are needed")
-    for k, v in r.files.items():
-        (tmp_path / k).write_text(v)
-    subprocess.run(
-        ["gcc", "-O0", "-Dp_SOFT64=1", "-c", "p_predict.c", "-o", "p.o"], cwd=tmp_path, check=True
-    )
-    nm = subprocess.run(
-        ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
-    ).stdout
-    sizes = {f[3]: int(f[1], 16) for f in (line.split() for line in nm.splitlines())
-             if len(f) == 4 and f[2] in "rRdD"}  # fmt: skip
+    sizes = constant_sizes(r.files, "p_predict.c", tmp_path)
     assert sizes["p_cnt"] == len(pay.packed.stream)
     folded = 8 if "p_divisor" not in sizes else 0  # a lone divisor may be folded into code
     assert table_bytes(r.lowered) == sum(sizes.values()) + folded

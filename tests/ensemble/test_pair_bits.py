@@ -4,8 +4,6 @@ same leaves, on the host and on the chips, and the bitmap form is chosen only th
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from treegen.firmware.parity import verify_on
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 
+from support.objsizes import constant_sizes
 from support.sklearn_models import _data, with_nan
 
 pytest.importorskip("sklearn")
@@ -67,18 +66,7 @@ def test_the_c_declares_the_bitmap_and_info_counts_it(tmp_path: Path) -> None:
     n = 2 * len(_table(ens).pairs)
     assert f"static const uint8_t p_pair[{n}] P_ROM" in text
     assert f"static const uint8_t p_pair_hi[{(n + 7) // 8}] P_ROM" in text
-    if shutil.which("gcc") is None or shutil.which("nm") is None:
-        pytest.skip("gcc and nm are needed")
-    for k, v in r.files.items():
-        (tmp_path / k).write_text(v)
-    subprocess.run(
-        ["gcc", "-O0", "-Dp_SOFT64=1", "-c", "p_predict.c", "-o", "p.o"], cwd=tmp_path, check=True
-    )
-    nm = subprocess.run(
-        ["nm", "-S", "p.o"], cwd=tmp_path, check=True, capture_output=True, text=True
-    ).stdout
-    sizes = {f[3]: int(f[1], 16) for f in (line.split() for line in nm.splitlines())
-             if len(f) == 4 and f[2] in "rRdD"}  # fmt: skip
+    sizes = constant_sizes(r.files, "p_predict.c", tmp_path)
     assert sizes["p_pair"] == n and sizes["p_pair_hi"] == (n + 7) // 8
     folded = 8 if "p_divisor" not in sizes else 0  # a lone divisor may be folded into code
     assert table_bytes(r.lowered) == sum(sizes.values()) + folded

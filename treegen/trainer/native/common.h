@@ -5,6 +5,7 @@
 #define TREEGEN_NATIVE_COMMON_H
 
 #include "native.h"
+#include <string.h>
 
 /* The numbers shared with the Python trainer have one home each,
  * treegen/trainer/constants.py and (the node kinds) treegen/model/constants.py;
@@ -46,5 +47,23 @@ static inline int tg_add_constants(PyObject *module)
 #else
 #define PREFETCH(addr) ((void)0)
 #endif
+
+/* The nominal code at flat index i of a row-major (rows, attributes) code table whose
+ * entries are code_size (1, 2 or 4) bytes wide and signed (-1: missing): the context's
+ * narrowest exact form (treegen/trainer/context.py), which both pruners read. */
+static inline int32_t tg_code_at(const char *codes, Py_ssize_t code_size, Py_ssize_t i)
+{
+    const char *at = codes + i * code_size;
+    if (code_size == 1)
+        return (int8_t)*at;
+    if (code_size == 2) {
+        int16_t c16;
+        memcpy(&c16, at, 2);
+        return c16;
+    }
+    int32_t c32;
+    memcpy(&c32, at, 4);
+    return c32;
+}
 
 #endif

@@ -150,17 +150,7 @@ typedef struct {
 
 static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
 {
-    const char *at = p->ncodes + (r * p->n_nom + pos) * p->code_size;
-    if (p->code_size == 1)
-        return (int8_t)*at;
-    if (p->code_size == 2) {
-        int16_t c16;
-        memcpy(&c16, at, 2);
-        return c16;
-    }
-    int32_t c32;
-    memcpy(&c32, at, 4);
-    return c32;
+    return tg_code_at(p->ncodes, p->code_size, (Py_ssize_t)r * p->n_nom + pos);
 }
 
 static int32_t class_of(const Prune *p, int64_t r)
