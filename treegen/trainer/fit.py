@@ -198,7 +198,9 @@ def grow_prepared(
     progress: Progress | None = None,
     case_order: CaseOrder = "auto",
 ) -> Model:
-    """The tree :func:`train` grows and prunes from :func:`prepare`'s ``p``."""
+    """The tree :func:`train` grows and prunes from :func:`prepare`'s ``p``.  The C
+    pruner spends the context's classes, values and codes (prune_native's ``spend``):
+    nothing may read ``p.ctx``'s data afterwards."""
     opts, ctx = p.opts, p.ctx
     ctx.presort()  # prepare() left it for after the data could go
     j48 = opts.flavor == "j48"
