@@ -30,6 +30,8 @@ from treegen.trainer.release8 import prune as r8_prune
 from treegen.trainer.release8.cases import Cases
 from treegen.trainer.tree import TNode, flatten
 
+from support.pruner import python_pruner
+
 needs_native = pytest.mark.skipif(not r8_native.available(), reason="C accelerator not built")
 
 
@@ -42,13 +44,8 @@ def _pruned(root: TNode, cases: Cases, cf: float, use_native: bool) -> tuple[str
     root, order, weight = copy.deepcopy(root), cases.order.copy(), cases.weight.copy()
     mine = Cases(cases.ctx)
     mine.order, mine.weight = order, weight
-    saved = native.cprune
-    try:
-        if not use_native:
-            native.cprune = None
+    with python_pruner(not use_native):
         r8_prune.prune(mine, root, cf)
-    finally:
-        native.cprune = saved
     return repr(flatten(root)), mine
 
 

@@ -30,6 +30,8 @@ from treegen.trainer.pruning import prune as prune_mod
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode, flatten
 
+from support.pruner import python_pruner
+
 
 class Pruned:
     """A pruned model's nodes, equal when every field is, bit for bit.
@@ -151,13 +153,8 @@ def test_j48_pairs_reach_every_add_errs_case() -> None:
 def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool, j48: bool = False) -> Pruned:
     ctx = build_context(ds, 2, j48)
     root = grow(ctx, GrowOptions("gainratio", subsets=subsets))
-    saved = native.cprune  # the module prune.py consults
-    try:
-        if not use_native:
-            native.cprune = None
+    with python_pruner(not use_native):
         prune_mod.prune(ctx, root, cf)
-    finally:
-        native.cprune = saved
     return Pruned(flatten(root))
 
 
@@ -280,12 +277,8 @@ def test_prune_flat_any_numbering_and_unreachable_nodes() -> None:
     for b in path[victim]:
         ref_victim = ref_victim.children[b]
     ref_victim.make_leaf()
-    saved = native.cprune
-    try:
-        native.cprune = None
+    with python_pruner():
         prune_mod.prune(ctx, ref, 0.25)
-    finally:
-        native.cprune = saved
     assert Pruned(flatten(grown)) == Pruned(flatten(ref))
 
 
@@ -347,13 +340,8 @@ def test_pruned_j48_trees_identical_with_two_byte_codes() -> None:
 
 
 def _trained(ds: Dataset, opts: TrainOptions, use_native: bool) -> Pruned:
-    saved = native.cprune  # what train() and prune.py consult
-    try:
-        if not use_native:
-            native.cprune = None
+    with python_pruner(not use_native):
         return Pruned(train(ds, opts).nodes)
-    finally:
-        native.cprune = saved
 
 
 @needs_native
@@ -442,11 +430,7 @@ def test_four_byte_codes_one_wide_test() -> None:
 
     got, want = tree(), tree()
     prune_mod.prune(ctx, got, 0.25)
-    saved = native.cprune
-    try:
-        native.cprune = None
+    with python_pruner():
         prune_mod.prune(ctx, want, 0.25, reuse_growth=False)
-    finally:
-        native.cprune = saved
     assert got.kind == "nominal"
     assert Pruned(flatten(got)) == Pruned(flatten(want))
