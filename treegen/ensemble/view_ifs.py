@@ -75,9 +75,9 @@ def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str
     """(test, threshold literal, bitset offset) of a split that tests something."""
     if isinstance(node, CatSplit):
         return "cat", "", offset
-    if ir.key_walk:
+    if ir.key_walk:  # the whole test is the line's cond (_key_test)
         assert isinstance(node, Split) and node.op == "le"
-        return "key", c_hex32(ir.key_threshold(node)), 0
+        return "key", "", 0
     if node.op in ("le", "lt"):
         return node.op, value_literal(ir.frame.encoding, float(node.threshold)), 0
     # Every known value goes one way: the test is whether the value is known.
@@ -200,11 +200,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     lines.append(EnsLine("call", pad, callee=callee))
                     continue
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
-                feature = node.feature
-                cond = ""
-                if test == "key" and isinstance(node, Split):
-                    feature = _key_index(ir, node)
-                    cond = _key_test(ir, node)
+                cond = _key_test(ir, node) if test == "key" and isinstance(node, Split) else ""
                 uses_k = uses_k or (
                     ir.encoding.uses_keys
                     and not ir.key_walk
@@ -224,7 +220,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                         "if",
                         pad,
                         test,
-                        feature,
+                        node.feature,
                         thr,
                         node.nan_left,
                         off,
