@@ -1,5 +1,5 @@
-"""The sizes of a generated predict.c's constant objects, as ``nm`` reports them: what
-``info``'s table bytes are held to (the ensemble table tests)."""
+"""The sizes of a generated predict.c's constant objects, as ``nm`` reports them, and
+``info``'s table bytes held to them (the ensemble table tests)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+
+from treegen.ensemble.view_table import table_bytes
+from treegen.kinds.export import Rendered
 
 
 def constant_sizes(files: Mapping[str, str], source: str, where: Path) -> dict[str, int]:
@@ -28,3 +31,13 @@ def constant_sizes(files: Mapping[str, str], source: str, where: Path) -> dict[s
     ).stdout
     return {f[3]: int(f[1], 16) for f in (line.split() for line in nm.splitlines())
             if len(f) == 4 and f[2] in "rRdD"}  # fmt: skip
+
+
+def table_sizes(r: Rendered, source: str, where: Path) -> dict[str, int]:
+    """:func:`constant_sizes` of ``r``'s ``source``, after holding ``info``'s table bytes
+    equal to their sum (a lone divisor, which the compiler may fold into code, counted)."""
+    sizes = constant_sizes(r.files, source, where)
+    divisor = source.split("_predict.c")[0] + "_divisor"
+    folded = 8 if divisor not in sizes else 0
+    assert table_bytes(r.lowered) == sum(sizes.values()) + folded
+    return sizes
