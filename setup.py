@@ -118,7 +118,17 @@ setup(
             "treegen.trainer.native._cscan",
             sources=[
                 f"treegen/trainer/native/{name}.c"
-                for name in ("cscan", "scan", "scanj48", "nominal", "part", "counts", "order", "sparse")
+                for name in (
+                    "cscan",
+                    "scan",
+                    "scanj48",
+                    "nominal",
+                    "part",
+                    "route",
+                    "counts",
+                    "order",
+                    "sparse",
+                )
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE,

@@ -132,10 +132,15 @@ def children_sorted(
         out_start = np.empty(n_child + 1, dtype=np.intp)
         out_lens = np.empty((n_child, kc), dtype=np.intp)
         # Per entry: child << 32 | position in it (known outcome), -1 (unknown).
-        kn = br >= 0
-        dest = np.where(br == -1, -1, -2).astype(np.int64)
-        child = child_id.reshape(-1)[tid[kn] * F + br[kn]]  # a 1-D gather: twice as fast
-        dest[kn] = (child.astype(np.int64) << 32) | cases.pos_known[:-1][kn]
+        dest = np.empty(br.size, dtype=np.int64)
+        native.cscan.part_dest(
+            tid,
+            np.ascontiguousarray(br, dtype=np.intp),
+            np.ascontiguousarray(child_id, dtype=np.intp),
+            F,
+            cases.pos_known,
+            dest,
+        )
         buf = native.cscan.part_sorted(
             srt_cat,
             np.cumsum(tot) - tot,

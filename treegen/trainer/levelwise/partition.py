@@ -68,9 +68,9 @@ def partition(
     if tests.split.size == 0:
         return []
     branches = _branches(ctx, tree, bucket, tests, known)
-    cases, child = _child_cases(ctx, bucket, tests, branches)
-    stats = _child_stats(ctx, cases, child, branches.n_child)
-    del child
+    cases, sums = _child_cases(ctx, bucket, tests, branches)
+    stats = _child_stats(ctx, *sums)
+    del sums
     grows = ~stats.leaf
     kc = len(ctx.cont_pos)
     if kc and grows.any():
@@ -153,6 +153,39 @@ def _route(
     npos = np.full(bucket.n_tasks, -1, dtype=np.intp)
     cpos[is_cont] = [ctx.cont_pos[a] for a in chosen[is_cont].tolist()]
     npos[is_nom] = [ctx.nom_pos[a] for a in chosen[is_nom].tolist()]
+    if native.cscan is not None:
+        # One pass over the entries for every kind of test but subsets: the same
+        # branches as the gathers below.
+        br = np.empty(rows.size, dtype=np.intp)
+        native.cscan.route_branches(
+            tid,
+            np.ascontiguousarray(rows, dtype=np.intp),
+            ctx.cvals,
+            ctx.cvals.shape[1],
+            cpos,
+            np.ascontiguousarray(routing_cuts(thr, ctx.j48)),
+            ctx.ncodes,
+            ctx.ncodes.dtype.itemsize,
+            ctx.ncodes.shape[1],
+            npos,
+            br,
+        )
+    else:
+        br = _route_numpy(ctx, bucket, cpos, npos, thr)
+    for b in subset_tasks:
+        a = int(chosen[b])
+        table = subset_table(ctx.n_values[a], tree.subsets[bucket.tasks[b].nid])
+        sel = np.flatnonzero(tid == b)
+        br[sel] = table[ctx.ncodes[rows[sel], ctx.nom_pos[a]]]
+    return br
+
+
+def _route_numpy(
+    ctx: Context, bucket: Bucket, cpos: IntArray, npos: IntArray, thr: npt.NDArray[np.float64]
+) -> IntArray:
+    """numpy path of :func:`_route` (``route_branches``) for continuous and multiway tests;
+    -2 elsewhere."""
+    tid, rows = bucket.tid, bucket.rows
     br = np.full(rows.size, -2, dtype=np.intp)
     # The gathers index the tables as flat arrays: numpy's 2-D fancy indexing costs
     # twice a 1-D gather of the same elements.
@@ -167,17 +200,39 @@ def _route(
     sel = np.flatnonzero(ne_ >= 0)
     if sel.size:
         br[sel] = ctx.ncodes.reshape(-1)[rows[sel] * ctx.ncodes.shape[1] + ne_[sel]] - 1
-    for b in subset_tasks:
-        a = int(chosen[b])
-        table = subset_table(ctx.n_values[a], tree.subsets[bucket.tasks[b].nid])
-        sel = np.flatnonzero(tid == b)
-        br[sel] = table[ctx.ncodes[rows[sel], ctx.nom_pos[a]]]
     return br
 
 
-# The known entries' (task, branch) cells and the known weight per cell, as
-# _drop_one_branch_tests sums them for _branches (None when a test was undone).
-KnownSums = tuple[IntArray, BoolArray, FloatArray] | None
+# Per (task, branch) the known weight and how many entries, per task the unknown
+# weight (_branch_sums), as _drop_one_branch_tests sums them for _branches (None
+# when a test was undone).
+KnownSums = tuple[FloatArray, IntArray, FloatArray] | None
+
+
+def _branch_sums(
+    ctx: Context, bucket: Bucket, br: IntArray, F: int
+) -> tuple[FloatArray, IntArray, FloatArray]:
+    """Per (task, branch) of width ``F``: the known weight (B, F) and the entries
+    (B, F) going that way; per task the weight of the entries whose value is unknown.
+
+    Every sum runs in entry order (``CountItems``), in the flavour's precision:
+    ``branch_sums`` in one pass, or ``ctx.sums`` (the same additions).
+    """
+    B = bucket.n_tasks
+    tid, w = bucket.tid, bucket.w
+    if native.cscan is not None and F > 0:
+        known_v = np.empty(B * F, dtype=ctx.dtype)
+        count_v = np.empty(B * F, dtype=np.intp)
+        unk_w = np.empty(B, dtype=ctx.dtype)
+        native.cscan.branch_sums(
+            tid, br, np.ascontiguousarray(w, dtype=ctx.dtype), F, known_v, count_v, unk_w
+        )
+        return known_v.reshape(B, F), count_v.reshape(B, F), unk_w
+    kn = br >= 0
+    cell = tid[kn] * F + br[kn]
+    counts: IntArray = np.bincount(cell, minlength=B * F).reshape(B, F)
+    unk = br == -1
+    return ctx.sums(cell, w[kn], B * F).reshape(B, F), counts, ctx.sums(tid[unk], w[unk], B)
 
 
 def _drop_one_branch_tests(
@@ -194,13 +249,10 @@ def _drop_one_branch_tests(
     """
     B = bucket.n_tasks
     F = int(tests.forks.max()) if B else 0
-    tid, br = bucket.tid, tests.branch
-    kn = br >= 0
-    cell = tid[kn] * F + br[kn]
-    known_v = ctx.sums(cell, bucket.w[kn], B * F).reshape(B, F)
-    one = np.count_nonzero(known_v[tests.split] > 0, axis=1) < 2
+    sums = _branch_sums(ctx, bucket, tests.branch, F)
+    one = np.count_nonzero(sums[0][tests.split] > 0, axis=1) < 2
     if not one.any():
-        return tests, (cell, kn, known_v)
+        return tests, sums
     undone = tests.split[one]
     nids = tests.nids[one]
     tree.kind[nids] = KIND_LEAF
@@ -210,7 +262,7 @@ def _drop_one_branch_tests(
         tree.subsets.pop(nid, None)
     gone = np.zeros(B, dtype=np.bool_)
     gone[undone] = True
-    branch = np.where(gone[tid], -2, br)
+    branch = np.where(gone[bucket.tid], -2, tests.branch)
     forks = tests.forks.copy()
     forks[undone] = 0
     return Tests(tests.split[~one], tests.nids[~one], forks, branch), None
@@ -228,17 +280,10 @@ def _branches(
     dt = ctx.dtype
     B = bucket.n_tasks
     F = int(tests.forks.max())
-    tid, br, w = bucket.tid, tests.branch, bucket.w
-    unk = br == -1
-    unk_w = ctx.sums(tid[unk], w[unk], B)
+    br = tests.branch
+    # the same tests as known's when it comes, so the same width F and cells
+    known_v, count_v, unk_w = _branch_sums(ctx, bucket, br, F) if known is None else known
     known_cases = (bucket.cases.astype(dt) - unk_w.astype(dt)).astype(dt)
-    if known is None:
-        kn = br >= 0
-        cell = tid[kn] * F + br[kn]
-        known_v = ctx.sums(cell, w[kn], B * F).reshape(B, F)
-    else:  # the same tests, so the same width F and cells
-        cell, kn, known_v = known
-    count_v = np.bincount(cell, minlength=B * F).reshape(B, F)
     nonempty = count_v > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
@@ -250,9 +295,9 @@ def _branches(
     child_id = np.full((B, F), -1, dtype=np.intp)
     ne_t, ne_v = np.nonzero(nonempty)
     child_id[ne_t, ne_v] = np.arange(ne_t.size)
-    u_idx = np.flatnonzero(unk)
+    u_idx = np.flatnonzero(br == -1)
     cw = _unknown_weights(ctx, bucket, u_idx, nonempty, factor)
-    return Branches(F, nonempty, factor, child_id, ne_t, kn, u_idx, cw)
+    return Branches(F, nonempty, factor, child_id, ne_t, br >= 0, u_idx, cw)
 
 
 def _unknown_weights(
@@ -284,13 +329,15 @@ def _unknown_weights(
 
 def _child_cases(
     ctx: Context, bucket: Bucket, tests: Tests, branches: Branches
-) -> tuple[ChildCases, IntArray]:
+) -> tuple[ChildCases, tuple[FloatArray, FloatArray]]:
     """Every child's (parent entry, weight) list: its branch's known cases and every unknown
-    one; and the child of each of those cases.
+    one; and every child's weight and class weights (n_child x classes), summed in list
+    order (the sums the next level would do).
 
-    The C kernel (``emit_children``) and the numpy code give the same lists.
+    The C kernel (``emit_children``) and the numpy code give the same lists and sums.
     """
     dt = ctx.dtype
+    C = ctx.n_classes
     tid, br, w = bucket.tid, tests.branch, bucket.w
     F, nonempty, child_id = branches.width, branches.nonempty, branches.child_id
     n_child = branches.n_child
@@ -307,6 +354,9 @@ def _child_cases(
         starts_all = np.empty(n_child + 1, dtype=np.intp)
         ent_s = np.empty(total, dtype=np.intp)
         wt_s = np.empty(total, dtype=dt)
+        rows = np.empty(total, dtype=np.intp)
+        ccases = np.empty(n_child, dtype=dt)
+        cfreq = np.empty(n_child * C, dtype=dt)
         native.cscan.emit_children(
             tid,
             np.ascontiguousarray(br, dtype=np.intp),
@@ -321,42 +371,47 @@ def _child_cases(
             wt_s,
             pos_known,
             pos_unk,
+            np.ascontiguousarray(bucket.rows, dtype=np.intp),
+            np.ascontiguousarray(bucket.y, dtype=np.intp),
+            C,
+            rows,
+            ccases,
+            cfreq,
         )
+        del ent_s
         starts = starts_all[:-1]
         sizes = np.diff(starts_all)
-        ch_s = np.repeat(np.arange(n_child), sizes)
-    else:
-        k_idx = np.flatnonzero(branches.known & (child_id[tid, np.maximum(br, 0)] >= 0))
-        rep_u, rep_v = np.nonzero(nonempty[u_t])
-        ch = np.concatenate((child_id[tid[k_idx], br[k_idx]], child_id[u_t[rep_u], rep_v]))
-        ent = np.concatenate((k_idx, u_idx[rep_u]))
-        wt = np.concatenate((w[k_idx].astype(dt), cw[rep_u, rep_v]))
-        order = np.argsort(ch.astype(np.int64) * (E + 1) + ent, kind="stable")
-        ch_s, ent_s, wt_s = ch[order], ent[order], wt[order]
-        sizes = np.bincount(ch_s, minlength=n_child)
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        local = np.arange(ent_s.size) - starts[ch_s]
-        emitted_known = order < k_idx.size
-        pos_known[ent_s[emitted_known]] = local[emitted_known]
-        uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
-        pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
+        cases = ChildCases(rows, wt_s, starts, sizes, pos_known, u_slot, pos_unk)
+        return cases, (ccases, cfreq.reshape(n_child, C))
+    k_idx = np.flatnonzero(branches.known & (child_id[tid, np.maximum(br, 0)] >= 0))
+    rep_u, rep_v = np.nonzero(nonempty[u_t])
+    ch = np.concatenate((child_id[tid[k_idx], br[k_idx]], child_id[u_t[rep_u], rep_v]))
+    ent = np.concatenate((k_idx, u_idx[rep_u]))
+    wt = np.concatenate((w[k_idx].astype(dt), cw[rep_u, rep_v]))
+    order = np.argsort(ch.astype(np.int64) * (E + 1) + ent, kind="stable")
+    ch_s, ent_s, wt_s = ch[order], ent[order], wt[order]
+    sizes = np.bincount(ch_s, minlength=n_child)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    local = np.arange(ent_s.size) - starts[ch_s]
+    emitted_known = order < k_idx.size
+    pos_known[ent_s[emitted_known]] = local[emitted_known]
+    uo = order[~emitted_known] - k_idx.size  # index into rep_u/rep_v
+    pos_unk[rep_u[uo], rep_v[uo]] = local[~emitted_known]
     rows = bucket.rows[ent_s]
     del ent_s
-    return ChildCases(rows, wt_s, starts, sizes, pos_known, u_slot, pos_unk), ch_s
+    ccases = ctx.sums(ch_s, wt_s, n_child)
+    cfreq = ctx.sums(ch_s * C + ctx.y[rows], wt_s, n_child * C).reshape(n_child, C)
+    return ChildCases(rows, wt_s, starts, sizes, pos_known, u_slot, pos_unk), (ccases, cfreq)
 
 
-def _child_stats(ctx: Context, cases: ChildCases, child: IntArray, n_child: int) -> ChildStats:
-    """Every child's weight and class distribution now (the sums the next level would do).
+def _child_stats(ctx: Context, ccases: FloatArray, cfreq: FloatArray) -> ChildStats:
+    """Every child's weight, class distribution, majority class and leaf rule.
 
     So the children that must stay leaves (:func:`~treegen.trainer.select.stays_leaf`)
     need no task.
     """
-    C = ctx.n_classes
-    y_s = ctx.y[cases.rows]
-    ccases = ctx.sums(child, cases.w, n_child)
-    cfreq = ctx.sums(child * C + y_s, cases.w, n_child * C).reshape(n_child, C)
     cbest = np.argmax(cfreq, axis=1)
-    cbestf = cfreq[np.arange(n_child), cbest]
+    cbestf = cfreq[np.arange(cfreq.shape[0]), cbest]
     return ChildStats(ccases, cfreq, cbest, cbestf, stays_leaf(ctx, ccases, cbestf))
 
 

@@ -1,6 +1,6 @@
 /* treegen's C accelerator for growth (module treegen.trainer._cscan): the
  * loops that numpy can only do with large temporaries or one call per node.
- * The kernels are in scan.c, scanj48.c, nominal.c, part.c and counts.c; see
+ * The kernels are in scan.c, scanj48.c, nominal.c, part.c, route.c and counts.c; see
  * cscan.h.  The buffer helpers are model/native/buffers.c, compiled in.
  * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
  * J48's for treegen.trainer.j48order;
@@ -13,6 +13,9 @@ static PyMethodDef methods[] = {
     {"add_at", tg_add_at, METH_VARARGS, "np.add.at for float32, sequential."},
     {"class_sums", tg_class_sums, METH_VARARGS, "A segment's sums per class present."},
     {"emit_children", tg_emit_children, METH_VARARGS, "Children's case lists after splits."},
+    {"route_branches", tg_route_branches, METH_VARARGS, "Each entry's branch at its task's test."},
+    {"branch_sums", tg_branch_sums, METH_VARARGS, "Known and unknown weight per task and branch."},
+    {"part_dest", tg_part_dest, METH_VARARGS, "Each entry's child and position for part_sorted."},
     {"best_cuts", tg_best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", tg_nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},

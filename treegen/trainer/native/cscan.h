@@ -24,6 +24,9 @@ PyObject *tg_nominal_finish_j48(PyObject *self, PyObject *args); /* nominal.c */
 PyObject *tg_best_cuts_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args);   /* part.c */
 PyObject *tg_emit_children(PyObject *self, PyObject *args); /* part.c */
+PyObject *tg_route_branches(PyObject *self, PyObject *args); /* route.c */
+PyObject *tg_branch_sums(PyObject *self, PyObject *args);   /* route.c */
+PyObject *tg_part_dest(PyObject *self, PyObject *args);     /* route.c */
 PyObject *tg_add_at(PyObject *self, PyObject *args);        /* counts.c */
 PyObject *tg_class_sums(PyObject *self, PyObject *args);    /* counts.c */
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args); /* counts.c */

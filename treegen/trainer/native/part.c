@@ -172,17 +172,42 @@ done:
  * (wsize bytes: float32 or double).  Writes each child's start (n_child + 1
  * entries), the entries and weights, and the position of each case inside its
  * child: pos_known[e] for a known entry, pos_unk[u_slot[e] * F + v] for the
- * copy of an unknown one in branch v. */
+ * copy of an unknown one in branch v.
+ *
+ * With the optional (rows, y, C, out_rows, out_cases, out_freq): each listed
+ * case's row rows[e] goes to out_rows (beside out_ent), and every child's weight
+ * (out_cases) and class weights (out_freq[c * C + y[e]]) are summed in its list's
+ * order, in the weights' type: partition.py's _child_stats sums the lists so
+ * (np.add.at in float32, bincount in double). */
+#define CHILD_SUMS(REAL)                                                                    \
+    do {                                                                                    \
+        const REAL *lw = (const REAL *)ow;                                                  \
+        REAL *cases = b[14].buf, *freq = b[15].buf;                                         \
+        for (Py_ssize_t c = 0; c < NC; c++) {                                               \
+            REAL s = 0;                                                                     \
+            REAL *fc = freq + c * C;                                                        \
+            for (Py_ssize_t k = 0; k < C; k++)                                              \
+                fc[k] = 0;                                                                  \
+            for (Py_ssize_t i = start[c]; i < start[c + 1]; i++) {                          \
+                s += lw[i];                                                                 \
+                fc[y[ent[i]]] += lw[i];                                                     \
+            }                                                                               \
+            cases[c] = s;                                                                   \
+        }                                                                                   \
+    } while (0)
+
 PyObject *tg_emit_children(PyObject *self, PyObject *args)
 {
-    enum { NB = 11 };
-    PyObject *o[NB];
-    Py_ssize_t F, wsize;
+    enum { NB = 16 };
+    PyObject *o[NB] = {NULL};
+    Py_ssize_t F, wsize, C = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOnOOnOOOOO", &o[0], &o[1], &o[2], &o[3], &F, &o[4], &o[5],
-                          &wsize, &o[6], &o[7], &o[8], &o[9], &o[10]))
+    if (!PyArg_ParseTuple(args, "OOOOnOOnOOOOO|OOnOOO", &o[0], &o[1], &o[2], &o[3], &F, &o[4],
+                          &o[5], &wsize, &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &C,
+                          &o[13], &o[14], &o[15]))
         return NULL;
-    if (F < 1 || (wsize != 4 && wsize != 8)) {
+    const int nb = o[15] != NULL ? NB : 11; /* with the stats' buffers or without */
+    if (F < 1 || (wsize != 4 && wsize != 8) || (nb == NB && (C < 1 || C > (1 << 24)))) {
         PyErr_SetString(PyExc_ValueError, "emit_children: bad sizes");
         return NULL;
     }
@@ -215,8 +240,13 @@ PyObject *tg_emit_children(PyObject *self, PyObject *args)
         {1, wsize, T, "out_w"},
         {1, sizeof(Py_ssize_t), E, "pos_known"},
         {1, sizeof(Py_ssize_t), NU, "pos_unk"},
+        {0, sizeof(Py_ssize_t), E, "rows"},
+        {0, sizeof(Py_ssize_t), E, "y"},
+        {1, sizeof(Py_ssize_t), T, "out_rows"},
+        {1, wsize, NC, "out_cases"},
+        {1, wsize, NC * C, "out_freq"},
     };
-    if ((got = tg_views(o, b, spec, NB)) < NB)
+    if ((got = tg_views(o, b, spec, nb)) < nb)
         goto done;
     {
         const Py_ssize_t *tid = b[0].buf, *br = b[1].buf, *child_of = b[3].buf;
@@ -264,6 +294,12 @@ PyObject *tg_emit_children(PyObject *self, PyObject *args)
         start[NC] = total;
         if (total > T)
             goto bad;
+        if (nb == NB) {
+            const Py_ssize_t *y = b[12].buf;
+            for (Py_ssize_t e = 0; e < E; e++)
+                if (br[e] != -2 && (y[e] < 0 || y[e] >= C))
+                    goto bad;
+        }
         /* Pass 2: place, entries in order. */
         for (Py_ssize_t e = 0; e < E; e++) {
             const Py_ssize_t v = br[e], t = tid[e];
@@ -289,6 +325,17 @@ PyObject *tg_emit_children(PyObject *self, PyObject *args)
                 }
             }
         }
+        if (nb == NB) {
+            /* The rows and the sums, child after child in list order. */
+            const Py_ssize_t *rows = b[11].buf, *y = b[12].buf;
+            Py_ssize_t *orows = b[13].buf;
+            for (Py_ssize_t i = 0; i < total; i++)
+                orows[i] = rows[ent[i]];
+            if (wsize == 4)
+                CHILD_SUMS(float);
+            else
+                CHILD_SUMS(double);
+        }
     }
     result = Py_NewRef(Py_None);
     goto done;
@@ -299,3 +346,4 @@ done:
     tg_release(b, got);
     return result;
 }
+#undef CHILD_SUMS
