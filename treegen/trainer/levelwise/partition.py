@@ -120,7 +120,8 @@ def _tests(
     if not ctx.j48:
         # ctx.cut_for, one binary search per attribute for all its cuts.
         cont = split[kind[split] == KIND_CONTINUOUS]
-        for a in np.unique(chosen[cont]).tolist():
+        # (sorted(set()), not np.unique: that imports numpy.ma, 0.02-0.05 s per run)
+        for a in sorted(set(chosen[cont].tolist())):
             tb = cont[chosen[cont] == a]
             thr[tb] = ctx.cuts_below(a, scores.bar[tb, a])  # float32 midpoints: exact
     nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)

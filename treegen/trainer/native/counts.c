@@ -241,6 +241,12 @@ done:
             if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0 ||      \
                 y[e] > 16777216)                                                       \
                 goto bad;                                                              \
+            if (e + AHEAD < E) { /* rows far apart: each value its own cache line */   \
+                const Py_ssize_t ra = rows[e + AHEAD];                                 \
+                if (ra >= 0 && ra < n_rows)                                            \
+                    for (Py_ssize_t k = 0; k < Kc; k++)                                \
+                        PREFETCH(cv + ra + k * n_rows);                                \
+            }                                                                          \
             const REAL *src = cv + r;                                                  \
             REAL *dst = rec + e * rs;                                                  \
             for (Py_ssize_t k = 0; k < Kc; k++) {                                      \
