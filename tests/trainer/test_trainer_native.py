@@ -65,7 +65,7 @@ def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
     dt = ctx.dtype
     Kc = len(ctx.cont_pos)
     # A few "nodes": random subsets of the rows with fractional weights.
-    seg_att, seg_len, flat_parts, cases, unknown = [], [], [], [], []
+    seg_att, seg_len, flat_parts, cases, unknown, seg_base = [], [], [], [], [], []
     rows_all, w_all = [], []
     for _ in range(int(rng.integers(1, 6))):
         rows = np.sort(rng.choice(ds.n_rows, size=int(rng.integers(1, ds.n_rows)), replace=False))
@@ -80,6 +80,7 @@ def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
             order = known[np.argsort(v[known], kind="stable")]
             seg_att.append(k)
             seg_len.append(order.size)
+            seg_base.append(base)
             flat_parts.append(order + base)
             cases.append(tot)
             unk = np.flatnonzero(np.isnan(v))
@@ -93,6 +94,12 @@ def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
     unk_a = np.asarray(unknown, dtype=dt)
     rec = np.column_stack((ctx.cvals[:, rows_cat].T, w_cat, ctx.y[rows_cat])).astype(dt)
     fast = eval_continuous_flat(ctx, rec, att, flat, lens, cases_a, unk_a)
+    # The same segments as positions within each node plus a per-segment offset.
+    base_a = np.asarray(seg_base, dtype=np.intp)
+    local = (flat - np.repeat(base_a, lens)).astype(np.int32)
+    shifted = eval_continuous_flat(ctx, rec, att, local, lens, cases_a, unk_a, base_a)
+    for name in ("gain", "info", "bar", "ok"):
+        assert np.array_equal(getattr(fast, name), getattr(shifted, name), equal_nan=True), name
     idx = padded_rows(flat, lens, rows_cat.size)
     rows_ext = np.append(rows_cat, ctx.n_rows)
     w_ext = np.append(w_cat, dt(0))

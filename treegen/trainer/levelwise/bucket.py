@@ -54,6 +54,10 @@ class Bucket:
     y: IntArray
     offsets: IntArray
     cases: FloatArray
+    # The tasks' sorted arrays one after another and where each task's starts, once
+    # continuous scoring has concatenated them (the partition reuses them).
+    srt: npt.NDArray[np.int32] | None = None
+    srt_start: IntArray | None = None
 
     @classmethod
     def gather(cls, ctx: Context, tasks: list[Task], cases: FloatArray | None = None) -> Bucket:

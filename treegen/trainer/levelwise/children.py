@@ -123,12 +123,17 @@ def children_sorted(
     F = branches.width
     sp = split.tolist()
     if native.cscan is not None:
-        # (One task's array as it is: at the root a copy was 38 MB more at the peak.)
-        srt_cat = (
-            tasks[sp[0]].srt if len(sp) == 1 else np.concatenate([tasks[b].srt for b in sp])
-        ).astype(np.int32, copy=False)
         lens = np.concatenate([tasks[b].lens for b in sp]).astype(np.intp, copy=False)
-        tot = lens.reshape(-1, kc).sum(axis=1)
+        if bucket.srt is not None and bucket.srt_start is not None:
+            # The arrays continuous scoring concatenated (no second copy).
+            srt_cat, srt_start = bucket.srt, bucket.srt_start[split]
+        else:
+            # (One task's array as it is: at the root a copy was 38 MB more at the peak.)
+            srt_cat = (
+                tasks[sp[0]].srt if len(sp) == 1 else np.concatenate([tasks[b].srt for b in sp])
+            ).astype(np.int32, copy=False)
+            tot = lens.reshape(-1, kc).sum(axis=1)
+            srt_start = np.cumsum(tot) - tot
         out_start = np.empty(n_child + 1, dtype=np.intp)
         out_lens = np.empty((n_child, kc), dtype=np.intp)
         # Per entry: child << 32 | position in it (known outcome), -1 (unknown).
@@ -143,7 +148,7 @@ def children_sorted(
         )
         buf = native.cscan.part_sorted(
             srt_cat,
-            np.cumsum(tot) - tot,
+            np.ascontiguousarray(srt_start, dtype=np.intp),
             lens,
             np.ascontiguousarray(bucket.offsets[split], dtype=np.intp),
             np.ascontiguousarray(split, dtype=np.intp),

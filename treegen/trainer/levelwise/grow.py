@@ -321,13 +321,12 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
             rec,
             unk,
         )
-        pos: npt.NDArray[np.int32]
-        if B == 1:
-            pos = tasks[0].srt  # read only; a lone task's positions need no offset
-        else:
-            pos = np.concatenate([t.srt for t in tasks])
-            # int32 throughout: an intp repeat and its cast were twice this array again.
-            pos += np.repeat(offsets.astype(np.int32), lens.reshape(B, Kc).sum(axis=1))
+        # The tasks' positions as they are (a lone task's read only), each segment
+        # offset to its task's entries in the scan; kept on the bucket for the
+        # partition's part_sorted, which reads the same arrays.
+        pos = tasks[0].srt if B == 1 else np.concatenate([t.srt for t in tasks])
+        per_task = lens.reshape(B, Kc).sum(axis=1)
+        bucket.srt, bucket.srt_start = pos, np.cumsum(per_task) - per_task
         cs = eval_continuous_flat(
             ctx,
             rec,
@@ -336,6 +335,7 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
             lens,
             np.repeat(cases, Kc),
             unk,
+            np.repeat(offsets, Kc),
         )
         scores.set_continuous(ctx, cs)
         return

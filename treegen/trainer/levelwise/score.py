@@ -46,7 +46,7 @@ class Segments:
     cases ``flat[start[r] : start[r] + length[r]]`` (positions into
     ``rec``, in value order); ``cases[r]`` is its node's weight,
     ``unknown[r]`` that of the node's cases with the value unknown and
-    ``known[r]`` the rest.
+    ``known[r]`` the rest.  ``off[r]`` is added to every position of segment r.
     """
 
     rec: FloatArray
@@ -57,6 +57,7 @@ class Segments:
     cases: FloatArray
     unknown: FloatArray
     known: FloatArray
+    off: IntArray
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,16 +144,17 @@ def _scan_chunks(
             tot,
         )
         if not windowed:
-            n = scan(*args)
+            n = scan(*args, -1, np.ascontiguousarray(segs.off[lo:hi]))
             if n:
                 tries = np.bincount(kk[:n], minlength=hi - lo)
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
         else:
-            total = scan(*args, 0)  # the first window, and how many cuts in all
+            seg_off = np.ascontiguousarray(segs.off[lo:hi])
+            total = scan(*args, 0, seg_off)  # the first window, and how many cuts in all
             tries = np.asarray([total], dtype=np.intp)
             for skip in range(0, total, cap):
                 if skip:
-                    scan(*args, skip)
+                    scan(*args, skip, seg_off)
                 n = min(cap, total - skip)
                 last = skip + cap >= total
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries, last)
@@ -168,6 +170,7 @@ def eval_continuous_flat(
     seg_len: IntArray,
     cases: FloatArray,
     unknown_w: FloatArray,
+    seg_off: IntArray | None = None,
 ) -> ContScores:
     """``splits.eval_continuous`` through the C accelerator, on unpadded segments.
 
@@ -177,8 +180,8 @@ def eval_continuous_flat(
     attribute ``seg_att[r]``) is ``flat[start_r : start_r + seg_len[r]]``:
     its known cases in value order; ``cases[r]`` is the node's weight and
     ``unknown_w[r]`` that of its cases with the value unknown (see
-    :class:`Segments`).  Returns the same scores as the numpy path, bit for
-    bit.
+    :class:`Segments`); ``seg_off[r]`` (zeros without it) is added to segment r's
+    positions.  Returns the same scores as the numpy path, bit for bit.
     """
     lib = native.cscan
     assert lib is not None
@@ -202,6 +205,9 @@ def eval_continuous_flat(
         cases=cs,
         unknown=unk,
         known=known,
+        off=np.zeros(R, dtype=np.intp)
+        if seg_off is None
+        else np.ascontiguousarray(seg_off, dtype=np.intp),
     )
     if ctx.j48:
         # MinSplit raised and capped within J48's tolerance; "enough" counts cases.
@@ -300,7 +306,8 @@ def _finish_c45(ctx: Context, ch: Chunk, segs: Segments, pick: _Pick, out: ContS
         return
     at = seg_start[lo + seg] + pick.ii[seg]
     a = att[lo + seg]
-    lo32, hi32 = vals[flat[at], a], vals[flat[at + 1], a]
+    o = segs.off[lo + seg]
+    lo32, hi32 = vals[flat[at] + o, a], vals[flat[at + 1] + o, a]
     vf1 = pick.low[seg]
     vf2 = (kn[seg] - vf1).astype(dt)
     r = lo + seg
@@ -350,7 +357,8 @@ def _best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Con
     j = best[seg]
     at = seg_start[lo + seg] + ch.ii[j]
     a = att[lo + seg]
-    lo_v, hi_v = vals[flat[at], a], vals[flat[at + 1], a]
+    o = segs.off[lo + seg]
+    lo_v, hi_v = vals[flat[at] + o, a], vals[flat[at + 1] + o, a]
     vf1 = ch.low[j]
     r = lo + seg
     out.gain[r], out.ok[r] = pen, True

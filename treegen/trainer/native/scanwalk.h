@@ -9,7 +9,8 @@
  *                 j48: the known weight), LowItems and the two values (double).
  *
  * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
- *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1) -> number of cuts
+ *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1, seg_off=None)
+ *         -> number of cuts
  *
  * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
  * is rec[p * rs ...]: its values of the Kc continuous attributes, then its
@@ -26,7 +27,9 @@
  *
  * With skip >= 0 the candidates are numbered from 0 over all segments and only
  * those numbered skip .. skip + cap - 1 (cap: out_kk's size) are written, at
- * 0 .. cap - 1; the return value is then the number of all candidates.  So a
+ * 0 .. cap - 1; the return value is then the number of all candidates.  With
+ * seg_off (one per segment), segment r's positions are flat[...] + seg_off[r]:
+ * a bucket's tasks' own arrays, concatenated, need no offsetting pass.  So a
  * segment with more candidates than the outputs hold is scanned in windows,
  * one call each, each walking it again (levelwise/score.py: the candidates of a
  * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
@@ -34,14 +37,15 @@
 
 PyObject *SCAN_FN(PyObject *self, PyObject *args)
 {
-    enum { NB = 13 };
-    PyObject *o[NB];
+    enum { NB = 14 };
+    PyObject *o[NB] = {NULL};
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|n", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
                           &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12],
-                          &skip))
+                          &skip, &o[13]))
         return NULL;
+    const int nb = o[13] != NULL && o[13] != Py_None ? NB : NB - 1; /* seg_off given */
     if (C < 1 || C > MAX_CLASSES || n1 < 0 || Kc < 1 || rs < Kc + 2) {
         PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
         return NULL;
@@ -72,8 +76,9 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {1, sizeof(REAL), cap, "out_low"},
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
         {1, sizeof(REAL), R * C, "out_tot"},
+        {0, sizeof(Py_ssize_t), R, "seg_off"},
     };
-    if ((got = tg_views(o, b, spec, NB)) < NB)
+    if ((got = tg_views(o, b, spec, nb)) < nb)
         goto done;
     {
         const REAL *rec = b[0].buf;
@@ -84,6 +89,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
         REAL *olow = b[10].buf, *tot = b[12].buf;
         double *x = b[11].buf;
+        const Py_ssize_t *off = nb == NB ? b[13].buf : NULL;
         REAL below[MAX_CLASSES], above[MAX_CLASSES];
         Py_ssize_t n = 0, longest = 1;
         for (Py_ssize_t r = 0; r < R; r++)
@@ -99,6 +105,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         }
         for (Py_ssize_t r = 0; r < R; r++) {
             const Py_ssize_t L = len[r], start = s0[r], a = att[r];
+            const Py_ssize_t o_r = off != NULL ? off[r] : 0;
             REAL *t = tot + r * C;
             if (start < 0 || L < 0 || start + L > E || a < 0 || a >= Kc) {
                 PyErr_SetString(PyExc_IndexError, "segment out of range");
@@ -106,9 +113,9 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             }
             for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
             for (Py_ssize_t i = 0; i < L; i++) {
-                const Py_ssize_t p = flat[start + i];
+                const Py_ssize_t p = flat[start + i] + o_r;
                 if (i + AHEAD < L) {
-                    const Py_ssize_t pa = flat[start + i + AHEAD];
+                    const Py_ssize_t pa = flat[start + i + AHEAD] + o_r;
                     if (pa >= 0 && pa < n1)
                         PREFETCH(rec + pa * rs);
                 }
