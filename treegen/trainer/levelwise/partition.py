@@ -101,22 +101,26 @@ def _tests(
     thr = np.full(B, np.nan)
     kind = np.full(B, KIND_LEAF, dtype=np.int8)  # no test
     subset_tasks: list[int] = []
-    for b in split.tolist():
-        a = int(chosen[b])
-        sub = scores.subsets.get((b, a))
-        if ctx.kinds[a] == "continuous":
-            kind[b] = KIND_CONTINUOUS
-            if ctx.j48:
-                thr[b] = ctx.cut_for(a, float(scores.bar[b, a]))
-            forks[b] = 2
-        elif sub is not None and is_grouping(ctx, sub.subsets, ctx.n_values[a]):
-            kind[b] = KIND_SUBSET
-            tree.subsets[tasks[b].nid] = sub.subsets
-            forks[b] = len(sub.subsets)
-            subset_tasks.append(b)
-        else:
-            kind[b] = KIND_NOMINAL
-            forks[b] = ctx.n_values[a]
+    # Continuous tests have two branches, multiway ones a branch per value: set for
+    # all split tasks at once (a Python step per task was 0.7 s at 1M rows) ...
+    att = chosen[split]
+    is_cont = np.asarray([k == "continuous" for k in ctx.kinds], dtype=np.bool_)[att]
+    kind[split] = np.where(is_cont, KIND_CONTINUOUS, KIND_NOMINAL)
+    forks[split] = np.where(is_cont, 2, np.asarray(ctx.n_values, dtype=np.intp)[att])
+    # ... then the tests that differ task by task: J48's thresholds, and subset tests.
+    if ctx.j48:
+        for b in split[is_cont].tolist():
+            a = int(chosen[b])
+            thr[b] = ctx.cut_for(a, float(scores.bar[b, a]))
+    if scores.subsets:
+        for b in split[~is_cont].tolist():
+            a = int(chosen[b])
+            sub = scores.subsets.get((b, a))
+            if sub is not None and is_grouping(ctx, sub.subsets, ctx.n_values[a]):
+                kind[b] = KIND_SUBSET
+                tree.subsets[tasks[b].nid] = sub.subsets
+                forks[b] = len(sub.subsets)
+                subset_tasks.append(b)
     if not ctx.j48:
         # ctx.cut_for, one binary search per attribute for all its cuts.
         cont = split[kind[split] == KIND_CONTINUOUS]
