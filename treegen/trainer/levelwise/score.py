@@ -150,11 +150,13 @@ def _scan_chunks(
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
         else:
             seg_off = np.ascontiguousarray(segs.off[lo:hi])
-            total = scan(*args, 0, seg_off)  # the first window, and how many cuts in all
+            # Where each window stopped, so the next resumes there (not from the start).
+            state = np.full(3 + 3 * C, -1.0)
+            total = scan(*args, 0, seg_off, state)  # the first window, and how many cuts
             tries = np.asarray([total], dtype=np.intp)
             for skip in range(0, total, cap):
                 if skip:
-                    scan(*args, skip, seg_off)
+                    scan(*args, skip, seg_off, state)
                 n = min(cap, total - skip)
                 last = skip + cap >= total
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries, last)

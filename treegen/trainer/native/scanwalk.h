@@ -9,7 +9,8 @@
  *                 j48: the known weight), LowItems and the two values (double).
  *
  * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
- *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1, seg_off=None)
+ *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1, seg_off=None,
+ *         state=None)
  *         -> number of cuts
  *
  * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
@@ -29,7 +30,12 @@
  * those numbered skip .. skip + cap - 1 (cap: out_kk's size) are written, at
  * 0 .. cap - 1; the return value is then the number of all candidates.  With
  * seg_off (one per segment), segment r's positions are flat[...] + seg_off[r]:
- * a bucket's tasks' own arrays, concatenated, need no offsetting pass.  So a
+ * a bucket's tasks' own arrays, concatenated, need no offsetting pass.  With
+ * state (3 + 3C doubles; windows of one segment only), a window that fills
+ * records where it stopped (the cut's position and count, LowItems, the class
+ * weights below and above, the segment's class weights), and a call whose skip
+ * is that count resumes there and stops when its window is full, instead of
+ * walking (and copying out) the segment from its start again.  So a
  * segment with more candidates than the outputs hold is scanned in windows,
  * one call each, each walking it again (levelwise/score.py: the candidates of a
  * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
@@ -37,21 +43,30 @@
 
 PyObject *SCAN_FN(PyObject *self, PyObject *args)
 {
-    enum { NB = 14 };
+    enum { NB = 15 };
     PyObject *o[NB] = {NULL};
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
-                          &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12],
-                          &skip, &o[13]))
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
+                          &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
+                          &o[12], &skip, &o[13], &o[14]))
         return NULL;
-    const int nb = o[13] != NULL && o[13] != Py_None ? NB : NB - 1; /* seg_off given */
+    /* seg_off given (None: no offsets), then the window state */
+    const int has_off = o[13] != NULL && o[13] != Py_None;
+    const int nb = o[14] != NULL ? NB : NB - 1;
+    if (!has_off && nb == NB) {
+        PyErr_SetString(PyExc_ValueError, "scan: the window state needs seg_off");
+        return NULL;
+    }
+    if (!has_off)
+        o[13] = NULL;
     if (C < 1 || C > MAX_CLASSES || n1 < 0 || Kc < 1 || rs < Kc + 2) {
         PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
         return NULL;
     }
     Py_buffer b[NB];
     int got = 0;
+    /* (got counts the views taken, which depend on the optional arguments) */
     Py_ssize_t R = 0, E = 0, cap = 0;
     PyObject *result = NULL;
     REAL *lw = NULL;
@@ -77,8 +92,9 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
         {1, sizeof(REAL), R * C, "out_tot"},
         {0, sizeof(Py_ssize_t), R, "seg_off"},
+        {1, sizeof(double), 3 + 3 * C, "state"},
     };
-    if ((got = tg_views(o, b, spec, nb)) < nb)
+    if ((got = tg_views(o, b, spec, has_off ? nb : NB - 2)) < (has_off ? nb : NB - 2))
         goto done;
     {
         const REAL *rec = b[0].buf;
@@ -89,7 +105,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
         REAL *olow = b[10].buf, *tot = b[12].buf;
         double *x = b[11].buf;
-        const Py_ssize_t *off = nb == NB ? b[13].buf : NULL;
+        const Py_ssize_t *off = has_off ? b[13].buf : NULL;
+        double *st = nb == NB ? b[14].buf : NULL;
         REAL below[MAX_CLASSES], above[MAX_CLASSES];
         Py_ssize_t n = 0, longest = 1;
         for (Py_ssize_t r = 0; r < R; r++)
@@ -103,6 +120,11 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             PyErr_NoMemory();
             goto done;
         }
+        /* A window's resume point (see the header): only for one segment scanned in
+         * windows, and only when the state is the previous window's end. */
+        const int keep = st != NULL && R == 1 && skip >= 0;
+        const int resume = keep && skip > 0 && st[1] == (double)skip && st[0] >= 0 &&
+                           st[0] + 1 < (double)len[0];
         for (Py_ssize_t r = 0; r < R; r++) {
             const Py_ssize_t L = len[r], start = s0[r], a = att[r];
             const Py_ssize_t o_r = off != NULL ? off[r] : 0;
@@ -111,38 +133,63 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 PyErr_SetString(PyExc_IndexError, "segment out of range");
                 goto done;
             }
-            for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
-            for (Py_ssize_t i = 0; i < L; i++) {
-                const Py_ssize_t p = flat[start + i] + o_r;
-                if (i + AHEAD < L) {
-                    const Py_ssize_t pa = flat[start + i + AHEAD] + o_r;
-                    if (pa >= 0 && pa < n1)
-                        PREFETCH(rec + pa * rs);
-                }
-                if (p < 0 || p >= n1) {
-                    PyErr_SetString(PyExc_IndexError, "case index out of range");
-                    goto done;
-                }
-                const REAL *rp = rec + p * rs;
-                const REAL cf = rp[Kc + 1];
-                const Py_ssize_t c = (Py_ssize_t)cf;
-                if (!(cf >= 0) || c >= C) {
-                    PyErr_SetString(PyExc_IndexError, "class out of range");
-                    goto done;
-                }
-                lw[i] = rp[Kc];
-                lc[i] = c;
-                lv[i] = (double)rp[a];
-                t[c] += lw[i];
-            }
-            if (L < 2 || !enough[r])
-                continue;
-            for (Py_ssize_t c = 0; c < C; c++) {
-                below[c] = 0;
-                above[c] = t[c];
-            }
+            /* Cases lo..hi-1 copied out (their weights added to t when sum). */
+#define COPY_OUT(lo, hi, sum)                                                              \
+    for (Py_ssize_t i = (lo); i < (hi); i++) {                                             \
+        const Py_ssize_t p = flat[start + i] + o_r;                                        \
+        if (i + AHEAD < L) {                                                               \
+            const Py_ssize_t pa = flat[start + i + AHEAD] + o_r;                           \
+            if (pa >= 0 && pa < n1)                                                        \
+                PREFETCH(rec + pa * rs);                                                   \
+        }                                                                                  \
+        if (p < 0 || p >= n1) {                                                            \
+            PyErr_SetString(PyExc_IndexError, "case index out of range");                  \
+            goto done;                                                                     \
+        }                                                                                  \
+        const REAL *rp = rec + p * rs;                                                     \
+        const REAL cf = rp[Kc + 1];                                                        \
+        const Py_ssize_t c = (Py_ssize_t)cf;                                               \
+        if (!(cf >= 0) || c >= C) {                                                        \
+            PyErr_SetString(PyExc_IndexError, "class out of range");                       \
+            goto done;                                                                     \
+        }                                                                                  \
+        lw[i] = rp[Kc];                                                                    \
+        lc[i] = c;                                                                         \
+        lv[i] = (double)rp[a];                                                             \
+        if (sum)                                                                           \
+            t[c] += lw[i];                                                                 \
+    }
             REAL low = 0;
-            for (Py_ssize_t i = 0; i + 1 < L; i++) {
+            Py_ssize_t i0 = 0, copied = 0;
+            if (resume) {
+                /* Where the previous window stopped: its sums, and the segment's
+                 * class weights; the cases are copied out as the walk reaches them. */
+                i0 = (Py_ssize_t)st[0] + 1;
+                n = skip;
+                low = (REAL)st[2];
+                for (Py_ssize_t c = 0; c < C; c++) {
+                    below[c] = (REAL)st[3 + c];
+                    above[c] = (REAL)st[3 + C + c];
+                    t[c] = (REAL)st[3 + 2 * C + c];
+                }
+                copied = i0;
+            } else {
+                for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
+                COPY_OUT(0, L, 1)
+                copied = L;
+                if (L < 2 || !enough[r])
+                    continue;
+                for (Py_ssize_t c = 0; c < C; c++) {
+                    below[c] = 0;
+                    above[c] = t[c];
+                }
+            }
+            for (Py_ssize_t i = i0; i + 1 < L; i++) {
+                if (copied < i + 2) { /* a resumed walk copies out a block at a time */
+                    const Py_ssize_t hi = i + 2 + 4096 < L ? i + 2 + 4096 : L;
+                    COPY_OUT(copied, hi, 0)
+                    copied = hi;
+                }
                 const Py_ssize_t c = lc[i];
                 const REAL wi = lw[i];
                 low += wi;
@@ -173,8 +220,22 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
+                    if (keep && at == cap - 1) {
+                        /* The window is full: where the next one starts. */
+                        st[0] = (double)i;
+                        st[1] = (double)n;
+                        st[2] = (double)low;
+                        for (Py_ssize_t k = 0; k < C; k++) {
+                            st[3 + k] = (double)below[k];
+                            st[3 + C + k] = (double)above[k];
+                            st[3 + 2 * C + k] = (double)t[k];
+                        }
+                        if (resume)
+                            break; /* the first call walks on: it counts every cut */
+                    }
                 }
             }
+#undef COPY_OUT
         }
         result = PyLong_FromSsize_t(n);
     }
