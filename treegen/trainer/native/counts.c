@@ -232,6 +232,11 @@ done:
  * the unknown weights (np.add.at, or bincount in double) to the same numbers.
  * All float arrays are float32 (c45) or all double (j48), as cvals.  The rows
  * of a task ascend, so each attribute's values are read in one forward sweep. */
+/* Rows prefetched ahead in gather_values: each brings Kc cache lines, so fewer
+ * than the scans' AHEAD keep the prefetches in flight. */
+#ifndef GATHER_AHEAD
+#define GATHER_AHEAD 4
+#endif
 #define GATHER_LOOP(REAL)                                                              \
     do {                                                                               \
         const REAL *cv = b[0].buf, *w = b[2].buf;                                      \
@@ -241,8 +246,8 @@ done:
             if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0 ||      \
                 y[e] > 16777216)                                                       \
                 goto bad;                                                              \
-            if (e + AHEAD < E) { /* rows far apart: each value its own cache line */   \
-                const Py_ssize_t ra = rows[e + AHEAD];                                 \
+            if (e + GATHER_AHEAD < E) { /* rows far apart: a cache line per value */    \
+                const Py_ssize_t ra = rows[e + GATHER_AHEAD];                          \
                 if (ra >= 0 && ra < n_rows)                                            \
                     for (Py_ssize_t k = 0; k < Kc; k++)                                \
                         PREFETCH(cv + ra + k * n_rows);                                \
