@@ -68,7 +68,7 @@ class Bucket:
             w = tasks[0].w.astype(ctx.dtype, copy=False)
             rows = tasks[0].rows
         else:
-            w = np.concatenate([t.w for t in tasks]).astype(ctx.dtype)
+            w = np.concatenate([t.w for t in tasks]).astype(ctx.dtype, copy=False)
             rows = np.concatenate([t.rows for t in tasks])
         return cls(
             tasks=tasks,
