@@ -13,6 +13,9 @@
 /* Cases prefetched ahead in the scans. */
 #define AHEAD 16
 
+/* Cases a resumed window's scan copies out at a time (scanwalk.h). */
+#define COPY_BLOCK (1 << 12)
+
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */

@@ -135,10 +135,10 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             }
             /* Cases lo..hi-1 copied out (their weights added to t when sum). */
 #define COPY_OUT(lo, hi, sum)                                                              \
-    for (Py_ssize_t i = (lo); i < (hi); i++) {                                             \
-        const Py_ssize_t p = flat[start + i] + o_r;                                        \
-        if (i + AHEAD < L) {                                                               \
-            const Py_ssize_t pa = flat[start + i + AHEAD] + o_r;                           \
+    for (Py_ssize_t q = (lo); q < (hi); q++) {                                             \
+        const Py_ssize_t p = flat[start + q] + o_r;                                        \
+        if (q + AHEAD < L) {                                                               \
+            const Py_ssize_t pa = flat[start + q + AHEAD] + o_r;                           \
             if (pa >= 0 && pa < n1)                                                        \
                 PREFETCH(rec + pa * rs);                                                   \
         }                                                                                  \
@@ -153,11 +153,11 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_IndexError, "class out of range");                       \
             goto done;                                                                     \
         }                                                                                  \
-        lw[i] = rp[Kc];                                                                    \
-        lc[i] = c;                                                                         \
-        lv[i] = (double)rp[a];                                                             \
+        lw[q] = rp[Kc];                                                                    \
+        lc[q] = c;                                                                         \
+        lv[q] = (double)rp[a];                                                             \
         if (sum)                                                                           \
-            t[c] += lw[i];                                                                 \
+            t[c] += lw[q];                                                                 \
     }
             REAL low = 0;
             Py_ssize_t i0 = 0, copied = 0;
@@ -186,7 +186,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             }
             for (Py_ssize_t i = i0; i + 1 < L; i++) {
                 if (copied < i + 2) { /* a resumed walk copies out a block at a time */
-                    const Py_ssize_t hi = i + 2 + 4096 < L ? i + 2 + 4096 : L;
+                    const Py_ssize_t hi = i + 2 + COPY_BLOCK < L ? i + 2 + COPY_BLOCK : L;
                     COPY_OUT(copied, hi, 0)
                     copied = hi;
                 }
