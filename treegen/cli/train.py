@@ -44,6 +44,7 @@ from treegen.kinds import kind_named, kind_of
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import grow_prepared, prepare
+from treegen.trainer.heap import map_large_blocks
 from treegen.trainer.options import PRUNINGS
 
 TRAIN_EPILOG = (
@@ -242,6 +243,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     output = Path(args.output) if args.output else _default_output(args)
     quiet = getattr(args, "quiet", False)
+    map_large_blocks()  # freed arrays go back to the OS (trainer/heap.py)
     float32 = flavor_compares_float32(args.flavor)
     with progress_line(args) as progress:
         ds = read_data(args, args.data, float32=float32, progress=progress)
