@@ -115,6 +115,10 @@ def prune_flat(
         # The list is the only holder left: the walk empties it once it has read them.
         held = (ctx.y, ctx.cvals, ctx.ncodes)
         ctx.y, ctx.cvals, ctx.ncodes = (np.zeros((0,) * a.ndim, a.dtype) for a in held)
+        # Nor does anything read growth's narrow classes or the weights array the
+        # Python pruner scales (remade below where the walk declines).
+        ctx.y_small = np.zeros(0, dtype=ctx.y_small.dtype)
+        ctx.weights = np.zeros(0, dtype=ctx.weights.dtype)
         del held, ncodes
         given = (None, None, None)
     done = walk_c(
@@ -147,6 +151,9 @@ def prune_flat(
     del given
     if spend and data:  # the walk declined before reading them: the context's again
         ctx.y, ctx.cvals, ctx.ncodes = data
+        ctx.y_small = ctx.y.astype(ctx.y_small.dtype)
+        ctx.weights = np.empty(ctx.n_rows + 1, dtype=ctx.dtype)
+        ctx.reset_weights()
     if not done:
         return None
     if ctx.j48 and not estimated_errors:
@@ -277,9 +284,30 @@ def prune_native(
     j48 its records carry the training errors J48 prints) takes the tree's
     arrays as they are.  None when it cannot (no accelerator, or a tree
     deeper than its recursion allows): the caller then prunes in Python.
-    ``spend``: as :func:`prune_flat`'s (the context's data let go during the walk).
+    ``spend``: as :func:`prune_flat`'s (the context's data let go during the walk),
+    and where the walk takes the tree, its Factors and depths go too (only
+    :meth:`FlatTree.to_tnodes` reads them).
     """
-    rec = prune_flat(ctx, cf, tree.arrays(), spend=spend)
+    walks = native.cprune is not None and ctx.n_classes <= MAX_CLASSES
+    if spend and walks and int(tree.depth[: tree.n].max()) < _MAX_NATIVE_DEPTH:
+        # The walk will take the tree (it declines only deeper trees, and without the
+        # accelerator): what only the Python pruner's TNodes read can go (Factors and
+        # depths: 15 MB at 1M rows).
+        tree.branch_blocks = []
+        tree.depth = np.zeros(0, dtype=tree.depth.dtype)
+    n = tree.n
+    # The tree's own arrays, not FlatTree.arrays()'s copies (a leaf's threshold 0 and
+    # no children): the walk reads neither field of a leaf.
+    grown = TreeArrays(
+        tree.kind[:n],
+        tree.cls[:n],
+        tree.attribute[:n],
+        tree.threshold[:n],
+        tree.first[:n],
+        tree.count[:n],
+        tree.subsets,
+    )
+    rec = prune_flat(ctx, cf, grown, spend=spend)
     if rec is None:
         return None
     return model_nodes(tree, rec)
