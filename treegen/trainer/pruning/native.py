@@ -115,10 +115,10 @@ def prune_flat(
         # The list is the only holder left: the walk empties it once it has read them.
         held = (ctx.y, ctx.cvals, ctx.ncodes)
         ctx.y, ctx.cvals, ctx.ncodes = (np.zeros((0,) * a.ndim, a.dtype) for a in held)
-        # Nor does anything read growth's narrow classes or the weights array the
-        # Python pruner scales (remade below where the walk declines).
+        # Nor does anything read growth's narrow classes (remade below where the walk
+        # declines) or the weights array the Python pruner scales (made on next use).
         ctx.y_small = np.zeros(0, dtype=ctx.y_small.dtype)
-        ctx.weights = np.zeros(0, dtype=ctx.weights.dtype)
+        ctx.drop_weights()
         del held, ncodes
         given = (None, None, None)
     done = walk_c(
@@ -152,8 +152,6 @@ def prune_flat(
     if spend and data:  # the walk declined before reading them: the context's again
         ctx.y, ctx.cvals, ctx.ncodes = data
         ctx.y_small = ctx.y.astype(ctx.y_small.dtype)
-        ctx.weights = np.empty(ctx.n_rows + 1, dtype=ctx.dtype)
-        ctx.reset_weights()
     if not done:
         return None
     if ctx.j48 and not estimated_errors:
