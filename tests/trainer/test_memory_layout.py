@@ -4,10 +4,15 @@ At the bench's sizes these paths only run on a million rows: the c45 thresholds
 placed through the presorted rows (``Context.cuts_below``, above
 ``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
 (``score.WINDOW``) and the pruner spending the context's data.  Here they are
-forced on small sets and held to the default path's trees, node for node.
+forced on small sets and held to the default path's trees, node for node.  So are
+the layout's other pieces: what the C pruner lets go, nominal codes made in blocks,
+the weight array made on first use.
 """
 
 from __future__ import annotations
+
+import platform
+import sys
 
 import numpy as np
 import pytest
@@ -16,7 +21,10 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.context import build_context
+from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
 from treegen.trainer.levelwise import score
+from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.pruning.native import prune_native
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
 
@@ -116,3 +124,78 @@ def test_pruning_spends_the_context_data() -> None:
     assert spent is not None and ctx.cvals.size == 0 and ctx.y.size == 0 == ctx.ncodes.size
     for field in ("kind", "src", "cls", "items", "errors", "dist", "updated"):
         assert np.array_equal(getattr(spent, field), getattr(kept, field))
+
+
+def _grown(ds: Dataset) -> tuple[context.Context, FlatTree]:
+    from treegen.trainer.fit import _grow_options
+    from treegen.trainer.levelwise.grow import grow_levels
+
+    ctx = build_context(ds, 2, False)
+    return ctx, grow_levels(ctx, _grow_options(TrainOptions(), "level"))
+
+
+@needs_native
+def test_prune_native_spends_what_only_python_pruning_reads() -> None:
+    """With ``spend`` the walk also takes the tree's Factors and depths and the context's
+    narrow classes and weight array; the model nodes are those made without it, and the
+    weights come back at their starting values on next use."""
+    ds = _tied(6)
+    ctx, tree = _grown(ds)
+    want = prune_native(ctx, tree, 0.25)
+    assert want is not None and tree.branch_blocks and tree.depth.size
+    ctx, tree = _grown(ds)
+    ctx.weights[:10] = 7.0  # scaled, as the Python pruner leaves them
+    got = prune_native(ctx, tree, 0.25, spend=True)
+    assert got == want
+    assert not tree.branch_blocks and tree.depth.size == 0 == ctx.y_small.size
+    assert ctx.cvals.size == 0 and ctx.y.size == 0
+    assert np.array_equal(ctx.weights, np.append(ctx.start_weights(), 0).astype(np.float32))
+
+
+@needs_native
+def test_a_declined_walk_keeps_what_python_pruning_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree deeper than the C walk takes is pruned in Python from all it needs."""
+    from treegen.trainer.pruning import native as pruning_native
+
+    ds = _tied(6)
+    ctx, tree = _grown(ds)
+    small = ctx.y_small.copy()
+    monkeypatch.setattr(pruning_native, "_MAX_NATIVE_DEPTH", 2)
+    assert prune_native(ctx, tree, 0.25, spend=True) is None
+    assert tree.branch_blocks and tree.depth.size == tree.n
+    assert ctx.cvals.size and ctx.ncodes.size and np.array_equal(ctx.y_small, small)
+    assert tree.to_tnodes().children
+
+
+def test_nominal_codes_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The codes made a block of rows at a time (the last block short) are the same."""
+    ds = _tied(7)
+    want = build_context(ds, 2, False).ncodes
+    monkeypatch.setattr(context, "CODE_BLOCK", 7)
+    got = build_context(ds, 2, False).ncodes
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert (got[:-1] > 0).any() and (got[-1] == 0).all()
+
+
+def test_weights_made_on_first_use() -> None:
+    """The global weight array starts at the cases' weights (the dummy row at 0), and a
+    dropped one comes back so."""
+    ds = _tied(8)
+    w = np.linspace(0.5, 2.0, ds.n_rows)
+    ctx = build_context(ds, 2, False, w)
+    want = np.append(w, 0.0).astype(np.float32)
+    assert ctx.weights.dtype == np.float32 and np.array_equal(ctx.weights, want)
+    ctx.weights[:5] = 9.0
+    assert ctx.weights[0] == 9.0  # one array, scaled in place
+    ctx.drop_weights()
+    assert np.array_equal(ctx.weights, want)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="mallopt is glibc's",
+)
+def test_map_large_blocks_on_glibc() -> None:
+    assert map_large_blocks()
+    with blocks_mapped_from(1 << 20):
+        pass

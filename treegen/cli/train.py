@@ -44,6 +44,7 @@ from treegen.kinds import kind_named, kind_of
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import grow_prepared, prepare
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, map_large_blocks
 from treegen.trainer.options import PRUNINGS
 
 TRAIN_EPILOG = (
@@ -242,9 +243,11 @@ def run_train(args: argparse.Namespace) -> int:
 
     output = Path(args.output) if args.output else _default_output(args)
     quiet = getattr(args, "quiet", False)
+    map_large_blocks()  # freed arrays go back to the OS (trainer/heap.py)
     float32 = flavor_compares_float32(args.flavor)
     with progress_line(args) as progress:
-        ds = read_data(args, args.data, float32=float32, progress=progress)
+        with blocks_mapped_from(STEP_BLOCK):  # the reader's pieces: a few MB each
+            ds = read_data(args, args.data, float32=float32, progress=progress)
         # STEM.test is read before anything is written: an error in it leaves no model.
         test = None if quiet else test_set_beside(args.data)
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)

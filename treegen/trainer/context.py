@@ -40,6 +40,9 @@ too (up to 4 bytes a row and attribute), which place thresholds in one binary se
 more rows the thresholds are found through the presorted rows (:meth:`Context.cuts_below`),
 a few numpy calls more per bucket and attribute but no array of the values."""
 
+CODE_BLOCK = 1 << 16
+"""Rows of a nominal column coded at a time by :func:`build_context`."""
+
 MANY_VALUES = 0.3
 """The many-valued rule's share: a nominal attribute with at least this many declared
 values per row of the data is many-valued, and its gain counts in the average gain only
@@ -104,7 +107,6 @@ class Context:
     # another (presorted_len[k] rows for attribute k); made by presort().
     sorted_flat: npt.NDArray[np.int32]
     presorted_len: IntArray
-    weights: npt.NDArray[np.floating]  # (n_rows + 1,)
     dtype: type[np.floating]
     j48: bool
     min_cases: float
@@ -127,6 +129,22 @@ class Context:
     sorted_done: bool = False
     samples: list[npt.NDArray[np.floating]] = field(default_factory=list)
     _scratch: IntArray | None = None
+    _weights: npt.NDArray[np.floating] | None = None
+
+    @property
+    def weights(self) -> npt.NDArray[np.floating]:
+        """The global case-weight array (n_rows + 1; the dummy row 0) that the
+        depth-first engines and the Python pruner scale in place, made on first use at
+        the starting weights (the level-wise engine and the C pruner never read it:
+        4 MB less while ``treegen --quiet train`` holds its data and the context)."""
+        if self._weights is None:
+            self._weights = np.empty(self.n_rows + 1, dtype=self.dtype)
+            self._reset(self._weights)
+        return self._weights
+
+    def drop_weights(self) -> None:
+        """Let the weight array go (made again, at the starting weights, on next use)."""
+        self._weights = None
 
     @property
     def scratch(self) -> IntArray:
@@ -298,8 +316,11 @@ class Context:
 
     def reset_weights(self) -> None:
         """Every case's weight back to its starting weight (the dummy row's to 0)."""
-        self.weights[: self.n_rows] = self.start_weights()
-        self.weights[self.n_rows] = 0.0
+        self._reset(self.weights)
+
+    def _reset(self, weights: npt.NDArray[np.floating]) -> None:
+        weights[: self.n_rows] = self.start_weights()
+        weights[self.n_rows] = 0.0
 
     def value_col(self, att: int) -> npt.NDArray[np.floating]:
         """Continuous ``att``'s values, one per row (NaN unknown), in the flavour's dtype."""
@@ -447,7 +468,11 @@ def build_context(
             cvals[j, :n] = ds.X[:, a]  # float32 for c45: Release 8 stores values as float
         _check_finite(ds, a, cvals[j, :n], j48)
     for j, a in enumerate(nom):
-        ncodes[:n, j] = nominal_codes(ds.X[:, a], n_values[a])
+        # In blocks of rows: the codes' float and int temporaries of a whole column
+        # came on top of the data and the context (27 MB at 1M rows).
+        for lo in range(0, n, CODE_BLOCK):
+            hi = min(lo + CODE_BLOCK, n)
+            ncodes[lo:hi, j] = nominal_codes(ds.X[lo:hi, a], n_values[a])
     return context_of(
         kinds, n_values, len(ds.classes), cvals, ncodes, ds.y, min_cases, j48, weights, presort
     )
@@ -507,7 +532,6 @@ def context_of(
         distinct={},
         sorted_flat=np.zeros(0, dtype=np.int32),
         presorted_len=np.zeros(len(cont), dtype=np.intp),
-        weights=np.ones(n + 1, dtype=dtype),
         dtype=dtype,
         j48=j48,
         min_cases=float(min_cases),
@@ -515,7 +539,6 @@ def context_of(
         c_scan=native.cscan is not None and n_classes <= MAX_CLASSES,
         case_weights=None if weights is None else np.ascontiguousarray(weights, dtype=dtype),
     )
-    ctx.reset_weights()
     if presort:
         ctx.presort()
     return ctx

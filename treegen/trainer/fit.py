@@ -52,6 +52,7 @@ from treegen.model.version import VERSION
 from treegen.trainer import j48order, native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels, release_freed_memory
 from treegen.trainer.options import CaseOrder, Engine, GrowOptions, TrainOptions
@@ -162,7 +163,8 @@ def prepare(
     pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes."""
     assert not opts.reduced_error
     weights, fingerprint = _checked(ds, opts, validation, weights)
-    ctx = _context(ds, opts, weights)
+    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
+        ctx = _context(ds, opts, weights)
     replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
     return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
 
@@ -229,8 +231,9 @@ def grow_prepared(
             nodes = flat.grown_nodes(tree)
         elif native.cprune is not None:
             # Nothing reads the context's data after the walk: it lets them go once
-            # copied into its own table (a tree the walk declines keeps them).
-            nodes = prune_native(ctx, tree, float(opts.cf), spend=True)
+            # it has read them (a tree the walk declines keeps them).
+            with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
+                nodes = prune_native(ctx, tree, float(opts.cf), spend=True)
         root = tree.to_tnodes() if nodes is None else None
     else:
         # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).

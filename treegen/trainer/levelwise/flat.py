@@ -65,9 +65,9 @@ class TreeArrays:
 class NodeRecords(NamedTuple):
     """Every node's record by node id, as pruning leaves them (:func:`model_nodes`'s input)."""
 
-    kind: IntArray  # the node's kind now (a test made a leaf is KIND_LEAF)
-    src: IntArray  # whose grown test and children the node has (subtree raising)
-    cls: IntArray
+    kind: npt.NDArray[np.integer]  # the node's kind now (a test made a leaf is KIND_LEAF)
+    src: npt.NDArray[np.integer]  # whose grown test and children the node has (subtree raising)
+    cls: npt.NDArray[np.integer]
     items: FloatArray
     errors: FloatArray
     dist: FloatArray  # (nodes, classes): float32 for c45, float64 for j48

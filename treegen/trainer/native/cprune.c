@@ -116,31 +116,27 @@ typedef struct {
     Bound bd;
     Py_ssize_t C;       /* classes */
     Py_ssize_t n1;      /* rows + 1: the stride of cvals */
-    /* The case data as Context holds it, read once into rec (below). */
-    const int64_t *y;   /* class of each row */
+    /* The case data as Context holds it; the walk reads a test's column of
+     * cvals or ncodes and the class of each case.  (A table of one record a
+     * row, every value of a row in one cache line, took 64 bytes a row
+     * besides these: 64 MB at 1M rows, for a walk no faster.) */
+    const int64_t *y;   /* class of each row, until cls holds it */
     const char *cvals;  /* continuous values, (n_cont, n1), NaN unknown; REAL */
     const char *ncodes; /* nominal codes, (n1, n_nom), 0 unknown, 1..k */
     Py_ssize_t n_nom, code_size, n_cont;
-    /* Each row's class (uint16), nominal codes (code_w bytes each) and
-     * continuous values (REAL) side by side in one record of stride bytes,
-     * aligned to a cache line when it fits one: deep in the tree a test
-     * reads scattered rows, and the C walk's time is mostly these reads. */
-    unsigned char *rec;
-    Py_ssize_t stride, off_nom, off_cont;
-    int code_w;
+    uint16_t *rcls; /* each row's class (2 bytes a row where y takes 8) */
     /* The grown structure of each node (never changes). */
-    const int64_t *okind;       /* grown kind */
-    const int64_t *attr_pos;    /* row of cvals / column of ncodes */
+    const int8_t *okind;        /* grown kind */
+    const int32_t *attr_pos;    /* row of cvals / column of ncodes */
     const double *thresh;       /* continuous cut */
-    const int64_t *child_start; /* into child_idx */
+    const int64_t *child_start; /* the first child's node */
     const int64_t *n_children;
-    const int64_t *child_idx;
-    const int64_t *tab_start; /* subset tests: into tab, indexed by code */
+    const int32_t *tab_start; /* subset tests: into tab, indexed by code */
     const int32_t *tab;
     /* The current record of each node (what its TNode holds as pruning edits it). */
-    int64_t *kind; /* LEAF once made a leaf or after raising a leaf */
-    int64_t *src;  /* whose grown structure (test, children) it now has */
-    int64_t *cls;
+    int8_t *kind; /* LEAF once made a leaf or after raising a leaf */
+    int32_t *src; /* whose grown structure (test, children) it now has */
+    int32_t *cls;
     double *items;
     double *errors;
     void *dist;      /* (nodes, C): float (c45), double (j48) */
@@ -155,9 +151,7 @@ static int32_t code_at(const Prune *p, Py_ssize_t pos, int64_t r)
 
 static int32_t class_of(const Prune *p, int64_t r)
 {
-    uint16_t c;
-    memcpy(&c, p->rec + r * p->stride, sizeof c);
-    return c;
+    return p->rcls[r];
 }
 
 /* The walk, once per flavour: this file's #else part, compiled twice. */
@@ -188,7 +182,7 @@ static int32_t class_of(const Prune *p, int64_t r)
 #define N_BUF 20
 
 /* prune_c45(log_cf, coeff, n_rows, n_classes, y, cvals, ncodes, code_size,
- *           okind, attr_pos, thresh, child_start, n_children, child_idx,
+ *           okind, attr_pos, thresh, child_start, n_children,
  *           tab_start, tab, kind, src, cls, items, errors, dist, updated,
  *           max_depth=unlimited, weights=None, data=None) -> bool
  * prune_j48(cf, coeff, ...the same...) -> bool
@@ -196,14 +190,15 @@ static int32_t class_of(const Prune *p, int64_t r)
  * Node 0 is the root; all case data as in treegen.trainer.context.Context
  * (y: int64 (n_rows + 1), cvals: float32 for c45, float64 for j48 (n_cont,
  * n_rows + 1), ncodes: int8/int16/int32 (n_rows + 1, n_nom); with data, a list
- * holding those three, which the walk empties once it has read them).  Tree arrays are
- * int64 per node except thresh (float64), tab (int32), items/errors
- * (float64), dist (float32 for c45, float64 for j48, nodes x classes) and
- * updated (int8).  kind, src (= node index) and cls
- * come in initialised (updated zero); the rest of the record arrays are
- * outputs, valid where bit 1 of updated is set.  Bit 2 marks the nodes of
- * the pruned tree.  Children are child_idx[child_start[i] ..
- * child_start[i] + n_children[i] - 1], each numbered after its parent;
+ * holding those three, which the walk empties once it has read them: the
+ * classes go once copied, the values and codes when the walk ends).  Per node:
+ * okind and kind int8; attr_pos, tab_start, src and cls int32; child_start and
+ * n_children int64; thresh, items and errors float64; dist float32 for c45,
+ * float64 for j48 (nodes x classes); updated int8; tab is int32.  kind, src
+ * (= node index) and cls come in initialised (updated zero); the rest of the
+ * record arrays are outputs, valid where bit 1 of updated is set.  Bit 2 marks
+ * the nodes of the pruned tree.  Children are nodes child_start[i] ..
+ * child_start[i] + n_children[i] - 1, each numbered after its parent;
  * nodes that no test reaches are ignored.  Returns False, with nothing
  * done, when the tree has more than max_depth levels (the walk recurses
  * once per level).  weights (float32 for c45, float64 for j48, n_rows) are
@@ -217,10 +212,10 @@ static PyObject *prune_flat(PyObject *args, int j48)
     memset(&p, 0, sizeof p);
     Py_ssize_t max_depth = PY_SSIZE_T_MAX;
     PyObject *weights = Py_None, *data = Py_None;
-    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOOO|nOO", &first, &p.bd.coeff, &n_rows,
+    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOO|nOO", &first, &p.bd.coeff, &n_rows,
                           &C, &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
                           &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
-                          &o[17], &max_depth, &weights, &data))
+                          &max_depth, &weights, &data))
         return NULL;
     /* data: None, or a list [y, cvals, ncodes] standing in for those three
      * arguments (then None): once they are copied into the record table the
@@ -244,15 +239,15 @@ static PyObject *prune_flat(PyObject *args, int j48)
     }
     Py_buffer b[N_BUF];
     int got = 0;
-    int32_t *max_code = NULL, top_code = 0;
-    unsigned char *rec_mem = NULL;
+    int32_t *max_code = NULL;
+    uint16_t *rcls = NULL;
     PyObject *result = NULL;
     Py_ssize_t N;
     {
         Py_buffer probe;
         if (PyObject_GetBuffer(o[3], &probe, PyBUF_C_CONTIGUOUS) < 0)
             return NULL;
-        N = probe.len / (Py_ssize_t)sizeof(int64_t);
+        N = probe.len; /* okind: one byte a node */
         PyBuffer_Release(&probe);
     }
     const Py_ssize_t n1 = n_rows + 1;
@@ -261,15 +256,15 @@ static PyObject *prune_flat(PyObject *args, int j48)
         int w;
         Py_ssize_t size, n;
         const char *name;
-    } spec[18] = {
-        {0, 8, n1, "y"},          {0, vsz, 0, "cvals"},     {0, code_size, 0, "ncodes"},
-        {0, 8, N, "okind"},       {0, 8, N, "attr_pos"},    {0, 8, N, "thresh"},
-        {0, 8, N, "child_start"}, {0, 8, N, "n_children"},  {0, 8, 0, "child_idx"},
-        {0, 8, N, "tab_start"},   {0, 4, 0, "tab"},         {1, 8, N, "kind"},
-        {1, 8, N, "src"},         {1, 8, N, "cls"},         {1, 8, N, "items"},
-        {1, 8, N, "errors"},      {1, vsz, N * C, "dist"},  {1, 1, N, "updated"},
+    } spec[17] = {
+        {0, 8, n1, "y"},          {0, vsz, 0, "cvals"},    {0, code_size, 0, "ncodes"},
+        {0, 1, N, "okind"},       {0, 4, N, "attr_pos"},   {0, 8, N, "thresh"},
+        {0, 8, N, "child_start"}, {0, 8, N, "n_children"}, {0, 4, N, "tab_start"},
+        {0, 4, 0, "tab"},         {1, 1, N, "kind"},       {1, 4, N, "src"},
+        {1, 4, N, "cls"},         {1, 8, N, "items"},      {1, 8, N, "errors"},
+        {1, vsz, N * C, "dist"},  {1, 1, N, "updated"},
     };
-    for (got = 0; got < 18; got++)
+    for (got = 0; got < 17; got++)
         if (view(o[got], &b[got], spec[got].w, spec[got].size, spec[got].n, spec[got].name) < 0)
             goto done;
     if (weights != Py_None) {
@@ -288,22 +283,21 @@ static PyObject *prune_flat(PyObject *args, int j48)
     p.thresh = b[5].buf;
     p.child_start = b[6].buf;
     p.n_children = b[7].buf;
-    p.child_idx = b[8].buf;
-    p.tab_start = b[9].buf;
-    p.tab = b[10].buf;
-    p.kind = b[11].buf;
-    p.src = b[12].buf;
-    p.cls = b[13].buf;
-    p.items = b[14].buf;
-    p.errors = b[15].buf;
-    p.dist = b[16].buf;
-    p.updated = b[17].buf;
+    p.tab_start = b[8].buf;
+    p.tab = b[9].buf;
+    p.kind = b[10].buf;
+    p.src = b[11].buf;
+    p.cls = b[12].buf;
+    p.items = b[13].buf;
+    p.errors = b[14].buf;
+    p.dist = b[15].buf;
+    p.updated = b[16].buf;
     {
         /* n_nom from the codes buffer; every index used below is checked here
          * once so the walk can trust them. */
         const Py_ssize_t n_cont = b[1].len / vsz / n1;
         p.n_nom = b[2].len / code_size / n1;
-        const Py_ssize_t n_child = b[8].len / 8, n_tab = b[10].len / 4;
+        const Py_ssize_t n_tab = b[9].len / 4;
         const char *bad = NULL;
         if (N < 1)
             bad = "empty tree";
@@ -319,7 +313,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
             else if (kk != CONTINUOUS && kk != NOMINAL && kk != SUBSET)
                 bad = "bad kind";
             else if (p.child_start[i] < 0 || p.n_children[i] < 1 ||
-                     p.child_start[i] + p.n_children[i] > n_child)
+                     p.child_start[i] + p.n_children[i] > N)
                 bad = "bad children";
             else if (kk == CONTINUOUS && (p.attr_pos[i] < 0 || p.attr_pos[i] >= n_cont ||
                                           p.n_children[i] != 2))
@@ -328,7 +322,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
                 bad = "bad nominal test";
             else {
                 for (int64_t j = 0; j < p.n_children[i]; j++) {
-                    int64_t c = p.child_idx[p.child_start[i] + j];
+                    int64_t c = p.child_start[i] + j;
                     if (c <= i || c >= N)
                         bad = "child index out of range";
                 }
@@ -367,9 +361,6 @@ static PyObject *prune_flat(PyObject *args, int j48)
                     bad = "subset table entry out of range";
             }
         }
-        for (Py_ssize_t j = 0; j < p.n_nom; j++)
-            if (max_code[j] > top_code)
-                top_code = max_code[j];
         free(max_code);
         if (bad) {
             PyErr_Format(PyExc_ValueError, "prune_flat: %s", bad);
@@ -390,7 +381,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
             if (depth[i] == 0 || p.okind[i] == LEAF)
                 continue;
             for (int64_t j = 0; j < p.n_children[i]; j++)
-                depth[p.child_idx[p.child_start[i] + j]] = depth[i] + 1;
+                depth[p.child_start[i] + j] = depth[i] + 1;
             if (depth[i] + 1 > deepest)
                 deepest = depth[i] + 1;
         }
@@ -402,48 +393,20 @@ static PyObject *prune_flat(PyObject *args, int j48)
         }
     }
     p.n_cont = b[1].len / vsz / n1;
-    p.code_w = top_code <= UINT8_MAX ? 1 : top_code <= UINT16_MAX ? 2 : 4;
-    p.off_nom = 2;
-    p.off_cont = (p.off_nom + p.n_nom * p.code_w + vsz - 1) / vsz * vsz;
-    p.stride = p.off_cont + vsz * p.n_cont;
-    if (p.stride <= 64) { /* a power of two: no record straddles a cache line */
-        Py_ssize_t w = 4;
-        while (w < p.stride)
-            w *= 2;
-        p.stride = w;
-    } else {
-        p.stride = (p.stride + vsz - 1) / vsz * vsz;
-    }
-    rec_mem = malloc((size_t)n1 * (size_t)p.stride + 64);
-    if (rec_mem == NULL) {
+    rcls = malloc((size_t)n1 * sizeof(uint16_t));
+    if (rcls == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    p.rec = rec_mem + (64 - (uintptr_t)rec_mem % 64) % 64;
-    for (Py_ssize_t r = 0; r < n1; r++) {
-        unsigned char *x = p.rec + r * p.stride;
-        uint16_t c = (uint16_t)p.y[r];
-        memcpy(x, &c, sizeof c);
-        for (Py_ssize_t j = 0; j < p.n_nom; j++) {
-            int32_t code = code_at(&p, j, r);
-            if (p.code_w == 1) {
-                x[p.off_nom + j] = (unsigned char)code;
-            } else if (p.code_w == 2) {
-                uint16_t c16 = (uint16_t)code;
-                memcpy(x + p.off_nom + 2 * j, &c16, sizeof c16);
-            } else {
-                memcpy(x + p.off_nom + 4 * j, &code, sizeof code);
-            }
-        }
-        for (Py_ssize_t j = 0; j < p.n_cont; j++)
-            memcpy(x + p.off_cont + vsz * j, p.cvals + (j * n1 + r) * vsz, (size_t)vsz);
-    }
+    for (Py_ssize_t r = 0; r < n1; r++)
+        rcls[r] = (uint16_t)p.y[r]; /* C <= MAX_CLASSES, checked above */
+    p.rcls = rcls;
     if (data != Py_None) {
-        for (int i = 0; i < 3; i++)
-            PyBuffer_Release(&b[i]); /* sets b[i].obj to NULL: released once */
+        /* The classes are copied: y goes now; the values and codes the walk
+         * reads stay held by their views (b[1], b[2]) until it ends, no
+         * longer by the list. */
+        PyBuffer_Release(&b[0]); /* sets b[0].obj to NULL: released once */
         p.y = NULL;
-        p.cvals = NULL;
-        p.ncodes = NULL;
         if (PyList_SetSlice(data, 0, 3, NULL) < 0)
             goto done;
     }
@@ -464,7 +427,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
                 ((float *)w)[i] = 1.0f;
         }
         if (weights != Py_None)
-            memcpy(w, b[18].buf, (size_t)n_rows * (size_t)vsz);
+            memcpy(w, b[17].buf, (size_t)n_rows * (size_t)vsz);
         Py_BEGIN_ALLOW_THREADS
         if (j48)
             estimate_errors_j48(&p, 0, rows, w, n_rows, 1);
@@ -486,12 +449,12 @@ static PyObject *prune_flat(PyObject *args, int j48)
             continue;
         Py_ssize_t s = (Py_ssize_t)p.src[i];
         for (int64_t j = 0; j < p.n_children[s]; j++)
-            p.updated[p.child_idx[p.child_start[s] + j]] |= 2;
+            p.updated[p.child_start[s] + j] |= 2;
     }
     Py_INCREF(Py_True);
     result = Py_True;
 done:
-    free(rec_mem);
+    free(rcls);
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&b[i]);
     return result;
@@ -563,30 +526,28 @@ static Py_ssize_t FN(label)(int64_t current, const REAL *d, Py_ssize_t C)
     return best;
 }
 
-/* Outcome of row r at a test of kind k reading its record at byte offset
- * col, with cut (continuous) or subset table tab (-1: unknown), as
- * route.branch_of. */
+/* The byte address of row r's value at a test of kind k on column col
+ * (the row of cvals, or the column of ncodes). */
+static const char *FN(value_at)(const Prune *p, int64_t k, Py_ssize_t col, int64_t r)
+{
+    if (k == CONTINUOUS)
+        return p->cvals + ((Py_ssize_t)col * p->n1 + (Py_ssize_t)r) * (Py_ssize_t)sizeof(REAL);
+    return p->ncodes + ((Py_ssize_t)r * p->n_nom + col) * p->code_size;
+}
+
+/* Outcome of row r at a test of kind k on column col, with cut
+ * (continuous) or subset table tab (-1: unknown), as route.branch_of. */
 static Py_ssize_t FN(branch)(const Prune *p, int64_t k, Py_ssize_t col, REAL cut,
                              const int32_t *tab, int64_t r)
 {
-    const unsigned char *x = p->rec + r * p->stride + col;
     if (k == CONTINUOUS) {
         REAL v;
-        memcpy(&v, x, sizeof v);
+        memcpy(&v, FN(value_at)(p, k, col, r), sizeof v);
         if (isnan(v))
             return -1;
         return v <= cut ? 0 : 1;
     }
-    int32_t code;
-    if (p->code_w == 1) {
-        code = *x;
-    } else if (p->code_w == 2) {
-        uint16_t c16;
-        memcpy(&c16, x, sizeof c16);
-        code = c16;
-    } else {
-        memcpy(&code, x, sizeof code);
-    }
+    int32_t code = code_at(p, col, r);
     if (k == SUBSET)
         return tab[code];
     return (Py_ssize_t)code - 1;
@@ -619,7 +580,7 @@ static double FN(leaf_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, const
     REAL cases = 0; /* CountItems: one case at a time */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (i + AHEAD < n)
-            PREFETCH(p->rec + rows[i + AHEAD] * p->stride);
+            PREFETCH(p->rcls + rows[i + AHEAD]);
         cases += w[i];
         dist[class_of(p, rows[i])] += w[i];
     }
@@ -627,7 +588,7 @@ static double FN(leaf_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, const
     double est = ESTIMATE(&p->bd, cases, (REAL)(cases - dist[best]));
     if (update) {
         p->items[t] = cases;
-        p->cls[t] = best;
+        p->cls[t] = (int32_t)best;
         memcpy((REAL *)p->dist + t * C, dist, (size_t)C * sizeof(REAL));
         p->errors[t] = est;
         p->updated[t] = 1;
@@ -651,25 +612,31 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
         return FN(leaf_errors)(p, t, rows, w, n, update);
     const Py_ssize_t s = (Py_ssize_t)p->src[t];
     const Py_ssize_t F = (Py_ssize_t)p->n_children[s];
-    const Py_ssize_t col = k == CONTINUOUS
-                               ? p->off_cont + (Py_ssize_t)sizeof(REAL) * (Py_ssize_t)p->attr_pos[s]
-                               : p->off_nom + p->code_w * (Py_ssize_t)p->attr_pos[s];
+    const Py_ssize_t col = (Py_ssize_t)p->attr_pos[s];
     /* numpy compares a float32 array with the Python float cut in float32
      * (c45), a float64 array in double (j48) */
     const REAL cut = (REAL)p->thresh[s];
     const int32_t *tab = k == SUBSET ? p->tab + p->tab_start[s] : NULL;
 
-    /* Two blocks: the node's own numbers (8-byte arrays first, then REAL ones),
-     * and its cases' (REAL, then int32 rows: 20 bytes a case in float32, where
-     * int64 rows took 28).  The cases' block is freed once the branches are
-     * walked: the update step below walks the largest branch with all n cases
-     * again, and that walk's blocks then do not come on top of this one. */
+    /* The node's own numbers (8-byte arrays first, then REAL ones), and its
+     * cases': each case's branch (int32, for the grouping pass only), the cases
+     * grouped by branch (REAL weight and int32 row: 8 bytes a case in float32),
+     * and where a case is unknown, one branch's cases with every unknown one
+     * (sized to the widest branch).  Every level of the walk's current path
+     * holds its cases' blocks, so a case costs what they take times the depth
+     * it reaches (20 bytes a level when each block took n cases: 80 MB at
+     * 1M rows).  The cases' blocks are freed once the branches are walked:
+     * the update step below walks the largest branch with all n cases again,
+     * and that walk's blocks then do not come on top of these. */
     char *block = malloc((2 * (size_t)F + 1) * sizeof(int64_t) +
                          ((size_t)C + 2 * (size_t)F) * sizeof(REAL) + 16);
-    char *big = malloc(2 * (size_t)n * sizeof(REAL) + 3 * (size_t)n * sizeof(int32_t) + 16);
-    if (block == NULL || big == NULL) {
+    char *big = malloc((size_t)n * sizeof(REAL) + (size_t)n * sizeof(int32_t) + 16);
+    int32_t *br = malloc((size_t)n * sizeof(int32_t) + 16);
+    char *each = NULL; /* the branch-with-unknowns block */
+    if (block == NULL || big == NULL || br == NULL) {
         free(block);
         free(big);
+        free(br);
         p->failed = 1;
         return 0.0;
     }
@@ -679,10 +646,9 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
     REAL *known_v = dist + C;
     REAL *factor = known_v + F;
     REAL *w_g = (REAL *)big;
-    REAL *w_v = w_g + n;
-    int32_t *rows_g = (int32_t *)(w_v + n); /* known cases grouped by branch, then the unknown ones */
-    int32_t *rows_v = rows_g + n;
-    int32_t *br = rows_v + n;
+    int32_t *rows_g = (int32_t *)(w_g + n); /* known cases grouped by branch, then the unknown ones */
+    REAL *w_v = NULL;
+    int32_t *rows_v = NULL;
 
     /* One pass in case order: the cases' weight (CountItems), the class sums
      * (update only), each case's branch, the known weight per branch and
@@ -697,10 +663,10 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
     for (Py_ssize_t i = 0; i < n; i++) {
         const int32_t r = rows[i];
         if (i + AHEAD < n) {
-            const unsigned char *x = p->rec + rows[i + AHEAD] * p->stride;
-            PREFETCH(x + col);
+            const int32_t ra = rows[i + AHEAD];
+            PREFETCH(FN(value_at)(p, k, col, ra));
             if (update)
-                PREFETCH(x);
+                PREFETCH(p->rcls + ra);
         }
         cases += w[i];
         if (update)
@@ -720,7 +686,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
         Py_ssize_t best = FN(label)(p->cls[t], dist, C);
         leaf_est = ESTIMATE(&p->bd, cases, (REAL)(cases - dist[best]));
         p->items[t] = cases;
-        p->cls[t] = best;
+        p->cls[t] = (int32_t)best;
         memcpy((REAL *)p->dist + t * C, dist, (size_t)C * sizeof(REAL));
         p->updated[t] = 1;
     }
@@ -736,6 +702,23 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
             rows_g[q] = rows[i];
             w_g[q] = w[i];
         }
+    }
+    free(br);
+    if (nu) {
+        Py_ssize_t widest = 0;
+        for (Py_ssize_t v = 0; v < F; v++)
+            if (off[v + 1] - off[v] > widest)
+                widest = (Py_ssize_t)(off[v + 1] - off[v]);
+        const size_t m = (size_t)(widest + nu);
+        each = malloc(m * sizeof(REAL) + m * sizeof(int32_t) + 16);
+        if (each == NULL) {
+            free(big);
+            free(block);
+            p->failed = 1;
+            return 0.0;
+        }
+        w_v = (REAL *)each;
+        rows_v = (int32_t *)(w_v + m);
     }
     const int32_t *urows = rows_g + n_known;
     REAL *cur = w_g + n_known; /* the unknown cases' weights (c45: carried from branch to branch) */
@@ -754,7 +737,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
     /* Each non-empty branch in order: its known cases and every unknown one,
      * whose weight is scaled by the branch's Factor and, for c45, divided
      * back (the round trip; prune.estimate_errors' cw). */
-    const int64_t *kids = p->child_idx + p->child_start[s];
+    const int64_t kids0 = p->child_start[s]; /* branch v's node: kids0 + v */
     REAL tree_est = 0;
     for (Py_ssize_t v = 0; v < F && !p->failed; v++) {
         Py_ssize_t a = (Py_ssize_t)off[v], ae = (Py_ssize_t)off[v + 1];
@@ -762,7 +745,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
             continue;
         double est;
         if (nu == 0) {
-            est = FN(estimate_errors)(p, (Py_ssize_t)kids[v], rows_g + a, w_g + a, ae - a, update);
+            est = FN(estimate_errors)(p, (Py_ssize_t)(kids0 + v), rows_g + a, w_g + a, ae - a, update);
         } else {
             const REAL f = factor[v];
             Py_ssize_t m = 0, j = 0;
@@ -779,10 +762,11 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
                     w_v[m++] = val;
                 }
             }
-            est = FN(estimate_errors)(p, (Py_ssize_t)kids[v], rows_v, w_v, m, update);
+            est = FN(estimate_errors)(p, (Py_ssize_t)(kids0 + v), rows_v, w_v, m, update);
         }
         tree_est = (REAL)((double)tree_est + est); /* Context.add_all */
     }
+    free(each);
     free(big);
     if (!update || p->failed) {
         free(block);
@@ -790,7 +774,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
     }
 
     /* The update step: leaf, largest branch (subtree raising) or subtree. */
-    const Py_ssize_t b = (Py_ssize_t)kids[max_br];
+    const Py_ssize_t b = (Py_ssize_t)(kids0 + max_br);
     double branch_est;
     if (p->kind[b] == LEAF) {
         Py_ssize_t bl = FN(label)(p->cls[b], dist, C);

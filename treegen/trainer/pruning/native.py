@@ -61,35 +61,39 @@ def prune_flat(
     :func:`estimate_errors` does).
 
     ``spend=True`` hands the context's classes, values and codes to the walk, which
-    copies them into its record table and lets them go: the context has none
-    after (its ``y``, ``cvals`` and ``ncodes`` are empty), and the walk's peak does not
-    hold them twice (58 MB at 1M rows of 20 attributes).  Where the walk declines
-    (None), the context keeps them.
+    copies the classes (2 bytes a row) and lets them go, and reads the values and codes
+    where they are until it ends: the context has none after (its ``y``, ``cvals`` and
+    ``ncodes`` are empty).  Where the walk declines (None), the context keeps them.
+
+    The per-node arrays are as narrow as their values allow (kinds one byte, node and
+    column numbers and classes four; a tree of 1M rows has about 700,000 nodes).
     """
     mod = native.cprune
     if mod is None or ctx.n_classes > MAX_CLASSES:
         return None
     kind, attribute, first, count = grown.kind, grown.attribute, grown.first, grown.count
     N = int(kind.size)
-    kind64 = np.ascontiguousarray(kind, dtype=np.int64)
-    tests = np.flatnonzero(kind64 != KIND_LEAF)
-    pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int64)
+    kind8 = np.ascontiguousarray(kind, dtype=np.int8)
+    tests = np.flatnonzero(kind8 != KIND_LEAF)
+    pos_of = np.zeros((2, len(ctx.kinds)), dtype=np.int32)
     for a, j in ctx.cont_pos.items():
         pos_of[0, a] = j
     for a, j in ctx.nom_pos.items():
         pos_of[1, a] = j
-    attr = np.asarray(attribute, dtype=np.int64)[tests]
-    attr_pos = np.zeros(N, dtype=np.int64)
-    attr_pos[tests] = np.where(kind64[tests] == KIND_CONTINUOUS, pos_of[0, attr], pos_of[1, attr])
-    tab_start = np.zeros(N, dtype=np.int64)
+    attr = np.asarray(attribute)[tests]
+    attr_pos = np.zeros(N, dtype=np.int32)
+    attr_pos[tests] = np.where(kind8[tests] == KIND_CONTINUOUS, pos_of[0, attr], pos_of[1, attr])
+    del attr, tests
+    tab_start = np.zeros(N, dtype=np.int32)
     tab: list[int] = [-1]
-    for i in np.flatnonzero(kind64 == KIND_SUBSET).tolist():
+    for i in np.flatnonzero(kind8 == KIND_SUBSET).tolist():
         tab_start[i] = len(tab)
         tab.extend(subset_table(ctx.n_values[int(attribute[i])], grown.subsets[i]).tolist())
+    assert N < 1 << 31, "node numbers are int32 in the C walk"
     rec = NodeRecords(
-        kind=kind64.copy(),
-        src=np.arange(N, dtype=np.int64),
-        cls=np.array(grown.cls, dtype=np.int64),
+        kind=kind8.copy(),
+        src=np.arange(N, dtype=np.int32),
+        cls=np.array(grown.cls, dtype=np.int32),
         items=np.zeros(N),
         errors=np.zeros(N),
         dist=np.zeros((N, ctx.n_classes), dtype=ctx.dtype),
@@ -111,6 +115,10 @@ def prune_flat(
         # The list is the only holder left: the walk empties it once it has read them.
         held = (ctx.y, ctx.cvals, ctx.ncodes)
         ctx.y, ctx.cvals, ctx.ncodes = (np.zeros((0,) * a.ndim, a.dtype) for a in held)
+        # Nor does anything read growth's narrow classes (remade below where the walk
+        # declines) or the weights array the Python pruner scales (made on next use).
+        ctx.y_small = np.zeros(0, dtype=ctx.y_small.dtype)
+        ctx.drop_weights()
         del held, ncodes
         given = (None, None, None)
     done = walk_c(
@@ -122,12 +130,11 @@ def prune_flat(
         given[1],
         given[2],
         code_size,
-        kind64,
+        kind8,
         attr_pos,
         np.ascontiguousarray(routing_cuts(grown.threshold, ctx.j48), dtype=np.float64),
         np.ascontiguousarray(first, dtype=np.int64),
         np.ascontiguousarray(count, dtype=np.int64),
-        np.arange(N, dtype=np.int64),
         tab_start,
         np.asarray(tab, dtype=np.int32),
         rec.kind,
@@ -144,16 +151,17 @@ def prune_flat(
     del given
     if spend and data:  # the walk declined before reading them: the context's again
         ctx.y, ctx.cvals, ctx.ncodes = data
+        ctx.y_small = ctx.y.astype(ctx.y_small.dtype)
     if not done:
         return None
     if ctx.j48 and not estimated_errors:
-        _training_errors_flat(rec, kind64, first, count)
+        _training_errors_flat(rec, kind8, first, count)
     return rec
 
 
 def _training_errors_flat(
     rec: NodeRecords,
-    grown_kind: IntArray,
+    grown_kind: npt.NDArray[np.integer],
     first: npt.NDArray[np.integer],
     count: npt.NDArray[np.integer],
 ) -> None:
@@ -274,9 +282,30 @@ def prune_native(
     j48 its records carry the training errors J48 prints) takes the tree's
     arrays as they are.  None when it cannot (no accelerator, or a tree
     deeper than its recursion allows): the caller then prunes in Python.
-    ``spend``: as :func:`prune_flat`'s (the context's data let go during the walk).
+    ``spend``: as :func:`prune_flat`'s (the context's data let go during the walk),
+    and where the walk takes the tree, its Factors and depths go too (only
+    :meth:`FlatTree.to_tnodes` reads them).
     """
-    rec = prune_flat(ctx, cf, tree.arrays(), spend=spend)
+    walks = native.cprune is not None and ctx.n_classes <= MAX_CLASSES
+    if spend and walks and int(tree.depth[: tree.n].max()) < _MAX_NATIVE_DEPTH:
+        # The walk will take the tree (it declines only deeper trees, and without the
+        # accelerator): what only the Python pruner's TNodes read can go (Factors and
+        # depths: 15 MB at 1M rows).
+        tree.branch_blocks = []
+        tree.depth = np.zeros(0, dtype=tree.depth.dtype)
+    n = tree.n
+    # The tree's own arrays, not FlatTree.arrays()'s copies (a leaf's threshold 0 and
+    # no children): the walk reads neither field of a leaf.
+    grown = TreeArrays(
+        tree.kind[:n],
+        tree.cls[:n],
+        tree.attribute[:n],
+        tree.threshold[:n],
+        tree.first[:n],
+        tree.count[:n],
+        tree.subsets,
+    )
+    rec = prune_flat(ctx, cf, grown, spend=spend)
     if rec is None:
         return None
     return model_nodes(tree, rec)
