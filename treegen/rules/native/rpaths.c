@@ -40,73 +40,100 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef POP
 #endif
 
-/* fold_levels(levels, sat, out, n): out = levels with one more condition (its
+/* fold_levels(levels, sat, out, n[, sums]): out = levels with one more condition (its
  * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
- * failing more than i conditions. */
+ * failing more than i conditions.  sums (FAIL_LEVELS rows of SW = ceil(W / 64) words,
+ * written): bit w of row i set where word w of out's row i has a case failing at most i
+ * (or a bit past n), so that a search for such cases reads only those words. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[3];
+    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOOn", &o[0], &o[1], &o[2], &n))
+    if (!PyArg_ParseTuple(args, "OOOn|O", &o[0], &o[1], &o[2], &n, &o[3]))
         return NULL;
-    const Py_ssize_t W = (n + 63) / 64;
-    Py_buffer b[3];
-    const tg_spec spec[3] = {
+    const Py_ssize_t W = (n + 63) / 64, SW = (W + 63) / 64;
+    const int nb = o[3] != Py_None ? 4 : 3;
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
         {0, sizeof(word), W, "sat"},
         {1, sizeof(word), FAIL_LEVELS * W, "out"},
+        {1, sizeof(word), FAIL_LEVELS * SW, "sums"},
     };
-    int got = tg_views(o, b, spec, 3);
-    if (got < 3) {
+    int got = tg_views(o, b, spec, nb);
+    if (got < nb) {
         tg_release(b, got);
         return NULL;
     }
     const word *in = b[0].buf, *sat = b[1].buf;
     word *out = b[2].buf;
-    for (Py_ssize_t w = 0; w < W; w++) {
-        const word f = ~sat[w];
-        for (int i = FAIL_LEVELS - 1; i > 0; i--)
-            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
-        out[w] = in[w] | f;
-    }
-    tg_release(b, 3);
+    if (nb == 4) {
+        word *sums = b[3].buf;
+        for (Py_ssize_t s = 0; s < SW; s++) {
+            word acc[FAIL_LEVELS] = {0};
+            const Py_ssize_t end = s * 64 + 64 < W ? s * 64 + 64 : W;
+            for (Py_ssize_t w = s * 64; w < end; w++) {
+                const word f = ~sat[w], bit = (word)1 << (w & 63);
+                for (int i = FAIL_LEVELS - 1; i > 0; i--) {
+                    const word x = in[i * W + w] | (in[(i - 1) * W + w] & f);
+                    out[i * W + w] = x;
+                    acc[i] |= (x != ~(word)0) ? bit : 0;
+                }
+                const word x = in[w] | f;
+                out[w] = x;
+                acc[0] |= (x != ~(word)0) ? bit : 0;
+            }
+            for (int i = 0; i < FAIL_LEVELS; i++)
+                sums[i * SW + s] = acc[i];
+        }
+    } else
+        for (Py_ssize_t w = 0; w < W; w++) {
+            const word f = ~sat[w];
+            for (int i = FAIL_LEVELS - 1; i > 0; i--)
+                out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
+            out[w] = in[w] | f;
+        }
+    tg_release(b, nb);
     Py_RETURN_NONE;
 }
 
-/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
+/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels[, sums])
  *   -> pess or None.
  *
  * Release 8's PruneRule on one path of k conditions over n cases: sat (k rows of
  * W = ceil(n / 64) words) the cases satisfying each condition, wrong (W words) the
  * cases of other classes.  alive (k bytes, written) says which conditions are kept;
  * the result is the rule's pessimistic error rate, or None when there is no rule.
- * levels: fold_levels' counts of the k conditions' failures. */
+ * levels: fold_levels' counts of the k conditions' failures, sums its summaries of
+ * them (None: every word is looked at). */
 PyObject *tg_prune_path(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[4];
+    PyObject *o[5] = {NULL, NULL, NULL, NULL, Py_None};
     Py_ssize_t k, n;
     Bound bd;
     double default_error;
-    if (!PyArg_ParseTuple(args, "OOnndddOO", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
-                          &default_error, &o[2], &o[3]))
+    if (!PyArg_ParseTuple(args, "OOnndddOO|O", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
+                          &default_error, &o[2], &o[3], &o[4]))
         return NULL;
     bd.cf = 0.0;
     const Py_ssize_t W = (n + 63) / 64;
-    Py_buffer b[4];
-    const tg_spec spec[4] = {
+    const int nb = o[4] != Py_None ? 5 : 4;
+    Py_buffer b[5];
+    const tg_spec spec[5] = {
         {0, sizeof(word), k * W, "sat"},
         {0, sizeof(word), W, "wrong"},
         {1, 1, k, "alive"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {0, sizeof(word), FAIL_LEVELS * ((W + 63) / 64), "sums"},
     };
     int got;
     PyObject *result = NULL;
     long long *tot = NULL, *err = NULL;
     Py_ssize_t *al = NULL;
     int32_t *list = NULL;
-    if ((got = tg_views(o, b, spec, 4)) < 4)
+    if ((got = tg_views(o, b, spec, nb)) < nb)
         goto done;
     list = PyMem_Malloc((size_t)(W + 1) * sizeof(int32_t));
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
@@ -118,15 +145,18 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     }
     {
         const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
+        const word *sums = nb == 5 ? b[4].buf : NULL;
         char *alive = b[2].buf;
         double pess;
         Py_BEGIN_ALLOW_THREADS;
 #ifdef RULES_HW_POPCOUNT
         if (__builtin_cpu_supports("popcnt"))
-            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+            pess = prune_hw(&bd, sat, wrong, levels, sums, k, n, default_error, alive, tot, err,
+                            al, list);
         else
 #endif
-            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+            pess = prune_sw(&bd, sat, wrong, levels, sums, k, n, default_error, alive, tot, err,
+                            al, list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);
@@ -147,26 +177,28 @@ done:
  * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
  * how many.  levels (fold_levels' counts of the path's failures), given with the number
  * of the path's conditions not kept: such a case fails at most that many of the path's,
- * so a word whose cases all fail more is passed over. */
+ * so a word whose cases all fail more is passed over (and with sums, fold_levels'
+ * summaries of levels, such a word is not read). */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
+    PyObject *o[5] = {NULL, NULL, NULL, Py_None, Py_None};
     Py_ssize_t n, removed = FAIL_LEVELS;
-    if (!PyArg_ParseTuple(args, "OOnO|On", &o[0], &o[1], &n, &o[2], &o[3], &removed))
+    if (!PyArg_ParseTuple(args, "OOnO|OnO", &o[0], &o[1], &n, &o[2], &o[3], &removed, &o[4]))
         return NULL;
-    const Py_ssize_t W = (n + 63) / 64;
+    const Py_ssize_t W = (n + 63) / 64, SW = (W + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
     const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
-    const int nb = skip ? 4 : 3;
-    Py_buffer b[4];
-    const tg_spec spec[4] = {
+    const int nb = skip ? (o[4] != Py_None ? 5 : 4) : 3;
+    Py_buffer b[5];
+    const tg_spec spec[5] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {0, sizeof(word), FAIL_LEVELS * SW, "sums"},
     };
     int got = tg_views(o, b, spec, nb);
     if (got < nb) {
@@ -186,15 +218,23 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
         }
     Py_ssize_t count = 0;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-    for (Py_ssize_t w = 0; w < W; w++) {
-        word x = w == W - 1 ? last : ~(word)0;
-        if (more != NULL)
-            x &= ~more[w];
-        for (Py_ssize_t j = 0; j < k && x; j++)
-            x &= sat[kept[j] * W + w];
-        while (x) {
-            out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
-            x &= x - 1;
+    const word *msum = nb == 5 ? (const word *)b[4].buf + removed * SW : NULL;
+    for (Py_ssize_t s = 0; s < SW; s++) {
+        /* the words of this block to read: those msum names, or all */
+        word sel = msum != NULL ? msum[s] : ~(word)0;
+        if (s == SW - 1 && W % 64)
+            sel &= ((word)1 << (W % 64)) - 1;
+        for (; sel; sel &= sel - 1) {
+            const Py_ssize_t w = s * 64 + __builtin_ctzll(sel);
+            word x = w == W - 1 ? last : ~(word)0;
+            if (more != NULL)
+                x &= ~more[w];
+            for (Py_ssize_t j = 0; j < k && x; j++)
+                x &= sat[kept[j] * W + w];
+            while (x) {
+                out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
+                x &= x - 1;
+            }
         }
     }
     tg_release(b, nb);
