@@ -74,7 +74,7 @@ def test_candidates_equal_in_file_order(seed: int, monkeypatch: pytest.MonkeyPat
 @needs_native
 @pytest.mark.parametrize("seed", range(6))
 def test_word_summaries_change_no_count(seed: int) -> None:
-    """prune_path and and_rows read only the words fold_levels' summaries name: the
+    """prune_path and and_rows read only the words level_sums' summaries name: the
     same rule and cases as reading every word, over several 64-word blocks, with the
     cases failing few conditions bunched as the leaves' order bunches them."""
     assert crules is not None
@@ -90,7 +90,7 @@ def test_word_summaries_change_no_count(seed: int) -> None:
     words = (n + 63) // 64
     packed = np.zeros((k, words), dtype=np.uint64)
     levels = np.zeros((k + 1, FAIL_LEVELS, words), dtype=np.uint64)
-    sums = np.zeros((k + 1, FAIL_LEVELS, (words + 63) // 64), dtype=np.uint64)
+    sums = np.zeros((FAIL_LEVELS, (words + 63) // 64), dtype=np.uint64)
 
     def pack(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
         raw = np.zeros(words * 8, dtype=np.uint8)
@@ -99,12 +99,13 @@ def test_word_summaries_change_no_count(seed: int) -> None:
 
     for d in range(k):
         packed[d] = pack(~missed[d])
-        crules.fold_levels(levels[d], packed[d], levels[d + 1], n, sums[d + 1])
+        crules.fold_levels(levels[d], packed[d], levels[d + 1], n)
+    crules.level_sums(levels[k], n, sums)
     wrong_p = pack(wrong)
     results = []
     for with_sums in (True, False):
         alive = np.zeros(k, dtype=np.uint8)
-        extra = (sums[k],) if with_sums else ()
+        extra = (sums,) if with_sums else ()
         args = (packed, wrong_p, k, n, bound.log_cf, bound.coeff, default_error, alive)
         pess = crules.prune_path(*args, levels[k], *extra)
         which = np.flatnonzero(alive)

@@ -234,10 +234,10 @@ class _PackedPrefix:
         self.orders = np.zeros((16, 3), dtype=np.float64)  # each test's PathTest.order
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
-        # sums[d][i]: bit w set where word w of levels[d][i] holds a case failing at most
-        # i (fold_levels' summaries: the searches read only those words).
-        self.blocks = (self.words + 63) // 64
-        self.sums = np.zeros((17, FAIL_LEVELS, self.blocks), dtype=np.uint64)
+        # The current leaf's summaries of levels[k] (level_sums): bit w of row i set where
+        # word w of levels[k][i] holds a case failing at most i; the searches read only
+        # those words.
+        self.sums = np.zeros((FAIL_LEVELS, (self.words + 63) // 64), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
         # Sets met again: a nominal value's (few, met all over the tree), an attribute's
         # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
@@ -301,9 +301,6 @@ class _PackedPrefix:
             levels = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
             levels[: keep + 1] = self.levels[: keep + 1]
             self.levels = levels
-            sums = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.blocks), dtype=np.uint64)
-            sums[: keep + 1] = self.sums[: keep + 1]
-            self.sums = sums
             orders = np.zeros((2 * len(path), 3), dtype=np.float64)
             orders[:keep] = self.orders[:keep]
             self.orders = orders
@@ -316,9 +313,7 @@ class _PackedPrefix:
         """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
         assert crules is not None
         self.sat[d] = sat
-        crules.fold_levels(
-            self.levels[d], self.sat[d], self.levels[d + 1], self.n, self.sums[d + 1]
-        )
+        crules.fold_levels(self.levels[d], self.sat[d], self.levels[d + 1], self.n)
 
 
 def _prune_native(
@@ -345,6 +340,7 @@ def _prune_alive(
     """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
+    crules.level_sums(prefix.levels[k], prefix.n, prefix.sums)
     pess = crules.prune_path(
         prefix.sat[:k],
         wrong,
@@ -355,7 +351,7 @@ def _prune_alive(
         default_error,
         alive,
         prefix.levels[k],
-        prefix.sums[k],
+        prefix.sums,
     )
     if pess is None:
         return None
@@ -466,7 +462,7 @@ def candidates(
                 which = np.flatnonzero(alive)
                 removed = k - which.size
                 count = crules.and_rows(
-                    prefix.sat, which, n, found, prefix.levels[k], removed, prefix.sums[k]
+                    prefix.sat, which, n, found, prefix.levels[k], removed, prefix.sums
                 )
                 mine = found[:count]
                 rows.append(mine.copy() if order is None else np.sort(order[mine]))

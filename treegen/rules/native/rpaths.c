@@ -40,61 +40,75 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef POP
 #endif
 
-/* fold_levels(levels, sat, out, n[, sums]): out = levels with one more condition (its
+/* fold_levels(levels, sat, out, n): out = levels with one more condition (its
  * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
- * failing more than i conditions.  sums (FAIL_LEVELS rows of SW = ceil(W / 64) words,
- * written): bit w of row i set where word w of out's row i has a case failing at most i
- * (or a bit past n), so that a search for such cases reads only those words. */
+ * failing more than i conditions. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
+    PyObject *o[3];
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOOn|O", &o[0], &o[1], &o[2], &n, &o[3]))
+    if (!PyArg_ParseTuple(args, "OOOn", &o[0], &o[1], &o[2], &n))
         return NULL;
-    const Py_ssize_t W = (n + 63) / 64, SW = (W + 63) / 64;
-    const int nb = o[3] != Py_None ? 4 : 3;
-    Py_buffer b[4];
-    const tg_spec spec[4] = {
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[3];
+    const tg_spec spec[3] = {
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
         {0, sizeof(word), W, "sat"},
         {1, sizeof(word), FAIL_LEVELS * W, "out"},
-        {1, sizeof(word), FAIL_LEVELS * SW, "sums"},
     };
-    int got = tg_views(o, b, spec, nb);
-    if (got < nb) {
+    int got = tg_views(o, b, spec, 3);
+    if (got < 3) {
         tg_release(b, got);
         return NULL;
     }
     const word *in = b[0].buf, *sat = b[1].buf;
     word *out = b[2].buf;
-    if (nb == 4) {
-        word *sums = b[3].buf;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        const word f = ~sat[w];
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
+        out[w] = in[w] | f;
+    }
+    tg_release(b, 3);
+    Py_RETURN_NONE;
+}
+
+/* level_sums(levels, n, sums): the summaries of fold_levels' rows (FAIL_LEVELS rows of
+ * W words) into sums (FAIL_LEVELS rows of SW = ceil(W / 64) words): bit w of row i set
+ * where word w of row i has a case failing at most i conditions (or a bit past n), so
+ * that a search for such cases reads only those words.  Worked out for a leaf's path
+ * only, not at every depth of the walk (most depths are no leaf's). */
+PyObject *tg_level_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[2];
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OnO", &o[0], &n, &o[1]))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64, SW = (W + 63) / 64;
+    Py_buffer b[2];
+    const tg_spec spec[2] = {
+        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {1, sizeof(word), FAIL_LEVELS * SW, "sums"},
+    };
+    int got = tg_views(o, b, spec, 2);
+    if (got < 2) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const word *levels = b[0].buf;
+    word *sums = b[1].buf;
+    for (int i = 0; i < FAIL_LEVELS; i++)
         for (Py_ssize_t s = 0; s < SW; s++) {
-            word acc[FAIL_LEVELS] = {0};
-            const Py_ssize_t end = s * 64 + 64 < W ? s * 64 + 64 : W;
-            for (Py_ssize_t w = s * 64; w < end; w++) {
-                const word f = ~sat[w], bit = (word)1 << (w & 63);
-                for (int i = FAIL_LEVELS - 1; i > 0; i--) {
-                    const word x = in[i * W + w] | (in[(i - 1) * W + w] & f);
-                    out[i * W + w] = x;
-                    acc[i] |= (x != ~(word)0) ? bit : 0;
-                }
-                const word x = in[w] | f;
-                out[w] = x;
-                acc[0] |= (x != ~(word)0) ? bit : 0;
-            }
-            for (int i = 0; i < FAIL_LEVELS; i++)
-                sums[i * SW + s] = acc[i];
+            const word *row = levels + i * W + s * 64;
+            const Py_ssize_t end = s * 64 + 64 < W ? 64 : W - s * 64;
+            word acc = 0;
+            for (Py_ssize_t j = 0; j < end; j++)
+                acc |= (word)(row[j] != ~(word)0) << j;
+            sums[i * SW + s] = acc;
         }
-    } else
-        for (Py_ssize_t w = 0; w < W; w++) {
-            const word f = ~sat[w];
-            for (int i = FAIL_LEVELS - 1; i > 0; i--)
-                out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
-            out[w] = in[w] | f;
-        }
-    tg_release(b, nb);
+    tg_release(b, 2);
     Py_RETURN_NONE;
 }
 
@@ -105,7 +119,7 @@ PyObject *tg_fold_levels(PyObject *self, PyObject *args)
  * W = ceil(n / 64) words) the cases satisfying each condition, wrong (W words) the
  * cases of other classes.  alive (k bytes, written) says which conditions are kept;
  * the result is the rule's pessimistic error rate, or None when there is no rule.
- * levels: fold_levels' counts of the k conditions' failures, sums its summaries of
+ * levels: fold_levels' counts of the k conditions' failures, sums level_sums' of
  * them (None: every word is looked at). */
 PyObject *tg_prune_path(PyObject *self, PyObject *args)
 {
@@ -177,7 +191,7 @@ done:
  * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
  * how many.  levels (fold_levels' counts of the path's failures), given with the number
  * of the path's conditions not kept: such a case fails at most that many of the path's,
- * so a word whose cases all fail more is passed over (and with sums, fold_levels'
+ * so a word whose cases all fail more is passed over (and with sums, level_sums'
  * summaries of levels, such a word is not read). */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {

@@ -13,7 +13,7 @@
  * Returns the rule's pessimistic error rate, or -1: no rule. */
 /* The words holding a case that fails the set fail (its complement's bits: NULL, every
  * case) and is outside more (NULL: none), their indices into list; how many.  No
- * branch per word: most are read and passed over.  msum (more's summary, fold_levels'
+ * branch per word: most are read and passed over.  msum (more's summary, level_sums'
  * sums: NULL, none) names the words of more that hold a case outside it: only those
  * are read. */
 PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, const word *msum,
