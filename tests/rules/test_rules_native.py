@@ -49,7 +49,6 @@ class _Packed(paths._PackedPrefix):
         self.words = (n + 63) // 64
         self.sat = np.zeros((k, self.words), dtype=np.uint64)
         self.levels = np.zeros((k + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
-        self.sums = np.zeros((FAIL_LEVELS, (self.words + 63) // 64), dtype=np.uint64)
 
 
 @needs_native

@@ -234,10 +234,6 @@ class _PackedPrefix:
         self.orders = np.zeros((16, 3), dtype=np.float64)  # each test's PathTest.order
         # levels[d][i]: the cases failing more than i of the first d conditions.
         self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
-        # The current leaf's summaries of levels[k] (level_sums): bit w of row i set where
-        # word w of levels[k][i] holds a case failing at most i; the searches read only
-        # those words.
-        self.sums = np.zeros((FAIL_LEVELS, (self.words + 63) // 64), dtype=np.uint64)
         self._flags = np.empty(self.n, dtype=bool)
         # Sets met again: a nominal value's (few, met all over the tree), an attribute's
         # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
@@ -340,7 +336,6 @@ def _prune_alive(
     """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
     assert crules is not None
     alive = np.zeros(k, dtype=np.uint8)
-    crules.level_sums(prefix.levels[k], prefix.n, prefix.sums)
     pess = crules.prune_path(
         prefix.sat[:k],
         wrong,
@@ -351,7 +346,6 @@ def _prune_alive(
         default_error,
         alive,
         prefix.levels[k],
-        prefix.sums,
     )
     if pess is None:
         return None
@@ -461,9 +455,7 @@ def candidates(
                 assert crules is not None
                 which = np.flatnonzero(alive)
                 removed = k - which.size
-                count = crules.and_rows(
-                    prefix.sat, which, n, found, prefix.levels[k], removed, prefix.sums
-                )
+                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
                 mine = found[:count]
                 rows.append(mine.copy() if order is None else np.sort(order[mine]))
             else:

@@ -10,8 +10,6 @@ static PyMethodDef methods[] = {
      "paths._prune over packed bitsets."},
     {"fold_levels", tg_fold_levels, METH_VARARGS,
      "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
-    {"level_sums", tg_level_sums, METH_VARARGS,
-     "level_sums(levels, n, sums): which words of each failure level hold a case below it."},
     {"subsets_toggle", tg_subsets_toggle, METH_VARARGS,
      "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
     {"subsets_set", tg_subsets_set, METH_VARARGS,

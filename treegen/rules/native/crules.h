@@ -129,7 +129,6 @@ static inline float side_kept(const Side *sd, const double *ln)
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
-PyObject *tg_level_sums(PyObject *self, PyObject *args);     /* rpaths.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
 PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_sort_kept(PyObject *self, PyObject *args);      /* rpaths.c */

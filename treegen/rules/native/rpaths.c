@@ -74,80 +74,39 @@ PyObject *tg_fold_levels(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* level_sums(levels, n, sums): the summaries of fold_levels' rows (FAIL_LEVELS rows of
- * W words) into sums (FAIL_LEVELS rows of SW = ceil(W / 64) words): bit w of row i set
- * where word w of row i has a case failing at most i conditions (or a bit past n), so
- * that a search for such cases reads only those words.  Worked out for a leaf's path
- * only, not at every depth of the walk (most depths are no leaf's). */
-PyObject *tg_level_sums(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *o[2];
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OnO", &o[0], &n, &o[1]))
-        return NULL;
-    const Py_ssize_t W = (n + 63) / 64, SW = (W + 63) / 64;
-    Py_buffer b[2];
-    const tg_spec spec[2] = {
-        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
-        {1, sizeof(word), FAIL_LEVELS * SW, "sums"},
-    };
-    int got = tg_views(o, b, spec, 2);
-    if (got < 2) {
-        tg_release(b, got);
-        return NULL;
-    }
-    const word *levels = b[0].buf;
-    word *sums = b[1].buf;
-    for (int i = 0; i < FAIL_LEVELS; i++)
-        for (Py_ssize_t s = 0; s < SW; s++) {
-            const word *row = levels + i * W + s * 64;
-            const Py_ssize_t end = s * 64 + 64 < W ? 64 : W - s * 64;
-            word acc = 0;
-            for (Py_ssize_t j = 0; j < end; j++)
-                acc |= (word)(row[j] != ~(word)0) << j;
-            sums[i * SW + s] = acc;
-        }
-    tg_release(b, 2);
-    Py_RETURN_NONE;
-}
-
-/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels[, sums])
+/* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
  *   -> pess or None.
  *
  * Release 8's PruneRule on one path of k conditions over n cases: sat (k rows of
  * W = ceil(n / 64) words) the cases satisfying each condition, wrong (W words) the
  * cases of other classes.  alive (k bytes, written) says which conditions are kept;
  * the result is the rule's pessimistic error rate, or None when there is no rule.
- * levels: fold_levels' counts of the k conditions' failures, sums level_sums' of
- * them (None: every word is looked at). */
+ * levels: fold_levels' counts of the k conditions' failures. */
 PyObject *tg_prune_path(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[5] = {NULL, NULL, NULL, NULL, Py_None};
+    PyObject *o[4];
     Py_ssize_t k, n;
     Bound bd;
     double default_error;
-    if (!PyArg_ParseTuple(args, "OOnndddOO|O", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
-                          &default_error, &o[2], &o[3], &o[4]))
+    if (!PyArg_ParseTuple(args, "OOnndddOO", &o[0], &o[1], &k, &n, &bd.log_cf, &bd.coeff,
+                          &default_error, &o[2], &o[3]))
         return NULL;
     bd.cf = 0.0;
     const Py_ssize_t W = (n + 63) / 64;
-    const int nb = o[4] != Py_None ? 5 : 4;
-    Py_buffer b[5];
-    const tg_spec spec[5] = {
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
         {0, sizeof(word), k * W, "sat"},
         {0, sizeof(word), W, "wrong"},
         {1, 1, k, "alive"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
-        {0, sizeof(word), FAIL_LEVELS * ((W + 63) / 64), "sums"},
     };
     int got;
     PyObject *result = NULL;
     long long *tot = NULL, *err = NULL;
     Py_ssize_t *al = NULL;
     int32_t *list = NULL;
-    if ((got = tg_views(o, b, spec, nb)) < nb)
+    if ((got = tg_views(o, b, spec, 4)) < 4)
         goto done;
     list = PyMem_Malloc((size_t)(W + 1) * sizeof(int32_t));
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
@@ -159,18 +118,15 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     }
     {
         const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
-        const word *sums = nb == 5 ? b[4].buf : NULL;
         char *alive = b[2].buf;
         double pess;
         Py_BEGIN_ALLOW_THREADS;
 #ifdef RULES_HW_POPCOUNT
         if (__builtin_cpu_supports("popcnt"))
-            pess = prune_hw(&bd, sat, wrong, levels, sums, k, n, default_error, alive, tot, err,
-                            al, list);
+            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         else
 #endif
-            pess = prune_sw(&bd, sat, wrong, levels, sums, k, n, default_error, alive, tot, err,
-                            al, list);
+            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);
@@ -191,28 +147,26 @@ done:
  * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
  * how many.  levels (fold_levels' counts of the path's failures), given with the number
  * of the path's conditions not kept: such a case fails at most that many of the path's,
- * so a word whose cases all fail more is passed over (and with sums, level_sums'
- * summaries of levels, such a word is not read). */
+ * so a word whose cases all fail more is passed over. */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[5] = {NULL, NULL, NULL, Py_None, Py_None};
+    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
     Py_ssize_t n, removed = FAIL_LEVELS;
-    if (!PyArg_ParseTuple(args, "OOnO|OnO", &o[0], &o[1], &n, &o[2], &o[3], &removed, &o[4]))
+    if (!PyArg_ParseTuple(args, "OOnO|On", &o[0], &o[1], &n, &o[2], &o[3], &removed))
         return NULL;
-    const Py_ssize_t W = (n + 63) / 64, SW = (W + 63) / 64;
+    const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
     const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
-    const int nb = skip ? (o[4] != Py_None ? 5 : 4) : 3;
-    Py_buffer b[5];
-    const tg_spec spec[5] = {
+    const int nb = skip ? 4 : 3;
+    Py_buffer b[4];
+    const tg_spec spec[4] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
-        {0, sizeof(word), FAIL_LEVELS * SW, "sums"},
     };
     int got = tg_views(o, b, spec, nb);
     if (got < nb) {
@@ -232,23 +186,15 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
         }
     Py_ssize_t count = 0;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-    const word *msum = nb == 5 ? (const word *)b[4].buf + removed * SW : NULL;
-    for (Py_ssize_t s = 0; s < SW; s++) {
-        /* the words of this block to read: those msum names, or all */
-        word sel = msum != NULL ? msum[s] : ~(word)0;
-        if (s == SW - 1 && W % 64)
-            sel &= ((word)1 << (W % 64)) - 1;
-        for (; sel; sel &= sel - 1) {
-            const Py_ssize_t w = s * 64 + __builtin_ctzll(sel);
-            word x = w == W - 1 ? last : ~(word)0;
-            if (more != NULL)
-                x &= ~more[w];
-            for (Py_ssize_t j = 0; j < k && x; j++)
-                x &= sat[kept[j] * W + w];
-            while (x) {
-                out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
-                x &= x - 1;
-            }
+    for (Py_ssize_t w = 0; w < W; w++) {
+        word x = w == W - 1 ? last : ~(word)0;
+        if (more != NULL)
+            x &= ~more[w];
+        for (Py_ssize_t j = 0; j < k && x; j++)
+            x &= sat[kept[j] * W + w];
+        while (x) {
+            out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
+            x &= x - 1;
         }
     }
     tg_release(b, nb);

@@ -13,27 +13,13 @@
  * Returns the rule's pessimistic error rate, or -1: no rule. */
 /* The words holding a case that fails the set fail (its complement's bits: NULL, every
  * case) and is outside more (NULL: none), their indices into list; how many.  No
- * branch per word: most are read and passed over.  msum (more's summary, level_sums'
- * sums: NULL, none) names the words of more that hold a case outside it: only those
- * are read. */
-PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, const word *msum,
-                                         Py_ssize_t W, word last, int32_t *list)
+ * branch per word: most are read and passed over. */
+PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_ssize_t W,
+                                         word last, int32_t *list)
 {
     Py_ssize_t nw = 0;
     if (W == 0)
         return 0;
-    if (more != NULL && msum != NULL) {
-        const Py_ssize_t SW = (W + 63) / 64;
-        for (Py_ssize_t s = 0; s < SW; s++)
-            for (word x = msum[s]; x; x &= x - 1) {
-                const Py_ssize_t w = s * 64 + __builtin_ctzll(x);
-                const word cand = (w == W - 1 ? last : ~(word)0) &
-                                  (fail != NULL ? ~fail[w] : ~(word)0) & ~more[w];
-                list[nw] = (int32_t)w;
-                nw += cand != 0;
-            }
-        return nw;
-    }
     for (Py_ssize_t w = 0; w < W - 1; w++) {
         const word cand = (fail != NULL ? ~fail[w] : ~(word)0) & (more != NULL ? ~more[w] : ~(word)0);
         list[nw] = (int32_t)w;
@@ -47,7 +33,7 @@ PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, con
 }
 
 PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *wrong,
-                                  const word *levels, const word *sums, Py_ssize_t k, Py_ssize_t n,
+                                  const word *levels, Py_ssize_t k, Py_ssize_t n,
                                   double default_error, char *alive, long long *tot,
                                   long long *err, Py_ssize_t *al, int32_t *list)
 {
@@ -62,10 +48,8 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         tot[d] = err[d] = 0;
     }
     /* the cases failing at most one condition: those outside levels' row 1 */
-    const Py_ssize_t SW = (W + 63) / 64;
     const word *more = FAIL_LEVELS > 1 ? levels + W : NULL;
-    const word *msum = FAIL_LEVELS > 1 && sums != NULL ? sums + SW : NULL;
-    Py_ssize_t nw = PRUNE_WORDS(NULL, more, msum, W, last, list);
+    Py_ssize_t nw = PRUNE_WORDS(NULL, more, W, last, list);
     for (Py_ssize_t i = 0; i < nw; i++) {
         const Py_ssize_t w = list[i];
         const word valid = w == W - 1 ? last : ~(word)0;
@@ -125,9 +109,8 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         /* the cases failing best and exactly one other alive condition: they fail at
          * most removed + 1 of the path's */
         more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
-        msum = removed + 1 < FAIL_LEVELS && sums != NULL ? sums + (removed + 1) * SW : NULL;
         const word *fb = sat + best * W;
-        nw = PRUNE_WORDS(fb, more, msum, W, last, list);
+        nw = PRUNE_WORDS(fb, more, W, last, list);
         for (Py_ssize_t i = 0; i < nw; i++) {
             const Py_ssize_t w = list[i];
             const word valid = w == W - 1 ? last : ~(word)0;
