@@ -48,8 +48,8 @@ def run_rules(args: argparse.Namespace) -> int:
         del ds
         tree = grow_prepared(prepared, progress=progress.nodes)
         del prepared
-        # The growth's freed arrays stay in glibc's heap unless handed back: 200 MB at
-        # 1M rows, under the generalisation's own peak.
+        # The growth's freed arrays stay in glibc's heap unless handed back (about 200 MB
+        # at 1M rows).
         release_freed_memory()
         found = generalise(values, tree, args.cf, progress=progress.steps)
         # The rest reads neither the tree nor the values (the rules' cases are known, and
