@@ -171,8 +171,12 @@ def test_set_subset_equals_python(seed: int) -> None:
     py = subsets.ClassSearch(rows, positive, bits, logs)
     c = subsets.NativeClassSearch(rows, positive, bits, logs)
     rng = np.random.default_rng([43, seed])
-    for _ in range(5):
-        chosen = (rng.random(m) < rng.uniform(0.1, 0.9)).tolist()
+    chosen = [False] * m
+    for step in range(10):
+        if step % 2:  # one rule changed: toggled; many: the state worked out afresh
+            chosen[int(rng.integers(0, m))] ^= True
+        else:
+            chosen = (rng.random(m) < rng.uniform(0.1, 0.9)).tolist()
         py.set_subset(chosen)
         c.set_subset(chosen)
         assert c.chosen.tolist() == chosen

@@ -84,15 +84,24 @@ class CaseColumns:
     c45 flavour compares).  An unknown value, NaN, equals no value and fails every
     comparison, so it satisfies no condition."""
 
-    def __init__(self, X: npt.NDArray[np.float64], float32: bool = True) -> None:
+    def __init__(
+        self,
+        X: npt.NDArray[np.float64],
+        float32: bool = True,
+        order: npt.NDArray[np.int32] | None = None,
+    ) -> None:
         self.X = X
         self.float32 = float32
+        self.order = order  # given: the columns hold the rows of X in this order
         self._columns: dict[tuple[int, bool], npt.NDArray[np.floating]] = {}
 
     def _column(self, attribute: int, continuous: bool) -> npt.NDArray[np.floating]:
         col = self._columns.get((attribute, continuous))
         if col is None:
-            col = np.ascontiguousarray(self.X[:, attribute])
+            if self.order is None:
+                col = np.ascontiguousarray(self.X[:, attribute])
+            else:
+                col = self.X[self.order, attribute]
             if continuous and self.float32:
                 with np.errstate(over="ignore", invalid="ignore"):
                     col = col.astype(np.float32)

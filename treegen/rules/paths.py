@@ -39,6 +39,7 @@ from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.rules.constants import FAIL_LEVELS
 from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
 from treegen.rules.native import crules
+from treegen.rules.roworder import leaf_order
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -222,10 +223,12 @@ class _PackedPrefix:
     bitsets (a row of ``ceil(n / 64)`` words per depth, case i at bit i), so a path
     costs its conditions times n / 64 words, not a row of flags per case."""
 
-    def __init__(self, ds: Dataset) -> None:
+    def __init__(self, ds: Dataset, order: npt.NDArray[np.int32] | None = None) -> None:
         self.n = ds.n_rows
         self.words = (self.n + 63) // 64
-        self.cols = CaseColumns(ds.X)
+        # With ``order`` (roworder.leaf_order), case i's bit is that of row order[i].
+        self.order = order
+        self.cols = CaseColumns(ds.X, order=order)
         self.tests: list[PathTest] = []
         self.sat = np.zeros((16, self.words), dtype=np.uint64)
         self.orders = np.zeros((16, 3), dtype=np.float64)  # each test's PathTest.order
@@ -238,6 +241,13 @@ class _PackedPrefix:
         self._values = [len(a.values) if a.is_nominal else 0 for a in ds.attributes]
         self._known: dict[int, npt.NDArray[np.uint64]] = {}
         self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
+
+    def column(self, attribute: int) -> npt.NDArray[np.floating]:
+        """A copy of ``attribute``'s column in the bitsets' order (not kept)."""
+        if self.order is None:
+            return np.ascontiguousarray(self.cols.X[:, attribute])
+        out: npt.NDArray[np.floating] = self.cols.X[self.order, attribute]
+        return out
 
     def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
         """``flags`` as ``words`` little-endian-bit words."""
@@ -253,7 +263,7 @@ class _PackedPrefix:
             if got is None:
                 # every value's set at once, from a copy of the column that is not kept
                 # (CaseColumns would keep it: 8 bytes a case, for sets of 1 bit a case)
-                col = np.ascontiguousarray(self.cols.X[:, c.attribute])
+                col = self.column(c.attribute)
                 for v in {*range(self._values[c.attribute]), c.value}:
                     self._equal[(c.attribute, v)] = self.pack(np.equal(col, v, out=self._flags))
                 got = self._equal[key]
@@ -271,7 +281,7 @@ class _PackedPrefix:
             return below
         known = self._known.get(c.attribute)
         if known is None:
-            col = self.cols.X[:, c.attribute]
+            col = self.column(c.attribute)
             known = self._known[c.attribute] = self.pack(~np.isnan(col))
         # x > t is not x <= t, for a known x (an unknown one satisfies neither)
         out: npt.NDArray[np.uint64] = known & ~below
@@ -391,7 +401,9 @@ def candidates(
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
     native = crules is not None
-    prefix = _PackedPrefix(ds) if native else _Prefix(ds)
+    order = leaf_order(ds.X, tree) if native else None
+    prefix = _PackedPrefix(ds, order) if native else _Prefix(ds)
+    y = ds.y if order is None else ds.y[order]
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
@@ -410,7 +422,7 @@ def candidates(
         if isinstance(prefix, _PackedPrefix):
             assert crules is not None
             if cls not in packed_wrong:
-                packed_wrong[cls] = prefix.pack(ds.y != cls)
+                packed_wrong[cls] = prefix.pack(y != cls)
             got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
             if got is None:
                 continue
@@ -444,7 +456,8 @@ def candidates(
                 which = np.flatnonzero(alive)
                 removed = k - which.size
                 count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
-                rows.append(found[:count].copy())
+                mine = found[:count]
+                rows.append(mine.copy() if order is None else np.sort(order[mine]))
             else:
                 hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))

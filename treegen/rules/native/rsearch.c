@@ -82,8 +82,41 @@ PyObject *tg_subsets_toggle(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The state of the subset want (m bytes) worked out afresh: each case's chosen rules
+ * counted, then each rule's right and wrong cases that only it would decide, and the
+ * subset's counts.  These are integers that the subset alone fixes, so they equal what
+ * toggling each differing rule in turn leaves. */
+static void set_afresh(Search *s, const char *want, Py_ssize_t m, Py_ssize_t n)
+{
+    for (Py_ssize_t c = 0; c < n; c++)
+        s->covered[c] = 0;
+    for (Py_ssize_t r = 0; r < m; r++) {
+        s->chosen[r] = want[r] != 0;
+        s->right[r] = s->wrong[r] = 0;
+        if (s->chosen[r])
+            for (int64_t p = s->rule_ptr[r]; p < s->rule_ptr[r + 1]; p++)
+                s->covered[s->rule_cases[p]]++;
+    }
+    int64_t fired = 0, fp = 0, fn = 0;
+    for (Py_ssize_t c = 0; c < n; c++) {
+        const int64_t cov = s->covered[c];
+        if (cov > 0) {
+            fired++;
+            fp += !s->positive[c];
+        } else
+            fn += s->positive[c] != 0;
+        if (cov <= 1)
+            count_case(s, c, 1);
+    }
+    s->counts[0] = fired;
+    s->counts[1] = fp;
+    s->counts[2] = fn;
+}
+
 /* subsets_set(state, chosen): ClassSearch.set_subset, chosen (m bytes) the subset
- * wanted: each rule where it differs toggled, in rule order, in one call. */
+ * wanted: each rule where it differs toggled, in rule order, in one call; or, where
+ * the toggles would visit more (rule, case) pairs than there are, the state worked
+ * out afresh (the same state). */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -99,9 +132,20 @@ PyObject *tg_subsets_set(PyObject *self, PyObject *args)
         return NULL;
     }
     const char *want = bc.buf;
+    /* a toggle reads each of its rule's cases' rules twice */
+    int64_t visits = 0;
     for (Py_ssize_t r = 0; r < m; r++)
         if ((want[r] != 0) != (s.chosen[r] != 0))
-            toggle_one(&s, r);
+            for (int64_t p = s.rule_ptr[r]; p < s.rule_ptr[r + 1]; p++) {
+                const int64_t c = s.rule_cases[p];
+                visits += 2 * (s.case_ptr[c + 1] - s.case_ptr[c]);
+            }
+    if (visits > s.rule_ptr[m] + n)
+        set_afresh(&s, want, m, n);
+    else
+        for (Py_ssize_t r = 0; r < m; r++)
+            if ((want[r] != 0) != (s.chosen[r] != 0))
+                toggle_one(&s, r);
     tg_release(&bc, 1);
     tg_release(b, S_N);
     Py_RETURN_NONE;

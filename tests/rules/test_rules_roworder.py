@@ -1,0 +1,70 @@
+"""The generalisation's case order (treegen/rules/roworder.py): a permutation grouping
+each node's cases, and the same rules and rule cases as the file's order."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from tests.rules.test_rules_native import _mixed
+from treegen.model.core import Leaf
+from treegen.rules import paths
+from treegen.rules.core import Rule, covers
+from treegen.rules.native import crules
+from treegen.rules.roworder import leaf_order
+from treegen.trainer import TrainOptions, train
+from treegen.trainer.stats import ErrorBound
+
+needs_native = pytest.mark.skipif(crules is None, reason="C accelerator not built")
+
+
+@pytest.mark.parametrize("subsets", [False, True])
+def test_leaf_order_groups_each_leafs_cases(subsets: bool) -> None:
+    """A permutation of the rows in which the rows satisfying every test of a leaf's
+    path (its cases with no unknown value on the way) are one run, in file order."""
+    ds = _mixed(1, 800)
+    tree = train(ds, TrainOptions(prune=False, subsets=subsets))
+    order = leaf_order(ds.X.astype(np.float32), tree)
+    assert np.array_equal(np.sort(order), np.arange(ds.n_rows))
+    place = np.empty(ds.n_rows, dtype=np.intp)
+    place[order] = np.arange(ds.n_rows)
+    runs = 0
+    for leaf, path in paths.leaf_tests(tree):
+        if not isinstance(tree.nodes[leaf], Leaf) or not path:
+            continue
+        rows = np.flatnonzero(covers(_rule(path), ds.X))
+        if rows.size == 0:
+            continue
+        at = place[rows]
+        assert np.array_equal(at, np.arange(at[0], at[0] + rows.size))  # one run, file order
+        runs += 1
+    assert runs > 20
+
+
+def _rule(path: tuple[paths.PathTest, ...]) -> Rule:
+    return Rule(1, tuple(t.cond for t in path), 0, 0.0)
+
+
+def _in_file_order(X: npt.NDArray[np.floating], tree: object) -> None:
+    return None
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(3))
+def test_candidates_equal_in_file_order(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The candidate rules and each one's cases are the same with the bitsets in the
+    leaves' order and in the file's."""
+    ds = _mixed(seed, 900)
+    tree = train(ds, TrainOptions(prune=False))
+    bound = ErrorBound(0.25, "c45")
+    rows: list[npt.NDArray[np.int32]] = []
+    got = paths.candidates(ds, tree, bound, rows=rows)
+    monkeypatch.setattr(paths, "leaf_order", _in_file_order)
+    rows_file: list[npt.NDArray[np.int32]] = []
+    want = paths.candidates(ds, tree, bound, rows=rows_file)
+    assert got == want
+    assert len(rows) == len(rows_file) == len(got) > 10
+    for a, b in zip(rows, rows_file, strict=True):
+        assert a.dtype == b.dtype == np.int32
+        assert np.array_equal(a, b)
