@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import platform
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -96,14 +98,30 @@ def test_cuts_below_equals_the_distinct_values(monkeypatch: pytest.MonkeyPatch) 
 @needs_native
 @pytest.mark.parametrize("index", range(6))
 def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Segments scanned in windows of 1, 7 and 64 candidate cuts: the same trees."""
+    """Segments scanned in windows of 1, 7 and 64 candidate cuts: the same trees.
+
+    A segment is windowed only when it is alone in its chunk, so the chunks are made
+    one segment each; the windowed chunks are counted, to know the path ran."""
     ds = _sets()[index]
+    windows = 0
+    scan_chunks = score._scan_chunks
+
+    def counting(*args: Any, **kwargs: Any) -> Iterator[score.Chunk]:
+        nonlocal windows
+        for ch in scan_chunks(*args, **kwargs):
+            windows += not ch.last
+            yield ch
+
     for opts in (TrainOptions(), TrainOptions(criterion="gain")):
         want = train(ds, opts, case_order="rows").nodes
         for window in (1, 7, 64):
             with monkeypatch.context() as m:
+                m.setattr(score, "NATIVE_CHUNK", 1)
                 m.setattr(score, "WINDOW", window)
+                m.setattr(score, "_scan_chunks", counting)
                 assert train(ds, opts, case_order="rows").nodes == want
+    # A set of nominal attributes only has no cuts to window.
+    assert windows > 0 or all(a.kind == "nominal" for a in ds.schema.attributes)
 
 
 @needs_native
