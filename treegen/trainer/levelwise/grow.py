@@ -24,7 +24,6 @@ in two attributes tested on one path.
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Callable
 
 import numpy as np
@@ -32,6 +31,7 @@ import numpy.typing as npt
 
 from treegen.trainer import native, sparse
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.heap import release_freed_memory as release_freed_memory
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
@@ -59,6 +59,10 @@ FloatArray = npt.NDArray[np.float64]
 BUCKET_CELLS = 1 << 20
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
 GROUP_ENTRIES = 1 << 15  # cases (with copies) grown together before going deeper
+# A bucket whose largest task has this many cases starts with the freed heap pages
+# given back: at 1M rows growth's peak is at such a bucket, and the heap then held
+# 5-50 MB of earlier buckets' freed arrays.
+TRIM_BEFORE = 1 << 17
 
 
 def grow_levels(
@@ -98,6 +102,8 @@ def grow_levels(
             continue
         nxt: list[Task] = []
         for bucket in _buckets(ctx, tasks):
+            if bucket[0].rows.size >= TRIM_BEFORE:
+                release_freed_memory()  # the heap pages of earlier buckets, before a large one
             nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
             if tree.leaks_minobjs:
                 return tree  # only depth-first growth knows which nodes come after it
@@ -113,35 +119,6 @@ def grow_levels(
     if opts.collapse:
         collapse(tree, ctx.j48)
     return tree
-
-
-def _load_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library has none.
-
-    Looked up in the process's own symbols (``dlopen(NULL)``), where the C library
-    is: ``ctypes.util.find_library`` imported subprocess and ran ``ldconfig``, about
-    0.02 s of every start.
-    """
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
-        return trim
-    except (OSError, AttributeError, TypeError):  # not glibc: nothing to do
-        return None
-
-
-_TRIM = _load_trim()
-
-
-def release_freed_memory() -> None:
-    """Hand freed heap pages back to the OS (glibc ``malloc_trim``).
-
-    Each level allocates and frees many arrays of a few MB, which glibc
-    serves from its heap (its mmap threshold grows with use) and keeps
-    after they are freed; without trimming, resident memory on 1M rows
-    stays hundreds of MB above what is live.
-    """
-    if _TRIM is not None:
-        _TRIM(0)
 
 
 def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:
