@@ -36,12 +36,11 @@ _state: dict[str, Callable[[int, int], int]] = {}
 
 
 def _mallopt() -> Callable[[int, int], int] | None:
-    import ctypes.util  # (imports subprocess: only where the threshold is set)
-
+    # The process's own symbols (dlopen(NULL)), as for malloc_trim below: no
+    # ctypes.util.find_library (which imports subprocess and runs ldconfig).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        fn = libc.mallopt
-    except (OSError, AttributeError):
+        fn = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):
         return None
     fn.argtypes = [ctypes.c_int, ctypes.c_int]
     fn.restype = ctypes.c_int

@@ -90,15 +90,17 @@ class FlatTree:
         # resident memory (at 1M rows, 20 MB at growth's peak).
         cap = max(capacity, 1)
         self.kind = np.empty(cap, dtype=np.int8)
-        self.cls = np.empty(cap, dtype=np.int64)
+        # Classes, attributes and depths in four bytes (at 1M rows, 700,000 nodes: 8 MB
+        # less); the C pruner's first and count stay int64, as it reads them.
+        self.cls = np.empty(cap, dtype=np.int32)
         self.items = np.empty(cap)
         self.errors = np.empty(cap)
         self.dist = np.empty((cap, n_classes), dtype=dtype)
-        self.attribute = np.empty(cap, dtype=np.int64)
+        self.attribute = np.empty(cap, dtype=np.int32)
         self.threshold = np.empty(cap)
         self.first = np.empty(cap, dtype=np.int64)
         self.count = np.empty(cap, dtype=np.int64)
-        self.depth = np.empty(cap, dtype=np.int64)
+        self.depth = np.empty(cap, dtype=np.int32)
         self.subsets: dict[int, tuple[tuple[int, ...], ...]] = {}
         # Per batch of tests: their ids, non-empty branches and Factors (for
         # the Python pruner's first pass, see TNode.factors).

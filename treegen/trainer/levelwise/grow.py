@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from treegen.trainer import native, sparse
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.heap import release_freed_memory as release_freed_memory
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
@@ -60,9 +61,10 @@ BUCKET_CELLS = 1 << 20
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
 GROUP_ENTRIES = 1 << 15  # cases (with copies) grown together before going deeper
 # A bucket whose largest task has this many cases starts with the freed heap pages
-# given back: at 1M rows growth's peak is at such a bucket, and the heap then held
-# 5-50 MB of earlier buckets' freed arrays.
-TRIM_BEFORE = 1 << 17
+# given back, and maps its arrays of 1 MB and more on their own: at 1M rows growth's
+# peak is at such a bucket, and the heap then held 5-50 MB of freed arrays.
+LARGE_TASK = 1 << 17
+TRIM_EVERY = 8
 
 
 def grow_levels(
@@ -102,9 +104,14 @@ def grow_levels(
             continue
         nxt: list[Task] = []
         for bucket in _buckets(ctx, tasks):
-            if bucket[0].rows.size >= TRIM_BEFORE:
+            if bucket[0].rows.size >= LARGE_TASK:
                 release_freed_memory()  # the heap pages of earlier buckets, before a large one
-            nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
+                # Its arrays of 1-16 MB mapped on their own, each back to the OS when
+                # freed (on the heap they stayed resident under the next ones).
+                with blocks_mapped_from(STEP_BLOCK):
+                    nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
+            else:
+                nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
             if tree.leaks_minobjs:
                 return tree  # only depth-first growth knows which nodes come after it
         if nxt:
@@ -112,7 +119,7 @@ def grow_levels(
         rounds += 1
         if progress is not None:
             progress("growing", tree.n)
-        if rounds % 8 == 0:
+        if rounds % TRIM_EVERY == 0:
             release_freed_memory()
     release_freed_memory()
     tree.compact()
