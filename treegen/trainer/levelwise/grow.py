@@ -73,7 +73,10 @@ def grow_levels(
     """Grow the unpruned tree level by level (collapse applied at the end);
     ``progress("growing", nodes)`` after each round."""
     n = ctx.n_rows
-    tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n // 4))
+    # A node per row at first: FlatTree writes a node's fields only when it is added,
+    # so the unused capacity takes no memory, and at 1M rows (704,575 nodes) the
+    # arrays are never copied to larger ones (each doubling was 15-20 MB at its peak).
+    tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n))
     root = tree.add(1)
     srt = ctx.sorted_flat  # root positions are row ids
     frontier = [
@@ -288,6 +291,9 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
     if ctx.n_classes >= sparse.MANY_CLASSES and sparse.available(ctx):
         _score_continuous_sparse(ctx, bucket, lens, scores)
         return
+    if native.cscan is not None and ctx.c_scan and B == 1 and E >= LARGE_TASK:
+        _score_large_task(ctx, bucket, lens, scores)
+        return
     if native.cscan is not None and ctx.c_scan:
         # The C path: the bucket's values gathered into one record per case (one
         # cache line for all its attributes) with the unknown weights summed in
@@ -361,6 +367,45 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
         gain[r0:r1], info[r0:r1], bar[r0:r1], ok[r0:r1] = cs.gain, cs.info, cs.bar, cs.ok
         lo = hi
     scores.set_continuous(ctx, ContScores(gain, info, bar, ok))
+
+
+def _score_large_task(ctx: Context, bucket: Bucket, lens: IntArray, scores: BucketScores) -> None:
+    """:func:`_score_continuous`'s C path for a bucket of one large task, one attribute
+    at a time: records of one value (with the weight and class) instead of all Kc, 12
+    bytes a case instead of 48 with 10 attributes (at 1M rows, 23 MB less at growth's
+    peak).  The same gathers and scans, so the same scores."""
+    assert native.cscan is not None
+    dt = ctx.dtype
+    task = bucket.tasks[0]
+    E = bucket.rows.size
+    Kc = len(ctx.cont_pos)
+    rows = bucket.rows
+    w = np.ascontiguousarray(bucket.w, dt)
+    y = np.ascontiguousarray(bucket.y, np.intp)
+    first = np.cumsum(lens) - lens
+    one = np.zeros(1, dtype=np.intp)
+    parts: list[ContScores] = []
+    for k in range(Kc):
+        rec = np.empty((E, 3), dtype=dt)
+        unk = np.zeros(1, dtype=dt)
+        native.cscan.gather_values(ctx.cvals[k : k + 1], 1, rows, w, y, bucket.tid, rec, unk)
+        lo, n = int(first[k]), int(lens[k])
+        parts.append(
+            eval_continuous_flat(
+                ctx, rec, one, task.srt[lo : lo + n], lens[k : k + 1], bucket.cases, unk, one
+            )
+        )
+        del rec
+    bucket.srt, bucket.srt_start = task.srt, one
+    scores.set_continuous(
+        ctx,
+        ContScores(
+            np.concatenate([p.gain for p in parts]),
+            np.concatenate([p.info for p in parts]),
+            np.concatenate([p.bar for p in parts]),
+            np.concatenate([p.ok for p in parts]),
+        ),
+    )
 
 
 def _score_continuous_sparse(
