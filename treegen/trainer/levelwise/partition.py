@@ -298,7 +298,9 @@ def _branches(
     split = tests.split
     # The Factors in the flavour's type, as computed (float32 for c45: half the bytes;
     # to_tnodes' tolist() gives the same Python floats).
-    tree.branch_blocks.append((tests.nids, nonempty[split], np.where(nonempty, factor, np.nan)[split]))
+    tree.branch_blocks.append(
+        (tests.nids, nonempty[split], np.where(nonempty, factor, np.nan)[split])
+    )
     # Child ids for non-empty branches, in task then branch order.
     child_id = np.full((B, F), -1, dtype=np.intp)
     ne_t, ne_v = np.nonzero(nonempty)
