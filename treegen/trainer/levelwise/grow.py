@@ -64,6 +64,8 @@ GROUP_ENTRIES = 1 << 15  # cases (with copies) grown together before going deepe
 # given back, and maps its arrays of 1 MB and more on their own: at 1M rows growth's
 # peak is at such a bucket, and the heap then held 5-50 MB of freed arrays.
 LARGE_TASK = 1 << 17
+# Rounds between trims of the heap (every round: growth's peak at 1M rows 5 MB lower,
+# 1.4-1.9 s more system time).
 TRIM_EVERY = 8
 
 
