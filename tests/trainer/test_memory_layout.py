@@ -3,7 +3,8 @@
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
 placed through the presorted rows (``Context.cuts_below``, above
 ``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
-(``score.WINDOW``) and the pruner spending the context's data.  Here they are
+(``score.WINDOW``), growth's paths for large buckets (``grow.LARGE_TASK``) and the
+pruner spending the context's data.  Here they are
 forced on small sets and held to the default path's trees, node for node.  So are
 the layout's other pieces: what the C pruner lets go, nominal codes made in blocks,
 the weight array made on first use.
