@@ -3,7 +3,8 @@
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
 placed through the presorted rows (``Context.cuts_below``, above
 ``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
-(``score.WINDOW``) and the pruner spending the context's data.  Here they are
+(``score.WINDOW``), growth's paths for large buckets (``grow.LARGE_TASK``) and the
+pruner spending the context's data.  Here they are
 forced on small sets and held to the default path's trees, node for node.  So are
 the layout's other pieces: what the C pruner lets go, nominal codes made in blocks,
 the weight array made on first use.
@@ -21,10 +22,11 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.context import build_context
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
-from treegen.trainer.levelwise import score
+from treegen.trainer.levelwise import bucket, children, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.pruning.native import prune_native
 
@@ -122,6 +124,52 @@ def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
                 assert train(ds, opts, case_order="rows").nodes == want
     # A set of nominal attributes only has no cuts to window.
     assert windows > 0 or all(a.kind == "nominal" for a in ds.schema.attributes)
+
+
+@needs_native
+@pytest.mark.parametrize("index", range(6))
+def test_large_bucket_paths(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Growth's paths for large buckets (at the bench's sizes, tasks of 2^16-2^17 cases
+    and more) forced on every bucket: one attribute's records at a time, the
+    partition's spent arrays let go with a trim, a task's arrays copied out of its
+    parent's: the same trees."""
+    ds = _sets()[index]
+    calls: list[int] = []
+    real = grow._score_large_task
+
+    def counted(*args: object) -> None:
+        calls.append(1)
+        real(*args)  # type: ignore[arg-type]
+
+    for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(flavor="j48")):
+        want = train(ds, opts, case_order="rows").nodes
+        with monkeypatch.context() as m:
+            m.setattr(grow, "LARGE_TASK", 1)
+            m.setattr(grow, "_score_large_task", counted)
+            m.setattr(children, "TRIM_ENTRIES", 1)
+            m.setattr(bucket, "ALONE_MIN", 1)
+            assert train(ds, opts, case_order="rows").nodes == want
+    # (a set without continuous attributes has no continuous scoring)
+    assert bool(calls) == any(a.kind == "continuous" for a in ds.schema.attributes)
+
+
+def test_flat_tree_grows_with_fresh_records() -> None:
+    """Nodes added past the capacity (the arrays copied to larger ones, left
+    unwritten until added) are leaves with zero records, the earlier ones kept."""
+    tree = FlatTree(3, np.float32, capacity=2)
+    first = tree.add(2)
+    tree.cls[first : first + 2] = [1, 2]
+    tree.attribute[first] = 4
+    tree.dist[first + 1] = [1.0, 2.0, 3.0]
+    start = tree.add(7)
+    assert (first, start, tree.n) == (0, 2, 9) and tree.kind.size >= 9
+    assert tree.cls[:2].tolist() == [1, 2] and tree.attribute[0] == 4
+    assert tree.dist[1].tolist() == [1.0, 2.0, 3.0]
+    new = slice(2, 9)
+    assert (tree.kind[new] == KIND_LEAF).all() and (tree.attribute[new] == -1).all()
+    assert np.isnan(tree.threshold[new]).all()
+    for name in ("cls", "items", "errors", "dist", "first", "count", "depth"):
+        assert not getattr(tree, name)[new].any(), name
 
 
 @needs_native

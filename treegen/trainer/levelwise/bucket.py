@@ -12,6 +12,7 @@ partitioned (:func:`treegen.trainer.levelwise.partition.partition`).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,10 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, Score
 
 FloatArray = npt.NDArray[np.floating]
+
+ALONE_MIN = 1 << 16
+"""A task of at least this many cases whose arrays are views into a larger parent
+array that no other task reads any more gets arrays of its own (:func:`let_parent_go`)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -36,6 +41,29 @@ class Task:
     lens: IntArray
     all_known: bool
     tested: frozenset[int]
+
+
+def let_parent_go(task: Task) -> None:
+    """Copy out the task's rows, weights and sorted arrays where each is a view into
+    its parent bucket's larger array that only this task still reads, so that the
+    parent's array goes.
+
+    A task's arrays are slices of its parent bucket's (the partition makes them for
+    all children at once); when its siblings' subtrees are done the rest of the
+    parent's array is dead but kept.  At 1M rows the root's second child (650,780
+    cases) held the root's children's arrays, 17 MB more than its own.  The
+    reference count tells that no other view is left (the view's ``base``, the local
+    name and the call's argument: 3 in CPython); a copy made while a sibling still
+    read the parent's array would add to the peak instead.
+    """
+    for name in ("rows", "w", "srt"):
+        view = getattr(task, name)
+        base = view.base
+        if not isinstance(base, np.ndarray) or base.nbytes - view.nbytes < view.nbytes // 4:
+            continue  # little of the parent's array is dead
+        if sys.getrefcount(base) <= 3:
+            setattr(task, name, view.copy())
+        del base, view
 
 
 @dataclass(slots=True, eq=False)
@@ -62,6 +90,9 @@ class Bucket:
     @classmethod
     def gather(cls, ctx: Context, tasks: list[Task], cases: FloatArray | None = None) -> Bucket:
         """The bucket of ``tasks``; ``cases`` their weights, else summed in row order."""
+        for t in tasks:
+            if t.rows.size >= ALONE_MIN:
+                let_parent_go(t)
         sizes = np.asarray([t.rows.size for t in tasks], dtype=np.intp)
         tid = np.repeat(np.arange(len(tasks)), sizes)
         if len(tasks) == 1:  # the task's own arrays, read only (1M rows at the root: 12 MB)

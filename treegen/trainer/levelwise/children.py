@@ -1,7 +1,7 @@
 """The records a bucket's partition passes from step to step, and the children's sorted arrays.
 
 treegen.trainer.levelwise.partition splits a bucket in steps; each step's
-result is one of the frozen records here (:class:`Tests`, :class:`Branches`,
+result is one of the records here (:class:`Tests`, :class:`Branches`,
 :class:`ChildCases`, :class:`ChildStats`).  :func:`children_sorted` is its
 step 5: the sorted arrays of the children that grow, obtained by
 distributing each parent's sorted arrays in order (the C kernel
@@ -19,13 +19,18 @@ import numpy.typing as npt
 
 from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.heap import release_freed_memory
 from treegen.trainer.levelwise.bucket import Bucket
 
 FloatArray = npt.NDArray[np.floating]
 BoolArray = npt.NDArray[np.bool_]
 
+TRIM_ENTRIES = 1 << 17
+"""A bucket of this many entries gives its freed pages back before its children's
+sorted arrays are made (malloc_trim walks the heap: not for every small bucket)."""
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True)
 class Tests:
     """The bucket's chosen tests and where each of its cases goes."""
 
@@ -58,7 +63,7 @@ class Branches:
         return self.owner.size
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChildCases:
     """Every child's cases, child after child, each child's in its parent's entry order.
 
@@ -146,6 +151,15 @@ def children_sorted(
             cases.pos_known,
             dest,
         )
+        if br.size >= TRIM_ENTRIES:
+            # dest has what the branches and the known positions said, and the
+            # partition reads neither again: in a large bucket they go, with their
+            # pages, before the children's arrays are made (at 1M rows, 10 MB less at
+            # growth's peak; the heap keeps a freed array's pages until trimmed).
+            tests.branch = np.empty(0, dtype=np.intp)  # (a slice [:0] would keep it)
+            cases.pos_known = np.empty(0, dtype=np.intp)
+            del br
+            release_freed_memory()
         buf = native.cscan.part_sorted(
             srt_cat,
             np.ascontiguousarray(srt_start, dtype=np.intp),

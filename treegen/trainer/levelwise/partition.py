@@ -69,6 +69,9 @@ def partition(
         return []
     branches = _branches(ctx, tree, bucket, tests, known)
     cases, sums = _child_cases(ctx, bucket, tests, branches)
+    # Nothing reads the entries' classes after the children's sums: they go before the
+    # sorted arrays are made (at 1M rows, 5 MB less at growth's peak).
+    bucket.y = np.empty(0, dtype=bucket.y.dtype)
     stats = _child_stats(ctx, *sums)
     del sums
     grows = ~stats.leaf
@@ -293,8 +296,10 @@ def _branches(
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = (known_v / known_cases[:, None]).astype(dt)
     split = tests.split
+    # The Factors in the flavour's type, as computed (float32 for c45: half the bytes;
+    # to_tnodes' tolist() gives the same Python floats).
     tree.branch_blocks.append(
-        (tests.nids, nonempty[split], np.where(nonempty, factor, np.nan)[split].astype(np.float64))
+        (tests.nids, nonempty[split], np.where(nonempty, factor, np.nan)[split])
     )
     # Child ids for non-empty branches, in task then branch order.
     child_id = np.full((B, F), -1, dtype=np.intp)

@@ -32,8 +32,9 @@ NATIVE_CHUNK = 1 << 15
 # The most candidate cuts of one segment held at once (c45): a longer segment is
 # scanned in windows of this many (scan_cont's skip), its best cut kept from window
 # to window.  Each holds 2C + 2 log inputs and their logs: with 3 classes 128 bytes a
-# cut, so 32 MB here, where a 1M-row root segment's cuts took 120 MB at once.
-WINDOW = 1 << 18
+# cut, so 8 MB here (32 MB at 1 << 18: growth's peak at 1M rows was 25 MB higher),
+# where a 1M-row root segment's cuts took 120 MB at once.
+WINDOW = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
