@@ -12,7 +12,6 @@ sliding threshold resident memory at 1M rows stays tens of MB above what is live
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -37,10 +36,12 @@ _state: dict[str, Callable[[int, int], int]] = {}
 
 
 def _mallopt() -> Callable[[int, int], int] | None:
+    # In the process's own symbols (dlopen(NULL)), where the C library is, as
+    # levelwise/grow.py finds malloc_trim: ctypes.util.find_library imported subprocess
+    # and ran ldconfig at every start (about 0.01 s of CPU).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        fn = libc.mallopt
-    except (OSError, AttributeError):
+        fn = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):  # not glibc
         return None
     fn.argtypes = [ctypes.c_int, ctypes.c_int]
     fn.restype = ctypes.c_int
