@@ -128,6 +128,7 @@ setup(
                     "counts",
                     "order",
                     "sparse",
+                    "cuts",
                 )
             ]
             + [BUFFERS],

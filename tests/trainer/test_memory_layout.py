@@ -73,9 +73,17 @@ def test_thresholds_through_the_presorted_rows(index: int, monkeypatch: pytest.M
             assert got == want
 
 
-def test_cuts_below_equals_the_distinct_values(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("c_path", [True, False])
+def test_cuts_below_equals_the_distinct_values(
+    c_path: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every float32 bar between and around the values: the same value as the
-    distinct values' binary search, 0.0 or -0.0 as met first."""
+    distinct values' binary search, 0.0 or -0.0 as met first; through the presorted
+    rows in C (native cuts_below) and in numpy."""
+    if c_path and native.cscan is None:
+        pytest.skip("accelerator off or not built")
+    if not c_path:
+        monkeypatch.setattr(native, "cscan", None)
     ds = _tied(3, n=5000)
     # Zero's run: 0.0 first (row 0), -0.0 last: the first met is the one.
     ds.X[0, :2], ds.X[-1, :2] = 0.0, -0.0
@@ -95,6 +103,31 @@ def test_cuts_below_equals_the_distinct_values(monkeypatch: pytest.MonkeyPatch) 
         want = ref.cuts_below(a, bars)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
     assert not np.signbit(ctx.cuts_below(0, np.asarray([0.0])))[0]
+
+
+@needs_native
+def test_native_cuts_below_rejects_bad_input() -> None:
+    """A row outside the column, a midpoint below every value or not finite, a
+    sample that is not every S-th value: errors, not reads out of bounds."""
+    lib = native.cscan
+    assert lib is not None
+    col = np.array([3.0, 1.0, 2.0, 0.0], np.float32)
+    srt = np.array([1, 2, 0], np.int32)  # values 1, 2, 3 (row 3 is the dummy)
+    sample = col[srt[::2]].copy()
+    out = np.empty(1, np.float32)
+
+    def call(rows: np.ndarray, key: float, smp: np.ndarray = sample) -> float:
+        lib.cuts_below(col, 4, rows, smp, 2, np.array([key], np.float32), out)
+        return float(out[0])
+
+    assert call(srt, 2.5) == 2.0 and call(srt, 9.0) == 3.0 and call(srt, 1.0) == 1.0
+    with pytest.raises(IndexError):
+        call(np.array([1, 2, 7], np.int32), 9.0)  # block 1 reads row 7
+    for key in (0.5, np.nan, np.inf):
+        with pytest.raises(ValueError):
+            call(srt, key)
+    with pytest.raises(ValueError):
+        call(srt, 2.5, sample[:1])
 
 
 @needs_native

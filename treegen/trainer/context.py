@@ -210,6 +210,20 @@ class Context:
         srt = self.sorted_flat[start : start + int(self.presorted_len[j])]
         sample = self.samples[j]
         key = np.asarray(bars).astype(col.dtype)
+        if native.cscan is not None and col.dtype == np.float32:
+            # The same search in C, by bisection (this is called once a bucket with a
+            # few midpoints, where numpy's calls cost more than their work).
+            out = np.empty(key.size, dtype=np.float32)
+            native.cscan.cuts_below(
+                np.ascontiguousarray(col),
+                col.size,
+                np.ascontiguousarray(srt),
+                np.ascontiguousarray(sample),
+                SAMPLE,
+                key,
+                out,
+            )
+            return out
         # The last value not above key: in the last block whose first value is not.
         b = np.searchsorted(sample, key, side="right") - 1
         assert (b >= 0).all(), "midpoint lies above a training value by construction"

@@ -4,7 +4,8 @@
  * cscan.h.  The buffer helpers are model/native/buffers.c, compiled in.
  * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
  * J48's for treegen.trainer.j48order;
- * sparse.c scores continuous attributes over the classes present (many classes). */
+ * sparse.c scores continuous attributes over the classes present (many classes);
+ * cuts.c places thresholds through the presorted rows. */
 #include "cscan.h"
 
 static PyMethodDef methods[] = {
@@ -31,6 +32,7 @@ static PyMethodDef methods[] = {
     {"sparse_scan", tg_sparse_scan, METH_VARARGS, "Candidate cuts over the classes present."},
     {"sparse_info", tg_sparse_info, METH_VARARGS, "TotalInfo of candidate cuts, non-zero terms."},
     {"sparse_pick", tg_sparse_pick, METH_VARARGS, "Gains of sparse_scan's cuts, the best per segment."},
+    {"cuts_below", tg_cuts_below, METH_VARARGS, "Thresholds below midpoints, by the presorted rows."},
     {NULL, NULL, 0, NULL},
 };
 

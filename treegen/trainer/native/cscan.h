@@ -40,5 +40,6 @@ PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
+PyObject *tg_cuts_below(PyObject *self, PyObject *args);    /* cuts.c */
 
 #endif
