@@ -212,6 +212,9 @@ class NativeClassSearch(ClassSearch):
         crules.case_lists(rule_ptr, rule_cases, positive8, case_ptr, case_rules, self.right)
         self.wrong = lens - self.right
         self.counts = np.asarray([0, 0, int(np.count_nonzero(positive))], dtype=np.int64)
+        # Per case the XOR of its chosen rules' numbers: where one chosen rule fires,
+        # that rule, found by a toggle without reading the case's rules.
+        self.chosen_xor = np.zeros(n, dtype=np.int32)
         self.state = (
             rule_ptr,
             rule_cases,
@@ -223,6 +226,7 @@ class NativeClassSearch(ClassSearch):
             self.right,
             self.wrong,
             self.counts,
+            self.chosen_xor,
         )
         self._logs_in = np.empty(4 * m, dtype=np.float64)
         self._gain = np.empty(m, dtype=np.float32)

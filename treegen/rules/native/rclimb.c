@@ -201,21 +201,10 @@ static inline void touch(Groups *G, int64_t q)
     }
 }
 
-/* count_case, noting the rules whose counts change. */
-static inline void count_case_noted(Groups *G, int64_t c, int sign)
+/* toggle_cases' note: a rule whose counts changed. */
+static void note_touched(void *ctx, int64_t q)
 {
-    Search *s = G->s;
-    const int64_t cov = s->covered[c];
-    if (cov > 1)
-        return;
-    int64_t *side = s->positive[c] ? s->right : s->wrong;
-    for (int64_t p = s->case_ptr[c]; p < s->case_ptr[c + 1]; p++) {
-        const int64_t q = s->case_rules[p];
-        if (cov == 0 || s->chosen[q]) {
-            side[q] += sign;
-            touch(G, q);
-        }
-    }
+    touch((Groups *)ctx, q);
 }
 
 /* subsets_toggle's work, then the changed rules moved to their keys' groups. */
@@ -225,9 +214,6 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     G->clock++;
     G->n_touched = 0;
     touch(G, r);
-    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
-    for (int64_t p = lo; p < hi; p++)
-        count_case_noted(G, s->rule_cases[p], -1);
     s->chosen[r] = !s->chosen[r];
     {
         /* r into or out of the sorted list of chosen rules */
@@ -252,20 +238,7 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
             G->n_chosen--;
         }
     }
-    const int64_t step = s->chosen[r] ? 1 : -1;
-    for (int64_t p = lo; p < hi; p++) {
-        const int64_t c = s->rule_cases[p];
-        const int64_t before = s->covered[c];
-        s->covered[c] = before + step;
-        if ((before == 0) != (s->covered[c] == 0)) {
-            s->counts[0] += step;
-            if (s->positive[c])
-                s->counts[2] -= step;
-            else
-                s->counts[1] += step;
-        }
-        count_case_noted(G, c, 1);
-    }
+    toggle_cases(s, r, note_touched, G);
     for (Py_ssize_t t = 0; t < G->n_touched; t++) {
         const int32_t q = G->touched[t];
         const uint64_t k = key_of(s, q);
