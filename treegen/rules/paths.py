@@ -428,6 +428,8 @@ def _candidates(
     """:func:`candidates`' work."""
     n = ds.n_rows
     counts = np.bincount(ds.y, minlength=len(ds.classes))
+    # each class's default error rate (a rule of the class must do better)
+    default_errors = [to_f32(1.0 - (int(c) + 1.0) / (n + 2.0)) for c in counts.tolist()]
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
     native = crules is not None
@@ -447,7 +449,7 @@ def _candidates(
             continue
         cls = node.cls
         prefix.follow(path)
-        default_error = to_f32(1.0 - (int(counts[cls]) + 1.0) / (n + 2.0))
+        default_error = default_errors[cls]
         k = len(path)
         if isinstance(prefix, _PackedPrefix):
             assert crules is not None

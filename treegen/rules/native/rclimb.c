@@ -307,7 +307,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
-    int32_t *slot_group = NULL; /* the group of each costed slot */
+    int32_t *slot_group = NULL; /* the group of each costed slot; then those reaching M */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -433,9 +433,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                         best[r] = s.chosen[r] != 0;
                 }
                 const float item_in = (float)item[selected], item_out = (float)item[selected + 1];
-                /* each group at its extreme bits: the largest change M */
+                /* each group at its extreme bits: the largest change M, and the groups
+                 * reaching it (a larger one starts the list again) */
                 float M = 0.0f;
                 int any = 0;
+                Py_ssize_t n_top = 0;
                 for (Py_ssize_t i = 0; i < L; i++) {
                     const Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
@@ -444,18 +446,18 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     if (!any || d > M) {
                         M = d;
                         any = 1;
+                        n_top = 0;
                     }
+                    if (d == M)
+                        slot_group[n_top++] = G.live[i];
                 }
                 if (!(M > 0.0f))
                     break;
                 /* the first rule reaching M */
                 Py_ssize_t pick = m;
-                for (Py_ssize_t i = 0; i < L; i++) {
-                    const Group *g = &G.g[G.live[i]];
+                for (Py_ssize_t i = 0; i < n_top; i++) {
+                    const Group *g = &G.g[slot_group[i]];
                     const int in = chosen_key(g->key);
-                    if (delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in,
-                                 item_out) != M)
-                        continue;
                     /* the rules reaching M: the top, and below each one that does */
                     Py_ssize_t top = 0;
                     G.stack[top++] = 0;
