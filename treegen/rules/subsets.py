@@ -197,6 +197,7 @@ class NativeClassSearch(ClassSearch):
         # Python search's rows and case lists are not kept: its steps are not used).
         self._begin(positive, bits, logs, len(rows))
         n, m = self.n, self.m
+        self.covered = np.zeros(n, dtype=np.int32)  # at most m: half the bytes
         rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
         lens = np.asarray([r.size for r in rows], dtype=np.int64)
         rule_ptr = np.zeros(m + 1, dtype=np.int64)

@@ -48,9 +48,9 @@ typedef struct {
     const int64_t *rule_ptr, *case_ptr;
     const int32_t *rule_cases, *case_rules;
     const char *positive;
-    int64_t *covered, *right, *wrong, *counts;
+    int64_t *right, *wrong, *counts;
     char *chosen;
-    int32_t *chosen_xor;
+    int32_t *covered, *chosen_xor; /* per case: int32, half the bytes a toggle reads */
 } Search;
 
 /* The state's buffers viewed (b: S_N views, released by the caller); 0 with an
@@ -86,7 +86,7 @@ static inline void toggle_cases(Search *s, Py_ssize_t r, void (*note)(void *, in
     for (int64_t p = s->rule_ptr[r]; p < s->rule_ptr[r + 1]; p++) {
         const int64_t c = s->rule_cases[p];
         const int64_t before = s->covered[c], after = before + step;
-        s->covered[c] = after;
+        s->covered[c] = (int32_t)after;
         const int32_t x = s->chosen_xor[c] ^ (int32_t)r;
         s->chosen_xor[c] = x;
         int64_t *side = s->positive[c] ? s->right : s->wrong;

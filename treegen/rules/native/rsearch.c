@@ -18,7 +18,7 @@ int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n,
         return 0;
     const tg_spec spec[S_N] = {
         {0, 8, *m + 1, "rule_ptr"}, {0, 4, 0, "rule_cases"}, {0, 8, *n + 1, "case_ptr"},
-        {0, 4, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 8, *n, "covered"},
+        {0, 4, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 4, *n, "covered"},
         {1, 1, *m, "chosen"},       {1, 8, *m, "right"},     {1, 8, *m, "wrong"},
         {1, 8, 3, "counts"},        {1, 4, *n, "chosen_xor"},
     };
