@@ -51,6 +51,7 @@ typedef struct {
     int64_t *right, *wrong, *counts;
     char *chosen;
     int32_t *covered, *chosen_xor; /* per case: int32, half the bytes a toggle reads */
+    Py_ssize_t m;                  /* the rules (chosen_xor's values are below it) */
 } Search;
 
 /* The state's buffers viewed (b: S_N views, released by the caller); 0 with an
@@ -107,6 +108,8 @@ static inline void toggle_cases(Search *s, Py_ssize_t r, void (*note)(void *, in
         } else if (before == 1 || after == 1) {
             /* the other chosen rule: the XOR before r came in, or after it left */
             const int64_t o = step > 0 ? (x ^ (int32_t)r) : x;
+            if (o < 0 || o >= s->m)
+                continue; /* a state changed behind the kernels' back: no write outside */
             side[o] -= step;
             if (note != NULL)
                 note(ctx, o);

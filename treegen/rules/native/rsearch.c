@@ -38,6 +38,7 @@ int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n,
     s->wrong = b[S_WRONG].buf;
     s->counts = b[S_COUNTS].buf;
     s->chosen_xor = b[S_XOR].buf;
+    s->m = *m;
     return 1;
 }
 
