@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
@@ -153,12 +154,23 @@ def test_subset_steps_equal_python(seed: int) -> None:
         c.toggle(r)
         assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
         assert np.array_equal(py.covered, c.covered)
+        assert np.array_equal(c.chosen_xor, _chosen_xor(rows, c.chosen, positive.size))
         fired = py.covered > 0
         assert c.counts.tolist() == [
             int(np.count_nonzero(fired)),
             int(np.count_nonzero(fired & ~positive)),
             int(np.count_nonzero(~fired & positive)),
         ]
+
+
+def _chosen_xor(
+    rows: list[npt.NDArray[np.int32]], chosen: npt.NDArray[np.bool_], n: int
+) -> npt.NDArray[np.int32]:
+    """Per case the XOR of the numbers of the chosen rules that fire on it."""
+    out = np.zeros(n, dtype=np.int32)
+    for r in np.flatnonzero(chosen).tolist():
+        out[rows[r]] ^= r
+    return out
 
 
 @needs_native
@@ -182,6 +194,7 @@ def test_set_subset_equals_python(seed: int) -> None:
         assert c.chosen.tolist() == chosen
         assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
         assert np.array_equal(py.covered, c.covered)
+        assert np.array_equal(c.chosen_xor, _chosen_xor(rows, c.chosen, positive.size))
         assert np.array_equal(py.values(), c.values())
 
 

@@ -197,6 +197,7 @@ class NativeClassSearch(ClassSearch):
         # Python search's rows and case lists are not kept: its steps are not used).
         self._begin(positive, bits, logs, len(rows))
         n, m = self.n, self.m
+        self.covered = np.zeros(n, dtype=np.int32)  # at most m: half the bytes
         rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
         lens = np.asarray([r.size for r in rows], dtype=np.int64)
         rule_ptr = np.zeros(m + 1, dtype=np.int64)
@@ -212,6 +213,9 @@ class NativeClassSearch(ClassSearch):
         crules.case_lists(rule_ptr, rule_cases, positive8, case_ptr, case_rules, self.right)
         self.wrong = lens - self.right
         self.counts = np.asarray([0, 0, int(np.count_nonzero(positive))], dtype=np.int64)
+        # Per case the XOR of its chosen rules' numbers: where one chosen rule fires,
+        # that rule, found by a toggle without reading the case's rules.
+        self.chosen_xor = np.zeros(n, dtype=np.int32)
         self.state = (
             rule_ptr,
             rule_cases,
@@ -223,6 +227,7 @@ class NativeClassSearch(ClassSearch):
             self.right,
             self.wrong,
             self.counts,
+            self.chosen_xor,
         )
         self._logs_in = np.empty(4 * m, dtype=np.float64)
         self._gain = np.empty(m, dtype=np.float32)

@@ -38,17 +38,20 @@ static inline int popcount(word x)
 /* The subset search's state (subsets.ClassSearch), as buffers: per rule its cases
  * (rule_ptr, rule_cases), per case its rules (case_ptr, case_rules), the cases of
  * the class (positive), how many chosen rules fire on each case (covered), the
- * chosen rules, each rule's right and wrong cases that only it would decide, and
- * counts = (cases covered, false positives, false negatives) of the subset. */
+ * chosen rules, each rule's right and wrong cases that only it would decide,
+ * counts = (cases covered, false positives, false negatives) of the subset, and per
+ * case the XOR of its chosen rules' numbers (where one chosen rule fires, that rule). */
 enum { S_RULE_PTR, S_RULE_CASES, S_CASE_PTR, S_CASE_RULES, S_POSITIVE, S_COVERED, S_CHOSEN,
-       S_RIGHT, S_WRONG, S_COUNTS, S_N };
+       S_RIGHT, S_WRONG, S_COUNTS, S_XOR, S_N };
 
 typedef struct {
     const int64_t *rule_ptr, *case_ptr;
     const int32_t *rule_cases, *case_rules;
     const char *positive;
-    int64_t *covered, *right, *wrong, *counts;
+    int64_t *right, *wrong, *counts;
     char *chosen;
+    int32_t *covered, *chosen_xor; /* per case: int32, half the bytes a toggle reads */
+    Py_ssize_t m;                  /* the rules (chosen_xor's values are below it) */
 } Search;
 
 /* The state's buffers viewed (b: S_N views, released by the caller); 0 with an
@@ -66,6 +69,51 @@ static inline void count_case(Search *s, int64_t c, int sign)
         const int64_t q = s->case_rules[p];
         if (cov == 0 || s->chosen[q])
             side[q] += sign;
+    }
+}
+
+/* The rest of a toggle of rule r, whose chosen flag has just flipped: its cases'
+ * coverage, the subset's counts and the right and wrong cases of the rules whose count
+ * changes, each such rule passed to note (when not NULL) with ctx.  A case decided by
+ * no rule or by r alone (covered 0 <-> 1) changes every other rule of the case (not
+ * r: it decides the case alone either way); a case decided by r and one other chosen
+ * rule o (covered 1 <-> 2) changes o alone, found as the case's chosen_xor; the
+ * others none.  These are the changes count_case's before-and-after recount gives,
+ * with one pass over the rules of the first kind of case and none over the second. */
+static inline void toggle_cases(Search *s, Py_ssize_t r, void (*note)(void *, int64_t),
+                                void *ctx)
+{
+    const int64_t step = s->chosen[r] ? 1 : -1;
+    for (int64_t p = s->rule_ptr[r]; p < s->rule_ptr[r + 1]; p++) {
+        const int64_t c = s->rule_cases[p];
+        const int64_t before = s->covered[c], after = before + step;
+        s->covered[c] = (int32_t)after;
+        const int32_t x = s->chosen_xor[c] ^ (int32_t)r;
+        s->chosen_xor[c] = x;
+        int64_t *side = s->positive[c] ? s->right : s->wrong;
+        if (before == 0 || after == 0) { /* fired <-> not fired */
+            s->counts[0] += step;
+            if (s->positive[c])
+                s->counts[2] -= step;
+            else
+                s->counts[1] += step;
+            for (int64_t q = s->case_ptr[c]; q < s->case_ptr[c + 1]; q++) {
+                const int64_t o = s->case_rules[q];
+                if (o != r) {
+                    side[o] -= step;
+                    if (note != NULL)
+                        note(ctx, o);
+                }
+            }
+        } else if (before == 1 || after == 1) {
+            /* the other chosen rule: the XOR before r came in, or after it left */
+            const int64_t o = step > 0 ? (x ^ (int32_t)r) : x;
+            if (o < 0 || o >= s->m)
+                continue; /* a state changed behind the kernels' back: no write outside */
+            side[o] -= step;
+            if (note != NULL)
+                note(ctx, o);
+        }
     }
 }
 

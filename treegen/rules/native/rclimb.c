@@ -201,21 +201,10 @@ static inline void touch(Groups *G, int64_t q)
     }
 }
 
-/* count_case, noting the rules whose counts change. */
-static inline void count_case_noted(Groups *G, int64_t c, int sign)
+/* toggle_cases' note: a rule whose counts changed. */
+static void note_touched(void *ctx, int64_t q)
 {
-    Search *s = G->s;
-    const int64_t cov = s->covered[c];
-    if (cov > 1)
-        return;
-    int64_t *side = s->positive[c] ? s->right : s->wrong;
-    for (int64_t p = s->case_ptr[c]; p < s->case_ptr[c + 1]; p++) {
-        const int64_t q = s->case_rules[p];
-        if (cov == 0 || s->chosen[q]) {
-            side[q] += sign;
-            touch(G, q);
-        }
-    }
+    touch((Groups *)ctx, q);
 }
 
 /* subsets_toggle's work, then the changed rules moved to their keys' groups. */
@@ -225,9 +214,6 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     G->clock++;
     G->n_touched = 0;
     touch(G, r);
-    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
-    for (int64_t p = lo; p < hi; p++)
-        count_case_noted(G, s->rule_cases[p], -1);
     s->chosen[r] = !s->chosen[r];
     {
         /* r into or out of the sorted list of chosen rules */
@@ -252,20 +238,7 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
             G->n_chosen--;
         }
     }
-    const int64_t step = s->chosen[r] ? 1 : -1;
-    for (int64_t p = lo; p < hi; p++) {
-        const int64_t c = s->rule_cases[p];
-        const int64_t before = s->covered[c];
-        s->covered[c] = before + step;
-        if ((before == 0) != (s->covered[c] == 0)) {
-            s->counts[0] += step;
-            if (s->positive[c])
-                s->counts[2] -= step;
-            else
-                s->counts[1] += step;
-        }
-        count_case_noted(G, c, 1);
-    }
+    toggle_cases(s, r, note_touched, G);
     for (Py_ssize_t t = 0; t < G->n_touched; t++) {
         const int32_t q = G->touched[t];
         const uint64_t k = key_of(s, q);
@@ -334,7 +307,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
-    int32_t *slot_group = NULL; /* the group of each costed slot */
+    int32_t *slot_group = NULL; /* the group of each costed slot; then those reaching M */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -460,9 +433,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                         best[r] = s.chosen[r] != 0;
                 }
                 const float item_in = (float)item[selected], item_out = (float)item[selected + 1];
-                /* each group at its extreme bits: the largest change M */
+                /* each group at its extreme bits: the largest change M, and the groups
+                 * reaching it (a larger one starts the list again) */
                 float M = 0.0f;
                 int any = 0;
+                Py_ssize_t n_top = 0;
                 for (Py_ssize_t i = 0; i < L; i++) {
                     const Group *g = &G.g[G.live[i]];
                     const int in = chosen_key(g->key);
@@ -471,18 +446,18 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     if (!any || d > M) {
                         M = d;
                         any = 1;
+                        n_top = 0;
                     }
+                    if (d == M)
+                        slot_group[n_top++] = G.live[i];
                 }
                 if (!(M > 0.0f))
                     break;
                 /* the first rule reaching M */
                 Py_ssize_t pick = m;
-                for (Py_ssize_t i = 0; i < L; i++) {
-                    const Group *g = &G.g[G.live[i]];
+                for (Py_ssize_t i = 0; i < n_top; i++) {
+                    const Group *g = &G.g[slot_group[i]];
                     const int in = chosen_key(g->key);
-                    if (delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in,
-                                 item_out) != M)
-                        continue;
                     /* the rules reaching M: the top, and below each one that does */
                     Py_ssize_t top = 0;
                     G.stack[top++] = 0;

@@ -6,7 +6,7 @@
 int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n, Search *s)
 {
     if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != S_N) {
-        PyErr_SetString(PyExc_TypeError, "state: a tuple of 10 arrays");
+        PyErr_SetString(PyExc_TypeError, "state: a tuple of 11 arrays");
         return 0;
     }
     PyObject *o[S_N];
@@ -18,9 +18,9 @@ int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n,
         return 0;
     const tg_spec spec[S_N] = {
         {0, 8, *m + 1, "rule_ptr"}, {0, 4, 0, "rule_cases"}, {0, 8, *n + 1, "case_ptr"},
-        {0, 4, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 8, *n, "covered"},
+        {0, 4, 0, "case_rules"},    {0, 1, *n, "positive"},  {1, 4, *n, "covered"},
         {1, 1, *m, "chosen"},       {1, 8, *m, "right"},     {1, 8, *m, "wrong"},
-        {1, 8, 3, "counts"},
+        {1, 8, 3, "counts"},        {1, 4, *n, "chosen_xor"},
     };
     int got = tg_views(o, b, spec, S_N);
     if (got < S_N) {
@@ -37,30 +37,16 @@ int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n,
     s->right = b[S_RIGHT].buf;
     s->wrong = b[S_WRONG].buf;
     s->counts = b[S_COUNTS].buf;
+    s->chosen_xor = b[S_XOR].buf;
+    s->m = *m;
     return 1;
 }
 
 /* Rule r into the subset, or out of it, with the counts kept. */
 static void toggle_one(Search *s, Py_ssize_t r)
 {
-    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
-    for (int64_t p = lo; p < hi; p++)
-        count_case(s, s->rule_cases[p], -1);
     s->chosen[r] = !s->chosen[r];
-    const int64_t step = s->chosen[r] ? 1 : -1;
-    for (int64_t p = lo; p < hi; p++) {
-        const int64_t c = s->rule_cases[p];
-        const int64_t before = s->covered[c];
-        s->covered[c] = before + step;
-        if ((before == 0) != (s->covered[c] == 0)) { /* fired <-> not fired */
-            s->counts[0] += step;
-            if (s->positive[c])
-                s->counts[2] -= step;
-            else
-                s->counts[1] += step;
-        }
-        count_case(s, c, 1);
-    }
+    toggle_cases(s, r, NULL, NULL);
 }
 
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args)
@@ -88,14 +74,19 @@ PyObject *tg_subsets_toggle(PyObject *self, PyObject *args)
  * toggling each differing rule in turn leaves. */
 static void set_afresh(Search *s, const char *want, Py_ssize_t m, Py_ssize_t n)
 {
-    for (Py_ssize_t c = 0; c < n; c++)
+    for (Py_ssize_t c = 0; c < n; c++) {
         s->covered[c] = 0;
+        s->chosen_xor[c] = 0;
+    }
     for (Py_ssize_t r = 0; r < m; r++) {
         s->chosen[r] = want[r] != 0;
         s->right[r] = s->wrong[r] = 0;
         if (s->chosen[r])
-            for (int64_t p = s->rule_ptr[r]; p < s->rule_ptr[r + 1]; p++)
-                s->covered[s->rule_cases[p]]++;
+            for (int64_t p = s->rule_ptr[r]; p < s->rule_ptr[r + 1]; p++) {
+                const int32_t c = s->rule_cases[p];
+                s->covered[c]++;
+                s->chosen_xor[c] ^= (int32_t)r;
+            }
     }
     int64_t fired = 0, fp = 0, fn = 0;
     for (Py_ssize_t c = 0; c < n; c++) {
