@@ -25,6 +25,7 @@ unknown value) and its error rate is at most 0.7 (:func:`treegen.rules.core.fire
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +37,7 @@ from treegen.model.version import VERSION
 from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
+from treegen.rules.grown import GrownTree
 from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
 from treegen.rules.paths import candidates as path_candidates
 from treegen.rules.subsets import best_subset
@@ -71,14 +73,16 @@ def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Co
 
 def candidates(
     ds: Dataset,
-    tree: Model,
+    tree: Model | GrownTree,
     bound: ErrorBound,
     progress: Steps | None = None,
     rows: list[npt.NDArray[np.int32]] | None = None,
 ) -> list[Rule]:
     """Step 1: the generalised rules of ``tree``'s leaves, numbered (``rows``: given,
     each one's cases satisfying its conditions are appended to it)."""
-    return [r for r, _ in path_candidates(ds, tree, bound, progress, rows, with_tests=False)]
+    # The paths read only the tree's nodes, which a GrownTree has as a Model has them.
+    model = cast("Model", tree)
+    return [r for r, _ in path_candidates(ds, model, bound, progress, rows, with_tests=False)]
 
 
 def _class_order(
@@ -142,9 +146,10 @@ class Generalised:
 
 
 def generalise(
-    ds: Dataset, tree: Model, cf: float = 0.25, progress: Steps | None = None
+    ds: Dataset, tree: Model | GrownTree, cf: float = 0.25, progress: Steps | None = None
 ) -> Generalised:
-    """Step 1 of :func:`generate`: the generalised rules of ``tree``'s leaves on ``ds``."""
+    """Step 1 of :func:`generate`: the generalised rules of ``tree``'s leaves on ``ds``
+    (``tree``: a model, or the grower's arrays seen as one, :mod:`treegen.rules.grown`)."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
