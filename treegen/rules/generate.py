@@ -34,6 +34,7 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
+from treegen.rules.caselists import CaseLists
 from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
@@ -154,14 +155,14 @@ def generalise(
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
     bound = ErrorBound(cf, "c45")
-    satisfied: list[npt.NDArray[np.int32]] = []
+    satisfied = CaseLists()  # held packed until the generalisation ends
     cands = candidates(ds, tree, bound, progress, satisfied)
     logs = Logs(ds.n_rows)
     options: dict[str, object] = {"cf": float(cf)}
     if tree.options.train is not None:
         options["min_cases"] = int(tree.options.train.min_cases)
     return Generalised(
-        cands, satisfied, AttributeCodes(ds, logs), logs, recorded_options(options, ds)
+        cands, satisfied.unpacked(), AttributeCodes(ds, logs), logs, recorded_options(options, ds)
     )
 
 

@@ -5,7 +5,7 @@ level-wise grower's arrays, and the values from the context's own tables.
 Python objects: 200 MB for the 700,000 nodes of 1M rows) and held a float32 copy of
 the data through the growth (80 MB at 1M rows of 20 attributes), besides the
 context's tables of the same values.  Here :class:`GrownTree` keeps the tree as
-narrow arrays in pre-order (about 50 bytes a node) and makes each model node only
+narrow arrays in pre-order (about 40 bytes a node) and makes each model node only
 when it is read, and :func:`context_values` makes the rules' table from the
 context after the growth, once the file's table has gone.
 
@@ -68,6 +68,7 @@ class GrownNodes(Sequence[Node]):
         # pre-order, one run per test.
         kid_at = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(count, out=kid_at[1:])
+        assert kid_at[-1] < m
         first = tree.first[order]
         tests = np.flatnonzero(count)
         kids = np.repeat(first[tests] - kid_at[tests], count[tests]) + np.arange(
@@ -75,19 +76,21 @@ class GrownNodes(Sequence[Node]):
         )
         # memoryviews: an element read is a Python number (a numpy scalar costs more).
         self._kids = _view(place[kids])
-        self._kid_at = _view(kid_at)
+        self._kid_at = _view(kid_at.astype(np.int32))
         self._kind = _view(kind.astype(np.int8))
         self._cls = _view(tree.cls[order].astype(np.int32))
-        self._items = _view(tree.items[order])
-        self._errors = _view(tree.errors[order])
+        self._items = _view(_narrow(tree.items[order]))
+        self._errors = _view(_narrow(tree.errors[order]))
         self._attribute = _view(tree.attribute[order].astype(np.int32))
-        self._threshold = _view(tree.threshold[order])
+        self._threshold = _view(_narrow(tree.threshold[order]))
         self._dist = tree.dist[order]
         self._sparse = tree.n_classes >= SPARSE_MIN_CLASSES
         at = {int(i): k for k, i in enumerate(order.tolist())} if tree.subsets else {}
         self._subsets = {at[i]: s for i, s in tree.subsets.items() if i in at}
         self._n = m
         self._recent: dict[int, Node] = {}
+        self._ring = [-1] * RECENT  # the keys of _recent, in the order they came
+        self._at = 0
 
     def __len__(self) -> int:
         return self._n
@@ -104,13 +107,17 @@ class GrownNodes(Sequence[Node]):
         node = self._recent.get(k)
         if node is not None:
             return node
-        if k < 0:
-            return self[k + self._n] if k >= -self._n else self[self._n]
-        if k >= self._n:
+        if not 0 <= k < self._n:
+            if -self._n <= k < 0:
+                return self[k + self._n]
             raise IndexError(k)
         node = self._recent[k] = self._node(k)
-        if len(self._recent) > RECENT:
-            del self._recent[next(iter(self._recent))]
+        # The one read longest ago goes (its key in the ring's next slot).
+        gone = self._ring[self._at]
+        if gone >= 0:
+            del self._recent[gone]
+        self._ring[self._at] = k
+        self._at = (self._at + 1) % len(self._ring)
         return node
 
     def __iter__(self) -> Iterator[Node]:
@@ -132,6 +139,14 @@ class GrownNodes(Sequence[Node]):
         if kind == KIND_NOMINAL:
             return NominalTest(cls, items, errors, dist, attribute, kids)
         return SubsetTest(cls, items, errors, dist, attribute, self._subsets.get(k, ()), kids)
+
+
+def _narrow(a: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+    """``a`` as float32 where every value is a float32 one (a c45 tree's weights, errors
+    and cuts), else as it is: the same numbers, read back as Python floats."""
+    with np.errstate(over="ignore"):
+        narrow = a.astype(np.float32)
+    return narrow if np.array_equal(narrow, a, equal_nan=True) else a
 
 
 def _view(a: npt.NDArray[Any]) -> memoryview:

@@ -1,0 +1,51 @@
+"""The candidate rules' case lists held packed (treegen/rules/caselists.py): every list
+comes back as it went in, and a list whose gaps fit in 16 bits is held in uint16."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treegen.rules.caselists import CaseLists, pack, unpack
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_round_trip(seed: int) -> None:
+    rng = np.random.default_rng([3, seed])
+    n = int(rng.choice([0, 1, 2, 3, 10, 500, 5000]))
+    top = int(rng.choice([70_000, 2_000_000, 2**31 - 1]))
+    rows = np.sort(rng.choice(top, size=n, replace=False)).astype(np.int32)
+    packed = pack(rows)
+    got = unpack(packed)
+    assert got.dtype == np.int32 and np.array_equal(got, rows)
+    fits = n >= 3 and int(np.diff(rows).max()) <= 65535
+    assert (packed.dtype == np.uint16) == fits
+
+
+def test_narrow_where_the_gaps_fit() -> None:
+    """A first row beyond 16 bits, gaps of 1 and of 65535 (the widest that fits); one
+    gap more and the list stays int32."""
+    rows = np.array([1_000_000, 1_000_001, 1_065_536, 1_065_537], dtype=np.int32)
+    packed = pack(rows)
+    assert packed.dtype == np.uint16 and packed.size == rows.size + 1
+    assert np.array_equal(unpack(packed), rows)
+    wide = rows.copy()
+    wide[2:] += 1
+    assert pack(wide).dtype == np.int32 and np.array_equal(unpack(pack(wide)), wide)
+
+
+def test_case_lists_give_back_in_order() -> None:
+    rng = np.random.default_rng(9)
+    lists = [
+        np.sort(rng.choice(100_000, size=k, replace=False)).astype(np.int32)
+        for k in (0, 5, 300, 2, 40)
+    ]
+    held = CaseLists()
+    for rows in lists:
+        held.append(rows)
+    assert any(p.dtype == np.uint16 for p in held)
+    back = held.unpacked()
+    assert len(held) == 0 and len(back) == len(lists)
+    assert all(
+        np.array_equal(a, b) and a.dtype == np.int32 for a, b in zip(back, lists, strict=True)
+    )
