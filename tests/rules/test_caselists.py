@@ -13,18 +13,19 @@ from treegen.rules.caselists import CaseLists, pack, unpack
 def test_round_trip(seed: int) -> None:
     rng = np.random.default_rng([3, seed])
     n = int(rng.choice([0, 1, 2, 3, 10, 500, 5000]))
-    top = int(rng.choice([70_000, 2_000_000, 2**31 - 1]))
+    top = int(rng.choice([6_000, 70_000, 2_000_000, 2**31 - 1]))
     rows = np.sort(rng.choice(top, size=n, replace=False)).astype(np.int32)
     packed = pack(rows)
     got = unpack(packed)
     assert got.dtype == np.int32 and np.array_equal(got, rows)
-    fits = n >= 3 and int(np.diff(rows).max()) <= 65535
-    assert (packed.dtype == np.uint16) == fits
+    widest = int(np.diff(rows).max()) if n >= 3 else 1 << 20
+    want = np.uint8 if widest <= 255 else np.uint16 if widest <= 65535 else np.int32
+    assert packed.dtype == want
 
 
 def test_narrow_where_the_gaps_fit() -> None:
     """A first row beyond 16 bits, gaps of 1 and of 65535 (the widest that fits); one
-    gap more and the list stays int32."""
+    gap more and the list stays int32; gaps up to 255 in uint8."""
     rows = np.array([1_000_000, 1_000_001, 1_065_536, 1_065_537], dtype=np.int32)
     packed = pack(rows)
     assert packed.dtype == np.uint16 and packed.size == rows.size + 1
@@ -32,6 +33,10 @@ def test_narrow_where_the_gaps_fit() -> None:
     wide = rows.copy()
     wide[2:] += 1
     assert pack(wide).dtype == np.int32 and np.array_equal(unpack(pack(wide)), wide)
+    dense = np.array([2**31 - 300, 2**31 - 299, 2**31 - 44], dtype=np.int32)
+    assert pack(dense).dtype == np.uint8 and np.array_equal(unpack(pack(dense)), dense)
+    dense[2] += 1
+    assert pack(dense).dtype == np.uint16 and np.array_equal(unpack(pack(dense)), dense)
 
 
 def test_case_lists_give_back_in_order() -> None:
@@ -43,7 +48,7 @@ def test_case_lists_give_back_in_order() -> None:
     held = CaseLists()
     for rows in lists:
         held.append(rows)
-    assert any(p.dtype == np.uint16 for p in held)
+    assert {p.dtype for p in held} >= {np.dtype(np.uint16), np.dtype(np.int32)}
     back = held.unpacked()
     assert len(held) == 0 and len(back) == len(lists)
     assert all(

@@ -69,8 +69,9 @@ def test_nodes_are_the_models(seed: int, subsets: bool, monkeypatch: pytest.Monk
 
 
 def test_values_are_the_files_float32() -> None:
-    """The context's tables give back the file's table narrowed to float32, value for
-    value (NaN where unknown), an ignored column all NaN, and the classes."""
+    """The context's tables read as the file's table narrowed to float32, value for value
+    (NaN where unknown, an ignored column all NaN), in each form the rules read: a
+    column, a column's rows in an order, one cell a row; and the classes."""
     ds = _mixed(4, 2000)
     X = np.concatenate([ds.X, np.full((ds.n_rows, 1), 3.5)], axis=1)
     ds = Dataset(
@@ -84,8 +85,19 @@ def test_values_are_the_files_float32() -> None:
     want = ds.X.astype(np.float32)
     want[:, -1] = np.nan
     assert np.isnan(want[:, :-1]).any()
-    assert np.array_equal(got.X, want, equal_nan=True)
-    assert got.X.dtype == np.float32
+    table = got.X
+    assert table.shape == want.shape and got.n_rows == ds.n_rows
+    rng = np.random.default_rng(2)
+    order = rng.permutation(ds.n_rows).astype(np.int32)
+    for a in range(want.shape[1]):
+        for col, expect in ((table[:, a], want[:, a]), (table[order, a], want[order, a])):
+            assert col.dtype == np.float32
+            assert np.array_equal(col, expect, equal_nan=True)
+    rows = rng.integers(0, ds.n_rows, size=5000).astype(np.intp)
+    atts = rng.integers(0, want.shape[1], size=5000).astype(np.intp)
+    assert np.array_equal(table[rows, atts], want[rows, atts], equal_nan=True)
+    with pytest.raises(TypeError):
+        table[:, 1:3]
     assert np.array_equal(got.y, ds.y) and got.y.dtype == np.int32
     assert got.schema == ds.schema
 

@@ -3,8 +3,8 @@
 Each candidate rule comes with its cases (ascending row numbers, int32): at 1M rows of
 the scaling data, 139,200 rules and 103 MB of them.  The generalisation's memory peaks
 at its end, with these lists beside the columns, bitsets and tree it works on; held as
-the gaps between consecutive rows in uint16 (the first row in two of them), where every
-gap fits, they take about half of that until the generalisation has ended.
+the gaps between consecutive rows, in uint8 or uint16 where every gap of a list fits,
+they take a half to a quarter of that until the generalisation has ended.
 """
 
 from __future__ import annotations
@@ -12,32 +12,42 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-_WIDEST = np.iinfo(np.uint16).max
+# The narrow types, narrowest first.
+_NARROW = (np.uint8, np.uint16)
 
 
 def pack(rows: npt.NDArray[np.int32]) -> npt.NDArray[np.integer]:
-    """``rows`` (ascending, distinct, not negative) as uint16 ``[high, low, gaps...]`` of
-    its first row and the gaps after it, where every gap fits in 16 bits; else
-    ``rows`` itself (int32)."""
+    """``rows`` (ascending, distinct, not negative) as ``[first row in 4 bytes, gaps...]``
+    in the narrowest of uint8 and uint16 that holds every gap; else ``rows`` itself."""
     if rows.size < 3:
         return rows
-    gaps = np.diff(rows)
-    if int(gaps.max()) > _WIDEST:
-        return rows
-    out = np.empty(rows.size + 1, dtype=np.uint16)
-    first = int(rows[0])
-    out[0], out[1] = first >> 16, first & _WIDEST
-    out[2:] = gaps
-    return out
+    widest = int(np.diff(rows).max())
+    for kind in _NARROW:
+        bits = 8 * np.dtype(kind).itemsize
+        if widest >> bits:
+            continue
+        parts = 32 // bits  # the first row, highest part first
+        out: npt.NDArray[np.integer] = np.empty(rows.size - 1 + parts, dtype=kind)
+        first = int(rows[0])
+        for j in range(parts):
+            out[j] = (first >> (bits * (parts - 1 - j))) & ((1 << bits) - 1)
+        np.subtract(rows[1:], rows[:-1], out=out[parts:], casting="unsafe")
+        return out
+    return rows
 
 
 def unpack(packed: npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
     """The rows :func:`pack` packed, as int32."""
-    if packed.dtype != np.uint16:
+    if packed.dtype not in _NARROW:
         return packed.astype(np.int32, copy=False)
-    rows = np.empty(packed.size - 1, dtype=np.int32)
-    rows[0] = (int(packed[0]) << 16) | int(packed[1])
-    rows[1:] = packed[2:]
+    bits = 8 * packed.dtype.itemsize
+    parts = 32 // bits
+    first = 0
+    for j in range(parts):
+        first = (first << bits) | int(packed[j])
+    rows = np.empty(packed.size - parts + 1, dtype=np.int32)
+    rows[0] = first
+    rows[1:] = packed[parts:]
     np.cumsum(rows, out=rows)
     return rows
 

@@ -6,8 +6,8 @@ Python objects: 200 MB for the 700,000 nodes of 1M rows) and held a float32 copy
 the data through the growth (80 MB at 1M rows of 20 attributes), besides the
 context's tables of the same values.  Here :class:`GrownTree` keeps the tree as
 narrow arrays in pre-order (about 40 bytes a node) and makes each model node only
-when it is read, and :func:`context_values` makes the rules' table from the
-context after the growth, once the file's table has gone.
+when it is read, and :func:`context_values` gives the rules the context's own tables
+as their table of values (the file's table goes before the growth).
 
 The nodes are the ones :func:`treegen.trainer.levelwise.flat.grown_nodes` makes,
 field for field and in the same order (a test holds them equal), so the rules are
@@ -36,11 +36,9 @@ from treegen.model.core import (
 )
 from treegen.model.dist import SPARSE_MIN_CLASSES, Dist, make_dist
 from treegen.model.options import ModelOptions
+from treegen.rules.columns import ContextTable
 from treegen.trainer.context import Context
 from treegen.trainer.levelwise.flat import FlatTree
-
-# Rows of a nominal column decoded at a time (the codes' temporaries stay small).
-_BLOCK = 1 << 16
 
 RECENT = 4096
 """Nodes read by index that :class:`GrownNodes` keeps (the last ones, first in first
@@ -193,24 +191,16 @@ class GrownTree:
 def context_values(
     ctx: Context, schema: Schema, source: str = "<memory>", labels: str = "str"
 ) -> Dataset:
-    """The training data as the rules read it, from ``ctx``'s tables: each continuous
-    attribute's values as the context holds them (float32 for c45), each nominal one's
-    value index (NaN for an unknown code), NaN for an ignored one; a float32 table,
-    column by column (Fortran order).
+    """The training data as the rules read it, from a c45 ``ctx``'s tables (no copy of
+    them: :class:`~treegen.rules.columns.ContextTable`): each continuous attribute's
+    values as the context holds them (float32), each nominal one's value index (NaN for
+    an unknown code), NaN for an ignored one, and the classes.
 
-    For a c45 context made from a file this is the file's table narrowed to float32,
-    value for value: the context holds a continuous value as that float32, and a
-    nominal value as its index + 1 (only indices of declared values are read)."""
+    For a context made from a file this is the file's table narrowed to float32, value
+    for value: the context holds a continuous value as that float32, and a nominal
+    value as its index + 1 (a file's nominal cells are indices of declared values)."""
     n = ctx.n_rows
-    X = np.full((n, len(schema.attributes)), np.nan, dtype=np.float32, order="F")
-    for a in range(len(schema.attributes)):
-        if a in ctx.cont_pos:
-            X[:, a] = ctx.value_col(a)[:n]
-        elif a in ctx.nom_pos:
-            for lo in range(0, n, _BLOCK):
-                hi = min(lo + _BLOCK, n)
-                codes = ctx.codes_at(a, np.arange(lo, hi, dtype=np.intp))
-                X[lo:hi, a] = np.where(codes > 0, codes - 1, np.nan)
+    table = ContextTable(ctx, len(schema.attributes))
     y = ctx.y[:n].astype(np.int32)
-    # The rules compare float32 values (Dataset.x32's); the table is typed as Dataset.X.
-    return Dataset(schema, X, y, source, labels)  # type: ignore[arg-type]
+    # The table answers the forms of X[...] the rules read, as float32 values.
+    return Dataset(schema, table, y, source, labels)  # type: ignore[arg-type]
