@@ -2,9 +2,10 @@
 
 Each candidate rule comes with its cases (ascending row numbers, int32): at 1M rows of
 the scaling data, 139,200 rules and 103 MB of them.  The generalisation's memory peaks
-at its end, with these lists beside the columns, bitsets and tree it works on; held as
-the gaps between consecutive rows, in uint8 or uint16 where every gap of a list fits,
-they take a half to a quarter of that until the generalisation has ended.
+at its end, with these lists beside the columns, bitsets and tree it works on, and the
+subset search holds them with its own tables of one class's rules; held as the gaps
+between consecutive rows, in uint8 or uint16 where every gap of a list fits, they take
+a half to a quarter of that, and the search unpacks one class's lists at a time.
 """
 
 from __future__ import annotations
@@ -55,11 +56,16 @@ def unpack(packed: npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
 class CaseLists(list[npt.NDArray[np.int32]]):
     """A list that the generalisation appends each rule's cases to
     (:func:`treegen.rules.paths.candidates`' ``rows``), which holds them packed
-    (:func:`pack`): read them back with :meth:`unpacked`, not as the list's items."""
+    (:func:`pack`): read them back with :meth:`rows` or :meth:`unpacked`, not as the
+    list's items."""
 
     def append(self, rows: npt.NDArray[np.int32]) -> None:
         # Held packed: the list's items are not the rows (see the class docstring).
         super().append(pack(rows))  # type: ignore[arg-type]
+
+    def rows(self, i: int) -> npt.NDArray[np.int32]:
+        """The rows appended ``i``-th."""
+        return unpack(self[i])
 
     def unpacked(self) -> list[npt.NDArray[np.int32]]:
         """The rows appended, in order; the list is emptied."""
