@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treegen.rules.caselists import CaseLists, pack, unpack
+from treegen.rules.caselists import CaseLists, Unpacking, pack, unpack
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -54,3 +54,23 @@ def test_case_lists_give_back_in_order() -> None:
     assert all(
         np.array_equal(a, b) and a.dtype == np.int32 for a, b in zip(back, lists, strict=True)
     )
+
+
+def test_unpacking_reads_the_chosen_lists() -> None:
+    """Some entries' rows, each read afresh (equal, not the same object), an entry marked
+    empty as no rows, by index, slice and iteration."""
+    rng = np.random.default_rng(4)
+    lists = [
+        np.sort(rng.choice(50_000, size=k, replace=False)).astype(np.int32) for k in (9, 400, 30, 1)
+    ]
+    held = CaseLists()
+    for rows in lists:
+        held.append(rows)
+    view = Unpacking(held, [3, 1, 2], [False, False, True])
+    assert len(view) == 3
+    assert np.array_equal(view[0], lists[3]) and np.array_equal(view[1], lists[1])
+    assert view[2].size == 0 and view[2].dtype == np.int32
+    assert view[1] is not view[1]
+    assert [r.tolist() for r in view] == [lists[3].tolist(), lists[1].tolist(), []]
+    assert [r.tolist() for r in view[1:]] == [lists[1].tolist(), []]
+    assert np.array_equal(held.rows(0), lists[0])

@@ -10,6 +10,9 @@ a half to a quarter of that, and the search unpacks one class's lists at a time.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from typing import overload
+
 import numpy as np
 import numpy.typing as npt
 
@@ -72,3 +75,33 @@ class CaseLists(list[npt.NDArray[np.int32]]):
         out = [unpack(p) for p in self]
         self.clear()
         return out
+
+
+class Unpacking(Sequence[npt.NDArray[np.int32]]):
+    """The rows of some of ``lists``' entries (``which``), unpacked each time one is read
+    and not kept: a reader that copies them into tables of its own (the subset search)
+    holds each only while it copies it.  ``empty[k]``: entry ``k`` reads as no rows (a
+    rule that fires on no case)."""
+
+    def __init__(self, lists: CaseLists, which: list[int], empty: list[bool]) -> None:
+        self._lists, self._which, self._empty = lists, which, empty
+
+    def __len__(self) -> int:
+        return len(self._which)
+
+    @overload
+    def __getitem__(self, k: int) -> npt.NDArray[np.int32]: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[npt.NDArray[np.int32]]: ...
+
+    def __getitem__(self, k: int | slice) -> npt.NDArray[np.int32] | list[npt.NDArray[np.int32]]:
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        if self._empty[k]:
+            return np.zeros(0, dtype=np.int32)
+        return self._lists.rows(self._which[k])
+
+    def __iter__(self) -> Iterator[npt.NDArray[np.int32]]:
+        for k in range(len(self)):
+            yield self[k]

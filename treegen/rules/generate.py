@@ -35,7 +35,7 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
-from treegen.rules.caselists import CaseLists
+from treegen.rules.caselists import CaseLists, Unpacking
 from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
@@ -214,7 +214,7 @@ def select(
         if not mine:
             continue
         chosen = best_subset(
-            [match(i) for i in mine],
+            Unpacking(found.rows, mine, [not fires(cands[i]) for i in mine]),
             y == cls,
             [rule_bits(cands[i].conditions, codes, logs) for i in mine],
             logs,

@@ -25,6 +25,8 @@ in Release 8's float arithmetic, so equal costs tie as they tie there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -54,7 +56,7 @@ class ClassSearch:
 
     def __init__(
         self,
-        rows: list[npt.NDArray[np.int32]],
+        rows: Sequence[npt.NDArray[np.int32]],
         positive: npt.NDArray[np.bool_],
         bits: list[float],
         logs: Logs,
@@ -188,7 +190,7 @@ class NativeClassSearch(ClassSearch):
 
     def __init__(
         self,
-        rows: list[npt.NDArray[np.int32]],
+        rows: Sequence[npt.NDArray[np.int32]],
         positive: npt.NDArray[np.bool_],
         bits: list[float],
         logs: Logs,
@@ -299,7 +301,7 @@ class NativeClassSearch(ClassSearch):
 
 
 def best_subset(
-    rows: list[npt.NDArray[np.int32]],
+    rows: Sequence[npt.NDArray[np.int32]],
     positive: npt.NDArray[np.bool_],
     bits: list[float],
     logs: Logs,
