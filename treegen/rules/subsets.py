@@ -200,7 +200,8 @@ class NativeClassSearch(ClassSearch):
         self._begin(positive, bits, logs, len(rows))
         n, m = self.n, self.m
         rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
-        lens = np.asarray([r.size for r in rows], dtype=np.int64)
+        # Sized from rows32: ``rows`` may make its lists afresh at each read (Unpacking).
+        lens = np.asarray([r.size for r in rows32], dtype=np.int64)
         rule_ptr = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(lens, out=rule_ptr[1:])
         rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
