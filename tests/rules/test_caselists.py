@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treegen.rules.caselists import CaseLists, Unpacking, pack, unpack
+from treegen.rules.caselists import PACK_MIN, CaseLists, Unpacking, pack, unpack
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -18,25 +18,27 @@ def test_round_trip(seed: int) -> None:
     packed = pack(rows)
     got = unpack(packed)
     assert got.dtype == np.int32 and np.array_equal(got, rows)
-    widest = int(np.diff(rows).max()) if n >= 3 else 1 << 20
+    widest = int(np.diff(rows).max()) if n >= PACK_MIN else 1 << 20
     want = np.uint8 if widest <= 255 else np.uint16 if widest <= 65535 else np.int32
     assert packed.dtype == want
 
 
 def test_narrow_where_the_gaps_fit() -> None:
     """A first row beyond 16 bits, gaps of 1 and of 65535 (the widest that fits); one
-    gap more and the list stays int32; gaps up to 255 in uint8."""
-    rows = np.array([1_000_000, 1_000_001, 1_065_536, 1_065_537], dtype=np.int32)
+    gap more and the list stays int32; gaps up to 255 in uint8; a short list as it is."""
+    run = np.arange(PACK_MIN, dtype=np.int32)
+    rows = np.concatenate([1_000_000 + run, [1_000_000 + PACK_MIN - 1 + 65535]]).astype(np.int32)
     packed = pack(rows)
     assert packed.dtype == np.uint16 and packed.size == rows.size + 1
     assert np.array_equal(unpack(packed), rows)
     wide = rows.copy()
-    wide[2:] += 1
+    wide[-1] += 1
     assert pack(wide).dtype == np.int32 and np.array_equal(unpack(pack(wide)), wide)
-    dense = np.array([2**31 - 300, 2**31 - 299, 2**31 - 44], dtype=np.int32)
+    dense = np.concatenate([2**31 - 400 + run, [2**31 - 400 + PACK_MIN - 1 + 255]]).astype(np.int32)
     assert pack(dense).dtype == np.uint8 and np.array_equal(unpack(pack(dense)), dense)
-    dense[2] += 1
+    dense[-1] += 1
     assert pack(dense).dtype == np.uint16 and np.array_equal(unpack(pack(dense)), dense)
+    assert pack(rows[: PACK_MIN - 1]) is not None and pack(rows[: PACK_MIN - 1]).dtype == np.int32
 
 
 def test_case_lists_give_back_in_order() -> None:

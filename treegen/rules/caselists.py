@@ -19,25 +19,29 @@ import numpy.typing as npt
 # The narrow types, narrowest first.
 _NARROW = (np.uint8, np.uint16)
 
+PACK_MIN = 64
+"""Lists of fewer rows stay as they are: packing one costs a few numpy calls (at 100k rows
+most lists are this short, and together they hold little)."""
+
 
 def pack(rows: npt.NDArray[np.int32]) -> npt.NDArray[np.integer]:
     """``rows`` (ascending, distinct, not negative) as ``[first row in 4 bytes, gaps...]``
-    in the narrowest of uint8 and uint16 that holds every gap; else ``rows`` itself."""
-    if rows.size < 3:
+    in the narrowest of uint8 and uint16 that holds every gap; else (or under
+    :data:`PACK_MIN` rows) ``rows`` itself."""
+    if rows.size < PACK_MIN:
         return rows
-    widest = int(np.diff(rows).max())
-    for kind in _NARROW:
-        bits = 8 * np.dtype(kind).itemsize
-        if widest >> bits:
-            continue
-        parts = 32 // bits  # the first row, highest part first
-        out: npt.NDArray[np.integer] = np.empty(rows.size - 1 + parts, dtype=kind)
-        first = int(rows[0])
-        for j in range(parts):
-            out[j] = (first >> (bits * (parts - 1 - j))) & ((1 << bits) - 1)
-        np.subtract(rows[1:], rows[:-1], out=out[parts:], casting="unsafe")
-        return out
-    return rows
+    gaps = np.diff(rows)
+    widest = int(gaps.max())
+    if widest > 0xFFFF:
+        return rows
+    kind, bits = (np.uint8, 8) if widest <= 0xFF else (np.uint16, 16)
+    parts = 32 // bits  # the first row, highest part first
+    out: npt.NDArray[np.integer] = np.empty(rows.size - 1 + parts, dtype=kind)
+    first = int(rows[0])
+    for j in range(parts):
+        out[j] = (first >> (bits * (parts - 1 - j))) & ((1 << bits) - 1)
+    out[parts:] = gaps
+    return out
 
 
 def unpack(packed: npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
