@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from treegen.cli.common import (
     add_data_options,
@@ -26,36 +26,44 @@ if TYPE_CHECKING:
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
     # Imported here: every command builds this module's parser.
-    from treegen.data.dataset import Dataset
+    from treegen.model.core import Model
+    from treegen.model.options import ModelOptions
     from treegen.rules.file import save_ruleset
     from treegen.rules.generate import generalise, select, unpruned_options
+    from treegen.rules.grown import GrownTree, context_values
     from treegen.rules.show import format_cover_evaluation, format_rules
-    from treegen.trainer.fit import grow_prepared, prepare
+    from treegen.trainer.fit import grow_unpruned, prepare
     from treegen.trainer.levelwise.grow import release_freed_memory
 
     with progress_line(args) as progress:
         ds = read_data(args, args.data, float32=True, progress=progress)
         progress.update("growing the unpruned tree", rows=ds.n_rows)
         opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)
-        # The growth reads the trainer's context, the rules the values as float32 (the
-        # file's values are float32 ones, and every comparison of the rules rounds to
-        # float32): the float64 table goes before the growth (160 MB at 1M rows of 20
-        # attributes, for a float32 one of 80).
-        prepared = prepare(ds, opts)
-        values = Dataset(
-            ds.schema, cast("npt.NDArray[np.float64]", ds.x32), ds.y, ds.source, ds.labels
-        )
+        # The growth reads the trainer's context; the rules read the same values from
+        # the context's tables once the tree is grown (context_values), so the file's
+        # table goes before the growth and no copy of it is held through the growth.
+        prepared, source = prepare(ds, opts), ds.source
         del ds
-        tree = grow_prepared(prepared, progress=progress.nodes)
+        grown = grow_unpruned(prepared, progress=progress.nodes)
+        values = context_values(prepared.ctx, prepared.schema, source, prepared.labels)
+        labels, fingerprint = prepared.labels, prepared.fingerprint
         del prepared
-        # The growth's freed arrays stay in glibc's heap unless handed back (about 200 MB
-        # at 1M rows).
+        # The unpruned tree stays the grower's arrays (GrownTree): its model nodes were
+        # about 200 MB at 1M rows.
+        tree: Model | GrownTree
+        if isinstance(grown, Model):
+            tree = grown
+        else:
+            tree = GrownTree.of(grown, ModelOptions.of(opts, labels))
+        del grown
+        # The growth's, the context's and the grown arrays' freed blocks stay in glibc's
+        # heap unless handed back (about 100 MB at 1M rows).
         release_freed_memory()
         found = generalise(values, tree, args.cf, progress=progress.steps)
-        # The rest reads neither the tree nor the values (the rules' cases are known, and
-        # the tree's fingerprint is the data's).
-        y, schema, fingerprint = values.y, values.schema, tree.data_fingerprint
+        # The rest reads neither the tree nor the values (the rules' cases are known).
+        y, schema = values.y, values.schema
         del tree, values
+        release_freed_memory()  # the generalisation's columns and bitsets, the values
         cover: list[npt.NDArray[np.int32]] = []  # the printed rules' rows, for the evaluation
         printed, final = select(found, y, schema, fingerprint, progress.steps, cover)
         del found

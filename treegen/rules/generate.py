@@ -24,7 +24,9 @@ unknown value) and its error rate is at most 0.7 (:func:`treegen.rules.core.fire
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -33,9 +35,11 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
+from treegen.rules.caselists import CaseLists, Unpacking
 from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
+from treegen.rules.grown import GrownTree
 from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
 from treegen.rules.paths import candidates as path_candidates
 from treegen.rules.subsets import best_subset
@@ -71,24 +75,26 @@ def leaf_paths(model: Model, *, empty: bool = False) -> list[tuple[int, tuple[Co
 
 def candidates(
     ds: Dataset,
-    tree: Model,
+    tree: Model | GrownTree,
     bound: ErrorBound,
     progress: Steps | None = None,
     rows: list[npt.NDArray[np.int32]] | None = None,
 ) -> list[Rule]:
     """Step 1: the generalised rules of ``tree``'s leaves, numbered (``rows``: given,
     each one's cases satisfying its conditions are appended to it)."""
-    return [r for r, _ in path_candidates(ds, tree, bound, progress, rows, with_tests=False)]
+    # The paths read only the tree's nodes, which a GrownTree has as a Model has them.
+    model = cast("Model", tree)
+    return [r for r, _ in path_candidates(ds, model, bound, progress, rows, with_tests=False)]
 
 
 def _class_order(
     y: npt.NDArray[np.integer],
-    match: list[npt.NDArray[np.int32]],
+    kept: Mapping[int, npt.NDArray[np.int32]],
     rules: list[Rule],
-    kept: list[bool],
     n_classes: int,
 ) -> list[int]:
-    """Step 3: the kept rules' indices in the ruleset's order."""
+    """Step 3: the kept rules' indices in the ruleset's order (``kept``: each kept
+    rule's cases, by its index, ascending)."""
     covered = np.zeros(y.size, dtype=bool)
     placed = [False] * n_classes
     order: list[int] = []
@@ -98,18 +104,18 @@ def _class_order(
             if placed[c]:
                 continue
             fired = np.zeros(y.size, dtype=bool)
-            for i, r in enumerate(rules):
-                if r.cls == c and kept[i]:
-                    fired[match[i]] = True
+            for i in kept:
+                if rules[i].cls == c:
+                    fired[kept[i]] = True
             false_pos[c] = int(np.count_nonzero(fired & ~covered & (y != c)))
         best = min(false_pos, key=lambda c: (false_pos[c], c))
         placed[best] = True
-        mine = [i for i, r in enumerate(rules) if r.cls == best and kept[i]]
+        mine = [i for i in kept if rules[i].cls == best]
         while mine:
             i = min(mine, key=lambda j: (rules[j].error, j))
             mine.remove(i)
             order.append(i)
-            covered[match[i]] = True
+            covered[kept[i]] = True
     return order
 
 
@@ -129,27 +135,29 @@ def _default_class(
 @dataclass
 class Generalised:
     """Step 1's rules and what the later steps need besides the classes: each rule's
-    cases satisfying its conditions (ascending), the attributes' codes and the log
-    tables of the description lengths, and the options the ruleset records.  Neither
-    the tree nor the data's matrix is among them, so a caller that holds neither any
-    more (``treegen rules``) searches the subsets without them."""
+    cases satisfying its conditions (ascending; held packed, ``rows.rows(i)`` the
+    rows of rule ``i``), the attributes' codes and the log tables of the description
+    lengths, and the options the ruleset records.  Neither the tree nor the data's
+    matrix is among them, so a caller that holds neither any more (``treegen rules``)
+    searches the subsets without them."""
 
     rules: list[Rule]
-    rows: list[npt.NDArray[np.int32]]
+    rows: CaseLists
     codes: AttributeCodes
     logs: Logs
     options: dict[str, object]
 
 
 def generalise(
-    ds: Dataset, tree: Model, cf: float = 0.25, progress: Steps | None = None
+    ds: Dataset, tree: Model | GrownTree, cf: float = 0.25, progress: Steps | None = None
 ) -> Generalised:
-    """Step 1 of :func:`generate`: the generalised rules of ``tree``'s leaves on ``ds``."""
+    """Step 1 of :func:`generate`: the generalised rules of ``tree``'s leaves on ``ds``
+    (``tree``: a model, or the grower's arrays seen as one, :mod:`treegen.rules.grown`)."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
     bound = ErrorBound(cf, "c45")
-    satisfied: list[npt.NDArray[np.int32]] = []
+    satisfied = CaseLists()  # held packed (rules/caselists.py)
     cands = candidates(ds, tree, bound, progress, satisfied)
     logs = Logs(ds.n_rows)
     options: dict[str, object] = {"cf": float(cf)}
@@ -190,9 +198,13 @@ def select(
     cands, codes, logs = found.rules, found.codes, found.logs
     n_classes = len(schema.classes)
     # Each rule's cases (those it fires on: none when it cannot fire), as row lists
-    # from the generalisation's sets, not a rows x rules matrix.
+    # from the generalisation's sets, not a rows x rules matrix; unpacked where read
+    # (one class's rules at a time, then the kept ones).
     none = np.zeros(0, dtype=np.int32)
-    match = [rows if fires(r) else none for r, rows in zip(cands, found.rows, strict=True)]
+
+    def match(i: int) -> npt.NDArray[np.int32]:
+        return found.rows.rows(i) if fires(cands[i]) else none
+
     kept = [False] * len(cands)
     rng = GlibcRandom()  # c4.5rules never seeds random(): one stream, class after class
     for cls in range(n_classes):
@@ -202,7 +214,7 @@ def select(
         if not mine:
             continue
         chosen = best_subset(
-            [match[i] for i in mine],
+            Unpacking(found.rows, mine, [not fires(cands[i]) for i in mine]),
             y == cls,
             [rule_bits(cands[i].conditions, codes, logs) for i in mine],
             logs,
@@ -210,11 +222,12 @@ def select(
         )
         for i, keep in zip(mine, chosen, strict=True):
             kept[i] = keep
-    order = _class_order(y, match, cands, kept, n_classes)
+    kept_rows = {i: match(i) for i, keep in enumerate(kept) if keep}
+    order = _class_order(y, kept_rows, cands, n_classes)
     rules = tuple(cands[i] for i in order)
     covered = np.zeros(y.size, dtype=bool)
     for i in order:
-        covered[match[i]] = True
+        covered[kept_rows[i]] = True
     default = _default_class(y, covered, n_classes)
     printed = RuleSet(
         schema,
@@ -224,7 +237,7 @@ def select(
         treegen_version=VERSION,
         data_fingerprint=fingerprint,
     )
-    covers = [match[i] for i in order]
+    covers = [kept_rows[i] for i in order]
     if cover is not None:
         cover.extend(covers)
     if progress is not None:

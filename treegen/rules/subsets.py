@@ -25,6 +25,8 @@ in Release 8's float arithmetic, so equal costs tie as they tie there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -54,7 +56,7 @@ class ClassSearch:
 
     def __init__(
         self,
-        rows: list[npt.NDArray[np.int32]],
+        rows: Sequence[npt.NDArray[np.int32]],
         positive: npt.NDArray[np.bool_],
         bits: list[float],
         logs: Logs,
@@ -188,7 +190,7 @@ class NativeClassSearch(ClassSearch):
 
     def __init__(
         self,
-        rows: list[npt.NDArray[np.int32]],
+        rows: Sequence[npt.NDArray[np.int32]],
         positive: npt.NDArray[np.bool_],
         bits: list[float],
         logs: Logs,
@@ -199,7 +201,8 @@ class NativeClassSearch(ClassSearch):
         n, m = self.n, self.m
         self.covered = np.zeros(n, dtype=np.int32)  # at most m: half the bytes
         rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
-        lens = np.asarray([r.size for r in rows], dtype=np.int64)
+        # Sized from rows32: ``rows`` may make its lists afresh at each read (Unpacking).
+        lens = np.asarray([r.size for r in rows32], dtype=np.int64)
         rule_ptr = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(lens, out=rule_ptr[1:])
         rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
@@ -304,7 +307,7 @@ class NativeClassSearch(ClassSearch):
 
 
 def best_subset(
-    rows: list[npt.NDArray[np.int32]],
+    rows: Sequence[npt.NDArray[np.int32]],
     positive: npt.NDArray[np.bool_],
     bits: list[float],
     logs: Logs,

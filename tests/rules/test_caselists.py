@@ -1,0 +1,78 @@
+"""The candidate rules' case lists held packed (treegen/rules/caselists.py): every list
+comes back as it went in, and a list whose gaps fit in 16 bits is held in uint16."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treegen.rules.caselists import PACK_MIN, CaseLists, Unpacking, pack, unpack
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_round_trip(seed: int) -> None:
+    rng = np.random.default_rng([3, seed])
+    n = int(rng.choice([0, 1, 2, 3, 10, 500, 5000]))
+    top = int(rng.choice([6_000, 70_000, 2_000_000, 2**31 - 1]))
+    rows = np.sort(rng.choice(top, size=n, replace=False)).astype(np.int32)
+    packed = pack(rows)
+    got = unpack(packed)
+    assert got.dtype == np.int32 and np.array_equal(got, rows)
+    widest = int(np.diff(rows).max()) if n >= PACK_MIN else 1 << 20
+    want = np.uint8 if widest <= 255 else np.uint16 if widest <= 65535 else np.int32
+    assert packed.dtype == want
+
+
+def test_narrow_where_the_gaps_fit() -> None:
+    """A first row beyond 16 bits, gaps of 1 and of 65535 (the widest that fits); one
+    gap more and the list stays int32; gaps up to 255 in uint8; a short list as it is."""
+    run = np.arange(PACK_MIN, dtype=np.int32)
+    rows = np.concatenate([1_000_000 + run, [1_000_000 + PACK_MIN - 1 + 65535]]).astype(np.int32)
+    packed = pack(rows)
+    assert packed.dtype == np.uint16 and packed.size == rows.size + 1
+    assert np.array_equal(unpack(packed), rows)
+    wide = rows.copy()
+    wide[-1] += 1
+    assert pack(wide).dtype == np.int32 and np.array_equal(unpack(pack(wide)), wide)
+    dense = np.concatenate([2**31 - 400 + run, [2**31 - 400 + PACK_MIN - 1 + 255]]).astype(np.int32)
+    assert pack(dense).dtype == np.uint8 and np.array_equal(unpack(pack(dense)), dense)
+    dense[-1] += 1
+    assert pack(dense).dtype == np.uint16 and np.array_equal(unpack(pack(dense)), dense)
+    assert pack(rows[: PACK_MIN - 1]) is not None and pack(rows[: PACK_MIN - 1]).dtype == np.int32
+
+
+def test_case_lists_give_back_in_order() -> None:
+    rng = np.random.default_rng(9)
+    lists = [
+        np.sort(rng.choice(100_000, size=k, replace=False)).astype(np.int32)
+        for k in (0, 5, 300, 2, 40)
+    ]
+    held = CaseLists()
+    for rows in lists:
+        held.append(rows)
+    assert {p.dtype for p in held} >= {np.dtype(np.uint16), np.dtype(np.int32)}
+    back = held.unpacked()
+    assert len(held) == 0 and len(back) == len(lists)
+    assert all(
+        np.array_equal(a, b) and a.dtype == np.int32 for a, b in zip(back, lists, strict=True)
+    )
+
+
+def test_unpacking_reads_the_chosen_lists() -> None:
+    """Some entries' rows, each read afresh (equal, not the same object), an entry marked
+    empty as no rows, by index, slice and iteration."""
+    rng = np.random.default_rng(4)
+    lists = [
+        np.sort(rng.choice(50_000, size=k, replace=False)).astype(np.int32) for k in (9, 400, 30, 1)
+    ]
+    held = CaseLists()
+    for rows in lists:
+        held.append(rows)
+    view = Unpacking(held, [3, 1, 2], [False, False, True])
+    assert len(view) == 3
+    assert np.array_equal(view[0], lists[3]) and np.array_equal(view[1], lists[1])
+    assert view[2].size == 0 and view[2].dtype == np.int32
+    assert view[1] is not view[1]
+    assert [r.tolist() for r in view] == [lists[3].tolist(), lists[1].tolist(), []]
+    assert [r.tolist() for r in view[1:]] == [lists[1].tolist(), []]
+    assert np.array_equal(held.rows(0), lists[0])

@@ -1,0 +1,111 @@
+"""The candidate rules' case lists, held narrow while the generalisation makes them.
+
+Each candidate rule comes with its cases (ascending row numbers, int32): at 1M rows of
+the scaling data, 139,200 rules and 103 MB of them.  The generalisation's memory peaks
+at its end, with these lists beside the columns, bitsets and tree it works on, and the
+subset search holds them with its own tables of one class's rules; held as the gaps
+between consecutive rows, in uint8 or uint16 where every gap of a list fits, they take
+a half to a quarter of that, and the search unpacks one class's lists at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+# The narrow types, narrowest first.
+_NARROW = (np.uint8, np.uint16)
+
+PACK_MIN = 64
+"""Lists of fewer rows stay as they are: packing one costs a few numpy calls (at 100k rows
+most lists are this short, and together they hold little)."""
+
+
+def pack(rows: npt.NDArray[np.int32]) -> npt.NDArray[np.integer]:
+    """``rows`` (ascending, distinct, not negative) as ``[first row in 4 bytes, gaps...]``
+    in the narrowest of uint8 and uint16 that holds every gap; else (or under
+    :data:`PACK_MIN` rows) ``rows`` itself."""
+    if rows.size < PACK_MIN:
+        return rows
+    gaps = np.diff(rows)
+    widest = int(gaps.max())
+    if widest > 0xFFFF:
+        return rows
+    kind, bits = (np.uint8, 8) if widest <= 0xFF else (np.uint16, 16)
+    parts = 32 // bits  # the first row, highest part first
+    out: npt.NDArray[np.integer] = np.empty(rows.size - 1 + parts, dtype=kind)
+    first = int(rows[0])
+    for j in range(parts):
+        out[j] = (first >> (bits * (parts - 1 - j))) & ((1 << bits) - 1)
+    out[parts:] = gaps
+    return out
+
+
+def unpack(packed: npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
+    """The rows :func:`pack` packed, as int32."""
+    if packed.dtype not in _NARROW:
+        return packed.astype(np.int32, copy=False)
+    bits = 8 * packed.dtype.itemsize
+    parts = 32 // bits
+    first = 0
+    for j in range(parts):
+        first = (first << bits) | int(packed[j])
+    rows = np.empty(packed.size - parts + 1, dtype=np.int32)
+    rows[0] = first
+    rows[1:] = packed[parts:]
+    np.cumsum(rows, out=rows)
+    return rows
+
+
+class CaseLists(list[npt.NDArray[np.int32]]):
+    """A list that the generalisation appends each rule's cases to
+    (:func:`treegen.rules.paths.candidates`' ``rows``), which holds them packed
+    (:func:`pack`): read them back with :meth:`rows` or :meth:`unpacked`, not as the
+    list's items."""
+
+    def append(self, rows: npt.NDArray[np.int32]) -> None:
+        # Held packed: the list's items are not the rows (see the class docstring).
+        super().append(pack(rows))  # type: ignore[arg-type]
+
+    def rows(self, i: int) -> npt.NDArray[np.int32]:
+        """The rows appended ``i``-th."""
+        return unpack(self[i])
+
+    def unpacked(self) -> list[npt.NDArray[np.int32]]:
+        """The rows appended, in order; the list is emptied."""
+        out = [unpack(p) for p in self]
+        self.clear()
+        return out
+
+
+class Unpacking(Sequence[npt.NDArray[np.int32]]):
+    """The rows of some of ``lists``' entries (``which``), unpacked each time one is read
+    and not kept: a reader that copies them into tables of its own (the subset search)
+    holds each only while it copies it.  ``empty[k]``: entry ``k`` reads as no rows (a
+    rule that fires on no case)."""
+
+    def __init__(self, lists: CaseLists, which: list[int], empty: list[bool]) -> None:
+        self._lists, self._which, self._empty = lists, which, empty
+
+    def __len__(self) -> int:
+        return len(self._which)
+
+    @overload
+    def __getitem__(self, k: int) -> npt.NDArray[np.int32]: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[npt.NDArray[np.int32]]: ...
+
+    def __getitem__(self, k: int | slice) -> npt.NDArray[np.int32] | list[npt.NDArray[np.int32]]:
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        if self._empty[k]:
+            return np.zeros(0, dtype=np.int32)
+        return self._lists.rows(self._which[k])
+
+    def __iter__(self) -> Iterator[npt.NDArray[np.int32]]:
+        for k in range(len(self)):
+            yield self[k]
