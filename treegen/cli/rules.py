@@ -33,6 +33,7 @@ def run_rules(args: argparse.Namespace) -> int:
     from treegen.rules.grown import GrownTree, context_values
     from treegen.rules.show import format_cover_evaluation, format_rules
     from treegen.trainer.fit import grow_unpruned, prepare
+    from treegen.trainer.levelwise.flat import FlatTree
     from treegen.trainer.levelwise.grow import release_freed_memory
 
     with progress_line(args) as progress:
@@ -51,10 +52,10 @@ def run_rules(args: argparse.Namespace) -> int:
         # The unpruned tree stays the grower's arrays (GrownTree): its model nodes were
         # about 200 MB at 1M rows.
         tree: Model | GrownTree
-        if isinstance(grown, Model):
-            tree = grown
-        else:
+        if isinstance(grown, FlatTree):
             tree = GrownTree.of(grown, ModelOptions.of(opts, labels))
+        else:
+            tree = grown
         del grown
         # The growth's, the context's and the grown arrays' freed blocks stay in glibc's
         # heap unless handed back (about 100 MB at 1M rows).
