@@ -28,6 +28,7 @@ from treegen.trainer.context import build_context
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
 from treegen.trainer.levelwise import bucket, children, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
@@ -94,6 +95,7 @@ def test_cuts_below_equals_the_distinct_values(
     monkeypatch.setattr(context, "DISTINCT_MAX_ROWS", 0)
     ctx = build_context(ds, 2, False)
     assert not ctx.distinct and ctx.samples
+    monkeypatch.setattr(context, "CODE_BLOCK", 333)  # cuts_by_scan's blocks of rows
     for a in ctx.cont_pos:
         d = ref.distinct[a]
         mids = (d[:-1].astype(np.float64) + d[1:]) / 2
@@ -102,6 +104,9 @@ def test_cuts_below_equals_the_distinct_values(
         got = ctx.cuts_below(a, bars)
         want = ref.cuts_below(a, bars)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        # Growth's scan of the column at its end (place_thresholds), bars in any order.
+        scanned = ctx.cuts_by_scan(a, bars[::-1])[::-1]
+        assert np.array_equal(scanned.view(np.uint32), want.view(np.uint32))
     assert not np.signbit(ctx.cuts_below(0, np.asarray([0.0])))[0]
 
 
@@ -264,6 +269,62 @@ def test_a_declined_walk_keeps_what_python_pruning_reads(monkeypatch: pytest.Mon
     assert tree.branch_blocks and tree.depth.size == tree.n
     assert ctx.cvals.size and ctx.ncodes.size and np.array_equal(ctx.y_small, small)
     assert tree.to_tnodes().children
+
+
+@needs_native
+def test_native_cuts_by_scan_rejects_bad_keys() -> None:
+    """No keys, keys not ascending or not finite, a best array of the wrong length:
+    errors; unknown values and values above every key count for none."""
+    lib = native.cscan
+    assert lib is not None
+    col = np.array([3.0, np.nan, 1.0, 2.0, 9.0], np.float32)
+    best = np.full(2, -np.inf, np.float32)
+    lib.cuts_by_scan(col, np.array([1.5, 2.5], np.float32), best)
+    assert best.tolist() == [1.0, 2.0]
+    for keys in ([], [2.0, 1.0], [1.0, 1.0], [1.0, np.inf], [np.nan, 1.0]):
+        with pytest.raises(ValueError):
+            lib.cuts_by_scan(col, np.array(keys, np.float32), np.zeros(len(keys), np.float32))
+    with pytest.raises(ValueError):
+        lib.cuts_by_scan(col, np.array([1.0, 2.0], np.float32), np.zeros(1, np.float32))
+
+
+@pytest.mark.parametrize("rows_limit", [None, 0])
+def test_growth_spends_the_presorted_rows(
+    rows_limit: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``spend`` the presorted rows go once the root is split and the tree is the
+    same (thresholds placed at the end by the column scan where there are no distinct
+    values); ``presort`` makes the same rows again."""
+    if rows_limit is not None:
+        monkeypatch.setattr(context, "DISTINCT_MAX_ROWS", rows_limit)
+    opts = GrowOptions(criterion="gainratio")
+    for ds in (_tied(5), _tied(6, n=4000)):
+        keep = build_context(ds, 2, False)
+        want = grow.grow_levels(keep, opts)
+        assert keep.sorted_done and keep.sorted_flat.size
+        ctx = build_context(ds, 2, False)
+        rows = ctx.sorted_flat.copy()
+        got = grow.grow_levels(ctx, opts, spend=True)
+        assert not ctx.sorted_done and ctx.sorted_flat.size == 0
+        n = want.n
+        assert got.n == n and n > 1
+        for name in ("kind", "attribute", "first", "count", "cls", "items"):
+            assert np.array_equal(getattr(got, name)[:n], getattr(want, name)[:n]), name
+        assert np.array_equal(got.threshold[:n], want.threshold[:n], equal_nan=True)
+        ctx.presort()
+        assert np.array_equal(ctx.sorted_flat, rows)
+
+
+def test_intp_classes_made_on_first_use() -> None:
+    """The context keeps the narrow classes; ``y`` gives them as intp (the dummy row's
+    class 0), one array until replaced."""
+    ds = _tied(9)
+    ctx = build_context(ds, 2, False)
+    assert ctx.y_small.dtype == np.int8 and ctx._y is None
+    assert ctx.y.dtype == np.intp and np.array_equal(ctx.y, np.append(ds.y, 0))
+    assert ctx.y is ctx.y
+    ctx.y = np.zeros(0, dtype=np.intp)
+    assert ctx.y.size == 0
 
 
 def test_nominal_codes_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,8 +90,9 @@ class Context:
 
     n_rows: int
     n_classes: int
-    y: IntArray  # (n_rows + 1,)
-    y_small: npt.NDArray[np.integer]  # the same labels in the narrowest integer type
+    # The classes (n_rows + 1, the dummy row's 0) in the narrowest integer type; y
+    # gives them as intp, made on first use.
+    y_small: npt.NDArray[np.integer]
     kinds: tuple[str, ...]
     n_values: tuple[int, ...]
     cont_pos: dict[int, int]  # attribute -> row of cvals / presorted
@@ -130,6 +131,21 @@ class Context:
     samples: list[npt.NDArray[np.floating]] = field(default_factory=list)
     _scratch: IntArray | None = None
     _weights: npt.NDArray[np.floating] | None = None
+    _y: IntArray | None = None
+
+    @property
+    def y(self) -> IntArray:
+        """The classes as intp (n_rows + 1), made from :attr:`y_small` on first use: the
+        level-wise engine reads the narrow ones (at 1M rows 8 MB less while the
+        context is built and during growth)."""
+        if self._y is None:
+            self._y = self.y_small.astype(np.intp)
+        return self._y
+
+    @y.setter
+    def y(self, value: IntArray) -> None:
+        """Replace the intp classes (the C pruner lets them go while it walks)."""
+        self._y = value
 
     @property
     def weights(self) -> npt.NDArray[np.floating]:
@@ -247,6 +263,34 @@ class Context:
         val[zero] = col[srt[first]]
         return val
 
+    def cuts_by_scan(self, att: int, bars: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+        """:meth:`cuts_below` for many ``bars`` at once (c45: float32 midpoints) without
+        the presorted rows: one pass over the column, :data:`CODE_BLOCK` rows at a
+        time, each value kept as the largest below the first bar not under it; then
+        the largest so far, bar after bar.  A zero is the column's first by row (0.0
+        or -0.0), as :meth:`cuts_below` gives it."""
+        col = self.value_col(att)[: self.n_rows]
+        want = np.asarray(bars).astype(col.dtype)
+        key = np.unique(want)  # ascending; a known value v counts for the bars >= v
+        best = np.full(key.size + 1, -np.inf, dtype=col.dtype)
+        if native.cscan is not None and col.dtype == np.float32 and key.size:
+            # The same maxima in C (numpy's searchsorted of a million values into a
+            # few thousand bars took 0.09 s an attribute at 1M rows).
+            native.cscan.cuts_by_scan(np.ascontiguousarray(col), key, best[:-1])
+        else:
+            for lo in range(0, col.size, CODE_BLOCK):
+                vals = col[lo : lo + CODE_BLOCK]
+                # NaN (unknown) sorts after every bar: it lands in the spare last slot.
+                with np.errstate(invalid="ignore"):
+                    np.maximum.at(best, np.searchsorted(key, vals, side="left"), vals)
+        below = np.maximum.accumulate(best[:-1])
+        out: npt.NDArray[np.floating] = below[np.searchsorted(key, want, side="left")]
+        assert (out > -np.inf).all(), "midpoint lies above a training value by construction"
+        zero = out == 0
+        if zero.any():
+            out[zero] = col[int(np.flatnonzero(col == 0)[0])]
+        return out
+
     @staticmethod
     def _block(
         col: npt.NDArray[np.floating], srt: npt.NDArray[np.int32], b: IntArray
@@ -313,6 +357,14 @@ class Context:
         for v in values:
             acc = to_f32(acc + to_f32(float(v)))
         return acc
+
+    def drop_presorted(self) -> None:
+        """Let the presorted rows go (40 MB at 1M rows): level-wise growth reads them
+        only for the root's sorted arrays once its thresholds are placed by
+        :meth:`cuts_by_scan`; :meth:`presort` makes them again."""
+        self.sorted_flat = np.zeros(0, dtype=np.int32)
+        self.samples = []
+        self.sorted_done = False
 
     def release_growth_arrays(self) -> None:
         """Drop what only growth reads (the presorted rows, the row-major values, each
@@ -530,13 +582,13 @@ def context_of(
     multi_val = bool(usable) and all(
         kinds[a] == "nominal" and not few_values(n_values[a], n) for a in usable
     )
-    yy = np.zeros(n + 1, dtype=np.intp)
-    yy[:n] = y
+    small: type[np.integer] = np.int8 if n_classes < 127 else np.int32
+    y_small: npt.NDArray[np.integer] = np.zeros(n + 1, dtype=small)
+    y_small[:n] = y
     ctx = Context(
         n_rows=n,
         n_classes=n_classes,
-        y=yy,
-        y_small=yy.astype(np.int8 if n_classes < 127 else np.int32),
+        y_small=y_small,
         kinds=kinds,
         n_values=n_values,
         cont_pos={a: j for j, a in enumerate(cont)},

@@ -219,7 +219,8 @@ def grow_prepared(
         if opts.subsets and opts.prune:
             nodes = check_possible_values(nodes, ctx.n_values)
         return _model(p.schema, nodes, ModelOptions.of(opts, p.labels), p.fingerprint)
-    tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
+    # (spend: the context's presorted rows go after the root; presort() again below.)
+    tree = grow_levels(ctx, gopts, progress, spend=True) if engine == "level" else None
     if tree is not None and not tree.leaks_minobjs:
         # The level-wise grower writes arrays; with the C pruner the tree
         # stays arrays until the pruned model nodes are made.
@@ -237,6 +238,7 @@ def grow_prepared(
         root = tree.to_tnodes() if nodes is None else None
     else:
         # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).
+        ctx.presort()
         root = reference.grow(ctx, gopts)
     if nodes is None:
         assert root is not None
@@ -274,7 +276,7 @@ def grow_unpruned(p: Prepared, *, progress: Progress | None = None) -> flat.Flat
     assert not opts.prune
     ctx.presort()
     if p.weka_order is None and (p.weighted or not uses_release8_order(ctx)):
-        tree = grow_levels(ctx, _grow_options(opts, "level"), progress)
+        tree = grow_levels(ctx, _grow_options(opts, "level"), progress, spend=True)
         if not tree.leaks_minobjs:
             ctx.release_growth_arrays()
             release_freed_memory()
