@@ -22,6 +22,7 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.context import build_context
@@ -313,6 +314,43 @@ def test_growth_spends_the_presorted_rows(
         assert np.array_equal(got.threshold[:n], want.threshold[:n], equal_nan=True)
         ctx.presort()
         assert np.array_equal(ctx.sorted_flat, rows)
+
+
+def _owned(ds: Dataset) -> Dataset:
+    """``ds`` over a matrix of its own that nothing else holds."""
+    return Dataset(ds.schema, np.array(ds.X, order="C"), ds.y.copy())
+
+
+@pytest.mark.parametrize("j48", [False, True])
+def test_context_spends_the_matrix(j48: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``spend``: the same tables, block by block from the last (the last short), and
+    the matrix cut to no rows; a matrix something else holds is left whole."""
+    monkeypatch.setattr(context, "CODE_BLOCK", 700)
+    ds = _tied(10)
+    want = build_context(ds, 2, j48)
+    spent = _owned(ds)
+    got = build_context(spent, 2, j48, spend=True)
+    assert spent.X.shape == (0, 3)
+    for name in ("cvals", "ncodes", "y_small", "sorted_flat"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=name == "cvals"), name
+    held = _owned(ds)
+    view = held.X[:10]
+    build_context(held, 2, j48, spend=True)
+    assert held.X.shape == ds.X.shape and view.base is held.X
+
+
+def test_spent_matrix_refuses_the_same_value() -> None:
+    """An out-of-range value refused as without ``spend``: the first attribute's first."""
+    ds = _tied(11)
+    ds.X[2500, 1] = ds.X[40, 1] = 1e39
+    ds.X[100, 0] = -1e40
+    messages = []
+    for spend, data in ((False, ds), (True, _owned(ds))):
+        with pytest.raises(TrainError) as err:
+            build_context(data, 2, False, spend=spend)
+        messages.append(str(err.value))
+    assert "attribute 'a', row 101: -1e+40" in messages[0] and messages[1] == messages[0]
 
 
 def test_intp_classes_made_on_first_use() -> None:

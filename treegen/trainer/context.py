@@ -15,6 +15,7 @@ sum, MINOBJS test and error count, exactly as J48 counts an instance's weight).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -494,12 +495,16 @@ def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool)
     inf = np.isinf(col)
     if inf.any():
         r = int(np.argmax(inf))
-        kind = "a double" if j48 else "float32 (the c45 flavor stores values as float32)"
-        raise TrainError(
-            f"attribute '{ds.attributes[a].name}', row {r + 1}: "
-            f"{float(ds.X[r, a])!r} is out of range for {kind}",
-            file=ds.source,
-        )
+        _refuse_infinite(ds, a, r, float(ds.X[r, a]), j48)
+
+
+def _refuse_infinite(ds: Dataset, a: int, r: int, value: float, j48: bool) -> None:
+    """:func:`_check_finite`'s error: ``value`` at row ``r`` of attribute ``a``."""
+    kind = "a double" if j48 else "float32 (the c45 flavor stores values as float32)"
+    raise TrainError(
+        f"attribute '{ds.attributes[a].name}', row {r + 1}: {value!r} is out of range for {kind}",
+        file=ds.source,
+    )
 
 
 def code_type(n_values: Iterable[int]) -> type[np.integer]:
@@ -516,32 +521,60 @@ def build_context(
     weights: npt.NDArray[np.floating] | None = None,
     *,
     presort: bool = True,
+    spend: bool = False,
 ) -> Context:
     """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45),
     the cases starting at ``weights`` (rounded to the flavour's dtype; None: 1 each).
     ``presort=False`` leaves :meth:`Context.presort` for later: the context then holds
-    nothing of ``ds``, which can go first."""
+    nothing of ``ds``, which can go first.  ``spend``: ``ds.X`` is cut short block by
+    block as its rows are copied, where nothing else holds it (:func:`_spendable`);
+    nothing may read ``ds`` afterwards."""
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
     kinds = tuple(a.kind for a in ds.attributes)
     n_values = tuple(len(a.values) for a in ds.attributes)
     cont = [a for a, k in enumerate(kinds) if k == "continuous"]
     nom = [a for a, k in enumerate(kinds) if k == "nominal"]
-    cvals = np.full((len(cont), n + 1), np.inf, dtype=dtype)
+    # Unwritten until each block fills it (a mapping's pages come as they are first
+    # written), but the pad column.
+    cvals = np.empty((len(cont), n + 1), dtype=dtype)
+    cvals[:, n] = np.inf
     ncodes = np.zeros((n + 1, len(nom)), dtype=code_type(n_values[a] for a in nom))
-    for j, a in enumerate(cont):
-        with np.errstate(over="ignore"):  # an overflow to inf is refused just below
-            cvals[j, :n] = ds.X[:, a]  # float32 for c45: Release 8 stores values as float
-        _check_finite(ds, a, cvals[j, :n], j48)
-    for j, a in enumerate(nom):
-        # In blocks of rows: the codes' float and int temporaries of a whole column
-        # came on top of the data and the context (27 MB at 1M rows).
-        for lo in range(0, n, CODE_BLOCK):
-            hi = min(lo + CODE_BLOCK, n)
-            ncodes[lo:hi, j] = nominal_codes(ds.X[lo:hi, a], n_values[a])
+    X = ds.X
+    spend = spend and _spendable(X)
+    # In blocks of rows (the codes' float and int temporaries of a whole column were
+    # 27 MB at 1M rows); spent, from the last block, each then cut off X (its pages
+    # go back to the OS: at 1M rows the 160 MB matrix and the tables were held together).
+    starts = range(0, n, CODE_BLOCK)
+    bad: dict[int, tuple[int, float]] = {}  # per column: its first infinite value
+    for lo in reversed(starts) if spend else starts:
+        block = X[lo : lo + CODE_BLOCK]
+        hi = lo + block.shape[0]
+        for j, a in enumerate(cont):
+            with np.errstate(over="ignore"):  # an overflow to inf is refused below
+                cvals[j, lo:hi] = block[:, a]  # float32 for c45: Release 8 stores values as float
+            inf = np.isinf(cvals[j, lo:hi])
+            if inf.any() and (j not in bad or spend):
+                r = int(np.argmax(inf))
+                bad[j] = (lo + r, float(block[r, a]))
+        for j, a in enumerate(nom):
+            ncodes[lo:hi, j] = nominal_codes(block[:, a], n_values[a])
+        del block
+        if spend:
+            X.resize((lo, X.shape[1]), refcheck=False)  # _spendable: no view of X is left
+    if bad:
+        j = min(bad)
+        _refuse_infinite(ds, cont[j], *bad[j], j48)
     return context_of(
         kinds, n_values, len(ds.classes), cvals, ncodes, ds.y, min_cases, j48, weights, presort
     )
+
+
+def _spendable(X: npt.NDArray[np.float64]) -> bool:
+    """Whether :func:`build_context` may cut ``X`` short in place: it owns its rows and
+    nothing but its Dataset holds it (no view, no other name; CPython's reference
+    count: the Dataset's, the caller's name, this call's argument and ``getrefcount``'s)."""
+    return bool(X.flags.owndata and X.flags.c_contiguous) and sys.getrefcount(X) <= 4
 
 
 def nominal_codes(values: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.intp]:

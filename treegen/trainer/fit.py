@@ -158,14 +158,18 @@ def prepare(
     opts: TrainOptions,
     validation: Dataset | None = None,
     weights: npt.NDArray[np.floating] | None = None,
+    *,
+    spend: bool = False,
 ) -> Prepared:
     """:func:`train`'s checks and data for growing on ``ds`` (not for reduced-error
-    pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes."""
+    pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes.
+    ``spend``: the context is built by cutting ``ds``'s matrix short where it can
+    (:func:`build_context`): nothing may read ``ds`` afterwards."""
     assert not opts.reduced_error
     weights, fingerprint = _checked(ds, opts, validation, weights)
-    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
-        ctx = _context(ds, opts, weights)
     replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
+    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
+        ctx = _context(ds, opts, weights, spend=spend and replay is None)
     return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
 
 
@@ -354,12 +358,18 @@ def _check_weights(
 
 
 def _context(
-    ds: Dataset, opts: TrainOptions, weights: npt.NDArray[np.float64] | None = None
+    ds: Dataset,
+    opts: TrainOptions,
+    weights: npt.NDArray[np.float64] | None = None,
+    *,
+    spend: bool = False,
 ) -> Context:
     """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
     every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
     then (section 8)."""
-    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48", weights, presort=False)
+    ctx = build_context(
+        ds, opts.min_cases, opts.flavor == "j48", weights, presort=False, spend=spend
+    )
     if opts.subsets and not ctx.j48:
         ctx.multi_val = True
     return ctx
