@@ -164,8 +164,8 @@ static inline Py_ssize_t bucket_of(float x, float lo, double scale, Py_ssize_t m
  * it (values above every key count for none); the largest value not above key j
  * is then the running maximum of best[0..j] (Context.cuts_by_scan).  The keys are
  * found through m = 4 x keys equal slices of their range (a binary search in the
- * few keys of v's slice): a binary search in all of them took 27 ms for 1M values
- * and 6,000 keys. */
+ * few keys of v's slice): 11-13 ms for 1M normal values and 6,000 keys, where a
+ * binary search in all of them took 28 ms. */
 PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args)
 {
     enum { NB = 3 };
