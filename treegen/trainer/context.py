@@ -572,9 +572,14 @@ def build_context(
 
 def _spendable(X: npt.NDArray[np.float64]) -> bool:
     """Whether :func:`build_context` may cut ``X`` short in place: it owns its rows and
-    nothing but its Dataset holds it (no view, no other name; CPython's reference
-    count: the Dataset's, the caller's name, this call's argument and ``getrefcount``'s)."""
-    return bool(X.flags.owndata and X.flags.c_contiguous) and sys.getrefcount(X) <= 4
+    nothing but its Dataset and :func:`build_context`'s name hold it (no view, no other
+    name).  CPython's reference count, against a fresh array's held by one name here (so
+    that it does not depend on how the interpreter counts an argument)."""
+    fresh = np.empty(0)
+    return (
+        bool(X.flags.owndata and X.flags.c_contiguous)
+        and sys.getrefcount(X) <= sys.getrefcount(fresh) + 2
+    )
 
 
 def nominal_codes(values: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.intp]:
