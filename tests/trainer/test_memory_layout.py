@@ -22,12 +22,14 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.context import build_context
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
 from treegen.trainer.levelwise import bucket, children, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
@@ -94,6 +96,7 @@ def test_cuts_below_equals_the_distinct_values(
     monkeypatch.setattr(context, "DISTINCT_MAX_ROWS", 0)
     ctx = build_context(ds, 2, False)
     assert not ctx.distinct and ctx.samples
+    monkeypatch.setattr(context, "CODE_BLOCK", 333)  # cuts_by_scan's blocks of rows
     for a in ctx.cont_pos:
         d = ref.distinct[a]
         mids = (d[:-1].astype(np.float64) + d[1:]) / 2
@@ -102,6 +105,9 @@ def test_cuts_below_equals_the_distinct_values(
         got = ctx.cuts_below(a, bars)
         want = ref.cuts_below(a, bars)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        # Growth's scan of the column at its end (place_thresholds), bars in any order.
+        scanned = ctx.cuts_by_scan(a, bars[::-1])[::-1]
+        assert np.array_equal(scanned.view(np.uint32), want.view(np.uint32))
     assert not np.signbit(ctx.cuts_below(0, np.asarray([0.0])))[0]
 
 
@@ -264,6 +270,99 @@ def test_a_declined_walk_keeps_what_python_pruning_reads(monkeypatch: pytest.Mon
     assert tree.branch_blocks and tree.depth.size == tree.n
     assert ctx.cvals.size and ctx.ncodes.size and np.array_equal(ctx.y_small, small)
     assert tree.to_tnodes().children
+
+
+@needs_native
+def test_native_cuts_by_scan_rejects_bad_keys() -> None:
+    """No keys, keys not ascending or not finite, a best array of the wrong length:
+    errors; unknown values and values above every key count for none."""
+    lib = native.cscan
+    assert lib is not None
+    col = np.array([3.0, np.nan, 1.0, 2.0, 9.0], np.float32)
+    best = np.full(2, -np.inf, np.float32)
+    lib.cuts_by_scan(col, np.array([1.5, 2.5], np.float32), best)
+    assert best.tolist() == [1.0, 2.0]
+    for keys in ([], [2.0, 1.0], [1.0, 1.0], [1.0, np.inf], [np.nan, 1.0]):
+        with pytest.raises(ValueError):
+            lib.cuts_by_scan(col, np.array(keys, np.float32), np.zeros(len(keys), np.float32))
+    with pytest.raises(ValueError):
+        lib.cuts_by_scan(col, np.array([1.0, 2.0], np.float32), np.zeros(1, np.float32))
+
+
+@pytest.mark.parametrize("rows_limit", [None, 0])
+def test_growth_spends_the_presorted_rows(
+    rows_limit: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``spend`` the presorted rows go once the root is split and the tree is the
+    same (thresholds placed at the end by the column scan where there are no distinct
+    values); ``presort`` makes the same rows again."""
+    if rows_limit is not None:
+        monkeypatch.setattr(context, "DISTINCT_MAX_ROWS", rows_limit)
+    opts = GrowOptions(criterion="gainratio")
+    for ds in (_tied(5), _tied(6, n=4000)):
+        keep = build_context(ds, 2, False)
+        want = grow.grow_levels(keep, opts)
+        assert keep.sorted_done and keep.sorted_flat.size
+        ctx = build_context(ds, 2, False)
+        rows = ctx.sorted_flat.copy()
+        got = grow.grow_levels(ctx, opts, spend=True)
+        assert not ctx.sorted_done and ctx.sorted_flat.size == 0
+        n = want.n
+        assert got.n == n and n > 1
+        for name in ("kind", "attribute", "first", "count", "cls", "items"):
+            assert np.array_equal(getattr(got, name)[:n], getattr(want, name)[:n]), name
+        assert np.array_equal(got.threshold[:n], want.threshold[:n], equal_nan=True)
+        ctx.presort()
+        assert np.array_equal(ctx.sorted_flat, rows)
+
+
+def _owned(ds: Dataset) -> Dataset:
+    """``ds`` over a matrix of its own that nothing else holds."""
+    return Dataset(ds.schema, np.array(ds.X, order="C"), ds.y.copy())
+
+
+@pytest.mark.parametrize("j48", [False, True])
+def test_context_spends_the_matrix(j48: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``spend``: the same tables, block by block from the last (the last short), and
+    the matrix cut to no rows; a matrix something else holds is left whole."""
+    monkeypatch.setattr(context, "CODE_BLOCK", 700)
+    ds = _tied(10)
+    want = build_context(ds, 2, j48)
+    spent = _owned(ds)
+    got = build_context(spent, 2, j48, spend=True)
+    assert spent.X.shape == (0, 3)
+    for name in ("cvals", "ncodes", "y_small", "sorted_flat"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=name == "cvals"), name
+    held = _owned(ds)
+    view = held.X[:10]
+    build_context(held, 2, j48, spend=True)
+    assert held.X.shape == ds.X.shape and view.base is held.X
+
+
+def test_spent_matrix_refuses_the_same_value() -> None:
+    """An out-of-range value refused as without ``spend``: the first attribute's first."""
+    ds = _tied(11)
+    ds.X[2500, 1] = ds.X[40, 1] = 1e39
+    ds.X[100, 0] = -1e40
+    messages = []
+    for spend, data in ((False, ds), (True, _owned(ds))):
+        with pytest.raises(TrainError) as err:
+            build_context(data, 2, False, spend=spend)
+        messages.append(str(err.value))
+    assert "attribute 'a', row 101: -1e+40" in messages[0] and messages[1] == messages[0]
+
+
+def test_intp_classes_made_on_first_use() -> None:
+    """The context keeps the narrow classes; ``y`` gives them as intp (the dummy row's
+    class 0), one array until replaced."""
+    ds = _tied(9)
+    ctx = build_context(ds, 2, False)
+    assert ctx.y_small.dtype == np.int8 and ctx._y is None
+    assert ctx.y.dtype == np.intp and np.array_equal(ctx.y, np.append(ds.y, 0))
+    assert ctx.y is ctx.y
+    ctx.y = np.zeros(0, dtype=np.intp)
+    assert ctx.y.size == 0
 
 
 def test_nominal_codes_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None:

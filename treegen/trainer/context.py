@@ -15,6 +15,7 @@ sum, MINOBJS test and error count, exactly as J48 counts an instance's weight).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,8 +91,9 @@ class Context:
 
     n_rows: int
     n_classes: int
-    y: IntArray  # (n_rows + 1,)
-    y_small: npt.NDArray[np.integer]  # the same labels in the narrowest integer type
+    # The classes (n_rows + 1, the dummy row's 0) in the narrowest integer type; y
+    # gives them as intp, made on first use.
+    y_small: npt.NDArray[np.integer]
     kinds: tuple[str, ...]
     n_values: tuple[int, ...]
     cont_pos: dict[int, int]  # attribute -> row of cvals / presorted
@@ -130,6 +132,21 @@ class Context:
     samples: list[npt.NDArray[np.floating]] = field(default_factory=list)
     _scratch: IntArray | None = None
     _weights: npt.NDArray[np.floating] | None = None
+    _y: IntArray | None = None
+
+    @property
+    def y(self) -> IntArray:
+        """The classes as intp (n_rows + 1), made from :attr:`y_small` on first use: the
+        level-wise engine reads the narrow ones (at 1M rows 8 MB less while the
+        context is built and during growth)."""
+        if self._y is None:
+            self._y = self.y_small.astype(np.intp)
+        return self._y
+
+    @y.setter
+    def y(self, value: IntArray) -> None:
+        """Replace the intp classes (the C pruner lets them go while it walks)."""
+        self._y = value
 
     @property
     def weights(self) -> npt.NDArray[np.floating]:
@@ -247,6 +264,34 @@ class Context:
         val[zero] = col[srt[first]]
         return val
 
+    def cuts_by_scan(self, att: int, bars: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+        """:meth:`cuts_below` for many ``bars`` at once (c45: float32 midpoints) without
+        the presorted rows: one pass over the column, :data:`CODE_BLOCK` rows at a
+        time, each value kept as the largest below the first bar not under it; then
+        the largest so far, bar after bar.  A zero is the column's first by row (0.0
+        or -0.0), as :meth:`cuts_below` gives it."""
+        col = self.value_col(att)[: self.n_rows]
+        want = np.asarray(bars).astype(col.dtype)
+        key = np.unique(want)  # ascending; a known value v counts for the bars >= v
+        best = np.full(key.size + 1, -np.inf, dtype=col.dtype)
+        if native.cscan is not None and col.dtype == np.float32 and key.size:
+            # The same maxima in C (numpy's searchsorted of a million values into a
+            # few thousand bars took 0.09 s an attribute at 1M rows).
+            native.cscan.cuts_by_scan(np.ascontiguousarray(col), key, best[:-1])
+        else:
+            for lo in range(0, col.size, CODE_BLOCK):
+                vals = col[lo : lo + CODE_BLOCK]
+                # NaN (unknown) sorts after every bar: it lands in the spare last slot.
+                with np.errstate(invalid="ignore"):
+                    np.maximum.at(best, np.searchsorted(key, vals, side="left"), vals)
+        below = np.maximum.accumulate(best[:-1])
+        out: npt.NDArray[np.floating] = below[np.searchsorted(key, want, side="left")]
+        assert (out > -np.inf).all(), "midpoint lies above a training value by construction"
+        zero = out == 0
+        if zero.any():
+            out[zero] = col[int(np.flatnonzero(col == 0)[0])]
+        return out
+
     @staticmethod
     def _block(
         col: npt.NDArray[np.floating], srt: npt.NDArray[np.int32], b: IntArray
@@ -313,6 +358,14 @@ class Context:
         for v in values:
             acc = to_f32(acc + to_f32(float(v)))
         return acc
+
+    def drop_presorted(self) -> None:
+        """Let the presorted rows go (40 MB at 1M rows): level-wise growth reads them
+        only for the root's sorted arrays once its thresholds are placed by
+        :meth:`cuts_by_scan`; :meth:`presort` makes them again."""
+        self.sorted_flat = np.zeros(0, dtype=np.int32)
+        self.samples = []
+        self.sorted_done = False
 
     def release_growth_arrays(self) -> None:
         """Drop what only growth reads (the presorted rows, the row-major values, each
@@ -442,12 +495,16 @@ def _check_finite(ds: Dataset, a: int, col: npt.NDArray[np.floating], j48: bool)
     inf = np.isinf(col)
     if inf.any():
         r = int(np.argmax(inf))
-        kind = "a double" if j48 else "float32 (the c45 flavor stores values as float32)"
-        raise TrainError(
-            f"attribute '{ds.attributes[a].name}', row {r + 1}: "
-            f"{float(ds.X[r, a])!r} is out of range for {kind}",
-            file=ds.source,
-        )
+        _refuse_infinite(ds, a, r, float(ds.X[r, a]), j48)
+
+
+def _refuse_infinite(ds: Dataset, a: int, r: int, value: float, j48: bool) -> None:
+    """:func:`_check_finite`'s error: ``value`` at row ``r`` of attribute ``a``."""
+    kind = "a double" if j48 else "float32 (the c45 flavor stores values as float32)"
+    raise TrainError(
+        f"attribute '{ds.attributes[a].name}', row {r + 1}: {value!r} is out of range for {kind}",
+        file=ds.source,
+    )
 
 
 def code_type(n_values: Iterable[int]) -> type[np.integer]:
@@ -464,31 +521,64 @@ def build_context(
     weights: npt.NDArray[np.floating] | None = None,
     *,
     presort: bool = True,
+    spend: bool = False,
 ) -> Context:
     """The per-run state for training on ``ds`` (MINOBJS ``min_cases``, flavour j48 or c45),
     the cases starting at ``weights`` (rounded to the flavour's dtype; None: 1 each).
     ``presort=False`` leaves :meth:`Context.presort` for later: the context then holds
-    nothing of ``ds``, which can go first."""
+    nothing of ``ds``, which can go first.  ``spend``: ``ds.X`` is cut short block by
+    block as its rows are copied, where nothing else holds it (:func:`_spendable`);
+    nothing may read ``ds`` afterwards."""
     n = ds.n_rows
     dtype: type[np.floating] = np.float64 if j48 else np.float32
     kinds = tuple(a.kind for a in ds.attributes)
     n_values = tuple(len(a.values) for a in ds.attributes)
     cont = [a for a, k in enumerate(kinds) if k == "continuous"]
     nom = [a for a, k in enumerate(kinds) if k == "nominal"]
-    cvals = np.full((len(cont), n + 1), np.inf, dtype=dtype)
+    # Unwritten until each block fills it (a mapping's pages come as they are first
+    # written), but the pad column.
+    cvals = np.empty((len(cont), n + 1), dtype=dtype)
+    cvals[:, n] = np.inf
     ncodes = np.zeros((n + 1, len(nom)), dtype=code_type(n_values[a] for a in nom))
-    for j, a in enumerate(cont):
-        with np.errstate(over="ignore"):  # an overflow to inf is refused just below
-            cvals[j, :n] = ds.X[:, a]  # float32 for c45: Release 8 stores values as float
-        _check_finite(ds, a, cvals[j, :n], j48)
-    for j, a in enumerate(nom):
-        # In blocks of rows: the codes' float and int temporaries of a whole column
-        # came on top of the data and the context (27 MB at 1M rows).
-        for lo in range(0, n, CODE_BLOCK):
-            hi = min(lo + CODE_BLOCK, n)
-            ncodes[lo:hi, j] = nominal_codes(ds.X[lo:hi, a], n_values[a])
+    X = ds.X
+    spend = spend and _spendable(X)
+    # In blocks of rows (the codes' float and int temporaries of a whole column were
+    # 27 MB at 1M rows); spent, from the last block, each then cut off X (its pages
+    # go back to the OS: at 1M rows the 160 MB matrix and the tables were held together).
+    starts = range(0, n, CODE_BLOCK)
+    bad: dict[int, tuple[int, float]] = {}  # per column: its first infinite value
+    for lo in reversed(starts) if spend else starts:
+        block = X[lo : lo + CODE_BLOCK]
+        hi = lo + block.shape[0]
+        for j, a in enumerate(cont):
+            with np.errstate(over="ignore"):  # an overflow to inf is refused below
+                cvals[j, lo:hi] = block[:, a]  # float32 for c45: Release 8 stores values as float
+            inf = np.isinf(cvals[j, lo:hi])
+            if inf.any() and (j not in bad or spend):
+                r = int(np.argmax(inf))
+                bad[j] = (lo + r, float(block[r, a]))
+        for j, a in enumerate(nom):
+            ncodes[lo:hi, j] = nominal_codes(block[:, a], n_values[a])
+        del block
+        if spend:
+            X.resize((lo, X.shape[1]), refcheck=False)  # _spendable: no view of X is left
+    if bad:
+        j = min(bad)
+        _refuse_infinite(ds, cont[j], *bad[j], j48)
     return context_of(
         kinds, n_values, len(ds.classes), cvals, ncodes, ds.y, min_cases, j48, weights, presort
+    )
+
+
+def _spendable(X: npt.NDArray[np.float64]) -> bool:
+    """Whether :func:`build_context` may cut ``X`` short in place: it owns its rows and
+    nothing but its Dataset and :func:`build_context`'s name hold it (no view, no other
+    name).  CPython's reference count, against a fresh array's held by one name here (so
+    that it does not depend on how the interpreter counts an argument)."""
+    fresh = np.empty(0)
+    return (
+        bool(X.flags.owndata and X.flags.c_contiguous)
+        and sys.getrefcount(X) <= sys.getrefcount(fresh) + 2
     )
 
 
@@ -530,13 +620,13 @@ def context_of(
     multi_val = bool(usable) and all(
         kinds[a] == "nominal" and not few_values(n_values[a], n) for a in usable
     )
-    yy = np.zeros(n + 1, dtype=np.intp)
-    yy[:n] = y
+    small: type[np.integer] = np.int8 if n_classes < 127 else np.int32
+    y_small: npt.NDArray[np.integer] = np.zeros(n + 1, dtype=small)
+    y_small[:n] = y
     ctx = Context(
         n_rows=n,
         n_classes=n_classes,
-        y=yy,
-        y_small=yy.astype(np.int8 if n_classes < 127 else np.int32),
+        y_small=y_small,
         kinds=kinds,
         n_values=n_values,
         cont_pos={a: j for j, a in enumerate(cont)},

@@ -158,14 +158,18 @@ def prepare(
     opts: TrainOptions,
     validation: Dataset | None = None,
     weights: npt.NDArray[np.floating] | None = None,
+    *,
+    spend: bool = False,
 ) -> Prepared:
     """:func:`train`'s checks and data for growing on ``ds`` (not for reduced-error
-    pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes."""
+    pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes.
+    ``spend``: the context is built by cutting ``ds``'s matrix short where it can
+    (:func:`build_context`): nothing may read ``ds`` afterwards."""
     assert not opts.reduced_error
     weights, fingerprint = _checked(ds, opts, validation, weights)
-    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
-        ctx = _context(ds, opts, weights)
     replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
+    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
+        ctx = _context(ds, opts, weights, spend=spend and replay is None)
     return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
 
 
@@ -219,7 +223,8 @@ def grow_prepared(
         if opts.subsets and opts.prune:
             nodes = check_possible_values(nodes, ctx.n_values)
         return _model(p.schema, nodes, ModelOptions.of(opts, p.labels), p.fingerprint)
-    tree = grow_levels(ctx, gopts, progress) if engine == "level" else None
+    # (spend: the context's presorted rows go after the root; presort() again below.)
+    tree = grow_levels(ctx, gopts, progress, spend=True) if engine == "level" else None
     if tree is not None and not tree.leaks_minobjs:
         # The level-wise grower writes arrays; with the C pruner the tree
         # stays arrays until the pruned model nodes are made.
@@ -237,6 +242,7 @@ def grow_prepared(
         root = tree.to_tnodes() if nodes is None else None
     else:
         # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).
+        ctx.presort()
         root = reference.grow(ctx, gopts)
     if nodes is None:
         assert root is not None
@@ -274,7 +280,7 @@ def grow_unpruned(p: Prepared, *, progress: Progress | None = None) -> flat.Flat
     assert not opts.prune
     ctx.presort()
     if p.weka_order is None and (p.weighted or not uses_release8_order(ctx)):
-        tree = grow_levels(ctx, _grow_options(opts, "level"), progress)
+        tree = grow_levels(ctx, _grow_options(opts, "level"), progress, spend=True)
         if not tree.leaks_minobjs:
             ctx.release_growth_arrays()
             release_freed_memory()
@@ -352,12 +358,18 @@ def _check_weights(
 
 
 def _context(
-    ds: Dataset, opts: TrainOptions, weights: npt.NDArray[np.float64] | None = None
+    ds: Dataset,
+    opts: TrainOptions,
+    weights: npt.NDArray[np.float64] | None = None,
+    *,
+    spend: bool = False,
 ) -> Context:
     """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
     every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
     then (section 8)."""
-    ctx = build_context(ds, opts.min_cases, opts.flavor == "j48", weights, presort=False)
+    ctx = build_context(
+        ds, opts.min_cases, opts.flavor == "j48", weights, presort=False, spend=spend
+    )
     if opts.subsets and not ctx.j48:
         ctx.multi_val = True
     return ctx

@@ -106,7 +106,7 @@ class Bucket:
             tid=tid,
             rows=rows,
             w=w,
-            y=ctx.y[rows],
+            y=ctx.y_small[rows].astype(np.intp),  # (ctx.y, intp, is not made)
             offsets=np.concatenate(([0], np.cumsum(sizes)[:-1])),
             cases=ctx.sums(tid, w, len(tasks)) if cases is None else cases,
         )

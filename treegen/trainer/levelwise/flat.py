@@ -94,8 +94,10 @@ class FlatTree:
             # Classes, attributes and depths in four bytes (at 1M rows, 700,000 nodes:
             # 8 MB less); the C pruner's first and count stay int64, as it reads them.
             self.cls = np.empty(cap, dtype=np.int32)
-            self.items = np.empty(cap)
-            self.errors = np.empty(cap)
+            # Weights and errors in the flavour's type, as growth computes them (c45's
+            # are float32 values: 5.6 MB less at 1M rows, held through the C pruner's walk).
+            self.items = np.empty(cap, dtype=dtype)
+            self.errors = np.empty(cap, dtype=dtype)
             self.dist = np.empty((cap, n_classes), dtype=dtype)
             self.attribute = np.empty(cap, dtype=np.int32)
             self.threshold = np.empty(cap)

@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import KIND_CONTINUOUS
 from treegen.trainer import native, sparse
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
@@ -70,33 +71,39 @@ TRIM_EVERY = 8
 
 
 def grow_levels(
-    ctx: Context, opts: GrowOptions, progress: Callable[[str, int], None] | None = None
+    ctx: Context,
+    opts: GrowOptions,
+    progress: Callable[[str, int], None] | None = None,
+    *,
+    spend: bool = False,
 ) -> FlatTree:
     """Grow the unpruned tree level by level (collapse applied at the end);
-    ``progress("growing", nodes)`` after each round."""
+    ``progress("growing", nodes)`` after each round.  ``spend``: the presorted rows go
+    once the root is split (:meth:`Context.drop_presorted`; ``presort`` makes them
+    again for a caller that needs them)."""
     n = ctx.n_rows
     # A node per row at first: FlatTree writes a node's fields only when it is added,
     # so the unused capacity takes no memory, and at 1M rows (704,575 nodes) the
     # arrays are never copied to larger ones (each doubling was 15-20 MB at its peak).
     tree = FlatTree(ctx.n_classes, ctx.dtype, capacity=max(1024, n))
     root = tree.add(1)
-    srt = ctx.sorted_flat  # root positions are row ids
-    frontier = [
-        Task(
-            root,
-            np.arange(n, dtype=np.intp),
-            ctx.start_weights(),
-            srt,
-            ctx.presorted_len.copy(),
-            True,
-            frozenset(),
-        )
-    ]
     # Tasks are independent, so any order gives the same tree.  Groups of
     # tasks are grown depth first and a group larger than GROUP_ENTRIES is
     # halved: a whole level at once would hold every copy of every case with
     # an unknown value (one per branch, compounding level after level).
-    stack = [frontier]
+    stack = [
+        [
+            Task(
+                root,
+                np.arange(n, dtype=np.intp),
+                ctx.start_weights(),
+                ctx.sorted_flat,  # root positions are row ids
+                ctx.presorted_len.copy(),
+                True,
+                frozenset(),
+            )
+        ]
+    ]
     rounds = 0
     while stack:
         tasks = stack.pop()
@@ -107,18 +114,17 @@ def grow_levels(
             stack.append(tasks[half:])
             stack.append(tasks[:half])
             continue
-        nxt: list[Task] = []
-        for bucket in _buckets(ctx, tasks):
-            if bucket[0].rows.size >= LARGE_TASK:
-                release_freed_memory()  # the heap pages of earlier buckets, before a large one
-                # Its arrays of 1-16 MB mapped on their own, each back to the OS when
-                # freed (on the heap they stayed resident under the next ones).
-                with blocks_mapped_from(STEP_BLOCK):
-                    nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
-            else:
-                nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
-            if tree.leaks_minobjs:
-                return tree  # only depth-first growth knows which nodes come after it
+        nxt = _grow_round(ctx, tree, tasks, opts)
+        if tree.leaks_minobjs:
+            place_thresholds(ctx, tree)
+            return tree  # only depth-first growth knows which nodes come after it
+        if rounds == 0 and spend:
+            # The root's rows, weights and sorted arrays (the presorted rows) go with
+            # it: nothing reads them after its split (at 1M rows 52 MB less for the
+            # rest of growth).
+            tasks.clear()
+            ctx.drop_presorted()
+            release_freed_memory()
         if nxt:
             stack.append(nxt)
         rounds += 1
@@ -127,10 +133,46 @@ def grow_levels(
         if rounds % TRIM_EVERY == 0:
             release_freed_memory()
     release_freed_memory()
+    place_thresholds(ctx, tree)
     tree.compact()
     if opts.collapse:
         collapse(tree, ctx.j48)
     return tree
+
+
+def _grow_round(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOptions) -> list[Task]:
+    """Grow ``tasks`` bucket by bucket; their children's tasks (none once the tree
+    leaks MINOBJS)."""
+    nxt: list[Task] = []
+    for bucket in _buckets(ctx, tasks):
+        if bucket[0].rows.size >= LARGE_TASK:
+            release_freed_memory()  # the heap pages of earlier buckets, before a large one
+            # Its arrays of 1-16 MB mapped on their own, each back to the OS when
+            # freed (on the heap they stayed resident under the next ones).
+            with blocks_mapped_from(STEP_BLOCK):
+                nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
+        else:
+            nxt.extend(_grow_bucket(ctx, tree, bucket, opts))
+        if tree.leaks_minobjs:
+            return []
+    return nxt
+
+
+def place_thresholds(ctx: Context, tree: FlatTree) -> None:
+    """The c45 thresholds the partition left at their midpoints (the attributes
+    without distinct values: more than ``DISTINCT_MAX_ROWS`` rows), each the largest
+    training value not above it, for all the tree's tests of an attribute in one scan
+    of its column (:meth:`Context.cuts_by_scan`)."""
+    if ctx.j48:
+        return
+    n = tree.n
+    cont = tree.kind[:n] == KIND_CONTINUOUS
+    for a in ctx.cont_pos:
+        if a in ctx.distinct:
+            continue
+        sel = np.flatnonzero(cont & (tree.attribute[:n] == a))
+        if sel.size:
+            tree.threshold[sel] = ctx.cuts_by_scan(a, tree.threshold[sel])
 
 
 def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:

@@ -130,7 +130,13 @@ def _tests(
         # (sorted(set()), not np.unique: that imports numpy.ma, 0.02-0.05 s per run)
         for a in sorted(set(chosen[cont].tolist())):
             tb = cont[chosen[cont] == a]
-            thr[tb] = ctx.cuts_below(a, scores.bar[tb, a])  # float32 midpoints: exact
+            if a in ctx.distinct:
+                thr[tb] = ctx.cuts_below(a, scores.bar[tb, a])  # float32 midpoints: exact
+            else:
+                # The midpoint itself until growth ends (place_thresholds): no training
+                # value lies above the threshold and not above the midpoint, so the
+                # cases go the same way, and the presorted rows can go after the root.
+                thr[tb] = scores.bar[tb, a]
     nids = np.asarray([tasks[b].nid for b in split.tolist()], dtype=np.intp)
     tree.kind[nids] = kind[split]
     tree.attribute[nids] = chosen[split]
@@ -410,7 +416,7 @@ def _child_cases(
     rows = bucket.rows[ent_s]
     del ent_s
     ccases = ctx.sums(ch_s, wt_s, n_child)
-    cfreq = ctx.sums(ch_s * C + ctx.y[rows], wt_s, n_child * C).reshape(n_child, C)
+    cfreq = ctx.sums(ch_s * C + ctx.y_small[rows], wt_s, n_child * C).reshape(n_child, C)
     return ChildCases(rows, wt_s, starts, sizes, pos_known, u_slot, pos_unk), (ccases, cfreq)
 
 

@@ -5,7 +5,7 @@
  * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
  * J48's for treegen.trainer.j48order;
  * sparse.c scores continuous attributes over the classes present (many classes);
- * cuts.c places thresholds through the presorted rows. */
+ * cuts.c places thresholds through the presorted rows, or in one scan of a column. */
 #include "cscan.h"
 
 static PyMethodDef methods[] = {
@@ -33,6 +33,7 @@ static PyMethodDef methods[] = {
     {"sparse_info", tg_sparse_info, METH_VARARGS, "TotalInfo of candidate cuts, non-zero terms."},
     {"sparse_pick", tg_sparse_pick, METH_VARARGS, "Gains of sparse_scan's cuts, the best per segment."},
     {"cuts_below", tg_cuts_below, METH_VARARGS, "Thresholds below midpoints, by the presorted rows."},
+    {"cuts_by_scan", tg_cuts_by_scan, METH_VARARGS, "Largest values below midpoints, one scan."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -41,5 +41,6 @@ PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_cuts_below(PyObject *self, PyObject *args);    /* cuts.c */
+PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args);  /* cuts.c */
 
 #endif

@@ -129,3 +129,104 @@ done:
     tg_release(b, got);
     return result;
 }
+
+/* Keys of k[0..n-1] (ascending, no NaN) below v: numpy's searchsorted(k, v,
+ * side="left"), without branches; 0 when n is 0. */
+static Py_ssize_t keys_below(const float *k, Py_ssize_t n, float v)
+{
+    if (n < 1)
+        return 0;
+    const float *at = k;
+    Py_ssize_t len = n;
+    while (len > 1) {
+        const Py_ssize_t half = len / 2;
+        at = at[half] < v ? at + half : at;
+        len -= half;
+    }
+    return (at - k) + (at[0] < v);
+}
+
+/* The bucket of x among m equal slices of [lo, lo + m / scale]: monotone in x (each
+ * step rounds monotonically), so a key in a lower bucket than v is below v. */
+static inline Py_ssize_t bucket_of(float x, float lo, double scale, Py_ssize_t m)
+{
+    const double at = ((double)x - (double)lo) * scale;
+    if (!(at > 0.0))
+        return 0;
+    return at >= (double)(m - 1) ? m - 1 : (Py_ssize_t)at;
+}
+
+/* cuts_by_scan(col, keys, best)
+ *
+ * col: an attribute's values (float32, NaN unknown), keys: midpoints ascending
+ * (float32, finite, at least one), best: one float32 per key, filled by the
+ * caller (-inf).  Each known value v raises best[j] for the first key j not below
+ * it (values above every key count for none); the largest value not above key j
+ * is then the running maximum of best[0..j] (Context.cuts_by_scan).  The keys are
+ * found through m = 4 x keys equal slices of their range (a binary search in the
+ * few keys of v's slice): 11-13 ms for 1M normal values and 6,000 keys, where a
+ * binary search in all of them took 28 ms. */
+PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args)
+{
+    enum { NB = 3 };
+    PyObject *o[NB];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2]))
+        return NULL;
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t n_col, n_keys, *first = NULL;
+    if ((n_col = tg_items(o[0], sizeof(float))) < 0 ||
+        (n_keys = tg_items(o[1], sizeof(float))) < 0)
+        return NULL;
+    if (n_keys < 1) {
+        PyErr_SetString(PyExc_ValueError, "cuts_by_scan: no keys");
+        return NULL;
+    }
+    const tg_spec spec[NB] = {
+        {0, sizeof(float), n_col, "col"},
+        {0, sizeof(float), n_keys, "keys"},
+        {1, sizeof(float), n_keys, "best"},
+    };
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const float *col = b[0].buf, *keys = b[1].buf;
+        float *best = b[2].buf;
+        for (Py_ssize_t k = 0; k < n_keys; k++) {
+            if (!(keys[k] < INFINITY && keys[k] > -INFINITY) || (k && !(keys[k - 1] < keys[k]))) {
+                PyErr_SetString(PyExc_ValueError, "cuts_by_scan: keys not finite and ascending");
+                goto done;
+            }
+        }
+        const Py_ssize_t m = 4 * n_keys;
+        const float lo = keys[0];
+        const double span = (double)keys[n_keys - 1] - (double)lo;
+        const double scale = span > 0.0 ? (double)m / span : 0.0;
+        /* first[s]: the keys in slices below s (first[m]: all of them). */
+        first = PyMem_Calloc((size_t)m + 1, sizeof(Py_ssize_t));
+        if (first == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < n_keys; k++)
+            first[bucket_of(keys[k], lo, scale, m) + 1]++;
+        for (Py_ssize_t s = 0; s < m; s++)
+            first[s + 1] += first[s];
+        for (Py_ssize_t i = 0; i < n_col; i++) {
+            const float v = col[i];
+            if (v != v)
+                continue; /* unknown */
+            const Py_ssize_t s = bucket_of(v, lo, scale, m);
+            const Py_ssize_t j = first[s] + keys_below(keys + first[s], first[s + 1] - first[s], v);
+            if (j < n_keys && v > best[j])
+                best[j] = v;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(first);
+    tg_release(b, got);
+    return result;
+}
