@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,13 @@ from treegen.kinds import kind_named, kind_of
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import grow_prepared, prepare
-from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, map_large_blocks
+from treegen.trainer.heap import (
+    KEEP_ROWS,
+    STEP_BLOCK,
+    blocks_mapped_from,
+    freed_blocks_kept,
+    map_large_blocks,
+)
 from treegen.trainer.options import PRUNINGS
 
 TRAIN_EPILOG = (
@@ -252,20 +259,23 @@ def run_train(args: argparse.Namespace) -> int:
         test = None if quiet else test_set_beside(args.data)
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
-        model: Any
-        if quiet and _one_tree(args):
-            # Nothing reads the data after training: let its float64 matrix go once the
-            # trainer has what it needs (at 1M rows of 20 attributes, 160 MB less at the
-            # peak).
-            prepared = prepare(ds, train_options(args))
-            del ds
-            model = grow_prepared(prepared, progress=progress.nodes)
-            del prepared
-        else:
-            model = _fit(args, progress)(ds)
-        kind = kind_of(model)
-        progress.update("writing", nodes=model.size)
-        write_text_atomic(output, kind.to_json(model))
+        with ExitStack() as heap:
+            if ds.n_rows <= KEEP_ROWS:  # a small run: freed arrays stay on the heap
+                heap.enter_context(freed_blocks_kept())
+            model: Any
+            if quiet and _one_tree(args):
+                # Nothing reads the data after training: let its float64 matrix go once the
+                # trainer has what it needs (at 1M rows of 20 attributes, 160 MB less at the
+                # peak).
+                prepared = prepare(ds, train_options(args))
+                del ds
+                model = grow_prepared(prepared, progress=progress.nodes)
+                del prepared
+            else:
+                model = _fit(args, progress)(ds)
+            kind = kind_of(model)
+            progress.update("writing", nodes=model.size)
+            write_text_atomic(output, kind.to_json(model))
         if not quiet:
             progress.update("counting training errors")
             errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
