@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -259,9 +260,15 @@ def run_train(args: argparse.Namespace) -> int:
         test = None if quiet else test_set_beside(args.data)
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
-        with ExitStack() as heap:
+        with ExitStack() as run:
             if ds.n_rows <= KEEP_ROWS:  # a small run: freed arrays stay on the heap
-                heap.enter_context(freed_blocks_kept())
+                run.enter_context(freed_blocks_kept())
+            if gc.isenabled():
+                # The trainer's objects (tree nodes, model nodes, options) form no
+                # reference cycles; at 100k rows the collector ran about 100 times
+                # over them (0.017 s of CPU).
+                gc.disable()
+                run.callback(gc.enable)
             model: Any
             if quiet and _one_tree(args):
                 # Nothing reads the data after training: let its float64 matrix go once the
