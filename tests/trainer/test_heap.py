@@ -8,9 +8,15 @@ or trim the heap do nothing, and after it they work again.  glibc's ``mallopt`` 
 
 from __future__ import annotations
 
+import gc
+from pathlib import Path
+
 import pytest
 
+from treegen.cli.main import main
 from treegen.trainer import heap
+
+GOLF = Path(__file__).resolve().parent.parent / "data" / "reference" / "golf" / "golf.data"
 
 
 def test_kept_heap_sets_and_restores_the_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,3 +60,12 @@ def test_kept_heap_without_a_fixed_threshold_changes_nothing(
     with heap.freed_blocks_kept():
         heap.release_freed_memory()
     assert trims == [0] and heap._state == {}
+
+
+def test_train_leaves_the_heap_and_the_collector_as_they_were(tmp_path: Path) -> None:
+    # treegen train keeps the heap and pauses the cycle collector for a small run
+    # (golf: 14 rows, a file of a few hundred bytes), and undoes both before it returns.
+    out = tmp_path / "golf.tree"
+    assert gc.isenabled()
+    assert main(["--quiet", "train", str(GOLF), "-o", str(out)]) == 0
+    assert out.is_file() and gc.isenabled() and "keep" not in heap._state
