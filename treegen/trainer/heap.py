@@ -90,7 +90,7 @@ def freed_blocks_kept() -> Iterator[None]:
     :func:`blocks_mapped_from` nor :func:`release_freed_memory` does anything.  A block
     mapped on its own, or a heap page handed back, is faulted in again (zeroed by the
     kernel) when next used: at 100k rows 76,000 page faults a run, about 0.1 s of
-    system time, with a peak of 80 MB; with the heap kept, 20,000 and 92 MB.  Nothing
+    system time, with a peak of 80 MB; with the heap kept, 18,500 and 92 MB.  Nothing
     unless :func:`map_large_blocks` set a threshold."""
     fn = _state.pop("mallopt", None)
     if fn is None or not fn(M_TRIM_THRESHOLD, KEEP_TOP):
