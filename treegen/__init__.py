@@ -20,13 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from treegen.lazy import lazy_attributes
-from treegen.model.version import VERSION as __version__
 
 if TYPE_CHECKING:
     from treegen.api import Model, VerifyReport, load, train, train_rules
     from treegen.codegen.options import ExportOptions
     from treegen.errors import TreegenError
     from treegen.estimator import C45Classifier, from_lightgbm, from_sklearn, from_xgboost
+    from treegen.model.version import __version__
 
 __all__ = [
     "C45Classifier",
@@ -46,12 +46,15 @@ __all__ = [
 # Where each public name lives.  They are imported on first use (PEP 562), so that
 # ``import treegen`` or ``treegen train`` (which imports treegen.cli, so this package
 # first) does not pay for code generation, the ensembles and jinja2 it does not use.
+# ``__version__`` too: its module's package imports numpy, which treegen.cli must
+# import only after it has set up numpy's environment (treegen/cli/__init__.py).
 _HOMES = {
     "C45Classifier": "treegen.estimator",
     "ExportOptions": "treegen.codegen.options",
     "Model": "treegen.api",
     "TreegenError": "treegen.errors",
     "VerifyReport": "treegen.api",
+    "__version__": "treegen.model.version",
     "from_lightgbm": "treegen.estimator",
     "from_sklearn": "treegen.estimator",
     "from_xgboost": "treegen.estimator",

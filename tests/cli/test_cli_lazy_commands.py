@@ -10,12 +10,14 @@ of the whole parser, and no name, a misspelt one or ``--help`` get the whole par
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from treegen import __version__
 from treegen.cli import main as cli_main
 
 GOLF = Path(__file__).resolve().parent.parent / "data" / "reference" / "golf" / "golf.data"
@@ -79,3 +81,21 @@ def test_train_imports_no_other_commands_module(tmp_path: Path) -> None:
     assert out.is_file() and "treegen.cli.train" in loaded
     others = {f"treegen.cli.{m}" for m, _, _ in cli_main.REGISTRARS} - {"treegen.cli.train"}
     assert sorted(others & loaded) == []
+
+
+def test_the_cli_starts_numpy_with_one_blas_thread() -> None:
+    # treegen/__init__.py imports no numpy, so treegen.cli sets OPENBLAS_NUM_THREADS
+    # before numpy loads OpenBLAS (its spinning thread pool cost every command 0.05 s).
+    code = (
+        "import os, sys\nimport treegen\nassert 'numpy' not in sys.modules\n"
+        "import treegen.cli.main\nprint(os.environ['OPENBLAS_NUM_THREADS'], treegen.__version__)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", __version__]
+    # A value the user set is kept.
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "2"

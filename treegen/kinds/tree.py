@@ -5,9 +5,9 @@ file, classifier and printing in :mod:`treegen.model`, the evaluation and report
 :mod:`treegen.analysis`, the lowering and emitters in :mod:`treegen.codegen`, the rows
 and oracles in :mod:`treegen.verify`.  This module binds them into one record.
 
-The C side (lowering, emitters, verify's rows and oracles, the flash estimate) and the
-rules printout are imported when first called: ``treegen train`` loads this kind for
-the tree's file and classifier only.
+The C side (lowering, emitters, verify's rows and oracles, the flash estimate), the
+report, the Graphviz picture and the rules printout are imported when first called:
+``treegen train`` loads this kind for the tree's file and classifier only.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import numpy.typing as npt
 
 from treegen.analysis.evaluate import evaluate as evaluate_model
 from treegen.analysis.evaluate import format_evaluation
-from treegen.analysis.report import format_report, model_report
 from treegen.codegen.options import STYLES, ExportOptions, Style
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
@@ -28,12 +27,11 @@ from treegen.kinds.spec import Kind
 from treegen.model import classify
 from treegen.model.core import Model
 from treegen.model.file import FORMAT, load_model, model_from_data, model_to_json
-from treegen.model.picture import format_dot
 from treegen.model.show import format_tree, is_pruned
-from treegen.verify.report import Report
 
 if TYPE_CHECKING:
     from treegen.codegen.ir import IR
+    from treegen.verify.report import Report
 
 
 def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> str:
@@ -58,12 +56,19 @@ def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> st
 
 
 def _info(model: Model, input_type: str) -> str:
+    from treegen.analysis.report import format_report, model_report
     from treegen.codegen.flash import estimate_flash
 
     text = format_report(model, model_report(model))
     flash = estimate_flash(model, input_type)
     text += f"estimated flash, --style table --input-type {input_type} (not compiled):\n"
     return text + "".join(f"  {target}: ~{size} bytes\n" for target, size in flash.items())
+
+
+def _dot(model: Model, max_depth: int | None = None, graph: Sequence[str] = ()) -> str:
+    from treegen.model.picture import format_dot  # imports subprocess: not for train
+
+    return format_dot(model, max_depth=max_depth, graph=graph)
 
 
 def _predict(model: Model, X: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
@@ -173,11 +178,11 @@ TREE: Kind[Model, IR] = Kind(
     show={
         "c45": lambda m: format_tree(m, "c45"),
         "j48": lambda m: format_tree(m, "j48"),
-        "dot": lambda m: format_dot(m),
+        "dot": lambda m: _dot(m),
         "rules": _path_rules,
     },
     info=_info,
-    dot=lambda m, depth, graph: format_dot(m, max_depth=depth, graph=graph),
+    dot=lambda m, depth, graph: _dot(m, max_depth=depth, graph=graph),
     styles=STYLES,
     check_options=_check,
     lower=_lower,
