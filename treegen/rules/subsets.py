@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules.caselists import concatenated
 from treegen.rules.constants import THEORY_WEIGHT
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import Logs, exception_bits, exception_bits_many, log2_f
@@ -200,13 +201,9 @@ class NativeClassSearch(ClassSearch):
         self._begin(positive, bits, logs, len(rows))
         n, m = self.n, self.m
         self.covered = np.zeros(n, dtype=np.int32)  # at most m: half the bytes
-        rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
-        # Sized from rows32: ``rows`` may make its lists afresh at each read (Unpacking).
-        lens = np.asarray([r.size for r in rows32], dtype=np.int64)
-        rule_ptr = np.zeros(m + 1, dtype=np.int64)
-        np.cumsum(lens, out=rule_ptr[1:])
-        rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
-        del rows32
+        # Each list written straight into the table (an Unpacking's unpacked there).
+        rule_ptr, rule_cases = concatenated(rows)
+        lens = np.diff(rule_ptr)
         assert crules is not None
         # Each case's rules in rule order, by a counting sort (no int64 argsort).
         case_ptr = np.empty(n + 1, dtype=np.int64)
