@@ -165,8 +165,9 @@ class CaseLists:
 
     def rows(self, i: int) -> npt.NDArray[np.int32]:
         """The rows appended ``i``-th (a copy: no block is held by them)."""
-        out = np.empty(unpacked_size(self.packed(i)), dtype=np.int32)
-        unpack_into(self.packed(i), out)
+        packed = self.packed(i)
+        out = np.empty(unpacked_size(packed), dtype=np.int32)
+        unpack_into(packed, out)
         return out
 
     def unpacked(self) -> list[npt.NDArray[np.int32]]:
