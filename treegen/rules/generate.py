@@ -159,17 +159,15 @@ def generalise(
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
         raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
     bound = ErrorBound(cf, "c45")
-    # The log tables and the attributes' codes first: their making's copies of columns
-    # and tables (tens of MB at 1M rows) come before the generalisation's own memory,
-    # not on top of it at its end.
-    logs = Logs(ds.n_rows)
-    codes = AttributeCodes(ds, logs)
     satisfied = CaseLists()  # held packed (rules/caselists.py)
     cands = candidates(ds, tree, bound, progress, satisfied)
+    logs = Logs(ds.n_rows)
     options: dict[str, object] = {"cf": float(cf)}
     if tree.options.train is not None:
         options["min_cases"] = int(tree.options.train.min_cases)
-    return Generalised(cands, satisfied, codes, logs, recorded_options(options, ds))
+    return Generalised(
+        cands, satisfied, AttributeCodes(ds, logs), logs, recorded_options(options, ds)
+    )
 
 
 def generate(
