@@ -105,5 +105,6 @@ def test_case_lists_across_blocks() -> None:
     for i, rows in enumerate(lists):
         got = held.rows(i)
         assert got.dtype == np.int32 and np.array_equal(got, rows), i
+        assert held.size(i) == rows.size
     assert sum(p.size for p in held.unpacked()) == sum(r.size for r in lists)
     assert len(held) == 0

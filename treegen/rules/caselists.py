@@ -19,8 +19,11 @@ import numpy.typing as npt
 
 # The narrow types, narrowest first.
 _NARROW = (np.uint8, np.uint16)
-# A held list's type, by its number in CaseLists.
+# A held list's type, by its number in CaseLists; the rows of its first item (the
+# first row's parts: one item of int32, four of uint8, two of uint16).
 _KINDS = (np.int32, np.uint8, np.uint16)
+_DTYPES = tuple(np.dtype(k) for k in _KINDS)
+_FIRST = (1, 4, 2)
 
 BLOCK = 1 << 20
 """Bytes in each of the blocks :class:`CaseLists` holds its lists in."""
@@ -156,9 +159,13 @@ class CaseLists:
         self._size.append(size)
         self._kind.append(kind)
 
+    def size(self, i: int) -> int:
+        """How many rows the ``i``-th list holds (:func:`unpacked_size` of it)."""
+        return self._size[i] - _FIRST[self._kind[i]] + 1
+
     def packed(self, i: int) -> npt.NDArray[np.integer]:
         """The ``i``-th list as :func:`pack` packed it (a view of its block)."""
-        kind = np.dtype(_KINDS[self._kind[i]])
+        kind = _DTYPES[self._kind[i]]
         at = self._at[i]
         raw = self._blocks[self._block[i]][at : at + self._size[i] * kind.itemsize]
         return raw.view(kind)
@@ -209,7 +216,7 @@ class Unpacking(Sequence[npt.NDArray[np.int32]]):
     def sizes(self) -> list[int]:
         """How many rows each entry reads as, from the packed lists."""
         return [
-            0 if empty else unpacked_size(self._lists.packed(i))
+            0 if empty else self._lists.size(i)
             for i, empty in zip(self._which, self._empty, strict=True)
         ]
 
