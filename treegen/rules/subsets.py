@@ -47,7 +47,7 @@ NO_COST = 1e10  # above every subset's cost: the search's starting "best"
 TRIM_PAIRS = 1 << 20
 """After the search of a class of at least this many (rule, case) pairs (8 bytes each in
 its tables) the heap's freed pages are handed back: the tables' pages that the heap
-keeps otherwise (at 1M rows 60 MB after the largest class) were under the next
+keeps otherwise (at 1M rows 41-67 MB after the largest class) were under the next
 class's tables.  Not after every class: a trim walks the heap (thousands of classes)."""
 
 
