@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treegen.rules.caselists import PACK_MIN, CaseLists, Unpacking, pack, unpack
+from treegen.rules.caselists import BLOCK, PACK_MIN, CaseLists, Unpacking, pack, unpack
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -50,7 +50,10 @@ def test_case_lists_give_back_in_order() -> None:
     held = CaseLists()
     for rows in lists:
         held.append(rows)
-    assert {p.dtype for p in held} >= {np.dtype(np.uint16), np.dtype(np.int32)}
+    assert {held.packed(i).dtype for i in range(len(held))} >= {
+        np.dtype(np.uint16),
+        np.dtype(np.int32),
+    }
     back = held.unpacked()
     assert len(held) == 0 and len(back) == len(lists)
     assert all(
@@ -76,3 +79,32 @@ def test_unpacking_reads_the_chosen_lists() -> None:
     assert [r.tolist() for r in view] == [lists[3].tolist(), lists[1].tolist(), []]
     assert [r.tolist() for r in view[1:]] == [lists[1].tolist(), []]
     assert np.array_equal(held.rows(0), lists[0])
+
+
+def test_case_lists_across_blocks() -> None:
+    """Lists that fill several blocks, empty ones, one larger than a quarter of a block
+    (held as its own array) and one given as a view of a larger array: each comes back
+    as it went in, and the view's base is not kept."""
+    rng = np.random.default_rng(12)
+    lists = [
+        np.sort(rng.choice(3_000_000, size=k, replace=False)).astype(np.int32)
+        for k in rng.integers(0, 20_000, size=300)
+    ]
+    lists[7] = np.zeros(0, dtype=np.int32)
+    lists[100] = np.arange(5, 5 + BLOCK // 2, dtype=np.int32)  # uint8 gaps: BLOCK / 2 bytes
+    # a gap beyond 16 bits: held in int32 as given, here a view of a larger array
+    base = np.concatenate([np.arange(BLOCK // 4), [3_000_000, 3_000_001]]).astype(np.int32)
+    lists[200] = base[:-1]
+    held = CaseLists()
+    for rows in lists:
+        held.append(rows)
+    assert len(held) == len(lists)
+    assert held.packed(100).dtype == np.uint8 and held.packed(100).size == BLOCK // 2 + 3
+    assert held.packed(200).dtype == np.int32
+    assert not np.shares_memory(held.packed(200), base)
+    for i, rows in enumerate(lists):
+        got = held.rows(i)
+        assert got.dtype == np.int32 and np.array_equal(got, rows), i
+        assert held.size(i) == rows.size
+    assert sum(p.size for p in held.unpacked()) == sum(r.size for r in lists)
+    assert len(held) == 0

@@ -10,6 +10,7 @@ a half to a quarter of that, and the search unpacks one class's lists at a time.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -18,6 +19,14 @@ import numpy.typing as npt
 
 # The narrow types, narrowest first.
 _NARROW = (np.uint8, np.uint16)
+# A held list's type, by its number in CaseLists; the rows of its first item (the
+# first row's parts: one item of int32, four of uint8, two of uint16).
+_KINDS = (np.int32, np.uint8, np.uint16)
+_DTYPES = tuple(np.dtype(k) for k in _KINDS)
+_FIRST = (1, 4, 2)
+
+BLOCK = 1 << 20
+"""Bytes in each of the blocks :class:`CaseLists` holds its lists in."""
 
 PACK_MIN = 64
 """Lists of fewer rows stay as they are: packing one costs a few numpy calls (at 100k rows
@@ -44,40 +53,134 @@ def pack(rows: npt.NDArray[np.int32]) -> npt.NDArray[np.integer]:
     return out
 
 
-def unpack(packed: npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
-    """The rows :func:`pack` packed, as int32."""
+def unpacked_size(packed: npt.NDArray[np.integer]) -> int:
+    """How many rows :func:`unpack` gives for ``packed`` (without unpacking it)."""
     if packed.dtype not in _NARROW:
-        return packed.astype(np.int32, copy=False)
+        return int(packed.size)
+    return int(packed.size) - 32 // (8 * packed.dtype.itemsize) + 1
+
+
+def unpack_into(packed: npt.NDArray[np.integer], out: npt.NDArray[np.int32]) -> None:
+    """Write the rows :func:`pack` packed into ``out`` (int32, of
+    :func:`unpacked_size` items), with no list of them made on the way."""
+    if packed.dtype not in _NARROW:
+        out[:] = packed
+        return
     bits = 8 * packed.dtype.itemsize
     parts = 32 // bits
     first = 0
     for j in range(parts):
         first = (first << bits) | int(packed[j])
-    rows = np.empty(packed.size - parts + 1, dtype=np.int32)
-    rows[0] = first
-    rows[1:] = packed[parts:]
-    np.cumsum(rows, out=rows)
+    out[0] = first
+    out[1:] = packed[parts:]
+    np.cumsum(out, out=out)
+
+
+def unpack(packed: npt.NDArray[np.integer]) -> npt.NDArray[np.int32]:
+    """The rows :func:`pack` packed, as int32."""
+    if packed.dtype not in _NARROW:
+        return packed.astype(np.int32, copy=False)
+    rows = np.empty(unpacked_size(packed), dtype=np.int32)
+    unpack_into(packed, rows)
     return rows
 
 
-class CaseLists(list[npt.NDArray[np.int32]]):
-    """A list that the generalisation appends each rule's cases to
-    (:func:`treegen.rules.paths.candidates`' ``rows``), which holds them packed
-    (:func:`pack`): read them back with :meth:`rows` or :meth:`unpacked`, not as the
-    list's items."""
+def concatenated(
+    lists: Sequence[npt.NDArray[np.int32]],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+    """``lists`` end to end, as (``ptr``, ``rows``): list ``k`` is ``rows[ptr[k]:ptr[k + 1]]``
+    (int32).  Each list is written straight into ``rows``: from an :class:`Unpacking`
+    unpacked there (its sizes read from the packed lists), so that no list of all the
+    unpacked lists is held beside the result (at 1M rows that was 53 MB, a class's
+    4 bytes a (rule, case) pair, at the subset search's peak)."""
+    sized = lists.sizes() if isinstance(lists, Unpacking) else [len(r) for r in lists]
+    ptr = np.zeros(len(sized) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(sized, dtype=np.int64), out=ptr[1:])
+    rows = np.empty(int(ptr[-1]), dtype=np.int32)
+    for k, (lo, hi) in enumerate(zip(ptr[:-1].tolist(), ptr[1:].tolist(), strict=True)):
+        if hi == lo:
+            continue
+        if isinstance(lists, Unpacking):
+            lists.unpack_into(k, rows[lo:hi])
+        else:
+            rows[lo:hi] = lists[k]
+    return ptr, rows
+
+
+class CaseLists:
+    """The lists the generalisation appends each rule's cases to
+    (:func:`treegen.rules.paths.candidates`' ``rows``, which only appends), held
+    packed (:func:`pack`) end to end in blocks of :data:`BLOCK` bytes: an array of its
+    own per list cost about 130 bytes beside its rows (18 MB for the 139,200 lists of
+    1M rows, as much as the rows of the shortest 100,000 of them).  A list of more than
+    a quarter of a block keeps its packed array.  Read them back with :meth:`rows`,
+    :meth:`packed` or :meth:`unpacked`."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        """No lists held."""
+        self._blocks: list[npt.NDArray[np.uint8]] = []
+        self._open = -1  # the block lists are added to (none yet), and its bytes used
+        self._fill = 0
+        # per list: its block, its first byte there, its items and their kind
+        self._block = array("i")
+        self._at = array("q")
+        self._size = array("q")
+        self._kind = array("b")
+
+    def __len__(self) -> int:
+        return len(self._kind)
 
     def append(self, rows: npt.NDArray[np.int32]) -> None:
-        # Held packed: the list's items are not the rows (see the class docstring).
-        super().append(pack(rows))  # type: ignore[arg-type]
+        """Hold ``rows`` (ascending, distinct, not negative) packed."""
+        packed = pack(rows)
+        if packed.dtype.type not in _KINDS:  # a short or wide list in another type
+            packed = packed.astype(np.int32)
+        kind = _KINDS.index(packed.dtype.type)
+        if packed.nbytes > BLOCK // 4:
+            # held as it is (a copy if it is a view: no caller's array is kept)
+            own = packed if packed.base is None else packed.copy()
+            self._blocks.append(own.view(np.uint8))
+            self._add(len(self._blocks) - 1, 0, packed.size, kind)
+            return
+        at = -(-self._fill // 4) * 4  # each list at a multiple of 4 bytes (any view aligned)
+        if self._open < 0 or at + packed.nbytes > BLOCK:
+            self._blocks.append(np.empty(BLOCK, dtype=np.uint8))
+            self._open, at = len(self._blocks) - 1, 0
+        self._blocks[self._open][at : at + packed.nbytes] = packed.view(np.uint8)
+        self._fill = at + packed.nbytes
+        self._add(self._open, at, packed.size, kind)
+
+    def _add(self, block: int, at: int, size: int, kind: int) -> None:
+        self._block.append(block)
+        self._at.append(at)
+        self._size.append(size)
+        self._kind.append(kind)
+
+    def size(self, i: int) -> int:
+        """How many rows the ``i``-th list holds (:func:`unpacked_size` of it)."""
+        return self._size[i] - _FIRST[self._kind[i]] + 1
+
+    def packed(self, i: int) -> npt.NDArray[np.integer]:
+        """The ``i``-th list as :func:`pack` packed it (a view of its block)."""
+        kind = _DTYPES[self._kind[i]]
+        at = self._at[i]
+        raw = self._blocks[self._block[i]][at : at + self._size[i] * kind.itemsize]
+        return raw.view(kind)
 
     def rows(self, i: int) -> npt.NDArray[np.int32]:
-        """The rows appended ``i``-th."""
-        return unpack(self[i])
+        """The rows appended ``i``-th (a copy: no block is held by them)."""
+        packed = self.packed(i)
+        out = np.empty(unpacked_size(packed), dtype=np.int32)
+        unpack_into(packed, out)
+        return out
 
     def unpacked(self) -> list[npt.NDArray[np.int32]]:
-        """The rows appended, in order; the list is emptied."""
-        out = [unpack(p) for p in self]
-        self.clear()
+        """The rows appended, in order; the lists are emptied."""
+        out = [self.rows(i) for i in range(len(self))]
+        self._reset()
         return out
 
 
@@ -109,3 +212,15 @@ class Unpacking(Sequence[npt.NDArray[np.int32]]):
     def __iter__(self) -> Iterator[npt.NDArray[np.int32]]:
         for k in range(len(self)):
             yield self[k]
+
+    def sizes(self) -> list[int]:
+        """How many rows each entry reads as, from the packed lists."""
+        return [
+            0 if empty else self._lists.size(i)
+            for i, empty in zip(self._which, self._empty, strict=True)
+        ]
+
+    def unpack_into(self, k: int, out: npt.NDArray[np.int32]) -> None:
+        """Entry ``k``'s rows written into ``out`` (of its :meth:`sizes` items)."""
+        if not self._empty[k]:
+            unpack_into(self._lists.packed(self._which[k]), out)

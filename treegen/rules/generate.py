@@ -78,13 +78,15 @@ def candidates(
     tree: Model | GrownTree,
     bound: ErrorBound,
     progress: Steps | None = None,
-    rows: list[npt.NDArray[np.int32]] | None = None,
+    rows: list[npt.NDArray[np.int32]] | CaseLists | None = None,
 ) -> list[Rule]:
     """Step 1: the generalised rules of ``tree``'s leaves, numbered (``rows``: given,
     each one's cases satisfying its conditions are appended to it)."""
-    # The paths read only the tree's nodes, which a GrownTree has as a Model has them.
+    # The paths read only the tree's nodes, which a GrownTree has as a Model has them;
+    # of ``rows`` they call only append, which CaseLists has as a list has it.
     model = cast("Model", tree)
-    return [r for r, _ in path_candidates(ds, model, bound, progress, rows, with_tests=False)]
+    appended = cast("list[npt.NDArray[np.int32]] | None", rows)
+    return [r for r, _ in path_candidates(ds, model, bound, progress, appended, with_tests=False)]
 
 
 def _class_order(

@@ -30,10 +30,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules.caselists import concatenated
 from treegen.rules.constants import THEORY_WEIGHT
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import Logs, exception_bits, exception_bits_many, log2_f
 from treegen.rules.native import crules
+from treegen.trainer.heap import release_freed_memory
 from treegen.trainer.stats import log2_c45, to_f32
 
 # Release 8 searches a class's subsets exhaustively up to this many rules.
@@ -42,6 +44,11 @@ EXHAUSTIVE_MAX = 10
 TRIALS = 11
 FULL_SCALE = 2147483648.0  # random() values divided by this are in [0, 1)
 NO_COST = 1e10  # above every subset's cost: the search's starting "best"
+TRIM_PAIRS = 1 << 20
+"""After the search of a class of at least this many (rule, case) pairs (8 bytes each in
+its tables) the heap's freed pages are handed back: the tables' pages that the heap
+keeps otherwise (at 1M rows 41-67 MB after the largest class) were under the next
+class's tables.  Not after every class: a trim walks the heap (thousands of classes)."""
 
 
 class ClassSearch:
@@ -63,6 +70,7 @@ class ClassSearch:
     ) -> None:
         self._begin(positive, bits, logs, len(rows))
         self.rows = [np.asarray(r, dtype=np.intp) for r in rows]
+        self.pairs = sum(r.size for r in self.rows)
         # Each case's rules (rule ids grouped by case, ascending): a change of one rule
         # reaches only the rules that fire on some of its cases.
         lens = np.asarray([r.size for r in rows], dtype=np.intp)
@@ -200,13 +208,10 @@ class NativeClassSearch(ClassSearch):
         self._begin(positive, bits, logs, len(rows))
         n, m = self.n, self.m
         self.covered = np.zeros(n, dtype=np.int32)  # at most m: half the bytes
-        rows32 = [np.asarray(r, dtype=np.int32) for r in rows]
-        # Sized from rows32: ``rows`` may make its lists afresh at each read (Unpacking).
-        lens = np.asarray([r.size for r in rows32], dtype=np.int64)
-        rule_ptr = np.zeros(m + 1, dtype=np.int64)
-        np.cumsum(lens, out=rule_ptr[1:])
-        rule_cases = np.concatenate(rows32) if m else np.zeros(0, dtype=np.int32)
-        del rows32
+        # Each list written straight into the table (an Unpacking's unpacked there).
+        rule_ptr, rule_cases = concatenated(rows)
+        lens = np.diff(rule_ptr)
+        self.pairs = int(rule_cases.size)
         assert crules is not None
         # Each case's rules in rule order, by a counting sort (no int64 argsort).
         case_ptr = np.empty(n + 1, dtype=np.int64)
@@ -319,4 +324,9 @@ def best_subset(
         search.all_subsets()
     else:
         search.spot_search(rng)
-    return search.best
+    best = search.best
+    large = search.pairs >= TRIM_PAIRS
+    del search
+    if large:
+        release_freed_memory()
+    return best
