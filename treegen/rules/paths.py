@@ -37,11 +37,14 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
-from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET
+from treegen.model.core import Model
 from treegen.rules.constants import FAIL_LEVELS
-from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
+from treegen.rules.core import CaseColumns, Condition, Rule, Steps
+from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
+from treegen.rules.shape import TreeShape
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -104,34 +107,41 @@ def leaf_tests(model: Model, min_items: float = 0.0) -> Iterator[tuple[int, tupl
     two threshold tests of an attribute at equal cuts share it, so a cut of -0.0 met
     after one of 0.0 on the same attribute is the 0.0 one (and prints as ``0``).
     """
+    return shape_tests(shape_of(model.nodes), min_items)
+
+
+def shape_tests(
+    shape: TreeShape, min_items: float = 0.0
+) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
+    """:func:`leaf_tests` on the tree's shape (its arrays: no node is made)."""
+    kind, items, attribute = shape.kind, shape.items, shape.attribute
+    threshold, kid_at, kids, subsets = shape.threshold, shape.kid_at, shape.kids, shape.subsets
     stack: list[tuple[int, tuple[PathTest, ...]]] = [(0, ())]
     first_cut: dict[tuple[int, float], float] = {}  # 0.0 and -0.0 are one key
     while stack:
         i, path = stack.pop()
-        node = model.nodes[i]
-        if isinstance(node, Leaf):
+        k = kind[i]
+        if k == KIND_LEAF:
             yield i, path
             continue
-        kids = []
+        a = attribute[i]
+        start = kid_at[i]
         cut = 0.0
-        if isinstance(node, ContinuousTest):
-            cut = first_cut.setdefault((node.attribute, node.threshold), node.threshold)
-        for b, child in enumerate(node.children):
-            kid = model.nodes[child]
-            if isinstance(kid, Leaf) and not kid.items >= min_items:
+        if k == KIND_CONTINUOUS:
+            cut = first_cut.setdefault((a, threshold[i]), threshold[i])
+        kids_paths = []
+        for b in range(kid_at[i + 1] - start):
+            child = kids[start + b]
+            if kind[child] == KIND_LEAF and not items[child] >= min_items:
                 continue
-            if isinstance(node, ContinuousTest):
-                op: Op = "<=" if b == 0 else ">"
-                cond = Condition(node.attribute, op, threshold=cut)
-                test = PathTest(cond, 2, cut, i)
-            elif isinstance(node, SubsetTest):
-                test = PathTest(
-                    Condition(node.attribute, "in", values=tuple(node.subsets[b])), 3, 0.0, i
-                )
+            if k == KIND_CONTINUOUS:
+                test = PathTest(Condition(a, "<=" if b == 0 else ">", threshold=cut), 2, cut, i)
+            elif k == KIND_SUBSET:
+                test = PathTest(Condition(a, "in", values=tuple(subsets[i][b])), 3, 0.0, i)
             else:
-                test = PathTest(Condition(node.attribute, "=", value=b), 1, 0.0, i)
-            kids.append((child, (*path, test)))
-        stack.extend(reversed(kids))
+                test = PathTest(Condition(a, "=", value=b), 1, 0.0, i)
+            kids_paths.append((child, (*path, test)))
+        stack.extend(reversed(kids_paths))
 
 
 def _prune(
@@ -433,21 +443,22 @@ def _candidates(
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
     native = crules is not None
-    order = leaf_order(ds.X, tree) if native else None
+    shape = shape_of(tree.nodes)  # the walks read arrays, not nodes
+    order = leaf_order(ds.X, shape) if native else None
     prefix = _PackedPrefix(ds, order) if native else _Prefix(ds)
     y = ds.y if order is None else ds.y[order]
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
-    n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
+    n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
+    leaf_items, leaf_cls = shape.items, shape.cls
     found = np.empty(n, dtype=np.int32)  # and_rows' output
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
-    for done, (leaf, path) in enumerate(leaf_tests(tree, MIN_LEAF_ITEMS)):
+    for done, (leaf, path) in enumerate(shape_tests(shape, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, n_leaves)
-        node = tree.nodes[leaf]
-        if not node.items >= MIN_LEAF_ITEMS or not path:
+        if not leaf_items[leaf] >= MIN_LEAF_ITEMS or not path:
             continue
-        cls = node.cls
+        cls = leaf_cls[leaf]
         prefix.follow(path)
         default_error = default_errors[cls]
         k = len(path)
