@@ -320,8 +320,7 @@ class _PackedPrefix:
     def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
         """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
         assert crules is not None
-        self.sat[d] = sat
-        crules.fold_levels(self.levels[d], self.sat[d], self.levels[d + 1], self.n)
+        crules.fold_levels(self.levels, self.sat, d, self.n, sat)
 
 
 def _prune_native(
@@ -332,10 +331,11 @@ def _prune_native(
     default_error: float,
 ) -> tuple[list[int], float] | None:
     """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
-    got = _prune_alive(prefix, k, wrong, bound, default_error)
-    if got is None:
+    alive = np.zeros(k, dtype=np.uint8)
+    error = _prune_alive(prefix, k, wrong, bound, default_error, alive)
+    if error is None:
         return None
-    return np.flatnonzero(got[0]).tolist(), got[1]
+    return np.flatnonzero(alive).tolist(), error
 
 
 def _prune_alive(
@@ -344,12 +344,13 @@ def _prune_alive(
     wrong: npt.NDArray[np.uint64],
     bound: ErrorBound,
     default_error: float,
-) -> tuple[npt.NDArray[np.uint8], float] | None:
-    """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
+    alive: npt.NDArray[np.uint8],
+) -> float | None:
+    """:func:`_prune_native` with the conditions kept as flags, into ``alive``'s first
+    ``k`` bytes (a buffer kept from leaf to leaf: one array fewer a leaf)."""
     assert crules is not None
-    alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
-        prefix.sat[:k],
+        prefix.sat,  # its first k rows
         wrong,
         k,
         prefix.n,
@@ -359,9 +360,7 @@ def _prune_alive(
         alive,
         prefix.levels[k],
     )
-    if pess is None:
-        return None
-    return alive, float(pess)
+    return None if pess is None else float(pess)
 
 
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
@@ -453,6 +452,7 @@ def _candidates(
     leaf_items, leaf_cls = shape.items, shape.cls
     found = np.empty(n, dtype=np.int32)  # and_rows' output
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
+    alive = np.empty(16, dtype=np.uint8)  # prune_path's output
     for done, (leaf, path) in enumerate(shape_tests(shape, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, n_leaves)
@@ -466,14 +466,16 @@ def _candidates(
             assert crules is not None
             if cls not in packed_wrong:
                 packed_wrong[cls] = prefix.pack(y != cls)
-            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
-            if got is None:
-                continue
-            alive, error = got
             if place.size < k:
                 place = np.empty(2 * k, dtype=np.int64)
-            count = crules.sort_kept(prefix.orders[:k], alive, k, place)
-            tests = [path[i] for i in place[:count].tolist()]
+                alive = np.empty(2 * k, dtype=np.uint8)
+            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error, alive)
+            if got is None:
+                continue
+            error = got
+            count = crules.sort_kept(prefix.orders, alive, k, place)
+            chosen_at = place[:count]  # the kept conditions' places on the path
+            tests = [path[i] for i in chosen_at.tolist()]
         else:
             if cls not in wrong:
                 wrong[cls] = ds.y != cls
@@ -496,9 +498,8 @@ def _candidates(
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
-                which = np.flatnonzero(alive)
-                removed = k - which.size
-                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
+                removed = k - chosen_at.size
+                count = crules.and_rows(prefix.sat, chosen_at, n, found, prefix.levels[k], removed)
                 mine = found[:count]
                 rows.append(mine.copy() if order is None else np.sort(order[mine]))
             else:

@@ -9,7 +9,7 @@ static PyMethodDef methods[] = {
      "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels): "
      "paths._prune over packed bitsets."},
     {"fold_levels", tg_fold_levels, METH_VARARGS,
-     "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
+     "fold_levels(levels, rows, d, n, sat): row d set, the failure counts with it."},
     {"subsets_toggle", tg_subsets_toggle, METH_VARARGS,
      "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
     {"subsets_set", tg_subsets_set, METH_VARARGS,

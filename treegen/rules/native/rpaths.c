@@ -40,32 +40,41 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef POP
 #endif
 
-/* fold_levels(levels, sat, out, n): out = levels with one more condition (its
- * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
- * failing more than i conditions. */
+/* fold_levels(levels, rows, d, n, sat): row d of rows (W = ceil(n / 64) words a row)
+ * set to sat, the cases satisfying the path's condition d, and levels[d + 1] to
+ * levels[d] with that condition's failures counted.  levels: depths of FAIL_LEVELS rows
+ * of W words, row i the cases failing more than i of the depth's conditions.  One call
+ * and one pass a tree edge: the row's copy is made while it is folded. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *o[3];
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOOn", &o[0], &o[1], &o[2], &n))
+    Py_ssize_t d, n;
+    if (!PyArg_ParseTuple(args, "OOnnO", &o[0], &o[1], &d, &n, &o[2]))
         return NULL;
+    if (d < 0) {
+        PyErr_SetString(PyExc_IndexError, "fold_levels: depth below 0");
+        return NULL;
+    }
     const Py_ssize_t W = (n + 63) / 64;
     Py_buffer b[3];
     const tg_spec spec[3] = {
-        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {1, sizeof(word), (d + 2) * FAIL_LEVELS * W, "levels"},
+        {1, sizeof(word), (d + 1) * W, "rows"},
         {0, sizeof(word), W, "sat"},
-        {1, sizeof(word), FAIL_LEVELS * W, "out"},
     };
     int got = tg_views(o, b, spec, 3);
     if (got < 3) {
         tg_release(b, got);
         return NULL;
     }
-    const word *in = b[0].buf, *sat = b[1].buf;
-    word *out = b[2].buf;
+    const word *sat = b[2].buf;
+    word *row = (word *)b[1].buf + d * W;
+    const word *in = (const word *)b[0].buf + d * FAIL_LEVELS * W;
+    word *out = (word *)b[0].buf + (d + 1) * FAIL_LEVELS * W;
     for (Py_ssize_t w = 0; w < W; w++) {
-        const word f = ~sat[w];
+        const word s = sat[w], f = ~s;
+        row[w] = s;
         for (int i = FAIL_LEVELS - 1; i > 0; i--)
             out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
         out[w] = in[w] | f;
