@@ -23,8 +23,8 @@ static PyMethodDef methods[] = {
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
     {"and_rows", tg_and_rows, METH_VARARGS,
-     "and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every "
-     "kept condition."},
+     "and_rows(sat, kept, n, out[, levels, removed[, order, tmp]]) -> count: the cases "
+     "satisfying every kept condition (with order: their rows), ascending."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

@@ -152,32 +152,93 @@ done:
     return result;
 }
 
-/* and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every
- * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
- * how many.  levels (fold_levels' counts of the path's failures), given with the number
- * of the path's conditions not kept: such a case fails at most that many of the path's,
- * so a word whose cases all fail more is passed over. */
+/* a[0:count] sorted ascending, a a union of ascending runs (a rule's cases in the
+ * leaves' order read through that order: each node's cases are one ascending run of
+ * file rows), by merging neighbouring runs pass after pass through tmp (count items).
+ * The sorted items end in a. */
+static void merge_runs(int32_t *a, int32_t *tmp, Py_ssize_t count)
+{
+    int32_t *src = a, *dst = tmp;
+    for (;;) {
+        Py_ssize_t i = 0, runs = 0;
+        while (i < count) {
+            Py_ssize_t j = i + 1;
+            while (j < count && src[j - 1] <= src[j])
+                j++;
+            Py_ssize_t k = j;
+            if (k < count) {
+                k++;
+                while (k < count && src[k - 1] <= src[k])
+                    k++;
+            }
+            Py_ssize_t x = i, y = j, o = i;
+            while (x < j && y < k)
+                dst[o++] = src[x] <= src[y] ? src[x++] : src[y++];
+            while (x < j)
+                dst[o++] = src[x++];
+            while (y < k)
+                dst[o++] = src[y++];
+            runs++;
+            i = k;
+        }
+        int32_t *t = src;
+        src = dst;
+        dst = t;
+        if (runs <= 1)
+            break;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)count * sizeof(int32_t));
+}
+
+/* and_rows(sat, kept, n, out[, levels, removed[, order, tmp]]) -> count: the cases
+ * satisfying every condition kept (indices into sat's rows), ascending, into out (int32,
+ * at least n); how many.  levels (fold_levels' counts of the path's failures), given
+ * with the number of the path's conditions not kept: such a case fails at most that
+ * many of the path's, so a word whose cases all fail more is passed over.  order (int32,
+ * n), with tmp (int32, at least n): case i is row order[i], and out holds the rows,
+ * ascending (order: roworder.leaf_order). */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
+    PyObject *o[6] = {NULL, NULL, NULL, Py_None, Py_None, Py_None};
     Py_ssize_t n, removed = FAIL_LEVELS;
-    if (!PyArg_ParseTuple(args, "OOnO|On", &o[0], &o[1], &n, &o[2], &o[3], &removed))
+    if (!PyArg_ParseTuple(args, "OOnO|OnOO", &o[0], &o[1], &n, &o[2], &o[3], &removed, &o[4],
+                          &o[5]))
         return NULL;
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
     const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
-    const int nb = skip ? 4 : 3;
-    Py_buffer b[4];
-    const tg_spec spec[4] = {
+    const int mapped = o[4] != Py_None;
+    if (mapped && o[5] == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "and_rows: order without tmp");
+        return NULL;
+    }
+    /* the views: sat, kept, out, then levels (o[3]) and order, tmp (o[4], o[5]) as given */
+    PyObject *ob[6] = {o[0], o[1], o[2], o[3], o[4], o[5]};
+    tg_spec spec[6] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {0, sizeof(int32_t), n, "order"},
+        {1, sizeof(int32_t), n, "tmp"},
     };
-    int got = tg_views(o, b, spec, nb);
+    int nb = 3;
+    const int at_levels = skip ? nb++ : -1;
+    int at_order = -1;
+    if (mapped) {
+        at_order = nb;
+        ob[nb] = o[4];
+        spec[nb] = spec[4];
+        ob[nb + 1] = o[5];
+        spec[nb + 1] = spec[5];
+        nb += 2;
+    }
+    Py_buffer b[6];
+    int got = tg_views(ob, b, spec, nb);
     if (got < nb) {
         tg_release(b, got);
         return NULL;
@@ -185,7 +246,8 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
     const word *sat = b[0].buf;
     const int64_t *kept = b[1].buf;
     int32_t *out = b[2].buf;
-    const word *more = skip ? (const word *)b[3].buf + removed * W : NULL;
+    const word *more = at_levels >= 0 ? (const word *)b[at_levels].buf + removed * W : NULL;
+    const int32_t *order = at_order >= 0 ? b[at_order].buf : NULL;
     const Py_ssize_t rows = b[0].len / (Py_ssize_t)sizeof(word) / (W ? W : 1);
     for (Py_ssize_t j = 0; j < k; j++)
         if (kept[j] < 0 || kept[j] >= rows) {
@@ -202,10 +264,13 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
         for (Py_ssize_t j = 0; j < k && x; j++)
             x &= sat[kept[j] * W + w];
         while (x) {
-            out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
+            const int32_t i = (int32_t)(w * 64 + __builtin_ctzll(x));
+            out[count++] = order != NULL ? order[i] : i;
             x &= x - 1;
         }
     }
+    if (order != NULL)
+        merge_runs(out, b[at_order + 1].buf, count);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
 }
