@@ -91,6 +91,26 @@ def test_fold_levels_counts_failures() -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000])
+def test_pack_le_is_numpys_comparison(n: int) -> None:
+    """pack_le's bits are numpy's float32 ``col <= t``, packed (NaN, -0.0, the cut
+    itself, the values next to it), and nothing past n."""
+    assert crules is not None
+    rng = np.random.default_rng(n)
+    cut = np.float32(0.1)
+    near = [np.nextafter(cut, np.float32(-1)), cut, np.nextafter(cut, np.float32(1))]
+    col = rng.choice([np.nan, -0.0, 0.0, *near, -5.5, 7.25], size=n).astype(np.float32)
+    packed = _Packed(n, 1)
+    want = packed.pack(np.less_equal(col, cut))
+    got = np.full(packed.words, 0xDEAD, dtype=np.uint64)
+    crules.pack_le(col, float(cut), got, n)
+    assert np.array_equal(got, want)
+    zero = np.full(packed.words, 0xDEAD, dtype=np.uint64)
+    crules.pack_le(col, 0.0, zero, n)
+    assert np.array_equal(zero, packed.pack(col <= 0))
+
+
+@needs_native
 @pytest.mark.parametrize("seed", range(12))
 def test_and_rows_through_an_order(seed: int) -> None:
     """With an order, and_rows gives the rows of the cases it finds without one, sorted:

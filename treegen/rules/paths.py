@@ -285,8 +285,7 @@ class _PackedPrefix:
         cut = (c.attribute, c.threshold)
         below = self._below.get(cut)
         if below is None:
-            le = Condition(c.attribute, "<=", threshold=c.threshold)
-            below = self._below[cut] = self.pack(self.cols.satisfied(le, out=self._flags))
+            below = self._below[cut] = self._at_most(c.attribute, c.threshold)
             if len(self._below) > 64:
                 del self._below[next(iter(self._below))]
         if c.op == "<=":
@@ -297,6 +296,17 @@ class _PackedPrefix:
             known = self._known[c.attribute] = self.pack(~np.isnan(col))
         # x > t is not x <= t, for a known x (an unknown one satisfies neither)
         out: npt.NDArray[np.uint64] = known & ~below
+        return out
+
+    def _at_most(self, attribute: int, cut: float) -> npt.NDArray[np.uint64]:
+        """The cases whose value of ``attribute`` is at most ``cut``, packed."""
+        col = self.cols.column(attribute, True)
+        if col.dtype != np.float32 or crules is None:
+            le = Condition(attribute, "<=", threshold=cut)
+            return self.pack(self.cols.satisfied(le, out=self._flags))
+        # a c45 column (float32) against its cut, packed in C: no array of flags
+        out = np.empty(self.words, dtype=np.uint64)
+        crules.pack_le(col, cut, out, self.n)
         return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:

@@ -25,6 +25,8 @@ static PyMethodDef methods[] = {
     {"and_rows", tg_and_rows, METH_VARARGS,
      "and_rows(sat, kept, n, out[, levels, removed[, order, tmp]]) -> count: the cases "
      "satisfying every kept condition (with order: their rows), ascending."},
+    {"pack_le", tg_pack_le, METH_VARARGS,
+     "pack_le(col, t, out, n): the cases whose float32 value is at most t, packed."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

@@ -83,6 +83,41 @@ PyObject *tg_fold_levels(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* pack_le(col, t, out, n): out (W = ceil(n / 64) words) the cases whose float32 value
+ * col[i] is at most t (a float32 value; NaN, unknown, is not), case i at bit i: numpy's
+ * less_equal of the column and np.float32(t), packed, without the array of flags. */
+PyObject *tg_pack_le(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[2];
+    double t;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OdOn", &o[0], &t, &o[1], &n))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[2];
+    const tg_spec spec[2] = {
+        {0, sizeof(float), n, "col"},
+        {1, sizeof(word), W, "out"},
+    };
+    int got = tg_views(o, b, spec, 2);
+    if (got < 2) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const float *col = b[0].buf, cut = (float)t;
+    word *out = b[1].buf;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        const Py_ssize_t start = w * 64, end = start + 64 < n ? start + 64 : n;
+        word x = 0;
+        for (Py_ssize_t i = start; i < end; i++)
+            x |= (word)(col[i] <= cut) << (i - start);
+        out[w] = x;
+    }
+    tg_release(b, 2);
+    Py_RETURN_NONE;
+}
+
 /* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
  *   -> pess or None.
  *
