@@ -74,15 +74,18 @@ def test_prune_path_equals_python(seed: int) -> None:
 
 
 @needs_native
-def test_fold_levels_counts_failures() -> None:
-    """fold_levels' rows are the cases failing more than i conditions (numpy's count)."""
+@pytest.mark.parametrize("n", [1, 129, 333])
+def test_fold_levels_counts_failures(n: int) -> None:
+    """fold_levels' rows are the cases failing more than i conditions (numpy's count),
+    for an odd number of words too (the C folds two at a time)."""
     assert crules is not None
     rng = np.random.default_rng(3)
-    n, k = 333, 9
+    k = 9
     missed = rng.random((k, n)) < 0.4
     packed = _Packed(n, k)
     for d in range(k):
         packed.set_row(d, packed.pack(~missed[d]))
+        assert np.array_equal(packed.sat[d], packed.pack(~missed[d]))  # the row it set
         fails = missed[: d + 1].sum(axis=0)
         for i in range(FAIL_LEVELS):
             row = packed.levels[d + 1][i].view(np.uint8)
