@@ -461,7 +461,6 @@ def _candidates(
     n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
     leaf_items, leaf_cls = shape.items, shape.cls
     found = np.empty(n, dtype=np.int32)  # and_rows' output
-    spare = np.empty(n if order is not None else 0, dtype=np.int32)  # and its sort's
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
     alive = np.empty(16, dtype=np.uint8)  # prune_path's output
     for done, (leaf, path) in enumerate(shape_tests(shape, MIN_LEAF_ITEMS)):
@@ -510,11 +509,12 @@ def _candidates(
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
                 removed = k - chosen_at.size
-                # with the leaves' order, the C gives the file's rows, sorted
+                # with the leaves' order the C gives the cases' file rows (not sorted)
                 count = crules.and_rows(
-                    prefix.sat, chosen_at, n, found, prefix.levels[k], removed, order, spare
+                    prefix.sat, chosen_at, n, found, prefix.levels[k], removed, order
                 )
-                rows.append(found[:count].copy())
+                mine = found[:count]
+                rows.append(mine.copy() if order is None else np.sort(mine))
             else:
                 hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))

@@ -23,8 +23,8 @@ static PyMethodDef methods[] = {
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
     {"and_rows", tg_and_rows, METH_VARARGS,
-     "and_rows(sat, kept, n, out[, levels, removed[, order, tmp]]) -> count: the cases "
-     "satisfying every kept condition (with order: their rows), ascending."},
+     "and_rows(sat, kept, n, out[, levels, removed[, order]]) -> count: the cases "
+     "satisfying every kept condition (with order: their rows, not sorted)."},
     {"pack_le", tg_pack_le, METH_VARARGS,
      "pack_le(col, t, out, n): the cases whose float32 value is at most t, packed."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,

@@ -2,6 +2,10 @@
  * bitsets, and each kept rule's cases from those bitsets (module _crules). */
 #include "crules.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* (pessimistic, actual) error rate of a rule covering n cases, e wrong (paths._rates). */
 static inline void rates(const Bound *bd, double n, double e, double default_error, double *pess,
                          double *actual)
@@ -133,7 +137,20 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
     }
     const float *col = b[0].buf, cut = (float)t;
     word *out = b[1].buf;
-    for (Py_ssize_t w = 0; w < W; w++) {
+    Py_ssize_t w = 0;
+#ifdef __SSE2__
+    /* the full words four values at a time (cmpleps is false on NaN, as numpy's <=) */
+    const __m128 c4 = _mm_set1_ps(cut);
+    for (; (w + 1) * 64 <= n; w++) {
+        word x = 0;
+        for (int j = 0; j < 16; j++) {
+            const __m128 v = _mm_loadu_ps(col + w * 64 + 4 * j);
+            x |= (word)(unsigned)_mm_movemask_ps(_mm_cmple_ps(v, c4)) << (4 * j);
+        }
+        out[w] = x;
+    }
+#endif
+    for (; w < W; w++) {
         const Py_ssize_t start = w * 64, end = start + 64 < n ? start + 64 : n;
         word x = 0;
         for (Py_ssize_t i = start; i < end; i++)
@@ -213,92 +230,44 @@ done:
     return result;
 }
 
-/* a[0:count] sorted ascending, a a union of ascending runs (a rule's cases in the
- * leaves' order read through that order: each node's cases are one ascending run of
- * file rows), by merging neighbouring runs pass after pass through tmp (count items).
- * The sorted items end in a. */
-static void merge_runs(int32_t *a, int32_t *tmp, Py_ssize_t count)
-{
-    int32_t *src = a, *dst = tmp;
-    for (;;) {
-        Py_ssize_t i = 0, runs = 0;
-        while (i < count) {
-            Py_ssize_t j = i + 1;
-            while (j < count && src[j - 1] <= src[j])
-                j++;
-            Py_ssize_t k = j;
-            if (k < count) {
-                k++;
-                while (k < count && src[k - 1] <= src[k])
-                    k++;
-            }
-            Py_ssize_t x = i, y = j, o = i;
-            while (x < j && y < k)
-                dst[o++] = src[x] <= src[y] ? src[x++] : src[y++];
-            while (x < j)
-                dst[o++] = src[x++];
-            while (y < k)
-                dst[o++] = src[y++];
-            runs++;
-            i = k;
-        }
-        int32_t *t = src;
-        src = dst;
-        dst = t;
-        if (runs <= 1)
-            break;
-    }
-    if (src != a)
-        memcpy(a, src, (size_t)count * sizeof(int32_t));
-}
-
-/* and_rows(sat, kept, n, out[, levels, removed[, order, tmp]]) -> count: the cases
+/* and_rows(sat, kept, n, out[, levels, removed[, order]]) -> count: the cases
  * satisfying every condition kept (indices into sat's rows), ascending, into out (int32,
  * at least n); how many.  levels (fold_levels' counts of the path's failures), given
  * with the number of the path's conditions not kept: such a case fails at most that
  * many of the path's, so a word whose cases all fail more is passed over.  order (int32,
- * n), with tmp (int32, at least n): case i is row order[i], and out holds the rows,
- * ascending (order: roworder.leaf_order). */
+ * n): case i is row order[i], and out holds the rows instead, in the cases' order (the
+ * caller sorts them: numpy's sort is faster than a merge of the order's runs). */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[6] = {NULL, NULL, NULL, Py_None, Py_None, Py_None};
+    PyObject *o[5] = {NULL, NULL, NULL, Py_None, Py_None};
     Py_ssize_t n, removed = FAIL_LEVELS;
-    if (!PyArg_ParseTuple(args, "OOnO|OnOO", &o[0], &o[1], &n, &o[2], &o[3], &removed, &o[4],
-                          &o[5]))
+    if (!PyArg_ParseTuple(args, "OOnO|OnO", &o[0], &o[1], &n, &o[2], &o[3], &removed, &o[4]))
         return NULL;
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
     const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
-    const int mapped = o[4] != Py_None;
-    if (mapped && o[5] == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "and_rows: order without tmp");
-        return NULL;
-    }
-    /* the views: sat, kept, out, then levels (o[3]) and order, tmp (o[4], o[5]) as given */
-    PyObject *ob[6] = {o[0], o[1], o[2], o[3], o[4], o[5]};
-    tg_spec spec[6] = {
+    /* the views: sat, kept, out, then levels (o[3]) and order (o[4]) as given */
+    PyObject *ob[5] = {o[0], o[1], o[2], o[3], o[4]};
+    tg_spec spec[5] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
         {0, sizeof(int32_t), n, "order"},
-        {1, sizeof(int32_t), n, "tmp"},
     };
     int nb = 3;
     const int at_levels = skip ? nb++ : -1;
     int at_order = -1;
-    if (mapped) {
+    if (o[4] != Py_None) {
         at_order = nb;
         ob[nb] = o[4];
         spec[nb] = spec[4];
-        ob[nb + 1] = o[5];
-        spec[nb + 1] = spec[5];
-        nb += 2;
+        nb++;
     }
-    Py_buffer b[6];
+    Py_buffer b[5];
     int got = tg_views(ob, b, spec, nb);
     if (got < nb) {
         tg_release(b, got);
@@ -330,8 +299,6 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
             x &= x - 1;
         }
     }
-    if (order != NULL)
-        merge_runs(out, b[at_order + 1].buf, count);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
 }
