@@ -55,39 +55,28 @@ def view(a: npt.NDArray[Any]) -> memoryview:
     return np.ascontiguousarray(a).data
 
 
+_KINDS = {
+    Leaf: KIND_LEAF,
+    ContinuousTest: KIND_CONTINUOUS,
+    NominalTest: KIND_NOMINAL,
+    SubsetTest: KIND_SUBSET,
+}
+
+
 def of_nodes(nodes: Sequence[Node]) -> TreeShape:
     """The shape of a model's ``nodes`` (pre-order, children by index)."""
-    m = len(nodes)
-    kind = np.zeros(m, dtype=np.int8)
-    cls = np.zeros(m, dtype=np.int32)
-    items = np.zeros(m, dtype=np.float64)
-    attribute = np.zeros(m, dtype=np.int32)
-    threshold = np.zeros(m, dtype=np.float64)
-    kid_at = np.zeros(m + 1, dtype=np.int32)
+    kid_at: list[int] = [0]
     kids: list[int] = []
-    subsets: dict[int, tuple[tuple[int, ...], ...]] = {}
-    for i, node in enumerate(nodes):
-        cls[i], items[i] = node.cls, node.items
-        kid_at[i] = len(kids)
-        if isinstance(node, Leaf):
-            continue
-        attribute[i] = node.attribute
-        kids.extend(node.children)
-        if isinstance(node, ContinuousTest):
-            kind[i], threshold[i] = KIND_CONTINUOUS, node.threshold
-        elif isinstance(node, NominalTest):
-            kind[i] = KIND_NOMINAL
-        else:
-            assert isinstance(node, SubsetTest)
-            kind[i], subsets[i] = KIND_SUBSET, node.subsets
-    kid_at[m] = len(kids)
+    for node in nodes:
+        kids.extend(node.children)  # a leaf's are ()
+        kid_at.append(len(kids))
     return TreeShape(
-        view(kind),
-        view(cls),
-        view(items),
-        view(attribute),
-        view(threshold),
-        view(kid_at),
+        view(np.asarray([_KINDS[type(v)] for v in nodes], dtype=np.int8)),
+        view(np.asarray([v.cls for v in nodes], dtype=np.int32)),
+        view(np.asarray([v.items for v in nodes], dtype=np.float64)),
+        view(np.asarray([getattr(v, "attribute", 0) for v in nodes], dtype=np.int32)),
+        view(np.asarray([getattr(v, "threshold", 0.0) for v in nodes], dtype=np.float64)),
+        view(np.asarray(kid_at, dtype=np.int32)),
         view(np.asarray(kids, dtype=np.int32)),
-        subsets,
+        {i: v.subsets for i, v in enumerate(nodes) if isinstance(v, SubsetTest)},
     )
