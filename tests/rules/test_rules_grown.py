@@ -15,12 +15,13 @@ from tests.rules.test_rules_native import _mixed
 from treegen.cli.main import main
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
-from treegen.model.core import ContinuousTest, NominalTest, SubsetTest
+from treegen.model.core import ContinuousTest, Leaf, NominalTest, SubsetTest
 from treegen.model.options import ModelOptions
 from treegen.rules import grown
 from treegen.rules.file import load_ruleset, ruleset_to_json
 from treegen.rules.generate import generalise, generate, unpruned_options
-from treegen.rules.grown import GrownNodes, GrownTree, context_values
+from treegen.rules.grown import GrownNodes, GrownTree, context_values, shape_of
+from treegen.rules.shape import of_nodes
 from treegen.trainer import train
 from treegen.trainer.fit import grow_unpruned, prepare
 from treegen.trainer.levelwise import flat
@@ -66,6 +67,31 @@ def test_nodes_are_the_models(seed: int, subsets: bool, monkeypatch: pytest.Monk
     kinds = {type(n) for n in want}
     assert ContinuousTest in kinds and {NominalTest, SubsetTest} & kinds
     assert (SubsetTest in kinds) == subsets
+
+
+@pytest.mark.parametrize(("seed", "subsets"), [(0, False), (1, True)])
+def test_shape_is_the_models(seed: int, subsets: bool) -> None:
+    """The shape read from the grower's arrays is the one of the model's nodes: kinds,
+    classes, weights, tests and children (a leaf's attribute, a cut where there is no
+    threshold test, are not read)."""
+    ds = _known(seed, 3000)
+    tree, _ = _grown(ds, subsets)
+    got = shape_of(GrownNodes(tree))
+    nodes = flat.grown_nodes(tree)
+    want = of_nodes(nodes)
+    assert len(got) == len(want) > 40
+    test = got.array("kind") != 0
+    for name in ("kind", "cls", "items", "kid_at", "kids"):
+        assert np.array_equal(got.array(name), want.array(name)), name
+    cont = got.array("kind") == 1
+    assert np.array_equal(got.array("attribute")[test], want.array("attribute")[test])
+    assert np.array_equal(got.array("threshold")[cont], want.array("threshold")[cont])
+    # the grower's groups of nodes that ended as leaves are there too, and not read
+    groups = {int(i): got.subsets[int(i)] for i in np.flatnonzero(got.array("kind") == 3)}
+    assert groups == dict(want.subsets)
+    assert bool(groups) == subsets
+    leaves = sum(isinstance(v, Leaf) and v.items >= 1.0 for v in nodes)
+    assert got.n_leaves(1.0) == want.n_leaves(1.0) == leaves > 10
 
 
 def test_values_are_the_files_float32() -> None:

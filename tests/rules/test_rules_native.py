@@ -74,20 +74,66 @@ def test_prune_path_equals_python(seed: int) -> None:
 
 
 @needs_native
-def test_fold_levels_counts_failures() -> None:
-    """fold_levels' rows are the cases failing more than i conditions (numpy's count)."""
+@pytest.mark.parametrize("n", [1, 129, 333])
+def test_fold_levels_counts_failures(n: int) -> None:
+    """fold_levels' rows are the cases failing more than i conditions (numpy's count),
+    for an odd number of words too (the C folds two at a time)."""
     assert crules is not None
     rng = np.random.default_rng(3)
-    n, k = 333, 9
+    k = 9
     missed = rng.random((k, n)) < 0.4
     packed = _Packed(n, k)
     for d in range(k):
         packed.set_row(d, packed.pack(~missed[d]))
+        assert np.array_equal(packed.sat[d], packed.pack(~missed[d]))  # the row it set
         fails = missed[: d + 1].sum(axis=0)
         for i in range(FAIL_LEVELS):
             row = packed.levels[d + 1][i].view(np.uint8)
             got = np.unpackbits(row, bitorder="little")[:n]  # the bits past n are no case
             assert np.array_equal(got, fails > i)
+
+
+@needs_native
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000])
+def test_pack_le_is_numpys_comparison(n: int) -> None:
+    """pack_le's bits are numpy's float32 ``col <= t``, packed (NaN, -0.0, the cut
+    itself, the values next to it), and nothing past n."""
+    assert crules is not None
+    rng = np.random.default_rng(n)
+    cut = np.float32(0.1)
+    near = [np.nextafter(cut, np.float32(-1)), cut, np.nextafter(cut, np.float32(1))]
+    col = rng.choice([np.nan, -0.0, 0.0, *near, -5.5, 7.25], size=n).astype(np.float32)
+    packed = _Packed(n, 1)
+    want = packed.pack(np.less_equal(col, cut))
+    got = np.full(packed.words, 0xDEAD, dtype=np.uint64)
+    crules.pack_le(col, float(cut), got, n)
+    assert np.array_equal(got, want)
+    zero = np.full(packed.words, 0xDEAD, dtype=np.uint64)
+    crules.pack_le(col, 0.0, zero, n)
+    assert np.array_equal(zero, packed.pack(col <= 0))
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(12))
+def test_and_rows_through_an_order(seed: int) -> None:
+    """With an order, and_rows gives the rows of the cases it finds without one, in the
+    cases' order."""
+    assert crules is not None
+    rng = np.random.default_rng([13, seed])
+    n = int(rng.choice([1, 63, 64, 65, 500, 3000]))
+    k = int(rng.integers(1, 6))
+    packed = _Packed(n, k)
+    for d in range(k):
+        packed.set_row(d, packed.pack(rng.random(n) < 0.8))
+    order = rng.permutation(n).astype(np.int32)
+    kept = np.flatnonzero(rng.random(k) < 0.7).astype(np.int64)
+    plain = np.empty(n, dtype=np.int32)
+    count = crules.and_rows(packed.sat, kept, n, plain)
+    got = np.full(n, -1, dtype=np.int32)
+    removed = FAIL_LEVELS  # no word passed over
+    assert crules.and_rows(packed.sat, kept, n, got, packed.levels[k], removed, order) == count
+    assert np.array_equal(got[:count], order[plain[:count]])
+    assert count > 0 or n < 64
 
 
 @needs_native

@@ -11,6 +11,7 @@ from tests.rules.test_rules_native import _mixed
 from treegen.model.core import Leaf
 from treegen.rules import paths
 from treegen.rules.core import Rule, covers
+from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
 from treegen.trainer import TrainOptions, train
@@ -25,7 +26,7 @@ def test_leaf_order_groups_each_leafs_cases(subsets: bool) -> None:
     path (its cases with no unknown value on the way) are one run, in file order."""
     ds = _mixed(1, 800)
     tree = train(ds, TrainOptions(prune=False, subsets=subsets))
-    order = leaf_order(ds.X.astype(np.float32), tree)
+    order = leaf_order(ds.X.astype(np.float32), shape_of(tree.nodes))
     assert np.array_equal(np.sort(order), np.arange(ds.n_rows))
     place = np.empty(ds.n_rows, dtype=np.intp)
     place[order] = np.arange(ds.n_rows)

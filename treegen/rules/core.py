@@ -95,6 +95,10 @@ class CaseColumns:
         self.order = order  # given: the columns hold the rows of X in this order
         self._columns: dict[tuple[int, bool], npt.NDArray[np.floating]] = {}
 
+    def column(self, attribute: int, continuous: bool) -> npt.NDArray[np.floating]:
+        """``attribute``'s column as the comparisons read it (kept: read out once)."""
+        return self._column(attribute, continuous)
+
     def _column(self, attribute: int, continuous: bool) -> npt.NDArray[np.floating]:
         col = self._columns.get((attribute, continuous))
         if col is None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,7 @@ from treegen.model.core import (
 from treegen.model.dist import SPARSE_MIN_CLASSES, Dist, make_dist
 from treegen.model.options import ModelOptions
 from treegen.rules.columns import ContextTable
+from treegen.rules.shape import TreeShape, of_nodes, view
 from treegen.trainer.context import Context
 from treegen.trainer.levelwise.flat import FlatTree
 
@@ -73,14 +74,14 @@ class GrownNodes(Sequence[Node]):
             int(kid_at[-1]), dtype=np.int64
         )
         # memoryviews: an element read is a Python number (a numpy scalar costs more).
-        self._kids = _view(place[kids])
-        self._kid_at = _view(kid_at.astype(np.int32))
-        self._kind = _view(kind.astype(np.int8))
-        self._cls = _view(tree.cls[order].astype(np.int32))
-        self._items = _view(_narrow(tree.items[order]))
-        self._errors = _view(_narrow(tree.errors[order]))
-        self._attribute = _view(tree.attribute[order].astype(np.int32))
-        self._threshold = _view(_narrow(tree.threshold[order]))
+        self._kids = view(place[kids])
+        self._kid_at = view(kid_at.astype(np.int32))
+        self._kind = view(kind.astype(np.int8))
+        self._cls = view(tree.cls[order].astype(np.int32))
+        self._items = view(_narrow(tree.items[order]))
+        self._errors = view(_narrow(tree.errors[order]))
+        self._attribute = view(tree.attribute[order].astype(np.int32))
+        self._threshold = view(_narrow(tree.threshold[order]))
         self._dist = tree.dist[order]
         self._sparse = tree.n_classes >= SPARSE_MIN_CLASSES
         at = {int(i): k for k, i in enumerate(order.tolist())} if tree.subsets else {}
@@ -123,6 +124,19 @@ class GrownNodes(Sequence[Node]):
         for k in range(self._n):
             yield make(k)
 
+    def shape(self) -> TreeShape:
+        """The nodes' shape, from the view's own arrays (no node made)."""
+        return TreeShape(
+            self._kind,
+            self._cls,
+            self._items,
+            self._attribute,
+            self._threshold,
+            self._kid_at,
+            self._kids,
+            self._subsets,
+        )
+
     def _node(self, k: int) -> Node:
         kind, cls, items, errors = self._kind[k], self._cls[k], self._items[k], self._errors[k]
         dist: Dist = make_dist(self._dist[k]) if self._sparse else tuple(self._dist[k].tolist())
@@ -147,16 +161,16 @@ def _narrow(a: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
     return narrow if np.array_equal(narrow, a, equal_nan=True) else a
 
 
-def _view(a: npt.NDArray[Any]) -> memoryview:
-    """``a``'s elements as a memoryview (its own buffer, made contiguous)."""
-    return np.ascontiguousarray(a).data
+def shape_of(nodes: Sequence[Node]) -> TreeShape:
+    """The shape of a model's nodes or of the grower's arrays."""
+    return nodes.shape() if isinstance(nodes, GrownNodes) else of_nodes(nodes)
 
 
 def _pre_order(tree: FlatTree) -> npt.NDArray[np.int64]:
     """The ids of ``tree``'s nodes reachable from the root, in pre-order (a node, then its
     subtrees in branch order), as :func:`~treegen.trainer.levelwise.flat.model_nodes`
     numbers them."""
-    kind, first, count = _view(tree.kind), _view(tree.first), _view(tree.count)
+    kind, first, count = view(tree.kind), view(tree.first), view(tree.count)
     order = array("q")
     stack = [0]
     while stack:

@@ -37,11 +37,14 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
-from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET
+from treegen.model.core import Model
 from treegen.rules.constants import FAIL_LEVELS
-from treegen.rules.core import CaseColumns, Condition, Op, Rule, Steps
+from treegen.rules.core import CaseColumns, Condition, Rule, Steps
+from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
+from treegen.rules.shape import TreeShape
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -104,34 +107,41 @@ def leaf_tests(model: Model, min_items: float = 0.0) -> Iterator[tuple[int, tupl
     two threshold tests of an attribute at equal cuts share it, so a cut of -0.0 met
     after one of 0.0 on the same attribute is the 0.0 one (and prints as ``0``).
     """
+    return shape_tests(shape_of(model.nodes), min_items)
+
+
+def shape_tests(
+    shape: TreeShape, min_items: float = 0.0
+) -> Iterator[tuple[int, tuple[PathTest, ...]]]:
+    """:func:`leaf_tests` on the tree's shape (its arrays: no node is made)."""
+    kind, items, attribute = shape.kind, shape.items, shape.attribute
+    threshold, kid_at, kids, subsets = shape.threshold, shape.kid_at, shape.kids, shape.subsets
     stack: list[tuple[int, tuple[PathTest, ...]]] = [(0, ())]
     first_cut: dict[tuple[int, float], float] = {}  # 0.0 and -0.0 are one key
     while stack:
         i, path = stack.pop()
-        node = model.nodes[i]
-        if isinstance(node, Leaf):
+        k = kind[i]
+        if k == KIND_LEAF:
             yield i, path
             continue
-        kids = []
+        a = attribute[i]
+        start = kid_at[i]
         cut = 0.0
-        if isinstance(node, ContinuousTest):
-            cut = first_cut.setdefault((node.attribute, node.threshold), node.threshold)
-        for b, child in enumerate(node.children):
-            kid = model.nodes[child]
-            if isinstance(kid, Leaf) and not kid.items >= min_items:
+        if k == KIND_CONTINUOUS:
+            cut = first_cut.setdefault((a, threshold[i]), threshold[i])
+        kids_paths = []
+        for b in range(kid_at[i + 1] - start):
+            child = kids[start + b]
+            if kind[child] == KIND_LEAF and not items[child] >= min_items:
                 continue
-            if isinstance(node, ContinuousTest):
-                op: Op = "<=" if b == 0 else ">"
-                cond = Condition(node.attribute, op, threshold=cut)
-                test = PathTest(cond, 2, cut, i)
-            elif isinstance(node, SubsetTest):
-                test = PathTest(
-                    Condition(node.attribute, "in", values=tuple(node.subsets[b])), 3, 0.0, i
-                )
+            if k == KIND_CONTINUOUS:
+                test = PathTest(Condition(a, "<=" if b == 0 else ">", threshold=cut), 2, cut, i)
+            elif k == KIND_SUBSET:
+                test = PathTest(Condition(a, "in", values=tuple(subsets[i][b])), 3, 0.0, i)
             else:
-                test = PathTest(Condition(node.attribute, "=", value=b), 1, 0.0, i)
-            kids.append((child, (*path, test)))
-        stack.extend(reversed(kids))
+                test = PathTest(Condition(a, "=", value=b), 1, 0.0, i)
+            kids_paths.append((child, (*path, test)))
+        stack.extend(reversed(kids_paths))
 
 
 def _prune(
@@ -275,8 +285,7 @@ class _PackedPrefix:
         cut = (c.attribute, c.threshold)
         below = self._below.get(cut)
         if below is None:
-            le = Condition(c.attribute, "<=", threshold=c.threshold)
-            below = self._below[cut] = self.pack(self.cols.satisfied(le, out=self._flags))
+            below = self._below[cut] = self._at_most(c.attribute, c.threshold)
             if len(self._below) > 64:
                 del self._below[next(iter(self._below))]
         if c.op == "<=":
@@ -287,6 +296,17 @@ class _PackedPrefix:
             known = self._known[c.attribute] = self.pack(~np.isnan(col))
         # x > t is not x <= t, for a known x (an unknown one satisfies neither)
         out: npt.NDArray[np.uint64] = known & ~below
+        return out
+
+    def _at_most(self, attribute: int, cut: float) -> npt.NDArray[np.uint64]:
+        """The cases whose value of ``attribute`` is at most ``cut``, packed."""
+        col = self.cols.column(attribute, True)
+        if col.dtype != np.float32 or crules is None:
+            le = Condition(attribute, "<=", threshold=cut)
+            return self.pack(self.cols.satisfied(le, out=self._flags))
+        # a c45 column (float32) against its cut, packed in C: no array of flags
+        out = np.empty(self.words, dtype=np.uint64)
+        crules.pack_le(col, cut, out, self.n)
         return out
 
     def follow(self, path: tuple[PathTest, ...]) -> None:
@@ -310,8 +330,7 @@ class _PackedPrefix:
     def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
         """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
         assert crules is not None
-        self.sat[d] = sat
-        crules.fold_levels(self.levels[d], self.sat[d], self.levels[d + 1], self.n)
+        crules.fold_levels(self.levels, self.sat, d, self.n, sat)
 
 
 def _prune_native(
@@ -322,10 +341,11 @@ def _prune_native(
     default_error: float,
 ) -> tuple[list[int], float] | None:
     """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
-    got = _prune_alive(prefix, k, wrong, bound, default_error)
-    if got is None:
+    alive = np.zeros(k, dtype=np.uint8)
+    error = _prune_alive(prefix, k, wrong, bound, default_error, alive)
+    if error is None:
         return None
-    return np.flatnonzero(got[0]).tolist(), got[1]
+    return np.flatnonzero(alive).tolist(), error
 
 
 def _prune_alive(
@@ -334,12 +354,13 @@ def _prune_alive(
     wrong: npt.NDArray[np.uint64],
     bound: ErrorBound,
     default_error: float,
-) -> tuple[npt.NDArray[np.uint8], float] | None:
-    """:func:`_prune_native` with the conditions kept as flags (k bytes)."""
+    alive: npt.NDArray[np.uint8],
+) -> float | None:
+    """:func:`_prune_native` with the conditions kept as flags, into ``alive``'s first
+    ``k`` bytes (a buffer kept from leaf to leaf: one array fewer a leaf)."""
     assert crules is not None
-    alive = np.zeros(k, dtype=np.uint8)
     pess = crules.prune_path(
-        prefix.sat[:k],
+        prefix.sat,  # its first k rows
         wrong,
         k,
         prefix.n,
@@ -349,9 +370,7 @@ def _prune_alive(
         alive,
         prefix.levels[k],
     )
-    if pess is None:
-        return None
-    return alive, float(pess)
+    return None if pess is None else float(pess)
 
 
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
@@ -433,21 +452,23 @@ def _candidates(
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
     native = crules is not None
-    order = leaf_order(ds.X, tree) if native else None
+    shape = shape_of(tree.nodes)  # the walks read arrays, not nodes
+    order = leaf_order(ds.X, shape) if native else None
     prefix = _PackedPrefix(ds, order) if native else _Prefix(ds)
     y = ds.y if order is None else ds.y[order]
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
-    n_leaves = sum(isinstance(v, Leaf) and v.items >= MIN_LEAF_ITEMS for v in tree.nodes)
+    n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
+    leaf_items, leaf_cls = shape.items, shape.cls
     found = np.empty(n, dtype=np.int32)  # and_rows' output
     place = np.empty(16, dtype=np.int64)  # sort_kept's output
-    for done, (leaf, path) in enumerate(leaf_tests(tree, MIN_LEAF_ITEMS)):
+    alive = np.empty(16, dtype=np.uint8)  # prune_path's output
+    for done, (leaf, path) in enumerate(shape_tests(shape, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, n_leaves)
-        node = tree.nodes[leaf]
-        if not node.items >= MIN_LEAF_ITEMS or not path:
+        if not leaf_items[leaf] >= MIN_LEAF_ITEMS or not path:
             continue
-        cls = node.cls
+        cls = leaf_cls[leaf]
         prefix.follow(path)
         default_error = default_errors[cls]
         k = len(path)
@@ -455,14 +476,16 @@ def _candidates(
             assert crules is not None
             if cls not in packed_wrong:
                 packed_wrong[cls] = prefix.pack(y != cls)
-            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error)
-            if got is None:
-                continue
-            alive, error = got
             if place.size < k:
                 place = np.empty(2 * k, dtype=np.int64)
-            count = crules.sort_kept(prefix.orders[:k], alive, k, place)
-            tests = [path[i] for i in place[:count].tolist()]
+                alive = np.empty(2 * k, dtype=np.uint8)
+            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error, alive)
+            if got is None:
+                continue
+            error = got
+            count = crules.sort_kept(prefix.orders, alive, k, place)
+            chosen_at = place[:count]  # the kept conditions' places on the path
+            tests = [path[i] for i in chosen_at.tolist()]
         else:
             if cls not in wrong:
                 wrong[cls] = ds.y != cls
@@ -485,11 +508,13 @@ def _candidates(
         if rows is not None:
             if isinstance(prefix, _PackedPrefix):
                 assert crules is not None
-                which = np.flatnonzero(alive)
-                removed = k - which.size
-                count = crules.and_rows(prefix.sat, which, n, found, prefix.levels[k], removed)
+                removed = k - chosen_at.size
+                # with the leaves' order the C gives the cases' file rows (not sorted)
+                count = crules.and_rows(
+                    prefix.sat, chosen_at, n, found, prefix.levels[k], removed, order
+                )
                 mine = found[:count]
-                rows.append(mine.copy() if order is None else np.sort(order[mine]))
+                rows.append(mine.copy() if order is None else np.sort(mine))
             else:
                 hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))

@@ -20,47 +20,33 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest, SubsetTest
+from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
+from treegen.rules.shape import TreeShape
 
-_LEAF, _CONTINUOUS, _NOMINAL, _SUBSET = 0, 1, 2, 3
 
-
-def leaf_order(X: npt.NDArray[np.floating], tree: Model) -> npt.NDArray[np.int32]:
-    """The rows of ``X`` sorted by the node each ends at in ``tree`` (pre-order index;
-    file order among equal ones): ``order[i]`` is the row at place ``i``."""
-    nodes = tree.nodes
-    m = len(nodes)
-    kind = np.zeros(m, dtype=np.int8)
-    attr = np.zeros(m, dtype=np.intp)
-    cut = np.zeros(m, dtype=np.float32)
-    n_kids = np.zeros(m, dtype=np.intp)
-    kid_at = np.zeros(m, dtype=np.intp)  # where the node's children start in kids
-    kids: list[int] = []
+def leaf_order(X: npt.NDArray[np.floating], shape: TreeShape) -> npt.NDArray[np.int32]:
+    """The rows of ``X`` sorted by the node each ends at in the tree of ``shape``
+    (pre-order index; file order among equal ones): ``order[i]`` is the row at place
+    ``i``."""
+    kind = shape.array("kind")
+    # a leaf reads column 0 (and stops): the grower's arrays hold -1 there
+    attr = np.where(kind == KIND_LEAF, 0, shape.array("attribute")).astype(np.intp)
+    cut = shape.array("threshold").astype(np.float32)  # a c45 cut is a float32 value
+    kid_at = shape.array("kid_at").astype(np.intp)
+    n_kids = np.diff(kid_at)
+    kid = shape.array("kids").astype(np.intp)
+    m = kind.size
     table_at = np.zeros(m, dtype=np.intp)  # a subset test's value -> branch table
     table: list[int] = []
     n_values = np.zeros(m, dtype=np.intp)
-    for i, node in enumerate(nodes):
-        if isinstance(node, Leaf):
-            continue
-        attr[i] = node.attribute
-        kid_at[i] = len(kids)
-        n_kids[i] = len(node.children)
-        kids.extend(node.children)
-        if isinstance(node, ContinuousTest):
-            kind[i] = _CONTINUOUS
-            cut[i] = node.threshold  # a c45 cut is a float32 value
-        elif isinstance(node, NominalTest):
-            kind[i] = _NOMINAL
-        elif isinstance(node, SubsetTest):
-            kind[i] = _SUBSET
-            of_value = [-1] * (1 + max((v for sub in node.subsets for v in sub), default=0))
-            for b, values in enumerate(node.subsets):
-                for v in values:
-                    of_value[v] = b
-            table_at[i] = len(table)
-            n_values[i] = len(of_value)
-            table.extend(of_value)
-    kid = np.asarray(kids, dtype=np.intp)
+    for i, groups in shape.subsets.items():
+        of_value = [-1] * (1 + max((v for sub in groups for v in sub), default=0))
+        for b, values in enumerate(groups):
+            for v in values:
+                of_value[v] = b
+        table_at[i] = len(table)
+        n_values[i] = len(of_value)
+        table.extend(of_value)
     value_branch = np.asarray(table, dtype=np.intp)
     n = X.shape[0]
     end = np.zeros(n, dtype=np.intp)
@@ -71,14 +57,14 @@ def leaf_order(X: npt.NDArray[np.floating], tree: Model) -> npt.NDArray[np.int32
         x = X[rows, attr[at]]
         branch = np.full(rows.size, -1, dtype=np.intp)
         with np.errstate(invalid="ignore"):
-            c = k == _CONTINUOUS
+            c = k == KIND_CONTINUOUS
             t = cut[at[c]]
             xc = x[c].astype(np.float32)
             branch[c] = np.where(xc <= t, 0, np.where(xc > t, 1, -1))  # NaN: -1
             code = np.where(np.isnan(x), -1.0, x)
-            nom = (k == _NOMINAL) & (code >= 0) & (code < n_kids[at])
+            nom = (k == KIND_NOMINAL) & (code >= 0) & (code < n_kids[at])
             branch[nom] = code[nom].astype(np.intp)
-            sub = (k == _SUBSET) & (code >= 0) & (code < n_values[at])
+            sub = (k == KIND_SUBSET) & (code >= 0) & (code < n_values[at])
             if sub.any():
                 branch[sub] = value_branch[table_at[at[sub]] + code[sub].astype(np.intp)]
         go = branch >= 0

@@ -9,7 +9,7 @@ static PyMethodDef methods[] = {
      "prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels): "
      "paths._prune over packed bitsets."},
     {"fold_levels", tg_fold_levels, METH_VARARGS,
-     "fold_levels(levels, sat, out, n): the failure counts with one more condition."},
+     "fold_levels(levels, rows, d, n, sat): row d set, the failure counts with it."},
     {"subsets_toggle", tg_subsets_toggle, METH_VARARGS,
      "subsets_toggle(state, r): ClassSearch.toggle, keeping the subset's counts."},
     {"subsets_set", tg_subsets_set, METH_VARARGS,
@@ -23,8 +23,10 @@ static PyMethodDef methods[] = {
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
     {"and_rows", tg_and_rows, METH_VARARGS,
-     "and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every "
-     "kept condition."},
+     "and_rows(sat, kept, n, out[, levels, removed[, order]]) -> count: the cases "
+     "satisfying every kept condition (with order: their rows, not sorted)."},
+    {"pack_le", tg_pack_le, METH_VARARGS,
+     "pack_le(col, t, out, n): the cases whose float32 value is at most t, packed."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

@@ -180,6 +180,7 @@ PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
 PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_sort_kept(PyObject *self, PyObject *args);      /* rpaths.c */
+PyObject *tg_pack_le(PyObject *self, PyObject *args);        /* rpaths.c */
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args);    /* rsearch.c */
 PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */

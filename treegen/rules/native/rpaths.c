@@ -2,6 +2,10 @@
  * bitsets, and each kept rule's cases from those bitsets (module _crules). */
 #include "crules.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* (pessimistic, actual) error rate of a rule covering n cases, e wrong (paths._rates). */
 static inline void rates(const Bound *bd, double n, double e, double default_error, double *pess,
                          double *actual)
@@ -40,37 +44,120 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef POP
 #endif
 
-/* fold_levels(levels, sat, out, n): out = levels with one more condition (its
- * satisfied cases sat) counted.  levels: FAIL_LEVELS rows of W words, row i the cases
- * failing more than i conditions. */
+#if defined(__GNUC__) || defined(__clang__)
+/* Two words as one vector (SSE2 on x86-64), read and written unaligned. */
+typedef word word2 __attribute__((vector_size(16)));
+static inline word2 load2(const word *p)
+{
+    word2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void store2(word *p, word2 v)
+{
+    memcpy(p, &v, sizeof v);
+}
+#endif
+
+/* fold_levels(levels, rows, d, n, sat): row d of rows (W = ceil(n / 64) words a row)
+ * set to sat, the cases satisfying the path's condition d, and levels[d + 1] to
+ * levels[d] with that condition's failures counted.  levels: depths of FAIL_LEVELS rows
+ * of W words, row i the cases failing more than i of the depth's conditions.  One call
+ * and one pass a tree edge: the row's copy is made while it is folded. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *o[3];
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "OOOn", &o[0], &o[1], &o[2], &n))
+    Py_ssize_t d, n;
+    if (!PyArg_ParseTuple(args, "OOnnO", &o[0], &o[1], &d, &n, &o[2]))
         return NULL;
+    if (d < 0) {
+        PyErr_SetString(PyExc_IndexError, "fold_levels: depth below 0");
+        return NULL;
+    }
     const Py_ssize_t W = (n + 63) / 64;
     Py_buffer b[3];
     const tg_spec spec[3] = {
-        {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {1, sizeof(word), (d + 2) * FAIL_LEVELS * W, "levels"},
+        {1, sizeof(word), (d + 1) * W, "rows"},
         {0, sizeof(word), W, "sat"},
-        {1, sizeof(word), FAIL_LEVELS * W, "out"},
     };
     int got = tg_views(o, b, spec, 3);
     if (got < 3) {
         tg_release(b, got);
         return NULL;
     }
-    const word *in = b[0].buf, *sat = b[1].buf;
-    word *out = b[2].buf;
-    for (Py_ssize_t w = 0; w < W; w++) {
-        const word f = ~sat[w];
+    const word *sat = b[2].buf;
+    word *row = (word *)b[1].buf + d * W;
+    const word *in = (const word *)b[0].buf + d * FAIL_LEVELS * W;
+    word *out = (word *)b[0].buf + (d + 1) * FAIL_LEVELS * W;
+    Py_ssize_t w = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    /* two words at a time (the compiler at -O2 vectorizes no loop of unknown length) */
+    for (; w + 2 <= W; w += 2) {
+        const word2 s = load2(sat + w), f = ~s;
+        store2(row + w, s);
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            store2(out + i * W + w, load2(in + i * W + w) | (load2(in + (i - 1) * W + w) & f));
+        store2(out + w, load2(in + w) | f);
+    }
+#endif
+    for (; w < W; w++) {
+        const word s = sat[w], f = ~s;
+        row[w] = s;
         for (int i = FAIL_LEVELS - 1; i > 0; i--)
             out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
         out[w] = in[w] | f;
     }
     tg_release(b, 3);
+    Py_RETURN_NONE;
+}
+
+/* pack_le(col, t, out, n): out (W = ceil(n / 64) words) the cases whose float32 value
+ * col[i] is at most t (a float32 value; NaN, unknown, is not), case i at bit i: numpy's
+ * less_equal of the column and np.float32(t), packed, without the array of flags. */
+PyObject *tg_pack_le(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[2];
+    double t;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OdOn", &o[0], &t, &o[1], &n))
+        return NULL;
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_buffer b[2];
+    const tg_spec spec[2] = {
+        {0, sizeof(float), n, "col"},
+        {1, sizeof(word), W, "out"},
+    };
+    int got = tg_views(o, b, spec, 2);
+    if (got < 2) {
+        tg_release(b, got);
+        return NULL;
+    }
+    const float *col = b[0].buf, cut = (float)t;
+    word *out = b[1].buf;
+    Py_ssize_t w = 0;
+#ifdef __SSE2__
+    /* the full words four values at a time (cmpleps is false on NaN, as numpy's <=) */
+    const __m128 c4 = _mm_set1_ps(cut);
+    for (; (w + 1) * 64 <= n; w++) {
+        word x = 0;
+        for (int j = 0; j < 16; j++) {
+            const __m128 v = _mm_loadu_ps(col + w * 64 + 4 * j);
+            x |= (word)(unsigned)_mm_movemask_ps(_mm_cmple_ps(v, c4)) << (4 * j);
+        }
+        out[w] = x;
+    }
+#endif
+    for (; w < W; w++) {
+        const Py_ssize_t start = w * 64, end = start + 64 < n ? start + 64 : n;
+        word x = 0;
+        for (Py_ssize_t i = start; i < end; i++)
+            x |= (word)(col[i] <= cut) << (i - start);
+        out[w] = x;
+    }
+    tg_release(b, 2);
     Py_RETURN_NONE;
 }
 
@@ -143,32 +230,45 @@ done:
     return result;
 }
 
-/* and_rows(sat, kept, n, out[, levels, removed]) -> count: the cases satisfying every
- * condition kept (indices into sat's rows), ascending, into out (int32, at least n);
- * how many.  levels (fold_levels' counts of the path's failures), given with the number
- * of the path's conditions not kept: such a case fails at most that many of the path's,
- * so a word whose cases all fail more is passed over. */
+/* and_rows(sat, kept, n, out[, levels, removed[, order]]) -> count: the cases
+ * satisfying every condition kept (indices into sat's rows), ascending, into out (int32,
+ * at least n); how many.  levels (fold_levels' counts of the path's failures), given
+ * with the number of the path's conditions not kept: such a case fails at most that
+ * many of the path's, so a word whose cases all fail more is passed over.  order (int32,
+ * n): case i is row order[i], and out holds the rows instead, in the cases' order (the
+ * caller sorts them: numpy's sort is faster than a merge of the order's runs). */
 PyObject *tg_and_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[4] = {NULL, NULL, NULL, Py_None};
+    PyObject *o[5] = {NULL, NULL, NULL, Py_None, Py_None};
     Py_ssize_t n, removed = FAIL_LEVELS;
-    if (!PyArg_ParseTuple(args, "OOnO|On", &o[0], &o[1], &n, &o[2], &o[3], &removed))
+    if (!PyArg_ParseTuple(args, "OOnO|OnO", &o[0], &o[1], &n, &o[2], &o[3], &removed, &o[4]))
         return NULL;
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t k = tg_items(o[1], sizeof(int64_t));
     if (k < 0)
         return NULL;
     const int skip = o[3] != Py_None && removed >= 0 && removed < FAIL_LEVELS;
-    const int nb = skip ? 4 : 3;
-    Py_buffer b[4];
-    const tg_spec spec[4] = {
+    /* the views: sat, kept, out, then levels (o[3]) and order (o[4]) as given */
+    PyObject *ob[5] = {o[0], o[1], o[2], o[3], o[4]};
+    tg_spec spec[5] = {
         {0, sizeof(word), 0, "sat"},
         {0, sizeof(int64_t), k, "kept"},
         {1, sizeof(int32_t), n, "out"},
         {0, sizeof(word), FAIL_LEVELS * W, "levels"},
+        {0, sizeof(int32_t), n, "order"},
     };
-    int got = tg_views(o, b, spec, nb);
+    int nb = 3;
+    const int at_levels = skip ? nb++ : -1;
+    int at_order = -1;
+    if (o[4] != Py_None) {
+        at_order = nb;
+        ob[nb] = o[4];
+        spec[nb] = spec[4];
+        nb++;
+    }
+    Py_buffer b[5];
+    int got = tg_views(ob, b, spec, nb);
     if (got < nb) {
         tg_release(b, got);
         return NULL;
@@ -176,7 +276,8 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
     const word *sat = b[0].buf;
     const int64_t *kept = b[1].buf;
     int32_t *out = b[2].buf;
-    const word *more = skip ? (const word *)b[3].buf + removed * W : NULL;
+    const word *more = at_levels >= 0 ? (const word *)b[at_levels].buf + removed * W : NULL;
+    const int32_t *order = at_order >= 0 ? b[at_order].buf : NULL;
     const Py_ssize_t rows = b[0].len / (Py_ssize_t)sizeof(word) / (W ? W : 1);
     for (Py_ssize_t j = 0; j < k; j++)
         if (kept[j] < 0 || kept[j] >= rows) {
@@ -193,7 +294,8 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
         for (Py_ssize_t j = 0; j < k && x; j++)
             x &= sat[kept[j] * W + w];
         while (x) {
-            out[count++] = (int32_t)(w * 64 + __builtin_ctzll(x));
+            const int32_t i = (int32_t)(w * 64 + __builtin_ctzll(x));
+            out[count++] = order != NULL ? order[i] : i;
             x &= x - 1;
         }
     }
