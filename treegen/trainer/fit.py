@@ -52,9 +52,9 @@ from treegen.model.version import VERSION
 from treegen.trainer import j48order, native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context, build_context, widen_to
-from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, release_freed_memory
 from treegen.trainer.levelwise import flat
-from treegen.trainer.levelwise.grow import grow_levels, release_freed_memory
+from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import CaseOrder, Engine, GrowOptions, TrainOptions
 from treegen.trainer.pruning.native import prune_native
 from treegen.trainer.pruning.possible import check_possible_values

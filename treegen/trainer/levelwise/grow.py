@@ -32,8 +32,7 @@ import numpy.typing as npt
 from treegen.model.constants import KIND_CONTINUOUS
 from treegen.trainer import native, sparse
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
-from treegen.trainer.heap import release_freed_memory as release_freed_memory
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, release_freed_memory
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores, Task
 from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
