@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import os
 import sys
 from collections.abc import Callable
@@ -52,6 +51,7 @@ from treegen.trainer.heap import (
     KEEP_ROWS,
     STEP_BLOCK,
     blocks_mapped_from,
+    collection_paused,
     freed_blocks_kept,
     map_large_blocks,
 )
@@ -271,13 +271,9 @@ def run_train(args: argparse.Namespace) -> int:
             kept.close()  # more rows than the file's size said: growth's arrays go back
         elif not small and ds.n_rows <= KEEP_ROWS:
             kept.enter_context(freed_blocks_kept())
-        with ExitStack() as run:
-            if gc.isenabled():
-                # The trainer's objects (tree nodes, model nodes, options) form no
-                # reference cycles; at 100k rows the collector ran about 100 times
-                # over them (0.017 s of CPU).
-                gc.disable()
-                run.callback(gc.enable)
+        # The trainer's objects (tree nodes, model nodes, options) form no reference
+        # cycles; at 100k rows the collector ran about 100 times over them.
+        with collection_paused():
             model: Any
             if quiet and _one_tree(args):
                 # Nothing reads the data after training: its float64 matrix goes as the

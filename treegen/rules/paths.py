@@ -28,9 +28,7 @@ Rules are numbered in the order they are added.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +43,7 @@ from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
 from treegen.rules.shape import TreeShape
+from treegen.trainer.heap import collection_paused
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
@@ -403,21 +402,6 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
     return conds[: len(kept)]
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The cycle collector paused (and resumed as it was): the generalisation makes
-    path tests, conditions and rules by the ten thousand, none of them in a cycle, and
-    each collection they set off walks them and the tree's nodes again (at 100k rows
-    about 220 collections, a tenth of the generalisation's time)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def candidates(
     ds: Dataset,
     tree: Model,
@@ -432,7 +416,7 @@ def candidates(
     appended to it, from the sets its generalisation had at hand.  Without
     ``with_tests`` each rule's tests are left out (``()``; they are most of a rule's
     memory, and only SameRule's keys of them are needed here)."""
-    with _no_cycle_collection():
+    with collection_paused():
         return _candidates(ds, tree, bound, progress, rows, with_tests)
 
 
