@@ -36,7 +36,14 @@ def test_every_key_kid_and_field_comes_back() -> None:
     for kid_shift, n_tops in ((4, 15), (4, 16), (3, 40), (9, 2)):
         tops = rng.sample(range(1 << 9), n_tops)
         keys = [rng.choice(tops) << 23 | rng.getrandbits(23) for _ in range(500)]
-        words = [rng.getrandbits(11) << kid_shift | rng.getrandbits(kid_shift) for _ in keys]
+        # A kid below the 500 rows is a right child row, at least two rows on.
+        kids = [
+            rng.randrange(r + 2, min(r + 100, 500))
+            if r < 490 and rng.random() < 0.3
+            else rng.randrange(500, 2000)
+            for r in range(500)
+        ]
+        words = [k << kid_shift | rng.getrandbits(kid_shift) for k in kids]
         p = row_pack.pack_rows(words, kid_shift, keys)
         assert p is not None
         # The index takes the bits above F + L: as few tops as that leaves room for.
@@ -47,16 +54,19 @@ def test_every_key_kid_and_field_comes_back() -> None:
             assert p.threshold(r) == k
             assert p.kid(r) == w >> kid_shift
             assert p.rows[r] & ((1 << kid_shift) - 1) == w & ((1 << kid_shift) - 1)
+        # A right child row as its distance, after it the leaves and pairs: 11 bits, not 12.
+        assert p.near == max(k - r - 1 for r, k in enumerate(kids) if k < 500) >= 90
+        assert p.kid_bits == (max(kids) - 500 + p.near).bit_length() == 11
 
 
 def test_what_does_not_fit_is_not_packed() -> None:
     keys = list(range(0, 1 << 32, (1 << 32) // 1000))  # 1,000 distinct tops at any L
-    assert row_pack.pack_rows([1 << 4] * len(keys), 4, keys) is not None
+    assert row_pack.pack_rows([len(keys) << 4] * len(keys), 4, keys) is not None
     assert row_pack.pack_rows([1 << 31] * 3, 31, [1, 2, 3]) is None  # no bit for a key
-    wide = [1 << (4 + row_pack.MAX_KID_BITS)]  # an 18-bit kid
+    wide = [1 << (5 + row_pack.MAX_KID_BITS)]  # an 18-bit kid
     assert row_pack.pack_rows(wide, 4, [7]) is None
     assert not row_pack.worth_packing(None, 2)
-    small = row_pack.pack_rows([0x10, 0x21], 4, [5, 6])
+    small = row_pack.pack_rows([0x20, 0x31], 4, [5, 6])
     assert small is not None and not row_pack.worth_packing(small, 2)  # the code costs more
 
 

@@ -11,8 +11,12 @@ whose keys span 22 to 31 bits within one feature, so no per-feature base and 16 
     bits F .. F+L-1    the threshold key's low L bits
     bits F+L .. 31     the index of its top in the top table (top[i] << L | low)
 
-and ``kid`` moves to a stream of ``K``-bit fields (``K`` the bits of the largest kid;
-row r's from bit ``r * K``, bit b being bit ``b % 8`` of byte ``b / 8``).  ``L`` is the
+and ``kid`` moves to a stream of ``K``-bit fields (row r's from bit ``r * K``, bit b
+being bit ``b % 8`` of byte ``b / 8``), a right child that is a row as its distance:
+field ``f < D`` is row ``r + 2 + f`` (a right child row is at least two rows on, and at
+most a left subtree's rows plus one: 128 in a tree of depth 8), and ``f >= D`` is kid
+``f - D + R`` (R rows), a leaf or a pair.  ``K`` is the bits of the largest field: 11 ->
+10 for the ExtraTrees forest below.  ``L`` is the
 largest that leaves enough index bits for the distinct tops (the smallest top table).
 Every key is the same number, rebuilt by an OR: the tests' answers cannot change.
 Chosen where the rows, the stream, the top table and :data:`CODE_BYTES` take fewer
@@ -41,6 +45,7 @@ class PackedRows:
     low_bits: int  # L
     kid_bits: int  # K
     kids: tuple[int, ...]  # the stream's bytes
+    near: int  # D: the fields that are a right child row's distance
 
     @property
     def kid_mask(self) -> int:
@@ -70,7 +75,8 @@ class PackedRows:
         """Row r's kid as the C reads it (three bytes from the field's first)."""
         at = r * self.kid_bits
         three = sum(self.kids[(at >> 3) + j] << (8 * j) for j in range(3))
-        return (three >> (at & 7)) & ((1 << self.kid_bits) - 1)
+        f = (three >> (at & 7)) & ((1 << self.kid_bits) - 1)
+        return r + 2 + f if f < self.near else f - self.near + len(self.rows)
 
 
 def _low_bits(keys: Sequence[int], free: int) -> int | None:
@@ -87,7 +93,12 @@ def pack_rows(words: Sequence[int], kid_shift: int, keys: Sequence[int]) -> Pack
     if not words or kid_shift >= 31:
         return None
     fields = [w & ((1 << kid_shift) - 1) for w in words]
-    kid = [w >> kid_shift for w in words]
+    R = len(words)
+    near = max((k - r - 1 for r, k in enumerate(w >> kid_shift for w in words) if k < R), default=0)
+    kid = [
+        k - r - 2 if k < R else k - R + near for r, k in enumerate(w >> kid_shift for w in words)
+    ]
+    assert min(kid) >= 0, "a right child row right after its parent"
     kid_bits = max(max(kid).bit_length(), 1)
     low = _low_bits(keys, 32 - kid_shift)
     if low is None or kid_bits > MAX_KID_BITS:
@@ -102,7 +113,7 @@ def pack_rows(words: Sequence[int], kid_shift: int, keys: Sequence[int]) -> Pack
     # The C reads three bytes from a field's first: the last field's two more exist.
     n_bytes = ((len(kid) - 1) * kid_bits >> 3) + 3
     stream = tuple((value >> (8 * b)) & 0xFF for b in range(n_bytes))
-    return PackedRows(rows, tuple(tops), kid_shift, low, kid_bits, stream)
+    return PackedRows(rows, tuple(tops), kid_shift, low, kid_bits, stream, near)
 
 
 def worth_packing(packed: PackedRows | None, word_bytes: int) -> bool:
