@@ -15,7 +15,7 @@ from treegen.codegen.views import Column
 from treegen.ensemble.layout import OP_CODES, NodeTable, Word, node_table, payloads
 from treegen.ensemble.lower import EnsembleIR, LeafRow, Split
 from treegen.ensemble.row_pack import PackedRows, pack_rows, worth_packing
-from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, splits
+from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, init_zero, splits
 from treegen.errors import EmitError
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def table_bytes(ir: EnsembleIR) -> int:
         n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
     width = 4 if ir.float32_sums else 8  # a value, an initial score
     n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
-    n += width * ir.n_outputs + 8 * (ir.divisor is not None)
+    n += width * ir.n_outputs * (not init_zero(ir, pay)) + 8 * (ir.divisor is not None)
     n += 8 * (ir.decision == "gt" and not ir.float32_sums)  # the soft path's cut
     n += view.n_zero_bytes
     common = common_view(ir, pay, cat_bytes)
