@@ -1,11 +1,10 @@
 """A key walk's rows packed (treegen.ensemble.row_pack): every threshold key, kid and
 field comes back as the C reads it, packing is chosen only where it is smaller, and the
-C walks to the same leaves (the same classes and probabilities) on the host and the chips."""
+C walks to the same leaves (the same classes) on the chips."""
 
 from __future__ import annotations
 
 import random
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -17,16 +16,14 @@ from treegen.ensemble import row_pack
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.layout import NodeTable, node_table, payloads
 from treegen.ensemble.lower import lower_ensemble
-from treegen.ensemble.sklearn import ensemble_from_sklearn
 from treegen.ensemble.view_common import bitsets, splits
 from treegen.ensemble.view_table import TableView, table_view
 from treegen.firmware import targets
 from treegen.firmware.parity import verify_on
-from treegen.kinds.check import verify
 from treegen.kinds.export import render
 
 from support.objsizes import table_sizes
-from support.sklearn_models import _data, fit_setup, with_nan
+from support.sklearn_models import fit_setup
 
 pytest.importorskip("sklearn")
 
@@ -99,21 +96,12 @@ def _keys(ens: Ensemble) -> list[int]:
     return [int(ir.key_threshold(s)) for s in splits(ir)]
 
 
-@cache
-def _forest() -> Ensemble:
-    """An ExtraTrees forest with NaN (missing values go either way) and 11-bit kids."""
-    from sklearn.ensemble import ExtraTreesClassifier
-
-    X, y = _data(seed=8, n=6000)
-    est = ExtraTreesClassifier(10, max_depth=8, random_state=0).fit(with_nan(X, 0.05, 3), y)
-    return ensemble_from_sklearn(est)
-
-
 def test_the_c_declares_the_rows_and_info_counts_them(tmp_path: Path) -> None:
-    table, view = _view(_forest())
+    ens = fit_setup("extra")  # NaN both ways, 9-bit kids: a field spans three bytes
+    table, view = _view(ens)
     p = view.packed
-    assert p is not None and p.kid_bits > 8
-    r = render(_forest(), ExportOptions(prefix="p", style="table"))
+    assert p is not None and p.kid_bits > 8 and p.near > 0
+    r = render(ens, ExportOptions(prefix="p", style="table"))
     text = r.files["p_predict.c"]
     assert f"static const uint32_t p_row[{len(p.rows)}] P_ROM" in text
     assert f"static const uint8_t p_kid[{len(p.kids)}] P_ROM" in text
@@ -122,20 +110,15 @@ def test_the_c_declares_the_rows_and_info_counts_them(tmp_path: Path) -> None:
     assert sizes["p_row"] + sizes["p_kid"] + sizes["p_top"] == p.table_bytes
 
 
-@pytest.mark.parametrize("proba", [False, True])
-def test_host_verify(proba: bool) -> None:
-    report = verify(_forest(), ExportOptions(prefix="p", proba=proba or None), n_random=2000)
-    assert report.ok, report.text()
-
-
+# The host's answers on every row: tests/ensemble/test_ensemble_c.py (every mode).
 @pytest.mark.toolchain
-def test_on_every_chip() -> None:
-    chips = ["avr", "m0plus", "m4f"]
-    for chip in chips:
-        if not targets.available(targets.target(chip), run=True):
-            pytest.skip(f"{chip}: its compiler or simulator is not installed")
-    result = verify_on(_forest(), ExportOptions(prefix="p"), [], chips, n_random=300)
+@pytest.mark.parametrize("name", ["extra", "boosting"])
+def test_the_chips_walk_to_the_same_leaves(name: str) -> None:
+    chips = [c for c in ("avr", "m0plus", "m4f") if targets.available(targets.target(c), run=True)]
+    if len(chips) < 3:
+        pytest.skip("a chip's compiler or simulator is not installed")
+    result = verify_on(fit_setup(name), ExportOptions(prefix="p"), [], chips, n_random=300)
     assert result.report.ok, result.report.text()
     assert all(run.done.all() for run in result.runs.values())
-    assert np.array_equal(result.runs["avr"].cls, result.runs["m0plus"].cls)
-    assert np.array_equal(result.runs["avr"].cls, result.runs["m4f"].cls)
+    first = result.runs[chips[0]].cls
+    assert all(np.array_equal(first, result.runs[c].cls) for c in chips[1:])
