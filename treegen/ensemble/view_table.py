@@ -126,7 +126,10 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
         edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
         feature_mask=(1 << w.feature_bits) - 1,
-        kid_ctype="unsigned" if (kid_bits if packed else w.bits) <= 16 else UINT32.c_name,
+        # Packed, kid is decoded back to the layout's (row_pack): as wide as in the word.
+        kid_ctype="unsigned"
+        if (w.bits - w.kid_shift if packed else w.bits) <= 16
+        else UINT32.c_name,
         fields=w,
         ops=OpCodes(**OP_CODES),
         zero_rows=c_rows([f"{b}u" for b in zero_bytes]) if any(zero_bits) else (),
