@@ -156,6 +156,8 @@ class Common:
     soft_value_rows: tuple[str, ...]
     init_rows: tuple[str, ...]
     soft_init_rows: tuple[str, ...]
+    # A forest's (count rows and a divisor) sums start at +0: no table for that.
+    init_zero: bool
     divisor: str  # "" for none
     soft_divisor: str
     bound: str  # decision "bound": the least sum that is class 1
@@ -342,6 +344,7 @@ def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         soft_value_rows=c_rows([soft_row(r) for r in pay.doubles]),
         init_rows=c_rows([c_double(v) for v in ir.init]),
         soft_init_rows=c_rows([f64_initializer(v) for v in ir.init]),
+        init_zero=init_zero(ir, pay),
         divisor="" if ir.divisor is None else c_double(ir.divisor),
         soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
         bound="" if ir.bound is None else c_double(ir.bound),
@@ -371,6 +374,17 @@ def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         key_plus=ir.key_walk and any(ir.key_threshold(s) != s.threshold for s in splits(ir)),
         add_op="add_pos" if _positive(ir) else "add",
         div_op="div_pos" if _positive(ir) else "div",
+    )
+
+
+def init_zero(ir: EnsembleIR, pay: Payloads) -> bool:
+    """Whether the sums start at +0 without a table: a forest's (count rows, divided by
+    the number of trees, so the binary64 table reader stays in use)."""
+    return (
+        pay.fractions
+        and ir.divisor is not None
+        and not ir.float32_sums
+        and all(v == 0.0 and math.copysign(1.0, v) > 0 for v in ir.init)
     )
 
 

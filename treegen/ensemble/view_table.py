@@ -14,7 +14,8 @@ from treegen.codegen.parts import int_column, threshold_column
 from treegen.codegen.views import Column
 from treegen.ensemble.layout import OP_CODES, NodeTable, Word, node_table, payloads
 from treegen.ensemble.lower import EnsembleIR, LeafRow, Split
-from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, splits
+from treegen.ensemble.row_pack import PackedRows, pack_rows, worth_packing
+from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, init_zero, splits
 from treegen.errors import EmitError
 
 if TYPE_CHECKING:
@@ -50,6 +51,12 @@ class TableView:
     n_zero_bytes: int = 0
     pair_hi: Column | None = None  # 9-bit pair entries: their top bits (pairs holds the low 8)
     n_pair_hi: int = 0
+    # The key walk's rows packed (treegen.ensemble.row_pack): word is then the uint32 rows,
+    # tops the threshold tops, kids the kid stream.
+    packed: PackedRows | None = None
+    tops: Column | None = None
+    kids: Column | None = None
+    kid_at_ctype: str = "unsigned"  # a kid's bit offset (at most R * K + 24)
 
 
 def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
@@ -86,9 +93,14 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
                 f"the ensemble's categorical tests need {big[-1]} bitset bytes; at most "
                 f"{FLOAT_EXACT_INT} are exported"
             )
+    packed = None
+    words = table.words()
+    word_ctype = smallest_uint(max((1 << w.bits) - 1, 1))
     if ir.key_walk:  # no categorical test: every row is a Split
         thresholds = [ir.key_threshold(s) for s in splits(ir)]
-    words = table.words()
+        packed = pack_rows(words, w.kid_shift, [int(t) for t in thresholds])
+        if not worth_packing(packed, _SIZES[word_ctype.c_name]):
+            packed = None
     zero_bits = [
         isinstance(node, Split) and node.zero
         for tree in ir.trees
@@ -100,11 +112,12 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         for i in range(0, len(zero_bits), 8)
     ]
     flat, hi = pair_columns(table)
+    kid_bits = packed.kid_bits if packed else w.bits - w.kid_shift
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
         n_pairs=len(table.pairs),
-        word=_uint_column(U, words, smallest_uint(max((1 << w.bits) - 1, 1))),
+        word=_uint_column(U, packed.rows, UINT32) if packed else _uint_column(U, words, word_ctype),
         feature=None if w.in_word else _uint_column(U, table.feature),
         thr=threshold_column(ir.frame.encoding, U, thresholds or [0]),
         pairs=_uint_column(U, flat),
@@ -113,11 +126,18 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         roots=_uint_column(U, table.roots, smallest_uint(table.n_rows + table.n_payloads)),
         edge_ctype=smallest_uint(table.n_rows + table.n_payloads).c_name,
         feature_mask=(1 << w.feature_bits) - 1,
-        kid_ctype="unsigned" if w.bits <= 16 else UINT32.c_name,
+        # Packed, kid is decoded back to the layout's (row_pack): as wide as in the word.
+        kid_ctype="unsigned"
+        if (w.bits - w.kid_shift if packed else w.bits) <= 16
+        else UINT32.c_name,
         fields=w,
         ops=OpCodes(**OP_CODES),
         zero_rows=c_rows([f"{b}u" for b in zero_bytes]) if any(zero_bits) else (),
         n_zero_bytes=len(zero_bytes) if any(zero_bits) else 0,
+        packed=packed,
+        tops=_uint_column(U, packed.tops, TYPES[f"uint{8 * packed.top_bytes}"]) if packed else None,
+        kids=_uint_column(U, packed.kids, TYPES["uint8"]) if packed else None,
+        kid_at_ctype="unsigned" if table.n_rows * kid_bits + 24 <= 0xFFFF else UINT32.c_name,
     )
 
 
@@ -132,9 +152,13 @@ def table_bytes(ir: EnsembleIR) -> int:
     pay = payloads(ir, fractions=True)
     table = node_table(ir, pay, cat_at)
     view = table_view(ir, table)
-    row = _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
-    row += _SIZES[view.feature.ctype] if view.feature else 0
-    n = table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
+    row = _SIZES[view.feature.ctype] if view.feature else 0
+    if view.packed is not None:  # the rows, their kid stream and the top table
+        n = view.packed.table_bytes
+    else:
+        row += _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+        n = 0
+    n += table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
     n += len(ir.trees) * _SIZES[view.roots.ctype]
     if pay.packed is not None:
         n += pay.packed.table_bytes
@@ -142,7 +166,7 @@ def table_bytes(ir: EnsembleIR) -> int:
         n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
     width = 4 if ir.float32_sums else 8  # a value, an initial score
     n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
-    n += width * ir.n_outputs + 8 * (ir.divisor is not None)
+    n += width * ir.n_outputs * (not init_zero(ir, pay)) + 8 * (ir.divisor is not None)
     n += 8 * (ir.decision == "gt" and not ir.float32_sums)  # the soft path's cut
     n += view.n_zero_bytes
     common = common_view(ir, pay, cat_bytes)
