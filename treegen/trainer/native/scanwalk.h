@@ -10,7 +10,7 @@
  *
  * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
  *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1, seg_off=None,
- *         state=None)
+ *         state=None, scratch=None)
  *         -> number of cuts
  *
  * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
@@ -39,17 +39,21 @@
  * segment with more candidates than the outputs hold is scanned in windows,
  * one call each, each walking it again (levelwise/score.py: the candidates of a
  * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
- * fit (IndexError otherwise). */
+ * fit (IndexError otherwise).  scratch (bytes, at least SCAN_SCRATCH(REAL) per
+ * case of the longest segment): where the copied-out cases go, instead of memory
+ * allocated for the call; a segment's windows, and the attributes of one large
+ * node, then reuse the same pages (each fresh allocation of a 1M-row segment's
+ * 20 MB was faulted in again, page by page). */
 
 PyObject *SCAN_FN(PyObject *self, PyObject *args)
 {
     enum { NB = 15 };
-    PyObject *o[NB] = {NULL};
+    PyObject *o[NB] = {NULL}, *scratch = NULL;
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &skip, &o[13], &o[14]))
+                          &o[12], &skip, &o[13], &o[14], &scratch))
         return NULL;
     /* seg_off given (None: no offsets), then the window state */
     const int has_off = o[13] != NULL && o[13] != Py_None;
@@ -64,8 +68,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
         return NULL;
     }
-    Py_buffer b[NB];
-    int got = 0;
+    Py_buffer b[NB], sb = {0};
+    int got = 0, got_scratch = 0;
     /* (got counts the views taken, which depend on the optional arguments) */
     Py_ssize_t R = 0, E = 0, cap = 0;
     PyObject *result = NULL;
@@ -113,12 +117,28 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             if (len[r] > longest)
                 longest = len[r];
         /* A segment's cases copied out in order: one pass of scattered reads. */
-        lw = PyMem_Malloc((size_t)longest * sizeof(REAL));
-        lv = PyMem_Malloc((size_t)longest * sizeof(double));
-        lc = PyMem_Malloc((size_t)longest * sizeof(Py_ssize_t));
-        if (lw == NULL || lv == NULL || lc == NULL) {
-            PyErr_NoMemory();
-            goto done;
+        if (scratch != NULL && scratch != Py_None) {
+            if (PyObject_GetBuffer(scratch, &sb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+                goto done;
+            got_scratch = 1;
+            if (sb.len / (Py_ssize_t)SCAN_SCRATCH(REAL) < longest) {
+                PyErr_SetString(PyExc_ValueError, "scan: scratch too small");
+                goto done;
+            }
+            /* The doubles first, then the indices, then the weights: each aligned
+             * where the buffer is (numpy's are). */
+            char *base = sb.buf;
+            lv = (double *)(void *)base;
+            lc = (Py_ssize_t *)(void *)(base + (size_t)longest * sizeof(double));
+            lw = (REAL *)(void *)(base + (size_t)longest * (sizeof(double) + sizeof(Py_ssize_t)));
+        } else {
+            lw = PyMem_Malloc((size_t)longest * sizeof(REAL));
+            lv = PyMem_Malloc((size_t)longest * sizeof(double));
+            lc = PyMem_Malloc((size_t)longest * sizeof(Py_ssize_t));
+            if (lw == NULL || lv == NULL || lc == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
         /* A window's resume point (see the header): only for one segment scanned in
          * windows, and only when the state is the previous window's end. */
@@ -240,9 +260,13 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         result = PyLong_FromSsize_t(n);
     }
 done:
-    PyMem_Free(lw);
-    PyMem_Free(lv);
-    PyMem_Free(lc);
+    if (got_scratch)
+        PyBuffer_Release(&sb);
+    else {
+        PyMem_Free(lw);
+        PyMem_Free(lv);
+        PyMem_Free(lc);
+    }
     tg_release(b, got);
     return result;
 }
