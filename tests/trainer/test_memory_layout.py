@@ -225,7 +225,7 @@ def test_scan_rejects_a_small_scratch() -> None:
             np.zeros(1, f32),
             0,
             np.zeros(1, ip),
-            np.full(6, -1.0),
+            np.full(7, -1.0),
             scratch,
         )
         return n

@@ -156,8 +156,9 @@ def _scan_chunks(
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
         else:
             seg_off = np.ascontiguousarray(segs.off[lo:hi])
-            # Where each window stopped, so the next resumes there (not from the start).
-            state = np.full(3 + 3 * C, -1.0)
+            # Where each window stopped, so the next resumes there (not from the start),
+            # and that the segment's cases are in the scratch (scanwalk.h).
+            state = np.full(4 + 3 * C, -1.0)
             scratch = scan_scratch(int(seg_len[lo]), scratch)
             total = scan(*args, 0, seg_off, state, scratch)  # the first window, and its cuts
             tries = np.asarray([total], dtype=np.intp)

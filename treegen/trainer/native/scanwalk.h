@@ -31,11 +31,14 @@
  * 0 .. cap - 1; the return value is then the number of all candidates.  With
  * seg_off (one per segment), segment r's positions are flat[...] + seg_off[r]:
  * a bucket's tasks' own arrays, concatenated, need no offsetting pass.  With
- * state (3 + 3C doubles; windows of one segment only), a window that fills
+ * state (4 + 3C doubles; windows of one segment only), a window that fills
  * records where it stopped (the cut's position and count, LowItems, the class
  * weights below and above, the segment's class weights), and a call whose skip
  * is that count resumes there and stops when its window is full, instead of
- * walking (and copying out) the segment from its start again.  So a
+ * walking (and copying out) the segment from its start again.  The state's last
+ * double: how many of the segment's cases the first call copied out into scratch
+ * (all, or -1 without scratch); a resumed call finds them there, instead of
+ * copying them out of rec again (a scattered pass over the segment).  So a
  * segment with more candidates than the outputs hold is scanned in windows,
  * one call each, each walking it again (levelwise/score.py: the candidates of a
  * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
@@ -96,7 +99,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
         {1, sizeof(REAL), R * C, "out_tot"},
         {0, sizeof(Py_ssize_t), R, "seg_off"},
-        {1, sizeof(double), 3 + 3 * C, "state"},
+        {1, sizeof(double), 4 + 3 * C, "state"},
     };
     if ((got = tg_views(o, b, spec, has_off ? nb : NB - 2)) < (has_off ? nb : NB - 2))
         goto done;
@@ -192,11 +195,13 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     above[c] = (REAL)st[3 + C + c];
                     t[c] = (REAL)st[3 + 2 * C + c];
                 }
-                copied = i0;
+                copied = got_scratch && st[3 + 3 * C] == (double)L ? L : i0;
             } else {
                 for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
                 COPY_OUT(0, L, 1)
                 copied = L;
+                if (keep)
+                    st[3 + 3 * C] = got_scratch ? (double)L : -1.0;
                 if (L < 2 || !enough[r])
                     continue;
                 for (Py_ssize_t c = 0; c < C; c++) {
