@@ -190,10 +190,16 @@ class Context:
             col = self.cvals[j, :n]
             # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
             # of its reader, not a rule a user would expect.
-            rows = np.flatnonzero(~np.isnan(col))
-            order = _stable_order(col, rows)
-            del rows
-            sorted_flat[at : at + order.size] = order
+            if native.cscan is not None and col.dtype == np.float32:
+                # The same order by a radix sort in C, written in place (at 1M rows
+                # 0.02 s a column, not 0.05-0.2 s).
+                k = native.cscan.stable_order(np.ascontiguousarray(col), sorted_flat[at:])
+                order = sorted_flat[at : at + k]
+            else:
+                rows = np.flatnonzero(~np.isnan(col))
+                order = _stable_order(col, rows)
+                del rows
+                sorted_flat[at : at + order.size] = order
             presorted_len[j] = order.size
             at += order.size
             if self.j48 or n <= DISTINCT_MAX_ROWS:
@@ -203,6 +209,7 @@ class Context:
                 self.distinct[a] = vals[keep]
             else:
                 samples.append(col[order[::SAMPLE]])
+            del order  # (a view of sorted_flat, resized below)
         if at < sorted_flat.size:
             sorted_flat.resize(at, refcheck=False)  # the unknown values' tail, given back in place
         self.sorted_flat, self.presorted_len, self.samples = sorted_flat, presorted_len, samples

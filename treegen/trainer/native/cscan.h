@@ -47,5 +47,6 @@ PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_cuts_below(PyObject *self, PyObject *args);    /* cuts.c */
 PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args);  /* cuts.c */
+PyObject *tg_stable_order(PyObject *self, PyObject *args);  /* presort.c */
 
 #endif
