@@ -30,10 +30,13 @@ def test_float32_key_sort_equals_stable_argsort(seed: int) -> None:
     expected = rows[np.argsort(col[rows], kind="stable")]
     assert np.array_equal(_stable_order(col, rows), expected)
     if native.cscan is not None:  # the radix sort in C (Context.presort), written in place
-        out = np.full(n + 3, -7, dtype=np.int32)
-        assert native.cscan.stable_order(col, out) == expected.size
-        assert np.array_equal(out[: expected.size], expected)
-        assert (out[n:] == -7).all()  # nothing written past the column's rows
+        for scratch in (None, np.full(4 * n, 99, dtype=np.uint32)):
+            out = np.full(n + 3, -7, dtype=np.int32)
+            assert native.cscan.stable_order(col, out, scratch) == expected.size
+            assert np.array_equal(out[: expected.size], expected)
+            assert (out[n:] == -7).all()  # nothing written past the column's rows
+        with pytest.raises(ValueError):  # a scratch of fewer than 4 words a row
+            native.cscan.stable_order(col, out, np.empty(4 * n - 1, dtype=np.uint32))
 
 
 @pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
