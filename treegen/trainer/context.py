@@ -190,7 +190,8 @@ class Context:
         # a mapping of its own: from the heap, its 16 MB at 1M rows stayed resident
         # under growth's arrays (growth's peak 12 MB higher).
         scratch = None
-        if native.cscan is not None and self.cvals.dtype == np.float32 and cont:
+        # (Rows are int32 there: a larger table takes the numpy sort.)
+        if native.cscan is not None and self.cvals.dtype == np.float32 and cont and n < 1 << 31:
             with blocks_mapped_from(STEP_BLOCK):
                 scratch = np.empty(4 * n, dtype=np.uint32)
         at = 0
