@@ -191,7 +191,12 @@ class Context:
         # under growth's arrays (growth's peak 12 MB higher).
         scratch = None
         # (Rows are int32 there: a larger table takes the numpy sort.)
-        if native.cscan is not None and self.cvals.dtype == np.float32 and cont and n < 1 << 31:
+        if (
+            native.cscan is not None
+            and self.cvals.dtype == np.float32
+            and cont
+            and n < (1 << 31) - 1
+        ):
             with blocks_mapped_from(STEP_BLOCK):
                 scratch = np.empty(4 * n, dtype=np.uint32)
         at = 0
