@@ -129,6 +129,7 @@ setup(
                     "order",
                     "sparse",
                     "cuts",
+                    "presort",
                 )
             ]
             + [BUFFERS],

@@ -310,6 +310,10 @@ ERRORS = {
         ARFF_HEAD.replace("numeric", "nmeric") + "1,x,yes\n",
         b"@relation r\n\xff\n",
         ARFF_HEAD + "1,x,yes\n\0\n",
+        # (in pieces: a byte that is not UTF-8 after an ASCII piece, and after a piece
+        # of valid UTF-8 text)
+        ARFF_HEAD.encode() + b"1,x,yes\n2,x,no\n3,\xe9,no\n",
+        ARFF_HEAD.encode() + "1,'\u00e9',yes\n".encode() + b"2,x,no\n3,\xff,no\n",
     ],
     "q.csv": [
         CSV_HEAD + "1,x\n",

@@ -167,6 +167,76 @@ def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @needs_native
 @pytest.mark.parametrize("index", range(6))
+def test_windows_of_a_large_task_share_a_scratch(
+    index: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large task's attributes scanned in windows of 1 and 7 cuts, their cases copied
+    out into one scratch (``score.scan_scratch``), the same for every attribute and
+    window, filled in by each afresh: the same trees; the scratch is counted, to know
+    the path ran."""
+    ds = _sets()[index]
+    made: list[int] = []
+    real = score.scan_scratch
+
+    def counted(longest: int, scratch: Any = None) -> Any:
+        got = real(longest, scratch)
+        made.append(got is not scratch)
+        return got
+
+    want = train(ds, TrainOptions(), case_order="rows").nodes
+    for window in (1, 7):
+        with monkeypatch.context() as m:
+            m.setattr(grow, "LARGE_TASK", 1)
+            m.setattr(score, "WINDOW", window)
+            m.setattr(grow, "scan_scratch", counted)
+            m.setattr(score, "scan_scratch", counted)
+            assert train(ds, TrainOptions(), case_order="rows").nodes == want
+    if any(a.kind == "continuous" for a in ds.schema.attributes):
+        assert made.count(False) > 0  # a scratch reused, not made afresh
+
+
+@needs_native
+def test_scan_rejects_a_small_scratch() -> None:
+    """scan_cont refuses a scratch shorter than its longest segment needs."""
+    lib = native.cscan
+    assert lib is not None
+    f32, ip = np.float32, np.intp
+    rec = np.zeros((4, 3), f32)
+    rec[:, 0] = [1, 2, 3, 4]
+    rec[:, 1] = 1.0
+    one = np.ones(1, f32)
+
+    def call(scratch: Any) -> int:
+        out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(4 * 8)]
+        n: int = lib.scan_cont(
+            rec,
+            4,
+            3,
+            1,
+            np.arange(4, dtype=np.int32),
+            np.zeros(1, ip),
+            np.array([4], ip),
+            np.zeros(1, ip),
+            one,
+            np.full(1, 3, f32),
+            np.ones(1, np.uint8),
+            1,
+            *out,
+            np.zeros(1, f32),
+            0,
+            np.zeros(1, ip),
+            np.full(7, -1.0),
+            scratch,
+        )
+        return n
+
+    assert call(score.scan_scratch(4)) == call(None) == 3
+    with pytest.raises(ValueError):
+        call(np.empty(4 * score.SCRATCH_BYTES - 1, np.uint8))
+
+
+@needs_native
+@pytest.mark.parametrize("index", range(6))
 def test_large_bucket_paths(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Growth's paths for large buckets (at the bench's sizes, tasks of 2^16-2^17 cases
     and more) forced on every bucket: one attribute's records at a time, the

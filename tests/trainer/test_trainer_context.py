@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from treegen.trainer import native
 from treegen.trainer.context import _stable_order
 
 
@@ -28,6 +29,29 @@ def test_float32_key_sort_equals_stable_argsort(seed: int) -> None:
     rows = np.flatnonzero(~np.isnan(col))
     expected = rows[np.argsort(col[rows], kind="stable")]
     assert np.array_equal(_stable_order(col, rows), expected)
+    if native.cscan is not None:  # the radix sort in C (Context.presort), written in place
+        for scratch in (None, np.full(4 * n, 99, dtype=np.uint32)):
+            out = np.full(n + 3, -7, dtype=np.int32)
+            assert native.cscan.stable_order(col, out, scratch) == expected.size
+            assert np.array_equal(out[: expected.size], expected)
+            assert (out[n:] == -7).all()  # nothing written past the column's rows
+        with pytest.raises(ValueError):  # a scratch of fewer than 4 words a row
+            native.cscan.stable_order(col, out, np.empty(4 * n - 1, dtype=np.uint32))
+
+
+@pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
+def test_radix_order_of_a_large_column() -> None:
+    """Over 2^22 rows (every digit's counts large, keys from the whole float32 range):
+    the C order equals the stable argsort."""
+    rng = np.random.default_rng(5)
+    n = (1 << 22) + 3
+    col = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    col[rng.random(n) < 0.01] = np.float32(-0.0)
+    rows = np.flatnonzero(~np.isnan(col))
+    expected = rows[np.argsort(col[rows], kind="stable")]
+    out = np.empty(n, dtype=np.int32)
+    assert native.cscan.stable_order(col, out) == expected.size
+    assert np.array_equal(out[: expected.size], expected)
 
 
 def test_double_values_take_the_stable_argsort() -> None:

@@ -27,6 +27,7 @@ from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.trainer import native
 from treegen.trainer.constants import J48_TOL, MAX_CLASSES
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.stats import to_f32
 
 IntArray = npt.NDArray[np.intp]
@@ -185,15 +186,34 @@ class Context:
         sorted_flat = np.empty(n * len(cont), dtype=np.int32)
         presorted_len = np.zeros(len(cont), dtype=np.intp)
         samples: list[npt.NDArray[np.floating]] = []
+        # The radix sort's keys and rows, the same pages for every column (below), in
+        # a mapping of its own: from the heap, its 16 MB at 1M rows stayed resident
+        # under growth's arrays (growth's peak 12 MB higher).
+        scratch = None
+        # (Rows are int32 there: a larger table takes the numpy sort.)
+        if (
+            native.cscan is not None
+            and self.cvals.dtype == np.float32
+            and cont
+            and n < (1 << 31) - 1
+        ):
+            with blocks_mapped_from(STEP_BLOCK):
+                scratch = np.empty(4 * n, dtype=np.uint32)
         at = 0
         for j, a in enumerate(cont):
             col = self.cvals[j, :n]
             # Only NaN is unknown: Release 8's -999 sentinel is a storage artefact
             # of its reader, not a rule a user would expect.
-            rows = np.flatnonzero(~np.isnan(col))
-            order = _stable_order(col, rows)
-            del rows
-            sorted_flat[at : at + order.size] = order
+            if native.cscan is not None and scratch is not None:
+                # The same order by a radix sort in C, written in place (at 1M rows
+                # 0.02 s a column, not 0.05-0.2 s).
+                k = native.cscan.stable_order(np.ascontiguousarray(col), sorted_flat[at:], scratch)
+                order: npt.NDArray[np.integer] = sorted_flat[at : at + k]
+            else:
+                rows = np.flatnonzero(~np.isnan(col))
+                order = _stable_order(col, rows)
+                del rows
+                sorted_flat[at : at + order.size] = order
             presorted_len[j] = order.size
             at += order.size
             if self.j48 or n <= DISTINCT_MAX_ROWS:
@@ -203,6 +223,8 @@ class Context:
                 self.distinct[a] = vals[keep]
             else:
                 samples.append(col[order[::SAMPLE]])
+            del order  # (a view of sorted_flat, resized below)
+        del scratch
         if at < sorted_flat.size:
             sorted_flat.resize(at, refcheck=False)  # the unknown values' tail, given back in place
         self.sorted_flat, self.presorted_len, self.samples = sorted_flat, presorted_len, samples

@@ -34,7 +34,10 @@ NATIVE_CHUNK = 1 << 15
 # to window.  Each holds 2C + 2 log inputs and their logs: with 3 classes 128 bytes a
 # cut, so 8 MB here (32 MB at 1 << 18: growth's peak at 1M rows was 25 MB higher),
 # where a 1M-row root segment's cuts took 120 MB at once.
-WINDOW = 1 << 16
+WINDOW = 1 << 15
+# Bytes of scan_cont's scratch per case of a windowed segment (cscan.h SCAN_SCRATCH with
+# float weights): the value as a double, the class as an index, the weight.
+SCRATCH_BYTES = 8 + 8 + 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,7 @@ def _scan_chunks(
     bound: FloatArray,
     enough: npt.NDArray[np.uint8],
     window: int | None = None,
+    scratch: npt.NDArray[np.uint8] | None = None,
 ) -> Iterator[Chunk]:
     """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
 
@@ -102,7 +106,8 @@ def _scan_chunks(
     candidate arrays stay small enough to reuse; a chunk's arrays are let go
     before the next chunk's are made (a segment alone can be larger).  With
     ``window``, a lone segment of more cuts than that is scanned in windows of
-    ``window`` cuts (see :class:`Chunk`).
+    ``window`` cuts (see :class:`Chunk`), its cases copied out into ``scratch``
+    (:func:`scan_scratch`), the same pages for every window.
     """
     rec, seg_att, flat = segs.rec, segs.att, segs.flat
     seg_len, seg_start = segs.length, segs.start
@@ -151,18 +156,29 @@ def _scan_chunks(
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
         else:
             seg_off = np.ascontiguousarray(segs.off[lo:hi])
-            # Where each window stopped, so the next resumes there (not from the start).
-            state = np.full(3 + 3 * C, -1.0)
-            total = scan(*args, 0, seg_off, state)  # the first window, and how many cuts
+            # Where each window stopped, so the next resumes there (not from the start),
+            # and that the segment's cases are in the scratch (scanwalk.h).
+            state = np.full(4 + 3 * C, -1.0)
+            scratch = scan_scratch(int(seg_len[lo]), scratch)
+            total = scan(*args, 0, seg_off, state, scratch)  # the first window, and its cuts
             tries = np.asarray([total], dtype=np.intp)
             for skip in range(0, total, cap):
                 if skip:
-                    scan(*args, skip, seg_off, state)
+                    scan(*args, skip, seg_off, state, scratch)
                 n = min(cap, total - skip)
                 last = skip + cap >= total
                 yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries, last)
         del kk, ii, low, x, tot, args  # the caller has let the chunk go too
         lo = hi
+
+
+def scan_scratch(
+    longest: int, scratch: npt.NDArray[np.uint8] | None = None
+) -> npt.NDArray[np.uint8]:
+    """``scratch`` where it holds a windowed scan of ``longest`` cases, else a new one."""
+    if scratch is not None and scratch.size >= longest * SCRATCH_BYTES:
+        return scratch
+    return np.empty(longest * SCRATCH_BYTES, dtype=np.uint8)
 
 
 def eval_continuous_flat(
@@ -174,6 +190,7 @@ def eval_continuous_flat(
     cases: FloatArray,
     unknown_w: FloatArray,
     seg_off: IntArray | None = None,
+    scratch: npt.NDArray[np.uint8] | None = None,
 ) -> ContScores:
     """``splits.eval_continuous`` through the C accelerator, on unpadded segments.
 
@@ -184,7 +201,9 @@ def eval_continuous_flat(
     its known cases in value order; ``cases[r]`` is the node's weight and
     ``unknown_w[r]`` that of its cases with the value unknown (see
     :class:`Segments`); ``seg_off[r]`` (zeros without it) is added to segment r's
-    positions.  Returns the same scores as the numpy path, bit for bit.
+    positions.  ``scratch`` (:func:`scan_scratch`): where a windowed segment's cases
+    are copied out, for a caller that scores several such.  Returns the same scores
+    as the numpy path, bit for bit.
     """
     lib = native.cscan
     assert lib is not None
@@ -231,7 +250,7 @@ def eval_continuous_flat(
     pick = _Pick(np.zeros(R, np.bool_), np.zeros(R, dt), np.zeros(R, np.intp), np.zeros(R, dt))
     with np.errstate(divide="ignore", invalid="ignore"):  # a segment of no weight: no cuts
         frac = (dt(1) - (dt(1) - (known / cs).astype(dt)).astype(dt)).astype(dt)
-    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW):
+    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch):
         _best_c45(ctx, lib, ch, segs, frac, pick)
         del ch  # before the next chunk's arrays are made
     _finish_c45(ctx, segs, pick, out)

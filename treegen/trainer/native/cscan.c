@@ -5,7 +5,8 @@
  * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
  * J48's for treegen.trainer.j48order;
  * sparse.c scores continuous attributes over the classes present (many classes);
- * cuts.c places thresholds through the presorted rows, or in one scan of a column. */
+ * cuts.c places thresholds through the presorted rows, or in one scan of a column;
+ * presort.c sorts a float32 column's known rows by value (Context.presort). */
 #include "cscan.h"
 
 static PyMethodDef methods[] = {
@@ -34,6 +35,7 @@ static PyMethodDef methods[] = {
     {"sparse_pick", tg_sparse_pick, METH_VARARGS, "Gains of sparse_scan's cuts, the best per segment."},
     {"cuts_below", tg_cuts_below, METH_VARARGS, "Thresholds below midpoints, by the presorted rows."},
     {"cuts_by_scan", tg_cuts_by_scan, METH_VARARGS, "Largest values below midpoints, one scan."},
+    {"stable_order", tg_stable_order, METH_VARARGS, "A float32 column's known rows by value."},
     {NULL, NULL, 0, NULL},
 };
 

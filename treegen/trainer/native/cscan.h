@@ -16,6 +16,11 @@
 /* Cases a resumed window's scan copies out at a time (scanwalk.h). */
 #define COPY_BLOCK (1 << 12)
 
+/* Bytes of a scan's scratch per case of its longest segment (scanwalk.h): the
+ * value as a double, the class as an index, the weight as REAL
+ * (levelwise/score.py's SCRATCH_BYTES for float). */
+#define SCAN_SCRATCH(REAL) (sizeof(double) + sizeof(Py_ssize_t) + sizeof(REAL))
+
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */
@@ -42,5 +47,6 @@ PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_cuts_below(PyObject *self, PyObject *args);    /* cuts.c */
 PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args);  /* cuts.c */
+PyObject *tg_stable_order(PyObject *self, PyObject *args);  /* presort.c */
 
 #endif

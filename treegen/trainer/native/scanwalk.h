@@ -10,7 +10,7 @@
  *
  * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
  *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1, seg_off=None,
- *         state=None)
+ *         state=None, scratch=None)
  *         -> number of cuts
  *
  * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
@@ -31,25 +31,32 @@
  * 0 .. cap - 1; the return value is then the number of all candidates.  With
  * seg_off (one per segment), segment r's positions are flat[...] + seg_off[r]:
  * a bucket's tasks' own arrays, concatenated, need no offsetting pass.  With
- * state (3 + 3C doubles; windows of one segment only), a window that fills
+ * state (4 + 3C doubles; windows of one segment only), a window that fills
  * records where it stopped (the cut's position and count, LowItems, the class
  * weights below and above, the segment's class weights), and a call whose skip
  * is that count resumes there and stops when its window is full, instead of
- * walking (and copying out) the segment from its start again.  So a
+ * walking (and copying out) the segment from its start again.  The state's last
+ * double: how many of the segment's cases the first call copied out into scratch
+ * (all, or -1 without scratch); a resumed call finds them there, instead of
+ * copying them out of rec again (a scattered pass over the segment).  So a
  * segment with more candidates than the outputs hold is scanned in windows,
  * one call each, each walking it again (levelwise/score.py: the candidates of a
  * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
- * fit (IndexError otherwise). */
+ * fit (IndexError otherwise).  scratch (bytes, at least SCAN_SCRATCH(REAL) per
+ * case of the longest segment): where the copied-out cases go, instead of memory
+ * allocated for the call; a segment's windows, and the attributes of one large
+ * node, then reuse the same pages (each fresh allocation of a 1M-row segment's
+ * 20 MB was faulted in again, page by page). */
 
 PyObject *SCAN_FN(PyObject *self, PyObject *args)
 {
     enum { NB = 15 };
-    PyObject *o[NB] = {NULL};
+    PyObject *o[NB] = {NULL}, *scratch = NULL;
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &skip, &o[13], &o[14]))
+                          &o[12], &skip, &o[13], &o[14], &scratch))
         return NULL;
     /* seg_off given (None: no offsets), then the window state */
     const int has_off = o[13] != NULL && o[13] != Py_None;
@@ -64,8 +71,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
         return NULL;
     }
-    Py_buffer b[NB];
-    int got = 0;
+    Py_buffer b[NB], sb = {0};
+    int got = 0, got_scratch = 0;
     /* (got counts the views taken, which depend on the optional arguments) */
     Py_ssize_t R = 0, E = 0, cap = 0;
     PyObject *result = NULL;
@@ -92,7 +99,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
         {1, sizeof(REAL), R * C, "out_tot"},
         {0, sizeof(Py_ssize_t), R, "seg_off"},
-        {1, sizeof(double), 3 + 3 * C, "state"},
+        {1, sizeof(double), 4 + 3 * C, "state"},
     };
     if ((got = tg_views(o, b, spec, has_off ? nb : NB - 2)) < (has_off ? nb : NB - 2))
         goto done;
@@ -113,12 +120,28 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             if (len[r] > longest)
                 longest = len[r];
         /* A segment's cases copied out in order: one pass of scattered reads. */
-        lw = PyMem_Malloc((size_t)longest * sizeof(REAL));
-        lv = PyMem_Malloc((size_t)longest * sizeof(double));
-        lc = PyMem_Malloc((size_t)longest * sizeof(Py_ssize_t));
-        if (lw == NULL || lv == NULL || lc == NULL) {
-            PyErr_NoMemory();
-            goto done;
+        if (scratch != NULL && scratch != Py_None) {
+            if (PyObject_GetBuffer(scratch, &sb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+                goto done;
+            got_scratch = 1;
+            if (sb.len / (Py_ssize_t)SCAN_SCRATCH(REAL) < longest) {
+                PyErr_SetString(PyExc_ValueError, "scan: scratch too small");
+                goto done;
+            }
+            /* The doubles first, then the indices, then the weights: each aligned
+             * where the buffer is (numpy's are). */
+            char *base = sb.buf;
+            lv = (double *)(void *)base;
+            lc = (Py_ssize_t *)(void *)(base + (size_t)longest * sizeof(double));
+            lw = (REAL *)(void *)(base + (size_t)longest * (sizeof(double) + sizeof(Py_ssize_t)));
+        } else {
+            lw = PyMem_Malloc((size_t)longest * sizeof(REAL));
+            lv = PyMem_Malloc((size_t)longest * sizeof(double));
+            lc = PyMem_Malloc((size_t)longest * sizeof(Py_ssize_t));
+            if (lw == NULL || lv == NULL || lc == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
         }
         /* A window's resume point (see the header): only for one segment scanned in
          * windows, and only when the state is the previous window's end. */
@@ -172,11 +195,13 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     above[c] = (REAL)st[3 + C + c];
                     t[c] = (REAL)st[3 + 2 * C + c];
                 }
-                copied = i0;
+                copied = got_scratch && st[3 + 3 * C] == (double)L ? L : i0;
             } else {
                 for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
                 COPY_OUT(0, L, 1)
                 copied = L;
+                if (keep)
+                    st[3 + 3 * C] = got_scratch ? (double)L : -1.0;
                 if (L < 2 || !enough[r])
                     continue;
                 for (Py_ssize_t c = 0; c < C; c++) {
@@ -240,9 +265,13 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         result = PyLong_FromSsize_t(n);
     }
 done:
-    PyMem_Free(lw);
-    PyMem_Free(lv);
-    PyMem_Free(lc);
+    if (got_scratch)
+        PyBuffer_Release(&sb);
+    else {
+        PyMem_Free(lw);
+        PyMem_Free(lv);
+        PyMem_Free(lc);
+    }
     tg_release(b, got);
     return result;
 }
