@@ -25,12 +25,12 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
-from treegen.trainer.context import build_context
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
 from treegen.trainer.levelwise import bucket, children, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
+from treegen.trainer.tables import build_context
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
 

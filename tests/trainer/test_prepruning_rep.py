@@ -50,9 +50,9 @@ def _depth(model: Model) -> int:
 
 def _grown_depth(ds: Dataset, j48: bool) -> int:
     """Depth of the tree as grown, before growth's collapse."""
-    from treegen.trainer.context import build_context
     from treegen.trainer.fit import grow
     from treegen.trainer.options import GrowOptions
+    from treegen.trainer.tables import build_context
     from treegen.trainer.tree import flatten
 
     root = grow(build_context(ds, 2, j48), GrowOptions("gainratio", collapse=False))
@@ -289,8 +289,8 @@ def _play_tennis() -> Dataset:
 
 def test_id3_on_the_seeds_play_tennis_example() -> None:
     """Root gains as the seeds print them (0.940 - 0.694 = 0.246, ...), then their tree."""
-    from treegen.trainer.context import build_context
     from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.tables import build_context
 
     ds = _play_tennis()
     ctx = build_context(ds, 2, False)

@@ -22,12 +22,12 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.dist import SparseDist
 from treegen.trainer import native
-from treegen.trainer.context import build_context
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.release8 import grow as r8_grow
 from treegen.trainer.release8 import native as r8_native
 from treegen.trainer.release8 import prune as r8_prune
 from treegen.trainer.release8.cases import Cases
+from treegen.trainer.tables import build_context
 from treegen.trainer.tree import TNode, flatten
 
 from support.pruner import python_pruner

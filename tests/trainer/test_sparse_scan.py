@@ -18,9 +18,10 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, sparse, train
-from treegen.trainer.context import Context, build_context
+from treegen.trainer.context import Context
 from treegen.trainer.sparse import MANY_CLASSES, available, eval_continuous_sparse
 from treegen.trainer.splits import ContScores, eval_continuous
+from treegen.trainer.tables import build_context
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 

@@ -16,10 +16,11 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import native
-from treegen.trainer.context import Context, build_context
+from treegen.trainer.context import Context
 from treegen.trainer.groups import freq_of, merge, merged_freqs, pairs_of
 from treegen.trainer.stats import base_info_many
 from treegen.trainer.subsets import LEAKED_MINOBJS, Table, eval_subset, leaking_attribute
+from treegen.trainer.tables import build_context
 
 
 def _random_freq(rng: np.random.Generator, k: int, c: int, dtype: type) -> np.ndarray:

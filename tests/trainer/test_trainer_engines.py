@@ -88,10 +88,10 @@ def test_engines_agree_on_many_grouping_searches() -> None:
 @pytest.mark.parametrize("j48", [False, True])
 def test_pruning_reuses_growth_weights_exactly(seed: int, j48: bool) -> None:
     """The first pruning pass takes node weights from growth instead of summing again."""
-    from treegen.trainer.context import build_context
     from treegen.trainer.fit import grow
     from treegen.trainer.options import GrowOptions
     from treegen.trainer.pruning.prune import prune
+    from treegen.trainer.tables import build_context
     from treegen.trainer.tree import flatten
 
     ds = synthetic.generate(synthetic.random_spec(seed, max_rows=2000))
@@ -114,8 +114,8 @@ def test_leaf_rule_is_one_rule_for_nodes_and_arrays(j48: bool) -> None:
     import numpy as np
 
     from treegen.trainer.constants import J48_TOL
-    from treegen.trainer.context import build_context
     from treegen.trainer.select import stays_leaf
+    from treegen.trainer.tables import build_context
 
     ds = synthetic.generate(synthetic.random_spec(1, max_rows=100))
     ctx = build_context(ds, 3, j48)  # 2 * min_cases = 6

@@ -21,13 +21,13 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Node
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer.context import build_context
 from treegen.trainer.fit import grow
 from treegen.trainer.levelwise.flat import KIND_CODE, TreeArrays
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning import native as prune_native_mod
 from treegen.trainer.pruning import prune as prune_mod
 from treegen.trainer.stats import ErrorBound
+from treegen.trainer.tables import build_context
 from treegen.trainer.tree import TNode, flatten
 
 from support.pruner import python_pruner

@@ -48,7 +48,7 @@ def test_golf_outlook_gain_split_info_and_ratio() -> None:
     from treegen.trainer.splits import eval_nominal
 
     ds = _golf()
-    from treegen.trainer.context import build_context
+    from treegen.trainer.tables import build_context
 
     ctx = build_context(ds, 2, j48=False)
     rows = np.arange(ds.n_rows)
@@ -65,8 +65,8 @@ def test_golf_outlook_gain_split_info_and_ratio() -> None:
 
 
 def test_unknown_values_scale_gain_and_add_an_outcome_to_split_info() -> None:
-    from treegen.trainer.context import build_context
     from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.tables import build_context
 
     ds = _golf()
     X = ds.X.copy()
@@ -100,8 +100,8 @@ def test_mdl_penalty() -> None:
 
 def test_continuous_cut_is_penalised_and_threshold_is_a_data_value() -> None:
     from treegen.data.dataset import Attribute, Dataset, Schema
-    from treegen.trainer.context import build_context
     from treegen.trainer.splits import Score, eval_continuous
+    from treegen.trainer.tables import build_context
 
     # values 1..8, classes AAAABBBB: MinSplit 2, candidate cuts after 2,3,4,5,6 -> Tries 5;
     # best cut 4|5 has gain 1.0, penalised 1 - log2(5)/8 = 0.709760, split info 1.0.

@@ -51,7 +51,7 @@ from treegen.model.options import ModelOptions, with_labels
 from treegen.model.version import VERSION
 from treegen.trainer import j48order, native
 from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
-from treegen.trainer.context import Context, build_context, widen_to
+from treegen.trainer.context import Context
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, release_freed_memory
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
@@ -64,6 +64,7 @@ from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
 from treegen.trainer.reference import grow as reference
 from treegen.trainer.release8 import grow as release8_grow
 from treegen.trainer.release8 import prune as release8_prune
+from treegen.trainer.tables import build_context, widen_to
 from treegen.trainer.tree import TNode, count_nodes, flatten
 
 # progress(phase, nodes so far): see train().

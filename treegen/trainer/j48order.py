@@ -49,10 +49,11 @@ from treegen.data.dataset import Dataset
 from treegen.model.core import ContinuousTest, Leaf, Node, SubsetTest
 from treegen.model.dist import make_dist
 from treegen.trainer.constants import EPSILON, J48_TOL
-from treegen.trainer.context import Context, build_context
+from treegen.trainer.context import Context
 from treegen.trainer.j48counts import JAVA_MAX_DOUBLE, WDist, count_events, seq_add, weka_sort
 from treegen.trainer.options import TrainOptions
 from treegen.trainer.stats import ErrorBound
+from treegen.trainer.tables import build_context
 from treegen.trainer.tree import TNode
 
 FloatArray = npt.NDArray[np.float64]
