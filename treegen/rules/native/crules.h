@@ -137,15 +137,17 @@ static inline int biased_side(int64_t n, int64_t e, double expected, double *rat
     return 0;
 }
 
-/* A rule's exception-bit arguments when it is toggled: the two sides of
- * mdl.exception_bits_many as (n, e, expected). */
-static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t *n0, int64_t *e0,
-                         double *x0, int64_t *n1, int64_t *e1, double *x1)
+/* The exception-bit arguments of toggling a rule that is chosen (in) or not, with right
+ * and wrong cases only it decides: the two sides of mdl.exception_bits_many as (n, e,
+ * expected). */
+static inline void sides_of(const Search *s, int in, int64_t right, int64_t wrong,
+                            int64_t n_items, int64_t *n0, int64_t *e0, double *x0, int64_t *n1,
+                            int64_t *e1, double *x1)
 {
-    const int64_t sign = s->chosen[r] ? -1 : 1;
-    const int64_t fires = s->counts[0] + sign * (s->right[r] + s->wrong[r]);
-    const int64_t fp = s->counts[1] + sign * s->wrong[r];
-    const int64_t fn = s->counts[2] - sign * s->right[r];
+    const int64_t sign = in ? -1 : 1;
+    const int64_t fires = s->counts[0] + sign * (right + wrong);
+    const int64_t fp = s->counts[1] + sign * wrong;
+    const int64_t fn = s->counts[2] - sign * right;
     const double half = 0.5 * (double)(fp + fn);
     const int big = (double)fires > 0.5 * (double)n_items;
     *n0 = fires;
@@ -154,6 +156,13 @@ static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t
     *n1 = n_items - fires;
     *e1 = fn;
     *x1 = big ? (double)fn : half;
+}
+
+/* sides_of for rule r of the search. */
+static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t *n0, int64_t *e0,
+                         double *x0, int64_t *n1, int64_t *e1, double *x1)
+{
+    sides_of(s, s->chosen[r] != 0, s->right[r], s->wrong[r], n_items, n0, e0, x0, n1, e1, x1);
 }
 
 /* One side of a cost as the climb keeps it between taking its logs and using them:

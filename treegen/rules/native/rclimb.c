@@ -43,6 +43,11 @@ typedef struct {
     int32_t *table; /* open addressing: group index + 1, 0 empty */
     Py_ssize_t table_size;
     int32_t *group_of, *pos, *live, *stamp, *touched; /* pos: a rule's place in its heap */
+    /* per live slot (live[i]'s group): what a step's scan for the largest change reads,
+     * side by side (not through the group and its heap): chosen key or not, the
+     * exception bits, the top rule's bits */
+    char *live_in;
+    float *live_ex, *live_top;
     int32_t *stack;                                   /* the search of a heap's top rules */
     int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
     float *psum;          /* psum[i]: the bits of chosen_list[:i] summed in order */
@@ -55,6 +60,21 @@ static inline uint64_t key_of(const Search *s, Py_ssize_t r)
 {
     return ((uint64_t)(s->chosen[r] != 0) << 62) | ((uint64_t)s->right[r] << 31) |
            (uint64_t)s->wrong[r];
+}
+
+static inline int chosen_key(uint64_t k)
+{
+    return (int)(k >> 62);
+}
+
+static inline int64_t key_right(uint64_t k)
+{
+    return (int64_t)((k >> 31) & 0x7FFFFFFFu);
+}
+
+static inline int64_t key_wrong(uint64_t k)
+{
+    return (int64_t)(k & 0x7FFFFFFFu);
 }
 
 static inline size_t hash64(uint64_t k)
@@ -87,11 +107,6 @@ static int32_t group_find(Groups *G, uint64_t k)
     g->live_at = -1;
     g->ex_epoch = -1;
     return gi;
-}
-
-static inline int chosen_key(uint64_t k)
-{
-    return (int)(k >> 62);
 }
 
 /* Whether rule a comes before rule b in a heap of a chosen key (in) or another. */
@@ -153,10 +168,13 @@ static int group_add(Groups *G, int32_t gi, int32_t r)
     G->group_of[r] = gi;
     if (g->count == 0) {
         g->live_at = (int32_t)G->n_live;
+        G->live_in[G->n_live] = (char)chosen_key(g->key);
+        G->live_ex[G->n_live] = g->ex; /* current if costed in this epoch (ex_epoch) */
         G->live[G->n_live++] = gi;
     }
     g->heap[g->count++] = r;
     heap_up(G, g, g->count - 1);
+    G->live_top[g->live_at] = G->bits[g->heap[0]];
     return 0;
 }
 
@@ -172,11 +190,15 @@ static void group_remove(Groups *G, int32_t r)
         heap_up(G, g, G->pos[last]);
     }
     if (g->count == 0) {
-        const int32_t tail = G->live[--G->n_live];
-        G->live[g->live_at] = tail;
-        G->g[tail].live_at = g->live_at;
+        const int32_t tail = G->live[--G->n_live], at = g->live_at;
+        G->live[at] = tail;
+        G->live_in[at] = G->live_in[G->n_live];
+        G->live_ex[at] = G->live_ex[G->n_live];
+        G->live_top[at] = G->live_top[G->n_live];
+        G->g[tail].live_at = at;
         g->live_at = -1;
-    }
+    } else
+        G->live_top[g->live_at] = G->bits[g->heap[0]];
 }
 
 /* Every rule into the group of its key, from an empty table.  0, or -1. */
@@ -324,13 +346,17 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.pos = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.stack = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
+    G.live_in = PyMem_Malloc((size_t)G.cap_groups);
+    G.live_ex = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
+    G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.psum = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
-    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.stamp ||
+    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
+        !G.live_ex || !G.live_top || !G.stamp ||
         !G.touched || !G.chosen_list || !G.psum || !slot_group || !sides_kept ||
         groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
@@ -374,7 +400,9 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     const Group *g = &G.g[G.live[i]];
                     if (g->ex_epoch == epoch)
                         continue;
-                    sides(&s, g->heap[0], n, &n0, &e0, &x0, &n1, &e1, &x1);
+                    /* from the key: the rules' arrays are not read */
+                    sides_of(&s, chosen_key(g->key), key_right(g->key), key_wrong(g->key), n,
+                             &n0, &e0, &x0, &n1, &e1, &x1);
                     slot_group[J] = G.live[i];
                 } else {
                     if (!fresh)
@@ -420,6 +448,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     Group *g = &G.g[slot_group[j]];
                     g->ex = (float)((log2_items + (double)c0) + (double)c1);
                     g->ex_epoch = epoch;
+                    G.live_ex[g->live_at] = g->ex;
                 }
             }
             /* the subset's cost: remembered when cheaper than every one before */
@@ -439,10 +468,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 int any = 0;
                 Py_ssize_t n_top = 0;
                 for (Py_ssize_t i = 0; i < L; i++) {
-                    const Group *g = &G.g[G.live[i]];
-                    const int in = chosen_key(g->key);
-                    const float d =
-                        delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in, item_out);
+                    const float d = delta_of(G.live_in[i], G.live_ex[i], G.live_top[i], theory,
+                                             base, item_in, item_out);
                     if (!any || d > M) {
                         M = d;
                         any = 1;
@@ -489,6 +516,9 @@ done:
     PyMem_Free(G.pos);
     PyMem_Free(G.stack);
     PyMem_Free(G.live);
+    PyMem_Free(G.live_in);
+    PyMem_Free(G.live_ex);
+    PyMem_Free(G.live_top);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
     PyMem_Free(G.chosen_list);
