@@ -263,6 +263,62 @@ def test_best_subset_equals_python(seed: int) -> None:
     assert results[0] == results[1]
 
 
+
+@needs_native
+@pytest.mark.parametrize("seed", range(3))
+def test_best_subset_equals_python_many_rules(seed: int) -> None:
+    """Hundreds of rules: the climb's theory bits are summed over blocks of rules
+    (rtheory.h), several of them, and the search still picks what the Python one picks."""
+    rows, positive, bits, logs = _problem(seed, 290)
+    results = []
+    for cls in (subsets.ClassSearch, subsets.NativeClassSearch):
+        search = cls(rows, positive, bits, logs)
+        rng = GlibcRandom()
+        search.spot_search(rng)
+        results.append((search.best, search.best_cost, rng.next()))
+    assert results[0] == results[1]
+
+
+def _theory_reference(bits32: npt.NDArray[np.float32], chosen: npt.NDArray[np.bool_]) -> float:
+    """The Python search's theory sum: the chosen bits in rule order, np.cumsum in float32."""
+    picked = bits32[chosen]
+    return float(np.cumsum(picked, dtype=np.float32)[-1]) if picked.size else 0.0
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(16))
+def test_theory_sums_equal_cumsum(seed: int) -> None:
+    """The climb's sum of the chosen rules' bits, kept in blocks (a block whose partial
+    sums stay in one binade added in one exact step), is numpy's float32 cumsum after every
+    toggle: bits in multiples of 1/64, which tie at the grid 1/32 of sums above 2^18;
+    negative, zero and tiny bits; sums crossing binades inside blocks."""
+    rng = np.random.default_rng([53, seed])
+    kind = seed % 4
+    m = int(rng.integers(1, 600)) if seed < 4 else int(rng.integers(3000, 4000))
+    if kind == 0:
+        bits = rng.uniform(0.5, 60.0, m)
+    elif kind == 1:
+        bits = rng.integers(64 * 100, 64 * 200, m) / 64.0
+    elif kind == 2:
+        bits = rng.uniform(-5.0, 40.0, m)
+    else:
+        bits = rng.choice([0.0, 1.0, 3.5, 1e-7, 200.0, 4096.25], m)
+    bits32 = bits.astype(np.float32)
+    chosen = rng.random(m) < rng.uniform(0.6, 1.0)
+    toggles = rng.integers(0, m, size=300).astype(np.int64)
+    expected = [_theory_reference(bits32, chosen)]
+    replay = chosen.copy()
+    for r in toggles.tolist():
+        replay[r] = not replay[r]
+        expected.append(_theory_reference(bits32, replay))
+    out = np.zeros(toggles.size + 1, dtype=np.float32)
+    assert crules is not None
+    crules.theory_sums(bits32, chosen, toggles, out)
+    assert out.tolist() == expected
+    assert np.array_equal(chosen, replay)
+    if kind == 1 and seed >= 4:
+        assert max(expected) > 2.0**18  # the grid where multiples of 1/64 tie
+
 def _mixed(seed: int, n: int) -> Dataset:
     """Continuous and nominal attributes with unknowns, 3 noisy classes."""
     rng = np.random.default_rng([47, seed])

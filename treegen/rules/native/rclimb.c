@@ -1,5 +1,6 @@
 /* The class-subset search's climb (ClassSearch.climb) in one call (module _crules). */
 #include "crules.h"
+#include "rtheory.h"
 
 /* ---- The climb (ClassSearch.climb) in one call, over groups of rules ----
  *
@@ -49,9 +50,7 @@ typedef struct {
     char *live_in;
     float *live_ex, *live_top;
     int32_t *stack;                                   /* the search of a heap's top rules */
-    int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
-    float *psum;          /* psum[i]: the bits of chosen_list[:i] summed in order */
-    Py_ssize_t n_summed;  /* psum[0..n_summed] hold */
+    TheorySum theory; /* the chosen rules' bits summed in rule order (rtheory.h) */
     Py_ssize_t n_live, n_touched, n_chosen;
     int32_t clock;
 } Groups;
@@ -237,29 +236,8 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     G->n_touched = 0;
     touch(G, r);
     s->chosen[r] = !s->chosen[r];
-    {
-        /* r into or out of the sorted list of chosen rules */
-        Py_ssize_t a = 0, z = G->n_chosen;
-        while (a < z) {
-            const Py_ssize_t mid = (a + z) / 2;
-            if (G->chosen_list[mid] < r)
-                a = mid + 1;
-            else
-                z = mid;
-        }
-        if (G->n_summed > a)
-            G->n_summed = a;
-        if (s->chosen[r]) {
-            memmove(G->chosen_list + a + 1, G->chosen_list + a,
-                    (size_t)(G->n_chosen - a) * sizeof(int32_t));
-            G->chosen_list[a] = (int32_t)r;
-            G->n_chosen++;
-        } else {
-            memmove(G->chosen_list + a, G->chosen_list + a + 1,
-                    (size_t)(G->n_chosen - a - 1) * sizeof(int32_t));
-            G->n_chosen--;
-        }
-    }
+    G->n_chosen += s->chosen[r] ? 1 : -1;
+    ts_toggled(&G->theory, r);
     toggle_cases(s, r, note_touched, G);
     for (Py_ssize_t t = 0; t < G->n_touched; t++) {
         const int32_t q = G->touched[t];
@@ -351,20 +329,16 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.psum = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
-        !G.live_ex || !G.live_top || !G.stamp ||
-        !G.touched || !G.chosen_list || !G.psum || !slot_group || !sides_kept ||
-        groups_rebuild(&G) < 0) {
+        !G.live_ex || !G.live_top || !G.stamp || !G.touched || !slot_group || !sides_kept ||
+        ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t r = 0; r < m; r++)
-        if (s.chosen[r])
-            G.chosen_list[G.n_chosen++] = (int32_t)r;
+        G.n_chosen += s.chosen[r] != 0;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
         double *lin = bb[3].buf;
@@ -372,15 +346,10 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         char *best = bb[5].buf;
         int64_t epoch = 0, last_counts[3] = {-1, -1, -1};
         float cov = 0.0f, unc = 0.0f; /* the subset's sides' bits, for epoch */
-        G.psum[0] = 0.0f;
-        G.n_summed = 0;
         for (;;) {
             /* the subset's theory bits and cost (ClassSearch.values) */
             const Py_ssize_t selected = G.n_chosen;
-            for (Py_ssize_t i = G.n_summed; i < selected; i++)
-                G.psum[i + 1] = G.psum[i] + G.bits[G.chosen_list[i]];
-            G.n_summed = selected;
-            const float sum = G.psum[selected];
+            const float sum = ts_sum(&G.theory);
             const float theory = (float)((double)(selected ? sum : 0.0f) - fact[selected]);
             const int fresh = s.counts[0] != last_counts[0] || s.counts[1] != last_counts[1] ||
                               s.counts[2] != last_counts[2];
@@ -521,8 +490,7 @@ done:
     PyMem_Free(G.live_top);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
-    PyMem_Free(G.chosen_list);
-    PyMem_Free(G.psum);
+    ts_free(&G.theory);
     PyMem_Free(slot_group);
     PyMem_Free(sides_kept);
     tg_release(bb, got > 0 ? got : 0);
