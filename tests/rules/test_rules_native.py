@@ -263,7 +263,6 @@ def test_best_subset_equals_python(seed: int) -> None:
     assert results[0] == results[1]
 
 
-
 @needs_native
 @pytest.mark.parametrize("seed", range(3))
 def test_best_subset_equals_python_many_rules(seed: int) -> None:
@@ -318,6 +317,7 @@ def test_theory_sums_equal_cumsum(seed: int) -> None:
     assert np.array_equal(chosen, replay)
     if kind == 1 and seed >= 4:
         assert max(expected) > 2.0**18  # the grid where multiples of 1/64 tie
+
 
 def _mixed(seed: int, n: int) -> Dataset:
     """Continuous and nominal attributes with unknowns, 3 noisy classes."""
