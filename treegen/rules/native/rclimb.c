@@ -46,9 +46,10 @@ typedef struct {
     int32_t *group_of, *pos, *live, *stamp, *touched; /* pos: a rule's place in its heap */
     /* per live slot (live[i]'s group): what a step's scan for the largest change reads,
      * side by side (not through the group and its heap): chosen key or not, the
-     * exception bits, the top rule's bits */
+     * exception bits and their epoch, the top rule's bits */
     char *live_in;
     float *live_ex, *live_top;
+    int64_t *live_epoch;
     int32_t *stack;                                   /* the search of a heap's top rules */
     TheorySum theory; /* the chosen rules' bits summed in rule order (rtheory.h) */
     Py_ssize_t n_live, n_touched, n_chosen;
@@ -169,6 +170,7 @@ static int group_add(Groups *G, int32_t gi, int32_t r)
         g->live_at = (int32_t)G->n_live;
         G->live_in[G->n_live] = (char)chosen_key(g->key);
         G->live_ex[G->n_live] = g->ex; /* current if costed in this epoch (ex_epoch) */
+        G->live_epoch[G->n_live] = g->ex_epoch;
         G->live[G->n_live++] = gi;
     }
     g->heap[g->count++] = r;
@@ -193,6 +195,7 @@ static void group_remove(Groups *G, int32_t r)
         G->live[at] = tail;
         G->live_in[at] = G->live_in[G->n_live];
         G->live_ex[at] = G->live_ex[G->n_live];
+        G->live_epoch[at] = G->live_epoch[G->n_live];
         G->live_top[at] = G->live_top[G->n_live];
         G->g[tail].live_at = at;
         g->live_at = -1;
@@ -327,12 +330,13 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.live_in = PyMem_Malloc((size_t)G.cap_groups);
     G.live_ex = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
     G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
+    G.live_epoch = PyMem_Malloc((size_t)G.cap_groups * sizeof(int64_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
-        !G.live_ex || !G.live_top || !G.stamp || !G.touched || !slot_group || !sides_kept ||
+        !G.live_ex || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept ||
         ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
@@ -366,9 +370,9 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
             double x0, x1;
             for (Py_ssize_t i = 0; i <= L; i++) {
                 if (i < L) {
-                    const Group *g = &G.g[G.live[i]];
-                    if (g->ex_epoch == epoch)
+                    if (G.live_epoch[i] == epoch)
                         continue;
+                    const Group *g = &G.g[G.live[i]];
                     /* from the key: the rules' arrays are not read */
                     sides_of(&s, chosen_key(g->key), key_right(g->key), key_wrong(g->key), n,
                              &n0, &e0, &x0, &n1, &e1, &x1);
@@ -418,6 +422,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     g->ex = (float)((log2_items + (double)c0) + (double)c1);
                     g->ex_epoch = epoch;
                     G.live_ex[g->live_at] = g->ex;
+                    G.live_epoch[g->live_at] = epoch;
                 }
             }
             /* the subset's cost: remembered when cheaper than every one before */
@@ -488,6 +493,7 @@ done:
     PyMem_Free(G.live_in);
     PyMem_Free(G.live_ex);
     PyMem_Free(G.live_top);
+    PyMem_Free(G.live_epoch);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
     ts_free(&G.theory);

@@ -109,22 +109,31 @@ static void ts_units(TheorySum *t, Py_ssize_t k, int E)
 static float ts_sum(TheorySum *t)
 {
     float s = t->entry[t->valid];
+    /* the binade of s: [lo, hi) = [2^E, 2^(E+1)), grid u (the last one seen: most blocks
+     * start in the binade the one before started in) */
+    int E = INT_MIN;
+    double lo = 0.0, hi = 0.0, u = 0.0;
     for (Py_ssize_t k = t->valid; k < t->n_blocks; k++) {
         if (t->count[k] > 0) {
-            int E = INT_MIN;
-            if (s >= FLT_MIN && s < FLT_MAX) {
-                int x;
-                (void)frexpf(s, &x); /* s = f 2^x, f in [0.5, 1) */
-                E = x - 1;
+            if (!((double)s >= lo && (double)s < hi)) {
+                E = INT_MIN;
+                lo = hi = 0.0;
+                if (s >= FLT_MIN && s < FLT_MAX) {
+                    int x;
+                    (void)frexpf(s, &x); /* s = f 2^x, f in [0.5, 1) */
+                    E = x - 1;
+                    lo = ldexp(1.0, E);
+                    hi = 2.0 * lo;
+                    u = ldexp(1.0, E - 23);
+                }
             }
             int jumped = 0;
             if (E != INT_MIN) {
                 if (t->grid[k] != E)
                     ts_units(t, k, E);
                 if (t->jumpable[k]) {
-                    const double u = ldexp(1.0, E - 23);
                     const double after = (double)s + (double)t->units[k] * u; /* exact */
-                    if (after < ldexp(1.0, E + 1)) {
+                    if (after < hi) {
                         s = (float)after;
                         jumped = 1;
                     }
