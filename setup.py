@@ -161,7 +161,7 @@ setup(
             "treegen.rules.native._crules",
             sources=[
                 f"treegen/rules/native/{name}.c"
-                for name in ("crules", "rpaths", "rsearch", "rclimb", "rtheory")
+                for name in ("crules", "rpaths", "rsearch", "rclimb", "rtheory", "rcases")
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],

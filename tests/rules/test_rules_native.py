@@ -199,8 +199,9 @@ def test_subset_steps_equal_python(seed: int) -> None:
         py.toggle(r)
         c.toggle(r)
         assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
-        assert np.array_equal(py.covered, c.covered)
-        assert np.array_equal(c.chosen_xor, _chosen_xor(rows, c.chosen, positive.size))
+        assert np.array_equal(py.covered[c.case_order], c.covered)
+        xor = _chosen_xor(rows, c.chosen, positive.size)
+        assert np.array_equal(c.chosen_xor, xor[c.case_order])
         fired = py.covered > 0
         assert c.counts.tolist() == [
             int(np.count_nonzero(fired)),
@@ -239,8 +240,9 @@ def test_set_subset_equals_python(seed: int) -> None:
         c.set_subset(chosen)
         assert c.chosen.tolist() == chosen
         assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
-        assert np.array_equal(py.covered, c.covered)
-        assert np.array_equal(c.chosen_xor, _chosen_xor(rows, c.chosen, positive.size))
+        assert np.array_equal(py.covered[c.case_order], c.covered)
+        xor = _chosen_xor(rows, c.chosen, positive.size)
+        assert np.array_equal(c.chosen_xor, xor[c.case_order])
         assert np.array_equal(py.values(), c.values())
 
 
@@ -276,6 +278,29 @@ def test_best_subset_equals_python_many_rules(seed: int) -> None:
         search.spot_search(rng)
         results.append((search.best, search.best_cost, rng.next()))
     assert results[0] == results[1]
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(6))
+def test_number_cases(seed: int) -> None:
+    """The search's cases numbered in the order the rules first reach them, the rest
+    after them in row order; the rules' lists and the class flags renumbered alike."""
+    rows, positive, _, _ = _problem(seed, int(np.random.default_rng(seed).integers(1, 40)))
+    n = positive.size
+    lens = np.asarray([r.size for r in rows], dtype=np.int64)
+    rule_ptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    flat = np.concatenate(rows).astype(np.int32)
+    renumbered = flat.copy()
+    order = np.empty(n, dtype=np.int32)
+    positive_out = np.empty(n, dtype=bool)
+    assert crules is not None
+    crules.number_cases(rule_ptr, renumbered, positive, order, positive_out)
+    _, first_at = np.unique(flat, return_index=True)
+    reached = flat[np.sort(first_at)]
+    rest = np.setdiff1d(np.arange(n), flat)
+    assert order.tolist() == reached.tolist() + rest.tolist()
+    assert np.array_equal(order[renumbered], flat)
+    assert np.array_equal(positive_out, positive[order])
 
 
 def _theory_reference(bits32: npt.NDArray[np.float32], chosen: npt.NDArray[np.bool_]) -> float:
