@@ -252,17 +252,27 @@ def test_best_subset_equals_python(seed: int) -> None:
     """The whole search (exhaustive up to 10 rules, random climbs beyond; the C climb
     over groups of rules) picks the same."""
     m = int(np.random.default_rng([43, seed]).choice([3, 9, 11, 25, 60, 150]))
-    rows, positive, bits, logs = _problem(seed, m)
+    python, native = _both_searches(*_problem(seed, m))
+    assert python == native
+
+
+def _both_searches(
+    rows: list[npt.NDArray[np.int32]],
+    positive: npt.NDArray[np.bool_],
+    bits: list[float],
+    logs: Logs,
+) -> list[tuple[list[bool], float, int]]:
+    """(best subset, its cost, the next random number) of the Python search and the C one."""
     results = []
     for cls in (subsets.ClassSearch, subsets.NativeClassSearch):
         search = cls(rows, positive, bits, logs)
         rng = GlibcRandom()
-        if m <= subsets.EXHAUSTIVE_MAX:
+        if len(rows) <= subsets.EXHAUSTIVE_MAX:
             search.all_subsets()
         else:
             search.spot_search(rng)
         results.append((search.best, search.best_cost, rng.next()))
-    assert results[0] == results[1]
+    return results
 
 
 @needs_native
@@ -270,14 +280,8 @@ def test_best_subset_equals_python(seed: int) -> None:
 def test_best_subset_equals_python_many_rules(seed: int) -> None:
     """Hundreds of rules: the climb's theory bits are summed over blocks of rules
     (rtheory.h), several of them, and the search still picks what the Python one picks."""
-    rows, positive, bits, logs = _problem(seed, 290)
-    results = []
-    for cls in (subsets.ClassSearch, subsets.NativeClassSearch):
-        search = cls(rows, positive, bits, logs)
-        rng = GlibcRandom()
-        search.spot_search(rng)
-        results.append((search.best, search.best_cost, rng.next()))
-    assert results[0] == results[1]
+    python, native = _both_searches(*_problem(seed, 290))
+    assert python == native
 
 
 @needs_native

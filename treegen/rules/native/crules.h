@@ -54,6 +54,18 @@ typedef struct {
     Py_ssize_t m;                  /* the rules (chosen_xor's values are below it) */
 } Search;
 
+/* All n views of o as spec says (1), or none, with an exception set (0): the views a
+ * failed call acquired are released. */
+static inline int tg_all_views(PyObject **o, Py_buffer *b, const tg_spec *spec, int n)
+{
+    const int got = tg_views(o, b, spec, n);
+    if (got < n) {
+        tg_release(b, got);
+        return 0;
+    }
+    return 1;
+}
+
 /* The state's buffers viewed (b: S_N views, released by the caller); 0 with an
  * exception set when the state is malformed. */
 int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n, Search *s);

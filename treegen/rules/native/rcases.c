@@ -33,11 +33,8 @@ PyObject *tg_number_cases(PyObject *self, PyObject *args)
         {1, 1, n, "positive_out"},
     };
     Py_buffer b[5];
-    const int got = tg_views(o, b, spec, 5);
-    if (got < 5) {
-        tg_release(b, got);
+    if (!tg_all_views(o, b, spec, 5))
         return NULL;
-    }
     const int64_t *rule_ptr = b[0].buf;
     int32_t *rule_cases = b[1].buf, *order = b[3].buf;
     const char *positive = b[2].buf;

@@ -22,11 +22,8 @@ PyObject *tg_theory_sums(PyObject *self, PyObject *args)
         {1, sizeof(float), k + 1, "out"},
     };
     Py_buffer b[4];
-    const int got = tg_views(o, b, spec, 4);
-    if (got < 4) {
-        tg_release(b, got);
+    if (!tg_all_views(o, b, spec, 4))
         return NULL;
-    }
     const int64_t *toggles = b[2].buf;
     for (Py_ssize_t i = 0; i < k; i++)
         if (toggles[i] < 0 || toggles[i] >= m) {

@@ -140,9 +140,9 @@ static float ts_sum(TheorySum *t)
                 }
             }
             if (!jumped) {
-                const Py_ssize_t lo = k * TS_BLOCK;
-                const Py_ssize_t hi = lo + TS_BLOCK < t->m ? lo + TS_BLOCK : t->m;
-                for (Py_ssize_t r = lo; r < hi; r++)
+                const Py_ssize_t first = k * TS_BLOCK;
+                const Py_ssize_t end = first + TS_BLOCK < t->m ? first + TS_BLOCK : t->m;
+                for (Py_ssize_t r = first; r < end; r++)
                     if (t->chosen[r])
                         s = s + t->bits[r];
             }
