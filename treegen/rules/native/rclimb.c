@@ -19,8 +19,9 @@
  * decides no case alone comes or goes): each group keeps its bits with the epoch of
  * the counts they were worked out for, and only the groups of another epoch are
  * costed again (the same inputs to the same logarithms: the same bits).  The theory
- * bits, a float sum over the chosen rules in rule order, keep their partial sums up
- * to the first place a toggle changed. */
+ * bits, a float sum over the chosen rules in rule order, are kept in blocks of rules
+ * (rtheory.h).  What a step's scan reads of each live group sits in arrays by live
+ * slot, beside each other. */
 
 /* A group's rules are a binary heap, its top the rule of the extreme bits (the largest
  * of a chosen key, the smallest of another; of equal bits the lowest rule): a step
