@@ -161,7 +161,8 @@ setup(
         Extension(
             "treegen.rules.native._crules",
             sources=[
-                f"treegen/rules/native/{name}.c" for name in ("crules", "rpaths", "rsearch", "rclimb")
+                f"treegen/rules/native/{name}.c"
+                for name in ("crules", "rpaths", "rsearch", "rclimb", "rtheory", "rcases")
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],
@@ -171,6 +172,7 @@ setup(
                 "treegen/trainer/native/bound.h",
                 "treegen/rules/native/crules.h",
                 "treegen/rules/native/rprune.h",
+                "treegen/rules/native/rtheory.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
                 "treegen/rules/constants.py",

@@ -199,8 +199,9 @@ def test_subset_steps_equal_python(seed: int) -> None:
         py.toggle(r)
         c.toggle(r)
         assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
-        assert np.array_equal(py.covered, c.covered)
-        assert np.array_equal(c.chosen_xor, _chosen_xor(rows, c.chosen, positive.size))
+        assert np.array_equal(py.covered[c.case_order], c.covered)
+        xor = _chosen_xor(rows, c.chosen, positive.size)
+        assert np.array_equal(c.chosen_xor, xor[c.case_order])
         fired = py.covered > 0
         assert c.counts.tolist() == [
             int(np.count_nonzero(fired)),
@@ -239,8 +240,9 @@ def test_set_subset_equals_python(seed: int) -> None:
         c.set_subset(chosen)
         assert c.chosen.tolist() == chosen
         assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
-        assert np.array_equal(py.covered, c.covered)
-        assert np.array_equal(c.chosen_xor, _chosen_xor(rows, c.chosen, positive.size))
+        assert np.array_equal(py.covered[c.case_order], c.covered)
+        xor = _chosen_xor(rows, c.chosen, positive.size)
+        assert np.array_equal(c.chosen_xor, xor[c.case_order])
         assert np.array_equal(py.values(), c.values())
 
 
@@ -250,17 +252,100 @@ def test_best_subset_equals_python(seed: int) -> None:
     """The whole search (exhaustive up to 10 rules, random climbs beyond; the C climb
     over groups of rules) picks the same."""
     m = int(np.random.default_rng([43, seed]).choice([3, 9, 11, 25, 60, 150]))
-    rows, positive, bits, logs = _problem(seed, m)
+    python, native = _both_searches(*_problem(seed, m))
+    assert python == native
+
+
+def _both_searches(
+    rows: list[npt.NDArray[np.int32]],
+    positive: npt.NDArray[np.bool_],
+    bits: list[float],
+    logs: Logs,
+) -> list[tuple[list[bool], float, int]]:
+    """(best subset, its cost, the next random number) of the Python search and the C one."""
     results = []
     for cls in (subsets.ClassSearch, subsets.NativeClassSearch):
         search = cls(rows, positive, bits, logs)
         rng = GlibcRandom()
-        if m <= subsets.EXHAUSTIVE_MAX:
+        if len(rows) <= subsets.EXHAUSTIVE_MAX:
             search.all_subsets()
         else:
             search.spot_search(rng)
         results.append((search.best, search.best_cost, rng.next()))
-    assert results[0] == results[1]
+    return results
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(3))
+def test_best_subset_equals_python_many_rules(seed: int) -> None:
+    """Hundreds of rules: the climb's theory bits are summed over blocks of rules
+    (rtheory.h), several of them, and the search still picks what the Python one picks."""
+    python, native = _both_searches(*_problem(seed, 290))
+    assert python == native
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(6))
+def test_number_cases(seed: int) -> None:
+    """The search's cases numbered in the order the rules first reach them, the rest
+    after them in row order; the rules' lists and the class flags renumbered alike."""
+    rows, positive, _, _ = _problem(seed, int(np.random.default_rng(seed).integers(1, 40)))
+    n = positive.size
+    lens = np.asarray([r.size for r in rows], dtype=np.int64)
+    rule_ptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    flat = np.concatenate(rows).astype(np.int32)
+    renumbered = flat.copy()
+    order = np.empty(n, dtype=np.int32)
+    positive_out = np.empty(n, dtype=bool)
+    assert crules is not None
+    crules.number_cases(rule_ptr, renumbered, positive, order, positive_out)
+    _, first_at = np.unique(flat, return_index=True)
+    reached = flat[np.sort(first_at)]
+    rest = np.setdiff1d(np.arange(n), flat)
+    assert order.tolist() == reached.tolist() + rest.tolist()
+    assert np.array_equal(order[renumbered], flat)
+    assert np.array_equal(positive_out, positive[order])
+
+
+def _theory_reference(bits32: npt.NDArray[np.float32], chosen: npt.NDArray[np.bool_]) -> float:
+    """The Python search's theory sum: the chosen bits in rule order, np.cumsum in float32."""
+    picked = bits32[chosen]
+    return float(np.cumsum(picked, dtype=np.float32)[-1]) if picked.size else 0.0
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(16))
+def test_theory_sums_equal_cumsum(seed: int) -> None:
+    """The climb's sum of the chosen rules' bits, kept in blocks (a block whose partial
+    sums stay in one binade added in one exact step), is numpy's float32 cumsum after every
+    toggle: bits in multiples of 1/64, which tie at the grid 1/32 of sums above 2^18;
+    negative, zero and tiny bits; sums crossing binades inside blocks."""
+    rng = np.random.default_rng([53, seed])
+    kind = seed % 4
+    m = int(rng.integers(1, 600)) if seed < 4 else int(rng.integers(3000, 4000))
+    if kind == 0:
+        bits = rng.uniform(0.5, 60.0, m)
+    elif kind == 1:
+        bits = rng.integers(64 * 100, 64 * 200, m) / 64.0
+    elif kind == 2:
+        bits = rng.uniform(-5.0, 40.0, m)
+    else:
+        bits = rng.choice([0.0, 1.0, 3.5, 1e-7, 200.0, 4096.25], m)
+    bits32 = bits.astype(np.float32)
+    chosen = rng.random(m) < rng.uniform(0.6, 1.0)
+    toggles = rng.integers(0, m, size=300).astype(np.int64)
+    expected = [_theory_reference(bits32, chosen)]
+    replay = chosen.copy()
+    for r in toggles.tolist():
+        replay[r] = not replay[r]
+        expected.append(_theory_reference(bits32, replay))
+    out = np.zeros(toggles.size + 1, dtype=np.float32)
+    assert crules is not None
+    crules.theory_sums(bits32, chosen, toggles, out)
+    assert out.tolist() == expected
+    assert np.array_equal(chosen, replay)
+    if kind == 1 and seed >= 4:
+        assert max(expected) > 2.0**18  # the grid where multiples of 1/64 tie
 
 
 def _mixed(seed: int, n: int) -> Dataset:

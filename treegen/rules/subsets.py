@@ -194,7 +194,10 @@ class NativeClassSearch(ClassSearch):
     subset's covered, false positive and false negative counts are kept as rules are
     toggled, and each step's changes of cost are computed in one pass over the rules
     (the logarithms by numpy, as :func:`treegen.rules.mdl.biased_many` takes them).
-    Its case lists are int32 (half the memory of the Python search's)."""
+    Its case lists are int32 (half the memory of the Python search's), and its cases are
+    numbered in the order the rules first reach them (``case_order[k]``: the row of case
+    ``k``; ``covered`` and ``chosen_xor`` are in that order): a toggle reads each of
+    its rule's cases, which in row order are spread over all the rows."""
 
     def __init__(
         self,
@@ -213,11 +216,19 @@ class NativeClassSearch(ClassSearch):
         lens = np.diff(rule_ptr)
         self.pairs = int(rule_cases.size)
         assert crules is not None
+        self.case_order = np.empty(n, dtype=np.int32)
+        positive8 = np.empty(n, dtype=bool)
+        crules.number_cases(
+            rule_ptr,
+            rule_cases,
+            np.ascontiguousarray(positive, dtype=bool),
+            self.case_order,
+            positive8,
+        )
         # Each case's rules in rule order, by a counting sort (no int64 argsort).
         case_ptr = np.empty(n + 1, dtype=np.int64)
         case_rules = np.empty(rule_cases.size, dtype=np.int32)
         self.right = np.empty(m, dtype=np.int64)
-        positive8 = np.ascontiguousarray(positive, dtype=bool)
         crules.case_lists(rule_ptr, rule_cases, positive8, case_ptr, case_rules, self.right)
         self.wrong = lens - self.right
         self.counts = np.asarray([0, 0, int(np.count_nonzero(positive))], dtype=np.int64)

@@ -1,7 +1,8 @@
 /* c4.5rules' hot loops in C (module _crules): the generalisation of one leaf's path
  * over packed bitsets (rpaths.c) and the class-subset search (rsearch.c, its steps;
- * rclimb.c, its climb).  This file is the module's table; crules.h says what every
- * kernel promises. */
+ * rclimb.c, its climb; rtheory.h and rtheory.c, its theory bits' sum; rcases.c, its
+ * cases' numbering).  This file is the module's table; crules.h says what every kernel
+ * promises. */
 #include "crules.h"
 
 static PyMethodDef methods[] = {
@@ -22,6 +23,12 @@ static PyMethodDef methods[] = {
     {"subsets_climb", tg_subsets_climb, METH_VARARGS,
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
+    {"theory_sums", tg_theory_sums, METH_VARARGS,
+     "theory_sums(bits32, chosen, toggles, out): the climb's sums of the chosen rules' "
+     "bits, at the start and after each toggle."},
+    {"number_cases", tg_number_cases, METH_VARARGS,
+     "number_cases(rule_ptr, rule_cases, positive, order, positive_out): the search's "
+     "cases numbered in the order the rules first reach them."},
     {"and_rows", tg_and_rows, METH_VARARGS,
      "and_rows(sat, kept, n, out[, levels, removed[, order]]) -> count: the cases "
      "satisfying every kept condition (with order: their rows, not sorted)."},

@@ -54,6 +54,18 @@ typedef struct {
     Py_ssize_t m;                  /* the rules (chosen_xor's values are below it) */
 } Search;
 
+/* All n views of o as spec says (1), or none, with an exception set (0): the views a
+ * failed call acquired are released. */
+static inline int tg_all_views(PyObject **o, Py_buffer *b, const tg_spec *spec, int n)
+{
+    const int got = tg_views(o, b, spec, n);
+    if (got < n) {
+        tg_release(b, got);
+        return 0;
+    }
+    return 1;
+}
+
 /* The state's buffers viewed (b: S_N views, released by the caller); 0 with an
  * exception set when the state is malformed. */
 int tg_search_views(PyObject *state, Py_buffer *b, Py_ssize_t *m, Py_ssize_t *n, Search *s);
@@ -137,15 +149,17 @@ static inline int biased_side(int64_t n, int64_t e, double expected, double *rat
     return 0;
 }
 
-/* A rule's exception-bit arguments when it is toggled: the two sides of
- * mdl.exception_bits_many as (n, e, expected). */
-static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t *n0, int64_t *e0,
-                         double *x0, int64_t *n1, int64_t *e1, double *x1)
+/* The exception-bit arguments of toggling a rule that is chosen (in) or not, with right
+ * and wrong cases only it decides: the two sides of mdl.exception_bits_many as (n, e,
+ * expected). */
+static inline void sides_of(const Search *s, int in, int64_t right, int64_t wrong,
+                            int64_t n_items, int64_t *n0, int64_t *e0, double *x0, int64_t *n1,
+                            int64_t *e1, double *x1)
 {
-    const int64_t sign = s->chosen[r] ? -1 : 1;
-    const int64_t fires = s->counts[0] + sign * (s->right[r] + s->wrong[r]);
-    const int64_t fp = s->counts[1] + sign * s->wrong[r];
-    const int64_t fn = s->counts[2] - sign * s->right[r];
+    const int64_t sign = in ? -1 : 1;
+    const int64_t fires = s->counts[0] + sign * (right + wrong);
+    const int64_t fp = s->counts[1] + sign * wrong;
+    const int64_t fn = s->counts[2] - sign * right;
     const double half = 0.5 * (double)(fp + fn);
     const int big = (double)fires > 0.5 * (double)n_items;
     *n0 = fires;
@@ -154,6 +168,13 @@ static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t
     *n1 = n_items - fires;
     *e1 = fn;
     *x1 = big ? (double)fn : half;
+}
+
+/* sides_of for rule r of the search. */
+static inline void sides(const Search *s, Py_ssize_t r, int64_t n_items, int64_t *n0, int64_t *e0,
+                         double *x0, int64_t *n1, int64_t *e1, double *x1)
+{
+    sides_of(s, s->chosen[r] != 0, s->right[r], s->wrong[r], n_items, n0, e0, x0, n1, e1, x1);
 }
 
 /* One side of a cost as the climb keeps it between taking its logs and using them:
@@ -187,5 +208,7 @@ PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */
 PyObject *tg_subsets_finish(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_case_lists(PyObject *self, PyObject *args);     /* rsearch.c */
 PyObject *tg_subsets_climb(PyObject *self, PyObject *args);  /* rclimb.c */
+PyObject *tg_theory_sums(PyObject *self, PyObject *args);    /* rtheory.c */
+PyObject *tg_number_cases(PyObject *self, PyObject *args);   /* rcases.c */
 
 #endif

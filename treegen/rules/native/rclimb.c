@@ -1,5 +1,6 @@
 /* The class-subset search's climb (ClassSearch.climb) in one call (module _crules). */
 #include "crules.h"
+#include "rtheory.h"
 
 /* ---- The climb (ClassSearch.climb) in one call, over groups of rules ----
  *
@@ -18,8 +19,9 @@
  * decides no case alone comes or goes): each group keeps its bits with the epoch of
  * the counts they were worked out for, and only the groups of another epoch are
  * costed again (the same inputs to the same logarithms: the same bits).  The theory
- * bits, a float sum over the chosen rules in rule order, keep their partial sums up
- * to the first place a toggle changed. */
+ * bits, a float sum over the chosen rules in rule order, are kept in blocks of rules
+ * (rtheory.h).  What a step's scan reads of each live group sits in arrays by live
+ * slot, beside each other. */
 
 /* A group's rules are a binary heap, its top the rule of the extreme bits (the largest
  * of a chosen key, the smallest of another; of equal bits the lowest rule): a step
@@ -43,10 +45,14 @@ typedef struct {
     int32_t *table; /* open addressing: group index + 1, 0 empty */
     Py_ssize_t table_size;
     int32_t *group_of, *pos, *live, *stamp, *touched; /* pos: a rule's place in its heap */
+    /* per live slot (live[i]'s group): what a step's scan for the largest change reads,
+     * side by side (not through the group and its heap): chosen key or not, the
+     * exception bits and their epoch, the top rule's bits */
+    char *live_in;
+    float *live_ex, *live_top;
+    int64_t *live_epoch;
     int32_t *stack;                                   /* the search of a heap's top rules */
-    int32_t *chosen_list; /* the chosen rules, ascending (the theory bits' order) */
-    float *psum;          /* psum[i]: the bits of chosen_list[:i] summed in order */
-    Py_ssize_t n_summed;  /* psum[0..n_summed] hold */
+    TheorySum theory; /* the chosen rules' bits summed in rule order (rtheory.h) */
     Py_ssize_t n_live, n_touched, n_chosen;
     int32_t clock;
 } Groups;
@@ -55,6 +61,21 @@ static inline uint64_t key_of(const Search *s, Py_ssize_t r)
 {
     return ((uint64_t)(s->chosen[r] != 0) << 62) | ((uint64_t)s->right[r] << 31) |
            (uint64_t)s->wrong[r];
+}
+
+static inline int chosen_key(uint64_t k)
+{
+    return (int)(k >> 62);
+}
+
+static inline int64_t key_right(uint64_t k)
+{
+    return (int64_t)((k >> 31) & 0x7FFFFFFFu);
+}
+
+static inline int64_t key_wrong(uint64_t k)
+{
+    return (int64_t)(k & 0x7FFFFFFFu);
 }
 
 static inline size_t hash64(uint64_t k)
@@ -87,11 +108,6 @@ static int32_t group_find(Groups *G, uint64_t k)
     g->live_at = -1;
     g->ex_epoch = -1;
     return gi;
-}
-
-static inline int chosen_key(uint64_t k)
-{
-    return (int)(k >> 62);
 }
 
 /* Whether rule a comes before rule b in a heap of a chosen key (in) or another. */
@@ -153,10 +169,14 @@ static int group_add(Groups *G, int32_t gi, int32_t r)
     G->group_of[r] = gi;
     if (g->count == 0) {
         g->live_at = (int32_t)G->n_live;
+        G->live_in[G->n_live] = (char)chosen_key(g->key);
+        G->live_ex[G->n_live] = g->ex; /* current if costed in this epoch (ex_epoch) */
+        G->live_epoch[G->n_live] = g->ex_epoch;
         G->live[G->n_live++] = gi;
     }
     g->heap[g->count++] = r;
     heap_up(G, g, g->count - 1);
+    G->live_top[g->live_at] = G->bits[g->heap[0]];
     return 0;
 }
 
@@ -172,11 +192,16 @@ static void group_remove(Groups *G, int32_t r)
         heap_up(G, g, G->pos[last]);
     }
     if (g->count == 0) {
-        const int32_t tail = G->live[--G->n_live];
-        G->live[g->live_at] = tail;
-        G->g[tail].live_at = g->live_at;
+        const int32_t tail = G->live[--G->n_live], at = g->live_at;
+        G->live[at] = tail;
+        G->live_in[at] = G->live_in[G->n_live];
+        G->live_ex[at] = G->live_ex[G->n_live];
+        G->live_epoch[at] = G->live_epoch[G->n_live];
+        G->live_top[at] = G->live_top[G->n_live];
+        G->g[tail].live_at = at;
         g->live_at = -1;
-    }
+    } else
+        G->live_top[g->live_at] = G->bits[g->heap[0]];
 }
 
 /* Every rule into the group of its key, from an empty table.  0, or -1. */
@@ -215,29 +240,8 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     G->n_touched = 0;
     touch(G, r);
     s->chosen[r] = !s->chosen[r];
-    {
-        /* r into or out of the sorted list of chosen rules */
-        Py_ssize_t a = 0, z = G->n_chosen;
-        while (a < z) {
-            const Py_ssize_t mid = (a + z) / 2;
-            if (G->chosen_list[mid] < r)
-                a = mid + 1;
-            else
-                z = mid;
-        }
-        if (G->n_summed > a)
-            G->n_summed = a;
-        if (s->chosen[r]) {
-            memmove(G->chosen_list + a + 1, G->chosen_list + a,
-                    (size_t)(G->n_chosen - a) * sizeof(int32_t));
-            G->chosen_list[a] = (int32_t)r;
-            G->n_chosen++;
-        } else {
-            memmove(G->chosen_list + a, G->chosen_list + a + 1,
-                    (size_t)(G->n_chosen - a - 1) * sizeof(int32_t));
-            G->n_chosen--;
-        }
-    }
+    G->n_chosen += s->chosen[r] ? 1 : -1;
+    ts_toggled(&G->theory, r);
     toggle_cases(s, r, note_touched, G);
     for (Py_ssize_t t = 0; t < G->n_touched; t++) {
         const int32_t q = G->touched[t];
@@ -324,21 +328,22 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.pos = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.stack = PyMem_Malloc((size_t)m * sizeof(int32_t));
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
+    G.live_in = PyMem_Malloc((size_t)G.cap_groups);
+    G.live_ex = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
+    G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
+    G.live_epoch = PyMem_Malloc((size_t)G.cap_groups * sizeof(int64_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.chosen_list = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.psum = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
-    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.stamp ||
-        !G.touched || !G.chosen_list || !G.psum || !slot_group || !sides_kept ||
-        groups_rebuild(&G) < 0) {
+    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
+        !G.live_ex || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept ||
+        ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t r = 0; r < m; r++)
-        if (s.chosen[r])
-            G.chosen_list[G.n_chosen++] = (int32_t)r;
+        G.n_chosen += s.chosen[r] != 0;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
         double *lin = bb[3].buf;
@@ -346,15 +351,10 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         char *best = bb[5].buf;
         int64_t epoch = 0, last_counts[3] = {-1, -1, -1};
         float cov = 0.0f, unc = 0.0f; /* the subset's sides' bits, for epoch */
-        G.psum[0] = 0.0f;
-        G.n_summed = 0;
         for (;;) {
             /* the subset's theory bits and cost (ClassSearch.values) */
             const Py_ssize_t selected = G.n_chosen;
-            for (Py_ssize_t i = G.n_summed; i < selected; i++)
-                G.psum[i + 1] = G.psum[i] + G.bits[G.chosen_list[i]];
-            G.n_summed = selected;
-            const float sum = G.psum[selected];
+            const float sum = ts_sum(&G.theory);
             const float theory = (float)((double)(selected ? sum : 0.0f) - fact[selected]);
             const int fresh = s.counts[0] != last_counts[0] || s.counts[1] != last_counts[1] ||
                               s.counts[2] != last_counts[2];
@@ -371,10 +371,12 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
             double x0, x1;
             for (Py_ssize_t i = 0; i <= L; i++) {
                 if (i < L) {
-                    const Group *g = &G.g[G.live[i]];
-                    if (g->ex_epoch == epoch)
+                    if (G.live_epoch[i] == epoch)
                         continue;
-                    sides(&s, g->heap[0], n, &n0, &e0, &x0, &n1, &e1, &x1);
+                    const Group *g = &G.g[G.live[i]];
+                    /* from the key: the rules' arrays are not read */
+                    sides_of(&s, chosen_key(g->key), key_right(g->key), key_wrong(g->key), n,
+                             &n0, &e0, &x0, &n1, &e1, &x1);
                     slot_group[J] = G.live[i];
                 } else {
                     if (!fresh)
@@ -420,6 +422,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     Group *g = &G.g[slot_group[j]];
                     g->ex = (float)((log2_items + (double)c0) + (double)c1);
                     g->ex_epoch = epoch;
+                    G.live_ex[g->live_at] = g->ex;
+                    G.live_epoch[g->live_at] = epoch;
                 }
             }
             /* the subset's cost: remembered when cheaper than every one before */
@@ -439,10 +443,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 int any = 0;
                 Py_ssize_t n_top = 0;
                 for (Py_ssize_t i = 0; i < L; i++) {
-                    const Group *g = &G.g[G.live[i]];
-                    const int in = chosen_key(g->key);
-                    const float d =
-                        delta_of(in, g->ex, G.bits[g->heap[0]], theory, base, item_in, item_out);
+                    const float d = delta_of(G.live_in[i], G.live_ex[i], G.live_top[i], theory,
+                                             base, item_in, item_out);
                     if (!any || d > M) {
                         M = d;
                         any = 1;
@@ -489,10 +491,13 @@ done:
     PyMem_Free(G.pos);
     PyMem_Free(G.stack);
     PyMem_Free(G.live);
+    PyMem_Free(G.live_in);
+    PyMem_Free(G.live_ex);
+    PyMem_Free(G.live_top);
+    PyMem_Free(G.live_epoch);
     PyMem_Free(G.stamp);
     PyMem_Free(G.touched);
-    PyMem_Free(G.chosen_list);
-    PyMem_Free(G.psum);
+    ts_free(&G.theory);
     PyMem_Free(slot_group);
     PyMem_Free(sides_kept);
     tg_release(bb, got > 0 ? got : 0);
