@@ -232,7 +232,7 @@ def test_scan_rejects_a_small_scratch() -> None:
 
     assert call(score.scan_scratch(4)) == call(None) == 3
     with pytest.raises(ValueError):
-        call(np.empty(4 * score.SCRATCH_BYTES - 1, np.uint8))
+        call(np.empty(4 * lib.SCAN_SCRATCH_FLOAT - 1, np.uint8))
 
 
 @needs_native

@@ -35,9 +35,6 @@ NATIVE_CHUNK = 1 << 15
 # cut, so 8 MB here (32 MB at 1 << 18: growth's peak at 1M rows was 25 MB higher),
 # where a 1M-row root segment's cuts took 120 MB at once.
 WINDOW = 1 << 15
-# Bytes of scan_cont's scratch per case of a windowed segment (cscan.h SCAN_SCRATCH with
-# float weights): the value as a double, the class as an index, the weight.
-SCRATCH_BYTES = 8 + 8 + 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,10 +172,14 @@ def _scan_chunks(
 def scan_scratch(
     longest: int, scratch: npt.NDArray[np.uint8] | None = None
 ) -> npt.NDArray[np.uint8]:
-    """``scratch`` where it holds a windowed scan of ``longest`` cases, else a new one."""
-    if scratch is not None and scratch.size >= longest * SCRATCH_BYTES:
+    """``scratch`` where it holds a windowed scan of ``longest`` cases, else a new one
+    (its bytes a case as the C accelerator states them: cscan.h ``SCAN_SCRATCH``)."""
+    lib = native.cscan
+    assert lib is not None
+    size = longest * int(lib.SCAN_SCRATCH_FLOAT)
+    if scratch is not None and scratch.size >= size:
         return scratch
-    return np.empty(longest * SCRATCH_BYTES, dtype=np.uint8)
+    return np.empty(size, dtype=np.uint8)
 
 
 def eval_continuous_flat(

@@ -47,7 +47,10 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__cscan(void)
 {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && tg_add_constants(m) < 0)
+    /* The scratch's bytes per case for float weights, the one size Python allocates
+     * by (levelwise/score.py's scan_scratch). */
+    if (m != NULL && (tg_add_constants(m) < 0 ||
+                      PyModule_AddIntConstant(m, "SCAN_SCRATCH_FLOAT", (long)SCAN_SCRATCH(float)) < 0))
         Py_CLEAR(m);
     return m;
 }

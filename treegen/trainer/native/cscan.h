@@ -17,8 +17,8 @@
 #define COPY_BLOCK (1 << 12)
 
 /* Bytes of a scan's scratch per case of its longest segment (scanwalk.h): the
- * value as a double, the class as an index, the weight as REAL
- * (levelwise/score.py's SCRATCH_BYTES for float). */
+ * value as a double, the class as an index, the weight as REAL (for float the
+ * module's SCAN_SCRATCH_FLOAT, which levelwise/score.py allocates by). */
 #define SCAN_SCRATCH(REAL) (sizeof(double) + sizeof(Py_ssize_t) + sizeof(REAL))
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
