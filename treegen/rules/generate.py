@@ -41,6 +41,7 @@ from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.grown import GrownTree
 from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
+from treegen.rules.paths import CaseSink
 from treegen.rules.paths import candidates as path_candidates
 from treegen.rules.subsets import best_subset
 from treegen.trainer import Criterion, TrainOptions, train
@@ -78,15 +79,13 @@ def candidates(
     tree: Model | GrownTree,
     bound: ErrorBound,
     progress: Steps | None = None,
-    rows: list[npt.NDArray[np.int32]] | CaseLists | None = None,
+    rows: CaseSink | None = None,
 ) -> list[Rule]:
     """Step 1: the generalised rules of ``tree``'s leaves, numbered (``rows``: given,
     each one's cases satisfying its conditions are appended to it)."""
-    # The paths read only the tree's nodes, which a GrownTree has as a Model has them;
-    # of ``rows`` they call only append, which CaseLists has as a list has it.
+    # The paths read only the tree's nodes, which a GrownTree has as a Model has them.
     model = cast("Model", tree)
-    appended = cast("list[npt.NDArray[np.int32]] | None", rows)
-    return [r for r, _ in path_candidates(ds, model, bound, progress, appended, with_tests=False)]
+    return [r for r, _ in path_candidates(ds, model, bound, progress, rows, with_tests=False)]
 
 
 def _class_order(

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -402,12 +403,19 @@ def _sorted(path: tuple[PathTest, ...], kept: list[int]) -> list[PathTest]:
     return conds[: len(kept)]
 
 
+class CaseSink(Protocol):
+    """Where :func:`candidates` puts each rule's cases: it only appends (a list, or
+    :class:`~treegen.rules.caselists.CaseLists`, which holds them packed)."""
+
+    def append(self, rows: npt.NDArray[np.int32], /) -> None: ...
+
+
 def candidates(
     ds: Dataset,
     tree: Model,
     bound: ErrorBound,
     progress: Steps | None = None,
-    rows: list[npt.NDArray[np.int32]] | None = None,
+    rows: CaseSink | None = None,
     with_tests: bool = True,
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """The candidate rules of ``tree``'s leaves, numbered, each with its tests
@@ -425,7 +433,7 @@ def _candidates(
     tree: Model,
     bound: ErrorBound,
     progress: Steps | None,
-    rows: list[npt.NDArray[np.int32]] | None,
+    rows: CaseSink | None,
     with_tests: bool,
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """:func:`candidates`' work."""
