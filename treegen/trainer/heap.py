@@ -1,4 +1,4 @@
-"""The C heap's handling of large blocks during training (glibc only; elsewhere nothing).
+"""Memory handling during training: the C heap's large blocks (glibc only; elsewhere nothing).
 
 glibc serves a block above its mmap threshold with a mapping of its own, which goes
 back to the OS when freed; but each such free raises the threshold (up to 32 MB), so
@@ -7,6 +7,9 @@ are freed.  Training allocates and frees arrays of one to tens of MB, so with th
 sliding threshold resident memory at 1M rows stays tens of MB above what is live.
 :func:`map_large_blocks` fixes the threshold instead (``treegen train`` does), and
 :func:`blocks_mapped_from` lowers it for a step.
+
+Also Python's own memory work during long steps: :func:`collection_paused` stops the
+cycle collector walking the many objects training and the rules make.
 """
 
 from __future__ import annotations
