@@ -26,18 +26,17 @@ static inline uint32_t radix_digit(uint32_t key, int d)
     return (key >> (11 * d)) & (uint32_t)(RADIX - 1);
 }
 
-/* stable_order(col, out, scratch=None) -> m: col float32 (n values, NaN unknown); out
+/* stable_order(col, out, scratch) -> m: col float32 (n values, NaN unknown); out
  * int32 (at least n) gets the m known rows in order.  scratch (uint32, at least 4n):
- * the passes' keys and rows, for a caller that sorts several columns (each column's
- * own 16 MB at 1M rows was faulted in afresh). */
+ * the passes' keys and rows, the caller's so that it serves every column (each
+ * column's own 16 MB at 1M rows was faulted in afresh). */
 PyObject *tg_stable_order(PyObject *self, PyObject *args)
 {
     enum { NB = 3 };
-    PyObject *o[NB] = {NULL, NULL, Py_None};
+    PyObject *o[NB];
     (void)self;
-    if (!PyArg_ParseTuple(args, "OO|O", &o[0], &o[1], &o[2]))
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2]))
         return NULL;
-    const int nb = o[2] == Py_None ? NB - 1 : NB;
     Py_ssize_t n;
     if ((n = tg_items(o[0], sizeof(float))) < 0)
         return NULL;
@@ -53,10 +52,8 @@ PyObject *tg_stable_order(PyObject *self, PyObject *args)
     Py_buffer b[NB];
     int got = 0;
     PyObject *result = NULL;
-    uint32_t *k0 = NULL, *k1 = NULL;
-    int32_t *r0 = NULL, *r1 = NULL;
     Py_ssize_t(*count)[RADIX] = NULL;
-    if ((got = tg_views(o, b, spec, nb)) < nb)
+    if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
     {
         const float *col = b[0].buf;
@@ -84,23 +81,9 @@ PyObject *tg_stable_order(PyObject *self, PyObject *args)
                 at += c;
             }
         }
-        const size_t sz = m > 0 ? (size_t)m : 1;
-        if (nb == NB) {
-            uint32_t *s = b[2].buf;
-            k0 = s;
-            k1 = s + sz;
-            r0 = (int32_t *)(void *)(s + 2 * sz);
-            r1 = (int32_t *)(void *)(s + 3 * sz);
-        } else {
-            k0 = malloc(sz * sizeof *k0);
-            k1 = malloc(sz * sizeof *k1);
-            r0 = malloc(sz * sizeof *r0);
-            r1 = malloc(sz * sizeof *r1);
-        }
-        if (k0 == NULL || k1 == NULL || r0 == NULL || r1 == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        const size_t sz = (size_t)m;
+        uint32_t *k0 = b[2].buf, *k1 = k0 + sz;
+        int32_t *r0 = (int32_t *)(void *)(k0 + 2 * sz), *r1 = (int32_t *)(void *)(k0 + 3 * sz);
         /* Digit 0 straight from the column (its known rows in row order), digit 1
          * back, digit 2 into out: each pass keeps the order of equal digits. */
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -122,12 +105,6 @@ PyObject *tg_stable_order(PyObject *self, PyObject *args)
     }
 done:
     free(count);
-    if (nb != NB) {
-        free(k0);
-        free(k1);
-        free(r0);
-        free(r1);
-    }
     tg_release(b, got);
     return result;
 }
