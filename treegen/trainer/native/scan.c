@@ -2,6 +2,9 @@
  * candidate cuts (scan_cont), then the gains and the best cut per node and
  * attribute (best_cuts).  levelwise/score.py's eval_continuous_flat drives them. */
 #include "cscan.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* scan_cont: scanwalk.h with float sums and Release 8's candidate test
  * (MinSplit <= LowItems <= known - MinSplit, values more than CUT_GAP apart), as
@@ -20,13 +23,34 @@ static inline double xlog2x(double v, double lg)
 
 /* TotalInfo of one side of a cut (splits.total_info, float32 flavour): the
  * terms of the parts added into a float one at a time, then the total's
- * term minus that sum, stored as float. */
+ * term minus that sum, stored as float.  With SSE2 the terms are taken two at a
+ * time (a packed division gives the same IEEE quotients as two scalar ones, in
+ * about the time of one: the divisions were most of best_cuts' time). */
 static inline float side_info(const double *x, const double *lg, Py_ssize_t C)
 {
     float acc = 0.0f;
+#if defined(__SSE2__)
+    /* values 0..C-1 are the parts, value C the total: pairs (c, c + 1) up to C */
+    const __m128d ln2 = _mm_set1_pd(TG_LN2);
+    double total = 0.0;
+    Py_ssize_t c = 0;
+    for (; c + 1 <= C; c += 2) {
+        double t[2];
+        _mm_storeu_pd(t, _mm_mul_pd(_mm_div_pd(_mm_loadu_pd(lg + c), ln2), _mm_loadu_pd(x + c)));
+        acc = (float)((double)acc + t[0]);
+        if (c + 1 < C)
+            acc = (float)((double)acc + t[1]);
+        else
+            total = t[1];
+    }
+    if (c == C)
+        total = xlog2x(x[C], lg[C]);
+    return (float)(total - (double)acc);
+#else
     for (Py_ssize_t c = 0; c < C; c++)
         acc = (float)((double)acc + xlog2x(x[c], lg[c]));
     return (float)(xlog2x(x[C], lg[C]) - (double)acc);
+#endif
 }
 
 /* best_cuts(x, lg, C, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
