@@ -6,14 +6,6 @@
 #include <emmintrin.h>
 #endif
 
-/* scan_cont: scanwalk.h with float sums and Release 8's candidate test
- * (MinSplit <= LowItems <= known - MinSplit, values more than CUT_GAP apart), as
- * splits.py's _eval_cont_chunk admits cuts. */
-#define SCAN_FN tg_scan_cont
-#define REAL float
-#define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
-#include "scanwalk.h"
-
 /* One TotalInfo term as splits._xlog2x computes it: v * (log(v) / ln 2) in
  * double, with v = 1 (term 0) standing in for non-positive values. */
 static inline double xlog2x(double v, double lg)
@@ -51,6 +43,64 @@ static inline float side_info(const double *x, const double *lg, Py_ssize_t C)
         acc = (float)((double)acc + xlog2x(x[c], lg[c]));
     return (float)(xlog2x(x[C], lg[C]) - (double)acc);
 #endif
+}
+
+/* A cut's TotalInfo (below + above, float) from its 2C + 2 log inputs and logs. */
+static inline float cut_info(const double *x, const double *lg, Py_ssize_t C)
+{
+    const float below = side_info(x, lg, C);
+    const float above = side_info(x + C + 1, lg + C + 1, C);
+    return below + above;
+}
+
+/* scan_info's block of m cuts: logf(xo, lgo) (numpy's log of the whole block, x's
+ * memory, into lg's), then each cut's info.  0, or -1 with the exception set. */
+static int info_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double *x,
+                      const double *lg, Py_ssize_t C, Py_ssize_t m, float *info)
+{
+    PyObject *r = PyObject_CallFunctionObjArgs(logf, xo, lgo, NULL);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    const Py_ssize_t rows = 2 * C + 2;
+    for (Py_ssize_t j = 0; j < m; j++)
+        info[j] = cut_info(x + j * rows, lg + j * rows, C);
+    return 0;
+}
+#define INFO_BLOCK info_block
+
+/* scan_cont: scanwalk.h with float sums and Release 8's candidate test
+ * (MinSplit <= LowItems <= known - MinSplit, values more than CUT_GAP apart), as
+ * splits.py's _eval_cont_chunk admits cuts. */
+#define SCAN_FN tg_scan_cont
+#define REAL float
+#define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
+#include "scanwalk.h"
+
+/* scan_info: scan_cont (no windows) that writes each cut's TotalInfo instead of its
+ * log inputs, its logs taken a block at a time (see scanwalk.h). */
+#define SCAN_FN tg_scan_info
+#define SCAN_INFO
+#define REAL float
+#define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
+#include "scanwalk.h"
+
+/* Cut j of segment r, of TotalInfo info: its gain (1 - unk) * (base - info / known),
+ * -EPSILON when a side has less than m, penalised by the segment's cost; it becomes
+ * the segment's best when it is the first or strictly above the best so far. */
+static inline void consider(Py_ssize_t j, Py_ssize_t r, float info, const float *low,
+                            const float *known, const float *base, const float *frac,
+                            const float *cost, double m, Py_ssize_t *best, float *bpen)
+{
+    const float vf1 = low[j], vf2 = known[r] - vf1;
+    float gain = frac[r] * (base[r] - info / known[r]);
+    if ((double)vf1 < m || (double)vf2 < m)
+        gain = (float)-TG_EPSILON;
+    const float pen = gain - cost[r];
+    if (best[r] < 0 || pen > bpen[r]) {
+        best[r] = j;
+        bpen[r] = pen;
+    }
 }
 
 /* best_cuts(x, lg, C, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
@@ -104,7 +154,6 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args)
         const float *frac = b[6].buf, *cost = b[7].buf;
         Py_ssize_t *best = b[8].buf;
         float *bpen = b[9].buf;
-        const float neg_eps = (float)-TG_EPSILON;
         for (Py_ssize_t r = 0; r < R; r++)
             best[r] = -1;
         for (Py_ssize_t j = 0; j < n; j++) {
@@ -113,19 +162,68 @@ PyObject *tg_best_cuts(PyObject *self, PyObject *args)
                 PyErr_SetString(PyExc_IndexError, "best_cuts: segment out of range");
                 goto done;
             }
-            const double *xj = x + j * rows, *lj = lg + j * rows;
-            const float below = side_info(xj, lj, C);
-            const float above = side_info(xj + C + 1, lj + C + 1, C);
-            const float info = below + above;
-            const float vf1 = low[j], vf2 = known[r] - vf1;
-            float gain = frac[r] * (base[r] - info / known[r]);
-            if ((double)vf1 < m || (double)vf2 < m)
-                gain = neg_eps;
-            const float pen = gain - cost[r];
-            if (best[r] < 0 || pen > bpen[r]) {
-                best[r] = j;
-                bpen[r] = pen;
+            const float info = cut_info(x + j * rows, lg + j * rows, C);
+            consider(j, r, info, low, known, base, frac, cost, m, best, bpen);
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    tg_release(b, got);
+    return result;
+}
+
+/* best_info(info, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
+ *
+ * best_cuts for the cuts of scan_info, whose TotalInfo (info[j], float) it took. */
+PyObject *tg_best_info(PyObject *self, PyObject *args)
+{
+    enum { NB = 9 };
+    PyObject *o[NB];
+    Py_ssize_t n;
+    double m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnOOOOOOdOO", &o[0], &n, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &m, &o[7], &o[8]))
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "best_info: bad sizes");
+        return NULL;
+    }
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    const Py_ssize_t R = tg_items(o[3], sizeof(float));
+    if (R < 0)
+        return NULL;
+    const tg_spec spec[NB] = {
+        {0, sizeof(float), n, "info"},
+        {0, sizeof(Py_ssize_t), n, "kk"},
+        {0, sizeof(float), n, "low"},
+        {0, sizeof(float), R, "known"},
+        {0, sizeof(float), R, "base"},
+        {0, sizeof(float), R, "known_frac"},
+        {0, sizeof(float), R, "cost"},
+        {1, sizeof(Py_ssize_t), R, "out_best"},
+        {1, sizeof(float), R, "out_pen"},
+    };
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const float *info = b[0].buf;
+        const Py_ssize_t *kk = b[1].buf;
+        const float *low = b[2].buf, *known = b[3].buf, *base = b[4].buf;
+        const float *frac = b[5].buf, *cost = b[6].buf;
+        Py_ssize_t *best = b[7].buf;
+        float *bpen = b[8].buf;
+        for (Py_ssize_t r = 0; r < R; r++)
+            best[r] = -1;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            const Py_ssize_t r = kk[j];
+            if (r < 0 || r >= R) {
+                PyErr_SetString(PyExc_IndexError, "best_info: segment out of range");
+                goto done;
             }
+            consider(j, r, info[j], low, known, base, frac, cost, m, best, bpen);
         }
     }
     result = Py_NewRef(Py_None);
