@@ -68,16 +68,21 @@ def test_an_unknown_command_gets_the_whole_parser() -> None:
     )
 
 
-def test_train_imports_no_other_commands_module(tmp_path: Path) -> None:
-    out = tmp_path / "golf.tree"
+def _modules_of_quiet_train(data: Path, out: Path) -> set[str]:
+    """The modules a fresh ``treegen --quiet train DATA -o OUT`` has imported at its end."""
     code = (
         "import sys\nfrom treegen.cli.main import main\n"
-        f"main(['--quiet', 'train', {str(GOLF)!r}, '-o', {str(out)!r}])\n"
+        f"main(['--quiet', 'train', {str(data)!r}, '-o', {str(out)!r}])\n"
         "print('\\n'.join(sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    return set(done.stdout.split())
+
+
+def test_train_imports_no_other_commands_module(tmp_path: Path) -> None:
+    out = tmp_path / "golf.tree"
+    loaded = _modules_of_quiet_train(GOLF, out)
     assert out.is_file() and "treegen.cli.train" in loaded
     others = {f"treegen.cli.{m}" for m, _, _ in cli_main.REGISTRARS} - {"treegen.cli.train"}
     assert sorted(others & loaded) == []
@@ -112,14 +117,7 @@ def test_a_quiet_train_imports_no_kinds_codegen_or_evaluation(tmp_path: Path) ->
         "@data\n" + "\n".join(rows) + "\n"
     )
     out = tmp_path / "d.tree"
-    code = (
-        "import sys\nfrom treegen.cli.main import main\n"
-        f"main(['--quiet', 'train', {str(data)!r}, '-o', {str(out)!r}])\n"
-        "print('\\n'.join(sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    loaded = _modules_of_quiet_train(data, out)
     assert "treegen.trainer.fit" in loaded
     unwanted = ("treegen.kinds", "treegen.codegen", "treegen.committee", "treegen.analysis")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []

@@ -72,26 +72,11 @@ def test_info_kernels_reject_bad_arguments() -> None:
     rec[:, 0] = np.arange(4)
     rec[:, 1] = 1.0
     one = np.ones(1, f32)
-    args = (
-        rec,
-        4,
-        3,
-        1,
-        np.arange(4, dtype=np.int32),
-        np.zeros(1, ip),
-        np.array([4], ip),
-        np.zeros(1, ip),
-        one,
-        np.full(1, 3.0, f32),
-        np.ones(1, np.uint8),
-        1,
-        np.zeros(8, ip),
-        np.zeros(8, ip),
-        np.zeros(8, f32),
-        np.zeros(8, f32),
-        np.zeros(1, f32),
-        np.zeros(1, ip),
-    )
+    # one segment of cases 0..3 (start, length, attribute), MinSplit 1, bound 3, 1 class
+    segment = (np.zeros(1, ip), np.array([4], ip), np.zeros(1, ip), one, np.full(1, 3.0, f32))
+    outputs = (np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(8, f32))
+    args = (rec, 4, 3, 1, np.arange(4, dtype=np.int32), *segment, np.ones(1, np.uint8), 1)
+    args += (*outputs, np.zeros(1, f32), np.zeros(1, ip))
     x, lg = np.ones(8), np.zeros(8)
     n = lib.scan_info(*args, x, lg, np.log)
     assert n == 3  # cuts after the first three cases
@@ -102,16 +87,4 @@ def test_info_kernels_reject_bad_arguments() -> None:
     with pytest.raises(ZeroDivisionError):  # the log's error comes through
         lib.scan_info(*args, x, lg, lambda a, b: 1 / 0)
     with pytest.raises(IndexError):  # cut 0 of segment 1 of 1
-        lib.best_info(
-            np.zeros(1, f32),
-            1,
-            np.ones(1, ip),
-            np.zeros(1, f32),
-            one,
-            one,
-            one,
-            one,
-            2.0,
-            np.zeros(1, ip),
-            np.zeros(1, f32),
-        )
+        lib.best_info(np.zeros(1, f32), 1, np.ones(1, ip), *[one] * 5, 2.0, *outputs[1:3])

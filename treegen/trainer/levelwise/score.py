@@ -322,7 +322,8 @@ def _best_c45(
 
     Only ``np.log`` runs over the candidates in numpy (so the logs are the
     numpy path's); the per-cut arithmetic and the pick of the first best cut
-    per segment are C (``best_cuts``).  ``frac`` is each segment's 1 - unknown
+    per segment are C (``best_cuts``; ``best_info`` where ``scan_info`` took the
+    logs and each cut's TotalInfo).  ``frac`` is each segment's 1 - unknown
     rate.  The chunk's best cuts go into ``pick``; over a segment's windows the
     first best is kept: a later window's best replaces it only when strictly
     larger, as ``best_cuts`` compares cut after cut (the penalised gains are never NaN).
@@ -336,38 +337,13 @@ def _best_c45(
     cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
     best = np.empty(hi - lo, dtype=np.intp)
     pen = np.empty(hi - lo, dtype=dt)
-    kn = np.ascontiguousarray(kn)
+    # (the arguments after each cut's TotalInfo or log inputs: the same for both)
+    rest = (ch.kk, ch.low[: ch.n], np.ascontiguousarray(kn), base, frac[lo:hi], cost)
     if ch.info is not None:  # scan_info took the cuts' TotalInfo
-        lib.best_info(
-            ch.info,
-            ch.n,
-            ch.kk,
-            ch.low[: ch.n],
-            kn,
-            base,
-            frac[lo:hi],
-            cost,
-            ctx.min_cases,
-            best,
-            pen,
-        )
+        lib.best_info(ch.info, ch.n, *rest, ctx.min_cases, best, pen)
     else:
         lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
-        lib.best_cuts(
-            ch.x,
-            lg,
-            ctx.n_classes,
-            ch.n,
-            ch.kk,
-            ch.low[: ch.n],
-            kn,
-            base,
-            frac[lo:hi],
-            cost,
-            ctx.min_cases,
-            best,
-            pen,
-        )
+        lib.best_cuts(ch.x, lg, ctx.n_classes, ch.n, *rest, ctx.min_cases, best, pen)
     take = (best >= 0) & (~pick.found[lo:hi] | (pen > pick.pen[lo:hi]))
     j = best[take]
     r = lo + np.flatnonzero(take)
