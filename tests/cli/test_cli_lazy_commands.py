@@ -68,16 +68,21 @@ def test_an_unknown_command_gets_the_whole_parser() -> None:
     )
 
 
-def test_train_imports_no_other_commands_module(tmp_path: Path) -> None:
-    out = tmp_path / "golf.tree"
+def _modules_of_quiet_train(data: Path, out: Path) -> set[str]:
+    """The modules a fresh ``treegen --quiet train DATA -o OUT`` has imported at its end."""
     code = (
         "import sys\nfrom treegen.cli.main import main\n"
-        f"main(['--quiet', 'train', {str(GOLF)!r}, '-o', {str(out)!r}])\n"
+        f"main(['--quiet', 'train', {str(data)!r}, '-o', {str(out)!r}])\n"
         "print('\\n'.join(sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    return set(done.stdout.split())
+
+
+def test_train_imports_no_other_commands_module(tmp_path: Path) -> None:
+    out = tmp_path / "golf.tree"
+    loaded = _modules_of_quiet_train(GOLF, out)
     assert out.is_file() and "treegen.cli.train" in loaded
     others = {f"treegen.cli.{m}" for m, _, _ in cli_main.REGISTRARS} - {"treegen.cli.train"}
     assert sorted(others & loaded) == []
@@ -99,3 +104,26 @@ def test_the_cli_starts_numpy_with_one_blas_thread() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[0] == "2"
+
+
+def test_a_quiet_train_imports_no_kinds_codegen_or_evaluation(tmp_path: Path) -> None:
+    # A plain `treegen --quiet train` on an ARFF file writes the tree without the kinds'
+    # registry (which loads codegen's options), the committees or the evaluation modules
+    # (issue 36: they were 0.01 s of every train's start-up); the file is the tree kind's.
+    data = tmp_path / "d.arff"
+    rows = [f"{i % 7}.5,{'ab'[i % 2]},{'xy'[(i // 3) % 2]}" for i in range(40)]
+    data.write_text(
+        "@relation d\n@attribute a numeric\n@attribute b {a,b}\n@attribute class {x,y}\n"
+        "@data\n" + "\n".join(rows) + "\n"
+    )
+    out = tmp_path / "d.tree"
+    loaded = _modules_of_quiet_train(data, out)
+    assert "treegen.trainer.fit" in loaded
+    unwanted = ("treegen.kinds", "treegen.codegen", "treegen.committee", "treegen.analysis")
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+    from treegen.data.readers import read_dataset
+    from treegen.kinds import kind_of
+    from treegen.trainer import TrainOptions, train
+
+    model = train(read_dataset(str(data), float32=True), TrainOptions())
+    assert out.read_text() == kind_of(model).to_json(model)

@@ -434,3 +434,20 @@ def test_errors_in_pieces_come_from_the_reference(tmp_path: Path, name: str, ind
 @pytest.mark.parametrize("seed", range(3))
 def test_generated_datasets_in_pieces(tmp_path: Path, seed: int) -> None:
     test_generated_datasets(tmp_path, seed)
+
+
+def test_line_ends_count_as_bytes_count() -> None:
+    # The tokenizer's count of CR and LF bytes (the reader sizes its matrix by it)
+    # is bytes.count's, over the first n bytes only.
+    from treegen.data.native import ctok
+
+    if ctok is None:
+        pytest.skip("no C tokenizer")
+    rng = random.Random(7)
+    for size in (0, 1, 2, 17, 1000, 70_000):
+        buf = bytearray(rng.choice(b"a,\n\r1.5?") for _ in range(size))
+        for n in {0, size // 3, size}:
+            want = buf.count(b"\n", 0, n) + buf.count(b"\r", 0, n)
+            assert ctok.line_ends(buf, n) == want
+    with pytest.raises(ValueError):
+        ctok.line_ends(bytearray(b"ab\n"), 4)

@@ -16,7 +16,6 @@ import os
 import sys
 from collections.abc import Callable
 
-from treegen.analysis.evaluate import test_set_beside
 from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
@@ -269,6 +268,9 @@ def _files_read(path: str, command: str | None) -> list[str]:
     train, the STEM.test beside them)."""
     if detect_format(path) != "c45":
         return [path]
+    # (here: the evaluation module is not needed by a train on other files)
+    from treegen.analysis.evaluate import test_set_beside
+
     test = test_set_beside(path) if command == "train" else None
     return [path, *c45_paths(path), *([test] if test else [])]
 

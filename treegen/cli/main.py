@@ -24,10 +24,7 @@ from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.cli.inputs import check_input_kinds
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import TreegenError
-from treegen.model import native as model_native
 from treegen.model.version import VERSION
-from treegen.rules import native as rules_native
-from treegen.trainer import native as trainer_native
 
 EXIT_OK = 0
 EXIT_VERIFY_FAILED = 1
@@ -86,6 +83,11 @@ class _VersionAction(argparse.Action):
 
 def accelerator_status() -> str:
     """Which C accelerator modules are in use (``--version``)."""
+    # (imported here: loading every accelerator is only for --version)
+    from treegen.model import native as model_native
+    from treegen.rules import native as rules_native
+    from treegen.trainer import native as trainer_native
+
     return model_native.describe(
         {
             "growth": trainer_native.cscan,

@@ -19,13 +19,11 @@ import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.analysis.cv import check_folds, cross_validate, format_cv
-from treegen.analysis.evaluate import evaluate, format_evaluation, test_set_beside
 from treegen.cli.common import (
     add_data_options,
     add_min_cases_and_cf,
@@ -38,12 +36,11 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import Progress, progress_line
-from treegen.committee.core import ADJECTIVE, Committee
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.kinds import kind_named, kind_of
 from treegen.model.core import Model, flavor_compares_float32
+from treegen.model.file import model_to_json
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import grow_prepared, prepare
 from treegen.trainer.heap import (
@@ -56,6 +53,13 @@ from treegen.trainer.heap import (
     map_large_blocks,
 )
 from treegen.trainer.options import PRUNINGS
+
+if TYPE_CHECKING:
+    from treegen.committee.core import Committee
+
+# Imported where used, not here: the kinds' registry (it loads codegen's export
+# options), the committees, evaluation and cross-validation are not needed by a plain
+# `treegen --quiet train`, whose start-up they lengthened (issue 36).
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
@@ -241,6 +245,8 @@ def default_output(data: str, suffix: str = ".tree") -> Path:
 
 
 def _default_output(args: argparse.Namespace) -> Path:
+    from treegen.kinds import kind_named
+
     committee = args.boost is not None or args.bag is not None
     return default_output(args.data, kind_named("committee").suffix if committee else ".tree")
 
@@ -264,7 +270,11 @@ def run_train(args: argparse.Namespace) -> int:
         with blocks_mapped_from(STEP_BLOCK):  # the reader's pieces: a few MB each
             ds = read_data(args, args.data, float32=float32, progress=progress)
         # STEM.test is read before anything is written: an error in it leaves no model.
-        test = None if quiet else test_set_beside(args.data)
+        test = None
+        if not quiet:
+            from treegen.analysis.evaluate import test_set_beside
+
+            test = test_set_beside(args.data)
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
         if small and ds.n_rows > KEEP_ROWS:
@@ -285,16 +295,21 @@ def run_train(args: argparse.Namespace) -> int:
                 del prepared
             else:
                 model = _fit(args, progress)(ds)
-            kind = kind_of(model)
             progress.update("writing", nodes=model.size)
-            write_text_atomic(output, kind.to_json(model))
+            # A tree is written as the tree kind writes it (model_to_json), without the
+            # kinds' registry; any other value through its kind.
+            text = model_to_json(model) if type(model) is Model else _kind(model).to_json(model)
+            write_text_atomic(output, text)
         if not quiet:
+            kind = _kind(model)
             progress.update("counting training errors")
             errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
     if not quiet:
         percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
         pruned = "pruned" if args.prune else "unpruned"
         if kind.name == "committee":
+            from treegen.committee.core import ADJECTIVE
+
             what = (
                 f"{ADJECTIVE[model.method]} committee of {model.n_members} {pruned} "
                 f"{args.flavor} trees ({model.size} nodes, {model.n_leaves} leaves)"
@@ -317,6 +332,13 @@ def run_train(args: argparse.Namespace) -> int:
                 sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
     note_peak_memory(args)
     return 0
+
+
+def _kind(value: object) -> Any:
+    """The kind of a model value (treegen.kinds, imported here: see the imports)."""
+    from treegen.kinds import kind_of
+
+    return kind_of(value)
 
 
 def _file_bytes(path: str) -> int:
@@ -346,6 +368,8 @@ def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_d
     The "Before Pruning" columns need the unpruned tree, so a pruned run
     trains a second time with ``--no-prune`` (the same growth).
     """
+    from treegen.analysis.evaluate import evaluate, format_evaluation
+
     assert test_ds.schema == model.schema
     ev = evaluate(model, test_ds)
     if not args.prune:
@@ -359,6 +383,7 @@ def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_d
 
 def run_cv(args: argparse.Namespace) -> int:
     """Cross-validate training on DATA and print the fold table and summary."""
+    from treegen.analysis.cv import check_folds, cross_validate, format_cv
 
     with progress_line(args) as progress:
         # Read once; every fold trains on rows of this one Dataset.
@@ -376,7 +401,7 @@ def run_cv(args: argparse.Namespace) -> int:
             return train_fold(train_ds)
 
         def predict(value: Any, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-            return np.asarray(kind_of(value).predict(value, x), dtype=np.intp)
+            return np.asarray(_kind(value).predict(value, x), dtype=np.intp)
 
         if args.weka_folds and args.loo:
             raise UsageError("takes --folds K, not --loo", option="--weka-folds")

@@ -64,7 +64,7 @@ class Workspace:
     the next request under the same name.
     """
 
-    LIMIT = 1 << 21  # the log inputs of a scoring chunk with 3 classes (score.NATIVE_CHUNK)
+    LIMIT = 1 << 21  # the log inputs of a scoring window with 3 classes (score.WINDOW)
 
     def __init__(self) -> None:
         self._bufs: dict[str, npt.NDArray[Any]] = {}

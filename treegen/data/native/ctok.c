@@ -729,6 +729,37 @@ static PyObject *tg_parse_number(PyObject *self, PyObject *arg)
     return PyFloat_FromDouble(v);
 }
 
+/* line_ends(buffer, n): how many CR and LF bytes buffer[:n] holds.  memchr, not
+ * bytes.count's byte loop: the reader counts a file's line ends before it parses
+ * (readers/fast.py _line_ends), about 1 ms instead of 16 for a 14 MB file. */
+static Py_ssize_t count_byte(const char *p, const char *end, int c)
+{
+    Py_ssize_t k = 0;
+    while (p < end && (p = memchr(p, c, (size_t)(end - p))) != NULL) {
+        k++;
+        p++;
+    }
+    return k;
+}
+
+static PyObject *tg_line_ends(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*n", &b, &n))
+        return NULL;
+    if (n < 0 || n > b.len) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_ValueError, "line_ends: n out of range");
+        return NULL;
+    }
+    const char *p = b.buf;
+    const Py_ssize_t k = count_byte(p, p + n, '\n') + count_byte(p, p + n, '\r');
+    PyBuffer_Release(&b);
+    return PyLong_FromSsize_t(k);
+}
+
 static PyObject *tg_decimal_point(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -740,6 +771,7 @@ static PyMethodDef methods[] = {
     {"parse", tg_parse, METH_VARARGS, "Fill X and y from a data section; a str means fall back."},
     {"parse_number", tg_parse_number, METH_O, "One number cell's value (None: not a number)."},
     {"decimal_point", tg_decimal_point, METH_NOARGS, "The C library's decimal point."},
+    {"line_ends", tg_line_ends, METH_VARARGS, "How many CR and LF bytes buffer[:n] holds."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -285,13 +285,14 @@ def _check_piece(buf: bytearray, size: int) -> None:
 
 def _line_ends(section: _Section) -> int:
     """How many line ends (CR or LF bytes) the file holds after ``section.offset``,
-    read a block at a time into one buffer."""
+    read a block at a time into one buffer and counted by the tokenizer."""
+    assert ctok is not None
     count = 0
     buf = bytearray(PIECE)
     with open(section.path, "rb") as f:
         f.seek(section.offset)
         while got := f.readinto(buf):
-            count += buf.count(b"\n", 0, got) + buf.count(b"\r", 0, got)
+            count += ctok.line_ends(buf, got)
     return count
 
 

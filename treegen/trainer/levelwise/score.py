@@ -6,8 +6,12 @@ node x attribute, its known cases in value order) are not padded into a
 (``scan_cont``; ``scan_cont_j48`` with J48's rules), writes the inputs of
 the candidates' logarithms, lets numpy take the logs (so they are the numpy
 path's, bit for bit) and picks the best cut per segment (``best_cuts``).
-What stays numpy is the per-segment arithmetic the numpy path does the same
-way (:func:`~treegen.trainer.splits.finish_c45` shows the formulas).
+For c45, ``scan_info`` does the scan, the logs (numpy's, called from C a block
+of cuts at a time, while the block is in cache) and each cut's TotalInfo in one
+pass, and ``best_info`` the pick; ``scan_cont`` remains for a long segment
+scanned in windows.  What stays numpy is the per-segment arithmetic the numpy
+path does the same way (:func:`~treegen.trainer.splits.finish_c45` shows the
+formulas).
 """
 
 from __future__ import annotations
@@ -26,15 +30,20 @@ from treegen.trainer.splits import ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 
 # Cases scored per C call, about: their scratch arrays (Context.work) are reused from
-# call to call, so they are kept small (with 3 classes a chunk's log inputs, 2C + 2
-# doubles a case, stay under the Workspace's limit: kept, not made afresh each call).
-NATIVE_CHUNK = 1 << 15
-# The most candidate cuts of one segment held at once (c45): a longer segment is
-# scanned in windows of this many (scan_cont's skip), its best cut kept from window
-# to window.  Each holds 2C + 2 log inputs and their logs: with 3 classes 128 bytes a
-# cut, so 8 MB here (32 MB at 1 << 18: growth's peak at 1M rows was 25 MB higher),
-# where a 1M-row root segment's cuts took 120 MB at once.
+# call to call, so they are kept small.  scan_info's are 24 bytes a cut (3 MB here);
+# at 1 << 15 cases (when a chunk's 2C + 2 log inputs a cut were written out whole)
+# there were four times as many chunks, each a few dozen numpy calls.
+NATIVE_CHUNK = 1 << 17
+# The most candidate cuts of one segment held at once (c45): a longer segment, alone
+# in its chunk, is scanned in windows of this many (scan_cont's skip), its best cut
+# kept from window to window.  Each holds 2C + 2 log inputs and their logs: with 3
+# classes 128 bytes a cut, so 4 MB here (32 MB at 1 << 18: growth's peak at 1M rows
+# was 25 MB higher), where a 1M-row root segment's cuts took 120 MB at once.
 WINDOW = 1 << 15
+# The log inputs held at once by ``scan_info`` (doubles; their logs as many): a block of
+# cuts whose logs numpy takes while it is in cache, then turned into each cut's
+# TotalInfo (128 KB each: in a core's L2 beside the scan's records).
+LOG_BLOCK = 1 << 14
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +80,7 @@ class Chunk:
     cuts.  The arrays are scratch (Context.work), valid until the next chunk.  A
     segment with more than :data:`WINDOW` cuts (c45) comes as several chunks of the
     same ``lo``/``hi``, one window of its cuts each, the last with ``last`` set.
+    ``info``: each cut's TotalInfo where ``scan_info`` took it (``x`` then empty).
     """
 
     lo: int
@@ -83,6 +93,26 @@ class Chunk:
     tot: FloatArray
     tries: IntArray
     last: bool = True
+    info: npt.NDArray[np.float32] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogBlock:
+    """``scan_info``'s block: the log inputs of up to ``LOG_BLOCK // (2C + 2)`` cuts
+    (scratch, every entry a valid log input: no NaN or negative, so no warning) and
+    their logs."""
+
+    x: npt.NDArray[np.float64]
+    lg: npt.NDArray[np.float64]
+
+    @staticmethod
+    def of(ctx: Context) -> LogBlock:
+        """The block for ``ctx``'s classes, about :data:`LOG_BLOCK` doubles of each."""
+        rows = 2 * ctx.n_classes + 2
+        size = max(LOG_BLOCK // rows, 1) * rows
+        x = ctx.work.get("log_x", size, np.float64)
+        x.fill(1.0)
+        return LogBlock(x, ctx.work.get("log_lg", size, np.float64))
 
 
 def _scan_chunks(
@@ -94,6 +124,7 @@ def _scan_chunks(
     enough: npt.NDArray[np.uint8],
     window: int | None = None,
     scratch: npt.NDArray[np.uint8] | None = None,
+    block: LogBlock | None = None,
 ) -> Iterator[Chunk]:
     """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
 
@@ -104,7 +135,9 @@ def _scan_chunks(
     before the next chunk's are made (a segment alone can be larger).  With
     ``window``, a lone segment of more cuts than that is scanned in windows of
     ``window`` cuts (see :class:`Chunk`), its cases copied out into ``scratch``
-    (:func:`scan_scratch`), the same pages for every window.
+    (:func:`scan_scratch`), the same pages for every window.  With ``block``
+    (c45), a chunk scanned whole gives its cuts' TotalInfo (``scan_info``, its logs
+    taken a block at a time) instead of their log inputs.
     """
     rec, seg_att, flat = segs.rec, segs.att, segs.flat
     seg_len, seg_start = segs.length, segs.start
@@ -125,8 +158,12 @@ def _scan_chunks(
         kk = ctx.work.get("kk", cap, np.intp)
         ii = ctx.work.get("ii", cap, np.intp)
         low = ctx.work.get(f"low_{dt.__name__}", cap, dt)
-        x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
         tot = np.empty((hi - lo, C), dtype=dt)
+        info = block is not None and not windowed
+        if info:  # scan_info writes each cut's TotalInfo where scan_cont its log inputs
+            x = ctx.work.get("info", cap, np.float32)
+        else:
+            x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
         args = (
             rec,
             n1,
@@ -146,7 +183,15 @@ def _scan_chunks(
             x,
             tot,
         )
-        if not windowed:
+        if info:
+            assert block is not None
+            assert native.cscan is not None
+            off = np.ascontiguousarray(segs.off[lo:hi])
+            n = native.cscan.scan_info(*args, off, block.x, block.lg, np.log)
+            if n:
+                tries = np.bincount(kk[:n], minlength=hi - lo)
+                yield Chunk(lo, hi, n, kk[:n], ii, low, block.x[:0], tot, tries, info=x[:n])
+        elif not windowed:
             n = scan(*args, -1, np.ascontiguousarray(segs.off[lo:hi]))
             if n:
                 tries = np.bincount(kk[:n], minlength=hi - lo)
@@ -251,7 +296,8 @@ def eval_continuous_flat(
     pick = _Pick(np.zeros(R, np.bool_), np.zeros(R, dt), np.zeros(R, np.intp), np.zeros(R, dt))
     with np.errstate(divide="ignore", invalid="ignore"):  # a segment of no weight: no cuts
         frac = (dt(1) - (dt(1) - (known / cs).astype(dt)).astype(dt)).astype(dt)
-    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch):
+    block = LogBlock.of(ctx)
+    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch, block):
         _best_c45(ctx, lib, ch, segs, frac, pick)
         del ch  # before the next chunk's arrays are made
     _finish_c45(ctx, segs, pick, out)
@@ -276,7 +322,8 @@ def _best_c45(
 
     Only ``np.log`` runs over the candidates in numpy (so the logs are the
     numpy path's); the per-cut arithmetic and the pick of the first best cut
-    per segment are C (``best_cuts``).  ``frac`` is each segment's 1 - unknown
+    per segment are C (``best_cuts``; ``best_info`` where ``scan_info`` took the
+    logs and each cut's TotalInfo).  ``frac`` is each segment's 1 - unknown
     rate.  The chunk's best cuts go into ``pick``; over a segment's windows the
     first best is kept: a later window's best replaces it only when strictly
     larger, as ``best_cuts`` compares cut after cut (the penalised gains are never NaN).
@@ -286,26 +333,17 @@ def _best_c45(
     lo, hi = ch.lo, ch.hi
     kn, cs_ = known[lo:hi], cases[lo:hi]
     tries = ch.tries
-    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
     base = cut_base_info(ch.tot, kn)
     cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
     best = np.empty(hi - lo, dtype=np.intp)
     pen = np.empty(hi - lo, dtype=dt)
-    lib.best_cuts(
-        ch.x,
-        lg,
-        ctx.n_classes,
-        ch.n,
-        ch.kk,
-        ch.low[: ch.n],
-        np.ascontiguousarray(kn),
-        base,
-        frac[lo:hi],
-        cost,
-        ctx.min_cases,
-        best,
-        pen,
-    )
+    # (the arguments after each cut's TotalInfo or log inputs: the same for both)
+    rest = (ch.kk, ch.low[: ch.n], np.ascontiguousarray(kn), base, frac[lo:hi], cost)
+    if ch.info is not None:  # scan_info took the cuts' TotalInfo
+        lib.best_info(ch.info, ch.n, *rest, ctx.min_cases, best, pen)
+    else:
+        lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
+        lib.best_cuts(ch.x, lg, ctx.n_classes, ch.n, *rest, ctx.min_cases, best, pen)
     take = (best >= 0) & (~pick.found[lo:hi] | (pen > pick.pen[lo:hi]))
     j = best[take]
     r = lo + np.flatnonzero(take)

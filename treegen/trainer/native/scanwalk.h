@@ -54,10 +54,22 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
     PyObject *o[NB] = {NULL}, *scratch = NULL;
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
+#ifdef SCAN_INFO
+    /* (the info variant: seg_off, then the log block's x and lg arrays and the log) */
+    PyObject *xo, *lgo, *logf;
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
+                          &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
+                          &o[12], &o[13], &xo, &lgo, &logf))
+        return NULL;
+    Py_buffer xb = {0}, lb = {0};
+    int got_blk = 0;
+    Py_ssize_t blk = 0;
+#else
     if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
                           &o[12], &skip, &o[13], &o[14], &scratch))
         return NULL;
+#endif
     /* seg_off given (None: no offsets), then the window state */
     const int has_off = o[13] != NULL && o[13] != Py_None;
     const int nb = o[14] != NULL ? NB : NB - 1;
@@ -96,7 +108,11 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {1, sizeof(Py_ssize_t), cap, "out_kk"},
         {1, sizeof(Py_ssize_t), cap, "out_ii"},
         {1, sizeof(REAL), cap, "out_low"},
+#ifdef SCAN_INFO
+        {1, sizeof(float), cap, "out_info"},
+#else
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
+#endif
         {1, sizeof(REAL), R * C, "out_tot"},
         {0, sizeof(Py_ssize_t), R, "seg_off"},
         {1, sizeof(double), 4 + 3 * C, "state"},
@@ -111,7 +127,27 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         const unsigned char *enough = b[7].buf;
         Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
         REAL *olow = b[10].buf, *tot = b[12].buf;
+#ifdef SCAN_INFO
+        float *info = b[11].buf;
+        /* The log inputs of up to blk cuts at a time, their logs taken (numpy's log,
+         * called on the whole block) and turned into each cut's info while the block
+         * is in cache: a chunk's inputs are never written out whole. */
+        if (PyObject_GetBuffer(xo, &xb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        got_blk = 1;
+        if (PyObject_GetBuffer(lgo, &lb, PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        got_blk = 2;
+        blk = xb.len / (Py_ssize_t)sizeof(double) / (2 * C + 2);
+        if (blk < 1 || lb.len != xb.len) {
+            PyErr_SetString(PyExc_ValueError, "scan: bad log block");
+            goto done;
+        }
+        double *x = xb.buf;
+        const double *lgv = lb.buf;
+#else
         double *x = b[11].buf;
+#endif
         const Py_ssize_t *off = has_off ? b[13].buf : NULL;
         double *st = nb == NB ? b[14].buf : NULL;
         REAL below[MAX_CLASSES], above[MAX_CLASSES];
@@ -236,7 +272,11 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                      * splits._xlog2x prepares them: the value in double, 1
                      * where it is not positive (log 0, and a 0 term). */
                     REAL tb = 0, ta = 0;
+#ifdef SCAN_INFO
+                    double *xn = x + (at % blk) * (2 * C + 2);
+#else
                     double *xn = x + at * (2 * C + 2); /* one cut's values together */
+#endif
                     for (Py_ssize_t k = 0; k < C; k++) {
                         xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
                         xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
@@ -245,6 +285,10 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
+#ifdef SCAN_INFO
+                    if (at % blk == blk - 1 && INFO_BLOCK(logf, xo, lgo, x, lgv, C, blk, info + at + 1 - blk) < 0)
+                        goto done;
+#endif
                     if (keep && at == cap - 1) {
                         /* The window is full: where the next one starts. */
                         st[0] = (double)i;
@@ -262,9 +306,19 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             }
 #undef COPY_OUT
         }
+#ifdef SCAN_INFO
+        if (n % blk && INFO_BLOCK(logf, xo, lgo, x, lgv, C, n % blk, info + n - n % blk) < 0)
+            goto done;
+#endif
         result = PyLong_FromSsize_t(n);
     }
 done:
+#ifdef SCAN_INFO
+    if (got_blk > 1)
+        PyBuffer_Release(&lb);
+    if (got_blk > 0)
+        PyBuffer_Release(&xb);
+#endif
     if (got_scratch)
         PyBuffer_Release(&sb);
     else {
@@ -277,5 +331,6 @@ done:
 }
 
 #undef SCAN_FN
+#undef SCAN_INFO
 #undef REAL
 #undef IS_CANDIDATE
