@@ -44,6 +44,7 @@ from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
 from treegen.rules.shape import TreeShape
+from treegen.rules.walk import start
 from treegen.trainer.heap import collection_paused
 from treegen.trainer.stats import ErrorBound, to_f32
 
@@ -441,6 +442,8 @@ def _candidates(
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     # each class's default error rate (a rule of the class must do better)
     default_errors = [to_f32(1.0 - (int(c) + 1.0) / (n + 2.0)) for c in counts.tolist()]
+    if crules is not None:
+        return _walked(ds, tree, bound, progress, rows, with_tests, default_errors)
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
     native = crules is not None
@@ -511,6 +514,93 @@ def _candidates(
                 hit = ~prefix.missed[chosen].any(axis=0)
                 rows.append(np.flatnonzero(hit).astype(np.int32))
     return out
+
+
+def _walked(
+    ds: Dataset,
+    tree: Model,
+    bound: ErrorBound,
+    progress: Steps | None,
+    rows: CaseSink | None,
+    with_tests: bool,
+    default_errors: list[float],
+) -> list[tuple[Rule, tuple[PathTest, ...]]]:
+    """:func:`_candidates` by the C walk (:mod:`treegen.rules.walk`): one call a leaf
+    that gives a rule; here only each rule's SameRule check, its conditions and cases."""
+    assert crules is not None
+    shape = shape_of(tree.nodes)
+    order = leaf_order(ds.X, shape)
+    walk = start(ds, shape, order, bound, default_errors, MIN_LEAF_ITEMS)
+    step, rows_of, capsule = crules.walk_next, crules.walk_rows, walk.capsule
+    edges = walk.edges.data  # a memoryview: an element is a Python int
+    tests = _EdgeTests(shape, walk.owner)
+    n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
+    leaf_cls = shape.cls
+    out: list[tuple[Rule, tuple[PathTest, ...]]] = []
+    seen: dict[bytes, int] = {}  # SameRule's keys: the class and each kept test's
+    found = np.empty(ds.n_rows, dtype=np.int32)  # walk_rows' output
+    report = 0
+    while True:
+        if progress is not None and report <= 0:
+            progress("generalising rules", 0, n_leaves)
+            report = 256
+        got = step(capsule)
+        if got is None:
+            break
+        leaf, _, count, error, done, key = got
+        if progress is not None and done >= report:
+            progress("generalising rules", done, n_leaves)
+            report = done + 256
+        same = seen.get(key)
+        if same is not None:
+            r, ts = out[same]
+            if error > r.error:
+                out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
+            continue
+        chosen = [tests.at(e) for e in edges[:count]]
+        rule = Rule(len(out) + 1, tuple(t.cond for t in chosen), leaf_cls[leaf], error)
+        seen[key] = len(out)
+        out.append((rule, tuple(chosen) if with_tests else ()))
+        if rows is not None:
+            # the cases' file rows, in the leaves' order: sorted for the list
+            rows.append(np.sort(found[: rows_of(capsule, found, order)]))
+    return out
+
+
+class _EdgeTests:
+    """Each tree edge's :class:`PathTest`, made when first asked for (as
+    :func:`shape_tests` makes it: a cut is the first of its attribute's equal ones in
+    pre-order, so a -0.0 met after a 0.0 is the 0.0)."""
+
+    def __init__(self, shape: TreeShape, owner: npt.NDArray[np.int64]) -> None:
+        self.shape = shape
+        self.owner = owner.data
+        self.made: dict[int, PathTest] = {}
+        self.zero: dict[int, float] = {}  # each attribute's first cut equal to 0
+        kind, threshold = shape.array("kind"), shape.array("threshold")
+        at_zero = np.flatnonzero((kind == KIND_CONTINUOUS) & (threshold == 0))
+        for i in at_zero.tolist():
+            self.zero.setdefault(shape.attribute[i], shape.threshold[i])
+
+    def at(self, e: int) -> PathTest:
+        """Edge ``e``'s test (an index into the shape's ``kids``)."""
+        test = self.made.get(e)
+        if test is not None:
+            return test
+        s = self.shape
+        i = self.owner[e]
+        b, k, a = e - s.kid_at[i], s.kind[i], s.attribute[i]
+        if k == KIND_CONTINUOUS:
+            cut: float = s.threshold[i]
+            if cut == 0:
+                cut = self.zero.get(a, cut)
+            test = PathTest(Condition(a, "<=" if b == 0 else ">", threshold=cut), 2, cut, i)
+        elif k == KIND_SUBSET:
+            test = PathTest(Condition(a, "in", values=tuple(s.subsets[i][b])), 3, 0.0, i)
+        else:
+            test = PathTest(Condition(a, "=", value=b), 1, 0.0, i)
+        self.made[e] = test
+        return test
 
 
 def _same_rule(rule: Rule, tests: tuple[PathTest, ...], new: list[PathTest], cls: int) -> bool:
