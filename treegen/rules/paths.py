@@ -534,6 +534,7 @@ def _walked(
     step, rows_of, capsule = crules.walk_next, crules.walk_rows, walk.capsule
     edges = walk.edges.data  # a memoryview: an element is a Python int
     tests = _EdgeTests(shape, walk.owner)
+    made = tests.made  # each edge's test once made (looked up here: a call fewer)
     n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
     leaf_cls = shape.cls
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
@@ -557,7 +558,7 @@ def _walked(
             if error > r.error:
                 out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
             continue
-        chosen = [tests.at(e) for e in edges[:count]]
+        chosen = [made[e] or tests.at(e) for e in edges[:count]]
         rule = Rule(len(out) + 1, tuple(t.cond for t in chosen), leaf_cls[leaf], error)
         seen[key] = len(out)
         out.append((rule, tuple(chosen) if with_tests else ()))
@@ -575,7 +576,7 @@ class _EdgeTests:
     def __init__(self, shape: TreeShape, owner: npt.NDArray[np.int64]) -> None:
         self.shape = shape
         self.owner = owner.data
-        self.made: dict[int, PathTest] = {}
+        self.made: list[PathTest | None] = [None] * len(owner)
         self.zero: dict[int, float] = {}  # each attribute's first cut equal to 0
         kind, threshold = shape.array("kind"), shape.array("threshold")
         at_zero = np.flatnonzero((kind == KIND_CONTINUOUS) & (threshold == 0))
@@ -584,7 +585,7 @@ class _EdgeTests:
 
     def at(self, e: int) -> PathTest:
         """Edge ``e``'s test (an index into the shape's ``kids``)."""
-        test = self.made.get(e)
+        test = self.made[e]
         if test is not None:
             return test
         s = self.shape

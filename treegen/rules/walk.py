@@ -145,10 +145,17 @@ def _edge_keys(
         thr[owner] + 0.0,  # -0.0 + 0.0 is 0.0
         np.where(k == KIND_NOMINAL, branch, owner),
     ).astype(np.float64)
-    rank = np.vectorize(_RANK.get, otypes=[np.float64])(k)
-    keys = np.stack([rank, attr[owner].astype(np.float64), value], axis=1)
-    _, inverse = np.unique(keys, axis=0, return_inverse=True)
-    out: npt.NDArray[np.int32] = inverse.reshape(-1).astype(np.int32)
+    rank = np.zeros(owner.size, dtype=np.float64)
+    for kind_code, r in _RANK.items():
+        rank[k == kind_code] = r
+    # equal keys are neighbours in their lexicographic order: a new number at each change
+    by = np.lexsort((value, attr[owner], rank))
+    step = np.ones(owner.size, dtype=bool)
+    step[1:] = (
+        (np.diff(rank[by]) != 0) | (np.diff(attr[owner][by]) != 0) | (np.diff(value[by]) != 0)
+    )
+    out = np.empty(owner.size, dtype=np.int32)
+    out[by] = np.cumsum(step) - 1
     return out
 
 
