@@ -7,12 +7,12 @@
  * nominal attribute's value sets, each continuous attribute's float32 column in the
  * cases' order and its known cases) and each class's cases of other classes, all as
  * packed bitsets of W = ceil(n / 64) words; it returns a capsule holding views of them
- * and the walk's own state (the path's rows and their levels, as paths._PackedPrefix
- * holds them, and a depth-first stack).  walk_next goes on to the next leaf whose path
+ * and the walk's own state (the path's satisfied-case rows, the levels of their
+ * failures, and a depth-first stack).  walk_next goes on to the next leaf whose path
  * gives a rule; walk_rows gives that rule's cases.  The walk meets the leaves in the
- * order of paths.shape_tests, and each step is the kernel the Python loop calls
- * (tg_fold_row, tg_pack_le_row, tg_prune_run, tg_sort_places, tg_rows_of), so the
- * rules are the same. */
+ * order of paths.shape_tests, and each step is one of rpaths.c's loops (tg_fold_row,
+ * tg_pack_le_row, tg_prune_run, tg_sort_places, tg_rows_of), which its kernels give to
+ * the tests one by one; the rules are those of the Python loop (paths._prune). */
 #include "crules.h"
 
 enum { B_KIND, B_ATTR, B_THR, B_KID_AT, B_KIDS, B_OK, B_CLS, B_EKEY, B_SUB_TAB, B_SUB_AT,
