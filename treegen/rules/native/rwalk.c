@@ -42,7 +42,14 @@ typedef struct {
     Py_ssize_t *al;
     int32_t *list, *key;
     char *alive, *done;
+    /* the last cuts' <= cases (a cut recurs over the tree: 2,304 threshold tests of
+     * 1,284 distinct cuts at 100k rows), a slot by the cut's hash */
+    word *cut_rows;
+    int32_t *cut_attr;
+    float *cut_value;
 } Walk;
+
+enum { CUT_SLOTS = 64 };
 
 static const char *const NAME = "treegen.rules.walk";
 
@@ -70,6 +77,9 @@ static void walk_free(Walk *w)
     PyMem_Free(w->key);
     PyMem_Free(w->alive);
     PyMem_Free(w->done);
+    PyMem_Free(w->cut_rows);
+    PyMem_Free(w->cut_attr);
+    PyMem_Free(w->cut_value);
     PyMem_Free(w);
 }
 
@@ -219,6 +229,15 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     w->key = PyMem_Calloc(d1 + 1, sizeof(int32_t));
     w->alive = PyMem_Calloc(d1, 1);
     w->done = PyMem_Calloc(d1, 1);
+    w->cut_rows = PyMem_Calloc((size_t)CUT_SLOTS * (size_t)W + 1, sizeof(word));
+    w->cut_attr = PyMem_Calloc(CUT_SLOTS, sizeof(int32_t));
+    w->cut_value = PyMem_Calloc(CUT_SLOTS, sizeof(float));
+    if (w->cut_rows == NULL || w->cut_attr == NULL || w->cut_value == NULL) {
+        walk_free(w);
+        return PyErr_NoMemory();
+    }
+    for (int i = 0; i < CUT_SLOTS; i++)
+        w->cut_attr[i] = -1;
     if (w->sat == NULL || w->levels == NULL || w->orders == NULL || w->edge == NULL ||
         w->stack == NULL || w->below_of == NULL || w->tot == NULL || w->err == NULL ||
         w->al == NULL || w->list == NULL || w->key == NULL || w->alive == NULL ||
@@ -238,6 +257,25 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     return capsule;
 }
 
+/* row set to the cases whose value of attribute a (column c) is at most cut, from the
+ * cache of the last cuts or packed from the column (and kept). */
+static void at_most(Walk *w, int32_t a, int32_t c, float cut, word *row)
+{
+    uint32_t bits;
+    memcpy(&bits, &cut, sizeof bits);
+    const uint32_t slot = (bits * 2654435761u + (uint32_t)a * 40503u) >> 26; /* 0..63 */
+    word *kept = w->cut_rows + (Py_ssize_t)slot * w->W;
+    const size_t size = (size_t)w->W * sizeof(word);
+    if (w->cut_attr[slot] == a && w->cut_value[slot] == cut) {
+        memcpy(row, kept, size); /* 0.0 and -0.0 alike: the same cases */
+        return;
+    }
+    tg_pack_le_row(w->cols[c].buf, cut, row, w->n);
+    memcpy(kept, row, size);
+    w->cut_attr[slot] = a;
+    w->cut_value[slot] = cut;
+}
+
 /* Row d set to the cases satisfying branch b of node p (an unknown value satisfies no
  * test), then folded into the levels.  0, or -1 with an exception set. */
 static int follow_edge(Walk *w, int32_t p, int32_t b, Py_ssize_t d)
@@ -255,7 +293,7 @@ static int follow_edge(Walk *w, int32_t p, int32_t b, Py_ssize_t d)
         ord[1] = 2;
         ord[2] = w->thr[p];
         if (w->below_of[d] != p) { /* a node's > branch comes just after its <= one */
-            tg_pack_le_row(w->cols[c].buf, (float)w->thr[p], row, w->n);
+            at_most(w, a, c, (float)w->thr[p], row);
             w->below_of[d] = p;
         }
         if (b == 1) { /* x > t is not x <= t, for a known x */
