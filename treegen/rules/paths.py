@@ -358,7 +358,7 @@ def _walked(
     step, rows_of, capsule = crules.walk_next, crules.walk_rows, walk.capsule
     edges = walk.edges.data  # a memoryview: an element is a Python int
     tests = _EdgeTests(shape, walk.owner)
-    made = tests.made  # each edge's test once made (looked up here: a call fewer)
+    made = tests.made  # each edge's condition once made (looked up here: a call fewer)
     n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
     leaf_cls = shape.cls
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
@@ -382,10 +382,10 @@ def _walked(
             if error > r.error:
                 out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
             continue
-        chosen = [made[e] or tests.at(e) for e in edges[:count]]
-        rule = Rule(len(out) + 1, tuple(t.cond for t in chosen), leaf_cls[leaf], error)
+        conds = tuple([made[e] or tests.condition(e) for e in edges[:count]])
         seen[key] = len(out)
-        out.append((rule, tuple(chosen) if with_tests else ()))
+        kept = tuple([tests.test(e) for e in edges[:count]]) if with_tests else ()
+        out.append((Rule(len(out) + 1, conds, leaf_cls[leaf], error), kept))
         if rows is not None:
             # the cases' file rows, in the leaves' order: sorted for the list
             rows.append(np.sort(found[: rows_of(capsule, found, order)]))
@@ -393,39 +393,49 @@ def _walked(
 
 
 class _EdgeTests:
-    """Each tree edge's :class:`PathTest`, made when first asked for (as
-    :func:`shape_tests` makes it: a cut is the first of its attribute's equal ones in
-    pre-order, so a -0.0 met after a 0.0 is the 0.0)."""
+    """Each tree edge's condition, made when first asked for, and its :class:`PathTest`
+    (as :func:`shape_tests` makes them: a cut is the first of its attribute's equal
+    ones in pre-order, so a -0.0 met after a 0.0 is the 0.0)."""
 
     def __init__(self, shape: TreeShape, owner: npt.NDArray[np.int64]) -> None:
         self.shape = shape
         self.owner = owner.data
-        self.made: list[PathTest | None] = [None] * len(owner)
+        self.made: list[Condition | None] = [None] * len(owner)
         self.zero: dict[int, float] = {}  # each attribute's first cut equal to 0
         kind, threshold = shape.array("kind"), shape.array("threshold")
         at_zero = np.flatnonzero((kind == KIND_CONTINUOUS) & (threshold == 0))
         for i in at_zero.tolist():
             self.zero.setdefault(shape.attribute[i], shape.threshold[i])
 
-    def at(self, e: int) -> PathTest:
-        """Edge ``e``'s test (an index into the shape's ``kids``)."""
-        test = self.made[e]
-        if test is not None:
-            return test
+    def condition(self, e: int) -> Condition:
+        """Edge ``e``'s condition (``e`` an index into the shape's ``kids``)."""
+        cond = self.made[e]
+        if cond is not None:
+            return cond
         s = self.shape
         i = self.owner[e]
         b, k, a = e - s.kid_at[i], s.kind[i], s.attribute[i]
         if k == KIND_CONTINUOUS:
-            cut: float = s.threshold[i]
-            if cut == 0:
-                cut = self.zero.get(a, cut)
-            test = PathTest(Condition(a, "<=" if b == 0 else ">", threshold=cut), 2, cut, i)
+            cond = Condition(a, "<=" if b == 0 else ">", threshold=self._cut(i))
         elif k == KIND_SUBSET:
-            test = PathTest(Condition(a, "in", values=tuple(s.subsets[i][b])), 3, 0.0, i)
+            cond = Condition(a, "in", values=tuple(s.subsets[i][b]))
         else:
-            test = PathTest(Condition(a, "=", value=b), 1, 0.0, i)
-        self.made[e] = test
-        return test
+            cond = Condition(a, "=", value=b)
+        self.made[e] = cond
+        return cond
+
+    def test(self, e: int) -> PathTest:
+        """Edge ``e``'s test."""
+        i = self.owner[e]
+        k = self.shape.kind[i]
+        cut = self._cut(i) if k == KIND_CONTINUOUS else 0.0
+        return PathTest(
+            self.condition(e), 2 if k == KIND_CONTINUOUS else 3 if k == KIND_SUBSET else 1, cut, i
+        )
+
+    def _cut(self, i: int) -> float:
+        cut: float = self.shape.threshold[i]
+        return self.zero.get(self.shape.attribute[i], cut) if cut == 0 else cut
 
 
 def _same_rule(rule: Rule, tests: tuple[PathTest, ...], new: list[PathTest], cls: int) -> bool:
