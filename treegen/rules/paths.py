@@ -298,12 +298,12 @@ def _candidates(
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     # each class's default error rate (a rule of the class must do better)
     default_errors = [to_f32(1.0 - (int(c) + 1.0) / (n + 2.0)) for c in counts.tolist()]
+    shape = shape_of(tree.nodes)  # the walks read arrays, not nodes
     if crules is not None:
-        return _walked(ds, tree, bound, progress, rows, with_tests, default_errors)
+        return _walked(ds, shape, (bound, default_errors), progress, rows, with_tests)
     # Without the accelerator: the paths one by one, with a row of flags a condition.
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
-    shape = shape_of(tree.nodes)  # the walks read arrays, not nodes
     prefix = _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
     n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
@@ -325,11 +325,7 @@ def _candidates(
         chosen, error = kept
         tests = _sorted(path, chosen)
         key = (cls, tuple(t.key for t in tests))
-        same = seen.get(key)
-        if same is not None:
-            r, ts = out[same]
-            if error > r.error:
-                out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
+        if _repeats(out, seen.get(key), error):
             continue
         rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, error)
         seen[key] = len(out)
@@ -342,19 +338,18 @@ def _candidates(
 
 def _walked(
     ds: Dataset,
-    tree: Model,
-    bound: ErrorBound,
+    shape: TreeShape,
+    rates: tuple[ErrorBound, list[float]],
     progress: Steps | None,
     rows: CaseSink | None,
     with_tests: bool,
-    default_errors: list[float],
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
-    """:func:`_candidates` by the C walk (:mod:`treegen.rules.walk`): one call a leaf
-    that gives a rule; here only each rule's SameRule check, its conditions and cases."""
+    """:func:`_candidates` by the C walk (:mod:`treegen.rules.walk`) over ``shape``'s
+    paths (``rates``: the error bound and each class's default error rate): one call a
+    leaf that gives a rule; here only each rule's SameRule check, conditions and cases."""
     assert crules is not None
-    shape = shape_of(tree.nodes)
     order = leaf_order(ds.X, shape)
-    walk = start(ds, shape, order, bound, default_errors, MIN_LEAF_ITEMS)
+    walk = start(ds, shape, order, *rates, MIN_LEAF_ITEMS)
     step, rows_of, capsule = crules.walk_next, crules.walk_rows, walk.capsule
     edges = walk.edges.data  # a memoryview: an element is a Python int
     tests = _EdgeTests(shape, walk.owner)
@@ -376,11 +371,7 @@ def _walked(
         if progress is not None and done >= report:
             progress("generalising rules", done, n_leaves)
             report = done + 256
-        same = seen.get(key)
-        if same is not None:
-            r, ts = out[same]
-            if error > r.error:
-                out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
+        if _repeats(out, seen.get(key), error):
             continue
         conds = tuple([made[e] or tests.condition(e) for e in edges[:count]])
         seen[key] = len(out)
@@ -390,6 +381,17 @@ def _walked(
             # the cases' file rows, in the leaves' order: sorted for the list
             rows.append(np.sort(found[: rows_of(capsule, found, order)]))
     return out
+
+
+def _repeats(out: list[tuple[Rule, tuple[PathTest, ...]]], same: int | None, error: float) -> bool:
+    """Whether a rule is the ``same``-th one again (None: no earlier rule is the same),
+    which then keeps the higher of the two error rates."""
+    if same is None:
+        return False
+    r, ts = out[same]
+    if error > r.error:
+        out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
+    return True
 
 
 class _EdgeTests:

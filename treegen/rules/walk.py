@@ -75,7 +75,7 @@ def start(
     sub_tab, sub_at, sub_n = _subset_tables(shape, m)
     n = ds.n_rows
     cols = CaseColumns(ds.X, order=order)
-    eq, eq_at = _value_sets(cols, ds, kind, attr, n_kids, shape)
+    eq, eq_at = _value_sets(cols, ds, shape)
     cont = np.unique(attr[kind == KIND_CONTINUOUS]).tolist()
     col_at = np.full(max(len(ds.attributes), 1), -1, dtype=np.int32)
     columns = []
@@ -178,19 +178,16 @@ def _subset_tables(
 
 
 def _value_sets(
-    cols: CaseColumns,
-    ds: Dataset,
-    kind: npt.NDArray[np.int8],
-    attr: npt.NDArray[np.int32],
-    n_kids: npt.NDArray[np.int32],
-    shape: TreeShape,
+    cols: CaseColumns, ds: Dataset, shape: TreeShape
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int32]]:
     """Each value's cases of every attribute a nominal or subset test reads, packed: the
     rows of attribute a from ``at[a]``, one a value up to the most its tests read (an
     unknown value, NaN, is none of them).  Each column is read out and let go: packed,
     a value's set is a bit a case."""
     width = np.zeros(max(len(ds.attributes), 1), dtype=np.int64)
-    nominal = kind == KIND_NOMINAL
+    attr = shape.array("attribute")
+    n_kids = np.diff(shape.array("kid_at"))
+    nominal = shape.array("kind") == KIND_NOMINAL
     for a, k in zip(attr[nominal].tolist(), n_kids[nominal].tolist(), strict=True):
         width[a] = max(width[a], k, len(ds.attributes[a].values))
     for i, groups in shape.subsets.items():
