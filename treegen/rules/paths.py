@@ -399,7 +399,7 @@ class _EdgeTests:
     (as :func:`shape_tests` makes them: a cut is the first of its attribute's equal
     ones in pre-order, so a -0.0 met after a 0.0 is the 0.0)."""
 
-    def __init__(self, shape: TreeShape, owner: npt.NDArray[np.int64]) -> None:
+    def __init__(self, shape: TreeShape, owner: npt.NDArray[np.int32]) -> None:
         self.shape = shape
         self.owner = owner.data
         self.made: list[Condition | None] = [None] * len(owner)

@@ -46,7 +46,7 @@ class Walk:
 
     capsule: Any
     edges: npt.NDArray[np.int64]
-    owner: npt.NDArray[np.int64]
+    owner: npt.NDArray[np.int32]
 
 
 def start(
@@ -61,16 +61,16 @@ def start(
     in ``order`` (None: the file's; ``default_errors``: each class's default error
     rate)."""
     assert crules is not None
-    kind = shape.array("kind").astype(np.int8)
-    attr = shape.array("attribute").astype(np.int32)
+    kind = shape.array("kind").astype(np.int8, copy=False)
+    attr = shape.array("attribute").astype(np.int32, copy=False)
     thr = shape.array("threshold").astype(np.float64)
-    kid_at = shape.array("kid_at").astype(np.int32)
-    kids = shape.array("kids").astype(np.int32)
+    kid_at = shape.array("kid_at").astype(np.int32, copy=False)
+    kids = shape.array("kids").astype(np.int32, copy=False)
     m = kind.size
     leaf = kind == KIND_LEAF
     ok = (~leaf | (shape.array("items") >= min_items)).astype(np.uint8)
     n_kids = np.diff(kid_at)
-    owner = np.repeat(np.arange(m, dtype=np.int64), n_kids)
+    owner = np.repeat(np.arange(m, dtype=np.int32), n_kids)
     ekey = _edge_keys(kind, attr, thr, kid_at, owner)
     sub_tab, sub_at, sub_n = _subset_tables(shape, m)
     n = ds.n_rows
@@ -102,7 +102,7 @@ def start(
         kid_at,
         kids,
         ok,
-        shape.array("cls").astype(np.int32),
+        shape.array("cls").astype(np.int32, copy=False),
         ekey,
         sub_tab,
         sub_at,
@@ -131,7 +131,7 @@ def _edge_keys(
     attr: npt.NDArray[np.int32],
     thr: npt.NDArray[np.float64],
     kid_at: npt.NDArray[np.int32],
-    owner: npt.NDArray[np.int64],
+    owner: npt.NDArray[np.int32],
 ) -> npt.NDArray[np.int32]:
     """Per tree edge, a number equal for two edges exactly when Release 8's ``SameRule``
     takes their tests for the same: the kind, the attribute, and the value (nominal),

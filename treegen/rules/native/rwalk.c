@@ -47,9 +47,12 @@ typedef struct {
     word *cut_rows;
     int32_t *cut_attr;
     float *cut_value;
+    int cut_shift; /* 32 - log2(slots) */
 } Walk;
 
-enum { CUT_SLOTS = 64 };
+/* The cache's slots: 64, or fewer as the rows grow (about 2 MB of them at most, 2 at
+ * least; at 1M rows 16): a power of two, a slot by the top bits of the hash. */
+enum { CUT_SLOTS_MOST = 64, CUT_BYTES = 2 << 20 };
 
 static const char *const NAME = "treegen.rules.walk";
 
@@ -229,14 +232,20 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     w->key = PyMem_Calloc(d1 + 1, sizeof(int32_t));
     w->alive = PyMem_Calloc(d1, 1);
     w->done = PyMem_Calloc(d1, 1);
-    w->cut_rows = PyMem_Calloc((size_t)CUT_SLOTS * (size_t)W + 1, sizeof(word));
-    w->cut_attr = PyMem_Calloc(CUT_SLOTS, sizeof(int32_t));
-    w->cut_value = PyMem_Calloc(CUT_SLOTS, sizeof(float));
+    int slots = CUT_SLOTS_MOST;
+    w->cut_shift = 26;
+    while (slots > 2 && (Py_ssize_t)slots * W * (Py_ssize_t)sizeof(word) > CUT_BYTES) {
+        slots /= 2;
+        w->cut_shift++;
+    }
+    w->cut_rows = PyMem_Calloc((size_t)slots * (size_t)W + 1, sizeof(word));
+    w->cut_attr = PyMem_Calloc((size_t)slots, sizeof(int32_t));
+    w->cut_value = PyMem_Calloc((size_t)slots, sizeof(float));
     if (w->cut_rows == NULL || w->cut_attr == NULL || w->cut_value == NULL) {
         walk_free(w);
         return PyErr_NoMemory();
     }
-    for (int i = 0; i < CUT_SLOTS; i++)
+    for (int i = 0; i < slots; i++)
         w->cut_attr[i] = -1;
     if (w->sat == NULL || w->levels == NULL || w->orders == NULL || w->edge == NULL ||
         w->stack == NULL || w->below_of == NULL || w->tot == NULL || w->err == NULL ||
@@ -263,7 +272,7 @@ static void at_most(Walk *w, int32_t a, int32_t c, float cut, word *row)
 {
     uint32_t bits;
     memcpy(&bits, &cut, sizeof bits);
-    const uint32_t slot = (bits * 2654435761u + (uint32_t)a * 40503u) >> 26; /* 0..63 */
+    const uint32_t slot = (bits * 2654435761u + (uint32_t)a * 40503u) >> w->cut_shift;
     word *kept = w->cut_rows + (Py_ssize_t)slot * w->W;
     const size_t size = (size_t)w->W * sizeof(word);
     if (w->cut_attr[slot] == a && w->cut_value[slot] == cut) {
