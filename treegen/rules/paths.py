@@ -378,8 +378,11 @@ def _walked(
         kept = tuple([tests.test(e) for e in edges[:count]]) if with_tests else ()
         out.append((Rule(len(out) + 1, conds, leaf_cls[leaf], error), kept))
         if rows is not None:
-            # the cases' file rows, in the leaves' order: sorted for the list
-            rows.append(np.sort(found[: rows_of(capsule, found, order)]))
+            # the cases' file rows, in the leaves' order: sorted for the list (in place in
+            # a copy: np.sort's wrapper cost a fifth of the sorts at 100k rows)
+            mine = found[: rows_of(capsule, found, order)].copy()
+            mine.sort()
+            rows.append(mine)
     return out
 
 
