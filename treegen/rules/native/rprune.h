@@ -140,15 +140,22 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
             const Py_ssize_t w = list[i];
             const word valid = w == W - 1 ? last : ~(word)0;
             const word cand = valid & ~fb[w] & (more != NULL ? ~more[w] : ~(word)0);
-            word ge1 = 0, ge2 = 0;
-            for (Py_ssize_t j = 0; j < na; j++) {
-                const word f = ~sat[al[j] * W + w] & cand;
-                ge2 |= ge1 & f;
-                ge1 |= f;
-                if (ge2 == cand)
-                    break;
+            word left;
+            if (removed == 1 && more != NULL) {
+                /* best the one dropped: a case of cand fails it and at most one more
+                 * condition, an alive one exactly when it fails two (levels' row 1) */
+                left = cand & levels[W + w];
+            } else {
+                word ge1 = 0, ge2 = 0;
+                for (Py_ssize_t j = 0; j < na; j++) {
+                    const word f = ~sat[al[j] * W + w] & cand;
+                    ge2 |= ge1 & f;
+                    ge1 |= f;
+                    if (ge2 == cand)
+                        break;
+                }
+                left = cand & ge1 & ~ge2;
             }
-            word left = cand & ge1 & ~ge2;
             if (!left)
                 continue;
             const word wr = wrong[w];
