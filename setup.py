@@ -162,7 +162,9 @@ setup(
             "treegen.rules.native._crules",
             sources=[
                 f"treegen/rules/native/{name}.c"
-                for name in ("crules", "rpaths", "rsearch", "rclimb", "rtheory", "rcases")
+                for name in (
+                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases"
+                )
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],

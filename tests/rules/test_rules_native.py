@@ -31,6 +31,7 @@ from treegen.rules.generate import rules_of_data
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.mdl import Logs
 from treegen.rules.native import crules
+from treegen.rules.walk import pack
 from treegen.trainer.stats import ErrorBound, to_f32
 
 needs_native = pytest.mark.skipif(crules is None, reason="accelerator off or not built")
@@ -42,14 +43,34 @@ def test_accelerator_is_built() -> None:
     assert crules is not None, "setup.py did not build treegen.rules.native._crules"
 
 
-class _Packed(paths._PackedPrefix):
-    """A packed prefix over ``n`` rows without a dataset: rows set directly."""
+class _Packed:
+    """A path's packed rows over ``n`` cases, as the walk (native/rwalk.c) holds them:
+    each condition's satisfied cases and, per depth, the levels of their failures."""
 
     def __init__(self, n: int, k: int) -> None:
         self.n = n
         self.words = (n + 63) // 64
         self.sat = np.zeros((k, self.words), dtype=np.uint64)
         self.levels = np.zeros((k + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
+
+    pack = staticmethod(pack)
+
+    def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
+        """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
+        assert crules is not None
+        crules.fold_levels(self.levels, self.sat, d, self.n, sat)
+
+
+def _prune_native(
+    packed: _Packed, k: int, wrong: npt.NDArray[np.uint64], bound: ErrorBound, default: float
+) -> tuple[list[int], float] | None:
+    """``paths._prune`` by the C kernel, on the first ``k`` rows of ``packed``."""
+    assert crules is not None
+    alive = np.zeros(k, dtype=np.uint8)
+    pess = crules.prune_path(
+        packed.sat, wrong, k, packed.n, bound.log_cf, bound.coeff, default, alive, packed.levels[k]
+    )
+    return None if pess is None else (np.flatnonzero(alive).tolist(), float(pess))
 
 
 @needs_native
@@ -69,7 +90,7 @@ def test_prune_path_equals_python(seed: int) -> None:
     packed = _Packed(n, k)
     for d in range(k):
         packed.set_row(d, packed.pack(~missed[d]))
-    got = paths._prune_native(packed, k, packed.pack(wrong), bound, default_error)
+    got = _prune_native(packed, k, packed.pack(wrong), bound, default_error)
     assert got == expected
 
 

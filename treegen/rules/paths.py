@@ -38,12 +38,12 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_SUBSET
 from treegen.model.core import Model
-from treegen.rules.constants import FAIL_LEVELS
 from treegen.rules.core import CaseColumns, Condition, Rule, Steps
 from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
 from treegen.rules.shape import TreeShape
+from treegen.rules.walk import start
 from treegen.trainer.heap import collection_paused
 from treegen.trainer.stats import ErrorBound, to_f32
 
@@ -230,149 +230,6 @@ class _Prefix:
             self.fails.append(self.fails[-1] + row)
 
 
-class _PackedPrefix:
-    """:class:`_Prefix` for the C kernel: the current path's satisfied-case sets as packed
-    bitsets (a row of ``ceil(n / 64)`` words per depth, case i at bit i), so a path
-    costs its conditions times n / 64 words, not a row of flags per case."""
-
-    def __init__(self, ds: Dataset, order: npt.NDArray[np.int32] | None = None) -> None:
-        self.n = ds.n_rows
-        self.words = (self.n + 63) // 64
-        # With ``order`` (roworder.leaf_order), case i's bit is that of row order[i].
-        self.order = order
-        self.cols = CaseColumns(ds.X, order=order)
-        self.tests: list[PathTest] = []
-        self.sat = np.zeros((16, self.words), dtype=np.uint64)
-        self.orders = np.zeros((16, 3), dtype=np.float64)  # each test's PathTest.order
-        # levels[d][i]: the cases failing more than i of the first d conditions.
-        self.levels = np.zeros((17, FAIL_LEVELS, self.words), dtype=np.uint64)
-        self._flags = np.empty(self.n, dtype=bool)
-        # Sets met again: a nominal value's (few, met all over the tree), an attribute's
-        # known cases, and the last cuts' ``<=`` (a node's ``>`` branch comes next).
-        self._equal: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
-        self._values = [len(a.values) if a.is_nominal else 0 for a in ds.attributes]
-        self._known: dict[int, npt.NDArray[np.uint64]] = {}
-        self._below: dict[tuple[int, float], npt.NDArray[np.uint64]] = {}
-
-    def column(self, attribute: int) -> npt.NDArray[np.floating]:
-        """A copy of ``attribute``'s column in the bitsets' order (not kept)."""
-        if self.order is None:
-            return np.ascontiguousarray(self.cols.X[:, attribute])
-        out: npt.NDArray[np.floating] = self.cols.X[self.order, attribute]
-        return out
-
-    def pack(self, flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
-        """``flags`` as ``words`` little-endian-bit words."""
-        raw = np.zeros(self.words * 8, dtype=np.uint8)
-        raw[: (self.n + 7) // 8] = np.packbits(flags, bitorder="little")
-        return raw.view("<u8").astype(np.uint64, copy=False)
-
-    def _satisfied(self, c: Condition) -> npt.NDArray[np.uint64]:
-        """The cases satisfying ``c``, packed (:meth:`CaseColumns.satisfied`'s)."""
-        if c.op == "=":
-            key = (c.attribute, c.value)
-            got = self._equal.get(key)
-            if got is None:
-                # every value's set at once, from a copy of the column that is not kept
-                # (CaseColumns would keep it: 8 bytes a case, for sets of 1 bit a case)
-                col = self.column(c.attribute)
-                for v in {*range(self._values[c.attribute]), c.value}:
-                    self._equal[(c.attribute, v)] = self.pack(np.equal(col, v, out=self._flags))
-                got = self._equal[key]
-            return got
-        if c.op == "in":
-            return self.pack(self.cols.satisfied(c, out=self._flags))
-        cut = (c.attribute, c.threshold)
-        below = self._below.get(cut)
-        if below is None:
-            below = self._below[cut] = self._at_most(c.attribute, c.threshold)
-            if len(self._below) > 64:
-                del self._below[next(iter(self._below))]
-        if c.op == "<=":
-            return below
-        known = self._known.get(c.attribute)
-        if known is None:
-            col = self.column(c.attribute)
-            known = self._known[c.attribute] = self.pack(~np.isnan(col))
-        # x > t is not x <= t, for a known x (an unknown one satisfies neither)
-        out: npt.NDArray[np.uint64] = known & ~below
-        return out
-
-    def _at_most(self, attribute: int, cut: float) -> npt.NDArray[np.uint64]:
-        """The cases whose value of ``attribute`` is at most ``cut``, packed."""
-        col = self.cols.column(attribute, True)
-        if col.dtype != np.float32 or crules is None:
-            le = Condition(attribute, "<=", threshold=cut)
-            return self.pack(self.cols.satisfied(le, out=self._flags))
-        # a c45 column (float32) against its cut, packed in C: no array of flags
-        out = np.empty(self.words, dtype=np.uint64)
-        crules.pack_le(col, cut, out, self.n)
-        return out
-
-    def follow(self, path: tuple[PathTest, ...]) -> None:
-        keep = _shared(path, self.tests)
-        del self.tests[keep:]
-        if len(path) > self.sat.shape[0]:
-            grown = np.zeros((2 * len(path), self.words), dtype=np.uint64)
-            grown[:keep] = self.sat[:keep]
-            self.sat = grown
-            levels = np.zeros((2 * len(path) + 1, FAIL_LEVELS, self.words), dtype=np.uint64)
-            levels[: keep + 1] = self.levels[: keep + 1]
-            self.levels = levels
-            orders = np.zeros((2 * len(path), 3), dtype=np.float64)
-            orders[:keep] = self.orders[:keep]
-            self.orders = orders
-        for d in range(keep, len(path)):
-            self.set_row(d, self._satisfied(path[d].cond))
-            self.orders[d] = path[d].order
-            self.tests.append(path[d])
-
-    def set_row(self, d: int, sat: npt.NDArray[np.uint64]) -> None:
-        """Condition ``d``'s satisfied cases are ``sat``; its failures counted."""
-        assert crules is not None
-        crules.fold_levels(self.levels, self.sat, d, self.n, sat)
-
-
-def _prune_native(
-    prefix: _PackedPrefix,
-    k: int,
-    wrong: npt.NDArray[np.uint64],
-    bound: ErrorBound,
-    default_error: float,
-) -> tuple[list[int], float] | None:
-    """:func:`_prune` by the C kernel, on the first ``k`` conditions of ``prefix``."""
-    alive = np.zeros(k, dtype=np.uint8)
-    error = _prune_alive(prefix, k, wrong, bound, default_error, alive)
-    if error is None:
-        return None
-    return np.flatnonzero(alive).tolist(), error
-
-
-def _prune_alive(
-    prefix: _PackedPrefix,
-    k: int,
-    wrong: npt.NDArray[np.uint64],
-    bound: ErrorBound,
-    default_error: float,
-    alive: npt.NDArray[np.uint8],
-) -> float | None:
-    """:func:`_prune_native` with the conditions kept as flags, into ``alive``'s first
-    ``k`` bytes (a buffer kept from leaf to leaf: one array fewer a leaf)."""
-    assert crules is not None
-    pess = crules.prune_path(
-        prefix.sat,  # its first k rows
-        wrong,
-        k,
-        prefix.n,
-        bound.log_cf,
-        bound.coeff,
-        default_error,
-        alive,
-        prefix.levels[k],
-    )
-    return None if pess is None else float(pess)
-
-
 def _rates(n: int, e: int, bound: ErrorBound, default_error: float) -> tuple[float, float]:
     """(pessimistic, actual) error rate of a rule covering ``n`` cases, ``e`` wrong."""
     if n == 0:
@@ -441,20 +298,16 @@ def _candidates(
     counts = np.bincount(ds.y, minlength=len(ds.classes))
     # each class's default error rate (a rule of the class must do better)
     default_errors = [to_f32(1.0 - (int(c) + 1.0) / (n + 2.0)) for c in counts.tolist()]
+    shape = shape_of(tree.nodes)  # the walks read arrays, not nodes
+    if crules is not None:
+        return _walked(ds, shape, (bound, default_errors), progress, rows, with_tests)
+    # Without the accelerator: the paths one by one, with a row of flags a condition.
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
     seen: dict[tuple[int, tuple[tuple[int, int, float], ...]], int] = {}  # SameRule's keys
-    native = crules is not None
-    shape = shape_of(tree.nodes)  # the walks read arrays, not nodes
-    order = leaf_order(ds.X, shape) if native else None
-    prefix = _PackedPrefix(ds, order) if native else _Prefix(ds)
-    y = ds.y if order is None else ds.y[order]
+    prefix = _Prefix(ds)
     wrong: dict[int, npt.NDArray[np.bool_]] = {}
-    packed_wrong: dict[int, npt.NDArray[np.uint64]] = {}
     n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
     leaf_items, leaf_cls = shape.items, shape.cls
-    found = np.empty(n, dtype=np.int32)  # and_rows' output
-    place = np.empty(16, dtype=np.int64)  # sort_kept's output
-    alive = np.empty(16, dtype=np.uint8)  # prune_path's output
     for done, (leaf, path) in enumerate(shape_tests(shape, MIN_LEAF_ITEMS)):
         if progress is not None and done % 256 == 0:
             progress("generalising rules", done, n_leaves)
@@ -462,55 +315,132 @@ def _candidates(
             continue
         cls = leaf_cls[leaf]
         prefix.follow(path)
-        default_error = default_errors[cls]
-        k = len(path)
-        if isinstance(prefix, _PackedPrefix):
-            assert crules is not None
-            if cls not in packed_wrong:
-                packed_wrong[cls] = prefix.pack(y != cls)
-            if place.size < k:
-                place = np.empty(2 * k, dtype=np.int64)
-                alive = np.empty(2 * k, dtype=np.uint8)
-            got = _prune_alive(prefix, k, packed_wrong[cls], bound, default_error, alive)
-            if got is None:
-                continue
-            error = got
-            count = crules.sort_kept(prefix.orders, alive, k, place)
-            chosen_at = place[:count]  # the kept conditions' places on the path
-            tests = [path[i] for i in chosen_at.tolist()]
-        else:
-            if cls not in wrong:
-                wrong[cls] = ds.y != cls
-            missed = prefix.missed[:k]
-            kept = _prune(missed, wrong[cls], bound, default_error, prefix.fails[-1])
-            if kept is None:
-                continue
-            chosen, error = kept
-            tests = _sorted(path, chosen)
+        if cls not in wrong:
+            wrong[cls] = ds.y != cls
+        kept = _prune(
+            prefix.missed[: len(path)], wrong[cls], bound, default_errors[cls], prefix.fails[-1]
+        )
+        if kept is None:
+            continue
+        chosen, error = kept
+        tests = _sorted(path, chosen)
         key = (cls, tuple(t.key for t in tests))
-        same = seen.get(key)
-        if same is not None:
-            r, ts = out[same]
-            if error > r.error:
-                out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
+        if _repeats(out, seen.get(key), error):
             continue
         rule = Rule(len(out) + 1, tuple(t.cond for t in tests), cls, error)
         seen[key] = len(out)
         out.append((rule, tuple(tests) if with_tests else ()))
         if rows is not None:
-            if isinstance(prefix, _PackedPrefix):
-                assert crules is not None
-                removed = k - chosen_at.size
-                # with the leaves' order the C gives the cases' file rows (not sorted)
-                count = crules.and_rows(
-                    prefix.sat, chosen_at, n, found, prefix.levels[k], removed, order
-                )
-                mine = found[:count]
-                rows.append(mine.copy() if order is None else np.sort(mine))
-            else:
-                hit = ~prefix.missed[chosen].any(axis=0)
-                rows.append(np.flatnonzero(hit).astype(np.int32))
+            hit = ~prefix.missed[chosen].any(axis=0)
+            rows.append(np.flatnonzero(hit).astype(np.int32))
     return out
+
+
+def _walked(
+    ds: Dataset,
+    shape: TreeShape,
+    rates: tuple[ErrorBound, list[float]],
+    progress: Steps | None,
+    rows: CaseSink | None,
+    with_tests: bool,
+) -> list[tuple[Rule, tuple[PathTest, ...]]]:
+    """:func:`_candidates` by the C walk (:mod:`treegen.rules.walk`) over ``shape``'s
+    paths (``rates``: the error bound and each class's default error rate): one call a
+    leaf that gives a rule; here only each rule's SameRule check, conditions and cases."""
+    assert crules is not None
+    order = leaf_order(ds.X, shape)
+    walk = start(ds, shape, order, *rates, MIN_LEAF_ITEMS)
+    step, rows_of, capsule = crules.walk_next, crules.walk_rows, walk.capsule
+    edges = walk.edges.data  # a memoryview: an element is a Python int
+    tests = _EdgeTests(shape, walk.owner)
+    made = tests.made  # each edge's condition once made (looked up here: a call fewer)
+    n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
+    leaf_cls = shape.cls
+    out: list[tuple[Rule, tuple[PathTest, ...]]] = []
+    seen: dict[bytes, int] = {}  # SameRule's keys: the class and each kept test's
+    found = np.empty(ds.n_rows, dtype=np.int32)  # walk_rows' output
+    report = 0
+    while True:
+        if progress is not None and report <= 0:
+            progress("generalising rules", 0, n_leaves)
+            report = 256
+        got = step(capsule)
+        if got is None:
+            break
+        leaf, _, count, error, done, key = got
+        if progress is not None and done >= report:
+            progress("generalising rules", done, n_leaves)
+            report = done + 256
+        if _repeats(out, seen.get(key), error):
+            continue
+        conds = tuple([made[e] or tests.condition(e) for e in edges[:count]])
+        seen[key] = len(out)
+        kept = tuple([tests.test(e) for e in edges[:count]]) if with_tests else ()
+        out.append((Rule(len(out) + 1, conds, leaf_cls[leaf], error), kept))
+        if rows is not None:
+            # the cases' file rows, in the leaves' order: sorted for the list (in place in
+            # a copy: np.sort's wrapper cost a fifth of the sorts at 100k rows)
+            mine = found[: rows_of(capsule, found, order)].copy()
+            mine.sort()
+            rows.append(mine)
+    return out
+
+
+def _repeats(out: list[tuple[Rule, tuple[PathTest, ...]]], same: int | None, error: float) -> bool:
+    """Whether a rule is the ``same``-th one again (None: no earlier rule is the same),
+    which then keeps the higher of the two error rates."""
+    if same is None:
+        return False
+    r, ts = out[same]
+    if error > r.error:
+        out[same] = (Rule(r.number, r.conditions, r.cls, error), ts)
+    return True
+
+
+class _EdgeTests:
+    """Each tree edge's condition, made when first asked for, and its :class:`PathTest`
+    (as :func:`shape_tests` makes them: a cut is the first of its attribute's equal
+    ones in pre-order, so a -0.0 met after a 0.0 is the 0.0)."""
+
+    def __init__(self, shape: TreeShape, owner: npt.NDArray[np.int32]) -> None:
+        self.shape = shape
+        self.owner = owner.data
+        self.made: list[Condition | None] = [None] * len(owner)
+        self.zero: dict[int, float] = {}  # each attribute's first cut equal to 0
+        kind, threshold = shape.array("kind"), shape.array("threshold")
+        at_zero = np.flatnonzero((kind == KIND_CONTINUOUS) & (threshold == 0))
+        for i in at_zero.tolist():
+            self.zero.setdefault(shape.attribute[i], shape.threshold[i])
+
+    def condition(self, e: int) -> Condition:
+        """Edge ``e``'s condition (``e`` an index into the shape's ``kids``)."""
+        cond = self.made[e]
+        if cond is not None:
+            return cond
+        s = self.shape
+        i = self.owner[e]
+        b, k, a = e - s.kid_at[i], s.kind[i], s.attribute[i]
+        if k == KIND_CONTINUOUS:
+            cond = Condition(a, "<=" if b == 0 else ">", threshold=self._cut(i))
+        elif k == KIND_SUBSET:
+            cond = Condition(a, "in", values=tuple(s.subsets[i][b]))
+        else:
+            cond = Condition(a, "=", value=b)
+        self.made[e] = cond
+        return cond
+
+    def test(self, e: int) -> PathTest:
+        """Edge ``e``'s test."""
+        i = self.owner[e]
+        k = self.shape.kind[i]
+        cut = self._cut(i) if k == KIND_CONTINUOUS else 0.0
+        return PathTest(
+            self.condition(e), 2 if k == KIND_CONTINUOUS else 3 if k == KIND_SUBSET else 1, cut, i
+        )
+
+    def _cut(self, i: int) -> float:
+        cut: float = self.shape.threshold[i]
+        return self.zero.get(self.shape.attribute[i], cut) if cut == 0 else cut
 
 
 def _same_rule(rule: Rule, tests: tuple[PathTest, ...], new: list[PathTest], cls: int) -> bool:

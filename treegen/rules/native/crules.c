@@ -1,7 +1,7 @@
 /* c4.5rules' hot loops in C (module _crules): the generalisation of one leaf's path
- * over packed bitsets (rpaths.c) and the class-subset search (rsearch.c, its steps;
- * rclimb.c, its climb; rtheory.h and rtheory.c, its theory bits' sum; rcases.c, its
- * cases' numbering).  This file is the module's table; crules.h says what every kernel
+ * over packed bitsets (rpaths.c), the walk over every path (rwalk.c) and the
+ * class-subset search (rsearch.c, its steps; rclimb.c, its climb; rtheory.h and
+ * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering).  This file is the module's table; crules.h says what every kernel
  * promises. */
 #include "crules.h"
 
@@ -34,6 +34,15 @@ static PyMethodDef methods[] = {
      "satisfying every kept condition (with order: their rows, not sorted)."},
     {"pack_le", tg_pack_le, METH_VARARGS,
      "pack_le(col, t, out, n): the cases whose float32 value is at most t, packed."},
+    {"walk_new", tg_walk_new, METH_VARARGS,
+     "walk_new(kind, attr, thr, kid_at, kids, ok, cls, ekey, sub_tab, sub_at, sub_n, eq, "
+     "eq_at, cols, col_at, known, wrong, wrong_at, default_err, places, edges, n, depth, "
+     "cap, log_cf, coeff) -> walk: the tree's paths, walked by walk_next."},
+    {"walk_next", tg_walk_next, METH_VARARGS,
+     "walk_next(walk) -> None or (leaf, k, count, error, leaves, key): the next leaf "
+     "whose path gives a rule."},
+    {"walk_rows", tg_walk_rows, METH_VARARGS,
+     "walk_rows(walk, out[, order]) -> count: the last rule's cases."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

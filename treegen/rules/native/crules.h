@@ -196,12 +196,26 @@ static inline float side_kept(const Side *sd, const double *ln)
     return (float)((double)(-sd->e) * l0 - (double)(sd->n - sd->e) * l1);
 }
 
+/* rpaths.c's loops, for its kernels and the walk (rwalk.c). */
+void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat);
+void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
+double tg_prune_run(const Bound *bd, const word *sat, const word *wrong, const word *levels,
+                    Py_ssize_t k, Py_ssize_t n, double default_error, char *alive,
+                    long long *tot, long long *err, Py_ssize_t *al, int32_t *list);
+Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
+                          char *done);
+Py_ssize_t tg_rows_of(const word *sat, const int64_t *kept, Py_ssize_t k, Py_ssize_t n,
+                      const word *more, const int32_t *order, int32_t *out);
+
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
 PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_sort_kept(PyObject *self, PyObject *args);      /* rpaths.c */
 PyObject *tg_pack_le(PyObject *self, PyObject *args);        /* rpaths.c */
+PyObject *tg_walk_new(PyObject *self, PyObject *args);       /* rwalk.c */
+PyObject *tg_walk_next(PyObject *self, PyObject *args);      /* rwalk.c */
+PyObject *tg_walk_rows(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args);    /* rsearch.c */
 PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */

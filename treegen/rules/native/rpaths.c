@@ -59,6 +59,33 @@ static inline void store2(word *p, word2 v)
 }
 #endif
 
+/* Row d of rows (W words a row) set to sat (which may be row d itself) and levels'
+ * depth d + 1 to depth d with that condition's failures counted (tg_fold_levels). */
+void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat)
+{
+    word *row = rows + d * W;
+    const word *in = levels + d * FAIL_LEVELS * W;
+    word *out = levels + (d + 1) * FAIL_LEVELS * W;
+    Py_ssize_t w = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    /* two words at a time (the compiler at -O2 vectorizes no loop of unknown length) */
+    for (; w + 2 <= W; w += 2) {
+        const word2 s = load2(sat + w), f = ~s;
+        store2(row + w, s);
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            store2(out + i * W + w, load2(in + i * W + w) | (load2(in + (i - 1) * W + w) & f));
+        store2(out + w, load2(in + w) | f);
+    }
+#endif
+    for (; w < W; w++) {
+        const word s = sat[w], f = ~s;
+        row[w] = s;
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
+        out[w] = in[w] | f;
+    }
+}
+
 /* fold_levels(levels, rows, d, n, sat): row d of rows (W = ceil(n / 64) words a row)
  * set to sat, the cases satisfying the path's condition d, and levels[d + 1] to
  * levels[d] with that condition's failures counted.  levels: depths of FAIL_LEVELS rows
@@ -87,30 +114,36 @@ PyObject *tg_fold_levels(PyObject *self, PyObject *args)
         tg_release(b, got);
         return NULL;
     }
-    const word *sat = b[2].buf;
-    word *row = (word *)b[1].buf + d * W;
-    const word *in = (const word *)b[0].buf + d * FAIL_LEVELS * W;
-    word *out = (word *)b[0].buf + (d + 1) * FAIL_LEVELS * W;
+    tg_fold_row(b[0].buf, b[1].buf, d, W, b[2].buf);
+    tg_release(b, 3);
+    Py_RETURN_NONE;
+}
+
+/* out (ceil(n / 64) words) the cases whose float32 value col[i] is at most cut (NaN,
+ * unknown, is not), case i at bit i (tg_pack_le). */
+void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n)
+{
+    const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t w = 0;
-#if defined(__GNUC__) || defined(__clang__)
-    /* two words at a time (the compiler at -O2 vectorizes no loop of unknown length) */
-    for (; w + 2 <= W; w += 2) {
-        const word2 s = load2(sat + w), f = ~s;
-        store2(row + w, s);
-        for (int i = FAIL_LEVELS - 1; i > 0; i--)
-            store2(out + i * W + w, load2(in + i * W + w) | (load2(in + (i - 1) * W + w) & f));
-        store2(out + w, load2(in + w) | f);
+#ifdef __SSE2__
+    /* the full words four values at a time (cmpleps is false on NaN, as numpy's <=) */
+    const __m128 c4 = _mm_set1_ps(cut);
+    for (; (w + 1) * 64 <= n; w++) {
+        word x = 0;
+        for (int j = 0; j < 16; j++) {
+            const __m128 v = _mm_loadu_ps(col + w * 64 + 4 * j);
+            x |= (word)(unsigned)_mm_movemask_ps(_mm_cmple_ps(v, c4)) << (4 * j);
+        }
+        out[w] = x;
     }
 #endif
     for (; w < W; w++) {
-        const word s = sat[w], f = ~s;
-        row[w] = s;
-        for (int i = FAIL_LEVELS - 1; i > 0; i--)
-            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
-        out[w] = in[w] | f;
+        const Py_ssize_t start = w * 64, end = start + 64 < n ? start + 64 : n;
+        word x = 0;
+        for (Py_ssize_t i = start; i < end; i++)
+            x |= (word)(col[i] <= cut) << (i - start);
+        out[w] = x;
     }
-    tg_release(b, 3);
-    Py_RETURN_NONE;
 }
 
 /* pack_le(col, t, out, n): out (W = ceil(n / 64) words) the cases whose float32 value
@@ -135,30 +168,22 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
         tg_release(b, got);
         return NULL;
     }
-    const float *col = b[0].buf, cut = (float)t;
-    word *out = b[1].buf;
-    Py_ssize_t w = 0;
-#ifdef __SSE2__
-    /* the full words four values at a time (cmpleps is false on NaN, as numpy's <=) */
-    const __m128 c4 = _mm_set1_ps(cut);
-    for (; (w + 1) * 64 <= n; w++) {
-        word x = 0;
-        for (int j = 0; j < 16; j++) {
-            const __m128 v = _mm_loadu_ps(col + w * 64 + 4 * j);
-            x |= (word)(unsigned)_mm_movemask_ps(_mm_cmple_ps(v, c4)) << (4 * j);
-        }
-        out[w] = x;
-    }
-#endif
-    for (; w < W; w++) {
-        const Py_ssize_t start = w * 64, end = start + 64 < n ? start + 64 : n;
-        word x = 0;
-        for (Py_ssize_t i = start; i < end; i++)
-            x |= (word)(col[i] <= cut) << (i - start);
-        out[w] = x;
-    }
+    tg_pack_le_row(b[0].buf, (float)t, b[1].buf, n);
     tg_release(b, 2);
     Py_RETURN_NONE;
+}
+
+/* PruneRule on a path (rprune.h), by the copy for a popcount instruction where the
+ * processor has one; scratch tot, err, al (k + 1 each) and list (W + 1). */
+double tg_prune_run(const Bound *bd, const word *sat, const word *wrong, const word *levels,
+                    Py_ssize_t k, Py_ssize_t n, double default_error, char *alive,
+                    long long *tot, long long *err, Py_ssize_t *al, int32_t *list)
+{
+#ifdef RULES_HW_POPCOUNT
+    if (__builtin_cpu_supports("popcnt"))
+        return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+#endif
+    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
 }
 
 /* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
@@ -208,12 +233,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
         char *alive = b[2].buf;
         double pess;
         Py_BEGIN_ALLOW_THREADS;
-#ifdef RULES_HW_POPCOUNT
-        if (__builtin_cpu_supports("popcnt"))
-            pess = prune_hw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
-        else
-#endif
-            pess = prune_sw(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+        pess = tg_prune_run(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);
@@ -228,6 +248,30 @@ done:
     PyMem_Free(list);
     tg_release(b, got > 0 ? got : 0);
     return result;
+}
+
+/* The cases satisfying every condition kept (rows of sat, k of them) and outside more
+ * (NULL: none), into out: their places, or with order their rows (tg_and_rows).
+ * Returns how many. */
+Py_ssize_t tg_rows_of(const word *sat, const int64_t *kept, Py_ssize_t k, Py_ssize_t n,
+                      const word *more, const int32_t *order, int32_t *out)
+{
+    const Py_ssize_t W = (n + 63) / 64;
+    Py_ssize_t count = 0;
+    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
+    for (Py_ssize_t w = 0; w < W; w++) {
+        word x = w == W - 1 ? last : ~(word)0;
+        if (more != NULL)
+            x &= ~more[w];
+        for (Py_ssize_t j = 0; j < k && x; j++)
+            x &= sat[kept[j] * W + w];
+        while (x) {
+            const int32_t i = (int32_t)(w * 64 + __builtin_ctzll(x));
+            out[count++] = order != NULL ? order[i] : i;
+            x &= x - 1;
+        }
+    }
+    return count;
 }
 
 /* and_rows(sat, kept, n, out[, levels, removed[, order]]) -> count: the cases
@@ -285,22 +329,43 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_IndexError, "kept: condition out of range");
             return NULL;
         }
-    Py_ssize_t count = 0;
-    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-    for (Py_ssize_t w = 0; w < W; w++) {
-        word x = w == W - 1 ? last : ~(word)0;
-        if (more != NULL)
-            x &= ~more[w];
-        for (Py_ssize_t j = 0; j < k && x; j++)
-            x &= sat[kept[j] * W + w];
-        while (x) {
-            const int32_t i = (int32_t)(w * 64 + __builtin_ctzll(x));
-            out[count++] = order != NULL ? order[i] : i;
-            x &= x - 1;
-        }
-    }
+    const Py_ssize_t count = tg_rows_of(sat, kept, k, n, more, order, out);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
+}
+
+/* The kept conditions (alive, k bytes) of a path in Release 8's order (tg_sort_kept),
+ * their places into idx (k); done: k bytes of scratch.  Returns how many. */
+Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
+                          char *done)
+{
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t d = 0; d < k; d++) {
+        idx[d] = d;
+        done[d] = !alive[d];
+        kept += alive[d] != 0;
+    }
+    for (Py_ssize_t place = 0; place < kept; place++) {
+        Py_ssize_t best = -1;
+        for (Py_ssize_t d = place; d < k; d++) {
+            if (done[d])
+                continue;
+            if (best >= 0) {
+                const double *x = ord + 3 * idx[d], *y = ord + 3 * idx[best];
+                if (!(x[0] < y[0] || x[1] < y[1] || (x[0] == y[0] && x[2] < y[2])))
+                    continue;
+            }
+            best = d;
+        }
+        if (best != place) {
+            const int64_t t = idx[place];
+            idx[place] = idx[best];
+            idx[best] = t;
+            done[best] = done[place];
+        }
+        done[place] = 1;
+    }
+    return kept;
 }
 
 /* sort_kept(orders, alive, k, out) -> count: the kept conditions of a path (alive, k
@@ -334,32 +399,7 @@ PyObject *tg_sort_kept(PyObject *self, PyObject *args)
         tg_release(b, 3);
         return PyErr_NoMemory();
     }
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t d = 0; d < k; d++) {
-        idx[d] = d;
-        done[d] = !alive[d];
-        kept += alive[d] != 0;
-    }
-    for (Py_ssize_t place = 0; place < kept; place++) {
-        Py_ssize_t best = -1;
-        for (Py_ssize_t d = place; d < k; d++) {
-            if (done[d])
-                continue;
-            if (best >= 0) {
-                const double *x = ord + 3 * idx[d], *y = ord + 3 * idx[best];
-                if (!(x[0] < y[0] || x[1] < y[1] || (x[0] == y[0] && x[2] < y[2])))
-                    continue;
-            }
-            best = d;
-        }
-        if (best != place) {
-            const int64_t t = idx[place];
-            idx[place] = idx[best];
-            idx[best] = t;
-            done[best] = done[place];
-        }
-        done[place] = 1;
-    }
+    const Py_ssize_t kept = tg_sort_places(ord, alive, k, idx, done);
     PyMem_Free(done);
     tg_release(b, 3);
     return PyLong_FromSsize_t(kept);

@@ -17,14 +17,31 @@
 PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_ssize_t W,
                                          word last, int32_t *list)
 {
-    Py_ssize_t nw = 0;
+    Py_ssize_t nw = 0, w = 0;
     if (W == 0)
         return 0;
-    for (Py_ssize_t w = 0; w < W - 1; w++) {
-        const word cand = (fail != NULL ? ~fail[w] : ~(word)0) & (more != NULL ? ~more[w] : ~(word)0);
+#define PRUNE_CAND(w) ((fail != NULL ? ~fail[w] : ~(word)0) & (more != NULL ? ~more[w] : ~(word)0))
+    /* four words at a time, passed over together when none holds such a case (the
+     * leaves' case order gathers them) */
+    for (; w + 4 <= W - 1; w += 4) {
+        const word c0 = PRUNE_CAND(w), c1 = PRUNE_CAND(w + 1), c2 = PRUNE_CAND(w + 2),
+                   c3 = PRUNE_CAND(w + 3);
+        if ((c0 | c1 | c2 | c3) == 0)
+            continue;
         list[nw] = (int32_t)w;
-        nw += cand != 0;
+        nw += c0 != 0;
+        list[nw] = (int32_t)(w + 1);
+        nw += c1 != 0;
+        list[nw] = (int32_t)(w + 2);
+        nw += c2 != 0;
+        list[nw] = (int32_t)(w + 3);
+        nw += c3 != 0;
     }
+    for (; w < W - 1; w++) {
+        list[nw] = (int32_t)w;
+        nw += PRUNE_CAND(w) != 0;
+    }
+#undef PRUNE_CAND
     const word cand = last & (fail != NULL ? ~fail[W - 1] : ~(word)0) &
                       (more != NULL ? ~more[W - 1] : ~(word)0);
     list[nw] = (int32_t)(W - 1);
@@ -54,24 +71,32 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         const Py_ssize_t w = list[i];
         const word valid = w == W - 1 ? last : ~(word)0;
         const word cand = valid & (more != NULL ? ~more[w] : ~(word)0);
-        word ge1 = 0, ge2 = 0;
-        for (Py_ssize_t d = 0; d < k; d++) {
-            const word f = ~sat[d * W + w] & cand;
-            ge2 |= ge1 & f;
-            ge1 |= f;
+        word ge1, ge2;
+        if (more != NULL) {
+            /* the levels say it: cand fails at most one, levels' row 0 at least one */
+            ge1 = cand & levels[w];
+            ge2 = 0;
+        } else {
+            ge1 = ge2 = 0;
+            for (Py_ssize_t d = 0; d < k; d++) {
+                const word f = ~sat[d * W + w] & cand;
+                ge2 |= ge1 & f;
+                ge1 |= f;
+            }
         }
         const word live = cand & ~ge2, wr = wrong[w];
         const word none = live & ~ge1, one = live & ge1;
         total0 += POP(none);
         errors0 += POP(none & wr);
-        if (one)
-            for (Py_ssize_t d = 0; d < k; d++) {
-                const word x = one & ~sat[d * W + w];
-                if (x) {
-                    tot[d] += POP(x);
-                    err[d] += POP(x & wr);
-                }
+        word left = one; /* each of these fails one condition: done once all are found */
+        for (Py_ssize_t d = 0; d < k && left; d++) {
+            const word x = left & ~sat[d * W + w];
+            if (x) {
+                tot[d] += POP(x);
+                err[d] += POP(x & wr);
+                left &= ~x;
             }
+        }
     }
     for (;;) {
         double actual0;
@@ -115,23 +140,31 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
             const Py_ssize_t w = list[i];
             const word valid = w == W - 1 ? last : ~(word)0;
             const word cand = valid & ~fb[w] & (more != NULL ? ~more[w] : ~(word)0);
-            word ge1 = 0, ge2 = 0;
-            for (Py_ssize_t j = 0; j < na; j++) {
-                const word f = ~sat[al[j] * W + w] & cand;
-                ge2 |= ge1 & f;
-                ge1 |= f;
-                if (ge2 == cand)
-                    break;
+            word left;
+            if (removed == 1 && more != NULL) {
+                /* best the one dropped: a case of cand fails it and at most one more
+                 * condition, an alive one exactly when it fails two (levels' row 1) */
+                left = cand & levels[W + w];
+            } else {
+                word ge1 = 0, ge2 = 0;
+                for (Py_ssize_t j = 0; j < na; j++) {
+                    const word f = ~sat[al[j] * W + w] & cand;
+                    ge2 |= ge1 & f;
+                    ge1 |= f;
+                    if (ge2 == cand)
+                        break;
+                }
+                left = cand & ge1 & ~ge2;
             }
-            const word one = cand & ge1 & ~ge2;
-            if (!one)
+            if (!left)
                 continue;
             const word wr = wrong[w];
-            for (Py_ssize_t j = 0; j < na; j++) {
-                const word x = one & ~sat[al[j] * W + w];
+            for (Py_ssize_t j = 0; j < na && left; j++) {
+                const word x = left & ~sat[al[j] * W + w];
                 if (x) {
                     tot[al[j]] += POP(x);
                     err[al[j]] += POP(x & wr);
+                    left &= ~x;
                 }
             }
         }

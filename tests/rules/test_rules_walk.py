@@ -1,0 +1,102 @@
+"""The C walk over the unpruned tree's paths (treegen/rules/walk.py, native/rwalk.c):
+the candidate rules, their tests and their cases are those of the Python loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from tests.rules.test_rules_native import _mixed
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
+from treegen.rules import paths
+from treegen.rules.native import crules
+from treegen.trainer import TrainOptions, train
+from treegen.trainer.stats import ErrorBound
+
+needs_native = pytest.mark.skipif(crules is None, reason="C accelerator not built")
+
+
+def _signed_zeros(seed: int, n: int) -> Dataset:
+    """_mixed with its first attribute's values near 0 and both 0.0 and -0.0 among
+    them, so that cuts at 0 of either sign can be met."""
+    ds = _mixed(seed, n)
+    rng = np.random.default_rng([53, seed])
+    X = ds.X.copy()
+    known = ~np.isnan(X[:, 0])
+    X[known, 0] = rng.choice([-1.0, -0.0, 0.0, 0.5, 1.0], size=int(known.sum()))
+    y = ds.y.copy()
+    y[X[:, 0] == 0] = 2  # a cut at 0 separates something
+    return Dataset(ds.schema, X, y, "test")
+
+
+def _both(
+    ds: Dataset, subsets: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[npt.NDArray[np.int32]], str, list[npt.NDArray[np.int32]]]:
+    tree = train(ds, TrainOptions(prune=False, subsets=subsets, min_cases=1))
+    bound = ErrorBound(0.25, "c45")
+    rows: list[npt.NDArray[np.int32]] = []
+    got = paths.candidates(ds, tree, bound, rows=rows)
+    with monkeypatch.context() as m:
+        m.setattr(paths, "crules", None)  # the Python loop
+        rows_py: list[npt.NDArray[np.int32]] = []
+        want = paths.candidates(ds, tree, bound, rows=rows_py)
+    # repr: a cut's sign too (-0.0 == 0.0)
+    return repr(got), rows, repr(want), rows_py
+
+
+@needs_native
+@pytest.mark.parametrize("subsets", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_walk_equals_python_loop(seed: int, subsets: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rules (numbers, conditions, classes, error rates), tests and cases."""
+    got, rows, want, rows_py = _both(_mixed(seed, 900), subsets, monkeypatch)
+    assert got == want
+    assert len(rows) == len(rows_py) > 10
+    for a, b in zip(rows, rows_py, strict=True):
+        assert a.dtype == b.dtype == np.int32
+        assert np.array_equal(a, b)
+
+
+@needs_native
+def test_walk_names_a_cut_by_the_first_equal_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cut of -0.0 met after a cut of 0.0 on the same attribute is the 0.0 one, in the
+    rules as in the Python loop's (Release 8 keeps one record per distinct test)."""
+    schema = Schema(
+        (Attribute("w", "continuous", ()), Attribute("x", "nominal", ("p", "q"))), ("yes", "no")
+    )
+    w = [-1.0, -0.0, 0.0, 1.0, 2.0, -2.0]
+    # x = p: yes when w <= 0; x = q: the other way round
+    X = np.array([(v, x) for x in (0.0, 1.0) for v in w * 3], dtype=np.float64)
+    y = np.where((X[:, 0] <= 0) == (X[:, 1] == 0), 0, 1).astype(np.int32)
+    ds = Dataset(schema, X, y, "test")
+    d = (9.0, 9.0)
+    nodes = (
+        NominalTest(0, 36.0, 18.0, (18.0, 18.0), attribute=1, children=(1, 4)),
+        ContinuousTest(0, 18.0, 9.0, d, 0, 0.0, (2, 3)),
+        Leaf(0, 12.0, 0.0, (12.0, 0.0)),
+        Leaf(1, 6.0, 0.0, (0.0, 6.0)),
+        ContinuousTest(1, 18.0, 9.0, d, 0, -0.0, (5, 6)),
+        Leaf(1, 12.0, 0.0, (0.0, 12.0)),
+        Leaf(0, 6.0, 0.0, (6.0, 0.0)),
+    )
+    tree = Model(schema, nodes)
+    bound = ErrorBound(0.25, "c45")
+    got = repr(paths.candidates(ds, tree, bound))
+    with monkeypatch.context() as m:
+        m.setattr(paths, "crules", None)
+        want = repr(paths.candidates(ds, tree, bound))
+    assert got == want
+    assert got.count("threshold=0.0") >= 4
+    assert "-0.0" not in got
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(4))
+def test_walk_keeps_the_first_zero_cut(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cuts at 0.0 and -0.0 on one attribute are the first met, as the Python loop's."""
+    got, rows, want, rows_py = _both(_signed_zeros(seed, 700), False, monkeypatch)
+    assert got == want
+    assert "threshold=0.0" in got or "threshold=-0.0" in got
+    assert all(np.array_equal(a, b) for a, b in zip(rows, rows_py, strict=True))
