@@ -36,8 +36,23 @@ typedef struct {
     int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
 
+/* A case as the climb's toggles read it, in one 8-byte entry (one cache line a case
+ * instead of three: coverage, XOR and class): how many chosen rules fire on it, with
+ * its class's flag in the top bit (coverage is at most the number of rules, below
+ * 2^31), and the XOR of their numbers.  Made from the search's arrays when the climb
+ * starts and written back to them when it ends. */
+typedef struct {
+    uint32_t cov_pos;
+    int32_t xor;
+} CaseState;
+
+#define COV_MASK 0x7FFFFFFFu
+#define PREFETCH_FAR 16
+#define PREFETCH_NEAR 8
+
 typedef struct {
     Search *s;
+    CaseState *cases; /* per case, while the climb runs (the search's arrays meanwhile stale) */
     Py_ssize_t m;
     const float *bits;
     Group *g;
@@ -226,10 +241,53 @@ static inline void touch(Groups *G, int64_t q)
     }
 }
 
-/* toggle_cases' note: a rule whose counts changed. */
-static void note_touched(void *ctx, int64_t q)
+/* crules.h's toggle_cases over the climb's case entries, each rule whose counts
+ * change touched. */
+static void toggle_climb(Groups *G, Py_ssize_t r)
 {
-    touch((Groups *)ctx, q);
+    Search *s = G->s;
+    CaseState *cases = G->cases;
+    const int64_t step = s->chosen[r] ? 1 : -1;
+    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
+    for (int64_t p = lo; p < hi; p++) {
+        const int64_t c = s->rule_cases[p];
+        if (p + PREFETCH_FAR < hi) {
+            const int64_t f = s->rule_cases[p + PREFETCH_FAR];
+            __builtin_prefetch(&cases[f], 1);
+            __builtin_prefetch(&s->case_ptr[f]);
+        }
+        if (p + PREFETCH_NEAR < hi)
+            __builtin_prefetch(&s->case_rules[s->case_ptr[s->rule_cases[p + PREFETCH_NEAR]]]);
+        CaseState *e = &cases[c];
+        const uint32_t cp = e->cov_pos;
+        const int64_t before = (int64_t)(cp & COV_MASK), after = before + step;
+        const int pos = (int)(cp >> 31);
+        e->cov_pos = (uint32_t)after | (cp & ~COV_MASK);
+        const int32_t x = e->xor ^ (int32_t)r;
+        e->xor = x;
+        int64_t *side = pos ? s->right : s->wrong;
+        if (before == 0 || after == 0) { /* fired <-> not fired */
+            s->counts[0] += step;
+            if (pos)
+                s->counts[2] -= step;
+            else
+                s->counts[1] += step;
+            for (int64_t q = s->case_ptr[c]; q < s->case_ptr[c + 1]; q++) {
+                const int64_t o = s->case_rules[q];
+                if (o != r) {
+                    side[o] -= step;
+                    touch(G, o);
+                }
+            }
+        } else if (before == 1 || after == 1) {
+            /* the other chosen rule: the XOR before r came in, or after it left */
+            const int64_t o = step > 0 ? (x ^ (int32_t)r) : x;
+            if (o < 0 || o >= s->m)
+                continue; /* a state changed behind the kernels' back: no write outside */
+            side[o] -= step;
+            touch(G, o);
+        }
+    }
 }
 
 /* subsets_toggle's work, then the changed rules moved to their keys' groups. */
@@ -242,7 +300,7 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     s->chosen[r] = !s->chosen[r];
     G->n_chosen += s->chosen[r] ? 1 : -1;
     ts_toggled(&G->theory, r);
-    toggle_cases(s, r, note_touched, G);
+    toggle_climb(G, r);
     for (Py_ssize_t t = 0; t < G->n_touched; t++) {
         const int32_t q = G->touched[t];
         const uint64_t k = key_of(s, q);
@@ -312,6 +370,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
     int32_t *slot_group = NULL; /* the group of each costed slot; then those reaching M */
+    int cases_made = 0; /* the search's covered and chosen_xor stale until written back */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -335,15 +394,21 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
+    G.cases = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(CaseState));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
-        !G.live_ex || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept ||
+        !G.live_ex || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept || !G.cases ||
         ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t r = 0; r < m; r++)
         G.n_chosen += s.chosen[r] != 0;
+    for (Py_ssize_t c = 0; c < n; c++) {
+        G.cases[c].cov_pos = (uint32_t)s.covered[c] | (s.positive[c] ? ~COV_MASK : 0u);
+        G.cases[c].xor = s.chosen_xor[c];
+    }
+    cases_made = 1;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
         double *lin = bb[3].buf;
@@ -482,6 +547,12 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         result = PyFloat_FromDouble(best_cost);
     }
 done:
+    if (cases_made)
+        for (Py_ssize_t c = 0; c < n; c++) {
+            s.covered[c] = (int32_t)(G.cases[c].cov_pos & COV_MASK);
+            s.chosen_xor[c] = G.cases[c].xor;
+        }
+    PyMem_Free(G.cases);
     if (G.g != NULL)
         for (Py_ssize_t i = 0; i < G.cap_groups; i++)
             PyMem_Free(G.g[i].heap);
