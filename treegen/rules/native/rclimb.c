@@ -32,7 +32,7 @@ typedef struct {
     uint64_t key;
     int32_t count, live_at;
     int32_t *heap, cap; /* the group's rules (count of cap), kept across rebuilds */
-    float ex;
+    float ex;         /* while not live (a live group's are its slot's) */
     int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
 
@@ -64,6 +64,7 @@ typedef struct {
      * side by side (not through the group and its heap): chosen key or not, the
      * exception bits and their epoch, the top rule's bits */
     char *live_in;
+    uint64_t *live_key;
     float *live_ex, *live_top;
     int64_t *live_epoch;
     int32_t *stack;                                   /* the search of a heap's top rules */
@@ -185,6 +186,7 @@ static int group_add(Groups *G, int32_t gi, int32_t r)
     if (g->count == 0) {
         g->live_at = (int32_t)G->n_live;
         G->live_in[G->n_live] = (char)chosen_key(g->key);
+        G->live_key[G->n_live] = g->key;
         G->live_ex[G->n_live] = g->ex; /* current if costed in this epoch (ex_epoch) */
         G->live_epoch[G->n_live] = g->ex_epoch;
         G->live[G->n_live++] = gi;
@@ -208,8 +210,11 @@ static void group_remove(Groups *G, int32_t r)
     }
     if (g->count == 0) {
         const int32_t tail = G->live[--G->n_live], at = g->live_at;
+        g->ex = G->live_ex[at]; /* kept for the group's next life */
+        g->ex_epoch = G->live_epoch[at];
         G->live[at] = tail;
         G->live_in[at] = G->live_in[G->n_live];
+        G->live_key[at] = G->live_key[G->n_live];
         G->live_ex[at] = G->live_ex[G->n_live];
         G->live_epoch[at] = G->live_epoch[G->n_live];
         G->live_top[at] = G->live_top[G->n_live];
@@ -369,7 +374,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
-    int32_t *slot_group = NULL; /* the group of each costed slot; then those reaching M */
+    int32_t *slot_group = NULL; /* each costed group's live slot; then the groups reaching M */
     int cases_made = 0; /* the search's covered and chosen_xor stale until written back */
     memset(&G, 0, sizeof G);
     if (got < 6)
@@ -389,6 +394,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
     G.live_in = PyMem_Malloc((size_t)G.cap_groups);
     G.live_ex = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
+    G.live_key = PyMem_Malloc((size_t)G.cap_groups * sizeof(uint64_t));
     G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
     G.live_epoch = PyMem_Malloc((size_t)G.cap_groups * sizeof(int64_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
@@ -397,7 +403,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.cases = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(CaseState));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
-        !G.live_ex || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept || !G.cases ||
+        !G.live_ex || !G.live_key || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept || !G.cases ||
         ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
@@ -438,11 +444,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 if (i < L) {
                     if (G.live_epoch[i] == epoch)
                         continue;
-                    const Group *g = &G.g[G.live[i]];
-                    /* from the key: the rules' arrays are not read */
-                    sides_of(&s, chosen_key(g->key), key_right(g->key), key_wrong(g->key), n,
-                             &n0, &e0, &x0, &n1, &e1, &x1);
-                    slot_group[J] = G.live[i];
+                    const uint64_t k = G.live_key[i];
+                    /* from the key: neither the group nor its rules are read */
+                    sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
+                             &e1, &x1);
+                    slot_group[J] = (int32_t)i; /* the live slot */
                 } else {
                     if (!fresh)
                         break;
@@ -484,11 +490,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     cov = c0;
                     unc = c1;
                 } else {
-                    Group *g = &G.g[slot_group[j]];
-                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
-                    g->ex_epoch = epoch;
-                    G.live_ex[g->live_at] = g->ex;
-                    G.live_epoch[g->live_at] = epoch;
+                    G.live_ex[slot_group[j]] = (float)((log2_items + (double)c0) + (double)c1);
+                    G.live_epoch[slot_group[j]] = epoch;
                 }
             }
             /* the subset's cost: remembered when cheaper than every one before */
@@ -525,12 +528,13 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (Py_ssize_t i = 0; i < n_top; i++) {
                     const Group *g = &G.g[slot_group[i]];
                     const int in = chosen_key(g->key);
+                    const float ex_g = G.live_ex[g->live_at];
                     /* the rules reaching M: the top, and below each one that does */
                     Py_ssize_t top = 0;
                     G.stack[top++] = 0;
                     while (top > 0) {
                         const int32_t at = G.stack[--top], r = g->heap[at];
-                        if (delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) != M)
+                        if (delta_of(in, ex_g, G.bits[r], theory, base, item_in, item_out) != M)
                             continue;
                         if (r < pick)
                             pick = r;
@@ -564,6 +568,7 @@ done:
     PyMem_Free(G.live);
     PyMem_Free(G.live_in);
     PyMem_Free(G.live_ex);
+    PyMem_Free(G.live_key);
     PyMem_Free(G.live_top);
     PyMem_Free(G.live_epoch);
     PyMem_Free(G.stamp);
