@@ -162,7 +162,7 @@ setup(
             "treegen.rules.native._crules",
             sources=[
                 f"treegen/rules/native/{name}.c"
-                for name in ("crules", "rpaths", "rsearch", "rclimb", "rtheory", "rcases")
+                for name in ("crules", "rpaths", "rsearch", "rclimb", "rtheory", "rcases", "rlists")
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE + ["treegen/trainer/native"],
