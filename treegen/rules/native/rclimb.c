@@ -501,8 +501,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 const float base = (float)((double)tw + (double)ex);
                 if ((double)base < best_cost) {
                     best_cost = base;
-                    for (Py_ssize_t r = 0; r < m; r++)
-                        best[r] = s.chosen[r] != 0;
+                    /* the flags are 0 or 1 (numpy's bools, and the toggles' !) */
+                    memcpy(best, s.chosen, (size_t)m);
                 }
                 const float item_in = (float)item[selected], item_out = (float)item[selected + 1];
                 /* each group at its extreme bits: the largest change M, and the groups
