@@ -247,6 +247,36 @@ def test_set_subset_equals_python(seed: int) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("seed", range(12))
+def test_climb_leaves_the_state_python_leaves(seed: int) -> None:
+    """After a C climb (whose toggles work on per-case entries of their own, written
+    back when it ends) the search's state is the Python climb's: the subset, each
+    rule's right and wrong cases, each case's coverage and chosen XOR, the counts; and
+    a climb from there, or a subset set from there, goes on alike."""
+    m = int(np.random.default_rng([44, seed]).choice([11, 25, 60, 150]))
+    rows, positive, bits, logs = _problem(seed, m)
+    py = subsets.ClassSearch(rows, positive, bits, logs)
+    c = subsets.NativeClassSearch(rows, positive, bits, logs)
+    rng = np.random.default_rng([45, seed])
+    for _ in range(3):
+        chosen = (rng.random(m) < rng.uniform(0.0, 1.0)).tolist()
+        py.climb(chosen)
+        c.climb(chosen)
+        assert c.chosen.tolist() == py.chosen.tolist()
+        assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
+        assert np.array_equal(py.covered[c.case_order], c.covered)
+        xor = _chosen_xor(rows, c.chosen, positive.size)
+        assert np.array_equal(c.chosen_xor, xor[c.case_order])
+        fired = py.covered > 0
+        assert c.counts.tolist() == [
+            int(np.count_nonzero(fired)),
+            int(np.count_nonzero(fired & ~positive)),
+            int(np.count_nonzero(~fired & positive)),
+        ]
+        assert (py.best, py.best_cost) == (c.best, c.best_cost)
+
+
+@needs_native
 @pytest.mark.parametrize("seed", range(40))
 def test_best_subset_equals_python(seed: int) -> None:
     """The whole search (exhaustive up to 10 rules, random climbs beyond; the C climb
