@@ -246,6 +246,12 @@ static inline void touch(Groups *G, int64_t q)
     }
 }
 
+/* toggle_case's note: a rule whose counts changed. */
+static void note_touched(void *ctx, int64_t q)
+{
+    touch((Groups *)ctx, q);
+}
+
 /* crules.h's toggle_cases over the climb's case entries, each rule whose counts
  * change touched. */
 static void toggle_climb(Groups *G, Py_ssize_t r)
@@ -265,37 +271,14 @@ static void toggle_climb(Groups *G, Py_ssize_t r)
             __builtin_prefetch(&s->case_rules[s->case_ptr[s->rule_cases[p + PREFETCH_NEAR]]]);
         CaseState *e = &cases[c];
         const uint32_t cp = e->cov_pos;
-        const int64_t before = (int64_t)(cp & COV_MASK), after = before + step;
-        const int pos = (int)(cp >> 31);
-        e->cov_pos = (uint32_t)after | (cp & ~COV_MASK);
+        const int64_t before = (int64_t)(cp & COV_MASK);
+        e->cov_pos = (uint32_t)(before + step) | (cp & ~COV_MASK);
         const int32_t x = e->xor ^ (int32_t)r;
         e->xor = x;
-        int64_t *side = pos ? s->right : s->wrong;
-        if (before == 0 || after == 0) { /* fired <-> not fired */
-            s->counts[0] += step;
-            if (pos)
-                s->counts[2] -= step;
-            else
-                s->counts[1] += step;
-            for (int64_t q = s->case_ptr[c]; q < s->case_ptr[c + 1]; q++) {
-                const int64_t o = s->case_rules[q];
-                if (o != r) {
-                    side[o] -= step;
-                    touch(G, o);
-                }
-            }
-        } else if (before == 1 || after == 1) {
-            /* the other chosen rule: the XOR before r came in, or after it left */
-            const int64_t o = step > 0 ? (x ^ (int32_t)r) : x;
-            if (o < 0 || o >= s->m)
-                continue; /* a state changed behind the kernels' back: no write outside */
-            side[o] -= step;
-            touch(G, o);
-        }
+        toggle_case(s, r, c, before, step, (int)(cp >> 31), x, note_touched, G);
     }
 }
 
-/* subsets_toggle's work, then the changed rules moved to their keys' groups. */
 static int toggle_grouped(Groups *G, Py_ssize_t r)
 {
     Search *s = G->s;
