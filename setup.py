@@ -163,7 +163,7 @@ setup(
             sources=[
                 f"treegen/rules/native/{name}.c"
                 for name in (
-                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases"
+                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists"
                 )
             ]
             + [BUFFERS],

@@ -6,7 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treegen.rules.caselists import BLOCK, PACK_MIN, CaseLists, Unpacking, pack, unpack
+from treegen.rules.caselists import (
+    BLOCK,
+    PACK_MIN,
+    CaseLists,
+    Unpacking,
+    concatenated,
+    pack,
+    unpack,
+)
+from treegen.rules.native import crules
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -108,3 +117,35 @@ def test_case_lists_across_blocks() -> None:
         assert held.size(i) == rows.size
     assert sum(p.size for p in held.unpacked()) == sum(r.size for r in lists)
     assert len(held) == 0
+
+
+@pytest.mark.skipif(crules is None, reason="C accelerator not built")
+def test_lists_unpacked_in_one_call_as_one_by_one() -> None:
+    """The C unpacking of some entries end to end (every kind: short and wide lists in
+    int32, uint8 and uint16 gaps, one held as its own block, across blocks, entries
+    marked empty, a list read twice) equals the lists themselves."""
+    rng = np.random.default_rng(21)
+    lists = [
+        np.sort(rng.choice(1_000_000, size=k, replace=False)).astype(np.int32)
+        for k in rng.integers(0, 30_000, size=120)
+    ]
+    lists[3] = np.arange(7, 7 + BLOCK // 2, dtype=np.int32)  # uint8, its own block
+    lists[4] = np.arange(1 << 24, (1 << 24) + 100, dtype=np.int32) * 2  # first row > 16 bits
+    lists[5] = np.asarray([0, 70_000] + list(range(70_001, 70_100)), dtype=np.int32)  # wide
+    lists[6] = np.asarray([2**31 - 2], dtype=np.int32)
+    held = CaseLists()
+    for rows in lists:
+        held.append(rows)
+    kinds = {held.packed(i).dtype for i in range(len(held))}
+    assert kinds == {np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.uint16)}
+    which = [3, 4, 5, 6, 0, 8, 8, 119, *range(10, 100, 7)]
+    empty = [k % 5 == 2 for k in range(len(which))]
+    ptr, rows = concatenated(Unpacking(held, which, empty))
+    assert ptr[0] == 0 and ptr[-1] == rows.size and rows.dtype == np.int32
+    for k, (i, none) in enumerate(zip(which, empty, strict=True)):
+        want = np.zeros(0, dtype=np.int32) if none else lists[i]
+        assert np.array_equal(rows[ptr[k] : ptr[k + 1]], want), k
+    bad = np.zeros(ptr.size, dtype=np.int64)
+    bad[-1] = rows.size  # ptr not matching the lists' sizes
+    with pytest.raises(ValueError):
+        held.unpack_lists(np.asarray(which, dtype=np.int64), bad, rows)

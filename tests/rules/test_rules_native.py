@@ -219,16 +219,27 @@ def test_subset_steps_equal_python(seed: int) -> None:
         r = int(rng.integers(0, m))
         py.toggle(r)
         c.toggle(r)
-        assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
-        assert np.array_equal(py.covered[c.case_order], c.covered)
-        xor = _chosen_xor(rows, c.chosen, positive.size)
-        assert np.array_equal(c.chosen_xor, xor[c.case_order])
-        fired = py.covered > 0
-        assert c.counts.tolist() == [
-            int(np.count_nonzero(fired)),
-            int(np.count_nonzero(fired & ~positive)),
-            int(np.count_nonzero(~fired & positive)),
-        ]
+        _assert_same_state(py, c, rows, positive)
+
+
+def _assert_same_state(
+    py: subsets.ClassSearch,
+    c: subsets.NativeClassSearch,
+    rows: list[npt.NDArray[np.int32]],
+    positive: npt.NDArray[np.bool_],
+) -> None:
+    """The C search's state is the Python one's: each rule's right and wrong cases, each
+    case's coverage and chosen XOR (in the C search's numbering), the subset's counts."""
+    assert np.array_equal(py.right, c.right) and np.array_equal(py.wrong, c.wrong)
+    assert np.array_equal(py.covered[c.case_order], c.covered)
+    xor = _chosen_xor(rows, c.chosen, positive.size)
+    assert np.array_equal(c.chosen_xor, xor[c.case_order])
+    fired = py.covered > 0
+    assert c.counts.tolist() == [
+        int(np.count_nonzero(fired)),
+        int(np.count_nonzero(fired & ~positive)),
+        int(np.count_nonzero(~fired & positive)),
+    ]
 
 
 def _chosen_xor(
@@ -265,6 +276,27 @@ def test_set_subset_equals_python(seed: int) -> None:
         xor = _chosen_xor(rows, c.chosen, positive.size)
         assert np.array_equal(c.chosen_xor, xor[c.case_order])
         assert np.array_equal(py.values(), c.values())
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(12))
+def test_climb_leaves_the_state_python_leaves(seed: int) -> None:
+    """After a C climb (whose toggles work on per-case entries of their own, written
+    back when it ends) the search's state is the Python climb's: the subset, each
+    rule's right and wrong cases, each case's coverage and chosen XOR, the counts; and
+    a climb from there, or a subset set from there, goes on alike."""
+    m = int(np.random.default_rng([44, seed]).choice([11, 25, 60, 150]))
+    rows, positive, bits, logs = _problem(seed, m)
+    py = subsets.ClassSearch(rows, positive, bits, logs)
+    c = subsets.NativeClassSearch(rows, positive, bits, logs)
+    rng = np.random.default_rng([45, seed])
+    for _ in range(3):
+        chosen = (rng.random(m) < rng.uniform(0.0, 1.0)).tolist()
+        py.climb(chosen)
+        c.climb(chosen)
+        assert c.chosen.tolist() == py.chosen.tolist()
+        _assert_same_state(py, c, rows, positive)
+        assert (py.best, py.best_cost) == (c.best, c.best_cost)
 
 
 @needs_native

@@ -50,3 +50,15 @@ def test_outputs_are_31_bits() -> None:
     values = [g.next() for _ in range(5000)]
     assert all(0 <= v < 2**31 for v in values)
     assert max(values) > 2**30  # not stuck below the top bit
+
+
+@pytest.mark.parametrize("seed", [1, 12345])
+def test_draws_are_the_calls_of_next(seed: int) -> None:
+    """A block of draws is the same values as calls of next, and the stream goes on
+    from where the block ended (blocks and calls mixed)."""
+    one, many = GlibcRandom(seed), GlibcRandom(seed)
+    want = [one.next() for _ in range(700)]
+    got = many.draws(0).tolist() + many.draws(250).tolist() + [many.next()]
+    got += many.draws(449).tolist()
+    assert got == want
+    assert many.next() == one.next()

@@ -10,6 +10,7 @@ to its use of glibc's ``random()``: one number per rule per start, eleven starts
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from treegen.rules.glibc import GlibcRandom
@@ -99,6 +100,10 @@ class _Counting(GlibcRandom):
     def next(self) -> int:
         self.calls += 1
         return super().next()
+
+    def draws(self, k: int) -> npt.NDArray[np.uint32]:
+        self.calls += k
+        return super().draws(k)
 
 
 def test_random_search_draws_one_number_per_rule_per_start() -> None:

@@ -17,6 +17,8 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
+from treegen.rules.native import crules
+
 # The narrow types, narrowest first.
 _NARROW = (np.uint8, np.uint16)
 # A held list's type, by its number in CaseLists; the rows of its first item (the
@@ -97,6 +99,9 @@ def concatenated(
     ptr = np.zeros(len(sized) + 1, dtype=np.int64)
     np.cumsum(np.asarray(sized, dtype=np.int64), out=ptr[1:])
     rows = np.empty(int(ptr[-1]), dtype=np.int32)
+    if isinstance(lists, Unpacking) and crules is not None:
+        lists.unpack_all(ptr, rows)  # in one C call (a few numpy calls a list, else)
+        return ptr, rows
     for k, (lo, hi) in enumerate(zip(ptr[:-1].tolist(), ptr[1:].tolist(), strict=True)):
         if hi == lo:
             continue
@@ -177,6 +182,16 @@ class CaseLists:
         unpack_into(packed, out)
         return out
 
+    def unpack_lists(
+        self, which: npt.NDArray[np.int64], ptr: npt.NDArray[np.int64], rows: npt.NDArray[np.int32]
+    ) -> None:
+        """The lists ``which[k]`` (none where it is negative) unpacked into ``rows``, list
+        ``which[k]``'s at ``rows[ptr[k]:ptr[k + 1]]``, in one call of the C accelerator."""
+        assert crules is not None
+        crules.unpack_lists(
+            self._blocks, self._block, self._at, self._size, self._kind, which, ptr, rows
+        )
+
     def unpacked(self) -> list[npt.NDArray[np.int32]]:
         """The rows appended, in order; the lists are emptied."""
         out = [self.rows(i) for i in range(len(self))]
@@ -219,6 +234,16 @@ class Unpacking(Sequence[npt.NDArray[np.int32]]):
             0 if empty else self._lists.size(i)
             for i, empty in zip(self._which, self._empty, strict=True)
         ]
+
+    def unpack_all(self, ptr: npt.NDArray[np.int64], rows: npt.NDArray[np.int32]) -> None:
+        """Every entry's rows written into ``rows``, entry ``k``'s at
+        ``rows[ptr[k]:ptr[k + 1]]`` (``ptr`` from :meth:`sizes`), by the C accelerator."""
+        assert crules is not None
+        which = np.asarray(
+            [-1 if empty else i for i, empty in zip(self._which, self._empty, strict=True)],
+            dtype=np.int64,
+        )
+        self._lists.unpack_lists(which, ptr, rows)
 
     def unpack_into(self, k: int, out: npt.NDArray[np.int32]) -> None:
         """Entry ``k``'s rows written into ``out`` (of its :meth:`sizes` items)."""

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from collections import deque
 
+import numpy as np
+import numpy.typing as npt
+
 MODULUS = 2**31 - 1
 _WARM_UP = 310
 _DEG = 31  # r[i] depends on r[i-31] ...
@@ -51,3 +54,16 @@ class GlibcRandom:
     def next(self) -> int:
         """The next ``random()`` value, 0 .. 2**31 - 1."""
         return self._step() >> 1
+
+    def draws(self, k: int) -> npt.NDArray[np.uint32]:
+        """The next ``k`` ``random()`` values, as ``k`` calls of :meth:`next` give them:
+        one step each in a plain list (a call of :meth:`next` a value was a sixth of the
+        subset search at 100k rows)."""
+        r = list(self._r)  # r[i] = r[i - 31] + r[i - 3]: the new word's inputs in r
+        lag = _DEG - _SEP
+        for i in range(k):
+            r.append((r[i] + r[i + lag]) & 0xFFFFFFFF)
+        self._r = deque(r[-_DEG:], maxlen=_DEG)
+        words = np.asarray(r[_DEG:], dtype=np.uint32)
+        words >>= np.uint32(1)
+        return words

@@ -185,8 +185,9 @@ class ClassSearch:
         """Release 8's ``SpotSearch``: climbs from random subsets."""
         for trial in range(TRIALS):
             prob = to_f32(trial / 10.0)
-            chosen = [(rng.next() & 0x7FFFFFFF) / FULL_SCALE < prob for _ in range(self.m)]
-            self.climb(chosen)
+            # each value exact in float64, its quotient by 2**31 too: Python's comparison
+            chosen = rng.draws(self.m).astype(np.float64) / FULL_SCALE < prob
+            self.climb(chosen.tolist())
 
 
 class NativeClassSearch(ClassSearch):

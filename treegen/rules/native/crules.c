@@ -48,6 +48,9 @@ static PyMethodDef methods[] = {
     {"case_lists", tg_case_lists, METH_VARARGS,
      "case_lists(rule_ptr, rule_cases, positive, case_ptr, case_rules, right): each "
      "case's rules (a counting sort) and each rule's cases of the class."},
+    {"unpack_lists", tg_unpack_lists, METH_VARARGS,
+     "unpack_lists(blocks, block, at, size, kind, which, ptr, rows): CaseLists' packed "
+     "lists which[k] unpacked into rows[ptr[k]:ptr[k + 1]] (which[k] < 0: none)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -84,48 +84,59 @@ static inline void count_case(Search *s, int64_t c, int sign)
     }
 }
 
+/* What a toggle of rule r (step 1: now chosen; -1: dropped) changes through case c,
+ * whose coverage went from before to before + step (pos: c is of the class; x: its
+ * chosen XOR after the toggle): the subset's counts and the right and wrong cases of
+ * the rules whose count changes, each such rule passed to note (when not NULL) with
+ * ctx.  A case decided by no rule or by r alone (covered 0 <-> 1) changes every other
+ * rule of the case (not r: it decides the case alone either way); a case decided by r
+ * and one other chosen rule o (covered 1 <-> 2) changes o alone, found as the case's
+ * chosen XOR; the others none.  These are the changes count_case's before-and-after
+ * recount gives, with one pass over the rules of the first kind of case and none over
+ * the second. */
+static inline void toggle_case(Search *s, Py_ssize_t r, int64_t c, int64_t before, int64_t step,
+                               int pos, int32_t x, void (*note)(void *, int64_t), void *ctx)
+{
+    const int64_t after = before + step;
+    int64_t *side = pos ? s->right : s->wrong;
+    if (before == 0 || after == 0) { /* fired <-> not fired */
+        s->counts[0] += step;
+        if (pos)
+            s->counts[2] -= step;
+        else
+            s->counts[1] += step;
+        for (int64_t q = s->case_ptr[c]; q < s->case_ptr[c + 1]; q++) {
+            const int64_t o = s->case_rules[q];
+            if (o != r) {
+                side[o] -= step;
+                if (note != NULL)
+                    note(ctx, o);
+            }
+        }
+    } else if (before == 1 || after == 1) {
+        /* the other chosen rule: the XOR before r came in, or after it left */
+        const int64_t o = step > 0 ? (x ^ (int32_t)r) : x;
+        if (o < 0 || o >= s->m)
+            return; /* a state changed behind the kernels' back: no write outside */
+        side[o] -= step;
+        if (note != NULL)
+            note(ctx, o);
+    }
+}
+
 /* The rest of a toggle of rule r, whose chosen flag has just flipped: its cases'
- * coverage, the subset's counts and the right and wrong cases of the rules whose count
- * changes, each such rule passed to note (when not NULL) with ctx.  A case decided by
- * no rule or by r alone (covered 0 <-> 1) changes every other rule of the case (not
- * r: it decides the case alone either way); a case decided by r and one other chosen
- * rule o (covered 1 <-> 2) changes o alone, found as the case's chosen_xor; the
- * others none.  These are the changes count_case's before-and-after recount gives,
- * with one pass over the rules of the first kind of case and none over the second. */
+ * coverage and chosen XOR, and toggle_case's changes through each. */
 static inline void toggle_cases(Search *s, Py_ssize_t r, void (*note)(void *, int64_t),
                                 void *ctx)
 {
     const int64_t step = s->chosen[r] ? 1 : -1;
     for (int64_t p = s->rule_ptr[r]; p < s->rule_ptr[r + 1]; p++) {
         const int64_t c = s->rule_cases[p];
-        const int64_t before = s->covered[c], after = before + step;
-        s->covered[c] = (int32_t)after;
+        const int64_t before = s->covered[c];
+        s->covered[c] = (int32_t)(before + step);
         const int32_t x = s->chosen_xor[c] ^ (int32_t)r;
         s->chosen_xor[c] = x;
-        int64_t *side = s->positive[c] ? s->right : s->wrong;
-        if (before == 0 || after == 0) { /* fired <-> not fired */
-            s->counts[0] += step;
-            if (s->positive[c])
-                s->counts[2] -= step;
-            else
-                s->counts[1] += step;
-            for (int64_t q = s->case_ptr[c]; q < s->case_ptr[c + 1]; q++) {
-                const int64_t o = s->case_rules[q];
-                if (o != r) {
-                    side[o] -= step;
-                    if (note != NULL)
-                        note(ctx, o);
-                }
-            }
-        } else if (before == 1 || after == 1) {
-            /* the other chosen rule: the XOR before r came in, or after it left */
-            const int64_t o = step > 0 ? (x ^ (int32_t)r) : x;
-            if (o < 0 || o >= s->m)
-                continue; /* a state changed behind the kernels' back: no write outside */
-            side[o] -= step;
-            if (note != NULL)
-                note(ctx, o);
-        }
+        toggle_case(s, r, c, before, step, s->positive[c] != 0, x, note, ctx);
     }
 }
 
@@ -224,5 +235,6 @@ PyObject *tg_case_lists(PyObject *self, PyObject *args);     /* rsearch.c */
 PyObject *tg_subsets_climb(PyObject *self, PyObject *args);  /* rclimb.c */
 PyObject *tg_theory_sums(PyObject *self, PyObject *args);    /* rtheory.c */
 PyObject *tg_number_cases(PyObject *self, PyObject *args);   /* rcases.c */
+PyObject *tg_unpack_lists(PyObject *self, PyObject *args);   /* rlists.c */
 
 #endif

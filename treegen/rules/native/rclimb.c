@@ -32,12 +32,27 @@ typedef struct {
     uint64_t key;
     int32_t count, live_at;
     int32_t *heap, cap; /* the group's rules (count of cap), kept across rebuilds */
-    float ex;
+    float ex;         /* while not live (a live group's are its slot's) */
     int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
 
+/* A case as the climb's toggles read it, in one 8-byte entry (one cache line a case
+ * instead of three: coverage, XOR and class): how many chosen rules fire on it, with
+ * its class's flag in the top bit (coverage is at most the number of rules, below
+ * 2^31), and the XOR of their numbers.  Made from the search's arrays when the climb
+ * starts and written back to them when it ends. */
+typedef struct {
+    uint32_t cov_pos;
+    int32_t xor;
+} CaseState;
+
+#define COV_MASK 0x7FFFFFFFu
+#define PREFETCH_FAR 16
+#define PREFETCH_NEAR 8
+
 typedef struct {
     Search *s;
+    CaseState *cases; /* per case, while the climb runs (the search's arrays meanwhile stale) */
     Py_ssize_t m;
     const float *bits;
     Group *g;
@@ -49,6 +64,7 @@ typedef struct {
      * side by side (not through the group and its heap): chosen key or not, the
      * exception bits and their epoch, the top rule's bits */
     char *live_in;
+    uint64_t *live_key;
     float *live_ex, *live_top;
     int64_t *live_epoch;
     int32_t *stack;                                   /* the search of a heap's top rules */
@@ -170,6 +186,7 @@ static int group_add(Groups *G, int32_t gi, int32_t r)
     if (g->count == 0) {
         g->live_at = (int32_t)G->n_live;
         G->live_in[G->n_live] = (char)chosen_key(g->key);
+        G->live_key[G->n_live] = g->key;
         G->live_ex[G->n_live] = g->ex; /* current if costed in this epoch (ex_epoch) */
         G->live_epoch[G->n_live] = g->ex_epoch;
         G->live[G->n_live++] = gi;
@@ -193,8 +210,11 @@ static void group_remove(Groups *G, int32_t r)
     }
     if (g->count == 0) {
         const int32_t tail = G->live[--G->n_live], at = g->live_at;
+        g->ex = G->live_ex[at]; /* kept for the group's next life */
+        g->ex_epoch = G->live_epoch[at];
         G->live[at] = tail;
         G->live_in[at] = G->live_in[G->n_live];
+        G->live_key[at] = G->live_key[G->n_live];
         G->live_ex[at] = G->live_ex[G->n_live];
         G->live_epoch[at] = G->live_epoch[G->n_live];
         G->live_top[at] = G->live_top[G->n_live];
@@ -226,13 +246,39 @@ static inline void touch(Groups *G, int64_t q)
     }
 }
 
-/* toggle_cases' note: a rule whose counts changed. */
+/* toggle_case's note: a rule whose counts changed. */
 static void note_touched(void *ctx, int64_t q)
 {
     touch((Groups *)ctx, q);
 }
 
-/* subsets_toggle's work, then the changed rules moved to their keys' groups. */
+/* crules.h's toggle_cases over the climb's case entries, each rule whose counts
+ * change touched. */
+static void toggle_climb(Groups *G, Py_ssize_t r)
+{
+    Search *s = G->s;
+    CaseState *cases = G->cases;
+    const int64_t step = s->chosen[r] ? 1 : -1;
+    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
+    for (int64_t p = lo; p < hi; p++) {
+        const int64_t c = s->rule_cases[p];
+        if (p + PREFETCH_FAR < hi) {
+            const int64_t f = s->rule_cases[p + PREFETCH_FAR];
+            __builtin_prefetch(&cases[f], 1);
+            __builtin_prefetch(&s->case_ptr[f]);
+        }
+        if (p + PREFETCH_NEAR < hi)
+            __builtin_prefetch(&s->case_rules[s->case_ptr[s->rule_cases[p + PREFETCH_NEAR]]]);
+        CaseState *e = &cases[c];
+        const uint32_t cp = e->cov_pos;
+        const int64_t before = (int64_t)(cp & COV_MASK);
+        e->cov_pos = (uint32_t)(before + step) | (cp & ~COV_MASK);
+        const int32_t x = e->xor ^ (int32_t)r;
+        e->xor = x;
+        toggle_case(s, r, c, before, step, (int)(cp >> 31), x, note_touched, G);
+    }
+}
+
 static int toggle_grouped(Groups *G, Py_ssize_t r)
 {
     Search *s = G->s;
@@ -242,7 +288,7 @@ static int toggle_grouped(Groups *G, Py_ssize_t r)
     s->chosen[r] = !s->chosen[r];
     G->n_chosen += s->chosen[r] ? 1 : -1;
     ts_toggled(&G->theory, r);
-    toggle_cases(s, r, note_touched, G);
+    toggle_climb(G, r);
     for (Py_ssize_t t = 0; t < G->n_touched; t++) {
         const int32_t q = G->touched[t];
         const uint64_t k = key_of(s, q);
@@ -311,7 +357,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
-    int32_t *slot_group = NULL; /* the group of each costed slot; then those reaching M */
+    int32_t *slot_group = NULL; /* each costed group's live slot; then the groups reaching M */
+    int cases_made = 0; /* the search's covered and chosen_xor stale until written back */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
@@ -330,20 +377,27 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
     G.live_in = PyMem_Malloc((size_t)G.cap_groups);
     G.live_ex = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
+    G.live_key = PyMem_Malloc((size_t)G.cap_groups * sizeof(uint64_t));
     G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
     G.live_epoch = PyMem_Malloc((size_t)G.cap_groups * sizeof(int64_t));
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
+    G.cases = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(CaseState));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
-        !G.live_ex || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept ||
+        !G.live_ex || !G.live_key || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept || !G.cases ||
         ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t r = 0; r < m; r++)
         G.n_chosen += s.chosen[r] != 0;
+    for (Py_ssize_t c = 0; c < n; c++) {
+        G.cases[c].cov_pos = (uint32_t)s.covered[c] | (s.positive[c] ? ~COV_MASK : 0u);
+        G.cases[c].xor = s.chosen_xor[c];
+    }
+    cases_made = 1;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
         double *lin = bb[3].buf;
@@ -373,11 +427,11 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 if (i < L) {
                     if (G.live_epoch[i] == epoch)
                         continue;
-                    const Group *g = &G.g[G.live[i]];
-                    /* from the key: the rules' arrays are not read */
-                    sides_of(&s, chosen_key(g->key), key_right(g->key), key_wrong(g->key), n,
-                             &n0, &e0, &x0, &n1, &e1, &x1);
-                    slot_group[J] = G.live[i];
+                    const uint64_t k = G.live_key[i];
+                    /* from the key: neither the group nor its rules are read */
+                    sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
+                             &e1, &x1);
+                    slot_group[J] = (int32_t)i; /* the live slot */
                 } else {
                     if (!fresh)
                         break;
@@ -419,11 +473,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     cov = c0;
                     unc = c1;
                 } else {
-                    Group *g = &G.g[slot_group[j]];
-                    g->ex = (float)((log2_items + (double)c0) + (double)c1);
-                    g->ex_epoch = epoch;
-                    G.live_ex[g->live_at] = g->ex;
-                    G.live_epoch[g->live_at] = epoch;
+                    G.live_ex[slot_group[j]] = (float)((log2_items + (double)c0) + (double)c1);
+                    G.live_epoch[slot_group[j]] = epoch;
                 }
             }
             /* the subset's cost: remembered when cheaper than every one before */
@@ -433,8 +484,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 const float base = (float)((double)tw + (double)ex);
                 if ((double)base < best_cost) {
                     best_cost = base;
-                    for (Py_ssize_t r = 0; r < m; r++)
-                        best[r] = s.chosen[r] != 0;
+                    /* the flags are 0 or 1 (numpy's bools, and the toggles' !) */
+                    memcpy(best, s.chosen, (size_t)m);
                 }
                 const float item_in = (float)item[selected], item_out = (float)item[selected + 1];
                 /* each group at its extreme bits: the largest change M, and the groups
@@ -460,12 +511,13 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 for (Py_ssize_t i = 0; i < n_top; i++) {
                     const Group *g = &G.g[slot_group[i]];
                     const int in = chosen_key(g->key);
+                    const float ex_g = G.live_ex[g->live_at];
                     /* the rules reaching M: the top, and below each one that does */
                     Py_ssize_t top = 0;
                     G.stack[top++] = 0;
                     while (top > 0) {
                         const int32_t at = G.stack[--top], r = g->heap[at];
-                        if (delta_of(in, g->ex, G.bits[r], theory, base, item_in, item_out) != M)
+                        if (delta_of(in, ex_g, G.bits[r], theory, base, item_in, item_out) != M)
                             continue;
                         if (r < pick)
                             pick = r;
@@ -482,6 +534,12 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         result = PyFloat_FromDouble(best_cost);
     }
 done:
+    if (cases_made)
+        for (Py_ssize_t c = 0; c < n; c++) {
+            s.covered[c] = (int32_t)(G.cases[c].cov_pos & COV_MASK);
+            s.chosen_xor[c] = G.cases[c].xor;
+        }
+    PyMem_Free(G.cases);
     if (G.g != NULL)
         for (Py_ssize_t i = 0; i < G.cap_groups; i++)
             PyMem_Free(G.g[i].heap);
@@ -493,6 +551,7 @@ done:
     PyMem_Free(G.live);
     PyMem_Free(G.live_in);
     PyMem_Free(G.live_ex);
+    PyMem_Free(G.live_key);
     PyMem_Free(G.live_top);
     PyMem_Free(G.live_epoch);
     PyMem_Free(G.stamp);
