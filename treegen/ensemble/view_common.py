@@ -194,6 +194,9 @@ class Common:
     # every operand is +0 or positive normal (_positive; argmax then compares the bits).
     add_op: str = "add"
     div_op: str = "div"
+    # The table style's leaves are in its node stream (treegen.ensemble.node_stream): no
+    # count row table and no payload adder.
+    streamed: bool = False
     # Bit-packed count rows (treegen.ensemble.count_pack): the stream's bytes, each
     # group's end payload and width; n_cnt 0: byte rows (narrow, wide).
     n_cnt: int = 0

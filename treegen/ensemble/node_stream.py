@@ -1,0 +1,145 @@
+"""A forest's tree shapes and leaves as one pre-order bit stream (the table style).
+
+The compact table (treegen.ensemble.layout) names each split's other child by a kid
+(a row's distance, a payload or a pair of payloads), and a leaf's counts sit in a
+table of count rows.  Where the rows are packed (treegen.ensemble.row_pack) and every
+leaf is a count row, this form stores instead, for every node of every tree in
+pre-order, tree after tree, one bit stream (bit ``b`` is bit ``b % 8`` of byte
+``b / 8``):
+
+* a split: a 0 bit (its test is the next row of the packed rows);
+* a leaf: a 1 bit, then a ``K``-bit class mask (K classes); where more than one
+  class is in it, the ``W``-bit width ``w`` of the leaf's largest count, then the
+  leaf's nonzero counts in class order, ``w`` bits each.  A one-class leaf adds
+  ``1 / 1`` to its class: the 1.0 a pure leaf adds.
+
+The C reads every node of every tree, once a prediction: the path's splits test their
+rows, a right turn passes the left subtree (a count of the subtrees still to pass:
+a split adds one, a leaf takes one away), and after the path's leaf the rest of the
+tree is passed the same way.  No kid, pair, root or count row table remains: the
+ExtraTrees forest of bench/ensemble_models.py (609 splits, 619 leaves) 2,012 ->
+1,139 B.  Chosen where the stream and :data:`CODE_BYTES` take fewer bytes than the
+kid stream, pairs, roots and count rows they replace.  The counts are the count rows'
+(the same divisions): only where they are stored changes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from treegen.ensemble.layout import Payloads
+from treegen.ensemble.lower import EnsembleIR, LeafRow
+
+CODE_BYTES = 0
+"""The Cortex-M0+ code the stream's reader adds over the kid walk and count rows'
+reader it replaces (the ExtraTrees forest's link, -Os): it is smaller."""
+
+MAX_FIELD_BITS = 17
+"""A field at any bit offset then lies in the three bytes the C reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStream:
+    """The stream's bytes (two after the last field's first, which the C reads) and its
+    field widths: ``classes`` (K) bits of mask, ``width_bits`` (W) of a count width."""
+
+    data: tuple[int, ...]
+    bits: int
+    classes: int
+    width_bits: int
+    n_trees: int
+
+    @property
+    def table_bytes(self) -> int:
+        return len(self.data)
+
+    def field(self, at: int, w: int) -> int:
+        """The ``w`` bits from bit ``at``, as the C reads them (three bytes)."""
+        three = sum(self.data[(at >> 3) + j] << (8 * j) for j in range(3))
+        return (three >> (at & 7)) & ((1 << w) - 1)
+
+
+def _counts(pay: Payloads, p: int, k: int) -> tuple[int, ...]:
+    """The counts a payload adds: a one-class payload's as a 1."""
+    return tuple(int(c == p) for c in range(k)) if p < pay.n_pure else pay.counts[p - pay.n_pure]
+
+
+def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
+    """``ir``'s trees as the module docstring's stream, or None where a leaf is not a
+    count row or a field would not fit three bytes."""
+    k = ir.n_outputs
+    if not pay.fractions or not ir.vector or k > MAX_FIELD_BITS:
+        return None
+    widest = max((max(r).bit_length() for r in pay.counts), default=1)
+    wbits = widest.bit_length()
+    value = 0
+    bit = 0
+
+    def put(v: int, w: int) -> None:
+        nonlocal value, bit
+        value |= v << bit
+        bit += w
+
+    for tree in ir.trees:
+        for node in tree.nodes:
+            if not isinstance(node, LeafRow):
+                put(0, 1)
+                continue
+            counts = _counts(pay, pay.of_row[node.row], k)
+            put(1, 1)
+            put(sum(1 << c for c, n in enumerate(counts) if n), k)
+            if sum(1 for n in counts if n) > 1:
+                w = max(counts).bit_length()
+                put(w, wbits)
+                for n in counts:
+                    if n:
+                        put(n, w)
+    n_bytes = (bit >> 3) + 3  # the last field's first byte and the two after it
+    data = tuple((value >> (8 * b)) & 0xFF for b in range(n_bytes))
+    return NodeStream(data, bit, k, wbits, len(ir.trees))
+
+
+def walk(stream: NodeStream, go_left: Sequence[bool]) -> list[tuple[int, ...]]:
+    """The counts each tree's reached leaf adds when row r's test answers
+    ``go_left[r]``: the C's reading, for the tests of the stream itself."""
+    out: list[tuple[int, ...]] = []
+    k, at, r = stream.classes, 0, 0
+    for _ in range(stream.n_trees):
+        open_, skip = 1, 0
+        while open_:
+            if stream.field(at, 1) == 0:
+                at += 1
+                open_ += 1
+                if skip:
+                    skip += 1
+                elif not go_left[r]:
+                    skip = 1  # right: pass the left subtree
+                r += 1
+                continue
+            mask = stream.field(at + 1, k)
+            at += 1 + k
+            w = 0
+            if mask & (mask - 1):
+                w = stream.field(at, stream.width_bits)
+                at += stream.width_bits
+            n = []
+            for c in range(k):
+                v = 0
+                if (mask >> c) & 1:
+                    v = stream.field(at, w) if w else 1
+                    at += w
+                n.append(v)
+            open_ -= 1
+            if skip:
+                skip -= 1
+            else:
+                out.append(tuple(n))
+                skip = open_  # pass the rest of the tree
+    return out
+
+
+def worth(stream: NodeStream | None, replaced: int) -> bool:
+    """Whether ``stream`` and its code take fewer bytes than what it replaces
+    (``replaced``: the kid stream, the pairs and their ninth bits, the roots and the
+    count rows with their group table)."""
+    return stream is not None and stream.table_bytes + CODE_BYTES < replaced
