@@ -117,8 +117,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         pay = payloads(ir, fractions=True)
         table = node_table(ir, pay, cat_at)
         tview = table_view(ir, table, pay)
-        common = replace(common_view(ir, pay, cat_bytes), streamed=tview.stream is not None)
-        views = (header, common, tview)
+        views = (header, common_view(ir, pay, cat_bytes, tview.stream is not None), tview)
         template = "predict_ensemble_table.c.j2"
     else:
         pay = payloads(ir, fractions=False)
