@@ -97,9 +97,10 @@ def test_the_last_field_reads_bytes_that_exist() -> None:
     stream = node_stream.encode(ir, pay)
     assert stream is not None
     # A field starts before bit `bits`; the C reads its first byte and two more.
-    assert len(stream.data) == ((stream.bits - 1) >> 3) + 3 or len(stream.data) == (
-        stream.bits >> 3
-    ) + 3
+    assert (
+        len(stream.data) == ((stream.bits - 1) >> 3) + 3
+        or len(stream.data) == (stream.bits >> 3) + 3
+    )
     assert stream.field(stream.bits - 1, 1) == 1  # the last node of a tree is a leaf
     assert all(b == 0 for b in stream.data[(stream.bits + 7) >> 3 :])
 

@@ -85,7 +85,9 @@ def pair_columns(table: NodeTable) -> tuple[list[int], list[int]]:
     return [p & 0xFF for p in flat], hi
 
 
-def _stream(ir: EnsembleIR, table: NodeTable, pay: Payloads, packed: PackedRows) -> NodeStream | None:
+def _stream(
+    ir: EnsembleIR, table: NodeTable, pay: Payloads, packed: PackedRows
+) -> NodeStream | None:
     """The node stream where it is smaller than the kids, pairs, roots and count rows."""
     if table.n_rows + table.n_payloads > 0xFFFF or not table.word.in_word:
         return None
