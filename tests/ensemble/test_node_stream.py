@@ -92,17 +92,17 @@ def test_chosen_only_where_smaller() -> None:
         assert _view(name).packed is None and _view(name).stream is None, name
 
 
-def test_the_last_field_reads_bytes_that_exist() -> None:
+def test_the_stream_is_its_bits_most_significant_first() -> None:
     ir, pay = _lowered("extra")
     stream = node_stream.encode(ir, pay)
     assert stream is not None
-    # A field starts before bit `bits`; the C reads its first byte and two more.
-    assert (
-        len(stream.data) == ((stream.bits - 1) >> 3) + 3
-        or len(stream.data) == (stream.bits >> 3) + 3
-    )
-    assert stream.field(stream.bits - 1, 1) == 1  # the last node of a tree is a leaf
-    assert all(b == 0 for b in stream.data[(stream.bits + 7) >> 3 :])
+    # The C reads a bit at a time: no byte after the last bit, which is a leaf's.
+    assert len(stream.data) == (stream.bits + 7) // 8
+    assert stream.data[-1] >> (stream.bits - 8 * (len(stream.data) - 1)) == 0
+    # Bit b is bit b % 8 of byte b / 8; a field's most significant bit comes first.
+    tiny = node_stream.NodeStream((0b1000_0110, 0b1), 9, 2, 1, 1)
+    assert [tiny.field(0, 3), tiny.field(1, 2), tiny.field(7, 2)] == [0b011, 0b11, 0b11]
+    assert tiny.field(5, 3) == 0b001
 
 
 def test_the_c_declares_the_stream_and_info_counts_it(tmp_path: Path) -> None:

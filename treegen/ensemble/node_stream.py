@@ -5,7 +5,8 @@ The compact table (treegen.ensemble.layout) names each split's other child by a 
 table of count rows.  Where the rows are packed (treegen.ensemble.row_pack) and every
 leaf is a count row, this form stores instead, for every node of every tree in
 pre-order, tree after tree, one bit stream (bit ``b`` is bit ``b % 8`` of byte
-``b / 8``):
+``b / 8``; a field's most significant bit first, so that the C builds it by constant
+shifts, which an 8-bit AVR does in one instruction, not a loop):
 
 * a split: a 0 bit (its test is the next row of the packed rows);
 * a leaf: a 1 bit, then a ``K``-bit class mask (K classes); where more than one
@@ -34,14 +35,14 @@ CODE_BYTES = 0
 """The Cortex-M0+ code the stream's reader adds over the kid walk and count rows'
 reader it replaces (the ExtraTrees forest's link, -Os): it is smaller."""
 
-MAX_FIELD_BITS = 17
-"""A field at any bit offset then lies in the three bytes the C reads."""
+MAX_FIELD_BITS = 16
+"""The C reads a field into an ``unsigned`` (16 bits on AVR)."""
 
 
 @dataclass(frozen=True, slots=True)
 class NodeStream:
-    """The stream's bytes (two after the last field's first, which the C reads) and its
-    field widths: ``classes`` (K) bits of mask, ``width_bits`` (W) of a count width."""
+    """The stream's bytes and its field widths: ``classes`` (K) bits of mask,
+    ``width_bits`` (W) of a count width."""
 
     data: tuple[int, ...]
     bits: int
@@ -54,9 +55,12 @@ class NodeStream:
         return len(self.data)
 
     def field(self, at: int, w: int) -> int:
-        """The ``w`` bits from bit ``at``, as the C reads them (three bytes)."""
-        three = sum(self.data[(at >> 3) + j] << (8 * j) for j in range(3))
-        return (three >> (at & 7)) & ((1 << w) - 1)
+        """The ``w``-bit field from bit ``at``, as the C reads it (a bit at a time, the
+        most significant first)."""
+        v = 0
+        for b in range(at, at + w):
+            v = (v << 1) | ((self.data[b >> 3] >> (b & 7)) & 1)
+        return v
 
 
 def _counts(pay: Payloads, p: int, k: int) -> tuple[int, ...]:
@@ -66,7 +70,7 @@ def _counts(pay: Payloads, p: int, k: int) -> tuple[int, ...]:
 
 def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
     """``ir``'s trees as the module docstring's stream, or None where a leaf is not a
-    count row or a field would not fit three bytes."""
+    count row or the mask would not fit the C's 16-bit field."""
     k = ir.n_outputs
     if not pay.fractions or not ir.vector or k > MAX_FIELD_BITS:
         return None
@@ -77,8 +81,10 @@ def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
 
     def put(v: int, w: int) -> None:
         nonlocal value, bit
-        value |= v << bit
-        bit += w
+        assert 0 <= v < 1 << w
+        for b in range(w - 1, -1, -1):  # the most significant bit first
+            value |= ((v >> b) & 1) << bit
+            bit += 1
 
     for tree in ir.trees:
         for node in tree.nodes:
@@ -94,7 +100,7 @@ def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
                 for n in counts:
                     if n:
                         put(n, w)
-    n_bytes = (bit >> 3) + 3  # the last field's first byte and the two after it
+    n_bytes = (bit + 7) >> 3
     data = tuple((value >> (8 * b)) & 0xFF for b in range(n_bytes))
     return NodeStream(data, bit, k, wbits, len(ir.trees))
 
