@@ -14,7 +14,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.ensemble import node_stream
 from treegen.ensemble.layout import Payloads, node_table, payloads, walk
 from treegen.ensemble.lower import EnsembleIR, lower_ensemble
-from treegen.ensemble.view_common import bitsets
+from treegen.ensemble.view_common import bitsets, splits
 from treegen.ensemble.view_table import TableView, table_view
 from treegen.kinds.export import render
 
@@ -98,9 +98,16 @@ def test_the_stream_is_its_bits_most_significant_first() -> None:
     assert stream is not None
     # The C reads a bit at a time: no byte after the last bit, which is a leaf's.
     assert len(stream.data) == (stream.bits + 7) // 8
+    # Each tree starts with its first split (or its one leaf) at the row after the last
+    # tree's splits.
+    ends = [*stream.first_rows[1:], len(ir.trees) and sum(1 for s in splits(ir))]
+    assert stream.starts[0] == 0 and list(stream.starts) == sorted(stream.starts)
+    assert [stream.field(a, 1) for a in stream.starts] == [
+        int(e == r) for r, e in zip(stream.first_rows, ends, strict=True)
+    ]
     assert stream.data[-1] >> (stream.bits - 8 * (len(stream.data) - 1)) == 0
     # Bit b is bit b % 8 of byte b / 8; a field's most significant bit comes first.
-    tiny = node_stream.NodeStream((0b1000_0110, 0b1), 9, 2, 1, 1)
+    tiny = node_stream.NodeStream((0b1000_0110, 0b1), 9, 2, 1, (0,), (0,))
     assert [tiny.field(0, 3), tiny.field(1, 2), tiny.field(7, 2)] == [0b011, 0b11, 0b11]
     assert tiny.field(5, 3) == 0b001
 
@@ -115,5 +122,8 @@ def test_the_c_declares_the_stream_and_info_counts_it(tmp_path: Path) -> None:
     for gone in ("p_kid", "p_pair", "p_root", "p_cnt", "p_narrow", "p_wide", "p_walk"):
         assert gone not in text, gone
     sizes = table_sizes(r, "p_predict.c", tmp_path)
-    assert sizes["p_node"] == view.stream.table_bytes
+    assert sizes["p_node"] == len(view.stream.data)
+    # 16-bit bits; the rows below 256 here: 8-bit.
+    assert sizes["p_start"] + sizes["p_first"] == len(view.stream.starts) * 3
+    assert sizes["p_node"] + sizes["p_start"] + sizes["p_first"] == view.stream.table_bytes
     assert sizes["p_row"] + sizes["p_top"] == view.packed.table_bytes - len(view.packed.kids)

@@ -14,14 +14,15 @@ shifts, which an 8-bit AVR does in one instruction, not a loop):
   leaf's nonzero counts in class order, ``w`` bits each.  A one-class leaf adds
   ``1 / 1`` to its class: the 1.0 a pure leaf adds.
 
-The C reads every node of every tree, once a prediction: the path's splits test their
-rows, a right turn passes the left subtree (a count of the subtrees still to pass:
-a split adds one, a leaf takes one away), and after the path's leaf the rest of the
-tree is passed the same way.  No kid, pair, root or count row table remains: the
-ExtraTrees forest of bench/ensemble_models.py (609 splits, 619 leaves) 2,012 ->
-1,139 B.  Chosen where the stream and :data:`CODE_BYTES` take fewer bytes than the
-kid stream, pairs, roots and count rows they replace.  The counts are the count rows'
-(the same divisions): only where they are stored changes."""
+A tree starts at its entry of a table of tree starts (its first bit and its first
+split's row).  The C reads a tree's nodes from there up to the path's leaf: the path's
+splits test their rows, and a right turn passes the left subtree, counting the subtrees
+still to pass (a split adds one, a leaf takes one away; a leaf passed is not read past
+its mask and width).  No kid, pair or count row table remains: the ExtraTrees forest of
+bench/ensemble_models.py (609 splits, 619 leaves) 2,012 -> 1,176 B (with its 40 B of tree
+starts).  Chosen where the stream, its tree starts and :data:`CODE_BYTES` take fewer
+bytes than the kid stream, pairs, roots and count rows they replace.  The counts are
+the count rows' (the same divisions): only where they are stored changes."""
 
 from __future__ import annotations
 
@@ -48,11 +49,17 @@ class NodeStream:
     bits: int
     classes: int
     width_bits: int
-    n_trees: int
+    starts: tuple[int, ...]  # each tree's first bit
+    first_rows: tuple[int, ...]  # each tree's first split's row
+
+    @property
+    def start_bytes(self) -> int:
+        """Bytes of a tree start's bit (16 or 32-bit) and of its row (8 or 16-bit)."""
+        return (2 if self.bits <= 0xFFFF else 4) + (1 if max(self.first_rows) <= 0xFF else 2)
 
     @property
     def table_bytes(self) -> int:
-        return len(self.data)
+        return len(self.data) + len(self.starts) * self.start_bytes
 
     def field(self, at: int, w: int) -> int:
         """The ``w``-bit field from bit ``at``, as the C reads it (a bit at a time, the
@@ -86,10 +93,16 @@ def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
             value |= ((v >> b) & 1) << bit
             bit += 1
 
+    starts: list[int] = []
+    first_rows: list[int] = []
+    row = 0
     for tree in ir.trees:
+        starts.append(bit)
+        first_rows.append(row)
         for node in tree.nodes:
             if not isinstance(node, LeafRow):
                 put(0, 1)
+                row += 1
                 continue
             counts = _counts(pay, pay.of_row[node.row], k)
             put(1, 1)
@@ -102,45 +115,44 @@ def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
                         put(n, w)
     n_bytes = (bit + 7) >> 3
     data = tuple((value >> (8 * b)) & 0xFF for b in range(n_bytes))
-    return NodeStream(data, bit, k, wbits, len(ir.trees))
+    return NodeStream(data, bit, k, wbits, tuple(starts), tuple(first_rows))
 
 
 def walk(stream: NodeStream, go_left: Sequence[bool]) -> list[tuple[int, ...]]:
     """The counts each tree's reached leaf adds when row r's test answers
     ``go_left[r]``: the C's reading, for the tests of the stream itself."""
     out: list[tuple[int, ...]] = []
-    k, at, r = stream.classes, 0, 0
-    for _ in range(stream.n_trees):
-        open_, skip = 1, 0
-        while open_:
-            if stream.field(at, 1) == 0:
-                at += 1
-                open_ += 1
+    k, wb = stream.classes, stream.width_bits
+    for at, r in zip(stream.starts, stream.first_rows, strict=True):
+        skip = 0  # the subtrees to pass before the path's next node
+        while True:
+            split = stream.field(at, 1) == 0
+            at += 1
+            if split:
                 if skip:
                     skip += 1
                 elif not go_left[r]:
                     skip = 1  # right: pass the left subtree
                 r += 1
                 continue
-            mask = stream.field(at + 1, k)
-            at += 1 + k
+            mask = stream.field(at, k)
+            at += k
             w = 0
             if mask & (mask - 1):
-                w = stream.field(at, stream.width_bits)
-                at += stream.width_bits
+                w = stream.field(at, wb)
+                at += wb
             n = []
             for c in range(k):
                 v = 0
                 if (mask >> c) & 1:
-                    v = stream.field(at, w) if w else 1
+                    if not skip:
+                        v = stream.field(at, w) if w else 1
                     at += w
                 n.append(v)
-            open_ -= 1
-            if skip:
-                skip -= 1
-            else:
+            if not skip:
                 out.append(tuple(n))
-                skip = open_  # pass the rest of the tree
+                break
+            skip -= 1
     return out
 
 

@@ -63,6 +63,8 @@ class TableView:
     # of the kids, pairs, roots and count rows; None: those.
     stream: NodeStream | None = None
     nodes: Column | None = None  # the stream's bytes
+    starts: Column | None = None  # each tree's first bit in the stream
+    first_rows: Column | None = None  # each tree's first split's row
     stream_at_ctype: str = "unsigned"  # a stream bit offset
 
 
@@ -168,9 +170,11 @@ def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) ->
         kid_at_ctype="unsigned" if table.n_rows * kid_bits + 24 <= 0xFFFF else UINT32.c_name,
         stream=stream,
         nodes=_uint_column(U, stream.data, TYPES["uint8"]) if stream else None,
-        stream_at_ctype="unsigned"
-        if stream is None or len(stream.data) * 8 <= 0xFFFF
-        else UINT32.c_name,
+        starts=_uint_column(U, stream.starts, UINT32 if stream.bits > 0xFFFF else TYPES["uint16"])
+        if stream
+        else None,
+        first_rows=_uint_column(U, stream.first_rows) if stream else None,
+        stream_at_ctype="unsigned" if stream is None or stream.bits <= 0xFFFF else UINT32.c_name,
     )
 
 
