@@ -19,8 +19,8 @@ split's row).  The C reads a tree's nodes from there up to the path's leaf: the 
 splits test their rows, and a right turn passes the left subtree, counting the subtrees
 still to pass (a split adds one, a leaf takes one away; a leaf passed is not read past
 its mask and width).  No kid, pair or count row table remains: the ExtraTrees forest of
-bench/ensemble_models.py (609 splits, 619 leaves) 2,012 -> 1,176 B (with its 40 B of tree
-starts).  Chosen where the stream, its tree starts and :data:`CODE_BYTES` take fewer
+bench/ensemble_models.py (609 splits, 619 leaves) 2,012 -> 1,177 B (its 40 B of tree
+starts included).  Chosen where the stream, its tree starts and :data:`CODE_BYTES` take fewer
 bytes than the kid stream, pairs, roots and count rows they replace.  The counts are
 the count rows' (the same divisions): only where they are stored changes."""
 
