@@ -181,9 +181,21 @@ CROSS = {
 }
 
 
+def test_add_once_keeps_add_pos_out_of_line_and_the_same() -> None:
+    plain = f64_source("tg", list(POS_OPS))
+    once = f64_source("tg", list(POS_OPS), add_once=True)
+    assert "NOINLINE" not in plain
+    assert "#define TG_F64_NOINLINE __attribute__((noinline))" in once
+    assert "static TG_F64_NOINLINE tg_f64 tg_f64_add_pos(tg_f64 a, tg_f64 b)" in once
+    # The same routines otherwise: the body of add_pos and everything else unchanged.
+    body = plain[plain.index("static tg_f64 tg_f64_add_pos") :].split("\n", 1)[1]
+    assert once.endswith(body) and plain.startswith(once[: once.index("/* Called once")])
+
+
 @pytest.mark.toolchain
+@pytest.mark.parametrize("add_once", [False, True])
 @pytest.mark.parametrize("cc", list(CROSS))
-def test_strict_flags(tmp_path: Path, cc: str) -> None:
+def test_strict_flags(tmp_path: Path, cc: str, add_once: bool) -> None:
     if shutil.which(cc) is None:
         pytest.skip(f"{cc} is not installed")
     user = (
@@ -193,7 +205,7 @@ def test_strict_flags(tmp_path: Path, cc: str) -> None:
         "    return 0;\n}\n"
     )
     src = tmp_path / "pos.c"
-    src.write_text("#include <stdint.h>\n" + f64_source("tg", list(POS_OPS)) + user)
+    src.write_text("#include <stdint.h>\n" + f64_source("tg", list(POS_OPS), add_once) + user)
     strict = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
     for std in ("c89", "c99"):
         r = subprocess.run(

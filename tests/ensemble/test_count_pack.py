@@ -95,7 +95,8 @@ def _forest() -> Ensemble:
 def test_the_c_declares_the_stream_and_info_counts_it(tmp_path: Path) -> None:
     pay = _pay(_forest())
     assert pay.packed is not None and max(pay.packed.widths) > 8
-    r = render(_forest(), ExportOptions(prefix="p", style="table"))
+    # Double inputs: no key walk, so no node stream (tests/ensemble/test_node_stream.py).
+    r = render(_forest(), ExportOptions(prefix="p", style="table", input_type="double"))
     text = r.files["p_predict.c"]
     assert f"static const uint8_t p_cnt[{len(pay.packed.stream)}] P_ROM" in text
     assert "p_narrow" not in text and "p_wide" not in text
@@ -103,9 +104,12 @@ def test_the_c_declares_the_stream_and_info_counts_it(tmp_path: Path) -> None:
     assert sizes["p_cnt"] == len(pay.packed.stream)
 
 
+# Float inputs read the node stream, double inputs the packed count rows.
+@pytest.mark.parametrize("input_type", ["float", "double"])
 @pytest.mark.parametrize("proba", [False, True])
-def test_host_verify(proba: bool) -> None:
-    report = verify(_forest(), ExportOptions(prefix="p", proba=proba or None), n_random=2000)
+def test_host_verify(proba: bool, input_type: str) -> None:
+    opts = ExportOptions(prefix="p", proba=proba or None, input_type=input_type)  # type: ignore[arg-type]
+    report = verify(_forest(), opts, n_random=2000)
     assert report.ok, report.text()
 
 

@@ -61,8 +61,11 @@ def test_the_c_declares_the_bitmap_and_info_counts_it(tmp_path: Path) -> None:
     """The C holds a byte an entry and the bitmap; ``info``'s table bytes equal the sizes
     of predict.o's constant objects (the soft path, where every constant is a table)."""
     ens = _forest()
-    r = render(ens, ExportOptions(prefix="p", style="table"))
+    # Double inputs: no key walk, so pairs rather than the node stream of float inputs
+    # (tests/ensemble/test_node_stream.py).
+    r = render(ens, ExportOptions(prefix="p", style="table", input_type="double"))
     text = r.files["p_predict.c"]
+    assert "p_node" not in text
     n = 2 * len(_table(ens).pairs)
     assert f"static const uint8_t p_pair[{n}] P_ROM" in text
     assert f"static const uint8_t p_pair_hi[{(n + 7) // 8}] P_ROM" in text
@@ -70,9 +73,12 @@ def test_the_c_declares_the_bitmap_and_info_counts_it(tmp_path: Path) -> None:
     assert sizes["p_pair"] == n and sizes["p_pair_hi"] == (n + 7) // 8
 
 
+# Float inputs read the node stream, double inputs the 9-bit pairs.
+@pytest.mark.parametrize("input_type", ["float", "double"])
 @pytest.mark.parametrize("proba", [False, True])
-def test_host_verify(proba: bool) -> None:
-    report = verify(_forest(), ExportOptions(prefix="p", proba=proba or None), n_random=2000)
+def test_host_verify(proba: bool, input_type: str) -> None:
+    opts = ExportOptions(prefix="p", proba=proba or None, input_type=input_type)  # type: ignore[arg-type]
+    report = verify(_forest(), opts, n_random=2000)
     assert report.ok, report.text()
 
 

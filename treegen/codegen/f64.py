@@ -94,13 +94,14 @@ def needed(ops: Iterable[str]) -> frozenset[str]:
     return frozenset(seen)
 
 
-def f64_source(prefix: str, ops: Iterable[str]) -> str:
+def f64_source(prefix: str, ops: Iterable[str], add_once: bool = False) -> str:
     """C source (C89 and C99, needs ``<stdint.h>``) of the type ``PREFIX_f64`` and the
     routines ``ops`` (names of :data:`OPS` or :data:`POS_OPS`), each ``static``; nothing
-    else is defined."""
+    else is defined but, with ``add_once`` (``add_pos`` has one caller), the macro
+    ``PREFIX_F64_NOINLINE`` that keeps gcc and clang from inlining ``add_pos``."""
     check_prefix(prefix)
     template = make_env().get_template("f64.c.j2")
-    return template.render(P=prefix, need=needed(ops))
+    return template.render(P=prefix, U=prefix.upper(), need=needed(ops), add_once=add_once)
 
 
 def f64_bits(x: float) -> int:

@@ -34,6 +34,7 @@ TEMPLATE_MACROS = (
     "N_SCORES",
     "N_OUTPUTS",  # a regressor's (treegen.ensemble.regress)
     "NOINLINE",  # the ifs style's per-tree functions (treegen.ensemble.view_ifs)
+    "F64_NOINLINE",  # add_pos kept out of line (treegen.codegen.f64, add_once)
     "SEL",  # the ifs style's select expressions (treegen.ensemble.branchfree)
     "BRANCHFREE",  # whether SEL is a mask (x86 and AArch64 hosts) or ?:
     "FLOATCMP",  # one tree's ifs compares float inputs on hosts (view_ifs.host_floats)

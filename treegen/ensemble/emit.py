@@ -116,7 +116,8 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     if style == "table":
         pay = payloads(ir, fractions=True)
         table = node_table(ir, pay, cat_at)
-        views = (header, common_view(ir, pay, cat_bytes), table_view(ir, table))
+        tview = table_view(ir, table, pay)
+        views = (header, common_view(ir, pay, cat_bytes, tview.stream is not None), tview)
         template = "predict_ensemble_table.c.j2"
     else:
         pay = payloads(ir, fractions=False)

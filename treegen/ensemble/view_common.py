@@ -194,6 +194,9 @@ class Common:
     # every operand is +0 or positive normal (_positive; argmax then compares the bits).
     add_op: str = "add"
     div_op: str = "div"
+    # The table style's leaves are in its node stream (treegen.ensemble.node_stream): no
+    # count row table and no payload adder.
+    streamed: bool = False
     # Bit-packed count rows (treegen.ensemble.count_pack): the stream's bytes, each
     # group's end payload and width; n_cnt 0: byte rows (narrow, wide).
     n_cnt: int = 0
@@ -281,7 +284,11 @@ def bitsets(ir: EnsembleIR) -> tuple[list[int], dict[tuple[int, int], int]]:
     return data, where
 
 
-def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
+def common_view(
+    ir: EnsembleIR, pay: Payloads, cat_bytes: list[int], streamed: bool = False
+) -> Common:
+    """What both styles' predict.c share; ``streamed``: the table style's leaves are in
+    its node stream (treegen.ensemble.node_stream)."""
     U = ir.prefix.upper()
     raw: list[float] = []
     tables = []
@@ -349,7 +356,8 @@ def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         soft_divisor="" if ir.divisor is None else f64_initializer(ir.divisor),
         bound="" if ir.bound is None else c_double(ir.bound),
         soft_bound="" if ir.bound is None else f64_initializer(ir.bound),
-        soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw))),
+        # The stream's adder is add_pos's one caller.
+        soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw)), add_once=streamed),
         decision=ir.decision,
         has_cat=bool(cat_bytes),
         cat_rows=c_rows([f"{b}u" for b in cat_bytes]),
@@ -374,6 +382,7 @@ def common_view(ir: EnsembleIR, pay: Payloads, cat_bytes: list[int]) -> Common:
         key_plus=ir.key_walk and any(ir.key_threshold(s) != s.threshold for s in splits(ir)),
         add_op="add_pos" if _positive(ir) else "add",
         div_op="div_pos" if _positive(ir) else "div",
+        streamed=streamed,
     )
 
 

@@ -12,8 +12,10 @@ from treegen.codegen.ctype import TYPES, UINT32, CType, smallest_uint
 from treegen.codegen.literals import c_rows
 from treegen.codegen.parts import int_column, threshold_column
 from treegen.codegen.views import Column
-from treegen.ensemble.layout import OP_CODES, NodeTable, Word, node_table, payloads
+from treegen.ensemble import node_stream
+from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
 from treegen.ensemble.lower import EnsembleIR, LeafRow, Split
+from treegen.ensemble.node_stream import NodeStream
 from treegen.ensemble.row_pack import PackedRows, pack_rows, worth_packing
 from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, init_zero, splits
 from treegen.errors import EmitError
@@ -57,6 +59,13 @@ class TableView:
     tops: Column | None = None
     kids: Column | None = None
     kid_at_ctype: str = "unsigned"  # a kid's bit offset (at most R * K + 24)
+    # The tree shapes and leaves as one bit stream (treegen.ensemble.node_stream) in place
+    # of the kids, pairs, roots and count rows; None: those.
+    stream: NodeStream | None = None
+    nodes: Column | None = None  # the stream's bytes
+    starts: Column | None = None  # each tree's first bit in the stream
+    first_rows: Column | None = None  # each tree's first split's row
+    stream_at_ctype: str = "unsigned"  # a stream bit offset
 
 
 def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
@@ -78,7 +87,27 @@ def pair_columns(table: NodeTable) -> tuple[list[int], list[int]]:
     return [p & 0xFF for p in flat], hi
 
 
-def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
+def _stream(
+    ir: EnsembleIR, table: NodeTable, pay: Payloads, packed: PackedRows
+) -> NodeStream | None:
+    """The node stream where it is smaller than the kids, pairs, roots and count rows."""
+    if table.n_rows + table.n_payloads > 0xFFFF or not table.word.in_word:
+        return None
+    flat, hi = pair_columns(table)
+    pair_size = _SIZES[smallest_uint(max(flat, default=0)).c_name]
+    replaced = len(packed.kids) + len(flat) * pair_size + len(hi)
+    replaced += len(table.roots) * _SIZES[smallest_uint(table.n_rows + table.n_payloads).c_name]
+    if pay.packed is not None:
+        replaced += pay.packed.table_bytes
+    else:
+        replaced += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    stream = node_stream.encode(ir, pay)
+    return stream if node_stream.worth(stream, replaced) else None
+
+
+def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) -> TableView:
+    """The table as C columns; with ``pay`` (the table's payloads), the node stream in
+    place of kids, pairs, roots and count rows where that is smaller."""
     U = ir.prefix.upper()
     w = table.word
     thresholds = list(table.threshold)
@@ -113,6 +142,7 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
     ]
     flat, hi = pair_columns(table)
     kid_bits = packed.kid_bits if packed else w.bits - w.kid_shift
+    stream = _stream(ir, table, pay, packed) if packed is not None and pay is not None else None
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
@@ -138,6 +168,13 @@ def table_view(ir: EnsembleIR, table: NodeTable) -> TableView:
         tops=_uint_column(U, packed.tops, TYPES[f"uint{8 * packed.top_bytes}"]) if packed else None,
         kids=_uint_column(U, packed.kids, TYPES["uint8"]) if packed else None,
         kid_at_ctype="unsigned" if table.n_rows * kid_bits + 24 <= 0xFFFF else UINT32.c_name,
+        stream=stream,
+        nodes=_uint_column(U, stream.data, TYPES["uint8"]) if stream else None,
+        starts=_uint_column(U, stream.starts, UINT32 if stream.bits > 0xFFFF else TYPES["uint16"])
+        if stream
+        else None,
+        first_rows=_uint_column(U, stream.first_rows) if stream else None,
+        stream_at_ctype="unsigned" if stream is None or stream.bits <= 0xFFFF else UINT32.c_name,
     )
 
 
@@ -151,19 +188,23 @@ def table_bytes(ir: EnsembleIR) -> int:
     cat_bytes, cat_at = bitsets(ir)
     pay = payloads(ir, fractions=True)
     table = node_table(ir, pay, cat_at)
-    view = table_view(ir, table)
+    view = table_view(ir, table, pay)
     row = _SIZES[view.feature.ctype] if view.feature else 0
-    if view.packed is not None:  # the rows, their kid stream and the top table
-        n = view.packed.table_bytes
+    if view.stream is not None:  # the rows, the top table and the node stream
+        assert view.packed is not None
+        n = view.packed.table_bytes - len(view.packed.kids) + view.stream.table_bytes
     else:
-        row += _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
-        n = 0
-    n += table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
-    n += len(ir.trees) * _SIZES[view.roots.ctype]
-    if pay.packed is not None:
-        n += pay.packed.table_bytes
-    else:
-        n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+        if view.packed is not None:  # the rows, their kid stream and the top table
+            n = view.packed.table_bytes
+        else:
+            row += _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+            n = 0
+        n += table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
+        n += len(ir.trees) * _SIZES[view.roots.ctype]
+        if pay.packed is not None:
+            n += pay.packed.table_bytes
+        else:
+            n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
     width = 4 if ir.float32_sums else 8  # a value, an initial score
     n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
     n += width * ir.n_outputs * (not init_zero(ir, pay)) + 8 * (ir.divisor is not None)
