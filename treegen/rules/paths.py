@@ -28,7 +28,7 @@ Rules are numbered in the order they are added.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -134,14 +134,28 @@ def shape_tests(
             child = kids[start + b]
             if kind[child] == KIND_LEAF and not items[child] >= min_items:
                 continue
-            if k == KIND_CONTINUOUS:
-                test = PathTest(Condition(a, "<=" if b == 0 else ">", threshold=cut), 2, cut, i)
-            elif k == KIND_SUBSET:
-                test = PathTest(Condition(a, "in", values=tuple(subsets[i][b])), 3, 0.0, i)
-            else:
-                test = PathTest(Condition(a, "=", value=b), 1, 0.0, i)
-            kids_paths.append((child, (*path, test)))
+            cond = _edge_condition(k, a, b, cut, subsets.get(i))
+            kids_paths.append((child, (*path, PathTest(cond, _rank_of(k), cut, i))))
         stack.extend(reversed(kids_paths))
+
+
+def _edge_condition(
+    kind: int, attribute: int, branch: int, cut: float, subsets: Sequence[Sequence[int]] | None
+) -> Condition:
+    """The condition of branch ``branch`` of a test of ``kind`` on ``attribute`` (``cut``:
+    a threshold test's first equal cut, see :func:`leaf_tests`; ``subsets``: a subset
+    test's value sets, one a branch)."""
+    if kind == KIND_CONTINUOUS:
+        return Condition(attribute, "<=" if branch == 0 else ">", threshold=cut)
+    if kind == KIND_SUBSET:
+        assert subsets is not None
+        return Condition(attribute, "in", values=tuple(subsets[branch]))
+    return Condition(attribute, "=", value=branch)
+
+
+def _rank_of(kind: int) -> int:
+    """A test kind's rank in Release 8's comparisons (:class:`PathTest`)."""
+    return 2 if kind == KIND_CONTINUOUS else 3 if kind == KIND_SUBSET else 1
 
 
 def _prune(
@@ -419,13 +433,9 @@ class _EdgeTests:
             return cond
         s = self.shape
         i = self.owner[e]
-        b, k, a = e - s.kid_at[i], s.kind[i], s.attribute[i]
-        if k == KIND_CONTINUOUS:
-            cond = Condition(a, "<=" if b == 0 else ">", threshold=self._cut(i))
-        elif k == KIND_SUBSET:
-            cond = Condition(a, "in", values=tuple(s.subsets[i][b]))
-        else:
-            cond = Condition(a, "=", value=b)
+        k = s.kind[i]
+        cut = self._cut(i) if k == KIND_CONTINUOUS else 0.0
+        cond = _edge_condition(k, s.attribute[i], e - s.kid_at[i], cut, s.subsets.get(i))
         self.made[e] = cond
         return cond
 
@@ -434,9 +444,7 @@ class _EdgeTests:
         i = self.owner[e]
         k = self.shape.kind[i]
         cut = self._cut(i) if k == KIND_CONTINUOUS else 0.0
-        return PathTest(
-            self.condition(e), 2 if k == KIND_CONTINUOUS else 3 if k == KIND_SUBSET else 1, cut, i
-        )
+        return PathTest(self.condition(e), _rank_of(k), cut, i)
 
     def _cut(self, i: int) -> float:
         cut: float = self.shape.threshold[i]
