@@ -93,16 +93,20 @@ def _stream(
     """The node stream where it is smaller than the kids, pairs, roots and count rows."""
     if table.n_rows + table.n_payloads > 0xFFFF or not table.word.in_word:
         return None
-    flat, hi = pair_columns(table)
-    pair_size = _SIZES[smallest_uint(max(flat, default=0)).c_name]
-    replaced = len(packed.kids) + len(flat) * pair_size + len(hi)
-    replaced += len(table.roots) * _SIZES[smallest_uint(table.n_rows + table.n_payloads).c_name]
-    if pay.packed is not None:
-        replaced += pay.packed.table_bytes
-    else:
-        replaced += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+    replaced = len(packed.kids) + _leaf_bytes(table, pay)
     stream = node_stream.encode(ir, pay)
     return stream if node_stream.worth(stream, replaced) else None
+
+
+def _leaf_bytes(table: NodeTable, pay: Payloads) -> int:
+    """Bytes of the pairs (and their ninth bits), the roots and the count rows: the
+    columns :func:`table_view` makes of them (the node stream replaces these)."""
+    flat, hi = pair_columns(table)
+    n = len(flat) * _SIZES[smallest_uint(max(flat, default=0)).c_name] + len(hi)
+    n += len(table.roots) * _SIZES[smallest_uint(table.n_rows + table.n_payloads).c_name]
+    if pay.packed is not None:
+        return n + pay.packed.table_bytes
+    return n + sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
 
 
 def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) -> TableView:
@@ -199,12 +203,7 @@ def table_bytes(ir: EnsembleIR) -> int:
         else:
             row += _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
             n = 0
-        n += table.n_rows * row + 2 * len(table.pairs) * _SIZES[view.pairs.ctype] + view.n_pair_hi
-        n += len(ir.trees) * _SIZES[view.roots.ctype]
-        if pay.packed is not None:
-            n += pay.packed.table_bytes
-        else:
-            n += sum(len(r) * (1 if i < pay.n_narrow else 2) for i, r in enumerate(pay.counts))
+        n += table.n_rows * row + _leaf_bytes(table, pay)
     width = 4 if ir.float32_sums else 8  # a value, an initial score
     n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
     n += width * ir.n_outputs * (not init_zero(ir, pay)) + 8 * (ir.divisor is not None)
