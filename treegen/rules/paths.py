@@ -43,15 +43,12 @@ from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
 from treegen.rules.roworder import leaf_order
 from treegen.rules.shape import TreeShape
-from treegen.rules.walk import start
+from treegen.rules.walk import RANK, start
 from treegen.trainer.heap import collection_paused
 from treegen.trainer.stats import ErrorBound, to_f32
 
 # A leaf with fewer training cases than this gives no rule.
 MIN_LEAF_ITEMS = 1.0
-
-# Release 8's test kinds, in the order its condition sort ranks them.
-KIND_RANK = {"=": 1, "<=": 2, ">": 2, "in": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +132,7 @@ def shape_tests(
             if kind[child] == KIND_LEAF and not items[child] >= min_items:
                 continue
             cond = _edge_condition(k, a, b, cut, subsets.get(i))
-            kids_paths.append((child, (*path, PathTest(cond, _rank_of(k), cut, i))))
+            kids_paths.append((child, (*path, PathTest(cond, RANK[k], cut, i))))
         stack.extend(reversed(kids_paths))
 
 
@@ -151,11 +148,6 @@ def _edge_condition(
         assert subsets is not None
         return Condition(attribute, "in", values=tuple(subsets[branch]))
     return Condition(attribute, "=", value=branch)
-
-
-def _rank_of(kind: int) -> int:
-    """A test kind's rank in Release 8's comparisons (:class:`PathTest`)."""
-    return 2 if kind == KIND_CONTINUOUS else 3 if kind == KIND_SUBSET else 1
 
 
 def _prune(
@@ -444,7 +436,7 @@ class _EdgeTests:
         i = self.owner[e]
         k = self.shape.kind[i]
         cut = self._cut(i) if k == KIND_CONTINUOUS else 0.0
-        return PathTest(self.condition(e), _rank_of(k), cut, i)
+        return PathTest(self.condition(e), RANK[k], cut, i)
 
     def _cut(self, i: int) -> float:
         cut: float = self.shape.threshold[i]

@@ -26,8 +26,9 @@ from treegen.rules.native import crules
 from treegen.rules.shape import TreeShape
 from treegen.trainer.stats import ErrorBound
 
-# Release 8's test kinds by node kind, in the order its condition sort ranks them.
-_RANK = {KIND_NOMINAL: 1, KIND_CONTINUOUS: 2, KIND_SUBSET: 3}
+# Release 8's test kinds by node kind, in the order its condition sort ranks them (a
+# PathTest's rank, treegen.rules.paths).
+RANK = {KIND_NOMINAL: 1, KIND_CONTINUOUS: 2, KIND_SUBSET: 3}
 
 
 def pack(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
@@ -146,7 +147,7 @@ def _edge_keys(
         np.where(k == KIND_NOMINAL, branch, owner),
     ).astype(np.float64)
     rank = np.zeros(owner.size, dtype=np.float64)
-    for kind_code, r in _RANK.items():
+    for kind_code, r in RANK.items():
         rank[k == kind_code] = r
     # equal keys are neighbours in their lexicographic order: a new number at each change
     by = np.lexsort((value, attr[owner], rank))
