@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from treegen.rules.glibc import GlibcRandom
+from treegen.rules.glibc import BLOCK, GlibcRandom
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "glibc_random.txt"
 
@@ -62,3 +63,18 @@ def test_draws_are_the_calls_of_next(seed: int) -> None:
     got += many.draws(449).tolist()
     assert got == want
     assert many.next() == one.next()
+
+
+def test_draws_across_blocks() -> None:
+    """Draws longer than a block (glibc.BLOCK words a product), ending inside one and on
+    its edge, and shorter than the 31 words a step reads, are the calls of next."""
+    one, many = GlibcRandom(99), GlibcRandom(99)
+    sizes = [2 * BLOCK + 17, 5, BLOCK, 30, BLOCK + 1, 0, 3 * BLOCK - 7]
+    want = [one.next() for _ in range(sum(sizes) + 1)]
+    got: list[int] = []
+    for k in sizes:
+        block = many.draws(k)
+        assert block.dtype == np.uint32 and block.shape == (k,)
+        got += block.tolist()
+    got.append(many.next())
+    assert got == want

@@ -15,6 +15,7 @@ it against outputs of the real ``random()``.
 from __future__ import annotations
 
 from collections import deque
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -56,14 +57,41 @@ class GlibcRandom:
         return self._step() >> 1
 
     def draws(self, k: int) -> npt.NDArray[np.uint32]:
-        """The next ``k`` ``random()`` values, as ``k`` calls of :meth:`next` give them:
-        one step each in a plain list (a call of :meth:`next` a value was a sixth of the
-        subset search at 100k rows)."""
-        r = list(self._r)  # r[i] = r[i - 31] + r[i - 3]: the new word's inputs in r
-        lag = _DEG - _SEP
-        for i in range(k):
-            r.append((r[i] + r[i + lag]) & 0xFFFFFFFF)
-        self._r = deque(r[-_DEG:], maxlen=_DEG)
-        words = np.asarray(r[_DEG:], dtype=np.uint32)
-        words >>= np.uint32(1)
-        return words
+        """The next ``k`` ``random()`` values, as ``k`` calls of :meth:`next` give them.
+
+        The generator is linear: each word is a sum (mod 2**32) of the 31 words before a
+        block, with coefficients that do not depend on where the block starts, so a
+        block of up to :data:`BLOCK` words is one product of those coefficients with
+        the 31 words (in uint64, whose wrap-around keeps the low 32 bits exact); a
+        step a value in a Python list took 0.02-0.03 s over the search's 33 starts at
+        100k rows."""
+        state = np.fromiter(self._r, dtype=np.uint64, count=_DEG)
+        words = np.empty(k, dtype=np.uint64)
+        coef = _block_coefficients()
+        for start in range(0, k, BLOCK):
+            size = min(BLOCK, k - start)
+            block = coef[:size] @ state
+            block &= _WORD
+            words[start : start + size] = block
+            state = np.concatenate((state, block))[-_DEG:]
+        self._r = deque(state.tolist(), maxlen=_DEG)
+        words >>= np.uint64(1)
+        return words.astype(np.uint32)
+
+
+BLOCK = 1024
+"""Words made by one product in :meth:`GlibcRandom.draws` (its table: 256 KB)."""
+_WORD = np.uint64(0xFFFFFFFF)
+
+
+@cache
+def _block_coefficients() -> npt.NDArray[np.uint64]:
+    """Row t: word t of a block as a sum of the 31 words before it (mod 2**32), the
+    coefficient of the i-th of them in column i."""
+    rows = list(np.eye(_DEG, dtype=np.uint64))  # the words before the block
+    lag = _DEG - _SEP
+    for t in range(BLOCK):
+        nxt = rows[t] + rows[t + lag]  # r[i] = r[i - 31] + r[i - 3]
+        nxt &= _WORD
+        rows.append(nxt)
+    return np.stack(rows[_DEG:])
