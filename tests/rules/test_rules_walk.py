@@ -100,3 +100,32 @@ def test_walk_keeps_the_first_zero_cut(seed: int, monkeypatch: pytest.MonkeyPatc
     assert got == want
     assert "threshold=0.0" in got or "threshold=-0.0" in got
     assert all(np.array_equal(a, b) for a, b in zip(rows, rows_py, strict=True))
+
+
+def _noisy(n: int) -> Dataset:
+    """_mixed's kind of data with more attributes and more noise: a deep unpruned tree."""
+    rng = np.random.default_rng(61)
+    cont = np.round(rng.normal(size=(n, 4)) * 10, 1)
+    nom = rng.integers(0, 3, size=(n, 2)).astype(np.float64)
+    X = np.concatenate([cont, nom], axis=1)
+    X[rng.random(X.shape) < 0.03] = np.nan
+    z = np.nan_to_num(X)
+    y = ((z[:, 0] > 0) + (z[:, 1] > 5) + (z[:, 2] > -3) + (X[:, 4] == 1)) % 3
+    flip = rng.random(n) < 0.1
+    y[flip] = rng.integers(0, 3, size=int(flip.sum()))
+    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(4)) + tuple(
+        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(3))) for j in range(2)
+    )
+    return Dataset(Schema(attrs, ("k0", "k1", "k2"), "class"), X, y.astype(np.int32), "test")
+
+
+@needs_native
+def test_walk_equals_python_loop_over_many_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With 6,000 cases (94 words a row) the walk reads a rule's cases from the span of
+    words of its first dropped condition's depth: the rules and cases are still the
+    Python loop's."""
+    got, rows, want, rows_py = _both(_noisy(6000), False, monkeypatch)
+    assert got == want
+    assert len(rows) == len(rows_py) > 20
+    for a, b in zip(rows, rows_py, strict=True):
+        assert np.array_equal(a, b)

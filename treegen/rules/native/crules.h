@@ -209,14 +209,16 @@ static inline float side_kept(const Side *sd, const double *ln)
 
 /* rpaths.c's loops, for its kernels and the walk (rwalk.c). */
 void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat);
+void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat);
 void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
-double tg_prune_run(const Bound *bd, const word *sat, const word *wrong, const word *levels,
-                    Py_ssize_t k, Py_ssize_t n, double default_error, char *alive,
-                    long long *tot, long long *err, Py_ssize_t *al, int32_t *list);
+double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
+                    const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al, int32_t *list);
 Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
                           char *done);
-Py_ssize_t tg_rows_of(const word *sat, const int64_t *kept, Py_ssize_t k, Py_ssize_t n,
-                      const word *more, const int32_t *order, int32_t *out);
+Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,
+                      Py_ssize_t from, Py_ssize_t to, const int32_t *order, int32_t *out);
+void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to);
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */

@@ -59,31 +59,50 @@ static inline void store2(word *p, word2 v)
 }
 #endif
 
-/* Row d of rows (W words a row) set to sat (which may be row d itself) and levels'
- * depth d + 1 to depth d with that condition's failures counted (tg_fold_levels). */
-void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat)
+/* Levels' next depth (out, FAIL_LEVELS rows of W words) from in with a condition's
+ * failures counted (the cases outside sat). */
+void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat)
 {
-    word *row = rows + d * W;
-    const word *in = levels + d * FAIL_LEVELS * W;
-    word *out = levels + (d + 1) * FAIL_LEVELS * W;
     Py_ssize_t w = 0;
 #if defined(__GNUC__) || defined(__clang__)
     /* two words at a time (the compiler at -O2 vectorizes no loop of unknown length) */
     for (; w + 2 <= W; w += 2) {
-        const word2 s = load2(sat + w), f = ~s;
-        store2(row + w, s);
+        const word2 f = ~load2(sat + w);
         for (int i = FAIL_LEVELS - 1; i > 0; i--)
             store2(out + i * W + w, load2(in + i * W + w) | (load2(in + (i - 1) * W + w) & f));
         store2(out + w, load2(in + w) | f);
     }
 #endif
     for (; w < W; w++) {
-        const word s = sat[w], f = ~s;
-        row[w] = s;
+        const word f = ~sat[w];
         for (int i = FAIL_LEVELS - 1; i > 0; i--)
             out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
         out[w] = in[w] | f;
     }
+}
+
+/* Row d of rows (W words a row) set to sat and levels' depth d + 1 to depth d with that
+ * condition's failures counted (tg_fold_levels). */
+void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat)
+{
+    word *row = rows + d * W;
+    memmove(row, sat, (size_t)W * sizeof(word));
+    tg_fold_into(levels + d * FAIL_LEVELS * W, levels + (d + 1) * FAIL_LEVELS * W, W, row);
+}
+
+/* [*from, *to) narrowed to the words from the first to the last one holding a case
+ * outside fail (n cases; none: an empty span). */
+void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to)
+{
+    const Py_ssize_t W = (n + 63) / 64;
+    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
+    Py_ssize_t lo = *from, hi = *to;
+    while (lo < hi && (~fail[lo] & (lo == W - 1 ? last : ~(word)0)) == 0)
+        lo++;
+    while (hi > lo && (~fail[hi - 1] & (hi - 1 == W - 1 ? last : ~(word)0)) == 0)
+        hi--;
+    *from = lo;
+    *to = hi;
 }
 
 /* fold_levels(levels, rows, d, n, sat): row d of rows (W = ceil(n / 64) words a row)
@@ -174,10 +193,11 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
 }
 
 /* PruneRule on a path (rprune.h), by the copy for a popcount instruction where the
- * processor has one; scratch tot, err, al (k + 1 each) and list (W + 1). */
-double tg_prune_run(const Bound *bd, const word *sat, const word *wrong, const word *levels,
-                    Py_ssize_t k, Py_ssize_t n, double default_error, char *alive,
-                    long long *tot, long long *err, Py_ssize_t *al, int32_t *list)
+ * processor has one: sat the path's k rows; scratch tot, err, al (k + 1 each) and
+ * list (W + 1). */
+double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
+                    const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al, int32_t *list)
 {
 #ifdef RULES_HW_POPCOUNT
     if (__builtin_cpu_supports("popcnt"))
@@ -218,13 +238,15 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     long long *tot = NULL, *err = NULL;
     Py_ssize_t *al = NULL;
     int32_t *list = NULL;
+    const word **rows = NULL;
     if ((got = tg_views(o, b, spec, 4)) < 4)
         goto done;
     list = PyMem_Malloc((size_t)(W + 1) * sizeof(int32_t));
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     al = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
-    if (tot == NULL || err == NULL || al == NULL || list == NULL) {
+    rows = PyMem_Malloc((size_t)(k + 1) * sizeof(const word *));
+    if (tot == NULL || err == NULL || al == NULL || list == NULL || rows == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -232,8 +254,11 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
         const word *sat = b[0].buf, *wrong = b[1].buf, *levels = b[3].buf;
         char *alive = b[2].buf;
         double pess;
+        for (Py_ssize_t d = 0; d < k; d++)
+            rows[d] = sat + d * W;
         Py_BEGIN_ALLOW_THREADS;
-        pess = tg_prune_run(&bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+        pess = tg_prune_run(&bd, rows, wrong, levels, k, n, default_error, alive, tot, err, al,
+                            list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);
@@ -242,6 +267,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
             result = PyFloat_FromDouble(pess);
     }
 done:
+    PyMem_Free(rows);
     PyMem_Free(tot);
     PyMem_Free(err);
     PyMem_Free(al);
@@ -250,24 +276,24 @@ done:
     return result;
 }
 
-/* The cases satisfying every condition kept (rows of sat, k of them) and outside more
- * (NULL: none), into out: their places, or with order their rows (tg_and_rows).
- * Returns how many. */
-Py_ssize_t tg_rows_of(const word *sat, const int64_t *kept, Py_ssize_t k, Py_ssize_t n,
-                      const word *more, const int32_t *order, int32_t *out)
+/* The cases satisfying every row of rows (k of them) and outside more (NULL: none),
+ * into out: their places, or with order their rows (tg_and_rows).  Only the words
+ * from .. to - 1 may hold one.  Returns how many. */
+Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,
+                      Py_ssize_t from, Py_ssize_t to, const int32_t *order, int32_t *out)
 {
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t count = 0;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-    for (Py_ssize_t w = 0; w < W; w++) {
+    for (Py_ssize_t w = from; w < to; w++) {
         word x = w == W - 1 ? last : ~(word)0;
         if (more != NULL)
             x &= ~more[w];
         for (Py_ssize_t j = 0; j < k && x; j++)
-            x &= sat[kept[j] * W + w];
+            x &= rows[j][w];
         while (x) {
-            const int32_t i = (int32_t)(w * 64 + __builtin_ctzll(x));
-            out[count++] = order != NULL ? order[i] : i;
+            const int32_t c = (int32_t)(w * 64 + __builtin_ctzll(x));
+            out[count++] = order != NULL ? order[c] : c;
             x &= x - 1;
         }
     }
@@ -329,7 +355,15 @@ PyObject *tg_and_rows(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_IndexError, "kept: condition out of range");
             return NULL;
         }
-    const Py_ssize_t count = tg_rows_of(sat, kept, k, n, more, order, out);
+    const word **krows = PyMem_Malloc((size_t)(k + 1) * sizeof(const word *));
+    if (krows == NULL) {
+        tg_release(b, nb);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        krows[j] = sat + kept[j] * W;
+    const Py_ssize_t count = tg_rows_of(krows, k, n, more, 0, W, order, out);
+    PyMem_Free(krows);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
 }

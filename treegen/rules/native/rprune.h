@@ -2,8 +2,8 @@
  * the function's name, PRUNE_ATTR its attributes and POP the popcount it uses (a
  * processor with a popcount instruction gets a copy built for it).
  *
- * Release 8's PruneRule over packed bitsets, with each step's counts kept from the
- * last: tot[d] and err[d] are the cases whose one failed alive condition is d (and
+ * Release 8's PruneRule over packed bitsets (sat: the path's k rows, one a condition),
+ * with each step's counts kept from the last: tot[d] and err[d] are the cases whose one failed alive condition is d (and
  * those of another class among them), total0 and errors0 the cases failing none.
  * Dropping condition b moves b's cases to those failing none, and adds the cases that
  * failed b and exactly one other alive condition (and any of the dropped ones) to that
@@ -49,7 +49,7 @@ PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_
     return nw;
 }
 
-PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *wrong,
+PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const word *wrong,
                                   const word *levels, Py_ssize_t k, Py_ssize_t n,
                                   double default_error, char *alive, long long *tot,
                                   long long *err, Py_ssize_t *al, int32_t *list)
@@ -79,7 +79,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         } else {
             ge1 = ge2 = 0;
             for (Py_ssize_t d = 0; d < k; d++) {
-                const word f = ~sat[d * W + w] & cand;
+                const word f = ~sat[d][w] & cand;
                 ge2 |= ge1 & f;
                 ge1 |= f;
             }
@@ -90,7 +90,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         errors0 += POP(none & wr);
         word left = one; /* each of these fails one condition: done once all are found */
         for (Py_ssize_t d = 0; d < k && left; d++) {
-            const word x = left & ~sat[d * W + w];
+            const word x = left & ~sat[d][w];
             if (x) {
                 tot[d] += POP(x);
                 err[d] += POP(x & wr);
@@ -134,7 +134,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
         /* the cases failing best and exactly one other alive condition: they fail at
          * most removed + 1 of the path's */
         more = removed + 1 < FAIL_LEVELS ? levels + (removed + 1) * W : NULL;
-        const word *fb = sat + best * W;
+        const word *fb = sat[best];
         nw = PRUNE_WORDS(fb, more, W, last, list);
         for (Py_ssize_t i = 0; i < nw; i++) {
             const Py_ssize_t w = list[i];
@@ -148,7 +148,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
             } else {
                 word ge1 = 0, ge2 = 0;
                 for (Py_ssize_t j = 0; j < na; j++) {
-                    const word f = ~sat[al[j] * W + w] & cand;
+                    const word f = ~sat[al[j]][w] & cand;
                     ge2 |= ge1 & f;
                     ge1 |= f;
                     if (ge2 == cand)
@@ -160,7 +160,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *sat, const word *
                 continue;
             const word wr = wrong[w];
             for (Py_ssize_t j = 0; j < na && left; j++) {
-                const word x = left & ~sat[al[j] * W + w];
+                const word x = left & ~sat[al[j]][w];
                 if (x) {
                     tot[al[j]] += POP(x);
                     err[al[j]] += POP(x & wr);

@@ -10,7 +10,7 @@
  * and the walk's own state (the path's satisfied-case rows, the levels of their
  * failures, and a depth-first stack).  walk_next goes on to the next leaf whose path
  * gives a rule; walk_rows gives that rule's cases.  The walk meets the leaves in the
- * order of paths.shape_tests, and each step is one of rpaths.c's loops (tg_fold_row,
+ * order of paths.shape_tests, and each step is one of rpaths.c's loops (tg_fold_into,
  * tg_pack_le_row, tg_prune_run, tg_sort_places, tg_rows_of), which its kernels give to
  * the tests one by one; the rules are those of the Python loop (paths._prune). */
 #include "crules.h"
@@ -34,6 +34,12 @@ typedef struct {
     Bound bd;
     Py_ssize_t n, W, D, cap, top, leaves, k, count;
     word *sat, *levels;
+    const word **rows; /* per depth: the path's condition's satisfied cases (a row of sat or eq) */
+    const word **kept; /* walk_rows' kept conditions' rows */
+    /* per depth d: the words from span[2d] to span[2d + 1] - 1 hold the cases failing
+     * none of the path's first d conditions (those reaching its node at depth d: one
+     * run in the leaves' case order) */
+    Py_ssize_t *span;
     double *orders;
     int64_t *edge;                     /* per depth: the path's edge (index into kids) */
     int32_t *stack;                    /* (edge, parent, depth) */
@@ -69,6 +75,9 @@ static void walk_free(Walk *w)
     PyMem_Free(w->cols);
     PyMem_Free(w->sat);
     PyMem_Free(w->levels);
+    PyMem_Free(w->rows);
+    PyMem_Free(w->kept);
+    PyMem_Free(w->span);
     PyMem_Free(w->orders);
     PyMem_Free(w->edge);
     PyMem_Free(w->stack);
@@ -221,6 +230,9 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     const size_t d1 = (size_t)D + 1;
     w->sat = PyMem_Calloc(d1 * (size_t)W + 1, sizeof(word));
     w->levels = PyMem_Calloc((d1 + 1) * FAIL_LEVELS * (size_t)W + 1, sizeof(word));
+    w->rows = PyMem_Calloc(d1, sizeof(const word *));
+    w->kept = PyMem_Calloc(d1, sizeof(const word *));
+    w->span = PyMem_Calloc(2 * d1, sizeof(Py_ssize_t));
     w->orders = PyMem_Calloc(3 * d1, sizeof(double));
     w->edge = PyMem_Calloc(d1, sizeof(int64_t));
     w->stack = PyMem_Calloc(3 * (size_t)cap, sizeof(int32_t));
@@ -250,12 +262,13 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     if (w->sat == NULL || w->levels == NULL || w->orders == NULL || w->edge == NULL ||
         w->stack == NULL || w->below_of == NULL || w->tot == NULL || w->err == NULL ||
         w->al == NULL || w->list == NULL || w->key == NULL || w->alive == NULL ||
-        w->done == NULL) {
+        w->done == NULL || w->rows == NULL || w->kept == NULL || w->span == NULL) {
         walk_free(w);
         return PyErr_NoMemory();
     }
     for (Py_ssize_t d = 0; d <= D; d++)
         w->below_of[d] = -1;
+    w->span[1] = W; /* no conditions yet: every case fails none */
     if (w->kind[0] != TG_KIND_LEAF)
         push_kids(w, 0, 0);
     else
@@ -285,8 +298,10 @@ static void at_most(Walk *w, int32_t a, int32_t c, float cut, word *row)
     w->cut_value[slot] = cut;
 }
 
-/* Row d set to the cases satisfying branch b of node p (an unknown value satisfies no
- * test), then folded into the levels.  0, or -1 with an exception set. */
+/* The path's row d the cases satisfying branch b of node p (an unknown value satisfies
+ * no test: a nominal branch's row is its value's set, read in place; the others are
+ * made in sat's row d), then folded into the levels of depth d + 1, and that depth's
+ * span found.  0, or -1 with an exception set. */
 static int follow_edge(Walk *w, int32_t p, int32_t b, Py_ssize_t d)
 {
     const Py_ssize_t W = w->W;
@@ -331,7 +346,14 @@ static int follow_edge(Walk *w, int32_t p, int32_t b, Py_ssize_t d)
         PyErr_SetString(PyExc_ValueError, "walk: a leaf with children");
         return -1;
     }
-    tg_fold_row(w->levels, w->sat, d, W, src);
+    w->rows[d] = src;
+    const Py_ssize_t per = FAIL_LEVELS * W;
+    word *next = w->levels + (d + 1) * per;
+    tg_fold_into(w->levels + d * per, next, W, src);
+    /* those failing none of the conditions so far are among those failing none before */
+    w->span[2 * d + 2] = w->span[2 * d];
+    w->span[2 * d + 3] = w->span[2 * d + 1];
+    tg_span(next, w->n, &w->span[2 * d + 2], &w->span[2 * d + 3]);
     return 0;
 }
 
@@ -372,9 +394,9 @@ PyObject *tg_walk_next(PyObject *self, PyObject *args)
         const Py_ssize_t k = d + 1;
         const int32_t cls = w->cls[child];
         const word *wrong = w->wrong + (Py_ssize_t)w->wrong_at[cls] * w->W;
-        const double pess = tg_prune_run(&w->bd, w->sat, wrong, w->levels + k * FAIL_LEVELS * w->W,
-                                         k, w->n, w->default_err[cls], w->alive, w->tot, w->err,
-                                         w->al, w->list);
+        const double pess = tg_prune_run(&w->bd, w->rows, wrong, w->levels + k * FAIL_LEVELS * w->W,
+                                         k, w->n, w->default_err[cls], w->alive, w->tot,
+                                         w->err, w->al, w->list);
         if (pess < 0)
             continue;
         const Py_ssize_t count = tg_sort_places(w->orders, w->alive, k, w->places, w->done);
@@ -396,8 +418,8 @@ PyObject *tg_walk_next(PyObject *self, PyObject *args)
 }
 
 /* walk_rows(walk, out[, order]) -> count: the cases of walk_next's last rule (those
- * satisfying every condition kept: tg_rows_of over the words where a case fails at
- * most the dropped conditions), into out (int32, n); with order their rows. */
+ * satisfying every condition kept: tg_rows_of over the words of the span where a case
+ * fails at most the dropped conditions), into out (int32, n); with order their rows. */
 PyObject *tg_walk_rows(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -419,8 +441,16 @@ PyObject *tg_walk_rows(PyObject *self, PyObject *args)
     const word *more = removed >= 0 && removed < FAIL_LEVELS
                            ? w->levels + (w->k * FAIL_LEVELS + removed) * w->W
                            : NULL;
-    const Py_ssize_t count = tg_rows_of(w->sat, w->places, w->count, w->n, more,
-                                        nb == 2 ? b[1].buf : NULL, b[0].buf);
+    for (Py_ssize_t i = 0; i < w->count; i++)
+        w->kept[i] = w->rows[w->places[i]];
+    /* the rule's cases satisfy the path's conditions before the first one dropped: they
+     * reach its node, and are within that depth's span */
+    Py_ssize_t first = 0;
+    while (first < w->k && w->alive[first])
+        first++;
+    const Py_ssize_t count =
+        tg_rows_of(w->kept, w->count, w->n, more, w->span[2 * first], w->span[2 * first + 1],
+                   nb == 2 ? b[1].buf : NULL, b[0].buf);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
 }
