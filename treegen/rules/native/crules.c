@@ -1,8 +1,9 @@
 /* c4.5rules' hot loops in C (module _crules): the generalisation of one leaf's path
  * over packed bitsets (rpaths.c), the walk over every path (rwalk.c) and the
  * class-subset search (rsearch.c, its steps; rclimb.c, its climb; rtheory.h and
- * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering).  This file is the module's table; crules.h says what every kernel
- * promises. */
+ * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering; rlists.c
+ * and rpack.c, the rules' case lists unpacked and packed).  This file is the module's
+ * table; crules.h says what every kernel promises. */
 #include "crules.h"
 
 static PyMethodDef methods[] = {
@@ -51,6 +52,9 @@ static PyMethodDef methods[] = {
     {"unpack_lists", tg_unpack_lists, METH_VARARGS,
      "unpack_lists(blocks, block, at, size, kind, which, ptr, rows): CaseLists' packed "
      "lists which[k] unpacked into rows[ptr[k]:ptr[k + 1]] (which[k] < 0: none)."},
+    {"pack_rows", tg_pack_rows, METH_VARARGS,
+     "pack_rows(rows, count, marks, block, at, most, pack_min) -> (kind, items, written): "
+     "a rule's cases sorted and packed as caselists.pack packs them, into block at at."},
     {NULL, NULL, 0, NULL},
 };
 
