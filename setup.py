@@ -164,7 +164,7 @@ setup(
                 f"treegen/rules/native/{name}.c"
                 for name in (
                     "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists",
-                    "rpack",
+                    "rpack", "rorder",
                 )
             ]
             + [BUFFERS],

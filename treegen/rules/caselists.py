@@ -25,6 +25,7 @@ _NARROW = (np.uint8, np.uint16)
 # first row's parts: one item of int32, four of uint8, two of uint16).
 _KINDS = (np.int32, np.uint8, np.uint16)
 _DTYPES = tuple(np.dtype(k) for k in _KINDS)
+_ITEMSIZE = tuple(d.itemsize for d in _DTYPES)
 _FIRST = (1, 4, 2)
 
 BLOCK = 1 << 20
@@ -169,17 +170,21 @@ class CaseLists:
             rows[:count].sort()
             self.append(rows[:count].copy())
             return
-        if self._marks.size * 64 < rows.size:
-            self._marks = np.zeros(-(-rows.size // 64), dtype=np.uint64)  # all zero, kept so
-        at = -(-self._fill // 4) * 4
+        marks = self._marks
+        if marks.size * 64 < rows.size:
+            marks = self._marks = np.zeros(-(-rows.size // 64), dtype=np.uint64)  # kept zero
+        at = (self._fill + 3) & -4
         # no block open yet: sorted only (most -1), then held by append
-        block, most = self._marks[:0].view(np.uint8), -1
-        if self._open >= 0:
-            block, most = self._blocks[self._open], BLOCK // 4
-        kind, size, written = crules.pack_rows(rows, count, self._marks, block, at, most, PACK_MIN)
+        most = BLOCK // 4 if self._open >= 0 else -1
+        block = self._blocks[self._open] if self._open >= 0 else marks[:0].view(np.uint8)
+        kind, size, written = crules.pack_rows(rows, count, marks, block, at, most, PACK_MIN)
         if written:
-            self._fill = at + size * _DTYPES[kind].itemsize
-            self._add(self._open, at, size, kind)
+            self._fill = at + size * _ITEMSIZE[kind]
+            # _add, inline (once a rule)
+            self._block.append(self._open)
+            self._at.append(at)
+            self._size.append(size)
+            self._kind.append(kind)
         else:  # a new block, or a list of its own (rows[:count] is sorted now)
             self.append(rows[:count].copy())
 

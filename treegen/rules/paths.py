@@ -379,7 +379,9 @@ def _walked(
         if progress is not None and done >= report:
             progress("generalising rules", done, n_leaves)
             report = done + 256
-        if _repeats(out, seen.get(key), error):
+        same = seen.get(key)
+        if same is not None:
+            _repeats(out, same, error)
             continue
         conds = tuple([made[e] or tests.condition(e) for e in edges[:count]])
         seen[key] = len(out)

@@ -2,7 +2,8 @@
  * over packed bitsets (rpaths.c), the walk over every path (rwalk.c) and the
  * class-subset search (rsearch.c, its steps; rclimb.c, its climb; rtheory.h and
  * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering; rlists.c
- * and rpack.c, the rules' case lists unpacked and packed).  This file is the module's
+ * and rpack.c, the rules' case lists unpacked and packed; rorder.c, the cases' walk
+ * down the tree for their order).  This file is the module's
  * table; crules.h says what every kernel promises. */
 #include "crules.h"
 
@@ -55,6 +56,11 @@ static PyMethodDef methods[] = {
     {"pack_rows", tg_pack_rows, METH_VARARGS,
      "pack_rows(rows, count, marks, block, at, most, pack_min) -> (kind, items, written): "
      "a rule's cases sorted and packed as caselists.pack packs them, into block at at."},
+    {"leaf_step", tg_leaf_step, METH_VARARGS,
+     "leaf_step(x, rows, at, end, count, kind, cut, kid_at, kids, table_at, n_values, "
+     "value_branch) -> count: one level of roworder.leaf_order's walk down the tree."},
+    {"order_by_node", tg_order_by_node, METH_VARARGS,
+     "order_by_node(end, m, out): np.argsort(end, kind='stable') into out, by counting."},
     {NULL, NULL, 0, NULL},
 };
 
