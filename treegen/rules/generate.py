@@ -207,15 +207,19 @@ def select(
 
     theory = rule_bits_many([r.conditions for r in cands], codes, logs)  # each rule's bits
     kept = [False] * len(cands)
+    never = [not fires(r) for r in cands]
+    by_class: list[list[int]] = [[] for _ in range(n_classes)]  # each class's rules, in order
+    for i, r in enumerate(cands):
+        by_class[r.cls].append(i)
     rng = GlibcRandom()  # c4.5rules never seeds random(): one stream, class after class
     for cls in range(n_classes):
         if progress is not None:
             progress("searching rule subsets", cls, n_classes)
-        mine = [i for i, r in enumerate(cands) if r.cls == cls]
+        mine = by_class[cls]
         if not mine:
             continue
         chosen = best_subset(
-            Unpacking(found.rows, mine, [not fires(cands[i]) for i in mine]),
+            Unpacking(found.rows, mine, [never[i] for i in mine]),
             y == cls,
             [theory[i] for i in mine],
             logs,
