@@ -176,7 +176,9 @@ def test_exception_bits_code_the_larger_side_at_half_the_errors() -> None:
 @pytest.mark.parametrize(
     ("name", "subsets"), [("hypo", False), ("soybean-r8", True), ("crx", True)]
 )
-def test_rule_bits_many_equal_one_by_one(name: str, subsets: bool) -> None:
+def test_rule_bits_many_equal_one_by_one(
+    name: str, subsets: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The theory bits of every candidate rule of a reference tree (with subset tests
     where grown with them), and of made-up rules of 0 to 14 conditions of every kind,
     in one call are exactly those of rule_bits, rule by rule."""
@@ -200,4 +202,6 @@ def test_rule_bits_many_equal_one_by_one(name: str, subsets: bool) -> None:
         rules.append(tuple(conds))
     want = [rule_bits(cs, codes, logs) for cs in rules]
     assert rule_bits_many(rules, codes, logs) == want
+    monkeypatch.setattr("treegen.rules.mdl.RULES_BLOCK", 7)  # many blocks, a short last one
+    assert len(rules) % 7 and rule_bits_many(rules, codes, logs) == want
     assert rule_bits_many([], codes, logs) == []
