@@ -205,3 +205,17 @@ def test_rule_bits_many_equal_one_by_one(
     monkeypatch.setattr("treegen.rules.mdl.RULES_BLOCK", 7)  # many blocks, a short last one
     assert len(rules) % 7 and rule_bits_many(rules, codes, logs) == want
     assert rule_bits_many([], codes, logs) == []
+
+
+def test_branch_bits_count_zero_and_minus_zero_as_one_value() -> None:
+    """0.0 and -0.0 are one value of a continuous attribute (as np.unique counts them),
+    a repeated value once, the unknown value one more."""
+    schema = Schema((Attribute("x", "continuous"),), ("p", "q"))
+    X = np.asarray([[0.0], [-0.0], [2.0], [2.0], [np.nan], [-1.5]], dtype=np.float64)
+    ds = Dataset(schema, X, np.zeros(6, dtype=np.int32))
+    codes = AttributeCodes(ds, Logs(ds.n_rows))
+    assert codes.branch_bits[0] == pytest.approx(1 + math.log2(4) / 2, rel=1e-6)
+    known = Dataset(schema, X[~np.isnan(X[:, 0])], np.zeros(5, dtype=np.int32))
+    assert AttributeCodes(known, Logs(5)).branch_bits[0] == pytest.approx(
+        1 + math.log2(3) / 2, rel=1e-6
+    )
