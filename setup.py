@@ -163,7 +163,8 @@ setup(
             sources=[
                 f"treegen/rules/native/{name}.c"
                 for name in (
-                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists"
+                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists",
+                    "rpack", "rorder",
                 )
             ]
             + [BUFFERS],

@@ -149,3 +149,61 @@ def test_lists_unpacked_in_one_call_as_one_by_one() -> None:
     bad[-1] = rows.size  # ptr not matching the lists' sizes
     with pytest.raises(ValueError):
         held.unpack_lists(np.asarray(which, dtype=np.int64), bad, rows)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_unsorted_lists_held_as_sorted_ones(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """append_unsorted (the C sort and pack into the open block, or numpy's without the
+    accelerator) holds each list as append holds it sorted, the same kind and bytes, for
+    every way the C sorts (a few rows, rows spread over many words, dense ones) and packs
+    (short and wide lists in int32, uint8 and uint16 gaps, a first row beyond 16 bits,
+    an empty list, one held as its own block, lists across blocks); the rows given are
+    left sorted."""
+    if native and crules is None:
+        pytest.skip("C accelerator not built")
+    if not native:
+        monkeypatch.setattr("treegen.rules.caselists.crules", None)
+    rng = np.random.default_rng(33)
+    n = 3_000_000
+    lists = [
+        rng.choice(n, size=k, replace=False).astype(np.int32)
+        for k in [*rng.integers(0, 20_000, size=150), *rng.integers(0, 70, size=60)]
+    ]
+    lists[1] = np.zeros(0, dtype=np.int32)
+    lists[2] = rng.permutation(np.arange(9, 9 + BLOCK // 2, dtype=np.int32))  # its own block
+    lists[3] = rng.permutation(np.arange(1 << 20, (1 << 20) + 100, dtype=np.int32) * 2)
+    lists[4] = np.asarray([70_100, 0, *range(70_001, 70_099)], dtype=np.int32)  # a wide gap
+    lists[5] = rng.permutation(np.arange(n - 300_000, n, 3, dtype=np.int32))  # dense: bitmap
+    lists[6] = np.asarray([n - 1], dtype=np.int32)
+    lists[7] = np.asarray([5, 3, 2_000_000, 4], dtype=np.int32)  # insertion sort
+    sorted_held, held = CaseLists(), CaseLists()
+    found = np.empty(n, dtype=np.int32)
+    for rows in lists:
+        sorted_held.append(np.sort(rows))
+        found[: rows.size] = rows
+        held.append_unsorted(found, rows.size)
+        assert np.array_equal(found[: rows.size], np.sort(rows))
+    kinds = {held.packed(i).dtype for i in range(len(held))}
+    assert kinds == {np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.uint16)}
+    assert len({held._block[i] for i in range(len(held))}) > 3  # several blocks
+    for i, rows in enumerate(lists):
+        a, b = held.packed(i), sorted_held.packed(i)
+        assert a.dtype == b.dtype and np.array_equal(a, b), i
+        assert np.array_equal(held.rows(i), np.sort(rows)), i
+    assert held.packed(2).size == BLOCK // 2 + 3 and held.packed(4).dtype == np.int32
+
+
+@pytest.mark.skipif(crules is None, reason="C accelerator not built")
+def test_unsorted_list_with_a_bad_row_refused() -> None:
+    """A row given twice (the bitmap sort and the others) or out of the buffer's range is
+    a ValueError, not a list held wrong."""
+    held = CaseLists()
+    for rows in ([4, 9, 4], [*range(200), 17], [-1, 3]):
+        found = np.zeros(1000, dtype=np.int32)
+        found[: len(rows)] = rows
+        with pytest.raises(ValueError):
+            held.append_unsorted(found, len(rows))
+    found = np.arange(1000, dtype=np.int32)
+    assert crules is not None
+    with pytest.raises(ValueError, match="out of range"):
+        crules.pack_rows(found, 1000, np.zeros(1, dtype=np.uint64), np.zeros(8, np.uint8), 0, 8, 64)

@@ -15,6 +15,7 @@ from tests.rules.test_rules_native import _mixed
 from treegen.cli.main import main
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
+from treegen.model.constants import KIND_LEAF
 from treegen.model.core import ContinuousTest, Leaf, NominalTest, SubsetTest
 from treegen.model.options import ModelOptions
 from treegen.rules import grown
@@ -169,3 +170,29 @@ def test_cli_rules_as_generate(tmp_path: Path, unknown: bool) -> None:
     want = generate(read, train(read, unpruned_options(2, 0.25, False, "gainratio")))[1]
     assert ruleset_to_json(load_ruleset(str(out))) == ruleset_to_json(want)
     assert len(want.rules) > 3
+
+
+def _stack_pre_order(tree: flat.FlatTree) -> list[int]:
+    """The reachable nodes in pre-order, one step a node (the reference)."""
+    out, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        out.append(i)
+        if tree.kind[i] != KIND_LEAF:
+            f, c = int(tree.first[i]), int(tree.count[i])
+            stack.extend(range(f + c - 1, f - 1, -1))
+    return out
+
+
+@pytest.mark.parametrize(("seed", "subsets"), [(3, False), (4, True)])
+def test_pre_order_level_by_level_as_node_by_node(seed: int, subsets: bool) -> None:
+    """The level-wise pre-order is the stack walk's, also where tests were made leaves
+    (their subtrees unreachable, left out)."""
+    tree, _ = _grown(_known(seed, 3000), subsets)
+    want = _stack_pre_order(tree)
+    assert grown._pre_order(tree).tolist() == want and len(want) > 40
+    tests = np.flatnonzero(tree.kind[: tree.n] != KIND_LEAF)
+    tree.kind[tests[1::7]] = KIND_LEAF  # some tests made leaves, the root kept
+    cut = _stack_pre_order(tree)
+    assert len(cut) < len(want)
+    assert grown._pre_order(tree).tolist() == cut

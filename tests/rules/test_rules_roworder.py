@@ -8,6 +8,7 @@ import numpy.typing as npt
 import pytest
 
 from tests.rules.test_rules_native import _mixed
+from treegen.model.constants import KIND_SUBSET
 from treegen.model.core import Leaf
 from treegen.rules import paths
 from treegen.rules.core import Rule, covers
@@ -69,3 +70,34 @@ def test_candidates_equal_in_file_order(seed: int, monkeypatch: pytest.MonkeyPat
     for a, b in zip(rows, rows_file, strict=True):
         assert a.dtype == b.dtype == np.int32
         assert np.array_equal(a, b)
+
+
+@needs_native
+@pytest.mark.parametrize(("seed", "subsets"), [(0, False), (1, True), (2, True), (3, False)])
+def test_leaf_order_in_c_as_in_numpy(
+    seed: int, subsets: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C walk down the tree (roworder's leaf_step) gives the numpy walk's order, on
+    float32 and float64 tables with unknown values, and with subset tests."""
+    ds = _mixed(seed, 1200)
+    assert np.isnan(ds.X).any()
+    tree = train(ds, TrainOptions(prune=False, subsets=subsets))
+    shape = shape_of(tree.nodes)
+    assert (np.asarray(shape.kind) == KIND_SUBSET).any() == subsets
+    got = [leaf_order(ds.X, shape), leaf_order(ds.X.astype(np.float32), shape)]
+    monkeypatch.setattr("treegen.rules.roworder.crules", None)
+    want = [leaf_order(ds.X, shape), leaf_order(ds.X.astype(np.float32), shape)]
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype == np.int32 and np.array_equal(a, b)
+
+
+@needs_native
+def test_leaf_step_refuses_a_node_out_of_range() -> None:
+    assert crules is not None
+    one = np.zeros(1, dtype=np.intp)
+    with pytest.raises(ValueError, match="out of range"):
+        crules.leaf_step(
+            np.zeros(1), one, np.ones(1, dtype=np.intp), np.zeros(1, dtype=np.intp), 1,
+            np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.float32),
+            np.zeros(2, dtype=np.intp), one, one, one, one,
+        )  # fmt: skip

@@ -40,7 +40,7 @@ from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
 from treegen.rules.final import dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.grown import GrownTree
-from treegen.rules.mdl import AttributeCodes, Logs, rule_bits
+from treegen.rules.mdl import AttributeCodes, Logs, rule_bits_many
 from treegen.rules.paths import CaseSink
 from treegen.rules.paths import candidates as path_candidates
 from treegen.rules.subsets import best_subset
@@ -111,10 +111,9 @@ def _class_order(
             false_pos[c] = int(np.count_nonzero(fired & ~covered & (y != c)))
         best = min(false_pos, key=lambda c: (false_pos[c], c))
         placed[best] = True
-        mine = [i for i in kept if rules[i].cls == best]
-        while mine:
-            i = min(mine, key=lambda j: (rules[j].error, j))
-            mine.remove(i)
+        # by error rate, the first of equal ones (a sort: the keys are distinct)
+        mine = sorted((i for i in kept if rules[i].cls == best), key=lambda j: (rules[j].error, j))
+        for i in mine:
             order.append(i)
             covered[kept[i]] = True
     return order
@@ -206,18 +205,23 @@ def select(
     def match(i: int) -> npt.NDArray[np.int32]:
         return found.rows.rows(i) if fires(cands[i]) else none
 
+    theory = rule_bits_many([r.conditions for r in cands], codes, logs)  # each rule's bits
     kept = [False] * len(cands)
+    never = [not fires(r) for r in cands]
+    by_class: list[list[int]] = [[] for _ in range(n_classes)]  # each class's rules, in order
+    for i, r in enumerate(cands):
+        by_class[r.cls].append(i)
     rng = GlibcRandom()  # c4.5rules never seeds random(): one stream, class after class
     for cls in range(n_classes):
         if progress is not None:
             progress("searching rule subsets", cls, n_classes)
-        mine = [i for i, r in enumerate(cands) if r.cls == cls]
+        mine = by_class[cls]
         if not mine:
             continue
         chosen = best_subset(
-            Unpacking(found.rows, mine, [not fires(cands[i]) for i in mine]),
+            Unpacking(found.rows, mine, [never[i] for i in mine]),
             y == cls,
-            [rule_bits(cands[i].conditions, codes, logs) for i in mine],
+            [theory[i] for i in mine],
             logs,
             rng,
         )

@@ -16,7 +16,6 @@ the same.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
@@ -169,17 +168,40 @@ def shape_of(nodes: Sequence[Node]) -> TreeShape:
 def _pre_order(tree: FlatTree) -> npt.NDArray[np.int64]:
     """The ids of ``tree``'s nodes reachable from the root, in pre-order (a node, then its
     subtrees in branch order), as :func:`~treegen.trainer.levelwise.flat.model_nodes`
-    numbers them."""
-    kind, first, count = view(tree.kind), view(tree.first), view(tree.count)
-    order = array("q")
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        if kind[i] != KIND_LEAF:
-            f = first[i]
-            stack.extend(range(f + count[i] - 1, f - 1, -1))
-    return np.frombuffer(order, dtype=np.int64)
+    numbers them.
+
+    A level at a time in numpy (a stack walk was one Python step a node, 20 ms at 100k
+    rows): the levels' nodes from the root, each subtree's size from the deepest level
+    up, then each node's place, its parent's plus one plus its elder siblings' sizes."""
+    n = tree.n
+    kind = tree.kind[:n]
+    first = tree.first[:n].astype(np.int64)
+    count = np.where(kind == KIND_LEAF, 0, tree.count[:n]).astype(np.int64)
+    levels = [np.zeros(1, dtype=np.int64)]
+    while True:
+        c = count[levels[-1]]
+        total = int(c.sum())
+        if total == 0:
+            break
+        # each node's children, in the order of their parents (consecutive ids)
+        levels.append(np.repeat(first[levels[-1]] - (np.cumsum(c) - c), c) + np.arange(total))
+    size = np.ones(n, dtype=np.int64)
+    groups = []  # per level: its parents (nodes with children) and where each one's start
+    for parents in levels[:-1]:
+        c = count[parents]
+        tests = parents[c > 0]
+        groups.append((tests, np.cumsum(c[c > 0]) - c[c > 0]))
+    for (tests, at), kids in reversed(list(zip(groups, levels[1:], strict=True))):
+        size[tests] += np.add.reduceat(size[kids], at)
+    place = np.zeros(n, dtype=np.int64)
+    for (tests, at), kids in zip(groups, levels[1:], strict=True):
+        c = count[tests]
+        before = np.cumsum(size[kids]) - size[kids]  # the elder kids' sizes, level-wide
+        place[kids] = np.repeat(place[tests] + 1 - before[at], c) + before
+    reached = np.concatenate(levels)
+    order = np.empty(reached.size, dtype=np.int64)
+    order[place[reached]] = reached
+    return order
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ for strict improvement and the bits of different subsets can tie:
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +39,10 @@ from treegen.trainer.stats import log2_c45, to_f32
 
 # How many more log table entries than cases (c4.5rules makes room for 99 more).
 LOG_ROOM = 100
+
+# How many rules rule_bits_many sums at a time (at 1M rows 139,200 rules of some 1.1M
+# conditions: all at once, its arrays were about 40 MB).
+RULES_BLOCK = 8192
 
 
 def log2_f(x: float) -> float:
@@ -119,6 +124,47 @@ def rule_bits(conditions: tuple[Condition, ...], codes: AttributeCodes, logs: Lo
         total = to_f32(total + codes.condition_bits(c))
     k = len(conditions)
     return to_f32(to_f32(total + logs.item[k]) - logs.fact[k])
+
+
+def rule_bits_many(
+    rules: Sequence[tuple[Condition, ...]], codes: AttributeCodes, logs: Logs
+) -> list[float]:
+    """:func:`rule_bits` of each rule's conditions, the same floats, in a few numpy calls
+    (one call a rule took 3 us at 100k rows, 19,188 rules): each condition's bits as
+    :meth:`AttributeCodes.condition_bits` rounds them, then summed in float32 place by
+    place over every rule at once (a sum of two floats rounded to float is the same
+    rounded from double, as Release 8 adds)."""
+    out: list[float] = []
+    for lo in range(0, len(rules), RULES_BLOCK):  # a block at a time: small temporaries
+        out += _rule_bits_block(rules[lo : lo + RULES_BLOCK], codes, logs)
+    return out
+
+
+def _rule_bits_block(
+    rules: Sequence[tuple[Condition, ...]], codes: AttributeCodes, logs: Logs
+) -> list[float]:
+    """:func:`rule_bits_many` of a block of rules (at least one)."""
+    m = len(rules)
+    k = np.fromiter(map(len, rules), dtype=np.intp, count=m)
+    size = int(k.sum())
+    attrs = np.fromiter((c.attribute for cs in rules for c in cs), dtype=np.intp, count=size)
+    subset = np.fromiter((c.op == "in" for cs in rules for c in cs), dtype=bool, count=size)
+    extra = np.where(
+        subset,
+        np.asarray(codes.n_values, dtype=np.float64)[attrs],
+        np.asarray(codes.branch_bits, dtype=np.float64)[attrs],
+    )
+    bits = (codes.att_test_bits + extra).astype(np.float32)
+    starts = np.cumsum(k) - k
+    total = np.zeros(m, dtype=np.float32)
+    for place in range(int(k.max())):
+        has = np.flatnonzero(k > place)
+        total[has] += bits[starts[has] + place]  # float32 + float32: rounded as to_f32 does
+    item = np.frombuffer(logs.item, dtype=np.float64)[k]
+    fact = np.frombuffer(logs.fact, dtype=np.float64)[k]
+    named = (total.astype(np.float64) + item).astype(np.float32)
+    out: list[float] = (named.astype(np.float64) - fact).astype(np.float32).tolist()
+    return out
 
 
 def biased(n: int, e: int, expected: float) -> float:

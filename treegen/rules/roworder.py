@@ -10,6 +10,9 @@ gather in the leaves that test alike, so fewer words hold them (at 100k rows of 
 scaling data, a path's cases failing at most two of its conditions are in 200 of 1,563
 words instead of 550).
 
+With the C accelerator each level of the walk down the tree is one pass
+(``native/rorder.c``, 0.05 s at 100k rows in numpy, 0.02 s so), the same order.
+
 The order only says where each case's bit lives: the counts, and so the rules, are the
 same in any order.  Each rule's cases are given back as row numbers of the file,
 ascending.
@@ -21,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL, KIND_SUBSET
+from treegen.rules.native import crules
 from treegen.rules.shape import TreeShape
 
 
@@ -52,6 +56,19 @@ def leaf_order(X: npt.NDArray[np.floating], shape: TreeShape) -> npt.NDArray[np.
     end = np.zeros(n, dtype=np.intp)
     rows = np.arange(n, dtype=np.intp)
     at = np.zeros(n, dtype=np.intp)
+    if crules is not None:
+        # a level in one C pass over the cases going on (rows and at compacted in place)
+        kind8 = kind.astype(np.int8)
+        going = n
+        while going:
+            cells = X[rows[:going], attr[at[:going]]].astype(np.float64, copy=False)
+            going = crules.leaf_step(
+                cells, rows, at, end, going, kind8, cut, kid_at, kid, table_at, n_values,
+                value_branch,
+            )  # fmt: skip
+        by_node = np.empty(n, dtype=np.int32)
+        crules.order_by_node(end, m, by_node)  # a counting sort: argsort's stable order
+        return by_node
     while rows.size:
         k = kind[at]
         x = X[rows, attr[at]]

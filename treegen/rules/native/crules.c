@@ -1,8 +1,10 @@
 /* c4.5rules' hot loops in C (module _crules): the generalisation of one leaf's path
  * over packed bitsets (rpaths.c), the walk over every path (rwalk.c) and the
  * class-subset search (rsearch.c, its steps; rclimb.c, its climb; rtheory.h and
- * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering).  This file is the module's table; crules.h says what every kernel
- * promises. */
+ * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering; rlists.c
+ * and rpack.c, the rules' case lists unpacked and packed; rorder.c, the cases' walk
+ * down the tree for their order).  This file is the module's
+ * table; crules.h says what every kernel promises. */
 #include "crules.h"
 
 static PyMethodDef methods[] = {
@@ -51,6 +53,14 @@ static PyMethodDef methods[] = {
     {"unpack_lists", tg_unpack_lists, METH_VARARGS,
      "unpack_lists(blocks, block, at, size, kind, which, ptr, rows): CaseLists' packed "
      "lists which[k] unpacked into rows[ptr[k]:ptr[k + 1]] (which[k] < 0: none)."},
+    {"pack_rows", tg_pack_rows, METH_VARARGS,
+     "pack_rows(rows, count, marks, block, at, most, pack_min) -> (kind, items, written): "
+     "a rule's cases sorted and packed as caselists.pack packs them, into block at at."},
+    {"leaf_step", tg_leaf_step, METH_VARARGS,
+     "leaf_step(x, rows, at, end, count, kind, cut, kid_at, kids, table_at, n_values, "
+     "value_branch) -> count: one level of roworder.leaf_order's walk down the tree."},
+    {"order_by_node", tg_order_by_node, METH_VARARGS,
+     "order_by_node(end, m, out): np.argsort(end, kind='stable') into out, by counting."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -238,5 +238,8 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args);  /* rclimb.c */
 PyObject *tg_theory_sums(PyObject *self, PyObject *args);    /* rtheory.c */
 PyObject *tg_number_cases(PyObject *self, PyObject *args);   /* rcases.c */
 PyObject *tg_unpack_lists(PyObject *self, PyObject *args);   /* rlists.c */
+PyObject *tg_pack_rows(PyObject *self, PyObject *args);      /* rpack.c */
+PyObject *tg_leaf_step(PyObject *self, PyObject *args);      /* rorder.c */
+PyObject *tg_order_by_node(PyObject *self, PyObject *args);  /* rorder.c */
 
 #endif
