@@ -212,6 +212,7 @@ def test_kernels_reject_bad_indices() -> None:
             1,
             np.zeros(3, ip),
             np.zeros(2, ip),
+            np.full(2, 2, ip),
         )
 
 
