@@ -336,13 +336,16 @@ def test_nominal_counts_in_double_equal_per_attribute_bincount(code_type: type) 
 
 
 @needs_native
-def test_gather_values_equals_numpy() -> None:
-    """The gather from the context's (Kc, n) table of values (one attribute a row) and
-    the unknown-weight sums per (task, attribute), in case order."""
+@pytest.mark.parametrize("Kc", [3, 20])
+@pytest.mark.parametrize("by_row", [False, True])
+def test_gather_values_equals_numpy(Kc: int, by_row: bool) -> None:
+    """The gather from the context's (Kc, n) table of values (one attribute a row), or
+    from its (n, Kc) copy (``by_row``: 20 float32 values span two cache lines), and the
+    unknown-weight sums per (task, attribute), in case order."""
     lib = native.cscan
     assert lib is not None
     rng = np.random.default_rng(4)
-    n, Kc, E, B = 500, 3, 3000, 7
+    n, E, B = 500, 3000, 7
     cv = rng.normal(size=(n, Kc)).astype(np.float32)
     cv[rng.random(cv.shape) < 0.2] = np.nan
     rows = rng.integers(0, n, size=E).astype(np.intp)
@@ -351,7 +354,8 @@ def test_gather_values_equals_numpy() -> None:
     unk = np.zeros(B * Kc, np.float32)
     y = rng.integers(0, 3, size=E).astype(np.intp)
     rec = np.empty((E, Kc + 2), np.float32)
-    lib.gather_values(np.ascontiguousarray(cv.T), Kc, rows, w, y, tid, rec, unk)
+    table = cv.copy() if by_row else np.ascontiguousarray(cv.T)
+    lib.gather_values(table, Kc, rows, w, y, tid, rec, unk, by_row)
     assert np.array_equal(rec[:, :Kc], cv[rows], equal_nan=True)
     assert np.array_equal(rec[:, Kc], w) and np.array_equal(rec[:, Kc + 1], y)
     k_idx, e_idx = np.nonzero(np.isnan(cv[rows].T))
@@ -359,7 +363,7 @@ def test_gather_values_equals_numpy() -> None:
     np.add.at(want, tid[e_idx] * Kc + k_idx, w[e_idx])
     assert np.array_equal(unk, want) and want.any()
     with pytest.raises(IndexError):
-        lib.gather_values(cv.T.copy(), Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)
+        lib.gather_values(table, Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk, by_row)
 
 
 @pytest.mark.slow

@@ -127,6 +127,7 @@ def grow_levels(
             tasks.clear()
             ctx.drop_presorted()
             release_freed_memory()
+            ctx.keep_values_by_row()
         if nxt:
             stack.append(nxt)
         rounds += 1
@@ -347,8 +348,9 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
         # as the numpy path below.
         rec = np.empty((E, Kc + 2), dtype=dt)
         unk = np.zeros(B * Kc, dtype=dt)
+        by_row = ctx.cvals_rows is not None
         native.cscan.gather_values(
-            ctx.cvals,
+            ctx.cvals_rows if by_row else ctx.cvals,
             Kc,
             rows_cat,
             np.ascontiguousarray(w_cat, dt),
@@ -356,6 +358,7 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
             tid,
             rec,
             unk,
+            by_row,
         )
         # The tasks' positions as they are (a lone task's read only), each segment
         # offset to its task's entries in the scan; kept on the bucket for the

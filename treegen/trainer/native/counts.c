@@ -223,10 +223,11 @@ done:
     return result;
 }
 
-/* gather_values(cvals, Kc, rows, w, y, tid, out_rec, out_unk):
+/* gather_values(cvals, Kc, rows, w, y, tid, out_rec, out_unk, by_row=0):
  * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
  * cvals[k * n_rows + rows[e]] (its values: cvals is the context's
- * (Kc, n_rows) table, one attribute a row), then w[e], then y[e] as a
+ * (Kc, n_rows) table, one attribute a row; with by_row, cvals[rows[e] * Kc + k]
+ * from its (n_rows, Kc) copy, a case's values side by side), then w[e], then y[e] as a
  * number -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
  * w[e], cases in order: levelwise/grow.py's numpy path gathers, tests isnan and sums
  * the unknown weights (np.add.at, or bincount in double) to the same numbers.
@@ -246,16 +247,18 @@ done:
             if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0 ||      \
                 y[e] > 16777216)                                                       \
                 goto bad;                                                              \
-            if (e + GATHER_AHEAD < E) { /* rows far apart: a cache line per value */    \
-                const Py_ssize_t ra = rows[e + GATHER_AHEAD];                          \
-                if (ra >= 0 && ra < n_rows)                                            \
-                    for (Py_ssize_t k = 0; k < Kc; k++)                                \
-                        PREFETCH(cv + ra + k * n_rows);                                \
+            if (e + ahead < E) { /* rows far apart: a cache line per value */           \
+                const Py_ssize_t ra = rows[e + ahead];                                 \
+                if (ra >= 0 && ra < n_rows) {                                          \
+                    for (Py_ssize_t k = 0; k < Kc; k += lines)                         \
+                        PREFETCH(cv + ra * sr + k * sk);                               \
+                    PREFETCH(cv + ra * sr + (Kc - 1) * sk); /* a row's last line */     \
+                }                                                                      \
             }                                                                          \
-            const REAL *src = cv + r;                                                  \
+            const REAL *src = cv + r * sr;                                             \
             REAL *dst = rec + e * rs;                                                  \
             for (Py_ssize_t k = 0; k < Kc; k++) {                                      \
-                const REAL v = src[k * n_rows];                                        \
+                const REAL v = src[k * sk];                                            \
                 dst[k] = v;                                                            \
                 if (v != v)                                                            \
                     unk[t * Kc + k] += w[e];                                           \
@@ -270,9 +273,10 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
     enum { NB = 7 };
     PyObject *o[NB];
     Py_ssize_t Kc;
+    int by_row = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnOOOOOO", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6]))
+    if (!PyArg_ParseTuple(args, "OnOOOOOO|p", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &by_row))
         return NULL;
     if (Kc < 1) {
         PyErr_SetString(PyExc_ValueError, "gather_values: Kc must be positive");
@@ -312,6 +316,10 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
     {
         const Py_ssize_t *rows = b[1].buf, *y = b[3].buf, *tid = b[4].buf;
         const Py_ssize_t n_rows = NV / Kc;
+        /* (k, r) at cv[k * sk + r * sr]; prefetched a cache line at a time by row */
+        const Py_ssize_t sk = by_row ? 1 : n_rows, sr = by_row ? Kc : 1;
+        const Py_ssize_t lines = by_row ? 64 / rsz : 1;
+        const Py_ssize_t ahead = by_row ? AHEAD : GATHER_AHEAD; /* by row: 1-2 lines a row */
         if (rsz == sizeof(float))
             GATHER_LOOP(float);
         else
