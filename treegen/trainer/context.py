@@ -16,6 +16,7 @@ as J48 counts an instance's weight).
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,7 +115,7 @@ class Context:
     multi_val: bool
     # Whether growth scores continuous attributes in C (native.cscan, at most
     # MAX_CLASSES classes): it gathers the values from cvals by column (from cvals_rows
-    # by row once the root is split, where that copy is made).
+    # by row below the root, where growth holds them so).
     c_scan: bool = False
     work: Workspace = field(default_factory=Workspace)  # the C path's scratch arrays
     # The row count of "all the data" in the many-valued rule (0.3 x rows):
@@ -130,9 +131,10 @@ class Context:
     # each attribute's presorted rows (the first of each block).
     sorted_done: bool = False
     samples: list[npt.NDArray[np.floating]] = field(default_factory=list)
-    # The values row by row ((n_rows + 1, n_cont), C order), for growth's gathers after
-    # the root (:meth:`keep_values_by_row`); None until made.
+    # The values row by row ((n_rows + 1, n_cont), C order) in place of cvals (then
+    # empty) while growth runs below the root (levelwise/rowvalues.py); else None.
     cvals_rows: npt.NDArray[np.floating] | None = None
+    rows_map: mmap.mmap | None = None  # the mapping cvals_rows lies in, where it has one
     _scratch: IntArray | None = None
     _weights: npt.NDArray[np.floating] | None = None
     _y: IntArray | None = None
@@ -397,18 +399,9 @@ class Context:
         so that pruning's peak does not hold them."""
         self.sorted_flat = np.zeros(0, dtype=np.int32)
         self.presorted_len = np.zeros_like(self.presorted_len)
-        self.cvals_rows = None
         self.samples = []
         self.distinct = {}
         self.work = Workspace()
-
-    def keep_values_by_row(self) -> None:
-        """Make :attr:`cvals_rows`, the values a row at a time: a bucket of cases
-        scattered over all rows then reads one or two cache lines a case, not one per
-        attribute (at 1M rows the gathers of buckets of 2^15 cases took 70 ns a case
-        from the columns)."""
-        if self.cvals_rows is None and self.cvals.size:
-            self.cvals_rows = np.ascontiguousarray(self.cvals.T)
 
     def sums(self, index: IntArray, w: npt.NDArray[np.floating], size: int) -> FloatArray:
         """:func:`cell_sums` in the flavour's precision."""
