@@ -95,4 +95,13 @@ def _mapped(
     if flags[0] is None or flags[1] is None or size == 0:
         return None, np.empty(shape, dtype=dtype)
     buf = mmap.mmap(-1, size, flags=flags[0] | flags[1])
+    huge = getattr(mmap, "MADV_HUGEPAGE", None)
+    if huge is not None:
+        # Huge pages where the kernel gives them, as numpy asks for its large arrays (the
+        # columns' table among them): with 4 KB pages the gathers of cases scattered
+        # over 40 MB missed the TLB too (the routing took 0.1 s more at 1M rows).
+        try:
+            buf.madvise(huge)
+        except OSError:
+            pass
     return buf, np.frombuffer(buf, dtype=dtype).reshape(shape)
