@@ -212,6 +212,7 @@ def test_kernels_reject_bad_indices() -> None:
             1,
             np.zeros(3, ip),
             np.zeros(2, ip),
+            np.full(2, 2, ip),
         )
 
 
@@ -335,13 +336,17 @@ def test_nominal_counts_in_double_equal_per_attribute_bincount(code_type: type) 
 
 
 @needs_native
-def test_gather_values_equals_numpy() -> None:
-    """The gather from the context's (Kc, n) table of values (one attribute a row) and
-    the unknown-weight sums per (task, attribute), in case order."""
+@pytest.mark.parametrize("Kc", [3, 20])
+@pytest.mark.parametrize("by_row", [False, True])
+def test_gather_values_equals_numpy(Kc: int, by_row: bool) -> None:
+    """The gather from the context's (Kc, n) table of values (one attribute a row), or
+    from the (n, Kc) table growth holds below the root (``by_row``: 20 float32 values
+    span two cache lines), and the unknown-weight sums per (task, attribute), in case
+    order."""
     lib = native.cscan
     assert lib is not None
     rng = np.random.default_rng(4)
-    n, Kc, E, B = 500, 3, 3000, 7
+    n, E, B = 500, 3000, 7
     cv = rng.normal(size=(n, Kc)).astype(np.float32)
     cv[rng.random(cv.shape) < 0.2] = np.nan
     rows = rng.integers(0, n, size=E).astype(np.intp)
@@ -350,7 +355,9 @@ def test_gather_values_equals_numpy() -> None:
     unk = np.zeros(B * Kc, np.float32)
     y = rng.integers(0, 3, size=E).astype(np.intp)
     rec = np.empty((E, Kc + 2), np.float32)
-    lib.gather_values(np.ascontiguousarray(cv.T), Kc, rows, w, y, tid, rec, unk)
+    table = cv.copy() if by_row else np.ascontiguousarray(cv.T)
+    width = Kc if by_row else 0
+    lib.gather_values(table, Kc, rows, w, y, tid, rec, unk, width)
     assert np.array_equal(rec[:, :Kc], cv[rows], equal_nan=True)
     assert np.array_equal(rec[:, Kc], w) and np.array_equal(rec[:, Kc + 1], y)
     k_idx, e_idx = np.nonzero(np.isnan(cv[rows].T))
@@ -358,7 +365,19 @@ def test_gather_values_equals_numpy() -> None:
     np.add.at(want, tid[e_idx] * Kc + k_idx, w[e_idx])
     assert np.array_equal(unk, want) and want.any()
     with pytest.raises(IndexError):
-        lib.gather_values(cv.T.copy(), Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk)
+        lib.gather_values(table, Kc, np.array([n], np.intp), w[:1], y[:1], tid[:1], rec, unk, width)
+    if by_row:
+        # One attribute of the rows (a large task's gathers): column 2 of the table.
+        one = np.empty((E, 3), np.float32)
+        unk1 = np.zeros(B, np.float32)
+        lib.gather_values(table, 1, rows, w, y, tid, one, unk1, Kc, 2)
+        assert np.array_equal(one[:, 0], cv[rows, 2], equal_nan=True)
+        want1 = np.zeros(B, np.float32)
+        nan = np.isnan(cv[rows, 2])
+        np.add.at(want1, tid[nan], w[nan])
+        assert np.array_equal(unk1, want1) and want1.any()
+        with pytest.raises(ValueError):  # columns 2..Kc + 1 are not all in the table
+            lib.gather_values(table, Kc, rows, w, y, tid, rec, unk, Kc, 2)
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ as J48 counts an instance's weight).
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,7 +114,8 @@ class Context:
     min_cases: float
     multi_val: bool
     # Whether growth scores continuous attributes in C (native.cscan, at most
-    # MAX_CLASSES classes): it gathers the values from cvals by column.
+    # MAX_CLASSES classes): it gathers the values from cvals by column (from cvals_rows
+    # by row below the root, where growth holds them so).
     c_scan: bool = False
     work: Workspace = field(default_factory=Workspace)  # the C path's scratch arrays
     # The row count of "all the data" in the many-valued rule (0.3 x rows):
@@ -129,6 +131,10 @@ class Context:
     # each attribute's presorted rows (the first of each block).
     sorted_done: bool = False
     samples: list[npt.NDArray[np.floating]] = field(default_factory=list)
+    # The values row by row ((n_rows + 1, n_cont), C order) in place of cvals (then
+    # empty) while growth runs below the root (levelwise/rowvalues.py); else None.
+    cvals_rows: npt.NDArray[np.floating] | None = None
+    rows_map: mmap.mmap | None = None  # the mapping cvals_rows lies in, where it has one
     _scratch: IntArray | None = None
     _weights: npt.NDArray[np.floating] | None = None
     _y: IntArray | None = None

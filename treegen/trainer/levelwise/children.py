@@ -175,6 +175,7 @@ def children_sorted(
             kc,
             out_start,
             out_lens,
+            np.ascontiguousarray(cases.sizes, dtype=np.intp),
         )
         return SortedChildren(np.frombuffer(buf, dtype=np.int32), out_start, out_lens)
     parts = _sorted_by_attribute(ctx, bucket, tests, branches, cases, grows)

@@ -38,6 +38,7 @@ from treegen.trainer.levelwise.choose import choose, drop_below_min_gain_ratio
 from treegen.trainer.levelwise.flat import FlatTree, collapse
 from treegen.trainer.levelwise.grouping import group_values
 from treegen.trainer.levelwise.partition import partition
+from treegen.trainer.levelwise.rowvalues import value_table, values_by_column, values_by_row
 from treegen.trainer.levelwise.score import eval_continuous_flat, scan_scratch
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.select import stays_leaf
@@ -107,33 +108,38 @@ def grow_levels(
         ]
     ]
     rounds = 0
-    while stack:
-        tasks = stack.pop()
-        sizes = [t.rows.size for t in tasks]
-        if len(tasks) > 1 and sum(sizes) > GROUP_ENTRIES:
-            half = int(np.searchsorted(np.cumsum(sizes), sum(sizes) / 2)) + 1
-            half = min(max(half, 1), len(tasks) - 1)
-            stack.append(tasks[half:])
-            stack.append(tasks[:half])
-            continue
-        nxt = _grow_round(ctx, tree, tasks, opts)
-        if tree.leaks_minobjs:
-            place_thresholds(ctx, tree)
-            return tree  # only depth-first growth knows which nodes come after it
-        if rounds == 0 and spend:
-            # The root's rows, weights and sorted arrays (the presorted rows) go with
-            # it: nothing reads them after its split (at 1M rows 52 MB less for the
-            # rest of growth).
-            tasks.clear()
-            ctx.drop_presorted()
-            release_freed_memory()
-        if nxt:
-            stack.append(nxt)
-        rounds += 1
-        if progress is not None:
-            progress("growing", tree.n)
-        if rounds % TRIM_EVERY == 0:
-            release_freed_memory()
+    try:
+        while stack:
+            tasks = stack.pop()
+            sizes = [t.rows.size for t in tasks]
+            if len(tasks) > 1 and sum(sizes) > GROUP_ENTRIES:
+                half = int(np.searchsorted(np.cumsum(sizes), sum(sizes) / 2)) + 1
+                half = min(max(half, 1), len(tasks) - 1)
+                stack.append(tasks[half:])
+                stack.append(tasks[:half])
+                continue
+            nxt = _grow_round(ctx, tree, tasks, opts)
+            if tree.leaks_minobjs:
+                values_by_column(ctx)
+                place_thresholds(ctx, tree)
+                return tree  # only depth-first growth knows which nodes come after it
+            if rounds == 0 and spend:
+                # The root's rows, weights and sorted arrays (the presorted rows) go with
+                # it: nothing reads them after its split (at 1M rows 52 MB less for the
+                # rest of growth).  The values are held row by row below it.
+                tasks.clear()
+                ctx.drop_presorted()
+                release_freed_memory()
+                values_by_row(ctx)
+            if nxt:
+                stack.append(nxt)
+            rounds += 1
+            if progress is not None:
+                progress("growing", tree.n)
+            if rounds % TRIM_EVERY == 0:
+                release_freed_memory()
+    finally:
+        values_by_column(ctx)  # (also where growth fails: the context as it was)
     release_freed_memory()
     place_thresholds(ctx, tree)
     tree.compact()
@@ -347,8 +353,9 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
         # as the numpy path below.
         rec = np.empty((E, Kc + 2), dtype=dt)
         unk = np.zeros(B * Kc, dtype=dt)
+        table, width = value_table(ctx)
         native.cscan.gather_values(
-            ctx.cvals,
+            table,
             Kc,
             rows_cat,
             np.ascontiguousarray(w_cat, dt),
@@ -356,6 +363,7 @@ def _score_continuous(ctx: Context, bucket: Bucket, scores: BucketScores) -> Non
             tid,
             rec,
             unk,
+            width,
         )
         # The tasks' positions as they are (a lone task's read only), each segment
         # offset to its task's entries in the scan; kept on the bucket for the
@@ -436,9 +444,13 @@ def _score_large_task(ctx: Context, bucket: Bucket, lens: IntArray, scores: Buck
     # attribute at the root).
     rec = np.empty((E, 3), dtype=dt)
     scratch = scan_scratch(int(lens.max()) if lens.size else 0)
+    table, width = value_table(ctx)
     for k in range(Kc):
         unk = np.zeros(1, dtype=dt)
-        native.cscan.gather_values(ctx.cvals[k : k + 1], 1, rows, w, y, bucket.tid, rec, unk)
+        if width:  # attribute k of the rows
+            native.cscan.gather_values(table, 1, rows, w, y, bucket.tid, rec, unk, width, k)
+        else:
+            native.cscan.gather_values(table[k : k + 1], 1, rows, w, y, bucket.tid, rec, unk)
         lo, n = int(first[k]), int(lens[k])
         parts.append(
             eval_continuous_flat(

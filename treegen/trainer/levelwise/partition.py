@@ -44,6 +44,7 @@ from treegen.trainer.levelwise.children import (
     children_sorted,
 )
 from treegen.trainer.levelwise.flat import FlatTree
+from treegen.trainer.levelwise.rowvalues import value_table
 from treegen.trainer.route import routing_cuts, subset_table
 from treegen.trainer.select import stays_leaf
 from treegen.trainer.subsets import is_grouping
@@ -171,11 +172,12 @@ def _route(
         # One pass over the entries for every kind of test but subsets: the same
         # branches as the gathers below.
         br = np.empty(rows.size, dtype=np.intp)
+        values, width = value_table(ctx)
         native.cscan.route_branches(
             tid,
             np.ascontiguousarray(rows, dtype=np.intp),
-            ctx.cvals,
-            ctx.cvals.shape[1],
+            values,
+            max(values.shape[1], 1),  # (the columns' stride; unused by row)
             cpos,
             np.ascontiguousarray(routing_cuts(thr, ctx.j48)),
             ctx.ncodes,
@@ -183,6 +185,7 @@ def _route(
             ctx.ncodes.shape[1],
             npos,
             br,
+            width,
         )
     else:
         br = _route_numpy(ctx, bucket, cpos, npos, thr)
@@ -206,7 +209,11 @@ def _route_numpy(
     ce = cpos[tid]
     sel = np.flatnonzero(ce >= 0)
     if sel.size:
-        v = ctx.cvals.reshape(-1)[ce[sel] * ctx.cvals.shape[1] + rows[sel]]
+        table, width = value_table(ctx)
+        if width:  # the values held row by row (growth below the root)
+            v = table.reshape(-1)[rows[sel] * width + ce[sel]]
+        else:
+            v = table.reshape(-1)[ce[sel] * table.shape[1] + rows[sel]]
         out = np.where(v <= routing_cuts(thr, ctx.j48)[tid[sel]], 0, 1)
         out[np.isnan(v)] = -1
         br[sel] = out

@@ -223,10 +223,12 @@ done:
     return result;
 }
 
-/* gather_values(cvals, Kc, rows, w, y, tid, out_rec, out_unk):
+/* gather_values(cvals, Kc, rows, w, y, tid, out_rec, out_unk, width=0, first=0):
  * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
  * cvals[k * n_rows + rows[e]] (its values: cvals is the context's
- * (Kc, n_rows) table, one attribute a row), then w[e], then y[e] as a
+ * (Kc, n_rows) table, one attribute a row; with width > 0, cvals[rows[e] * width +
+ * first + k] from the (n_rows, width) table, a case's values side by side), then w[e],
+ * then y[e] as a
  * number -- and for every NaN (unknown) value out_unk[tid[e] * Kc + k] +=
  * w[e], cases in order: levelwise/grow.py's numpy path gathers, tests isnan and sums
  * the unknown weights (np.add.at, or bincount in double) to the same numbers.
@@ -239,23 +241,25 @@ done:
 #endif
 #define GATHER_LOOP(REAL)                                                              \
     do {                                                                               \
-        const REAL *cv = b[0].buf, *w = b[2].buf;                                      \
+        const REAL *cv = (const REAL *)b[0].buf + first, *w = b[2].buf;                \
         REAL *rec = b[5].buf, *unk = b[6].buf;                                         \
         for (Py_ssize_t e = 0; e < E; e++) {                                           \
             const Py_ssize_t r = rows[e], t = tid[e];                                  \
             if (r < 0 || r >= n_rows || t < 0 || (t + 1) * Kc > NU || y[e] < 0 ||      \
                 y[e] > 16777216)                                                       \
                 goto bad;                                                              \
-            if (e + GATHER_AHEAD < E) { /* rows far apart: a cache line per value */    \
-                const Py_ssize_t ra = rows[e + GATHER_AHEAD];                          \
-                if (ra >= 0 && ra < n_rows)                                            \
-                    for (Py_ssize_t k = 0; k < Kc; k++)                                \
-                        PREFETCH(cv + ra + k * n_rows);                                \
+            if (e + ahead < E) { /* rows far apart: a cache line per value */           \
+                const Py_ssize_t ra = rows[e + ahead];                                 \
+                if (ra >= 0 && ra < n_rows) {                                          \
+                    for (Py_ssize_t k = 0; k < Kc; k += lines)                         \
+                        PREFETCH(cv + ra * sr + k * sk);                               \
+                    PREFETCH(cv + ra * sr + (Kc - 1) * sk); /* a row's last line */     \
+                }                                                                      \
             }                                                                          \
-            const REAL *src = cv + r;                                                  \
+            const REAL *src = cv + r * sr;                                             \
             REAL *dst = rec + e * rs;                                                  \
             for (Py_ssize_t k = 0; k < Kc; k++) {                                      \
-                const REAL v = src[k * n_rows];                                        \
+                const REAL v = src[k * sk];                                            \
                 dst[k] = v;                                                            \
                 if (v != v)                                                            \
                     unk[t * Kc + k] += w[e];                                           \
@@ -270,12 +274,13 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
     enum { NB = 7 };
     PyObject *o[NB];
     Py_ssize_t Kc;
+    Py_ssize_t width = 0, first = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnOOOOOO", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6]))
+    if (!PyArg_ParseTuple(args, "OnOOOOOO|nn", &o[0], &Kc, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &width, &first))
         return NULL;
-    if (Kc < 1) {
-        PyErr_SetString(PyExc_ValueError, "gather_values: Kc must be positive");
+    if (Kc < 1 || width < 0 || first < 0 || (width ? first + Kc > width : first != 0)) {
+        PyErr_SetString(PyExc_ValueError, "gather_values: bad Kc, width or first");
         return NULL;
     }
     Py_buffer b[NB];
@@ -311,7 +316,12 @@ PyObject *tg_gather_values(PyObject *self, PyObject *args)
         goto done;
     {
         const Py_ssize_t *rows = b[1].buf, *y = b[3].buf, *tid = b[4].buf;
-        const Py_ssize_t n_rows = NV / Kc;
+        const int by_row = width > 0;
+        const Py_ssize_t n_rows = NV / (by_row ? width : Kc);
+        /* (k, r) at cv[k * sk + r * sr]; prefetched a cache line at a time by row */
+        const Py_ssize_t sk = by_row ? 1 : n_rows, sr = by_row ? width : 1;
+        const Py_ssize_t lines = by_row ? 64 / rsz : 1;
+        const Py_ssize_t ahead = by_row ? AHEAD : GATHER_AHEAD; /* by row: 1-2 lines a row */
         if (rsz == sizeof(float))
             GATHER_LOOP(float);
         else

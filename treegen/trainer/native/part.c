@@ -4,7 +4,7 @@
 #include "cscan.h"
 
 /* part_sorted(srt, task_srt_start, task_lens, task_off, task_row, dest, child_of, F,
- *             grows, u_slot, pos_unk, Kc, out_start, out_lens) -> bytearray
+ *             grows, u_slot, pos_unk, Kc, out_start, out_lens, child_n) -> bytearray
  *
  * The children's sorted arrays after a batch of splits (levelwise/partition.py's
  * _sorted_by_attribute computes the same).  Split task s keeps, per
@@ -16,20 +16,25 @@
  * outcome has dest[e] = child << 32 | its position in that child; one with
  * the tested value unknown has dest[e] = -1 and goes to every non-empty
  * branch v, as case pos_unk[u_slot[e] * F + v].  Only children with grows[c]
- * get arrays.  Walking each sorted array in order keeps every child's arrays
- * in value order.  Returns them as int32 in one buffer, child after child and
- * attribute after attribute; out_lens[c * Kc + k] gets the lengths and
- * out_start[c] the offsets (in items; out_start has n_child + 1 entries).
- * (One packed dest per entry: a single scattered read where a branch and a
- * position would be two.) */
+ * get arrays; child c has child_n[c] cases.  Walking each sorted array in order
+ * keeps every child's arrays in value order.  Returns them as int32 in one buffer,
+ * child after child and attribute after attribute; out_lens[c * Kc + k] gets the
+ * lengths and out_start[c] the offsets (in items; out_start has n_child + 1
+ * entries).  (One packed dest per entry: a single scattered read where a branch and
+ * a position would be two.)
+ *
+ * One pass over the sorted arrays: child c's array of attribute k holds at most
+ * min(child_n[c], task_lens[s * Kc + k]) positions, so each is written into a slot
+ * of that size and the slots are then closed up (sequential moves), where a first
+ * pass counted them with a second scattered read of dest per position. */
 PyObject *tg_part_sorted(PyObject *self, PyObject *args)
 {
-    enum { NB = 12 };
+    enum { NB = 13 };
     PyObject *o[NB];
     Py_ssize_t F, Kc;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOnOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6], &F, &o[7], &o[8], &o[9], &Kc, &o[10], &o[11]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOnOOOnOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &F, &o[7], &o[8], &o[9], &Kc, &o[10], &o[11], &o[12]))
         return NULL;
     if (F < 1 || Kc < 1) {
         PyErr_SetString(PyExc_ValueError, "F and Kc must be positive");
@@ -62,6 +67,7 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
         {0, sizeof(Py_ssize_t), NU, "pos_unk"},
         {1, sizeof(Py_ssize_t), NC + 1, "out_start"},
         {1, sizeof(Py_ssize_t), NC * Kc, "out_lens"},
+        {0, sizeof(Py_ssize_t), NC, "child_n"},
     };
     if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
@@ -73,12 +79,43 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
         const unsigned char *grows = b[7].buf;
         const Py_ssize_t *u_slot = b[8].buf, *pos_unk = b[9].buf;
         Py_ssize_t *o_start = b[10].buf, *o_lens = b[11].buf;
+        const Py_ssize_t *child_n = b[12].buf;
+        /* Each growing child's slots (o_lens holds their sizes until the end), child
+         * after child and attribute after attribute; a child not of a split task, or
+         * not growing, has none. */
         memset(o_lens, 0, (size_t)(NC * Kc) * sizeof(Py_ssize_t));
-        /* Pass 1: count (and check every index once). */
         for (Py_ssize_t s = 0; s < S; s++) {
             const Py_ssize_t row = t_row[s];
             if (row < 0 || row >= NR) goto bad;
             const Py_ssize_t *cof = child_of + row * F;
+            for (Py_ssize_t v = 0; v < F; v++) {
+                const Py_ssize_t c = cof[v];
+                if (c >= NC) goto bad;
+                if (c < 0 || !grows[c]) continue;
+                for (Py_ssize_t k = 0; k < Kc; k++) {
+                    const Py_ssize_t L = t_lens[s * Kc + k];
+                    o_lens[c * Kc + k] = child_n[c] < L ? child_n[c] : L;
+                }
+            }
+        }
+        /* slot[j]: where slot j starts (NC * Kc + 1 of them); ptr[j]: its next free item */
+        ptr = PyMem_Malloc((size_t)(2 * NC * Kc + 1) * sizeof(Py_ssize_t));
+        if (ptr == NULL) { PyErr_NoMemory(); goto done; }
+        Py_ssize_t *slot = ptr + NC * Kc;
+        Py_ssize_t room = 0;
+        for (Py_ssize_t j = 0; j < NC * Kc; j++) {
+            if (o_lens[j] < 0) goto bad;
+            slot[j] = ptr[j] = room;
+            room += o_lens[j];
+        }
+        slot[NC * Kc] = room;
+        result = PyByteArray_FromStringAndSize(NULL, room * (Py_ssize_t)sizeof(int32_t));
+        if (result == NULL) goto done;
+        int32_t *out = (int32_t *)PyByteArray_AS_STRING(result);
+        /* The pass: every position to its child's slot (each write checked against
+         * the slot's end: a bound that did not hold would be an index error). */
+        for (Py_ssize_t s = 0; s < S; s++) {
+            const Py_ssize_t *cof = child_of + t_row[s] * F;
             Py_ssize_t at = s_start[s];
             for (Py_ssize_t k = 0; k < Kc; k++) {
                 const Py_ssize_t L = t_lens[s * Kc + k];
@@ -95,60 +132,46 @@ PyObject *tg_part_sorted(PyObject *self, PyObject *args)
                     if (d >= 0) {
                         const int64_t c = d >> 32;
                         if (c >= NC) goto bad;
-                        if (grows[c]) o_lens[c * Kc + k]++;
+                        if (grows[c]) {
+                            const Py_ssize_t j = (Py_ssize_t)c * Kc + k;
+                            if (ptr[j] >= slot[j + 1]) goto bad;
+                            out[ptr[j]++] = (int32_t)(d & 0xFFFFFFFF);
+                        }
                     } else {
                         if (d != -1 || u_slot[e] < 0 || (u_slot[e] + 1) * F > NU) goto bad;
+                        const Py_ssize_t *pu = pos_unk + u_slot[e] * F;
                         for (Py_ssize_t v = 0; v < F; v++) {
                             const Py_ssize_t c = cof[v];
-                            if (c >= NC) goto bad;
-                            if (c >= 0 && grows[c]) o_lens[c * Kc + k]++;
+                            if (c >= 0 && grows[c]) {
+                                const Py_ssize_t j = c * Kc + k;
+                                if (ptr[j] >= slot[j + 1]) goto bad;
+                                out[ptr[j]++] = (int32_t)pu[v];
+                            }
                         }
                     }
                 }
                 at += L;
             }
         }
-        /* Offsets: child-major, then attribute-major within a child. */
-        ptr = PyMem_Malloc((size_t)(NC * Kc + 1) * sizeof(Py_ssize_t));
-        if (ptr == NULL) { PyErr_NoMemory(); goto done; }
+        /* The slots closed up, in order (an item only moves down). */
         Py_ssize_t total = 0;
         for (Py_ssize_t c = 0; c < NC; c++) {
             o_start[c] = total;
             for (Py_ssize_t k = 0; k < Kc; k++) {
-                ptr[c * Kc + k] = total;
-                total += o_lens[c * Kc + k];
+                const Py_ssize_t j = c * Kc + k, len = ptr[j] - slot[j];
+                if (len && slot[j] != total)
+                    memmove(out + total, out + slot[j], (size_t)len * sizeof(int32_t));
+                o_lens[j] = len;
+                total += len;
             }
         }
         o_start[NC] = total;
-        result = PyByteArray_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(int32_t));
-        if (result == NULL) goto done;
-        int32_t *out = (int32_t *)PyByteArray_AS_STRING(result);
-        /* Pass 2: place. */
-        for (Py_ssize_t s = 0; s < S; s++) {
-            const Py_ssize_t *cof = child_of + t_row[s] * F;
-            Py_ssize_t at = s_start[s];
-            for (Py_ssize_t k = 0; k < Kc; k++) {
-                const Py_ssize_t L = t_lens[s * Kc + k];
-                for (Py_ssize_t i = 0; i < L; i++) {
-                    const Py_ssize_t e = t_off[s] + srt[at + i];
-                    if (i + AHEAD < L)
-                        PREFETCH(dest + t_off[s] + srt[at + i + AHEAD]); /* checked in pass 1 */
-                    const int64_t d = dest[e];
-                    if (d >= 0) {
-                        const int64_t c = d >> 32;
-                        if (grows[c]) out[ptr[c * Kc + k]++] = (int32_t)(d & 0xFFFFFFFF);
-                    } else {
-                        const Py_ssize_t *pu = pos_unk + u_slot[e] * F;
-                        for (Py_ssize_t v = 0; v < F; v++) {
-                            const Py_ssize_t c = cof[v];
-                            if (c >= 0 && grows[c]) out[ptr[c * Kc + k]++] = (int32_t)pu[v];
-                        }
-                    }
-                }
-                at += L;
-            }
-        }
+        if (total < room && PyByteArray_Resize(result, total * (Py_ssize_t)sizeof(int32_t)) < 0)
+            goto done_err;
     }
+    goto done;
+done_err:
+    Py_CLEAR(result);
     goto done;
 bad:
     PyErr_SetString(PyExc_IndexError, "part_sorted: index out of range");

@@ -7,12 +7,14 @@
 #include "cscan.h"
 #include <math.h>
 
-/* route_branches(tid, rows, cvals, stride, cpos, cut, codes, code_size, n_nom, npos, out_br)
+/* route_branches(tid, rows, cvals, stride, cpos, cut, codes, code_size, n_nom, npos, out_br,
+ *                width=0)
  *
  * Entry e (case rows[e] of task t = tid[e]) goes down branch out_br[e]:
  *   cpos[t] >= 0 (a continuous test on the cvals row cpos[t], cvals being a
- *     (Kc, stride) table of float32 or double, as itemsize says): -1 when its
- *     value is NaN, else 0 when value <= cut[t] (compared in double), 1 otherwise;
+ *     (Kc, stride) table of float32 or double, as itemsize says; with width > 0,
+ *     column cpos[t] of a (rows, width) table, a case's values side by side): -1 when
+ *     its value is NaN, else 0 when value <= cut[t] (compared in double), 1 otherwise;
  *   npos[t] >= 0 (a multiway nominal test on column npos[t] of the (rows, n_nom)
  *     code table, code_size bytes signed): its code - 1 (-1: unknown);
  *   neither: -2 (no test, or a test the caller routes itself). */
@@ -24,8 +26,8 @@
             if (t < 0 || t >= T || r < 0)                                                   \
                 goto bad;                                                                   \
             if (cpos[t] >= 0) {                                                             \
-                const Py_ssize_t i = cpos[t] * stride + r;                                  \
-                if (r >= stride || i >= NV)                                                 \
+                const Py_ssize_t i = width ? r * width + cpos[t] : cpos[t] * stride + r;    \
+                if ((width ? cpos[t] >= width : r >= stride) || i >= NV)                    \
                     goto bad;                                                               \
                 const REAL v = cv[i];                                                       \
                 br[e] = v != v ? -1 : ((double)v <= cut[t] ? 0 : 1);                        \
@@ -44,12 +46,13 @@ PyObject *tg_route_branches(PyObject *self, PyObject *args)
 {
     enum { NB = 8 };
     PyObject *o[NB];
-    Py_ssize_t stride, code_size, n_nom;
+    Py_ssize_t stride, code_size, n_nom, width = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOnOOOnnOO", &o[0], &o[1], &o[2], &stride, &o[3], &o[4], &o[5],
-                          &code_size, &n_nom, &o[6], &o[7]))
+    if (!PyArg_ParseTuple(args, "OOOnOOOnnOO|n", &o[0], &o[1], &o[2], &stride, &o[3], &o[4],
+                          &o[5], &code_size, &n_nom, &o[6], &o[7], &width))
         return NULL;
-    if (stride < 1 || n_nom < 0 || (code_size != 1 && code_size != 2 && code_size != 4)) {
+    if (stride < 1 || width < 0 || n_nom < 0 ||
+        (code_size != 1 && code_size != 2 && code_size != 4)) {
         PyErr_SetString(PyExc_ValueError, "route_branches: bad sizes");
         return NULL;
     }
