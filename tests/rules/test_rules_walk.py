@@ -111,10 +111,24 @@ def _noisy(n: int) -> Dataset:
     X[rng.random(X.shape) < 0.03] = np.nan
     z = np.nan_to_num(X)
     y = ((z[:, 0] > 0) + (z[:, 1] > 5) + (z[:, 2] > -3) + (X[:, 4] == 1)) % 3
-    flip = rng.random(n) < 0.1
+    return _three_classes(X, y, rng, 0.1, 4, 3)
+
+
+def _three_classes(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    rng: np.random.Generator,
+    noise: float,
+    n_cont: int,
+    n_values: int,
+) -> Dataset:
+    """``X``'s first ``n_cont`` columns continuous, the others nominal of ``n_values``
+    values, and classes ``y`` (0 to 2), a ``noise`` share of them drawn at random."""
+    flip = rng.random(y.size) < noise
     y[flip] = rng.integers(0, 3, size=int(flip.sum()))
-    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(4)) + tuple(
-        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(3))) for j in range(2)
+    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(n_cont)) + tuple(
+        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(n_values)))
+        for j in range(X.shape[1] - n_cont)
     )
     return Dataset(Schema(attrs, ("k0", "k1", "k2"), "class"), X, y.astype(np.int32), "test")
 
@@ -176,13 +190,7 @@ def _many_rules(n: int) -> Dataset:
     nom = rng.integers(0, 4, size=(n, 5)).astype(np.float64)
     cont = np.round(rng.normal(size=(n, 2)) * 4, 0)
     X = np.concatenate([cont, nom], axis=1)
-    y = (X[:, 2] + X[:, 3]) % 3
-    flip = rng.random(n) < 0.25
-    y[flip] = rng.integers(0, 3, size=int(flip.sum()))
-    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(2)) + tuple(
-        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(4))) for j in range(5)
-    )
-    return Dataset(Schema(attrs, ("k0", "k1", "k2"), "class"), X, y.astype(np.int32), "test")
+    return _three_classes(X, (X[:, 2] + X[:, 3]) % 3, rng, 0.25, 2, 4)
 
 
 @needs_native
