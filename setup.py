@@ -164,7 +164,7 @@ setup(
                 f"treegen/rules/native/{name}.c"
                 for name in (
                     "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists",
-                    "rpack", "rorder",
+                    "rpack", "rorder", "rkeys",
                 )
             ]
             + [BUFFERS],

@@ -138,3 +138,26 @@ def test_generate_cover_is_cover_rows(name: str) -> None:
     for got, expected in zip(cover, want, strict=True):
         assert got.dtype == expected.dtype
         assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_select_lists_are_the_evaluations(name: str) -> None:
+    """``treegen rules`` prints the final pass's rule lists as select made them
+    (``lists=``): they are those the evaluation works out from the cases, list for list,
+    and the saved ruleset is the last one's rules."""
+    import numpy as np
+
+    from treegen.rules.final import ListState, dropping
+    from treegen.rules.generate import generalise, select
+
+    ds = read_dataset(str(REF / name / f"{name}.data"))
+    found = generalise(ds, train(ds, TrainOptions(prune=False)), 0.25)
+    cover: list[np.ndarray] = []
+    lists: list[ListState] = []
+    printed, final = select(found, ds.y, ds.schema, ds.fingerprint(), None, cover, lists)
+    want = dropping(cover, [r.cls for r in printed.rules], printed.default, ds.y, drop=True)
+    assert len(lists) == len(want) >= 1
+    for got, expected in zip(lists, want, strict=True):
+        for field in ("index", "fired", "gain", "loss"):
+            assert np.array_equal(getattr(got, field), getattr(expected, field))
+    assert final.rules == tuple(printed.rules[i] for i in lists[-1].index)

@@ -111,10 +111,24 @@ def _noisy(n: int) -> Dataset:
     X[rng.random(X.shape) < 0.03] = np.nan
     z = np.nan_to_num(X)
     y = ((z[:, 0] > 0) + (z[:, 1] > 5) + (z[:, 2] > -3) + (X[:, 4] == 1)) % 3
-    flip = rng.random(n) < 0.1
+    return _three_classes(X, y, rng, 0.1, 4, 3)
+
+
+def _three_classes(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    rng: np.random.Generator,
+    noise: float,
+    n_cont: int,
+    n_values: int,
+) -> Dataset:
+    """``X``'s first ``n_cont`` columns continuous, the others nominal of ``n_values``
+    values, and classes ``y`` (0 to 2), a ``noise`` share of them drawn at random."""
+    flip = rng.random(y.size) < noise
     y[flip] = rng.integers(0, 3, size=int(flip.sum()))
-    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(4)) + tuple(
-        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(3))) for j in range(2)
+    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(n_cont)) + tuple(
+        Attribute(f"n{j}", "nominal", tuple(f"v{v}" for v in range(n_values)))
+        for j in range(X.shape[1] - n_cont)
     )
     return Dataset(Schema(attrs, ("k0", "k1", "k2"), "class"), X, y.astype(np.int32), "test")
 
@@ -127,5 +141,64 @@ def test_walk_equals_python_loop_over_many_words(monkeypatch: pytest.MonkeyPatch
     got, rows, want, rows_py = _both(_noisy(6000), False, monkeypatch)
     assert got == want
     assert len(rows) == len(rows_py) > 20
+    for a, b in zip(rows, rows_py, strict=True):
+        assert np.array_equal(a, b)
+
+
+@needs_native
+def test_walk_repeat_raises_the_earlier_rules_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``x = p, w <= 0`` and ``x = p, w > 0`` are one rule to SameRule (a threshold
+    test's side is not compared): the walk drops the second leaf's rule and gives the
+    first its higher error rate, as the Python loop does."""
+    schema = Schema(
+        (Attribute("w", "continuous", ()), Attribute("x", "nominal", ("p", "q"))), ("yes", "no")
+    )
+    nan = float("nan")
+    # x = p: w <= 0 all yes, w > 0 yes but 2 of 12, w unknown all no (so neither
+    # generalises to x = p alone); x = q: all no (so neither drops x)
+    cells = [(-1.0, 0, 0, 10), (1.0, 0, 0, 10), (1.0, 0, 1, 2), (nan, 0, 1, 10)]
+    cells += [(-1.0, 1, 1, 10), (1.0, 1, 1, 10)]
+    X = np.array([(w, x) for w, x, _, k in cells for _ in range(k)], dtype=np.float64)
+    y = np.array([c for _, _, c, k in cells for _ in range(k)], dtype=np.int32)
+    ds = Dataset(schema, X, y, "test")
+    nodes = (
+        NominalTest(1, 52.0, 20.0, (20.0, 32.0), attribute=1, children=(1, 4)),
+        ContinuousTest(0, 32.0, 12.0, (20.0, 12.0), 0, 0.0, (2, 3)),
+        Leaf(0, 10.0, 0.0, (10.0, 0.0)),
+        Leaf(0, 12.0, 2.0, (10.0, 2.0)),
+        Leaf(1, 20.0, 0.0, (0.0, 20.0)),
+    )
+    tree = Model(schema, nodes)
+    bound = ErrorBound(0.25, "c45")
+    got = paths.candidates(ds, tree, bound)
+    with monkeypatch.context() as m:
+        m.setattr(paths, "crules", None)
+        want = paths.candidates(ds, tree, bound)
+    assert repr(got) == repr(want)
+    yes = [r for r, _ in got if r.cls == 0]
+    assert len(yes) == 1 and len(yes[0].conditions) == 2
+    assert yes[0].conditions[0].op == "<="  # the first leaf's rule
+    alone, _ = paths._rates(10, 0, bound, 1.0)
+    raised, _ = paths._rates(12, 2, bound, 1.0)
+    assert alone < raised == yes[0].error
+
+
+def _many_rules(n: int) -> Dataset:
+    """Nominal attributes with noise and two continuous ones: hundreds of candidate
+    rules, many of them repeats."""
+    rng = np.random.default_rng(67)
+    nom = rng.integers(0, 4, size=(n, 5)).astype(np.float64)
+    cont = np.round(rng.normal(size=(n, 2)) * 4, 0)
+    X = np.concatenate([cont, nom], axis=1)
+    return _three_classes(X, (X[:, 2] + X[:, 3]) % 3, rng, 0.25, 2, 4)
+
+
+@needs_native
+def test_walk_equals_python_loop_over_many_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 512 rules the walk's table of SameRule keys grows (1,024 slots, at most half
+    full): the rules, their numbers and cases are still the Python loop's."""
+    got, rows, want, rows_py = _both(_many_rules(3000), False, monkeypatch)
+    assert got == want
+    assert len(rows) == len(rows_py) > 600
     for a, b in zip(rows, rows_py, strict=True):
         assert np.array_equal(a, b)

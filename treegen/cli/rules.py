@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from treegen.rules.final import ListState
+
 
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
@@ -66,13 +68,14 @@ def run_rules(args: argparse.Namespace) -> int:
         del tree, values
         release_freed_memory()  # the generalisation's columns and bitsets, the values
         cover: list[npt.NDArray[np.int32]] = []  # the printed rules' rows, for the evaluation
-        printed, final = select(found, y, schema, fingerprint, progress.steps, cover)
+        lists: list[ListState] = []  # the final pass's rule lists, printed by the evaluation
+        printed, final = select(found, y, schema, fingerprint, progress.steps, cover, lists)
         del found
         if args.output is not None:
             progress.update("writing")
             save_ruleset(final, args.output)
         progress.update("evaluating on the training data")
-        evaluation = format_cover_evaluation(printed, "training", cover, y, drop=True)
+        evaluation = format_cover_evaluation(printed, "training", cover, y, True, lists)
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:

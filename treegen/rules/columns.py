@@ -71,15 +71,22 @@ class ContextTable:
         self, rows: npt.NDArray[np.integer], att: npt.NDArray[np.integer]
     ) -> npt.NDArray[np.float32]:
         """The value of attribute ``att[i]`` in row ``rows[i]``, for every ``i``."""
-        out = np.full(rows.shape, np.nan, dtype=np.float32)
+        # index lists, not masks, and take, the flat indices made in place: each level
+        # of the rules' walk down the tree (14 at 100k rows) took 1.2 ms, now 0.7
+        out = np.empty(rows.shape, dtype=np.float32)
         kind, pos = self._kind[att], self._pos[att]
-        cont = kind == _CONTINUOUS
-        width = self._cvals.shape[1]
-        out[cont] = self._cvals.reshape(-1)[pos[cont] * width + rows[cont]]
-        nom = kind == _NOMINAL
-        if nom.any():
-            flat = self._ncodes.reshape(-1)
-            out[nom] = _decoded(flat[rows[nom] * self._ncodes.shape[1] + pos[nom]])
+        cont = np.flatnonzero(kind == _CONTINUOUS)
+        at = pos[cont]
+        at *= self._cvals.shape[1]
+        at += rows[cont]
+        out[cont] = self._cvals.reshape(-1).take(at)
+        nom = np.flatnonzero(kind == _NOMINAL)
+        if nom.size:
+            at = rows[nom] * self._ncodes.shape[1]
+            at += pos[nom]
+            out[nom] = _decoded(self._ncodes.reshape(-1).take(at))
+        if cont.size + nom.size < rows.size:
+            out[kind == _IGNORED] = np.nan
         return out
 
 

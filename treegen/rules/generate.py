@@ -37,7 +37,7 @@ from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest
 from treegen.model.version import VERSION
 from treegen.rules.caselists import CaseLists, Unpacking
 from treegen.rules.core import Condition, Rule, RuleSet, Steps, fires
-from treegen.rules.final import dropping
+from treegen.rules.final import ListState, dropping
 from treegen.rules.glibc import GlibcRandom
 from treegen.rules.grown import GrownTree
 from treegen.rules.mdl import AttributeCodes, Logs, rule_bits_many
@@ -192,9 +192,12 @@ def select(
     fingerprint: str,
     progress: Steps | None = None,
     cover: list[npt.NDArray[np.int32]] | None = None,
+    lists: list[ListState] | None = None,
 ) -> tuple[RuleSet, RuleSet]:
     """Steps 2 to 5 of :func:`generate` on :func:`generalise`'s rules: ``y`` the training
-    cases' classes, ``fingerprint`` the data's (:meth:`Dataset.fingerprint`)."""
+    cases' classes, ``fingerprint`` the data's (:meth:`Dataset.fingerprint`).  Given,
+    ``cover`` gets the printed rules' cases and ``lists`` the final pass's rule lists
+    (:func:`~treegen.rules.final.dropping`), which the training evaluation prints."""
     cands, codes, logs = found.rules, found.codes, found.logs
     n_classes = len(schema.classes)
     # Each rule's cases (those it fires on: none when it cannot fire), as row lists
@@ -247,7 +250,10 @@ def select(
         cover.extend(covers)
     if progress is not None:
         progress("final pass", 0, 1)
-    final = tuple(rules[i] for i in dropping(covers, [r.cls for r in rules], default, y)[-1].index)
+    states = dropping(covers, [r.cls for r in rules], default, y)
+    if lists is not None:
+        lists.extend(states)
+    final = tuple(rules[i] for i in states[-1].index)
     return printed, RuleSet(
         schema,
         final,

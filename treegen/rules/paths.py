@@ -353,7 +353,8 @@ def _walked(
 ) -> list[tuple[Rule, tuple[PathTest, ...]]]:
     """:func:`_candidates` by the C walk (:mod:`treegen.rules.walk`) over ``shape``'s
     paths (``rates``: the error bound and each class's default error rate): one call a
-    leaf that gives a rule; here only each rule's SameRule check, conditions and cases."""
+    new rule (the walk keeps SameRule's keys, and a repeat raises its earlier rule's
+    error rate there, read at the end); here only each rule's conditions and cases."""
     assert crules is not None
     order = leaf_order(ds.X, shape)
     walk = start(ds, shape, order, *rates, MIN_LEAF_ITEMS)
@@ -364,7 +365,6 @@ def _walked(
     n_leaves = shape.n_leaves(MIN_LEAF_ITEMS)
     leaf_cls = shape.cls
     out: list[tuple[Rule, tuple[PathTest, ...]]] = []
-    seen: dict[bytes, int] = {}  # SameRule's keys: the class and each kept test's
     found = np.empty(ds.n_rows, dtype=np.int32)  # walk_rows' output
     lists = rows if isinstance(rows, CaseLists) else None
     report = 0
@@ -375,16 +375,11 @@ def _walked(
         got = step(capsule)
         if got is None:
             break
-        leaf, _, count, error, done, key = got
+        leaf, _, count, error, done = got
         if progress is not None and done >= report:
             progress("generalising rules", done, n_leaves)
             report = done + 256
-        same = seen.get(key)
-        if same is not None:
-            _repeats(out, same, error)
-            continue
         conds = tuple([made[e] or tests.condition(e) for e in edges[:count]])
-        seen[key] = len(out)
         kept = tuple([tests.test(e) for e in edges[:count]]) if with_tests else ()
         out.append((Rule(len(out) + 1, conds, leaf_cls[leaf], error), kept))
         if lists is not None:
@@ -394,6 +389,12 @@ def _walked(
             mine = found[: rows_of(capsule, found, order)].copy()
             mine.sort()
             rows.append(mine)
+    # the rates the repeats raised (each rule's highest, as _repeats keeps it)
+    errors = memoryview(crules.walk_errors(capsule)).cast("d").tolist()
+    assert len(errors) == len(out)
+    for i, (error, (r, ts)) in enumerate(zip(errors, out, strict=True)):
+        if error > r.error:
+            out[i] = (Rule(r.number, r.conditions, r.cls, error), ts)
     return out
 
 

@@ -90,13 +90,16 @@ def format_cover_evaluation(
     cover: list[npt.NDArray[np.int32]],
     y: npt.NDArray[np.integer],
     drop: bool = False,
+    states: list[ListState] | None = None,
 ) -> str:
     """:func:`format_rules_evaluation` from each rule's covered cases (ascending), as
     :func:`cover_rows` gives them or :func:`treegen.rules.generate.generate` had them
     (``treegen rules`` on its training data: no case's values read again, which at 1M
-    rows took seconds)."""
+    rows took seconds).  ``states``: :func:`~treegen.rules.final.dropping`'s lists of
+    these, if already made (:func:`treegen.rules.generate.select` makes them)."""
     n = y.shape[0]
-    states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
+    if states is None:
+        states = dropping(cover, [r.cls for r in rs.rules], rs.default, y, drop=drop)
     text = f"\n\nEvaluation on {label} data ({n} items):\n\n" + _table(rs, states[0], y)
     for before, after in zip(states, states[1:], strict=False):
         gone = next(int(i) for i in before.index if i not in after.index)

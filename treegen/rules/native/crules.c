@@ -2,8 +2,8 @@
  * over packed bitsets (rpaths.c), the walk over every path (rwalk.c) and the
  * class-subset search (rsearch.c, its steps; rclimb.c, its climb; rtheory.h and
  * rtheory.c, its theory bits' sum; rcases.c, its cases' numbering; rlists.c
- * and rpack.c, the rules' case lists unpacked and packed; rorder.c, the cases' walk
- * down the tree for their order).  This file is the module's
+ * and rpack.c, the rules' case lists unpacked and packed; rkeys.c, the walk's rule
+ * keys; rorder.c, the cases' walk down the tree for their order).  This file is the module's
  * table; crules.h says what every kernel promises. */
 #include "crules.h"
 
@@ -41,8 +41,10 @@ static PyMethodDef methods[] = {
      "eq_at, cols, col_at, known, wrong, wrong_at, default_err, places, edges, n, depth, "
      "cap, log_cf, coeff) -> walk: the tree's paths, walked by walk_next."},
     {"walk_next", tg_walk_next, METH_VARARGS,
-     "walk_next(walk) -> None or (leaf, k, count, error, leaves, key): the next leaf "
-     "whose path gives a rule."},
+     "walk_next(walk) -> None or (leaf, k, count, error, leaves): the next leaf "
+     "whose path gives a new rule."},
+    {"walk_errors", tg_walk_errors, METH_VARARGS,
+     "walk_errors(walk) -> bytes: each rule's error rate (float64), the highest of its leaves."},
     {"walk_rows", tg_walk_rows, METH_VARARGS,
      "walk_rows(walk, out[, order]) -> count: the last rule's cases."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,

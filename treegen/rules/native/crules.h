@@ -220,6 +220,23 @@ Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const
                       Py_ssize_t from, Py_ssize_t to, const int32_t *order, int32_t *out);
 void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to);
 
+/* rkeys.c: the walk's SameRule keys, each rule's once with its highest error rate. */
+typedef struct {
+    int32_t *arena;              /* the keys, one after another */
+    Py_ssize_t used, arena_cap;  /* ints of arena used and held */
+    Py_ssize_t *at, *len;        /* per rule: its key's start in arena and its ints */
+    double *err;                 /* per rule: the highest error rate of its leaves */
+    Py_ssize_t rules, rules_cap;
+    Py_ssize_t *slot;            /* the table: a rule + 1, or 0 (free) */
+    size_t slots;                /* a power of two, or 0 (none yet) */
+} KeySet;
+
+/* The rule whose key is key (len ints), its rate raised to err if higher; or, a new key,
+ * -1 and a new rule of rate err (numbered in the order added); -2 with an exception set
+ * (no memory). */
+Py_ssize_t tg_keys_add(KeySet *s, const int32_t *key, Py_ssize_t len, double err);
+void tg_keys_free(KeySet *s);
+
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
@@ -229,6 +246,7 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args);        /* rpaths.c */
 PyObject *tg_walk_new(PyObject *self, PyObject *args);       /* rwalk.c */
 PyObject *tg_walk_next(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_walk_rows(PyObject *self, PyObject *args);      /* rwalk.c */
+PyObject *tg_walk_errors(PyObject *self, PyObject *args);    /* rwalk.c */
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args);    /* rsearch.c */
 PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */

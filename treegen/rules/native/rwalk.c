@@ -1,7 +1,8 @@
 /* c4.5rules' walk over the unpruned tree's paths (paths._candidates' loop), in C: each
  * tree edge's satisfied cases and their fold, each leaf's PruneRule, the kept
- * conditions' order and the rule's SameRule key, one call a kept leaf instead of
- * several a tree edge and a leaf (module _crules).
+ * conditions' order and the rule's SameRule key, one call a new rule instead of
+ * several a tree edge and a leaf (module _crules): a leaf repeating an earlier rule
+ * only raises that rule's error rate (rkeys.c), read at the end by walk_errors.
  *
  * walk_new takes the tree's shape, what every edge's satisfied cases are made of (each
  * nominal attribute's value sets, each continuous attribute's float32 column in the
@@ -54,6 +55,7 @@ typedef struct {
     int32_t *cut_attr;
     float *cut_value;
     int cut_shift; /* 32 - log2(slots) */
+    KeySet keys;   /* the rules so far, by SameRule key */
 } Walk;
 
 /* The cache's slots: 64, or fewer as the rows grow (about 2 MB of them at most, 2 at
@@ -92,6 +94,7 @@ static void walk_free(Walk *w)
     PyMem_Free(w->cut_rows);
     PyMem_Free(w->cut_attr);
     PyMem_Free(w->cut_value);
+    tg_keys_free(&w->keys);
     PyMem_Free(w);
 }
 
@@ -357,11 +360,12 @@ static int follow_edge(Walk *w, int32_t p, int32_t b, Py_ssize_t d)
     return 0;
 }
 
-/* walk_next(walk) -> None (no leaf left) or (leaf, k, count, error, leaves, key): the
- * next leaf whose path of k conditions gives a rule, the count conditions kept (their
- * places on the path in Release 8's order into places, their tree edges into edges),
- * its pessimistic error rate, the leaves walked so far, and SameRule's key (int32 bytes:
- * the class, then each kept condition's key). */
+/* walk_next(walk) -> None (no leaf left) or (leaf, k, count, error, leaves): the next
+ * leaf whose path of k conditions gives a rule that is not an earlier one again
+ * (SameRule's key: the class, then each kept condition's key), the count conditions
+ * kept (their places on the path in Release 8's order into places, their tree edges
+ * into edges), its pessimistic error rate and the leaves walked so far.  The rules are
+ * numbered from 0 in the order given; a leaf repeating rule r raises r's rate only. */
 PyObject *tg_walk_next(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -406,13 +410,14 @@ PyObject *tg_walk_next(PyObject *self, PyObject *args)
             w->edges[i] = e;
             w->key[i + 1] = w->ekey[e];
         }
+        const Py_ssize_t same = tg_keys_add(&w->keys, w->key, count + 1, pess);
+        if (same == -2)
+            return NULL;
+        if (same >= 0)
+            continue;
         w->k = k;
         w->count = count;
-        PyObject *key =
-            PyBytes_FromStringAndSize((const char *)w->key, (Py_ssize_t)((count + 1) * 4));
-        if (key == NULL)
-            return NULL;
-        return Py_BuildValue("(inndnN)", child, k, count, pess, w->leaves, key);
+        return Py_BuildValue("(inndn)", child, k, count, pess, w->leaves);
     }
     Py_RETURN_NONE;
 }
@@ -453,4 +458,19 @@ PyObject *tg_walk_rows(PyObject *self, PyObject *args)
                    nb == 2 ? b[1].buf : NULL, b[0].buf);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
+}
+
+/* walk_errors(walk) -> bytes: each rule's error rate so far (float64, in walk_next's
+ * order), the highest of the leaves that gave it. */
+PyObject *tg_walk_errors(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule))
+        return NULL;
+    const Walk *w = PyCapsule_GetPointer(capsule, NAME);
+    if (w == NULL)
+        return NULL;
+    return PyBytes_FromStringAndSize((const char *)w->keys.err,
+                                     w->keys.rules * (Py_ssize_t)sizeof(double));
 }
