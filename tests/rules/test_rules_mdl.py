@@ -29,12 +29,11 @@ from treegen.rules.mdl import (
     Logs,
     biased,
     exception_bits,
-    rule_bits,
     rule_bits_many,
 )
 from treegen.rules.subsets import EXHAUSTIVE_MAX
 from treegen.trainer import TrainOptions, train
-from treegen.trainer.stats import ErrorBound
+from treegen.trainer.stats import ErrorBound, to_f32
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference"
 DATASETS = sorted(p.name for p in REF.iterdir() if (p / "c45rules.out").exists())
@@ -146,13 +145,19 @@ def test_branch_bits_are_value_entropies_and_cut_counts() -> None:
     shares = [b / sum(codes.branch_bits) for b in codes.branch_bits]
     assert codes.att_test_bits == pytest.approx(-sum(p * math.log2(p) for p in shares), rel=1e-6)
     c = Condition(1, "<=", threshold=1.0)
-    assert codes.condition_bits(c) == pytest.approx(codes.att_test_bits + codes.branch_bits[1])
-    two = (c, Condition(0, "=", value=0))
-    assert rule_bits(two, codes, logs) == pytest.approx(
-        codes.condition_bits(two[0])
-        + codes.condition_bits(two[1])
-        + math.log2(2)
-        - math.log2(math.factorial(2)),
+    assert rule_bits_many([(c,)], codes, logs) == pytest.approx(
+        [codes.att_test_bits + codes.branch_bits[1]], rel=1e-6
+    )
+    three = (c, Condition(0, "=", value=0), Condition(0, "in", values=(0, 1)))
+    assert rule_bits_many([three], codes, logs) == pytest.approx(
+        [
+            3 * codes.att_test_bits
+            + codes.branch_bits[1]
+            + codes.branch_bits[0]
+            + 3  # the subset test names its attribute's 3 values
+            + math.log2(3)
+            - math.log2(math.factorial(3))
+        ],
         rel=1e-6,
     )
 
@@ -173,6 +178,21 @@ def test_exception_bits_code_the_larger_side_at_half_the_errors() -> None:
     assert biased(10, 0, 0.0) == 0.0 and biased(10, 1, 0.0) == 1e6
 
 
+def _find_rule_codes(conditions: tuple[Condition, ...], codes: AttributeCodes, logs: Logs) -> float:
+    """Release 8's FindRuleCodes, one float operation at a time: each condition's bits
+    (CondBits: the attribute's naming plus its branch, a subset test its number of
+    values) rounded to float and summed as floats, plus log2 of their number, less
+    log2 of its factorial."""
+    total = 0.0
+    for c in conditions:
+        extra = (
+            float(codes.n_values[c.attribute]) if c.op == "in" else codes.branch_bits[c.attribute]
+        )
+        total = to_f32(total + to_f32(codes.att_test_bits + extra))
+    k = len(conditions)
+    return to_f32(to_f32(total + logs.item[k]) - logs.fact[k])
+
+
 @pytest.mark.parametrize(
     ("name", "subsets"), [("hypo", False), ("soybean-r8", True), ("crx", True)]
 )
@@ -181,7 +201,8 @@ def test_rule_bits_many_equal_one_by_one(
 ) -> None:
     """The theory bits of every candidate rule of a reference tree (with subset tests
     where grown with them), and of made-up rules of 0 to 14 conditions of every kind,
-    in one call are exactly those of rule_bits, rule by rule."""
+    in one call are exactly those of Release 8's FindRuleCodes worked one rule and one
+    float operation at a time (:func:`_find_rule_codes`)."""
     ds = read_dataset(str(REF / name / f"{name}.data"))
     tree = train(ds, TrainOptions(prune=False, subsets=subsets))
     logs = Logs(ds.n_rows)
@@ -200,7 +221,7 @@ def test_rule_bits_many_equal_one_by_one(
             else:
                 conds.append(Condition(a, "=", value=0))
         rules.append(tuple(conds))
-    want = [rule_bits(cs, codes, logs) for cs in rules]
+    want = [_find_rule_codes(cs, codes, logs) for cs in rules]
     assert rule_bits_many(rules, codes, logs) == want
     monkeypatch.setattr("treegen.rules.mdl.RULES_BLOCK", 7)  # many blocks, a short last one
     assert len(rules) % 7 and rule_bits_many(rules, codes, logs) == want

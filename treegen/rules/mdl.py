@@ -15,8 +15,9 @@ for strict improvement and the bits of different subsets can tie:
   attribute itself costs the entropy of the branch bits' shares, the same for every
   condition (``att_test_bits``).  A condition costs that plus its attribute's branch
   bits (a subset test: plus the attribute's number of values);
-* :func:`rule_bits`: a rule's conditions' bits, plus ``log2`` of their number, less
-  ``log2`` of its factorial (their order does not matter);
+* :func:`rule_bits_many`: each rule's theory bits: its conditions' bits summed as
+  floats, plus ``log2`` of their number, less ``log2`` of its factorial (their order
+  does not matter);
 * :func:`exception_bits`: the false positives among the cases the subset covers and
   the false negatives among the others, each side coded by the binomial code at a
   rate: the side with more cases at half of all the errors, the other at its own
@@ -109,31 +110,17 @@ class AttributeCodes:
         self.att_test_bits = att
         self.n_values = [len(a.values) for a in ds.attributes]
 
-    def condition_bits(self, c: Condition) -> float:
-        """``CondBits``: naming the attribute, then the branch (a subset test: the
-        attribute's number of values)."""
-        extra = float(self.n_values[c.attribute]) if c.op == "in" else self.branch_bits[c.attribute]
-        return to_f32(self.att_test_bits + extra)
-
-
-def rule_bits(conditions: tuple[Condition, ...], codes: AttributeCodes, logs: Logs) -> float:
-    """A rule's theory bits (``FindRuleCodes``): its conditions' bits summed as floats,
-    plus ``log2`` of their number, less ``log2`` of its factorial."""
-    total = 0.0
-    for c in conditions:
-        total = to_f32(total + codes.condition_bits(c))
-    k = len(conditions)
-    return to_f32(to_f32(total + logs.item[k]) - logs.fact[k])
-
 
 def rule_bits_many(
     rules: Sequence[tuple[Condition, ...]], codes: AttributeCodes, logs: Logs
 ) -> list[float]:
-    """:func:`rule_bits` of each rule's conditions, the same floats, in a few numpy calls
-    (one call a rule took 3 us at 100k rows, 19,188 rules): each condition's bits as
-    :meth:`AttributeCodes.condition_bits` rounds them, then summed in float32 place by
-    place over every rule at once (a sum of two floats rounded to float is the same
-    rounded from double, as Release 8 adds)."""
+    """Each rule's theory bits (Release 8's ``FindRuleCodes``), in a few numpy calls a
+    block of rules (one Python call a rule took 3 us at 100k rows, 19,188 rules).  A
+    condition's bits (``CondBits``) are naming its attribute (``att_test_bits``) plus its
+    branch (the attribute's branch bits; a subset test: its number of values), rounded
+    to float; a rule's are summed in float32 place by place over every rule at once (a
+    sum of two floats rounded to float is the same rounded from double, as Release 8
+    adds), plus ``log2`` of their number, less ``log2`` of its factorial."""
     out: list[float] = []
     for lo in range(0, len(rules), RULES_BLOCK):  # a block at a time: small temporaries
         out += _rule_bits_block(rules[lo : lo + RULES_BLOCK], codes, logs)
