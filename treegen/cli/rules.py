@@ -75,7 +75,7 @@ def run_rules(args: argparse.Namespace) -> int:
             progress.update("writing")
             save_ruleset(final, args.output)
         progress.update("evaluating on the training data")
-        evaluation = format_cover_evaluation(printed, "training", cover, y, True, lists)
+        evaluation = format_cover_evaluation(printed, "training", cover, y, drop=True, states=lists)
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:
