@@ -99,3 +99,13 @@ def test_least_cpu_keeps_the_fastest_run_or_an_error() -> None:
     ]
     assert sb.least_cpu(runs) == runs[1]
     assert sb.least_cpu([*runs, {"error": "exit 2: bad"}]) == {"error": "exit 2: bad"}
+
+
+def test_median_run_takes_median_times_and_highest_peak_or_an_error() -> None:
+    runs: list[sb.Result] = [
+        {"cpu": 1.2, "wall": 2.0, "peak_mb": 47.0},
+        {"cpu": 0.8, "wall": 1.1, "peak_mb": 48.0},
+        {"cpu": 0.9, "wall": 1.5, "peak_mb": 46.0},
+    ]
+    assert sb.median_run(runs) == {"cpu": 0.9, "wall": 1.5, "peak_mb": 48.0}
+    assert sb.median_run([*runs, {"error": "exit 2: bad"}]) == {"error": "exit 2: bad"}
