@@ -19,7 +19,7 @@ import numpy as np
 
 from treegen.ensemble.ubjson import loads_ubjson
 from treegen.errors import ModelFileError
-from treegen.model.file import decode_json
+from treegen.model.jsontext import decode_json
 
 
 class DecimalText(str):
