@@ -140,5 +140,3 @@ def label_order(seen: Sequence[str]) -> tuple[tuple[str, ...], str]:
         if len(set(floats)) == len(floats):
             return tuple(t for _, t in sorted(zip(floats, seen, strict=True))), "float"
     return tuple(sorted(seen)), "str"
-
-
