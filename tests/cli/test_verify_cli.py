@@ -261,9 +261,9 @@ def test_verify_catches_a_scaled_rule_its_fixed_point_model_shares(
 ) -> None:
     # The old rule (the exact x/K, cut floor(t * K) = 2) in both the lowering and the
     # fixed-point model: only the float classifier can see that x = 3 ("0.3") is wrong.
-    from treegen.model import fixedpoint
+    from treegen.model import bounds
 
-    monkeypatch.setattr(fixedpoint, "read_bound", fixedpoint.model_bound)
+    monkeypatch.setattr(bounds, "read_bound", bounds.model_bound)
     tree, data = _decimal_j48(tmp_path)
     code, out, _ = run_cli(
         capsys,

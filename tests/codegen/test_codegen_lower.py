@@ -25,7 +25,7 @@ from treegen.codegen.lower import (
     lower_continuous,
 )
 from treegen.codegen.options import ExportOptions
-from treegen.model import fixedpoint
+from treegen.model import bounds, fixedpoint
 from treegen.model.core import ContinuousTest, Leaf
 from treegen.model.fixedpoint import ONE, W_ONE, FixedPointClassifier
 from treegen.verify.inputs import comparison_inputs
@@ -112,7 +112,7 @@ def test_int_cut_follows_the_model_on_x_over_k_read_as_a_double(
     stored = float(np.float32(v)) if narrow32 else v
     near = [stored, float(np.nextafter(stored, -np.inf)), float(np.nextafter(stored, np.inf))]
     t = data.draw(st.sampled_from(near) | f64.filter(math.isfinite), label="t")
-    c = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), k)
+    c = bounds.bound_int(bounds.read_bound(t, narrow32), k)
     for y in (n - 2, n - 1, n, n + 1, n + 2, c - 1, c, c + 1):
         try:
             r = _read(y, k)
@@ -126,7 +126,7 @@ def test_int_cut_follows_the_model_on_x_over_k_read_as_a_double(
 def test_read_bound_is_where_rounding_to_double_crosses(narrow32: bool, t: float) -> None:
     # At the boundary B itself the value rounds to a double halfway between two
     # (ties to even decide); just below it always passes, just above never does.
-    b, incl = fixedpoint.read_bound(t, narrow32)
+    b, incl = bounds.read_bound(t, narrow32)
     eps = Fraction(1, 1 << 1200)  # far below any double spacing at B
 
     def passes(v: Fraction) -> bool:
@@ -168,7 +168,7 @@ def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
     assert _f32_le(_read(x, k), t) and not _f32_le(_read(x + 1, k), t)
     # The exact x/K lies above the rounding boundary: a rule that skipped the double
     # would cut one lower.
-    assert fixedpoint.bound_int(fixedpoint.model_bound(t, True), Fraction(k)) == x - 1
+    assert bounds.bound_int(bounds.model_bound(t, True), Fraction(k)) == x - 1
     node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     enc = Encoding("uint32", "float", 0, (Fraction(k),))
     assert lower_continuous(node, 0, enc, True) == ("le", x)
@@ -176,7 +176,7 @@ def test_c45_cut_rounds_x_over_k_to_double_first() -> None:
 
 @given(f64.filter(math.isfinite), f64)
 def test_model_bound_matches_float32_rounding(t: float, v: float) -> None:
-    b, incl = fixedpoint.bound_float(fixedpoint.model_bound(t, True))
+    b, incl = bounds.bound_float(bounds.model_bound(t, True))
     # v itself, and the boundary with its double neighbours (where rounding ties).
     for x in (v, b, float(np.nextafter(b, -np.inf)), float(np.nextafter(b, np.inf))):
         assert _f32_le(x, t) == (x < b or (incl and x == b)), (t, x, b, incl)
@@ -187,7 +187,7 @@ def test_bound_int_matches_float32_rounding(t: float, x: int, shift: int) -> Non
     # With K a power of two, x/K is an exact double, so numpy's rounding of it to
     # float32 is an independent oracle for the c45 integer rule.
     k = Fraction(2) ** shift
-    c = fixedpoint.bound_int(fixedpoint.model_bound(t, True), k)
+    c = bounds.bound_int(bounds.model_bound(t, True), k)
     for y in (x, c - 1, c, c + 1):
         if abs(y) <= 1 << 52:
             assert _f32_le(y / float(k), t) == (y <= c), (t, y, k, c)

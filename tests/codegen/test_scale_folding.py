@@ -22,7 +22,7 @@ from treegen.codegen.ctype import INT_TYPES, TYPES
 from treegen.codegen.ir import Compare, Encoding
 from treegen.codegen.lower import known_range, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
-from treegen.model import fixedpoint
+from treegen.model import bounds
 from treegen.model.core import ContinuousTest
 from treegen.model.file import save_model
 
@@ -49,10 +49,10 @@ def test_every_scale_lowers_or_folds_as_the_model_says(
     enc = Encoding(itype, "float", hi if lo == 0 else lo, (k,))
     node = ContinuousTest(0, 1.0, 0.0, (1.0,), attribute=0, threshold=t, children=(1, 2))
     op, thr = lower_continuous(node, 0, enc, narrow32)
-    cut = fixedpoint.bound_int(fixedpoint.read_bound(t, narrow32), k)
+    cut = bounds.bound_int(bounds.read_bound(t, narrow32), k)
     klo, khi = known_range(enc)
     for x in {klo, khi, min(max(cut, klo), khi), min(max(cut + 1, klo), khi)}:
-        want = x <= cut  # the model's test on the decimal x / K (fixedpoint.read_bound)
+        want = x <= cut  # the model's test on the decimal x / K (bounds.read_bound)
         got = {"le": x <= int(thr), "left": True, "right": False}[op]
         assert got == want, (op, thr, x, cut)
 

@@ -72,7 +72,7 @@ def test_lean_export_of_a_test_below_every_finite_float_does_not_warn() -> None:
 def test_float32_floor_just_below_the_float32_range_does_not_warn() -> None:
     # Found by the issue-12 work: a threshold within half a float32 step below -FLT_MAX
     # casts to -FLT_MAX, and the step down to -inf warned "overflow in nextafter".
-    from treegen.model.fixedpoint import float32_floor
+    from treegen.model.bounds import float32_floor
 
     t = -(float(np.finfo(np.float32).max) + 1e30)
     with warnings.catch_warnings():

@@ -103,7 +103,7 @@ def accelerator_status() -> str:
 REGISTRARS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("train", "register", ("train",)),
     ("use", "register", ("show", "eval", "predict")),
-    ("train", "register_cv", ("cv",)),
+    ("cv", "register", ("cv",)),
     ("export", "register", ("export", "verify")),
     ("report", "register", ("plot", "info")),
     ("rules", "register", ("rules",)),

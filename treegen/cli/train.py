@@ -1,9 +1,9 @@
-"""Subcommands ``train`` and ``cv`` (``show``, ``eval`` and ``predict``: treegen.cli.use).
+"""Subcommand ``train`` (``cv``: treegen.cli.cv; ``show``, ``eval``, ``predict``: treegen.cli.use).
 
-Each is a thin edge around pure functions: read the inputs
-(:mod:`treegen.cli.common`, :mod:`treegen.model.file`), call the trainer,
-:mod:`treegen.analysis.evaluate` (a test set beside the data) or
-:mod:`treegen.analysis.cv`, and write
+It is a thin edge around pure functions: read the inputs
+(:mod:`treegen.cli.common`, :mod:`treegen.model.file`), call the trainer with
+the options of :mod:`treegen.cli.trainargs` and :mod:`treegen.analysis.evaluate`
+(a test set beside the data), and write
 results to stdout (or a file, atomically); progress and summaries go to
 stderr unless ``--quiet``.  Bad option values are argparse usage errors, so
 they are one line naming the option with exit status 2, like every
@@ -16,32 +16,20 @@ import argparse
 import dataclasses
 import os
 import sys
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from treegen.cli.common import (
-    add_data_options,
-    add_min_cases_and_cf,
-    add_subsets_and_criterion,
-    add_verbose,
-    float_range,
-    int_range,
-    note,
-    note_peak_memory,
-    read_data,
-)
-from treegen.cli.progress import Progress, progress_line
+from treegen.cli.common import add_data_options, add_verbose, note, note_peak_memory, read_data
+from treegen.cli.progress import progress_line
+from treegen.cli.trainargs import add_train_options, train_options, training_function
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
-from treegen.errors import UsageError
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import model_to_json
-from treegen.trainer import TrainOptions, train
+from treegen.trainer import train
 from treegen.trainer.fit import grow_prepared, prepare
 from treegen.trainer.heap import (
     KEEP_BYTES,
@@ -52,13 +40,9 @@ from treegen.trainer.heap import (
     freed_blocks_kept,
     map_large_blocks,
 )
-from treegen.trainer.options import PRUNINGS
-
-if TYPE_CHECKING:
-    from treegen.committee.core import Committee
 
 # Imported where used, not here: the kinds' registry (it loads codegen's export
-# options), the committees, evaluation and cross-validation are not needed by a plain
+# options), the committees and evaluation are not needed by a plain
 # `treegen --quiet train`, whose start-up they lengthened (issue 36).
 
 TRAIN_EPILOG = (
@@ -74,168 +58,6 @@ TRAIN_EPILOG = (
     "follows the summary on stderr; -q leaves both out, 'treegen eval MODEL STEM.test "
     "--unpruned RAW' prints it on stdout."
 )
-
-
-def _add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> None:
-    """The training options; ``cv``: for ``treegen cv``, whose --folds/--seed are its own."""
-    group = parser.add_argument_group("training options")
-    add_min_cases_and_cf(group, "pruning confidence in (0, 1); smaller prunes more (default 0.25)")
-    group.add_argument(
-        "--no-prune",
-        dest="prune",
-        action="store_false",
-        default=True,
-        help="keep the unpruned tree",
-    )
-    group.add_argument(
-        "--prune",
-        dest="pruning",
-        choices=PRUNINGS,
-        default="error-based",
-        help="how to prune: error-based (default; C4.5's, with --cf) or reduced-error "
-        "(Weka J48's -R: grow on all folds but one, prune on the held-out fold"
-        + ("" if cv else ", or on --validation")
-        + ")",
-    )
-    folds_flag, seed_flag = ("--prune-folds", "--prune-seed") if cv else ("--folds", "--seed")
-    group.add_argument(
-        folds_flag,
-        dest="rep_folds",
-        metavar="N",
-        type=int_range(2),
-        default=3,
-        help="reduced-error pruning: N folds, one for pruning (J48's -N; default 3)",
-    )
-    group.add_argument(
-        seed_flag,
-        dest="rep_seed",
-        metavar="S",
-        type=int,
-        default=1,
-        help="reduced-error pruning: the seed of J48's shuffle of the growing folds "
-        "(J48's -Q; default 1)",
-    )
-    if not cv:
-        group.add_argument(
-            "--validation",
-            metavar="FILE",
-            default=None,
-            help="reduced-error pruning on FILE's rows (same attributes as DATA) "
-            "instead of a held-out fold; the tree grows on all of DATA",
-        )
-    group.add_argument(
-        "--max-depth",
-        metavar="N",
-        type=int_range(0),
-        default=None,
-        help="pre-pruning: nodes at depth N stay leaves (the root is depth 0)",
-    )
-    group.add_argument(
-        "--min-gain-ratio",
-        metavar="G",
-        type=float_range(0.0, 1.0),
-        default=0.0,
-        help="pre-pruning: a test whose gain ratio is below G is not made (default 0)",
-    )
-    add_subsets_and_criterion(group)
-    group.add_argument(
-        "--flavor",
-        choices=("c45", "j48"),
-        default="c45",
-        help="follow C4.5 Release 8 (default) or Weka J48",
-    )
-    committee = parser.add_argument_group(
-        "committees (boosted or bagged trees; docs/committees.md)"
-    )
-    which = committee.add_mutually_exclusive_group()
-    which.add_argument(
-        "--boost",
-        metavar="N",
-        type=int_range(1),
-        default=None,
-        help="AdaBoost.M1 with N rounds of trees, by reweighting (with --flavor j48 Weka's "
-        "AdaBoostM1 -I N -W J48); writes a committee",
-    )
-    which.add_argument(
-        "--bag",
-        metavar="N",
-        type=int_range(1),
-        default=None,
-        help="N trees, each on a bootstrap sample of DATA (with --flavor j48 Weka's "
-        "Bagging -I N -W J48); writes a committee",
-    )
-    committee.add_argument(
-        "--bag-seed",
-        metavar="S",
-        type=int,
-        default=1,
-        help="--bag: the seed of the bootstrap draws (Weka's -S, java.util.Random; default 1)",
-    )
-
-
-def train_options(args: argparse.Namespace) -> TrainOptions:
-    """The :class:`TrainOptions` the command line asks for."""
-
-    return TrainOptions(
-        min_cases=args.min_cases,
-        cf=args.cf,
-        prune=args.prune,
-        subsets=args.subsets,
-        criterion=args.criterion,
-        flavor=args.flavor,
-        max_depth=args.max_depth,
-        min_gain_ratio=args.min_gain_ratio,
-        pruning=args.pruning,
-        folds=args.rep_folds,
-        seed=args.rep_seed,
-    )
-
-
-def _fit(
-    args: argparse.Namespace,
-    progress: Progress | None = None,
-) -> Callable[[Dataset], Any]:
-    """A one-argument training function with the command line's options: a tree, or
-    with --boost / --bag a committee."""
-
-    opts = train_options(args)
-    validation_file = getattr(args, "validation", None)
-    if validation_file is not None and not opts.reduced_error:
-        raise UsageError("needs --prune reduced-error", option="--validation")
-    if args.bag is None and args.bag_seed != 1:
-        raise UsageError("needs --bag", option="--bag-seed")
-    if args.boost is not None or args.bag is not None:
-        if validation_file is not None:
-            raise UsageError("trains one tree, not a committee", option="--validation")
-        report = progress.nodes if progress is not None else None
-
-        def fit_committee(ds: Dataset) -> Committee:
-            from treegen.committee.bag import bag  # here: a tree's training needs neither
-            from treegen.committee.boost import boost
-
-            if args.boost is not None:
-                return boost(ds, opts, args.boost, progress=report)
-            return bag(ds, opts, args.bag, args.bag_seed, progress=report)
-
-        return fit_committee
-
-    def fit(ds: Dataset) -> Model:
-        validation = None
-        if validation_file is not None:
-            validation = read_data(
-                args,
-                validation_file,
-                schema=ds.schema,
-                float32=flavor_compares_float32(args.flavor),
-            )
-        return train(
-            ds,
-            opts,
-            progress=progress.nodes if progress is not None else None,
-            validation=validation,
-        )
-
-    return fit
 
 
 def default_output(data: str, suffix: str = ".tree") -> Path:
@@ -294,7 +116,7 @@ def run_train(args: argparse.Namespace) -> int:
                 model = grow_prepared(prepared, progress=progress.nodes)
                 del prepared
             else:
-                model = _fit(args, progress)(ds)
+                model = training_function(args, progress)(ds)
             progress.update("writing", nodes=model.size)
             # A tree is written as the tree kind writes it (model_to_json), without the
             # kinds' registry; any other value through its kind.
@@ -352,7 +174,8 @@ def _file_bytes(path: str) -> int:
 
 def _one_tree(args: argparse.Namespace) -> bool:
     """Whether the command trains one tree with no more data than DATA (no committee,
-    no reduced-error pruning, none of the options :func:`_fit` refuses)."""
+    no reduced-error pruning, none of the options
+    :func:`~treegen.cli.trainargs.training_function` refuses)."""
     return (
         args.boost is None
         and args.bag is None
@@ -378,40 +201,6 @@ def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_d
     return format_evaluation("test", ev, evaluate(raw, test_ds))
 
 
-# --------------------------------------------------------------------- cv
-
-
-def run_cv(args: argparse.Namespace) -> int:
-    """Cross-validate training on DATA and print the fold table and summary."""
-    from treegen.analysis.cv import check_folds, cross_validate, format_cv
-
-    with progress_line(args) as progress:
-        # Read once; every fold trains on rows of this one Dataset.
-        ds = read_data(
-            args, args.data, float32=flavor_compares_float32(args.flavor), progress=progress
-        )
-        if not args.loo:
-            check_folds(args.folds, ds.n_rows)
-        train_fold = _fit(args)
-        folds_done = [0]
-
-        def fit(train_ds: Dataset) -> Any:
-            folds_done[0] += 1
-            progress.update(f"cross-validating: fold {folds_done[0]}", rows=train_ds.n_rows)
-            return train_fold(train_ds)
-
-        def predict(value: Any, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-            return np.asarray(_kind(value).predict(value, x), dtype=np.intp)
-
-        if args.weka_folds and args.loo:
-            raise UsageError("takes --folds K, not --loo", option="--weka-folds")
-        result = cross_validate(
-            ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo, weka=args.weka_folds
-        )
-    sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
-    return 0
-
-
 # --------------------------------------------------------------- register
 
 
@@ -433,48 +222,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="model file to write (default: ./STEM.tree, see below)",
     )
     add_data_options(p)
-    _add_train_options(p)
+    add_train_options(p)
     # default_output: for the check that no output overwrites an input (cli.common).
     add_verbose(p)
     p.set_defaults(func=run_train, default_output=default_output)
-
-
-def register_cv(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the cv subcommand to ``sub``."""
-    p = sub.add_parser(
-        "cv",
-        help="cross-validate training on DATA",
-        description="Estimate the error of training on DATA by stratified k-fold "
-        "cross-validation (printing a line per fold) or leave-one-out; ends "
-        "with the mean error and its standard error.",
-    )
-    p.add_argument("data", metavar="DATA")
-    how = p.add_mutually_exclusive_group(required=True)
-    how.add_argument(
-        "--folds",
-        metavar="K",
-        type=int_range(2),
-        default=None,
-        help="K stratified folds (2 <= K <= number of rows)",
-    )
-    how.add_argument(
-        "--loo", action="store_true", default=False, help="leave-one-out: one fold per row"
-    )
-    p.add_argument(
-        "--seed",
-        metavar="S",
-        type=int_range(0),
-        default=1,
-        help="seed of the fold assignment (default 1; same seed, same folds)",
-    )
-    p.add_argument(
-        "--weka-folds",
-        action="store_true",
-        default=False,
-        help="the folds Weka's -x K -s S makes (Evaluation.crossValidateModel: the rows "
-        "shuffled by java.util.Random(S), stratified, each training fold shuffled again), "
-        "so that a run can be compared with Weka's fold for fold",
-    )
-    add_data_options(p)
-    _add_train_options(p, cv=True)
-    p.set_defaults(func=run_cv)

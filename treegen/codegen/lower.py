@@ -4,7 +4,7 @@ Each lowering rule is one function here, proved by property tests
 (tests/codegen/test_codegen_lower.py):
 
 The model's own test on a value v is ``v <= t`` (j48) or ``float32(v) <= t`` (c45:
-Release 8 rounds values to float first); :func:`treegen.model.fixedpoint.model_bound`
+Release 8 rounds values to float first); :func:`treegen.model.bounds.model_bound`
 writes either as ``v < B`` or ``v <= B`` for a boundary B, and the rules below turn that
 into one comparison on the C input type:
 
@@ -15,7 +15,7 @@ into one comparison on the C input type:
   for a j48 model that is ``x <= t`` exactly.
 * :func:`float_key` -- ``--float-compare int``: an order-preserving unsigned key of a
   float32 bit pattern; NaN maps to 0 (missing), every other value to a key >= 0x7fffff.
-* integer input with scale K (:func:`treegen.model.fixedpoint.read_bound` and
+* integer input with scale K (:func:`treegen.model.bounds.read_bound` and
   ``bound_int``): x stands for the decimal x/K, which the model reads as the double
   nearest x/K, so the cut is the largest x whose double(x/K) passes the model's test
   (for a j48 threshold that is a training value n/K, x = n itself, although the
@@ -54,12 +54,12 @@ from treegen.codegen.names import check_prefix, unique_idents
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import DEFAULT_STEM
 from treegen.errors import EncodingError
-from treegen.model import fixedpoint
+from treegen.model import bounds, fixedpoint
+from treegen.model.bounds import float32_floor
 from treegen.model.core import ContinuousTest, Model, NominalTest
 from treegen.model.core import Leaf as LeafNode
-from treegen.model.fixedpoint import float32_floor
 
-FLT_MAX = fixedpoint.FLT_MAX
+FLT_MAX = bounds.FLT_MAX
 
 
 def known_range(enc: Encoding) -> tuple[int, int]:
@@ -141,9 +141,7 @@ class Cut:
 def int_cut(node: Cut | ContinuousTest, enc: Encoding, narrow32: bool) -> int:
     """The cut of a finite continuous test on integer input: the largest x (standing
     for x / scale) that passes the model's test, whatever the type's range."""
-    return fixedpoint.bound_int(
-        fixedpoint.read_bound(node.threshold, narrow32), enc.scales[node.attribute]
-    )
+    return bounds.bound_int(bounds.read_bound(node.threshold, narrow32), enc.scales[node.attribute])
 
 
 def lower_continuous(
@@ -169,13 +167,13 @@ def lower_continuous(
         if cut < klo:
             return "right", 0
         return "le", cut
-    bound = fixedpoint.model_bound(t, narrow32) if math.isfinite(t) else None
+    bound = bounds.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.input_type == "double":
         if bound is None:
             return ("left", 0) if t > 0 else ("lt", -float(np.finfo(np.float64).max))
-        b, incl = fixedpoint.bound_float(bound)
+        b, incl = bounds.bound_float(bound)
         return "le", b if incl else float(np.nextafter(b, -np.inf))
-    f = t if bound is None else float32_floor(fixedpoint.bound_float(bound)[0])
+    f = t if bound is None else float32_floor(bounds.bound_float(bound)[0])
     if bound is not None and not bound[1] and f == float(bound[0]):
         f = float(np.nextafter(np.float32(f), np.float32(-np.inf)))
     if enc.uses_keys:

@@ -34,7 +34,8 @@ from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, as_int, as_object, as_str, check_header, check_keys
 from treegen.model.file import FORMAT as TREE_FORMAT
-from treegen.model.file import field_error, model_from_data, model_to_json
+from treegen.model.file import model_from_data, model_to_json
+from treegen.model.jsontext import field_error
 
 FORMAT = "treegen-committee"
 VERSION = 1

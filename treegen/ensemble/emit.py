@@ -19,9 +19,9 @@ rounded, measured in docs/softfloat.md), so no routine of its own.  A decision `
 compares the sum with the cut; LightGBM's zero-band tests (``Split.zero``) are marked in
 a bitset of rows (table) or tested in line (ifs).
 
-The views are built in view_common.py (what both styles share), view_table.py and
-view_ifs.py; every literal and identifier is formatted there, and the templates loop and
-substitute.
+The views are built in view_common.py (what both styles share), view_api.py (the
+doubles, outputs and pow exported besides the class), view_table.py and view_ifs.py;
+every literal and identifier is formatted there, and the templates loop and substitute.
 """
 
 from __future__ import annotations
@@ -39,15 +39,8 @@ from treegen.codegen.parts import file_names
 from treegen.codegen.views import Header, context
 from treegen.ensemble.layout import node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow
-from treegen.ensemble.view_common import (
-    DoublesView,
-    Outputs,
-    RegressView,
-    bitsets,
-    common_view,
-    doubles_api,
-    pow2_view,
-)
+from treegen.ensemble.view_api import DoublesView, Outputs, RegressView, doubles_api, pow2_view
+from treegen.ensemble.view_common import bitsets, common_view
 from treegen.ensemble.view_ifs import host_floats, ifs_view
 from treegen.ensemble.view_table import table_bytes, table_view
 

@@ -47,7 +47,8 @@ from treegen.ensemble.core import (
     Tree,
 )
 from treegen.model.check import InvalidField, as_int, as_object, check_header, check_schema
-from treegen.model.file import attribute_lines, field_error
+from treegen.model.file import attribute_lines
+from treegen.model.jsontext import field_error
 
 FORMAT = "treegen-ensemble"
 VERSION = 1

@@ -1,14 +1,13 @@
 """What both styles of an ensemble's predict.c share (treegen.ensemble.emit): the
 ``Common`` view (the payload rows, initial scores, divisor, categorical tables and the
-binary64 routines the sums need), the exported doubles, IsolationForest's power of two
-and regression's flags, with the rules they follow (when the sums may use add_pos and
-div_pos; a key walk's stride).  Every literal is formatted here."""
+binary64 routines the sums need), with the rules they follow (when the sums may use
+add_pos and div_pos; a key walk's stride).  Every literal is formatted here; the views
+of what predict.c exports besides the class are treegen.ensemble.view_api's."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from treegen.codegen.conditions import missing_kind
 from treegen.codegen.ctype import TYPES, UINT32, smallest_uint
@@ -17,118 +16,11 @@ from treegen.codegen.literals import c_double, c_float, c_rows
 from treegen.codegen.parts import ValueKind, file_names, int_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind
-from treegen.ensemble import pow2
 from treegen.ensemble.core import ZERO_BAND
 from treegen.ensemble.layout import Payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
 
-if TYPE_CHECKING:
-    pass
-
 FLOAT_EXACT_INT = 1 << 24  # a float column holds the integers below this exactly
-
-
-@dataclass(frozen=True, slots=True)
-class Doubles:
-    """The doubles predict.c exports besides the class (EnsembleIR.doubles)."""
-
-    name: str  # predict_proba or decision_function
-    arg: str
-    macro: str  # PREFIX_<macro> is their count
-    n: int
-    difference: bool  # AdaBoost's two classes: one column, -sum0 + sum1
-    doc: str
-    anomaly: bool = False  # an IsolationForest's scores (templates/_pow2.j2)
-
-
-@dataclass(frozen=True, slots=True)
-class DoublesView:
-    doubles: Doubles | None
-
-
-@dataclass(frozen=True, slots=True)
-class Outputs:
-    """predict.h's count of a regressor's outputs (the header view has classes only)."""
-
-    n_outputs: int
-
-
-@dataclass(frozen=True, slots=True)
-class Pow2Consts:
-    """glibc's pow constants for x = 2 (treegen.ensemble.pow2), as C hex literals."""
-
-    hi: str
-    lo: str
-    inv: str
-    nhi: str
-    nlo: str
-    c2: str
-    c3: str
-    c4: str
-    c5: str
-    shift: str
-    neg_offset: str  # -offset_: decision_function = score_samples + this
-    den: str  # the denominator, a double constant
-    soft_den: str
-
-
-@dataclass(frozen=True, slots=True)
-class Pow2View:
-    """An IsolationForest's scores in C (templates/_pow2.j2); empty table: none."""
-
-    pow2_table: tuple[str, ...]
-    pow2_c: Pow2Consts | None
-
-
-def pow2_view(ir: EnsembleIR) -> Pow2View:
-    if ir.anomaly is None:
-        return Pow2View((), None)
-    t = pow2.table()
-    rows = [f"{{0x{v >> 32:08X}u, 0x{v & 0xFFFFFFFF:08X}u}}" for v in t]
-
-    def h(bits: int) -> str:
-        return f"0x{bits:016X}"
-
-    c = Pow2Consts(
-        h(pow2.LOG2_HI), h(pow2.LOG2_LO), h(pow2.INV_LN2_N), h(pow2.NEG_LN2_HI_N),
-        h(pow2.NEG_LN2_LO_N), h(pow2.C2), h(pow2.C3), h(pow2.C4), h(pow2.C5), h(pow2.SHIFT),
-        h(pow2.as_bits(-ir.anomaly.offset)), c_double(ir.anomaly.denominator),
-        f64_initializer(ir.anomaly.denominator),
-    )  # fmt: skip
-    return Pow2View(c_rows(rows), c)
-
-
-@dataclass(frozen=True, slots=True)
-class RegressView:
-    """Whether predict.c/.h have a regressor's API (templates/_regress.j2): predict
-    writes the outputs, predict_bits their binary64 bits."""
-
-    regress: bool
-
-
-def doubles_api(ir: EnsembleIR) -> Doubles | None:
-    api = ir.proba_api
-    if api is None or api.values:
-        return None
-    where = (
-        "bit for bit where double is binary64; where it has 32 bits (avr-gcc), the "
-        "nearest binary32 of that value"
-    )
-    if ir.anomaly is not None:
-        doc = (
-            "The IsolationForest's score_samples (scores[0]) and decision_function "
-            "(scores[1]), with glibc's pow: what scikit-learn returns where numpy's power "
-            f"is the C library's (docs/regression.md), {where}."
-        )
-        return Doubles(api.name, "scores", "N_SCORES", 2, False, doc, anomaly=True)
-    if ir.doubles == "proba":
-        doc = f"The estimator's predict_proba, proba[{ir.prefix.upper()}_N_PROBA], {where}."
-        return Doubles(api.name, "proba", "N_PROBA", api.n, False, doc)
-    doc = (
-        f"The estimator's decision_function (the raw scores its class is decided on), "
-        f"scores[{ir.prefix.upper()}_N_SCORES], {where}."
-    )
-    return Doubles(api.name, "scores", "N_SCORES", api.n, ir.decision == "diff", doc)
 
 
 @dataclass(frozen=True, slots=True)

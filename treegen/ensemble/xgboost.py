@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -39,9 +37,8 @@ from treegen.data.frame import default_names
 from treegen.ensemble import libm
 from treegen.ensemble.core import Decision, Ensemble, Tree
 from treegen.ensemble.preorder import Columns, intern, walk
-from treegen.ensemble.ubjson import loads_ubjson
-from treegen.errors import ModelFileError, UsageError
-from treegen.model.file import decode_json
+from treegen.ensemble.xgboost_doc import DecimalText, Doc, decode, float32_of
+from treegen.errors import UsageError
 
 OBJECTIVES = (
     "binary:logistic",
@@ -65,132 +62,16 @@ LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "surviv
 """Regression objectives predicting exp of the margin: refused (no libm in the C)."""
 
 
-class _Decimal(str):
-    """A JSON number's text, kept so that it is rounded once, to float32."""
-
-
-class _Doc:
-    """Checked access to the decoded document; errors name the field's path."""
-
-    def __init__(self, filename: str) -> None:
-        self.filename = filename
-
-    def fail(self, path: str, msg: str) -> ModelFileError:
-        return ModelFileError(f"{path}: {msg}" if path else msg, file=self.filename)
-
-    def obj(self, d: Any, path: str) -> dict[str, Any]:
-        if not isinstance(d, dict):
-            raise self.fail(path, "must be an object")
-        return d
-
-    def get(self, d: dict[str, Any], key: str, path: str) -> Any:
-        if key not in d:
-            raise self.fail(f"{path}.{key}" if path else key, "is missing")
-        return d[key]
-
-    def text(self, d: dict[str, Any], key: str, path: str) -> str:
-        v = self.get(d, key, path)
-        if not isinstance(v, str):
-            raise self.fail(f"{path}.{key}", "must be a string")
-        return v
-
-    def int_text(self, d: dict[str, Any], key: str, path: str, lo: int, hi: int) -> int:
-        """An integer XGBoost writes as a string (``"num_class": "3"``)."""
-        v = self.get(d, key, path)
-        try:
-            n = int(v) if isinstance(v, str | int) and not isinstance(v, bool) else None
-        except ValueError:
-            n = None
-        if n is None or not lo <= n <= hi:
-            raise self.fail(f"{path}.{key}", f"must be an integer {lo} .. {hi}, not {v!r}")
-        return n
-
-    def ints(self, d: dict[str, Any], key: str, path: str, n: int, lo: int, hi: int) -> list[int]:
-        v = self.get(d, key, path)
-        if isinstance(v, np.ndarray) or not isinstance(v, list) or len(v) != n:
-            raise self.fail(f"{path}.{key}", f"must be a list of {n} integers")
-        for i, x in enumerate(v):
-            if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
-                raise self.fail(f"{path}.{key}[{i}]", f"must be an integer {lo} .. {hi}")
-        return v
-
-    def floats(self, d: dict[str, Any], key: str, path: str, n: int) -> np.ndarray:
-        """A list of float32 numbers: UBJSON's exactly, JSON's decimal text rounded once."""
-        v = self.get(d, key, path)
-        if isinstance(v, np.ndarray):
-            if v.dtype != np.float32 or v.shape != (n,):
-                raise self.fail(f"{path}.{key}", f"must be {n} float32 numbers")
-            return v
-        if not isinstance(v, list) or len(v) != n:
-            raise self.fail(f"{path}.{key}", f"must be a list of {n} numbers")
-        for i, x in enumerate(v):
-            if isinstance(x, bool) or not isinstance(x, _Decimal | int | float):
-                raise self.fail(f"{path}.{key}[{i}]", "must be a number")
-        return float32_array(v)
-
-
-def float32_array(v: Sequence[str | int | float]) -> np.ndarray:
-    """:func:`float32_of` of every number, the exact path only where it is needed."""
-    # Rounding to float32 is the point: overflow to infinity and underflow to a
-    # subnormal or zero are results, not errors, even where the process has asked
-    # numpy to raise on them (emlearn's import calls numpy.seterr(all="raise")).
-    with np.errstate(over="ignore", under="ignore"):
-        d = np.array([float(x) for x in v], dtype=np.float64)
-        f = d.astype(np.float32)
-        g = np.nextafter(f, np.where(d > f, np.float32(np.inf), np.float32(-np.inf)))
-        mid = (f.astype(np.float64) + g.astype(np.float64)) / 2
-    out: np.ndarray = f
-    for i in np.flatnonzero((d == mid) & (d != f)).tolist():
-        out[i] = float32_of(v[i])
-    return out
-
-
-def float32_of(x: str | int | float) -> np.float32:
-    """The float32 XGBoost reads for a JSON number (its text rounded once to float32)."""
-    if isinstance(x, float):
-        return np.float32(x)
-    exact = Fraction(Decimal(x)) if isinstance(x, str) else Fraction(x)
-    d = float(exact)
-    with np.errstate(over="ignore", under="ignore"):
-        f = np.float32(d)
-    if Fraction(d) != exact and np.isfinite(f):
-        # Rounding to double first is wrong only where the double is a float32 tie.
-        g = np.nextafter(f, np.float32(np.inf if exact > Fraction(float(f)) else -np.inf))
-        if np.isfinite(g) and Fraction(float(f)) + Fraction(float(g)) == 2 * Fraction(d):
-            return g if abs(Fraction(float(g)) - exact) < abs(Fraction(float(f)) - exact) else f
-    return f
-
-
-def decode(data: bytes, filename: str) -> Any:
-    """The document of a JSON or UBJSON model file."""
-    head = data.lstrip(b" \t\r\n\xef\xbb\xbf")[:2]
-    if head[:1] == b"{" and head[1:2] in (b'"', b"}", b" ", b"\n", b"\t", b"\r", b""):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ModelFileError("not UTF-8 JSON", file=filename) from None
-        try:
-            return json.loads(text, parse_float=_Decimal, parse_constant=_Decimal)
-        except ValueError:
-            decode_json(text, filename, what="XGBoost model")  # the error, with line, column
-            raise
-    if head[:1] == b"{":
-        return loads_ubjson(data, filename)
-    raise ModelFileError(
-        "not an XGBoost model (JSON or UBJSON from Booster.save_model)", file=filename
-    )
-
-
-def _base_score(doc: _Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.float32]:
+def _base_score(doc: Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.float32]:
     raw = doc.get(lmp, "base_score", path)
     values: list[Any]
     if isinstance(raw, str) and raw.startswith("["):
         try:
-            values = json.loads(raw, parse_float=_Decimal)
+            values = json.loads(raw, parse_float=DecimalText)
         except ValueError:
             raise doc.fail(f"{path}.base_score", f"{raw!r} is not a list of numbers") from None
     else:
-        values = [_Decimal(raw) if isinstance(raw, str) else raw]
+        values = [DecimalText(raw) if isinstance(raw, str) else raw]
     try:
         out = [float32_of(v) for v in values]
     except (ArithmeticError, ValueError, TypeError):
@@ -203,7 +84,7 @@ def _base_score(doc: _Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.fl
 
 
 def _names(
-    doc: _Doc, learner: dict[str, Any], n: int, feature_names: Sequence[str] | None
+    doc: Doc, learner: dict[str, Any], n: int, feature_names: Sequence[str] | None
 ) -> tuple[list[str], list[str]]:
     names = learner.get("feature_names") or default_names(n)
     types = learner.get("feature_types") or ["float"] * n
@@ -220,7 +101,7 @@ def _names(
     return names, types
 
 
-def _categories(doc: _Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...] | None]:
+def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...] | None]:
     """The category names XGBoost 3.1+ keeps for a DataFrame's categorical columns (the
     input is then the code: the name's index), per feature; None: no names."""
     cats = model.get("cats")
@@ -251,7 +132,7 @@ def _categories(doc: _Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...
 
 
 def _tree(
-    doc: _Doc,
+    doc: Doc,
     t: dict[str, Any],
     path: str,
     n_features: int,
@@ -330,7 +211,7 @@ def xgboost_from_bytes(
 ) -> Ensemble:
     """The classifier or regressor in XGBoost model file ``data`` (module docstring); ``iterations``
     boosting rounds (default: ``best_iteration + 1`` if the file has one, else all)."""
-    doc = _Doc(filename)
+    doc = Doc(filename)
     root = doc.obj(decode(data, filename), "")
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from treegen.kinds.spec import Kind
-from treegen.model.file import decode_json, read_text
+from treegen.model.jsontext import decode_json, read_text
 
 __all__ = ["KINDS", "Entry", "Kind", "kind_named", "kind_of", "load", "loads", "register"]
 

@@ -147,7 +147,7 @@ def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     best: npt.NDArray[np.intp] = np.argmax(proba, axis=1).astype(np.intp)
     if met.any():
         # The double encoding compares a value exactly as the model does
-        # (fixedpoint.model_bound), so only the missing-value arithmetic differs.
+        # (bounds.model_bound), so only the missing-value arithmetic differs.
         fixed = FixedPointClassifier(model, DOUBLE)
         best[met] = fixed.predict(x[met])[0]
     return best

@@ -2,8 +2,8 @@
 
 :func:`read_dataset` picks the format from the file name, lets the format's
 reader produce a table of text cells (:mod:`treegen.data.readers.table`), and
-encodes it, either inferring a schema (training data) or mapping the
-columns onto a model's schema (evaluation and prediction data).
+encodes it (:mod:`treegen.data.readers.encode`), either inferring a schema (training
+data) or mapping the columns onto a model's schema (evaluation and prediction data).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers.arff import read_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_cases, schema_columns
 from treegen.data.readers.csv import read_csv
+from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
-from treegen.data.readers.table import RawTable, build_dataset, map_onto_schema
+from treegen.data.readers.table import RawTable
 from treegen.errors import DatasetError
 
 __all__ = ["detect_format", "read_dataset", "read_python"]

@@ -5,7 +5,7 @@ when the header has tabs or semicolons but no commas) and
 may be quoted with ``"`` (a doubled ``""`` inside quotes is one quote, and a
 quoted field may span lines).  ``?`` and empty cells are missing.  The class
 is ``--target NAME`` or the last column.  Column kinds are inferred later
-(:func:`treegen.data.readers.table.build_dataset`): a column whose non-missing
+(:func:`treegen.data.readers.encode.build_dataset`): a column whose non-missing
 cells are all numbers is continuous, any other is nominal with its values in
 first-seen order.
 """

@@ -1,0 +1,195 @@
+"""The training options ``train`` and ``cv`` share, and the training function they make.
+
+:func:`add_train_options` adds the flags (C4.5's and J48's pruning, pre-pruning, the
+flavour, the committees), :func:`train_options` turns them into a
+:class:`~treegen.model.options.TrainOptions`, and :func:`training_function` into a
+one-argument function training a tree or a committee on a Dataset, refusing the
+combinations the options cannot make (a :class:`~treegen.errors.UsageError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from treegen.cli.common import (
+    add_min_cases_and_cf,
+    add_subsets_and_criterion,
+    float_range,
+    int_range,
+    read_data,
+)
+from treegen.cli.progress import Progress
+from treegen.data.dataset import Dataset
+from treegen.errors import UsageError
+from treegen.model.core import Model, flavor_compares_float32
+from treegen.trainer import TrainOptions, train
+from treegen.trainer.options import PRUNINGS
+
+if TYPE_CHECKING:
+    from treegen.committee.core import Committee
+
+# The committees are imported where used: a tree's training needs neither (issue 36).
+
+
+def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> None:
+    """The training options; ``cv``: for ``treegen cv``, whose --folds/--seed are its own."""
+    group = parser.add_argument_group("training options")
+    add_min_cases_and_cf(group, "pruning confidence in (0, 1); smaller prunes more (default 0.25)")
+    group.add_argument(
+        "--no-prune",
+        dest="prune",
+        action="store_false",
+        default=True,
+        help="keep the unpruned tree",
+    )
+    group.add_argument(
+        "--prune",
+        dest="pruning",
+        choices=PRUNINGS,
+        default="error-based",
+        help="how to prune: error-based (default; C4.5's, with --cf) or reduced-error "
+        "(Weka J48's -R: grow on all folds but one, prune on the held-out fold"
+        + ("" if cv else ", or on --validation")
+        + ")",
+    )
+    folds_flag, seed_flag = ("--prune-folds", "--prune-seed") if cv else ("--folds", "--seed")
+    group.add_argument(
+        folds_flag,
+        dest="rep_folds",
+        metavar="N",
+        type=int_range(2),
+        default=3,
+        help="reduced-error pruning: N folds, one for pruning (J48's -N; default 3)",
+    )
+    group.add_argument(
+        seed_flag,
+        dest="rep_seed",
+        metavar="S",
+        type=int,
+        default=1,
+        help="reduced-error pruning: the seed of J48's shuffle of the growing folds "
+        "(J48's -Q; default 1)",
+    )
+    if not cv:
+        group.add_argument(
+            "--validation",
+            metavar="FILE",
+            default=None,
+            help="reduced-error pruning on FILE's rows (same attributes as DATA) "
+            "instead of a held-out fold; the tree grows on all of DATA",
+        )
+    group.add_argument(
+        "--max-depth",
+        metavar="N",
+        type=int_range(0),
+        default=None,
+        help="pre-pruning: nodes at depth N stay leaves (the root is depth 0)",
+    )
+    group.add_argument(
+        "--min-gain-ratio",
+        metavar="G",
+        type=float_range(0.0, 1.0),
+        default=0.0,
+        help="pre-pruning: a test whose gain ratio is below G is not made (default 0)",
+    )
+    add_subsets_and_criterion(group)
+    group.add_argument(
+        "--flavor",
+        choices=("c45", "j48"),
+        default="c45",
+        help="follow C4.5 Release 8 (default) or Weka J48",
+    )
+    committee = parser.add_argument_group(
+        "committees (boosted or bagged trees; docs/committees.md)"
+    )
+    which = committee.add_mutually_exclusive_group()
+    which.add_argument(
+        "--boost",
+        metavar="N",
+        type=int_range(1),
+        default=None,
+        help="AdaBoost.M1 with N rounds of trees, by reweighting (with --flavor j48 Weka's "
+        "AdaBoostM1 -I N -W J48); writes a committee",
+    )
+    which.add_argument(
+        "--bag",
+        metavar="N",
+        type=int_range(1),
+        default=None,
+        help="N trees, each on a bootstrap sample of DATA (with --flavor j48 Weka's "
+        "Bagging -I N -W J48); writes a committee",
+    )
+    committee.add_argument(
+        "--bag-seed",
+        metavar="S",
+        type=int,
+        default=1,
+        help="--bag: the seed of the bootstrap draws (Weka's -S, java.util.Random; default 1)",
+    )
+
+
+def train_options(args: argparse.Namespace) -> TrainOptions:
+    """The :class:`TrainOptions` the command line asks for."""
+
+    return TrainOptions(
+        min_cases=args.min_cases,
+        cf=args.cf,
+        prune=args.prune,
+        subsets=args.subsets,
+        criterion=args.criterion,
+        flavor=args.flavor,
+        max_depth=args.max_depth,
+        min_gain_ratio=args.min_gain_ratio,
+        pruning=args.pruning,
+        folds=args.rep_folds,
+        seed=args.rep_seed,
+    )
+
+
+def training_function(
+    args: argparse.Namespace,
+    progress: Progress | None = None,
+) -> Callable[[Dataset], Any]:
+    """A one-argument training function with the command line's options: a tree, or
+    with --boost / --bag a committee."""
+
+    opts = train_options(args)
+    validation_file = getattr(args, "validation", None)
+    if validation_file is not None and not opts.reduced_error:
+        raise UsageError("needs --prune reduced-error", option="--validation")
+    if args.bag is None and args.bag_seed != 1:
+        raise UsageError("needs --bag", option="--bag-seed")
+    if args.boost is not None or args.bag is not None:
+        if validation_file is not None:
+            raise UsageError("trains one tree, not a committee", option="--validation")
+        report = progress.nodes if progress is not None else None
+
+        def fit_committee(ds: Dataset) -> Committee:
+            from treegen.committee.bag import bag  # here: a tree's training needs neither
+            from treegen.committee.boost import boost
+
+            if args.boost is not None:
+                return boost(ds, opts, args.boost, progress=report)
+            return bag(ds, opts, args.bag, args.bag_seed, progress=report)
+
+        return fit_committee
+
+    def fit(ds: Dataset) -> Model:
+        validation = None
+        if validation_file is not None:
+            validation = read_data(
+                args,
+                validation_file,
+                schema=ds.schema,
+                float32=flavor_compares_float32(args.flavor),
+            )
+        return train(
+            ds,
+            opts,
+            progress=progress.nodes if progress is not None else None,
+            validation=validation,
+        )
+
+    return fit

@@ -1,0 +1,297 @@
+"""A :class:`~treegen.data.readers.table.RawTable` encoded into a Dataset.
+
+:func:`build_dataset` encodes training data: every column's kind inferred or checked
+(``--nominal``, ``--ignore``), the classes from the file.  :func:`map_onto_schema`
+encodes evaluation and prediction data with a model's schema.  Both parse the numbers
+(a whole column at once where it can) and raise each error for a bad value at the cell
+that holds it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.readers.table import RawRow, RawTable, label_order, parse_number, shorten
+from treegen.errors import DatasetError
+
+_NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*")
+
+
+def _numbers(table: RawTable, j: int) -> np.ndarray | None:
+    """Column ``j`` as numbers (NaN where missing), or None if any cell is not a number.
+
+    One regular-expression scan and one numpy conversion for the whole column:
+    the per-cell loop in :func:`_encode_continuous` only runs to find the
+    cell to blame in an error.  A literal too large for a double becomes inf
+    here; :func:`_check_range` rejects it.
+    """
+    texts = [row.values[j] for row in table.rows]
+    present = [t for t in texts if t is not None]
+    joined = "\n".join(present) + "\n" if present else ""
+    # A quoted cell may hold a newline ("1\n2"): it is no number, though its lines are.
+    if joined.count("\n") != len(present) or not _NUMBER_LINES.fullmatch(joined):
+        return None
+    values = np.array(present, dtype=np.float64)
+    if len(present) == len(texts):
+        return values
+    out = np.full(len(texts), np.nan)
+    out[np.array([t is not None for t in texts])] = values
+    return out
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_range(
+    table: RawTable, j: int, col: np.ndarray, name: str, float32: bool, hint: str = ""
+) -> None:
+    """Reject a finite literal whose value the model cannot hold: inf as a double, or
+    (``float32``, a c45 model, which stores values as float32 like Release 8) inf once
+    rounded to float32.  ``inf``/``nan`` words never get here: they are not numbers."""
+    with np.errstate(over="ignore"):  # the overflow is what is being detected
+        bad = np.isinf(col.astype(np.float32) if float32 else col)
+    if not bad.any():
+        return
+    row = table.rows[int(np.argmax(bad))]
+    text = row.values[j]
+    assert text is not None
+    if float32:
+        kind = "float32"
+        detail = f"the c45 flavor stores continuous values as float32, largest {_FLOAT32_MAX:.8g}"
+    else:
+        kind, detail = "a double", f"largest {sys.float_info.max!r}"
+    raise _err(
+        table,
+        row,
+        j,
+        f"'{shorten(text)}' is out of range for {kind} (attribute '{name}'; {detail}{hint})",
+    )
+
+
+def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
+    return DatasetError(msg, file=table.path, line=row.line, col=row.col(j))
+
+
+def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.ndarray:
+    out = _numbers(table, j)
+    if out is None:
+        out = np.full(len(table.rows), np.nan)
+        for r, row in enumerate(table.rows):
+            text = row.values[j]
+            if text is None:
+                continue
+            value = parse_number(text)
+            if value is None:
+                raise _err(
+                    table,
+                    row,
+                    j,
+                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is continuous)",
+                )
+            out[r] = value
+    _check_range(table, j, out, name, float32)
+    return out
+
+
+def _encode_nominal(
+    table: RawTable, j: int, name: str, values: Sequence[str], unknown_is_missing: bool
+) -> np.ndarray:
+    index = {v: i for i, v in enumerate(values)}
+    out = np.full(len(table.rows), np.nan)
+    for r, row in enumerate(table.rows):
+        text = row.values[j]
+        if text is None:
+            continue
+        code = index.get(text)
+        if code is None:
+            if unknown_is_missing:
+                continue
+            raise _err(table, row, j, f"value '{text}' is not declared for attribute '{name}'")
+        out[r] = code
+    return out
+
+
+def _first_seen(table: RawTable, j: int, name: str, limit: int) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for row in table.rows:
+        text = row.values[j]
+        if text is not None and text not in seen:
+            seen[text] = None
+            if limit and len(seen) > limit:
+                raise _err(
+                    table,
+                    row,
+                    j,
+                    f"attribute '{name}' is declared 'discrete {limit}' "
+                    f"but this is value number {len(seen)}: '{text}'",
+                )
+    return tuple(seen)
+
+
+def _encode_classes(
+    table: RawTable,
+    classes: Sequence[str],
+    allow_missing: bool,
+) -> np.ndarray:
+    j = table.class_index
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.empty(len(table.rows), dtype=np.int32)
+    for r, row in enumerate(table.rows):
+        text = row.values[j]
+        if text is None:
+            if not allow_missing:
+                raise _err(table, row, j, "class value is missing ('?' or empty)")
+            y[r] = -1
+            continue
+        code = index.get(text)
+        if code is None:
+            raise _err(table, row, j, f"undeclared class '{text}' (classes: {', '.join(classes)})")
+        y[r] = code
+    return y
+
+
+def _require_rows(table: RawTable) -> None:
+    if not table.rows:
+        raise DatasetError("empty file: no data rows", file=table.path, line=table.end_line)
+
+
+def build_dataset(
+    table: RawTable,
+    *,
+    nominal: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    target: str = "class",
+    float32: bool = False,
+) -> Dataset:
+    """Encode a training table: infer or check every column, classes from the file.
+
+    ``float32``: continuous values must fit a float32 (data for the c45 flavor), not
+    only a double."""
+    _require_rows(table)
+    names = [c.name for c in table.columns]
+    for opt, given in (("--nominal", nominal), ("--ignore", ignore)):
+        for name in given:
+            if name not in names:
+                raise DatasetError(
+                    f"{opt} names '{name}', which is not a column of this file "
+                    f"(columns: {', '.join(names)})",
+                    file=table.path,
+                )
+    cls_col = table.columns[table.class_index]
+    if cls_col.name in ignore:
+        raise DatasetError(f"the class column '{cls_col.name}' cannot be ignored", file=table.path)
+    labels = "str"
+    if cls_col.kind == "nominal":
+        classes = cls_col.values
+    elif cls_col.kind in ("open", "infer") or (
+        cls_col.kind == "continuous" and cls_col.name in nominal
+    ):
+        classes, labels = label_order(_first_seen(table, table.class_index, cls_col.name, 0))
+    else:
+        raise DatasetError(
+            f"the class attribute '{cls_col.name}' must be nominal, not "
+            f"{cls_col.kind} (use --nominal {cls_col.name} to treat its values "
+            f"as labels)",
+            file=table.path,
+            line=cls_col.line,
+            col=cls_col.col,
+        )
+    if not classes:
+        raise DatasetError("no class values", file=table.path, line=cls_col.line)
+    y = _encode_classes(table, classes, allow_missing=False)
+
+    attributes: list[Attribute] = []
+    columns: list[np.ndarray] = []
+    for j, c in enumerate(table.columns):
+        if j == table.class_index:
+            continue
+        kind = c.kind
+        if c.name in ignore:
+            kind = "ignore"
+        elif c.name in nominal and kind in ("continuous", "infer"):
+            kind = "open"
+        if kind == "reject":
+            raise DatasetError(
+                f"attribute '{c.name}': {c.reject_reason} (use --ignore {c.name} to skip it)",
+                file=table.path,
+                line=c.line,
+                col=c.col,
+            )
+        numbers = _numbers(table, j) if kind == "infer" else None
+        if kind == "infer":
+            kind = "continuous" if numbers is not None else "open"
+        if numbers is not None:
+            _check_range(
+                table,
+                j,
+                numbers,
+                c.name,
+                float32,
+                f"; --nominal {c.name} reads the column as labels",
+            )
+            attributes.append(Attribute(c.name, "continuous"))
+            columns.append(numbers)
+        elif kind == "ignore":
+            attributes.append(Attribute(c.name, "ignore"))
+            columns.append(np.full(len(table.rows), np.nan))
+        elif kind == "continuous":
+            attributes.append(Attribute(c.name, "continuous"))
+            columns.append(_encode_continuous(table, j, c.name, float32))
+        else:
+            values = c.values if kind == "nominal" else _first_seen(table, j, c.name, c.max_values)
+            attributes.append(Attribute(c.name, "nominal", values))
+            columns.append(_encode_nominal(table, j, c.name, values, unknown_is_missing=False))
+    schema = Schema(tuple(attributes), tuple(classes), target)
+    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path, labels)
+
+
+def map_onto_schema(
+    table: RawTable, schema: Schema, *, by_name: bool, float32: bool = False
+) -> Dataset:
+    """Encode a table with a model's schema (evaluation / prediction data).
+
+    Columns are matched by name (CSV, ARFF) or by position (C4.5).  Nominal
+    values the model never saw become missing, as C4.5 does for a value it
+    cannot place; a missing class (or no class column) is encoded as -1.
+    ``float32`` as for :func:`build_dataset` (the model compares float32 values).
+    """
+    _require_rows(table)
+    names = [c.name for c in table.columns]
+    sources: list[int] = []
+    for i, a in enumerate(schema.attributes):
+        if not by_name:
+            sources.append(i)
+        elif a.name in names:
+            sources.append(names.index(a.name))
+        elif a.kind == "ignore":
+            sources.append(-1)
+        else:
+            raise DatasetError(
+                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})",
+                file=table.path,
+                line=table.columns[0].line if table.columns else None,
+            )
+    columns: list[np.ndarray] = []
+    for a, j in zip(schema.attributes, sources, strict=True):
+        if a.kind == "ignore" or j < 0:
+            columns.append(np.full(len(table.rows), np.nan))
+        elif a.kind == "continuous":
+            columns.append(_encode_continuous(table, j, a.name, float32))
+        else:
+            columns.append(_encode_nominal(table, j, a.name, a.values, unknown_is_missing=True))
+    if table.class_index >= 0:
+        y = _encode_classes(table, schema.classes, allow_missing=True)
+    else:
+        y = np.full(len(table.rows), -1, dtype=np.int32)
+    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
+
+
+def _stack(columns: list[np.ndarray], n_rows: int) -> np.ndarray:
+    if not columns:
+        return np.empty((n_rows, 0), dtype=np.float64)
+    return np.ascontiguousarray(np.column_stack(columns), dtype=np.float64)
