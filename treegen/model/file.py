@@ -63,18 +63,13 @@ from treegen.model.options import options_from_dict
 FORMAT = "treegen-model"
 VERSION = 1
 
-# decode_json, field_error and read_text live in treegen.model.jsontext; the ruleset
-# file (treegen.rules.file) takes them from here with the model file's other names.
 __all__ = [
     "FORMAT",
     "VERSION",
-    "decode_json",
-    "field_error",
     "load_model",
     "model_from_data",
     "model_from_json",
     "model_to_json",
-    "read_text",
     "save_model",
 ]
 

@@ -56,7 +56,8 @@ from treegen.model.check import (
     check_schema,
     check_threshold,
 )
-from treegen.model.file import attribute_lines, decode_json, field_error, read_text
+from treegen.model.file import attribute_lines
+from treegen.model.jsontext import decode_json, field_error, read_text
 from treegen.rules.core import OPS, Condition, Rule, RuleSet
 
 FORMAT = "treegen-rules"
