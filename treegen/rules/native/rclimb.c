@@ -36,14 +36,17 @@ typedef struct {
     int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
 } Group;
 
-/* A case as the climb's toggles read it, in one 8-byte entry (one cache line a case
- * instead of three: coverage, XOR and class): how many chosen rules fire on it, with
- * its class's flag in the top bit (coverage is at most the number of rules, below
- * 2^31), and the XOR of their numbers.  Made from the search's arrays when the climb
- * starts and written back to them when it ends. */
+/* A case as the climb's toggles read it, in one 16-byte entry (one cache line a case
+ * instead of four: coverage, XOR, class and case_ptr): how many chosen rules fire on
+ * it, with its class's flag in the top bit (coverage is at most the number of rules,
+ * below 2^31), the XOR of their numbers, and where its rules start in case_rules
+ * (case_ptr[c]; the next entry's is where they end, one more entry at the end).  Made
+ * from the search's arrays when the climb starts and written back to them (coverage
+ * and XOR) when it ends. */
 typedef struct {
     uint32_t cov_pos;
     int32_t xor;
+    int64_t rules;
 } CaseState;
 
 #define COV_MASK 0x7FFFFFFFu
@@ -265,17 +268,17 @@ static void toggle_climb(Groups *G, Py_ssize_t r)
         if (p + PREFETCH_FAR < hi) {
             const int64_t f = s->rule_cases[p + PREFETCH_FAR];
             __builtin_prefetch(&cases[f], 1);
-            __builtin_prefetch(&s->case_ptr[f]);
         }
         if (p + PREFETCH_NEAR < hi)
-            __builtin_prefetch(&s->case_rules[s->case_ptr[s->rule_cases[p + PREFETCH_NEAR]]]);
+            __builtin_prefetch(&s->case_rules[cases[s->rule_cases[p + PREFETCH_NEAR]].rules]);
         CaseState *e = &cases[c];
         const uint32_t cp = e->cov_pos;
         const int64_t before = (int64_t)(cp & COV_MASK);
         e->cov_pos = (uint32_t)(before + step) | (cp & ~COV_MASK);
         const int32_t x = e->xor ^ (int32_t)r;
         e->xor = x;
-        toggle_case(s, r, c, before, step, (int)(cp >> 31), x, note_touched, G);
+        toggle_case(s, r, &e->rules, &e[1].rules, before, step, (int)(cp >> 31), x, note_touched,
+                    G);
     }
 }
 
@@ -383,7 +386,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
     G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
-    G.cases = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(CaseState));
+    G.cases = PyMem_Malloc((size_t)(n + 1) * sizeof(CaseState));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
         !G.live_ex || !G.live_key || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept || !G.cases ||
@@ -396,7 +399,9 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     for (Py_ssize_t c = 0; c < n; c++) {
         G.cases[c].cov_pos = (uint32_t)s.covered[c] | (s.positive[c] ? ~COV_MASK : 0u);
         G.cases[c].xor = s.chosen_xor[c];
+        G.cases[c].rules = s.case_ptr[c];
     }
+    G.cases[n].rules = s.case_ptr[n];
     cases_made = 1;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
@@ -424,37 +429,29 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
             int64_t n0, e0, n1, e1;
             double x0, x1;
             for (Py_ssize_t i = 0; i <= L; i++) {
-                if (i < L) {
-                    if (G.live_epoch[i] == epoch)
-                        continue;
-                    const uint64_t k = G.live_key[i];
-                    /* from the key: neither the group nor its rules are read */
-                    sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
-                             &e1, &x1);
-                    slot_group[J] = (int32_t)i; /* the live slot */
-                } else {
-                    if (!fresh)
-                        break;
-                    const int64_t fp = s.counts[1], fn = s.counts[2], fires = s.counts[0];
-                    const double half = 0.5 * (double)(fp + fn);
-                    const int big = (double)fires > 0.5 * (double)n;
-                    n0 = fires;
-                    e0 = fp;
-                    x0 = big ? half : (double)fp;
-                    n1 = n - fires;
-                    e1 = fn;
-                    x1 = big ? (double)fn : half;
-                    slot_group[J] = -1;
-                }
+                if (i < L && G.live_epoch[i] == epoch)
+                    continue;
+                if (i == L && !fresh)
+                    break;
+                /* from the key (neither the group nor its rules are read); the subset's
+                 * own sides are those of a key of no right or wrong cases */
+                const uint64_t k = i < L ? G.live_key[i] : 0;
+                sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
+                         &e1, &x1);
+                slot_group[J] = i < L ? (int32_t)i : -1; /* the live slot */
                 double *in = lin + 4 * J;
                 in[0] = in[1] = in[2] = in[3] = 1.0;
                 Side *sd = sides_kept + 2 * J;
                 sd[0].n = n0;
                 sd[0].e = e0;
-                sd[0].fixed = biased_side(n0, e0, x0, &in[0], &in[1], &sd[0].bits);
                 sd[1].n = n1;
                 sd[1].e = e1;
-                sd[1].fixed = biased_side(n1, e1, x1, &in[2], &in[3], &sd[1].bits);
+                /* the two sides' rates in one division of two lanes (each lane the same
+                 * IEEE division): a side of no items is a constant, its lane unread */
+                const float xe0 = (float)x0, xe1 = (float)x1;
+                const tg_v2d q = (tg_v2d){(double)xe0, (double)xe1} / (tg_v2d){(double)n0, (double)n1};
+                sd[0].fixed = biased_rated(n0, e0, xe0, q[0], &in[0], &in[1], &sd[0].bits);
+                sd[1].fixed = biased_rated(n1, e1, xe1, q[1], &in[2], &in[3], &sd[1].bits);
                 for (int j = 0; j < 4; j++)
                     if (!(in[j] > 0))
                         in[j] = 1.0; /* log 0: log2_c45's 0 where not positive */
