@@ -87,14 +87,14 @@ static inline void count_case(Search *s, int64_t c, int sign)
 /* What a toggle of rule r (step 1: now chosen; -1: dropped) changes through case c,
  * whose coverage went from before to before + step (pos: c is of the class; x: its
  * chosen XOR after the toggle; its rules case_rules[*from .. *to), read only where
- * they change, from wherever the caller keeps case_ptr): the subset's counts and the right and wrong cases of
- * the rules whose count changes, each such rule passed to note (when not NULL) with
- * ctx.  A case decided by no rule or by r alone (covered 0 <-> 1) changes every other
- * rule of the case (not r: it decides the case alone either way); a case decided by r
- * and one other chosen rule o (covered 1 <-> 2) changes o alone, found as the case's
- * chosen XOR; the others none.  These are the changes count_case's before-and-after
- * recount gives, with one pass over the rules of the first kind of case and none over
- * the second. */
+ * they change, from wherever the caller keeps case_ptr): the subset's counts and the
+ * right and wrong cases of the rules whose count changes, each such rule passed to
+ * note (when not NULL) with ctx.  A case decided by no rule or by r alone (covered
+ * 0 <-> 1) changes every other rule of the case (not r: it decides the case alone
+ * either way); a case decided by r and one other chosen rule o (covered 1 <-> 2)
+ * changes o alone, found as the case's chosen XOR; the others none.  These are the
+ * changes count_case's before-and-after recount gives, with one pass over the rules of
+ * the first kind of case and none over the second. */
 static inline void toggle_case(Search *s, Py_ssize_t r, const int64_t *from, const int64_t *to,
                                int64_t before, int64_t step, int pos, int32_t x,
                                void (*note)(void *, int64_t), void *ctx)
