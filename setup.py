@@ -163,8 +163,8 @@ setup(
             sources=[
                 f"treegen/rules/native/{name}.c"
                 for name in (
-                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists",
-                    "rpack", "rorder", "rkeys",
+                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rgroups", "rtheory",
+                    "rcases", "rlists", "rpack", "rorder", "rkeys",
                 )
             ]
             + [BUFFERS],
@@ -176,6 +176,7 @@ setup(
                 "treegen/rules/native/crules.h",
                 "treegen/rules/native/rprune.h",
                 "treegen/rules/native/rtheory.h",
+                "treegen/rules/native/rgroups.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
                 "treegen/rules/constants.py",

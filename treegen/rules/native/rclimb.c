@@ -1,6 +1,5 @@
 /* The class-subset search's climb (ClassSearch.climb) in one call (module _crules). */
-#include "crules.h"
-#include "rtheory.h"
+#include "rgroups.h"
 
 /* ---- The climb (ClassSearch.climb) in one call, over groups of rules ----
  *
@@ -21,292 +20,7 @@
  * costed again (the same inputs to the same logarithms: the same bits).  The theory
  * bits, a float sum over the chosen rules in rule order, are kept in blocks of rules
  * (rtheory.h).  What a step's scan reads of each live group sits in arrays by live
- * slot, beside each other. */
-
-/* A group's rules are a binary heap, its top the rule of the extreme bits (the largest
- * of a chosen key, the smallest of another; of equal bits the lowest rule): a step
- * reads the extreme at the top, and the first rule reaching the largest change is
- * found among the rules reaching it alone (their change is monotone in the bits, so
- * no rule below one that falls short reaches it). */
-typedef struct {
-    uint64_t key;
-    int32_t count, live_at;
-    int32_t *heap, cap; /* the group's rules (count of cap), kept across rebuilds */
-    float ex;         /* while not live (a live group's are its slot's) */
-    int64_t ex_epoch; /* the counts' epoch ex was worked out for (-1: none) */
-} Group;
-
-/* A case as the climb's toggles read it, in one 8-byte entry (one cache line a case
- * instead of three: coverage, XOR and class): how many chosen rules fire on it, with
- * its class's flag in the top bit (coverage is at most the number of rules, below
- * 2^31), and the XOR of their numbers.  Made from the search's arrays when the climb
- * starts and written back to them when it ends. */
-typedef struct {
-    uint32_t cov_pos;
-    int32_t xor;
-} CaseState;
-
-#define COV_MASK 0x7FFFFFFFu
-#define PREFETCH_FAR 16
-#define PREFETCH_NEAR 8
-
-typedef struct {
-    Search *s;
-    CaseState *cases; /* per case, while the climb runs (the search's arrays meanwhile stale) */
-    Py_ssize_t m;
-    const float *bits;
-    Group *g;
-    Py_ssize_t n_groups, cap_groups;
-    int32_t *table; /* open addressing: group index + 1, 0 empty */
-    Py_ssize_t table_size;
-    int32_t *group_of, *pos, *live, *stamp, *touched; /* pos: a rule's place in its heap */
-    /* per live slot (live[i]'s group): what a step's scan for the largest change reads,
-     * side by side (not through the group and its heap): chosen key or not, the
-     * exception bits and their epoch, the top rule's bits */
-    char *live_in;
-    uint64_t *live_key;
-    float *live_ex, *live_top;
-    int64_t *live_epoch;
-    int32_t *stack;                                   /* the search of a heap's top rules */
-    TheorySum theory; /* the chosen rules' bits summed in rule order (rtheory.h) */
-    Py_ssize_t n_live, n_touched, n_chosen;
-    int32_t clock;
-} Groups;
-
-static inline uint64_t key_of(const Search *s, Py_ssize_t r)
-{
-    return ((uint64_t)(s->chosen[r] != 0) << 62) | ((uint64_t)s->right[r] << 31) |
-           (uint64_t)s->wrong[r];
-}
-
-static inline int chosen_key(uint64_t k)
-{
-    return (int)(k >> 62);
-}
-
-static inline int64_t key_right(uint64_t k)
-{
-    return (int64_t)((k >> 31) & 0x7FFFFFFFu);
-}
-
-static inline int64_t key_wrong(uint64_t k)
-{
-    return (int64_t)(k & 0x7FFFFFFFu);
-}
-
-static inline size_t hash64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return (size_t)k;
-}
-
-static int groups_rebuild(Groups *G);
-
-/* The group of key k, made (empty) if new; -1 out of memory. */
-static int32_t group_find(Groups *G, uint64_t k)
-{
-    size_t mask = (size_t)G->table_size - 1, i = hash64(k) & mask;
-    while (G->table[i]) {
-        const int32_t gi = G->table[i] - 1;
-        if (G->g[gi].key == k)
-            return gi;
-        i = (i + 1) & mask;
-    }
-    if (G->n_groups >= G->cap_groups)
-        return -1;
-    const int32_t gi = (int32_t)G->n_groups++;
-    G->table[i] = gi + 1;
-    Group *g = &G->g[gi];
-    g->key = k;
-    g->count = 0;
-    g->live_at = -1;
-    g->ex_epoch = -1;
-    return gi;
-}
-
-/* Whether rule a comes before rule b in a heap of a chosen key (in) or another. */
-static inline int heap_before(const float *bits, int in, int32_t a, int32_t b)
-{
-    if (bits[a] != bits[b])
-        return in ? bits[a] > bits[b] : bits[a] < bits[b];
-    return a < b;
-}
-
-static void heap_up(Groups *G, Group *g, int32_t i)
-{
-    const int in = chosen_key(g->key);
-    const int32_t r = g->heap[i];
-    while (i > 0) {
-        const int32_t parent = (i - 1) / 2;
-        if (!heap_before(G->bits, in, r, g->heap[parent]))
-            break;
-        g->heap[i] = g->heap[parent];
-        G->pos[g->heap[i]] = i;
-        i = parent;
-    }
-    g->heap[i] = r;
-    G->pos[r] = i;
-}
-
-static void heap_down(Groups *G, Group *g, int32_t i)
-{
-    const int in = chosen_key(g->key);
-    const int32_t r = g->heap[i];
-    for (;;) {
-        int32_t c = 2 * i + 1;
-        if (c >= g->count)
-            break;
-        if (c + 1 < g->count && heap_before(G->bits, in, g->heap[c + 1], g->heap[c]))
-            c++;
-        if (!heap_before(G->bits, in, g->heap[c], r))
-            break;
-        g->heap[i] = g->heap[c];
-        G->pos[g->heap[i]] = i;
-        i = c;
-    }
-    g->heap[i] = r;
-    G->pos[r] = i;
-}
-
-/* Rule r into group gi.  0, or -1 out of memory. */
-static int group_add(Groups *G, int32_t gi, int32_t r)
-{
-    Group *g = &G->g[gi];
-    if (g->count == g->cap) {
-        const int32_t cap = g->cap ? 2 * g->cap : 4;
-        int32_t *heap = PyMem_Realloc(g->heap, (size_t)cap * sizeof(int32_t));
-        if (heap == NULL)
-            return -1;
-        g->heap = heap;
-        g->cap = cap;
-    }
-    G->group_of[r] = gi;
-    if (g->count == 0) {
-        g->live_at = (int32_t)G->n_live;
-        G->live_in[G->n_live] = (char)chosen_key(g->key);
-        G->live_key[G->n_live] = g->key;
-        G->live_ex[G->n_live] = g->ex; /* current if costed in this epoch (ex_epoch) */
-        G->live_epoch[G->n_live] = g->ex_epoch;
-        G->live[G->n_live++] = gi;
-    }
-    g->heap[g->count++] = r;
-    heap_up(G, g, g->count - 1);
-    G->live_top[g->live_at] = G->bits[g->heap[0]];
-    return 0;
-}
-
-static void group_remove(Groups *G, int32_t r)
-{
-    const int32_t gi = G->group_of[r];
-    Group *g = &G->g[gi];
-    const int32_t i = G->pos[r], last = g->heap[--g->count];
-    if (i < g->count) {
-        g->heap[i] = last;
-        G->pos[last] = i;
-        heap_down(G, g, i);
-        heap_up(G, g, G->pos[last]);
-    }
-    if (g->count == 0) {
-        const int32_t tail = G->live[--G->n_live], at = g->live_at;
-        g->ex = G->live_ex[at]; /* kept for the group's next life */
-        g->ex_epoch = G->live_epoch[at];
-        G->live[at] = tail;
-        G->live_in[at] = G->live_in[G->n_live];
-        G->live_key[at] = G->live_key[G->n_live];
-        G->live_ex[at] = G->live_ex[G->n_live];
-        G->live_epoch[at] = G->live_epoch[G->n_live];
-        G->live_top[at] = G->live_top[G->n_live];
-        G->g[tail].live_at = at;
-        g->live_at = -1;
-    } else
-        G->live_top[g->live_at] = G->bits[g->heap[0]];
-}
-
-/* Every rule into the group of its key, from an empty table.  0, or -1. */
-static int groups_rebuild(Groups *G)
-{
-    memset(G->table, 0, (size_t)G->table_size * sizeof(int32_t));
-    G->n_groups = 0;
-    G->n_live = 0;
-    for (Py_ssize_t r = G->m - 1; r >= 0; r--) {
-        const int32_t gi = group_find(G, key_of(G->s, r));
-        if (gi < 0 || group_add(G, gi, (int32_t)r) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static inline void touch(Groups *G, int64_t q)
-{
-    if (G->stamp[q] != G->clock) {
-        G->stamp[q] = G->clock;
-        G->touched[G->n_touched++] = (int32_t)q;
-    }
-}
-
-/* toggle_case's note: a rule whose counts changed. */
-static void note_touched(void *ctx, int64_t q)
-{
-    touch((Groups *)ctx, q);
-}
-
-/* crules.h's toggle_cases over the climb's case entries, each rule whose counts
- * change touched. */
-static void toggle_climb(Groups *G, Py_ssize_t r)
-{
-    Search *s = G->s;
-    CaseState *cases = G->cases;
-    const int64_t step = s->chosen[r] ? 1 : -1;
-    const int64_t lo = s->rule_ptr[r], hi = s->rule_ptr[r + 1];
-    for (int64_t p = lo; p < hi; p++) {
-        const int64_t c = s->rule_cases[p];
-        if (p + PREFETCH_FAR < hi) {
-            const int64_t f = s->rule_cases[p + PREFETCH_FAR];
-            __builtin_prefetch(&cases[f], 1);
-            __builtin_prefetch(&s->case_ptr[f]);
-        }
-        if (p + PREFETCH_NEAR < hi)
-            __builtin_prefetch(&s->case_rules[s->case_ptr[s->rule_cases[p + PREFETCH_NEAR]]]);
-        CaseState *e = &cases[c];
-        const uint32_t cp = e->cov_pos;
-        const int64_t before = (int64_t)(cp & COV_MASK);
-        e->cov_pos = (uint32_t)(before + step) | (cp & ~COV_MASK);
-        const int32_t x = e->xor ^ (int32_t)r;
-        e->xor = x;
-        toggle_case(s, r, c, before, step, (int)(cp >> 31), x, note_touched, G);
-    }
-}
-
-static int toggle_grouped(Groups *G, Py_ssize_t r)
-{
-    Search *s = G->s;
-    G->clock++;
-    G->n_touched = 0;
-    touch(G, r);
-    s->chosen[r] = !s->chosen[r];
-    G->n_chosen += s->chosen[r] ? 1 : -1;
-    ts_toggled(&G->theory, r);
-    toggle_climb(G, r);
-    for (Py_ssize_t t = 0; t < G->n_touched; t++) {
-        const int32_t q = G->touched[t];
-        const uint64_t k = key_of(s, q);
-        if (G->g[G->group_of[q]].key == k)
-            continue;
-        group_remove(G, q);
-        if (2 * G->n_groups >= G->table_size || G->n_groups >= G->cap_groups) {
-            /* the table is half full of keys, many of them empty: start again */
-            if (groups_rebuild(G) < 0)
-                return -1;
-            continue; /* every rule is in its group now, the rest included */
-        }
-        const int32_t gi = group_find(G, k);
-        if (gi < 0 || group_add(G, gi, q) < 0)
-            return -1;
-    }
-    return 0;
-}
+ * slot, beside each other (the groups, their table and the toggles: rgroups.c). */
 
 /* The change of cost of toggling a rule of bits b and exception bits ex, as the
  * climb compares them (ClassSearch.values, then the sign of climb's delta). */
@@ -358,46 +72,15 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
     int32_t *slot_group = NULL; /* each costed group's live slot; then the groups reaching M */
-    int cases_made = 0; /* the search's covered and chosen_xor stale until written back */
     memset(&G, 0, sizeof G);
     if (got < 6)
         goto done;
-    G.s = &s;
-    G.m = m;
-    G.bits = bb[0].buf;
-    G.cap_groups = 2 * m + 64;
-    G.table_size = 1;
-    while (G.table_size < 2 * G.cap_groups)
-        G.table_size <<= 1;
-    G.g = PyMem_Calloc((size_t)G.cap_groups, sizeof(Group)); /* no heaps yet */
-    G.table = PyMem_Malloc((size_t)G.table_size * sizeof(int32_t));
-    G.group_of = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.pos = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.stack = PyMem_Malloc((size_t)m * sizeof(int32_t));
-    G.live = PyMem_Malloc((size_t)G.cap_groups * sizeof(int32_t));
-    G.live_in = PyMem_Malloc((size_t)G.cap_groups);
-    G.live_ex = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
-    G.live_key = PyMem_Malloc((size_t)G.cap_groups * sizeof(uint64_t));
-    G.live_top = PyMem_Malloc((size_t)G.cap_groups * sizeof(float));
-    G.live_epoch = PyMem_Malloc((size_t)G.cap_groups * sizeof(int64_t));
-    G.stamp = PyMem_Calloc((size_t)m, sizeof(int32_t));
-    G.touched = PyMem_Malloc((size_t)m * sizeof(int32_t));
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
-    G.cases = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(CaseState));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
-    if (!G.g || !G.table || !G.group_of || !G.pos || !G.stack || !G.live || !G.live_in ||
-        !G.live_ex || !G.live_key || !G.live_top || !G.live_epoch || !G.stamp || !G.touched || !slot_group || !sides_kept || !G.cases ||
-        ts_init(&G.theory, G.bits, s.chosen, m) < 0 || groups_rebuild(&G) < 0) {
+    if (tg_groups_init(&G, &s, bb[0].buf, m, n) < 0 || !slot_group || !sides_kept) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t r = 0; r < m; r++)
-        G.n_chosen += s.chosen[r] != 0;
-    for (Py_ssize_t c = 0; c < n; c++) {
-        G.cases[c].cov_pos = (uint32_t)s.covered[c] | (s.positive[c] ? ~COV_MASK : 0u);
-        G.cases[c].xor = s.chosen_xor[c];
-    }
-    cases_made = 1;
     {
         const double *fact = bb[1].buf, *item = bb[2].buf;
         double *lin = bb[3].buf;
@@ -424,37 +107,30 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
             int64_t n0, e0, n1, e1;
             double x0, x1;
             for (Py_ssize_t i = 0; i <= L; i++) {
-                if (i < L) {
-                    if (G.live_epoch[i] == epoch)
-                        continue;
-                    const uint64_t k = G.live_key[i];
-                    /* from the key: neither the group nor its rules are read */
-                    sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
-                             &e1, &x1);
-                    slot_group[J] = (int32_t)i; /* the live slot */
-                } else {
-                    if (!fresh)
-                        break;
-                    const int64_t fp = s.counts[1], fn = s.counts[2], fires = s.counts[0];
-                    const double half = 0.5 * (double)(fp + fn);
-                    const int big = (double)fires > 0.5 * (double)n;
-                    n0 = fires;
-                    e0 = fp;
-                    x0 = big ? half : (double)fp;
-                    n1 = n - fires;
-                    e1 = fn;
-                    x1 = big ? (double)fn : half;
-                    slot_group[J] = -1;
-                }
+                if (i < L && G.live_epoch[i] == epoch)
+                    continue;
+                if (i == L && !fresh)
+                    break;
+                /* from the key (neither the group nor its rules are read); the subset's
+                 * own sides are those of a key of no right or wrong cases */
+                const uint64_t k = i < L ? G.live_key[i] : 0;
+                sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
+                         &e1, &x1);
+                slot_group[J] = i < L ? (int32_t)i : -1; /* the live slot */
                 double *in = lin + 4 * J;
                 in[0] = in[1] = in[2] = in[3] = 1.0;
                 Side *sd = sides_kept + 2 * J;
                 sd[0].n = n0;
                 sd[0].e = e0;
-                sd[0].fixed = biased_side(n0, e0, x0, &in[0], &in[1], &sd[0].bits);
                 sd[1].n = n1;
                 sd[1].e = e1;
-                sd[1].fixed = biased_side(n1, e1, x1, &in[2], &in[3], &sd[1].bits);
+                /* the two sides' rates in one division of two lanes (each lane the same
+                 * IEEE division): a side of no items is a constant, its lane unread */
+                const float xe0 = (float)x0, xe1 = (float)x1;
+                const tg_v2d num = {(double)xe0, (double)xe1}, den = {(double)n0, (double)n1};
+                const tg_v2d q = num / den;
+                sd[0].fixed = biased_rated(n0, e0, xe0, q[0], &in[0], &in[1], &sd[0].bits);
+                sd[1].fixed = biased_rated(n1, e1, xe1, q[1], &in[2], &in[3], &sd[1].bits);
                 for (int j = 0; j < 4; j++)
                     if (!(in[j] > 0))
                         in[j] = 1.0; /* log 0: log2_c45's 0 where not positive */
@@ -525,7 +201,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                             G.stack[top++] = c;
                     }
                 }
-                if (toggle_grouped(&G, pick) < 0) {
+                if (tg_toggle_grouped(&G, pick) < 0) {
                     PyErr_NoMemory();
                     goto done;
                 }
@@ -534,29 +210,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
         result = PyFloat_FromDouble(best_cost);
     }
 done:
-    if (cases_made)
-        for (Py_ssize_t c = 0; c < n; c++) {
-            s.covered[c] = (int32_t)(G.cases[c].cov_pos & COV_MASK);
-            s.chosen_xor[c] = G.cases[c].xor;
-        }
-    PyMem_Free(G.cases);
-    if (G.g != NULL)
-        for (Py_ssize_t i = 0; i < G.cap_groups; i++)
-            PyMem_Free(G.g[i].heap);
-    PyMem_Free(G.g);
-    PyMem_Free(G.table);
-    PyMem_Free(G.group_of);
-    PyMem_Free(G.pos);
-    PyMem_Free(G.stack);
-    PyMem_Free(G.live);
-    PyMem_Free(G.live_in);
-    PyMem_Free(G.live_ex);
-    PyMem_Free(G.live_key);
-    PyMem_Free(G.live_top);
-    PyMem_Free(G.live_epoch);
-    PyMem_Free(G.stamp);
-    PyMem_Free(G.touched);
-    ts_free(&G.theory);
+    tg_groups_free(&G, n);
     PyMem_Free(slot_group);
     PyMem_Free(sides_kept);
     tg_release(bb, got > 0 ? got : 0);

@@ -37,7 +37,7 @@ typedef struct {
 } TheorySum;
 
 /* 0, or -1 out of memory (ts_free frees what was made). */
-static int ts_init(TheorySum *t, const float *bits, const char *chosen, Py_ssize_t m)
+static inline int ts_init(TheorySum *t, const float *bits, const char *chosen, Py_ssize_t m)
 {
     t->bits = bits;
     t->chosen = chosen;
@@ -60,7 +60,7 @@ static int ts_init(TheorySum *t, const float *bits, const char *chosen, Py_ssize
     return 0;
 }
 
-static void ts_free(TheorySum *t)
+static inline void ts_free(TheorySum *t)
 {
     PyMem_Free(t->count);
     PyMem_Free(t->grid);
@@ -80,7 +80,7 @@ static inline void ts_toggled(TheorySum *t, Py_ssize_t r)
 }
 
 /* Block k's units at grid E (u = 2^(E-23)). */
-static void ts_units(TheorySum *t, Py_ssize_t k, int E)
+static inline void ts_units(TheorySum *t, Py_ssize_t k, int E)
 {
     const Py_ssize_t lo = k * TS_BLOCK, hi = lo + TS_BLOCK < t->m ? lo + TS_BLOCK : t->m;
     int64_t units = 0;
@@ -106,7 +106,7 @@ static void ts_units(TheorySum *t, Py_ssize_t k, int E)
 }
 
 /* The chosen rules' bits summed in rule order, one float addition at a time. */
-static float ts_sum(TheorySum *t)
+static inline float ts_sum(TheorySum *t)
 {
     float s = t->entry[t->valid];
     /* the binade of s: [lo, hi) = [2^E, 2^(E+1)), grid u (the last one seen: most blocks
