@@ -213,7 +213,8 @@ void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat);
 void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
-                    char *alive, long long *tot, long long *err, Py_ssize_t *al, int32_t *list);
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al,
+                    const word **arow, int32_t *list);
 Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
                           char *done);
 Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,

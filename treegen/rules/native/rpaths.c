@@ -193,17 +193,19 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
 }
 
 /* PruneRule on a path (rprune.h), by the copy for a popcount instruction where the
- * processor has one: sat the path's k rows; scratch tot, err, al (k + 1 each) and
- * list (W + 1). */
+ * processor has one: sat the path's k rows; scratch tot, err, al, arow (k + 1 each)
+ * and list (W + 1). */
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
-                    char *alive, long long *tot, long long *err, Py_ssize_t *al, int32_t *list)
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al,
+                    const word **arow, int32_t *list)
 {
 #ifdef RULES_HW_POPCOUNT
     if (__builtin_cpu_supports("popcnt"))
-        return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+        return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow,
+                        list);
 #endif
-    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow, list);
 }
 
 /* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
@@ -245,7 +247,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     al = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
-    rows = PyMem_Malloc((size_t)(k + 1) * sizeof(const word *));
+    rows = PyMem_Malloc(2 * (size_t)(k + 1) * sizeof(const word *)); /* and arow's */
     if (tot == NULL || err == NULL || al == NULL || list == NULL || rows == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -258,7 +260,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
             rows[d] = sat + d * W;
         Py_BEGIN_ALLOW_THREADS;
         pess = tg_prune_run(&bd, rows, wrong, levels, k, n, default_error, alive, tot, err, al,
-                            list);
+                            rows + k + 1, list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);

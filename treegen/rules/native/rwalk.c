@@ -36,7 +36,7 @@ typedef struct {
     Py_ssize_t n, W, D, cap, top, leaves, k, count;
     word *sat, *levels;
     const word **rows; /* per depth: the path's condition's satisfied cases (a row of sat or eq) */
-    const word **kept; /* walk_rows' kept conditions' rows */
+    const word **kept; /* walk_rows' kept conditions' rows (PruneRule's alive ones before) */
     /* per depth d: the words from span[2d] to span[2d + 1] - 1 hold the cases failing
      * none of the path's first d conditions (those reaching its node at depth d: one
      * run in the leaves' case order) */
@@ -400,7 +400,7 @@ PyObject *tg_walk_next(PyObject *self, PyObject *args)
         const word *wrong = w->wrong + (Py_ssize_t)w->wrong_at[cls] * w->W;
         const double pess = tg_prune_run(&w->bd, w->rows, wrong, w->levels + k * FAIL_LEVELS * w->W,
                                          k, w->n, w->default_err[cls], w->alive, w->tot,
-                                         w->err, w->al, w->list);
+                                         w->err, w->al, w->kept, w->list);
         if (pess < 0)
             continue;
         const Py_ssize_t count = tg_sort_places(w->orders, w->alive, k, w->places, w->done);
