@@ -163,8 +163,8 @@ setup(
             sources=[
                 f"treegen/rules/native/{name}.c"
                 for name in (
-                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rtheory", "rcases", "rlists",
-                    "rpack", "rorder", "rkeys",
+                    "crules", "rpaths", "rfold", "rwalk", "rsearch", "rclimb", "rtheory", "rcases",
+                    "rlists", "rpack", "rorder", "rkeys",
                 )
             ]
             + [BUFFERS],

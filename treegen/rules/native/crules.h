@@ -207,7 +207,7 @@ static inline float side_kept(const Side *sd, const double *ln)
     return (float)((double)(-sd->e) * l0 - (double)(sd->n - sd->e) * l1);
 }
 
-/* rpaths.c's loops, for its kernels and the walk (rwalk.c). */
+/* rpaths.c's and rfold.c's loops, for their kernels and the walk (rwalk.c). */
 void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat);
 void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat);
 void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
@@ -239,7 +239,7 @@ Py_ssize_t tg_keys_add(KeySet *s, const int32_t *key, Py_ssize_t len, double err
 void tg_keys_free(KeySet *s);
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
-PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
+PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rfold.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
 PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_sort_kept(PyObject *self, PyObject *args);      /* rpaths.c */
