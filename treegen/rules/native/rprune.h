@@ -161,6 +161,9 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const
                 const word f1 = ~sat[first_drop][w], two = levels[2 * W + w];
                 left = cand & ((two & f1) | (levels[W + w] & ~two & ~f1));
             } else if (removed == 3 && more != NULL) {
+                /* the same with second_drop: one alive failed exactly when the levels'
+                 * count (rows 1-3) is one more than the dropped conditions failed (five
+                 * rows; from four drops on, the alive conditions' are fewer) */
                 const word f1 = ~sat[first_drop][w], f2 = ~sat[second_drop][w];
                 const word r1 = levels[W + w], r2 = levels[2 * W + w], r3 = levels[3 * W + w];
                 left = cand & ((r3 & f1 & f2) | (r2 & ~r3 & (f1 ^ f2)) | (r1 & ~r2 & ~(f1 | f2)));
