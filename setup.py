@@ -163,8 +163,8 @@ setup(
             sources=[
                 f"treegen/rules/native/{name}.c"
                 for name in (
-                    "crules", "rpaths", "rfold", "rwalk", "rsearch", "rclimb", "rtheory", "rcases",
-                    "rlists", "rpack", "rorder", "rkeys",
+                    "crules", "rpaths", "rfold", "rwalk", "rwalknew", "rsearch", "rclimb", "rtheory",
+                    "rcases", "rlists", "rpack", "rorder", "rkeys",
                 )
             ]
             + [BUFFERS],
@@ -175,6 +175,7 @@ setup(
                 "treegen/trainer/native/bound.h",
                 "treegen/rules/native/crules.h",
                 "treegen/rules/native/rprune.h",
+                "treegen/rules/native/rwalk.h",
                 "treegen/rules/native/rtheory.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
