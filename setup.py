@@ -163,7 +163,8 @@ setup(
             sources=[
                 f"treegen/rules/native/{name}.c"
                 for name in (
-                    "crules", "rpaths", "rwalk", "rsearch", "rclimb", "rgroups", "rtheory",
+                    "crules", "rpaths", "rfold", "rwalk", "rwalknew", "rsearch", "rclimb",
+                    "rgroups", "rtheory",
                     "rcases", "rlists", "rpack", "rorder", "rkeys",
                 )
             ]
@@ -175,6 +176,7 @@ setup(
                 "treegen/trainer/native/bound.h",
                 "treegen/rules/native/crules.h",
                 "treegen/rules/native/rprune.h",
+                "treegen/rules/native/rwalk.h",
                 "treegen/rules/native/rtheory.h",
                 "treegen/rules/native/rgroups.h",
                 "treegen/model/constants.py",

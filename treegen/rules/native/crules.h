@@ -224,13 +224,14 @@ static inline float side_kept(const Side *sd, const double *ln)
     return (float)((double)(-sd->e) * l[0] - (double)(sd->n - sd->e) * l[1]);
 }
 
-/* rpaths.c's loops, for its kernels and the walk (rwalk.c). */
+/* rpaths.c's and rfold.c's loops, for their kernels and the walk (rwalk.c). */
 void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat);
 void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat);
 void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
-                    char *alive, long long *tot, long long *err, Py_ssize_t *al, int32_t *list);
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al,
+                    const word **arow, int32_t *list);
 Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
                           char *done);
 Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,
@@ -255,7 +256,7 @@ Py_ssize_t tg_keys_add(KeySet *s, const int32_t *key, Py_ssize_t len, double err
 void tg_keys_free(KeySet *s);
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
-PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rpaths.c */
+PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rfold.c */
 PyObject *tg_prune_path(PyObject *self, PyObject *args);     /* rpaths.c */
 PyObject *tg_and_rows(PyObject *self, PyObject *args);       /* rpaths.c */
 PyObject *tg_sort_kept(PyObject *self, PyObject *args);      /* rpaths.c */

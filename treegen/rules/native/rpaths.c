@@ -44,100 +44,6 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef POP
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-/* Two words as one vector (SSE2 on x86-64), read and written unaligned. */
-typedef word word2 __attribute__((vector_size(16)));
-static inline word2 load2(const word *p)
-{
-    word2 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void store2(word *p, word2 v)
-{
-    memcpy(p, &v, sizeof v);
-}
-#endif
-
-/* Levels' next depth (out, FAIL_LEVELS rows of W words) from in with a condition's
- * failures counted (the cases outside sat). */
-void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat)
-{
-    Py_ssize_t w = 0;
-#if defined(__GNUC__) || defined(__clang__)
-    /* two words at a time (the compiler at -O2 vectorizes no loop of unknown length) */
-    for (; w + 2 <= W; w += 2) {
-        const word2 f = ~load2(sat + w);
-        for (int i = FAIL_LEVELS - 1; i > 0; i--)
-            store2(out + i * W + w, load2(in + i * W + w) | (load2(in + (i - 1) * W + w) & f));
-        store2(out + w, load2(in + w) | f);
-    }
-#endif
-    for (; w < W; w++) {
-        const word f = ~sat[w];
-        for (int i = FAIL_LEVELS - 1; i > 0; i--)
-            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
-        out[w] = in[w] | f;
-    }
-}
-
-/* Row d of rows (W words a row) set to sat and levels' depth d + 1 to depth d with that
- * condition's failures counted (tg_fold_levels). */
-void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat)
-{
-    word *row = rows + d * W;
-    memmove(row, sat, (size_t)W * sizeof(word));
-    tg_fold_into(levels + d * FAIL_LEVELS * W, levels + (d + 1) * FAIL_LEVELS * W, W, row);
-}
-
-/* [*from, *to) narrowed to the words from the first to the last one holding a case
- * outside fail (n cases; none: an empty span). */
-void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to)
-{
-    const Py_ssize_t W = (n + 63) / 64;
-    const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
-    Py_ssize_t lo = *from, hi = *to;
-    while (lo < hi && (~fail[lo] & (lo == W - 1 ? last : ~(word)0)) == 0)
-        lo++;
-    while (hi > lo && (~fail[hi - 1] & (hi - 1 == W - 1 ? last : ~(word)0)) == 0)
-        hi--;
-    *from = lo;
-    *to = hi;
-}
-
-/* fold_levels(levels, rows, d, n, sat): row d of rows (W = ceil(n / 64) words a row)
- * set to sat, the cases satisfying the path's condition d, and levels[d + 1] to
- * levels[d] with that condition's failures counted.  levels: depths of FAIL_LEVELS rows
- * of W words, row i the cases failing more than i of the depth's conditions.  One call
- * and one pass a tree edge: the row's copy is made while it is folded. */
-PyObject *tg_fold_levels(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *o[3];
-    Py_ssize_t d, n;
-    if (!PyArg_ParseTuple(args, "OOnnO", &o[0], &o[1], &d, &n, &o[2]))
-        return NULL;
-    if (d < 0) {
-        PyErr_SetString(PyExc_IndexError, "fold_levels: depth below 0");
-        return NULL;
-    }
-    const Py_ssize_t W = (n + 63) / 64;
-    Py_buffer b[3];
-    const tg_spec spec[3] = {
-        {1, sizeof(word), (d + 2) * FAIL_LEVELS * W, "levels"},
-        {1, sizeof(word), (d + 1) * W, "rows"},
-        {0, sizeof(word), W, "sat"},
-    };
-    int got = tg_views(o, b, spec, 3);
-    if (got < 3) {
-        tg_release(b, got);
-        return NULL;
-    }
-    tg_fold_row(b[0].buf, b[1].buf, d, W, b[2].buf);
-    tg_release(b, 3);
-    Py_RETURN_NONE;
-}
-
 /* out (ceil(n / 64) words) the cases whose float32 value col[i] is at most cut (NaN,
  * unknown, is not), case i at bit i (tg_pack_le). */
 void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n)
@@ -193,17 +99,19 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
 }
 
 /* PruneRule on a path (rprune.h), by the copy for a popcount instruction where the
- * processor has one: sat the path's k rows; scratch tot, err, al (k + 1 each) and
- * list (W + 1). */
+ * processor has one: sat the path's k rows; scratch tot, err, al, arow (k + 1 each)
+ * and list (W + 1). */
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
-                    char *alive, long long *tot, long long *err, Py_ssize_t *al, int32_t *list)
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al,
+                    const word **arow, int32_t *list)
 {
 #ifdef RULES_HW_POPCOUNT
     if (__builtin_cpu_supports("popcnt"))
-        return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+        return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow,
+                        list);
 #endif
-    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, list);
+    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow, list);
 }
 
 /* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
@@ -245,7 +153,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
     tot = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     err = PyMem_Malloc((size_t)(k + 1) * sizeof(long long));
     al = PyMem_Malloc((size_t)(k + 1) * sizeof(Py_ssize_t));
-    rows = PyMem_Malloc((size_t)(k + 1) * sizeof(const word *));
+    rows = PyMem_Malloc(2 * (size_t)(k + 1) * sizeof(const word *)); /* and arow's */
     if (tot == NULL || err == NULL || al == NULL || list == NULL || rows == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -258,7 +166,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
             rows[d] = sat + d * W;
         Py_BEGIN_ALLOW_THREADS;
         pess = tg_prune_run(&bd, rows, wrong, levels, k, n, default_error, alive, tot, err, al,
-                            list);
+                            rows + k + 1, list);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);

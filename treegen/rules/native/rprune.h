@@ -52,16 +52,18 @@ PRUNE_ATTR static Py_ssize_t PRUNE_WORDS(const word *fail, const word *more, Py_
 PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const word *wrong,
                                   const word *levels, Py_ssize_t k, Py_ssize_t n,
                                   double default_error, char *alive, long long *tot,
-                                  long long *err, Py_ssize_t *al, int32_t *list)
+                                  long long *err, Py_ssize_t *al, const word **arow,
+                                  int32_t *list)
 {
     const Py_ssize_t W = (n + 63) / 64;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
     long long total0 = 0, errors0 = 0;
     double pess0 = 0.0;
-    Py_ssize_t na = k, removed = 0;
+    Py_ssize_t na = k, removed = 0, first_drop = -1, second_drop = -1;
     for (Py_ssize_t d = 0; d < k; d++) {
         alive[d] = 1;
         al[d] = d;
+        arow[d] = sat[d];
         tot[d] = err[d] = 0;
     }
     /* the cases failing at most one condition: those outside levels' row 1 */
@@ -124,11 +126,17 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const
         {
             Py_ssize_t j = 0;
             for (Py_ssize_t i = 0; i < na; i++)
-                if (al[i] != best)
+                if (al[i] != best) {
+                    arow[j] = arow[i];
                     al[j++] = al[i];
+                }
             na = j;
         }
         removed++;
+        if (removed == 1)
+            first_drop = best;
+        else if (removed == 2)
+            second_drop = best;
         total0 += tot[best];
         errors0 += err[best];
         /* the cases failing best and exactly one other alive condition: they fail at
@@ -145,10 +153,24 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const
                 /* best the one dropped: a case of cand fails it and at most one more
                  * condition, an alive one exactly when it fails two (levels' row 1) */
                 left = cand & levels[W + w];
+            } else if (removed == 2 && more != NULL) {
+                /* first_drop and best dropped: a case of cand fails best and at most two
+                 * more of the path's conditions (levels' rows 1 and 2 say whether one or
+                 * two), one alive exactly when it fails first_drop too or is the second
+                 * (three rows a word, not the alive conditions') */
+                const word f1 = ~sat[first_drop][w], two = levels[2 * W + w];
+                left = cand & ((two & f1) | (levels[W + w] & ~two & ~f1));
+            } else if (removed == 3 && more != NULL) {
+                /* the same with second_drop: one alive failed exactly when the levels'
+                 * count (rows 1-3) is one more than the dropped conditions failed (five
+                 * rows; from four drops on, the alive conditions' are fewer) */
+                const word f1 = ~sat[first_drop][w], f2 = ~sat[second_drop][w];
+                const word r1 = levels[W + w], r2 = levels[2 * W + w], r3 = levels[3 * W + w];
+                left = cand & ((r3 & f1 & f2) | (r2 & ~r3 & (f1 ^ f2)) | (r1 & ~r2 & ~(f1 | f2)));
             } else {
                 word ge1 = 0, ge2 = 0;
                 for (Py_ssize_t j = 0; j < na; j++) {
-                    const word f = ~sat[al[j]][w] & cand;
+                    const word f = ~arow[j][w] & cand;
                     ge2 |= ge1 & f;
                     ge1 |= f;
                     if (ge2 == cand)
@@ -160,7 +182,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const
                 continue;
             const word wr = wrong[w];
             for (Py_ssize_t j = 0; j < na && left; j++) {
-                const word x = left & ~sat[al[j]][w];
+                const word x = left & ~arow[j][w];
                 if (x) {
                     tot[al[j]] += POP(x);
                     err[al[j]] += POP(x & wr);
