@@ -53,21 +53,75 @@ static inline float cut_info(const double *x, const double *lg, Py_ssize_t C)
     return below + above;
 }
 
-/* scan_info's block of m cuts: logf(xo, lgo) (numpy's log of the whole block, x's
- * memory, into lg's), then each cut's info.  0, or -1 with the exception set. */
-static int info_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double *x,
-                      const double *lg, Py_ssize_t C, Py_ssize_t m, float *info)
+/* The segment whose cuts scan_best's pick_block is picking among: its numbers, and
+ * its best cut so far (best < 0: none), kept out of the output arrays meanwhile. */
+typedef struct {
+    Py_ssize_t r, best;
+    float known, frac, base, cost, pen, low;
+} tg_pick;
+
+/* A cut's penalised gain as best_cuts compares it: (1 - unk) * (base - info / known),
+ * -EPSILON when a side has less than m, minus the segment's cost; all in float. */
+static inline float cut_pen(float inf, float vf1, float known, float base, float frac,
+                            float cost, double m)
 {
-    PyObject *r = PyObject_CallFunctionObjArgs(logf, xo, lgo, NULL);
-    if (r == NULL)
+    const float vf2 = known - vf1;
+    float gain = frac * (base - inf / known);
+    if ((double)vf1 < m || (double)vf2 < m)
+        gain = (float)-TG_EPSILON;
+    return gain - cost;
+}
+
+/* scan_best's block of m rows: logf(xo, lgo) (numpy's log of the whole block, x's
+ * memory, into lg's), then each row in order.  A segment's header row (bi < 0)
+ * holds its known class weights and their total (the base info's TotalInfo, as
+ * stats.cut_base_info takes it) and its number of cuts (the cost's log, as
+ * _best_c45 took it); a cut's row its 2C + 2 log inputs, picked as pick_cuts
+ * does: the first largest penalised gain.  0, or -1 with the exception set. */
+static int pick_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double *x,
+                      const double *lg, Py_ssize_t C, Py_ssize_t m, const Py_ssize_t *bk,
+                      const Py_ssize_t *bi, const float *bl, const float *segf, double mc,
+                      tg_pick *st, Py_ssize_t *out_best, float *out_pen, float *out_low)
+{
+    PyObject *res = PyObject_CallFunctionObjArgs(logf, xo, lgo, NULL);
+    if (res == NULL)
         return -1;
-    Py_DECREF(r);
+    Py_DECREF(res);
     const Py_ssize_t rows = 2 * C + 2;
-    for (Py_ssize_t j = 0; j < m; j++)
-        info[j] = cut_info(x + j * rows, lg + j * rows, C);
+    tg_pick p = *st;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        const double *xj = x + j * rows, *lj = lg + j * rows;
+        if (bi[j] < 0) { /* segment bk[j] starts: (known, frac, cases) in segf */
+            if (p.r >= 0 && p.best >= 0) {
+                out_best[p.r] = p.best;
+                out_pen[p.r] = p.pen;
+                out_low[p.r] = p.low;
+            }
+            const Py_ssize_t r = bk[j];
+            p.r = r;
+            p.best = -1;
+            p.known = segf[3 * r];
+            p.frac = segf[3 * r + 1];
+            p.base = side_info(xj, lj, C) / p.known;
+            p.cost = (float)((lj[C + 1] / TG_LN2) / (double)segf[3 * r + 2]);
+            continue;
+        }
+        const float pen = cut_pen(cut_info(xj, lj, C), bl[j], p.known, p.base, p.frac, p.cost, mc);
+        if (p.best < 0 || pen > p.pen) {
+            p.best = bi[j];
+            p.pen = pen;
+            p.low = bl[j];
+        }
+    }
+    if (p.r >= 0 && p.best >= 0) { /* (again at the next header: a segment can go on) */
+        out_best[p.r] = p.best;
+        out_pen[p.r] = p.pen;
+        out_low[p.r] = p.low;
+    }
+    *st = p;
     return 0;
 }
-#define INFO_BLOCK info_block
+#define PICK_BLOCK pick_block
 
 /* scan_cont: scanwalk.h with float sums and Release 8's candidate test
  * (MinSplit <= LowItems <= known - MinSplit, values more than CUT_GAP apart), as
@@ -77,9 +131,9 @@ static int info_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double 
 #define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
 #include "scanwalk.h"
 
-/* scan_info: scan_cont (no windows) that writes each cut's TotalInfo instead of its
- * log inputs, its logs taken a block at a time (see scanwalk.h). */
-#define SCAN_FN tg_scan_info
+/* scan_best: scan_cont (no windows) that takes the cuts' logs a block at a time and
+ * picks each segment's best cut as it goes (see scanwalk.h). */
+#define SCAN_FN tg_scan_best
 #define SCAN_INFO
 #define REAL float
 #define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
@@ -106,11 +160,7 @@ static int pick_cuts(Py_ssize_t n, Py_ssize_t R, const Py_ssize_t *kk, const flo
             return -1;
         }
         const float inf = info != NULL ? info[j] : cut_info(x + j * rows, lg + j * rows, C);
-        const float vf1 = low[j], vf2 = known[r] - vf1;
-        float gain = frac[r] * (base[r] - inf / known[r]);
-        if ((double)vf1 < m || (double)vf2 < m)
-            gain = (float)-TG_EPSILON;
-        const float pen = gain - cost[r];
+        const float pen = cut_pen(inf, low[j], known[r], base[r], frac[r], cost[r], m);
         if (best[r] < 0 || pen > bpen[r]) {
             best[r] = j;
             bpen[r] = pen;

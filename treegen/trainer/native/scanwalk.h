@@ -55,15 +55,20 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
 #ifdef SCAN_INFO
-    /* (the info variant: seg_off, then the log block's x and lg arrays and the log) */
+    /* (the pick variant: out_best, segf, out_pen, out_low, out_tot, seg_off, m, then the
+     * log block's x and lg arrays, the log and the optional scratch) */
     PyObject *xo, *lgo, *logf;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
+    double mc;
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOOdOOO|O", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &o[13], &xo, &lgo, &logf))
+                          &o[12], &o[13], &mc, &xo, &lgo, &logf, &scratch))
         return NULL;
     Py_buffer xb = {0}, lb = {0};
     int got_blk = 0;
-    Py_ssize_t blk = 0;
+    Py_ssize_t blk = 0, rows_n = 0; /* rows_n: the block rows written (headers and cuts) */
+    Py_ssize_t *bk = NULL, *bi = NULL;
+    float *bl = NULL;
+    tg_pick pst = {-1, -1, 0, 0, 0, 0, 0, 0};
 #else
     if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
@@ -105,12 +110,15 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {0, sizeof(REAL), R, "ms"},
         {0, sizeof(REAL), R, "bound"},
         {0, 1, R, "enough"},
+#ifdef SCAN_INFO
+        {1, sizeof(Py_ssize_t), R, "out_best"},
+        {0, sizeof(float), 3 * R, "segf"},
+        {1, sizeof(float), R, "out_pen"},
+        {1, sizeof(float), R, "out_low"},
+#else
         {1, sizeof(Py_ssize_t), cap, "out_kk"},
         {1, sizeof(Py_ssize_t), cap, "out_ii"},
         {1, sizeof(REAL), cap, "out_low"},
-#ifdef SCAN_INFO
-        {1, sizeof(float), cap, "out_info"},
-#else
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
 #endif
         {1, sizeof(REAL), R * C, "out_tot"},
@@ -125,13 +133,16 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         const Py_ssize_t *s0 = b[2].buf, *len = b[3].buf, *att = b[4].buf;
         const REAL *ms = b[5].buf, *bound = b[6].buf;
         const unsigned char *enough = b[7].buf;
-        Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
-        REAL *olow = b[10].buf, *tot = b[12].buf;
+        REAL *tot = b[12].buf;
 #ifdef SCAN_INFO
-        float *info = b[11].buf;
-        /* The log inputs of up to blk cuts at a time, their logs taken (numpy's log,
-         * called on the whole block) and turned into each cut's info while the block
-         * is in cache: a chunk's inputs are never written out whole. */
+        Py_ssize_t *out_best = b[8].buf;
+        const float *segf = b[9].buf;
+        float *out_pen = b[10].buf, *out_low = b[11].buf;
+        for (Py_ssize_t r = 0; r < R; r++)
+            out_best[r] = -1;
+        /* The log inputs of up to blk rows at a time, their logs taken (numpy's log,
+         * called on the whole block) and each segment's best cut picked from them
+         * while the block is in cache: no cut is written out. */
         if (PyObject_GetBuffer(xo, &xb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         got_blk = 1;
@@ -143,9 +154,22 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "scan: bad log block");
             goto done;
         }
+        bk = PyMem_Malloc((size_t)blk * sizeof(Py_ssize_t));
+        bi = PyMem_Malloc((size_t)blk * sizeof(Py_ssize_t));
+        bl = PyMem_Malloc((size_t)blk * sizeof(float));
+        if (bk == NULL || bi == NULL || bl == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
         double *x = xb.buf;
         const double *lgv = lb.buf;
+#define FLUSH(m)                                                                           \
+    if (PICK_BLOCK(logf, xo, lgo, x, lgv, C, (m), bk, bi, bl, segf, mc, &pst, out_best,      \
+                   out_pen, out_low) < 0)                                                  \
+        goto done;
 #else
+        Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
+        REAL *olow = b[10].buf;
         double *x = b[11].buf;
 #endif
         const Py_ssize_t *off = has_off ? b[13].buf : NULL;
@@ -215,11 +239,26 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         lw[q] = rp[Kc];                                                                    \
         lc[q] = c;                                                                         \
         lv[q] = (double)rp[a];                                                             \
-        if (sum)                                                                           \
+        if (sum) {                                                                         \
             t[c] += lw[q];                                                                 \
+            COUNT_CUT(q)                                                                   \
+        }                                                                                  \
     }
             REAL low = 0;
             Py_ssize_t i0 = 0, copied = 0;
+#ifdef SCAN_INFO
+            /* The segment's cuts counted as its cases are copied out (the cut after
+             * case q - 1 is tested once case q is there), for its header row. */
+            Py_ssize_t tries = 0;
+            REAL lo_w = 0;
+#define COUNT_CUT(q)                                                                       \
+    if ((q) > 0) {                                                                         \
+        lo_w += lw[(q)-1];                                                                 \
+        tries += IS_CANDIDATE(ms[r], bound[r], lo_w, lv[(q)-1], lv[q]);                    \
+    }
+#else
+#define COUNT_CUT(q)
+#endif
             if (resume) {
                 /* Where the previous window stopped: its sums, and the segment's
                  * class weights; the cases are copied out as the walk reaches them. */
@@ -244,6 +283,28 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     below[c] = 0;
                     above[c] = t[c];
                 }
+#ifdef SCAN_INFO
+                /* The segment's header row (pick_block): its class weights, and its
+                 * number of cuts for the cost its cuts' gains bear. */
+                if (tries == 0)
+                    continue;
+                {
+                    double *xh = x + (rows_n % blk) * (2 * C + 2);
+                    REAL th = 0;
+                    for (Py_ssize_t k = 0; k < C; k++) {
+                        xh[k] = t[k] > 0 ? (double)t[k] : 1.0;
+                        xh[C + 1 + k] = 1.0;
+                        th += t[k];
+                    }
+                    xh[C] = th > 0 ? (double)th : 1.0;
+                    xh[C + 1] = (double)tries;
+                    bk[rows_n % blk] = r;
+                    bi[rows_n % blk] = -1;
+                    if (++rows_n % blk == 0) {
+                        FLUSH(blk)
+                    }
+                }
+#endif
             }
             for (Py_ssize_t i = i0; i + 1 < L; i++) {
                 if (copied < i + 2) { /* a resumed walk copies out a block at a time */
@@ -257,6 +318,13 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 below[c] += wi;
                 above[c] -= wi;
                 if (IS_CANDIDATE(ms[r], bound[r], low, lv[i], lv[i + 1])) {
+#ifdef SCAN_INFO
+                    const Py_ssize_t at = rows_n % blk;
+                    n++;
+                    bk[at] = r;
+                    bi[at] = i;
+                    bl[at] = low;
+#else
                     const Py_ssize_t at = skip < 0 ? n : n - skip;
                     if (skip < 0 && n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
@@ -268,15 +336,12 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     kk[at] = r;
                     ii[at] = i;
                     olow[at] = low;
+#endif
                     /* The inputs of TotalInfo's logs (see best_cuts), as
                      * splits._xlog2x prepares them: the value in double, 1
                      * where it is not positive (log 0, and a 0 term). */
                     REAL tb = 0, ta = 0;
-#ifdef SCAN_INFO
-                    double *xn = x + (at % blk) * (2 * C + 2);
-#else
                     double *xn = x + at * (2 * C + 2); /* one cut's values together */
-#endif
                     for (Py_ssize_t k = 0; k < C; k++) {
                         xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
                         xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
@@ -286,9 +351,10 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
 #ifdef SCAN_INFO
-                    if (at % blk == blk - 1 && INFO_BLOCK(logf, xo, lgo, x, lgv, C, blk, info + at + 1 - blk) < 0)
-                        goto done;
-#endif
+                    if (++rows_n % blk == 0) {
+                        FLUSH(blk)
+                    }
+#else
                     if (keep && at == cap - 1) {
                         /* The window is full: where the next one starts. */
                         st[0] = (double)i;
@@ -302,18 +368,25 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                         if (resume)
                             break; /* the first call walks on: it counts every cut */
                     }
+#endif
                 }
             }
 #undef COPY_OUT
+#undef COUNT_CUT
         }
 #ifdef SCAN_INFO
-        if (n % blk && INFO_BLOCK(logf, xo, lgo, x, lgv, C, n % blk, info + n - n % blk) < 0)
-            goto done;
+        if (rows_n % blk) {
+            FLUSH(rows_n % blk)
+        }
+#undef FLUSH
 #endif
         result = PyLong_FromSsize_t(n);
     }
 done:
 #ifdef SCAN_INFO
+    PyMem_Free(bk);
+    PyMem_Free(bi);
+    PyMem_Free(bl);
     if (got_blk > 1)
         PyBuffer_Release(&lb);
     if (got_blk > 0)
