@@ -20,7 +20,6 @@ static PyMethodDef methods[] = {
     {"part_dest", tg_part_dest, METH_VARARGS, "Each entry's child and position for part_sorted."},
     {"best_cuts", tg_best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
     {"scan_best", tg_scan_best, METH_VARARGS, "scan_cont, the logs and each segment's best cut."},
-    {"best_info", tg_best_info, METH_VARARGS, "best_cuts from scan_info's TotalInfo."},
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", tg_nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
     {"scan_cont_j48", tg_scan_cont_j48, METH_VARARGS, "scan_cont with J48's rules, in double."},

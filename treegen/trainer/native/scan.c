@@ -139,58 +139,30 @@ static int pick_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double 
 #define IS_CANDIDATE(ms, bound, low, v, v_next) ((low) >= (ms) && (low) <= (bound) && (v) < (v_next)-TG_CUT_GAP)
 #include "scanwalk.h"
 
-/* The pick of best_cuts and best_info over cuts 0..n-1 (segment kk[j]): cut j's
- * TotalInfo is info[j], or with info NULL taken from its log inputs x and logs lg;
- * its gain (1 - unk) * (base - info / known), -EPSILON when a side has less than m,
- * penalised by the segment's cost, makes it the segment's best when it is the first
- * or strictly above the best so far.  0, or -1 with IndexError set (name's). */
-static int pick_cuts(Py_ssize_t n, Py_ssize_t R, const Py_ssize_t *kk, const float *info,
-                     const double *x, const double *lg, Py_ssize_t C, const float *low,
-                     const float *known, const float *base, const float *frac,
-                     const float *cost, double m, Py_ssize_t *best, float *bpen,
-                     const char *name)
-{
-    const Py_ssize_t rows = 2 * C + 2;
-    for (Py_ssize_t r = 0; r < R; r++)
-        best[r] = -1;
-    for (Py_ssize_t j = 0; j < n; j++) {
-        const Py_ssize_t r = kk[j];
-        if (r < 0 || r >= R) {
-            PyErr_Format(PyExc_IndexError, "%s: segment out of range", name);
-            return -1;
-        }
-        const float inf = info != NULL ? info[j] : cut_info(x + j * rows, lg + j * rows, C);
-        const float pen = cut_pen(inf, low[j], known[r], base[r], frac[r], cost[r], m);
-        if (best[r] < 0 || pen > bpen[r]) {
-            best[r] = j;
-            bpen[r] = pen;
-        }
-    }
-    return 0;
-}
-
-/* best_cuts (logs: x and lg given) and best_info (info given): they differ only in
- * where a cut's TotalInfo comes from. */
-static PyObject *best_of(PyObject *args, int logs)
+/* best_cuts(x, lg, C, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
+ *
+ * splits.finish_c45 for the candidates of scan_cont: x holds per cut 2C + 2
+ * values (C classes below, their total, C classes above, their total) and lg
+ * their natural logs computed by numpy, so the logs are the numpy path's.  Per segment r: known weight,
+ * base info, 1 - unknown rate and the MDL cost (float32).  Candidate j's gain
+ * is (1 - unk) * (base - info / known), -EPSILON when a side has less than m;
+ * its penalised value pen = gain - cost (cut_pen).  out_best[r] gets the first
+ * candidate with the largest pen (-1 if none) and out_pen[r] that pen. */
+PyObject *tg_best_cuts(PyObject *self, PyObject *args)
 {
     enum { NB = 10 };
     PyObject *o[NB] = {NULL};
     Py_ssize_t C = 1, n;
     double m;
-    const char *name = logs ? "best_cuts" : "best_info";
-    /* best_info's info takes lg's place (o[1]); x (o[0]) is not given */
-    const int ok = logs ? PyArg_ParseTuple(args, "OOnnOOOOOOdOO", &o[0], &o[1], &C, &n, &o[2],
-                                           &o[3], &o[4], &o[5], &o[6], &o[7], &m, &o[8], &o[9])
-                        : PyArg_ParseTuple(args, "OnOOOOOOdOO", &o[1], &n, &o[2], &o[3], &o[4],
-                                           &o[5], &o[6], &o[7], &m, &o[8], &o[9]);
-    if (!ok)
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnnOOOOOOdOO", &o[0], &o[1], &C, &n, &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &m, &o[8], &o[9]))
         return NULL;
     if (C < 1 || n < 0) {
-        PyErr_Format(PyExc_ValueError, "%s: bad sizes", name);
+        PyErr_SetString(PyExc_ValueError, "best_cuts: bad sizes");
         return NULL;
     }
     Py_buffer b[NB];
-    const int first = logs ? 0 : 1, want = NB - first;
     int got = 0;
     PyObject *result = NULL;
     const Py_ssize_t R = tg_items(o[4], sizeof(float));
@@ -199,7 +171,7 @@ static PyObject *best_of(PyObject *args, int logs)
     const Py_ssize_t rows = 2 * C + 2;
     const tg_spec spec[NB] = {
         {0, sizeof(double), rows * n, "x"},
-        logs ? (tg_spec){0, sizeof(double), rows * n, "lg"} : (tg_spec){0, sizeof(float), n, "info"},
+        {0, sizeof(double), rows * n, "lg"},
         {0, sizeof(Py_ssize_t), n, "kk"},
         {0, sizeof(float), n, "low"},
         {0, sizeof(float), R, "known"},
@@ -209,38 +181,33 @@ static PyObject *best_of(PyObject *args, int logs)
         {1, sizeof(Py_ssize_t), R, "out_best"},
         {1, sizeof(float), R, "out_pen"},
     };
-    if ((got = tg_views(o + first, b + first, spec + first, want)) < want)
+    if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
-    if (pick_cuts(n, R, b[2].buf, logs ? NULL : b[1].buf, logs ? b[0].buf : NULL,
-                  logs ? b[1].buf : NULL, C, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf, m,
-                  b[8].buf, b[9].buf, name) < 0)
-        goto done;
+    {
+        const double *x = b[0].buf, *lg = b[1].buf;
+        const Py_ssize_t *kk = b[2].buf;
+        const float *low = b[3].buf, *known = b[4].buf, *base = b[5].buf, *frac = b[6].buf;
+        const float *cost = b[7].buf;
+        Py_ssize_t *best = b[8].buf;
+        float *bpen = b[9].buf;
+        for (Py_ssize_t r = 0; r < R; r++)
+            best[r] = -1;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            const Py_ssize_t r = kk[j];
+            if (r < 0 || r >= R) {
+                PyErr_SetString(PyExc_IndexError, "best_cuts: segment out of range");
+                goto done;
+            }
+            const float inf = cut_info(x + j * rows, lg + j * rows, C);
+            const float pen = cut_pen(inf, low[j], known[r], base[r], frac[r], cost[r], m);
+            if (best[r] < 0 || pen > bpen[r]) {
+                best[r] = j;
+                bpen[r] = pen;
+            }
+        }
+    }
     result = Py_NewRef(Py_None);
 done:
-    tg_release(b + first, got);
+    tg_release(b, got);
     return result;
-}
-
-/* best_cuts(x, lg, C, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
- *
- * splits.finish_c45 for the candidates of scan_cont: x holds per cut 2C + 2
- * values (C classes below, their total, C classes above, their total) and lg
- * their natural logs computed by numpy, so the logs are the numpy path's.  Per segment r: known weight,
- * base info, 1 - unknown rate and the MDL cost (float32).  Candidate j's gain
- * is (1 - unk) * (base - info / known), -EPSILON when a side has less than m;
- * its penalised value pen = gain - cost.  out_best[r] gets the first
- * candidate with the largest pen (-1 if none) and out_pen[r] that pen. */
-PyObject *tg_best_cuts(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return best_of(args, 1);
-}
-
-/* best_info(info, n, kk, low, known, base, known_frac, cost, m, out_best, out_pen)
- *
- * best_cuts for the cuts of scan_info, whose TotalInfo (info[j], float) it took. */
-PyObject *tg_best_info(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return best_of(args, 0);
 }
