@@ -8,9 +8,11 @@ the candidates' logarithms, lets numpy take the logs (so they are the numpy
 path's, bit for bit) and picks the best cut per segment (``best_cuts``).
 For c45, ``scan_best`` does the scan, the logs (numpy's, called from C a block
 of cuts at a time, while the block is in cache) and the pick of each segment's
-best cut in one pass, whatever the segment's length: no cut is written out.  What stays numpy is the per-segment arithmetic the numpy
-path does the same way (:func:`~treegen.trainer.splits.finish_c45` shows the
-formulas).
+best cut in one pass, whatever the segment's length: no cut is written out
+(``scan_cont`` and ``best_cuts``, in windows for long segments, remain the path
+without the block, which the tests compare it with).  What stays numpy is the
+per-segment arithmetic the numpy path does the same way
+(:func:`~treegen.trainer.splits.finish_c45` shows the formulas).
 """
 
 from __future__ import annotations
