@@ -154,13 +154,14 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "scan: bad log block");
             goto done;
         }
-        bk = PyMem_Malloc((size_t)blk * sizeof(Py_ssize_t));
-        bi = PyMem_Malloc((size_t)blk * sizeof(Py_ssize_t));
+        /* each row's segment and position (one allocation), and LowItems */
+        bk = PyMem_Malloc(2 * (size_t)blk * sizeof(Py_ssize_t));
         bl = PyMem_Malloc((size_t)blk * sizeof(float));
-        if (bk == NULL || bi == NULL || bl == NULL) {
+        if (bk == NULL || bl == NULL) {
             PyErr_NoMemory();
             goto done;
         }
+        bi = bk + blk;
         double *x = xb.buf;
         const double *lgv = lb.buf;
 #define FLUSH(m)                                                                           \
@@ -384,8 +385,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
     }
 done:
 #ifdef SCAN_INFO
-    PyMem_Free(bk);
-    PyMem_Free(bi);
+    PyMem_Free(bk); /* (bi with it) */
     PyMem_Free(bl);
     if (got_blk > 1)
         PyBuffer_Release(&lb);
