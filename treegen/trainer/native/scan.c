@@ -45,6 +45,15 @@ static inline float side_info(const double *x, const double *lg, Py_ssize_t C)
 #endif
 }
 
+/* side_info from the side's terms (C parts, then the total's), as side_info adds them. */
+static inline float terms_info(const double *t, Py_ssize_t C)
+{
+    float acc = 0.0f;
+    for (Py_ssize_t c = 0; c < C; c++)
+        acc = (float)((double)acc + t[c]);
+    return (float)(t[C] - (double)acc);
+}
+
 /* A cut's TotalInfo (below + above, float) from its 2C + 2 log inputs and logs. */
 static inline float cut_info(const double *x, const double *lg, Py_ssize_t C)
 {
@@ -58,6 +67,7 @@ static inline float cut_info(const double *x, const double *lg, Py_ssize_t C)
 typedef struct {
     Py_ssize_t r, best;
     float known, frac, base, cost, pen, low;
+    double *tm; /* the last cut's 2C + 2 terms v * (log(v) / ln 2), as side_info's */
 } tg_pick;
 
 /* A cut's penalised gain as best_cuts compares it: (1 - unk) * (base - info / known),
@@ -76,12 +86,17 @@ static inline float cut_pen(float inf, float vf1, float known, float base, float
  * memory, into lg's), then each row in order.  A segment's header row (bi < 0)
  * holds its known class weights and their total (the base info's TotalInfo, as
  * stats.cut_base_info takes it) and its number of cuts (the cost's log, as
- * _best_c45 took it); a cut's row its 2C + 2 log inputs, picked as pick_cuts
- * does: the first largest penalised gain.  0, or -1 with the exception set. */
+ * _best_c45 took it), 2C + 2 doubles; a cut's row its 2C + 2 log inputs (bc < 0)
+ * or, when only class bc's cases moved below since the segment's last cut, the 4
+ * that changed (class bc below, the total below, class bc above, the total above):
+ * the other terms are the last cut's, kept in st->tm (half the logs and divisions
+ * with 3 classes).  Each cut is picked as best_cuts picks: the first largest
+ * penalised gain.  0, or -1 with the exception set. */
 static int pick_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double *x,
                       const double *lg, Py_ssize_t C, Py_ssize_t m, const Py_ssize_t *bk,
-                      const Py_ssize_t *bi, const float *bl, const float *segf, double mc,
-                      tg_pick *st, Py_ssize_t *out_best, float *out_pen, float *out_low)
+                      const Py_ssize_t *bi, const float *bl, const int32_t *bc,
+                      const float *segf, double mc, tg_pick *st, Py_ssize_t *out_best,
+                      float *out_pen, float *out_low)
 {
     PyObject *res = PyObject_CallFunctionObjArgs(logf, xo, lgo, NULL);
     if (res == NULL)
@@ -89,8 +104,12 @@ static int pick_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double 
     Py_DECREF(res);
     const Py_ssize_t rows = 2 * C + 2;
     tg_pick p = *st;
+    double *tm = p.tm;
+    Py_ssize_t pos = 0; /* where row j starts */
     for (Py_ssize_t j = 0; j < m; j++) {
-        const double *xj = x + j * rows, *lj = lg + j * rows;
+        const double *xj = x + pos, *lj = lg + pos;
+        const Py_ssize_t c = bc[j];
+        pos += c < 0 ? rows : 4;
         if (bi[j] < 0) { /* segment bk[j] starts: (known, frac, cases) in segf */
             if (p.r >= 0 && p.best >= 0) {
                 out_best[p.r] = p.best;
@@ -106,7 +125,18 @@ static int pick_block(PyObject *logf, PyObject *xo, PyObject *lgo, const double 
             p.cost = (float)((lj[C + 1] / TG_LN2) / (double)segf[3 * r + 2]);
             continue;
         }
-        const float pen = cut_pen(cut_info(xj, lj, C), bl[j], p.known, p.base, p.frac, p.cost, mc);
+        if (c < 0) {
+            for (Py_ssize_t k = 0; k < rows; k++)
+                tm[k] = xlog2x(xj[k], lj[k]);
+        } else { /* class c's terms and the totals' changed */
+            tm[c] = xlog2x(xj[0], lj[0]);
+            tm[C] = xlog2x(xj[1], lj[1]);
+            tm[C + 1 + c] = xlog2x(xj[2], lj[2]);
+            tm[2 * C + 1] = xlog2x(xj[3], lj[3]);
+        }
+        const float pen =
+            cut_pen(terms_info(tm, C) + terms_info(tm + C + 1, C), bl[j], p.known, p.base, p.frac,
+                    p.cost, mc);
         if (p.best < 0 || pen > p.pen) {
             p.best = bi[j];
             p.pen = pen;

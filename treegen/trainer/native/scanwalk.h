@@ -65,10 +65,12 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         return NULL;
     Py_buffer xb = {0}, lb = {0};
     int got_blk = 0;
-    Py_ssize_t blk = 0, rows_n = 0; /* rows_n: the block rows written (headers and cuts) */
+    /* the block's doubles, those written, and its rows (headers and cuts) written */
+    Py_ssize_t cap_d = 0, xo_n = 0, e_n = 0;
     Py_ssize_t *bk = NULL, *bi = NULL;
     float *bl = NULL;
-    tg_pick pst = {-1, -1, 0, 0, 0, 0, 0, 0};
+    int32_t *bc = NULL;
+    tg_pick pst = {-1, -1, 0, 0, 0, 0, 0, 0, NULL};
 #else
     if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
@@ -149,25 +151,33 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         if (PyObject_GetBuffer(lgo, &lb, PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         got_blk = 2;
-        blk = xb.len / (Py_ssize_t)sizeof(double) / (2 * C + 2);
-        if (blk < 1 || lb.len != xb.len) {
+        cap_d = xb.len / (Py_ssize_t)sizeof(double);
+        if (cap_d < 2 * C + 2 || lb.len != xb.len) {
             PyErr_SetString(PyExc_ValueError, "scan: bad log block");
             goto done;
         }
-        /* each row's segment and position (one allocation), and LowItems */
-        bk = PyMem_Malloc(2 * (size_t)blk * sizeof(Py_ssize_t));
-        bl = PyMem_Malloc((size_t)blk * sizeof(float));
-        if (bk == NULL || bl == NULL) {
+        /* each row's segment and position (one allocation), LowItems and class (a row
+         * is 4 doubles or more), and pick_block's terms */
+        const Py_ssize_t rows_max = cap_d / 4;
+        bk = PyMem_Malloc(2 * (size_t)rows_max * sizeof(Py_ssize_t));
+        bl = PyMem_Malloc((size_t)rows_max * (sizeof(float) + sizeof(int32_t)));
+        pst.tm = PyMem_Malloc((size_t)(2 * C + 2) * sizeof(double));
+        if (bk == NULL || bl == NULL || pst.tm == NULL) {
             PyErr_NoMemory();
             goto done;
         }
-        bi = bk + blk;
+        bi = bk + rows_max;
+        bc = (int32_t *)(void *)(bl + rows_max);
         double *x = xb.buf;
         const double *lgv = lb.buf;
-#define FLUSH(m)                                                                           \
-    if (PICK_BLOCK(logf, xo, lgo, x, lgv, C, (m), bk, bi, bl, segf, mc, &pst, out_best,      \
-                   out_pen, out_low) < 0)                                                  \
-        goto done;
+/* Room for one more full row: the block's rows picked from first when it is full. */
+#define ROOM                                                                               \
+    if (xo_n + 2 * C + 2 > cap_d) {                                                        \
+        if (PICK_BLOCK(logf, xo, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,        \
+                       out_best, out_pen, out_low) < 0)                                    \
+            goto done;                                                                     \
+        xo_n = e_n = 0;                                                                    \
+    }
 #else
         Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
         REAL *olow = b[10].buf;
@@ -250,7 +260,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
 #ifdef SCAN_INFO
             /* The segment's cuts counted as its cases are copied out (the cut after
              * case q - 1 is tested once case q is there), for its header row. */
-            Py_ssize_t tries = 0;
+            Py_ssize_t tries = 0, mv = -2; /* mv: see the walk */
             REAL lo_w = 0;
 #define COUNT_CUT(q)                                                                       \
     if ((q) > 0) {                                                                         \
@@ -290,7 +300,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 if (tries == 0)
                     continue;
                 {
-                    double *xh = x + (rows_n % blk) * (2 * C + 2);
+                    ROOM
+                    double *xh = x + xo_n;
                     REAL th = 0;
                     for (Py_ssize_t k = 0; k < C; k++) {
                         xh[k] = t[k] > 0 ? (double)t[k] : 1.0;
@@ -299,11 +310,10 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xh[C] = th > 0 ? (double)th : 1.0;
                     xh[C + 1] = (double)tries;
-                    bk[rows_n % blk] = r;
-                    bi[rows_n % blk] = -1;
-                    if (++rows_n % blk == 0) {
-                        FLUSH(blk)
-                    }
+                    bk[e_n] = r;
+                    bi[e_n] = -1;
+                    bc[e_n++] = -1;
+                    xo_n += 2 * C + 2;
                 }
 #endif
             }
@@ -315,16 +325,42 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 }
                 const Py_ssize_t c = lc[i];
                 const REAL wi = lw[i];
+#ifdef SCAN_INFO
+                /* The class of the cases moved below since the last cut (-1: none yet,
+                 * -2: more than one class, or the segment's first cut): with one class,
+                 * only its weights and the totals change, and the cut's row holds
+                 * just those 4 inputs (pick_block keeps the other terms). */
+                mv = mv == -1 || mv == c ? c : -2;
+#endif
                 low += wi;
                 below[c] += wi;
                 above[c] -= wi;
                 if (IS_CANDIDATE(ms[r], bound[r], low, lv[i], lv[i + 1])) {
 #ifdef SCAN_INFO
-                    const Py_ssize_t at = rows_n % blk;
+                    ROOM
                     n++;
-                    bk[at] = r;
-                    bi[at] = i;
-                    bl[at] = low;
+                    bk[e_n] = r;
+                    bi[e_n] = i;
+                    bl[e_n] = low;
+                    double *xn = x + xo_n;
+                    if (mv >= 0) {
+                        REAL s_b = 0, s_a = 0; /* the totals, summed as below */
+                        for (Py_ssize_t k = 0; k < C; k++) {
+                            s_b += below[k];
+                            s_a += above[k];
+                        }
+                        xn[0] = below[mv] > 0 ? (double)below[mv] : 1.0;
+                        xn[1] = s_b > 0 ? (double)s_b : 1.0;
+                        xn[2] = above[mv] > 0 ? (double)above[mv] : 1.0;
+                        xn[3] = s_a > 0 ? (double)s_a : 1.0;
+                        bc[e_n++] = (int32_t)mv;
+                        xo_n += 4;
+                        mv = -1;
+                        continue;
+                    }
+                    bc[e_n++] = -1;
+                    xo_n += 2 * C + 2;
+                    mv = -1;
 #else
                     const Py_ssize_t at = skip < 0 ? n : n - skip;
                     if (skip < 0 && n >= cap) {
@@ -337,12 +373,12 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     kk[at] = r;
                     ii[at] = i;
                     olow[at] = low;
+                    double *xn = x + at * (2 * C + 2); /* one cut's values together */
 #endif
                     /* The inputs of TotalInfo's logs (see best_cuts), as
                      * splits._xlog2x prepares them: the value in double, 1
                      * where it is not positive (log 0, and a 0 term). */
                     REAL tb = 0, ta = 0;
-                    double *xn = x + at * (2 * C + 2); /* one cut's values together */
                     for (Py_ssize_t k = 0; k < C; k++) {
                         xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
                         xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
@@ -351,11 +387,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
-#ifdef SCAN_INFO
-                    if (++rows_n % blk == 0) {
-                        FLUSH(blk)
-                    }
-#else
+#ifndef SCAN_INFO
                     if (keep && at == cap - 1) {
                         /* The window is full: where the next one starts. */
                         st[0] = (double)i;
@@ -376,17 +408,18 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
 #undef COUNT_CUT
         }
 #ifdef SCAN_INFO
-        if (rows_n % blk) {
-            FLUSH(rows_n % blk)
-        }
-#undef FLUSH
+        if (e_n && PICK_BLOCK(logf, xo, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,
+                              out_best, out_pen, out_low) < 0)
+            goto done;
+#undef ROOM
 #endif
         result = PyLong_FromSsize_t(n);
     }
 done:
 #ifdef SCAN_INFO
     PyMem_Free(bk); /* (bi with it) */
-    PyMem_Free(bl);
+    PyMem_Free(bl); /* (bc with it) */
+    PyMem_Free(pst.tm);
     if (got_blk > 1)
         PyBuffer_Release(&lb);
     if (got_blk > 0)
