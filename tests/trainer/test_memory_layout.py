@@ -160,6 +160,7 @@ def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
                 m.setattr(score, "NATIVE_CHUNK", 1)
                 m.setattr(score, "WINDOW", window)
                 m.setattr(score, "_scan_chunks", counting)
+                m.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
                 assert train(ds, opts, case_order="rows").nodes == want
     # A set of nominal attributes only has no cuts to window.
     assert windows > 0 or all(a.kind == "nominal" for a in ds.schema.attributes)
@@ -190,6 +191,7 @@ def test_windows_of_a_large_task_share_a_scratch(
             m.setattr(score, "WINDOW", window)
             m.setattr(grow, "scan_scratch", counted)
             m.setattr(score, "scan_scratch", counted)
+            m.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
             assert train(ds, TrainOptions(), case_order="rows").nodes == want
     if any(a.kind == "continuous" for a in ds.schema.attributes):
         assert made.count(False) > 0  # a scratch reused, not made afresh

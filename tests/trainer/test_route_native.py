@@ -192,6 +192,7 @@ def test_windows_resume_where_the_last_stopped(
 
     monkeypatch.setattr(score, "NATIVE_CHUNK", 1)
     monkeypatch.setattr(score, "WINDOW", window)
+    monkeypatch.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
     monkeypatch.setattr(native, "cscan", Counting())
     assert train(ds, TrainOptions(), case_order="rows").nodes == want
     assert len(resumed) > 10

@@ -6,12 +6,13 @@ node x attribute, its known cases in value order) are not padded into a
 (``scan_cont``; ``scan_cont_j48`` with J48's rules), writes the inputs of
 the candidates' logarithms, lets numpy take the logs (so they are the numpy
 path's, bit for bit) and picks the best cut per segment (``best_cuts``).
-For c45, ``scan_info`` does the scan, the logs (numpy's, called from C a block
-of cuts at a time, while the block is in cache) and each cut's TotalInfo in one
-pass, and ``best_info`` the pick; ``scan_cont`` remains for a long segment
-scanned in windows.  What stays numpy is the per-segment arithmetic the numpy
-path does the same way (:func:`~treegen.trainer.splits.finish_c45` shows the
-formulas).
+For c45, ``scan_best`` does the scan, the logs (numpy's, called from C a block
+of cuts at a time, while the block is in cache) and the pick of each segment's
+best cut in one pass, whatever the segment's length: no cut is written out
+(``scan_cont`` and ``best_cuts``, in windows for long segments, remain the path
+without the block, which the tests compare it with).  What stays numpy is the
+per-segment arithmetic the numpy path does the same way
+(:func:`~treegen.trainer.splits.finish_c45` shows the formulas).
 """
 
 from __future__ import annotations
@@ -29,20 +30,19 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 
-# Cases scored per C call, about: their scratch arrays (Context.work) are reused from
-# call to call, so they are kept small.  scan_info's are 24 bytes a cut (3 MB here);
-# at 1 << 15 cases (when a chunk's 2C + 2 log inputs a cut were written out whole)
-# there were four times as many chunks, each a few dozen numpy calls.
+# Cases scored per C call by ``scan_cont``, about: their scratch arrays (Context.work)
+# are reused from call to call, so they are kept small.
 NATIVE_CHUNK = 1 << 17
-# The most candidate cuts of one segment held at once (c45): a longer segment, alone
+# The most candidate cuts of one segment held at once (``scan_cont``, c45; ``scan_best``
+# holds none): a longer segment, alone
 # in its chunk, is scanned in windows of this many (scan_cont's skip), its best cut
 # kept from window to window.  Each holds 2C + 2 log inputs and their logs: with 3
 # classes 128 bytes a cut, so 4 MB here (32 MB at 1 << 18: growth's peak at 1M rows
 # was 25 MB higher), where a 1M-row root segment's cuts took 120 MB at once.
 WINDOW = 1 << 15
-# The log inputs held at once by ``scan_info`` (doubles; their logs as many): a block of
-# cuts whose logs numpy takes while it is in cache, then turned into each cut's
-# TotalInfo (128 KB each: in a core's L2 beside the scan's records).
+# The log inputs held at once by ``scan_best`` (doubles; their logs as many): a block of
+# cuts whose logs numpy takes while it is in cache, then each cut's TotalInfo and
+# penalised gain (128 KB each: in a core's L2 beside the scan's records).
 LOG_BLOCK = 1 << 14
 
 
@@ -80,7 +80,6 @@ class Chunk:
     cuts.  The arrays are scratch (Context.work), valid until the next chunk.  A
     segment with more than :data:`WINDOW` cuts (c45) comes as several chunks of the
     same ``lo``/``hi``, one window of its cuts each, the last with ``last`` set.
-    ``info``: each cut's TotalInfo where ``scan_info`` took it (``x`` then empty).
     """
 
     lo: int
@@ -93,12 +92,11 @@ class Chunk:
     tot: FloatArray
     tries: IntArray
     last: bool = True
-    info: npt.NDArray[np.float32] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class LogBlock:
-    """``scan_info``'s block: the log inputs of up to ``LOG_BLOCK // (2C + 2)`` cuts
+    """``scan_best``'s block: the log inputs of up to ``LOG_BLOCK // (2C + 2)`` cuts
     (scratch, every entry a valid log input: no NaN or negative, so no warning) and
     their logs."""
 
@@ -124,7 +122,6 @@ def _scan_chunks(
     enough: npt.NDArray[np.uint8],
     window: int | None = None,
     scratch: npt.NDArray[np.uint8] | None = None,
-    block: LogBlock | None = None,
 ) -> Iterator[Chunk]:
     """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
 
@@ -135,9 +132,7 @@ def _scan_chunks(
     before the next chunk's are made (a segment alone can be larger).  With
     ``window``, a lone segment of more cuts than that is scanned in windows of
     ``window`` cuts (see :class:`Chunk`), its cases copied out into ``scratch``
-    (:func:`scan_scratch`), the same pages for every window.  With ``block``
-    (c45), a chunk scanned whole gives its cuts' TotalInfo (``scan_info``, its logs
-    taken a block at a time) instead of their log inputs.
+    (:func:`scan_scratch`), the same pages for every window.
     """
     rec, seg_att, flat = segs.rec, segs.att, segs.flat
     seg_len, seg_start = segs.length, segs.start
@@ -159,11 +154,7 @@ def _scan_chunks(
         ii = ctx.work.get("ii", cap, np.intp)
         low = ctx.work.get(f"low_{dt.__name__}", cap, dt)
         tot = np.empty((hi - lo, C), dtype=dt)
-        info = block is not None and not windowed
-        if info:  # scan_info writes each cut's TotalInfo where scan_cont its log inputs
-            x = ctx.work.get("info", cap, np.float32)
-        else:
-            x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
+        x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
         args = (
             rec,
             n1,
@@ -183,15 +174,7 @@ def _scan_chunks(
             x,
             tot,
         )
-        if info:
-            assert block is not None
-            assert native.cscan is not None
-            off = np.ascontiguousarray(segs.off[lo:hi])
-            n = native.cscan.scan_info(*args, off, block.x, block.lg, np.log)
-            if n:
-                tries = np.bincount(kk[:n], minlength=hi - lo)
-                yield Chunk(lo, hi, n, kk[:n], ii, low, block.x[:0], tot, tries, info=x[:n])
-        elif not windowed:
+        if not windowed:
             n = scan(*args, -1, np.ascontiguousarray(segs.off[lo:hi]))
             if n:
                 tries = np.bincount(kk[:n], minlength=hi - lo)
@@ -297,9 +280,12 @@ def eval_continuous_flat(
     with np.errstate(divide="ignore", invalid="ignore"):  # a segment of no weight: no cuts
         frac = (dt(1) - (dt(1) - (known / cs).astype(dt)).astype(dt)).astype(dt)
     block = LogBlock.of(ctx)
-    for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch, block):
-        _best_c45(ctx, lib, ch, segs, frac, pick)
-        del ch  # before the next chunk's arrays are made
+    if block is not None:
+        _scan_best(ctx, segs, ms, lim, enough, frac, block, scratch, pick)
+    else:
+        for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch):
+            _best_c45(ctx, lib, ch, segs, frac, pick)
+            del ch  # before the next chunk's arrays are made
     _finish_c45(ctx, segs, pick, out)
     return out
 
@@ -315,6 +301,50 @@ class _Pick:
     low: FloatArray
 
 
+def _scan_best(
+    ctx: Context,
+    segs: Segments,
+    ms: FloatArray,
+    bound: FloatArray,
+    enough: npt.NDArray[np.uint8],
+    frac: FloatArray,
+    block: LogBlock,
+    scratch: npt.NDArray[np.uint8] | None,
+    pick: _Pick,
+) -> None:
+    """Every segment's best cut into ``pick``, by one ``scan_best`` call (c45).
+
+    The C scan counts a segment's cuts, then takes their logs a block at a time and
+    picks as :func:`_best_c45` does (its header row in the block gives the base
+    info's and the cost's logs), so no cut is written out and no segment is scanned
+    in windows.  A long segment's cases are copied out into ``scratch``.
+    """
+    lib = native.cscan
+    assert lib is not None
+    R = segs.att.size
+    rec = segs.rec
+    n1, rs = rec.shape
+    longest = int(segs.length.max())
+    if longest > NATIVE_CHUNK:  # the same pages for the large tasks' attributes
+        scratch = scan_scratch(longest, scratch)
+    elif scratch is not None and scratch.size < longest * int(lib.SCAN_SCRATCH_FLOAT):
+        scratch = None  # (the C scan then allocates its own)
+    segf = np.empty((R, 3), dtype=np.float32)  # known, 1 - unknown rate, cases
+    segf[:, 0], segf[:, 1], segf[:, 2] = segs.known, frac, segs.cases
+    best = np.empty(R, dtype=np.intp)
+    pen = np.empty(R, dtype=np.float32)
+    low = np.empty(R, dtype=np.float32)
+    tot = np.empty((R, ctx.n_classes), dtype=np.float32)
+    lib.scan_best(
+        rec, n1, rs, rs - 2, segs.flat, segs.start, segs.length, segs.att,
+        np.ascontiguousarray(ms), np.ascontiguousarray(bound), enough, ctx.n_classes,
+        best, segf, pen, low, tot, segs.off, ctx.min_cases, block.x, block.lg, np.log, scratch,
+    )  # fmt: skip
+    found = np.flatnonzero(best >= 0)
+    pick.found[found] = True
+    pick.pen[found], pick.ii[found], pick.low[found] = pen[found], best[found], low[found]
+
+
 def _best_c45(
     ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, frac: FloatArray, pick: _Pick
 ) -> None:
@@ -322,8 +352,7 @@ def _best_c45(
 
     Only ``np.log`` runs over the candidates in numpy (so the logs are the
     numpy path's); the per-cut arithmetic and the pick of the first best cut
-    per segment are C (``best_cuts``; ``best_info`` where ``scan_info`` took the
-    logs and each cut's TotalInfo).  ``frac`` is each segment's 1 - unknown
+    per segment are C (``best_cuts``).  ``frac`` is each segment's 1 - unknown
     rate.  The chunk's best cuts go into ``pick``; over a segment's windows the
     first best is kept: a later window's best replaces it only when strictly
     larger, as ``best_cuts`` compares cut after cut (the penalised gains are never NaN).
@@ -339,11 +368,8 @@ def _best_c45(
     pen = np.empty(hi - lo, dtype=dt)
     # (the arguments after each cut's TotalInfo or log inputs: the same for both)
     rest = (ch.kk, ch.low[: ch.n], np.ascontiguousarray(kn), base, frac[lo:hi], cost)
-    if ch.info is not None:  # scan_info took the cuts' TotalInfo
-        lib.best_info(ch.info, ch.n, *rest, ctx.min_cases, best, pen)
-    else:
-        lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
-        lib.best_cuts(ch.x, lg, ctx.n_classes, ch.n, *rest, ctx.min_cases, best, pen)
+    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
+    lib.best_cuts(ch.x, lg, ctx.n_classes, ch.n, *rest, ctx.min_cases, best, pen)
     take = (best >= 0) & (~pick.found[lo:hi] | (pen > pick.pen[lo:hi]))
     j = best[take]
     r = lo + np.flatnonzero(take)

@@ -24,8 +24,7 @@
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */
-PyObject *tg_scan_info(PyObject *self, PyObject *args);     /* scan.c */
-PyObject *tg_best_info(PyObject *self, PyObject *args);     /* scan.c */
+PyObject *tg_scan_best(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_scan_cont_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_nominal_prep(PyObject *self, PyObject *args);   /* nominal.c */
 PyObject *tg_nominal_finish(PyObject *self, PyObject *args); /* nominal.c */

@@ -55,15 +55,22 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
     Py_ssize_t n1, rs, Kc, C, skip = -1;
     (void)self;
 #ifdef SCAN_INFO
-    /* (the info variant: seg_off, then the log block's x and lg arrays and the log) */
+    /* (the pick variant: out_best, segf, out_pen, out_low, out_tot, seg_off, m, then the
+     * log block's x and lg arrays, the log and the optional scratch) */
     PyObject *xo, *lgo, *logf;
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
+    double mc;
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOOdOOO|O", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &o[13], &xo, &lgo, &logf))
+                          &o[12], &o[13], &mc, &xo, &lgo, &logf, &scratch))
         return NULL;
     Py_buffer xb = {0}, lb = {0};
     int got_blk = 0;
-    Py_ssize_t blk = 0;
+    /* the block's doubles, those written, and its rows (headers and cuts) written */
+    Py_ssize_t cap_d = 0, xo_n = 0, e_n = 0;
+    Py_ssize_t *bk = NULL, *bi = NULL;
+    float *bl = NULL;
+    int32_t *bc = NULL;
+    tg_pick pst = {-1, -1, 0, 0, 0, 0, 0, 0, NULL};
 #else
     if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
                           &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
@@ -105,12 +112,15 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         {0, sizeof(REAL), R, "ms"},
         {0, sizeof(REAL), R, "bound"},
         {0, 1, R, "enough"},
+#ifdef SCAN_INFO
+        {1, sizeof(Py_ssize_t), R, "out_best"},
+        {0, sizeof(float), 3 * R, "segf"},
+        {1, sizeof(float), R, "out_pen"},
+        {1, sizeof(float), R, "out_low"},
+#else
         {1, sizeof(Py_ssize_t), cap, "out_kk"},
         {1, sizeof(Py_ssize_t), cap, "out_ii"},
         {1, sizeof(REAL), cap, "out_low"},
-#ifdef SCAN_INFO
-        {1, sizeof(float), cap, "out_info"},
-#else
         {1, sizeof(double), cap * (2 * C + 2), "out_x"},
 #endif
         {1, sizeof(REAL), R * C, "out_tot"},
@@ -125,27 +135,52 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         const Py_ssize_t *s0 = b[2].buf, *len = b[3].buf, *att = b[4].buf;
         const REAL *ms = b[5].buf, *bound = b[6].buf;
         const unsigned char *enough = b[7].buf;
-        Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
-        REAL *olow = b[10].buf, *tot = b[12].buf;
+        REAL *tot = b[12].buf;
 #ifdef SCAN_INFO
-        float *info = b[11].buf;
-        /* The log inputs of up to blk cuts at a time, their logs taken (numpy's log,
-         * called on the whole block) and turned into each cut's info while the block
-         * is in cache: a chunk's inputs are never written out whole. */
+        Py_ssize_t *out_best = b[8].buf;
+        const float *segf = b[9].buf;
+        float *out_pen = b[10].buf, *out_low = b[11].buf;
+        for (Py_ssize_t r = 0; r < R; r++)
+            out_best[r] = -1;
+        /* The log inputs of up to blk rows at a time, their logs taken (numpy's log,
+         * called on the whole block) and each segment's best cut picked from them
+         * while the block is in cache: no cut is written out. */
         if (PyObject_GetBuffer(xo, &xb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         got_blk = 1;
         if (PyObject_GetBuffer(lgo, &lb, PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         got_blk = 2;
-        blk = xb.len / (Py_ssize_t)sizeof(double) / (2 * C + 2);
-        if (blk < 1 || lb.len != xb.len) {
+        cap_d = xb.len / (Py_ssize_t)sizeof(double);
+        if (cap_d < 2 * C + 2 || lb.len != xb.len) {
             PyErr_SetString(PyExc_ValueError, "scan: bad log block");
             goto done;
         }
+        /* each row's segment and position (one allocation), LowItems and class (a row
+         * is 4 doubles or more), and pick_block's terms */
+        const Py_ssize_t rows_max = cap_d / 4;
+        bk = PyMem_Malloc(2 * (size_t)rows_max * sizeof(Py_ssize_t));
+        bl = PyMem_Malloc((size_t)rows_max * (sizeof(float) + sizeof(int32_t)));
+        pst.tm = PyMem_Malloc((size_t)(2 * C + 2) * sizeof(double));
+        if (bk == NULL || bl == NULL || pst.tm == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        bi = bk + rows_max;
+        bc = (int32_t *)(void *)(bl + rows_max);
         double *x = xb.buf;
         const double *lgv = lb.buf;
+/* Room for one more full row: the block's rows picked from first when it is full. */
+#define ROOM                                                                               \
+    if (xo_n + 2 * C + 2 > cap_d) {                                                        \
+        if (PICK_BLOCK(logf, xo, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,        \
+                       out_best, out_pen, out_low) < 0)                                    \
+            goto done;                                                                     \
+        xo_n = e_n = 0;                                                                    \
+    }
 #else
+        Py_ssize_t *kk = b[8].buf, *ii = b[9].buf;
+        REAL *olow = b[10].buf;
         double *x = b[11].buf;
 #endif
         const Py_ssize_t *off = has_off ? b[13].buf : NULL;
@@ -215,11 +250,26 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         lw[q] = rp[Kc];                                                                    \
         lc[q] = c;                                                                         \
         lv[q] = (double)rp[a];                                                             \
-        if (sum)                                                                           \
+        if (sum) {                                                                         \
             t[c] += lw[q];                                                                 \
+            COUNT_CUT(q)                                                                   \
+        }                                                                                  \
     }
             REAL low = 0;
             Py_ssize_t i0 = 0, copied = 0;
+#ifdef SCAN_INFO
+            /* The segment's cuts counted as its cases are copied out (the cut after
+             * case q - 1 is tested once case q is there), for its header row. */
+            Py_ssize_t tries = 0, mv = -2; /* mv: see the walk */
+            REAL lo_w = 0;
+#define COUNT_CUT(q)                                                                       \
+    if ((q) > 0) {                                                                         \
+        lo_w += lw[(q)-1];                                                                 \
+        tries += IS_CANDIDATE(ms[r], bound[r], lo_w, lv[(q)-1], lv[q]);                    \
+    }
+#else
+#define COUNT_CUT(q)
+#endif
             if (resume) {
                 /* Where the previous window stopped: its sums, and the segment's
                  * class weights; the cases are copied out as the walk reaches them. */
@@ -244,6 +294,28 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     below[c] = 0;
                     above[c] = t[c];
                 }
+#ifdef SCAN_INFO
+                /* The segment's header row (pick_block): its class weights, and its
+                 * number of cuts for the cost its cuts' gains bear. */
+                if (tries == 0)
+                    continue;
+                {
+                    ROOM
+                    double *xh = x + xo_n;
+                    REAL th = 0;
+                    for (Py_ssize_t k = 0; k < C; k++) {
+                        xh[k] = t[k] > 0 ? (double)t[k] : 1.0;
+                        xh[C + 1 + k] = 1.0;
+                        th += t[k];
+                    }
+                    xh[C] = th > 0 ? (double)th : 1.0;
+                    xh[C + 1] = (double)tries;
+                    bk[e_n] = r;
+                    bi[e_n] = -1;
+                    bc[e_n++] = -1;
+                    xo_n += 2 * C + 2;
+                }
+#endif
             }
             for (Py_ssize_t i = i0; i + 1 < L; i++) {
                 if (copied < i + 2) { /* a resumed walk copies out a block at a time */
@@ -253,10 +325,43 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 }
                 const Py_ssize_t c = lc[i];
                 const REAL wi = lw[i];
+#ifdef SCAN_INFO
+                /* The class of the cases moved below since the last cut (-1: none yet,
+                 * -2: more than one class, or the segment's first cut): with one class,
+                 * only its weights and the totals change, and the cut's row holds
+                 * just those 4 inputs (pick_block keeps the other terms). */
+                mv = mv == -1 || mv == c ? c : -2;
+#endif
                 low += wi;
                 below[c] += wi;
                 above[c] -= wi;
                 if (IS_CANDIDATE(ms[r], bound[r], low, lv[i], lv[i + 1])) {
+#ifdef SCAN_INFO
+                    ROOM
+                    n++;
+                    bk[e_n] = r;
+                    bi[e_n] = i;
+                    bl[e_n] = low;
+                    double *xn = x + xo_n;
+                    if (mv >= 0) {
+                        REAL s_b = 0, s_a = 0; /* the totals, summed as below */
+                        for (Py_ssize_t k = 0; k < C; k++) {
+                            s_b += below[k];
+                            s_a += above[k];
+                        }
+                        xn[0] = below[mv] > 0 ? (double)below[mv] : 1.0;
+                        xn[1] = s_b > 0 ? (double)s_b : 1.0;
+                        xn[2] = above[mv] > 0 ? (double)above[mv] : 1.0;
+                        xn[3] = s_a > 0 ? (double)s_a : 1.0;
+                        bc[e_n++] = (int32_t)mv;
+                        xo_n += 4;
+                        mv = -1;
+                        continue;
+                    }
+                    bc[e_n++] = -1;
+                    xo_n += 2 * C + 2;
+                    mv = -1;
+#else
                     const Py_ssize_t at = skip < 0 ? n : n - skip;
                     if (skip < 0 && n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
@@ -268,15 +373,12 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     kk[at] = r;
                     ii[at] = i;
                     olow[at] = low;
+                    double *xn = x + at * (2 * C + 2); /* one cut's values together */
+#endif
                     /* The inputs of TotalInfo's logs (see best_cuts), as
                      * splits._xlog2x prepares them: the value in double, 1
                      * where it is not positive (log 0, and a 0 term). */
                     REAL tb = 0, ta = 0;
-#ifdef SCAN_INFO
-                    double *xn = x + (at % blk) * (2 * C + 2);
-#else
-                    double *xn = x + at * (2 * C + 2); /* one cut's values together */
-#endif
                     for (Py_ssize_t k = 0; k < C; k++) {
                         xn[k] = below[k] > 0 ? (double)below[k] : 1.0;
                         xn[C + 1 + k] = above[k] > 0 ? (double)above[k] : 1.0;
@@ -285,10 +387,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
-#ifdef SCAN_INFO
-                    if (at % blk == blk - 1 && INFO_BLOCK(logf, xo, lgo, x, lgv, C, blk, info + at + 1 - blk) < 0)
-                        goto done;
-#endif
+#ifndef SCAN_INFO
                     if (keep && at == cap - 1) {
                         /* The window is full: where the next one starts. */
                         st[0] = (double)i;
@@ -302,18 +401,25 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                         if (resume)
                             break; /* the first call walks on: it counts every cut */
                     }
+#endif
                 }
             }
 #undef COPY_OUT
+#undef COUNT_CUT
         }
 #ifdef SCAN_INFO
-        if (n % blk && INFO_BLOCK(logf, xo, lgo, x, lgv, C, n % blk, info + n - n % blk) < 0)
+        if (e_n && PICK_BLOCK(logf, xo, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,
+                              out_best, out_pen, out_low) < 0)
             goto done;
+#undef ROOM
 #endif
         result = PyLong_FromSsize_t(n);
     }
 done:
 #ifdef SCAN_INFO
+    PyMem_Free(bk); /* (bi with it) */
+    PyMem_Free(bl); /* (bc with it) */
+    PyMem_Free(pst.tm);
     if (got_blk > 1)
         PyBuffer_Release(&lb);
     if (got_blk > 0)
