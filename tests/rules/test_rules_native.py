@@ -23,7 +23,7 @@ import numpy.typing as npt
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.rules import paths, subsets
+from treegen.rules import paths, pathtests, subsets
 from treegen.rules.constants import FAIL_LEVELS
 from treegen.rules.core import Condition
 from treegen.rules.file import ruleset_to_json
@@ -171,12 +171,12 @@ def test_sort_kept_equals_python(seed: int) -> None:
         kind = int(rng.integers(1, 4))
         if kind == 1:
             cond = Condition(a, "=", value=int(rng.integers(0, 3)))
-            path.append(paths.PathTest(cond, 1, 0.0, node))
+            path.append(pathtests.PathTest(cond, 1, 0.0, node))
         elif kind == 2:
             t = float(rng.choice([0.0, -0.0, 1.5, 2.5, -3.0]))
-            path.append(paths.PathTest(Condition(a, "<=", threshold=t), 2, t, node))
+            path.append(pathtests.PathTest(Condition(a, "<=", threshold=t), 2, t, node))
         else:
-            path.append(paths.PathTest(Condition(a, "in", values=(0, 2)), 3, 0.0, node))
+            path.append(pathtests.PathTest(Condition(a, "in", values=(0, 2)), 3, 0.0, node))
     alive = (rng.random(k) < rng.uniform(0.2, 1.0)).astype(np.uint8)
     kept = np.flatnonzero(alive).tolist()
     expected = paths._sorted(tuple(path), kept)

@@ -14,7 +14,8 @@ import pytest
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Leaf, Model, NominalTest
 from treegen.rules.core import CaseColumns, Condition, Rule, satisfied
-from treegen.rules.paths import PathTest, _prune, _same_rule, _sorted, candidates
+from treegen.rules.paths import _prune, _sorted, candidates
+from treegen.rules.pathtests import PathTest, _same_rule
 from treegen.trainer.stats import ErrorBound, to_f32
 
 BOUND = ErrorBound(0.25, "c45")

@@ -10,7 +10,7 @@ import pytest
 from tests.rules.test_rules_native import _mixed
 from treegen.model.constants import KIND_SUBSET
 from treegen.model.core import Leaf
-from treegen.rules import paths
+from treegen.rules import paths, pathtests
 from treegen.rules.core import Rule, covers
 from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
@@ -32,7 +32,7 @@ def test_leaf_order_groups_each_leafs_cases(subsets: bool) -> None:
     place = np.empty(ds.n_rows, dtype=np.intp)
     place[order] = np.arange(ds.n_rows)
     runs = 0
-    for leaf, path in paths.leaf_tests(tree):
+    for leaf, path in pathtests.leaf_tests(tree):
         if not isinstance(tree.nodes[leaf], Leaf) or not path:
             continue
         rows = np.flatnonzero(covers(_rule(path), ds.X))
@@ -44,7 +44,7 @@ def test_leaf_order_groups_each_leafs_cases(subsets: bool) -> None:
     assert runs > 20
 
 
-def _rule(path: tuple[paths.PathTest, ...]) -> Rule:
+def _rule(path: tuple[pathtests.PathTest, ...]) -> Rule:
     return Rule(1, tuple(t.cond for t in path), 0, 0.0)
 
 
