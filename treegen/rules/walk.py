@@ -27,7 +27,7 @@ from treegen.rules.shape import TreeShape
 from treegen.trainer.stats import ErrorBound
 
 # Release 8's test kinds by node kind, in the order its condition sort ranks them (a
-# PathTest's rank, treegen.rules.paths).
+# PathTest's rank, treegen.rules.pathtests).
 RANK = {KIND_NOMINAL: 1, KIND_CONTINUOUS: 2, KIND_SUBSET: 3}
 
 
