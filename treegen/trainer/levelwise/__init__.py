@@ -4,7 +4,8 @@
 node waiting to grow, a bucket of them, their scores), :mod:`~.score`
 scores continuous and nominal attributes for a bucket of nodes (with the C
 accelerator where it is built), :mod:`~.partition` hands each child its
-cases and sorted arrays, :mod:`~.rowvalues` holds the values row by row below the
+cases and sorted arrays (:mod:`~.routing` writing the tests and routing the cases to
+their branches first), :mod:`~.rowvalues` holds the values row by row below the
 root, and :mod:`~.flat` stores the growing tree as arrays
 (:class:`~.flat.FlatTree`) and collapses it.  Same tree as
 :mod:`treegen.trainer.reference`, bit for bit.
