@@ -1,7 +1,7 @@
 """The narrow training layout gives the same trees (issue 36's memory).
 
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
-placed through the presorted rows (``Context.cuts_below``, above
+placed through the presorted rows (``thresholds.cuts_below``, above
 ``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
 (``score.WINDOW``), growth's paths for large buckets (``grow.LARGE_TASK``) and the
 pruner spending the context's data.  Here they are
@@ -31,6 +31,7 @@ from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
 from treegen.trainer.tables import build_context
+from treegen.trainer.thresholds import cuts_below, cuts_by_scan
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
 
@@ -102,13 +103,13 @@ def test_cuts_below_equals_the_distinct_values(
         mids = (d[:-1].astype(np.float64) + d[1:]) / 2
         bars = np.concatenate([d, mids.astype(np.float32), d[1:] - np.float32(1e-3)])
         bars = bars[bars >= d[0]]
-        got = ctx.cuts_below(a, bars)
-        want = ref.cuts_below(a, bars)
+        got = cuts_below(ctx, a, bars)
+        want = cuts_below(ref, a, bars)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
         # Growth's scan of the column at its end (place_thresholds), bars in any order.
-        scanned = ctx.cuts_by_scan(a, bars[::-1])[::-1]
+        scanned = cuts_by_scan(ctx, a, bars[::-1])[::-1]
         assert np.array_equal(scanned.view(np.uint32), want.view(np.uint32))
-    assert not np.signbit(ctx.cuts_below(0, np.asarray([0.0])))[0]
+    assert not np.signbit(cuts_below(ctx, 0, np.asarray([0.0])))[0]
 
 
 @needs_native

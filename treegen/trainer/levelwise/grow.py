@@ -50,6 +50,7 @@ from treegen.trainer.splits import (
     score_nominal,
 )
 from treegen.trainer.subsets import best_subsets_j48
+from treegen.trainer.thresholds import cuts_by_scan
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -170,7 +171,7 @@ def place_thresholds(ctx: Context, tree: FlatTree) -> None:
     """The c45 thresholds the partition left at their midpoints (the attributes
     without distinct values: more than ``DISTINCT_MAX_ROWS`` rows), each the largest
     training value not above it, for all the tree's tests of an attribute in one scan
-    of its column (:meth:`Context.cuts_by_scan`)."""
+    of its column (:func:`~treegen.trainer.thresholds.cuts_by_scan`)."""
     if ctx.j48:
         return
     n = tree.n
@@ -180,7 +181,7 @@ def place_thresholds(ctx: Context, tree: FlatTree) -> None:
             continue
         sel = np.flatnonzero(cont & (tree.attribute[:n] == a))
         if sel.size:
-            tree.threshold[sel] = ctx.cuts_by_scan(a, tree.threshold[sel])
+            tree.threshold[sel] = cuts_by_scan(ctx, a, tree.threshold[sel])
 
 
 def _buckets(ctx: Context, tasks: list[Task]) -> list[list[Task]]:

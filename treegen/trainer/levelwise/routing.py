@@ -22,6 +22,7 @@ from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.levelwise.rowvalues import value_table
 from treegen.trainer.route import routing_cuts, subset_table
 from treegen.trainer.subsets import is_grouping
+from treegen.trainer.thresholds import cut_for, cuts_below
 
 
 def write_tests(
@@ -49,7 +50,7 @@ def write_tests(
     if ctx.j48:
         for b in split[is_cont].tolist():
             a = int(chosen[b])
-            thr[b] = ctx.cut_for(a, float(scores.bar[b, a]))
+            thr[b] = cut_for(ctx, a, float(scores.bar[b, a]))
     if scores.subsets:
         for b in split[~is_cont].tolist():
             a = int(chosen[b])
@@ -60,13 +61,13 @@ def write_tests(
                 forks[b] = len(sub.subsets)
                 subset_tasks.append(b)
     if not ctx.j48:
-        # ctx.cut_for, one binary search per attribute for all its cuts.
+        # cut_for, one binary search per attribute for all its cuts.
         cont = split[kind[split] == KIND_CONTINUOUS]
         # (sorted(set()), not np.unique: that imports numpy.ma, 0.02-0.05 s per run)
         for a in sorted(set(chosen[cont].tolist())):
             tb = cont[chosen[cont] == a]
             if a in ctx.distinct:
-                thr[tb] = ctx.cuts_below(a, scores.bar[tb, a])  # float32 midpoints: exact
+                thr[tb] = cuts_below(ctx, a, scores.bar[tb, a])  # float32 midpoints: exact
             else:
                 # The midpoint itself until growth ends (place_thresholds): no training
                 # value lies above the threshold and not above the midpoint, so the

@@ -38,6 +38,7 @@ from treegen.trainer.subsets import (
     is_grouping,
     leaking_attribute,
 )
+from treegen.trainer.thresholds import cut_for
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -184,7 +185,7 @@ def form_tree(
         node.kind = "continuous"
         bar = scores[att].bar
         assert bar is not None  # a continuous attribute's score has its cut
-        node.threshold = ctx.cut_for(att, bar)
+        node.threshold = cut_for(ctx, att, bar)
         forks = 2
     elif is_grouping(ctx, scores[att].subsets, ctx.n_values[att]):
         node.kind = "subset"
