@@ -3,7 +3,7 @@
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
 placed through the presorted rows (``thresholds.cuts_below``, above
 ``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
-(``score.WINDOW``), growth's paths for large buckets (``grow.LARGE_TASK``) and the
+(``score.WINDOW``), growth's paths for large buckets (``evaluate.LARGE_TASK``) and the
 pruner spending the context's data.  Here they are
 forced on small sets and held to the default path's trees, node for node.  So are
 the layout's other pieces: what the C pruner lets go, nominal codes made in blocks,
@@ -26,7 +26,7 @@ from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
-from treegen.trainer.levelwise import bucket, children, grow, score
+from treegen.trainer.levelwise import bucket, children, evaluate, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
@@ -188,9 +188,9 @@ def test_windows_of_a_large_task_share_a_scratch(
     want = train(ds, TrainOptions(), case_order="rows").nodes
     for window in (1, 7):
         with monkeypatch.context() as m:
-            m.setattr(grow, "LARGE_TASK", 1)
+            m.setattr(evaluate, "LARGE_TASK", 1)
             m.setattr(score, "WINDOW", window)
-            m.setattr(grow, "scan_scratch", counted)
+            m.setattr(evaluate, "scan_scratch", counted)
             m.setattr(score, "scan_scratch", counted)
             m.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
             assert train(ds, TrainOptions(), case_order="rows").nodes == want
@@ -247,7 +247,7 @@ def test_large_bucket_paths(index: int, monkeypatch: pytest.MonkeyPatch) -> None
     parent's: the same trees."""
     ds = _sets()[index]
     calls: list[int] = []
-    real = grow._score_large_task
+    real = evaluate._score_large_task
 
     def counted(*args: object) -> None:
         calls.append(1)
@@ -256,8 +256,8 @@ def test_large_bucket_paths(index: int, monkeypatch: pytest.MonkeyPatch) -> None
     for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(flavor="j48")):
         want = train(ds, opts, case_order="rows").nodes
         with monkeypatch.context() as m:
-            m.setattr(grow, "LARGE_TASK", 1)
-            m.setattr(grow, "_score_large_task", counted)
+            m.setattr(evaluate, "LARGE_TASK", 1)
+            m.setattr(evaluate, "_score_large_task", counted)
             m.setattr(children, "TRIM_ENTRIES", 1)
             m.setattr(bucket, "ALONE_MIN", 1)
             assert train(ds, opts, case_order="rows").nodes == want

@@ -23,7 +23,7 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.constants import MAX_CLASSES
 from treegen.trainer.levelwise import partition as part_mod
-from treegen.trainer.levelwise.grow import padded_rows
+from treegen.trainer.levelwise.evaluate import padded_rows
 from treegen.trainer.levelwise.score import eval_continuous_flat
 from treegen.trainer.splits import eval_continuous, score_nominal, score_outcomes
 from treegen.trainer.tables import build_context
