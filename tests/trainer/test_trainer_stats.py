@@ -45,7 +45,7 @@ def test_total_info_is_unnormalised_entropy() -> None:
 
 
 def test_golf_outlook_gain_split_info_and_ratio() -> None:
-    from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.nominal import eval_nominal
 
     ds = _golf()
     from treegen.trainer.tables import build_context
@@ -65,7 +65,7 @@ def test_golf_outlook_gain_split_info_and_ratio() -> None:
 
 
 def test_unknown_values_scale_gain_and_add_an_outcome_to_split_info() -> None:
-    from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.nominal import eval_nominal
     from treegen.trainer.tables import build_context
 
     ds = _golf()

@@ -19,14 +19,9 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores
 from treegen.trainer.levelwise.rowvalues import value_table
 from treegen.trainer.levelwise.score import eval_continuous_flat, scan_scratch
+from treegen.trainer.nominal import nominal_freq, score_nominal
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.splits import (
-    CHUNK,
-    ContScores,
-    eval_continuous,
-    nominal_freq,
-    score_nominal,
-)
+from treegen.trainer.splits import CHUNK, ContScores, eval_continuous
 from treegen.trainer.subsets import best_subsets_j48
 
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest

@@ -27,10 +27,11 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
+from treegen.trainer.nominal import eval_nominal, nominal_freq
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import gain_ratio, select, stays_leaf
-from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
+from treegen.trainer.splits import Score, eval_continuous
 from treegen.trainer.subsets import (
     LEAKED_MINOBJS,
     best_subsets_j48,
