@@ -183,7 +183,7 @@ class Context:
         """Each continuous attribute's known rows by value (:attr:`sorted_flat`), and for
         j48 its distinct values: what growth reads besides the values.  Separate from
         building the context so that a caller can let the data go in between
-        (:func:`treegen.trainer.fit.prepare`); idempotent."""
+        (:func:`treegen.trainer.prepare.prepare`); idempotent."""
         if self.sorted_done:
             return
         n = self.n_rows
