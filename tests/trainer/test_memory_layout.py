@@ -26,7 +26,7 @@ from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
-from treegen.trainer.levelwise import bucket, children, evaluate, grow, score
+from treegen.trainer.levelwise import bucket, children, cutpick, evaluate, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
@@ -148,7 +148,7 @@ def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     windows = 0
     scan_chunks = score._scan_chunks
 
-    def counting(*args: Any, **kwargs: Any) -> Iterator[score.Chunk]:
+    def counting(*args: Any, **kwargs: Any) -> Iterator[cutpick.Chunk]:
         nonlocal windows
         for ch in scan_chunks(*args, **kwargs):
             windows += not ch.last
