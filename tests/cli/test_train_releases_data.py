@@ -1,7 +1,7 @@
 """``treegen --quiet train`` lets the data go once the trainer has its context (issue 36).
 
 Nothing reads the Dataset after training when the command prints nothing, so the quiet
-path trains through :func:`treegen.trainer.fit.prepare` and
+path trains through :func:`treegen.trainer.prepare.prepare` and
 :func:`~treegen.trainer.fit.grow_prepared` without holding it (its float64 matrix was
 160 MB of the peak at 1M rows): the same model file as the summary path, which keeps
 the data for the training errors.
@@ -18,7 +18,8 @@ from treegen.cli import train as cli_train
 from treegen.data.dataset import Dataset
 from treegen.data.readers import read_dataset
 from treegen.trainer import TrainOptions, train
-from treegen.trainer.fit import grow_prepared, prepare
+from treegen.trainer.fit import grow_prepared
+from treegen.trainer.prepare import prepare
 
 from support.cli import run_cli
 

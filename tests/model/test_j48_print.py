@@ -13,7 +13,7 @@ threshold really is the data value 0.833335.  ``setSplitPoint`` scans every
 training value in row order and replaces its running value only by one
 *more than 1e-6 above it* (``Utils.gr``); 0.833336 - 0.833335 is
 9.99999999918e-07 in double, so 0.833335, met first in the file, stays
-(treegen.trainer.context.Context._weka_split_point).
+(treegen.trainer.thresholds._weka_split_point).
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ from treegen.rules.generate import generalise, generate, unpruned_options
 from treegen.rules.grown import GrownNodes, GrownTree, context_values, shape_of
 from treegen.rules.shape import of_nodes
 from treegen.trainer import train
-from treegen.trainer.fit import grow_unpruned, prepare
+from treegen.trainer.fit import grow_unpruned
 from treegen.trainer.levelwise import flat
+from treegen.trainer.prepare import prepare
 
 
 def _known(seed: int, n: int) -> Dataset:

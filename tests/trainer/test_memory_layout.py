@@ -1,9 +1,9 @@
 """The narrow training layout gives the same trees (issue 36's memory).
 
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
-placed through the presorted rows (``Context.cuts_below``, above
+placed through the presorted rows (``thresholds.cuts_below``, above
 ``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
-(``score.WINDOW``), growth's paths for large buckets (``grow.LARGE_TASK``) and the
+(``score.WINDOW``), growth's paths for large buckets (``evaluate.LARGE_TASK``) and the
 pruner spending the context's data.  Here they are
 forced on small sets and held to the default path's trees, node for node.  So are
 the layout's other pieces: what the C pruner lets go, nominal codes made in blocks,
@@ -26,11 +26,12 @@ from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
-from treegen.trainer.levelwise import bucket, children, grow, score
+from treegen.trainer.levelwise import bucket, children, cutpick, evaluate, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
 from treegen.trainer.tables import build_context
+from treegen.trainer.thresholds import cuts_below, cuts_by_scan
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="C accelerator not built")
 
@@ -102,13 +103,13 @@ def test_cuts_below_equals_the_distinct_values(
         mids = (d[:-1].astype(np.float64) + d[1:]) / 2
         bars = np.concatenate([d, mids.astype(np.float32), d[1:] - np.float32(1e-3)])
         bars = bars[bars >= d[0]]
-        got = ctx.cuts_below(a, bars)
-        want = ref.cuts_below(a, bars)
+        got = cuts_below(ctx, a, bars)
+        want = cuts_below(ref, a, bars)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
         # Growth's scan of the column at its end (place_thresholds), bars in any order.
-        scanned = ctx.cuts_by_scan(a, bars[::-1])[::-1]
+        scanned = cuts_by_scan(ctx, a, bars[::-1])[::-1]
         assert np.array_equal(scanned.view(np.uint32), want.view(np.uint32))
-    assert not np.signbit(ctx.cuts_below(0, np.asarray([0.0])))[0]
+    assert not np.signbit(cuts_below(ctx, 0, np.asarray([0.0])))[0]
 
 
 @needs_native
@@ -147,7 +148,7 @@ def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     windows = 0
     scan_chunks = score._scan_chunks
 
-    def counting(*args: Any, **kwargs: Any) -> Iterator[score.Chunk]:
+    def counting(*args: Any, **kwargs: Any) -> Iterator[cutpick.Chunk]:
         nonlocal windows
         for ch in scan_chunks(*args, **kwargs):
             windows += not ch.last
@@ -187,9 +188,9 @@ def test_windows_of_a_large_task_share_a_scratch(
     want = train(ds, TrainOptions(), case_order="rows").nodes
     for window in (1, 7):
         with monkeypatch.context() as m:
-            m.setattr(grow, "LARGE_TASK", 1)
+            m.setattr(evaluate, "LARGE_TASK", 1)
             m.setattr(score, "WINDOW", window)
-            m.setattr(grow, "scan_scratch", counted)
+            m.setattr(evaluate, "scan_scratch", counted)
             m.setattr(score, "scan_scratch", counted)
             m.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
             assert train(ds, TrainOptions(), case_order="rows").nodes == want
@@ -246,7 +247,7 @@ def test_large_bucket_paths(index: int, monkeypatch: pytest.MonkeyPatch) -> None
     parent's: the same trees."""
     ds = _sets()[index]
     calls: list[int] = []
-    real = grow._score_large_task
+    real = evaluate._score_large_task
 
     def counted(*args: object) -> None:
         calls.append(1)
@@ -255,8 +256,8 @@ def test_large_bucket_paths(index: int, monkeypatch: pytest.MonkeyPatch) -> None
     for opts in (TrainOptions(), TrainOptions(prune=False), TrainOptions(flavor="j48")):
         want = train(ds, opts, case_order="rows").nodes
         with monkeypatch.context() as m:
-            m.setattr(grow, "LARGE_TASK", 1)
-            m.setattr(grow, "_score_large_task", counted)
+            m.setattr(evaluate, "LARGE_TASK", 1)
+            m.setattr(evaluate, "_score_large_task", counted)
             m.setattr(children, "TRIM_ENTRIES", 1)
             m.setattr(bucket, "ALONE_MIN", 1)
             assert train(ds, opts, case_order="rows").nodes == want

@@ -289,7 +289,7 @@ def _play_tennis() -> Dataset:
 
 def test_id3_on_the_seeds_play_tennis_example() -> None:
     """Root gains as the seeds print them (0.940 - 0.694 = 0.246, ...), then their tree."""
-    from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.nominal import eval_nominal
     from treegen.trainer.tables import build_context
 
     ds = _play_tennis()

@@ -21,6 +21,7 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.levelwise import children as children_mod
 from treegen.trainer.levelwise import partition as part_mod
+from treegen.trainer.levelwise import routing as routing_mod
 from treegen.trainer.options import Flavor
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
@@ -80,7 +81,7 @@ def shadowed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
         monkeypatch.setattr(module, name, both)
 
-    shadow(part_mod, "_route")
+    shadow(routing_mod, "_route")
     shadow(part_mod, "_branch_sums")
     shadow(part_mod, "_child_cases")
     shadow(children_mod, "children_sorted")

@@ -23,9 +23,10 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.constants import MAX_CLASSES
 from treegen.trainer.levelwise import partition as part_mod
-from treegen.trainer.levelwise.grow import padded_rows
+from treegen.trainer.levelwise.evaluate import padded_rows
 from treegen.trainer.levelwise.score import eval_continuous_flat
-from treegen.trainer.splits import eval_continuous, score_nominal, score_outcomes
+from treegen.trainer.nominal import score_nominal, score_outcomes
+from treegen.trainer.splits import eval_continuous
 from treegen.trainer.tables import build_context
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
@@ -469,7 +470,7 @@ def test_j48_kernels_reject_bad_indices() -> None:
 @pytest.mark.parametrize("j48", [False, True])
 @pytest.mark.parametrize("seed", range(6))
 def test_nominal_scores_equal_numpy(seed: int, j48: bool) -> None:
-    """splits.score_nominal (C) == splits.score_outcomes, NaN gains of all-unknown rows
+    """nominal.score_nominal (C) == nominal.score_outcomes, NaN gains of all-unknown rows
     too; float32 for c45, double for j48 (fractional weights there as boosting makes)."""
     rng = np.random.default_rng([8, seed])
     dt = np.float64 if j48 else np.float32

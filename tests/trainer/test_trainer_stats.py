@@ -45,7 +45,7 @@ def test_total_info_is_unnormalised_entropy() -> None:
 
 
 def test_golf_outlook_gain_split_info_and_ratio() -> None:
-    from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.nominal import eval_nominal
 
     ds = _golf()
     from treegen.trainer.tables import build_context
@@ -65,7 +65,7 @@ def test_golf_outlook_gain_split_info_and_ratio() -> None:
 
 
 def test_unknown_values_scale_gain_and_add_an_outcome_to_split_info() -> None:
-    from treegen.trainer.splits import eval_nominal
+    from treegen.trainer.nominal import eval_nominal
     from treegen.trainer.tables import build_context
 
     ds = _golf()
@@ -102,6 +102,7 @@ def test_continuous_cut_is_penalised_and_threshold_is_a_data_value() -> None:
     from treegen.data.dataset import Attribute, Dataset, Schema
     from treegen.trainer.splits import Score, eval_continuous
     from treegen.trainer.tables import build_context
+    from treegen.trainer.thresholds import cut_for
 
     # values 1..8, classes AAAABBBB: MinSplit 2, candidate cuts after 2,3,4,5,6 -> Tries 5;
     # best cut 4|5 has gain 1.0, penalised 1 - log2(5)/8 = 0.709760, split info 1.0.
@@ -122,7 +123,7 @@ def test_continuous_cut_is_penalised_and_threshold_is_a_data_value() -> None:
     assert s.gain == pytest.approx(0.709760, abs=F32_TOL)
     assert s.info == pytest.approx(1.0, abs=F32_TOL)
     assert s.bar == 4.5
-    assert ctx.cut_for(0, s.bar) == 4.0
+    assert cut_for(ctx, 0, s.bar) == 4.0
 
 
 def test_interpolated_z() -> None:

@@ -114,7 +114,8 @@ def test_gain_criterion_grows_a_different_tree() -> None:
     by_gain = train(ds, TrainOptions(prune=False, criterion="gain"))
     assert by_gain.nodes != by_ratio.nodes
     # Plain gain favours many-valued attributes: the root test is the one of largest gain.
-    from treegen.trainer.splits import eval_continuous, eval_nominal
+    from treegen.trainer.nominal import eval_nominal
+    from treegen.trainer.splits import eval_continuous
     from treegen.trainer.tables import build_context
 
     ctx = build_context(ds, 2, j48=False)

@@ -34,9 +34,10 @@ def run_rules(args: argparse.Namespace) -> int:
     from treegen.rules.generate import generalise, select, unpruned_options
     from treegen.rules.grown import GrownTree, context_values
     from treegen.rules.show import format_cover_evaluation, format_rules
-    from treegen.trainer.fit import grow_unpruned, prepare
+    from treegen.trainer.fit import grow_unpruned
     from treegen.trainer.heap import release_freed_memory
     from treegen.trainer.levelwise.flat import FlatTree
+    from treegen.trainer.prepare import prepare
 
     with progress_line(args) as progress:
         ds = read_data(args, args.data, float32=True, progress=progress)

@@ -30,7 +30,7 @@ from treegen.data.dataset import Dataset
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import model_to_json
 from treegen.trainer import train
-from treegen.trainer.fit import grow_prepared, prepare
+from treegen.trainer.fit import grow_prepared
 from treegen.trainer.heap import (
     KEEP_BYTES,
     KEEP_ROWS,
@@ -40,6 +40,7 @@ from treegen.trainer.heap import (
     freed_blocks_kept,
     map_large_blocks,
 )
+from treegen.trainer.prepare import prepare
 
 # Imported where used, not here: the kinds' registry (it loads codegen's export
 # options), the committees and evaluation are not needed by a plain

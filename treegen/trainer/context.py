@@ -25,7 +25,6 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.trainer import native
-from treegen.trainer.constants import J48_TOL
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.stats import to_f32
 
@@ -33,16 +32,20 @@ IntArray = npt.NDArray[np.intp]
 FloatArray = npt.NDArray[np.floating]
 
 SAMPLE = 64
-"""Rows per block of a continuous attribute's presorted rows in :meth:`Context.cuts_below`."""
+"""Rows per block of a continuous attribute's presorted rows in
+:func:`~treegen.trainer.thresholds.cuts_below`."""
 
 DISTINCT_MAX_ROWS = 1 << 18
 """Up to this many rows the c45 flavour keeps each continuous attribute's distinct values
 too (up to 4 bytes a row and attribute), which place thresholds in one binary search; on
-more rows the thresholds are found through the presorted rows (:meth:`Context.cuts_below`),
-a few numpy calls more per bucket and attribute but no array of the values."""
+more rows the thresholds are found through the presorted rows
+(:func:`~treegen.trainer.thresholds.cuts_below`), a few numpy calls more per bucket and
+attribute but no array of the values."""
 
 CODE_BLOCK = 1 << 16
-"""Rows of a nominal column coded at a time by :func:`~treegen.trainer.tables.build_context`."""
+"""Rows of a nominal column coded at a time by :func:`~treegen.trainer.tables.build_context`
+(and of a column scanned at a time by :func:`~treegen.trainer.thresholds.cuts_by_scan`'s
+numpy path)."""
 
 MANY_VALUES = 0.3
 """The many-valued rule's share: a nominal attribute with at least this many declared
@@ -180,7 +183,7 @@ class Context:
         """Each continuous attribute's known rows by value (:attr:`sorted_flat`), and for
         j48 its distinct values: what growth reads besides the values.  Separate from
         building the context so that a caller can let the data go in between
-        (:func:`treegen.trainer.fit.prepare`); idempotent."""
+        (:func:`treegen.trainer.prepare.prepare`); idempotent."""
         if self.sorted_done:
             return
         n = self.n_rows
@@ -233,100 +236,6 @@ class Context:
             sorted_flat.resize(at, refcheck=False)  # the unknown values' tail, given back in place
         self.sorted_flat, self.presorted_len, self.samples = sorted_flat, presorted_len, samples
         self.sorted_done = True
-
-    def cuts_below(self, att: int, bars: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
-        """For each of ``bars`` (c45: float32 midpoints), the largest training value of
-        ``att`` not above it, as :meth:`cut_for` gives it: the first of its equal values
-        in value order (0.0 and -0.0 are equal; the first met, by row, is the one).
-
-        Found through the presorted rows: the blocks of :data:`SAMPLE` rows from their
-        first values, then within one block, in a few numpy calls for all bars."""
-        d = self.distinct.get(att)
-        if d is not None:
-            key = np.asarray(bars).astype(d.dtype)
-            i = np.searchsorted(d, key, side="right") - 1
-            assert (i >= 0).all(), "midpoint lies above a training value by construction"
-            return d[i]
-        j = self.cont_pos[att]
-        col = self.cvals[j]
-        start = int(self.presorted_len[:j].sum())
-        srt = self.sorted_flat[start : start + int(self.presorted_len[j])]
-        sample = self.samples[j]
-        key = np.asarray(bars).astype(col.dtype)
-        if native.cscan is not None and col.dtype == np.float32:
-            # The same search in C, by bisection (this is called once a bucket with a
-            # few midpoints, where numpy's calls cost more than their work).
-            out = np.empty(key.size, dtype=np.float32)
-            native.cscan.cuts_below(
-                np.ascontiguousarray(col),
-                col.size,
-                np.ascontiguousarray(srt),
-                np.ascontiguousarray(sample),
-                SAMPLE,
-                key,
-                out,
-            )
-            return out
-        # The last value not above key: in the last block whose first value is not.
-        b = np.searchsorted(sample, key, side="right") - 1
-        assert (b >= 0).all(), "midpoint lies above a training value by construction"
-        i = b * SAMPLE + np.count_nonzero(self._block(col, srt, b) <= key[:, None], axis=1) - 1
-        val: npt.NDArray[np.floating] = col[srt[i]]
-        # The first of its equal values, which differs from val only for a zero (0.0
-        # and -0.0): in the block before the first whose first value is not below it
-        # (or at the very start).
-        zero = np.flatnonzero(val == 0)
-        if zero.size == 0:
-            return val
-        b2 = np.searchsorted(sample, val[zero], side="left") - 1
-        first = np.where(
-            b2 < 0,
-            0,
-            np.maximum(b2, 0) * SAMPLE
-            + np.count_nonzero(
-                self._block(col, srt, np.maximum(b2, 0)) < val[zero][:, None], axis=1
-            ),
-        )
-        val[zero] = col[srt[first]]
-        return val
-
-    def cuts_by_scan(self, att: int, bars: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
-        """:meth:`cuts_below` for many ``bars`` at once (c45: float32 midpoints) without
-        the presorted rows: one pass over the column, :data:`CODE_BLOCK` rows at a
-        time, each value kept as the largest below the first bar not under it; then
-        the largest so far, bar after bar.  A zero is the column's first by row (0.0
-        or -0.0), as :meth:`cuts_below` gives it."""
-        col = self.value_col(att)[: self.n_rows]
-        want = np.asarray(bars).astype(col.dtype)
-        key = np.unique(want)  # ascending; a known value v counts for the bars >= v
-        best = np.full(key.size + 1, -np.inf, dtype=col.dtype)
-        if native.cscan is not None and col.dtype == np.float32 and key.size:
-            # The same maxima in C (numpy's searchsorted of a million values into a
-            # few thousand bars took 0.09 s an attribute at 1M rows).
-            native.cscan.cuts_by_scan(np.ascontiguousarray(col), key, best[:-1])
-        else:
-            for lo in range(0, col.size, CODE_BLOCK):
-                vals = col[lo : lo + CODE_BLOCK]
-                # NaN (unknown) sorts after every bar: it lands in the spare last slot.
-                with np.errstate(invalid="ignore"):
-                    np.maximum.at(best, np.searchsorted(key, vals, side="left"), vals)
-        below = np.maximum.accumulate(best[:-1])
-        out: npt.NDArray[np.floating] = below[np.searchsorted(key, want, side="left")]
-        assert (out > -np.inf).all(), "midpoint lies above a training value by construction"
-        zero = out == 0
-        if zero.any():
-            out[zero] = col[int(np.flatnonzero(col == 0)[0])]
-        return out
-
-    @staticmethod
-    def _block(
-        col: npt.NDArray[np.floating], srt: npt.NDArray[np.int32], b: IntArray
-    ) -> npt.NDArray[np.floating]:
-        """The values of blocks ``b`` of ``srt`` (one row each), padded with +inf."""
-        pos = b[:, None] * SAMPLE + np.arange(SAMPLE)[None, :]
-        inside = pos < srt.size
-        vals = col[srt[np.minimum(pos, max(srt.size - 1, 0))]]
-        return np.where(inside, vals, col.dtype.type(np.inf))
 
     @property
     def unit_weights(self) -> bool:
@@ -388,7 +297,7 @@ class Context:
     def drop_presorted(self) -> None:
         """Let the presorted rows go (40 MB at 1M rows): level-wise growth reads them
         only for the root's sorted arrays once its thresholds are placed by
-        :meth:`cuts_by_scan`; :meth:`presort` makes them again."""
+        :func:`~treegen.trainer.thresholds.cuts_by_scan`; :meth:`presort` makes them again."""
         self.sorted_flat = np.zeros(0, dtype=np.int32)
         self.samples = []
         self.sorted_done = False
@@ -424,51 +333,6 @@ class Context:
         """Value codes (0 unknown, 1..k) of nominal ``att`` for ``rows``."""
         codes: IntArray = self.ncodes[rows, self.nom_pos[att]].astype(np.intp)
         return codes
-
-    def cut_for(self, att: int, bar: float) -> float:
-        """Largest training value of ``att`` not above ``bar`` (section 1.8).
-
-        J48's ``setSplitPoint`` accepts values up to ``bar`` within ``J48_TOL``.
-        """
-        if not self.j48 and att not in self.distinct:
-            return float(self.cuts_below(att, np.asarray([bar]))[0])
-        d = self.distinct[att]
-        limit = bar + J48_TOL if self.j48 else bar
-        # In d's own type: a Python float would make numpy convert all of d
-        # to double on every call.  A c45 midpoint is a float32 value, exact.
-        key = d.dtype.type(limit)
-        assert float(key) == limit or self.j48
-        i = int(np.searchsorted(d, key, side="right")) - 1
-        if self.j48:
-            while i >= 0 and not (float(d[i]) - bar < J48_TOL):
-                i -= 1
-            if i > 0 and float(d[i]) - float(d[i - 1]) <= J48_TOL:
-                return self._weka_split_point(att, bar)
-        assert i >= 0, "midpoint lies above a training value by construction"
-        return float(d[i])
-
-    def _weka_split_point(self, att: int, bar: float) -> float:
-        """J48's ``setSplitPoint`` as written: a scan of the values in file order.
-
-        A value replaces the one kept when it is more than ``J48_TOL`` above
-        it and less than ``J48_TOL`` above ``bar`` (``Utils.gr``,
-        ``Utils.smOrEq``), so among values closer than ``J48_TOL`` the file
-        order decides.  The result lies within ``J48_TOL`` below the largest
-        such value, which ``cut_for`` returns when no other value is that
-        close; it calls this scan only otherwise.
-        """
-        col = self.file_values.get(att)
-        if col is None:
-            col = self.value_col(att)[: self.n_rows]
-        # NaN: not eligible; a difference that overflows (values of opposite signs near
-        # DBL_MAX) is +-inf, as in Java, and compares as it should.
-        with np.errstate(invalid="ignore", over="ignore"):
-            eligible = col[(col.astype(np.float64) - bar) < J48_TOL]
-        cut = -float(np.finfo(np.float64).max)
-        for v in eligible.astype(np.float64).tolist():
-            if v - cut > J48_TOL:
-                cut = v
-        return cut
 
 
 def _stable_order(col: npt.NDArray[np.floating], rows: IntArray) -> IntArray:

@@ -39,7 +39,7 @@ the same model, bit for bit, with or without the accelerator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +56,7 @@ from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, release_freed_m
 from treegen.trainer.levelwise import flat
 from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import CaseOrder, Engine, GrowOptions, TrainOptions
+from treegen.trainer.prepare import Prepared, checked, prepare
 from treegen.trainer.pruning.native import prune_native
 from treegen.trainer.pruning.possible import check_possible_values
 from treegen.trainer.pruning.prune import prune as _prune_tree
@@ -123,7 +124,7 @@ def train(
     """
     opts = opts or TrainOptions()
     if opts.reduced_error:
-        fingerprint = _checked(ds, opts, validation, weights)[1]
+        fingerprint = checked(ds, opts, validation, weights)[1]
         return _train_reduced_error(ds, opts, engine, validation, fingerprint)
     return grow_prepared(
         prepare(ds, opts, validation, weights),
@@ -131,71 +132,6 @@ def train(
         progress=progress,
         case_order=case_order,
     )
-
-
-@dataclass
-class Prepared:
-    """What training reads of a :class:`Dataset`, made by :func:`prepare`: the run's
-    context, and the data's schema, label type and fingerprint.  The Dataset itself (its
-    float64 matrix: 160 MB at 1M rows of 20 attributes) is no longer needed, so a caller
-    that drops it (``treegen --quiet train``) trains without holding it."""
-
-    ctx: Context
-    schema: Schema
-    labels: str
-    fingerprint: str
-    opts: TrainOptions
-    weighted: bool
-    # The values, classes and case weights the j48 flavour's replay of Weka's orders reads,
-    # where it runs (:func:`treegen.trainer.j48order.uses_weka_order`: a few thousand rows
-    # at most, so holding them costs little).
-    weka_order: (
-        tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64] | None] | None
-    ) = None
-
-
-def prepare(
-    ds: Dataset,
-    opts: TrainOptions,
-    validation: Dataset | None = None,
-    weights: npt.NDArray[np.floating] | None = None,
-    *,
-    spend: bool = False,
-) -> Prepared:
-    """:func:`train`'s checks and data for growing on ``ds`` (not for reduced-error
-    pruning, which reads ``ds`` again): :func:`grow_prepared` grows and prunes.
-    ``spend``: the context is built by cutting ``ds``'s matrix short where it can
-    (:func:`build_context`): nothing may read ``ds`` afterwards."""
-    assert not opts.reduced_error
-    weights, fingerprint = _checked(ds, opts, validation, weights)
-    replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
-    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
-        ctx = _context(ds, opts, weights, spend=spend and replay is None)
-    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
-
-
-def _checked(
-    ds: Dataset,
-    opts: TrainOptions,
-    validation: Dataset | None,
-    weights: npt.NDArray[np.floating] | None,
-) -> tuple[npt.NDArray[np.float64] | None, str]:
-    """The checks of :func:`train`'s arguments; the weights (None for all 1) and the
-    data's fingerprint."""
-    opts.validate()
-    if ds.n_rows == 0:
-        raise TrainError("no training cases", file=ds.source)
-    if not ds.classes:
-        raise TrainError("no classes declared", file=ds.source)
-    if validation is not None and not opts.reduced_error:
-        raise TrainError("a validation set is for --prune reduced-error", option="--validation")
-    if weights is not None:
-        weights = _check_weights(ds, weights, opts)
-        if np.all(weights == 1.0):
-            weights = None  # unit weights: the unweighted tree, in its own case order
-    # Hash the data first, before growth allocates its arrays (the hash reads X
-    # in place; Dataset.fingerprint).
-    return weights, ds.fingerprint()
 
 
 def grow_prepared(
@@ -342,40 +278,6 @@ def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
     return tuple(out)
 
 
-def _check_weights(
-    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions
-) -> npt.NDArray[np.float64]:
-    """The case weights as float64, or :class:`TrainError` naming what is wrong."""
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (ds.n_rows,):
-        raise TrainError(f"{w.shape} case weights for {ds.n_rows} rows", file=ds.source)
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise TrainError("case weights must be finite and not negative", file=ds.source)
-    if opts.reduced_error:
-        raise TrainError("reduced-error pruning takes no case weights", option="--prune")
-    if np.any(ds.y < 0):
-        raise TrainError("weighted training needs every row's class", file=ds.source)
-    return w
-
-
-def _context(
-    ds: Dataset,
-    opts: TrainOptions,
-    weights: npt.NDArray[np.float64] | None = None,
-    *,
-    spend: bool = False,
-) -> Context:
-    """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
-    every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
-    then (section 8)."""
-    ctx = build_context(
-        ds, opts.min_cases, opts.flavor == "j48", weights, presort=False, spend=spend
-    )
-    if opts.subsets and not ctx.j48:
-        ctx.multi_val = True
-    return ctx
-
-
 def uses_release8_order(ctx: Context, case_order: CaseOrder = "auto") -> bool:
     """Whether training sums weights in Release 8's case order rather than in row order
     (docs/C45.md section 0): as ``case_order`` says, or by default (``"auto"``) in the
@@ -448,7 +350,7 @@ def _train_reduced_error(
         ctx = build_context(ds, opts.min_cases, j48)
         validated = validation.fingerprint()
     if opts.subsets and not j48:
-        ctx.multi_val = True  # as in _context
+        ctx.multi_val = True  # as in prepare._context
     root = grow(ctx, _grow_options(opts, engine, collapse=False))
     if prune_ds.n_rows:
         reduced_error_prune(build_context(prune_ds, opts.min_cases, j48), root)

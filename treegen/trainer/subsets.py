@@ -42,8 +42,9 @@ import numpy.typing as npt
 from treegen.trainer.constants import EPSILON, GROUPING_MIN_RISE
 from treegen.trainer.context import Context
 from treegen.trainer.groups import Blocks, FloatArray, freq_of, merge, merged_freqs, pairs_of
+from treegen.trainer.nominal import nominal_freq, score_outcomes
 from treegen.trainer.select import worth
-from treegen.trainer.splits import Score, nominal_freq, score_outcomes
+from treegen.trainer.splits import Score
 from treegen.trainer.stats import base_info_many
 
 F32 = np.float32

@@ -1,10 +1,10 @@
 """The records a bucket's partition passes from step to step, and the children's sorted arrays.
 
-treegen.trainer.levelwise.partition splits a bucket in steps; each step's
-result is one of the records here (:class:`Tests`, :class:`Branches`,
-:class:`ChildCases`, :class:`ChildStats`).  :func:`children_sorted` is its
-step 5: the sorted arrays of the children that grow, obtained by
-distributing each parent's sorted arrays in order (the C kernel
+treegen.trainer.levelwise.partition splits a bucket in steps (the first in
+treegen.trainer.levelwise.routing); each step's result is one of the records here
+(:class:`Tests`, :class:`Branches`, :class:`ChildCases`, :class:`ChildStats`).
+:func:`children_sorted` is its step 5: the sorted arrays of the children that grow,
+obtained by distributing each parent's sorted arrays in order (the C kernel
 ``part_sorted``, or a stable sort by child in numpy) instead of sorting the
 children's cases again.
 """

@@ -17,8 +17,8 @@ import numpy.typing as npt
 
 from treegen.trainer.context import Context
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores
+from treegen.trainer.nominal import nominal_freq
 from treegen.trainer.options import GrowOptions
-from treegen.trainer.splits import nominal_freq
 from treegen.trainer.subsets import eval_subset, leaking_attribute
 
 

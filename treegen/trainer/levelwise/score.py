@@ -12,23 +12,23 @@ best cut in one pass, whatever the segment's length: no cut is written out
 (``scan_cont`` and ``best_cuts``, in windows for long segments, remain the path
 without the block, which the tests compare it with).  What stays numpy is the
 per-segment arithmetic the numpy path does the same way
-(:func:`~treegen.trainer.splits.finish_c45` shows the formulas).
+(:func:`~treegen.trainer.splits.finish_c45` shows the formulas), in
+:mod:`~treegen.trainer.levelwise.cutpick` with the segments' and chunks' records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer import native, splits
+from treegen.trainer import native
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
+from treegen.trainer.levelwise.cutpick import Chunk, Pick, Segments, best_c45, best_j48, finish_c45
 from treegen.trainer.splits import ContScores, FloatArray
-from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 
 # Cases scored per C call by ``scan_cont``, about: their scratch arrays (Context.work)
 # are reused from call to call, so they are kept small.
@@ -44,54 +44,6 @@ WINDOW = 1 << 15
 # cuts whose logs numpy takes while it is in cache, then each cut's TotalInfo and
 # penalised gain (128 KB each: in a core's L2 beside the scan's records).
 LOG_BLOCK = 1 << 14
-
-
-@dataclass(frozen=True, slots=True)
-class Segments:
-    """The segments to score: one per (node, continuous attribute), its known cases in order.
-
-    ``rec[p]`` (shape (E, Kc + 2), in the flavour's float type) is case p's
-    record: its values of the Kc continuous attributes, its weight and its
-    class.  Segment r scores attribute ``att[r]`` (a column of ``rec``) on
-    cases ``flat[start[r] : start[r] + length[r]]`` (positions into
-    ``rec``, in value order); ``cases[r]`` is its node's weight,
-    ``unknown[r]`` that of the node's cases with the value unknown and
-    ``known[r]`` the rest.  ``off[r]`` is added to every position of segment r.
-    """
-
-    rec: FloatArray
-    att: IntArray
-    flat: npt.NDArray[np.int32]
-    length: IntArray
-    start: IntArray
-    cases: FloatArray
-    unknown: FloatArray
-    known: FloatArray
-    off: IntArray
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One C scan over segments ``lo``..``hi`` - 1: its ``n`` candidate cuts.
-
-    ``kk``/``ii``: each cut's segment (relative to ``lo``) and position,
-    ``low``: LowItems at it, ``x``: its 2C + 2 log inputs, ``tot``: each
-    segment's known class weights, ``tries``: each segment's number of candidate
-    cuts.  The arrays are scratch (Context.work), valid until the next chunk.  A
-    segment with more than :data:`WINDOW` cuts (c45) comes as several chunks of the
-    same ``lo``/``hi``, one window of its cuts each, the last with ``last`` set.
-    """
-
-    lo: int
-    hi: int
-    n: int
-    kk: IntArray
-    ii: IntArray
-    low: FloatArray
-    x: npt.NDArray[np.float64]
-    tot: FloatArray
-    tries: IntArray
-    last: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +218,7 @@ def eval_continuous_flat(
         ms = np.where(ms - m < J48_TOL, m, np.where(ms - 25 > J48_TOL, 25.0, ms))
         enough = (~(2 * ms - seg_len > J48_TOL)).astype(np.uint8)
         for ch in _scan_chunks(ctx, lib.scan_cont_j48, segs, ms, known, enough):
-            _best_j48(ctx, lib, ch, segs, out)
+            best_j48(ctx, lib, ch, segs, out)
             del ch  # before the next chunk's arrays are made
         return out
     # MinSplit (stats.min_split, vectorised): raised to MINOBJS, capped at 25.
@@ -276,7 +228,7 @@ def eval_continuous_flat(
     enough = (known >= 2 * m).astype(np.uint8)
     # The best cut of every segment, chunk after chunk (window after window), then the
     # chosen cuts' scores in one pass for the bucket: per chunk it was ~25 numpy calls.
-    pick = _Pick(np.zeros(R, np.bool_), np.zeros(R, dt), np.zeros(R, np.intp), np.zeros(R, dt))
+    pick = Pick(np.zeros(R, np.bool_), np.zeros(R, dt), np.zeros(R, np.intp), np.zeros(R, dt))
     with np.errstate(divide="ignore", invalid="ignore"):  # a segment of no weight: no cuts
         frac = (dt(1) - (dt(1) - (known / cs).astype(dt)).astype(dt)).astype(dt)
     block = LogBlock.of(ctx)
@@ -284,21 +236,10 @@ def eval_continuous_flat(
         _scan_best(ctx, segs, ms, lim, enough, frac, block, scratch, pick)
     else:
         for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch):
-            _best_c45(ctx, lib, ch, segs, frac, pick)
+            best_c45(ctx, lib, ch, segs, frac, pick)
             del ch  # before the next chunk's arrays are made
-    _finish_c45(ctx, segs, pick, out)
+    finish_c45(ctx, segs, pick, out)
     return out
-
-
-@dataclass(slots=True)
-class _Pick:
-    """The best cut so far of each segment (over its windows): whether one was found,
-    its penalised gain, its position in the segment and LowItems."""
-
-    found: npt.NDArray[np.bool_]
-    pen: FloatArray
-    ii: IntArray
-    low: FloatArray
 
 
 def _scan_best(
@@ -310,14 +251,14 @@ def _scan_best(
     frac: FloatArray,
     block: LogBlock,
     scratch: npt.NDArray[np.uint8] | None,
-    pick: _Pick,
+    pick: Pick,
 ) -> None:
     """Every segment's best cut into ``pick``, by one ``scan_best`` call (c45).
 
     The C scan counts a segment's cuts, then takes their logs a block at a time and
-    picks as :func:`_best_c45` does (its header row in the block gives the base
-    info's and the cost's logs), so no cut is written out and no segment is scanned
-    in windows.  A long segment's cases are copied out into ``scratch``.
+    picks as :func:`~treegen.trainer.levelwise.cutpick.best_c45` does (its header row
+    in the block gives the base info's and the cost's logs), so no cut is written out
+    and no segment is scanned in windows.  A long segment's cases are copied out into ``scratch``.
     """
     lib = native.cscan
     assert lib is not None
@@ -343,105 +284,3 @@ def _scan_best(
     found = np.flatnonzero(best >= 0)
     pick.found[found] = True
     pick.pen[found], pick.ii[found], pick.low[found] = pen[found], best[found], low[found]
-
-
-def _best_c45(
-    ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, frac: FloatArray, pick: _Pick
-) -> None:
-    """``splits.finish_c45`` for a chunk scanned in C: logs by numpy, the rest in C.
-
-    Only ``np.log`` runs over the candidates in numpy (so the logs are the
-    numpy path's); the per-cut arithmetic and the pick of the first best cut
-    per segment are C (``best_cuts``).  ``frac`` is each segment's 1 - unknown
-    rate.  The chunk's best cuts go into ``pick``; over a segment's windows the
-    first best is kept: a later window's best replaces it only when strictly
-    larger, as ``best_cuts`` compares cut after cut (the penalised gains are never NaN).
-    """
-    dt = ctx.dtype
-    known, cases = segs.known, segs.cases
-    lo, hi = ch.lo, ch.hi
-    kn, cs_ = known[lo:hi], cases[lo:hi]
-    tries = ch.tries
-    base = cut_base_info(ch.tot, kn)
-    cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
-    best = np.empty(hi - lo, dtype=np.intp)
-    pen = np.empty(hi - lo, dtype=dt)
-    # (the arguments after each cut's TotalInfo or log inputs: the same for both)
-    rest = (ch.kk, ch.low[: ch.n], np.ascontiguousarray(kn), base, frac[lo:hi], cost)
-    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
-    lib.best_cuts(ch.x, lg, ctx.n_classes, ch.n, *rest, ctx.min_cases, best, pen)
-    take = (best >= 0) & (~pick.found[lo:hi] | (pen > pick.pen[lo:hi]))
-    j = best[take]
-    r = lo + np.flatnonzero(take)
-    pick.found[r] = True
-    pick.pen[r], pick.ii[r], pick.low[r] = pen[take], ch.ii[j], ch.low[j]
-
-
-def _finish_c45(ctx: Context, segs: Segments, pick: _Pick, out: ContScores) -> None:
-    """The chosen cuts of all segments into ``out``: gain, split info (numpy) and the
-    threshold's midpoint."""
-    dt = ctx.dtype
-    vals, flat = segs.rec, segs.flat
-    pen = pick.pen
-    seg = np.flatnonzero(pick.found & (pen > 0))
-    if seg.size == 0:
-        return
-    at = segs.start[seg] + pick.ii[seg]
-    a = segs.att[seg]
-    o = segs.off[seg]
-    lo32, hi32 = vals[flat[at] + o, a], vals[flat[at + 1] + o, a]
-    vf1 = pick.low[seg]
-    vf2 = (segs.known[seg] - vf1).astype(dt)
-    out.gain[seg] = pen[seg]
-    out.info[seg] = (total_info([segs.unknown[seg], vf1, vf2], dt) / segs.cases[seg]).astype(dt)
-    out.bar[seg] = splits.cut_midpoint(lo32, hi32, dt)
-    out.ok[seg] = True
-
-
-def _best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: ContScores) -> None:
-    """The j48 branch of ``splits._eval_cont_chunk`` for a chunk scanned in C.
-
-    ``best_cuts_j48`` computes the gains (numpy's logs) and J48's pick; the
-    MDL penalty, the ``J48_TOL`` test, the midpoint and the split info
-    follow in numpy, as there.
-    """
-    vals, flat, seg_start, att = segs.rec, segs.flat, segs.start, segs.att
-    known, cases, unk = segs.known, segs.cases, segs.unknown
-    lo, hi = ch.lo, ch.hi
-    kn, cs_ = known[lo:hi], cases[lo:hi]
-    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
-    best = np.empty(hi - lo, dtype=np.intp)
-    bgain = np.empty(hi - lo)
-    assert ch.last, "j48 scans whole segments"
-    frac = 1.0 - (1.0 - kn / cs_)  # 1 - UnknownRate, rounded as numpy computes it
-    lib.best_cuts_j48(
-        ch.x,
-        lg,
-        ctx.n_classes,
-        ch.n,
-        ch.kk,
-        ch.low[: ch.n],
-        np.ascontiguousarray(kn),
-        base_info_many(ch.tot, kn, np.float64).astype(np.float64),
-        frac,
-        ctx.min_cases,
-        best,
-        bgain,
-    )
-    tries = ch.tries
-    seg = np.flatnonzero(best >= 0)
-    # J48: the MDL penalty, then a cut must still gain at least J48_TOL.
-    pen = bgain[seg] - log2_c45(tries[seg].astype(np.float64)) / cs_[seg]
-    seg, pen = seg[pen >= J48_TOL], pen[pen >= J48_TOL]
-    if seg.size == 0:
-        return
-    j = best[seg]
-    at = seg_start[lo + seg] + ch.ii[j]
-    a = att[lo + seg]
-    o = segs.off[lo + seg]
-    lo_v, hi_v = vals[flat[at] + o, a], vals[flat[at + 1] + o, a]
-    vf1 = ch.low[j]
-    r = lo + seg
-    out.gain[r], out.ok[r] = pen, True
-    out.bar[r] = splits.cut_midpoint(lo_v, hi_v, np.float64)
-    out.info[r] = total_info([unk[r], vf1, kn[seg] - vf1], np.float64) / cases[r]

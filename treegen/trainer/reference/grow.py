@@ -27,10 +27,11 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
+from treegen.trainer.nominal import eval_nominal, nominal_freq
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.route import branch_of
 from treegen.trainer.select import gain_ratio, select, stays_leaf
-from treegen.trainer.splits import Score, eval_continuous, eval_nominal, nominal_freq
+from treegen.trainer.splits import Score, eval_continuous
 from treegen.trainer.subsets import (
     LEAKED_MINOBJS,
     best_subsets_j48,
@@ -38,6 +39,7 @@ from treegen.trainer.subsets import (
     is_grouping,
     leaking_attribute,
 )
+from treegen.trainer.thresholds import cut_for
 from treegen.trainer.tree import TNode, run
 
 Sorted = npt.NDArray[np.int32]
@@ -184,7 +186,7 @@ def form_tree(
         node.kind = "continuous"
         bar = scores[att].bar
         assert bar is not None  # a continuous attribute's score has its cut
-        node.threshold = ctx.cut_for(att, bar)
+        node.threshold = cut_for(ctx, att, bar)
         forks = 2
     elif is_grouping(ctx, scores[att].subsets, ctx.n_values[att]):
         node.kind = "subset"

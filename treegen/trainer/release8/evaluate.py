@@ -8,7 +8,7 @@ every attribute's sums run in the order the attributes before it left.  This
 module walks the attributes in that order and records, per attribute, the sums
 Release 8 makes at that moment; the formulas then run on all of them at once
 (:func:`treegen.trainer.splits.eval_continuous`,
-:func:`treegen.trainer.splits.score_outcomes`), as they depend on nothing else.
+:func:`treegen.trainer.nominal.score_outcomes`), as they depend on nothing else.
 
 ``MinObjs`` is the node's state that ``--subsets`` can change for good in the
 middle of the walk (:mod:`treegen.trainer.release8.subset`, step 1); the
@@ -26,9 +26,10 @@ import numpy.typing as npt
 from treegen.trainer import sparse
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
+from treegen.trainer.nominal import score_outcomes
 from treegen.trainer.release8.cases import F32, Cases, add_at
 from treegen.trainer.select import worth
-from treegen.trainer.splits import ContScores, Score, eval_continuous, score_outcomes
+from treegen.trainer.splits import ContScores, Score, eval_continuous
 from treegen.trainer.subsets import eval_subset
 
 

@@ -38,6 +38,7 @@ from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.evaluate import State, choose, evaluate, in_average
 from treegen.trainer.route import subset_table
 from treegen.trainer.select import gain_ratio
+from treegen.trainer.thresholds import cut_for
 from treegen.trainer.tree import TNode, held_dist, run
 
 PROGRESS_EVERY = 256  # nodes between calls of the progress callback
@@ -100,7 +101,7 @@ def greatest_value_below(cases: Cases, att: int, bar: float) -> float:
     array's current order and keeping the first of the largest.  Only zero has two
     equal values, 0.0 and -0.0: which of them becomes the threshold (and is printed,
     ``0`` or ``-0``) is the one met first."""
-    cut = cases.ctx.cut_for(att, bar)
+    cut = cut_for(cases.ctx, att, bar)
     if cut != 0.0:
         return cut
     vals = cases.ctx.value_col(att)[cases.order]

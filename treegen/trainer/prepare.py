@@ -1,0 +1,125 @@
+"""What training reads of a :class:`Dataset`, checked and made before growth.
+
+:func:`prepare` checks :func:`~treegen.trainer.fit.train`'s arguments
+(:func:`checked`: the data, the options, the case weights), takes the data's
+fingerprint before growth allocates its arrays, and builds the run's
+:class:`~treegen.trainer.context.Context` (:func:`build_context`, the presort left
+for after the data can go); :class:`Prepared` holds them with what the j48
+flavour's replay of Weka's orders reads.  :func:`~treegen.trainer.fit.grow_prepared`
+grows and prunes from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from treegen.data.dataset import Dataset, Schema
+from treegen.errors import TrainError
+from treegen.trainer import j48order
+from treegen.trainer.context import Context
+from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
+from treegen.trainer.options import TrainOptions
+from treegen.trainer.tables import build_context
+
+
+@dataclass
+class Prepared:
+    """What training reads of a :class:`Dataset`, made by :func:`prepare`: the run's
+    context, and the data's schema, label type and fingerprint.  The Dataset itself (its
+    float64 matrix: 160 MB at 1M rows of 20 attributes) is no longer needed, so a caller
+    that drops it (``treegen --quiet train``) trains without holding it."""
+
+    ctx: Context
+    schema: Schema
+    labels: str
+    fingerprint: str
+    opts: TrainOptions
+    weighted: bool
+    # The values, classes and case weights the j48 flavour's replay of Weka's orders reads,
+    # where it runs (:func:`treegen.trainer.j48order.uses_weka_order`: a few thousand rows
+    # at most, so holding them costs little).
+    weka_order: (
+        tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64] | None] | None
+    ) = None
+
+
+def prepare(
+    ds: Dataset,
+    opts: TrainOptions,
+    validation: Dataset | None = None,
+    weights: npt.NDArray[np.floating] | None = None,
+    *,
+    spend: bool = False,
+) -> Prepared:
+    """:func:`train`'s checks and data for growing on ``ds`` (not for reduced-error
+    pruning, which reads ``ds`` again): :func:`~treegen.trainer.fit.grow_prepared`
+    grows and prunes.
+    ``spend``: the context is built by cutting ``ds``'s matrix short where it can
+    (:func:`build_context`): nothing may read ``ds`` afterwards."""
+    assert not opts.reduced_error
+    weights, fingerprint = checked(ds, opts, validation, weights)
+    replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
+    with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
+        ctx = _context(ds, opts, weights, spend=spend and replay is None)
+    return Prepared(ctx, ds.schema, ds.labels, fingerprint, opts, weights is not None, replay)
+
+
+def checked(
+    ds: Dataset,
+    opts: TrainOptions,
+    validation: Dataset | None,
+    weights: npt.NDArray[np.floating] | None,
+) -> tuple[npt.NDArray[np.float64] | None, str]:
+    """The checks of :func:`train`'s arguments; the weights (None for all 1) and the
+    data's fingerprint."""
+    opts.validate()
+    if ds.n_rows == 0:
+        raise TrainError("no training cases", file=ds.source)
+    if not ds.classes:
+        raise TrainError("no classes declared", file=ds.source)
+    if validation is not None and not opts.reduced_error:
+        raise TrainError("a validation set is for --prune reduced-error", option="--validation")
+    if weights is not None:
+        weights = _check_weights(ds, weights, opts)
+        if np.all(weights == 1.0):
+            weights = None  # unit weights: the unweighted tree, in its own case order
+    # Hash the data first, before growth allocates its arrays (the hash reads X
+    # in place; Dataset.fingerprint).
+    return weights, ds.fingerprint()
+
+
+def _check_weights(
+    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions
+) -> npt.NDArray[np.float64]:
+    """The case weights as float64, or :class:`TrainError` naming what is wrong."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (ds.n_rows,):
+        raise TrainError(f"{w.shape} case weights for {ds.n_rows} rows", file=ds.source)
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise TrainError("case weights must be finite and not negative", file=ds.source)
+    if opts.reduced_error:
+        raise TrainError("reduced-error pruning takes no case weights", option="--prune")
+    if np.any(ds.y < 0):
+        raise TrainError("weighted training needs every row's class", file=ds.source)
+    return w
+
+
+def _context(
+    ds: Dataset,
+    opts: TrainOptions,
+    weights: npt.NDArray[np.float64] | None = None,
+    *,
+    spend: bool = False,
+) -> Context:
+    """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
+    every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
+    then (section 8)."""
+    ctx = build_context(
+        ds, opts.min_cases, opts.flavor == "j48", weights, presort=False, spend=spend
+    )
+    if opts.subsets and not ctx.j48:
+        ctx.multi_val = True
+    return ctx
