@@ -146,13 +146,17 @@ setup(
         ),
         Extension(
             "treegen.trainer.native._cprune",
-            sources=[f"treegen/trainer/native/{name}.c" for name in ("cprune", "r8prune")]
+            sources=[
+                f"treegen/trainer/native/{name}.c" for name in ("cprune", "cestimate", "r8prune")
+            ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE,
             depends=[
                 "treegen/model/native/native.h",
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/bound.h",
+                "treegen/trainer/native/cprune.h",
+                "treegen/trainer/native/cprunewalk.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
             ],
