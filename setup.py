@@ -192,6 +192,10 @@ setup(
         Extension(
             "treegen.data.native._ctok",
             sources=["treegen/data/native/ctok.c"],
+            depends=[
+                f"treegen/data/native/{name}.h"
+                for name in ("ctok", "ctokdict", "ctoknum", "ctokrow")
+            ],
         ),
     ],
     cmdclass={"build_ext": OptionalBuildExt},
