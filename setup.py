@@ -147,7 +147,8 @@ setup(
         Extension(
             "treegen.trainer.native._cprune",
             sources=[
-                f"treegen/trainer/native/{name}.c" for name in ("cprune", "cestimate", "r8prune")
+                f"treegen/trainer/native/{name}.c"
+                for name in ("cprune", "cestimate", "r8prune", "r8walk")
             ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE,
@@ -157,6 +158,7 @@ setup(
                 "treegen/trainer/native/bound.h",
                 "treegen/trainer/native/cprune.h",
                 "treegen/trainer/native/cprunewalk.h",
+                "treegen/trainer/native/r8prune.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
             ],

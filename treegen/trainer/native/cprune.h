@@ -1,6 +1,6 @@
 /* What the pruning walk over a flat tree shares between cprune.c, which reads its
  * arguments into a Prune record, and the walk itself (cprunewalk.h, compiled once per
- * flavour into cprune.c): the node kinds, the record, its readers of a case's
+ * flavour into cprune.c): the record, its readers of a case's
  * nominal code and class; and the module's other entry points (cestimate.c,
  * r8prune.c). */
 #ifndef TREEGEN_NATIVE_CPRUNE_H
@@ -11,14 +11,6 @@
 
 /* Rows prefetched ahead in the walk. */
 #define AHEAD 32
-
-/* Node kinds, as treegen/trainer/constants.py numbers them (common.h). */
-enum {
-    LEAF = TG_KIND_LEAF,
-    CONTINUOUS = TG_KIND_CONTINUOUS,
-    NOMINAL = TG_KIND_NOMINAL,
-    SUBSET = TG_KIND_SUBSET
-};
 
 typedef struct {
     Bound bd;
