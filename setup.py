@@ -128,6 +128,7 @@ setup(
                     "counts",
                     "order",
                     "sparse",
+                    "sparseinfo",
                     "cuts",
                     "presort",
                 )
