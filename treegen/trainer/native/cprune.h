@@ -1,8 +1,7 @@
 /* What the pruning walk over a flat tree shares between cprune.c, which reads its
  * arguments into a Prune record, and the walk itself (cprunewalk.h, compiled once per
- * flavour into cprune.c): the record, its readers of a case's
- * nominal code and class; and the module's other entry points (cestimate.c,
- * r8prune.c). */
+ * flavour into cprune.c): the record and its readers of a case's nominal code and
+ * class; and the module's other entry points (cestimate.c, r8prune.c). */
 #ifndef TREEGEN_NATIVE_CPRUNE_H
 #define TREEGEN_NATIVE_CPRUNE_H
 
@@ -53,7 +52,6 @@ static inline int32_t class_of(const Prune *p, int64_t r)
 {
     return p->rcls[r];
 }
-
 
 /* estimate_c45 / estimate_j48: the error bound over arrays (cestimate.c). */
 PyObject *tg_estimate_c45(PyObject *self, PyObject *args);
