@@ -128,6 +128,7 @@ setup(
                     "counts",
                     "order",
                     "sparse",
+                    "sparseinfo",
                     "cuts",
                     "presort",
                 )
@@ -146,13 +147,19 @@ setup(
         ),
         Extension(
             "treegen.trainer.native._cprune",
-            sources=[f"treegen/trainer/native/{name}.c" for name in ("cprune", "r8prune")]
+            sources=[
+                f"treegen/trainer/native/{name}.c"
+                for name in ("cprune", "cestimate", "r8prune", "r8walk")
+            ]
             + [BUFFERS],
             include_dirs=NATIVE_INCLUDE,
             depends=[
                 "treegen/model/native/native.h",
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/bound.h",
+                "treegen/trainer/native/cprune.h",
+                "treegen/trainer/native/cprunewalk.h",
+                "treegen/trainer/native/r8prune.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
             ],
@@ -188,6 +195,10 @@ setup(
         Extension(
             "treegen.data.native._ctok",
             sources=["treegen/data/native/ctok.c"],
+            depends=[
+                f"treegen/data/native/{name}.h"
+                for name in ("ctok", "ctokdict", "ctoknum", "ctokrow")
+            ],
         ),
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -19,7 +19,7 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Dataset
-from treegen.data.readers import detect_format, fast, read_dataset, read_python
+from treegen.data.readers import detect_format, fast, fastbytes, read_dataset, read_python
 from treegen.data.readers.table import parse_number
 from treegen.errors import DatasetError
 
@@ -388,8 +388,8 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pieces of 5 bytes and a first read of 8 (more while the header has not
     ended): every line end, CR LF and header boundary falls at a piece's edge
     somewhere in these files."""
-    monkeypatch.setattr(fast, "PIECE", 5)
-    monkeypatch.setattr(fast, "_HEAD", 8)
+    monkeypatch.setattr(fastbytes, "PIECE", 5)
+    monkeypatch.setattr(fastbytes, "HEAD", 8)
 
 
 @pytest.mark.usefixtures("small_pieces")
@@ -400,9 +400,9 @@ def test_arff_in_pieces(tmp_path: Path, name: str) -> None:
     if name == "utf8":
         text = "\ufeff" + text.replace("{x,", "{x, 'é',") + "3,'é',no\n"
     p = _write(tmp_path, "q.arff", text)
-    section = fast._Section(str(p), b"", False, len(head.encode()), "arff", ",")
+    section = fastbytes.Section(str(p), b"", False, len(head.encode()), "arff", ",")
     lines = FAST_ARFF[name].replace("\r\n", "\n").replace("\r", "\n").count("\n")
-    assert len(list(fast._pieces(section))) >= min(lines, 2)
+    assert len(list(fastbytes.row_pieces(section))) >= min(lines, 2)
     ds = _both(p)
     _both(p, schema=ds.schema, float32=True)
 

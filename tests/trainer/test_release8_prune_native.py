@@ -1,4 +1,4 @@
-"""Release 8's case-order pruning in C (native/r8prune.c, release8/native.py) equals the
+"""Release 8's case-order pruning in C (native/r8walk.c, r8prune.c, release8/native.py) equals the
 Python walk (release8/prune.py ``_estimate``), bit for bit; so do growth's class sums
 over the classes present (``class_sums``, release8/grow.py ``node_classes``).
 

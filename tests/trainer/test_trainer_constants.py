@@ -157,7 +157,7 @@ def test_no_c_copy_of_a_shared_number() -> None:
             if (float(literal) in floats) if is_float else (int(literal) in ints):
                 found.append(f"{path.name}: {literal}")
     assert not found
-    assert "LEAF = TG_KIND_LEAF" in _c_code(NATIVE / "cprune.c")
+    assert "LEAF = TG_KIND_LEAF" in _c_code(NATIVE / "common.h")
 
 
 @pytest.mark.parametrize("module", sorted(_WANT))

@@ -1,7 +1,8 @@
 /* The pessimistic error bound AddErrs (treegen/trainer/stats.py, ErrorBound) in C, for
- * pruning (cprune.c): the same libm calls
- * and operations in the same order as Python, results stored as float where the c45
- * flavour stores them. */
+ * pruning (cprune.c, its walk in cprunewalk.h, r8prune.c) and c4.5rules: the same libm
+ * calls and operations in the same order as Python, results stored as float where the
+ * c45 flavour stores them; and a leaf's estimate, the errors plus the bound
+ * (ErrorBound.estimate; cestimate.c runs it over arrays). */
 #ifndef TREEGEN_NATIVE_BOUND_H
 #define TREEGEN_NATIVE_BOUND_H
 
@@ -59,6 +60,22 @@ static inline double add_errs_j48(const Bound *b, double n, double e)
         (e + 0.5 + coeff / 2 + sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) /
         (n + coeff);
     return n * pr - e;
+}
+
+/* ErrorBound(cf, "c45").estimate: the errors plus AddErrs, stored as float. */
+static inline double estimate_c45_one(const Bound *b, double n, double e)
+{
+    if (n <= 0)
+        return f32(e);
+    return f32(e + add_errs(b, n, e));
+}
+
+/* ErrorBound(cf, "j48").estimate. */
+static inline double estimate_j48_one(const Bound *b, double n, double e)
+{
+    if (n <= TG_J48_TOL && n >= -TG_J48_TOL) /* J48: Utils.eq(total, 0) */
+        return 0.0;
+    return e + add_errs_j48(b, n, e);
 }
 
 #endif

@@ -21,6 +21,15 @@
 /* Per-class sums live on the C stack; more classes take the numpy path. */
 #define MAX_CLASSES TG_MAX_CLASSES
 
+/* Node kinds, as treegen/trainer/constants.py numbers them (the pruning walks'
+ * names for the TG_KIND_* codes). */
+enum {
+    LEAF = TG_KIND_LEAF,
+    CONTINUOUS = TG_KIND_CONTINUOUS,
+    NOMINAL = TG_KIND_NOMINAL,
+    SUBSET = TG_KIND_SUBSET
+};
+
 /* The module attribute TG_CONSTANTS: the values this build was compiled
  * with (tests/trainer/test_trainer_native.py compares them with constants.py, which
  * catches a stale build).  0 on success, -1 with an exception set. */

@@ -44,7 +44,7 @@ PyObject *tg_r8_sort(PyObject *self, PyObject *args);       /* order.c */
 PyObject *tg_r8_front(PyObject *self, PyObject *args);      /* order.c */
 PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
-PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparse.c */
+PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparseinfo.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_cuts_below(PyObject *self, PyObject *args);    /* cuts.c */
 PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args);  /* cuts.c */

@@ -2,10 +2,11 @@
 
 :func:`prune_native` hands the grown tree (as arrays, breadth first) and the case
 array to the C walk, which does what :func:`treegen.trainer.release8.prune._estimate`
-does step for step (native/r8prune.c), and writes its records back to the
-:class:`~treegen.trainer.tree.TNode` objects of the pruned tree: the same tree, the
-same numbers, and the case array left in the same order.  With one class per row the
-Python walk's numpy calls per node and branch were a third of ``train``'s time.
+does step for step (native/r8walk.c; its arguments read in r8prune.c), and writes its
+records back to the :class:`~treegen.trainer.tree.TNode` objects of the pruned tree:
+the same tree, the same numbers, and the case array left in the same order.  With one
+class per row the Python walk's numpy calls per node and branch were a third of
+``train``'s time.
 """
 
 from __future__ import annotations
