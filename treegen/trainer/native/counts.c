@@ -130,7 +130,7 @@ done:
 /* nominal_counts(codes, code_size, n_nom, rows, cols, base, w, stride, C, out):
  * for every case e in order and every listed attribute k,
  *     out[base[e] + k * stride + codes[rows[e], cols[k]] * C] += w[e]
- * -- levelwise/grow.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute
+ * -- levelwise/evaluate.py's _score_nominal Freq[v][c] sums (one np.add.at per attribute
  * in float32, one bincount per attribute in double), each cell receiving the same
  * additions in the same order.  w and out are both float32 (c45) or both double
  * (j48), as out comes.  codes is the

@@ -1,4 +1,4 @@
-/* The thresholds of a bucket's continuous tests (Context.cuts_below, c45 above
+/* The thresholds of a bucket's continuous tests (thresholds.cuts_below, c45 above
  * DISTINCT_MAX_ROWS rows): for each float32 midpoint, the largest training value
  * not above it, found through the attribute's presorted rows by binary search
  * (the numpy path gathers a whole block of SAMPLE values per midpoint, ~60 us a
@@ -22,7 +22,7 @@ static Py_ssize_t count_sorted(const float *v, Py_ssize_t n, float key, int stri
 
 /* The same count over the block of presorted rows srt[b * S .. b * S + S - 1]
  * (fewer at the end), each value read as col[srt[.]]: the block is in value
- * order, so a binary search counts what Context._block's comparison counts. */
+ * order, so a binary search counts what thresholds._block's comparison counts. */
 /* col[srt[i]], or NaN (and *bad set) for a row outside col: only the rows read
  * are checked (srt is the whole presorted column, read a few times a call). */
 static inline float value_at(const float *col, Py_ssize_t n_col, const int32_t *srt,
@@ -59,7 +59,7 @@ static Py_ssize_t count_block(const float *col, Py_ssize_t n_col, const int32_t 
  * value order (int32), sample: every S-th of their values (srt's 0th, S-th, ...).
  * For each key (a finite midpoint) out gets the largest value not above it, the
  * first of its equal values in value order: for a zero (0.0 and -0.0 are equal)
- * the one met first, as Context.cuts_below's numpy path gives it. */
+ * the one met first, as thresholds.cuts_below's numpy path gives it. */
 PyObject *tg_cuts_below(PyObject *self, PyObject *args)
 {
     enum { NB = 5 };
@@ -162,7 +162,7 @@ static inline Py_ssize_t bucket_of(float x, float lo, double scale, Py_ssize_t m
  * (float32, finite, at least one), best: one float32 per key, filled by the
  * caller (-inf).  Each known value v raises best[j] for the first key j not below
  * it (values above every key count for none); the largest value not above key j
- * is then the running maximum of best[0..j] (Context.cuts_by_scan).  The keys are
+ * is then the running maximum of best[0..j] (thresholds.cuts_by_scan).  The keys are
  * found through m = 4 x keys equal slices of their range (a binary search in the
  * few keys of v's slice): 11-13 ms for 1M normal values and 6,000 keys, where a
  * binary search in all of them took 28 ms. */

@@ -1,8 +1,8 @@
-/* Nominal attributes (c45 flavour): splits.score_outcomes in C, in two steps
+/* Nominal attributes (c45 flavour): nominal.score_outcomes in C, in two steps
  * around numpy's logarithms, as for continuous cuts (scan.c): nominal_prep
  * writes every value whose log the scores need, numpy takes the logs,
  * nominal_finish computes gain and split information.
- * splits.score_nominal drives them. */
+ * nominal.score_nominal drives them. */
 #include "cscan.h"
 
 /* The log inputs of one row (a node x attribute): freq is (n_out, C) with
@@ -121,7 +121,7 @@ static inline float total_info(const double *x, const double *lg, Py_ssize_t n, 
  * numpy's logs of them: base = (known log known - sum kc log kc) / known in
  * double (0 when nothing is known), the outcomes' TotalInfos added in float,
  * gain = (1 - unk) * (base - info / known), split = TotalInfo(ValFreq) /
- * cases -- splits.score_outcomes, operation for operation. */
+ * cases -- nominal.score_outcomes, operation for operation. */
 PyObject *tg_nominal_finish(PyObject *self, PyObject *args)
 {
     enum { NB = 7 };
@@ -182,7 +182,7 @@ done:
     return result;
 }
 
-/* The j48 flavour: the same two steps in double, splits.score_outcomes with
+/* The j48 flavour: the same two steps in double, nominal.score_outcomes with
  * dtype float64 operation for operation.  nominal_prep_j48 has nominal_prep's
  * arguments and layout with every float array double; ValFreq[v], the known
  * class weights and the total of ValFreq are sums in order from their first

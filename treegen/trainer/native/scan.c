@@ -86,7 +86,7 @@ static inline float cut_pen(float inf, float vf1, float known, float base, float
  * memory, into lg's), then each row in order.  A segment's header row (bi < 0)
  * holds its known class weights and their total (the base info's TotalInfo, as
  * stats.cut_base_info takes it) and its number of cuts (the cost's log, as
- * _best_c45 took it), 2C + 2 doubles; a cut's row its 2C + 2 log inputs (bc < 0)
+ * cutpick.best_c45 took it), 2C + 2 doubles; a cut's row its 2C + 2 log inputs (bc < 0)
  * or, when only class bc's cases moved below since the segment's last cut, the 4
  * that changed (class bc below, the total below, class bc above, the total above):
  * the other terms are the last cut's, kept in st->tm (half the logs and divisions
