@@ -16,7 +16,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.data.readers.table import RawRow, RawTable, label_order, parse_number, shorten
+from treegen.data.readers.table import (
+    RawRow,
+    RawTable,
+    column_kind,
+    label_order,
+    parse_number,
+    shorten,
+)
 from treegen.errors import DatasetError
 
 _NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*")
@@ -210,11 +217,7 @@ def build_dataset(
     for j, c in enumerate(table.columns):
         if j == table.class_index:
             continue
-        kind = c.kind
-        if c.name in ignore:
-            kind = "ignore"
-        elif c.name in nominal and kind in ("continuous", "infer"):
-            kind = "open"
+        kind = column_kind(c, nominal, ignore)
         if kind == "reject":
             raise DatasetError(
                 f"attribute '{c.name}': {c.reject_reason} (use --ignore {c.name} to skip it)",

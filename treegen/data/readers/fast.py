@@ -45,7 +45,7 @@ from treegen.data.readers.fastbytes import (
     whole_bytes,
     with_header,
 )
-from treegen.data.readers.table import Column, RawTable, label_order
+from treegen.data.readers.table import Column, RawTable, column_kind, label_order
 from treegen.errors import DatasetError
 
 __all__ = ["available", "read_fast"]
@@ -262,11 +262,7 @@ def _train(
                 raise Fallback("the class is not nominal")
             roles.append("class")
             continue
-        kind = c.kind
-        if c.name in ignore:
-            kind = "ignore"
-        elif c.name in nominal and kind in ("continuous", "infer"):
-            kind = "open"
+        kind = column_kind(c, nominal, ignore)
         if kind == "reject":
             raise Fallback("an attribute of a type treegen cannot use")
         if kind == "ignore":

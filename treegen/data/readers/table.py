@@ -43,6 +43,17 @@ class Column:
     reject_reason: str = ""
 
 
+def column_kind(c: Column, nominal: Sequence[str], ignore: Sequence[str]) -> str:
+    """The kind a column is read as once ``--ignore`` and ``--nominal`` are applied: an
+    ignored column is skipped; a continuous or undeclared one named by ``--nominal`` is
+    read as an open nominal (its values taken from the data)."""
+    if c.name in ignore:
+        return "ignore"
+    if c.name in nominal and c.kind in ("continuous", "infer"):
+        return "open"
+    return c.kind
+
+
 @dataclass
 class RawRow:
     """The text cells of one case (``None`` = missing) and where each started.
