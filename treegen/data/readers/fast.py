@@ -235,7 +235,7 @@ def _texts(values: list[bytes] | None) -> tuple[str, ...]:
 def _train(
     table: RawTable, section: Section, nominal: Sequence[str], ignore: Sequence[str], float32: bool
 ) -> Dataset:
-    """:func:`treegen.data.readers.table.build_dataset`'s decisions, then one C pass."""
+    """:func:`treegen.data.readers.encode.build_dataset`'s decisions, then one C pass."""
     columns = table.columns
     names = [c.name for c in columns]
     if any(n not in names for n in (*nominal, *ignore)):
@@ -313,7 +313,7 @@ def _train(
 def _with_schema(
     table: RawTable, section: Section, schema: Schema, float32: bool, label: str | None
 ) -> Dataset:
-    """:func:`treegen.data.readers.table.map_onto_schema`'s mapping, then one C pass;
+    """:func:`treegen.data.readers.encode.map_onto_schema`'s mapping, then one C pass;
     ``label`` names the class column (None: read no class)."""
     columns = table.columns
     names = [c.name for c in columns]

@@ -16,7 +16,7 @@
  *     probability (a class of probability 0 adds 0 to its sum: with thousands of
  *     classes a dense nodes x classes table was 53 MB),
  *     known values compared with the exact boundary (B, inclusive) of
- *     fixedpoint.model_bound; the first class with the largest sum wins.
+ *     bounds.model_bound; the first class with the largest sum wins.
  *
  * The tables are checked before any row is read: children come after their
  * parent (so a descent ends), no node has two parents, every index is in range.  classify returns
