@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.levelwise import evaluate, score
 from treegen.trainer.tables import build_context
@@ -90,6 +91,23 @@ def test_min_cases_at_the_edges(m: int) -> None:
     assert_same_scores(fast, numpy_scores(ctx, segs))
     # the first node's segments: no cut; the last attribute of the whole set: one
     assert not fast.ok[:2].any() and fast.ok[-1]
+
+
+@needs_native
+@pytest.mark.parametrize("k", [3, 40, 700])
+def test_tied_cuts_the_first_is_picked(k: int) -> None:
+    """Classes in value order 0 x k, 1 x 2k, 0 x k (whole weights): the cuts after k
+    and after 3k cases split alike, mirrored, so their gains tie exactly; the first is
+    the one chosen, as the numpy path chooses it."""
+    n = 4 * k
+    X = np.arange(n, dtype=np.float64)[:, None]
+    y = np.r_[np.zeros(k), np.ones(2 * k), np.zeros(k)].astype(np.int32)
+    schema = Schema((Attribute("a", "continuous", ()),), ("p", "q"), "class")
+    ctx = build_context(Dataset(schema, X, y, "test"), 1, False)
+    segs = node_segments(ctx, np.random.default_rng(k), [n], fractional=0.0)
+    fast = flat_scores(ctx, segs)
+    assert_same_scores(fast, numpy_scores(ctx, segs))
+    assert fast.ok[0] and fast.bar[0] == k - 0.5  # between values k - 1 and k
 
 
 @needs_native
