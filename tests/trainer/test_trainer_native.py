@@ -26,13 +26,7 @@ from treegen.trainer.levelwise import partition as part_mod
 from treegen.trainer.nominal import score_nominal, score_outcomes
 from treegen.trainer.tables import build_context
 
-from support.segments import (
-    assert_same_scores,
-    continuous_data,
-    flat_scores,
-    node_segments,
-    numpy_scores,
-)
+from support import segments
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 
@@ -54,15 +48,17 @@ def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
     """eval_continuous_flat (C scan) == eval_continuous (padded numpy) on random nodes."""
     rng = np.random.default_rng([3, seed])
     n_classes = int(rng.integers(2, 6))
-    ds = continuous_data(seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes)
+    ds = segments.continuous_data(
+        seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes
+    )
     ctx = build_context(ds, int(rng.integers(1, 4)), j48)
     # A few "nodes": random subsets of the rows with fractional weights.
     sizes = [int(rng.integers(1, ds.n_rows)) for _ in range(int(rng.integers(1, 6)))]
-    segs = node_segments(ctx, rng, sizes)
-    fast = flat_scores(ctx, segs)
+    segs = segments.node_segments(ctx, rng, sizes)
+    fast = segments.flat_scores(ctx, segs)
     # The same segments as positions within each node plus a per-segment offset.
-    assert_same_scores(flat_scores(ctx, segs, shifted=True), fast)
-    assert_same_scores(fast, numpy_scores(ctx, segs))
+    segments.assert_same_scores(segments.flat_scores(ctx, segs, shifted=True), fast)
+    segments.assert_same_scores(fast, segments.numpy_scores(ctx, segs))
 
 
 @needs_native
@@ -402,7 +398,7 @@ def test_nominal_scores_equal_numpy(seed: int, j48: bool) -> None:
     freq[0, 1:, :] = 0.0  # a row where every case is unknown
     cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=dt)[:, -1]
     cases[1 % K] += dt(2.5)  # weight outside the counted outcomes
-    ds = continuous_data(seed, 50, 1, C)
+    ds = segments.continuous_data(seed, 50, 1, C)
     ctx = build_context(ds, int(rng.integers(1, 4)), j48)
     fast = score_nominal(ctx, freq, cases)
     with np.errstate(divide="ignore", invalid="ignore"):
