@@ -12,6 +12,8 @@ on the path).
   :mod:`support.refparse`): the printed trees of C4.5 Release 8 and Weka J48,
   and treegen's models, in one canonical order-free form for the golden and
   differential tests.
+* :mod:`support.segments`: random nodes' continuous segments, scored by the C scan
+  and by the numpy path, for the trainer's scoring tests.
 
 The synthetic datasets the tests train on are a package feature,
 :mod:`treegen.data.synthetic`, because the benchmark uses them too.

@@ -2,9 +2,9 @@
 
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
 placed through the presorted rows (``thresholds.cuts_below``, above
-``DISTINCT_MAX_ROWS``), the continuous scan in windows of candidate cuts
-(``score.WINDOW``), growth's paths for large buckets (``evaluate.LARGE_TASK``) and the
-pruner spending the context's data.  Here they are
+``DISTINCT_MAX_ROWS``), the continuous scan's cases copied out into a shared scratch
+(``score.NATIVE_CHUNK``), growth's paths for large buckets (``evaluate.LARGE_TASK``) and
+the pruner spending the context's data.  Here they are
 forced on small sets and held to the default path's trees, node for node.  So are
 the layout's other pieces: what the C pruner lets go, nominal codes made in blocks,
 the weight array made on first use.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from treegen.errors import TrainError
 from treegen.model.constants import KIND_LEAF
 from treegen.trainer import TrainOptions, context, native, train
 from treegen.trainer.heap import blocks_mapped_from, map_large_blocks
-from treegen.trainer.levelwise import bucket, children, cutpick, evaluate, grow, score
+from treegen.trainer.levelwise import bucket, children, evaluate, grow, score
 from treegen.trainer.levelwise.flat import FlatTree
 from treegen.trainer.options import GrowOptions
 from treegen.trainer.pruning.native import prune_native
@@ -139,43 +138,11 @@ def test_native_cuts_below_rejects_bad_input() -> None:
 
 @needs_native
 @pytest.mark.parametrize("index", range(6))
-def test_scan_in_windows(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Segments scanned in windows of 1, 7 and 64 candidate cuts: the same trees.
-
-    A segment is windowed only when it is alone in its chunk, so the chunks are made
-    one segment each; the windowed chunks are counted, to know the path ran."""
-    ds = _sets()[index]
-    windows = 0
-    scan_chunks = score._scan_chunks
-
-    def counting(*args: Any, **kwargs: Any) -> Iterator[cutpick.Chunk]:
-        nonlocal windows
-        for ch in scan_chunks(*args, **kwargs):
-            windows += not ch.last
-            yield ch
-
-    for opts in (TrainOptions(), TrainOptions(criterion="gain")):
-        want = train(ds, opts, case_order="rows").nodes
-        for window in (1, 7, 64):
-            with monkeypatch.context() as m:
-                m.setattr(score, "NATIVE_CHUNK", 1)
-                m.setattr(score, "WINDOW", window)
-                m.setattr(score, "_scan_chunks", counting)
-                m.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
-                assert train(ds, opts, case_order="rows").nodes == want
-    # A set of nominal attributes only has no cuts to window.
-    assert windows > 0 or all(a.kind == "nominal" for a in ds.schema.attributes)
-
-
-@needs_native
-@pytest.mark.parametrize("index", range(6))
-def test_windows_of_a_large_task_share_a_scratch(
-    index: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A large task's attributes scanned in windows of 1 and 7 cuts, their cases copied
-    out into one scratch (``score.scan_scratch``), the same for every attribute and
-    window, filled in by each afresh: the same trees; the scratch is counted, to know
-    the path ran."""
+def test_a_large_task_shares_a_scratch(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large task's attributes scanned with their cases copied out into one scratch
+    (``score.scan_scratch``), the same for every attribute, filled in by each afresh
+    (score.NATIVE_CHUNK made small, so every segment counts as long): the same trees;
+    the scratch is counted, to know the path ran."""
     ds = _sets()[index]
     made: list[int] = []
     real = score.scan_scratch
@@ -186,56 +153,14 @@ def test_windows_of_a_large_task_share_a_scratch(
         return got
 
     want = train(ds, TrainOptions(), case_order="rows").nodes
-    for window in (1, 7):
-        with monkeypatch.context() as m:
-            m.setattr(evaluate, "LARGE_TASK", 1)
-            m.setattr(score, "WINDOW", window)
-            m.setattr(evaluate, "scan_scratch", counted)
-            m.setattr(score, "scan_scratch", counted)
-            m.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
-            assert train(ds, TrainOptions(), case_order="rows").nodes == want
+    with monkeypatch.context() as m:
+        m.setattr(evaluate, "LARGE_TASK", 1)
+        m.setattr(score, "NATIVE_CHUNK", 1)
+        m.setattr(evaluate, "scan_scratch", counted)
+        m.setattr(score, "scan_scratch", counted)
+        assert train(ds, TrainOptions(), case_order="rows").nodes == want
     if any(a.kind == "continuous" for a in ds.schema.attributes):
         assert made.count(False) > 0  # a scratch reused, not made afresh
-
-
-@needs_native
-def test_scan_rejects_a_small_scratch() -> None:
-    """scan_cont refuses a scratch shorter than its longest segment needs."""
-    lib = native.cscan
-    assert lib is not None
-    f32, ip = np.float32, np.intp
-    rec = np.zeros((4, 3), f32)
-    rec[:, 0] = [1, 2, 3, 4]
-    rec[:, 1] = 1.0
-    one = np.ones(1, f32)
-
-    def call(scratch: Any) -> int:
-        out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(4 * 8)]
-        n: int = lib.scan_cont(
-            rec,
-            4,
-            3,
-            1,
-            np.arange(4, dtype=np.int32),
-            np.zeros(1, ip),
-            np.array([4], ip),
-            np.zeros(1, ip),
-            one,
-            np.full(1, 3, f32),
-            np.ones(1, np.uint8),
-            1,
-            *out,
-            np.zeros(1, f32),
-            0,
-            np.zeros(1, ip),
-            np.full(7, -1.0),
-            scratch,
-        )
-        return n
-
-    assert call(score.scan_scratch(4)) == call(None) == 3
-    with pytest.raises(ValueError):
-        call(np.empty(4 * lib.SCAN_SCRATCH_FLOAT - 1, np.uint8))
 
 
 @needs_native

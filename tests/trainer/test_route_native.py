@@ -161,39 +161,3 @@ def test_partition_kernels_reject_bad_indices() -> None:
     dest = np.zeros(2, np.int64)
     with pytest.raises(IndexError):  # task 1 has no row of child ids
         lib.part_dest(np.array([0, 1], ip), np.zeros(2, ip), np.zeros(2, ip), 2, out, dest)
-
-
-@needs_native
-@pytest.mark.parametrize("window", [1, 7, 64])
-def test_windows_resume_where_the_last_stopped(
-    monkeypatch: pytest.MonkeyPatch, window: int
-) -> None:
-    """Every segment alone in its chunk and scanned in windows of a few cuts, each
-    window after the first resuming where the one before stopped: the same trees."""
-    from treegen.trainer.levelwise import score
-
-    ds = _mixed_data(7, 3000, 4)
-    want = train(ds, TrainOptions(), case_order="rows").nodes
-    lib = native.cscan
-    assert lib is not None
-    resumed: list[int] = []
-
-    class Counting:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(lib, name)
-
-        @staticmethod
-        def scan_cont(*args: Any) -> Any:
-            state = args[19] if len(args) >= 20 else None  # (the scratch after it)
-            before = None if state is None else state[1]
-            got = lib.scan_cont(*args)
-            if state is not None and args[17] > 0 and before == args[17]:
-                resumed.append(args[17])
-            return got
-
-    monkeypatch.setattr(score, "NATIVE_CHUNK", 1)
-    monkeypatch.setattr(score, "WINDOW", window)
-    monkeypatch.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))  # scan_cont
-    monkeypatch.setattr(native, "cscan", Counting())
-    assert train(ds, TrainOptions(), case_order="rows").nodes == want
-    assert len(resumed) > 10

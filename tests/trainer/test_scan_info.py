@@ -1,11 +1,14 @@
-"""``scan_best`` picks what ``scan_cont``, numpy's logs and ``best_cuts`` pick.
+"""``scan_best`` scores continuous segments as the numpy path does, bit for bit.
 
 For c45, levelwise/score.py scans a bucket's segments with ``scan_best``, which takes
 the candidates' logs (numpy's ``log``, called from C a block of cuts at a time) and
 picks each segment's best cut in the scan, its base info and cost from a header row
-in the block; ``scan_cont`` and ``best_cuts`` (in windows for long segments) are the
-path it replaced.  The two must pick the same cuts, bit for bit: whole trees are
-compared with the former path forced, with blocks of one row and of a few.
+in the block.  Here its scores (through ``eval_continuous_flat``, as growth calls it)
+are held to ``splits.eval_continuous``'s (the padded numpy path) on the same
+segments: ties, unknown values, fractional weights, two to five classes, log blocks
+of one row and of a few, segments longer than a block's cuts and than
+``score.NATIVE_CHUNK`` (their cases copied out into a scratch), MINOBJS at the edges
+of a node's cases; and whole trees with the accelerator on and off.
 """
 
 from __future__ import annotations
@@ -17,29 +20,23 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer.levelwise import score
+from treegen.trainer.levelwise import evaluate, score
+from treegen.trainer.tables import build_context
+
+from support.segments import (
+    assert_same_scores,
+    continuous_data,
+    flat_scores,
+    node_segments,
+    numpy_scores,
+)
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 
 
-def _data(seed: int, n: int, n_classes: int) -> Dataset:
-    """Continuous attributes with repeated values and unknowns (fractional weights)."""
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, 3)) * 5, 1)
-    y = ((X[:, 0] > 0).astype(int) + (X[:, 1] > 1) + (rng.random(n) < 0.3)) % n_classes
-    X[rng.random(X.shape) < 0.08] = np.nan
-    attrs = tuple(Attribute(f"c{j}", "continuous", ()) for j in range(3))
-    schema = Schema(attrs, tuple(f"k{c}" for c in range(n_classes)), "class")
-    return Dataset(schema, X, y.astype(np.int32), "test")
-
-
-@needs_native
-@pytest.mark.parametrize(("n_classes", "block"), [(2, 1), (3, 0), (3, 5), (4, 0), (5, 3)])
-def test_trees_equal_with_either_scan(
-    monkeypatch: pytest.MonkeyPatch, n_classes: int, block: int
-) -> None:
-    # block: rows (cuts and segment headers) per log block (0: as score.LOG_BLOCK makes it)
-    ds = _data(n_classes, 2500, n_classes)
+def _count_scan_best(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Route native.cscan through a proxy that counts scan_best's calls (to know the
+    path under test ran); the list grows by one a call."""
     lib = native.cscan
     assert lib is not None
     used: list[int] = []
@@ -54,13 +51,118 @@ def test_trees_equal_with_either_scan(
             return lib.scan_best(*args)
 
     monkeypatch.setattr(native, "cscan", Counting())
+    return used
+
+
+@needs_native
+@pytest.mark.parametrize(
+    ("seed", "n_classes", "m", "block"),
+    [(0, 2, 1, 1), (1, 3, 2, 0), (2, 3, 2, 5), (3, 4, 1, 0), (4, 5, 3, 3), (5, 3, 30, 2)],
+)
+def test_scan_best_equals_numpy(
+    monkeypatch: pytest.MonkeyPatch, seed: int, n_classes: int, m: int, block: int
+) -> None:
+    # block: rows (cuts and segment headers) per log block (0: as score.LOG_BLOCK makes it)
+    rng = np.random.default_rng([36, seed])
+    ds = continuous_data(seed, 4000, 3, n_classes)
+    ctx = build_context(ds, m, False)
+    segs = node_segments(ctx, rng, [int(rng.integers(1, 4000)) for _ in range(4)] + [4000])
+    used = _count_scan_best(monkeypatch)
     if block:
         monkeypatch.setattr(score, "LOG_BLOCK", block * (2 * n_classes + 2))
-    got = train(ds, TrainOptions(), case_order="rows").nodes
-    assert used  # the new path ran
-    monkeypatch.setattr(score.LogBlock, "of", staticmethod(lambda ctx: None))
-    want = train(ds, TrainOptions(), case_order="rows").nodes
-    assert got == want
+    fast = flat_scores(ctx, segs)
+    assert used
+    assert fast.ok.any()  # some cut chosen: the scores are not all the empty ones
+    assert_same_scores(fast, numpy_scores(ctx, segs))
+    assert_same_scores(flat_scores(ctx, segs, shifted=True), fast)
+
+
+@needs_native
+@pytest.mark.parametrize("m", [1, 2, 7, 30])
+def test_min_cases_at_the_edges(m: int) -> None:
+    """Whole weights, no unknowns: nodes of 2m - 1 cases (too few to split), 2m (one
+    cut possible, at LowItems m), 2m + 1, and nodes large enough that MinSplit is
+    0.1 x known / classes, or capped at 25."""
+    rng = np.random.default_rng(m)
+    ds = continuous_data(m, 3000, 2, 3, unknown=0.0)
+    ctx = build_context(ds, m, False)
+    segs = node_segments(ctx, rng, [2 * m - 1, 2 * m, 2 * m + 1, 10 * m, 900, 3000], 0.0)
+    fast = flat_scores(ctx, segs)
+    assert_same_scores(fast, numpy_scores(ctx, segs))
+    # the first node's segments: no cut; the last attribute of the whole set: one
+    assert not fast.ok[:2].any() and fast.ok[-1]
+
+
+@needs_native
+@pytest.mark.parametrize("k", [3, 40, 700])
+def test_tied_cuts_the_first_is_picked(k: int) -> None:
+    """Classes in value order 0 x k, 1 x 2k, 0 x k (whole weights): the cuts after k
+    and after 3k cases split alike, mirrored, so their gains tie exactly; the first is
+    the one chosen, as the numpy path chooses it."""
+    n = 4 * k
+    X = np.arange(n, dtype=np.float64)[:, None]
+    y = np.r_[np.zeros(k), np.ones(2 * k), np.zeros(k)].astype(np.int32)
+    schema = Schema((Attribute("a", "continuous", ()),), ("p", "q"), "class")
+    ctx = build_context(Dataset(schema, X, y, "test"), 1, False)
+    segs = node_segments(ctx, np.random.default_rng(k), [n], fractional=0.0)
+    fast = flat_scores(ctx, segs)
+    assert_same_scores(fast, numpy_scores(ctx, segs))
+    assert fast.ok[0] and fast.bar[0] == k - 0.5  # between values k - 1 and k
+
+
+@needs_native
+def test_segments_longer_than_a_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node of more cases than score.NATIVE_CHUNK (and so of many log blocks' cuts),
+    its cases copied out into a scratch the caller gives, or one the scan makes."""
+    n = score.NATIVE_CHUNK + 20000
+    ds = continuous_data(8, n, 2, 3, unknown=0.05)
+    ctx = build_context(ds, 2, False)
+    segs = node_segments(ctx, np.random.default_rng(8), [n, 3000])
+    want = numpy_scores(ctx, segs)
+    used = _count_scan_best(monkeypatch)
+    assert_same_scores(flat_scores(ctx, segs), want)
+    scratch = score.scan_scratch(int(segs.lens.max()))
+    scratch.fill(0xAB)
+    assert_same_scores(flat_scores(ctx, segs, shifted=True, scratch=scratch), want)
+    assert (scratch != 0xAB).any()  # the scan copied the cases out into it
+    assert len(used) == 2 and segs.lens.max() > score.NATIVE_CHUNK
+
+
+@needs_native
+@pytest.mark.parametrize("chunk", [1, 50])
+def test_scratch_for_segments_over_a_chunk(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """score.NATIVE_CHUNK made small, so the scan copies the longer segments' cases out
+    into a scratch (a given one too small is replaced): the same scores."""
+    rng = np.random.default_rng(chunk)
+    ds = continuous_data(chunk, 2000, 3, 4)
+    ctx = build_context(ds, 2, False)
+    segs = node_segments(ctx, rng, [30, 500, 2000])
+    want = numpy_scores(ctx, segs)
+    monkeypatch.setattr(score, "NATIVE_CHUNK", chunk)
+    assert_same_scores(flat_scores(ctx, segs), want)
+    assert_same_scores(flat_scores(ctx, segs, scratch=score.scan_scratch(1)), want)
+
+
+@needs_native
+@pytest.mark.parametrize(("block", "chunk", "large"), [(1, 1 << 17, 1 << 30), (3, 64, 1)])
+def test_trees_equal_without_the_accelerator(
+    monkeypatch: pytest.MonkeyPatch, block: int, chunk: int, large: int
+) -> None:
+    """Whole trees grown with scan_best (log blocks of a few rows, small chunks, the
+    large-task path with its shared scratch) and by the numpy path: the same nodes."""
+    ds = continuous_data(11, 2500, 3, 3)
+    want = {}
+    for criterion in ("gainratio", "gain"):
+        with monkeypatch.context() as m:
+            m.setattr(native, "cscan", None)
+            want[criterion] = train(ds, TrainOptions(criterion=criterion), case_order="rows").nodes
+    used = _count_scan_best(monkeypatch)
+    monkeypatch.setattr(score, "LOG_BLOCK", block * 8)
+    monkeypatch.setattr(score, "NATIVE_CHUNK", chunk)
+    monkeypatch.setattr(evaluate, "LARGE_TASK", large)
+    for criterion, nodes in want.items():
+        assert train(ds, TrainOptions(criterion=criterion), case_order="rows").nodes == nodes
+    assert used
 
 
 @needs_native
@@ -86,6 +188,11 @@ def test_info_kernels_reject_bad_arguments() -> None:
     # less the cost log2(3) / 4
     assert best[0] == 1 and low[0] == 2.0
     assert pen[0] == np.float32(np.float32(1.0) - np.float32(np.log(3.0) / np.log(2) / 4))
+    # the cases copied out into a scratch (score.scan_scratch), the same pick
+    best[0] = -1
+    assert lib.scan_best(*args, x, lg, np.log, score.scan_scratch(4)) == 3 and best[0] == 1
+    with pytest.raises(ValueError):  # a scratch short of the longest segment's 4 cases
+        lib.scan_best(*args, x, lg, np.log, np.empty(4 * lib.SCAN_SCRATCH_FLOAT - 1, np.uint8))
     with pytest.raises(ValueError):  # the logs' block is not the inputs' size
         lib.scan_best(*args, x, np.zeros(4), np.log)
     with pytest.raises(ValueError):  # a block smaller than one cut's 2C + 2 inputs

@@ -1,9 +1,9 @@
 """The C accelerator computes what the numpy code computes, bit for bit.
 
-``treegen.trainer._cscan`` (built by setup.py) stands in for two numpy
-passes of the level-wise grower: the running sums and candidate tests of
-continuous cuts (``scan_cont``) and the children's sorted arrays after a
-batch of splits (``part_sorted``).  Each is compared with its numpy
+``treegen.trainer._cscan`` (built by setup.py) stands in for numpy passes
+of the level-wise grower, among them the scoring of continuous cuts
+(``scan_best``, ``scan_cont_j48``; more in test_scan_info.py) and the
+children's sorted arrays after a batch of splits (``part_sorted``).  Each is compared with its numpy
 counterpart on inputs built to reach the awkward paths (fractional weights,
 repeated values, unknowns copied into several branches), and whole trees are
 compared with the accelerator on and off.  ``make test`` builds the
@@ -23,11 +23,10 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
 from treegen.trainer.constants import MAX_CLASSES
 from treegen.trainer.levelwise import partition as part_mod
-from treegen.trainer.levelwise.evaluate import padded_rows
-from treegen.trainer.levelwise.score import eval_continuous_flat
 from treegen.trainer.nominal import score_nominal, score_outcomes
-from treegen.trainer.splits import eval_continuous
 from treegen.trainer.tables import build_context
+
+from support import segments
 
 needs_native = pytest.mark.skipif(native.cscan is None, reason="accelerator off or not built")
 
@@ -42,18 +41,6 @@ def test_accelerator_is_built() -> None:
     assert accelerator_status() == "C accelerator on"
 
 
-def _continuous_data(seed: int, n: int, n_cont: int, n_classes: int) -> Dataset:
-    """Continuous attributes with many repeated values and some unknowns."""
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, n_cont)) * rng.choice([1.0, 10.0, 1000.0]), 1)
-    X[rng.random(X.shape) < 0.08] = np.nan
-    X[:, 0] = np.floor(X[:, 0])  # few distinct values: ties and runs
-    attrs = tuple(Attribute(f"a{j}", "continuous", ()) for j in range(n_cont))
-    schema = Schema(attrs, tuple(f"c{c}" for c in range(n_classes)), "class")
-    y = rng.integers(0, n_classes, size=n).astype(np.int32)
-    return Dataset(schema, X, y, "test")
-
-
 @needs_native
 @pytest.mark.parametrize("j48", [False, True])
 @pytest.mark.parametrize("seed", range(8))
@@ -61,52 +48,17 @@ def test_scan_equals_numpy_scoring(seed: int, j48: bool) -> None:
     """eval_continuous_flat (C scan) == eval_continuous (padded numpy) on random nodes."""
     rng = np.random.default_rng([3, seed])
     n_classes = int(rng.integers(2, 6))
-    ds = _continuous_data(seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes)
+    ds = segments.continuous_data(
+        seed, int(rng.integers(40, 3000)), int(rng.integers(1, 5)), n_classes
+    )
     ctx = build_context(ds, int(rng.integers(1, 4)), j48)
-    dt = ctx.dtype
-    Kc = len(ctx.cont_pos)
     # A few "nodes": random subsets of the rows with fractional weights.
-    seg_att, seg_len, flat_parts, cases, unknown, seg_base = [], [], [], [], [], []
-    rows_all, w_all = [], []
-    for _ in range(int(rng.integers(1, 6))):
-        rows = np.sort(rng.choice(ds.n_rows, size=int(rng.integers(1, ds.n_rows)), replace=False))
-        w = np.where(rng.random(rows.size) < 0.3, rng.random(rows.size), 1.0).astype(dt)
-        base = sum(r.size for r in rows_all)
-        rows_all.append(rows)
-        w_all.append(w)
-        tot = float(np.cumsum(w, dtype=dt)[-1])
-        for k in range(Kc):
-            v = ctx.cvals[k, rows]
-            known = np.flatnonzero(~np.isnan(v))
-            order = known[np.argsort(v[known], kind="stable")]
-            seg_att.append(k)
-            seg_len.append(order.size)
-            seg_base.append(base)
-            flat_parts.append(order + base)
-            cases.append(tot)
-            unk = np.flatnonzero(np.isnan(v))
-            unknown.append(float(np.cumsum(w[unk], dtype=dt)[-1]) if unk.size else 0.0)
-    rows_cat = np.concatenate(rows_all)
-    w_cat = np.concatenate(w_all)
-    flat = np.concatenate(flat_parts).astype(np.intp)
-    lens = np.asarray(seg_len, dtype=np.intp)
-    att = np.asarray(seg_att, dtype=np.intp)
-    cases_a = np.asarray(cases, dtype=dt)
-    unk_a = np.asarray(unknown, dtype=dt)
-    rec = np.column_stack((ctx.cvals[:, rows_cat].T, w_cat, ctx.y[rows_cat])).astype(dt)
-    fast = eval_continuous_flat(ctx, rec, att, flat, lens, cases_a, unk_a)
+    sizes = [int(rng.integers(1, ds.n_rows)) for _ in range(int(rng.integers(1, 6)))]
+    segs = segments.node_segments(ctx, rng, sizes)
+    fast = segments.flat_scores(ctx, segs)
     # The same segments as positions within each node plus a per-segment offset.
-    base_a = np.asarray(seg_base, dtype=np.intp)
-    local = (flat - np.repeat(base_a, lens)).astype(np.int32)
-    shifted = eval_continuous_flat(ctx, rec, att, local, lens, cases_a, unk_a, base_a)
-    for name in ("gain", "info", "bar", "ok"):
-        assert np.array_equal(getattr(fast, name), getattr(shifted, name), equal_nan=True), name
-    idx = padded_rows(flat, lens, rows_cat.size)
-    rows_ext = np.append(rows_cat, ctx.n_rows)
-    w_ext = np.append(w_cat, dt(0))
-    slow = eval_continuous(ctx, att, rows_ext[idx], w_ext[idx], lens, cases_a, unk_a)
-    for name in ("gain", "info", "bar", "ok"):
-        assert np.array_equal(getattr(fast, name), getattr(slow, name), equal_nan=True), name
+    segments.assert_same_scores(segments.flat_scores(ctx, segs, shifted=True), fast)
+    segments.assert_same_scores(fast, segments.numpy_scores(ctx, segs))
 
 
 @needs_native
@@ -157,46 +109,7 @@ def test_kernels_reject_bad_indices() -> None:
     """Out-of-range inputs raise instead of reading or writing out of bounds."""
     lib = native.cscan
     assert lib is not None
-    f32, ip = np.float32, np.intp
-    rec = np.zeros((4, 3), f32)  # one value, weight, class
-    rec[:, 1] = 1.0
-    one = np.ones(1, f32)
-    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f32), np.zeros(4 * 8)]
-    with pytest.raises(IndexError):  # position 9 is not a case
-        lib.scan_cont(
-            rec,
-            4,
-            3,
-            1,
-            np.array([0, 9], np.int32),
-            np.zeros(1, ip),
-            np.array([2], ip),
-            np.zeros(1, ip),
-            one,
-            one,
-            np.ones(1, np.uint8),
-            1,
-            *out,
-            np.zeros(1, f32),
-        )
-    with pytest.raises(ValueError):  # output too small for the classes
-        lib.scan_cont(
-            rec,
-            4,
-            3,
-            1,
-            np.array([0, 1], np.int32),
-            np.zeros(1, ip),
-            np.array([2], ip),
-            np.zeros(1, ip),
-            one,
-            one,
-            np.ones(1, np.uint8),
-            2,
-            *out[:3],
-            np.zeros(4 * 8),  # 2 classes need 6 values per cut
-            np.zeros(2, f32),
-        )
+    ip = np.intp
     with pytest.raises(IndexError):  # child 5 of 2
         lib.part_sorted(
             np.array([0, 1], np.int32),
@@ -432,23 +345,26 @@ def test_j48_kernels_reject_bad_indices() -> None:
     rec = np.zeros((4, 3), f64)
     rec[:, 1] = 1.0
     one = np.ones(1, f64)
-    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f64), np.zeros(4 * 8), np.zeros(1, f64)]
+    out = [np.zeros(8, ip), np.zeros(8, ip), np.zeros(8, f64), np.zeros(4 * 8)]
+
+    def scan(flat: list[int], n_classes: int, x: np.ndarray, cap: int = 8) -> int:
+        # one segment of the cases at flat: MinSplit 1, bound the known weight
+        got: int = lib.scan_cont_j48(
+            rec, 4, 3, 1, np.array(flat, np.int32), np.zeros(1, ip),
+            np.array([len(flat)], ip), np.zeros(1, ip), one, np.full(1, len(flat), f64),
+            np.ones(1, np.uint8), n_classes, out[0][:cap], out[1][:cap], out[2][:cap], x,
+            np.zeros(n_classes, f64), np.zeros(1, ip),
+        )  # fmt: skip
+        return got
+
+    rec[:, 0] = [0, 1, 2, 3]
+    assert scan([0, 1, 2, 3], 1, out[3]) == 3  # a cut after each case but the last
     with pytest.raises(IndexError):  # position 9 is not a case
-        lib.scan_cont_j48(
-            rec,
-            4,
-            3,
-            1,
-            np.array([0, 9], np.int32),
-            np.zeros(1, ip),
-            np.array([2], ip),
-            np.zeros(1, ip),
-            one,
-            one,
-            np.ones(1, np.uint8),
-            1,
-            *out,
-        )
+        scan([0, 9], 1, out[3])
+    with pytest.raises(ValueError):  # output too small for the classes
+        scan([0, 1], 2, np.zeros(4 * 8))  # 2 classes need 6 values per cut
+    with pytest.raises(IndexError):  # 3 candidate cuts, room for 1
+        scan([0, 1, 2, 3], 1, out[3], cap=1)
     with pytest.raises(IndexError):  # candidate 0 names segment 5 of 1
         lib.best_cuts_j48(
             np.ones(4),
@@ -482,7 +398,7 @@ def test_nominal_scores_equal_numpy(seed: int, j48: bool) -> None:
     freq[0, 1:, :] = 0.0  # a row where every case is unknown
     cases = np.cumsum(freq.reshape(K, -1), axis=1, dtype=dt)[:, -1]
     cases[1 % K] += dt(2.5)  # weight outside the counted outcomes
-    ds = _continuous_data(seed, 50, 1, C)
+    ds = segments.continuous_data(seed, 50, 1, C)
     ctx = build_context(ds, int(rng.integers(1, 4)), j48)
     fast = score_nominal(ctx, freq, cases)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -68,7 +68,9 @@ class Workspace:
     the next request under the same name.
     """
 
-    LIMIT = 1 << 21  # the log inputs of a scoring window with 3 classes (score.WINDOW)
+    # 2 MB: sized for the log inputs of 2^15 cuts with 3 classes (the c45 scan's
+    # window before scan_best; j48's chunks, nominal scores and scan_best's block now)
+    LIMIT = 1 << 21
 
     def __init__(self) -> None:
         self._bufs: dict[str, npt.NDArray[Any]] = {}

@@ -1,10 +1,10 @@
 """Each segment's best cut from what the C scan of continuous attributes gives.
 
 :class:`Segments` are what :mod:`~treegen.trainer.levelwise.score` scans (one per
-node and continuous attribute), a :class:`Chunk` one C scan's candidate cuts.
-:func:`best_c45` picks each segment's first best cut of a chunk into a :class:`Pick`
-(over a long segment's windows) and :func:`finish_c45` writes the picked cuts'
-gain, split info and midpoint; :func:`best_j48` does both the J48 way.  Logs are
+node and continuous attribute).  For c45 the C scan picks each segment's best cut
+into a :class:`Pick` and :func:`finish_c45` writes the picked cuts' gain, split
+info and midpoint; for j48 a :class:`Chunk` is one C scan's candidate cuts and
+:func:`best_j48` picks among them and writes the scores, the J48 way.  Logs are
 numpy's, so the scores are the numpy path's (:mod:`treegen.trainer.splits`), bit
 for bit.
 """
@@ -21,7 +21,7 @@ from treegen.trainer import splits
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, FloatArray
-from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
+from treegen.trainer.stats import base_info_many, log2_c45, total_info
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +50,13 @@ class Segments:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """One C scan over segments ``lo``..``hi`` - 1: its ``n`` candidate cuts.
+    """One C scan (``scan_cont_j48``) over segments ``lo``..``hi`` - 1: its ``n``
+    candidate cuts.
 
     ``kk``/``ii``: each cut's segment (relative to ``lo``) and position,
     ``low``: LowItems at it, ``x``: its 2C + 2 log inputs, ``tot``: each
     segment's known class weights, ``tries``: each segment's number of candidate
-    cuts.  The arrays are scratch (Context.work), valid until the next chunk.  A
-    segment with more than :data:`~treegen.trainer.levelwise.score.WINDOW` cuts (c45)
-    comes as several chunks of the same ``lo``/``hi``, one window of its cuts each,
-    the last with ``last`` set.
+    cuts.  The arrays are scratch (Context.work), valid until the next chunk.
     """
 
     lo: int
@@ -70,50 +68,17 @@ class Chunk:
     x: npt.NDArray[np.float64]
     tot: FloatArray
     tries: IntArray
-    last: bool = True
 
 
 @dataclass(slots=True)
 class Pick:
-    """The best cut so far of each segment (over its windows): whether one was found,
-    its penalised gain, its position in the segment and LowItems."""
+    """The best cut of each segment (c45): whether one was found, its penalised gain,
+    its position in the segment and LowItems."""
 
     found: npt.NDArray[np.bool_]
     pen: FloatArray
     ii: IntArray
     low: FloatArray
-
-
-def best_c45(
-    ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, frac: FloatArray, pick: Pick
-) -> None:
-    """``splits.finish_c45`` for a chunk scanned in C: logs by numpy, the rest in C.
-
-    Only ``np.log`` runs over the candidates in numpy (so the logs are the
-    numpy path's); the per-cut arithmetic and the pick of the first best cut
-    per segment are C (``best_cuts``).  ``frac`` is each segment's 1 - unknown
-    rate.  The chunk's best cuts go into ``pick``; over a segment's windows the
-    first best is kept: a later window's best replaces it only when strictly
-    larger, as ``best_cuts`` compares cut after cut (the penalised gains are never NaN).
-    """
-    dt = ctx.dtype
-    known, cases = segs.known, segs.cases
-    lo, hi = ch.lo, ch.hi
-    kn, cs_ = known[lo:hi], cases[lo:hi]
-    tries = ch.tries
-    base = cut_base_info(ch.tot, kn)
-    cost = (log2_c45(tries.astype(np.float64)) / cs_.astype(np.float64)).astype(dt)
-    best = np.empty(hi - lo, dtype=np.intp)
-    pen = np.empty(hi - lo, dtype=dt)
-    # (the arguments after each cut's TotalInfo or log inputs: the same for both)
-    rest = (ch.kk, ch.low[: ch.n], np.ascontiguousarray(kn), base, frac[lo:hi], cost)
-    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
-    lib.best_cuts(ch.x, lg, ctx.n_classes, ch.n, *rest, ctx.min_cases, best, pen)
-    take = (best >= 0) & (~pick.found[lo:hi] | (pen > pick.pen[lo:hi]))
-    j = best[take]
-    r = lo + np.flatnonzero(take)
-    pick.found[r] = True
-    pick.pen[r], pick.ii[r], pick.low[r] = pen[take], ch.ii[j], ch.low[j]
 
 
 def finish_c45(ctx: Context, segs: Segments, pick: Pick, out: ContScores) -> None:
@@ -151,7 +116,6 @@ def best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Cont
     lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
     best = np.empty(hi - lo, dtype=np.intp)
     bgain = np.empty(hi - lo)
-    assert ch.last, "j48 scans whole segments"
     frac = 1.0 - (1.0 - kn / cs_)  # 1 - UnknownRate, rounded as numpy computes it
     lib.best_cuts_j48(
         ch.x,

@@ -2,23 +2,21 @@
 
 The C path of :func:`treegen.trainer.splits.eval_continuous`: segments (one
 node x attribute, its known cases in value order) are not padded into a
-2-D array but scanned in C, which does the running sums and candidate tests
-(``scan_cont``; ``scan_cont_j48`` with J48's rules), writes the inputs of
-the candidates' logarithms, lets numpy take the logs (so they are the numpy
-path's, bit for bit) and picks the best cut per segment (``best_cuts``).
+2-D array but scanned in C, which does the running sums and candidate tests.
 For c45, ``scan_best`` does the scan, the logs (numpy's, called from C a block
-of cuts at a time, while the block is in cache) and the pick of each segment's
-best cut in one pass, whatever the segment's length: no cut is written out
-(``scan_cont`` and ``best_cuts``, in windows for long segments, remain the path
-without the block, which the tests compare it with).  What stays numpy is the
-per-segment arithmetic the numpy path does the same way
+of cuts at a time, while the block is in cache, so they are the numpy path's,
+bit for bit) and the pick of each segment's best cut in one pass, whatever the
+segment's length: no cut is written out.  For j48, ``scan_cont_j48`` writes
+the candidates' log inputs out, chunk by chunk, numpy takes their logs and
+``best_cuts_j48`` picks with J48's rules.  What stays numpy is the per-segment
+arithmetic the numpy path does the same way
 (:func:`~treegen.trainer.splits.finish_c45` shows the formulas), in
 :mod:`~treegen.trainer.levelwise.cutpick` with the segments' and chunks' records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,19 +25,14 @@ import numpy.typing as npt
 from treegen.trainer import native
 from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
-from treegen.trainer.levelwise.cutpick import Chunk, Pick, Segments, best_c45, best_j48, finish_c45
+from treegen.trainer.levelwise.cutpick import Chunk, Pick, Segments, best_j48, finish_c45
 from treegen.trainer.splits import ContScores, FloatArray
 
-# Cases scored per C call by ``scan_cont``, about: their scratch arrays (Context.work)
-# are reused from call to call, so they are kept small.
+# Cases scored per C call by ``scan_cont_j48``, about: their scratch arrays
+# (Context.work) are reused from call to call, so they are kept small.  (c45's
+# ``scan_best`` takes a bucket's segments in one call; those longer than this
+# copy their cases out into a scratch reused from attribute to attribute.)
 NATIVE_CHUNK = 1 << 17
-# The most candidate cuts of one segment held at once (``scan_cont``, c45; ``scan_best``
-# holds none): a longer segment, alone
-# in its chunk, is scanned in windows of this many (scan_cont's skip), its best cut
-# kept from window to window.  Each holds 2C + 2 log inputs and their logs: with 3
-# classes 128 bytes a cut, so 4 MB here (32 MB at 1 << 18: growth's peak at 1M rows
-# was 25 MB higher), where a 1M-row root segment's cuts took 120 MB at once.
-WINDOW = 1 << 15
 # The log inputs held at once by ``scan_best`` (doubles; their logs as many): a block of
 # cuts whose logs numpy takes while it is in cache, then each cut's TotalInfo and
 # penalised gain (128 KB each: in a core's L2 beside the scan's records).
@@ -67,25 +60,21 @@ class LogBlock:
 
 def _scan_chunks(
     ctx: Context,
-    scan: Callable[..., int],
     segs: Segments,
     ms: FloatArray,
     bound: FloatArray,
     enough: npt.NDArray[np.uint8],
-    window: int | None = None,
-    scratch: npt.NDArray[np.uint8] | None = None,
 ) -> Iterator[Chunk]:
-    """Run ``scan`` (``scan_cont`` or ``scan_cont_j48``) chunk by chunk.
+    """Run ``scan_cont_j48`` chunk by chunk.
 
     Per segment, ``ms`` is its MinSplit, ``bound`` the flavour's upper limit
     on LowItems and ``enough`` whether it has cases enough to split at all.
     Chunks are whole segments, about NATIVE_CHUNK cases, so the
     candidate arrays stay small enough to reuse; a chunk's arrays are let go
-    before the next chunk's are made (a segment alone can be larger).  With
-    ``window``, a lone segment of more cuts than that is scanned in windows of
-    ``window`` cuts (see :class:`Chunk`), its cases copied out into ``scratch``
-    (:func:`scan_scratch`), the same pages for every window.
+    before the next chunk's are made (a segment alone can be larger).
     """
+    lib = native.cscan
+    assert lib is not None
     rec, seg_att, flat = segs.rec, segs.att, segs.flat
     seg_len, seg_start = segs.length, segs.start
     dt = rec.dtype.type
@@ -98,16 +87,12 @@ def _scan_chunks(
         hi = int(np.searchsorted(ends, ends[lo] - seg_len[lo] + NATIVE_CHUNK, side="right"))
         hi = min(max(hi, lo + 1), R)
         cap = max(int(ends[hi - 1] - seg_start[lo]), 1)
-        windowed = window is not None and hi == lo + 1 and cap > window
-        if windowed:
-            assert window is not None
-            cap = window
         kk = ctx.work.get("kk", cap, np.intp)
         ii = ctx.work.get("ii", cap, np.intp)
         low = ctx.work.get(f"low_{dt.__name__}", cap, dt)
         tot = np.empty((hi - lo, C), dtype=dt)
         x = ctx.work.get("x", cap * (2 * C + 2), np.float64)
-        args = (
+        n = lib.scan_cont_j48(
             rec,
             n1,
             rs,
@@ -125,35 +110,20 @@ def _scan_chunks(
             low,
             x,
             tot,
+            np.ascontiguousarray(segs.off[lo:hi]),
         )
-        if not windowed:
-            n = scan(*args, -1, np.ascontiguousarray(segs.off[lo:hi]))
-            if n:
-                tries = np.bincount(kk[:n], minlength=hi - lo)
-                yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
-        else:
-            seg_off = np.ascontiguousarray(segs.off[lo:hi])
-            # Where each window stopped, so the next resumes there (not from the start),
-            # and that the segment's cases are in the scratch (scanwalk.h).
-            state = np.full(4 + 3 * C, -1.0)
-            scratch = scan_scratch(int(seg_len[lo]), scratch)
-            total = scan(*args, 0, seg_off, state, scratch)  # the first window, and its cuts
-            tries = np.asarray([total], dtype=np.intp)
-            for skip in range(0, total, cap):
-                if skip:
-                    scan(*args, skip, seg_off, state, scratch)
-                n = min(cap, total - skip)
-                last = skip + cap >= total
-                yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries, last)
-        del kk, ii, low, x, tot, args  # the caller has let the chunk go too
+        if n:
+            tries = np.bincount(kk[:n], minlength=hi - lo)
+            yield Chunk(lo, hi, n, kk[:n], ii, low, x[: n * (2 * C + 2)], tot, tries)
+        del kk, ii, low, x, tot  # the caller has let the chunk go too
         lo = hi
 
 
 def scan_scratch(
     longest: int, scratch: npt.NDArray[np.uint8] | None = None
 ) -> npt.NDArray[np.uint8]:
-    """``scratch`` where it holds a windowed scan of ``longest`` cases, else a new one
-    (its bytes a case as the C accelerator states them: cscan.h ``SCAN_SCRATCH``)."""
+    """``scratch`` where it holds the scan of a segment of ``longest`` cases, else a new
+    one (its bytes a case as the C accelerator states them: cscan.h ``SCAN_SCRATCH``)."""
     lib = native.cscan
     assert lib is not None
     size = longest * int(lib.SCAN_SCRATCH_FLOAT)
@@ -182,7 +152,7 @@ def eval_continuous_flat(
     its known cases in value order; ``cases[r]`` is the node's weight and
     ``unknown_w[r]`` that of its cases with the value unknown (see
     :class:`Segments`); ``seg_off[r]`` (zeros without it) is added to segment r's
-    positions.  ``scratch`` (:func:`scan_scratch`): where a windowed segment's cases
+    positions.  ``scratch`` (:func:`scan_scratch`, c45): where a long segment's cases
     are copied out, for a caller that scores several such.  Returns the same scores
     as the numpy path, bit for bit.
     """
@@ -217,7 +187,7 @@ def eval_continuous_flat(
         ms = 0.10 * known / C
         ms = np.where(ms - m < J48_TOL, m, np.where(ms - 25 > J48_TOL, 25.0, ms))
         enough = (~(2 * ms - seg_len > J48_TOL)).astype(np.uint8)
-        for ch in _scan_chunks(ctx, lib.scan_cont_j48, segs, ms, known, enough):
+        for ch in _scan_chunks(ctx, segs, ms, known, enough):
             best_j48(ctx, lib, ch, segs, out)
             del ch  # before the next chunk's arrays are made
         return out
@@ -226,18 +196,11 @@ def eval_continuous_flat(
     ms = np.where(ms64 <= m, m, np.where(ms64 > 25, 25.0, ms64)).astype(dt)
     lim = (known - ms).astype(dt)
     enough = (known >= 2 * m).astype(np.uint8)
-    # The best cut of every segment, chunk after chunk (window after window), then the
-    # chosen cuts' scores in one pass for the bucket: per chunk it was ~25 numpy calls.
+    # The best cut of every segment, then the chosen cuts' scores in one pass for the bucket.
     pick = Pick(np.zeros(R, np.bool_), np.zeros(R, dt), np.zeros(R, np.intp), np.zeros(R, dt))
     with np.errstate(divide="ignore", invalid="ignore"):  # a segment of no weight: no cuts
         frac = (dt(1) - (dt(1) - (known / cs).astype(dt)).astype(dt)).astype(dt)
-    block = LogBlock.of(ctx)
-    if block is not None:
-        _scan_best(ctx, segs, ms, lim, enough, frac, block, scratch, pick)
-    else:
-        for ch in _scan_chunks(ctx, lib.scan_cont, segs, ms, lim, enough, WINDOW, scratch):
-            best_c45(ctx, lib, ch, segs, frac, pick)
-            del ch  # before the next chunk's arrays are made
+    _scan_best(ctx, segs, ms, lim, enough, frac, LogBlock.of(ctx), scratch, pick)
     finish_c45(ctx, segs, pick, out)
     return out
 
@@ -256,9 +219,9 @@ def _scan_best(
     """Every segment's best cut into ``pick``, by one ``scan_best`` call (c45).
 
     The C scan counts a segment's cuts, then takes their logs a block at a time and
-    picks as :func:`~treegen.trainer.levelwise.cutpick.best_c45` does (its header row
-    in the block gives the base info's and the cost's logs), so no cut is written out
-    and no segment is scanned in windows.  A long segment's cases are copied out into ``scratch``.
+    picks as :func:`~treegen.trainer.splits.pick_c45` does (its header row in the block
+    gives the base info's and the cost's logs), so no cut is written out.  A long
+    segment's cases are copied out into ``scratch``.
     """
     lib = native.cscan
     assert lib is not None

@@ -224,7 +224,7 @@ done:
 }
 
 /* gather_values(cvals, Kc, rows, w, y, tid, out_rec, out_unk, width=0, first=0):
- * the bucket's case records for scan_cont -- out_rec[e * (Kc + 2) + k] =
+ * the bucket's case records for the scans (scanwalk.h) -- out_rec[e * (Kc + 2) + k] =
  * cvals[k * n_rows + rows[e]] (its values: cvals is the context's
  * (Kc, n_rows) table, one attribute a row; with width > 0, cvals[rows[e] * width +
  * first + k] from the (n_rows, width) table, a case's values side by side), then w[e],

@@ -10,7 +10,6 @@
 #include "cscan.h"
 
 static PyMethodDef methods[] = {
-    {"scan_cont", tg_scan_cont, METH_VARARGS, "Candidate cuts of sorted continuous segments."},
     {"part_sorted", tg_part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", tg_add_at, METH_VARARGS, "np.add.at for float32, sequential."},
     {"class_sums", tg_class_sums, METH_VARARGS, "A segment's sums per class present."},
@@ -18,16 +17,15 @@ static PyMethodDef methods[] = {
     {"route_branches", tg_route_branches, METH_VARARGS, "Each entry's branch at its task's test."},
     {"branch_sums", tg_branch_sums, METH_VARARGS, "Known and unknown weight per task and branch."},
     {"part_dest", tg_part_dest, METH_VARARGS, "Each entry's child and position for part_sorted."},
-    {"best_cuts", tg_best_cuts, METH_VARARGS, "Gains of candidate cuts and the best per segment."},
-    {"scan_best", tg_scan_best, METH_VARARGS, "scan_cont, the logs and each segment's best cut."},
+    {"scan_best", tg_scan_best, METH_VARARGS, "Each sorted continuous segment's best cut (c45)."},
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", tg_nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
-    {"scan_cont_j48", tg_scan_cont_j48, METH_VARARGS, "scan_cont with J48's rules, in double."},
+    {"scan_cont_j48", tg_scan_cont_j48, METH_VARARGS, "Candidate cuts of sorted continuous segments (j48)."},
     {"nominal_prep", tg_nominal_prep, METH_VARARGS, "Nominal scores, step 1: log inputs."},
     {"nominal_finish", tg_nominal_finish, METH_VARARGS, "Nominal scores, step 2: gain, info."},
     {"nominal_prep_j48", tg_nominal_prep_j48, METH_VARARGS, "nominal_prep with J48's rules, in double."},
     {"nominal_finish_j48", tg_nominal_finish_j48, METH_VARARGS, "nominal_finish in double."},
-    {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "best_cuts with J48's rules, in double."},
+    {"best_cuts_j48", tg_best_cuts_j48, METH_VARARGS, "Gains of scan_cont_j48's cuts and the best per segment."},
     {"r8_sort", tg_r8_sort, METH_VARARGS, "Release 8's quicksort of a segment, as a permutation."},
     {"r8_front", tg_r8_front, METH_VARARGS, "Release 8's swap of passing cases to the front."},
     {"weka_sort", tg_weka_sort, METH_VARARGS, "J48's quicksort of a node's cases, as a permutation."},

@@ -13,17 +13,12 @@
 /* Cases prefetched ahead in the scans. */
 #define AHEAD 16
 
-/* Cases a resumed window's scan copies out at a time (scanwalk.h). */
-#define COPY_BLOCK (1 << 12)
-
 /* Bytes of a scan's scratch per case of its longest segment (scanwalk.h): the
  * value as a double, the class as an index, the weight as REAL (for float the
  * module's SCAN_SCRATCH_FLOAT, which levelwise/score.py allocates by). */
 #define SCAN_SCRATCH(REAL) (sizeof(double) + sizeof(Py_ssize_t) + sizeof(REAL))
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
-PyObject *tg_scan_cont(PyObject *self, PyObject *args);     /* scan.c */
-PyObject *tg_best_cuts(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_scan_best(PyObject *self, PyObject *args);     /* scan.c */
 PyObject *tg_scan_cont_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_nominal_prep(PyObject *self, PyObject *args);   /* nominal.c */

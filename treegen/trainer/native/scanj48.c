@@ -1,4 +1,5 @@
-/* Continuous attributes for the j48 flavour: scan.c's two kernels with
+/* Continuous attributes for the j48 flavour: the scan (scanwalk.h, as scan.c's
+ * scan_best for c45) writes every candidate cut out, then best_cuts_j48 picks with
  * Weka J48's rules -- weights and sums in double, comparisons within its
  * tolerance (TG_J48_TOL), and the first cut kept unless a later one beats it
  * by more than that.  levelwise/score.py's eval_continuous_flat drives them; the numpy code they
@@ -27,7 +28,7 @@ static inline double side_info_j48(const double *x, const double *lg, Py_ssize_t
 
 /* best_cuts_j48(x, lg, C, n, kk, low, known, base, known_frac, m, out_best, out_gain)
  *
- * Gains of scan_cont_j48's candidates (logs by numpy, as in best_cuts) and
+ * Gains of scan_cont_j48's candidates (their logs by numpy, in lg) and
  * J48's pick per segment: candidates in order, a cut replaces the best so
  * far only when its gain is more than TG_J48_TOL above it (starting from 0).
  * out_best[r] is the chosen candidate (-1 if none), out_gain[r] its gain. */

@@ -1,58 +1,47 @@
-/* The scan over sorted segments (scan_cont), written once for both flavours
- * and included by scan.c (c45: float sums, Release 8's candidate test) and
- * scanj48.c (j48: double sums, J48's tolerances).  The includer defines
+/* The scan over sorted segments, written once for both flavours and included by
+ * scan.c (scan_best, c45: float sums, Release 8's candidate test) and scanj48.c
+ * (scan_cont_j48: double sums, J48's tolerances).  The includer defines
  *   SCAN_FN       the function's name,
  *   REAL          the float type of records, weights and sums,
  *   IS_CANDIDATE(ms, bound, low, v, v_next)
  *                 whether the cut after a case is a candidate, given the
  *                 segment's MinSplit, its second bound (c45: known - MinSplit;
- *                 j48: the known weight), LowItems and the two values (double).
+ *                 j48: the known weight), LowItems and the two values (double),
+ *   SCAN_INFO     (scan_best) to pick each segment's best cut in the scan.
  *
- * SCAN_FN(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
- *         n_classes, out_kk, out_ii, out_low, out_x, out_tot, skip=-1, seg_off=None,
- *         state=None, scratch=None)
+ * scan_cont_j48(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
+ *               n_classes, out_kk, out_ii, out_low, out_x, out_tot, seg_off)
+ * scan_best(rec, n1, rs, Kc, flat, seg_start, seg_len, seg_att, ms, bound, enough,
+ *           n_classes, out_best, segf, out_pen, out_low, out_tot, seg_off, m, x, lg,
+ *           log, scratch=None)
  *         -> number of cuts
  *
  * The bucket's cases are numbered 0..n1-1; case p's record (gather_values)
  * is rec[p * rs ...]: its values of the Kc continuous attributes, then its
  * weight, then its class (as a number), so one cache line holds all a scan
  * needs of a case.  Segment r lists one node's cases with a known value of
- * attribute seg_att[r] in value order: flat[seg_start[r] + i] (int32); each
- * segment is copied out once (one pass of scattered reads), then walked.
- * For every candidate cut i (between entries i and i+1; only in segments with
- * enough[r]) it writes the segment, i, LowItems, and the 2C + 2 inputs of the
- * cut's TotalInfo logs (best_cuts): per side the class weights and their
- * total, each as a double, 1 where not positive (log 0, and a 0 term, as
- * stats._xlog2x).  All sums run in case order, in REAL.  out_tot[r * C + c]
- * gets the segment's known class weights.
- *
- * With skip >= 0 the candidates are numbered from 0 over all segments and only
- * those numbered skip .. skip + cap - 1 (cap: out_kk's size) are written, at
- * 0 .. cap - 1; the return value is then the number of all candidates.  With
- * seg_off (one per segment), segment r's positions are flat[...] + seg_off[r]:
- * a bucket's tasks' own arrays, concatenated, need no offsetting pass.  With
- * state (4 + 3C doubles; windows of one segment only), a window that fills
- * records where it stopped (the cut's position and count, LowItems, the class
- * weights below and above, the segment's class weights), and a call whose skip
- * is that count resumes there and stops when its window is full, instead of
- * walking (and copying out) the segment from its start again.  The state's last
- * double: how many of the segment's cases the first call copied out into scratch
- * (all, or -1 without scratch); a resumed call finds them there, instead of
- * copying them out of rec again (a scattered pass over the segment).  So a
- * segment with more candidates than the outputs hold is scanned in windows,
- * one call each, each walking it again (levelwise/score.py: the candidates of a
- * 1M-row root segment took 120 MB at once).  skip = -1: every candidate must
- * fit (IndexError otherwise).  scratch (bytes, at least SCAN_SCRATCH(REAL) per
- * case of the longest segment): where the copied-out cases go, instead of memory
- * allocated for the call; a segment's windows, and the attributes of one large
- * node, then reuse the same pages (each fresh allocation of a 1M-row segment's
- * 20 MB was faulted in again, page by page). */
+ * attribute seg_att[r] in value order: flat[seg_start[r] + i] (int32) +
+ * seg_off[r] (a bucket's tasks' own arrays, concatenated, need no offsetting
+ * pass); each segment is copied out once (one pass of scattered reads), then
+ * walked.  For every candidate cut i (between entries i and i+1; only in
+ * segments with enough[r]) the inputs of the cut's TotalInfo logs are made:
+ * per side the class weights and their total, each as a double, 1 where not
+ * positive (log 0, and a 0 term, as stats._xlog2x).  scan_cont_j48 writes them
+ * out (2C + 2 a cut, for best_cuts_j48) with the segment, i and LowItems; every
+ * candidate must fit (IndexError otherwise).  scan_best puts them in its log
+ * block and picks as it goes (scan.c's pick_block): no cut is written out.  All
+ * sums run in case order, in REAL.  out_tot[r * C + c] gets the segment's known
+ * class weights.  scratch (bytes, at least SCAN_SCRATCH(REAL) per case of the
+ * longest segment): where the copied-out cases go, instead of memory allocated
+ * for the call; the attributes of one large node then reuse the same pages
+ * (each fresh allocation of a 1M-row segment's 20 MB was faulted in again, page
+ * by page). */
 
 PyObject *SCAN_FN(PyObject *self, PyObject *args)
 {
-    enum { NB = 15 };
+    enum { NB = 14 };
     PyObject *o[NB] = {NULL}, *scratch = NULL;
-    Py_ssize_t n1, rs, Kc, C, skip = -1;
+    Py_ssize_t n1, rs, Kc, C;
     (void)self;
 #ifdef SCAN_INFO
     /* (the pick variant: out_best, segf, out_pen, out_low, out_tot, seg_off, m, then the
@@ -72,27 +61,17 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
     int32_t *bc = NULL;
     tg_pick pst = {-1, -1, 0, 0, 0, 0, 0, 0, NULL};
 #else
-    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOO|nOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2],
-                          &o[3], &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11],
-                          &o[12], &skip, &o[13], &o[14], &scratch))
+    if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12],
+                          &o[13]))
         return NULL;
 #endif
-    /* seg_off given (None: no offsets), then the window state */
-    const int has_off = o[13] != NULL && o[13] != Py_None;
-    const int nb = o[14] != NULL ? NB : NB - 1;
-    if (!has_off && nb == NB) {
-        PyErr_SetString(PyExc_ValueError, "scan: the window state needs seg_off");
-        return NULL;
-    }
-    if (!has_off)
-        o[13] = NULL;
     if (C < 1 || C > MAX_CLASSES || n1 < 0 || Kc < 1 || rs < Kc + 2) {
         PyErr_SetString(PyExc_ValueError, "scan: sizes out of range");
         return NULL;
     }
     Py_buffer b[NB], sb = {0};
     int got = 0, got_scratch = 0;
-    /* (got counts the views taken, which depend on the optional arguments) */
     Py_ssize_t R = 0, E = 0, cap = 0;
     PyObject *result = NULL;
     REAL *lw = NULL;
@@ -125,9 +104,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
 #endif
         {1, sizeof(REAL), R * C, "out_tot"},
         {0, sizeof(Py_ssize_t), R, "seg_off"},
-        {1, sizeof(double), 4 + 3 * C, "state"},
     };
-    if ((got = tg_views(o, b, spec, has_off ? nb : NB - 2)) < (has_off ? nb : NB - 2))
+    if ((got = tg_views(o, b, spec, NB)) < NB)
         goto done;
     {
         const REAL *rec = b[0].buf;
@@ -183,8 +161,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         REAL *olow = b[10].buf;
         double *x = b[11].buf;
 #endif
-        const Py_ssize_t *off = has_off ? b[13].buf : NULL;
-        double *st = nb == NB ? b[14].buf : NULL;
+        const Py_ssize_t *off = b[13].buf;
         REAL below[MAX_CLASSES], above[MAX_CLASSES];
         Py_ssize_t n = 0, longest = 1;
         for (Py_ssize_t r = 0; r < R; r++)
@@ -214,49 +191,15 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                 goto done;
             }
         }
-        /* A window's resume point (see the header): only for one segment scanned in
-         * windows, and only when the state is the previous window's end. */
-        const int keep = st != NULL && R == 1 && skip >= 0;
-        const int resume = keep && skip > 0 && st[1] == (double)skip && st[0] >= 0 &&
-                           st[0] + 1 < (double)len[0];
         for (Py_ssize_t r = 0; r < R; r++) {
             const Py_ssize_t L = len[r], start = s0[r], a = att[r];
-            const Py_ssize_t o_r = off != NULL ? off[r] : 0;
+            const Py_ssize_t o_r = off[r];
             REAL *t = tot + r * C;
             if (start < 0 || L < 0 || start + L > E || a < 0 || a >= Kc) {
                 PyErr_SetString(PyExc_IndexError, "segment out of range");
                 goto done;
             }
-            /* Cases lo..hi-1 copied out (their weights added to t when sum). */
-#define COPY_OUT(lo, hi, sum)                                                              \
-    for (Py_ssize_t q = (lo); q < (hi); q++) {                                             \
-        const Py_ssize_t p = flat[start + q] + o_r;                                        \
-        if (q + AHEAD < L) {                                                               \
-            const Py_ssize_t pa = flat[start + q + AHEAD] + o_r;                           \
-            if (pa >= 0 && pa < n1)                                                        \
-                PREFETCH(rec + pa * rs);                                                   \
-        }                                                                                  \
-        if (p < 0 || p >= n1) {                                                            \
-            PyErr_SetString(PyExc_IndexError, "case index out of range");                  \
-            goto done;                                                                     \
-        }                                                                                  \
-        const REAL *rp = rec + p * rs;                                                     \
-        const REAL cf = rp[Kc + 1];                                                        \
-        const Py_ssize_t c = (Py_ssize_t)cf;                                               \
-        if (!(cf >= 0) || c >= C) {                                                        \
-            PyErr_SetString(PyExc_IndexError, "class out of range");                       \
-            goto done;                                                                     \
-        }                                                                                  \
-        lw[q] = rp[Kc];                                                                    \
-        lc[q] = c;                                                                         \
-        lv[q] = (double)rp[a];                                                             \
-        if (sum) {                                                                         \
-            t[c] += lw[q];                                                                 \
-            COUNT_CUT(q)                                                                   \
-        }                                                                                  \
-    }
             REAL low = 0;
-            Py_ssize_t i0 = 0, copied = 0;
 #ifdef SCAN_INFO
             /* The segment's cuts counted as its cases are copied out (the cut after
              * case q - 1 is tested once case q is there), for its header row. */
@@ -270,59 +213,61 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
 #else
 #define COUNT_CUT(q)
 #endif
-            if (resume) {
-                /* Where the previous window stopped: its sums, and the segment's
-                 * class weights; the cases are copied out as the walk reaches them. */
-                i0 = (Py_ssize_t)st[0] + 1;
-                n = skip;
-                low = (REAL)st[2];
-                for (Py_ssize_t c = 0; c < C; c++) {
-                    below[c] = (REAL)st[3 + c];
-                    above[c] = (REAL)st[3 + C + c];
-                    t[c] = (REAL)st[3 + 2 * C + c];
+            for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
+            /* The segment's cases copied out, their weights added to t. */
+            for (Py_ssize_t q = 0; q < L; q++) {
+                const Py_ssize_t p = flat[start + q] + o_r;
+                if (q + AHEAD < L) {
+                    const Py_ssize_t pa = flat[start + q + AHEAD] + o_r;
+                    if (pa >= 0 && pa < n1)
+                        PREFETCH(rec + pa * rs);
                 }
-                copied = got_scratch && st[3 + 3 * C] == (double)L ? L : i0;
-            } else {
-                for (Py_ssize_t c = 0; c < C; c++) t[c] = 0;
-                COPY_OUT(0, L, 1)
-                copied = L;
-                if (keep)
-                    st[3 + 3 * C] = got_scratch ? (double)L : -1.0;
-                if (L < 2 || !enough[r])
-                    continue;
-                for (Py_ssize_t c = 0; c < C; c++) {
-                    below[c] = 0;
-                    above[c] = t[c];
+                if (p < 0 || p >= n1) {
+                    PyErr_SetString(PyExc_IndexError, "case index out of range");
+                    goto done;
                 }
-#ifdef SCAN_INFO
-                /* The segment's header row (pick_block): its class weights, and its
-                 * number of cuts for the cost its cuts' gains bear. */
-                if (tries == 0)
-                    continue;
-                {
-                    ROOM
-                    double *xh = x + xo_n;
-                    REAL th = 0;
-                    for (Py_ssize_t k = 0; k < C; k++) {
-                        xh[k] = t[k] > 0 ? (double)t[k] : 1.0;
-                        xh[C + 1 + k] = 1.0;
-                        th += t[k];
-                    }
-                    xh[C] = th > 0 ? (double)th : 1.0;
-                    xh[C + 1] = (double)tries;
-                    bk[e_n] = r;
-                    bi[e_n] = -1;
-                    bc[e_n++] = -1;
-                    xo_n += 2 * C + 2;
+                const REAL *rp = rec + p * rs;
+                const REAL cf = rp[Kc + 1];
+                const Py_ssize_t c = (Py_ssize_t)cf;
+                if (!(cf >= 0) || c >= C) {
+                    PyErr_SetString(PyExc_IndexError, "class out of range");
+                    goto done;
                 }
-#endif
+                lw[q] = rp[Kc];
+                lc[q] = c;
+                lv[q] = (double)rp[a];
+                t[c] += lw[q];
+                COUNT_CUT(q)
             }
-            for (Py_ssize_t i = i0; i + 1 < L; i++) {
-                if (copied < i + 2) { /* a resumed walk copies out a block at a time */
-                    const Py_ssize_t hi = i + 2 + COPY_BLOCK < L ? i + 2 + COPY_BLOCK : L;
-                    COPY_OUT(copied, hi, 0)
-                    copied = hi;
+            if (L < 2 || !enough[r])
+                continue;
+            for (Py_ssize_t c = 0; c < C; c++) {
+                below[c] = 0;
+                above[c] = t[c];
+            }
+#ifdef SCAN_INFO
+            /* The segment's header row (pick_block): its class weights, and its
+             * number of cuts for the cost its cuts' gains bear. */
+            if (tries == 0)
+                continue;
+            {
+                ROOM
+                double *xh = x + xo_n;
+                REAL th = 0;
+                for (Py_ssize_t k = 0; k < C; k++) {
+                    xh[k] = t[k] > 0 ? (double)t[k] : 1.0;
+                    xh[C + 1 + k] = 1.0;
+                    th += t[k];
                 }
+                xh[C] = th > 0 ? (double)th : 1.0;
+                xh[C + 1] = (double)tries;
+                bk[e_n] = r;
+                bi[e_n] = -1;
+                bc[e_n++] = -1;
+                xo_n += 2 * C + 2;
+            }
+#endif
+            for (Py_ssize_t i = 0; i + 1 < L; i++) {
                 const Py_ssize_t c = lc[i];
                 const REAL wi = lw[i];
 #ifdef SCAN_INFO
@@ -362,20 +307,16 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     xo_n += 2 * C + 2;
                     mv = -1;
 #else
-                    const Py_ssize_t at = skip < 0 ? n : n - skip;
-                    if (skip < 0 && n >= cap) {
+                    if (n >= cap) {
                         PyErr_SetString(PyExc_IndexError, "candidate capacity exceeded");
                         goto done;
                     }
-                    n++;
-                    if (at < 0 || at >= cap)
-                        continue; /* outside this call's window */
-                    kk[at] = r;
-                    ii[at] = i;
-                    olow[at] = low;
-                    double *xn = x + at * (2 * C + 2); /* one cut's values together */
+                    kk[n] = r;
+                    ii[n] = i;
+                    olow[n] = low;
+                    double *xn = x + n++ * (2 * C + 2); /* one cut's values together */
 #endif
-                    /* The inputs of TotalInfo's logs (see best_cuts), as
+                    /* The inputs of TotalInfo's logs (see the header), as
                      * splits._xlog2x prepares them: the value in double, 1
                      * where it is not positive (log 0, and a 0 term). */
                     REAL tb = 0, ta = 0;
@@ -387,24 +328,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
                     }
                     xn[C] = tb > 0 ? (double)tb : 1.0;
                     xn[2 * C + 1] = ta > 0 ? (double)ta : 1.0;
-#ifndef SCAN_INFO
-                    if (keep && at == cap - 1) {
-                        /* The window is full: where the next one starts. */
-                        st[0] = (double)i;
-                        st[1] = (double)n;
-                        st[2] = (double)low;
-                        for (Py_ssize_t k = 0; k < C; k++) {
-                            st[3 + k] = (double)below[k];
-                            st[3 + C + k] = (double)above[k];
-                            st[3 + 2 * C + k] = (double)t[k];
-                        }
-                        if (resume)
-                            break; /* the first call walks on: it counts every cut */
-                    }
-#endif
                 }
             }
-#undef COPY_OUT
 #undef COUNT_CUT
         }
 #ifdef SCAN_INFO

@@ -23,7 +23,7 @@
 
 #define EXACT_LIMIT 16777216.0 /* 2^24: float32 holds every whole number up to it */
 
-/* The log input as splits._xlog2x and scan_cont prepare it: 1 where not positive. */
+/* The log input as splits._xlog2x and scan_best prepare it: 1 where not positive. */
 static inline double log_input(float v)
 {
     return v > 0 ? (double)v : 1.0;
@@ -35,7 +35,7 @@ static inline double log_input(float v)
  *
  * Segment r is the E-case stretch after the earlier segments, lens[r] long: its
  * known cases in value order, with their float32 values, weights and local
- * classes.  The walk is scan_cont's (scanwalk.h, c45): LowItems and per class
+ * classes.  The walk is scan_best's (scanwalk.h, c45): LowItems and per class
  * the weight below and above each cut in case order, the same candidate test.
  * Written: per case p, the log inputs of its class's weight below (out_xb[p])
  * and above (out_xa[p]) once the walk has passed it; per segment and class the
