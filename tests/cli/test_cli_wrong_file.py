@@ -301,3 +301,26 @@ def test_files_that_are_not_regular_are_not_read(tmp_path: Path) -> None:
     assert file_kind(str(fifo)) is None
     assert file_kind(str(tmp_path)) is None
     assert file_kind(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_eval_of_a_regressor_names_the_model_before_reading_data(
+    labelled: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """eval counts misclassified rows: a regressor is refused as MODEL's fault, before
+    DATA is read.  (DATA with a numeric column named as the regressor's output was read
+    as class labels and failed on its first number: "undeclared class '0.5'".)"""
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    est = sklearn_tree.DecisionTreeRegressor().fit(X, [0.5, 1.5, 2.5, 3.5])
+    pkl = tmp_path / "reg.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    model = tmp_path / "reg.trees"
+    assert run_cli(capsys, "import-sklearn", str(pkl), "-o", str(model))[0] == 0
+    csv = tmp_path / "rows.csv"
+    head, rows = ("x0,x1,class\n", "0,1,0.5\n1,0,1.5\n") if labelled else ("x0,x1\n", "0,1\n")
+    csv.write_text(head + rows)
+    code, out, err = run_cli(capsys, "eval", str(model), str(csv))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"treegen: error: {model}: ") and err.count("\n") == 1, err
+    assert "regressor" in err and "treegen predict" in err, err

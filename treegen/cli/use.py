@@ -47,12 +47,27 @@ def _read_for(args: argparse.Namespace, value: Any, progress: Progress) -> Datas
     )
 
 
+def _is_regressor(kind: Kind[Any, Any], value: Any) -> bool:
+    """Whether ``value`` predicts numbers (its kind's ``values`` gives some, here for no
+    rows), not classes."""
+    no_rows = np.empty((0, len(value.schema.attributes)), dtype=np.float64)
+    return kind.values is not None and kind.values(value, no_rows) is not None
+
+
 # ------------------------------------------------------------------- eval
 
 
 def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
     kind, value = load(args.model)
+    if _is_regressor(kind, value):
+        # MODEL's fault, found before DATA is read: read as labelled data for a
+        # regressor, DATA's numbers would be taken for class names and refused.
+        raise UsageError(
+            "eval counts misclassified rows; a regressor predicts numbers "
+            "(use 'treegen predict' for its values)",
+            file=args.model,
+        )
     with progress_line(args) as progress:
         ds = _read_for(args, value, progress)
         progress.update("evaluating")
@@ -108,7 +123,7 @@ def run_predict(args: argparse.Namespace) -> int:
         text = ""
         if args.header:
             classes = value.schema.classes
-            if kind.values is not None and kind.values(value, ds.X[:0]) is not None:
+            if _is_regressor(kind, value):
                 text = "\t".join(classes)  # a regressor's outputs
             else:
                 text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")
