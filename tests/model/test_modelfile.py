@@ -241,6 +241,16 @@ def test_empty_missing_and_binary_files(tmp_path: Path) -> None:
         load_model(binary)
 
 
+def test_a_byte_order_mark_is_not_part_of_the_file(tmp_path: Path) -> None:
+    """An editor that saves UTF-8 with a BOM (Windows Notepad) leaves a loadable file,
+    as the data readers accept one: the BOM was "not valid JSON: Unexpected UTF-8 BOM
+    (decode using utf-8-sig)"."""
+    model = hand_built()
+    path = tmp_path / "bom.tree"
+    path.write_bytes(b"\xef\xbb\xbf" + model_to_json(model).encode())
+    assert model_to_json(load_model(path)) == model_to_json(model)
+
+
 def test_failed_save_leaves_old_file_intact(tmp_path: Path) -> None:
     path = tmp_path / "m.tree"
     save_model(hand_built(), path)
