@@ -172,6 +172,10 @@ def read_text(path: str | os.PathLike[str], what: str = "model") -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
+        col = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
         raise ModelFileError(
-            f"not a treegen {what} (not UTF-8 text)", file=name, line=line
+            f"not a treegen {what}: byte 0x{raw[err.start]:02x} is not UTF-8 text",
+            file=name,
+            line=line,
+            col=col,
         ) from None
