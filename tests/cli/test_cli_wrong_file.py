@@ -324,3 +324,24 @@ def test_eval_of_a_regressor_names_the_model_before_reading_data(
     assert (code, out) == (2, "")
     assert err.startswith(f"treegen: error: {model}: ") and err.count("\n") == 1, err
     assert "regressor" in err and "treegen predict" in err, err
+
+
+def test_predict_proba_of_an_isolation_forest_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "model: an IsolationForest has no class probabilities", naming neither
+    the option nor the file ("model" is no file)."""
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    est = ensemble.IsolationForest(n_estimators=2, random_state=0).fit(X)
+    pkl = tmp_path / "iso.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    model = tmp_path / "iso.trees"
+    assert run_cli(capsys, "import-sklearn", str(pkl), "-o", str(model))[0] == 0
+    csv = tmp_path / "rows.csv"
+    csv.write_text("x0,x1\n0,1\n1,0\n")
+    out = tmp_path / "p.txt"
+    code, stdout, err = run_cli(capsys, "predict", "--proba", str(model), str(csv), "-o", str(out))
+    assert (code, stdout) == (2, "")
+    assert err == ("treegen: error: --proba: an IsolationForest has no class probabilities\n"), err
+    assert not out.exists()

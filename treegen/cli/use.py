@@ -95,10 +95,7 @@ def format_predictions(
     classes = value.schema.classes
     values = kind.values(value, x) if kind.values else None
     if values is not None:  # a regressor: each output as repr prints it (round-trips)
-        if proba:
-            raise UsageError(
-                "a regressor predicts numbers, not class probabilities", option="--proba"
-            )
+        assert not proba, "refused by _check_proba"
         return "".join("\t".join(repr(float(v)) for v in row) + "\n" for row in values)
     predicted = np.asarray(kind.predict(value, x))
     if not proba:
@@ -112,11 +109,25 @@ def format_predictions(
     return "".join(lines)
 
 
+def _check_proba(kind: Kind[Any, Any], value: Any) -> None:
+    """``--proba``'s usage error, before DATA is read, for a model without class
+    probabilities: a kind without them (a ruleset), a regressor, or a value whose
+    ``predict_proba`` refuses (an IsolationForest: asked here for no rows)."""
+    if kind.predict_proba is None:
+        raise UsageError(f"a {kind.name} gives a class, not class probabilities", option="--proba")
+    if _is_regressor(kind, value):
+        raise UsageError("a regressor predicts numbers, not class probabilities", option="--proba")
+    try:
+        kind.predict_proba(value, np.empty((0, len(value.schema.attributes))))
+    except UsageError as exc:
+        raise UsageError(exc.message, option="--proba") from None
+
+
 def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
     kind, value = load(args.model)
-    if args.proba and kind.predict_proba is None:
-        raise UsageError(f"a {kind.name} gives a class, not class probabilities", option="--proba")
+    if args.proba:
+        _check_proba(kind, value)
     with progress_line(args) as progress:
         ds = _read_for(args, value, progress)
         progress.update("predicting")
