@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from treegen.cli.common import name_list
+from treegen.cli.common import name_list, positive_int
 from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
 from treegen.kinds import loads
@@ -71,7 +71,7 @@ def _register(
     p.add_argument(
         "--iterations",
         metavar="N",
-        type=int,
+        type=positive_int,
         default=None,
         help="use the first N boosting rounds (default: "
         + ("best_iteration + 1 when the model has one, else all)"
