@@ -27,6 +27,14 @@ class _InterruptedImport(importlib.abc.MetaPathFinder):
         return None
 
 
+def _assert_interrupted(capsys: pytest.CaptureFixture[str]) -> None:
+    """run() ends with exit status 130 and the one line, nothing on stdout."""
+    with pytest.raises(SystemExit) as info:
+        run()
+    assert info.value.code == 130
+    assert capsys.readouterr() == ("", "treegen: interrupted\n")
+
+
 def test_the_console_script_and_python_m_treegen_run_run() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["treegen"] == "treegen.cli:run"
@@ -39,10 +47,7 @@ def test_a_ctrl_c_while_the_modules_load_is_one_line(
     monkeypatch.delitem(sys.modules, "treegen.cli.main", raising=False)
     monkeypatch.delattr(treegen.cli, "main", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_InterruptedImport(), *sys.meta_path])
-    with pytest.raises(SystemExit) as info:
-        run()
-    assert info.value.code == 130
-    assert capsys.readouterr() == ("", "treegen: interrupted\n")
+    _assert_interrupted(capsys)
 
 
 def test_a_ctrl_c_while_the_parser_is_built_is_one_line(
@@ -55,10 +60,7 @@ def test_a_ctrl_c_while_the_parser_is_built_is_one_line(
 
     monkeypatch.setattr(cli_main, "build_parser", interrupted)
     monkeypatch.setattr(sys, "argv", ["treegen", "show", "m.tree"])
-    with pytest.raises(SystemExit) as info:
-        run()
-    assert info.value.code == 130
-    assert capsys.readouterr() == ("", "treegen: interrupted\n")
+    _assert_interrupted(capsys)
 
 
 def test_run_exits_with_mains_status(

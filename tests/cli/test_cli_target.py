@@ -232,27 +232,28 @@ def test_import_sklearn_refuses_an_empty_feature_name(
 
 
 @pytest.mark.parametrize("command", ["import-xgboost", "import-lightgbm"])
-@pytest.mark.parametrize("option", ["--feature-names", "--classes"])
-def test_gbm_imports_refuse_an_empty_name(
-    command: str, option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--feature-names", "a,", "empty name"),
+        ("--classes", "a,", "empty name"),
+        # It was "FILE: No such file or directory" here, or a check after reading FILE.
+        ("--iterations", "0", "must be at least 1"),
+        ("--iterations", "-1", "must be at least 1"),
+    ],
+)
+def test_gbm_imports_check_their_options_as_parsed(
+    command: str,
+    option: str,
+    value: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The option is checked as it is parsed, before FILE is read (here: none exists)."""
+    """An empty name, or fewer than one round, is the option's error as it is parsed,
+    before FILE is read (here: none exists)."""
     out = tmp_path / "m.trees"
-    code, _, err = run_cli(capsys, command, "no-such-file", "-o", str(out), option, "a,")
+    code, _, err = run_cli(capsys, command, "no-such-file", "-o", str(out), option, value)
     assert code == 2 and err.count("\n") == 1, err
-    assert option in err and "empty name" in err, err
-    assert not out.exists()
-
-
-@pytest.mark.parametrize("command", ["import-xgboost", "import-lightgbm"])
-@pytest.mark.parametrize("value", ["0", "-1"])
-def test_gbm_imports_refuse_a_count_of_rounds_below_one(
-    command: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """--iterations 0 or -1 is the option's error as it is parsed, before FILE is read
-    (it was "FILE: No such file or directory" here, or a check after reading FILE)."""
-    out = tmp_path / "m.trees"
-    code, _, err = run_cli(capsys, command, "no-such-file", "-o", str(out), "--iterations", value)
-    assert code == 2 and err.count("\n") == 1, err
-    assert "--iterations" in err and "must be at least 1" in err, err
+    assert option in err and message in err, err
     assert not out.exists()
