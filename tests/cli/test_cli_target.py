@@ -209,3 +209,51 @@ def test_import_sklearn_refuses_a_target_that_is_a_feature(
         == "treegen: error: --target: 'x1' cannot name the class column: it is a feature's name\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("names", ["", "x0,,x1", "x0,x1,"])
+def test_import_sklearn_refuses_an_empty_feature_name(
+    names: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty --feature-names was taken as not given (the default names), and an
+    empty name in it blamed on FILE; both are the option's error."""
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    est = sklearn_tree.DecisionTreeClassifier().fit([[0, 1], [1, 0]], ["a", "b"])
+    pkl = tmp_path / "est.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    out = tmp_path / "m.trees"
+    code, stdout, err = run_cli(
+        capsys, "import-sklearn", str(pkl), "-o", str(out), "--feature-names", names
+    )
+    assert code == 2 and stdout == ""
+    assert err.startswith("treegen: error: ") and err.count("\n") == 1, err
+    assert "--feature-names" in err and "empty name" in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["import-xgboost", "import-lightgbm"])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--feature-names", "a,", "empty name"),
+        ("--classes", "a,", "empty name"),
+        # It was "FILE: No such file or directory" here, or a check after reading FILE.
+        ("--iterations", "0", "must be at least 1"),
+        ("--iterations", "-1", "must be at least 1"),
+    ],
+)
+def test_gbm_imports_check_their_options_as_parsed(
+    command: str,
+    option: str,
+    value: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An empty name, or fewer than one round, is the option's error as it is parsed,
+    before FILE is read (here: none exists)."""
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, command, "no-such-file", "-o", str(out), option, value)
+    assert code == 2 and err.count("\n") == 1, err
+    assert option in err and message in err, err
+    assert not out.exists()

@@ -301,3 +301,47 @@ def test_files_that_are_not_regular_are_not_read(tmp_path: Path) -> None:
     assert file_kind(str(fifo)) is None
     assert file_kind(str(tmp_path)) is None
     assert file_kind(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_eval_of_a_regressor_names_the_model_before_reading_data(
+    labelled: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """eval counts misclassified rows: a regressor is refused as MODEL's fault, before
+    DATA is read.  (DATA with a numeric column named as the regressor's output was read
+    as class labels and failed on its first number: "undeclared class '0.5'".)"""
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    est = sklearn_tree.DecisionTreeRegressor().fit(X, [0.5, 1.5, 2.5, 3.5])
+    pkl = tmp_path / "reg.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    model = tmp_path / "reg.trees"
+    assert run_cli(capsys, "import-sklearn", str(pkl), "-o", str(model))[0] == 0
+    csv = tmp_path / "rows.csv"
+    head, rows = ("x0,x1,class\n", "0,1,0.5\n1,0,1.5\n") if labelled else ("x0,x1\n", "0,1\n")
+    csv.write_text(head + rows)
+    code, out, err = run_cli(capsys, "eval", str(model), str(csv))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"treegen: error: {model}: ") and err.count("\n") == 1, err
+    assert "regressor" in err and "treegen predict" in err, err
+
+
+def test_predict_proba_of_an_isolation_forest_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "model: an IsolationForest has no class probabilities", naming neither
+    the option nor the file ("model" is no file)."""
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    est = ensemble.IsolationForest(n_estimators=2, random_state=0).fit(X)
+    pkl = tmp_path / "iso.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    model = tmp_path / "iso.trees"
+    assert run_cli(capsys, "import-sklearn", str(pkl), "-o", str(model))[0] == 0
+    csv = tmp_path / "rows.csv"
+    csv.write_text("x0,x1\n0,1\n1,0\n")
+    out = tmp_path / "p.txt"
+    code, stdout, err = run_cli(capsys, "predict", "--proba", str(model), str(csv), "-o", str(out))
+    assert (code, stdout) == (2, "")
+    assert err == ("treegen: error: --proba: an IsolationForest has no class probabilities\n"), err
+    assert not out.exists()

@@ -96,12 +96,7 @@ def test_plot_png_is_a_png(
 @pytest.mark.slow
 def test_plot_without_dot_names_the_debian_package(models: dict[str, Path], tmp_path: Path) -> None:
     p = run_process(
-        "plot",
-        str(models["golf"]),
-        "-o",
-        str(tmp_path / "t.svg"),
-        "--dot",
-        str(tmp_path / "no-such-dot"),
+        "plot", str(models["golf"]), "-o", str(tmp_path / "t.svg"), env={"PATH": str(tmp_path)}
     )
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == (
@@ -111,13 +106,25 @@ def test_plot_without_dot_names_the_debian_package(models: dict[str, Path], tmp_
     assert not list(tmp_path.glob("*.svg"))
 
 
-def test_plot_with_a_dot_that_writes_nothing_is_an_error(
-    models: dict[str, Path], tmp_path: Path
+@pytest.mark.parametrize(
+    ("dot", "message"),
+    [
+        # A --dot that does not exist is the option's, not "dot is not installed".
+        ("{tmp}/no-such-dot", "--dot: '{tmp}/no-such-dot' is not a program that can be run"),
+        ("false", "--dot: false failed (exit 1): no message"),
+        # A --dot program that succeeds without output left no picture, exit 0.
+        ("true", "--dot: true wrote no picture"),
+    ],
+)
+def test_plot_names_a_dot_program_that_fails(
+    models: dict[str, Path], tmp_path: Path, dot: str, message: str
 ) -> None:
-    """A --dot program that succeeds without output (``true``) left no picture, exit 0."""
-    p = run_process("plot", str(models["golf"]), "-o", str(tmp_path / "t.svg"), "--dot", "true")
-    assert p.returncode == 2 and p.stderr == "treegen: error: plot: true wrote no picture\n"
-    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / "out"
+    out.mkdir()
+    dot, message = dot.format(tmp=tmp_path), message.format(tmp=tmp_path)
+    p = run_process("plot", str(models["golf"]), "-o", str(out / "t.svg"), "--dot", dot)
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", f"treegen: error: {message}\n")
+    assert list(out.iterdir()) == []
 
 
 def test_plot_through_a_symbolic_link_replaces_the_file_it_names(

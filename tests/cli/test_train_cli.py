@@ -239,6 +239,14 @@ def test_train_help_documents_default_output(capsys: pytest.CaptureFixture[str])
         (["eval", "{missing_tree}", "{golf}"], "nope.tree"),
         (["predict", "{tree}", "{missing}"], "nope.csv"),
         (["eval", "{tree}", "{golf}", "--unpruned", "{tree}"], "--unpruned"),
+        # Options the chosen pruning does not use are refused, not silently ignored
+        # (as Weka's J48 refuses -C with -R, and -U with -R).
+        (["train", "{golf}", "--folds", "5"], "--folds: needs --prune reduced-error"),
+        (["train", "{golf}", "--seed", "7"], "--seed: needs --prune reduced-error"),
+        (["cv", "{golf}", "--folds", "3", "--prune-folds", "4"], "--prune-folds: needs"),
+        (["cv", "{golf}", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
+        (["train", "{golf}", "--no-prune", "--prune", "reduced-error"], "--no-prune"),
+        (["train", "{golf}", "--prune", "reduced-error", "--cf", "0.1"], "--cf"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(

@@ -239,6 +239,23 @@ def test_empty_missing_and_binary_files(tmp_path: Path) -> None:
     binary.write_bytes(b"\x89PNG\r\n\xff\xfe")
     with pytest.raises(ModelFileError, match="not UTF-8"):
         load_model(binary)
+    # The first byte that is not UTF-8 is named at its line and column, as data's are.
+    latin1 = tmp_path / "l.tree"
+    latin1.write_bytes('{\n  "classes": ["café"]'.encode("latin-1"))
+    with pytest.raises(ModelFileError) as info:
+        load_model(latin1)
+    assert (info.value.line, info.value.col) == (2, 19)
+    assert "byte 0xe9 is not UTF-8" in str(info.value)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_file(tmp_path: Path) -> None:
+    """An editor that saves UTF-8 with a BOM (Windows Notepad) leaves a loadable file,
+    as the data readers accept one: the BOM was "not valid JSON: Unexpected UTF-8 BOM
+    (decode using utf-8-sig)"."""
+    model = hand_built()
+    path = tmp_path / "bom.tree"
+    path.write_bytes(b"\xef\xbb\xbf" + model_to_json(model).encode())
+    assert model_to_json(load_model(path)) == model_to_json(model)
 
 
 def test_failed_save_leaves_old_file_intact(tmp_path: Path) -> None:

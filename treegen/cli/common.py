@@ -31,6 +31,16 @@ def _names(text: str) -> list[str]:
     return names
 
 
+def name_list(text: str) -> list[str]:
+    """An argparse ``type=`` for ``A,B,...`` naming columns or classes as given (spaces
+    kept): an empty name (``''``, ``'a,,b'``, ``'a,'``) is the option's error, not
+    taken as "not given" nor passed on to be blamed on a file."""
+    names = text.split(",")
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"empty name in '{text}'")
+    return names
+
+
 def add_data_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--target NAME``, ``--nominal COL[,COL]`` and ``--ignore COL[,COL]``."""
     group = parser.add_argument_group("data options (CSV and ARFF)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from treegen.cli.common import name_list, positive_int
 from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
 from treegen.kinds import loads
@@ -18,12 +19,13 @@ def _run(args: argparse.Namespace, library: str) -> int:
     # Imported here, not at the top: every command builds this module's parser.
     from treegen.estimator.gbm_import import from_classes, from_lightgbm, from_xgboost
 
-    names = args.feature_names.split(",") if args.feature_names else None
     read = from_xgboost if library == "xgboost" else from_lightgbm
     try:
-        model = read(args.file, args.iterations, feature_names=names, target=args.target)
-        if args.classes:
-            model = from_classes(model, args.classes.split(","))
+        model = read(
+            args.file, args.iterations, feature_names=args.feature_names, target=args.target
+        )
+        if args.classes is not None:
+            model = from_classes(model, args.classes)
     except TreegenError as exc:
         flag = {
             "feature_names": "--feature-names",
@@ -69,7 +71,7 @@ def _register(
     p.add_argument(
         "--iterations",
         metavar="N",
-        type=int,
+        type=positive_int,
         default=None,
         help="use the first N boosting rounds (default: "
         + ("best_iteration + 1 when the model has one, else all)"
@@ -78,12 +80,14 @@ def _register(
     p.add_argument(
         "--feature-names",
         metavar="A,B,...",
+        type=name_list,
         default=None,
         help="names for the columns (default: the model's feature names)",
     )
     p.add_argument(
         "--classes",
         metavar="A,B,...",
+        type=name_list,
         default=None,
         help="names for the classes, in the model's order (default: 0, 1, ...)",
     )

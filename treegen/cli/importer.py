@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from treegen.cli.common import name_list
 from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
 from treegen.estimator.sklearn_import import SKOPS_TRUSTED, SUPPORTED, from_sklearn, load_estimator
@@ -12,9 +13,8 @@ from treegen.kinds import loads
 
 def run_import_sklearn(args: argparse.Namespace) -> int:
     est = load_estimator(args.file)
-    names = args.feature_names.split(",") if args.feature_names else None
     try:
-        model = from_sklearn(est, feature_names=names, target=args.target)
+        model = from_sklearn(est, feature_names=args.feature_names, target=args.target)
     except TreegenError as exc:
         # The estimator's faults are FILE's; a bad name is the option's.
         flag = {"feature_names": "--feature-names", "target": "--target"}.get(exc.option or "")
@@ -55,6 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--feature-names",
         metavar="A,B,...",
+        type=name_list,
         default=None,
         help="names for the columns (default: the estimator's feature_names_in_, else x0, x1, ...)",
     )

@@ -29,7 +29,13 @@ def run_plot(args: argparse.Namespace) -> int:
     def dot_of(graph: Sequence[str]) -> str:
         return draw(value, args.max_depth, graph)
 
-    render(readable_dot(dot_of, program), args.output, fmt, dot=program)
+    try:
+        render(readable_dot(dot_of, program), args.output, fmt, dot=program)
+    except UsageError as exc:
+        # The program failed, or wrote nothing: with --dot, the option's program.
+        if args.dot is not None and exc.option == "plot":
+            exc.option = "--dot"
+        raise
     return 0
 
 

@@ -37,6 +37,7 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
     """The training options; ``cv``: for ``treegen cv``, whose --folds/--seed are its own."""
     group = parser.add_argument_group("training options")
     add_min_cases_and_cf(group, "pruning confidence in (0, 1); smaller prunes more (default 0.25)")
+    parser.set_defaults(cf=None)  # None: not given (0.25); given, error-based pruning uses it
     group.add_argument(
         "--no-prune",
         dest="prune",
@@ -55,12 +56,13 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
         + ")",
     )
     folds_flag, seed_flag = ("--prune-folds", "--prune-seed") if cv else ("--folds", "--seed")
+    parser.set_defaults(rep_flags=(folds_flag, seed_flag))  # for _refuse_unused's messages
     group.add_argument(
         folds_flag,
         dest="rep_folds",
         metavar="N",
         type=int_range(2),
-        default=3,
+        default=None,  # None: not given (3); given, it needs reduced-error pruning
         help="reduced-error pruning: N folds, one for pruning (J48's -N; default 3)",
     )
     group.add_argument(
@@ -68,7 +70,7 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
         dest="rep_seed",
         metavar="S",
         type=int,
-        default=1,
+        default=None,  # None: not given (1)
         help="reduced-error pruning: the seed of J48's shuffle of the growing folds "
         "(J48's -Q; default 1)",
     )
@@ -130,12 +132,35 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
     )
 
 
-def train_options(args: argparse.Namespace) -> TrainOptions:
-    """The :class:`TrainOptions` the command line asks for."""
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """A usage error for a pruning option the chosen pruning does not use: silently
+    ignored, it would look as if it had shaped the tree (Weka's J48 refuses -C with -R,
+    and -U with -R, the same way)."""
+    reduced_error = args.pruning == "reduced-error"
+    if reduced_error and not args.prune:
+        raise UsageError(
+            "keeps the unpruned tree; --prune reduced-error prunes it", option="--no-prune"
+        )
+    if not reduced_error:
+        for value, flag in zip((args.rep_folds, args.rep_seed), args.rep_flags, strict=True):
+            if value is not None:
+                raise UsageError("needs --prune reduced-error", option=flag)
+    elif args.cf is not None:
+        raise UsageError(
+            "is error-based pruning's confidence; --prune reduced-error does not use it",
+            option="--cf",
+        )
 
+
+def train_options(args: argparse.Namespace) -> TrainOptions:
+    """The :class:`TrainOptions` the command line asks for (refusing options that the
+    chosen pruning would ignore).  An option not given (None) keeps TrainOptions'
+    default."""
+
+    _refuse_unused(args)
+    given = {"cf": args.cf, "folds": args.rep_folds, "seed": args.rep_seed}
     return TrainOptions(
         min_cases=args.min_cases,
-        cf=args.cf,
         prune=args.prune,
         subsets=args.subsets,
         criterion=args.criterion,
@@ -143,8 +168,7 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
         max_depth=args.max_depth,
         min_gain_ratio=args.min_gain_ratio,
         pruning=args.pruning,
-        folds=args.rep_folds,
-        seed=args.rep_seed,
+        **{k: v for k, v in given.items() if v is not None},
     )
 
 

@@ -47,12 +47,27 @@ def _read_for(args: argparse.Namespace, value: Any, progress: Progress) -> Datas
     )
 
 
+def _is_regressor(kind: Kind[Any, Any], value: Any) -> bool:
+    """Whether ``value`` predicts numbers (its kind's ``values`` gives some, here for no
+    rows), not classes."""
+    no_rows = np.empty((0, len(value.schema.attributes)), dtype=np.float64)
+    return kind.values is not None and kind.values(value, no_rows) is not None
+
+
 # ------------------------------------------------------------------- eval
 
 
 def run_eval(args: argparse.Namespace) -> int:
     """Print MODEL's evaluation on DATA (and RAW_MODEL's with --unpruned)."""
     kind, value = load(args.model)
+    if _is_regressor(kind, value):
+        # MODEL's fault, found before DATA is read: read as labelled data for a
+        # regressor, DATA's numbers would be taken for class names and refused.
+        raise UsageError(
+            "eval counts misclassified rows; a regressor predicts numbers "
+            "(use 'treegen predict' for its values)",
+            file=args.model,
+        )
     with progress_line(args) as progress:
         ds = _read_for(args, value, progress)
         progress.update("evaluating")
@@ -80,10 +95,7 @@ def format_predictions(
     classes = value.schema.classes
     values = kind.values(value, x) if kind.values else None
     if values is not None:  # a regressor: each output as repr prints it (round-trips)
-        if proba:
-            raise UsageError(
-                "a regressor predicts numbers, not class probabilities", option="--proba"
-            )
+        assert not proba, "refused by _check_proba"
         return "".join("\t".join(repr(float(v)) for v in row) + "\n" for row in values)
     predicted = np.asarray(kind.predict(value, x))
     if not proba:
@@ -97,18 +109,32 @@ def format_predictions(
     return "".join(lines)
 
 
+def _check_proba(kind: Kind[Any, Any], value: Any) -> None:
+    """``--proba``'s usage error, before DATA is read, for a model without class
+    probabilities: a kind without them (a ruleset), a regressor, or a value whose
+    ``predict_proba`` refuses (an IsolationForest: asked here for no rows)."""
+    if kind.predict_proba is None:
+        raise UsageError(f"a {kind.name} gives a class, not class probabilities", option="--proba")
+    if _is_regressor(kind, value):
+        raise UsageError("a regressor predicts numbers, not class probabilities", option="--proba")
+    try:
+        kind.predict_proba(value, np.empty((0, len(value.schema.attributes))))
+    except UsageError as exc:
+        raise UsageError(exc.message, option="--proba") from None
+
+
 def run_predict(args: argparse.Namespace) -> int:
     """Print (or write) one prediction line per row of DATA."""
     kind, value = load(args.model)
-    if args.proba and kind.predict_proba is None:
-        raise UsageError(f"a {kind.name} gives a class, not class probabilities", option="--proba")
+    if args.proba:
+        _check_proba(kind, value)
     with progress_line(args) as progress:
         ds = _read_for(args, value, progress)
         progress.update("predicting")
         text = ""
         if args.header:
             classes = value.schema.classes
-            if kind.values is not None and kind.values(value, ds.X[:0]) is not None:
+            if _is_regressor(kind, value):
                 text = "\t".join(classes)  # a regressor's outputs
             else:
                 text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")

@@ -162,15 +162,20 @@ def field_error(err: InvalidField, text: str, filename: str) -> ModelFileError:
 
 
 def read_text(path: str | os.PathLike[str], what: str = "model") -> str:
-    """The UTF-8 text of a treegen file (``what``: model or ruleset, for the messages)."""
+    """The UTF-8 text of a treegen file (``what``: model or ruleset, for the messages),
+    without a byte-order mark: an editor may save one, and the data readers accept it."""
     name = os.fspath(path)
     raw = read_bytes(
         name, ModelFileError, f"no such {what} file", f"is a folder, not a {what} file"
     )
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
+        col = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
         raise ModelFileError(
-            f"not a treegen {what} (not UTF-8 text)", file=name, line=line
+            f"not a treegen {what}: byte 0x{raw[err.start]:02x} is not UTF-8 text",
+            file=name,
+            line=line,
+            col=col,
         ) from None

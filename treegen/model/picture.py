@@ -165,8 +165,10 @@ def plot_format(path: str) -> str:
 
 
 def dot_program(dot: str | None = None) -> str:
-    """The Graphviz program to run: ``dot`` (default: ``dot`` on PATH); without it the
-    error names the Debian package to install."""
+    """The Graphviz program to run: ``dot`` (``--dot``'s, which must run), else ``dot``
+    on PATH; without it the error names the Debian package to install."""
+    if dot is not None and shutil.which(dot) is None:
+        raise UsageError(f"'{dot}' is not a program that can be run", option="--dot")
     program = dot or shutil.which("dot")
     if program is None or shutil.which(program) is None:
         raise UsageError(
@@ -184,7 +186,8 @@ def run_dot(program: str, fmt: str, dot_text: str) -> bytes:
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise UsageError(
-            f"dot failed (exit {done.returncode}): {(lines or ['no message'])[0]}", option="plot"
+            f"{program} failed (exit {done.returncode}): {(lines or ['no message'])[0]}",
+            option="plot",
         )
     return done.stdout
 
