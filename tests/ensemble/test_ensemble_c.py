@@ -226,3 +226,29 @@ def test_keys_for_at_most_32_features(n_features: int, keyed: bool) -> None:
         )
         report = verify(ens, opts, n_random=200)
         assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("mode", ["float", "double", "int16", "keys", "lean_float"])
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_a_single_tree_that_is_one_leaf(kind: str, mode: str, style: str) -> None:
+    """A DecisionTree fitted to no split (min_samples_split above the rows) is one leaf:
+    its C has no test and reads no input, and still compiles under the strict flags
+    (its ifs once named a key array that nothing declared)."""
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from treegen.ensemble.regress import from_estimator
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = (
+        DecisionTreeClassifier(min_samples_split=100).fit(X, y)
+        if kind == "classifier"
+        else DecisionTreeRegressor(min_samples_split=100).fit(X, X[:, 0])
+    )
+    ens = from_estimator(est)
+    assert all(t.feature == (-1,) for t in ens.trees)
+    kw = dict(EXPORT_MODES[mode], style=style)
+    report = verify(ens, ExportOptions(prefix="e", **kw), n_random=20)  # type: ignore[arg-type]
+    assert report.ok, report.text()
