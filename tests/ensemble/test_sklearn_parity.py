@@ -147,3 +147,20 @@ def test_hist_string_categories_are_nominal_codes() -> None:
     codes = np.asarray([colour.values.index(c) for c in frame.colour.astype(str)], dtype=float)
     X = np.column_stack([frame.x.to_numpy(), codes])
     assert np.array_equal(classify.predict(ens, X), est.predict(frame))
+
+
+@pytest.mark.parametrize("name", ["tree", "forest", "hist", "adaboost"])
+def test_a_single_class_fit(name: str) -> None:
+    """y with one class: scikit-learn fits a tree, a forest, histogram boosting and
+    AdaBoost on it (AdaBoost's decision_function is zeros, one column; its first tree
+    is perfect and boosting stops), and predicts that class everywhere."""
+    from treegen.codegen.options import ExportOptions
+    from treegen.kinds.check import verify
+
+    X, _ = datasets.load_iris(return_X_y=True)
+    est = ESTIMATORS[name]().fit(X, np.full(len(X), 7))
+    rows = np.vstack([X, threshold_rows(X, sklearn_thresholds(est))])
+    _check(est, rows.astype(np.float32).astype(np.float64))
+    opts = ExportOptions(prefix="e", scores=name in ("hist", "adaboost"))
+    report = verify(ensemble_from_sklearn(est), opts, n_random=50)
+    assert report.ok, report.text()

@@ -264,6 +264,10 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
                 option="estimator",
             )
         value = np.asarray(member.tree_.value, dtype=np.float64)
+        if k == 1:
+            # One class: decision_function returns zeros before any vote (+0.0 / w is +0.0).
+            trees.append(_tree(member.tree_, len(schema.attributes), lambda i: [0.0], values))
+            continue
         other = np.float64(-1 / (k - 1)) * w  # decision_function's -1 / (n_classes - 1) * w
         # The tree's class is the first largest value; its vote: w there, other elsewhere.
         trees.append(
