@@ -307,8 +307,13 @@ def ensemble_from_sklearn(
         )
     if not hasattr(estimator, "n_features_in_") or not hasattr(estimator, "classes_"):
         raise UsageError(f"the {name} is not fitted", option="estimator")
-    if int(getattr(estimator, "n_outputs_", 1)) != 1:
-        raise UsageError("a multi-output ensemble is not exported", option="estimator")
+    n_out = int(getattr(estimator, "n_outputs_", 1))
+    if n_out != 1:
+        raise UsageError(
+            f"a {name} of {n_out} outputs is not exported: a classifier is read with one "
+            "class column (fit one estimator per output)",
+            option="estimator",
+        )
     if name == "HistGradientBoostingClassifier":
         return hist_from_sklearn(
             estimator, feature_names_of(estimator, feature_names, target), target
