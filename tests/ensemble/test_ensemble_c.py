@@ -226,3 +226,58 @@ def test_keys_for_at_most_32_features(n_features: int, keyed: bool) -> None:
         )
         report = verify(ens, opts, n_random=200)
         assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("mode", ["float", "double", "int16", "keys", "lean_float"])
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_a_single_tree_that_is_one_leaf(kind: str, mode: str, style: str) -> None:
+    """A DecisionTree fitted to no split (min_samples_split above the rows) is one leaf:
+    its C has no test and reads no input, and still compiles under the strict flags
+    (its ifs once named a key array that nothing declared)."""
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from treegen.ensemble.regress import from_estimator
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = (
+        DecisionTreeClassifier(min_samples_split=100).fit(X, y)
+        if kind == "classifier"
+        else DecisionTreeRegressor(min_samples_split=100).fit(X, X[:, 0])
+    )
+    ens = from_estimator(est)
+    assert all(t.feature == (-1,) for t in ens.trees)
+    kw = dict(EXPORT_MODES[mode], style=style)
+    report = verify(ens, ExportOptions(prefix="e", **kw), n_random=20)  # type: ignore[arg-type]
+    assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_a_categorical_feature_no_split_tests(kind: str, style: str, tmp_path: Path) -> None:
+    """HistGradientBoosting with a categorical feature that no split tests (a noise
+    column): its C keeps no table of the feature's categories, which nothing would read
+    (-Wunused-const-variable), with the double sums and with the binary64 routines."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    from treegen.ensemble.regress import from_estimator
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=300), rng.integers(0, 4, 300).astype(float)])
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(max_iter=3, max_leaf_nodes=2, categorical_features=[1], random_state=0)
+    est = (
+        HistGradientBoostingClassifier(**kw).fit(X, y)  # type: ignore[arg-type]
+        if kind == "classifier"
+        else HistGradientBoostingRegressor(**kw).fit(X, y * 1.5)  # type: ignore[arg-type]
+    )
+    ens = from_estimator(est)
+    assert ens.categories[1] == (0.0, 1.0, 2.0, 3.0)
+    assert not any(any(t.categorical) for t in ens.trees)
+    report = verify(ens, ExportOptions(prefix="e", style=style), n_random=50)
+    assert report.ok, report.text()
+    files = render(ens, ExportOptions(prefix="e", style=style)).files
+    compile_strict("gcc", "-std=c99", files, tmp_path, ["-DE_SOFT64=1"])

@@ -250,3 +250,26 @@ def test_pandas_categories_become_nominal_codes() -> None:
         codes = np.asarray([colour.values.index(c) for c in frame.colour], dtype=float)
         X = np.column_stack([frame.a.to_numpy(), codes])
         assert np.array_equal(classify.predict(model.value, X), est.predict(frame))
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_xgboost_fitted_with_another_missing_value_is_refused(kind: str) -> None:
+    """XGBClassifier(missing=0.0) reads 0.0 as missing in predict; the value is the
+    wrapper's, not the model's, and treegen's C reads only NaN as missing: refused, in
+    one line naming the parameter (the same model through its Booster or file is the
+    caller's to match)."""
+    from treegen.errors import UsageError
+
+    X, y = gbm_data()
+    X = np.nan_to_num(np.round(X))
+    common = {"n_estimators": 2, "max_depth": 2, "n_jobs": 1, "missing": 0.0}
+    est = (
+        xgb.XGBClassifier(**common).fit(X, y > 0)
+        if kind == "classifier"
+        else xgb.XGBRegressor(**common).fit(X, y * 1.0)
+    )
+    with pytest.raises(UsageError, match=r"missing=0\.0") as info:
+        from_xgboost(est)
+    assert "\n" not in str(info.value)
+    # The default (NaN) imports.
+    from_xgboost(xgb.XGBClassifier(**{**common, "missing": np.nan}).fit(X, y > 0))

@@ -147,3 +147,52 @@ def test_hist_string_categories_are_nominal_codes() -> None:
     codes = np.asarray([colour.values.index(c) for c in frame.colour.astype(str)], dtype=float)
     X = np.column_stack([frame.x.to_numpy(), codes])
     assert np.array_equal(classify.predict(ens, X), est.predict(frame))
+
+
+@pytest.mark.parametrize("name", ["tree", "forest", "hist", "adaboost"])
+def test_a_single_class_fit(name: str) -> None:
+    """y with one class: scikit-learn fits a tree, a forest, histogram boosting and
+    AdaBoost on it (AdaBoost's decision_function is zeros, one column; its first tree
+    is perfect and boosting stops), and predicts that class everywhere."""
+    from treegen.codegen.options import ExportOptions
+    from treegen.kinds.check import verify
+
+    X, _ = datasets.load_iris(return_X_y=True)
+    est = ESTIMATORS[name]().fit(X, np.full(len(X), 7))
+    rows = np.vstack([X, threshold_rows(X, sklearn_thresholds(est))])
+    _check(est, rows.astype(np.float32).astype(np.float64))
+    opts = ExportOptions(prefix="e", scores=name in ("hist", "adaboost"))
+    report = verify(ensemble_from_sklearn(est), opts, n_random=50)
+    assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("strategy", ["prior", "most_frequent", "uniform", "constant"])
+@pytest.mark.parametrize("data", ["iris", "binary_iris"])
+def test_boosting_with_a_constant_dummy_init(strategy: str, data: str) -> None:
+    """GradientBoosting's init may be any DummyClassifier whose predict_proba does not
+    depend on X: its raw score is a constant, taken from the estimator itself."""
+    from sklearn.dummy import DummyClassifier
+
+    X, y = DATA[data]()
+    # GradientBoosting fits its init to the encoded classes 0, 1, ...
+    init = DummyClassifier(strategy=strategy, constant=1)  # type: ignore[arg-type]
+    est = GradientBoostingClassifier(n_estimators=5, max_depth=2, init=init, random_state=0)
+    est.fit(X, y)
+    rows = np.vstack([X, threshold_rows(X, sklearn_thresholds(est))])
+    _check(est, rows.astype(np.float32).astype(np.float64))
+
+
+def test_boosting_with_an_init_that_reads_x_or_draws_is_refused() -> None:
+    from sklearn.dummy import DummyClassifier
+
+    from treegen.errors import UsageError
+
+    X, y = DATA["iris"]()
+    for init, what in (
+        (DummyClassifier(strategy="stratified"), "DummyClassifier(strategy='stratified')"),
+        (DecisionTreeClassifier(max_depth=1), "DecisionTreeClassifier"),
+    ):
+        est = GradientBoostingClassifier(n_estimators=2, init=init, random_state=0).fit(X, y)
+        with pytest.raises(UsageError, match=r"init is a .*") as exc:
+            ensemble_from_sklearn(est)
+        assert what in str(exc.value) and "\n" not in str(exc.value)

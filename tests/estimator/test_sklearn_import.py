@@ -103,6 +103,9 @@ def test_rejects_what_it_cannot_map() -> None:
         treegen.from_sklearn(est, feature_names=["a"])
     with pytest.raises(UsageError, match="cannot name the class column"):
         treegen.from_sklearn(est, feature_names=["a", "b"], target="a")
+    two = DecisionTreeClassifier().fit([[0.0], [1.0]], [[0, 1], [1, 0]])
+    with pytest.raises(UsageError, match=r"a DecisionTreeClassifier of 2 outputs is not"):
+        treegen.from_sklearn(two)
 
 
 @needs_gcc

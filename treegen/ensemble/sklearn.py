@@ -210,6 +210,13 @@ def _forest(
     return trees, values, (0.0,) * k, divisor
 
 
+_CONSTANT_INITS = tuple(
+    f"DummyClassifier(strategy={s!r})" for s in ("prior", "most_frequent", "uniform", "constant")
+)
+"""GradientBoostingClassifier inits whose predict_proba does not depend on X ('stratified'
+draws a class per row)."""
+
+
 def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[float, ...]]:
     stages = np.asarray(est.estimators_, dtype=object)
     k = stages.shape[1]
@@ -220,13 +227,18 @@ def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[floa
             raise _bad(f"init_ {init_!r}")
         init = (0.0,) * k
     else:
-        if type(init_).__name__ != "DummyClassifier" or getattr(init_, "strategy", "") != "prior":
+        what = type(init_).__name__
+        if what == "DummyClassifier":
+            what += f"(strategy={getattr(init_, 'strategy', '')!r})"
+        if what not in _CONSTANT_INITS:
             raise UsageError(
-                "a GradientBoostingClassifier whose init estimator depends on X cannot be "
-                "exported: use the default init (the class prior) or init='zero'",
+                f"a GradientBoostingClassifier whose init is a {what} cannot be exported: "
+                "its raw score depends on X (or is drawn at random); use the default init "
+                "(the class prior), a DummyClassifier of a constant strategy or init='zero'",
                 option="estimator",
             )
-        # The prior's raw score, as scikit-learn computes it (it does not depend on X).
+        # The init's raw score, as scikit-learn computes it (the link of predict_proba,
+        # which for these strategies is the same row whatever X is).
         zero = np.zeros((1, len(schema.attributes)), dtype=np.float32)
         init = tuple(float(v) for v in np.asarray(est._raw_predict_init(zero))[0])
     values = _Values()
@@ -264,6 +276,10 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
                 option="estimator",
             )
         value = np.asarray(member.tree_.value, dtype=np.float64)
+        if k == 1:
+            # One class: decision_function returns zeros before any vote (+0.0 / w is +0.0).
+            trees.append(_tree(member.tree_, len(schema.attributes), lambda i: [0.0], values))
+            continue
         other = np.float64(-1 / (k - 1)) * w  # decision_function's -1 / (n_classes - 1) * w
         # The tree's class is the first largest value; its vote: w there, other elsewhere.
         trees.append(
@@ -291,8 +307,13 @@ def ensemble_from_sklearn(
         )
     if not hasattr(estimator, "n_features_in_") or not hasattr(estimator, "classes_"):
         raise UsageError(f"the {name} is not fitted", option="estimator")
-    if int(getattr(estimator, "n_outputs_", 1)) != 1:
-        raise UsageError("a multi-output ensemble is not exported", option="estimator")
+    n_out = int(getattr(estimator, "n_outputs_", 1))
+    if n_out != 1:
+        raise UsageError(
+            f"a {name} of {n_out} outputs is not exported: a classifier is read with one "
+            "class column (fit one estimator per output)",
+            option="estimator",
+        )
     if name == "HistGradientBoostingClassifier":
         return hist_from_sklearn(
             estimator, feature_names_of(estimator, feature_names, target), target

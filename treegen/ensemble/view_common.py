@@ -185,7 +185,8 @@ def common_view(
     raw: list[float] = []
     tables = []
     for f, cats in enumerate(ir.categories):
-        if cats:
+        # Only a categorical test reads a table (PREFIX_code): none without one.
+        if cats and cat_bytes:
             tables.append((f, len(raw), len(cats)))
             raw += cats
     ncode = list(ir.n_codes) or [

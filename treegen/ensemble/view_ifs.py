@@ -19,7 +19,7 @@ from treegen.codegen.names import comment_text
 from treegen.ensemble import branchfree
 from treegen.ensemble.layout import Payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
-from treegen.ensemble.view_common import key_stride
+from treegen.ensemble.view_common import key_stride, splits
 
 if TYPE_CHECKING:
     pass
@@ -105,8 +105,9 @@ def host_floats(ir: EnsembleIR) -> bool:
     less here.  Elsewhere the keys come first, as for a forest:
     on a microcontroller a float compare is a library call, and keyed at each test the
     tree took 8,522 -> 9,712 B on the ATmega328P; a forest's walks read every input many
-    times (keyed at each test, the 10-tree ExtraTrees regressor took 37.9 -> 55 ns)."""
-    return ir.key_walk and len(ir.trees) == 1
+    times (keyed at each test, the 10-tree ExtraTrees regressor took 37.9 -> 55 ns).
+    A tree that is one leaf tests nothing: no key walk (view_common), so no keys either."""
+    return ir.key_walk and len(ir.trees) == 1 and bool(splits(ir))
 
 
 def _key_test(ir: EnsembleIR, node: Split) -> str:

@@ -60,6 +60,23 @@ def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
     return replace(ens, schema=schema, options=options)
 
 
+def _check_missing(model: Any) -> None:
+    """An XGBClassifier/XGBRegressor's ``missing`` must be NaN: its predict reads that
+    value as missing (it is the wrapper's, not in the model), the exported C only NaN."""
+    missing: Any = getattr(model, "missing", None)
+    try:
+        other = missing is not None and not np.isnan(float(missing))
+    except (TypeError, ValueError):
+        other = False
+    if other:
+        raise UsageError(
+            f"the {type(model).__name__} was fitted with missing={float(missing)!r}, which "
+            "its predict reads as missing and treegen's C does not (only NaN is missing): "
+            "refit with the default missing=nan",
+            option="model",
+        )
+
+
 @numpy_defaults
 def from_xgboost(
     model: Any,
@@ -81,6 +98,7 @@ def from_xgboost(
         data = bytes(model)
     else:
         classes = getattr(model, "classes_", None)
+        _check_missing(model)
         booster = model.get_booster() if hasattr(model, "get_booster") else model
         if not hasattr(booster, "save_raw"):
             raise UsageError(
