@@ -126,3 +126,21 @@ def test_show_info_eval_predict(
     pkl.write_bytes(pickle.dumps({"x": 1}))
     code, _, err = run_cli(capsys, "show", str(pkl))
     assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("classes", [["a"], ["a", "b", "c"]])
+def test_a_two_class_decision_needs_two_classes(
+    classes: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ge0 (binary GradientBoosting) picks class 0 or 1: with one class predict indexed
+    # past the list, with three the third was never predicted; both loaded before.
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, y = load_iris(return_X_y=True)
+    binary = ensemble_from_sklearn(GradientBoostingClassifier(n_estimators=3).fit(X, y == 1))
+    assert binary.decision in ("ge0", "gt0", "gt", "diff", "bound")  # type: ignore[attr-defined]
+    bad = tmp_path / "bad.trees"
+    bad.write_text(_edit(_text(binary), ["classes"], classes))
+    code, out, err = run_cli(capsys, "show", str(bad))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert str(bad) in err and "classes" in err and "exactly 2" in err

@@ -279,6 +279,10 @@ def check_ensemble_dict(data: Any) -> Ensemble:
         ]
         anomaly = Anomaly(a[0], a[1], a[2])
     one = {"ge0": 1, "gt0": 1, "gt": 1, "diff": 2, "bound": 1}.get(d["decision"])
+    # these decisions pick one of two classes: any other number would index past the
+    # list (one class) or never predict the rest (three or more)
+    if one is not None and len(classes) != 2:
+        raise InvalidField("classes", f"decision {d['decision']} needs exactly 2 classes")
     if (one is not None and len(init) != one) or (one is None and len(init) != len(classes)):
         raise InvalidField(
             "decision", f"does not fit {len(init)} outputs and {len(classes)} classes"
