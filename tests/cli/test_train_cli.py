@@ -247,6 +247,12 @@ def test_train_help_documents_default_output(capsys: pytest.CaptureFixture[str])
         (["cv", "{golf}", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
         (["train", "{golf}", "--no-prune", "--prune", "reduced-error"], "--no-prune"),
         (["train", "{golf}", "--prune", "reduced-error", "--cf", "0.1"], "--cf"),
+        # more folds than labelled cases: the pruning fold would be empty (J48 refuses)
+        (["train", "{golf}", "--prune", "reduced-error", "--folds", "15"], "--folds: 14 labelled"),
+        (
+            ["cv", "{golf}", "--folds", "2", "--prune", "reduced-error", "--prune-folds", "8"],
+            "--prune-folds: fold 1: 7 labelled",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2(

@@ -19,7 +19,7 @@ from treegen.cli.common import add_data_options, int_range, read_data
 from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import add_train_options, training_function
 from treegen.data.dataset import Dataset
-from treegen.errors import UsageError
+from treegen.errors import TrainError, UsageError
 from treegen.model.core import flavor_compares_float32
 
 
@@ -37,11 +37,18 @@ def run_cv(args: argparse.Namespace) -> int:
             check_folds(args.folds, ds.n_rows)
         train_fold = training_function(args)
         folds_done = [0]
+        # the trainer's errors name train's flags; cv's are add_train_options' rep_flags
+        renamed = dict(zip(("--folds", "--seed"), args.rep_flags, strict=True))
 
         def fit(train_ds: Dataset) -> Any:
             folds_done[0] += 1
             progress.update(f"cross-validating: fold {folds_done[0]}", rows=train_ds.n_rows)
-            return train_fold(train_ds)
+            try:
+                return train_fold(train_ds)
+            except TrainError as err:
+                if err.option not in renamed:
+                    raise
+                raise TrainError(err.message, option=renamed[err.option]) from err
 
         def predict(value: Any, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
             return np.asarray(kind_of(value).predict(value, x), dtype=np.intp)

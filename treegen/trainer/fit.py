@@ -331,6 +331,12 @@ def _train_reduced_error(
     validated: str | None = None  # the validation set's fingerprint, when given
     if validation is None:
         keep = np.flatnonzero(ds.y >= 0)
+        if keep.size < opts.folds:  # the pruning fold would be empty: nothing pruned
+            raise TrainError(
+                f"{keep.size} labelled cases are fewer than {opts.folds} folds "
+                "(J48 -R refuses this too)",
+                option="--folds",
+            )
         grow_rows, prune_rows = j48_split(ds.y[keep], opts.folds, opts.seed)
         grow_ds, prune_ds = ds.subset(keep[grow_rows]), ds.subset(keep[prune_rows])
         if grow_ds.n_rows == 0:
