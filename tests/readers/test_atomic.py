@@ -88,6 +88,22 @@ def test_a_device_is_written_in_place_not_replaced(tmp_path: Path) -> None:
     assert err.value.filename == str(full) and stat.S_ISCHR(full.stat().st_mode)
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc's fd links")
+def test_a_link_to_a_pipe_is_written_through_its_name(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` under a shell's ``|``: the link resolves to "pipe:[N]", a name
+    that cannot be opened, so the write goes through the name given."""
+    r, w = os.pipe()
+    try:
+        link = tmp_path / "stdout"
+        link.symlink_to(f"/proc/self/fd/{w}")
+        write_text_atomic(link, "model\n")
+        assert os.read(r, 100) == b"model\n"
+        assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["stdout"]
+    finally:
+        os.close(r)
+        os.close(w)
+
+
 def test_a_folder_in_the_way_of_a_later_file_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "predict.c").mkdir()
     with pytest.raises(EmitError, match="is a folder"):

@@ -107,15 +107,19 @@ def _target(path: Path) -> tuple[Path, bool]:
     """The file to write for ``path`` (a symbolic link resolved) and whether it is a
     device or FIFO, written in place; a folder in the way, or a file the rename must
     not replace (:func:`_refuse_protected`), is an error."""
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    if target.is_dir():
+    if path.is_dir():
         raise EmitError("is a folder; give a file name", file=str(path))
     try:
-        st = target.stat()
+        st = path.stat()  # through any links
     except OSError:
-        return target, False  # a new file
-    if not stat.S_ISREG(st.st_mode):
-        return target, True
+        st = None  # a new file (or a dangling link: its target is created)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # written in place through the name given: a link to a pipe (/dev/stdout under
+        # a shell's |) resolves to a name like "pipe:[123]" that cannot be opened
+        return path, True
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if st is None:
+        return target, False
     _refuse_protected(target, st)
     return target, False
 
