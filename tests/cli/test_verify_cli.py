@@ -79,6 +79,15 @@ def test_verify_bad_compiler_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFi
     assert code == 2 and "--cc" in err and len(err.strip().splitlines()) == 1
 
 
+def test_verify_a_compiler_that_writes_nothing_is_exit_2(
+    golf_tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # exit 0 without a library (--cc true): named as --cc's, not as a temporary file
+    code, _, err = run_cli(capsys, "verify", str(golf_tree), "--cc", "true")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "--cc" in err and "wrote no library" in err and ".tmp" not in err
+
+
 def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # --scale is for integer input types (an out-of-range scaled threshold folds).
     code, _, err = run_cli(capsys, "verify", str(golf_tree), "--scale", "1000")

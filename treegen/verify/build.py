@@ -229,6 +229,11 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
             f"exit status {r.returncode}",
         )
         raise EmitError(f"compiling the exported C failed: {first}", option="--cc" if cc else None)
+    if not tmp.is_file():  # exit 0 and no output: not a C compiler (e.g. --cc true)
+        raise EmitError(
+            f"the C compiler {compiler[0]} exited 0 but wrote no library",
+            option="--cc" if cc else None,
+        )
     # Replace, never overwrite in place: a library this process has mapped must not change.
     os.replace(tmp, lib)
     ffi = cffi.FFI()
