@@ -70,6 +70,7 @@ BAD = [
     (["--input-type", "int16", "--scale", "nosuch=10"], "--scale"),
     (["--input-type", "int16", "--scale", "0"], "--scale"),
     (["--input-type", "int16", "--scale", "outlook=2"], "--scale"),
+    (["--input-type", "int16", "--scale", "2", "--scale", "3"], "--scale"),
     (["--prefix", "2golf"], "--prefix"),
     (["--prefix", "int"], "--prefix"),
     (["--prefix", "_Golf"], "--prefix"),
@@ -96,6 +97,8 @@ def test_bad_options_are_one_line_errors(
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("treegen: error:") and option in lines[0]
+    # the option named once, in front ("--scale: --scale must be ..." read as a stutter)
+    assert lines[0].count(option) == 1, lines[0]
     assert not out.exists()
 
 

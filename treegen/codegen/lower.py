@@ -86,12 +86,12 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
     for name, k in opts.feature_scales:
         idx = [i for i, a in enumerate(attrs) if a.name == name]
         if not idx:
-            raise EncodingError(f"--scale names unknown attribute {name!r}", option="--scale")
+            raise EncodingError(f"unknown attribute {name!r}", option="--scale")
         if not attrs[idx[0]].is_continuous:
-            raise EncodingError(f"--scale: attribute {name!r} is not continuous", option="--scale")
+            raise EncodingError(f"attribute {name!r} is not continuous", option="--scale")
         scales[idx[0]] = k
     if any(k <= 0 for k in scales):
-        raise EncodingError("--scale must be positive", option="--scale")
+        raise EncodingError("must be positive", option="--scale")
     missing = None
     if is_int:
         lo, hi = ctype.range

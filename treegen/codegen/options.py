@@ -115,14 +115,12 @@ class ExportOptions:
     def _check_combinations(self) -> None:
         is_int = self.input_type not in ("float", "double")
         if self.float_compare == "int" and self.input_type != "float":
-            raise EncodingError(
-                "--float-compare int needs --input-type float", option="--float-compare"
-            )
+            raise EncodingError("int needs --input-type float", option="--float-compare")
         if not is_int and (self.scale is not None or self.feature_scales):
-            raise EncodingError("--scale needs an integer --input-type", option="--scale")
+            raise EncodingError("needs an integer --input-type", option="--scale")
         if not is_int and self.missing_value is not None:
             raise EncodingError(
-                "--missing-value needs an integer --input-type (floats use NaN)",
+                "needs an integer --input-type (floats use NaN)",
                 option="--missing-value",
             )
         if self.missing == "c45" and self.proba is False:
@@ -137,7 +135,7 @@ class ExportOptions:
             )
         if self.scores and self.proba:
             raise UsageError(
-                "--scores and --proba export different functions: choose one", option="--scores"
+                "cannot go with --proba: they export different functions", option="--scores"
             )
         if self.inline_top is not None and self.inline_top < 0:
             raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
@@ -164,7 +162,7 @@ def scale_options(scales: Iterable[tuple[str | None, Fraction]]) -> dict[str, ob
     pairs = list(scales)
     default = [k for name, k in pairs if name is None]
     if len(default) > 1:
-        raise UsageError("--scale K given more than once", option="--scale")
+        raise UsageError("K given more than once", option="--scale")
     return {
         "scale": default[0] if default else None,
         "feature_scales": tuple((name, k) for name, k in pairs if name is not None),
