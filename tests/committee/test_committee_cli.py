@@ -137,6 +137,24 @@ def test_broken_committee_file(
     assert code == 2 and "members[1]" in err
 
 
+def test_votes_that_are_not_the_betas_are_refused(
+    boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # predict and the C sum the integer votes; a hand-edited vote (in range) changed
+    # predictions while show still printed the betas
+    bad = tmp_path / "bad.committee"
+    for field, edit in (
+        ("votes", lambda d: d["votes"].__setitem__(0, d["votes"][0] + 1)),
+        ("votes", lambda d: d.__setitem__("shift", d["shift"] - 1)),
+    ):
+        data = json.loads(boosted.read_text())
+        edit(data)
+        bad.write_text(json.dumps(data, indent=1))
+        code, out, err = run_cli(capsys, "show", str(bad))
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert field in err and "betas" in err
+
+
 @pytest.mark.slow
 def test_export_writes_the_vote(
     boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from treegen.committee.core import METHODS, Committee
-from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT
+from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT, integer_votes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, as_int, as_object, as_str, check_header, check_keys
 from treegen.model.file import FORMAT as TREE_FORMAT
@@ -100,6 +100,7 @@ def committee_from_data(data: Any, text: str, filename: str) -> Committee:
         n = len(members_raw)
         betas = _betas(d["betas"], n)
         votes = _votes(d["votes"], n, method)
+        _check_votes_follow_betas(method, betas, votes, shift)
     except InvalidField as err:
         raise field_error(err, text, filename) from None
     spans = _member_spans(text, n)
@@ -150,6 +151,26 @@ def _betas(value: Any, n: int) -> tuple[float, ...]:
             raise InvalidField(f"betas[{i}]", "must be a finite number >= 0")
         out.append(x)
     return tuple(out)
+
+
+def _check_votes_follow_betas(
+    method: str, betas: tuple[float, ...], votes: tuple[int, ...], shift: int
+) -> None:
+    """The integer votes are the betas' (integer_votes; a bag's all 1 at shift 0): the C
+    and predict sum the votes, show and the double vote the betas, so hand-edited votes
+    would make them disagree."""
+    if method == "bag":
+        if any(b != 1.0 for b in betas):
+            raise InvalidField("betas", "must all be 1 for a bagged committee")
+        if shift != 0:
+            raise InvalidField("shift", "must be 0 for a bagged committee")
+        return
+    try:
+        expected = integer_votes(betas)
+    except ValueError:
+        raise InvalidField("betas", "too large for 32-bit vote sums") from None
+    if (votes, shift) != expected:
+        raise InvalidField("votes", "are not the betas scaled by 2**shift and rounded")
 
 
 def _votes(value: Any, n: int, method: str) -> tuple[int, ...]:
