@@ -192,6 +192,17 @@ def test_arff_errors(tmp_path: Path) -> None:
     assert loc(e) == ("k.arff", 6, 1) and "unterminated quote" in e.message
 
 
+
+def test_arff_sparse_indices_must_increase(tmp_path: Path) -> None:
+    """As Weka's ArffLoader ("indices have to be ordered"): a repeated index would
+    otherwise keep only its last value, silently."""
+    e = error(write(tmp_path, "a.arff", ARFF + "{0 1, 1 x, 2 p}\n{0 1, 0 2, 2 p}\n"))
+    assert loc(e) == ("a.arff", 7, 7)
+    assert "sparse index 0 is not above the one before it (0)" in e.message
+    e = error(write(tmp_path, "b.arff", ARFF + "{2 p, 0 1}\n"))
+    assert loc(e) == ("b.arff", 6, 7)
+    assert "sparse index 0 is not above the one before it (2)" in e.message
+
 def test_option_errors(tmp_path: Path) -> None:
     path = write(tmp_path, "a.csv", "x,y\n1,a\n")
     assert "--nominal names 'q'" in error(path, nominal=["q"]).message
