@@ -192,7 +192,6 @@ def test_arff_errors(tmp_path: Path) -> None:
     assert loc(e) == ("k.arff", 6, 1) and "unterminated quote" in e.message
 
 
-
 def test_arff_sparse_indices_must_increase(tmp_path: Path) -> None:
     """As Weka's ArffLoader ("indices have to be ordered"): a repeated index would
     otherwise keep only its last value, silently."""
@@ -218,6 +217,7 @@ def test_no_attributes(tmp_path: Path) -> None:
     assert "no attributes: the file declares only the classes" in e.message
     ds = read_dataset(write(tmp_path, "c.csv", "id,cls\n1,yes\n2,no\n"), ignore=["id"])
     assert [a.kind for a in ds.attributes] == ["ignore"]
+
 
 def test_option_errors(tmp_path: Path) -> None:
     path = write(tmp_path, "a.csv", "x,y\n1,a\n")
