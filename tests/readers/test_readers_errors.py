@@ -192,6 +192,33 @@ def test_arff_errors(tmp_path: Path) -> None:
     assert loc(e) == ("k.arff", 6, 1) and "unterminated quote" in e.message
 
 
+def test_arff_sparse_indices_must_increase(tmp_path: Path) -> None:
+    """As Weka's ArffLoader ("indices have to be ordered"): a repeated index would
+    otherwise keep only its last value, silently."""
+    e = error(write(tmp_path, "a.arff", ARFF + "{0 1, 1 x, 2 p}\n{0 1, 0 2, 2 p}\n"))
+    assert loc(e) == ("a.arff", 7, 7)
+    assert "sparse index 0 is not above the one before it (0)" in e.message
+    e = error(write(tmp_path, "b.arff", ARFF + "{2 p, 0 1}\n"))
+    assert loc(e) == ("b.arff", 6, 7)
+    assert "sparse index 0 is not above the one before it (2)" in e.message
+
+
+def test_no_attributes(tmp_path: Path) -> None:
+    """A file whose only column is the class (say, a ';' CSV whose header has a comma)
+    has nothing to test: one line naming it, not a crash in training (-m 1) or in
+    c4.5rules.  An ignored attribute still counts: it is the user's choice."""
+    e = error(write(tmp_path, "a.csv", "cls\nyes\nno\n"))
+    assert loc(e) == ("a.csv", 1, 1)
+    assert "no attributes: the class 'cls' is the only column" in e.message
+    e = error(write(tmp_path, "b.arff", "@relation r\n@attribute c {p, n}\n@data\np\nn\n"))
+    assert loc(e) == ("b.arff", 2, 12) and "no attributes" in e.message
+    e = error(c45(tmp_path, names="Play, Don't Play.\n| nothing else\n", data="Play\n"))
+    assert loc(e) == ("g.names", 1, None)
+    assert "no attributes: the file declares only the classes" in e.message
+    ds = read_dataset(write(tmp_path, "c.csv", "id,cls\n1,yes\n2,no\n"), ignore=["id"])
+    assert [a.kind for a in ds.attributes] == ["ignore"]
+
+
 def test_option_errors(tmp_path: Path) -> None:
     path = write(tmp_path, "a.csv", "x,y\n1,a\n")
     assert "--nominal names 'q'" in error(path, nominal=["q"]).message

@@ -226,6 +226,12 @@ def cases() -> list[tuple[str, bytes, str, str]]:
         1,
         "no row has a class (the error names the class column)",
     )
+    csv(
+        "class_only",
+        CSV.replace(",", "|"),
+        1,
+        "one column (fields separated by '|', which is no separator): no attribute",
+    )
     csv("duplicate_header", "a,a,play\n1,2,no\n3,4,yes\n", 1, "two columns with one name")
     csv("empty_header_name", "a,,play\n1,2,no\n3,4,yes\n", 1, "a column without a name")
     csv("binary", bytes(range(256)) * 4, 2, "binary garbage")
@@ -248,6 +254,13 @@ def cases() -> list[tuple[str, bytes, str, str]]:
     nl = NAMES.splitlines(keepends=True)
     dl = DATA.splitlines(keepends=True)
     c45("names_empty", "", DATA, "c45/names_empty.names:1", "an empty .names")
+    c45(
+        "names_classes_only",
+        nl[0],
+        "Play\nDon't Play\n",
+        "c45/names_classes_only.names:1",
+        "a .names with the classes and no attribute",
+    )
     c45(
         "names_no_colon",
         "".join(nl[:3]) + "temperature continuous.\n" + "".join(nl[4:]),
@@ -402,6 +415,8 @@ def cases() -> list[tuple[str, bytes, str, str]]:
     arff("undeclared_value", ARFF + "foggy,70,96,false,yes\n", 13, "an undeclared nominal value")
     arff("not_a_number", ARFF + "rain,warm,96,false,yes\n", 13, "text in a numeric attribute")
     arff("sparse_out_of_range", ARFF + "{1 70, 9 3}\n", 13, "a sparse index past the attributes")
+    arff("sparse_unordered", ARFF + "{4 yes, 1 70}\n", 13, "sparse indices not increasing")
+    arff("sparse_repeated", ARFF + "{1 70, 1 71}\n", 13, "a sparse index given twice")
     arff(
         "duplicate_attribute",
         ARFF.replace("@attribute humidity numeric", "@attribute temperature numeric"),

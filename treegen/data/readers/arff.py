@@ -4,8 +4,9 @@ Supported: keywords in any case; attribute names and values quoted with
 ``'`` or ``"`` (backslash escapes as Weka writes them) or bare; ``%``
 comments, also after content; ``numeric``/``real``/``integer`` attributes
 (continuous) and ``{v1, v2, ...}`` nominal ones; ``?`` for a missing value;
-sparse rows ``{index value, ...}`` where an omitted entry is 0 for a numeric
-attribute and the first declared value for a nominal one (Weka's meaning).
+sparse rows ``{index value, ...}`` (indices increasing, as Weka requires) where an
+omitted entry is 0 for a numeric attribute and the first declared value for a
+nominal one (Weka's meaning).
 ``string``, ``date`` and ``relational`` attributes cannot be used for a tree:
 they are an error that names the attribute unless it is ignored
 (``--ignore NAME``).  Instance weights (``{w}`` after a row) are rejected.
@@ -155,6 +156,7 @@ def _sparse_row(
         entries, ecols, _ = split_fields(body, sep=",", comment="")
     except QuoteError as err:
         raise DatasetError("unterminated quote", file=path, line=line, col=col0 + err.col) from None
+    previous = -1
     for entry, c in zip(entries, ecols, strict=True):
         m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL)
         if not m:
@@ -171,6 +173,17 @@ def _sparse_row(
                 line=line,
                 col=col0 + c,
             )
+        if index <= previous:
+            # Weka refuses it too ("indices have to be ordered"): a repeated index
+            # would keep only its last value, silently.
+            raise DatasetError(
+                f"sparse index {index} is not above the one before it ({previous}): "
+                "the indices of a sparse row must increase",
+                file=path,
+                line=line,
+                col=col0 + c,
+            )
+        previous = index
         raw = m.group(2).strip()
         try:
             fields, _, quoted = split_fields(raw, sep="\x01")

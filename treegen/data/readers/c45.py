@@ -107,6 +107,14 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
         if k >= len(toks):
             raise DatasetError("class list ends with ','", file=path, line=t.line, col=t.col)
     check_unique([c.text for c in classes], "class", path, [(c.line, c.col) for c in classes])
+    if k >= len(toks):
+        # Nothing to test: training would fail (or make one leaf) far from the cause.
+        raise DatasetError(
+            "no attributes: the file declares only the classes "
+            "(a tree needs at least one attribute)",
+            file=path,
+            line=classes[-1].line,
+        )
 
     columns: list[Column] = []
     while k < len(toks):

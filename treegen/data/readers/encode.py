@@ -179,6 +179,16 @@ def build_dataset(
 
     ``float32``: continuous values must fit a float32 (data for the c45 flavor), not
     only a double."""
+    cls_col = table.columns[table.class_index]
+    if len(table.columns) < 2:
+        # Often a separator the file does not use; nothing for a tree to test either way.
+        raise DatasetError(
+            f"no attributes: the class '{cls_col.name}' is the only column "
+            "(a tree needs at least one attribute)",
+            file=table.path,
+            line=cls_col.line,
+            col=cls_col.col,
+        )
     _require_rows(table)
     names = [c.name for c in table.columns]
     for opt, given in (("--nominal", nominal), ("--ignore", ignore)):
@@ -189,7 +199,6 @@ def build_dataset(
                     f"(columns: {', '.join(names)})",
                     file=table.path,
                 )
-    cls_col = table.columns[table.class_index]
     if cls_col.name in ignore:
         raise DatasetError(f"the class column '{cls_col.name}' cannot be ignored", file=table.path)
     labels = "str"

@@ -240,6 +240,8 @@ def _train(
     names = [c.name for c in columns]
     if any(n not in names for n in (*nominal, *ignore)):
         raise Fallback("--nominal/--ignore names an unknown column")
+    if len(columns) < 2:
+        raise Fallback("no attributes")
     ci = table.class_index
     cls = columns[ci]
     if cls.name in ignore:
