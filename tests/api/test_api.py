@@ -289,3 +289,11 @@ def test_file_trained_model_reads_dataframes_by_name() -> None:
     with pytest.warns(UserWarning, match="valid feature names"):
         by_position = model.predict(codes)
     assert np.array_equal(model.predict(rows), by_position)
+
+
+@pytest.mark.parametrize("call", ["train", "train_rules"])
+def test_data_with_no_attributes_is_a_train_error(call: str) -> None:
+    # a file of only the class is refused by the readers; arrays reached the grower,
+    # which indexed an empty X (an IndexError deep in growth)
+    with pytest.raises(treegen.TreegenError, match="no attributes"):
+        getattr(treegen, call)(np.zeros((5, 0)), np.array([0, 1, 0, 1, 1]))

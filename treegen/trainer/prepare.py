@@ -80,6 +80,8 @@ def checked(
         raise TrainError("no training cases", file=ds.source)
     if not ds.classes:
         raise TrainError("no classes declared", file=ds.source)
+    if ds.X.shape[1] == 0:  # (the readers refuse such files at their header)
+        raise TrainError("no attributes: a tree needs at least one to test", file=ds.source)
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
     if weights is not None:
