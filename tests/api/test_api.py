@@ -272,8 +272,8 @@ def test_dataframe_columns_are_matched_by_name() -> None:
     shuffled = frame[["mode", "load", "speed"]]
     assert np.array_equal(model.predict(shuffled), straight)
     assert np.array_equal(treegen.train((frame, y)).predict(shuffled), straight)
-    with pytest.raises(treegen.TreegenError, match="lacks the model's feature.*'load'"):
-        model.predict(frame[["speed", "mode"]])
+    with pytest.raises(treegen.TreegenError, match="^X: lacks the model's feature.*'load'"):
+        model.predict(frame[["speed", "mode"]])  # X named once, as the error's location
     with pytest.raises(treegen.TreegenError, match="not trained on: 'extra'"):
         model.predict(frame.assign(extra=1.0))
 
@@ -297,3 +297,9 @@ def test_data_with_no_attributes_is_a_train_error(call: str) -> None:
     # which indexed an empty X (an IndexError deep in growth)
     with pytest.raises(treegen.TreegenError, match="no attributes"):
         getattr(treegen, call)(np.zeros((5, 0)), np.array([0, 1, 0, 1, 1]))
+
+
+def test_a_wrong_shape_names_x_once() -> None:
+    model = treegen.train(np.arange(40.0).reshape(10, 4), np.arange(10) % 2)
+    with pytest.raises(treegen.TreegenError, match=r"^X: must have shape \(n, 4\), got \(2, 7\)$"):
+        model.predict(np.zeros((2, 7)))

@@ -115,5 +115,5 @@ def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
     if x.ndim == 1:
         x = x.reshape(1, -1)
     if x.ndim != 2 or x.shape[1] != n_features:
-        raise UsageError(f"X must have shape (n, {n_features}), got {np.shape(X)}", option="X")
+        raise UsageError(f"must have shape (n, {n_features}), got {np.shape(X)}", option="X")
     return x

@@ -207,9 +207,7 @@ def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
         data: list[npt.NDArray[np.generic]] = [np.asarray(v) for v in X.values()]
         lengths = {c.shape[0] if c.ndim == 1 else -1 for c in data}
         if len(lengths) != 1 or -1 in lengths:
-            raise UsageError(
-                "X: the columns of a mapping must be 1-d and of one length", option="X"
-            )
+            raise UsageError("the columns of a mapping must be 1-d and of one length", option="X")
         n_rows = lengths.pop()
     else:
         names = feature_names(X)
@@ -228,7 +226,7 @@ def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
             parts.append(
                 f"has feature(s) the model was not trained on: {', '.join(map(repr, unknown))}"
             )
-        raise UsageError(f"X {'; and '.join(parts)}", option="X")
+        raise UsageError("; and ".join(parts), option="X")
     x = np.empty((n_rows, len(wanted)), dtype=np.float64)
     for j, a in enumerate(schema.attributes):
         col = data[names.index(a.name)]
