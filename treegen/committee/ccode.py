@@ -37,7 +37,7 @@ from treegen.codegen.views import context
 from treegen.committee import ctable
 from treegen.committee.core import Committee
 from treegen.committee.vote import empty_leaf_parents, parent_distributions
-from treegen.errors import EmitError
+from treegen.errors import EmitError, UsageError
 from treegen.model.core import Model
 from treegen.model.fixedpoint import ONE, leaf_class, leaf_proba
 
@@ -135,7 +135,13 @@ def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -
 
 
 def check_options(opts: ExportOptions) -> None:
-    """A committee has C for every tree export option."""
+    """A committee has C for every tree export option; --scores is an ensemble's."""
+    if opts.scores:
+        raise UsageError(
+            "applies to ensembles (their decision_function); a committee's C returns the "
+            "class of its integer vote",
+            option="--scores",
+        )
 
 
 def _header(cir: CommitteeIR) -> str:
