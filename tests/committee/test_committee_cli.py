@@ -189,3 +189,17 @@ def test_scores_is_refused_in_one_line(
         assert code == 2 and err.count("\n") == 1 and "--scores" in err, err
         assert "decision_function" in err and "cannot go with --proba" not in err, err
     assert not out.exists()
+
+
+def test_proba_of_a_boosted_committee_is_refused(
+    boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its C has no predict_proba: export --proba exited 0 without it (the header's
+    # options still named --proba), and verify passed checking classes only.
+    out = tmp_path / "out"
+    for argv in (["export", "-o", str(out)], ["verify", VOTE]):
+        for extra in ([], ["--missing", "none"]):
+            code, _, err = run_cli(capsys, argv[0], str(boosted), *argv[1:], *extra, "--proba")
+            assert code == 2 and err.count("\n") == 1 and "--proba" in err, err
+            assert "bagged" in err, err
+    assert not out.exists()
