@@ -173,3 +173,33 @@ def test_export_writes_the_vote(
     c = (tmp_path / "predict.c").read_text()
     for i, v in enumerate(value.votes):
         assert f"sums[vote_t{i}_predict(x)] += {v}u;" in c
+
+
+@pytest.mark.parametrize("method", ["--boost", "--bag"])
+def test_scores_is_refused_in_one_line(
+    method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A committee has no decision_function: export --scores of a boosted one exited 0
+    # without it, a bagged one was refused for a --proba not asked for, and so was verify.
+    model = tmp_path / "c.committee"
+    assert run_cli(capsys, "train", VOTE, method, "2", "-o", str(model), "-q")[0] == 0
+    out = tmp_path / "out"
+    for argv in (["export", "-o", str(out)], ["verify", VOTE]):
+        code, _, err = run_cli(capsys, argv[0], str(model), *argv[1:], "--scores")
+        assert code == 2 and err.count("\n") == 1 and "--scores" in err, err
+        assert "decision_function" in err and "cannot go with --proba" not in err, err
+    assert not out.exists()
+
+
+def test_proba_of_a_boosted_committee_is_refused(
+    boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its C has no predict_proba: export --proba exited 0 without it (the header's
+    # options still named --proba), and verify passed checking classes only.
+    out = tmp_path / "out"
+    for argv in (["export", "-o", str(out)], ["verify", VOTE]):
+        for extra in ([], ["--missing", "none"]):
+            code, _, err = run_cli(capsys, argv[0], str(boosted), *argv[1:], *extra, "--proba")
+            assert code == 2 and err.count("\n") == 1 and "--proba" in err, err
+            assert "bagged" in err, err
+    assert not out.exists()

@@ -37,7 +37,7 @@ from treegen.codegen.views import context
 from treegen.committee import ctable
 from treegen.committee.core import Committee
 from treegen.committee.vote import empty_leaf_parents, parent_distributions
-from treegen.errors import EmitError
+from treegen.errors import EmitError, UsageError
 from treegen.model.core import Model
 from treegen.model.fixedpoint import ONE, leaf_class, leaf_proba
 
@@ -125,8 +125,14 @@ def lower_tree(c: Committee, i: int, opts: ExportOptions, prefix: str) -> IR:
 
 def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -> CommitteeIR:
     """Every tree lowered for ``opts`` (``opts.prefix`` is set), checked to share one input
-    encoding."""
+    encoding; an explicit ``--proba`` is refused for boosting, which has no predict_proba."""
     assert opts.prefix is not None
+    if opts.proba and c.method == "boost":
+        raise UsageError(
+            "a boosted committee's C returns the class of its integer vote; predict_proba "
+            "is a bagged committee's",
+            option="--proba",
+        )
     trees = tuple(lower_tree(c, i, opts, opts.prefix) for i in range(c.n_members))
     for i, ir in enumerate(trees[1:], 1):
         if ir.encoding != trees[0].encoding:
@@ -135,7 +141,13 @@ def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -
 
 
 def check_options(opts: ExportOptions) -> None:
-    """A committee has C for every tree export option."""
+    """A committee has C for every tree export option; --scores is an ensemble's."""
+    if opts.scores:
+        raise UsageError(
+            "applies to ensembles (their decision_function); a committee's C returns the "
+            "class of its integer vote",
+            option="--scores",
+        )
 
 
 def _header(cir: CommitteeIR) -> str:
