@@ -203,3 +203,18 @@ def test_proba_of_a_boosted_committee_is_refused(
             assert code == 2 and err.count("\n") == 1 and "--proba" in err, err
             assert "bagged" in err, err
     assert not out.exists()
+
+
+def test_inline_top_needs_no_style_where_table_is_the_default(
+    boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A committee's default style is the table: --missing none --inline-top was refused
+    # as if the style were another, since the check ran before the default was settled.
+    out = {t: tmp_path / f"o{t}" for t in (0, 3)}
+    for t, o in out.items():
+        argv = ("export", str(boosted), "--missing", "none", "--inline-top", str(t), "-o", str(o))
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 0, err
+    # and the option is used, not ignored
+    assert (out[0] / "predict.c").read_text() != (out[3] / "predict.c").read_text()
+    assert "The inline top" in (out[3] / "predict.c").read_text()

@@ -144,3 +144,17 @@ def test_a_two_class_decision_needs_two_classes(
     code, out, err = run_cli(capsys, "show", str(bad))
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert str(bad) in err and "classes" in err and "exactly 2" in err
+
+
+def test_inline_top_is_refused_as_an_ensembles_own(
+    forest: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The single tree's lean table has an inline top, an ensemble's tables do not: the
+    # refusal was "applies only to --style table with --missing none", though both held.
+    model = tmp_path / "f.trees"
+    model.write_text(_text(forest))
+    argv = ["export", str(model), "--missing", "none", "--style", "table", "--inline-top", "2"]
+    code, out, err = run_cli(capsys, *argv, "-o", str(tmp_path / "out"))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "--inline-top" in err and "ensemble" in err
+    assert not (tmp_path / "out").exists()

@@ -129,7 +129,9 @@ class ExportOptions:
                 "distributions",
                 option="--proba",
             )
-        if self.inline_top is not None and (self.missing != "none" or self.style != "table"):
+        if self.inline_top is not None and (
+            self.missing != "none" or self.style not in (None, "table")
+        ):
             raise UsageError(
                 "applies only to --style table with --missing none", option="--inline-top"
             )

@@ -200,9 +200,10 @@ def _frame(ens: Ensemble) -> Model:
 
 
 def check_options(opts: ExportOptions) -> None:
-    """Refuse what an ensemble has no C for (every option has C today; the kind's
-    registry entry asks)."""
-    del opts
+    """Refuse what an ensemble has no C for (the kind's registry entry asks): an inline
+    top, which the single tree's lean table has and an ensemble's tables do not."""
+    if opts.inline_top is not None:
+        raise EncodingError("an ensemble's tables have no inline top", option="--inline-top")
 
 
 KEY_WALK_FEATURES = 32
