@@ -40,7 +40,6 @@ from treegen.data.dataset import Dataset
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model
 from treegen.model.fixedpoint import DOUBLE, ONE, FixedPointClassifier
-from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, train
 
 from support import reftrees as rt
@@ -52,6 +51,7 @@ from support.weka import (
     compile_driver,
     differential_files,
     java_or_skip,
+    printed_j48,
     run_j48,
 )
 
@@ -59,6 +59,7 @@ from support.weka import (
 pytestmark = pytest.mark.toolchain
 
 J48 = TrainOptions(flavor="j48")
+REP57 = TrainOptions(flavor="j48", pruning="reduced-error", folds=5, seed=7)
 
 # seed -> precise explanation of an accepted difference (keep empty unless understood).
 EXPECTED_DIFFERENCES: dict[int, str] = {}
@@ -169,13 +170,18 @@ def test_treegen_j48_equals_weka_on_corner_cases(weka: WekaRun, name: str) -> No
 # Seeds of a wider sweep (seeds 100..1999 with the defaults, 100..399 with each of J48's
 # options treegen has) whose printed N/E or predictions the comparison above once failed
 # on while treegen's output was Weka's: a leaf printed from its parent's counts (1572, 335)
-# and classes that tie in treegen's Q15 probabilities (391, 235), see _printed_tree and
-# _q15_tie.  J48's options, treegen's, the seed.
+# and classes that tie in treegen's Q15 probabilities (391, 235), see support.weka.printed_j48 and
+# _q15_tie; and J48 -R trees whose N/E treegen summed in its own order (136, 253, 283).
+# J48's options, treegen's, the seed.
 WIDER: list[tuple[str, TrainOptions, int]] = [
     ("-C 0.25 -M 2", J48, 1572),
     ("-C 0.25 -M 1", TrainOptions(flavor="j48", min_cases=1), 335),
     ("-C 0.25 -M 1", TrainOptions(flavor="j48", min_cases=1), 391),
     ("-C 0.8 -M 2", TrainOptions(flavor="j48", cf=0.8), 235),
+    # J48 -R's own sums (j48order.reduced_in_weka_order): a leaf's N/E at a rounding edge.
+    ("-R -N 5 -Q 7 -M 2", REP57, 136),
+    ("-R -N 5 -Q 7 -M 2", REP57, 253),
+    ("-R -N 5 -Q 7 -M 2", REP57, 283),
 ]
 
 
@@ -197,19 +203,7 @@ def test_treegen_j48_equals_weka_wider_sweep(
 
 
 def _treegen_tree(ds: Dataset) -> rt.Tree:
-    return _printed_tree(train(ds, TrainOptions(flavor="j48")))
-
-
-def _printed_tree(model: Model) -> rt.Tree:
-    """treegen's tree as ``treegen show --format j48`` prints it, read like Weka's output.
-
-    J48 prints a leaf's N/E from its parent's counts (``dumpLabel(branch)``), which
-    Weka sums in another order than the leaf's own: the two can part in the last bit
-    and print differently at a rounding edge (seed 1572: N 36.125 at the leaf,
-    36.12499.. in its parent, printed 36.12).  treegen's printer reads the parent's
-    counts too (:mod:`treegen.model.show`), so the printout is what is compared.
-    """
-    return rt.parse_j48(format_tree(model, "j48")).tree
+    return printed_j48(train(ds, TrainOptions(flavor="j48")))
 
 
 def _q15_tie(model: Model, row: np.ndarray, ours: int, theirs: int, dist: np.ndarray) -> bool:
@@ -242,7 +236,7 @@ def _compare(
     text = weka.outputs[key]
     ref = rt.parse_j48(text)
     model = train(ds, opts)
-    tree = _printed_tree(model)
+    tree = printed_j48(model)
     differences = rt.diff(tree, ref.tree)
     assert differences == [], f"{label}\ntreegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
     assert (model.size, model.n_leaves) == (ref.size, ref.n_leaves)
