@@ -98,16 +98,21 @@ def test_weka_sort_is_wekas_order(tmp_path: Path) -> None:
 
 
 def test_replay_where_order_matters_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Unknown values or case weights: the tests keep J48's counts.  Whole weights, the
-    c45 flavour, reduced-error pruning, more rows than the replay's limit: no replay,
-    no counts."""
+    """Unknown values or case weights: the tests keep J48's counts, with reduced-error
+    pruning too (J48 -R's growing set).  Whole weights, the c45 flavour, a validation
+    set (no J48 equivalent), more rows than the replay's limit: no replay, no counts."""
     ds = _missing()
     assert all(_counts(train(ds, J48)))
     with monkeypatch.context() as m:
         m.setattr(j48order, "MAX_ROWS", ds.n_rows - 1)
         assert not any(_counts(train(ds, J48)))
     assert not any(_counts(train(ds, TrainOptions(flavor="c45"))))
-    assert not any(_counts(train(ds, TrainOptions(flavor="j48", pruning="reduced-error"))))
+    rep = TrainOptions(flavor="j48", pruning="reduced-error")
+    assert all(_counts(train(ds, rep)))
+    assert not any(_counts(train(ds, rep, validation=ds)))
+    with monkeypatch.context() as m:
+        m.setattr(j48order, "MAX_ROWS", ds.n_rows // 2)  # the growing set is 2/3 of it
+        assert not any(_counts(train(ds, rep)))
     whole = synthetic.generate(synthetic.random_spec(0))
     if np.isnan(whole.X).any():
         whole = whole.subset(np.flatnonzero(~np.isnan(whole.X).any(axis=1)))

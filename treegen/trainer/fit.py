@@ -66,7 +66,7 @@ from treegen.trainer.reference import grow as reference
 from treegen.trainer.release8 import grow as release8_grow
 from treegen.trainer.release8 import prune as release8_prune
 from treegen.trainer.tables import build_context, widen_to
-from treegen.trainer.tree import TNode, count_nodes, flatten
+from treegen.trainer.tree import TNode, count_nodes, flatten, shape_copy
 
 # progress(phase, nodes so far): see train().
 Progress = Callable[[str, int], None]
@@ -358,9 +358,13 @@ def _train_reduced_error(
     if opts.subsets and not j48:
         ctx.multi_val = True  # as in prepare._context
     root = grow(ctx, _grow_options(opts, engine, collapse=False))
+    replays = j48 and validation is None and j48order.order_matters(grow_ds, None)
+    grown = shape_copy(root) if replays else None
     if prune_ds.n_rows:
         reduced_error_prune(build_context(prune_ds, opts.min_cases, j48), root)
     training_errors(ctx, root)
-    return _model(
-        ds.schema, flatten(root), ModelOptions.of(opts, ds.labels, validated), fingerprint
-    )
+    nodes = flatten(root)
+    if grown is not None:
+        # Weka's own sums (J48 -R's orders on its growing set) where their order matters.
+        nodes = j48order.reduced_in_weka_order(grow_ds, nodes, grown, root)
+    return _model(ds.schema, nodes, ModelOptions.of(opts, ds.labels, validated), fingerprint)

@@ -6,9 +6,10 @@ of its own, which treegen's row-order engines do not follow, so a leaf's class w
 and a test's branch weights can differ from Weka's in the last bits; a bagged
 committee's averaged probabilities then part from Weka's, and a class tie that rounding
 decides can part a boosting round.  :func:`in_weka_order` replays J48's training on the
-tree treegen grew (the same tests: only the sums differ) and returns the model nodes with
-Weka's numbers, each test with its branches' weights (``per_bag``, which a missing value
-is split by) and class weights (``bag_dist``, which J48 prints a leaf from).
+tree treegen grew (the same tests: only the sums differ; :func:`reduced_in_weka_order`
+that of J48 -R) and returns the model nodes with Weka's numbers, each test with its
+branches' weights (``per_bag``, which a missing value is split by) and class weights
+(``bag_dist``, which J48 prints a leaf from).
 
 The replay itself, what it reproduces of Weka 3.6.14's orders, sums and pruning, is
 :mod:`treegen.trainer.j48replay` (J48's counters and sort:
@@ -148,9 +149,47 @@ def uses_weka_order(ds: Dataset, opts: TrainOptions, weights: FloatArray | None)
     none) and no ``--subsets``, on up to :data:`MAX_ROWS` rows of at most
     :data:`MAX_CLASSES` classes, every class known, where some sum of weights can depend
     on its order: a value is unknown (fractional weights) or the cases are weighted.
-    Otherwise every weight is a whole 1 and every sum exact in any order."""
+    Otherwise every weight is a whole 1 and every sum exact in any order.  (J48 -R's
+    tree: :func:`reduced_in_weka_order`.)"""
     if opts.flavor != "j48" or opts.reduced_error or opts.subsets:
         return False
+    return order_matters(ds, weights)
+
+
+def order_matters(ds: Dataset, weights: FloatArray | None) -> bool:
+    """Whether some sum of J48's weights on ``ds`` can depend on its order (and the
+    replay is affordable): see :func:`uses_weka_order`."""
     if ds.n_rows > MAX_ROWS or len(ds.classes) > MAX_CLASSES or np.any(ds.y < 0):
         return False
     return weights is not None or bool(np.isnan(ds.X).any())
+
+
+def reduced_in_weka_order(
+    grow_ds: Dataset, nodes: tuple[Node, ...], plan: TNode, pruned: TNode
+) -> tuple[Node, ...]:
+    """``nodes`` (a j48 tree of reduced-error pruning: ``plan`` grown on the growing set
+    ``grow_ds``, in J48's order, then pruned to ``pruned``) with Weka's numbers, where
+    they can differ from treegen's (the caller asks :func:`order_matters`); else
+    ``nodes``.
+
+    J48 -R (``PruneableClassifierTree``) grows without collapse and makes a pruned test
+    a leaf with ``NoSplit(localModel().distribution())``: the replay grows along
+    ``plan`` and makes a leaf of every test that ``pruned`` has as one."""
+    if _depth(plan) > MAX_DEPTH:
+        return nodes
+    kinds = tuple(a.kind for a in grow_ds.attributes)
+    y = grow_ds.y.astype(np.intp)
+    r = Replay(grow_ds.X, y, kinds, len(grow_ds.classes), 0.25)  # cf: no error-based pruning
+    root = r.grow(plan, np.arange(y.size, dtype=np.intp), np.ones(y.size))
+    stack = [(root, pruned)]
+    while stack:
+        t, p = stack.pop()
+        if t.leaf:
+            continue
+        if p.kind == "leaf":
+            r.make_leaf(t)
+            continue
+        stack.extend(zip(t.sons, p.children, strict=True))
+    if not same_shape(root, nodes):
+        return nodes
+    return with_numbers(root, nodes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,17 @@ def walk(root: TNode, visit: Callable[[TNode], None]) -> None:
         t = stack.pop()
         visit(t)
         stack.extend(reversed(t.children))
+
+
+def shape_copy(root: TNode) -> TNode:
+    """A copy of the tree under ``root`` whose nodes an in-place pruning of the original
+    leaves alone (their arrays are shared: pruning does not write them)."""
+    order: list[TNode] = []
+    walk(root, order.append)
+    copies = {id(t): replace(t, children=[]) for t in order}
+    for t in order:
+        copies[id(t)].children = [copies[id(c)] for c in t.children]
+    return copies[id(root)]
 
 
 def count_nodes(root: TNode) -> int:
