@@ -17,7 +17,7 @@ import re
 import sys
 from typing import Any
 
-from treegen.data.readers.text import read_bytes
+from treegen.data.readers.text import byte_position, read_bytes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField
 
@@ -171,8 +171,7 @@ def read_text(path: str | os.PathLike[str], what: str = "model") -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        col = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        line, col = byte_position(raw, err.start)
         raise ModelFileError(
             f"not a treegen {what}: byte 0x{raw[err.start]:02x} is not UTF-8 text",
             file=name,

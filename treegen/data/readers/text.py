@@ -25,14 +25,20 @@ def read_bytes(path: str, error: type[TreegenError], missing: str, folder: str) 
         raise error(f"cannot read: {err.strerror}", file=path) from None
 
 
+def byte_position(data: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of byte ``offset`` of ``data`` (lines end at ``\n``):
+    where a decoding error is reported."""
+    line = data.count(b"\n", 0, offset) + 1
+    return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+
+
 def read_text(path: str) -> str:
     """The file's text with ``\\n`` line ends and without a byte-order mark."""
     data = read_bytes(path, DatasetError, "no such file", "is a directory, not a data file")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        line, col = byte_position(data, err.start)
         raise DatasetError(
             f"byte 0x{data[err.start]:02x} is not UTF-8 text (convert the file to UTF-8)",
             file=path,
