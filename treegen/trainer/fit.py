@@ -331,7 +331,9 @@ def _train_reduced_error(
     validated: str | None = None  # the validation set's fingerprint, when given
     if validation is None:
         keep = np.flatnonzero(ds.y >= 0)
-        if keep.size < opts.folds:  # the pruning fold would be empty: nothing pruned
+        # With fewer cases than folds the pruning fold (the last, of n // folds cases) is
+        # empty; with at least as many both sets have cases.
+        if keep.size < opts.folds:
             raise TrainError(
                 f"{keep.size} labelled cases are fewer than {opts.folds} folds "
                 "(J48 -R refuses this too)",
@@ -339,10 +341,6 @@ def _train_reduced_error(
             )
         grow_rows, prune_rows = j48_split(ds.y[keep], opts.folds, opts.seed)
         grow_ds, prune_ds = ds.subset(keep[grow_rows]), ds.subset(keep[prune_rows])
-        if grow_ds.n_rows == 0:
-            raise TrainError(
-                f"{ds.n_rows} cases leave no growing set for {opts.folds} folds", option="--folds"
-            )
         ctx = build_context(grow_ds, opts.min_cases, j48)
         widen_to(ctx, ds.subset(keep))
     else:
