@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.frame import is_missing
 from treegen.errors import DatasetError, UsageError
 
 
@@ -38,6 +39,22 @@ def _column_index(ref: int | str, names: Sequence[str]) -> int:
     if not 0 <= int(ref) < len(names):
         raise UsageError(f"column {ref} is out of range (0..{len(names) - 1})", option="nominal")
     return int(ref)
+
+
+def _unique_labels(
+    labels: npt.NDArray[np.generic],
+) -> tuple[npt.NDArray[np.generic], npt.NDArray[np.intp]]:
+    """``np.unique(labels, return_inverse=True)``; a missing label (None, NaN, pandas'
+    NA) or labels of types that do not sort together is an error naming ``y``."""
+    if labels.dtype.kind == "O" and any(is_missing(v) for v in labels):
+        raise DatasetError("y has a missing label (None, NaN or NA): every row needs one")
+    try:
+        return np.unique(labels, return_inverse=True)
+    except TypeError:  # np.unique sorts: '<' between, say, a str and an int
+        kinds = ", ".join(sorted({type(v).__name__ for v in labels}))
+        raise DatasetError(
+            f"y mixes label types ({kinds}) that do not sort together: give labels of one type"
+        ) from None
 
 
 def dataset_from_arrays(
@@ -106,7 +123,7 @@ def dataset_from_arrays(
     else:
         if labels.dtype.kind == "f" and np.any(np.isnan(labels)):
             raise DatasetError("y has a missing (NaN) label")
-        values, inverse = np.unique(labels, return_inverse=True)
+        values, inverse = _unique_labels(labels)
         classes = tuple(str(v) for v in values.tolist())
         if len(set(classes)) != len(classes):
             raise DatasetError("two labels of y print the same; pass class_names")

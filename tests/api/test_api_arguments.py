@@ -1,0 +1,143 @@
+"""Unusual arguments to the Python API are TreegenErrors naming the argument.
+
+Each case was, before its fix, a bare TypeError or ValueError from deep inside (numpy's
+``np.unique``, ``dataclasses.replace``, ``float()``) or was silently accepted; the
+message a user sees must name what to change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import treegen
+from treegen.errors import DatasetError, TrainError, UsageError
+
+GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf"
+
+
+def _arrays() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    return X, np.where(X[:, 0] > 0, 1, 0)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([1, "a"] * 30, dtype=object),  # np.unique: '<' between str and int
+        np.array([1, None] * 30, dtype=object),
+        np.array(["a", float("nan")] * 30, dtype=object),
+    ],
+    ids=["mixed", "None", "nan-in-object"],
+)
+def test_labels_of_mixed_types_or_missing_name_y(labels: np.ndarray) -> None:
+    X, _ = _arrays()
+    with pytest.raises(DatasetError, match="^y "):
+        treegen.train(X, labels)
+    with pytest.raises(treegen.TreegenError, match="y"):
+        treegen.C45Classifier().fit(X, labels)
+
+
+def test_pandas_missing_labels_name_y() -> None:
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    labels = pd.Series(np.where(y, "a", None), dtype="string")  # pd.NA: `if NA` raised
+    with pytest.raises(DatasetError, match="^y has a missing label"):
+        treegen.train(X, labels)
+
+
+def test_training_options_of_the_wrong_type_name_the_option() -> None:
+    X, y = _arrays()
+    with pytest.raises(TrainError, match="--cf: must be a number"):
+        treegen.train(X, y, cf="x")  # type: ignore[typeddict-item]
+    with pytest.raises(TrainError, match="--min-gain-ratio: must be a number"):
+        treegen.train(X, y, min_gain_ratio=None)  # type: ignore[typeddict-item]
+    with pytest.raises(TrainError, match="^options: must be a TrainOptions"):
+        treegen.train(X, y, options={"cf": 0.1})  # type: ignore[arg-type]
+    with pytest.raises(TrainError, match="^engine: unknown engine 'fast'"):
+        treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("keyword", ["nominal", "ignore"])
+def test_a_string_for_a_column_list_is_refused(keyword: str) -> None:
+    """``nominal="mode"`` iterated as the columns 'm', 'o', 'd', 'e'."""
+    X, y = _arrays()
+    with pytest.raises(UsageError, match=f"^{keyword}: .*a list"):
+        treegen.train(X, y, **{keyword: "x0"})  # type: ignore[misc]
+    with pytest.raises(UsageError, match=f"^{keyword}: .*a list"):
+        treegen.train(f"{GOLF}.names", **{keyword: "outlook"})  # type: ignore[misc]
+
+
+def test_a_string_nominal_is_refused_by_the_estimator() -> None:
+    X, y = _arrays()
+    with pytest.raises(treegen.TreegenError, match="^nominal: .*a list"):
+        treegen.C45Classifier(nominal="x0").fit(X, y)  # type: ignore[arg-type]
+
+
+def test_train_rules_names_an_unknown_keyword() -> None:
+    X, y = _arrays()
+    with pytest.raises(TrainError, match="train_rules\\(\\) got an unknown keyword 'min_case'"):
+        treegen.train_rules(X, y, min_case=2)  # type: ignore[call-arg]
+    # train's option, not train_rules': was "_dataset() got multiple values for 'flavor'"
+    with pytest.raises(TrainError, match="unknown keyword 'flavor'.*min_cases"):
+        treegen.train_rules(X, y, flavor="j48")  # type: ignore[call-arg]
+    with pytest.raises(TrainError, match="--cf: must be a number"):
+        treegen.train_rules(X, y, cf="x")  # type: ignore[arg-type]
+
+
+def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
+    model = treegen.train(f"{GOLF}.names")
+    with pytest.raises(UsageError, match="unknown export option 'styel'.*style"):
+        model.export_c(tmp_path, styel="table")
+    with pytest.raises(UsageError, match="unknown export option 'n_randm'"):
+        model.verify(n_randm=3)
+    with pytest.raises(UsageError, match="^options: must be an ExportOptions"):
+        model.export_c(tmp_path, {"style": "table"})  # type: ignore[arg-type]
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
+        ({"n_random": "10"}, "^n_random: must be an integer"),
+        ({"n_random": -1}, "^n_random: must be at least 0, got -1"),
+        ({"seed": "x"}, "^seed: must be an integer"),
+        ({"seed": -1}, "^seed: must be at least 0, got -1"),
+    ],
+)
+def test_verify_checks_its_counts(keywords: dict[str, object], match: str) -> None:
+    model = treegen.train(f"{GOLF}.names")
+    with pytest.raises(UsageError, match=match):
+        model.verify(**keywords)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [np.array([["a", "b", "c", "d"]]), np.zeros((1, 4), dtype=complex)],
+    ids=["strings", "complex"],
+)
+def test_rows_that_are_not_numbers_name_x(rows: np.ndarray) -> None:
+    model = treegen.train(f"{GOLF}.names")
+    with pytest.warns(UserWarning, match="feature names"):  # positional, as documented
+        with pytest.raises(UsageError, match="^X: must hold numbers"):
+            model.predict(rows)
+
+
+def test_a_text_column_where_the_model_wants_numbers_names_it() -> None:
+    model = treegen.train(f"{GOLF}.names")
+    rows = {"outlook": ["sunny"], "temperature": ["hot"], "humidity": [70.0], "windy": ["true"]}
+    with pytest.raises(UsageError, match="^X: column 'temperature' must hold numbers"):
+        model.predict(rows)
+    X, y = _arrays()
+    with pytest.raises(treegen.TreegenError, match="^X: .*numbers"):
+        treegen.C45Classifier().fit(X, y).predict(np.array([["a", "b", "c"]]))
+
+
+def test_score_checks_the_length_of_y() -> None:
+    X, y = _arrays()
+    clf = treegen.C45Classifier().fit(X, y)
+    with pytest.raises(treegen.TreegenError, match="^y: .*inconsistent numbers of samples"):
+        clf.score(X, y[:5])  # a numpy broadcasting ValueError before
