@@ -88,6 +88,7 @@ class TrainOptions:
             raise TrainError("must be an integer", option="--min-cases")
         if self.min_cases < 1:
             raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
+        _check_number(self.cf, "--cf")
         if not (0.0 < float(self.cf) < 1.0):
             raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
         if self.criterion not in CRITERIA:
@@ -96,6 +97,7 @@ class TrainOptions:
             raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
         if self.max_depth is not None:
             _check_int(self.max_depth, 0, "--max-depth")
+        _check_number(self.min_gain_ratio, "--min-gain-ratio")
         g = float(self.min_gain_ratio)
         if not (0.0 <= g <= 1.0):
             raise TrainError(f"must be between 0 and 1, got {g:g}", option="--min-gain-ratio")
@@ -103,6 +105,12 @@ class TrainOptions:
             raise TrainError(f"unknown pruning {self.pruning!r}", option="--prune")
         _check_int(self.folds, 2, "--folds")
         _check_int(self.seed, -(2**63), "--seed")
+
+
+def _check_number(value: object, option: str) -> None:
+    """``value`` is a real number (not a bool, not a string), else :class:`TrainError`."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TrainError(f"must be a number, got {value!r}", option=option)
 
 
 def _check_int(value: object, lo: int, option: str) -> None:
