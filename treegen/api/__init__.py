@@ -29,12 +29,12 @@ from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
 from treegen.data.npstate import numpy_defaults
 from treegen.data.readers import read_dataset
-from treegen.errors import TrainError
+from treegen.errors import TrainError, UsageError
 from treegen.kinds import load as load_kind
 from treegen.model.core import flavor_compares_float32
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
-from treegen.trainer.options import PRUNINGS, Pruning
+from treegen.trainer.options import ENGINES, PRUNINGS, Pruning
 
 __all__ = [
     "DataKeywords",
@@ -102,6 +102,12 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
     if unknown:
         known = ", ".join(sorted(_TRAIN_KEYWORDS))
         raise TrainError(f"unknown training option {unknown[0]!r} (the options: {known})")
+    if options is not None and not isinstance(options, TrainOptions):
+        raise TrainError(
+            f"must be a TrainOptions (treegen.trainer), got {type(options).__name__}: "
+            "give the options as keywords, or TrainOptions(**them)",
+            option="options",
+        )
     prune = keywords.pop("prune", None)
     if isinstance(prune, str):
         if prune not in PRUNINGS:
@@ -145,8 +151,12 @@ def train(
     ``Bagging -I N -S S -W J48``): the Model is then a committee
     (:mod:`treegen.committee`).
     """
-    data_kw, train_kw = _split(keywords)
+    data_kw, train_kw = _split(keywords, "train", _DATA_KEYWORDS | _TRAIN_KEYWORDS)
     opts = train_options(options, **train_kw)
+    if engine not in ENGINES:
+        raise TrainError(
+            f"unknown engine {engine!r} (choose {' or '.join(ENGINES)})", option="engine"
+        )
     if boost is not None and bag is not None:
         raise TrainError("boost and bag exclude each other: choose one", option="--boost")
     if validation is not None and (boost is not None or bag is not None):
@@ -192,7 +202,8 @@ def train_rules(
     """
     from treegen.rules.generate import rules_of_data  # here: `train` does not load rules
 
-    ds = _dataset(data, y, "c45", **keywords)
+    data_kw, _ = _split(keywords, "train_rules", _DATA_KEYWORDS | _RULES_KEYWORDS)
+    ds = _dataset(data, y, "c45", **data_kw)
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
     return Model.of(final)
 
@@ -201,13 +212,19 @@ class DataAndTrainKeywords(DataKeywords, TrainKeywords, total=False):
     """:func:`train`'s keywords: the data's and the training options."""
 
 
-def _split(keywords: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``train``'s keywords as (data keywords, training keywords); an unknown one is an
-    error naming it."""
-    unknown = sorted(set(keywords) - _DATA_KEYWORDS - _TRAIN_KEYWORDS)
+# train_rules' training options, named in its signature (for _split's message).
+_RULES_KEYWORDS = frozenset({"min_cases", "cf", "subsets", "criterion"})
+
+
+def _split(
+    keywords: Mapping[str, Any], who: str, takes: frozenset[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``who``'s keywords as (data keywords, training keywords); one not in ``takes`` is
+    an error naming it."""
+    unknown = sorted(set(keywords) - takes)
     if unknown:
-        known = ", ".join(sorted(_DATA_KEYWORDS | _TRAIN_KEYWORDS))
-        raise TrainError(f"train() got an unknown keyword {unknown[0]!r} (it takes {known})")
+        known = ", ".join(sorted(takes))
+        raise TrainError(f"{who}() got an unknown keyword {unknown[0]!r} (it takes {known})")
     data = {k: v for k, v in keywords.items() if k in _DATA_KEYWORDS}
     return data, {k: v for k, v in keywords.items() if k in _TRAIN_KEYWORDS}
 
@@ -226,6 +243,9 @@ def _dataset(
 ) -> Dataset:
     """The training data of :func:`train` and :func:`train_rules`: a file read as the
     CLI reads it for ``flavor`` (the c45 flavour's values must fit float32), or arrays."""
+    for keyword, columns in (("nominal", nominal), ("ignore", ignore)):
+        if isinstance(columns, str):  # iterated, "mode" was the columns m, o, d and e
+            raise UsageError(f"must be a list of columns: [{columns!r}]", option=keyword)
     if isinstance(data, str | os.PathLike):
         if y is not None and not isinstance(y, str):
             raise TrainError("a data file's labels are its target column: give its name")

@@ -210,6 +210,8 @@ class C45Classifier:
 
     def _nominal_columns(self, names: list[str] | None, n: int) -> set[int]:
         out: set[int] = set()
+        if isinstance(self.nominal, str):  # iterated, "mode" was the columns m, o, d and e
+            raise EstimatorError(f"must be a list of columns: [{self.nominal!r}]", option="nominal")
         for ref in self.nominal or ():
             if isinstance(ref, str):
                 if names is None or ref not in names:
