@@ -11,7 +11,7 @@ which kind it holds.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +114,21 @@ class Model:
     def export_options(
         self, options: ExportOptions | None = None, **overrides: Any
     ) -> ExportOptions:
-        """The export options ``options`` (default: the defaults) with ``overrides``."""
+        """The export options ``options`` (default: the defaults) with ``overrides``; an
+        unknown keyword, or ``options`` that are no :class:`ExportOptions`, is a
+        :class:`UsageError` naming it."""
+        if options is not None and not isinstance(options, ExportOptions):
+            raise UsageError(
+                f"must be an ExportOptions, got {type(options).__name__}: give the options "
+                "as keywords, or treegen.ExportOptions(**them)",
+                option="options",
+            )
+        known = [f.name for f in fields(ExportOptions)]
+        unknown = sorted(set(overrides) - set(known))
+        if unknown:
+            raise UsageError(
+                f"unknown export option {unknown[0]!r} (the options: {', '.join(known)})"
+            )
         return replace(options or ExportOptions(), **overrides)
 
     @numpy_defaults
@@ -143,6 +157,8 @@ class Model:
         does; ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
         their neighbours, missing values and ``n_random`` random rows."""
         opts = self.export_options(options, **overrides)
+        _check_count(n_random, "n_random")
+        _check_count(seed, "seed")
         sets = unlabelled(self.schema, None if data is None else self._x(data))
         # Imported here: compiling C is verify's alone (`treegen.train` does not load it).
         from treegen.kinds import check as kinds_check
@@ -151,3 +167,12 @@ class Model:
             self.value, opts, sets, path=self.path, cc=cc, n_random=n_random, seed=seed
         )
         return VerifyReport.of(report)
+
+
+def _check_count(value: object, name: str) -> None:
+    """``value`` is an integer (not a bool) of at least 0, as ``verify --random`` and
+    ``--seed`` take, else a :class:`UsageError` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise UsageError(f"must be an integer, got {value!r}", option=name)
+    if value < 0:
+        raise UsageError(f"must be at least 0, got {value}", option=name)
