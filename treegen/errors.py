@@ -83,3 +83,8 @@ class EstimatorError(UsageError, ValueError):
 
 class NotFittedError(EstimatorError, AttributeError):
     """A :class:`treegen.C45Classifier` used before ``fit`` (scikit-learn's convention)."""
+
+
+class EstimatorTypeError(EstimatorError, TypeError):
+    """``X`` holding objects that are no numbers (a dict, a list): scikit-learn's
+    ``check_estimator`` expects a ``TypeError`` there, as ``float()`` raises."""

@@ -111,7 +111,16 @@ def x_of(schema: Schema, float32: bool, X: Rows) -> npt.NDArray[np.float64]:
 
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
     """``X`` as a float matrix of ``n_features`` columns (one row if 1-d)."""
-    x = np.asarray(X, dtype=np.float64)
+    try:
+        if np.iscomplexobj(X):
+            raise TypeError("complex")  # np.asarray would drop the imaginary part
+        x = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(
+            f"must hold numbers (NaN for missing), as the model's columns in order: {exc}; "
+            "give nominal values by name in a DataFrame or a {name: column} mapping",
+            option="X",
+        ) from None
     if x.ndim == 1:
         x = x.reshape(1, -1)
     if x.ndim != 2 or x.shape[1] != n_features:

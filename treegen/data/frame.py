@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Schema
-from treegen.errors import EstimatorError, UsageError
+from treegen.errors import EstimatorError, EstimatorTypeError, UsageError
 
 # The column kinds pandas reports for a categorical column.
 _CATEGORICAL = "category"
@@ -129,12 +129,21 @@ def _checked(cols: Columns, ncols: int) -> Columns:
     return cols
 
 
-def continuous(col: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
-    """A numeric column as float64 (NaN missing); infinity is refused, as check_array does."""
+def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float64]:
+    """A numeric column as float64 (NaN missing); infinity is refused, as check_array
+    does, and a value that is no number is an error naming the column ``name``."""
     if col.dtype.kind == "O":
         # float() of None is a TypeError; None is scikit-learn's missing value here too.
         col = np.asarray([np.nan if is_missing(v) else v for v in col], dtype=object)
-    out = np.asarray(col, dtype=np.float64)
+    try:
+        if col.dtype.kind == "c":
+            raise TypeError("complex")  # np.asarray would drop the imaginary part
+        out = np.asarray(col, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        kind = EstimatorTypeError if isinstance(exc, TypeError) else EstimatorError
+        raise kind(
+            f"column {name} must hold numbers (NaN for missing): {exc}", option="X"
+        ) from None
     if np.any(np.isinf(out)):
         raise EstimatorError(
             "Input X contains infinity or a value too large for dtype('float64').", option="X"
@@ -235,7 +244,7 @@ def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
         elif a.kind == "ignore":
             x[:, j] = np.nan
         else:
-            x[:, j] = continuous(col)
+            x[:, j] = continuous(col, repr(a.name))
     return x
 
 
@@ -287,6 +296,9 @@ def training_arrays(X: object, nominal: Sequence[int | str] = ()) -> TrainingArr
     categories = {j: categories_of(cols.columns[j], cols.categorical.get(j)) for j in chosen}
     x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
     for j, col in enumerate(cols.columns):
-        x[:, j] = codes(col, categories[j]) if j in categories else continuous(col)
+        if j in categories:
+            x[:, j] = codes(col, categories[j])
+        else:
+            x[:, j] = continuous(col, repr(names[j]) if names is not None else str(j))
     named = {j: [value_name(v) for v in vs] for j, vs in categories.items()}
     return TrainingArrays(x, names, sorted(chosen), named)

@@ -276,7 +276,10 @@ class C45Classifier:
     ) -> npt.NDArray[np.float64]:
         x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
         for j, col in enumerate(cols.columns):
-            x[:, j] = table.codes(col, categories[j]) if j in categories else table.continuous(col)
+            if j in categories:
+                x[:, j] = table.codes(col, categories[j])
+            else:
+                x[:, j] = table.continuous(col, str(j))
         return x
 
     def _check_names(self, X: Any) -> None:
