@@ -354,7 +354,11 @@ class C45Classifier:
     @numpy_defaults
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``(X, y)``, weighted by ``sample_weight`` if given."""
-        right = self.predict(X) == np.asarray(y).ravel()
+        predicted = self.predict(X)
+        labels = np.asarray(y)
+        if labels.ndim == 2 and labels.shape[1] == 1:
+            labels = labels.ravel()  # a column: accepted without fit's warning, as accuracy_score
+        right = predicted == _labels(labels, predicted.shape[0])
         return float(np.average(right, weights=sample_weight))
 
     # -- treegen's side ---------------------------------------------------------------------
