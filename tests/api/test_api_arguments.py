@@ -141,3 +141,29 @@ def test_score_checks_the_length_of_y() -> None:
     clf = treegen.C45Classifier().fit(X, y)
     with pytest.raises(treegen.TreegenError, match="^y: .*inconsistent numbers of samples"):
         clf.score(X, y[:5])  # a numpy broadcasting ValueError before
+
+
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
+        ({"folds": 5}, "^folds: needs prune='reduced-error'"),
+        ({"seed": 7}, "^seed: needs prune='reduced-error'"),
+        ({"prune": "reduced-error", "cf": 0.1}, "^cf: is error-based pruning's confidence"),
+        ({"bag_seed": 5}, "^bag_seed: needs bag"),
+    ],
+)
+def test_an_option_the_training_would_ignore_is_refused(
+    keywords: dict[str, object], match: str
+) -> None:
+    """As `treegen train --folds 5` (without --prune reduced-error) is refused: silently
+    ignored, the option looked as if it had shaped the tree (the model recorded folds=3)."""
+    with pytest.raises(TrainError, match=match):
+        treegen.train(f"{GOLF}.names", **keywords)  # type: ignore[arg-type]
+
+
+def test_the_estimator_passes_only_the_options_its_pruning_uses() -> None:
+    X, y = _arrays()
+    reduced = treegen.C45Classifier(prune="reduced-error", folds=4, seed=2, cf=0.1).fit(X, y)
+    training = reduced.model_.value.options.training
+    assert (training.pruning, training.folds, training.seed) == ("reduced-error", 4, 2)
+    assert treegen.C45Classifier(cf=0.1, folds=4).fit(X, y).model_.value.options.training.cf == 0.1

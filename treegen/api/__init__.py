@@ -117,7 +117,17 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
         keywords.update(pruning=prune, prune=True)
     elif prune is not None:
         keywords.update(prune=prune)
-    return replace(options or TrainOptions(), **keywords)
+    opts = replace(options or TrainOptions(), **keywords)
+    # As `treegen train` refuses them: ignored, they would look as if they shaped the tree.
+    if opts.reduced_error and "cf" in keywords:
+        raise TrainError(
+            "is error-based pruning's confidence; prune='reduced-error' does not use it",
+            option="cf",
+        )
+    for name in ("folds", "seed"):
+        if name in keywords and not opts.reduced_error:
+            raise TrainError("needs prune='reduced-error'", option=name)
+    return opts
 
 
 @numpy_defaults
@@ -157,6 +167,8 @@ def train(
         raise TrainError(
             f"unknown engine {engine!r} (choose {' or '.join(ENGINES)})", option="engine"
         )
+    if bag is None and bag_seed != 1:
+        raise TrainError("needs bag=N", option="bag_seed")
     if boost is not None and bag is not None:
         raise TrainError("boost and bag exclude each other: choose one", option="--boost")
     if validation is not None and (boost is not None or bag is not None):

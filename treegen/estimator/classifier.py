@@ -244,7 +244,6 @@ class C45Classifier:
                 feature_names=names,
                 nominal=sorted(nominal),
                 categories={j: [table.value_name(v) for v in vs] for j, vs in categories.items()},
-                cf=self.cf,
                 min_cases=self.min_cases,
                 prune=self.prune,
                 subsets=self.subsets,
@@ -253,8 +252,7 @@ class C45Classifier:
                 engine=self.engine,
                 max_depth=self.max_depth,
                 min_gain_ratio=self.min_gain_ratio,
-                folds=self.folds,
-                seed=self.seed,
+                **self._pruning_parameters(),
             )
         except EstimatorError:
             raise
@@ -269,6 +267,13 @@ class C45Classifier:
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _pruning_parameters(self) -> dict[str, Any]:
+        """``cf``, or ``folds`` and ``seed``: those the chosen pruning uses (train refuses
+        the others; a grid over ``cf`` may include ``prune="reduced-error"``)."""
+        if self.prune == "reduced-error":
+            return {"folds": self.folds, "seed": self.seed}
+        return {"cf": self.cf}
 
     @staticmethod
     def _matrix(
