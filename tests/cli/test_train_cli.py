@@ -213,6 +213,16 @@ def test_train_help_documents_default_output(capsys: pytest.CaptureFixture[str])
         main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "./golf.tree" in text and "current folder" in text
+    # a committee's default file is STEM.committee, not the .tree the help gave alone
+    assert "./golf.tree; .committee with --boost or --bag" in text
+
+
+def test_a_committee_goes_where_the_help_says(
+    golf: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["-q", "train", golf, "--boost", "2"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["golf.committee"]
 
 
 # ----------------------------------------------------------------- bad input

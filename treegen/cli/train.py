@@ -50,7 +50,7 @@ TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
     "given as STEM, STEM.names or STEM.data. Without -o the model is written to the "
     "current folder as DATA's name with its extension replaced by .tree (golf.data -> "
-    "./golf.tree), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
+    "./golf.tree; .committee with --boost or --bag), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
     "--cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; --no-prune keeps the "
     "tree it prints as 'Decision Tree:'. Weka J48 equivalents (with --flavor j48): "
     "--prune reduced-error is its -R, --folds N its -N N, --seed S its -Q S. When C4.5 DATA "
