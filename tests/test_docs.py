@@ -238,3 +238,18 @@ def test_no_issue_numbers_in_user_docs() -> None:
         for m in re.finditer(r"(?i)\bissues?[ -]#?\d+|(?<![\w&#])#\d+\b", _prose(page))
     ]
     assert cited == []
+
+
+def test_the_python_page_names_every_keyword_of_train_and_export() -> None:
+    """docs/python.md lists train's keywords and export_c's options by name: one added to
+    the code (export_c's `scores` and `name`, train's `boost` and `bag`) is added there."""
+    from dataclasses import fields
+
+    from treegen.api import DataKeywords, TrainKeywords
+    from treegen.codegen.options import ExportOptions
+
+    text = (ROOT / "docs" / "python.md").read_text("utf-8")
+    names = [f.name for f in fields(ExportOptions)]
+    names += [*DataKeywords.__annotations__, *TrainKeywords.__annotations__]
+    names += ["boost", "bag", "bag_seed", "engine", "validation"]
+    assert [n for n in names if f"`{n}`" not in text and f"{n}=" not in text] == []
