@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from support.building import no_build_isolation
 from support.cli import subcommands
 
 # Builds a wheel and installs it in a fresh venv: the slow set.
@@ -44,22 +45,6 @@ def run(
     return p
 
 
-def _can_build_offline() -> bool:
-    """Whether this Python can build the wheel without fetching setuptools (faster)."""
-    try:
-        import setuptools
-    except ImportError:
-        return False
-    major, minor = (int(x) for x in setuptools.__version__.split(".")[:2])
-    if (major, minor) >= (70, 1):
-        return True  # bdist_wheel is part of setuptools
-    try:
-        import wheel  # noqa: F401
-    except ImportError:
-        return False
-    return major >= 64
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """A venv (outside the repository) with treegen installed from a freshly built wheel."""
@@ -74,7 +59,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
     shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
     shutil.copytree(REPO / "firmware_examples", src / "firmware_examples", ignore=ignore)
-    no_iso = ["--no-build-isolation"] if _can_build_offline() else []
+    no_iso = no_build_isolation()
     run(
         sys.executable,
         "-m",
