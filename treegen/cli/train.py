@@ -47,17 +47,17 @@ from treegen.trainer.prepare import prepare
 # `treegen --quiet train`, whose start-up they lengthened (issue 36).
 
 TRAIN_EPILOG = (
-    "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files "
-    "given as STEM, STEM.names or STEM.data. Without -o the model is written to the "
-    "current folder as DATA's name with its extension replaced by .tree (golf.data -> "
-    "./golf.tree; .committee with --boost or --bag), replacing it atomically. Release 8 equivalents: -m N is its -m N, "
-    "--cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; --no-prune keeps the "
-    "tree it prints as 'Decision Tree:'. Weka J48 equivalents (with --flavor j48): "
-    "--prune reduced-error is its -R, --folds N its -N N, --seed S its -Q S. When C4.5 DATA "
-    "has a STEM.test beside it, Release 8's -u evaluation of the tree on it (before and "
-    "after pruning, confusion matrix; a pruned run trains the unpruned tree too for it) "
-    "follows the summary on stderr; -q leaves both out, 'treegen eval MODEL STEM.test "
-    "--unpruned RAW' prints it on stdout."
+    "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files given"
+    " as STEM, STEM.names or STEM.data. Without -o the model is written to the current "
+    "folder as DATA's name with its extension replaced by .tree (golf.data -> ./golf.tree; "
+    ".committee with --boost or --bag), replacing it atomically. Release 8 equivalents: -m "
+    "N is its -m N, --cf 0.25 its -c 25, --subsets its -s, --criterion gain its -g; "
+    "--no-prune keeps the tree it prints as 'Decision Tree:'. Weka J48 equivalents (with "
+    "--flavor j48): --prune reduced-error is its -R, --folds N its -N N, --seed S its -Q S."
+    " When C4.5 DATA has a STEM.test beside it, Release 8's -u evaluation of the tree on it"
+    " (before and after pruning, confusion matrix; a pruned run trains the unpruned tree "
+    "too for it) follows the summary on stderr; -q leaves both out, 'treegen eval MODEL "
+    "STEM.test --unpruned RAW' prints it on stdout."
 )
 
 
