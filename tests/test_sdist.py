@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from support.building import no_build_isolation
+from support.building import copy_source, pip_wheel
 
 # Builds an sdist, then a wheel from it: the slow set.
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ def _package_files() -> set[str]:
 
 def _build(*argv: str, cwd: Path) -> None:
     p = subprocess.run(
-        [sys.executable, *argv], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
+        list(argv), cwd=cwd, capture_output=True, text=True, timeout=900, check=False
     )
     assert p.returncode == 0, f"{argv}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
 
@@ -51,14 +51,9 @@ def _build(*argv: str, cwd: Path) -> None:
 def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sdist")
     src = root / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in"):
-        shutil.copy(REPO / name, src / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
-    for top in ("treegen", "firmware_examples"):
-        shutil.copytree(REPO / top, src / top, ignore=ignore)
+    copy_source(REPO, src)
     code = "from setuptools import build_meta as b; print(b.build_sdist('../dist'))"
-    _build("-c", code, cwd=src)
+    _build(sys.executable, "-c", code, cwd=src)
     (tarball,) = (root / "dist").glob("treegen-*.tar.gz")
     return tarball
 
@@ -74,18 +69,7 @@ def test_the_sdist_holds_every_package_file(sdist: Path) -> None:
 def test_a_wheel_built_from_the_sdist_has_the_accelerator(sdist: Path, tmp_path: Path) -> None:
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler: the wheel is pure Python, by design")
-    _build(
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        *no_build_isolation(),
-        "--disable-pip-version-check",
-        "-w",
-        str(tmp_path),
-        str(sdist),
-        cwd=tmp_path,
-    )
+    _build(*pip_wheel(sdist, tmp_path), cwd=tmp_path)
     (wheel,) = tmp_path.glob("treegen-*.whl")
     with zipfile.ZipFile(wheel) as z:
         native = sorted(Path(n).name.split(".")[0] for n in z.namelist() if n.endswith(".so"))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from support.building import no_build_isolation
+from support.building import copy_source, pip_wheel
 from support.cli import subcommands
 
 # Builds a wheel and installs it in a fresh venv: the slow set.
@@ -52,27 +52,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # Build from a copy of exactly what a clean clone would have, so the build
     # writes nothing into the checkout and picks up no stray local files.
     src = root / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy(REPO / name, src / name)
-    # No compiled accelerator from an in-place build: the wheel must build its own.
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
-    shutil.copytree(REPO / "treegen", src / "treegen", ignore=ignore)
-    shutil.copytree(REPO / "firmware_examples", src / "firmware_examples", ignore=ignore)
-    no_iso = no_build_isolation()
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--disable-pip-version-check",
-        *no_iso,
-        "-w",
-        root / "dist",
-        src,
-        cwd=root,
-    )
+    copy_source(REPO, src)
+    run(*pip_wheel(src, root / "dist"), cwd=root)
     wheels = list((root / "dist").glob("treegen-*.whl"))
     assert len(wheels) == 1
     # System site packages only to reuse numpy/jinja2 already on the machine;

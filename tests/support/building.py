@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
+from pathlib import Path
+
 
 def no_build_isolation() -> list[str]:
     """``["--no-build-isolation"]`` when this Python can build the wheel without fetching
@@ -18,3 +22,25 @@ def no_build_isolation() -> list[str]:
     except ImportError:
         return []
     return ["--no-build-isolation"] if major >= 64 else []
+
+
+def copy_source(repo: Path, dst: Path) -> None:
+    """What a clean clone builds from, copied to ``dst``: the build files and the
+    package folders, without an in-place build's compiled accelerator (the build must
+    make its own) or caches."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in"):
+        shutil.copy(repo / name, dst / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
+    for top in ("treegen", "firmware_examples"):
+        shutil.copytree(repo / top, dst / top, ignore=ignore)
+
+
+def pip_wheel(source: Path, out: Path) -> list[str]:
+    """The command that builds ``source`` (a folder or an sdist) into a wheel in ``out``."""
+    return [
+        sys.executable,
+        *("-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check"),
+        *no_build_isolation(),
+        *("-w", str(out), str(source)),
+    ]
