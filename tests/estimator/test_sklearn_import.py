@@ -108,6 +108,30 @@ def test_rejects_what_it_cannot_map() -> None:
         treegen.from_sklearn(two)
 
 
+def test_a_wrapper_is_refused_with_what_to_import_instead() -> None:
+    """A Pipeline, a search or a calibration wraps a tree treegen reads: the refusal says
+    which attribute holds it and what the C would leave out (it listed the supported
+    classes only)."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    tree = DecisionTreeClassifier(random_state=0)
+    cases = [
+        (make_pipeline(StandardScaler(), tree), r"Pipeline: .*pipeline\[-1\].*StandardScaler"),
+        (GridSearchCV(tree, {"max_depth": [2, 3]}, cv=2), r"GridSearchCV: .*best_estimator_"),
+        (CalibratedClassifierCV(tree, cv=2), r"CalibratedClassifierCV: .*calibrat"),
+        (treegen.C45Classifier(), r"C45Classifier: .*to_model\(\)"),
+    ]
+    for wrapper, match in cases:
+        with pytest.raises(UsageError, match="cannot import a " + match):
+            treegen.from_sklearn(wrapper.fit(X, y))
+    best = GridSearchCV(tree, {"max_depth": [2, 3]}, cv=2).fit(X, y).best_estimator_
+    assert (treegen.from_sklearn(best).predict(X) == best.predict(X)).all()
+
+
 @needs_gcc
 def test_nan_goes_where_the_tree_learnt(tmp_path: Path) -> None:
     """A tree trained with NaN: the model and its C send NaN down each node's learnt side

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
 from treegen.ensemble.regress import from_estimator
-from treegen.errors import ModelFileError
+from treegen.errors import ModelFileError, UsageError
 from treegen.model.version import VERSION
 
 if TYPE_CHECKING:
@@ -48,12 +48,38 @@ def from_sklearn(
     ``feature_names`` names the columns (default: the estimator's ``feature_names_in_``,
     else x0, x1, ...); ``target`` names the class column (the one ``eval`` reads labels
     from), or a regressor's output (``target[k]`` for output k of several)."""
+    _refuse_a_wrapper(estimator)
     ens = from_estimator(estimator, feature_names, target)
     # Imported here: `treegen import-sklearn`'s parser (built for every command) reads
     # this module's constants, and the API imports the trainer.
     from treegen.api import Model
 
     return Model.of(replace(ens, treegen_version=VERSION))
+
+
+def _refuse_a_wrapper(estimator: Any) -> None:
+    """A usage error saying what to import instead when ``estimator`` wraps one that
+    treegen reads (a Pipeline, a hyper-parameter search, a calibration, treegen's own
+    C45Classifier); those it does not wrap get from_estimator's list of the supported."""
+    name = type(estimator).__name__
+    why = None
+    if hasattr(estimator, "steps") and hasattr(estimator, "named_steps"):
+        before = ", ".join(type(step).__name__ for _, step in estimator.steps[:-1])
+        why = (
+            "only its final estimator can be compiled (pipeline[-1]), and only when the steps "
+            f"before it ({before or 'none'}) leave X unchanged: the C would not run them"
+        )
+    elif hasattr(estimator, "best_estimator_"):
+        why = "import the estimator it chose, search.best_estimator_ (refit=True)"
+    elif hasattr(estimator, "calibrated_classifiers_"):
+        why = (
+            "its calibration maps are not compiled: import the uncalibrated estimator, "
+            "whose probabilities differ"
+        )
+    elif name == "C45Classifier":
+        why = "it is treegen's own: its to_model() is the treegen model"
+    if why is not None:
+        raise UsageError(f"cannot import a {name}: {why}", option="estimator")
 
 
 def load_estimator(path: str) -> Any:
