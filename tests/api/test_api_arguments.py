@@ -167,3 +167,30 @@ def test_the_estimator_passes_only_the_options_its_pruning_uses() -> None:
     training = reduced.model_.value.options.training
     assert (training.pruning, training.folds, training.seed) == ("reduced-error", 4, 2)
     assert treegen.C45Classifier(cf=0.1, folds=4).fit(X, y).model_.value.options.training.cf == 0.1
+
+
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
+        ({"feature_names": ["a", "b", "c", "d"]}, "^feature_names: is for arrays"),
+        ({"class_names": ["a", "b"]}, "^class_names: is for arrays"),
+        ({"categories": {0: ["x", "y", "z"]}}, "^categories: is for arrays"),
+    ],
+)
+def test_an_array_keyword_for_a_file_is_refused(keywords: dict[str, object], match: str) -> None:
+    """A file names its columns and classes itself: the keyword was silently dropped."""
+    with pytest.raises(UsageError, match=match):
+        treegen.train(f"{GOLF}.names", **keywords)  # type: ignore[arg-type]
+
+
+def test_a_file_keyword_for_arrays_is_refused() -> None:
+    X, y = _arrays()
+    # ignore=["x0"] was silently dropped: the tree still tested x0
+    with pytest.raises(UsageError, match="^ignore: is for a data file"):
+        treegen.train(X, y, ignore=["x0"])
+
+
+def test_categories_of_a_column_that_is_not_nominal_are_refused() -> None:
+    X, y = _arrays()
+    with pytest.raises(UsageError, match="^categories: column 0 is not nominal"):
+        treegen.train(X, y, categories={0: ["a", "b"]})

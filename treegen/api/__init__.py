@@ -261,6 +261,14 @@ def _dataset(
     if isinstance(data, str | os.PathLike):
         if y is not None and not isinstance(y, str):
             raise TrainError("a data file's labels are its target column: give its name")
+        # A file names its columns, values and classes itself: these would be dropped.
+        for name, value in (
+            ("feature_names", feature_names),
+            ("class_names", class_names),
+            ("categories", categories),
+        ):
+            if value is not None:
+                raise UsageError("is for arrays: a data file names its own", option=name)
         return read_dataset(
             os.fspath(data),
             target=target if y is None else y,
@@ -268,6 +276,8 @@ def _dataset(
             ignore=list(ignore),
             float32=flavor_compares_float32(flavor),
         )
+    if ignore:
+        raise UsageError("is for a data file: leave the columns out of X", option="ignore")
     X: npt.ArrayLike
     labels: npt.ArrayLike
     if y is not None:

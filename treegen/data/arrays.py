@@ -87,6 +87,11 @@ def dataset_from_arrays(
     if len(names) != x.shape[1] or len(set(names)) != len(names):
         raise DatasetError(f"feature_names must be {x.shape[1]} distinct names")
     kinds = {_column_index(ref, names) for ref in nominal}
+    plain = sorted(set(categories or ()) - kinds)
+    if plain:  # dropped silently, the column stayed continuous
+        raise UsageError(
+            f"column {plain[0]} is not nominal: list it in nominal", option="categories"
+        )
     attrs = []
     for j, name in enumerate(names):
         col = x[:, j]
