@@ -194,3 +194,26 @@ def test_categories_of_a_column_that_is_not_nominal_are_refused() -> None:
     X, y = _arrays()
     with pytest.raises(UsageError, match="^categories: column 0 is not nominal"):
         treegen.train(X, y, categories={0: ["a", "b"]})
+
+
+@pytest.mark.parametrize(
+    ("keywords", "name"),
+    [({"target": "x0"}, "x0"), ({"feature_names": ["a", "b", "class"]}, "class")],
+)
+def test_a_class_column_named_as_a_feature_is_refused(
+    keywords: dict[str, object], name: str
+) -> None:
+    """As from_sklearn refuses it: `treegen eval` read the feature's column as the class
+    ("undeclared class '0.126'")."""
+    X, y = _arrays()
+    with pytest.raises(UsageError, match=f"^target: '{name}' cannot name the class column"):
+        treegen.train(X, y, **keywords)  # type: ignore[arg-type]
+
+
+def test_the_estimator_names_its_class_column_apart_from_the_features() -> None:
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    frame = pd.DataFrame(X, columns=["class", "class_2", "b"])
+    clf = treegen.C45Classifier().fit(frame, y)
+    assert clf.model_.schema.target == "class_3"
+    assert treegen.C45Classifier().fit(X, y).model_.schema.target == "class"

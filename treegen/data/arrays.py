@@ -86,6 +86,12 @@ def dataset_from_arrays(
     )
     if len(names) != x.shape[1] or len(set(names)) != len(names):
         raise DatasetError(f"feature_names must be {x.shape[1]} distinct names")
+    if (target or "class") in names:  # eval would read that feature's column as the class
+        raise UsageError(
+            f"'{target or 'class'}' cannot name the class column: it is a feature's name "
+            "(give target=NAME)",
+            option="target",
+        )
     kinds = {_column_index(ref, names) for ref in nominal}
     plain = sorted(set(categories or ()) - kinds)
     if plain:  # dropped silently, the column stayed continuous

@@ -106,6 +106,15 @@ def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
     return labels
 
 
+def _class_column(names: Sequence[str] | None) -> str:
+    """The model's class column: ``class``, or ``class_2``, ... when a feature has that
+    name (a DataFrame may have a column "class"; the model file needs them distinct)."""
+    taken = set(names or ())
+    return next(
+        c for c in ("class", *(f"class_{k}" for k in range(2, 2 + len(taken)))) if c not in taken
+    )
+
+
 class C45Classifier:
     """A C4.5 decision tree (Release 8's or Weka J48's), as a scikit-learn classifier.
 
@@ -242,6 +251,7 @@ class C45Classifier:
             model = api.train(
                 (x, labels),
                 feature_names=names,
+                target=_class_column(names),
                 nominal=sorted(nominal),
                 categories={j: [table.value_name(v) for v in vs] for j, vs in categories.items()},
                 min_cases=self.min_cases,
