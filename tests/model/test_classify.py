@@ -10,6 +10,7 @@ import pytest
 from treegen.data.dataset import Attribute, Schema
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
+from treegen.model.fixedpoint import DOUBLE, FixedPointClassifier
 from treegen.model.options import ModelOptions, TrainOptions
 
 SCHEMA = Schema(
@@ -73,10 +74,12 @@ def test_first_maximum_wins() -> None:
 
 
 def test_c45_compares_in_float32() -> None:
-    # 2.5000001 narrows to 2.5f: Release 8 (values stored as float) goes left.
-    X = np.asarray([[2.5000001, 0.0]])
-    assert predict(_model("c45"), X).tolist() == [0]
-    assert predict(_model("j48"), X).tolist() == [1]
+    # 2.5000001 narrows to 2.5f: Release 8 (values stored as float) goes left, and so
+    # does J48 (within 1e-6 above the threshold).  2.5000005 is a float32 above 2.5:
+    # Release 8 goes right, J48 still left; 2.500001 is 1e-6 above: both go right.
+    X = np.asarray([[2.5000001, 0.0], [2.5000005, 0.0], [2.500001, 0.0]])
+    assert predict(_model("c45"), X).tolist() == [0, 1, 1]
+    assert predict(_model("j48"), X).tolist() == [0, 0, 1]
 
 
 def test_c45_value_beyond_float32_is_infinite() -> None:
@@ -100,3 +103,34 @@ def test_rows_are_independent_and_shape_is_checked() -> None:
     assert predict_proba(m, np.zeros((0, 2))).shape == (0, 3)
     with pytest.raises(ValueError):
         predict_proba(m, np.zeros((3, 5)))
+
+
+def test_j48_empty_leaf_answers_with_its_parents_distribution() -> None:
+    """J48's getProbs: a known value reaching an empty branch gets the test's class
+    frequencies (5/1/2 of 8 here), where Release 8 gives the leaf's class all of it."""
+    m = _model("j48")
+    parent = np.asarray([5 / 8, 1 / 8, 2 / 8])
+    p = predict_proba(m, np.asarray([[0.0, 1.0], [NAN, 1.0]]))
+    assert np.array_equal(p[0], parent)
+    expect = 0.4 * parent + 0.6 * np.asarray([2 / 12, 10 / 12, 0])
+    assert np.allclose(p[1], expect, rtol=0, atol=1e-15)
+    # The fixed-point classifier (predict's, the C's) reads the same distribution.
+    _, q15 = FixedPointClassifier(m, DOUBLE).predict(np.asarray([[0.0, 1.0]]))
+    assert q15[0].tolist() == [int(32768 * 5 / 8), int(32768 / 8), int(32768 * 2 / 8)]
+    assert predict_proba(_model("c45"), np.asarray([[0.0, 1.0]]))[0].tolist() == [0, 1, 0]
+
+
+def test_j48_missing_value_skips_an_almost_empty_branch() -> None:
+    """A branch of at most 1e-6 weight is empty for J48 (``m_isEmpty``): a missing value
+    shares nothing with it, and a known value reaching it gets the parent's frequencies."""
+    nodes = list(_model("j48").nodes)
+    nodes[3] = Leaf(1, 5e-7, 0.0, (0.0, 5e-7, 0.0))
+    m = Model(SCHEMA, tuple(nodes), options=ModelOptions(TrainOptions(flavor="j48")))
+    parent = np.asarray([5 / 8, 1 / 8, 2 / 8])
+    p = predict_proba(m, np.asarray([[0.0, 1.0], [0.0, NAN]]))
+    assert np.array_equal(p[0], parent)
+    # shares 6/8 and 2/8 of the test's 8; the almost empty branch's 5e-7 is not shared
+    expect = 0.75 * np.asarray([5 / 6, 1 / 6, 0]) + 0.25 * np.asarray([0, 0, 1.0])
+    assert np.allclose(p[1], expect, rtol=0, atol=1e-15)
+    c45 = Model(SCHEMA, tuple(nodes), options=ModelOptions(TrainOptions(flavor="c45")))
+    assert predict_proba(c45, np.asarray([[0.0, 1.0]]))[0].tolist() == [0, 1, 0]

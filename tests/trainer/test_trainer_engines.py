@@ -113,7 +113,7 @@ def test_leaf_rule_is_one_rule_for_nodes_and_arrays(j48: bool) -> None:
     """
     import numpy as np
 
-    from treegen.trainer.constants import J48_TOL
+    from treegen.model.constants import J48_TOL
     from treegen.trainer.select import stays_leaf
     from treegen.trainer.tables import build_context
 

@@ -54,7 +54,7 @@ from treegen.codegen.names import check_prefix, unique_idents
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import DEFAULT_STEM
 from treegen.errors import EncodingError
-from treegen.model import bounds, fixedpoint
+from treegen.model import bounds, fixedpoint, j48rule
 from treegen.model.bounds import float32_floor
 from treegen.model.core import ContinuousTest, Model, NominalTest
 from treegen.model.core import Leaf as LeafNode
@@ -229,14 +229,20 @@ MAX_LISTED = 20
 """The folded tests :func:`fold_note` names; it counts the rest."""
 
 
-def lower_test(model: Model, i: int, enc: Encoding) -> Compare | Switch:
+def lower_test(
+    model: Model, i: int, enc: Encoding, parents: dict[int, int] | None = None
+) -> Compare | Switch:
+    """Test ``i`` of ``model`` for ``enc`` (``parents``: ``j48rule.empty_parents``)."""
     node = model.nodes[i]
     assert not isinstance(node, LeafNode)
-    shares = fixedpoint.branch_shares(node.items, [model.nodes[c].items for c in node.children])
+    if parents is None:
+        parents = j48rule.empty_parents(model)
+    shares = fixedpoint.branch_shares(node.items, j48rule.branch_items(model, i, parents))
     if isinstance(node, ContinuousTest):
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
-        op, thr = lower_continuous(node, i, enc, model.compares_float32)
+        cut = Cut(node.attribute, j48rule.test_cut(model, node.threshold))
+        op, thr = lower_continuous(cut, i, enc, model.compares_float32)
         return Compare(
             node.attribute,
             op,
@@ -288,12 +294,16 @@ def lower(
     nodes: list[IRNode] = []
     folds: list[Fold] = []
     n_classes = len(model.schema.classes)
+    parents = j48rule.empty_parents(model)
     for i, node in enumerate(model.nodes):
         if isinstance(node, LeafNode):
-            o = Outcome(fixedpoint.leaf_class(node), fixedpoint.leaf_proba(node, n_classes))
+            o = Outcome(
+                fixedpoint.answer_class(model, i, parents),
+                fixedpoint.leaf_proba(j48rule.answering_node(model, i, parents), n_classes),
+            )
             nodes.append(Leaf(outcome_index.setdefault(o, len(outcome_index)), i))
             continue
-        test = lower_test(model, i, enc)
+        test = lower_test(model, i, enc, parents)
         nodes.append(test)
         if isinstance(test, Compare):
             assert isinstance(node, ContinuousTest)

@@ -16,9 +16,8 @@ tree's header in place of its ``#include``, then the vote:
 
 There is no float arithmetic in the vote, so with ``--float-compare int`` or an integer
 ``--input-type`` the whole predict uses none.  predict.h is the tree header's, for the
-committee's prefix.  For a bagged j48 committee a leaf no training case reached returns
-its parent's class distribution, as J48 computes it (the tree's own C returns its class);
-that is the only change to a tree's C, made on its lowered form.
+committee's prefix.  A j48 tree's empty leaves answer with their parent's class
+distribution, as J48 computes it (:mod:`treegen.model.j48rule`), as that tree's own C does.
 """
 
 from __future__ import annotations
@@ -36,10 +35,8 @@ from treegen.codegen.parts import file_names, source_and_header
 from treegen.codegen.views import context
 from treegen.committee import ctable
 from treegen.committee.core import Committee
-from treegen.committee.vote import empty_leaf_parents, parent_distributions
 from treegen.errors import EmitError, UsageError
-from treegen.model.core import Model
-from treegen.model.fixedpoint import ONE, leaf_class, leaf_proba
+from treegen.model.fixedpoint import ONE
 
 Provenance = tuple[tuple[str, str], ...]
 
@@ -84,27 +81,6 @@ class CommitteeIR:
         return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
 
 
-def j48_outcomes(ir: IR, model: Model) -> IR:
-    """``ir`` with each empty leaf's outcome its parent's class distribution (bagged
-    j48 committees; module docstring).  Shares are untouched: an empty branch's share
-    is 0, so a case with a missing value adds nothing there, as in J48."""
-    parents = empty_leaf_parents(model)
-    if not parents:
-        return ir
-    n_classes = ir.n_classes
-    outcomes = list(ir.outcomes)
-    index = {o: j for j, o in enumerate(outcomes)}
-    nodes = list(ir.nodes)
-    for j, node in enumerate(nodes):
-        if isinstance(node, Leaf) and node.source in parents:
-            parent = model.nodes[parents[node.source]]
-            o = Outcome(leaf_class(parent), leaf_proba(parent, n_classes))
-            nodes[j] = Leaf(index.setdefault(o, len(outcomes)), node.source)
-            if len(outcomes) < len(index):
-                outcomes.append(o)
-    return replace(ir, nodes=tuple(nodes), outcomes=tuple(outcomes))
-
-
 def tree_prefix(prefix: str, i: int) -> str:
     """The C prefix of tree ``i`` inside a committee exported with ``prefix``."""
     return f"{prefix}_t{i}"
@@ -117,10 +93,7 @@ def lower_tree(c: Committee, i: int, opts: ExportOptions, prefix: str) -> IR:
         member_opts = replace(member_opts, proba=True)  # the vote adds distributions
     what = f"round {i + 1}" if c.method == "boost" else f"bag {i + 1}"
     lines = (("tree", f"{i + 1} of {c.n_members} ({what}, vote {c.votes[i]})"),)
-    ir = lower(c.members[i], member_opts, lines)
-    if parent_distributions(c):
-        ir = j48_outcomes(ir, c.members[i])
-    return ir
+    return lower(c.members[i], member_opts, lines)
 
 
 def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -> CommitteeIR:

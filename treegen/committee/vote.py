@@ -27,14 +27,11 @@ import numpy.typing as npt
 
 from treegen.committee.core import Committee
 from treegen.model.classify import predict as tree_predict
-from treegen.model.core import Leaf, Model
 from treegen.model.fixedpoint import (
     DOUBLE,
     ONE,
     FixedPointClassifier,
     ValueDomain,
-    leaf_class,
-    leaf_proba,
 )
 
 VOTE_LIMIT = (1 << 31) - 1
@@ -62,36 +59,10 @@ def tie_margin(committee: Committee) -> float:
     return committee.n_members * math.ldexp(1.0, -(committee.shift + 1))
 
 
-def parent_distributions(committee: Committee) -> bool:
-    """Whether a tree's empty leaves answer with their parent's class distribution (a
-    bagged j48 committee: J48's rule, which Weka's average of the trees' distributions
-    sees) rather than their class (Release 8's rule, every other committee)."""
-    return committee.method == "bag" and committee.flavor == "j48"
-
-
-def empty_leaf_parents(model: Model) -> dict[int, int]:
-    """The leaves no training weight reached, each with its parent (J48's ``m_isEmpty``
-    branches: a known value reaching one gets the parent's class frequencies)."""
-    out: dict[int, int] = {}
-    for i, node in enumerate(model.nodes):
-        for c in node.children:
-            child = model.nodes[c]
-            if isinstance(child, Leaf) and child.items == 0:
-                out[c] = i
-    return out
-
-
 def member_classifier(committee: Committee, i: int, enc: ValueDomain) -> FixedPointClassifier:
     """Tree ``i``'s fixed-point classifier for values of ``enc``, as the committee's C
-    runs it (:func:`parent_distributions`)."""
-    model = committee.members[i]
-    fixed = FixedPointClassifier(model, enc)
-    if parent_distributions(committee):
-        n_classes = len(model.schema.classes)
-        for leaf, parent in empty_leaf_parents(model).items():
-            fixed.proba[leaf] = leaf_proba(model.nodes[parent], n_classes)
-            fixed.cls[leaf] = leaf_class(model.nodes[parent])
-    return fixed
+    runs it (a j48 tree's empty leaves answer as J48's: :mod:`treegen.model.j48rule`)."""
+    return FixedPointClassifier(committee.members[i], enc)
 
 
 def member_outputs(committee: Committee, X: npt.ArrayLike) -> list[npt.NDArray[np.generic]]:

@@ -17,9 +17,9 @@ for bit, up to the order of the training sums that made them.
 * :func:`evaluation_class` is the class ``Evaluation`` counts: the first largest
   probability (``Utils.maxIndex``), or -1 (unclassified) when it is not positive.
 
-treegen's own classifier (:mod:`treegen.model.classify`) answers as Release 8 and the
-exported C do; the two differ only on near ties, on rows with missing values, and at
-empty leaves (Release 8: the leaf's class; J48: its parent's class frequencies).
+treegen's own classifier (:mod:`treegen.model.classify`, and the exported C) answers a
+j48 tree by the same rules (:mod:`treegen.model.j48rule`) in its own arithmetic: 15-bit
+fixed point where a value is missing, so the two differ only on near ties there.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ visited, with no recursion over tree depth.
 
 Continuous comparisons: a ``c45`` model compares ``float32(x) <= threshold``
 because Release 8 stores values as C ``float`` (the thresholds are float32
-values); a ``j48`` model compares in double.
+values); a ``j48`` model compares in double, and answers as J48 where J48 differs
+(:mod:`treegen.model.j48rule`: a value within 1e-6 above a threshold goes left, an
+empty leaf gives its parent's class frequencies, an unknown value skips empty branches).
 
 One model, one answer: :func:`predict` gives a row that meets a missing value the
 class the exported C gives it, the first largest of its fixed-point probabilities
@@ -28,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model import native
+from treegen.model import j48rule, native
 from treegen.model.constants import KIND_CONTINUOUS, KIND_LEAF, KIND_NOMINAL
 from treegen.model.core import ContinuousTest, Leaf, Model, SubsetTest, Test
 from treegen.model.fixedpoint import (
@@ -64,6 +66,7 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
         return out, met
     f32 = model.compares_float32
     nodes = model.nodes
+    parents = j48rule.empty_parents(model)
     stack: list[tuple[int, npt.NDArray[np.intp], FloatArray]] = [
         (0, np.arange(n, dtype=np.intp), np.ones(n, dtype=np.float64))
     ]
@@ -71,8 +74,9 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
         i, rows, wt = stack.pop()
         node = nodes[i]
         if isinstance(node, Leaf):
-            if node.items > 0:
-                dist = np.asarray(node.dist, dtype=np.float64) / node.items
+            answer = j48rule.answering_node(model, i, parents)
+            if answer.items > 0:
+                dist = np.asarray(answer.dist, dtype=np.float64) / answer.items
                 out[rows] += wt[:, None] * dist[None, :]
             else:
                 out[rows, node.cls] += wt
@@ -83,12 +87,13 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
         unk_rows = rows[unknown]
         unk_wt = wt[unknown]
         met[unk_rows] = True
+        shared = j48rule.branch_items(model, i, parents)
         for b, child in enumerate(node.children):
             sel = branch == b
             r = rows[sel]
             w = wt[sel]
             if unk_rows.size and node.items > 0:
-                share = nodes[child].items / node.items
+                share = shared[b] / node.items
                 if share > 0:
                     r = np.concatenate((r, unk_rows))
                     w = np.concatenate((w, unk_wt * share))
@@ -110,7 +115,7 @@ def _branches(col: FloatArray, node: Test, f32: bool, model: Model) -> npt.NDArr
             with np.errstate(over="ignore"):
                 le = v.astype(np.float32) <= np.float32(node.threshold)
         else:
-            le = v <= node.threshold
+            le = v <= j48rule.test_cut(model, node.threshold)
         out[known] = np.where(le, 0, 1)
         return out
     k = len(model.schema.attributes[node.attribute].values)
@@ -164,6 +169,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         return None
     fixed = FixedPointClassifier(model, DOUBLE)
     nodes = model.nodes
+    parents = j48rule.empty_parents(model)
     n = len(nodes)
     kind = np.zeros(n, dtype=np.int32)
     attr = np.zeros(n, dtype=np.int32)
@@ -187,7 +193,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         if isinstance(node, Leaf):
             kind[i] = KIND_LEAF
             leafcls[i] = fixed.cls[i]
-            at, probs = leaf_proba_pairs(node)
+            at, probs = leaf_proba_pairs(j48rule.answering_node(model, i, parents))
             pcls.extend(at)
             pval.extend(probs)
             poff[i + 1] = len(pcls)
@@ -200,7 +206,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         share.extend(fixed.shares[i])
         if isinstance(node, ContinuousTest):
             kind[i] = KIND_CONTINUOUS
-            thr[i] = node.threshold
+            thr[i] = j48rule.test_cut(model, node.threshold)
             fb = fixed.fbound[i]
             if fb is None:
                 # An infinite threshold sends every known value left (+inf) or right

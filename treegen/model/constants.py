@@ -1,4 +1,5 @@
-"""The model's numbers shared with C: the node-kind codes, one home for Python and C.
+"""The model's numbers shared with C: the node-kind codes and J48's tolerance, one home
+for Python and C.
 
 Only assignments of plain literals, no imports: setup.py reads this file without
 importing treegen (``ast.literal_eval`` of every assignment) and passes each name to
@@ -13,3 +14,7 @@ KIND_LEAF = 0
 KIND_CONTINUOUS = 1
 KIND_NOMINAL = 2
 KIND_SUBSET = 3
+
+# Weka's tolerance in Utils.eq / gr / sm / smOrEq: J48's comparisons, in training
+# and in a j48 model's answers (treegen.model.j48rule).
+J48_TOL = 1e-6

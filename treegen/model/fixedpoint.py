@@ -44,7 +44,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model import bounds
+from treegen.model import bounds, j48rule
 from treegen.model.core import ContinuousTest, Leaf, Model, Node
 from treegen.model.dist import SparseDist
 
@@ -134,6 +134,14 @@ def leaf_class(node: Node) -> int:
     return int(np.argmax(np.asarray(ratios, dtype=np.float64)))
 
 
+def answer_class(model: Model, i: int, parents: dict[int, int]) -> int:
+    """Leaf ``i``'s answer reached with weight 1 (``parents``: ``j48rule.empty_parents``):
+    :func:`leaf_class` of the node whose distribution it answers with (an empty j48
+    leaf's parent: the first largest of the parent's frequencies, which is J48's label
+    for the leaf unless two classes are within 1e-6)."""
+    return leaf_class(j48rule.answering_node(model, i, parents))
+
+
 def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:
     """Quantized class distribution of a leaf, Q15 (sum <= ONE): ``floor(ONE * dist_c /
     N)``, N = ``items``, or ``sum(dist)`` where rounding in training left that larger."""
@@ -200,19 +208,27 @@ class FixedPointClassifier:
     def proba(self) -> list[tuple[int, ...]]:
         """Per node, a leaf's :func:`leaf_proba` (``()`` for a test); made on first use:
         the C classifier reads :func:`leaf_proba_pairs` instead."""
+        model, parents = self.model, self.parents
         return [
-            leaf_proba(n, self.n_classes) if isinstance(n, Leaf) else () for n in self.model.nodes
+            leaf_proba(j48rule.answering_node(model, i, parents), self.n_classes)
+            if isinstance(n, Leaf)
+            else ()
+            for i, n in enumerate(model.nodes)
         ]
 
     def __init__(self, model: Model, enc: ValueDomain) -> None:
         self.model = model
         self.enc = enc
         self.n_classes = len(model.schema.classes)
+        self.parents = parents = j48rule.empty_parents(model)
         self.shares = [
-            branch_shares(n.items, [model.nodes[c].items for c in n.children]) if n.children else ()
-            for n in model.nodes
+            branch_shares(n.items, j48rule.branch_items(model, i, parents)) if n.children else ()
+            for i, n in enumerate(model.nodes)
         ]
-        self.cls = [leaf_class(n) if isinstance(n, Leaf) else -1 for n in model.nodes]
+        self.cls = [
+            answer_class(model, i, parents) if isinstance(n, Leaf) else -1
+            for i, n in enumerate(model.nodes)
+        ]
         # Each finite continuous test as its boundary in the C input domain: an
         # integer cut (x <= cut) for integer types, (B, inclusive) for floats.
         narrow = model.compares_float32
@@ -220,13 +236,14 @@ class FixedPointClassifier:
         self.fbound: list[tuple[float, bool] | None] = []
         for n in model.nodes:
             if isinstance(n, ContinuousTest) and math.isfinite(n.threshold):
+                t = j48rule.test_cut(model, n.threshold)
                 if enc.is_int:
                     k = enc.scales[n.attribute] if enc.scales else Fraction(1)
-                    self.cut.append(bounds.bound_int(bounds.read_bound(n.threshold, narrow), k))
+                    self.cut.append(bounds.bound_int(bounds.read_bound(t, narrow), k))
                     self.fbound.append(None)
                 else:
                     self.cut.append(None)
-                    self.fbound.append(bounds.bound_float(bounds.model_bound(n.threshold, narrow)))
+                    self.fbound.append(bounds.bound_float(bounds.model_bound(t, narrow)))
             else:
                 self.cut.append(None)
                 self.fbound.append(None)

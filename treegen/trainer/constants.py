@@ -12,9 +12,6 @@ build without them (common.h).  The Python side imports the names from here.
 # no better than a leaf" (collapse) and the worth of an inadmissible test.
 EPSILON = 1e-3
 
-# Weka's tolerance in Utils.eq / gr / sm / smOrEq: J48's comparisons.
-J48_TOL = 1e-6
-
 # Release 8's AddErrs: fewer training errors than this count as none.
 ADD_ERRS_ZERO = 1e-6
 

@@ -46,11 +46,13 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset, Schema
 from treegen.errors import TrainError
+from treegen.model.constants import J48_TOL
 from treegen.model.core import Leaf, Model, Node
+from treegen.model.j48rule import is_empty
 from treegen.model.options import ModelOptions, with_labels
 from treegen.model.version import VERSION
 from treegen.trainer import j48order, native
-from treegen.trainer.constants import J48_TOL, RELEASE8_ORDER_MAX_ROWS
+from treegen.trainer.constants import RELEASE8_ORDER_MAX_ROWS
 from treegen.trainer.context import Context
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, release_freed_memory
 from treegen.trainer.levelwise import flat
@@ -259,7 +261,7 @@ def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
     fractional weights bring two classes within ``J48_TOL`` (or all below it)."""
     out = list(nodes)
     for i, n in enumerate(nodes):
-        if isinstance(n, Leaf) and n.items - 0.0 > J48_TOL:
+        if isinstance(n, Leaf) and not is_empty(n.items):
             cls = weka_max_class(n.dist)
             if cls != n.cls:
                 out[i] = replace(n, cls=cls, errors=n.items - n.dist[cls])
@@ -271,7 +273,7 @@ def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
             child = out[c]
             if not isinstance(child, Leaf):
                 continue
-            if child.items - 0.0 <= J48_TOL and child.cls != cls:
+            if is_empty(child.items) and child.cls != cls:
                 out[c] = replace(child, cls=cls, dist=n.dist if child.items == 0 else child.dist)
             elif child.items == 0 and child.dist != n.dist:
                 out[c] = replace(child, dist=n.dist)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import J48_TOL
 from treegen.trainer import native
-from treegen.trainer.constants import J48_TOL
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]

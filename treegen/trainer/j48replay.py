@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.constants import EPSILON, J48_TOL
+from treegen.model.constants import J48_TOL
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.j48counts import JAVA_MAX_DOUBLE, WDist, count_events, seq_add, weka_sort
 from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tree import TNode

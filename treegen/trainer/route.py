@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.core import subset_branches
-from treegen.trainer.constants import J48_TOL
+from treegen.model.j48rule import j48_cuts
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.tree import TNode
 
@@ -40,23 +40,7 @@ def routing_cuts(thresholds: npt.ArrayLike, j48: bool) -> npt.NDArray[np.float64
     docstring): t itself (c45), or for j48 the largest double c with ``c - t < 1e-6``
     (rounding is monotone, so every double up to c passes and none above it)."""
     t = np.asarray(thresholds, dtype=np.float64)
-    if not j48:
-        return t
-    fin = np.isfinite(t)
-    c = np.where(fin, t + J48_TOL, t)
-    with np.errstate(invalid="ignore", over="ignore"):  # nextafter(max, inf) is inf
-        for _ in range(8):  # t + 1e-6 is within an ulp or two of the answer
-            over = fin & ~(c - t < J48_TOL)
-            if not over.any():
-                break
-            c = np.where(over, np.nextafter(c, -np.inf), c)
-        for _ in range(8):
-            up = np.nextafter(c, np.inf)
-            more = fin & (up - t < J48_TOL)
-            if not more.any():
-                break
-            c = np.where(more, up, c)
-    return c
+    return j48_cuts(t) if j48 else t
 
 
 def routing_cut(t: float, j48: bool) -> float:

@@ -12,7 +12,8 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.constants import EPSILON, J48_TOL
+from treegen.model.constants import J48_TOL
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.splits import Score
 

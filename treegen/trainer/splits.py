@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.constants import CUT_GAP, EPSILON, J48_TOL
+from treegen.model.constants import J48_TOL
+from treegen.trainer.constants import CUT_GAP, EPSILON
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.stats import base_info_many, cut_base_info, log2_c45, total_info
 

@@ -17,7 +17,8 @@ import struct
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.constants import ADD_ERRS_ZERO, J48_TOL, LN2
+from treegen.model.constants import J48_TOL
+from treegen.trainer.constants import ADD_ERRS_ZERO, LN2
 
 _F32 = struct.Struct("f")
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import J48_TOL
+
 # (SAMPLE and CODE_BLOCK read at call time through the module: tests shrink them.)
 from treegen.trainer import context as _context
 from treegen.trainer import native
-from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
 
 

@@ -7,8 +7,8 @@
 #include "native.h"
 
 #if !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) || !defined(TG_KIND_NOMINAL) ||   \
-    !defined(TG_KIND_SUBSET)
-#error "node-kind macros missing: build through setup.py (they come from treegen/model/constants.py)"
+    !defined(TG_KIND_SUBSET) || !defined(TG_J48_TOL)
+#error "model macros missing: build through setup.py (they come from treegen/model/constants.py)"
 #endif
 
 PyObject *tg_classify(PyObject *self, PyObject *args);         /* classify.c */
@@ -33,9 +33,10 @@ PyMODINIT_FUNC PyInit__cclassify(void)
         return NULL;
     /* The values this build was compiled with (tests compare them with constants.py,
      * which catches a stale build). */
-    PyObject *d = Py_BuildValue("{s:i,s:i,s:i,s:i}", "KIND_LEAF", TG_KIND_LEAF,
+    PyObject *d = Py_BuildValue("{s:i,s:i,s:i,s:i,s:d}", "KIND_LEAF", TG_KIND_LEAF,
                                 "KIND_CONTINUOUS", TG_KIND_CONTINUOUS, "KIND_NOMINAL",
-                                TG_KIND_NOMINAL, "KIND_SUBSET", TG_KIND_SUBSET);
+                                TG_KIND_NOMINAL, "KIND_SUBSET", TG_KIND_SUBSET, "J48_TOL",
+                                TG_J48_TOL);
     if (d == NULL || PyModule_AddObjectRef(m, "TG_CONSTANTS", d) < 0)
         Py_CLEAR(m);
     Py_XDECREF(d);

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer.constants import EPSILON, J48_TOL
+from treegen.model.constants import J48_TOL
+from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import BucketScores
 from treegen.trainer.options import GrowOptions

@@ -17,8 +17,8 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import J48_TOL
 from treegen.trainer import splits
-from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, FloatArray
 from treegen.trainer.stats import base_info_many, log2_c45, total_info

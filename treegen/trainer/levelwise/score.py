@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import J48_TOL
 from treegen.trainer import native
-from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.cutpick import Chunk, Pick, Segments, best_j48, finish_c45
 from treegen.trainer.splits import ContScores, FloatArray

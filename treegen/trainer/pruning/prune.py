@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.constants import J48_TOL
 from treegen.model.dist import SparseDist
-from treegen.trainer.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.pruning.native import prune_tnodes
 from treegen.trainer.route import branch_of

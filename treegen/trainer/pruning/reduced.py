@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.weka_rows import JavaRandom, fold_bounds, randomize, stratified_order
-from treegen.trainer.constants import J48_TOL
+from treegen.model.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums
 from treegen.trainer.route import branch_of
 from treegen.trainer.tree import TNode, walk
