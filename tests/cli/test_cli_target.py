@@ -100,7 +100,9 @@ def test_eval_with_target_is_eval_on_the_files_own_class_column(
             assert got == want, (seed, model.name)
             code, out, err = run_cli(capsys, "eval", str(model), str(renamed))
             if model == tree:
-                assert code == 2 and out == "" and "no row has a class value" in err
+                assert code == 2 and out == ""
+                assert "no row has a value in the class column 'class'" in err
+                assert "--target" in err and len(err.strip().splitlines()) == 1
             else:  # a ruleset evaluates no row, and says so
                 assert "Tested 0, errors 0" in out and f"{ds.n_rows} rows without a class" in err
 

@@ -93,6 +93,19 @@ def evaluation_from_predictions(
     )
 
 
+def labelled_rows(ds: Dataset) -> npt.NDArray[np.bool_]:
+    """The rows of ``ds`` that have a class value, or a :class:`DatasetError` when none
+    has: every kind's ``eval`` counts errors on those rows only."""
+    known: npt.NDArray[np.bool_] = ds.y >= 0
+    if not known.any():
+        raise DatasetError(
+            f"no row has a value in the class column {ds.schema.target!r} to evaluate "
+            "against (another class column: --target; unlabelled data: 'treegen predict')",
+            file=ds.source,
+        )
+    return known
+
+
 def evaluate(model: Model, ds: Dataset) -> Evaluation:
     """Classify the labelled rows of ``ds`` with ``model`` and count the errors.
 
@@ -100,13 +113,7 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
     ``schema=model.schema``).  Rows without a class value (``y == -1``) are
     not counted; data with no labelled row at all is a :class:`DatasetError`.
     """
-    known = ds.y >= 0
-    if not known.any():
-        raise DatasetError(
-            "no row has a class value to evaluate against (use 'treegen predict' "
-            "for unlabelled data)",
-            file=ds.source,
-        )
+    known = labelled_rows(ds)
     # Release 8's float sums for a c45 model, so the counts are the ones it prints
     # (treegen.model.classify_r8); a j48 model's are J48's.
     classify = predict_r8 if model.compares_float32 else predict

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from treegen.analysis.evaluate import confusion_matrix, format_confusion
+from treegen.analysis.evaluate import confusion_matrix, format_confusion, labelled_rows
 from treegen.analysis.report import attribute_lines, model_report, provenance_lines
 from treegen.codegen.flash import TARGETS as FLASH_TARGETS
 from treegen.codegen.flash import estimate_flash
 from treegen.committee import vote
 from treegen.committee.core import Committee
 from treegen.data.dataset import Dataset
-from treegen.errors import DatasetError
 from treegen.model.classify import predict as tree_predict
 from treegen.model.show import _weka_round2, format_tree, java_double
 
@@ -110,13 +109,7 @@ def format_info(c: Committee, input_type: str) -> str:
 def format_evaluation(c: Committee, ds: Dataset, label: str) -> str:
     """``treegen eval``: per tree its size and errors, then the committee's errors (the
     ``boost`` or ``bag`` row) and its confusion matrix."""
-    known = ds.y >= 0
-    if not known.any():
-        raise DatasetError(
-            "no row has a class value to evaluate against (use 'treegen predict' "
-            "for unlabelled data)",
-            file=ds.source,
-        )
+    known = labelled_rows(ds)
     X, y = ds.X[known], ds.y[known]
     n = int(known.sum())
     lines = [

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from treegen.analysis.evaluate import confusion_matrix, format_confusion
+from treegen.analysis.evaluate import confusion_matrix, format_confusion, labelled_rows
 from treegen.analysis.report import attribute_lines, provenance_lines
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
@@ -87,13 +87,7 @@ def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:
             "(use 'treegen predict' for its values)",
             file=ds.source,
         )
-    known = ds.y >= 0
-    if not known.any():
-        raise DatasetError(
-            "no row has a class value to evaluate against (use 'treegen predict' "
-            "for unlabelled data)",
-            file=ds.source,
-        )
+    known = labelled_rows(ds)
     predicted = classify.predict(e, ds.X[known])
     matrix = confusion_matrix(ds.y[known], predicted, len(e.schema.classes))
     n = int(matrix.sum())
