@@ -170,6 +170,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
     fixed = FixedPointClassifier(model, DOUBLE)
     nodes = model.nodes
     parents = j48rule.empty_parents(model)
+    cuts = j48rule.test_cuts(model)
     n = len(nodes)
     kind = np.zeros(n, dtype=np.int32)
     attr = np.zeros(n, dtype=np.int32)
@@ -206,7 +207,7 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
         share.extend(fixed.shares[i])
         if isinstance(node, ContinuousTest):
             kind[i] = KIND_CONTINUOUS
-            thr[i] = j48rule.test_cut(model, node.threshold)
+            thr[i] = cuts[i]
             fb = fixed.fbound[i]
             if fb is None:
                 # An infinite threshold sends every known value left (+inf) or right

@@ -234,9 +234,10 @@ class FixedPointClassifier:
         narrow = model.compares_float32
         self.cut: list[int | None] = []
         self.fbound: list[tuple[float, bool] | None] = []
-        for n in model.nodes:
+        cuts = j48rule.test_cuts(model)
+        for i, n in enumerate(model.nodes):
             if isinstance(n, ContinuousTest) and math.isfinite(n.threshold):
-                t = j48rule.test_cut(model, n.threshold)
+                t = float(cuts[i])
                 if enc.is_int:
                     k = enc.scales[n.attribute] if enc.scales else Fraction(1)
                     self.cut.append(bounds.bound_int(bounds.read_bound(t, narrow), k))

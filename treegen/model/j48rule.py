@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.constants import J48_TOL
-from treegen.model.core import Leaf, Model, Node
+from treegen.model.core import ContinuousTest, Leaf, Model, Node
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -83,6 +83,15 @@ def j48_cuts(thresholds: npt.ArrayLike) -> FloatArray:
                 break
             c = np.where(more, up, c)
     return c
+
+
+def test_cuts(model: Model) -> FloatArray:
+    """:func:`test_cut` of every node's threshold at once (0 where a node has none)."""
+    t = np.asarray(
+        [n.threshold if isinstance(n, ContinuousTest) else 0.0 for n in model.nodes],
+        dtype=np.float64,
+    )
+    return j48_cuts(t) if is_j48(model) else t
 
 
 def test_cut(model: Model, threshold: float) -> float:
