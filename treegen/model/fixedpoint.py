@@ -136,10 +136,10 @@ def leaf_class(node: Node) -> int:
 
 def answer_class(model: Model, i: int, parents: dict[int, int]) -> int:
     """Leaf ``i``'s answer reached with weight 1 (``parents``: ``j48rule.empty_parents``):
-    :func:`leaf_class` of the node whose distribution it answers with (an empty j48
-    leaf's parent: the first largest of the parent's frequencies, which is J48's label
-    for the leaf unless two classes are within 1e-6)."""
-    return leaf_class(j48rule.answering_node(model, i, parents))
+    an empty j48 leaf's own class (J48's label for it, whatever weight it holds), else
+    :func:`leaf_class`."""
+    node = model.nodes[i]
+    return node.cls if i in parents else leaf_class(node)
 
 
 def leaf_proba(node: Node, n_classes: int) -> tuple[int, ...]:

@@ -9,9 +9,8 @@ section 11): one home for each of the three rules, read by every classifier of a
 * **An empty leaf** (a branch no training weight reached, within :data:`J48_TOL`:
   ``m_isEmpty``) reached by a known value answers with its parent test's class
   frequencies (``getProbs``: ``localModel().classProb(c, x, branch)`` of an empty bag),
-  where Release 8 gives all the weight to the leaf's class.  Its class is the first
-  largest of those frequencies, J48's label for it (the parent's ``maxClass``) unless
-  two classes are within 1e-6.
+  where Release 8 gives all the weight to the leaf's class.  Its class is the leaf's
+  own, which training set to J48's label (the parent's ``maxClass``).
 * **A missing value** at a test goes down every branch but the empty ones: an empty
   branch's share is 0.
 """
