@@ -22,8 +22,6 @@ integer vote must give Weka's class on every row.  One JVM runs every job
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +38,7 @@ from treegen.model.core import ContinuousTest, Leaf, Model
 from treegen.model.fixedpoint import ONE
 from treegen.trainer import TrainOptions, train
 
-from support.weka import REF, TESTS, WEKA_JAR, compile_java, file_blocks, java_or_skip
+from support.weka import REF, TESTS, compile_java, java_or_skip, run_batch
 
 pytestmark = pytest.mark.toolchain
 
@@ -128,14 +126,8 @@ def runs(
                 copy = te.with_name(f"{name}-{kind}-test.arff")
                 copy.write_bytes(te.read_bytes())
                 jobs += [cls, opts, str(tr), str(copy)]
-    proc = subprocess.run(
-        [java, "-Xmx1g", "-cp", f"{WEKA_JAR}{os.pathsep}{classdir}", "TestSetBatch", *jobs],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    blocks = {k: v.splitlines()[:-1] for k, v in file_blocks(proc.stdout).items()}
+    out = run_batch(java, classdir, "TestSetBatch", jobs)
+    blocks = {k: v.splitlines()[:-1] for k, v in out.items()}
     return {
         name: (tr, test, model, {k: v for k, v in blocks.items() if k.startswith(f"{name}-")})
         for name, (tr, _, test, model) in made.items()
