@@ -40,7 +40,7 @@ static const uint8_t tiny_class[3] TINY_ROM = {
     0, 2, 1
 };
 static const uint16_t tiny_proba[3][3] TINY_ROM = {
-    {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {0u, 32768u, 0u}
+    {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {6553u, 13107u, 13107u}
 };
 static const uint32_t tiny_share[4] TINY_ROM = {
     1073741824u, 1073741824u, 1288490188u, 0u
@@ -166,7 +166,7 @@ static uint8_t tiny_walk0(const tiny_input_t *x, tiny_state *s);
 static uint8_t tiny_walk0(const tiny_input_t *x, tiny_state *s)
 {
     uint32_t k;
-    if ((k = tiny_key(x[0])) == 0u ? tiny_miss(s, 2u, 0u) == 0u : k <= 0x80000000u) { /* temp <U+00B0>C <= -0.0 */
+    if ((k = tiny_key(x[0])) == 0u ? tiny_miss(s, 2u, 0u) == 0u : k <= 0xB58637BDu) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
         switch (tiny_branch(s, tiny_sub(tiny_code(tiny_key(x[1]), 4), 0u), 2u, 2u)) {

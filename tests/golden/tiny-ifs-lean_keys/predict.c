@@ -79,7 +79,7 @@ static uint8_t tiny_walk0(const tiny_input_t *x);
 static uint8_t tiny_walk0(const tiny_input_t *x)
 {
     uint32_t u;
-    if ((u = tiny_bits(x[0])) <= 0x00000000u || ((uint8_t)(u >> 24) >= 0x80u && u <= 0xFF800000u)) { /* temp <U+00B0>C <= -0.0 */
+    if ((u = tiny_bits(x[0])) <= 0x358637BDu || ((uint8_t)(u >> 24) >= 0x80u && u <= 0xFF800000u)) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
         if (tiny_in(x[1], 4u, 0u) != 0u) { /* kind in {a* /b, d? ?/, e} */

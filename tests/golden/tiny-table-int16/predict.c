@@ -40,7 +40,7 @@ static const uint8_t tiny_class[3] TINY_ROM = {
     0, 2, 1
 };
 static const uint16_t tiny_proba[3][3] TINY_ROM = {
-    {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {0u, 32768u, 0u}
+    {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {6553u, 13107u, 13107u}
 };
 static const uint32_t tiny_share[4] TINY_ROM = {
     1073741824u, 1073741824u, 1288490188u, 0u

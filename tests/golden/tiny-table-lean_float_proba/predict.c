@@ -27,7 +27,7 @@ static const uint8_t tiny_class[3] TINY_ROM = {
     0, 2, 1
 };
 static const uint16_t tiny_proba[3][3] TINY_ROM = {
-    {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {0u, 32768u, 0u}
+    {26214u, 6553u, 0u}, {0u, 10922u, 21845u}, {6553u, 13107u, 13107u}
 };
 
 /* The inline top: the 2 tests that training cases reach most often run as
@@ -70,7 +70,7 @@ static const uint8_t tiny_code[2] TINY_ROM = {
     1, 11
 };
 static const float tiny_thr[2] TINY_ROM = {
-    0.0f, 0.0f
+    1.0e-06f, 0.0f
 };
 static const uint8_t tiny_kid[2] TINY_ROM = {
     0, 6
@@ -121,7 +121,7 @@ static uint8_t tiny_top0(const tiny_input_t *x);
 /* the inline top of the tree */
 static uint8_t tiny_top0(const tiny_input_t *x)
 {
-    if (x[0] <= 0.0f) { /* temp <U+00B0>C <= -0.0 */
+    if (x[0] <= 1.0e-06f) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
         if (tiny_in(x[1], 4u, 0u) != 0u) { /* kind in {a* /b, d? ?/, e} */
