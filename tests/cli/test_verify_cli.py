@@ -220,9 +220,9 @@ def test_cffi_is_a_run_time_dependency() -> None:
 
 
 def _decimal_j48(tmp_path: Path) -> tuple[Path, Path]:
-    """A j48 tree for a = 0.1, 0.2, 0.3 -> x and 0.4, 0.5, 0.6 -> y: one test
-    a <= 0.299999, whose J48 cut (the largest double less than 1e-6 above it) is the
-    double 0.3, which lies below 3/10."""
+    """A j48 tree for a = 0.1, 0.2, 0.3 -> x and 0.4, 0.5, 0.6 -> y: one test whose
+    cut is the double 0.3, below 3/10 (threshold 0.299999: J48 sends a value within
+    1e-6 above it left, docs/C45.md section 11)."""
     from treegen.data.dataset import Attribute, Schema
     from treegen.model import ContinuousTest, Leaf, Model
     from treegen.model.options import ModelOptions, TrainOptions

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from treegen.data.dataset import Attribute, Schema
+from treegen.model import native
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
 from treegen.model.fixedpoint import DOUBLE, FixedPointClassifier
@@ -134,3 +135,19 @@ def test_j48_missing_value_skips_an_almost_empty_branch() -> None:
     assert np.allclose(p[1], expect, rtol=0, atol=1e-15)
     c45 = Model(SCHEMA, tuple(nodes), options=ModelOptions(TrainOptions(flavor="c45")))
     assert predict_proba(c45, np.asarray([[0.0, 1.0]]))[0].tolist() == [0, 1, 0]
+
+
+def test_j48_empty_leaf_class_is_its_label_in_every_classifier(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A known value reaching an empty j48 leaf gets the leaf's class (J48's label for
+    it: docs/C45.md, section 11) from the numpy classifier as from the C accelerator
+    and the fixed point, though its probabilities are its parent's (A first here)."""
+    m = _model("j48")
+    X = np.asarray([[0.0, 1.0], [1.0, 0.0], [0.0, NAN]])
+    assert FixedPointClassifier(m, DOUBLE).predict(X)[0].tolist() == [1, 0, 0]
+    assert predict(m, X).tolist() == [1, 0, 0]
+    with monkeypatch.context() as mp:
+        mp.setattr(native, "cclassify", None)
+        assert predict(m, X).tolist() == [1, 0, 0]
+    assert int(np.argmax(predict_proba(m, X[:1])[0])) == 0

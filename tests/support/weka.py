@@ -155,17 +155,23 @@ def compile_committee_driver(work: Path) -> Path:
     return compile_java(COMMITTEE_DRIVER, work / "committee-classes", "the committee comparison")
 
 
-def run_committee(java: str, classdir: Path, args: list[str]) -> dict[str, str]:
-    """File stem -> CommitteeBatch's block for that file (``args``: mode, its numbers,
-    then the ARFF files)."""
+def run_batch(java: str, classdir: Path, driver: str, args: list[str]) -> dict[str, str]:
+    """File stem -> the block for that file of the batch driver class ``driver``
+    (compiled into ``classdir``) run on ``args``."""
     proc = subprocess.run(
-        [java, "-Xmx2g", "-cp", f"{WEKA_JAR}{os.pathsep}{classdir}", "CommitteeBatch", *args],
+        [java, "-Xmx2g", "-cp", f"{WEKA_JAR}{os.pathsep}{classdir}", driver, *args],
         capture_output=True,
         text=True,
         timeout=3600,
         check=True,
     )
     return file_blocks(proc.stdout)
+
+
+def run_committee(java: str, classdir: Path, args: list[str]) -> dict[str, str]:
+    """File stem -> CommitteeBatch's block for that file (``args``: mode, its numbers,
+    then the ARFF files)."""
+    return run_batch(java, classdir, "CommitteeBatch", args)
 
 
 def printed_j48(model: Model) -> rt.Tree:

@@ -53,8 +53,12 @@ def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
     return _proba(model, X)[0]
 
 
-def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """:func:`predict_proba` and, per row, whether it met a missing value."""
+def _proba(
+    model: Model, X: npt.ArrayLike
+) -> tuple[FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.intp]]:
+    """:func:`predict_proba`, per row whether it met a missing value, and per row the
+    label of the empty j48 leaf it reached (-1 if none): that leaf's class, where its
+    probabilities are its parent's (:mod:`treegen.model.j48rule`)."""
     x = np.asarray(X, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(model.schema.attributes):
         raise ValueError(f"X must have shape (n, {len(model.schema.attributes)}), got {x.shape}")
@@ -62,8 +66,9 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
     n_classes = len(model.schema.classes)
     out = np.zeros((n, n_classes), dtype=np.float64)
     met = np.zeros(n, dtype=bool)
+    label = np.full(n, -1, dtype=np.intp)
     if n == 0:
-        return out, met
+        return out, met, label
     f32 = model.compares_float32
     nodes = model.nodes
     parents = j48rule.empty_parents(model)
@@ -75,6 +80,8 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
         node = nodes[i]
         if isinstance(node, Leaf):
             answer = j48rule.answering_node(model, i, parents)
+            if i in parents:
+                label[rows] = node.cls
             if answer.items > 0:
                 dist = np.asarray(answer.dist, dtype=np.float64) / answer.items
                 out[rows] += wt[:, None] * dist[None, :]
@@ -99,7 +106,7 @@ def _proba(model: Model, X: npt.ArrayLike) -> tuple[FloatArray, npt.NDArray[np.b
                     w = np.concatenate((w, unk_wt * share))
             if r.size:
                 stack.append((child, r, w))
-    return out, met
+    return out, met, label
 
 
 def _branches(col: FloatArray, node: Test, f32: bool, model: Model) -> npt.NDArray[np.intp]:
@@ -148,8 +155,9 @@ def predict(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     fast = _predict_native(model, x)
     if fast is not None:
         return fast
-    proba, met = _proba(model, x)
+    proba, met, label = _proba(model, x)
     best: npt.NDArray[np.intp] = np.argmax(proba, axis=1).astype(np.intp)
+    best = np.where(label >= 0, label, best)
     if met.any():
         # The double encoding compares a value exactly as the model does
         # (bounds.model_bound), so only the missing-value arithmetic differs.
