@@ -101,6 +101,17 @@ def _names(
     return names, types
 
 
+def _number_names(doc: Doc, path: str, values: list[Any]) -> tuple[str, ...]:
+    """The names of categories that are integers (a DataFrame column of integer
+    categories; XGBoost refuses float ones): their digits, distinct as pandas has them."""
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in values):
+        raise doc.fail(f"{path}.values", "categories must be integers or text")
+    names = tuple(str(int(v)) for v in values)
+    if len(set(names)) != len(names):
+        raise doc.fail(f"{path}.values", "categories must be distinct")
+    return names
+
+
 def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...] | None]:
     """The category names XGBoost 3.1+ keeps for a DataFrame's categorical columns (the
     input is then the code: the name's index), per feature; None: no names."""
@@ -119,7 +130,10 @@ def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...]
         if not offsets and not values:
             continue
         if not offsets:
-            raise doc.fail(path, "numeric categories are not read: give the codes as numbers")
+            # Integer categories: predict reads a value's index among them, as for
+            # text; the integers name the codes.
+            out[j] = _number_names(doc, path, values)
+            continue
         raw = bytes(int(b) & 0xFF for b in values)
         try:
             out[j] = tuple(
