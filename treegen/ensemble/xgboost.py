@@ -54,6 +54,7 @@ REGRESSION = (
     "reg:absoluteerror",
     "reg:pseudohubererror",
     "reg:quantileerror",
+    "reg:squaredlogerror",
 )
 """The regression objectives whose prediction is the margin itself (the identity link):
 treegen computes it exactly, a float32 number (docs/gbm.md)."""
