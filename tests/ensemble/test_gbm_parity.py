@@ -295,3 +295,16 @@ def test_xgboost_pandas_number_categories_become_nominal_codes() -> None:
     assert np.array_equal(classify.predict(model.value, X), est.predict(frame))
     margin = est.predict(frame, output_margin=True).reshape(n, -1).astype(np.float64)
     assert _same_bits(classify.scores(model.value, X), margin)
+
+
+def test_lightgbm_forest_scores_are_its_raw_score_averaged() -> None:
+    """In random forest mode LightGBM's ``raw_score=True`` is the sum before its
+    division by the rounds; the scores ``--scores`` exports (decision_values) are that
+    sum divided once, which ``predict`` decides on (docs/gbm.md)."""
+    est = fit_lightgbm("lgb_rf")
+    ens: Ensemble = from_lightgbm(est).value
+    X, _ = gbm_data()
+    raw = est.predict(X, raw_score=True).reshape(len(X), -1)
+    assert ens.divisor == 12.0
+    assert not _same_bits(classify.decision_values(ens, X), raw)
+    assert _same_bits(classify.decision_values(ens, X), raw / ens.divisor)
