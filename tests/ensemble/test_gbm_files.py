@@ -10,6 +10,7 @@ zero bands) bit for bit and refuses them tampered.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +184,25 @@ def test_ubjson_truncated_and_unknown_markers(xgb_json: Path, tmp_path: Path) ->
         with pytest.raises(ModelFileError, match=message):
             xgboost_from_bytes(bad, "m.ubj")
     assert np.isfinite(xgboost_from_bytes(data).cut)
+
+
+def test_ubjson_scalar_floats() -> None:
+    """A float outside a typed array (markers d and D) is its value; cut short, a
+    one-line error naming the byte."""
+    from treegen.ensemble.ubjson import loads_ubjson
+
+    doc = (
+        b"{U\x01a"
+        + b"d"
+        + struct.pack(">f", 1.5)
+        + b"U\x01b"
+        + b"D"
+        + struct.pack(">d", -0.1)
+        + b"}"
+    )
+    assert loads_ubjson(doc, "m.ubj") == {"a": 1.5, "b": -0.1}
+    with pytest.raises(ModelFileError, match="byte 5: truncated file"):
+        loads_ubjson(doc[:7], "m.ubj")
 
 
 @pytest.fixture(scope="module")
