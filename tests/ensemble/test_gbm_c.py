@@ -149,3 +149,46 @@ def test_info_table_bytes_are_the_compiled_tables(name: str, tmp_path: Path) -> 
     ens = import_setup(name)
     folded = 8 if ens.decision == "gt" and ens.sum == "float64" and "e_cut" not in nm else 0
     assert table_bytes(r.lowered) == sum(sizes) + folded
+
+
+def _constant_tests_model() -> str:
+    """A LightGBM binary model whose every threshold is inf (as ``max_bin=2`` writes
+    them): on an integer input every test is a constant, so the walk reads no threshold."""
+    head = (
+        "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n"
+        "max_feature_idx=1\nobjective=binary sigmoid:1\nfeature_names=a b\n"
+        "feature_infos=[-3:3] [-3:3]\ntree_sizes=1\n\n"
+    )
+    tree = (
+        "Tree=0\nnum_leaves=3\nnum_cat=0\nsplit_feature=0 1\nsplit_gain=1 1\n"
+        "threshold=inf inf\ndecision_type=2 10\nleft_child=1 -1\nright_child=-2 -3\n"
+        "leaf_value=0.25 -0.5 0.125\nleaf_weight=1 1 1\nleaf_count=1 1 1\n"
+        "internal_value=0 0\ninternal_weight=1 1\ninternal_count=2 2\nis_linear=0\n"
+        "shrinkage=1\n\n\nend of trees\n\nfeature_importances:\n\nparameters:\n"
+        "end of parameters\n\npandas_categorical:null\n"
+    )
+    return head + tree
+
+
+@pytest.mark.parametrize("missing", ["c45", "none"])
+def test_every_test_constant_compiles_strict_and_verifies(missing: str, tmp_path: Path) -> None:
+    """The table style for an integer input where every test folds to a constant: no
+    unused threshold column or value (errors under -Werror), verify passes, and info's
+    table bytes are the compiled tables."""
+    from treegen.ensemble.emit import table_bytes
+    from treegen.ensemble.lightgbm import lightgbm_from_text
+
+    ens = lightgbm_from_text(_constant_tests_model())
+    opts = ExportOptions(prefix="e", name="predict", style="table", input_type="int16",
+                         scale=100, missing=missing)  # type: ignore[arg-type]  # fmt: skip
+    r = render(ens, opts)
+    assert "e_thr" not in r.files["predict.c"]
+    obj = compile_strict("gcc", "-std=c99", r.files, tmp_path, ["-O0", "-De_SOFT64=1"])
+    report = verify(ens, opts, n_random=200)
+    assert report.ok, report.text()
+    if shutil.which("nm") is not None:
+        nm = subprocess.run(["nm", "-S", str(obj)], check=True, capture_output=True, text=True)
+        sizes = [int(f[1], 16) for f in (ln.split() for ln in nm.stdout.splitlines())
+                 if len(f) == 4 and f[2] in "rRdD"]  # fmt: skip
+        folded = 0 if "e_cut" in nm.stdout else 8
+        assert table_bytes(r.lowered) == sum(sizes) + folded

@@ -10,6 +10,7 @@ zero bands) bit for bit and refuses them tampered.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +184,64 @@ def test_ubjson_truncated_and_unknown_markers(xgb_json: Path, tmp_path: Path) ->
         with pytest.raises(ModelFileError, match=message):
             xgboost_from_bytes(bad, "m.ubj")
     assert np.isfinite(xgboost_from_bytes(data).cut)
+
+
+def test_ubjson_scalar_floats() -> None:
+    """A float outside a typed array (markers d and D) is its value; cut short, a
+    one-line error naming the byte."""
+    from treegen.ensemble.ubjson import loads_ubjson
+
+    doc = (
+        b"{U\x01a"
+        + b"d"
+        + struct.pack(">f", 1.5)
+        + b"U\x01b"
+        + b"D"
+        + struct.pack(">d", -0.1)
+        + b"}"
+    )
+    assert loads_ubjson(doc, "m.ubj") == {"a": 1.5, "b": -0.1}
+    with pytest.raises(ModelFileError, match="byte 5: truncated file"):
+        loads_ubjson(doc[:7], "m.ubj")
+
+
+@pytest.fixture(scope="module")
+def xgb_frame_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An XGBoost model fitted on a DataFrame: the file keeps its text categories."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame(
+        {"a": rng.normal(size=n), "c": pd.Categorical(rng.choice(["red", "green", "blue"], n))}
+    )
+    y = ((frame.a > 0) ^ (frame.c == "red")).astype(int)
+    est = xgb.XGBClassifier(n_estimators=2, max_depth=2, enable_categorical=True, n_jobs=1)
+    path = tmp_path_factory.mktemp("xgbf") / "m.json"
+    est.fit(frame, y).save_model(str(path))
+    return path
+
+
+def _enc(d: dict, j: int) -> dict:  # type: ignore[type-arg]
+    return d["learner"]["gradient_booster"]["model"]["cats"]["enc"][j]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: _enc(d, 1).update(values=-1), r"enc\[1\].values: must be a list of integers"),
+        (lambda d: _enc(d, 1)["values"].__setitem__(0, "NaN"), r"enc\[1\].values: must be a list"),
+        (lambda d: _enc(d, 0).update(values=2**40), r"enc\[0\].values: must be a list"),
+        (lambda d: _enc(d, 1)["offsets"].__setitem__(1, 99), r"enc\[1\].offsets: must rise"),
+        (lambda d: _enc(d, 1)["values"].__setitem__(0, 4096), r"enc\[1\].values: the names' bytes"),
+        (lambda d: _enc(d, 1)["values"].__setitem__(0, 255), r"enc\[1\]: category names that"),
+        (lambda d: _enc(d, 1).update(offsets=[], values=[3, 3, 4]), "categories must be distinct"),
+    ],
+)  # fmt: skip
+def test_tampered_category_names_name_the_field(xgb_frame_json: Path, edit, message: str) -> None:  # type: ignore[no-untyped-def]
+    d = _xgb_doc(xgb_frame_json)
+    assert [len(_enc(d, j)["values"]) > 0 for j in (0, 1)] == [False, True]
+    xgboost_from_bytes(json.dumps(d).encode(), "m.json")  # the file as written reads
+    edit(d)
+    with pytest.raises(ModelFileError, match=message) as info:
+        xgboost_from_bytes(json.dumps(d).encode(), "m.json")
+    assert "\n" not in str(info.value)

@@ -273,3 +273,38 @@ def test_xgboost_fitted_with_another_missing_value_is_refused(kind: str) -> None
     assert "\n" not in str(info.value)
     # The default (NaN) imports.
     from_xgboost(xgb.XGBClassifier(**{**common, "missing": np.nan}).fit(X, y > 0))
+
+
+def test_xgboost_pandas_number_categories_become_nominal_codes() -> None:
+    """A DataFrame column of categories that are numbers (not text): XGBoost 3.1+ keeps
+    them in the file as numbers and its predict reads the category's index, as for text
+    categories; they become the nominal values' names, in XGBoost's order."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 800
+    levels = [-2, 1, 4, 7, 10, 13]
+    frame = pd.DataFrame({"a": rng.normal(size=n), "c": pd.Categorical(rng.choice(levels, n))})
+    y = ((frame.a > 0) ^ frame.c.isin([1, 7])).astype(int)
+    est = xgb.XGBClassifier(n_estimators=4, max_depth=3, enable_categorical=True,
+                            max_cat_to_onehot=1, n_jobs=1).fit(frame, y)  # fmt: skip
+    model = from_xgboost(est)
+    c = model.value.schema.attributes[1]
+    assert c.kind == "nominal" and c.values == tuple(str(v) for v in levels)
+    X = np.column_stack([frame.a.to_numpy(), frame.c.cat.codes.to_numpy(dtype=float)])
+    assert any(any(t.categorical) for t in model.value.trees)
+    assert np.array_equal(classify.predict(model.value, X), est.predict(frame))
+    margin = est.predict(frame, output_margin=True).reshape(n, -1).astype(np.float64)
+    assert _same_bits(classify.scores(model.value, X), margin)
+
+
+def test_lightgbm_forest_scores_are_its_raw_score_averaged() -> None:
+    """In random forest mode LightGBM's ``raw_score=True`` is the sum before its
+    division by the rounds; the scores ``--scores`` exports (decision_values) are that
+    sum divided once, which ``predict`` decides on (docs/gbm.md)."""
+    est = fit_lightgbm("lgb_rf")
+    ens: Ensemble = from_lightgbm(est).value
+    X, _ = gbm_data()
+    raw = est.predict(X, raw_score=True).reshape(len(X), -1)
+    assert ens.divisor == 12.0
+    assert not _same_bits(classify.decision_values(ens, X), raw)
+    assert _same_bits(classify.decision_values(ens, X), raw / ens.divisor)

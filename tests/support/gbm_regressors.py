@@ -20,8 +20,17 @@ XGB_REGRESSORS = (
     "reg:absoluteerror",
     "reg:pseudohubererror",
     "reg:quantileerror",
+    "reg:squaredlogerror",
 )
-LGB_REGRESSORS = ("regression", "regression_l1", "huber", "fair", "quantile", "regression_rf")
+LGB_REGRESSORS = (
+    "regression",
+    "regression_l1",
+    "huber",
+    "fair",
+    "quantile",
+    "mape",
+    "regression_rf",
+)
 
 
 def regression_target() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -39,6 +48,8 @@ def fit_xgb_regressor(objective: str) -> Any:
 
     X, y = regression_target()
     extra: dict[str, Any] = {"quantile_alpha": 0.3} if objective == "reg:quantileerror" else {}
+    if objective == "reg:squaredlogerror":
+        y = np.abs(y)  # its labels must be above -1
     return xgb.XGBRegressor(
         objective=objective, n_estimators=15, max_depth=4, n_jobs=1, random_state=0,
         tree_method="hist", **extra,

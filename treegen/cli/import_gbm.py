@@ -109,13 +109,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "an XGBoost model (JSON or UBJSON, from Booster.save_model or XGBClassifier."
         "save_model) of objective binary:logistic, binary:logitraw, binary:hinge, "
         "multi:softmax, multi:softprob, reg:squarederror, reg:absoluteerror, "
-        "reg:pseudohubererror or reg:quantileerror (one quantile)",
+        "reg:pseudohubererror, reg:quantileerror (one quantile) or reg:squaredlogerror",
         ("XGBClassifier.predict", "XGBRegressor.predict (a float32)"),
     )
     _register(
         sub,
         "lightgbm",
         "a LightGBM text model (from Booster.save_model) of objective binary, multiclass, "
-        "regression, regression_l1, huber, fair or quantile",
+        "regression, regression_l1, huber, fair, quantile or mape",
         ("LGBMClassifier.predict", "LGBMRegressor.predict (a float64)"),
     )

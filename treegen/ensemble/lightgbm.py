@@ -43,7 +43,7 @@ from treegen.errors import ModelFileError, UsageError
 OBJECTIVES = ("binary", "multiclass")
 """The objectives whose class treegen computes exactly (docs/gbm.md)."""
 
-REGRESSION = ("regression", "regression_l1", "huber", "fair", "quantile")
+REGRESSION = ("regression", "regression_l1", "huber", "fair", "quantile", "mape")
 """The regression objectives whose prediction is the raw score itself (identity link):
 treegen computes it exactly, a float64 number (docs/gbm.md)."""
 

@@ -10,7 +10,6 @@ with an unknown marker is a :class:`~treegen.errors.ModelFileError` naming the b
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 import numpy as np
@@ -74,7 +73,8 @@ class _Reader:
         if m in _INTS:
             return self.integer(m)
         if m in _FLOATS:
-            return float(struct.unpack(_FLOATS[m], self.take(4 if m == b"d" else 8))[0])
+            dt = np.dtype(_FLOATS[m])
+            return float(np.frombuffer(self.take(dt.itemsize), dtype=dt)[0])
         if m == b"C":
             return self.take(1)[0]
         if m == b"S":

@@ -66,6 +66,10 @@ class TableView:
     starts: Column | None = None  # each tree's first bit in the stream
     first_rows: Column | None = None  # each tree's first split's row
     stream_at_ctype: str = "unsigned"  # a stream bit offset
+    # False: every test is a constant (an integer input that no threshold divides), so
+    # the walk reads no threshold and the C has no threshold column (an unused
+    # constant is an error under -Werror).
+    thr_read: bool = True
 
 
 def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
@@ -179,6 +183,12 @@ def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) ->
         else None,
         first_rows=_uint_column(U, stream.first_rows) if stream else None,
         stream_at_ctype="unsigned" if stream is None or stream.bits <= 0xFFFF else UINT32.c_name,
+        thr_read=bool(
+            ir.key_walk
+            or any(table.categorical)
+            or w.op_bits
+            or w.op in (OP_CODES["le"], OP_CODES["lt"])
+        ),
     )
 
 
@@ -201,7 +211,7 @@ def table_bytes(ir: EnsembleIR) -> int:
         if view.packed is not None:  # the rows, their kid stream and the top table
             n = view.packed.table_bytes
         else:
-            row += _SIZES[view.word.ctype] + _SIZES[view.thr.ctype]
+            row += _SIZES[view.word.ctype] + _SIZES[view.thr.ctype] * view.thr_read
             n = 0
         n += table.n_rows * row + _leaf_bytes(table, pay)
     width = 4 if ir.float32_sums else 8  # a value, an initial score

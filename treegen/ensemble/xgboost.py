@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ REGRESSION = (
     "reg:absoluteerror",
     "reg:pseudohubererror",
     "reg:quantileerror",
+    "reg:squaredlogerror",
 )
 """The regression objectives whose prediction is the margin itself (the identity link):
 treegen computes it exactly, a float32 number (docs/gbm.md)."""
@@ -101,6 +103,26 @@ def _names(
     return names, types
 
 
+def _int_list(doc: Doc, e: dict[str, Any], key: str, path: str) -> list[int]:
+    """``e[key]``: a list of integers (a UBJSON typed array's too); [] when absent."""
+    v = e.get(key)
+    v = v.tolist() if isinstance(v, np.ndarray) else (v if v is not None else [])
+    if not isinstance(v, list) or not all(
+        isinstance(x, int) and not isinstance(x, bool) for x in v
+    ):
+        raise doc.fail(f"{path}.{key}", "must be a list of integers")
+    return v
+
+
+def _number_names(doc: Doc, path: str, values: list[int]) -> tuple[str, ...]:
+    """The names of categories that are integers (a DataFrame column of integer
+    categories; XGBoost refuses float ones): their digits, distinct as pandas has them."""
+    names = tuple(str(v) for v in values)
+    if len(set(names)) != len(names):
+        raise doc.fail(f"{path}.values", "categories must be distinct")
+    return names
+
+
 def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...] | None]:
     """The category names XGBoost 3.1+ keeps for a DataFrame's categorical columns (the
     input is then the code: the name's index), per feature; None: no names."""
@@ -114,19 +136,22 @@ def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...]
     for j, e in enumerate(enc):
         path = f"learner.gradient_booster.model.cats.enc[{j}]"
         e = doc.obj(e, path)
-        offsets, values = e.get("offsets") or [], e.get("values")
-        values = list(values) if values is not None else []
+        offsets, values = _int_list(doc, e, "offsets", path), _int_list(doc, e, "values", path)
         if not offsets and not values:
             continue
         if not offsets:
-            raise doc.fail(path, "numeric categories are not read: give the codes as numbers")
-        raw = bytes(int(b) & 0xFF for b in values)
+            # Integer categories: predict reads a value's index among them, as for
+            # text; the integers name the codes.
+            out[j] = _number_names(doc, path, values)
+            continue
+        if offsets[0] != 0 or offsets != sorted(offsets) or offsets[-1] != len(values):
+            raise doc.fail(f"{path}.offsets", f"must rise from 0 to {len(values)}")
+        if not all(-128 <= x <= 255 for x in values):
+            raise doc.fail(f"{path}.values", "the names' bytes must be 8-bit numbers")
+        raw = bytes(x & 0xFF for x in values)  # UBJSON may hold them as int8
         try:
-            out[j] = tuple(
-                raw[int(a) : int(b)].decode("utf-8")
-                for a, b in zip(offsets, offsets[1:], strict=False)
-            )
-        except (ValueError, TypeError):
+            out[j] = tuple(raw[i:k].decode("utf-8") for i, k in pairwise(offsets))
+        except ValueError:
             raise doc.fail(path, "category names that are not UTF-8 text") from None
     return out
 
