@@ -97,6 +97,19 @@ def value_literal(enc: Encoding, value: int | float) -> str:
     return c_float(float(value)) if enc.ctype is FLOAT else c_double(float(value))
 
 
+def compared_literal(enc: Encoding, value: int | float) -> str:
+    """:func:`value_literal` for a comparison's right-hand side: a float or double
+    constant whose decimal is not exactly its value is cast to its type.  Where float
+    arithmetic has excess precision (x87, FLT_EVAL_METHOD 2) ISO C evaluates the
+    constant ``0.73285f`` as the long double nearest 0.73285, so ``x <= 0.73285f``
+    would not compare with the threshold's float; a cast drops the excess precision.
+    (An ensemble's C needs double arithmetic in double and refuses x87 instead.)"""
+    text = value_literal(enc, value)
+    if enc.uses_keys or enc.is_int or Fraction(text.rstrip("f")) == Fraction(float(value)):
+        return text
+    return f"({'float' if enc.ctype is FLOAT else 'double'}){text}"
+
+
 def c_hex(v: int) -> str:
     """An unsigned constant in hex, as short as it goes: ``0x8000u``."""
     assert v >= 0
