@@ -110,6 +110,17 @@ def compared_literal(enc: Encoding, value: int | float) -> str:
     return f"({'float' if enc.ctype is FLOAT else 'double'}){text}"
 
 
+def c_u64(v: int) -> str:
+    """A uint64_t constant from its 32-bit halves, ``((uint64_t)0x3FF00000u << 32)``:
+    C89 has no integer constant wider than unsigned long, 32 bits on the chips."""
+    assert 0 <= v < 1 << 64
+    hi, lo = v >> 32, v & 0xFFFFFFFF
+    if hi == 0:
+        return f"0x{lo:08X}u"
+    high = f"((uint64_t)0x{hi:08X}u << 32)"
+    return high if lo == 0 else f"({high} | 0x{lo:08X}u)"
+
+
 def c_hex(v: int) -> str:
     """An unsigned constant in hex, as short as it goes: ``0x8000u``."""
     assert v >= 0
