@@ -14,7 +14,7 @@ import pytest
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.kinds.export import render
-from treegen.model.core import Leaf, Model
+from treegen.model.core import Leaf, Model, SubsetTest
 from treegen.model.file import load_model, save_model
 from treegen.trainer import TrainOptions, train
 from treegen.verify.build import STRICT_FLAGS
@@ -372,3 +372,34 @@ def test_a_class_name_too_long_for_a_string_literal(
     got = subprocess.run([str(out / "names")], capture_output=True, check=True).stdout
     # A CSV's labels sort as text (code point order): the long one, "é...", after "b".
     assert got.decode("utf-8").split("\n")[:-1] == ["a", "b", LONG_CLASS]
+
+
+def test_long_names_keep_macros_and_lines_within_c99s_limits() -> None:
+    """C99 promises 63 significant characters of a macro name and 4095 characters of a
+    source line: names that differ only after their first 100 characters, one of 5000
+    characters and a subset of many long values still give macros of at most 63
+    characters, distinct, and lines within the limit."""
+    long = "very_long_attribute_name_" * 4
+    values = tuple(f"{long}value_{k}" for k in range(40))
+    attrs = (
+        Attribute(long + "one", "continuous"),
+        Attribute(long + "two", "continuous"),
+        Attribute("z" * 5000, "nominal", values),
+    )
+    rng = np.random.default_rng(5)
+    n = 400
+    X = np.column_stack([rng.normal(0, 1, n), rng.normal(0, 1, n), rng.integers(0, 40, n)])
+    y = ((X[:, 0] > 0) ^ (X[:, 2] % 3 == 0)).astype(np.int32)
+    classes = (long + "class_a", long + "class_b")
+    model = train(
+        Dataset(Schema(attrs, classes, "y"), X.astype(np.float64), y), TrainOptions(subsets=True)
+    )
+    assert any(isinstance(node, SubsetTest) for node in model.nodes)
+    for style, missing in (("ifs", "c45"), ("ifs", "none"), ("table", "c45")):
+        opts = ExportOptions(prefix="p" * 31, style=style, missing=missing)  # type: ignore[arg-type]
+        for name, text in render(model, opts).files.items():
+            defined = re.findall(r"^#define (\w+)", text, flags=re.M)
+            assert max(len(d) for d in defined) <= 63, (name, max(defined, key=len))
+            if name.endswith(".h"):  # (predict.c defines ROM and RD* in #if and #else)
+                assert len(defined) == len({d[:63] for d in defined}), name
+            assert max(len(line) for line in text.splitlines()) <= 4095, name

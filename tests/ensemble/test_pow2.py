@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import math
 import platform
+import re
 import shutil
 import subprocess
 from dataclasses import replace
@@ -241,3 +242,38 @@ def test_c_scores_on_the_chips() -> None:
     result = verify_on(_small_forest(), opts, [], chips, n_random=60)
     assert result.report.ok, result.report.text()
     assert result.report.text().count("classes and scores identical") == len(chips)
+
+
+def test_no_constant_needs_more_than_32_bits() -> None:
+    """C89 has no integer constant beyond unsigned long, 32 bits on the chips: the 64-bit
+    constants of the scores are built from 32-bit halves."""
+    files = render(_small_forest(), ExportOptions(prefix="i", scores=True)).files
+    text = re.sub(r"/\*.*?\*/", "", files["i_predict.c"], flags=re.S)  # code, not comments
+    assert "i_pw_pow2" in text
+    assert re.findall(r"\b0[xX]0*[0-9A-Fa-f]{9,}", text) == []
+    integers = re.findall(r"(?<![\w.])(\d+)[uUlL]*(?![\w.])", text)  # not a double's digits
+    assert integers and [d for d in integers if int(d) > 0xFFFFFFFF] == []
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize(
+    "cc",
+    [
+        ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb"],
+        ["avr-gcc", "-mmcu=atmega328p"],
+        ["riscv64-unknown-elf-gcc", "-march=rv32imc", "-mabi=ilp32", "-ffreestanding"],
+    ],
+)
+def test_scores_compile_as_c89_where_long_has_32_bits(cc: list[str], tmp_path: Path) -> None:
+    if shutil.which(cc[0]) is None:
+        pytest.skip(f"{cc[0]} is not installed")
+    files = render(_small_forest(), ExportOptions(prefix="i", scores=True)).files
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    strict = [f for f in STRICT_FLAGS if not f.startswith("-std=")]
+    r = subprocess.run(
+        [*cc, "-std=c89", "-Os", *strict, "-c", str(tmp_path / "i_predict.c"), "-o", "/dev/null"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr

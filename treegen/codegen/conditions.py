@@ -10,7 +10,7 @@ C4.5 missing-value rule (:func:`c45_test`) or for ``--missing none``
 from __future__ import annotations
 
 from treegen.codegen.ir import IR, Compare, Encoding, Member
-from treegen.codegen.literals import c_hex32, value_literal
+from treegen.codegen.literals import c_hex32, compared_literal
 from treegen.codegen.views import Cmp, MissingKind, Test, TestForm
 
 CMP: dict[str, Cmp] = {"le": "<=", "lt": "<", "gt": ">", "ge": ">="}
@@ -47,7 +47,7 @@ def c45_test(ir: IR, node: Compare, at: int) -> Test:
             missing=kind,
             cmp=CMP[node.op],
             ncmp=NEGATED[node.op] if kind == "nan" else "",
-            threshold=value_literal(enc, node.threshold),
+            threshold=compared_literal(enc, node.threshold),
             at=at,
         )
     form: TestForm = "known_or_split" if node.op == "left" else "missing_and_split"
@@ -87,7 +87,9 @@ def lean_test(ir: IR, i: int, sets: dict[int, int]) -> Test:
         assert node.op == "le"
         form, bits = key_bits_test(int(node.threshold))
         return Test(form, node.feature, threshold=c_hex32(bits))
-    return Test("cmp", node.feature, cmp=CMP[node.op], threshold=value_literal(enc, node.threshold))
+    return Test(
+        "cmp", node.feature, cmp=CMP[node.op], threshold=compared_literal(enc, node.threshold)
+    )
 
 
 ASSIGNS_K: frozenset[TestForm] = frozenset({"split_key", "bits_pos", "bits_neg"})

@@ -58,12 +58,25 @@ class Macros:
 
     def take(self, *parts: str) -> str:
         base = "_".join((self.upper, *parts))
-        name, n = base, 1
+        name, n = _cut(base, ""), 1
         while name in self.used:
             n += 1
-            name = f"{base}_{n}"
+            name = _cut(base, f"_{n}")
         self.used.add(name)
         return name
+
+
+# C99 promises 63 significant initial characters of a macro name (names from data can be
+# longer, and two that differ only beyond them would be the same macro there).
+MACRO_CHARS = 63
+
+
+def _cut(base: str, suffix: str) -> str:
+    """``base`` + ``suffix`` within MACRO_CHARS: ``base`` shortened as needed, and no
+    '_' left at the cut (that would make a reserved '__')."""
+    if len(base) + len(suffix) <= MACRO_CHARS:
+        return base + suffix
+    return base[: MACRO_CHARS - len(suffix)].rstrip("_") + suffix
 
 
 def class_view(prefix: str, macro: str, index: int, name: str) -> ClassView:

@@ -97,6 +97,30 @@ def value_literal(enc: Encoding, value: int | float) -> str:
     return c_float(float(value)) if enc.ctype is FLOAT else c_double(float(value))
 
 
+def compared_literal(enc: Encoding, value: int | float) -> str:
+    """:func:`value_literal` for a comparison's right-hand side: a float or double
+    constant whose decimal is not exactly its value is cast to its type.  Where float
+    arithmetic has excess precision (x87, FLT_EVAL_METHOD 2) ISO C evaluates the
+    constant ``0.73285f`` as the long double nearest 0.73285, so ``x <= 0.73285f``
+    would not compare with the threshold's float; a cast drops the excess precision.
+    (An ensemble's C needs double arithmetic in double and refuses x87 instead.)"""
+    text = value_literal(enc, value)
+    if enc.uses_keys or enc.is_int or Fraction(text.rstrip("f")) == Fraction(float(value)):
+        return text
+    return f"({'float' if enc.ctype is FLOAT else 'double'}){text}"
+
+
+def c_u64(v: int) -> str:
+    """A uint64_t constant from its 32-bit halves, ``((uint64_t)0x3FF00000u << 32)``:
+    C89 has no integer constant wider than unsigned long, 32 bits on the chips."""
+    assert 0 <= v < 1 << 64
+    hi, lo = v >> 32, v & 0xFFFFFFFF
+    if hi == 0:
+        return f"0x{lo:08X}u"
+    high = f"((uint64_t)0x{hi:08X}u << 32)"
+    return high if lo == 0 else f"({high} | 0x{lo:08X}u)"
+
+
 def c_hex(v: int) -> str:
     """An unsigned constant in hex, as short as it goes: ``0x8000u``."""
     assert v >= 0

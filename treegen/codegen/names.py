@@ -189,8 +189,14 @@ def unique_idents(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+# The most characters of one comment's text: C99 promises 4095 characters of a source
+# line, and a name (or a subset of many values) can be longer; the text is cut there.
+COMMENT_CHARS = 1000
+
+
 def comment_text(text: str) -> str:
-    """``text`` made safe inside a C block comment on one line."""
+    """``text`` made safe inside a C block comment on one line (cut to COMMENT_CHARS,
+    ending in '...')."""
     out: list[str] = []
     for ch in text:
         if ch == "\\":
@@ -204,4 +210,4 @@ def comment_text(text: str) -> str:
     s = s.replace("*/", "* /").replace("/*", "/ *")
     while "??" in s:
         s = s.replace("??", "? ?")
-    return s
+    return s if len(s) <= COMMENT_CHARS else s[: COMMENT_CHARS - 3] + "..."

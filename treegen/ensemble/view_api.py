@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from treegen.codegen.f64 import f64_initializer
-from treegen.codegen.literals import c_double, c_rows
+from treegen.codegen.literals import c_double, c_rows, c_u64
 from treegen.ensemble import pow2
 from treegen.ensemble.lower import EnsembleIR
 
@@ -42,7 +42,8 @@ class Outputs:
 
 @dataclass(frozen=True, slots=True)
 class Pow2Consts:
-    """glibc's pow constants for x = 2 (treegen.ensemble.pow2), as C hex literals."""
+    """glibc's pow constants for x = 2 (treegen.ensemble.pow2), as C uint64_t constants
+    (treegen.codegen.literals.c_u64)."""
 
     hi: str
     lo: str
@@ -73,8 +74,7 @@ def pow2_view(ir: EnsembleIR) -> Pow2View:
     t = pow2.table()
     rows = [f"{{0x{v >> 32:08X}u, 0x{v & 0xFFFFFFFF:08X}u}}" for v in t]
 
-    def h(bits: int) -> str:
-        return f"0x{bits:016X}"
+    h = c_u64
 
     c = Pow2Consts(
         h(pow2.LOG2_HI), h(pow2.LOG2_LO), h(pow2.INV_LN2_N), h(pow2.NEG_LN2_HI_N),

@@ -35,7 +35,7 @@ from treegen.codegen.emit import make_env, render
 from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
 from treegen.codegen.keys import float_key
-from treegen.codegen.literals import value_literal
+from treegen.codegen.literals import compared_literal, value_literal
 from treegen.codegen.lower import Cut, fold_of, lower, lower_continuous
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
@@ -272,7 +272,7 @@ def _test(enc: Encoding, t: RuleTest) -> Test:
         return Test("known", t.feature, keyed=keyed, missing=kind)
     # NaN fails a float comparison by itself; keys and integers test for missing first.
     form: TestForm = "cmp" if kind == "nan" else "known_and_cmp"
-    threshold = value_literal(enc, t.threshold)
+    threshold = compared_literal(enc, t.threshold)
     return Test(form, t.feature, keyed=keyed, missing=kind, cmp=CMP[t.op], threshold=threshold)
 
 
