@@ -121,7 +121,7 @@ static uint8_t tiny_top0(const tiny_input_t *x);
 /* the inline top of the tree */
 static uint8_t tiny_top0(const tiny_input_t *x)
 {
-    if (x[0] <= 1.0e-06f) { /* temp <U+00B0>C <= -0.0 */
+    if (x[0] <= (float)1.0e-06f) { /* temp <U+00B0>C <= -0.0 */
         return 0u; /* yes/ * */
     } else {
         if (tiny_in(x[1], 4u, 0u) != 0u) { /* kind in {a* /b, d? ?/, e} */
