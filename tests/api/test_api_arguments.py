@@ -102,6 +102,25 @@ def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("keywords", "match"),
     [
+        ({"proba": "yes"}, "--proba: must be True, False or None, not 'yes'"),
+        ({"scores": 1}, "--scores: must be True or False, not 1"),
+        ({"inline_top": 2.0, "missing": "none"}, "--inline-top: must be an integer, not 2.0"),
+        ({"inline_top": -1}, "--inline-top: -1 is negative"),
+        ({"missing_value": True, "input_type": "int16"}, "--missing-value: must be an integer"),
+    ],
+)
+def test_export_options_check_their_types(
+    tmp_path: Path, keywords: dict[str, object], match: str
+) -> None:
+    model = treegen.train(f"{GOLF}.names")
+    with pytest.raises(UsageError, match=match):
+        model.export_c(tmp_path, **keywords)  # type: ignore[arg-type]
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
         ({"n_random": "10"}, "^n_random: must be an integer"),
         ({"n_random": -1}, "^n_random: must be at least 0, got -1"),
         ({"seed": "x"}, "^seed: must be an integer"),

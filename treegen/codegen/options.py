@@ -110,7 +110,24 @@ class ExportOptions:
                 f"unknown missing-value rule {self.missing!r} (choose c45 or none)",
                 option="--missing",
             )
+        self._check_types()
         self._check_combinations()
+
+    def _check_types(self) -> None:
+        # The API hands its keywords over as they come: "yes" would read as true and
+        # -1 as a depth before either was refused.
+        if self.proba is not None and not isinstance(self.proba, bool):
+            raise UsageError(f"must be True, False or None, not {self.proba!r}", option="--proba")
+        if not isinstance(self.scores, bool):
+            raise UsageError(f"must be True or False, not {self.scores!r}", option="--scores")
+        for value, option in (
+            (self.inline_top, "--inline-top"),
+            (self.missing_value, "--missing-value"),
+        ):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise UsageError(f"must be an integer, not {value!r}", option=option)
+        if self.inline_top is not None and self.inline_top < 0:
+            raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
 
     def _check_combinations(self) -> None:
         is_int = self.input_type not in ("float", "double")
@@ -139,8 +156,6 @@ class ExportOptions:
             raise UsageError(
                 "cannot go with --proba: they export different functions", option="--scores"
             )
-        if self.inline_top is not None and self.inline_top < 0:
-            raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
 
     @property
     def wants_proba(self) -> bool:
