@@ -112,9 +112,7 @@ def x_of(schema: Schema, float32: bool, X: Rows) -> npt.NDArray[np.float64]:
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
     """``X`` as a float matrix of ``n_features`` columns (one row if 1-d)."""
     try:
-        if np.iscomplexobj(X):
-            raise TypeError("complex")  # np.asarray would drop the imaginary part
-        x = np.asarray(X, dtype=np.float64)
+        x = frame.float64_of(X)
     except (TypeError, ValueError) as exc:
         raise UsageError(
             f"must hold numbers (NaN for missing), as the model's columns in order: {exc}; "

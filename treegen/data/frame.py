@@ -129,6 +129,15 @@ def _checked(cols: Columns, ncols: int) -> Columns:
     return cols
 
 
+def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``values`` as float64, or numpy's TypeError or ValueError where they are no
+    numbers; complex values are a TypeError too (``np.asarray`` would drop their
+    imaginary part)."""
+    if np.iscomplexobj(values):
+        raise TypeError("complex")
+    return np.asarray(values, dtype=np.float64)
+
+
 def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float64]:
     """A numeric column as float64 (NaN missing); infinity is refused, as check_array
     does, and a value that is no number is an error naming the column ``name``."""
@@ -136,9 +145,7 @@ def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float6
         # float() of None is a TypeError; None is scikit-learn's missing value here too.
         col = np.asarray([np.nan if is_missing(v) else v for v in col], dtype=object)
     try:
-        if col.dtype.kind == "c":
-            raise TypeError("complex")  # np.asarray would drop the imaginary part
-        out = np.asarray(col, dtype=np.float64)
+        out = float64_of(col)
     except (TypeError, ValueError) as exc:
         kind = EstimatorTypeError if isinstance(exc, TypeError) else EstimatorError
         raise kind(
