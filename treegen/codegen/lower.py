@@ -229,14 +229,10 @@ MAX_LISTED = 20
 """The folded tests :func:`fold_note` names; it counts the rest."""
 
 
-def lower_test(
-    model: Model, i: int, enc: Encoding, parents: dict[int, int] | None = None
-) -> Compare | Switch:
+def lower_test(model: Model, i: int, enc: Encoding, parents: dict[int, int]) -> Compare | Switch:
     """Test ``i`` of ``model`` for ``enc`` (``parents``: ``j48rule.empty_parents``)."""
     node = model.nodes[i]
     assert not isinstance(node, LeafNode)
-    if parents is None:
-        parents = j48rule.empty_parents(model)
     shares = fixedpoint.branch_shares(node.items, j48rule.branch_items(model, i, parents))
     if isinstance(node, ContinuousTest):
         if len(node.children) != 2:

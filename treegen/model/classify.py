@@ -38,6 +38,7 @@ from treegen.model.fixedpoint import (
     SUM_TO_PROBA,
     W_SHIFT,
     FixedPointClassifier,
+    answer_class,
     leaf_proba_pairs,
 )
 
@@ -81,7 +82,7 @@ def _proba(
         if isinstance(node, Leaf):
             answer = j48rule.answering_node(model, i, parents)
             if i in parents:
-                label[rows] = node.cls
+                label[rows] = answer_class(model, i, parents)
             if answer.items > 0:
                 dist = np.asarray(answer.dist, dtype=np.float64) / answer.items
                 out[rows] += wt[:, None] * dist[None, :]
