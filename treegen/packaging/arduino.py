@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from treegen.kinds import a_kind
 from treegen.packaging import sketch
 from treegen.packaging.library import Library, sketch_name
 
@@ -26,10 +27,9 @@ CATEGORY = "Data Processing"  # one of the specification's categories
 
 def _sentence(lib: Library) -> str:
     n, k = len(lib.features), len(lib.classes)
-    article = "an" if lib.kind[:1] in "aeiou" else "a"
     into = f"{k} output{'s' * (k != 1)}" if lib.regressor else f"{k} class{'es' * (k != 1)}"
     return (
-        f"{lib.prefix}_predict(): {article} {lib.kind} {lib.role} of {n} "
+        f"{lib.prefix}_predict(): {a_kind(lib.kind)} {lib.role} of {n} "
         f"feature{'s' * (n != 1)} into {into}, exported by treegen."
     )
 
