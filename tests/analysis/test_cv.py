@@ -11,6 +11,7 @@ import pytest
 from treegen.analysis.cv import (
     CVResult,
     FoldResult,
+    check_folds,
     cross_validate,
     format_cv,
     leave_one_out_folds,
@@ -138,3 +139,12 @@ def test_format_cv_summary() -> None:
     assert "Mean error: 26.7% (standard error 17.6%)\n" in text
     assert text.endswith("Misclassified: 4 of 14 rows; mean tree size 3.7\n")
     assert "Fold" not in format_cv(result, "x.csv", per_fold=False)
+
+
+def test_too_many_folds_names_the_rows_in_the_singular_too() -> None:
+    with pytest.raises(UsageError) as one:
+        check_folds(2, 1)
+    assert str(one.value).endswith("2 folds but the data has only 1 row")
+    with pytest.raises(UsageError) as three:
+        check_folds(5, 3)
+    assert str(three.value).endswith("5 folds but the data has only 3 rows")

@@ -345,3 +345,44 @@ def test_predict_proba_of_an_isolation_forest_names_the_option(
     assert (code, stdout) == (2, "")
     assert err == ("treegen: error: --proba: an IsolationForest has no class probabilities\n"), err
     assert not out.exists()
+
+
+def test_every_registered_model_format_is_a_model_file(tmp_path: Path) -> None:
+    """Each kind's file (an ensemble, a committee too) is a model, never 'JSON that is
+    no treegen model', by the format field that comes first."""
+    from treegen.kinds import formats
+
+    for fmt in formats().split(", "):
+        path = tmp_path / f"{fmt}.json"
+        path.write_text(f'{{\n  "format": "{fmt}",\n  "version": 1\n}}\n')
+        kind = file_kind(str(path))
+        assert kind is not None and kind.role == "model", fmt
+        assert kind.name.startswith("a treegen ") and "JSON" not in kind.name, fmt
+
+
+def test_an_ensemble_or_committee_given_as_data_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golf = DATA / "reference" / "golf" / "golf"
+    committee, tree = tmp_path / "golf.trees", tmp_path / "golf.tree"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    argv = ["-q", "train", f"{golf}.names", "--boost", "3", "-m", "1", "-o", str(committee)]
+    assert run_cli(capsys, *argv)[0] == 0
+    models = {committee: "a treegen committee file"}
+    sklearn_ensemble = pytest.importorskip("sklearn.ensemble")
+    forest = sklearn_ensemble.RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0)
+    pkl, ensemble = tmp_path / "forest.pkl", tmp_path / "forest.trees"
+    pkl.write_bytes(pickle.dumps(forest.fit(np.arange(8.0).reshape(4, 2), np.arange(4.0))))
+    assert run_cli(capsys, "-q", "import-sklearn", str(pkl), "-o", str(ensemble))[0] == 0
+    models[ensemble] = "a treegen ensemble file"
+    for path, kind in models.items():
+        for argv, wanted in DATA_ROLES.values():
+            filled = _fill(argv, tmp_path, X=path, D=Path(f"{golf}.arff"), R=tree)
+            want = f"treegen: error: {path} is {kind}; {wanted} {DATA_WANTED}\n"
+            assert run_cli(capsys, *filled) == (2, "", want), filled
+        got = run_cli(capsys, "predict", f"{golf}.arff", str(path))
+        assert got[2] == (
+            f"treegen: error: {golf}.arff is an ARFF data file and {path} is {kind}: "
+            "predict takes MODEL first, then DATA (the two are swapped)\n"
+        )
+    assert _no_outputs(tmp_path)

@@ -68,3 +68,18 @@ def test_verify_says_it_compares_bits(tmp_path: Path, capsys: pytest.CaptureFixt
     code, out, err = run_cli(capsys, "verify", str(model), str(csv))
     assert code == 0, out + err
     assert "float64 values compared bit for bit: identical" in out
+
+
+def test_plot_and_show_format_say_an_ensemble(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pkl, model, _ = _imported(tmp_path, "forest")
+    assert run_cli(capsys, "import-sklearn", str(pkl), "-o", str(model))[0] == 0
+    code, _, err = run_cli(capsys, "plot", str(model), "-o", str(tmp_path / "f.svg"))
+    assert (code, err) == (
+        2,
+        f"treegen: error: {model}: an ensemble has no tree to draw ('treegen show' prints it)\n",
+    )
+    code, _, err = run_cli(capsys, "show", str(model), "--format", "dot")
+    assert (code, err) == (2, "treegen: error: --format: an ensemble prints as c45 only\n")
+    assert not (tmp_path / "f.svg").exists()

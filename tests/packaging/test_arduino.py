@@ -8,6 +8,7 @@ prints the class the Python model gives for its row."""
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from treegen.kinds import kind_of
 from treegen.model.file import save_model
 
 from support import codegen_models as cm
+from support.sklearn_regressors import fit_regressor, regression_data
 
 # --- library.properties: the Arduino library specification (rev. 2.2) --------------
 
@@ -190,6 +192,7 @@ public:
     void begin(unsigned long baud);
     void print(const char *text);
     void print(int value);
+    void print(double value, int digits);
     void println(const char *text);
     void println(int value);
     void println();
@@ -250,6 +253,52 @@ void StandInSerial::print(int value)
     }
 }
 
+static void put_unsigned(unsigned long v)
+{
+    char digits[10];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) {
+        put(digits[--n]);
+    }
+}
+
+/* As the Arduino core's Print::printFloat prints a number (a float on the ATmega328P). */
+void StandInSerial::print(double value, int digits)
+{
+    double rounding = 0.5;
+    unsigned long whole;
+    int i;
+    if (value != value) {
+        print("nan");
+        return;
+    }
+    if (value > 4294967040.0 || value < -4294967040.0) {
+        print("ovf");
+        return;
+    }
+    if (value < 0) {
+        put('-');
+        value = -value;
+    }
+    for (i = 0; i < digits; i++) {
+        rounding /= 10.0;
+    }
+    value += rounding;
+    whole = (unsigned long)value;
+    value -= (double)whole;
+    put_unsigned(whole);
+    put('.');
+    for (i = 0; i < digits; i++) {
+        value *= 10.0;
+        put((char)('0' + (int)value));
+        value -= (int)value;
+    }
+}
+
 void StandInSerial::println(const char *text) { print(text); put('\\n'); }
 void StandInSerial::println(int value) { print(value); put('\\n'); }
 void StandInSerial::println() { put('\\n'); }
@@ -305,29 +354,54 @@ def build_sketch(
     return p
 
 
-@pytest.mark.toolchain
-def test_the_sketch_builds_for_the_atmega328p_and_prints_the_class(
-    library: Path, tmp_path: Path
-) -> None:
+def run_sketch(library: Path, work: Path) -> list[str]:
+    """The lines the example prints on a simulated ATmega328P."""
     need("avr-gcc", "avr-g++", "simavr", "timeout")
-    p = build_sketch(library, tmp_path / "build")
+    p = build_sketch(library, work)
     assert p.returncode == 0 and not p.stderr.strip(), p.stderr
-    elf = tmp_path / "build" / "sketch.elf"
     run = subprocess.run(
-        ["timeout", "20", "simavr", "-m", "atmega328p", "-f", "16000000", str(elf)],
+        ["timeout", "20", "simavr", "-m", "atmega328p", "-f", "16000000", str(work / "sketch.elf")],
         capture_output=True,
         text=True,
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     # simavr shows the UART on stderr, in colour, each newline as a final '.'.
-    lines = [
+    return [
         re.sub(r"\x1b\[[0-9;]*m", "", line).strip().removesuffix(".")
         for line in run.stderr.splitlines()
     ]
+
+
+@pytest.mark.toolchain
+def test_the_sketch_builds_for_the_atmega328p_and_prints_the_class(
+    library: Path, tmp_path: Path
+) -> None:
+    lines = run_sketch(library, tmp_path / "build")
     model = cm.golf()
     cls = int(kind_of(model).predict(model, np.zeros((1, 4)))[0])
-    assert f"class {cls} ({model.schema.classes[cls]})" in lines, run.stderr
+    assert f"class {cls} ({model.schema.classes[cls]})" in lines, lines
+
+
+@pytest.mark.toolchain
+def test_a_regressor_s_sketch_prints_its_values_bit_for_bit(tmp_path: Path) -> None:
+    """A regressor's predict writes its outputs (no class): its sketch prints each
+    output's value and float64 bits, the estimator's predict for the sketch's row."""
+    pytest.importorskip("sklearn")
+    est = fit_regressor("multi_tree")
+    pkl, model, out = tmp_path / "multi.pkl", tmp_path / "multi.trees", tmp_path / "multi"
+    pkl.write_bytes(pickle.dumps(est))
+    assert main(["import-sklearn", str(pkl), "-o", str(model), "--target", "y", "-q"]) == 0
+    assert main(["export", str(model), "-o", str(out), "--layout", "arduino", "-q"]) == 0
+    lib = (out / "library.properties").read_text()
+    assert "regressor of" in lib and "into 2 outputs" in lib and "classifier" not in lib
+    lines = run_sketch(out, tmp_path / "build")
+    X, _ = regression_data("multi_tree")
+    want = np.asarray(est.predict(np.zeros((1, X.shape[1]))), dtype=np.float64).reshape(-1)
+    for o, v in enumerate(want):
+        bits = f"{int(np.float64(v).view(np.uint64)):016x}"
+        (line,) = [ln for ln in lines if ln.startswith(f"y[{o}] = ")]
+        assert line.endswith(f"(float64 0x{bits})"), (line, v)
 
 
 @pytest.mark.toolchain

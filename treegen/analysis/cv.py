@@ -99,7 +99,8 @@ def check_folds(folds: int, n_rows: int, option: str = "--folds") -> None:
     if folds < 2:
         raise UsageError(f"must be at least 2, got {folds}", option=option)
     if folds > n_rows:
-        raise UsageError(f"{folds} folds but the data has only {n_rows} rows", option=option)
+        rows = f"{n_rows} row{'s' * (n_rows != 1)}"
+        raise UsageError(f"{folds} folds but the data has only {rows}", option=option)
 
 
 def stratified_folds(y: npt.NDArray[np.integer], folds: int, seed: int) -> npt.NDArray[np.intp]:

@@ -25,7 +25,7 @@ from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import UsageError
-from treegen.kinds import Kind, check_kind, kind_of
+from treegen.kinds import Kind, a_kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
 
 
@@ -102,7 +102,7 @@ class Model:
         """Class probabilities per row, columns in the order of :attr:`classes_`."""
         proba = self.kind.predict_proba
         if proba is None:
-            raise UsageError(f"a {self.kind.name} gives classes, not class probabilities")
+            raise UsageError(f"{a_kind(self.kind.name)} gives classes, not class probabilities")
         return proba(self.value, self._x(X))
 
     @numpy_defaults

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from treegen.cli.common import int_range
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.errors import UsageError
-from treegen.kinds import load
+from treegen.kinds import a_kind, load
 from treegen.model.picture import PLOT_FORMATS, dot_program, plot_format, render
 from treegen.model.picture_layout import MAX_RATIO, WIDE, readable_dot
 
@@ -21,7 +21,7 @@ def run_plot(args: argparse.Namespace) -> int:
     kind, value = load(args.model)
     if kind.dot is None:
         raise UsageError(
-            f"a {kind.name} has no tree to draw ('treegen show' prints it)", file=args.model
+            f"{a_kind(kind.name)} has no tree to draw ('treegen show' prints it)", file=args.model
         )
     program = dot_program(args.dot)
     draw = kind.dot

@@ -24,7 +24,7 @@ from treegen.cli.common import (
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
-from treegen.kinds import Kind, load, show_formats
+from treegen.kinds import Kind, a_kind, load, show_formats
 
 # ------------------------------------------------------------------- show
 
@@ -35,7 +35,7 @@ def run_show(args: argparse.Namespace) -> int:
     printer = kind.show.get(args.format or next(iter(kind.show)))
     if printer is None:
         layouts = ", ".join(kind.show)
-        raise UsageError(f"a {kind.name} prints as {layouts} only", option="--format")
+        raise UsageError(f"{a_kind(kind.name)} prints as {layouts} only", option="--format")
     sys.stdout.write(printer(value))
     return 0
 
@@ -114,7 +114,9 @@ def _check_proba(kind: Kind[Any, Any], value: Any) -> None:
     probabilities: a kind without them (a ruleset), a regressor, or a value whose
     ``predict_proba`` refuses (an IsolationForest: asked here for no rows)."""
     if kind.predict_proba is None:
-        raise UsageError(f"a {kind.name} gives a class, not class probabilities", option="--proba")
+        raise UsageError(
+            f"{a_kind(kind.name)} gives a class, not class probabilities", option="--proba"
+        )
     if _is_regressor(kind, value):
         raise UsageError("a regressor predicts numbers, not class probabilities", option="--proba")
     try:

@@ -5,8 +5,8 @@ kind belongs ("golf.names is a C4.5 names file; show reads a model file"), inste
 of the error the wrong reader would give ("truncated file").  Recognition is
 deliberately cautious: a kind is only named when the content leaves little doubt,
 and :func:`file_kind` returns None otherwise (the reader then reports as usual).
-A treegen model or ruleset is recognised by its ``"format"`` field even when the
-file is damaged, so a broken model is never taken for data.
+A treegen model, ruleset, ensemble or committee is recognised by its ``"format"`` field
+even when the file is damaged, so a broken model is never taken for data.
 
 Only the first :data:`HEAD` bytes of a regular file are read: a FIFO or a terminal
 (``/dev/stdin``) is never consumed by looking at it.
@@ -27,7 +27,7 @@ HEAD = 64 * 1024
 @dataclass(frozen=True)
 class FileKind:
     """A kind of file: ``name`` as a message says it ("a C4.5 names file"), ``role``
-    what it is for: "data", "model" (a treegen model or ruleset), "pickle", "source"
+    what it is for: "data", "model" (any treegen model file), "pickle", "source"
     (C code) or "json" (JSON that is no treegen file)."""
 
     name: str
@@ -36,6 +36,8 @@ class FileKind:
 
 MODEL = FileKind("a treegen model file", "model")
 RULESET = FileKind("a treegen ruleset file", "model")
+ENSEMBLE = FileKind("a treegen ensemble file", "model")
+COMMITTEE = FileKind("a treegen committee file", "model")
 PICKLE = FileKind("a Python pickle", "pickle")
 NAMES = FileKind("a C4.5 names file", "data")
 C45_DATA = FileKind("a C4.5 data file", "data")
@@ -44,7 +46,16 @@ CSV = FileKind("a CSV data file", "data")
 C_SOURCE = FileKind("a C source file", "source")
 JSON = FileKind("a JSON file that is no treegen model", "json")
 
-_FORMAT = re.compile(r'"format"\s*:\s*"(treegen-model|treegen-rules)"')
+# The "format" field that comes first (a committee's member trees say "treegen-model"
+# further on).  treegen.kinds registers the formats with their readers; any other
+# "treegen-..." format is a model file of a kind named here only in general.
+_FORMATS = {
+    "treegen-model": MODEL,
+    "treegen-rules": RULESET,
+    "treegen-ensemble": ENSEMBLE,
+    "treegen-committee": COMMITTEE,
+}
+_FORMAT = re.compile(r'"format"\s*:\s*"(treegen-[A-Za-z0-9_-]+)"')
 _C_LINE = re.compile(r"^\s*#\s*(?:include|define|ifndef|ifdef|if|pragma)\b", re.M)
 # A C4.5 names statement ends at a period followed by blank space or the end (a period
 # inside a value, "3.5", does not end it), or with its line unless that ends in a comma.
@@ -175,7 +186,7 @@ def file_kind(path: str) -> FileKind | None:
         return None
     found = _FORMAT.search(text[:4096])
     if found is not None:
-        return MODEL if found.group(1) == "treegen-model" else RULESET
+        return _FORMATS.get(found.group(1), MODEL)
     start = text.lstrip()
     if start.startswith(("{", "[")):
         if whole:

@@ -27,7 +27,9 @@ from typing import Any
 from treegen.kinds.spec import Kind
 from treegen.model.jsontext import decode_json, read_text
 
-__all__ = ["KINDS", "Entry", "Kind", "kind_named", "kind_of", "load", "loads", "register"]
+__all__ = [
+    "KINDS", "Entry", "Kind", "a_kind", "kind_named", "kind_of", "load", "loads", "register",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,11 @@ def load(path: str | os.PathLike[str]) -> tuple[Kind[Any, Any], Any]:
     """A model file's kind and value (checked as its kind checks it)."""
     name = os.fspath(path)
     return loads(read_text(name, "model"), name)
+
+
+def a_kind(name: str) -> str:
+    """A kind's name with its article, as messages say it ("a tree", "an ensemble")."""
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def formats() -> str:

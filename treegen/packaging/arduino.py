@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from treegen.kinds import a_kind
 from treegen.packaging import sketch
 from treegen.packaging.library import Library, sketch_name
 
@@ -26,10 +27,10 @@ CATEGORY = "Data Processing"  # one of the specification's categories
 
 def _sentence(lib: Library) -> str:
     n, k = len(lib.features), len(lib.classes)
-    article = "an" if lib.kind[:1] in "aeiou" else "a"
+    into = f"{k} output{'s' * (k != 1)}" if lib.regressor else f"{k} class{'es' * (k != 1)}"
     return (
-        f"{lib.prefix}_predict(): {article} {lib.kind} classifier of {n} feature{'s' * (n != 1)} "
-        f"into {k} class{'es' * (k != 1)}, exported by treegen."
+        f"{lib.prefix}_predict(): {a_kind(lib.kind)} {lib.role} of {n} "
+        f"feature{'s' * (n != 1)} into {into}, exported by treegen."
     )
 
 
@@ -49,7 +50,7 @@ def library_properties(lib: Library) -> str:
                 f"Dependency-free C ({lib.source}, {lib.header}): no heap, no libm, no "
                 f"recursion. Call {lib.prefix}_predict(x) with the row "
                 f"x[{lib.upper}_N_FEATURES] of {lib.prefix}_input_t; the example prints "
-                "the class of one row over Serial.",
+                f"{'the values' if lib.regressor else 'the class'} of one row over Serial.",
             ),
             ("category", CATEGORY),
             ("url", f"urn:treegen:{lib.fingerprint}"),
@@ -64,7 +65,7 @@ def library_json(lib: Library) -> str:
         "name": lib.prefix,
         "version": VERSION,
         "description": f"{_sentence(lib)} Model {lib.fingerprint}.",
-        "keywords": ["classifier", "machine learning", lib.kind, "treegen"],
+        "keywords": [lib.role, "machine learning", lib.kind, "treegen"],
         "authors": [{"name": "treegen", "maintainer": True}],
         "frameworks": ["*"],
         "platforms": ["*"],

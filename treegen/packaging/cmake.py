@@ -20,7 +20,7 @@ def cmake_lists(lib: Library) -> str:
     target = f"{lib.prefix}_predict"
     return (
         lib.comment_lines("# ")
-        + f"#\n# {target}: {lib.prefix}'s classifier as a static library.  In the firmware's\n"
+        + f"#\n# {target}: {lib.prefix}'s {lib.role} as a static library.  In the firmware's\n"
         "# CMakeLists.txt: add_subdirectory(THIS_FOLDER) (or FetchContent), then\n"
         f'# target_link_libraries(app PRIVATE {target}) and #include "{lib.header}".\n'
         f"cmake_minimum_required(VERSION {CMAKE_MINIMUM})\n"

@@ -41,12 +41,18 @@ class Library:
     features: tuple[Feature, ...]
     classes: tuple[str, ...]
     kind: str  # "tree", "ruleset"
+    regressor: bool  # predict writes float64 outputs (y[PREFIX_N_OUTPUTS]), no class
     fingerprint: str  # the model file's hash, "sha256:..."
     provenance: Provenance
 
     @property
     def upper(self) -> str:
         return self.prefix.upper()
+
+    @property
+    def role(self) -> str:
+        """What the model is, for the manifests' descriptions."""
+        return "regressor" if self.regressor else "classifier"
 
     def comment_lines(self, lead: str) -> str:
         """The provenance as line comments (``# key: value``), one line each."""
@@ -68,6 +74,8 @@ def library_of(value: Any, rendered: Rendered) -> Library:
         api.features,
         tuple(value.schema.classes),
         rendered.kind.name,
+        # Only an ensemble can be a regressor (its predict writes the outputs).
+        getattr(value, "regressor", False) is True,
         fingerprint(value),
         rendered.provenance,
     )

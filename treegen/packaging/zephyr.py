@@ -30,7 +30,7 @@ def module_yml(lib: Library) -> str:
 def cmake_lists(lib: Library) -> str:
     return (
         lib.comment_lines("# ")
-        + f"#\n# {lib.prefix}'s classifier, built into the application when "
+        + f"#\n# {lib.prefix}'s {lib.role}, built into the application when "
         f"CONFIG_{kconfig_symbol(lib)}=y.\n"
         f"if(CONFIG_{kconfig_symbol(lib)})\n"
         "  zephyr_library()\n"
@@ -42,12 +42,12 @@ def cmake_lists(lib: Library) -> str:
 
 def kconfig(lib: Library) -> str:
     # The prefix is a C identifier and the kind one word: no quote to escape.
-    title = f"{lib.prefix}: {lib.kind} classifier {lib.prefix}_predict() (treegen)"
+    title = f"{lib.prefix}: {lib.kind} {lib.role} {lib.prefix}_predict() (treegen)"
     return (
         lib.comment_lines("# ") + f"\nconfig {kconfig_symbol(lib)}\n"
         f'\tbool "{title}"\n'
         "\thelp\n"
-        f"\t  Compile {lib.source}, the {lib.kind} classifier exported by treegen,\n"
+        f"\t  Compile {lib.source}, the {lib.kind} {lib.role} exported by treegen,\n"
         f'\t  into the application: #include "{lib.header}" and call\n'
         f"\t  {lib.prefix}_predict().  It needs no heap, no libm and no other\n"
         "\t  Zephyr option.\n"
