@@ -230,7 +230,7 @@ static void pick_header(tg_pick *st, const double *xj, const float *sf, Py_ssize
      * t log2 K for v >= 1 and 1 / (e ln 2) < 0.54 for v < 1, so each partial sum of a
      * side's terms is within A = K log2 K + 1.08 C over both sides; info and
      * base are at most K log2 C (TotalInfo) and log2 C (its K-th part). */
-    const double K = 1.001 * known + 1.0, lc = log2((double)C) + 1e-3;
+    const double K = 1.001 * known + 1.0, lc = 1.0001 * log2((double)C);
     const double A = K * log2(K > 2.0 ? K : 2.0) + 1.08 * (double)C;
     /* info's error: C + 1 float roundings of a partial sum and two of a total (2^-24
      * each, 1.01 for the double sums in between), and the terms' (LOG_ERR a unit of
