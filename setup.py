@@ -140,6 +140,7 @@ setup(
                 "treegen/trainer/native/common.h",
                 "treegen/trainer/native/cscan.h",
                 "treegen/trainer/native/scanwalk.h",
+                "treegen/trainer/native/logbound.h",
                 "treegen/model/constants.py",
                 "treegen/trainer/constants.py",
             ],

@@ -8,7 +8,10 @@ are held to ``splits.eval_continuous``'s (the padded numpy path) on the same
 segments: ties, unknown values, fractional weights, two to five classes, log blocks
 of one row and of a few, segments longer than a block's cuts and than
 ``score.NATIVE_CHUNK`` (their cases copied out into a scratch), MINOBJS at the edges
-of a node's cases; and whole trees with the accelerator on and off.
+of a node's cases; and whole trees with the accelerator on and off.  The scan takes
+numpy's logs only for the cuts whose bounds (an approximate log2, within LOG_ERR of
+numpy's; ``test_approx_terms_within_the_bound``) do not rule them out, so every one of
+these tests also holds the bounds to the picks.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.trainer import TrainOptions, native, train
+from treegen.trainer.constants import LN2
 from treegen.trainer.levelwise import evaluate, score
 from treegen.trainer.tables import build_context
 
@@ -201,3 +205,54 @@ def test_info_kernels_reject_bad_arguments() -> None:
         lib.scan_best(*args, x, lg, lambda a, b: 1 / 0)
     with pytest.raises(ValueError):  # segf holds three numbers a segment
         lib.scan_best(*args[:13], np.zeros(2, f32), *args[14:], x, lg, np.log)
+
+
+@needs_native
+def test_approx_terms_within_the_bound() -> None:
+    """v times the approximate log2 that bounds a cut's gain (trainer/native/logbound.h)
+    is within LOG_ERR x v of v x (numpy's log(v) / ln 2), as scan.c's xlog2x takes it,
+    with room to spare (the bound is 2.7 times the error it covers): for every float
+    mantissa (the scan's inputs are float sums) at exponents from 2^-20 to 2^30, and
+    for doubles around 1; two at a time (SSE2) as one at a time; NaN outside
+    [1e-30, 1e30]."""
+    lib = native.cscan
+    assert lib is not None
+    mant = (np.arange(1 << 23, dtype=np.uint32) | np.uint32(127 << 23)).view(np.float32)
+    rng = np.random.default_rng(3)
+    near_one = 1.0 + rng.uniform(-1e-3, 1e-3, 1 << 16)
+    for x in [mant.astype(np.float64) * 2.0**e for e in (-20, -1, 0, 1, 7, 16, 30)] + [near_one]:
+        paired, single = np.empty_like(x), np.empty_like(x)
+        err = lib.approx_terms(x, paired, single)
+        assert np.array_equal(paired, single)
+        exact = (np.log(x) / LN2) * x  # (xlog2x's operations)
+        assert np.all(np.abs(paired - exact) <= err * x / 2)
+    x = np.array([1e-31, 1e31, np.nan, 1.0])
+    paired, single = np.empty_like(x), np.empty_like(x)
+    lib.approx_terms(x, paired, single)
+    assert np.isnan(paired[:3]).all() and np.isnan(single[:3]).all() and abs(paired[3]) < 1e-8
+    with pytest.raises(ValueError):  # pairs only
+        lib.approx_terms(x[:3], paired[:3], single[:3])
+
+
+@needs_native
+@pytest.mark.parametrize(("seed", "n_classes", "m", "fractional"), [(0, 2, 1, 0.3), (4, 5, 3, 0.0)])
+def test_every_cut_within_its_bounds(seed: int, n_classes: int, m: int, fractional: float) -> None:
+    """With check_bounds on, every cut waits for numpy's logs and the scan checks its
+    penalised gain against the bounds it would have left it out by (RuntimeError if
+    outside): random nodes' segments, then whole trees; the picks are the numpy path's."""
+    lib = native.cscan
+    assert lib is not None
+    rng = np.random.default_rng([37, seed])
+    ds = continuous_data(seed, 4000, 3, n_classes)
+    ctx = build_context(ds, m, False)
+    sizes = [int(rng.integers(2, 4000)) for _ in range(6)] + [4000]
+    segs = node_segments(ctx, rng, sizes, fractional)
+    lib.check_bounds(True)
+    try:
+        fast = flat_scores(ctx, segs)
+        nodes = train(ds, TrainOptions(min_cases=m), case_order="rows").nodes
+    finally:
+        lib.check_bounds(False)
+    assert fast.ok.any()
+    assert_same_scores(fast, numpy_scores(ctx, segs))
+    assert train(ds, TrainOptions(min_cases=m), case_order="rows").nodes == nodes

@@ -4,9 +4,10 @@ The C path of :func:`treegen.trainer.splits.eval_continuous`: segments (one
 node x attribute, its known cases in value order) are not padded into a
 2-D array but scanned in C, which does the running sums and candidate tests.
 For c45, ``scan_best`` does the scan, the logs (numpy's, called from C a block
-of cuts at a time, while the block is in cache, so they are the numpy path's,
-bit for bit) and the pick of each segment's best cut in one pass, whatever the
-segment's length: no cut is written out.  For j48, ``scan_cont_j48`` writes
+of cuts at a time, so they are the numpy path's, bit for bit; only for the cuts
+that bounds from an approximate log2 do not rule out) and the pick of each
+segment's best cut in one pass, whatever the segment's length: no cut is written
+out.  For j48, ``scan_cont_j48`` writes
 the candidates' log inputs out, chunk by chunk, numpy takes their logs and
 ``best_cuts_j48`` picks with J48's rules.  What stays numpy is the per-segment
 arithmetic the numpy path does the same way
@@ -42,8 +43,8 @@ LOG_BLOCK = 1 << 14
 @dataclass(frozen=True, slots=True)
 class LogBlock:
     """``scan_best``'s block: the log inputs of up to ``LOG_BLOCK // (2C + 2)`` cuts
-    (scratch, every entry a valid log input: no NaN or negative, so no warning) and
-    their logs."""
+    (scratch) and, in ``lg``, the inputs of the cuts that can win, logged in place
+    (every one a valid log input: no NaN or negative, so no warning)."""
 
     x: npt.NDArray[np.float64]
     lg: npt.NDArray[np.float64]

@@ -18,6 +18,8 @@ static PyMethodDef methods[] = {
     {"branch_sums", tg_branch_sums, METH_VARARGS, "Known and unknown weight per task and branch."},
     {"part_dest", tg_part_dest, METH_VARARGS, "Each entry's child and position for part_sorted."},
     {"scan_best", tg_scan_best, METH_VARARGS, "Each sorted continuous segment's best cut (c45)."},
+    {"approx_terms", tg_approx_terms, METH_VARARGS, "v times scan_best's approximate log2 (tests)."},
+    {"check_bounds", tg_check_bounds, METH_VARARGS, "scan_best checks every cut's bounds (tests)."},
     {"gather_values", tg_gather_values, METH_VARARGS, "Bucket values and unknown weights."},
     {"nominal_counts", tg_nominal_counts, METH_VARARGS, "Freq[v][c] of nominal attributes."},
     {"scan_cont_j48", tg_scan_cont_j48, METH_VARARGS, "Candidate cuts of sorted continuous segments (j48)."},

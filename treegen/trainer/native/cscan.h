@@ -20,6 +20,8 @@
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_scan_best(PyObject *self, PyObject *args);     /* scan.c */
+PyObject *tg_approx_terms(PyObject *self, PyObject *args);  /* scan.c */
+PyObject *tg_check_bounds(PyObject *self, PyObject *args);  /* scan.c */
 PyObject *tg_scan_cont_j48(PyObject *self, PyObject *args); /* scanj48.c */
 PyObject *tg_nominal_prep(PyObject *self, PyObject *args);   /* nominal.c */
 PyObject *tg_nominal_finish(PyObject *self, PyObject *args); /* nominal.c */

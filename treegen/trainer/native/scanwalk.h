@@ -59,7 +59,8 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
     Py_ssize_t *bk = NULL, *bi = NULL;
     float *bl = NULL;
     int32_t *bc = NULL;
-    tg_pick pst = {-1, -1, 0, 0, 0, 0, 0, 0, NULL};
+    tg_pick pst;
+    memset(&pst, 0, sizeof pst); /* (its arrays NULL until pick_init) */
 #else
     if (!PyArg_ParseTuple(args, "OnnnOOOOOOOnOOOOOO", &o[0], &n1, &rs, &Kc, &o[1], &o[2], &o[3],
                           &o[4], &o[5], &o[6], &o[7], &C, &o[8], &o[9], &o[10], &o[11], &o[12],
@@ -126,7 +127,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
         if (PyObject_GetBuffer(xo, &xb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         got_blk = 1;
-        if (PyObject_GetBuffer(lgo, &lb, PyBUF_C_CONTIGUOUS) < 0)
+        if (PyObject_GetBuffer(lgo, &lb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             goto done;
         got_blk = 2;
         cap_d = xb.len / (Py_ssize_t)sizeof(double);
@@ -135,24 +136,25 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
             goto done;
         }
         /* each row's segment and position (one allocation), LowItems and class (a row
-         * is 4 doubles or more), and pick_block's terms */
+         * is 4 doubles or more), and pick_block's state */
         const Py_ssize_t rows_max = cap_d / 4;
         bk = PyMem_Malloc(2 * (size_t)rows_max * sizeof(Py_ssize_t));
         bl = PyMem_Malloc((size_t)rows_max * (sizeof(float) + sizeof(int32_t)));
-        pst.tm = PyMem_Malloc((size_t)(2 * C + 2) * sizeof(double));
-        if (bk == NULL || bl == NULL || pst.tm == NULL) {
+        if (bk == NULL || bl == NULL) {
             PyErr_NoMemory();
             goto done;
         }
+        if (pick_init(&pst, C, cap_d) < 0)
+            goto done;
         bi = bk + rows_max;
         bc = (int32_t *)(void *)(bl + rows_max);
         double *x = xb.buf;
-        const double *lgv = lb.buf;
+        double *lgv = lb.buf;
 /* Room for one more full row: the block's rows picked from first when it is full. */
 #define ROOM                                                                               \
     if (xo_n + 2 * C + 2 > cap_d) {                                                        \
-        if (PICK_BLOCK(logf, xo, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,        \
-                       out_best, out_pen, out_low) < 0)                                    \
+        if (PICK_BLOCK(logf, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst, out_best,  \
+                       out_pen, out_low) < 0)                                              \
             goto done;                                                                     \
         xo_n = e_n = 0;                                                                    \
     }
@@ -333,7 +335,7 @@ PyObject *SCAN_FN(PyObject *self, PyObject *args)
 #undef COUNT_CUT
         }
 #ifdef SCAN_INFO
-        if (e_n && PICK_BLOCK(logf, xo, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,
+        if (e_n && PICK_BLOCK(logf, lgo, x, lgv, C, e_n, bk, bi, bl, bc, segf, mc, &pst,
                               out_best, out_pen, out_low) < 0)
             goto done;
 #undef ROOM
@@ -344,7 +346,7 @@ done:
 #ifdef SCAN_INFO
     PyMem_Free(bk); /* (bi with it) */
     PyMem_Free(bl); /* (bc with it) */
-    PyMem_Free(pst.tm);
+    pick_free(&pst);
     if (got_blk > 1)
         PyBuffer_Release(&lb);
     if (got_blk > 0)
