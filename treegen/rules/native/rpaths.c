@@ -20,8 +20,9 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
     *actual = f32(e / n);
 }
 
-/* prune_sw, and prune_hw where the compiler can build a copy for a popcount
- * instruction (chosen at run time). */
+/* prune_sw, and where the compiler can build them, prune_hw for a popcount instruction
+ * and prune_avx2 for AVX2 and BMI2 as well (its word scans in wider registers: about 5%
+ * of the walk at 100k rows); chosen at run time. */
 #define PRUNE_FN prune_sw
 #define PRUNE_WORDS prune_words_sw
 #define PRUNE_ATTR
@@ -37,6 +38,13 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #define PRUNE_WORDS prune_words_hw
 #define PRUNE_ATTR __attribute__((target("popcnt")))
 #define POP __builtin_popcountll
+#include "rprune.h"
+#undef PRUNE_FN
+#undef PRUNE_WORDS
+#undef PRUNE_ATTR
+#define PRUNE_FN prune_avx2
+#define PRUNE_WORDS prune_words_avx2
+#define PRUNE_ATTR __attribute__((target("popcnt,avx2,bmi,bmi2")))
 #include "rprune.h"
 #undef PRUNE_FN
 #undef PRUNE_WORDS
@@ -124,15 +132,18 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* PruneRule on a path (rprune.h), by the copy for a popcount instruction where the
- * processor has one: sat the path's k rows; scratch tot, err, al, arow (k + 1 each)
- * and list (W + 1). */
+/* PruneRule on a path (rprune.h), by the copy for the processor's instructions: sat the
+ * path's k rows; scratch tot, err, al, arow (k + 1 each) and list (W + 1). */
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
                     char *alive, long long *tot, long long *err, Py_ssize_t *al,
                     const word **arow, int32_t *list)
 {
 #ifdef RULES_HW_POPCOUNT
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("popcnt"))
+        return prune_avx2(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al,
+                          arow, list);
     if (__builtin_cpu_supports("popcnt"))
         return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow,
                         list);
