@@ -19,11 +19,50 @@ static inline void store2(word *p, word2 v)
 }
 #endif
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* Four words as one vector, in a copy of the fold built for AVX2 (chosen at run time):
+ * the same ORs and ANDs, half the instructions of the two-word loop. */
+#define RULES_FOLD_AVX2 1
+typedef word word4 __attribute__((vector_size(32)));
+
+__attribute__((target("avx2"))) static void fold_avx2(const word *in, word *out, Py_ssize_t W,
+                                                      const word *sat)
+{
+    Py_ssize_t w = 0;
+    for (; w + 4 <= W; w += 4) {
+        word4 f, a, b;
+        memcpy(&f, sat + w, sizeof f);
+        f = ~f;
+        for (int i = FAIL_LEVELS - 1; i > 0; i--) {
+            memcpy(&a, in + i * W + w, sizeof a);
+            memcpy(&b, in + (i - 1) * W + w, sizeof b);
+            a = a | (b & f);
+            memcpy(out + i * W + w, &a, sizeof a);
+        }
+        memcpy(&a, in + w, sizeof a);
+        a = a | f;
+        memcpy(out + w, &a, sizeof a);
+    }
+    for (; w < W; w++) {
+        const word f = ~sat[w];
+        for (int i = FAIL_LEVELS - 1; i > 0; i--)
+            out[i * W + w] = in[i * W + w] | (in[(i - 1) * W + w] & f);
+        out[w] = in[w] | f;
+    }
+}
+#endif
+
 /* Levels' next depth (out, FAIL_LEVELS rows of W words) from in with a condition's
  * failures counted (the cases outside sat). */
 void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat)
 {
     Py_ssize_t w = 0;
+#ifdef RULES_FOLD_AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        fold_avx2(in, out, W, sat);
+        return;
+    }
+#endif
 #if defined(__GNUC__) || defined(__clang__)
     /* two words at a time (the compiler at -O2 vectorizes no loop of unknown length) */
     for (; w + 2 <= W; w += 2) {

@@ -20,8 +20,9 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
     *actual = f32(e / n);
 }
 
-/* prune_sw, and prune_hw where the compiler can build a copy for a popcount
- * instruction (chosen at run time). */
+/* prune_sw, and where the compiler can build them, prune_hw for a popcount instruction
+ * and prune_avx2 for AVX2 and BMI2 as well (its word scans in wider registers: about 5%
+ * of the walk at 100k rows); chosen at run time. */
 #define PRUNE_FN prune_sw
 #define PRUNE_WORDS prune_words_sw
 #define PRUNE_ATTR
@@ -41,15 +42,48 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
 #undef PRUNE_FN
 #undef PRUNE_WORDS
 #undef PRUNE_ATTR
+#define PRUNE_FN prune_avx2
+#define PRUNE_WORDS prune_words_avx2
+#define PRUNE_ATTR __attribute__((target("popcnt,avx2,bmi,bmi2")))
+#include "rprune.h"
+#undef PRUNE_FN
+#undef PRUNE_WORDS
+#undef PRUNE_ATTR
 #undef POP
 #endif
 
 /* out (ceil(n / 64) words) the cases whose float32 value col[i] is at most cut (NaN,
  * unknown, is not), case i at bit i (tg_pack_le). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RULES_PACK_AVX2 1
+#include <immintrin.h>
+/* tg_pack_le_row's full words eight values at a time, in a copy built for AVX2 (chosen
+ * at run time): _CMP_LE_OQ is cmpleps' predicate (false on NaN); the words done. */
+__attribute__((target("avx2"))) static Py_ssize_t pack_le_avx2(const float *col, float cut,
+                                                               word *out, Py_ssize_t n)
+{
+    const __m256 c8 = _mm256_set1_ps(cut);
+    Py_ssize_t w = 0;
+    for (; (w + 1) * 64 <= n; w++) {
+        word x = 0;
+        for (int j = 0; j < 8; j++) {
+            const __m256 v = _mm256_loadu_ps(col + w * 64 + 8 * j);
+            x |= (word)(unsigned)_mm256_movemask_ps(_mm256_cmp_ps(v, c8, _CMP_LE_OQ)) << (8 * j);
+        }
+        out[w] = x;
+    }
+    return w;
+}
+#endif
+
 void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n)
 {
     const Py_ssize_t W = (n + 63) / 64;
     Py_ssize_t w = 0;
+#ifdef RULES_PACK_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        w = pack_le_avx2(col, cut, out, n);
+#endif
 #ifdef __SSE2__
     /* the full words four values at a time (cmpleps is false on NaN, as numpy's <=) */
     const __m128 c4 = _mm_set1_ps(cut);
@@ -98,15 +132,18 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* PruneRule on a path (rprune.h), by the copy for a popcount instruction where the
- * processor has one: sat the path's k rows; scratch tot, err, al, arow (k + 1 each)
- * and list (W + 1). */
+/* PruneRule on a path (rprune.h), by the copy for the processor's instructions: sat the
+ * path's k rows; scratch tot, err, al, arow (k + 1 each) and list (W + 1). */
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
                     char *alive, long long *tot, long long *err, Py_ssize_t *al,
                     const word **arow, int32_t *list)
 {
 #ifdef RULES_HW_POPCOUNT
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("popcnt"))
+        return prune_avx2(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al,
+                          arow, list);
     if (__builtin_cpu_supports("popcnt"))
         return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow,
                         list);
