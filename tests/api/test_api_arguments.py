@@ -61,6 +61,21 @@ def test_training_options_of_the_wrong_type_name_the_option() -> None:
         treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
 
 
+def test_subsets_has_no_j48_counterpart() -> None:
+    """Release 8's -s under J48's arithmetic is a hybrid no reference defines: refused
+    by the API and the estimator as by the CLI, with the same one-line error."""
+    X, y = _arrays()
+    with pytest.raises(TrainError, match="^--subsets: is Release 8's -s .*J48"):
+        treegen.train(X, y, flavor="j48", subsets=True)
+    with pytest.raises(TrainError, match="^--subsets: is Release 8's -s"):
+        treegen.train(f"{GOLF}.names", flavor="j48", subsets=True, bag=2)
+    with pytest.raises(ValueError, match="--subsets: is Release 8's -s"):
+        treegen.C45Classifier(flavor="j48", subsets=True).fit(X, y)
+    # each alone trains
+    assert treegen.train(X, y, subsets=True).size >= 1
+    assert treegen.train(X, y, flavor="j48").size >= 1
+
+
 @pytest.mark.parametrize("keyword", ["nominal", "ignore"])
 def test_a_string_for_a_column_list_is_refused(keyword: str) -> None:
     """``nominal="mode"`` iterated as the columns 'm', 'o', 'd', 'e'."""
