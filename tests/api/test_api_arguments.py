@@ -140,10 +140,17 @@ def test_export_options_check_their_types(
         ({"n_random": -1}, "^n_random: must be at least 0, got -1"),
         ({"seed": "x"}, "^seed: must be an integer"),
         ({"seed": -1}, "^seed: must be at least 0, got -1"),
+        # verify --random's limit: more would run for hours
+        ({"n_random": 10_000_001}, "^n_random: 10000001 is more than 10000000 rows$"),
     ],
 )
-def test_verify_checks_its_counts(keywords: dict[str, object], match: str) -> None:
+def test_verify_checks_its_counts(
+    keywords: dict[str, object], match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = treegen.train(f"{GOLF}.names")
+    from treegen.kinds import check
+
+    monkeypatch.setattr(check, "verify", lambda *a, **k: pytest.fail("verify ran"))
     with pytest.raises(UsageError, match=match):
         model.verify(**keywords)  # type: ignore[arg-type]
 
