@@ -31,13 +31,21 @@ def label_kind(y: npt.NDArray[np.generic]) -> str:
     return "str"
 
 
-def _column_index(ref: int | str, names: Sequence[str]) -> int:
+def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
+    """The column of ``n`` that ``nominal``'s ``ref`` names: a feature's name (of
+    ``names``; None: the columns have none), or an index 0..n-1, never negative (as
+    scikit-learn's ``categorical_features`` takes them), a bool or a float.  The one
+    rule of :func:`treegen.train`'s and ``C45Classifier``'s ``nominal``."""
     if isinstance(ref, str):
-        if ref not in names:
+        if names is None or ref not in names:
             raise UsageError(f"no feature named '{ref}'", option="nominal")
-        return names.index(ref)
-    if not 0 <= int(ref) < len(names):
-        raise UsageError(f"column {ref} is out of range (0..{len(names) - 1})", option="nominal")
+        return list(names).index(ref)
+    if isinstance(ref, bool) or not isinstance(ref, int | np.integer):
+        raise UsageError(
+            f"column {ref!r} is no column index (0..{n - 1}) or feature name", option="nominal"
+        )
+    if not 0 <= ref < n:
+        raise UsageError(f"column {ref} is out of range (0..{n - 1})", option="nominal")
     return int(ref)
 
 
@@ -92,7 +100,7 @@ def dataset_from_arrays(
             "(give target=NAME)",
             option="target",
         )
-    kinds = {_column_index(ref, names) for ref in nominal}
+    kinds = {column_index(ref, len(names), names) for ref in nominal}
     plain = sorted(set(categories or ()) - kinds)
     if plain:  # dropped silently, the column stayed continuous
         raise UsageError(
