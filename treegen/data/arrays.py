@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.frame import is_missing
 from treegen.errors import DatasetError, UsageError
 
@@ -74,6 +74,7 @@ def dataset_from_arrays(
     class_names: Sequence[str] | None = None,
     target: str | None = None,
     categories: Mapping[int, Sequence[str]] | None = None,
+    float32: bool = False,
 ) -> tuple[Dataset, str]:
     """A :class:`Dataset` from arrays, and the label kind to record.
 
@@ -81,7 +82,8 @@ def dataset_from_arrays(
     largest seen is a declared value, named by its number unless
     ``categories`` (column index -> value names) names a column's values.
     With ``class_names``, ``y`` holds codes into it; otherwise the classes
-    are ``np.unique(y)``.
+    are ``np.unique(y)``.  A continuous value beyond a double's range, or with
+    ``float32`` (a c45 model's data) beyond float32's, is refused as a data file's is.
     """
     x = np.array(X, dtype=np.float64)
     labels = np.asarray(y)
@@ -110,6 +112,11 @@ def dataset_from_arrays(
     for j, name in enumerate(names):
         col = x[:, j]
         if j not in kinds:
+            bad = beyond_range(col, float32)
+            if bad.any():
+                r = int(np.argmax(bad))
+                msg = range_message(repr(float(col[r])), name, float32)
+                raise DatasetError(f"row {r + 1}: {msg}", option="X")
             attrs.append(Attribute(name, "continuous"))
             continue
         known = col[~np.isnan(col)]
