@@ -7,6 +7,7 @@ message a user sees must name what to change.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,45 @@ def test_training_options_of_the_wrong_type_name_the_option() -> None:
         treegen.train(X, y, options={"cf": 0.1})  # type: ignore[arg-type]
     with pytest.raises(TrainError, match="^engine: unknown engine 'fast'"):
         treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
+
+
+def test_a_value_beyond_float32_is_refused_for_c45_as_in_a_file(tmp_path: Path) -> None:
+    """Release 8 stores values as float32, so a data file's 1e40 is refused for a c45
+    model; arrays were refused later, by the trainer, in other words (and a bag named a
+    row of its resample).  Now the reader's rule and words, at the array's row."""
+    X, y = _arrays()
+    X[2, 1] = 1e40
+    tail = (
+        "is out of range for float32 (attribute 'x1'; the c45 flavor stores continuous "
+        "values as float32, largest 3.4028235e+38)"
+    )
+    for keywords in ({}, {"bag": 2}, {"boost": 2}):
+        with pytest.raises(DatasetError) as info:
+            treegen.train(X, y, **keywords)  # type: ignore[arg-type]
+        assert str(info.value) == f"X: row 3: 1e+40 {tail}"
+    with pytest.raises(ValueError) as est:
+        treegen.C45Classifier().fit(X, y)
+    assert str(est.value) == f"X: row 3: 1e+40 {tail}"
+    data = tmp_path / "big.csv"
+    data.write_text("x0,x1,class\n1,2,a\n1,1e40,b\n")
+    with pytest.raises(DatasetError, match=f"'1e40' {re.escape(tail[:-1])}"):  # + a hint
+        treegen.train(data)
+    assert treegen.train(X, y, flavor="j48").size >= 1  # a double holds it
+
+
+def test_subsets_has_no_j48_counterpart() -> None:
+    """Release 8's -s under J48's arithmetic is a hybrid no reference defines: refused
+    by the API and the estimator as by the CLI, with the same one-line error."""
+    X, y = _arrays()
+    with pytest.raises(TrainError, match="^--subsets: is Release 8's -s .*J48"):
+        treegen.train(X, y, flavor="j48", subsets=True)
+    with pytest.raises(TrainError, match="^--subsets: is Release 8's -s"):
+        treegen.train(f"{GOLF}.names", flavor="j48", subsets=True, bag=2)
+    with pytest.raises(ValueError, match="--subsets: is Release 8's -s"):
+        treegen.C45Classifier(flavor="j48", subsets=True).fit(X, y)
+    # each alone trains
+    assert treegen.train(X, y, subsets=True).size >= 1
+    assert treegen.train(X, y, flavor="j48").size >= 1
 
 
 @pytest.mark.parametrize("keyword", ["nominal", "ignore"])
@@ -125,10 +165,17 @@ def test_export_options_check_their_types(
         ({"n_random": -1}, "^n_random: must be at least 0, got -1"),
         ({"seed": "x"}, "^seed: must be an integer"),
         ({"seed": -1}, "^seed: must be at least 0, got -1"),
+        # verify --random's limit: more would run for hours
+        ({"n_random": 10_000_001}, "^n_random: 10000001 is more than 10000000 rows$"),
     ],
 )
-def test_verify_checks_its_counts(keywords: dict[str, object], match: str) -> None:
+def test_verify_checks_its_counts(
+    keywords: dict[str, object], match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = treegen.train(f"{GOLF}.names")
+    from treegen.kinds import check
+
+    monkeypatch.setattr(check, "verify", lambda *a, **k: pytest.fail("verify ran"))
     with pytest.raises(UsageError, match=match):
         model.verify(**keywords)  # type: ignore[arg-type]
 

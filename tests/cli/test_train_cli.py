@@ -239,6 +239,10 @@ def test_a_committee_goes_where_the_help_says(
         (["train", "{golf}", "--min-cases", "two"], "--min-cases"),
         (["train", "{golf}", "--criterion", "gini"], "--criterion"),
         (["train", "{golf}", "--flavor", "cart"], "--flavor"),
+        # Release 8's -s has no J48 counterpart (a hybrid no reference defines)
+        (["train", "{golf}", "--flavor", "j48", "--subsets"], "--subsets: is Release 8's -s"),
+        (["train", "{golf}", "--flavor", "j48", "--subsets", "--bag", "2"], "--subsets"),
+        (["cv", "{golf}", "--flavor", "j48", "--subsets", "--folds", "3"], "--subsets"),
         (["cv", "{golf}", "--folds", "1"], "--folds"),
         (["cv", "{golf}", "--folds", "15"], "--folds"),
         (["cv", "{golf}"], "--folds"),

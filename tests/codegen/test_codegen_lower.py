@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -28,6 +29,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.model import bounds, fixedpoint
 from treegen.model.core import ContinuousTest, Leaf
 from treegen.model.fixedpoint import ONE, W_ONE, FixedPointClassifier
+from treegen.model.options import ModelOptions, TrainOptions
 from treegen.verify.inputs import comparison_inputs
 from treegen.verify.oracle import evaluate
 
@@ -252,6 +254,19 @@ def test_a_scale_that_overflows_folds() -> None:
     note = fold_note(ir)
     assert note.startswith("1 threshold outside int8's known values folds to a constant branch")
     assert "model node 1 (humidity <= 75.0, x <= 7500 at scale 100: left)" in note
+
+
+def test_a_j48_fold_notes_the_cut_its_c_uses() -> None:
+    """A j48 test sends v left when v - t < 1e-6 (J48's cut), so 253.9999995 on uint8
+    (known values 0..254) sends 254 left too: the C folds the test left, and the note
+    names that cut, x <= 254, not the model threshold's 253 (one unit off)."""
+    t = 253.9999995
+    model = replace(cm.stump(), options=ModelOptions(TrainOptions(flavor="j48")))
+    model = replace(model, nodes=(replace(model.nodes[0], threshold=t), *model.nodes[1:]))
+    ir = lower(model, ExportOptions(prefix="s", input_type="uint8"))
+    assert isinstance(ir.nodes[0], Compare) and ir.nodes[0].op == "left"
+    assert [(f.source, f.threshold, f.cut, f.side) for f in ir.folds] == [(0, t, 254, "left")]
+    assert f"model node 0 (humidity <= {t!r}, x <= 254 at scale 1: left)" in fold_note(ir)
 
 
 @pytest.mark.parametrize("itype,t", [("int8", -12.8), ("uint8", 25.45)])

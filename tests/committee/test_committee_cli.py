@@ -218,3 +218,31 @@ def test_inline_top_needs_no_style_where_table_is_the_default(
     # and the option is used, not ignored
     assert (out[0] / "predict.c").read_text() != (out[3] / "predict.c").read_text()
     assert "The inline top" in (out[3] / "predict.c").read_text()
+
+
+@pytest.mark.parametrize("method", ["--boost", "--bag"])
+def test_no_proba_exports_predict_alone(
+    method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A bagged committee's export --missing none --no-proba still wrote predict_proba
+    # (and predict.h declared it), as trees and ensembles do not; verify must pass on
+    # the C without it.  A boosted committee never has one.
+    model = tmp_path / "c.committee"
+    assert run_cli(capsys, "train", VOTE, method, "3", "-o", str(model), "-q")[0] == 0
+    for style in ("table", "ifs"):
+        out = tmp_path / style
+        argv = ("--missing", "none", "--style", style)
+        code, _, err = run_cli(capsys, "export", str(model), *argv, "--no-proba", "-o", str(out))
+        assert code == 0, err
+        for name in ("predict.c", "predict.h"):
+            assert "c_predict_proba" not in (out / name).read_text(), (style, name)
+        assert "int c_predict(" in (out / "predict.c").read_text()
+        code, text, err = run_cli(capsys, "verify", str(model), VOTE, *argv, "--no-proba")
+        assert code == 0 and text.endswith(" passed, 0 failed\n"), (text, err)
+        assert "probabilit" not in text, text  # no predict_proba to compare
+    if method == "--bag":
+        # Without --no-proba the bagged committee keeps its predict_proba.
+        out = tmp_path / "default"
+        code, _, err = run_cli(capsys, "export", str(model), "--missing", "none", "-o", str(out))
+        assert code == 0, err
+        assert "void c_predict_proba(" in (out / "predict.c").read_text()

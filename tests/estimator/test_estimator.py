@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import treegen
+from treegen.errors import EstimatorError
 from treegen.model.file import model_to_json
 from treegen.model.show import format_tree
 
@@ -55,7 +56,7 @@ def _golf_frame() -> tuple[pd.DataFrame, np.ndarray]:
 # BaseEstimator is deliberately not a base class (scikit-learn is no dependency);
 # check_estimator warns about that and then runs every check.
 @pytest.mark.filterwarnings("ignore:Estimator C45Classifier does not inherit:UserWarning")
-@pytest.mark.parametrize("params", [{}, {"flavor": "j48", "subsets": True}])
+@pytest.mark.parametrize("params", [{}, {"flavor": "j48"}, {"subsets": True}])
 def test_check_estimator_passes(params: dict[str, object]) -> None:
     results = check_estimator(treegen.C45Classifier(**params), on_skip=None, on_fail=None)
     failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
@@ -101,7 +102,7 @@ def test_nominal_by_name_and_by_index_agree() -> None:
     frame, y = _golf_frame()
     plain = frame.astype({"outlook": str, "windy": str})
     by_name = treegen.C45Classifier(nominal=["outlook", "windy"]).fit(plain, y)
-    by_index = treegen.C45Classifier(nominal=[0, -1]).fit(plain.to_numpy(dtype=object), y)
+    by_index = treegen.C45Classifier(nominal=[0, 3]).fit(plain.to_numpy(dtype=object), y)
     # Without pandas' category order the values are sorted.
     assert by_name.categories_[0] == ("overcast", "rain", "sunny")
     # The same tree; only the feature names differ (x0.. without a DataFrame).
@@ -167,4 +168,17 @@ def test_errors_are_treegen_errors_and_value_errors() -> None:
         treegen.C45Classifier(nominal=["z"]).fit(X, y)
     with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         treegen.C45Classifier().set_params(depth=3)
+
+
+@pytest.mark.parametrize("ref", [-1, -3, 3, np.int64(-1), 2.0, True])
+def test_nominal_indices_are_columns_0_to_n_minus_1(ref: object) -> None:
+    """A negative index is refused, as scikit-learn refuses one in categorical_features
+    (it was taken as Python counts from the end); so are one past the last column and
+    an index that is no integer; with the same words as treegen.train's."""
+    X, y = _arrays()
+    with pytest.raises(EstimatorError, match=r"^nominal: column .* \(0\.\.2\)") as info:
+        treegen.C45Classifier(nominal=[ref]).fit(X, y)  # type: ignore[list-item]
+    with pytest.raises(treegen.TreegenError) as api:
+        treegen.train((X, y), nominal=[ref])  # type: ignore[list-item]
+    assert str(api.value) == str(info.value)
     assert repr(treegen.C45Classifier(cf=0.1, nominal=[2])) == "C45Classifier(cf=0.1, nominal=[2])"

@@ -22,10 +22,11 @@ import pytest
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.readers import read_dataset
+from treegen.errors import UsageError
 from treegen.model.core import Leaf, Model
 from treegen.model.file import save_model
-from treegen.model.picture import cut_note, depths, format_dot, run_dot
-from treegen.model.picture_layout import MAX_RATIO, WIDE, measure
+from treegen.model.picture import cut_note, depths, dot_option, format_dot, render, run_dot
+from treegen.model.picture_layout import MAX_RATIO, WIDE, measure, readable_dot
 from treegen.trainer import TrainOptions, train
 
 from support.cli import run_cli
@@ -221,3 +222,22 @@ def test_a_small_picture_keeps_the_top_down_layout(
     dot = shutil.which("dot")
     assert dot is not None
     assert out.read_bytes() == run_dot(dot, "svg", format_dot(model))
+
+
+@pytest.mark.parametrize(
+    ("dot", "message"), [("false", "false failed (exit 1)"), ("true", "true wrote no picture")]
+)
+def test_a_given_program_s_failure_names_dot_where_it_is_raised(
+    dot: str, message: str, tmp_path: Path
+) -> None:
+    """The user's Graphviz program (plot --dot; render's dot) failing is --dot's error
+    from the layout and the rendering themselves (the CLI renamed "plot" afterwards)."""
+    out = tmp_path / "t.svg"
+    text = format_dot(_chain())
+    with pytest.raises(UsageError) as info:
+        render(readable_dot(lambda graph: text, dot, dot_option(dot)), out, "svg", dot=dot)
+    assert info.value.option == "--dot" and info.value.message.startswith(message)
+    with pytest.raises(UsageError) as info:
+        render(text, out, "svg", dot=dot)
+    assert info.value.option == "--dot" and info.value.message.startswith(message)
+    assert dot_option(None) == "plot" and not out.exists()

@@ -300,5 +300,6 @@ def _dataset(
         class_names=class_names,
         target=target,
         categories=categories,
+        float32=flavor_compares_float32(flavor),
     )
     return ds

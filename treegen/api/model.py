@@ -27,6 +27,7 @@ from treegen.data.npstate import numpy_defaults
 from treegen.errors import UsageError
 from treegen.kinds import Kind, a_kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
+from treegen.kinds.spec import random_rows_error
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,9 @@ class Model:
         opts = self.export_options(options, **overrides)
         _check_count(n_random, "n_random")
         _check_count(seed, "seed")
+        why = random_rows_error(int(n_random))
+        if why is not None:
+            raise UsageError(why, option="n_random")
         sets = unlabelled(self.schema, None if data is None else self._x(data))
         # Imported here: compiling C is verify's alone (`treegen.train` does not load it).
         from treegen.kinds import check as kinds_check

@@ -25,6 +25,7 @@ from treegen.codegen.options import (
 from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
 from treegen.kinds import load
+from treegen.kinds.spec import MAX_RANDOM_ROWS, random_rows_error
 from treegen.packaging import cli as package_cli
 
 if TYPE_CHECKING:
@@ -59,14 +60,11 @@ def _count(text: str) -> int:
     return n
 
 
-# verify makes its random rows one by one in Python: more than this would run for hours.
-MAX_RANDOM_ROWS = 10_000_000
-
-
 def _random_rows(text: str) -> int:
     n = _count(text)
-    if n > MAX_RANDOM_ROWS:
-        raise argparse.ArgumentTypeError(f"'{text}' is more than {MAX_RANDOM_ROWS} rows")
+    why = random_rows_error(n)
+    if why is not None:
+        raise argparse.ArgumentTypeError(why)
     return n
 
 

@@ -11,7 +11,7 @@ from treegen.cli.common import int_range
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.errors import UsageError
 from treegen.kinds import a_kind, load
-from treegen.model.picture import PLOT_FORMATS, dot_program, plot_format, render
+from treegen.model.picture import PLOT_FORMATS, dot_option, dot_program, plot_format, render
 from treegen.model.picture_layout import MAX_RATIO, WIDE, readable_dot
 
 
@@ -29,13 +29,8 @@ def run_plot(args: argparse.Namespace) -> int:
     def dot_of(graph: Sequence[str]) -> str:
         return draw(value, args.max_depth, graph)
 
-    try:
-        render(readable_dot(dot_of, program), args.output, fmt, dot=program)
-    except UsageError as exc:
-        # The program failed, or wrote nothing: with --dot, the option's program.
-        if args.dot is not None and exc.option == "plot":
-            exc.option = "--dot"
-        raise
+    # The program failing, or writing nothing, is --dot's error when --dot named it.
+    render(readable_dot(dot_of, program, dot_option(args.dot)), args.output, fmt, dot=args.dot)
     return 0
 
 

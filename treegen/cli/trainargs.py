@@ -101,7 +101,7 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
         "--flavor",
         choices=("c45", "j48"),
         default="c45",
-        help="follow C4.5 Release 8 (default) or Weka J48",
+        help="follow C4.5 Release 8 (default) or Weka J48 (which has no --subsets)",
     )
     committee = parser.add_argument_group(
         "committees (boosted or bagged trees; docs/committees.md)"

@@ -186,15 +186,22 @@ def lower_continuous(
 
 
 def fold_of(
-    node: Cut | ContinuousTest, i: int, enc: Encoding, narrow32: bool, op: CompareOp
+    node: Cut | ContinuousTest,
+    i: int,
+    enc: Encoding,
+    narrow32: bool,
+    op: CompareOp,
+    shown: float | None = None,
 ) -> Fold | None:
     """The report of a folded test (op ``left``/``right``) whose model threshold is
     finite: a cut beyond the type's values.  An infinite threshold is the model's own
-    "every value" test, not a fold of the export."""
+    "every value" test, not a fold of the export.  ``node`` is what the C compares
+    with (a j48 tree's test: :func:`model_cut`, J48's cut), so the note's ``x <= N`` is
+    the C's; ``shown`` is the model threshold the note names (default: ``node``'s)."""
     if op not in ("left", "right") or not math.isfinite(node.threshold):
         return None
     cut: int | float = int_cut(node, enc, narrow32) if enc.is_int else math.inf
-    return Fold(i, node.attribute, node.threshold, cut, op)
+    return Fold(i, node.attribute, node.threshold if shown is None else shown, cut, op)
 
 
 def fold_note(ir: IR) -> str:
@@ -229,6 +236,12 @@ MAX_LISTED = 20
 """The folded tests :func:`fold_note` names; it counts the rest."""
 
 
+def model_cut(model: Model, node: ContinuousTest) -> Cut:
+    """What a known value is compared with at ``node``: its threshold, or for a j48 model
+    J48's cut (:func:`treegen.model.j48rule.test_cut`)."""
+    return Cut(node.attribute, j48rule.test_cut(model, node.threshold))
+
+
 def lower_test(model: Model, i: int, enc: Encoding, parents: dict[int, int]) -> Compare | Switch:
     """Test ``i`` of ``model`` for ``enc`` (``parents``: ``j48rule.empty_parents``)."""
     node = model.nodes[i]
@@ -237,8 +250,7 @@ def lower_test(model: Model, i: int, enc: Encoding, parents: dict[int, int]) -> 
     if isinstance(node, ContinuousTest):
         if len(node.children) != 2:
             raise EncodingError(f"model node {i}: continuous test without two branches")
-        cut = Cut(node.attribute, j48rule.test_cut(model, node.threshold))
-        op, thr = lower_continuous(cut, i, enc, model.compares_float32)
+        op, thr = lower_continuous(model_cut(model, node), i, enc, model.compares_float32)
         return Compare(
             node.attribute,
             op,
@@ -301,9 +313,11 @@ def lower(
             continue
         test = lower_test(model, i, enc, parents)
         nodes.append(test)
-        if isinstance(test, Compare):
+        if isinstance(test, Compare) and test.op in ("left", "right"):
             assert isinstance(node, ContinuousTest)
-            fold = fold_of(node, i, enc, model.compares_float32, test.op)
+            # The cut the C's test uses (J48's for a j48 tree), the model's threshold shown.
+            cut = model_cut(model, node)
+            fold = fold_of(cut, i, enc, model.compares_float32, test.op, node.threshold)
             folds += [fold] if fold is not None else []
     ir = IR(
         prefix,

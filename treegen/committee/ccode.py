@@ -11,8 +11,8 @@ tree's header in place of its ``#include``, then the vote:
 * boosting: ``PREFIX_predict`` adds tree ``i``'s integer vote to the class
   ``PREFIX_t<i>_predict`` returns (32-bit sums), then returns the first largest;
 * bagging: it adds every tree's ``predict_proba`` (15-bit fixed point) and returns the
-  first largest sum; ``PREFIX_predict_proba`` writes those sums divided by the number
-  of trees (integer division).
+  first largest sum; ``PREFIX_predict_proba`` (left out with ``--no-proba``) writes
+  those sums divided by the number of trees (integer division).
 
 There is no float arithmetic in the vote, so with ``--float-compare int`` or an integer
 ``--input-type`` the whole predict uses none.  predict.h is the tree header's, for the
@@ -52,6 +52,7 @@ class CommitteeIR:
     votes: tuple[int, ...]
     provenance: Provenance
     style: str
+    proba: bool  # whether PREFIX_predict_proba is exported (bagging, unless --no-proba)
 
     @property
     def encoding(self) -> Encoding:
@@ -68,11 +69,6 @@ class CommitteeIR:
     @property
     def n_classes(self) -> int:
         return self.trees[0].n_classes
-
-    @property
-    def proba(self) -> bool:
-        """Whether ``PREFIX_predict_proba`` is exported (bagging)."""
-        return self.method == "bag"
 
     @property
     def proba_api(self) -> ProbaApi | None:
@@ -98,7 +94,9 @@ def lower_tree(c: Committee, i: int, opts: ExportOptions, prefix: str) -> IR:
 
 def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -> CommitteeIR:
     """Every tree lowered for ``opts`` (``opts.prefix`` is set), checked to share one input
-    encoding; an explicit ``--proba`` is refused for boosting, which has no predict_proba."""
+    encoding; an explicit ``--proba`` is refused for boosting, which has no predict_proba.
+    A bagged committee exports its predict_proba unless ``--no-proba`` (its trees keep
+    theirs: the vote adds them)."""
     assert opts.prefix is not None
     if opts.proba and c.method == "boost":
         raise UsageError(
@@ -110,7 +108,10 @@ def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -
     for i, ir in enumerate(trees[1:], 1):
         if ir.encoding != trees[0].encoding:
             raise EmitError(f"tree {i + 1} lowers to another input encoding than tree 1")
-    return CommitteeIR(opts.prefix, c.method, trees, c.votes, provenance, opts.style or "table")
+    proba = c.method == "bag" and opts.proba is not False
+    return CommitteeIR(
+        opts.prefix, c.method, trees, c.votes, provenance, opts.style or "table", proba
+    )
 
 
 def check_options(opts: ExportOptions) -> None:
@@ -204,6 +205,10 @@ def _vote(cir: CommitteeIR) -> str:
         "    }",
         "    return best;",
         "}",
+    ]
+    if not cir.proba:
+        return "\n".join(lines) + "\n"
+    lines += [
         "",
         f"void {P}_predict_proba(const {P}_input_t *x, uint16_t *proba)",
         "{",

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.frame import is_missing
 from treegen.errors import DatasetError, UsageError
 
@@ -31,13 +31,21 @@ def label_kind(y: npt.NDArray[np.generic]) -> str:
     return "str"
 
 
-def _column_index(ref: int | str, names: Sequence[str]) -> int:
+def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
+    """The column of ``n`` that ``nominal``'s ``ref`` names: a feature's name (of
+    ``names``; None: the columns have none), or an index 0..n-1, never negative (as
+    scikit-learn's ``categorical_features`` takes them), a bool or a float.  The one
+    rule of :func:`treegen.train`'s and ``C45Classifier``'s ``nominal``."""
     if isinstance(ref, str):
-        if ref not in names:
+        if names is None or ref not in names:
             raise UsageError(f"no feature named '{ref}'", option="nominal")
-        return names.index(ref)
-    if not 0 <= int(ref) < len(names):
-        raise UsageError(f"column {ref} is out of range (0..{len(names) - 1})", option="nominal")
+        return list(names).index(ref)
+    if isinstance(ref, bool) or not isinstance(ref, int | np.integer):
+        raise UsageError(
+            f"column {ref!r} is no column index (0..{n - 1}) or feature name", option="nominal"
+        )
+    if not 0 <= ref < n:
+        raise UsageError(f"column {ref} is out of range (0..{n - 1})", option="nominal")
     return int(ref)
 
 
@@ -66,6 +74,7 @@ def dataset_from_arrays(
     class_names: Sequence[str] | None = None,
     target: str | None = None,
     categories: Mapping[int, Sequence[str]] | None = None,
+    float32: bool = False,
 ) -> tuple[Dataset, str]:
     """A :class:`Dataset` from arrays, and the label kind to record.
 
@@ -73,7 +82,8 @@ def dataset_from_arrays(
     largest seen is a declared value, named by its number unless
     ``categories`` (column index -> value names) names a column's values.
     With ``class_names``, ``y`` holds codes into it; otherwise the classes
-    are ``np.unique(y)``.
+    are ``np.unique(y)``.  A continuous value beyond a double's range, or with
+    ``float32`` (a c45 model's data) beyond float32's, is refused as a data file's is.
     """
     x = np.array(X, dtype=np.float64)
     labels = np.asarray(y)
@@ -92,7 +102,7 @@ def dataset_from_arrays(
             "(give target=NAME)",
             option="target",
         )
-    kinds = {_column_index(ref, names) for ref in nominal}
+    kinds = {column_index(ref, len(names), names) for ref in nominal}
     plain = sorted(set(categories or ()) - kinds)
     if plain:  # dropped silently, the column stayed continuous
         raise UsageError(
@@ -102,6 +112,11 @@ def dataset_from_arrays(
     for j, name in enumerate(names):
         col = x[:, j]
         if j not in kinds:
+            bad = beyond_range(col, float32)
+            if bad.any():
+                r = int(np.argmax(bad))
+                msg = range_message(repr(float(col[r])), name, float32)
+                raise DatasetError(f"row {r + 1}: {msg}", option="X")
             attrs.append(Attribute(name, "continuous"))
             continue
         known = col[~np.isnan(col)]

@@ -20,6 +20,7 @@ of the value: C4.5 starts every case at weight 1.
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -117,3 +118,25 @@ class Dataset:
     def subset(self, rows: npt.NDArray[np.intp]) -> Dataset:
         """The rows selected by ``rows`` (for cross-validation folds)."""
         return Dataset(self.schema, self.X[rows], self.y[rows], self.source, self.labels)
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def beyond_range(col: npt.NDArray[np.float64], float32: bool) -> npt.NDArray[np.bool_]:
+    """Where ``col`` holds a value the model cannot hold: inf as a double, or
+    (``float32``: a c45 model, which stores values as float32 like Release 8) inf once
+    rounded to float32.  The one rule of the readers and of arrays given to train."""
+    with np.errstate(over="ignore"):  # the overflow is what is being detected
+        return np.isinf(col.astype(np.float32) if float32 else col)
+
+
+def range_message(value: str, name: str, float32: bool, hint: str = "") -> str:
+    """The error on ``value`` (as the user wrote it) of attribute ``name`` that
+    :func:`beyond_range` refuses; ``hint`` ends the parenthesis."""
+    if float32:
+        kind = "float32"
+        detail = f"the c45 flavor stores continuous values as float32, largest {_FLOAT32_MAX:.8g}"
+    else:
+        kind, detail = "a double", f"largest {sys.float_info.max!r}"
+    return f"{value} is out of range for {kind} (attribute '{name}'; {detail}{hint})"

@@ -70,6 +70,10 @@ class TableView:
     # the walk reads no threshold and the C has no threshold column (an unused
     # constant is an error under -Werror).
     thr_read: bool = True
+    # False: the value walk (no key walk) reads no x[f]: every numeric test is a
+    # constant and none checks for a missing value (--missing none); its v would be
+    # an unused variable, an error under -Werror.
+    value_read: bool = True
 
 
 def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
@@ -151,6 +155,9 @@ def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) ->
     flat, hi = pair_columns(table)
     kid_bits = packed.kid_bits if packed else w.bits - w.kid_shift
     stream = _stream(ir, table, pay, packed) if packed is not None and pay is not None else None
+    # Whether some numeric row compares its value with a threshold (op le or lt), not
+    # every one a constant branch: the one rule the two flags below read.
+    compares = bool(w.op_bits or w.op in (OP_CODES["le"], OP_CODES["lt"]))
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
@@ -183,12 +190,11 @@ def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) ->
         else None,
         first_rows=_uint_column(U, stream.first_rows) if stream else None,
         stream_at_ctype="unsigned" if stream is None or stream.bits <= 0xFFFF else UINT32.c_name,
-        thr_read=bool(
-            ir.key_walk
-            or any(table.categorical)
-            or w.op_bits
-            or w.op in (OP_CODES["le"], OP_CODES["lt"])
-        ),
+        # The key walk compares a key with every row's threshold; a categorical row's
+        # threshold is its bitset's offset.
+        thr_read=bool(ir.key_walk or any(table.categorical) or compares),
+        # Under C4.5's rule every numeric row checks its value for missing.
+        value_read=not ir.lean or compares,
     )
 
 

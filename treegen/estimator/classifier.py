@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from treegen import api
 from treegen.data import frame as table
+from treegen.data.arrays import column_index
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import EstimatorError, NotFittedError, TreegenError
 from treegen.model import classify
@@ -222,16 +223,10 @@ class C45Classifier:
         if isinstance(self.nominal, str):  # iterated, "mode" was the columns m, o, d and e
             raise EstimatorError(f"must be a list of columns: [{self.nominal!r}]", option="nominal")
         for ref in self.nominal or ():
-            if isinstance(ref, str):
-                if names is None or ref not in names:
-                    raise EstimatorError(f"no feature named '{ref}'", option="nominal")
-                out.add(names.index(ref))
-            elif isinstance(ref, int | np.integer) and -n <= int(ref) < n:
-                out.add(int(ref) % n)
-            else:
-                raise EstimatorError(
-                    f"nominal column {ref!r} is out of range (0..{n - 1})", option="nominal"
-                )
+            try:
+                out.add(column_index(ref, n, names))
+            except TreegenError as exc:  # scikit-learn's callers expect a ValueError
+                raise EstimatorError(exc.message, option=exc.option) from None
         return out
 
     @numpy_defaults

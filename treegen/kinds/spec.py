@@ -32,6 +32,17 @@ L = TypeVar("L")
 Rows = npt.NDArray[np.generic]
 """Rows of C input values (the encoding's numpy type), one per row verify runs."""
 
+MAX_RANDOM_ROWS = 10_000_000
+"""The most random rows verify makes (:attr:`Kind.rows`' ``n_random``): every kind makes
+them one by one in Python, so more would run for hours.  Here, where the command line
+(``verify --random``) and the API (``Model.verify(n_random=...)``) both may read it."""
+
+
+def random_rows_error(n: int) -> str | None:
+    """Why verify refuses ``n`` random rows (more than :data:`MAX_RANDOM_ROWS`), or None:
+    the one wording of the limit, which the caller names with its option."""
+    return f"{n} is more than {MAX_RANDOM_ROWS} rows" if n > MAX_RANDOM_ROWS else None
+
 
 class Value(Protocol):
     """What every kind's value has: the data it reads and where it came from."""

@@ -95,6 +95,15 @@ class TrainOptions:
             raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
         if self.flavor not in FLAVORS:
             raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
+        if self.subsets and self.flavor == "j48":
+            # A hybrid no reference defines: Release 8's grouping search under J48's
+            # arithmetic, without Release 8's own steps around it (MultiVal, the last
+            # branch's CheckPossibleValues) and without Weka's orders of sums.
+            raise TrainError(
+                "is Release 8's -s and has no J48 counterpart (Weka's J48 has only -B, "
+                "binary splits): use it with --flavor c45",
+                option="--subsets",
+            )
         if self.max_depth is not None:
             _check_int(self.max_depth, 0, "--max-depth")
         _check_number(self.min_gain_ratio, "--min-gain-ratio")

@@ -178,8 +178,15 @@ def dot_program(dot: str | None = None) -> str:
     return program
 
 
-def run_dot(program: str, fmt: str, dot_text: str) -> bytes:
-    """What ``program -Tfmt`` writes for ``dot_text``; a failure is a one-line error."""
+def dot_option(dot: str | None) -> str:
+    """What an error of the Graphviz program names: ``--dot`` for the user's program
+    (``dot``), else ``plot``."""
+    return "plot" if dot is None else "--dot"
+
+
+def run_dot(program: str, fmt: str, dot_text: str, option: str = "plot") -> bytes:
+    """What ``program -Tfmt`` writes for ``dot_text``; a failure is a one-line error
+    naming ``option`` (:func:`dot_option`)."""
     done = subprocess.run(
         [program, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True, check=False
     )
@@ -187,7 +194,7 @@ def run_dot(program: str, fmt: str, dot_text: str) -> bytes:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise UsageError(
             f"{program} failed (exit {done.returncode}): {(lines or ['no message'])[0]}",
-            option="plot",
+            option=option,
         )
     return done.stdout
 
@@ -195,14 +202,14 @@ def run_dot(program: str, fmt: str, dot_text: str) -> bytes:
 def render(
     dot_text: str, out_path: str | os.PathLike[str], fmt: str, dot: str | None = None
 ) -> None:
-    """Render ``dot_text`` with Graphviz's ``dot`` (:func:`dot_program`) into
-    ``out_path`` (atomically)."""
-    program = dot_program(dot)
+    """Render ``dot_text`` with Graphviz's ``dot`` (:func:`dot_program`: ``dot`` is
+    ``--dot``'s program) into ``out_path`` (atomically)."""
+    program, option = dot_program(dot), dot_option(dot)
     target = Path(out_path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"folder '{folder}' does not exist", option="-o")
-    picture = run_dot(program, fmt, dot_text)
+    picture = run_dot(program, fmt, dot_text, option)
     if not picture:
-        raise UsageError(f"{program} wrote no picture", option="plot")
+        raise UsageError(f"{program} wrote no picture", option=option)
     write_bytes_atomic(target, picture)

@@ -31,11 +31,11 @@ _STRETCHES = 6
 DotOf = Callable[[Sequence[str]], str]
 
 
-def measure(program: str, dot_text: str) -> tuple[float, float] | None:
+def measure(program: str, dot_text: str, option: str = "plot") -> tuple[float, float] | None:
     """The width and height in points Graphviz lays ``dot_text`` out to (without the
     margin a rendered picture adds); None when ``program`` says nothing it can read (the
     rendering then reports the failure)."""
-    head = run_dot(program, "plain", dot_text).split(b"\n", 1)[0].split()
+    head = run_dot(program, "plain", dot_text, option).split(b"\n", 1)[0].split()
     try:
         if len(head) != 4 or head[0] != b"graph":
             return None
@@ -45,16 +45,17 @@ def measure(program: str, dot_text: str) -> tuple[float, float] | None:
     return width * scale * 72.0, height * scale * 72.0
 
 
-def readable_dot(dot_of: DotOf, program: str) -> str:
+def readable_dot(dot_of: DotOf, program: str, option: str = "plot") -> str:
     """The DOT text (``dot_of(graph_attributes)``) whose picture is either no wider than
-    WIDE or at most MAX_RATIO times as wide as high (module docstring)."""
+    WIDE or at most MAX_RATIO times as wide as high (module docstring); ``program``
+    failing is an error naming ``option`` (:func:`~treegen.model.picture.dot_option`)."""
     text = dot_of(())
-    size = measure(program, text)
+    size = measure(program, text, option)
     if size is None or size[0] <= WIDE or size[0] <= MAX_RATIO * size[1]:
         return text
     across = ("rankdir=LR",)
     across_text = dot_of(across)
-    across_size = measure(program, across_text)
+    across_size = measure(program, across_text, option)
     if across_size is None:
         return text
     if across_size[0] <= MAX_RATIO * across_size[1]:
@@ -68,7 +69,7 @@ def readable_dot(dot_of: DotOf, program: str) -> str:
     stretched = text
     for _ in range(_STRETCHES):
         stretched = dot_of((*base, f"ratio={ratio:.6f}"))
-        got = measure(program, stretched)
+        got = measure(program, stretched, option)
         if got is None or got[0] <= MAX_RATIO * got[1]:
             break
         width, height = got

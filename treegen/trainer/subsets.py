@@ -29,7 +29,9 @@ attribute's ``Freq[v][c]`` table at a node (v = 0 unknown), as Release 8's
 
 The j48 flavour keeps treegen's own grouping (Weka's J48 has no ``-s``): merge the
 best-scoring pair until two blocks remain, keep the best grouping seen
-(:func:`best_subsets_j48`).
+(:func:`best_subsets_j48`).  No reference defines it, so ``TrainOptions`` refuses
+``--subsets`` with ``--flavor j48``: only growth options built directly (the trainer's
+tests) reach it.
 """
 
 from __future__ import annotations

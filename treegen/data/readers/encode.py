@@ -10,12 +10,11 @@ that holds it.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 
 import numpy as np
 
-from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.readers.table import (
     RawRow,
     RawTable,
@@ -51,33 +50,18 @@ def _numbers(table: RawTable, j: int) -> np.ndarray | None:
     return out
 
 
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
 def _check_range(
     table: RawTable, j: int, col: np.ndarray, name: str, float32: bool, hint: str = ""
 ) -> None:
-    """Reject a finite literal whose value the model cannot hold: inf as a double, or
-    (``float32``, a c45 model, which stores values as float32 like Release 8) inf once
-    rounded to float32.  ``inf``/``nan`` words never get here: they are not numbers."""
-    with np.errstate(over="ignore"):  # the overflow is what is being detected
-        bad = np.isinf(col.astype(np.float32) if float32 else col)
+    """Reject a finite literal whose value the model cannot hold (:func:`beyond_range`).
+    ``inf``/``nan`` words never get here: they are not numbers."""
+    bad = beyond_range(col, float32)
     if not bad.any():
         return
     row = table.rows[int(np.argmax(bad))]
     text = row.values[j]
     assert text is not None
-    if float32:
-        kind = "float32"
-        detail = f"the c45 flavor stores continuous values as float32, largest {_FLOAT32_MAX:.8g}"
-    else:
-        kind, detail = "a double", f"largest {sys.float_info.max!r}"
-    raise _err(
-        table,
-        row,
-        j,
-        f"'{shorten(text)}' is out of range for {kind} (attribute '{name}'; {detail}{hint})",
-    )
+    raise _err(table, row, j, range_message(f"'{shorten(text)}'", name, float32, hint))
 
 
 def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
