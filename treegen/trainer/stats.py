@@ -108,10 +108,16 @@ def base_info_many(
     stored in ``dtype``; 0 where nothing is known.
     """
     f64 = np.asarray(class_freq, dtype=np.float64)
-    s = np.zeros(f64.shape[0], dtype=np.float64)
     # A class of no weight adds +0.0 to s (which never holds -0.0): skipping it is exact.
-    for c in np.flatnonzero(f64.any(axis=0)).tolist():
-        s = s + f64[:, c] * log2_c45(f64[:, c])
+    present = np.flatnonzero(f64.any(axis=0))
+    if present.size:
+        cols = f64[:, present]
+        # Every term at once (element by element as one column at a time), then the
+        # double sums class by class in order: cumsum adds left to right, as the loop
+        # over the classes did (with thousands of classes, thousands of numpy calls).
+        s = np.cumsum(cols * log2_c45(cols), axis=1)[:, -1]
+    else:
+        s = np.zeros(f64.shape[0], dtype=np.float64)
     k = np.asarray(known, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         res = (k * log2_c45(k) - s) / k
