@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
-from treegen.trainer import TrainOptions, native, train
+from treegen.trainer import TrainOptions, native, splits, train
 from treegen.trainer.release8 import evaluate, segments
 from treegen.trainer.release8.cases import Cases
 from treegen.trainer.release8.evaluate import State
@@ -111,6 +111,35 @@ def test_trees_equal_numpy(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
             assert train(ds, opts, case_order="release8").nodes == fast
 
 
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+@needs_native
+@pytest.mark.parametrize(
+    ("lo", "hi"),
+    [
+        (3.0e38, F32_MAX),  # the float sum overflows: the halves' sum
+        (-F32_MAX, -3.0e38),
+        (16777218.0, 16777220.0),  # adjacent floats: the midpoint ties onto hi, lo taken
+        (-0.0, 0.5),
+        (0.5, 2.0),
+    ],
+)
+def test_bars_at_edge_values_equal_cut_midpoints(lo: float, hi: float) -> None:
+    """The C bar is splits.cut_midpoint's at the values where its rule has cases."""
+    X = np.asarray([[lo]] * 4 + [[hi]] * 4 + [[lo]], dtype=np.float64)
+    y = np.asarray([0] * 4 + [1] * 4 + [0], dtype=np.int32)
+    ds = Dataset(Schema((Attribute("a", "continuous"),), ("x", "y")), X, y)
+    ctx = build_context(ds, 2, False)
+    got = []
+    for fast in (True, False):
+        cases = Cases(ctx)
+        got.append(evaluate.evaluate(cases, 0, 8, 9.0, _state(cases, 2.0, fast)))
+    assert got[0] == got[1] and got[0][0].bar is not None
+    want = splits.cut_midpoint(np.float32([lo]), np.float32([hi]), np.float32)
+    assert np.float32(got[0][0].bar).tobytes() == want.tobytes()
+
+
 @needs_native
 def test_kernels_reject_bad_input() -> None:
     lib = native.cscan
@@ -131,7 +160,7 @@ def test_kernels_reject_bad_input() -> None:
     segs = np.array([0.0, 4.0, 4.0, 0.0, 1.0])
     cvals = np.arange(4, dtype=np.float32)
     cmap = np.full(2, -1, dtype=np.int32)
-    x, out = np.empty(64), np.empty(5)
+    x, out = np.empty(64), np.empty(4)
     k = lib.r8_cont_score(0, order, w, segs, cvals, 4, y, cmap, x, x, out)
     with pytest.raises(ValueError):  # logs of other inputs: out of step
         x2 = x.copy()

@@ -5,7 +5,7 @@
  * array for one attribute (the unknown values to the front, the known ones
  * sorted) and copies the sorted segment out; r8_cont_score then scores every
  * copied segment as sparse.eval_segments does (sparse_scan, sparse_info,
- * sparse_pick and the chosen cut's split info), the same float
+ * sparse_pick, the chosen cut's split info and splits.cut_midpoint's bar), the same float
  * operations in the same order.  numpy takes the logs, as it does on that path:
  * r8_cont_score runs twice over the same segments, first writing every log input
  * in the order the walk meets it (mode 0), then reading numpy's logs of them back
@@ -274,9 +274,19 @@ typedef struct {
     Py_ssize_t *ii;
 } seg_scratch;
 
+/* splits.cut_midpoint in float: (lo + hi) / 2, lo / 2 + hi / 2 where the sum
+ * overflows, lo where the midpoint is not below hi. */
+static float midpoint(float lo, float hi)
+{
+    const float total = lo + hi;
+    float bar = total / 2.0f;
+    if (!isfinite(total))
+        bar = lo / 2.0f + hi / 2.0f;
+    return bar < hi ? bar : lo;
+}
+
 /* One segment: sparse_scan, then (mode 1) sparse_info, sparse_pick and the chosen
- * cut's gain, split info and the values on either side of it into out[0..4]
- * (out[0] = 1 where a cut is chosen; its bar is splits.cut_midpoint's). */
+ * cut's gain, split info and bar into out[0..3] (out[0] = 1 where a cut is chosen). */
 static void score_segment(log_stream *ls, seg_scratch *sc, const float *vals, const float *w,
                           Py_ssize_t L, Py_ssize_t C, Py_ssize_t n_classes, float cs, float unk,
                           double m, double *out)
@@ -402,8 +412,7 @@ static void score_segment(log_stream *ls, seg_scratch *sc, const float *vals, co
     out[0] = 1.0;
     out[1] = (double)top;
     out[2] = (double)(split / cs);
-    out[3] = (double)vals[sc->ii[first]];
-    out[4] = (double)vals[sc->ii[first] + 1];
+    out[3] = (double)midpoint(vals[sc->ii[first]], vals[sc->ii[first] + 1]);
 }
 
 /* r8_cont_score(mode, rows, w, segs, cvals, ncol, y, cmap, x, lx, out) -> log inputs
@@ -412,8 +421,8 @@ static void score_segment(log_stream *ls, seg_scratch *sc, const float *vals, co
  * it scores continuous attribute row segs[5r] of cvals (ncol values a row) at a node
  * of segs[5r + 2] cases, segs[5r + 3] of them unknown, MINOBJS segs[5r + 4].
  * Mode 0 writes the log inputs to x and returns how many; mode 1 reads numpy's
- * logs of them from lx and writes out[5r .. 5r + 4]: chosen (1 or 0), gain, split
- * info and the two values the cut lies between.  cmap: one int32 per class, -1, left -1 (the classes present, as
+ * logs of them from lx and writes out[4r .. 4r + 3]: chosen (1 or 0), gain, split
+ * info and bar.  cmap: one int32 per class, -1, left -1 (the classes present, as
  * local codes in class order, as np.unique gives them). */
 PyObject *tg_r8_cont_score(PyObject *self, PyObject *args)
 {
@@ -446,7 +455,7 @@ PyObject *tg_r8_cont_score(PyObject *self, PyObject *args)
         {1, sizeof(int32_t), C, "cmap"},
         {mode == 0, sizeof(double), cap, "x"},
         {0, sizeof(double), mode == 0 ? 0 : cap, "lx"},
-        {1, sizeof(double), mode == 0 ? 0 : 5 * R, "out"},
+        {1, sizeof(double), mode == 0 ? 0 : 4 * R, "out"},
     };
     Py_buffer b[NB];
     int got = 0;
@@ -499,7 +508,7 @@ PyObject *tg_r8_cont_score(PyObject *self, PyObject *args)
             goto done;
         }
         log_stream ls = {b[6].buf, b[7].buf, 0, cap, mode != 0, 0};
-        double none[5];
+        double none[4];
         s = 0;
         for (Py_ssize_t r = 0; r < R; r++) {
             const Py_ssize_t kp = (Py_ssize_t)segs[5 * r], L = (Py_ssize_t)segs[5 * r + 1];
@@ -522,7 +531,7 @@ PyObject *tg_r8_cont_score(PyObject *self, PyObject *args)
             }
             for (Py_ssize_t j = 0; j < Cr; j++)
                 cmap[sc.present[j]] = -1;
-            double *out = mode == 0 ? none : (double *)b[8].buf + 5 * r;
+            double *out = mode == 0 ? none : (double *)b[8].buf + 4 * r;
             score_segment(&ls, &sc, vals, w + s, L, Cr, C, (float)segs[5 * r + 2],
                           (float)segs[5 * r + 3], segs[5 * r + 4], out);
             s += L;

@@ -9,8 +9,9 @@ their work.  Here ``native/r8cont.c`` does both: :meth:`NodeSegments.add` reorde
 the case array for one attribute and copies its segment out (one call), and
 :meth:`NodeSegments.scores` scores every segment of the node with the same float
 operations in the same order, numpy taking the logs between its two passes (three
-calls).  The scores are the numpy path's bit for bit
-(tests/trainer/test_release8_segments.py).
+calls); a chosen cut's bar is :func:`~treegen.trainer.splits.cut_midpoint`'s rule in C
+(that numpy call per node cost more than the scoring).  The scores are the numpy
+path's bit for bit (tests/trainer/test_release8_segments.py, edge values included).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from treegen.trainer import native, splits
+from treegen.trainer import native
 from treegen.trainer.context import Context
 from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.splits import Score
@@ -107,19 +108,14 @@ class NodeSegments:
         rows, w = self.rows[: self.used], self.w[: self.used]
         cap = LOGS_PER_CASE * self.used + LOGS_PER_SEGMENT * len(self.atts)
         x = np.empty(cap)
-        out = np.empty(5 * len(self.atts))
+        out = np.empty(4 * len(self.atts))
         ncol = sc.cvals.shape[1]
         k = lib.r8_cont_score(0, rows, w, segs, sc.cvals, ncol, cases.y_index, sc.cmap, x, x, out)
         lx = np.log(x[:k])
         lib.r8_cont_score(1, rows, w, segs, sc.cvals, ncol, cases.y_index, sc.cmap, x, lx, out)
-        res = out.reshape(-1, 5)
-        chosen = np.flatnonzero(res[:, 0])
-        if chosen.size == 0:
-            return {}
-        # The bar between the two values, by the one midpoint rule.
-        sides = res[chosen, 3:].astype(F32)
-        bars = splits.cut_midpoint(sides[:, 0], sides[:, 1], F32).tolist()
+        res = out.tolist()
         got: dict[int, Score] = {}
-        for r, bar in zip(chosen.tolist(), bars, strict=True):
-            got[self.atts[r]] = Score(float(res[r, 1]), float(res[r, 2]), bar)
+        for r, att in enumerate(self.atts):
+            if res[4 * r]:
+                got[att] = Score(res[4 * r + 1], res[4 * r + 2], res[4 * r + 3])
         return got
