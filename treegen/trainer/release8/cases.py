@@ -131,6 +131,8 @@ class Cases:
 
     def scale(self, fp: int, kp: int, factor: np.float32, divide: bool = False) -> None:
         """Weights at ``fp .. kp - 1`` multiplied (or divided) by ``factor`` in float32."""
+        if kp <= fp:
+            return  # no unknown value at the node (most nodes): no call on an empty slice
         seg = self.weight[fp:kp]
         if divide:
             np.divide(seg, factor, out=seg)

@@ -182,7 +182,8 @@ def _sparse_snapshot(n_classes: int, cls: list[int], w: list[float]) -> SparseDi
     ascending."""
     if 4 * len(cls) > n_classes:
         return None
-    pairs = sorted(
-        (c, x) for c, x in zip(cls, w, strict=True) if x != 0 or math.copysign(1.0, x) < 0
-    )
-    return SparseDist._trusted(n_classes, tuple(c for c, _ in pairs), tuple(x for _, x in pairs))
+    pairs = sorted(zip(cls, w, strict=True))
+    if 0.0 in w:  # a sum of +0.0 (or -0.0, which stays) is no class present
+        pairs = [(c, x) for c, x in pairs if x != 0 or math.copysign(1.0, x) < 0]
+    at, weights = zip(*pairs, strict=True) if pairs else ((), ())
+    return SparseDist._trusted(n_classes, at, weights)
