@@ -247,3 +247,23 @@ def test_total_info_of_many_parts_equals_the_part_by_part_sums(
     for f, s in zip(fast, slow, strict=True):
         assert np.asarray(f).tobytes() == np.asarray(s).tobytes()
     assert any(np.asarray(s).any() for s in slow)
+
+
+def test_base_info_of_many_classes_equals_the_class_by_class_sum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From MANY_PARTS classes present base_info_many sums the terms by cumsum: the same
+    doubles as the loop over the classes, so the same stored results."""
+    rng = np.random.default_rng(39)
+    cases = []
+    for _ in range(40):
+        k, c = int(rng.integers(1, 6)), int(rng.integers(stats.MANY_PARTS, 300))
+        f = rng.random((k, c)) * float(rng.choice([1.0, 10.0, 1000.0]))
+        f = np.where(rng.random((k, c)) < 0.5, 0.0, f).astype(np.float32)
+        cases.append((f, f.sum(axis=1, dtype=np.float64) * float(rng.choice([1.0, 0.9]))))
+    fast = [stats.base_info_many(f, known, dt) for f, known in cases for dt in (F32, np.float64)]
+    monkeypatch.setattr(stats, "MANY_PARTS", 10**9)  # class by class
+    slow = [stats.base_info_many(f, known, dt) for f, known in cases for dt in (F32, np.float64)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.tobytes() == b.tobytes()
+    assert any(b.any() for b in slow)

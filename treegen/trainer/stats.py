@@ -42,6 +42,11 @@ FloatArray = npt.NDArray[np.floating]
 _CF_TABLE = (0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00)
 _Z_TABLE = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
 
+# From this many parts (classes) total_info and base_info_many sum them in fewer numpy
+# calls: with thousands of classes the loops' calls per class were most of their time
+# (with few, the loops are the faster).
+MANY_PARTS = 32
+
 
 def log2_c45(x: FloatArray | float) -> FloatArray:
     """Release 8's ``Log``: ``log(x)/ln 2`` in double, 0 where x <= 0."""
@@ -102,11 +107,6 @@ def total_info(parts: list[FloatArray], dtype: type[np.floating]) -> FloatArray:
     return res.astype(dtype)
 
 
-# From this many parts total_info sums them in fewer numpy calls (_sum_many): with
-# thousands of classes (a part per class) the loop's two calls a part were most of it.
-MANY_PARTS = 32
-
-
 def _sum_many(
     v64: npt.NDArray[np.float64],
     terms: npt.NDArray[np.float64],
@@ -140,14 +140,16 @@ def base_info_many(
     f64 = np.asarray(class_freq, dtype=np.float64)
     # A class of no weight adds +0.0 to s (which never holds -0.0): skipping it is exact.
     present = np.flatnonzero(f64.any(axis=0))
-    if present.size:
+    if present.size >= MANY_PARTS:
         cols = f64[:, present]
         # Every term at once (element by element as one column at a time), then the
         # double sums class by class in order: cumsum adds left to right, as the loop
-        # over the classes did (with thousands of classes, thousands of numpy calls).
+        # does (with thousands of classes, thousands of numpy calls).
         s = np.cumsum(cols * log2_c45(cols), axis=1)[:, -1]
     else:
         s = np.zeros(f64.shape[0], dtype=np.float64)
+        for c in present.tolist():
+            s = s + f64[:, c] * log2_c45(f64[:, c])
     k = np.asarray(known, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         res = (k * log2_c45(k) - s) / k
