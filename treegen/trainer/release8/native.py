@@ -138,8 +138,6 @@ def _write_back(
     # pairs: with thousands of classes a dense array per node, and make_dist's scan
     # of it, were most of this loop's time.
     sparse_ok = n_classes >= SPARSE_MIN_CLASSES
-    s_cls_l: list[int] = s_cls.tolist() if sparse_ok else []
-    s_w_l: list[float] = s_w.tolist() if sparse_ok else []
     grown_leaf = (grown_kind == KIND_LEAF).tolist()
     # The pruned tree's nodes, from the root: a test's children are its source's.
     first_l = (np.cumsum(counts) - counts + 1).tolist()
@@ -152,8 +150,8 @@ def _write_back(
         if k >= 0:
             lo, hi = start_l[k], start_l[k + 1]
             sparse = None
-            if sparse_ok:
-                sparse = _sparse_snapshot(n_classes, s_cls_l[lo:hi], s_w_l[lo:hi])
+            if sparse_ok and 4 * (hi - lo) <= n_classes:  # else held_dist decides
+                sparse = _sparse_snapshot(n_classes, s_cls[lo:hi].tolist(), s_w[lo:hi].tolist())
             dist: npt.NDArray[np.floating] | SparseDist
             if sparse is not None:
                 dist = sparse
