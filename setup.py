@@ -129,6 +129,8 @@ setup(
                     "order",
                     "sparse",
                     "sparseinfo",
+                    "r8cont",
+                    "r8node",
                     "cuts",
                     "presort",
                 )

@@ -1,9 +1,10 @@
 """The model file's direct node lines (``file._plain_node_json``) are json's, byte for byte.
 
 Training writes its nodes without json.dumps (an encoder made per node was a third of
-the writing); every line must be what ``_dumps(_node_dict(i, n))`` writes, and a node
-the direct path does not take (subsets, J48's bags, many classes, a number json refuses
-or writes otherwise) must go to json instead (None).
+the writing); every line must be what ``_dumps(_node_dict(i, n))`` writes (a sparse
+dist's classes and weights among them), and a node the direct path does not take
+(subsets, J48's bags, a dense dist of many classes, a number json refuses or writes
+otherwise) must go to json instead (None).
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ def _nodes(rng: np.random.Generator) -> list[Node]:
         out.append(Leaf(cls, items, errors, d))
         out.append(ContinuousTest(cls, items, errors, d, att, t, (1, 2)))
         out.append(NominalTest(cls, items, errors, d, att, tuple(range(int(rng.integers(0, 6))))))
+        at = tuple(sorted(rng.choice(400, size=int(rng.integers(0, 5)), replace=False).tolist()))
+        sd = SparseDist(400, at, tuple(float(rng.choice(FLOATS)) for _ in at))
+        out.append(Leaf(cls, items, errors, sd))
+        out.append(ContinuousTest(cls, items, errors, sd, att, t, (1, 2)))
     return out
 
 
@@ -52,6 +57,25 @@ def test_plain_lines_are_jsons() -> None:
             taken += 1
             assert plain == _json_line(i, n)
     assert taken > len(nodes) // 2
+    assert any(isinstance(n.dist, SparseDist) and n.dist.at for n in nodes)
+
+
+def test_a_model_of_sparse_dists_is_written_as_by_json_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One class per row (every node's dist a SparseDist): the file json alone writes."""
+    rng = np.random.default_rng(3)
+    n = 300
+    X = np.round(rng.normal(size=(n, 2)) * 10, 1)
+    labels = [f"k{i}" for i in range(n)]
+    model: Model = treegen.train((X, labels)).value  # type: ignore[arg-type]
+    text = file.model_to_json(model)
+    taken = sum(
+        file._plain_node_json(i, m) is not None and isinstance(m.dist, SparseDist)
+        for i, m in enumerate(model.nodes)
+    )
+    monkeypatch.setattr(file, "_plain_node_json", lambda i, n: None)
+    assert taken > 10 and text == file.model_to_json(model)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +113,8 @@ def test_a_trained_model_is_written_as_by_json_alone(
         NominalTest(0, 1.0, 0.0, (1.0,), 2, (1, np.int64(2))),  # type: ignore[arg-type]
         NominalTest(0, 1.0, 0.0, (1.0,), 2, (1, 2), (0.5, 0.5), ((0.5,), (0.5,))),
         SubsetTest(0, 1.0, 0.0, (1.0,), 2, ((0,), (1, 2)), (1, 2)),
-        Leaf(0, 1.0, 0.0, SparseDist(100, (3,), (1.0,))),
+        Leaf(0, 1.0, 0.0, SparseDist(100, (3,), (math.inf,))),
+        Leaf(0, 1.0, 0.0, SparseDist(100, (np.int64(3),), (1.0,))),  # type: ignore[arg-type]
         Leaf(0, 1.0, 0.0, tuple([0.0] * 64)),
     ],
 )

@@ -1,6 +1,6 @@
 """Release 8's case-order pruning in C (native/r8walk.c, r8prune.c, release8/native.py) equals the
 Python walk (release8/prune.py ``_estimate``), bit for bit; so do growth's class sums
-over the classes present (``class_sums``, release8/grow.py ``node_classes``).
+over the classes present (``r8_class_pairs``, release8/grow.py ``node_classes``).
 
 The same grown tree and case array are pruned twice, with and without the
 accelerator: the pruned trees are compared node for node (every field, floats by
@@ -141,7 +141,7 @@ def _node_classes_dense(cases: Cases, fp: int, lp: int) -> tuple[object, ...]:
 @needs_native
 @pytest.mark.parametrize("n_classes", [3, 64, 300])
 def test_node_classes_from_the_classes_present(n_classes: int) -> None:
-    """Growth's class sums over the classes present (class_sums) give the dense sums'
+    """Growth's class sums over the classes present (r8_class_pairs) give the dense sums'
     class (the first of the largest, ties included), its weight and the same held
     dist, sparse or dense as make_dist decides, on segments of whole and fractional
     weights in a shuffled case array."""
@@ -171,18 +171,22 @@ def test_node_classes_from_the_classes_present(n_classes: int) -> None:
 
 
 @needs_native
-def test_class_sums_refuses_bad_input() -> None:
+def test_class_pairs_refuses_bad_input() -> None:
     lib = native.cscan
     assert lib is not None
-    y = np.array([0, 1, 7], dtype=np.intp)  # 7: beyond 3 classes
-    order = np.arange(3, dtype=np.intp)
-    w = np.ones(3, dtype=np.float32)
-    acc, seen = np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.uint8)
-    out_c, out_w = np.zeros(3, dtype=np.intp), np.zeros(3, dtype=np.float32)
+    y = np.array([0, 1, 7, 1], dtype=np.intp)  # 7: beyond 4 classes
+    order = np.arange(4, dtype=np.intp)
+    w = np.ones(4, dtype=np.float32)
+    acc, seen = np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.uint8)
+    cls = np.zeros(4, dtype=np.intp)
     with pytest.raises(IndexError):
-        lib.class_sums(y, order, w, 0, 2, acc, seen, out_c, out_w)
+        lib.r8_class_pairs(y, order, w, 0, 2, acc, seen, cls)
     assert not acc.any() and not seen.any()  # refused before any sum
     with pytest.raises(IndexError):
-        lib.class_sums(y, order, w, 0, 5, acc, seen, out_c, out_w)
-    assert lib.class_sums(y, order, w, 0, 1, acc, seen, out_c, out_w) == 2
-    assert out_c[:2].tolist() == [0, 1] and not acc.any()
+        lib.r8_class_pairs(y, order, w, 0, 5, acc, seen, cls)
+    # Classes 0 and 1 of 4 present: more than a quarter, no SparseDist.
+    assert lib.r8_class_pairs(y, order, w, 0, 1, acc, seen, cls) is None
+    assert not acc.any() and not seen.any()
+    y[:] = 1
+    assert lib.r8_class_pairs(y, order, w, 1, 3, acc, seen, cls) == (1, 3.0, (1,), (3.0,))
+    assert not acc.any() and not seen.any()

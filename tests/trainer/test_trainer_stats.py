@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from treegen.trainer import stats
 from treegen.trainer.stats import (
     ErrorBound,
     base_info,
@@ -221,3 +222,48 @@ def test_scores_without_a_midpoint_are_equal() -> None:
     assert Score(0.5, 1.0) != Score(0.5, 1.0, 0.25)
     assert Score(0.5, 1.0, 0.25) == Score(0.5, 1.0, 0.25) != Score(0.5, 1.0, 0.5)
     assert Score(0.5, 1.0, subsets=((0,), (1,))) != Score(0.5, 1.0, subsets=((0, 1),))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_total_info_of_many_parts_equals_the_part_by_part_sums(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From MANY_PARTS parts (a class each) total_info skips the parts of zero terms and
+    sums float parts by cumsum: the same float32 results, bit for bit, as the loop over
+    every part (float and double parts, weights 0 and 1, -0.0, fractions)."""
+    rng = np.random.default_rng([38, seed])
+    results = []
+    for _ in range(60):
+        n = int(rng.integers(stats.MANY_PARTS, 4 * stats.MANY_PARTS))
+        shape = tuple(int(k) for k in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+        v = rng.choice([0.0, 1.0, -0.0, 2.0, 0.5, 3.25, 7.0], size=(n, *shape))
+        if rng.random() < 0.5:
+            v = np.where(rng.random(v.shape) < 0.8, v, v * rng.random(v.shape))
+        dt = np.float32 if rng.random() < 0.7 else np.float64
+        results.append([p for p in v.astype(dt)])
+    fast = [stats.total_info(p, np.float32) for p in results]
+    monkeypatch.setattr(stats, "MANY_PARTS", 10**9)  # every part through the loop
+    slow = [stats.total_info(p, np.float32) for p in results]
+    for f, s in zip(fast, slow, strict=True):
+        assert np.asarray(f).tobytes() == np.asarray(s).tobytes()
+    assert any(np.asarray(s).any() for s in slow)
+
+
+def test_base_info_of_many_classes_equals_the_class_by_class_sum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From MANY_PARTS classes present base_info_many sums the terms by cumsum: the same
+    doubles as the loop over the classes, so the same stored results."""
+    rng = np.random.default_rng(39)
+    cases = []
+    for _ in range(40):
+        k, c = int(rng.integers(1, 6)), int(rng.integers(stats.MANY_PARTS, 300))
+        f = rng.random((k, c)) * float(rng.choice([1.0, 10.0, 1000.0]))
+        f = np.where(rng.random((k, c)) < 0.5, 0.0, f).astype(np.float32)
+        cases.append((f, f.sum(axis=1, dtype=np.float64) * float(rng.choice([1.0, 0.9]))))
+    fast = [stats.base_info_many(f, known, dt) for f, known in cases for dt in (F32, np.float64)]
+    monkeypatch.setattr(stats, "MANY_PARTS", 10**9)  # class by class
+    slow = [stats.base_info_many(f, known, dt) for f, known in cases for dt in (F32, np.float64)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.tobytes() == b.tobytes()
+    assert any(b.any() for b in slow)

@@ -146,14 +146,24 @@ def _dist_json(dist: Dist) -> str | None:
 def _plain_node_json(i: int, n: Node) -> str | None:
     """``_dumps(_node_dict(i, n))`` written directly, for the nodes training writes by
     the thousand (a leaf, a continuous or a nominal test, fewer than
-    :data:`MANY_CLASSES` classes, no J48 bags): json.dumps made an encoder per node, a
-    third of the writing.  Only numbers of Python's own ``int`` and finite floats (any
-    ``float``, written by ``float.__repr__`` as json writes them); for anything else
-    None, and :func:`_dumps` writes the node (or refuses it)."""
+    :data:`MANY_CLASSES` classes or a :class:`SparseDist`, no J48 bags): json.dumps
+    made an encoder per node, a third of the writing.  Only numbers of Python's own
+    ``int`` and finite floats (any ``float``, written by ``float.__repr__`` as json
+    writes them); for anything else None, and :func:`_dumps` writes the node (or
+    refuses it)."""
     dist = n.dist
-    if isinstance(n, SubsetTest) or isinstance(dist, SparseDist) or len(dist) >= MANY_CLASSES:
+    sparse = isinstance(dist, SparseDist)
+    if isinstance(n, SubsetTest) or (not sparse and len(dist) >= MANY_CLASSES):
         return None
-    items, errors, weights = float(n.items), float(n.errors), [float(x) for x in dist]
+    at: tuple[int, ...] = ()
+    if isinstance(dist, SparseDist):
+        at = dist.at  # dist_value's classes and weights
+        if any(type(c) is not int for c in at):
+            return None
+        weights = [float(x) for x in dist.weights]
+    else:
+        weights = [float(x) for x in dist]
+    items, errors = float(n.items), float(n.errors)
     # A sum of floats is finite only if every one is (inf - inf is NaN).
     if (
         type(i) is not int
@@ -161,6 +171,10 @@ def _plain_node_json(i: int, n: Node) -> str | None:
         or not math.isfinite(items + errors + sum(weights))
     ):
         return None
+    listed = "[" + ", ".join(map(float.__repr__, weights)) + "]"
+    if isinstance(dist, SparseDist):
+        classes = "[" + ", ".join(map(str, at)) + "]"
+        listed = f'{{"classes": {classes}, "weights": {listed}}}'
     head = f'{{"id": {i}, "kind": "{n.kind}"'
     if not isinstance(n, Leaf):
         if n.per_bag or type(n.attribute) is not int or any(type(c) is not int for c in n.children):
@@ -174,9 +188,7 @@ def _plain_node_json(i: int, n: Node) -> str | None:
         head += ', "children": [' + ", ".join(map(str, n.children)) + "]"
     return (
         f'{head}, "cls": {n.cls}, "items": {float.__repr__(items)}, '
-        f'"errors": {float.__repr__(errors)}, "dist": ['
-        + ", ".join(map(float.__repr__, weights))
-        + "]}"
+        f'"errors": {float.__repr__(errors)}, "dist": {listed}}}'
     )
 
 

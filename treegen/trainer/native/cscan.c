@@ -4,7 +4,9 @@
  * cscan.h.  The buffer helpers are model/native/buffers.c, compiled in.
  * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
  * J48's for treegen.trainer.j48order;
- * sparse.c scores continuous attributes over the classes present (many classes);
+ * sparse.c scores continuous attributes over the classes present (many classes),
+ * r8cont.c those of one node in Release 8's case order in a few calls, r8node.c
+ * that order's class sums and grouping by a continuous test;
  * cuts.c places thresholds through the presorted rows, or in one scan of a column;
  * presort.c sorts a float32 column's known rows by value (Context.presort). */
 #include "cscan.h"
@@ -12,7 +14,6 @@
 static PyMethodDef methods[] = {
     {"part_sorted", tg_part_sorted, METH_VARARGS, "Children's sorted arrays after a batch of splits."},
     {"add_at", tg_add_at, METH_VARARGS, "np.add.at for float32, sequential."},
-    {"class_sums", tg_class_sums, METH_VARARGS, "A segment's sums per class present."},
     {"emit_children", tg_emit_children, METH_VARARGS, "Children's case lists after splits."},
     {"route_branches", tg_route_branches, METH_VARARGS, "Each entry's branch at its task's test."},
     {"branch_sums", tg_branch_sums, METH_VARARGS, "Known and unknown weight per task and branch."},
@@ -34,6 +35,11 @@ static PyMethodDef methods[] = {
     {"sparse_scan", tg_sparse_scan, METH_VARARGS, "Candidate cuts over the classes present."},
     {"sparse_info", tg_sparse_info, METH_VARARGS, "TotalInfo of candidate cuts, non-zero terms."},
     {"sparse_pick", tg_sparse_pick, METH_VARARGS, "Gains of sparse_scan's cuts, the best per segment."},
+    {"r8_cont_prep", tg_r8_cont_prep, METH_VARARGS, "A continuous attribute's segment set aside and sorted (Release 8)."},
+    {"r8_cont_score", tg_r8_cont_score, METH_VARARGS, "Release 8's continuous scores of a node's segments."},
+    {"r8_class_pairs", tg_r8_class_pairs, METH_VARARGS, "A segment's class sums as SparseDist pairs."},
+    {"r8_cont_front", tg_r8_cont_front, METH_VARARGS, "A continuous branch's cases to the front (Release 8)."},
+    {"r8_cont_sides", tg_r8_cont_sides, METH_VARARGS, "Cases on each side of a continuous test."},
     {"cuts_below", tg_cuts_below, METH_VARARGS, "Thresholds below midpoints, by the presorted rows."},
     {"cuts_by_scan", tg_cuts_by_scan, METH_VARARGS, "Largest values below midpoints, one scan."},
     {"stable_order", tg_stable_order, METH_VARARGS, "A float32 column's known rows by value."},

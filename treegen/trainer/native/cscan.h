@@ -34,7 +34,6 @@ PyObject *tg_route_branches(PyObject *self, PyObject *args); /* route.c */
 PyObject *tg_branch_sums(PyObject *self, PyObject *args);   /* route.c */
 PyObject *tg_part_dest(PyObject *self, PyObject *args);     /* route.c */
 PyObject *tg_add_at(PyObject *self, PyObject *args);        /* counts.c */
-PyObject *tg_class_sums(PyObject *self, PyObject *args);    /* counts.c */
 PyObject *tg_nominal_counts(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_gather_values(PyObject *self, PyObject *args); /* counts.c */
 PyObject *tg_r8_sort(PyObject *self, PyObject *args);       /* order.c */
@@ -43,6 +42,11 @@ PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparseinfo.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
+PyObject *tg_r8_cont_prep(PyObject *self, PyObject *args);  /* r8cont.c */
+PyObject *tg_r8_cont_score(PyObject *self, PyObject *args); /* r8cont.c */
+PyObject *tg_r8_class_pairs(PyObject *self, PyObject *args); /* r8node.c */
+PyObject *tg_r8_cont_front(PyObject *self, PyObject *args);  /* r8node.c */
+PyObject *tg_r8_cont_sides(PyObject *self, PyObject *args);  /* r8node.c */
 PyObject *tg_cuts_below(PyObject *self, PyObject *args);    /* cuts.c */
 PyObject *tg_cuts_by_scan(PyObject *self, PyObject *args);  /* cuts.c */
 PyObject *tg_stable_order(PyObject *self, PyObject *args);  /* presort.c */

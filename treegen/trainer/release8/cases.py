@@ -21,6 +21,8 @@ from treegen.trainer.release8.order import front, sort_permutation
 
 IntArray = npt.NDArray[np.intp]
 F32 = np.float32
+# A segment's class, its weight, and its classes present with their weights.
+Pairs = tuple[int, float, tuple[int, ...], tuple[float, ...]]
 
 
 def add_at(out: npt.NDArray[np.float32], index: IntArray, w: npt.NDArray[np.float32]) -> None:
@@ -49,12 +51,12 @@ class Cases:
         self.order: IntArray = np.arange(ctx.n_rows, dtype=np.intp)
         self.weight = np.ones(ctx.n_rows, dtype=F32)
         self.all_known = True
-        self._y: IntArray = np.ascontiguousarray(ctx.y, dtype=np.intp)  # as class_sums reads it
-        # class_sums' scratch (zero between calls) and outputs, one entry per class.
+        # The classes as the accelerator reads them (class_pairs, segments.py).
+        self.y_index: IntArray = np.ascontiguousarray(ctx.y, dtype=np.intp)
+        # class_pairs' scratch (zero between calls), one entry per class.
         self._acc = np.zeros(0, dtype=F32)
         self._seen = np.zeros(0, dtype=np.uint8)
         self._cls: IntArray = np.zeros(0, dtype=np.intp)
-        self._sums = np.zeros(0, dtype=F32)
 
     def reset_weights(self) -> None:
         """Every weight back to 1 and ``AllKnown`` set (pruning's start); the order stays."""
@@ -78,20 +80,24 @@ class Cases:
         add_at(out, self.ctx.y[self.rows(fp, lp)], self.weight[fp : lp + 1])
         return out
 
-    def class_sums(self, fp: int, lp: int) -> tuple[IntArray, npt.NDArray[np.float32]] | None:
-        """:meth:`class_freq` as the classes present (ascending) and their sums (the same
-        float32 additions in position order), through the accelerator; None without it.
-        The arrays are views of buffers the next call overwrites."""
+    def class_pairs(self, fp: int, lp: int) -> Pairs | None:
+        """:meth:`class_freq` over the classes present (the same float32 additions in
+        position order) as a node keeps them, in one accelerator call: the first
+        class of the largest sum, that sum, and the classes whose sum is not +0.0 with
+        their sums (a :class:`~treegen.model.dist.SparseDist`'s pairs); None where
+        they make no SparseDist (more than a quarter of the classes present, nothing
+        above 0) or without the accelerator."""
         lib = native.cscan
-        if lib is None or not hasattr(lib, "class_sums"):
+        if lib is None or not hasattr(lib, "r8_class_pairs"):
             return None
         c = self.ctx.n_classes
         if self._acc.size != c:
             self._acc, self._seen = np.zeros(c, dtype=F32), np.zeros(c, dtype=np.uint8)
-            self._cls, self._sums = np.zeros(c, dtype=np.intp), np.zeros(c, dtype=F32)
-        scratch = (self._acc, self._seen, self._cls, self._sums)
-        m = int(lib.class_sums(self._y, self.order, self.weight, fp, lp, *scratch))
-        return self._cls[:m], self._sums[:m]
+            self._cls = np.zeros(c, dtype=np.intp)
+        got: Pairs | None = lib.r8_class_pairs(
+            self.y_index, self.order, self.weight, fp, lp, self._acc, self._seen, self._cls
+        )
+        return got
 
     def value_freq(self, att: int, fp: int, lp: int) -> npt.NDArray[np.float32]:
         """``Freq[v][c]`` of nominal ``att`` over the segment (v = 0 unknown), shape
@@ -125,6 +131,8 @@ class Cases:
 
     def scale(self, fp: int, kp: int, factor: np.float32, divide: bool = False) -> None:
         """Weights at ``fp .. kp - 1`` multiplied (or divided) by ``factor`` in float32."""
+        if kp <= fp:
+            return  # no unknown value at the node (most nodes): no call on an empty slice
         seg = self.weight[fp:kp]
         if divide:
             np.divide(seg, factor, out=seg)

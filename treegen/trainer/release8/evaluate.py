@@ -27,6 +27,7 @@ from treegen.trainer import sparse
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.nominal import score_outcomes
+from treegen.trainer.release8 import segments
 from treegen.trainer.release8.cases import F32, Cases, add_at
 from treegen.trainer.select import worth
 from treegen.trainer.splits import ContScores, Score, eval_continuous
@@ -48,6 +49,8 @@ class State:
     in_average: list[bool] = field(default_factory=list)
     progress: Callable[[str, int], None] | None = None
     nodes: int = 0
+    # The C path's per-class buffers (segments.py), where it scores continuous attributes.
+    scratch: segments.Scratch | None = None
 
 
 @dataclass
@@ -155,11 +158,17 @@ def evaluate(cases: Cases, fp: int, lp: int, items: float, state: State) -> dict
     Release 8 leaves it."""
     ctx = cases.ctx
     cont: list[_Cont] = []
+    fast = None
+    if state.scratch is not None:
+        fast = segments.NodeSegments(cases, state.scratch, fp, lp, len(ctx.cont_pos))
     nom: list[tuple[int, npt.NDArray[np.float32], float, float]] = []
     scores: dict[int, Score] = {}
     for att, kind in enumerate(ctx.kinds):
         if kind == "continuous":
-            cont.append(_continuous(cases, att, fp, lp, state))
+            if fast is not None:
+                fast.add(att, state.min_cases)
+            else:
+                cont.append(_continuous(cases, att, fp, lp, state))
         elif kind != "nominal":
             continue
         elif state.subsets and ctx.n_values[att] > 2:
@@ -174,6 +183,8 @@ def evaluate(cases: Cases, fp: int, lp: int, items: float, state: State) -> dict
         elif not state.tested[att]:
             freq = cases.value_freq(att, fp, lp)
             nom.append((att, freq, cases.count(fp, lp), state.min_cases))
+    if fast is not None:
+        scores.update(fast.scores())
     if cont:
         scores.update(_score_continuous(cases, cont))
     if nom:

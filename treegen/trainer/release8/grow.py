@@ -31,9 +31,11 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.dist import SPARSE_MIN_CLASSES, SparseDist
+from treegen.trainer import native
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
 from treegen.trainer.options import GrowOptions
+from treegen.trainer.release8 import segments
 from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.evaluate import State, choose, evaluate, in_average
 from treegen.trainer.route import subset_table
@@ -68,6 +70,30 @@ def passes_branch(cases: Cases, node: TNode, v: int, fp: int, lp: int) -> npt.ND
     return out
 
 
+def group(cases: Cases, node: TNode, v: int, fp: int, lp: int) -> int:
+    """``cases.to_front(passes_branch(...), fp)``: branch ``v``'s cases of ``fp..lp``
+    to the front, the position after them returned.  A continuous test's cases are
+    picked and moved in one accelerator call (r8_cont_front)."""
+    lib = native.cscan
+    if node.kind == "continuous" and lib is not None and hasattr(lib, "r8_cont_front"):
+        col = cases.ctx.value_col(node.attribute)
+        if col.dtype == F32:
+            k: int = lib.r8_cont_front(col, node.threshold, v, cases.order, cases.weight, fp, lp)
+            return fp + k
+    return cases.to_front(passes_branch(cases, node, v, fp, lp), fp)
+
+
+def branches_taken(cases: Cases, node: TNode, forks: int, kp: int, lp: int) -> int:
+    """How many of the ``forks`` branches some case of ``kp..lp`` (all known) takes."""
+    lib = native.cscan
+    if node.kind == "continuous" and lib is not None and hasattr(lib, "r8_cont_sides"):
+        col = cases.ctx.value_col(node.attribute)
+        if col.dtype == F32:
+            below, above = lib.r8_cont_sides(col, node.threshold, cases.order, kp, lp)
+            return int(below > 0) + int(above > 0)
+    return sum(bool(passes_branch(cases, node, v, kp, lp).any()) for v in range(forks))
+
+
 def node_classes(
     cases: Cases, fp: int, lp: int
 ) -> tuple[int, np.float32, npt.NDArray[np.floating] | SparseDist, npt.NDArray[np.float32] | None]:
@@ -76,20 +102,15 @@ def node_classes(
     it, and the dense sums (None where the dist is sparse: then no dense array is
     made).  With thousands of classes and a few cases a node, the dense 4,000-float
     sums, their argmax and :func:`~treegen.model.dist.make_dist`'s scan of them were
-    most of a node's cost; the classes present give the same class, weight and
-    ``SparseDist`` (make_dist's rule: at most a quarter of the classes present, the
-    +0.0 sums left out)."""
+    most of a node's cost; the classes present (:meth:`Cases.class_pairs`, one
+    accelerator call) give the same class, weight and ``SparseDist`` (make_dist's
+    rule: at most a quarter of the classes present, the +0.0 sums left out)."""
     n = cases.ctx.n_classes
-    got = cases.class_sums(fp, lp) if n >= SPARSE_MIN_CLASSES else None
-    if got is not None and got[1].size:
-        cls, w = got
-        j = int(np.argmax(w))
-        nz = w.view(np.uint32) != 0  # make_dist's present(): not +0.0
-        k = int(np.count_nonzero(nz))
-        if w[j] > 0 and 4 * k <= n:
-            at = tuple(cls[nz].tolist())
-            held = SparseDist._trusted(n, at, tuple(w[nz].astype(np.float64).tolist()))
-            return int(cls[j]), w[j], held, None
+    if n >= SPARSE_MIN_CLASSES:
+        pairs = cases.class_pairs(fp, lp)
+        if pairs is not None:
+            cls, w, at, ws = pairs
+            return cls, F32(w), SparseDist._trusted(n, at, ws), None
     freq = cases.class_freq(fp, lp)
     best = int(np.argmax(freq))
     return best, freq[best], held_dist(freq), freq
@@ -144,8 +165,8 @@ def form_tree(
     else:
         node.kind = "nominal"
         forks = ctx.n_values[att]
-    kp = cases.to_front(passes_branch(cases, node, -1, fp, lp), fp)
-    if sum(bool(passes_branch(cases, node, v, kp, lp).any()) for v in range(forks)) < 2:
+    kp = group(cases, node, -1, fp, lp)
+    if branches_taken(cases, node, forks, kp, lp) < 2:
         # Every known case in one branch: that child would be this node again, and
         # Release 8 recurses until it crashes (docs/RELEASE8_BUGS.md); no split.
         node.make_leaf()
@@ -157,7 +178,7 @@ def form_tree(
     state.tested[att] += 1
     errors = F32(0)
     for v in range(forks):
-        ep = cases.to_front(passes_branch(cases, node, v, kp, lp), kp) - 1
+        ep = group(cases, node, v, kp, lp) - 1
         if kp > ep:
             # The parent's weights (a SparseDist is immutable and shared; an array is copied).
             kept = held if freq is None else freq.copy()
@@ -168,7 +189,7 @@ def form_tree(
         child = yield form_tree(cases, fp, ep, state, opts, depth + 1)
         node.children.append(child)
         errors = F32(errors + F32(child.errors))
-        cases.to_front(passes_branch(cases, node, -1, fp, ep), fp)
+        group(cases, node, -1, fp, ep)
         cases.scale(fp, kp, factor, divide=True)
     state.tested[att] -= 1
     cases.all_known = was_known
@@ -193,5 +214,7 @@ def grow(
         progress=progress,
     )
     state.in_average = in_average(cases)
+    if segments.available(ctx):
+        state.scratch = segments.Scratch.of(ctx)
     root: TNode = run(form_tree(cases, 0, ctx.n_rows - 1, state, opts, 0))
     return root, cases

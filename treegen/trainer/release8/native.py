@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from treegen.model.constants import KIND_LEAF, KIND_SUBSET
+from treegen.model.dist import SPARSE_MIN_CLASSES, SparseDist
 from treegen.trainer import native
 from treegen.trainer.levelwise.flat import KIND_CODE
 from treegen.trainer.release8.cases import F32, Cases
@@ -132,6 +134,10 @@ def _write_back(
     cls_l, items_l, errors_l = cls.tolist(), items.tolist(), errors.tolist()
     s_cls, s_w = snaps
     start_l = starts.tolist()
+    # A snapshot of few classes is held as held_dist holds it, straight from its
+    # pairs: with thousands of classes a dense array per node, and make_dist's scan
+    # of it, were most of this loop's time.
+    sparse_ok = n_classes >= SPARSE_MIN_CLASSES
     grown_leaf = (grown_kind == KIND_LEAF).tolist()
     # The pruned tree's nodes, from the root: a test's children are its source's.
     first_l = (np.cumsum(counts) - counts + 1).tolist()
@@ -142,10 +148,18 @@ def _write_back(
         t = nodes[i]
         k = snap_l[i]
         if k >= 0:
-            freq = np.zeros(n_classes, dtype=F32)
             lo, hi = start_l[k], start_l[k + 1]
-            freq[s_cls[lo:hi]] = s_w[lo:hi]
-            t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], held_dist(freq)
+            sparse = None
+            if sparse_ok and 4 * (hi - lo) <= n_classes:  # else held_dist decides
+                sparse = _sparse_snapshot(n_classes, s_cls[lo:hi].tolist(), s_w[lo:hi].tolist())
+            dist: npt.NDArray[np.floating] | SparseDist
+            if sparse is not None:
+                dist = sparse
+            else:
+                freq = np.zeros(n_classes, dtype=F32)
+                freq[s_cls[lo:hi]] = s_w[lo:hi]
+                dist = held_dist(freq)
+            t.items, t.cls, t.errors, t.dist = items_l[i], cls_l[i], errors_l[i], dist
         if kind_l[i] == KIND_LEAF:
             if not grown_leaf[i]:
                 t.make_leaf()
@@ -157,3 +171,17 @@ def _write_back(
             t.subsets = o.subsets
             t.children, t.nonempty, t.factors = o.children, o.nonempty, o.factors
         todo.extend(range(first_l[s], first_l[s] + count_l[s]))
+
+
+def _sparse_snapshot(n_classes: int, cls: list[int], w: list[float]) -> SparseDist | None:
+    """The :class:`SparseDist` :func:`held_dist` makes of a snapshot (its classes, each
+    once, and their float32 sums), where it makes one for certain: at most a quarter
+    of the classes in it.  make_dist's rule: the classes whose sum is not +0.0,
+    ascending."""
+    if 4 * len(cls) > n_classes:
+        return None
+    pairs = sorted(zip(cls, w, strict=True))
+    if 0.0 in w:  # a sum of +0.0 (or -0.0, which stays) is no class present
+        pairs = [(c, x) for c, x in pairs if x != 0 or math.copysign(1.0, x) < 0]
+    at, weights = zip(*pairs, strict=True) if pairs else ((), ())
+    return SparseDist._trusted(n_classes, at, weights)

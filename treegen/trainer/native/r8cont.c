@@ -1,0 +1,561 @@
+/* Release 8's continuous attributes at one node, in a few calls (c45):
+ * treegen/trainer/release8/segments.py drives them.
+ *
+ * r8_cont_prep does what release8/evaluate.py's _continuous does to the case
+ * array for one attribute (the unknown values to the front, the known ones
+ * sorted) and copies the sorted segment out; r8_cont_score then scores every
+ * copied segment as sparse.eval_segments does (sparse_scan, sparse_info,
+ * sparse_pick, the chosen cut's split info and splits.cut_midpoint's bar), the same float
+ * operations in the same order.  numpy takes the logs, as it does on that path:
+ * r8_cont_score runs twice over the same segments, first writing every log input
+ * in the order the walk meets it (mode 0), then reading numpy's logs of them back
+ * in that order (mode 1).  With one class per row most nodes hold a few cases,
+ * and the numpy calls per node and attribute cost more than their work. */
+#include "cscan.h"
+#include <stdlib.h>
+
+#define EXACT_LIMIT 16777216.0 /* 2^24, as in sparse.c */
+
+/* The log input as splits._xlog2x and scan_best prepare it: 1 where not positive. */
+static double log_input(double v)
+{
+    return v > 0 ? v : 1.0;
+}
+
+/* One TotalInfo term from the log input and numpy's log of it (sparseinfo.c's). */
+static double term(double x, double lg)
+{
+    return (lg / TG_LN2) * x;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* r8_cont_prep(col, y, order, weight, fp, lp, all_known, two_m, acc, out_rows, out_w, off)
+ *     -> (items, val0, length)
+ *
+ * _continuous for the attribute whose values (one per row, NaN unknown) are col:
+ * items is CountItems(fp, lp) (the case count while all_known, else the float sum
+ * of the weights in position order); the cases with an unknown value are swapped
+ * to the front (order.c's r8_front) and val0 is their weight, summed per class in
+ * position order and then over the classes in class order; if items - val0 is at
+ * least two_m (compared in float) the known cases are sorted by Release 8's
+ * quicksort (order.c's r8_sort; a segment already in order is left as it is).
+ * The known cases' rows and weights are copied to out_rows, out_w from off.
+ * acc: one float per class, zero, left zero. */
+PyObject *tg_r8_cont_prep(PyObject *self, PyObject *args)
+{
+    enum { NB = 7 };
+    PyObject *o[NB];
+    Py_ssize_t fp, lp, off;
+    int all_known;
+    double two_m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOnnpdOOOn", &o[0], &o[1], &o[2], &o[3], &fp, &lp, &all_known,
+                          &two_m, &o[4], &o[5], &o[6], &off))
+        return NULL;
+    const Py_ssize_t n_col = tg_items(o[0], sizeof(float));
+    const Py_ssize_t n_y = n_col < 0 ? -1 : tg_items(o[1], sizeof(Py_ssize_t));
+    const Py_ssize_t n_order = n_y < 0 ? -1 : tg_items(o[2], sizeof(Py_ssize_t));
+    const Py_ssize_t C = n_order < 0 ? -1 : tg_items(o[4], sizeof(float));
+    const Py_ssize_t n_out = C < 0 ? -1 : tg_items(o[5], sizeof(Py_ssize_t));
+    if (n_out < 0)
+        return NULL;
+    const Py_ssize_t n = lp >= fp ? lp - fp + 1 : 0;
+    if (fp < 0 || (n > 0 && lp >= n_order) || off < 0 || off + n > n_out) {
+        PyErr_SetString(PyExc_IndexError, "r8_cont_prep: segment out of range");
+        return NULL;
+    }
+    const tg_spec spec[NB] = {
+        {0, sizeof(float), n_col, "col"},
+        {0, sizeof(Py_ssize_t), n_y, "y"},
+        {1, sizeof(Py_ssize_t), n_order, "order"},
+        {1, sizeof(float), n_order, "weight"},
+        {1, sizeof(float), C, "acc"},
+        {1, sizeof(Py_ssize_t), n_out, "out_rows"},
+        {1, sizeof(float), n_out, "out_w"},
+    };
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    int32_t *touched = NULL;
+    Py_ssize_t *stack = NULL;
+    float *v = NULL;
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const float *col = b[0].buf;
+        const Py_ssize_t *y = b[1].buf;
+        Py_ssize_t *order = (Py_ssize_t *)b[2].buf + fp;
+        float *weight = (float *)b[3].buf + fp;
+        float *acc = b[4].buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const Py_ssize_t r = order[i];
+            if (r < 0 || r >= n_col || r >= n_y || y[r] < 0 || y[r] >= C) {
+                PyErr_SetString(PyExc_IndexError, "r8_cont_prep: row or class out of range");
+                goto done;
+            }
+        }
+        float items = 0;
+        if (all_known)
+            items = (float)n;
+        else
+            for (Py_ssize_t i = 0; i < n; i++)
+                items += weight[i];
+        /* The unknown values to the front (r8_front), their classes noted. */
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (isnan(col[order[i]])) {
+                const Py_ssize_t to = order[k];
+                const float tw = weight[k];
+                order[k] = order[i];
+                weight[k] = weight[i];
+                order[i] = to;
+                weight[i] = tw;
+                k++;
+            }
+        float val0 = 0;
+        if (k > 0) {
+            touched = PyMem_Malloc((size_t)k * sizeof(int32_t));
+            if (touched == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            /* Freq[0][c] in position order, then summed in class order (a cumsum
+             * over every class: the classes without weight add +0). */
+            for (Py_ssize_t i = 0; i < k; i++) {
+                const int32_t c = (int32_t)y[order[i]];
+                touched[i] = c;
+                acc[c] += weight[i];
+            }
+            qsort(touched, (size_t)k, sizeof(int32_t), cmp_i32);
+            for (Py_ssize_t t = 0; t < k; t++)
+                if (t == 0 || touched[t] != touched[t - 1]) {
+                    val0 += acc[touched[t]];
+                    acc[touched[t]] = 0;
+                }
+        }
+        Py_ssize_t L = n - k;
+        Py_ssize_t *korder = order + k;
+        float *kweight = weight + k;
+        int sorted = 1;
+        for (Py_ssize_t i = 1; i < L && sorted; i++)
+            sorted = col[korder[i]] >= col[korder[i - 1]];
+        if ((float)(items - val0) >= (float)two_m && !sorted) {
+            v = PyMem_Malloc((size_t)L * sizeof(float));
+            stack = PyMem_Malloc((size_t)(2 * L + 2) * sizeof(Py_ssize_t));
+            if (v == NULL || stack == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            for (Py_ssize_t i = 0; i < L; i++)
+                v[i] = col[korder[i]];
+            /* order.c's r8_sort, its swaps made on the cases themselves. */
+#define SWAP3(a, b)                                                                        \
+    do {                                                                                   \
+        const float tv_ = v[a], tw_ = kweight[a];                                          \
+        const Py_ssize_t to_ = korder[a];                                                  \
+        v[a] = v[b];                                                                       \
+        kweight[a] = kweight[b];                                                           \
+        korder[a] = korder[b];                                                             \
+        v[b] = tv_;                                                                        \
+        kweight[b] = tw_;                                                                  \
+        korder[b] = to_;                                                                   \
+    } while (0)
+            Py_ssize_t top = 0;
+            stack[top++] = 0;
+            stack[top++] = L - 1;
+            while (top > 0) {
+                const Py_ssize_t hi = stack[--top], lo = stack[--top];
+                if (lo >= hi)
+                    continue;
+                const float pivot = v[hi];
+                Py_ssize_t middle = lo;
+                for (Py_ssize_t i = lo; i < hi; i++)
+                    if (v[i] <= pivot) {
+                        if (i != middle)
+                            SWAP3(middle, i);
+                        middle++;
+                    }
+                Py_ssize_t lower = middle - 1;
+                for (Py_ssize_t i = lower; i >= lo; i--)
+                    if (v[i] == pivot) {
+                        if (i != lower)
+                            SWAP3(lower, i);
+                        lower--;
+                    }
+                SWAP3(middle, hi);
+                stack[top++] = middle + 1;
+                stack[top++] = hi;
+                stack[top++] = lo;
+                stack[top++] = lower;
+            }
+#undef SWAP3
+        }
+        memcpy((Py_ssize_t *)b[5].buf + off, korder, (size_t)L * sizeof(Py_ssize_t));
+        memcpy((float *)b[6].buf + off, kweight, (size_t)L * sizeof(float));
+        result = Py_BuildValue("ddn", (double)items, (double)val0, L);
+    }
+done:
+    PyMem_Free(touched);
+    PyMem_Free(stack);
+    PyMem_Free(v);
+    tg_release(b, got);
+    return result;
+}
+
+/* The log inputs in the order the walk meets them: written (mode 0), or numpy's
+ * logs of them read back (mode 1, which checks that the input is the same). */
+typedef struct {
+    double *x;
+    const double *lx;
+    Py_ssize_t k, cap;
+    int mode, bad;
+} log_stream;
+
+static double log_of(log_stream *s, double x)
+{
+    if (s->k >= s->cap) {
+        s->bad = 1;
+        return 0.0;
+    }
+    if (s->mode == 0) {
+        s->x[s->k++] = x;
+        return 0.0;
+    }
+    if (memcmp(&s->x[s->k], &x, sizeof(double)) != 0)
+        s->bad = 1;
+    return s->lx[s->k++];
+}
+
+/* The classes whose current term is not zero, ascending (sparseinfo.c's). */
+typedef struct {
+    int32_t *at;
+    Py_ssize_t n;
+} class_set;
+
+static void set_mark(class_set *s, int32_t c, int on)
+{
+    Py_ssize_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        const Py_ssize_t mid = (lo + hi) / 2;
+        if (s->at[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const int there = lo < s->n && s->at[lo] == c;
+    if (on && !there) {
+        memmove(s->at + lo + 1, s->at + lo, (size_t)(s->n - lo) * sizeof(int32_t));
+        s->at[lo] = c;
+        s->n++;
+    } else if (!on && there) {
+        memmove(s->at + lo, s->at + lo + 1, (size_t)(s->n - lo - 1) * sizeof(int32_t));
+        s->n--;
+    }
+}
+
+static float set_sum(const class_set *s, const double *terms)
+{
+    float acc = 0.0f;
+    for (Py_ssize_t k = 0; k < s->n; k++)
+        acc = (float)((double)acc + terms[s->at[k]]);
+    return acc;
+}
+
+/* A segment's scratch, sized for the longest segment (L cases, at most L classes). */
+typedef struct {
+    int32_t *cls, *present, *sb, *sa;
+    float *below, *above, *low, *info;
+    double *tb, *ta, *lg3;
+    Py_ssize_t *ii;
+} seg_scratch;
+
+/* splits.cut_midpoint in float: (lo + hi) / 2, lo / 2 + hi / 2 where the sum
+ * overflows, lo where the midpoint is not below hi. */
+static float midpoint(float lo, float hi)
+{
+    const float total = lo + hi;
+    float bar = total / 2.0f;
+    if (!isfinite(total))
+        bar = lo / 2.0f + hi / 2.0f;
+    return bar < hi ? bar : lo;
+}
+
+/* One segment: sparse_scan, then (mode 1) sparse_info, sparse_pick and the chosen
+ * cut's gain, split info and bar into out[0..3] (out[0] = 1 where a cut is chosen). */
+static void score_segment(log_stream *ls, seg_scratch *sc, const float *vals, const float *w,
+                          Py_ssize_t L, Py_ssize_t C, Py_ssize_t n_classes, float cs, float unk,
+                          double m, double *out)
+{
+    const int full = ls->mode == 1;
+    const float known = cs - unk;
+    const double ms64 = (double)(float)(0.10 * (double)known / (double)n_classes);
+    const float ms = (float)(ms64 <= m ? m : (ms64 > 25 ? 25.0 : ms64));
+    const float lim = known - ms;
+    const int enough = known >= (float)(2.0 * m);
+    const int32_t *cls = sc->cls;
+    float *below = sc->below, *above = sc->above;
+    double *tb = sc->tb, *ta = sc->ta;
+    class_set sb = {sc->sb, 0}, sa = {sc->sa, 0};
+    int whole = 1;
+    double sum = 0.0;
+    for (Py_ssize_t c = 0; c < C; c++) {
+        above[c] = 0;
+        below[c] = 0;
+        tb[c] = 0.0;
+    }
+    for (Py_ssize_t i = 0; i < L; i++) {
+        above[cls[i]] += w[i];
+        whole &= w[i] >= 0 && w[i] == floorf(w[i]);
+        sum += (double)w[i];
+    }
+    const int exact = whole && sum <= EXACT_LIMIT;
+    float total = 0, acc = 0;
+    for (Py_ssize_t c = 0; c < C; c++) {
+        total += above[c];
+        const double x = log_input(above[c]);
+        ta[c] = term(x, log_of(ls, x));
+        if (full) {
+            acc = (float)((double)acc + ta[c]);
+            if (ta[c] != 0.0)
+                sa.at[sa.n++] = (int32_t)c;
+        }
+    }
+    const double xs = log_input(total);
+    const float tinfo = (float)(term(xs, log_of(ls, xs)) - (double)acc);
+    float low = 0;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < L; i++) {
+        const int32_t c = cls[i];
+        low += w[i];
+        below[c] += w[i];
+        above[c] -= w[i];
+        const double xb = log_input(below[c]), xa = log_input(above[c]);
+        const double lb = log_of(ls, xb), la = log_of(ls, xa);
+        if (full) {
+            tb[c] = term(xb, lb);
+            ta[c] = term(xa, la);
+            set_mark(&sb, c, tb[c] != 0.0);
+            set_mark(&sa, c, ta[c] != 0.0);
+        }
+        if (i + 1 >= L || !enough)
+            continue;
+        if (!(low >= ms && low <= lim && (double)vals[i] < (double)vals[i + 1] - TG_CUT_GAP))
+            continue;
+        float tbs = 0, tas = 0;
+        if (exact) {
+            tbs = low;
+            tas = total - low;
+        } else {
+            for (Py_ssize_t k = 0; k < C; k++) {
+                tbs += below[k];
+                tas += above[k];
+            }
+        }
+        const double xc0 = log_input(tbs), xc1 = log_input(tas);
+        const double l0 = log_of(ls, xc0), l1 = log_of(ls, xc1);
+        /* The split info's parts, should this cut be chosen (total_info of
+         * [unknown, low, known - low]): their logs now, in the walk's order. */
+        const float vf2 = known - low;
+        const float tot = (float)((double)(float)((double)unk + (double)low) + (double)vf2);
+        sc->lg3[3 * n] = log_of(ls, log_input(low));
+        sc->lg3[3 * n + 1] = log_of(ls, log_input(vf2));
+        sc->lg3[3 * n + 2] = log_of(ls, log_input(tot));
+        if (full) {
+            const float bi = (float)(term(xc0, l0) - (double)set_sum(&sb, tb));
+            const float ai = (float)(term(xc1, l1) - (double)set_sum(&sa, ta));
+            sc->info[n] = bi + ai;
+        }
+        sc->low[n] = low;
+        sc->ii[n] = i;
+        n++;
+    }
+    const double lu = log_of(ls, log_input(unk));
+    const double lt = log_of(ls, log_input((double)n));
+    out[0] = 0.0;
+    if (!full || n == 0)
+        return;
+    /* sparse_pick's gains and the first largest pen. */
+    const float base = tinfo / known;
+    const float cost = (float)((lt / TG_LN2) / (double)cs);
+    const float unk_rate = 1.0f - known / cs;
+    const float frac = 1.0f - unk_rate;
+    float top = 0;
+    Py_ssize_t first = -1;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        const float vf1 = sc->low[e], vf2 = known - vf1;
+        float gain = frac * (base - sc->info[e] / known);
+        if ((double)vf1 < m || (double)vf2 < m)
+            gain = (float)-TG_EPSILON;
+        const float pen = gain - cost;
+        if (isnan(pen))
+            return;
+        if (first < 0 || pen > top) {
+            top = pen;
+            first = e;
+        }
+    }
+    if (!(top > 0))
+        return;
+    /* total_info([unk, vf1, vf2]) / cases, in float as stats.total_info sums. */
+    const float vf1 = sc->low[first], vf2 = known - vf1;
+    const double *lg = sc->lg3 + 3 * first;
+    float sacc = (float)(0.0 + (lu / TG_LN2) * (double)unk);
+    sacc = (float)((double)sacc + (lg[0] / TG_LN2) * (double)vf1);
+    sacc = (float)((double)sacc + (lg[1] / TG_LN2) * (double)vf2);
+    const float tot = (float)((double)(float)((double)unk + (double)vf1) + (double)vf2);
+    const float split = (float)((lg[2] / TG_LN2) * (double)tot - (double)sacc);
+    out[0] = 1.0;
+    out[1] = (double)top;
+    out[2] = (double)(split / cs);
+    out[3] = (double)midpoint(vals[sc->ii[first]], vals[sc->ii[first] + 1]);
+}
+
+/* r8_cont_score(mode, rows, w, segs, cvals, ncol, y, cmap, x, lx, out) -> log inputs
+ *
+ * Segment r is the next segs[5r + 1] entries of rows and w (r8_cont_prep's copies);
+ * it scores continuous attribute row segs[5r] of cvals (ncol values a row) at a node
+ * of segs[5r + 2] cases, segs[5r + 3] of them unknown, MINOBJS segs[5r + 4].
+ * Mode 0 writes the log inputs to x and returns how many; mode 1 reads numpy's
+ * logs of them from lx and writes out[4r .. 4r + 3]: chosen (1 or 0), gain, split
+ * info and bar.  cmap: one int32 per class, -1, left -1 (the classes present, as
+ * local codes in class order, as np.unique gives them). */
+PyObject *tg_r8_cont_score(PyObject *self, PyObject *args)
+{
+    enum { NB = 9 };
+    PyObject *o[NB];
+    int mode;
+    Py_ssize_t ncol;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iOOOOnOOOOO", &mode, &o[0], &o[1], &o[2], &o[3], &ncol, &o[4],
+                          &o[5], &o[6], &o[7], &o[8]))
+        return NULL;
+    const Py_ssize_t E = tg_items(o[0], sizeof(Py_ssize_t));
+    const Py_ssize_t R5 = E < 0 ? -1 : tg_items(o[2], sizeof(double));
+    const Py_ssize_t nv = R5 < 0 ? -1 : tg_items(o[3], sizeof(float));
+    const Py_ssize_t n_y = nv < 0 ? -1 : tg_items(o[4], sizeof(Py_ssize_t));
+    const Py_ssize_t C = n_y < 0 ? -1 : tg_items(o[5], sizeof(int32_t));
+    const Py_ssize_t nx = C < 0 ? -1 : tg_items(o[6], sizeof(double));
+    const Py_ssize_t nlx = nx < 0 ? -1 : tg_items(o[7], sizeof(double));
+    if (nlx < 0)
+        return NULL;
+    /* Mode 1 reads as many logs as lx holds (mode 0's count). */
+    const Py_ssize_t cap = mode == 0 || nlx > nx ? nx : nlx;
+    const Py_ssize_t R = R5 / 5;
+    const tg_spec spec[NB] = {
+        {0, sizeof(Py_ssize_t), E, "rows"},
+        {0, sizeof(float), E, "w"},
+        {0, sizeof(double), 5 * R, "segs"},
+        {0, sizeof(float), nv, "cvals"},
+        {0, sizeof(Py_ssize_t), n_y, "y"},
+        {1, sizeof(int32_t), C, "cmap"},
+        {mode == 0, sizeof(double), cap, "x"},
+        {0, sizeof(double), mode == 0 ? 0 : cap, "lx"},
+        {1, sizeof(double), mode == 0 ? 0 : 4 * R, "out"},
+    };
+    Py_buffer b[NB];
+    int got = 0;
+    PyObject *result = NULL;
+    seg_scratch sc;
+    memset(&sc, 0, sizeof sc);
+    if ((got = tg_views(o, b, spec, NB)) < NB)
+        goto done;
+    {
+        const Py_ssize_t *rows = b[0].buf, *y = b[4].buf;
+        const float *w = b[1].buf, *cvals = b[3].buf;
+        const double *segs = b[2].buf;
+        int32_t *cmap = b[5].buf;
+        Py_ssize_t Lmax = 1, s = 0;
+        for (Py_ssize_t r = 0; r < R; r++) {
+            const double kd = segs[5 * r], Ld = segs[5 * r + 1];
+            if (!(Ld >= 0 && s + Ld <= E && kd >= 0 && (kd + 1) * ncol <= nv)) {
+                PyErr_SetString(PyExc_IndexError, "r8_cont_score: segment out of range");
+                goto done;
+            }
+            const Py_ssize_t L = (Py_ssize_t)Ld;
+            if (L > Lmax)
+                Lmax = L;
+            s += L;
+        }
+        for (Py_ssize_t i = 0; i < s; i++)
+            if (rows[i] < 0 || rows[i] >= ncol || rows[i] >= n_y || y[rows[i]] < 0 ||
+                y[rows[i]] >= C) {
+                PyErr_SetString(PyExc_IndexError, "r8_cont_score: row or class out of range");
+                goto done;
+            }
+        const size_t Ls = (size_t)Lmax;
+        sc.cls = PyMem_Malloc(Ls * sizeof(int32_t));
+        sc.present = PyMem_Malloc(Ls * sizeof(int32_t));
+        sc.sb = PyMem_Malloc(Ls * sizeof(int32_t));
+        sc.sa = PyMem_Malloc(Ls * sizeof(int32_t));
+        sc.below = PyMem_Malloc(Ls * sizeof(float));
+        sc.above = PyMem_Malloc(Ls * sizeof(float));
+        sc.low = PyMem_Malloc(Ls * sizeof(float));
+        sc.info = PyMem_Malloc(Ls * sizeof(float));
+        sc.tb = PyMem_Malloc(Ls * sizeof(double));
+        sc.ta = PyMem_Malloc(Ls * sizeof(double));
+        sc.lg3 = PyMem_Malloc(3 * Ls * sizeof(double));
+        sc.ii = PyMem_Malloc(Ls * sizeof(Py_ssize_t));
+        float *vals = PyMem_Malloc(Ls * sizeof(float));
+        if (!sc.cls || !sc.present || !sc.sb || !sc.sa || !sc.below || !sc.above || !sc.low ||
+            !sc.info || !sc.tb || !sc.ta || !sc.lg3 || !sc.ii || !vals) {
+            PyMem_Free(vals);
+            PyErr_NoMemory();
+            goto done;
+        }
+        log_stream ls = {b[6].buf, b[7].buf, 0, cap, mode != 0, 0};
+        double none[4];
+        s = 0;
+        for (Py_ssize_t r = 0; r < R; r++) {
+            const Py_ssize_t kp = (Py_ssize_t)segs[5 * r], L = (Py_ssize_t)segs[5 * r + 1];
+            const Py_ssize_t *sr = rows + s;
+            /* The classes present, ascending, as local codes 0..Cr-1. */
+            Py_ssize_t Cr = 0;
+            for (Py_ssize_t i = 0; i < L; i++) {
+                const Py_ssize_t c = y[sr[i]];
+                if (cmap[c] < 0) {
+                    cmap[c] = 0;
+                    sc.present[Cr++] = (int32_t)c;
+                }
+            }
+            qsort(sc.present, (size_t)Cr, sizeof(int32_t), cmp_i32);
+            for (Py_ssize_t j = 0; j < Cr; j++)
+                cmap[sc.present[j]] = (int32_t)j;
+            for (Py_ssize_t i = 0; i < L; i++) {
+                sc.cls[i] = cmap[y[sr[i]]];
+                vals[i] = cvals[kp * ncol + sr[i]];
+            }
+            for (Py_ssize_t j = 0; j < Cr; j++)
+                cmap[sc.present[j]] = -1;
+            double *out = mode == 0 ? none : (double *)b[8].buf + 4 * r;
+            score_segment(&ls, &sc, vals, w + s, L, Cr, C, (float)segs[5 * r + 2],
+                          (float)segs[5 * r + 3], segs[5 * r + 4], out);
+            s += L;
+        }
+        PyMem_Free(vals);
+        if (ls.bad || (mode != 0 && ls.k != nlx)) {
+            PyErr_SetString(PyExc_ValueError, "r8_cont_score: log inputs out of step");
+            goto done;
+        }
+        result = PyLong_FromSsize_t(ls.k);
+    }
+done:
+    PyMem_Free(sc.cls);
+    PyMem_Free(sc.present);
+    PyMem_Free(sc.sb);
+    PyMem_Free(sc.sa);
+    PyMem_Free(sc.below);
+    PyMem_Free(sc.above);
+    PyMem_Free(sc.low);
+    PyMem_Free(sc.info);
+    PyMem_Free(sc.tb);
+    PyMem_Free(sc.ta);
+    PyMem_Free(sc.lg3);
+    PyMem_Free(sc.ii);
+    tg_release(b, got);
+    return result;
+}
