@@ -8,17 +8,7 @@
  * to it just below its place, and the two sides are sorted the same way.  The
  * sides are kept on an explicit stack (a sorted segment would recurse as deep
  * as it is long). */
-#include "cscan.h"
-
-static void swap2(float *v, Py_ssize_t *p, Py_ssize_t a, Py_ssize_t b)
-{
-    const float tv = v[a];
-    const Py_ssize_t tp = p[a];
-    v[a] = v[b];
-    p[a] = p[b];
-    v[b] = tv;
-    p[b] = tp;
-}
+#include "r8order.h"
 
 PyObject *tg_r8_sort(PyObject *self, PyObject *args)
 {
@@ -51,37 +41,7 @@ PyObject *tg_r8_sort(PyObject *self, PyObject *args)
         memcpy(v, b[0].buf, (size_t)n * sizeof(float));
         for (Py_ssize_t i = 0; i < n; i++)
             perm[i] = i;
-        Py_ssize_t top = 0;
-        if (n > 1) {
-            stack[top++] = 0;
-            stack[top++] = n - 1;
-        }
-        while (top > 0) {
-            const Py_ssize_t lp = stack[--top], fp = stack[--top];
-            if (fp >= lp)
-                continue;
-            const float pivot = v[lp];
-            Py_ssize_t middle = fp;
-            for (Py_ssize_t i = fp; i < lp; i++)
-                if (v[i] <= pivot) {
-                    if (i != middle)
-                        swap2(v, perm, middle, i);
-                    middle++;
-                }
-            Py_ssize_t lower = middle - 1;
-            for (Py_ssize_t i = lower; i >= fp; i--)
-                if (v[i] == pivot) {
-                    if (i != lower)
-                        swap2(v, perm, lower, i);
-                    lower--;
-                }
-            swap2(v, perm, middle, lp);
-            /* Each side holds fewer cases than the segment: at most n pairs wait. */
-            stack[top++] = middle + 1;
-            stack[top++] = lp;
-            stack[top++] = fp;
-            stack[top++] = lower;
-        }
+        r8_quicksort(v, perm, NULL, n, stack);
     }
     result = Py_NewRef(Py_None);
 done:
@@ -127,12 +87,7 @@ PyObject *tg_r8_front(PyObject *self, PyObject *args)
         Py_ssize_t k = 0;
         for (Py_ssize_t i = 0; i < n; i++)
             if (passes[i]) {
-                const Py_ssize_t to = order[k];
-                const float tw = weight[k];
-                order[k] = order[i];
-                weight[k] = weight[i];
-                order[i] = to;
-                weight[i] = tw;
+                r8_to_front(order, weight, k, i);
                 k++;
             }
         result = PyLong_FromSsize_t(k);

@@ -11,7 +11,8 @@
  * in the order the walk meets it (mode 0), then reading numpy's logs of them back
  * in that order (mode 1).  With one class per row most nodes hold a few cases,
  * and the numpy calls per node and attribute cost more than their work. */
-#include "cscan.h"
+#include "r8order.h"
+#include "classset.h"
 #include <stdlib.h>
 
 #define EXACT_LIMIT 16777216.0 /* 2^24, as in sparse.c */
@@ -20,12 +21,6 @@
 static double log_input(double v)
 {
     return v > 0 ? v : 1.0;
-}
-
-/* One TotalInfo term from the log input and numpy's log of it (sparseinfo.c's). */
-static double term(double x, double lg)
-{
-    return (lg / TG_LN2) * x;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -109,12 +104,7 @@ PyObject *tg_r8_cont_prep(PyObject *self, PyObject *args)
         Py_ssize_t k = 0;
         for (Py_ssize_t i = 0; i < n; i++)
             if (isnan(col[order[i]])) {
-                const Py_ssize_t to = order[k];
-                const float tw = weight[k];
-                order[k] = order[i];
-                weight[k] = weight[i];
-                order[i] = to;
-                weight[i] = tw;
+                r8_to_front(order, weight, k, i);
                 k++;
             }
         float val0 = 0;
@@ -153,47 +143,7 @@ PyObject *tg_r8_cont_prep(PyObject *self, PyObject *args)
             }
             for (Py_ssize_t i = 0; i < L; i++)
                 v[i] = col[korder[i]];
-            /* order.c's r8_sort, its swaps made on the cases themselves. */
-#define SWAP3(a, b)                                                                        \
-    do {                                                                                   \
-        const float tv_ = v[a], tw_ = kweight[a];                                          \
-        const Py_ssize_t to_ = korder[a];                                                  \
-        v[a] = v[b];                                                                       \
-        kweight[a] = kweight[b];                                                           \
-        korder[a] = korder[b];                                                             \
-        v[b] = tv_;                                                                        \
-        kweight[b] = tw_;                                                                  \
-        korder[b] = to_;                                                                   \
-    } while (0)
-            Py_ssize_t top = 0;
-            stack[top++] = 0;
-            stack[top++] = L - 1;
-            while (top > 0) {
-                const Py_ssize_t hi = stack[--top], lo = stack[--top];
-                if (lo >= hi)
-                    continue;
-                const float pivot = v[hi];
-                Py_ssize_t middle = lo;
-                for (Py_ssize_t i = lo; i < hi; i++)
-                    if (v[i] <= pivot) {
-                        if (i != middle)
-                            SWAP3(middle, i);
-                        middle++;
-                    }
-                Py_ssize_t lower = middle - 1;
-                for (Py_ssize_t i = lower; i >= lo; i--)
-                    if (v[i] == pivot) {
-                        if (i != lower)
-                            SWAP3(lower, i);
-                        lower--;
-                    }
-                SWAP3(middle, hi);
-                stack[top++] = middle + 1;
-                stack[top++] = hi;
-                stack[top++] = lo;
-                stack[top++] = lower;
-            }
-#undef SWAP3
+            r8_quicksort(v, korder, kweight, L, stack);
         }
         memcpy((Py_ssize_t *)b[5].buf + off, korder, (size_t)L * sizeof(Py_ssize_t));
         memcpy((float *)b[6].buf + off, kweight, (size_t)L * sizeof(float));
@@ -229,41 +179,6 @@ static double log_of(log_stream *s, double x)
     if (memcmp(&s->x[s->k], &x, sizeof(double)) != 0)
         s->bad = 1;
     return s->lx[s->k++];
-}
-
-/* The classes whose current term is not zero, ascending (sparseinfo.c's). */
-typedef struct {
-    int32_t *at;
-    Py_ssize_t n;
-} class_set;
-
-static void set_mark(class_set *s, int32_t c, int on)
-{
-    Py_ssize_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        const Py_ssize_t mid = (lo + hi) / 2;
-        if (s->at[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const int there = lo < s->n && s->at[lo] == c;
-    if (on && !there) {
-        memmove(s->at + lo + 1, s->at + lo, (size_t)(s->n - lo) * sizeof(int32_t));
-        s->at[lo] = c;
-        s->n++;
-    } else if (!on && there) {
-        memmove(s->at + lo, s->at + lo + 1, (size_t)(s->n - lo - 1) * sizeof(int32_t));
-        s->n--;
-    }
-}
-
-static float set_sum(const class_set *s, const double *terms)
-{
-    float acc = 0.0f;
-    for (Py_ssize_t k = 0; k < s->n; k++)
-        acc = (float)((double)acc + terms[s->at[k]]);
-    return acc;
 }
 
 /* A segment's scratch, sized for the longest segment (L cases, at most L classes). */

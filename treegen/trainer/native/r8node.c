@@ -3,7 +3,7 @@
  * SparseDist holds (r8_class_pairs), and the grouping of a segment by a
  * continuous test (r8_cont_front, r8_cont_sides).  With one class per row most
  * nodes hold a few cases, and the numpy calls cost more than their work. */
-#include "cscan.h"
+#include "r8order.h"
 #include <stdlib.h>
 
 static int cmp_index(const void *a, const void *b)
@@ -172,12 +172,7 @@ PyObject *tg_r8_cont_front(PyObject *self, PyObject *args)
         Py_ssize_t k = 0;
         for (Py_ssize_t i = 0; i < n; i++)
             if (takes(col[order[i]], t, v)) {
-                const Py_ssize_t to = order[k];
-                const float tw = weight[k];
-                order[k] = order[i];
-                weight[k] = weight[i];
-                order[i] = to;
-                weight[i] = tw;
+                r8_to_front(order, weight, k, i);
                 k++;
             }
         result = PyLong_FromSsize_t(k);

@@ -4,6 +4,7 @@
  * class sum runs in position order in float, the Factor round trip multiplies and
  * divides the unknown cases' weights in float, and the bound is bound.h's add_errs.
  * One translation unit: the recursion and its helpers stay static together. */
+#include "r8order.h"
 #include "r8prune.h"
 #include <math.h>
 #include <stdlib.h>
@@ -38,12 +39,7 @@ static Py_ssize_t r8_front(R8 *p, Py_ssize_t s, Py_ssize_t v, Py_ssize_t fp, Py_
     Py_ssize_t k = fp;
     for (Py_ssize_t i = fp; i <= lp; i++)
         if (r8_passes(p, s, v, p->order[i])) {
-            const Py_ssize_t to = p->order[k];
-            const float tw = p->weight[k];
-            p->order[k] = p->order[i];
-            p->weight[k] = p->weight[i];
-            p->order[i] = to;
-            p->weight[i] = tw;
+            r8_to_front(p->order, p->weight, k, i);
             k++;
         }
     return k;

@@ -3,49 +3,7 @@
  * term is not zero, in class order, as a float (why that is the numpy path's sum:
  * sparse.c).  numpy takes the logs of sparse_scan's log inputs between the passes. */
 #include "cscan.h"
-
-/* One TotalInfo term from the log input and numpy's log of it (scan.c's xlog2x). */
-static inline double term(double x, double lg)
-{
-    return (lg / TG_LN2) * x;
-}
-
-/* The classes whose current term is not zero, ascending: a sorted array. */
-typedef struct {
-    int32_t *at;
-    Py_ssize_t n;
-} class_set;
-
-/* Put class c in or out of the set. */
-static void set_mark(class_set *s, int32_t c, int on)
-{
-    Py_ssize_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        const Py_ssize_t mid = (lo + hi) / 2;
-        if (s->at[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const int there = lo < s->n && s->at[lo] == c;
-    if (on && !there) {
-        memmove(s->at + lo + 1, s->at + lo, (size_t)(s->n - lo) * sizeof(int32_t));
-        s->at[lo] = c;
-        s->n++;
-    } else if (!on && there) {
-        memmove(s->at + lo, s->at + lo + 1, (size_t)(s->n - lo - 1) * sizeof(int32_t));
-        s->n--;
-    }
-}
-
-/* The float sum of the set's terms in class order (TotalInfo's accumulator). */
-static inline float set_sum(const class_set *s, const double *terms)
-{
-    float acc = 0.0f;
-    for (Py_ssize_t k = 0; k < s->n; k++)
-        acc = (float)((double)acc + terms[s->at[k]]);
-    return acc;
-}
+#include "classset.h"
 
 /* sparse_info(cls, lens, C, kk, ii, n, xb, lb, xa, la, xt, lt, xc, lc, xs, ls,
  *             out_info, out_tinfo)
