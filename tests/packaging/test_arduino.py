@@ -236,23 +236,6 @@ void StandInSerial::print(const char *text)
     }
 }
 
-void StandInSerial::print(int value)
-{
-    char digits[7];
-    int n = 0;
-    unsigned v = value < 0 ? (unsigned)(-(long)value) : (unsigned)value;
-    if (value < 0) {
-        put('-');
-    }
-    do {
-        digits[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    while (n) {
-        put(digits[--n]);
-    }
-}
-
 static void put_unsigned(unsigned long v)
 {
     char digits[10];
@@ -264,6 +247,14 @@ static void put_unsigned(unsigned long v)
     while (n) {
         put(digits[--n]);
     }
+}
+
+void StandInSerial::print(int value)
+{
+    if (value < 0) {
+        put('-');
+    }
+    put_unsigned(value < 0 ? (unsigned long)(-(long)value) : (unsigned long)value);
 }
 
 /* As the Arduino core's Print::printFloat prints a number (a float on the ATmega328P). */
