@@ -127,3 +127,52 @@ def test_flash_and_avr_run_see_the_model(tmp_path: Path) -> None:
     planted = want.copy()
     planted[5] = (planted[5] + 1) % len(f.est.classes_)
     assert em.chip_run(table, api, X, planted, "avr", cost).mismatches == 1
+
+
+def test_int16_rows_are_the_conversions_and_every_thresholds_integers() -> None:
+    f = _tiny()
+    X, _ = models.check_rows(f)
+    i16 = models.int16_rows(f, X)
+    rows = i16.rows
+    assert np.array_equal(rows, np.trunc(rows)) and not np.isnan(rows).any()
+    assert rows.min() >= models.INT16_LO and rows.max() <= models.INT16_HI
+    # The first rows: every float row without NaN, converted toward zero as C does.
+    assert not i16.converted.all() and i16.converted[: f.X_test.shape[0]].all()
+    assert np.array_equal(rows[: i16.n_converted], np.trunc(X[i16.converted]))
+    assert np.array_equal(i16.want, np.searchsorted(f.est.classes_, f.est.predict(rows)))
+    for m in f.est.estimators_:
+        t = m.tree_
+        for node in np.flatnonzero(t.children_left >= 0):
+            lo = np.floor(t.threshold[node])  # the largest integer x with x <= t, and lo + 1
+            column = rows[:, int(t.feature[node])]
+            assert np.any(column == lo) and np.any(column == lo + 1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_int16_forms_count_against_the_int16_truth(tmp_path: Path) -> None:
+    """treegen's int16 forms are the model given the int16 rows: every class and
+    probability; a planted wrong class counts.  emlearn's int16 default (``x < (int)t``)
+    is not, which the counter sees."""
+    pytest.importorskip("emlearn")
+    f = _tiny()
+    X, _ = models.check_rows(f)
+    i16 = models.int16_rows(f, X)
+    forms = {fo.label: fo for fo in ef.all_forms(f.est, ("treegen", "emlearn"))}
+    for label in ("treegen ifs int16", "treegen ifs int16 none"):
+        fo = forms[label]
+        assert fo.input == "int16" and fo.vector == "proba"
+        got = em.host_classes(fo, i16.rows, tmp_path / label, "gcc")
+        assert not isinstance(got, str), got
+        assert np.count_nonzero(got != i16.want) == 0
+        planted = i16.want.copy()
+        planted[2] = (planted[2] + 1) % len(f.est.classes_)
+        assert np.count_nonzero(got != planted) == 1
+        bits = em.host_vectors(fo, i16.rows, tmp_path / f"{label}-v", "gcc")
+        assert not isinstance(bits, str), bits
+        assert em.vector_mismatches(bits, f.est.predict_proba(i16.rows)) == 0
+    fo = forms["emlearn inline int16 (default)"]
+    assert fo.input == "int16" and forms["emlearn inline float lb0"].input == "float"
+    got = em.host_classes(fo, i16.rows, tmp_path / "em16", "gcc")
+    assert not isinstance(got, str), got
+    assert np.count_nonzero(got != i16.want) > 0
