@@ -111,6 +111,7 @@ class ModelRun:
     splits: int
     results: list[Result]
     int16: Int16Rows | None = None  # the forests' int16 rows
+    chip_rows16: int = 0  # of them on the chips
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds of each phase
 
@@ -248,7 +249,8 @@ def run_model(
     phases["chips"] = time.monotonic() - start - sum(phases.values())
     total = time.monotonic() - start
     on_chips = Xc.shape[0] if chips else 0
-    return ModelRun(f, X.shape[0], on_chips, _splits(est), results, i16, total, phases)
+    on16 = Xc16.shape[0] if chips and i16 is not None else 0
+    return ModelRun(f, X.shape[0], on_chips, _splits(est), results, i16, on16, total, phases)
 
 
 # ---- the tables -------------------------------------------------------------------------
@@ -375,16 +377,15 @@ def targets(m: ModelRun) -> list[str]:
     # listed, not counted).
     # An int16 form against the model given its int16 rows.
     for r in tg:
-        i16 = r.form.input == "int16" and m.int16 is not None
+        i16 = r.form.input == "int16"
         wrong = r.wrong16 if i16 else r.mismatches
         every = {**wrong, **{f"{k} {r.form.vector}": v for k, v in r.vector.items()}}
         ran = {k: v for k, v in every.items() if isinstance(v, int)}
         ok = bool(ran) and all(v == 0 for v in ran.values())
         text = ", ".join(f"{k} {v}" for k, v in every.items())
         n_host = m.int16.rows.shape[0] if i16 and m.int16 is not None else m.rows
-        kind = "int16 rows" if i16 else "rows"
-        chip_rows = min(m.chip_rows, n_host) if m.chip_rows else 0
-        rows = f"{n_host} {kind} on the host, {chip_rows} on the chips"
+        what = "int16 rows" if i16 else "rows"
+        rows = f"{n_host} {what} on the host, {m.chip_rows16 if i16 else m.chip_rows} on the chips"
         out.append(f"[{_verdict(ok)}] {name}: treegen {r.form.form}: 0 mismatches ({text}; {rows})")
     # Flash on the Cortex-M0+.
     table = _m0_flash(_form(m, "treegen", "table"))

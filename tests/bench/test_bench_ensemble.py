@@ -176,3 +176,64 @@ def test_int16_forms_count_against_the_int16_truth(tmp_path: Path) -> None:
     got = em.host_classes(fo, i16.rows, tmp_path / "em16", "gcc")
     assert not isinstance(got, str), got
     assert np.count_nonzero(got != i16.want) > 0
+
+
+def test_targets_hold_each_input_type_to_its_own() -> None:
+    """The host-time targets: against the fastest other form of any input type, then
+    input type by input type; an int16 form's 0-mismatch target counts its int16 rows;
+    a forest's flash target is against emlearn's smallest float form."""
+    from bench import ensemble_bench as eb
+
+    f = _tiny()
+
+    def result(tool: str, form: str, inp: str, ns: float, **kw: Any) -> Any:
+        r = eb.Result(ef.Form(tool, form, {}, input=inp), ns=[ns], shuffled=[ns + 10])
+        for k, v in kw.items():
+            setattr(r, k, v)
+        return r
+
+    cost = {"m0plus": hw.LinkCost(flash=500)}
+    rs = [
+        result("treegen", "table", "float", 900.0, mismatches={"gcc": 0}, cost=cost),
+        result("treegen", "ifs", "float", 30.0, mismatches={"gcc": 0}),
+        result(
+            "treegen",
+            "ifs int16",
+            "int16",
+            25.0,
+            mismatches={"gcc": 70},
+            wrong16={"gcc": 0, "avr": 0},
+        ),  # fmt: skip
+        result(
+            "emlearn",
+            "inline float lb0",
+            "float",
+            40.0,
+            mismatches={"gcc": 3},
+            cost={"m0plus": hw.LinkCost(flash=1000)},
+        ),  # fmt: skip
+        result(
+            "emlearn",
+            "inline int16 (default)",
+            "int16",
+            20.0,
+            mismatches={"gcc": 80},
+            wrong16={"gcc": 90},
+        ),  # fmt: skip
+    ]
+    lines = eb.targets(eb.ModelRun(f, 100, 50, 7, rs))
+    text = "\n".join(lines)
+    assert "[PASS] tiny: treegen ifs int16: 0 mismatches (gcc 0, avr 0;" in text
+    assert "[PASS] tiny: treegen table M0+ flash 500 B <= 0.6 x emlearn inline float lb0" in text
+    for order, more in (("in order", 0), ("shuffled", 10)):  # shuffled: 10 ns more
+        assert (
+            f"[FAIL] tiny: host ns ({order}, any input type) treegen ifs int16 {25 + more}.0 "
+            f"<= fastest other, emlearn inline int16 (default) {20 + more}.0"
+        ) in text
+        assert (
+            f"[PASS] tiny: host ns ({order}, float input) treegen ifs {30 + more}.0 "
+            f"<= fastest other, emlearn inline float lb0 {40 + more}.0"
+        ) in text
+        assert f"[FAIL] tiny: host ns ({order}, int16 input) treegen ifs int16 {25 + more}" in text
+    # No other int16 form is right on its int16 rows: no info line for that input type.
+    assert not any("int16 input" in s and s.startswith("[info]") for s in lines)
