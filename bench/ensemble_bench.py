@@ -23,8 +23,8 @@ gc-sections; "does not fit" above 32 KiB or 2 KiB of RAM on the ATmega), RAM
 -O2, the median of interleaved timings; in test-row order and shuffled), AVR cycles
 per prediction in simavr, and the rows where the class differs from
 ``estimator.predict``: on the host (gcc -O2 and clang -O2) and on the ATmega328P,
-the Cortex-M0+ (every form that fits) and the M4F (treegen's), through treegen's
-firmware (treegen.firmware.sim); and on the host the rows where the tool's
+the Cortex-M0+ (every form that fits) and the M4F (treegen's float forms), through
+treegen's firmware (treegen.firmware.sim); and on the host the rows where the tool's
 probabilities (a forest's ``predict_proba``) or raw scores (a boosted model's
 ``decision_function``) differ from scikit-learn's in any bit, for the tools whose C
 computes them.  The forms with int16_t input (emlearn's int16 forms, treegen's) all get
