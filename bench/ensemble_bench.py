@@ -10,9 +10,11 @@ classes; and (``--big``, or ``BENCH_FULL=1`` in the environment) RandomForest an
 ExtraTrees of 100 unlimited trees on digits and HistGradientBoosting's defaults.
 Each generator turns the same fitted estimator into C (bench/ensemble_forms.py: every
 form behind the same ``int bench_predict(const float *x)``): treegen's table and ifs
-styles; emlearn's inline float with hard voting (``leaf_bits 0``, its smallest float
-form) and with 8-bit proportions, its default (inline, int16) and loadable int16
-(forests only: it reads nothing else); m2cgen and tl2cgen where they accept the model.
+styles (and, for the forests, the ifs style with int16_t input, ``--input-type int16``
+with and without ``--missing none``); emlearn's inline float with hard voting
+(``leaf_bits 0``, its smallest float form) and with 8-bit proportions, its default
+(inline, int16) and loadable int16 (forests only: it reads nothing else); m2cgen and
+tl2cgen where they accept the model.
 
 Per form (bench/ensemble_measure.py says how each is measured): flash on the
 Cortex-M0+ and the ATmega328P (a linked firmware minus an empty one, -Os,
@@ -21,12 +23,19 @@ gc-sections; "does not fit" above 32 KiB or 2 KiB of RAM on the ATmega), RAM
 -O2, the median of interleaved timings; in test-row order and shuffled), AVR cycles
 per prediction in simavr, and the rows where the class differs from
 ``estimator.predict``: on the host (gcc -O2 and clang -O2) and on the ATmega328P,
-the Cortex-M0+ (every form that fits) and the M4F (treegen's), through treegen's
-firmware (treegen.firmware.sim); and on the host the rows where the tool's
+the Cortex-M0+ (every form that fits) and the M4F (treegen's float forms), through
+treegen's firmware (treegen.firmware.sim); and on the host the rows where the tool's
 probabilities (a forest's ``predict_proba``) or raw scores (a boosted model's
 ``decision_function``) differ from scikit-learn's in any bit, for the tools whose C
-computes them.  Then the issue's targets, each PASS or FAIL: measured as described,
-never adjusted to pass.
+computes them.  The forms with int16_t input (emlearn's int16 forms, treegen's) all get
+the same int16 rows (bench/ensemble_models.py's ``int16_rows``: the float rows
+converted as ``(int16_t)x`` converts them, every threshold's integer neighbours, the
+extremes) and their test rows' conversions to time: their wrong classes are counted
+against the float truth on the conversions of the float rows, and against
+``estimator.predict`` on the int16 rows as floats (the model given the same inputs:
+their probabilities and their chip runs too).  Then the issue's targets, each PASS or
+FAIL: measured as described, never adjusted to pass; the host time against the fastest
+other form of any input type and input type by input type.
 
 ``python -m bench.ensemble_bench [--models NAME ...] [--big] [--chip-rows N] [--cpu-time]``
 runs it alone (``--cpu-time``: the host timings in CPU time, CLOCK_PROCESS_CPUTIME_ID, on
@@ -54,7 +63,7 @@ import numpy.typing as npt
 from bench import ensemble_measure as em
 from bench import harness as hw
 from bench.ensemble_forms import FORESTS, Form, all_forms, vector_kind
-from bench.ensemble_models import MODELS, Fitted, check_rows, fit
+from bench.ensemble_models import MODELS, Fitted, Int16Rows, check_rows, fit, int16_rows
 
 DEFAULT_MODELS = ("forest", "extra", "gboost", "gboost_bin", "hist", "hist_bin", "adaboost")
 BIG_MODELS = ("digits", "extra_digits", "hist_full")
@@ -69,8 +78,14 @@ FLASH_RATIO = {"forest": 0.6, "boosted": 0.5}
 @dataclass
 class Result:
     form: Form
-    mismatches: dict[str, int | str] = field(default_factory=dict)  # gcc, clang, chips
-    # Rows whose predict_proba / decision_function differs in any bit: gcc, clang.
+    # Rows whose class differs from estimator.predict on the float rows: gcc, clang and
+    # (a float form) the chips.  An int16 form: on the float rows' int16 conversions.
+    mismatches: dict[str, int | str] = field(default_factory=dict)
+    # An int16 form: rows whose class differs from estimator.predict on the int16 rows
+    # as floats (the model given the same inputs): gcc, clang, the chips.
+    wrong16: dict[str, int | str] = field(default_factory=dict)
+    # Rows whose predict_proba / decision_function differs in any bit: gcc, clang (an
+    # int16 form: on the int16 rows).
     vector: dict[str, int | str] = field(default_factory=dict)
     ns: list[float] = field(default_factory=list)
     shuffled: list[float] = field(default_factory=list)
@@ -95,6 +110,8 @@ class ModelRun:
     chip_rows: int
     splits: int
     results: list[Result]
+    int16: Int16Rows | None = None  # the forests' int16 rows
+    chip_rows16: int = 0  # of them on the chips
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds of each phase
 
@@ -118,6 +135,11 @@ def _chip_subset(
     rest = np.linspace(n_test, X.shape[0] - 1, max(cap - head, 0)).astype(int)
     idx = np.concatenate([np.arange(head), rest])
     return X[idx], want[idx]
+
+
+def _wrong(got: npt.NDArray[np.int64] | str, want: npt.NDArray[np.int64]) -> int | str:
+    """How many of ``got`` differ from ``want``, or why there are none."""
+    return got if isinstance(got, str) else int(np.count_nonzero(got != want))
 
 
 def _limit_threads() -> Any:
@@ -152,17 +174,30 @@ def run_model(
     results = [Result(fo) for fo in forms]
     api = hw.BenchApi(int(est.n_features_in_), len(est.classes_))
     Xc, wc = _chip_subset(X, want, f.X_test.shape[0], chip_rows)
+    i16 = int16_rows(f, X) if any(fo.input == "int16" for fo in forms) else None
+    if i16 is not None:
+        X16, want16, truth16 = i16.rows, i16.want, est.predict_proba(i16.rows)
+        Xc16, wc16 = _chip_subset(X16, want16, i16.n_test, chip_rows)
+        test16 = X16[: i16.n_test]
 
     def build(i: int, r: Result) -> None:
         fo = r.form
         d = work / name / f"{i}-{fo.tool}"
         log(f"[{name}] {fo.label}: host, M0+ and AVR links ...")
         for cc in ("gcc", "clang"):
-            got = em.host_classes(fo, X, d / "host", cc)
-            r.mismatches[cc] = got if isinstance(got, str) else int(np.count_nonzero(got != want))
+            if fo.input == "int16" and i16 is not None:
+                # The float rows' conversions (the first rows) against the float truth,
+                # every int16 row against the int16 truth.
+                got = em.host_classes(fo, X16, d / "host", cc)
+                k, from_float = i16.n_converted, want[i16.converted]
+                r.mismatches[cc] = _wrong(got[:k] if not isinstance(got, str) else got, from_float)
+                r.wrong16[cc] = _wrong(got, want16)
+            else:
+                r.mismatches[cc] = _wrong(em.host_classes(fo, X, d / "host", cc), want)
             if fo.vector:
-                bits = em.host_vectors(fo, X, d / "vector", cc)
-                r.vector[cc] = bits if isinstance(bits, str) else em.vector_mismatches(bits, truth)
+                rows, ref = (X16, truth16) if fo.input == "int16" else (X, truth)
+                bits = em.host_vectors(fo, rows, d / "vector", cc)
+                r.vector[cc] = bits if isinstance(bits, str) else em.vector_mismatches(bits, ref)
         for chip in CHIPS:
             r.cost[chip] = hw.link_cost(fo, chip, d / chip)
         if fo.tool == "treegen":
@@ -177,18 +212,22 @@ def run_model(
             if r.form.error or isinstance(r.mismatches.get("gcc"), str):
                 continue
             host = work / name / f"{i}-{r.form.tool}" / "host"
+            test = test16 if r.form.input == "int16" else f.X_test
             for order, into in (("time", r.ns), ("shuffled", r.shuffled)):
-                ns = em.host_ns(r.form, f.X_test, host, order)
+                ns = em.host_ns(r.form, test, host, order)
                 if isinstance(ns, str):
                     r.ns_error = ns
                 else:
                     into.extend(ns)
 
     def on_chip(r: Result, chip: str) -> None:
-        log(f"[{name}] {r.form.label} on {chip} ({Xc.shape[0]} rows) ...")
-        run = em.chip_run(r.form, api, Xc, wc, chip, r.cost.get(chip))
+        rows, ref, into = (Xc, wc, r.mismatches)
+        if r.form.input == "int16":  # the int16 rows, against their own truth
+            rows, ref, into = (Xc16, wc16, r.wrong16)
+        log(f"[{name}] {r.form.label} on {chip} ({rows.shape[0]} rows) ...")
+        run = em.chip_run(r.form, api, rows, ref, chip, r.cost.get(chip))
         r.chips[chip] = run
-        r.mismatches[chip] = run.note if run.mismatches < 0 else run.mismatches
+        into[chip] = run.note if run.mismatches < 0 else run.mismatches
 
     phases["timing"] = time.monotonic() - start - sum(phases.values())
     if chips:
@@ -198,13 +237,20 @@ def run_model(
                 (r, chip)
                 for r in results
                 if not r.form.error
-                for chip in ([*CHIPS, "m4f"] if r.form.tool == "treegen" else CHIPS)
+                for chip in (
+                    # the M4F: treegen's float forms (its int16 forms run the same C as
+                    # on the M0+, kept out of the bench's time)
+                    [*CHIPS, "m4f"]
+                    if r.form.tool == "treegen" and r.form.input == "float"
+                    else CHIPS
+                )
             ],
         )
     phases["chips"] = time.monotonic() - start - sum(phases.values())
     total = time.monotonic() - start
     on_chips = Xc.shape[0] if chips else 0
-    return ModelRun(f, X.shape[0], on_chips, _splits(est), results, total, phases)
+    on16 = Xc16.shape[0] if chips and i16 is not None else 0
+    return ModelRun(f, X.shape[0], on_chips, _splits(est), results, i16, on16, total, phases)
 
 
 # ---- the tables -------------------------------------------------------------------------
@@ -244,8 +290,10 @@ def _ram(r: Result) -> str:
     return " / ".join(parts)
 
 
-def _mis(r: Result, key: str) -> str:
-    v = r.mismatches.get(key)
+def _mis(r: Result, key: str, int16: bool = False) -> str:
+    """A count of wrong rows: against the float rows' truth, or (``int16``) an int16
+    form's against the int16 rows' ("-" for a float form)."""
+    v = (r.wrong16 if int16 else r.mismatches).get(key)
     if v is None:
         return "-"
     return str(v) if isinstance(v, int) else v[:40]
@@ -262,15 +310,17 @@ def model_table(m: ModelRun) -> str:
     head = (
         "| tool | form | M0+ flash | AVR flash | RAM + stack M0+ / AVR | host ns | "
         "shuffled ns | AVR cycles | M0+ instr. | wrong gcc / clang | "
+        "int16 rows wrong gcc / clang | "
         f"{vector_kind(m.fitted.est)} bits wrong gcc / clang | wrong AVR | "
         "wrong M0+ | wrong M4F |"
     )
-    lines = [head, "|" + "---|" * 14]
+    lines = [head, "|" + "---|" * 15]
     for r in m.results:
         fo = r.form
         if fo.error:
-            lines.append(f"| {fo.tool} | {fo.form} | refused: {fo.error} |" + " |" * 11)
+            lines.append(f"| {fo.tool} | {fo.form} | refused: {fo.error} |" + " |" * 12)
             continue
+        i16 = fo.input == "int16"  # its vector and chip columns: on the int16 rows
         avr, m0 = r.chips.get("avr"), r.chips.get("m0plus")
         cyc = _n(avr.median) if avr and avr.median >= 0 else (avr.note if avr else "-")
         ins = _n(m0.median) if m0 and m0.median >= 0 else (m0.note if m0 else "-")
@@ -286,10 +336,11 @@ def model_table(m: ModelRun) -> str:
             cyc,
             ins,
             f"{_mis(r, 'gcc')} / {_mis(r, 'clang')}",
+            f"{_mis(r, 'gcc', True)} / {_mis(r, 'clang', True)}" if i16 else "-",
             _vec(r),
-            _mis(r, "avr"),
-            _mis(r, "m0plus"),
-            _mis(r, "m4f"),
+            _mis(r, "avr", i16),
+            _mis(r, "m0plus", i16),
+            _mis(r, "m4f", i16),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -324,12 +375,17 @@ def targets(m: ModelRun) -> list[str]:
     tg = [r for r in m.results if r.form.tool == "treegen" and not r.form.error]
     # 0 mismatches, every treegen form, everywhere it ran (a chip it does not fit is
     # listed, not counted).
+    # An int16 form against the model given its int16 rows.
     for r in tg:
-        every = {**r.mismatches, **{f"{k} {r.form.vector}": v for k, v in r.vector.items()}}
+        i16 = r.form.input == "int16"
+        wrong = r.wrong16 if i16 else r.mismatches
+        every = {**wrong, **{f"{k} {r.form.vector}": v for k, v in r.vector.items()}}
         ran = {k: v for k, v in every.items() if isinstance(v, int)}
         ok = bool(ran) and all(v == 0 for v in ran.values())
         text = ", ".join(f"{k} {v}" for k, v in every.items())
-        rows = f"{m.rows} rows on the host, {m.chip_rows} on the chips"
+        n_host = m.int16.rows.shape[0] if i16 and m.int16 is not None else m.rows
+        what = "int16 rows" if i16 else "rows"
+        rows = f"{n_host} {what} on the host, {m.chip_rows16 if i16 else m.chip_rows} on the chips"
         out.append(f"[{_verdict(ok)}] {name}: treegen {r.form.form}: 0 mismatches ({text}; {rows})")
     # Flash on the Cortex-M0+.
     table = _m0_flash(_form(m, "treegen", "table"))
@@ -356,23 +412,7 @@ def targets(m: ModelRun) -> list[str]:
                 )
     else:
         out.append(f"[info] {name}: no other generator reads AdaBoost; treegen table {table} B")
-    # Host time against the fastest other form; then (info) against the fastest other
-    # form that is right on every row.
-    for label, key in (("in order", "median_ns"), ("shuffled", "median_shuffled")):
-        mine = [(getattr(r, key), r.form.form) for r in tg if getattr(r, key) is not None]
-        others = [r for r in m.results if r.form.tool != "treegen" and getattr(r, key) is not None]
-        exact = [r for r in others if r.mismatches.get("gcc") == 0]
-        for tag, pool in (("", others), ("info", exact)):
-            if not mine or not pool:
-                continue
-            a = min(mine)
-            b = min((getattr(r, key), r.form.label) for r in pool)
-            verdict = _verdict(a[0] <= b[0]) if not tag else "info"
-            which = "fastest other" if not tag else "fastest other with 0 host mismatches"
-            out.append(
-                f"[{verdict}] {name}: host ns ({label}) treegen {a[1]} {a[0]:.1f} <= {which}, "
-                f"{b[1]} {b[0]:.1f} ({a[0] / b[0]:.2f}x)"
-            )
+    out += _host_time(m)
     # The strict flags.
     for r in tg:
         if r.strict is not None:
@@ -384,6 +424,42 @@ def targets(m: ModelRun) -> list[str]:
     if name == "forest":
         out += _atmega_target(m)
     return out
+
+
+def _host_time(m: ModelRun) -> list[str]:
+    """Host time against the fastest other form: of any input type, then (where the
+    forms take more than one) input type by input type, the same inputs on both sides;
+    each followed (info) by the fastest other form with 0 wrong classes on the host
+    against its input's truth (a float form's rows, an int16 form's int16 rows)."""
+    name = m.fitted.name
+    inputs = sorted({r.form.input for r in m.results if not r.form.error})
+    scopes = [("any input type", None), *((f"{t} input", t) for t in inputs if len(inputs) > 1)]
+    out: list[str] = []
+    for label, key in (("in order", "median_ns"), ("shuffled", "median_shuffled")):
+        for scope, kind in scopes:
+            timed = [
+                r for r in m.results if getattr(r, key) is not None and kind in (None, r.form.input)
+            ]
+            mine = [(getattr(r, key), r.form.form) for r in timed if r.form.tool == "treegen"]
+            others = [r for r in timed if r.form.tool != "treegen"]
+            exact = [r for r in others if _host_wrong(r) == 0]
+            for tag, pool in (("", others), ("info", exact)):
+                if not mine or not pool:
+                    continue
+                a = min(mine)
+                b = min((getattr(r, key), r.form.label) for r in pool)
+                verdict = _verdict(a[0] <= b[0]) if not tag else "info"
+                which = "fastest other" if not tag else "fastest other with 0 host mismatches"
+                out.append(
+                    f"[{verdict}] {name}: host ns ({label}, {scope}) treegen {a[1]} {a[0]:.1f} "
+                    f"<= {which}, {b[1]} {b[0]:.1f} ({a[0] / b[0]:.2f}x)"
+                )
+    return out
+
+
+def _host_wrong(r: Result) -> int | str | None:
+    """gcc's wrong classes against the truth of the form's own input."""
+    return (r.wrong16 if r.form.input == "int16" else r.mismatches).get("gcc")
 
 
 def _atmega_target(m: ModelRun) -> list[str]:

@@ -14,7 +14,11 @@ bits.  treegen's comes from a second export (``--proba`` or ``--scores``, the
 ``vector_files``: the measured form is the plain one); emlearn's C has float32
 probabilities only (its loadable form), never scikit-learn's doubles, so it has none.
 
-treegen's predict.c is its own (``--prefix bench``).  For the others, predict.c holds
+treegen's predict.c is its own (``--prefix bench``); its int16 forms of a forest
+(``--input-type int16``, ``--prefix tg``, the header inlined) sit behind a
+``bench_predict`` that hands ``(int16_t)x[i]`` over as emlearn's int16 forms do (a
+form's ``input`` says which it takes; the bench hands an int16 form integers only).
+For the others, predict.c holds
 the generator's output as it wrote it (its includes inlined, so the file stands
 alone) and a wrapper ``bench_predict`` that hands the floats over as the generator's
 own API takes them and picks the class by the estimator's rule:
@@ -66,6 +70,9 @@ class Form:
     # "proba" or "scores": what bench_vector writes, in vector_files' predict.c ("": none).
     vector: str = ""
     vector_files: dict[str, str] | None = None
+    # What the C takes: "float", or "int16" (int16_t features: handed the int16 rows,
+    # ensemble_models.int16_rows, as ``(int16_t)x[i]``).
+    input: str = "float"
 
     @property
     def label(self) -> str:
@@ -113,6 +120,62 @@ def treegen_forms(est: Any) -> list[Form]:
         vec = dict(render(ens, extra).files)
         vec["predict.c"] += wrapper
         out.append(Form("treegen", s, files, "", True, kind, vec))
+    return out
+
+
+TREEGEN_INT16: dict[str, dict[str, Any]] = {
+    # --input-type int16: integer compares, -32768 the missing value
+    "ifs int16": {"missing": "c45"},
+    # the same without missing values (each test one compare), emlearn's int16 contract
+    "ifs int16 none": {"missing": "none"},
+}
+
+
+def _int16_call(fn: str, n: int, extra: str = "") -> str:
+    """The body handing ``x`` to an int16_t function as emlearn's int16 forms get it."""
+    return (
+        f"    int16_t f[{n}]; int i;\n"
+        f"    for (i = 0; i < {n}; i++) f[i] = (int16_t)x[i];\n"
+        f"    return {fn}(f{extra});"
+    )
+
+
+def treegen_int16_forms(est: Any) -> list[Form]:
+    """treegen's ifs C of a forest with int16_t input (``--input-type int16``, prefix
+    ``tg``, its header inlined), behind ``bench_predict`` as emlearn's int16 forms are."""
+    from treegen.codegen.options import ExportOptions
+    from treegen.ensemble.sklearn import ensemble_from_sklearn
+    from treegen.kinds.export import render
+
+    try:
+        ens = ensemble_from_sklearn(est)
+    except Exception as exc:  # noqa: BLE001 -- any refusal is a result to report
+        return [_failed("treegen", s, exc) for s in TREEGEN_INT16]
+    n = int(est.n_features_in_)
+    out = []
+    for form, kw in TREEGEN_INT16.items():
+        sources = []
+        for proba in (None, True):
+            opts = ExportOptions(
+                prefix="tg", style="ifs", input_type="int16", proba=proba, name="tg", **kw
+            )
+            got = render(ens, opts).files
+            body = got["tg.c"].replace('#include "tg.h"', got["tg.h"], 1)
+            wrapper = (
+                "\nint bench_predict(const bench_input_t *x)\n{\n"
+                + _int16_call("tg_predict", n)
+                + "\n}\n"
+            )
+            if proba:
+                wrapper += (
+                    "\nint bench_vector(const bench_input_t *x, double *out)\n{\n"
+                    + _int16_call("tg_predict_proba", n, ", out").replace("return ", "")
+                    + "\n    return TG_N_PROBA;\n}\n"
+                )
+            sources.append(
+                {"predict.c": '#include "predict.h"\n' + body + wrapper, "predict.h": _header(est)}
+            )
+        out.append(Form("treegen", form, sources[0], "", True, "proba", sources[1], "int16"))
     return out
 
 
@@ -168,7 +231,8 @@ def emlearn_forms(est: Any) -> list[Form]:
             )
         wrapper = f"\nint bench_predict(const bench_input_t *x)\n{{\n    {call}\n}}\n"
         source = '#include "predict.h"\n' + body + wrapper
-        out.append(Form("emlearn", form, {"predict.c": source, "predict.h": _header(est)}))
+        files = {"predict.c": source, "predict.h": _header(est)}
+        out.append(Form("emlearn", form, files, input="float" if ctype == "float" else "int16"))
     return out
 
 
@@ -267,6 +331,8 @@ def all_forms(
     for tool in tools:
         if tool == "treegen":
             out += treegen_forms(est)
+            if type(est).__name__ in FORESTS:
+                out += treegen_int16_forms(est)
         elif tool == "emlearn":
             if type(est).__name__ in FORESTS:
                 out += emlearn_forms(est)

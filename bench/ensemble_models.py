@@ -38,6 +38,9 @@ have none, the test rows in turn), then rows with one feature NaN (the estimator
 whose ``predict`` accepts NaN) and, for a categorical column, every category, an
 unknown one and a negative, a fractional and a too large one.  Every value is a
 float32, as the C's float input receives it; the truth is ``estimator.predict`` on them.
+**int16 rows** (:func:`int16_rows`, the forests): the forms whose C takes int16_t get
+integers: these rows converted toward zero, every threshold's integer neighbours and
+the type's extremes; their truth is ``estimator.predict`` on those integers.
 """
 
 from __future__ import annotations
@@ -287,3 +290,58 @@ def check_rows(f: Fitted) -> tuple[Array, npt.NDArray[np.int64]]:
                 rows = np.vstack([rows, np.asarray(specials)])
     want = np.searchsorted(f.est.classes_, f.est.predict(rows)).astype(np.int64)
     return rows, want
+
+
+# The int16 rows: what the forms whose C takes int16_t features (emlearn's default and
+# loadable forms, treegen's --input-type int16) are handed.
+INT16_LO, INT16_HI = -32767, 32767  # -32768 is treegen's default missing value for int16
+
+
+@dataclass
+class Int16Rows:
+    """The int16 rows (integers, as float64) and ``estimator.predict``'s class index on
+    each as a float; the first ``n_converted`` are the conversions of ``X[converted]``."""
+
+    rows: Array
+    want: npt.NDArray[np.int64]
+    converted: npt.NDArray[np.bool_]  # which float check rows have a conversion
+    n_test: int  # the conversions of the test rows come first
+
+    @property
+    def n_converted(self) -> int:
+        return int(self.converted.sum())
+
+
+def int16_rows(f: Fitted, X: Array) -> Int16Rows:
+    """The int16 rows of a forest checked on the float rows ``X`` (check_rows'):
+    every float row converted as C's ``(int16_t)x`` converts a value in range (toward
+    zero; a row with a NaN or a value out of range has no conversion, as C defines
+    none), then every threshold's integer neighbours (the largest integer at or below
+    it, the one above, one more each side) in a converted test row reaching the split,
+    then the types' extremes but the missing value (-32767, 32767) in every column of
+    the first test rows.  The truth is ``estimator.predict`` on these integers as
+    floats: the model given the int16 inputs, not the float data they came from."""
+    ok = np.asarray(~np.isnan(X).any(axis=1) & (np.abs(np.nan_to_num(X)) < 32768).all(axis=1))
+    conv = np.trunc(np.where(ok[:, None], X, 0.0))[ok]
+    n_test = int(ok[: f.X_test.shape[0]].sum())
+    test = conv[:n_test]
+    moved: list[Array] = []
+    seen: set[tuple[int, float, int]] = set()
+    for feature, t, r in _tree_splits(f.est, test):
+        lo = float(np.floor(t)) if np.isfinite(t) else float(INT16_HI)
+        for v in (lo - 1, lo, lo + 1, lo + 2):
+            v = min(max(v, INT16_LO), INT16_HI)
+            if (feature, v, r) not in seen:
+                seen.add((feature, v, r))
+                row = test[r].copy()
+                row[feature] = v
+                moved.append(row)
+    for r in range(min(5, n_test)):
+        for j in range(X.shape[1]):
+            for v in (INT16_LO, INT16_HI):
+                row = test[r].copy()
+                row[j] = v
+                moved.append(row)
+    rows = np.vstack([conv, *([np.asarray(moved)] if moved else [])])
+    want = np.searchsorted(f.est.classes_, f.est.predict(rows)).astype(np.int64)
+    return Int16Rows(rows, want, ok, n_test)

@@ -127,3 +127,113 @@ def test_flash_and_avr_run_see_the_model(tmp_path: Path) -> None:
     planted = want.copy()
     planted[5] = (planted[5] + 1) % len(f.est.classes_)
     assert em.chip_run(table, api, X, planted, "avr", cost).mismatches == 1
+
+
+def test_int16_rows_are_the_conversions_and_every_thresholds_integers() -> None:
+    f = _tiny()
+    X, _ = models.check_rows(f)
+    i16 = models.int16_rows(f, X)
+    rows = i16.rows
+    assert np.array_equal(rows, np.trunc(rows)) and not np.isnan(rows).any()
+    assert rows.min() >= models.INT16_LO and rows.max() <= models.INT16_HI
+    # The first rows: every float row without NaN, converted toward zero as C does.
+    assert not i16.converted.all() and i16.converted[: f.X_test.shape[0]].all()
+    assert np.array_equal(rows[: i16.n_converted], np.trunc(X[i16.converted]))
+    assert np.array_equal(i16.want, np.searchsorted(f.est.classes_, f.est.predict(rows)))
+    for m in f.est.estimators_:
+        t = m.tree_
+        for node in np.flatnonzero(t.children_left >= 0):
+            lo = np.floor(t.threshold[node])  # the largest integer x with x <= t, and lo + 1
+            column = rows[:, int(t.feature[node])]
+            assert np.any(column == lo) and np.any(column == lo + 1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_int16_forms_count_against_the_int16_truth(tmp_path: Path) -> None:
+    """treegen's int16 forms are the model given the int16 rows: every class and
+    probability; a planted wrong class counts.  emlearn's int16 default (``x < (int)t``)
+    is not, which the counter sees."""
+    pytest.importorskip("emlearn")
+    f = _tiny()
+    X, _ = models.check_rows(f)
+    i16 = models.int16_rows(f, X)
+    forms = {fo.label: fo for fo in ef.all_forms(f.est, ("treegen", "emlearn"))}
+    for label in ("treegen ifs int16", "treegen ifs int16 none"):
+        fo = forms[label]
+        assert fo.input == "int16" and fo.vector == "proba"
+        got = em.host_classes(fo, i16.rows, tmp_path / label, "gcc")
+        assert not isinstance(got, str), got
+        assert np.count_nonzero(got != i16.want) == 0
+        planted = i16.want.copy()
+        planted[2] = (planted[2] + 1) % len(f.est.classes_)
+        assert np.count_nonzero(got != planted) == 1
+        bits = em.host_vectors(fo, i16.rows, tmp_path / f"{label}-v", "gcc")
+        assert not isinstance(bits, str), bits
+        assert em.vector_mismatches(bits, f.est.predict_proba(i16.rows)) == 0
+    fo = forms["emlearn inline int16 (default)"]
+    assert fo.input == "int16" and forms["emlearn inline float lb0"].input == "float"
+    got = em.host_classes(fo, i16.rows, tmp_path / "em16", "gcc")
+    assert not isinstance(got, str), got
+    assert np.count_nonzero(got != i16.want) > 0
+
+
+def test_targets_hold_each_input_type_to_its_own() -> None:
+    """The host-time targets: against the fastest other form of any input type, then
+    input type by input type; an int16 form's 0-mismatch target counts its int16 rows;
+    a forest's flash target is against emlearn's smallest float form."""
+    from bench import ensemble_bench as eb
+
+    f = _tiny()
+
+    def result(tool: str, form: str, inp: str, ns: float, **kw: Any) -> Any:
+        r = eb.Result(ef.Form(tool, form, {}, input=inp), ns=[ns], shuffled=[ns + 10])
+        for k, v in kw.items():
+            setattr(r, k, v)
+        return r
+
+    cost = {"m0plus": hw.LinkCost(flash=500)}
+    rs = [
+        result("treegen", "table", "float", 900.0, mismatches={"gcc": 0}, cost=cost),
+        result("treegen", "ifs", "float", 30.0, mismatches={"gcc": 0}),
+        result(
+            "treegen",
+            "ifs int16",
+            "int16",
+            25.0,
+            mismatches={"gcc": 70},
+            wrong16={"gcc": 0, "avr": 0},
+        ),  # fmt: skip
+        result(
+            "emlearn",
+            "inline float lb0",
+            "float",
+            40.0,
+            mismatches={"gcc": 3},
+            cost={"m0plus": hw.LinkCost(flash=1000)},
+        ),  # fmt: skip
+        result(
+            "emlearn",
+            "inline int16 (default)",
+            "int16",
+            20.0,
+            mismatches={"gcc": 80},
+            wrong16={"gcc": 90},
+        ),  # fmt: skip
+    ]
+    lines = eb.targets(eb.ModelRun(f, 100, 50, 7, rs))
+    text = "\n".join(lines)
+    assert "[PASS] tiny: treegen ifs int16: 0 mismatches (gcc 0, avr 0;" in text
+    assert "[PASS] tiny: treegen table M0+ flash 500 B <= 0.6 x emlearn inline float lb0" in text
+    for order, more in (("in order", 0), ("shuffled", 10)):  # shuffled: 10 ns more
+        assert (
+            f"[FAIL] tiny: host ns ({order}, any input type) treegen ifs int16 {25 + more}.0 "
+            f"<= fastest other, emlearn inline int16 (default) {20 + more}.0"
+        ) in text
+        assert (
+            f"[PASS] tiny: host ns ({order}, float input) treegen ifs {30 + more}.0 "
+            f"<= fastest other, emlearn inline float lb0 {40 + more}.0"
+        ) in text
+        assert f"[FAIL] tiny: host ns ({order}, int16 input) treegen ifs int16 {25 + more}" in text
+    # No other int16 form is right on its int16 rows: no info line for that input type.
+    assert not any("int16 input" in s and s.startswith("[info]") for s in lines)
