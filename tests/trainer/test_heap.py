@@ -69,3 +69,32 @@ def test_train_leaves_the_heap_and_the_collector_as_they_were(tmp_path: Path) ->
     assert gc.isenabled()
     assert main(["--quiet", "train", str(GOLF), "-o", str(out)]) == 0
     assert out.is_file() and gc.isenabled() and "keep" not in heap._state
+
+
+def test_rules_leaves_the_heap_and_the_collector_as_they_were(tmp_path: Path) -> None:
+    # treegen rules keeps the heap for a small run as train does, and pauses the
+    # collector for the growth; both are undone before it returns.
+    out = tmp_path / "golf.rules"
+    assert gc.isenabled()
+    assert main(["--quiet", "rules", str(GOLF), "-o", str(out)]) == 0
+    assert out.is_file() and gc.isenabled() and "keep" not in heap._state
+
+
+@pytest.mark.parametrize(
+    ("file_bytes", "rows", "kept_after_rows"),
+    [
+        (heap.KEEP_BYTES, heap.KEEP_ROWS, True),  # small file, few rows: kept throughout
+        (heap.KEEP_BYTES, heap.KEEP_ROWS + 1, False),  # small file, many rows: given up
+        (heap.KEEP_BYTES + 1, heap.KEEP_ROWS, True),  # large file, few rows: kept from there
+        (heap.KEEP_BYTES + 1, heap.KEEP_ROWS + 1, False),  # neither
+    ],
+)
+def test_small_run_heap_follows_the_file_then_the_rows(
+    monkeypatch: pytest.MonkeyPatch, file_bytes: int, rows: int, kept_after_rows: bool
+) -> None:
+    monkeypatch.setattr(heap, "_state", {"mallopt": lambda param, value: 1})
+    with heap.SmallRunHeap(file_bytes) as run:
+        assert ("keep" in heap._state) == (file_bytes <= heap.KEEP_BYTES)
+        run.rows(rows)
+        assert ("keep" in heap._state) == kept_after_rows
+    assert "keep" not in heap._state and "mallopt" in heap._state

@@ -134,6 +134,15 @@ def read_data(
     return ds
 
 
+def file_bytes(path: str) -> int:
+    """The size of the file DATA names; for a C4.5 stem (no such file) or anything
+    unreadable, more than any limit."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return sys.maxsize
+
+
 def int_range(lo: int, hi: int | None = None) -> Callable[[str], int]:
     """An argparse ``type=`` accepting integers in ``lo..hi`` (``hi`` None: no upper bound)."""
 

@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from treegen.cli.common import add_data_options, add_verbose, note, note_peak_memory, read_data
+from treegen.cli.common import (
+    add_data_options,
+    add_verbose,
+    file_bytes,
+    note,
+    note_peak_memory,
+    read_data,
+)
 from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import add_train_options, train_options, training_function
 from treegen.data.atomic import write_text_atomic
@@ -32,12 +37,10 @@ from treegen.model.file import model_to_json
 from treegen.trainer import train
 from treegen.trainer.fit import grow_prepared
 from treegen.trainer.heap import (
-    KEEP_BYTES,
-    KEEP_ROWS,
     STEP_BLOCK,
+    SmallRunHeap,
     blocks_mapped_from,
     collection_paused,
-    freed_blocks_kept,
     map_large_blocks,
 )
 from treegen.trainer.prepare import prepare
@@ -86,10 +89,7 @@ def run_train(args: argparse.Namespace) -> int:
     float32 = flavor_compares_float32(args.flavor)
     # Up to KEEP_ROWS rows freed arrays stay on the heap (trainer/heap.py): from the
     # start where the file is small, else once the rows are counted.
-    small = _file_bytes(args.data) <= KEEP_BYTES
-    with progress_line(args) as progress, ExitStack() as kept:
-        if small:
-            kept.enter_context(freed_blocks_kept())
+    with progress_line(args) as progress, SmallRunHeap(file_bytes(args.data)) as kept:
         with blocks_mapped_from(STEP_BLOCK):  # the reader's pieces: a few MB each
             ds = read_data(args, args.data, float32=float32, progress=progress)
         # STEM.test is read before anything is written: an error in it leaves no model.
@@ -100,10 +100,7 @@ def run_train(args: argparse.Namespace) -> int:
             test = test_set_beside(args.data)
         test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
         progress.update("growing", rows=ds.n_rows)
-        if small and ds.n_rows > KEEP_ROWS:
-            kept.close()  # more rows than the file's size said: growth's arrays go back
-        elif not small and ds.n_rows <= KEEP_ROWS:
-            kept.enter_context(freed_blocks_kept())
+        kept.rows(ds.n_rows)
         # The trainer's objects (tree nodes, model nodes, options) form no reference
         # cycles; at 100k rows the collector ran about 100 times over them.
         with collection_paused():
@@ -162,15 +159,6 @@ def _kind(value: object) -> Any:
     from treegen.kinds import kind_of
 
     return kind_of(value)
-
-
-def _file_bytes(path: str) -> int:
-    """The size of the file DATA names; for a C4.5 stem (no such file) or anything
-    unreadable, more than any limit."""
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return sys.maxsize
 
 
 def _one_tree(args: argparse.Namespace) -> bool:

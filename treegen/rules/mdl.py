@@ -92,7 +92,10 @@ class AttributeCodes:
                 # column only: Dataset.x32 would keep a float32 copy of the whole table)
                 with np.errstate(over="ignore"):
                     known = col[~np.isnan(col)].astype(np.float32)
-                cuts = np.unique(known).size + int(known.size < n)
+                # its distinct values as np.unique counts them (which imports numpy.ma)
+                known.sort()
+                distinct = int(np.count_nonzero(known[1:] != known[:-1])) + int(known.size > 0)
+                cuts = distinct + int(known.size < n)
                 half = to_f32(logs.item[cuts] / 2) if cuts > 1 else 0.0
                 bits.append(to_f32(1 + half) if cuts > 1 else 0.0)
             else:

@@ -77,7 +77,8 @@ def start(
     n = ds.n_rows
     cols = CaseColumns(ds.X, order=order)
     eq, eq_at = _value_sets(cols, ds, shape)
-    cont = np.unique(attr[kind == KIND_CONTINUOUS]).tolist()
+    # (sorted(set()), not np.unique: that imports numpy.ma, 0.02 s of a run)
+    cont = sorted(set(attr[kind == KIND_CONTINUOUS].tolist()))
     col_at = np.full(max(len(ds.attributes), 1), -1, dtype=np.int32)
     columns = []
     known = np.zeros((len(cont), (n + 63) // 64), dtype=np.uint64)
@@ -87,7 +88,7 @@ def start(
         columns.append(col)
         known[j] = pack(~np.isnan(col))
     y = ds.y if order is None else ds.y[order]
-    classes = np.unique(shape.array("cls")[leaf]).tolist()
+    classes = sorted(set(shape.array("cls")[leaf].tolist()))
     wrong_at = np.zeros(max(len(ds.classes), 1), dtype=np.int32)
     wrong = np.zeros((max(len(classes), 1), (n + 63) // 64), dtype=np.uint64)
     for j, c in enumerate(classes):

@@ -17,7 +17,8 @@ from __future__ import annotations
 import ctypes
 import gc
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from types import TracebackType
 
 M_MMAP_THRESHOLD = -3
 """glibc's ``mallopt`` parameter number for the mmap threshold (malloc.h)."""
@@ -110,6 +111,38 @@ def freed_blocks_kept() -> Iterator[None]:
         del _state["keep"]
         _state["mallopt"] = fn
         fn(M_TRIM_THRESHOLD, DEFAULT_TRIM)
+
+
+class SmallRunHeap:
+    """:func:`freed_blocks_kept` for a run of up to :data:`KEEP_ROWS` rows, the rule
+    ``treegen train`` and ``treegen rules`` share: from the start where the data file
+    has at most :data:`KEEP_BYTES` bytes (``file_bytes``), then as :meth:`rows` says
+    once the rows are counted; undone when the block ends."""
+
+    def __init__(self, file_bytes: int) -> None:
+        self.small_file = file_bytes <= KEEP_BYTES
+        self._kept = ExitStack()
+
+    def __enter__(self) -> SmallRunHeap:
+        if self.small_file:
+            self._kept.enter_context(freed_blocks_kept())
+        return self
+
+    def rows(self, n_rows: int) -> None:
+        """The rows read: more than the file's size said, growth's arrays go back to
+        the OS again; fewer, the heap is kept from here."""
+        if self.small_file and n_rows > KEEP_ROWS:
+            self._kept.close()
+        elif not self.small_file and n_rows <= KEEP_ROWS:
+            self._kept.enter_context(freed_blocks_kept())
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._kept.close()
 
 
 @contextmanager
