@@ -29,7 +29,6 @@ from treegen.kinds import Kind, a_kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
 from treegen.kinds.spec import random_rows_error
 
-
 REPR_CLASSES = 5  # the classes a repr names, the rest counted
 
 
