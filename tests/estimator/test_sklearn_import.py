@@ -168,6 +168,32 @@ def test_cli_import_sklearn(
     assert model == treegen.from_sklearn(est)
 
 
+def test_one_class_histogram_boosting_and_a_class_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A HistGradientBoostingClassifier fitted on one class made a model its own file
+    refused ("decision gt0 needs exactly 2 classes": from_sklearn gave it, save wrote it,
+    load failed); the estimator's class instead of a fitted one was "a ABCMeta".  Both
+    are one-line refusals naming what to do, on the command line nothing written."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    one = HistGradientBoostingClassifier(max_iter=2).fit(X, np.full(100, "only"))
+    with pytest.raises(UsageError, match=r"fitted on one class \(only\) is not exported"):
+        treegen.from_sklearn(one)
+    with pytest.raises(UsageError, match="cannot import a DecisionTreeClassifier class: "):
+        treegen.from_sklearn(DecisionTreeClassifier)
+    single = DecisionTreeClassifier().fit(X, np.zeros(100, dtype=int))  # one class: a leaf
+    assert treegen.from_sklearn(single).predict(X[:3]).tolist() == [0, 0, 0]
+    for est in (one, DecisionTreeClassifier):
+        pkl = tmp_path / "e.pkl"
+        pkl.write_bytes(pickle.dumps(est))
+        out = tmp_path / "m.trees"
+        code, stdout, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+        assert code == 2 and stdout == "" and err.count("\n") == 1, err
+        assert err.startswith(f"treegen: error: {pkl}: ") and not out.exists()
+
+
 def test_cli_import_sklearn_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "x.pkl"
     bad.write_bytes(pickle.dumps({"not": "a tree"}))

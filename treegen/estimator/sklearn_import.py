@@ -63,7 +63,10 @@ def _refuse_a_wrapper(estimator: Any) -> None:
     C45Classifier); those it does not wrap get from_estimator's list of the supported."""
     name = type(estimator).__name__
     why = None
-    if hasattr(estimator, "steps") and hasattr(estimator, "named_steps"):
+    if isinstance(estimator, type):
+        name = f"{estimator.__name__} class"
+        why = "it is no estimator but its class: fit an instance and import that"
+    elif hasattr(estimator, "steps") and hasattr(estimator, "named_steps"):
         before = ", ".join(type(step).__name__ for _, step in estimator.steps[:-1])
         why = (
             "only its final estimator can be compiled (pipeline[-1]), and only when the steps "
