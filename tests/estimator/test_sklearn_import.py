@@ -194,6 +194,40 @@ def test_one_class_histogram_boosting_and_a_class_are_refused_in_one_line(
         assert err.startswith(f"treegen: error: {pkl}: ") and not out.exists()
 
 
+def test_a_pickle_of_another_scikit_learn_version_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scikit-learn warns (InconsistentVersionWarning, several lines) and promises
+    nothing of an estimator pickled by another version: import-sklearn refused nothing
+    and wrote the model.  Now one line naming the file and both versions, exit 2,
+    nothing written."""
+    import io
+
+    est = DecisionTreeClassifier(max_depth=2, random_state=0).fit(*load_iris(return_X_y=True))
+
+    class OldVersion(pickle.Pickler):
+        def reducer_override(self, obj: object) -> object:
+            if obj is not est:
+                return NotImplemented
+            parts = list(est.__reduce_ex__(4))
+            parts[2] = {**parts[2], "_sklearn_version": "0.24.2"}
+            return tuple(parts)
+
+    buf = io.BytesIO()
+    OldVersion(buf, protocol=4).dump(est)
+    pkl = tmp_path / "old.pkl"
+    pkl.write_bytes(buf.getvalue())
+    out = tmp_path / "m.trees"
+    code, stdout, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {pkl}: a DecisionTreeClassifier saved by ")
+    assert f"scikit-learn 0.24.2, read by {sklearn.__version__}" in err
+    assert not out.exists()
+    pkl.write_bytes(pickle.dumps(est))  # this version's pickle: imported
+    code, _, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 0 and err == "" and out.exists()
+
+
 def test_cli_import_sklearn_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "x.pkl"
     bad.write_bytes(pickle.dumps({"not": "a tree"}))
