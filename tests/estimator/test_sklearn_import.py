@@ -324,3 +324,19 @@ def test_cli_import_sklearn_reads_skops_files(
         capsys, "import-sklearn", str(tmp_path / "bad.skops"), "-o", str(tmp_path / "b.trees")
     )
     assert code == 2 and "bad.skops" in err and len(err.strip().splitlines()) == 1
+
+
+def test_show_and_info_print_names_that_do_not_print_on_one_line() -> None:
+    """Feature and class names holding a newline (a DataFrame's columns, string labels)
+    print as ``<U+000A>`` in an imported model's show and info, as a tree's do."""
+    from treegen.kinds import kind_of
+
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    est = DecisionTreeClassifier(max_depth=1).fit(X, np.where(X[:, 0] > 0, "p\nq", "r"))
+    model = treegen.from_sklearn(est, feature_names=["a\nb", "c"])
+    kind = kind_of(model.value)
+    summary = kind.show["c45"](model.value)
+    assert "classes (2): p<U+000A>q, r\n" in summary
+    info = kind.info(model.value, "float")
+    assert "  a<U+000A>b     1  (continuous)\n" in info
+    assert "  c              0  (continuous)\n" in info

@@ -122,7 +122,7 @@ def format_cover_evaluation(
 def format_ruleset_report(rs: RuleSet) -> str:
     """A ruleset's facts: rules and conditions, rules per class, conditions on each
     attribute and per rule, the options and the data fingerprint."""
-    classes = rs.schema.classes
+    classes = rs.schema.printed().classes  # names on one line
     n_conditions = sum(len(r.conditions) for r in rs.rules)
     lines = [
         f"rules {len(rs.rules)}, conditions {n_conditions}, default class {classes[rs.default]}",
