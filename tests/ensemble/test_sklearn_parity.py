@@ -133,7 +133,11 @@ def test_nan_refused_where_sklearn_refuses_it_and_answered_in_the_c(
     data.write_text("x0,x1,x2,x3\n5.1,3.5,?,0.2\n")
     code, out, err = run_cli(capsys, "predict", str(path), str(data))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "feature 'x2'" in err and "Traceback" not in err
+    assert err.startswith(f"treegen: error: {data}: row 0 (from 0), feature 'x2'")
+    data.write_text("x0,x1,x2,x3,class\n5.1,3.5,1.4,0.2,0\n5.1,3.5,?,0.2,0\n")
+    code, out, err = run_cli(capsys, "eval", str(path), str(data))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"treegen: error: {data}: row 1 (from 0), feature 'x2'")
     report = model.verify(n_random=50)
     assert report.ok and report.passed > 50 and "missing" in report.text
 
