@@ -303,3 +303,35 @@ def test_a_wrong_shape_names_x_once() -> None:
     model = treegen.train(np.arange(40.0).reshape(10, 4), np.arange(10) % 2)
     with pytest.raises(treegen.TreegenError, match=r"^X: must have shape \(n, 4\), got \(2, 7\)$"):
         model.predict(np.zeros((2, 7)))
+
+
+def test_repr_is_short_kind_classes_and_size_never_the_nodes(tmp_path: Path) -> None:
+    """repr(Model) names the kind, the file, the features, the first classes and the size
+    (a forest's repr was megabytes: every node); every kind gives its size."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    golf = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf"
+    tree = treegen.train(f"{golf}.names")
+    text = repr(tree)
+    assert text.startswith("<treegen.Model tree: 4 features, classes 'Play', \"Don't Play\"; ")
+    assert text.endswith(f"; {tree.size} nodes, {tree.n_leaves} leaves, depth {tree.depth()}>")
+    path = tmp_path / "golf.tree"
+    tree.save(path)
+    assert repr(treegen.load(path)).startswith(f"<treegen.Model tree {str(path)!r}: ")
+    rules = treegen.train_rules(f"{golf}.names")
+    assert repr(rules).endswith(
+        f"; {len(rules.rules)} rules, {sum(len(r.conditions) for r in rules.rules)} conditions>"
+    )
+    bagged = treegen.train(f"{golf}.names", bag=3)
+    assert repr(bagged).endswith(f"; 3 trees, {bagged.size} nodes, {bagged.n_leaves} leaves>")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    forest = treegen.from_sklearn(
+        RandomForestClassifier(n_estimators=30, random_state=0).fit(X, np.arange(400) % 9)
+    )
+    text = repr(forest)
+    assert text == (
+        "<treegen.Model ensemble: 6 features, classes '0', '1', '2', '3', '4', ... (9); "
+        f"RandomForestClassifier, 30 trees, {forest.n_nodes} nodes>"
+    )
+    assert len(text) < 200 < len(repr(forest.value))

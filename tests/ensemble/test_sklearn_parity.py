@@ -8,14 +8,18 @@ equals ``estimator.predict``'s, and the scores equal ``predict_proba`` (a forest
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+import treegen
 from treegen.ensemble import classify
 from treegen.ensemble.sklearn import ensemble_from_sklearn
+from treegen.errors import DatasetError
 
+from support.cli import run_cli
 from support.sklearn_models import sklearn_thresholds, threshold_rows, with_nan
 
 sklearn = pytest.importorskip("sklearn")
@@ -99,6 +103,57 @@ def test_nan_goes_where_sklearn_sends_it(name: str) -> None:
     est = ESTIMATORS[name]().fit(Xn, y)
     rows = np.vstack([Xn, with_nan(X, 0.5, 2), np.full((1, X.shape[1]), np.nan)])
     _check(est, rows)
+
+
+@pytest.mark.parametrize("name", sorted(set(ESTIMATORS) - TAKES_NAN))
+def test_nan_refused_where_sklearn_refuses_it_and_answered_in_the_c(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GradientBoosting and AdaBoost raise on NaN in predict: so do the imported model's
+    predictions (predict, predict_proba, the command line), a one-line error naming the
+    row and feature, while its C, which cannot raise, sends NaN down each node's
+    missing-value side (missing_go_to_left, as the fitted trees' own ``tree_.predict``
+    does) and verify holds it to that (its rows hold NaN)."""
+    X, y = DATA["iris"]()
+    est = ESTIMATORS[name]().fit(X, y)
+    with pytest.raises(ValueError):
+        est.predict(with_nan(X[:3], 1.0, 0))
+    model = treegen.from_sklearn(est)
+    Xn = X[:5].copy()
+    Xn[3, 2] = np.nan
+    for call in (model.predict, model.predict_proba):
+        with pytest.raises(DatasetError) as info:
+            call(Xn)
+        assert "row 3 (from 0), feature 'x2'" in str(info.value)
+        assert type(est).__name__ in str(info.value) and "\n" not in str(info.value)
+    assert np.array_equal(model.predict(X), est.predict(X))  # no NaN: answered
+    path = tmp_path / "m.trees"
+    model.save(path)
+    data = tmp_path / "rows.csv"
+    data.write_text("x0,x1,x2,x3\n5.1,3.5,?,0.2\n")
+    code, out, err = run_cli(capsys, "predict", str(path), str(data))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"treegen: error: {data}: row 0 (from 0), feature 'x2'")
+    data.write_text("x0,x1,x2,x3,class\n5.1,3.5,1.4,0.2,0\n5.1,3.5,?,0.2,0\n")
+    code, out, err = run_cli(capsys, "eval", str(path), str(data))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"treegen: error: {data}: row 1 (from 0), feature 'x2'")
+    report = model.verify(n_random=50)
+    assert report.ok and report.passed > 50 and "missing" in report.text
+
+
+def test_nan_refused_by_an_imported_gradient_boosting_regressor() -> None:
+    """A regressor's values refuse NaN as its classifier's classes do."""
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    X, y = DATA["iris"]()
+    est = GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, y * 1.5)
+    model = treegen.from_sklearn(est)
+    Xn = X[:4].copy()
+    Xn[2, 0] = np.nan
+    with pytest.raises(DatasetError, match="row 2 .*'x0'.*GradientBoostingRegressor"):
+        model.predict(Xn)
+    assert np.array_equal(model.predict(X[:4]), est.predict(X[:4]))
 
 
 @pytest.mark.slow

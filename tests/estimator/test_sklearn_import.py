@@ -168,6 +168,66 @@ def test_cli_import_sklearn(
     assert model == treegen.from_sklearn(est)
 
 
+def test_one_class_histogram_boosting_and_a_class_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A HistGradientBoostingClassifier fitted on one class made a model its own file
+    refused ("decision gt0 needs exactly 2 classes": from_sklearn gave it, save wrote it,
+    load failed); the estimator's class instead of a fitted one was "a ABCMeta".  Both
+    are one-line refusals naming what to do, on the command line nothing written."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    one = HistGradientBoostingClassifier(max_iter=2).fit(X, np.full(100, "only"))
+    with pytest.raises(UsageError, match=r"fitted on one class \(only\) is not exported"):
+        treegen.from_sklearn(one)
+    with pytest.raises(UsageError, match="cannot import a DecisionTreeClassifier class: "):
+        treegen.from_sklearn(DecisionTreeClassifier)
+    single = DecisionTreeClassifier().fit(X, np.zeros(100, dtype=int))  # one class: a leaf
+    assert treegen.from_sklearn(single).predict(X[:3]).tolist() == [0, 0, 0]
+    for est in (one, DecisionTreeClassifier):
+        pkl = tmp_path / "e.pkl"
+        pkl.write_bytes(pickle.dumps(est))
+        out = tmp_path / "m.trees"
+        code, stdout, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+        assert code == 2 and stdout == "" and err.count("\n") == 1, err
+        assert err.startswith(f"treegen: error: {pkl}: ") and not out.exists()
+
+
+def test_a_pickle_of_another_scikit_learn_version_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scikit-learn warns (InconsistentVersionWarning, several lines) and promises
+    nothing of an estimator pickled by another version: import-sklearn refused nothing
+    and wrote the model.  Now one line naming the file and both versions, exit 2,
+    nothing written."""
+    import io
+
+    est = DecisionTreeClassifier(max_depth=2, random_state=0).fit(*load_iris(return_X_y=True))
+
+    class OldVersion(pickle.Pickler):
+        def reducer_override(self, obj: object) -> object:
+            if obj is not est:
+                return NotImplemented
+            parts = list(est.__reduce_ex__(4))
+            parts[2] = {**parts[2], "_sklearn_version": "0.24.2"}
+            return tuple(parts)
+
+    buf = io.BytesIO()
+    OldVersion(buf, protocol=4).dump(est)
+    pkl = tmp_path / "old.pkl"
+    pkl.write_bytes(buf.getvalue())
+    out = tmp_path / "m.trees"
+    code, stdout, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {pkl}: a DecisionTreeClassifier saved by ")
+    assert f"scikit-learn 0.24.2, read by {sklearn.__version__}" in err
+    assert not out.exists()
+    pkl.write_bytes(pickle.dumps(est))  # this version's pickle: imported
+    code, _, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 0 and err == "" and out.exists()
+
+
 def test_cli_import_sklearn_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "x.pkl"
     bad.write_bytes(pickle.dumps({"not": "a tree"}))
@@ -264,3 +324,19 @@ def test_cli_import_sklearn_reads_skops_files(
         capsys, "import-sklearn", str(tmp_path / "bad.skops"), "-o", str(tmp_path / "b.trees")
     )
     assert code == 2 and "bad.skops" in err and len(err.strip().splitlines()) == 1
+
+
+def test_show_and_info_print_names_that_do_not_print_on_one_line() -> None:
+    """Feature and class names holding a newline (a DataFrame's columns, string labels)
+    print as ``<U+000A>`` in an imported model's show and info, as a tree's do."""
+    from treegen.kinds import kind_of
+
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    est = DecisionTreeClassifier(max_depth=1).fit(X, np.where(X[:, 0] > 0, "p\nq", "r"))
+    model = treegen.from_sklearn(est, feature_names=["a\nb", "c"])
+    kind = kind_of(model.value)
+    summary = kind.show["c45"](model.value)
+    assert "classes (2): p<U+000A>q, r\n" in summary
+    info = kind.info(model.value, "float")
+    assert "  a<U+000A>b     1  (continuous)\n" in info
+    assert "  c              0  (continuous)\n" in info

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.errors import ModelFileError
+from treegen.model.classify import predict, predict_proba
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest, SubsetTest
 from treegen.model.file import load_model, model_from_json, model_to_json, save_model
 from treegen.model.options import ModelOptions, TrainOptions
@@ -393,6 +394,35 @@ def test_options_as_written_load_and_save_again_unchanged() -> None:
         *("min_cases", "cf", "prune", "subsets", "criterion", "flavor", "pruning"),
         *("validation", "labels"),
     ]
+
+
+def test_a_model_recording_subsets_with_j48_still_loads_and_predicts(tmp_path: Path) -> None:
+    """Training refuses --subsets with --flavor j48 (model.options.refuse_subsets_with),
+    but a model file that records the pair, written before that rule, is still a
+    model: it loads, saves again unchanged and predicts, its subset test included."""
+    nodes = hand_built(flavor="j48").nodes
+    record = ModelOptions.of(TrainOptions(subsets=True, flavor="j48"))
+    path = tmp_path / "pair.tree"
+    save_model(Model(SCHEMA, nodes, record, "0.1.0", "sha256:0"), path)
+    back = load_model(path)
+    assert back.options.training.subsets and back.options.flavor == "j48"
+    assert model_to_json(back) == path.read_text()
+    nan = float("nan")
+    x = np.asarray(
+        [
+            [0.0, 70.0, 0.0, 0.0],  # sunny, cool: leaf 2
+            [0.0, 80.0, 0.0, 0.0],  # sunny, warm: leaf 3
+            [2.0, 70.0, 0.0, 0.0],  # rain, windy: the subset test's second group, leaf 7
+            [2.0, 70.0, 0.0, 1.0],  # rain, calm: its first group, leaf 6
+            [2.0, 70.0, 0.0, nan],  # rain, windy unknown: both groups, by weight
+        ]
+    )
+    proba = predict_proba(back, x)
+    for row, leaf in enumerate((2, 3, 7, 6)):  # j48: a leaf answers its distribution
+        dist = np.asarray(nodes[leaf].dist)
+        assert proba[row].tolist() == (dist / dist.sum()).tolist()
+    assert proba[4, 0] == pytest.approx((4 * 1.0 + 3 * (2 / 3)) / 7)  # leaves 6 and 7
+    assert predict(back, x).tolist() == [0, 1, 0, 0, 0]
 
 
 def test_options_recorded_in_part_or_not_at_all_take_the_defaults() -> None:

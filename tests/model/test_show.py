@@ -22,6 +22,8 @@ from treegen.errors import UsageError
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, SubsetTest, make_node
 from treegen.model.options import ModelOptions, TrainOptions
 from treegen.model.show import format_tree, java_double, weka_double_to_string
+from treegen.rules.core import Condition, Rule, RuleSet
+from treegen.rules.show import format_path_rules, format_rules
 
 from support.refparse import c45_sections
 
@@ -361,6 +363,45 @@ def test_long_subset_label_wraps_at_80_columns() -> None:
     assert first.startswith("a in {value-number-00,") and len(first) <= 80
     assert second.startswith(" " * 6 + "value-number-")  # lined up after "a in {"
     assert third == "a = value-number-07: d (4.0)"
+
+
+def test_names_that_do_not_print_are_shown_as_the_c_comments_show_them() -> None:
+    """A name holding a newline, a tab or another character that does not print keeps
+    each tree line on one line: that character as ``<U+XXXX>`` (the generated C's
+    comments' notation), and a literal ``<U+`` as ``<U+003C>U+`` so no two names print
+    alike; ``show --format rules`` and the rules printout do the same, and a name that
+    prints is unchanged (``°C``)."""
+    schema = Schema(
+        (
+            Attribute("a\tb", "nominal", ("x\ny", "<U+000A>", "°C", "e\u2028f")),
+            Attribute("t", "continuous"),
+        ),
+        ("yes\r\nno", "n"),
+    )
+    nodes = (
+        NominalTest(0, 9.0, 0.0, (5.0, 4.0), attribute=0, children=(1, 2, 3, 4)),
+        _leaf(0, 3.0),
+        _leaf(1, 2.0),
+        _leaf(1, 2.0),
+        _leaf(0, 2.0),
+    )
+    model = Model(schema, nodes, ModelOptions(TrainOptions(prune=False)))
+    assert format_tree(model, "c45", header=False) == (
+        "a<U+0009>b = x<U+000A>y: yes<U+000D><U+000A>no (3.0)\n"
+        "a<U+0009>b = <U+003C>U+000A>: n (2.0)\n"
+        "a<U+0009>b = °C: n (2.0)\n"
+        "a<U+0009>b = e<U+2028>f: yes<U+000D><U+000A>no (2.0)\n"
+    )
+    j48 = format_tree(model, "j48")
+    assert "a<U+0009>b = x<U+000A>y: yes<U+000D><U+000A>no (3.0)\n" in j48
+    assert "\t" not in j48.replace(": \t", "")  # the footer's own tabs only
+    paths = format_path_rules(model)
+    assert paths.splitlines()[0] == "IF a<U+0009>b = x<U+000A>y THEN class yes<U+000D><U+000A>no"
+    assert len(paths.splitlines()) == 4
+    rules = format_rules(RuleSet(schema, (Rule(1, (Condition(0, "=", value=0),), 0, 0.1),), 1))
+    assert "\ta<U+0009>b = x<U+000A>y\n\t->  class yes<U+000D><U+000A>no  [" in rules
+    assert rules.endswith("Default class: n\n")
+    assert model.schema.printed() is not model.schema and GOLFISH.printed() is GOLFISH
 
 
 def test_unknown_format_is_a_usage_error() -> None:

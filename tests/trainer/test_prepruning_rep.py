@@ -56,7 +56,10 @@ def _grown_depth(ds: Dataset, j48: bool) -> int:
     from treegen.trainer.tables import build_context
     from treegen.trainer.tree import flatten
 
-    root = grow(build_context(ds, 2, j48), GrowOptions("gainratio", collapse=False))
+    root = grow(
+        build_context(ds, 2, j48),
+        GrowOptions("gainratio", collapse=False, flavor="j48" if j48 else "c45"),
+    )
     return Model(ds.schema, flatten(root), ModelOptions(), "", "").depth()
 
 

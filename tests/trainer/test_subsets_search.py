@@ -1,12 +1,10 @@
-"""The value-grouping searches' arithmetic (treegen/trainer/subsets.py).
+"""The value-grouping search's arithmetic (treegen/trainer/subsets.py).
 
-c45: Release 8's search scores every merger of two blocks at each step, all
-of them at once (``Table.trials``); these tests hold that to merging each pair
-on its own (``Table.combine``, then ``Table.gain_info``) bit for bit, since a
-float32 sum taken in another order can turn a tie in gain ratio.  j48: the
-search builds its groupings' frequencies from the current blocks' sums, summing
-only each merged block anew (``merged_freqs``), held to the plain construction
-(``freq_of`` of each merged grouping).
+Release 8's search scores every merger of two blocks at each step, all of them at
+once (``Table.trials``); these tests hold that to merging each pair on its own
+(``Table.combine``, then ``Table.gain_info``) bit for bit, since a float32 sum taken
+in another order can turn a tie in gain ratio.  The j48 flavour has no grouping:
+its options refuse ``--subsets``.
 """
 
 from __future__ import annotations
@@ -15,9 +13,12 @@ import numpy as np
 import pytest
 
 from treegen.data.dataset import Attribute, Dataset, Schema
+from treegen.errors import TrainError
 from treegen.trainer import native
 from treegen.trainer.context import Context
-from treegen.trainer.groups import freq_of, merge, merged_freqs, pairs_of
+from treegen.trainer.levelwise.grow import grow_levels
+from treegen.trainer.options import GrowOptions, TrainOptions
+from treegen.trainer.reference.grow import grow as reference_grow
 from treegen.trainer.stats import base_info_many
 from treegen.trainer.subsets import LEAKED_MINOBJS, Table, eval_subset, leaking_attribute
 from treegen.trainer.tables import build_context
@@ -30,41 +31,28 @@ def _random_freq(rng: np.random.Generator, k: int, c: int, dtype: type) -> np.nd
     return freq.astype(dtype)
 
 
-def _random_blocks(rng: np.random.Generator, k: int) -> list[list[int]]:
-    """The values 0..k-1 dealt into blocks at random, each block in order."""
-    labels = rng.integers(0, max(2, k // 2), size=k)
-    blocks = [sorted(np.flatnonzero(labels == b).tolist()) for b in np.unique(labels)]
-    return [b for b in blocks if b]
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def testmerged_freqs_equal_each_merged_grouping_built_alone(dtype: type) -> None:
-    rng = np.random.default_rng(7)
-    checked = 0
-    for _ in range(300):
-        k = int(rng.integers(3, 25))
-        freq = _random_freq(rng, k, int(rng.integers(2, 5)), dtype)
-        blocks = _random_blocks(rng, k)
-        if len(blocks) < 2:
-            continue
-        tail: list[list[int]] = []
-        if len(blocks) > 2 and rng.random() < 0.5:
-            tail = [blocks.pop()]  # the c45 search's block of small values
-        got = merged_freqs(freq, blocks, freq_of(blocks + tail, freq))
-        want = np.stack(
-            [freq_of(merge(blocks, i, j) + tail, freq) for i, j in pairs_of(len(blocks))]
-        )
-        assert got.dtype == want.dtype and got.shape == want.shape
-        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))  # bit for bit
-        checked += 1
-    assert checked > 200
-
-
-def test_merge_keeps_the_other_blocks_in_place() -> None:
-    blocks = [[0, 4], [1], [2, 5], [3]]
-    assert merge(blocks, 0, 2) == [[0, 2, 4, 5], [1], [3]]
-    assert merge(blocks, 1, 3) == [[0, 4], [1, 3], [2, 5]]
-    assert blocks == [[0, 4], [1], [2, 5], [3]]  # not changed in place
+def test_growth_options_refuse_subsets_with_j48_as_train_options_do() -> None:
+    """One rule in one home: GrowOptions built directly (not from TrainOptions) refuse
+    --subsets with j48 with TrainOptions' error, and growth refuses options of the other
+    flavour than its context's, so no growth meets the pair."""
+    with pytest.raises(TrainError) as train_err:
+        TrainOptions(subsets=True, flavor="j48").validate()
+    with pytest.raises(TrainError) as grow_err:
+        GrowOptions("gainratio", subsets=True, flavor="j48")
+    assert str(grow_err.value) == str(train_err.value)
+    assert "--subsets" in str(grow_err.value)
+    GrowOptions("gainratio", subsets=True)  # c45: allowed
+    attr = Attribute("a", "nominal", ("x", "y", "z"))
+    ds = Dataset(
+        Schema((attr,), ("p", "q")),
+        np.asarray([[0.0], [1.0], [2.0]]),
+        np.asarray([0, 1, 0], dtype=np.int32),
+    )
+    for grow in (grow_levels, reference_grow):
+        with pytest.raises(TrainError, match="--flavor"):
+            grow(build_context(ds, 1, True), GrowOptions("gainratio", subsets=True))
+        with pytest.raises(TrainError, match="--flavor"):
+            grow(build_context(ds, 1, False), GrowOptions("gainratio", flavor="j48"))
 
 
 def _search_context(k: int, c: int, min_cases: int) -> Context:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treegen.data.dataset import Schema
+from treegen.data.dataset import Schema, printed_name
 from treegen.model.core import Leaf, Model
 
 
@@ -54,7 +54,7 @@ def format_report(model: Model, report: ModelReport) -> str:
     """The report as text (without the flash estimate, which the caller appends)."""
     lines = [
         f"nodes {report.nodes}, leaves {report.leaves}, depth {report.depth}",
-        f"classes ({len(model.schema.classes)}): {', '.join(model.schema.classes)}",
+        f"classes ({len(model.schema.classes)}): {class_list(model.schema)}",
         "attributes (tests on each):",
     ]
     lines += attribute_lines(model.schema, report.tests)
@@ -66,13 +66,19 @@ def format_report(model: Model, report: ModelReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def class_list(schema: Schema) -> str:
+    """The class names, comma-separated, each as printouts show it (on one line)."""
+    return ", ".join(printed_name(c) for c in schema.classes)
+
+
 def attribute_lines(schema: Schema, tests: dict[str, int]) -> list[str]:
-    """One line per attribute: its name, how many tests use it, its kind."""
-    width = max((len(n) for n in tests), default=0)
+    """One line per attribute: its name (as printouts show it), how many tests use it,
+    its kind."""
+    width = max((len(printed_name(n)) for n in tests), default=0)
     out = []
     for attr in schema.attributes:
         kind = attr.kind if attr.kind == "continuous" else f"nominal, {len(attr.values)} values"
-        out.append(f"  {attr.name:<{width}}  {tests[attr.name]:>4}  ({kind})")
+        out.append(f"  {printed_name(attr.name):<{width}}  {tests[attr.name]:>4}  ({kind})")
     return out
 
 

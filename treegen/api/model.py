@@ -29,8 +29,10 @@ from treegen.kinds import Kind, a_kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
 from treegen.kinds.spec import random_rows_error
 
+REPR_CLASSES = 5  # the classes a repr names, the rest counted
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Model:
     """A trained or loaded model: ``value`` is the kind's own record (a
     :class:`treegen.model.core.Model` tree, a :class:`treegen.rules.core.RuleSet`, ...)
@@ -54,6 +56,22 @@ class Model:
             path = value.path if path is None else path
             value = value.value
         return cls(value, None if path is None else os.fspath(path))
+
+    def __repr__(self) -> str:
+        """Kind, file, features, classes (the first few) and size: never the nodes, which
+        for a forest would be megabytes."""
+        names = self.schema.classes
+        what = "outputs" if getattr(self.value, "regressor", False) else "classes"
+        shown = ", ".join(repr(c) for c in names[:REPR_CLASSES])
+        more = f", ... ({len(names)})" if len(names) > REPR_CLASSES else ""
+        size = self.kind.size(self.value) if self.kind.size is not None else None
+        return (
+            f"<treegen.Model {self.kind.name}"
+            + (f" {self.path!r}" if self.path is not None else "")
+            + f": {len(self.schema.attributes)} features, {what} {shown}{more}"
+            + (f"; {size}" if size else "")
+            + ">"
+        )
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names this class lacks: the kind's own fields.

@@ -42,9 +42,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         f"{', '.join(SUPPORTED)} and write it as a treegen model file (an ensemble; "
         "a single tree is an ensemble of one). It predicts exactly what "
         "estimator.predict predicts, in Python and in the exported C, NaN included "
-        "(docs/ensembles.md; a regressor's float64 values bit for bit: "
-        "docs/regression.md). FILE is a skops file (skops.io.dump; read with skops's "
-        "safe loader, trusting beyond skops's own types only "
+        "where the estimator takes it (GradientBoosting's and AdaBoost's Python "
+        "predictions refuse NaN as theirs do; docs/ensembles.md; a regressor's float64 "
+        "values bit for bit: docs/regression.md). FILE is a skops file (skops.io.dump; "
+        "read with skops's safe loader, trusting beyond skops's own types only "
         f"{', '.join(SKOPS_TRUSTED)}) or a pickle or joblib file (unpickling runs code "
         "from FILE: import only files you trust; needs scikit-learn installed).",
     )

@@ -23,7 +23,7 @@ from treegen.cli.common import (
 )
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
-from treegen.errors import UsageError
+from treegen.errors import DatasetError, UsageError
 from treegen.kinds import Kind, a_kind, load, show_formats
 
 # ------------------------------------------------------------------- show
@@ -141,7 +141,11 @@ def run_predict(args: argparse.Namespace) -> int:
             else:
                 text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")
             text += "\n"
-        text += format_predictions(kind, value, ds.X, args.proba)
+        try:
+            text += format_predictions(kind, value, ds.X, args.proba)
+        except DatasetError as exc:  # a row the model refuses: DATA's
+            exc.file = exc.file or ds.source
+            raise
     write_predictions(args, text, ds.n_rows)
     return 0
 

@@ -13,7 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion, labelled_rows
-from treegen.analysis.report import attribute_lines, model_report, provenance_lines
+from treegen.analysis.report import (
+    attribute_lines,
+    class_list,
+    model_report,
+    provenance_lines,
+)
 from treegen.codegen.flash import TARGETS as FLASH_TARGETS
 from treegen.codegen.flash import estimate_flash
 from treegen.committee import vote
@@ -74,7 +79,7 @@ def format_summary(c: Committee) -> str:
         f"{how}\n"
         f"{c.flavor} trees: {c.size} nodes, {c.n_leaves} leaves, sizes {min(sizes)}..{max(sizes)}, "
         f"depth up to {c.depth()}\n"
-        f"classes ({len(c.schema.classes)}): {', '.join(c.schema.classes)}\n"
+        f"classes ({len(c.schema.classes)}): {class_list(c.schema)}\n"
     )
 
 

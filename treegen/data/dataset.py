@@ -65,6 +65,33 @@ class Schema:
                 return i
         raise KeyError(name)
 
+    def printed(self) -> Schema:
+        """The schema with every name as a printout shows it (:func:`printed_name`):
+        ``self`` when every name prints as it is."""
+        attributes = tuple(
+            Attribute(printed_name(a.name), a.kind, tuple(printed_name(v) for v in a.values))
+            for a in self.attributes
+        )
+        shown = Schema(
+            attributes, tuple(printed_name(c) for c in self.classes), printed_name(self.target)
+        )
+        return self if shown == self else shown
+
+
+def printed_name(text: str) -> str:
+    """An attribute, value or class name as the text printouts show it, on one line
+    and unambiguous: a character that does not print (a newline, a tab, any control
+    or separator character: ``str.isprintable``) as ``<U+XXXX>``, the notation the
+    generated C's comments use, and so a ``<`` that starts ``<U+`` as ``<U+003C>``.
+    Every other name prints as it is, so Release 8's and Weka's layouts hold."""
+    if text.isprintable() and "<U+" not in text:
+        return text
+    out = [
+        f"<U+{ord(ch):04X}>" if not ch.isprintable() or text.startswith("<U+", i) else ch
+        for i, ch in enumerate(text)
+    ]
+    return "".join(out)
+
 
 @dataclass(frozen=True, eq=False)
 class Dataset:

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
-from treegen.errors import UsageError
+from treegen.errors import DatasetError, UsageError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -32,6 +32,26 @@ def _as_compared(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         with np.errstate(over="ignore"):
             return x.astype(np.float32).astype(np.float64)
     return x
+
+
+def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
+    """A :class:`DatasetError` naming the first row and feature holding NaN, where the
+    estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
+    for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
+    :func:`decide` on :func:`scores`, which do not refuse."""
+    if not ens.refuses_nan:
+        return
+    x = np.asarray(X, dtype=np.float64)
+    nan = np.isnan(x)
+    if x.ndim != 2 or not nan.any():
+        return
+    row, col = (int(i[0]) for i in np.nonzero(nan))
+    source = str(ens.options.get("source", "the estimator")).removeprefix("sklearn ")
+    raise DatasetError(
+        f"row {row} (from 0), feature {ens.schema.attributes[col].name!r}: a missing value "
+        f"(NaN), which {source}'s predict refuses (scikit-learn raises); the exported C "
+        "answers it (each node's missing-value side)"
+    )
 
 
 def codes(
@@ -129,8 +149,11 @@ def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
 
 def values(ens: Ensemble, X: npt.ArrayLike) -> FloatArray | None:
     """A regressor's prediction (``n`` x outputs float64, the estimator's ``predict``
-    bit for bit), None for a classifier."""
-    return scores(ens, X) if ens.regressor else None
+    bit for bit), None for a classifier; NaN refused where the estimator refuses it."""
+    if not ens.regressor:
+        return None
+    refuse_nan(ens, X)
+    return scores(ens, X)
 
 
 def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
@@ -153,7 +176,9 @@ def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
 
 
 def predict(ens: Ensemble, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
-    """The class index of every row, as ``estimator.predict`` decides it."""
+    """The class index of every row, as ``estimator.predict`` decides it (NaN refused
+    where the estimator refuses it)."""
+    refuse_nan(ens, X)
     return decide(ens, scores(ens, X))
 
 
@@ -178,6 +203,7 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
             "probabilities",
             option="model",
         )
+    refuse_nan(ens, X)
     s = scores(ens, X)
     if ens.method == "forest":
         return s

@@ -55,6 +55,13 @@ COMPARES: tuple[Compare, ...] = ("float32", "float64")
 SUMS: tuple[Sum, ...] = ("float64", "float32")
 CATEGORICAL_RULES: tuple[CategoricalRule, ...] = ("sklearn", "lightgbm", "xgboost")
 
+NAN_REFUSED: tuple[Method, ...] = ("boosting", "adaboost")
+"""The methods whose estimators' ``predict`` raises on NaN (scikit-learn's
+GradientBoosting and AdaBoost): their ensembles' Python predictions refuse NaN too
+(treegen.ensemble.classify.refuse_nan); their C, which cannot raise, sends NaN down
+each node's missing-value side (``nan_left``: scikit-learn's ``missing_go_to_left``, as
+the fitted trees' own ``tree_.predict`` does), and verify holds it to that."""
+
 ZERO_BAND = 1.0000000180025095e-35
 """LightGBM's ``kZeroThreshold`` (``1e-35f`` as a double): its prediction reads a value
 within this of 0 as 0, and a split of missing type Zero sends such a value (and NaN)
@@ -152,6 +159,11 @@ class Ensemble:
     @property
     def n_outputs(self) -> int:
         return len(self.init)
+
+    @property
+    def refuses_nan(self) -> bool:
+        """Whether the estimator's ``predict`` raises on NaN (:data:`NAN_REFUSED`)."""
+        return self.method in NAN_REFUSED
 
     @property
     def regressor(self) -> bool:

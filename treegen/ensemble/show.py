@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion, labelled_rows
-from treegen.analysis.report import attribute_lines, provenance_lines
+from treegen.analysis.report import attribute_lines, class_list, provenance_lines
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
 from treegen.ensemble import classify, emit
@@ -35,7 +35,7 @@ def format_summary(e: Ensemble) -> str:
         f"{source}: {len(e.trees)} trees, {e.n_nodes} nodes, {e.n_leaves} leaves, "
         f"depth {min(depths)}..{max(depths)}",
         f"{'outputs' if e.regressor else 'classes'} ({len(e.schema.classes)}): "
-        f"{', '.join(e.schema.classes)}",
+        f"{class_list(e.schema)}",
         f"outputs {e.n_outputs}, {len(e.values)} distinct leaf values; "
         f"scores summed in {e.sum}"
         + (f", divided by {e.divisor!r}" if e.divisor is not None else "")
@@ -87,6 +87,11 @@ def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:
             "(use 'treegen predict' for its values)",
             file=ds.source,
         )
+    try:
+        classify.refuse_nan(e, ds.X)  # before the labelled rows are picked: a file's row
+    except DatasetError as exc:
+        exc.file = ds.source
+        raise
     known = labelled_rows(ds)
     predicted = classify.predict(e, ds.X[known])
     matrix = confusion_matrix(ds.y[known], predicted, len(e.schema.classes))

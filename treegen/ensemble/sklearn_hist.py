@@ -139,6 +139,14 @@ def hist_from_sklearn(
     classes = tuple(str(c) for c in classes_.tolist())
     if len(set(classes)) != len(classes):
         raise UsageError("class labels must differ as text", option="estimator")
+    if outputs is None and len(classes) < 2:
+        # Its one raw score is a binary decision's (class 1 where it is above 0), which
+        # one class cannot take; GradientBoostingClassifier refuses to fit on one.
+        raise UsageError(
+            f"a {type(est).__name__} fitted on one class ({classes[0]}) is not exported: "
+            "its decision is between two classes",
+            option="estimator",
+        )
     schema = Schema(tuple(attrs), classes, target)
     baseline = np.zeros(1, dtype=np.float64) + np.asarray(est._baseline_prediction)[0]
     k = len(baseline)

@@ -12,8 +12,9 @@ estimator's arithmetic.
 from __future__ import annotations
 
 import pickle
+import warnings
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,10 @@ def _refuse_a_wrapper(estimator: Any) -> None:
     C45Classifier); those it does not wrap get from_estimator's list of the supported."""
     name = type(estimator).__name__
     why = None
-    if hasattr(estimator, "steps") and hasattr(estimator, "named_steps"):
+    if isinstance(estimator, type):
+        name = f"{estimator.__name__} class"
+        why = "it is no estimator but its class: fit an instance and import that"
+    elif hasattr(estimator, "steps") and hasattr(estimator, "named_steps"):
         before = ", ".join(type(step).__name__ for _, step in estimator.steps[:-1])
         why = (
             "only its final estimator can be compiled (pipeline[-1]), and only when the steps "
@@ -92,7 +96,35 @@ def load_estimator(path: str) -> Any:
     except OSError as exc:
         raise ModelFileError(exc.strerror or str(exc), file=path) from None
     if head.startswith(b"PK") and zipfile.is_zipfile(path):
-        return _load_skops(path)
+        return _one_version(path, lambda: _load_skops(path))
+    return _one_version(path, lambda: _unpickle(path, head))
+
+
+def _one_version(path: str, load: Callable[[], Any]) -> Any:
+    """``load()``, refused where scikit-learn warns that the estimator was saved by
+    another version of it (InconsistentVersionWarning): it promises nothing of such
+    an estimator's predictions, so treegen cannot promise to equal them.  Other
+    warnings pass on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = load()
+    for w in caught:
+        if type(w.message).__name__ == "InconsistentVersionWarning":
+            old = getattr(w.message, "original_sklearn_version", "another version")
+            new = getattr(w.message, "current_sklearn_version", "this one")
+            name = getattr(w.message, "estimator_name", "estimator")
+            raise ModelFileError(
+                f"a {name} saved by scikit-learn {old}, read by {new}: scikit-learn does "
+                f"not promise its predictions across versions, nor then can treegen (load "
+                f"and check it with {new}, save it again, and import that file)",
+                file=path,
+            )
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return est
+
+
+def _unpickle(path: str, head: bytes) -> Any:
     try:
         import joblib  # type: ignore[import-untyped]  # optional, comes with scikit-learn
     except ImportError:

@@ -60,4 +60,5 @@ COMMITTEE: Kind[Committee, CommitteeIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
+    size=lambda c: f"{c.n_members} trees, {c.size} nodes, {c.n_leaves} leaves",
 )

@@ -57,5 +57,9 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     compare=check.compare,
     summary=_summary,
     values=classify.values,
+    size=lambda e: (
+        f"{str(e.options.get('source', e.method)).removeprefix('sklearn ')}, "
+        f"{len(e.trees)} trees, {e.n_nodes} nodes"
+    ),
     notes=lambda ir: tuple(n for n in (fold_note(ir),) if n),
 )

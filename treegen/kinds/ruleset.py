@@ -82,5 +82,6 @@ RULESET: Kind[core.RuleSet, RuleIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
+    size=lambda rs: f"{len(rs.rules)} rules, {sum(len(r.conditions) for r in rs.rules)} conditions",
     notes=_notes,
 )

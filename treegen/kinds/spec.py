@@ -104,3 +104,6 @@ class Kind(Generic[M, L]):
     # A value that predicts numbers (a regressor): its float64 outputs per row (n x
     # outputs); None for a value that predicts classes, or a kind that never does.
     values: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64] | None] | None = None
+    # What the value is made of, in a few words ("12 nodes, 7 leaves, depth 3"): the
+    # public Model's repr, which never prints the nodes themselves.
+    size: Callable[[M], str] | None = None

@@ -191,5 +191,6 @@ TREE: Kind[Model, IR] = Kind(
     rows=_rows,
     compare=_compare,
     summary=_summary,
+    size=lambda m: f"{m.size} nodes, {m.n_leaves} leaves, depth {m.depth()}",
     notes=_notes,
 )

@@ -95,15 +95,7 @@ class TrainOptions:
             raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
         if self.flavor not in FLAVORS:
             raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
-        if self.subsets and self.flavor == "j48":
-            # A hybrid no reference defines: Release 8's grouping search under J48's
-            # arithmetic, without Release 8's own steps around it (MultiVal, the last
-            # branch's CheckPossibleValues) and without Weka's orders of sums.
-            raise TrainError(
-                "is Release 8's -s and has no J48 counterpart (Weka's J48 has only -B, "
-                "binary splits): use it with --flavor c45",
-                option="--subsets",
-            )
+        refuse_subsets_with(self.flavor, self.subsets)
         if self.max_depth is not None:
             _check_int(self.max_depth, 0, "--max-depth")
         _check_number(self.min_gain_ratio, "--min-gain-ratio")
@@ -114,6 +106,23 @@ class TrainOptions:
             raise TrainError(f"unknown pruning {self.pruning!r}", option="--prune")
         _check_int(self.folds, 2, "--folds")
         _check_int(self.seed, -(2**63), "--seed")
+
+
+def refuse_subsets_with(flavor: str, subsets: bool) -> None:
+    """:class:`TrainError` where ``--subsets`` meets ``--flavor j48``: the one home of
+    that rule, for :class:`TrainOptions` and the trainer's growth options.
+
+    The pair would be a hybrid no reference defines: Release 8's grouping search
+    under J48's arithmetic, without Release 8's own steps around it (MultiVal, the
+    last branch's CheckPossibleValues) and without Weka's orders of sums.  A model
+    file that records the pair (written before the rule) still loads and predicts:
+    the rule is training's, not the model's."""
+    if subsets and flavor == "j48":
+        raise TrainError(
+            "is Release 8's -s and has no J48 counterpart (Weka's J48 has only -B, "
+            "binary splits): use it with --flavor c45",
+            option="--subsets",
+        )
 
 
 def _check_number(value: object, option: str) -> None:

@@ -24,6 +24,7 @@ of any depth print.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from decimal import Decimal
 from typing import Literal
 
@@ -36,6 +37,13 @@ STYLES: tuple[str, ...] = ("c45", "j48")
 _TAB = "|   "
 _WIDTH = 80  # Release 8's approximate maximum width of a printed tree
 _MAX_SUBTREES = 99  # Release 8 numbers at most 99 subtree blocks, then [S??]
+
+
+def printed_schema(model: Model) -> Model:
+    """``model`` with its schema's names as printouts show them
+    (:meth:`~treegen.data.dataset.Schema.printed`)."""
+    schema = model.schema.printed()
+    return model if schema is model.schema else replace(model, schema=schema)
 
 
 def is_pruned(model: Model) -> bool:
@@ -51,6 +59,8 @@ def format_tree(model: Model, style: str = "c45", *, header: bool = True) -> str
     for c45; ``J48 pruned tree`` / ``J48 unpruned tree`` plus the leaf and
     size footer for j48.  Without it, only the tree lines.
     """
+    # Names print on one line (a value holding a newline would break the layout).
+    model = printed_schema(model)
     if style == "c45":
         return _format_c45(model, header)
     if style == "j48":

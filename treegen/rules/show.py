@@ -3,12 +3,15 @@ ruleset's facts for ``treegen info``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
 from treegen.model.core import Model
+from treegen.model.show import printed_schema
 from treegen.rules.core import RuleSet, cover_rows, format_condition
 from treegen.rules.final import ListState, dropping
 from treegen.rules.generate import leaf_paths
@@ -20,6 +23,7 @@ def format_path_rules(model: Model) -> str:
     tree, in leaf order (pre-order, branch 0 first), with the path's tests as they are
     (a leaf without training cases too; the root alone is ``IF true``)."""
     lines = []
+    model = printed_schema(model)
     for leaf, path in leaf_paths(model, empty=True):
         conds = " AND ".join(format_condition(c, model.schema) for c in path) or "true"
         lines.append(f"IF {conds} THEN class {model.schema.classes[model.nodes[leaf].cls]}\n")
@@ -28,6 +32,7 @@ def format_path_rules(model: Model) -> str:
 
 def format_rules(rs: RuleSet) -> str:
     """The "Final rules" block and the default class, in c4.5rules' layout."""
+    rs = replace(rs, schema=rs.schema.printed())  # names on one line, as show prints them
     out = ["\nFinal rules from tree 0:\n"]
     for r in rs.rules:
         out.append(f"\nRule {r.number}:\n")
@@ -117,7 +122,7 @@ def format_cover_evaluation(
 def format_ruleset_report(rs: RuleSet) -> str:
     """A ruleset's facts: rules and conditions, rules per class, conditions on each
     attribute and per rule, the options and the data fingerprint."""
-    classes = rs.schema.classes
+    classes = rs.schema.printed().classes  # names on one line
     n_conditions = sum(len(r.conditions) for r in rs.rules)
     lines = [
         f"rules {len(rs.rules)}, conditions {n_conditions}, default class {classes[rs.default]}",

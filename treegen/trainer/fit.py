@@ -190,7 +190,7 @@ def grow_prepared(
             if j48:
                 training_errors(ctx, root)
         nodes = flatten(root)
-    if opts.subsets and opts.prune and not j48:
+    if opts.subsets and opts.prune:
         # Release 8 narrows or drops the last branch of subset tests after pruning (-s).
         nodes = check_possible_values(nodes, ctx.n_values)
     if p.weka_order is not None:
@@ -318,6 +318,7 @@ def _grow_options(opts: TrainOptions, engine: Engine, *, collapse: bool = True) 
         max_depth=opts.max_depth,
         min_gain_ratio=float(opts.min_gain_ratio),
         collapse=collapse,
+        flavor=opts.flavor,
     )
 
 
@@ -355,7 +356,7 @@ def _train_reduced_error(
         prune_ds = validation.subset(np.flatnonzero(validation.y >= 0))
         ctx = build_context(ds, opts.min_cases, j48)
         validated = validation.fingerprint()
-    if opts.subsets and not j48:
+    if opts.subsets:
         ctx.multi_val = True  # as in prepare._context
     root = grow(ctx, _grow_options(opts, engine, collapse=False))
     replays = j48 and validation is None and j48order.order_matters(grow_ds, None)

@@ -146,12 +146,12 @@ def in_weka_order(
 
 def uses_weka_order(ds: Dataset, opts: TrainOptions, weights: FloatArray | None) -> bool:
     """Whether training replays J48's orders: the j48 flavour with its own pruning (or
-    none) and no ``--subsets``, on up to :data:`MAX_ROWS` rows of at most
+    none), on up to :data:`MAX_ROWS` rows of at most
     :data:`MAX_CLASSES` classes, every class known, where some sum of weights can depend
     on its order: a value is unknown (fractional weights) or the cases are weighted.
     Otherwise every weight is a whole 1 and every sum exact in any order.  (J48 -R's
     tree: :func:`reduced_in_weka_order`.)"""
-    if opts.flavor != "j48" or opts.reduced_error or opts.subsets:
+    if opts.flavor != "j48" or opts.reduced_error:
         return False
     return order_matters(ds, weights)
 

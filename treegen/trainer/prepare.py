@@ -116,12 +116,12 @@ def _context(
     *,
     spend: bool = False,
 ) -> Context:
-    """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45)
+    """The run's :class:`Context` (cases at ``weights``, else 1); with ``--subsets`` (c45's)
     every attribute's gain counts in the average gain: Release 8 leaves ``MultiVal`` set
     then (section 8)."""
     ctx = build_context(
         ds, opts.min_cases, opts.flavor == "j48", weights, presort=False, spend=spend
     )
-    if opts.subsets and not ctx.j48:
+    if opts.subsets:
         ctx.multi_val = True
     return ctx

@@ -27,11 +27,9 @@ attribute's ``Freq[v][c]`` table at a node (v = 0 unknown), as Release 8's
    again with the real MINOBJS (two blocks need MINOBJS cases), above
    ``-Epsilon``; its split information is the grouping's without the extra branch.
 
-The j48 flavour keeps treegen's own grouping (Weka's J48 has no ``-s``): merge the
-best-scoring pair until two blocks remain, keep the best grouping seen
-(:func:`best_subsets_j48`).  No reference defines it, so ``TrainOptions`` refuses
-``--subsets`` with ``--flavor j48``: only growth options built directly (the trainer's
-tests) reach it.
+Weka's J48 has no ``-s``, so the j48 flavour has no grouping: ``TrainOptions`` and
+``GrowOptions`` refuse ``--subsets`` with ``--flavor j48``
+(:func:`treegen.model.options.refuse_subsets_with`).
 """
 
 from __future__ import annotations
@@ -43,13 +41,13 @@ import numpy.typing as npt
 
 from treegen.trainer.constants import EPSILON, GROUPING_MIN_RISE
 from treegen.trainer.context import Context
-from treegen.trainer.groups import Blocks, FloatArray, freq_of, merge, merged_freqs, pairs_of
 from treegen.trainer.nominal import nominal_freq, score_outcomes
 from treegen.trainer.select import worth
 from treegen.trainer.splits import Score
 from treegen.trainer.stats import base_info_many
 
 F32 = np.float32
+FloatArray = npt.NDArray[np.floating]
 SMALL_VALUE = 0.5  # a value with no more cases than this is no block (step 3)
 ONE_CLASS = 0.1  # a block is of one class when all but this much is (step 4)
 
@@ -64,8 +62,8 @@ def leaking_attribute(
 ) -> int | None:
     """The first attribute (in attribute order) whose grouping at the node of ``rows``
     (weights ``w``, total ``cases``) finds no known case and so leaves MINOBJS at 1
-    (step 1), or None: none does, MINOBJS is 1 already, or the flavour is j48."""
-    if ctx.j48 or ctx.min_cases == LEAKED_MINOBJS:
+    (step 1), or None: none does, or MINOBJS is 1 already."""
+    if ctx.min_cases == LEAKED_MINOBJS:
         return None
     multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
     if not multi:
@@ -77,16 +75,11 @@ def leaking_attribute(
     return leaks[0] if leaks else None
 
 
-def is_grouping(ctx: Context, subsets: tuple[tuple[int, ...], ...], n_values: int) -> bool:
-    """Whether a test with value groups ``subsets`` is a subset test, not a plain nominal one.
-
-    c45: every grouping is (Release 8 makes a subset test of every attribute of more
-    than two values with ``-s``, even one whose values stay apart); j48: a grouping
-    with fewer blocks than values.
-    """
-    if not subsets:
-        return False
-    return len(subsets) < n_values if ctx.j48 else True
+def is_grouping(subsets: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether a test with value groups ``subsets`` is a subset test, not a plain nominal
+    one: every grouping is (Release 8 makes a subset test of every attribute of more
+    than two values with ``-s``, even one whose values stay apart)."""
+    return bool(subsets)
 
 
 @dataclass(frozen=True)
@@ -265,56 +258,3 @@ def eval_subset(
     if spare:
         groups.append(tuple(sorted(spare)))
     return Grouping(Score(gain, prev_info, subsets=tuple(groups)), False)
-
-
-def _worth_j48(gain: float, info: float, criterion: str) -> float:
-    """A j48 grouping's worth by ``criterion`` (in double); -EPSILON when it is no
-    candidate."""
-    if gain <= -EPSILON:
-        return -EPSILON
-    if criterion == "gain":
-        return gain
-    return gain / info if info > EPSILON else -EPSILON
-
-
-def best_subsets_j48(ctx: Context, freq: FloatArray, cases: float, criterion: str) -> Score | None:
-    """The j48 flavour's grouping: merge down to two blocks, keep the best seen."""
-    k = freq.shape[0] - 1
-    val_freq = freq[1:].sum(axis=1)
-    blocks: Blocks = []
-    spare: list[int] = []
-    for v in range(k):
-        if val_freq[v] > 0.5:
-            blocks.append([v])
-        else:
-            spare.append(v)
-    if spare:
-        blocks.append(spare)
-    if len(blocks) < 2:
-        return None
-
-    # MINOBJS is 1 during the subset search (section 8).
-    f = freq_of(blocks, freq)[None]
-    g, s, ok = score_outcomes(ctx, f, cases, 1.0)
-    best_blocks = [list(b) for b in blocks]
-    best_gain, best_info = float(g[0]), float(s[0])
-    best_val = _worth_j48(best_gain, best_info, criterion) if ok[0] else -EPSILON
-    current = f[0]
-    while len(blocks) > 2:
-        pairs = pairs_of(len(blocks))
-        f = merged_freqs(freq, blocks, current)
-        g, s, ok = score_outcomes(ctx, f, cases, 1.0)
-        vals = [
-            _worth_j48(float(g[q]), float(s[q]), criterion) if ok[q] else -EPSILON
-            for q in range(len(pairs))
-        ]
-        p = int(np.argmax(vals))  # first best pair
-        current = f[p]
-        blocks = merge(blocks, *pairs[p])
-        if vals[p] > best_val:
-            best_val, best_blocks = vals[p], [list(b) for b in blocks]
-            best_gain, best_info = float(g[p]), float(s[p])
-    if best_val <= -EPSILON:
-        return None
-    groups = tuple(tuple(b) for b in best_blocks)
-    return Score(best_gain, best_info, subsets=groups)

@@ -1,12 +1,11 @@
 """Every attribute scored at every node of a bucket, into its :class:`BucketScores`.
 
-:func:`score_bucket` scores the nominal attributes from one weighted count per
-(node, attribute) for the whole bucket (J48's subset tests node by node), and the
-continuous ones over each node's cases in value order: through the C scan of
-:mod:`~treegen.trainer.levelwise.score` on unpadded segments where it is built (a
-bucket of one large task one attribute at a time), through
-:mod:`treegen.trainer.sparse` with many classes, else padded into 2-D chunks for
-:func:`~treegen.trainer.splits.eval_continuous`.  The same scores on every path.
+:func:`score_bucket` scores the nominal attributes from one weighted count per (node,
+attribute) for the whole bucket, and the continuous ones over each node's cases in
+value order: through the C scan of :mod:`~treegen.trainer.levelwise.score` on unpadded
+segments where it is built (a bucket of one large task one attribute at a time),
+through :mod:`treegen.trainer.sparse` with many classes, else padded into 2-D chunks
+for :func:`~treegen.trainer.splits.eval_continuous`. The same scores on every path.
 :mod:`~treegen.trainer.levelwise.grow` chooses and splits on them.
 """
 
@@ -19,10 +18,8 @@ from treegen.trainer.context import Context, IntArray
 from treegen.trainer.levelwise.bucket import Bucket, BucketScores
 from treegen.trainer.levelwise.rowvalues import value_table
 from treegen.trainer.levelwise.score import eval_continuous_flat, scan_scratch
-from treegen.trainer.nominal import nominal_freq, score_nominal
-from treegen.trainer.options import GrowOptions
+from treegen.trainer.nominal import score_nominal
 from treegen.trainer.splits import CHUNK, ContScores, eval_continuous
-from treegen.trainer.subsets import best_subsets_j48
 
 PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its widest
 # A lone task of this many cases is scored one attribute at a time (_score_large_task),
@@ -32,41 +29,26 @@ PAD_RATIO = 0.875  # a scoring chunk's tasks are at least this fraction of its w
 LARGE_TASK = 1 << 17
 
 
-def score_bucket(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores) -> None:
+def score_bucket(ctx: Context, bucket: Bucket, scores: BucketScores) -> None:
     """Score every attribute at every node of ``bucket`` into ``scores``."""
-    _score_nominal(ctx, bucket, opts, scores)
+    _score_nominal(ctx, bucket, scores)
     if ctx.cont_pos:
         _score_continuous(ctx, bucket, scores)
 
 
-def _score_nominal(ctx: Context, bucket: Bucket, opts: GrowOptions, scores: BucketScores) -> None:
+def _score_nominal(ctx: Context, bucket: Bucket, scores: BucketScores) -> None:
     """Score every nominal attribute at every node of the bucket into ``scores``.
 
-    With ``--subsets``, attributes of more than two values are scored as
-    subset tests (J48 here, node by node with
-    :func:`~treegen.trainer.subsets.best_subsets_j48`; c45 in
-    :func:`~treegen.trainer.levelwise.grouping.group_values`);
-    the others as multiway tests, from one weighted count
-    ``Freq[v][c]`` per (node, attribute) for the whole bucket.  Attributes
-    already tested on a node's path are inadmissible there.
+    Every one as a multiway test, from one weighted count ``Freq[v][c]`` per (node,
+    attribute) for the whole bucket (with ``--subsets``,
+    :func:`~treegen.trainer.levelwise.grouping.group_values` then replaces the scores
+    of those of more than two values by their groupings').  Attributes already tested
+    on a node's path are inadmissible there.
     """
     tasks, tid, cases = bucket.tasks, bucket.tid, bucket.cases
     B = bucket.n_tasks
     C = ctx.n_classes
     plain = list(ctx.nom_pos)
-    if opts.subsets and ctx.j48:
-        plain = [a for a in plain if ctx.n_values[a] <= 2]
-        multi = [a for a in ctx.nom_pos if ctx.n_values[a] > 2]
-        for b, t in enumerate(tasks):
-            if not multi:
-                break
-            f3 = nominal_freq(ctx, multi, t.rows, t.w)
-            for j, a in enumerate(multi):
-                s = best_subsets_j48(
-                    ctx, f3[j, : ctx.n_values[a] + 1], float(cases[b]), opts.criterion
-                )
-                if s is not None:
-                    scores.set_subset(b, a, s)
     if not plain:
         return
     K = len(plain)

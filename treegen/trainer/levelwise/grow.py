@@ -71,6 +71,7 @@ def grow_levels(
     ``progress("growing", nodes)`` after each round.  ``spend``: the presorted rows go
     once the root is split (:meth:`Context.drop_presorted`; ``presort`` makes them
     again for a caller that needs them)."""
+    opts.check_flavor(ctx.j48)
     n = ctx.n_rows
     # A node per row at first: FlatTree writes a node's fields only when it is added,
     # so the unused capacity takes no memory, and at 1M rows (704,575 nodes) the
@@ -224,9 +225,9 @@ def _grow_bucket(ctx: Context, tree: FlatTree, tasks: list[Task], opts: GrowOpti
     if keep.size < B:
         bucket = bucket.subset(ctx, keep)
     scores = BucketScores.empty(bucket.n_tasks, len(ctx.kinds))
-    evaluate.score_bucket(ctx, bucket, opts, scores)
+    evaluate.score_bucket(ctx, bucket, scores)
     grouped = None
-    if opts.subsets and not ctx.j48:
+    if opts.subsets:
         grouped = group_values(ctx, bucket, opts, scores)
         if grouped is None:
             tree.leaks_minobjs = True

@@ -55,7 +55,7 @@ def write_tests(
         for b in split[~is_cont].tolist():
             a = int(chosen[b])
             sub = scores.subsets.get((b, a))
-            if sub is not None and is_grouping(ctx, sub.subsets, ctx.n_values[a]):
+            if sub is not None and is_grouping(sub.subsets):
                 kind[b] = KIND_SUBSET
                 tree.subsets[tasks[b].nid] = sub.subsets
                 forks[b] = len(sub.subsets)

@@ -1,7 +1,8 @@
 /* The classes whose current TotalInfo term is not zero, ascending: a sorted array the
- * many-class scans (sparseinfo.c, r8cont.c) keep while they move cases across a cut,
+ * many-class scans (sparseinfo.c, r8score.c) keep while they move cases across a cut,
  * so each cut sums only those classes' terms, in class order as numpy's path does;
- * the sum and a term, as both compute them. */
+ * the sum and a term, as both compute them; and the order of class codes, by which
+ * r8prep.c and r8score.c sort the classes a segment holds. */
 #ifndef TREEGEN_CLASSSET_H
 #define TREEGEN_CLASSSET_H
 
@@ -12,6 +13,13 @@ typedef struct {
     int32_t *at;
     Py_ssize_t n;
 } class_set;
+
+/* qsort's comparison of two int32 class codes, ascending. */
+static inline int class_cmp(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
 
 /* Put class c in or out of the set. */
 static inline void set_mark(class_set *s, int32_t c, int on)

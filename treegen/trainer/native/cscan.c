@@ -5,7 +5,7 @@
  * order.c sorts cases in Release 8's order for treegen.trainer.release8, and in
  * J48's for treegen.trainer.j48order;
  * sparse.c scores continuous attributes over the classes present (many classes),
- * r8cont.c those of one node in Release 8's case order in a few calls, r8node.c
+ * r8prep.c and r8score.c those of one node in Release 8's case order in a few calls, r8node.c
  * that order's class sums and grouping by a continuous test;
  * cuts.c places thresholds through the presorted rows, or in one scan of a column;
  * presort.c sorts a float32 column's known rows by value (Context.presort). */

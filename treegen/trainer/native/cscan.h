@@ -42,8 +42,8 @@ PyObject *tg_weka_sort(PyObject *self, PyObject *args);     /* order.c */
 PyObject *tg_sparse_scan(PyObject *self, PyObject *args);   /* sparse.c */
 PyObject *tg_sparse_info(PyObject *self, PyObject *args);   /* sparseinfo.c */
 PyObject *tg_sparse_pick(PyObject *self, PyObject *args);   /* sparse.c */
-PyObject *tg_r8_cont_prep(PyObject *self, PyObject *args);  /* r8cont.c */
-PyObject *tg_r8_cont_score(PyObject *self, PyObject *args); /* r8cont.c */
+PyObject *tg_r8_cont_prep(PyObject *self, PyObject *args);  /* r8prep.c */
+PyObject *tg_r8_cont_score(PyObject *self, PyObject *args); /* r8score.c */
 PyObject *tg_r8_class_pairs(PyObject *self, PyObject *args); /* r8node.c */
 PyObject *tg_r8_cont_front(PyObject *self, PyObject *args);  /* r8node.c */
 PyObject *tg_r8_cont_sides(PyObject *self, PyObject *args);  /* r8node.c */

@@ -1,5 +1,5 @@
 /* Release 8's case order, one home for order.c (r8_sort and r8_front, called from
- * Python: trainer/release8/order.py) and r8cont.c (a node's continuous attribute
+ * Python: trainer/release8/order.py) and r8prep.c (a node's continuous attribute
  * prepared in one call): the quicksort of a segment by a continuous value and the
  * swap that moves a case to the front.  order.py's _sort_python is the reference
  * (tests/trainer/test_release8_order.py and test_release8_segments.py hold them equal). */

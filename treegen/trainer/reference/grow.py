@@ -34,7 +34,6 @@ from treegen.trainer.select import gain_ratio, select, stays_leaf
 from treegen.trainer.splits import Score, eval_continuous
 from treegen.trainer.subsets import (
     LEAKED_MINOBJS,
-    best_subsets_j48,
     eval_subset,
     is_grouping,
     leaking_attribute,
@@ -95,11 +94,7 @@ def _plain_scores(
         freq3 = nominal_freq(ctx, multi, rows, w)
         for j, a in enumerate(multi):
             f = freq3[j, : ctx.n_values[a] + 1]
-            if ctx.j48:
-                sub = best_subsets_j48(ctx, f, cases, opts.criterion)
-            else:
-                found = eval_subset(ctx, f, cases, cases, ctx.min_cases, opts.criterion != "gain")
-                sub = found.score
+            sub = eval_subset(ctx, f, cases, cases, ctx.min_cases, opts.criterion != "gain").score
             if sub is not None:
                 scores[a] = sub
     cont = [a for a in ctx.cont_pos if a in keep]
@@ -188,7 +183,7 @@ def form_tree(
         assert bar is not None  # a continuous attribute's score has its cut
         node.threshold = cut_for(ctx, att, bar)
         forks = 2
-    elif is_grouping(ctx, scores[att].subsets, ctx.n_values[att]):
+    elif is_grouping(scores[att].subsets):
         node.kind = "subset"
         node.subsets = scores[att].subsets
         forks = len(node.subsets)
@@ -270,6 +265,7 @@ def form_tree(
 
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree on all rows at their starting weights, node by node."""
+    opts.check_flavor(ctx.j48)
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]

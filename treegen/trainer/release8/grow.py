@@ -205,6 +205,7 @@ def grow(
     """The unpruned tree grown in Release 8's case order, and the case array as growth
     leaves it (pruning starts from that order).  ``progress("growing", nodes)`` is
     called every :data:`PROGRESS_EVERY` nodes."""
+    opts.check_flavor(ctx.j48)
     cases = Cases(ctx)
     state = State(
         min_cases=ctx.min_cases,

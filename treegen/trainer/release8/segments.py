@@ -5,7 +5,7 @@ continuous one sets its unknown values aside and sorts the rest, and its scores 
 :func:`treegen.trainer.sparse.eval_segments`'s on that sorted segment.  With one
 class per row most nodes hold a few cases, and the two dozen numpy calls per
 attribute (``_continuous``) and per node (``eval_segments``) cost far more than
-their work.  Here ``native/r8cont.c`` does both: :meth:`NodeSegments.add` reorders
+their work.  Here ``native/r8prep.c`` and ``r8score.c`` do both: :meth:`NodeSegments.add` reorders
 the case array for one attribute and copies its segment out (one call), and
 :meth:`NodeSegments.scores` scores every segment of the node with the same float
 operations in the same order, numpy taking the logs between its two passes (three
@@ -34,7 +34,7 @@ LOGS_PER_SEGMENT = 3
 
 def available(ctx: Context) -> bool:
     """Whether :class:`NodeSegments` can score for ``ctx`` (c45 with float32 values,
-    the accelerator built with r8cont.c)."""
+    the accelerator built with r8prep.c and r8score.c)."""
     lib = native.cscan
     return (
         lib is not None
