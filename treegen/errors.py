@@ -8,6 +8,11 @@ option) and exit status 2.  ``assert`` is reserved for internal invariants.
 from __future__ import annotations
 
 
+def a_name(noun: str) -> str:
+    """``noun`` with its article, as messages say it ("a tree", "an AdaBoostClassifier")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 class TreegenError(Exception):
     """Base class: a problem with the user's input, options or files."""
 

@@ -108,6 +108,16 @@ def test_rejects_what_it_cannot_map() -> None:
         treegen.from_sklearn(two)
 
 
+def test_a_refused_estimator_is_named_with_its_article() -> None:
+    """A class name that begins with a vowel takes "an" ("a OneVsRestClassifier" before)."""
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = load_iris(return_X_y=True)
+    wrapper = OneVsRestClassifier(DecisionTreeClassifier(max_depth=2)).fit(X, y)
+    with pytest.raises(UsageError, match="cannot import an OneVsRestClassifier: "):
+        treegen.from_sklearn(wrapper)
+
+
 def test_a_wrapper_is_refused_with_what_to_import_instead() -> None:
     """A Pipeline, a search or a calibration wraps a tree treegen reads: the refusal says
     which attribute holds it and what the C would leave out (it listed the supported

@@ -44,7 +44,7 @@ from treegen.ensemble.sklearn import (
     feature_names_of,
 )
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
-from treegen.errors import UsageError
+from treegen.errors import UsageError, a_name
 
 REGRESSORS = (
     "DecisionTreeRegressor",
@@ -141,7 +141,7 @@ def regressor_from_sklearn(
     name = type(estimator).__name__
     if name not in REGRESSORS:
         raise UsageError(
-            f"cannot import a {name} as a regressor: treegen reads a fitted "
+            f"cannot import {a_name(name)} as a regressor: treegen reads a fitted "
             f"{', '.join(REGRESSORS)}",
             option="estimator",
         )
@@ -203,7 +203,7 @@ def from_estimator(
         return isolation_from_sklearn(estimator, feature_names, target)
     if name not in SUPPORTED:
         raise UsageError(
-            f"cannot import a {name}: treegen reads a fitted {', '.join(ALL_SUPPORTED)}",
+            f"cannot import {a_name(name)}: treegen reads a fitted {', '.join(ALL_SUPPORTED)}",
             option="estimator",
         )
     return ensemble_from_sklearn(estimator, feature_names, target)

@@ -24,7 +24,7 @@ from treegen.data.arrays import label_kind
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import LEAF, Decision, Ensemble, Method, Tree
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
-from treegen.errors import UsageError
+from treegen.errors import UsageError, a_name
 
 SUPPORTED = (
     "DecisionTreeClassifier",
@@ -302,7 +302,7 @@ def ensemble_from_sklearn(
     name = type(estimator).__name__
     if name not in SUPPORTED:
         raise UsageError(
-            f"cannot import a {name}: treegen reads a fitted {', '.join(SUPPORTED)}",
+            f"cannot import {a_name(name)}: treegen reads a fitted {', '.join(SUPPORTED)}",
             option="estimator",
         )
     if not hasattr(estimator, "n_features_in_") or not hasattr(estimator, "classes_"):
@@ -310,7 +310,7 @@ def ensemble_from_sklearn(
     n_out = int(getattr(estimator, "n_outputs_", 1))
     if n_out != 1:
         raise UsageError(
-            f"a {name} of {n_out} outputs is not exported: a classifier is read with one "
+            f"{a_name(name)} of {n_out} outputs is not exported: a classifier is read with one "
             "class column (fit one estimator per output)",
             option="estimator",
         )

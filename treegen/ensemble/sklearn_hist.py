@@ -25,7 +25,7 @@ from treegen.data.arrays import label_kind
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import Ensemble, Tree
 from treegen.ensemble.preorder import Columns, intern, walk
-from treegen.errors import UsageError
+from treegen.errors import UsageError, a_name
 
 _BITSET_WORDS = 8  # scikit-learn's categorical bitsets: 8 x 32 bits, codes below 256
 
@@ -143,7 +143,7 @@ def hist_from_sklearn(
         # Its one raw score is a binary decision's (class 1 where it is above 0), which
         # one class cannot take; GradientBoostingClassifier refuses to fit on one.
         raise UsageError(
-            f"a {type(est).__name__} fitted on one class ({classes[0]}) is not exported: "
+            f"{a_name(type(est).__name__)} fitted on one class ({classes[0]}) is not exported: "
             "its decision is between two classes",
             option="estimator",
         )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
 from treegen.ensemble.regress import from_estimator
-from treegen.errors import ModelFileError, UsageError
+from treegen.errors import ModelFileError, UsageError, a_name
 from treegen.model.version import VERSION
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def _refuse_a_wrapper(estimator: Any) -> None:
     elif name == "C45Classifier":
         why = "it is treegen's own: its to_model() is the treegen model"
     if why is not None:
-        raise UsageError(f"cannot import a {name}: {why}", option="estimator")
+        raise UsageError(f"cannot import {a_name(name)}: {why}", option="estimator")
 
 
 def load_estimator(path: str) -> Any:
@@ -114,7 +114,7 @@ def _one_version(path: str, load: Callable[[], Any]) -> Any:
             new = getattr(w.message, "current_sklearn_version", "this one")
             name = getattr(w.message, "estimator_name", "estimator")
             raise ModelFileError(
-                f"a {name} saved by scikit-learn {old}, read by {new}: scikit-learn does "
+                f"{a_name(name)} saved by scikit-learn {old}, read by {new}: scikit-learn does "
                 f"not promise its predictions across versions, nor then can treegen (load "
                 f"and check it with {new}, save it again, and import that file)",
                 file=path,

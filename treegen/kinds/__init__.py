@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from treegen.errors import a_name
 from treegen.kinds.spec import Kind
 from treegen.model.jsontext import decode_json, read_text
 
@@ -145,7 +146,7 @@ def load(path: str | os.PathLike[str]) -> tuple[Kind[Any, Any], Any]:
 
 def a_kind(name: str) -> str:
     """A kind's name with its article, as messages say it ("a tree", "an ensemble")."""
-    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+    return a_name(name)
 
 
 def formats() -> str:
