@@ -25,6 +25,9 @@ static PyMethodDef methods[] = {
     {"subsets_climb", tg_subsets_climb, METH_VARARGS,
      "subsets_climb(state, bits32, fact, item, log2_items, logs_in, logs_out, take_logs, "
      "best_cost, best) -> best_cost: ClassSearch.climb from the current subset."},
+    {"check_memo", tg_check_memo, METH_VARARGS,
+     "check_memo(on): the climb costs the groups its memo holds too, and checks the memo's "
+     "bits against them (tests)."},
     {"theory_sums", tg_theory_sums, METH_VARARGS,
      "theory_sums(bits32, chosen, toggles, out): the climb's sums of the chosen rules' "
      "bits, at the start and after each toggle."},

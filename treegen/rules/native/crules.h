@@ -271,6 +271,7 @@ PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */
 PyObject *tg_subsets_finish(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_case_lists(PyObject *self, PyObject *args);     /* rsearch.c */
 PyObject *tg_subsets_climb(PyObject *self, PyObject *args);  /* rclimb.c */
+PyObject *tg_check_memo(PyObject *self, PyObject *args);     /* rclimb.c */
 PyObject *tg_theory_sums(PyObject *self, PyObject *args);    /* rtheory.c */
 PyObject *tg_number_cases(PyObject *self, PyObject *args);   /* rcases.c */
 PyObject *tg_unpack_lists(PyObject *self, PyObject *args);   /* rlists.c */

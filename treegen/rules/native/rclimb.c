@@ -34,6 +34,10 @@
 #define MEMO_BITS 13
 #define MEMO_FIELD 21
 
+/* check_memo(True) (tests): a group the memo holds is costed as well, and its costing's
+ * bits must be the memo's, else the climb ends in RuntimeError. */
+static int memo_check = 0;
+
 static inline uint64_t memo_key_of(int64_t fires, int64_t fp, int64_t fn)
 {
     return ((uint64_t)1 << 63) | (uint64_t)fires | ((uint64_t)fp << MEMO_FIELD) |
@@ -96,7 +100,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
     int32_t *slot_group = NULL; /* each costed group's live slot; then the groups reaching M */
     uint64_t *memo_key = NULL, *batch_key = NULL; /* the memo's keys; each costed group's */
-    float *memo_ex = NULL;
+    float *memo_ex = NULL, *batch_memo = NULL; /* (batch_memo: check_memo's, NaN if none) */
     const int memo_on = n < ((Py_ssize_t)1 << MEMO_FIELD);
     memset(&G, 0, sizeof G);
     if (got < 6)
@@ -104,12 +108,13 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     slot_group = PyMem_Malloc((size_t)(m + 1) * sizeof(int32_t));
     sides_kept = PyMem_Malloc((size_t)(2 * (m + 1)) * sizeof(Side));
     batch_key = PyMem_Malloc((size_t)(m + 1) * sizeof(uint64_t));
+    batch_memo = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
     if (memo_on) {
         memo_key = PyMem_Calloc((size_t)1 << MEMO_BITS, sizeof(uint64_t)); /* 0: empty */
         memo_ex = PyMem_Malloc(((size_t)1 << MEMO_BITS) * sizeof(float));
     }
     if (tg_groups_init(&G, &s, bb[0].buf, m, n) < 0 || !slot_group || !sides_kept ||
-        !batch_key || (memo_on && (!memo_key || !memo_ex))) {
+        !batch_key || !batch_memo || (memo_on && (!memo_key || !memo_ex))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -148,13 +153,18 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                 const uint64_t k = i < L ? G.live_key[i] : 0;
                 sides_of(&s, chosen_key(k), key_right(k), key_wrong(k), n, &n0, &e0, &x0, &n1,
                          &e1, &x1);
+                batch_memo[J] = NAN;
                 if (i < L && memo_on) {
                     const uint64_t ck = memo_key_of(n0, e0, e1);
                     const size_t h = memo_slot(ck);
                     if (memo_key[h] == ck) { /* these counts' bits, costed before */
-                        G.live_ex[i] = memo_ex[h];
-                        G.live_epoch[i] = epoch;
-                        continue;
+                        if (memo_check) {
+                            batch_memo[J] = memo_ex[h]; /* costed below, then compared */
+                        } else {
+                            G.live_ex[i] = memo_ex[h];
+                            G.live_epoch[i] = epoch;
+                            continue;
+                        }
                     }
                     batch_key[J] = ck;
                 }
@@ -192,6 +202,14 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     unc = c1;
                 } else {
                     const float ex = (float)((log2_items + (double)c0) + (double)c1);
+                    if (batch_memo[j] == batch_memo[j] &&
+                        memcmp(&batch_memo[j], &ex, sizeof ex) != 0) {
+                        PyErr_Format(PyExc_RuntimeError,
+                                     "subsets_climb: the memo's bits %.9g for counts %lld, "
+                                     "costed %.9g",
+                                     (double)batch_memo[j], (long long)batch_key[j], (double)ex);
+                        goto done;
+                    }
                     G.live_ex[slot_group[j]] = ex;
                     G.live_epoch[slot_group[j]] = epoch;
                     if (memo_on) {
@@ -262,9 +280,20 @@ done:
     PyMem_Free(slot_group);
     PyMem_Free(sides_kept);
     PyMem_Free(batch_key);
+    PyMem_Free(batch_memo);
     PyMem_Free(memo_key);
     PyMem_Free(memo_ex);
     tg_release(bb, got > 0 ? got : 0);
     tg_release(b, S_N);
     return result;
+}
+
+PyObject *tg_check_memo(PyObject *self, PyObject *args)
+{
+    int on;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "p", &on))
+        return NULL;
+    memo_check = on;
+    Py_RETURN_NONE;
 }
