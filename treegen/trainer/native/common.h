@@ -21,6 +21,10 @@
 /* Per-class sums live on the C stack; more classes take the numpy path. */
 #define MAX_CLASSES TG_MAX_CLASSES
 
+/* 2^24: float32 holds every whole number up to it, so whole weights summing to at most
+ * this add exactly in float (the many-class scans' exact path: sparse.c, r8score.c). */
+#define EXACT_LIMIT 16777216.0
+
 /* Node kinds, as treegen/trainer/constants.py numbers them (the pruning walks'
  * names for the TG_KIND_* codes). */
 enum {

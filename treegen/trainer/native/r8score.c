@@ -11,8 +11,6 @@
 #include "classset.h"
 #include <stdlib.h>
 
-#define EXACT_LIMIT 16777216.0 /* 2^24, as in sparse.c */
-
 /* The log input as splits._xlog2x and scan_best prepare it: 1 where not positive. */
 static double log_input(double v)
 {

@@ -21,8 +21,6 @@
  * in sparseinfo.c. */
 #include "cscan.h"
 
-#define EXACT_LIMIT 16777216.0 /* 2^24: float32 holds every whole number up to it */
-
 /* The log input as splits._xlog2x and scan_best prepare it: 1 where not positive. */
 static inline double log_input(float v)
 {
