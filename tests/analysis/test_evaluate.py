@@ -113,6 +113,14 @@ def test_confusion_layout() -> None:
     )
 
 
+def test_confusion_rows_stay_one_line_each() -> None:
+    """A class name holding a newline or tab prints as show prints it (<U+XXXX>)."""
+    text = format_confusion(np.eye(2, dtype=np.int64), ("two\nlines", "tab\there"))
+    assert "\t(a): class two<U+000A>lines\n" in text
+    assert "\t(b): class tab<U+0009>here\n" in text
+    assert len(text.strip("\n").splitlines()) == 4
+
+
 def test_no_matrix_above_21_classes() -> None:
     classes = tuple(f"c{i}" for i in range(22))
     assert format_confusion(np.zeros((22, 22), dtype=np.int64), classes) == ""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from treegen.data.dataset import Dataset
+from treegen.data.dataset import Dataset, printed_name
 from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import DatasetError
@@ -179,7 +179,8 @@ def format_confusion(matrix: npt.NDArray[np.int64], classes: tuple[str, ...]) ->
     """Release 8's confusion matrix: columns (a), (b)... are predicted classes.
 
     Zero cells are blank.  Returns '' above :data:`MAX_MATRIX_CLASSES`
-    classes, where Release 8 prints none either.
+    classes, where Release 8 prints none either.  Class names as the printouts show
+    them (:func:`~treegen.data.dataset.printed_name`: a newline would break a row).
     """
     k = len(classes)
     if k > MAX_MATRIX_CLASSES:
@@ -189,7 +190,7 @@ def format_confusion(matrix: npt.NDArray[np.int64], classes: tuple[str, ...]) ->
     lines.append("\t" + " ----" * k)
     for row in range(k):
         cells = "".join(f"{int(v):5d}" if v else "     " for v in matrix[row])
-        lines.append(f"\t{cells}\t({letters[row]}): class {classes[row]}")
+        lines.append(f"\t{cells}\t({letters[row]}): class {printed_name(classes[row])}")
     return "\n".join(lines) + "\n\n"
 
 
