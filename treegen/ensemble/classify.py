@@ -46,7 +46,7 @@ def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
     if x.ndim != 2 or not nan.any():
         return
     row, col = (int(i[0]) for i in np.nonzero(nan))
-    source = str(ens.options.get("source", "the estimator")).removeprefix("sklearn ")
+    source = ens.estimator_name or "the estimator"
     raise DatasetError(
         f"row {row} (from 0), feature {ens.schema.attributes[col].name!r}: a missing value "
         f"(NaN), which {source}'s predict refuses (scikit-learn raises); the exported C "

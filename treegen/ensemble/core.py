@@ -166,6 +166,14 @@ class Ensemble:
         return self.method in NAN_REFUSED
 
     @property
+    def estimator_name(self) -> str | None:
+        """The estimator the ensemble was imported from, as messages name it (its
+        ``source`` option without scikit-learn's "sklearn " prefix: "RandomForestClassifier",
+        "XGBoost binary:logistic"); None where the file records none."""
+        source = self.options.get("source")
+        return None if source is None else str(source).removeprefix("sklearn ")
+
+    @property
     def regressor(self) -> bool:
         """The outputs are the prediction (no class): ``schema.classes`` names them."""
         return self.decision == "value"

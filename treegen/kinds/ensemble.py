@@ -57,9 +57,6 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     compare=check.compare,
     summary=_summary,
     values=classify.values,
-    size=lambda e: (
-        f"{str(e.options.get('source', e.method)).removeprefix('sklearn ')}, "
-        f"{len(e.trees)} trees, {e.n_nodes} nodes"
-    ),
+    size=lambda e: f"{e.estimator_name or e.method}, {len(e.trees)} trees, {e.n_nodes} nodes",
     notes=lambda ir: tuple(n for n in (fold_note(ir),) if n),
 )
