@@ -33,8 +33,6 @@ from treegen.data.dataset import Dataset, printed_name
 from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import DatasetError
-from treegen.model.classify import predict
-from treegen.model.classify_r8 import predict_r8
 from treegen.model.core import Model
 from treegen.model.show import is_pruned
 
@@ -113,6 +111,11 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
     ``schema=model.schema``).  Rows without a class value (``y == -1``) are
     not counted; data with no labelled row at all is a :class:`DatasetError`.
     """
+    # Imported here: the classifiers (fixedpoint's fractions and decimal, 10 ms) are
+    # not needed by the confusion matrix and its layout, all `treegen rules` reads.
+    from treegen.model.classify import predict
+    from treegen.model.classify_r8 import predict_r8
+
     known = labelled_rows(ds)
     # Release 8's float sums for a c45 model, so the counts are the ones it prints
     # (treegen.model.classify_r8); a j48 model's are J48's.

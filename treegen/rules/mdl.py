@@ -77,15 +77,15 @@ class AttributeCodes:
         for a, attr in enumerate(ds.attributes):
             col = ds.X[:, a]
             if attr.is_nominal:
-                codes = np.where(np.isnan(col), 0, np.nan_to_num(col) + 1).astype(np.int64)
-                counts = np.bincount(codes, minlength=len(attr.values) + 1)
+                # each value's count among the known cases (the unknown ones count in n
+                # only): one bincount of the known codes, no code array for every case
+                known_codes = col[~np.isnan(col)].astype(np.intp)
+                counts = np.bincount(known_codes, minlength=len(attr.values)).tolist()
                 total = 0.0
-                for v in range(1, len(attr.values) + 1):
-                    if counts[v]:
-                        share = int(counts[v]) / float(n)
-                        total = to_f32(
-                            total + share * to_f32(logs.item[n] - logs.item[int(counts[v])])
-                        )
+                for count in counts[: len(attr.values)]:
+                    if count:
+                        share = count / float(n)
+                        total = to_f32(total + share * to_f32(logs.item[n] - logs.item[count]))
                 bits.append(total)
             elif attr.is_continuous:
                 # the column's known values as float32, Release 8's storage (this
