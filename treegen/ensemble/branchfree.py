@@ -3,7 +3,9 @@
 A tree's walk on a host is mostly the branches the predictor guesses wrong, and the tests
 next to the leaves are the hardest to guess.  Where an ifs function reaches a subtree of
 at most :data:`HEIGHT` levels of tests in a key walk (each test one unsigned compare of
-a key already on the stack), it returns one expression instead of nested ifs:
+a key already on the stack) or on integer inputs (each test one compare of the value,
+and of the missing value unless ``--missing none``), it returns one expression instead
+of nested ifs:
 
     return (uint16_t)PREFIX_SEL(k[13] <= 0xC2686625u,
         PREFIX_SEL(k[4] <= 0xBE6C09ACu, 0u, 1u),
@@ -41,7 +43,8 @@ _NOT = 1 << 30  # the height of a subtree with a test a select cannot hold
 def heights(nodes: Sequence[ENode], key_walk: bool = True) -> list[int]:
     """Each node's levels of tests down to its deepest leaf (0 for a leaf); a subtree
     with a test other than a numeric ``le`` (missing-only, zero-band, categorical), or
-    any subtree outside a key walk (``key_walk`` False), counts as too high for a select."""
+    any subtree outside a key walk or integer inputs (``key_walk`` False), counts as too
+    high for a select."""
     if not key_walk:
         return [_NOT] * len(nodes)
     h = [0] * len(nodes)
