@@ -273,3 +273,23 @@ def test_selects_mask_on_a_host_unless_optimising_for_size(
     )
     assert p.returncode == 0, p.stderr
     assert f"#define C_BRANCHFREE {masks}" in p.stdout.splitlines()
+
+
+def test_integer_inputs_selects_hold_three_levels() -> None:
+    """On integer inputs every test is in a select or an if, and a select holds up to
+    INT_HEIGHT (three) levels, one more than a key walk's: some hold three, none more."""
+    est = fit_regressor("forest")
+    ens = from_estimator(est)
+    opts = ExportOptions(prefix="r", name="predict", style="ifs", input_type="int16", scale=100)
+    text = render(ens, opts).files["predict.c"]
+    ifs = len(re.findall(r"^\s*if \(x\[", text, flags=re.M))
+    sels = len(re.findall(r"\bR_SEL\(\(?x\[", text))
+    n_splits = sum(1 for t in est.estimators_ for f in t.tree_.feature if f >= 0)
+    assert sels > 0 and ifs > 0 and ifs + sels == n_splits
+    stmts = re.findall(r"^( *)return \(uint\d+_t\)R_SEL(.*?;)", text, flags=re.S | re.M)
+    deepest = [
+        max(((len(m) - len(pad)) // 4 for m in re.findall(r"\n( *)R_SEL", stmt)), default=0) + 1
+        for pad, stmt in stmts
+    ]
+    assert max(deepest) == branchfree.INT_HEIGHT == 3
+    assert "The last three levels of tests" in text

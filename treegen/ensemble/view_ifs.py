@@ -69,6 +69,7 @@ class IfsView:
     noinline: bool  # the tree functions stay functions (INLINE_TESTS)
     n_tests: int
     uses_select: bool  # some function returns a select expression (PREFIX_SEL)
+    select_levels: str  # the most levels of tests a select holds, in words (comment)
 
 
 def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str, str, int]:
@@ -184,6 +185,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
         height = branchfree.heights(tree.nodes, ir.key_walk or int_walk(ir))
+        levels = branchfree.HEIGHT if ir.key_walk else branchfree.INT_HEIGHT
         todo = [(0, f"{P}_tree{t}")]
         tree_functions.append(todo[0][1])
         while todo:
@@ -212,7 +214,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
-                if height[i] <= branchfree.HEIGHT:
+                if height[i] <= levels:
                     lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
                     continue
                 if nest >= MAX_NEST:
@@ -271,6 +273,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
         n_tests > INLINE_TESTS,
         n_tests,
         selects,
+        "two" if ir.key_walk else "three",
     )
 
 
