@@ -293,3 +293,20 @@ def test_integer_inputs_selects_hold_three_levels() -> None:
     ]
     assert max(deepest) == branchfree.INT_HEIGHT == 3
     assert "The last three levels of tests" in text
+
+
+def test_a_tree_root_keeps_two_levels_on_integer_inputs() -> None:
+    """A depth-3 tree on integer inputs is a root test and two selects of two levels,
+    not one select of three (which computes every test: measured slower), and its
+    function says nothing of a leaf; the comment names the levels the selects hold."""
+    ens = fit_setup("binary_boosting")
+    opts = ExportOptions(prefix="c", name="predict", style="ifs", input_type="int16", scale=10)
+    text = render(ens, opts).files["predict.c"]
+    stmts = re.findall(r"^( *)return \(uint\d+_t\)C_SEL(.*?;)", text, flags=re.S | re.M)
+    assert stmts
+    for pad, stmt in stmts:
+        assert len(pad) > 4  # under the root's if
+        levels = [(len(m) - len(pad)) // 4 for m in re.findall(r"\n( *)C_SEL", stmt)]
+        assert max(levels, default=0) + 1 <= 2
+    assert "the tree is one leaf" not in text
+    assert "The last two levels of tests" in text

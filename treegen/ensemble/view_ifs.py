@@ -182,9 +182,12 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
     P = ir.prefix
     cast = smallest_uint(max(pay.count - 1, 1)).c_name
     functions: list[EnsFunction] = []
+    deepest = 0  # the most levels a select holds
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
         height = branchfree.heights(tree.nodes, ir.key_walk or int_walk(ir))
+        # A tree's root keeps HEIGHT: a whole tree as one select of three levels
+        # computes every test (branchfree.INT_HEIGHT).
         levels = branchfree.HEIGHT if ir.key_walk else branchfree.INT_HEIGHT
         todo = [(0, f"{P}_tree{t}")]
         tree_functions.append(todo[0][1])
@@ -214,7 +217,8 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
-                if height[i] <= levels:
+                if height[i] <= (levels if i else branchfree.HEIGHT):
+                    deepest = max(deepest, height[i])
                     lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
                     continue
                 if nest >= MAX_NEST:
@@ -273,7 +277,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
         n_tests > INLINE_TESTS,
         n_tests,
         selects,
-        "two" if ir.key_walk else "three",
+        "three" if deepest > 2 else "two",
     )
 
 
