@@ -4,6 +4,7 @@ a microcontroller) return what the nested ifs would, bit for bit, on one host.""
 
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 import subprocess
@@ -219,3 +220,93 @@ def test_float_test_is_the_key_test(cc: str, tmp_path: Any) -> None:
         [[(kv + left) % 2**32 <= key + left for key, left in cases] for kv in k.tolist()]
     )
     assert got.shape == want.shape and np.array_equal(got, want)
+
+
+@needs_gcc
+@pytest.mark.parametrize("branchfree_on", ["0", "1"])
+@pytest.mark.parametrize("missing", ["c45", "none"])
+def test_integer_inputs_selects_give_the_class(
+    missing: str, branchfree_on: str, tmp_path: Any
+) -> None:
+    """Integer inputs (``--input-type int16``) compare the values themselves: the last
+    two levels are selects of those tests (with the missing value's check unless
+    ``--missing none``), and either form returns the classes and probabilities of the
+    values as floats, the missing value (-32768) as NaN under c45."""
+    ens = fit_setup("forest")
+    opts = ExportOptions(
+        prefix="c", name="predict", style="ifs", input_type="int16", missing=missing, proba=True
+    )
+    r = render(ens, opts)
+    text = r.files["predict.c"]
+    sels = len(re.findall(r"\bC_SEL\(\(?x\[\d+\]", text))
+    ifs = len(re.findall(r"^\s*if \(x\[", text, flags=re.M))
+    assert sels > 1 and ifs > 0
+    assert ("C_MISSING" in text) == (missing == "c45")
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(-3, 4, 3000), rng.integers(-1, 7, 3000),
+                         rng.integers(-6, 7, 3000)])  # fmt: skip
+    if missing == "c45":
+        X[rng.random(X.shape) < 0.1] = -32768
+    built = build(r.lowered, r.files, tmp_path, cc=f"gcc -DC_BRANCHFREE={branchfree_on}")
+    cls, proba = built.run(X.astype(np.int16))
+    X64 = np.where(X == -32768, np.nan, X).astype(np.float64)
+    assert np.array_equal(cls, classify.predict(ens, X64))
+    assert np.array_equal(_bits(proba), _bits(classify.predict_proba(ens, X64)))
+
+
+@needs_gcc
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="an x86/AArch64 host")
+@pytest.mark.parametrize(("flag", "masks"), [("-O2", "1"), ("-Os", "0")])
+def test_selects_mask_on_a_host_unless_optimising_for_size(
+    flag: str, masks: str, tmp_path: Any
+) -> None:
+    """On an x86 or AArch64 host the selects are masks (every test computed, none a
+    branch), except where the compiler optimises for size (-Os): there ?: (the nested
+    ifs' branches), whose code is smaller."""
+    ens = fit_setup("forest")
+    opts = ExportOptions(prefix="c", name="predict", style="ifs", input_type="int16")
+    files = render(ens, opts).files
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    p = subprocess.run(
+        ["gcc", flag, "-dM", "-E", "predict.c"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert p.returncode == 0, p.stderr
+    assert f"#define C_BRANCHFREE {masks}" in p.stdout.splitlines()
+
+
+def test_integer_inputs_selects_hold_three_levels() -> None:
+    """On integer inputs every test is in a select or an if, and a select holds up to
+    INT_HEIGHT (three) levels, one more than a key walk's: some hold three, none more."""
+    est = fit_regressor("forest")
+    ens = from_estimator(est)
+    opts = ExportOptions(prefix="r", name="predict", style="ifs", input_type="int16", scale=100)
+    text = render(ens, opts).files["predict.c"]
+    ifs = len(re.findall(r"^\s*if \(x\[", text, flags=re.M))
+    sels = len(re.findall(r"\bR_SEL\(\(?x\[", text))
+    n_splits = sum(1 for t in est.estimators_ for f in t.tree_.feature if f >= 0)
+    assert sels > 0 and ifs > 0 and ifs + sels == n_splits
+    stmts = re.findall(r"^( *)return \(uint\d+_t\)R_SEL(.*?;)", text, flags=re.S | re.M)
+    deepest = [
+        max(((len(m) - len(pad)) // 4 for m in re.findall(r"\n( *)R_SEL", stmt)), default=0) + 1
+        for pad, stmt in stmts
+    ]
+    assert max(deepest) == branchfree.INT_HEIGHT == 3
+    assert "The last three levels of tests" in text
+
+
+def test_a_tree_root_keeps_two_levels_on_integer_inputs() -> None:
+    """A depth-3 tree on integer inputs is a root test and two selects of two levels,
+    not one select of three (which computes every test: measured slower), and its
+    function says nothing of a leaf; the comment names the levels the selects hold."""
+    ens = fit_setup("binary_boosting")
+    opts = ExportOptions(prefix="c", name="predict", style="ifs", input_type="int16", scale=10)
+    text = render(ens, opts).files["predict.c"]
+    stmts = re.findall(r"^( *)return \(uint\d+_t\)C_SEL(.*?;)", text, flags=re.S | re.M)
+    assert stmts
+    for pad, stmt in stmts:
+        assert len(pad) > 4  # under the root's if
+        levels = [(len(m) - len(pad)) // 4 for m in re.findall(r"\n( *)C_SEL", stmt)]
+        assert max(levels, default=0) + 1 <= 2
+    assert "the tree is one leaf" not in text
+    assert "The last two levels of tests" in text

@@ -34,7 +34,7 @@ def _need(name: str) -> None:
         ("hist", {"scores": True}),
         ("binary_adaboost", {"float_compare": "int", "scores": True}),
         ("boosting", {"input_type": "int16", "scale": 10, "scores": True}),
-        # an int16 forest's ifs (the bench's int16 forms), with and without missing values
+        # integer inputs' selects (?: on the chips), with and without missing values
         ("forest", {"style": "ifs", "input_type": "int16", "scale": 10, "proba": True}),
         ("forest", {"style": "ifs", "input_type": "int16", "scale": 10, "missing": "none"}),
         ("leaf_forest", {"style": "ifs", "float_compare": "int"}),

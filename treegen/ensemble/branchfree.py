@@ -3,7 +3,9 @@
 A tree's walk on a host is mostly the branches the predictor guesses wrong, and the tests
 next to the leaves are the hardest to guess.  Where an ifs function reaches a subtree of
 at most :data:`HEIGHT` levels of tests in a key walk (each test one unsigned compare of
-a key already on the stack), it returns one expression instead of nested ifs:
+a key already on the stack) or :data:`INT_HEIGHT` on integer inputs (each test one
+compare of the value, and of the missing value unless ``--missing none``), it returns
+one expression instead of nested ifs:
 
     return (uint16_t)PREFIX_SEL(k[13] <= 0xC2686625u,
         PREFIX_SEL(k[4] <= 0xBE6C09ACu, 0u, 1u),
@@ -22,7 +24,8 @@ docs/ensembles.md has the rest): two levels beat one and three (a level more com
 twice the tests); ExtraTrees (10 trees, depth 8) 42.4 -> 36.7 ns over the test rows in
 order and 76.7 -> 66.6 ns shuffled, every value the same bits.  A whole tree without
 branches (a complete layout walked by index arithmetic, every tree's levels
-interleaved) took 48 ns.
+interleaved) took 48 ns.  On integer inputs, whose tests need no key, three levels
+beat two (docs/ensembles.md: the int16 forests, 2026-12-05).
 """
 
 from __future__ import annotations
@@ -33,7 +36,16 @@ from dataclasses import dataclass
 from treegen.ensemble.lower import ENode, LeafRow, Split
 
 HEIGHT = 2
-"""The most levels of tests a select expression holds (module docstring)."""
+"""The most levels of tests a key walk's select expression holds (module docstring)."""
+
+INT_HEIGHT = 3
+"""The most levels of tests a select expression holds on integer inputs: measured on
+the bench's int16 forests (gcc 12 -O2, CPU time, interleaved rounds, ratios to emlearn's
+int16 default, ``--missing none``, in order / shuffled), the random forest 1.04 / 1.12
+(one level), 1.01 / 1.10 (two), 0.95 / 1.05 (three), 1.14 / 1.23 (four); ExtraTrees
+1.32 / 1.34, 1.35 / 1.39, 1.31 / 1.38 and 1.75 / 1.80.  Below a tree's root only: a
+depth-3 tree as one select of three levels made the bench's binary gradient boosting
+(100 trees, int16 inputs) 1.6x as slow (its 4-class model 0.91x)."""
 
 _NOT = 1 << 30  # the height of a subtree with a test a select cannot hold
 
@@ -41,7 +53,8 @@ _NOT = 1 << 30  # the height of a subtree with a test a select cannot hold
 def heights(nodes: Sequence[ENode], key_walk: bool = True) -> list[int]:
     """Each node's levels of tests down to its deepest leaf (0 for a leaf); a subtree
     with a test other than a numeric ``le`` (missing-only, zero-band, categorical), or
-    any subtree outside a key walk (``key_walk`` False), counts as too high for a select."""
+    any subtree outside a key walk or integer inputs (``key_walk`` False), counts as too
+    high for a select."""
     if not key_walk:
         return [_NOT] * len(nodes)
     h = [0] * len(nodes)
@@ -73,7 +86,7 @@ def select_lines(
     payload: Callable[[LeafRow], int],
 ) -> list[str]:
     """The statement ``head name(test, a, b);`` for the subtree at ``root``
-    (heights(nodes)[root] <= HEIGHT), as lines: a test's call starts a line one level
+    (heights(nodes)[root] <= HEIGHT or INT_HEIGHT), as lines: a test's call starts a line one level
     further in than its parent's, which ends with the test's comment; a leaf is its
     payload literal, on a line of its own after a nested call.  ``test`` is a split's
     condition in C (left where it holds)."""

@@ -1,7 +1,7 @@
 """The ifs style's view of an ensemble (templates/predict_ensemble_ifs.c.j2): a function
 of nested ifs per tree (more where a subtree starts MAX_NEST tests down), the last tests
-above the leaves of a key walk as select expressions (treegen.ensemble.branchfree), and
-where a key walk keys its inputs."""
+above the leaves of a key walk or of integer inputs as select expressions
+(treegen.ensemble.branchfree), and where a key walk keys its inputs."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ class IfsView:
     noinline: bool  # the tree functions stay functions (INLINE_TESTS)
     n_tests: int
     uses_select: bool  # some function returns a select expression (PREFIX_SEL)
+    select_levels: str  # the most levels of tests a select holds, in words (comment)
 
 
 def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str, str, int]:
@@ -140,6 +141,25 @@ def float_test(x: str, key: int, nan_left: bool) -> str:
     return f"!({x} > {c_float(t)})" if nan_left else f"{x} <= {c_float(t)}"
 
 
+def int_walk(ir: EnsembleIR) -> bool:
+    """Whether the tests compare integer inputs (an integer ``--input-type``): each one
+    compare of the value (and, unless ``--missing none``, of the missing value), which a
+    select expression can hold as a key walk's tests."""
+    return ir.frame.encoding.is_int and bool(splits(ir))
+
+
+def _int_test(ir: EnsembleIR, node: Split) -> str:
+    """An integer input's ``le`` test as a C condition, the ifs' own (the template's)."""
+    x = f"x[{node.feature}]"
+    thr = value_literal(ir.frame.encoding, float(node.threshold))
+    if bare(node, ir.lean):
+        return f"{x} <= {thr}"
+    miss = f"{ir.prefix.upper()}_MISSING"
+    if node.nan_left:
+        return f"({x} == {miss} || {x} <= {thr})"
+    return f"({x} != {miss} && {x} <= {thr})"
+
+
 def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tuple[str, ...]:
     """The return statement of the subtree at ``i`` as a select (treegen.ensemble.branchfree)."""
     return tuple(
@@ -148,7 +168,7 @@ def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tu
             i,
             f"return ({cast})",
             f"{ir.prefix.upper()}_SEL",
-            lambda n: _key_test(ir, n),
+            lambda n: _key_test(ir, n) if ir.key_walk else _int_test(ir, n),
             lambda n: _comment(ir, n),
             lambda leaf: pay.of_row[leaf.row],
         )
@@ -157,13 +177,18 @@ def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tu
 
 def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> IfsView:
     """A function per tree (more where a subtree starts MAX_NEST tests down); in a key
-    walk, the last tests above the leaves as select expressions (treegen.ensemble.branchfree)."""
+    walk or on integer inputs, the last tests above the leaves as select expressions
+    (treegen.ensemble.branchfree)."""
     P = ir.prefix
     cast = smallest_uint(max(pay.count - 1, 1)).c_name
     functions: list[EnsFunction] = []
+    deepest = 0  # the most levels a select holds
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
-        height = branchfree.heights(tree.nodes, ir.key_walk)
+        height = branchfree.heights(tree.nodes, ir.key_walk or int_walk(ir))
+        # A tree's root keeps HEIGHT: a whole tree as one select of three levels
+        # computes every test (branchfree.INT_HEIGHT).
+        levels = branchfree.HEIGHT if ir.key_walk else branchfree.INT_HEIGHT
         todo = [(0, f"{P}_tree{t}")]
         tree_functions.append(todo[0][1])
         while todo:
@@ -192,7 +217,8 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
-                if height[i] <= branchfree.HEIGHT:
+                if height[i] <= (levels if i else branchfree.HEIGHT):
+                    deepest = max(deepest, height[i])
                     lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
                     continue
                 if nest >= MAX_NEST:
@@ -251,6 +277,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
         n_tests > INLINE_TESTS,
         n_tests,
         selects,
+        "three" if deepest > 2 else "two",
     )
 
 
