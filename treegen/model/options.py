@@ -110,7 +110,8 @@ class TrainOptions:
 
 def refuse_subsets_with(flavor: str, subsets: bool) -> None:
     """:class:`TrainError` where ``--subsets`` meets ``--flavor j48``: the one home of
-    that rule, for :class:`TrainOptions` and the trainer's growth options.
+    that rule, for :class:`TrainOptions` and the trainer's growth functions (on their
+    context's flavour).
 
     The pair would be a hybrid no reference defines: Release 8's grouping search
     under J48's arithmetic, without Release 8's own steps around it (MultiVal, the
