@@ -62,6 +62,19 @@ def test_training_options_of_the_wrong_type_name_the_option() -> None:
         treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
 
 
+def test_switches_that_are_not_bools_are_refused_not_read_as_truth_values() -> None:
+    """subsets="no" trained with --subsets (bool("no")), prune=[] unpruned; the
+    estimator's parameters go through the same check."""
+    X, y = _arrays()
+    with pytest.raises(TrainError, match=r"^--subsets: must be True or False, got 'no'$"):
+        treegen.train(X, y, subsets="no")  # type: ignore[typeddict-item]
+    with pytest.raises(TrainError, match=r"^--prune: must be True or False, got \[\]$"):
+        treegen.train(X, y, prune=[])  # type: ignore[typeddict-item]
+    with pytest.raises(treegen.TreegenError, match="--subsets: must be True or False"):
+        treegen.C45Classifier(subsets=1).fit(X, y)  # type: ignore[arg-type]
+    assert treegen.train(X, y, subsets=np.bool_(True)).value.options.training.subsets
+
+
 def test_a_value_beyond_float32_is_refused_for_c45_as_in_a_file(tmp_path: Path) -> None:
     """Release 8 stores values as float32, so a data file's 1e40 is refused for a c45
     model; arrays were refused later, by the trainer, in other words (and a bag named a
@@ -283,3 +296,4 @@ def test_the_estimator_names_its_class_column_apart_from_the_features() -> None:
     clf = treegen.C45Classifier().fit(frame, y)
     assert clf.model_.schema.target == "class_3"
     assert treegen.C45Classifier().fit(X, y).model_.schema.target == "class"
+
