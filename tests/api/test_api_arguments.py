@@ -297,3 +297,29 @@ def test_the_estimator_names_its_class_column_apart_from_the_features() -> None:
     assert clf.model_.schema.target == "class_3"
     assert treegen.C45Classifier().fit(X, y).model_.schema.target == "class"
 
+
+def test_paths_and_names_of_the_wrong_type_name_the_argument(tmp_path: Path) -> None:
+    """A path that is no str or os.PathLike, a prefix or file name that is no str, a
+    compiler that is no str: each was a TypeError (or AttributeError) from os.fspath,
+    re or shlex that named no argument."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    cases = [
+        (lambda: treegen.load(42), "path"),  # type: ignore[arg-type]
+        (lambda: treegen.load(None), "path"),  # type: ignore[arg-type]
+        (lambda: model.save(42), "path"),  # type: ignore[arg-type]
+        (lambda: model.export_c(None), "out_dir"),  # type: ignore[arg-type]
+        (lambda: model.export_c(tmp_path, prefix=3), "--prefix"),
+        (lambda: model.export_c(tmp_path, name=3), "--name"),
+        (lambda: model.verify(cc=42), "cc"),  # type: ignore[arg-type]
+        (
+            lambda: treegen.train(f"{GOLF}.names", validation=42, prune="reduced-error"),  # type: ignore[arg-type]
+            "validation",
+        ),
+    ]
+    for call, argument in cases:
+        with pytest.raises(UsageError) as info:
+            call()
+        assert str(info.value).startswith(f"{argument}: must be a ")
+    assert list(tmp_path.iterdir()) == []
+

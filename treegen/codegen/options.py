@@ -90,6 +90,9 @@ class ExportOptions:
         if scale is not None:
             object.__setattr__(self, "scale", _fraction(scale, "scale"))
         object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
+        for value, option in ((self.prefix, "--prefix"), (self.name, "--name")):
+            if value is not None and not isinstance(value, str):  # the API's, as they come
+                raise UsageError(f"must be a str, not {value!r}", option=option)
         if self.prefix is not None:
             check_prefix(self.prefix)
         if self.name is not None:
