@@ -323,3 +323,31 @@ def test_paths_and_names_of_the_wrong_type_name_the_argument(tmp_path: Path) -> 
         assert str(info.value).startswith(f"{argument}: must be a ")
     assert list(tmp_path.iterdir()) == []
 
+
+@pytest.mark.parametrize(
+    "keywords,message",
+    [
+        ({"feature_names": [1, 2, 3]}, "feature_names must be 3 distinct non-empty strs"),
+        ({"feature_names": ["", "b", "c"]}, "feature_names must be 3 distinct non-empty strs"),
+        ({"feature_names": "abc"}, "feature_names must be 3 distinct non-empty strs"),
+        ({"target": 3}, "target: must be a str, got 3"),
+        ({"class_names": ["", "b"]}, "class_names must be distinct and non-empty"),
+        ({"class_names": ["a", "a"]}, "class_names must be distinct and non-empty"),
+        ({"nominal": [2], "categories": {2: ["", "u"]}}, "distinct non-empty value names"),
+    ],
+)
+def test_names_a_model_file_could_not_hold_are_refused_at_training(
+    tmp_path: Path, keywords: dict[str, object], message: str
+) -> None:
+    """Each was trained, and saved as a file that load refused ('attributes[0].name:
+    must be a non-empty string', 'duplicate class'): a model file holds names as
+    distinct non-empty strings, so arrays' names are checked as the file checks them."""
+    X, y = _arrays()
+    X[:, 2] = np.abs(np.round(X[:, 2])) % 2
+    with pytest.raises(treegen.TreegenError) as info:
+        treegen.train(X, y, **keywords)  # type: ignore[arg-type]
+    assert message in str(info.value)
+    with pytest.raises(DatasetError, match=r"^y has an empty label"):
+        treegen.train(X, np.where(y, "a", ""))
+    named = treegen.train(X, y, feature_names=["a", "b", "c"], nominal=[2])
+    assert treegen.load(named.save(tmp_path / "m.tree").path).feature_names == ("a", "b", "c")
