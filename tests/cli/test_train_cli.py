@@ -291,6 +291,30 @@ def test_bad_input_is_one_line_exit_2(
     assert not (tmp_path / "golf.tree").exists()  # no output from a failed train
 
 
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["train", "--flavor", "j48", "--subsets"], "--subsets: is Release 8's -s"),
+        (["train", "--folds", "5"], "--folds: needs --prune reduced-error"),
+        (["train", "--bag-seed", "3"], "--bag-seed: needs --bag"),
+        (["train", "--bag", "2", "--validation", "v.csv"], "--validation: needs --prune"),
+        (["cv", "--folds", "3", "--flavor", "j48", "--subsets"], "--subsets: is Release 8's -s"),
+        (["cv", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
+        (["cv", "--loo", "--weka-folds"], "--weka-folds: takes --folds K"),
+    ],
+)
+def test_flags_in_conflict_are_named_before_the_data_is_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    """A usage error needs no data: it is named first (the data file here does not
+    exist), not after reading a large file, and cv named j48's --subsets at 'fold 1:'."""
+    data = str(tmp_path / "nope.csv")
+    code, out, err = run_cli(capsys, argv[0], data, *argv[1:])
+    assert (code, out) == (2, "")
+    assert err.startswith(f"treegen: error: {message}") and err.count("\n") == 1
+    assert "nope.csv" not in err and "fold 1" not in err
+
+
 def test_train_with_a_bad_stem_test_file_writes_no_model(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, reference_dir: Path
 ) -> None:
