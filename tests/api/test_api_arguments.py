@@ -351,3 +351,17 @@ def test_names_a_model_file_could_not_hold_are_refused_at_training(
         treegen.train(X, np.where(y, "a", ""))
     named = treegen.train(X, y, feature_names=["a", "b", "c"], nominal=[2])
     assert treegen.load(named.save(tmp_path / "m.tree").path).feature_names == ("a", "b", "c")
+
+
+@pytest.mark.parametrize(
+    "X,why",
+    [([["a", "b"], ["c", "d"]], "could not convert string to float: 'a'"), ("complex", "complex")],
+)
+def test_arrays_of_no_numbers_name_x(X: object, why: str) -> None:
+    """Text in an array was numpy's ValueError naming nothing; complex values were taken
+    without their imaginary parts.  Both are refused naming X, as predict's rows are."""
+    if X == "complex":
+        X = _arrays()[0][:2] + 1j
+    with pytest.raises(DatasetError) as info:
+        treegen.train(X, [0, 1])  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"X: must hold numbers (NaN for missing): {why}; ")

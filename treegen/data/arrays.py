@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
-from treegen.data.frame import is_missing
+from treegen.data.frame import float64_of, is_missing
 from treegen.errors import DatasetError, UsageError
 
 
@@ -85,7 +85,14 @@ def dataset_from_arrays(
     are ``np.unique(y)``.  A continuous value beyond a double's range, or with
     ``float32`` (a c45 model's data) beyond float32's, is refused as a data file's is.
     """
-    x = np.array(X, dtype=np.float64)
+    try:
+        x = np.array(float64_of(X))  # a copy: the Dataset holds no array of the caller's
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(
+            f"must hold numbers (NaN for missing): {exc}; a nominal column holds codes "
+            "0..k-1 (nominal=, with categories= naming them), or give a DataFrame",
+            option="X",
+        ) from None
     labels = np.asarray(y)
     if x.ndim != 2:
         raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
