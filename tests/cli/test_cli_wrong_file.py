@@ -220,6 +220,10 @@ def test_import_sklearn_given_data_or_a_model(
         )
     got = run_cli(capsys, "import-sklearn", str(tree), "-o", str(out))
     assert got[2].endswith("(pickle or joblib), and a treegen file needs no import\n")
+    empty = tmp_path / "m.pkl"
+    empty.write_bytes(b"")  # unpickling it said "cannot unpickle (EOFError: ; ...)"
+    got = run_cli(capsys, "import-sklearn", str(empty), "-o", str(out))
+    assert got == (2, "", f"treegen: error: {empty}: empty file: no saved estimator\n")
     assert not out.exists()
 
 
