@@ -10,7 +10,8 @@ runs, by the role their argument has, whatever the command:
 * DATA and ``--validation`` take data: a model, ruleset, pickle, C source or other
   JSON there is an error (for C4.5 DATA, each of the files read: STEM.names and
   STEM.data);
-* import-sklearn's FILE takes a pickle: data, a treegen file, C or JSON there is one.
+* import-sklearn's FILE takes a pickle: data, a treegen file, C or JSON there is one;
+  import-xgboost's and import-lightgbm's FILE is no treegen file and no pickle.
 
 When MODEL is data and DATA a model, the message says the two are swapped.  A file
 whose kind is not recognised is left to its reader, whose error stands.
@@ -31,6 +32,11 @@ DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
 _WRONG_FOR_MODEL = ("data", "pickle", "source")
 _WRONG_FOR_DATA = ("model", "pickle", "source", "json")
 _WRONG_FOR_PICKLE = ("data", "model", "source", "json")
+# What the gradient-boosting importers' FILE is.
+_GBM_FILES = {
+    "import-xgboost": "an XGBoost model (JSON or UBJSON, from save_model)",
+    "import-lightgbm": "a LightGBM text model (from save_model)",
+}
 
 
 def _model_wanted(command: str, dest: str) -> str:
@@ -103,4 +109,17 @@ def check_input_kinds(args: argparse.Namespace) -> None:
                 f"{estimator} is {found.name}; import-sklearn reads a pickled scikit-learn "
                 "estimator (pickle or joblib)"
                 + (", and a treegen file needs no import" if found.role == "model" else "")
+            )
+    if command in _GBM_FILES and isinstance(estimator, str):
+        # Only what cannot be such a model: a LightGBM model's text lines could look like
+        # data, and an XGBoost model is JSON.
+        found = file_kind(estimator)
+        if found is not None and found.role in ("model", "pickle"):
+            raise UsageError(
+                f"{estimator} is {found.name}; {command} reads {_GBM_FILES[command]}"
+                + (
+                    ", and a treegen file needs no import"
+                    if found.role == "model"
+                    else " (a pickled model? write it with its save_model)"
+                )
             )
