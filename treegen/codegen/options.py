@@ -89,6 +89,10 @@ class ExportOptions:
             scale = None
         if scale is not None:
             object.__setattr__(self, "scale", _fraction(scale, "scale"))
+        named = [n for n, _ in per]
+        twice = next((n for i, n in enumerate(named) if n in named[:i]), None)
+        if twice is not None:  # the last K was used, and the header recorded both
+            raise UsageError(f"{twice}=K given more than once", option="--scale")
         object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
         for value, option in ((self.prefix, "--prefix"), (self.name, "--name")):
             if value is not None and not isinstance(value, str):  # the API's, as they come
