@@ -154,6 +154,16 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
+def _refuse_a_file_in_the_way(folder: Path) -> None:
+    """An error naming a file where ``folder`` or a folder above it is needed, up to the
+    first that exists ("-o afile/x": mkdir's bare "Not a directory" named afile/x)."""
+    for up in [folder, *folder.parents]:
+        if up.exists():
+            if not up.is_dir():
+                raise EmitError("is a file where a folder is needed", file=str(up))
+            return
+
+
 def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]) -> None:
     """Write several files into ``out_dir`` (created if missing), all or none.
 
@@ -167,6 +177,7 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
             raise EmitError(f"'{name}' is not a plain file name", file=str(folder))
     if folder.exists() and not folder.is_dir():
         raise EmitError("output folder is a file", file=str(folder))
+    _refuse_a_file_in_the_way(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -221,11 +232,7 @@ def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str])
         raise EmitError("output folder is a file", file=str(out))
     folders = sorted({out.joinpath(*rel.parts[:-1]) for rel in rels.values()}, key=str)
     for folder in folders:
-        for up in [folder, *folder.parents]:
-            if up.exists() and not up.is_dir():
-                raise EmitError("is a file where a folder is needed", file=str(up))
-            if up == out:
-                break
+        _refuse_a_file_in_the_way(folder)
     targets = {name: _target(out.joinpath(*rel.parts)) for name, rel in rels.items()}
     created: list[Path] = []
     written: list[tuple[str, Path]] = []
