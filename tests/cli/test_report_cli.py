@@ -219,3 +219,17 @@ def test_info_names_an_ignored_attribute_and_a_single_value(
     assert re.search(r"^  a\s+0  \(ignored\)$", out, re.M)
     assert re.search(r"^  b\s+\d+  \(nominal, 2 values\)$", out, re.M)
     assert re.search(r"^  c\s+0  \(nominal, 1 value\)$", out, re.M)
+
+
+@needs_dot
+def test_plot_names_a_file_where_its_folder_should_be(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """plot said "folder 'afile' does not exist" of a file; now the words of every other
+    output (data/atomic.check_folder), before dot runs."""
+    (tmp_path / "afile").write_text("a file\n")
+    for folder, what in (("afile", "is not a folder"), ("nodir", "does not exist")):
+        out = tmp_path / folder / "t.svg"
+        code, _, err = _run(["plot", str(models["golf"]), "-o", str(out)], capsys)
+        assert code == 2
+        assert err == f"treegen: error: {out}: output folder {what} ({tmp_path / folder})\n"

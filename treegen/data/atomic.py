@@ -97,7 +97,10 @@ def _refuse_protected(target: Path, st: os.stat_result) -> None:
         )
 
 
-def _check_folder(folder: Path, target: str) -> None:
+def check_folder(folder: Path, target: str) -> None:
+    """An error naming ``target`` unless ``folder``, the one it goes into, is a folder
+    (the one rule for a single file's output, also checked before work that would be
+    lost: ``plot``'s rendering, ``synth``'s two C4.5 files)."""
     if not folder.is_dir():
         what = "does not exist" if not folder.exists() else "is not a folder"
         raise EmitError(f"output folder {what} ({folder})", file=target)
@@ -144,7 +147,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         _write_in_place(target, data)
         return
     folder = target.parent
-    _check_folder(folder, str(target))
+    check_folder(folder, str(target))
     tmp = _write_tmp(folder, target.name, data)
     try:
         _replace(tmp, target)
