@@ -418,3 +418,21 @@ def test_the_gbm_importers_name_a_treegen_file_or_a_pickle(
         assert got[:2] == (2, "")
         assert got[2].startswith(f"treegen: error: {pickled} is a Python pickle; {command}")
     assert not out.exists()
+
+
+def test_unpruned_names_a_ruleset_given_for_a_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--unpruned takes a tree: a ruleset there was 'format: not a treegen model file
+    (expected "treegen-model")', though a ruleset is a treegen file."""
+    golf = DATA / "reference" / "golf" / "golf"
+    tree, rules = tmp_path / "golf.tree", tmp_path / "golf.rules"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    assert run_cli(capsys, "-q", "rules", f"{golf}.names", "-o", str(rules))[0] == 0
+    got = run_cli(capsys, "eval", str(tree), f"{golf}.data", "--unpruned", str(rules))
+    assert got == (
+        2,
+        "",
+        f"treegen: error: {rules} is a treegen ruleset file; --unpruned reads a model file "
+        "(.tree)\n",
+    )

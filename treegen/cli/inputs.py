@@ -5,8 +5,9 @@ names file), and ``treegen train golf.tree`` a row-width error.  Every command's
 inputs are looked at by content (:func:`treegen.data.filekind.file_kind`) before it
 runs, by the role their argument has, whatever the command:
 
-* MODEL and ``--unpruned`` take a model or ruleset: data, a pickle or C source there
-  is an error saying what the file is and what the command reads;
+* MODEL takes a model or ruleset, ``--unpruned`` a tree: data, a pickle or C source
+  there (and another kind of model at ``--unpruned``) is an error saying what the file
+  is and what the command reads;
 * DATA and ``--validation`` take data: a model, ruleset, pickle, C source or other
   JSON there is an error (for C4.5 DATA, each of the files read: STEM.names and
   STEM.data);
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from treegen.data.filekind import MODEL as TREE_FILE
 from treegen.data.filekind import FileKind, file_kind
 from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
@@ -66,7 +68,10 @@ def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, FileKind,
         path = getattr(args, dest, None)
         if isinstance(path, str):
             kind = file_kind(path)
-            if kind is not None and kind.role in _WRONG_FOR_MODEL:
+            # --unpruned takes a tree only: a ruleset there was "format: not a treegen
+            # model file (expected "treegen-model")"
+            other = dest == "unpruned" and kind is not None and kind != TREE_FILE
+            if kind is not None and (kind.role in _WRONG_FOR_MODEL or other):
                 return path, kind, _model_wanted(command, dest)
     return None
 
