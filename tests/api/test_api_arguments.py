@@ -60,6 +60,8 @@ def test_training_options_of_the_wrong_type_name_the_option() -> None:
         treegen.train(X, y, options={"cf": 0.1})  # type: ignore[arg-type]
     with pytest.raises(TrainError, match="^engine: unknown engine 'fast'"):
         treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
+    with pytest.raises(TrainError, match="^cf: is error-based pruning's confidence; prune="):
+        treegen.train(X, y, prune=False, cf=0.1)  # as --no-prune --cf
 
 
 def test_switches_that_are_not_bools_are_refused_not_read_as_truth_values() -> None:

@@ -261,6 +261,9 @@ def test_a_committee_goes_where_the_help_says(
         (["cv", "{golf}", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
         (["train", "{golf}", "--no-prune", "--prune", "reduced-error"], "--no-prune"),
         (["train", "{golf}", "--prune", "reduced-error", "--cf", "0.1"], "--cf"),
+        # the model recorded the confidence no pruning used (J48 refuses -C with -U)
+        (["train", "{golf}", "--no-prune", "--cf", "0.1"], "--cf: is error-based pruning's"),
+        (["cv", "{golf}", "--folds", "2", "--no-prune", "-c", "0.1"], "--cf: is error-based"),
         # more folds than labelled cases: the pruning fold would be empty (J48 refuses)
         (["train", "{golf}", "--prune", "reduced-error", "--folds", "15"], "--folds: 14 labelled"),
         (

@@ -124,6 +124,11 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
             "is error-based pruning's confidence; prune='reduced-error' does not use it",
             option="cf",
         )
+    if not opts.prune and "cf" in keywords:
+        raise TrainError(
+            "is error-based pruning's confidence; prune=False keeps the unpruned tree",
+            option="cf",
+        )
     for name in ("folds", "seed"):
         if name in keywords and not opts.reduced_error:
             raise TrainError("needs prune='reduced-error'", option=name)

@@ -136,11 +136,16 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
 def _refuse_unused(args: argparse.Namespace) -> None:
     """A usage error for a pruning option the chosen pruning does not use: silently
     ignored, it would look as if it had shaped the tree (Weka's J48 refuses -C with -R,
-    and -U with -R, the same way)."""
+    -U with -R, and -C with -U, the same way)."""
     reduced_error = args.pruning == "reduced-error"
     if reduced_error and not args.prune:
         raise UsageError(
             "keeps the unpruned tree; --prune reduced-error prunes it", option="--no-prune"
+        )
+    if not args.prune and args.cf is not None:
+        raise UsageError(
+            "is error-based pruning's confidence; --no-prune keeps the unpruned tree",
+            option="--cf",
         )
     if not reduced_error:
         for value, flag in zip((args.rep_folds, args.rep_seed), args.rep_flags, strict=True):
