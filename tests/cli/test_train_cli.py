@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from treegen import load as treegen_load
 from treegen.cli.main import main
 from treegen.data.readers import read_dataset
 from treegen.model.show import format_tree
@@ -408,3 +409,19 @@ def test_quiet_before_the_subcommand(
     model = str(tmp_path / "q.tree")
     assert run_cli(capsys, "--quiet", "train", golf, "-o", model) == (0, "", "")
     assert run_cli(capsys, "-q", "cv", golf, "--folds", "2")[2] == ""
+
+
+def test_nominal_and_ignore_apply_to_c45_files_as_the_help_says(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
+) -> None:
+    """The help's group said "data options (CSV and ARFF)", but a C4.5 file's reader takes
+    --nominal and --ignore too (only --target is refused for it)."""
+    help_text = run_cli(capsys, "train", "--help")[1]
+    assert "data options:" in help_text and "(CSV and ARFF)" not in help_text
+    assert "class column of a CSV or ARFF file" in help_text
+    out = tmp_path / "g.tree"
+    argv = ["-q", "train", golf, "-o", str(out), "--ignore", "outlook", "--nominal", "humidity"]
+    assert run_cli(capsys, *argv)[0] == 0
+    kinds = {a.name: a.kind for a in treegen_load(out).schema.attributes}
+    assert kinds["outlook"] == "ignore" and kinds["humidity"] == "nominal"
+    assert run_cli(capsys, "train", golf, "--target", "windy")[0] == 2
