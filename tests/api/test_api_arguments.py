@@ -367,3 +367,21 @@ def test_arrays_of_no_numbers_name_x(X: object, why: str) -> None:
     with pytest.raises(DatasetError) as info:
         treegen.train(X, [0, 1])  # type: ignore[arg-type]
     assert str(info.value).startswith(f"X: must hold numbers (NaN for missing): {why}; ")
+
+
+def test_export_takes_numpy_integers_and_names_bad_feature_scales(tmp_path: Path) -> None:
+    """missing_value=np.int64(5) was "must be an integer, not np.int64(5)", though the
+    training options and bag= take numpy's integers; feature_scales="x0=2" was a bare
+    ValueError from unpacking the text."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    opts = model.export_options(input_type="int16", missing_value=np.int64(5))
+    assert opts.missing_value == 5 and type(opts.missing_value) is int
+    opts = model.export_options(style="table", missing="none", inline_top=np.int32(2))
+    assert opts.inline_top == 2 and type(opts.inline_top) is int
+    assert model.export_options(input_type="int16", feature_scales=[("x0", 2)]).feature_scales
+    with pytest.raises(UsageError, match=r"^--scale: feature_scales must be \{name: K\}"):
+        model.export_c(tmp_path, input_type="int16", feature_scales="x0=2")
+    with pytest.raises(UsageError, match="^--missing-value: must be an integer"):
+        model.export_c(tmp_path, input_type="int16", missing_value=np.float64(5))
+    assert list(tmp_path.iterdir()) == []
