@@ -62,6 +62,12 @@ def test_training_options_of_the_wrong_type_name_the_option() -> None:
         treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
     with pytest.raises(TrainError, match="^cf: is error-based pruning's confidence; prune="):
         treegen.train(X, y, prune=False, cf=0.1)  # as --no-prune --cf
+    # the estimator, whose cf is always set (a grid may pair it with prune=False), passes
+    # none to an unpruned tree, as none of folds and seed to a tree pruned by error
+    unpruned = treegen.C45Classifier(prune=False, cf=0.1).fit(X, y).model_
+    assert (
+        unpruned.value.options.training == treegen.train(X, y, prune=False).value.options.training
+    )
 
 
 def test_switches_that_are_not_bools_are_refused_not_read_as_truth_values() -> None:
