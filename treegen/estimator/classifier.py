@@ -279,7 +279,7 @@ class C45Classifier:
         ``prune="reduced-error"`` or ``prune=False``)."""
         if self.prune == "reduced-error":
             return {"folds": self.folds, "seed": self.seed}
-        if self.prune is False or self.prune is np.False_:
+        if isinstance(self.prune, bool | np.bool_) and not self.prune:
             return {}
         return {"cf": self.cf}
 
