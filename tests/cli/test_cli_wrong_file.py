@@ -433,6 +433,6 @@ def test_unpruned_names_a_ruleset_given_for_a_tree(
     assert got == (
         2,
         "",
-        f"treegen: error: {rules} is a treegen ruleset file; --unpruned reads a model file "
-        "(.tree)\n",
+        f"treegen: error: --unpruned: {rules} is a treegen ruleset file; it takes a tree "
+        "trained with --no-prune\n",
     )

@@ -68,10 +68,7 @@ def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, FileKind,
         path = getattr(args, dest, None)
         if isinstance(path, str):
             kind = file_kind(path)
-            # --unpruned takes a tree only: a ruleset there was "format: not a treegen
-            # model file (expected "treegen-model")"
-            other = dest == "unpruned" and kind is not None and kind != TREE_FILE
-            if kind is not None and (kind.role in _WRONG_FOR_MODEL or other):
+            if kind is not None and kind.role in _WRONG_FOR_MODEL:
                 return path, kind, _model_wanted(command, dest)
     return None
 
@@ -106,6 +103,15 @@ def check_input_kinds(args: argparse.Namespace) -> None:
         if wrong is not None:
             path, kind, wanted = wrong
             raise UsageError(f"{path} is {kind.name}; {wanted}{_hint(kind, path)}")
+    unpruned = getattr(args, "unpruned", None)
+    found = file_kind(unpruned) if isinstance(unpruned, str) else None
+    if found is not None and found.role == "model" and found != TREE_FILE:
+        # a tree only: a ruleset there was "format: not a treegen model file (expected
+        # "treegen-model")"
+        raise UsageError(
+            f"{unpruned} is {found.name}; it takes a tree trained with --no-prune",
+            option="--unpruned",
+        )
     estimator = getattr(args, "file", None)
     if command == "import-sklearn" and isinstance(estimator, str):
         found = file_kind(estimator)
