@@ -60,6 +60,27 @@ def test_training_options_of_the_wrong_type_name_the_option() -> None:
         treegen.train(X, y, options={"cf": 0.1})  # type: ignore[arg-type]
     with pytest.raises(TrainError, match="^engine: unknown engine 'fast'"):
         treegen.train(X, y, engine="fast")  # type: ignore[arg-type]
+    with pytest.raises(TrainError, match="^cf: is error-based pruning's confidence; prune="):
+        treegen.train(X, y, prune=False, cf=0.1)  # as --no-prune --cf
+    # the estimator, whose cf is always set (a grid may pair it with prune=False), passes
+    # none to an unpruned tree, as none of folds and seed to a tree pruned by error
+    unpruned = treegen.C45Classifier(prune=False, cf=0.1).fit(X, y).model_
+    assert (
+        unpruned.value.options.training == treegen.train(X, y, prune=False).value.options.training
+    )
+
+
+def test_switches_that_are_not_bools_are_refused_not_read_as_truth_values() -> None:
+    """subsets="no" trained with --subsets (bool("no")), prune=[] unpruned; the
+    estimator's parameters go through the same check."""
+    X, y = _arrays()
+    with pytest.raises(TrainError, match=r"^--subsets: must be True or False, got 'no'$"):
+        treegen.train(X, y, subsets="no")  # type: ignore[typeddict-item]
+    with pytest.raises(TrainError, match=r"^--prune: must be True or False, got \[\]$"):
+        treegen.train(X, y, prune=[])  # type: ignore[typeddict-item]
+    with pytest.raises(treegen.TreegenError, match="--subsets: must be True or False"):
+        treegen.C45Classifier(subsets=1).fit(X, y)  # type: ignore[arg-type]
+    assert treegen.train(X, y, subsets=np.bool_(True)).value.options.training.subsets
 
 
 def test_a_value_beyond_float32_is_refused_for_c45_as_in_a_file(tmp_path: Path) -> None:
@@ -283,3 +304,90 @@ def test_the_estimator_names_its_class_column_apart_from_the_features() -> None:
     clf = treegen.C45Classifier().fit(frame, y)
     assert clf.model_.schema.target == "class_3"
     assert treegen.C45Classifier().fit(X, y).model_.schema.target == "class"
+
+
+def test_paths_and_names_of_the_wrong_type_name_the_argument(tmp_path: Path) -> None:
+    """A path that is no str or os.PathLike, a prefix or file name that is no str, a
+    compiler that is no str: each was a TypeError (or AttributeError) from os.fspath,
+    re or shlex that named no argument."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    cases = [
+        (lambda: treegen.load(42), "path"),  # type: ignore[arg-type]
+        (lambda: treegen.load(None), "path"),  # type: ignore[arg-type]
+        (lambda: model.save(42), "path"),  # type: ignore[arg-type]
+        (lambda: model.export_c(None), "out_dir"),  # type: ignore[arg-type]
+        (lambda: model.export_c(tmp_path, prefix=3), "--prefix"),
+        (lambda: model.export_c(tmp_path, name=3), "--name"),
+        (lambda: model.verify(cc=42), "cc"),  # type: ignore[arg-type]
+        (
+            lambda: treegen.train(f"{GOLF}.names", validation=42, prune="reduced-error"),  # type: ignore[arg-type]
+            "validation",
+        ),
+    ]
+    for call, argument in cases:
+        with pytest.raises(UsageError) as info:
+            call()
+        assert str(info.value).startswith(f"{argument}: must be a ")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "keywords,message",
+    [
+        ({"feature_names": [1, 2, 3]}, "feature_names must be 3 distinct non-empty strs"),
+        ({"feature_names": ["", "b", "c"]}, "feature_names must be 3 distinct non-empty strs"),
+        ({"feature_names": "abc"}, "feature_names must be 3 distinct non-empty strs"),
+        ({"target": 3}, "target: must be a str, got 3"),
+        ({"class_names": ["", "b"]}, "class_names must be distinct and non-empty"),
+        ({"class_names": ["a", "a"]}, "class_names must be distinct and non-empty"),
+        ({"nominal": [2], "categories": {2: ["", "u"]}}, "distinct non-empty value names"),
+    ],
+)
+def test_names_a_model_file_could_not_hold_are_refused_at_training(
+    tmp_path: Path, keywords: dict[str, object], message: str
+) -> None:
+    """Each was trained, and saved as a file that load refused ('attributes[0].name:
+    must be a non-empty string', 'duplicate class'): a model file holds names as
+    distinct non-empty strings, so arrays' names are checked as the file checks them."""
+    X, y = _arrays()
+    X[:, 2] = np.abs(np.round(X[:, 2])) % 2
+    with pytest.raises(treegen.TreegenError) as info:
+        treegen.train(X, y, **keywords)  # type: ignore[arg-type]
+    assert message in str(info.value)
+    with pytest.raises(DatasetError, match=r"^y has an empty label"):
+        treegen.train(X, np.where(y, "a", ""))
+    named = treegen.train(X, y, feature_names=["a", "b", "c"], nominal=[2])
+    assert treegen.load(named.save(tmp_path / "m.tree").path).feature_names == ("a", "b", "c")
+
+
+@pytest.mark.parametrize(
+    "X,why",
+    [([["a", "b"], ["c", "d"]], "could not convert string to float: 'a'"), ("complex", "complex")],
+)
+def test_arrays_of_no_numbers_name_x(X: object, why: str) -> None:
+    """Text in an array was numpy's ValueError naming nothing; complex values were taken
+    without their imaginary parts.  Both are refused naming X, as predict's rows are."""
+    if X == "complex":
+        X = _arrays()[0][:2] + 1j
+    with pytest.raises(DatasetError) as info:
+        treegen.train(X, [0, 1])  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"X: must hold numbers (NaN for missing): {why}; ")
+
+
+def test_export_takes_numpy_integers_and_names_bad_feature_scales(tmp_path: Path) -> None:
+    """missing_value=np.int64(5) was "must be an integer, not np.int64(5)", though the
+    training options and bag= take numpy's integers; feature_scales="x0=2" was a bare
+    ValueError from unpacking the text."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    opts = model.export_options(input_type="int16", missing_value=np.int64(5))
+    assert opts.missing_value == 5 and type(opts.missing_value) is int
+    opts = model.export_options(style="table", missing="none", inline_top=np.int32(2))
+    assert opts.inline_top == 2 and type(opts.inline_top) is int
+    assert model.export_options(input_type="int16", feature_scales=[("x0", 2)]).feature_scales
+    with pytest.raises(UsageError, match=r"^--scale: feature_scales must be \{name: K\}"):
+        model.export_c(tmp_path, input_type="int16", feature_scales="x0=2")
+    with pytest.raises(UsageError, match="^--missing-value: must be an integer"):
+        model.export_c(tmp_path, input_type="int16", missing_value=np.float64(5))
+    assert list(tmp_path.iterdir()) == []

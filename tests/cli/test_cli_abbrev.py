@@ -50,8 +50,9 @@ def test_no_abbreviated_option_is_accepted() -> None:
 def test_an_abbreviation_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "predict", "m.tree", "d.csv", "--prob")
     assert code == 2 and out == ""
+    # predict's --help lists its options ('treegen --help', the hint before, lists none)
     assert err == (
-        "treegen: error: predict: unrecognized arguments: --prob (see 'treegen --help')\n"
+        "treegen: error: predict: unrecognized arguments: --prob (see 'treegen predict --help')\n"
     )
 
 

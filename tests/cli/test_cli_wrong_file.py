@@ -220,6 +220,10 @@ def test_import_sklearn_given_data_or_a_model(
         )
     got = run_cli(capsys, "import-sklearn", str(tree), "-o", str(out))
     assert got[2].endswith("(pickle or joblib), and a treegen file needs no import\n")
+    empty = tmp_path / "m.pkl"
+    empty.write_bytes(b"")  # unpickling it said "cannot unpickle (EOFError: ; ...)"
+    got = run_cli(capsys, "import-sklearn", str(empty), "-o", str(out))
+    assert got == (2, "", f"treegen: error: {empty}: empty file: no saved estimator\n")
     assert not out.exists()
 
 
@@ -386,3 +390,49 @@ def test_an_ensemble_or_committee_given_as_data_is_named(
             "predict takes MODEL first, then DATA (the two are swapped)\n"
         )
     assert _no_outputs(tmp_path)
+
+
+def test_the_gbm_importers_name_a_treegen_file_or_a_pickle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """import-xgboost said 'learner: is missing' of a treegen model and import-lightgbm
+    that it was no LightGBM model; import-sklearn named such files already."""
+    golf = DATA / "reference" / "golf" / "golf"
+    tree = tmp_path / "golf.tree"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    pickled = tmp_path / "m.pkl"
+    pickled.write_bytes(pickle.dumps({"a": 1}))
+    out = tmp_path / "m.trees"
+    for command, reads in (
+        ("import-xgboost", "an XGBoost model (JSON or UBJSON, from save_model)"),
+        ("import-lightgbm", "a LightGBM text model (from save_model)"),
+    ):
+        got = run_cli(capsys, command, str(tree), "-o", str(out))
+        assert got == (
+            2,
+            "",
+            f"treegen: error: {tree} is a treegen model file; {command} reads {reads}, "
+            "and a treegen file needs no import\n",
+        )
+        got = run_cli(capsys, command, str(pickled), "-o", str(out))
+        assert got[:2] == (2, "")
+        assert got[2].startswith(f"treegen: error: {pickled} is a Python pickle; {command}")
+    assert not out.exists()
+
+
+def test_unpruned_names_a_ruleset_given_for_a_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--unpruned takes a tree: a ruleset there was 'format: not a treegen model file
+    (expected "treegen-model")', though a ruleset is a treegen file."""
+    golf = DATA / "reference" / "golf" / "golf"
+    tree, rules = tmp_path / "golf.tree", tmp_path / "golf.rules"
+    assert run_cli(capsys, "-q", "train", f"{golf}.names", "-o", str(tree))[0] == 0
+    assert run_cli(capsys, "-q", "rules", f"{golf}.names", "-o", str(rules))[0] == 0
+    got = run_cli(capsys, "eval", str(tree), f"{golf}.data", "--unpruned", str(rules))
+    assert got == (
+        2,
+        "",
+        f"treegen: error: --unpruned: {rules} is a treegen ruleset file; it takes a tree "
+        "trained with --no-prune\n",
+    )

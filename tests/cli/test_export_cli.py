@@ -71,6 +71,8 @@ BAD = [
     (["--input-type", "int16", "--scale", "0"], "--scale"),
     (["--input-type", "int16", "--scale", "outlook=2"], "--scale"),
     (["--input-type", "int16", "--scale", "2", "--scale", "3"], "--scale"),
+    # the last K was used and the header recorded both
+    (["--input-type", "int16", "--scale", "humidity=2", "--scale", "humidity=3"], "--scale"),
     (["--prefix", "2golf"], "--prefix"),
     (["--prefix", "int"], "--prefix"),
     (["--prefix", "_Golf"], "--prefix"),

@@ -202,3 +202,34 @@ def test_flash_estimate_is_near_the_compiled_avr_size(
     text, data = (int(v) for v in size.stdout.splitlines()[1].split()[:2])
     estimate = estimate_flash(model)[TARGETS[0].target]
     assert abs(estimate - (text + data)) <= 0.08 * (text + data)
+
+
+def test_info_names_an_ignored_attribute_and_a_single_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An --ignore'd column holds no values: info says 'ignored', not 'nominal, 0 values';
+    a nominal column of one value is '1 value'."""
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,c,class\n1,x,u,p\n2,y,u,q\n3,x,u,p\n4,y,u,q\n")
+    model = tmp_path / "m.tree"
+    code, _, _ = _run(["--quiet", "train", str(data), "--ignore", "a", "-o", str(model)], capsys)
+    assert code == 0
+    code, out, _ = _run(["info", str(model)], capsys)
+    assert code == 0
+    assert re.search(r"^  a\s+0  \(ignored\)$", out, re.M)
+    assert re.search(r"^  b\s+\d+  \(nominal, 2 values\)$", out, re.M)
+    assert re.search(r"^  c\s+0  \(nominal, 1 value\)$", out, re.M)
+
+
+@needs_dot
+def test_plot_names_a_file_where_its_folder_should_be(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """plot said "folder 'afile' does not exist" of a file; now the words of every other
+    output (data/atomic.check_folder), before dot runs."""
+    (tmp_path / "afile").write_text("a file\n")
+    for folder, what in (("afile", "is not a folder"), ("nodir", "does not exist")):
+        out = tmp_path / folder / "t.svg"
+        code, _, err = _run(["plot", str(models["golf"]), "-o", str(out)], capsys)
+        assert code == 2
+        assert err == f"treegen: error: {out}: output folder {what} ({tmp_path / folder})\n"

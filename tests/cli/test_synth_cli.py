@@ -147,7 +147,7 @@ def test_python_m_synthetic_has_a_help_and_writes_what_synth_writes(tmp_path: Pa
         (["-o", "d.csv", "--noise", "-0.1"], ["--noise: -0.1 must be in [0, 1]"]),
         (["-o", "d.csv", "--seed", "-1"], ["--seed: -1 must be at least 0"]),
         (["-o", "d.csv", "--format", "xls"], ["--format: invalid choice: 'xls'"]),
-        (["-o", "no/d.names"], ["folder 'no' does not exist"]),
+        (["-o", "no/d.names"], ["no/d.names: output folder does not exist (no)"]),
         (["-o", "no/d.csv"], ["no/d.csv: output folder does not exist (no)"]),
         (["-o", ".", "--format", "c45"], ["'.' names no file stem"]),
         ([], ["the following arguments are required: -o/--output"]),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from treegen import load as treegen_load
 from treegen.cli.main import main
 from treegen.data.readers import read_dataset
 from treegen.model.show import format_tree
@@ -261,6 +262,9 @@ def test_a_committee_goes_where_the_help_says(
         (["cv", "{golf}", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
         (["train", "{golf}", "--no-prune", "--prune", "reduced-error"], "--no-prune"),
         (["train", "{golf}", "--prune", "reduced-error", "--cf", "0.1"], "--cf"),
+        # the model recorded the confidence no pruning used (J48 refuses -C with -U)
+        (["train", "{golf}", "--no-prune", "--cf", "0.1"], "--cf: is error-based pruning's"),
+        (["cv", "{golf}", "--folds", "2", "--no-prune", "-c", "0.1"], "--cf: is error-based"),
         # more folds than labelled cases: the pruning fold would be empty (J48 refuses)
         (["train", "{golf}", "--prune", "reduced-error", "--folds", "15"], "--folds: 14 labelled"),
         (
@@ -289,6 +293,30 @@ def test_bad_input_is_one_line_exit_2(
     assert named in err
     assert "Traceback" not in err
     assert not (tmp_path / "golf.tree").exists()  # no output from a failed train
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["train", "--flavor", "j48", "--subsets"], "--subsets: is Release 8's -s"),
+        (["train", "--folds", "5"], "--folds: needs --prune reduced-error"),
+        (["train", "--bag-seed", "3"], "--bag-seed: needs --bag"),
+        (["train", "--bag", "2", "--validation", "v.csv"], "--validation: needs --prune"),
+        (["cv", "--folds", "3", "--flavor", "j48", "--subsets"], "--subsets: is Release 8's -s"),
+        (["cv", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
+        (["cv", "--loo", "--weka-folds"], "--weka-folds: takes --folds K"),
+    ],
+)
+def test_flags_in_conflict_are_named_before_the_data_is_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    """A usage error needs no data: it is named first (the data file here does not
+    exist), not after reading a large file, and cv named j48's --subsets at 'fold 1:'."""
+    data = str(tmp_path / "nope.csv")
+    code, out, err = run_cli(capsys, argv[0], data, *argv[1:])
+    assert (code, out) == (2, "")
+    assert err.startswith(f"treegen: error: {message}") and err.count("\n") == 1
+    assert "nope.csv" not in err and "fold 1" not in err
 
 
 def test_train_with_a_bad_stem_test_file_writes_no_model(
@@ -381,3 +409,19 @@ def test_quiet_before_the_subcommand(
     model = str(tmp_path / "q.tree")
     assert run_cli(capsys, "--quiet", "train", golf, "-o", model) == (0, "", "")
     assert run_cli(capsys, "-q", "cv", golf, "--folds", "2")[2] == ""
+
+
+def test_nominal_and_ignore_apply_to_c45_files_as_the_help_says(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
+) -> None:
+    """The help's group said "data options (CSV and ARFF)", but a C4.5 file's reader takes
+    --nominal and --ignore too (only --target is refused for it)."""
+    help_text = run_cli(capsys, "train", "--help")[1]
+    assert "data options:" in help_text and "(CSV and ARFF)" not in help_text
+    assert "class column of a CSV or ARFF file" in help_text
+    out = tmp_path / "g.tree"
+    argv = ["-q", "train", golf, "-o", str(out), "--ignore", "outlook", "--nominal", "humidity"]
+    assert run_cli(capsys, *argv)[0] == 0
+    kinds = {a.name: a.kind for a in treegen_load(out).schema.attributes}
+    assert kinds["outlook"] == "ignore" and kinds["humidity"] == "nominal"
+    assert run_cli(capsys, "train", golf, "--target", "windy")[0] == 2

@@ -82,6 +82,10 @@ def test_show_info_eval_predict(boosted: Path, capsys: pytest.CaptureFixture[str
     assert f"Number of performed Iterations: {value.n_members}" in out
     code, out, _ = run_cli(capsys, "show", str(boosted), "--format", "c45")
     assert code == 0 and "Decision Tree:" in out and "Weight:" in out
+    # each member under its own header once ("Decision Tree:" stood above the pruned
+    # trees' "Simplified Decision Tree:")
+    assert out.count("Simplified Decision Tree:\n") == value.n_members
+    assert "Decision Tree:\nSimplified" not in out and "Decision Tree:\nDecision" not in out
     code, out, _ = run_cli(capsys, "info", str(boosted))
     assert code == 0 and f"{value.n_members} of 10 rounds" in out and "bytes" in out
     code, out, _ = run_cli(capsys, "eval", str(boosted), VOTE)

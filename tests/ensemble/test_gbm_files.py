@@ -160,7 +160,10 @@ def test_cli_imports_and_refuses_in_one_line(
         (["import-xgboost", str(xgb_json), "--iterations", "999"], "--iterations"),
         (["import-xgboost", str(xgb_json), "--classes", "a,b,c"], "--classes"),
         (["import-xgboost", str(lgb_text)], "not an XGBoost model"),
-        (["import-lightgbm", str(xgb_json)], "not a LightGBM text model"),
+        (
+            ["import-lightgbm", str(xgb_json)],
+            "not a LightGBM text model (whose first line is 'tree'; this file's is '{",
+        ),
     ]
     for stem in ("m.json", "m.txt"):
         src = xgb_json if stem.endswith("json") else lgb_text

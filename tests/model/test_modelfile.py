@@ -181,6 +181,10 @@ DAMAGE = [
         "attributes[0].values[1]: duplicate value 'sunny'",
     ),
     (
+        lambda t: t.replace('["Play", "Don\'t Play"]', '["Play", "Play"]'),
+        "classes[1]: duplicate class 'Play'",  # was "duplicate classe"
+    ),
+    (
         lambda t: t.replace('{"name": "id", "kind": "ignore"}', '{"name": "id", "kind": "text"}'),
         "attributes[2].kind: must be one of",
     ),

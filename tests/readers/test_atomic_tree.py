@@ -67,3 +67,17 @@ def test_a_file_where_a_folder_is_needed(tmp_path: Path) -> None:
     assert listing(out) == ["src"]
     with pytest.raises(EmitError, match="output folder is a file"):
         write_tree_atomic(out / "src", {"a.c": "a\n"})
+
+
+def test_a_file_above_the_output_folder_is_named(tmp_path: Path) -> None:
+    """-o afile/x: mkdir failed with a bare 'Not a directory' naming afile/x; the file in
+    the way is named, and nothing is created (write_files_atomic, the API's export, too)."""
+    (tmp_path / "afile").write_text("a file\n")
+    for out in (tmp_path / "afile" / "x", tmp_path / "afile" / "x" / "y"):
+        with pytest.raises(EmitError) as info:
+            write_tree_atomic(out, {"a.c": "a\n", "src/b.c": "b\n"})
+        assert str(info.value) == f"{tmp_path / 'afile'}: is a file where a folder is needed"
+    assert listing(tmp_path) == ["afile"]
+    with pytest.raises(EmitError) as info:
+        atomic.write_files_atomic(tmp_path / "afile" / "x", {"a.c": "a\n"})
+    assert str(info.value) == f"{tmp_path / 'afile'}: is a file where a folder is needed"

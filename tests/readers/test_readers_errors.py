@@ -154,6 +154,22 @@ def test_csv_errors(tmp_path: Path) -> None:
     assert "no column named 'z'" in e.message
 
 
+def test_a_number_is_written_in_ascii_digits(tmp_path: Path) -> None:
+    """float() reads Unicode digits ("١" is 1.0, "１" too) and a str pattern's \\d matched
+    them, so they were numbers here where strtod, Release 8 and Weka read none: a CSV
+    column of them was continuous, a declared continuous value of them taken."""
+    for digits in ("\u0661", "\uff11", "1\u0662"):
+        ds = read_dataset(write(tmp_path, "u.csv", f"x,y\n{digits},p\n2,q\n"))
+        assert ds.schema.attributes[0].kind == "nominal"
+        e = error(c45(tmp_path, data=GOLF_DATA + f"rain, {digits}, 70, true, Play\n"))
+        assert loc(e) == ("g.data", 3, 7)
+        assert f"'{digits}' is not a finite number" in e.message
+        e = error(write(tmp_path, "a.arff", f"{ARFF}{digits},x,p\n"))
+        assert loc(e) == ("a.arff", 6, 1) and "is not a finite number" in e.message
+    e = error(write(tmp_path, "s.arff", f"{ARFF}{{\u0661 x}}\n"))
+    assert loc(e)[:2] == ("s.arff", 6) and "is not 'INDEX VALUE'" in e.message
+
+
 def test_csv_schema_errors(tmp_path: Path) -> None:
     train = read_dataset(write(tmp_path, "t.csv", "x,c,y\n1,r,p\n2,b,q\n"))
     e = error(write(tmp_path, "u.csv", "x,y\n1,p\n"), schema=train.schema)

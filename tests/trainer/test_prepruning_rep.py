@@ -58,7 +58,7 @@ def _grown_depth(ds: Dataset, j48: bool) -> int:
 
     root = grow(
         build_context(ds, 2, j48),
-        GrowOptions("gainratio", collapse=False, flavor="j48" if j48 else "c45"),
+        GrowOptions("gainratio", collapse=False),
     )
     return Model(ds.schema, flatten(root), ModelOptions(), "", "").depth()
 

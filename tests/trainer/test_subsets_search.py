@@ -4,7 +4,7 @@ Release 8's search scores every merger of two blocks at each step, all of them a
 once (``Table.trials``); these tests hold that to merging each pair on its own
 (``Table.combine``, then ``Table.gain_info``) bit for bit, since a float32 sum taken
 in another order can turn a tie in gain ratio.  The j48 flavour has no grouping:
-its options refuse ``--subsets``.
+growth refuses ``--subsets`` on its context.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from treegen.trainer.context import Context
 from treegen.trainer.levelwise.grow import grow_levels
 from treegen.trainer.options import GrowOptions, TrainOptions
 from treegen.trainer.reference.grow import grow as reference_grow
+from treegen.trainer.release8.grow import grow as release8_grow
 from treegen.trainer.stats import base_info_many
 from treegen.trainer.subsets import LEAKED_MINOBJS, Table, eval_subset, leaking_attribute
 from treegen.trainer.tables import build_context
@@ -31,28 +32,25 @@ def _random_freq(rng: np.random.Generator, k: int, c: int, dtype: type) -> np.nd
     return freq.astype(dtype)
 
 
-def test_growth_options_refuse_subsets_with_j48_as_train_options_do() -> None:
-    """One rule in one home: GrowOptions built directly (not from TrainOptions) refuse
-    --subsets with j48 with TrainOptions' error, and growth refuses options of the other
-    flavour than its context's, so no growth meets the pair."""
+def test_growth_refuses_subsets_on_a_j48_context_as_train_options_do() -> None:
+    """One rule in one home: each growth function, given GrowOptions built directly (not
+    from TrainOptions), refuses --subsets on a j48 context with TrainOptions' error, and
+    grows with --subsets on a c45 context, so no growth meets the pair."""
     with pytest.raises(TrainError) as train_err:
         TrainOptions(subsets=True, flavor="j48").validate()
-    with pytest.raises(TrainError) as grow_err:
-        GrowOptions("gainratio", subsets=True, flavor="j48")
-    assert str(grow_err.value) == str(train_err.value)
-    assert "--subsets" in str(grow_err.value)
-    GrowOptions("gainratio", subsets=True)  # c45: allowed
+    assert "--subsets" in str(train_err.value)
     attr = Attribute("a", "nominal", ("x", "y", "z"))
     ds = Dataset(
         Schema((attr,), ("p", "q")),
         np.asarray([[0.0], [1.0], [2.0]]),
         np.asarray([0, 1, 0], dtype=np.int32),
     )
-    for grow in (grow_levels, reference_grow):
-        with pytest.raises(TrainError, match="--flavor"):
+    for grow in (grow_levels, reference_grow, release8_grow):
+        with pytest.raises(TrainError) as grow_err:
             grow(build_context(ds, 1, True), GrowOptions("gainratio", subsets=True))
-        with pytest.raises(TrainError, match="--flavor"):
-            grow(build_context(ds, 1, False), GrowOptions("gainratio", flavor="j48"))
+        assert str(grow_err.value) == str(train_err.value)
+        grow(build_context(ds, 1, False), GrowOptions("gainratio", subsets=True))  # c45
+        grow(build_context(ds, 1, True), GrowOptions("gainratio"))  # j48 without subsets
 
 
 def _search_context(k: int, c: int, min_cases: int) -> Context:

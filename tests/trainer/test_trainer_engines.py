@@ -98,7 +98,7 @@ def test_pruning_reuses_growth_weights_exactly(seed: int, j48: bool) -> None:
     models = []
     for reuse in (True, False):
         ctx = build_context(ds, 2, j48)
-        root = grow(ctx, GrowOptions("gainratio", flavor="j48" if j48 else "c45"))
+        root = grow(ctx, GrowOptions("gainratio"))
         prune(ctx, root, 0.25, reuse_growth=reuse)
         models.append(flatten(root))
     assert models[0] == models[1]

@@ -152,7 +152,7 @@ def test_j48_pairs_reach_every_add_errs_case() -> None:
 
 def _pruned(ds: Dataset, cf: float, subsets: bool, use_native: bool, j48: bool = False) -> Pruned:
     ctx = build_context(ds, 2, j48)
-    root = grow(ctx, GrowOptions("gainratio", subsets=subsets, flavor="j48" if j48 else "c45"))
+    root = grow(ctx, GrowOptions("gainratio", subsets=subsets))
     with python_pruner(not use_native):
         prune_mod.prune(ctx, root, cf)
     return Pruned(flatten(root))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treegen.data.dataset import Schema, printed_name
+from treegen.data.dataset import Attribute, Schema, printed_name
 from treegen.model.core import Leaf, Model
 
 
@@ -77,9 +77,17 @@ def attribute_lines(schema: Schema, tests: dict[str, int]) -> list[str]:
     width = max((len(printed_name(n)) for n in tests), default=0)
     out = []
     for attr in schema.attributes:
-        kind = attr.kind if attr.kind == "continuous" else f"nominal, {len(attr.values)} values"
-        out.append(f"  {printed_name(attr.name):<{width}}  {tests[attr.name]:>4}  ({kind})")
+        out.append(f"  {printed_name(attr.name):<{width}}  {tests[attr.name]:>4}  ({_kind(attr)})")
     return out
+
+
+def _kind(attr: Attribute) -> str:
+    """An attribute's kind as info prints it: an ignored one (``--ignore``, a C4.5
+    ``ignore`` entry) holds no values, so is not a nominal one of 0 values."""
+    if attr.kind == "nominal":
+        k = len(attr.values)
+        return f"nominal, {k} value{'' if k == 1 else 's'}"
+    return "ignored" if attr.kind == "ignore" else attr.kind
 
 
 def bars(counts: dict[int, int]) -> list[str]:

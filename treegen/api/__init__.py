@@ -22,7 +22,7 @@ from typing import Any, TypedDict, Unpack, cast
 
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, VerifyReport
+from treegen.api.common import PathLike, VerifyReport, path_of
 from treegen.api.model import Model
 from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
@@ -52,7 +52,7 @@ __all__ = [
 def load(path: PathLike) -> Model:
     """Read a model file of any kind (``model.tree``, a ruleset of ``treegen rules -o``),
     checked as ``treegen`` checks it."""
-    return Model.of(load_kind(path)[1], path)
+    return Model.of(load_kind(path_of(path, "path"))[1], path)
 
 
 class TrainKeywords(TypedDict, total=False):
@@ -124,6 +124,11 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
             "is error-based pruning's confidence; prune='reduced-error' does not use it",
             option="cf",
         )
+    if not opts.prune and "cf" in keywords:
+        raise TrainError(
+            "is error-based pruning's confidence; prune=False keeps the unpruned tree",
+            option="cf",
+        )
     for name in ("folds", "seed"):
         if name in keywords and not opts.reduced_error:
             raise TrainError("needs prune='reduced-error'", option=name)
@@ -182,7 +187,7 @@ def train(
     valid = None
     if validation is not None:
         float32 = flavor_compares_float32(opts.flavor)
-        valid = read_dataset(os.fspath(validation), schema=ds.schema, float32=float32)
+        valid = read_dataset(path_of(validation, "validation"), schema=ds.schema, float32=float32)
     if boost is not None:
         from treegen.committee.boost import boost as boost_dataset  # here: trees need neither
 

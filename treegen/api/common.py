@@ -1,6 +1,6 @@
 """What :class:`~treegen.api.Model`'s methods take and return, whatever the kind.
 
-The path type, :class:`VerifyReport` (what ``verify`` returns), the labels a model
+The path type and its check, :class:`VerifyReport` (what ``verify`` returns), the labels a model
 predicts, and the rows ``X`` it classifies: a data file read as ``treegen predict``
 reads it, or an array.
 """
@@ -27,6 +27,16 @@ PathLike = str | os.PathLike[str]
 Rows = npt.ArrayLike | Mapping[str, npt.ArrayLike] | PathLike
 """Rows to classify: an array (columns in the model's order), a DataFrame or a
 ``{name: column}`` mapping (columns by name), or a data file's path."""
+
+
+def path_of(value: object, argument: str) -> str:
+    """``value``, a path argument, as a str; anything but a str or ``os.PathLike`` is a
+    :class:`UsageError` naming ``argument`` (``os.fspath``'s TypeError named none)."""
+    if isinstance(value, str | os.PathLike):
+        return os.fspath(value)
+    raise UsageError(
+        f"must be a path (a str or os.PathLike), got {type(value).__name__}", option=argument
+    )
 
 
 def labels_of(

@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, Rows, VerifyReport, labels_of, unlabelled, x_of
+from treegen.api.common import (
+    PathLike,
+    Rows,
+    VerifyReport,
+    labels_of,
+    path_of,
+    unlabelled,
+    x_of,
+)
 from treegen.codegen.names import prefix_from_path
 from treegen.codegen.options import ExportOptions
 from treegen.data.atomic import write_text_atomic
@@ -127,7 +135,7 @@ class Model:
     @numpy_defaults
     def save(self, path: PathLike) -> Model:
         """Write the model file (atomically); returns the model with ``path`` set."""
-        write_text_atomic(path, self.kind.to_json(self.value))
+        write_text_atomic(path_of(path, "path"), self.kind.to_json(self.value))
         return Model.of(self.value, path)
 
     def export_options(
@@ -159,7 +167,7 @@ class Model:
         (``style="table"``, ``input_type="int16"``, ``scale=10``, ``missing="none"``...).
         Returns the paths written."""
         opts = self.export_options(options, **overrides)
-        return export_files(self.value, os.fspath(out_dir), opts, path=self.path)[1]
+        return export_files(self.value, path_of(out_dir, "out_dir"), opts, path=self.path)[1]
 
     @numpy_defaults
     def verify(
@@ -176,6 +184,8 @@ class Model:
         does; ``data`` (a path or an ``X`` array) adds its rows to the thresholds,
         their neighbours, missing values and ``n_random`` random rows."""
         opts = self.export_options(options, **overrides)
+        if cc is not None and not isinstance(cc, str):
+            raise UsageError(f"must be a str (a command), got {type(cc).__name__}", option="cc")
         _check_count(n_random, "n_random")
         _check_count(seed, "seed")
         why = random_rows_error(int(n_random))

@@ -42,13 +42,15 @@ def name_list(text: str) -> list[str]:
 
 
 def add_data_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--target NAME``, ``--nominal COL[,COL]`` and ``--ignore COL[,COL]``."""
-    group = parser.add_argument_group("data options (CSV and ARFF)")
+    """Add ``--target NAME``, ``--nominal COL[,COL]`` and ``--ignore COL[,COL]``: the
+    last two apply to C4.5 files too (their readers take them), ``--target`` does not."""
+    group = parser.add_argument_group("data options")
     group.add_argument(
         "--target",
         metavar="NAME",
         default=None,
-        help="class column (default: the last column; C4.5 files declare their classes)",
+        help="class column of a CSV or ARFF file (default: the last column; C4.5 files "
+        "declare their classes)",
     )
     group.add_argument(
         "--nominal",

@@ -28,6 +28,16 @@ def run_cv(args: argparse.Namespace) -> int:
     from treegen.analysis.cv import check_folds, cross_validate, format_cv
     from treegen.kinds import kind_of
 
+    if args.weka_folds and args.loo:
+        raise UsageError("takes --folds K, not --loo", option="--weka-folds")
+    # the trainer's errors name train's flags; cv's are add_train_options' rep_flags
+    renamed = dict(zip(("--folds", "--seed"), args.rep_flags, strict=True))
+    try:  # the options' conflicts before DATA is read, not at the first fold
+        train_fold = training_function(args)
+    except TrainError as err:
+        if err.option not in renamed:
+            raise
+        raise TrainError(err.message, option=renamed[err.option]) from err
     with progress_line(args) as progress:
         # Read once; every fold trains on rows of this one Dataset.
         ds = read_data(
@@ -35,10 +45,7 @@ def run_cv(args: argparse.Namespace) -> int:
         )
         if not args.loo:
             check_folds(args.folds, ds.n_rows)
-        train_fold = training_function(args)
         folds_done = [0]
-        # the trainer's errors name train's flags; cv's are add_train_options' rep_flags
-        renamed = dict(zip(("--folds", "--seed"), args.rep_flags, strict=True))
 
         def fit(train_ds: Dataset) -> Any:
             folds_done[0] += 1
@@ -53,8 +60,6 @@ def run_cv(args: argparse.Namespace) -> int:
         def predict(value: Any, x: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
             return np.asarray(kind_of(value).predict(value, x), dtype=np.intp)
 
-        if args.weka_folds and args.loo:
-            raise UsageError("takes --folds K, not --loo", option="--weka-folds")
         result = cross_validate(
             ds, fit, predict, folds=args.folds, seed=args.seed, loo=args.loo, weka=args.weka_folds
         )

@@ -5,12 +5,14 @@ names file), and ``treegen train golf.tree`` a row-width error.  Every command's
 inputs are looked at by content (:func:`treegen.data.filekind.file_kind`) before it
 runs, by the role their argument has, whatever the command:
 
-* MODEL and ``--unpruned`` take a model or ruleset: data, a pickle or C source there
-  is an error saying what the file is and what the command reads;
+* MODEL takes a model or ruleset, ``--unpruned`` a tree: data, a pickle or C source
+  there (and another kind of model at ``--unpruned``) is an error saying what the file
+  is and what the command reads;
 * DATA and ``--validation`` take data: a model, ruleset, pickle, C source or other
   JSON there is an error (for C4.5 DATA, each of the files read: STEM.names and
   STEM.data);
-* import-sklearn's FILE takes a pickle: data, a treegen file, C or JSON there is one.
+* import-sklearn's FILE takes a pickle: data, a treegen file, C or JSON there is one;
+  import-xgboost's and import-lightgbm's FILE is no treegen file and no pickle.
 
 When MODEL is data and DATA a model, the message says the two are swapped.  A file
 whose kind is not recognised is left to its reader, whose error stands.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from treegen.data.filekind import MODEL as TREE_FILE
 from treegen.data.filekind import FileKind, file_kind
 from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
@@ -31,6 +34,11 @@ DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
 _WRONG_FOR_MODEL = ("data", "pickle", "source")
 _WRONG_FOR_DATA = ("model", "pickle", "source", "json")
 _WRONG_FOR_PICKLE = ("data", "model", "source", "json")
+# What the gradient-boosting importers' FILE is.
+_GBM_FILES = {
+    "import-xgboost": "an XGBoost model (JSON or UBJSON, from save_model)",
+    "import-lightgbm": "a LightGBM text model (from save_model)",
+}
 
 
 def _model_wanted(command: str, dest: str) -> str:
@@ -95,6 +103,15 @@ def check_input_kinds(args: argparse.Namespace) -> None:
         if wrong is not None:
             path, kind, wanted = wrong
             raise UsageError(f"{path} is {kind.name}; {wanted}{_hint(kind, path)}")
+    unpruned = getattr(args, "unpruned", None)
+    found = file_kind(unpruned) if isinstance(unpruned, str) else None
+    if found is not None and found.role == "model" and found != TREE_FILE:
+        # a tree only: a ruleset there was "format: not a treegen model file (expected
+        # "treegen-model")"
+        raise UsageError(
+            f"{unpruned} is {found.name}; it takes a tree trained with --no-prune",
+            option="--unpruned",
+        )
     estimator = getattr(args, "file", None)
     if command == "import-sklearn" and isinstance(estimator, str):
         found = file_kind(estimator)
@@ -103,4 +120,17 @@ def check_input_kinds(args: argparse.Namespace) -> None:
                 f"{estimator} is {found.name}; import-sklearn reads a pickled scikit-learn "
                 "estimator (pickle or joblib)"
                 + (", and a treegen file needs no import" if found.role == "model" else "")
+            )
+    if command in _GBM_FILES and isinstance(estimator, str):
+        # Only what cannot be such a model: a LightGBM model's text lines could look like
+        # data, and an XGBoost model is JSON.
+        found = file_kind(estimator)
+        if found is not None and found.role in ("model", "pickle"):
+            raise UsageError(
+                f"{estimator} is {found.name}; {command} reads {_GBM_FILES[command]}"
+                + (
+                    ", and a treegen file needs no import"
+                    if found.role == "model"
+                    else " (a pickled model? write it with its save_model)"
+                )
             )

@@ -173,6 +173,15 @@ def build_parser(command: str | None = None) -> OneLineParser:
     return parser
 
 
+def _parser_of(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """``command``'s subparser, or ``parser`` itself when there is none."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub: argparse.ArgumentParser = action.choices[command]
+            return sub
+    return parser
+
+
 @numpy_defaults
 def main(argv: Sequence[str] | None = None) -> int:
     """Run treegen with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
@@ -180,9 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command_of(argv))
     args, extra = parser.parse_known_args(argv)
     if extra:
-        # Name the subcommand whose options were wrong, not just "treegen".
-        where = f"{args.command}: " if getattr(args, "command", None) else ""
-        parser.error(f"{where}unrecognized arguments: {' '.join(extra)}")
+        # The subcommand's parser names it, and points at its --help, which lists the
+        # options ('treegen --help' lists none of them).
+        _parser_of(parser, getattr(args, "command", None)).error(
+            f"unrecognized arguments: {' '.join(extra)}"
+        )
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
         parser.error("no subcommand given")

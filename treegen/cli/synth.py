@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from treegen.cli.common import float_range, int_range, note
-from treegen.data.atomic import write_files_atomic, write_text_atomic
+from treegen.data.atomic import check_folder, write_files_atomic, write_text_atomic
 from treegen.data.synthetic import Spec, arff_text, c45_texts, csv_text, generate
 from treegen.errors import UsageError
 
@@ -72,9 +72,8 @@ def run_synth(args: argparse.Namespace) -> int:
         folder = out.parent
         if stem in ("", ".", ".."):
             raise UsageError(f"'{args.output}' names no file stem", option="-o/--output")
-        if not folder.is_dir():
-            # As for the one-file formats: the folder must exist (export creates its own).
-            raise UsageError(f"folder '{folder}' does not exist", option="-o/--output")
+        # As for the one-file formats: the folder must exist (export creates its own).
+        check_folder(folder, f"{folder / stem}.names")
         names, data = c45_texts(ds)
         write_files_atomic(folder, {f"{stem}.names": names, f"{stem}.data": data})
         written = f"{folder / stem}.names and .data"

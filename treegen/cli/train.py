@@ -29,7 +29,12 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import progress_line
-from treegen.cli.trainargs import add_train_options, train_options, training_function
+from treegen.cli.trainargs import (
+    add_train_options,
+    check_train_args,
+    train_options,
+    training_function,
+)
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model, flavor_compares_float32
@@ -83,6 +88,7 @@ def _default_output(args: argparse.Namespace) -> Path:
 def run_train(args: argparse.Namespace) -> int:
     """Train on DATA and save the model; summary on stderr."""
 
+    check_train_args(args)  # a flag in conflict is named before DATA is read
     output = Path(args.output) if args.output else _default_output(args)
     quiet = getattr(args, "quiet", False)
     map_large_blocks()  # freed arrays go back to the OS (trainer/heap.py)

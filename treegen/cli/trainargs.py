@@ -2,9 +2,10 @@
 
 :func:`add_train_options` adds the flags (C4.5's and J48's pruning, pre-pruning, the
 flavour, the committees), :func:`train_options` turns them into a
-:class:`~treegen.model.options.TrainOptions`, and :func:`training_function` into a
-one-argument function training a tree or a committee on a Dataset, refusing the
-combinations the options cannot make (a :class:`~treegen.errors.UsageError`).
+:class:`~treegen.model.options.TrainOptions`, :func:`check_train_args` refuses the
+combinations the options cannot make (before DATA is read), and
+:func:`training_function` makes a one-argument function training a tree or a committee
+on a Dataset.
 """
 
 from __future__ import annotations
@@ -135,11 +136,16 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
 def _refuse_unused(args: argparse.Namespace) -> None:
     """A usage error for a pruning option the chosen pruning does not use: silently
     ignored, it would look as if it had shaped the tree (Weka's J48 refuses -C with -R,
-    and -U with -R, the same way)."""
+    -U with -R, and -C with -U, the same way)."""
     reduced_error = args.pruning == "reduced-error"
     if reduced_error and not args.prune:
         raise UsageError(
             "keeps the unpruned tree; --prune reduced-error prunes it", option="--no-prune"
+        )
+    if not args.prune and args.cf is not None:
+        raise UsageError(
+            "is error-based pruning's confidence; --no-prune keeps the unpruned tree",
+            option="--cf",
         )
     if not reduced_error:
         for value, flag in zip((args.rep_folds, args.rep_seed), args.rep_flags, strict=True):
@@ -172,22 +178,32 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
     )
 
 
-def training_function(
-    args: argparse.Namespace,
-    progress: Progress | None = None,
-) -> Callable[[Dataset], Any]:
-    """A one-argument training function with the command line's options: a tree, or
-    with --boost / --bag a committee."""
-
+def check_train_args(args: argparse.Namespace) -> TrainOptions:
+    """The command line's :class:`TrainOptions`, checked with the combinations they cannot
+    make refused: what ``train`` and ``cv`` call before reading DATA, so that a flag in
+    conflict is named before a large file is read (``cv`` named it at its first fold)."""
     opts = train_options(args)
+    opts.validate()
     validation_file = getattr(args, "validation", None)
     if validation_file is not None and not opts.reduced_error:
         raise UsageError("needs --prune reduced-error", option="--validation")
     if args.bag is None and args.bag_seed != 1:
         raise UsageError("needs --bag", option="--bag-seed")
+    if (args.boost is not None or args.bag is not None) and validation_file is not None:
+        raise UsageError("trains one tree, not a committee", option="--validation")
+    return opts
+
+
+def training_function(
+    args: argparse.Namespace,
+    progress: Progress | None = None,
+) -> Callable[[Dataset], Any]:
+    """A one-argument training function with the command line's options
+    (:func:`check_train_args`): a tree, or with --boost / --bag a committee."""
+
+    opts = check_train_args(args)
+    validation_file = getattr(args, "validation", None)
     if args.boost is not None or args.bag is not None:
-        if validation_file is not None:
-            raise UsageError("trains one tree, not a committee", option="--validation")
         report = progress.nodes if progress is not None else None
 
         def fit_committee(ds: Dataset) -> Committee:

@@ -11,6 +11,7 @@ command-line words, in one canonical order, for the generated files' provenance.
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -89,7 +90,14 @@ class ExportOptions:
             scale = None
         if scale is not None:
             object.__setattr__(self, "scale", _fraction(scale, "scale"))
+        named = [n for n, _ in per]
+        twice = next((n for i, n in enumerate(named) if n in named[:i]), None)
+        if twice is not None:  # the last K was used, and the header recorded both
+            raise UsageError(f"{twice}=K given more than once", option="--scale")
         object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
+        for value, option in ((self.prefix, "--prefix"), (self.name, "--name")):
+            if value is not None and not isinstance(value, str):  # the API's, as they come
+                raise UsageError(f"must be a str, not {value!r}", option=option)
         if self.prefix is not None:
             check_prefix(self.prefix)
         if self.name is not None:
@@ -120,12 +128,14 @@ class ExportOptions:
             raise UsageError(f"must be True, False or None, not {self.proba!r}", option="--proba")
         if not isinstance(self.scores, bool):
             raise UsageError(f"must be True or False, not {self.scores!r}", option="--scores")
-        for value, option in (
-            (self.inline_top, "--inline-top"),
-            (self.missing_value, "--missing-value"),
-        ):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        for field, option in (("inline_top", "--inline-top"), ("missing_value", "--missing-value")):
+            value = getattr(self, field)
+            if value is None:
+                continue
+            # numbers.Integral: numpy's integers too (np.int64(5) was "not an integer")
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise UsageError(f"must be an integer, not {value!r}", option=option)
+            object.__setattr__(self, field, int(value))  # stored as a plain int
         if self.inline_top is not None and self.inline_top < 0:
             raise UsageError(f"{self.inline_top} is negative", option="--inline-top")
 
@@ -169,9 +179,17 @@ class ExportOptions:
 
 
 def _pairs(spec: object) -> Iterable[tuple[str, object]]:
+    """``feature_scales`` as (name, K) pairs: a mapping, or pairs; anything else (the
+    CLI's text "x0=2") is a UsageError, not a ValueError from unpacking it."""
     if isinstance(spec, Mapping):
         return [(str(n), k) for n, k in spec.items()]
-    return [(str(n), k) for n, k in spec]  # type: ignore[attr-defined]
+    items = list(spec) if isinstance(spec, list | tuple) else None
+    if items is None or not all(isinstance(p, list | tuple) and len(p) == 2 for p in items):
+        raise UsageError(
+            f"feature_scales must be {{name: K}} or (name, K) pairs, not {spec!r}",
+            option="--scale",
+        )
+    return [(str(n), k) for n, k in items]
 
 
 def scale_options(scales: Iterable[tuple[str | None, Fraction]]) -> dict[str, object]:

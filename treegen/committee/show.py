@@ -33,11 +33,10 @@ def _style(c: Committee, style: str | None) -> str:
 
 
 def _tree_text(c: Committee, i: int, style: str) -> str:
-    """One member as J48's ``toString()`` (j48) or Release 8's printed tree (c45)."""
-    text = format_tree(c.members[i], style)
-    if style == "j48":
-        return text.rstrip("\n")
-    return "Decision Tree:\n" + text.rstrip("\n")
+    """One member as J48's ``toString()`` (j48) or Release 8's printed tree (c45), each
+    with its own header (a c45 member printed "Decision Tree:" above the "Simplified
+    Decision Tree:" of its pruned tree, or twice over an unpruned one)."""
+    return format_tree(c.members[i], style).rstrip("\n")
 
 
 def format_committee(c: Committee, style: str | None = None) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
-from treegen.data.frame import is_missing
+from treegen.data.frame import float64_of, is_missing
 from treegen.errors import DatasetError, UsageError
 
 
@@ -85,7 +85,14 @@ def dataset_from_arrays(
     are ``np.unique(y)``.  A continuous value beyond a double's range, or with
     ``float32`` (a c45 model's data) beyond float32's, is refused as a data file's is.
     """
-    x = np.array(X, dtype=np.float64)
+    try:
+        x = np.array(float64_of(X))  # a copy: the Dataset holds no array of the caller's
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(
+            f"must hold numbers (NaN for missing): {exc}; a nominal column holds codes "
+            "0..k-1 (nominal=, with categories= naming them), or give a DataFrame",
+            option="X",
+        ) from None
     labels = np.asarray(y)
     if x.ndim != 2:
         raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
@@ -94,8 +101,15 @@ def dataset_from_arrays(
     names = (
         list(feature_names) if feature_names is not None else [f"x{j}" for j in range(x.shape[1])]
     )
-    if len(names) != x.shape[1] or len(set(names)) != len(names):
-        raise DatasetError(f"feature_names must be {x.shape[1]} distinct names")
+    if (
+        isinstance(feature_names, str)
+        or len(names) != x.shape[1]
+        or not all(isinstance(n, str) and n for n in names)
+        or len(set(names)) != len(names)
+    ):
+        raise DatasetError(f"feature_names must be {x.shape[1]} distinct non-empty strs")
+    if target is not None and not isinstance(target, str):
+        raise UsageError(f"must be a str, got {target!r}", option="target")
     if (target or "class") in names:  # eval would read that feature's column as the class
         raise UsageError(
             f"'{target or 'class'}' cannot name the class column: it is a feature's name "
@@ -127,15 +141,18 @@ def dataset_from_arrays(
         k = int(known.max()) + 1 if known.size else 1
         if categories is not None and j in categories:
             named = tuple(str(v) for v in categories[j])
-            if k > len(named) or len(set(named)) != len(named) or not named:
+            if k > len(named) or len(set(named)) != len(named) or not all(named):
                 raise DatasetError(
-                    f"nominal feature '{name}' needs {k} distinct value names, got {len(named)}"
+                    f"nominal feature '{name}' needs {k} distinct non-empty value names, "
+                    f"got {named!r}"
                 )
             attrs.append(Attribute(name, "nominal", named))
             continue
         attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
     if class_names is not None:
         classes = tuple(str(c) for c in class_names)
+        if not all(classes) or len(set(classes)) != len(classes):
+            raise DatasetError(f"class_names must be distinct and non-empty, got {classes!r}")
         codes = np.asarray(labels, dtype=np.float64)
         if (
             np.any(np.isnan(codes))
@@ -153,6 +170,8 @@ def dataset_from_arrays(
         classes = tuple(str(v) for v in values.tolist())
         if len(set(classes)) != len(classes):
             raise DatasetError("two labels of y print the same; pass class_names")
+        if not all(classes):
+            raise DatasetError("y has an empty label (''): every class needs a name")
         ycodes = inverse.astype(np.int32).reshape(-1)
         kind = label_kind(labels)
     schema = Schema(tuple(attrs), classes, target or "class")

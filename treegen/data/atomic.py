@@ -97,7 +97,10 @@ def _refuse_protected(target: Path, st: os.stat_result) -> None:
         )
 
 
-def _check_folder(folder: Path, target: str) -> None:
+def check_folder(folder: Path, target: str) -> None:
+    """An error naming ``target`` unless ``folder``, the one it goes into, is a folder
+    (the one rule for a single file's output, also checked before work that would be
+    lost: ``plot``'s rendering, ``synth``'s two C4.5 files)."""
     if not folder.is_dir():
         what = "does not exist" if not folder.exists() else "is not a folder"
         raise EmitError(f"output folder {what} ({folder})", file=target)
@@ -144,7 +147,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         _write_in_place(target, data)
         return
     folder = target.parent
-    _check_folder(folder, str(target))
+    check_folder(folder, str(target))
     tmp = _write_tmp(folder, target.name, data)
     try:
         _replace(tmp, target)
@@ -152,6 +155,16 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _refuse_a_file_in_the_way(folder: Path) -> None:
+    """An error naming a file where ``folder`` or a folder above it is needed, up to the
+    first that exists ("-o afile/x": mkdir's bare "Not a directory" named afile/x)."""
+    for up in [folder, *folder.parents]:
+        if up.exists():
+            if not up.is_dir():
+                raise EmitError("is a file where a folder is needed", file=str(up))
+            return
 
 
 def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]) -> None:
@@ -167,6 +180,7 @@ def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]
             raise EmitError(f"'{name}' is not a plain file name", file=str(folder))
     if folder.exists() and not folder.is_dir():
         raise EmitError("output folder is a file", file=str(folder))
+    _refuse_a_file_in_the_way(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -221,11 +235,7 @@ def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str])
         raise EmitError("output folder is a file", file=str(out))
     folders = sorted({out.joinpath(*rel.parts[:-1]) for rel in rels.values()}, key=str)
     for folder in folders:
-        for up in [folder, *folder.parents]:
-            if up.exists() and not up.is_dir():
-                raise EmitError("is a file where a folder is needed", file=str(up))
-            if up == out:
-                break
+        _refuse_a_file_in_the_way(folder)
     targets = {name: _target(out.joinpath(*rel.parts)) for name, rel in rels.items()}
     created: list[Path] = []
     written: list[tuple[str, Path]] = []

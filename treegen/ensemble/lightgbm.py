@@ -264,7 +264,15 @@ def lightgbm_from_text(
     (default: every round in the file)."""
     doc = _Text(text, filename)
     if not doc.lines or doc.lines[0].strip() != "tree":
-        raise doc.fail(0, "not a LightGBM text model (its first line is 'tree')")
+        # what the file holds beside what a model's first line is ("its first line is
+        # 'tree'" read as a description of the file); the readers imported for the error only
+        from treegen.data.readers.table import shorten
+
+        if not text.strip():
+            found = "this file is empty"
+        else:
+            found = f"this file's is {shorten(doc.lines[0].strip())!r}"
+        raise doc.fail(0, f"not a LightGBM text model (whose first line is 'tree'; {found})")
     if "end of trees" not in (ln.strip() for ln in doc.lines):
         raise doc.fail(len(doc.lines) - 1, "truncated file: no 'end of trees' line")
     header, i = doc.block(1)

@@ -274,10 +274,13 @@ class C45Classifier:
         return self
 
     def _pruning_parameters(self) -> dict[str, Any]:
-        """``cf``, or ``folds`` and ``seed``: those the chosen pruning uses (train refuses
-        the others; a grid over ``cf`` may include ``prune="reduced-error"``)."""
+        """``cf``, or ``folds`` and ``seed``: those the chosen pruning uses, none for the
+        unpruned tree (train refuses the others; a grid over ``cf`` may include
+        ``prune="reduced-error"`` or ``prune=False``)."""
         if self.prune == "reduced-error":
             return {"folds": self.folds, "seed": self.seed}
+        if isinstance(self.prune, bool | np.bool_) and not self.prune:
+            return {}
         return {"cf": self.cf}
 
     @staticmethod

@@ -95,6 +95,8 @@ def load_estimator(path: str) -> Any:
             head = f.read(4)
     except OSError as exc:
         raise ModelFileError(exc.strerror or str(exc), file=path) from None
+    if not head:  # unpickling it said "EOFError: ; starts with b''"
+        raise ModelFileError("empty file: no saved estimator", file=path)
     if head.startswith(b"PK") and zipfile.is_zipfile(path):
         return _one_version(path, lambda: _load_skops(path))
     return _one_version(path, lambda: _unpickle(path, head))

@@ -97,14 +97,16 @@ def _weight(value: Any, field: str) -> float:
     return float(value)
 
 
-def _str_list(value: Any, field: str, what: str) -> list[str]:
+def _str_list(value: Any, field: str, what: str, one: str) -> list[str]:
+    """A non-empty list of distinct non-empty strings: ``what`` (plural) and ``one`` of
+    them name them in messages ("classes", "class")."""
     if not isinstance(value, list) or not value:
         raise InvalidField(field, f"must be a non-empty list of {what}")
     seen: set[str] = set()
     for i, v in enumerate(value):
         _str(v, f"{field}[{i}]", nonempty=True)
         if v in seen:
-            raise InvalidField(f"{field}[{i}]", f"duplicate {what[:-1]} '{v}'")
+            raise InvalidField(f"{field}[{i}]", f"duplicate {one} '{v}'")
         seen.add(v)
     return value
 
@@ -133,7 +135,7 @@ def check_schema(d: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     _str(d["data_fingerprint"], "data_fingerprint")
     _obj(d["options"], "options")  # free-form (trainer options), but an object
     _str(d["target"], "target", nonempty=True)
-    classes = _str_list(d["classes"], "classes", "classes")
+    classes = _str_list(d["classes"], "classes", "classes", "class")
     attrs = d["attributes"]
     if not isinstance(attrs, list):
         raise InvalidField("attributes", "must be a list")
@@ -150,7 +152,7 @@ def check_schema(d: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
             raise InvalidField(f"{f}.name", f"duplicate attribute name '{name}'")
         names.add(name)
         if kind == "nominal":
-            _str_list(a["values"], f"{f}.values", "values")
+            _str_list(a["values"], f"{f}.values", "values", "value")
     return classes, attrs
 
 

@@ -95,6 +95,8 @@ class TrainOptions:
             raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
         if self.flavor not in FLAVORS:
             raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
+        _check_bool(self.prune, "--prune")
+        _check_bool(self.subsets, "--subsets")
         refuse_subsets_with(self.flavor, self.subsets)
         if self.max_depth is not None:
             _check_int(self.max_depth, 0, "--max-depth")
@@ -110,7 +112,8 @@ class TrainOptions:
 
 def refuse_subsets_with(flavor: str, subsets: bool) -> None:
     """:class:`TrainError` where ``--subsets`` meets ``--flavor j48``: the one home of
-    that rule, for :class:`TrainOptions` and the trainer's growth options.
+    that rule, for :class:`TrainOptions` and the trainer's growth functions (on their
+    context's flavour).
 
     The pair would be a hybrid no reference defines: Release 8's grouping search
     under J48's arithmetic, without Release 8's own steps around it (MultiVal, the
@@ -129,6 +132,13 @@ def _check_number(value: object, option: str) -> None:
     """``value`` is a real number (not a bool, not a string), else :class:`TrainError`."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise TrainError(f"must be a number, got {value!r}", option=option)
+
+
+def _check_bool(value: object, option: str) -> None:
+    """``value`` is True or False, else :class:`TrainError`: the API takes its keywords as
+    they come, and ``subsets="no"`` would read as true."""
+    if not isinstance(value, bool | np.bool_):
+        raise TrainError(f"must be True or False, got {value!r}", option=option)
 
 
 def _check_int(value: object, lo: int, option: str) -> None:

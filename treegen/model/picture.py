@@ -21,7 +21,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from treegen.data.atomic import write_bytes_atomic
+from treegen.data.atomic import check_folder, write_bytes_atomic
 from treegen.errors import UsageError
 from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, Test
 from treegen.model.show import weka_double_to_string
@@ -206,9 +206,7 @@ def render(
     ``--dot``'s program) into ``out_path`` (atomically)."""
     program, option = dot_program(dot), dot_option(dot)
     target = Path(out_path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"folder '{folder}' does not exist", option="-o")
+    check_folder(target.parent, str(target))  # before dot runs ("folder 'afile' does not exist")
     picture = run_dot(program, fmt, dot_text, option)
     if not picture:
         raise UsageError(f"{program} wrote no picture", option=option)

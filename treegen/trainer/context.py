@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.options import Flavor
 from treegen.trainer import native
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.stats import to_f32
@@ -238,6 +239,11 @@ class Context:
             sorted_flat.resize(at, refcheck=False)  # the unknown values' tail, given back in place
         self.sorted_flat, self.presorted_len, self.samples = sorted_flat, presorted_len, samples
         self.sorted_done = True
+
+    @property
+    def flavor(self) -> Flavor:
+        """The flavour this context was built for (``j48``: J48's double arithmetic)."""
+        return "j48" if self.j48 else "c45"
 
     @property
     def unit_weights(self) -> bool:

@@ -318,7 +318,6 @@ def _grow_options(opts: TrainOptions, engine: Engine, *, collapse: bool = True) 
         max_depth=opts.max_depth,
         min_gain_ratio=float(opts.min_gain_ratio),
         collapse=collapse,
-        flavor=opts.flavor,
     )
 
 

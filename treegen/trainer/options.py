@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from treegen.errors import TrainError
 from treegen.model.options import (
     CRITERIA,
     FLAVORS,
@@ -18,7 +17,6 @@ from treegen.model.options import (
     Flavor,
     Pruning,
     TrainOptions,
-    refuse_subsets_with,
 )
 
 Engine = Literal["level", "dfs"]
@@ -45,9 +43,9 @@ __all__ = [
 class GrowOptions:
     """What growth needs of the options, and which engine grows.
 
-    ``flavor`` is the context's (:attr:`Context.j48 <treegen.trainer.context.Context.j48>`):
-    the growth functions hold the two equal, and ``--subsets`` with j48 is refused here
-    as :class:`TrainOptions` refuses it (:func:`refuse_subsets_with`)."""
+    The flavour is the context's (:attr:`Context.flavor
+    <treegen.trainer.context.Context.flavor>`), not an option here: each growth function
+    refuses ``--subsets`` under j48 from it (:func:`refuse_subsets_with`)."""
 
     criterion: str  # "gainratio" | "gain"
     subsets: bool = False
@@ -58,16 +56,3 @@ class GrowOptions:
     # better than a leaf on the training data becomes the leaf.  Reduced-error
     # pruning grows without it, as J48 -R does.
     collapse: bool = True
-    flavor: Flavor = "c45"
-
-    def __post_init__(self) -> None:
-        refuse_subsets_with(self.flavor, self.subsets)
-
-    def check_flavor(self, j48: bool) -> None:
-        """:class:`TrainError` unless ``flavor`` is the context's (``Context.j48``):
-        the growth functions' check, so no growth meets ``--subsets`` under j48."""
-        if (self.flavor == "j48") != j48:
-            raise TrainError(
-                f"growth options for {self.flavor} on a context of the other flavour",
-                option="--flavor",
-            )

@@ -28,7 +28,7 @@ attribute's ``Freq[v][c]`` table at a node (v = 0 unknown), as Release 8's
    ``-Epsilon``; its split information is the grouping's without the extra branch.
 
 Weka's J48 has no ``-s``, so the j48 flavour has no grouping: ``TrainOptions`` and
-``GrowOptions`` refuse ``--subsets`` with ``--flavor j48``
+each growth function (on its context's flavour) refuse ``--subsets`` with ``--flavor j48``
 (:func:`treegen.model.options.refuse_subsets_with`).
 """
 

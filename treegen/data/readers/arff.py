@@ -158,7 +158,7 @@ def _sparse_row(
         raise DatasetError("unterminated quote", file=path, line=line, col=col0 + err.col) from None
     previous = -1
     for entry, c in zip(entries, ecols, strict=True):
-        m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL)
+        m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL | re.ASCII)
         if not m:
             raise DatasetError(
                 f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path, line=line, col=col0 + c

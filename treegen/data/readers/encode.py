@@ -16,6 +16,7 @@ import numpy as np
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.readers.table import (
+    NUMBER_TEXT,
     RawRow,
     RawTable,
     column_kind,
@@ -25,7 +26,7 @@ from treegen.data.readers.table import (
 )
 from treegen.errors import DatasetError
 
-_NUMBER_LINES = re.compile(r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\n)*")
+_NUMBER_LINES = re.compile(rf"(?:{NUMBER_TEXT}\n)*", re.ASCII)  # one number a line
 
 
 def _numbers(table: RawTable, j: int) -> np.ndarray | None:

@@ -26,8 +26,11 @@ from treegen.errors import DatasetError
 # treegen cannot use (ARFF string/date), an error unless ignored.
 ColKind = Literal["continuous", "nominal", "open", "infer", "ignore", "reject"]
 
-# strtod-like but strict: no "nan", "inf", hex, digit separators or blanks.
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+# strtod-like but strict: no "nan", "inf", hex, digit separators or blanks, and ASCII
+# digits only (a str pattern's \d is any Unicode digit, which float() reads: "١" was 1.0
+# where strtod, Release 8 and Weka read no number).
+NUMBER_TEXT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER = re.compile(rf"{NUMBER_TEXT}\Z", re.ASCII)
 
 
 @dataclass
@@ -131,7 +134,7 @@ def check_row_widths(table: RawTable, what: str) -> None:
             )
 
 
-_INTEGER = re.compile(r"[+-]?\d+\Z")
+_INTEGER = re.compile(r"[+-]?\d+\Z", re.ASCII)
 
 
 def label_order(seen: Sequence[str]) -> tuple[tuple[str, ...], str]:

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.constants import KIND_CONTINUOUS
+from treegen.model.options import refuse_subsets_with
 from treegen.trainer.context import Context
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from, release_freed_memory
 from treegen.trainer.levelwise import evaluate
@@ -71,7 +72,7 @@ def grow_levels(
     ``progress("growing", nodes)`` after each round.  ``spend``: the presorted rows go
     once the root is split (:meth:`Context.drop_presorted`; ``presort`` makes them
     again for a caller that needs them)."""
-    opts.check_flavor(ctx.j48)
+    refuse_subsets_with(ctx.flavor, opts.subsets)
     n = ctx.n_rows
     # A node per row at first: FlatTree writes a node's fields only when it is added,
     # so the unused capacity takes no memory, and at 1M rows (704,575 nodes) the

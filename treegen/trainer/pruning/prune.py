@@ -284,7 +284,7 @@ def prune(ctx: Context, root: TNode, cf: float, reuse_growth: bool = True) -> No
     run in C when the accelerator is built (:func:`~treegen.trainer.pruning.native.prune_tnodes`,
     which always recomputes: summing is cheap there).
     """
-    bound = ErrorBound(cf, "j48" if ctx.j48 else "c45")
+    bound = ErrorBound(cf, ctx.flavor)
     if prune_tnodes(ctx, root, cf):
         return
     rows = np.arange(ctx.n_rows, dtype=np.intp)

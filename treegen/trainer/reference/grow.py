@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.model.options import refuse_subsets_with
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context, IntArray, cell_sums, seq_sum
 from treegen.trainer.nominal import eval_nominal, nominal_freq
@@ -265,7 +266,7 @@ def form_tree(
 
 def grow(ctx: Context, opts: GrowOptions) -> TNode:
     """Grow the unpruned tree on all rows at their starting weights, node by node."""
-    opts.check_flavor(ctx.j48)
+    refuse_subsets_with(ctx.flavor, opts.subsets)
     ctx.reset_weights()
     rows = np.arange(ctx.n_rows, dtype=np.intp)
     srt = [ctx.presorted]

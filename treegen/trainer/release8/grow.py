@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.dist import SPARSE_MIN_CLASSES, SparseDist
+from treegen.model.options import refuse_subsets_with
 from treegen.trainer import native
 from treegen.trainer.constants import EPSILON
 from treegen.trainer.context import Context
@@ -205,7 +206,7 @@ def grow(
     """The unpruned tree grown in Release 8's case order, and the case array as growth
     leaves it (pruning starts from that order).  ``progress("growing", nodes)`` is
     called every :data:`PROGRESS_EVERY` nodes."""
-    opts.check_flavor(ctx.j48)
+    refuse_subsets_with(ctx.flavor, opts.subsets)
     cases = Cases(ctx)
     state = State(
         min_cases=ctx.min_cases,
