@@ -36,6 +36,7 @@ from treegen.cli.trainargs import (
 )
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import model_to_json
 from treegen.trainer import TrainOptions, train
@@ -137,18 +138,19 @@ def run_train(args: argparse.Namespace) -> int:
 
             what = (
                 f"{ADJECTIVE[model.method]} committee of {model.n_members} {pruned} "
-                f"{args.flavor} trees ({model.size} nodes, {model.n_leaves} leaves)"
+                f"{args.flavor} {'tree' if model.n_members == 1 else 'trees'} "
+                f"({counted(model.size, 'node')}, {counted(model.n_leaves, 'leaf')})"
                 + (f", stopped at {model.stopped}" if model.stopped else "")
             )
         else:
             what = (
-                f"{pruned} {args.flavor} tree of {model.size} nodes "
-                f"({model.n_leaves} leaves, depth {model.depth()})"
+                f"{pruned} {args.flavor} tree of {counted(model.size, 'node')} "
+                f"({counted(model.n_leaves, 'leaf')}, depth {model.depth()})"
             )
         note(
             args,
             f"treegen: wrote {output}: {what}, "
-            f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
+            f"{counted(errors, 'training error')} ({percent:.1f}%) on {counted(ds.n_rows, 'row')}",
         )
         if test_ds is not None:
             if kind.name == "committee":

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset, Schema
+from treegen.data.words import counted
 from treegen.errors import TrainError
 from treegen.trainer import j48order
 from treegen.trainer.context import Context
@@ -99,7 +100,7 @@ def _check_weights(
     """The case weights as float64, or :class:`TrainError` naming what is wrong."""
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (ds.n_rows,):
-        raise TrainError(f"{w.shape} case weights for {ds.n_rows} rows", file=ds.source)
+        raise TrainError(f"{w.shape} case weights for {counted(ds.n_rows, 'row')}", file=ds.source)
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise TrainError("case weights must be finite and not negative", file=ds.source)
     if opts.reduced_error:
