@@ -83,6 +83,13 @@ def checked(
         raise TrainError("no classes declared", file=ds.source)
     if ds.X.shape[1] == 0:  # (the readers refuse such files at their header)
         raise TrainError("no attributes: a tree needs at least one to test", file=ds.source)
+    if all(a.kind == "ignore" for a in ds.schema.attributes):
+        # As a file whose only column is the class: a one-leaf "tree" tests nothing,
+        # and a names file or --ignore that leaves no attribute is most likely a slip.
+        raise TrainError(
+            "no attributes: every attribute is ignored (a tree needs at least one to test)",
+            file=ds.source,
+        )
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
     if weights is not None:
