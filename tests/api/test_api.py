@@ -335,3 +335,26 @@ def test_repr_is_short_kind_classes_and_size_never_the_nodes(tmp_path: Path) -> 
         f"RandomForestClassifier, 30 trees, {forest.n_nodes} nodes>"
     )
     assert len(text) < 200 < len(repr(forest.value))
+
+
+def test_infinities_and_values_beyond_float32_are_compared_as_the_c_does() -> None:
+    """±inf, ±1e40 and ±DBL_MAX in an array (which a data file refuses for c45): a c45
+    tree's Model.predict takes 1e40 as float32 takes it (+inf), and every kind that
+    takes floats answers as its exported C with double inputs, row for row."""
+    X, y = _arrays(4)
+    big = [np.inf, -np.inf, 1e40, -1e40, 3.4028236e38, np.finfo(np.float64).max]
+    rows = np.array([np.r_[v, w, 1.0] for v in big for w in (0.0, v)])
+    c45 = treegen.train((X, y), nominal=[2])
+    with np.errstate(over="ignore"):
+        as_float32 = rows.astype(np.float32).astype(np.float64)  # 1e40 -> inf
+    assert np.isinf(as_float32[:, 0]).all()
+    assert (c45.predict(rows) == c45.predict(as_float32)).all()
+    models = [
+        c45,
+        treegen.train((X, y), nominal=[2], flavor="j48"),
+        treegen.train_rules((X, y), nominal=[2]),
+        treegen.train((X, y), nominal=[2], bag=3),
+    ]
+    for model in models:
+        report = model.verify(rows, input_type="double", n_random=0)
+        assert report.ok and report.passed >= len(rows), report.text

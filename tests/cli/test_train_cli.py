@@ -425,3 +425,22 @@ def test_nominal_and_ignore_apply_to_c45_files_as_the_help_says(
     kinds = {a.name: a.kind for a in treegen_load(out).schema.attributes}
     assert kinds["outlook"] == "ignore" and kinds["humidity"] == "nominal"
     assert run_cli(capsys, "train", golf, "--target", "windy")[0] == 2
+
+
+def test_every_attribute_ignored_is_refused_as_a_class_only_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A names file marking every attribute ignore, or --ignore of every column, trained
+    a one-leaf tree where a CSV with only the class column is refused: both are refused."""
+    (tmp_path / "h.names").write_text("a, b.\n\nx: ignore.\nz: ignore.\n")
+    (tmp_path / "h.data").write_text("1,2,a\n2,3,b\n3,3,b\n")
+    (tmp_path / "o.csv").write_text("x,y\n1,a\n2,b\n")
+    (tmp_path / "c.csv").write_text("y\na\nb\n")
+    for argv in (["h"], ["o.csv", "--ignore", "x"], ["c.csv"]):
+        data = str(tmp_path / argv[0])
+        out = tmp_path / "m.tree"
+        code, _, err = run_cli(capsys, "train", data, *argv[1:], "-o", str(out))
+        assert code == 2 and "no attributes:" in err and err.count("\n") == 1, err
+        assert not out.exists()
+    code, _, err = run_cli(capsys, "train", str(tmp_path / "h"), "-o", str(tmp_path / "m.tree"))
+    assert "every attribute is ignored" in err

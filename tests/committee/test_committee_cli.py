@@ -245,8 +245,15 @@ def test_no_proba_exports_predict_alone(
         assert code == 0 and text.endswith(" passed, 0 failed\n"), (text, err)
         assert "probabilit" not in text, text  # no predict_proba to compare
     if method == "--bag":
-        # Without --no-proba the bagged committee keeps its predict_proba.
-        out = tmp_path / "default"
-        code, _, err = run_cli(capsys, "export", str(model), "--missing", "none", "-o", str(out))
-        assert code == 0, err
-        assert "void c_predict_proba(" in (out / "predict.c").read_text()
+        # Under --missing none a bagged committee has predict_proba as a tree has, only
+        # with --proba: by default it wrote one, where a tree and an ensemble do not.
+        for extra, has in (((), False), (("--proba",), True)):
+            out = tmp_path / f"default{len(extra)}"
+            argv = ("export", str(model), "--missing", "none", *extra, "-o", str(out))
+            code, _, err = run_cli(capsys, *argv)
+            assert code == 0, err
+            for name in ("predict.c", "predict.h"):
+                assert ("c_predict_proba(" in (out / name).read_text()) == has, (extra, name)
+            code, text, err = run_cli(capsys, "verify", str(model), VOTE, *argv[2:-2])
+            assert code == 0 and text.endswith(" passed, 0 failed\n"), (text, err)
+            assert ("probabilit" in text) == has, text

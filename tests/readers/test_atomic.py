@@ -109,3 +109,25 @@ def test_a_folder_in_the_way_of_a_later_file_writes_nothing(tmp_path: Path) -> N
     with pytest.raises(EmitError, match="is a folder"):
         write_files_atomic(tmp_path, {"predict.h": "h\n", "predict.c": "c\n"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["predict.c"]
+
+
+def test_a_failed_write_leaves_no_folder_it_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output folder and the one above it did not exist: a write that fails after
+    creating them (the second file, say) removes them again, as it leaves no file."""
+    from treegen.data import atomic
+
+    real = atomic._write_tmp
+    calls: list[str] = []
+
+    def failing(folder: Path, name: str, data: bytes) -> str:
+        calls.append(name)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(folder, name, data)
+
+    monkeypatch.setattr(atomic, "_write_tmp", failing)
+    with pytest.raises(OSError, match="No space"):
+        write_files_atomic(tmp_path / "new" / "out", {"predict.c": "c\n", "predict.h": "h\n"})
+    assert calls == ["predict.c", "predict.h"] and list(tmp_path.iterdir()) == []

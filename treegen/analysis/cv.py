@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.data.weka_rows import cv_folds
+from treegen.data.words import counted
 from treegen.errors import TrainError, UsageError
 
 
@@ -99,8 +100,9 @@ def check_folds(folds: int, n_rows: int, option: str = "--folds") -> None:
     if folds < 2:
         raise UsageError(f"must be at least 2, got {folds}", option=option)
     if folds > n_rows:
-        rows = f"{n_rows} row{'s' * (n_rows != 1)}"
-        raise UsageError(f"{folds} folds but the data has only {rows}", option=option)
+        raise UsageError(
+            f"{folds} folds but the data has only {counted(n_rows, 'row')}", option=option
+        )
 
 
 def stratified_folds(y: npt.NDArray[np.integer], folds: int, seed: int) -> npt.NDArray[np.intp]:
@@ -197,7 +199,7 @@ def cross_validate(
 
 def format_cv(result: CVResult, source: str, *, per_fold: bool = True) -> str:
     """The per-fold table (optional) and the summary lines."""
-    lines = [f"Cross-validation of {source} ({result.n_rows} rows): {result.method}", ""]
+    lines = [f"Cross-validation of {source} ({counted(result.n_rows, 'row')}): {result.method}", ""]
     if per_fold:
         lines.append("\tFold   Train   Test   Size      Errors")
         for f in result.folds:
@@ -211,7 +213,7 @@ def format_cv(result: CVResult, source: str, *, per_fold: bool = True) -> str:
         f"(standard error {100.0 * result.standard_error:.1f}%)"
     )
     lines.append(
-        f"Misclassified: {result.errors} of {result.n_rows} rows; "
+        f"Misclassified: {result.errors} of {counted(result.n_rows, 'row')}; "
         f"mean tree size {result.mean_size:.1f}"
     )
     return "\n".join(lines) + "\n"

@@ -32,6 +32,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
+from treegen.data.words import counted
 from treegen.errors import UsageError
 from treegen.kinds import Kind, a_kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
@@ -76,7 +77,7 @@ class Model:
         return (
             f"<treegen.Model {self.kind.name}"
             + (f" {self.path!r}" if self.path is not None else "")
-            + f": {len(self.schema.attributes)} features, {what} {shown}{more}"
+            + f": {counted(len(self.schema.attributes), 'feature')}, {what} {shown}{more}"
             + (f"; {size}" if size else "")
             + ">"
         )

@@ -21,6 +21,7 @@ from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
+from treegen.data.words import counted
 from treegen.errors import UsageError
 
 
@@ -232,7 +233,12 @@ def note_unlabelled(args: argparse.Namespace, ds: Dataset) -> None:
     """``eval``'s note on the rows of DATA without a class value (not evaluated)."""
     skipped = int((ds.y < 0).sum())
     if skipped:
-        note(args, f"treegen: {skipped} rows without a class value were not evaluated")
+        note(
+            args,
+            f"treegen: {counted(skipped, 'row')} without a class value "
+            + ("was" if skipped == 1 else "were")
+            + " not evaluated",
+        )
 
 
 def write_predictions(args: argparse.Namespace, text: str, n_rows: int) -> None:

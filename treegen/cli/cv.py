@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from treegen.cli.common import add_data_options, int_range, read_data
 from treegen.cli.progress import progress_line
-from treegen.cli.trainargs import add_train_options, training_function
+from treegen.cli.trainargs import add_train_options, check_train_args, training_function
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError, UsageError
 from treegen.model.core import flavor_compares_float32
@@ -33,11 +33,12 @@ def run_cv(args: argparse.Namespace) -> int:
     # the trainer's errors name train's flags; cv's are add_train_options' rep_flags
     renamed = dict(zip(("--folds", "--seed"), args.rep_flags, strict=True))
     try:  # the options' conflicts before DATA is read, not at the first fold
-        train_fold = training_function(args)
+        opts = check_train_args(args)
     except TrainError as err:
         if err.option not in renamed:
             raise
         raise TrainError(err.message, option=renamed[err.option]) from err
+    train_fold = training_function(args, opts)
     with progress_line(args) as progress:
         # Read once; every fold trains on rows of this one Dataset.
         ds = read_data(

@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+from treegen.data.words import counted
+
 _INTERVAL = 0.2  # seconds between redraws
 
 
@@ -87,9 +89,9 @@ class ProgressLine:
         if self._count is not None:
             parts.append(self._count)
         if self._rows is not None:
-            parts.append(f"{self._rows} rows")
+            parts.append(counted(self._rows, "row"))
         if self._nodes is not None:
-            parts.append(f"{self._nodes} nodes")
+            parts.append(counted(self._nodes, "node"))
         parts.append(f"{time.monotonic() - self._start:.1f} s")
         return ", ".join(parts)
 

@@ -18,6 +18,7 @@ from treegen.cli.common import (
     read_data,
 )
 from treegen.cli.progress import progress_line
+from treegen.data.words import counted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -97,7 +98,7 @@ def run_rules(args: argparse.Namespace) -> int:
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:
-        note(args, f"treegen: wrote {args.output}: {len(final.rules)} rules")
+        note(args, f"treegen: wrote {args.output}: {counted(len(final.rules), 'rule')}")
     note_peak_memory(args)
     return 0
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from treegen.cli.common import float_range, int_range, note
 from treegen.data.atomic import check_folder, write_files_atomic, write_text_atomic
 from treegen.data.synthetic import Spec, arff_text, c45_texts, csv_text, generate
+from treegen.data.words import counted
 from treegen.errors import UsageError
 
 FORMATS = ("arff", "csv", "c45")
@@ -82,8 +83,9 @@ def run_synth(args: argparse.Namespace) -> int:
         written = str(out)
     note(
         args,
-        f"treegen: wrote {written}: {spec.rows} rows, {spec.n_continuous} continuous and "
-        f"{spec.n_nominal} nominal attributes, {spec.n_classes} classes (seed {spec.seed})",
+        f"treegen: wrote {written}: {counted(spec.rows, 'row')}, {spec.n_continuous} continuous "
+        f"and {spec.n_nominal} nominal attributes, {counted(spec.n_classes, 'class')} "
+        f"(seed {spec.seed})",
     )
     return 0
 

@@ -32,14 +32,14 @@ from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import (
     add_train_options,
     check_train_args,
-    train_options,
     training_function,
 )
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.model.core import Model, flavor_compares_float32
 from treegen.model.file import model_to_json
-from treegen.trainer import train
+from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import grow_prepared
 from treegen.trainer.heap import (
     STEP_BLOCK,
@@ -88,7 +88,7 @@ def _default_output(args: argparse.Namespace) -> Path:
 def run_train(args: argparse.Namespace) -> int:
     """Train on DATA and save the model; summary on stderr."""
 
-    check_train_args(args)  # a flag in conflict is named before DATA is read
+    opts = check_train_args(args)  # a flag in conflict is named before DATA is read
     output = Path(args.output) if args.output else _default_output(args)
     quiet = getattr(args, "quiet", False)
     map_large_blocks()  # freed arrays go back to the OS (trainer/heap.py)
@@ -115,12 +115,12 @@ def run_train(args: argparse.Namespace) -> int:
                 # Nothing reads the data after training: its float64 matrix goes as the
                 # trainer copies it (at 1M rows of 20 attributes, 160 MB, which was held
                 # beside the context's tables).
-                prepared = prepare(ds, train_options(args), spend=True)
+                prepared = prepare(ds, opts, spend=True)
                 del ds
                 model = grow_prepared(prepared, progress=progress.nodes)
                 del prepared
             else:
-                model = training_function(args, progress)(ds)
+                model = training_function(args, opts, progress)(ds)
             progress.update("writing", nodes=model.size)
             # A tree is written as the tree kind writes it (model_to_json), without the
             # kinds' registry; any other value through its kind.
@@ -138,24 +138,25 @@ def run_train(args: argparse.Namespace) -> int:
 
             what = (
                 f"{ADJECTIVE[model.method]} committee of {model.n_members} {pruned} "
-                f"{args.flavor} trees ({model.size} nodes, {model.n_leaves} leaves)"
+                f"{args.flavor} {'tree' if model.n_members == 1 else 'trees'} "
+                f"({counted(model.size, 'node')}, {counted(model.n_leaves, 'leaf')})"
                 + (f", stopped at {model.stopped}" if model.stopped else "")
             )
         else:
             what = (
-                f"{pruned} {args.flavor} tree of {model.size} nodes "
-                f"({model.n_leaves} leaves, depth {model.depth()})"
+                f"{pruned} {args.flavor} tree of {counted(model.size, 'node')} "
+                f"({counted(model.n_leaves, 'leaf')}, depth {model.depth()})"
             )
         note(
             args,
             f"treegen: wrote {output}: {what}, "
-            f"{errors} training errors ({percent:.1f}%) on {ds.n_rows} rows",
+            f"{counted(errors, 'training error')} ({percent:.1f}%) on {counted(ds.n_rows, 'row')}",
         )
         if test_ds is not None:
             if kind.name == "committee":
                 sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
             else:
-                sys.stderr.write(_test_evaluation(args, ds, model, test_ds))
+                sys.stderr.write(_test_evaluation(opts, ds, model, test_ds))
     note_peak_memory(args)
     return 0
 
@@ -180,7 +181,7 @@ def _one_tree(args: argparse.Namespace) -> bool:
     )
 
 
-def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_ds: Dataset) -> str:
+def _test_evaluation(opts: TrainOptions, ds: Dataset, model: Model, test_ds: Dataset) -> str:
     """Release 8's ``-u`` block for STEM.test: before and after pruning, confusion matrix.
 
     The "Before Pruning" columns need the unpruned tree, so a pruned run
@@ -190,9 +191,9 @@ def _test_evaluation(args: argparse.Namespace, ds: Dataset, model: Model, test_d
 
     assert test_ds.schema == model.schema
     ev = evaluate(model, test_ds)
-    if not args.prune:
+    if not opts.prune:
         return format_evaluation("test", None, ev)
-    raw = train(ds, dataclasses.replace(train_options(args), prune=False))
+    raw = train(ds, dataclasses.replace(opts, prune=False))
     return format_evaluation("test", ev, evaluate(raw, test_ds))
 
 

@@ -1,11 +1,10 @@
 """The training options ``train`` and ``cv`` share, and the training function they make.
 
 :func:`add_train_options` adds the flags (C4.5's and J48's pruning, pre-pruning, the
-flavour, the committees), :func:`train_options` turns them into a
-:class:`~treegen.model.options.TrainOptions`, :func:`check_train_args` refuses the
-combinations the options cannot make (before DATA is read), and
-:func:`training_function` makes a one-argument function training a tree or a committee
-on a Dataset.
+flavour, the committees); :func:`check_train_args`, the one home of their checks, refuses
+the combinations the options cannot make (before DATA is read) and returns the checked
+:class:`~treegen.model.options.TrainOptions`, from which :func:`training_function`
+makes a one-argument function training a tree or a committee on a Dataset.
 """
 
 from __future__ import annotations
@@ -158,7 +157,7 @@ def _refuse_unused(args: argparse.Namespace) -> None:
         )
 
 
-def train_options(args: argparse.Namespace) -> TrainOptions:
+def _train_options(args: argparse.Namespace) -> TrainOptions:
     """The :class:`TrainOptions` the command line asks for (refusing options that the
     chosen pruning would ignore).  An option not given (None) keeps TrainOptions'
     default."""
@@ -181,8 +180,9 @@ def train_options(args: argparse.Namespace) -> TrainOptions:
 def check_train_args(args: argparse.Namespace) -> TrainOptions:
     """The command line's :class:`TrainOptions`, checked with the combinations they cannot
     make refused: what ``train`` and ``cv`` call before reading DATA, so that a flag in
-    conflict is named before a large file is read (``cv`` named it at its first fold)."""
-    opts = train_options(args)
+    conflict is named before a large file is read (``cv`` named it at its first fold).
+    Called once a command: :func:`training_function` takes what it returns."""
+    opts = _train_options(args)
     opts.validate()
     validation_file = getattr(args, "validation", None)
     if validation_file is not None and not opts.reduced_error:
@@ -196,12 +196,13 @@ def check_train_args(args: argparse.Namespace) -> TrainOptions:
 
 def training_function(
     args: argparse.Namespace,
+    opts: TrainOptions,
     progress: Progress | None = None,
 ) -> Callable[[Dataset], Any]:
-    """A one-argument training function with the command line's options
-    (:func:`check_train_args`): a tree, or with --boost / --bag a committee."""
+    """A one-argument training function with ``opts``, the command line's options as
+    :func:`check_train_args` returned them (so checked): a tree, or with --boost / --bag
+    a committee."""
 
-    opts = check_train_args(args)
     validation_file = getattr(args, "validation", None)
     if args.boost is not None or args.bag is not None:
         report = progress.nodes if progress is not None else None

@@ -53,6 +53,7 @@ from treegen.codegen.lean import lean_ir
 from treegen.codegen.names import check_prefix, unique_idents
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import DEFAULT_STEM
+from treegen.data.words import counted
 from treegen.errors import EncodingError
 from treegen.model import bounds, fixedpoint, j48rule
 from treegen.model.bounds import float32_floor
@@ -225,7 +226,7 @@ def folds_note(
     more = len(folds) - len(listed)
     n = len(folds)
     return (
-        f"{n} threshold{'s' if n != 1 else ''} outside {enc.input_type}'s "
+        f"{counted(n, 'threshold')} outside {enc.input_type}'s "
         f"{'known values' if enc.is_int else 'range'} fold{'' if n != 1 else 's'} to a "
         f"constant branch (every value goes one way): {', '.join(listed)}"
         + (f" and {more} more" if more else "")

@@ -11,8 +11,9 @@ tree's header in place of its ``#include``, then the vote:
 * boosting: ``PREFIX_predict`` adds tree ``i``'s integer vote to the class
   ``PREFIX_t<i>_predict`` returns (32-bit sums), then returns the first largest;
 * bagging: it adds every tree's ``predict_proba`` (15-bit fixed point) and returns the
-  first largest sum; ``PREFIX_predict_proba`` (left out with ``--no-proba``) writes
-  those sums divided by the number of trees (integer division).
+  first largest sum; ``PREFIX_predict_proba`` (where a tree would have one: not under
+  ``--missing none`` without ``--proba``) writes those sums divided by the number of
+  trees (integer division).
 
 There is no float arithmetic in the vote, so with ``--float-compare int`` or an integer
 ``--input-type`` the whole predict uses none.  predict.h is the tree header's, for the
@@ -95,8 +96,10 @@ def lower_tree(c: Committee, i: int, opts: ExportOptions, prefix: str) -> IR:
 def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -> CommitteeIR:
     """Every tree lowered for ``opts`` (``opts.prefix`` is set), checked to share one input
     encoding; an explicit ``--proba`` is refused for boosting, which has no predict_proba.
-    A bagged committee exports its predict_proba unless ``--no-proba`` (its trees keep
-    theirs: the vote adds them)."""
+    A bagged committee exports its predict_proba where a tree would
+    (:attr:`ExportOptions.wants_proba`: by default with ``--missing c45``, under
+    ``--missing none`` only with ``--proba``); its trees keep theirs either way, for the
+    vote adds them."""
     assert opts.prefix is not None
     if opts.proba and c.method == "boost":
         raise UsageError(
@@ -108,7 +111,7 @@ def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -
     for i, ir in enumerate(trees[1:], 1):
         if ir.encoding != trees[0].encoding:
             raise EmitError(f"tree {i + 1} lowers to another input encoding than tree 1")
-    proba = c.method == "bag" and opts.proba is not False
+    proba = c.method == "bag" and opts.wants_proba
     return CommitteeIR(
         opts.prefix, c.method, trees, c.votes, provenance, opts.style or "table", proba
     )

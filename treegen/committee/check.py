@@ -31,6 +31,7 @@ from treegen.committee.ccode import CommitteeIR, lower_tree
 from treegen.committee.core import ADJECTIVE, Committee
 from treegen.committee.weka_vote import disagreement_line
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.verify.inputs import comparison_inputs, model_values, to_c_domain
 from treegen.verify.oracle import evaluate, meets_missing
 from treegen.verify.report import Report, check_against, row_counts, tally
@@ -55,7 +56,7 @@ def verify_rows(
     n_data = sum(ds.n_rows for ds in data)
     enc = ir0.encoding
     report.lines.append(
-        f"{ADJECTIVE[c.method]} committee of {len(cir.trees)} trees, style {cir.style}, "
+        f"{ADJECTIVE[c.method]} committee of {counted(len(cir.trees), 'tree')}, style {cir.style}, "
         f"input {enc.input_type}{', float compare int' if enc.uses_keys else ''}"
         f"{', missing none' if ir0.missing == 'none' else ''}: "
         f"{row_counts(n_data, X.shape[0], per_tree * len(cir.trees))}"

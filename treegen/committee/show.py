@@ -24,6 +24,7 @@ from treegen.codegen.flash import estimate_flash
 from treegen.committee import vote
 from treegen.committee.core import Committee
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.model.classify import predict as tree_predict
 from treegen.model.show import _weka_round2, format_tree, java_double
 
@@ -71,12 +72,14 @@ def format_summary(c: Committee) -> str:
         )
     else:
         how = (
-            f"bagging, {c.n_members} trees (bootstrap seed {c.options.get('bag_seed', 1)}); "
+            f"bagging, {counted(c.n_members, 'tree')} "
+            f"(bootstrap seed {c.options.get('bag_seed', 1)}); "
             "votes: the trees' 15-bit class distributions, summed as integers"
         )
     return (
         f"{how}\n"
-        f"{c.flavor} trees: {c.size} nodes, {c.n_leaves} leaves, sizes {min(sizes)}..{max(sizes)}, "
+        f"{c.flavor} trees: {counted(c.size, 'node')}, {counted(c.n_leaves, 'leaf')}, "
+        f"sizes {min(sizes)}..{max(sizes)}, "
         f"depth up to {c.depth()}\n"
         f"classes ({len(c.schema.classes)}): {class_list(c.schema)}\n"
     )

@@ -157,54 +157,29 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
-def _refuse_a_file_in_the_way(folder: Path) -> None:
-    """An error naming a file where ``folder`` or a folder above it is needed, up to the
-    first that exists ("-o afile/x": mkdir's bare "Not a directory" named afile/x)."""
+def _refuse_a_file_in_the_way(folder: Path, out: Path) -> None:
+    """The one rule for a folder an output needs: an error naming a file where ``folder``
+    or a folder above it is needed, up to the first that exists ("-o afile/x": mkdir's
+    bare "Not a directory" named afile/x); ``out``, the output folder, in words of its
+    own."""
     for up in [folder, *folder.parents]:
         if up.exists():
-            if not up.is_dir():
-                raise EmitError("is a file where a folder is needed", file=str(up))
-            return
+            if up.is_dir():
+                return
+            if up == out:
+                raise EmitError("output folder is a file", file=str(up))
+            raise EmitError("is a file where a folder is needed", file=str(up))
 
 
 def write_files_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str]) -> None:
-    """Write several files into ``out_dir`` (created if missing), all or none.
-
-    All temporaries are written first; only when every one is complete are
-    they renamed into place.  A failure before that point leaves ``out_dir``
-    exactly as it was.
-    """
+    """Write several files into ``out_dir`` (created if missing), all or none:
+    :func:`write_tree_atomic` of plain file names, so that a failure leaves no file
+    changed and no folder this call created."""
     folder = Path(out_dir)
     for name in files:
         if not name or os.sep in name or (os.altsep and os.altsep in name) or name in (".", ".."):
             raise EmitError(f"'{name}' is not a plain file name", file=str(folder))
-    if folder.exists() and not folder.is_dir():
-        raise EmitError("output folder is a file", file=str(folder))
-    _refuse_a_file_in_the_way(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise _named(err, folder, "creating the output folder") from None
-    # Every target is checked before anything is written, so that a folder in the way
-    # of the second file cannot leave the first one replaced.
-    targets = {name: _target(folder / name) for name in files}
-    written: list[tuple[str, Path]] = []
-    try:
-        for name, text in files.items():
-            target, special = targets[name]
-            if not special:
-                written.append((_write_tmp(target.parent, target.name, text.encode()), target))
-        for tmp, target in written:
-            _replace(tmp, target)
-        for name, text in files.items():
-            target, special = targets[name]
-            if special:
-                _write_in_place(target, text.encode())
-    except BaseException:
-        for tmp, _ in written:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise
+    write_tree_atomic(folder, files)
 
 
 def _relative(out: Path, name: str) -> PurePosixPath:
@@ -231,11 +206,9 @@ def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str])
     """
     out = Path(out_dir)
     rels = {name: _relative(out, name) for name in files}
-    if out.exists() and not out.is_dir():
-        raise EmitError("output folder is a file", file=str(out))
     folders = sorted({out.joinpath(*rel.parts[:-1]) for rel in rels.values()}, key=str)
     for folder in folders:
-        _refuse_a_file_in_the_way(folder)
+        _refuse_a_file_in_the_way(folder, out)
     targets = {name: _target(out.joinpath(*rel.parts)) for name, rel in rels.items()}
     created: list[Path] = []
     written: list[tuple[str, Path]] = []
@@ -243,14 +216,17 @@ def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str])
         for folder in folders:
             for up in reversed([folder, *folder.parents]):
                 if not up.exists():
-                    up.mkdir()
+                    try:
+                        up.mkdir()
+                    except OSError as err:
+                        raise _named(err, up, "creating the folder") from None
                     created.append(up)
         for name, text in files.items():
             target, special = targets[name]
             if not special:
                 written.append((_write_tmp(target.parent, target.name, text.encode()), target))
         for tmp, target in written:
-            os.replace(tmp, target)
+            _replace(tmp, target)
         for name, text in files.items():
             target, special = targets[name]
             if special:

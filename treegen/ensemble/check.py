@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.ensemble import classify, isolation
 from treegen.ensemble.core import ZERO_BAND, Ensemble
 from treegen.ensemble.lower import CatSplit, EnsembleIR, Split, none_rule
@@ -134,7 +135,7 @@ def verify_rows(
     n_data = sum(ds.n_rows for ds in data)
     enc = ir.encoding
     report.lines.append(
-        f"ensemble of {len(ir.trees)} trees, input {enc.input_type}"
+        f"ensemble of {counted(len(ir.trees), 'tree')}, input {enc.input_type}"
         f"{', float compare int' if enc.uses_keys else ''}"
         f"{', missing none' if ir.lean else ''}: "
         f"{row_counts(n_data, X.shape[0], n_random)}"
@@ -217,8 +218,10 @@ def compare_values(
     got = np.asarray(c_bits, dtype=np.uint64)
     bad: npt.NDArray[np.bool_] = ((got != want).any(axis=1) | (np.asarray(c_same) != 0)) & rows
     n = int(rows.sum())
-    verdict = "identical" if not bad.any() else f"{int(bad.sum())} rows differ"
-    report.lines.append(f"C vs {name}: {n} rows, float64 values compared bit for bit: {verdict}")
+    verdict = "identical" if not bad.any() else f"{counted(int(bad.sum()), 'row')} differ"
+    report.lines.append(
+        f"C vs {name}: {counted(n, 'row')}, float64 values compared bit for bit: {verdict}"
+    )
     for r in np.flatnonzero(bad)[:5]:
         c = (got[r, 0::2] << np.uint64(32)) | got[r, 1::2]
         report.mismatches.append(

@@ -10,6 +10,7 @@ from treegen.analysis.evaluate import confusion_matrix, format_confusion, labell
 from treegen.analysis.report import attribute_lines, class_list, provenance_lines
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.ensemble import classify, emit
 from treegen.ensemble.core import LEAF, Ensemble
 from treegen.ensemble.lower import lower_ensemble
@@ -32,7 +33,8 @@ def format_summary(e: Ensemble) -> str:
     source = str(e.options.get("source", e.method))
     depths = [t.depth() for t in e.trees]
     lines = [
-        f"{source}: {len(e.trees)} trees, {e.n_nodes} nodes, {e.n_leaves} leaves, "
+        f"{source}: {counted(len(e.trees), 'tree')}, {counted(e.n_nodes, 'node')}, "
+        f"{counted(e.n_leaves, 'leaf')}, "
         f"depth {min(depths)}..{max(depths)}",
         f"{'outputs' if e.regressor else 'classes'} ({len(e.schema.classes)}): "
         f"{class_list(e.schema)}",

@@ -50,7 +50,7 @@ class EnsLine:
     zero: bool = False  # a value in the zero band goes the missing way too
     bare: bool = False  # --missing none: the comparison alone
     select: tuple[str, ...] = ()  # ``select``: a return statement's lines (branchfree)
-    cond: str = ""  # a key test's condition (_key_test)
+    cond: str = ""  # the whole condition of a key test or an integer input's (_int_condition)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,16 +148,27 @@ def int_walk(ir: EnsembleIR) -> bool:
     return ir.frame.encoding.is_int and bool(splits(ir))
 
 
-def _int_test(ir: EnsembleIR, node: Split) -> str:
-    """An integer input's ``le`` test as a C condition, the ifs' own (the template's)."""
+def _int_condition(ir: EnsembleIR, node: Split) -> str:
+    """An integer input's ``le`` or ``lt`` test as C, the one text of both an ifs line's
+    condition and a select's (which parenthesizes it): the compare alone under
+    ``--missing none`` (bare), else with the compare of PREFIX_MISSING, which goes the
+    missing value's way."""
     x = f"x[{node.feature}]"
     thr = value_literal(ir.frame.encoding, float(node.threshold))
+    test = f"{x} {'<' if node.op == 'lt' else '<='} {thr}"
     if bare(node, ir.lean):
-        return f"{x} <= {thr}"
+        return test
     miss = f"{ir.prefix.upper()}_MISSING"
-    if node.nan_left:
-        return f"({x} == {miss} || {x} <= {thr})"
-    return f"({x} != {miss} && {x} <= {thr})"
+    return f"{x} == {miss} || {test}" if node.nan_left else f"{x} != {miss} && {test}"
+
+
+def _select_test(ir: EnsembleIR, node: Split) -> str:
+    """A split's condition as an argument of a select: a key walk's, or an integer
+    input's in parentheses where it has two compares."""
+    if ir.key_walk:
+        return _key_test(ir, node)
+    cond = _int_condition(ir, node)
+    return cond if bare(node, ir.lean) else f"({cond})"
 
 
 def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tuple[str, ...]:
@@ -168,7 +179,7 @@ def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tu
             i,
             f"return ({cast})",
             f"{ir.prefix.upper()}_SEL",
-            lambda n: _key_test(ir, n) if ir.key_walk else _int_test(ir, n),
+            lambda n: _select_test(ir, n),
             lambda n: _comment(ir, n),
             lambda leaf: pay.of_row[leaf.row],
         )
@@ -227,7 +238,12 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     lines.append(EnsLine("call", pad, callee=callee))
                     continue
                 test, thr, off = _ifs_tests(ir, node, cat_at.get((t, i), 0))
-                cond = _key_test(ir, node) if test == "key" and isinstance(node, Split) else ""
+                cond = ""
+                if test == "key" and isinstance(node, Split):
+                    cond = _key_test(ir, node)
+                elif test in ("le", "lt") and int_walk(ir) and not zero and not plain:
+                    assert isinstance(node, Split)
+                    cond = _int_condition(ir, node)
                 uses_k = uses_k or (
                     ir.encoding.uses_keys
                     and not ir.key_walk

@@ -15,6 +15,7 @@ from treegen.committee.core import ADJECTIVE, Committee
 from treegen.committee.file import FORMAT, committee_from_data, committee_to_json
 from treegen.committee.show import format_committee, format_evaluation, format_info
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
 
@@ -28,7 +29,8 @@ def _evaluate(c: Committee, ds: Dataset, label: str, unpruned: str | None) -> st
 def _summary(cir: CommitteeIR, opts: ExportOptions) -> str:
     enc = cir.encoding
     return (
-        f"{ADJECTIVE[cir.method]} committee of {len(cir.trees)} trees, style {cir.style}, "
+        f"{ADJECTIVE[cir.method]} committee of {counted(len(cir.trees), 'tree')}, "
+        f"style {cir.style}, "
         f"input {enc.input_type}{', float compare int' if enc.uses_keys else ''}"
     )
 
@@ -60,5 +62,7 @@ COMMITTEE: Kind[Committee, CommitteeIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
-    size=lambda c: f"{c.n_members} trees, {c.size} nodes, {c.n_leaves} leaves",
+    size=lambda c: (
+        f"{counted(c.n_members, 'tree')}, {counted(c.size, 'node')}, {counted(c.n_leaves, 'leaf')}"
+    ),
 )

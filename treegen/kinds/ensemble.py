@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.ensemble import check, classify
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.emit import emit_ensemble
@@ -28,7 +29,7 @@ def _evaluate(e: Ensemble, ds: Dataset, label: str, unpruned: str | None) -> str
 def _summary(ir: EnsembleIR, opts: ExportOptions) -> str:
     enc = ir.encoding
     return (
-        f"ensemble of {len(ir.trees)} trees, style {opts.style}, input {enc.input_type}"
+        f"ensemble of {counted(len(ir.trees), 'tree')}, style {opts.style}, input {enc.input_type}"
         f"{', float compare int' if enc.uses_keys else ''}"
     )
 
@@ -57,6 +58,9 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     compare=check.compare,
     summary=_summary,
     values=classify.values,
-    size=lambda e: f"{e.estimator_name or e.method}, {len(e.trees)} trees, {e.n_nodes} nodes",
+    size=lambda e: (
+        f"{e.estimator_name or e.method}, {counted(len(e.trees), 'tree')}, "
+        f"{counted(e.n_nodes, 'node')}"
+    ),
     notes=lambda ir: tuple(n for n in (fold_note(ir),) if n),
 )

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
 from treegen.rules import check, core
@@ -43,7 +44,7 @@ def _predict(rs: core.RuleSet, X: npt.NDArray[np.float64]) -> npt.NDArray[np.int
 def _summary(rir: RuleIR, opts: ExportOptions) -> str:
     enc = rir.encoding
     return (
-        f"ruleset of {len(rir.rules)} rules, input {enc.input_type}"
+        f"ruleset of {counted(len(rir.rules), 'rule')}, input {enc.input_type}"
         f"{', float compare int' if enc.uses_keys else ''}"
     )
 
@@ -54,7 +55,7 @@ def _notes(rir: RuleIR) -> tuple[str, ...]:
         return ()
     n = len(rir.folds)
     return (
-        f"{n} condition{'s' if n != 1 else ''} with a threshold outside "
+        f"{counted(n, 'condition')} with a threshold outside "
         f"{rir.encoding.input_type}'s values fold{'' if n != 1 else 's'}: " + "; ".join(rir.folds),
     )
 
@@ -82,6 +83,9 @@ RULESET: Kind[core.RuleSet, RuleIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
-    size=lambda rs: f"{len(rs.rules)} rules, {sum(len(r.conditions) for r in rs.rules)} conditions",
+    size=lambda rs: (
+        f"{counted(len(rs.rules), 'rule')}, "
+        f"{counted(sum(len(r.conditions) for r in rs.rules), 'condition')}"
+    ),
     notes=_notes,
 )

@@ -22,6 +22,7 @@ from treegen.analysis.evaluate import evaluate as evaluate_model
 from treegen.analysis.evaluate import format_evaluation
 from treegen.codegen.options import STYLES, ExportOptions, Style
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
 from treegen.model import classify
@@ -120,8 +121,7 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
     for missing values (C4.5's replay stack, or nothing under --missing none)."""
     enc = ir.encoding
     stack = (
-        f"missing-value stack {ir.prefix.upper()}_STACK_SIZE = {ir.stack_size} "
-        f"choice{'s' if ir.stack_size != 1 else ''}"
+        f"missing-value stack {ir.prefix.upper()}_STACK_SIZE = {counted(ir.stack_size, 'choice')}"
         if ir.missing == "c45"
         else "--missing none: no missing-value stack"
     )
@@ -129,7 +129,7 @@ def _summary(ir: IR, opts: ExportOptions) -> str:
     if n:
         nodes = ", ".join(str(i) for i in ir.subtree_folds[:10]) + (", ..." if n > 10 else "")
         stack += (
-            f"; {n} test{'s' if n != 1 else ''} whose branches give the same answer "
+            f"; {counted(n, 'test')} whose branches give the same answer "
             f"folded (model node{'s' if n != 1 else ''} {nodes}; show keeps them)"
         )
     return (
@@ -191,6 +191,6 @@ TREE: Kind[Model, IR] = Kind(
     rows=_rows,
     compare=_compare,
     summary=_summary,
-    size=lambda m: f"{m.size} nodes, {m.n_leaves} leaves, depth {m.depth()}",
+    size=lambda m: f"{counted(m.size, 'node')}, {counted(m.n_leaves, 'leaf')}, depth {m.depth()}",
     notes=_notes,
 )

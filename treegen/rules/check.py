@@ -21,6 +21,7 @@ from treegen.codegen.keys import float_keys
 from treegen.codegen.lower import FLT_MAX
 from treegen.codegen.options import ExportOptions
 from treegen.data.dataset import Dataset
+from treegen.data.words import counted
 from treegen.rules.ccode import RuleIR, RuleTest
 from treegen.rules.core import RuleSet
 from treegen.rules.core import predict as rules_predict
@@ -176,7 +177,7 @@ def verify_rows(
     n_data = sum(ds.n_rows for ds in data)
     enc = rir.frame.encoding
     report.lines.append(
-        f"ruleset of {len(rs.rules)} rules, input {enc.input_type}"
+        f"ruleset of {counted(len(rs.rules), 'rule')}, input {enc.input_type}"
         f"{', float compare int' if enc.uses_keys else ''}: "
         f"{row_counts(n_data, X.shape[0], n_random)}"
     )

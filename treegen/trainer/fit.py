@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset, Schema
+from treegen.data.words import counted
 from treegen.errors import TrainError
 from treegen.model.constants import J48_TOL
 from treegen.model.core import Leaf, Model, Node
@@ -337,7 +338,7 @@ def _train_reduced_error(
         # empty; with at least as many both sets have cases.
         if keep.size < opts.folds:
             raise TrainError(
-                f"{keep.size} labelled cases are fewer than {opts.folds} folds "
+                f"{counted(keep.size, 'labelled case')} are fewer than {opts.folds} folds "
                 "(J48 -R refuses this too)",
                 option="--folds",
             )

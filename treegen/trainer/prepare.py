@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Dataset, Schema
+from treegen.data.words import counted
 from treegen.errors import TrainError
 from treegen.trainer import j48order
 from treegen.trainer.context import Context
@@ -82,6 +83,13 @@ def checked(
         raise TrainError("no classes declared", file=ds.source)
     if ds.X.shape[1] == 0:  # (the readers refuse such files at their header)
         raise TrainError("no attributes: a tree needs at least one to test", file=ds.source)
+    if all(a.kind == "ignore" for a in ds.schema.attributes):
+        # As a file whose only column is the class: a one-leaf "tree" tests nothing,
+        # and a names file or --ignore that leaves no attribute is most likely a slip.
+        raise TrainError(
+            "no attributes: every attribute is ignored (a tree needs at least one to test)",
+            file=ds.source,
+        )
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
     if weights is not None:
@@ -99,7 +107,7 @@ def _check_weights(
     """The case weights as float64, or :class:`TrainError` naming what is wrong."""
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (ds.n_rows,):
-        raise TrainError(f"{w.shape} case weights for {ds.n_rows} rows", file=ds.source)
+        raise TrainError(f"{w.shape} case weights for {counted(ds.n_rows, 'row')}", file=ds.source)
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise TrainError("case weights must be finite and not negative", file=ds.source)
     if opts.reduced_error:

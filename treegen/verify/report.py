@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from treegen.data.words import counted
+
 
 @dataclass
 class Report:
@@ -29,7 +31,7 @@ class Report:
     def text(self, show: int = 5) -> str:
         out = list(self.lines)
         if self.mismatches:
-            out.append(f"first mismatches (of {self.failed_rows} rows):")
+            out.append(f"first mismatches (of {counted(self.failed_rows, 'row')}):")
             out += ["  " + m for m in self.mismatches[:show]]
         out.append(f"{self.rows - self.failed_rows} passed, {self.failed_rows} failed")
         return "\n".join(out) + "\n"
@@ -58,9 +60,9 @@ def check_against(
         assert c_proba is not None
         diff |= rows & (proba != c_proba).any(axis=1)
     n = int(rows.sum())
-    verdict = "identical" if not diff.any() else f"{int(diff.sum())} rows differ"
+    verdict = "identical" if not diff.any() else f"{counted(int(diff.sum()), 'row')} differ"
     what = f"classes and {values}" if proba is not None else "classes"
-    report.lines.append(f"C vs {name}: {n} rows, {what} {verdict}")
+    report.lines.append(f"C vs {name}: {counted(n, 'row')}, {what} {verdict}")
     for r in np.flatnonzero(diff)[:5]:
         extra = (
             f" {values} C {c_proba[r].tolist()} vs {proba[r].tolist()}"

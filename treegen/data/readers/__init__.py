@@ -19,6 +19,7 @@ from treegen.data.readers.csv import read_csv
 from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
 from treegen.data.readers.table import RawTable
+from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 __all__ = ["detect_format", "read_dataset", "read_python"]
@@ -160,7 +161,7 @@ def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool
             detail = (
                 f"attribute {diff + 1} is '{got[diff]}', the model's is '{want[diff]}'"
                 if diff < min(len(got), len(want))
-                else f"{len(got)} attributes, the model has {len(want)}"
+                else f"{counted(len(got), 'attribute')}, the model has {len(want)}"
             )
             raise DatasetError(f"does not match the model: {detail}", file=names_path)
     table: RawTable = read_cases(cases_path, schema_columns(schema))

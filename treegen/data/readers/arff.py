@@ -31,6 +31,7 @@ from treegen.data.readers.text import (
     split_fields,
     split_simple,
 )
+from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 _CONTINUOUS = ("numeric", "real", "integer")
@@ -246,7 +247,7 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
             line=max(line_no, 1),
         )
     table.end_line = max(line_no, 1)
-    check_row_widths(table, f"{len(columns)} attributes")
+    check_row_widths(table, counted(len(columns), "attribute"))
     names = [c.name for c in columns]
     if target is None:
         table.class_index = len(columns) - 1

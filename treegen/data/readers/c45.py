@@ -22,6 +22,7 @@ from pathlib import Path
 from treegen.data.dataset import Schema
 from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
 from treegen.data.readers.text import read_text, simple_columns
+from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 _BLANKS = re.compile(r"[ \t]+")
@@ -284,7 +285,7 @@ def read_cases(path: str, columns: list[Column]) -> RawTable:
     if pending is not None:
         table.rows.append(pending)
     table.end_line = max(line_no, 1)
-    check_row_widths(table, f"{len(columns) - 1} attributes and the class")
+    check_row_widths(table, f"{counted(len(columns) - 1, 'attribute')} and the class")
     return table
 
 

@@ -22,6 +22,7 @@ from treegen.data.readers.text import (
     split_fields,
     split_simple,
 )
+from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 _Record = tuple[int, list[str | None], "list[int] | None", str]
@@ -106,7 +107,7 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
         table.rows.append(RawRow(line_no, values, cols, raw, sep))
     if records[1:]:
         table.end_line = records[-1][0] + 1
-    check_row_widths(table, f"{len(columns)} columns in the header")
+    check_row_widths(table, f"{counted(len(columns), 'column')} in the header")
     if target is None:
         table.class_index = len(columns) - 1
     elif target in names:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from treegen.data.readers.text import simple_columns
+from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 # "continuous"/"nominal": declared by the file; "open": nominal with values
@@ -127,7 +128,7 @@ def check_row_widths(table: RawTable, what: str) -> None:
         if n != width:
             col = row.col(width) if n > width else row.col(n - 1)
             raise DatasetError(
-                f"expected {width} values ({what}), found {n}",
+                f"expected {counted(width, 'value')} ({what}), found {n}",
                 file=table.path,
                 line=row.line,
                 col=col,
