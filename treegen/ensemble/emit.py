@@ -94,7 +94,7 @@ def _longest_path(tree: ETree) -> int:
 
 def _safety(ir: EnsembleIR) -> tuple[str, ...]:
     tests = sum(_longest_path(t) for t in ir.trees)
-    return ensemble_safety_lines(ir.prefix, len(ir.trees), tests, ir.n_outputs)
+    return ensemble_safety_lines(ir.prefix, len(ir.trees), tests, 0 if ir.decided else ir.n_outputs)
 
 
 def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:

@@ -94,7 +94,10 @@ def _never_minus_zero(ir: EnsembleIR) -> bool:
 def payloads(ir: EnsembleIR, fractions: bool) -> Payloads:
     """The payloads of ``ir``'s value rows: count rows when ``fractions`` is asked for
     and every row has one (a whole-row ensemble whose sums cannot be -0), else the
-    rows themselves."""
+    rows themselves; where the class is decided at export time (EnsembleIR.decided),
+    every leaf's payload is its class, a one-class payload with nothing to add."""
+    if ir.decided:
+        return Payloads(ir.n_classes, (), 0, (), ir.decided)
     rows = [count_row(r) for r in ir.values] if fractions and ir.vector else []
     if rows and all(r is not None for r in rows) and _never_minus_zero(ir):
         k = ir.n_outputs
