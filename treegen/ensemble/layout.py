@@ -11,7 +11,9 @@ Python divides two ints correctly rounded, as the C divides two doubles).  A pur
 and bit-packed (treegen.ensemble.count_pack).  Adding ``fl(n_c / N)`` is the same IEEE operation
 as adding the stored value; a zero count is skipped, which is exact because the sums
 start at +0 or above and every value is >= +0, so no sum is ever -0 (x + 0.0 == x for
-every other x).  Count rows are used only when every row has them.
+every other x).  Count rows are used only when every row has them.  A one-tree
+classifier whose classes are decided at export time (EnsembleIR.decided) has one-class
+payloads only: each leaf's is its class, which the C returns.
 
 **The compact table** (the table style).  Only splits have rows, in pre-order, tree
 after tree.  A row is a threshold (or, for a categorical test, the offset of its
