@@ -38,6 +38,10 @@ def _need(name: str) -> None:
         ("forest", {"style": "ifs", "input_type": "int16", "scale": 10, "proba": True}),
         ("forest", {"style": "ifs", "input_type": "int16", "scale": 10, "missing": "none"}),
         ("leaf_forest", {"style": "ifs", "float_compare": "int"}),
+        # One tree: the class decided at export time (no sums on the chip), NaN included.
+        ("tree", {}),
+        ("tree", {"style": "ifs"}),
+        ("tree", {"proba": True}),
     ],
 )
 def test_ensembles_on_every_chip(name: str, mode: dict[str, object]) -> None:

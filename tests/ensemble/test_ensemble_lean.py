@@ -260,6 +260,9 @@ def test_lean_export_from_the_command_line(
         ("lgb_zero", "int16", "ifs"),
         ("lgb_multi", "float", "ifs"),
         ("forest", "float", "table"),
+        # One tree: the class decided at export time (no sums on the chip).
+        ("tree", "float", "ifs"),
+        ("tree", "int16", "table"),
     ],
 )
 def test_lean_on_the_chips(name: str, mode: str, style: str) -> None:

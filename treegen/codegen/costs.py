@@ -128,7 +128,15 @@ def rules_safety_lines(P: str, conditions: int, keyed: bool) -> tuple[str, ...]:
 
 def ensemble_safety_lines(P: str, trees: int, tests: int, sums: int) -> tuple[str, ...]:
     """predict.h's paragraph on calling an ensemble's functions: ``trees`` walked once
-    each, ``tests`` the sum of their longest paths, ``sums`` the running sums kept."""
+    each, ``tests`` the sum of their longest paths, ``sums`` the running sums kept (0:
+    one tree whose leaves return the class decided at export time, with no sums)."""
+    if sums == 0:
+        return (
+            *_calling(f"the {P}_ functions below"),
+            f"   1 tree walked once, {tests} tests at most (its longest path).  Stack: a",
+            "   few scalars (no sums: each leaf's class was decided when the file was",
+            f"   written) {MEASURED}",
+        )
     return (
         *_calling(f"the {P}_ functions below"),
         f"   {trees} trees walked once each, {tests} tests in all (the longest path of",

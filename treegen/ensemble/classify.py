@@ -119,15 +119,23 @@ def raw_scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     """The sums after the last tree, before any division (``n`` x outputs): float64, or
     float32 for ``sum="float32"`` (then held in float64, exactly)."""
     x = _as_compared(ens, X)
-    dtype = np.float32 if ens.sum == "float32" else np.float64
-    acc = np.tile(np.asarray(ens.init, dtype=dtype), (x.shape[0], 1))
-    values = np.asarray(ens.values, dtype=dtype)
     counts = ens.code_counts()
+    reached = [
+        np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x, counts)] for tree in ens.trees
+    ]
+    return _sums(ens, reached, x.shape[0])
+
+
+def _sums(ens: Ensemble, reached: list[npt.NDArray[np.intp]], n: int) -> FloatArray:
+    """The init row plus, tree after tree, the value row ``reached[t][i]`` of row i."""
+    dtype = np.float32 if ens.sum == "float32" else np.float64
+    acc = np.tile(np.asarray(ens.init, dtype=dtype), (n, 1))
+    values = np.asarray(ens.values, dtype=dtype)
     # A sum that overflows is infinity in the estimator and in the C alike: IEEE's
     # result, not an error, so numpy is not to warn of it.
     with np.errstate(over="ignore"):
-        for tree in ens.trees:
-            rows = values[np.asarray(tree.value, dtype=np.intp)[leaves(ens, tree, x, counts)]]
+        for tree, rows_at in zip(ens.trees, reached, strict=True):
+            rows = values[rows_at]
             if tree.output < 0:
                 acc += rows  # one IEEE addition per element, in tree order
             else:
@@ -135,16 +143,30 @@ def raw_scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     return acc.astype(np.float64)
 
 
-def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
-    """:func:`raw_scores` divided by the divisor: a forest's ``predict_proba``, AdaBoost's
-    per-class ``decision_function`` before its binary difference, boosting's raw scores."""
-    acc = raw_scores(ens, X)
+def _divided(ens: Ensemble, acc: FloatArray) -> FloatArray:
+    """``acc`` divided by the ensemble's divisor (none: ``acc`` itself)."""
     if ens.divisor is not None:
         with np.errstate(over="ignore"):
             if ens.sum == "float32":
                 return (acc.astype(np.float32) / np.float32(ens.divisor)).astype(np.float64)
             acc /= ens.divisor
     return acc
+
+
+def scores(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
+    """:func:`raw_scores` divided by the divisor: a forest's ``predict_proba``, AdaBoost's
+    per-class ``decision_function`` before its binary difference, boosting's raw scores."""
+    return _divided(ens, raw_scores(ens, X))
+
+
+def row_classes(ens: Ensemble) -> tuple[int, ...]:
+    """A one-tree classifier's class for each of its value rows: what :func:`predict`
+    decides for a row whose leaf adds that value row (the same sums, division and
+    :func:`decide`), so the C can return it with no arithmetic of its own."""
+    if len(ens.trees) != 1:
+        raise ValueError(f"row_classes needs one tree, not {len(ens.trees)}")
+    rows = np.arange(len(ens.values), dtype=np.intp)
+    return tuple(int(c) for c in decide(ens, _divided(ens, _sums(ens, [rows], len(rows)))))
 
 
 def values(ens: Ensemble, X: npt.ArrayLike) -> FloatArray | None:

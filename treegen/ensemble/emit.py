@@ -4,8 +4,10 @@ predict.h is a tree's (the frame's header view: types, feature and class macros)
 predict.c sums, for every tree in estimator order, what the leaf a row reaches adds,
 in IEEE binary64, then divides and decides as the estimator does
 (treegen.ensemble.core); where ``double`` has fewer than 53 bits (AVR) the same
-operations run in the generated binary64 routines (treegen.codegen.f64).  How a row
-reaches its leaf is the style:
+operations run in the generated binary64 routines (treegen.codegen.f64).  A classifier
+of one tree exporting no doubles has sums that depend on the leaf alone: each leaf's
+class is decided at export time (EnsembleIR.decided) and predict.c returns it, with no
+sums, value tables or binary64 routines.  How a row reaches its leaf is the style:
 
 * ``table`` (templates/predict_ensemble_table.c.j2): every tree's splits in one compact
   table walked by one loop, leaves as payloads (count rows where a forest's values
@@ -94,7 +96,7 @@ def _longest_path(tree: ETree) -> int:
 
 def _safety(ir: EnsembleIR) -> tuple[str, ...]:
     tests = sum(_longest_path(t) for t in ir.trees)
-    return ensemble_safety_lines(ir.prefix, len(ir.trees), tests, ir.n_outputs)
+    return ensemble_safety_lines(ir.prefix, len(ir.trees), tests, 0 if ir.decided else ir.n_outputs)
 
 
 def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:

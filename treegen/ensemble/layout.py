@@ -11,7 +11,9 @@ Python divides two ints correctly rounded, as the C divides two doubles).  A pur
 and bit-packed (treegen.ensemble.count_pack).  Adding ``fl(n_c / N)`` is the same IEEE operation
 as adding the stored value; a zero count is skipped, which is exact because the sums
 start at +0 or above and every value is >= +0, so no sum is ever -0 (x + 0.0 == x for
-every other x).  Count rows are used only when every row has them.
+every other x).  Count rows are used only when every row has them.  A one-tree
+classifier whose classes are decided at export time (EnsembleIR.decided) has one-class
+payloads only: each leaf's is its class, which the C returns.
 
 **The compact table** (the table style).  Only splits have rows, in pre-order, tree
 after tree.  A row is a threshold (or, for a categorical test, the offset of its
@@ -94,7 +96,10 @@ def _never_minus_zero(ir: EnsembleIR) -> bool:
 def payloads(ir: EnsembleIR, fractions: bool) -> Payloads:
     """The payloads of ``ir``'s value rows: count rows when ``fractions`` is asked for
     and every row has one (a whole-row ensemble whose sums cannot be -0), else the
-    rows themselves."""
+    rows themselves; where the class is decided at export time (EnsembleIR.decided),
+    every leaf's payload is its class, a one-class payload with nothing to add."""
+    if ir.decided:
+        return Payloads(ir.n_classes, (), 0, (), ir.decided)
     rows = [count_row(r) for r in ir.values] if fractions and ir.vector else []
     if rows and all(r is not None for r in rows) and _never_minus_zero(ir):
         k = ir.n_outputs

@@ -44,7 +44,7 @@ from typing import Literal
 from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, Fold, ProbaApi
 from treegen.codegen.lower import Cut, fold_of, folds_note, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble import isolation, pow2
+from treegen.ensemble import classify, isolation, pow2
 from treegen.ensemble.core import LEAF, Anomaly, CategoricalRule, Decision, Ensemble, Sum
 from treegen.errors import EncodingError
 from treegen.model.core import Leaf, Model
@@ -119,6 +119,9 @@ class EnsembleIR:
     # --missing none: a numeric test other than a zero-band one has no missing-value
     # check, and its nan_left is where a missing value goes anyway (the none rule).
     lean: bool = False
+    # One tree and no doubles exported: the class each value row decides
+    # (:func:`decided_classes`), which the C returns for a leaf with that row: no sums.
+    decided: tuple[int, ...] = ()
 
     @property
     def float32_sums(self) -> bool:
@@ -373,7 +376,21 @@ def lower_ensemble(
         tuple(folds),
         ens.anomaly if doubles == "scores" else None,
         lean,
+        decided_classes(ens, doubles),
     )
+
+
+def decided_classes(ens: Ensemble, doubles: str) -> tuple[int, ...]:
+    """The class of each value row where the C decides it at export time, else ().  A
+    one-tree classifier's sums depend on its leaf alone, so the oracle's own arithmetic
+    (treegen.ensemble.classify.row_classes: init row plus the leaf's row, the division,
+    the estimator's decision and tie rule) gives the class the C would compute; that
+    needs no doubles exported, and no categorical value table (read as binary64)."""
+    if len(ens.trees) != 1 or doubles or ens.regressor or ens.anomaly is not None:
+        return ()
+    if ens.categories and any(ens.categories):
+        return ()
+    return classify.row_classes(ens)
 
 
 def none_rule(ens: Ensemble, ir: EnsembleIR) -> Ensemble:

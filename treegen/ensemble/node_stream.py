@@ -79,8 +79,8 @@ def encode(ir: EnsembleIR, pay: Payloads) -> NodeStream | None:
     """``ir``'s trees as the module docstring's stream, or None where a leaf is not a
     count row or the mask would not fit the C's 16-bit field."""
     k = ir.n_outputs
-    if not pay.fractions or not ir.vector or k > MAX_FIELD_BITS:
-        return None
+    if not pay.fractions or not ir.vector or k > MAX_FIELD_BITS or ir.decided:
+        return None  # a decided leaf (EnsembleIR.decided) is returned, not added
     widest = max((max(r).bit_length() for r in pay.counts), default=1)
     wbits = widest.bit_length()
     value = 0

@@ -97,6 +97,9 @@ class Common:
     cnt_w: Column | None = None
     n_groups: int = 0
     bit_ctype: str = "unsigned"  # holds a bit offset into the stream
+    # One tree, no doubles: the leaf's payload is the class (EnsembleIR.decided), so
+    # predict returns it, with no sums, value tables or binary64 routines.
+    decided: bool = False
 
 
 TINY = 2.0**-1021  # above the least normal double: a quotient this large stays normal
@@ -250,7 +253,9 @@ def common_view(
         bound="" if ir.bound is None else c_double(ir.bound),
         soft_bound="" if ir.bound is None else f64_initializer(ir.bound),
         # The stream's adder is add_pos's one caller.
-        soft_source=f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw)), add_once=streamed),
+        soft_source=""
+        if ir.decided
+        else f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw)), add_once=streamed),
         decision=ir.decision,
         has_cat=bool(cat_bytes),
         cat_rows=c_rows([f"{b}u" for b in cat_bytes]),
@@ -276,6 +281,7 @@ def common_view(
         add_op="add_pos" if _positive(ir) else "add",
         div_op="div_pos" if _positive(ir) else "div",
         streamed=streamed,
+        decided=bool(ir.decided),
     )
 
 

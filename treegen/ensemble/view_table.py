@@ -204,7 +204,8 @@ _SIZES.update({"float": 4, "double": 8})
 
 def table_bytes(ir: EnsembleIR) -> int:
     """The bytes of the table style's constant tables for ``ir`` (what ``info``
-    reports; the code adds one to two kilobytes, the binary64 routines included)."""
+    reports; the code adds one to two kilobytes, the binary64 routines included, where
+    the C sums: not for a one-tree classifier's class decided at export time)."""
     cat_bytes, cat_at = bitsets(ir)
     pay = payloads(ir, fractions=True)
     table = node_table(ir, pay, cat_at)
@@ -222,8 +223,9 @@ def table_bytes(ir: EnsembleIR) -> int:
         n += table.n_rows * row + _leaf_bytes(table, pay)
     width = 4 if ir.float32_sums else 8  # a value, an initial score
     n += sum(len(r) for r in pay.doubles) * width if ir.vector else len(pay.doubles) * width
-    n += width * ir.n_outputs * (not init_zero(ir, pay)) + 8 * (ir.divisor is not None)
-    n += 8 * (ir.decision == "gt" and not ir.float32_sums)  # the soft path's cut
+    if not ir.decided:  # a decided tree's C has no sums: no initial scores or divisor
+        n += width * ir.n_outputs * (not init_zero(ir, pay)) + 8 * (ir.divisor is not None)
+        n += 8 * (ir.decision == "gt" and not ir.float32_sums)  # the soft path's cut
     n += view.n_zero_bytes
     common = common_view(ir, pay, cat_bytes)
     if common.output is not None:
