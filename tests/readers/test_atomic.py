@@ -11,6 +11,8 @@ import pytest
 from treegen.data.atomic import write_files_atomic, write_text_atomic
 from treegen.errors import EmitError
 
+from support.disk import fail_write
+
 
 def test_write_text_replaces_whole_file(tmp_path: Path) -> None:
     path = tmp_path / "out.txt"
@@ -26,18 +28,7 @@ def test_failed_multi_file_write_changes_nothing(
 ) -> None:
     out = tmp_path / "build"
     write_files_atomic(out, {"predict.c": "old c\n", "predict.h": "old h\n"})
-    from treegen.data import atomic
-
-    real = atomic._write_tmp
-    calls = []
-
-    def failing(folder: Path, name: str, text: str) -> str:
-        calls.append(name)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real(folder, name, text)
-
-    monkeypatch.setattr(atomic, "_write_tmp", failing)
+    fail_write(monkeypatch, 2)
     with pytest.raises(OSError):
         write_files_atomic(out, {"predict.c": "new c\n", "predict.h": "new h\n"})
     assert (out / "predict.c").read_text() == "old c\n"  # the first file was not replaced
@@ -116,18 +107,7 @@ def test_a_failed_write_leaves_no_folder_it_created(
 ) -> None:
     """The output folder and the one above it did not exist: a write that fails after
     creating them (the second file, say) removes them again, as it leaves no file."""
-    from treegen.data import atomic
-
-    real = atomic._write_tmp
-    calls: list[str] = []
-
-    def failing(folder: Path, name: str, data: bytes) -> str:
-        calls.append(name)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real(folder, name, data)
-
-    monkeypatch.setattr(atomic, "_write_tmp", failing)
+    calls = fail_write(monkeypatch, 2)
     with pytest.raises(OSError, match="No space"):
         write_files_atomic(tmp_path / "new" / "out", {"predict.c": "c\n", "predict.h": "h\n"})
     assert calls == ["predict.c", "predict.h"] and list(tmp_path.iterdir()) == []

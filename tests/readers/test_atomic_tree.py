@@ -10,6 +10,8 @@ from treegen.data import atomic
 from treegen.data.atomic import write_tree_atomic
 from treegen.errors import EmitError
 
+from support.disk import fail_write
+
 
 def listing(d: Path) -> list[str]:
     return sorted(p.relative_to(d).as_posix() + ("/" if p.is_dir() else "") for p in d.rglob("*"))
@@ -35,16 +37,7 @@ def test_a_failed_write_changes_nothing_and_removes_new_folders(
 ) -> None:
     out = tmp_path / "lib"
     write_tree_atomic(out, {"x.txt": "old\n"})
-    real = atomic._write_tmp
-    calls: list[str] = []
-
-    def failing(folder: Path, name: str, data: bytes) -> str:
-        calls.append(name)
-        if len(calls) == 3:
-            raise OSError(28, "No space left on device")
-        return real(folder, name, data)
-
-    monkeypatch.setattr(atomic, "_write_tmp", failing)
+    calls = fail_write(monkeypatch, 3)
     with pytest.raises(OSError):
         write_tree_atomic(out, {"x.txt": "new\n", "src/y.c": "y\n", "src/deep/z.c": "z\n"})
     assert len(calls) == 3
