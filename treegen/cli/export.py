@@ -114,7 +114,8 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         "--missing",
         choices=MISSING_RULES,
         default="c45",
-        help="c45: missing values handled as C4.5 does (default); none: the "
+        help="c45: missing values handled as C4.5 does (default; an imported "
+        "model's C sends them where its estimator does); none: the "
         "caller promises no value is missing, and the C has no "
         "missing-value code or tables (a NaN or sentinel takes the fixed "
         "path predict.h describes)",
@@ -123,9 +124,11 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         "--proba",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="export predict_proba and the leaf distributions (default: yes "
-        "with --missing c45, which needs them; no with --missing none, "
-        "where predict returns the leaf's class directly)",
+        help="export predict_proba and the leaf distributions (a C4.5 tree's "
+        "default: yes with --missing c45, which needs them; no with --missing "
+        "none, where predict returns the leaf's class directly). An imported "
+        "model's default is no; --proba exports a forest's or a single tree's "
+        "predict_proba as double, bit for bit (boosted models: --scores)",
     )
     g.add_argument(
         "--scores",
@@ -250,6 +253,12 @@ NaN and sentinel rows too, by the rule predict.h states.  Only
 in any C, even -ffreestanding: a build with no C library at all provides the two, as
 firmware_examples/cortex-m/startup.c does, or compiles with
 -fno-tree-loop-distribute-patterns).
+MODEL may be an imported model (treegen import-sklearn, import-xgboost,
+import-lightgbm): PREFIX_predict returns the index into classes_ that the estimator's
+predict gives for the same inputs, a missing value (NaN) going where the estimator's
+trees send it; a regressor's void PREFIX_predict(const PREFIX_input_t *x, double *y)
+writes its predicted values (docs/ensembles.md and docs/regression.md describe the API
+and the arithmetic the C reproduces).
 MODEL may be a ruleset (treegen rules -o): one if per rule in order, the first whose
 conditions all hold returns its class, else the default class; a condition on a
 missing value does not hold.  Only PREFIX_predict is exported (no --style table,
