@@ -98,6 +98,22 @@ def measure(model: Any, rows: np.ndarray, opts: ExportOptions, chip: str) -> Cel
     return Cell(run.predict.flash, int(np.median(run.count)), mismatches=report.failed_rows)
 
 
+def n_nodes(model: Any) -> int:
+    """Nodes of a C4.5 tree (``Model.nodes``) or of an imported one, which is an
+    ensemble of one tree (``Ensemble.n_nodes``: every tree's nodes)."""
+    return int(model.n_nodes) if hasattr(model, "n_nodes") else len(model.nodes)
+
+
+def table_row(name: str, model: Any, n_rows: int, export: str, cells: list[Cell]) -> str:
+    """One model and export's line of the table: a cell per chip, the mismatches summed."""
+    wrong = sum(c.mismatches for c in cells)
+    return (
+        f"| {name} | {n_nodes(model)} | {n_rows} | {export} | "
+        + " | ".join(c.text() for c in cells)
+        + f" | {wrong} |"
+    )
+
+
 def run_firmware_bench(log: Callable[[str], None] = print) -> str:
     """Run the benchmark; returns (and logs) the Markdown table."""
     have = [c for c in CHIPS if targets.available(targets.target(c))]
@@ -117,12 +133,7 @@ def run_firmware_bench(log: Callable[[str], None] = print) -> str:
             log(f"[{name}] {export}: {', '.join(have)} ...")
             opts = ExportOptions(prefix=name, **kw)
             cells = [measure(model, rows, opts, c) for c in CHIPS]
-            wrong = sum(c.mismatches for c in cells)
-            lines.append(
-                f"| {name} | {len(model.nodes)} | {rows.shape[0]} | {export} | "
-                + " | ".join(c.text() for c in cells)
-                + f" | {wrong} |"
-            )
+            lines.append(table_row(name, model, rows.shape[0], export, cells))
     table = "\n".join(lines)
     text = (
         "Firmware (predict.o flash in bytes, -Os; median cycles (AVR) or executed "
