@@ -3,9 +3,11 @@
 Models: the firmware examples' trees (golf, crx, hypo: the default c45 tree of each
 reference dataset, as ``make firmware`` trains them) and the codegen benchmark's five
 scikit-learn trees (bench/codegen_bench.py's ``datasets()``, converted with
-``treegen.from_sklearn``).  Each is exported twice with float input: the default
-(``--style ifs``, C4.5's missing values, ``predict_proba``) and the smallest (a lean
-table: ``--style table --missing none``), and run by treegen.firmware on the
+``treegen.from_sklearn``: an ensemble of one tree).  Each is exported twice with float
+input: the default (a C4.5 tree's ``--style ifs`` with C4.5's missing values and
+``predict_proba``; an imported tree's node table, missing values going where
+scikit-learn sends them, no probabilities) and the smallest (a lean table: ``--style
+table --missing none``), and run by treegen.firmware on the
 ATmega328P (cycles), the Cortex-M0+ and M4F and RV32IMC and RV32IMAFC (executed
 instructions) over its rows: the data rows of a reference tree, the test split of a
 scikit-learn one (at most :data:`MAX_ROWS` of them).  Every class (and probability)
@@ -42,7 +44,7 @@ HEADS = {
     "rv32imafc": "RV32IMAFC",
 }
 EXPORTS: dict[str, dict[str, Any]] = {
-    "ifs": {},
+    "default": {},
     "lean table": {"style": "table", "missing": "none"},
 }
 MAX_ROWS = 1000
