@@ -5,6 +5,8 @@ C walks to the same leaves (the same classes) on the chips."""
 from __future__ import annotations
 
 import random
+import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ from treegen.ensemble.view_table import TableView, table_view
 from treegen.firmware import targets
 from treegen.firmware.parity import verify_on
 from treegen.kinds.export import render
+from treegen.verify.build import have_compiler
 
 from support.objsizes import table_sizes
 from support.sklearn_models import fit_setup
@@ -124,3 +127,71 @@ def test_the_chips_walk_to_the_same_leaves(name: str) -> None:
     assert all(run.done.all() for run in result.runs.values())
     first = result.runs[chips[0]].cls
     assert all(np.array_equal(first, result.runs[c].cls) for c in chips[1:])
+
+
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_the_c_rebuilds_every_key_by_byte_shifts(tmp_path: Path) -> None:
+    """The C's top index and ``top << L`` (written as whole-byte shifts and a rest, for
+    avr-gcc) give the key the Python model does, for every way of writing them: a top
+    index from bit 24 or more, 16 to 23 and below 16; 16-bit tops shifted within 16 bits
+    or not, 32-bit tops."""
+    rng = random.Random(7)
+    tables, body, want = [], [], []
+    for n, (field_bits, low_bits) in enumerate(
+        ((5, 21), (3, 23), (2, 16), (1, 18), (4, 12), (9, 7), (0, 24), (8, 8))
+    ):
+        index_bits = 32 - field_bits - low_bits
+        tops = sorted(rng.sample(range(1 << (32 - low_bits)), min(1 << index_bits, 40)))
+        p = row_pack.PackedRows((), tuple(tops), field_bits, low_bits, 8, (), 0)
+        tables.append(
+            f"static const uint{8 * p.top_bytes}_t top{n}[{len(tops)}] = "
+            + "{"
+            + ", ".join(f"{t}u" for t in tops)
+            + "};"
+        )
+        index = p.top_index("w")
+        top = f"top{n}[{index}]"
+        key = f"{p.high(top)} | ((w >> {field_bits}) & {p.low_mask}UL)"
+        for _ in range(50):
+            w = rng.randrange(len(tops)) << (32 - index_bits) | rng.getrandbits(32 - index_bits)
+            body.append(f'    w = {w}UL;\n    printf("%lu\\n", (unsigned long)({key}));')
+            want.append(replace(p, rows=(w,)).threshold(0))
+    src = tmp_path / "keys.c"
+    src.write_text(
+        "#include <stdint.h>\n#include <stdio.h>\n"
+        + "\n".join(tables)
+        + "\nint main(void)\n{\n    uint32_t w;\n"
+        + "\n".join(body)
+        + "\n    return 0;\n}\n"
+    )
+    flags = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Werror"]
+    subprocess.run(["gcc", *flags, str(src), "-o", str(tmp_path / "keys")], check=True)
+    out = subprocess.run([str(tmp_path / "keys")], capture_output=True, text=True, check=True)
+    assert [int(v) for v in out.stdout.split()] == want
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("leaves", [150, 255])
+def test_a_lean_tree_walks_to_the_same_leaves_on_the_chips(leaves: int) -> None:
+    """A single tree's lean table with its rows packed: kids of 7 bits (read from the
+    stream) and of 8 (a byte a row), exact on the 8-bit AVR and on Cortex-M."""
+    chips = [c for c in ("avr", "m0plus", "m4f") if targets.available(targets.target(c), run=True)]
+    if len(chips) < 3:
+        pytest.skip("a chip's compiler or simulator is not installed")
+    from sklearn.datasets import make_classification
+    from sklearn.tree import DecisionTreeClassifier
+
+    import treegen
+
+    X, y = make_classification(
+        n_samples=3000, n_features=20, n_informative=10, n_classes=3, random_state=0
+    )
+    est = DecisionTreeClassifier(max_leaf_nodes=leaves, random_state=0).fit(X, y)
+    ens = treegen.from_sklearn(est).value
+    opts = ExportOptions(prefix="p", style="table", missing="none")
+    text = render(ens, opts).files["p_predict.c"]
+    assert "p_row[" in text
+    assert ("p_kid[e]" in text) == (leaves == 255) and ("e * 7u" in text) == (leaves == 150)
+    result = verify_on(ens, opts, [], chips, n_random=300)
+    assert result.report.ok, result.report.text()
+    assert all(run.done.all() for run in result.runs.values())

@@ -71,6 +71,28 @@ class PackedRows:
             (v >> self.field_bits) & ((1 << low) - 1)
         )
 
+    def top_index(self, w: str) -> str:
+        """C for the top table index in row ``w`` (bits F+L to 31): a shift by whole bytes
+        and a short rest, because avr-gcc at -Os makes any other constant shift of a
+        32-bit value a loop of one bit a pass (a float key's top: 26 passes of 6
+        cycles a row)."""
+        s = self.field_bits + self.low_bits
+        for whole, ctype in ((24, "uint8_t"), (16, "uint16_t")):
+            if s >= whole:
+                part = f"(unsigned)({ctype})({w} >> {whole})"
+                return part if s == whole else f"({part} >> {s - whole})"
+        return f"(unsigned)({w} >> {s})"
+
+    def high(self, top: str) -> str:
+        """C for ``top << L`` as a ``uint32_t`` (``top`` a read of the top table), by the
+        same rule as :meth:`top_index`: a 16-bit top shifted within 16 bits, then by two
+        whole bytes (it holds 32 - L bits, so its shift by L - 16 still fits 16)."""
+        if self.top_bytes == 2 and self.low_bits >= 16:
+            rest = self.low_bits - 16
+            part = top if rest == 0 else f"(uint16_t)({top} << {rest})"
+            return f"((uint32_t){part} << 16)"
+        return f"((uint32_t){top} << {self.low_bits})"
+
     def kid(self, r: int) -> int:
         """Row r's kid as the C reads it (three bytes from the field's first)."""
         at = r * self.kid_bits
