@@ -189,6 +189,36 @@ class IR:
         return ProbaApi("predict_proba", "uint16_t", self.n_classes) if self.proba else None
 
 
+class Framed:
+    """The C interface's fields (treegen.verify.build.CApi) of an IR built around a
+    ``frame``: a one-leaf tree's IR on the same schema and options, which holds the
+    encoding, features, classes, prefix and provenance that predict.h is written from
+    (a ruleset's IR, an ensemble's)."""
+
+    __slots__ = ()
+    frame: IR
+
+    @property
+    def prefix(self) -> str:
+        return self.frame.prefix
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.frame.encoding
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.frame.features
+
+    @property
+    def n_features(self) -> int:
+        return self.frame.n_features
+
+    @property
+    def n_classes(self) -> int:
+        return self.frame.n_classes
+
+
 # The most values a tested nominal attribute may have: the C keeps a branch index in a
 # uint8_t (the missing-value replay stack, the table style's maps, where 255 means "no
 # branch") and a map's value count in one byte.  A switch on more values would also

@@ -41,7 +41,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from treegen.codegen.ir import IR, CompareOp, Encoding, Feature, Fold, ProbaApi
+from treegen.codegen.ir import IR, CompareOp, Encoding, Fold, Framed, ProbaApi
 from treegen.codegen.lower import Cut, fold_of, folds_note, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble import classify, isolation, pow2
@@ -89,7 +89,7 @@ class ETree:
 
 
 @dataclass(frozen=True, slots=True)
-class EnsembleIR:
+class EnsembleIR(Framed):
     """The ensemble in the C domain.  ``frame`` is a one-leaf tree's IR on the same
     schema and options: the encoding, features, classes, prefix and provenance, which
     predict.h is written from as a tree's is.  The C interface
@@ -143,26 +143,6 @@ class EnsembleIR:
         """A key walk's threshold for ``node``: its key, plus 1 where a missing value
         goes left (compared with the value's key plus 1, which wraps NaN's to 0)."""
         return int(node.threshold) + int(node.nan_left and not bare(node, self.lean))
-
-    @property
-    def prefix(self) -> str:
-        return self.frame.prefix
-
-    @property
-    def encoding(self) -> Encoding:
-        return self.frame.encoding
-
-    @property
-    def features(self) -> tuple[Feature, ...]:
-        return self.frame.features
-
-    @property
-    def n_features(self) -> int:
-        return self.frame.n_features
-
-    @property
-    def n_classes(self) -> int:
-        return self.frame.n_classes
 
     @property
     def n_outputs(self) -> int:

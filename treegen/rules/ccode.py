@@ -33,7 +33,7 @@ from treegen.codegen.costs import rules_safety_lines
 from treegen.codegen.ctype import UINT32
 from treegen.codegen.emit import make_env, render
 from treegen.codegen.header import header_view
-from treegen.codegen.ir import IR, Encoding, Feature, ProbaApi
+from treegen.codegen.ir import IR, Encoding, Framed, ProbaApi
 from treegen.codegen.keys import float_key
 from treegen.codegen.literals import compared_literal, value_literal
 from treegen.codegen.lower import Cut, fold_of, lower, lower_continuous
@@ -71,33 +71,13 @@ class RuleLine:
 
 
 @dataclass(frozen=True, slots=True)
-class RuleIR:
+class RuleIR(Framed):
     frame: IR  # encoding, features, classes, prefix, provenance (a one-leaf tree)
     rules: tuple[RuleLine, ...]
     default: int
     folds: tuple[str, ...] = ()  # conditions folded at the input type's range (notes)
 
     # The C interface (treegen.verify.build.CApi): the frame's, without predict_proba.
-    @property
-    def prefix(self) -> str:
-        return self.frame.prefix
-
-    @property
-    def encoding(self) -> Encoding:
-        return self.frame.encoding
-
-    @property
-    def features(self) -> tuple[Feature, ...]:
-        return self.frame.features
-
-    @property
-    def n_features(self) -> int:
-        return self.frame.n_features
-
-    @property
-    def n_classes(self) -> int:
-        return self.frame.n_classes
-
     @property
     def proba(self) -> bool:
         return False
