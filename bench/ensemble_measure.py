@@ -42,6 +42,7 @@ from treegen.firmware.sim import run_vectors
 
 from bench.ensemble_forms import Form
 from bench.harness import (
+    CHIP_SECONDS,
     HOST_HARNESS,
     REPEATS,
     BenchApi,
@@ -170,7 +171,7 @@ def chip_run(
     if cost is not None and not cost.error and cost.total_ram + (cost.stack or 0) > t.ram:
         return ChipRun(note="RAM too small")
     try:
-        run = run_vectors(api, form.files, rows.astype(np.float32), t)
+        run = run_vectors(api, form.files, rows.astype(np.float32), t, time_limit=CHIP_SECONDS)
     except ToolError as err:
         msg = err.message
         missing = re.search(r"undefined reference to [`'‘](\w+)", msg)

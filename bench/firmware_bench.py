@@ -35,6 +35,8 @@ from treegen.firmware.sim import run_vectors
 from treegen.kinds.export import render
 from treegen.verify.report import Report
 
+from bench.harness import CHIP_SECONDS
+
 CHIPS = ("avr", "m0plus", "m4f", "rv32imc", "rv32imafc")
 HEADS = {
     "avr": "AVR",
@@ -90,7 +92,7 @@ def measure(model: Any, rows: np.ndarray, opts: ExportOptions, chip: str) -> Cel
     r = render(model, opts)
     api = r.kind.api(r.lowered)
     try:
-        run = run_vectors(api, r.files, rows, t)
+        run = run_vectors(api, r.files, rows, t, time_limit=CHIP_SECONDS)
     except ToolError as err:
         return Cell(note="does not fit" if "do not fit" in err.message else "error")
     if not run.ok:

@@ -49,7 +49,7 @@ from treegen.errors import ToolError
 from treegen.firmware import targets
 from treegen.firmware.sim import run_vectors
 
-from bench.harness import HOST_HARNESS, BenchApi, link_cost, write
+from bench.harness import CHIP_SECONDS, HOST_HARNESS, BenchApi, link_cost, write
 
 Array = npt.NDArray[np.float64]
 
@@ -340,18 +340,24 @@ def measure(s: Setup, form: Form, work: Path, chips: list[str]) -> None:
     form.flash["avr"] = link_cost(form, "avr", d / "avr").flash
     api = BenchApi(s.rows.shape[1], len(s.est.classes_))
     for chip in chips:
-        t = targets.target(chip)
-        if not targets.available(t):
-            continue
-        if chip == "avr" and not 0 <= form.flash["avr"] <= 30000:
-            form.notes.append("does not fit the ATmega328P")
-            continue
-        try:
-            run = run_vectors(api, form.files, s.rows.astype(np.float32), t)
-        except ToolError as err:
-            form.notes.append(f"{chip}: {err.message[:60]}")
-            continue
-        form.wrong[chip] = int(np.count_nonzero(run.cls != s.want))
+        if targets.available(targets.target(chip)):
+            on_chip(s, form, api, chip)
+
+
+def on_chip(s: Setup, form: Form, api: BenchApi, chip: str) -> None:
+    """``form``'s wrong rows on the simulated ``chip``, or a note on why there are none."""
+    if chip == "avr" and not 0 <= form.flash["avr"] <= 30000:
+        form.notes.append("does not fit the ATmega328P")
+        return
+    try:
+        run = run_vectors(api, form.files, s.rows.astype(np.float32), chip, time_limit=CHIP_SECONDS)
+    except ToolError as err:
+        form.notes.append(f"{chip}: {err.message[:60]}")
+        return
+    if run.failure:  # the rows not run have no class: no count of wrong ones
+        form.notes.append(f"{chip}: {run.failure[:80]}")
+        return
+    form.wrong[chip] = int(np.count_nonzero(run.cls != s.want))
 
 
 def _cell(v: float | int | None, fmt: str = "{:,.0f}") -> str:

@@ -39,6 +39,10 @@ class HasFiles(Protocol):
 
 
 REPEATS = 5
+CHIP_SECONDS = 900.0
+"""How long a simulated chip may take over one image of a model's rows (treegen's own
+limit, treegen.firmware.sim.TIME_LIMIT, is 60 s: a 500-tree model's 11,396 rows take
+longer on a loaded machine, and a run cut short has no class for its last rows)."""
 FLAGS = targets.COMMON_CFLAGS  # treegen firmware's: -Os -std=c99, function and data sections
 # AVR: the regions made large enough for any model, so the link measures one that
 # does not fit too (the sizes are then held against the ATmega328P's).

@@ -9,9 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treegen.firmware import targets
+from treegen.firmware.objinfo import ObjectInfo
+from treegen.firmware.sim import Run
 from treegen.verify.build import have_compiler
 
 from bench import gbm_bench as gb
+from bench.harness import CHIP_SECONDS, BenchApi
 
 
 def test_plan_follows_bench_full(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,3 +71,28 @@ def test_forms_agree_with_xgboost_and_a_wrong_class_counts(tmp_path: Path) -> No
     again = gb.Form("treegen", "table", forms[0].files)
     gb.measure(s, again, tmp_path / "again", chips=[])
     assert again.wrong["host"] == 5
+
+
+def test_a_chip_run_cut_short_counts_no_wrong_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A simulated run that timed out has no class for its last rows: the form gets a
+    note saying so, not those rows as mismatches; a whole run counts its wrong rows."""
+    s = _setup(500, [])
+    s.rows, s.want = np.zeros((4, 7)), np.array([0, 1, 1, 0])
+    cls = np.array([0, 1, -1, -1], dtype=np.int32)
+    calls: list[float] = []
+
+    def fake(api: object, files: object, X: object, chip: str, *, time_limit: float) -> Run:
+        calls.append(time_limit)
+        failure = "timed out after 900 s (image 1, 2 of 4 rows)" if len(calls) == 1 else None
+        out = cls if failure else np.array([0, 1, 0, 0], dtype=np.int32)
+        return Run(targets.target(chip), out, np.zeros(0), np.zeros(4, np.int64),
+                   ObjectInfo(0, 0, 0, ()), failure=failure)  # fmt: skip
+
+    monkeypatch.setattr(gb, "run_vectors", fake)
+    form = gb.Form("treegen", "ifs", {}, flash={"avr": -1})
+    gb.on_chip(s, form, BenchApi(7, 2), "m4f")
+    assert "m4f" not in form.wrong and form.notes == [
+        "m4f: timed out after 900 s (image 1, 2 of 4 rows)"
+    ]
+    gb.on_chip(s, form, BenchApi(7, 2), "m4f")
+    assert form.wrong["m4f"] == 1 and calls == [CHIP_SECONDS] * 2 and CHIP_SECONDS > 60
