@@ -10,7 +10,7 @@ import pytest
 from tests.rules.test_rules_native import _mixed
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
-from treegen.rules import paths
+from treegen.rules import caselists, paths
 from treegen.rules.native import crules
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -202,3 +202,48 @@ def test_walk_equals_python_loop_over_many_rules(monkeypatch: pytest.MonkeyPatch
     assert len(rows) == len(rows_py) > 600
     for a, b in zip(rows, rows_py, strict=True):
         assert np.array_equal(a, b)
+
+
+@needs_native
+@pytest.mark.parametrize(("block", "batch"), [(1 << 20, 256), (4096, 7), (1024, 1)])
+def test_walk_many_equals_python_loop(
+    block: int, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batched walk (``crules.walk_many``: rules, conditions and packed cases WALK_BATCH
+    rules a call, for CaseLists without tests) gives the Python loop's rules and cases,
+    also with blocks so small that lists do not fit (held by CaseLists.append: some in
+    a new block, the longest as arrays of their own) and with batches of one rule."""
+    ds = _many_rules(3000)
+    tree = train(ds, TrainOptions(prune=False, min_cases=1))
+    bound = ErrorBound(0.25, "c45")
+    monkeypatch.setattr(caselists, "BLOCK", block)
+    monkeypatch.setattr(paths, "BLOCK", block)
+    monkeypatch.setattr(paths, "WALK_BATCH", batch)
+    held = caselists.CaseLists()
+    called: list[int] = []
+    assert crules is not None
+    many = crules.walk_many
+
+    def counted(*args: object) -> object:
+        got = many(*args)
+        called.append(got[3])  # pending
+        return got
+
+    monkeypatch.setattr(crules, "walk_many", counted)
+    got = paths.candidates(ds, tree, bound, rows=held, with_tests=False)
+    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(paths, "crules", None)  # the Python loop
+        rows_py: list[npt.NDArray[np.int32]] = []
+        want = paths.candidates(ds, tree, bound, rows=rows_py, with_tests=False)
+    assert repr(got) == repr(want)
+    assert len(held) == len(rows_py) > 600
+    for i, b in enumerate(rows_py):
+        assert np.array_equal(held.rows(i), b)
+    assert len(called) >= len(rows_py) // batch
+    pending = [p for p in called if p >= 0]
+    if block < 1 << 20:  # lists that did not fit: some in a new block, some held alone
+        assert len(pending) > 5
+        assert any(p * 4 > block // 4 for p in pending)
+    else:
+        assert not pending

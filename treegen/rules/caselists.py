@@ -188,6 +188,26 @@ class CaseLists:
         else:  # a new block, or a list of its own (rows[:count] is sorted now)
             self.append(rows[:count].copy())
 
+    def open_block(self, rows: int) -> tuple[npt.NDArray[np.uint8], int, npt.NDArray[np.uint64]]:
+        """For a kernel that packs lists into the open block itself (``crules.walk_many``,
+        as :meth:`append_unsorted` packs one): the open block (one opened if none is),
+        the bytes used in it, and a bitmap of ``rows`` bits for the sort, all zero."""
+        if self._open < 0:
+            self._blocks.append(np.empty(BLOCK, dtype=np.uint8))
+            self._open, self._fill = len(self._blocks) - 1, 0
+        if self._marks.size * 64 < rows:
+            self._marks = np.zeros(-(-rows // 64), dtype=np.uint64)  # kept zero
+        return self._blocks[self._open], self._fill, self._marks
+
+    def packed_into_block(self, lists: npt.NDArray[np.int64], fill: int) -> None:
+        """Hold the lists a kernel packed into :meth:`open_block`'s block: ``lists``' rows
+        (kind, first byte, items) in order; ``fill`` the bytes used after them."""
+        self._block.extend([self._open] * len(lists))
+        self._kind.extend(lists[:, 0].tolist())
+        self._at.extend(lists[:, 1].tolist())
+        self._size.extend(lists[:, 2].tolist())
+        self._fill = fill
+
     def _add(self, block: int, at: int, size: int, kind: int) -> None:
         self._block.append(block)
         self._at.append(at)

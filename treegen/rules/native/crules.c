@@ -50,6 +50,10 @@ static PyMethodDef methods[] = {
      "walk_errors(walk) -> bytes: each rule's error rate (float64), the highest of its leaves."},
     {"walk_rows", tg_walk_rows, METH_VARARGS,
      "walk_rows(walk, out[, order]) -> count: the last rule's cases."},
+    {"walk_many", tg_walk_many, METH_VARARGS,
+     "walk_many(walk, order, rows, marks, block, fill, most, pack_min, made, condition, info, "
+     "errors) -> (rules, fill, leaves, pending, conds): walk_next's next rules, their "
+     "conditions, and their cases packed into block, in one call."},
     {"sort_kept", tg_sort_kept, METH_VARARGS,
      "sort_kept(orders, alive, k, out) -> count: the kept conditions in Release 8's order."},
     {"case_lists", tg_case_lists, METH_VARARGS,

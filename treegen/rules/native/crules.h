@@ -237,6 +237,10 @@ Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, in
 Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,
                       Py_ssize_t from, Py_ssize_t to, const int32_t *order, int32_t *out);
 void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to);
+/* rpack.c: a rule's cases sorted and packed as caselists.pack packs them (pack_rows). */
+int tg_pack_into(int32_t *rows, Py_ssize_t count, word *marks, Py_ssize_t W, unsigned char *block,
+                 Py_ssize_t len, Py_ssize_t at, Py_ssize_t most, Py_ssize_t pack_min, int *kind_out,
+                 Py_ssize_t *items_out);
 
 /* rkeys.c: the walk's SameRule keys, each rule's once with its highest error rate. */
 typedef struct {
@@ -264,6 +268,7 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args);        /* rpaths.c */
 PyObject *tg_walk_new(PyObject *self, PyObject *args);       /* rwalk.c */
 PyObject *tg_walk_next(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_walk_rows(PyObject *self, PyObject *args);      /* rwalk.c */
+PyObject *tg_walk_many(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_walk_errors(PyObject *self, PyObject *args);    /* rwalk.c */
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args);    /* rsearch.c */

@@ -72,13 +72,66 @@ static int sort_rows(int32_t *rows, Py_ssize_t count, word *marks, Py_ssize_t W)
     return 0;
 }
 
+/* rows[:count] (int32, distinct, in [0, 64 W); marks: W words, all zero, and left so)
+ * sorted in place, then caselists.pack's form of them: under pack_min rows, or with a
+ * gap over 0xFFFF, the rows (kind 0); else the first row in 4 bytes, highest part
+ * first, and the gaps, in uint8 (kind 1) or uint16 (kind 2); *kind and *items say
+ * which.  Written to block (len bytes) from byte at when its items * item size bytes
+ * fit there and are at most most: 1; else not written, the rows left sorted: 0.  -1
+ * with an exception set (a row out of range or repeated).  pack_rows, and walk_many
+ * (rwalk.c) for each rule it walks. */
+int tg_pack_into(int32_t *rows, Py_ssize_t count, word *marks, Py_ssize_t W, unsigned char *block,
+                 Py_ssize_t len, Py_ssize_t at, Py_ssize_t most, Py_ssize_t pack_min, int *kind_out,
+                 Py_ssize_t *items_out)
+{
+    if (sort_rows(rows, count, marks, W) < 0)
+        return -1;
+    int kind = KIND_INT32;
+    if (count >= pack_min && count > 0) {
+        int32_t widest = 0;
+        for (Py_ssize_t j = 1; j < count; j++) {
+            const int32_t gap = rows[j] - rows[j - 1];
+            widest = gap > widest ? gap : widest;
+        }
+        if (widest <= 0xFF)
+            kind = KIND_UINT8;
+        else if (widest <= 0xFFFF)
+            kind = KIND_UINT16;
+    }
+    const Py_ssize_t item = kind == KIND_INT32 ? 4 : kind == KIND_UINT8 ? 1 : 2;
+    const Py_ssize_t parts = 4 / item; /* the first row's items */
+    const Py_ssize_t items = kind == KIND_INT32 ? count : count - 1 + parts;
+    const Py_ssize_t nbytes = items * item;
+    const int written = nbytes <= most && at <= len - nbytes;
+    *kind_out = kind;
+    *items_out = items;
+    if (written) {
+        unsigned char *out = block + at;
+        if (kind == KIND_INT32) {
+            memcpy(out, rows, (size_t)nbytes);
+        } else if (kind == KIND_UINT8) {
+            const uint32_t first = (uint32_t)rows[0];
+            for (Py_ssize_t j = 0; j < 4; j++)
+                out[j] = (unsigned char)(first >> (8 * (3 - j)));
+            for (Py_ssize_t j = 1; j < count; j++)
+                out[3 + j] = (unsigned char)(rows[j] - rows[j - 1]);
+        } else {
+            const uint32_t first = (uint32_t)rows[0];
+            const uint16_t high = (uint16_t)(first >> 16), low = (uint16_t)(first & 0xFFFF);
+            memcpy(out, &high, sizeof high);
+            memcpy(out + 2, &low, sizeof low);
+            for (Py_ssize_t j = 1; j < count; j++) {
+                const uint16_t gap = (uint16_t)(rows[j] - rows[j - 1]);
+                memcpy(out + 2 * (j + 1), &gap, sizeof gap);
+            }
+        }
+    }
+    return written;
+}
+
 /* pack_rows(rows, count, marks, block, at, most, pack_min) -> (kind, items, written):
- * rows[:count] (int32, distinct, in [0, 64 len(marks)); marks: uint64, all zero, and
- * left so) sorted in place, then caselists.pack's form of them: under pack_min rows,
- * or with a gap over 0xFFFF, the rows (kind 0); else the first row in 4 bytes,
- * highest part first, and the gaps, in uint8 (kind 1) or uint16 (kind 2).  Written
- * to block (uint8) from byte at when its items * item size bytes fit there and are at
- * most most; else not written (written 0), the rows left sorted. */
+ * tg_pack_into of rows[:count] (marks: uint64, all zero, and left so; the rows below
+ * 64 len(marks)) into block (uint8). */
 PyObject *tg_pack_rows(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -101,50 +154,12 @@ PyObject *tg_pack_rows(PyObject *self, PyObject *args)
     Py_buffer b[3];
     if (!tg_all_views(o, b, spec, 3))
         return NULL;
-    int32_t *rows = b[0].buf;
-    PyObject *result = NULL;
-    if (sort_rows(rows, count, b[1].buf, W) < 0)
-        goto done;
-    int kind = KIND_INT32;
-    if (count >= pack_min && count > 0) {
-        int32_t widest = 0;
-        for (Py_ssize_t j = 1; j < count; j++) {
-            const int32_t gap = rows[j] - rows[j - 1];
-            widest = gap > widest ? gap : widest;
-        }
-        if (widest <= 0xFF)
-            kind = KIND_UINT8;
-        else if (widest <= 0xFFFF)
-            kind = KIND_UINT16;
-    }
-    const Py_ssize_t item = kind == KIND_INT32 ? 4 : kind == KIND_UINT8 ? 1 : 2;
-    const Py_ssize_t parts = 4 / item; /* the first row's items */
-    const Py_ssize_t items = kind == KIND_INT32 ? count : count - 1 + parts;
-    const Py_ssize_t nbytes = items * item;
-    const int written = nbytes <= most && at <= b[2].len - nbytes;
-    if (written) {
-        unsigned char *out = (unsigned char *)b[2].buf + at;
-        if (kind == KIND_INT32) {
-            memcpy(out, rows, (size_t)nbytes);
-        } else if (kind == KIND_UINT8) {
-            const uint32_t first = (uint32_t)rows[0];
-            for (Py_ssize_t j = 0; j < 4; j++)
-                out[j] = (unsigned char)(first >> (8 * (3 - j)));
-            for (Py_ssize_t j = 1; j < count; j++)
-                out[3 + j] = (unsigned char)(rows[j] - rows[j - 1]);
-        } else {
-            const uint32_t first = (uint32_t)rows[0];
-            const uint16_t high = (uint16_t)(first >> 16), low = (uint16_t)(first & 0xFFFF);
-            memcpy(out, &high, sizeof high);
-            memcpy(out + 2, &low, sizeof low);
-            for (Py_ssize_t j = 1; j < count; j++) {
-                const uint16_t gap = (uint16_t)(rows[j] - rows[j - 1]);
-                memcpy(out + 2 * (j + 1), &gap, sizeof gap);
-            }
-        }
-    }
-    result = Py_BuildValue("(nni)", (Py_ssize_t)kind, items, written);
-done:
+    int kind;
+    Py_ssize_t items;
+    const int written =
+        tg_pack_into(b[0].buf, count, b[1].buf, W, b[2].buf, b[2].len, at, most, pack_min, &kind, &items);
+    PyObject *result =
+        written < 0 ? NULL : Py_BuildValue("(nni)", (Py_ssize_t)kind, items, written);
     tg_release(b, 3);
     return result;
 }

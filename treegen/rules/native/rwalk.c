@@ -110,12 +110,66 @@ static int follow_edge(Walk *w, int32_t p, int32_t b, Py_ssize_t d)
     return 0;
 }
 
-/* walk_next(walk) -> None (no leaf left) or (leaf, k, count, error, leaves): the next
- * leaf whose path of k conditions gives a rule that is not an earlier one again
- * (SameRule's key: the class, then each kept condition's key), the count conditions
- * kept (their places on the path in Release 8's order into places, their tree edges
- * into edges), its pessimistic error rate and the leaves walked so far.  The rules are
- * numbered from 0 in the order given; a leaf repeating rule r raises r's rate only. */
+/* The walk on to the next leaf whose path of k conditions gives a rule that is not an
+ * earlier one again (SameRule's key: the class, then each kept condition's key): 1 with
+ * the leaf in *leaf and its pessimistic error rate in *pess, the count conditions kept
+ * in w->count (their places on the path in Release 8's order into places, their tree
+ * edges into edges); 0 when no leaf is left; -1 with an exception set.  The rules are
+ * numbered from 0 in the order found; a leaf repeating rule r raises r's rate only. */
+static int walk_step(Walk *w, int32_t *leaf, double *pess)
+{
+    while (w->top > 0) {
+        const int32_t *s = w->stack + 3 * --w->top;
+        const int32_t j = s[0], p = s[1], d = s[2];
+        const int32_t child = w->kids[j];
+        if (d >= w->D) {
+            PyErr_SetString(PyExc_IndexError, "walk: a path deeper than its depth");
+            return -1;
+        }
+        if (follow_edge(w, p, j - w->kid_at[p], d) < 0)
+            return -1;
+        w->edge[d] = j;
+        if (w->kind[child] != TG_KIND_LEAF) {
+            if (w->top + (w->kid_at[child + 1] - w->kid_at[child]) > w->cap) {
+                PyErr_SetString(PyExc_IndexError, "walk: the stack is full");
+                return -1;
+            }
+            tg_walk_push_kids(w, child, d + 1);
+            continue;
+        }
+        w->leaves++;
+        const Py_ssize_t k = d + 1;
+        const int32_t cls = w->cls[child];
+        const word *wrong = w->wrong + (Py_ssize_t)w->wrong_at[cls] * w->W;
+        const double rate = tg_prune_run(&w->bd, w->rows, wrong, w->levels + k * FAIL_LEVELS * w->W,
+                                         k, w->n, w->default_err[cls], w->alive, w->tot,
+                                         w->err, w->al, w->kept, w->list);
+        if (rate < 0)
+            continue;
+        const Py_ssize_t count = tg_sort_places(w->orders, w->alive, k, w->places, w->done);
+        w->key[0] = cls;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            const int64_t e = w->edge[w->places[i]];
+            w->edges[i] = e;
+            w->key[i + 1] = w->ekey[e];
+        }
+        const Py_ssize_t same = tg_keys_add(&w->keys, w->key, count + 1, rate);
+        if (same == -2)
+            return -1;
+        if (same >= 0)
+            continue;
+        w->k = k;
+        w->count = count;
+        *leaf = child;
+        *pess = rate;
+        return 1;
+    }
+    return 0;
+}
+
+/* walk_next(walk) -> None (no leaf left) or (leaf, k, count, error, leaves): walk_step's
+ * next rule, its path's k conditions, the count kept, its error rate and the leaves
+ * walked so far. */
 PyObject *tg_walk_next(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -125,56 +179,37 @@ PyObject *tg_walk_next(PyObject *self, PyObject *args)
     Walk *w = PyCapsule_GetPointer(capsule, WALK_NAME);
     if (w == NULL)
         return NULL;
-    while (w->top > 0) {
-        const int32_t *s = w->stack + 3 * --w->top;
-        const int32_t j = s[0], p = s[1], d = s[2];
-        const int32_t child = w->kids[j];
-        if (d >= w->D) {
-            PyErr_SetString(PyExc_IndexError, "walk: a path deeper than its depth");
-            return NULL;
-        }
-        if (follow_edge(w, p, j - w->kid_at[p], d) < 0)
-            return NULL;
-        w->edge[d] = j;
-        if (w->kind[child] != TG_KIND_LEAF) {
-            if (w->top + (w->kid_at[child + 1] - w->kid_at[child]) > w->cap) {
-                PyErr_SetString(PyExc_IndexError, "walk: the stack is full");
-                return NULL;
-            }
-            tg_walk_push_kids(w, child, d + 1);
-            continue;
-        }
-        w->leaves++;
-        const Py_ssize_t k = d + 1;
-        const int32_t cls = w->cls[child];
-        const word *wrong = w->wrong + (Py_ssize_t)w->wrong_at[cls] * w->W;
-        const double pess = tg_prune_run(&w->bd, w->rows, wrong, w->levels + k * FAIL_LEVELS * w->W,
-                                         k, w->n, w->default_err[cls], w->alive, w->tot,
-                                         w->err, w->al, w->kept, w->list);
-        if (pess < 0)
-            continue;
-        const Py_ssize_t count = tg_sort_places(w->orders, w->alive, k, w->places, w->done);
-        w->key[0] = cls;
-        for (Py_ssize_t i = 0; i < count; i++) {
-            const int64_t e = w->edge[w->places[i]];
-            w->edges[i] = e;
-            w->key[i + 1] = w->ekey[e];
-        }
-        const Py_ssize_t same = tg_keys_add(&w->keys, w->key, count + 1, pess);
-        if (same == -2)
-            return NULL;
-        if (same >= 0)
-            continue;
-        w->k = k;
-        w->count = count;
-        return Py_BuildValue("(inndn)", child, k, count, pess, w->leaves);
-    }
-    Py_RETURN_NONE;
+    int32_t leaf;
+    double pess;
+    const int got = walk_step(w, &leaf, &pess);
+    if (got < 0)
+        return NULL;
+    if (got == 0)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(inndn)", leaf, w->k, w->count, pess, w->leaves);
 }
 
-/* walk_rows(walk, out[, order]) -> count: the cases of walk_next's last rule (those
- * satisfying every condition kept: tg_rows_of over the words of the span where a case
- * fails at most the dropped conditions), into out (int32, n); with order their rows. */
+/* The cases of walk_step's last rule (those satisfying every condition kept: tg_rows_of
+ * over the words of the span where a case fails at most the dropped conditions), into
+ * out (n int32s); with order (not NULL) their rows.  Their number. */
+static Py_ssize_t rows_into(Walk *w, const int32_t *order, int32_t *out)
+{
+    const Py_ssize_t removed = w->k - w->count;
+    const word *more = removed >= 0 && removed < FAIL_LEVELS
+                           ? w->levels + (w->k * FAIL_LEVELS + removed) * w->W
+                           : NULL;
+    for (Py_ssize_t i = 0; i < w->count; i++)
+        w->kept[i] = w->rows[w->places[i]];
+    /* the rule's cases satisfy the path's conditions before the first one dropped: they
+     * reach its node, and are within that depth's span */
+    Py_ssize_t first = 0;
+    while (first < w->k && w->alive[first])
+        first++;
+    return tg_rows_of(w->kept, w->count, w->n, more, w->span[2 * first], w->span[2 * first + 1],
+                      order, out);
+}
+
+/* walk_rows(walk, out[, order]) -> count: rows_into of walk_next's last rule. */
 PyObject *tg_walk_rows(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -192,22 +227,122 @@ PyObject *tg_walk_rows(PyObject *self, PyObject *args)
     Py_buffer b[2];
     if (!tg_all_views(o, b, spec, nb))
         return NULL;
-    const Py_ssize_t removed = w->k - w->count;
-    const word *more = removed >= 0 && removed < FAIL_LEVELS
-                           ? w->levels + (w->k * FAIL_LEVELS + removed) * w->W
-                           : NULL;
-    for (Py_ssize_t i = 0; i < w->count; i++)
-        w->kept[i] = w->rows[w->places[i]];
-    /* the rule's cases satisfy the path's conditions before the first one dropped: they
-     * reach its node, and are within that depth's span */
-    Py_ssize_t first = 0;
-    while (first < w->k && w->alive[first])
-        first++;
-    const Py_ssize_t count =
-        tg_rows_of(w->kept, w->count, w->n, more, w->span[2 * first], w->span[2 * first + 1],
-                   nb == 2 ? b[1].buf : NULL, b[0].buf);
+    const Py_ssize_t count = rows_into(w, nb == 2 ? b[1].buf : NULL, b[0].buf);
     tg_release(b, nb);
     return PyLong_FromSsize_t(count);
+}
+
+/* The conditions of walk_step's last rule: made[e] of each kept edge e, or condition(e)
+ * where that is None.  A new reference, or NULL with an exception set. */
+static PyObject *conditions_of(const Walk *w, PyObject *made, PyObject *condition)
+{
+    PyObject *conds = PyTuple_New(w->count);
+    if (conds == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < w->count; i++) {
+        const int64_t e = w->edges[i];
+        if (e < 0 || e >= PyList_GET_SIZE(made)) {
+            PyErr_SetString(PyExc_IndexError, "walk_many: an edge past made");
+            Py_DECREF(conds);
+            return NULL;
+        }
+        PyObject *c = PyList_GET_ITEM(made, e);
+        if (c == Py_None)
+            c = PyObject_CallFunction(condition, "L", (long long)e);
+        else
+            Py_INCREF(c);
+        if (c == NULL) {
+            Py_DECREF(conds);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(conds, i, c);
+    }
+    return conds;
+}
+
+/* walk_many(walk, order, rows, marks, block, fill, most, pack_min, made, condition, info,
+ *           errors) -> (rules, fill, leaves, pending, conds)
+ * Up to len(errors) of walk_next's rules in one call, each rule's cases (rows_into, in
+ * order's rows) sorted and packed into block (uint8) as pack_rows packs them, each at
+ * the first multiple of 4 bytes from fill (the bytes used so far), most bytes at most.
+ * Per rule: info[5 i .. 5 i + 4] (int64) its leaf, the leaf's class, its list's kind,
+ * first byte and items, errors[i] its error rate, conds[i] its conditions (made[e] of
+ * each kept edge e, or condition(e) where that is None).  A rule whose list does not
+ * fit ends the call: its kind and items are -1, pending is its number of cases, left
+ * sorted in rows[:pending] (else -1).  No rule left: rules 0.  fill: the bytes used
+ * after the rules written; leaves: walked so far.  marks: W uint64, all zero, and left
+ * so. */
+PyObject *tg_walk_many(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *capsule, *o[6], *made, *condition;
+    Py_ssize_t fill, most, pack_min;
+    if (!PyArg_ParseTuple(args, "OOOOOnnnO!OOO", &capsule, &o[0], &o[1], &o[2], &o[3], &fill,
+                          &most, &pack_min, &PyList_Type, &made, &condition, &o[4], &o[5]))
+        return NULL;
+    Walk *w = PyCapsule_GetPointer(capsule, WALK_NAME);
+    if (w == NULL)
+        return NULL;
+    const Py_ssize_t most_rules = tg_items(o[5], sizeof(double));
+    if (most_rules < 0)
+        return NULL;
+    const tg_spec spec[6] = {
+        {0, sizeof(int32_t), w->n, "order"},
+        {1, sizeof(int32_t), w->n, "rows"},
+        {1, sizeof(word), w->W, "marks"},
+        {1, 1, 0, "block"},
+        {1, sizeof(int64_t), 5 * most_rules, "info"},
+        {1, sizeof(double), most_rules, "errors"},
+    };
+    Py_buffer b[6];
+    if (!tg_all_views(o, b, spec, 6))
+        return NULL;
+    PyObject *conds = PyList_New(0), *result = NULL;
+    int32_t *rows = b[1].buf;
+    int64_t *info = b[4].buf;
+    double *errors = b[5].buf;
+    Py_ssize_t rules = 0, pending = -1;
+    if (conds == NULL)
+        goto done;
+    while (rules < most_rules && pending < 0) {
+        int32_t leaf;
+        double pess;
+        const int got = walk_step(w, &leaf, &pess);
+        if (got < 0)
+            goto done;
+        if (got == 0)
+            break;
+        PyObject *c = conditions_of(w, made, condition);
+        if (c == NULL || PyList_Append(conds, c) < 0) {
+            Py_XDECREF(c);
+            goto done;
+        }
+        Py_DECREF(c);
+        const Py_ssize_t count = rows_into(w, b[0].buf, rows);
+        const Py_ssize_t at = (fill + 3) & ~(Py_ssize_t)3;
+        int kind;
+        Py_ssize_t items;
+        const int written = tg_pack_into(rows, count, b[2].buf, w->W, b[3].buf, b[3].len, at, most,
+                                         pack_min, &kind, &items);
+        if (written < 0)
+            goto done;
+        int64_t *r = info + 5 * rules;
+        r[0] = leaf;
+        r[1] = w->cls[leaf];
+        r[2] = written ? kind : -1;
+        r[3] = at;
+        r[4] = written ? items : -1;
+        errors[rules++] = pess;
+        if (written)
+            fill = at + items * (kind == 0 ? 4 : kind == 1 ? 1 : 2); /* the kinds' item sizes */
+        else
+            pending = count;
+    }
+    result = Py_BuildValue("(nnnnO)", rules, fill, w->leaves, pending, conds);
+done:
+    Py_XDECREF(conds);
+    tg_release(b, 6);
+    return result;
 }
 
 /* walk_errors(walk) -> bytes: each rule's error rate so far (float64, in walk_next's
