@@ -241,3 +241,28 @@ def test_an_unsupported_top_is_a_one_line_error(
         assert code == 0, err
         text = "".join(p.read_text() for p in out.glob("*.c"))
         assert "#if M_INLINE_TOP" in text and "m_top0(x, k)" in text
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("chip", ["avr", "m0plus"])
+def test_the_top_on_the_chips(chip: str) -> None:
+    """On the M0+ the top is compiled in by default (keys first, PREFIX_FLOATCMP 0); on
+    AVR it is left out unless PREFIX_INLINE_TOP is 1, defined here to run it there too
+    (the tables in PROGMEM either way)."""
+    from treegen.firmware import targets
+    from treegen.firmware.parity import verify_on
+
+    if not targets.available(targets.target(chip), run=True):
+        pytest.skip(f"{chip}: its compiler or simulator is not installed")
+    X, y = make_classification(600, n_features=8, n_informative=5, n_classes=3, random_state=0)
+    ens = ensemble_from_sklearn(DecisionTreeClassifier(max_depth=7, random_state=0).fit(X, y))
+    opts = _opts()
+    r = render(ens, opts)
+    assert "#if E_INLINE_TOP" in _c(r.files)
+    files = dict(r.files)
+    if chip == "avr":
+        source = next(n for n in files if n.endswith(".c"))
+        files[source] = "#define E_INLINE_TOP 1\n" + files[source]
+    result = verify_on(ens, opts, [], [chip], n_random=100, files=files)
+    assert result.report.ok, result.report.text()
+    assert result.runs[chip].done.all()
