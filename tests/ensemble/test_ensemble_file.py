@@ -149,8 +149,8 @@ def test_a_two_class_decision_needs_two_classes(
 def test_inline_top_is_refused_as_an_ensembles_own(
     forest: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The single tree's lean table has an inline top, an ensemble's tables do not: the
-    # refusal was "applies only to --style table with --missing none", though both held.
+    # A single tree's lean table has an inline top (test_ensemble_top), a forest's table,
+    # which sums its trees, does not: the refusal names the option and why.
     model = tmp_path / "f.trees"
     model.write_text(_text(forest))
     argv = ["export", str(model), "--missing", "none", "--style", "table", "--inline-top", "2"]

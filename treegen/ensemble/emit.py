@@ -11,7 +11,8 @@ sums, value tables or binary64 routines.  How a row reaches its leaf is the styl
 
 * ``table`` (templates/predict_ensemble_table.c.j2): every tree's splits in one compact
   table walked by one loop, leaves as payloads (count rows where a forest's values
-  are class fractions), laid out by treegen.ensemble.layout;
+  are class fractions), laid out by treegen.ensemble.layout; a decided tree's lean
+  table has an inline top, its first tests as nested ifs (treegen.ensemble.view_top);
 * ``ifs`` (templates/predict_ensemble_ifs.c.j2): a function of nested ifs per tree,
   returning the leaf's row of float64 values.
 
@@ -45,6 +46,7 @@ from treegen.ensemble.view_api import DoublesView, Outputs, RegressView, doubles
 from treegen.ensemble.view_common import bitsets, common_view
 from treegen.ensemble.view_ifs import host_floats, ifs_view
 from treegen.ensemble.view_table import table_bytes, table_view
+from treegen.ensemble.view_top import top_view
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -112,7 +114,8 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         pay = payloads(ir, fractions=True)
         table = node_table(ir, pay, cat_at)
         tview = table_view(ir, table, pay)
-        views = (header, common_view(ir, pay, cat_bytes, tview.stream is not None), tview)
+        common = common_view(ir, pay, cat_bytes, tview.stream is not None)
+        views = (header, common, tview, top_view(ir, pay, cat_at))
         template = "predict_ensemble_table.c.j2"
     else:
         pay = payloads(ir, fractions=False)

@@ -39,7 +39,7 @@ from fractions import Fraction
 
 from treegen.codegen.ir import CompareOp
 from treegen.ensemble import count_pack
-from treegen.ensemble.lower import CatSplit, ENode, EnsembleIR, LeafRow, Split
+from treegen.ensemble.lower import CatSplit, ENode, EnsembleIR, ETree, LeafRow, Split
 from treegen.errors import EmitError
 
 MAX_COUNT = 0xFFFF
@@ -208,6 +208,17 @@ def _word(n_features: int, kid_max: int, ops: set[int], cat: bool, nan: bool = T
     )
 
 
+def split_rows(tree: ETree, start: int = 0) -> dict[int, int]:
+    """Node index -> row of each split of ``tree``, whose first split is row ``start``:
+    the splits in pre-order (a table walk started at a split's row, as the inline top's
+    cut edges are, goes on from that split)."""
+    row_of: dict[int, int] = {}
+    for i, node in enumerate(tree.nodes):
+        if not isinstance(node, LeafRow):
+            row_of[i] = start + len(row_of)
+    return row_of
+
+
 def node_table(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> NodeTable:
     """The compact table of ``ir`` with leaves as ``pay``'s payloads; a categorical
     test's threshold is the offset ``cat_at[(tree, node)]`` of its bitset."""
@@ -227,11 +238,7 @@ def node_table(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]
     roots: list[int] = []
     pending: list[tuple[int, int, int]] = []  # (row, left edge, right edge) for kid
     for t, (tree, start) in enumerate(zip(ir.trees, starts, strict=True)):
-        # Pre-order numbers of the splits: node index -> row.
-        row_of: dict[int, int] = {}
-        for i, node in enumerate(tree.nodes):
-            if not isinstance(node, LeafRow):
-                row_of[i] = start + len(row_of)
+        row_of = split_rows(tree, start)
 
         def edge(
             i: int, row_of: dict[int, int] = row_of, nodes: tuple[ENode, ...] = tree.nodes

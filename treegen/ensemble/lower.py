@@ -122,6 +122,9 @@ class EnsembleIR(Framed):
     # One tree and no doubles exported: the class each value row decides
     # (:func:`decided_classes`), which the C returns for a leaf with that row: no sums.
     decided: tuple[int, ...] = ()
+    # --inline-top (None: the default budget), for the table of a decided tree's
+    # --missing none C (treegen.ensemble.view_top); no other export has an inline top.
+    inline_top: int | None = None
 
     @property
     def float32_sums(self) -> bool:
@@ -183,10 +186,16 @@ def _frame(ens: Ensemble) -> Model:
 
 
 def check_options(opts: ExportOptions) -> None:
-    """Refuse what an ensemble has no C for (the kind's registry entry asks): an inline
-    top, which the single tree's lean table has and an ensemble's tables do not."""
-    if opts.inline_top is not None:
-        raise EncodingError("an ensemble's tables have no inline top", option="--inline-top")
+    """Refuse what an ensemble has no C for (the kind's registry entry asks): nothing
+    that the options alone tell; an inline top needs the model too (:func:`has_top`)."""
+    del opts
+
+
+def has_top(ir: EnsembleIR) -> bool:
+    """Whether ``ir``'s table C may have an inline top (treegen.ensemble.view_top): a
+    single tree's classes decided at export time, under ``--missing none``.  The style
+    and missing rule of ``--inline-top`` are the options' checks (ExportOptions)."""
+    return bool(ir.decided) and ir.lean
 
 
 KEY_WALK_FEATURES = 32
@@ -285,7 +294,12 @@ def lower_ensemble(
     # The frame keeps --missing c45's encoding: its sentinel is still the missing value
     # of the categorical and zero-band tests, and of verify's rows.
     frame_opts = replace(
-        opts, proba=None, scores=False, missing="c45", prefix=opts.prefix or "ensemble"
+        opts,
+        proba=None,
+        scores=False,
+        missing="c45",
+        inline_top=None,
+        prefix=opts.prefix or "ensemble",
     )
     frame = replace(lower(_frame(ens), frame_opts, provenance), proba=False)
     enc = frame.encoding
@@ -339,7 +353,7 @@ def lower_ensemble(
                 Split(f, op, thr, nan_left, tree.right[i], tree.threshold[i], tree.zero(i))
             )
         trees.append(ETree(tuple(nodes), tree.output))
-    return EnsembleIR(
+    ir = EnsembleIR(
         frame,
         tuple(trees),
         ens.values,
@@ -357,7 +371,15 @@ def lower_ensemble(
         ens.anomaly if doubles == "scores" else None,
         lean,
         decided_classes(ens, doubles),
+        opts.inline_top,
     )
+    if opts.inline_top is not None and not has_top(ir):
+        raise EncodingError(
+            "an inline top is for one tree's table without --proba or --scores: an "
+            "ensemble of more trees, and exported doubles, sum in a table walk of their own",
+            option="--inline-top",
+        )
+    return ir
 
 
 def decided_classes(ens: Ensemble, doubles: str) -> tuple[int, ...]:

@@ -35,7 +35,8 @@ measured (gcc 12 -O2), inlining made a 10-tree forest (921 tests) 54 -> 34 ns an
 class EnsLine:
     """A line of an ifs function: ``if`` (the test is ``test``: le, lt, known, miss or
     cat), ``else``, ``end``, ``return`` (a payload), ``select`` (a subtree's select
-    expression, treegen.ensemble.branchfree) or ``call`` (a subtree's function)."""
+    expression, treegen.ensemble.branchfree), ``call`` (a subtree's function) or, in an
+    inline top, ``table`` (the table walk from row ``payload``)."""
 
     kind: str
     pad: str
@@ -186,11 +187,20 @@ def _select(ir: EnsembleIR, pay: Payloads, tree: ETree, i: int, cast: str) -> tu
     )
 
 
-def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) -> IfsView:
+def ifs_view(
+    ir: EnsembleIR,
+    pay: Payloads,
+    cat_at: dict[tuple[int, int], int],
+    cut: dict[int, int] | None = None,
+) -> IfsView:
     """A function per tree (more where a subtree starts MAX_NEST tests down); in a key
     walk or on integer inputs, the last tests above the leaves as select expressions
-    (treegen.ensemble.branchfree)."""
+    (treegen.ensemble.branchfree).  With ``cut`` (a one-tree table's inline top,
+    treegen.ensemble.view_top: split -> its table row for each split outside the top)
+    the functions are the top's, each split of ``cut`` a ``table`` line that goes on in
+    the table walk at its row, and there are no selects."""
     P = ir.prefix
+    base = "top" if cut is not None else "tree"
     cast = smallest_uint(max(pay.count - 1, 1)).c_name
     functions: list[EnsFunction] = []
     deepest = 0  # the most levels a select holds
@@ -200,7 +210,7 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
         # A tree's root keeps HEIGHT: a whole tree as one select of three levels
         # computes every test (branchfree.INT_HEIGHT).
         levels = branchfree.HEIGHT if ir.key_walk else branchfree.INT_HEIGHT
-        todo = [(0, f"{P}_tree{t}")]
+        todo = [(0, f"{P}_{base}{t}")]
         tree_functions.append(todo[0][1])
         while todo:
             root, name = todo.pop()
@@ -228,12 +238,15 @@ def ifs_view(ir: EnsembleIR, pay: Payloads, cat_at: dict[tuple[int, int], int]) 
                     if node.nan_left == (node.op == "left"):
                         stack.append((left if node.nan_left else right, indent, nest))
                         continue
-                if height[i] <= (levels if i else branchfree.HEIGHT):
+                if cut is not None and i in cut:
+                    lines.append(EnsLine("table", pad, payload=cut[i], comment=_comment(ir, node)))
+                    continue
+                if cut is None and height[i] <= (levels if i else branchfree.HEIGHT):
                     deepest = max(deepest, height[i])
                     lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
                     continue
                 if nest >= MAX_NEST:
-                    callee = f"{P}_tree{t}_{i}"
+                    callee = f"{P}_{base}{t}_{i}"
                     todo.append((i, callee))
                     lines.append(EnsLine("call", pad, callee=callee))
                     continue
