@@ -35,6 +35,15 @@ static inline int popcount(word x)
  * each step visits only the words holding such a case. */
 #define FAIL_LEVELS TG_FAIL_LEVELS
 
+/* A held case list's kind, numbered as rules/caselists.py's _KINDS: rows as int32,
+ * or the first row and the gaps in uint8 or uint16; and the bytes of one item. */
+enum { KIND_INT32, KIND_UINT8, KIND_UINT16, KIND_N };
+
+static inline int tg_kind_item(int kind)
+{
+    return kind == KIND_INT32 ? 4 : kind == KIND_UINT8 ? 1 : 2;
+}
+
 /* The subset search's state (subsets.ClassSearch), as buffers: per rule its cases
  * (rule_ptr, rule_cases), per case its rules (case_ptr, case_rules), the cases of
  * the class (positive), how many chosen rules fire on each case (covered), the

@@ -6,9 +6,6 @@
  * fifth of a second at 100k rows over the 19,000 lists of the three classes. */
 #include "crules.h"
 
-/* The kinds caselists._KINDS numbers: rows as int32, gaps as uint8, gaps as uint16. */
-enum { KIND_INT32, KIND_UINT8, KIND_UINT16, KIND_N };
-
 /* unpack_lists(blocks, block, at, size, kind, which, ptr, rows): for each k, list
  * which[k] (its block's index in blocks (int32, as array('i')), its first byte there
  * (int64), its items and their kind (int8)) unpacked into rows[ptr[k]:ptr[k + 1]]
@@ -77,7 +74,7 @@ PyObject *tg_unpack_lists(PyObject *self, PyObject *args)
             goto done;
         }
         /* the list's bytes, and the rows it unpacks to (caselists.unpacked_size) */
-        const int item = kind[i] == KIND_INT32 ? 4 : kind[i] == KIND_UINT8 ? 1 : 2;
+        const int item = tg_kind_item((int)kind[i]);
         const int parts = 4 / item; /* the first row's items (one for int32 rows) */
         const int64_t items = size[i], n_rows = items - parts + 1;
         if (at[i] < 0 || items < parts || at[i] + items * item > (int64_t)views[block[i]].len ||

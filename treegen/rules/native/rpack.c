@@ -8,9 +8,6 @@
  * the 19,188 rules of 100k rows.  The bytes written are caselists.pack's. */
 #include "crules.h"
 
-/* The kinds caselists._KINDS numbers (as rlists.c reads them). */
-enum { KIND_INT32, KIND_UINT8, KIND_UINT16 };
-
 static int cmp_int32(const void *a, const void *b)
 {
     const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -98,7 +95,7 @@ int tg_pack_into(int32_t *rows, Py_ssize_t count, word *marks, Py_ssize_t W, uns
         else if (widest <= 0xFFFF)
             kind = KIND_UINT16;
     }
-    const Py_ssize_t item = kind == KIND_INT32 ? 4 : kind == KIND_UINT8 ? 1 : 2;
+    const Py_ssize_t item = tg_kind_item(kind);
     const Py_ssize_t parts = 4 / item; /* the first row's items */
     const Py_ssize_t items = kind == KIND_INT32 ? count : count - 1 + parts;
     const Py_ssize_t nbytes = items * item;

@@ -334,7 +334,7 @@ PyObject *tg_walk_many(PyObject *self, PyObject *args)
         r[4] = written ? items : -1;
         errors[rules++] = pess;
         if (written)
-            fill = at + items * (kind == 0 ? 4 : kind == 1 ? 1 : 2); /* the kinds' item sizes */
+            fill = at + items * tg_kind_item(kind);
         else
             pending = count;
     }
