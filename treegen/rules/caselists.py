@@ -170,9 +170,7 @@ class CaseLists:
             rows[:count].sort()
             self.append(rows[:count].copy())
             return
-        marks = self._marks
-        if marks.size * 64 < rows.size:
-            marks = self._marks = np.zeros(-(-rows.size // 64), dtype=np.uint64)  # kept zero
+        marks = self._marks_for(rows.size)
         at = (self._fill + 3) & -4
         # no block open yet: sorted only (most -1), then held by append
         most = BLOCK // 4 if self._open >= 0 else -1
@@ -195,9 +193,14 @@ class CaseLists:
         if self._open < 0:
             self._blocks.append(np.empty(BLOCK, dtype=np.uint8))
             self._open, self._fill = len(self._blocks) - 1, 0
+        return self._blocks[self._open], self._fill, self._marks_for(rows)
+
+    def _marks_for(self, rows: int) -> npt.NDArray[np.uint64]:
+        """The C sort's bitmap of at least ``rows`` bits, all zero: grown when too
+        small, else the one kept (the C leaves it zero after each sort)."""
         if self._marks.size * 64 < rows:
-            self._marks = np.zeros(-(-rows // 64), dtype=np.uint64)  # kept zero
-        return self._blocks[self._open], self._fill, self._marks
+            self._marks = np.zeros(-(-rows // 64), dtype=np.uint64)
+        return self._marks
 
     def packed_into_block(self, lists: npt.NDArray[np.int64], fill: int) -> None:
         """Hold the lists a kernel packed into :meth:`open_block`'s block: ``lists``' rows
