@@ -185,12 +185,6 @@ def _frame(ens: Ensemble) -> Model:
     return Model(ens.schema, (Leaf(0, 0.0, 0.0, (0.0,) * n),))
 
 
-def check_options(opts: ExportOptions) -> None:
-    """Refuse what an ensemble has no C for (the kind's registry entry asks): nothing
-    that the options alone tell; an inline top needs the model too (:func:`has_top`)."""
-    del opts
-
-
 def has_top(ir: EnsembleIR) -> bool:
     """Whether ``ir``'s table C may have an inline top (treegen.ensemble.view_top): a
     single tree's classes decided at export time, under ``--missing none``.  The style
@@ -277,7 +271,6 @@ def lower_ensemble(
     ens: Ensemble, opts: ExportOptions, provenance: tuple[tuple[str, str], ...] = ()
 ) -> EnsembleIR:
     """Lower ``ens`` for the C input encoding in ``opts`` (prefix None: ``ensemble``)."""
-    check_options(opts)
     doubles = _doubles(ens, opts)
     if ens.anomaly is not None and not math.isfinite(ens.anomaly.boundary):
         raise EncodingError(

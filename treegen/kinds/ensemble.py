@@ -14,7 +14,7 @@ from treegen.ensemble import check, classify
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.emit import emit_ensemble
 from treegen.ensemble.file import FORMAT, ensemble_from_data, ensemble_to_json
-from treegen.ensemble.lower import EnsembleIR, check_options, fold_note, lower_ensemble
+from treegen.ensemble.lower import EnsembleIR, fold_note, lower_ensemble
 from treegen.ensemble.show import format_ensemble_evaluation, format_info, format_summary
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind
@@ -50,7 +50,6 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     info=format_info,
     dot=None,
     styles=("table", "ifs"),  # the compact table first: the smallest, the default
-    check_options=check_options,
     lower=lower_ensemble,
     emit=emit_ensemble,
     api=lambda ir: ir,

@@ -91,7 +91,6 @@ class Kind(Generic[M, L]):
     info: Callable[[M, str], str]  # treegen info, for a C input type
     dot: Callable[[M, int | None, Sequence[str]], str] | None  # max depth, graph attributes
     styles: tuple[Style, ...]  # the export styles it has (one: not in the options words)
-    check_options: Callable[[ExportOptions], None]  # refuse what the kind has no C for
     lower: Callable[[M, ExportOptions, tuple[tuple[str, str], ...]], L]  # opts.prefix is set
     emit: Callable[[L, ExportOptions], dict[str, str]]
     api: Callable[[L], CApi]
@@ -101,6 +100,9 @@ class Kind(Generic[M, L]):
     # What the export changed that the user should know (a threshold folded to a constant
     # branch at the input type's range): each a sentence, warned on stderr and reported.
     notes: Callable[[L], tuple[str, ...]] = lambda lowered: ()
+    # Refuse the options the kind has no C for, beyond the shared checks (ExportOptions);
+    # by default none (an ensemble's inline top needs the model too: ensemble.lower.has_top).
+    check_options: Callable[[ExportOptions], None] = lambda opts: None
     # A value that predicts numbers (a regressor): its float64 outputs per row (n x
     # outputs); None for a value that predicts classes, or a kind that never does.
     values: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64] | None] | None = None
