@@ -50,16 +50,15 @@ def top_tests(tree: ETree, budget: int) -> frozenset[int]:
     if isinstance(tree.nodes[0], LeafRow):
         return frozenset()
     weight = tree.weight
-    depth = {0: 0}
 
     def reached(i: int, reach: float) -> Iterator[tuple[int, float]]:
         node = tree.nodes[i]
         assert not isinstance(node, LeafRow)
         for child in (i + 1, node.right):
-            depth[child] = depth[i] + 1
             if not isinstance(tree.nodes[child], LeafRow):
-                # The weight itself: dividing by the root's would only round.
-                yield child, weight[child] if weight else -float(depth[child])
+                # The weight itself (dividing by the root's would only round); without
+                # weights, one less a level down: the greedy order is breadth first.
+                yield child, weight[child] if weight else reach - 1.0
 
     return greedy_top(reached, budget)
 
