@@ -1,5 +1,6 @@
 """The ensemble file: the same bytes for the same ensemble, read back equal, and every
-tampered or truncated field a one-line error naming it (exit 2, nothing written)."""
+tampered or truncated field a one-line error naming it (exit 2, nothing written).  A
+single tree's node weights come back bit for bit; a file without them loads as before."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from support.cli import run_cli
 sklearn = pytest.importorskip("sklearn")
 from sklearn.datasets import load_iris  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 
 def _text(ens: object) -> str:
@@ -31,6 +33,37 @@ def forest() -> object:
     X = X.copy()
     X[::5, 0] = np.nan
     return ensemble_from_sklearn(RandomForestClassifier(4, max_depth=4, random_state=0).fit(X, y))
+
+
+@pytest.fixture(scope="module")
+def tree() -> object:
+    X, y = load_iris(return_X_y=True)
+    # Fractional sample weights: node weights that are no whole numbers.
+    w = np.linspace(0.1, 3.0, len(y))
+    return ensemble_from_sklearn(DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=w))
+
+
+def test_a_single_trees_weights_round_trip(tree: object, forest: object) -> None:
+    X, y = load_iris(return_X_y=True)
+    est = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=np.linspace(0.1, 3.0, 150))
+    est_w = np.asarray(est.tree_.weighted_n_node_samples)
+    t = tree.trees[0]  # type: ignore[attr-defined]
+    # Every node's weight, in the file's pre-order (the root's is the sum of the weights).
+    assert len(t.weight) == t.n_nodes == len(est_w)
+    assert sorted(t.weight) == sorted(est_w.tolist()) and t.weight[0] == est_w[0]
+    assert any(v != int(v) for v in t.weight)
+    text = _text(tree)
+    back = ensemble_from_data(json.loads(text), text, "t.trees")
+    assert back == tree and _text(back) == text
+    assert back.trees[0].weight == t.weight  # bit for bit
+    # A forest's trees keep none: only a single tree's inline top reads them.
+    assert '"weight"' not in _text(forest)
+    # A file written before the weights (none stored) loads, and writes back, as it was.
+    d = json.loads(text)
+    del d["trees"][0]["weight"]
+    old = ensemble_from_data(d, text, "old.trees")
+    assert old.trees[0].weight == () and '"weight"' not in _text(old)
+    assert old.trees[0].feature == t.feature and old.values == back.values
 
 
 def test_round_trip_is_exact(forest: object) -> None:
@@ -69,9 +102,19 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "field"), CASES)
+WEIGHT_CASES = [
+    (["trees", 0, "weight", 2], "-0x1p+0", "trees[0].weight[2]"),  # negative
+    (["trees", 0, "weight", 0], "nan", "trees[0].weight[0]"),
+    (["trees", 0, "weight", 1], "inf", "trees[0].weight[1]"),
+    (["trees", 0, "weight", 1], 3, "trees[0].weight[1]"),  # not float.hex text
+    (["trees", 0, "weight"], ["0x1p+0"], "trees[0].weight"),  # one weight, many nodes
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field"), CASES + WEIGHT_CASES)
 def test_tampered_file_is_one_line_naming_the_field(
     forest: object,
+    tree: object,
     path: list[object],
     value: object,
     field: str,
@@ -79,7 +122,8 @@ def test_tampered_file_is_one_line_naming_the_field(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     bad = tmp_path / "bad.trees"
-    bad.write_text(_edit(_text(forest), path, value))
+    weights = (path, value, field) in WEIGHT_CASES
+    bad.write_text(_edit(_text(tree if weights else forest), path, value))
     with pytest.raises(ModelFileError):
         text = bad.read_text()
         ensemble_from_data(json.loads(text), text, str(bad))
@@ -87,6 +131,7 @@ def test_tampered_file_is_one_line_naming_the_field(
     code, out, err = run_cli(capsys, "export", str(bad), "-o", str(tmp_path / "out"))
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert str(bad) in err and field.split("[")[0] in err
+    assert not weights or f"{field}: " in err  # the weight's own field, exactly
     assert not any((tmp_path / "out").iterdir())
 
 

@@ -1,21 +1,26 @@
 """The inline top of an imported single tree's lean table (``--inline-top``,
-treegen.ensemble.view_top): the splits nearest the root as nested ifs, each cut edge
+treegen.ensemble.view_top): the splits of most reach as nested ifs, each cut edge
 going on in the table walk at its row.
 
-The top is breadth-first (ties in pre-order) and closed under parents; the C returns
-``estimator.predict`` on test rows, every threshold's float32 neighbours and NaN rows
-(the none rule), with the top compiled in and out (PREFIX_INLINE_TOP), with float
-compares and keys (PREFIX_FLOATCMP), for the default budget, 1 and every test; a cut
-edge sent to a wrong row is caught; the C compiles warning-free under the strict flags
-with gcc and clang, c89 and c99; ``--inline-top 0`` is the table alone; an ensemble of
-more trees, and a tree exporting doubles, refuse the option in one line.
+The top is chosen by the tree's node weights (scikit-learn's weighted_n_node_samples):
+the budget's heaviest splits, ties in pre-order, closed under parents; it picks the
+heavier side of a skewed tree, where breadth first would not.  A file without weights
+(written before they were stored) gets the breadth-first top it always had.  The C
+returns ``estimator.predict`` on test rows, every threshold's float32 neighbours and NaN
+rows (the none rule), with either top compiled in and out (PREFIX_INLINE_TOP), with
+float compares and keys (PREFIX_FLOATCMP), for the default budget, 1 and every test; a
+cut edge sent to a wrong row is caught; the C compiles warning-free under the strict
+flags with gcc and clang, c89 and c99; ``--inline-top 0`` is the table alone; an
+ensemble of more trees, and a tree exporting doubles, refuse the option in one line.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,9 +32,9 @@ from treegen.codegen.lean import default_inline_top
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble import emit
 from treegen.ensemble.core import Ensemble
-from treegen.ensemble.file import ensemble_to_json
+from treegen.ensemble.file import ensemble_from_data, ensemble_to_json
 from treegen.ensemble.layout import split_rows
-from treegen.ensemble.lower import LeafRow, lower_ensemble
+from treegen.ensemble.lower import ETree, LeafRow, lower_ensemble
 from treegen.ensemble.view_top import TopView, top_tests
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
@@ -68,6 +73,25 @@ def _ens(n_features: int = 20) -> Ensemble:
     return ensemble_from_sklearn(_fitted(n_features)[0])
 
 
+def _unweighted(ens: Ensemble) -> Ensemble:
+    """``ens`` as a file written before node weights were stored reads it."""
+    d = json.loads(ensemble_to_json(ens))
+    for t in d["trees"]:
+        del t["weight"]
+    back = ensemble_from_data(d, "", "old.trees")
+    assert back == replace(ens, trees=tuple(replace(t, weight=()) for t in ens.trees))
+    return back
+
+
+def _parents(tree: ETree) -> dict[int, int]:
+    return {
+        c: i
+        for i, n in enumerate(tree.nodes)
+        if not isinstance(n, LeafRow)
+        for c in (i + 1, n.right)
+    }
+
+
 def _opts(**kw: Any) -> ExportOptions:
     return ExportOptions(prefix="e", style="table", missing="none", **kw)
 
@@ -76,19 +100,30 @@ def _c(files: dict[str, str]) -> str:
     return next(text for name, text in files.items() if name.endswith(".c"))
 
 
-def test_the_top_is_breadth_first_and_closed_under_parents() -> None:
+def test_the_top_is_the_heaviest_splits_closed_under_parents() -> None:
     tree = lower_ensemble(_ens(), _opts()).trees[0]
+    w = tree.weight
+    splits = split_rows(tree)
+    parent = _parents(tree)
+    assert len(w) == len(tree.nodes) and all(w[c] <= w[p] for c, p in parent.items())
+    # A child never weighs more than its parent and comes after it, so the greedy
+    # choice is the heaviest splits, ties in pre-order.
+    heaviest = sorted(splits, key=lambda i: (-w[i], i))
+    for budget in (0, 1, 2, 7, 40, len(splits), WHOLE):
+        top = top_tests(tree, budget)
+        assert top == frozenset(heaviest[:budget])
+        assert all(i == 0 or parent[i] in top for i in top)
+
+
+def test_a_file_without_weights_keeps_the_breadth_first_top() -> None:
+    tree = lower_ensemble(_unweighted(_ens()), _opts()).trees[0]
+    assert tree.weight == ()
     depth = {0: 0}
     for i, node in enumerate(tree.nodes):
         if not isinstance(node, LeafRow):
             depth[i + 1] = depth[node.right] = depth[i] + 1
     splits = split_rows(tree)
-    parent = {
-        c: i
-        for i, n in enumerate(tree.nodes)
-        if not isinstance(n, LeafRow)
-        for c in (i + 1, n.right)
-    }
+    parent = _parents(tree)
     for budget in (0, 1, 2, 7, 40, len(splits), WHOLE):
         top = top_tests(tree, budget)
         assert len(top) == min(budget, len(splits))
@@ -97,6 +132,40 @@ def test_the_top_is_breadth_first_and_closed_under_parents() -> None:
         # Nearest the root first, ties in pre-order: nothing left out comes before.
         last = max(((depth[i], i) for i in top), default=(-1, -1))
         assert all((depth[i], i) > last for i in splits if i not in top)
+
+
+def test_the_top_takes_the_heavier_side_of_a_skewed_tree() -> None:
+    """The root sends most rows one way (3,822 of 4,000) and both sides split deep: the
+    weights' top spends its budget past the root on the heavy side, breadth first on
+    both sides alike."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(4000, 3))
+    X[:400, 0] *= 0.1  # 10% of rows left of x0 = 0.1 ...
+    X[400:, 0] = 0.1 + 0.9 * X[400:, 0]  # ... 90% right
+    y = np.where(X[:, 0] < 0.1, (X[:, 1] * 7).astype(int) % 2, (X[:, 2] * 23).astype(int) % 3)
+    est = DecisionTreeClassifier(random_state=0).fit(X, y)
+    ens = ensemble_from_sklearn(est)
+    opts = _opts(inline_top=12)
+    tree = lower_ensemble(ens, opts).trees[0]
+    bfs = top_tests(lower_ensemble(_unweighted(ens), opts).trees[0], 12)
+    top = top_tests(tree, 12)
+    root = tree.nodes[0]
+    assert not isinstance(root, LeafRow)
+    right = root.right
+    heavy = tree.weight[right] > tree.weight[1]  # the right side is the heavier
+    light_w, heavy_w = sorted((tree.weight[1], tree.weight[right]))
+    assert heavy_w >= 8 * light_w  # the skew (whichever side the root sends it)
+
+    def on_heavy(nodes: frozenset[int]) -> int:
+        return sum((i >= right) == heavy for i in nodes if i > 0)
+
+    assert top != bfs
+    assert on_heavy(top) > on_heavy(bfs) and on_heavy(top) == len(top) - 1
+    assert sum(tree.weight[i] for i in top) > sum(tree.weight[i] for i in bfs)
+    # The C says how its top was chosen, and predicts as the estimator either way.
+    assert "tests that training cases reach most often" in _c(render(ens, opts).files)
+    bfs_c = _c(render(_unweighted(ens), opts).files)
+    assert "tests nearest the root (breadth first)" in bfs_c
 
 
 @needs_gcc
@@ -110,8 +179,10 @@ def test_the_top_is_breadth_first_and_closed_under_parents() -> None:
         {"input_type": "int16", "scale": 100},
         {"features": 40},  # no key walk: each test compares x[f] with a float
         {"features": 40, "float_compare": "int"},  # each test keys its input
+        {"bfs": True},  # a file without weights: the breadth-first top
+        {"features": 40, "float_compare": "int", "bfs": True},
     ],
-    ids=["float", "keys", "double", "int16", "float40", "keys40"],
+    ids=["float", "keys", "double", "int16", "float40", "keys40", "float_bfs", "keys40_bfs"],
 )
 def test_the_c_predicts_as_the_estimator(
     mode: dict[str, Any], budget: int | None, tmp_path: Path
@@ -119,11 +190,15 @@ def test_the_c_predicts_as_the_estimator(
     mode = dict(mode)
     est, rows = _fitted(mode.pop("features", 20))
     ens = ensemble_from_sklearn(est)
+    bfs = mode.pop("bfs", False)
+    if bfs:
+        ens = _unweighted(ens)
     opts = _opts(inline_top=budget, **mode)
     r = render(ens, opts)
     n_rows = len(split_rows(r.lowered.trees[0]))
     want = default_inline_top(n_rows) if budget is None else min(budget, n_rows)
-    assert want > 0 and f"the {want} tests nearest the root" in _c(r.files)
+    which = "nearest the root" if bfs else "that training cases reach most often"
+    assert want > 0 and f"the {want} tests {which}" in _c(r.files)
     known = ~np.isnan(rows).any(axis=1)
     if mode.get("input_type") == "int16":
         rows = rows[known][:400]  # the scaled domain: verify's own rows below

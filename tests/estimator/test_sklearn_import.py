@@ -274,6 +274,15 @@ def _tampered(change):  # type: ignore[no-untyped-def]
         (lambda s: s["nodes"]["feature"].__setitem__(0, -5), "node 0 tests feature -5 of 4"),
         (lambda s: s["values"].__setitem__(slice(None), np.nan), "is not finite"),
         (lambda s: s["nodes"]["threshold"].__setitem__(0, np.nan), "threshold is NaN"),
+        # The node weights a single tree's inline top is chosen by.
+        (
+            lambda s: s["nodes"]["weighted_n_node_samples"].__setitem__(2, -1.0),
+            "node weights are not one finite, non-negative number per node",
+        ),
+        (
+            lambda s: s["nodes"]["weighted_n_node_samples"].__setitem__(0, np.inf),
+            "node weights are not one finite, non-negative number per node",
+        ),
     ],
 )
 def test_cli_import_sklearn_checks_the_trees_arrays(

@@ -145,8 +145,9 @@ def add_export_options(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="--style table --missing none: the N tests training cases reach most "
-        "often (an imported single tree without --proba/--scores: the N nearest "
-        "the root) run as nested ifs before the table, faster on cores with branch "
+        "often (an imported single tree without --proba/--scores too, by its node "
+        "weights; a file without them: the N nearest the root) run as nested ifs "
+        "before the table, faster on cores with branch "
         "prediction, for flash (default: a quarter of the tests beyond the first "
         "32; 0: the table alone; left out on AVR unless PREFIX_INLINE_TOP is "
         "defined to 1)",

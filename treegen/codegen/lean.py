@@ -26,13 +26,15 @@ anyway takes one fixed path, the **none rule**, which the Python side reproduces
 :func:`lean_ir` rewrites an IR so (pre-order, only ``le``/``lt`` comparisons and
 member tests, the training shares kept); :func:`compact_table` lays it out for the
 table style and :func:`hot_tests` picks the tests its inline top (``--inline-top``)
-compiles as ifs; :func:`code_sets` stores the member tests' sets.
+compiles as ifs (by :func:`greedy_top`, the rule an imported tree's top shares);
+:func:`code_sets` stores the member tests' sets.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -213,24 +215,43 @@ def default_inline_top(n_tests: int) -> int:
     return max(0, (n_tests - SMALL_TABLE) // 4)
 
 
-def hot_tests(ir: IR, budget: int) -> frozenset[int]:
-    """The ``budget`` tests of the lean ``ir`` that training cases reach most often,
-    taken greedily from the root (a test only after its parent), ties by pre-order:
-    the table style's inline top.  The reach of a test is the product of the
-    training shares on its path, so the choice depends on the model alone."""
-    if budget <= 0 or isinstance(ir.nodes[0], Leaf):
+Reached = Callable[[int, float], Iterable[tuple[int, float]]]
+"""``reached(test, its reach)``: the test's children that are tests, each with its reach."""
+
+
+def greedy_top(reached: Reached, budget: int) -> frozenset[int]:
+    """The ``budget`` tests most reached, taken greedily from the root test 0 (a test
+    only after its parent, so they are a subtree at the root), ties by the smaller
+    index (pre-order): the one rule of an inline top, a C4.5 tree's (:func:`hot_tests`)
+    and an imported tree's (treegen.ensemble.view_top).  The root's reach is 1."""
+    if budget <= 0:
         return frozenset()
     heap: list[tuple[float, int]] = [(-1.0, 0)]
-    hot: set[int] = set()
-    while heap and len(hot) < budget:
+    top: set[int] = set()
+    while heap and len(top) < budget:
         reach, i = heapq.heappop(heap)
-        hot.add(i)
+        top.add(i)
+        for child, r in reached(i, -reach):
+            heapq.heappush(heap, (-r, child))
+    return frozenset(top)
+
+
+def hot_tests(ir: IR, budget: int) -> frozenset[int]:
+    """The ``budget`` tests of the lean ``ir`` that training cases reach most often
+    (:func:`greedy_top`): the table style's inline top.  The reach of a test is the
+    product of the training shares on its path, so the choice depends on the model
+    alone."""
+
+    def reached(i: int, reach: float) -> Iterator[tuple[int, float]]:
         node = ir.nodes[i]
         assert isinstance(node, Compare | Member)
         for child, share in zip(node.children, node.shares, strict=True):
             if isinstance(ir.nodes[child], Compare | Member):
-                heapq.heappush(heap, (reach * share / W_ONE, child))
-    return frozenset(hot)
+                yield child, reach * share / W_ONE
+
+    if isinstance(ir.nodes[0], Leaf):
+        return frozenset()
+    return greedy_top(reached, budget)
 
 
 def table_rows(ir: IR) -> dict[int, int]:

@@ -93,6 +93,10 @@ class Tree:
     output: int = -1
     zero_missing: tuple[bool, ...] = ()
     """Per node (empty: none): a value within ZERO_BAND of 0 goes the missing way."""
+    weight: tuple[float, ...] = ()
+    """Per node (empty: not known): the training weight that reached it (scikit-learn's
+    ``weighted_n_node_samples``).  It never changes a prediction: only a single tree's
+    inline top reads it, to choose its tests by reach (treegen.ensemble.view_top)."""
 
     @property
     def n_nodes(self) -> int:

@@ -11,13 +11,19 @@ Layout::
       ("sum": "float32", "cut": float, "categorical_rule": "lightgbm",)
       "values": [one leaf value row per line],
       "trees": [one tree per line: {"output", "feature", "threshold", "left", "right",
-                "nan_left", "categorical", "left_codes", "value"(, "zero_missing")}]
+                "nan_left", "categorical", "left_codes", "value"(, "zero_missing",
+                "weight")}]
     }
 
 The fields in parentheses are written only when they are not their defaults (float64
-sums, a cut of 0, scikit-learn's categorical rule, no zero band), so a scikit-learn
-ensemble's file is what it was.  With float32 sums every value, init and cut must be a
-float32 number.
+sums, a cut of 0, scikit-learn's categorical rule, no zero band, no node weights), so
+a file without them loads as it always did (the version stays 1, as for the model
+file's optional fields).  ``weight`` (a single scikit-learn tree's
+``weighted_n_node_samples``, one per node) only chooses the inline top
+(treegen.ensemble.view_top); loading checks one finite, non-negative number per node
+and nothing more: no prediction depends on it, so an order its numbers do not add up
+to (float sums of sample weights) is no error.  With float32 sums every value, init
+and cut must be a float32 number.
 
 Every float is written as ``float.hex()`` text, so values, thresholds (``inf`` among
 them) and signed zeros come back bit for bit.  :func:`ensemble_from_data` checks every
@@ -62,6 +68,7 @@ _TREE_KEYS = {
     "output", "feature", "threshold", "left", "right", "nan_left", "categorical",
     "left_codes", "value",
 }  # fmt: skip
+_OPTIONAL_TREE_KEYS = {"zero_missing", "weight"}
 _MAX_CODE = 1 << 16  # a categorical split's codes (scikit-learn's stay below 256)
 
 
@@ -85,6 +92,7 @@ def _tree_dict(t: Tree) -> dict[str, object]:
         "left_codes": [list(c) for c in t.left_codes],
         "value": list(t.value),
         **({"zero_missing": [int(b) for b in t.zero_missing]} if any(t.zero_missing) else {}),
+        **({"weight": _hex(t.weight)} if t.weight else {}),
     }
 
 
@@ -148,6 +156,14 @@ def _float(value: Any, field: str, finite: bool = True) -> float:
     return x
 
 
+def _weight(value: Any, field: str) -> float:
+    """A node's training weight: finite and not negative (file docstring)."""
+    x = _float(value, field)
+    if x < 0:
+        raise InvalidField(field, f"{value!r} is negative")
+    return x
+
+
 def _list(value: Any, field: str, n: int | None = None) -> list[Any]:
     if not isinstance(value, list) or (n is not None and len(value) != n):
         raise InvalidField(field, "must be a list" + ("" if n is None else f" of {n} items"))
@@ -165,7 +181,7 @@ def _tree(
 ) -> Tree:
     t = as_object(d, f)
     missing = _TREE_KEYS - set(t)
-    extra = set(t) - _TREE_KEYS - {"zero_missing"}
+    extra = set(t) - _TREE_KEYS - _OPTIONAL_TREE_KEYS
     if missing or extra:
         raise InvalidField(f, f"must have exactly the fields {', '.join(sorted(_TREE_KEYS))}")
     n = len(_list(t["feature"], f"{f}.feature"))
@@ -211,6 +227,11 @@ def _tree(
         if "zero_missing" in t
         else []
     )
+    weight = (
+        [_weight(x, f"{f}.weight[{i}]") for i, x in enumerate(_list(t["weight"], f"{f}.weight", n))]
+        if "weight" in t
+        else []
+    )
     parents = [0] * n
     for i in range(n):
         g = f"{f} node {i}"
@@ -240,7 +261,7 @@ def _tree(
         raise InvalidField(f, "not one tree in pre-order: a node is not reached exactly once")
     return Tree(tuple(feature), tuple(threshold), tuple(left), tuple(right), tuple(nan_left),
                 tuple(categorical), tuple(codes), tuple(value), output,
-                tuple(zero) if any(zero) else ())  # fmt: skip
+                tuple(zero) if any(zero) else (), tuple(weight))  # fmt: skip
 
 
 def check_ensemble_dict(data: Any) -> Ensemble:

@@ -86,6 +86,9 @@ ENode = Split | CatSplit | LeafRow
 class ETree:
     nodes: tuple[ENode, ...]
     output: int
+    # Per node (empty: not known), the training weight that reached it (Tree.weight):
+    # the inline top's choice (treegen.ensemble.view_top), nothing else.
+    weight: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +348,7 @@ def lower_ensemble(
             nodes.append(
                 Split(f, op, thr, nan_left, tree.right[i], tree.threshold[i], tree.zero(i))
             )
-        trees.append(ETree(tuple(nodes), tree.output))
+        trees.append(ETree(tuple(nodes), tree.output, tree.weight))
     ir = EnsembleIR(
         frame,
         tuple(trees),

@@ -97,9 +97,11 @@ def _tree(
     leaf_row: Any,
     values: _Values,
     output: int = -1,
+    weighted: bool = False,
 ) -> Tree:
     """A scikit-learn ``Tree`` (``estimator.tree_``) in pre-order; ``leaf_row(node)`` is a
-    leaf's value row (float64 numbers)."""
+    leaf's value row (float64 numbers).  ``weighted``: keep each node's training weight
+    (``weighted_n_node_samples``), which a single tree's inline top is chosen by."""
     left = np.asarray(sk_tree.children_left, dtype=np.intp)
     right = np.asarray(sk_tree.children_right, dtype=np.intp)
     feature = np.asarray(sk_tree.feature, dtype=np.intp)
@@ -139,6 +141,12 @@ def _tree(
         rgt.append(new[int(right[old])])
         nl.append(bool(nan_left[old]))
         val.append(-1)
+    weight: tuple[float, ...] = ()
+    if weighted:
+        w = np.asarray(sk_tree.weighted_n_node_samples, dtype=np.float64)
+        if len(w) != n or not np.all(np.isfinite(w) & (w >= 0)):
+            raise _bad("its node weights are not one finite, non-negative number per node")
+        weight = tuple(float(w[old]) for old in order)
     return Tree(
         tuple(f),
         tuple(t),
@@ -149,6 +157,7 @@ def _tree(
         ((),) * len(f),
         tuple(val),
         output,
+        weight=weight,
     )
 
 
@@ -198,15 +207,23 @@ def _forest(
     k = len(schema.classes)
     values = _Values()
     trees = []
+    # Only a single tree's inline top reads the nodes' weights: a forest's file stays small.
+    single = type(est).__name__ in _SINGLE
     for member in _members(est):
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if value.ndim != 3 or value.shape[1] != 1 or value.shape[2] != k:
             raise _bad(f"a tree's values are not {k} class fractions per node")
         trees.append(
-            _tree(member.tree_, len(schema.attributes), lambda i, v=value: v[i, 0, :k], values)
+            _tree(
+                member.tree_,
+                len(schema.attributes),
+                lambda i, v=value: v[i, 0, :k],
+                values,
+                weighted=single,
+            )
         )
     # A single tree's predict_proba is its leaf value itself: no division.
-    divisor = None if type(est).__name__ in _SINGLE else float(len(est.estimators_))
+    divisor = None if single else float(len(est.estimators_))
     return trees, values, (0.0,) * k, divisor
 
 
