@@ -232,3 +232,19 @@ def test_scaled_threshold_next_to_the_default_missing_value(
     )
     assert code == 0, err
     assert "x[2] <= 254" in (out / "predict.c").read_text()
+
+
+def test_a_c45_tree_no_proba_needs_missing_none(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rule is the tree's (its --missing c45 sums the leaf distributions), checked
+    when the tree is lowered; an imported model takes --no-proba (tests/ensemble)."""
+    out = tmp_path / "o"
+    code, stdout, err = run_cli(capsys, "export", str(golf_tree), "--no-proba", "-o", str(out))
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert "--no-proba needs --missing none" in err and "Traceback" not in err
+    assert not out.exists()
+    code, _, err = run_cli(
+        capsys, "export", str(golf_tree), "--no-proba", "--missing", "none", "-o", str(out)
+    )
+    assert code == 0, err

@@ -14,11 +14,13 @@ import pytest
 
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.classify import predict, row_classes
+from treegen.ensemble.file import ensemble_to_json
 from treegen.ensemble.lower import lower_ensemble
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.verify.build import build
 
+from support.cli import run_cli
 from support.sklearn_models import fit_setup
 
 sklearn = pytest.importorskip("sklearn")
@@ -96,3 +98,22 @@ def test_the_c_breaks_a_tie_as_the_estimator(style: str, missing: str, tmp_path:
     assert list(c_cls) == list(est.predict(known)) == [0, 1, 0]
     report = verify(ens, opts, n_random=200)
     assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("name", ["tree", "forest", "boosting"])
+def test_no_proba_is_an_imported_models_default_said_aloud(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--no-proba`` under the default ``--missing c45`` was refused with the C4.5 tree's
+    reason (its missing-value rule sums leaf distributions), which an imported model
+    does not have: its default is no proba, and saying so is the same C."""
+    path = tmp_path / "m.trees"
+    path.write_text(ensemble_to_json(fit_setup(name)))
+    texts = []
+    for extra in ([], ["--no-proba"]):
+        out = tmp_path / f"out{len(extra)}"
+        code, _, err = run_cli(capsys, "export", str(path), *extra, "-o", str(out))
+        assert code == 0, err
+        # The same files but for the provenance comment, which names the option.
+        texts.append({p.name: p.read_text().split("*/", 1)[1] for p in sorted(out.iterdir())})
+    assert texts[0] == texts[1]

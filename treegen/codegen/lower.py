@@ -288,6 +288,7 @@ def lower(
     the header comment's ``provenance`` lines; raise EncodingError.  Under ``--missing
     none`` the tests whose branches are equal subtrees fold away unless ``fold_equal`` is
     False (treegen.codegen.fold; verify probes the thresholds of the tree before)."""
+    opts.check_distributions()
     enc = make_encoding(model, opts)
     prefix = check_prefix(opts.prefix or "model")
     attrs = model.schema.attributes

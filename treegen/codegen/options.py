@@ -150,12 +150,6 @@ class ExportOptions:
                 "needs an integer --input-type (floats use NaN)",
                 option="--missing-value",
             )
-        if self.missing == "c45" and self.proba is False:
-            raise EncodingError(
-                "--no-proba needs --missing none: the C4.5 missing-value rule sums leaf "
-                "distributions",
-                option="--proba",
-            )
         if self.inline_top is not None and (
             self.missing != "none" or self.style not in (None, "table")
         ):
@@ -171,6 +165,18 @@ class ExportOptions:
     def wants_proba(self) -> bool:
         """Whether predict_proba is exported (``proba``, or its default for ``missing``)."""
         return self.missing == "c45" if self.proba is None else self.proba
+
+    def check_distributions(self) -> None:
+        """Raise unless a C4.5 tree's C keeps its leaf distributions: its ``--missing
+        c45`` rule sums them, so ``--no-proba`` needs ``--missing none``.  Checked where
+        a tree or a committee is lowered, not here: an imported model's or a ruleset's
+        C has no such rule, and ``--no-proba`` is what it exports anyway."""
+        if self.missing == "c45" and self.proba is False:
+            raise EncodingError(
+                "--no-proba needs --missing none: the C4.5 missing-value rule sums leaf "
+                "distributions",
+                option="--proba",
+            )
 
     @property
     def scaled(self) -> frozenset[str]:

@@ -101,6 +101,7 @@ def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -
     ``--missing none`` only with ``--proba``); its trees keep theirs either way, for the
     vote adds them."""
     assert opts.prefix is not None
+    opts.check_distributions()  # before its trees: a bagged one's are lowered with --proba
     if opts.proba and c.method == "boost":
         raise UsageError(
             "a boosted committee's C returns the class of its integer vote; predict_proba "
