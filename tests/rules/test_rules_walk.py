@@ -217,7 +217,8 @@ def test_walk_many_equals_python_loop(
     tree = train(ds, TrainOptions(prune=False, min_cases=1))
     bound = ErrorBound(0.25, "c45")
     monkeypatch.setattr(caselists, "BLOCK", block)
-    monkeypatch.setattr(paths, "BLOCK", block)
+    monkeypatch.setattr(caselists, "SHARED_MOST", block // 4)
+    monkeypatch.setattr(paths, "SHARED_MOST", block // 4)
     monkeypatch.setattr(paths, "WALK_BATCH", batch)
     held = caselists.CaseLists()
     called: list[int] = []

@@ -31,6 +31,9 @@ _FIRST = (1, 4, 2)
 BLOCK = 1 << 20
 """Bytes in each of the blocks :class:`CaseLists` holds its lists in."""
 
+SHARED_MOST = BLOCK // 4
+"""The most bytes of a list that shares a block; a longer one is a block of its own."""
+
 PACK_MIN = 64
 """Lists of fewer rows stay as they are: packing one costs a few numpy calls (at 100k rows
 most lists are this short, and together they hold little)."""
@@ -147,16 +150,16 @@ class CaseLists:
         if packed.dtype.type not in _KINDS:  # a short or wide list in another type
             packed = packed.astype(np.int32)
         kind = _KINDS.index(packed.dtype.type)
-        if packed.nbytes > BLOCK // 4:
+        if packed.nbytes > SHARED_MOST:
             # held as it is (a copy if it is a view: no caller's array is kept)
             own = packed if packed.base is None else packed.copy()
             self._blocks.append(own.view(np.uint8))
             self._add(len(self._blocks) - 1, 0, packed.size, kind)
             return
-        at = -(-self._fill // 4) * 4  # each list at a multiple of 4 bytes (any view aligned)
+        at = self._next_at()
         if self._open < 0 or at + packed.nbytes > BLOCK:
-            self._blocks.append(np.empty(BLOCK, dtype=np.uint8))
-            self._open, at = len(self._blocks) - 1, 0
+            self._new_block()
+            at = 0
         self._blocks[self._open][at : at + packed.nbytes] = packed.view(np.uint8)
         self._fill = at + packed.nbytes
         self._add(self._open, at, packed.size, kind)
@@ -171,9 +174,9 @@ class CaseLists:
             self.append(rows[:count].copy())
             return
         marks = self._marks_for(rows.size)
-        at = (self._fill + 3) & -4
+        at = self._next_at()
         # no block open yet: sorted only (most -1), then held by append
-        most = BLOCK // 4 if self._open >= 0 else -1
+        most = SHARED_MOST if self._open >= 0 else -1
         block = self._blocks[self._open] if self._open >= 0 else marks[:0].view(np.uint8)
         kind, size, written = crules.pack_rows(rows, count, marks, block, at, most, PACK_MIN)
         if written:
@@ -191,9 +194,18 @@ class CaseLists:
         as :meth:`append_unsorted` packs one): the open block (one opened if none is),
         the bytes used in it, and a bitmap of ``rows`` bits for the sort, all zero."""
         if self._open < 0:
-            self._blocks.append(np.empty(BLOCK, dtype=np.uint8))
-            self._open, self._fill = len(self._blocks) - 1, 0
+            self._new_block()
         return self._blocks[self._open], self._fill, self._marks_for(rows)
+
+    def _new_block(self) -> None:
+        """Open a new block, empty, for the lists added after."""
+        self._blocks.append(np.empty(BLOCK, dtype=np.uint8))
+        self._open, self._fill = len(self._blocks) - 1, 0
+
+    def _next_at(self) -> int:
+        """The next list's first byte in the open block: each list starts at a multiple
+        of 4 bytes, so a view of any kind of list is aligned."""
+        return -(-self._fill // 4) * 4
 
     def _marks_for(self, rows: int) -> npt.NDArray[np.uint64]:
         """The C sort's bitmap of at least ``rows`` bits, all zero: grown when too

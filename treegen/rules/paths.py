@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from treegen.data.dataset import Dataset
 from treegen.model.core import Model
-from treegen.rules.caselists import BLOCK, PACK_MIN, CaseLists
+from treegen.rules.caselists import PACK_MIN, SHARED_MOST, CaseLists
 from treegen.rules.core import CaseColumns, Rule, Steps
 from treegen.rules.grown import shape_of
 from treegen.rules.native import crules
@@ -322,7 +322,7 @@ def _walked_many(
     while True:
         block, fill, marks = lists.open_block(found.size)
         got, fill, done, pending, conds = crules.walk_many(
-            capsule, order, found, marks, block, fill, BLOCK // 4, PACK_MIN,
+            capsule, order, found, marks, block, fill, SHARED_MOST, PACK_MIN,
             tests.made, tests.condition, info, errors,
         )  # fmt: skip
         if got == 0:
