@@ -149,10 +149,17 @@ def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...]
         if not all(-128 <= x <= 255 for x in values):
             raise doc.fail(f"{path}.values", "the names' bytes must be 8-bit numbers")
         raw = bytes(x & 0xFF for x in values)  # UBJSON may hold them as int8
-        try:
-            out[j] = tuple(raw[i:k].decode("utf-8") for i, k in pairwise(offsets))
-        except ValueError:
-            raise doc.fail(path, "category names that are not UTF-8 text") from None
+        if not raw.isascii():
+            # XGBoost (3.2 at least) writes a name's UTF-8 bytes with offsets that count
+            # its characters: a non-ASCII name comes out cut short or run into the next
+            # ('éé' reads 'é'), and no rule tells a correct file from such a one.
+            raise doc.fail(
+                path,
+                "category names that are not ASCII, which XGBoost writes cut short (its "
+                "offsets count characters, its bytes are UTF-8): fit on ASCII category "
+                "names, or on the codes (a numeric column of feature type 'c')",
+            )
+        out[j] = tuple(raw[i:k].decode("ascii") for i, k in pairwise(offsets))
     return out
 
 
