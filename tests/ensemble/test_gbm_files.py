@@ -269,3 +269,19 @@ def test_non_ascii_category_names_are_refused(names: list[str]) -> None:
     ) as info:
         xgboost_from_bytes(data, "m.json")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: xgb.XGBClassifier(), lambda: xgb.XGBRegressor(), lambda: lgb.LGBMClassifier()]
+)
+def test_an_unfitted_wrapper_is_named(make) -> None:  # type: ignore[no-untyped-def]
+    """An unfitted XGBClassifier raised XGBoost's own NotFittedError through treegen, and
+    an unfitted LGBMClassifier was 'cannot read a LGBMClassifier: give ... an
+    LGBMClassifier': both are a usage error saying it is not fitted."""
+    from treegen.errors import UsageError
+    from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+
+    est = make()
+    load = from_xgboost if type(est).__name__.startswith("XGB") else from_lightgbm
+    with pytest.raises(UsageError, match=f"^model: the {type(est).__name__} is not fitted$"):
+        load(est)
