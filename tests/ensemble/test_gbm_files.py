@@ -285,3 +285,36 @@ def test_an_unfitted_wrapper_is_named(make) -> None:  # type: ignore[no-untyped-
     load = from_xgboost if type(est).__name__.startswith("XGB") else from_lightgbm
     with pytest.raises(UsageError, match=f"^model: the {type(est).__name__} is not fitted$"):
         load(est)
+
+
+def test_cli_refuses_dart_gblinear_and_linear_trees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Models users train that treegen does not read: XGBoost's DART (whose own
+    Booster.predict and XGBClassifier.predict differ) and gblinear, LightGBM's linear
+    trees: exit 2, one line naming what is read, no output."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    common = {"n_estimators": 3, "n_jobs": 1, "random_state": 0}
+    xgb.XGBClassifier(**common, booster="dart", rate_drop=0.2).fit(X, y).save_model(
+        str(tmp_path / "dart.json")
+    )
+    xgb.XGBClassifier(**common, booster="gblinear").fit(X, y).save_model(
+        str(tmp_path / "linear.json")
+    )
+    lgb.LGBMClassifier(**common, linear_tree=True, verbose=-1).fit(X, y).booster_.save_model(
+        str(tmp_path / "linear.txt")
+    )
+    cases = [
+        ("import-xgboost", "dart.json", "booster 'dart' is not read (XGBoost's own predictions"),
+        ("import-xgboost", "linear.json", "booster 'gblinear' is not read (a linear model"),
+        ("import-lightgbm", "linear.txt", "linear trees (linear_tree=True"),
+    ]
+    for cmd, name, message in cases:
+        out = tmp_path / "out.trees"
+        code, _, err = run_cli(capsys, cmd, str(tmp_path / name), "-o", str(out))
+        assert code == 2 and message in err and err.count("\n") == 1, err
+        assert ("treegen reads 'gbtree'" in err) == cmd.endswith("xgboost"), err
+        assert "only trees whose leaves are constants" in err or cmd.endswith("xgboost"), err
+        assert not out.exists()

@@ -64,6 +64,17 @@ LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "surviv
 """Regression objectives predicting exp of the margin: refused (no libm in the C)."""
 
 
+_WHY_NOT = {
+    "dart": (
+        " (XGBoost's own predictions of a DART model differ by path: Booster.predict on a "
+        "DMatrix adds leaf * weight, inplace_predict and XGBClassifier.predict "
+        "(base + leaf - base) * weight, in float32)"
+    ),
+    "gblinear": " (a linear model, without trees)",
+}
+"""Why a booster other than gbtree is refused, where there is more to say."""
+
+
 def _base_score(doc: Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.float32]:
     raw = doc.get(lmp, "base_score", path)
     values: list[Any]
@@ -265,7 +276,11 @@ def xgboost_from_bytes(
     booster = doc.obj(doc.get(learner, "gradient_booster", "learner"), "learner.gradient_booster")
     name = doc.text(booster, "name", "learner.gradient_booster")
     if name != "gbtree":
-        raise doc.fail("learner.gradient_booster.name", f"booster {name!r} is not read (gbtree)")
+        raise doc.fail(
+            "learner.gradient_booster.name",
+            f"booster {name!r} is not read{_WHY_NOT.get(name, '')}: treegen reads 'gbtree' "
+            "(num_parallel_tree too)",
+        )
     mpath = "learner.gradient_booster.model"
     model = doc.obj(doc.get(booster, "model", "learner.gradient_booster"), mpath)
     lpath = "learner.learner_model_param"
