@@ -236,7 +236,7 @@ def _enc(d: dict, j: int) -> dict:  # type: ignore[type-arg]
         (lambda d: _enc(d, 0).update(values=2**40), r"enc\[0\].values: must be a list"),
         (lambda d: _enc(d, 1)["offsets"].__setitem__(1, 99), r"enc\[1\].offsets: must rise"),
         (lambda d: _enc(d, 1)["values"].__setitem__(0, 4096), r"enc\[1\].values: the names' bytes"),
-        (lambda d: _enc(d, 1)["values"].__setitem__(0, 255), r"enc\[1\]: category names that"),
+        (lambda d: _enc(d, 1)["values"].__setitem__(0, 255), r"enc\[1\]: .* not ASCII"),
         (lambda d: _enc(d, 1).update(offsets=[], values=[3, 3, 4]), "categories must be distinct"),
     ],
 )  # fmt: skip
@@ -248,3 +248,73 @@ def test_tampered_category_names_name_the_field(xgb_frame_json: Path, edit, mess
     with pytest.raises(ModelFileError, match=message) as info:
         xgboost_from_bytes(json.dumps(d).encode(), "m.json")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "names", [["x", "\u00e9\u00e9"], ["c", "\u00e9a", "\u00e9b"], ["\u65e5\u672c", "a"]]
+)
+def test_non_ascii_category_names_are_refused(names: list[str]) -> None:
+    """XGBoost writes a non-ASCII category name's UTF-8 bytes with offsets counting its
+    characters: 'éé' comes out as 'é' (valid text, the wrong name), others as broken
+    UTF-8.  Such names are refused in one line, never read as other names."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    n = 200
+    frame = pd.DataFrame({"a": rng.normal(size=n), "c": pd.Categorical(rng.choice(names, n))})
+    y = ((frame.a > 0) ^ (frame.c == names[1])).astype(int)
+    est = xgb.XGBClassifier(n_estimators=2, max_depth=2, enable_categorical=True, n_jobs=1)
+    data = bytes(est.fit(frame, y).get_booster().save_raw("json"))
+    with pytest.raises(
+        ModelFileError, match=r"cats.enc\[1\]: category names that are not ASCII"
+    ) as info:
+        xgboost_from_bytes(data, "m.json")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: xgb.XGBClassifier(), lambda: xgb.XGBRegressor(), lambda: lgb.LGBMClassifier()]
+)
+def test_an_unfitted_wrapper_is_named(make) -> None:  # type: ignore[no-untyped-def]
+    """An unfitted XGBClassifier raised XGBoost's own NotFittedError through treegen, and
+    an unfitted LGBMClassifier was 'cannot read a LGBMClassifier: give ... an
+    LGBMClassifier': both are a usage error saying it is not fitted."""
+    from treegen.errors import UsageError
+    from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+
+    est = make()
+    load = from_xgboost if type(est).__name__.startswith("XGB") else from_lightgbm
+    with pytest.raises(UsageError, match=f"^model: the {type(est).__name__} is not fitted$"):
+        load(est)
+
+
+def test_cli_refuses_dart_gblinear_and_linear_trees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Models users train that treegen does not read: XGBoost's DART (whose own
+    Booster.predict and XGBClassifier.predict differ) and gblinear, LightGBM's linear
+    trees: exit 2, one line naming what is read, no output."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    common = {"n_estimators": 3, "n_jobs": 1, "random_state": 0}
+    xgb.XGBClassifier(**common, booster="dart", rate_drop=0.2).fit(X, y).save_model(
+        str(tmp_path / "dart.json")
+    )
+    xgb.XGBClassifier(**common, booster="gblinear").fit(X, y).save_model(
+        str(tmp_path / "linear.json")
+    )
+    lgb.LGBMClassifier(**common, linear_tree=True, verbose=-1).fit(X, y).booster_.save_model(
+        str(tmp_path / "linear.txt")
+    )
+    cases = [
+        ("import-xgboost", "dart.json", "booster 'dart' is not read (XGBoost's own predictions"),
+        ("import-xgboost", "linear.json", "booster 'gblinear' is not read (a linear model"),
+        ("import-lightgbm", "linear.txt", "linear trees (linear_tree=True"),
+    ]
+    for cmd, name, message in cases:
+        out = tmp_path / "out.trees"
+        code, _, err = run_cli(capsys, cmd, str(tmp_path / name), "-o", str(out))
+        assert code == 2 and message in err and err.count("\n") == 1, err
+        assert ("treegen reads 'gbtree'" in err) == cmd.endswith("xgboost"), err
+        assert "only trees whose leaves are constants" in err or cmd.endswith("xgboost"), err
+        assert not out.exists()

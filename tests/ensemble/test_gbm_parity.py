@@ -308,3 +308,21 @@ def test_lightgbm_forest_scores_are_its_raw_score_averaged() -> None:
     assert ens.divisor == 12.0
     assert not _same_bits(classify.decision_values(ens, X), raw)
     assert _same_bits(classify.decision_values(ens, X), raw / ens.divisor)
+
+
+@pytest.mark.parametrize("objective", ["binary:logitraw", "binary:hinge"])
+def test_xgboost_logitraw_and_hinge_proba_are_its_own(objective: str) -> None:
+    """XGBClassifier.predict_proba of a logitraw model is [1 - m, m] for m the margin,
+    of a hinge model [1 - p, p] for p = 1 where the margin is above 0: treegen's are
+    those numbers bit for bit (a sigmoid of the margin was neither, and for logitraw
+    its larger column was not the class predict gives for margins in (0, 0.5])."""
+    X, y = gbm_data()
+    est = xgb.XGBClassifier(n_estimators=6, max_depth=3, objective=objective, n_jobs=1)
+    est.fit(X, y > 0)
+    model = from_xgboost(est)
+    rows = probe_rows(X, xgb_thresholds(est.get_booster()))
+    rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
+    got = model.predict_proba(rows)
+    assert _same_bits(got, est.predict_proba(rows).astype(np.float64))
+    assert np.array_equal(model.classes_[np.argmax(got, axis=1)], model.predict(rows))
+    assert 0 < (got[:, 1] > 0.5).sum() < len(rows)

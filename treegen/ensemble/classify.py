@@ -218,7 +218,8 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     """Class probabilities: a forest's are its scores (scikit-learn's ``predict_proba``
     exactly); a boosted model's are its raw scores through the logistic function or the
     softmax, computed with numpy's ``exp`` (the class is decided on the raw scores, not on
-    these)."""
+    these); XGBoost's logitraw and hinge models' are ``XGBClassifier.predict_proba``'s
+    own (:func:`_xgboost_pair`)."""
     if ens.regressor or ens.decision == "bound":
         raise UsageError(
             f"{'a regressor' if ens.regressor else 'an IsolationForest'} has no class "
@@ -238,10 +239,30 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
             s = s / (k - 1)
         return _softmax(s)
     if s.shape[1] == 1:
+        if ens.estimator_name in _XGBOOST_NO_SIGMOID:
+            return _xgboost_pair(ens, s[:, 0])
         z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
         p1 = 1.0 / (1.0 + np.exp(-z))
         return np.column_stack([1.0 - p1, p1])
     return _softmax(s)
+
+
+_XGBOOST_NO_SIGMOID = ("XGBoost binary:logitraw", "XGBoost binary:hinge")
+"""XGBoost objectives whose ``predict`` (without ``output_margin``) is no sigmoid: the
+margin itself (logitraw) or 0/1 (hinge)."""
+
+
+def _xgboost_pair(ens: Ensemble, margin: FloatArray) -> FloatArray:
+    """``XGBClassifier.predict_proba`` of a logitraw or hinge model, exactly: ``[1 - p,
+    p]`` in float32 for ``p`` what its predict transforms the margin to (the margin
+    itself; 1.0 where it is above 0, else 0.0).  A sigmoid of the margin here would not
+    be the library's numbers, and for logitraw its largest column would not be the
+    class (``predict`` compares the margin with 0.5)."""
+    p = margin.astype(np.float32)
+    if ens.estimator_name == "XGBoost binary:hinge":
+        p = (p > 0).astype(np.float32)
+    out: FloatArray = np.column_stack([np.float32(1.0) - p, p]).astype(np.float64)
+    return out
 
 
 def _softmax(s: FloatArray) -> FloatArray:

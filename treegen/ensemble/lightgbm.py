@@ -137,7 +137,11 @@ def _tree(
     n_leaves = text.number(b, "num_leaves", at, 1, 1 << 24)
     n_cat = text.number(b, "num_cat", at, 0, 1 << 24)
     if "is_linear" in b and b["is_linear"][1].strip() not in ("0", ""):
-        raise text.fail(b["is_linear"][0], "linear trees are not read")
+        raise text.fail(
+            b["is_linear"][0],
+            "linear trees (linear_tree=True: a linear model in each leaf) are not read, "
+            "only trees whose leaves are constants",
+        )
     leaf_value = text.floats(b, "leaf_value", at, n_leaves)
     n = n_leaves - 1
     if n == 0:

@@ -64,6 +64,17 @@ LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "surviv
 """Regression objectives predicting exp of the margin: refused (no libm in the C)."""
 
 
+_WHY_NOT = {
+    "dart": (
+        " (XGBoost's own predictions of a DART model differ by path: Booster.predict on a "
+        "DMatrix adds leaf * weight, inplace_predict and XGBClassifier.predict "
+        "(base + leaf - base) * weight, in float32)"
+    ),
+    "gblinear": " (a linear model, without trees)",
+}
+"""Why a booster other than gbtree is refused, where there is more to say."""
+
+
 def _base_score(doc: Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.float32]:
     raw = doc.get(lmp, "base_score", path)
     values: list[Any]
@@ -149,10 +160,17 @@ def _categories(doc: Doc, model: dict[str, Any], n: int) -> list[tuple[str, ...]
         if not all(-128 <= x <= 255 for x in values):
             raise doc.fail(f"{path}.values", "the names' bytes must be 8-bit numbers")
         raw = bytes(x & 0xFF for x in values)  # UBJSON may hold them as int8
-        try:
-            out[j] = tuple(raw[i:k].decode("utf-8") for i, k in pairwise(offsets))
-        except ValueError:
-            raise doc.fail(path, "category names that are not UTF-8 text") from None
+        if not raw.isascii():
+            # XGBoost (3.2 at least) writes a name's UTF-8 bytes with offsets that count
+            # its characters: a non-ASCII name comes out cut short or run into the next
+            # ('éé' reads 'é'), and no rule tells a correct file from such a one.
+            raise doc.fail(
+                path,
+                "category names that are not ASCII, which XGBoost writes cut short (its "
+                "offsets count characters, its bytes are UTF-8): fit on ASCII category "
+                "names, or on the codes (a numeric column of feature type 'c')",
+            )
+        out[j] = tuple(raw[i:k].decode("ascii") for i, k in pairwise(offsets))
     return out
 
 
@@ -258,7 +276,11 @@ def xgboost_from_bytes(
     booster = doc.obj(doc.get(learner, "gradient_booster", "learner"), "learner.gradient_booster")
     name = doc.text(booster, "name", "learner.gradient_booster")
     if name != "gbtree":
-        raise doc.fail("learner.gradient_booster.name", f"booster {name!r} is not read (gbtree)")
+        raise doc.fail(
+            "learner.gradient_booster.name",
+            f"booster {name!r} is not read{_WHY_NOT.get(name, '')}: treegen reads 'gbtree' "
+            "(num_parallel_tree too)",
+        )
     mpath = "learner.gradient_booster.model"
     model = doc.obj(doc.get(booster, "model", "learner.gradient_booster"), mpath)
     lpath = "learner.learner_model_param"

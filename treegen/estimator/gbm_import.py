@@ -77,6 +77,19 @@ def _check_missing(model: Any) -> None:
         )
 
 
+def _fitted(model: Any, booster: str) -> Any:
+    """The Booster of a scikit-learn-style wrapper (its method or property ``booster``),
+    a usage error where it is not fitted (the libraries raise their own NotFittedError,
+    LightGBM's an AttributeError); ``model`` itself where it has no such member."""
+    if not hasattr(type(model), booster):
+        return model
+    try:
+        member = getattr(model, booster)
+        return member() if callable(member) else member
+    except Exception:  # the library's own not-fitted error, whatever its class
+        raise UsageError(f"the {type(model).__name__} is not fitted", option="model") from None
+
+
 @numpy_defaults
 def from_xgboost(
     model: Any,
@@ -97,9 +110,9 @@ def from_xgboost(
     elif isinstance(model, bytes | bytearray):
         data = bytes(model)
     else:
+        booster = _fitted(model, "get_booster")
         classes = getattr(model, "classes_", None)
         _check_missing(model)
-        booster = model.get_booster() if hasattr(model, "get_booster") else model
         if not hasattr(booster, "save_raw"):
             raise UsageError(
                 f"cannot read a {type(model).__name__}: give an XGBoost model file, a "
@@ -135,8 +148,8 @@ def from_lightgbm(
     elif isinstance(model, str):
         text = model
     else:
+        booster = _fitted(model, "booster_")
         classes = getattr(model, "classes_", None)
-        booster = getattr(model, "booster_", model)
         if not hasattr(booster, "model_to_string"):
             raise UsageError(
                 f"cannot read a {type(model).__name__}: give a LightGBM text model file, "
