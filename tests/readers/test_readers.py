@@ -231,6 +231,19 @@ def test_detect_format(tmp_path: Path) -> None:
     assert detect_format(str(tmp_path / "s")) == "c45"
 
 
+def test_tab_separated_quoted_fields(tmp_path: Path) -> None:
+    """A tab after a quoted field separates it from the next one: the blanks skipped
+    after a closing quote are not the separator (a .tsv file whose names or values were
+    quoted lost a column at each quote and was refused: 'expected 3 values, found 2')."""
+    tsv = read_dataset(
+        write(tmp_path, "q.tsv", 'name\t"size"\tcls\n"big one"\t1\tx\n"small" \t2\ty\n')
+    )
+    assert [a.name for a in tsv.attributes] == ["name", "size"]
+    assert tsv.attributes[0].values == ("big one", "small")
+    assert tsv.X[:, 1].tolist() == [1.0, 2.0]
+    assert list(tsv.schema.classes) == ["x", "y"]
+
+
 def test_csv_separator_sniffing(tmp_path: Path) -> None:
     semi = read_dataset(write(tmp_path, "s.csv", "a;b;c\n1,5;x;p\n2;y;q\n"))
     assert [a.name for a in semi.attributes] == ["a", "b"]

@@ -151,8 +151,9 @@ def split_fields(
                     break
                 buf.append(c)
                 i += 1
-            # Skip blanks between the closing quote and the separator.
-            while i + 1 < n and line[i + 1] in " \t":
+            # Skip blanks between the closing quote and the separator (which may be a
+            # tab itself: a .tsv file's quoted field is followed by one).
+            while i + 1 < n and line[i + 1] in " \t" and line[i + 1] != sep:
                 i += 1
         else:
             if start < 0 and c not in " \t":
