@@ -254,6 +254,20 @@ def test_csv_separator_sniffing(tmp_path: Path) -> None:
     assert [a.name for a in tsv.attributes] == ["a,1", "b"]
 
 
+def test_csv_separator_ignores_quoted_commas(tmp_path: Path) -> None:
+    """A comma inside a quoted header name is part of the name, not a separator: a ';'
+    or tab file whose header quotes such a name is read with its own separator (it was
+    read as one column, its class, and refused for having no attributes)."""
+    semi = read_dataset(write(tmp_path, "s.csv", '"x,y";b;"c"\n1;2;p\n3;4;q\n'))
+    assert [a.name for a in semi.attributes] == ["x,y", "b"]
+    assert semi.X.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    tab = read_dataset(write(tmp_path, "t.txt", '"x,y"\tb\tc\n1\t2\tp\n3\t4\tq\n'))
+    assert [a.name for a in tab.attributes] == ["x,y", "b"]
+    # A comma outside the quotes still makes it a comma file.
+    comma = read_dataset(write(tmp_path, "c.csv", '"x;y",b;c,k\n1,u,p\n2,v,q\n'))
+    assert [a.name for a in comma.attributes] == ["x;y", "b;c"]
+
+
 def test_c45_schema_must_match_names(reference_dir: Path, tmp_path: Path) -> None:
     from treegen.errors import DatasetError
 

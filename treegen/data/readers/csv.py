@@ -1,7 +1,7 @@
 """CSV files: a header row, then one case per line.
 
 Fields are separated by ``,`` (by a tab for ``.tsv``/``.tab`` files, or
-when the header has tabs or semicolons but no commas) and
+when the header has tabs or semicolons but no commas outside quotes) and
 may be quoted with ``"`` (a doubled ``""`` inside quotes is one quote, and a
 quoted field may span lines).  ``?`` and empty cells are missing.  The class
 is ``--target NAME`` or the last column.  Column kinds are inferred later
@@ -12,6 +12,7 @@ first-seen order.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
@@ -26,6 +27,7 @@ from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 _Record = tuple[int, list[str | None], "list[int] | None", str]
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 def _records(text: str, path: str, sep: str) -> list[_Record]:
@@ -67,10 +69,14 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
 
 def separator(path: str, text: str) -> str:
     """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
-    ``;`` for a header with semicolons but no commas (spreadsheets in some locales)."""
+    ``;`` for a header with semicolons but no commas (spreadsheets in some locales).
+    Only the header's unquoted text counts: ``"x,y";b;c`` names a column ``x,y``."""
     if Path(path).suffix.lower() in (".tsv", ".tab"):
         return "\t"
     header = next((line for line in text.split("\n", 50) if line.strip()), "")
+    # A quoted name's commas are its own; a doubled "" inside quotes splits the quoted
+    # text in two spans, which the pattern removes all the same.
+    header = _QUOTED.sub("", header)
     if "," not in header:
         if "\t" in header:
             return "\t"
