@@ -154,6 +154,25 @@ def test_csv_errors(tmp_path: Path) -> None:
     assert "no column named 'z'" in e.message
 
 
+def test_text_after_a_closing_quote(tmp_path: Path) -> None:
+    """``"5" ft`` is neither 5 nor '5 ft': the text after the closing quote was dropped
+    without a word (a continuous 5; the C tokenizer gave the file to this reader for
+    it), as in an ARFF value, where Weka refuses it.  Blanks before the separator are
+    still fine."""
+    e = error(write(tmp_path, "a.csv", 'x,y\n"5" ft,p\n6,q\n'))
+    assert loc(e) == ("a.csv", 2, 5) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "b.csv", 'x,y\n1,p\n"5\n6"x,q\n'))
+    assert loc(e) == ("b.csv", 4, 3) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "c.tsv", 'x\ty\n"5"7\tp\n'))
+    assert loc(e) == ("c.tsv", 2, 4) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "a.arff", ARFF.replace("{x, y}", "{'x y', z}") + "1,'x y'z,p\n"))
+    assert loc(e) == ("a.arff", 6, 8) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "b.arff", ARFF.replace("{x, y}", "{'x'y, z}") + "1,z,p\n"))
+    assert loc(e) == ("b.arff", 3, 18) and "text after a closing quote" in e.message
+    ds = read_dataset(write(tmp_path, "d.csv", 'x,y\n"5" ,p\n"6"\t, q\n'))
+    assert ds.X[:, 0].tolist() == [5.0, 6.0]
+
+
 def test_a_number_is_written_in_ascii_digits(tmp_path: Path) -> None:
     """float() reads Unicode digits ("١" is 1.0, "１" too) and a str pattern's \\d matched
     them, so they were numbers here where strtod, Release 8 and Weka read none: a CSV

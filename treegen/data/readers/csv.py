@@ -17,6 +17,7 @@ from pathlib import Path
 
 from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
 from treegen.data.readers.text import (
+    FieldError,
     QuoteError,
     read_text,
     simple_columns,
@@ -59,6 +60,15 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
                     ) from None
                 line = line + "\n" + lines[i]
                 i += 1
+            except FieldError as err:
+                # The record may span lines: name the line and column the text is at.
+                before = line[: err.col - 1]
+                raise DatasetError(
+                    str(err),
+                    file=path,
+                    line=line_no + before.count("\n"),
+                    col=err.col - (before.rfind("\n") + 1),
+                ) from None
         values: list[str | None] = [
             None if not f or (f == "?" and not q) else f
             for f, q in zip(fields, quoted, strict=True)

@@ -53,12 +53,28 @@ def read_text(path: str) -> str:
     return text
 
 
-class QuoteError(ValueError):
-    """An unterminated quoted field; ``col`` is where the quote opened."""
+class FieldError(ValueError):
+    """A field :func:`split_fields` cannot read; ``col`` is where, the message what."""
+
+    def __init__(self, col: int, message: str) -> None:
+        super().__init__(message)
+        self.col = col
+
+
+class QuoteError(FieldError):
+    """An unterminated quoted field; ``col`` is where the quote opened (a CSV field may
+    go on on the next line)."""
 
     def __init__(self, col: int) -> None:
-        super().__init__("unterminated quote")
-        self.col = col
+        super().__init__(col, "unterminated quote")
+
+
+class AfterQuoteError(FieldError):
+    """Text between a closing quote and the separator (``"5" ft``); ``col`` is where it
+    starts.  Neither dropped (the field would read as ``5``) nor glued on: an error."""
+
+    def __init__(self, col: int) -> None:
+        super().__init__(col, "text after a closing quote (quote the whole field)")
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -102,7 +118,8 @@ def split_fields(
     quoted ``?`` is a value, not a missing mark).  ``comment`` starts a
     comment outside quotes.  ``backslash`` enables ARFF's ``\\'`` escapes;
     without it a doubled quote inside quotes stands for one (RFC 4180).
-    Raises :class:`QuoteError` for an unterminated quote.
+    Raises :class:`QuoteError` for an unterminated quote, :class:`AfterQuoteError` for
+    text after a closing quote other than blanks before the separator.
     """
     if (
         not any(q in line for q in quotes)
@@ -155,11 +172,13 @@ def split_fields(
             # tab itself: a .tsv file's quoted field is followed by one).
             while i + 1 < n and line[i + 1] in " \t" and line[i + 1] != sep:
                 i += 1
+        elif is_quoted:
+            # The blanks after the closing quote are skipped: this is something else.
+            raise AfterQuoteError(i + 1)
         else:
             if start < 0 and c not in " \t":
                 start = i + 1
-            if not is_quoted:
-                buf.append(c)
+            buf.append(c)
         i += 1
     fields.append("".join(buf) if is_quoted else "".join(buf).strip())
     cols.append(start if start >= 0 else i + 1)
