@@ -129,6 +129,19 @@ def test_not_utf8(tmp_path: Path) -> None:
     assert loc(e) == ("g.data", 3, 15) and "not UTF-8" in e.message
 
 
+def test_utf16_is_named(tmp_path: Path) -> None:
+    """Excel's "Unicode Text" and other Windows tools write UTF-16: with its byte-order
+    mark the error named byte 0xff, without one a NUL byte of "not a text file"."""
+    text = "a\tb\r\n1\tx\r\n2\ty\r\n"
+    for codec, where in (("utf-16", (1, 1)), ("utf-16-le", (1, None)), ("utf-16-be", (1, None))):
+        (tmp_path / "u.txt").write_bytes(text.encode(codec))
+        e = error(str(tmp_path / "u.txt"))
+        assert loc(e) == ("u.txt", *where)
+        assert "UTF-16 text: convert the file to UTF-8" in e.message, e.message
+    (tmp_path / "n.csv").write_bytes(b"a,b\n1,x\n\x00\x00,y\n")
+    assert error(str(tmp_path / "n.csv")).message == "NUL byte: this is not a text file"
+
+
 # ---- CSV and ARFF -------------------------------------------------------------------------
 
 

@@ -32,15 +32,29 @@ def byte_position(data: bytes, offset: int) -> tuple[int, int]:
     return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
 
 
+def _utf16(data: bytes) -> bool:
+    """Whether ``data`` looks like UTF-16 text (Excel's "Unicode Text", Windows tools): a
+    UTF-16 byte-order mark, or ASCII text with a NUL after (or before) every character."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = data[:200]
+    return len(head) >= 4 and (
+        head[1::2].count(0) == len(head) // 2 or head[::2].count(0) == len(head) // 2
+    )
+
+
 def read_text(path: str) -> str:
     """The file's text with ``\\n`` line ends and without a byte-order mark."""
     data = read_bytes(path, DatasetError, "no such file", "is a directory, not a data file")
+    # UTF-16 is text, but not UTF-8: say so rather than name its first odd byte.
+    utf16 = _utf16(data)
+    hint = "UTF-16 text: convert the file to UTF-8" if utf16 else "convert the file to UTF-8"
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line, col = byte_position(data, err.start)
         raise DatasetError(
-            f"byte 0x{data[err.start]:02x} is not UTF-8 text (convert the file to UTF-8)",
+            f"byte 0x{data[err.start]:02x} is not UTF-8 text ({hint})",
             file=path,
             line=line,
             col=col,
@@ -49,7 +63,8 @@ def read_text(path: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        raise DatasetError("NUL byte: this is not a text file", file=path, line=line)
+        what = f"this looks like {hint}" if utf16 else "this is not a text file"
+        raise DatasetError(f"NUL byte: {what}", file=path, line=line)
     return text
 
 
