@@ -236,6 +236,10 @@ def test_a_committee_goes_where_the_help_says(
         (["train", "{golf}", "--cf", "1"], "--cf"),
         (["train", "{golf}", "-c", "25"], "--cf"),
         (["train", "{golf}", "--cf", "nan"], "--cf"),
+        # in (0, 1) but 0 in the flavour's arithmetic: was a "math domain error" traceback
+        (["train", "{golf}", "--cf", "1e-50"], "--cf: 1e-50 is too small for the c45"),
+        (["rules", "{golf}", "--cf", "1e-50"], "--cf: 1e-50 is too small"),
+        (["train", "{golf}", "--flavor", "j48", "-c", "1e-17"], "--cf: 1e-17 is too small"),
         (["train", "{golf}", "-m", "0"], "--min-cases"),
         (["train", "{golf}", "--min-cases", "two"], "--min-cases"),
         (["train", "{golf}", "--criterion", "gini"], "--criterion"),
