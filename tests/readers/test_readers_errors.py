@@ -101,6 +101,12 @@ def test_undeclared_class(tmp_path: Path) -> None:
 def test_names_grammar_errors(tmp_path: Path) -> None:
     e = error(c45(tmp_path, names=GOLF_NAMES + "size: big.\n"))
     assert loc(e) == ("g.names", 7, 7) and "unknown type 'big'" in e.message
+    assert "expected continuous, ignore, discrete N" in e.message
+    # C5.0/See5's types (a names file written for it): say so, and what Release 8 takes.
+    for word in ("label", "date", "timestamp"):
+        e = error(c45(tmp_path, names=GOLF_NAMES + f"id: {word}.\n"))
+        assert loc(e) == ("g.names", 7, 5) and f"unknown type '{word}' (a C5.0 type" in e.message
+        assert "declare it 'ignore' to skip the column" in e.message
     e = error(c45(tmp_path, names=GOLF_NAMES + "size continuous.\n"))
     assert loc(e) == ("g.names", 7, 1) and "without ':'" in e.message
     # A declared attribute more than the data has: every row is one value short.
