@@ -171,6 +171,13 @@ def test_csv_errors(tmp_path: Path) -> None:
     assert loc(e) == ("f.csv", 2, 1) and "unterminated quote" in e.message
     e = error(write(tmp_path, "g.csv", "x,y\n1,a\n"), target="z")
     assert "no column named 'z'" in e.message
+    # An empty name: pandas' unnamed index column, a separator ending the line, or any.
+    e = error(write(tmp_path, "h.csv", ",x,y\n0,1,a\n1,2,b\n"))
+    assert loc(e) == ("h.csv", 1, 1) and "write with index=False" in e.message
+    e = error(write(tmp_path, "i.csv", "x;y;\n1;a;\n"))
+    assert loc(e) == ("i.csv", 1, 5) and "a separator at the end of the line?" in e.message
+    e = error(write(tmp_path, "j.csv", "x,,y\n1,2,a\n"))
+    assert loc(e) == ("j.csv", 1, 3) and e.message == "empty column name in the header"
 
 
 def test_text_after_a_closing_quote(tmp_path: Path) -> None:

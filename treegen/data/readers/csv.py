@@ -108,10 +108,19 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
         raise DatasetError("empty file: expected a header row", file=path, line=1)
     header_line, header, header_cols, header_raw = records[0]
     name_cols = header_cols if header_cols is not None else simple_columns(header_raw, sep)
-    for name, col in zip(header, name_cols, strict=False):
+    for i, (name, col) in enumerate(zip(header, name_cols, strict=False)):
         if not name:
+            # The two usual sources: pandas' to_csv() names no index column, and a
+            # spreadsheet's export may end every line with a separator.
+            why = (
+                " (pandas writes its index so: name it, or write with index=False)"
+                if i == 0 and len(header) > 1
+                else " (a separator at the end of the line?)"
+                if i == len(header) - 1 and i > 0
+                else ""
+            )
             raise DatasetError(
-                "empty column name in the header", file=path, line=header_line, col=col
+                f"empty column name in the header{why}", file=path, line=header_line, col=col
             )
     names = [n or "" for n in header]
     check_unique(names, "column name", path, [(header_line, c) for c in name_cols])
