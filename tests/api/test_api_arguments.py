@@ -168,6 +168,8 @@ def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
         ({"inline_top": 2.0, "missing": "none"}, "--inline-top: must be an integer, not 2.0"),
         ({"inline_top": -1}, "--inline-top: -1 is negative"),
         ({"missing_value": True, "input_type": "int16"}, "--missing-value: must be an integer"),
+        ({"scale": "1e999", "input_type": "int16"}, "--scale: scale 1e999 is beyond a double"),
+        ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "--scale: scale 1000"),
     ],
 )
 def test_export_options_check_their_types(

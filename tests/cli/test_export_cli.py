@@ -69,6 +69,9 @@ BAD = [
     (["--scale", "10"], "--scale"),
     (["--input-type", "int16", "--scale", "nosuch=10"], "--scale"),
     (["--input-type", "int16", "--scale", "0"], "--scale"),
+    # beyond a double: verify's and the fixed-point model's float(K) raised OverflowError
+    (["--input-type", "int16", "--scale", "1e309"], "--scale"),
+    (["--input-type", "int16", "--scale", "humidity=1e400"], "--scale"),
     (["--input-type", "int16", "--scale", "outlook=2"], "--scale"),
     (["--input-type", "int16", "--scale", "2", "--scale", "3"], "--scale"),
     # the last K was used and the header recorded both

@@ -236,6 +236,10 @@ def test_a_committee_goes_where_the_help_says(
         (["train", "{golf}", "--cf", "1"], "--cf"),
         (["train", "{golf}", "-c", "25"], "--cf"),
         (["train", "{golf}", "--cf", "nan"], "--cf"),
+        # in (0, 1) but 0 in the flavour's arithmetic: was a "math domain error" traceback
+        (["train", "{golf}", "--cf", "1e-50"], "--cf: 1e-50 is too small for the c45"),
+        (["rules", "{golf}", "--cf", "1e-50"], "--cf: 1e-50 is too small"),
+        (["train", "{golf}", "--flavor", "j48", "-c", "1e-17"], "--cf: 1e-17 is too small"),
         (["train", "{golf}", "-m", "0"], "--min-cases"),
         (["train", "{golf}", "--min-cases", "two"], "--min-cases"),
         (["train", "{golf}", "--criterion", "gini"], "--criterion"),
@@ -425,6 +429,34 @@ def test_nominal_and_ignore_apply_to_c45_files_as_the_help_says(
     kinds = {a.name: a.kind for a in treegen_load(out).schema.attributes}
     assert kinds["outlook"] == "ignore" and kinds["humidity"] == "nominal"
     assert run_cli(capsys, "train", golf, "--target", "windy")[0] == 2
+
+
+def test_a_column_name_with_a_comma_can_be_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--nominal and --ignore split their value at commas, so a column whose (quoted) name
+    holds one could not be named; ``\\,`` is a comma in a name.  The messages that
+    suggest an option write the name that way, quoted for the shell."""
+    data = tmp_path / "w.csv"
+    data.write_text('"weight, kg",my id,"id, text",cls\n1,7,p,x\n2,8,q,y\n1,9,r,x\n2,6,s,y\n')
+    out = tmp_path / "m.tree"
+    argv = ["-q", "train", str(data), "-o", str(out), "--nominal", "weight\\, kg"]
+    assert run_cli(capsys, *argv, "--ignore", "my id,id\\, text") == (0, "", "")
+    kinds = {a.name: a.kind for a in treegen_load(out).schema.attributes}
+    assert kinds == {"weight, kg": "nominal", "my id": "ignore", "id, text": "ignore"}
+    code, _, err = run_cli(capsys, "train", str(data), "--ignore", "id, text")
+    assert code == 2 and err.count("\n") == 1
+    assert "--ignore names 'id', which is not a column of this file" in err
+    assert "(columns, as --ignore takes them: 'weight\\, kg', 'my id', 'id\\, text', cls)" in err
+    arff = tmp_path / "s.arff"
+    arff.write_text(
+        "@relation r\n@attribute 'id, text' string\n@attribute a numeric\n"
+        "@attribute c {x,y}\n@data\n'p',1,x\n'q',2,y\n"
+    )
+    code, _, err = run_cli(capsys, "train", str(arff), "-o", str(out))
+    assert code == 2 and "(use --ignore 'id\\, text' to skip it)" in err
+    argv = ["-q", "train", str(arff), "-o", str(out), "--ignore", "id\\, text"]
+    assert run_cli(capsys, *argv)[0] == 0
 
 
 def test_every_attribute_ignored_is_refused_as_a_class_only_file(

@@ -268,6 +268,20 @@ def test_verify_compares_scaled_inputs_with_the_float_classifier(
     assert m and int(m.group(1)) >= 6  # the data rows at least
 
 
+@pytest.mark.parametrize("scale", ["1e-305", "4.9e-324", "1e-400"])
+def test_verify_takes_a_scale_so_small_that_x_over_k_overflows(
+    golf_tree: Path, reference_dir: Path, scale: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """x/K past the doubles is +-inf for the model (verify.inputs), but working out its
+    sign called float() of the huge x * denominator and raised OverflowError: a
+    traceback, where export took the same --scale."""
+    data = reference_dir / "golf" / "golf.data"
+    argv = ["verify", str(golf_tree), str(data), "--input-type", "int16", "--scale", scale]
+    code, out, err = run_cli(capsys, *argv, "--random", "100")
+    assert code == 0 and "Traceback" not in err, err
+    assert out.strip().splitlines()[-1].endswith(" passed, 0 failed")
+
+
 def test_verify_catches_a_scaled_rule_its_fixed_point_model_shares(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -231,6 +231,19 @@ def test_detect_format(tmp_path: Path) -> None:
     assert detect_format(str(tmp_path / "s")) == "c45"
 
 
+def test_tab_separated_quoted_fields(tmp_path: Path) -> None:
+    """A tab after a quoted field separates it from the next one: the blanks skipped
+    after a closing quote are not the separator (a .tsv file whose names or values were
+    quoted lost a column at each quote and was refused: 'expected 3 values, found 2')."""
+    tsv = read_dataset(
+        write(tmp_path, "q.tsv", 'name\t"size"\tcls\n"big one"\t1\tx\n"small" \t2\ty\n')
+    )
+    assert [a.name for a in tsv.attributes] == ["name", "size"]
+    assert tsv.attributes[0].values == ("big one", "small")
+    assert tsv.X[:, 1].tolist() == [1.0, 2.0]
+    assert list(tsv.schema.classes) == ["x", "y"]
+
+
 def test_csv_separator_sniffing(tmp_path: Path) -> None:
     semi = read_dataset(write(tmp_path, "s.csv", "a;b;c\n1,5;x;p\n2;y;q\n"))
     assert [a.name for a in semi.attributes] == ["a", "b"]
@@ -239,6 +252,20 @@ def test_csv_separator_sniffing(tmp_path: Path) -> None:
     assert tab.X[:, 0].tolist() == [1.5, 2.0]
     tsv = read_dataset(write(tmp_path, "u.tsv", "a,1\tb\tc\n1\tx\tp\n"))
     assert [a.name for a in tsv.attributes] == ["a,1", "b"]
+
+
+def test_csv_separator_ignores_quoted_commas(tmp_path: Path) -> None:
+    """A comma inside a quoted header name is part of the name, not a separator: a ';'
+    or tab file whose header quotes such a name is read with its own separator (it was
+    read as one column, its class, and refused for having no attributes)."""
+    semi = read_dataset(write(tmp_path, "s.csv", '"x,y";b;"c"\n1;2;p\n3;4;q\n'))
+    assert [a.name for a in semi.attributes] == ["x,y", "b"]
+    assert semi.X.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    tab = read_dataset(write(tmp_path, "t.txt", '"x,y"\tb\tc\n1\t2\tp\n3\t4\tq\n'))
+    assert [a.name for a in tab.attributes] == ["x,y", "b"]
+    # A comma outside the quotes still makes it a comma file.
+    comma = read_dataset(write(tmp_path, "c.csv", '"x;y",b;c,k\n1,u,p\n2,v,q\n'))
+    assert [a.name for a in comma.attributes] == ["x;y", "b;c"]
 
 
 def test_c45_schema_must_match_names(reference_dir: Path, tmp_path: Path) -> None:

@@ -101,6 +101,12 @@ def test_undeclared_class(tmp_path: Path) -> None:
 def test_names_grammar_errors(tmp_path: Path) -> None:
     e = error(c45(tmp_path, names=GOLF_NAMES + "size: big.\n"))
     assert loc(e) == ("g.names", 7, 7) and "unknown type 'big'" in e.message
+    assert "expected continuous, ignore, discrete N" in e.message
+    # C5.0/See5's types (a names file written for it): say so, and what Release 8 takes.
+    for word in ("label", "date", "timestamp"):
+        e = error(c45(tmp_path, names=GOLF_NAMES + f"id: {word}.\n"))
+        assert loc(e) == ("g.names", 7, 5) and f"unknown type '{word}' (a C5.0 type" in e.message
+        assert "declare it 'ignore' to skip the column" in e.message
     e = error(c45(tmp_path, names=GOLF_NAMES + "size continuous.\n"))
     assert loc(e) == ("g.names", 7, 1) and "without ':'" in e.message
     # A declared attribute more than the data has: every row is one value short.
@@ -129,6 +135,19 @@ def test_not_utf8(tmp_path: Path) -> None:
     assert loc(e) == ("g.data", 3, 15) and "not UTF-8" in e.message
 
 
+def test_utf16_is_named(tmp_path: Path) -> None:
+    """Excel's "Unicode Text" and other Windows tools write UTF-16: with its byte-order
+    mark the error named byte 0xff, without one a NUL byte of "not a text file"."""
+    text = "a\tb\r\n1\tx\r\n2\ty\r\n"
+    for codec, where in (("utf-16", (1, 1)), ("utf-16-le", (1, None)), ("utf-16-be", (1, None))):
+        (tmp_path / "u.txt").write_bytes(text.encode(codec))
+        e = error(str(tmp_path / "u.txt"))
+        assert loc(e) == ("u.txt", *where)
+        assert "UTF-16 text: convert the file to UTF-8" in e.message, e.message
+    (tmp_path / "n.csv").write_bytes(b"a,b\n1,x\n\x00\x00,y\n")
+    assert error(str(tmp_path / "n.csv")).message == "NUL byte: this is not a text file"
+
+
 # ---- CSV and ARFF -------------------------------------------------------------------------
 
 
@@ -152,6 +171,32 @@ def test_csv_errors(tmp_path: Path) -> None:
     assert loc(e) == ("f.csv", 2, 1) and "unterminated quote" in e.message
     e = error(write(tmp_path, "g.csv", "x,y\n1,a\n"), target="z")
     assert "no column named 'z'" in e.message
+    # An empty name: pandas' unnamed index column, a separator ending the line, or any.
+    e = error(write(tmp_path, "h.csv", ",x,y\n0,1,a\n1,2,b\n"))
+    assert loc(e) == ("h.csv", 1, 1) and "write with index=False" in e.message
+    e = error(write(tmp_path, "i.csv", "x;y;\n1;a;\n"))
+    assert loc(e) == ("i.csv", 1, 5) and "a separator at the end of the line?" in e.message
+    e = error(write(tmp_path, "j.csv", "x,,y\n1,2,a\n"))
+    assert loc(e) == ("j.csv", 1, 3) and e.message == "empty column name in the header"
+
+
+def test_text_after_a_closing_quote(tmp_path: Path) -> None:
+    """``"5" ft`` is neither 5 nor '5 ft': the text after the closing quote was dropped
+    without a word (a continuous 5; the C tokenizer gave the file to this reader for
+    it), as in an ARFF value, where Weka refuses it.  Blanks before the separator are
+    still fine."""
+    e = error(write(tmp_path, "a.csv", 'x,y\n"5" ft,p\n6,q\n'))
+    assert loc(e) == ("a.csv", 2, 5) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "b.csv", 'x,y\n1,p\n"5\n6"x,q\n'))
+    assert loc(e) == ("b.csv", 4, 3) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "c.tsv", 'x\ty\n"5"7\tp\n'))
+    assert loc(e) == ("c.tsv", 2, 4) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "a.arff", ARFF.replace("{x, y}", "{'x y', z}") + "1,'x y'z,p\n"))
+    assert loc(e) == ("a.arff", 6, 8) and "text after a closing quote" in e.message
+    e = error(write(tmp_path, "b.arff", ARFF.replace("{x, y}", "{'x'y, z}") + "1,z,p\n"))
+    assert loc(e) == ("b.arff", 3, 18) and "text after a closing quote" in e.message
+    ds = read_dataset(write(tmp_path, "d.csv", 'x,y\n"5" ,p\n"6"\t, q\n'))
+    assert ds.X[:, 0].tolist() == [5.0, 6.0]
 
 
 def test_a_number_is_written_in_ascii_digits(tmp_path: Path) -> None:

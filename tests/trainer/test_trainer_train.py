@@ -167,6 +167,18 @@ def test_cf_outside_unit_interval(cf: float) -> None:
     assert err.value.option == "--cf"
 
 
+@pytest.mark.parametrize(("flavor", "cf"), [("c45", 1e-50), ("c45", 5e-46), ("j48", 1e-17)])
+def test_cf_too_small_for_the_flavours_arithmetic(flavor: str, cf: float) -> None:
+    """c45 holds CF as a C float and takes its log; j48 takes the normal quantile of
+    1 - CF.  A CF in (0, 1) that rounds to 0 there was a traceback ("math domain error",
+    "p must be in (0, 1)"); the smallest CF each can hold still trains."""
+    with pytest.raises(TrainError, match=f"too small for the {flavor} flavour") as err:
+        train(_c45("golf"), TrainOptions(cf=cf, flavor=flavor))
+    assert err.value.option == "--cf"
+    least = 1e-45 if flavor == "c45" else 2.0**-53
+    assert train(_c45("golf"), TrainOptions(cf=least, flavor=flavor)).n_leaves >= 1
+
+
 @pytest.mark.parametrize("m", [0, -3])
 def test_min_cases_below_one(m: int) -> None:
     with pytest.raises(TrainError) as err:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
+from treegen.data.colnames import split_names
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
@@ -26,7 +27,7 @@ from treegen.errors import UsageError
 
 
 def _names(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",")]
+    names = [n.strip() for n in split_names(text)]
     if not all(names):
         raise argparse.ArgumentTypeError(f"empty column name in '{text}'")
     return names
@@ -59,7 +60,8 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
         type=_names,
         action="append",
         default=[],
-        help="treat these columns as nominal even if all their values are numbers (repeatable)",
+        help="treat these columns as nominal even if all their values are numbers "
+        "(repeatable; \\, is a comma in a name)",
     )
     group.add_argument(
         "--ignore",
@@ -67,7 +69,8 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
         type=_names,
         action="append",
         default=[],
-        help="ignore these columns (e.g. ids, ARFF string attributes) (repeatable)",
+        help="ignore these columns (e.g. ids, ARFF string attributes) (repeatable; "
+        "\\, is a comma in a name)",
     )
 
 

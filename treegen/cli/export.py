@@ -20,6 +20,7 @@ from treegen.codegen.options import (
     MISSING_RULES,
     STYLES,
     ExportOptions,
+    check_scale,
     scale_options,
 )
 from treegen.errors import UsageError
@@ -41,8 +42,10 @@ def _scale(text: str) -> tuple[str | None, Fraction]:
         k = Fraction(value.strip())
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(f"'{text}' is not K or NAME=K with a number K") from None
-    if k <= 0:
-        raise argparse.ArgumentTypeError(f"scale {value} must be positive")
+    try:
+        check_scale(k, value.strip())
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(err.message) from None
     return (name or None), k
 
 

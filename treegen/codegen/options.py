@@ -51,9 +51,20 @@ def _fraction(value: object, what: str) -> Fraction:
         k = Fraction(value.strip()) if isinstance(value, str) else Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError):
         raise UsageError(f"{what}: '{value}' is not a number", option="--scale") from None
-    if k <= 0:
-        raise UsageError(f"scale {value} must be positive", option="--scale")
+    check_scale(k, value)
     return k
+
+
+def check_scale(k: Fraction, shown: object) -> None:
+    """The rule for a scale K (``shown`` as the user wrote it): positive, and no larger
+    than a double (verify and the fixed-point model divide and compare in doubles; a
+    K too small for one is fine, x/K then saturating)."""
+    if k <= 0:
+        raise UsageError(f"scale {shown} must be positive", option="--scale")
+    try:
+        float(k)
+    except OverflowError:
+        raise UsageError(f"scale {shown} is beyond a double's range", option="--scale") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,6 +91,18 @@ class TrainOptions:
         _check_number(self.cf, "--cf")
         if not (0.0 < float(self.cf) < 1.0):
             raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
+        # The flavours compute with CF as Release 8 and J48 do: c45 as a C float (whose
+        # log is taken), j48 through the normal quantile of 1 - CF (a double).  A CF that
+        # rounds to 0 there raised "math domain error" or "p must be in (0, 1)".
+        if (np.float32(self.cf) == 0) if self.flavor == "c45" else (1.0 - float(self.cf) == 1.0):
+            why = (
+                "it rounds to 0 as a C float (Release 8's CF)"
+                if self.flavor == "c45"
+                else "1 - CF rounds to 1 (J48's normal quantile needs it below)"
+            )
+            raise TrainError(
+                f"{self.cf:g} is too small for the {self.flavor} flavour: {why}", option="--cf"
+            )
         if self.criterion not in CRITERIA:
             raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
         if self.flavor not in FLAVORS:

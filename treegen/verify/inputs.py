@@ -15,6 +15,7 @@ All rows are in the C input domain (numpy ``Encoding.ctype.dtype``, see treegen.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +43,7 @@ def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
     out = np.empty(X.shape, dtype=np.int64)
     for j in range(X.shape[1]):
         col = X[:, j].astype(np.float64)
-        scale = float(enc.scales[j]) if ir.features[j].kind == "continuous" else 1.0
+        scale = _as_double(enc.scales[j]) if ir.features[j].kind == "continuous" else 1.0
         with np.errstate(invalid="ignore", over="ignore"):
             v = np.clip(np.round(np.nan_to_num(col * scale, nan=0.0)), lo, hi).astype(np.int64)
         out[:, j] = np.where(np.isnan(col), enc.missing, v)
@@ -72,11 +73,22 @@ def model_values(ir: IR, X: npt.NDArray[np.generic]) -> npt.NDArray[np.float64]:
 
 
 def _nearest_double(n: int, d: int) -> float:
-    """n / d correctly rounded (Python's int / int is), +-inf past the doubles."""
+    """n / d correctly rounded (Python's int / int is), +-inf past the doubles (``d`` is
+    positive: a scale's numerator)."""
     try:
         return n / d
     except OverflowError:
-        return math.copysign(math.inf, n)
+        # The sign of n, not n itself: float(n) overflows as the division did.
+        return -math.inf if n < 0 else math.inf
+
+
+def _as_double(k: Fraction) -> float:
+    """The scale ``k`` as a double, inf past the doubles (x * K then saturates as it
+    would in any case, clamped to the type's range; 0 * K stays 0)."""
+    try:
+        return float(k)
+    except OverflowError:
+        return math.inf
 
 
 def _neighbours(ir: IR, t: float) -> list[float]:

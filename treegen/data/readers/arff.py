@@ -25,7 +25,7 @@ from treegen.data.readers.table import (
     shorten,
 )
 from treegen.data.readers.text import (
-    QuoteError,
+    FieldError,
     read_text,
     simple_columns,
     split_fields,
@@ -79,10 +79,8 @@ def _attribute(text: str, path: str, line: int, col: int) -> Column:
             )
         try:
             values, vcols, _ = split_fields(rest[1:close], sep=",")
-        except QuoteError as err:
-            raise DatasetError(
-                "unterminated quote", file=path, line=line, col=rest_col + err.col
-            ) from None
+        except FieldError as err:
+            raise DatasetError(str(err), file=path, line=line, col=rest_col + err.col) from None
         if values == [""]:
             raise DatasetError(
                 f"attribute '{name}' declares no values", file=path, line=line, col=rest_col
@@ -155,8 +153,8 @@ def _sparse_row(
         return values, cols
     try:
         entries, ecols, _ = split_fields(body, sep=",", comment="")
-    except QuoteError as err:
-        raise DatasetError("unterminated quote", file=path, line=line, col=col0 + err.col) from None
+    except FieldError as err:
+        raise DatasetError(str(err), file=path, line=line, col=col0 + err.col) from None
     previous = -1
     for entry, c in zip(entries, ecols, strict=True):
         m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL | re.ASCII)
@@ -188,8 +186,8 @@ def _sparse_row(
         raw = m.group(2).strip()
         try:
             fields, _, quoted = split_fields(raw, sep="\x01")
-        except QuoteError:
-            raise DatasetError("unterminated quote", file=path, line=line, col=col0 + c) from None
+        except FieldError as err:
+            raise DatasetError(str(err), file=path, line=line, col=col0 + c) from None
         values[index] = None if fields[0] == "?" and not quoted[0] else fields[0]
         cols[index] = col0 + c
     return values, cols
@@ -310,8 +308,8 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
         return RawRow(line_no, [None if f == "?" else f for f in plain], None, line)
     try:
         fields, cols, quoted = split_fields(line, sep=",", comment="%")
-    except QuoteError as err:
-        raise DatasetError("unterminated quote", file=path, line=line_no, col=err.col) from None
+    except FieldError as err:
+        raise DatasetError(str(err), file=path, line=line_no, col=err.col) from None
     if fields and fields[-1].startswith("{") and not quoted[-1]:
         raise DatasetError(
             "instance weights ('{w}' after a row) are not supported",

@@ -25,6 +25,9 @@ from treegen.data.readers.text import read_text, simple_columns
 from treegen.data.words import counted
 from treegen.errors import DatasetError
 
+# Attribute types of C5.0/See5 names files that Release 8 does not have.
+_C50_TYPES = ("label", "date", "time", "timestamp")
+
 _BLANKS = re.compile(r"[ \t]+")
 
 
@@ -179,9 +182,14 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
                 )
             )
         else:
+            # A names file written for C5.0/See5 declares types Release 8 never had.
+            known = (
+                "a C5.0 type, not Release 8's: declare it 'ignore' to skip the column"
+                if word in _C50_TYPES
+                else "expected continuous, ignore, discrete N, or two or more values"
+            )
             raise DatasetError(
-                f"attribute '{name.text}': unknown type '{word}' (expected "
-                "continuous, ignore, discrete N, or two or more values)",
+                f"attribute '{name.text}': unknown type '{word}' ({known})",
                 file=path,
                 line=first.line,
                 col=first.col,

@@ -1,7 +1,7 @@
 """CSV files: a header row, then one case per line.
 
 Fields are separated by ``,`` (by a tab for ``.tsv``/``.tab`` files, or
-when the header has tabs or semicolons but no commas) and
+when the header has tabs or semicolons but no commas outside quotes) and
 may be quoted with ``"`` (a doubled ``""`` inside quotes is one quote, and a
 quoted field may span lines).  ``?`` and empty cells are missing.  The class
 is ``--target NAME`` or the last column.  Column kinds are inferred later
@@ -12,10 +12,12 @@ first-seen order.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
 from treegen.data.readers.text import (
+    FieldError,
     QuoteError,
     read_text,
     simple_columns,
@@ -26,6 +28,7 @@ from treegen.data.words import counted
 from treegen.errors import DatasetError
 
 _Record = tuple[int, list[str | None], "list[int] | None", str]
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 def _records(text: str, path: str, sep: str) -> list[_Record]:
@@ -57,6 +60,15 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
                     ) from None
                 line = line + "\n" + lines[i]
                 i += 1
+            except FieldError as err:
+                # The record may span lines: name the line and column the text is at.
+                before = line[: err.col - 1]
+                raise DatasetError(
+                    str(err),
+                    file=path,
+                    line=line_no + before.count("\n"),
+                    col=err.col - (before.rfind("\n") + 1),
+                ) from None
         values: list[str | None] = [
             None if not f or (f == "?" and not q) else f
             for f, q in zip(fields, quoted, strict=True)
@@ -67,10 +79,14 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
 
 def separator(path: str, text: str) -> str:
     """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
-    ``;`` for a header with semicolons but no commas (spreadsheets in some locales)."""
+    ``;`` for a header with semicolons but no commas (spreadsheets in some locales).
+    Only the header's unquoted text counts: ``"x,y";b;c`` names a column ``x,y``."""
     if Path(path).suffix.lower() in (".tsv", ".tab"):
         return "\t"
     header = next((line for line in text.split("\n", 50) if line.strip()), "")
+    # A quoted name's commas are its own; a doubled "" inside quotes splits the quoted
+    # text in two spans, which the pattern removes all the same.
+    header = _QUOTED.sub("", header)
     if "," not in header:
         if "\t" in header:
             return "\t"
@@ -92,10 +108,19 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
         raise DatasetError("empty file: expected a header row", file=path, line=1)
     header_line, header, header_cols, header_raw = records[0]
     name_cols = header_cols if header_cols is not None else simple_columns(header_raw, sep)
-    for name, col in zip(header, name_cols, strict=False):
+    for i, (name, col) in enumerate(zip(header, name_cols, strict=False)):
         if not name:
+            # The two usual sources: pandas' to_csv() names no index column, and a
+            # spreadsheet's export may end every line with a separator.
+            why = (
+                " (pandas writes its index so: name it, or write with index=False)"
+                if i == 0 and len(header) > 1
+                else " (a separator at the end of the line?)"
+                if i == len(header) - 1 and i > 0
+                else ""
+            )
             raise DatasetError(
-                "empty column name in the header", file=path, line=header_line, col=col
+                f"empty column name in the header{why}", file=path, line=header_line, col=col
             )
     names = [n or "" for n in header]
     check_unique(names, "column name", path, [(header_line, c) for c in name_cols])

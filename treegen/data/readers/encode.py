@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from treegen.data.colnames import option_name
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.readers.table import (
     NUMBER_TEXT,
@@ -181,7 +182,7 @@ def build_dataset(
             if name not in names:
                 raise DatasetError(
                     f"{opt} names '{name}', which is not a column of this file "
-                    f"(columns: {', '.join(names)})",
+                    f"(columns, as {opt} takes them: {', '.join(map(option_name, names))})",
                     file=table.path,
                 )
     if cls_col.name in ignore:
@@ -196,7 +197,7 @@ def build_dataset(
     else:
         raise DatasetError(
             f"the class attribute '{cls_col.name}' must be nominal, not "
-            f"{cls_col.kind} (use --nominal {cls_col.name} to treat its values "
+            f"{cls_col.kind} (use --nominal {option_name(cls_col.name)} to treat its values "
             f"as labels)",
             file=table.path,
             line=cls_col.line,
@@ -214,7 +215,8 @@ def build_dataset(
         kind = column_kind(c, nominal, ignore)
         if kind == "reject":
             raise DatasetError(
-                f"attribute '{c.name}': {c.reject_reason} (use --ignore {c.name} to skip it)",
+                f"attribute '{c.name}': {c.reject_reason} "
+                f"(use --ignore {option_name(c.name)} to skip it)",
                 file=table.path,
                 line=c.line,
                 col=c.col,
@@ -229,7 +231,7 @@ def build_dataset(
                 numbers,
                 c.name,
                 float32,
-                f"; --nominal {c.name} reads the column as labels",
+                f"; --nominal {option_name(c.name)} reads the column as labels",
             )
             attributes.append(Attribute(c.name, "continuous"))
             columns.append(numbers)

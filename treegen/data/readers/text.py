@@ -32,15 +32,29 @@ def byte_position(data: bytes, offset: int) -> tuple[int, int]:
     return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
 
 
+def _utf16(data: bytes) -> bool:
+    """Whether ``data`` looks like UTF-16 text (Excel's "Unicode Text", Windows tools): a
+    UTF-16 byte-order mark, or ASCII text with a NUL after (or before) every character."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = data[:200]
+    return len(head) >= 4 and (
+        head[1::2].count(0) == len(head) // 2 or head[::2].count(0) == len(head) // 2
+    )
+
+
 def read_text(path: str) -> str:
     """The file's text with ``\\n`` line ends and without a byte-order mark."""
     data = read_bytes(path, DatasetError, "no such file", "is a directory, not a data file")
+    # UTF-16 is text, but not UTF-8: say so rather than name its first odd byte.
+    utf16 = _utf16(data)
+    hint = "UTF-16 text: convert the file to UTF-8" if utf16 else "convert the file to UTF-8"
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line, col = byte_position(data, err.start)
         raise DatasetError(
-            f"byte 0x{data[err.start]:02x} is not UTF-8 text (convert the file to UTF-8)",
+            f"byte 0x{data[err.start]:02x} is not UTF-8 text ({hint})",
             file=path,
             line=line,
             col=col,
@@ -49,16 +63,33 @@ def read_text(path: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        raise DatasetError("NUL byte: this is not a text file", file=path, line=line)
+        what = f"this looks like {hint}" if utf16 else "this is not a text file"
+        raise DatasetError(f"NUL byte: {what}", file=path, line=line)
     return text
 
 
-class QuoteError(ValueError):
-    """An unterminated quoted field; ``col`` is where the quote opened."""
+class FieldError(ValueError):
+    """A field :func:`split_fields` cannot read; ``col`` is where, the message what."""
+
+    def __init__(self, col: int, message: str) -> None:
+        super().__init__(message)
+        self.col = col
+
+
+class QuoteError(FieldError):
+    """An unterminated quoted field; ``col`` is where the quote opened (a CSV field may
+    go on on the next line)."""
 
     def __init__(self, col: int) -> None:
-        super().__init__("unterminated quote")
-        self.col = col
+        super().__init__(col, "unterminated quote")
+
+
+class AfterQuoteError(FieldError):
+    """Text between a closing quote and the separator (``"5" ft``); ``col`` is where it
+    starts.  Neither dropped (the field would read as ``5``) nor glued on: an error."""
+
+    def __init__(self, col: int) -> None:
+        super().__init__(col, "text after a closing quote (quote the whole field)")
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -102,7 +133,8 @@ def split_fields(
     quoted ``?`` is a value, not a missing mark).  ``comment`` starts a
     comment outside quotes.  ``backslash`` enables ARFF's ``\\'`` escapes;
     without it a doubled quote inside quotes stands for one (RFC 4180).
-    Raises :class:`QuoteError` for an unterminated quote.
+    Raises :class:`QuoteError` for an unterminated quote, :class:`AfterQuoteError` for
+    text after a closing quote other than blanks before the separator.
     """
     if (
         not any(q in line for q in quotes)
@@ -151,14 +183,17 @@ def split_fields(
                     break
                 buf.append(c)
                 i += 1
-            # Skip blanks between the closing quote and the separator.
-            while i + 1 < n and line[i + 1] in " \t":
+            # Skip blanks between the closing quote and the separator (which may be a
+            # tab itself: a .tsv file's quoted field is followed by one).
+            while i + 1 < n and line[i + 1] in " \t" and line[i + 1] != sep:
                 i += 1
+        elif is_quoted:
+            # The blanks after the closing quote are skipped: this is something else.
+            raise AfterQuoteError(i + 1)
         else:
             if start < 0 and c not in " \t":
                 start = i + 1
-            if not is_quoted:
-                buf.append(c)
+            buf.append(c)
         i += 1
     fields.append("".join(buf) if is_quoted else "".join(buf).strip())
     cols.append(start if start >= 0 else i + 1)
