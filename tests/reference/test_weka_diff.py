@@ -215,6 +215,7 @@ def test_treegen_j48_equals_weka_wider_sweep(
 CAMPAIGN = sorted((TESTS / "data" / "weka-diff").glob("*.arff"))
 TREEGEN_OPTIONS = {
     "-C 0.25 -M 2": J48,
+    "-U -M 2": TrainOptions(flavor="j48", prune=False),
 }
 
 
