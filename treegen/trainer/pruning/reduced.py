@@ -8,7 +8,8 @@ share of that branch's training cases (``perBag / total``, J48's
 pruning cases it would misclassify as a leaf are no more than its subtree
 misclassifies (``Utils.smOrEq``: within 1e-6); an empty branch (no training
 case) counts the pruning cases that reach it against its parent's class.  A
-node's class there is J48's ``maxClass`` of its growing-set weights (1e-6 again).
+node's class there is, for j48, J48's ``maxClass`` of its growing-set weights
+(1e-6 again).
 
 :func:`j48_split` is J48's split of a file into the growing and the pruning
 set: ``Instances.stratify(folds)``, then ``trainCV(folds, folds - 1,
@@ -74,10 +75,12 @@ def reduced_error_prune(pctx: Context, root: TNode) -> None:
     tree_err: dict[int, float] = {}
     for t in reversed(order):  # children before parents
         dist = test[id(t)]
-        # J48's class of the node, maxClass of its growing-set weights: where two
+        # j48: J48's class of the node, maxClass of its growing-set weights: where two
         # classes are equal but for rounding (unknown values' fractional weights) the
         # first, which the first largest of treegen's own sums need not be.
-        cls = weka_max_class(t.dist.tolist()) if isinstance(t.dist, np.ndarray) else t.cls
+        cls = t.cls
+        if pctx.j48 and isinstance(t.dist, np.ndarray):
+            cls = weka_max_class(t.dist.tolist())
         leaf_err = float(dist.sum() - dist[cls])
         if t.kind == "leaf":
             tree_err[id(t)] = leaf_err
