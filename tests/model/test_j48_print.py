@@ -117,6 +117,7 @@ CAMPAIGN_FILES = sorted(p.stem for p in CAMPAIGN.glob("*.arff"))
 CAMPAIGN_OPTIONS = {
     "-C 0.25 -M 2": TrainOptions(flavor="j48"),
     "-U -M 2": TrainOptions(flavor="j48", prune=False),
+    "-R -N 5 -Q 1 -M 2": TrainOptions(flavor="j48", pruning="reduced-error", folds=5),
 }
 
 

@@ -216,6 +216,7 @@ CAMPAIGN = sorted((TESTS / "data" / "weka-diff").glob("*.arff"))
 TREEGEN_OPTIONS = {
     "-C 0.25 -M 2": J48,
     "-U -M 2": TrainOptions(flavor="j48", prune=False),
+    "-R -N 5 -Q 1 -M 2": TrainOptions(flavor="j48", pruning="reduced-error", folds=5),
 }
 
 
