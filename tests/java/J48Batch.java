@@ -20,6 +20,7 @@ import java.io.FileReader;
 
 import weka.classifiers.Evaluation;
 import weka.classifiers.trees.J48;
+import weka.core.Attribute;
 import weka.core.Instance;
 import weka.core.Instances;
 import weka.core.Utils;
@@ -49,7 +50,10 @@ public class J48Batch {
             try (BufferedReader r = new BufferedReader(new FileReader(path))) {
                 data = new Instances(r);
             }
-            data.setClassIndex(data.numAttributes() - 1);
+            // The attribute named "class" is the class (tests/data/weka-diff puts it
+            // anywhere); without one, the last attribute.
+            Attribute named = data.attribute("class");
+            data.setClassIndex(named != null ? named.index() : data.numAttributes() - 1);
             J48 tree = new J48();
             tree.setOptions(options.clone());
             tree.buildClassifier(data);

@@ -35,7 +35,7 @@ REFERENCE = sorted(p.name for p in REF.iterdir() if p.is_dir())
 
 def _tree_section(text: str) -> str:
     lines = text.splitlines()
-    start = lines.index("J48 pruned tree")
+    start = next(i for i, ln in enumerate(lines) if ln in ("J48 pruned tree", "J48 unpruned tree"))
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("Size of the tree"))
     return "\n".join(lines[start : end + 1]) + "\n"
 
@@ -107,3 +107,35 @@ def test_weka_rounding_clamps_as_javas_math_round() -> None:
     assert _weka_round2(2.345) == 2.35 and _weka_round2(-1.005) == -1.0
     assert _weka_round2(1e308) == _weka_round2(1e17) == 9.223372036854776e16
     assert _weka_round2(-1e308) == -9.223372036854776e16
+
+
+# The files of the wide differential campaign (tests/data/weka-diff/README.md): Weka's
+# output stored beside each (NAME.out, J48 with the file's "% options:" line, the class
+# attribute "class"), so these run without Java too.
+CAMPAIGN = HERE / "data" / "weka-diff"
+CAMPAIGN_FILES = sorted(p.stem for p in CAMPAIGN.glob("*.arff"))
+CAMPAIGN_OPTIONS = {
+    "-C 0.25 -M 2": TrainOptions(flavor="j48"),
+    "-U -M 2": TrainOptions(flavor="j48", prune=False),
+    "-R -N 5 -Q 1 -M 2": TrainOptions(flavor="j48", pruning="reduced-error", folds=5),
+}
+
+
+def _options_line(path: Path) -> str:
+    found = [ln for ln in path.read_text().splitlines() if ln.startswith("% options:")]
+    return found[0].partition(":")[2].strip() if found else "-C 0.25 -M 2"
+
+
+def test_campaign_outputs_present() -> None:
+    assert CAMPAIGN_FILES
+    assert sorted(p.stem for p in CAMPAIGN.glob("*.out")) == CAMPAIGN_FILES
+
+
+@pytest.mark.parametrize("name", CAMPAIGN_FILES)
+def test_show_j48_equals_weka_on_campaign_files(name: str) -> None:
+    path = CAMPAIGN / f"{name}.arff"
+    out = (CAMPAIGN / f"{name}.out").read_text()
+    options = _options_line(path)
+    assert f"Options: {options} \n" in out  # the stored output is of these options
+    model = train(read_dataset(str(path), target="class"), CAMPAIGN_OPTIONS[options])
+    assert format_tree(model, "j48") == _tree_section(out)

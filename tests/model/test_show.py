@@ -420,6 +420,11 @@ def test_unknown_format_is_a_usage_error() -> None:
         (0.1234565, "0.123457"),
         (123456.0, "123456"),
         (-3.0000004, "-3"),
+        # Scaled by 1e6 beyond a long: Java's Double.toString, as Weka falls back to.
+        (9.2e12, "9200000000000"),
+        (9.3e12, "9.3E12"),
+        (-28782743806003.543, "-2.8782743806003543E13"),
+        (-5.451240720570585e99, "-5.451240720570585E99"),
     ],
 )
 def test_weka_threshold_format(value: float, text: str) -> None:

@@ -15,6 +15,9 @@ reason; none is listed today.  Seven hand-made corner cases
 1e-6..1e-4 apart, tiny/huge magnitudes, 10 classes, degenerate columns,
 60% missing) get the same checks, and so do the few seeds of a wider sweep (J48's
 -M and -C options too) that once tripped the comparison (``WIDER``).
+The files of a wider campaign (tests/data/weka-diff: random data beyond synthetic's
+range, class anywhere, huge and tiny magnitudes) that once showed a difference get
+them too, each with its own J48 options.
 
 Weka runs once for all files: a tiny driver (tests/java/J48Batch.java) is
 compiled into a temporary directory when ``javac`` exists; without a JDK the
@@ -37,6 +40,7 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Dataset
+from treegen.data.readers import read_dataset
 from treegen.model.classify import predict, predict_proba
 from treegen.model.core import Model
 from treegen.model.fixedpoint import DOUBLE, ONE, FixedPointClassifier
@@ -47,6 +51,7 @@ from support.weka import (
     REF,
     REFERENCE,
     SEEDS,
+    TESTS,
     WEKA_JAR,
     compile_driver,
     differential_files,
@@ -107,6 +112,8 @@ def test_number_formats_match_weka(weka: WekaRun) -> None:
         pytest.skip("javac not installed: the format driver cannot be compiled")
     rng = np.random.default_rng(5)
     values = [0.0, 0.125, 0.135, 2.5, 228.0, -1.5, 1e-7, 5e-7, 1234567.0, 1.2345675e7, 3.38]
+    # Beyond a long once scaled by 1e6 (9.2e12 fits, 9.3e12 does not): Double.toString.
+    values += [9.2e12, 9.3e12, 2.5e13, -28782743806003.543, 1e16]
     values += [float(v) for v in rng.uniform(-1e4, 1e4, 60)]
     values += [float(v) for v in np.round(rng.uniform(0, 100, 60), 3)]  # many .xx5 halves
     values += [float(v) for v in rng.uniform(0, 1, 30) * 10.0 ** rng.integers(-8, 9, 30)]
@@ -200,6 +207,42 @@ def test_treegen_j48_equals_weka_wider_sweep(
         java_or_skip("Weka differential test"), weka.driver, [f], tuple(options.split())
     )
     _compare(WekaRun(outputs, weka.driver), f"gen{seed}", ds, False, f"{options} seed {seed}", opts)
+
+
+# Files of a wide differential campaign (random data beyond synthetic's range) that
+# once showed a difference, one rule each; a file's "% options:" line gives J48's options
+# (default -C 0.25 -M 2) and its attribute "class" is the class, wherever it stands.
+CAMPAIGN = sorted((TESTS / "data" / "weka-diff").glob("*.arff"))
+TREEGEN_OPTIONS = {
+    "-C 0.25 -M 2": J48,
+    "-U -M 2": TrainOptions(flavor="j48", prune=False),
+    "-R -N 5 -Q 1 -M 2": TrainOptions(flavor="j48", pruning="reduced-error", folds=5),
+}
+
+
+def _campaign_options(path: Path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("% options:"):
+            return line.partition(":")[2].strip()
+    return "-C 0.25 -M 2"
+
+
+@pytest.mark.parametrize("path", CAMPAIGN, ids=[p.stem for p in CAMPAIGN])
+def test_treegen_j48_equals_weka_on_campaign_files(weka: WekaRun, path: Path) -> None:
+    """The wide campaign's files, J48 run live with their options: same checks."""
+    options = _campaign_options(path)
+    ds = read_dataset(str(path), target="class")
+    argv = tuple(options.split())
+    if weka.driver is None:  # J48's command line takes the class by (1-based) index
+        names = [
+            ln.split()[1].strip("'")
+            for ln in path.read_text().splitlines()
+            if ln.lower().startswith("@attribute")
+        ]
+        argv += ("-c", str(names.index("class") + 1))
+    outputs = run_j48(java_or_skip("Weka differential test"), weka.driver, [path], argv)
+    label = f"{options} {path.name}"
+    _compare(WekaRun(outputs, weka.driver), path.stem, ds, False, label, TREEGEN_OPTIONS[options])
 
 
 def _treegen_tree(ds: Dataset) -> rt.Tree:

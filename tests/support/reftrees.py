@@ -117,7 +117,7 @@ def weka_double_to_string(value: float, after: int = 6) -> str:
     strip trailing zeros and a trailing point.
     """
     temp = value * math.pow(10.0, after)
-    if abs(temp) >= 9.2e18:
+    if abs(temp) >= 2.0**63:  # Java: Math.abs(temp) < Long.MAX_VALUE, a double 2**63
         return java_double_repr(value)
     pv = int(temp + 0.5) if temp > 0 else -int(abs(temp) + 0.5)
     neg = pv < 0

@@ -445,3 +445,27 @@ def test_api_and_estimator_take_the_options() -> None:
     assert est.model_.depth() <= 4
     assert est.model_.options.training.pruning == "reduced-error"
     assert est.get_params()["max_depth"] == 4
+
+
+def test_reduced_error_counts_a_node_as_j48s_max_class() -> None:
+    """J48 -R counts a node's pruning errors against ``maxClass`` of its growing-set
+    weights (``errorsForLeaf``), the first class unless another is heavier by more than
+    1e-6, not the first largest: two classes equal but for rounding (fractional weights
+    of unknown values) name the first.  The campaign's 5,471-row set (-R -N 3 -Q 7) kept
+    a test J48 pruned this way.  Here the root's weights are (2, 2.0000001): as k0 it
+    misclassifies none of the two pruning cases (both k0), its subtree one, so it
+    becomes a leaf; counted as k1 (the first largest) it would misclassify both."""
+    from treegen.trainer.pruning.reduced import reduced_error_prune
+    from treegen.trainer.tables import build_context
+    from treegen.trainer.tree import TNode
+
+    schema = Schema((Attribute("a", "nominal", ("x", "y")),), ("k0", "k1"), "class")
+    prune_ds = Dataset(schema, np.array([[0.0], [1.0]]), np.array([0, 0], dtype=np.int32))
+    dist = np.array([2.0, 2.0000001])
+    root = TNode("nominal", 1, float(dist.sum()), 0.0, dist, attribute=0)
+    root.children = [
+        TNode("leaf", 0, 2.0, 0.0, np.array([2.0, 0.0])),
+        TNode("leaf", 1, 2.0000001, 0.0, np.array([0.0, 2.0000001])),
+    ]
+    reduced_error_prune(build_context(prune_ds, 2, True), root)
+    assert root.kind == "leaf" and root.children == []

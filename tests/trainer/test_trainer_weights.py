@@ -20,8 +20,9 @@ from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.errors import TrainError
 from treegen.model.core import Model
 from treegen.trainer import TrainOptions, native, train
-from treegen.trainer.fit import j48_empty_leaves, weka_max_class
+from treegen.trainer.fit import j48_empty_leaves
 from treegen.trainer.route import routing_cut, routing_cuts
+from treegen.trainer.stats import weka_max_class
 
 SEEDS = [0, 3, 7, 11, 19, 26]
 
@@ -161,3 +162,27 @@ def test_j48_leaves_take_weka_max_class() -> None:
     fixed = j48_empty_leaves(nodes)
     assert fixed[2].cls == 0 and fixed[2].errors == sum(dist) - dist[0]
     assert fixed[:2] == nodes[:2]
+
+
+def test_unpruned_j48_leaves_take_weka_max_class_beyond_the_replay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beyond the replay of J48's sums (j48order.MAX_ROWS, here lowered to 0) an unpruned
+    j48 tree's leaves are labelled ``maxClass`` too, as the pruned tree's are: on the
+    campaign file unpruned-label-tie.arff (60% missing values) the first largest of
+    treegen's row-order sums named other classes than J48's -U (Weka 3.6.14's output
+    stored beside it)."""
+    from pathlib import Path
+
+    from treegen.data.readers import read_dataset
+    from treegen.model.show import format_tree
+    from treegen.trainer import j48order
+
+    here = Path(__file__).resolve().parents[1] / "data" / "weka-diff"
+    ds = read_dataset(str(here / "unpruned-label-tie.arff"), target="class")
+    monkeypatch.setattr(j48order, "MAX_ROWS", 0)
+    shown = format_tree(train(ds, TrainOptions(flavor="j48", prune=False)), "j48")
+    lines = (here / "unpruned-label-tie.out").read_text().splitlines()
+    start = lines.index("J48 unpruned tree")
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("Size of the tree"))
+    assert shown == "\n".join(lines[start : end + 1]) + "\n"

@@ -198,7 +198,10 @@ def weka_double_to_string(value: float, digits: int = 6) -> str:
     """
     scaled = value * math.pow(10.0, digits)
     if not math.isfinite(scaled) or abs(scaled) >= 2.0**63:
-        return repr(value)  # Weka falls back to Java's Double.toString here
+        # Weka falls back to Java's Double.toString when the scaled value does not fit
+        # a long (|value| >= 2**63 / 10**digits, 9.2e12 at 6 digits): "2.5E13", not
+        # Python's "25000000000000.0" or "2.5e+99".
+        return java_double(value)
     whole = int(scaled + 0.5) if scaled > 0 else -int(abs(scaled) + 0.5)
     sign = "-" if whole < 0 else ""
     magnitude = str(abs(whole)).rjust(digits + 1, "0")

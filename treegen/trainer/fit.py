@@ -38,7 +38,7 @@ the same model, bit for bit, with or without the accelerator.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -47,7 +47,6 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.words import counted
 from treegen.errors import TrainError
-from treegen.model.constants import J48_TOL
 from treegen.model.core import Leaf, Model, Node
 from treegen.model.j48rule import is_empty
 from treegen.model.options import ModelOptions, with_labels
@@ -68,6 +67,7 @@ from treegen.trainer.pruning.reduced import j48_split, reduced_error_prune
 from treegen.trainer.reference import grow as reference
 from treegen.trainer.release8 import grow as release8_grow
 from treegen.trainer.release8 import prune as release8_prune
+from treegen.trainer.stats import weka_max_class
 from treegen.trainer.tables import build_context, widen_to
 from treegen.trainer.tree import TNode, count_nodes, flatten, shape_copy
 
@@ -204,7 +204,7 @@ def grow_prepared(
             nodes,
             lambda c: grow(c, _grow_options(opts, engine, collapse=False)),
         )
-    if j48 and opts.prune:
+    if j48:  # pruned or not: J48 labels every leaf maxClass (unpruned-label-tie.arff)
         nodes = j48_empty_leaves(nodes)
     return _model(p.schema, nodes, ModelOptions.of(opts, p.labels), p.fingerprint)
 
@@ -241,18 +241,8 @@ def _model(
     )
 
 
-def weka_max_class(dist: Sequence[float]) -> int:
-    """J48's ``Distribution.maxClass``: scanning from a best weight of 0, a class
-    replaces the best when it is heavier by more than ``J48_TOL`` (class 0 if none is)."""
-    best, top = 0, 0.0
-    for c, v in enumerate(dist):
-        if v - top > J48_TOL:
-            best, top = c, v
-    return best
-
-
 def j48_empty_leaves(nodes: tuple[Node, ...]) -> tuple[Node, ...]:
-    """A pruned j48 tree's leaves that no training weight reaches (``perBag`` 0 within
+    """A j48 tree's (pruned or not) leaves that no training weight reaches (``perBag`` 0 within
     ``J48_TOL``) labelled as J48 labels them: with the class of their parent's final
     distribution (``maxClass``).  Pruning's subtree raising can change a parent's
     distribution after growth gave its empty branches the parent's class; an empty leaf

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -346,3 +347,13 @@ class ErrorBound:
         if n <= 0:
             return self._store(e)
         return self._store(e + self.add_errs(n, e))
+
+
+def weka_max_class(dist: Sequence[float]) -> int:
+    """J48's ``Distribution.maxClass``: scanning from a best weight of 0, a class
+    replaces the best when it is heavier by more than ``J48_TOL`` (class 0 if none is)."""
+    best, top = 0, 0.0
+    for c, v in enumerate(dist):
+        if v - top > J48_TOL:
+            best, top = c, v
+    return best

@@ -225,6 +225,19 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
 
     const REAL known_cases = nu ? (REAL)(cases - unk) : cases;
     Py_ssize_t max_br = 0;
+#if J48
+    /* J48's Distribution.maxBag over the branches' weights (Factor times cases):
+     * a branch less than 1e-6 lighter than the heaviest so far replaces it
+     * (prune._largest_branch). */
+    double top = 0.0;
+    for (Py_ssize_t v = 0; v < F; v++) {
+        factor[v] = known_v[v] / known_cases;
+        if (off[v + 1] > off[v] && top - (double)factor[v] * (double)cases < TG_J48_TOL) {
+            max_br = v;
+            top = (double)factor[v] * (double)cases;
+        }
+    }
+#else
     double max_factor = -1.0;
     for (Py_ssize_t v = 0; v < F; v++) {
         factor[v] = known_v[v] / known_cases; /* Factor, stored as REAL */
@@ -233,6 +246,7 @@ static double FN(estimate_errors)(Prune *p, Py_ssize_t t, const int32_t *rows, c
             max_factor = factor[v];
         }
     }
+#endif
 
     /* Each non-empty branch in order: its known cases and every unknown one,
      * whose weight is scaled by the branch's Factor and, for c45, divided

@@ -108,7 +108,7 @@ def estimate_errors(
         # Pristine, all non-empty branches leaves: growth recorded which
         # branches are non-empty and their factors, and the leaves' sums.
         assert pristine and update and _needs_no_cases(t)
-        max_br = _largest_branch(list(t.nonempty), list(t.factors))
+        max_br = _largest_branch(ctx, list(t.nonempty), list(t.factors), cases)
         est_v = {
             v: _leaf_estimate(ctx, bound, kids[v], kids[v].items, _array(ctx, kids[v].dist), True)
             for v in t.nonempty
@@ -138,7 +138,7 @@ def estimate_errors(
             cw[:, v] = val
             if not ctx.j48:
                 cur = (val / factor[v]).astype(dt)
-    max_br = _largest_branch(ne_list, factor.tolist())
+    max_br = _largest_branch(ctx, ne_list, factor.tolist(), cases)
     leaf_kids = [v for v in ne_list if kids[v].kind == "leaf"]
     if pristine:
         est_v = {
@@ -177,9 +177,21 @@ def _needs_no_cases(t: TNode) -> bool:
     )
 
 
-def _largest_branch(ne_list: list[int], factors: list[float]) -> int:
-    """Largest non-empty branch by known fraction; ties go to the later branch."""
+def _largest_branch(ctx: Context, ne_list: list[int], factors: list[float], cases: float) -> int:
+    """Largest non-empty branch by known fraction; ties go to the later branch.
+
+    j48: J48's ``Distribution.maxBag`` over the branches' weights (``perBag``, each
+    branch's share of all ``cases``): a branch replaces the heaviest so far when
+    less than 1e-6 lighter (``Utils.grOrEq``), so of two branches whose weights are
+    equal but for rounding the later is raised, whichever sum rounded higher."""
     max_br, max_factor = 0, -1.0
+    if ctx.j48:
+        top = 0.0
+        for v in ne_list:
+            bag = factors[v] * cases
+            if top - bag < J48_TOL:
+                max_br, top = v, bag
+        return max_br
     for v in ne_list:
         if factors[v] >= max_factor:
             max_br, max_factor = v, factors[v]

@@ -7,7 +7,9 @@ share of that branch's training cases (``perBag / total``, J48's
 ``C45Split.weights``).  Then, bottom-up, a test becomes a leaf when the
 pruning cases it would misclassify as a leaf are no more than its subtree
 misclassifies (``Utils.smOrEq``: within 1e-6); an empty branch (no training
-case) counts the pruning cases that reach it against its parent's class.
+case) counts the pruning cases that reach it against its parent's class.  A
+node's class there is, for j48, J48's ``maxClass`` of its growing-set weights
+(1e-6 again).
 
 :func:`j48_split` is J48's split of a file into the growing and the pruning
 set: ``Instances.stratify(folds)``, then ``trainCV(folds, folds - 1,
@@ -24,6 +26,7 @@ from treegen.data.weka_rows import JavaRandom, fold_bounds, randomize, stratifie
 from treegen.model.constants import J48_TOL
 from treegen.trainer.context import Context, IntArray, cell_sums
 from treegen.trainer.route import branch_of
+from treegen.trainer.stats import weka_max_class
 from treegen.trainer.tree import TNode, walk
 
 
@@ -72,7 +75,13 @@ def reduced_error_prune(pctx: Context, root: TNode) -> None:
     tree_err: dict[int, float] = {}
     for t in reversed(order):  # children before parents
         dist = test[id(t)]
-        leaf_err = float(dist.sum() - dist[t.cls])
+        # j48: J48's class of the node, maxClass of its growing-set weights: where two
+        # classes are equal but for rounding (unknown values' fractional weights) the
+        # first, which the first largest of treegen's own sums need not be.
+        cls = t.cls
+        if pctx.j48 and isinstance(t.dist, np.ndarray):
+            cls = weka_max_class(t.dist.tolist())
+        leaf_err = float(dist.sum() - dist[cls])
         if t.kind == "leaf":
             tree_err[id(t)] = leaf_err
             continue
@@ -80,7 +89,7 @@ def reduced_error_prune(pctx: Context, root: TNode) -> None:
         for child in t.children:
             if child.items == 0:  # empty branch: its pruning cases against the parent's class
                 cd = test[id(child)]
-                sub += float(cd.sum() - cd[t.cls])
+                sub += float(cd.sum() - cd[cls])
             else:
                 sub += tree_err[id(child)]
         if leaf_err - sub < J48_TOL:  # Utils.smOrEq(leaf, subtree)
