@@ -259,3 +259,18 @@ def test_gbm_imports_check_their_options_as_parsed(
     assert code == 2 and err.count("\n") == 1, err
     assert option in err and message in err, err
     assert not out.exists()
+
+
+def test_import_sklearn_feature_names_take_an_escaped_comma(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``\\,`` is a comma in a --feature-names name, as in --nominal: 'weight\\, kg,h'
+    named three columns before, so two features could not be named 'weight, kg' and 'h'."""
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    est = sklearn_tree.DecisionTreeClassifier().fit([[0, 1], [1, 0]], ["a", "b"])
+    pkl = tmp_path / "est.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    out = tmp_path / "m.trees"
+    argv = ["import-sklearn", str(pkl), "-o", str(out), "--feature-names", "weight\\, kg,h"]
+    assert run_cli(capsys, *argv)[0] == 0
+    assert [a.name for a in treegen.load(out).schema.attributes] == ["weight, kg", "h"]

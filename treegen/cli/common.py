@@ -35,9 +35,10 @@ def _names(text: str) -> list[str]:
 
 def name_list(text: str) -> list[str]:
     """An argparse ``type=`` for ``A,B,...`` naming columns or classes as given (spaces
-    kept): an empty name (``''``, ``'a,,b'``, ``'a,'``) is the option's error, not
-    taken as "not given" nor passed on to be blamed on a file."""
-    names = text.split(",")
+    kept; ``\\,`` is a comma in a name, as for ``--nominal``): an empty name (``''``,
+    ``'a,,b'``, ``'a,'``) is the option's error, not taken as "not given" nor passed on
+    to be blamed on a file."""
+    names = split_names(text)
     if not all(names):
         raise argparse.ArgumentTypeError(f"empty name in '{text}'")
     return names

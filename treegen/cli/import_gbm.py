@@ -82,14 +82,15 @@ def _register(
         metavar="A,B,...",
         type=name_list,
         default=None,
-        help="names for the columns (default: the model's feature names)",
+        help="names for the columns (default: the model's feature names; \\, is a comma in a name)",
     )
     p.add_argument(
         "--classes",
         metavar="A,B,...",
         type=name_list,
         default=None,
-        help="names for the classes, in the model's order (default: 0, 1, ...)",
+        help="names for the classes, in the model's order (default: 0, 1, ...; \\, is a comma "
+        "in a name)",
     )
     p.add_argument(
         "--target",

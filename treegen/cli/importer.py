@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="A,B,...",
         type=name_list,
         default=None,
-        help="names for the columns (default: the estimator's feature_names_in_, else x0, x1, ...)",
+        help="names for the columns (default: the estimator's feature_names_in_, else x0, x1, "
+        "...; \\, is a comma in a name)",
     )
     p.add_argument(
         "--target",

@@ -1,6 +1,7 @@
 """Column names written in an option's ``COL[,COL]`` list: ``\\,`` is a comma in a name.
 
-``--nominal`` and ``--ignore`` take comma-separated names, yet a CSV header may quote a
+``--nominal`` and ``--ignore`` (and the import commands' ``--feature-names`` and
+``--classes``) take comma-separated names, yet a CSV header may quote a
 name with a comma in it (``"weight, kg"``) and an ARFF or C4.5 file may declare one; such
 a column could not be named at all.  :func:`split_names` reads a list (the CLI's option
 type) and :func:`option_name` writes a name the way a message suggests typing it, so the
