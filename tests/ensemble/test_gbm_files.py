@@ -287,6 +287,18 @@ def test_an_unfitted_wrapper_is_named(make) -> None:  # type: ignore[no-untyped-
         load(est)
 
 
+def test_a_one_class_lgbm_classifier_is_named() -> None:
+    """LightGBM fits a one-class target as a binary model; its import said 'classes_ has
+    1 labels for 2 classes', which did not say what was wrong."""
+    from treegen.errors import UsageError
+    from treegen.estimator.gbm_import import from_lightgbm
+
+    X = np.arange(40, dtype=np.float32).reshape(20, 2)
+    est = lgb.LGBMClassifier(n_estimators=2, verbose=-1).fit(X, np.full(20, 7))
+    with pytest.raises(UsageError, match=r"^model: the classifier was fitted on one class \('7'\)"):
+        from_lightgbm(est)
+
+
 def test_cli_refuses_dart_gblinear_and_linear_trees(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

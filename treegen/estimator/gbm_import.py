@@ -45,6 +45,14 @@ def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
         return ens
     labels = np.asarray(classes)
     names = tuple(str(c) for c in labels.tolist())
+    if len(names) == 1 < len(ens.schema.classes):
+        # LightGBM fits a one-class target as a binary model (its classes_ one label,
+        # its score far below 0): say what happened, not that the counts differ.
+        raise UsageError(
+            f"the classifier was fitted on one class ({names[0]!r}); its model decides "
+            f"between {len(ens.schema.classes)}: fit it on two or more",
+            option="model",
+        )
     if len(names) != len(ens.schema.classes) or len(set(names)) != len(names):
         raise UsageError(
             f"classes_ has {len(names)} labels for {len(ens.schema.classes)} classes",
