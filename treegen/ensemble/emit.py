@@ -40,6 +40,7 @@ from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names
 from treegen.codegen.views import Header, context
+from treegen.ensemble.early import EarlyView, early_view
 from treegen.ensemble.layout import node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow
 from treegen.ensemble.view_api import DoublesView, Outputs, RegressView, doubles_api, pow2_view
@@ -115,13 +116,13 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         table = node_table(ir, pay, cat_at)
         tview = table_view(ir, table, pay)
         common = common_view(ir, pay, cat_bytes, tview.stream is not None)
-        views = (header, common, tview, top_view(ir, pay, cat_at))
+        views = (header, common, tview, top_view(ir, pay, cat_at), EarlyView())
         template = "predict_ensemble_table.c.j2"
     else:
         pay = payloads(ir, fractions=False)
         # Each call names its tree's output: no output table.
         common = replace(common_view(ir, pay, cat_bytes), output=None, host_floats=host_floats(ir))
-        views = (header, common, ifs_view(ir, pay, cat_at))
+        views = (header, common, ifs_view(ir, pay, cat_at), early_view(ir))
         template = "predict_ensemble_ifs.c.j2"
     source, header_file = file_names(ir.frame.stem)
     return {
