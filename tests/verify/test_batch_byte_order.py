@@ -49,7 +49,12 @@ HOSTS = [
     pytest.param(["gcc"], [], id="host"),
     # gcc's ISO modes on s390 evaluate float in double (FLT_EVAL_METHOD 1), which an
     # ensemble's C refuses with #error; -fexcess-precision=fast is the hardware's own.
-    pytest.param(["s390x-linux-gnu-gcc", "-fexcess-precision=fast"], ["qemu-s390x"], id="s390x"),
+    pytest.param(
+        ["s390x-linux-gnu-gcc", "-fexcess-precision=fast"],
+        ["qemu-s390x"],
+        id="s390x",
+        marks=pytest.mark.toolchain,
+    ),
 ]
 
 
