@@ -1,4 +1,4 @@
-"""A tree's and a ruleset's C are exact where float arithmetic has excess precision.
+"""A tree's, a ruleset's and a one-tree ensemble's C are exact under excess precision.
 
 With x87 arithmetic (FLT_EVAL_METHOD 2: gcc -m32 on i386, or -mfpmath=387) ISO C
 evaluates a floating constant such as ``0.73285f`` in long double: ``x <= 0.73285f``
@@ -68,4 +68,24 @@ def test_ruleset_under_x87(flavor: str) -> None:
     )
     rs = RuleSet(schema, rules, default=1, flavor=flavor)
     report = verify(rs, ExportOptions(prefix="xr"), cc=X87, n_random=100)
+    assert report.ok, report.text()
+
+
+@needs_x87
+@pytest.mark.parametrize(("n_features", "input_type"), [(4, "float"), (40, "float"), (4, "double")])
+@pytest.mark.parametrize("missing", ["c45", "none"])
+def test_one_tree_ensemble_ifs_under_x87(n_features: int, input_type: str, missing: str) -> None:
+    # A one-tree ensemble without doubles (decided) has no sums, so no #error on x87:
+    # its float tests (a key walk's PREFIX_LE on few features, plain compares on many)
+    # and double ones must compare with the threshold's own value.  It returned
+    # another class on 58 of 1,279 rows under -mfpmath=387 (and under s390's ISO modes).
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    from treegen.ensemble.sklearn import ensemble_from_sklearn
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, n_features))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0.1).astype(int)
+    est = sklearn_tree.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    opts = ExportOptions(prefix="xe", style="ifs", input_type=input_type, missing=missing)  # type: ignore[arg-type]
+    report = verify(ensemble_from_sklearn(est), opts, cc=X87, n_random=200)
     assert report.ok, report.text()

@@ -103,11 +103,22 @@ def compared_literal(enc: Encoding, value: int | float) -> str:
     arithmetic has excess precision (x87, FLT_EVAL_METHOD 2) ISO C evaluates the
     constant ``0.73285f`` as the long double nearest 0.73285, so ``x <= 0.73285f``
     would not compare with the threshold's float; a cast drops the excess precision.
-    (An ensemble's C needs double arithmetic in double and refuses x87 instead.)"""
+    (An ensemble's ifs tests cast theirs too; its sums need double arithmetic in
+    double, so its C stops with #error where FLT_EVAL_METHOD is not 0.)"""
     text = value_literal(enc, value)
-    if enc.uses_keys or enc.is_int or Fraction(text.rstrip("f")) == Fraction(float(value)):
+    if enc.uses_keys or enc.is_int:
         return text
-    return f"({'float' if enc.ctype is FLOAT else 'double'}){text}"
+    return cast_unless_exact(text, float(value), "float" if enc.ctype is FLOAT else "double")
+
+
+def cast_unless_exact(text: str, value: float, ctype: str) -> str:
+    """The float or double constant ``text`` of ``value`` as a comparison's operand:
+    cast to ``ctype`` where its decimal is not exactly ``value``, so that excess
+    precision (FLT_EVAL_METHOD 2 on x87; 1 under gcc's ISO modes on s390) cannot
+    evaluate it as the wider type's value nearest the decimal (:func:`compared_literal`)."""
+    if Fraction(text.rstrip("f")) == Fraction(value):
+        return text
+    return f"({ctype}){text}"
 
 
 def c_u64(v: int) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from treegen.codegen.conditions import missing_kind
 from treegen.codegen.ctype import TYPES, UINT32, smallest_uint
 from treegen.codegen.f64 import f64_initializer, f64_source
-from treegen.codegen.literals import c_double, c_float, c_rows
+from treegen.codegen.literals import c_double, c_float, c_rows, cast_unless_exact
 from treegen.codegen.parts import ValueKind, file_names, int_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind
@@ -312,4 +312,7 @@ def _zero_literal(ir: EnsembleIR) -> str:
     itself): "" where the input is an integer (the band is 0 alone) or no test has it."""
     if not ir.has_zero or ir.encoding.is_int:
         return ""
-    return c_double(ZERO_BAND) if ir.encoding.input_type == "double" else c_float(ZERO_BAND)
+    # Cast where inexact, as the thresholds are (literals.cast_unless_exact).
+    if ir.encoding.input_type == "double":
+        return cast_unless_exact(c_double(ZERO_BAND), ZERO_BAND, "double")
+    return cast_unless_exact(c_float(ZERO_BAND), ZERO_BAND, "float")

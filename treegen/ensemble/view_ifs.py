@@ -13,7 +13,13 @@ from treegen.codegen.comments import short
 from treegen.codegen.ctype import smallest_uint
 from treegen.codegen.keys import float_key, key_float
 from treegen.codegen.layout import MAX_NEST
-from treegen.codegen.literals import c_float, c_hex32, value_literal
+from treegen.codegen.literals import (
+    c_float,
+    c_hex32,
+    cast_unless_exact,
+    compared_literal,
+    value_literal,
+)
 from treegen.codegen.lower import FLT_MAX
 from treegen.codegen.names import comment_text
 from treegen.ensemble import branchfree
@@ -81,7 +87,9 @@ def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str
         assert isinstance(node, Split) and node.op == "le"
         return "key", "", 0
     if node.op in ("le", "lt"):
-        return node.op, value_literal(ir.frame.encoding, float(node.threshold)), 0
+        # Cast where inexact: a one-tree ensemble without sums (decided) has no #error
+        # on excess precision, so the constant must not carry any.
+        return node.op, compared_literal(ir.frame.encoding, float(node.threshold)), 0
     # Every known value goes one way: the test is whether the value is known.
     return ("known" if node.op == "left" else "miss"), "", 0
 
@@ -137,9 +145,13 @@ def float_test(x: str, key: int, nan_left: bool) -> str:
     if t == math.inf:  # every value that is not NaN
         return "1" if nan_left else f"{x} == {x}"
     if t == -math.inf:  # -inf alone
-        m = c_float(-FLT_MAX)
+        m = cast_unless_exact(c_float(-FLT_MAX), -FLT_MAX, "float")
         return f"!({x} >= {m})" if nan_left else f"{x} < {m}"
-    return f"!({x} > {c_float(t)})" if nan_left else f"{x} <= {c_float(t)}"
+    # Cast where inexact: excess precision (x87; s390's ISO modes) would otherwise
+    # compare x with the decimal's wider value, not the float32 t (a one-tree ensemble
+    # without sums has no #error on it).
+    lit = cast_unless_exact(c_float(t), t, "float")
+    return f"!({x} > {lit})" if nan_left else f"{x} <= {lit}"
 
 
 def int_walk(ir: EnsembleIR) -> bool:

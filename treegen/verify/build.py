@@ -168,8 +168,10 @@ def _batch_source(ir: CApi, header: str = HEADER) -> tuple[str, str]:
 
 def _regress_batch(P: str, U: str, api: ProbaApi, decl: str, header: str) -> str:
     """A regressor's batch wrapper: ``out`` gets predict_bits's words; ``cls[i]`` is 0
-    when predict's doubles have exactly those bits, else 1 (a double's words in memory
-    as on a little-endian host: low word first)."""
+    when predict's doubles have exactly those bits, else 1.  A double's bits are read as
+    one uint64_t, whose high half is the high word on a host of either byte order (two
+    uint32_t halves in memory are the low word first only on a little-endian host: on
+    s390x every regressor's row was a mismatch)."""
     return (
         f'#include <string.h>\n#include "{header}"\n\n{decl};\n\n{decl}\n{{\n'
         "    long i;\n    unsigned o;\n"
@@ -179,9 +181,11 @@ def _regress_batch(P: str, U: str, api: ProbaApi, decl: str, header: str) -> str
         f"        {P}_predict(x + i * {U}_N_FEATURES, y);\n"
         "        cls[i] = 0;\n"
         f"        for (o = 0u; o < {U}_N_OUTPUTS; o++) {{\n"
-        "            uint32_t w[2];\n"
-        "            memcpy(w, &y[o], sizeof w);\n"
-        "            if (sizeof(double) != 8u || w[1] != b[2u * o] || w[0] != b[2u * o + 1u]) {\n"
+        "            uint64_t u = 0u;\n"
+        "            if (sizeof(double) == sizeof u) {\n"
+        "                memcpy(&u, &y[o], sizeof u);\n            }\n"
+        "            if (sizeof(double) != sizeof u || (uint32_t)(u >> 32) != b[2u * o]\n"
+        "                || (uint32_t)u != b[2u * o + 1u]) {\n"
         "                cls[i] = 1;\n            }\n        }\n    }\n}\n"
     )
 

@@ -15,7 +15,6 @@ All rows are in the C input domain (numpy ``Encoding.ctype.dtype``, see treegen.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +42,9 @@ def to_c_domain(ir: IR, X: npt.NDArray[np.float64]) -> npt.NDArray[np.generic]:
     out = np.empty(X.shape, dtype=np.int64)
     for j in range(X.shape[1]):
         col = X[:, j].astype(np.float64)
-        scale = _as_double(enc.scales[j]) if ir.features[j].kind == "continuous" else 1.0
+        # Every K is within a double's range (check_scale), so float(K) cannot
+        # overflow; x * K past the doubles is inf, clamped to the type's range below.
+        scale = float(enc.scales[j]) if ir.features[j].kind == "continuous" else 1.0
         with np.errstate(invalid="ignore", over="ignore"):
             v = np.clip(np.round(np.nan_to_num(col * scale, nan=0.0)), lo, hi).astype(np.int64)
         out[:, j] = np.where(np.isnan(col), enc.missing, v)
@@ -80,15 +81,6 @@ def _nearest_double(n: int, d: int) -> float:
     except OverflowError:
         # The sign of n, not n itself: float(n) overflows as the division did.
         return -math.inf if n < 0 else math.inf
-
-
-def _as_double(k: Fraction) -> float:
-    """The scale ``k`` as a double, inf past the doubles (x * K then saturates as it
-    would in any case, clamped to the type's range; 0 * K stays 0)."""
-    try:
-        return float(k)
-    except OverflowError:
-        return math.inf
 
 
 def _neighbours(ir: IR, t: float) -> list[float]:

@@ -79,7 +79,11 @@ def reduced_error_prune(pctx: Context, root: TNode) -> None:
         # classes are equal but for rounding (unknown values' fractional weights) the
         # first, which the first largest of treegen's own sums need not be.
         cls = t.cls
-        if pctx.j48 and isinstance(t.dist, np.ndarray):
+        if pctx.j48:
+            # -R grows with the level or reference engine (fit.grow), whose nodes (empty
+            # branches too; -R grows without collapse) hold dense arrays: only Release 8's
+            # c45 engine holds a SparseDist.
+            assert isinstance(t.dist, np.ndarray)
             cls = weka_max_class(t.dist.tolist())
         leaf_err = float(dist.sum() - dist[cls])
         if t.kind == "leaf":
