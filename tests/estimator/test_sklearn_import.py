@@ -359,3 +359,29 @@ def test_show_and_info_print_names_that_do_not_print_on_one_line() -> None:
     info = kind.info(model.value, "float")
     assert "  a<U+000A>b     1  (continuous)\n" in info
     assert "  c              0  (continuous)\n" in info
+
+
+def test_a_warm_start_forest_refitted_on_other_classes_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """warm_start keeps a forest's earlier trees: refitted on labels of another class
+    count, those trees vote for 3 classes in a forest of 2, and scikit-learn's own
+    predict fails on it.  It was refused as 'the estimator is inconsistent: a tree's
+    values are not 2 class fractions per node', which names neither the tree nor the
+    cause; now the tree, both counts and warm_start, in one line (exit 2)."""
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    X = np.random.default_rng(0).normal(size=(100, 3))
+    y2 = (X[:, 0] > 0).astype(int)
+    forest = ExtraTreesClassifier(n_estimators=2, warm_start=True, random_state=0)
+    forest.fit(X, y2 + (X[:, 1] > 0)).set_params(n_estimators=3).fit(X, y2)
+    with pytest.raises(ValueError):
+        forest.predict(X[:2])  # scikit-learn's own predict fails on it
+    with pytest.raises(UsageError, match=r"tree 0 of the ExtraTreesClassifier was fitted on 3 "):
+        treegen.from_sklearn(forest)
+    pkl = tmp_path / "e.pkl"
+    pkl.write_bytes(pickle.dumps(forest))
+    out = tmp_path / "m.trees"
+    code, stdout, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert "classes and the forest has 2" in err and "warm_start" in err and not out.exists()
