@@ -39,6 +39,7 @@ TEMPLATE_MACROS = (
     "BRANCHFREE",  # whether SEL is a mask (x86 and AArch64 hosts) or ?:
     "FLOATCMP",  # one tree's ifs compares float inputs on hosts (view_ifs.host_floats)
     "LE",  # a key walk's test, on keys or on the float (FLOATCMP)
+    "EARLY",  # a forest's class before its last tree (treegen.ensemble.early)
     *dict.fromkeys(t.reader for t in TYPES.values() if t.reader),
 )
 
