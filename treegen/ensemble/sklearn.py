@@ -211,18 +211,18 @@ def _forest(
     single = type(est).__name__ in _SINGLE
     for i, member in enumerate(_members(est)):
         value = np.asarray(member.tree_.value, dtype=np.float64)
-        if not single and value.ndim == 3 and value.shape[1] == 1 and value.shape[2] != k:
-            # warm_start keeps the trees of an earlier fit: fitted again on other labels, the
-            # old trees vote for another number of classes, and scikit-learn's own predict
-            # fails on the forest (operands could not be broadcast together).
-            raise UsageError(
-                f"tree {i} of the {type(est).__name__} was fitted on {value.shape[2]} classes "
-                f"and the forest has {k}: its trees come from fits on other labels "
-                "(warm_start), and scikit-learn's own predict fails on it; fit it again "
-                "without warm_start",
-                option="estimator",
-            )
         if value.ndim != 3 or value.shape[1] != 1 or value.shape[2] != k:
+            if not single and value.ndim == 3 and value.shape[1] == 1:
+                # warm_start keeps the trees of an earlier fit: fitted again on other labels,
+                # the old trees vote for another number of classes, and scikit-learn's own
+                # predict fails on the forest (operands could not be broadcast together).
+                raise UsageError(
+                    f"tree {i} of the {type(est).__name__} was fitted on {value.shape[2]} "
+                    f"classes and the forest has {k}: its trees come from fits on other labels "
+                    "(warm_start), and scikit-learn's own predict fails on it; fit it again "
+                    "without warm_start",
+                    option="estimator",
+                )
             raise _bad(f"a tree's values are not {k} class fractions per node")
         trees.append(
             _tree(
