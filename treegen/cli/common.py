@@ -26,11 +26,21 @@ from treegen.data.words import counted
 from treegen.errors import UsageError
 
 
-def _names(text: str) -> list[str]:
-    names = [n.strip() for n in split_names(text)]
+def _checked_names(text: str, *, strip: bool, what: str) -> list[str]:
+    """``text`` split at its unescaped commas (``split_names``), each name stripped of
+    spaces when ``strip``; an empty name is the option's error, named as ``what``."""
+    names = split_names(text)
+    if strip:
+        names = [n.strip() for n in names]
     if not all(names):
-        raise argparse.ArgumentTypeError(f"empty column name in '{text}'")
+        raise argparse.ArgumentTypeError(f"empty {what} in '{text}'")
     return names
+
+
+def _names(text: str) -> list[str]:
+    """An argparse ``type=`` for ``COL,COL,...`` naming data columns (spaces around a
+    name dropped)."""
+    return _checked_names(text, strip=True, what="column name")
 
 
 def name_list(text: str) -> list[str]:
@@ -38,10 +48,7 @@ def name_list(text: str) -> list[str]:
     kept; ``\\,`` is a comma in a name, as for ``--nominal``): an empty name (``''``,
     ``'a,,b'``, ``'a,'``) is the option's error, not taken as "not given" nor passed on
     to be blamed on a file."""
-    names = split_names(text)
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"empty name in '{text}'")
-    return names
+    return _checked_names(text, strip=False, what="name")
 
 
 def add_data_options(parser: argparse.ArgumentParser) -> None:
