@@ -105,10 +105,9 @@ def compared_literal(enc: Encoding, value: int | float) -> str:
     would not compare with the threshold's float; a cast drops the excess precision.
     (An ensemble's ifs tests cast theirs too; its sums need double arithmetic in
     double, so its C stops with #error where FLT_EVAL_METHOD is not 0.)"""
-    text = value_literal(enc, value)
     if enc.uses_keys or enc.is_int:
-        return text
-    return cast_unless_exact(text, float(value), "float" if enc.ctype is FLOAT else "double")
+        return value_literal(enc, value)
+    return compared_float(float(value)) if enc.ctype is FLOAT else compared_double(float(value))
 
 
 def cast_unless_exact(text: str, value: float, ctype: str) -> str:
@@ -119,6 +118,16 @@ def cast_unless_exact(text: str, value: float, ctype: str) -> str:
     if Fraction(text.rstrip("f")) == Fraction(value):
         return text
     return f"({ctype}){text}"
+
+
+def compared_float(value: float) -> str:
+    """The float constant of ``value`` as a comparison's operand (cast where inexact)."""
+    return cast_unless_exact(c_float(value), value, "float")
+
+
+def compared_double(value: float) -> str:
+    """The double constant of ``value`` as a comparison's operand (cast where inexact)."""
+    return cast_unless_exact(c_double(value), value, "double")
 
 
 def c_u64(v: int) -> str:

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from treegen.codegen.conditions import missing_kind
 from treegen.codegen.ctype import TYPES, UINT32, smallest_uint
 from treegen.codegen.f64 import f64_initializer, f64_source
-from treegen.codegen.literals import c_double, c_float, c_rows, cast_unless_exact
+from treegen.codegen.literals import (
+    c_double,
+    c_float,
+    c_rows,
+    compared_double,
+    compared_float,
+)
 from treegen.codegen.parts import ValueKind, file_names, int_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind
@@ -312,7 +318,7 @@ def _zero_literal(ir: EnsembleIR) -> str:
     itself): "" where the input is an integer (the band is 0 alone) or no test has it."""
     if not ir.has_zero or ir.encoding.is_int:
         return ""
-    # Cast where inexact, as the thresholds are (literals.cast_unless_exact).
+    # Cast where inexact, as the thresholds are (literals.compared_float).
     if ir.encoding.input_type == "double":
-        return cast_unless_exact(c_double(ZERO_BAND), ZERO_BAND, "double")
-    return cast_unless_exact(c_float(ZERO_BAND), ZERO_BAND, "float")
+        return compared_double(ZERO_BAND)
+    return compared_float(ZERO_BAND)

@@ -13,13 +13,7 @@ from treegen.codegen.comments import short
 from treegen.codegen.ctype import smallest_uint
 from treegen.codegen.keys import float_key, key_float
 from treegen.codegen.layout import MAX_NEST
-from treegen.codegen.literals import (
-    c_float,
-    c_hex32,
-    cast_unless_exact,
-    compared_literal,
-    value_literal,
-)
+from treegen.codegen.literals import c_hex32, compared_float, compared_literal, value_literal
 from treegen.codegen.lower import FLT_MAX
 from treegen.codegen.names import comment_text
 from treegen.ensemble import branchfree
@@ -145,12 +139,12 @@ def float_test(x: str, key: int, nan_left: bool) -> str:
     if t == math.inf:  # every value that is not NaN
         return "1" if nan_left else f"{x} == {x}"
     if t == -math.inf:  # -inf alone
-        m = cast_unless_exact(c_float(-FLT_MAX), -FLT_MAX, "float")
+        m = compared_float(-FLT_MAX)
         return f"!({x} >= {m})" if nan_left else f"{x} < {m}"
     # Cast where inexact: excess precision (x87; s390's ISO modes) would otherwise
     # compare x with the decimal's wider value, not the float32 t (a one-tree ensemble
     # without sums has no #error on it).
-    lit = cast_unless_exact(c_float(t), t, "float")
+    lit = compared_float(t)
     return f"!({x} > {lit})" if nan_left else f"{x} <= {lit}"
 
 
