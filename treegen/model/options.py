@@ -94,12 +94,13 @@ class TrainOptions:
         # The flavours compute with CF as Release 8 and J48 do: c45 as a C float (whose
         # log is taken), j48 through the normal quantile of 1 - CF (a double).  A CF that
         # rounds to 0 there raised "math domain error" or "p must be in (0, 1)".
-        if (np.float32(self.cf) == 0) if self.flavor == "c45" else (1.0 - float(self.cf) == 1.0):
-            why = (
-                "it rounds to 0 as a C float (Release 8's CF)"
-                if self.flavor == "c45"
-                else "1 - CF rounds to 1 (J48's normal quantile needs it below)"
-            )
+        if self.flavor == "c45":
+            rounds = bool(np.float32(self.cf) == 0)
+            why = "it rounds to 0 as a C float (Release 8's CF)"
+        else:
+            rounds = 1.0 - float(self.cf) == 1.0
+            why = "1 - CF rounds to 1 (J48's normal quantile needs it below)"
+        if rounds:
             raise TrainError(
                 f"{self.cf:g} is too small for the {self.flavor} flavour: {why}", option="--cf"
             )
