@@ -91,8 +91,7 @@ def make_encoding(model: Model, opts: ExportOptions) -> Encoding:
         if not attrs[idx[0]].is_continuous:
             raise EncodingError(f"attribute {name!r} is not continuous", option="--scale")
         scales[idx[0]] = k
-    if any(k <= 0 for k in scales):
-        raise EncodingError("must be positive", option="--scale")
+    assert all(k > 0 for k in scales), "ExportOptions checked every scale (check_scale)"
     missing = None
     if is_int:
         lo, hi = ctype.range
