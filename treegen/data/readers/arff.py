@@ -230,13 +230,19 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
                     path,
                     [(c.line, c.col) for c in columns],
                 )
-                continue
-            raise DatasetError(
-                f"expected @relation, @attribute or @data, found '{stripped.split()[0]}'",
-                file=path,
-                line=line_no,
-                col=col,
-            )
+                if not _strip_comment(rest):
+                    continue
+                # Weka reads the rest of the @data line as the first row; the keyword
+                # blanked out, the row's cells keep their columns.
+                end = len(line) - len(line.lstrip()) + len(keyword)
+                line, col = " " * end + line[end:], rest_col
+            else:
+                raise DatasetError(
+                    f"expected @relation, @attribute or @data, found '{stripped.split()[0]}'",
+                    file=path,
+                    line=line_no,
+                    col=col,
+                )
         table.rows.append(_data_row(line, columns, path, line_no, col))
     if not in_data:
         raise DatasetError(
