@@ -16,6 +16,7 @@ import pytest
 
 from treegen.data.dataset import Dataset
 from treegen.data.readers import fast, read_dataset, read_python
+from treegen.errors import DatasetError
 
 WEATHER = Path(__file__).resolve().parents[1] / "data" / "weka" / "weather.numeric.arff"
 HEAD, _, BODY = WEATHER.read_text().partition("@data\n")
@@ -27,10 +28,30 @@ def variant(name: str) -> str:
     rows = [",".join(r) for r in ROWS]
     if name == "data-line":  # the first row on the @data line
         return HEAD + "@data " + "\n".join(rows) + "\n"
-    raise AssertionError(name)
+    return HEAD + "@data\n" + "".join(SEPARATED[name](r) + "\n" for r in ROWS)
 
 
-VARIANTS = ["data-line"]
+def _quoted(r: list[str]) -> list[str]:
+    return [f"'{r[0]}'", r[1], r[2], f'"{r[3]}"', r[4]]
+
+
+# Weka's tokenizer: blanks and commas alike, a run of them one separator.
+SEPARATED = {
+    "spaces": lambda r: " ".join(r),
+    "tabs": lambda r: "\t".join(r),
+    "blank-runs": lambda r: " \t  ".join(r),
+    "mixed": lambda r: f"{r[0]} ,{r[1]}\t{r[2]}, {r[3]} , {r[4]}",
+    "trailing-comma": lambda r: ",".join(r) + ",",
+    "leading-comma": lambda r: "," + ",".join(r),
+    "double-comma": lambda r: ",,".join(r),
+    "quoted-spaces": lambda r: " ".join(_quoted(r)),
+    "quoted-tabs-commas": lambda r: ",\t".join(_quoted(r)),
+    "comment-after-blank": lambda r: " ".join(r) + " % " + r[0],
+    "comment-glued": lambda r: " ".join(r) + "%" + r[0],
+    "commas-line-between": lambda r: ",".join(r) + "\n , ,",
+}
+
+VARIANTS = ["data-line", *SEPARATED]
 
 
 def _same(a: Dataset, b: Dataset) -> bool:
@@ -52,3 +73,31 @@ def test_weka_syntax_reads_as_the_plain_file(tmp_path: Path, name: str) -> None:
     if fast.available():
         # Read again onto the model's schema (eval, predict, verify), both paths.
         assert _same(read_dataset(str(path), schema=plain.schema), plain)
+
+
+SPARSE_HEAD = "@relation s\n@attribute a numeric\n@attribute b {x, y}\n@attribute c {p, n}\n@data\n"
+
+
+def test_sparse_entries_separated_by_blanks(tmp_path: Path) -> None:
+    """``{0 1 2 n}`` is ``{0 1, 2 n}`` to Weka: an index, a value, an index, a value."""
+    dense = tmp_path / "d.arff"
+    dense.write_text(SPARSE_HEAD + "1,x,n\n0,y,p\n2.5,'y',p\n", encoding="utf-8")
+    sparse = tmp_path / "s.arff"
+    sparse.write_text(SPARSE_HEAD + "{0 1 2 n}\n{1 y}\n{ 0 2.5\t1 'y' , }\n", encoding="utf-8")
+    assert _same(read_dataset(str(sparse)), read_dataset(str(dense)))
+
+
+def test_blank_separated_errors_name_the_cell(tmp_path: Path) -> None:
+    """A row of blank-separated values short of one, or with a value glued to a closing
+    quote, is still an error at its line and column."""
+    path = tmp_path / "e.arff"
+    path.write_text(SPARSE_HEAD + "1 x n\n2 \t y\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as err:
+        read_dataset(str(path))
+    assert (err.value.line, err.value.col) == (7, 5)
+    assert "expected 3 values (3 attributes), found 2" in str(err.value)
+    path.write_text(SPARSE_HEAD + "1 'x'y n\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as err:
+        read_dataset(str(path))
+    assert (err.value.line, err.value.col) == (6, 6)
+    assert "text after a closing quote" in str(err.value)
