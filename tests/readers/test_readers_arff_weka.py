@@ -101,3 +101,26 @@ def test_blank_separated_errors_name_the_cell(tmp_path: Path) -> None:
         read_dataset(str(path))
     assert (err.value.line, err.value.col) == (6, 6)
     assert "text after a closing quote" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "declared",
+    ["{sunny overcast rainy}", "{ sunny,,overcast\trainy , }", "{'sunny' overcast,rainy}"],
+)
+def test_nominal_values_separated_by_blanks(tmp_path: Path, declared: str) -> None:
+    """Weka reads ``{a b}`` as the two values ``a`` and ``b``, as it reads a row."""
+    path = tmp_path / "n.arff"
+    path.write_text(variant("spaces").replace("{sunny, overcast, rainy}", declared), "utf-8")
+    assert _same(read_dataset(str(path)), read_dataset(str(WEATHER)))
+
+
+def test_an_unquoted_blank_splits_a_declared_value(tmp_path: Path) -> None:
+    """``{sunny day, rainy}`` declares three values to Weka (``weka.filters.AllFilter``
+    writes it back as ``{sunny,day,rainy}``); a value with a blank is quoted."""
+    path = tmp_path / "b.arff"
+    path.write_text(
+        "@relation r\n@attribute o {sunny day, 'a b'}\n@attribute c {p,n}\n@data\n"
+        "day,p\nsunny,n\n'a b',p\n",
+        "utf-8",
+    )
+    assert read_dataset(str(path)).schema.attributes[0].values == ("sunny", "day", "a b")

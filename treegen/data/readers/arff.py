@@ -75,10 +75,11 @@ def _attribute(text: str, path: str, line: int, col: int) -> Column:
                 f"attribute '{name}': missing '}}'", file=path, line=line, col=rest_col
             )
         try:
-            values, vcols, _ = split_fields(rest[1:close], sep=",")
+            # Blanks separate the values as commas do: {a b} is two values to Weka.
+            values, vcols, _, _ = split_tokens(rest[1:close], brace_stops=False)
         except FieldError as err:
             raise DatasetError(str(err), file=path, line=line, col=rest_col + err.col) from None
-        if values == [""]:
+        if not values:
             raise DatasetError(
                 f"attribute '{name}' declares no values", file=path, line=line, col=rest_col
             )
