@@ -64,7 +64,8 @@ class RawRow:
     """The text cells of one case (``None`` = missing) and where each started.
 
     ``cols`` may be left None for a line that was split plainly on ``sep``
-    (no quotes or escapes); :meth:`col` then recomputes it from ``raw``.
+    (no quotes or escapes); :meth:`col` then recomputes it from ``raw``.  ``sep``
+    ``" "`` marks an ARFF line split as Weka splits it, on blanks and commas alike.
     """
 
     line: int
@@ -76,7 +77,6 @@ class RawRow:
     def col(self, j: int) -> int | None:
         """1-based column where cell ``j`` starts (None if there is no such cell)."""
         if self.cols is None:
-            # sep " ": an ARFF line, split as Weka splits it (blanks and commas alike).
             raw = self.raw
             self.cols = token_columns(raw) if self.sep == " " else simple_columns(raw, self.sep)
         if 0 <= j < len(self.cols):
