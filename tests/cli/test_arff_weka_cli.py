@@ -41,7 +41,12 @@ ROW = "sunny,85,85,FALSE,no"
 REFUSED = {
     "weight": (f"{ROW},{{2.5}}\n", FIRST, 22, "instance weights"),
     "weight-blank": (f"{ROW.replace(',', ' ')} {{2.5}}\n", FIRST, 22, "instance weights"),
-    "nan": (ROW.replace("85,85", "NaN,85") + "\n", FIRST, 7, "'NaN' is not a finite number"),
+    "infinity": (
+        ROW.replace("85,85", "Infinity,85") + "\n",
+        FIRST,
+        7,
+        "'Infinity' is not a finite number",
+    ),
     "java-suffix": (
         ROW.replace("85,85", "85d,85") + "\n",
         FIRST,

@@ -124,3 +124,19 @@ def test_an_unquoted_blank_splits_a_declared_value(tmp_path: Path) -> None:
         "utf-8",
     )
     assert read_dataset(str(path)).schema.attributes[0].values == ("sunny", "day", "a b")
+
+
+def test_nan_is_missing_in_a_numeric_attribute(tmp_path: Path) -> None:
+    """Weka reads a number with Java's Double.valueOf: ``NaN`` (signed or quoted too) is
+    NaN, its missing value (AllFilter writes these rows back as ``?,NaN,p``, ``?,x,n``
+    and ``{0 ?}``); in a nominal attribute ``NaN`` is a value like any other."""
+    path = tmp_path / "nan.arff"
+    path.write_text(
+        "@relation r\n@attribute a numeric\n@attribute n {NaN,x}\n@attribute c {p,n}\n"
+        "@data\nNaN,NaN,p\n'-NaN',x,n\n{0 +NaN, 1 NaN}\n1,x,n\n",
+        "utf-8",
+    )
+    for ds in (read_dataset(str(path)), read_python(str(path), "arff")):
+        assert np.isnan(ds.X[:3, 0]).all() and ds.X[3, 0] == 1.0
+        assert ds.X[:, 1].tolist() == [0.0, 1.0, 0.0, 1.0]
+        assert ds.y.tolist() == [0, 1, 0, 1]

@@ -3,7 +3,8 @@
 Supported: keywords in any case; attribute names and values quoted with
 ``'`` or ``"`` (backslash escapes as Weka writes them) or bare; ``%``
 comments, also after content; ``numeric``/``real``/``integer`` attributes
-(continuous) and ``{v1, v2, ...}`` nominal ones; ``?`` for a missing value; values
+(continuous) and ``{v1, v2, ...}`` nominal ones; ``?`` for a missing value (and a
+numeric attribute's ``NaN``, Java's and so Weka's missing value); values
 separated by commas, blanks or both, as Weka's tokenizer separates them
 (:mod:`~treegen.data.readers.arfftok`), and a first row on the ``@data`` line;
 sparse rows ``{index value, ...}`` (indices increasing, as Weka requires) where an
@@ -238,7 +239,7 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
                 )
         row = _data_row(line, columns, path, line_no, col)
         if row is not None:
-            table.rows.append(row)
+            table.rows.append(_nan_missing(row, columns) if "NaN" in line else row)
     if not in_data:
         raise DatasetError(
             "no @data section" if columns else "empty file: no @attribute lines",
@@ -280,6 +281,16 @@ def _strip_comment(text: str) -> str:
 
 
 _WEIGHTS = "instance weights ('{w}' after a row) are not supported"
+# Java's Double.valueOf reads these as NaN, which is Weka's missing value.
+_JAVA_NAN = frozenset({"NaN", "+NaN", "-NaN"})
+
+
+def _nan_missing(row: RawRow, columns: list[Column]) -> RawRow:
+    """``row`` with a numeric attribute's ``NaN`` missing, as Weka reads it."""
+    for j, (v, c) in enumerate(zip(row.values, columns, strict=False)):
+        if v in _JAVA_NAN and c.kind == "continuous":
+            row.values[j] = None
+    return row
 
 
 def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: int) -> RawRow | None:
