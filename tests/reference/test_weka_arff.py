@@ -3,9 +3,10 @@
 Reference and generated datasets are written in the ways Weka's ArffLoader reads
 (values separated by blanks, tabs, mixed or trailing commas, double quotes, comments,
 CRLF line ends, the first row on the ``@data`` line, the class first, sparse rows,
-nominal values declared with blanks between them).  Weka's J48 reads each file and
-prints its tree; treegen reads the same file and must build the same tree, as
-``treegen show --format j48`` prints it (tests/reference/test_weka_diff.py's check).
+nominal values declared with blanks between them, ``NaN`` for a missing number).
+Weka's J48 reads each file and prints its tree; treegen reads the same file and must
+build the same tree, as ``treegen show --format j48`` prints it
+(tests/reference/test_weka_diff.py's check).
 """
 
 from __future__ import annotations
@@ -40,17 +41,18 @@ def _quote(text: str, q: str = "'") -> str:
     return q + text.replace("\\", "\\\\").replace(q, "\\" + q) + q
 
 
-def _cell(ds: Dataset, j: int, v: float, q: str) -> str:
+def _cell(ds: Dataset, j: int, v: float, q: str, nan: str) -> str:
     a = ds.attributes[j]
     if math.isnan(v):
-        return "?"
+        return nan if a.is_continuous else "?"
     return repr(v) if a.is_continuous else _quote(a.values[int(v)], q)
 
 
-def _cells(ds: Dataset, q: str) -> list[list[str]]:
-    """Each row's values (class last): numbers by repr, nominal values quoted by ``q``."""
+def _cells(ds: Dataset, q: str, nan: str = "?") -> list[list[str]]:
+    """Each row's values (class last): numbers by repr (``nan`` when missing), nominal
+    values quoted by ``q``."""
     return [
-        [*(_cell(ds, j, v, q) for j, v in enumerate(x)), _quote(ds.classes[label], q)]
+        [*(_cell(ds, j, v, q, nan) for j, v in enumerate(x)), _quote(ds.classes[label], q)]
         for x, label in zip(ds.X.tolist(), ds.y.tolist(), strict=True)
     ]
 
@@ -111,6 +113,10 @@ STYLES: dict[str, Style] = {
             [*_header(ds, "'", ",", class_first=True), "@data"]
             + [",".join([r[-1], *r[:-1]]) for r in _cells(ds, "'")]
         )
+        + "\n"
+    ),
+    "nan-missing": lambda ds: (
+        "\n".join([*_header(ds, "'", ","), "@data"] + [" ".join(r) for r in _cells(ds, "'", "NaN")])
         + "\n"
     ),
     "sparse": lambda ds: (
