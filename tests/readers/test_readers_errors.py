@@ -199,6 +199,16 @@ def test_text_after_a_closing_quote(tmp_path: Path) -> None:
     assert ds.X[:, 0].tolist() == [5.0, 6.0]
 
 
+def test_weka_csvsaver_quotes_are_named(tmp_path: Path) -> None:
+    """Weka's CSVSaver quotes a value with a comma as ``'over,cast'`` (ARFF's quoting,
+    not CSV's): two cells here, so the row is too long; the error says why."""
+    e = error(write(tmp_path, "w.csv", "o,t,p\nsunny,85,no\n'over,cast',83,yes\n"))
+    assert loc(e) == ("w.csv", 3, 16) and "expected 3 values" in e.message
+    assert "as Weka's CSVSaver quotes it" in e.message and "ARFF file" in e.message
+    e = error(write(tmp_path, "x.csv", "o,t,p\nsunny,85,no\nover,cast,83,yes\n"))
+    assert loc(e) == ("x.csv", 3, 14) and "CSVSaver" not in e.message
+
+
 def test_a_number_is_written_in_ascii_digits(tmp_path: Path) -> None:
     """float() reads Unicode digits ("١" is 1.0, "１" too) and a str pattern's \\d matched
     them, so they were numbers here where strtod, Release 8 and Weka read none: a CSV

@@ -219,6 +219,10 @@ FAST_ARFF = {
 SLOW_ARFF = {
     "sparse": "{0 1, 1 x, 2 yes}\n1,x,no\n",
     "weights": "1,x,yes,{2}\n",
+    # Weka's separators: blanks as commas, runs as one (the Python reader's).
+    "blank-separated": "1 x yes\n2.5\t'y z'   no\n",
+    "trailing-comma": "1,x,yes,\n2,w,no\n",
+    "empty-cell": "1,,x,yes\n",
 }
 
 
@@ -307,6 +311,8 @@ ERRORS = {
         ARFF_HEAD + "1,'x,yes\n",
         ARFF_HEAD,
         ARFF_HEAD + "1,,yes\n",
+        # A declared 'y z' unquoted is two values to Weka: not the C tokenizer's cell.
+        ARFF_HEAD + "1,y z,no\n",
         ARFF_HEAD.replace("numeric", "nmeric") + "1,x,yes\n",
         b"@relation r\n\xff\n",
         ARFF_HEAD + "1,x,yes\n\0\n",

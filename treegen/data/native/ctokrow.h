@@ -163,6 +163,16 @@ static Py_ssize_t next_row(tok_t *t, cell_t *cells, Py_ssize_t ncols, Py_ssize_t
                 return -1;
             if (t->fmt == FMT_ARFF && a < b && *a == '{')
                 FALLBACK(t, "'{' starts an ARFF cell");
+            if (t->fmt == FMT_ARFF) {
+                /* Weka separates values by blanks as by commas, and a run of them is
+                 * one separator: an empty cell or a blank inside one is the Python
+                 * reader's (treegen/data/readers/arfftok.py). */
+                if (a == b)
+                    FALLBACK(t, "empty ARFF cell");
+                for (const char *c = a; c < b; c++)
+                    if ((unsigned char)*c <= ' ')
+                        FALLBACK(t, "blank inside an ARFF cell");
+            }
             if (t->fmt == FMT_C45) {
                 if (done && k > 0 && a == b)
                     FALLBACK(t, "C4.5 continuation line");

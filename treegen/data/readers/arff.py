@@ -3,7 +3,10 @@
 Supported: keywords in any case; attribute names and values quoted with
 ``'`` or ``"`` (backslash escapes as Weka writes them) or bare; ``%``
 comments, also after content; ``numeric``/``real``/``integer`` attributes
-(continuous) and ``{v1, v2, ...}`` nominal ones; ``?`` for a missing value;
+(continuous) and ``{v1, v2, ...}`` nominal ones; ``?`` for a missing value (and a
+numeric attribute's ``NaN``, Java's and so Weka's missing value); values
+separated by commas, blanks or both, as Weka's tokenizer separates them
+(:mod:`~treegen.data.readers.arfftok`), and a first row on the ``@data`` line;
 sparse rows ``{index value, ...}`` (indices increasing, as Weka requires) where an
 omitted entry is 0 for a numeric attribute and the first declared value for a
 nominal one (Weka's meaning).
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from treegen.data.readers.arfftok import plain_tokens, split_tokens
 from treegen.data.readers.table import (
     Column,
     RawRow,
@@ -24,13 +28,7 @@ from treegen.data.readers.table import (
     check_unique,
     shorten,
 )
-from treegen.data.readers.text import (
-    FieldError,
-    read_text,
-    simple_columns,
-    split_fields,
-    split_simple,
-)
+from treegen.data.readers.text import FieldError, read_text, split_fields
 from treegen.data.words import counted
 from treegen.errors import DatasetError
 
@@ -78,10 +76,11 @@ def _attribute(text: str, path: str, line: int, col: int) -> Column:
                 f"attribute '{name}': missing '}}'", file=path, line=line, col=rest_col
             )
         try:
-            values, vcols, _ = split_fields(rest[1:close], sep=",")
+            # Blanks separate the values as commas do: {a b} is two values to Weka.
+            values, vcols, _, _ = split_tokens(rest[1:close], brace_stops=False)
         except FieldError as err:
             raise DatasetError(str(err), file=path, line=line, col=rest_col + err.col) from None
-        if values == [""]:
+        if not values:
             raise DatasetError(
                 f"attribute '{name}' declares no values", file=path, line=line, col=rest_col
             )
@@ -144,25 +143,24 @@ def _sparse_row(
     line: int,
     col0: int,
 ) -> tuple[list[str | None], list[int]]:
-    """Expand ``{i v, j w}`` into a dense row of cells."""
+    """Expand ``{i v, j w}`` (``col0``: the column of its ``{``) into a dense row of
+    cells; as in Weka, blanks separate the entries as well as commas do."""
     values: list[str | None] = [
         ("0" if c.kind == "continuous" else (c.values[0] if c.values else None)) for c in columns
     ]
     cols = [col0] * len(columns)
-    if not body.strip():
-        return values, cols
     try:
-        entries, ecols, _ = split_fields(body, sep=",", comment="")
+        tokens, tcols, quoted, _ = split_tokens(body, brace_stops=False)
     except FieldError as err:
         raise DatasetError(str(err), file=path, line=line, col=col0 + err.col) from None
     previous = -1
-    for entry, c in zip(entries, ecols, strict=True):
-        m = re.match(r"(\d+)\s+(.*)\Z", entry, re.DOTALL | re.ASCII)
-        if not m:
+    for k in range(0, len(tokens), 2):
+        digits, c = tokens[k], col0 + tcols[k]
+        if quoted[k] or k + 1 == len(tokens) or not re.fullmatch(r"\d+", digits, re.ASCII):
+            entry = " ".join(tokens[k : k + 2])
             raise DatasetError(
-                f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path, line=line, col=col0 + c
+                f"sparse entry '{entry}' is not 'INDEX VALUE'", file=path, line=line, col=c
             )
-        digits = m.group(1)
         # Compared as text first: int() refuses strings of more than 4300 digits.
         index = int(digits) if len(digits) <= 18 else len(columns)
         if index >= len(columns):
@@ -170,7 +168,7 @@ def _sparse_row(
                 f"sparse index {shorten(digits)} is out of range (0..{len(columns) - 1})",
                 file=path,
                 line=line,
-                col=col0 + c,
+                col=c,
             )
         if index <= previous:
             # Weka refuses it too ("indices have to be ordered"): a repeated index
@@ -180,16 +178,12 @@ def _sparse_row(
                 "the indices of a sparse row must increase",
                 file=path,
                 line=line,
-                col=col0 + c,
+                col=c,
             )
         previous = index
-        raw = m.group(2).strip()
-        try:
-            fields, _, quoted = split_fields(raw, sep="\x01")
-        except FieldError as err:
-            raise DatasetError(str(err), file=path, line=line, col=col0 + c) from None
-        values[index] = None if fields[0] == "?" and not quoted[0] else fields[0]
-        cols[index] = col0 + c
+        value = tokens[k + 1]
+        values[index] = None if value == "?" and not quoted[k + 1] else value
+        cols[index] = c  # the entry's column, where its index starts
     return values, cols
 
 
@@ -230,14 +224,22 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
                     path,
                     [(c.line, c.col) for c in columns],
                 )
-                continue
-            raise DatasetError(
-                f"expected @relation, @attribute or @data, found '{stripped.split()[0]}'",
-                file=path,
-                line=line_no,
-                col=col,
-            )
-        table.rows.append(_data_row(line, columns, path, line_no, col))
+                if not _strip_comment(rest):
+                    continue
+                # Weka reads the rest of the @data line as the first row; the keyword
+                # blanked out, the row's cells keep their columns.
+                end = len(line) - len(line.lstrip()) + len(keyword)
+                line, col = " " * end + line[end:], rest_col
+            else:
+                raise DatasetError(
+                    f"expected @relation, @attribute or @data, found '{stripped.split()[0]}'",
+                    file=path,
+                    line=line_no,
+                    col=col,
+                )
+        row = _data_row(line, columns, path, line_no, col)
+        if row is not None:
+            table.rows.append(_nan_missing(row, columns) if "NaN" in line else row)
     if not in_data:
         raise DatasetError(
             "no @data section" if columns else "empty file: no @attribute lines",
@@ -278,45 +280,50 @@ def _strip_comment(text: str) -> str:
     return text
 
 
-def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: int) -> RawRow:
+_WEIGHTS = "instance weights ('{w}' after a row) are not supported"
+# Java's Double.valueOf reads these as NaN, which is Weka's missing value.
+_JAVA_NAN = frozenset({"NaN", "+NaN", "-NaN"})
+
+
+def _nan_missing(row: RawRow, columns: list[Column]) -> RawRow:
+    """``row`` with a numeric attribute's ``NaN`` missing, as Weka reads it."""
+    for j, (v, c) in enumerate(zip(row.values, columns, strict=False)):
+        if v in _JAVA_NAN and c.kind == "continuous":
+            row.values[j] = None
+    return row
+
+
+def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: int) -> RawRow | None:
+    """One data line's row, or None for a line of separators only (Weka skips it)."""
     body = line.strip()
     if body.startswith("{"):
         close = _closing_brace(body)
         if close < 0:
             raise DatasetError("sparse row without closing '}'", file=path, line=line_no, col=col)
-        tail = _strip_comment(body[close + 1 :]).strip()
+        tail = _strip_comment(body[close + 1 :]).lstrip(", \t")
         if tail:
             raise DatasetError(
-                "instance weights ('{w}' after a row) are not supported"
-                if tail.startswith((",", "{"))
-                else f"unexpected text after sparse row: '{tail}'",
+                _WEIGHTS if tail.startswith("{") else f"unexpected text after sparse row: '{tail}'",
                 file=path,
                 line=line_no,
-                col=col + close + 1,
+                col=col + len(body) - len(body[close + 1 :].lstrip(", \t")),
             )
         values, cols = _sparse_row(body[1:close], columns, path, line_no, col)
         return RawRow(line_no, values, cols)
-    plain = split_simple(line, sep=",", comment="%")
+    plain = plain_tokens(line)
     if plain is not None:
-        if plain[-1].startswith("{"):
-            raise DatasetError(
-                "instance weights ('{w}' after a row) are not supported",
-                file=path,
-                line=line_no,
-                col=simple_columns(line)[-1],
-            )
-        return RawRow(line_no, [None if f == "?" else f for f in plain], None, line)
+        if not plain:
+            return None
+        # " ": the cells' columns are recomputed as Weka's tokens (table.RawRow.col).
+        return RawRow(line_no, [None if f == "?" else f for f in plain], None, line, " ")
     try:
-        fields, cols, quoted = split_fields(line, sep=",", comment="%")
+        fields, cols, quoted, brace = split_tokens(line)
     except FieldError as err:
         raise DatasetError(str(err), file=path, line=line_no, col=err.col) from None
-    if fields and fields[-1].startswith("{") and not quoted[-1]:
-        raise DatasetError(
-            "instance weights ('{w}' after a row) are not supported",
-            file=path,
-            line=line_no,
-            col=cols[-1],
-        )
+    if brace >= 0:
+        raise DatasetError(_WEIGHTS, file=path, line=line_no, col=brace + 1)
+    if not fields:
+        return None
     row_values: list[str | None] = [
         None if f == "?" and not q else f for f, q in zip(fields, quoted, strict=True)
     ]

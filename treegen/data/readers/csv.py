@@ -95,6 +95,18 @@ def separator(path: str, text: str) -> str:
     return ","
 
 
+def _csvsaver_hint(table: RawTable, line: int | None, sep: str) -> str:
+    """Why row ``line`` may have too many cells: Weka's CSVSaver quotes with '...' and
+    backslashes, which is not CSV's quoting ('over,cast' is two cells here)."""
+    raw = next((r.raw for r in table.rows if r.line == line), "")
+    if any(f.strip()[:1] == "'" for f in raw.split(sep)):
+        return (
+            " (a value in '...' as Weka's CSVSaver quotes it? CSV quotes with \"...\": "
+            "give treegen the ARFF file)"
+        )
+    return ""
+
+
 def read_csv(path: str, target: str | None = None) -> RawTable:
     """Read a CSV file into a table whose columns are all of kind ``infer``."""
     return parse_csv(path, read_text(path), target)
@@ -132,7 +144,11 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
         table.rows.append(RawRow(line_no, values, cols, raw, sep))
     if records[1:]:
         table.end_line = records[-1][0] + 1
-    check_row_widths(table, f"{counted(len(columns), 'column')} in the header")
+    try:
+        check_row_widths(table, f"{counted(len(columns), 'column')} in the header")
+    except DatasetError as err:
+        err.message += _csvsaver_hint(table, err.line, sep)
+        raise
     if target is None:
         table.class_index = len(columns) - 1
     elif target in names:

@@ -161,6 +161,8 @@ def _arff_header(
             continue
         keyword = stripped.split(None, 1)[0].lower()
         if keyword == "@data":
+            if "%" in stripped or stripped.lower() != "@data":
+                raise Fallback("text after @data (a row, or a comment)")
             return parse_arff(path, "\n".join(lines), target), pos, ","
         if keyword not in ("@relation", "@attribute"):
             break

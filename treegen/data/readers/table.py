@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from treegen.data.readers.arfftok import token_columns
 from treegen.data.readers.text import simple_columns
 from treegen.data.words import counted
 from treegen.errors import DatasetError
@@ -63,7 +64,8 @@ class RawRow:
     """The text cells of one case (``None`` = missing) and where each started.
 
     ``cols`` may be left None for a line that was split plainly on ``sep``
-    (no quotes or escapes); :meth:`col` then recomputes it from ``raw``.
+    (no quotes or escapes); :meth:`col` then recomputes it from ``raw``.  ``sep``
+    ``" "`` marks an ARFF line split as Weka splits it, on blanks and commas alike.
     """
 
     line: int
@@ -75,7 +77,8 @@ class RawRow:
     def col(self, j: int) -> int | None:
         """1-based column where cell ``j`` starts (None if there is no such cell)."""
         if self.cols is None:
-            self.cols = simple_columns(self.raw, self.sep)
+            raw = self.raw
+            self.cols = token_columns(raw) if self.sep == " " else simple_columns(raw, self.sep)
         if 0 <= j < len(self.cols):
             return self.cols[j]
         return None

@@ -92,7 +92,7 @@ class AfterQuoteError(FieldError):
         super().__init__(col, "text after a closing quote (quote the whole field)")
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
 
 def simple_columns(line: str, sep: str = ",") -> list[int]:
@@ -172,7 +172,7 @@ def split_fields(
                     raise QuoteError(open_col)
                 c = line[i]
                 if backslash and c == "\\" and i + 1 < n:
-                    buf.append(_ESCAPES.get(line[i + 1], line[i + 1]))
+                    buf.append(ESCAPES.get(line[i + 1], line[i + 1]))
                     i += 2
                     continue
                 if c == q:
