@@ -150,7 +150,7 @@ def _encode_classes(
 
 def _require_rows(table: RawTable) -> None:
     if not table.rows:
-        raise DatasetError("empty file: no data rows", file=table.path, line=table.end_line)
+        raise DatasetError("no data rows", file=table.path, line=table.end_line)
 
 
 def build_dataset(
