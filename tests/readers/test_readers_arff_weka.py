@@ -28,6 +28,9 @@ def variant(name: str) -> str:
     rows = [",".join(r) for r in ROWS]
     if name == "data-line":  # the first row on the @data line
         return HEAD + "@data " + "\n".join(rows) + "\n"
+    if name == "keyword-comments":  # '%' glued to every declaration, @data's too
+        head = "\n".join(ln + "%c" if ln.startswith("@") else ln for ln in HEAD.split("\n"))
+        return head + "@data%rows\n" + "\n".join(rows) + "\n"
     return HEAD + "@data\n" + "".join(SEPARATED[name](r) + "\n" for r in ROWS)
 
 
@@ -51,7 +54,7 @@ SEPARATED = {
     "commas-line-between": lambda r: ",".join(r) + "\n , ,",
 }
 
-VARIANTS = ["data-line", *SEPARATED]
+VARIANTS = ["data-line", "keyword-comments", *SEPARATED]
 
 
 def _same(a: Dataset, b: Dataset) -> bool:

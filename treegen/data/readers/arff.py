@@ -204,7 +204,8 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
             continue
         col = len(line) - len(line.lstrip()) + 1
         if not in_data:
-            keyword = stripped.split(None, 1)[0].lower()
+            # '%' starts a comment anywhere outside quotes, right after a keyword too.
+            keyword = stripped.split(None, 1)[0].split("%", 1)[0].lower()
             rest = stripped[len(keyword) :].strip()
             rest_col = col + len(stripped) - len(stripped[len(keyword) :].lstrip())
             if keyword == "@relation":
