@@ -53,6 +53,8 @@ def test_heights_count_levels_of_tests_and_refuse_other_tests() -> None:
     assert branchfree.heights(full, key_walk=False)[0] > branchfree.HEIGHT
     missing_only = [Split(0, "left", 0, True, 2, 0.0), LeafRow(0), LeafRow(1)]
     assert branchfree.heights(missing_only)[0] > branchfree.HEIGHT
+    # On integer inputs a missing-only test is one compare with the sentinel: a level.
+    assert branchfree.heights(missing_only, missing=True) == [1, 0, 0]
     zero = [Split(0, "le", 5, False, 2, 0.0, zero=True), LeafRow(0), LeafRow(1)]
     assert branchfree.heights(zero)[0] > branchfree.HEIGHT
 

@@ -50,11 +50,12 @@ depth-3 tree as one select of three levels made the bench's binary gradient boos
 _NOT = 1 << 30  # the height of a subtree with a test a select cannot hold
 
 
-def heights(nodes: Sequence[ENode], key_walk: bool = True) -> list[int]:
+def heights(nodes: Sequence[ENode], key_walk: bool = True, missing: bool = False) -> list[int]:
     """Each node's levels of tests down to its deepest leaf (0 for a leaf); a subtree
     with a test other than a numeric ``le`` (missing-only, zero-band, categorical), or
     any subtree outside a key walk or integer inputs (``key_walk`` False), counts as too
-    high for a select."""
+    high for a select.  With ``missing`` (integer inputs) a missing-only test, one
+    compare with the sentinel, is a level too."""
     if not key_walk:
         return [_NOT] * len(nodes)
     h = [0] * len(nodes)
@@ -62,7 +63,8 @@ def heights(nodes: Sequence[ENode], key_walk: bool = True) -> list[int]:
         node = nodes[i]
         if isinstance(node, LeafRow):
             continue
-        if not isinstance(node, Split) or node.op != "le" or node.zero:
+        ops = ("le", "left", "right") if missing else ("le",)
+        if not isinstance(node, Split) or node.op not in ops or node.zero:
             h[i] = _NOT
         else:
             h[i] = 1 + max(h[i + 1], h[node.right])

@@ -43,7 +43,7 @@ from treegen.verify.report import Report, check_against, fmt_row, row_counts, ta
 def _near(ir: EnsembleIR, node: Split) -> list[float]:
     """Values (as floats) around a numeric test's C threshold and its model threshold."""
     enc = ir.encoding
-    if node.op in ("left", "right"):
+    if node.op in ("left", "right") and not node.implied:  # the type's range decides
         lo, hi = enc.int_range if enc.is_int else (-1.0, 1.0)
         return [float(lo), float(hi), 0.0]
     t = key_to_float(int(node.threshold)) if enc.uses_keys else float(node.threshold)

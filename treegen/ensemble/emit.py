@@ -43,6 +43,7 @@ from treegen.codegen.views import Header, context
 from treegen.ensemble.early import EarlyView, early_view
 from treegen.ensemble.layout import node_table, payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow
+from treegen.ensemble.splice import spliced
 from treegen.ensemble.view_api import DoublesView, Outputs, RegressView, doubles_api, pow2_view
 from treegen.ensemble.view_common import bitsets, common_view
 from treegen.ensemble.view_ifs import host_floats, ifs_view
@@ -105,6 +106,7 @@ def _safety(ir: EnsembleIR) -> tuple[str, ...]:
 def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str, str]:
     """Render predict.c and predict.h for ``ir`` in ``opts.style`` (table by default)."""
     style = (opts.style if opts is not None else None) or "table"
+    ir = spliced(ir)  # no test every value passes one way (treegen.ensemble.splice)
     env = make_env()
     header = _header(ir)
     doubles = DoublesView(doubles_api(ir))

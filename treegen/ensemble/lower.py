@@ -4,7 +4,9 @@ A numeric split is the tree's own test (treegen.codegen.lower.lower_continuous, 
 its property tests): ``float32(x) <= t`` for scikit-learn's trees (``compare="float32"``,
 the c45 flavour's reading) or ``x <= t`` (``"float64"``, the j48 flavour's), as one
 comparison on the C input type (``le``/``lt`` a threshold, or ``left``/``right`` when
-every known value of the type goes one way).  A missing value (NaN, the integer
+every known value of the type goes one way, or on integer inputs every known value the
+tests above it let through: treegen.ensemble.implied; the C has no test where every
+value, missing ones too, goes one way: treegen.ensemble.splice).  A missing value (NaN, the integer
 sentinel, key 0) goes the node's way (``nan_left``) before any comparison.  A categorical
 split keeps its left codes; a feature read as a number looks its value up in the
 category table (float and double inputs only).  The leaves' value rows, the initial
@@ -44,8 +46,8 @@ from typing import Literal
 from treegen.codegen.ir import IR, CompareOp, Encoding, Fold, Framed, ProbaApi
 from treegen.codegen.lower import Cut, fold_of, folds_note, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble import classify, isolation, pow2
-from treegen.ensemble.core import LEAF, Anomaly, CategoricalRule, Decision, Ensemble, Sum
+from treegen.ensemble import classify, implied, isolation, pow2
+from treegen.ensemble.core import LEAF, Anomaly, CategoricalRule, Decision, Ensemble, Sum, Tree
 from treegen.errors import EncodingError
 from treegen.model.core import Leaf, Model
 
@@ -61,6 +63,9 @@ class Split:
     right: int
     cut: float  # the model's threshold (comments)
     zero: bool = False  # a value within ZERO_BAND of 0 goes the missing way too
+    # op left/right decided by the tests above (treegen.ensemble.implied), not by the
+    # type's range: ``threshold`` is still its integer cut, which verify probes.
+    implied: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +353,8 @@ def lower_ensemble(
             nodes.append(
                 Split(f, op, thr, nan_left, tree.right[i], tree.threshold[i], tree.zero(i))
             )
+        if enc.is_int:  # float inputs: nothing to decide (treegen.ensemble.implied)
+            _decide_by_path(nodes, tree, enc, lean)
         trees.append(ETree(tuple(nodes), tree.output, tree.weight))
     ir = EnsembleIR(
         frame,
@@ -376,6 +383,19 @@ def lower_ensemble(
             option="--inline-top",
         )
     return ir
+
+
+def _decide_by_path(nodes: list[ENode], tree: Tree, enc: Encoding, lean: bool) -> None:
+    """Make each numeric test of ``nodes`` (``tree`` lowered) that its path decides
+    ``left``/``right`` (treegen.ensemble.implied); under ``lean`` a missing value goes
+    that way too (none_left), so the C has no test there at all."""
+    tests = [(n.op, n.threshold) if isinstance(n, Split) and not n.zero else None for n in nodes]
+    nan_left = [not isinstance(n, LeafRow) and n.nan_left for n in nodes]
+    for i, (way, cut) in implied.path_decided(tree, tests, nan_left, enc, lean).items():
+        node = nodes[i]
+        assert isinstance(node, Split)
+        miss = none_left(enc, way, cut) if lean else node.nan_left
+        nodes[i] = replace(node, op=way, threshold=cut, nan_left=miss, implied=True)
 
 
 def decided_classes(ens: Ensemble, doubles: str) -> tuple[int, ...]:

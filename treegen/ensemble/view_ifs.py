@@ -156,16 +156,22 @@ def int_walk(ir: EnsembleIR) -> bool:
 
 
 def _int_condition(ir: EnsembleIR, node: Split) -> str:
-    """An integer input's ``le`` or ``lt`` test as C, the one text of both an ifs line's
-    condition and a select's (which parenthesizes it): the compare alone under
+    """An integer input's ``le`` or ``lt`` test (or a missing-only one, in a select) as
+    C, the one text of both an ifs line's condition and a select's (which
+    parenthesizes it): the compare alone under
     ``--missing none`` (bare), else with the compare of PREFIX_MISSING, which goes the
     missing value's way."""
     x = f"x[{node.feature}]"
+    miss = f"{ir.prefix.upper()}_MISSING"
+    if node.op in ("left", "right"):
+        # Every known value goes one way, a missing value the other (the same way would
+        # be no test: treegen.ensemble.splice): the compare of the missing value alone.
+        assert not bare(node, ir.lean) and node.nan_left != (node.op == "left")
+        return f"{x} {'!=' if node.op == 'left' else '=='} {miss}"
     thr = value_literal(ir.frame.encoding, float(node.threshold))
     test = f"{x} {'<' if node.op == 'lt' else '<='} {thr}"
     if bare(node, ir.lean):
         return test
-    miss = f"{ir.prefix.upper()}_MISSING"
     return f"{x} == {miss} || {test}" if node.nan_left else f"{x} != {miss} && {test}"
 
 
@@ -212,7 +218,7 @@ def ifs_view(
     deepest = 0  # the most levels a select holds
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
-        height = branchfree.heights(tree.nodes, ir.key_walk or int_walk(ir))
+        height = branchfree.heights(tree.nodes, ir.key_walk or int_walk(ir), int_walk(ir))
         # A tree's root keeps HEIGHT: a whole tree as one select of three levels
         # computes every test (branchfree.INT_HEIGHT).
         levels = branchfree.HEIGHT if ir.key_walk else branchfree.INT_HEIGHT

@@ -17,6 +17,7 @@ from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_ta
 from treegen.ensemble.lower import EnsembleIR, LeafRow, Split
 from treegen.ensemble.node_stream import NodeStream
 from treegen.ensemble.row_pack import PackedRows, pack_rows, worth_packing
+from treegen.ensemble.splice import spliced
 from treegen.ensemble.view_common import FLOAT_EXACT_INT, bitsets, common_view, init_zero, splits
 from treegen.errors import EmitError
 
@@ -157,7 +158,10 @@ def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) ->
     stream = _stream(ir, table, pay, packed) if packed is not None and pay is not None else None
     # Whether some numeric row compares its value with a threshold (op le or lt), not
     # every one a constant branch: the one rule the two flags below read.
-    compares = bool(w.op_bits or w.op in (OP_CODES["le"], OP_CODES["lt"]))
+    compares = any(
+        not c and o in (OP_CODES["le"], OP_CODES["lt"])
+        for c, o in zip(table.categorical, table.op, strict=True)
+    )
     return TableView(
         n_rows=table.n_rows,
         n_payloads=table.n_payloads,
@@ -206,6 +210,7 @@ def table_bytes(ir: EnsembleIR) -> int:
     """The bytes of the table style's constant tables for ``ir`` (what ``info``
     reports; the code adds one to two kilobytes, the binary64 routines included, where
     the C sums: not for a one-tree classifier's class decided at export time)."""
+    ir = spliced(ir)  # as emit writes it
     cat_bytes, cat_at = bitsets(ir)
     pay = payloads(ir, fractions=True)
     table = node_table(ir, pay, cat_at)
