@@ -192,6 +192,12 @@ def read_arff(path: str, target: str | None = None) -> RawTable:
     return parse_arff(path, read_text(path), target)
 
 
+def arff_keyword(stripped: str) -> str:
+    """The lower-cased first word of a header line (``@data``, ``@attribute``, ...):
+    ``%`` starts a comment anywhere outside quotes, right after a keyword too."""
+    return stripped.split(None, 1)[0].split("%", 1)[0].lower()
+
+
 def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
     """:func:`read_arff` on the file's ``text`` (the fast reader passes the header only)."""
     columns: list[Column] = []
@@ -204,8 +210,7 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
             continue
         col = len(line) - len(line.lstrip()) + 1
         if not in_data:
-            # '%' starts a comment anywhere outside quotes, right after a keyword too.
-            keyword = stripped.split(None, 1)[0].split("%", 1)[0].lower()
+            keyword = arff_keyword(stripped)
             rest = stripped[len(keyword) :].strip()
             rest_col = col + len(stripped) - len(stripped[len(keyword) :].lstrip())
             if keyword == "@relation":

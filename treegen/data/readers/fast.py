@@ -31,7 +31,7 @@ import numpy as np
 
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.data.native import ctok
-from treegen.data.readers.arff import parse_arff
+from treegen.data.readers.arff import arff_keyword, parse_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, schema_columns
 from treegen.data.readers.csv import parse_csv, separator
 from treegen.data.readers.fastbytes import (
@@ -159,7 +159,7 @@ def _arff_header(
         stripped = line.strip()
         if not stripped or stripped.startswith("%"):
             continue
-        keyword = stripped.split(None, 1)[0].lower()
+        keyword = arff_keyword(stripped)
         if keyword == "@data":
             if "%" in stripped or stripped.lower() != "@data":
                 raise Fallback("text after @data (a row, or a comment)")
