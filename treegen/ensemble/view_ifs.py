@@ -19,6 +19,7 @@ from treegen.codegen.names import comment_text
 from treegen.ensemble import branchfree
 from treegen.ensemble.layout import Payloads
 from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
+from treegen.ensemble.splice import passes
 from treegen.ensemble.view_common import key_stride, splits
 
 if TYPE_CHECKING:
@@ -244,12 +245,8 @@ def ifs_view(
                 left, right = i + 1, node.right
                 zero = isinstance(node, Split) and node.zero
                 plain = bare(node, ir.lean)
-                if isinstance(node, Split) and node.op in ("left", "right") and not zero:
-                    # A test a missing value alone decides; none when it goes the same way
-                    # (always under --missing none: lower.none_left).
-                    if node.nan_left == (node.op == "left"):
-                        stack.append((left if node.nan_left else right, indent, nest))
-                        continue
+                # emit writes the spliced IR: no test sends every value one way.
+                assert not passes(node), "ifs_view takes the spliced IR (splice.spliced)"
                 if cut is not None and i in cut:
                     lines.append(EnsLine("table", pad, payload=cut[i], comment=_comment(ir, node)))
                     continue
