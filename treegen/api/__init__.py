@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypedDict, Unpack, cast
 
+import numpy as np
 import numpy.typing as npt
 
 from treegen.api.common import PathLike, VerifyReport, path_of
@@ -146,6 +147,7 @@ def train(
     boost: int | None = None,
     bag: int | None = None,
     bag_seed: int = 1,
+    weights: npt.ArrayLike | None = None,
     **keywords: Unpack[DataAndTrainKeywords],
 ) -> Model:
     """Train a C4.5 tree, as ``treegen train`` does, or a committee of them.
@@ -165,6 +167,11 @@ def train(
     bootstrap samples drawn with ``bag_seed`` (``--bag N --bag-seed S``; Weka's
     ``Bagging -I N -S S -W J48``): the Model is then a committee
     (:mod:`treegen.committee`).
+
+    ``weights`` (one per row, finite and not negative; scikit-learn's ``sample_weight``)
+    start each case at that weight instead of 1: a case of weight w counts as w cases
+    wherever C4.5 counts cases, as J48 counts a weighted instance.  Not with reduced-error
+    pruning, ``boost`` or ``bag`` (they weight or draw the cases themselves).
     """
     data_kw, train_kw = _split(keywords, "train", _DATA_KEYWORDS | _TRAIN_KEYWORDS)
     opts = train_options(options, **train_kw)
@@ -178,6 +185,10 @@ def train(
         raise TrainError("boost and bag exclude each other: choose one", option="--boost")
     if validation is not None and (boost is not None or bag is not None):
         raise TrainError("trains one tree, not a committee", option="--validation")
+    if weights is not None and (boost is not None or bag is not None):
+        raise TrainError(
+            "trains one tree: boost and bag weight or draw the cases themselves", option="weights"
+        )
     from_file = isinstance(data, str | os.PathLike)
     if validation is not None and not from_file:
         raise TrainError(
@@ -196,8 +207,23 @@ def train(
         from treegen.committee.bag import bag as bag_dataset
 
         return Model.of(bag_dataset(ds, opts, bag, bag_seed))
-    model = train_dataset(ds, opts, engine=engine, validation=valid)
+    case_weights = None if weights is None else _weights(weights, ds.n_rows)
+    model = train_dataset(ds, opts, engine=engine, validation=valid, weights=case_weights)
     return Model.of(model)
+
+
+def _weights(weights: npt.ArrayLike, n_rows: int) -> npt.NDArray[np.float64]:
+    """``weights`` as one float64 per row, or :class:`TrainError` naming the keyword
+    (the trainer checks their values)."""
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TrainError(f"must be numbers, one per row: {exc}", option="weights") from None
+    if w.shape != (n_rows,):
+        raise TrainError(
+            f"must be one number per row: shape {w.shape} for {n_rows} rows", option="weights"
+        )
+    return w
 
 
 @numpy_defaults

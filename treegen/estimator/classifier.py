@@ -230,8 +230,10 @@ class C45Classifier:
         return out
 
     @numpy_defaults
-    def fit(self, X: Any, y: Any) -> C45Classifier:
-        """Train the tree on ``X`` (rows of features, NaN missing) and the labels ``y``."""
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
+        """Train the tree on ``X`` (rows of features, NaN missing) and the labels ``y``;
+        ``sample_weight`` (one per row, finite and not negative) starts each case at
+        that weight instead of 1 (:func:`treegen.train`'s ``weights``)."""
         names = table.feature_names(X)
         cols = table.columns(X)
         labels = _labels(y, cols.n_rows)
@@ -257,6 +259,7 @@ class C45Classifier:
                 engine=self.engine,
                 max_depth=self.max_depth,
                 min_gain_ratio=self.min_gain_ratio,
+                weights=sample_weight,
                 **self._pruning_parameters(),
             )
         except EstimatorError:

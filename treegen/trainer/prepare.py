@@ -110,6 +110,8 @@ def _check_weights(
         raise TrainError(f"{w.shape} case weights for {counted(ds.n_rows, 'row')}", file=ds.source)
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise TrainError("case weights must be finite and not negative", file=ds.source)
+    if not np.any(w > 0):  # every case weighs nothing: no case to learn from
+        raise TrainError("case weights are all zero: no case to learn from", file=ds.source)
     if opts.reduced_error:
         raise TrainError("reduced-error pruning takes no case weights", option="--prune")
     if np.any(ds.y < 0):
