@@ -39,6 +39,7 @@ typedef struct {
     Py_ssize_t ncols, n_attr, max_rows;
     double *X;
     int32_t *y;
+    double *weights; /* each row's instance weight, or NULL (not read: they fall back) */
     int float32;
     Py_ssize_t data_start;
 } parse_t;
@@ -76,13 +77,20 @@ static int reopen(parse_t *ps, Py_ssize_t j, Py_ssize_t upto, const char *base, 
 static PyObject *tg_parse(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer data, xb, yb;
+    Py_buffer data, xb, yb, wb;
     Py_ssize_t start, n_attr, max_rows;
     int fmt, sep, float32;
-    PyObject *specs;
-    if (!PyArg_ParseTuple(args, "y*niCO!w*w*npn", &data, &start, &fmt, &sep, &PyList_Type,
-                          &specs, &xb, &yb, &n_attr, &float32, &max_rows))
+    PyObject *specs, *weights;
+    if (!PyArg_ParseTuple(args, "y*niCO!w*w*npnO", &data, &start, &fmt, &sep, &PyList_Type,
+                          &specs, &xb, &yb, &n_attr, &float32, &max_rows, &weights))
         return NULL;
+    memset(&wb, 0, sizeof wb);
+    if (weights != Py_None && PyObject_GetBuffer(weights, &wb, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&data);
+        PyBuffer_Release(&xb);
+        PyBuffer_Release(&yb);
+        return NULL;
+    }
     PyObject *result = NULL;
     parse_t ps;
     memset(&ps, 0, sizeof ps);
@@ -95,9 +103,11 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
     ps.data_start = start;
     ps.X = xb.buf;
     ps.y = yb.buf;
+    ps.weights = weights != Py_None ? wb.buf : NULL;
     if (start < 0 || start > data.len || ncols < 1 || fmt < 0 || fmt > 2 ||
         xb.len < max_rows * n_attr * (Py_ssize_t)sizeof(double) ||
-        yb.len < max_rows * (Py_ssize_t)sizeof(int32_t)) {
+        yb.len < max_rows * (Py_ssize_t)sizeof(int32_t) ||
+        (ps.weights && wb.len < max_rows * (Py_ssize_t)sizeof(double))) {
         PyErr_SetString(PyExc_ValueError, "parse: bad arguments");
         goto out;
     }
@@ -129,6 +139,7 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
     ps.t.end = (const char *)data.buf + data.len;
     ps.t.fmt = fmt;
     ps.t.sep = (char)sep;
+    ps.t.weights = ps.weights != NULL;
     const char *why = NULL;
     Py_ssize_t rows = 0, lines = 0;
     for (;;) {
@@ -243,6 +254,8 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
         }
         if (why)
             break;
+        if (ps.weights)
+            ps.weights[rows] = ps.t.weight;
         rows++;
     }
     if (why) {
@@ -259,7 +272,7 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
         Py_INCREF(v);
         PyList_SET_ITEM(opened, j, v);
     }
-    result = Py_BuildValue("(nnN)", rows, lines, opened);
+    result = Py_BuildValue("(nnNi)", rows, lines, opened, ps.t.weighted);
 out:
     if (ps.cols) {
         for (Py_ssize_t j = 0; j < ncols; j++)
@@ -274,6 +287,8 @@ out:
     PyBuffer_Release(&data);
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yb);
+    if (weights != Py_None)
+        PyBuffer_Release(&wb);
     return result;
 }
 
@@ -329,7 +344,8 @@ static PyObject *tg_decimal_point(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef methods[] = {
-    {"parse", tg_parse, METH_VARARGS, "Fill X and y from a data section; a str means fall back."},
+    {"parse", tg_parse, METH_VARARGS,
+     "Fill X, y (and weights) from a data section; a str means fall back."},
     {"parse_number", tg_parse_number, METH_O, "One number cell's value (None: not a number)."},
     {"decimal_point", tg_decimal_point, METH_NOARGS, "The C library's decimal point."},
     {"line_ends", tg_line_ends, METH_VARARGS, "How many CR and LF bytes buffer[:n] holds."},

@@ -14,6 +14,9 @@ typedef struct {
     char *scratch; /* decoded quoted ARFF cells (a line's worth at most) */
     Py_ssize_t scratch_len;
     const char *why; /* reason for falling back */
+    int weights;     /* an ARFF row's instance weight {w} is read (else it falls back) */
+    double weight;   /* the last row's weight (1 without one) */
+    int weighted;    /* whether some row gave one */
 } tok_t;
 
 #define FALLBACK(t, reason) \
@@ -94,6 +97,7 @@ static Py_ssize_t next_row(tok_t *t, cell_t *cells, Py_ssize_t ncols, Py_ssize_t
             continue;
         Py_ssize_t k = 0;
         char *sp = t->scratch;
+        t->weight = 1.0;
         const char *s = ls;
         int done = 0;
         while (!done) {
@@ -161,8 +165,18 @@ static Py_ssize_t next_row(tok_t *t, cell_t *cells, Py_ssize_t ncols, Py_ssize_t
             done = b >= le || *b != (t->fmt == FMT_CSV ? t->sep : ',');
             if (trim(t, &a, &b) < 0)
                 return -1;
-            if (t->fmt == FMT_ARFF && a < b && *a == '{')
-                FALLBACK(t, "'{' starts an ARFF cell");
+            if (t->fmt == FMT_ARFF && a < b && *a == '{') {
+                /* An instance weight, the row's last token ({w}: as the Python reader's
+                 * _weight takes it; any other form is that reader's). */
+                double w;
+                if (!t->weights || k != ncols || !done || b - a < 3 || b[-1] != '}')
+                    FALLBACK(t, "'{' starts an ARFF cell");
+                if (!parse_number(a + 1, (b - a) - 2, &w) || !(w >= 0.0) || isinf(w))
+                    FALLBACK(t, "an instance weight that is no number at least 0");
+                t->weight = w;
+                t->weighted = 1;
+                break;
+            }
             if (t->fmt == FMT_ARFF) {
                 /* Weka separates values by blanks as by commas, and a run of them is
                  * one separator: an empty cell or a blank inside one is the Python

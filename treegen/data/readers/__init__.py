@@ -48,6 +48,7 @@ def read_dataset(
     ignore: Sequence[str] = (),
     float32: bool = False,
     labels: bool = True,
+    weights: bool = False,
 ) -> Dataset:
     """Read DATA in any supported format.
 
@@ -70,6 +71,9 @@ def read_dataset(
     The data rows go through the C tokenizer when it is built and the file is
     plain (:mod:`treegen.data.readers.fast`); otherwise, and for every error,
     through the Python readers (:func:`read_python`): the same ``Dataset`` either way.
+
+    ``weights`` (training data only): an ARFF file's instance weights (``{w}`` after a
+    row) are read into ``Dataset.weights``; without it they are an error at the first.
     """
     fmt = detect_format(path)
     if fmt == "c45" and target is not None and target != "class":
@@ -87,6 +91,7 @@ def read_dataset(
         ignore=ignore,
         float32=float32,
         labels=labels,
+        weights=weights,
     )
     if fast is not None:
         return fast
@@ -99,6 +104,7 @@ def read_dataset(
         ignore=ignore,
         float32=float32,
         labels=labels,
+        weights=weights,
     )
 
 
@@ -112,6 +118,7 @@ def read_python(
     ignore: Sequence[str] = (),
     float32: bool = False,
     labels: bool = True,
+    weights: bool = False,
 ) -> Dataset:
     """:func:`read_dataset` by the pure-Python readers: the reference, and the path for
     every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
@@ -136,7 +143,7 @@ def read_python(
         if not labels:
             table.class_index = -1
         return map_onto_schema(table, schema, by_name=True, float32=float32)
-    table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
+    table = read_arff(path, target, weights=weights) if fmt == "arff" else read_csv(path, target)
     return build_dataset(
         table,
         nominal=nominal,

@@ -17,6 +17,7 @@ they are an error that names the attribute unless it is ignored
 
 from __future__ import annotations
 
+import math
 import re
 
 from treegen.data.readers.arfftok import plain_tokens, split_tokens
@@ -26,6 +27,7 @@ from treegen.data.readers.table import (
     RawTable,
     check_row_widths,
     check_unique,
+    parse_number,
     shorten,
 )
 from treegen.data.readers.text import FieldError, read_text, split_fields
@@ -187,9 +189,11 @@ def _sparse_row(
     return values, cols
 
 
-def read_arff(path: str, target: str | None = None) -> RawTable:
-    """Read an ARFF file; the class is ``target`` or else the last attribute."""
-    return parse_arff(path, read_text(path), target)
+def read_arff(path: str, target: str | None = None, *, weights: bool = False) -> RawTable:
+    """Read an ARFF file; the class is ``target`` or else the last attribute.  A row's
+    instance weight (``{w}`` after it) is read with ``weights`` (training), else an
+    error at it."""
+    return parse_arff(path, read_text(path), target, weights=weights)
 
 
 def arff_keyword(stripped: str) -> str:
@@ -198,7 +202,9 @@ def arff_keyword(stripped: str) -> str:
     return stripped.split(None, 1)[0].split("%", 1)[0].lower()
 
 
-def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
+def parse_arff(
+    path: str, text: str, target: str | None = None, *, weights: bool = False
+) -> RawTable:
     """:func:`read_arff` on the file's ``text`` (the fast reader passes the header only)."""
     columns: list[Column] = []
     table = RawTable(path, columns)
@@ -243,7 +249,7 @@ def parse_arff(path: str, text: str, target: str | None = None) -> RawTable:
                     line=line_no,
                     col=col,
                 )
-        row = _data_row(line, columns, path, line_no, col)
+        row = _data_row(line, columns, (path, line_no, col), weights)
         if row is not None:
             table.rows.append(_nan_missing(row, columns) if "NaN" in line else row)
     if not in_data:
@@ -286,7 +292,9 @@ def _strip_comment(text: str) -> str:
     return text
 
 
-_WEIGHTS = "instance weights ('{w}' after a row) are not supported"
+_WEIGHTS = (
+    "instance weights ('{w}' after a row) are read for training only (treegen train, treegen.train)"
+)
 # Java's Double.valueOf reads these as NaN, which is Weka's missing value.
 _JAVA_NAN = frozenset({"NaN", "+NaN", "-NaN"})
 
@@ -299,23 +307,32 @@ def _nan_missing(row: RawRow, columns: list[Column]) -> RawRow:
     return row
 
 
-def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: int) -> RawRow | None:
-    """One data line's row, or None for a line of separators only (Weka skips it)."""
+def _data_row(
+    line: str, columns: list[Column], at: tuple[str, int, int], weights: bool
+) -> RawRow | None:
+    """One data line's row, or None for a line of separators only (Weka skips it).
+    ``at``: the file, the line's number and its first column; ``weights``: whether an
+    instance weight is read (else it is an error)."""
+    path, line_no, col = at
     body = line.strip()
     if body.startswith("{"):
         close = _closing_brace(body)
         if close < 0:
             raise DatasetError("sparse row without closing '}'", file=path, line=line_no, col=col)
         tail = _strip_comment(body[close + 1 :]).lstrip(", \t")
-        if tail:
-            raise DatasetError(
-                _WEIGHTS if tail.startswith("{") else f"unexpected text after sparse row: '{tail}'",
-                file=path,
-                line=line_no,
-                col=col + len(body) - len(body[close + 1 :].lstrip(", \t")),
-            )
         values, cols = _sparse_row(body[1:close], columns, path, line_no, col)
-        return RawRow(line_no, values, cols)
+        row = RawRow(line_no, values, cols)
+        if tail:
+            tail_col = col + len(body) - len(body[close + 1 :].lstrip(", \t"))
+            if not tail.startswith("{"):
+                raise DatasetError(
+                    f"unexpected text after sparse row: '{tail}'",
+                    file=path,
+                    line=line_no,
+                    col=tail_col,
+                )
+            row.weight = _weight(tail, weights, (path, line_no, tail_col))
+        return row
     plain = plain_tokens(line)
     if plain is not None:
         if not plain:
@@ -326,11 +343,44 @@ def _data_row(line: str, columns: list[Column], path: str, line_no: int, col: in
         fields, cols, quoted, brace = split_tokens(line)
     except FieldError as err:
         raise DatasetError(str(err), file=path, line=line_no, col=err.col) from None
+    weight = None
     if brace >= 0:
-        raise DatasetError(_WEIGHTS, file=path, line=line_no, col=brace + 1)
+        weight = _weight(_strip_comment(line[brace:]), weights, (path, line_no, brace + 1))
     if not fields:
+        if weight is not None:
+            raise DatasetError("an instance weight without a row", file=path, line=line_no, col=col)
         return None
     row_values: list[str | None] = [
         None if f == "?" and not q else f for f, q in zip(fields, quoted, strict=True)
     ]
-    return RawRow(line_no, row_values, cols)
+    return RawRow(line_no, row_values, cols, weight=weight)
+
+
+def _weight(text: str, weights: bool, at: tuple[str, int, int]) -> float:
+    """The instance weight ``{w}`` that ``text`` starts with (at ``at``: file, line and
+    column), the last thing on its line: a finite number, not negative, as J48 can
+    weigh a case.  With ``weights`` False, the error that they are not read."""
+    path, line_no, col = at
+    if not weights:
+        raise DatasetError(_WEIGHTS, file=path, line=line_no, col=col)
+    close = text.find("}")
+    if close < 0:
+        raise DatasetError("instance weight without closing '}'", file=path, line=line_no, col=col)
+    rest = text[close + 1 :].strip(" ,\t\r")
+    if rest:
+        raise DatasetError(
+            f"unexpected text after the instance weight: '{shorten(rest)}'",
+            file=path,
+            line=line_no,
+            col=col + close + 1 + text[close + 1 :].index(rest[0]),
+        )
+    inner = text[1:close].strip()
+    value = parse_number(inner)
+    if value is None or not math.isfinite(value) or value < 0:
+        raise DatasetError(
+            f"instance weight '{shorten(inner)}' is not a number at least 0",
+            file=path,
+            line=line_no,
+            col=col + 1 + text[1:close].index(inner[0]) if inner else col,
+        )
+    return value

@@ -246,7 +246,15 @@ def build_dataset(
             attributes.append(Attribute(c.name, "nominal", values))
             columns.append(_encode_nominal(table, j, c.name, values, unknown_is_missing=False))
     schema = Schema(tuple(attributes), tuple(classes), target)
-    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path, labels)
+    weights = table.weights()
+    return Dataset(
+        schema,
+        _stack(columns, len(table.rows)),
+        y,
+        table.path,
+        labels,
+        None if weights is None else np.asarray(weights, dtype=np.float64),
+    )
 
 
 def map_onto_schema(

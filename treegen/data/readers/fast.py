@@ -74,13 +74,15 @@ def read_fast(
     ignore: Sequence[str],
     float32: bool,
     labels: bool = True,
+    weights: bool = False,
 ) -> Dataset | None:
-    """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader."""
+    """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader.
+    ``weights``: an ARFF row's instance weight is read (else such a row falls back)."""
     last_fallback.clear()
     try:
         if not available():
             raise Fallback("the C tokenizer is not available")
-        return _read(path, fmt, target, nominal, schema, ignore, float32, labels)
+        return _read(path, fmt, target, nominal, schema, ignore, float32, labels, weights)
     except Fallback as why:
         last_fallback.append(str(why))
     except (DatasetError, UnicodeDecodeError) as err:
@@ -98,6 +100,7 @@ def _read(
     ignore: Sequence[str],
     float32: bool,
     labels: bool,
+    weights: bool,
 ) -> Dataset:
     if fmt == "c45":
         names_path, cases_path = c45_paths(path)
@@ -119,7 +122,7 @@ def _read(
         data, whole, table, offset, sep = with_header(path, header, target)
     section = Section(path, data, whole, offset, fmt, sep)
     if schema is None:
-        return _train(table, section, nominal, ignore, float32)
+        return _train(table, section, nominal, ignore, float32, weights)
     # The class column: the model's class's name, or --target's (the header check above
     # made sure it exists); none when the labels are not wanted.
     label = (target if target is not None else schema.target) if labels else None
@@ -179,7 +182,10 @@ def _parse(
     specs: list[_Spec],
     n_attr: int,
     float32: bool,
-) -> tuple[np.ndarray, np.ndarray, list[list[bytes] | None]]:
+    weights: bool = False,
+) -> tuple[np.ndarray, np.ndarray, list[list[bytes] | None], np.ndarray | None]:
+    """X, y, the values of the columns numbered as they came, and (``weights``) each
+    row's instance weight, None when no row gives one."""
     assert ctok is not None
     # Values numbered as they come (open columns) or a column inferred from all its
     # cells (whose rows are read again when a cell is not a number) need the whole
@@ -198,6 +204,8 @@ def _parse(
         max_rows += pieces[0].count(b"\n", offset) + pieces[0].count(b"\r", offset)
     X = np.empty((max_rows, n_attr), dtype=np.float64)
     y = np.full(max_rows, -1, dtype=np.int32)
+    w = np.ones(max_rows, dtype=np.float64) if weights else None
+    weighted = False
     rows = 0
     opened: list[list[bytes] | None] = []
     # (The whole file's bytes were checked as they were read; row_pieces checks its own.)
@@ -214,11 +222,13 @@ def _parse(
             n_attr,
             float32,
             max_rows - rows,
+            None if w is None else w[rows:],
         )
         if isinstance(got, str):
             raise Fallback(got)
         rows += got[0]
         opened = got[2]
+        weighted = weighted or bool(got[3])
         offset = 0
     if rows == 0:
         raise Fallback("no data rows")
@@ -226,7 +236,7 @@ def _parse(
         # Give the unused tail back without a second copy of the table.
         X.resize((rows, n_attr), refcheck=False)
         y.resize(rows, refcheck=False)
-    return X, y, opened
+    return X, y, opened, w[:rows].copy() if w is not None and weighted else None
 
 
 def _texts(values: list[bytes] | None) -> tuple[str, ...]:
@@ -235,7 +245,12 @@ def _texts(values: list[bytes] | None) -> tuple[str, ...]:
 
 
 def _train(
-    table: RawTable, section: Section, nominal: Sequence[str], ignore: Sequence[str], float32: bool
+    table: RawTable,
+    section: Section,
+    nominal: Sequence[str],
+    ignore: Sequence[str],
+    float32: bool,
+    weights: bool,
 ) -> Dataset:
     """:func:`treegen.data.readers.encode.build_dataset`'s decisions, then one C pass."""
     columns = table.columns
@@ -284,7 +299,7 @@ def _train(
             specs.append((_OPEN, out, None, c.max_values))
         roles.append(kind)
         out += 1
-    X, y, opened = _parse(section, specs, out, float32)
+    X, y, opened, w = _parse(section, specs, out, float32, weights)
     labels = "str"
     if cls.kind == "nominal":
         classes = cls.values
@@ -311,7 +326,7 @@ def _train(
         else:
             attributes.append(Attribute(c.name, "nominal", _texts(opened[j])))
     schema = Schema(tuple(attributes), tuple(classes), cls.name)
-    return Dataset(schema, X, y, table.path, labels)
+    return Dataset(schema, X, y, table.path, labels, w)
 
 
 def _with_schema(
@@ -356,7 +371,7 @@ def _with_schema(
         if classes is None:
             raise Fallback("duplicate class")
         specs[ci] = (_CLASS_MISS, -1, classes, 0)
-    X, y, _ = _parse(section, specs, len(schema.attributes), float32)
+    X, y, _, _ = _parse(section, specs, len(schema.attributes), float32)
     for i in absent:
         X[:, i] = np.nan
     return Dataset(schema, X, y, table.path)

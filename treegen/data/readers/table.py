@@ -73,6 +73,7 @@ class RawRow:
     cols: list[int] | None = None
     raw: str = ""
     sep: str = ","
+    weight: float | None = None  # an ARFF row's instance weight ({w}), when read
 
     def col(self, j: int) -> int | None:
         """1-based column where cell ``j`` starts (None if there is no such cell)."""
@@ -94,6 +95,13 @@ class RawTable:
     class_index: int = -1
     # Where the row count is reported for an empty file (line after the header).
     end_line: int = 1
+
+    def weights(self) -> list[float] | None:
+        """Each row's instance weight (1 where a row gives none), or None when no row
+        gives one."""
+        if all(r.weight is None for r in self.rows):
+            return None
+        return [1.0 if r.weight is None else r.weight for r in self.rows]
 
 
 def parse_number(text: str) -> float | None:
