@@ -3,6 +3,8 @@
 A file written with blanks between its values trains, shows, evaluates and verifies
 like the comma file; what Weka reads and treegen does not (docs/formats.md lists
 it) is one line naming the file, line and column, exit 2, and no model written.
+Instance weights (``{w}`` after a row) train, and are that error for every other
+command.
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ def test_blank_separated_file_through_every_command(
 
 ROW = "sunny,85,85,FALSE,no"
 REFUSED = {
-    "weight": (f"{ROW},{{2.5}}\n", FIRST, 22, "instance weights"),
-    "weight-blank": (f"{ROW.replace(',', ' ')} {{2.5}}\n", FIRST, 22, "instance weights"),
+    "weight-negative": (f"{ROW},{{-1}}\n", FIRST, 23, "weight '-1' is not a number at least 0"),
+    "weight-word": (f"{ROW} {{ x }}\n", FIRST, 24, "weight 'x' is not a number at least 0"),
+    "weight-open": (f"{ROW},{{2\n", FIRST, 22, "instance weight without closing '}'"),
+    "weight-then-text": (f"{ROW},{{2}} z\n", FIRST, 26, "unexpected text after the instance"),
     "infinity": (
         ROW.replace("85,85", "Infinity,85") + "\n",
         FIRST,
@@ -85,3 +89,57 @@ def test_date_attribute_names_its_declaration(
     code, _, err = run_cli(capsys, "train", str(data))
     assert code == 2 and err.count("\n") == 1
     assert f"{data}:6:12: attribute 'when': date attributes are not supported" in err
+
+
+def _weighted(tmp_path: Path) -> tuple[Path, Path]:
+    """weather.numeric with a weight on every third row (2 or 3: whole numbers), and the
+    same data with those rows repeated (as the c45 flavour counts a whole weight)."""
+    rows = BODY.strip().splitlines()
+    weighted, copies = [], []
+    for i, row in enumerate(rows):
+        w = (1, 2, 3)[i % 3]
+        weighted.append(row if w == 1 else f"{row},{{{w}}}" if i % 2 else f"{row} {{ {w}.0 }}")
+        copies += [row] * w
+    a, b = tmp_path / "weighted.arff", tmp_path / "copies.arff"
+    a.write_text(HEAD + "@data\n" + "\n".join(weighted) + "\n", encoding="utf-8")
+    b.write_text(HEAD + "@data\n" + "\n".join(copies) + "\n", encoding="utf-8")
+    return a, b
+
+
+def test_instance_weights_train_as_copies_of_their_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    weighted, copies = _weighted(tmp_path)
+    shown = []
+    for data in (weighted, copies, WEATHER):
+        model = tmp_path / f"{data.stem}.tree"
+        assert (
+            run_cli(capsys, "train", str(data), "-q", "--min-cases", "2", "-o", str(model))[0] == 0
+        )
+        code, out, _ = run_cli(capsys, "show", str(model))
+        assert code == 0
+        shown.append(out)
+    assert shown[0] == shown[1] != shown[2]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "MODEL", "DATA"],
+        ["cv", "DATA", "--folds", "3"],
+        ["rules", "DATA", "-o", "OUT"],
+        ["verify", "MODEL", "DATA"],
+        ["train", "DATA", "--boost", "2", "-o", "OUT"],
+    ],
+)
+def test_instance_weights_are_for_training_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    weighted, _ = _weighted(tmp_path)
+    model, out = tmp_path / "m.tree", tmp_path / "out.file"
+    assert run_cli(capsys, "train", str(WEATHER), "-q", "-o", str(model))[0] == 0
+    given = {"MODEL": str(model), "OUT": str(out), "DATA": str(weighted)}
+    code, stdout, err = run_cli(capsys, *(given.get(w, w) for w in command))
+    assert code == 2 and stdout == "" and not out.exists()
+    assert err.count("\n") == 1 and err.startswith(f"treegen: error: {weighted}:"), err
+    assert "instance weights" in err

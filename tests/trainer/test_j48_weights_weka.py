@@ -56,7 +56,8 @@ KEYS = list(REFERENCE) + [f"gen{s}" for s in GENERATED]
 
 
 @pytest.fixture(scope="module")
-def weka_trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def weka_trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
+    """File stem -> (the weighted ARFF file, J48's printed output on it)."""
     java = java_or_skip("the weighted J48 comparison")
     work = tmp_path_factory.mktemp("j48-weights")
     files: list[Path] = []
@@ -67,19 +68,39 @@ def weka_trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             files.append(
                 write_weighted_arff(ds, _weights(ds, kind, i), work / f"{key}-{kind}.arff")
             )
-    return run_j48(java, compile_driver(work), files)
+    outputs = run_j48(java, compile_driver(work), files)
+    return {f.stem: (f, outputs[f.stem]) for f in files}
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("key", KEYS)
-def test_weighted_j48_equals_weka(weka_trees: dict[str, str], key: str, kind: str) -> None:
+def test_weighted_j48_equals_weka(
+    weka_trees: dict[str, tuple[Path, str]], key: str, kind: str
+) -> None:
     ds = _data(key)
     ds = ds.subset(np.flatnonzero(ds.y >= 0))
     w = _weights(ds, kind, KINDS.index(kind))
-    ref = rt.parse_j48(weka_trees[f"{key}-{kind}"])
+    ref = rt.parse_j48(weka_trees[f"{key}-{kind}"][1])
     model = train(ds, J48, weights=w)
     tree = rt.from_model(model, "j48")
     assert rt.diff(tree, ref.tree) == [], (
         f"treegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
     )
     assert (model.size, model.n_leaves) == (ref.size, ref.n_leaves)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("key", KEYS)
+def test_the_files_instance_weights_train_as_j48(
+    weka_trees: dict[str, tuple[Path, str]], key: str, kind: str
+) -> None:
+    """The file J48 read, read as `treegen train` reads it (its ``{w}`` weights taken):
+    J48's tree, with no weights given to the trainer."""
+    path, out = weka_trees[f"{key}-{kind}"]
+    ds = read_dataset(str(path), weights=True)
+    assert ds.weights is not None and ds.weights.size == ds.n_rows
+    ref = rt.parse_j48(out)
+    tree = rt.from_model(train(ds, J48), "j48")
+    assert rt.diff(tree, ref.tree) == [], (
+        f"treegen:\n{rt.render(tree)}\nweka:\n{rt.render(ref.tree)}"
+    )

@@ -170,7 +170,8 @@ def train(
 
     ``weights`` (one per row, finite and not negative; scikit-learn's ``sample_weight``)
     start each case at that weight instead of 1: a case of weight w counts as w cases
-    wherever C4.5 counts cases, as J48 counts a weighted instance.  Not with reduced-error
+    wherever C4.5 counts cases, as J48 counts a weighted instance.  An ARFF file's
+    instance weights (``{w}`` after a row) are read so too.  Not with reduced-error
     pruning, ``boost`` or ``bag`` (they weight or draw the cases themselves).
     """
     data_kw, train_kw = _split(keywords, "train", _DATA_KEYWORDS | _TRAIN_KEYWORDS)
@@ -194,7 +195,12 @@ def train(
         raise TrainError(
             "validation is a file, for training data read from a file", option="--validation"
         )
-    ds = _dataset(data, y, opts.flavor, **data_kw)
+    ds = _dataset(data, y, opts.flavor, weights=True, **data_kw)
+    if weights is not None and ds.weights is not None:
+        raise TrainError(
+            "the file gives instance weights ({w} after its rows): weights would replace them",
+            file=ds.source,
+        )
     valid = None
     if validation is not None:
         float32 = flavor_compares_float32(opts.flavor)
@@ -277,6 +283,7 @@ def _dataset(
     y: npt.ArrayLike | str | None,
     flavor: Flavor,
     *,
+    weights: bool = False,
     target: str | None = None,
     feature_names: Sequence[str] | None = None,
     nominal: Sequence[int | str] = (),
@@ -285,7 +292,8 @@ def _dataset(
     categories: Mapping[int, Sequence[str]] | None = None,
 ) -> Dataset:
     """The training data of :func:`train` and :func:`train_rules`: a file read as the
-    CLI reads it for ``flavor`` (the c45 flavour's values must fit float32), or arrays."""
+    CLI reads it for ``flavor`` (the c45 flavour's values must fit float32; with
+    ``weights``, an ARFF file's instance weights), or arrays."""
     for keyword, columns in (("nominal", nominal), ("ignore", ignore)):
         if isinstance(columns, str):  # iterated, "mode" was the columns m, o, d and e
             raise UsageError(f"must be a list of columns: [{columns!r}]", option=keyword)
@@ -306,6 +314,7 @@ def _dataset(
             nominal=[str(n) for n in nominal],
             ignore=list(ignore),
             float32=flavor_compares_float32(flavor),
+            weights=weights,
         )
     if ignore:
         raise UsageError("is for a data file: leave the columns out of X", option="ignore")

@@ -120,7 +120,8 @@ def read_data(
     column named as the model's or ``--target``'s (:func:`add_class_column_option`),
     and a command that sets ``wants_labels=False`` (predict, verify: they never look
     at the class) reads no class at all, so a class column it cannot decode is no
-    error.  ``float32``:
+    error; one that sets ``reads_weights=True`` (train) reads an ARFF file's instance
+    weights, which are an error elsewhere.  ``float32``:
     the data is for a c45 model (training or using one), whose values are float32,
     so a value beyond float32's range is an error at its cell.  ``progress``
     shows the phase "reading" and then the rows read.
@@ -142,6 +143,7 @@ def read_data(
             nominal=_flatten(getattr(args, "nominal", [])),
             ignore=_flatten(getattr(args, "ignore", [])),
             float32=float32,
+            weights=getattr(args, "reads_weights", False),
         )
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)

@@ -55,7 +55,8 @@ from treegen.trainer.prepare import prepare
 # `treegen --quiet train`, whose start-up they lengthened (issue 36).
 
 TRAIN_EPILOG = (
-    "DATA is a CSV file (class: last column or --target), an ARFF file, or C4.5 files given"
+    "DATA is a CSV file (class: last column or --target), an ARFF file (a row's instance "
+    "weight {w} starts its case at that weight, as in J48), or C4.5 files given"
     " as STEM, STEM.names or STEM.data. Without -o the model is written to the current "
     "folder as DATA's name with its extension replaced by .tree (golf.data -> ./golf.tree; "
     ".committee with --boost or --bag), replacing it atomically. Release 8 equivalents: -m "
@@ -221,4 +222,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_train_options(p)
     # default_output: for the check that no output overwrites an input (cli.common).
     add_verbose(p)
-    p.set_defaults(func=run_train, default_output=default_output)
+    p.set_defaults(func=run_train, default_output=default_output, reads_weights=True)

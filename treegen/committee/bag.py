@@ -39,7 +39,7 @@ def bag(
     ds: Dataset, opts: TrainOptions, bags: int, seed: int = 1, progress: Progress | None = None
 ) -> Committee:
     """``bags`` trees, each grown on a bootstrap sample of ``ds`` (module docstring)."""
-    check_rounds(bags, "--bag")
+    check_rounds(bags, "--bag", ds)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TrainError("must be an integer", option="--bag-seed")
     if not -(2**63) <= seed < 2**63:

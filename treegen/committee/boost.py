@@ -53,12 +53,19 @@ def seq_sum(w: FloatArray) -> float:
     return float(np.cumsum(w)[-1]) if w.size else 0.0
 
 
-def check_rounds(n: int, option: str) -> None:
-    """``n`` is a usable number of rounds or members for ``option``, else TrainError."""
+def check_rounds(n: int, option: str, ds: Dataset) -> None:
+    """``n`` is a usable number of rounds or members for ``option`` on ``ds``, else
+    TrainError.  A committee draws or weights the cases itself: a file's instance
+    weights (which Weka's AdaBoostM1 and Bagging would start from) are refused."""
     if isinstance(n, bool) or not isinstance(n, int | np.integer):
         raise TrainError("must be an integer", option=option)
     if not 1 <= n <= MAX_ROUNDS:
         raise TrainError(f"must be between 1 and {MAX_ROUNDS}, got {n}", option=option)
+    if ds.weights is not None:
+        raise TrainError(
+            f"instance weights are for one tree: {option} weights or draws the cases itself",
+            file=ds.source,
+        )
 
 
 def labelled(ds: Dataset) -> Dataset:
@@ -97,7 +104,7 @@ def boost(
     ds: Dataset, opts: TrainOptions, rounds: int, progress: Progress | None = None
 ) -> Committee:
     """AdaBoost.M1 of ``rounds`` trees on ``ds`` (module docstring)."""
-    check_rounds(rounds, "--boost")
+    check_rounds(rounds, "--boost", ds)
     if opts.reduced_error:
         raise TrainError(
             "boosting grows trees pruned by error (not --prune reduced-error)", option="--prune"

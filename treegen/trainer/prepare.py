@@ -92,6 +92,8 @@ def checked(
         )
     if validation is not None and not opts.reduced_error:
         raise TrainError("a validation set is for --prune reduced-error", option="--validation")
+    if weights is None:
+        weights = ds.weights  # an ARFF file's instance weights, if it gave them
     if weights is not None:
         weights = _check_weights(ds, weights, opts)
         if np.all(weights == 1.0):
