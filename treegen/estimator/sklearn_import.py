@@ -97,7 +97,11 @@ def load_estimator(path: str) -> Any:
         raise ModelFileError(exc.strerror or str(exc), file=path) from None
     if not head:  # unpickling it said "EOFError: ; starts with b''"
         raise ModelFileError("empty file: no saved estimator", file=path)
-    if head.startswith(b"PK") and zipfile.is_zipfile(path):
+    if head.startswith(b"PK\x03\x04"):
+        if not zipfile.is_zipfile(path):  # no pickle starts so: unpickling it said nonsense
+            raise ModelFileError(
+                "a zip archive (a skops file?) that is damaged or cut short", file=path
+            )
         return _one_version(path, lambda: _load_skops(path))
     return _one_version(path, lambda: _unpickle(path, head))
 
