@@ -364,3 +364,19 @@ def test_huge_digit_strings_in_integers(tmp_path: Path) -> None:
     names = f"y, n.\nshape: discrete {'9' * 5000}.\n"
     ds = read_dataset(c45(tmp_path, names=names, data="a, y\nb, n\nc, y\n"))
     assert ds.attributes[0].values == ("a", "b", "c")
+
+
+def test_a_missing_column_of_unnamed_features_says_what_they_are_called(tmp_path: Path) -> None:
+    """A model fitted on an array calls its features x0, x1, ... (XGBoost's f0, f1, ...,
+    LightGBM's Column_0, ...): a CSV headed as the library names them said only that
+    'x0' was missing; the error now says where those names come from."""
+    from treegen.data.dataset import Attribute, Schema
+
+    schema = Schema(tuple(Attribute(f"x{j}", "continuous") for j in range(3)), ("0", "1"), "class")
+    e = error(write(tmp_path, "f.csv", "f0,f1,f2\n1,2,3\n"), schema=schema)
+    assert loc(e)[0] == "f.csv" and "column 'x0' that the model uses is missing" in e.message
+    assert "(columns: f0, f1, f2); the model's features have no names" in e.message
+    assert "x0 to x2, in its order" in e.message
+    named = Schema((Attribute("a", "continuous"), Attribute("x1", "continuous")), ("0",), "c")
+    e = error(write(tmp_path, "g.csv", "b,x1\n1,2\n"), schema=named)
+    assert e.message.endswith("(columns: b, x1)")

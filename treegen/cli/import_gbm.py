@@ -82,7 +82,13 @@ def _register(
         metavar="A,B,...",
         type=name_list,
         default=None,
-        help="names for the columns (default: the model's feature names; \\, is a comma in a name)",
+        help="names for the columns (default: the model's feature names; for a model fitted "
+        + (
+            "on an array, which has none (XGBoost's f0, f1, ...)"
+            if library == "xgboost"
+            else "on an array (LightGBM's Column_0, Column_1, ...)"
+        )
+        + ", x0, x1, ... as in scikit-learn; \\, is a comma in a name)",
     )
     p.add_argument(
         "--classes",

@@ -16,6 +16,7 @@ import numpy as np
 
 from treegen.data.colnames import option_name
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
+from treegen.data.frame import default_names
 from treegen.data.readers.table import (
     NUMBER_TEXT,
     RawRow,
@@ -249,6 +250,19 @@ def build_dataset(
     return Dataset(schema, _stack(columns, len(table.rows)), y, table.path, labels)
 
 
+def _unnamed(schema: Schema) -> str:
+    """Where a model fitted on an array gets its features' names, which its library
+    calls otherwise (XGBoost f0, LightGBM Column_0): a header must use treegen's."""
+    n = len(schema.attributes)
+    if [a.name for a in schema.attributes] != default_names(n):
+        return ""
+    called = "x0" if n == 1 else f"x0 to x{n - 1}"
+    return (
+        "; the model's features have no names (fitted on an array): treegen calls them "
+        f"{called}, in its order"
+    )
+
+
 def map_onto_schema(
     table: RawTable, schema: Schema, *, by_name: bool, float32: bool = False
 ) -> Dataset:
@@ -271,7 +285,8 @@ def map_onto_schema(
             sources.append(-1)
         else:
             raise DatasetError(
-                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})",
+                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})"
+                + _unnamed(schema),
                 file=table.path,
                 line=table.columns[0].line if table.columns else None,
             )
