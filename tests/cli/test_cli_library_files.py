@@ -126,3 +126,21 @@ def test_a_truncated_skops_file_is_named_as_one(
         "",
         f"treegen: error: {cut}: a zip archive (a skops file?) that is damaged or cut short\n",
     )
+
+
+def test_an_import_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """train, rules and synth say 'treegen: wrote FILE: ...'; the imports said nothing,
+    though they take -q ('no progress or diagnostics on stderr')."""
+    files = _library_files(tmp_path)
+    what = {
+        "xgboost json": "XGBoost binary:logistic, 2 trees",
+        "xgboost ubj": "XGBoost binary:logistic, 2 trees",
+        "lightgbm": "LightGBM binary, 2 trees",
+        "skops": "DecisionTreeClassifier, 1 tree",
+    }
+    for key, (path, command) in files.items():
+        out = tmp_path / f"{key.replace(' ', '_')}.trees"
+        code, stdout, err = run_cli(capsys, command, str(path), "-o", str(out))
+        assert (code, stdout) == (0, "") and out.exists()
+        assert err.startswith(f"treegen: wrote {out}: {what[key]}, ") and err.count("\n") == 1
+        assert run_cli(capsys, "-q", command, str(path), "-o", str(out)) == (0, "", "")
