@@ -380,3 +380,18 @@ def test_a_missing_column_of_unnamed_features_says_what_they_are_called(tmp_path
     named = Schema((Attribute("a", "continuous"), Attribute("x1", "continuous")), ("0",), "c")
     e = error(write(tmp_path, "g.csv", "b,x1\n1,2\n"), schema=named)
     assert e.message.endswith("(columns: b, x1)")
+
+
+def test_a_nan_word_in_a_continuous_column_says_how_missing_is_written(tmp_path: Path) -> None:
+    """numpy and pandas (na_rep) write a missing value as 'nan' or 'NaN', R as 'NA':
+    not numbers here; the error said only that, not what a missing value is."""
+    train = read_dataset(write(tmp_path, "t.csv", "x,y\n1,p\n2,q\n"))
+    for word in ("NaN", "nan", "NA", "null"):
+        e = error(write(tmp_path, "u.csv", f"x,y\n{word},p\n"), schema=train.schema)
+        assert loc(e) == ("u.csv", 2, 1)
+        assert e.message == (
+            f"'{word}' is not a finite number (attribute 'x' is continuous; a missing "
+            "value is written '?' or, in CSV, left empty)"
+        )
+    e = error(write(tmp_path, "v.csv", "x,y\nabc,p\n"), schema=train.schema)
+    assert e.message == "'abc' is not a finite number (attribute 'x' is continuous)"

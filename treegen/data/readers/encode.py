@@ -67,6 +67,9 @@ def _check_range(
     raise _err(table, row, j, range_message(f"'{shorten(text)}'", name, float32, hint))
 
 
+_MISSING_WORDS = ("nan", "na", "n/a", "null", "none")
+
+
 def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
     return DatasetError(msg, file=table.path, line=row.line, col=row.col(j))
 
@@ -81,11 +84,18 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
                 continue
             value = parse_number(text)
             if value is None:
+                # numpy and pandas write a missing value 'nan', R 'NA': say how it is written.
+                hint = (
+                    "; a missing value is written '?' or, in CSV, left empty"
+                    if text.strip().lower() in _MISSING_WORDS
+                    else ""
+                )
                 raise _err(
                     table,
                     row,
                     j,
-                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is continuous)",
+                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is "
+                    f"continuous{hint})",
                 )
             out[r] = value
     _check_range(table, j, out, name, float32)
