@@ -131,9 +131,8 @@ def check_input_kinds(args: argparse.Namespace) -> None:
         # Only what cannot be such a model: a LightGBM model's text lines could look like
         # data, and an XGBoost model is JSON.
         found = file_kind(estimator)
-        if found is not None and found.role in ("model", "pickle", *LIBRARY_ROLES):
-            if found.role == command:
-                return
+        refused = ("model", "pickle", *LIBRARY_ROLES)
+        if found is not None and found.role in refused and found.role != command:
             raise UsageError(
                 f"{estimator} is {found.name}; {command} reads {_GBM_FILES[command]}"
                 + (
