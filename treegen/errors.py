@@ -9,8 +9,10 @@ from __future__ import annotations
 
 
 def a_name(noun: str) -> str:
-    """``noun`` with its article, as messages say it ("a tree", "an AdaBoostClassifier")."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """``noun`` with its article, as messages say it ("a tree", "an AdaBoostClassifier",
+    and "an XGBClassifier": an initialism is read by its letters, "ex", "el", "em")."""
+    spelled = noun[:2].isupper() and noun[:1] in "FHLMNRSX"
+    return f"{'an' if noun[:1].lower() in 'aeiou' or spelled else 'a'} {noun}"
 
 
 class TreegenError(Exception):

@@ -215,11 +215,11 @@ def test_import_sklearn_given_data_or_a_model(
         assert got == (
             2,
             "",
-            f"treegen: error: {path} is {kind}; import-sklearn reads a pickled scikit-learn "
-            "estimator (pickle or joblib)\n",
+            f"treegen: error: {path} is {kind}; import-sklearn reads a scikit-learn "
+            "estimator saved with skops, pickle or joblib\n",
         )
     got = run_cli(capsys, "import-sklearn", str(tree), "-o", str(out))
-    assert got[2].endswith("(pickle or joblib), and a treegen file needs no import\n")
+    assert got[2].endswith("skops, pickle or joblib, and a treegen file needs no import\n")
     empty = tmp_path / "m.pkl"
     empty.write_bytes(b"")  # unpickling it said "cannot unpickle (EOFError: ; ...)"
     got = run_cli(capsys, "import-sklearn", str(empty), "-o", str(out))

@@ -88,6 +88,19 @@ def test_verify_a_compiler_that_writes_nothing_is_exit_2(
     assert "--cc" in err and "wrote no library" in err and ".tmp" not in err
 
 
+def test_a_compiler_from_cc_that_fails_is_named(
+    golf_tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$CC chose the compiler, so no --cc names it: 'compiling the exported C failed:
+    exit status 1' did not say which compiler that was."""
+    monkeypatch.setenv("CC", "false")
+    code, _, err = run_cli(capsys, "verify", str(golf_tree), "--random", "10")
+    assert (code, err) == (
+        2,
+        "treegen: error: compiling the exported C with false failed: exit status 1\n",
+    )
+
+
 def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # --scale is for integer input types (an out-of-range scaled threshold folds).
     code, _, err = run_cli(capsys, "verify", str(golf_tree), "--scale", "1000")

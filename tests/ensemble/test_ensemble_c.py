@@ -281,3 +281,34 @@ def test_a_categorical_feature_no_split_tests(kind: str, style: str, tmp_path: P
     assert report.ok, report.text()
     files = render(ens, ExportOptions(prefix="e", style=style)).files
     compile_strict("gcc", "-std=c99", files, tmp_path, ["-DE_SOFT64=1"])
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+def test_a_global_scale_leaves_a_text_category_unscaled(style: str) -> None:
+    """``--scale K`` applies to every continuous feature (its help): a pandas text
+    category is a nominal feature whose integer input is its code, never scaled, so a
+    global scale exports and verifies (it was refused as a scaled category)."""
+    pd = pytest.importorskip("pandas")
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from treegen.ensemble.regress import from_estimator
+
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "temp": np.round(rng.normal(20, 5, n), 1),
+            "mode": pd.Categorical(np.array(["idle", "run", "fault"])[rng.integers(0, 3, n)]),
+        }
+    )
+    y = ((frame.temp > 21) & (frame["mode"] != "fault")).astype(int)
+    est = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(frame, y)
+    ens = from_estimator(est)
+    assert ens.schema.attributes[1].kind == "nominal"
+    assert any(any(t.categorical) for t in ens.trees)
+    opts = ExportOptions(prefix="e", style=style, input_type="int16", scale=10)
+    report = verify(ens, opts, n_random=200)
+    assert report.ok, report.text()
+    header = render(ens, opts).files["e_predict.h"]
+    assert "#define E_MODE_FAULT 0" in header

@@ -153,6 +153,8 @@ def test_show_info_eval_predict(
     assert code == 0 and "4 trees" in out and "classes (3): 0, 1, 2" in out
     code, out, _ = run_cli(capsys, "info", str(path))
     assert code == 0 and "table bytes" in out
+    # An imported model's data is not in its file: said as predict.h says it, not blank.
+    assert "\ndata fingerprint: unknown\n" in out
     X, y = load_iris(return_X_y=True)
     csv = tmp_path / "iris.csv"
     csv.write_text(

@@ -159,12 +159,22 @@ def test_cli_imports_and_refuses_in_one_line(
     cases = [
         (["import-xgboost", str(xgb_json), "--iterations", "999"], "--iterations"),
         (["import-xgboost", str(xgb_json), "--classes", "a,b,c"], "--classes"),
-        (["import-xgboost", str(lgb_text)], "not an XGBoost model"),
+        # The other library's file is named, with its importer (tests/cli).
+        (["import-xgboost", str(lgb_text)], "is a LightGBM text model; import-xgboost reads"),
+        (["import-lightgbm", str(xgb_json)], "is an XGBoost model; import-lightgbm reads"),
+    ]
+    other = tmp_path / "other.json"
+    other.write_text('{"booster": 1}\n')
+    cases += [
+        (["import-xgboost", str(other)], "learner"),
         (
-            ["import-lightgbm", str(xgb_json)],
+            ["import-lightgbm", str(other)],
             "not a LightGBM text model (whose first line is 'tree'; this file's is '{",
         ),
     ]
+    text = tmp_path / "other.txt"
+    text.write_text("tree\nsize=3\n")
+    cases.append((["import-xgboost", str(text)], "not an XGBoost model"))
     for stem in ("m.json", "m.txt"):
         src = xgb_json if stem.endswith("json") else lgb_text
         cut = tmp_path / f"cut_{stem}"

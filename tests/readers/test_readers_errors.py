@@ -364,3 +364,34 @@ def test_huge_digit_strings_in_integers(tmp_path: Path) -> None:
     names = f"y, n.\nshape: discrete {'9' * 5000}.\n"
     ds = read_dataset(c45(tmp_path, names=names, data="a, y\nb, n\nc, y\n"))
     assert ds.attributes[0].values == ("a", "b", "c")
+
+
+def test_a_missing_column_of_unnamed_features_says_what_they_are_called(tmp_path: Path) -> None:
+    """A model fitted on an array calls its features x0, x1, ... (XGBoost's f0, f1, ...,
+    LightGBM's Column_0, ...): a CSV headed as the library names them said only that
+    'x0' was missing; the error now says where those names come from."""
+    from treegen.data.dataset import Attribute, Schema
+
+    schema = Schema(tuple(Attribute(f"x{j}", "continuous") for j in range(3)), ("0", "1"), "class")
+    e = error(write(tmp_path, "f.csv", "f0,f1,f2\n1,2,3\n"), schema=schema)
+    assert loc(e)[0] == "f.csv" and "column 'x0' that the model uses is missing" in e.message
+    assert "(columns: f0, f1, f2); the model's features have no names" in e.message
+    assert "x0 to x2, in its order" in e.message
+    named = Schema((Attribute("a", "continuous"), Attribute("x1", "continuous")), ("0",), "c")
+    e = error(write(tmp_path, "g.csv", "b,x1\n1,2\n"), schema=named)
+    assert e.message.endswith("(columns: b, x1)")
+
+
+def test_a_nan_word_in_a_continuous_column_says_how_missing_is_written(tmp_path: Path) -> None:
+    """numpy and pandas (na_rep) write a missing value as 'nan' or 'NaN', R as 'NA':
+    not numbers here; the error said only that, not what a missing value is."""
+    train = read_dataset(write(tmp_path, "t.csv", "x,y\n1,p\n2,q\n"))
+    for word in ("NaN", "nan", "NA", "null"):
+        e = error(write(tmp_path, "u.csv", f"x,y\n{word},p\n"), schema=train.schema)
+        assert loc(e) == ("u.csv", 2, 1)
+        assert e.message == (
+            f"'{word}' is not a finite number (attribute 'x' is continuous; a missing "
+            "value is written '?' or, in CSV, left empty)"
+        )
+    e = error(write(tmp_path, "v.csv", "x,y\nabc,p\n"), schema=train.schema)
+    assert e.message == "'abc' is not a finite number (attribute 'x' is continuous)"

@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 
 from treegen.cli.common import name_list, positive_int
-from treegen.data.atomic import write_text_atomic
-from treegen.errors import ModelFileError, TreegenError, UsageError
-from treegen.kinds import loads
+from treegen.cli.importer import write_imported
+from treegen.errors import TreegenError
 
 
 def _run(args: argparse.Namespace, library: str) -> int:
@@ -36,14 +35,7 @@ def _run(args: argparse.Namespace, library: str) -> int:
         if flag:
             exc.file, exc.option = None, flag
         raise
-    text = model.kind.to_json(model.value)
-    try:
-        loads(text, args.output)
-    except ModelFileError as exc:
-        raise UsageError(
-            f"the model makes no valid model file ({exc.message})", file=args.file
-        ) from None
-    write_text_atomic(args.output, text)
+    write_imported(args, model.value, "model")
     return 0
 
 
@@ -82,7 +74,13 @@ def _register(
         metavar="A,B,...",
         type=name_list,
         default=None,
-        help="names for the columns (default: the model's feature names; \\, is a comma in a name)",
+        help="names for the columns (default: the model's feature names; for a model fitted "
+        + (
+            "on an array, which has none (XGBoost's f0, f1, ...)"
+            if library == "xgboost"
+            else "on an array (LightGBM's Column_0, Column_1, ...)"
+        )
+        + ", x0, x1, ... as in scikit-learn; \\, is a comma in a name)",
     )
     p.add_argument(
         "--classes",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from treegen.cli.common import name_list
+from treegen.cli.common import name_list, note
 from treegen.data.atomic import write_text_atomic
 from treegen.errors import ModelFileError, TreegenError, UsageError
 from treegen.estimator.sklearn_import import SKOPS_TRUSTED, SUPPORTED, from_sklearn, load_estimator
-from treegen.kinds import loads
+from treegen.kinds import kind_of, loads
 
 
 def run_import_sklearn(args: argparse.Namespace) -> int:
@@ -20,16 +20,24 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
         flag = {"feature_names": "--feature-names", "target": "--target"}.get(exc.option or "")
         exc.file, exc.option = (None, flag) if flag else (args.file, None)
         raise
-    text = model.kind.to_json(model.value)
+    write_imported(args, model.value, "estimator")
+    return 0
+
+
+def write_imported(args: argparse.Namespace, value: object, source: str) -> None:
+    """Write an imported model ``value`` to ``args.output`` and say so (as train does):
+    what is written must load, by the file's own validation, before anything is written."""
+    kind = kind_of(value)
+    text = kind.to_json(value)
     try:
-        # What is written must load: the file's own validation, before anything is written.
         loads(text, args.output)
     except ModelFileError as exc:
         raise UsageError(
-            f"the estimator makes no valid model file ({exc.message})", file=args.file
+            f"the {source} makes no valid model file ({exc.message})", file=args.file
         ) from None
     write_text_atomic(args.output, text)
-    return 0
+    size = kind.size(value) if kind.size is not None else kind.name
+    note(args, f"treegen: wrote {args.output}: {size}")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

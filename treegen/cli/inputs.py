@@ -11,8 +11,11 @@ runs, by the role their argument has, whatever the command:
 * DATA and ``--validation`` take data: a model, ruleset, pickle, C source or other
   JSON there is an error (for C4.5 DATA, each of the files read: STEM.names and
   STEM.data);
-* import-sklearn's FILE takes a pickle: data, a treegen file, C or JSON there is one;
-  import-xgboost's and import-lightgbm's FILE is no treegen file and no pickle.
+* import-sklearn's FILE takes a pickle or a skops file: data, a treegen file, C or JSON
+  there is one; import-xgboost's and import-lightgbm's FILE is no treegen file and no
+  pickle;
+* a library's own model file (XGBoost's, LightGBM's, a skops file) is wrong in every
+  role but its importer's, and the error names the import command that converts it.
 
 When MODEL is data and DATA a model, the message says the two are swapped.  A file
 whose kind is not recognised is left to its reader, whose error stands.
@@ -23,17 +26,17 @@ from __future__ import annotations
 import argparse
 import os
 
+from treegen.data.filekind import LIBRARY_ROLES, FileKind, file_kind
 from treegen.data.filekind import MODEL as TREE_FILE
-from treegen.data.filekind import FileKind, file_kind
 from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import UsageError
 
 DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
 # The roles in which a kind is wrong, by argument role.
-_WRONG_FOR_MODEL = ("data", "pickle", "source")
-_WRONG_FOR_DATA = ("model", "pickle", "source", "json")
-_WRONG_FOR_PICKLE = ("data", "model", "source", "json")
+_WRONG_FOR_MODEL = ("data", "pickle", "source", *LIBRARY_ROLES)
+_WRONG_FOR_DATA = ("model", "pickle", "source", "json", *LIBRARY_ROLES)
+_WRONG_FOR_PICKLE = ("data", "model", "source", "json", *LIBRARY_ROLES)
 # What the gradient-boosting importers' FILE is.
 _GBM_FILES = {
     "import-xgboost": "an XGBoost model (JSON or UBJSON, from save_model)",
@@ -53,6 +56,8 @@ def _hint(kind: FileKind, path: str) -> str:
     """What to do instead, where there is something to say."""
     if kind.role == "pickle":
         return f" (a scikit-learn estimator? 'treegen import-sklearn {path} -o MODEL' converts it)"
+    if kind.role in LIBRARY_ROLES:
+        return f" ('treegen {kind.role} {path} -o MODEL' converts it)"
     return ""
 
 
@@ -115,22 +120,26 @@ def check_input_kinds(args: argparse.Namespace) -> None:
     estimator = getattr(args, "file", None)
     if command == "import-sklearn" and isinstance(estimator, str):
         found = file_kind(estimator)
-        if found is not None and found.role in _WRONG_FOR_PICKLE:
+        if found is not None and found.role in _WRONG_FOR_PICKLE and found.role != command:
             raise UsageError(
-                f"{estimator} is {found.name}; import-sklearn reads a pickled scikit-learn "
-                "estimator (pickle or joblib)"
+                f"{estimator} is {found.name}; import-sklearn reads a scikit-learn "
+                "estimator saved with skops, pickle or joblib"
                 + (", and a treegen file needs no import" if found.role == "model" else "")
+                + _hint(found, estimator)
             )
     if command in _GBM_FILES and isinstance(estimator, str):
         # Only what cannot be such a model: a LightGBM model's text lines could look like
         # data, and an XGBoost model is JSON.
         found = file_kind(estimator)
-        if found is not None and found.role in ("model", "pickle"):
+        refused = ("model", "pickle", *LIBRARY_ROLES)
+        if found is not None and found.role in refused and found.role != command:
             raise UsageError(
                 f"{estimator} is {found.name}; {command} reads {_GBM_FILES[command]}"
                 + (
                     ", and a treegen file needs no import"
                     if found.role == "model"
                     else " (a pickled model? write it with its save_model)"
+                    if found.role == "pickle"
+                    else _hint(found, estimator)
                 )
             )

@@ -28,7 +28,8 @@ HEAD = 64 * 1024
 class FileKind:
     """A kind of file: ``name`` as a message says it ("a C4.5 names file"), ``role``
     what it is for: "data", "model" (any treegen model file), "pickle", "source"
-    (C code) or "json" (JSON that is no treegen file)."""
+    (C code), "json" (JSON that is no treegen file), or for a library's own model file
+    the import command that converts it (:data:`LIBRARY_ROLES`)."""
 
     name: str
     role: str
@@ -45,6 +46,11 @@ ARFF = FileKind("an ARFF data file", "data")
 CSV = FileKind("a CSV data file", "data")
 C_SOURCE = FileKind("a C source file", "source")
 JSON = FileKind("a JSON file that is no treegen model", "json")
+# The libraries' own files, which an import command converts (role: that command).
+XGBOOST = FileKind("an XGBoost model", "import-xgboost")
+LIGHTGBM = FileKind("a LightGBM text model", "import-lightgbm")
+SKOPS = FileKind("a skops file", "import-sklearn")
+LIBRARY_ROLES = ("import-xgboost", "import-lightgbm", "import-sklearn")
 
 # The "format" field that comes first (a committee's member trees say "treegen-model"
 # further on).  treegen.kinds registers the formats with their readers; any other
@@ -62,6 +68,9 @@ _C_LINE = re.compile(r"^\s*#\s*(?:include|define|ifndef|ifdef|if|pragma)\b", re.
 _STATEMENT_END = re.compile(r"\.(?=\s|$)")
 _NAMES_ATTRIBUTE = re.compile(r"^[^:,]+:\s*\S")
 _NAMES_KEYWORD = re.compile(r":\s*(?:continuous|discrete\s+\d+|ignore)\s*$")
+# XGBoost's save_model writes "learner" first, in JSON and in UBJSON (a count, then it).
+_XGBOOST_JSON = re.compile(r'\{\s*"learner"\s*:')
+_XGBOOST_UBJSON = re.compile(rb"\{[iUIlL][\x00-\xff]{1,8}learner")
 
 
 def _head(path: str) -> tuple[bytes, bool] | None:
@@ -172,6 +181,21 @@ def _c45_data(path: str) -> bool:
     return suffix in (".data", ".test") or p.with_suffix(".names").is_file()
 
 
+def _is_skops(data: bytes) -> bool:
+    """A zip archive whose first member is one that skops writes: an array
+    (``<id>.npy``) or its ``schema.json`` (written last, past the head, in most files)."""
+    if not data.startswith(b"PK\x03\x04") or len(data) < 30:
+        return False
+    first = data[30 : 30 + int.from_bytes(data[26:28], "little")]
+    return first == b"schema.json" or re.fullmatch(rb"[0-9]+\.npy", first) is not None
+
+
+def _lightgbm(text: str) -> bool:
+    """Starts as LightGBM's text model: a line ``tree``, then its ``version=``."""
+    lines = text.splitlines()[:3]
+    return len(lines) > 1 and lines[0].strip() == "tree" and lines[1].startswith("version=")
+
+
 def file_kind(path: str) -> FileKind | None:
     """The kind of file ``path`` holds, or None when it is not a regular file or its
     content is none of the kinds (or too damaged to tell)."""
@@ -181,6 +205,10 @@ def file_kind(path: str) -> FileKind | None:
     data, whole = head
     if _is_pickle(data):
         return PICKLE
+    if _is_skops(data):
+        return SKOPS
+    if _XGBOOST_UBJSON.match(data):
+        return XGBOOST
     text = _text(data)
     if text is None:
         return None
@@ -188,6 +216,10 @@ def file_kind(path: str) -> FileKind | None:
     if found is not None:
         return _FORMATS.get(found.group(1), MODEL)
     start = text.lstrip()
+    if _XGBOOST_JSON.match(start):
+        return XGBOOST
+    if _lightgbm(start):
+        return LIGHTGBM
     if start.startswith(("{", "[")):
         if whole:
             try:

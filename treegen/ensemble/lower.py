@@ -328,7 +328,9 @@ def lower_ensemble(
                 nodes.append(LeafRow(tree.value[i]))
                 continue
             if tree.categorical[i]:
-                if enc.is_int and enc.scales[f] != 1:
+                # A nominal feature's input is its code, which no scale touches (a global
+                # --scale is for the continuous features); a number's category must be 1.
+                if enc.is_int and attrs[f].is_continuous and enc.scales[f] != 1:
                     raise EncodingError(
                         f"feature {attrs[f].name!r} is categorical: its integer input must be "
                         f"the code itself, not scaled by {enc.scales[f]}",

@@ -54,8 +54,9 @@ def format_summary(e: Ensemble) -> str:
 
 
 def format_info(e: Ensemble, input_type: str) -> str:
-    """``treegen info``: the summary, tests per attribute, trees per depth, provenance,
-    and the size of the C's tables for ``input_type``."""
+    """``treegen info``: the summary, tests per attribute, provenance (an imported
+    model's data fingerprint is unknown, as predict.h says) and the size of the C's
+    tables for ``input_type``."""
     tests: Counter[str] = Counter()
     for t in e.trees:
         for f in t.feature:
@@ -63,7 +64,8 @@ def format_info(e: Ensemble, input_type: str) -> str:
                 tests[e.schema.attributes[f].name] += 1
     lines = [format_summary(e).rstrip("\n"), "attributes (tests on each):"]
     lines += attribute_lines(e.schema, {a.name: tests[a.name] for a in e.schema.attributes})
-    lines += provenance_lines(e.options, e.data_fingerprint, f"made by treegen {e.treegen_version}")
+    made = f"made by treegen {e.treegen_version}"
+    lines += provenance_lines(e.options, e.data_fingerprint or "unknown", made)  # as predict.h
     lines.append(
         f"table bytes, --style table --input-type {input_type} (not compiled): "
         f"{table_bytes(e, input_type)}"

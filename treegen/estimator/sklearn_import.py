@@ -58,10 +58,20 @@ def from_sklearn(
     return Model.of(replace(ens, treegen_version=VERSION))
 
 
+# The libraries whose scikit-learn-like estimators treegen reads through their files.
+_LIBRARIES = {
+    "xgboost": "it is XGBoost's: treegen.from_xgboost(estimator), or its "
+    "save_model('m.json') and 'treegen import-xgboost m.json'",
+    "lightgbm": "it is LightGBM's: treegen.from_lightgbm(estimator), or its "
+    "Booster's save_model('m.txt') and 'treegen import-lightgbm m.txt'",
+}
+
+
 def _refuse_a_wrapper(estimator: Any) -> None:
     """A usage error saying what to import instead when ``estimator`` wraps one that
     treegen reads (a Pipeline, a hyper-parameter search, a calibration, treegen's own
-    C45Classifier); those it does not wrap get from_estimator's list of the supported."""
+    C45Classifier) or is XGBoost's or LightGBM's (their importers); those it does not
+    wrap get from_estimator's list of the supported."""
     name = type(estimator).__name__
     why = None
     if isinstance(estimator, type):
@@ -82,6 +92,8 @@ def _refuse_a_wrapper(estimator: Any) -> None:
         )
     elif name == "C45Classifier":
         why = "it is treegen's own: its to_model() is the treegen model"
+    elif type(estimator).__module__.split(".")[0] in _LIBRARIES:
+        why = _LIBRARIES[type(estimator).__module__.split(".")[0]]
     if why is not None:
         raise UsageError(f"cannot import {a_name(name)}: {why}", option="estimator")
 
@@ -97,7 +109,11 @@ def load_estimator(path: str) -> Any:
         raise ModelFileError(exc.strerror or str(exc), file=path) from None
     if not head:  # unpickling it said "EOFError: ; starts with b''"
         raise ModelFileError("empty file: no saved estimator", file=path)
-    if head.startswith(b"PK") and zipfile.is_zipfile(path):
+    if head.startswith(b"PK\x03\x04"):
+        if not zipfile.is_zipfile(path):  # no pickle starts so: unpickling it said nonsense
+            raise ModelFileError(
+                "a zip archive (a skops file?) that is damaged or cut short", file=path
+            )
         return _one_version(path, lambda: _load_skops(path))
     return _one_version(path, lambda: _unpickle(path, head))
 

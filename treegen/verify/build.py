@@ -232,7 +232,10 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
             (x for x in (r.stderr + r.stdout).splitlines() if x.strip()),
             f"exit status {r.returncode}",
         )
-        raise EmitError(f"compiling the exported C failed: {first}", option="--cc" if cc else None)
+        raise EmitError(
+            f"compiling the exported C with {compiler[0]} failed: {first}",
+            option="--cc" if cc else None,
+        )
     if not tmp.is_file():  # exit 0 and no output: not a C compiler (e.g. --cc true)
         raise EmitError(
             f"the C compiler {compiler[0]} exited 0 but wrote no library",

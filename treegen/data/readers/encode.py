@@ -16,6 +16,7 @@ import numpy as np
 
 from treegen.data.colnames import option_name
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
+from treegen.data.frame import default_names
 from treegen.data.readers.table import (
     NUMBER_TEXT,
     RawRow,
@@ -66,6 +67,9 @@ def _check_range(
     raise _err(table, row, j, range_message(f"'{shorten(text)}'", name, float32, hint))
 
 
+_MISSING_WORDS = ("nan", "na", "n/a", "null", "none")
+
+
 def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
     return DatasetError(msg, file=table.path, line=row.line, col=row.col(j))
 
@@ -80,11 +84,18 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
                 continue
             value = parse_number(text)
             if value is None:
+                # numpy and pandas write a missing value 'nan', R 'NA': say how it is written.
+                hint = (
+                    "; a missing value is written '?' or, in CSV, left empty"
+                    if text.strip().lower() in _MISSING_WORDS
+                    else ""
+                )
                 raise _err(
                     table,
                     row,
                     j,
-                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is continuous)",
+                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is "
+                    f"continuous{hint})",
                 )
             out[r] = value
     _check_range(table, j, out, name, float32)
@@ -257,6 +268,19 @@ def build_dataset(
     )
 
 
+def _unnamed(schema: Schema) -> str:
+    """Where a model fitted on an array gets its features' names, which its library
+    calls otherwise (XGBoost f0, LightGBM Column_0): a header must use treegen's."""
+    n = len(schema.attributes)
+    if [a.name for a in schema.attributes] != default_names(n):
+        return ""
+    called = "x0" if n == 1 else f"x0 to x{n - 1}"
+    return (
+        "; the model's features have no names (fitted on an array): treegen calls them "
+        f"{called}, in its order"
+    )
+
+
 def map_onto_schema(
     table: RawTable, schema: Schema, *, by_name: bool, float32: bool = False
 ) -> Dataset:
@@ -279,7 +303,8 @@ def map_onto_schema(
             sources.append(-1)
         else:
             raise DatasetError(
-                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})",
+                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})"
+                + _unnamed(schema),
                 file=table.path,
                 line=table.columns[0].line if table.columns else None,
             )
