@@ -276,8 +276,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help="write predict.c / predict.h for a model",
-        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
-        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name; with --cmake or "
+        # The raw formatter keeps the epilog's layout and prints the description as
+        # written too: its lines are broken here, as argparse would not.
+        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR\n"
+        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name; with --cmake or\n"
         "--layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
