@@ -22,6 +22,7 @@ from treegen.data.colnames import split_names
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
+from treegen.data.readers.lookalike import numeric_lookalikes
 from treegen.data.words import counted
 from treegen.errors import UsageError
 
@@ -136,13 +137,23 @@ def read_data(
             labels=getattr(args, "wants_labels", True),
         )
     else:
+        nominal = _flatten(getattr(args, "nominal", []))
         ds = read_dataset(
             path,
             target=getattr(args, "target", None),
-            nominal=_flatten(getattr(args, "nominal", [])),
+            nominal=nominal,
             ignore=_flatten(getattr(args, "ignore", [])),
             float32=float32,
         )
+        if detect_format(path) == "csv" and not getattr(args, "quiet", False):
+            # A few 'NA' cells or decimal commas make a column of numbers nominal, by
+            # the documented rule, and the tree tests them as labels: say so.
+            for text in numeric_lookalikes(ds.schema, nominal):
+                warning = f"treegen: warning: {path}: {text}"
+                if progress is None:
+                    print(warning, file=sys.stderr)
+                else:
+                    progress.say(warning)
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds
