@@ -226,6 +226,9 @@ def test_scaled_threshold_next_to_the_default_missing_value(
     assert len(lines) == 1 and lines[0].startswith("treegen: warning: 1 threshold outside uint8")
     assert "model node 1 (humidity <= 75.0, x <= 254 at scale 254/75: left)" in lines[0]
     assert "x[2] <=" not in (out / "predict.c").read_text()
+    # --quiet: no diagnostics on stderr, this warning among them (the C is the same).
+    code, stdout, err = run_cli(capsys, "-q", "export", str(golf_tree), *args, "-o", str(out))
+    assert (code, stdout, err) == (0, "", "")
     code, stdout, err = run_cli(capsys, "verify", str(golf_tree), *args, "--random", "300")
     assert code == 0, err
     assert "note: 1 threshold outside uint8" in stdout and " 0 failed" in stdout

@@ -12,7 +12,7 @@ import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from treegen.cli.common import read_data
+from treegen.cli.common import note, read_data
 from treegen.cli.progress import progress_line
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.options import (
@@ -205,8 +205,8 @@ def run_export(args: argparse.Namespace) -> int:
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
     _refuse_avr(args, rendered)
-    for note in rendered.notes:
-        print(f"treegen: warning: {note}", file=sys.stderr)
+    for text in rendered.notes:
+        note(args, f"treegen: warning: {text}")  # a diagnostic: --quiet leaves it out
     written = write_package(args.output, value, rendered, layout, cmake)
     if not getattr(args, "quiet", False):
         for name in written:
