@@ -62,6 +62,7 @@ _C_LINE = re.compile(r"^\s*#\s*(?:include|define|ifndef|ifdef|if|pragma)\b", re.
 _STATEMENT_END = re.compile(r"\.(?=\s|$)")
 _NAMES_ATTRIBUTE = re.compile(r"^[^:,]+:\s*\S")
 _NAMES_KEYWORD = re.compile(r":\s*(?:continuous|discrete\s+\d+|ignore)\s*$")
+_QUOTED = re.compile(r'"[^"]*"')  # a CSV quoted field ("" inside it: two of these)
 
 
 def _head(path: str) -> tuple[bytes, bool] | None:
@@ -145,12 +146,15 @@ def _names(text: str, whole: bool) -> tuple[bool, bool]:
 
 
 def _fields(line: str, sep: str) -> int:
-    return len(line.split(sep))
+    # A "..." cell may hold the separator (pandas quotes "New York, NY" so): counted
+    # as one field. A quote left open on its line stays, and its count is off.
+    return len(_QUOTED.sub("", line).split(sep))
 
 
 def _is_table(lines: list[str]) -> bool:
     """At least two lines, each with the same number (two or more) of comma-, tab- or
-    semicolon-separated fields (quotes are not undone: a cautious count)."""
+    semicolon-separated fields (a field quoted whole on its line counts as one: a cell
+    that runs on to the next line makes the count unequal, so the answer cautious)."""
     if len(lines) < 2:
         return False
     sample = lines[:50]
