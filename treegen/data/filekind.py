@@ -21,6 +21,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from treegen.data.readers import detect_format
+from treegen.data.readers.c45 import c45_paths
+
 HEAD = 64 * 1024
 
 
@@ -213,3 +216,34 @@ def file_kind(path: str) -> FileKind | None:
     if table:
         return C45_DATA if _c45_data(path) else CSV
     return None
+
+
+DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
+MODEL_WANTED = "a model file (.tree or .rules)"
+# The roles that are wrong where a model, or data, belongs.
+WRONG_FOR_MODEL = ("data", "pickle", "source")
+WRONG_FOR_DATA = ("model", "pickle", "source", "json")
+
+
+def data_files(path: str) -> list[str]:
+    """The files reading DATA ``path`` opens (C4.5: STEM.names and STEM.data)."""
+    if detect_format(path) == "c45":
+        return [p for p in dict.fromkeys([path, *c45_paths(path)]) if os.path.exists(p)]
+    return [path]
+
+
+def wrong_for_data(path: str) -> tuple[str, FileKind] | None:
+    """The first file that reading DATA ``path`` opens whose content is of a kind that is
+    no data (a model, a pickle, C source, other JSON), with that kind; None if none is."""
+    for f in data_files(path):
+        kind = file_kind(f)
+        if kind is not None and kind.role in WRONG_FOR_DATA:
+            return f, kind
+    return None
+
+
+def wrong_for_model(path: str) -> FileKind | None:
+    """The kind of ``path`` if its content is one that is no model (data, a pickle, C
+    source); None otherwise, and for content not recognised (its reader then speaks)."""
+    kind = file_kind(path)
+    return kind if kind is not None and kind.role in WRONG_FOR_MODEL else None
