@@ -28,6 +28,8 @@ from treegen.data.readers.table import (
 from treegen.errors import DatasetError
 
 _NUMBER_LINES = re.compile(rf"(?:{NUMBER_TEXT}\n)*", re.ASCII)  # one number a line
+# Missing values as pandas, R and spreadsheets write them (lower case).
+_MARKERS = frozenset({"na", "nan", "n/a", "#n/a", "null", "none", "-", "missing"})
 
 
 def _numbers(table: RawTable, j: int) -> np.ndarray | None:
@@ -80,11 +82,15 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
                 continue
             value = parse_number(text)
             if value is None:
+                # Other tools' missing markers ('NA', 'NaN', ...) are numbers to no one
+                # here, nor missing: say how treegen writes one.
+                hint = "; write '?' for an unknown value" if text.lower() in _MARKERS else ""
                 raise _err(
                     table,
                     row,
                     j,
-                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is continuous)",
+                    f"'{shorten(text)}' is not a finite number "
+                    f"(attribute '{name}' is continuous{hint})",
                 )
             out[r] = value
     _check_range(table, j, out, name, float32)
