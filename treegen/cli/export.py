@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treegen.cli.common import note, read_data
@@ -197,10 +198,25 @@ def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
             raise UsageError(why, option="--on avr")
 
 
+def _refuse_a_c_file_name(out: str) -> None:
+    """-o names the output folder: ``-o golf.c`` made a folder ``golf.c`` holding
+    predict.c and predict.h. A name ending in .c or .h that is no folder yet is refused,
+    saying that --name names the files."""
+    folder = Path(out)
+    if folder.suffix.lower() in (".c", ".h") and not folder.is_dir():
+        parent, stem = folder.parent, folder.stem
+        raise UsageError(
+            f"{out} names a C file, but -o names the output folder "
+            f"(-o {parent} --name {stem} writes {stem}.c and {stem}.h)",
+            option="-o",
+        )
+
+
 def run_export(args: argparse.Namespace) -> int:
     from treegen.kinds.export import render
     from treegen.packaging.files import write_package
 
+    _refuse_a_c_file_name(args.output)
     layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
