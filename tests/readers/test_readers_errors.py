@@ -83,6 +83,23 @@ def test_a_missing_marker_of_other_tools_says_how_to_write_one(tmp_path: Path, m
     assert "unknown value" not in e.message  # a typo is no missing marker
 
 
+def test_a_column_that_differs_in_spaces_is_pointed_at(tmp_path: Path) -> None:
+    # Weka keeps a quoted name's spaces ('a ' from a pandas header "a "); a CSV header
+    # is read stripped unless quoted. The names printed alike: say how they differ.
+    arff = tmp_path / "t.arff"
+    arff.write_text("@relation r\n@attribute 'a ' numeric\n@attribute c {x,y}\n@data\n1,x\n")
+    schema = read_dataset(str(arff)).schema
+    rows = tmp_path / "p.csv"
+    rows.write_text("a,c\n1,x\n")
+    e = error(str(rows), schema=schema)
+    assert e.message == (
+        "column 'a ' that the model uses is missing (columns: a, c); the file's 'a' differs "
+        'from it only in the spaces around it (a CSV header keeps them in "..." quotes)'
+    )
+    rows.write_text("b,c\n1,x\n")
+    assert "spaces" not in error(str(rows), schema=schema).message
+
+
 def test_duplicate_attribute_names(tmp_path: Path) -> None:
     e = error(c45(tmp_path, names=GOLF_NAMES + "windy: continuous.\n"))
     assert loc(e) == ("g.names", 7, 1) and "duplicate attribute name 'windy'" in e.message

@@ -276,8 +276,17 @@ def map_onto_schema(
         elif a.kind == "ignore":
             sources.append(-1)
         else:
+            # Names that differ only in surrounding spaces print alike in the list.
+            near = [n for n in names if n.strip() == a.name.strip()]
+            hint = (
+                f"; the file's '{near[0]}' differs from it only in the spaces around it "
+                '(a CSV header keeps them in "..." quotes)'
+                if near
+                else ""
+            )
             raise DatasetError(
-                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})",
+                f"column '{a.name}' that the model uses is missing "
+                f"(columns: {', '.join(names)}){hint}",
                 file=table.path,
                 line=table.columns[0].line if table.columns else None,
             )
