@@ -20,6 +20,7 @@ from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.colnames import split_names
 from treegen.data.dataset import Dataset, Schema
+from treegen.data.filekind import file_kind
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.data.readers.lookalike import numeric_lookalikes
@@ -310,6 +311,8 @@ def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> Non
 
 # The arguments that name files a subcommand reads (DATA, MODEL, FILE, and options).
 _INPUTS = ("data", "model", "file", "unpruned", "validation")
+# The subcommands whose -o is a model file.
+_MODEL_WRITERS = ("train", "rules", "import-sklearn", "import-xgboost", "import-lightgbm")
 
 
 def _files_read(path: str, command: str | None) -> list[str]:
@@ -365,3 +368,13 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
                 raise UsageError(
                     f"would overwrite the input file {f}; choose another", option="-o/--output"
                 )
+    if command in _MODEL_WRITERS and outputs:
+        # A slip of the name (-o test.csv): a model replaces a model, or a file of no
+        # kind known, never data, a pickle or C source that the command did not read.
+        kind = file_kind(outputs[0])
+        if kind is not None and kind.role != "model":
+            raise UsageError(
+                f"{outputs[0]} is {kind.name}; a model would replace it "
+                "(choose another name, or remove it first)",
+                option="-o/--output",
+            )
