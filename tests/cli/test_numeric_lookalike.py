@@ -119,10 +119,29 @@ def test_the_rule_on_value_lists() -> None:
         ("1,5", "2"),  # a decimal comma
         ("1", "NA"),  # one number is no column of numbers
     )
-    notes = numeric_lookalikes(schema, forced=())
+    notes = [text for _, text in numeric_lookalikes(schema, forced=())]
     assert [n.split(":", 1)[0] for n in notes] == [
         "column 'a0' is read as nominal (5 values)",
         "column 'a3' is read as nominal (2 values)",
     ]
     assert "but 'NaN', 'n/a' are numbers" in notes[0]
     assert numeric_lookalikes(schema, forced=("a0", "a3")) == []
+
+
+def test_many_such_columns_are_summed_up(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A wide file exported with 'NA' in every column: a few warnings, then a count.
+    path = tmp_path / "wide.csv"
+    names = [f"x{j}" for j in range(8)]
+    rows = [",".join([*names, "label"])]
+    for i in range(6):
+        rows.append(
+            ",".join(["NA" if i == j % 3 else str(i + j) for j in range(8)] + ["ab"[i % 2]])
+        )
+    path.write_text("\n".join(rows) + "\n")
+    code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("treegen: warning")]
+    assert len(warnings) == 6 and all(f"column 'x{j}'" in warnings[j] for j in range(5))
+    assert warnings[5] == (f"treegen: warning: {path}: 3 more columns likewise: 'x5', 'x6', 'x7'")

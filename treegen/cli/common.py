@@ -19,7 +19,7 @@ from collections.abc import Callable
 from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.colnames import split_names
-from treegen.data.dataset import Dataset, Schema
+from treegen.data.dataset import Dataset, Schema, printed_name
 from treegen.data.filekind import file_kind
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
@@ -147,17 +147,31 @@ def read_data(
             float32=float32,
         )
         if detect_format(path) == "csv" and not getattr(args, "quiet", False):
-            # A few 'NA' cells or decimal commas make a column of numbers nominal, by
-            # the documented rule, and the tree tests them as labels: say so.
-            for text in numeric_lookalikes(ds.schema, nominal):
-                warning = f"treegen: warning: {path}: {text}"
-                if progress is None:
-                    print(warning, file=sys.stderr)
-                else:
-                    progress.say(warning)
+            _warn_lookalikes(path, numeric_lookalikes(ds.schema, nominal), progress)
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds
+
+
+_LOOKALIKES_SHOWN = 5  # warnings in full; the other columns are named in one line
+
+
+def _warn_lookalikes(path: str, notes: list[tuple[str, str]], progress: Progress | None) -> None:
+    """The warnings of :func:`numeric_lookalikes` on stderr (clear of the progress line):
+    a few in full, then one line naming the other columns (a wide file exported with
+    'NA' in every column got one a column)."""
+    lines = [text for _, text in notes[:_LOOKALIKES_SHOWN]]
+    rest = [name for name, _ in notes[_LOOKALIKES_SHOWN:]]
+    if rest:
+        shown = ", ".join(f"'{printed_name(n)}'" for n in rest[:_LOOKALIKES_SHOWN])
+        more = f", ... ({len(rest)})" if len(rest) > _LOOKALIKES_SHOWN else ""
+        lines.append(f"{counted(len(rest), 'more column')} likewise: {shown}{more}")
+    for text in lines:
+        warning = f"treegen: warning: {path}: {text}"
+        if progress is None:
+            print(warning, file=sys.stderr)
+        else:
+            progress.say(warning)
 
 
 def file_bytes(path: str) -> int:

@@ -25,20 +25,25 @@ _MOST_MARKERS = 3
 _SHOWN = 2  # decimal-comma values quoted in a note
 
 
-def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[str]:
-    """One note per nominal attribute of ``schema`` (not among ``forced``, the
-    columns ``--nominal`` named) whose values are numbers but for at most a few
-    non-numbers, or numbers written with a decimal comma. ``schema`` is one inferred
-    from a CSV file: an ARFF or C4.5 file declares its nominal attributes itself."""
-    notes: list[str] = []
+def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[tuple[str, str]]:
+    """The name and a note of each nominal attribute of ``schema`` (not among
+    ``forced``, the columns ``--nominal`` named) whose values are numbers but for at
+    most a few non-numbers, or numbers written with a decimal comma. ``schema`` is one
+    inferred from a CSV file: an ARFF or C4.5 file declares its nominal attributes
+    itself."""
+    notes: list[tuple[str, str]] = []
     for a in schema.attributes:
         if a.kind != "nominal" or a.name in forced:
             continue
         why = _why(a.values)
         if why is not None:
             notes.append(
-                f"column '{printed_name(a.name)}' is read as nominal ({len(a.values)} values): "
-                f"{why}; --nominal {option_name(a.name)} reads it as nominal without this warning"
+                (
+                    a.name,
+                    f"column '{printed_name(a.name)}' is read as nominal ({len(a.values)} "
+                    f"values): {why}; --nominal {option_name(a.name)} reads it as nominal "
+                    "without this warning",
+                )
             )
     return notes
 
