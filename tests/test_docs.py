@@ -83,6 +83,14 @@ def test_the_command_reference_is_the_parsers(update_golden: bool) -> None:
         assert set(words.findall(block)) == set(words.findall(cli_reference())), hint
 
 
+def test_every_help_line_fits_the_width() -> None:
+    """argparse wraps help text to the terminal, but a raw description (export's, kept
+    raw for its epilog's layout) is printed as written: no line of any --help may run
+    past the 100 columns the reference is formatted at."""
+    long = [line for line in cli_reference().splitlines() if len(line) > 100]
+    assert long == []
+
+
 def test_every_subcommand_has_a_page() -> None:
     """The command reference's table sends each subcommand to the page that explains
     it, so a new subcommand is not left with its --help alone."""

@@ -393,3 +393,54 @@ def test_export_takes_numpy_integers_and_names_bad_feature_scales(tmp_path: Path
     with pytest.raises(UsageError, match="^--missing-value: must be an integer"):
         model.export_c(tmp_path, input_type="int16", missing_value=np.float64(5))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_of_the_wrong_kind_is_named_as_the_cli_names_it(tmp_path: Path) -> None:
+    """A model where data belongs, or data where a model does, is named as what it is
+    (the CLI's message, with the function in place of the command), not blamed on the
+    reader that tried it ("text after a closing quote", "not JSON")."""
+    tree = treegen.train(f"{GOLF}.names").save(tmp_path / "golf.tree")
+    rules = treegen.train_rules(f"{GOLF}.names").save(tmp_path / "golf.rules")
+    data = "data (C4.5 .names/.data, ARFF or CSV)"
+    cases = [
+        (
+            lambda: treegen.train(tree.path),
+            f"{tree.path} is a treegen model file; treegen.train reads {data}",
+        ),
+        (
+            lambda: treegen.train_rules(rules.path),
+            f"{rules.path} is a treegen ruleset file; treegen.train_rules reads {data}",
+        ),
+        (
+            lambda: tree.predict(tree.path),
+            f"{tree.path} is a treegen model file; Model.predict reads {data}",
+        ),
+        (
+            lambda: rules.predict(tree.path),
+            f"{tree.path} is a treegen model file; Model.predict reads {data}",
+        ),
+        (
+            lambda: tree.predict_proba(rules.path),
+            f"{rules.path} is a treegen ruleset file; Model.predict_proba reads {data}",
+        ),
+        (
+            lambda: tree.verify(tree.path),
+            f"{tree.path} is a treegen model file; Model.verify reads {data}",
+        ),
+        (
+            lambda: treegen.train(f"{GOLF}.names", prune="reduced-error", validation=tree.path),
+            f"validation: {tree.path} is a treegen model file; treegen.train reads {data}",
+        ),
+        (
+            lambda: treegen.load(f"{GOLF}.names"),
+            f"{GOLF}.names is a C4.5 names file; treegen.load reads a model file (.tree or .rules)",
+        ),
+        (
+            lambda: treegen.load(f"{GOLF}.data"),
+            f"{GOLF}.data is a C4.5 data file; treegen.load reads a model file (.tree or .rules)",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(UsageError) as info:
+            call()
+        assert str(info.value) == message

@@ -173,6 +173,33 @@ def test_swapped_arguments_are_named_as_swapped(
     )
 
 
+def test_a_csv_with_quoted_separators_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As pandas writes a text cell that holds the separator (or a quote): quoted. The
+    # fields are counted with the quotes undone, else the rows looked unequal.
+    data = tmp_path / "cities.csv"
+    data.write_text(
+        'id,city,n,label\n1,"New York, NY",2.5,a\n2,Paris,3,b\n3,"Zurich ""old"", CH",1,a\n'
+        "4,Paris,,b\n"
+    )
+    kind = file_kind(str(data))
+    assert kind is not None and kind.name == "a CSV data file"
+    tree = tmp_path / "m.tree"
+    assert run_cli(capsys, "-q", "train", str(data), "-o", str(tree), "-m", "1")[0] == 0
+    got = run_cli(capsys, "show", str(data))
+    assert got == (
+        2,
+        "",
+        f"treegen: error: {data} is a CSV data file; show reads a model file (.tree or .rules)\n",
+    )
+    got = run_cli(capsys, "predict", str(data), str(tree))
+    assert got[0] == 2 and "predict takes MODEL first, then DATA (the two are swapped)" in got[2]
+    # A quote left open on its line (a cell that runs on to the next) proves nothing.
+    data.write_text('id,city,label\n1,"New\nYork",a\n2,Paris,b\n')
+    assert file_kind(str(data)) is None
+
+
 def test_a_pickle_and_c_source_are_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

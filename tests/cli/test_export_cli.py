@@ -117,6 +117,26 @@ def test_output_folder_that_is_a_file(
     assert target.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("name", ["golf.c", "golf.h", "GOLF.C"])
+def test_an_output_named_as_a_c_file_is_refused(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    # -o names a folder: 'export m.tree -o golf.c' made a folder golf.c holding
+    # predict.c and predict.h. --name is what names the files.
+    target = tmp_path / name
+    code, out, err = run_cli(capsys, "export", str(golf_tree), "-o", str(target))
+    stem = Path(name).stem
+    assert (code, out) == (2, "")
+    assert err == (
+        f"treegen: error: -o: {target} names a C file, but -o names the output folder "
+        f"(-o {tmp_path} --name {stem} writes {stem}.c and {stem}.h)\n"
+    )
+    assert not target.exists()
+    target.mkdir()  # a folder that is there already is the user's choice
+    assert run_cli(capsys, "export", str(golf_tree), "-o", str(target))[0] == 0
+    assert (target / "predict.c").is_file()
+
+
 def test_tampered_model_is_rejected(
     golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -226,6 +246,9 @@ def test_scaled_threshold_next_to_the_default_missing_value(
     assert len(lines) == 1 and lines[0].startswith("treegen: warning: 1 threshold outside uint8")
     assert "model node 1 (humidity <= 75.0, x <= 254 at scale 254/75: left)" in lines[0]
     assert "x[2] <=" not in (out / "predict.c").read_text()
+    # --quiet: no diagnostics on stderr, this warning among them (the C is the same).
+    code, stdout, err = run_cli(capsys, "-q", "export", str(golf_tree), *args, "-o", str(out))
+    assert (code, stdout, err) == (0, "", "")
     code, stdout, err = run_cli(capsys, "verify", str(golf_tree), *args, "--random", "300")
     assert code == 0, err
     assert "note: 1 threshold outside uint8" in stdout and " 0 failed" in stdout

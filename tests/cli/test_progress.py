@@ -99,6 +99,21 @@ def test_short_work_shows_no_line(tmp_path: Path) -> None:
     assert b"\x1b" not in err and err.decode().startswith("treegen: wrote ")
 
 
+@pytest.mark.slow
+def test_a_warning_while_the_line_shows_stands_on_its_own_line(tmp_path: Path) -> None:
+    data = tmp_path / "na.csv"
+    rows = [f"{i},{'NA' if i % 4 == 0 else 1000 + i},{'yes' if i % 3 else 'no'}" for i in range(30)]
+    data.write_text("a,income,label\n" + "\n".join(rows) + "\n")
+    rc, err = _run(["train", str(data), "-o", str(tmp_path / "m.tree")], tty=True)
+    assert rc == 0
+    # The progress line drawn before it is erased first; the warning ends its own line.
+    lines = err.decode().split("\n")
+    line = next(line for line in lines if "treegen: warning" in line)
+    drawn, erase, warning = line.rpartition("\r\x1b[K")
+    assert drawn.startswith("\r\x1b[Ktreegen: reading") and erase
+    assert warning.startswith("treegen: warning: ") and "column 'income'" in warning
+
+
 CRX = GOLF.parents[1] / "crx" / "crx.data"
 
 

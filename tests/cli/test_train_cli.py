@@ -356,6 +356,15 @@ def test_train_refuses_to_overwrite_its_data(
     assert tree.read_text().startswith("outlook,windy,class\n")
 
 
+@pytest.fixture
+def golf_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, reference_dir: Path) -> Path:
+    """The current folder, a fresh one holding golf.names and golf.data."""
+    monkeypatch.chdir(tmp_path)
+    for ext in (".names", ".data"):
+        (tmp_path / f"golf{ext}").write_text((reference_dir / "golf" / f"golf{ext}").read_text())
+    return tmp_path
+
+
 @pytest.mark.parametrize(
     "argv, victim",
     [
@@ -370,16 +379,9 @@ def test_train_refuses_to_overwrite_its_data(
     ],
 )
 def test_no_command_overwrites_its_own_input(
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    reference_dir: Path,
-    argv: list[str],
-    victim: str,
+    capsys: pytest.CaptureFixture[str], golf_here: Path, argv: list[str], victim: str
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    for ext in (".names", ".data"):
-        (tmp_path / f"golf{ext}").write_text((reference_dir / "golf" / f"golf{ext}").read_text())
+    tmp_path = golf_here
     (tmp_path / "golf.test").write_text((tmp_path / "golf.data").read_text())
     assert main(["-q", "train", "golf.names", "-o", "m.tree"]) == 0
     (tmp_path / "predict.c").write_text((tmp_path / "m.tree").read_text())
@@ -392,6 +394,38 @@ def test_no_command_overwrites_its_own_input(
         == f"treegen: error: -o/--output: would overwrite the input file {victim}; choose another\n"
     )
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize(
+    "argv, victim, kind",
+    [
+        (["train", "golf.names", "-o", "other.arff"], "other.arff", "an ARFF data file"),
+        (["train", "golf.names", "-o", "other.csv"], "other.csv", "a CSV data file"),
+        (["rules", "golf.names", "-o", "other.csv"], "other.csv", "a CSV data file"),
+        (["import-sklearn", "m.pkl", "-o", "other.pkl"], "other.pkl", "a Python pickle"),
+    ],
+)
+def test_a_model_does_not_replace_a_file_of_another_kind(
+    capsys: pytest.CaptureFixture[str], golf_here: Path, argv: list[str], victim: str, kind: str
+) -> None:
+    """-o other.arff wrote the model over a data file that was no input of the command
+    (a slip of the file name): a model replaces a model, or a file of no kind known."""
+    tmp_path = golf_here
+    (tmp_path / "other.arff").write_text("@relation r\n@attribute a numeric\n@data\n1\n")
+    (tmp_path / "other.csv").write_text("a,b\n1,x\n2,y\n")
+    (tmp_path / "m.pkl").write_bytes(pickle.dumps([]))
+    (tmp_path / "other.pkl").write_bytes(pickle.dumps([1]))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    code, out, err = run_cli(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"treegen: error: -o/--output: {victim} is {kind}; a model would replace it "
+        "(choose another name, or remove it first)\n"
+    )
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    # A model file there is replaced, as a second run of the same command does.
+    assert run_cli(capsys, "-q", "train", "golf.names", "-o", "m.tree")[0] == 0
+    assert run_cli(capsys, "-q", "train", "golf.names", "-o", "m.tree")[0] == 0
 
 
 @pytest.mark.parametrize("command", ["train", "rules", "export", "predict"])

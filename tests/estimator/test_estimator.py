@@ -113,6 +113,25 @@ def test_nominal_by_name_and_by_index_agree() -> None:
     )
 
 
+def test_a_text_column_not_named_nominal_is_named_in_the_error() -> None:
+    """fit takes a DataFrame's text columns as numbers unless ``nominal`` names them (or
+    they are categorical): the error names the column as the DataFrame does, and says
+    how to make it nominal; predict names it too."""
+    frame, y = _golf_frame()
+    plain = frame.astype({"outlook": str, "windy": str})
+    with pytest.raises(EstimatorError) as info:
+        treegen.C45Classifier(nominal=["windy"]).fit(plain, y)
+    assert str(info.value).startswith("X: column 'outlook' must hold numbers")
+    assert str(info.value).endswith("; a column of labels is nominal: nominal=['outlook']")
+    with pytest.raises(EstimatorError, match=r"^X: column 2 must hold .*nominal=\[2\]$"):
+        treegen.C45Classifier(nominal=[0, 3]).fit(plain.assign(humidity="high").to_numpy(), y)
+    est = treegen.C45Classifier(nominal=["outlook", "windy"]).fit(plain, y)
+    with pytest.raises(EstimatorError) as info:
+        est.predict(plain.assign(humidity="high"))
+    assert str(info.value).startswith("X: column 'humidity' must hold numbers")
+    assert "nominal=" not in str(info.value)  # the fitted model's columns are what they are
+
+
 def test_nan_is_missing_and_an_unseen_value_is_missing() -> None:
     frame, y = _golf_frame()
     est = treegen.C45Classifier().fit(frame, y)

@@ -61,6 +61,45 @@ def test_non_numeric_in_continuous_column(tmp_path: Path) -> None:
         assert loc(e) == ("g.data", 1, 7), bad
 
 
+@pytest.mark.parametrize("marker", ["NA", "NaN", "nan", "N/A", "null", "None", "-"])
+def test_a_missing_marker_of_other_tools_says_how_to_write_one(tmp_path: Path, marker: str) -> None:
+    # pandas', R's and spreadsheets' missing markers are no number and no missing value
+    # here: the error says how treegen writes one, in a declared column (C4.5, ARFF) and
+    # in a CSV read for a model (a column of the model's that is continuous).
+    e = error(c45(tmp_path, data=f"rain, {marker}, 70, true, Play\n"))
+    assert loc(e) == ("g.data", 1, 7)
+    assert e.message == (
+        f"'{marker}' is not a finite number (attribute 'temperature' is continuous; "
+        "write '?' for an unknown value)"
+    )
+    train = tmp_path / "t.csv"
+    train.write_text("a,b\n1,x\n2,y\n")
+    schema = read_dataset(str(train)).schema
+    rows = tmp_path / "p.csv"
+    rows.write_text(f"a,b\n{marker},x\n")
+    e = error(str(rows), schema=schema)
+    assert loc(e) == ("p.csv", 2, 1) and e.message.endswith("; write '?' for an unknown value)")
+    e = error(c45(tmp_path, data="rain, 7O, 70, true, Play\n"))
+    assert "unknown value" not in e.message  # a typo is no missing marker
+
+
+def test_a_column_that_differs_in_spaces_is_pointed_at(tmp_path: Path) -> None:
+    # Weka keeps a quoted name's spaces ('a ' from a pandas header "a "); a CSV header
+    # is read stripped unless quoted. The names printed alike: say how they differ.
+    arff = tmp_path / "t.arff"
+    arff.write_text("@relation r\n@attribute 'a ' numeric\n@attribute c {x,y}\n@data\n1,x\n")
+    schema = read_dataset(str(arff)).schema
+    rows = tmp_path / "p.csv"
+    rows.write_text("a,c\n1,x\n")
+    e = error(str(rows), schema=schema)
+    assert e.message == (
+        "column 'a ' that the model uses is missing (columns: a, c); the file's 'a' differs "
+        'from it only in the spaces around it (a CSV header keeps them in "..." quotes)'
+    )
+    rows.write_text("b,c\n1,x\n")
+    assert "spaces" not in error(str(rows), schema=schema).message
+
+
 def test_duplicate_attribute_names(tmp_path: Path) -> None:
     e = error(c45(tmp_path, names=GOLF_NAMES + "windy: continuous.\n"))
     assert loc(e) == ("g.names", 7, 1) and "duplicate attribute name 'windy'" in e.message
@@ -390,8 +429,8 @@ def test_a_nan_word_in_a_continuous_column_says_how_missing_is_written(tmp_path:
         e = error(write(tmp_path, "u.csv", f"x,y\n{word},p\n"), schema=train.schema)
         assert loc(e) == ("u.csv", 2, 1)
         assert e.message == (
-            f"'{word}' is not a finite number (attribute 'x' is continuous; a missing "
-            "value is written '?' or, in CSV, left empty)"
+            f"'{word}' is not a finite number (attribute 'x' is continuous; write '?' for "
+            "an unknown value)"
         )
     e = error(write(tmp_path, "v.csv", "x,y\nabc,p\n"), schema=train.schema)
     assert e.message == "'abc' is not a finite number (attribute 'x' is continuous)"

@@ -23,11 +23,12 @@ from typing import Any, TypedDict, Unpack, cast
 import numpy as np
 import numpy.typing as npt
 
-from treegen.api.common import PathLike, VerifyReport, path_of
+from treegen.api.common import PathLike, VerifyReport, data_path, path_of
 from treegen.api.model import Model
 from treegen.data import frame
 from treegen.data.arrays import dataset_from_arrays
 from treegen.data.dataset import Dataset
+from treegen.data.filekind import MODEL_WANTED, wrong_for_model
 from treegen.data.npstate import numpy_defaults
 from treegen.data.readers import read_dataset
 from treegen.errors import TrainError, UsageError
@@ -52,8 +53,12 @@ __all__ = [
 @numpy_defaults
 def load(path: PathLike) -> Model:
     """Read a model file of any kind (``model.tree``, a ruleset of ``treegen rules -o``),
-    checked as ``treegen`` checks it."""
-    return Model.of(load_kind(path_of(path, "path"))[1], path)
+    checked as ``treegen`` checks it (data, a pickle or C source named as what it is)."""
+    name = path_of(path, "path")
+    kind = wrong_for_model(name)
+    if kind is not None:
+        raise UsageError(f"{name} is {kind.name}; treegen.load reads {MODEL_WANTED}")
+    return Model.of(load_kind(name)[1], path)
 
 
 class TrainKeywords(TypedDict, total=False):
@@ -195,7 +200,7 @@ def train(
         raise TrainError(
             "validation is a file, for training data read from a file", option="--validation"
         )
-    ds = _dataset(data, y, opts.flavor, weights=True, **data_kw)
+    ds = _dataset(data, y, opts.flavor, "treegen.train", weights=True, **data_kw)
     if weights is not None and ds.weights is not None:
         raise TrainError(
             "the file gives instance weights ({w} after its rows): weights would replace them",
@@ -204,7 +209,8 @@ def train(
     valid = None
     if validation is not None:
         float32 = flavor_compares_float32(opts.flavor)
-        valid = read_dataset(path_of(validation, "validation"), schema=ds.schema, float32=float32)
+        where = data_path(validation, "validation", "treegen.train", named=True)
+        valid = read_dataset(where, schema=ds.schema, float32=float32)
     if boost is not None:
         from treegen.committee.boost import boost as boost_dataset  # here: trees need neither
 
@@ -252,7 +258,7 @@ def train_rules(
     from treegen.rules.generate import rules_of_data  # here: `train` does not load rules
 
     data_kw, _ = _split(keywords, "train_rules", _DATA_KEYWORDS | _RULES_KEYWORDS)
-    ds = _dataset(data, y, "c45", **data_kw)
+    ds = _dataset(data, y, "c45", "treegen.train_rules", **data_kw)
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
     return Model.of(final)
 
@@ -282,6 +288,7 @@ def _dataset(
     data: Data,
     y: npt.ArrayLike | str | None,
     flavor: Flavor,
+    reader: str,
     *,
     weights: bool = False,
     target: str | None = None,
@@ -291,9 +298,9 @@ def _dataset(
     ignore: Sequence[str] = (),
     categories: Mapping[int, Sequence[str]] | None = None,
 ) -> Dataset:
-    """The training data of :func:`train` and :func:`train_rules`: a file read as the
-    CLI reads it for ``flavor`` (the c45 flavour's values must fit float32; with
-    ``weights``, an ARFF file's instance weights), or arrays."""
+    """The training data of :func:`train` and :func:`train_rules` (``reader``, for an
+    error): a file read as the CLI reads it for ``flavor`` (the c45 flavour's values
+    must fit float32; with ``weights``, an ARFF file's instance weights), or arrays."""
     for keyword, columns in (("nominal", nominal), ("ignore", ignore)):
         if isinstance(columns, str):  # iterated, "mode" was the columns m, o, d and e
             raise UsageError(f"must be a list of columns: [{columns!r}]", option=keyword)
@@ -309,7 +316,7 @@ def _dataset(
             if value is not None:
                 raise UsageError("is for arrays: a data file names its own", option=name)
         return read_dataset(
-            os.fspath(data),
+            data_path(data, "data", reader),
             target=target if y is None else y,
             nominal=[str(n) for n in nominal],
             ignore=list(ignore),

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from treegen.data import frame
 from treegen.data.dataset import Dataset, Schema
+from treegen.data.filekind import DATA_WANTED, wrong_for_data
 from treegen.data.readers import read_dataset
 from treegen.errors import UsageError
 from treegen.model.options import LABEL_TYPES, ModelOptions
@@ -37,6 +38,21 @@ def path_of(value: object, argument: str) -> str:
     raise UsageError(
         f"must be a path (a str or os.PathLike), got {type(value).__name__}", option=argument
     )
+
+
+def data_path(value: object, argument: str, reader: str, *, named: bool = False) -> str:
+    """``value`` as the path of a data file that ``reader`` (a function's name) reads:
+    :func:`path_of`, and a file whose content is no data (a model, a pickle, C source)
+    is named as what it is, as the CLI names it, not left to the reader's confusion.
+    ``named``: the message starts with ``argument``."""
+    path = path_of(value, argument)
+    wrong = wrong_for_data(path)
+    if wrong is not None:
+        raise UsageError(
+            f"{wrong[0]} is {wrong[1].name}; {reader} reads {DATA_WANTED}",
+            option=argument if named else None,
+        )
+    return path
 
 
 def labels_of(
@@ -84,14 +100,14 @@ def unlabelled(schema: Schema, x: npt.NDArray[np.float64] | None) -> list[Datase
     return [Dataset(schema, x, np.full(x.shape[0], -1, dtype=np.int32))]
 
 
-def x_of(schema: Schema, float32: bool, X: Rows) -> npt.NDArray[np.float64]:
+def x_of(schema: Schema, float32: bool, X: Rows, reader: str) -> npt.NDArray[np.float64]:
     """The rows a model classifies: a data file read as ``treegen predict`` reads it
-    (``float32``: values held as float32, so out-of-range ones are errors), a DataFrame
-    or a ``{name: column}`` mapping whose columns are taken by name (as scikit-learn
-    does), or an array, whose columns are taken in order (a warning when the model's
-    features were named)."""
+    (``float32``: values held as float32, so out-of-range ones are errors; ``reader``
+    names the method for an error), a DataFrame or a ``{name: column}`` mapping whose
+    columns are taken by name (as scikit-learn does), or an array, whose columns are
+    taken in order (a warning when the model's features were named)."""
     if isinstance(X, str | os.PathLike):
-        return read_dataset(os.fspath(X), schema=schema, float32=float32).X
+        return read_dataset(data_path(X, "X", reader), schema=schema, float32=float32).X
     named = frame.fitted_with_names(schema)
     if isinstance(X, Mapping):
         by_name = frame.rows_by_name(X, schema)

@@ -113,17 +113,18 @@ class Model:
     def feature_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.schema.attributes)
 
-    def _x(self, X: Rows) -> npt.NDArray[np.float64]:
-        return x_of(self.schema, self.value.compares_float32, X)
+    def _x(self, X: Rows, reader: str) -> npt.NDArray[np.float64]:
+        """``X`` as rows of the model's features; ``reader``: the method, for errors."""
+        return x_of(self.schema, self.value.compares_float32, X, f"Model.{reader}")
 
     @numpy_defaults
     def predict(self, X: Rows) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes); for a
         regressor its float64 prediction (n values, or n x outputs), as the estimator's."""
-        values = self.kind.values(self.value, self._x(X)) if self.kind.values else None
+        values = self.kind.values(self.value, self._x(X, "predict")) if self.kind.values else None
         if values is not None:
             return values[:, 0] if values.shape[1] == 1 else values
-        return self.classes_[self.kind.predict(self.value, self._x(X))]
+        return self.classes_[self.kind.predict(self.value, self._x(X, "predict"))]
 
     @numpy_defaults
     def predict_proba(self, X: Rows) -> npt.NDArray[np.float64]:
@@ -131,7 +132,7 @@ class Model:
         proba = self.kind.predict_proba
         if proba is None:
             raise UsageError(f"{a_kind(self.kind.name)} gives classes, not class probabilities")
-        return proba(self.value, self._x(X))
+        return proba(self.value, self._x(X, "predict_proba"))
 
     @numpy_defaults
     def save(self, path: PathLike) -> Model:
@@ -192,7 +193,7 @@ class Model:
         why = random_rows_error(int(n_random))
         if why is not None:
             raise UsageError(why, option="n_random")
-        sets = unlabelled(self.schema, None if data is None else self._x(data))
+        sets = unlabelled(self.schema, None if data is None else self._x(data, "verify"))
         # Imported here: compiling C is verify's alone (`treegen.train` does not load it).
         from treegen.kinds import check as kinds_check
 

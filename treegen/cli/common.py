@@ -19,9 +19,11 @@ from collections.abc import Callable
 from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.colnames import split_names
-from treegen.data.dataset import Dataset, Schema
+from treegen.data.dataset import Dataset, Schema, printed_name
+from treegen.data.filekind import file_kind
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
+from treegen.data.readers.lookalike import numeric_lookalikes
 from treegen.data.words import counted
 from treegen.errors import UsageError
 
@@ -137,17 +139,41 @@ def read_data(
             labels=getattr(args, "wants_labels", True),
         )
     else:
+        nominal = _flatten(getattr(args, "nominal", []))
         ds = read_dataset(
             path,
             target=getattr(args, "target", None),
-            nominal=_flatten(getattr(args, "nominal", [])),
+            nominal=nominal,
             ignore=_flatten(getattr(args, "ignore", [])),
             float32=float32,
             weights=getattr(args, "reads_weights", False),
         )
+        if detect_format(path) == "csv" and not getattr(args, "quiet", False):
+            _warn_lookalikes(path, numeric_lookalikes(ds.schema, nominal), progress)
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds
+
+
+_LOOKALIKES_SHOWN = 5  # warnings in full; the other columns are named in one line
+
+
+def _warn_lookalikes(path: str, notes: list[tuple[str, str]], progress: Progress | None) -> None:
+    """The warnings of :func:`numeric_lookalikes` on stderr (clear of the progress line):
+    a few in full, then one line naming the other columns (a wide file exported with
+    'NA' in every column got one a column)."""
+    lines = [text for _, text in notes[:_LOOKALIKES_SHOWN]]
+    rest = [name for name, _ in notes[_LOOKALIKES_SHOWN:]]
+    if rest:
+        shown = ", ".join(f"'{printed_name(n)}'" for n in rest[:_LOOKALIKES_SHOWN])
+        more = f", ... ({len(rest)})" if len(rest) > _LOOKALIKES_SHOWN else ""
+        lines.append(f"{counted(len(rest), 'more column')} likewise: {shown}{more}")
+    for text in lines:
+        warning = f"treegen: warning: {path}: {text}"
+        if progress is None:
+            print(warning, file=sys.stderr)
+        else:
+            progress.say(warning)
 
 
 def file_bytes(path: str) -> int:
@@ -301,6 +327,8 @@ def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> Non
 
 # The arguments that name files a subcommand reads (DATA, MODEL, FILE, and options).
 _INPUTS = ("data", "model", "file", "unpruned", "validation")
+# The subcommands whose -o is a model file.
+_MODEL_WRITERS = ("train", "rules", "import-sklearn", "import-xgboost", "import-lightgbm")
 
 
 def _files_read(path: str, command: str | None) -> list[str]:
@@ -356,3 +384,13 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
                 raise UsageError(
                     f"would overwrite the input file {f}; choose another", option="-o/--output"
                 )
+    if command in _MODEL_WRITERS and outputs:
+        # A slip of the name (-o test.csv): a model replaces a model, or a file of no
+        # kind known, never data, a pickle or C source that the command did not read.
+        kind = file_kind(outputs[0])
+        if kind is not None and kind.role != "model":
+            raise UsageError(
+                f"{outputs[0]} is {kind.name}; a model would replace it "
+                "(choose another name, or remove it first)",
+                option="-o/--output",
+            )

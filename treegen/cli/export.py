@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from treegen.cli.common import read_data
+from treegen.cli.common import note, read_data
 from treegen.cli.progress import progress_line
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.options import (
@@ -197,16 +198,31 @@ def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
             raise UsageError(why, option="--on avr")
 
 
+def _refuse_a_c_file_name(out: str) -> None:
+    """-o names the output folder: ``-o golf.c`` made a folder ``golf.c`` holding
+    predict.c and predict.h. A name ending in .c or .h that is no folder yet is refused,
+    saying that --name names the files."""
+    folder = Path(out)
+    if folder.suffix.lower() in (".c", ".h") and not folder.is_dir():
+        parent, stem = folder.parent, folder.stem
+        raise UsageError(
+            f"{out} names a C file, but -o names the output folder "
+            f"(-o {parent} --name {stem} writes {stem}.c and {stem}.h)",
+            option="-o",
+        )
+
+
 def run_export(args: argparse.Namespace) -> int:
     from treegen.kinds.export import render
     from treegen.packaging.files import write_package
 
+    _refuse_a_c_file_name(args.output)
     layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
     _refuse_avr(args, rendered)
-    for note in rendered.notes:
-        print(f"treegen: warning: {note}", file=sys.stderr)
+    for text in rendered.notes:
+        note(args, f"treegen: warning: {text}")  # a diagnostic: --quiet leaves it out
     written = write_package(args.output, value, rendered, layout, cmake)
     if not getattr(args, "quiet", False):
         for name in written:
@@ -276,8 +292,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help="write predict.c / predict.h for a model",
-        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR "
-        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name; with --cmake or "
+        # The raw formatter keeps the epilog's layout and prints the description as
+        # written too: its lines are broken here, as argparse would not.
+        description="Compile MODEL to dependency-free C: predict.c and predict.h in DIR\n"
+        "(PREFIX_predict.c/.h with --prefix, NAME.c/.h with --name; with --cmake or\n"
         "--layout, packaged for CMake, Arduino and PlatformIO, or Zephyr).",
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -24,18 +24,21 @@ whose kind is not recognised is left to its reader, whose error stands.
 from __future__ import annotations
 
 import argparse
-import os
 
-from treegen.data.filekind import LIBRARY_ROLES, FileKind, file_kind
+from treegen.data.filekind import (
+    DATA_WANTED,
+    LIBRARY_ROLES,
+    MODEL_WANTED,
+    FileKind,
+    file_kind,
+    wrong_for_data,
+    wrong_for_model,
+)
 from treegen.data.filekind import MODEL as TREE_FILE
-from treegen.data.readers import detect_format
-from treegen.data.readers.c45 import c45_paths
 from treegen.errors import UsageError
 
-DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
-# The roles in which a kind is wrong, by argument role.
-_WRONG_FOR_MODEL = ("data", "pickle", "source", *LIBRARY_ROLES)
-_WRONG_FOR_DATA = ("model", "pickle", "source", "json", *LIBRARY_ROLES)
+# The roles in which a kind is wrong for import-sklearn's FILE (a model's and data's
+# are filekind's).
 _WRONG_FOR_PICKLE = ("data", "model", "source", "json", *LIBRARY_ROLES)
 # What the gradient-boosting importers' FILE is.
 _GBM_FILES = {
@@ -49,7 +52,7 @@ def _model_wanted(command: str, dest: str) -> str:
         return "--unpruned reads a model file (.tree)"
     if command == "plot":
         return "plot reads a model file (.tree)"
-    return f"{command} reads a model file (.tree or .rules)"
+    return f"{command} reads {MODEL_WANTED}"
 
 
 def _hint(kind: FileKind, path: str) -> str:
@@ -61,19 +64,12 @@ def _hint(kind: FileKind, path: str) -> str:
     return ""
 
 
-def _data_files(path: str) -> list[str]:
-    """The files reading DATA opens (C4.5: STEM.names and STEM.data)."""
-    if detect_format(path) == "c45":
-        return [p for p in dict.fromkeys([path, *c45_paths(path)]) if os.path.exists(p)]
-    return [path]
-
-
 def _wrong_model(args: argparse.Namespace, command: str) -> tuple[str, FileKind, str] | None:
     for dest in ("model", "unpruned"):
         path = getattr(args, dest, None)
         if isinstance(path, str):
-            kind = file_kind(path)
-            if kind is not None and kind.role in _WRONG_FOR_MODEL:
+            kind = wrong_for_model(path)
+            if kind is not None:
                 return path, kind, _model_wanted(command, dest)
     return None
 
@@ -85,11 +81,10 @@ def _wrong_data(args: argparse.Namespace, command: str) -> tuple[str, FileKind, 
         for path in paths:
             if not isinstance(path, str):
                 continue
-            for f in _data_files(path):
-                kind = file_kind(f)
-                if kind is not None and kind.role in _WRONG_FOR_DATA:
-                    where = "--validation reads" if dest == "validation" else f"{command} reads"
-                    return f, kind, f"{where} {DATA_WANTED}"
+            wrong = wrong_for_data(path)
+            if wrong is not None:
+                where = "--validation reads" if dest == "validation" else f"{command} reads"
+                return wrong[0], wrong[1], f"{where} {DATA_WANTED}"
     return None
 
 

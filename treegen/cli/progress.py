@@ -84,6 +84,17 @@ class ProgressLine:
         """c4.5rules' callback (``generate(..., progress=...)``): ``done`` of ``total``."""
         self.update(phase, count=f"{done} of {total}" if total else None)
 
+    def say(self, message: str) -> None:
+        """Print ``message`` as a line of its own on the stream, the progress line (if
+        shown) erased first and drawn again below it."""
+        with self._lock:
+            if self._shown:
+                self._stream.write("\r\x1b[K")
+            self._stream.write(message + "\n")
+            if self._shown:
+                self._draw(time.monotonic())
+            self._stream.flush()
+
     def _text(self) -> str:
         parts = [f"treegen: {self._phase}"]
         if self._count is not None:
@@ -141,6 +152,10 @@ class _Silent:
 
     def steps(self, phase: str, done: int, total: int) -> None:
         pass
+
+    def say(self, message: str) -> None:
+        """No line to keep clear: ``message`` goes to stderr as it is."""
+        print(message, file=sys.stderr)
 
 
 Progress = ProgressLine | _Silent

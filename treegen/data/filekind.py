@@ -21,6 +21,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from treegen.data.readers import detect_format
+from treegen.data.readers.c45 import c45_paths
+
 HEAD = 64 * 1024
 
 
@@ -71,6 +74,7 @@ _NAMES_KEYWORD = re.compile(r":\s*(?:continuous|discrete\s+\d+|ignore)\s*$")
 # XGBoost's save_model writes "learner" first, in JSON and in UBJSON (a count, then it).
 _XGBOOST_JSON = re.compile(r'\{\s*"learner"\s*:')
 _XGBOOST_UBJSON = re.compile(rb"\{[iUIlL][\x00-\xff]{1,8}learner")
+_QUOTED = re.compile(r'"[^"]*"')  # a CSV quoted field ("" inside it: two of these)
 
 
 def _head(path: str) -> tuple[bytes, bool] | None:
@@ -154,12 +158,15 @@ def _names(text: str, whole: bool) -> tuple[bool, bool]:
 
 
 def _fields(line: str, sep: str) -> int:
-    return len(line.split(sep))
+    # A "..." cell may hold the separator (pandas quotes "New York, NY" so): counted
+    # as one field. A quote left open on its line stays, and its count is off.
+    return len(_QUOTED.sub("", line).split(sep))
 
 
 def _is_table(lines: list[str]) -> bool:
     """At least two lines, each with the same number (two or more) of comma-, tab- or
-    semicolon-separated fields (quotes are not undone: a cautious count)."""
+    semicolon-separated fields (a field quoted whole on its line counts as one: a cell
+    that runs on to the next line makes the count unequal, so the answer cautious)."""
     if len(lines) < 2:
         return False
     sample = lines[:50]
@@ -241,3 +248,34 @@ def file_kind(path: str) -> FileKind | None:
     if table:
         return C45_DATA if _c45_data(path) else CSV
     return None
+
+
+DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
+MODEL_WANTED = "a model file (.tree or .rules)"
+# The roles that are wrong where a model, or data, belongs.
+WRONG_FOR_MODEL = ("data", "pickle", "source", *LIBRARY_ROLES)
+WRONG_FOR_DATA = ("model", "pickle", "source", "json", *LIBRARY_ROLES)
+
+
+def data_files(path: str) -> list[str]:
+    """The files reading DATA ``path`` opens (C4.5: STEM.names and STEM.data)."""
+    if detect_format(path) == "c45":
+        return [p for p in dict.fromkeys([path, *c45_paths(path)]) if os.path.exists(p)]
+    return [path]
+
+
+def wrong_for_data(path: str) -> tuple[str, FileKind] | None:
+    """The first file that reading DATA ``path`` opens whose content is of a kind that is
+    no data (a model, a pickle, C source, other JSON), with that kind; None if none is."""
+    for f in data_files(path):
+        kind = file_kind(f)
+        if kind is not None and kind.role in WRONG_FOR_DATA:
+            return f, kind
+    return None
+
+
+def wrong_for_model(path: str) -> FileKind | None:
+    """The kind of ``path`` if its content is one that is no model (data, a pickle, C
+    source); None otherwise, and for content not recognised (its reader then speaks)."""
+    kind = file_kind(path)
+    return kind if kind is not None and kind.role in WRONG_FOR_MODEL else None

@@ -243,7 +243,7 @@ class C45Classifier:
             j: table.categories_of(cols.columns[j], cols.categorical.get(j))
             for j in sorted(nominal)
         }
-        x = self._matrix(cols, categories)
+        x = self._matrix(cols, categories, names, fitting=True)
         try:
             model = api.train(
                 (x, labels),
@@ -288,14 +288,33 @@ class C45Classifier:
 
     @staticmethod
     def _matrix(
-        cols: table.Columns, categories: dict[int, tuple[object, ...]]
+        cols: table.Columns,
+        categories: dict[int, tuple[object, ...]],
+        names: Sequence[str] | None,
+        *,
+        fitting: bool = False,
     ) -> npt.NDArray[np.float64]:
+        """The rows as float64, nominal columns as codes; a column that should hold
+        numbers and does not is an error naming it as ``X`` does (its name, else its
+        index), and in ``fit`` saying how to make it nominal."""
         x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
         for j, col in enumerate(cols.columns):
             if j in categories:
                 x[:, j] = table.codes(col, categories[j])
-            else:
-                x[:, j] = table.continuous(col, str(j))
+                continue
+            ref: str | int = names[j] if names is not None else j
+            try:
+                x[:, j] = table.continuous(col, repr(ref))
+            except EstimatorError as exc:
+                # A text column is nominal only when named (treegen.train takes one as
+                # labels by itself); objects that are no values (a dict, a TypeError)
+                # are no labels either.
+                if not fitting or isinstance(exc, TypeError):
+                    raise
+                raise EstimatorError(
+                    f"{exc.message}; a column of labels is nominal: nominal=[{ref!r}]",
+                    option="X",
+                ) from None
         return x
 
     def _check_names(self, X: Any) -> None:
@@ -352,7 +371,7 @@ class C45Classifier:
                 "features as input.",
                 option="X",
             )
-        return self._matrix(cols, self.categories_)
+        return self._matrix(cols, self.categories_, table.feature_names(X))
 
     @numpy_defaults
     def predict(self, X: Any) -> npt.NDArray[np.generic]:

@@ -29,6 +29,8 @@ from treegen.data.readers.table import (
 from treegen.errors import DatasetError
 
 _NUMBER_LINES = re.compile(rf"(?:{NUMBER_TEXT}\n)*", re.ASCII)  # one number a line
+# Missing values as pandas, R and spreadsheets write them (lower case).
+_MARKERS = frozenset({"na", "nan", "n/a", "#n/a", "null", "none", "-", "missing"})
 
 
 def _numbers(table: RawTable, j: int) -> np.ndarray | None:
@@ -67,9 +69,6 @@ def _check_range(
     raise _err(table, row, j, range_message(f"'{shorten(text)}'", name, float32, hint))
 
 
-_MISSING_WORDS = ("nan", "na", "n/a", "null", "none")
-
-
 def _err(table: RawTable, row: RawRow, j: int, msg: str) -> DatasetError:
     return DatasetError(msg, file=table.path, line=row.line, col=row.col(j))
 
@@ -84,18 +83,15 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
                 continue
             value = parse_number(text)
             if value is None:
-                # numpy and pandas write a missing value 'nan', R 'NA': say how it is written.
-                hint = (
-                    "; a missing value is written '?' or, in CSV, left empty"
-                    if text.strip().lower() in _MISSING_WORDS
-                    else ""
-                )
+                # Other tools' missing markers ('NA', 'NaN', ...) are numbers to no one
+                # here, nor missing: say how treegen writes one.
+                hint = "; write '?' for an unknown value" if text.lower() in _MARKERS else ""
                 raise _err(
                     table,
                     row,
                     j,
-                    f"'{shorten(text)}' is not a finite number (attribute '{name}' is "
-                    f"continuous{hint})",
+                    f"'{shorten(text)}' is not a finite number "
+                    f"(attribute '{name}' is continuous{hint})",
                 )
             out[r] = value
     _check_range(table, j, out, name, float32)
@@ -302,9 +298,17 @@ def map_onto_schema(
         elif a.kind == "ignore":
             sources.append(-1)
         else:
+            # Names that differ only in surrounding spaces print alike in the list.
+            near = [n for n in names if n.strip() == a.name.strip()]
+            hint = (
+                f"; the file's '{near[0]}' differs from it only in the spaces around it "
+                '(a CSV header keeps them in "..." quotes)'
+                if near
+                else ""
+            )
             raise DatasetError(
-                f"column '{a.name}' that the model uses is missing (columns: {', '.join(names)})"
-                + _unnamed(schema),
+                f"column '{a.name}' that the model uses is missing "
+                f"(columns: {', '.join(names)}){hint}" + _unnamed(schema),
                 file=table.path,
                 line=table.columns[0].line if table.columns else None,
             )

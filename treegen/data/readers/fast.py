@@ -25,6 +25,7 @@ thus have one implementation, and the two paths can only differ in speed;
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -104,6 +105,7 @@ def _read(
 ) -> Dataset:
     if fmt == "c45":
         names_path, cases_path = c45_paths(path)
+        _refuse_unseekable(cases_path)
         if schema is not None:
             columns = schema_columns(schema)
             if os.path.isfile(names_path):
@@ -118,6 +120,7 @@ def _read(
         offset, sep = bom_end(data), ","
         path = cases_path
     else:
+        _refuse_unseekable(path)
         header = _csv_header if fmt == "csv" else _arff_header
         data, whole, table, offset, sep = with_header(path, header, target)
     section = Section(path, data, whole, offset, fmt, sep)
@@ -127,6 +130,18 @@ def _read(
     # made sure it exists); none when the labels are not wanted.
     label = (target if target is not None else schema.target) if labels else None
     return _with_schema(table, section, schema, float32, label)
+
+
+def _refuse_unseekable(path: str) -> None:
+    """Fall back, before reading a byte, for a file that is not regular: a pipe or a
+    FIFO (``/dev/stdin``) can be read once, and this path reads the head, then the
+    rows again from their offset, and falls back to a reader that reads it all."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return  # no such file: the readers say so
+    if not regular:
+        raise Fallback("not a regular file (a pipe is read once)")
 
 
 def _csv_header(

@@ -1,0 +1,147 @@
+"""A CSV column of numbers read as nominal because of a few cells says so on stderr.
+
+One ``NA`` or ``NaN`` cell (pandas' and R's missing markers; treegen's are ``?`` and
+the empty cell), or numbers written with a decimal comma (Excel's ``;`` files), make
+a whole CSV column nominal, as docs/formats.md states; training then tests the
+numbers as labels. The commands that train say which column and which cells did it,
+and the model stays what it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from treegen import load
+from treegen.data.dataset import Attribute, Schema
+from treegen.data.readers.lookalike import numeric_lookalikes
+
+from support.cli import run_cli
+
+
+def _rows(sep: str, income: list[str]) -> str:
+    lines = [sep.join(["age", "income", "label"])]
+    for i, value in enumerate(income):
+        lines.append(sep.join([str(20 + i), value, "yes" if i % 3 else "no"]))
+    return "\n".join(lines) + "\n"
+
+
+INCOMES = ["41962.5", "NA", "38000", "51000.25", "NA", "47000", "39000", "52000"]
+
+
+@pytest.fixture
+def na_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "na.csv"
+    path.write_text(_rows(",", INCOMES))
+    return path
+
+
+def test_train_names_the_column_and_its_non_number(
+    capsys: pytest.CaptureFixture[str], na_csv: Path, tmp_path: Path
+) -> None:
+    code, out, err = run_cli(capsys, "train", str(na_csv), "-o", str(tmp_path / "m.tree"))
+    assert code == 0 and out == ""
+    notes = [line for line in err.splitlines() if line.startswith("treegen: warning")]
+    assert notes == [
+        f"treegen: warning: {na_csv}: column 'income' is read as nominal (7 values): "
+        "all its values but 'NA' are numbers (a missing value is '?' or an empty cell); "
+        "--nominal income reads it as nominal without this warning"
+    ]
+    # The rule itself is unchanged: the column is nominal, 'NA' one of its values.
+    income = load(str(tmp_path / "m.tree")).schema.attributes[1]
+    assert income.kind == "nominal" and "NA" in income.values
+
+
+def test_a_decimal_comma_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_text(_rows(";", ["41962,5", "38000", "51000,25", "47000", "39000,1"]))
+    code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
+    assert code == 0
+    assert (
+        f"treegen: warning: {path}: column 'income' is read as nominal (5 values): "
+        "3 of its values ('41962,5', '51000,25', ...) are numbers written with a decimal "
+        "comma, which is no number to treegen (its decimal point is '.'); "
+        "--nominal income reads it as nominal without this warning"
+    ) in err.splitlines()
+
+
+@pytest.mark.parametrize("command", [["rules"], ["cv", "--folds", "2"]])
+def test_every_command_that_trains_says_it(
+    capsys: pytest.CaptureFixture[str], na_csv: Path, command: list[str]
+) -> None:
+    code, _, err = run_cli(capsys, command[0], str(na_csv), *command[1:])
+    assert code == 0
+    assert "column 'income' is read as nominal" in err
+
+
+@pytest.mark.parametrize(
+    "extra", [["--nominal", "income"], ["-q"], ["--ignore", "income"]], ids=str
+)
+def test_no_warning_when_asked_for(
+    capsys: pytest.CaptureFixture[str], na_csv: Path, tmp_path: Path, extra: list[str]
+) -> None:
+    code, _, err = run_cli(capsys, "train", str(na_csv), "-o", str(tmp_path / "m.tree"), *extra)
+    assert code == 0 and "treegen: warning" not in err
+
+
+def test_labels_and_numbers_stay_quiet(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "plain.csv"
+    path.write_text(_rows(",", ["low", "high", "1", "mid", "low", "2", "high", "mid"]))
+    code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
+    assert code == 0 and "treegen: warning" not in err
+
+
+def test_a_declared_nominal_attribute_is_the_files_choice(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "d.arff"
+    rows = "\n".join(
+        f"{v},{'yes' if i % 3 else 'no'}" for i, v in enumerate("1 2 NA 3 4 5".split())
+    )
+    path.write_text(
+        f"@relation r\n@attribute n {{1,2,3,4,5,NA}}\n@attribute c {{yes,no}}\n@data\n{rows}\n"
+    )
+    code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
+    assert code == 0 and "treegen: warning" not in err
+
+
+def _schema(*values: tuple[str, ...]) -> Schema:
+    attrs = tuple(Attribute(f"a{i}", "nominal", v) for i, v in enumerate(values))
+    return Schema((*attrs, Attribute("x", "continuous")), ("p", "q"), "class")
+
+
+def test_the_rule_on_value_lists() -> None:
+    schema = _schema(
+        ("1", "2", "3", "NaN", "n/a"),  # numbers but two markers: named
+        ("a", "b", "1"),  # labels with a number among them: not named
+        ("1", "2", "x", "y", "z", "w"),  # four non-numbers: labels
+        ("1,5", "2"),  # a decimal comma
+        ("1", "NA"),  # one number is no column of numbers
+    )
+    notes = [text for _, text in numeric_lookalikes(schema, forced=())]
+    assert [n.split(":", 1)[0] for n in notes] == [
+        "column 'a0' is read as nominal (5 values)",
+        "column 'a3' is read as nominal (2 values)",
+    ]
+    assert "but 'NaN', 'n/a' are numbers" in notes[0]
+    assert numeric_lookalikes(schema, forced=("a0", "a3")) == []
+
+
+def test_many_such_columns_are_summed_up(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A wide file exported with 'NA' in every column: a few warnings, then a count.
+    path = tmp_path / "wide.csv"
+    names = [f"x{j}" for j in range(8)]
+    rows = [",".join([*names, "label"])]
+    for i in range(6):
+        rows.append(
+            ",".join(["NA" if i == j % 3 else str(i + j) for j in range(8)] + ["ab"[i % 2]])
+        )
+    path.write_text("\n".join(rows) + "\n")
+    code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("treegen: warning")]
+    assert len(warnings) == 6 and all(f"column 'x{j}'" in warnings[j] for j in range(5))
+    assert warnings[5] == (f"treegen: warning: {path}: 3 more columns likewise: 'x5', 'x6', 'x7'")

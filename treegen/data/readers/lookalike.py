@@ -1,0 +1,84 @@
+"""CSV columns of numbers that a few cells made nominal: what to tell the user.
+
+A CSV column is continuous only when every non-missing cell is a number
+(:func:`treegen.data.readers.encode.build_dataset`, docs/formats.md). One ``NA`` or
+``NaN`` cell (pandas' and R's missing markers; treegen's are ``?`` and the empty
+cell), or numbers written with a decimal comma (``1,5``, as Excel writes ``;`` files
+in many locales), so make the whole column nominal, one value per distinct number,
+and training goes on without a word. The rule stays; :func:`numeric_lookalikes` finds
+the columns it hit that way, for the commands that train to name them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from treegen.data.colnames import option_name
+from treegen.data.dataset import Schema, printed_name
+from treegen.data.readers.table import parse_number, shorten
+
+_DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+\Z", re.ASCII)
+# More distinct non-numbers than this and the column holds labels, not numbers with
+# a marker or two among them; scanning a column of text stops there.
+_MOST_MARKERS = 3
+_SHOWN = 2  # decimal-comma values quoted in a note
+
+
+def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[tuple[str, str]]:
+    """The name and a note of each nominal attribute of ``schema`` (not among
+    ``forced``, the columns ``--nominal`` named) whose values are numbers but for at
+    most a few non-numbers, or numbers written with a decimal comma. ``schema`` is one
+    inferred from a CSV file: an ARFF or C4.5 file declares its nominal attributes
+    itself."""
+    notes: list[tuple[str, str]] = []
+    for a in schema.attributes:
+        if a.kind != "nominal" or a.name in forced:
+            continue
+        why = _why(a.values)
+        if why is not None:
+            notes.append(
+                (
+                    a.name,
+                    f"column '{printed_name(a.name)}' is read as nominal ({len(a.values)} "
+                    f"values): {why}; --nominal {option_name(a.name)} reads it as nominal "
+                    "without this warning",
+                )
+            )
+    return notes
+
+
+def _why(values: Sequence[str]) -> str | None:
+    """Why a column of these values is nominal though they look like numbers, or None
+    when they do not (labels, or too few numbers to tell)."""
+    numbers = 0
+    commas: list[str] = []
+    others: list[str] = []
+    for v in values:
+        if parse_number(v) is not None:
+            numbers += 1
+        elif _DECIMAL_COMMA.match(v):
+            commas.append(v)
+        else:
+            others.append(v)
+            if len(others) > _MOST_MARKERS:
+                return None
+    looks = numbers + len(commas)
+    if looks < 2 or looks <= len(others):
+        return None
+    if others:
+        listed = ", ".join(f"'{_shown(v)}'" for v in others)
+        why = f"all its values but {listed} are numbers (a missing value is '?' or an empty cell)"
+        if commas:
+            why += f", some written with a decimal comma ('{_shown(commas[0])}')"
+        return why
+    listed = ", ".join(f"'{_shown(v)}'" for v in commas[:_SHOWN])
+    more = ", ..." if len(commas) > _SHOWN else ""
+    return (
+        f"{len(commas)} of its values ({listed}{more}) are numbers written with a decimal "
+        "comma, which is no number to treegen (its decimal point is '.')"
+    )
+
+
+def _shown(value: str) -> str:
+    return printed_name(shorten(value))
