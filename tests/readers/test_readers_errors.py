@@ -434,3 +434,25 @@ def test_a_nan_word_in_a_continuous_column_says_how_missing_is_written(tmp_path:
         )
     e = error(write(tmp_path, "v.csv", "x,y\nabc,p\n"), schema=train.schema)
     assert e.message == "'abc' is not a finite number (attribute 'x' is continuous)"
+
+
+@pytest.mark.parametrize(
+    ("name", "compress"),
+    [
+        ("gzip", lambda b: __import__("gzip").compress(b)),
+        ("bzip2", lambda b: __import__("bz2").compress(b)),
+        ("xz", lambda b: __import__("lzma").compress(b)),
+    ],
+)
+@pytest.mark.parametrize("suffix", [".csv.gz", ".arff", ".data"])
+def test_a_compressed_file_is_named_so(
+    tmp_path: Path, name: str, compress: object, suffix: str
+) -> None:
+    """`train data.csv.gz` said 'byte 0x8b is not UTF-8 text': the file is compressed."""
+    path = tmp_path / f"d{suffix}"
+    path.write_bytes(compress(b"a,b\n1,x\n2,y\n"))  # type: ignore[operator]
+    if suffix == ".data":
+        (tmp_path / "d.names").write_text("x, y.\na: continuous.\n")
+    e = error(str(path))
+    assert e.message == f"a {name}-compressed file, not text: decompress it first"
+    assert e.file == str(path)

@@ -43,9 +43,25 @@ def _utf16(data: bytes) -> bool:
     )
 
 
+# The first bytes of compressed files people keep data in (gzip, zip, bzip2, xz, zstd),
+# which are no text: the error names the compression rather than a byte.
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip"),
+    (b"PK\x03\x04", "zip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+
+
 def read_text(path: str) -> str:
     """The file's text with ``\\n`` line ends and without a byte-order mark."""
     data = read_bytes(path, DatasetError, "no such file", "is a directory, not a data file")
+    for magic, name in _COMPRESSED:
+        if data.startswith(magic):
+            raise DatasetError(
+                f"a {name}-compressed file, not text: decompress it first", file=path
+            )
     # UTF-16 is text, but not UTF-8: say so rather than name its first odd byte.
     utf16 = _utf16(data)
     hint = "UTF-16 text: convert the file to UTF-8" if utf16 else "convert the file to UTF-8"
