@@ -145,3 +145,30 @@ def test_many_such_columns_are_summed_up(
     warnings = [line for line in err.splitlines() if line.startswith("treegen: warning")]
     assert len(warnings) == 6 and all(f"column 'x{j}'" in warnings[j] for j in range(5))
     assert warnings[5] == (f"treegen: warning: {path}: 3 more columns likewise: 'x5', 'x6', 'x7'")
+
+
+def test_a_class_of_measurements_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A CSV whose last column is a measurement (2.5, 3.5, ...) trains a classifier with
+    a class per value and said nothing (100% cv error); an ARFF file's numeric class is
+    refused. Whole-number labels (0/1, 1.0/2.0) stay quiet, and --nominal names the
+    class column as labels."""
+    path = tmp_path / "reg.csv"
+    path.write_text("a,y\n" + "".join(f"{i},{i * 0.7 + 0.25}\n" for i in range(40)))
+    for command in (["train", "-o", str(tmp_path / "m.tree")], ["rules"], ["cv", "--loo"]):
+        code, _, err = run_cli(capsys, command[0], str(path), *command[1:])
+        assert code == 0
+        warnings = [line for line in err.splitlines() if "warning" in line]
+        assert warnings == [
+            f"treegen: warning: {path}: class column 'y' holds numbers (40 values, such "
+            "as '0.25'): each value is a class of its own; treegen trains classifiers "
+            "(regressors come from scikit-learn: docs/regression.md); --nominal y reads "
+            "them as labels without this warning"
+        ], err
+    code, _, err = run_cli(capsys, "train", str(path), "--nominal", "y", "-o", str(path) + ".t")
+    assert code == 0 and "warning" not in err
+    whole = tmp_path / "whole.csv"
+    whole.write_text("a,y\n" + "".join(f"{i},{i % 3}.0\n" for i in range(40)))
+    code, _, err = run_cli(capsys, "train", str(whole), "-o", str(tmp_path / "w.tree"))
+    assert code == 0 and "warning" not in err

@@ -309,6 +309,8 @@ def test_bad_input_is_one_line_exit_2(
         (["cv", "--folds", "3", "--flavor", "j48", "--subsets"], "--subsets: is Release 8's -s"),
         (["cv", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
         (["cv", "--loo", "--weka-folds"], "--weka-folds: takes --folds K"),
+        # leave-one-out has no folds to assign: a seed would be ignored
+        (["cv", "--loo", "--seed", "3"], "--seed: assigns --folds K's folds"),
     ],
 )
 def test_flags_in_conflict_are_named_before_the_data_is_read(

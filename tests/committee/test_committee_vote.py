@@ -193,3 +193,17 @@ def test_j48_distribution_kernel_refuses_tables_it_cannot_walk() -> None:
     attr = t.attr.copy()
     attr[0] = x.shape[1]
     assert not run(dataclasses.replace(t, attr=attr))
+
+
+def test_boosted_proba_is_each_class_share_of_the_votes() -> None:
+    """docs/committees.md: a boosted committee's predict_proba is its integer vote's
+    class sums over the sum of every tree's vote (not Weka's logs2probs of the betas)."""
+    ds = synthetic.generate(synthetic.random_spec(8))  # 810 rows, 10 rounds
+    X = ds.X
+    assert not np.isnan(X).any()  # without missing values a tree's float class is its C's
+    c = boost(ds, C45, 10)
+    assert c.n_members >= 2
+    sums = np.zeros((X.shape[0], len(ds.schema.classes)), dtype=np.int64)
+    for member, votes in zip(c.members, c.votes, strict=True):
+        sums[np.arange(X.shape[0]), tree_predict(member, X)] += votes
+    assert np.array_equal(vote.predict_proba(c, X), sums / float(sum(c.votes)))

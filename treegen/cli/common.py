@@ -23,7 +23,7 @@ from treegen.data.dataset import Dataset, Schema, printed_name
 from treegen.data.filekind import file_kind
 from treegen.data.readers import detect_format, read_dataset
 from treegen.data.readers.c45 import c45_paths
-from treegen.data.readers.lookalike import numeric_lookalikes
+from treegen.data.readers.lookalike import numeric_class, numeric_lookalikes
 from treegen.data.words import counted
 from treegen.errors import UsageError
 
@@ -150,6 +150,9 @@ def read_data(
         )
         if detect_format(path) == "csv" and not getattr(args, "quiet", False):
             _warn_lookalikes(path, numeric_lookalikes(ds.schema, nominal), progress)
+            measured = numeric_class(ds.schema, nominal)
+            if measured is not None:
+                _warn_lookalikes(path, [(ds.schema.target, measured)], progress)
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds

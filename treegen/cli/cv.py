@@ -30,6 +30,11 @@ def run_cv(args: argparse.Namespace) -> int:
 
     if args.weka_folds and args.loo:
         raise UsageError("takes --folds K, not --loo", option="--weka-folds")
+    if args.loo and args.seed is not None:
+        # leave-one-out's folds are the rows themselves: no seed could change them
+        raise UsageError("assigns --folds K's folds; --loo has one fold per row", option="--seed")
+    if args.seed is None:
+        args.seed = 1
     # the trainer's errors name train's flags; cv's are add_train_options' rep_flags
     renamed = dict(zip(("--folds", "--seed"), args.rep_flags, strict=True))
     try:  # the options' conflicts before DATA is read, not at the first fold
@@ -93,8 +98,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--seed",
         metavar="S",
         type=int_range(0),
-        default=1,
-        help="seed of the fold assignment (default 1; same seed, same folds)",
+        default=None,
+        help="seed of the fold assignment (default 1; same seed, same folds; not with --loo)",
     )
     p.add_argument(
         "--weka-folds",

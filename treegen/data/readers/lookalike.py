@@ -1,4 +1,5 @@
-"""CSV columns of numbers that a few cells made nominal: what to tell the user.
+"""CSV columns of numbers that a few cells made nominal, and a class column of
+measurements: what to tell the user.
 
 A CSV column is continuous only when every non-missing cell is a number
 (:func:`treegen.data.readers.encode.build_dataset`, docs/formats.md). One ``NA`` or
@@ -6,7 +7,8 @@ A CSV column is continuous only when every non-missing cell is a number
 cell), or numbers written with a decimal comma (``1,5``, as Excel writes ``;`` files
 in many locales), so make the whole column nominal, one value per distinct number,
 and training goes on without a word. The rule stays; :func:`numeric_lookalikes` finds
-the columns it hit that way, for the commands that train to name them.
+the columns it hit that way, for the commands that train to name them; and
+:func:`numeric_class` a class column of measurements (``2.5``), read as a class per value.
 """
 
 from __future__ import annotations
@@ -46,6 +48,25 @@ def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[tuple[st
                 )
             )
     return notes
+
+
+def numeric_class(schema: Schema, forced: Collection[str]) -> str | None:
+    """A note when every class label of ``schema`` (inferred from a CSV file) is a
+    number and one is not a whole number: a measurement, which the class rule reads as
+    a class per value (an ARFF file's numeric class is refused). None when ``forced``
+    (the ``--nominal`` columns) names the class, or labels such as 0/1 and 1.0/2.0."""
+    if schema.target in forced or not schema.classes:
+        return None
+    numbers = [parse_number(label) for label in schema.classes]
+    if any(v is None for v in numbers) or all(v is not None and v.is_integer() for v in numbers):
+        return None
+    name = printed_name(schema.target)
+    return (
+        f"class column '{name}' holds numbers ({len(numbers)} values, such as "
+        f"'{_shown(schema.classes[0])}'): each value is a class of its own; treegen trains "
+        "classifiers (regressors come from scikit-learn: docs/regression.md); --nominal "
+        f"{option_name(schema.target)} reads them as labels without this warning"
+    )
 
 
 def _why(values: Sequence[str]) -> str | None:
