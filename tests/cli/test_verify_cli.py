@@ -101,6 +101,30 @@ def test_a_compiler_from_cc_that_fails_is_named(
     )
 
 
+def test_a_failing_compiler_is_quoted_by_its_error_line(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gcc starts a missing header's message with 'In file included from ...,': the
+    line to quote is the error, not that context ('--cc "gcc -m32"' without 32-bit
+    headers said only where stdint.h was included from)."""
+    cc = tmp_path / "fakecc"
+    cc.write_text(
+        "#!/bin/sh\n"
+        "echo 'In file included from /usr/include/stdint.h:9,' >&2\n"
+        "echo '                 from predict.h:11,' >&2\n"
+        "echo 'stdint.h:26:10: fatal error: bits/libc-header-start.h: No such file' >&2\n"
+        "echo 'compilation terminated.' >&2\n"
+        "exit 1\n",
+        encoding="utf-8",
+    )
+    cc.chmod(0o755)
+    code, _, err = run_cli(capsys, "verify", str(golf_tree), "--cc", str(cc), "--random", "10")
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.rstrip().endswith(
+        "failed: stdint.h:26:10: fatal error: bits/libc-header-start.h: No such file"
+    ), err
+
+
 def test_verify_bad_option_is_exit_2(golf_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # --scale is for integer input types (an out-of-range scaled threshold folds).
     code, _, err = run_cli(capsys, "verify", str(golf_tree), "--scale", "1000")

@@ -146,3 +146,28 @@ def test_report_row_says_too_large(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 0, err
     row = next(line for line in stdout.splitlines() if "(avr-gcc)" in line)
     assert "too large: the table big_proba takes 35,000 bytes" in row, row
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_report_says_when_predict_o_outgrows_the_chip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No table too large, but the ifs C of a 1,070-node tree is more than the
+    # ATmega328P's 32 KiB of flash: the report printed its size like any other.
+    path = tmp_path / "wide.tree"
+    save_model(cm.synthetic(3, size=3000), path)
+    code, stdout, err = run_cli(capsys, "export", str(path), "-o", str(tmp_path / "c"), "--report")
+    assert code == 0, err
+    row = next(line for line in stdout.splitlines() if "(avr-gcc)" in line)
+    flash = int(row.split(")", 1)[1].split()[0])
+    assert flash > 32768, row
+    notes = [line for line in stdout.splitlines() if line.startswith("note: ATmega328P")]
+    assert notes == [
+        f"note: ATmega328P: predict.o's {flash} bytes of flash are more than the chip's "
+        "32768; smaller C: --style table, --missing none, an integer --input-type"
+    ], stdout
+    # and a model that fits gets no such note
+    save_model(cm.golf(), path)
+    code, stdout, err = run_cli(capsys, "export", str(path), "-o", str(tmp_path / "g"), "--report")
+    assert code == 0 and "more than the chip's" not in stdout, (stdout, err)

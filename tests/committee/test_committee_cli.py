@@ -209,6 +209,25 @@ def test_proba_of_a_boosted_committee_is_refused(
     assert not out.exists()
 
 
+def test_no_proba_of_a_boosted_committee_is_its_default(
+    boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its C never has predict_proba, yet export --no-proba (under the default --missing
+    # c45) was refused: "--no-proba needs --missing none: the C4.5 missing-value rule
+    # sums leaf distributions", for the very C the default export writes.
+    default, asked = tmp_path / "default", tmp_path / "asked"
+    assert run_cli(capsys, "export", str(boosted), "-o", str(default))[0] == 0
+    code, _, err = run_cli(capsys, "export", str(boosted), "--no-proba", "-o", str(asked))
+    assert code == 0, err
+    for name in ("predict.c", "predict.h"):
+        text = (asked / name).read_text()
+        assert "predict_proba" not in text, name
+        body = text.split(" */\n", 1)[1]  # after the provenance comment
+        assert body == (default / name).read_text().split(" */\n", 1)[1], name
+    code, text, err = run_cli(capsys, "verify", str(boosted), VOTE, "--no-proba")
+    assert code == 0 and text.endswith(" passed, 0 failed\n"), (text, err)
+
+
 def test_inline_top_needs_no_style_where_table_is_the_default(
     boosted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -348,3 +348,25 @@ def test_api_export_and_verify_are_the_clis(tmp_path: Path) -> None:
     )
     report = loaded.verify(REF / "labor-neg" / "labor-neg.test", float_compare="int")
     assert report.ok and report.failed == 0 and report.passed > 1000
+
+
+def test_folded_conditions_test_a_known_value_once() -> None:
+    """Two conditions on one feature that both fold to 'the value is known' (thresholds
+    beyond int16) wrote "(x[0] != R_MISSING) && (x[0] != R_MISSING)", which gcc
+    -Wlogical-op calls a logical 'and' of equal expressions: the C tests it once, and
+    not at all beside another test of the feature, which a missing value fails too."""
+    e = _edges()
+    big = float(np.float32(1e6))
+    rules = (
+        Rule(1, (Condition(0, ">", threshold=-big), Condition(0, "<=", threshold=big)), 0, 0.1),
+        Rule(2, (Condition(2, "<=", threshold=big), Condition(2, ">", threshold=2.0)), 2, 0.1),
+    )
+    rs = RuleSet(e.schema, rules, default=1)
+    opts = ExportOptions(input_type="int16", prefix="r")
+    rir = lower_ruleset(rs, opts)
+    assert [[t.op for t in r.tests] for r in rir.rules] == [["known", "known"], ["known", "gt"]]
+    source = emit_ruleset(rir, opts)["predict.c"]
+    ifs = [line.strip() for line in source.splitlines() if line.strip().startswith("if (")]
+    assert ifs == ["if ((x[0] != R_MISSING)) {", "if ((x[2] != R_MISSING && x[2] > 2)) {"]
+    report = verify(rs, opts, [], n_random=300)
+    assert report.ok, report.text()

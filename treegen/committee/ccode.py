@@ -95,11 +95,16 @@ def lower_tree(c: Committee, i: int, opts: ExportOptions, prefix: str) -> IR:
 
 def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -> CommitteeIR:
     """Every tree lowered for ``opts`` (``opts.prefix`` is set), checked to share one input
-    encoding; an explicit ``--proba`` is refused for boosting, which has no predict_proba.
+    encoding; an explicit ``--proba`` is refused for boosting, which has no predict_proba
+    (and ``--no-proba`` is its default).
     A bagged committee exports its predict_proba where a tree would
     (:attr:`ExportOptions.wants_proba`: by default with ``--missing c45``, under
     ``--missing none`` only with ``--proba``); its trees keep theirs either way, for the
     vote adds them."""
+    if c.method == "boost" and opts.proba is False:
+        # What a boosted committee's C is anyway (its vote has no predict_proba): its
+        # trees keep the distributions their --missing c45 rule sums, as by default.
+        opts = replace(opts, proba=None)
     assert opts.prefix is not None
     opts.check_distributions()  # before its trees: a bagged one's are lowered with --proba
     if opts.proba and c.method == "boost":

@@ -26,16 +26,14 @@ from treegen.firmware.objinfo import ObjectInfo, object_info
 from treegen.firmware.sources import AVR_DIR, CORTEX_M_DIR, RISCV_DIR, examples_dir
 from treegen.firmware.targets import COMMON_CFLAGS, Target
 from treegen.firmware.vectors import vectors_c
-from treegen.verify.build import CApi
+from treegen.verify.build import CApi, error_line
 
 _AVR_CRASH = (b"avr_sadly_crashed", b"avr_gdb_init")  # the crash, or the GDB server after it
 
 
 def _first_error(text: str) -> str:
-    for line in text.splitlines():
-        if "error" in line or "undefined reference" in line or "overflow" in line:
-            return line.strip()
-    return (text.strip().splitlines() or ["(no message)"])[-1]
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    return error_line(lines, lines[-1] if lines else "(no message)")
 
 
 def _compile(t: Target, args: list[str], cwd: Path, what: str = "building the firmware") -> str:

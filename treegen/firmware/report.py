@@ -31,6 +31,23 @@ def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> Ob
     return compile_predict(t, prefix, d, write_export(files, d))[1]
 
 
+def _smaller(rendered: Rendered) -> str:
+    """The options that make the C smaller (docs/exporting.md) and that this export does
+    not use yet, as a clause; a ruleset has only the input type (one style, one
+    missing-value rule)."""
+    opts, ruleset = rendered.opts, rendered.kind.name == "ruleset"
+    unused = [
+        option
+        for option, used in (
+            ("--style table", ruleset or opts.style == "table"),
+            ("--missing none", ruleset or opts.missing == "none"),
+            ("an integer --input-type", opts.input_type not in ("float", "double")),
+        )
+        if not used
+    ]
+    return f"; smaller C: {', '.join(unused)}" if unused else ""
+
+
 def report_text(
     value: Any,
     rendered: Rendered,
@@ -50,6 +67,7 @@ def report_text(
     ]
     rows: list[list[str]] = []
     missing: list[str] = []
+    over: list[str] = []  # chips whose flash predict.o alone outgrows
     X = kind.rows(value, rendered.lowered, opts, [], n_random, 0, Report()) if chosen else None
     with tempfile.TemporaryDirectory(prefix="treegen-report-") as tmp:
         for name in names:
@@ -80,6 +98,13 @@ def report_text(
                         + ([""] if chosen else [])
                     )
                     continue
+            if t.flash and info.flash > t.flash:
+                # The row's chip is named: a number above its flash, unremarked, read
+                # as if it fitted (verify --on says so only when it runs).
+                over.append(
+                    f"{t.title.split(' (')[0]}: predict.o's {info.flash} bytes of flash are "
+                    f"more than the chip's {t.flash}{_smaller(rendered)}"
+                )
             stack = "dynamic" if info.stack is None else str(info.stack)
             row = [t.title, str(info.flash), str(info.ram), stack, ", ".join(info.helpers) or "-"]
             rows.append(row + ([counts] if chosen else []))
@@ -102,5 +127,5 @@ def report_text(
     )
     if missing:
         out.append(f"not installed: {', '.join(dict.fromkeys(missing))}")
-    out += [f"note: {note}" for note in rendered.notes]
+    out += [f"note: {note}" for note in [*over, *rendered.notes]]
     return "\n".join(out) + "\n"

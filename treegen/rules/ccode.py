@@ -256,6 +256,23 @@ def _test(enc: Encoding, t: RuleTest) -> Test:
     return Test(form, t.feature, keyed=keyed, missing=kind, cmp=CMP[t.op], threshold=threshold)
 
 
+def _tested(tests: tuple[RuleTest, ...]) -> list[RuleTest]:
+    """The tests a rule's C makes: a folded condition that asks only for a known value
+    is left out where another test of its feature (which a missing value fails too)
+    comes before it or is no such test, so that no rule tests "x[i] != MISSING" twice
+    (gcc -Wlogical-op: "logical 'and' of equal expressions")."""
+    return [
+        t
+        for i, t in enumerate(tests)
+        if t.op != "known"
+        or not any(
+            u.feature == t.feature and (u.op != "known" or j < i)
+            for j, u in enumerate(tests)
+            if j != i
+        )
+    ]
+
+
 def rules_view(rir: RuleIR) -> RulesSource:
     """The view predict_rules.c.j2 renders: one if per rule, its conditions' forms."""
     frame = rir.frame
@@ -264,7 +281,7 @@ def rules_view(rir: RuleIR) -> RulesSource:
         RuleView(
             r.number,
             "; ".join(t.text for t in r.tests),
-            tuple(_test(enc, t) for t in r.tests),
+            tuple(_test(enc, t) for t in _tested(r.tests)),
             r.cls,
             comment_text(frame.classes[r.cls]),
         )

@@ -228,10 +228,8 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
             option="--cc" if cc else None,
         ) from None
     if r.returncode != 0:
-        first = next(
-            (x for x in (r.stderr + r.stdout).splitlines() if x.strip()),
-            f"exit status {r.returncode}",
-        )
+        lines = [x.strip() for x in (r.stderr + r.stdout).splitlines() if x.strip()]
+        first = error_line(lines, lines[0] if lines else f"exit status {r.returncode}")
         raise EmitError(
             f"compiling the exported C with {compiler[0]} failed: {first}",
             option="--cc" if cc else None,
@@ -251,6 +249,16 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
         raise EmitError(
             f"cannot load the compiled C ({lib.name}): {exc}", option="--cc" if cc else None
         ) from None
+
+
+_ERROR_MARKS = ("error", "undefined reference", "overflow")
+
+
+def error_line(lines: list[str], fallback: str) -> str:
+    """The compiler's (or linker's) line to quote in a one-line error: the first that
+    reports an error, else ``fallback``.  gcc and clang put context first ("In file
+    included from ...,"), which alone does not say what went wrong."""
+    return next((x for x in lines if any(m in x for m in _ERROR_MARKS)), fallback)
 
 
 def _suffix() -> str:
