@@ -52,7 +52,7 @@ from treegen.trainer.prepare import prepare
 
 # Imported where used, not here: the kinds' registry (it loads codegen's export
 # options), the committees and evaluation are not needed by a plain
-# `treegen --quiet train`, whose start-up they lengthened (issue 36).
+# `treegen --quiet train`, whose start-up they lengthened.
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file (a row's instance "
@@ -110,16 +110,18 @@ def run_train(args: argparse.Namespace) -> int:
         kept.rows(ds.n_rows)
         # The trainer's objects (tree nodes, model nodes, options) form no reference
         # cycles; at 100k rows the collector ran about 100 times over them.
+        n_rows = ds.n_rows
         with collection_paused():
             model: Any
-            if quiet and _one_tree(args):
+            prepared = None
+            if _one_tree(args) and test_ds is None:
                 # Nothing reads the data after training: its float64 matrix goes as the
                 # trainer copies it (at 1M rows of 20 attributes, 160 MB, which was held
-                # beside the context's tables).
+                # beside the context's tables).  The training errors are counted from
+                # the context's own tables (trainer/errcount.py), kept for that.
                 prepared = prepare(ds, opts, spend=True)
                 del ds
-                model = grow_prepared(prepared, progress=progress.nodes)
-                del prepared
+                model = grow_prepared(prepared, progress=progress.nodes, keep_data=not quiet)
             else:
                 model = training_function(args, opts, progress)(ds)
             progress.update("writing", nodes=model.size)
@@ -130,9 +132,15 @@ def run_train(args: argparse.Namespace) -> int:
         if not quiet:
             kind = _kind(model)
             progress.update("counting training errors")
-            errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
+            if prepared is not None:
+                from treegen.trainer.errcount import training_errors
+
+                errors = training_errors(model, prepared.ctx)
+            else:
+                errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
+        del prepared
     if not quiet:
-        percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
+        percent = 100.0 * errors / n_rows if n_rows else 0.0
         pruned = "pruned" if args.prune else "unpruned"
         if kind.name == "committee":
             from treegen.committee.core import ADJECTIVE
@@ -151,7 +159,7 @@ def run_train(args: argparse.Namespace) -> int:
         note(
             args,
             f"treegen: wrote {output}: {what}, "
-            f"{counted(errors, 'training error')} ({percent:.1f}%) on {counted(ds.n_rows, 'row')}",
+            f"{counted(errors, 'training error')} ({percent:.1f}%) on {counted(n_rows, 'row')}",
         )
         if test_ds is not None:
             if kind.name == "committee":

@@ -143,10 +143,12 @@ def grow_prepared(
     engine: Engine = "level",
     progress: Progress | None = None,
     case_order: CaseOrder = "auto",
+    keep_data: bool = False,
 ) -> Model:
     """The tree :func:`train` grows and prunes from :func:`prepare`'s ``p``.  The C
     pruner spends the context's classes, values and codes (prune_native's ``spend``):
-    nothing may read ``p.ctx``'s data afterwards."""
+    nothing may read ``p.ctx``'s data afterwards, unless ``keep_data`` (for
+    :func:`~treegen.trainer.errcount.training_errors`)."""
     opts, ctx = p.opts, p.ctx
     ctx.presort()  # prepare() left it for after the data could go
     j48 = opts.flavor == "j48"
@@ -178,7 +180,7 @@ def grow_prepared(
             # Nothing reads the context's data after the walk: it lets them go once
             # it has read them (a tree the walk declines keeps them).
             with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
-                nodes = prune_native(ctx, tree, float(opts.cf), spend=True)
+                nodes = prune_native(ctx, tree, float(opts.cf), spend=not keep_data)
         root = tree.to_tnodes() if nodes is None else None
     else:
         # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).

@@ -104,31 +104,31 @@ def prune_flat(
         walk_c, first_arg, coeff = mod.prune_j48, cf, ErrorBound(cf, "j48").coeff
     else:
         walk_c, first_arg, coeff = mod.prune_c45, ErrorBound(cf, "c45").log_cf, coeff_c45(cf)
+    # The classes from the narrow ones (ctx.y would make and keep an 8-byte copy): the
+    # list below is the only holder of this one, which the walk lets go once copied.
     data: list[npt.NDArray[Any]] = [
-        np.ascontiguousarray(ctx.y, dtype=np.int64),
+        ctx.y_small.astype(np.int64),
         np.ascontiguousarray(ctx.cvals, dtype=ctx.dtype),
         np.ascontiguousarray(ncodes),
     ]
     code_size = ncodes.dtype.itemsize
-    given: tuple[npt.NDArray[Any] | None, ...] = (*data, None)
+    given: tuple[None, ...] = (None, None, None)
     if spend:
         # The list is the only holder left: the walk empties it once it has read them.
-        held = (ctx.y, ctx.cvals, ctx.ncodes)
-        ctx.y, ctx.cvals, ctx.ncodes = (np.zeros((0,) * a.ndim, a.dtype) for a in held)
+        held = (ctx.cvals, ctx.ncodes)
+        ctx.cvals, ctx.ncodes = (np.zeros((0,) * a.ndim, a.dtype) for a in held)
+        ctx.y = np.zeros(0, dtype=np.intp)
         # Nor does anything read growth's narrow classes (remade below where the walk
         # declines) or the weights array the Python pruner scales (made on next use).
         ctx.y_small = np.zeros(0, dtype=ctx.y_small.dtype)
         ctx.drop_weights()
         del held, ncodes
-        given = (None, None, None)
     done = walk_c(
         first_arg,
         coeff,
         ctx.n_rows,
         ctx.n_classes,
-        given[0],
-        given[1],
-        given[2],
+        *given,
         code_size,
         kind8,
         attr_pos,
@@ -146,9 +146,8 @@ def prune_flat(
         rec.updated,
         _MAX_NATIVE_DEPTH,
         ctx.case_weights,
-        data if spend else None,
+        data,
     )
-    del given
     if spend and data:  # the walk declined before reading them: the context's again
         ctx.y, ctx.cvals, ctx.ncodes = data
         ctx.y_small = ctx.y.astype(ctx.y_small.dtype)
