@@ -180,7 +180,7 @@ def grow_prepared(
             # Nothing reads the context's data after the walk: it lets them go once
             # it has read them (a tree the walk declines keeps them).
             with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
-                nodes = prune_native(ctx, tree, float(opts.cf), spend=not keep_data)
+                nodes = prune_native(ctx, tree, float(opts.cf), spend=True, keep_data=keep_data)
         root = tree.to_tnodes() if nodes is None else None
     else:
         # Depth first: also where a --subsets growth leaks MINOBJS (subsets.leaking_attribute).

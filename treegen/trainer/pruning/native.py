@@ -273,7 +273,7 @@ def _write_back(order: list[TNode], kind: IntArray, rec: NodeRecords) -> None:
 
 
 def prune_native(
-    ctx: Context, tree: FlatTree, cf: float, spend: bool = False
+    ctx: Context, tree: FlatTree, cf: float, spend: bool = False, keep_data: bool = False
 ) -> tuple[Node, ...] | None:
     """The pruned tree (either flavour) by the C pruner, straight to model nodes.
 
@@ -283,7 +283,8 @@ def prune_native(
     deeper than its recursion allows): the caller then prunes in Python.
     ``spend``: as :func:`prune_flat`'s (the context's data let go during the walk),
     and where the walk takes the tree, its Factors and depths go too (only
-    :meth:`FlatTree.to_tnodes` reads them).
+    :meth:`FlatTree.to_tnodes` reads them); with ``keep_data`` only the latter (the
+    context keeps its data: trainer/errcount.py reads them).
     """
     walks = native.cprune is not None and ctx.n_classes <= MAX_CLASSES
     if spend and walks and int(tree.depth[: tree.n].max()) < _MAX_NATIVE_DEPTH:
@@ -304,7 +305,7 @@ def prune_native(
         tree.count[:n],
         tree.subsets,
     )
-    rec = prune_flat(ctx, cf, grown, spend=spend)
+    rec = prune_flat(ctx, cf, grown, spend=spend and not keep_data)
     if rec is None:
         return None
     return model_nodes(tree, rec)
