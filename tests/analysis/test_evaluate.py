@@ -113,6 +113,24 @@ def test_confusion_layout() -> None:
     )
 
 
+def test_confusion_widens_for_counts_release8_runs_together() -> None:
+    """From 10,000 cases Release 8's five-wide columns would print "3706421924622235";
+    every column widens to keep a blank before the largest count."""
+    matrix = np.array([[370642, 19246, 0], [22, 9999, 10000], [0, 0, 1]], dtype=np.int64)
+    text = format_confusion(matrix, ("k0", "k1", "k2"))
+    assert text == (
+        "\n\n"
+        "\t    (a)    (b)    (c)\t<-classified as\n"
+        "\t ------ ------ ------\n"
+        "\t 370642  19246       \t(a): class k0\n"
+        "\t     22   9999  10000\t(b): class k1\n"
+        "\t                    1\t(c): class k2\n"
+        "\n"
+    )
+    # Up to 9,999 the columns are Release 8's.
+    assert "\t  (a)  (b)\t" in format_confusion(np.full((2, 2), 9999, dtype=np.int64), ("x", "y"))
+
+
 def test_confusion_rows_stay_one_line_each() -> None:
     """A class name holding a newline or tab prints as show prints it (<U+XXXX>)."""
     text = format_confusion(np.eye(2, dtype=np.int64), ("two\nlines", "tab\there"))

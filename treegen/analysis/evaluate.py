@@ -184,15 +184,19 @@ def format_confusion(matrix: npt.NDArray[np.int64], classes: tuple[str, ...]) ->
     Zero cells are blank.  Returns '' above :data:`MAX_MATRIX_CLASSES`
     classes, where Release 8 prints none either.  Class names as the printouts show
     them (:func:`~treegen.data.dataset.printed_name`: a newline would break a row).
+    Release 8's columns are five wide, so from 10,000 cases on its counts run into each
+    other ("3706421924622235"); here every column then widens to keep a blank before
+    the largest count (Release 8's bytes wherever its columns hold the counts).
     """
     k = len(classes)
     if k > MAX_MATRIX_CLASSES:
         return ""
+    width = max(5, len(str(int(matrix.max(initial=0)))) + 1)
     letters = [chr(ord("a") + i) for i in range(k)]
-    lines = ["\n\n\t" + "".join(f"  ({c})" for c in letters) + "\t<-classified as"]
-    lines.append("\t" + " ----" * k)
+    lines = ["\n\n\t" + "".join(f"({c})".rjust(width) for c in letters) + "\t<-classified as"]
+    lines.append("\t" + (" " + "-" * (width - 1)) * k)
     for row in range(k):
-        cells = "".join(f"{int(v):5d}" if v else "     " for v in matrix[row])
+        cells = "".join(f"{int(v):{width}d}" if v else " " * width for v in matrix[row])
         lines.append(f"\t{cells}\t({letters[row]}): class {printed_name(classes[row])}")
     return "\n".join(lines) + "\n\n"
 
