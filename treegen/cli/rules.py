@@ -32,6 +32,7 @@ def run_rules(args: argparse.Namespace) -> int:
     # Imported here: every command builds this module's parser.
     from treegen.model.core import Model
     from treegen.model.options import ModelOptions
+    from treegen.model.optnames import FLAGS
     from treegen.rules.file import save_ruleset
     from treegen.rules.generate import generalise, select, unpruned_options
     from treegen.rules.grown import GrownTree, context_values
@@ -62,7 +63,7 @@ def run_rules(args: argparse.Namespace) -> int:
         # The growth reads the trainer's context; the rules read the same values from
         # the context's tables once the tree is grown (context_values), so the file's
         # table goes before the growth and no copy of it is held through the growth.
-        prepared, source = prepare(ds, opts), ds.source
+        prepared, source = prepare(ds, opts, names=FLAGS), ds.source
         del ds
         # The grower's objects form no reference cycles (train pauses the collector too).
         with collection_paused():

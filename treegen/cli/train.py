@@ -32,6 +32,7 @@ from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import (
     add_train_options,
     check_train_args,
+    option_names,
     training_function,
 )
 from treegen.data.atomic import write_text_atomic
@@ -116,7 +117,7 @@ def run_train(args: argparse.Namespace) -> int:
                 # Nothing reads the data after training: its float64 matrix goes as the
                 # trainer copies it (at 1M rows of 20 attributes, 160 MB, which was held
                 # beside the context's tables).
-                prepared = prepare(ds, opts, spend=True)
+                prepared = prepare(ds, opts, spend=True, names=option_names(args))
                 del ds
                 model = grow_prepared(prepared, progress=progress.nodes)
                 del prepared
