@@ -388,12 +388,18 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
                     f"would overwrite the input file {f}; choose another", option="-o/--output"
                 )
     if command in _MODEL_WRITERS and outputs:
-        # A slip of the name (-o test.csv): a model replaces a model, or a file of no
-        # kind known, never data, a pickle or C source that the command did not read.
-        kind = file_kind(outputs[0])
-        if kind is not None and kind.role != "model":
-            raise UsageError(
-                f"{outputs[0]} is {kind.name}; a model would replace it "
-                "(choose another name, or remove it first)",
-                option="-o/--output",
-            )
+        refuse_to_replace(outputs[0], "model", "a model")
+
+
+def refuse_to_replace(path: str, role: str, what: str) -> None:
+    """A usage error when ``path`` holds a file of another kind than ``role`` ("model",
+    "data"), which ``what`` ("a model") would replace: a slip of the name (``train -o
+    test.csv``, ``synth -o golf.tree``).  A model replaces a model, data replaces data,
+    either replaces a file of no kind known; never a pickle or C source."""
+    kind = file_kind(path)
+    if kind is not None and kind.role != role:
+        raise UsageError(
+            f"{path} is {kind.name}; {what} would replace it "
+            "(choose another name, or remove it first)",
+            option="-o/--output",
+        )
