@@ -336,13 +336,13 @@ _MODEL_WRITERS = ("train", "rules", "import-sklearn", "import-xgboost", "import-
 
 def _files_read(path: str, command: str | None) -> list[str]:
     """The files reading ``path`` opens: C4.5 DATA is its .names and cases files (and, for
-    train, the STEM.test beside them)."""
+    train and rules, the STEM.test beside them)."""
     if detect_format(path) != "c45":
         return [path]
     # (here: the evaluation module is not needed by a train on other files)
     from treegen.analysis.evaluate import test_set_beside
 
-    test = test_set_beside(path) if command == "train" else None
+    test = test_set_beside(path) if command in ("train", "rules") else None
     return [path, *c45_paths(path), *([test] if test else [])]
 
 
