@@ -24,7 +24,7 @@ RUNS = [
     ("crx/crx.data", []),
     ("crx/crx.arff", ["--flavor", "j48", "-m", "3"]),
     ("crx/crx.data", ["--subsets", "-c", "0.1"]),
-    ("soybean-r8/soybean-r8.arff", ["--flavor", "j48", "--no-prune", "--criterion", "gain"]),
+    ("soybean-r8/soybean-r8.arff", ["--flavor", "j48", "--no-prune", "-m", "1"]),
 ]
 EXPORTS = [
     ["--style", "ifs"],

@@ -52,9 +52,9 @@ def test_pandas_missing_labels_name_y() -> None:
 
 def test_training_options_of_the_wrong_type_name_the_option() -> None:
     X, y = _arrays()
-    with pytest.raises(TrainError, match="--cf: must be a number"):
+    with pytest.raises(TrainError, match="^cf: must be a number"):
         treegen.train(X, y, cf="x")  # type: ignore[typeddict-item]
-    with pytest.raises(TrainError, match="--min-gain-ratio: must be a number"):
+    with pytest.raises(TrainError, match="^min_gain_ratio: must be a number"):
         treegen.train(X, y, min_gain_ratio=None)  # type: ignore[typeddict-item]
     with pytest.raises(TrainError, match="^options: must be a TrainOptions"):
         treegen.train(X, y, options={"cf": 0.1})  # type: ignore[arg-type]
@@ -74,11 +74,11 @@ def test_switches_that_are_not_bools_are_refused_not_read_as_truth_values() -> N
     """subsets="no" trained with --subsets (bool("no")), prune=[] unpruned; the
     estimator's parameters go through the same check."""
     X, y = _arrays()
-    with pytest.raises(TrainError, match=r"^--subsets: must be True or False, got 'no'$"):
+    with pytest.raises(TrainError, match=r"^subsets: must be True or False, got 'no'$"):
         treegen.train(X, y, subsets="no")  # type: ignore[typeddict-item]
-    with pytest.raises(TrainError, match=r"^--prune: must be True or False, got \[\]$"):
+    with pytest.raises(TrainError, match=r"^prune: must be True or False, got \[\]$"):
         treegen.train(X, y, prune=[])  # type: ignore[typeddict-item]
-    with pytest.raises(treegen.TreegenError, match="--subsets: must be True or False"):
+    with pytest.raises(treegen.TreegenError, match="^subsets: must be True or False"):
         treegen.C45Classifier(subsets=1).fit(X, y)  # type: ignore[arg-type]
     assert treegen.train(X, y, subsets=np.bool_(True)).value.options.training.subsets
 
@@ -109,13 +109,15 @@ def test_a_value_beyond_float32_is_refused_for_c45_as_in_a_file(tmp_path: Path) 
 
 def test_subsets_has_no_j48_counterpart() -> None:
     """Release 8's -s under J48's arithmetic is a hybrid no reference defines: refused
-    by the API and the estimator as by the CLI, with the same one-line error."""
+    by the API and the estimator as by the CLI: one rule, each naming the option its way."""
     X, y = _arrays()
-    with pytest.raises(TrainError, match="^--subsets: is Release 8's -s .*J48"):
+    with pytest.raises(
+        TrainError, match="^subsets: is Release 8's -s .*J48.*use it with flavor='c45'$"
+    ):
         treegen.train(X, y, flavor="j48", subsets=True)
-    with pytest.raises(TrainError, match="^--subsets: is Release 8's -s"):
+    with pytest.raises(TrainError, match="^subsets: is Release 8's -s"):
         treegen.train(f"{GOLF}.names", flavor="j48", subsets=True, bag=2)
-    with pytest.raises(ValueError, match="--subsets: is Release 8's -s"):
+    with pytest.raises(ValueError, match="^subsets: is Release 8's -s"):
         treegen.C45Classifier(flavor="j48", subsets=True).fit(X, y)
     # each alone trains
     assert treegen.train(X, y, subsets=True).size >= 1
@@ -145,7 +147,7 @@ def test_train_rules_names_an_unknown_keyword() -> None:
     # train's option, not train_rules': was "_dataset() got multiple values for 'flavor'"
     with pytest.raises(TrainError, match="unknown keyword 'flavor'.*min_cases"):
         treegen.train_rules(X, y, flavor="j48")  # type: ignore[call-arg]
-    with pytest.raises(TrainError, match="--cf: must be a number"):
+    with pytest.raises(TrainError, match="^cf: must be a number"):
         treegen.train_rules(X, y, cf="x")  # type: ignore[arg-type]
 
 
@@ -444,3 +446,80 @@ def test_a_file_of_the_wrong_kind_is_named_as_the_cli_names_it(tmp_path: Path) -
         with pytest.raises(UsageError) as info:
             call()
         assert str(info.value) == message
+
+
+# (the API's keywords, the command line's flags, the message both start with once the
+# option is named): each rule lives once and is told the caller's names.
+_BOTH_WAYS = [
+    (
+        {"flavor": "j48", "subsets": True},
+        ["--flavor", "j48", "--subsets"],
+        ("subsets: ", "--subsets: "),
+        ("use it with flavor='c45'", "use it with --flavor c45"),
+    ),
+    (
+        {"flavor": "j48", "criterion": "gain"},
+        ["--flavor", "j48", "--criterion", "gain"],
+        ("criterion: ", "--criterion: "),
+        ("use it with flavor='c45'", "use it with --flavor c45"),
+    ),
+    (
+        {"prune": "reduced-error", "folds": 50},
+        ["--prune", "reduced-error", "--folds", "50"],
+        ("folds: ", "--folds: "),
+        ("fewer than 50 folds", "fewer than 50 folds"),
+    ),
+    (
+        {"prune": "reduced-error", "boost": 2},
+        ["--prune", "reduced-error", "--boost", "2"],
+        ("prune: ", "--prune: "),
+        ("(not prune='reduced-error')", "(not --prune reduced-error)"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("keywords", "argv", "starts", "says"), _BOTH_WAYS)
+def test_errors_name_the_keyword_in_python_and_the_flag_on_the_command_line(
+    keywords: dict[str, object],
+    argv: list[str],
+    starts: tuple[str, str],
+    says: tuple[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``treegen.train(folds=50)`` was told about ``--folds``, a flag it never typed:
+    the API's errors name its keywords, the command line's its flags."""
+    from support.cli import run_cli
+
+    with pytest.raises(TrainError) as err:
+        treegen.train(f"{GOLF}.names", **keywords)  # type: ignore[arg-type]
+    message = str(err.value)
+    assert message.startswith(starts[0]) and says[0] in message and "--" not in message
+    code, _, stderr = run_cli(
+        capsys, "train", f"{GOLF}.names", *argv, "-o", str(tmp_path / "m.tree")
+    )
+    assert code == 2 and stderr.startswith(f"treegen: error: {starts[1]}")
+    assert says[1] in stderr and stderr.count("\n") == 1
+    assert not (tmp_path / "m.tree").exists()
+
+
+def test_cv_names_its_own_reduced_error_folds_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """``treegen cv``'s reduced-error folds are ``--prune-folds`` (its ``--folds`` are the
+    cross-validation's): the trainer's error names that flag."""
+    from support.cli import run_cli
+
+    code, _, err = run_cli(
+        capsys, "cv", f"{GOLF}.names", "--folds", "2", "--prune", "reduced-error",
+        "--prune-folds", "50",
+    )  # fmt: skip
+    assert code == 2 and err.startswith("treegen: error: --prune-folds: ")
+    assert "fewer than 50 folds" in err
+
+
+def test_the_estimator_names_its_parameters() -> None:
+    """C45Classifier's parameters are the API's keywords: its errors name them."""
+    X, y = _arrays()
+    with pytest.raises(ValueError, match="^criterion: is Release 8's -g .*flavor='c45'$"):
+        treegen.C45Classifier(flavor="j48", criterion="gain").fit(X, y)
+    with pytest.raises(ValueError, match="^cf: must be between 0 and 1"):
+        treegen.C45Classifier(cf=1.5).fit(X, y)

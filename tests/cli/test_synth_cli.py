@@ -166,3 +166,59 @@ def test_c45_output_is_both_files_or_neither(tmp_path: Path) -> None:
     p = run_process("synth", "-o", "d.names", cwd=tmp_path)
     assert_one_line_error(p, "d.data: is a folder")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.data"]
+
+
+@pytest.mark.parametrize("given", ["d.names", "d.data", "d"])
+def test_c45_output_names_both_files_it_writes(
+    given: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-o d.data`` wrote d.names too and said "wrote d.names and .data": the note now
+    names both files, whichever of the two (or the stem) -o gave."""
+    from support.cli import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.data").write_text("an old data file, replaced\n")
+    fmt = ["--format", "c45"] if given == "d" else []
+    code, out, err = run_cli(capsys, "synth", "-o", given, *fmt, "--rows", "5")
+    assert code == 0 and out == ""
+    assert err.startswith("treegen: wrote d.names and d.data: 5 rows, ")
+    assert read_dataset(str(tmp_path / "d.names")).n_rows == 5
+
+
+@pytest.mark.parametrize(
+    ("argv", "kind", "victim"),
+    [
+        (["-o", "d.names"], "a treegen model file", "d.data"),  # the second file
+        (["-o", "d.data"], "a treegen model file", "d.names"),
+        (["-o", "m.csv"], "a treegen model file", "m.csv"),
+        (["-o", "predict.c", "--format", "arff"], "a C source file", "predict.c"),
+    ],
+)
+def test_no_dataset_replaces_a_model_or_c_source(
+    argv: list[str],
+    kind: str,
+    victim: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As no model replaces data (``train -o test.csv``), no dataset replaces a model or
+    C source, the second file of a C4.5 pair included; nothing is written."""
+    from support.cli import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    golf = PACKAGE_ROOT / "tests" / "data" / "reference" / "golf" / "golf.names"
+    code, _, _ = run_cli(capsys, "-q", "train", str(golf), "-o", "model.tree")
+    assert code == 0
+    content = (
+        (tmp_path / "model.tree").read_text()
+        if kind.endswith("model file")
+        else "#include <stdint.h>\nint f(void);\n"
+    )
+    (tmp_path / "model.tree").unlink()
+    (tmp_path / victim).write_text(content)
+    code, _, err = run_cli(capsys, "synth", *argv, "--rows", "5")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"treegen: error: -o/--output: {victim} is {kind}; a dataset would")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [victim]
+    assert (tmp_path / victim).read_text() == content

@@ -126,13 +126,13 @@ def test_bag_trains_each_tree_on_its_bag() -> None:
 
 def test_bad_rounds_and_seeds_are_refused() -> None:
     ds = synthetic.generate(synthetic.random_spec(1))
-    with pytest.raises(TrainError, match="--boost"):
+    with pytest.raises(TrainError, match="^boost: "):
         boost(ds, C45, 0)
-    with pytest.raises(TrainError, match="--bag"):
+    with pytest.raises(TrainError, match="^bag: "):
         bag(ds, C45, True)  # type: ignore[arg-type]
-    with pytest.raises(TrainError, match="--bag-seed"):
+    with pytest.raises(TrainError, match="^bag_seed: "):
         bag(ds, C45, 2, seed=2**63)
-    with pytest.raises(TrainError, match="--prune"):
+    with pytest.raises(TrainError, match="^prune: .*not prune='reduced-error'"):
         boost(ds, TrainOptions(flavor="j48", pruning="reduced-error"), 3)
 
 

@@ -178,7 +178,7 @@ def test_export_c_is_the_models_export(tmp_path: Path) -> None:
 
 def test_errors_are_treegen_errors_and_value_errors() -> None:
     X, y = _arrays()
-    with pytest.raises(treegen.TreegenError, match="min-cases") as info:
+    with pytest.raises(treegen.TreegenError, match="^min_cases: ") as info:
         treegen.C45Classifier(min_cases=0).fit(X, y)
     assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError, match="not fitted"):

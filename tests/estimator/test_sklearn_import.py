@@ -6,6 +6,7 @@ threshold and on NaN."""
 from __future__ import annotations
 
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -299,24 +300,33 @@ def _tampered(change):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda s: s["nodes"]["left_child"].__setitem__(0, 0), "node 0 is reached twice"),
+        (lambda s: s["nodes"]["left_child"].__setitem__(0, 0), "tree_: node 0 is reached twice"),
         (
             lambda s: s["nodes"]["right_child"].__setitem__(0, s["nodes"]["left_child"][0]),
             "is reached twice",
         ),
-        (lambda s: s["nodes"]["left_child"].__setitem__(0, 10**6), "a child 1000000 of"),
-        (lambda s: s["nodes"]["feature"].__setitem__(0, 99), "node 0 tests feature 99 of 4"),
-        (lambda s: s["nodes"]["feature"].__setitem__(0, -5), "node 0 tests feature -5 of 4"),
-        (lambda s: s["values"].__setitem__(slice(None), np.nan), "is not finite"),
-        (lambda s: s["nodes"]["threshold"].__setitem__(0, np.nan), "threshold is NaN"),
+        (lambda s: s["nodes"]["left_child"].__setitem__(0, 10**6), "tree_: a child 1000000 of"),
+        (
+            lambda s: s["nodes"]["feature"].__setitem__(0, 99),
+            "tree_.feature[0] is 99, of 4 features",
+        ),
+        (
+            lambda s: s["nodes"]["feature"].__setitem__(0, -5),
+            "tree_.feature[0] is -5, of 4 features",
+        ),
+        (
+            lambda s: s["values"].__setitem__(slice(None), np.nan),
+            "tree_.value[1] (a leaf's value) is not finite",
+        ),
+        (lambda s: s["nodes"]["threshold"].__setitem__(0, np.nan), "tree_.threshold[0] is NaN"),
         # The node weights a single tree's inline top is chosen by.
         (
             lambda s: s["nodes"]["weighted_n_node_samples"].__setitem__(2, -1.0),
-            "node weights are not one finite, non-negative number per node",
+            "tree_.weighted_n_node_samples: not one finite, non-negative number per node",
         ),
         (
             lambda s: s["nodes"]["weighted_n_node_samples"].__setitem__(0, np.inf),
-            "node weights are not one finite, non-negative number per node",
+            "tree_.weighted_n_node_samples: not one finite, non-negative number per node",
         ),
     ],
 )
@@ -420,3 +430,93 @@ def test_a_warm_start_forest_refitted_on_other_classes_is_refused_in_one_line(
     code, stdout, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
     assert code == 2 and stdout == "" and err.count("\n") == 1, err
     assert "classes and the forest has 2" in err and "warm_start" in err and not out.exists()
+
+
+def _boosted_and_forest():  # type: ignore[no-untyped-def]
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+
+    X = np.random.default_rng(0).normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    return (
+        X,
+        y,
+        {
+            "gb": GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y),
+            "gbr": GradientBoostingRegressor(n_estimators=3, max_depth=2, random_state=0).fit(
+                X, X[:, 0]
+            ),
+            "rf": RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y),
+            # (labels no stump fits: AdaBoost stops after a perfect first tree)
+            "ada": AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, X[:, 0] + X[:, 1] > 0),
+            "hist": HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y),
+        },
+    )
+
+
+def _nan_at(est, where: str) -> None:  # type: ignore[no-untyped-def]
+    """Set NaN at ``where``: "value" (the first leaf's value) or "threshold" (the root's)
+    of the estimator's second tree, or the learning rate or an AdaBoost weight."""
+    name = type(est).__name__
+    if where == "learning_rate":
+        est.learning_rate = float("nan")
+    elif where == "estimator_weights_":
+        est.estimator_weights_[2] = np.nan
+    elif name.startswith("Hist"):
+        nodes = est._predictors[1][0].nodes
+        leaf = int(np.flatnonzero(nodes["is_leaf"])[0])
+        if where == "value":
+            nodes["value"][leaf] = np.nan
+        else:
+            nodes["num_threshold"][0] = np.nan
+    else:
+        member = est.estimators_[1, 0] if est.estimators_.__class__ is np.ndarray else None
+        tree = (member if member is not None else est.estimators_[1]).tree_
+        state = dict(tree.__getstate__())
+        state["nodes"], state["values"] = state["nodes"].copy(), state["values"].copy()
+        if where == "value":
+            leaf = int(np.flatnonzero(state["nodes"]["left_child"] == -1)[0])
+            state["values"][leaf] = np.nan
+        else:
+            state["nodes"]["threshold"][0] = np.nan
+        tree.__setstate__(state)
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "named"),
+    [
+        ("gb", "threshold", "estimators_[1, 0].tree_.threshold[0] is NaN"),
+        ("gb", "value", "estimators_[1, 0].tree_.value[1] (a leaf's value) is not finite"),
+        ("gb", "learning_rate", "learning_rate nan is not a finite number"),
+        ("gbr", "threshold", "estimators_[1, 0].tree_.threshold[0] is NaN"),
+        ("gbr", "learning_rate", "learning_rate nan is not a finite number"),
+        ("rf", "threshold", "estimators_[1].tree_.threshold[0] is NaN"),
+        ("ada", "threshold", "estimators_[1].tree_.threshold[0] is NaN"),
+        ("ada", "estimator_weights_", "estimator_weights_[2] is not finite"),
+        ("hist", "threshold", "_predictors[1][0]: node 0's threshold is NaN"),
+        ("hist", "value", "_predictors[1][0]: node 1's leaf value is not finite"),
+    ],
+)
+def test_nan_in_an_ensemble_is_named_where_it_is(
+    kind: str, where: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GradientBoosting file with NaN in its second tree was refused as "node 0's
+    threshold is NaN" (which of its trees?), a NaN learning rate as "a leaf value of node
+    1 is not finite": now the file and the place in the estimator, as the XGBoost and
+    LightGBM readers name a path or a line."""
+    _, _, models = _boosted_and_forest()
+    est = models[kind]
+    _nan_at(est, where)
+    pkl = tmp_path / f"{kind}.pkl"
+    pkl.write_bytes(pickle.dumps(est))
+    code, out, err = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(tmp_path / "m.trees"))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err == f"treegen: error: {pkl}: the estimator is inconsistent: {named}\n"
+    assert not (tmp_path / "m.trees").exists()
+    with pytest.raises(UsageError, match=re.escape(named)):
+        treegen.from_sklearn(est)

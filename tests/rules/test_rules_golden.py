@@ -101,6 +101,36 @@ def test_eval_on_test_set_equals_release8(name: str, tmp_path: Path) -> None:
     assert out.getvalue() == ref[ref.index("\n\nEvaluation on test data") :]
 
 
+def _u_ref(name: str) -> str:
+    """c4.5rules -u's output from "Final rules" on: the training block, then the test's."""
+    ref = (REF / name / "c45rules_u.out").read_text()
+    return ref[ref.index("\nFinal rules") :]
+
+
+@pytest.mark.parametrize("name", TEST_SETS)
+def test_cli_rules_evaluates_stem_test_as_release8_u(name: str, tmp_path: Path) -> None:
+    """``treegen rules STEM.data`` with STEM.test beside it prints what ``c4.5rules -u``
+    prints from "Final rules" on, its test block included (``treegen train`` evaluates
+    STEM.test too; rules did not); the ruleset saved with -o is the same as without."""
+    import contextlib
+    import io
+
+    from treegen.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["-q", "rules", str(REF / name / f"{name}.data")]) == 0
+    assert "\n\nEvaluation on test data (" in out.getvalue()
+    assert out.getvalue() == _u_ref(name)
+    assert _u_ref(name).startswith(_ours_and_ref(name)[1].removesuffix("\n"))
+    # STEM.test is one of the files rules reads: -o may not replace it.
+    test = tmp_path / f"{name}.test"
+    for ext in ("names", "data", "test"):
+        test.with_suffix(f".{ext}").write_bytes((REF / name / f"{name}.{ext}").read_bytes())
+    assert main(["-q", "rules", str(tmp_path / f"{name}.data"), "-o", str(test)]) == 2
+    assert test.read_bytes() == (REF / name / f"{name}.test").read_bytes()
+
+
 @pytest.mark.parametrize("name", DATASETS)
 def test_cli_rules_prints_the_same(name: str, tmp_path: Path) -> None:
     """``treegen rules`` grows from the trainer's context, generalises on the values as
@@ -116,7 +146,8 @@ def test_cli_rules_prints_the_same(name: str, tmp_path: Path) -> None:
     saved = tmp_path / "r.json"
     with contextlib.redirect_stdout(out):
         assert main(["--quiet", "rules", str(REF / name / f"{name}.data"), "-o", str(saved)]) == 0
-    assert out.getvalue() == _ours_and_ref(name)[0]
+    # With STEM.test beside, its block follows (test_cli_rules_evaluates_stem_test_...).
+    assert out.getvalue() == (_u_ref(name) if name in TEST_SETS else _ours_and_ref(name)[0])
     ds = read_dataset(str(REF / name / f"{name}.data"))
     _, final = generate(ds, train(ds, TrainOptions(prune=False)))
     assert saved.read_text() == ruleset_to_json(final)

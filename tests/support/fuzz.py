@@ -27,7 +27,7 @@ from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import SOURCE
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Model
-from treegen.trainer import TrainOptions, train
+from treegen.trainer import Criterion, TrainOptions, train
 from treegen.verify.build import SHARED_FLAGS, STRICT_FLAGS, render_cdef
 
 LONG = os.environ.get("TREEGEN_FUZZ", "") == "long"
@@ -196,12 +196,16 @@ def random_options(rng: np.random.Generator, j48: bool) -> TrainOptions:
         min_cases=int(rng.integers(1, 6)),
         cf=float(rng.choice([0.001, 0.1, 0.25, 0.5, 0.99])),
         prune=bool(rng.random() < 0.6),
-        # drawn for every model, so the draws after it stay the same; --subsets is
-        # Release 8's alone (refused with --flavor j48)
+        # drawn for every model, so the draws after it stay the same; --subsets and
+        # --criterion gain are Release 8's alone (refused with --flavor j48)
         subsets=bool(rng.random() < 0.4) and not j48,
-        criterion=str(rng.choice(["gainratio", "gain"])),  # type: ignore[arg-type]
+        criterion=_criterion(str(rng.choice(["gainratio", "gain"])), j48),
         flavor="j48" if j48 else "c45",
     )
+
+
+def _criterion(drawn: str, j48: bool) -> Criterion:
+    return "gainratio" if j48 or drawn == "gainratio" else "gain"
 
 
 def fuzz_model(seed: int, index: int) -> tuple[Model, Dataset]:

@@ -164,7 +164,7 @@ def _schema(kinds: list[str], classes: tuple[str, ...] = ("a", "b")) -> Schema:
 def test_cf_outside_unit_interval(cf: float) -> None:
     with pytest.raises(TrainError) as err:
         train(_c45("golf"), TrainOptions(cf=cf))
-    assert err.value.option == "--cf"
+    assert err.value.option == "cf"
 
 
 @pytest.mark.parametrize(("flavor", "cf"), [("c45", 1e-50), ("c45", 5e-46), ("j48", 1e-17)])
@@ -174,7 +174,7 @@ def test_cf_too_small_for_the_flavours_arithmetic(flavor: str, cf: float) -> Non
     "p must be in (0, 1)"); the smallest CF each can hold still trains."""
     with pytest.raises(TrainError, match=f"too small for the {flavor} flavour") as err:
         train(_c45("golf"), TrainOptions(cf=cf, flavor=flavor))
-    assert err.value.option == "--cf"
+    assert err.value.option == "cf"
     least = 1e-45 if flavor == "c45" else 2.0**-53
     assert train(_c45("golf"), TrainOptions(cf=least, flavor=flavor)).n_leaves >= 1
 
@@ -183,7 +183,7 @@ def test_cf_too_small_for_the_flavours_arithmetic(flavor: str, cf: float) -> Non
 def test_min_cases_below_one(m: int) -> None:
     with pytest.raises(TrainError) as err:
         train(_c45("golf"), TrainOptions(min_cases=m))
-    assert err.value.option == "--min-cases"
+    assert err.value.option == "min_cases"
 
 
 def test_zero_rows() -> None:

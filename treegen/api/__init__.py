@@ -118,7 +118,7 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
     if isinstance(prune, str):
         if prune not in PRUNINGS:
             raise TrainError(
-                f"unknown pruning {prune!r}: use True, False or 'reduced-error'", option="--prune"
+                f"unknown pruning {prune!r}: use True, False or 'reduced-error'", option="prune"
             )
         keywords.update(pruning=prune, prune=True)
     elif prune is not None:
@@ -188,9 +188,9 @@ def train(
     if bag is None and bag_seed != 1:
         raise TrainError("needs bag=N", option="bag_seed")
     if boost is not None and bag is not None:
-        raise TrainError("boost and bag exclude each other: choose one", option="--boost")
+        raise TrainError("boost and bag exclude each other: choose one", option="boost")
     if validation is not None and (boost is not None or bag is not None):
-        raise TrainError("trains one tree, not a committee", option="--validation")
+        raise TrainError("trains one tree, not a committee", option="validation")
     if weights is not None and (boost is not None or bag is not None):
         raise TrainError(
             "trains one tree: boost and bag weight or draw the cases themselves", option="weights"
@@ -198,7 +198,7 @@ def train(
     from_file = isinstance(data, str | os.PathLike)
     if validation is not None and not from_file:
         raise TrainError(
-            "validation is a file, for training data read from a file", option="--validation"
+            "validation is a file, for training data read from a file", option="validation"
         )
     ds = _dataset(data, y, opts.flavor, "treegen.train", weights=True, **data_kw)
     if weights is not None and ds.weights is not None:

@@ -336,13 +336,13 @@ _MODEL_WRITERS = ("train", "rules", "import-sklearn", "import-xgboost", "import-
 
 def _files_read(path: str, command: str | None) -> list[str]:
     """The files reading ``path`` opens: C4.5 DATA is its .names and cases files (and, for
-    train, the STEM.test beside them)."""
+    train and rules, the STEM.test beside them)."""
     if detect_format(path) != "c45":
         return [path]
     # (here: the evaluation module is not needed by a train on other files)
     from treegen.analysis.evaluate import test_set_beside
 
-    test = test_set_beside(path) if command == "train" else None
+    test = test_set_beside(path) if command in ("train", "rules") else None
     return [path, *c45_paths(path), *([test] if test else [])]
 
 
@@ -388,12 +388,18 @@ def refuse_to_overwrite_inputs(args: argparse.Namespace) -> None:
                     f"would overwrite the input file {f}; choose another", option="-o/--output"
                 )
     if command in _MODEL_WRITERS and outputs:
-        # A slip of the name (-o test.csv): a model replaces a model, or a file of no
-        # kind known, never data, a pickle or C source that the command did not read.
-        kind = file_kind(outputs[0])
-        if kind is not None and kind.role != "model":
-            raise UsageError(
-                f"{outputs[0]} is {kind.name}; a model would replace it "
-                "(choose another name, or remove it first)",
-                option="-o/--output",
-            )
+        refuse_to_replace(outputs[0], "model", "a model")
+
+
+def refuse_to_replace(path: str, role: str, what: str) -> None:
+    """A usage error when ``path`` holds a file of another kind than ``role`` ("model",
+    "data"), which ``what`` ("a model") would replace: a slip of the name (``train -o
+    test.csv``, ``synth -o golf.tree``).  A model replaces a model, data replaces data,
+    either replaces a file of no kind known; never a pickle or C source."""
+    kind = file_kind(path)
+    if kind is not None and kind.role != role:
+        raise UsageError(
+            f"{path} is {kind.name}; {what} would replace it "
+            "(choose another name, or remove it first)",
+            option="-o/--output",
+        )

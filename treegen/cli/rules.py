@@ -30,12 +30,14 @@ if TYPE_CHECKING:
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
     # Imported here: every command builds this module's parser.
+    from treegen.analysis.evaluate import test_set_beside
     from treegen.model.core import Model
     from treegen.model.options import ModelOptions
+    from treegen.model.optnames import FLAGS
     from treegen.rules.file import save_ruleset
     from treegen.rules.generate import generalise, select, unpruned_options
     from treegen.rules.grown import GrownTree, context_values
-    from treegen.rules.show import format_cover_evaluation, format_rules
+    from treegen.rules.show import format_cover_evaluation, format_data_evaluation, format_rules
     from treegen.trainer.fit import grow_unpruned
     from treegen.trainer.heap import (
         SmallRunHeap,
@@ -56,13 +58,17 @@ def run_rules(args: argparse.Namespace) -> int:
         map_large_blocks()
     with progress_line(args) as progress, heap:
         ds = read_data(args, args.data, float32=True, progress=progress)
+        # STEM.test is read before anything is written (an error in it leaves no
+        # ruleset), with DATA's attributes; the final ruleset is evaluated on it.
+        test = test_set_beside(args.data)
+        test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=True)
         heap.rows(ds.n_rows)
         progress.update("growing the unpruned tree", rows=ds.n_rows)
         opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)
         # The growth reads the trainer's context; the rules read the same values from
         # the context's tables once the tree is grown (context_values), so the file's
         # table goes before the growth and no copy of it is held through the growth.
-        prepared, source = prepare(ds, opts), ds.source
+        prepared, source = prepare(ds, opts, names=FLAGS), ds.source
         del ds
         # The grower's objects form no reference cycles (train pauses the collector too).
         with collection_paused():
@@ -95,6 +101,12 @@ def run_rules(args: argparse.Namespace) -> int:
             save_ruleset(final, args.output)
         progress.update("evaluating on the training data")
         evaluation = format_cover_evaluation(printed, "training", cover, y, drop=True, states=lists)
+        if test_ds is not None:  # c4.5rules -u: the ruleset left after the drops
+            progress.update("evaluating on the test data")
+            # Each block ends with a blank line, which c4.5rules -u prints once, after
+            # the last: the test block follows the training matrix after two, not three.
+            evaluation = evaluation.removesuffix("\n")
+            evaluation += format_data_evaluation(final, test_ds, "test")
     sys.stdout.write(format_rules(printed))
     sys.stdout.write(evaluation)
     if args.output is not None:
@@ -111,8 +123,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Grow DATA's unpruned C4.5 tree, turn it into c4.5rules' ruleset and print "
         "it in c4.5rules' layout ('Final rules', 'Default class', the training evaluation "
         "with each 'Drop rule' step, the confusion matrix).",
-        epilog="With -o the ruleset that classifies (after the 'Drop rule' steps) is saved as "
-        "JSON (format treegen-rules), which 'treegen eval', 'predict', 'export' and "
+        epilog="When C4.5 DATA has a STEM.test beside it, the evaluation of the ruleset that "
+        "classifies (after the 'Drop rule' steps) on it follows, as Release 8's "
+        "c4.5rules -u prints it ('Evaluation on test data'), as 'treegen train' evaluates "
+        "its tree there. With -o the ruleset that classifies (after the 'Drop rule' steps) "
+        "is saved as JSON (format treegen-rules), which 'treegen eval', 'predict', 'export' and "
         "'verify' take in place of a model: the first rule whose conditions all hold "
         "gives the class, else the default class; a condition on a missing value does "
         "not hold.",

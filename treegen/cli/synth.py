@@ -2,7 +2,9 @@
 
 The options are the fields of :class:`~treegen.data.synthetic.Spec`; the format
 follows ``-o``'s extension (or ``--format``).  C4.5 output is two files, STEM.names
-and STEM.data, written together or not at all; every output is atomic.
+and STEM.data, written together or not at all and both named in the note; every output
+is atomic, and none replaces a file of another kind than data (a model, a pickle, C
+source), as no model replaces data.
 ``python -m treegen.data.synthetic`` runs this command too.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treegen.cli.common import float_range, int_range, note
+from treegen.cli.common import float_range, int_range, note, refuse_to_replace
 from treegen.data.atomic import check_folder, write_files_atomic, write_text_atomic
 from treegen.data.synthetic import Spec, arff_text, c45_texts, csv_text, generate
 from treegen.data.words import counted
@@ -75,10 +77,15 @@ def run_synth(args: argparse.Namespace) -> int:
             raise UsageError(f"'{args.output}' names no file stem", option="-o/--output")
         # As for the one-file formats: the folder must exist (export creates its own).
         check_folder(folder, f"{folder / stem}.names")
+        # Both files are named, each checked: -o golf.names replaces golf.data too.
+        paths = [f"{folder / stem}.names", f"{folder / stem}.data"]
+        for path in paths:
+            refuse_to_replace(path, "data", "a dataset")
         names, data = c45_texts(ds)
         write_files_atomic(folder, {f"{stem}.names": names, f"{stem}.data": data})
-        written = f"{folder / stem}.names and .data"
+        written = " and ".join(paths)
     else:
+        refuse_to_replace(str(out), "data", "a dataset")
         write_text_atomic(out, arff_text(ds, out.stem) if fmt == "arff" else csv_text(ds))
         written = str(out)
     note(
@@ -101,8 +108,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "same bytes. Attributes are named c0, n1, ... (continuous, nominal with values v0, "
         "v1, ...), classes k0, k1, ..., the class column 'class'.",
         epilog="The format follows FILE's extension: .arff, .csv, or .names/.data for C4.5 "
-        "(both STEM.names and STEM.data are written); --format overrides it (c45: FILE is "
-        "the stem). 'python -m treegen.data.synthetic' takes the same options.",
+        "(both STEM.names and STEM.data are written, either given as FILE); --format "
+        "overrides it (c45: FILE is the stem). FILE (each of the two) may replace a data "
+        "file, not a model, pickle or C source. 'python -m treegen.data.synthetic' takes "
+        "the same options.",
     )
     p.add_argument(
         "-o", "--output", metavar="FILE", required=True, help="file to write (atomically)"

@@ -32,6 +32,7 @@ from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import (
     add_train_options,
     check_train_args,
+    option_names,
     training_function,
 )
 from treegen.data.atomic import write_text_atomic
@@ -119,7 +120,7 @@ def run_train(args: argparse.Namespace) -> int:
                 # trainer copies it (at 1M rows of 20 attributes, 160 MB, which was held
                 # beside the context's tables).  The training errors are counted from
                 # the context's own tables (trainer/errcount.py), kept for that.
-                prepared = prepare(ds, opts, spend=True)
+                prepared = prepare(ds, opts, spend=True, names=option_names(args))
                 del ds
                 model = grow_prepared(prepared, progress=progress.nodes, keep_data=not quiet)
             else:

@@ -24,6 +24,7 @@ from treegen.cli.progress import Progress
 from treegen.data.dataset import Dataset
 from treegen.errors import UsageError
 from treegen.model.core import Model, flavor_compares_float32
+from treegen.model.optnames import OptionNames, flags_renamed
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.options import PRUNINGS
 
@@ -101,7 +102,8 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
         "--flavor",
         choices=("c45", "j48"),
         default="c45",
-        help="follow C4.5 Release 8 (default) or Weka J48 (which has no --subsets)",
+        help="follow C4.5 Release 8 (default) or Weka J48 (which has no --subsets and no "
+        "--criterion gain)",
     )
     committee = parser.add_argument_group(
         "committees (boosted or bagged trees; docs/committees.md)"
@@ -177,13 +179,20 @@ def _train_options(args: argparse.Namespace) -> TrainOptions:
     )
 
 
+def option_names(args: argparse.Namespace) -> OptionNames:
+    """The command's flags, as the trainer's errors name them (``cv``'s reduced-error
+    folds and seed are ``--prune-folds`` and ``--prune-seed``)."""
+    folds_flag, seed_flag = getattr(args, "rep_flags", ("--folds", "--seed"))
+    return flags_renamed(folds=folds_flag, seed=seed_flag)
+
+
 def check_train_args(args: argparse.Namespace) -> TrainOptions:
     """The command line's :class:`TrainOptions`, checked with the combinations they cannot
     make refused: what ``train`` and ``cv`` call before reading DATA, so that a flag in
     conflict is named before a large file is read (``cv`` named it at its first fold).
     Called once a command: :func:`training_function` takes what it returns."""
     opts = _train_options(args)
-    opts.validate()
+    opts.validate(option_names(args))
     validation_file = getattr(args, "validation", None)
     if validation_file is not None and not opts.reduced_error:
         raise UsageError("needs --prune reduced-error", option="--validation")
@@ -204,6 +213,7 @@ def training_function(
     a committee."""
 
     validation_file = getattr(args, "validation", None)
+    names = option_names(args)
     if args.boost is not None or args.bag is not None:
         report = progress.nodes if progress is not None else None
 
@@ -212,8 +222,8 @@ def training_function(
             from treegen.committee.boost import boost
 
             if args.boost is not None:
-                return boost(ds, opts, args.boost, progress=report)
-            return bag(ds, opts, args.bag, args.bag_seed, progress=report)
+                return boost(ds, opts, args.boost, progress=report, names=names)
+            return bag(ds, opts, args.bag, args.bag_seed, progress=report, names=names)
 
         return fit_committee
 
@@ -231,6 +241,7 @@ def training_function(
             opts,
             progress=progress.nodes if progress is not None else None,
             validation=validation,
+            names=names,
         )
 
     return fit

@@ -1,57 +1,133 @@
-"""An estimate of the flash a model's ``predict.c`` takes, without compiling it.
+"""An estimate of the flash a tree's ``predict.c`` takes, without compiling it.
 
-The one place this estimate lives (``treegen info`` prints it); when the C
-encoding changes, refit the constants here.  The model: flash =
-``base`` (the classifier's code) + ``per_node`` x nodes (the node table) +
-``per_leaf_class`` x leaves x classes (the Q15 leaf probabilities) +
-(width - 4) x continuous tests (a threshold is stored in the input type, and
-the constants were fitted with 4-byte floats).  The constants were fitted by
-least squares to ``size`` (text + data) of ``--style table`` exports of the
-golf, crx, hypo and soybean-r8 reference trees compiled with ``-Os``
-(avr-gcc -mmcu=atmega328p; arm-none-eabi-gcc -mcpu=cortex-m0 -mthumb), refitted when
-the weights and shares became 31-bit (4-byte shares, the Q31 product); on those four
-the estimate is within 6% of the compiled size.  It is an estimate:
-compile (``treegen export --report`` where available) for the real number.
+The one place this estimate lives (``treegen info`` prints it).  Flash is the C's
+constant tables plus its code.  The tables are counted exactly: the table-style
+``predict.c`` is emitted (as ``treegen export --style table`` writes it) and every
+``static const`` array it declares is summed at its element's size.  The code (the
+walk, the missing-value arithmetic, the nominal and subset tests a tree uses) is not
+a fixed number: it is given as the range measured with ``size`` (text + data) of
+``-Os`` builds (avr-gcc -mmcu=atmega328p; arm-none-eabi-gcc -mcpu=cortex-m0 -mthumb),
+less the tables, on the nine reference trees and four generated ones, each trained
+as c45 and j48 (and two with ``--subsets``), for every input type: the bounds below
+hold those 30 trees' code with about 20 bytes to spare.  Trees without a nominal test
+lie at the low end (no code to decode a nominal value), subset tests at the high end.
+When the C encoding changes, measure again (``tests/cli/test_report_cli.py`` compiles
+several trees and holds the compiled size within the stated range).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import cast
 
 from treegen.codegen.ctype import TYPES
+from treegen.codegen.emit import emit
+from treegen.codegen.lower import lower
+from treegen.codegen.options import ExportOptions, InputType
+from treegen.errors import EncodingError
 from treegen.model.core import Model
 
 
 @dataclass(frozen=True, slots=True)
-class FlashModel:
-    """The fitted cost of one target, in bytes."""
+class FlashTarget:
+    """One target: the bytes of its C types that tables hold, and the measured range of
+    the code's bytes per kind of input value (float, double, integer).  A kind missing
+    from ``code`` is one the target's C refuses (avr-gcc's double has 32 bits, which
+    predict.c stops on with #error)."""
 
     target: str
-    base: float
-    per_node: float
-    per_leaf_class: float
+    double_bytes: int
+    code: dict[str, tuple[int, int]]
 
 
-TARGETS: tuple[FlashModel, ...] = (
-    FlashModel("avr (atmega328p, -Os)", 1571.0, 5.66, 1.51),
-    FlashModel("cortex-m0 (thumb, -Os)", 701.0, 6.01, 1.38),
+TARGETS: tuple[FlashTarget, ...] = (
+    # Measured: float 1320-1728 B, integers 1170-1504 B.
+    FlashTarget("avr (atmega328p, -Os)", 4, {"float": (1300, 1750), "int": (1150, 1530)}),
+    # Measured: float 521-704 B, double 549-738 B, integers 454-580 B.
+    FlashTarget(
+        "cortex-m0 (thumb, -Os)",
+        8,
+        {"float": (500, 730), "double": (530, 760), "int": (440, 600)},
+    ),
 )
 
 
-def input_width(input_type: str) -> int:
-    """Bytes of one input value of ``input_type`` (float 4, double 8, intN N/8)."""
+@dataclass(frozen=True, slots=True)
+class FlashEstimate:
+    """A target's estimate: ``tables`` bytes exactly, ``low`` to ``high`` in all; None
+    for all three where the target's C refuses the input type (``why``)."""
+
+    tables: int | None
+    low: int | None
+    high: int | None
+    why: str = ""
+
+    def text(self) -> str:
+        """As ``treegen info`` prints it."""
+        if self.low is None or self.high is None or self.tables is None:
+            return self.why
+        code = f"{self.low - self.tables:,}-{self.high - self.tables:,}"
+        return f"{self.low:,} to {self.high:,} bytes (tables {self.tables:,}, code {code})"
+
+
+# A table's declaration in the emitted C: element type, name, dimensions, ROM macro.
+_TABLE = re.compile(r"^static const (\w+) \w+((?:\[\d+\])+) \w+_ROM\b", re.M)
+_FIXED = {"uint8_t": 1, "int8_t": 1, "uint16_t": 2, "int16_t": 2, "uint32_t": 4, "int32_t": 4}
+
+
+def table_bytes(source: str, double_bytes: int) -> int:
+    """The bytes of every constant table ``source`` (a predict.c) declares."""
+    sizes = {**_FIXED, "float": 4, "double": double_bytes}
+    total = 0
+    for m in _TABLE.finditer(source):
+        count = 1
+        for dim in re.findall(r"\d+", m.group(2)):
+            count *= int(dim)
+        assert m.group(1) in sizes, m.group(1)  # a new element type: size it here
+        total += sizes[m.group(1)] * count
+    return total
+
+
+def value_kind(input_type: str) -> str:
+    """ "float", "double" or "int": the kind of input value the code reads."""
     assert input_type in TYPES, input_type
-    return TYPES[input_type].bits // 8
+    return input_type if input_type in ("float", "double") else "int"
 
 
-def estimate_flash(model: Model, input_type: str = "float") -> dict[str, int]:
-    """Estimated flash bytes of the model's table-style ``predict.c`` per target."""
-    nodes = len(model.nodes)
-    leaves = model.n_leaves
-    classes = len(model.schema.classes)
-    continuous = sum(1 for n in model.nodes if n.kind == "continuous")
-    extra = (input_width(input_type) - 4) * continuous
-    return {
-        t.target: round(t.base + t.per_node * nodes + t.per_leaf_class * leaves * classes + extra)
-        for t in TARGETS
-    }
+def estimate_flash(model: Model, input_type: str = "float") -> dict[str, FlashEstimate]:
+    """The estimated flash of the model's table-style ``predict.c``, per target."""
+    try:
+        ir = lower(model, ExportOptions(style="table", input_type=cast(InputType, input_type)))
+    except EncodingError as exc:  # a threshold the input type cannot hold, say
+        return {t.target: FlashEstimate(None, None, None, f"none: {exc}") for t in TARGETS}
+    c = next(text for name, text in emit(ir, "table").items() if name.endswith(".c"))
+    kind = value_kind(input_type)
+    out: dict[str, FlashEstimate] = {}
+    for t in TARGETS:
+        if kind not in t.code:
+            why = f"none: predict.c stops with #error on its {t.double_bytes * 8}-bit {input_type}"
+            out[t.target] = FlashEstimate(None, None, None, why)
+            continue
+        tables = table_bytes(c, t.double_bytes)
+        lo, hi = t.code[kind]
+        out[t.target] = FlashEstimate(tables, tables + lo, tables + hi)
+    return out
+
+
+def shared_walk(members: list[dict[str, FlashEstimate]]) -> dict[str, FlashEstimate]:
+    """Several trees' estimates as one C holding all their tables and one walk (a
+    committee's, treegen.committee.ctable): the tables summed, one tree's code.  Its
+    vote's code is not measured, so this is no bound: ``treegen info`` says so."""
+    out: dict[str, FlashEstimate] = {}
+    for target, first in members[0].items():
+        each = [m[target] for m in members]
+        if any(e.tables is None or e.low is None or e.high is None for e in each):
+            out[target] = FlashEstimate(None, None, None, first.why)
+            continue
+        tables = sum(e.tables or 0 for e in each)
+        assert first.low is not None and first.high is not None and first.tables is not None
+        out[target] = FlashEstimate(
+            tables, tables + first.low - first.tables, tables + first.high - first.tables
+        )
+    return out

@@ -21,6 +21,7 @@ from treegen.data.dataset import Dataset
 from treegen.data.weka_rows import JavaRandom, resample_with_weights
 from treegen.errors import TrainError
 from treegen.model.core import Model
+from treegen.model.optnames import KEYWORDS, OptionNames
 from treegen.model.version import VERSION
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import recorded_options
@@ -36,19 +37,25 @@ def bag_rows(n_rows: int, bags: int, seed: int) -> list[np.ndarray]:
 
 
 def bag(
-    ds: Dataset, opts: TrainOptions, bags: int, seed: int = 1, progress: Progress | None = None
+    ds: Dataset,
+    opts: TrainOptions,
+    bags: int,
+    seed: int = 1,
+    progress: Progress | None = None,
+    names: OptionNames = KEYWORDS,
 ) -> Committee:
-    """``bags`` trees, each grown on a bootstrap sample of ``ds`` (module docstring)."""
-    check_rounds(bags, "--bag", ds)
+    """``bags`` trees, each grown on a bootstrap sample of ``ds`` (module docstring); an
+    error names the options as ``names`` spell them."""
+    check_rounds(bags, names("bag"), ds)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TrainError("must be an integer", option="--bag-seed")
+        raise TrainError("must be an integer", option=names("bag_seed"))
     if not -(2**63) <= seed < 2**63:
-        raise TrainError(f"must fit a Java long, got {seed}", option="--bag-seed")
+        raise TrainError(f"must fit a Java long, got {seed}", option=names("bag_seed"))
     fingerprint = ds.fingerprint()
     data = labelled(ds)
     members: list[Model] = []
     for j, rows in enumerate(bag_rows(data.n_rows, bags, int(seed))):
-        members.append(train(data.subset(rows), opts))
+        members.append(train(data.subset(rows), opts, names=names))
         if progress is not None:
             progress("bagging", j + 1)
     options = recorded_options(opts.as_dict(), ds)

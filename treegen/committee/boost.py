@@ -38,6 +38,7 @@ from treegen.data.dataset import Dataset
 from treegen.errors import TrainError
 from treegen.model.classify import predict as tree_predict
 from treegen.model.core import Model
+from treegen.model.optnames import KEYWORDS, OptionNames
 from treegen.model.version import VERSION
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import recorded_options
@@ -101,13 +102,20 @@ def java_log(x: float) -> float:
 
 
 def boost(
-    ds: Dataset, opts: TrainOptions, rounds: int, progress: Progress | None = None
+    ds: Dataset,
+    opts: TrainOptions,
+    rounds: int,
+    progress: Progress | None = None,
+    names: OptionNames = KEYWORDS,
 ) -> Committee:
-    """AdaBoost.M1 of ``rounds`` trees on ``ds`` (module docstring)."""
-    check_rounds(rounds, "--boost", ds)
+    """AdaBoost.M1 of ``rounds`` trees on ``ds`` (module docstring); an error names the
+    options as ``names`` spell them."""
+    check_rounds(rounds, names("boost"), ds)
     if opts.reduced_error:
         raise TrainError(
-            "boosting grows trees pruned by error (not --prune reduced-error)", option="--prune"
+            "boosting grows trees pruned by error "
+            f"(not {names.setting('pruning', 'reduced-error')})",
+            option=names("pruning"),
         )
     fingerprint = ds.fingerprint()
     data = labelled(ds)
@@ -118,7 +126,7 @@ def boost(
     betas: list[float] = []
     stopped = ""
     for t in range(rounds):
-        model = train(data, opts, weights=None if t == 0 else w)
+        model = train(data, opts, weights=None if t == 0 else w, names=names)
         counted, voted = _answers(model, data, j48)
         eps = seq_sum(w[(counted != y) & (counted >= 0)]) / seq_sum(w)
         if eps - 0.5 > -weka.WEKA_TOL or (eps < weka.WEKA_TOL and -eps < weka.WEKA_TOL):

@@ -19,8 +19,7 @@ from treegen.analysis.report import (
     model_report,
     provenance_lines,
 )
-from treegen.codegen.flash import TARGETS as FLASH_TARGETS
-from treegen.codegen.flash import estimate_flash
+from treegen.codegen.flash import estimate_flash, shared_walk
 from treegen.committee import vote
 from treegen.committee.core import Committee
 from treegen.data.dataset import Dataset
@@ -104,12 +103,12 @@ def format_info(c: Committee, input_type: str) -> str:
         c.options, c.data_fingerprint, f"trained by treegen {c.treegen_version}"
     )
     # The trees share one table and one walk (committee.ctable): the code is counted once.
-    flash = {t.target: round(-t.base * (c.n_members - 1)) for t in FLASH_TARGETS}
-    for m in c.members:
-        for target, size in estimate_flash(m, input_type).items():
-            flash[target] += size
-    lines.append(f"estimated flash, --style table --input-type {input_type} (not compiled):")
-    lines += [f"  {target}: ~{size} bytes" for target, size in flash.items()]
+    flash = shared_walk([estimate_flash(m, input_type) for m in c.members])
+    lines.append(
+        f"estimated flash, --style table --input-type {input_type} (not compiled; the "
+        "trees' tables and one tree's code, the vote's code not counted):"
+    )
+    lines += [f"  {target}: {size.text()}" for target, size in flash.items()]
     return "\n".join(lines) + "\n"
 
 

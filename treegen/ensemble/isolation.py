@@ -117,13 +117,17 @@ def isolation_from_sklearn(
     features_of = list(est.estimators_features_)
     if not members or not len(members) == len(depth_of) == len(apl_of) == len(features_of):
         raise _bad("its trees and path-length arrays differ in number")
-    for member, depth, apl, feats in zip(members, depth_of, apl_of, features_of, strict=True):
+    for t, (member, depth, apl, feats) in enumerate(
+        zip(members, depth_of, apl_of, features_of, strict=True)
+    ):
         cols = [int(f) for f in feats] if subsample else list(range(n))
         if any(not 0 <= c < n for c in cols):
             raise _bad("a tree reads a feature out of range")
         # The term a leaf adds, as scikit-learn computes it per row.
         term = (np.asarray(depth)[:, None] + np.asarray(apl, dtype=np.float64)[:, None]) - 1.0
-        tree = _tree(member.tree_, len(cols), lambda i, v=term: v[i], values)
+        tree = _tree(
+            member.tree_, len(cols), lambda i, v=term: v[i], values, where=f"estimators_[{t}].tree_"
+        )
         trees.append(
             replace(tree, feature=tuple(f if f == LEAF else cols[f] for f in tree.feature))
         )

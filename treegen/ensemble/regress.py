@@ -88,11 +88,15 @@ def _forest(est: Any, n_features: int, n_out: int) -> tuple[list[Tree], _Values]
     """Every tree's leaves as rows of ``n_out`` float64 values (``tree_.value[node, :, 0]``)."""
     values = _Values()
     trees = []
-    for member in _members(est):
+    members = _members(est)
+    for t, member in enumerate(members):
+        where = "tree_" if members == [est] else f"estimators_[{t}].tree_"
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if value.ndim != 3 or value.shape[1] != n_out or value.shape[2] != 1:
-            raise _bad(f"a tree's values are not {n_out} outputs per node")
-        trees.append(_tree(member.tree_, n_features, lambda i, v=value: v[i, :, 0], values))
+            raise _bad(f"{where}.value: not {n_out} outputs per node")
+        trees.append(
+            _tree(member.tree_, n_features, lambda i, v=value: v[i, :, 0], values, where=where)
+        )
     return trees, values
 
 
@@ -101,6 +105,8 @@ def _boosting(est: Any, n_features: int) -> tuple[list[Tree], _Values, tuple[flo
     if stages.ndim != 2 or stages.shape[1] != 1:
         raise _bad("a regressor's stages have one tree each")
     rate = np.float64(est.learning_rate)
+    if not np.isfinite(rate):  # else every leaf's value times it was "not finite"
+        raise _bad(f"learning_rate {float(rate)!r} is not a finite number")
     init_ = est.init_
     if isinstance(init_, str):
         if init_ != "zero":
@@ -122,13 +128,21 @@ def _boosting(est: Any, n_features: int) -> tuple[list[Tree], _Values, tuple[flo
         init = (float(raw[0, 0]),)
     values = _Values()
     trees = []
-    for (member,) in stages:
+    for s, (member,) in enumerate(stages):
+        where = f"estimators_[{s}, 0].tree_"
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if value.ndim != 3 or value.shape[1:] != (1, 1):
-            raise _bad("a stage's tree has more than one value per node")
+            raise _bad(f"{where}.value: more than one value per node")
         # predict_stages adds scale * value[node] per row: the same product, once.
         trees.append(
-            _tree(member.tree_, n_features, lambda i, v=value: [rate * v[i, 0, 0]], values, 0)
+            _tree(
+                member.tree_,
+                n_features,
+                lambda i, v=value: [rate * v[i, 0, 0]],
+                values,
+                0,
+                where=where,
+            )
         )
     return trees, values, init
 

@@ -67,9 +67,11 @@ def _preorder(
     right: npt.NDArray[np.intp],
     n_features: int,
     feature: npt.NDArray[np.intp],
+    where: str = "tree_",
 ) -> list[int]:
     """The nodes of one tree in pre-order (left subtree first), checking that every child
-    is in range and no node is reached twice (no cycle, no shared child)."""
+    is in range and no node is reached twice (no cycle, no shared child); an error names
+    the tree as ``where`` (:func:`_tree`)."""
     n = len(left)
     seen = np.zeros(n, dtype=bool)
     order: list[int] = []
@@ -77,15 +79,15 @@ def _preorder(
     while stack:
         i = stack.pop()
         if not 0 <= i < n:
-            raise _bad(f"a child {i} of {n} nodes")
+            raise _bad(f"{where}: a child {i} of {n} nodes")
         if seen[i]:
-            raise _bad(f"node {i} is reached twice (a cycle, or a shared child)")
+            raise _bad(f"{where}: node {i} is reached twice (a cycle, or a shared child)")
         seen[i] = True
         order.append(i)
         if left[i] == _TREE_LEAF:
             continue
         if not 0 <= feature[i] < n_features:
-            raise _bad(f"node {i} tests feature {feature[i]} of {n_features}")
+            raise _bad(f"{where}.feature[{i}] is {feature[i]}, of {n_features} features")
         stack.append(int(right[i]))
         stack.append(int(left[i]))
     return order
@@ -98,22 +100,25 @@ def _tree(
     values: _Values,
     output: int = -1,
     weighted: bool = False,
+    where: str = "tree_",
 ) -> Tree:
     """A scikit-learn ``Tree`` (``estimator.tree_``) in pre-order; ``leaf_row(node)`` is a
     leaf's value row (float64 numbers).  ``weighted``: keep each node's training weight
-    (``weighted_n_node_samples``), which a single tree's inline top is chosen by."""
+    (``weighted_n_node_samples``), which a single tree's inline top is chosen by.
+    ``where`` is the tree's place in the estimator (``estimators_[3, 0].tree_``), which
+    an error names with the node, as the XGBoost and LightGBM readers name theirs."""
     left = np.asarray(sk_tree.children_left, dtype=np.intp)
     right = np.asarray(sk_tree.children_right, dtype=np.intp)
     feature = np.asarray(sk_tree.feature, dtype=np.intp)
     threshold = np.asarray(sk_tree.threshold, dtype=np.float64)
     n = len(left)
     if n == 0 or any(len(a) != n for a in (right, feature, threshold)):
-        raise _bad("its node arrays differ in length")
+        raise _bad(f"{where}: its node arrays differ in length")
     nan_left_arr = getattr(sk_tree, "missing_go_to_left", None)
     nan_left = (
         np.zeros(n, dtype=bool) if nan_left_arr is None else np.asarray(nan_left_arr, dtype=bool)
     )
-    order = _preorder(left, right, n_features, feature)
+    order = _preorder(left, right, n_features, feature, where)
     new = {old: k for k, old in enumerate(order)}
     f: list[int] = []
     t: list[float] = []
@@ -130,11 +135,11 @@ def _tree(
             nl.append(False)
             row = leaf_row(old)
             if not all(np.isfinite(row)):
-                raise _bad(f"a leaf value of node {old} is not finite")
+                raise _bad(f"{where}.value[{old}] (a leaf's value) is not finite")
             val.append(values.add(row))
             continue
         if np.isnan(threshold[old]):
-            raise _bad(f"node {old}'s threshold is NaN")
+            raise _bad(f"{where}.threshold[{old}] is NaN")
         f.append(int(feature[old]))
         t.append(float(threshold[old]))
         lft.append(new[int(left[old])])
@@ -145,7 +150,9 @@ def _tree(
     if weighted:
         w = np.asarray(sk_tree.weighted_n_node_samples, dtype=np.float64)
         if len(w) != n or not np.all(np.isfinite(w) & (w >= 0)):
-            raise _bad("its node weights are not one finite, non-negative number per node")
+            raise _bad(
+                f"{where}.weighted_n_node_samples: not one finite, non-negative number per node"
+            )
         weight = tuple(float(w[old]) for old in order)
     return Tree(
         tuple(f),
@@ -223,7 +230,10 @@ def _forest(
                     "without warm_start",
                     option="estimator",
                 )
-            raise _bad(f"a tree's values are not {k} class fractions per node")
+            raise _bad(
+                f"{'tree_' if single else f'estimators_[{i}].tree_'}.value: not {k} class "
+                "fractions per node"
+            )
         trees.append(
             _tree(
                 member.tree_,
@@ -231,6 +241,7 @@ def _forest(
                 lambda i, v=value: v[i, 0, :k],
                 values,
                 weighted=single,
+                where="tree_" if single else f"estimators_[{i}].tree_",
             )
         )
     # A single tree's predict_proba is its leaf value itself: no division.
@@ -249,6 +260,8 @@ def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[floa
     stages = np.asarray(est.estimators_, dtype=object)
     k = stages.shape[1]
     rate = float(est.learning_rate)
+    if not np.isfinite(rate):  # else every leaf's value times it was "not finite"
+        raise _bad(f"learning_rate {rate!r} is not a finite number")
     init_ = est.init_
     if isinstance(init_, str):
         if init_ != "zero":
@@ -271,7 +284,7 @@ def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[floa
         init = tuple(float(v) for v in np.asarray(est._raw_predict_init(zero))[0])
     values = _Values()
     trees = []
-    for stage in stages:
+    for s, stage in enumerate(stages):
         for out, member in enumerate(stage):
             value = np.asarray(member.tree_.value, dtype=np.float64)
             # scikit-learn adds scale * value[node] per row: the same product, once.
@@ -282,6 +295,7 @@ def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[floa
                     lambda i, v=value: [np.float64(rate) * v[i, 0, 0]],
                     values,
                     out,
+                    where=f"estimators_[{s}, {out}].tree_",
                 )
             )
     return trees, values, init
@@ -295,9 +309,13 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
             f"AdaBoost's {algorithm} algorithm is not exported (only SAMME)", option="estimator"
         )
     weights = np.asarray(est.estimator_weights_, dtype=np.float64)
+    bad_weights = np.flatnonzero(~np.isfinite(weights))
+    if bad_weights.size:  # else every leaf's vote was "not finite"
+        raise _bad(f"estimator_weights_[{int(bad_weights[0])}] is not finite")
     values = _Values()
     trees = []
-    for member, w in zip(est.estimators_, weights, strict=False):
+    for t, (member, w) in enumerate(zip(est.estimators_, weights, strict=False)):
+        where = f"estimators_[{t}].tree_"
         if type(member).__name__ not in ("DecisionTreeClassifier", "ExtraTreeClassifier"):
             raise UsageError(
                 f"AdaBoost of {type(member).__name__} is not exported (only of trees)",
@@ -306,7 +324,9 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if k == 1:
             # One class: decision_function returns zeros before any vote (+0.0 / w is +0.0).
-            trees.append(_tree(member.tree_, len(schema.attributes), lambda i: [0.0], values))
+            trees.append(
+                _tree(member.tree_, len(schema.attributes), lambda i: [0.0], values, where=where)
+            )
             continue
         other = np.float64(-1 / (k - 1)) * w  # decision_function's -1 / (n_classes - 1) * w
         # The tree's class is the first largest value; its vote: w there, other elsewhere.
@@ -318,6 +338,7 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
                     np.arange(k) == int(np.argmax(v[i, 0, :k])), w, o
                 ),
                 values,
+                where=where,
             )
         )
     return trees, values, float(weights.sum())

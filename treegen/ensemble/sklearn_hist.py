@@ -68,7 +68,10 @@ def _tree(
     values: dict[int, int],
     rows: list[tuple[float, ...]],
     output: int,
+    where: str,
 ) -> Tree:
+    """One predictor (``_predictors[i][k]``, named so as ``where`` in an error, with the
+    node) as a Tree in pre-order."""
     nodes = predictor.nodes
     n = len(nodes)
     raw_bitsets = np.asarray(predictor.raw_left_cat_bitsets)
@@ -78,33 +81,35 @@ def _tree(
             return None
         pair = int(nodes["left"][i]), int(nodes["right"][i])
         if not all(0 <= c < n for c in pair):
-            raise _bad(f"node {i}'s children are out of range")
+            raise _bad(f"{where}: node {i}'s children are out of range")
         return pair
 
-    pre = walk(0, children, lambda i: _bad(f"node {i} is reached twice"))
+    pre = walk(0, children, lambda i: _bad(f"{where}: node {i} is reached twice"))
     cols = Columns(pre)
     for old in pre:
         node = nodes[old]
         if node["is_leaf"]:
             v = float(node["value"])
             if not np.isfinite(v):
-                raise _bad("a leaf value is not finite")
+                raise _bad(f"{where}: node {old}'s leaf value is not finite")
             cols.leaf(intern(values, rows, int(np.float64(v).view(np.int64)), v))
             continue
         idx = int(node["feature_idx"])
         if not 0 <= idx < len(order):
-            raise _bad(f"a node tests feature {idx} of {len(order)}")
+            raise _bad(f"{where}: node {old} tests feature {idx} of {len(order)}")
         feature = order[idx]
         is_cat = bool(node["is_categorical"])
         left_codes: tuple[int, ...] | None = None
         if is_cat:
             b = int(node["bitset_idx"])
             if not 0 <= b < len(raw_bitsets) or n_known[feature] < 0:
-                raise _bad("a categorical split without its bitset or categories")
+                raise _bad(
+                    f"{where}: node {old} is a categorical split without its bitset or categories"
+                )
             left_codes = tuple(c for c in _bitset(raw_bitsets[b]) if c < n_known[feature])
         thr = float(node["num_threshold"])
         if np.isnan(thr) and not is_cat:
-            raise _bad("a threshold is NaN")
+            raise _bad(f"{where}: node {old}'s threshold is NaN")
         cols.split(feature, int(node["left"]), int(node["right"]),
                    bool(node["missing_go_to_left"]), thr, left_codes)  # fmt: skip
     return cols.tree(output)
@@ -153,11 +158,12 @@ def hist_from_sklearn(
     values: dict[int, int] = {}
     rows: list[tuple[float, ...]] = []
     trees = []
-    for iteration in est._predictors:
+    for i, iteration in enumerate(est._predictors):
         if len(iteration) != k:
-            raise _bad(f"an iteration has {len(iteration)} trees for {k} outputs")
+            raise _bad(f"_predictors[{i}] has {len(iteration)} trees for {k} outputs")
         for out, predictor in enumerate(iteration):
-            trees.append(_tree(predictor, order, n_known, values, rows, out))
+            where = f"_predictors[{i}][{out}]"
+            trees.append(_tree(predictor, order, n_known, values, rows, out, where))
     if not trees:
         raise _bad("it has no trees")
     options: dict[str, object] = {"source": f"sklearn {type(est).__name__}"}

@@ -18,15 +18,14 @@ from treegen.kinds.spec import Kind
 from treegen.rules import check, core
 from treegen.rules.ccode import RuleIR, check_options, emit_ruleset, lower_ruleset
 from treegen.rules.file import FORMAT, ruleset_from_data, ruleset_to_json
-from treegen.rules.show import format_rules, format_rules_evaluation, format_ruleset_report
+from treegen.rules.show import format_data_evaluation, format_rules, format_ruleset_report
 
 
 def _evaluate(rs: core.RuleSet, ds: Dataset, label: str, unpruned: str | None) -> str:
     """c4.5rules' evaluation table and confusion matrix on the labelled rows."""
     if unpruned is not None:
         raise UsageError("applies to trees, not to a ruleset", option="--unpruned")
-    labelled = ds.y >= 0
-    return format_rules_evaluation(rs, label, ds.X[labelled], ds.y[labelled])
+    return format_data_evaluation(rs, ds, label)
 
 
 def _info(rs: core.RuleSet, input_type: str) -> str:

@@ -62,8 +62,11 @@ def _info(model: Model, input_type: str) -> str:
 
     text = format_report(model, model_report(model))
     flash = estimate_flash(model, input_type)
-    text += f"estimated flash, --style table --input-type {input_type} (not compiled):\n"
-    return text + "".join(f"  {target}: ~{size} bytes\n" for target, size in flash.items())
+    text += (
+        f"estimated flash, --style table --input-type {input_type} (not compiled; the "
+        "tables exact, the code a measured range):\n"
+    )
+    return text + "".join(f"  {target}: {size.text()}\n" for target, size in flash.items())
 
 
 def _dot(model: Model, max_depth: int | None = None, graph: Sequence[str] = ()) -> str:

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from treegen.errors import TrainError
+from treegen.model.optnames import KEYWORDS, OptionNames
 
 Criterion = Literal["gainratio", "gain"]
 Flavor = Literal["c45", "j48"]
@@ -82,15 +83,18 @@ class TrainOptions:
         """Whether the tree is pruned by reduced-error pruning."""
         return self.prune and self.pruning == "reduced-error"
 
-    def validate(self) -> None:
-        """Raise :class:`TrainError` naming the offending option."""
+    def validate(self, names: OptionNames = KEYWORDS) -> None:
+        """Raise :class:`TrainError` naming the offending option as ``names`` spell it
+        (the API's keywords, or the command line's flags)."""
         if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int | np.integer):
-            raise TrainError("must be an integer", option="--min-cases")
+            raise TrainError("must be an integer", option=names("min_cases"))
         if self.min_cases < 1:
-            raise TrainError(f"must be at least 1, got {self.min_cases}", option="--min-cases")
-        _check_number(self.cf, "--cf")
+            raise TrainError(f"must be at least 1, got {self.min_cases}", option=names("min_cases"))
+        _check_number(self.cf, names("cf"))
         if not (0.0 < float(self.cf) < 1.0):
-            raise TrainError(f"must be between 0 and 1 (exclusive), got {self.cf:g}", option="--cf")
+            raise TrainError(
+                f"must be between 0 and 1 (exclusive), got {self.cf:g}", option=names("cf")
+            )
         # The flavours compute with CF as Release 8 and J48 do: c45 as a C float (whose
         # log is taken), j48 through the normal quantile of 1 - CF (a double).  A CF that
         # rounds to 0 there raised "math domain error" or "p must be in (0, 1)".
@@ -102,28 +106,30 @@ class TrainOptions:
             why = "1 - CF rounds to 1 (J48's normal quantile needs it below)"
         if rounds:
             raise TrainError(
-                f"{self.cf:g} is too small for the {self.flavor} flavour: {why}", option="--cf"
+                f"{self.cf:g} is too small for the {self.flavor} flavour: {why}",
+                option=names("cf"),
             )
         if self.criterion not in CRITERIA:
-            raise TrainError(f"unknown criterion {self.criterion!r}", option="--criterion")
+            raise TrainError(f"unknown criterion {self.criterion!r}", option=names("criterion"))
         if self.flavor not in FLAVORS:
-            raise TrainError(f"unknown flavor {self.flavor!r}", option="--flavor")
-        _check_bool(self.prune, "--prune")
-        _check_bool(self.subsets, "--subsets")
-        refuse_subsets_with(self.flavor, self.subsets)
+            raise TrainError(f"unknown flavor {self.flavor!r}", option=names("flavor"))
+        _check_bool(self.prune, names("prune"))
+        _check_bool(self.subsets, names("subsets"))
+        refuse_subsets_with(self.flavor, self.subsets, names)
+        refuse_criterion_with(self.flavor, self.criterion, names)
         if self.max_depth is not None:
-            _check_int(self.max_depth, 0, "--max-depth")
-        _check_number(self.min_gain_ratio, "--min-gain-ratio")
+            _check_int(self.max_depth, 0, names("max_depth"))
+        _check_number(self.min_gain_ratio, names("min_gain_ratio"))
         g = float(self.min_gain_ratio)
         if not (0.0 <= g <= 1.0):
-            raise TrainError(f"must be between 0 and 1, got {g:g}", option="--min-gain-ratio")
+            raise TrainError(f"must be between 0 and 1, got {g:g}", option=names("min_gain_ratio"))
         if self.pruning not in PRUNINGS:
-            raise TrainError(f"unknown pruning {self.pruning!r}", option="--prune")
-        _check_int(self.folds, 2, "--folds")
-        _check_int(self.seed, -(2**63), "--seed")
+            raise TrainError(f"unknown pruning {self.pruning!r}", option=names("pruning"))
+        _check_int(self.folds, 2, names("folds"))
+        _check_int(self.seed, -(2**63), names("seed"))
 
 
-def refuse_subsets_with(flavor: str, subsets: bool) -> None:
+def refuse_subsets_with(flavor: str, subsets: bool, names: OptionNames = KEYWORDS) -> None:
     """:class:`TrainError` where ``--subsets`` meets ``--flavor j48``: the one home of
     that rule, for :class:`TrainOptions` and the trainer's growth functions (on their
     context's flavour).
@@ -136,8 +142,24 @@ def refuse_subsets_with(flavor: str, subsets: bool) -> None:
     if subsets and flavor == "j48":
         raise TrainError(
             "is Release 8's -s and has no J48 counterpart (Weka's J48 has only -B, "
-            "binary splits): use it with --flavor c45",
-            option="--subsets",
+            f"binary splits): use it with {names.setting('flavor', 'c45')}",
+            option=names("subsets"),
+        )
+
+
+def refuse_criterion_with(flavor: str, criterion: str, names: OptionNames = KEYWORDS) -> None:
+    """:class:`TrainError` where ``--criterion gain`` meets ``--flavor j48``.
+
+    Weka's J48 has no choice of criterion: its C45ModelSelection always takes the
+    largest gain ratio among the tests of at least average gain.  The pair grew a
+    hybrid no reference defines (J48's arithmetic, choosing by plain gain with no
+    average-gain filter).  As for :func:`refuse_subsets_with`, a model file that
+    records the pair still loads and predicts."""
+    if criterion == "gain" and flavor == "j48":
+        raise TrainError(
+            "is Release 8's -g and has no J48 counterpart (Weka's J48 always chooses by "
+            f"gain ratio): use it with {names.setting('flavor', 'c45')}",
+            option=names("criterion"),
         )
 
 

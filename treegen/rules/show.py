@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
+from treegen.data.dataset import Dataset
 from treegen.model.core import Model
 from treegen.model.show import printed_schema
 from treegen.rules.core import RuleSet, cover_rows, format_condition
@@ -87,6 +88,13 @@ def format_rules_evaluation(
     advantage are dropped one at a time as Release 8 does, each step printed.
     """
     return format_cover_evaluation(rs, label, cover_rows(rs.rules, X, rs.compares_float32), y, drop)
+
+
+def format_data_evaluation(rs: RuleSet, ds: Dataset, label: str) -> str:
+    """c4.5rules' evaluation of ``rs`` on ``ds``'s labelled rows (``treegen eval RULES
+    DATA``, and ``treegen rules`` on STEM.test as c4.5rules -u prints it)."""
+    labelled = ds.y >= 0
+    return format_rules_evaluation(rs, label, ds.X[labelled], ds.y[labelled])
 
 
 def format_cover_evaluation(

@@ -50,6 +50,7 @@ from treegen.errors import TrainError
 from treegen.model.core import Leaf, Model, Node
 from treegen.model.j48rule import is_empty
 from treegen.model.options import ModelOptions, with_labels
+from treegen.model.optnames import KEYWORDS, OptionNames
 from treegen.model.version import VERSION
 from treegen.trainer import j48order, native
 from treegen.trainer.constants import RELEASE8_ORDER_MAX_ROWS
@@ -93,6 +94,7 @@ def train(
     validation: Dataset | None = None,
     weights: npt.NDArray[np.floating] | None = None,
     case_order: CaseOrder = "auto",
+    names: OptionNames = KEYWORDS,
 ) -> Model:
     """Train a C4.5 tree on ``ds``.
 
@@ -124,13 +126,16 @@ def train(
     A j48 tree trained on cases of fractional weight (an unknown value, or ``weights``)
     gets Weka's own sums, made in J48's orders, and each test J48's counts of its
     branches (:mod:`treegen.trainer.j48order`, up to its row limit).
+
+    An error about the options names them as ``names`` spell them (the API's keywords
+    by default; the command line passes its flags).
     """
     opts = opts or TrainOptions()
     if opts.reduced_error:
-        fingerprint = checked(ds, opts, validation, weights)[1]
-        return _train_reduced_error(ds, opts, engine, validation, fingerprint)
+        fingerprint = checked(ds, opts, validation, weights, names)[1]
+        return _train_reduced_error(ds, opts, engine, validation, fingerprint, names)
     return grow_prepared(
-        prepare(ds, opts, validation, weights),
+        prepare(ds, opts, validation, weights, names=names),
         engine=engine,
         progress=progress,
         case_order=case_order,
@@ -320,6 +325,7 @@ def _train_reduced_error(
     engine: Engine,
     validation: Dataset | None,
     fingerprint: str,
+    names: OptionNames,
 ) -> Model:
     """Grow without collapse, prune on the pruning set (J48 -R), errors = training errors."""
     j48 = opts.flavor == "j48"
@@ -332,7 +338,7 @@ def _train_reduced_error(
             raise TrainError(
                 f"{counted(keep.size, 'labelled case')} are fewer than {opts.folds} folds "
                 "(J48 -R refuses this too)",
-                option="--folds",
+                option=names("folds"),
             )
         grow_rows, prune_rows = j48_split(ds.y[keep], opts.folds, opts.seed)
         grow_ds, prune_ds = ds.subset(keep[grow_rows]), ds.subset(keep[prune_rows])
@@ -343,7 +349,7 @@ def _train_reduced_error(
             raise TrainError(
                 "has other attributes or classes than the training data",
                 file=validation.source,
-                option="--validation",
+                option=names("validation"),
             )
         prune_ds = validation.subset(np.flatnonzero(validation.y >= 0))
         ctx = build_context(ds, opts.min_cases, j48)

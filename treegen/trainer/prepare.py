@@ -19,6 +19,7 @@ import numpy.typing as npt
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.words import counted
 from treegen.errors import TrainError
+from treegen.model.optnames import KEYWORDS, OptionNames
 from treegen.trainer import j48order
 from treegen.trainer.context import Context
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
@@ -54,6 +55,7 @@ def prepare(
     weights: npt.NDArray[np.floating] | None = None,
     *,
     spend: bool = False,
+    names: OptionNames = KEYWORDS,
 ) -> Prepared:
     """:func:`train`'s checks and data for growing on ``ds`` (not for reduced-error
     pruning, which reads ``ds`` again): :func:`~treegen.trainer.fit.grow_prepared`
@@ -61,7 +63,7 @@ def prepare(
     ``spend``: the context is built by cutting ``ds``'s matrix short where it can
     (:func:`build_context`): nothing may read ``ds`` afterwards."""
     assert not opts.reduced_error
-    weights, fingerprint = checked(ds, opts, validation, weights)
+    weights, fingerprint = checked(ds, opts, validation, weights, names)
     replay = (ds.X, ds.y, weights) if j48order.uses_weka_order(ds, opts, weights) else None
     with blocks_mapped_from(STEP_BLOCK):  # where the CLI fixed the mmap threshold
         ctx = _context(ds, opts, weights, spend=spend and replay is None)
@@ -73,10 +75,11 @@ def checked(
     opts: TrainOptions,
     validation: Dataset | None,
     weights: npt.NDArray[np.floating] | None,
+    names: OptionNames = KEYWORDS,
 ) -> tuple[npt.NDArray[np.float64] | None, str]:
-    """The checks of :func:`train`'s arguments; the weights (None for all 1) and the
-    data's fingerprint."""
-    opts.validate()
+    """The checks of :func:`train`'s arguments, an option named as ``names`` spell it;
+    the weights (None for all 1) and the data's fingerprint."""
+    opts.validate(names)
     if ds.n_rows == 0:
         raise TrainError("no training cases", file=ds.source)
     if not ds.classes:
@@ -91,11 +94,14 @@ def checked(
             file=ds.source,
         )
     if validation is not None and not opts.reduced_error:
-        raise TrainError("a validation set is for --prune reduced-error", option="--validation")
+        raise TrainError(
+            f"a validation set is for {names.setting('pruning', 'reduced-error')}",
+            option=names("validation"),
+        )
     if weights is None:
         weights = ds.weights  # an ARFF file's instance weights, if it gave them
     if weights is not None:
-        weights = _check_weights(ds, weights, opts)
+        weights = _check_weights(ds, weights, opts, names)
         if np.all(weights == 1.0):
             weights = None  # unit weights: the unweighted tree, in its own case order
     # Hash the data first, before growth allocates its arrays (the hash reads X
@@ -104,7 +110,7 @@ def checked(
 
 
 def _check_weights(
-    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions
+    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions, names: OptionNames
 ) -> npt.NDArray[np.float64]:
     """The case weights as float64, or :class:`TrainError` naming what is wrong."""
     w = np.asarray(weights, dtype=np.float64)
@@ -115,7 +121,7 @@ def _check_weights(
     if not np.any(w > 0):  # every case weighs nothing: no case to learn from
         raise TrainError("case weights are all zero: no case to learn from", file=ds.source)
     if opts.reduced_error:
-        raise TrainError("reduced-error pruning takes no case weights", option="--prune")
+        raise TrainError("reduced-error pruning takes no case weights", option=names("pruning"))
     if np.any(ds.y < 0):
         raise TrainError("weighted training needs every row's class", file=ds.source)
     return w
