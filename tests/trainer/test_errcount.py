@@ -25,7 +25,8 @@ OPTIONS = [
     TrainOptions(flavor="j48"),
     TrainOptions(prune=False),
     TrainOptions(subsets=True, min_cases=3),
-    TrainOptions(flavor="j48", prune=False, criterion="gain"),
+    TrainOptions(flavor="j48", prune=False, min_cases=4),
+    TrainOptions(criterion="gain", cf=0.1),
 ]
 
 
