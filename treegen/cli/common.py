@@ -122,8 +122,8 @@ def read_data(
     column named as the model's or ``--target``'s (:func:`add_class_column_option`),
     and a command that sets ``wants_labels=False`` (predict, verify: they never look
     at the class) reads no class at all, so a class column it cannot decode is no
-    error; one that sets ``reads_weights=True`` (train) reads an ARFF file's instance
-    weights, which are an error elsewhere.  ``float32``:
+    error; one that sets ``reads_weights=True`` (train, cv, a tree's eval, predict)
+    reads an ARFF file's instance weights, which are an error elsewhere.  ``float32``:
     the data is for a c45 model (training or using one), whose values are float32,
     so a value beyond float32's range is an error at its cell.  ``progress``
     shows the phase "reading" and then the rows read.
@@ -137,6 +137,7 @@ def read_data(
             target=getattr(args, "class_column", None),
             float32=float32,
             labels=getattr(args, "wants_labels", True),
+            weights=getattr(args, "reads_weights", False),
         )
     else:
         nominal = _flatten(getattr(args, "nominal", []))

@@ -51,6 +51,11 @@ def run_cv(args: argparse.Namespace) -> int:
         )
         if not args.loo:
             check_folds(args.folds, ds.n_rows)
+        for option, members in (("--boost", args.boost), ("--bag", args.bag)):
+            if members is not None:  # before the first fold, not as its error
+                from treegen.committee.boost import refuse_instance_weights
+
+                refuse_instance_weights(ds, option)
         folds_done = [0]
 
         def fit(train_ds: Dataset) -> Any:
@@ -80,7 +85,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="cross-validate training on DATA",
         description="Estimate the error of training on DATA by stratified k-fold "
         "cross-validation (printing a line per fold) or leave-one-out; ends "
-        "with the mean error and its standard error.",
+        "with the mean error and its standard error. On an ARFF file with instance "
+        "weights ({w} after a row) each fold trains on its rows' weights and counts its "
+        "test rows by theirs, as Weka's cross-validation does (with --weka-folds, "
+        "Weka's figures); not with --boost or --bag.",
     )
     p.add_argument("data", metavar="DATA")
     how = p.add_mutually_exclusive_group(required=True)
@@ -111,4 +119,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_data_options(p)
     add_train_options(p, cv=True)
-    p.set_defaults(func=run_cv)
+    # reads_weights: a fold trains on its rows' instance weights and counts its test
+    # rows by theirs (treegen.analysis.cv)
+    p.set_defaults(func=run_cv, reads_weights=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from treegen.cli.common import (
     add_data_options,
@@ -56,7 +57,8 @@ from treegen.trainer.prepare import prepare
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file (a row's instance "
-    "weight {w} starts its case at that weight, as in J48), or C4.5 files given"
+    "weight {w} starts its case at that weight, as in J48, and the training errors are "
+    "counted in weight), or C4.5 files given"
     " as STEM, STEM.names or STEM.data. Without -o the model is written to the current "
     "folder as DATA's name with its extension replaced by .tree (golf.data -> ./golf.tree; "
     ".committee with --boost or --bag), replacing it atomically. Release 8 equivalents: -m "
@@ -130,9 +132,10 @@ def run_train(args: argparse.Namespace) -> int:
         if not quiet:
             kind = _kind(model)
             progress.update("counting training errors")
-            errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
+            wrong = np.asarray(kind.predict(model, ds.X)) != ds.y
+            errors, total = _training_errors(wrong, ds)
     if not quiet:
-        percent = 100.0 * errors / ds.n_rows if ds.n_rows else 0.0
+        percent = 100.0 * errors / total if total else 0.0
         pruned = "pruned" if args.prune else "unpruned"
         if kind.name == "committee":
             from treegen.committee.core import ADJECTIVE
@@ -148,11 +151,19 @@ def run_train(args: argparse.Namespace) -> int:
                 f"{pruned} {args.flavor} tree of {counted(model.size, 'node')} "
                 f"({counted(model.n_leaves, 'leaf')}, depth {model.depth()})"
             )
-        note(
-            args,
-            f"treegen: wrote {output}: {what}, "
-            f"{counted(errors, 'training error')} ({percent:.1f}%) on {counted(ds.n_rows, 'row')}",
-        )
+        if ds.weights is None:
+            counts = (
+                f"{counted(int(errors), 'training error')} ({percent:.1f}%) "
+                f"on {counted(ds.n_rows, 'row')}"
+            )
+        else:  # Weka's "Error on training data": the wrong rows' weight of the total
+            from treegen.analysis.evaluate import weight_text
+
+            counts = (
+                f"{weight_text(errors)} training errors ({percent:.1f}%) "
+                f"on {counted(ds.n_rows, 'row')} of weight {weight_text(total)}"
+            )
+        note(args, f"treegen: wrote {output}: {what}, {counts}")
         if test_ds is not None:
             if kind.name == "committee":
                 sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
@@ -160,6 +171,18 @@ def run_train(args: argparse.Namespace) -> int:
                 sys.stderr.write(_test_evaluation(opts, ds, model, test_ds))
     note_peak_memory(args)
     return 0
+
+
+def _training_errors(wrong: npt.NDArray[np.bool_], ds: Dataset) -> tuple[float, float]:
+    """The misclassified training rows and all of them: counts, or on weighted rows
+    the weights of the rows with a class value, added in row order as Weka's
+    ``Evaluation`` adds them."""
+    if ds.weights is None:
+        return float(np.count_nonzero(wrong)), float(ds.n_rows)
+    from treegen.analysis.evaluate import sequential_sum
+
+    known = ds.y >= 0
+    return sequential_sum(ds.weights[wrong & known]), sequential_sum(ds.weights[known])
 
 
 def _kind(value: object) -> Any:

@@ -72,8 +72,9 @@ def read_dataset(
     plain (:mod:`treegen.data.readers.fast`); otherwise, and for every error,
     through the Python readers (:func:`read_python`): the same ``Dataset`` either way.
 
-    ``weights`` (training data only): an ARFF file's instance weights (``{w}`` after a
-    row) are read into ``Dataset.weights``; without it they are an error at the first.
+    ``weights``: an ARFF file's instance weights (``{w}`` after a row) are read into
+    ``Dataset.weights`` (for training, evaluating and predicting, with or without
+    ``schema``); without it they are an error at the first.
     """
     fmt = detect_format(path)
     if fmt == "c45" and target is not None and target != "class":
@@ -129,7 +130,9 @@ def read_python(
         return build_dataset(table, nominal=nominal, ignore=ignore, target="class", float32=float32)
     if schema is not None:
         # With ``target`` the reader checks that the column exists and makes it the class.
-        table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
+        table = (
+            read_arff(path, target, weights=weights) if fmt == "arff" else read_csv(path, target)
+        )
         names = [c.name for c in table.columns]
         if target is None:
             table.class_index = names.index(schema.target) if schema.target in names else -1

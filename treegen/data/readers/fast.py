@@ -129,7 +129,7 @@ def _read(
     # The class column: the model's class's name, or --target's (the header check above
     # made sure it exists); none when the labels are not wanted.
     label = (target if target is not None else schema.target) if labels else None
-    return _with_schema(table, section, schema, float32, label)
+    return _with_schema(table, section, schema, float32, label, weights)
 
 
 def _refuse_unseekable(path: str) -> None:
@@ -345,10 +345,16 @@ def _train(
 
 
 def _with_schema(
-    table: RawTable, section: Section, schema: Schema, float32: bool, label: str | None
+    table: RawTable,
+    section: Section,
+    schema: Schema,
+    float32: bool,
+    label: str | None,
+    weights: bool = False,
 ) -> Dataset:
     """:func:`treegen.data.readers.encode.map_onto_schema`'s mapping, then one C pass;
-    ``label`` names the class column (None: read no class)."""
+    ``label`` names the class column (None: read no class); ``weights`` as for
+    :func:`_train`."""
     columns = table.columns
     names = [c.name for c in columns]
     by_name = section.fmt != "c45"
@@ -386,7 +392,7 @@ def _with_schema(
         if classes is None:
             raise Fallback("duplicate class")
         specs[ci] = (_CLASS_MISS, -1, classes, 0)
-    X, y, _, _ = _parse(section, specs, len(schema.attributes), float32)
+    X, y, _, w = _parse(section, specs, len(schema.attributes), float32, weights)
     for i in absent:
         X[:, i] = np.nan
-    return Dataset(schema, X, y, table.path)
+    return Dataset(schema, X, y, table.path, weights=w)
