@@ -98,6 +98,18 @@ def add_class_column_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_weights_option(parser: argparse.ArgumentParser) -> None:
+    """``--weights COLUMN``: a CSV file's column of instance weights (no attribute)."""
+    parser.add_argument(
+        "--weights",
+        dest="weight_column",
+        metavar="COLUMN",
+        default=None,
+        help="a CSV file's column of row weights (numbers at least 0), read as an ARFF "
+        "row's {w} is and not an attribute",
+    )
+
+
 def _flatten(lists: object) -> list[str]:
     if not isinstance(lists, list):
         return []
@@ -138,6 +150,7 @@ def read_data(
             float32=float32,
             labels=getattr(args, "wants_labels", True),
             weights=getattr(args, "reads_weights", False),
+            weight_column=getattr(args, "weight_column", None),
         )
     else:
         nominal = _flatten(getattr(args, "nominal", []))
@@ -148,6 +161,7 @@ def read_data(
             ignore=_flatten(getattr(args, "ignore", [])),
             float32=float32,
             weights=getattr(args, "reads_weights", False),
+            weight_column=getattr(args, "weight_column", None),
         )
         if detect_format(path) == "csv" and not getattr(args, "quiet", False):
             _warn_lookalikes(path, numeric_lookalikes(ds.schema, nominal), progress)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.cli.common import add_data_options, int_range, read_data
+from treegen.cli.common import add_data_options, add_weights_option, int_range, read_data
 from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import add_train_options, check_train_args, training_function
 from treegen.data.dataset import Dataset
@@ -118,6 +118,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "so that a run can be compared with Weka's fold for fold",
     )
     add_data_options(p)
+    add_weights_option(p)
     add_train_options(p, cv=True)
     # reads_weights: a fold trains on its rows' instance weights and counts its test
     # rows by theirs (treegen.analysis.cv)

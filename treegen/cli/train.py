@@ -24,6 +24,7 @@ import numpy.typing as npt
 from treegen.cli.common import (
     add_data_options,
     add_verbose,
+    add_weights_option,
     file_bytes,
     note,
     note_peak_memory,
@@ -242,6 +243,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="model file to write (default: ./STEM.tree, see below)",
     )
     add_data_options(p)
+    add_weights_option(p)
     add_train_options(p)
     # default_output: for the check that no output overwrites an input (cli.common).
     add_verbose(p)

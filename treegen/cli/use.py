@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from treegen.cli.common import (
     add_class_column_option,
+    add_weights_option,
     evaluation_label,
     note_unlabelled,
     read_data,
@@ -72,6 +73,8 @@ def run_eval(args: argparse.Namespace) -> int:
     # does; the other kinds' layouts (c4.5rules', Weka's committees', scikit-learn's)
     # count rows, so for them the reader refuses a weight at its line.
     args.reads_weights = kind.name == "tree"
+    if args.weight_column is not None and not args.reads_weights:
+        raise UsageError(f"{a_kind(kind.name)}'s evaluation counts rows", option="--weights")
     with progress_line(args) as progress:
         ds = _read_for(args, value, progress)
         progress.update("evaluating")
@@ -211,6 +214,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "print Release 8's Before/After Pruning table",
     )
     add_class_column_option(p)
+    add_weights_option(p)
     p.set_defaults(func=run_eval)
 
     p = sub.add_parser(
@@ -243,6 +247,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="write to FILE (atomically) instead of stdout",
     )
+    add_weights_option(p)
     # reads_weights: a row's class does not depend on its instance weight, which
     # predict reads (so a weighted ARFF file is no error) and leaves out, as Weka's -p.
     p.set_defaults(func=run_predict, wants_labels=False, reads_weights=True)

@@ -19,8 +19,9 @@ from treegen.data.readers.csv import read_csv
 from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
 from treegen.data.readers.table import RawTable
+from treegen.data.readers.weightcol import take_weight_column
 from treegen.data.words import counted
-from treegen.errors import DatasetError
+from treegen.errors import DatasetError, UsageError
 
 __all__ = ["detect_format", "read_dataset", "read_python"]
 
@@ -49,6 +50,7 @@ def read_dataset(
     float32: bool = False,
     labels: bool = True,
     weights: bool = False,
+    weight_column: str | None = None,
 ) -> Dataset:
     """Read DATA in any supported format.
 
@@ -74,9 +76,18 @@ def read_dataset(
 
     ``weights``: an ARFF file's instance weights (``{w}`` after a row) are read into
     ``Dataset.weights`` (for training, evaluating and predicting, with or without
-    ``schema``); without it they are an error at the first.
+    ``schema``); without it they are an error at the first.  ``weight_column``: a CSV
+    file's column of weights (``--weights``), taken out of its columns into
+    ``Dataset.weights`` (:mod:`treegen.data.readers.weightcol`; the Python reader's).
     """
     fmt = detect_format(path)
+    if weight_column is not None and fmt != "csv":
+        why = (
+            "an ARFF file gives a row's weight as {w} after it"
+            if fmt == "arff"
+            else "C4.5 files are read without one"
+        )
+        raise UsageError(f"is for a CSV file's weight column; {why}", option="--weights")
     if fmt == "c45" and target is not None and target != "class":
         raise DatasetError(
             "--target does not apply to C4.5 files: the class is declared "
@@ -93,6 +104,7 @@ def read_dataset(
         float32=float32,
         labels=labels,
         weights=weights,
+        weight_column=weight_column,
     )
     if fast is not None:
         return fast
@@ -106,6 +118,7 @@ def read_dataset(
         float32=float32,
         labels=labels,
         weights=weights,
+        weight_column=weight_column,
     )
 
 
@@ -120,6 +133,7 @@ def read_python(
     float32: bool = False,
     labels: bool = True,
     weights: bool = False,
+    weight_column: str | None = None,
 ) -> Dataset:
     """:func:`read_dataset` by the pure-Python readers: the reference, and the path for
     every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
@@ -130,9 +144,7 @@ def read_python(
         return build_dataset(table, nominal=nominal, ignore=ignore, target="class", float32=float32)
     if schema is not None:
         # With ``target`` the reader checks that the column exists and makes it the class.
-        table = (
-            read_arff(path, target, weights=weights) if fmt == "arff" else read_csv(path, target)
-        )
+        table = _table(path, fmt, target, weights, weight_column)
         names = [c.name for c in table.columns]
         if target is None:
             table.class_index = names.index(schema.target) if schema.target in names else -1
@@ -146,7 +158,7 @@ def read_python(
         if not labels:
             table.class_index = -1
         return map_onto_schema(table, schema, by_name=True, float32=float32)
-    table = read_arff(path, target, weights=weights) if fmt == "arff" else read_csv(path, target)
+    table = _table(path, fmt, target, weights, weight_column)
     return build_dataset(
         table,
         nominal=nominal,
@@ -154,6 +166,19 @@ def read_python(
         target=table.columns[table.class_index].name,
         float32=float32,
     )
+
+
+def _table(
+    path: str, fmt: str, target: str | None, weights: bool, weight_column: str | None
+) -> RawTable:
+    """An ARFF or CSV file's table, its rows' weights read (``weights``: ARFF's ``{w}``;
+    ``weight_column``: a CSV column's, taken out of the table)."""
+    if fmt == "arff":
+        return read_arff(path, target, weights=weights)
+    table = read_csv(path, target)
+    if weight_column is not None:
+        take_weight_column(table, weight_column, target)
+    return table
 
 
 def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool) -> Dataset:

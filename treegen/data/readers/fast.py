@@ -76,13 +76,17 @@ def read_fast(
     float32: bool,
     labels: bool = True,
     weights: bool = False,
+    weight_column: str | None = None,
 ) -> Dataset | None:
     """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader.
-    ``weights``: an ARFF row's instance weight is read (else such a row falls back)."""
+    ``weights``: an ARFF row's instance weight is read (else such a row falls back);
+    a CSV file's ``weight_column`` is the Python reader's."""
     last_fallback.clear()
     try:
         if not available():
             raise Fallback("the C tokenizer is not available")
+        if weight_column is not None:
+            raise Fallback("a weight column (--weights)")
         return _read(path, fmt, target, nominal, schema, ignore, float32, labels, weights)
     except Fallback as why:
         last_fallback.append(str(why))
