@@ -1,6 +1,6 @@
-"""A CSV file's weight column (``--weights COLUMN``): the rows' instance weights, the
-column no attribute.  Such a file is the weighted ARFF file's twin: the same rows and
-weights read, the same tree trained (``show`` prints it alike), the same evaluation;
+"""A CSV or C4.5 file's weight column (``--weights COLUMN``): the rows' instance weights,
+the column no attribute.  Such a file is the weighted ARFF file's twin: the same rows
+and weights read, the same tree trained (``show`` prints it alike), the same evaluation;
 a weight that is no number at least 0 is an error at its line and column, exit 2."""
 
 from __future__ import annotations
@@ -90,6 +90,39 @@ def test_the_csv_trains_and_evaluates_as_the_weighted_arff(
     assert crossed[0] == crossed[1] and " of weight " in crossed[0]
 
 
+@pytest.mark.parametrize("flavor", ["c45", "j48"])
+def test_c45_files_with_a_weight_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flavor: str
+) -> None:
+    """The column declared in STEM.names (continuous), its cells in STEM.data and
+    STEM.test: the tree and the evaluations of the weighted ARFF files."""
+    ds, w = _weighted(4)
+    csv = _csv(ds, w, tmp_path / "w.csv", 2)
+    read = read_dataset(str(csv), weight_column="wt")  # the values' order, as above
+    names, data = synthetic.c45_texts(read)
+    lines = names.splitlines()
+    lines.insert(3, "wt: continuous.")  # after the classes and two attributes
+    (tmp_path / "c.names").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = [r.split(",") for r in data.splitlines()]
+    cells = [",".join([*r[:2], repr(float(x)), *r[2:]]) for r, x in zip(rows, w, strict=True)]
+    for stem in ("c.data", "c.test"):
+        (tmp_path / stem).write_text("\n".join(cells) + "\n", encoding="utf-8")
+    arff = write_weighted_arff(read, w, tmp_path / "w.arff")
+    printed = []
+    for data_file, test_file, extra in (
+        (arff, arff, []),
+        (tmp_path / "c.names", tmp_path / "c.test", ["--weights", "wt"]),
+    ):
+        model = tmp_path / f"{data_file.suffix[1:]}.tree"
+        train = ("train", str(data_file), "-q", "--flavor", flavor, "-o", str(model), *extra)
+        assert run_cli(capsys, *train)[0] == 0
+        shown = run_cli(capsys, "show", str(model), "--format", "j48")[1]
+        code, evaluated, err = run_cli(capsys, "eval", str(model), str(test_file), *extra)
+        assert code == 0, err
+        printed.append((shown, evaluated.replace("training data", "test data")))
+    assert printed[0] == printed[1] and " items)" in printed[0][1]
+
+
 ROWS = "a,b,w,class\n1,x,2,p\n2,y,0.5,n\n3,x,1,p\n"
 
 
@@ -126,7 +159,10 @@ def test_the_options_mistakes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     for argv, message in (
         (("train", str(data), "--weights", "q"), "no column named 'q' (columns: a, b, w, class)"),
         (("train", str(data), "--weights", "w", "--target", "w"), "column 'w' is the class"),
-        (("train", str(arff), "--weights", "w"), "is for a CSV file's weight column; an ARFF"),
+        (
+            ("train", str(arff), "--weights", "w"),
+            "is for a CSV or C4.5 file's weight column; an ARFF",
+        ),
         (("eval", str(rules), str(data), "--weights", "w"), "a ruleset's evaluation counts rows"),
     ):
         code, out, err = run_cli(capsys, *argv)

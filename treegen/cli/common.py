@@ -99,14 +99,15 @@ def add_class_column_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_weights_option(parser: argparse.ArgumentParser) -> None:
-    """``--weights COLUMN``: a CSV file's column of instance weights (no attribute)."""
+    """``--weights COLUMN``: a CSV or C4.5 file's column of instance weights (no
+    attribute)."""
     parser.add_argument(
         "--weights",
         dest="weight_column",
         metavar="COLUMN",
         default=None,
-        help="a CSV file's column of row weights (numbers at least 0), read as an ARFF "
-        "row's {w} is and not an attribute",
+        help="a CSV or C4.5 file's column of row weights (numbers at least 0), read as "
+        "an ARFF row's {w} is and not an attribute",
     )
 
 

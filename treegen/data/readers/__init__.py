@@ -18,7 +18,7 @@ from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_case
 from treegen.data.readers.csv import read_csv
 from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
-from treegen.data.readers.table import RawTable
+from treegen.data.readers.table import Column, RawTable
 from treegen.data.readers.weightcol import take_weight_column
 from treegen.data.words import counted
 from treegen.errors import DatasetError, UsageError
@@ -77,17 +77,16 @@ def read_dataset(
     ``weights``: an ARFF file's instance weights (``{w}`` after a row) are read into
     ``Dataset.weights`` (for training, evaluating and predicting, with or without
     ``schema``); without it they are an error at the first.  ``weight_column``: a CSV
-    file's column of weights (``--weights``), taken out of its columns into
+    or C4.5 file's column of weights (``--weights``), taken out of its columns into
     ``Dataset.weights`` (:mod:`treegen.data.readers.weightcol`; the Python reader's).
     """
     fmt = detect_format(path)
-    if weight_column is not None and fmt != "csv":
-        why = (
-            "an ARFF file gives a row's weight as {w} after it"
-            if fmt == "arff"
-            else "C4.5 files are read without one"
+    if weight_column is not None and fmt == "arff":
+        raise UsageError(
+            "is for a CSV or C4.5 file's weight column; an ARFF file gives a row's weight "
+            "as {w} after it",
+            option="--weights",
         )
-        raise UsageError(f"is for a CSV file's weight column; {why}", option="--weights")
     if fmt == "c45" and target is not None and target != "class":
         raise DatasetError(
             "--target does not apply to C4.5 files: the class is declared "
@@ -139,8 +138,10 @@ def read_python(
     every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
     if fmt == "c45":
         if schema is not None:
-            return _read_c45_with_schema(path, schema, float32, labels)
+            return _read_c45_with_schema(path, schema, float32, labels, weight_column)
         table, _ = read_c45(path)
+        if weight_column is not None:
+            take_weight_column(table, weight_column, "class")
         return build_dataset(table, nominal=nominal, ignore=ignore, target="class", float32=float32)
     if schema is not None:
         # With ``target`` the reader checks that the column exists and makes it the class.
@@ -181,12 +182,23 @@ def _table(
     return table
 
 
-def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool) -> Dataset:
+def _read_c45_with_schema(
+    path: str, schema: Schema, float32: bool, labels: bool, weight_column: str | None = None
+) -> Dataset:
     names_path, cases_path = c45_paths(path)
+    columns = schema_columns(schema)
+    if weight_column is not None and not os.path.isfile(names_path):
+        raise UsageError(
+            f"needs {names_path} to find column '{weight_column}' in", option="--weights"
+        )
     if os.path.isfile(names_path):
         # The file's own declarations must describe the model's columns.
-        columns, _ = parse_names(names_path)
-        got = [c.name for c in columns]
+        declared, _ = parse_names(names_path)
+        got = [c.name for c in declared]
+        if weight_column is not None and weight_column in got:  # read, then taken out
+            at = got.index(weight_column)
+            del got[at]
+            columns.insert(at, Column(weight_column, "continuous"))
         want = [a.name for a in schema.attributes]
         if got != want:
             diff = next(
@@ -199,7 +211,9 @@ def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool
                 else f"{counted(len(got), 'attribute')}, the model has {len(want)}"
             )
             raise DatasetError(f"does not match the model: {detail}", file=names_path)
-    table: RawTable = read_cases(cases_path, schema_columns(schema))
+    table: RawTable = read_cases(cases_path, columns)
+    if weight_column is not None:
+        take_weight_column(table, weight_column, "class")
     if not labels:
         table.class_index = -1
     return map_onto_schema(table, schema, by_name=False, float32=float32)

@@ -1,4 +1,4 @@
-"""A CSV file's weight column (``--weights COLUMN``): each row's instance weight.
+"""A CSV or C4.5 file's weight column (``--weights COLUMN``): each row's instance weight.
 
 The column is taken out of the table before it is encoded, so it is no attribute, and
 its cells become the rows' weights, as an ARFF row's ``{w}`` does
@@ -26,7 +26,7 @@ def take_weight_column(table: RawTable, name: str, target: str | None) -> None:
         raise UsageError(f"no column named '{name}' (columns: {', '.join(names)})", option=OPTION)
     j = names.index(name)
     if j == table.class_index and target is not None:
-        raise UsageError(f"column '{name}' is the class column (--target)", option=OPTION)
+        raise UsageError(f"column '{name}' is the class column", option=OPTION)
     if len(names) < 3:
         raise UsageError(f"'{name}' would leave no attribute beside the class", option=OPTION)
     for row in table.rows:
