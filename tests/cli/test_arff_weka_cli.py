@@ -154,6 +154,22 @@ def test_instance_weights_are_refused_where_not_counted(
     assert err.count("\n") == 1 and err.startswith(f"treegen: error: {weighted}{message}"), err
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--flavor", "j48", "--prune", "reduced-error"], "--prune: reduced-error pruning takes"),
+        (["--boost", "2"], "{data}: instance weights are for one tree: --boost weights"),
+    ],
+)
+def test_cv_refuses_what_training_refuses_before_the_first_fold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    weighted, _ = _weighted(tmp_path)
+    code, out, err = run_cli(capsys, "cv", str(weighted), "--folds", "3", *options)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("treegen: error: " + message.format(data=weighted)), err
+
+
 def test_eval_counts_a_whole_weight_as_that_many_rows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from treegen.cli.trainargs import add_train_options, check_train_args, training_
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError, UsageError
 from treegen.model.core import flavor_compares_float32
+from treegen.trainer import TrainOptions
 
 
 def run_cv(args: argparse.Namespace) -> int:
@@ -51,11 +52,8 @@ def run_cv(args: argparse.Namespace) -> int:
         )
         if not args.loo:
             check_folds(args.folds, ds.n_rows)
-        for option, members in (("--boost", args.boost), ("--bag", args.bag)):
-            if members is not None:  # before the first fold, not as its error
-                from treegen.committee.boost import refuse_instance_weights
-
-                refuse_instance_weights(ds, option)
+        if ds.weights is not None:
+            _check_weighted(args, opts, ds)
         folds_done = [0]
 
         def fit(train_ds: Dataset) -> Any:
@@ -76,6 +74,18 @@ def run_cv(args: argparse.Namespace) -> int:
         )
     sys.stdout.write(format_cv(result, args.data, per_fold=not args.loo))
     return 0
+
+
+def _check_weighted(args: argparse.Namespace, opts: TrainOptions, ds: Dataset) -> None:
+    """What training refuses of weighted rows (a committee, reduced-error pruning, rows
+    without a class...), said once before the first fold rather than as its error."""
+    from treegen.committee.boost import refuse_instance_weights
+    from treegen.trainer.prepare import checked
+
+    for option, members in (("--boost", args.boost), ("--bag", args.bag)):
+        if members is not None:
+            refuse_instance_weights(ds, option)
+    checked(ds, opts, None, None)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
