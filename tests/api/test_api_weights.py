@@ -13,6 +13,7 @@ estimator's tree is the API's.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -117,3 +118,20 @@ def test_reduced_error_pruning_takes_no_weights() -> None:
     X, y, nominal = _arrays(3)
     with pytest.raises(TreegenError, match="no case weights"):
         treegen.train((X, y), nominal=nominal, prune="reduced-error", weights=np.ones(y.size) * 2)
+
+
+def test_a_weighted_files_rows_predict_without_their_weights(tmp_path: Path) -> None:
+    """Model.predict and predict_proba read a weighted ARFF file as ``treegen predict``
+    does (the weights left out: the same answers as for the file without them);
+    Model.verify refuses it, as ``treegen verify`` does."""
+    ds = synthetic.generate(synthetic.random_spec(3))
+    plain = synthetic.write_arff(ds, tmp_path / "plain.arff")
+    head, _, body = plain.read_text().partition("@data\n")
+    rows = [f"{r},{{{i % 3 + 0.5}}}" for i, r in enumerate(body.splitlines())]
+    weighted = tmp_path / "weighted.arff"
+    weighted.write_text(head + "@data\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    model = treegen.train(str(plain))
+    assert np.array_equal(model.predict(str(weighted)), model.predict(str(plain)))
+    assert model.predict_proba(str(weighted)).tobytes() == model.predict_proba(str(plain)).tobytes()
+    with pytest.raises(TreegenError, match="instance weights"):
+        model.verify(str(weighted))
