@@ -12,8 +12,8 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.dataset import Dataset
-from treegen.data.readers import read_dataset
-from treegen.errors import UsageError
+from treegen.data.readers import fast, read_dataset, read_python
+from treegen.errors import DatasetError, UsageError
 
 from support.cli import run_cli
 from support.weka import write_weighted_arff
@@ -43,9 +43,23 @@ def _csv(ds: Dataset, w: np.ndarray, path: Path, at: int) -> Path:
 @pytest.mark.parametrize("at", [0, 2, -1])
 @pytest.mark.parametrize("seed", [1, 4, 9])
 def test_the_column_reads_as_the_arff_weights(tmp_path: Path, seed: int, at: int) -> None:
+    """By the C tokenizer (when built) and the Python reader alike, with and without a
+    model's schema."""
     ds, w = _weighted(seed)
     arff = read_dataset(str(write_weighted_arff(ds, w, tmp_path / "w.arff")), weights=True)
-    csv = read_dataset(str(_csv(ds, w, tmp_path / "w.csv", at)), weight_column="wt")
+    path = str(_csv(ds, w, tmp_path / "w.csv", at))
+    csv = read_dataset(path, weight_column="wt")
+    assert fast.last_fallback == [] or not fast.available()
+    ref = read_python(path, "csv", weight_column="wt")
+    assert ref.weights is not None and ref.weights.tobytes() == w.tobytes()
+    assert csv.X.tobytes() == ref.X.tobytes() and csv.y.tobytes() == ref.y.tobytes()
+    assert csv.schema == ref.schema
+    mapped = read_dataset(path, schema=arff.schema, weight_column="wt")
+    assert fast.last_fallback == [] or not fast.available()
+    ref = read_python(path, "csv", schema=arff.schema, weight_column="wt")
+    for got in (mapped, ref):
+        assert got.weights is not None and got.weights.tobytes() == w.tobytes()
+        assert got.X.tobytes() == arff.X.tobytes() and got.y.tobytes() == arff.y.tobytes()
     assert csv.weights is not None and arff.weights is not None
     assert csv.weights.tobytes() == arff.weights.tobytes() == w.tobytes()
     assert [a.name for a in csv.schema.attributes] == [a.name for a in arff.schema.attributes]
@@ -121,6 +135,25 @@ def test_c45_files_with_a_weight_column(
         assert code == 0, err
         printed.append((shown, evaluated.replace("training data", "test data")))
     assert printed[0] == printed[1] and " items)" in printed[0][1]
+
+
+@pytest.mark.parametrize(
+    "cell", ["2", "1e1", "-0", "0", '"2.5"', " 3", "+1", ".5", "1e999", "nan", "x", "?", ""]
+)
+def test_the_c_tokenizer_reads_a_weight_as_the_python_reader(tmp_path: Path, cell: str) -> None:
+    """Either the same weights (-0.0 too) or, through the Python reader, its error."""
+    data = tmp_path / "t.csv"
+    data.write_text("a,w,class\n" + "".join(f"{i},{cell},p\n{i},1,n\n" for i in range(3)))
+    try:
+        ref = read_python(str(data), "csv", weight_column="w")
+    except DatasetError as err:
+        with pytest.raises(DatasetError) as info:
+            read_dataset(str(data), weight_column="w")
+        assert str(info.value) == str(err)
+        return
+    got = read_dataset(str(data), weight_column="w")
+    assert got.weights is not None and ref.weights is not None
+    assert got.weights.tobytes() == ref.weights.tobytes()
 
 
 ROWS = "a,b,w,class\n1,x,2,p\n2,y,0.5,n\n3,x,1,p\n"
