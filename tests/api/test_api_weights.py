@@ -13,12 +13,14 @@ estimator's tree is the API's.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import treegen
 from treegen.data import synthetic
+from treegen.data.readers import read_dataset
 from treegen.errors import TreegenError
 
 FLAVORS = ["c45", "j48"]
@@ -117,3 +119,45 @@ def test_reduced_error_pruning_takes_no_weights() -> None:
     X, y, nominal = _arrays(3)
     with pytest.raises(TreegenError, match="no case weights"):
         treegen.train((X, y), nominal=nominal, prune="reduced-error", weights=np.ones(y.size) * 2)
+
+
+def test_a_weighted_files_rows_predict_without_their_weights(tmp_path: Path) -> None:
+    """Model.predict and predict_proba read a weighted ARFF file as ``treegen predict``
+    does (the weights left out: the same answers as for the file without them);
+    Model.verify refuses it, as ``treegen verify`` does."""
+    ds = synthetic.generate(synthetic.random_spec(3))
+    plain = synthetic.write_arff(ds, tmp_path / "plain.arff")
+    head, _, body = plain.read_text().partition("@data\n")
+    rows = [f"{r},{{{i % 3 + 0.5}}}" for i, r in enumerate(body.splitlines())]
+    weighted = tmp_path / "weighted.arff"
+    weighted.write_text(head + "@data\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    model = treegen.train(str(plain))
+    assert np.array_equal(model.predict(str(weighted)), model.predict(str(plain)))
+    assert model.predict_proba(str(weighted)).tobytes() == model.predict_proba(str(plain)).tobytes()
+    with pytest.raises(TreegenError, match="instance weights"):
+        model.verify(str(weighted))
+
+
+def test_a_files_weight_column(tmp_path: Path) -> None:
+    """``weight_column`` is the CLI's --weights: a CSV file with one trains the tree of
+    the same rows written as weighted ARFF (its nominal values declared in the CSV's
+    first-seen order); arrays and train_rules refuse it."""
+    ds = synthetic.generate(synthetic.random_spec(2, max_rows=300))
+    ds = ds.subset(np.flatnonzero(ds.y >= 0))
+    w = np.random.default_rng(2).uniform(0.1, 2.0, ds.n_rows)
+    cells = ["wt", *(repr(float(x)) for x in w)]
+    csv = tmp_path / "w.csv"
+    lines = synthetic.csv_text(ds).splitlines()
+    csv.write_text("".join(f"{c},{line}\n" for c, line in zip(cells, lines, strict=True)))
+    model = treegen.train(str(csv), flavor="j48", weight_column="wt")
+    read = read_dataset(str(csv), weight_column="wt")
+    head, _, body = synthetic.arff_text(read).partition("@data\n")
+    arff = tmp_path / "w.arff"
+    rows = [f"{r},{{{float(x)!r}}}" for r, x in zip(body.splitlines(), w, strict=True)]
+    arff.write_text(head + "@data\n" + "\n".join(rows) + "\n")
+    twin = treegen.train(str(arff), flavor="j48")
+    assert model.predict_proba(str(arff)).tobytes() == twin.predict_proba(str(arff)).tobytes()
+    with pytest.raises(TreegenError, match="weight_column: is for a data file"):
+        treegen.train(ds.X, np.asarray(ds.classes)[ds.y], weight_column="wt")
+    with pytest.raises(TreegenError, match="weight_column: a ruleset is made from unweighted"):
+        treegen.train_rules(str(csv), weight_column="wt")

@@ -3,8 +3,8 @@
 A file written with blanks between its values trains, shows, evaluates and verifies
 like the comma file; what Weka reads and treegen does not (docs/formats.md lists
 it) is one line naming the file, line and column, exit 2, and no model written.
-Instance weights (``{w}`` after a row) train, and are that error for every other
-command.
+Instance weights (``{w}`` after a row) train, count in a tree's eval and in cv, are
+left out by predict, and are that error for every other command.
 """
 
 from __future__ import annotations
@@ -123,23 +123,109 @@ def test_instance_weights_train_as_copies_of_their_rows(
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("command", "message"),
     [
-        ["eval", "MODEL", "DATA"],
-        ["cv", "DATA", "--folds", "3"],
-        ["rules", "DATA", "-o", "OUT"],
-        ["verify", "MODEL", "DATA"],
-        ["train", "DATA", "--boost", "2", "-o", "OUT"],
+        (["rules", "DATA", "-o", "OUT"], ":11:21: instance weights ('{w}' after a row) are read"),
+        (["verify", "MODEL", "DATA"], ":11:21: instance weights ('{w}' after a row) are read"),
+        (["eval", "RULES", "DATA"], ":11:21: instance weights ('{w}' after a row) are read"),
+        (["eval", "COMMITTEE", "DATA"], ":11:21: instance weights ('{w}' after a row) are read"),
+        (["train", "DATA", "--boost", "2", "-o", "OUT"], ": instance weights are for one tree"),
+        (["cv", "DATA", "--folds", "3", "--bag", "2"], ": instance weights are for one tree"),
     ],
 )
-def test_instance_weights_are_for_training_only(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+def test_instance_weights_are_refused_where_not_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], message: str
 ) -> None:
     weighted, _ = _weighted(tmp_path)
     model, out = tmp_path / "m.tree", tmp_path / "out.file"
+    rules, committee = tmp_path / "m.rules", tmp_path / "m.committee"
     assert run_cli(capsys, "train", str(WEATHER), "-q", "-o", str(model))[0] == 0
-    given = {"MODEL": str(model), "OUT": str(out), "DATA": str(weighted)}
+    assert run_cli(capsys, "rules", str(WEATHER), "-o", str(rules))[0] == 0
+    assert run_cli(capsys, "train", str(WEATHER), "-q", "--bag", "2", "-o", str(committee))[0] == 0
+    given = {
+        "MODEL": str(model),
+        "RULES": str(rules),
+        "COMMITTEE": str(committee),
+        "OUT": str(out),
+        "DATA": str(weighted),
+    }
     code, stdout, err = run_cli(capsys, *(given.get(w, w) for w in command))
     assert code == 2 and stdout == "" and not out.exists()
-    assert err.count("\n") == 1 and err.startswith(f"treegen: error: {weighted}:"), err
-    assert "instance weights" in err
+    assert err.count("\n") == 1 and err.startswith(f"treegen: error: {weighted}{message}"), err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--flavor", "j48", "--prune", "reduced-error"], "--prune: reduced-error pruning takes"),
+        (["--boost", "2"], "{data}: instance weights are for one tree: --boost weights"),
+    ],
+)
+def test_cv_refuses_what_training_refuses_before_the_first_fold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    weighted, _ = _weighted(tmp_path)
+    code, out, err = run_cli(capsys, "cv", str(weighted), "--folds", "3", *options)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("treegen: error: " + message.format(data=weighted)), err
+
+
+def test_eval_counts_a_whole_weight_as_that_many_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tree's eval of the weighted file prints what it prints for the file whose
+    weighted rows are repeated: the items, errors and matrix cells are the weights."""
+    weighted, copies = _weighted(tmp_path)
+    model = tmp_path / "m.tree"
+    # a tree of 4 nodes that misclassifies 4 of the 14 rows
+    train = ("train", str(WEATHER), "-q", "--no-prune", "--min-cases", "3", "-o", str(model))
+    assert run_cli(capsys, *train)[0] == 0
+    code, by_weight, err = run_cli(capsys, "eval", str(model), str(weighted))
+    assert code == 0, err
+    code, by_copies, _ = run_cli(capsys, "eval", str(model), str(copies))
+    assert by_weight == by_copies and "(27 items)" in by_weight
+    assert "(0.0%)" not in by_weight
+
+
+def test_eval_counts_fractional_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every row weighs 0.25 but the first, which weighs 10.5; a one-leaf tree says
+    'yes' for every row, so the errors are the weights of the 5 'no' rows (the first
+    among them), and each cell the weight of its rows."""
+    rows = BODY.strip().splitlines()
+    assert rows[0].endswith(",no") and sum(r.endswith(",no") for r in rows) == 5
+    data = tmp_path / "fractions.arff"
+    weighted = [f"{rows[0]},{{10.5}}"] + [f"{r},{{0.25}}" for r in rows[1:]]
+    data.write_text(HEAD + "@data\n" + "\n".join(weighted) + "\n", encoding="utf-8")
+    model = tmp_path / "m.tree"
+    assert (
+        run_cli(capsys, "train", str(WEATHER), "-q", "--min-cases", "7", "-o", str(model))[0] == 0
+    )
+    code, out, err = run_cli(capsys, "eval", str(model), str(data))
+    assert code == 0, err
+    assert "(13.75 items)" in out and "\t   1  11.5(83.6%)" in out, out
+    assert "\t 2.25     \t(a): class yes\n\t 11.5     \t(b): class no\n" in out, out
+
+
+def test_predict_leaves_the_weights_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    weighted, _ = _weighted(tmp_path)
+    model = tmp_path / "m.tree"
+    assert run_cli(capsys, "train", str(WEATHER), "-q", "-o", str(model))[0] == 0
+    code, by_weight, err = run_cli(capsys, "predict", str(model), str(weighted), "--proba")
+    assert code == 0, err
+    assert by_weight == run_cli(capsys, "predict", str(model), str(WEATHER), "--proba")[1]
+
+
+def test_cv_of_unit_weights_is_the_unweighted_cv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file weighing every row 1 cross-validates as the file without weights: the
+    same folds, trees and errors, printed with the weights' columns."""
+    ones = tmp_path / "ones.arff"
+    rows = BODY.strip().splitlines()
+    ones.write_text(HEAD + "@data\n" + "".join(f"{r},{{1}}\n" for r in rows), encoding="utf-8")
+    code, plain, _ = run_cli(capsys, "cv", str(WEATHER), "--folds", "3")
+    code, out, err = run_cli(capsys, "cv", str(ones), "--folds", "3")
+    assert code == 0, err
+    errors = plain.split("Misclassified: ")[1].split(" of ")[0]
+    assert f"Misclassified: {errors} (" in out and " of weight 14 in 14 rows;" in out, out
+    assert plain.split("\n")[-3] == out.split("\n")[-3]  # the mean error line

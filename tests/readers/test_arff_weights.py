@@ -1,8 +1,9 @@
 """ARFF instance weights (``{w}`` after a row), as Weka's ArffLoader reads them.
 
-Read for training (``weights=True``): every row's weight, 1 where a row gives none,
-dense and sparse rows alike, by the fast reader (which hands such a file to the
-Python reader) and the Python reader the same.  Otherwise the first weight is an error
+Read when asked (``weights=True``: training, and a model's data for eval, cv and
+predict): every row's weight, 1 where a row gives none, dense and sparse rows alike, by
+the fast reader (which hands such a file to the Python reader) and the Python reader
+the same, with or without a model's schema.  Otherwise the first weight is an error
 at its line and column, as is a weight that is not a finite number at least 0.
 """
 
@@ -71,6 +72,25 @@ def test_the_c_tokenizer_reads_the_weights(
     assert ds.X.tobytes() == ref.X.tobytes() and ds.y.tolist() == ref.y.tolist()
 
 
+@pytest.mark.parametrize("rows", [FAST_ROWS * 40, "{0 4,1 'y z',2 n}, {3e0}\n" + FAST_ROWS])
+def test_a_models_data_carries_its_weights(tmp_path: Path, rows: str) -> None:
+    """Read onto a model's schema (eval, cv's folds, predict), by the C tokenizer and
+    the Python reader (a sparse row is the Python reader's): the same weights as
+    without the schema."""
+    path = _file(tmp_path, "@data\n" + rows)
+    trained = read_python(str(path), "arff", weights=True)
+    ds = read_dataset(str(path), schema=trained.schema, weights=True)
+    assert (fast.last_fallback == []) == (fast.available() and rows.startswith("1,"))
+    ref = read_python(str(path), "arff", schema=trained.schema, weights=True)
+    assert ds.weights is not None and ref.weights is not None and trained.weights is not None
+    assert ds.weights.tobytes() == ref.weights.tobytes() == trained.weights.tobytes()
+    assert ds.X.tobytes() == ref.X.tobytes() and ds.y.tolist() == ref.y.tolist()
+    assert (
+        read_dataset(str(path), schema=trained.schema, weights=True, labels=False).weights
+        is not None
+    )
+
+
 @pytest.mark.parametrize(
     "row",
     ["1,x,p,{ 2 }", "1,x,p,{2},", "1,x,p {2}", "1,x,{2}", "1,x,p,{2}x", "1,x,p,{0x1}"],
@@ -111,8 +131,8 @@ def test_weights_change_the_fingerprint_only_when_given(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("row", "col", "message"),
     [
-        ("1,x,p,{2}", 7, "instance weights ('{w}' after a row) are read for training only"),
-        ("{0 1, 2 p} {2}", 12, "instance weights ('{w}' after a row) are read for training"),
+        ("1,x,p,{2}", 7, "instance weights ('{w}' after a row) are read by train, cv, predict"),
+        ("{0 1, 2 p} {2}", 12, "instance weights ('{w}' after a row) are read by train"),
     ],
 )
 def test_weights_are_an_error_unless_read(tmp_path: Path, row: str, col: int, message: str) -> None:

@@ -14,6 +14,12 @@ class's rows to within one, and fold sizes differ by at most one row.  With
 ``weka=True`` the folds are Weka's instead (``Evaluation.crossValidateModel``
 with ``java.util.Random(seed)``), so a ``-x K`` run of Weka can be compared fold for
 fold.  The model trained may be of any kind with a ``size`` (a tree, a committee).
+
+On weighted rows (an ARFF file's instance weights) each fold trains on its rows'
+weights and a held-out row counts by its weight, as Weka's cross-validation counts it:
+a fold's errors are the weight of its misclassified rows and its error rate that over
+its rows' weight; the pooled figures are sums of weights in fold order, then row order
+(Weka's ``Evaluation`` over its folds), printed as Weka prints them.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from treegen.analysis.evaluate import sequential_sum, weight_text
 from treegen.data.dataset import Dataset
 from treegen.data.weka_rows import cv_folds
 from treegen.data.words import counted
@@ -47,32 +54,40 @@ Predict = Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.integer]]
 
 @dataclass(frozen=True)
 class FoldResult:
-    """One fold: rows trained on and tested, tree size, test errors."""
+    """One fold: rows trained on and tested, tree size, test errors (on weighted rows:
+    the misclassified rows' weight, and ``weight`` the test rows')."""
 
     fold: int
     n_train: int
     n_test: int
     size: int
-    errors: int
+    errors: float
+    weight: float | None = None
 
     @property
     def error_rate(self) -> float:
-        return self.errors / self.n_test
+        total = self.n_test if self.weight is None else self.weight
+        return self.errors / total if total else 0.0
 
 
 @dataclass(frozen=True)
 class CVResult:
-    """All folds plus the summary statistics."""
+    """All folds plus the summary statistics; on weighted rows ``pooled`` holds the
+    misclassified weight and the whole weight of the test rows, each added row by row
+    in fold order (not the folds' sums added, which can round otherwise)."""
 
     folds: tuple[FoldResult, ...]
     method: str  # "10-fold stratified, seed 1" or "leave-one-out"
+    pooled: tuple[float, float] | None = None
 
     @property
     def n_rows(self) -> int:
         return sum(f.n_test for f in self.folds)
 
     @property
-    def errors(self) -> int:
+    def errors(self) -> float:
+        if self.pooled is not None:
+            return self.pooled[0]
         return sum(f.errors for f in self.folds)
 
     @property
@@ -146,6 +161,7 @@ def run_folds(
 ) -> CVResult:
     """Train on each fold's training rows (in the order given), test on its test rows."""
     results = []
+    wrong_weights: list[npt.NDArray[np.float64]] = []  # per fold, each test row's or 0
     for fold, (train_rows, test_rows) in enumerate(folds):
         try:
             model = fit(ds.subset(train_rows))
@@ -159,9 +175,31 @@ def run_folds(
             ) from err
         test = ds.subset(test_rows)
         predicted = np.asarray(predict(model, test.X), dtype=np.intp)
-        errors = int(np.count_nonzero(predicted != test.y))
-        results.append(FoldResult(fold + 1, len(train_rows), len(test_rows), model.size, errors))
-    return CVResult(tuple(results), method)
+        wrong = predicted != test.y
+        if test.weights is None:
+            errors = int(np.count_nonzero(wrong))
+            results.append(
+                FoldResult(fold + 1, len(train_rows), len(test_rows), model.size, errors)
+            )
+            continue
+        wrong_weights.append(np.where(wrong, test.weights, 0.0))
+        results.append(
+            FoldResult(
+                fold + 1,
+                len(train_rows),
+                len(test_rows),
+                model.size,
+                sequential_sum(test.weights[wrong]),
+                sequential_sum(test.weights),
+            )
+        )
+    if ds.weights is None:
+        return CVResult(tuple(results), method)
+    # Weka's m_Incorrect and m_WithClass: one running sum over every fold's test rows
+    every = np.concatenate([ds.weights[test_rows] for _, test_rows in folds])
+    # (a right row adds 0.0, which leaves a running sum as it was)
+    pooled = (sequential_sum(np.concatenate(wrong_weights)), sequential_sum(every))
+    return CVResult(tuple(results), method, pooled)
 
 
 def cross_validate(
@@ -200,20 +238,29 @@ def cross_validate(
 def format_cv(result: CVResult, source: str, *, per_fold: bool = True) -> str:
     """The per-fold table (optional) and the summary lines."""
     lines = [f"Cross-validation of {source} ({counted(result.n_rows, 'row')}): {result.method}", ""]
+    weighted = result.pooled is not None
     if per_fold:
-        lines.append("\tFold   Train   Test   Size      Errors")
+        head = "     Weight   Size          Errors" if weighted else "   Size      Errors"
+        lines.append("\tFold   Train   Test" + head)
         for f in result.folds:
+            weight = f" {weight_text(f.weight):>10}" if f.weight is not None else ""
             lines.append(
-                f"\t{f.fold:4d}  {f.n_train:6d} {f.n_test:6d}   {f.size:4d}  "
-                f"{f.errors:4d}({100.0 * f.error_rate:5.1f}%)"
+                f"\t{f.fold:4d}  {f.n_train:6d} {f.n_test:6d}{weight}   {f.size:4d}  "
+                f"{weight_text(f.errors):>{8 if weighted else 4}}({100.0 * f.error_rate:5.1f}%)"
             )
         lines.append("")
     lines.append(
         f"Mean error: {100.0 * result.mean_error:.1f}% "
         f"(standard error {100.0 * result.standard_error:.1f}%)"
     )
-    lines.append(
-        f"Misclassified: {result.errors} of {counted(result.n_rows, 'row')}; "
-        f"mean tree size {result.mean_size:.1f}"
-    )
+    if result.pooled is None:
+        misclassified = f"{int(result.errors)} of {counted(result.n_rows, 'row')}"
+    else:  # Weka's "Incorrectly Classified Instances" of its "Total Number of Instances"
+        wrong, total = result.pooled
+        percent = 100.0 * wrong / total if total else 0.0
+        misclassified = (
+            f"{weight_text(wrong)} ({percent:.1f}%) of weight {weight_text(total)} "
+            f"in {counted(result.n_rows, 'row')}"
+        )
+    lines.append(f"Misclassified: {misclassified}; mean tree size {result.mean_size:.1f}")
     return "\n".join(lines) + "\n"

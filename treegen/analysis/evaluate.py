@@ -19,6 +19,13 @@ followed by Release 8's confusion matrix (rows: actual class, columns:
 predicted class, ``(a)``, ``(b)``... as in its test-data evaluation).  With a
 single tree only its own columns are printed (``Size Errors Estimate`` for a
 pruned tree, ``Size Errors`` for an unpruned one) under the same format.
+
+On weighted rows (an ARFF file's instance weights) every row counts by its weight, as
+Weka's ``Evaluation`` counts an instance: the items, the errors and each cell of the
+confusion matrix are sums of weights, added in row order as Weka adds them, and printed
+as Weka prints them (``Utils.doubleToString``: items and errors to 4 decimals, as its
+"Total Number of Instances" and "Incorrectly Classified Instances", cells to 2, as its
+"Confusion Matrix"; trailing zeros dropped, so whole weights print as counts do).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from treegen.data.readers import detect_format
 from treegen.data.readers.c45 import c45_paths
 from treegen.errors import DatasetError
 from treegen.model.core import Model
-from treegen.model.show import is_pruned
+from treegen.model.show import is_pruned, weka_double_to_string
 
 # Release 8 prints no confusion matrix for more than 21 classes (its letters
 # (a)..(u) keep rows readable); treegen follows it.
@@ -43,12 +50,13 @@ MAX_MATRIX_CLASSES = 21
 
 @dataclass(frozen=True, eq=False)  # eq would compare numpy arrays ambiguously
 class Evaluation:
-    """The result of classifying ``n_items`` labelled rows with one tree."""
+    """The result of classifying ``n_items`` labelled rows with one tree (on weighted
+    rows: ``n_items``, ``errors`` and ``confusion`` are sums of the rows' weights)."""
 
     size: int
-    n_items: int
-    errors: int
-    confusion: npt.NDArray[np.int64]  # [actual, predicted]
+    n_items: float
+    errors: float
+    confusion: npt.NDArray[np.int64] | npt.NDArray[np.float64]  # [actual, predicted]
     classes: tuple[str, ...]
     estimate: float | None  # Release 8's "Estimate" in percent; None if unpruned
 
@@ -67,6 +75,26 @@ def confusion_matrix(
     return matrix
 
 
+def weighted_confusion_matrix(
+    actual: npt.NDArray[np.integer],
+    predicted: npt.NDArray[np.integer],
+    weights: npt.NDArray[np.float64],
+    n_classes: int,
+) -> npt.NDArray[np.float64]:
+    """The sums of the rows' ``weights`` per (actual, predicted) class pair, each cell
+    added in row order (``np.add.at`` is unbuffered and sequential), as Weka's
+    ``Evaluation`` adds an instance's weight to its cell."""
+    matrix = np.zeros((n_classes, n_classes), dtype=np.float64)
+    np.add.at(matrix, (np.asarray(actual, np.intp), np.asarray(predicted, np.intp)), weights)
+    return matrix
+
+
+def sequential_sum(values: npt.NDArray[np.float64]) -> float:
+    """``values`` added one after another in order, as a Java loop adds them (numpy's
+    ``sum`` adds pairwise, which can round differently)."""
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
 def pessimistic_estimate(model: Model) -> float | None:
     """Release 8's Estimate column: 100 * root errors / root items, pruned trees only."""
     root = model.root
@@ -76,9 +104,26 @@ def pessimistic_estimate(model: Model) -> float | None:
 
 
 def evaluation_from_predictions(
-    model: Model, actual: npt.NDArray[np.integer], predicted: npt.NDArray[np.integer]
+    model: Model,
+    actual: npt.NDArray[np.integer],
+    predicted: npt.NDArray[np.integer],
+    weights: npt.NDArray[np.float64] | None = None,
 ) -> Evaluation:
-    """An :class:`Evaluation` of ``model`` from the rows' actual and predicted classes."""
+    """An :class:`Evaluation` of ``model`` from the rows' actual and predicted classes
+    (and with ``weights``, each row counted by its weight)."""
+    if weights is not None:
+        wrong = np.asarray(actual) != np.asarray(predicted)
+        return Evaluation(
+            size=model.size,
+            # Weka's m_WithClass and m_Incorrect: each row's weight added in row order
+            n_items=sequential_sum(weights),
+            errors=sequential_sum(weights[wrong]),
+            confusion=weighted_confusion_matrix(
+                actual, predicted, weights, len(model.schema.classes)
+            ),
+            classes=model.schema.classes,
+            estimate=pessimistic_estimate(model),
+        )
     matrix = confusion_matrix(actual, predicted, len(model.schema.classes))
     n_items = int(matrix.sum())
     return Evaluation(
@@ -110,6 +155,7 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
     ``ds`` must be encoded with the model's schema (read it with
     ``schema=model.schema``).  Rows without a class value (``y == -1``) are
     not counted; data with no labelled row at all is a :class:`DatasetError`.
+    Weighted rows (``ds.weights``) count by their weights.
     """
     # Imported here: the classifiers (fixedpoint's fractions and decimal, 10 ms) are
     # not needed by the confusion matrix and its layout, all `treegen rules` reads.
@@ -121,7 +167,8 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
     # (treegen.model.classify_r8); a j48 model's are J48's.
     classify = predict_r8 if model.compares_float32 else predict
     predicted = np.asarray(classify(model, ds.X[known]), dtype=np.intp)
-    return evaluation_from_predictions(model, ds.y[known], predicted)
+    weights = None if ds.weights is None else ds.weights[known]
+    return evaluation_from_predictions(model, ds.y[known], predicted, weights)
 
 
 def test_set_beside(data: str) -> str | None:
@@ -140,9 +187,15 @@ def test_set_beside(data: str) -> str | None:
 # ------------------------------------------------------------------ layout
 
 
+def weight_text(value: float, digits: int = 4) -> str:
+    """A count or a sum of weights as Weka prints it (``Utils.doubleToString``): a
+    whole number as an integer, else rounded to ``digits`` decimals, zeros trimmed."""
+    return weka_double_to_string(value, digits)
+
+
 def _errors_cell(ev: Evaluation) -> str:
     percent = 100.0 * ev.errors / ev.n_items if ev.n_items else 0.0
-    return f"{ev.errors:3d}({percent:4.1f}%)"
+    return f"{weight_text(ev.errors):>3}({percent:4.1f}%)"
 
 
 def _estimate_cell(ev: Evaluation) -> str:
@@ -161,7 +214,7 @@ def format_table(
     """
     first = pruned if pruned is not None else unpruned
     assert first is not None, "format_table needs at least one evaluation"
-    head = f"\nEvaluation on {label} data ({first.n_items} items):\n\n"
+    head = f"\nEvaluation on {label} data ({weight_text(first.n_items)} items):\n\n"
     if pruned is not None and unpruned is not None:
         return head + (
             "\t Before Pruning           After Pruning\n"
@@ -178,7 +231,9 @@ def format_table(
     return head + f"\tSize      Errors\n\n\t{first.size:4d}  {_errors_cell(first)}\n"
 
 
-def format_confusion(matrix: npt.NDArray[np.int64], classes: tuple[str, ...]) -> str:
+def format_confusion(
+    matrix: npt.NDArray[np.int64] | npt.NDArray[np.float64], classes: tuple[str, ...]
+) -> str:
     """Release 8's confusion matrix: columns (a), (b)... are predicted classes.
 
     Zero cells are blank.  Returns '' above :data:`MAX_MATRIX_CLASSES`
@@ -186,17 +241,25 @@ def format_confusion(matrix: npt.NDArray[np.int64], classes: tuple[str, ...]) ->
     them (:func:`~treegen.data.dataset.printed_name`: a newline would break a row).
     Release 8's columns are five wide, so from 10,000 cases on its counts run into each
     other ("3706421924622235"); here every column then widens to keep a blank before
-    the largest count (Release 8's bytes wherever its columns hold the counts).
+    the largest count (Release 8's bytes wherever its columns hold the counts).  A
+    matrix of weights prints its cells as Weka does, to 2 decimals, in columns widened
+    the same way to the longest.
     """
     k = len(classes)
     if k > MAX_MATRIX_CLASSES:
         return ""
-    width = max(5, len(str(int(matrix.max(initial=0)))) + 1)
+    weighted = matrix.dtype.kind == "f"
+    texts = [
+        [(weight_text(float(v), 2) if weighted else str(int(v))) if v else "" for v in row]
+        for row in matrix
+    ]
+    width = max([5] + [len(t) + 1 for row in texts for t in row])
     letters = [chr(ord("a") + i) for i in range(k)]
-    lines = ["\n\n\t" + "".join(f"({c})".rjust(width) for c in letters) + "\t<-classified as"]
+    head = "".join(f"({c})".rjust(width) for c in letters)
+    lines = ["\n\n\t" + head + "\t<-classified as"]
     lines.append("\t" + (" " + "-" * (width - 1)) * k)
     for row in range(k):
-        cells = "".join(f"{int(v):{width}d}" if v else " " * width for v in matrix[row])
+        cells = "".join(t.rjust(width) for t in texts[row])
         lines.append(f"\t{cells}\t({letters[row]}): class {printed_name(classes[row])}")
     return "\n".join(lines) + "\n\n"
 

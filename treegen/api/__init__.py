@@ -81,7 +81,8 @@ class TrainKeywords(TypedDict, total=False):
 
 class DataKeywords(TypedDict, total=False):
     """How :func:`train` and :func:`train_rules` read their data: a file's ``target``
-    column, ``nominal`` and ``ignore`` columns (as the CLI's data options), or arrays'
+    column, ``nominal`` and ``ignore`` columns (as the CLI's data options) and, for
+    :func:`train`, a CSV or C4.5 file's ``weight_column`` (``--weights``), or arrays'
     ``feature_names``, ``nominal`` columns (indices or names, holding codes),
     ``class_names`` (``y`` then holds codes into it) and ``categories`` (a nominal
     column's index -> the names of its codes)."""
@@ -92,9 +93,11 @@ class DataKeywords(TypedDict, total=False):
     class_names: Sequence[str] | None
     ignore: Sequence[str]
     categories: Mapping[int, Sequence[str]] | None
+    weight_column: str | None
 
 
 _DATA_KEYWORDS = frozenset(DataKeywords.__annotations__)
+_WC = "weight_column"
 _TRAIN_KEYWORDS = frozenset(TrainKeywords.__annotations__)
 
 Data = PathLike | npt.ArrayLike | tuple[npt.ArrayLike, npt.ArrayLike]
@@ -176,7 +179,8 @@ def train(
     ``weights`` (one per row, finite and not negative; scikit-learn's ``sample_weight``)
     start each case at that weight instead of 1: a case of weight w counts as w cases
     wherever C4.5 counts cases, as J48 counts a weighted instance.  An ARFF file's
-    instance weights (``{w}`` after a row) are read so too.  Not with reduced-error
+    instance weights (``{w}`` after a row) are read so too, and a CSV or C4.5 file's
+    ``weight_column``.  Not with reduced-error
     pruning, ``boost`` or ``bag`` (they weight or draw the cases themselves).
     """
     data_kw, train_kw = _split(keywords, "train", _DATA_KEYWORDS | _TRAIN_KEYWORDS)
@@ -258,6 +262,8 @@ def train_rules(
     from treegen.rules.generate import rules_of_data  # here: `train` does not load rules
 
     data_kw, _ = _split(keywords, "train_rules", _DATA_KEYWORDS | _RULES_KEYWORDS)
+    if data_kw.get(_WC) is not None:  # c4.5rules counts cases, never weights
+        raise UsageError("a ruleset is made from unweighted cases", option=_WC)
     ds = _dataset(data, y, "c45", "treegen.train_rules", **data_kw)
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
     return Model.of(final)
@@ -297,6 +303,7 @@ def _dataset(
     class_names: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
     categories: Mapping[int, Sequence[str]] | None = None,
+    weight_column: str | None = None,
 ) -> Dataset:
     """The training data of :func:`train` and :func:`train_rules` (``reader``, for an
     error): a file read as the CLI reads it for ``flavor`` (the c45 flavour's values
@@ -322,9 +329,12 @@ def _dataset(
             ignore=list(ignore),
             float32=flavor_compares_float32(flavor),
             weights=weights,
+            weight_column=weight_column,
         )
     if ignore:
         raise UsageError("is for a data file: leave the columns out of X", option="ignore")
+    if weight_column is not None:
+        raise UsageError("is for a data file: give arrays' weights as weights=", option=_WC)
     X: npt.ArrayLike
     labels: npt.ArrayLike
     if y is not None:

@@ -100,14 +100,18 @@ def unlabelled(schema: Schema, x: npt.NDArray[np.float64] | None) -> list[Datase
     return [Dataset(schema, x, np.full(x.shape[0], -1, dtype=np.int32))]
 
 
-def x_of(schema: Schema, float32: bool, X: Rows, reader: str) -> npt.NDArray[np.float64]:
+def x_of(
+    schema: Schema, float32: bool, X: Rows, reader: str, weights: bool = False
+) -> npt.NDArray[np.float64]:
     """The rows a model classifies: a data file read as ``treegen predict`` reads it
     (``float32``: values held as float32, so out-of-range ones are errors; ``reader``
-    names the method for an error), a DataFrame or a ``{name: column}`` mapping whose
+    names the method for an error; ``weights``: an ARFF file's instance weights are
+    read, and left out, rather than an error), a DataFrame or a ``{name: column}`` mapping whose
     columns are taken by name (as scikit-learn does), or an array, whose columns are
     taken in order (a warning when the model's features were named)."""
     if isinstance(X, str | os.PathLike):
-        return read_dataset(data_path(X, "X", reader), schema=schema, float32=float32).X
+        path = data_path(X, "X", reader)
+        return read_dataset(path, schema=schema, float32=float32, weights=weights).X
     named = frame.fitted_with_names(schema)
     if isinstance(X, Mapping):
         by_name = frame.rows_by_name(X, schema)

@@ -114,8 +114,11 @@ class Model:
         return tuple(a.name for a in self.schema.attributes)
 
     def _x(self, X: Rows, reader: str) -> npt.NDArray[np.float64]:
-        """``X`` as rows of the model's features; ``reader``: the method, for errors."""
-        return x_of(self.schema, self.value.compares_float32, X, f"Model.{reader}")
+        """``X`` as rows of the model's features; ``reader``: the method, for errors.
+        predict and predict_proba read an ARFF file's instance weights and leave them
+        out, as ``treegen predict`` does; verify refuses them, as ``treegen verify``."""
+        weights = reader != "verify"
+        return x_of(self.schema, self.value.compares_float32, X, f"Model.{reader}", weights)
 
     @numpy_defaults
     def predict(self, X: Rows) -> npt.NDArray[np.generic]:

@@ -98,6 +98,19 @@ def add_class_column_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_weights_option(parser: argparse.ArgumentParser) -> None:
+    """``--weights COLUMN``: a CSV or C4.5 file's column of instance weights (no
+    attribute)."""
+    parser.add_argument(
+        "--weights",
+        dest="weight_column",
+        metavar="COLUMN",
+        default=None,
+        help="a CSV or C4.5 file's column of row weights (numbers at least 0), read as "
+        "an ARFF row's {w} is and not an attribute",
+    )
+
+
 def _flatten(lists: object) -> list[str]:
     if not isinstance(lists, list):
         return []
@@ -122,8 +135,8 @@ def read_data(
     column named as the model's or ``--target``'s (:func:`add_class_column_option`),
     and a command that sets ``wants_labels=False`` (predict, verify: they never look
     at the class) reads no class at all, so a class column it cannot decode is no
-    error; one that sets ``reads_weights=True`` (train) reads an ARFF file's instance
-    weights, which are an error elsewhere.  ``float32``:
+    error; one that sets ``reads_weights=True`` (train, cv, a tree's eval, predict)
+    reads an ARFF file's instance weights, which are an error elsewhere.  ``float32``:
     the data is for a c45 model (training or using one), whose values are float32,
     so a value beyond float32's range is an error at its cell.  ``progress``
     shows the phase "reading" and then the rows read.
@@ -137,6 +150,8 @@ def read_data(
             target=getattr(args, "class_column", None),
             float32=float32,
             labels=getattr(args, "wants_labels", True),
+            weights=getattr(args, "reads_weights", False),
+            weight_column=getattr(args, "weight_column", None),
         )
     else:
         nominal = _flatten(getattr(args, "nominal", []))
@@ -147,6 +162,7 @@ def read_data(
             ignore=_flatten(getattr(args, "ignore", [])),
             float32=float32,
             weights=getattr(args, "reads_weights", False),
+            weight_column=getattr(args, "weight_column", None),
         )
         if detect_format(path) == "csv" and not getattr(args, "quiet", False):
             _warn_lookalikes(path, numeric_lookalikes(ds.schema, nominal), progress)

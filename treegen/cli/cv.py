@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.cli.common import add_data_options, int_range, read_data
+from treegen.cli.common import add_data_options, add_weights_option, int_range, read_data
 from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import add_train_options, check_train_args, training_function
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError, UsageError
 from treegen.model.core import flavor_compares_float32
+from treegen.trainer import TrainOptions
 
 
 def run_cv(args: argparse.Namespace) -> int:
@@ -51,6 +52,8 @@ def run_cv(args: argparse.Namespace) -> int:
         )
         if not args.loo:
             check_folds(args.folds, ds.n_rows)
+        if ds.weights is not None:
+            _check_weighted(args, opts, ds)
         folds_done = [0]
 
         def fit(train_ds: Dataset) -> Any:
@@ -73,6 +76,18 @@ def run_cv(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_weighted(args: argparse.Namespace, opts: TrainOptions, ds: Dataset) -> None:
+    """What training refuses of weighted rows (a committee, reduced-error pruning, rows
+    without a class...), said once before the first fold rather than as its error."""
+    from treegen.committee.boost import refuse_instance_weights
+    from treegen.trainer.prepare import checked
+
+    for option, members in (("--boost", args.boost), ("--bag", args.bag)):
+        if members is not None:
+            refuse_instance_weights(ds, option)
+    checked(ds, opts, None, None)
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the cv subcommand to ``sub``."""
     p = sub.add_parser(
@@ -80,7 +95,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="cross-validate training on DATA",
         description="Estimate the error of training on DATA by stratified k-fold "
         "cross-validation (printing a line per fold) or leave-one-out; ends "
-        "with the mean error and its standard error.",
+        "with the mean error and its standard error. On an ARFF file with instance "
+        "weights ({w} after a row) each fold trains on its rows' weights and counts its "
+        "test rows by theirs, as Weka's cross-validation does (with --weka-folds, "
+        "Weka's figures); not with --boost or --bag.",
     )
     p.add_argument("data", metavar="DATA")
     how = p.add_mutually_exclusive_group(required=True)
@@ -110,5 +128,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "so that a run can be compared with Weka's fold for fold",
     )
     add_data_options(p)
+    add_weights_option(p)
     add_train_options(p, cv=True)
-    p.set_defaults(func=run_cv)
+    # reads_weights: a fold trains on its rows' instance weights and counts its test
+    # rows by theirs (treegen.analysis.cv)
+    p.set_defaults(func=run_cv, reads_weights=True)

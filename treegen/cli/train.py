@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from treegen.cli.common import (
     add_data_options,
     add_verbose,
+    add_weights_option,
     file_bytes,
     note,
     note_peak_memory,
@@ -57,7 +59,8 @@ from treegen.trainer.prepare import prepare
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file (a row's instance "
-    "weight {w} starts its case at that weight, as in J48), or C4.5 files given"
+    "weight {w} starts its case at that weight, as in J48, and the training errors are "
+    "counted in weight), or C4.5 files given"
     " as STEM, STEM.names or STEM.data. Without -o the model is written to the current "
     "folder as DATA's name with its extension replaced by .tree (golf.data -> ./golf.tree; "
     ".committee with --boost or --bag), replacing it atomically. Release 8 equivalents: -m "
@@ -111,7 +114,8 @@ def run_train(args: argparse.Namespace) -> int:
         kept.rows(ds.n_rows)
         # The trainer's objects (tree nodes, model nodes, options) form no reference
         # cycles; at 100k rows the collector ran about 100 times over them.
-        n_rows = ds.n_rows
+        # (The classes and weights stay for the summary: spending frees the matrix only.)
+        n_rows, y, weights = ds.n_rows, ds.y, ds.weights
         with collection_paused():
             model: Any
             prepared = None
@@ -134,14 +138,15 @@ def run_train(args: argparse.Namespace) -> int:
             kind = _kind(model)
             progress.update("counting training errors")
             if prepared is not None:
-                from treegen.trainer.errcount import training_errors
+                from treegen.trainer.errcount import misclassified
 
-                errors = training_errors(model, prepared.ctx)
+                wrong = misclassified(model, prepared.ctx)
             else:
-                errors = int(np.count_nonzero(np.asarray(kind.predict(model, ds.X)) != ds.y))
+                wrong = np.asarray(kind.predict(model, ds.X)) != ds.y
+            errors, total = _training_errors(wrong, y, weights)
         del prepared
     if not quiet:
-        percent = 100.0 * errors / n_rows if n_rows else 0.0
+        percent = 100.0 * errors / total if total else 0.0
         pruned = "pruned" if args.prune else "unpruned"
         if kind.name == "committee":
             from treegen.committee.core import ADJECTIVE
@@ -157,11 +162,19 @@ def run_train(args: argparse.Namespace) -> int:
                 f"{pruned} {args.flavor} tree of {counted(model.size, 'node')} "
                 f"({counted(model.n_leaves, 'leaf')}, depth {model.depth()})"
             )
-        note(
-            args,
-            f"treegen: wrote {output}: {what}, "
-            f"{counted(errors, 'training error')} ({percent:.1f}%) on {counted(n_rows, 'row')}",
-        )
+        if weights is None:
+            counts = (
+                f"{counted(int(errors), 'training error')} ({percent:.1f}%) "
+                f"on {counted(n_rows, 'row')}"
+            )
+        else:  # Weka's "Error on training data": the wrong rows' weight of the total
+            from treegen.analysis.evaluate import weight_text
+
+            counts = (
+                f"{weight_text(errors)} training errors ({percent:.1f}%) "
+                f"on {counted(n_rows, 'row')} of weight {weight_text(total)}"
+            )
+        note(args, f"treegen: wrote {output}: {what}, {counts}")
         if test_ds is not None:
             if kind.name == "committee":
                 sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
@@ -169,6 +182,22 @@ def run_train(args: argparse.Namespace) -> int:
                 sys.stderr.write(_test_evaluation(opts, ds, model, test_ds))
     note_peak_memory(args)
     return 0
+
+
+def _training_errors(
+    wrong: npt.NDArray[np.bool_],
+    y: npt.NDArray[np.integer],
+    weights: npt.NDArray[np.floating] | None,
+) -> tuple[float, float]:
+    """The misclassified training rows and all of them: counts, or on weighted rows
+    the weights of the rows with a class value, added in row order as Weka's
+    ``Evaluation`` adds them."""
+    if weights is None:
+        return float(np.count_nonzero(wrong)), float(y.shape[0])
+    from treegen.analysis.evaluate import sequential_sum
+
+    known = y >= 0
+    return sequential_sum(weights[wrong & known]), sequential_sum(weights[known])
 
 
 def _kind(value: object) -> Any:
@@ -228,6 +257,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="model file to write (default: ./STEM.tree, see below)",
     )
     add_data_options(p)
+    add_weights_option(p)
     add_train_options(p)
     # default_output: for the check that no output overwrites an input (cli.common).
     add_verbose(p)

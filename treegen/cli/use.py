@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from treegen.cli.common import (
     add_class_column_option,
+    add_weights_option,
     evaluation_label,
     note_unlabelled,
     read_data,
@@ -68,6 +69,12 @@ def run_eval(args: argparse.Namespace) -> int:
             "(use 'treegen predict' for its values)",
             file=args.model,
         )
+    # A tree's evaluation counts an ARFF file's instance weights as Weka's Evaluation
+    # does; the other kinds' layouts (c4.5rules', Weka's committees', scikit-learn's)
+    # count rows, so for them the reader refuses a weight at its line.
+    args.reads_weights = kind.name == "tree"
+    if args.weight_column is not None and not args.reads_weights:
+        raise UsageError(f"{a_kind(kind.name)}'s evaluation counts rows", option="--weights")
     with progress_line(args) as progress:
         ds = _read_for(args, value, progress)
         progress.update("evaluating")
@@ -192,7 +199,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "matrix (rows: actual class, columns: predicted). MODEL may be a "
         "ruleset ('treegen rules -o'): then c4.5rules' table (per rule used: "
         "size, error estimate, cases used, wrong, advantage), the errors and "
-        "the confusion matrix, as c4.5rules -u prints them.",
+        "the confusion matrix, as c4.5rules -u prints them. A tree counts the rows of an "
+        "ARFF file with instance weights ({w} after a row) by their weights, as Weka's "
+        "Evaluation does: items, errors and cells are sums of weights, printed as Weka "
+        "prints them (4 decimals, the cells 2); the other kinds refuse them.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
@@ -204,6 +214,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "print Release 8's Before/After Pruning table",
     )
     add_class_column_option(p)
+    add_weights_option(p)
     p.set_defaults(func=run_eval)
 
     p = sub.add_parser(
@@ -212,7 +223,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Print one line per row of DATA: the predicted class, and "
         "with --proba the class probabilities in the model's class "
         "order, tab-separated with six decimals. MODEL may be a ruleset "
-        "('treegen rules -o'; classes only).",
+        "('treegen rules -o'; classes only). An ARFF row's instance weight ({w}) is "
+        "read and left out: a row's class does not depend on it.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
@@ -235,4 +247,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="write to FILE (atomically) instead of stdout",
     )
-    p.set_defaults(func=run_predict, wants_labels=False)
+    add_weights_option(p)
+    # reads_weights: a row's class does not depend on its instance weight, which
+    # predict reads (so a weighted ARFF file is no error) and leaves out, as Weka's -p.
+    p.set_defaults(func=run_predict, wants_labels=False, reads_weights=True)

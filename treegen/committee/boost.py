@@ -62,6 +62,12 @@ def check_rounds(n: int, option: str, ds: Dataset) -> None:
         raise TrainError("must be an integer", option=option)
     if not 1 <= n <= MAX_ROUNDS:
         raise TrainError(f"must be between 1 and {MAX_ROUNDS}, got {n}", option=option)
+    refuse_instance_weights(ds, option)
+
+
+def refuse_instance_weights(ds: Dataset, option: str) -> None:
+    """A TrainError when ``ds`` gives instance weights: a committee (``option``) draws
+    or weights the cases itself."""
     if ds.weights is not None:
         raise TrainError(
             f"instance weights are for one tree: {option} weights or draws the cases itself",

@@ -15,7 +15,7 @@ Encoding of ``X`` (shape ``(n_rows, n_attributes)``, float64):
 
 ``y`` holds class indices into ``classes`` (int32).  ``weights`` is None (every
 case starts at weight 1, as in C4.5) unless the file gave instance weights (an ARFF
-row's ``{w}``, read for training only): then one float64 per row.
+row's ``{w}``, read by the commands that count them): then one float64 per row.
 """
 
 from __future__ import annotations

@@ -36,18 +36,16 @@ def rows_of(ctx: Context, lo: int, hi: int, n_attributes: int) -> npt.NDArray[np
     return x
 
 
-def training_errors(model: Model, ctx: Context) -> int:
-    """How many of the context's rows ``model`` classifies other than their class (a
-    row without a class counts as an error, as comparing with its -1 does).  The
-    context must still hold its data (:func:`~treegen.trainer.fit.grow_prepared`'s
-    ``keep_data``)."""
+def misclassified(model: Model, ctx: Context) -> npt.NDArray[np.bool_]:
+    """Per row of the context, whether ``model`` classifies it other than its class (a
+    row without a class is, as comparing with its -1 makes it).  The context must
+    still hold its data (:func:`~treegen.trainer.fit.grow_prepared`'s ``keep_data``)."""
     n = ctx.n_rows
     assert ctx.cvals.shape[-1] == n + 1 and ctx.ncodes.shape[0] == n + 1, "data spent"
     classify = classifier(model)
     width = len(model.schema.attributes)
-    errors = 0
+    wrong = np.empty(n, dtype=np.bool_)
     for lo in range(0, n, BLOCK_ROWS):
         hi = min(lo + BLOCK_ROWS, n)
-        wrong = classify(rows_of(ctx, lo, hi, width)) != ctx.y_small[lo:hi]
-        errors += int(np.count_nonzero(wrong))
-    return errors
+        wrong[lo:hi] = classify(rows_of(ctx, lo, hi, width)) != ctx.y_small[lo:hi]
+    return wrong

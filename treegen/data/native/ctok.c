@@ -128,8 +128,12 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "parse: bad column spec");
             goto out;
         }
+        if ((c->kind == K_WEIGHT && !ps.weights) || c->kind > K_WEIGHT) {
+            PyErr_SetString(PyExc_ValueError, "parse: bad column spec");
+            goto out;
+        }
         if (c->kind == K_NOM || c->kind == K_NOM_UNK || c->kind == K_OPEN ||
-            c->kind >= K_CLASS) {
+            (c->kind >= K_CLASS && c->kind <= K_CLASS_OPEN)) {
             if (dict_init(&c->d, values) < 0)
                 goto out;
             c->has_dict = 1;
@@ -210,6 +214,18 @@ static PyObject *tg_parse(PyObject *self, PyObject *args)
                 }
                 x[c->out] = (double)code;
                 break;
+            case K_WEIGHT: {
+                /* Anything but a finite number at least 0 is the Python reader's to
+                 * report (weightcol.py), at its cell. */
+                double w;
+                if (missing || !parse_number(cell->p, cell->n, &w) || !(w >= 0.0) || isinf(w)) {
+                    why = "a weight that is no number at least 0";
+                    break;
+                }
+                ps.t.weight = w;
+                ps.t.weighted = 1;
+                break;
+            }
             case K_OPEN:
                 if (missing) {
                     x[c->out] = Py_NAN;

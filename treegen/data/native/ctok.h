@@ -30,6 +30,7 @@ enum {
     K_CLASS = 6,      /* the class, declared; missing is an error */
     K_CLASS_MISS = 7, /* the class, declared; missing is -1 */
     K_CLASS_OPEN = 8, /* the class, first-seen; missing is an error */
+    K_WEIGHT = 9,     /* CSV --weights: the row's weight, a number at least 0 */
 };
 
 typedef struct {

@@ -18,9 +18,10 @@ from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_case
 from treegen.data.readers.csv import read_csv
 from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
-from treegen.data.readers.table import RawTable
+from treegen.data.readers.table import Column, RawTable
+from treegen.data.readers.weightcol import take_weight_column
 from treegen.data.words import counted
-from treegen.errors import DatasetError
+from treegen.errors import DatasetError, UsageError
 
 __all__ = ["detect_format", "read_dataset", "read_python"]
 
@@ -49,6 +50,7 @@ def read_dataset(
     float32: bool = False,
     labels: bool = True,
     weights: bool = False,
+    weight_column: str | None = None,
 ) -> Dataset:
     """Read DATA in any supported format.
 
@@ -72,10 +74,19 @@ def read_dataset(
     plain (:mod:`treegen.data.readers.fast`); otherwise, and for every error,
     through the Python readers (:func:`read_python`): the same ``Dataset`` either way.
 
-    ``weights`` (training data only): an ARFF file's instance weights (``{w}`` after a
-    row) are read into ``Dataset.weights``; without it they are an error at the first.
+    ``weights``: an ARFF file's instance weights (``{w}`` after a row) are read into
+    ``Dataset.weights`` (for training, evaluating and predicting, with or without
+    ``schema``); without it they are an error at the first.  ``weight_column``: a CSV
+    or C4.5 file's column of weights (``--weights``), taken out of its columns into
+    ``Dataset.weights`` (:mod:`treegen.data.readers.weightcol`; the Python reader's).
     """
     fmt = detect_format(path)
+    if weight_column is not None and fmt == "arff":
+        raise UsageError(
+            "is for a CSV or C4.5 file's weight column; an ARFF file gives a row's weight "
+            "as {w} after it",
+            option="--weights",
+        )
     if fmt == "c45" and target is not None and target != "class":
         raise DatasetError(
             "--target does not apply to C4.5 files: the class is declared "
@@ -92,6 +103,7 @@ def read_dataset(
         float32=float32,
         labels=labels,
         weights=weights,
+        weight_column=weight_column,
     )
     if fast is not None:
         return fast
@@ -105,6 +117,7 @@ def read_dataset(
         float32=float32,
         labels=labels,
         weights=weights,
+        weight_column=weight_column,
     )
 
 
@@ -119,17 +132,20 @@ def read_python(
     float32: bool = False,
     labels: bool = True,
     weights: bool = False,
+    weight_column: str | None = None,
 ) -> Dataset:
     """:func:`read_dataset` by the pure-Python readers: the reference, and the path for
     every file the C tokenizer does not take (see :mod:`treegen.data.readers.fast`)."""
     if fmt == "c45":
         if schema is not None:
-            return _read_c45_with_schema(path, schema, float32, labels)
+            return _read_c45_with_schema(path, schema, float32, labels, weight_column)
         table, _ = read_c45(path)
+        if weight_column is not None:
+            take_weight_column(table, weight_column, "class")
         return build_dataset(table, nominal=nominal, ignore=ignore, target="class", float32=float32)
     if schema is not None:
         # With ``target`` the reader checks that the column exists and makes it the class.
-        table = read_arff(path, target) if fmt == "arff" else read_csv(path, target)
+        table = _table(path, fmt, target, weights, weight_column)
         names = [c.name for c in table.columns]
         if target is None:
             table.class_index = names.index(schema.target) if schema.target in names else -1
@@ -143,7 +159,7 @@ def read_python(
         if not labels:
             table.class_index = -1
         return map_onto_schema(table, schema, by_name=True, float32=float32)
-    table = read_arff(path, target, weights=weights) if fmt == "arff" else read_csv(path, target)
+    table = _table(path, fmt, target, weights, weight_column)
     return build_dataset(
         table,
         nominal=nominal,
@@ -153,12 +169,36 @@ def read_python(
     )
 
 
-def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool) -> Dataset:
+def _table(
+    path: str, fmt: str, target: str | None, weights: bool, weight_column: str | None
+) -> RawTable:
+    """An ARFF or CSV file's table, its rows' weights read (``weights``: ARFF's ``{w}``;
+    ``weight_column``: a CSV column's, taken out of the table)."""
+    if fmt == "arff":
+        return read_arff(path, target, weights=weights)
+    table = read_csv(path, target)
+    if weight_column is not None:
+        take_weight_column(table, weight_column, target)
+    return table
+
+
+def _read_c45_with_schema(
+    path: str, schema: Schema, float32: bool, labels: bool, weight_column: str | None = None
+) -> Dataset:
     names_path, cases_path = c45_paths(path)
+    columns = schema_columns(schema)
+    if weight_column is not None and not os.path.isfile(names_path):
+        raise UsageError(
+            f"needs {names_path} to find column '{weight_column}' in", option="--weights"
+        )
     if os.path.isfile(names_path):
         # The file's own declarations must describe the model's columns.
-        columns, _ = parse_names(names_path)
-        got = [c.name for c in columns]
+        declared, _ = parse_names(names_path)
+        got = [c.name for c in declared]
+        if weight_column is not None and weight_column in got:  # read, then taken out
+            at = got.index(weight_column)
+            del got[at]
+            columns.insert(at, Column(weight_column, "continuous"))
         want = [a.name for a in schema.attributes]
         if got != want:
             diff = next(
@@ -171,7 +211,9 @@ def _read_c45_with_schema(path: str, schema: Schema, float32: bool, labels: bool
                 else f"{counted(len(got), 'attribute')}, the model has {len(want)}"
             )
             raise DatasetError(f"does not match the model: {detail}", file=names_path)
-    table: RawTable = read_cases(cases_path, schema_columns(schema))
+    table: RawTable = read_cases(cases_path, columns)
+    if weight_column is not None:
+        take_weight_column(table, weight_column, "class")
     if not labels:
         table.class_index = -1
     return map_onto_schema(table, schema, by_name=False, float32=float32)

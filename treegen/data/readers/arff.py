@@ -12,7 +12,8 @@ omitted entry is 0 for a numeric attribute and the first declared value for a
 nominal one (Weka's meaning).
 ``string``, ``date`` and ``relational`` attributes cannot be used for a tree:
 they are an error that names the attribute unless it is ignored
-(``--ignore NAME``).  Instance weights (``{w}`` after a row) are rejected.
+(``--ignore NAME``).  Instance weights (``{w}`` after a row) are read when asked, else
+rejected.
 """
 
 from __future__ import annotations
@@ -293,7 +294,8 @@ def _strip_comment(text: str) -> str:
 
 
 _WEIGHTS = (
-    "instance weights ('{w}' after a row) are read for training only (treegen train, treegen.train)"
+    "instance weights ('{w}' after a row) are read by train, cv, predict and a tree's eval "
+    "only (treegen.train too)"
 )
 # Java's Double.valueOf reads these as NaN, which is Weka's missing value.
 _JAVA_NAN = frozenset({"NaN", "+NaN", "-NaN"})

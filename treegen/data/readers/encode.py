@@ -324,7 +324,9 @@ def map_onto_schema(
         y = _encode_classes(table, schema.classes, allow_missing=True)
     else:
         y = np.full(len(table.rows), -1, dtype=np.int32)
-    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path)
+    weights = table.weights()  # an ARFF file's instance weights, when they were read
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return Dataset(schema, _stack(columns, len(table.rows)), y, table.path, weights=w)
 
 
 def _stack(columns: list[np.ndarray], n_rows: int) -> np.ndarray:

@@ -52,7 +52,7 @@ from treegen.errors import DatasetError
 __all__ = ["available", "read_fast"]
 
 # Column kinds of ctok.parse (the K_* of ctok.c).
-_IGNORE, _CONT, _NOM, _NOM_UNK, _OPEN, _INFER, _CLASS, _CLASS_MISS, _CLASS_OPEN = range(9)
+_IGNORE, _CONT, _NOM, _NOM_UNK, _OPEN, _INFER, _CLASS, _CLASS_MISS, _CLASS_OPEN, _WEIGHT = range(10)
 _FORMATS = {"csv": 0, "arff": 1, "c45": 2}
 _Spec = tuple[int, int, "list[bytes] | None", int]
 
@@ -76,14 +76,21 @@ def read_fast(
     float32: bool,
     labels: bool = True,
     weights: bool = False,
+    weight_column: str | None = None,
 ) -> Dataset | None:
     """The ``Dataset`` ``read_dataset`` would return, or None to run the Python reader.
-    ``weights``: an ARFF row's instance weight is read (else such a row falls back)."""
+    ``weights``: an ARFF row's instance weight is read (else such a row falls back);
+    ``weight_column``: a CSV file's column of weights (a C4.5 file's is the Python
+    reader's, and so is every error in it)."""
     last_fallback.clear()
     try:
         if not available():
             raise Fallback("the C tokenizer is not available")
-        return _read(path, fmt, target, nominal, schema, ignore, float32, labels, weights)
+        if weight_column is not None and fmt != "csv":
+            raise Fallback("a C4.5 file's weight column")
+        return _read(
+            path, fmt, target, nominal, schema, ignore, float32, labels, weights, weight_column
+        )
     except Fallback as why:
         last_fallback.append(str(why))
     except (DatasetError, UnicodeDecodeError) as err:
@@ -102,6 +109,7 @@ def _read(
     float32: bool,
     labels: bool,
     weights: bool,
+    weight_column: str | None = None,
 ) -> Dataset:
     if fmt == "c45":
         names_path, cases_path = c45_paths(path)
@@ -124,12 +132,28 @@ def _read(
         header = _csv_header if fmt == "csv" else _arff_header
         data, whole, table, offset, sep = with_header(path, header, target)
     section = Section(path, data, whole, offset, fmt, sep)
+    wj = None if weight_column is None else _weight_index(table, weight_column, target)
     if schema is None:
-        return _train(table, section, nominal, ignore, float32, weights)
+        return _train(table, section, nominal, ignore, float32, weights, wj)
     # The class column: the model's class's name, or --target's (the header check above
     # made sure it exists); none when the labels are not wanted.
     label = (target if target is not None else schema.target) if labels else None
-    return _with_schema(table, section, schema, float32, label)
+    return _with_schema(table, section, schema, float32, label, weights, wj)
+
+
+def _weight_index(table: RawTable, name: str, target: str | None) -> int:
+    """The weight column's number (:mod:`treegen.data.readers.weightcol`'s rules: a
+    weight column written last, without --target, leaves the class the column before
+    it); every mistake is the Python reader's to report."""
+    names = [c.name for c in table.columns]
+    if name not in names or len(names) < 3:
+        raise Fallback("the weight column is not there")
+    wj = names.index(name)
+    if wj == table.class_index:
+        if target is not None:
+            raise Fallback("the weight column is the class")
+        table.class_index = wj - 1
+    return wj
 
 
 def _refuse_unseekable(path: str) -> None:
@@ -266,10 +290,12 @@ def _train(
     ignore: Sequence[str],
     float32: bool,
     weights: bool,
+    wj: int | None = None,
 ) -> Dataset:
-    """:func:`treegen.data.readers.encode.build_dataset`'s decisions, then one C pass."""
+    """:func:`treegen.data.readers.encode.build_dataset`'s decisions, then one C pass;
+    ``wj``: the weight column's number (``--weights``), read into the weights."""
     columns = table.columns
-    names = [c.name for c in columns]
+    names = [c.name for c in columns if wj is None or c is not columns[wj]]
     if any(n not in names for n in (*nominal, *ignore)):
         raise Fallback("--nominal/--ignore names an unknown column")
     if len(columns) < 2:
@@ -282,6 +308,10 @@ def _train(
     roles: list[str] = []  # a ColKind, or "class"
     out = 0
     for j, c in enumerate(columns):
+        if j == wj:
+            specs.append((_WEIGHT, -1, None, 0))
+            roles.append("weight")
+            continue
         if j == ci:
             if cls.kind == "nominal":
                 values = _values(cls.values)
@@ -314,7 +344,7 @@ def _train(
             specs.append((_OPEN, out, None, c.max_values))
         roles.append(kind)
         out += 1
-    X, y, opened, w = _parse(section, specs, out, float32, weights)
+    X, y, opened, w = _parse(section, specs, out, float32, weights or wj is not None)
     labels = "str"
     if cls.kind == "nominal":
         classes = cls.values
@@ -330,7 +360,7 @@ def _train(
         raise Fallback("no class values")
     attributes: list[Attribute] = []
     for j, (c, role) in enumerate(zip(columns, roles, strict=True)):
-        if role == "class":
+        if role in ("class", "weight"):
             continue
         if role == "ignore":
             attributes.append(Attribute(c.name, "ignore"))
@@ -345,10 +375,17 @@ def _train(
 
 
 def _with_schema(
-    table: RawTable, section: Section, schema: Schema, float32: bool, label: str | None
+    table: RawTable,
+    section: Section,
+    schema: Schema,
+    float32: bool,
+    label: str | None,
+    weights: bool = False,
+    wj: int | None = None,
 ) -> Dataset:
     """:func:`treegen.data.readers.encode.map_onto_schema`'s mapping, then one C pass;
-    ``label`` names the class column (None: read no class)."""
+    ``label`` names the class column (None: read no class); ``weights`` and ``wj`` as
+    for :func:`_train`."""
     columns = table.columns
     names = [c.name for c in columns]
     by_name = section.fmt != "c45"
@@ -381,12 +418,16 @@ def _with_schema(
             if values is None:
                 raise Fallback("duplicate value")
             specs[j] = (_NOM_UNK, i, values, 0)
+    if wj is not None:
+        if wj == ci or specs[wj][1] >= 0:
+            raise Fallback("the weight column in another role")
+        specs[wj] = (_WEIGHT, -1, None, 0)
     if ci >= 0:
         classes = _values(schema.classes)
         if classes is None:
             raise Fallback("duplicate class")
         specs[ci] = (_CLASS_MISS, -1, classes, 0)
-    X, y, _, _ = _parse(section, specs, len(schema.attributes), float32)
+    X, y, _, w = _parse(section, specs, len(schema.attributes), float32, weights or wj is not None)
     for i in absent:
         X[:, i] = np.nan
-    return Dataset(schema, X, y, table.path)
+    return Dataset(schema, X, y, table.path, weights=w)
