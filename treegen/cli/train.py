@@ -187,7 +187,7 @@ def run_train(args: argparse.Namespace) -> int:
 def _training_errors(
     wrong: npt.NDArray[np.bool_],
     y: npt.NDArray[np.integer],
-    weights: npt.NDArray[np.floating] | None,
+    weights: npt.NDArray[np.float64] | None,
 ) -> tuple[float, float]:
     """The misclassified training rows and all of them: counts, or on weighted rows
     the weights of the rows with a class value, added in row order as Weka's
