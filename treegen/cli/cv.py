@@ -17,7 +17,12 @@ import numpy.typing as npt
 
 from treegen.cli.common import add_data_options, add_weights_option, int_range, read_data
 from treegen.cli.progress import progress_line
-from treegen.cli.trainargs import add_train_options, check_train_args, training_function
+from treegen.cli.trainargs import (
+    add_train_options,
+    check_train_args,
+    option_names,
+    training_function,
+)
 from treegen.data.dataset import Dataset
 from treegen.errors import TrainError, UsageError
 from treegen.model.core import flavor_compares_float32
@@ -85,7 +90,7 @@ def _check_weighted(args: argparse.Namespace, opts: TrainOptions, ds: Dataset) -
     for option, members in (("--boost", args.boost), ("--bag", args.bag)):
         if members is not None:
             refuse_instance_weights(ds, option)
-    checked(ds, opts, None, None)
+    checked(ds, opts, None, None, option_names(args))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
