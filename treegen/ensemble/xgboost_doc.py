@@ -128,8 +128,10 @@ def decode(data: bytes, filename: str) -> Any:
             raise ModelFileError("not UTF-8 JSON", file=filename) from None
         try:
             return json.loads(text, parse_float=DecimalText, parse_constant=DecimalText)
-        except ValueError:
-            decode_json(text, filename, what="XGBoost model")  # the error, with line, column
+        except (ValueError, RecursionError):
+            # The error, with line and column; a RecursionError is Python 3.11's decoder
+            # giving up on deep nesting, which decode_json reports as that.
+            decode_json(text, filename, what="XGBoost model")
             raise
     if head[:1] == b"{":
         return loads_ubjson(data, filename)

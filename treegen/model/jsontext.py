@@ -39,9 +39,9 @@ def _nesting(value: object) -> int:
     return deepest
 
 
-def _over_nesting(text: str, filename: str) -> ModelFileError | None:
+def _over_nesting(text: str, filename: str, what: str) -> ModelFileError | None:
     """The error for JSON nested beyond MAX_NESTING, at the first bracket that goes over;
-    None if ``text`` never goes over."""
+    None if ``text`` never goes over (``what``: the kind of file, for the message)."""
     depth = 0
     for m in _BRACKETS.finditer(text):
         c = m.group()
@@ -51,7 +51,7 @@ def _over_nesting(text: str, filename: str) -> ModelFileError | None:
                 line = text.count("\n", 0, m.start()) + 1
                 col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
                 return ModelFileError(
-                    f"not a treegen model: JSON nested more than {MAX_NESTING} levels deep",
+                    f"not a {what}: JSON nested more than {MAX_NESTING} levels deep",
                     file=filename,
                     line=line,
                     col=col,
@@ -61,11 +61,11 @@ def _over_nesting(text: str, filename: str) -> ModelFileError | None:
     return None
 
 
-def _too_deep(text: str, filename: str) -> ModelFileError:
+def _too_deep(text: str, filename: str, what: str) -> ModelFileError:
     """:func:`_over_nesting`'s error; only where the decoder gave up below the limit (a
     deep call stack already), one without a position."""
-    err = _over_nesting(text, filename)
-    return err or ModelFileError("not a treegen model: JSON nested too deeply", file=filename)
+    err = _over_nesting(text, filename, what)
+    return err or ModelFileError(f"not a {what}: JSON nested too deeply", file=filename)
 
 
 # What json.loads refuses without a position: a non-finite constant, a huge integer.
@@ -109,7 +109,7 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
     except json.JSONDecodeError as err:
         # Nesting beyond the limit is that error wherever the decoder stops: Python
         # 3.11's decoder gives up on deep nesting with a RecursionError, 3.13's reads on.
-        over = _over_nesting(text[: err.pos + 1], filename)
+        over = _over_nesting(text[: err.pos + 1], filename, what)
         if over is not None:
             raise over from None
         # A file cut short (interrupted copy, full disk) lacks the closing brace; one
@@ -139,12 +139,12 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
             col=bad.start() - text.rfind("\n", 0, bad.start()) if bad else None,
         ) from None
     except RecursionError:
-        raise _too_deep(text, filename) from None
+        raise _too_deep(text, filename, what) from None
     # Every other field's shape is checked by the caller; "options" is free-form JSON, and
     # a value that is no object at all may nest as deep as a decoder will read.
     deep = 1 + _nesting(data.get("options")) if isinstance(data, dict) else _nesting(data)
     if deep > MAX_NESTING:
-        raise _too_deep(text, filename)
+        raise _too_deep(text, filename, what)
     return data
 
 
