@@ -23,3 +23,45 @@ def test_xgboost_json_nested_past_the_decoder_is_one_line(
     assert err.startswith(f"treegen: error: {path}:1:") and "nested" in err, err
     assert "treegen model" not in err  # it is an XGBoost file, said as such
     assert not out.exists()
+
+
+GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf.names"
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "\\ud83d\\ud83d", "x\\udc00y"])
+def test_a_lone_surrogate_escape_in_a_model_file_is_refused_at_its_line(
+    escape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Valid JSON, but half of a UTF-16 pair is no character: the model loaded, then
+    # export's provenance hash (and show on a UTF-8 terminal) failed to encode it, with
+    # a traceback.
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    text = model.read_text().replace('"name": "humidity"', f'"name": "{escape}"')
+    model.write_text(text)
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if escape in s)
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "export", str(model), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {model}:{line}:") and "surrogate" in err, err
+    assert not out.exists()
+
+
+def test_a_surrogate_pair_escape_is_a_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    model.write_text(model.read_text().replace('"humidity"', '"hum\\ud83d\\ude00\\\\ud800"'))
+    code, out, err = run_cli(capsys, "show", str(model))
+    assert code == 0 and "hum\U0001f600\\ud800" in out, err
+
+
+def test_a_lone_surrogate_in_an_xgboost_json_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"learner": {"feature_names": ["a\\ud800"]}, "version": [2, 1, 0]}')
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(tmp_path / "m.trees"))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}:1:") and "surrogate" in err, err

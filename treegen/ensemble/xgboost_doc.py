@@ -19,7 +19,7 @@ import numpy as np
 
 from treegen.ensemble.ubjson import loads_ubjson
 from treegen.errors import ModelFileError
-from treegen.model.jsontext import decode_json
+from treegen.model.jsontext import check_surrogates, decode_json
 
 
 class DecimalText(str):
@@ -127,7 +127,9 @@ def decode(data: bytes, filename: str) -> Any:
         except UnicodeDecodeError:
             raise ModelFileError("not UTF-8 JSON", file=filename) from None
         try:
-            return json.loads(text, parse_float=DecimalText, parse_constant=DecimalText)
+            doc = json.loads(text, parse_float=DecimalText, parse_constant=DecimalText)
+            check_surrogates(text, doc, filename, "XGBoost model")
+            return doc
         except (ValueError, RecursionError):
             # The error, with line and column; a RecursionError is Python 3.11's decoder
             # giving up on deep nesting, which decode_json reports as that.

@@ -145,7 +145,37 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
     deep = 1 + _nesting(data.get("options")) if isinstance(data, dict) else _nesting(data)
     if deep > MAX_NESTING:
         raise _too_deep(text, filename, what)
+    check_surrogates(text, data, filename, what)
     return data
+
+
+# A \uD800-\uDFFF escape: JSON allows one alone, but it is half of a UTF-16 pair, no
+# character; a name holding it could be neither printed nor written as UTF-8.
+_SURROGATE = re.compile(r"\\u([dD][89a-fA-F][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?")
+
+
+def check_surrogates(text: str, data: Any, filename: str, what: str) -> None:
+    """A :class:`ModelFileError` at the first escape of ``text`` that decoded to a lone
+    surrogate (``data`` is ``text`` decoded); the text of a UTF-8 file has none else."""
+    if not _SURROGATE.search(text):
+        return
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return  # only pairs, or a literal backslash before the "u"
+    for m in _SURROGATE.finditer(text):
+        if m.group(1)[1].lower() in "89ab" and m.group(2) is not None:
+            continue  # a high and a low surrogate: one character
+        line = text.count("\n", 0, m.start()) + 1
+        raise ModelFileError(
+            f"not a {what}: \\u{m.group(1)} is half of a UTF-16 surrogate pair, no character",
+            file=filename,
+            line=line,
+            col=m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+        )
+    raise ModelFileError(f"not a {what}: a string holds half of a surrogate pair", file=filename)
 
 
 def field_error(err: InvalidField, text: str, filename: str) -> ModelFileError:
