@@ -65,3 +65,34 @@ def test_a_lone_surrogate_in_an_xgboost_json_is_refused(
     code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(tmp_path / "m.trees"))
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}:1:") and "surrogate" in err, err
+
+
+@pytest.mark.parametrize("damage", ["no tree_", "tree_ of a string", "member of a string"])
+def test_an_estimator_file_damaged_inside_is_one_line(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A skops or pickle file is rebuilt into objects as the file says: a forest member
+    # without its tree_ (or with anything else in its place) raised AttributeError or
+    # TypeError where treegen reads scikit-learn's fitted attributes, with a traceback.
+    import pickle
+
+    pytest.importorskip("sklearn")
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = RandomForestClassifier(2, max_depth=2, random_state=0).fit(
+        [[0.0], [1.0], [2.0], [3.0]], [0, 1, 0, 1]
+    )
+    member = forest.estimators_[1]
+    if damage == "no tree_":
+        del member.tree_
+    elif damage == "tree_ of a string":
+        member.tree_ = "tree"
+    else:
+        forest.estimators_[1] = "tree"
+    path = tmp_path / "m.pkl"
+    path.write_bytes(pickle.dumps(forest))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: ") and "fitted" in err, err
+    assert not out.exists()
