@@ -3,6 +3,7 @@ test_option_fuzz), each as its smallest case: one line, exit 2, nothing written.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,7 @@ def test_a_lone_surrogate_in_an_xgboost_json_is_refused(
     assert err.startswith(f"treegen: error: {path}:1:") and "surrogate" in err, err
 
 
+@pytest.mark.slow  # importing scikit-learn takes seconds
 @pytest.mark.parametrize("damage", ["no tree_", "tree_ of a string", "member of a string"])
 def test_an_estimator_file_damaged_inside_is_one_line(
     damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -95,4 +97,24 @@ def test_an_estimator_file_damaged_inside_is_one_line(
     code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}: ") and "fitted" in err, err
+    assert not out.exists()
+
+
+XGB_CAT = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "xgb_cat.json"
+
+
+@pytest.mark.parametrize("key", ["categories_nodes", "categories"])
+@pytest.mark.parametrize("value", [5, None, "1"])
+def test_an_xgboost_category_list_that_is_no_list_names_the_field(
+    key: str, value: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its length was taken before it was checked: TypeError, a traceback.
+    doc = json.loads(XGB_CAT.read_text())
+    doc["learner"]["gradient_booster"]["model"]["trees"][0][key] = value
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: ") and f"trees[0].{key}: must be" in err, err
     assert not out.exists()

@@ -197,10 +197,10 @@ def _tree(
     split_type = doc.ints(t, "split_type", path, n, 0, 1) if "split_type" in t else [0] * n
     cat_sets: dict[int, tuple[int, ...]] = {}
     if any(split_type):
-        nodes = doc.ints(t, "categories_nodes", path, len(t.get("categories_nodes", [])), 0, n - 1)
+        nodes = doc.ints(t, "categories_nodes", path, None, 0, n - 1)
         seg = doc.ints(t, "categories_segments", path, len(nodes), 0, 1 << 40)
         size = doc.ints(t, "categories_sizes", path, len(nodes), 0, 1 << 24)
-        cats = doc.ints(t, "categories", path, len(t.get("categories", [])), 0, (1 << 24) - 1)
+        cats = doc.ints(t, "categories", path, None, 0, (1 << 24) - 1)
         for node, s, z in zip(nodes, seg, size, strict=True):
             if s + z > len(cats):
                 raise doc.fail(f"{path}.categories_segments", "past the end of categories")

@@ -62,10 +62,14 @@ class Doc:
             raise self.fail(f"{path}.{key}", f"must be an integer {lo} .. {hi}, not {v!r}")
         return n
 
-    def ints(self, d: dict[str, Any], key: str, path: str, n: int, lo: int, hi: int) -> list[int]:
+    def ints(
+        self, d: dict[str, Any], key: str, path: str, n: int | None, lo: int, hi: int
+    ) -> list[int]:
+        """A list of ``n`` integers in ``lo .. hi`` (None: of any length)."""
         v = self.get(d, key, path)
-        if isinstance(v, np.ndarray) or not isinstance(v, list) or len(v) != n:
-            raise self.fail(f"{path}.{key}", f"must be a list of {n} integers")
+        if isinstance(v, np.ndarray) or not isinstance(v, list) or n not in (None, len(v)):
+            count = "" if n is None else f"{n} "
+            raise self.fail(f"{path}.{key}", f"must be a list of {count}integers")
         for i, x in enumerate(v):
             if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
                 raise self.fail(f"{path}.{key}[{i}]", f"must be an integer {lo} .. {hi}")
