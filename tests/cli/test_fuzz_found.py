@@ -118,3 +118,31 @@ def test_an_xgboost_category_list_that_is_no_list_names_the_field(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}: ") and f"trees[0].{key}: must be" in err, err
     assert not out.exists()
+
+
+LGB_CAT = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "lgb_cat.txt"
+
+
+def test_a_lightgbm_file_cut_in_its_category_names_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The last line names a DataFrame's categories; cut short, it was ignored and the
+    # model imported with codes for names, a model other than the file's.
+    text = LGB_CAT.read_text()
+    whole = text.replace(
+        "pandas_categorical:null", 'pandas_categorical:[["a","b","c","d","e","f"]]'
+    )
+    cut = whole[: whole.rindex('"d"')]
+    path = tmp_path / "m.txt"
+    for body, names in ((whole, True), (cut, False)):
+        path.write_text(body)
+        out = tmp_path / "m.trees"
+        code, _, err = run_cli(capsys, "import-lightgbm", str(path), "-o", str(out))
+        if names:
+            assert code == 0 and '"values": ["a", "b", "c", "d", "e", "f"]' in out.read_text()
+            out.unlink()
+            continue
+        line = body.count("\n") + 1
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"treegen: error: {path}:{line}: ") and "truncated" in err, err
+        assert not out.exists()
