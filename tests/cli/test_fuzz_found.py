@@ -146,3 +146,32 @@ def test_a_lightgbm_file_cut_in_its_category_names_is_refused(
         assert code == 2 and err.count("\n") == 1, err
         assert err.startswith(f"treegen: error: {path}:{line}: ") and "truncated" in err, err
         assert not out.exists()
+
+
+@pytest.mark.slow  # importing scikit-learn takes seconds
+@pytest.mark.parametrize("damage", ["feature names", "class name"])
+def test_an_estimators_own_bad_names_are_the_files_fault(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Names the estimator holds (no --feature-names given) were blamed on the option
+    # --feature-names; a class name holding a lone surrogate failed to encode when the
+    # model file was written, with a traceback.
+    import pickle
+
+    import numpy as np
+
+    pytest.importorskip("sklearn")
+    from sklearn.tree import DecisionTreeClassifier
+
+    tree = DecisionTreeClassifier().fit([[0.0], [1.0]], ["a", "b"])
+    if damage == "feature names":
+        tree.feature_names_in_ = np.array(["x", "x"], dtype=object)
+    else:
+        tree.classes_ = np.array(["a", "b\ud800"], dtype=object)
+    path = tmp_path / "m.pkl"
+    path.write_bytes(pickle.dumps(tree))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: ") and "--feature-names" not in err, err
+    assert not out.exists()
