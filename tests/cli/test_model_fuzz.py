@@ -30,7 +30,7 @@ import pytest
 
 from support.fuzz import LONG
 from support.fuzzrun import Guard, call, check_run
-from support.mutate import MORE_SPECIALS, mutate_bytes, mutate_json
+from support.mutate import MORE_SPECIALS, mutate_bytes, mutate_json, mutate_tokens
 
 SEED = 36
 REF = Path(__file__).resolve().parents[1] / "data" / "reference"
@@ -53,6 +53,16 @@ KINDS: dict[str, tuple[str, Path | None, str]] = {
     "skops": ("m.skops", None, "import-sklearn"),
 }
 NAMES = sorted(KINDS)
+# Export options an accepted mutant is verified with too (long runs).
+EXPORTS = [
+    ["--style", "table"],
+    ["--missing", "none"],
+    ["--style", "table", "--missing", "none"],
+    ["--input-type", "int16", "--scale", "100"],
+    ["--input-type", "double"],
+    ["--float-compare", "int"],
+    ["--proba"],
+]
 TRAINED = ("c45", "j48", "boost", "bag", "rules")
 
 
@@ -135,11 +145,14 @@ def _seeds(kind: str, request: pytest.FixtureRequest) -> Seeds:
 
 
 def _mutant(kind: str, valid: bytes, rng: np.random.Generator) -> bytes:
-    """Structural edits for JSON files (three cases in four), else byte edits; a skops
-    file (a zip) has its schema.json edited, or one of its arrays' bytes."""
+    """Structural edits for JSON files (three cases in four), words replaced in
+    LightGBM's text (three in five), else byte edits; a skops file (a zip) has its
+    schema.json edited, or one of its arrays' bytes."""
     if kind == "skops":
         return _zip_mutant(valid, rng)
     is_json = KINDS[kind][0] in ("m.tree", "m.rules", "m.trees", "m.json")
+    if kind == "lgb-text" and rng.random() < 0.6:
+        return mutate_tokens(valid, rng)
     if is_json and rng.random() < 0.75:
         text = mutate_json(valid.decode("utf-8"), rng)
         raw = text.encode("utf-8", "surrogatepass")
@@ -204,6 +217,11 @@ def run_case(kind: str, index: int, seeds: Seeds, work: Path, verify: bool) -> N
         # values, random rows); on DATA too, unless DATA does not fit the model.
         status, err = call(case, ["verify", model], limit=120)
         assert status == 0, f"case {case}: verify of an accepted model: {status} {err}"
+        # and in another encoding: equal, or the option refused in one line
+        options = EXPORTS[int(rng.integers(len(EXPORTS)))]
+        status, err = call(case, ["verify", model, *options], limit=120)
+        assert status != 1, f"case {case}: verify {options}: {err}"
+        check_run(case, status, err, Guard(work / "out4"), [model, *options])
         status, err = call(case, ["verify", model, data], limit=120)
         check_run(case, status, err, Guard(work / "out3"), inputs[1:])
 

@@ -3,7 +3,8 @@ reader give the same Dataset or the same one-line error, and the CLI holds to it
 contract on them.
 
 Seed files: CSV (plain and quoted), ARFF dense, sparse and weighted, C4.5 names with
-data; each is damaged by :func:`support.mutate.mutate_bytes` and read three ways:
+data; each is damaged (:func:`support.mutate.mutate_bytes`, or ``mutate_tokens``: words
+replaced by hostile numbers) and read three ways:
 for training, for training with its instance weights (ARFF), and onto the clean
 file's schema as float32 (what ``eval`` and ``predict`` of a c45 model do).  A
 ``DatasetError`` must be the same text from :func:`read_dataset` and
@@ -27,7 +28,7 @@ from treegen.errors import DatasetError
 
 from support.fuzz import LONG
 from support.fuzzrun import Guard, call, check_run
-from support.mutate import mutate_bytes
+from support.mutate import mutate_bytes, mutate_tokens
 
 SEED = 37
 
@@ -108,7 +109,8 @@ def run_case(name: str, index: int, folder: Path) -> None:
     weighted = name == "weighted.arff"
     clean = read_python(path, detect_format(path), weights=weighted).schema
     victim = list(files)[int(rng.integers(len(files)))]
-    (folder / victim).write_bytes(mutate_bytes(files[victim].encode(), rng))
+    mutate = mutate_tokens if rng.random() < 0.4 else mutate_bytes
+    (folder / victim).write_bytes(mutate(files[victim].encode(), rng))
     case = f"{name}:{index}"
     kws: list[dict[str, object]] = [{"weights": True}, {"schema": clean, "float32": True}]
     if not weighted:

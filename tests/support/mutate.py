@@ -1,7 +1,8 @@
 """Seeded mutations of files, for the hostile-input fuzz tests.
 
-Two levels: :func:`mutate_bytes` damages a file's bytes (flips, specials, cuts, lines
-duplicated or swapped), :func:`mutate_json` edits a JSON document's structure (numbers
+Three levels: :func:`mutate_bytes` damages a file's bytes (flips, specials, cuts, lines
+duplicated or swapped), :func:`mutate_tokens` replaces words of a text file by hostile
+numbers, :func:`mutate_json` edits a JSON document's structure (numbers
 made huge, NaN, negative or fractional; strings and hex floats garbled; lists shortened,
 lengthened or reordered; keys removed, duplicated or added; indices pointed out of range
 or back at an earlier node, which makes a cycle of child links; values nested deep).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -76,6 +78,27 @@ def mutate_bytes(data: bytes, rng: np.random.Generator, specials: list[bytes] = 
             lines[i], lines[j] = lines[j], lines[i]
             b = bytearray(b"\n".join(lines))
     return bytes(b)
+
+
+# ---- tokens of a text file -----------------------------------------------------------
+
+TOKENS = ["-1", "0", "1", "-0", "nan", "inf", "-inf", "1e999", "1e-999", "4294967296",
+          "99999999999999999999", "1.5", "0x10", "", "x", "?", "-2147483649", "3e38"]  # fmt: skip
+_TOKEN = re.compile(rb"[^\s,=:;{}\[\]]+")
+
+
+def mutate_tokens(data: bytes, rng: np.random.Generator) -> bytes:
+    """One to three words or numbers of a text file (LightGBM's ``key=v1 v2``, CSV
+    cells) replaced by hostile ones: values and counts huge, negative, fractional,
+    non-finite or missing."""
+    for _ in range(int(rng.integers(1, 4))):
+        words = list(_TOKEN.finditer(data))
+        if not words:
+            break
+        m = words[int(rng.integers(len(words)))]
+        new = TOKENS[int(rng.integers(len(TOKENS)))].encode()
+        data = data[: m.start()] + new + data[m.end() :]
+    return data
 
 
 # ---- JSON structure -------------------------------------------------------------------
