@@ -1,6 +1,6 @@
 """Mutated data files in every reader: the C tokenizer's fast path and the Python
 reader give the same Dataset or the same one-line error, and the CLI holds to its
-contract on them.
+contract on them (training, boosting, bagging and c4.5rules on each).
 
 Seed files: CSV (plain and quoted), ARFF dense, sparse and weighted, C4.5 names with
 data; each is damaged (:func:`support.mutate.mutate_bytes`, or ``mutate_tokens``: words
@@ -76,6 +76,14 @@ SOURCES: dict[str, dict[str, str]] = {
     },
 }
 FILES = sorted(SOURCES)
+COMMANDS = [
+    ["train"],
+    ["train", "--flavor", "j48", "-m", "1"],
+    ["train", "--boost", "3", "--no-prune"],
+    ["train", "--bag", "2", "--subsets"],
+    ["rules"],
+    ["rules", "-m", "1", "-c", "0.5"],
+]
 
 
 def _read(reader: object, path: str, **kw: object) -> Dataset | str:
@@ -120,11 +128,12 @@ def run_case(name: str, index: int, folder: Path) -> None:
         why = list(fast.last_fallback)
         ref = _read(read_python, path, **kw)
         _same(got, ref, f"case {case} {sorted(kw)}: fast {why}: {got!r} != {ref!r}")
+    # Then a command that trains on it: C4.5 or J48, a committee, or c4.5rules.
     guard = Guard(folder / "out")
-    status, err = call(case, ["train", path, "-q", "-o", str(guard.folder / "out.tree")])
-    check_run(
-        case, status, err, guard, (path, str(folder / victim)), (str(guard.folder / "out.tree"),)
-    )
+    out = str(guard.folder / "out.tree")
+    command = COMMANDS[int(rng.integers(len(COMMANDS)))]
+    status, err = call(case, [*command, path, "-q", "-o", out])
+    check_run(case, status, err, guard, (path, str(folder / victim)), (out,))
 
 
 @pytest.mark.parametrize("name", FILES)

@@ -5,8 +5,8 @@ Every treegen file is UTF-8 JSON (model, committee, ensemble and ruleset files;
 :func:`read_text` reads the text, :func:`decode_json` decodes it with each error a
 one-line :class:`~treegen.errors.ModelFileError` at its line and column (an empty,
 truncated or malformed file, a non-finite number, JSON nested beyond
-:data:`MAX_NESTING` levels), and :func:`field_error` places the error for a field
-:mod:`treegen.model.check` found wrong at the field's line.
+:data:`MAX_NESTING` levels, an escape of a lone surrogate), and :func:`field_error`
+places the error for a field :mod:`treegen.model.check` found wrong at the field's line.
 """
 
 from __future__ import annotations
