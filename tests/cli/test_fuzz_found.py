@@ -175,3 +175,22 @@ def test_an_estimators_own_bad_names_are_the_files_fault(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}: ") and "--feature-names" not in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("bitset", ["inf", "-inf", "1e300", "0.5"])
+def test_a_lightgbm_categorical_split_with_no_bitset_names_the_line(
+    bitset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A categorical split's threshold is its bitset's index; an infinite one raised
+    # OverflowError in int(), a traceback.
+    text = LGB_CAT.read_text()
+    old = "threshold=0.29305234353926596 0 1\n"
+    assert old in text
+    path = tmp_path / "m.txt"
+    path.write_text(text.replace(old, f"threshold=0.29305234353926596 {bitset} 1\n"))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-lightgbm", str(path), "-o", str(out))
+    line = text[: text.index(old)].count("\n") + 1
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}:{line}: ") and "no bitset" in err, err
+    assert not out.exists()

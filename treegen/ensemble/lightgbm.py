@@ -197,7 +197,7 @@ def _tree(
             raise text.fail(b["decision_type"][0], f"decision type {d} is not LightGBM's")
         if d & _CATEGORICAL:
             k = thr[node]
-            if not (k == int(k) and 0 <= k < n_cat):
+            if not (0 <= k < n_cat and k == int(k)):  # (the range first: int(inf) raises)
                 raise text.fail(b["threshold"][0], f"categorical split {node}: no bitset {k}")
             seg = words[bounds[int(k)] : bounds[int(k) + 1]]
             if any(not 0 <= w < 1 << 32 for w in seg):
