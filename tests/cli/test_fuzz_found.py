@@ -194,3 +194,19 @@ def test_a_lightgbm_categorical_split_with_no_bitset_names_the_line(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}:{line}: ") and "no bitset" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("best", [[1], {"a": 1}, 1.5, True])
+def test_an_xgboost_best_iteration_that_is_no_integer_names_the_field(
+    best: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # int() of a list or an object raised TypeError, a traceback; of 1.5 it took 1.
+    doc = json.loads(XGB_CAT.read_text())
+    doc["learner"]["attributes"] = {"best_iteration": best}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: learner.attributes.best_iteration: "), err
+    assert not out.exists()

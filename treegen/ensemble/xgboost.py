@@ -316,6 +316,10 @@ def xgboost_from_bytes(
     best = attrs.get("best_iteration") if isinstance(attrs, dict) else None
     if iterations is None and best is not None:
         try:
+            # XGBoost writes a string; an integer will do, nothing else (int() would
+            # take a float's or a bool's value, and raise TypeError on a list)
+            if isinstance(best, bool) or not isinstance(best, str | int):
+                raise ValueError
             iterations = int(best) + 1
         except ValueError:
             raise doc.fail("learner.attributes.best_iteration", f"{best!r} is no integer") from None
