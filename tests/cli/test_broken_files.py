@@ -13,6 +13,7 @@ import pytest
 from treegen.cli.main import main
 
 from support.fuzz import LONG
+from support.mutate import mutate_bytes
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "broken"
 ENTRIES = [
@@ -70,61 +71,6 @@ def test_corpus_entry(
 
 # ---- mutation fuzz --------------------------------------------------------------------
 
-SPECIALS = [
-    b"\x00",
-    b"\xff",
-    b"\xc3",
-    b"\n",
-    b"\r",
-    b",",
-    b'"',
-    b"'",
-    b"{",
-    b"}",
-    b"[",
-    b"]",
-    b"?",
-    b"%",
-    b"@",
-    b".",
-    b":",
-    b"|",
-    b"-",
-    b"e999",
-    b"NaN",
-    b"inf",
-    b"1" * 5000,
-    b"\t",
-    b" ",
-    b"\\",
-]
-
-
-def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
-    b = bytearray(data)
-    for _ in range(int(rng.integers(1, 4))):
-        op = int(rng.integers(0, 6))
-        at = int(rng.integers(0, len(b) + 1))
-        if op == 0 and b:  # flip a byte
-            b[min(at, len(b) - 1)] = int(rng.integers(0, 256))
-        elif op == 1:  # insert a special token
-            b[at:at] = SPECIALS[int(rng.integers(len(SPECIALS)))]
-        elif op == 2:  # delete a run
-            del b[at : at + int(rng.integers(1, 20))]
-        elif op == 3:  # truncate
-            del b[at:]
-        elif op == 4:  # duplicate a line
-            lines = bytes(b).split(b"\n")
-            k = int(rng.integers(len(lines)))
-            lines.insert(k, lines[k])
-            b = bytearray(b"\n".join(lines))
-        else:  # swap two lines
-            lines = bytes(b).split(b"\n")
-            i, j = (int(v) for v in rng.integers(len(lines), size=2))
-            lines[i], lines[j] = lines[j], lines[i]
-            b = bytearray(b"\n".join(lines))
-    return bytes(b)
-
 
 def _valid_files() -> dict[str, bytes]:
     import make_corpus as mc
@@ -155,7 +101,7 @@ def test_mutation_fuzz(
     deadline = time.monotonic() + budget
     runs = 0
     while time.monotonic() < deadline or runs < 20:
-        mutant = _mutate(valid[target], rng)
+        mutant = mutate_bytes(valid[target], rng)
         Path(target).write_bytes(mutant)
         data_path = "golf.data" if target.endswith((".names", ".data")) else target
         argv = (

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -31,28 +28,13 @@ from treegen.trainer.release8 import segments
 from treegen.trainer.splits import FloatArray
 
 from support.cli import run_process
+from support.timelimit import time_limit
 
 LO, HI = 1463635.125, 1463635.25  # adjacent float32 values, midpoint rounds onto HI
 
 
 class Hang(Exception):
     pass
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`Hang` in the main thread after ``seconds`` (growth is a Python loop)."""
-
-    def on_alarm(signum: int, frame: object) -> None:
-        raise Hang(f"training did not finish within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def trained(
@@ -63,7 +45,7 @@ def trained(
     case_order: str = "auto",
 ) -> Model:
     """``train`` that fails the test with :class:`Hang` instead of running forever."""
-    with time_limit(seconds):
+    with time_limit(seconds, lambda: Hang(f"training did not finish within {seconds} s")):
         return train(ds, opts, engine=engine, case_order=case_order)  # type: ignore[arg-type]
 
 

@@ -16,10 +16,21 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
     try:
         model = from_sklearn(est, feature_names=args.feature_names, target=args.target)
     except TreegenError as exc:
-        # The estimator's faults are FILE's; a bad name is the option's.
+        # The estimator's faults are FILE's; a bad name is the option's, when given (the
+        # default names are the estimator's own).
+        given = {"feature_names": args.feature_names is not None, "target": True}
         flag = {"feature_names": "--feature-names", "target": "--target"}.get(exc.option or "")
+        flag = flag if given.get(exc.option or "") else None
         exc.file, exc.option = (None, flag) if flag else (args.file, None)
         raise
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as exc:
+        # FILE's objects are what the file says they are: one damaged or edited (a
+        # member without its tree_, arrays of another shape or type) fails where treegen
+        # reads scikit-learn's fitted attributes.  The file's fault, as in loading it.
+        raise ModelFileError(
+            f"not a fitted estimator treegen can read ({type(exc).__name__}: {exc})",
+            file=args.file,
+        ) from None
     write_imported(args, model.value, "estimator")
     return 0
 
@@ -30,7 +41,15 @@ def write_imported(args: argparse.Namespace, value: object, source: str) -> None
     kind = kind_of(value)
     text = kind.to_json(value)
     try:
+        text.encode("utf-8")
         loads(text, args.output)
+    except UnicodeEncodeError as exc:
+        # A name holding half of a surrogate pair (from a pickle's or skops file's str).
+        raise UsageError(
+            f"the {source} makes no valid model file (a name holds {exc.object[exc.start]!r}, "
+            "half of a UTF-16 surrogate pair, no character)",
+            file=args.file,
+        ) from None
     except ModelFileError as exc:
         raise UsageError(
             f"the {source} makes no valid model file ({exc.message})", file=args.file

@@ -197,7 +197,7 @@ def _tree(
             raise text.fail(b["decision_type"][0], f"decision type {d} is not LightGBM's")
         if d & _CATEGORICAL:
             k = thr[node]
-            if not (k == int(k) and 0 <= k < n_cat):
+            if not (0 <= k < n_cat and k == int(k)):  # (the range first: int(inf) raises)
                 raise text.fail(b["threshold"][0], f"categorical split {node}: no bitset {k}")
             seg = words[bounds[int(k)] : bounds[int(k) + 1]]
             if any(not 0 <= w < 1 << 32 for w in seg):
@@ -234,18 +234,28 @@ def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]
 
 
 def _nominal(
-    text: _Text, header: dict[str, tuple[int, str]], n: int, tail: list[str]
+    text: _Text, header: dict[str, tuple[int, str]], n: int, start: int
 ) -> list[tuple[str, ...] | None]:
-    """Category names of a DataFrame's categorical columns (``pandas_categorical``), for
-    the features whose ``feature_infos`` list categories, when the counts agree."""
+    """Category names of a DataFrame's categorical columns (``pandas_categorical``, a
+    line after ``start``), for the features whose ``feature_infos`` list categories,
+    when the counts agree."""
     out: list[tuple[str, ...] | None] = [None] * n
-    cats_line = next((ln for ln in tail if ln.startswith("pandas_categorical:")), None)
-    if cats_line is None:
+    at = next(
+        (
+            k
+            for k in range(start, len(text.lines))
+            if text.lines[k].startswith("pandas_categorical:")
+        ),
+        None,
+    )
+    if at is None:
         return out
     try:
-        cats = json.loads(cats_line.partition(":")[2])
+        cats = json.loads(text.lines[at].partition(":")[2])
     except ValueError:
-        return out
+        # LightGBM's own reader fails on it too; ignored, a file cut in the names would
+        # import with codes for names: another model than the file's.
+        raise text.fail(at, "truncated file: pandas_categorical is not JSON") from None
     if "feature_infos" not in header or not isinstance(cats, list) or not cats:
         return out
     infos = header["feature_infos"][1].split()
@@ -327,7 +337,7 @@ def lightgbm_from_text(
                              option="iterations")  # fmt: skip
         trees = trees[: iterations * k]
         rounds = iterations
-    nominal = _nominal(doc, header, n_features, doc.lines[i:])
+    nominal = _nominal(doc, header, n_features, i)
     attrs = tuple(
         Attribute(nm, "nominal", cats) if cats is not None else Attribute(nm, "continuous")
         for nm, cats in zip(names, nominal, strict=True)

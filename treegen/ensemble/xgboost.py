@@ -197,10 +197,10 @@ def _tree(
     split_type = doc.ints(t, "split_type", path, n, 0, 1) if "split_type" in t else [0] * n
     cat_sets: dict[int, tuple[int, ...]] = {}
     if any(split_type):
-        nodes = doc.ints(t, "categories_nodes", path, len(t.get("categories_nodes", [])), 0, n - 1)
+        nodes = doc.ints(t, "categories_nodes", path, None, 0, n - 1)
         seg = doc.ints(t, "categories_segments", path, len(nodes), 0, 1 << 40)
         size = doc.ints(t, "categories_sizes", path, len(nodes), 0, 1 << 24)
-        cats = doc.ints(t, "categories", path, len(t.get("categories", [])), 0, (1 << 24) - 1)
+        cats = doc.ints(t, "categories", path, None, 0, (1 << 24) - 1)
         for node, s, z in zip(nodes, seg, size, strict=True):
             if s + z > len(cats):
                 raise doc.fail(f"{path}.categories_segments", "past the end of categories")
@@ -316,6 +316,10 @@ def xgboost_from_bytes(
     best = attrs.get("best_iteration") if isinstance(attrs, dict) else None
     if iterations is None and best is not None:
         try:
+            # XGBoost writes a string; an integer will do, nothing else (int() would
+            # take a float's or a bool's value, and raise TypeError on a list)
+            if isinstance(best, bool) or not isinstance(best, str | int):
+                raise ValueError
             iterations = int(best) + 1
         except ValueError:
             raise doc.fail("learner.attributes.best_iteration", f"{best!r} is no integer") from None

@@ -19,7 +19,7 @@ import numpy as np
 
 from treegen.ensemble.ubjson import loads_ubjson
 from treegen.errors import ModelFileError
-from treegen.model.jsontext import decode_json
+from treegen.model.jsontext import check_surrogates, decode_json
 
 
 class DecimalText(str):
@@ -62,10 +62,14 @@ class Doc:
             raise self.fail(f"{path}.{key}", f"must be an integer {lo} .. {hi}, not {v!r}")
         return n
 
-    def ints(self, d: dict[str, Any], key: str, path: str, n: int, lo: int, hi: int) -> list[int]:
+    def ints(
+        self, d: dict[str, Any], key: str, path: str, n: int | None, lo: int, hi: int
+    ) -> list[int]:
+        """A list of ``n`` integers in ``lo .. hi`` (None: of any length)."""
         v = self.get(d, key, path)
-        if isinstance(v, np.ndarray) or not isinstance(v, list) or len(v) != n:
-            raise self.fail(f"{path}.{key}", f"must be a list of {n} integers")
+        if isinstance(v, np.ndarray) or not isinstance(v, list) or n not in (None, len(v)):
+            count = "" if n is None else f"{n} "
+            raise self.fail(f"{path}.{key}", f"must be a list of {count}integers")
         for i, x in enumerate(v):
             if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
                 raise self.fail(f"{path}.{key}[{i}]", f"must be an integer {lo} .. {hi}")
@@ -127,9 +131,13 @@ def decode(data: bytes, filename: str) -> Any:
         except UnicodeDecodeError:
             raise ModelFileError("not UTF-8 JSON", file=filename) from None
         try:
-            return json.loads(text, parse_float=DecimalText, parse_constant=DecimalText)
-        except ValueError:
-            decode_json(text, filename, what="XGBoost model")  # the error, with line, column
+            doc = json.loads(text, parse_float=DecimalText, parse_constant=DecimalText)
+            check_surrogates(text, doc, filename, "XGBoost model")
+            return doc
+        except (ValueError, RecursionError):
+            # The error, with line and column; a RecursionError is Python 3.11's decoder
+            # giving up on deep nesting, which decode_json reports as that.
+            decode_json(text, filename, what="XGBoost model")
             raise
     if head[:1] == b"{":
         return loads_ubjson(data, filename)

@@ -5,8 +5,8 @@ Every treegen file is UTF-8 JSON (model, committee, ensemble and ruleset files;
 :func:`read_text` reads the text, :func:`decode_json` decodes it with each error a
 one-line :class:`~treegen.errors.ModelFileError` at its line and column (an empty,
 truncated or malformed file, a non-finite number, JSON nested beyond
-:data:`MAX_NESTING` levels), and :func:`field_error` places the error for a field
-:mod:`treegen.model.check` found wrong at the field's line.
+:data:`MAX_NESTING` levels, an escape of a lone surrogate), and :func:`field_error`
+places the error for a field :mod:`treegen.model.check` found wrong at the field's line.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ def _nesting(value: object) -> int:
     return deepest
 
 
-def _over_nesting(text: str, filename: str) -> ModelFileError | None:
+def _over_nesting(text: str, filename: str, what: str) -> ModelFileError | None:
     """The error for JSON nested beyond MAX_NESTING, at the first bracket that goes over;
-    None if ``text`` never goes over."""
+    None if ``text`` never goes over (``what``: the kind of file, for the message)."""
     depth = 0
     for m in _BRACKETS.finditer(text):
         c = m.group()
@@ -51,7 +51,7 @@ def _over_nesting(text: str, filename: str) -> ModelFileError | None:
                 line = text.count("\n", 0, m.start()) + 1
                 col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
                 return ModelFileError(
-                    f"not a treegen model: JSON nested more than {MAX_NESTING} levels deep",
+                    f"not a {what}: JSON nested more than {MAX_NESTING} levels deep",
                     file=filename,
                     line=line,
                     col=col,
@@ -61,11 +61,11 @@ def _over_nesting(text: str, filename: str) -> ModelFileError | None:
     return None
 
 
-def _too_deep(text: str, filename: str) -> ModelFileError:
+def _too_deep(text: str, filename: str, what: str) -> ModelFileError:
     """:func:`_over_nesting`'s error; only where the decoder gave up below the limit (a
     deep call stack already), one without a position."""
-    err = _over_nesting(text, filename)
-    return err or ModelFileError("not a treegen model: JSON nested too deeply", file=filename)
+    err = _over_nesting(text, filename, what)
+    return err or ModelFileError(f"not a {what}: JSON nested too deeply", file=filename)
 
 
 # What json.loads refuses without a position: a non-finite constant, a huge integer.
@@ -109,7 +109,7 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
     except json.JSONDecodeError as err:
         # Nesting beyond the limit is that error wherever the decoder stops: Python
         # 3.11's decoder gives up on deep nesting with a RecursionError, 3.13's reads on.
-        over = _over_nesting(text[: err.pos + 1], filename)
+        over = _over_nesting(text[: err.pos + 1], filename, what)
         if over is not None:
             raise over from None
         # A file cut short (interrupted copy, full disk) lacks the closing brace; one
@@ -139,13 +139,43 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
             col=bad.start() - text.rfind("\n", 0, bad.start()) if bad else None,
         ) from None
     except RecursionError:
-        raise _too_deep(text, filename) from None
+        raise _too_deep(text, filename, what) from None
     # Every other field's shape is checked by the caller; "options" is free-form JSON, and
     # a value that is no object at all may nest as deep as a decoder will read.
     deep = 1 + _nesting(data.get("options")) if isinstance(data, dict) else _nesting(data)
     if deep > MAX_NESTING:
-        raise _too_deep(text, filename)
+        raise _too_deep(text, filename, what)
+    check_surrogates(text, data, filename, what)
     return data
+
+
+# A \uD800-\uDFFF escape: JSON allows one alone, but it is half of a UTF-16 pair, no
+# character; a name holding it could be neither printed nor written as UTF-8.
+_SURROGATE = re.compile(r"\\u([dD][89a-fA-F][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?")
+
+
+def check_surrogates(text: str, data: Any, filename: str, what: str) -> None:
+    """A :class:`ModelFileError` at the first escape of ``text`` that decoded to a lone
+    surrogate (``data`` is ``text`` decoded); the text of a UTF-8 file has none else."""
+    if not _SURROGATE.search(text):
+        return
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return  # only pairs, or a literal backslash before the "u"
+    for m in _SURROGATE.finditer(text):
+        if m.group(1)[1].lower() in "89ab" and m.group(2) is not None:
+            continue  # a high and a low surrogate: one character
+        line = text.count("\n", 0, m.start()) + 1
+        raise ModelFileError(
+            f"not a {what}: \\u{m.group(1)} is half of a UTF-16 surrogate pair, no character",
+            file=filename,
+            line=line,
+            col=m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+        )
+    raise ModelFileError(f"not a {what}: a string holds half of a surrogate pair", file=filename)
 
 
 def field_error(err: InvalidField, text: str, filename: str) -> ModelFileError:

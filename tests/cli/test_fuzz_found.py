@@ -1,0 +1,212 @@
+"""Defects the hostile-input fuzz tests found (test_model_fuzz, test_reader_fuzz,
+test_option_fuzz), each as its smallest case: one line, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support.cli import run_cli
+
+
+def test_xgboost_json_nested_past_the_decoder_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python 3.11's json decoder gives up with a RecursionError, which reached the user
+    # as a traceback.
+    path = tmp_path / "m.json"
+    path.write_text('{"learner": ' + "[" * 5000 + "]" * 5000 + "}")
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}:1:") and "nested" in err, err
+    assert "treegen model" not in err  # it is an XGBoost file, said as such
+    assert not out.exists()
+
+
+GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf.names"
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "\\ud83d\\ud83d", "x\\udc00y"])
+def test_a_lone_surrogate_escape_in_a_model_file_is_refused_at_its_line(
+    escape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Valid JSON, but half of a UTF-16 pair is no character: the model loaded, then
+    # export's provenance hash (and show on a UTF-8 terminal) failed to encode it, with
+    # a traceback.
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    text = model.read_text().replace('"name": "humidity"', f'"name": "{escape}"')
+    model.write_text(text)
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if escape in s)
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "export", str(model), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {model}:{line}:") and "surrogate" in err, err
+    assert not out.exists()
+
+
+def test_a_surrogate_pair_escape_is_a_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    model.write_text(model.read_text().replace('"humidity"', '"hum\\ud83d\\ude00\\\\ud800"'))
+    code, out, err = run_cli(capsys, "show", str(model))
+    assert code == 0 and "hum\U0001f600\\ud800" in out, err
+
+
+def test_a_lone_surrogate_in_an_xgboost_json_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"learner": {"feature_names": ["a\\ud800"]}, "version": [2, 1, 0]}')
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(tmp_path / "m.trees"))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}:1:") and "surrogate" in err, err
+
+
+@pytest.mark.slow  # importing scikit-learn takes seconds
+@pytest.mark.parametrize("damage", ["no tree_", "tree_ of a string", "member of a string"])
+def test_an_estimator_file_damaged_inside_is_one_line(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A skops or pickle file is rebuilt into objects as the file says: a forest member
+    # without its tree_ (or with anything else in its place) raised AttributeError or
+    # TypeError where treegen reads scikit-learn's fitted attributes, with a traceback.
+    import pickle
+
+    pytest.importorskip("sklearn")
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = RandomForestClassifier(2, max_depth=2, random_state=0).fit(
+        [[0.0], [1.0], [2.0], [3.0]], [0, 1, 0, 1]
+    )
+    member = forest.estimators_[1]
+    if damage == "no tree_":
+        del member.tree_
+    elif damage == "tree_ of a string":
+        member.tree_ = "tree"
+    else:
+        forest.estimators_[1] = "tree"
+    path = tmp_path / "m.pkl"
+    path.write_bytes(pickle.dumps(forest))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: ") and "fitted" in err, err
+    assert not out.exists()
+
+
+XGB_CAT = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "xgb_cat.json"
+
+
+@pytest.mark.parametrize("key", ["categories_nodes", "categories"])
+@pytest.mark.parametrize("value", [5, None, "1"])
+def test_an_xgboost_category_list_that_is_no_list_names_the_field(
+    key: str, value: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its length was taken before it was checked: TypeError, a traceback.
+    doc = json.loads(XGB_CAT.read_text())
+    doc["learner"]["gradient_booster"]["model"]["trees"][0][key] = value
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: ") and f"trees[0].{key}: must be" in err, err
+    assert not out.exists()
+
+
+LGB_CAT = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "lgb_cat.txt"
+
+
+def test_a_lightgbm_file_cut_in_its_category_names_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The last line names a DataFrame's categories; cut short, it was ignored and the
+    # model imported with codes for names, a model other than the file's.
+    text = LGB_CAT.read_text()
+    whole = text.replace(
+        "pandas_categorical:null", 'pandas_categorical:[["a","b","c","d","e","f"]]'
+    )
+    cut = whole[: whole.rindex('"d"')]
+    path = tmp_path / "m.txt"
+    for body, names in ((whole, True), (cut, False)):
+        path.write_text(body)
+        out = tmp_path / "m.trees"
+        code, _, err = run_cli(capsys, "import-lightgbm", str(path), "-o", str(out))
+        if names:
+            assert code == 0 and '"values": ["a", "b", "c", "d", "e", "f"]' in out.read_text()
+            out.unlink()
+            continue
+        line = body.count("\n") + 1
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"treegen: error: {path}:{line}: ") and "truncated" in err, err
+        assert not out.exists()
+
+
+@pytest.mark.slow  # importing scikit-learn takes seconds
+@pytest.mark.parametrize("damage", ["feature names", "class name"])
+def test_an_estimators_own_bad_names_are_the_files_fault(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Names the estimator holds (no --feature-names given) were blamed on the option
+    # --feature-names; a class name holding a lone surrogate failed to encode when the
+    # model file was written, with a traceback.
+    import pickle
+
+    import numpy as np
+
+    pytest.importorskip("sklearn")
+    from sklearn.tree import DecisionTreeClassifier
+
+    tree = DecisionTreeClassifier().fit([[0.0], [1.0]], ["a", "b"])
+    if damage == "feature names":
+        tree.feature_names_in_ = np.array(["x", "x"], dtype=object)
+    else:
+        tree.classes_ = np.array(["a", "b\ud800"], dtype=object)
+    path = tmp_path / "m.pkl"
+    path.write_bytes(pickle.dumps(tree))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: ") and "--feature-names" not in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("bitset", ["inf", "-inf", "1e300", "0.5"])
+def test_a_lightgbm_categorical_split_with_no_bitset_names_the_line(
+    bitset: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A categorical split's threshold is its bitset's index; an infinite one raised
+    # OverflowError in int(), a traceback.
+    text = LGB_CAT.read_text()
+    old = "threshold=0.29305234353926596 0 1\n"
+    assert old in text
+    path = tmp_path / "m.txt"
+    path.write_text(text.replace(old, f"threshold=0.29305234353926596 {bitset} 1\n"))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-lightgbm", str(path), "-o", str(out))
+    line = text[: text.index(old)].count("\n") + 1
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}:{line}: ") and "no bitset" in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("best", [[1], {"a": 1}, 1.5, True])
+def test_an_xgboost_best_iteration_that_is_no_integer_names_the_field(
+    best: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # int() of a list or an object raised TypeError, a traceback; of 1.5 it took 1.
+    doc = json.loads(XGB_CAT.read_text())
+    doc["learner"]["attributes"] = {"best_iteration": best}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}: learner.attributes.best_iteration: "), err
+    assert not out.exists()

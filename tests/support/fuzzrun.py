@@ -1,0 +1,95 @@
+"""Running one fuzz case's command and holding it to the error contract.
+
+:func:`call` runs ``treegen ARGV`` in this process with its output captured and a time
+limit (a hang is a failure, not a stuck test run); :func:`check_run` holds the result
+to the contract: status 0 or 2, on 2 one ``treegen: error:`` line that names one of
+the inputs, and no output file written, replaced or left behind but the command's own
+on success (:class:`Guard` plants the files to watch).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from treegen.cli.main import main
+
+from support.timelimit import time_limit
+
+SENTINEL = b"an existing output file: must survive a failed run\n"
+
+
+class Hang(BaseException):
+    """Raised in the command by the timer: a BaseException, so no handler of treegen's
+    takes it for an error of the input."""
+
+
+def call(case: str, argv: Sequence[str], limit: float = 30.0) -> tuple[int, str]:
+    """Exit status and stderr of ``treegen ARGV`` (stdout is read and dropped); a
+    traceback or a run past ``limit`` seconds fails the test, naming the case."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            with time_limit(limit, Hang):
+                try:
+                    status = main(list(argv))
+                except SystemExit as exc:  # argparse's usage errors
+                    status = int(exc.code or 0)
+    except Hang:
+        raise AssertionError(f"case {case}: {list(argv)} ran past {limit} s") from None
+    except Exception:
+        raise AssertionError(
+            f"case {case}: {list(argv)} raised\n{traceback.format_exc()}"
+        ) from None
+    return status, err.getvalue()
+
+
+class Guard:
+    """A folder of existing output files (``out.tree``, ``predict.c``, ``predict.h``,
+    ``i.trees``) that a failed run must leave as they are, and nothing added."""
+
+    NAMES = ("out.tree", "predict.c", "predict.h", "i.trees")
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in self.NAMES:
+            (folder / name).write_bytes(SENTINEL)
+
+    @property
+    def exported(self) -> tuple[str, ...]:
+        return (str(self.folder / "predict.c"), str(self.folder / "predict.h"))
+
+    def changed(self, allowed: Sequence[str]) -> list[str]:
+        """Files added, or guarded files changed, other than ``allowed``."""
+        bad = []
+        for f in sorted(self.folder.iterdir()):
+            if str(f) in allowed:
+                continue
+            if f.name not in self.NAMES or f.read_bytes() != SENTINEL:
+                bad.append(f.name)
+        return bad
+
+
+def check_run(
+    case: str,
+    status: int,
+    err: str,
+    guard: Guard,
+    inputs: Sequence[str],
+    wrote: Sequence[str] = (),
+) -> None:
+    """The contract for one run (``wrote``: the files it may write when it succeeds)."""
+    assert status in (0, 2), f"case {case}: exit status {status}: {err[:2000]}"
+    if status == 2:
+        assert err.count("\n") == 1 and err.startswith("treegen: error: "), (
+            f"case {case}: not one error line: {err[:2000]}"
+        )
+        assert "Traceback" not in err, f"case {case}: {err}"
+        assert any(p in err for p in inputs), f"case {case}: names no input file: {err}"
+        assert not guard.changed(()), f"case {case}: touched {guard.changed(())} after {err}"
+    else:
+        assert not guard.changed(wrote), f"case {case}: wrote {guard.changed(wrote)}"
