@@ -18,6 +18,8 @@ from treegen.errors import DatasetError, UsageError
 from support.cli import run_cli
 from support.weka import write_weighted_arff
 
+GOLF = Path(__file__).resolve().parent.parent / "data" / "reference" / "golf" / "golf.data"
+
 
 def _weighted(seed: int) -> tuple[Dataset, np.ndarray]:
     ds = synthetic.generate(synthetic.random_spec(seed, max_rows=400))
@@ -186,8 +188,9 @@ def test_the_options_mistakes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     data = tmp_path / "t.csv"
     data.write_text(ROWS + "4,y,3,n\n", encoding="utf-8")
     arff = write_weighted_arff(*_weighted(1), tmp_path / "w.arff")
-    model, rules = tmp_path / "m.tree", tmp_path / "m.rules"
+    model, rules, golf = tmp_path / "m.tree", tmp_path / "m.rules", tmp_path / "golf.tree"
     assert run_cli(capsys, "train", str(data), "-q", "--weights", "w", "-o", str(model))[0] == 0
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(golf))[0] == 0
     assert run_cli(capsys, "rules", str(data), "--ignore", "w", "-o", str(rules))[0] == 0
     for argv, message in (
         (("train", str(data), "--weights", "q"), "no column named 'q' (columns: a, b, w, class)"),
@@ -197,6 +200,10 @@ def test_the_options_mistakes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
             "is for a CSV or C4.5 file's weight column; an ARFF",
         ),
         (("eval", str(rules), str(data), "--weights", "w"), "a ruleset's evaluation counts rows"),
+        # A model's own attribute or class is no weight column, in a CSV or C4.5 file.
+        (("predict", str(model), str(data), "--weights", "a"), "'a' is an attribute of the model"),
+        (("eval", str(model), str(data), "--weights", "class"), "'class' is the model's class"),
+        (("eval", str(golf), str(GOLF), "--weights", "outlook"), "'outlook' is an attribute"),
     ):
         code, out, err = run_cli(capsys, *argv)
         assert code == 2 and out == "" and err.startswith(f"treegen: error: --weights: {message}")

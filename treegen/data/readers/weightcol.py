@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from treegen.data.dataset import Schema
 from treegen.data.readers.table import RawTable, parse_number, shorten
 from treegen.errors import DatasetError, UsageError
 
@@ -40,6 +41,17 @@ def take_weight_column(table: RawTable, name: str, target: str | None) -> None:
     del table.columns[j]
     if j < table.class_index or (target is None and j == table.class_index):
         table.class_index -= 1
+
+
+def refuse_model_column(schema: Schema, name: str) -> None:
+    """A weight column read for a model may not be one of its attributes or its class:
+    the file's columns would then no longer be the model's."""
+    if name in (a.name for a in schema.attributes):
+        raise UsageError(
+            f"'{name}' is an attribute of the model, not a weight column", option=OPTION
+        )
+    if name == schema.target:
+        raise UsageError(f"'{name}' is the model's class, not a weight column", option=OPTION)
 
 
 def _weight(cell: str | None, name: str, at: tuple[str, int, int | None]) -> float:
