@@ -95,6 +95,9 @@ def test_sample_weight_is_the_api_weights(flavor: str) -> None:
         (lambda n: np.full(n, np.nan), "finite and not negative"),
         (lambda n: np.zeros(n), "all zero"),
         (lambda n: ["a"] * n, "must be numbers"),
+        # Finite, but their sums would overflow the c45 flavour's float32 (3e38 + 3e38).
+        (lambda n: np.full(n, 3e38), "add up to .*more than 2\\*\\*100"),
+        (lambda n: np.append(np.ones(n - 1), 2.0**101), "more than 2\\*\\*100"),
     ],
 )
 def test_bad_weights_are_one_line_errors(weights: object, message: str) -> None:

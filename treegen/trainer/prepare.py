@@ -21,6 +21,7 @@ from treegen.data.words import counted
 from treegen.errors import TrainError
 from treegen.model.optnames import KEYWORDS, OptionNames
 from treegen.trainer import j48order
+from treegen.trainer.constants import MAX_TOTAL_WEIGHT
 from treegen.trainer.context import Context
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.options import TrainOptions
@@ -120,6 +121,13 @@ def _check_weights(
         raise TrainError("case weights must be finite and not negative", file=ds.source)
     if not np.any(w > 0):  # every case weighs nothing: no case to learn from
         raise TrainError("case weights are all zero: no case to learn from", file=ds.source)
+    total = float(np.sum(w))  # (within a rounding of the exact sum: far from the limit)
+    if total > MAX_TOTAL_WEIGHT:
+        raise TrainError(
+            f"case weights add up to {total:.3g}, more than 2**100 ({MAX_TOTAL_WEIGHT:.3g}): "
+            "C4.5's sums of them would overflow",
+            file=ds.source,
+        )
     if opts.reduced_error:
         raise TrainError("reduced-error pruning takes no case weights", option=names("pruning"))
     if np.any(ds.y < 0):
