@@ -34,9 +34,3 @@ LN2 = 0.69314718055994530942
 # The accelerator keeps per-class sums on the C stack; with more classes than
 # this (no real dataset) training takes the numpy path.
 MAX_CLASSES = 4096
-
-# The most the case weights may add up to.  The c45 flavour sums weights in float32
-# (at most about 3.4e38) and takes N * log2(N) of such sums, which overflows float32
-# from about 2.6e36; 2**100 (about 1.3e30) leaves every sum, product and estimate
-# finite in either flavour, far beyond any real weighting.
-MAX_TOTAL_WEIGHT = 1.2676506002282294e30  # 2**100

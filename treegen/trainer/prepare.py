@@ -21,7 +21,6 @@ from treegen.data.words import counted
 from treegen.errors import TrainError
 from treegen.model.optnames import KEYWORDS, OptionNames
 from treegen.trainer import j48order
-from treegen.trainer.constants import MAX_TOTAL_WEIGHT
 from treegen.trainer.context import Context
 from treegen.trainer.heap import STEP_BLOCK, blocks_mapped_from
 from treegen.trainer.options import TrainOptions
@@ -108,6 +107,14 @@ def checked(
     # Hash the data first, before growth allocates its arrays (the hash reads X
     # in place; Dataset.fingerprint).
     return weights, ds.fingerprint()
+
+
+# The most the case weights may add up to (Python's alone: trainer/constants.py holds
+# the numbers shared with C).  The c45 flavour sums weights in float32 (at most about
+# 3.4e38) and takes N * log2(N) of such sums, which overflows float32 from about
+# 2.6e36; 2**100 (about 1.3e30) leaves every sum, product and estimate finite in
+# either flavour, far beyond any real weighting.
+MAX_TOTAL_WEIGHT = 2.0**100
 
 
 def _check_weights(
