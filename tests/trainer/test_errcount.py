@@ -16,9 +16,10 @@ from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model import classify
 from treegen.trainer import TrainOptions, errcount, train
-from treegen.trainer.errcount import misclassified, rows_of
+from treegen.trainer.errcount import misclassified
 from treegen.trainer.fit import grow_prepared
 from treegen.trainer.prepare import prepare
+from treegen.trainer.tables import rows_of
 
 OPTIONS = [
     TrainOptions(),

@@ -18,22 +18,10 @@ import numpy.typing as npt
 from treegen.model.classify import classifier
 from treegen.model.core import Model
 from treegen.trainer.context import Context
+from treegen.trainer.tables import rows_of
 
 # Rows rebuilt at a time: 64k rows of 20 attributes are 10 MB of float64.
 BLOCK_ROWS = 1 << 16
-
-
-def rows_of(ctx: Context, lo: int, hi: int, n_attributes: int) -> npt.NDArray[np.float64]:
-    """Rows ``lo:hi`` of the data as a Dataset's matrix holds them, from ``ctx``'s
-    tables: continuous values widened from the flavour's dtype, nominal values as value
-    indices, unknown values NaN, attributes the context does not hold (ignored) NaN."""
-    x = np.full((hi - lo, n_attributes), np.nan)
-    for a, j in ctx.cont_pos.items():
-        x[:, a] = ctx.cvals[j, lo:hi]
-    for a, j in ctx.nom_pos.items():
-        codes = ctx.ncodes[lo:hi, j]
-        x[:, a] = np.where(codes > 0, codes.astype(np.float64) - 1.0, np.nan)
-    return x
 
 
 def misclassified(model: Model, ctx: Context) -> npt.NDArray[np.bool_]:

@@ -4,7 +4,8 @@ The tables go into the layout growth reads: the continuous values in the flavour
 precision (float32 for c45, as Release 8 stores values as ``float``; float64 for j48),
 refused where infinite, the nominal values as codes in the narrowest integer type, and
 the classes; in blocks of rows, so that the data's float64 matrix can be given up as it
-is copied (``spend``).  :func:`widen_to` gives a context built on some rows the whole
+is copied (``spend``).  :func:`rows_of` rebuilds rows of the matrix from the
+tables.  :func:`widen_to` gives a context built on some rows the whole
 file's values, as J48 -R does.
 """
 
@@ -153,6 +154,19 @@ def nominal_codes(values: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.int
     ok = (col >= 0) & (col < k) & (col == np.floor(col))
     codes: npt.NDArray[np.intp] = np.where(ok, col + 1, 0).astype(np.intp)
     return codes
+
+
+def rows_of(ctx: Context, lo: int, hi: int, n_attributes: int) -> npt.NDArray[np.float64]:
+    """Rows ``lo:hi`` of the data as a Dataset's matrix holds them, from ``ctx``'s
+    tables: continuous values widened from the flavour's dtype, nominal values as value
+    indices, unknown values NaN, attributes the context does not hold (ignored) NaN."""
+    x = np.full((hi - lo, n_attributes), np.nan)
+    for a, j in ctx.cont_pos.items():
+        x[:, a] = ctx.cvals[j, lo:hi]
+    for a, j in ctx.nom_pos.items():
+        codes = ctx.ncodes[lo:hi, j]
+        x[:, a] = np.where(codes > 0, codes.astype(np.float64) - 1.0, np.nan)
+    return x
 
 
 def context_of(

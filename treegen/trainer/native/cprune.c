@@ -65,17 +65,18 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
 
 #define N_BUF 20
 
-/* prune_c45(log_cf, coeff, n_rows, n_classes, y, cvals, ncodes, code_size,
+/* prune_c45(log_cf, coeff, n_rows, n_classes, data, code_size,
  *           okind, attr_pos, thresh, child_start, n_children,
  *           tab_start, tab, kind, src, cls, items, errors, dist, updated,
- *           max_depth=unlimited, weights=None, data=None) -> bool
+ *           max_depth=unlimited, weights=None) -> bool
  * prune_j48(cf, coeff, ...the same...) -> bool
  *
- * Node 0 is the root; all case data as in treegen.trainer.context.Context
- * (y: int64 (n_rows + 1), cvals: float32 for c45, float64 for j48 (n_cont,
- * n_rows + 1), ncodes: int8/int16/int32 (n_rows + 1, n_nom); with data, a list
- * holding those three, which the walk empties once it has read them: the
- * classes go once copied, the values and codes when the walk ends).  Per node:
+ * Node 0 is the root; data is a list of the case data as in
+ * treegen.trainer.context.Context, [y, cvals, ncodes] (y: int64 (n_rows + 1),
+ * cvals: float32 for c45, float64 for j48 (n_cont, n_rows + 1), ncodes:
+ * int8/int16/int32 (n_rows + 1, n_nom)), which the walk empties once it has
+ * read them: the classes go once copied, the values and codes when the walk
+ * ends, if nothing else holds them.  Per node:
  * okind and kind int8; attr_pos, tab_start, src and cls int32; child_start and
  * n_children int64; thresh, items and errors float64; dist float32 for c45,
  * float64 for j48 (nodes x classes); updated int8; tab is int32.  kind, src
@@ -84,9 +85,10 @@ static int view(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, Py
  * the nodes of the pruned tree.  Children are nodes child_start[i] ..
  * child_start[i] + n_children[i] - 1, each numbered after its parent;
  * nodes that no test reaches are ignored.  Returns False, with nothing
- * done, when the tree has more than max_depth levels (the walk recurses
- * once per level).  weights (float32 for c45, float64 for j48, n_rows) are
- * the cases' starting weights (trained on weighted cases); None: all 1. */
+ * done and data as it came, when the tree has more than max_depth levels
+ * (the walk recurses once per level).  weights (float32 for c45, float64 for
+ * j48, n_rows) are the cases' starting weights (trained on weighted cases);
+ * None: all 1. */
 static PyObject *prune_flat(PyObject *args, int j48)
 {
     PyObject *o[N_BUF];
@@ -95,24 +97,21 @@ static PyObject *prune_flat(PyObject *args, int j48)
     double first;
     memset(&p, 0, sizeof p);
     Py_ssize_t max_depth = PY_SSIZE_T_MAX;
-    PyObject *weights = Py_None, *data = Py_None;
-    if (!PyArg_ParseTuple(args, "ddnnOOOnOOOOOOOOOOOOOO|nOO", &first, &p.bd.coeff, &n_rows,
-                          &C, &o[0], &o[1], &o[2], &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
+    PyObject *weights = Py_None, *data;
+    if (!PyArg_ParseTuple(args, "ddnnO!nOOOOOOOOOOOOOO|nO", &first, &p.bd.coeff, &n_rows, &C,
+                          &PyList_Type, &data, &code_size, &o[3], &o[4], &o[5], &o[6], &o[7],
                           &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
-                          &max_depth, &weights, &data))
+                          &max_depth, &weights))
         return NULL;
-    /* data: None, or a list [y, cvals, ncodes] standing in for those three
-     * arguments (then None): once they are copied into the record table the
-     * list is emptied, so that they are freed during the walk when nothing
-     * else holds them.  It is left as it is when the walk declines (False). */
-    if (data != Py_None) {
-        if (!PyList_Check(data) || PyList_GET_SIZE(data) != 3) {
-            PyErr_SetString(PyExc_TypeError, "prune_flat: data must be a list of 3 arrays");
-            return NULL;
-        }
-        for (int i = 0; i < 3; i++)
-            o[i] = PyList_GET_ITEM(data, i);
+    /* data is emptied once its arrays are copied into the record table, so
+     * that they are freed during the walk when nothing else holds them; it is
+     * left as it is when the walk declines (False). */
+    if (PyList_GET_SIZE(data) != 3) {
+        PyErr_SetString(PyExc_TypeError, "prune_flat: data must be a list of 3 arrays");
+        return NULL;
     }
+    for (int i = 0; i < 3; i++)
+        o[i] = PyList_GET_ITEM(data, i);
     p.bd.log_cf = first; /* c45 */
     p.bd.cf = first;     /* j48 */
     const Py_ssize_t vsz = j48 ? (Py_ssize_t)sizeof(double) : (Py_ssize_t)sizeof(float);
@@ -285,7 +284,7 @@ static PyObject *prune_flat(PyObject *args, int j48)
     for (Py_ssize_t r = 0; r < n1; r++)
         rcls[r] = (uint16_t)p.y[r]; /* C <= MAX_CLASSES, checked above */
     p.rcls = rcls;
-    if (data != Py_None) {
+    {
         /* The classes are copied: y goes now; the values and codes the walk
          * reads stay held by their views (b[1], b[2]) until it ends, no
          * longer by the list. */

@@ -112,7 +112,6 @@ def prune_flat(
         np.ascontiguousarray(ncodes),
     ]
     code_size = ncodes.dtype.itemsize
-    given: tuple[None, ...] = (None, None, None)
     if spend:
         # The list is the only holder left: the walk empties it once it has read them.
         held = (ctx.cvals, ctx.ncodes)
@@ -128,7 +127,7 @@ def prune_flat(
         coeff,
         ctx.n_rows,
         ctx.n_classes,
-        *given,
+        data,
         code_size,
         kind8,
         attr_pos,
@@ -146,7 +145,6 @@ def prune_flat(
         rec.updated,
         _MAX_NATIVE_DEPTH,
         ctx.case_weights,
-        data,
     )
     if spend and data:  # the walk declined before reading them: the context's again
         ctx.y, ctx.cvals, ctx.ncodes = data
