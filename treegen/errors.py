@@ -60,6 +60,19 @@ class DatasetError(TreegenError):
     """Malformed or inconsistent training / evaluation data."""
 
 
+class CellError(DatasetError):
+    """A value a model refuses, found after the data was read: ``row`` and ``attribute``
+    (from 0) are its place in the Dataset's matrix, ``detail`` the message without it.
+    A command that read the rows from a file names the cell's line and column instead
+    (:func:`treegen.cli.common.naming_cells`)."""
+
+    def __init__(self, detail: str, *, row: int, attribute: int) -> None:
+        super().__init__(f"row {row} (from 0), {detail}")
+        self.detail = detail
+        self.row = row
+        self.attribute = attribute
+
+
 class ModelFileError(TreegenError):
     """A model file that is truncated, tampered with, or from a newer treegen."""
 

@@ -133,11 +133,26 @@ def test_nan_refused_where_sklearn_refuses_it_and_answered_in_the_c(
     data.write_text("x0,x1,x2,x3\n5.1,3.5,?,0.2\n")
     code, out, err = run_cli(capsys, "predict", str(path), str(data))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert err.startswith(f"treegen: error: {data}: row 0 (from 0), feature 'x2'")
-    data.write_text("x0,x1,x2,x3,class\n5.1,3.5,1.4,0.2,0\n5.1,3.5,?,0.2,0\n")
+    # The command line names the cell by DATA's line and column, as a reader would.
+    assert err.startswith(f"treegen: error: {data}:2:9: feature 'x2'")
+    data.write_text("x0,x1,x2,x3,class\n5.1,3.5,1.4,0.2,0\n\n5.1,3.5,?,0.2,0\n")
     code, out, err = run_cli(capsys, "eval", str(path), str(data))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert err.startswith(f"treegen: error: {data}: row 1 (from 0), feature 'x2'")
+    assert err.startswith(f"treegen: error: {data}:4:9: feature 'x2'")
+    # A weight column taken out before the model's columns, and an ARFF file's
+    # comment lines and blanks: the same cell's place.
+    data.write_text("w,x0,x1,x2,x3\n1,5.1,3.5,1.4,0.2\n2,5.1,3.5,,0.2\n")
+    code, out, err = run_cli(capsys, "predict", str(path), str(data), "--weights", "w")
+    assert code == 2 and err.startswith(f"treegen: error: {data}:3:11: feature 'x2'")
+    arff = tmp_path / "rows.arff"
+    head = "".join(f"@attribute x{i} numeric\n" for i in range(4))
+    arff.write_text(f"@relation r\n{head}@data\n5.1,3.5,1.4,0.2\n% note\n5.1, 3.5 ,?,0.2\n")
+    code, out, err = run_cli(capsys, "predict", str(path), str(arff))
+    assert code == 2 and err.startswith(f"treegen: error: {arff}:9:11: feature 'x2'")
+    cases = tmp_path / "rows.data"
+    cases.write_text("5.1,3.5,1.4,0.2,0\n5.1,3.5,?,0.2,0\n")
+    code, out, err = run_cli(capsys, "predict", str(path), str(cases))
+    assert code == 2 and err.startswith(f"treegen: error: {cases}:2:9: feature 'x2'")
     report = model.verify(n_random=50)
     assert report.ok and report.passed > 50 and "missing" in report.text
 

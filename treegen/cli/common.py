@@ -14,18 +14,19 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.colnames import split_names
 from treegen.data.dataset import Dataset, Schema, printed_name
 from treegen.data.filekind import file_kind
-from treegen.data.readers import detect_format, read_dataset
+from treegen.data.readers import detect_format, locate_cell, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.data.readers.lookalike import numeric_class, numeric_lookalikes
 from treegen.data.words import counted
-from treegen.errors import UsageError
+from treegen.errors import CellError, DatasetError, TreegenError, UsageError
 
 
 def _checked_names(text: str, *, strip: bool, what: str) -> list[str]:
@@ -172,6 +173,22 @@ def read_data(
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds
+
+
+@contextmanager
+def naming_cells(args: argparse.Namespace, ds: Dataset) -> Iterator[None]:
+    """A value of ``ds`` that its model refuses (a :class:`CellError`, which counts rows
+    and attributes from 0) named by DATA's line and column, as a reader's errors are."""
+    try:
+        yield
+    except CellError as exc:
+        weight_column = getattr(args, "weight_column", None)
+        try:
+            line, col = locate_cell(ds.source, ds.schema, exc.row, exc.attribute, weight_column)
+        except TreegenError:  # the file changed since it was read: its name, at least
+            exc.file = ds.source
+            raise exc from None
+        raise DatasetError(exc.detail, file=ds.source, line=line, col=col) from None
 
 
 _LOOKALIKES_SHOWN = 5  # warnings in full; the other columns are named in one line

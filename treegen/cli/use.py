@@ -18,13 +18,14 @@ from treegen.cli.common import (
     add_class_column_option,
     add_weights_option,
     evaluation_label,
+    naming_cells,
     note_unlabelled,
     read_data,
     write_predictions,
 )
 from treegen.cli.progress import Progress, progress_line
 from treegen.data.dataset import Dataset
-from treegen.errors import DatasetError, UsageError
+from treegen.errors import UsageError
 from treegen.kinds import Kind, a_kind, load, show_formats
 
 # ------------------------------------------------------------------- show
@@ -79,7 +80,8 @@ def run_eval(args: argparse.Namespace) -> int:
         ds = _read_for(args, value, progress)
         progress.update("evaluating")
         label = evaluation_label(ds, value.data_fingerprint)
-        text = kind.evaluate(value, ds, label, args.unpruned)
+        with naming_cells(args, ds):
+            text = kind.evaluate(value, ds, label, args.unpruned)
     sys.stdout.write(text)
     note_unlabelled(args, ds)
     return 0
@@ -148,11 +150,8 @@ def run_predict(args: argparse.Namespace) -> int:
             else:
                 text = "class" + ("".join(f"\t{c}" for c in classes) if args.proba else "")
             text += "\n"
-        try:
+        with naming_cells(args, ds):
             text += format_predictions(kind, value, ds.X, args.proba)
-        except DatasetError as exc:  # a row the model refuses: DATA's
-            exc.file = exc.file or ds.source
-            raise
     write_predictions(args, text, ds.n_rows)
     return 0
 

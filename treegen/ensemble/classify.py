@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
-from treegen.errors import DatasetError, UsageError
+from treegen.errors import CellError, UsageError
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -35,7 +35,7 @@ def _as_compared(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
 
 
 def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
-    """A :class:`DatasetError` naming the first row and feature holding NaN, where the
+    """A :class:`CellError` naming the first row and feature holding NaN, where the
     estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
     for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
     :func:`decide` on :func:`scores`, which do not refuse."""
@@ -47,10 +47,12 @@ def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
         return
     row, col = (int(i[0]) for i in np.nonzero(nan))
     source = ens.estimator_name or "the estimator"
-    raise DatasetError(
-        f"row {row} (from 0), feature {ens.schema.attributes[col].name!r}: a missing value "
+    raise CellError(
+        f"feature {ens.schema.attributes[col].name!r}: a missing value "
         f"(NaN), which {source}'s predict refuses (scikit-learn raises); the exported C "
-        "answers it (each node's missing-value side)"
+        "answers it (each node's missing-value side)",
+        row=row,
+        attribute=col,
     )
 
 

@@ -23,7 +23,7 @@ from treegen.data.readers.weightcol import refuse_model_column, take_weight_colu
 from treegen.data.words import counted
 from treegen.errors import DatasetError, UsageError
 
-__all__ = ["detect_format", "read_dataset", "read_python"]
+__all__ = ["detect_format", "locate_cell", "read_dataset", "read_python"]
 
 _C45_SUFFIXES = (".names", ".data", ".test")
 
@@ -184,9 +184,36 @@ def _table(
     return table
 
 
+def locate_cell(
+    path: str, schema: Schema, row: int, attribute: int, weight_column: str | None = None
+) -> tuple[int, int | None]:
+    """The line and column (from 1) in ``path`` of the value that :func:`read_dataset`
+    with ``schema`` (and ``weight_column``) put at ``row``, ``attribute`` of the
+    Dataset's matrix: for naming a value that is refused after reading.  Reads the
+    file again by the Python readers, which keep every cell's place."""
+    fmt = detect_format(path)
+    if fmt == "c45":
+        table = _c45_table_for(path, schema, weight_column)
+        j = attribute
+    else:
+        table = _table(path, fmt, None, True, weight_column)
+        j = [c.name for c in table.columns].index(schema.attributes[attribute].name)
+    cell = table.rows[row]
+    return cell.line, cell.col(j)
+
+
 def _read_c45_with_schema(
     path: str, schema: Schema, float32: bool, labels: bool, weight_column: str | None = None
 ) -> Dataset:
+    table = _c45_table_for(path, schema, weight_column)
+    if not labels:
+        table.class_index = -1
+    return map_onto_schema(table, schema, by_name=False, float32=float32)
+
+
+def _c45_table_for(path: str, schema: Schema, weight_column: str | None) -> RawTable:
+    """A C4.5 file's cases read with a model's columns (its .names file, when there is
+    one, must declare them), the weight column taken out."""
     names_path, cases_path = c45_paths(path)
     columns = schema_columns(schema)
     if weight_column is not None and not os.path.isfile(names_path):
@@ -216,6 +243,4 @@ def _read_c45_with_schema(
     table: RawTable = read_cases(cases_path, columns)
     if weight_column is not None:
         take_weight_column(table, weight_column, "class")
-    if not labels:
-        table.class_index = -1
-    return map_onto_schema(table, schema, by_name=False, float32=float32)
+    return table
