@@ -32,8 +32,8 @@ _AVR_CRASH = (b"avr_sadly_crashed", b"avr_gdb_init")  # the crash, or the GDB se
 
 
 def _first_error(text: str) -> str:
-    lines = [x.strip() for x in text.splitlines() if x.strip()]
-    return error_line(lines, lines[-1] if lines else "(no message)")
+    # A tool that reports no error line says what went wrong last.
+    return error_line(text, "(no message)", last=True)
 
 
 def _compile(t: Target, args: list[str], cwd: Path, what: str = "building the firmware") -> str:

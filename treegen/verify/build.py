@@ -228,8 +228,7 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
             option="--cc" if cc else None,
         ) from None
     if r.returncode != 0:
-        lines = [x.strip() for x in (r.stderr + r.stdout).splitlines() if x.strip()]
-        first = error_line(lines, lines[0] if lines else f"exit status {r.returncode}")
+        first = error_line(r.stderr + r.stdout, f"exit status {r.returncode}")
         raise EmitError(
             f"compiling the exported C with {compiler[0]} failed: {first}",
             option="--cc" if cc else None,
@@ -254,11 +253,18 @@ def build(ir: CApi, files: dict[str, str], workdir: Path, cc: str | None = None)
 _ERROR_MARKS = ("error", "undefined reference", "overflow")
 
 
-def error_line(lines: list[str], fallback: str) -> str:
-    """The compiler's (or linker's) line to quote in a one-line error: the first that
-    reports an error, else ``fallback``.  gcc and clang put context first ("In file
-    included from ...,"), which alone does not say what went wrong."""
-    return next((x for x in lines if any(m in x for m in _ERROR_MARKS)), fallback)
+def error_line(text: str, empty: str, *, last: bool = False) -> str:
+    """The compiler's (or linker's) line of ``text`` to quote in a one-line error: the
+    first that reports an error, else its first line (``last``: its last), else
+    ``empty``.  gcc and clang put context first ("In file included from ...,"), which
+    alone does not say what went wrong."""
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    found = next((x for x in lines if any(m in x for m in _ERROR_MARKS)), None)
+    if found is not None:
+        return found
+    if not lines:
+        return empty
+    return lines[-1] if last else lines[0]
 
 
 def _suffix() -> str:
