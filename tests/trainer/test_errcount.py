@@ -1,8 +1,8 @@
 """The training errors counted from the trainer's own tables (trainer/errcount.py) are
-the errors :func:`treegen.model.classify.predict` makes on the data: for both
-flavours, pruned or not, with unknown values, ignored attributes, values that are not
-float32-exact (the c45 flavour's tables hold float32), with and without the C
-accelerator.
+the errors ``treegen eval`` counts on the data (Release 8's classifier for a c45 tree,
+:func:`treegen.model.classify.predict` for a j48 one): for both flavours, pruned or
+not, with unknown values, ignored attributes, values that are not float32-exact (the
+c45 flavour's tables hold float32), with and without the C accelerator.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import dataclasses
 import numpy as np
 import pytest
 
+from treegen.analysis.evaluate import evaluate
 from treegen.data import synthetic
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model import classify
+from treegen.model.classify_r8 import predict_r8
 from treegen.trainer import TrainOptions, errcount, train
 from treegen.trainer.errcount import misclassified
 from treegen.trainer.fit import grow_prepared
@@ -42,8 +44,9 @@ def _check(ds: Dataset, opts: TrainOptions) -> int:
     model = grow_prepared(p, keep_data=True)
     assert model == train(ds, opts)
     wrong = misclassified(model, p.ctx)
-    expected = classify.predict(model, ds.X) != ds.y
-    np.testing.assert_array_equal(wrong, expected)
+    by = predict_r8 if opts.flavor == "c45" else classify.predict
+    np.testing.assert_array_equal(wrong, by(model, ds.X) != ds.y)
+    assert int(np.count_nonzero(wrong)) == evaluate(model, ds).errors  # eval's count
     return int(np.count_nonzero(wrong))
 
 
@@ -91,9 +94,10 @@ def test_values_not_float32_exact_and_an_ignored_attribute(flavor: str) -> None:
 
 
 def test_without_the_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A j48 tree's errors are predict's, which the accelerator classifies.
     ds = synthetic.generate(synthetic.random_spec(3, max_rows=1200))
     monkeypatch.setattr(classify.native, "cclassify", None)
-    _check(ds, TrainOptions())
+    _check(ds, TrainOptions(flavor="j48"))
 
 
 def test_spent_tables_are_refused() -> None:

@@ -159,14 +159,12 @@ def evaluate(model: Model, ds: Dataset) -> Evaluation:
     """
     # Imported here: the classifiers (fixedpoint's fractions and decimal, 10 ms) are
     # not needed by the confusion matrix and its layout, all `treegen rules` reads.
-    from treegen.model.classify import predict
-    from treegen.model.classify_r8 import predict_r8
+    from treegen.model.classify_r8 import evaluation_classifier
 
     known = labelled_rows(ds)
-    # Release 8's float sums for a c45 model, so the counts are the ones it prints
-    # (treegen.model.classify_r8); a j48 model's are J48's.
-    classify = predict_r8 if model.compares_float32 else predict
-    predicted = np.asarray(classify(model, ds.X[known]), dtype=np.intp)
+    # Release 8's float sums for a c45 model, so the counts are the ones it prints; a
+    # j48 model's are J48's.
+    predicted = np.asarray(evaluation_classifier(model)(ds.X[known]), dtype=np.intp)
     weights = None if ds.weights is None else ds.weights[known]
     return evaluation_from_predictions(model, ds.y[known], predicted, weights)
 

@@ -141,6 +141,10 @@ def run_train(args: argparse.Namespace) -> int:
                 from treegen.trainer.errcount import misclassified
 
                 wrong = misclassified(model, prepared.ctx)
+            elif kind.name == "tree":  # counted as eval counts them
+                from treegen.model.classify_r8 import evaluation_classifier
+
+                wrong = np.asarray(evaluation_classifier(model)(ds.X)) != ds.y
             else:
                 wrong = np.asarray(kind.predict(model, ds.X)) != ds.y
             errors, total = _training_errors(wrong, y, weights)

@@ -6,8 +6,9 @@ attributes, 160 MB: the command's peak went from 224 MB to 379 MB).  The context
 the same values in less room: each continuous value in the flavour's precision (the
 c45 flavour's float32 is what a c45 tree compares; the j48 flavour's float64 is the
 value itself) and each nominal value as its code.  So the rows are rebuilt from those
-tables a block at a time and classified as :func:`~treegen.model.classify.predict`
-classifies them.
+tables a block at a time and classified as ``treegen eval`` classifies them
+(:func:`~treegen.model.classify_r8.evaluation_classifier`: a c45 tree by Release 8's
+float sums, so that the count is the one Release 8 prints for its training data).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.classify import classifier
+from treegen.model.classify_r8 import evaluation_classifier
 from treegen.model.core import Model
 from treegen.trainer.context import Context
 from treegen.trainer.tables import rows_of
@@ -30,7 +31,9 @@ def misclassified(model: Model, ctx: Context) -> npt.NDArray[np.bool_]:
     still hold its data (:func:`~treegen.trainer.fit.grow_prepared`'s ``keep_data``)."""
     n = ctx.n_rows
     assert ctx.cvals.shape[-1] == n + 1 and ctx.ncodes.shape[0] == n + 1, "data spent"
-    classify = classifier(model)
+    # eval's classes: Release 8's float sums and the C's fixed-point ones can order a
+    # near tie differently (one row in the bench's 1M).
+    classify = evaluation_classifier(model)
     width = len(model.schema.attributes)
     wrong = np.empty(n, dtype=np.bool_)
     for lo in range(0, n, BLOCK_ROWS):
