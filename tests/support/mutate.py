@@ -229,7 +229,9 @@ def _near(value: Any, doc: Any, rng: np.random.Generator) -> Any:
             picks.append(int(rng.choice(seen)))
         return picks[int(rng.integers(len(picks)))]
     if isinstance(value, float):
-        picks_f = [-value, value * 1e300, value / 3, float(int(value)), math.nextafter(value, 0)]
+        # (An earlier mutation may have left inf or NaN, which have no int.)
+        whole = float(int(value)) if math.isfinite(value) else 0.0
+        picks_f = [-value, value * 1e300, value / 3, whole, math.nextafter(value, 0)]
         return picks_f[int(rng.integers(len(picks_f)))]
     if isinstance(value, str) and value:
         i = int(rng.integers(len(value)))
