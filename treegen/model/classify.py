@@ -176,7 +176,7 @@ def classifier(model: Model) -> Callable[[npt.ArrayLike], npt.NDArray[np.intp]]:
     """:func:`predict` for many blocks of rows: the C accelerator's tables are made once
     (at 14,000 leaves they take longer than classifying a million rows), then each call
     classifies one block, as :func:`predict` would."""
-    native_run = _native_classifier(model)
+    native_run = native_classifier(model)
 
     def classify(X: npt.ArrayLike) -> npt.NDArray[np.intp]:
         x = np.asarray(X, dtype=np.float64)
@@ -191,20 +191,23 @@ def _predict_native(model: Model, x: FloatArray) -> npt.NDArray[np.intp] | None:
     accelerator, no rows, a shape :func:`_proba` refuses, tables it does not take)."""
     if x.ndim != 2 or x.shape[0] == 0:  # before the tables: they may take longer
         return None
-    run = _native_classifier(model)
+    run = native_classifier(model)
     return None if run is None else run(x)
 
 
-def _native_classifier(
-    model: Model,
+def native_classifier(
+    model: Model, *, release8: bool = False
 ) -> Callable[[FloatArray], npt.NDArray[np.intp] | None] | None:
     """The C accelerator's classification of ``model``, its tables made: a function of
     the rows giving their classes, or None where the accelerator does not apply to
-    these rows; None where it does not apply to the model."""
+    these rows; None where it does not apply to the model.  ``release8`` (a c45
+    model): the classes of :func:`treegen.model.classify_r8.predict_r8` instead, Release
+    8's float sums for a row that meets an unknown value."""
     cscan = native.cclassify
     n_attr, n_classes = len(model.schema.attributes), len(model.schema.classes)
     if cscan is None or n_attr == 0 or n_classes == 0 or not model.nodes:
         return None
+    assert model.compares_float32 or not release8, "Release 8's sums are a c45 model's"
     fixed = FixedPointClassifier(model, DOUBLE)
     nodes = model.nodes
     parents = j48rule.empty_parents(model)
@@ -228,13 +231,26 @@ def _native_classifier(
     child: list[int] = []
     share: list[int] = []
     btab: list[int] = []
+    # Release 8's leaves: each class of nonzero weight and that weight, as floats.
+    nonempty = np.zeros(n, dtype=np.int8)
+    items32 = np.zeros(n, dtype=np.float32)
+    dist32: list[float] = []
     for i, node in enumerate(nodes):
+        items32[i] = node.items
         if isinstance(node, Leaf):
             kind[i] = KIND_LEAF
-            leafcls[i] = fixed.cls[i]
-            at, probs = leaf_proba_pairs(j48rule.answering_node(model, i, parents))
-            pcls.extend(at)
-            pval.extend(probs)
+            if release8:
+                nonempty[i] = node.items > 0
+                weighed = [c for c, d in enumerate(node.dist) if d] if node.items > 0 else []
+                leafcls[i] = release8_leaf_class(node)
+                pcls.extend(weighed)
+                dist32.extend(node.dist[c] for c in weighed)
+                pval.extend(0 for _ in weighed)
+            else:
+                leafcls[i] = fixed.cls[i]
+                at, probs = leaf_proba_pairs(j48rule.answering_node(model, i, parents))
+                pcls.extend(at)
+                pval.extend(probs)
             poff[i + 1] = len(pcls)
             continue
         poff[i + 1] = len(pcls)
@@ -284,13 +300,25 @@ def _native_classifier(
         np.asarray(pval, dtype=np.uint32) << np.uint32(SUM_TO_PROBA),
     )
     flags = (n_attr, model.compares_float32, n_classes, W_SHIFT, SUM_TO_PROBA)
+    sums = (nonempty, items32, np.asarray(dist32, dtype=np.float32)) if release8 else ()
 
     def run(x: FloatArray) -> npt.NDArray[np.intp] | None:
         if x.ndim != 2 or x.shape[1] != n_attr or x.shape[0] == 0:
             return None
         out = np.empty(x.shape[0], dtype=np.int64)
-        if not cscan.classify(np.ascontiguousarray(x), *flags, *tables, out):
+        if not cscan.classify(np.ascontiguousarray(x), *flags, *tables, out, *sums):
             return None
         return out.astype(np.intp, copy=False)
 
     return run
+
+
+def release8_leaf_class(leaf: Leaf) -> int:
+    """The class Release 8's float sums give a case of weight 1 at ``leaf``: the first
+    largest ``float(dist[c]) / float(items)``, its own class when it has no items (as
+    :func:`treegen.model.classify_r8.class_sums` adds them)."""
+    if not leaf.items > 0:
+        return leaf.cls
+    f32 = np.float32
+    sums = [f32(f32(1.0) * f32(d)) / f32(leaf.items) if d else f32(0.0) for d in leaf.dist]
+    return int(np.argmax(np.asarray(sums, dtype=np.float32)))

@@ -16,12 +16,11 @@ the same class unless two shares differ by less than a float resolves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
-from treegen.model.classify import branches_of, classifier
+from treegen.model.classify import branches_of, classifier, native_classifier
 from treegen.model.core import Leaf, Model
 
 F32 = np.float32
@@ -64,7 +63,13 @@ def class_sums(model: Model, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float
 
 
 def predict_r8(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
-    """The class Release 8 gives each row: the first largest of :func:`class_sums`."""
+    """The class Release 8 gives each row: the first largest of :func:`class_sums`
+    (with the C accelerator, the same classes from C: ``model/native/classify.c``)."""
+    return release8_classifier(model)(X)
+
+
+def predict_r8_numpy(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
+    """:func:`predict_r8` without the C accelerator: the reference."""
     x = np.asarray(X, dtype=np.float64)
     if x.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)
@@ -72,13 +77,23 @@ def predict_r8(model: Model, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
     return out
 
 
+def release8_classifier(model: Model) -> Callable[[npt.ArrayLike], npt.NDArray[np.intp]]:
+    """:func:`predict_r8` for many blocks of rows: the C accelerator's tables are made
+    once (:func:`~treegen.model.classify.native_classifier`), then each call classifies
+    one block (in numpy where C does not apply)."""
+    run = native_classifier(model, release8=True) if model.compares_float32 else None
+
+    def classify(X: npt.ArrayLike) -> npt.NDArray[np.intp]:
+        x = np.asarray(X, dtype=np.float64)
+        fast = None if run is None else run(x)
+        return predict_r8_numpy(model, x) if fast is None else fast
+
+    return classify
+
+
 def evaluation_classifier(model: Model) -> Callable[[npt.ArrayLike], npt.NDArray[np.intp]]:
     """The classes ``treegen eval`` counts errors by, for many blocks of rows: Release
     8's (:func:`predict_r8`) for a c45 tree, so that its counts are the ones Release 8
     prints; :func:`~treegen.model.classify.predict`'s for a j48 tree, whose are J48's
     (its C tables made once: :func:`~treegen.model.classify.classifier`)."""
-    # (Summing only the rows with an unknown value this way, the rest in C, measured
-    # no faster at 1M rows: numpy's cost here is per node visited, not per row.)
-    if model.compares_float32:
-        return partial(predict_r8, model)
-    return classifier(model)
+    return release8_classifier(model) if model.compares_float32 else classifier(model)

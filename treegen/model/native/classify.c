@@ -17,6 +17,14 @@
  *     classes a dense nodes x classes table was 53 MB),
  *     known values compared with the exact boundary (B, inclusive) of
  *     bounds.model_bound; the first class with the largest sum wins.
+ *  3. With release8 tables (classify_r8.py, a c45 model), pass 2 is Release 8's
+ *     own float arithmetic instead (classify_r8.class_sums, the classes eval
+ *     counts by): a float weight, an unknown value's branch weight
+ *     (w * child items) / node items, a leaf adding (w * dist[c]) / items to
+ *     each class with dist[c] nonzero (w to its class when it has no items),
+ *     each step rounded to float, the leaves met depth first in branch order;
+ *     the first largest sum wins (a NaN sum first, as numpy's argmax).  Pass
+ *     1's leaf class is then the leaf's class under those sums.
  *
  * The tables are checked before any row is read: children come after their
  * parent (so a descent ends), no node has two parents, every index is in range.  classify returns
@@ -56,6 +64,10 @@ typedef struct {
     const int8_t *incl;
     const int32_t *pcls;
     const uint32_t *share, *pval;
+    /* Release 8's sums (NULL: the fixed-point pass): per node its items as a
+     * float and whether they are above 0; per probability slot dist[c]. */
+    const int8_t *nonempty;
+    const float *items32, *dist32;
 } tables;
 
 /* The branch a nominal or subset test sends value v to, -1 when missing. */
@@ -138,6 +150,62 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
     return best;
 }
 
+/* Pass 2 in Release 8's float arithmetic (classify_r8.class_sums), for a row.
+ * Floats throughout: no product here feeds an addition, so no contraction
+ * to a fused multiply-add can change a rounding. */
+static int32_t release8_class(const tables *t, const double *x, Py_ssize_t *stack_node,
+                              float *stack_w, float *acc)
+{
+    const int nc = t->n_classes;
+    for (int c = 0; c < nc; c++)
+        acc[c] = 0.0f;
+    Py_ssize_t top = 0;
+    stack_node[top] = 0;
+    stack_w[top++] = 1.0f;
+    while (top > 0) {
+        const Py_ssize_t i = stack_node[--top];
+        const float w = stack_w[top];
+        if (t->kind[i] == TG_KIND_LEAF) {
+            if (t->nonempty[i]) {
+                for (int64_t j = t->poff[i]; j < t->poff[i + 1]; j++) {
+                    const float p = w * t->dist32[j];
+                    acc[t->pcls[j]] += p / t->items32[i];
+                }
+            } else {
+                acc[t->leafcls[i]] += w;
+            }
+            continue;
+        }
+        const double v = x[t->attr[i]];
+        int32_t b;
+        if (t->kind[i] == TG_KIND_CONTINUOUS)
+            b = isnan(v) ? -1 : !(to_float(v) <= t->thr32[i]);
+        else
+            b = nominal_branch(t, i, v);
+        const int64_t first = t->first[i];
+        if (b >= 0) {
+            stack_node[top] = t->child[first + b];
+            stack_w[top++] = w;
+            continue;
+        }
+        /* Pushed last to first: the first branch's leaves are added first. */
+        for (int32_t j = t->nchild[i] - 1; j >= 0; j--) {
+            const int32_t c = t->child[first + j];
+            const float p = w * t->items32[c];
+            stack_node[top] = c;
+            stack_w[top++] = p / t->items32[i];
+        }
+    }
+    int32_t best = 0;
+    for (int c = 0; c < nc; c++) {
+        if (isnan(acc[c]))
+            return c; /* numpy's argmax: the first NaN */
+        if (acc[c] > acc[best])
+            best = c;
+    }
+    return best;
+}
+
 /* Whether the tables describe a tree classify can walk safely: every child after
  * its parent and the child of one parent only (so a row's fixed-point walk pushes
  * each node at most once: the stack's n_nodes entries suffice).  seen: n_nodes
@@ -195,20 +263,30 @@ static int tables_ok(const tables *t, unsigned char *seen)
  * boff (int64); per child slot: child (int32), share (uint32); btab (int32);
  * a leaf i's probabilities: the classes pcls[poff[i] .. poff[i+1]-1] (int32) have
  * pval (uint32) at the same places, the others 0 (poff: n_nodes + 1 int64);
- * out: n int64 classes. */
+ * out: n int64 classes.
+ * Optional, Release 8's sums for pass 2 (all three or none): nonempty (int8)
+ * and items32 (float32) per node, dist32 (float32) per probability slot; pcls,
+ * poff and leafcls then describe Release 8's leaves (every class with nonzero
+ * dist, its class for an empty leaf), and share and pval are not read. */
 PyObject *tg_classify(PyObject *self, PyObject *args)
 {
-    enum { NB = 19 };
-    PyObject *o[NB];
+    enum { NB = 19, NR = 22 };
+    PyObject *o[NR] = {NULL};
     Py_ssize_t n_attr;
     int f32, n_classes, shift, out_shift;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnpiiiOOOOOOOOOOOOOOOOOO", &o[0], &n_attr, &f32, &n_classes,
-                          &shift, &out_shift, &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
-                          &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16],
-                          &o[17], &o[18]))
+    if (!PyArg_ParseTuple(args, "OnpiiiOOOOOOOOOOOOOOOOOO|OOO", &o[0], &n_attr, &f32,
+                          &n_classes, &shift, &out_shift, &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14],
+                          &o[15], &o[16], &o[17], &o[18], &o[19], &o[20], &o[21]))
         return NULL;
-    Py_buffer b[NB];
+    const int r8 = o[19] != NULL;
+    if (r8 != (o[20] != NULL) || r8 != (o[21] != NULL)) {
+        PyErr_SetString(PyExc_TypeError, "classify: give nonempty, items32 and dist32 together");
+        return NULL;
+    }
+    const int nb = r8 ? NR : NB;
+    Py_buffer b[NR];
     int got = 0;
     PyObject *result = NULL;
     Py_ssize_t n_cells, n_nodes, n_child, n_tab, n_prob, n;
@@ -228,7 +306,7 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "classify: X must hold n * n_attr values");
         return NULL;
     }
-    const tg_spec spec[NB] = {
+    const tg_spec spec[NR] = {
         {0, sizeof(double), n_cells, "X"},
         {0, sizeof(int32_t), n_nodes, "kind"},
         {0, sizeof(int32_t), n_nodes, "attr"},
@@ -248,8 +326,11 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         {0, sizeof(int32_t), n_prob, "pcls"},
         {0, sizeof(uint32_t), n_prob, "pval"},
         {1, sizeof(int64_t), n, "out"},
+        {0, sizeof(int8_t), n_nodes, "nonempty"},
+        {0, sizeof(float), n_nodes, "items32"},
+        {0, sizeof(float), n_prob, "dist32"},
     };
-    if ((got = tg_views(o, b, spec, NB)) < NB)
+    if ((got = tg_views(o, b, spec, nb)) < nb)
         goto done;
     {
         const tables t = {
@@ -261,6 +342,8 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
             .child = b[9].buf, .share = b[10].buf, .boff = b[11].buf, .bk = b[12].buf,
             .btab = b[13].buf, .leafcls = b[14].buf, .poff = b[15].buf, .pcls = b[16].buf,
             .pval = b[17].buf,
+            .nonempty = r8 ? b[19].buf : NULL, .items32 = r8 ? b[20].buf : NULL,
+            .dist32 = r8 ? b[21].buf : NULL,
         };
         int64_t *out = b[18].buf;
         unsigned char *seen = PyMem_Calloc((size_t)n_nodes, 1);
@@ -274,6 +357,8 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
             result = Py_NewRef(Py_False);
             goto done;
         }
+        /* The weights and sums: uint64_t for the fixed-point pass, float for
+         * Release 8's (both fit in the uint64_t slots). */
         Py_ssize_t *stack_node = PyMem_Malloc((size_t)n_nodes * sizeof(Py_ssize_t));
         uint64_t *stack_w = PyMem_Malloc((size_t)n_nodes * sizeof(uint64_t));
         uint64_t *acc = PyMem_Malloc((size_t)n_classes * sizeof(uint64_t));
@@ -284,11 +369,17 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
             PyErr_NoMemory();
             goto done;
         }
+        float *stack_f = (float *)(void *)stack_w, *acc_f = (float *)(void *)acc;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t r = 0; r < n; r++) {
             const double *x = t.X + r * n_attr;
             const Py_ssize_t leaf = descend(&t, x);
-            out[r] = leaf >= 0 ? t.leafcls[leaf] : fixed_class(&t, x, stack_node, stack_w, acc);
+            if (leaf >= 0)
+                out[r] = t.leafcls[leaf];
+            else if (r8)
+                out[r] = release8_class(&t, x, stack_node, stack_f, acc_f);
+            else
+                out[r] = fixed_class(&t, x, stack_node, stack_w, acc);
         }
         Py_END_ALLOW_THREADS
         PyMem_Free(stack_node);
