@@ -38,10 +38,9 @@ def test_rows_without_missing_values_get_predicts_class(name: str) -> None:
     assert np.array_equal(predict_r8(model, test.X[known]), predict(model, test.X[known]))
 
 
-def test_sums_are_release8s_floats_in_branch_order() -> None:
-    """x <= 1: leaf of 3 cases (1, 2); x > 1: a test on y whose leaves hold (2, 0) and
-    (0.1, 0.9): a row with x unknown adds 3/3.1 of the first leaf's shares, then 0.1/3.1
-    of the second subtree's, each product and quotient rounded to float."""
+def _hand_model(p: Leaf, q: Leaf) -> Model:
+    """x <= 1: a leaf of 3 cases (1, 2); x > 1: a test on y whose leaves are ``p`` and
+    ``q``."""
     schema = Schema(
         (Attribute("x", "continuous"), Attribute("y", "nominal", ("p", "q"))), ("a", "b")
     )
@@ -49,10 +48,17 @@ def test_sums_are_release8s_floats_in_branch_order() -> None:
         ContinuousTest(1, 6.1, 0.0, (3.1, 3.0), attribute=0, threshold=1.0, children=(1, 2)),
         Leaf(1, 3.0, 1.0, (1.0, 2.0)),
         NominalTest(0, 3.1, 0.0, (2.1, 0.9), attribute=1, children=(3, 4)),
-        Leaf(0, 2.0, 0.0, (2.0, 0.0)),
-        Leaf(1, 1.1, 0.2, (0.1, 0.9)),
+        p,
+        q,
     )
-    model = Model(schema, nodes)
+    return Model(schema, nodes)
+
+
+def test_sums_are_release8s_floats_in_branch_order() -> None:
+    """x <= 1: leaf of 3 cases (1, 2); x > 1: a test on y whose leaves hold (2, 0) and
+    (0.1, 0.9): a row with x unknown adds 3/3.1 of the first leaf's shares, then 0.1/3.1
+    of the second subtree's, each product and quotient rounded to float."""
+    model = _hand_model(Leaf(0, 2.0, 0.0, (2.0, 0.0)), Leaf(1, 1.1, 0.2, (0.1, 0.9)))
     got = class_sums(model, np.asarray([[math.nan, math.nan]]))[0]
     w1 = (F32(1) * F32(3.0)) / F32(6.1)
     w2 = (F32(1) * F32(3.1)) / F32(6.1)
@@ -111,20 +117,10 @@ def test_the_accelerator_sums_as_numpy(subsets: bool, prune: bool, seed: int) ->
 
 @needs_native
 def test_the_accelerator_adds_release8s_floats_in_branch_order() -> None:
-    """The hand-built tree above: C's sums order the two classes as the floats do, for
-    the row with both values unknown and for every known combination; an empty leaf
-    gives its own class."""
-    schema = Schema(
-        (Attribute("x", "continuous"), Attribute("y", "nominal", ("p", "q"))), ("a", "b")
-    )
-    nodes = (
-        ContinuousTest(1, 6.1, 0.0, (3.1, 3.0), attribute=0, threshold=1.0, children=(1, 2)),
-        Leaf(1, 3.0, 1.0, (1.0, 2.0)),
-        NominalTest(0, 3.1, 0.0, (2.1, 0.9), attribute=1, children=(3, 4)),
-        Leaf(1, 0.0, 0.0, (0.0, 0.0)),
-        Leaf(1, 3.1, 0.2, (0.1, 3.0)),
-    )
-    model = Model(schema, nodes)
+    """The hand-built tree with an empty leaf at y = p: C's sums order the two classes
+    as the floats do, for the row with both values unknown and for every known
+    combination; the empty leaf gives its own class."""
+    model = _hand_model(Leaf(1, 0.0, 0.0, (0.0, 0.0)), Leaf(1, 3.1, 0.2, (0.1, 3.0)))
     X = np.asarray([[x, y] for x in (math.nan, 0.5, 1.0, 2.0) for y in (math.nan, 0.0, 1.0, 5.0)])
     want = np.argmax(class_sums(model, X), axis=1)
     assert np.array_equal(_native_r8(model, X), want)
