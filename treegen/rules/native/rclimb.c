@@ -26,27 +26,45 @@
  * the counts the toggle of one of its rules would leave (cases covered, false positives,
  * false negatives), whatever its key, so a climb that comes back to counts it costed
  * (the groups' counts after one toggle recur from step to step) reads them instead of
- * four logarithms: the same inputs, the same floats.  Direct-mapped, 2^MEMO_BITS
- * entries (96 KB, within the second-level cache: at 100k rows 41% of the costings are
- * found in it, against 47% in 2^16 entries, which cost more in misses than they
- * saved), a later entry replacing an earlier one; the counts packed in 21 bits each
- * (bit 63 marks an entry), so only for fewer than 2^21 cases. */
+ * four logarithms: the same inputs, the same floats.  The false negatives are the
+ * class's cases less the covered ones that are not false positives (counts[2] =
+ * positives - counts[0] + counts[1], kept so by every toggle), so the two counts
+ * covered and false positives (21 bits each) fix the third.  Their 42 bits are mixed by
+ * a bijection (a product by an odd number, modulo 2^42): the top MEMO_BITS are the
+ * slot, the other 29 the tag held in the entry beside the bits, so one 8-byte entry is
+ * read a look-up (two arrays of keys and bits read two cache lines).  Direct-mapped,
+ * 2^MEMO_BITS entries (64 KB), a later entry replacing an earlier one; only for fewer
+ * than 2^21 cases. */
 #define MEMO_BITS 13
 #define MEMO_FIELD 21
+#define MEMO_MIX 0x9E3779B97F4BULL /* odd: a bijection of the 42-bit keys */
+#define MEMO_TAG_BITS (2 * MEMO_FIELD - MEMO_BITS)
+#define MEMO_VALID 0x80000000u /* an entry's tag of a slot written (0: empty) */
+
+typedef struct {
+    uint32_t tag; /* MEMO_VALID | the key's low MEMO_TAG_BITS after the mix */
+    float ex;
+} MemoEntry;
 
 /* check_memo(True) (tests): a group the memo holds is costed as well, and its costing's
  * bits must be the memo's, else the climb ends in RuntimeError. */
 static int memo_check = 0;
 
-static inline uint64_t memo_key_of(int64_t fires, int64_t fp, int64_t fn)
+/* The mixed key of counts covered and false positives (each below 2^MEMO_FIELD). */
+static inline uint64_t memo_key_of(int64_t fires, int64_t fp)
 {
-    return ((uint64_t)1 << 63) | (uint64_t)fires | ((uint64_t)fp << MEMO_FIELD) |
-           ((uint64_t)fn << (2 * MEMO_FIELD));
+    const uint64_t key = (uint64_t)fires | ((uint64_t)fp << MEMO_FIELD);
+    return (key * MEMO_MIX) & (((uint64_t)1 << (2 * MEMO_FIELD)) - 1);
 }
 
-static inline size_t memo_slot(uint64_t key)
+static inline size_t memo_slot(uint64_t mixed)
 {
-    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - MEMO_BITS));
+    return (size_t)(mixed >> MEMO_TAG_BITS);
+}
+
+static inline uint32_t memo_tag(uint64_t mixed)
+{
+    return MEMO_VALID | (uint32_t)(mixed & (((uint64_t)1 << MEMO_TAG_BITS) - 1));
 }
 
 /* The change of cost of toggling a rule of bits b and exception bits ex, as the
@@ -99,8 +117,9 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     Groups G;
     Side *sides_kept = NULL; /* each costed group's two sides, then the subset's */
     int32_t *slot_group = NULL; /* each costed group's live slot; then the groups reaching M */
-    uint64_t *memo_key = NULL, *batch_key = NULL; /* the memo's keys; each costed group's */
-    float *memo_ex = NULL, *batch_memo = NULL; /* (batch_memo: check_memo's, NaN if none) */
+    MemoEntry *memo = NULL;
+    uint64_t *batch_key = NULL; /* each costed group's mixed key */
+    float *batch_memo = NULL;   /* check_memo's, NaN if none */
     const int memo_on = n < ((Py_ssize_t)1 << MEMO_FIELD);
     memset(&G, 0, sizeof G);
     if (got < 6)
@@ -110,11 +129,10 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
     batch_key = PyMem_Malloc((size_t)(m + 1) * sizeof(uint64_t));
     batch_memo = PyMem_Malloc((size_t)(m + 1) * sizeof(float));
     if (memo_on) {
-        memo_key = PyMem_Calloc((size_t)1 << MEMO_BITS, sizeof(uint64_t)); /* 0: empty */
-        memo_ex = PyMem_Malloc(((size_t)1 << MEMO_BITS) * sizeof(float));
+        memo = PyMem_Calloc((size_t)1 << MEMO_BITS, sizeof(MemoEntry)); /* tag 0: empty */
     }
     if (tg_groups_init(&G, &s, bb[0].buf, m, n) < 0 || !slot_group || !sides_kept ||
-        !batch_key || !batch_memo || (memo_on && (!memo_key || !memo_ex))) {
+        !batch_key || !batch_memo || (memo_on && !memo)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -155,13 +173,13 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                          &e1, &x1);
                 batch_memo[J] = NAN;
                 if (i < L && memo_on) {
-                    const uint64_t ck = memo_key_of(n0, e0, e1);
-                    const size_t h = memo_slot(ck);
-                    if (memo_key[h] == ck) { /* these counts' bits, costed before */
+                    const uint64_t ck = memo_key_of(n0, e0);
+                    const MemoEntry hit = memo[memo_slot(ck)];
+                    if (hit.tag == memo_tag(ck)) { /* these counts' bits, costed before */
                         if (memo_check) {
-                            batch_memo[J] = memo_ex[h]; /* costed below, then compared */
+                            batch_memo[J] = hit.ex; /* costed below, then compared */
                         } else {
-                            G.live_ex[i] = memo_ex[h];
+                            G.live_ex[i] = hit.ex;
                             G.live_epoch[i] = epoch;
                             continue;
                         }
@@ -205,7 +223,7 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     if (batch_memo[j] == batch_memo[j] &&
                         memcmp(&batch_memo[j], &ex, sizeof ex) != 0) {
                         PyErr_Format(PyExc_RuntimeError,
-                                     "subsets_climb: the memo's bits %.9g for counts %lld, "
+                                     "subsets_climb: the memo's bits %.9g for the counts' key %lld, "
                                      "costed %.9g",
                                      (double)batch_memo[j], (long long)batch_key[j], (double)ex);
                         goto done;
@@ -213,9 +231,9 @@ PyObject *tg_subsets_climb(PyObject *self, PyObject *args)
                     G.live_ex[slot_group[j]] = ex;
                     G.live_epoch[slot_group[j]] = epoch;
                     if (memo_on) {
-                        const size_t h = memo_slot(batch_key[j]);
-                        memo_key[h] = batch_key[j];
-                        memo_ex[h] = ex;
+                        MemoEntry *e = &memo[memo_slot(batch_key[j])];
+                        e->tag = memo_tag(batch_key[j]);
+                        e->ex = ex;
                     }
                 }
             }
@@ -281,8 +299,7 @@ done:
     PyMem_Free(sides_kept);
     PyMem_Free(batch_key);
     PyMem_Free(batch_memo);
-    PyMem_Free(memo_key);
-    PyMem_Free(memo_ex);
+    PyMem_Free(memo);
     tg_release(bb, got > 0 ? got : 0);
     tg_release(b, S_N);
     return result;
