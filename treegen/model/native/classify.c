@@ -1,5 +1,6 @@
-/* Classification of many rows (classify), for treegen.model.classify.predict:
- * the training errors `treegen train` prints, and predict, eval and cv.
+/* Classification of many rows (classify), for treegen.model.classify.predict
+ * (predict, cv, a j48 tree's eval) and, with Release 8's sums (3. below),
+ * classify_r8.predict_r8 (a c45 tree's eval, and train's training errors).
  *
  * It computes what the numpy code computes, class for class:
  *
