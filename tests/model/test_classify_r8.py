@@ -126,3 +126,19 @@ def test_the_accelerator_adds_release8s_floats_in_branch_order() -> None:
     assert np.array_equal(_native_r8(model, X), want)
     assert np.array_equal(predict_r8_numpy(model, X), want)
     assert _native_r8(model, np.asarray([[2.0, 0.0]])).tolist() == [1]  # the empty leaf's
+
+
+@needs_native
+def test_the_accelerator_takes_a_leafs_class_from_float_shares() -> None:
+    """A row that meets no unknown value gets its leaf's class under Release 8's float
+    shares, which C works out from the leaf's weights: at y = p the leaf's two weights
+    differ in double (its class is b) and round to the same float, so the floats tie
+    and the first class, a, wins; at y = q the leaf's own class (a) is not its largest
+    share (b)."""
+    tie = Leaf(1, 2.00000005, 0.0, (1.0, 1.00000005))
+    model = _hand_model(tie, Leaf(0, 3.1, 0.2, (0.1, 3.0)))
+    assert F32(tie.dist[0]) == F32(tie.dist[1]) and tie.dist[0] < tie.dist[1]
+    X = np.asarray([[2.0, 0.0], [2.0, 1.0], [0.5, 0.0]])
+    want = np.argmax(class_sums(model, X), axis=1)
+    assert want.tolist() == [0, 1, 1]
+    assert np.array_equal(_native_r8(model, X), want)

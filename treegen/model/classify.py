@@ -45,6 +45,7 @@ from treegen.model.fixedpoint import (
 )
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int32]
 
 
 def predict_proba(model: Model, X: npt.ArrayLike) -> FloatArray:
@@ -208,99 +209,30 @@ def native_classifier(
     if cscan is None or n_attr == 0 or n_classes == 0 or not model.nodes:
         return None
     assert model.compares_float32 or not release8, "Release 8's sums are a c45 model's"
-    fixed = FixedPointClassifier(model, DOUBLE)
-    nodes = model.nodes
-    parents = j48rule.empty_parents(model)
-    cuts = j48rule.test_cuts(model)
-    n = len(nodes)
-    kind = np.zeros(n, dtype=np.int32)
-    attr = np.zeros(n, dtype=np.int32)
-    thr = np.zeros(n, dtype=np.float64)
-    bound = np.zeros(n, dtype=np.float64)
-    incl = np.zeros(n, dtype=np.int8)  # the fixed-point pass's boundary is inclusive
-    first = np.zeros(n, dtype=np.int64)
-    nchild = np.zeros(n, dtype=np.int32)
-    boff = np.zeros(n, dtype=np.int64)
-    bk = np.zeros(n, dtype=np.int32)
-    leafcls = np.zeros(n, dtype=np.int32)
-    # The leaves' probabilities as their classes of nonzero probability (poff: where
-    # each node's start in pcls and pval), not a nodes x classes table.
-    poff = np.zeros(n + 1, dtype=np.int64)
-    pcls: list[int] = []
-    pval: list[int] = []
-    child: list[int] = []
-    share: list[int] = []
-    btab: list[int] = []
-    # Release 8's leaves: each class of nonzero weight and that weight, as floats.
-    nonempty = np.zeros(n, dtype=np.int8)
-    items32 = np.zeros(n, dtype=np.float32)
-    dist32: list[float] = []
-    for i, node in enumerate(nodes):
-        items32[i] = node.items
-        if isinstance(node, Leaf):
-            kind[i] = KIND_LEAF
-            if release8:
-                nonempty[i] = node.items > 0
-                weighed = [c for c, d in enumerate(node.dist) if d] if node.items > 0 else []
-                leafcls[i] = release8_leaf_class(node)
-                pcls.extend(weighed)
-                dist32.extend(node.dist[c] for c in weighed)
-                pval.extend(0 for _ in weighed)
-            else:
-                leafcls[i] = fixed.cls[i]
-                at, probs = leaf_proba_pairs(j48rule.answering_node(model, i, parents))
-                pcls.extend(at)
-                pval.extend(probs)
-            poff[i + 1] = len(pcls)
-            continue
-        poff[i + 1] = len(pcls)
-        attr[i] = node.attribute
-        first[i] = len(child)
-        nchild[i] = len(node.children)
-        child.extend(node.children)
-        share.extend(fixed.shares[i])
-        if isinstance(node, ContinuousTest):
-            kind[i] = KIND_CONTINUOUS
-            thr[i] = cuts[i]
-            fb = fixed.fbound[i]
-            if fb is None:
-                # An infinite threshold sends every known value left (+inf) or right
-                # (-inf), FixedPointClassifier._goes_left: "x <= +inf", "x < -inf".
-                bound[i], incl[i] = node.threshold, node.threshold > 0
-            else:
-                bound[i], incl[i] = fb[0], fb[1]
-        else:
-            kind[i] = KIND_NOMINAL  # nominal and subset tests alike: by the branch table
-            k = len(model.schema.attributes[node.attribute].values)
-            boff[i], bk[i] = len(btab), k
-            btab.extend(node.value_branches(k))
-    # The float32 thresholds of a c45 model's float comparison, as _branches makes
-    # them (beyond float32's range a threshold is +-inf, as in numpy).
-    with np.errstate(over="ignore"):
-        thr32 = thr.astype(np.float32)
+    walk = _walk_tables(model)
+    n, n_child = len(model.nodes), walk["child"].size
+    if release8:
+        # The fixed-point tables are not read; the C wants their lengths.
+        bound, incl = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.int8)
+        share = np.zeros(n_child, dtype=np.uint32)
+        leafcls, poff, pcls, sums = _release8_leaves(model)
+        pval = np.zeros(pcls.size, dtype=np.uint32)
+    else:
+        bound, incl, share, leafcls, poff, pcls, pval = _fixed_point_tables(model, n_child)
+        sums = ()
     tables = (
-        kind,
-        attr,
-        thr32,
-        thr,
+        *(walk[k] for k in ("kind", "attr", "thr32", "thr")),
         bound,
         incl,
-        first,
-        nchild,
-        np.asarray(child, dtype=np.int32),
-        np.asarray(share, dtype=np.uint32),
-        boff,
-        bk,
-        np.asarray(btab, dtype=np.int32),
+        *(walk[k] for k in ("first", "nchild", "child")),
+        share,
+        *(walk[k] for k in ("boff", "bk", "btab")),
         leafcls,
         poff,
-        np.asarray(pcls, dtype=np.int32),
-        # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
-        # probabilities scaled to Q31 make that the fixed-point (w * p) >> 15.
-        np.asarray(pval, dtype=np.uint32) << np.uint32(SUM_TO_PROBA),
+        pcls,
+        pval,
     )
     flags = (n_attr, model.compares_float32, n_classes, W_SHIFT, SUM_TO_PROBA)
-    sums = (nonempty, items32, np.asarray(dist32, dtype=np.float32)) if release8 else ()
 
     def run(x: FloatArray) -> npt.NDArray[np.intp] | None:
         if x.ndim != 2 or x.shape[1] != n_attr or x.shape[0] == 0:
@@ -313,12 +245,134 @@ def native_classifier(
     return run
 
 
-def release8_leaf_class(leaf: Leaf) -> int:
-    """The class Release 8's float sums give a case of weight 1 at ``leaf``: the first
-    largest ``float(dist[c]) / float(items)``, its own class when it has no items (as
-    :func:`treegen.model.classify_r8.class_sums` adds them)."""
-    if not leaf.items > 0:
-        return leaf.cls
-    f32 = np.float32
-    sums = [f32(f32(1.0) * f32(d)) / f32(leaf.items) if d else f32(0.0) for d in leaf.dist]
-    return int(np.argmax(np.asarray(sums, dtype=np.float32)))
+def _walk_tables(model: Model) -> dict[str, npt.NDArray[np.generic]]:
+    """The tree's shape and tests as both passes of the C read them: each node's kind,
+    attribute, float32 and float64 threshold, its children's slots (first, nchild,
+    child), and a nominal or subset test's branch table (boff, bk, btab)."""
+    nodes = model.nodes
+    cuts = j48rule.test_cuts(model)
+    n = len(nodes)
+    kind = np.zeros(n, dtype=np.int32)
+    attr = np.zeros(n, dtype=np.int32)
+    thr = np.zeros(n, dtype=np.float64)
+    first = np.zeros(n, dtype=np.int64)
+    nchild = np.zeros(n, dtype=np.int32)
+    boff = np.zeros(n, dtype=np.int64)
+    bk = np.zeros(n, dtype=np.int32)
+    child: list[int] = []
+    btab: list[int] = []
+    for i, node in enumerate(nodes):
+        if isinstance(node, Leaf):
+            kind[i] = KIND_LEAF
+            continue
+        attr[i] = node.attribute
+        first[i] = len(child)
+        nchild[i] = len(node.children)
+        child.extend(node.children)
+        if isinstance(node, ContinuousTest):
+            kind[i] = KIND_CONTINUOUS
+            thr[i] = cuts[i]
+        else:
+            kind[i] = KIND_NOMINAL  # nominal and subset tests alike: by the branch table
+            k = len(model.schema.attributes[node.attribute].values)
+            boff[i], bk[i] = len(btab), k
+            btab.extend(node.value_branches(k))
+    # The float32 thresholds of a c45 model's float comparison, as _branches makes
+    # them (beyond float32's range a threshold is +-inf, as in numpy).
+    with np.errstate(over="ignore"):
+        thr32 = thr.astype(np.float32)
+    return {
+        "kind": kind,
+        "attr": attr,
+        "thr32": thr32,
+        "thr": thr,
+        "first": first,
+        "nchild": nchild,
+        "child": np.asarray(child, dtype=np.int32),
+        "boff": boff,
+        "bk": bk,
+        "btab": np.asarray(btab, dtype=np.int32),
+    }
+
+
+def _fixed_point_tables(
+    model: Model, n_child: int
+) -> tuple[
+    FloatArray,
+    npt.NDArray[np.int8],
+    npt.NDArray[np.uint32],
+    IntArray,
+    npt.NDArray[np.int64],
+    IntArray,
+    npt.NDArray[np.uint32],
+]:
+    """The fixed-point pass's tables: each continuous test's exact boundary and
+    whether it is inclusive, each child slot's Q31 share, each leaf's class, and
+    the leaves' probabilities as their classes of nonzero probability (poff: each
+    node's start in pcls and pval), not a nodes x classes table."""
+    fixed = FixedPointClassifier(model, DOUBLE)
+    parents = j48rule.empty_parents(model)
+    n = len(model.nodes)
+    bound = np.zeros(n, dtype=np.float64)
+    incl = np.zeros(n, dtype=np.int8)
+    leafcls = np.zeros(n, dtype=np.int32)
+    poff = np.zeros(n + 1, dtype=np.int64)
+    share: list[int] = []
+    pcls: list[int] = []
+    pval: list[int] = []
+    for i, node in enumerate(model.nodes):
+        if isinstance(node, Leaf):
+            leafcls[i] = fixed.cls[i]
+            at, probs = leaf_proba_pairs(j48rule.answering_node(model, i, parents))
+            pcls.extend(at)
+            pval.extend(probs)
+        else:
+            share.extend(fixed.shares[i])
+            if isinstance(node, ContinuousTest):
+                fb = fixed.fbound[i]
+                if fb is None:
+                    # An infinite threshold sends every known value left (+inf) or right
+                    # (-inf), FixedPointClassifier._goes_left: "x <= +inf", "x < -inf".
+                    bound[i], incl[i] = node.threshold, node.threshold > 0
+                else:
+                    bound[i], incl[i] = fb[0], fb[1]
+        poff[i + 1] = len(pcls)
+    assert len(share) == n_child, "a share for every child slot"
+    return (
+        bound,
+        incl,
+        np.asarray(share, dtype=np.uint32),
+        leafcls,
+        poff,
+        np.asarray(pcls, dtype=np.int32),
+        # The kernel shifts a leaf's product by the weights' W_SHIFT: the Q15
+        # probabilities scaled to Q31 make that the fixed-point (w * p) >> 15.
+        np.asarray(pval, dtype=np.uint32) << np.uint32(SUM_TO_PROBA),
+    )
+
+
+def _release8_leaves(
+    model: Model,
+) -> tuple[IntArray, npt.NDArray[np.int64], IntArray, tuple[npt.NDArray[np.generic], ...]]:
+    """Release 8's leaves as the float pass reads them: each leaf's own class (an
+    empty leaf adds to it; the C works out the class its sums give), each class of
+    nonzero weight (poff, pcls), and the sums' inputs (every node's items above
+    zero, its items as a float, each listed class's weight as a float)."""
+    n = len(model.nodes)
+    leafcls = np.zeros(n, dtype=np.int32)
+    poff = np.zeros(n + 1, dtype=np.int64)
+    nonempty = np.zeros(n, dtype=np.int8)
+    items32 = np.zeros(n, dtype=np.float32)
+    pcls: list[int] = []
+    dist32: list[float] = []
+    for i, node in enumerate(model.nodes):
+        items32[i] = node.items
+        if isinstance(node, Leaf):
+            leafcls[i] = node.cls
+            nonempty[i] = node.items > 0
+            weighed = [c for c, d in enumerate(node.dist) if d] if node.items > 0 else []
+            pcls.extend(weighed)
+            dist32.extend(node.dist[c] for c in weighed)
+        poff[i + 1] = len(pcls)
+    sums = (nonempty, items32, np.asarray(dist32, dtype=np.float32))
+    return leafcls, poff, np.asarray(pcls, dtype=np.int32), sums

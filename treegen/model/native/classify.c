@@ -25,7 +25,8 @@
  *     each class with dist[c] nonzero (w to its class when it has no items),
  *     each step rounded to float, the leaves met depth first in branch order;
  *     the first largest sum wins (a NaN sum first, as numpy's argmax).  Pass
- *     1's leaf class is then the leaf's class under those sums.
+ *     1's leaf class is then the leaf's class under those sums, worked out
+ *     here from the same leaf tables (leafcls then gives an empty leaf's class).
  *
  * The tables are checked before any row is read: children come after their
  * parent (so a descent ends), no node has two parents, every index is in range.  classify returns
@@ -151,6 +152,34 @@ static int32_t fixed_class(const tables *t, const double *x, Py_ssize_t *stack_n
     return best;
 }
 
+/* Release 8's leaf i adding a row of weight w to the class sums acc:
+ * (w * dist[c]) / items to each class with dist[c] nonzero, w to its own
+ * class (leafcls) when it has no items. */
+static void release8_add_leaf(const tables *t, Py_ssize_t i, float w, float *acc)
+{
+    if (t->nonempty[i]) {
+        for (int64_t j = t->poff[i]; j < t->poff[i + 1]; j++) {
+            const float p = w * t->dist32[j];
+            acc[t->pcls[j]] += p / t->items32[i];
+        }
+    } else {
+        acc[t->leafcls[i]] += w;
+    }
+}
+
+/* The class of the first largest sum, a NaN sum first (numpy's argmax). */
+static int32_t first_largest(const float *acc, int nc)
+{
+    int32_t best = 0;
+    for (int c = 0; c < nc; c++) {
+        if (isnan(acc[c]))
+            return c;
+        if (acc[c] > acc[best])
+            best = c;
+    }
+    return best;
+}
+
 /* Pass 2 in Release 8's float arithmetic (classify_r8.class_sums), for a row.
  * Floats throughout: no product here feeds an addition, so no contraction
  * to a fused multiply-add can change a rounding. */
@@ -167,14 +196,7 @@ static int32_t release8_class(const tables *t, const double *x, Py_ssize_t *stac
         const Py_ssize_t i = stack_node[--top];
         const float w = stack_w[top];
         if (t->kind[i] == TG_KIND_LEAF) {
-            if (t->nonempty[i]) {
-                for (int64_t j = t->poff[i]; j < t->poff[i + 1]; j++) {
-                    const float p = w * t->dist32[j];
-                    acc[t->pcls[j]] += p / t->items32[i];
-                }
-            } else {
-                acc[t->leafcls[i]] += w;
-            }
+            release8_add_leaf(t, i, w, acc);
             continue;
         }
         const double v = x[t->attr[i]];
@@ -197,14 +219,23 @@ static int32_t release8_class(const tables *t, const double *x, Py_ssize_t *stac
             stack_w[top++] = p / t->items32[i];
         }
     }
-    int32_t best = 0;
-    for (int c = 0; c < nc; c++) {
-        if (isnan(acc[c]))
-            return c; /* numpy's argmax: the first NaN */
-        if (acc[c] > acc[best])
-            best = c;
+    return first_largest(acc, nc);
+}
+
+/* Release 8's class of each leaf for a row of weight 1 that meets no unknown
+ * value (classify_r8.class_sums' sums for such a row are that leaf's alone),
+ * into cls; acc: n_classes floats. */
+static void release8_leaf_classes(const tables *t, int32_t *cls, float *acc)
+{
+    for (Py_ssize_t i = 0; i < t->n_nodes; i++) {
+        cls[i] = 0;
+        if (t->kind[i] != TG_KIND_LEAF)
+            continue;
+        for (int c = 0; c < t->n_classes; c++)
+            acc[c] = 0.0f;
+        release8_add_leaf(t, i, 1.0f, acc);
+        cls[i] = first_largest(acc, t->n_classes);
     }
-    return best;
 }
 
 /* Whether the tables describe a tree classify can walk safely: every child after
@@ -268,7 +299,7 @@ static int tables_ok(const tables *t, unsigned char *seen)
  * Optional, Release 8's sums for pass 2 (all three or none): nonempty (int8)
  * and items32 (float32) per node, dist32 (float32) per probability slot; pcls,
  * poff and leafcls then describe Release 8's leaves (every class with nonzero
- * dist, its class for an empty leaf), and share and pval are not read. */
+ * dist, its own class), and bound, incl, share and pval are not read. */
 PyObject *tg_classify(PyObject *self, PyObject *args)
 {
     enum { NB = 19, NR = 22 };
@@ -363,20 +394,26 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         Py_ssize_t *stack_node = PyMem_Malloc((size_t)n_nodes * sizeof(Py_ssize_t));
         uint64_t *stack_w = PyMem_Malloc((size_t)n_nodes * sizeof(uint64_t));
         uint64_t *acc = PyMem_Malloc((size_t)n_classes * sizeof(uint64_t));
-        if (stack_node == NULL || stack_w == NULL || acc == NULL) {
+        int32_t *r8cls = r8 ? PyMem_Malloc((size_t)n_nodes * sizeof(int32_t)) : NULL;
+        if (stack_node == NULL || stack_w == NULL || acc == NULL || (r8 && r8cls == NULL)) {
             PyMem_Free(stack_node);
             PyMem_Free(stack_w);
             PyMem_Free(acc);
+            PyMem_Free(r8cls);
             PyErr_NoMemory();
             goto done;
         }
         float *stack_f = (float *)(void *)stack_w, *acc_f = (float *)(void *)acc;
+        /* Pass 1's leaf classes: the tables' own, or the ones Release 8's sums give. */
+        const int32_t *leaf_class = r8 ? r8cls : t.leafcls;
         Py_BEGIN_ALLOW_THREADS
+        if (r8)
+            release8_leaf_classes(&t, r8cls, acc_f);
         for (Py_ssize_t r = 0; r < n; r++) {
             const double *x = t.X + r * n_attr;
             const Py_ssize_t leaf = descend(&t, x);
             if (leaf >= 0)
-                out[r] = t.leafcls[leaf];
+                out[r] = leaf_class[leaf];
             else if (r8)
                 out[r] = release8_class(&t, x, stack_node, stack_f, acc_f);
             else
@@ -386,6 +423,7 @@ PyObject *tg_classify(PyObject *self, PyObject *args)
         PyMem_Free(stack_node);
         PyMem_Free(stack_w);
         PyMem_Free(acc);
+        PyMem_Free(r8cls);
     }
     result = Py_NewRef(Py_True);
 done:
