@@ -86,7 +86,7 @@ check: $(STAMP)
 	  $(VENV)/bin/ruff format --check $(LINTED); fi
 	$(VENV)/bin/mypy treegen/ bench/
 
-# Training speed/memory against issue 3's targets, the export benchmark, the codegen
+# Training speed/memory against its targets, the export benchmark, the codegen
 # comparison with emlearn and m2cgen (installed by the bench extra), then flash and
 # cycles or instructions per prediction on the simulated chips (AVR, Cortex-M0+/M4F,
 # RV32IMC/RV32IMAFC; those installed), and scikit-learn ensembles through treegen,
@@ -95,7 +95,7 @@ bench: $(STAMP)
 	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(VPY) -m bench.run $(BENCH_ARGS)
 
-# train and rules at 100k and 1M rows as a user runs them (issue 36): CPU time, peak
+# train and rules at 100k and 1M rows as a user runs them: CPU time, peak
 # RSS, rules' time over train's, train's over J48's and scikit-learn's, and train on a
 # set with one class per row.  Extra arguments, e.g. make bench-train BENCH_ARGS="--no-1m"
 .PHONY: bench-train

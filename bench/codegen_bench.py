@@ -1,4 +1,4 @@
-"""Code-generation benchmark (issue 10): treegen against emlearn and m2cgen, one run.
+"""Code-generation benchmark: treegen against emlearn and m2cgen, one run.
 
 Five scikit-learn trees, ``DecisionTreeClassifier(random_state=0)`` on a 75/25
 stratified split (``random_state=0``): iris, breast_cancer and digits (shipped with
@@ -44,7 +44,7 @@ import numpy as np
 
 # treegen export modes: name -> (options, the export options they need).  A mode
 # whose options ``treegen export --help`` does not list is skipped, so the lean modes
-# of issue 10 items 1-2 show up as soon as the CLI offers them.
+# of the lean modes show up as soon as the CLI offers them.
 TREEGEN_MODES: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "default": ([], ()),
     "full": (["--missing", "c45", "--proba"], ("--missing", "--proba")),

@@ -10,8 +10,8 @@ and CPU seconds; the ratio is of CPU times, so that other work on the machine do
 move it: treegen's process time (every thread) against the CPU time of the thread that
 runs ``buildClassifier`` (leaving out the JVM's garbage collector and compiler threads,
 which favours Weka).  The same run says whether the committee is Weka's: the same
-printout (every tree, every weight) and the same vote weights bit for bit.  Target
-(issue 33): boosting at 100k rows in at most 0.1x Weka's AdaBoostM1 time.
+printout (every tree, every weight) and the same vote weights bit for bit.  Target:
+boosting at 100k rows in at most 0.1x Weka's AdaBoostM1 time.
 
 Accuracy: treegen's ``cv --weka-folds --folds 10`` (Weka's folds for ``-x 10 -s 1``) with
 the j48 flavour, single tree, ``--boost 10`` and ``--bag 10``, on the nine reference sets

@@ -1,4 +1,4 @@
-"""Ensemble benchmark (issue 31): treegen's C for scikit-learn ensembles beside emlearn's,
+"""Ensemble benchmark: treegen's C for scikit-learn ensembles beside emlearn's,
 m2cgen's and tl2cgen's, one run.
 
 The models and the rows are bench/ensemble_models.py's (its docstring describes the
@@ -518,7 +518,7 @@ def report(runs: list[ModelRun]) -> str:
             f"({f.X_test.shape[0]:,} test rows, the rest at thresholds, NaN, categories), "
             f"{m.chip_rows:,} on the chips; {m.seconds:.0f} s ({phases})\n\n{model_table(m)}\n"
         )
-    parts.append("\nTargets (issue 31):\n")
+    parts.append("\nTargets:\n")
     for m in runs:
         parts += [f"  {line}\n" for line in targets(m)]
     return "".join(parts)
@@ -558,7 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         allow_abbrev=False,
         description="treegen's C for scikit-learn ensembles beside emlearn's, m2cgen's and "
-        "tl2cgen's: flash, time, mismatches, and the issue-31 targets",
+        "tl2cgen's: flash, time, mismatches, and the targets",
     )
     ap.add_argument(
         "--models", nargs="+", choices=MODELS, help="models to run (default: all but the big ones)"

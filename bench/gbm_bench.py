@@ -1,4 +1,4 @@
-"""XGBoost and LightGBM models through treegen, m2cgen and tl2cgen, side by side (issue 32).
+"""XGBoost and LightGBM models through treegen, m2cgen and tl2cgen, side by side.
 
     python -m bench.gbm_bench [--quick] [--full] [--chips avr,m0plus,m4f] [--out FILE]
 

@@ -1,4 +1,4 @@
-"""Flash of the exported C per style and mode (issue 10): ``python bench/lean_sizes.py``.
+"""Flash of the exported C per style and mode: ``python bench/lean_sizes.py``.
 
 Trees: treegen trained on treegen.data.synthetic data (20 continuous attributes,
 3 classes, 10% label noise, no missing values) with ``-m 1 --no-prune``, at two sizes

@@ -1,4 +1,4 @@
-"""Regressor benchmark (issue 34 item 5): treegen's C for scikit-learn regressors beside
+"""Regressor benchmark: treegen's C for scikit-learn regressors beside
 emlearn's, m2cgen's and tl2cgen's.
 
 **Data**: bench/ensemble_models.py's sensor data (8 float32 features, 6,000 windows),

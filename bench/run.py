@@ -12,11 +12,11 @@ Compared with: scikit-learn's DecisionTreeClassifier(criterion="entropy")
 ``fit`` on the same rows (one-hot nominals, mean-imputed continuous), when
 scikit-learn is importable; Weka J48 (``--j48``, rows <= 100k, when
 /usr/share/java/weka.jar and java exist: J48's own "Time taken to build
-model"); and the reference numbers measured for SUMMARY.md.  Targets (issue
-3): 100k rows in <= 0.1x J48's time and <= scikit-learn's fit; 1M rows <=
+model"); and the reference numbers measured for SUMMARY.md.  Targets: 100k
+rows in <= 0.1x J48's time and <= scikit-learn's fit; 1M rows <=
 scikit-learn's fit and < 1 GB peak.
 
-The whole command (issue 12): the same rows written as ARFF, .names/.data and
+The whole command: the same rows written as ARFF, .names/.data and
 CSV files (bench/datafiles.py), ``read_dataset`` alone on each, and the whole
 ``treegen train gen.arff`` in a fresh process (wall time, CPU time, peak RSS, and
 whether its model is the in-memory trainer's bit for bit).  Targets: 100k rows <= 0.1x
@@ -34,9 +34,9 @@ benchmark's trees on the simulated chips (flash, and cycles or instructions per
 prediction on AVR, Cortex-M0+ and M4F, RV32IMC and RV32IMAFC), and
 bench/options_bench.py times ``--subsets`` and c4.5rules beside Weka's J48 -B
 and PART, bench/ensemble_bench.py sets treegen's C for scikit-learn forests and
-boosted models beside emlearn's, m2cgen's and tl2cgen's (issue 31; ``BENCH_FULL=1``
+boosted models beside emlearn's, m2cgen's and tl2cgen's (``BENCH_FULL=1``
 adds its big models), bench/gbm_bench.py runs XGBoost's and LightGBM's models
-through treegen, m2cgen and tl2cgen (issue 32; BENCH_FULL=1 adds the 1,500-tree models),
+through treegen, m2cgen and tl2cgen (BENCH_FULL=1 adds the 1,500-tree models),
 bench/regress_bench.py sets treegen's C for scikit-learn regressors beside emlearn's,
 m2cgen's and tl2cgen's (values differing in any bit, flash, host ns),
 and bench/committee_bench.py times ``train --boost 10`` and ``--bag 10`` beside Weka's
@@ -269,7 +269,7 @@ def _seconds(r: dict[str, object] | None) -> float | None:
 
 
 def print_whole(table: list[Row]) -> None:
-    """Issue 12: the whole command (from the ARFF file) next to the trainer alone."""
+    """The whole command (from the ARFF file) next to the trainer alone."""
     print("\nWhole command (treegen --quiet train gen.arff -o m.tree; interpreter, reading,")
     print("training, writing) and read_dataset alone per format:")
     head = (
@@ -295,7 +295,7 @@ def print_whole(table: list[Row]) -> None:
     def verdict(ok: bool | None) -> str:
         return "n/a " if ok is None else ("PASS" if ok else "FAIL")
 
-    print("\nTargets (issue 12, whole command):")
+    print("\nTargets (the whole command):")
     r100 = by_rows.get(100_000)
     if r100:
         secs = _seconds(r100.results.get("command"))
@@ -349,7 +349,7 @@ def _print_cpu(label: str, row: Row) -> None:
 
 
 def print_targets(table: list[Row]) -> None:
-    print("\nTargets (issue 3):")
+    print("\nTargets (training):")
     by_rows = {r.rows: r for r in table}
 
     def verdict(ok: bool | None) -> str:

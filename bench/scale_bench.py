@@ -1,4 +1,4 @@
-"""``make bench-train``: ``train`` and ``rules`` at scale, as a user runs them (issue 36).
+"""``make bench-train``: ``train`` and ``rules`` at scale, as a user runs them.
 
 Each command runs in a fresh process on bench/datafiles.py's ARFF file of the
 scaling data (treegen.data.synthetic ``summary_spec``: 10 continuous + 10 nominal
@@ -9,7 +9,7 @@ multiple of ``train``'s on the same rows.  Up to 100k rows ``train`` and ``rules
 PAIR_RUNS times in turn and the table gives each one's median CPU and wall time and
 its highest peak.
 Then ``train`` on a set with one class per row (4,000 rows of 2 continuous and 1
-nominal attribute).  Targets (issue 36):
+nominal attribute).  Targets:
 
 * ``rules``: at most 2x ``train``'s CPU time; peak RSS at most 150 MB at 100k
   rows, 400 MB at 1M (and it finishes);

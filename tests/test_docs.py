@@ -239,11 +239,33 @@ def test_every_doc_is_reachable_from_the_readme() -> None:
 
 
 def test_no_issue_numbers_in_user_docs() -> None:
-    """User docs describe the product, not the tracker's history ("issue 12", "#12")."""
+    """User docs describe the product, not the tracker's history (an issue's number)."""
     cited = [
         f"{_name(page)}: {m.group(0)}"
         for page in ALL_DOCS
         for m in re.finditer(r"(?i)\bissues?[ -]#?\d+|(?<![\w&#])#\d+\b", _prose(page))
+    ]
+    assert cited == []
+
+
+def test_no_issue_numbers_in_code() -> None:
+    """Code, tests, benchmarks and build files say why, not which tracker entry asked
+    (an issue's number means nothing to a reader of the project)."""
+    sources = [ROOT / "Makefile", ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    for top in ("treegen", "bench", "tests", "firmware_examples"):
+        for path in sorted((ROOT / top).rglob("*")):
+            rel = path.relative_to(ROOT).as_posix()
+            if path.suffix in (".py", ".c", ".h", ".j2", ".txt", ".ini") and not rel.startswith(
+                "tests/data/"
+            ):
+                sources.append(path)
+    # (a number on the next line of a comment or docstring too)
+    pattern = re.compile(r"(?i)\bissues?[ \t-]*(?:\n[ \t#*/]*)?#?\d+")
+    cited = [
+        f"{path.relative_to(ROOT).as_posix()}: {m.group(0)!r}"
+        for path in sources
+        if path.is_file()
+        for m in pattern.finditer(path.read_text("utf-8", errors="replace"))
     ]
     assert cited == []
 

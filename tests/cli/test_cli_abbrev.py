@@ -1,4 +1,4 @@
-"""No option is accepted abbreviated (issue 30, item 18).
+"""No option is accepted abbreviated.
 
 With argparse's default, ``--prob`` meant ``--proba``; a later option starting the same
 way would then change what an old script means, or make it an error.  The property runs

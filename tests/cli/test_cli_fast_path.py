@@ -1,4 +1,4 @@
-"""Every command that reads DATA takes the fast path (issue 12 item 3): the C tokenizer
+"""Every command that reads DATA takes the fast path: the C tokenizer
 reads the file, the C accelerator classifies the rows, and ``cv`` reads its file once.
 
 The Python readers and the numpy classifier are spied on: a command that falls back to

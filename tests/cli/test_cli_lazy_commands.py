@@ -2,7 +2,7 @@
 
 ``main`` registers the subcommand its arguments name (``main.REGISTRARS``); the
 other commands' modules (code generation's options, the firmware and packaging front
-ends, the importers) cost every ``train`` 0.04-0.06 s of CPU (issue 36).  What a
+ends, the importers) cost every ``train`` 0.04-0.06 s of CPU.  What a
 command parses must not change: each subcommand's parser built alone equals the one
 of the whole parser, and no name, a misspelt one or ``--help`` get the whole parser.
 """
@@ -109,7 +109,7 @@ def test_the_cli_starts_numpy_with_one_blas_thread() -> None:
 def test_a_quiet_train_imports_no_kinds_codegen_or_evaluation(tmp_path: Path) -> None:
     # A plain `treegen --quiet train` on an ARFF file writes the tree without the kinds'
     # registry (which loads codegen's options), the committees or the evaluation modules
-    # (issue 36: they were 0.01 s of every train's start-up); the file is the tree kind's.
+    # (they were 0.01 s of every train's start-up); the file is the tree kind's.
     data = tmp_path / "d.arff"
     rows = [f"{i % 7}.5,{'ab'[i % 2]},{'xy'[(i // 3) % 2]}" for i in range(40)]
     data.write_text(

@@ -1,4 +1,4 @@
-"""``--target NAME`` wherever labelled data is read for a model (issue 30, item 10).
+"""``--target NAME`` wherever labelled data is read for a model.
 
 Each command that reads DATA was checked: train, cv and rules grow their schema from
 DATA and had ``--target``; ``eval`` reads the labels of a model's data and gains it;

@@ -1,4 +1,4 @@
-"""A file of the wrong kind is named as what it is (issue 30, item 9).
+"""A file of the wrong kind is named as what it is.
 
 ``treegen show golf.names`` said "truncated file"; ``treegen train golf.tree`` gave a
 row-width error.  The properties run over every command, in every argument role

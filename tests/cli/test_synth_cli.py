@@ -1,4 +1,4 @@
-"""``treegen synth`` and ``python -m treegen.data.synthetic`` (issue 30, item 17).
+"""``treegen synth`` and ``python -m treegen.data.synthetic``.
 
 The property: for any options within their ranges, each format the command writes
 reads back (with treegen's own readers) as exactly the dataset ``generate`` makes for

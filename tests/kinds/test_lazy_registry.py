@@ -1,7 +1,7 @@
 """The registry loads a kind's code on first use: training imports no other kind.
 
 ``treegen train`` and ``treegen.train`` need the tree's file and classifier, not code
-generation, jinja2, the ensembles, committees or rulesets (issue 36: they were 0.1-0.2 s
+generation, jinja2, the ensembles, committees or rulesets (they were 0.1-0.2 s
 of every training run).  Each built-in kind is an :class:`~treegen.kinds.Entry` until
 then, and its record must agree with the entry when it loads.
 """

@@ -1,4 +1,4 @@
-"""``treegen show --format j48`` prints J48's tree text exactly (issue 13 item 6).
+"""``treegen show --format j48`` prints J48's tree text exactly.
 
 Oracles: Weka 3.6.14's own output, ``tests/data/weka/j48/NAME.out`` for the
 17 nominal-class ARFF files Weka ships and ``j48.out`` for the nine reference

@@ -1,4 +1,4 @@
-"""``treegen plot`` of a large tree stays readable (issue 30, item 20).
+"""``treegen plot`` of a large tree stays readable.
 
 Top-down, credit-g's unpruned tree rendered thousands of points wide and about a
 twentieth as high.  The property, over trees of many shapes (credit-g trained four

@@ -1,5 +1,5 @@
 """Atomic writes refuse to replace protected files, and every write error names the
-output (issue 30, item 19).
+output.
 
 A rename replaces any file its folder lets us unlink: a read-only file, or (in a
 shared folder with the sticky bit, or always as root) another user's.  treegen decides

@@ -1,6 +1,6 @@
 """Reading a model's data with the class column renamed (``target``) or without labels
-(``labels=False``): the C tokenizer's path and the Python reference agree (issue 30,
-item 10), over generated datasets in CSV, ARFF and C4.5."""
+(``labels=False``): the C tokenizer's path and the Python reference agree, over
+generated datasets in CSV, ARFF and C4.5."""
 
 from __future__ import annotations
 

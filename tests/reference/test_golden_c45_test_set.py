@@ -1,4 +1,4 @@
-"""Release 8's test-set evaluation (``c4.5 -f NAME -u``) against ``c45r8_u.out`` (issue 13 item 5).
+"""Release 8's test-set evaluation (``c4.5 -f NAME -u``) against ``c45r8_u.out``.
 
 On the seven reference sets with a ``NAME.test`` file:
 

@@ -1,4 +1,4 @@
-"""Release 8 on the 160 generated datasets of ``tests/data/corpus`` (issue 35).
+"""Release 8 on the 160 generated datasets of ``tests/data/corpus``.
 
 Every variant Release 8 printed for every dataset must be treegen's, compared as
 tests/support/r8corpus.py describes: the default, unpruned, ``-g``, ``-m 5 -c 10``

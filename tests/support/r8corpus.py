@@ -1,5 +1,5 @@
 """Release 8 on the generated corpus (``tests/data/corpus``): treegen's outputs against
-the printed ones, per dataset and per variant (issue 35).
+the printed ones, per dataset and per variant.
 
 Each corpus folder holds a dataset and Release 8's output for the default run
 (``c45r8.out``), ``-s``, ``-g``, ``-m 5 -c 10``, ``-u`` with a test set, and

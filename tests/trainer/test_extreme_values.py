@@ -1,5 +1,5 @@
-"""Continuous values anywhere in the flavour's range train without an exception (issue 30
-item 1).
+"""Continuous values anywhere in the flavour's range train without an
+exception.
 
 Two adjacent values near the type's limit whose sum overflows (a column holding
 -1.7e308 and -1.6e308 in double, -3.4e38 and -3.3e38 in float32) once made the

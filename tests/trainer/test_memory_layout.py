@@ -1,4 +1,4 @@
-"""The narrow training layout gives the same trees (issue 36's memory).
+"""The narrow training layout gives the same trees.
 
 At the bench's sizes these paths only run on a million rows: the c45 thresholds
 placed through the presorted rows (``thresholds.cuts_below``, above

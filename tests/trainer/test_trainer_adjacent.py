@@ -1,4 +1,4 @@
-"""Training terminates on adjacent float32 values (issue 8 item 1).
+"""Training terminates on adjacent float32 values.
 
 The float32 midpoint of two adjacent float32 values is a tie, rounded to
 even: half the time it is the larger value itself, and a threshold there

@@ -70,7 +70,7 @@ def test_lean_export_of_a_test_below_every_finite_float_does_not_warn() -> None:
 
 
 def test_float32_floor_just_below_the_float32_range_does_not_warn() -> None:
-    # Found by the issue-12 work: a threshold within half a float32 step below -FLT_MAX
+    # Found by the fast reader's work: a threshold within half a float32 step below -FLT_MAX
     # casts to -FLT_MAX, and the step down to -inf warned "overflow in nextafter".
     from treegen.model.bounds import float32_floor
 

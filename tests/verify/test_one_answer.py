@@ -1,4 +1,4 @@
-"""One model, one answer (issue 10 item 5): ``treegen predict``, ``Model.predict`` and
+"""One model, one answer: ``treegen predict``, ``Model.predict`` and
 the exported C return the same class on every row, rows with missing values included
 (the model's missing-value class is the fixed-point one the C computes)."""
 

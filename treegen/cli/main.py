@@ -5,7 +5,7 @@ and the error policy shared by every subcommand.  Subcommands are added by
 ``register(subparsers)`` functions of the other :mod:`treegen.cli` modules
 (:func:`_registrars`); each sets ``func(args) -> int``.
 
-Conventions (issue 2): results go to stdout, diagnostics to stderr; exit 0
+Conventions: results go to stdout, diagnostics to stderr; exit 0
 on success, 1 when a verification fails, 2 for bad input or usage.  Every
 :class:`~treegen.errors.TreegenError` and every argparse complaint becomes
 exactly one line on stderr, never a traceback.

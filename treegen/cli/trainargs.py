@@ -31,7 +31,7 @@ from treegen.trainer.options import PRUNINGS
 if TYPE_CHECKING:
     from treegen.committee.core import Committee
 
-# The committees are imported where used: a tree's training needs neither (issue 36).
+# The committees are imported where used: a tree's training needs neither.
 
 
 def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> None:

@@ -31,7 +31,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
 NEAR_TIE = 0.002
-"""Two probabilities closer than this make a near tie (issue 33's yardstick)."""
+"""Two probabilities closer than this make a near tie (the yardstick of the committee tests)."""
 
 
 def _member_distribution(c: Committee, i: int, x: FloatArray) -> FloatArray:

@@ -51,7 +51,7 @@ FloatArray = npt.NDArray[np.float64]
 # what growth holds at once: at 100k rows the peak of the whole command went from
 # 188 MB to 115 MB when they went from 1 << 22 and 1 << 20 to 1 << 20 and 1 << 16
 # (with score.NATIVE_CHUNK and Workspace.LIMIT smaller too), at the same CPU time;
-# GROUP_ENTRIES from 1 << 16 to 1 << 15 took 7 MB more off (101 -> 94 MB, issue 36).
+# GROUP_ENTRIES from 1 << 16 to 1 << 15 took 7 MB more off (101 -> 94 MB at 100k rows).
 BUCKET_CELLS = 1 << 20
 GROUP_ENTRIES = 1 << 15  # cases (with copies) grown together before going deeper
 # Rounds between trims of the heap (every round: growth's peak at 1M rows 5 MB lower,
