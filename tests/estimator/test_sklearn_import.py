@@ -14,7 +14,7 @@ import pytest
 
 import treegen
 from treegen.codegen.options import ExportOptions
-from treegen.errors import UsageError
+from treegen.errors import TreegenError, UsageError
 from treegen.kinds.export import render
 from treegen.verify.build import build, have_compiler
 
@@ -520,3 +520,25 @@ def test_nan_in_an_ensemble_is_named_where_it_is(
     assert not (tmp_path / "m.trees").exists()
     with pytest.raises(UsageError, match=re.escape(named)):
         treegen.from_sklearn(est)
+
+
+def test_an_estimator_altered_after_fitting_is_a_treegen_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A forest whose member lost its tree_ (an edited pickle) is a TreegenError (and a
+    ValueError) naming what failed, the original error kept as its cause; the CLI prints
+    the same message as the file's, exit 2, and writes nothing."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    est = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, X[:, 0] > 0)
+    del est.estimators_[1].__dict__["tree_"]
+    want = r"not a fitted estimator treegen can read \(AttributeError: .*'tree_'"
+    with pytest.raises(TreegenError, match="^" + want) as err:
+        treegen.from_sklearn(est)
+    assert isinstance(err.value, ValueError)
+    assert isinstance(err.value.__cause__, AttributeError)
+    pkl, out = tmp_path / "edited.pkl", tmp_path / "m.trees"
+    pkl.write_bytes(pickle.dumps(est))
+    code, _, stderr = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
+    assert code == 2 and not out.exists()
+    assert re.fullmatch(rf"treegen: error: {re.escape(str(pkl))}: {want}\)\n", stderr)

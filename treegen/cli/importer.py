@@ -23,14 +23,6 @@ def run_import_sklearn(args: argparse.Namespace) -> int:
         flag = flag if given.get(exc.option or "") else None
         exc.file, exc.option = (None, flag) if flag else (args.file, None)
         raise
-    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as exc:
-        # FILE's objects are what the file says they are: one damaged or edited (a
-        # member without its tree_, arrays of another shape or type) fails where treegen
-        # reads scikit-learn's fitted attributes.  The file's fault, as in loading it.
-        raise ModelFileError(
-            f"not a fitted estimator treegen can read ({type(exc).__name__}: {exc})",
-            file=args.file,
-        ) from None
     write_imported(args, model.value, "estimator")
     return 0
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
 from treegen.ensemble.regress import from_estimator
-from treegen.errors import ModelFileError, UsageError, a_name
+from treegen.errors import EstimatorError, ModelFileError, TreegenError, UsageError, a_name
 from treegen.model.version import VERSION
 
 if TYPE_CHECKING:
@@ -50,7 +50,17 @@ def from_sklearn(
     else x0, x1, ...); ``target`` names the class column (the one ``eval`` reads labels
     from), or a regressor's output (``target[k]`` for output k of several)."""
     _refuse_a_wrapper(estimator)
-    ens = from_estimator(estimator, feature_names, target)
+    try:
+        ens = from_estimator(estimator, feature_names, target)
+    except TreegenError:
+        raise
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as exc:
+        # An estimator is read through the fitted attributes scikit-learn gives it; one
+        # altered after fitting, or unpickled from an edited file (a member without its
+        # tree_, arrays of another shape or type), fails where they are read.
+        raise EstimatorError(
+            f"not a fitted estimator treegen can read ({type(exc).__name__}: {exc})"
+        ) from exc
     # Imported here: `treegen import-sklearn`'s parser (built for every command) reads
     # this module's constants, and the API imports the trainer.
     from treegen.api import Model
