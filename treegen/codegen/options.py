@@ -99,8 +99,9 @@ class ExportOptions:
         if isinstance(scale, Mapping):
             per += [(str(n), k) for n, k in scale.items()]
             scale = None
-        if scale is not None:
-            object.__setattr__(self, "scale", _fraction(scale, "scale"))
+        # A mapping's scales moved to feature_scales leave none here: kept, they were
+        # taken again by every replace() of the record ("K given more than once").
+        object.__setattr__(self, "scale", None if scale is None else _fraction(scale, "scale"))
         named = [n for n, _ in per]
         twice = next((n for i, n in enumerate(named) if n in named[:i]), None)
         if twice is not None:  # the last K was used, and the header recorded both
