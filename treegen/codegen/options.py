@@ -203,9 +203,8 @@ def _pairs(spec: object) -> Iterable[tuple[str, object]]:
         return [(str(n), k) for n, k in spec.items()]
     items = list(spec) if isinstance(spec, list | tuple) else None
     if items is None or not all(isinstance(p, list | tuple) and len(p) == 2 for p in items):
-        raise UsageError(
-            f"feature_scales must be {{name: K}} or (name, K) pairs, not {spec!r}",
-            option="--scale",
+        raise UsageError(  # the API's alone: the command line's scales are pairs
+            f"must be {{name: K}} or (name, K) pairs, not {spec!r}", option="feature_scales"
         )
     return [(str(n), k) for n, k in items]
 
