@@ -281,6 +281,9 @@ def test_the_estimator_names_the_keyword(tmp_path: Path) -> None:
     with pytest.raises(TreegenError, match="^style: unknown style 'x'"):
         clf.export_c(tmp_path, style="x")
     assert list(tmp_path.iterdir()) == []
+    # fit passes sample_weight to treegen.train as its weights=: named as fit takes it.
+    with pytest.raises(TreegenError, match=r"^sample_weight: must be one number per row"):
+        treegen.C45Classifier().fit(X, X[:, 0] > 0, sample_weight=[1.0, 2.0])
 
 
 def test_from_sklearn_names_its_keywords() -> None:

@@ -267,6 +267,8 @@ class C45Classifier:
         except EstimatorError:
             raise
         except TreegenError as exc:  # scikit-learn's callers expect a ValueError
+            if exc.option == "weights":  # treegen.train's name for sample_weight
+                exc.option = "sample_weight"
             raise EstimatorError(str(exc)) from exc
         self.model_ = model
         self.classes_ = np.unique(labels)
