@@ -75,6 +75,21 @@ def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:
     assert "golf_predict" in cli["predict.h"]
 
 
+def test_scales_by_name_write_the_cli_bytes(tmp_path: Path) -> None:
+    """``scale={name: K}`` was kept in the record beside the feature_scales it became, so
+    export_c's own replace() of the options took it twice: "humidity=K given more than
+    once", whatever the name."""
+    model = treegen.train(f"{GOLF}.names").save(tmp_path / "golf.tree")
+    argv = ["-q", "export", str(tmp_path / "golf.tree"), "--input-type", "int16"]
+    assert main([*argv, "--scale", "humidity=2", "-o", str(tmp_path / "out")]) == 0
+    cli = {p.name: p.read_text() for p in (tmp_path / "out").iterdir()}
+    for scales in ({"scale": {"humidity": 2}}, {"feature_scales": {"humidity": 2}}):
+        opts = model.export_options(input_type="int16", **scales)
+        assert opts.scale is None and opts.feature_scales == (("humidity", 2),)
+        written = model.export_c(tmp_path / "out", input_type="int16", **scales)
+        assert {p.name: p.read_text() for p in written} == cli
+
+
 @pytest.mark.slow
 def test_export_c_and_verify_take_the_inline_top(tmp_path: Path) -> None:
     model = treegen.Model.of(cm.synthetic(3, 400)).save(tmp_path / "syn.tree")  # 100+ tests

@@ -165,13 +165,13 @@ def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("keywords", "match"),
     [
-        ({"proba": "yes"}, "--proba: must be True, False or None, not 'yes'"),
-        ({"scores": 1}, "--scores: must be True or False, not 1"),
-        ({"inline_top": 2.0, "missing": "none"}, "--inline-top: must be an integer, not 2.0"),
-        ({"inline_top": -1}, "--inline-top: -1 is negative"),
-        ({"missing_value": True, "input_type": "int16"}, "--missing-value: must be an integer"),
-        ({"scale": "1e999", "input_type": "int16"}, "--scale: scale 1e999 is beyond a double"),
-        ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "--scale: scale 1000"),
+        ({"proba": "yes"}, "^proba: must be True, False or None, not 'yes'"),
+        ({"scores": 1}, "^scores: must be True or False, not 1"),
+        ({"inline_top": 2.0, "missing": "none"}, "^inline_top: must be an integer, not 2.0"),
+        ({"inline_top": -1}, "^inline_top: -1 is negative"),
+        ({"missing_value": True, "input_type": "int16"}, "^missing_value: must be an integer"),
+        ({"scale": "1e999", "input_type": "int16"}, "^scale: scale 1e999 is beyond a double"),
+        ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "^scale: scale 1000"),
     ],
 )
 def test_export_options_check_their_types(
@@ -321,8 +321,8 @@ def test_paths_and_names_of_the_wrong_type_name_the_argument(tmp_path: Path) -> 
         (lambda: treegen.load(None), "path"),  # type: ignore[arg-type]
         (lambda: model.save(42), "path"),  # type: ignore[arg-type]
         (lambda: model.export_c(None), "out_dir"),  # type: ignore[arg-type]
-        (lambda: model.export_c(tmp_path, prefix=3), "--prefix"),
-        (lambda: model.export_c(tmp_path, name=3), "--name"),
+        (lambda: model.export_c(tmp_path, prefix=3), "prefix"),
+        (lambda: model.export_c(tmp_path, name=3), "name"),
         (lambda: model.verify(cc=42), "cc"),  # type: ignore[arg-type]
         (
             lambda: treegen.train(f"{GOLF}.names", validation=42, prune="reduced-error"),  # type: ignore[arg-type]
@@ -390,9 +390,9 @@ def test_export_takes_numpy_integers_and_names_bad_feature_scales(tmp_path: Path
     opts = model.export_options(style="table", missing="none", inline_top=np.int32(2))
     assert opts.inline_top == 2 and type(opts.inline_top) is int
     assert model.export_options(input_type="int16", feature_scales=[("x0", 2)]).feature_scales
-    with pytest.raises(UsageError, match=r"^--scale: feature_scales must be \{name: K\}"):
+    with pytest.raises(UsageError, match=r"^feature_scales: must be \{name: K\}"):
         model.export_c(tmp_path, input_type="int16", feature_scales="x0=2")
-    with pytest.raises(UsageError, match="^--missing-value: must be an integer"):
+    with pytest.raises(UsageError, match="^missing_value: must be an integer"):
         model.export_c(tmp_path, input_type="int16", missing_value=np.float64(5))
     assert list(tmp_path.iterdir()) == []
 

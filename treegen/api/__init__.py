@@ -34,6 +34,7 @@ from treegen.data.readers import read_dataset
 from treegen.errors import TrainError, UsageError
 from treegen.kinds import load as load_kind
 from treegen.model.core import flavor_compares_float32
+from treegen.model.optnames import keyword_errors
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import ENGINES, PRUNINGS, Pruning
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 
+@keyword_errors
 @numpy_defaults
 def load(path: PathLike) -> Model:
     """Read a model file of any kind (``model.tree``, a ruleset of ``treegen rules -o``),
@@ -144,6 +146,7 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
     return opts
 
 
+@keyword_errors
 @numpy_defaults
 def train(
     data: Data,
@@ -242,6 +245,7 @@ def _weights(weights: npt.ArrayLike, n_rows: int) -> npt.NDArray[np.float64]:
     return w
 
 
+@keyword_errors
 @numpy_defaults
 def train_rules(
     data: Data,

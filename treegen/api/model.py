@@ -37,6 +37,7 @@ from treegen.errors import UsageError
 from treegen.kinds import Kind, a_kind, check_kind, kind_of
 from treegen.kinds.export import export_files, file_name
 from treegen.kinds.spec import random_rows_error
+from treegen.model.optnames import keyword_errors
 
 REPR_CLASSES = 5  # the classes a repr names, the rest counted
 
@@ -120,6 +121,7 @@ class Model:
         weights = reader != "verify"
         return x_of(self.schema, self.value.compares_float32, X, f"Model.{reader}", weights)
 
+    @keyword_errors
     @numpy_defaults
     def predict(self, X: Rows) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes); for a
@@ -129,6 +131,7 @@ class Model:
             return values[:, 0] if values.shape[1] == 1 else values
         return self.classes_[self.kind.predict(self.value, self._x(X, "predict"))]
 
+    @keyword_errors
     @numpy_defaults
     def predict_proba(self, X: Rows) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of :attr:`classes_`."""
@@ -137,12 +140,14 @@ class Model:
             raise UsageError(f"{a_kind(self.kind.name)} gives classes, not class probabilities")
         return proba(self.value, self._x(X, "predict_proba"))
 
+    @keyword_errors
     @numpy_defaults
     def save(self, path: PathLike) -> Model:
         """Write the model file (atomically); returns the model with ``path`` set."""
         write_text_atomic(path_of(path, "path"), self.kind.to_json(self.value))
         return Model.of(self.value, path)
 
+    @keyword_errors
     def export_options(
         self, options: ExportOptions | None = None, **overrides: Any
     ) -> ExportOptions:
@@ -163,6 +168,7 @@ class Model:
             )
         return replace(options or ExportOptions(), **overrides)
 
+    @keyword_errors
     @numpy_defaults
     def export_c(
         self, out_dir: PathLike, options: ExportOptions | None = None, **overrides: Any
@@ -174,6 +180,7 @@ class Model:
         opts = self.export_options(options, **overrides)
         return export_files(self.value, path_of(out_dir, "out_dir"), opts, path=self.path)[1]
 
+    @keyword_errors
     @numpy_defaults
     def verify(
         self,

@@ -99,8 +99,9 @@ class ExportOptions:
         if isinstance(scale, Mapping):
             per += [(str(n), k) for n, k in scale.items()]
             scale = None
-        if scale is not None:
-            object.__setattr__(self, "scale", _fraction(scale, "scale"))
+        # A mapping's scales moved to feature_scales leave none here: kept, they were
+        # taken again by every replace() of the record ("K given more than once").
+        object.__setattr__(self, "scale", None if scale is None else _fraction(scale, "scale"))
         named = [n for n, _ in per]
         twice = next((n for i, n in enumerate(named) if n in named[:i]), None)
         if twice is not None:  # the last K was used, and the header recorded both
@@ -202,9 +203,8 @@ def _pairs(spec: object) -> Iterable[tuple[str, object]]:
         return [(str(n), k) for n, k in spec.items()]
     items = list(spec) if isinstance(spec, list | tuple) else None
     if items is None or not all(isinstance(p, list | tuple) and len(p) == 2 for p in items):
-        raise UsageError(
-            f"feature_scales must be {{name: K}} or (name, K) pairs, not {spec!r}",
-            option="--scale",
+        raise UsageError(  # the API's alone: the command line's scales are pairs
+            f"must be {{name: K}} or (name, K) pairs, not {spec!r}", option="feature_scales"
         )
     return [(str(n), k) for n, k in items]
 

@@ -28,6 +28,7 @@ from treegen.data.arrays import column_index
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import EstimatorError, NotFittedError, TreegenError
 from treegen.model import classify
+from treegen.model.optnames import keyword_errors
 from treegen.trainer import Criterion, Engine, Flavor
 from treegen.trainer.options import Pruning
 
@@ -229,6 +230,7 @@ class C45Classifier:
                 raise EstimatorError(exc.message, option=exc.option) from None
         return out
 
+    @keyword_errors
     @numpy_defaults
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
         """Train the tree on ``X`` (rows of features, NaN missing) and the labels ``y``;
@@ -265,6 +267,8 @@ class C45Classifier:
         except EstimatorError:
             raise
         except TreegenError as exc:  # scikit-learn's callers expect a ValueError
+            if exc.option == "weights":  # treegen.train's name for sample_weight
+                exc.option = "sample_weight"
             raise EstimatorError(str(exc)) from exc
         self.model_ = model
         self.classes_ = np.unique(labels)
@@ -373,6 +377,7 @@ class C45Classifier:
             )
         return self._matrix(cols, self.categories_, table.feature_names(X))
 
+    @keyword_errors
     @numpy_defaults
     def predict(self, X: Any) -> npt.NDArray[np.generic]:
         """The predicted class of every row (C4.5's classifier: the most probable class)."""
@@ -380,12 +385,14 @@ class C45Classifier:
         out: npt.NDArray[np.generic] = self.classes_[classify.predict(self.model_.value, x)]
         return out
 
+    @keyword_errors
     @numpy_defaults
     def predict_proba(self, X: Any) -> npt.NDArray[np.float64]:
         """Class probabilities per row, columns in the order of ``classes_``."""
         x = self._x(X)
         return classify.predict_proba(self.model_.value, x)
 
+    @keyword_errors
     @numpy_defaults
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``(X, y)``, weighted by ``sample_weight`` if given."""
@@ -404,6 +411,7 @@ class C45Classifier:
             raise _not_fitted(self)
         return self.model_
 
+    @keyword_errors
     @numpy_defaults
     def export_c(self, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
         """``predict.c``/``predict.h`` for the fitted tree: :meth:`treegen.Model.export_c`."""
