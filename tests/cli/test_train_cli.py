@@ -191,6 +191,24 @@ def test_predict_proba_lines(
     assert out_file.read_text() == out
 
 
+def test_predict_keeps_a_line_per_row_for_class_names_that_do_not_print(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A class name holding a tab or a newline was printed raw: a row's line split in
+    # two and its columns shifted. predict shows it as show and eval do (<U+XXXX>).
+    data = tmp_path / "c.csv"
+    rows = "".join(f'{i},"a\tb"\n{i + 10},"c\nd"\n' for i in range(3))
+    data.write_text("x,cls\n" + rows)
+    model = str(tmp_path / "c.tree")
+    assert run_cli(capsys, "train", str(data), "-o", model, "-q")[0] == 0
+    _code, out, _ = run_cli(capsys, "predict", model, str(data), "--proba", "--header")
+    lines = out.splitlines()
+    assert lines[0] == "class\ta<U+0009>b\tc<U+000A>d", out
+    assert len(lines) == 1 + 6, out
+    assert [line.split("\t")[0] for line in lines[1:]] == ["a<U+0009>b", "c<U+000A>d"] * 3
+    assert all(len(line.split("\t")) == 3 for line in lines[1:]), out
+
+
 def test_cv_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str], golf: str) -> None:
     first = run_cli(capsys, "cv", golf, "--folds", "5", "--seed", "3")
     second = run_cli(capsys, "cv", golf, "--folds", "5", "--seed", "3")
