@@ -19,7 +19,11 @@ from treegen.data.readers.csv import read_csv
 from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
 from treegen.data.readers.table import Column, RawTable
-from treegen.data.readers.weightcol import refuse_model_column, take_weight_column
+from treegen.data.readers.weightcol import (
+    refuse_attribute_options,
+    refuse_model_column,
+    take_weight_column,
+)
 from treegen.data.words import counted
 from treegen.errors import DatasetError, UsageError
 
@@ -87,6 +91,8 @@ def read_dataset(
             "as {w} after it",
             option="--weights",
         )
+    if weight_column is not None:
+        refuse_attribute_options(weight_column, nominal, ignore)
     if schema is not None and weight_column is not None:
         refuse_model_column(schema, weight_column)
     if fmt == "c45" and target is not None and target != "class":
