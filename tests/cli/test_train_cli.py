@@ -247,6 +247,10 @@ def test_a_committee_goes_where_the_help_says(
 # ----------------------------------------------------------------- bad input
 
 
+_ON_VALIDATION = ["train", "{golf}", "--prune", "reduced-error", "--validation", "{golf}"]
+_NO_FOLD = "reduced-error pruning on --validation holds out no fold"
+
+
 @pytest.mark.parametrize(
     ("argv", "named"),
     [
@@ -284,6 +288,10 @@ def test_a_committee_goes_where_the_help_says(
         (["cv", "{golf}", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
         (["train", "{golf}", "--no-prune", "--prune", "reduced-error"], "--no-prune"),
         (["train", "{golf}", "--prune", "reduced-error", "--cf", "0.1"], "--cf"),
+        # --validation prunes on its rows: no fold is held out, none shuffled (both were
+        # silently ignored)
+        ([*_ON_VALIDATION, "--folds", "3"], f"--folds: {_NO_FOLD}"),
+        ([*_ON_VALIDATION, "--seed", "2"], f"--seed: {_NO_FOLD}"),
         # the model recorded the confidence no pruning used (J48 refuses -C with -U)
         (["train", "{golf}", "--no-prune", "--cf", "0.1"], "--cf: is error-based pruning's"),
         (["cv", "{golf}", "--folds", "2", "--no-prune", "-c", "0.1"], "--cf: is error-based"),
