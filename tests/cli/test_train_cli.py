@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,30 @@ def test_golf_end_to_end(
     code, out, _ = run_cli(capsys, "predict", "golf.tree", golf)
     labels = [line.split(",")[-1] for line in Path(golf).read_text().split("\n") if line]
     assert out.splitlines() == [label.strip().rstrip(".") for label in labels]
+
+
+def test_eval_unpruned_needs_the_same_data_and_growth(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
+) -> None:
+    # The Before Pruning columns are MODEL's own tree before pruning: a raw tree of
+    # the same attributes grown with other options or on other rows was taken as it.
+    model, raw = str(tmp_path / "golf.tree"), str(tmp_path / "raw.tree")
+    assert run_cli(capsys, "train", golf, "-o", model, "-q")[0] == 0
+    fewer = tmp_path / "golf"
+    shutil.copy(Path(golf).with_suffix(".names"), fewer.with_suffix(".names"))
+    rows = Path(golf).with_suffix(".data").read_text().splitlines(keepends=True)
+    fewer.with_suffix(".data").write_text("".join(rows[1:]))
+    for data, options, why in (
+        (golf, ["-m", "3"], "grown with other options"),
+        (golf, ["--flavor", "j48"], "grown with other options"),
+        (str(fewer.with_suffix(".names")), [], "trained on other data"),
+    ):
+        assert run_cli(capsys, "train", data, "--no-prune", *options, "-o", raw, "-q")[0] == 0
+        code, out, err = run_cli(capsys, "eval", model, golf, "--unpruned", raw)
+        assert (code, out) == (2, "") and err.count("\n") == 1, err
+        assert err == f"treegen: error: --unpruned: {raw} was {why} than MODEL\n", err
+    assert run_cli(capsys, "train", golf, "--no-prune", "-o", raw, "-q")[0] == 0
+    assert run_cli(capsys, "eval", model, golf, "--unpruned", raw)[0] == 0
 
 
 def test_j48_flavour_through_the_cli(
