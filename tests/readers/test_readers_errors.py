@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
 from treegen.errors import DatasetError
 
@@ -98,6 +99,23 @@ def test_a_column_that_differs_in_spaces_is_pointed_at(tmp_path: Path) -> None:
     )
     rows.write_text("b,c\n1,x\n")
     assert "spaces" not in error(str(rows), schema=schema).message
+
+
+def test_a_column_whose_spaces_lightgbm_wrote_as_underscores_is_pointed_at(
+    tmp_path: Path,
+) -> None:
+    # LightGBM writes a DataFrame column 'temp C' into its model file as 'temp_C': the
+    # CSV the model was fitted from then lacked 'temp_C', with no word of why.
+    schema = Schema((Attribute("temp_C", "continuous"), Attribute("hum", "continuous")), ("0", "1"))
+    rows = tmp_path / "p.csv"
+    rows.write_text("hum,temp C\n1,2\n")
+    assert error(str(rows), schema=schema).message == (
+        "column 'temp_C' that the model uses is missing (columns: hum, temp C); the file's "
+        "'temp C' is it with '_' for its spaces, as LightGBM writes a feature name (rename "
+        "the column, or import with --feature-names)"
+    )
+    rows.write_text("hum,temp D\n1,2\n")
+    assert "LightGBM" not in error(str(rows), schema=schema).message
 
 
 def test_duplicate_attribute_names(tmp_path: Path) -> None:
