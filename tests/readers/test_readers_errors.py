@@ -266,6 +266,21 @@ def test_weka_csvsaver_quotes_are_named(tmp_path: Path) -> None:
     assert loc(e) == ("x.csv", 3, 14) and "CSVSaver" not in e.message
 
 
+def test_a_comment_line_above_the_header_is_named(tmp_path: Path) -> None:
+    """A data logger's '# ...' line above the header was read as the header, and the
+    error pointed at the first data row's extra cells only."""
+    e = error(write(tmp_path, "log.csv", "# logger v1.2, 10 Hz\nt,h,c\n1,2,p\n"))
+    assert loc(e) == ("log.csv", 2, 5) and "expected 2 values" in e.message
+    assert e.message.endswith(
+        " (line 1, '# logger v1.2, 10 Hz', is read as the header: a comment? CSV has "
+        "none: delete it)"
+    ), e.message
+    e = error(write(tmp_path, "one.csv", "# logger\nt,h,c\n1,2,p\n"))
+    assert loc(e) == ("one.csv", 2, 3) and "line 1, '# logger', is read as the header" in e.message
+    e = error(write(tmp_path, "x.csv", "n,t\n1,2,p\n"))
+    assert "comment" not in e.message
+
+
 def test_a_number_is_written_in_ascii_digits(tmp_path: Path) -> None:
     """float() reads Unicode digits ("١" is 1.0, "１" too) and a str pattern's \\d matched
     them, so they were numbers here where strtod, Release 8 and Weka read none: a CSV

@@ -15,7 +15,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
+from treegen.data.dataset import printed_name
+from treegen.data.readers.table import (
+    Column,
+    RawRow,
+    RawTable,
+    check_row_widths,
+    check_unique,
+    shorten,
+)
 from treegen.data.readers.text import (
     FieldError,
     QuoteError,
@@ -107,6 +115,15 @@ def _csvsaver_hint(table: RawTable, line: int | None, sep: str) -> str:
     return ""
 
 
+def _comment_hint(line: int, raw: str) -> str:
+    """Why the rows may not fit the header: a data logger's ``# ...`` line above it,
+    read as the header (CSV has no comments)."""
+    if not raw.lstrip("\ufeff \t").startswith("#"):
+        return ""
+    shown = printed_name(shorten(raw))
+    return f" (line {line}, '{shown}', is read as the header: a comment? CSV has none: delete it)"
+
+
 def read_csv(path: str, target: str | None = None) -> RawTable:
     """Read a CSV file into a table whose columns are all of kind ``infer``."""
     return parse_csv(path, read_text(path), target)
@@ -147,7 +164,9 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
     try:
         check_row_widths(table, f"{counted(len(columns), 'column')} in the header")
     except DatasetError as err:
-        err.message += _csvsaver_hint(table, err.line, sep)
+        err.message += _csvsaver_hint(table, err.line, sep) or _comment_hint(
+            header_line, header_raw
+        )
         raise
     if target is None:
         table.class_index = len(columns) - 1
