@@ -469,6 +469,21 @@ def test_a_nan_word_in_a_continuous_column_says_how_missing_is_written(tmp_path:
     assert e.message == "'abc' is not a finite number (attribute 'x' is continuous)"
 
 
+def test_a_comma_number_in_a_continuous_column_says_how_numbers_are_written(
+    tmp_path: Path,
+) -> None:
+    """A model's data written as a spreadsheet writes it ('1,5' from a ';' file, "1,234")
+    said only that the cell was no number, where training's note names the comma."""
+    train = read_dataset(write(tmp_path, "t.csv", "x,y\n1,p\n2,q\n"))
+    for cell, sep, shown in (("1,5", ";", "1,5"), ('"1,234"', ",", "1,234")):
+        e = error(write(tmp_path, "u.csv", f"x{sep}y\n{cell}{sep}p\n"), schema=train.schema)
+        assert loc(e) == ("u.csv", 2, 1)
+        assert e.message == (
+            f"'{shown}' is not a finite number (attribute 'x' is continuous; its decimal "
+            "point is '.', with no thousands separator)"
+        )
+
+
 @pytest.mark.parametrize(
     ("name", "compress"),
     [

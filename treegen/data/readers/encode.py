@@ -17,6 +17,7 @@ import numpy as np
 from treegen.data.colnames import option_name
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.frame import default_names
+from treegen.data.readers.lookalike import comma_number
 from treegen.data.readers.table import (
     NUMBER_TEXT,
     RawRow,
@@ -85,7 +86,13 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
             if value is None:
                 # Other tools' missing markers ('NA', 'NaN', ...) are numbers to no one
                 # here, nor missing: say how treegen writes one.
-                hint = "; write '?' for an unknown value" if text.lower() in _MARKERS else ""
+                hint = (
+                    "; write '?' for an unknown value"
+                    if text.lower() in _MARKERS
+                    else "; its decimal point is '.', with no thousands separator"
+                    if comma_number(text.strip())
+                    else ""
+                )
                 raise _err(
                     table,
                     row,

@@ -30,6 +30,12 @@ _MOST_MARKERS = 3
 _SHOWN = 2  # decimal-comma values quoted in a note
 
 
+def comma_number(text: str) -> bool:
+    """Whether ``text`` is a number written with a decimal comma or thousands
+    separators (``1,5``, ``1,234,567.5``), which treegen does not read as a number."""
+    return bool(_DECIMAL_COMMA.match(text) or _THOUSANDS.match(text))
+
+
 def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[tuple[str, str]]:
     """The name and a note of each nominal attribute of ``schema`` (not among
     ``forced``, the columns ``--nominal`` named) whose values are numbers but for at
@@ -81,7 +87,7 @@ def _why(values: Sequence[str]) -> str | None:
     for v in values:
         if parse_number(v) is not None:
             numbers += 1
-        elif _DECIMAL_COMMA.match(v) or _THOUSANDS.match(v):
+        elif comma_number(v):
             commas.append(v)
         else:
             others.append(v)
