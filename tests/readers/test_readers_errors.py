@@ -235,6 +235,13 @@ def test_csv_errors(tmp_path: Path) -> None:
     assert loc(e) == ("i.csv", 1, 5) and "a separator at the end of the line?" in e.message
     e = error(write(tmp_path, "j.csv", "x,,y\n1,2,a\n"))
     assert loc(e) == ("j.csv", 1, 3) and e.message == "empty column name in the header"
+    # Excel's separator line above the header: its separator ends it, but it is no header.
+    for sep in (";", ","):
+        e = error(write(tmp_path, "k.csv", f"sep={sep}\nx{sep}y\n1{sep}a\n"))
+        assert loc(e) == ("k.csv", 1, 6) and e.message == (
+            f"empty column name in the header (line 1, 'sep={sep}', is Excel's separator "
+            "line, not a header: delete it; treegen tells the separator from the header)"
+        )
 
 
 def test_text_after_a_closing_quote(tmp_path: Path) -> None:

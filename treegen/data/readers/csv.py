@@ -85,6 +85,10 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
     return out
 
 
+# Excel's first line "sep=;" names the separator of the lines below it.
+_EXCEL_SEP = re.compile(r"\ufeff?\s*sep=.\s*\Z")
+
+
 def separator(path: str, text: str) -> str:
     """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
     ``;`` for a header with semicolons but no commas (spreadsheets in some locales).
@@ -144,6 +148,10 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
             why = (
                 " (pandas writes its index so: name it, or write with index=False)"
                 if i == 0 and len(header) > 1
+                else f" (line {header_line}, '{printed_name(header_raw)}', is Excel's "
+                "separator line, not a header: delete it; treegen tells the separator from "
+                "the header)"
+                if _EXCEL_SEP.match(header_raw)
                 else " (a separator at the end of the line?)"
                 if i == len(header) - 1 and i > 0
                 else ""
