@@ -392,6 +392,22 @@ def test_train_with_a_bad_stem_test_file_writes_no_model(
     assert not model.exists()
 
 
+def test_stem_test_rows_without_a_class_are_noted_as_eval_notes_them(
+    capsys: pytest.CaptureFixture[str], golf_here: Path
+) -> None:
+    # train's and rules' evaluation of STEM.test left such a row out in silence, where
+    # 'treegen eval' says how many it did not evaluate.
+    rows = (golf_here / "golf.data").read_text().splitlines(keepends=True)
+    (golf_here / "golf.test").write_text("".join(rows[:2]) + "rain, 70, 96, false, ?\n")
+    note = "treegen: 1 row without a class value was not evaluated\n"
+    for argv in (["train", "golf.names", "-o", "g.tree"], ["rules", "golf.names", "-o", "g.rules"]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 0 and "Evaluation on test data (2 items)" in out + err, (out, err)
+        assert err.endswith(note), err
+        code, _, err = run_cli(capsys, *argv, "-q")
+        assert code == 0 and err == ""
+
+
 def test_train_refuses_to_overwrite_its_data(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, golf: str
 ) -> None:
