@@ -10,7 +10,7 @@ import pytest
 
 from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
-from treegen.errors import DatasetError
+from treegen.errors import DatasetError, UsageError
 
 GOLF_NAMES = (
     "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n"
@@ -375,6 +375,15 @@ def test_option_errors(tmp_path: Path) -> None:
     assert "cannot be ignored" in error(path, ignore=["y"]).message
     golf = c45(tmp_path)
     assert "--target does not apply to C4.5" in error(golf, target="windy").message
+    # A column both ignored and read as nominal: --ignore won, --nominal went unused.
+    path = write(tmp_path, "b.csv", "x,z,y\n1,2,a\n")
+    for file, both in ((path, "z"), (golf, "humidity")):
+        with pytest.raises(UsageError) as info:
+            read_dataset(file, nominal=[both], ignore=[both])
+        assert str(info.value) == (
+            f"--nominal: names '{both}', which --ignore names too (an ignored column is no "
+            "attribute)"
+        )
 
 
 # ---- numbers beyond the range the model computes in ---------------------------------------

@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from treegen.data.colnames import refuse_nominal_and_ignored
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers.arff import read_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_cases, schema_columns
@@ -91,6 +92,7 @@ def read_dataset(
             "as {w} after it",
             option="--weights",
         )
+    refuse_nominal_and_ignored(nominal, ignore)
     if weight_column is not None:
         refuse_attribute_options(weight_column, nominal, ignore)
     if schema is not None and weight_column is not None:
