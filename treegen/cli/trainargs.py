@@ -207,6 +207,15 @@ def check_train_args(args: argparse.Namespace) -> TrainOptions:
         raise UsageError("needs --bag", option="--bag-seed")
     if (args.boost is not None or args.bag is not None) and validation_file is not None:
         raise UsageError("trains one tree, not a committee", option="--validation")
+    if getattr(args, "weight_column", None) is not None and (
+        args.boost is not None or args.bag is not None
+    ):
+        # As committee/boost.py refuses an ARFF file's weights, but named before reading.
+        committee = "--boost" if args.boost is not None else "--bag"
+        raise UsageError(
+            f"instance weights are for one tree: {committee} weights or draws the cases itself",
+            option="--weights",
+        )
     return opts
 
 
