@@ -173,6 +173,26 @@ def test_swapped_arguments_are_named_as_swapped(
     )
 
 
+@pytest.mark.parametrize("name", ["weather.csv", "weather.txt", "weather"])
+def test_an_arff_file_named_as_csv_says_so(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A name without .arff makes DATA a CSV file: an ARFF file so named failed with the
+    # CSV reader's row error ("expected 1 value (1 column in the header), found 5").
+    data = tmp_path / name
+    shutil.copy(DATA / "reference" / "golf" / "golf.arff", data)
+    tree = tmp_path / "m.tree"
+    for argv in (["train", str(data), "-o", str(tree)], ["cv", str(data), "--folds", "2"]):
+        got = run_cli(capsys, *argv)
+        assert got == (
+            2,
+            "",
+            f"treegen: error: {data} is an ARFF data file; {argv[0]} reads it as CSV by its "
+            "name (an ARFF file's name ends in .arff)\n",
+        )
+    assert not tree.exists()
+
+
 def test_a_csv_with_quoted_separators_is_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -53,17 +53,37 @@ def test_train_names_the_column_and_its_non_number(
     assert income.kind == "nominal" and "NA" in income.values
 
 
-def test_a_decimal_comma_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("sep", "income", "said"),
+    [
+        (
+            ";",
+            ["41962,5", "38000", "51000,25", "47000", "39000,1"],
+            "('41962,5', '51000,25', ...) are numbers written with a decimal comma, which is "
+            "no number to treegen (its decimal point is '.')",
+        ),
+        # '41,962' is forty-one thousand to an English spreadsheet: the note said it was
+        # written with a decimal comma, and took '1,234,567' and '1,234.5' for markers.
+        (
+            ",",
+            ['"41,962"', "380", '"1,234,567"', "470", '"1,234.5"'],
+            "('41,962', '1,234,567', ...) are numbers written with a comma (a thousands "
+            "separator, or a decimal comma), which is no number to treegen (its decimal "
+            "point is '.', and it reads no separators)",
+        ),
+    ],
+)
+def test_a_comma_in_numbers_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sep: str, income: list[str], said: str
+) -> None:
     path = tmp_path / "excel.csv"
-    path.write_text(_rows(";", ["41962,5", "38000", "51000,25", "47000", "39000,1"]))
+    path.write_text(_rows(sep, income))
     code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
     assert code == 0
     assert (
         f"treegen: warning: {path}: column 'income' is read as nominal (5 values): "
-        "3 of its values ('41962,5', '51000,25', ...) are numbers written with a decimal "
-        "comma, which is no number to treegen (its decimal point is '.'); "
-        "--nominal income reads it as nominal without this warning"
-    ) in err.splitlines()
+        f"3 of its values {said}; --nominal income reads it as nominal without this warning"
+    ) in err.splitlines(), err
 
 
 @pytest.mark.parametrize("command", [["rules"], ["cv", "--folds", "2"]])

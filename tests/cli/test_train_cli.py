@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,30 @@ def test_golf_end_to_end(
     assert out.splitlines() == [label.strip().rstrip(".") for label in labels]
 
 
+def test_eval_unpruned_needs_the_same_data_and_growth(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str
+) -> None:
+    # The Before Pruning columns are MODEL's own tree before pruning: a raw tree of
+    # the same attributes grown with other options or on other rows was taken as it.
+    model, raw = str(tmp_path / "golf.tree"), str(tmp_path / "raw.tree")
+    assert run_cli(capsys, "train", golf, "-o", model, "-q")[0] == 0
+    fewer = tmp_path / "golf"
+    shutil.copy(Path(golf).with_suffix(".names"), fewer.with_suffix(".names"))
+    rows = Path(golf).with_suffix(".data").read_text().splitlines(keepends=True)
+    fewer.with_suffix(".data").write_text("".join(rows[1:]))
+    for data, options, why in (
+        (golf, ["-m", "3"], "grown with other options"),
+        (golf, ["--flavor", "j48"], "grown with other options"),
+        (str(fewer.with_suffix(".names")), [], "trained on other data"),
+    ):
+        assert run_cli(capsys, "train", data, "--no-prune", *options, "-o", raw, "-q")[0] == 0
+        code, out, err = run_cli(capsys, "eval", model, golf, "--unpruned", raw)
+        assert (code, out) == (2, "") and err.count("\n") == 1, err
+        assert err == f"treegen: error: --unpruned: {raw} was {why} than MODEL\n", err
+    assert run_cli(capsys, "train", golf, "--no-prune", "-o", raw, "-q")[0] == 0
+    assert run_cli(capsys, "eval", model, golf, "--unpruned", raw)[0] == 0
+
+
 def test_j48_flavour_through_the_cli(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, reference_dir: Path
 ) -> None:
@@ -191,6 +216,24 @@ def test_predict_proba_lines(
     assert out_file.read_text() == out
 
 
+def test_predict_keeps_a_line_per_row_for_class_names_that_do_not_print(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A class name holding a tab or a newline was printed raw: a row's line split in
+    # two and its columns shifted. predict shows it as show and eval do (<U+XXXX>).
+    data = tmp_path / "c.csv"
+    rows = "".join(f'{i},"a\tb"\n{i + 10},"c\nd"\n' for i in range(3))
+    data.write_text("x,cls\n" + rows)
+    model = str(tmp_path / "c.tree")
+    assert run_cli(capsys, "train", str(data), "-o", model, "-q")[0] == 0
+    _code, out, _ = run_cli(capsys, "predict", model, str(data), "--proba", "--header")
+    lines = out.splitlines()
+    assert lines[0] == "class\ta<U+0009>b\tc<U+000A>d", out
+    assert len(lines) == 1 + 6, out
+    assert [line.split("\t")[0] for line in lines[1:]] == ["a<U+0009>b", "c<U+000A>d"] * 3
+    assert all(len(line.split("\t")) == 3 for line in lines[1:]), out
+
+
 def test_cv_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str], golf: str) -> None:
     first = run_cli(capsys, "cv", golf, "--folds", "5", "--seed", "3")
     second = run_cli(capsys, "cv", golf, "--folds", "5", "--seed", "3")
@@ -227,6 +270,10 @@ def test_a_committee_goes_where_the_help_says(
 
 
 # ----------------------------------------------------------------- bad input
+
+
+_ON_VALIDATION = ["train", "{golf}", "--prune", "reduced-error", "--validation", "{golf}"]
+_NO_FOLD = "reduced-error pruning on --validation holds out no fold"
 
 
 @pytest.mark.parametrize(
@@ -266,6 +313,10 @@ def test_a_committee_goes_where_the_help_says(
         (["cv", "{golf}", "--folds", "3", "--prune-seed", "4"], "--prune-seed: needs"),
         (["train", "{golf}", "--no-prune", "--prune", "reduced-error"], "--no-prune"),
         (["train", "{golf}", "--prune", "reduced-error", "--cf", "0.1"], "--cf"),
+        # --validation prunes on its rows: no fold is held out, none shuffled (both were
+        # silently ignored)
+        ([*_ON_VALIDATION, "--folds", "3"], f"--folds: {_NO_FOLD}"),
+        ([*_ON_VALIDATION, "--seed", "2"], f"--seed: {_NO_FOLD}"),
         # the model recorded the confidence no pruning used (J48 refuses -C with -U)
         (["train", "{golf}", "--no-prune", "--cf", "0.1"], "--cf: is error-based pruning's"),
         (["cv", "{golf}", "--folds", "2", "--no-prune", "-c", "0.1"], "--cf: is error-based"),
@@ -339,6 +390,22 @@ def test_train_with_a_bad_stem_test_file_writes_no_model(
     assert err.startswith("treegen: error: ") and err.count("\n") == 1, err
     assert "golf.test:1:" in err
     assert not model.exists()
+
+
+def test_stem_test_rows_without_a_class_are_noted_as_eval_notes_them(
+    capsys: pytest.CaptureFixture[str], golf_here: Path
+) -> None:
+    # train's and rules' evaluation of STEM.test left such a row out in silence, where
+    # 'treegen eval' says how many it did not evaluate.
+    rows = (golf_here / "golf.data").read_text().splitlines(keepends=True)
+    (golf_here / "golf.test").write_text("".join(rows[:2]) + "rain, 70, 96, false, ?\n")
+    note = "treegen: 1 row without a class value was not evaluated\n"
+    for argv in (["train", "golf.names", "-o", "g.tree"], ["rules", "golf.names", "-o", "g.rules"]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 0 and "Evaluation on test data (2 items)" in out + err, (out, err)
+        assert err.endswith(note), err
+        code, _, err = run_cli(capsys, *argv, "-q")
+        assert code == 0 and err == ""
 
 
 def test_train_refuses_to_overwrite_its_data(

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treegen.data.dataset import Attribute, Schema
@@ -23,7 +24,7 @@ from treegen.model.core import ContinuousTest, Leaf, Model, Node, NominalTest, S
 from treegen.model.options import ModelOptions, TrainOptions
 from treegen.model.show import format_tree, java_double, weka_double_to_string
 from treegen.rules.core import Condition, Rule, RuleSet
-from treegen.rules.show import format_path_rules, format_rules
+from treegen.rules.show import format_path_rules, format_rules, format_rules_evaluation
 
 from support.refparse import c45_sections
 
@@ -402,6 +403,19 @@ def test_names_that_do_not_print_are_shown_as_the_c_comments_show_them() -> None
     assert "\ta<U+0009>b = x<U+000A>y\n\t->  class yes<U+000D><U+000A>no  [" in rules
     assert rules.endswith("Default class: n\n")
     assert model.schema.printed() is not model.schema and GOLFISH.printed() is GOLFISH
+
+
+def test_the_rules_evaluation_table_shows_names_as_show_does() -> None:
+    """The per-rule table of ``treegen rules`` and ``eval RULES DATA`` ends each line
+    with the rule's class: a name holding a newline printed it raw, splitting the line."""
+    schema = Schema((Attribute("t", "continuous"),), ("yes\r\nno", "a\tb"))
+    rules = (Rule(1, (Condition(0, "<=", threshold=1.0),), 0, 0.1),)
+    text = format_rules_evaluation(
+        RuleSet(schema, rules, 1), "training", np.array([[0.0], [2.0]]), np.array([0, 1])
+    )
+    table = text[text.index("Rule  Size") : text.index("Tested")]
+    assert table.splitlines()[2].endswith("\tyes<U+000D><U+000A>no"), table
+    assert len(table.splitlines()) == 4  # header, dashes, rule 1, the blank before Tested
 
 
 def test_unknown_format_is_a_usage_error() -> None:

@@ -204,6 +204,25 @@ def test_the_options_mistakes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         (("predict", str(model), str(data), "--weights", "a"), "'a' is an attribute of the model"),
         (("eval", str(model), str(data), "--weights", "class"), "'class' is the model's class"),
         (("eval", str(golf), str(GOLF), "--weights", "outlook"), "'outlook' is an attribute"),
+        # A committee weights or draws its cases itself: the file was blamed for the option.
+        (
+            ("train", str(data), "--weights", "w", "--boost", "2"),
+            "instance weights are for one tree: --boost weights or draws the cases itself",
+        ),
+        (
+            ("cv", str(data), "--folds", "2", "--weights", "w", "--bag", "2"),
+            "instance weights are for one tree: --bag weights or draws the cases itself",
+        ),
+        # The weight column is no attribute: --ignore or --nominal naming it too said it
+        # was "not a column of this file".
+        (
+            ("train", str(data), "--weights", "w", "--ignore", "w"),
+            "column 'w' is also named by --ignore",
+        ),
+        (
+            ("cv", str(data), "--folds", "2", "--weights", "w", "--nominal", "b,w"),
+            "column 'w' is also named by --nominal",
+        ),
     ):
         code, out, err = run_cli(capsys, *argv)
         assert code == 2 and out == "" and err.startswith(f"treegen: error: --weights: {message}")

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treegen.data.dataset import Attribute, Schema
 from treegen.data.readers import read_dataset
-from treegen.errors import DatasetError
+from treegen.errors import DatasetError, UsageError
 
 GOLF_NAMES = (
     "Play, Don't Play.\n\noutlook: sunny, overcast, rain.\ntemperature: continuous.\n"
@@ -98,6 +99,23 @@ def test_a_column_that_differs_in_spaces_is_pointed_at(tmp_path: Path) -> None:
     )
     rows.write_text("b,c\n1,x\n")
     assert "spaces" not in error(str(rows), schema=schema).message
+
+
+def test_a_column_whose_spaces_lightgbm_wrote_as_underscores_is_pointed_at(
+    tmp_path: Path,
+) -> None:
+    # LightGBM writes a DataFrame column 'temp C' into its model file as 'temp_C': the
+    # CSV the model was fitted from then lacked 'temp_C', with no word of why.
+    schema = Schema((Attribute("temp_C", "continuous"), Attribute("hum", "continuous")), ("0", "1"))
+    rows = tmp_path / "p.csv"
+    rows.write_text("hum,temp C\n1,2\n")
+    assert error(str(rows), schema=schema).message == (
+        "column 'temp_C' that the model uses is missing (columns: hum, temp C); the file's "
+        "'temp C' is it with '_' for its spaces, as LightGBM writes a feature name (rename "
+        "the column, or import with --feature-names)"
+    )
+    rows.write_text("hum,temp D\n1,2\n")
+    assert "LightGBM" not in error(str(rows), schema=schema).message
 
 
 def test_duplicate_attribute_names(tmp_path: Path) -> None:
@@ -217,6 +235,13 @@ def test_csv_errors(tmp_path: Path) -> None:
     assert loc(e) == ("i.csv", 1, 5) and "a separator at the end of the line?" in e.message
     e = error(write(tmp_path, "j.csv", "x,,y\n1,2,a\n"))
     assert loc(e) == ("j.csv", 1, 3) and e.message == "empty column name in the header"
+    # Excel's separator line above the header: its separator ends it, but it is no header.
+    for sep in (";", ","):
+        e = error(write(tmp_path, "k.csv", f"sep={sep}\nx{sep}y\n1{sep}a\n"))
+        assert loc(e) == ("k.csv", 1, 6) and e.message == (
+            f"empty column name in the header (line 1, 'sep={sep}', is Excel's separator "
+            "line, not a header: delete it; treegen tells the separator from the header)"
+        )
 
 
 def test_text_after_a_closing_quote(tmp_path: Path) -> None:
@@ -246,6 +271,21 @@ def test_weka_csvsaver_quotes_are_named(tmp_path: Path) -> None:
     assert "as Weka's CSVSaver quotes it" in e.message and "ARFF file" in e.message
     e = error(write(tmp_path, "x.csv", "o,t,p\nsunny,85,no\nover,cast,83,yes\n"))
     assert loc(e) == ("x.csv", 3, 14) and "CSVSaver" not in e.message
+
+
+def test_a_comment_line_above_the_header_is_named(tmp_path: Path) -> None:
+    """A data logger's '# ...' line above the header was read as the header, and the
+    error pointed at the first data row's extra cells only."""
+    e = error(write(tmp_path, "log.csv", "# logger v1.2, 10 Hz\nt,h,c\n1,2,p\n"))
+    assert loc(e) == ("log.csv", 2, 5) and "expected 2 values" in e.message
+    assert e.message.endswith(
+        " (line 1, '# logger v1.2, 10 Hz', is read as the header: a comment? CSV has "
+        "none: delete it)"
+    ), e.message
+    e = error(write(tmp_path, "one.csv", "# logger\nt,h,c\n1,2,p\n"))
+    assert loc(e) == ("one.csv", 2, 3) and "line 1, '# logger', is read as the header" in e.message
+    e = error(write(tmp_path, "x.csv", "n,t\n1,2,p\n"))
+    assert "comment" not in e.message
 
 
 def test_a_number_is_written_in_ascii_digits(tmp_path: Path) -> None:
@@ -335,6 +375,15 @@ def test_option_errors(tmp_path: Path) -> None:
     assert "cannot be ignored" in error(path, ignore=["y"]).message
     golf = c45(tmp_path)
     assert "--target does not apply to C4.5" in error(golf, target="windy").message
+    # A column both ignored and read as nominal: --ignore won, --nominal went unused.
+    path = write(tmp_path, "b.csv", "x,z,y\n1,2,a\n")
+    for file, both in ((path, "z"), (golf, "humidity")):
+        with pytest.raises(UsageError) as info:
+            read_dataset(file, nominal=[both], ignore=[both])
+        assert str(info.value) == (
+            f"--nominal: names '{both}', which --ignore names too (an ignored column is no "
+            "attribute)"
+        )
 
 
 # ---- numbers beyond the range the model computes in ---------------------------------------
@@ -434,6 +483,21 @@ def test_a_nan_word_in_a_continuous_column_says_how_missing_is_written(tmp_path:
         )
     e = error(write(tmp_path, "v.csv", "x,y\nabc,p\n"), schema=train.schema)
     assert e.message == "'abc' is not a finite number (attribute 'x' is continuous)"
+
+
+def test_a_comma_number_in_a_continuous_column_says_how_numbers_are_written(
+    tmp_path: Path,
+) -> None:
+    """A model's data written as a spreadsheet writes it ('1,5' from a ';' file, "1,234")
+    said only that the cell was no number, where training's note names the comma."""
+    train = read_dataset(write(tmp_path, "t.csv", "x,y\n1,p\n2,q\n"))
+    for cell, sep, shown in (("1,5", ";", "1,5"), ('"1,234"', ",", "1,234")):
+        e = error(write(tmp_path, "u.csv", f"x{sep}y\n{cell}{sep}p\n"), schema=train.schema)
+        assert loc(e) == ("u.csv", 2, 1)
+        assert e.message == (
+            f"'{shown}' is not a finite number (attribute 'x' is continuous; its decimal "
+            "point is '.', with no thousands separator)"
+        )
 
 
 @pytest.mark.parametrize(

@@ -225,6 +225,12 @@ def test_info_on_a_ruleset_counts_its_rules_and_conditions(tmp_path: Path) -> No
         used = sum(c.attribute == a for r in rs.rules for c in r.conditions)
         assert re.search(rf"^  {re.escape(attr.name)}\s+{used}  \(", out, re.M)
     assert f"data fingerprint: {rs.data_fingerprint}" in out and "cf=0.25" in out
+    # No flash estimate, so no input type for it to assume: the option was ignored.
+    status, out, err = _run(["info", str(rules), "--input-type", "int16"])
+    assert (status, out) == (2, "") and err == (
+        "treegen: error: --input-type: a ruleset has no flash estimate to assume an input "
+        "type for (export it and compile it)\n"
+    )
 
 
 def test_tampered_threshold_is_caught() -> None:

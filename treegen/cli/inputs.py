@@ -10,7 +10,7 @@ runs, by the role their argument has, whatever the command:
   is and what the command reads;
 * DATA and ``--validation`` take data: a model, ruleset, pickle, C source or other
   JSON there is an error (for C4.5 DATA, each of the files read: STEM.names and
-  STEM.data);
+  STEM.data), and so is an ARFF file whose name makes it CSV;
 * import-sklearn's FILE takes a pickle or a skops file: data, a treegen file, C or JSON
   there is one; import-xgboost's and import-lightgbm's FILE is no treegen file and no
   pickle;
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 
 from treegen.data.filekind import (
+    ARFF,
     DATA_WANTED,
     LIBRARY_ROLES,
     MODEL_WANTED,
@@ -35,6 +36,7 @@ from treegen.data.filekind import (
     wrong_for_model,
 )
 from treegen.data.filekind import MODEL as TREE_FILE
+from treegen.data.readers import detect_format
 from treegen.errors import UsageError
 
 # The roles in which a kind is wrong for import-sklearn's FILE (a model's and data's
@@ -81,10 +83,17 @@ def _wrong_data(args: argparse.Namespace, command: str) -> tuple[str, FileKind, 
         for path in paths:
             if not isinstance(path, str):
                 continue
+            where = "--validation reads" if dest == "validation" else f"{command} reads"
             wrong = wrong_for_data(path)
             if wrong is not None:
-                where = "--validation reads" if dest == "validation" else f"{command} reads"
                 return wrong[0], wrong[1], f"{where} {DATA_WANTED}"
+            if detect_format(path) == "csv" and file_kind(path) == ARFF:
+                # The format follows the name: the CSV reader's row error said nothing of it.
+                return (
+                    path,
+                    ARFF,
+                    f"{where} it as CSV by its name (an ARFF file's name ends in .arff)",
+                )
     return None
 
 

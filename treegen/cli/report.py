@@ -37,7 +37,14 @@ def run_plot(args: argparse.Namespace) -> int:
 def run_info(args: argparse.Namespace) -> int:
     """Print what MODEL is made of (its kind's report)."""
     kind, value = load(args.model)
-    sys.stdout.write(kind.info(value, args.input_type))
+    if args.input_type is not None and kind.name == "ruleset":
+        # Its info has no flash estimate (ruleset._info): the option would be ignored.
+        raise UsageError(
+            "a ruleset has no flash estimate to assume an input type for (export it and "
+            "compile it)",
+            option="--input-type",
+        )
+    sys.stdout.write(kind.info(value, args.input_type or "float"))
     return 0
 
 
@@ -91,7 +98,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--input-type",
         choices=INPUT_TYPES,
-        default="float",
+        default=None,
         help="the C input type the estimate assumes (default float)",
     )
     p.set_defaults(func=run_info)

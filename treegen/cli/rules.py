@@ -15,6 +15,7 @@ from treegen.cli.common import (
     file_bytes,
     note,
     note_peak_memory,
+    note_unlabelled,
     read_data,
 )
 from treegen.cli.progress import progress_line
@@ -111,6 +112,8 @@ def run_rules(args: argparse.Namespace) -> int:
     sys.stdout.write(evaluation)
     if args.output is not None:
         note(args, f"treegen: wrote {args.output}: {counted(len(final.rules), 'rule')}")
+    if test_ds is not None:
+        note_unlabelled(args, test_ds)  # as eval notes them
     note_peak_memory(args)
     return 0
 

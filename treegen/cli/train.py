@@ -28,6 +28,7 @@ from treegen.cli.common import (
     file_bytes,
     note,
     note_peak_memory,
+    note_unlabelled,
     read_data,
 )
 from treegen.cli.progress import progress_line
@@ -184,6 +185,7 @@ def run_train(args: argparse.Namespace) -> int:
                 sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
             else:
                 sys.stderr.write(_test_evaluation(opts, ds, model, test_ds))
+            note_unlabelled(args, test_ds)  # as eval notes them
     note_peak_memory(args)
     return 0
 

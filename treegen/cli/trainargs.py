@@ -196,10 +196,26 @@ def check_train_args(args: argparse.Namespace) -> TrainOptions:
     validation_file = getattr(args, "validation", None)
     if validation_file is not None and not opts.reduced_error:
         raise UsageError("needs --prune reduced-error", option="--validation")
+    if validation_file is not None:
+        # The tree grows on all of DATA and prunes on FILE's rows: no fold, no shuffle.
+        for value, flag in zip((args.rep_folds, args.rep_seed), args.rep_flags, strict=True):
+            if value is not None:
+                raise UsageError(
+                    "reduced-error pruning on --validation holds out no fold", option=flag
+                )
     if args.bag is None and args.bag_seed != 1:
         raise UsageError("needs --bag", option="--bag-seed")
     if (args.boost is not None or args.bag is not None) and validation_file is not None:
         raise UsageError("trains one tree, not a committee", option="--validation")
+    if getattr(args, "weight_column", None) is not None and (
+        args.boost is not None or args.bag is not None
+    ):
+        # As committee/boost.py refuses an ARFF file's weights, but named before reading.
+        committee = "--boost" if args.boost is not None else "--bag"
+        raise UsageError(
+            f"instance weights are for one tree: {committee} weights or draws the cases itself",
+            option="--weights",
+        )
     return opts
 
 

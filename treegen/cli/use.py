@@ -98,10 +98,11 @@ def format_predictions(
     Probabilities follow the model's class order, tab-separated, with six
     decimals (``%.6f``), so the text is the same on every platform.  A regressor's
     line is its outputs, tab-separated, each as Python's ``repr`` writes the float64
-    (the shortest text that reads back as the same bits).
+    (the shortest text that reads back as the same bits).  A class name is printed
+    as show prints it (``Schema.printed``): a tab or newline in it would split the line.
     """
 
-    classes = value.schema.classes
+    classes = value.schema.printed().classes
     values = kind.values(value, x) if kind.values else None
     if values is not None:  # a regressor: each output as repr prints it (round-trips)
         assert not proba, "refused by _check_proba"
@@ -144,7 +145,7 @@ def run_predict(args: argparse.Namespace) -> int:
         progress.update("predicting")
         text = ""
         if args.header:
-            classes = value.schema.classes
+            classes = value.schema.printed().classes  # one line, as the rows print them
             if _is_regressor(kind, value):
                 text = "\t".join(classes)  # a regressor's outputs
             else:

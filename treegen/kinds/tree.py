@@ -53,7 +53,21 @@ def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> st
             f"{unpruned} was trained on other attributes or classes than MODEL",
             option="--unpruned",
         )
+    if raw.data_fingerprint != model.data_fingerprint:
+        raise UsageError(f"{unpruned} was trained on other data than MODEL", option="--unpruned")
+    if _growth(raw) != _growth(model):
+        raise UsageError(f"{unpruned} was grown with other options than MODEL", option="--unpruned")
     return format_evaluation(label, ev, evaluate_model(raw, ds))
+
+
+def _growth(model: Model) -> tuple[object, ...]:
+    """The options that grew ``model``'s tree, before any pruning: Release 8's Before
+    Pruning columns are of that tree (what ``train`` grows for them with --no-prune)."""
+    grown = model.options.training
+    return tuple(getattr(grown, name) for name in _GROWTH)
+
+
+_GROWTH = ("min_cases", "subsets", "criterion", "flavor", "max_depth", "min_gain_ratio")
 
 
 def _info(model: Model, input_type: str) -> str:

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
-from treegen.data.dataset import Dataset
+from treegen.data.dataset import Dataset, printed_name
 from treegen.model.core import Model
 from treegen.model.show import printed_schema
 from treegen.rules.core import RuleSet, cover_rows, format_condition
@@ -69,7 +69,7 @@ def _table(rs: RuleSet, state: ListState, y: npt.NDArray[np.integer]) -> str:
         lines.append(
             f"{r.number:4d}  {len(r.conditions):4d}  {to_f32(100 * r.error):4.1f}%  {used:4d}  "
             f"{wrong:5d} ({pct:.1f}%)\t  {gain - loss:4d} ({gain}|{loss}) \t"
-            f"{rs.schema.classes[r.cls]}\n"
+            f"{printed_name(rs.schema.classes[r.cls])}\n"  # one line, as show prints it
         )
     return "".join(lines)
 

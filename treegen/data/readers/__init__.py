@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from treegen.data.colnames import refuse_nominal_and_ignored
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers.arff import read_arff
 from treegen.data.readers.c45 import c45_paths, parse_names, read_c45, read_cases, schema_columns
@@ -19,7 +20,11 @@ from treegen.data.readers.csv import read_csv
 from treegen.data.readers.encode import build_dataset, map_onto_schema
 from treegen.data.readers.fast import read_fast
 from treegen.data.readers.table import Column, RawTable
-from treegen.data.readers.weightcol import refuse_model_column, take_weight_column
+from treegen.data.readers.weightcol import (
+    refuse_attribute_options,
+    refuse_model_column,
+    take_weight_column,
+)
 from treegen.data.words import counted
 from treegen.errors import DatasetError, UsageError
 
@@ -87,6 +92,9 @@ def read_dataset(
             "as {w} after it",
             option="--weights",
         )
+    refuse_nominal_and_ignored(nominal, ignore)
+    if weight_column is not None:
+        refuse_attribute_options(weight_column, nominal, ignore)
     if schema is not None and weight_column is not None:
         refuse_model_column(schema, weight_column)
     if fmt == "c45" and target is not None and target != "class":

@@ -15,7 +15,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from treegen.data.readers.table import Column, RawRow, RawTable, check_row_widths, check_unique
+from treegen.data.dataset import printed_name
+from treegen.data.readers.table import (
+    Column,
+    RawRow,
+    RawTable,
+    check_row_widths,
+    check_unique,
+    shorten,
+)
 from treegen.data.readers.text import (
     FieldError,
     QuoteError,
@@ -77,6 +85,10 @@ def _records(text: str, path: str, sep: str) -> list[_Record]:
     return out
 
 
+# Excel's first line "sep=;" names the separator of the lines below it.
+_EXCEL_SEP = re.compile(r"\ufeff?\s*sep=.\s*\Z")
+
+
 def separator(path: str, text: str) -> str:
     """``,`` normally; a tab for .tsv/.tab files or a header with tabs but no commas;
     ``;`` for a header with semicolons but no commas (spreadsheets in some locales).
@@ -107,6 +119,15 @@ def _csvsaver_hint(table: RawTable, line: int | None, sep: str) -> str:
     return ""
 
 
+def _comment_hint(line: int, raw: str) -> str:
+    """Why the rows may not fit the header: a data logger's ``# ...`` line above it,
+    read as the header (CSV has no comments)."""
+    if not raw.lstrip("\ufeff \t").startswith("#"):
+        return ""
+    shown = printed_name(shorten(raw))
+    return f" (line {line}, '{shown}', is read as the header: a comment? CSV has none: delete it)"
+
+
 def read_csv(path: str, target: str | None = None) -> RawTable:
     """Read a CSV file into a table whose columns are all of kind ``infer``."""
     return parse_csv(path, read_text(path), target)
@@ -127,6 +148,10 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
             why = (
                 " (pandas writes its index so: name it, or write with index=False)"
                 if i == 0 and len(header) > 1
+                else f" (line {header_line}, '{printed_name(header_raw)}', is Excel's "
+                "separator line, not a header: delete it; treegen tells the separator from "
+                "the header)"
+                if _EXCEL_SEP.match(header_raw)
                 else " (a separator at the end of the line?)"
                 if i == len(header) - 1 and i > 0
                 else ""
@@ -147,7 +172,9 @@ def parse_csv(path: str, text: str, target: str | None = None) -> RawTable:
     try:
         check_row_widths(table, f"{counted(len(columns), 'column')} in the header")
     except DatasetError as err:
-        err.message += _csvsaver_hint(table, err.line, sep)
+        err.message += _csvsaver_hint(table, err.line, sep) or _comment_hint(
+            header_line, header_raw
+        )
         raise
     if target is None:
         table.class_index = len(columns) - 1

@@ -17,6 +17,7 @@ import numpy as np
 from treegen.data.colnames import option_name
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
 from treegen.data.frame import default_names
+from treegen.data.readers.lookalike import comma_number
 from treegen.data.readers.table import (
     NUMBER_TEXT,
     RawRow,
@@ -85,7 +86,13 @@ def _encode_continuous(table: RawTable, j: int, name: str, float32: bool) -> np.
             if value is None:
                 # Other tools' missing markers ('NA', 'NaN', ...) are numbers to no one
                 # here, nor missing: say how treegen writes one.
-                hint = "; write '?' for an unknown value" if text.lower() in _MARKERS else ""
+                hint = (
+                    "; write '?' for an unknown value"
+                    if text.lower() in _MARKERS
+                    else "; its decimal point is '.', with no thousands separator"
+                    if comma_number(text.strip())
+                    else ""
+                )
                 raise _err(
                     table,
                     row,
@@ -298,17 +305,9 @@ def map_onto_schema(
         elif a.kind == "ignore":
             sources.append(-1)
         else:
-            # Names that differ only in surrounding spaces print alike in the list.
-            near = [n for n in names if n.strip() == a.name.strip()]
-            hint = (
-                f"; the file's '{near[0]}' differs from it only in the spaces around it "
-                '(a CSV header keeps them in "..." quotes)'
-                if near
-                else ""
-            )
             raise DatasetError(
                 f"column '{a.name}' that the model uses is missing "
-                f"(columns: {', '.join(names)}){hint}" + _unnamed(schema),
+                f"(columns: {', '.join(names)}){_near(a.name, names)}" + _unnamed(schema),
                 file=table.path,
                 line=table.columns[0].line if table.columns else None,
             )
@@ -327,6 +326,26 @@ def map_onto_schema(
     weights = table.weights()  # an ARFF file's instance weights, when they were read
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     return Dataset(schema, _stack(columns, len(table.rows)), y, table.path, weights=w)
+
+
+def _near(name: str, names: list[str]) -> str:
+    """A hint naming the file's column that is ``name`` written another way, or ""."""
+    # Names that differ only in surrounding spaces print alike in the list.
+    near = [n for n in names if n.strip() == name.strip()]
+    if near:
+        return (
+            f"; the file's '{near[0]}' differs from it only in the spaces around it "
+            '(a CSV header keeps them in "..." quotes)'
+        )
+    # LightGBM stores a feature name with its spaces replaced by '_' (and says so only
+    # in a warning when it trains), so its model names no column of the data it fit.
+    near = [n for n in names if " " in n and n.replace(" ", "_") == name]
+    if near:
+        return (
+            f"; the file's '{near[0]}' is it with '_' for its spaces, as LightGBM writes a "
+            "feature name (rename the column, or import with --feature-names)"
+        )
+    return ""
 
 
 def _stack(columns: list[np.ndarray], n_rows: int) -> np.ndarray:

@@ -5,10 +5,11 @@ A CSV column is continuous only when every non-missing cell is a number
 (:func:`treegen.data.readers.encode.build_dataset`, docs/formats.md). One ``NA`` or
 ``NaN`` cell (pandas' and R's missing markers; treegen's are ``?`` and the empty
 cell), or numbers written with a decimal comma (``1,5``, as Excel writes ``;`` files
-in many locales), so make the whole column nominal, one value per distinct number,
-and training goes on without a word. The rule stays; :func:`numeric_lookalikes` finds
-the columns it hit that way, for the commands that train to name them; and
-:func:`numeric_class` a class column of measurements (``2.5``), read as a class per value.
+in many locales) or a thousands separator (``"1,234"``), so make the whole column
+nominal, one value per distinct number, and training goes on without a word. The rule
+stays; :func:`numeric_lookalikes` finds the columns it hit that way, for the commands
+that train to name them; and :func:`numeric_class` a class column of measurements
+(``2.5``), read as a class per value.
 """
 
 from __future__ import annotations
@@ -21,10 +22,18 @@ from treegen.data.dataset import Schema, printed_name
 from treegen.data.readers.table import parse_number, shorten
 
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+\Z", re.ASCII)
+# '1,234', '1,234,567.5': a thousands separator (or, for one comma, a decimal comma).
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\Z", re.ASCII)
 # More distinct non-numbers than this and the column holds labels, not numbers with
 # a marker or two among them; scanning a column of text stops there.
 _MOST_MARKERS = 3
 _SHOWN = 2  # decimal-comma values quoted in a note
+
+
+def comma_number(text: str) -> bool:
+    """Whether ``text`` is a number written with a decimal comma or thousands
+    separators (``1,5``, ``1,234,567.5``), which treegen does not read as a number."""
+    return bool(_DECIMAL_COMMA.match(text) or _THOUSANDS.match(text))
 
 
 def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[tuple[str, str]]:
@@ -78,7 +87,7 @@ def _why(values: Sequence[str]) -> str | None:
     for v in values:
         if parse_number(v) is not None:
             numbers += 1
-        elif _DECIMAL_COMMA.match(v):
+        elif comma_number(v):
             commas.append(v)
         else:
             others.append(v)
@@ -87,17 +96,22 @@ def _why(values: Sequence[str]) -> str | None:
     looks = numbers + len(commas)
     if looks < 2 or looks <= len(others):
         return None
+    # '1,5' is a decimal comma; '1,234' may be one, but is a thousands separator to an
+    # English spreadsheet, and '1,234,567' can only be that.
+    grouped = any(_THOUSANDS.match(v) for v in commas)
+    comma = "a comma (a thousands separator, or a decimal comma)" if grouped else "a decimal comma"
     if others:
         listed = ", ".join(f"'{_shown(v)}'" for v in others)
         why = f"all its values but {listed} are numbers (a missing value is '?' or an empty cell)"
         if commas:
-            why += f", some written with a decimal comma ('{_shown(commas[0])}')"
+            why += f", some written with {comma} ('{_shown(commas[0])}')"
         return why
     listed = ", ".join(f"'{_shown(v)}'" for v in commas[:_SHOWN])
     more = ", ..." if len(commas) > _SHOWN else ""
+    point = "'.', and it reads no separators" if grouped else "'.'"
     return (
-        f"{len(commas)} of its values ({listed}{more}) are numbers written with a decimal "
-        "comma, which is no number to treegen (its decimal point is '.')"
+        f"{len(commas)} of its values ({listed}{more}) are numbers written with {comma}, "
+        f"which is no number to treegen (its decimal point is {point})"
     )
 
 

@@ -10,6 +10,7 @@ attributes, classes, weights and so the same tree.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from treegen.data.dataset import Schema
 from treegen.data.readers.table import RawTable, parse_number, shorten
@@ -41,6 +42,18 @@ def take_weight_column(table: RawTable, name: str, target: str | None) -> None:
     del table.columns[j]
     if j < table.class_index or (target is None and j == table.class_index):
         table.class_index -= 1
+
+
+def refuse_attribute_options(name: str, nominal: Sequence[str], ignore: Sequence[str]) -> None:
+    """The weight column is taken out before the attributes are made, so --nominal or
+    --ignore naming it too would find no such column: say which column it is instead."""
+    for opt, given in (("--ignore", ignore), ("--nominal", nominal)):
+        if name in given:
+            raise UsageError(
+                f"column '{name}' is also named by {opt} (a weight column is no attribute: "
+                f"leave it out of {opt})",
+                option=OPTION,
+            )
 
 
 def refuse_model_column(schema: Schema, name: str) -> None:
