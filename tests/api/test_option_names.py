@@ -273,6 +273,19 @@ def test_train_names_weight_column_and_the_cli_names_weights(
     assert code == 2 and err.startswith(f"treegen: error: --weights{says}"), err
 
 
+def test_a_column_both_nominal_and_ignored_names_both_keywords(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The readers' error about two options names both as the caller spelt them."""
+    says = ": names 'outlook', also named by {} (an ignored column is no attribute)"
+    with pytest.raises(TreegenError) as err:
+        treegen.train(f"{GOLF}.arff", nominal=["outlook"], ignore=["outlook"])
+    assert str(err.value) == "nominal" + says.format("ignore")
+    argv = ["train", f"{GOLF}.arff", "--nominal", "outlook", "--ignore", "outlook"]
+    code, _, err_text = run_cli(capsys, *argv, "-o", str(tmp_path / "g.tree"))
+    assert code == 2 and err_text == f"treegen: error: --nominal{says.format('--ignore')}\n"
+
+
 def test_the_estimator_names_the_keyword(tmp_path: Path) -> None:
     X = np.random.default_rng(0).normal(size=(40, 2))
     clf = treegen.C45Classifier().fit(X, X[:, 0] > 0)

@@ -381,7 +381,7 @@ def test_option_errors(tmp_path: Path) -> None:
         with pytest.raises(UsageError) as info:
             read_dataset(file, nominal=[both], ignore=[both])
         assert str(info.value) == (
-            f"--nominal: names '{both}', which --ignore names too (an ignored column is no "
+            f"--nominal: names '{both}', also named by --ignore (an ignored column is no "
             "attribute)"
         )
 

@@ -43,6 +43,6 @@ def refuse_nominal_and_ignored(nominal: Sequence[str], ignore: Sequence[str]) ->
     both = next((name for name in nominal if name in ignore), None)
     if both is not None:
         raise UsageError(
-            f"names '{both}', which --ignore names too (an ignored column is no attribute)",
+            f"names '{both}', also named by --ignore (an ignored column is no attribute)",
             option="--nominal",
         )
