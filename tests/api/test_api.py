@@ -116,8 +116,9 @@ def test_arrays_predict_the_labels_of_y(tmp_path: Path) -> None:
     pred = model.predict(named)
     assert pred.dtype.kind == "i" and set(pred.tolist()) <= {3, 7}
     assert np.mean(pred == y) > 0.9
-    with pytest.warns(UserWarning, match="valid feature names.*a, b, c"):
+    with pytest.warns(UserWarning, match="valid feature names.*a, b, c") as said:
         assert np.array_equal(model.predict(X), pred)  # positional, as scikit-learn warns
+    assert len(said) == 1  # once a call (X was once read twice, and warned twice)
     proba = model.predict_proba(named)
     assert proba.shape == (len(y), 2)
     assert np.array_equal(model.classes_[np.argmax(proba, axis=1)], pred)

@@ -126,10 +126,11 @@ class Model:
     def predict(self, X: Rows) -> npt.NDArray[np.generic]:
         """The class label of every row (NaN = missing; nominal values as codes); for a
         regressor its float64 prediction (n values, or n x outputs), as the estimator's."""
-        values = self.kind.values(self.value, self._x(X, "predict")) if self.kind.values else None
+        x = self._x(X, "predict")  # once: a warning about X's column names is said once
+        values = self.kind.values(self.value, x) if self.kind.values else None
         if values is not None:
             return values[:, 0] if values.shape[1] == 1 else values
-        return self.classes_[self.kind.predict(self.value, self._x(X, "predict"))]
+        return self.classes_[self.kind.predict(self.value, x)]
 
     @keyword_errors
     @numpy_defaults
