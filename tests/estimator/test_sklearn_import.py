@@ -542,3 +542,17 @@ def test_an_estimator_altered_after_fitting_is_a_treegen_error(
     code, _, stderr = run_cli(capsys, "import-sklearn", str(pkl), "-o", str(out))
     assert code == 2 and not out.exists()
     assert re.fullmatch(rf"treegen: error: {re.escape(str(pkl))}: {want}\)\n", stderr)
+
+
+def test_an_imported_forest_warns_once_about_unnamed_columns() -> None:
+    """A forest fitted on named columns, given an array: scikit-learn's warning, once a
+    call (Model.predict read X twice for a classifier of the ensemble kind, and said
+    it twice)."""
+    pd = pytest.importorskip("pandas")
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    est = RandomForestClassifier(n_estimators=2, random_state=0)
+    est.fit(pd.DataFrame(X, columns=["a", "b"]), X[:, 0] > 0)
+    model = treegen.from_sklearn(est)
+    with pytest.warns(UserWarning, match="valid feature names") as said:
+        assert np.array_equal(model.predict(X), est.predict(pd.DataFrame(X, columns=["a", "b"])))
+    assert len(said) == 1

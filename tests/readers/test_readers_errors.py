@@ -381,8 +381,7 @@ def test_option_errors(tmp_path: Path) -> None:
         with pytest.raises(UsageError) as info:
             read_dataset(file, nominal=[both], ignore=[both])
         assert str(info.value) == (
-            f"--nominal: names '{both}', also named by --ignore (an ignored column is no "
-            "attribute)"
+            f"--nominal: names '{both}', also named by --ignore (an ignored column is no attribute)"
         )
 
 
