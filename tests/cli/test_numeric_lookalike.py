@@ -192,3 +192,43 @@ def test_a_class_of_measurements_is_named(
     whole.write_text("a,y\n" + "".join(f"{i},{i % 3}.0\n" for i in range(40)))
     code, _, err = run_cli(capsys, "train", str(whole), "-o", str(tmp_path / "w.tree"))
     assert code == 0 and "warning" not in err
+
+
+def _logged(path: Path, rows: int, repeat_at: int | None = None) -> Path:
+    """A logger's CSV: a timestamp a row (the one at ``repeat_at`` again in the next
+    row), a reading, a label."""
+    stamps = [f"2024-01-01 10:{i // 60:02d}:{i % 60:02d}" for i in range(rows)]
+    if repeat_at is not None:
+        stamps[repeat_at + 1] = stamps[repeat_at]
+    lines = ["time,temp,label"] + [
+        f"{stamp},{15 + i % 13},{'hot' if i % 13 > 6 else 'ok'}" for i, stamp in enumerate(stamps)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_column_with_a_value_a_row_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A timestamp column (a different value in each row) is named, with the way out;
+    with --ignore, --quiet, fewer rows than IDENTIFIER_ROWS or one value repeated, not."""
+    from treegen.data.readers.lookalike import IDENTIFIER_ROWS
+
+    data = _logged(tmp_path / "log.csv", 40)
+    out = str(tmp_path / "m.tree")
+    code, _, err = run_cli(capsys, "train", str(data), "-o", out)
+    assert code == 0
+    assert (
+        f"treegen: warning: {data}: column 'time' holds a different value in each of its 40 "
+        "rows (an identifier or a timestamp?): a value no other row has tells nothing about "
+        "new rows, and the exported header lists every one; --ignore time leaves it out\n"
+    ) in err
+    for argv in (["--ignore", "time"], ["--quiet"]):
+        code, _, err = run_cli(capsys, "train", str(data), *argv, "-o", out)
+        assert code == 0 and "identifier" not in err
+    few = _logged(tmp_path / "few.csv", IDENTIFIER_ROWS - 1)
+    code, _, err = run_cli(capsys, "train", str(few), "-o", out)
+    assert code == 0 and "identifier" not in err
+    repeated = _logged(tmp_path / "rep.csv", 40, repeat_at=10)
+    code, _, err = run_cli(capsys, "train", str(repeated), "-o", out)
+    assert code == 0 and "identifier" not in err

@@ -24,7 +24,7 @@ from treegen.data.dataset import Dataset, Schema, printed_name
 from treegen.data.filekind import file_kind
 from treegen.data.readers import detect_format, locate_cell, read_dataset
 from treegen.data.readers.c45 import c45_paths
-from treegen.data.readers.lookalike import numeric_class, numeric_lookalikes
+from treegen.data.readers.lookalike import identifier_columns, numeric_class, numeric_lookalikes
 from treegen.data.words import counted
 from treegen.errors import CellError, DatasetError, TreegenError, UsageError
 
@@ -170,6 +170,7 @@ def read_data(
             measured = numeric_class(ds.schema, nominal)
             if measured is not None:
                 _warn_lookalikes(path, [(ds.schema.target, measured)], progress)
+            _warn_lookalikes(path, identifier_columns(ds), progress)
     if progress is not None:
         progress.update(f"read {path}", rows=ds.n_rows)
     return ds

@@ -8,8 +8,9 @@ cell), or numbers written with a decimal comma (``1,5``, as Excel writes ``;`` f
 in many locales) or a thousands separator (``"1,234"``), so make the whole column
 nominal, one value per distinct number, and training goes on without a word. The rule
 stays; :func:`numeric_lookalikes` finds the columns it hit that way, for the commands
-that train to name them; and :func:`numeric_class` a class column of measurements
-(``2.5``), read as a class per value.
+that train to name them; :func:`numeric_class` a class column of measurements
+(``2.5``), read as a class per value; and :func:`identifier_columns` a column of row
+numbers, names or timestamps (a value a row), nominal but no attribute to learn from.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+import numpy as np
+
 from treegen.data.colnames import option_name
-from treegen.data.dataset import Schema, printed_name
+from treegen.data.dataset import Dataset, Schema, printed_name
 from treegen.data.readers.table import parse_number, shorten
 
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+\Z", re.ASCII)
@@ -54,6 +57,35 @@ def numeric_lookalikes(schema: Schema, forced: Collection[str]) -> list[tuple[st
                     f"column '{printed_name(a.name)}' is read as nominal ({len(a.values)} "
                     f"values): {why}; --nominal {option_name(a.name)} reads it as nominal "
                     "without this warning",
+                )
+            )
+    return notes
+
+
+# From this many rows a nominal column with a different value in each is named.
+IDENTIFIER_ROWS = 20
+
+
+def identifier_columns(ds: Dataset) -> list[tuple[str, str]]:
+    """The name and a note of each nominal attribute of ``ds`` (its schema inferred from a
+    CSV file, so that its values are the ones its cells hold) whose every known cell
+    holds a value no other row has, in at least :data:`IDENTIFIER_ROWS` rows: a row
+    number, a name or a timestamp, which tells nothing about rows to come and puts
+    every value in the exported header."""
+    notes: list[tuple[str, str]] = []
+    for j, a in enumerate(ds.attributes):
+        # The cheap test first: fewer values than rows cannot be one a row.
+        if a.kind != "nominal" or len(a.values) < IDENTIFIER_ROWS:
+            continue
+        known = int(np.count_nonzero(~np.isnan(ds.X[:, j])))
+        if known == len(a.values):
+            notes.append(
+                (
+                    a.name,
+                    f"column '{printed_name(a.name)}' holds a different value in each of "
+                    f"its {known} rows (an identifier or a timestamp?): a value no other "
+                    "row has tells nothing about new rows, and the exported header lists "
+                    f"every one; --ignore {option_name(a.name)} leaves it out",
                 )
             )
     return notes
