@@ -8,6 +8,7 @@ anchors again as the site has them.)
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -91,19 +92,48 @@ def test_every_help_line_fits_the_width() -> None:
     assert long == []
 
 
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _command_pages() -> dict[str, list[Path]]:
+    """The command reference's table: each subcommand -> the pages that explain it."""
+    table = COMMANDS.read_text("utf-8").split("## Which page explains a command", 1)[1]
+    table = table.split("\n## ", 1)[0]
+    pages: dict[str, list[Path]] = {}
+    for row in re.findall(r"^\| (.*) \|$", table, re.M):
+        cells = row.split(" | ")
+        targets = re.findall(r"\]\(([^)#]+)", cells[-1])
+        for name in re.findall(r"`([\w-]+)`", cells[0]):
+            pages[name] = [COMMANDS.parent / target for target in targets]
+    return pages
+
+
 def test_every_subcommand_has_a_page() -> None:
     """The command reference's table sends each subcommand to the page that explains
     it, so a new subcommand is not left with its --help alone."""
-    table = COMMANDS.read_text("utf-8").split("## Which page explains a command", 1)[1]
-    table = table.split("\n## ", 1)[0]
-    listed = {
-        name
-        for row in re.findall(r"^\| (.*?) \|", table, re.M)
-        for name in re.findall(r"`([\w-]+)`", row)
-    }
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    assert set(sub.choices) - listed == set()
+    assert set(_subparsers()) - set(_command_pages()) == set()
+
+
+def test_every_option_is_named_on_its_commands_page() -> None:
+    """The page that explains a subcommand names each of its options (one of its
+    spellings), so an option added to the parser is explained, not only listed by
+    --help (--help and --quiet are the command reference's conventions)."""
+    pages = _command_pages()
+    unnamed = []
+    for name, sub in _subparsers().items():
+        text = "\n".join(page.read_text("utf-8") for page in pages.get(name, []))
+        for action in sub._actions:
+            spellings = action.option_strings
+            if action.dest in ("help", "quiet"):
+                continue
+            if spellings and not any(
+                re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in spellings
+            ):
+                unnamed.append(f"{name} {'/'.join(spellings)}")
+    assert unnamed == []
 
 
 PYTHON = _blocks("python")
