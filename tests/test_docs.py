@@ -1,9 +1,10 @@
 """The documentation stays true: README.md and the docs/ pages.
 
-Their Python, C and shell examples run, the command reference is the parser's, every
-relative link leads to a file, every page is reachable from the README, and the README
-stays short. (`make docs` builds the site with mkdocs --strict, which checks links and
-anchors again as the site has them.)
+Their Python, C and shell examples run, the command reference is the parser's, the
+page that explains a subcommand names its options, the generated C's names they give
+exist, every relative link leads to a file, every page is reachable from the README,
+and the README stays short. (`make docs` builds the site with mkdocs --strict, which
+checks links and anchors again as the site has them.)
 """
 
 from __future__ import annotations
@@ -313,3 +314,27 @@ def test_the_python_page_names_every_keyword_of_train_and_export() -> None:
     names += [*DataKeywords.__annotations__, *TrainKeywords.__annotations__]
     names += ["boost", "bag", "bag_seed", "engine", "validation"]
     assert [n for n in names if f"`{n}`" not in text and f"{n}=" not in text] == []
+
+
+# Generated names that come from a model's data, not from the generator: a class's
+# macro (`PREFIX_C_*`) and a category's (ensembles.md's feature colour, value blue).
+DATA_NAMES = {"C_", "COLOUR_BLUE"}
+
+
+def test_every_generated_name_the_docs_give_is_the_generators() -> None:
+    """A `PREFIX_NAME` macro or function that a page tells the reader to define or call
+    is one the templates or the code generator still write (`PREFIX_LAZYKEYS`, renamed
+    `PREFIX_FLOATCMP`, stayed in a page after the rename)."""
+    package = ROOT / "treegen"
+    source = "\n".join(
+        path.read_text("utf-8")
+        for path in sorted(package.rglob("*"))
+        if path.suffix in (".py", ".j2", ".c", ".h")
+    )
+    unknown = [
+        f"{_name(page)}: PREFIX_{name}"
+        for page in ALL_DOCS
+        for name in sorted(set(re.findall(r"\bPREFIX_(\w+)", page.read_text("utf-8"))))
+        if name not in DATA_NAMES and not re.search(rf"_{re.escape(name)}\b", source)
+    ]
+    assert unknown == []
