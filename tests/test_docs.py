@@ -338,3 +338,20 @@ def test_every_generated_name_the_docs_give_is_the_generators() -> None:
         if name not in DATA_NAMES and not re.search(rf"_{re.escape(name)}\b", source)
     ]
     assert unknown == []
+
+
+def test_the_python_page_names_every_model_kind() -> None:
+    """docs/python.md says what `model.kind.name` can be and each kind's default name
+    (an unsaved model's C prefix): every registered kind, so a new one is added there
+    (the committee and the ensemble were missing)."""
+    from treegen.kinds import KINDS
+
+    text = " ".join((ROOT / "docs" / "python.md").read_text("utf-8").split())  # unwrapped
+    listed = text.split("`model.kind.name` says which", 1)[1].split(")", 1)[0]
+    defaults = text.split("else the kind's default", 1)[1].split(")", 1)[0]
+    missing = [
+        name
+        for name, kind in KINDS.items()
+        if f'`"{name}"`' not in listed or f"`{kind.default_name}`" not in defaults
+    ]
+    assert missing == []
