@@ -1,13 +1,15 @@
 """The documentation stays true: README.md and the docs/ pages.
 
-Their Python, C and shell examples run, the command reference is the parser's, every
-relative link leads to a file, every page is reachable from the README, and the README
-stays short. (`make docs` builds the site with mkdocs --strict, which checks links and
-anchors again as the site has them.)
+Their Python, C and shell examples run, the command reference is the parser's, the
+page that explains a subcommand names its options, the generated C's names they give
+exist, every relative link leads to a file, every page is reachable from the README,
+and the README stays short. (`make docs` builds the site with mkdocs --strict, which
+checks links and anchors again as the site has them.)
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -91,19 +93,48 @@ def test_every_help_line_fits_the_width() -> None:
     assert long == []
 
 
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _command_pages() -> dict[str, list[Path]]:
+    """The command reference's table: each subcommand -> the pages that explain it."""
+    table = COMMANDS.read_text("utf-8").split("## Which page explains a command", 1)[1]
+    table = table.split("\n## ", 1)[0]
+    pages: dict[str, list[Path]] = {}
+    for row in re.findall(r"^\| (.*) \|$", table, re.M):
+        cells = row.split(" | ")
+        targets = re.findall(r"\]\(([^)#]+)", cells[-1])
+        for name in re.findall(r"`([\w-]+)`", cells[0]):
+            pages[name] = [COMMANDS.parent / target for target in targets]
+    return pages
+
+
 def test_every_subcommand_has_a_page() -> None:
     """The command reference's table sends each subcommand to the page that explains
     it, so a new subcommand is not left with its --help alone."""
-    table = COMMANDS.read_text("utf-8").split("## Which page explains a command", 1)[1]
-    table = table.split("\n## ", 1)[0]
-    listed = {
-        name
-        for row in re.findall(r"^\| (.*?) \|", table, re.M)
-        for name in re.findall(r"`([\w-]+)`", row)
-    }
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    assert set(sub.choices) - listed == set()
+    assert set(_subparsers()) - set(_command_pages()) == set()
+
+
+def test_every_option_is_named_on_its_commands_page() -> None:
+    """The page that explains a subcommand names each of its options (one of its
+    spellings), so an option added to the parser is explained, not only listed by
+    --help (--help and --quiet are the command reference's conventions)."""
+    pages = _command_pages()
+    unnamed = []
+    for name, sub in _subparsers().items():
+        text = "\n".join(page.read_text("utf-8") for page in pages.get(name, []))
+        for action in sub._actions:
+            spellings = action.option_strings
+            if action.dest in ("help", "quiet"):
+                continue
+            if spellings and not any(
+                re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in spellings
+            ):
+                unnamed.append(f"{name} {'/'.join(spellings)}")
+    assert unnamed == []
 
 
 PYTHON = _blocks("python")
@@ -283,3 +314,44 @@ def test_the_python_page_names_every_keyword_of_train_and_export() -> None:
     names += [*DataKeywords.__annotations__, *TrainKeywords.__annotations__]
     names += ["boost", "bag", "bag_seed", "engine", "validation"]
     assert [n for n in names if f"`{n}`" not in text and f"{n}=" not in text] == []
+
+
+# Generated names that come from a model's data, not from the generator: a class's
+# macro (`PREFIX_C_*`) and a category's (ensembles.md's feature colour, value blue).
+DATA_NAMES = {"C_", "COLOUR_BLUE"}
+
+
+def test_every_generated_name_the_docs_give_is_the_generators() -> None:
+    """A `PREFIX_NAME` macro or function that a page tells the reader to define or call
+    is one the templates or the code generator still write (`PREFIX_LAZYKEYS`, renamed
+    `PREFIX_FLOATCMP`, stayed in a page after the rename)."""
+    package = ROOT / "treegen"
+    source = "\n".join(
+        path.read_text("utf-8")
+        for path in sorted(package.rglob("*"))
+        if path.suffix in (".py", ".j2", ".c", ".h")
+    )
+    unknown = [
+        f"{_name(page)}: PREFIX_{name}"
+        for page in ALL_DOCS
+        for name in sorted(set(re.findall(r"\bPREFIX_(\w+)", page.read_text("utf-8"))))
+        if name not in DATA_NAMES and not re.search(rf"_{re.escape(name)}\b", source)
+    ]
+    assert unknown == []
+
+
+def test_the_python_page_names_every_model_kind() -> None:
+    """docs/python.md says what `model.kind.name` can be and each kind's default name
+    (an unsaved model's C prefix): every registered kind, so a new one is added there
+    (the committee and the ensemble were missing)."""
+    from treegen.kinds import KINDS
+
+    text = " ".join((ROOT / "docs" / "python.md").read_text("utf-8").split())  # unwrapped
+    listed = text.split("`model.kind.name` says which", 1)[1].split(")", 1)[0]
+    defaults = text.split("else the kind's default", 1)[1].split(")", 1)[0]
+    missing = [
+        name
+        for name, kind in KINDS.items()
+        if f'`"{name}"`' not in listed or f"`{kind.default_name}`" not in defaults
+    ]
+    assert missing == []
