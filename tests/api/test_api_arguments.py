@@ -435,11 +435,13 @@ def test_a_file_of_the_wrong_kind_is_named_as_the_cli_names_it(tmp_path: Path) -
         ),
         (
             lambda: treegen.load(f"{GOLF}.names"),
-            f"{GOLF}.names is a C4.5 names file; treegen.load reads a model file (.tree or .rules)",
+            f"{GOLF}.names is a C4.5 names file; treegen.load reads a model file (.tree, .rules, "
+            ".committee or .trees)",
         ),
         (
             lambda: treegen.load(f"{GOLF}.data"),
-            f"{GOLF}.data is a C4.5 data file; treegen.load reads a model file (.tree or .rules)",
+            f"{GOLF}.data is a C4.5 data file; treegen.load reads a model file (.tree, .rules, "
+            ".committee or .trees)",
         ),
     ]
     for call, message in cases:

@@ -73,7 +73,10 @@ def test_a_library_file_given_as_a_model_or_data_names_its_import(
     for path, command in _library_files(tmp_path).values():
         convert = f"'treegen {command} {path} -o MODEL' converts it"
         got = run_cli(capsys, "show", str(path))
-        want = f"{path} is {NAMES[command]}; show reads a model file (.tree or .rules)"
+        want = (
+            f"{path} is {NAMES[command]}; show reads a model file "
+            "(.tree, .rules, .committee or .trees)"
+        )
         assert got == (2, "", f"treegen: error: {want} ({convert})\n")
         got = run_cli(capsys, "verify", str(tree), str(path))
         assert got[:2] == (2, "") and f"{path} is {NAMES[command]}; verify reads data" in got[2]

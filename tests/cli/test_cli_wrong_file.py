@@ -98,7 +98,9 @@ def test_a_model_command_given_data_says_what_the_file_is(
     for seed in SEEDS:
         for path, kind in _data_files(tmp_path, seed).values():
             for command, argv in MODEL_ROLES.items():
-                wanted = WANTED.get(command, f"{command} reads a model file (.tree or .rules)")
+                wanted = WANTED.get(
+                    command, f"{command} reads a model file (.tree, .rules, .committee or .trees)"
+                )
                 got = run_cli(capsys, *_fill(argv, tmp_path, M=path, D=Path(f"{golf}.data")))
                 assert got == (2, "", f"treegen: error: {path} is {kind}; {wanted}\n"), got
                 cases += 1
@@ -116,7 +118,7 @@ def test_the_issues_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert (code, out) == (2, "")
     assert (
         err == f"treegen: error: {names} is a C4.5 names file; show reads a model file "
-        "(.tree or .rules)\n"
+        "(.tree, .rules, .committee or .trees)\n"
     )
 
 
@@ -211,7 +213,8 @@ def test_a_csv_with_quoted_separators_is_named(
     assert got == (
         2,
         "",
-        f"treegen: error: {data} is a CSV data file; show reads a model file (.tree or .rules)\n",
+        f"treegen: error: {data} is a CSV data file; show reads a model file "
+        "(.tree, .rules, .committee or .trees)\n",
     )
     got = run_cli(capsys, "predict", str(data), str(tree))
     assert got[0] == 2 and "predict takes MODEL first, then DATA (the two are swapped)" in got[2]
@@ -232,16 +235,19 @@ def test_a_pickle_and_c_source_are_named(
         pkl.write_bytes(pickle.dumps({"an": "estimator"}, protocol=protocol))
         code, _, err = run_cli(capsys, "show", str(pkl))
         assert code == 2 and err == (
-            f"treegen: error: {pkl} is a Python pickle; show reads a model file (.tree or "
-            f".rules) (a scikit-learn estimator? 'treegen import-sklearn {pkl} -o MODEL' "
-            "converts it)\n"
+            f"treegen: error: {pkl} is a Python pickle; show reads a model file (.tree, "
+            ".rules, .committee or .trees) (a scikit-learn estimator? "
+            f"'treegen import-sklearn {pkl} -o MODEL' converts it)\n"
         )
         code, _, err = run_cli(capsys, "train", str(pkl))
         assert code == 2 and f"{pkl} is a Python pickle; train reads data" in err
     for name in ("predict.c", "predict.h"):
         source = tmp_path / "c" / name
         code, _, err = run_cli(capsys, "show", str(source))
-        want = f"{source} is a C source file; show reads a model file (.tree or .rules)"
+        want = (
+            f"{source} is a C source file; show reads a model file "
+            "(.tree, .rules, .committee or .trees)"
+        )
         assert err == f"treegen: error: {want}\n"
         code, _, err = run_cli(capsys, "predict", str(tree), str(source))
         assert f"{source} is a C source file; predict reads data" in err
@@ -483,3 +489,13 @@ def test_unpruned_names_a_ruleset_given_for_a_tree(
         f"treegen: error: --unpruned: {rules} is a treegen ruleset file; it takes a tree "
         "trained with --no-prune\n",
     )
+
+
+def test_the_model_files_named_are_every_kinds() -> None:
+    """The wrong-kind errors' "reads a model file (...)" lists each registered kind's
+    file suffix (the data layer cannot ask the kinds' registry: it sits below it)."""
+    from treegen.data.filekind import MODEL_WANTED
+    from treegen.kinds import KINDS
+
+    listed = MODEL_WANTED[MODEL_WANTED.index("(") + 1 : -1].replace(" or ", ", ").split(", ")
+    assert sorted(listed) == sorted(kind.suffix for kind in KINDS.values())

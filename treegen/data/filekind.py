@@ -251,7 +251,7 @@ def file_kind(path: str) -> FileKind | None:
 
 
 DATA_WANTED = "data (C4.5 .names/.data, ARFF or CSV)"
-MODEL_WANTED = "a model file (.tree or .rules)"
+MODEL_WANTED = "a model file (.tree, .rules, .committee or .trees)"
 # The roles that are wrong where a model, or data, belongs.
 WRONG_FOR_MODEL = ("data", "pickle", "source", *LIBRARY_ROLES)
 WRONG_FOR_DATA = ("model", "pickle", "source", "json", *LIBRARY_ROLES)
