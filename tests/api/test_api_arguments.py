@@ -523,3 +523,23 @@ def test_the_estimator_names_its_parameters() -> None:
         treegen.C45Classifier(flavor="j48", criterion="gain").fit(X, y)
     with pytest.raises(ValueError, match="^cf: must be between 0 and 1"):
         treegen.C45Classifier(cf=1.5).fit(X, y)
+
+
+def test_verify_names_its_data_argument_not_x() -> None:
+    """Model.verify's rows are ``data``: an error in them named ``X``, predict's
+    argument, which verify has none of."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    n = X.shape[1]
+    cases = [
+        lambda: model.verify(np.zeros((1, n + 1))),
+        lambda: model.verify([["a"] * n]),
+        lambda: model.verify({"nothing": [1.0]}),
+    ]
+    for call in cases:
+        with pytest.raises(UsageError) as info:
+            call()
+        assert info.value.option == "data" and str(info.value).startswith("data: ")
+    with pytest.raises(UsageError) as info:  # predict's argument is X
+        model.predict(np.zeros((1, n + 1)))
+    assert info.value.option == "X"
