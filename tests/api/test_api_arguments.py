@@ -172,6 +172,12 @@ def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
         ({"missing_value": True, "input_type": "int16"}, "^missing_value: must be an integer"),
         ({"scale": "1e999", "input_type": "int16"}, "^scale: scale 1e999 is beyond a double"),
         ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "^scale: scale 1000"),
+        # The not-a-number message said "scale: scale: True ..."
+        ({"scale": True, "input_type": "int16"}, "^scale: scale True is not a number$"),
+        (
+            {"scale": {"humidity": "x"}, "input_type": "int16"},
+            "^scale: scale of humidity 'x' is not a number$",
+        ),
     ],
 )
 def test_export_options_check_their_types(
