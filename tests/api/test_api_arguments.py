@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import treegen
-from treegen.errors import DatasetError, TrainError, UsageError
+from treegen.errors import DatasetError, TrainError, TreegenError, UsageError
 
 GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf"
 
@@ -549,3 +549,22 @@ def test_verify_names_its_data_argument_not_x() -> None:
     with pytest.raises(UsageError) as info:  # predict's argument is X
         model.predict(np.zeros((1, n + 1)))
     assert info.value.option == "X"
+
+
+@pytest.mark.parametrize("unit", ["datetime64[us]", "timedelta64[s]"])
+def test_a_datetime_column_is_no_number(unit: str) -> None:
+    """A datetime64 or timedelta64 column was read as its raw ticks, which depend on
+    its unit: a model trained on microseconds predicted every row of the same times in
+    nanoseconds as the last class.  Such a column is an error naming it, in train,
+    predict and the estimator's fit."""
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    times = (np.arange(len(y)) * 1_000_000).astype(unit)
+    frame = pd.DataFrame({"a": X[:, 0], "t": times})
+    with pytest.raises(TreegenError, match="^X: column 't' .*(datetime64|timedelta64)"):
+        treegen.train(frame, y)
+    with pytest.raises(TreegenError, match="'t'.*(datetime64|timedelta64)"):
+        treegen.C45Classifier().fit(frame, y)
+    model = treegen.train(pd.DataFrame({"a": X[:, 0], "t": X[:, 1]}), y)
+    with pytest.raises(UsageError, match="^X: column 't' .*(datetime64|timedelta64)"):
+        model.predict(frame)
