@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import treegen
-from treegen.errors import DatasetError, TrainError, UsageError
+from treegen.errors import DatasetError, TrainError, TreegenError, UsageError
 
 GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf"
 
@@ -172,6 +172,12 @@ def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
         ({"missing_value": True, "input_type": "int16"}, "^missing_value: must be an integer"),
         ({"scale": "1e999", "input_type": "int16"}, "^scale: scale 1e999 is beyond a double"),
         ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "^scale: scale 1000"),
+        # The not-a-number message said "scale: scale: True ..."
+        ({"scale": True, "input_type": "int16"}, "^scale: scale True is not a number$"),
+        (
+            {"scale": {"humidity": "x"}, "input_type": "int16"},
+            "^scale: scale of humidity 'x' is not a number$",
+        ),
     ],
 )
 def test_export_options_check_their_types(
@@ -525,3 +531,42 @@ def test_the_estimator_names_its_parameters() -> None:
         treegen.C45Classifier(flavor="j48", criterion="gain").fit(X, y)
     with pytest.raises(ValueError, match="^cf: must be between 0 and 1"):
         treegen.C45Classifier(cf=1.5).fit(X, y)
+
+
+def test_verify_names_its_data_argument_not_x() -> None:
+    """Model.verify's rows are ``data``: an error in them named ``X``, predict's
+    argument, which verify has none of."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    n = X.shape[1]
+    cases = [
+        lambda: model.verify(np.zeros((1, n + 1))),
+        lambda: model.verify([["a"] * n]),
+        lambda: model.verify({"nothing": [1.0]}),
+    ]
+    for call in cases:
+        with pytest.raises(UsageError) as info:
+            call()
+        assert info.value.option == "data" and str(info.value).startswith("data: ")
+    with pytest.raises(UsageError) as info:  # predict's argument is X
+        model.predict(np.zeros((1, n + 1)))
+    assert info.value.option == "X"
+
+
+@pytest.mark.parametrize("unit", ["datetime64[us]", "timedelta64[s]"])
+def test_a_datetime_column_is_no_number(unit: str) -> None:
+    """A datetime64 or timedelta64 column was read as its raw ticks, which depend on
+    its unit: a model trained on microseconds predicted every row of the same times in
+    nanoseconds as the last class.  Such a column is an error naming it, in train,
+    predict and the estimator's fit."""
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    times = (np.arange(len(y)) * 1_000_000).astype(unit)
+    frame = pd.DataFrame({"a": X[:, 0], "t": times})
+    with pytest.raises(TreegenError, match="^X: column 't' .*(datetime64|timedelta64)"):
+        treegen.train(frame, y)
+    with pytest.raises(TreegenError, match="'t'.*(datetime64|timedelta64)"):
+        treegen.C45Classifier().fit(frame, y)
+    model = treegen.train(pd.DataFrame({"a": X[:, 0], "t": X[:, 1]}), y)
+    with pytest.raises(UsageError, match="^X: column 't' .*(datetime64|timedelta64)"):
+        model.predict(frame)

@@ -84,10 +84,13 @@ def test_good_prefixes(good: str) -> None:
         ("2024.tree", "n2024"),
         ("int.tree", "mint"),
         ("???.tree", "x"),
+        ("NULL.tree", "mnull"),  # reserved in upper case, as check_prefix holds it
+        ("eof.tree", "meof"),
     ],
 )
 def test_prefix_from_path(path: str, prefix: str) -> None:
     assert prefix_from_path(path) == prefix and prefix not in RESERVED
+    assert check_prefix(prefix) == prefix  # a file's name never makes a --prefix error
 
 
 @pytest.mark.parametrize("style", ["ifs", "table"])

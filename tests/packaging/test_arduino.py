@@ -411,3 +411,19 @@ def test_the_stand_in_has_nothing_but_serial(library: Path, tmp_path: Path) -> N
     late = text[:helper] + text[end:] + text[helper:end]  # the helper after setup()
     p = build_sketch(library, tmp_path / "late", late)
     assert p.returncode != 0 and "golf_print_class" in p.stderr
+
+
+def test_the_manifest_calls_a_regressor_s_predict_with_its_outputs(tmp_path: Path) -> None:
+    """library.properties says how to call PREFIX_predict: a regressor's writes its
+    outputs into y (``void PREFIX_predict(const PREFIX_input_t *x, double *y)``), so
+    'Call multi_predict(x)' named a call that does not compile."""
+    pytest.importorskip("sklearn")
+    pkl, model, out = tmp_path / "multi.pkl", tmp_path / "multi.trees", tmp_path / "multi"
+    pkl.write_bytes(pickle.dumps(fit_regressor("multi_tree")))
+    assert main(["import-sklearn", str(pkl), "-o", str(model), "--target", "y", "-q"]) == 0
+    assert main(["export", str(model), "-o", str(out), "--layout", "arduino", "-q"]) == 0
+    lib = (out / "library.properties").read_text()
+    header = (out / "src" / "predict.h").read_text()
+    assert "void multi_predict(const multi_input_t *x, double *y);" in header
+    assert "Call multi_predict(x, y) with the row x[MULTI_N_FEATURES] of multi_input_t" in lib
+    assert "and its outputs y[MULTI_N_OUTPUTS] of double" in lib

@@ -19,7 +19,7 @@ from treegen.data import frame
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.filekind import DATA_WANTED, wrong_for_data
 from treegen.data.readers import read_dataset
-from treegen.errors import UsageError
+from treegen.errors import TreegenError, UsageError
 from treegen.model.options import LABEL_TYPES, ModelOptions
 from treegen.verify.report import Report
 
@@ -101,14 +101,31 @@ def unlabelled(schema: Schema, x: npt.NDArray[np.float64] | None) -> list[Datase
 
 
 def x_of(
-    schema: Schema, float32: bool, X: Rows, reader: str, weights: bool = False
+    schema: Schema,
+    float32: bool,
+    X: Rows,
+    reader: str,
+    weights: bool = False,
+    argument: str = "X",
 ) -> npt.NDArray[np.float64]:
     """The rows a model classifies: a data file read as ``treegen predict`` reads it
     (``float32``: values held as float32, so out-of-range ones are errors; ``reader``
     names the method for an error; ``weights``: an ARFF file's instance weights are
     read, and left out, rather than an error), a DataFrame or a ``{name: column}`` mapping whose
     columns are taken by name (as scikit-learn does), or an array, whose columns are
-    taken in order (a warning when the model's features were named)."""
+    taken in order (a warning when the model's features were named).  ``argument``:
+    the caller's name for ``X`` (``data`` for verify), which its errors name."""
+    try:
+        return _x_of(schema, float32, X, reader, weights)
+    except TreegenError as exc:
+        if exc.option == "X":  # the rows' checks below name them X, predict's argument
+            exc.option = argument
+        raise
+
+
+def _x_of(
+    schema: Schema, float32: bool, X: Rows, reader: str, weights: bool
+) -> npt.NDArray[np.float64]:
     if isinstance(X, str | os.PathLike):
         path = data_path(X, "X", reader)
         return read_dataset(path, schema=schema, float32=float32, weights=weights).X
@@ -126,7 +143,7 @@ def x_of(
             warnings.warn(
                 "X has feature names, but the model was fitted without feature names",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
     elif named:
         warnings.warn(
@@ -134,7 +151,7 @@ def x_of(
             f"names ({', '.join(a.name for a in schema.attributes)}): its columns are taken "
             "in that order",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return _rows(X, len(schema.attributes))
 

@@ -119,7 +119,10 @@ class Model:
         predict and predict_proba read an ARFF file's instance weights and leave them
         out, as ``treegen predict`` does; verify refuses them, as ``treegen verify``."""
         weights = reader != "verify"
-        return x_of(self.schema, self.value.compares_float32, X, f"Model.{reader}", weights)
+        argument = "data" if reader == "verify" else "X"
+        return x_of(
+            self.schema, self.value.compares_float32, X, f"Model.{reader}", weights, argument
+        )
 
     @keyword_errors
     @numpy_defaults

@@ -18,6 +18,7 @@ several trees and holds the compiled size within the stated range).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -97,11 +98,23 @@ def value_kind(input_type: str) -> str:
 
 def estimate_flash(model: Model, input_type: str = "float") -> dict[str, FlashEstimate]:
     """The estimated flash of the model's table-style ``predict.c``, per target."""
-    try:
+
+    def source() -> str:
         ir = lower(model, ExportOptions(style="table", input_type=cast(InputType, input_type)))
+        return next(text for name, text in emit(ir, "table").items() if name.endswith(".c"))
+
+    return source_flash(source, input_type)
+
+
+def source_flash(source: Callable[[], str], input_type: str) -> dict[str, FlashEstimate]:
+    """The estimated flash, per target, of the table-style ``predict.c`` that
+    ``source()`` makes for ``input_type``: its own tables, exact, and one tree walk's
+    code.  A committee's C (one table of all its trees, walked by one loop) is
+    estimated so too, from its own source."""
+    try:
+        c = source()
     except EncodingError as exc:  # a threshold the input type cannot hold, say
         return {t.target: FlashEstimate(None, None, None, f"none: {exc}") for t in TARGETS}
-    c = next(text for name, text in emit(ir, "table").items() if name.endswith(".c"))
     kind = value_kind(input_type)
     out: dict[str, FlashEstimate] = {}
     for t in TARGETS:
@@ -112,22 +125,4 @@ def estimate_flash(model: Model, input_type: str = "float") -> dict[str, FlashEs
         tables = table_bytes(c, t.double_bytes)
         lo, hi = t.code[kind]
         out[t.target] = FlashEstimate(tables, tables + lo, tables + hi)
-    return out
-
-
-def shared_walk(members: list[dict[str, FlashEstimate]]) -> dict[str, FlashEstimate]:
-    """Several trees' estimates as one C holding all their tables and one walk (a
-    committee's, treegen.committee.ctable): the tables summed, one tree's code.  Its
-    vote's code is not measured, so this is no bound: ``treegen info`` says so."""
-    out: dict[str, FlashEstimate] = {}
-    for target, first in members[0].items():
-        each = [m[target] for m in members]
-        if any(e.tables is None or e.low is None or e.high is None for e in each):
-            out[target] = FlashEstimate(None, None, None, first.why)
-            continue
-        tables = sum(e.tables or 0 for e in each)
-        assert first.low is not None and first.high is not None and first.tables is not None
-        out[target] = FlashEstimate(
-            tables, tables + first.low - first.tables, tables + first.high - first.tables
-        )
     return out

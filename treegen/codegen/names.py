@@ -135,11 +135,17 @@ RESERVED = frozenset(
 )
 
 
+def _reserved(prefix: str) -> bool:
+    """``prefix`` is a reserved word in any case (``null``, ``EOF``): the one rule of
+    :func:`check_prefix` and of the default prefix :func:`prefix_from_path` makes."""
+    return prefix in RESERVED or prefix.lower() in RESERVED or prefix.upper() in RESERVED
+
+
 def check_prefix(prefix: str, option: str = "--prefix") -> str:
     """Return ``prefix`` if it can start every exported symbol, else raise EmitError."""
     if not _IDENT.match(prefix):
         raise EmitError(f"prefix {prefix!r} is not a C identifier", option=option)
-    if prefix in RESERVED or prefix.lower() in RESERVED or prefix.upper() in RESERVED:
+    if _reserved(prefix):
         raise EmitError(f"prefix {prefix!r} is a reserved word", option=option)
     # The symbols are PREFIX_name and the macros its upper case: a leading '_' makes the
     # macros _[A-Z]..., a trailing one or "__" puts "__" in every symbol, all reserved
@@ -159,7 +165,7 @@ def prefix_from_path(path: str) -> str:
     """A default prefix from a model file name: ``models/golf.tree`` -> ``golf``."""
     stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
     ident = sanitize(stem).lower()[:31].rstrip("_") or "model"
-    if ident in RESERVED or ident.startswith("_"):
+    if _reserved(ident) or ident.startswith("_"):  # check_prefix's rule, or it would refuse
         ident = "m" + ident
     return check_prefix(ident[:31])
 

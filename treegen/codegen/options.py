@@ -45,12 +45,14 @@ Scale = float | int | Fraction | str
 
 
 def _fraction(value: object, what: str) -> Fraction:
+    """``value`` as a scale K; ``what``: ``scale``, or ``scale of NAME``, for the error
+    (after the option's own name, so never ``scale: scale: ...``)."""
     if isinstance(value, bool) or not isinstance(value, float | int | Fraction | str):
-        raise UsageError(f"{what}: {value!r} is not a number", option="--scale")
+        raise UsageError(f"{what} {value!r} is not a number", option="--scale")
     try:
         k = Fraction(value.strip()) if isinstance(value, str) else Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError):
-        raise UsageError(f"{what}: '{value}' is not a number", option="--scale") from None
+        raise UsageError(f"{what} '{value}' is not a number", option="--scale") from None
     check_scale(k, value)
     return k
 
@@ -106,7 +108,9 @@ class ExportOptions:
         twice = next((n for i, n in enumerate(named) if n in named[:i]), None)
         if twice is not None:  # the last K was used, and the header recorded both
             raise UsageError(f"{twice}=K given more than once", option="--scale")
-        object.__setattr__(self, "feature_scales", tuple((n, _fraction(k, n)) for n, k in per))
+        object.__setattr__(
+            self, "feature_scales", tuple((n, _fraction(k, f"scale of {n}")) for n, k in per)
+        )
         for value, option in ((self.prefix, "--prefix"), (self.name, "--name")):
             if value is not None and not isinstance(value, str):  # the API's, as they come
                 raise UsageError(f"must be a str, not {value!r}", option=option)

@@ -10,6 +10,8 @@ possible, one classifier used!" when the first tree already had no error or half
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from treegen.analysis.evaluate import confusion_matrix, format_confusion, labelled_rows
@@ -19,8 +21,10 @@ from treegen.analysis.report import (
     model_report,
     provenance_lines,
 )
-from treegen.codegen.flash import estimate_flash, shared_walk
+from treegen.codegen.flash import source_flash
+from treegen.codegen.options import ExportOptions, InputType
 from treegen.committee import vote
+from treegen.committee.ccode import emit_committee, lower_committee
 from treegen.committee.core import Committee
 from treegen.data.dataset import Dataset
 from treegen.data.words import counted
@@ -102,11 +106,18 @@ def format_info(c: Committee, input_type: str) -> str:
     lines += provenance_lines(
         c.options, c.data_fingerprint, f"trained by treegen {c.treegen_version}"
     )
-    # The trees share one table and one walk (committee.ctable): the code is counted once.
-    flash = shared_walk([estimate_flash(m, input_type) for m in c.members])
+    # The trees share one table and one walk (committee.ctable): its tables are counted
+    # from that C, the code once.
+    opts = ExportOptions(prefix="c", style="table", input_type=cast(InputType, input_type))
+
+    def source() -> str:
+        files = emit_committee(lower_committee(c, opts, ()), opts)
+        return next(text for name, text in files.items() if name.endswith(".c"))
+
+    flash = source_flash(source, input_type)
     lines.append(
         f"estimated flash, --style table --input-type {input_type} (not compiled; the "
-        "trees' tables and one tree's code, the vote's code not counted):"
+        "tables its C declares, one walk's code a measured range, the vote's code not counted):"
     )
     lines += [f"  {target}: {size.text()}" for target, size in flash.items()]
     return "\n".join(lines) + "\n"

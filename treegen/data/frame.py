@@ -132,9 +132,18 @@ def _checked(cols: Columns, ncols: int) -> Columns:
 def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """``values`` as float64, or numpy's TypeError or ValueError where they are no
     numbers; complex values are a TypeError too (``np.asarray`` would drop their
-    imaginary part)."""
+    imaginary part), and so are datetime64 and timedelta64 values (numpy casts their
+    ticks, whose unit a model would not record: the same times in another unit would
+    be other numbers)."""
     if np.iscomplexobj(values):
         raise TypeError("complex")
+    kinds = getattr(values, "dtypes", None)  # a DataFrame's columns
+    for dtype in [getattr(values, "dtype", None), *([] if kinds is None else list(kinds))]:
+        if getattr(dtype, "kind", "") in ("M", "m"):
+            raise TypeError(
+                f"{dtype} values are times, not numbers: give them as numbers in one unit "
+                "(say, seconds since an epoch)"
+            )
     return np.asarray(values, dtype=np.float64)
 
 

@@ -34,6 +34,20 @@ def _sentence(lib: Library) -> str:
     )
 
 
+def _paragraph(lib: Library) -> str:
+    # A regressor's predict writes its outputs (void PREFIX_predict(x, y)): the call
+    # named here is the one predict.h declares.
+    args, outputs = "x", ""
+    if lib.regressor:
+        args, outputs = "x, y", f" and its outputs y[{lib.upper}_N_OUTPUTS] of double"
+    return (
+        f"Dependency-free C ({lib.source}, {lib.header}): no heap, no libm, no "
+        f"recursion. Call {lib.prefix}_predict({args}) with the row "
+        f"x[{lib.upper}_N_FEATURES] of {lib.prefix}_input_t{outputs}; the example prints "
+        f"{'the values' if lib.regressor else 'the class'} of one row over Serial."
+    )
+
+
 def library_properties(lib: Library) -> str:
     # One property a line, its value the rest of the line: no value may hold a newline
     # (the prefix is a C identifier, the rest is written here).
@@ -45,13 +59,7 @@ def library_properties(lib: Library) -> str:
             ("author", "treegen"),
             ("maintainer", "treegen"),
             ("sentence", _sentence(lib)),
-            (
-                "paragraph",
-                f"Dependency-free C ({lib.source}, {lib.header}): no heap, no libm, no "
-                f"recursion. Call {lib.prefix}_predict(x) with the row "
-                f"x[{lib.upper}_N_FEATURES] of {lib.prefix}_input_t; the example prints "
-                f"{'the values' if lib.regressor else 'the class'} of one row over Serial.",
-            ),
+            ("paragraph", _paragraph(lib)),
             ("category", CATEGORY),
             ("url", f"urn:treegen:{lib.fingerprint}"),
             ("architectures", "*"),
