@@ -156,6 +156,56 @@ def test_header_as_cxx(variants: dict[str, Path]) -> None:
     assert {k: v for k, v in errors.items() if v} == {}
 
 
+# Warnings firmware builds often add (MISRA-minded sets, vendor templates), beyond the
+# promised flags; docs/exporting.md lists them.  Not -Wfloat-equal: the C tests NaN by
+# `v != v` and a ruleset's nominal codes by `==` on purpose (exact by construction).
+FIRMWARE_WARNINGS = [
+    "-Wswitch-default",
+    "-Wdouble-promotion",
+    "-Wundef",
+    "-Wmissing-prototypes",
+    "-Wmissing-declarations",
+    "-Wcast-qual",
+    "-Wcast-align",
+    "-Wredundant-decls",
+    "-Wold-style-definition",
+    "-Wnested-externs",
+    "-Wbad-function-cast",
+    "-Wlogical-op",
+    "-Wduplicated-cond",
+    "-Wnull-dereference",
+    "-Wjump-misses-init",
+    "-Wvla",
+    "-Wwrite-strings",
+    "-Wpointer-arith",
+    "-Wc++-compat",
+]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "arm-none-eabi-gcc"])
+def test_firmware_warning_set(variants: dict[str, Path], cc: str) -> None:
+    exe = _need(cc)
+    target = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+    errors = {
+        name: _compile(
+            [
+                exe,
+                *(target if cc.startswith("arm") else []),
+                "-Os",
+                "-std=c99",
+                *STRICT,
+                *FIRMWARE_WARNINGS,
+                "-c",
+                str(d / "predict.c"),
+                "-o",
+                str(d / "fw.o"),
+            ]
+        )
+        for name, d in variants.items()
+    }
+    assert {k: v for k, v in errors.items() if v} == {}
+
+
 def test_cross_cortex_m0plus(variants: dict[str, Path]) -> None:
     exe = _need("arm-none-eabi-gcc")
     errors = {

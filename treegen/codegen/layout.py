@@ -25,13 +25,16 @@ from treegen.model.fixedpoint import W_ONE
 MAX_NEST = 48
 
 
-LineKind = Literal["if", "else", "end", "switch", "case", "after", "return", "call", "table"]
+LineKind = Literal[
+    "if", "else", "end", "switch", "case", "default", "after", "return", "call", "table"
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """One step of a walk function: ``kind`` in if / else / end / switch / case /
-    after (the last branch, after the switch) / return / call / table (the rest of
+    default (the switch's empty ``default: break;``) / after (the last branch, after
+    the switch) / return / call / table (the rest of
     the walk in the node table, from this test).  ``node`` is the IR node (test,
     leaf, or callee root)."""
 
@@ -145,6 +148,9 @@ def ifs_layout(ir: IR, max_nest: int = MAX_NEST, inline: frozenset[int] | None =
                 for b, child in enumerate(node.children[:last]):
                     todo.append(Line("case", indent, i, branch=b, codes=_codes_of(node, b)))
                     todo.append((child, indent + 1, nest + 1))
+                # An empty default keeps the C clean under -Wswitch-default (and
+                # MISRA's rule that every switch has one) at no cost in code.
+                todo.append(Line("default", indent, i))
                 todo.append(Line("end", indent, i))
                 todo.append(Line("after", indent, i, branch=last, codes=_codes_of(node, last)))
                 todo.append((node.children[last], indent, nest + 1))

@@ -69,7 +69,7 @@ def _line(ir: IR, lay: layout.IfsLayout, line: layout.Line, names: list[str]) ->
         return ReturnLine("return", pad, node.outcome, node_comment(ir, line.node, 0))
     if line.kind == "call":
         return CallLine("call", pad, names[line.callee])
-    assert line.kind == "else" or line.kind == "end", line.kind
+    assert line.kind in ("else", "end", "default"), line.kind
     return CloseLine(line.kind, pad)
 
 

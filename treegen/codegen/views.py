@@ -220,7 +220,7 @@ class TableLine:
 
 @dataclass(frozen=True, slots=True)
 class CloseLine:
-    kind: Literal["else", "end"]
+    kind: Literal["else", "end", "default"]
     pad: str
 
 

@@ -165,11 +165,15 @@ static uint8_t golf_walk0(const golf_input_t *x, golf_state *s)
         }
     case 1: /* outlook = overcast */
         return 0u; /* Play */
+    default:
+        break;
     }
     /* outlook = rain */
     switch (golf_branch(s, golf_code(golf_key(x[3]), 2), 2u, 5u)) {
     case 0: /* windy = true */
         return 1u; /* Don't Play */
+    default:
+        break;
     }
     /* windy = false */
     return 0u; /* Play */

@@ -172,6 +172,8 @@ static uint8_t tiny_walk0(const tiny_input_t *x, tiny_state *s)
         switch (tiny_branch(s, tiny_sub(tiny_code(tiny_key(x[1]), 4), 0u), 2u, 2u)) {
         case 0: /* kind in {a* /b, d? ?/} */
             return 1u; /* No */
+        default:
+            break;
         }
         /* kind = c */
         return 2u; /* no */
