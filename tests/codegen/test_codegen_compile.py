@@ -27,6 +27,7 @@ from treegen.verify.build import STRICT_FLAGS
 
 from support import codegen_models as cm
 from support.modes import CORE, LEAN, STYLES, modes
+from support.strict import firmware_warnings
 
 # Cross compilers and clang, with every strict flag: the toolchain set.
 pytestmark = pytest.mark.toolchain
@@ -156,32 +157,6 @@ def test_header_as_cxx(variants: dict[str, Path]) -> None:
     assert {k: v for k, v in errors.items() if v} == {}
 
 
-# Warnings firmware builds often add (MISRA-minded sets, vendor templates), beyond the
-# promised flags; docs/exporting.md lists them.  Not -Wfloat-equal: the C tests NaN by
-# `v != v` and a ruleset's nominal codes by `==` on purpose (exact by construction).
-FIRMWARE_WARNINGS = [
-    "-Wswitch-default",
-    "-Wdouble-promotion",
-    "-Wundef",
-    "-Wmissing-prototypes",
-    "-Wmissing-declarations",
-    "-Wcast-qual",
-    "-Wcast-align",
-    "-Wredundant-decls",
-    "-Wold-style-definition",
-    "-Wnested-externs",
-    "-Wbad-function-cast",
-    "-Wlogical-op",
-    "-Wduplicated-cond",
-    "-Wnull-dereference",
-    "-Wjump-misses-init",
-    "-Wvla",
-    "-Wwrite-strings",
-    "-Wpointer-arith",
-    "-Wc++-compat",
-]
-
-
 @pytest.mark.parametrize("cc", ["gcc", "arm-none-eabi-gcc"])
 def test_firmware_warning_set(variants: dict[str, Path], cc: str) -> None:
     exe = _need(cc)
@@ -194,7 +169,7 @@ def test_firmware_warning_set(variants: dict[str, Path], cc: str) -> None:
                 "-Os",
                 "-std=c99",
                 *STRICT,
-                *FIRMWARE_WARNINGS,
+                *firmware_warnings(cc),
                 "-c",
                 str(d / "predict.c"),
                 "-o",

@@ -31,6 +31,7 @@ from treegen.trainer import TrainOptions, train
 from treegen.verify.build import STRICT_FLAGS, build
 
 from support.modes import EXPORT_MODES, cli_args, modes
+from support.strict import firmware_warnings
 
 REF = Path(__file__).resolve().parents[1] / "data" / "reference"
 # Every input mode of the table (the lean modes are --missing none, which rulesets refuse).
@@ -238,7 +239,8 @@ def test_cross_compilers_strict(variants: dict[str, Path], tool: str, flags: lis
     exe = _need(tool)
     errors = {}
     for name, d in variants.items():
-        cmd = [exe, *flags, "-Os", "-std=c99", *STRICT, "-c", str(d / "predict.c")]
+        cmd = [exe, *flags, "-Os", "-std=c99", *STRICT, *firmware_warnings(tool), "-c"]
+        cmd.append(str(d / "predict.c"))
         cmd += ["-o", str(d / "x.o")]
         if tool == "avr-gcc" and name.endswith("-double"):
             r = subprocess.run(cmd, capture_output=True, text=True, check=False)
