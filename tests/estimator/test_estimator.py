@@ -88,6 +88,19 @@ def test_fit_is_api_train_on_the_same_arrays() -> None:
     assert est.score(X, y) == np.mean(est.predict(X) == y)
 
 
+def test_byte_labels_are_predicted_as_bytes_and_named_by_their_text() -> None:
+    """As scikit-learn: classes_ and predict are y's own bytes; the tree (and its C)
+    names the classes by their text, not their repr ("b'hi'")."""
+    X, y = _arrays()
+    raw = np.asarray([v.encode() for v in y])
+    est = treegen.C45Classifier(nominal=[2]).fit(X, raw)
+    assert est.classes_.tolist() == [b"hi", b"lo"]
+    assert est.to_model().schema.classes == ("hi", "lo")
+    pred = est.predict(X)
+    assert pred.dtype == raw.dtype and pred.tolist() == [v.encode() for v in treegen.C45Classifier(
+        nominal=[2]).fit(X, y).predict(X)]  # fmt: skip
+
+
 def test_a_dataframe_of_golf_is_the_names_file_tree() -> None:
     frame, y = _golf_frame()
     est = treegen.C45Classifier().fit(frame, y)
