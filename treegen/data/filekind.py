@@ -183,9 +183,13 @@ def _c45_data(path: str) -> bool:
     it."""
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix in (".csv", ".tsv", ".tab"):
+    if suffix in DATA_SUFFIXES[:3]:
         return False
     return suffix in (".data", ".test") or p.with_suffix(".names").is_file()
+
+
+DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".arff", ".names", ".data", ".test")
+"""The suffixes of a data file's name: CSV's, ARFF's and C4.5's."""
 
 
 def _is_skops(data: bytes) -> bool:
