@@ -137,6 +137,33 @@ def test_string_float_and_named_labels() -> None:
     assert named.classes_.tolist() == ["low", "high"]
 
 
+@pytest.mark.parametrize("dtype", ["S", object])
+def test_byte_labels_name_their_classes_by_their_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dtype: object
+) -> None:
+    """Bytes labels (numpy's S dtype, or bytes objects) are classes named by their UTF-8
+    text in the tree and the C, and predict returns them as bytes, after a reload too."""
+    X, y = _arrays(1)
+    labels = np.asarray([b"hi" if v == 7 else "l\u00f6".encode() for v in y], dtype=dtype)
+    model = treegen.train((X, labels), nominal=[2])
+    assert model.schema.classes == ("hi", "l\u00f6")
+    assert model.classes_.tolist() == [b"hi", "l\u00f6".encode()]
+    pred = model.predict(X)
+    assert set(pred.tolist()) == {b"hi", "l\u00f6".encode()}
+    assert np.mean(pred == labels) > 0.9
+    path = model.save(tmp_path / "m.tree").path or ""
+    loaded = treegen.load(path)
+    assert loaded.predict(X).tolist() == pred.tolist()
+    assert main(["show", path]) == 0
+    shown = capsys.readouterr().out
+    assert ": hi (" in shown and "b'" not in shown
+    loaded.export_c(tmp_path / "c")
+    header = (tmp_path / "c" / "predict.h").read_text()
+    assert "/* hi */" in header and "b'" not in header
+    with pytest.raises(treegen.TreegenError, match=r"^y: the label b'\\xff' is no UTF-8 text"):
+        treegen.train((X, np.where(y == 7, b"hi", b"\xff")))
+
+
 def test_verify_reports_parity(tmp_path: Path) -> None:
     X, y = _arrays(2)
     model = treegen.train((X, y), nominal=[2])

@@ -151,6 +151,30 @@ def test_train_rules_names_an_unknown_keyword() -> None:
         treegen.train_rules(X, y, cf="x")  # type: ignore[arg-type]
 
 
+def test_an_unknown_keyword_lists_exactly_the_keywords_taken() -> None:
+    """The list is every keyword the function takes, and only those: train_rules takes no
+    weight_column (refused whatever its value, as "unweighted cases"), train takes its
+    named keywords (boost, weights, ...) as well as its **keywords."""
+    X, y = _arrays()
+    data = "categories, class_names, feature_names, ignore, nominal, target"
+    rules = f"{data}, cf, criterion, min_cases, subsets"
+    trains = (
+        f"{data}, weight_column, bag, bag_seed, boost, cf, criterion, engine, flavor, folds, "
+        "max_depth, min_cases, min_gain_ratio, options, prune, seed, subsets, validation, "
+        "weights"
+    )
+    for fn, takes in ((treegen.train_rules, rules), (treegen.train, trains)):
+        with pytest.raises(TrainError) as info:
+            fn(X, y, bogus=1)  # type: ignore[call-arg]
+        expected = ", ".join(sorted(takes.split(", ")))
+        assert str(info.value) == (
+            f"{fn.__name__}() got an unknown keyword 'bogus' (it takes {expected})"
+        )
+    for value in (None, "w"):
+        with pytest.raises(UsageError, match="^weight_column: a ruleset is made from unweighted"):
+            treegen.train_rules(X, y, weight_column=value)  # type: ignore[call-arg]
+
+
 def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
     model = treegen.train(f"{GOLF}.names")
     with pytest.raises(UsageError, match="unknown export option 'styel'.*style"):

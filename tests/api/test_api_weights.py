@@ -163,4 +163,4 @@ def test_a_files_weight_column(tmp_path: Path) -> None:
     with pytest.raises(TreegenError, match="weight_column: is for a data file"):
         treegen.train(ds.X, np.asarray(ds.classes)[ds.y], weight_column="wt")
     with pytest.raises(TreegenError, match="weight_column: a ruleset is made from unweighted"):
-        treegen.train_rules(str(csv), weight_column="wt")
+        treegen.train_rules(str(csv), weight_column="wt")  # type: ignore[call-arg]

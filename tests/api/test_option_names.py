@@ -251,6 +251,56 @@ def test_export_options_name_the_keyword_from_python_and_the_flag_from_the_cli(
     assert code == 2 and err.startswith(f"treegen: error: {cli}"), err
 
 
+@pytest.mark.parametrize(
+    ("keywords", "api", "flags", "cli"),
+    [
+        (
+            {"input_type": "foo"},
+            "input_type: unknown input type 'foo' (choose from float, double, int8, ",
+            [],  # the parser's choices refuse it first
+            "",
+        ),
+        (
+            {"missing_value": 5},
+            "missing_value: needs an integer input_type (floats use NaN)",
+            ["--missing-value", "5"],
+            "--missing-value: needs an integer --input-type (floats use NaN)",
+        ),
+        (
+            {"scores": True, "proba": True},
+            "scores: cannot go with proba=True: they export different functions",
+            ["--scores", "--proba"],
+            "--scores: cannot go with --proba: they export different functions",
+        ),
+        (
+            {"float_compare": "int", "input_type": "int16"},
+            "float_compare: int needs input_type='float'",
+            ["--input-type", "int16", "--float-compare", "int"],
+            "--float-compare: int needs --input-type float",
+        ),
+    ],
+)
+def test_export_options_built_from_python_name_the_keyword(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    keywords: dict[str, object],
+    api: str,
+    flags: list[str],
+    cli: str,
+) -> None:
+    """treegen.ExportOptions(...) has no keyword_errors wrapper around it: its own
+    checks name the keyword from Python, while the same record built by the CLI names
+    the flag."""
+    with pytest.raises(TreegenError) as info:
+        treegen.ExportOptions(**keywords)  # type: ignore[arg-type]
+    assert str(info.value).startswith(api), str(info.value)
+    if not flags:
+        return
+    model = str(_golf(tmp_path).path)
+    code, _, err = run_cli(capsys, "export", model, *flags, "-o", str(tmp_path / "out"))
+    assert code == 2 and err.startswith(f"treegen: error: {cli}"), err
+
+
 def test_verify_names_cc_and_the_cli_names_its_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

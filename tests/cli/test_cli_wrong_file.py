@@ -19,6 +19,7 @@ import pytest
 
 from treegen.data import synthetic
 from treegen.data.filekind import file_kind
+from treegen.errors import UsageError
 
 from support.cli import run_cli
 
@@ -499,3 +500,34 @@ def test_the_model_files_named_are_every_kinds() -> None:
 
     listed = MODEL_WANTED[MODEL_WANTED.index("(") + 1 : -1].replace(" or ", ", ").split(", ")
     assert sorted(listed) == sorted(kind.suffix for kind in KINDS.values())
+
+
+@pytest.mark.parametrize("name", ["d.csv", "d.tsv"])
+def test_a_csv_named_data_file_is_looked_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """The check of DATA reads a CSV-named file's head once: whether it is no data, and
+    whether it is ARFF named as CSV, are both answered by that one look."""
+    import argparse
+
+    from treegen.cli.inputs import check_input_kinds
+    from treegen.data import filekind
+
+    data = tmp_path / name
+    data.write_text("x,class\n1,a\n2,b\n")
+    looked: list[str] = []
+    head = filekind._head
+
+    def counted(path: str) -> tuple[bytes, bool] | None:
+        looked.append(path)
+        return head(path)
+
+    monkeypatch.setattr(filekind, "_head", counted)
+    check_input_kinds(argparse.Namespace(command="train", data=str(data)))
+    assert looked == [str(data)]
+    # An ARFF file named as CSV is still named so, from the same one look.
+    data.write_text("@relation r\n@attribute x numeric\n@data\n1\n")
+    looked.clear()
+    with pytest.raises(UsageError, match="as CSV by its name"):
+        check_input_kinds(argparse.Namespace(command="train", data=str(data)))
+    assert looked == [str(data)]

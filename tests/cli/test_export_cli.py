@@ -117,6 +117,23 @@ def test_output_folder_that_is_a_file(
     assert target.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("name", ["predict.c", "predict.h"])
+def test_a_folder_named_as_an_output_file_is_named_so(
+    golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """-o DIR where DIR/predict.c is a folder: one line naming it, not "give a file
+    name" (the file names are export's), and nothing written."""
+    out = tmp_path / "build"
+    (out / name).mkdir(parents=True)
+    code, stdout, err = run_cli(capsys, "export", str(golf_tree), "-o", str(out))
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"treegen: error: {out / name}: is a folder where a file of the output goes; "
+        "remove it, or choose another output folder\n"
+    )
+    assert [p.name for p in out.iterdir()] == [name] and not any((out / name).iterdir())
+
+
 @pytest.mark.parametrize("name", ["golf.c", "golf.h", "GOLF.C"])
 def test_an_output_named_as_a_c_file_is_refused(
     golf_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str

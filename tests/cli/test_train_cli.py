@@ -497,6 +497,33 @@ def test_a_model_does_not_replace_a_file_of_another_kind(
     assert run_cli(capsys, "-q", "train", "golf.names", "-o", "m.tree")[0] == 0
 
 
+@pytest.mark.parametrize(
+    "victim, text",
+    [("header.csv", "a,b,class\n"), ("column.csv", "class\nyes\nno\n"), ("x.data", "1\n")],
+)
+def test_a_model_does_not_replace_a_file_named_as_data(
+    capsys: pytest.CaptureFixture[str], golf_here: Path, victim: str, text: str
+) -> None:
+    """A CSV file of a header alone, or of one column, tells no kind by its content:
+    its name says data, and a model did replace it.  An empty one holds nothing."""
+    (golf_here / victim).write_text(text)
+    before = {p.name: p.read_bytes() for p in golf_here.iterdir()}
+    for command in ("train", "rules"):
+        code, out, err = run_cli(capsys, command, "golf.names", "-o", victim)
+        assert (code, out) == (2, "")
+        suffix = victim[victim.index(".") :]
+        assert err == (
+            f"treegen: error: -o/--output: {victim} is named as a data file ({suffix}) and "
+            "is no model file; a model would replace it (choose another name, or remove it "
+            "first)\n"
+        )
+        assert {p.name: p.read_bytes() for p in golf_here.iterdir()} == before
+    (golf_here / "empty.csv").write_bytes(b"")
+    assert run_cli(capsys, "-q", "train", "golf.names", "-o", "empty.csv")[0] == 0
+    # A model named so is a model: the next run replaces it.
+    assert run_cli(capsys, "-q", "train", "golf.names", "-o", "empty.csv")[0] == 0
+
+
 @pytest.mark.parametrize("command", ["train", "rules", "export", "predict"])
 def test_an_empty_output_name_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, golf: str, command: str

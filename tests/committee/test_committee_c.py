@@ -142,13 +142,27 @@ def test_the_table_style_walks_every_tree_with_one_loop(setup: str) -> None:
     walk appear once, with a table of roots); in the ifs style each tree has its own C."""
     c = _committee(setup)
     table = render(c, ExportOptions(prefix="cm", style="table")).files["cm_predict.c"]
-    assert table.count("static int cm_run(") == 1
+    run = "void" if SETUPS[setup][1] == "bag" else "int"
+    assert table.count(f"static {run} cm_run(") == 1
     assert table.count("cm_walk0(const cm_input_t *x, cm_state *s, ") == 1
     assert table.count("static uint32_t cm_mul(") == 1
     assert f"cm_roots[{c.n_members}]" in table
     assert "cm_t0_" not in table
     ifs = render(c, ExportOptions(prefix="cm", style="ifs")).files["cm_predict.c"]
     assert ifs.count("_mul(uint32_t w, uint32_t s)") == c.n_members
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_only_boosting_s_table_c_has_a_class_table(setup: str) -> None:
+    """A bagged committee adds its trees' distributions: its table-style C declares no
+    table of each outcome's class (nothing would read it) and its walk returns none; a
+    boosted one's votes for the class each tree returns, read from that table."""
+    c = _committee(setup)
+    table = render(c, ExportOptions(prefix="cm", style="table")).files["cm_predict.c"]
+    boosted = SETUPS[setup][1] == "boost"
+    assert ("static const uint8_t cm_class[" in table) == boosted
+    assert ("cm_class[out]" in table) == boosted
+    assert ("c = cm_run(x, 0, " in table) == boosted
 
 
 @pytest.mark.parametrize("setup", ["boost-j48-vote", "bag-j48-hypo"])

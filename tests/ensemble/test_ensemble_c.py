@@ -138,7 +138,7 @@ def test_doubles_the_model_has_no_exact_c_for_are_refused() -> None:
         render(_fit("boosting"), ExportOptions(prefix="e", proba=True))
     with pytest.raises(TreegenError, match="no decision_function"):
         render(_fit("forest"), ExportOptions(prefix="e", scores=True))
-    with pytest.raises(TreegenError, match="cannot go with --proba"):
+    with pytest.raises(TreegenError, match="cannot go with proba=True"):  # from Python
         ExportOptions(prefix="e", scores=True, proba=True)
     h = render(_fit("binary_adaboost"), ExportOptions(prefix="e", scores=True)).files["e_predict.h"]
     assert "#define E_N_SCORES 1" in h

@@ -88,6 +88,53 @@ def test_fit_is_api_train_on_the_same_arrays() -> None:
     assert est.score(X, y) == np.mean(est.predict(X) == y)
 
 
+def test_byte_labels_are_predicted_as_bytes_and_named_by_their_text() -> None:
+    """As scikit-learn: classes_ and predict are y's own bytes; the tree (and its C)
+    names the classes by their text, not their repr ("b'hi'")."""
+    X, y = _arrays()
+    raw = np.asarray([v.encode() for v in y])
+    est = treegen.C45Classifier(nominal=[2]).fit(X, raw)
+    assert est.classes_.tolist() == [b"hi", b"lo"]
+    assert est.to_model().schema.classes == ("hi", "lo")
+    pred = est.predict(X)
+    assert pred.dtype == raw.dtype and pred.tolist() == [v.encode() for v in treegen.C45Classifier(
+        nominal=[2]).fit(X, y).predict(X)]  # fmt: skip
+
+
+def test_adaboost_grows_trees_on_its_normalised_weights() -> None:
+    """scikit-learn's AdaBoostClassifier passes sample_weight summing to 1: the estimator
+    takes such weights as proportions, scaled to the number of rows (as Weka's
+    AdaBoostM1 keeps J48's), so its first tree is the unweighted one, not a leaf."""
+    from sklearn.ensemble import AdaBoostClassifier
+
+    from treegen.data.readers import read_dataset
+
+    names = str(GOLF.parents[1] / "monk3" / "monk3.names")
+    monk = treegen.train(names)
+    ds = read_dataset(names)
+    X, y = ds.X, np.asarray(ds.schema.classes)[ds.y]
+    nominal = list(range(X.shape[1]))
+    alone = treegen.C45Classifier(nominal=nominal).fit(X, y)
+    assert len(alone.to_model().value.nodes) == len(monk.value.nodes) > 1
+    ada = AdaBoostClassifier(treegen.C45Classifier(nominal=nominal), n_estimators=5)
+    ada.fit(X, y)
+    sizes = [len(e.to_model().value.nodes) for e in ada.estimators_]
+    assert len(sizes) == 5 and min(sizes) > 1, sizes
+    assert np.array_equal(ada.estimators_[0].predict(X), alone.predict(X))
+    assert ada.score(X, y) > alone.score(X, y)
+    # Weights summing to 1 are the same proportions as any weights scaled to n rows;
+    # any other sum keeps its counts (treegen.train's weights too: a total of 1 is a leaf).
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    fit = treegen.C45Classifier(nominal=nominal).fit
+    scaled = w * (len(y) / w.sum())
+    assert model_to_json(fit(X, y, w / w.sum()).to_model()) == model_to_json(
+        fit(X, y, scaled).to_model()
+    )
+    assert model_to_json(fit(X, y, 2 * w).to_model()) != model_to_json(fit(X, y, w).to_model())
+    leaf = treegen.train((X, y), nominal=nominal, weights=w / w.sum())
+    assert len(leaf.value.nodes) == 1
+
+
 def test_a_dataframe_of_golf_is_the_names_file_tree() -> None:
     frame, y = _golf_frame()
     est = treegen.C45Classifier().fit(frame, y)

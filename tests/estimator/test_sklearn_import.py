@@ -90,6 +90,25 @@ def test_labels_and_names() -> None:
     assert list(m2.predict(Xte)) == list(est2.predict(Xte))
 
 
+def test_byte_classes_are_named_by_their_text() -> None:
+    """A tree, a forest and a histogram boosting model whose classes_ are bytes: classes
+    named by their text ("setosa", not "b'setosa'"), predict returning the bytes.  (This
+    scikit-learn refuses to fit on bytes labels; older ones fitted on them, and
+    classes_ is the estimator's attribute to set.)"""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, codes = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"])[codes]
+    for cls in (DecisionTreeClassifier, RandomForestClassifier, HistGradientBoostingClassifier):
+        est = cls(random_state=0, **({"max_iter": 3} if "Hist" in cls.__name__ else {}))
+        est.fit(X, y)
+        est.classes_ = est.classes_.astype("S")
+        model = treegen.from_sklearn(est)
+        assert model.schema.classes == ("setosa", "versicolor", "virginica"), cls
+        assert model.predict(X).tolist() == est.predict(X).tolist(), cls
+        assert est.predict(X)[0] == b"setosa", cls
+
+
 def test_rejects_what_it_cannot_map() -> None:
     from sklearn.linear_model import LinearRegression
 

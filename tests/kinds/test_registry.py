@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +175,7 @@ TOY: Kind[Constant, ToyC] = Kind(
     predict_proba=_proba,
     evaluate=lambda c, ds, label, unpruned: f"{label}: {int((ds.y != c.cls).sum())} errors\n",
     show={"c45": lambda c: f"always {c.schema.classes[c.cls]}\n"},
-    info=lambda c, input_type: f"a constant: {c.schema.classes[c.cls]}\n",
+    info=lambda c, input_type: f"a constant: {c.schema.classes[c.cls]}, {input_type}\n",
     dot=None,
     styles=("ifs",),
     check_options=_check_options,
@@ -224,6 +224,30 @@ def test_toy_kind_predicts_and_evaluates_through_the_cli(
     data.write_text("x,y,z,k\n1,2,3,a\n4,5,6,b\n7,8,9,b\n")
     assert main(["predict", str(toy), str(data), "--proba"]) == 0
     assert capsys.readouterr().out.splitlines() == ["b\t0.000000\t1.000000\t0.000000"] * 3
+    assert main(["eval", str(toy), str(data)]) == 0
+    assert capsys.readouterr().out == "test: 1 errors\n"
+
+
+def test_toy_kind_answers_info_s_input_type_and_weights_itself(
+    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """info passes --input-type as given (None when not) and the kind answers; eval
+    reads an ARFF file's instance weights where the kind says its evaluation counts
+    them.  The CLI asks no kind's name (it refused --input-type for "ruleset", and read
+    weights for "tree" alone)."""
+    assert main(["info", str(toy)]) == 0
+    assert capsys.readouterr().out == "a constant: b, None\n"
+    assert main(["info", str(toy), "--input-type", "int16"]) == 0
+    assert capsys.readouterr().out == "a constant: b, int16\n"
+    data = tmp_path / "w.arff"
+    data.write_text(
+        "@relation w\n@attribute x numeric\n@attribute y numeric\n@attribute z numeric\n"
+        "@attribute k {a,b,c}\n@data\n1,2,3,a,{2}\n4,5,6,b,{3}\n"
+    )
+    assert main(["eval", str(toy), str(data)]) == 2
+    assert "weight" in capsys.readouterr().err
+    kinds.unregister(TOY.name)
+    kinds.register(replace(TOY, reads_weights=True))
     assert main(["eval", str(toy), str(data)]) == 0
     assert capsys.readouterr().out == "test: 1 errors\n"
 

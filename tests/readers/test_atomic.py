@@ -97,7 +97,8 @@ def test_a_link_to_a_pipe_is_written_through_its_name(tmp_path: Path) -> None:
 
 def test_a_folder_in_the_way_of_a_later_file_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "predict.c").mkdir()
-    with pytest.raises(EmitError, match="is a folder"):
+    # The name is the writer's: not "give a file name", as for a single file's path.
+    with pytest.raises(EmitError, match="predict.c: is a folder where a file of the output go"):
         write_files_atomic(tmp_path, {"predict.h": "h\n", "predict.c": "c\n"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["predict.c"]
 

@@ -15,8 +15,9 @@ The classes live in the package's modules, re-exported here: :class:`Model`
 
 from __future__ import annotations
 
+import inspect
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypedDict, Unpack, cast
 
@@ -43,6 +44,7 @@ __all__ = [
     "DataKeywords",
     "Model",
     "PathLike",
+    "RulesDataKeywords",
     "TrainKeywords",
     "VerifyReport",
     "load",
@@ -81,10 +83,9 @@ class TrainKeywords(TypedDict, total=False):
     seed: int
 
 
-class DataKeywords(TypedDict, total=False):
-    """How :func:`train` and :func:`train_rules` read their data: a file's ``target``
-    column, ``nominal`` and ``ignore`` columns (as the CLI's data options) and, for
-    :func:`train`, a CSV or C4.5 file's ``weight_column`` (``--weights``), or arrays'
+class RulesDataKeywords(TypedDict, total=False):
+    """How :func:`train_rules` (and :func:`train`) read their data: a file's ``target``
+    column, ``nominal`` and ``ignore`` columns (as the CLI's data options), or arrays'
     ``feature_names``, ``nominal`` columns (indices or names, holding codes),
     ``class_names`` (``y`` then holds codes into it) and ``categories`` (a nominal
     column's index -> the names of its codes)."""
@@ -95,10 +96,17 @@ class DataKeywords(TypedDict, total=False):
     class_names: Sequence[str] | None
     ignore: Sequence[str]
     categories: Mapping[int, Sequence[str]] | None
+
+
+class DataKeywords(RulesDataKeywords, total=False):
+    """How :func:`train` reads its data: :class:`RulesDataKeywords`, and a CSV or C4.5
+    file's ``weight_column`` (``--weights``; c4.5rules counts cases, never weights)."""
+
     weight_column: str | None
 
 
 _DATA_KEYWORDS = frozenset(DataKeywords.__annotations__)
+_RULES_DATA_KEYWORDS = frozenset(RulesDataKeywords.__annotations__)
 _WC = "weight_column"
 _TRAIN_KEYWORDS = frozenset(TrainKeywords.__annotations__)
 
@@ -186,7 +194,7 @@ def train(
     ``weight_column``.  Not with reduced-error
     pruning, ``boost`` or ``bag`` (they weight or draw the cases themselves).
     """
-    data_kw, train_kw = _split(keywords, "train", _DATA_KEYWORDS | _TRAIN_KEYWORDS)
+    data_kw, train_kw = _split(keywords, train, _DATA_KEYWORDS | _TRAIN_KEYWORDS)
     opts = train_options(options, **train_kw)
     if engine not in ENGINES:
         raise TrainError(
@@ -255,7 +263,7 @@ def train_rules(
     cf: float = TrainOptions.cf,
     subsets: bool = TrainOptions.subsets,
     criterion: Criterion = TrainOptions.criterion,
-    **keywords: Unpack[DataKeywords],
+    **keywords: Unpack[RulesDataKeywords],
 ) -> Model:
     """C4.5's rules (c4.5rules) from ``data``'s unpruned c45 tree, as ``treegen rules``
     makes them: the ruleset it saves with ``-o`` (after the "Drop rule" steps), which
@@ -265,9 +273,9 @@ def train_rules(
     """
     from treegen.rules.generate import rules_of_data  # here: `train` does not load rules
 
-    data_kw, _ = _split(keywords, "train_rules", _DATA_KEYWORDS | _RULES_KEYWORDS)
-    if data_kw.get(_WC) is not None:  # c4.5rules counts cases, never weights
+    if _WC in keywords:  # train's, named so rather than as an unknown keyword
         raise UsageError("a ruleset is made from unweighted cases", option=_WC)
+    data_kw, _ = _split(keywords, train_rules, _RULES_DATA_KEYWORDS)
     ds = _dataset(data, y, "c45", "treegen.train_rules", **data_kw)
     _, final = rules_of_data(ds, min_cases=min_cases, cf=cf, subsets=subsets, criterion=criterion)
     return Model.of(final)
@@ -277,19 +285,20 @@ class DataAndTrainKeywords(DataKeywords, TrainKeywords, total=False):
     """:func:`train`'s keywords: the data's and the training options."""
 
 
-# train_rules' training options, named in its signature (for _split's message).
-_RULES_KEYWORDS = frozenset({"min_cases", "cf", "subsets", "criterion"})
-
-
 def _split(
-    keywords: Mapping[str, Any], who: str, takes: frozenset[str]
+    keywords: Mapping[str, Any], who: Callable[..., Model], takes: frozenset[str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``who``'s keywords as (data keywords, training keywords); one not in ``takes`` is
-    an error naming it."""
+    """``who``'s ``**keywords`` as (data keywords, training keywords); one not in
+    ``takes`` is an error naming it, with every keyword ``who`` takes: ``takes`` and
+    the keyword-only parameters of its signature."""
     unknown = sorted(set(keywords) - takes)
     if unknown:
-        known = ", ".join(sorted(takes))
-        raise TrainError(f"{who}() got an unknown keyword {unknown[0]!r} (it takes {known})")
+        params = inspect.signature(who).parameters.values()
+        named = {p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        known = ", ".join(sorted(takes | named))
+        raise TrainError(
+            f"{who.__name__}() got an unknown keyword {unknown[0]!r} (it takes {known})"
+        )
     data = {k: v for k, v in keywords.items() if k in _DATA_KEYWORDS}
     return data, {k: v for k, v in keywords.items() if k in _TRAIN_KEYWORDS}
 

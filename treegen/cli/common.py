@@ -21,7 +21,7 @@ from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.colnames import split_names
 from treegen.data.dataset import Dataset, Schema, printed_name
-from treegen.data.filekind import file_kind
+from treegen.data.filekind import DATA_SUFFIXES, file_kind
 from treegen.data.readers import detect_format, locate_cell, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.data.readers.lookalike import identifier_columns, numeric_class, numeric_lookalikes
@@ -429,7 +429,9 @@ def refuse_to_replace(path: str, role: str, what: str) -> None:
     """A usage error when ``path`` holds a file of another kind than ``role`` ("model",
     "data"), which ``what`` ("a model") would replace: a slip of the name (``train -o
     test.csv``, ``synth -o golf.tree``).  A model replaces a model, data replaces data,
-    either replaces a file of no kind known; never a pickle or C source."""
+    either replaces a file of no kind known; never a pickle or C source.  Nor does a
+    model replace a file named as data (``.csv``, ``.arff``, ...) whose content tells no
+    kind (a CSV file of a header alone, or of one column), unless it is empty."""
     kind = file_kind(path)
     if kind is not None and kind.role != role:
         raise UsageError(
@@ -437,3 +439,18 @@ def refuse_to_replace(path: str, role: str, what: str) -> None:
             "(choose another name, or remove it first)",
             option="-o/--output",
         )
+    suffix = os.path.splitext(path)[1].lower()
+    if kind is None and role == "model" and suffix in DATA_SUFFIXES and _not_empty(path):
+        raise UsageError(
+            f"{path} is named as a data file ({suffix}) and is no model file; {what} would "
+            "replace it (choose another name, or remove it first)",
+            option="-o/--output",
+        )
+
+
+def _not_empty(path: str) -> bool:
+    """Whether ``path`` is a regular file with something in it."""
+    try:
+        return os.path.isfile(path) and os.path.getsize(path) > 0
+    except OSError:
+        return False

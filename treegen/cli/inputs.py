@@ -31,6 +31,7 @@ from treegen.data.filekind import (
     LIBRARY_ROLES,
     MODEL_WANTED,
     FileKind,
+    data_kinds,
     file_kind,
     wrong_for_data,
     wrong_for_model,
@@ -84,10 +85,11 @@ def _wrong_data(args: argparse.Namespace, command: str) -> tuple[str, FileKind, 
             if not isinstance(path, str):
                 continue
             where = "--validation reads" if dest == "validation" else f"{command} reads"
-            wrong = wrong_for_data(path)
+            kinds = data_kinds(path)  # looked at once, for both questions
+            wrong = wrong_for_data(path, kinds)
             if wrong is not None:
                 return wrong[0], wrong[1], f"{where} {DATA_WANTED}"
-            if detect_format(path) == "csv" and file_kind(path) == ARFF:
+            if detect_format(path) == "csv" and kinds[0][1] == ARFF:  # CSV reads path alone
                 # The format follows the name: the CSV reader's row error said nothing of it.
                 return (
                     path,

@@ -24,6 +24,7 @@ from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.cli.inputs import check_input_kinds
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import TreegenError
+from treegen.model.optnames import on_command_line
 from treegen.model.version import VERSION
 
 EXIT_OK = 0
@@ -198,9 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
-        check_input_kinds(args)
-        refuse_to_overwrite_inputs(args)
-        status = int(func(args))
+        with on_command_line():  # the options' errors name the flags (model/optnames.py)
+            check_input_kinds(args)
+            refuse_to_overwrite_inputs(args)
+            status = int(func(args))
         sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit
         return status
     except BrokenPipeError:

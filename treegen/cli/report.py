@@ -37,14 +37,7 @@ def run_plot(args: argparse.Namespace) -> int:
 def run_info(args: argparse.Namespace) -> int:
     """Print what MODEL is made of (its kind's report)."""
     kind, value = load(args.model)
-    if args.input_type is not None and kind.name == "ruleset":
-        # Its info has no flash estimate (ruleset._info): the option would be ignored.
-        raise UsageError(
-            "a ruleset has no flash estimate to assume an input type for (export it and "
-            "compile it)",
-            option="--input-type",
-        )
-    sys.stdout.write(kind.info(value, args.input_type or "float"))
+    sys.stdout.write(kind.info(value, args.input_type))
     return 0
 
 

@@ -73,7 +73,7 @@ def run_eval(args: argparse.Namespace) -> int:
     # A tree's evaluation counts an ARFF file's instance weights as Weka's Evaluation
     # does; the other kinds' layouts (c4.5rules', Weka's committees', scikit-learn's)
     # count rows, so for them the reader refuses a weight at its line.
-    args.reads_weights = kind.name == "tree"
+    args.reads_weights = kind.reads_weights
     if args.weight_column is not None and not args.reads_weights:
         raise UsageError(f"{a_kind(kind.name)}'s evaluation counts rows", option="--weights")
     with progress_line(args) as progress:

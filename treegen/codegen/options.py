@@ -3,9 +3,11 @@
 :class:`ExportOptions` is what ``treegen export`` / ``verify`` take on the command line
 and what :meth:`treegen.Model.export_c` and ``verify`` take from Python (as a record, or
 as keyword overrides of the defaults).  Every field is checked in ``__post_init__``, so
-a record that exists is valid on its own; what depends on the model (a scale naming an
-attribute it lacks, a missing value that is one of its codes) is checked when it is
-lowered (:mod:`treegen.codegen.lower`).  :func:`option_words` writes the options back as
+a record that exists is valid on its own (an error names the flag on the command line,
+the keyword from Python: :func:`~treegen.model.optnames.as_callers`); what depends on
+the model (a scale naming an attribute it lacks, a missing value that is one of its
+codes) is checked when it is lowered (:mod:`treegen.codegen.lower`).
+:func:`option_words` writes the options back as
 command-line words, in one canonical order, for the generated files' provenance.
 """
 
@@ -20,7 +22,8 @@ from typing import Literal, get_args
 
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.names import check_prefix
-from treegen.errors import EmitError, EncodingError, UsageError
+from treegen.errors import EmitError, EncodingError, TreegenError, UsageError
+from treegen.model.optnames import as_callers
 
 Style = Literal["ifs", "table"]
 """``ifs``: nested if/else and switch; ``table``: a static node table walked by a loop."""
@@ -95,6 +98,16 @@ class ExportOptions:
     name: str | None = None
 
     def __post_init__(self) -> None:
+        try:
+            self._settle()
+        except TreegenError as err:
+            # Built from Python (treegen.ExportOptions(input_type="foo")), no keyword_errors
+            # wrapper surrounds it: the error names input_type, not --input-type.
+            as_callers(err)
+            raise
+
+    def _settle(self) -> None:
+        """Every field checked, the scales in their stored form (module docstring)."""
         # The API's forms of the scales become their one stored form (Fractions).
         scale: object = self.scale
         per = list(_pairs(self.feature_scales))

@@ -55,6 +55,9 @@ class Source:
     # The table walk starts at a root passed in (PREFIX_walk0 and PREFIX_run take it) and
     # the file ends without PREFIX_predict: several trees in one table (a committee's C).
     shared_walk: bool = False
+    # PREFIX_run returns the class, read from PREFIX_class when no value is missing; a
+    # bagged committee adds the trees' distributions only: no class table, a void run.
+    run_class: bool = True
 
 
 @dataclass(frozen=True, slots=True)

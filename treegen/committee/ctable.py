@@ -137,7 +137,9 @@ def emit_source(
     source = view_c45.source_of(
         ir, uses_rdf=kind == "float", has_tests=m.table.n_tests > 0, has_switch=m.has_switch
     )
-    view = table_view_of(ir, m.table, replace(source, shared_walk=True))
+    view = table_view_of(
+        ir, m.table, replace(source, shared_walk=True, run_class=method == "boost")
+    )
     U = prefix.upper()
     vote = VoteView(
         method=method,

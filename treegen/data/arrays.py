@@ -3,8 +3,9 @@
 The array counterpart of the file readers: ``X`` is ``(n_rows, n_features)``
 with NaN for a missing value, nominal columns hold codes 0..k-1, ``y`` holds
 labels of any type (or codes into ``class_names``).  :func:`label_kind` is
-the one rule for how a label type is recorded, for arrays and for imported
-scikit-learn trees alike.
+the one rule for how a label type is recorded, and :func:`label_names` for how
+labels become class names, for arrays and for imported scikit-learn, XGBoost and
+LightGBM classifiers alike.
 """
 
 from __future__ import annotations
@@ -21,14 +22,39 @@ from treegen.errors import DatasetError, UsageError
 
 def label_kind(y: npt.NDArray[np.generic]) -> str:
     """How labels of ``y``'s dtype are recorded in a model file (``"labels"``), so
-    predictions come back as the type they were given in: bool, int, float or str."""
+    predictions come back as the type they were given in: bool, int, float, bytes
+    (numpy's ``S`` dtype, or an object array of bytes) or str."""
     if y.dtype == np.bool_:
         return "bool"
+    if y.dtype.kind == "S" or (
+        y.dtype.kind == "O" and y.size > 0 and all(isinstance(v, bytes) for v in y.flat)
+    ):
+        return "bytes"
     if np.issubdtype(y.dtype, np.integer):
         return "int"
     if np.issubdtype(y.dtype, np.floating):
         return "float"
     return "str"
+
+
+def label_names(values: Sequence[object], option: str) -> tuple[str, ...]:
+    """The class names of the labels ``values`` (``np.unique``'s, in order): each as
+    text, bytes decoded from UTF-8 (``b"a"`` is class ``a`` in the printed tree and the
+    C; :data:`~treegen.model.options.LABEL_TYPES` encodes it back, so that predict
+    returns ``b"a"``).  Bytes that are no UTF-8 text are an error naming ``option``."""
+    names = []
+    for v in values:
+        if not isinstance(v, bytes):
+            names.append(str(v))
+            continue
+        try:
+            names.append(v.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise DatasetError(
+                f"the label {v!r} is no UTF-8 text: give labels as str, or bytes of UTF-8 text",
+                option=option,
+            ) from None
+    return tuple(names)
 
 
 def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
@@ -167,7 +193,7 @@ def dataset_from_arrays(
         if labels.dtype.kind == "f" and np.any(np.isnan(labels)):
             raise DatasetError("y has a missing (NaN) label")
         values, inverse = _unique_labels(labels)
-        classes = tuple(str(v) for v in values.tolist())
+        classes = label_names(values.tolist(), "y")
         if len(set(classes)) != len(classes):
             raise DatasetError("two labels of y print the same; pass class_names")
         if not all(classes):

@@ -209,6 +209,13 @@ def write_tree_atomic(out_dir: str | os.PathLike[str], files: Mapping[str, str])
     folders = sorted({out.joinpath(*rel.parts[:-1]) for rel in rels.values()}, key=str)
     for folder in folders:
         _refuse_a_file_in_the_way(folder, out)
+    for rel in rels.values():
+        if out.joinpath(*rel.parts).is_dir():  # the file's name is the writer's, not the user's
+            raise EmitError(
+                "is a folder where a file of the output goes; remove it, or choose another "
+                "output folder",
+                file=str(out.joinpath(*rel.parts)),
+            )
     targets = {name: _target(out.joinpath(*rel.parts)) for name, rel in rels.items()}
     created: list[Path] = []
     written: list[tuple[str, Path]] = []

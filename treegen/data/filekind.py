@@ -18,6 +18,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,9 +184,13 @@ def _c45_data(path: str) -> bool:
     it."""
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix in (".csv", ".tsv", ".tab"):
+    if suffix in DATA_SUFFIXES[:3]:
         return False
     return suffix in (".data", ".test") or p.with_suffix(".names").is_file()
+
+
+DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".arff", ".names", ".data", ".test")
+"""The suffixes of a data file's name: CSV's, ARFF's and C4.5's."""
 
 
 def _is_skops(data: bytes) -> bool:
@@ -264,11 +269,18 @@ def data_files(path: str) -> list[str]:
     return [path]
 
 
-def wrong_for_data(path: str) -> tuple[str, FileKind] | None:
+def data_kinds(path: str) -> list[tuple[str, FileKind | None]]:
+    """The files reading DATA ``path`` opens (:func:`data_files`), each with its kind."""
+    return [(f, file_kind(f)) for f in data_files(path)]
+
+
+def wrong_for_data(
+    path: str, kinds: Sequence[tuple[str, FileKind | None]] | None = None
+) -> tuple[str, FileKind] | None:
     """The first file that reading DATA ``path`` opens whose content is of a kind that is
-    no data (a model, a pickle, C source, other JSON), with that kind; None if none is."""
-    for f in data_files(path):
-        kind = file_kind(f)
+    no data (a model, a pickle, C source, other JSON), with that kind; None if none is.
+    ``kinds``: those files' :func:`data_kinds`, where the caller has looked already."""
+    for f, kind in data_kinds(path) if kinds is None else kinds:
         if kind is not None and kind.role in WRONG_FOR_DATA:
             return f, kind
     return None

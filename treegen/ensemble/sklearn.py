@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.data.arrays import label_kind
+from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import LEAF, Decision, Ensemble, Method, Tree
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
@@ -194,7 +194,7 @@ def feature_names_of(estimator: Any, feature_names: Sequence[str] | None, target
 
 def _schema(estimator: Any, feature_names: Sequence[str] | None, target: str) -> Schema:
     names = feature_names_of(estimator, feature_names, target)
-    classes = tuple(str(c) for c in np.asarray(estimator.classes_).tolist())
+    classes = label_names(np.asarray(estimator.classes_).tolist(), "estimator")
     if len(set(classes)) != len(classes):
         raise UsageError("class labels must differ as text", option="estimator")
     return Schema(tuple(Attribute(a, "continuous") for a in names), classes, target)

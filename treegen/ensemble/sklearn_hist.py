@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from treegen.data.arrays import label_kind
+from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import Ensemble, Tree
 from treegen.ensemble.preorder import Columns, intern, walk
@@ -141,7 +141,7 @@ def hist_from_sklearn(
             attrs.append(Attribute(name, "nominal", tuple(str(c) for c in cats)))
             raw_tables.append(())  # the input is the code
     classes_ = np.asarray(est.classes_ if outputs is None else outputs)
-    classes = tuple(str(c) for c in classes_.tolist())
+    classes = label_names(classes_.tolist(), "estimator")
     if len(set(classes)) != len(classes):
         raise UsageError("class labels must differ as text", option="estimator")
     if outputs is None and len(classes) < 2:

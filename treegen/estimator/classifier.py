@@ -108,6 +108,35 @@ def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
     return labels
 
 
+# How near 1 the sum of sample_weight is for the weights to be proportions (_as_counts):
+# far above the rounding of scikit-learn's normalised sums, far below the gap to the
+# next sum whole-number weights have (0 or 2).
+_PROPORTIONS = 1e-6
+
+
+def _as_counts(sample_weight: Any, n_rows: int) -> Any:
+    """``sample_weight`` as C4.5's case weights, which are counts (a branch needs
+    ``min_cases`` of weight): weights that sum to 1 are proportions of the rows
+    (scikit-learn's AdaBoostClassifier normalises its weights so, and on a total of 1
+    every tree would be a leaf), scaled to sum to the number of rows, as Weka's
+    AdaBoostM1 keeps J48's weights; any other weights are counts as given (a
+    whole-number weight is that many copies of the row, as scikit-learn's checks hold
+    an estimator's weights to be).  Weights that are not ``n_rows`` finite, non-negative
+    numbers are left for :func:`treegen.train`'s errors."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return sample_weight
+    if w.shape != (n_rows,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        return sample_weight
+    total = float(np.sum(w))
+    if abs(total - 1.0) > _PROPORTIONS:
+        return sample_weight
+    return w * (n_rows / total)
+
+
 def _class_column(names: Sequence[str] | None) -> str:
     """The model's class column: ``class``, or ``class_2``, ... when a feature has that
     name (a DataFrame may have a column "class"; the model file needs them distinct)."""
@@ -235,7 +264,9 @@ class C45Classifier:
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
         """Train the tree on ``X`` (rows of features, NaN missing) and the labels ``y``;
         ``sample_weight`` (one per row, finite and not negative) starts each case at
-        that weight instead of 1 (:func:`treegen.train`'s ``weights``)."""
+        that weight instead of 1 (:func:`treegen.train`'s ``weights``); weights that
+        sum to 1, as scikit-learn's AdaBoostClassifier passes them, are proportions:
+        scaled to sum to the number of rows first (:func:`_as_counts`)."""
         names = table.feature_names(X)
         cols = table.columns(X)
         labels = _labels(y, cols.n_rows)
@@ -261,7 +292,7 @@ class C45Classifier:
                 engine=self.engine,
                 max_depth=self.max_depth,
                 min_gain_ratio=self.min_gain_ratio,
-                weights=sample_weight,
+                weights=_as_counts(sample_weight, cols.n_rows),
                 **self._pruning_parameters(),
             )
         except EstimatorError:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from treegen.api import Model
-from treegen.data.arrays import label_kind
+from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
 from treegen.ensemble.core import Ensemble
@@ -44,7 +44,7 @@ def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
     if classes is None:
         return ens
     labels = np.asarray(classes)
-    names = tuple(str(c) for c in labels.tolist())
+    names = label_names(labels.tolist(), "model")
     if len(names) == 1 < len(ens.schema.classes):
         # LightGBM fits a one-class target as a binary model (its classes_ one label,
         # its score far below 0): say what happened, not that the counts differ.

@@ -17,7 +17,7 @@ from treegen.committee.show import format_committee, format_evaluation, format_i
 from treegen.data.dataset import Dataset
 from treegen.data.words import counted
 from treegen.errors import UsageError
-from treegen.kinds.spec import Kind
+from treegen.kinds.spec import Kind, flash_input_type
 
 
 def _evaluate(c: Committee, ds: Dataset, label: str, unpruned: str | None) -> str:
@@ -52,7 +52,7 @@ COMMITTEE: Kind[Committee, CommitteeIR] = Kind(
         "j48": lambda c: format_committee(c, "j48"),
         "c45": lambda c: format_committee(c, "c45"),
     },
-    info=format_info,
+    info=lambda c, given: format_info(c, flash_input_type(given)),
     dot=None,
     styles=("table", "ifs"),
     check_options=check_options,

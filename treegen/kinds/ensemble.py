@@ -17,7 +17,7 @@ from treegen.ensemble.file import FORMAT, ensemble_from_data, ensemble_to_json
 from treegen.ensemble.lower import EnsembleIR, fold_note, lower_ensemble
 from treegen.ensemble.show import format_ensemble_evaluation, format_info, format_summary
 from treegen.errors import UsageError
-from treegen.kinds.spec import Kind
+from treegen.kinds.spec import Kind, flash_input_type
 
 
 def _evaluate(e: Ensemble, ds: Dataset, label: str, unpruned: str | None) -> str:
@@ -47,7 +47,7 @@ ENSEMBLE: Kind[Ensemble, EnsembleIR] = Kind(
     predict_proba=classify.predict_proba,
     evaluate=_evaluate,
     show={"c45": format_summary},
-    info=format_info,
+    info=lambda e, given: format_info(e, flash_input_type(given)),
     dot=None,
     styles=("table", "ifs"),  # the compact table first: the smallest, the default
     lower=lower_ensemble,

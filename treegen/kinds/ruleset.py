@@ -28,8 +28,14 @@ def _evaluate(rs: core.RuleSet, ds: Dataset, label: str, unpruned: str | None) -
     return format_data_evaluation(rs, ds, label)
 
 
-def _info(rs: core.RuleSet, input_type: str) -> str:
+def _info(rs: core.RuleSet, input_type: str | None) -> str:
     # No flash formula was fitted to rule lists: the compiled size is the measure.
+    if input_type is not None:  # it would be ignored
+        raise UsageError(
+            "a ruleset has no flash estimate to assume an input type for (export it and "
+            "compile it)",
+            option="--input-type",
+        )
     return (
         format_ruleset_report(rs)
         + "estimated flash: none for a ruleset (export it and compile it)\n"

@@ -57,6 +57,12 @@ class Value(Protocol):
     def compares_float32(self) -> bool: ...
 
 
+def flash_input_type(given: str | None) -> str:
+    """The C input type ``info``'s flash estimate assumes: ``given``, else the export's
+    default (float)."""
+    return given or "float"
+
+
 Compare = Callable[
     [M, L, "ExportOptions", Rows, npt.NDArray[np.int32], npt.NDArray[np.uint16], "Report"], None
 ]
@@ -88,7 +94,9 @@ class Kind(Generic[M, L]):
     predict_proba: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64]] | None
     evaluate: Callable[[M, Dataset, str, str | None], str]
     show: Mapping[str, Callable[[M], str]]
-    info: Callable[[M, str], str]  # treegen info, for a C input type
+    # treegen info, its flash estimate for --input-type (None: not given, the export's
+    # default, flash_input_type); a kind with no estimate refuses one given.
+    info: Callable[[M, str | None], str]
     dot: Callable[[M, int | None, Sequence[str]], str] | None  # max depth, graph attributes
     styles: tuple[Style, ...]  # the export styles it has (one: not in the options words)
     lower: Callable[[M, ExportOptions, tuple[tuple[str, str], ...]], L]  # opts.prefix is set
@@ -106,6 +114,9 @@ class Kind(Generic[M, L]):
     # A value that predicts numbers (a regressor): its float64 outputs per row (n x
     # outputs); None for a value that predicts classes, or a kind that never does.
     values: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.float64] | None] | None = None
+    # Whether its evaluation (eval) counts an ARFF file's instance weights (a tree, as
+    # Weka's Evaluation does); the others' counts are of rows, and refuse weights.
+    reads_weights: bool = False
     # What the value is made of, in a few words ("12 nodes, 7 leaves, depth 3"): the
     # public Model's repr, which never prints the nodes themselves.
     size: Callable[[M], str] | None = None

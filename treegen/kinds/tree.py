@@ -24,7 +24,7 @@ from treegen.codegen.options import STYLES, ExportOptions, Style
 from treegen.data.dataset import Dataset
 from treegen.data.words import counted
 from treegen.errors import UsageError
-from treegen.kinds.spec import Kind
+from treegen.kinds.spec import Kind, flash_input_type
 from treegen.model import classify
 from treegen.model.core import Model
 from treegen.model.file import FORMAT, load_model, model_from_data, model_to_json
@@ -70,10 +70,11 @@ def _growth(model: Model) -> tuple[object, ...]:
 _GROWTH = ("min_cases", "subsets", "criterion", "flavor", "max_depth", "min_gain_ratio")
 
 
-def _info(model: Model, input_type: str) -> str:
+def _info(model: Model, given: str | None) -> str:
     from treegen.analysis.report import format_report, model_report
     from treegen.codegen.flash import estimate_flash
 
+    input_type = flash_input_type(given)
     text = format_report(model, model_report(model))
     flash = estimate_flash(model, input_type)
     text += (
@@ -199,6 +200,7 @@ TREE: Kind[Model, IR] = Kind(
         "rules": _path_rules,
     },
     info=_info,
+    reads_weights=True,
     dot=lambda m, depth, graph: _dot(m, max_depth=depth, graph=graph),
     styles=STYLES,
     check_options=_check,

@@ -189,6 +189,7 @@ LABEL_TYPES: dict[str, Callable[[str], object]] = {
     "int": int,
     "float": float,
     "bool": lambda s: s == "True",
+    "bytes": lambda s: s.encode("utf-8"),  # a class name is its bytes label's UTF-8 text
 }
 """How the class labels were typed where a model was trained (``Dataset.labels``):
 text, or the type of the ``y`` array, and how a class name turns back into such a

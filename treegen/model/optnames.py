@@ -13,14 +13,19 @@ Every other option error (export, verify, the data readers) names the flag, as t
 command line prints it; :func:`keyword_errors` wraps each public function of the Python
 API so that such an error leaves it naming the keyword instead (:data:`KEYWORD_OF_FLAG`,
 the one table), and its text saying ``input_type='float'`` where the CLI's says
-``--input-type float`` (:func:`keyword_text`).
+``--input-type float`` (:func:`keyword_text`).  A public record built from Python with
+no function around it (``treegen.ExportOptions(...)``) names them through
+:func:`as_callers`: the flags inside :func:`on_command_line` (``treegen``'s ``main``
+runs every command so), else the keywords.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
@@ -180,6 +185,25 @@ def as_keywords(err: TreegenError) -> TreegenError:
     err.message = keyword_text(err.message)
     err.args = (err.message, *err.args[1:])
     return err
+
+
+_COMMAND_LINE: ContextVar[bool] = ContextVar("treegen_command_line", default=False)
+
+
+@contextlib.contextmanager
+def on_command_line() -> Iterator[None]:
+    """Run the body as the command line: :func:`as_callers` leaves its errors' flags."""
+    token = _COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)
+
+
+def as_callers(err: TreegenError) -> TreegenError:
+    """``err`` naming the options as its caller does: the flags on the command line
+    (:func:`on_command_line`), else the Python API's keywords (:func:`as_keywords`)."""
+    return err if _COMMAND_LINE.get() else as_keywords(err)
 
 
 P = ParamSpec("P")
