@@ -281,7 +281,11 @@ _NO_FOLD = "reduced-error pruning on --validation holds out no fold"
     [
         (["train", "{golf}", "--cf", "0"], "--cf"),
         (["train", "{golf}", "--cf", "1"], "--cf"),
-        (["train", "{golf}", "-c", "25"], "--cf"),
+        (
+            ["train", "{golf}", "-c", "25"],
+            "25 must be in (0, 1) (a fraction: Release 8's -c 25 is --cf 0.25)",
+        ),
+        (["cv", "{golf}", "--cf", "10"], "(a fraction: Release 8's -c 10 is --cf 0.1)"),
         (["train", "{golf}", "--cf", "nan"], "--cf"),
         # in (0, 1) but 0 in the flavour's arithmetic: was a "math domain error" traceback
         (["train", "{golf}", "--cf", "1e-50"], "--cf: 1e-50 is too small for the c45"),

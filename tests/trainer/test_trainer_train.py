@@ -167,6 +167,17 @@ def test_cf_outside_unit_interval(cf: float) -> None:
     assert err.value.option == "cf"
 
 
+@pytest.mark.parametrize(("cf", "hint"), [(25.0, "cf=0.25"), (1.0, "cf=0.01"), (100.0, None)])
+def test_cf_as_release8_percentage_is_hinted(cf: float, hint: str | None) -> None:
+    """Release 8's -c is a percentage (-c 25); treegen's CF a fraction: a value from 1
+    to 100 is told the fraction it likely means, on the command line as --cf (the
+    argument's own check, tests/cli) and here as the keyword."""
+    with pytest.raises(TrainError) as err:
+        train(_c45("golf"), TrainOptions(cf=cf))
+    expected = "" if hint is None else f" (a fraction: Release 8's -c {cf:g} is {hint})"
+    assert err.value.message == f"must be between 0 and 1 (exclusive), got {cf:g}{expected}"
+
+
 @pytest.mark.parametrize(("flavor", "cf"), [("c45", 1e-50), ("c45", 5e-46), ("j48", 1e-17)])
 def test_cf_too_small_for_the_flavours_arithmetic(flavor: str, cf: float) -> None:
     """c45 holds CF as a C float and takes its log; j48 takes the normal quantile of

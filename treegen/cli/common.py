@@ -27,6 +27,8 @@ from treegen.data.readers.c45 import c45_paths
 from treegen.data.readers.lookalike import identifier_columns, numeric_class, numeric_lookalikes
 from treegen.data.words import counted
 from treegen.errors import CellError, DatasetError, TreegenError, UsageError
+from treegen.model.options import percent_hint
+from treegen.model.optnames import FLAGS
 
 
 def _checked_names(text: str, *, strip: bool, what: str) -> list[str]:
@@ -357,9 +359,22 @@ def add_min_cases_and_cf(group: argparse._ActionsContainer, cf_help: str) -> Non
         "--cf",
         metavar="CF",
         default=0.25,
-        type=float_range(0.0, 1.0, lo_open=True, hi_open=True),
+        type=_confidence,
         help=cf_help,
     )
+
+
+def _confidence(text: str) -> float:
+    """``--cf``: a fraction in (0, 1), with Release 8's percentage hinted at
+    (:func:`treegen.model.options.percent_hint`)."""
+    try:
+        return float_range(0.0, 1.0, lo_open=True, hi_open=True)(text)
+    except argparse.ArgumentTypeError as err:
+        try:
+            hint = percent_hint(float(text), FLAGS)
+        except ValueError:
+            raise err from None
+        raise argparse.ArgumentTypeError(f"{err}{hint}") from None
 
 
 # The arguments that name files a subcommand reads (DATA, MODEL, FILE, and options).

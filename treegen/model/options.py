@@ -27,6 +27,17 @@ FLAVORS: tuple[Flavor, ...] = ("c45", "j48")
 PRUNINGS: tuple[Pruning, ...] = ("error-based", "reduced-error")
 
 
+def percent_hint(cf: float, names: OptionNames = KEYWORDS) -> str:
+    """A hint for a pruning confidence ``cf`` outside (0, 1) that reads as Release 8's
+    ``-c``, a percentage (``-c 25``): the fraction it likely means, with the option
+    spelt as ``names`` spell it (``--cf 0.25`` or ``cf=0.25``); else ""."""
+    if not 1.0 <= cf < 100.0:
+        return ""
+    fraction = f"{cf / 100:g}"
+    spelt = f"{names('cf')} {fraction}" if names.flags else f"{names('cf')}={fraction}"
+    return f" (a fraction: Release 8's -c {cf:g} is {spelt})"
+
+
 @dataclass(frozen=True)
 class TrainOptions:
     """Training options (Release 8's -m, -c, -s, -g; ``prune=False`` is the unpruned tree).
@@ -93,7 +104,9 @@ class TrainOptions:
         _check_number(self.cf, names("cf"))
         if not (0.0 < float(self.cf) < 1.0):
             raise TrainError(
-                f"must be between 0 and 1 (exclusive), got {self.cf:g}", option=names("cf")
+                f"must be between 0 and 1 (exclusive), got {self.cf:g}"
+                + percent_hint(float(self.cf), names),
+                option=names("cf"),
             )
         # The flavours compute with CF as Release 8 and J48 do: c45 as a C float (whose
         # log is taken), j48 through the normal quantile of 1 - CF (a double).  A CF that
