@@ -108,6 +108,7 @@ setup(
                 "treegen/model/native/cclassify.c",
                 "treegen/model/native/classify.c",
                 "treegen/model/native/wekaprobs.c",
+                "treegen/model/native/libm.c",
                 BUFFERS,
             ],
             include_dirs=NATIVE_INCLUDE,

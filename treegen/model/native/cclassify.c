@@ -1,7 +1,8 @@
 /* The model's C accelerator (module treegen.model.native._cclassify): classify.c
  * classifies rows for treegen.model.classify.predict, the same classes as its numpy
  * code; wekaprobs.c computes J48's class distributions for
- * treegen.committee.weka.distribution, the same bits as its numpy code.  The
+ * treegen.committee.weka.distribution, the same bits as its numpy code; libm.c
+ * applies the C library's exp to an array for treegen.ensemble.libm.  The
  * node-kind codes come from treegen/model/constants.py (setup.py passes them as
  * TG_KIND_* macros). */
 #include "native.h"
@@ -13,11 +14,14 @@
 
 PyObject *tg_classify(PyObject *self, PyObject *args);         /* classify.c */
 PyObject *tg_j48_distribution(PyObject *self, PyObject *args); /* wekaprobs.c */
+PyObject *tg_libm_exp(PyObject *self, PyObject *args);         /* libm.c */
 
 static PyMethodDef methods[] = {
     {"classify", tg_classify, METH_VARARGS, "A model's class for every row (model/classify.py)."},
     {"j48_distribution", tg_j48_distribution, METH_VARARGS,
      "J48's class distribution of every row (committee/weka.py)."},
+    {"libm_exp", tg_libm_exp, METH_VARARGS,
+     "The C library's expf (float32) or exp (float64) of every item, in place."},
     {NULL, NULL, 0, NULL},
 };
 
