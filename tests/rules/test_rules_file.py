@@ -239,3 +239,18 @@ def test_tampered_threshold_is_caught() -> None:
     assert bad != text
     with pytest.raises(ModelFileError, match=r"does not equal threshold_hex"):
         ruleset_from_json(bad, "x.rules")
+
+
+def test_eval_on_data_without_a_class_value_is_the_one_line_error(tmp_path: Path) -> None:
+    # A ruleset's eval printed "Tested 0, errors 0 (0.0%)" and exited 0 on rows that all
+    # lack their class, where a tree's and a committee's eval refuse such data.
+    rules = _saved(tmp_path, "labor-neg")
+    rows = (REF / "labor-neg" / "labor-neg.test").read_text().splitlines()[:3]
+    data = tmp_path / "unlabelled.data"
+    data.write_text("".join(row.rsplit(",", 1)[0] + ",?\n" for row in rows))
+    (tmp_path / "unlabelled.names").write_text((REF / "labor-neg" / "labor-neg.names").read_text())
+    tree = tmp_path / "labor.tree"
+    assert _run(["-q", "train", str(REF / "labor-neg" / "labor-neg.data"), "-o", str(tree)])[0] == 0
+    want = _run(["eval", str(tree), str(data)])
+    assert want[0] == 2 and want[2].startswith(f"treegen: error: {data}: no row has a value")
+    assert _run(["eval", str(rules), str(data)]) == want
