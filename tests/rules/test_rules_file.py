@@ -254,3 +254,29 @@ def test_eval_on_data_without_a_class_value_is_the_one_line_error(tmp_path: Path
     want = _run(["eval", str(tree), str(data)])
     assert want[0] == 2 and want[2].startswith(f"treegen: error: {data}: no row has a value")
     assert _run(["eval", str(rules), str(data)]) == want
+
+
+@pytest.mark.parametrize(
+    "flags, recorded",
+    [
+        ([], {"cf": 0.25, "min_cases": 2}),
+        (["--subsets"], {"cf": 0.25, "min_cases": 2, "subsets": True}),
+        (["--criterion", "gain", "-m", "3"], {"cf": 0.25, "min_cases": 3, "criterion": "gain"}),
+    ],
+)
+def test_the_file_records_how_the_tree_was_grown(
+    tmp_path: Path, flags: list[str], recorded: dict[str, object]
+) -> None:
+    # --subsets and --criterion gain changed the rules but the file (and so `info`) said
+    # nothing of them, as if the ruleset had come from the default tree.  A default
+    # option stays out of the file, whose bytes are then those rules always wrote.
+    rules = tmp_path / "soy.rules"
+    data = REF / "soybean-r8" / "soybean-r8.data"
+    assert _run(["-q", "rules", str(data), "-o", str(rules), *flags])[0] == 0
+    assert json.loads(rules.read_text())["options"] == recorded
+    status, out, _ = _run(["info", str(rules)])
+    shown = ", ".join(f"{k}={v}" for k, v in recorded.items())
+    assert status == 0 and f"training options: {shown}\n" in out
+    api = treegen.train_rules(str(data), **{k: v for k, v in recorded.items() if k != "cf"})
+    assert api.save(tmp_path / "api.rules").path is not None
+    assert (tmp_path / "api.rules").read_bytes() == rules.read_bytes()
