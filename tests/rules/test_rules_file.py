@@ -233,6 +233,18 @@ def test_info_on_a_ruleset_counts_its_rules_and_conditions(tmp_path: Path) -> No
     )
 
 
+def test_info_on_a_ruleset_of_no_rule_says_none(tmp_path: Path) -> None:
+    # A ruleset of its default class alone (one class in the data) printed the header
+    # "rules with N conditions:" over nothing.
+    (tmp_path / "one.names").write_text("yes, no.\na: continuous.\n")
+    (tmp_path / "one.data").write_text("1,yes\n2,yes\n3,yes\n")
+    rules = tmp_path / "one.rules"
+    assert _run(["-q", "rules", str(tmp_path / "one.names"), "-o", str(rules)])[0] == 0
+    assert load_ruleset(rules).rules == ()
+    status, out, _ = _run(["info", str(rules)])
+    assert status == 0 and "\nrules with N conditions: none\ntraining options: " in out
+
+
 def test_tampered_threshold_is_caught() -> None:
     text = ruleset_to_json(_final("labor-neg"))
     bad = text.replace('"threshold": 2.5,', '"threshold": 2.6,', 1)

@@ -149,8 +149,11 @@ def format_ruleset_report(rs: RuleSet) -> str:
         sizes[len(r.conditions)] = sizes.get(len(r.conditions), 0) + 1
     lines.append("attributes (conditions on each):")
     lines += attribute_lines(rs.schema, tests)
-    lines.append("rules with N conditions:")
-    lines += bars(dict(sorted(sizes.items())))
+    if sizes:
+        lines.append("rules with N conditions:")
+        lines += bars(dict(sorted(sizes.items())))
+    else:  # the default class alone: no histogram to draw
+        lines.append("rules with N conditions: none")
     lines += provenance_lines(
         rs.options, rs.data_fingerprint, f"made by treegen {rs.treegen_version}"
     )
