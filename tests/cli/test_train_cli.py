@@ -396,6 +396,29 @@ def test_train_with_a_bad_stem_test_file_writes_no_model(
     assert not model.exists()
 
 
+@pytest.mark.parametrize(
+    "argv, output",
+    [
+        (["train", "golf.names"], "golf.tree"),
+        (["train", "golf.names", "--boost", "2"], "golf.committee"),
+        (["train", "golf.names", "--bag", "2"], "golf.committee"),
+        (["rules", "golf.names", "-o", "golf.rules"], "golf.rules"),
+    ],
+)
+def test_a_stem_test_without_a_class_value_writes_nothing(
+    capsys: pytest.CaptureFixture[str], golf_here: Path, argv: list[str], output: str
+) -> None:
+    # Such a file was read before training but found out only when evaluated, after the
+    # model or ruleset was written: exit 2 with the file left behind.
+    rows = (golf_here / "golf.data").read_text().splitlines()[:2]
+    (golf_here / "golf.test").write_text("".join(r.rsplit(",", 1)[0] + ", ?\n" for r in rows))
+    code, out, err = run_cli(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("treegen: error: golf.test: no row has a value in the class column")
+    assert err.count("\n") == 1
+    assert not (golf_here / output).exists()
+
+
 def test_stem_test_rows_without_a_class_are_noted_as_eval_notes_them(
     capsys: pytest.CaptureFixture[str], golf_here: Path
 ) -> None:

@@ -222,3 +222,24 @@ def test_predict_h_counts_every_trees_work(style: str) -> None:
     longest = sum(_depth(m) for m in c.members)
     assert longest > 0
     assert f"{len(c.members)} trees walked in turn, {longest} tests on their longest paths" in text
+
+
+@pytest.mark.parametrize("style", ["table", "ifs"])
+@pytest.mark.parametrize("setup", ["boost-c45-hypo", "bag-j48-hypo"])
+def test_thresholds_folded_by_the_input_type_are_noted(setup: str, style: str) -> None:
+    # A tree's export warns of each test whose threshold lies outside the integer type
+    # (it folds to a constant branch); a committee's trees folded theirs in silence.
+    c = _committee(setup)
+    opts = ExportOptions(prefix="cm", style=style, input_type="int8", scale=100.0)
+    notes = render(c, opts).notes
+    # Each tree's folds, as its own export lists them: "model node 3 (TSH <= 6.05, ...)".
+    named = [
+        f"tree {i} node {f.source} ("
+        for i, tree in enumerate(c.members)
+        for f in render(tree, opts).lowered.folds
+    ]
+    assert named, "no threshold folds: the test would test nothing"
+    assert len(notes) == 1 and notes[0].startswith(f"{len(named)} thresholds outside int8's ")
+    at = [notes[0].find(n) for n in named[:20]]
+    assert -1 not in at and at == sorted(at), (named[:20], notes[0])
+    assert render(c, ExportOptions(prefix="cm", style=style, input_type="int16")).notes == ()

@@ -107,6 +107,20 @@ def test_cv_weka_folds(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Misclassified: 19 of 300 rows" in out
 
 
+def test_cv_help_does_not_say_it_writes_a_committee(capsys: pytest.CaptureFixture[str]) -> None:
+    # cv shares train's committee options, whose help said "writes a committee": cv
+    # writes no file.
+    for command, writes in (("train", True), ("cv", False)):
+        code, out, _ = run_cli(capsys, command, "--help")
+        assert code == 0
+        for flag in ("--boost N", "--bag N"):
+            found = re.search(rf"^  {flag} (.*?)\n  -", out, re.M | re.S)
+            assert found is not None, out
+            option = " ".join(found.group(1).split())  # argparse's line breaks
+            assert ("writes a committee" in option) == writes, option
+            assert "a committee" in option
+
+
 @pytest.mark.parametrize(
     ("argv", "option"),
     [

@@ -233,9 +233,62 @@ def test_info_on_a_ruleset_counts_its_rules_and_conditions(tmp_path: Path) -> No
     )
 
 
+def test_info_on_a_ruleset_of_no_rule_says_none(tmp_path: Path) -> None:
+    # A ruleset of its default class alone (one class in the data) printed the header
+    # "rules with N conditions:" over nothing.
+    (tmp_path / "one.names").write_text("yes, no.\na: continuous.\n")
+    (tmp_path / "one.data").write_text("1,yes\n2,yes\n3,yes\n")
+    rules = tmp_path / "one.rules"
+    assert _run(["-q", "rules", str(tmp_path / "one.names"), "-o", str(rules)])[0] == 0
+    assert load_ruleset(rules).rules == ()
+    status, out, _ = _run(["info", str(rules)])
+    assert status == 0 and "\nrules with N conditions: none\ntraining options: " in out
+
+
 def test_tampered_threshold_is_caught() -> None:
     text = ruleset_to_json(_final("labor-neg"))
     bad = text.replace('"threshold": 2.5,', '"threshold": 2.6,', 1)
     assert bad != text
     with pytest.raises(ModelFileError, match=r"does not equal threshold_hex"):
         ruleset_from_json(bad, "x.rules")
+
+
+def test_eval_on_data_without_a_class_value_is_the_one_line_error(tmp_path: Path) -> None:
+    # A ruleset's eval printed "Tested 0, errors 0 (0.0%)" and exited 0 on rows that all
+    # lack their class, where a tree's and a committee's eval refuse such data.
+    rules = _saved(tmp_path, "labor-neg")
+    rows = (REF / "labor-neg" / "labor-neg.test").read_text().splitlines()[:3]
+    data = tmp_path / "unlabelled.data"
+    data.write_text("".join(row.rsplit(",", 1)[0] + ",?\n" for row in rows))
+    (tmp_path / "unlabelled.names").write_text((REF / "labor-neg" / "labor-neg.names").read_text())
+    tree = tmp_path / "labor.tree"
+    assert _run(["-q", "train", str(REF / "labor-neg" / "labor-neg.data"), "-o", str(tree)])[0] == 0
+    want = _run(["eval", str(tree), str(data)])
+    assert want[0] == 2 and want[2].startswith(f"treegen: error: {data}: no row has a value")
+    assert _run(["eval", str(rules), str(data)]) == want
+
+
+@pytest.mark.parametrize(
+    "flags, recorded",
+    [
+        ([], {"cf": 0.25, "min_cases": 2}),
+        (["--subsets"], {"cf": 0.25, "min_cases": 2, "subsets": True}),
+        (["--criterion", "gain", "-m", "3"], {"cf": 0.25, "min_cases": 3, "criterion": "gain"}),
+    ],
+)
+def test_the_file_records_how_the_tree_was_grown(
+    tmp_path: Path, flags: list[str], recorded: dict[str, object]
+) -> None:
+    # --subsets and --criterion gain changed the rules but the file (and so `info`) said
+    # nothing of them, as if the ruleset had come from the default tree.  A default
+    # option stays out of the file, whose bytes are then those rules always wrote.
+    rules = tmp_path / "soy.rules"
+    data = REF / "soybean-r8" / "soybean-r8.data"
+    assert _run(["-q", "rules", str(data), "-o", str(rules), *flags])[0] == 0
+    assert json.loads(rules.read_text())["options"] == recorded
+    status, out, _ = _run(["info", str(rules)])
+    shown = ", ".join(f"{k}={v}" for k, v in recorded.items())
+    assert status == 0 and f"training options: {shown}\n" in out
+    api = treegen.train_rules(str(data), **{k: v for k, v in recorded.items() if k != "cf"})
+    assert api.save(tmp_path / "api.rules").path is not None
+    assert (tmp_path / "api.rules").read_bytes() == rules.read_bytes()

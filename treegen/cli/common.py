@@ -178,6 +178,22 @@ def read_data(
     return ds
 
 
+def read_test_beside(args: argparse.Namespace, ds: Dataset, *, float32: bool) -> Dataset | None:
+    """The ``STEM.test`` beside C4.5 DATA (``args.data``), read with ``ds``'s attributes,
+    which ``train`` and ``rules`` evaluate after their results; None when there is none.
+    The caller reads it before writing anything, so an error in it, or no row of it with
+    a class value (eval's error), leaves no model or ruleset behind."""
+    # Imported here: every command builds the parsers of the modules that import this one.
+    from treegen.analysis.evaluate import labelled_rows, test_set_beside
+
+    test = test_set_beside(args.data)
+    if test is None:
+        return None
+    test_ds = read_data(args, test, schema=ds.schema, float32=float32)
+    labelled_rows(test_ds)
+    return test_ds
+
+
 @contextmanager
 def naming_cells(args: argparse.Namespace, ds: Dataset) -> Iterator[None]:
     """A value of ``ds`` that its model refuses (a :class:`CellError`, which counts rows

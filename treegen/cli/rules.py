@@ -17,6 +17,7 @@ from treegen.cli.common import (
     note_peak_memory,
     note_unlabelled,
     read_data,
+    read_test_beside,
 )
 from treegen.cli.progress import progress_line
 from treegen.data.words import counted
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 def run_rules(args: argparse.Namespace) -> int:
     """Train the unpruned c45 tree on DATA, make its rules and print them and their evaluation."""
     # Imported here: every command builds this module's parser.
-    from treegen.analysis.evaluate import test_set_beside
     from treegen.model.core import Model
     from treegen.model.options import ModelOptions
     from treegen.model.optnames import FLAGS
@@ -61,8 +61,7 @@ def run_rules(args: argparse.Namespace) -> int:
         ds = read_data(args, args.data, float32=True, progress=progress)
         # STEM.test is read before anything is written (an error in it leaves no
         # ruleset), with DATA's attributes; the final ruleset is evaluated on it.
-        test = test_set_beside(args.data)
-        test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=True)
+        test_ds = read_test_beside(args, ds, float32=True)
         heap.rows(ds.n_rows)
         progress.update("growing the unpruned tree", rows=ds.n_rows)
         opts = unpruned_options(args.min_cases, args.cf, args.subsets, args.criterion)

@@ -30,6 +30,7 @@ from treegen.cli.common import (
     note_peak_memory,
     note_unlabelled,
     read_data,
+    read_test_beside,
 )
 from treegen.cli.progress import progress_line
 from treegen.cli.trainargs import (
@@ -105,12 +106,7 @@ def run_train(args: argparse.Namespace) -> int:
         with blocks_mapped_from(STEP_BLOCK):  # the reader's pieces: a few MB each
             ds = read_data(args, args.data, float32=float32, progress=progress)
         # STEM.test is read before anything is written: an error in it leaves no model.
-        test = None
-        if not quiet:
-            from treegen.analysis.evaluate import test_set_beside
-
-            test = test_set_beside(args.data)
-        test_ds = None if test is None else read_data(args, test, schema=ds.schema, float32=float32)
+        test_ds = None if quiet else read_test_beside(args, ds, float32=float32)
         progress.update("growing", rows=ds.n_rows)
         kept.rows(ds.n_rows)
         # The trainer's objects (tree nodes, model nodes, options) form no reference

@@ -108,6 +108,8 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
     committee = parser.add_argument_group(
         "committees (boosted or bagged trees; docs/committees.md)"
     )
+    # train writes the committee; cv trains one per fold and writes nothing.
+    made = "each fold's model is a committee" if cv else "writes a committee"
     which = committee.add_mutually_exclusive_group()
     which.add_argument(
         "--boost",
@@ -115,7 +117,7 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
         type=int_range(1),
         default=None,
         help="AdaBoost.M1 with N rounds of trees, by reweighting (with --flavor j48 Weka's "
-        "AdaBoostM1 -I N -W J48); writes a committee",
+        f"AdaBoostM1 -I N -W J48); {made}",
     )
     which.add_argument(
         "--bag",
@@ -123,7 +125,7 @@ def add_train_options(parser: argparse.ArgumentParser, *, cv: bool = False) -> N
         type=int_range(1),
         default=None,
         help="N trees, each on a bootstrap sample of DATA (with --flavor j48 Weka's "
-        "Bagging -I N -W J48); writes a committee",
+        f"Bagging -I N -W J48); {made}",
     )
     committee.add_argument(
         "--bag-seed",

@@ -29,7 +29,7 @@ from treegen.codegen.costs import committee_safety_lines
 from treegen.codegen.emit import emit, make_env, render
 from treegen.codegen.header import header_view
 from treegen.codegen.ir import IR, Encoding, Feature, Leaf, Outcome, ProbaApi
-from treegen.codegen.lower import lower
+from treegen.codegen.lower import folds_note, lower
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names, source_and_header
@@ -121,6 +121,13 @@ def lower_committee(c: Committee, opts: ExportOptions, provenance: Provenance) -
     return CommitteeIR(
         opts.prefix, c.method, trees, c.votes, provenance, opts.style or "table", proba
     )
+
+
+def fold_note(cir: CommitteeIR) -> str:
+    """The export's note on the tests its trees fold at the input type (each named by its
+    tree and model node, as an ensemble's are), or "" for none."""
+    named = [(f"tree {t} node {f.source}", f) for t, ir in enumerate(cir.trees) for f in ir.folds]
+    return folds_note(named, cir.encoding, cir.features)
 
 
 def check_options(opts: ExportOptions) -> None:

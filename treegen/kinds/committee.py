@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from treegen.codegen.options import ExportOptions
 from treegen.committee import check, vote
-from treegen.committee.ccode import CommitteeIR, check_options, emit_committee, lower_committee
+from treegen.committee.ccode import (
+    CommitteeIR,
+    check_options,
+    emit_committee,
+    fold_note,
+    lower_committee,
+)
 from treegen.committee.core import ADJECTIVE, Committee
 from treegen.committee.file import FORMAT, committee_from_data, committee_to_json
 from treegen.committee.show import format_committee, format_evaluation, format_info
@@ -62,6 +68,7 @@ COMMITTEE: Kind[Committee, CommitteeIR] = Kind(
     rows=check.verify_rows,
     compare=check.compare,
     summary=_summary,
+    notes=lambda cir: tuple(n for n in (fold_note(cir),) if n),
     size=lambda c: (
         f"{counted(c.n_members, 'tree')}, {counted(c.size, 'node')}, {counted(c.n_leaves, 'leaf')}"
     ),

@@ -161,8 +161,15 @@ def generalise(
     cands = candidates(ds, tree, bound, progress, satisfied)
     logs = Logs(ds.n_rows)
     options: dict[str, object] = {"cf": float(cf)}
-    if tree.options.train is not None:
-        options["min_cases"] = int(tree.options.train.min_cases)
+    grown = tree.options.train
+    if grown is not None:
+        options["min_cases"] = int(grown.min_cases)
+        # The growth options that change the rules, each only when not its default: the
+        # file then says how its tree grew, and a default run's bytes stay as they were.
+        if grown.subsets:
+            options["subsets"] = True
+        if grown.criterion != TrainOptions.criterion:
+            options["criterion"] = grown.criterion
     return Generalised(
         cands, satisfied, AttributeCodes(ds, logs), logs, recorded_options(options, ds)
     )

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from treegen.analysis.evaluate import confusion_matrix, format_confusion
+from treegen.analysis.evaluate import confusion_matrix, format_confusion, labelled_rows
 from treegen.analysis.report import attribute_lines, bars, provenance_lines
 from treegen.data.dataset import Dataset, printed_name
 from treegen.model.core import Model
@@ -92,8 +92,9 @@ def format_rules_evaluation(
 
 def format_data_evaluation(rs: RuleSet, ds: Dataset, label: str) -> str:
     """c4.5rules' evaluation of ``rs`` on ``ds``'s labelled rows (``treegen eval RULES
-    DATA``, and ``treegen rules`` on STEM.test as c4.5rules -u prints it)."""
-    labelled = ds.y >= 0
+    DATA``, and ``treegen rules`` on STEM.test as c4.5rules -u prints it); data with no
+    labelled row is the error every kind's eval gives."""
+    labelled = labelled_rows(ds)
     return format_rules_evaluation(rs, label, ds.X[labelled], ds.y[labelled])
 
 
@@ -148,8 +149,11 @@ def format_ruleset_report(rs: RuleSet) -> str:
         sizes[len(r.conditions)] = sizes.get(len(r.conditions), 0) + 1
     lines.append("attributes (conditions on each):")
     lines += attribute_lines(rs.schema, tests)
-    lines.append("rules with N conditions:")
-    lines += bars(dict(sorted(sizes.items())))
+    if sizes:
+        lines.append("rules with N conditions:")
+        lines += bars(dict(sorted(sizes.items())))
+    else:  # the default class alone: no histogram to draw
+        lines.append("rules with N conditions: none")
     lines += provenance_lines(
         rs.options, rs.data_fingerprint, f"made by treegen {rs.treegen_version}"
     )
