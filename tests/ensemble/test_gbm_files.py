@@ -340,3 +340,18 @@ def test_cli_refuses_dart_gblinear_and_linear_trees(
         assert ("treegen reads 'gbtree'" in err) == cmd.endswith("xgboost"), err
         assert "only trees whose leaves are constants" in err or cmd.endswith("xgboost"), err
         assert not out.exists()
+
+
+def test_from_xgboost_and_from_lightgbm_take_the_text(xgb_json: Path, lgb_text: Path) -> None:
+    """docs/python.md: a model file, its bytes or its text.  XGBoost's JSON text (one
+    line, as ``json.dumps`` or ``save_raw().decode()`` give it) was opened as a path:
+    'File name too long', the whole document printed as the file's name."""
+    from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+
+    text = xgb_json.read_text()
+    one_line = json.dumps(json.loads(text))
+    expected = ensemble_to_json(from_xgboost(xgb_json).value)
+    for given in (text, one_line, one_line.encode()):
+        assert ensemble_to_json(from_xgboost(given).value) == expected
+    lgb_expected = ensemble_to_json(from_lightgbm(lgb_text).value)
+    assert ensemble_to_json(from_lightgbm(lgb_text.read_text()).value) == lgb_expected
