@@ -355,3 +355,23 @@ def test_from_xgboost_and_from_lightgbm_take_the_text(xgb_json: Path, lgb_text: 
         assert ensemble_to_json(from_xgboost(given).value) == expected
     lgb_expected = ensemble_to_json(from_lightgbm(lgb_text).value)
     assert ensemble_to_json(from_lightgbm(lgb_text.read_text()).value) == lgb_expected
+
+
+def test_a_lightgbm_custom_objective_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model trained with a Python function as its objective has no objective= line;
+    the import said 'objective= is missing', as of a damaged file."""
+    X = np.random.default_rng(0).normal(size=(60, 2))
+
+    def squared(y: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return raw - y, np.ones_like(raw)
+
+    est = lgb.LGBMRegressor(n_estimators=2, objective=squared, verbose=-1, n_jobs=1)
+    path = tmp_path / "custom.txt"
+    est.fit(X, X[:, 0]).booster_.save_model(str(path))
+    out = tmp_path / "custom.trees"
+    code, stdout, stderr = run_cli(capsys, "import-lightgbm", str(path), "-o", str(out))
+    assert code == 2 and stdout == "" and not out.exists()
+    assert stderr.startswith(f"treegen: error: {path}:") and stderr.count("\n") == 1
+    assert "custom objective" in stderr and "treegen reads binary, multiclass" in stderr

@@ -296,6 +296,14 @@ def lightgbm_from_text(
     num_class = doc.number(header, "num_class", 1, 1, 1 << 16)
     per_round = doc.number(header, "num_tree_per_iteration", 1, 1, 1 << 16)
     n_features = doc.number(header, "max_feature_idx", 1, 0, 1 << 24) + 1
+    if "objective" not in header:
+        # LightGBM writes no objective= line for a Python function as the objective: its
+        # link is the user's, not in the file.
+        raise doc.fail(
+            1,
+            "no objective= line: a model trained with a custom objective (a Python "
+            f"function) is not read; treegen reads {', '.join(OBJECTIVES + REGRESSION)}",
+        )
     line, obj = doc.field(header, "objective", 1)
     objective, params = _objective(doc, line, obj)
     k = num_class if objective == "multiclass" else 1
