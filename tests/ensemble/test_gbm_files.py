@@ -375,3 +375,25 @@ def test_a_lightgbm_custom_objective_is_named(
     assert code == 2 and stdout == "" and not out.exists()
     assert stderr.startswith(f"treegen: error: {path}:") and stderr.count("\n") == 1
     assert "custom objective" in stderr and "treegen reads binary, multiclass" in stderr
+
+
+@pytest.mark.parametrize("magic", [b"", b"binf"])
+def test_an_old_binary_xgboost_model_is_named(
+    magic: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """XGBoost's binary format (before JSON; a .model or .bst file, optionally 'binf'
+    first): its 136-byte LearnerModelParam, then the objective's and the booster's names
+    as a uint64 length and the bytes.  import-xgboost called it 'not an XGBoost model'."""
+
+    def name(s: bytes) -> bytes:
+        return struct.pack("<Q", len(s)) + s
+
+    param = struct.pack("<fIiiiIIIi", 0.5, 4, 0, 0, 0, 1, 5, 1, 1) + bytes(100)
+    assert len(param) == 136
+    path = tmp_path / "old.model"
+    path.write_bytes(magic + param + name(b"binary:logistic") + name(b"gbtree") + bytes(64))
+    out = tmp_path / "old.trees"
+    code, stdout, stderr = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and stdout == "" and not out.exists() and stderr.count("\n") == 1
+    assert stderr.startswith(f"treegen: error: {path}: ")
+    assert "XGBoost's old binary format" in stderr and "save_model('m.json')" in stderr
