@@ -379,3 +379,21 @@ def test_a_multiclass_near_tie_is_the_documented_exception(near: float) -> None:
     text = _lgb_three_scores([a64, b64, -1.0])
     assert list(from_lightgbm(text).predict(row)) == [1]
     assert list(lgb.Booster(model_str=text).predict(row.astype(np.float64)).argmax(axis=1)) == [0]
+
+
+@pytest.mark.parametrize("name", ["xgb_binary", "xgb_multi", "xgb_softmax", "xgb_cat", *LGB_SETUPS])
+def test_predict_proba_is_the_librarys_own(name: str) -> None:
+    """Model.predict_proba equals the classifier's predict_proba bit for bit: XGBoost's
+    float32 sigmoid and softmax through the C library's expf (multi:softmax's through
+    scipy's softmax, as XGBClassifier.predict_proba computes it), LightGBM's double ones
+    through the C library's exp.  XGBoost's were numpy's float64 sigmoid and softmax of
+    the margins, a few float32 ulps away in every row."""
+    est = fit_xgboost(name) if name.startswith("xgb") else fit_lightgbm(name)
+    model = from_xgboost(est) if name.startswith("xgb") else from_lightgbm(est)
+    X, _ = gbm_data()
+    if name.startswith("xgb"):
+        rows = probe_rows(X, xgb_thresholds(est.get_booster()))
+    else:
+        rows = probe_rows(X, lgb_thresholds(est.booster_))
+    rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
+    assert _same_bits(model.predict_proba(rows), est.predict_proba(rows).astype(np.float64))

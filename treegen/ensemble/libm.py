@@ -10,7 +10,9 @@ library functions the library calls: ``math.exp`` is the C library's ``exp``, an
 ``expf`` and ``logf`` are called through ctypes.  Where the C library cannot be loaded
 (no ``libm``), :func:`expf` and :func:`logf` round the exact result (``decimal`` at 40
 digits): glibc's results at the cuts equal those (tests/ensemble/test_gbm_parity.py holds
-the cuts to the libraries' own predictions).  Nothing here runs in the generated C.
+the cuts to the libraries' own predictions).  The libraries' sigmoids and softmaxes, step
+by step, also give ``Model.predict_proba`` their ``predict_proba`` bit for bit.  Nothing
+here runs in the generated C.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import ctypes
 import ctypes.util
 import decimal
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cache
 
@@ -114,15 +116,32 @@ def xgboost_cut() -> float:
     """The largest float32 margin ``m`` whose XGBoost probability ``Sigmoid(m)`` (float
     ``1 / (expf(min(-m, 88.7)) + 1 + 1e-16)``) is not above 0.5: class 1 when the
     margin exceeds it (``XGBClassifier.predict``, ``binary:logistic``)."""
-    one = np.float32(1.0)
 
     def cls1(k: int) -> bool:
-        m = _f32(k)
-        e = expf(min(np.float32(-m), np.float32(88.7)))
-        denom = np.float32(np.float32(e + one) + np.float32(1e-16))
-        return bool(np.float32(one / denom) > np.float32(0.5))
+        return bool(xgboost_sigmoid(_f32(k)) > np.float32(0.5))
 
     return float(_f32(_cut(cls1, -_F32_MAX_BITS, _F32_MAX_BITS)))
+
+
+def xgboost_sigmoid(m: np.float32) -> np.float32:
+    """XGBoost's ``Sigmoid`` of a float32 margin, each step in float32: ``1.0f /
+    (expf(min(-m, 88.7f)) + 1.0f + 1e-16f)``."""
+    one = np.float32(1.0)
+    e = expf(min(np.float32(-m), np.float32(88.7)))
+    denom = np.float32(np.float32(e + one) + np.float32(1e-16))
+    return np.float32(one / denom)
+
+
+def xgboost_softmax(m: Sequence[np.float32]) -> list[np.float32]:
+    """XGBoost's ``Softmax`` of one row's float32 margins (``multi:softprob``):
+    ``e = expf(m - max)`` in float32, summed in double in class order, each ``e`` divided
+    by the float32 of that sum."""
+    top = max(m)
+    e = [expf(np.float32(v - top)) for v in m]
+    total = 0.0
+    for v in e:
+        total += float(v)
+    return [np.float32(v / np.float32(total)) for v in e]
 
 
 def lightgbm_cut(sigmoid: float) -> float:
@@ -131,15 +150,31 @@ def lightgbm_cut(sigmoid: float) -> float:
     * m))``, class 1 when ``p > 1.0 - p`` (numpy's argmax of ``[1 - p, p]``)."""
 
     def cls1(k: int) -> bool:
-        m = _f64(k)
-        try:
-            p = 1.0 / (1.0 + math.exp(-sigmoid * m))
-        except OverflowError:
-            p = 0.0  # exp overflows to inf in C: p is 0
+        p = lightgbm_sigmoid(_f64(k), sigmoid)
         return p > 1.0 - p
 
     top = 0x7FEFFFFFFFFFFFFF
     return _f64(_cut(cls1, -top, top))
+
+
+def lightgbm_sigmoid(score: float, sigmoid: float) -> float:
+    """LightGBM's binary probability of a raw score, in double: ``1.0 / (1.0 +
+    exp(-sigmoid * score))``."""
+    try:
+        return 1.0 / (1.0 + math.exp(-sigmoid * score))
+    except OverflowError:
+        return 0.0  # exp overflows to inf in C: p is 0
+
+
+def lightgbm_softmax(scores: Sequence[float]) -> list[float]:
+    """LightGBM's ``Common::Softmax`` of one row's raw scores, in double: ``e = exp(s -
+    max)``, summed in class order, each ``e`` divided by the sum."""
+    top = max(scores)
+    e = [math.exp(v - top) for v in scores]
+    total = 0.0
+    for v in e:
+        total += v
+    return [v / total for v in e]
 
 
 def xgboost_base_margin(base_score: float) -> float:
