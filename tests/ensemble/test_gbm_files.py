@@ -397,3 +397,27 @@ def test_an_old_binary_xgboost_model_is_named(
     assert code == 2 and stdout == "" and not out.exists() and stderr.count("\n") == 1
     assert stderr.startswith(f"treegen: error: {path}: ")
     assert "XGBoost's old binary format" in stderr and "save_model('m.json')" in stderr
+
+
+def test_the_libraries_dumps_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A dump (XGBoost's dump_model, text or JSON; LightGBM's dump_model JSON) is no model
+    file: no base score, objective or defaults in XGBoost's, another layout in
+    LightGBM's.  The imports said 'not an XGBoost model' and, of LightGBM's JSON given
+    to import-xgboost, 'learner: is missing'; now they name the dump and save_model."""
+    X = np.random.default_rng(0).normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    booster = xgb.XGBClassifier(n_estimators=2, n_jobs=1).fit(X, y).get_booster()
+    booster.dump_model(str(tmp_path / "x_dump.txt"))
+    booster.dump_model(str(tmp_path / "x_dump.json"), dump_format="json")
+    lgb_est = lgb.LGBMClassifier(n_estimators=2, verbose=-1, n_jobs=1).fit(X, y)
+    (tmp_path / "l_dump.json").write_text(json.dumps(lgb_est.booster_.dump_model()))
+    for command, name, says in (
+        ("import-xgboost", "x_dump.txt", "XGBoost's dump (dump_model)"),
+        ("import-xgboost", "x_dump.json", "XGBoost's dump (dump_model)"),
+        ("import-xgboost", "l_dump.json", "LightGBM's JSON dump (dump_model)"),
+        ("import-lightgbm", "l_dump.json", "LightGBM's JSON dump (dump_model)"),
+    ):
+        out = tmp_path / "m.trees"
+        code, stdout, stderr = run_cli(capsys, command, str(tmp_path / name), "-o", str(out))
+        assert code == 2 and stdout == "" and not out.exists() and stderr.count("\n") == 1
+        assert says in stderr and "save_model" in stderr, (name, stderr)

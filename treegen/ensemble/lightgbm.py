@@ -47,6 +47,12 @@ REGRESSION = ("regression", "regression_l1", "huber", "fair", "quantile", "mape"
 """The regression objectives whose prediction is the raw score itself (identity link):
 treegen computes it exactly, a float64 number (docs/gbm.md)."""
 
+LIGHTGBM_DUMP = (
+    "LightGBM's JSON dump (dump_model) is not read: write the model with "
+    "Booster.save_model('m.txt') and import that (import-lightgbm, from_lightgbm)"
+)
+"""The error for LightGBM's JSON dump, given to either importer."""
+
 LOG_LINK = ("poisson", "gamma", "tweedie", "cross_entropy", "cross_entropy_lambda")
 """Objectives predicting exp (or a sigmoid) of the raw score: refused (no libm in the C)."""
 
@@ -282,6 +288,8 @@ def lightgbm_from_text(
         # 'tree'" read as a description of the file); the readers imported for the error only
         from treegen.data.readers.table import shorten
 
+        if doc.lines and doc.lines[0].lstrip().startswith("{") and '"tree_info"' in text:
+            raise doc.fail(0, LIGHTGBM_DUMP)
         if not text.strip():
             found = "this file is empty"
         else:

@@ -1,8 +1,8 @@
 """An XGBoost model file's document: decoded, its numbers read as XGBoost reads them.
 
 :func:`decode` reads JSON (every number kept as its text, :class:`DecimalText`) or
-UBJSON (:mod:`treegen.ensemble.ubjson`), and names XGBoost's old binary format as such
-(not read); :func:`float32_of` and :func:`float32_array`
+UBJSON (:mod:`treegen.ensemble.ubjson`), and names XGBoost's old binary format and its
+dumps as such (not read); :func:`float32_of` and :func:`float32_array`
 round a number's text once to float32, as XGBoost does; :class:`Doc` is checked access
 to the fields, each error a :class:`~treegen.errors.ModelFileError` naming the field by
 its path in the document.  What the fields mean is :mod:`treegen.ensemble.xgboost`'s.
@@ -143,6 +143,13 @@ def decode(data: bytes, filename: str) -> Any:
             raise
     if head[:1] == b"{":
         return loads_ubjson(data, filename)
+    start = data.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if start.startswith(b"booster[") or (start[:1] == b"[" and b'"nodeid"' in start[:400]):
+        raise ModelFileError(
+            "XGBoost's dump (dump_model) is not a model file, it has no objective or base "
+            "score: write the model with Booster.save_model('m.json')",
+            file=filename,
+        )
     if _old_binary(data):
         raise ModelFileError(
             "XGBoost's old binary format (a .model or .bst file from before JSON) is not "
