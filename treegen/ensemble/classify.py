@@ -265,20 +265,19 @@ def _library_proba(ens: Ensemble, s: FloatArray) -> FloatArray:
     if ens.method == "lightgbm":
         if s.shape[1] == 1:
             sigmoid = float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
-            p = np.array([libm.lightgbm_sigmoid(v, sigmoid) for v in s[:, 0].tolist()])
-            return np.column_stack([1.0 - p, p]).reshape(len(s), 2)
-        return np.array([libm.lightgbm_softmax(row) for row in s.tolist()]).reshape(s.shape)
+            p = libm.lightgbm_sigmoid(s[:, 0], sigmoid)
+            return np.column_stack([1.0 - p, p])
+        return libm.lightgbm_softmax(s)
     m = s.astype(np.float32)  # the float32 margins themselves (widened exactly)
     out: npt.NDArray[np.float32]
     if s.shape[1] == 1:
-        p32 = np.array([libm.xgboost_sigmoid(v) for v in m[:, 0]], dtype=np.float32)
-        out = np.column_stack([np.float32(1.0) - p32, p32]).reshape(len(s), 2)
+        p32 = libm.xgboost_sigmoid(m[:, 0])
+        out = np.column_stack([np.float32(1.0) - p32, p32])
     elif ens.estimator_name == "XGBoost multi:softmax":
         e = np.exp(m - m.max(axis=1, keepdims=True))
         out = e / e.sum(axis=1, keepdims=True)
     else:
-        rows = [libm.xgboost_softmax(list(row)) for row in m]
-        out = np.array(rows, dtype=np.float32).reshape(s.shape)
+        out = libm.xgboost_softmax(m)
     return out.astype(np.float64)
 
 

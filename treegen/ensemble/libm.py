@@ -21,11 +21,13 @@ import ctypes
 import ctypes.util
 import decimal
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 _F32_MAX_BITS = 0x7F7FFFFF
 
@@ -118,30 +120,29 @@ def xgboost_cut() -> float:
     margin exceeds it (``XGBClassifier.predict``, ``binary:logistic``)."""
 
     def cls1(k: int) -> bool:
-        return bool(xgboost_sigmoid(_f32(k)) > np.float32(0.5))
+        return bool(xgboost_sigmoid(np.array([_f32(k)]))[0] > np.float32(0.5))
 
     return float(_f32(_cut(cls1, -_F32_MAX_BITS, _F32_MAX_BITS)))
 
 
-def xgboost_sigmoid(m: np.float32) -> np.float32:
-    """XGBoost's ``Sigmoid`` of a float32 margin, each step in float32: ``1.0f /
+def xgboost_sigmoid(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """XGBoost's ``Sigmoid`` of float32 margins, each step in float32: ``1.0f /
     (expf(min(-m, 88.7f)) + 1.0f + 1e-16f)``."""
-    one = np.float32(1.0)
-    e = expf(min(np.float32(-m), np.float32(88.7)))
-    denom = np.float32(np.float32(e + one) + np.float32(1e-16))
-    return np.float32(one / denom)
+    e = _each(_expf_value, np.minimum(-m, np.float32(88.7)))
+    out: npt.NDArray[np.float32] = np.float32(1.0) / ((e + np.float32(1.0)) + np.float32(1e-16))
+    return out
 
 
-def xgboost_softmax(m: Sequence[np.float32]) -> list[np.float32]:
-    """XGBoost's ``Softmax`` of one row's float32 margins (``multi:softprob``):
-    ``e = expf(m - max)`` in float32, summed in double in class order, each ``e`` divided
-    by the float32 of that sum."""
-    top = max(m)
-    e = [expf(np.float32(v - top)) for v in m]
-    total = 0.0
-    for v in e:
-        total += float(v)
-    return [np.float32(v / np.float32(total)) for v in e]
+def xgboost_softmax(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """XGBoost's ``Softmax`` of each row of float32 margins (``multi:softprob``): ``e =
+    expf(m - max)`` in float32, summed in double in class order, each ``e`` divided by
+    the float32 of that sum."""
+    e: npt.NDArray[np.float32] = _each(_expf_value, m - m.max(axis=1, keepdims=True))
+    total = np.zeros(len(m))
+    for j in range(m.shape[1]):
+        total += e[:, j]
+    out: npt.NDArray[np.float32] = e / total.astype(np.float32)[:, None]
+    return out
 
 
 def lightgbm_cut(sigmoid: float) -> float:
@@ -150,31 +151,52 @@ def lightgbm_cut(sigmoid: float) -> float:
     * m))``, class 1 when ``p > 1.0 - p`` (numpy's argmax of ``[1 - p, p]``)."""
 
     def cls1(k: int) -> bool:
-        p = lightgbm_sigmoid(_f64(k), sigmoid)
+        p = float(lightgbm_sigmoid(np.array([_f64(k)]), sigmoid)[0])
         return p > 1.0 - p
 
     top = 0x7FEFFFFFFFFFFFFF
     return _f64(_cut(cls1, -top, top))
 
 
-def lightgbm_sigmoid(score: float, sigmoid: float) -> float:
-    """LightGBM's binary probability of a raw score, in double: ``1.0 / (1.0 +
+def lightgbm_sigmoid(score: npt.NDArray[np.float64], sigmoid: float) -> npt.NDArray[np.float64]:
+    """LightGBM's binary probabilities of raw scores, in double: ``1.0 / (1.0 +
     exp(-sigmoid * score))``."""
-    try:
-        return 1.0 / (1.0 + math.exp(-sigmoid * score))
-    except OverflowError:
-        return 0.0  # exp overflows to inf in C: p is 0
+    with np.errstate(over="ignore"):  # -sigmoid * score is inf past the doubles, as in C
+        arg = -sigmoid * score
+    out: npt.NDArray[np.float64] = 1.0 / (1.0 + _each(_exp, arg))
+    return out
 
 
-def lightgbm_softmax(scores: Sequence[float]) -> list[float]:
-    """LightGBM's ``Common::Softmax`` of one row's raw scores, in double: ``e = exp(s -
+def lightgbm_softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """LightGBM's ``Common::Softmax`` of each row of raw scores, in double: ``e = exp(s -
     max)``, summed in class order, each ``e`` divided by the sum."""
-    top = max(scores)
-    e = [math.exp(v - top) for v in scores]
-    total = 0.0
-    for v in e:
-        total += v
-    return [v / total for v in e]
+    e = _each(_exp, scores - scores.max(axis=1, keepdims=True))
+    total = np.zeros(len(scores))
+    for j in range(scores.shape[1]):
+        total += e[:, j]
+    out: npt.NDArray[np.float64] = e / total[:, None]
+    return out
+
+
+def _expf_value(x: float) -> float:
+    return float(expf(np.float32(x)))
+
+
+def _exp(x: float) -> float:
+    """The C library's ``exp`` (``math.exp``), inf where it overflows as in C."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _each(fn: Callable[[float], float], args: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``fn`` of every value of ``args`` (same shape and type), called once per distinct
+    value: margins repeat, as a model's leaves do."""
+    distinct, where = np.unique(args, return_inverse=True)
+    values = np.array([fn(v) for v in distinct.tolist()], dtype=args.dtype)
+    out: npt.NDArray[Any] = values[where].reshape(args.shape)
+    return out
 
 
 def xgboost_base_margin(base_score: float) -> float:
