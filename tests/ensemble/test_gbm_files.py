@@ -340,3 +340,84 @@ def test_cli_refuses_dart_gblinear_and_linear_trees(
         assert ("treegen reads 'gbtree'" in err) == cmd.endswith("xgboost"), err
         assert "only trees whose leaves are constants" in err or cmd.endswith("xgboost"), err
         assert not out.exists()
+
+
+def test_from_xgboost_and_from_lightgbm_take_the_text(xgb_json: Path, lgb_text: Path) -> None:
+    """docs/python.md: a model file, its bytes or its text.  XGBoost's JSON text (one
+    line, as ``json.dumps`` or ``save_raw().decode()`` give it) was opened as a path:
+    'File name too long', the whole document printed as the file's name."""
+    from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+
+    text = xgb_json.read_text()
+    one_line = json.dumps(json.loads(text))
+    expected = ensemble_to_json(from_xgboost(xgb_json).value)
+    for given in (text, one_line, one_line.encode()):
+        assert ensemble_to_json(from_xgboost(given).value) == expected
+    lgb_expected = ensemble_to_json(from_lightgbm(lgb_text).value)
+    assert ensemble_to_json(from_lightgbm(lgb_text.read_text()).value) == lgb_expected
+
+
+def test_a_lightgbm_custom_objective_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model trained with a Python function as its objective has no objective= line;
+    the import said 'objective= is missing', as of a damaged file."""
+    X = np.random.default_rng(0).normal(size=(60, 2))
+
+    def squared(y: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return raw - y, np.ones_like(raw)
+
+    est = lgb.LGBMRegressor(n_estimators=2, objective=squared, verbose=-1, n_jobs=1)
+    path = tmp_path / "custom.txt"
+    est.fit(X, X[:, 0]).booster_.save_model(str(path))
+    out = tmp_path / "custom.trees"
+    code, stdout, stderr = run_cli(capsys, "import-lightgbm", str(path), "-o", str(out))
+    assert code == 2 and stdout == "" and not out.exists()
+    assert stderr.startswith(f"treegen: error: {path}:") and stderr.count("\n") == 1
+    assert "custom objective" in stderr and "treegen reads binary, multiclass" in stderr
+
+
+@pytest.mark.parametrize("magic", [b"", b"binf"])
+def test_an_old_binary_xgboost_model_is_named(
+    magic: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """XGBoost's binary format (before JSON; a .model or .bst file, optionally 'binf'
+    first): its 136-byte LearnerModelParam, then the objective's and the booster's names
+    as a uint64 length and the bytes.  import-xgboost called it 'not an XGBoost model'."""
+
+    def name(s: bytes) -> bytes:
+        return struct.pack("<Q", len(s)) + s
+
+    param = struct.pack("<fIiiiIIIi", 0.5, 4, 0, 0, 0, 1, 5, 1, 1) + bytes(100)
+    assert len(param) == 136
+    path = tmp_path / "old.model"
+    path.write_bytes(magic + param + name(b"binary:logistic") + name(b"gbtree") + bytes(64))
+    out = tmp_path / "old.trees"
+    code, stdout, stderr = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and stdout == "" and not out.exists() and stderr.count("\n") == 1
+    assert stderr.startswith(f"treegen: error: {path}: ")
+    assert "XGBoost's old binary format" in stderr and "save_model('m.json')" in stderr
+
+
+def test_the_libraries_dumps_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A dump (XGBoost's dump_model, text or JSON; LightGBM's dump_model JSON) is no model
+    file: no base score, objective or defaults in XGBoost's, another layout in
+    LightGBM's.  The imports said 'not an XGBoost model' and, of LightGBM's JSON given
+    to import-xgboost, 'learner: is missing'; now they name the dump and save_model."""
+    X = np.random.default_rng(0).normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    booster = xgb.XGBClassifier(n_estimators=2, n_jobs=1).fit(X, y).get_booster()
+    booster.dump_model(str(tmp_path / "x_dump.txt"))
+    booster.dump_model(str(tmp_path / "x_dump.json"), dump_format="json")
+    lgb_est = lgb.LGBMClassifier(n_estimators=2, verbose=-1, n_jobs=1).fit(X, y)
+    (tmp_path / "l_dump.json").write_text(json.dumps(lgb_est.booster_.dump_model()))
+    for command, name, says in (
+        ("import-xgboost", "x_dump.txt", "XGBoost's dump (dump_model)"),
+        ("import-xgboost", "x_dump.json", "XGBoost's dump (dump_model)"),
+        ("import-xgboost", "l_dump.json", "LightGBM's JSON dump (dump_model)"),
+        ("import-lightgbm", "l_dump.json", "LightGBM's JSON dump (dump_model)"),
+    ):
+        out = tmp_path / "m.trees"
+        code, stdout, stderr = run_cli(capsys, command, str(tmp_path / name), "-o", str(out))
+        assert code == 2 and stdout == "" and not out.exists() and stderr.count("\n") == 1
+        assert says in stderr and "save_model" in stderr, (name, stderr)

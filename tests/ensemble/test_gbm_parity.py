@@ -326,3 +326,74 @@ def test_xgboost_logitraw_and_hinge_proba_are_its_own(objective: str) -> None:
     assert _same_bits(got, est.predict_proba(rows).astype(np.float64))
     assert np.array_equal(model.classes_[np.argmax(got, axis=1)], model.predict(rows))
     assert 0 < (got[:, 1] > 0.5).sum() < len(rows)
+
+
+def _xgb_three_margins(objective: str, margins: list[np.float32]) -> bytes:
+    """A 3-class XGBoost model of one round whose trees answer ``margins`` for every row
+    (base scores 0)."""
+    X = np.random.default_rng(1).normal(size=(90, 2)).astype(np.float32)
+    est = xgb.XGBClassifier(n_estimators=1, max_depth=1, objective=objective, n_jobs=1)
+    d = json.loads(bytes(est.fit(X, np.arange(90) % 3).get_booster().save_raw("json")))
+    d["learner"]["learner_model_param"]["base_score"] = "[0E0,0E0,0E0]"
+    for tree, m in zip(d["learner"]["gradient_booster"]["model"]["trees"], margins, strict=True):
+        for key in ("split_conditions", "base_weights"):
+            tree[key] = [tree[key][0], float(m), float(m)]
+    return json.dumps(d).encode()
+
+
+def _lgb_three_scores(scores: list[float]) -> str:
+    """A 3-class LightGBM model of one round whose trees answer ``scores`` for every row."""
+    X = np.random.default_rng(1).normal(size=(90, 2))
+    est = lgb.LGBMClassifier(n_estimators=1, num_leaves=2, verbose=-1, n_jobs=1)
+    lines = []
+    values = iter(scores)
+    for ln in est.fit(X, np.arange(90) % 3).booster_.model_to_string().splitlines():
+        if ln.startswith("tree_sizes="):
+            continue  # the edited trees' sizes change; LightGBM reads them without it
+        if ln.startswith("leaf_value="):
+            v = next(values)
+            ln = f"leaf_value={v!r} {v!r}"
+        lines.append(ln)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("near", [0.0, 0.01, 0.3])
+def test_a_multiclass_near_tie_is_the_documented_exception(near: float) -> None:
+    """docs/gbm.md, near ties: softprob's and LightGBM's predict take the first largest
+    probability, which for margins this close is the earlier class; treegen (no exp in
+    the C) and multi:softmax take the larger margin.  XGBoost's margins one float32 ulp
+    apart at 1.0 have distinct probabilities: there every one takes the larger."""
+    row = np.zeros((1, 2), dtype=np.float32)
+    for a, earlier in ((np.float32(near), True), (np.float32(1.0), False)):
+        b = np.nextafter(a, np.float32(2))
+        for objective in ("multi:softprob", "multi:softmax"):
+            data = _xgb_three_margins(objective, [a, b, np.float32(-1)])
+            est = xgb.XGBClassifier()
+            est.load_model(bytearray(data))
+            ours = from_xgboost(data).predict(row)
+            assert list(ours) == [1]
+            first = earlier and objective == "multi:softprob"
+            assert list(est.predict(row)) == [0 if first else 1]
+    a64 = near
+    b64 = float(np.nextafter(a64, 2.0))
+    text = _lgb_three_scores([a64, b64, -1.0])
+    assert list(from_lightgbm(text).predict(row)) == [1]
+    assert list(lgb.Booster(model_str=text).predict(row.astype(np.float64)).argmax(axis=1)) == [0]
+
+
+@pytest.mark.parametrize("name", ["xgb_binary", "xgb_multi", "xgb_softmax", "xgb_cat", *LGB_SETUPS])
+def test_predict_proba_is_the_librarys_own(name: str) -> None:
+    """Model.predict_proba equals the classifier's predict_proba bit for bit: XGBoost's
+    float32 sigmoid and softmax through the C library's expf (multi:softmax's through
+    scipy's softmax, as XGBClassifier.predict_proba computes it), LightGBM's double ones
+    through the C library's exp.  XGBoost's were numpy's float64 sigmoid and softmax of
+    the margins, a few float32 ulps away in every row."""
+    est = fit_xgboost(name) if name.startswith("xgb") else fit_lightgbm(name)
+    model = from_xgboost(est) if name.startswith("xgb") else from_lightgbm(est)
+    X, _ = gbm_data()
+    if name.startswith("xgb"):
+        rows = probe_rows(X, xgb_thresholds(est.get_booster()))
+    else:
+        rows = probe_rows(X, lgb_thresholds(est.booster_))
+    rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
+    assert _same_bits(model.predict_proba(rows), est.predict_proba(rows).astype(np.float64))

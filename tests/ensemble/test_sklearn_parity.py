@@ -267,3 +267,18 @@ def test_boosting_with_an_init_that_reads_x_or_draws_is_refused() -> None:
         with pytest.raises(UsageError, match=r"init is a .*") as exc:
             ensemble_from_sklearn(est)
         assert what in str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "exponential"])
+def test_binary_boosting_probabilities_follow_the_loss(loss: str) -> None:
+    """A binary GradientBoostingClassifier's predict_proba is its loss's link of the raw
+    score: ``expit(raw)`` for log_loss, ``expit(2 * raw)`` for the exponential loss
+    (AdaBoost's), and Model.predict_proba gives the estimator's numbers."""
+    X, y = DATA["cancer"]()
+    est = GradientBoostingClassifier(n_estimators=10, max_depth=2, loss=loss, random_state=0)
+    est.fit(X, y)
+    rows = np.vstack([X, threshold_rows(X, sklearn_thresholds(est))])
+    rows = rows.astype(np.float32).astype(np.float64)
+    model = treegen.from_sklearn(est)
+    assert np.array_equal(model.predict(rows), est.predict(rows))
+    assert np.array_equal(model.predict_proba(rows), est.predict_proba(rows))

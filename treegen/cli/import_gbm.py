@@ -52,7 +52,8 @@ def _register(
         if library == "xgboost"
         else f"convert a {name} model file into a model file",
         description=f"Read FILE, {what}, and write it as a treegen model file (an "
-        f"ensemble). It predicts exactly the class {how[0]} predicts, or for a regression "
+        f"ensemble). It predicts exactly the class {how[0]} predicts (save a multiclass "
+        "model's near ties: docs/gbm.md), or for a regression "
         f"objective the value {how[1]} predicts, bit for bit, in Python and in the "
         f"exported C, NaN included (docs/gbm.md). {name} is not needed.",
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from treegen.ensemble import libm
 from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
 from treegen.errors import CellError, UsageError
 
@@ -218,10 +219,10 @@ def decision_values(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
 
 def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     """Class probabilities: a forest's are its scores (scikit-learn's ``predict_proba``
-    exactly); a boosted model's are its raw scores through the logistic function or the
-    softmax, computed with numpy's ``exp`` (the class is decided on the raw scores, not on
-    these); XGBoost's logitraw and hinge models' are ``XGBClassifier.predict_proba``'s
-    own (:func:`_xgboost_pair`)."""
+    exactly); a scikit-learn boosted model's are its raw scores through the logistic
+    function or the softmax, computed with numpy's ``exp`` (the class is decided on the
+    raw scores, not on these); XGBoost's and LightGBM's are the library's own
+    (:func:`_library_proba`)."""
     if ens.regressor or ens.decision == "bound":
         raise UsageError(
             f"{'a regressor' if ens.regressor else 'an IsolationForest'} has no class "
@@ -240,9 +241,9 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         else:
             s = s / (k - 1)
         return _softmax(s)
+    if ens.method in ("xgboost", "lightgbm"):
+        return _library_proba(ens, s)
     if s.shape[1] == 1:
-        if ens.estimator_name in _XGBOOST_NO_SIGMOID:
-            return _xgboost_pair(ens, s[:, 0])
         z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
         p1 = 1.0 / (1.0 + np.exp(-z))
         return np.column_stack([1.0 - p1, p1])
@@ -252,6 +253,32 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
 _XGBOOST_NO_SIGMOID = ("XGBoost binary:logitraw", "XGBoost binary:hinge")
 """XGBoost objectives whose ``predict`` (without ``output_margin``) is no sigmoid: the
 margin itself (logitraw) or 0/1 (hinge)."""
+
+
+def _library_proba(ens: Ensemble, s: FloatArray) -> FloatArray:
+    """XGBoost's or LightGBM's ``predict_proba`` of the margins ``s``, bit for bit: each
+    library's sigmoid or softmax, step by step, with the C library's ``expf``/``exp``
+    (:mod:`treegen.ensemble.libm`); ``multi:softmax``'s as ``XGBClassifier.predict_proba``
+    computes it, scipy's softmax of the float32 margins (numpy's float32 ``exp``)."""
+    if ens.estimator_name in _XGBOOST_NO_SIGMOID:
+        return _xgboost_pair(ens, s[:, 0])
+    if ens.method == "lightgbm":
+        if s.shape[1] == 1:
+            sigmoid = float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
+            p = libm.lightgbm_sigmoid(s[:, 0], sigmoid)
+            return np.column_stack([1.0 - p, p])
+        return libm.lightgbm_softmax(s)
+    m = s.astype(np.float32)  # the float32 margins themselves (widened exactly)
+    out: npt.NDArray[np.float32]
+    if s.shape[1] == 1:
+        p32 = libm.xgboost_sigmoid(m[:, 0])
+        out = np.column_stack([np.float32(1.0) - p32, p32])
+    elif ens.estimator_name == "XGBoost multi:softmax":
+        e = np.exp(m - m.max(axis=1, keepdims=True))
+        out = e / e.sum(axis=1, keepdims=True)
+    else:
+        out = libm.xgboost_softmax(m)
+    return out.astype(np.float64)
 
 
 def _xgboost_pair(ens: Ensemble, margin: FloatArray) -> FloatArray:

@@ -10,7 +10,9 @@ library functions the library calls: ``math.exp`` is the C library's ``exp``, an
 ``expf`` and ``logf`` are called through ctypes.  Where the C library cannot be loaded
 (no ``libm``), :func:`expf` and :func:`logf` round the exact result (``decimal`` at 40
 digits): glibc's results at the cuts equal those (tests/ensemble/test_gbm_parity.py holds
-the cuts to the libraries' own predictions).  Nothing here runs in the generated C.
+the cuts to the libraries' own predictions).  The libraries' sigmoids and softmaxes, step
+by step, also give ``Model.predict_proba`` their ``predict_proba`` bit for bit.  Nothing
+here runs in the generated C.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 _F32_MAX_BITS = 0x7F7FFFFF
 
@@ -114,15 +118,31 @@ def xgboost_cut() -> float:
     """The largest float32 margin ``m`` whose XGBoost probability ``Sigmoid(m)`` (float
     ``1 / (expf(min(-m, 88.7)) + 1 + 1e-16)``) is not above 0.5: class 1 when the
     margin exceeds it (``XGBClassifier.predict``, ``binary:logistic``)."""
-    one = np.float32(1.0)
 
     def cls1(k: int) -> bool:
-        m = _f32(k)
-        e = expf(min(np.float32(-m), np.float32(88.7)))
-        denom = np.float32(np.float32(e + one) + np.float32(1e-16))
-        return bool(np.float32(one / denom) > np.float32(0.5))
+        return bool(xgboost_sigmoid(np.array([_f32(k)]))[0] > np.float32(0.5))
 
     return float(_f32(_cut(cls1, -_F32_MAX_BITS, _F32_MAX_BITS)))
+
+
+def xgboost_sigmoid(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """XGBoost's ``Sigmoid`` of float32 margins, each step in float32: ``1.0f /
+    (expf(min(-m, 88.7f)) + 1.0f + 1e-16f)``."""
+    e = _each(_expf_value, np.minimum(-m, np.float32(88.7)))
+    out: npt.NDArray[np.float32] = np.float32(1.0) / ((e + np.float32(1.0)) + np.float32(1e-16))
+    return out
+
+
+def xgboost_softmax(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """XGBoost's ``Softmax`` of each row of float32 margins (``multi:softprob``): ``e =
+    expf(m - max)`` in float32, summed in double in class order, each ``e`` divided by
+    the float32 of that sum."""
+    e: npt.NDArray[np.float32] = _each(_expf_value, m - m.max(axis=1, keepdims=True))
+    total = np.zeros(len(m))
+    for j in range(m.shape[1]):
+        total += e[:, j]
+    out: npt.NDArray[np.float32] = e / total.astype(np.float32)[:, None]
+    return out
 
 
 def lightgbm_cut(sigmoid: float) -> float:
@@ -131,15 +151,52 @@ def lightgbm_cut(sigmoid: float) -> float:
     * m))``, class 1 when ``p > 1.0 - p`` (numpy's argmax of ``[1 - p, p]``)."""
 
     def cls1(k: int) -> bool:
-        m = _f64(k)
-        try:
-            p = 1.0 / (1.0 + math.exp(-sigmoid * m))
-        except OverflowError:
-            p = 0.0  # exp overflows to inf in C: p is 0
+        p = float(lightgbm_sigmoid(np.array([_f64(k)]), sigmoid)[0])
         return p > 1.0 - p
 
     top = 0x7FEFFFFFFFFFFFFF
     return _f64(_cut(cls1, -top, top))
+
+
+def lightgbm_sigmoid(score: npt.NDArray[np.float64], sigmoid: float) -> npt.NDArray[np.float64]:
+    """LightGBM's binary probabilities of raw scores, in double: ``1.0 / (1.0 +
+    exp(-sigmoid * score))``."""
+    with np.errstate(over="ignore"):  # -sigmoid * score is inf past the doubles, as in C
+        arg = -sigmoid * score
+    out: npt.NDArray[np.float64] = 1.0 / (1.0 + _each(_exp, arg))
+    return out
+
+
+def lightgbm_softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """LightGBM's ``Common::Softmax`` of each row of raw scores, in double: ``e = exp(s -
+    max)``, summed in class order, each ``e`` divided by the sum."""
+    e = _each(_exp, scores - scores.max(axis=1, keepdims=True))
+    total = np.zeros(len(scores))
+    for j in range(scores.shape[1]):
+        total += e[:, j]
+    out: npt.NDArray[np.float64] = e / total[:, None]
+    return out
+
+
+def _expf_value(x: float) -> float:
+    return float(expf(np.float32(x)))
+
+
+def _exp(x: float) -> float:
+    """The C library's ``exp`` (``math.exp``), inf where it overflows as in C."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _each(fn: Callable[[float], float], args: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``fn`` of every value of ``args`` (same shape and type), called once per distinct
+    value: margins repeat, as a model's leaves do."""
+    distinct, where = np.unique(args, return_inverse=True)
+    values = np.array([fn(v) for v in distinct.tolist()], dtype=args.dtype)
+    out: npt.NDArray[Any] = values[where].reshape(args.shape)
+    return out
 
 
 def xgboost_base_margin(base_score: float) -> float:

@@ -47,6 +47,12 @@ REGRESSION = ("regression", "regression_l1", "huber", "fair", "quantile", "mape"
 """The regression objectives whose prediction is the raw score itself (identity link):
 treegen computes it exactly, a float64 number (docs/gbm.md)."""
 
+LIGHTGBM_DUMP = (
+    "LightGBM's JSON dump (dump_model) is not read: write the model with "
+    "Booster.save_model('m.txt') and import that (import-lightgbm, from_lightgbm)"
+)
+"""The error for LightGBM's JSON dump, given to either importer."""
+
 LOG_LINK = ("poisson", "gamma", "tweedie", "cross_entropy", "cross_entropy_lambda")
 """Objectives predicting exp (or a sigmoid) of the raw score: refused (no libm in the C)."""
 
@@ -282,6 +288,8 @@ def lightgbm_from_text(
         # 'tree'" read as a description of the file); the readers imported for the error only
         from treegen.data.readers.table import shorten
 
+        if doc.lines and doc.lines[0].lstrip().startswith("{") and '"tree_info"' in text:
+            raise doc.fail(0, LIGHTGBM_DUMP)
         if not text.strip():
             found = "this file is empty"
         else:
@@ -296,6 +304,14 @@ def lightgbm_from_text(
     num_class = doc.number(header, "num_class", 1, 1, 1 << 16)
     per_round = doc.number(header, "num_tree_per_iteration", 1, 1, 1 << 16)
     n_features = doc.number(header, "max_feature_idx", 1, 0, 1 << 24) + 1
+    if "objective" not in header:
+        # LightGBM writes no objective= line for a Python function as the objective: its
+        # link is the user's, not in the file.
+        raise doc.fail(
+            1,
+            "no objective= line: a model trained with a custom objective (a Python "
+            f"function) is not read; treegen reads {', '.join(OBJECTIVES + REGRESSION)}",
+        )
     line, obj = doc.field(header, "objective", 1)
     objective, params = _objective(doc, line, obj)
     k = num_class if objective == "multiclass" else 1

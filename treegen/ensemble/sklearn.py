@@ -387,6 +387,14 @@ def ensemble_from_sklearn(
     if not trees:
         raise _bad("it has no trees")
     options: dict[str, object] = {"source": f"sklearn {name}"}
+    if (
+        method == "boosting"
+        and len(init) == 1
+        and getattr(estimator, "loss", None) == "exponential"
+    ):
+        # The exponential loss's predict_proba is expit(2 * raw) (AdaBoost's link): the
+        # class (raw >= 0) is the same, the probabilities are not expit(raw)'s.
+        options["sigmoid"] = 2.0
     kind = label_kind(np.asarray(estimator.classes_))
     if kind != "str":
         options["labels"] = kind

@@ -37,6 +37,7 @@ from treegen.data.dataset import Attribute, Schema
 from treegen.data.frame import default_names
 from treegen.ensemble import libm
 from treegen.ensemble.core import Decision, Ensemble, Tree
+from treegen.ensemble.lightgbm import LIGHTGBM_DUMP
 from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.ensemble.xgboost_doc import DecimalText, Doc, decode, float32_of
 from treegen.errors import UsageError
@@ -256,6 +257,8 @@ def xgboost_from_bytes(
     boosting rounds (default: ``best_iteration + 1`` if the file has one, else all)."""
     doc = Doc(filename)
     root = doc.obj(decode(data, filename), "")
+    if "learner" not in root and "tree_info" in root:
+        raise doc.fail("", LIGHTGBM_DUMP)
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
                          "name", "learner.objective")  # fmt: skip

@@ -1,7 +1,8 @@
 """An XGBoost model file's document: decoded, its numbers read as XGBoost reads them.
 
 :func:`decode` reads JSON (every number kept as its text, :class:`DecimalText`) or
-UBJSON (:mod:`treegen.ensemble.ubjson`); :func:`float32_of` and :func:`float32_array`
+UBJSON (:mod:`treegen.ensemble.ubjson`), and names XGBoost's old binary format and its
+dumps as such (not read); :func:`float32_of` and :func:`float32_array`
 round a number's text once to float32, as XGBoost does; :class:`Doc` is checked access
 to the fields, each error a :class:`~treegen.errors.ModelFileError` naming the field by
 its path in the document.  What the fields mean is :mod:`treegen.ensemble.xgboost`'s.
@@ -10,6 +11,7 @@ its path in the document.  What the fields mean is :mod:`treegen.ensemble.xgboos
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
@@ -141,6 +143,31 @@ def decode(data: bytes, filename: str) -> Any:
             raise
     if head[:1] == b"{":
         return loads_ubjson(data, filename)
+    start = data.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if start.startswith(b"booster[") or (start[:1] == b"[" and b'"nodeid"' in start[:400]):
+        raise ModelFileError(
+            "XGBoost's dump (dump_model) is not a model file, it has no objective or base "
+            "score: write the model with Booster.save_model('m.json')",
+            file=filename,
+        )
+    if _old_binary(data):
+        raise ModelFileError(
+            "XGBoost's old binary format (a .model or .bst file from before JSON) is not "
+            "read: load it with the XGBoost that wrote it and save_model('m.json')",
+            file=filename,
+        )
     raise ModelFileError(
         "not an XGBoost model (JSON or UBJSON from Booster.save_model)", file=filename
+    )
+
+
+def _old_binary(data: bytes) -> bool:
+    """Whether ``data`` looks like XGBoost's binary model format: optionally ``binf``,
+    the 136-byte LearnerModelParam, then the objective's name (a little-endian uint64
+    length and its bytes, such as ``binary:logistic``)."""
+    body = data[4:] if data.startswith(b"binf") else data
+    size = int.from_bytes(body[136:144], "little") if len(body) >= 144 else 0
+    name = body[144 : 144 + size]
+    return (
+        0 < size <= 64 and len(name) == size and re.fullmatch(rb"[a-z]+:[a-z_]+", name) is not None
     )

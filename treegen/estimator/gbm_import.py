@@ -105,14 +105,17 @@ def from_xgboost(
     feature_names: Sequence[str] | None = None,
     target: str = "class",
 ) -> Model:
-    """An XGBoost classifier or regressor (a model file's path or bytes, a ``Booster``,
+    """An XGBoost classifier or regressor (a model file's path, bytes or JSON text, a ``Booster``,
     an ``XGBClassifier`` or ``XGBRegressor``) as a treegen model that predicts what its
     ``predict`` predicts (a regressor's float32 values, bit for bit).
     ``iterations``: the boosting rounds to use (default: the model's ``best_iteration``
     + 1 when it has one, else all)."""
     classes = None
     name = "<model>"
-    if isinstance(model, str | os.PathLike):
+    if isinstance(model, str) and model.lstrip().startswith("{"):
+        # The JSON text itself (docs/python.md: a file, its bytes or its text), not a path.
+        data = model.encode()
+    elif isinstance(model, str | os.PathLike):
         name = os.fspath(model)
         data = _read(model)
     elif isinstance(model, bytes | bytearray):
