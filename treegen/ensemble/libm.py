@@ -11,8 +11,9 @@ library functions the library calls: ``math.exp`` is the C library's ``exp``, an
 (no ``libm``), :func:`expf` and :func:`logf` round the exact result (``decimal`` at 40
 digits): glibc's results at the cuts equal those (tests/ensemble/test_gbm_parity.py holds
 the cuts to the libraries' own predictions).  The libraries' sigmoids and softmaxes, step
-by step, also give ``Model.predict_proba`` their ``predict_proba`` bit for bit.  Nothing
-here runs in the generated C.
+by step, also give ``Model.predict_proba`` their ``predict_proba`` bit for bit, the
+exponentials of a whole array in one call of the accelerator (:func:`c_library_exp`).
+Nothing here runs in the generated C.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from treegen.model import native
 
 _F32_MAX_BITS = 0x7F7FFFFF
 
@@ -128,7 +131,7 @@ def xgboost_cut() -> float:
 def xgboost_sigmoid(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """XGBoost's ``Sigmoid`` of float32 margins, each step in float32: ``1.0f /
     (expf(min(-m, 88.7f)) + 1.0f + 1e-16f)``."""
-    e = _each(_expf_value, np.minimum(-m, np.float32(88.7)))
+    e = c_library_exp(np.minimum(-m, np.float32(88.7)))
     out: npt.NDArray[np.float32] = np.float32(1.0) / ((e + np.float32(1.0)) + np.float32(1e-16))
     return out
 
@@ -137,7 +140,7 @@ def xgboost_softmax(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """XGBoost's ``Softmax`` of each row of float32 margins (``multi:softprob``): ``e =
     expf(m - max)`` in float32, summed in double in class order, each ``e`` divided by
     the float32 of that sum."""
-    e: npt.NDArray[np.float32] = _each(_expf_value, m - m.max(axis=1, keepdims=True))
+    e: npt.NDArray[np.float32] = c_library_exp(m - m.max(axis=1, keepdims=True))
     total = np.zeros(len(m))
     for j in range(m.shape[1]):
         total += e[:, j]
@@ -163,18 +166,31 @@ def lightgbm_sigmoid(score: npt.NDArray[np.float64], sigmoid: float) -> npt.NDAr
     exp(-sigmoid * score))``."""
     with np.errstate(over="ignore"):  # -sigmoid * score is inf past the doubles, as in C
         arg = -sigmoid * score
-    out: npt.NDArray[np.float64] = 1.0 / (1.0 + _each(_exp, arg))
+    out: npt.NDArray[np.float64] = 1.0 / (1.0 + c_library_exp(arg))
     return out
 
 
 def lightgbm_softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """LightGBM's ``Common::Softmax`` of each row of raw scores, in double: ``e = exp(s -
     max)``, summed in class order, each ``e`` divided by the sum."""
-    e = _each(_exp, scores - scores.max(axis=1, keepdims=True))
+    e = c_library_exp(scores - scores.max(axis=1, keepdims=True))
     total = np.zeros(len(scores))
     for j in range(scores.shape[1]):
         total += e[:, j]
     out: npt.NDArray[np.float64] = e / total[:, None]
+    return out
+
+
+def c_library_exp(args: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """The C library's ``expf`` (float32 ``args``) or ``exp`` (float64) of every value, a
+    new array: the accelerator's one call for the lot (``model/native/libm.c``), else one
+    call per distinct value."""
+    assert args.dtype in (np.float32, np.float64), args.dtype
+    cc = native.cclassify
+    if cc is None:
+        return _each(_expf_value if args.dtype == np.float32 else _exp, args)
+    out = np.array(args, copy=True, order="C")
+    cc.libm_exp(out.reshape(-1), out.dtype == np.float32)
     return out
 
 
