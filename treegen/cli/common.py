@@ -21,8 +21,8 @@ from treegen.cli.progress import Progress
 from treegen.data.atomic import write_text_atomic
 from treegen.data.colnames import split_names
 from treegen.data.dataset import Dataset, Schema, printed_name
-from treegen.data.filekind import DATA_SUFFIXES, file_kind
-from treegen.data.readers import detect_format, locate_cell, read_dataset
+from treegen.data.filekind import file_kind
+from treegen.data.readers import DATA_SUFFIXES, detect_format, locate_cell, read_dataset
 from treegen.data.readers.c45 import c45_paths
 from treegen.data.readers.lookalike import identifier_columns, numeric_class, numeric_lookalikes
 from treegen.data.words import counted

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from treegen.data.readers import detect_format
+from treegen.data.readers import CSV_SUFFIXES, detect_format
 from treegen.data.readers.c45 import c45_paths
 
 HEAD = 64 * 1024
@@ -184,13 +184,9 @@ def _c45_data(path: str) -> bool:
     it."""
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix in DATA_SUFFIXES[:3]:
+    if suffix in CSV_SUFFIXES:
         return False
     return suffix in (".data", ".test") or p.with_suffix(".names").is_file()
-
-
-DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".arff", ".names", ".data", ".test")
-"""The suffixes of a data file's name: CSV's, ARFF's and C4.5's."""
 
 
 def _is_skops(data: bytes) -> bool:

@@ -28,15 +28,28 @@ from treegen.data.readers.weightcol import (
 from treegen.data.words import counted
 from treegen.errors import DatasetError, UsageError
 
-__all__ = ["detect_format", "locate_cell", "read_dataset", "read_python"]
+__all__ = [
+    "C45_SUFFIXES",
+    "CSV_SUFFIXES",
+    "DATA_SUFFIXES",
+    "detect_format",
+    "locate_cell",
+    "read_dataset",
+    "read_python",
+]
 
-_C45_SUFFIXES = (".names", ".data", ".test")
+C45_SUFFIXES = (".names", ".data", ".test")
+"""A C4.5 file's suffixes (its DATA may also be the files' stem)."""
+CSV_SUFFIXES = (".csv", ".tsv", ".tab")
+"""The suffixes of a file named as CSV (what is not C4.5 or ARFF is read as CSV too)."""
+DATA_SUFFIXES = (*CSV_SUFFIXES, ".arff", *C45_SUFFIXES)
+"""The suffixes of a data file's name: CSV's, ARFF's and C4.5's."""
 
 
 def detect_format(path: str) -> str:
     """``"c45"``, ``"arff"`` or ``"csv"`` for a DATA argument."""
     suffix = Path(path).suffix.lower()
-    if suffix in _C45_SUFFIXES:
+    if suffix in C45_SUFFIXES:
         return "c45"
     if suffix == ".arff":
         return "arff"
