@@ -41,6 +41,8 @@ class _DataConversionWarning(UserWarning):
 
 
 def not_fitted(estimator: object) -> Exception:
+    """The error a method of an unfitted ``estimator`` raises, in scikit-learn's words
+    and, when scikit-learn is loaded, of its class too."""
     message = (
         f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' "
         "with appropriate arguments before using this estimator."
@@ -54,6 +56,9 @@ def not_fitted(estimator: object) -> Exception:
 
 
 def labels_of(y: object, n_rows: int) -> npt.NDArray[np.generic]:
+    """``y`` as one label per row of ``X``'s ``n_rows``: a column vector flattened with
+    scikit-learn's warning; any other shape, a missing, complex or continuous label an
+    error worded as scikit-learn words it."""
     if y is None:
         raise EstimatorError(
             "C45Classifier requires y to be passed, but the target y is None", option="y"
