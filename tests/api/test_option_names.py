@@ -24,7 +24,7 @@ from treegen.cli.main import build_parser
 from treegen.codegen.options import ExportOptions
 from treegen.errors import TreegenError
 from treegen.model.options import TrainOptions
-from treegen.model.optnames import FLAGS, KEYWORD_OF_FLAG, KEYWORDS, keyword_text
+from treegen.model.optnames import FLAGS, KEYWORD_OF_FLAG, KEYWORDS, keyword_text, on_command_line
 
 from support.cli import run_cli
 
@@ -309,6 +309,23 @@ def test_verify_names_cc_and_the_cli_names_its_flag(
         model.verify(cc="no-such-cc")
     code, _, err = run_cli(capsys, "verify", str(model.path), "--cc", "no-such-cc")
     assert code == 2 and err == "treegen: error: --cc: C compiler 'no-such-cc' not found\n"
+
+
+def test_one_rule_names_the_options_of_a_wrapped_function_and_of_a_record(
+    tmp_path: Path,
+) -> None:
+    """The API's wrapper and ExportOptions' own checks follow the one rule: the keyword
+    from Python, the flag inside the command line's context, whichever raised it."""
+    model = _golf(tmp_path)
+    with pytest.raises(TreegenError, match="^cc: C compiler 'no-such-cc' not found$"):
+        model.verify(cc="no-such-cc")
+    with pytest.raises(TreegenError, match="^input_type: "):
+        ExportOptions(input_type="foo")  # type: ignore[arg-type]
+    with on_command_line():
+        with pytest.raises(TreegenError, match="^--cc: C compiler 'no-such-cc' not found$"):
+            model.verify(cc="no-such-cc")
+        with pytest.raises(TreegenError, match="^--input-type: "):
+            ExportOptions(input_type="foo")  # type: ignore[arg-type]
 
 
 def test_train_names_weight_column_and_the_cli_names_weights(

@@ -157,7 +157,7 @@ def test_info_reports_tests_depths_options_and_flash(
     assert re.search(r"^  temperature\s+0  \(continuous\)$", out, re.M)
     assert re.search(r"^\s+1\s+1  #+$", out, re.M) and re.search(r"^\s+2\s+4  #+$", out, re.M)
     assert f"data fingerprint: {model.data_fingerprint}" in out
-    assert "cf=0.25" in out and "flavor=c45" in out
+    assert "\ntraining options: min_cases=2, cf=0.25, " in out and "flavor=c45" in out
     for target, size in estimate_flash(model.value).items():
         assert f"  {target}: {size.text()}\n" in out
         assert size.text().endswith(")") and " to " in size.text()

@@ -19,7 +19,11 @@ from support.cli import run_cli
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.datasets import load_iris  # noqa: E402
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier  # noqa: E402
+from sklearn.ensemble import (  # noqa: E402
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 
@@ -135,6 +139,21 @@ def test_tampered_file_is_one_line_naming_the_field(
     assert not any((tmp_path / "out").iterdir())
 
 
+def test_info_of_an_exponential_loss_names_its_import_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GradientBoostingClassifier of the exponential loss records its sigmoid's scale;
+    info prints it as what the import recorded, not as a training option."""
+    X, y = load_iris(return_X_y=True)
+    est = GradientBoostingClassifier(loss="exponential", n_estimators=2, random_state=0)
+    path = tmp_path / "gb.trees"
+    path.write_text(_text(ensemble_from_sklearn(est.fit(X, y == 1))))
+    code, out, _ = run_cli(capsys, "info", str(path))
+    assert code == 0 and "training options" not in out, out
+    line = "import record: source=sklearn GradientBoostingClassifier, sigmoid=2.0, labels=bool"
+    assert f"\n{line}\ndata fingerprint: unknown\n" in out, out
+
+
 def test_truncated_file(forest: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = _text(forest)
     for cut in (len(text) // 3, len(text) - 5):
@@ -155,6 +174,9 @@ def test_show_info_eval_predict(
     assert code == 0 and "table bytes" in out
     # An imported model's data is not in its file: said as predict.h says it, not blank.
     assert "\ndata fingerprint: unknown\n" in out
+    # Nothing was trained: the options are the importer's record, headed as such.
+    assert "\nimport record: source=sklearn RandomForestClassifier, labels=int\n" in out
+    assert "training options" not in out
     X, y = load_iris(return_X_y=True)
     csv = tmp_path / "iris.csv"
     csv.write_text(

@@ -96,7 +96,10 @@ def bars(counts: dict[int, int]) -> list[str]:
     return [f"  {k:>4}  {n:>6}  {'#' * max(1, round(40 * n / most))}" for k, n in counts.items()]
 
 
-def provenance_lines(options: dict[str, object], fingerprint: str, made: str) -> list[str]:
-    """The training options, the data fingerprint and who made it."""
+def provenance_lines(
+    options: dict[str, object], fingerprint: str, made: str, heading: str = "training options"
+) -> list[str]:
+    """The options under ``heading`` (an imported model's are its importer's record, not
+    training options), the data fingerprint and who made it."""
     opts = ", ".join(f"{k}={v}" for k, v in options.items())
-    return [f"training options: {opts}", f"data fingerprint: {fingerprint}", made]
+    return [f"{heading}: {opts}", f"data fingerprint: {fingerprint}", made]

@@ -20,8 +20,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
-from treegen.cli.common import refuse_to_overwrite_inputs
 from treegen.cli.inputs import check_input_kinds
+from treegen.cli.outputs import refuse_to_overwrite_inputs
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import TreegenError
 from treegen.model.optnames import on_command_line

@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treegen.cli.common import float_range, int_range, note, refuse_to_replace
+from treegen.cli.common import float_range, int_range, note
+from treegen.cli.outputs import refuse_to_replace
 from treegen.data.atomic import check_folder, write_files_atomic, write_text_atomic
 from treegen.data.synthetic import Spec, arff_text, c45_texts, csv_text, generate
 from treegen.data.words import counted

@@ -138,31 +138,16 @@ def run_train(args: argparse.Namespace) -> int:
                 from treegen.trainer.errcount import misclassified
 
                 wrong = misclassified(model, prepared.ctx)
-            elif kind.name == "tree":  # counted as eval counts them
-                from treegen.model.classify_r8 import evaluation_classifier
-
-                wrong = np.asarray(evaluation_classifier(model)(ds.X)) != ds.y
-            else:
-                wrong = np.asarray(kind.predict(model, ds.X)) != ds.y
+            else:  # counted as eval counts them
+                predict = kind.error_predict or kind.predict
+                wrong = np.asarray(predict(model, ds.X)) != ds.y
             errors, total = _training_errors(wrong, y, weights)
         del prepared
     if not quiet:
         percent = 100.0 * errors / total if total else 0.0
         pruned = "pruned" if args.prune else "unpruned"
-        if kind.name == "committee":
-            from treegen.committee.core import ADJECTIVE
-
-            what = (
-                f"{ADJECTIVE[model.method]} committee of {model.n_members} {pruned} "
-                f"{args.flavor} {'tree' if model.n_members == 1 else 'trees'} "
-                f"({counted(model.size, 'node')}, {counted(model.n_leaves, 'leaf')})"
-                + (f", stopped at {model.stopped}" if model.stopped else "")
-            )
-        else:
-            what = (
-                f"{pruned} {args.flavor} tree of {counted(model.size, 'node')} "
-                f"({counted(model.n_leaves, 'leaf')}, depth {model.depth()})"
-            )
+        assert kind.trained is not None  # train makes trees and committees, which say
+        what = kind.trained(model, f"{pruned} {args.flavor}")
         if weights is None:
             counts = (
                 f"{counted(int(errors), 'training error')} ({percent:.1f}%) "
@@ -177,10 +162,12 @@ def run_train(args: argparse.Namespace) -> int:
             )
         note(args, f"treegen: wrote {output}: {what}, {counts}")
         if test_ds is not None:
-            if kind.name == "committee":
-                sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
-            else:
+            # A tree's Before Pruning columns are of the tree trained again unpruned
+            # (train(), here); any other value is evaluated as eval evaluates it.
+            if type(model) is Model:
                 sys.stderr.write(_test_evaluation(opts, ds, model, test_ds))
+            else:
+                sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
             note_unlabelled(args, test_ds)  # as eval notes them
     note_peak_memory(args)
     return 0

@@ -36,7 +36,7 @@ import numpy.typing as npt
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble import classify, pow2
 from treegen.ensemble.core import LEAF, Anomaly, Ensemble
-from treegen.ensemble.sklearn import _tree, _Values, feature_names_of
+from treegen.ensemble.sktree import LeafValues, feature_names_of, read_tree
 from treegen.errors import UsageError
 
 _LANES = 64  # evaluate the power on arrays this long: numpy's vector kernel, as sklearn's
@@ -109,7 +109,7 @@ def isolation_from_sklearn(
     names = feature_names_of(est, feature_names, target)
     n = len(names)
     subsample = int(est._max_features) != n
-    values = _Values()
+    values = LeafValues()
     trees = []
     members = list(est.estimators_)
     depth_of = list(est._decision_path_lengths)
@@ -125,7 +125,7 @@ def isolation_from_sklearn(
             raise _bad("a tree reads a feature out of range")
         # The term a leaf adds, as scikit-learn computes it per row.
         term = (np.asarray(depth)[:, None] + np.asarray(apl, dtype=np.float64)[:, None]) - 1.0
-        tree = _tree(
+        tree = read_tree(
             member.tree_, len(cols), lambda i, v=term: v[i], values, where=f"estimators_[{t}].tree_"
         )
         trees.append(

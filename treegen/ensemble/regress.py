@@ -36,14 +36,9 @@ import numpy as np
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import Ensemble, Method, Tree
 from treegen.ensemble.isolation import isolation_from_sklearn
-from treegen.ensemble.sklearn import (
-    SUPPORTED,
-    _tree,
-    _Values,
-    ensemble_from_sklearn,
-    feature_names_of,
-)
+from treegen.ensemble.sklearn import SUPPORTED, ensemble_from_sklearn
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
+from treegen.ensemble.sktree import LeafValues, feature_names_of, read_tree
 from treegen.errors import UsageError, a_name
 
 REGRESSORS = (
@@ -84,9 +79,9 @@ def _members(est: Any) -> list[Any]:
     return [est] if type(est).__name__ in _SINGLE else list(est.estimators_)
 
 
-def _forest(est: Any, n_features: int, n_out: int) -> tuple[list[Tree], _Values]:
+def _forest(est: Any, n_features: int, n_out: int) -> tuple[list[Tree], LeafValues]:
     """Every tree's leaves as rows of ``n_out`` float64 values (``tree_.value[node, :, 0]``)."""
-    values = _Values()
+    values = LeafValues()
     trees = []
     members = _members(est)
     for t, member in enumerate(members):
@@ -95,12 +90,12 @@ def _forest(est: Any, n_features: int, n_out: int) -> tuple[list[Tree], _Values]
         if value.ndim != 3 or value.shape[1] != n_out or value.shape[2] != 1:
             raise _bad(f"{where}.value: not {n_out} outputs per node")
         trees.append(
-            _tree(member.tree_, n_features, lambda i, v=value: v[i, :, 0], values, where=where)
+            read_tree(member.tree_, n_features, lambda i, v=value: v[i, :, 0], values, where=where)
         )
     return trees, values
 
 
-def _boosting(est: Any, n_features: int) -> tuple[list[Tree], _Values, tuple[float, ...]]:
+def _boosting(est: Any, n_features: int) -> tuple[list[Tree], LeafValues, tuple[float, ...]]:
     stages = np.asarray(est.estimators_, dtype=object)
     if stages.ndim != 2 or stages.shape[1] != 1:
         raise _bad("a regressor's stages have one tree each")
@@ -126,7 +121,7 @@ def _boosting(est: Any, n_features: int) -> tuple[list[Tree], _Values, tuple[flo
         if raw.shape != (1, 1):
             raise _bad(f"the initial raw prediction has shape {raw.shape}")
         init = (float(raw[0, 0]),)
-    values = _Values()
+    values = LeafValues()
     trees = []
     for s, (member,) in enumerate(stages):
         where = f"estimators_[{s}, 0].tree_"
@@ -135,7 +130,7 @@ def _boosting(est: Any, n_features: int) -> tuple[list[Tree], _Values, tuple[flo
             raise _bad(f"{where}.value: more than one value per node")
         # predict_stages adds scale * value[node] per row: the same product, once.
         trees.append(
-            _tree(
+            read_tree(
                 member.tree_,
                 n_features,
                 lambda i, v=value: [rate * v[i, 0, 0]],

@@ -54,9 +54,9 @@ def format_summary(e: Ensemble) -> str:
 
 
 def format_info(e: Ensemble, input_type: str) -> str:
-    """``treegen info``: the summary, tests per attribute, provenance (an imported
-    model's data fingerprint is unknown, as predict.h says) and the size of the C's
-    tables for ``input_type``."""
+    """``treegen info``: the summary, tests per attribute, provenance (the importer's
+    record; an imported model's data fingerprint is unknown, as predict.h says) and the
+    size of the C's tables for ``input_type``."""
     tests: Counter[str] = Counter()
     for t in e.trees:
         for f in t.feature:
@@ -65,7 +65,11 @@ def format_info(e: Ensemble, input_type: str) -> str:
     lines = [format_summary(e).rstrip("\n"), "attributes (tests on each):"]
     lines += attribute_lines(e.schema, {a.name: tests[a.name] for a in e.schema.attributes})
     made = f"made by treegen {e.treegen_version}"
-    lines += provenance_lines(e.options, e.data_fingerprint or "unknown", made)  # as predict.h
+    # Nothing was trained: the options are what the importer recorded (its source, the
+    # labels' type, a sigmoid's scale), as predict.h names the unknown fingerprint.
+    lines += provenance_lines(
+        e.options, e.data_fingerprint or "unknown", made, heading="import record"
+    )
     lines.append(
         f"table bytes, --style table --input-type {input_type} (not compiled): "
         f"{table_bytes(e, input_type)}"

@@ -8,8 +8,8 @@ its constants are taken exactly as scikit-learn uses them: the leaves' float64 v
 (a forest tree's class fractions, ``learning_rate * value`` for a boosting stage, which
 scikit-learn computes per row as the same IEEE product), the initial raw scores, the
 divisor (``len(estimators_)``, ``estimator_weights_.sum()`` computed by numpy here as
-there).  Nodes are renumbered into pre-order; a tree's arrays are checked first (a
-pickle is any bytes, and scikit-learn does not check them on unpickling).
+there).  Each member's ``tree_`` is read, renumbered into pre-order and checked by
+:mod:`treegen.ensemble.sktree`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Attribute, Schema
-from treegen.ensemble.core import LEAF, Decision, Ensemble, Method, Tree
+from treegen.ensemble.core import Decision, Ensemble, Method, Tree
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
+from treegen.ensemble.sktree import LeafValues, feature_names_of, inconsistent, read_tree
 from treegen.errors import UsageError, a_name
 
 SUPPORTED = (
@@ -37,159 +37,6 @@ SUPPORTED = (
 )
 """The estimators :func:`ensemble_from_sklearn` reads (docs/ensembles.md): a single tree
 is read as an ensemble of one, so NaN goes where ``estimator.predict`` sends it."""
-
-_TREE_LEAF = -1  # scikit-learn's children_left of a leaf
-
-
-def _bad(msg: str) -> UsageError:
-    return UsageError(f"the estimator is inconsistent: {msg}", option="estimator")
-
-
-class _Values:
-    """The ensemble's leaf value rows, each distinct row stored once."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[float, ...]] = []
-        self.index: dict[tuple[int, ...], int] = {}
-
-    def add(self, row: Sequence[float]) -> int:
-        # Keyed by the bits: -0.0 and 0.0 (and NaN payloads) stay apart.
-        floats = tuple(float(v) for v in row)
-        key = tuple(np.asarray(floats, dtype=np.float64).view(np.int64).tolist())
-        if key not in self.index:
-            self.index[key] = len(self.rows)
-            self.rows.append(floats)
-        return self.index[key]
-
-
-def _preorder(
-    left: npt.NDArray[np.intp],
-    right: npt.NDArray[np.intp],
-    n_features: int,
-    feature: npt.NDArray[np.intp],
-    where: str = "tree_",
-) -> list[int]:
-    """The nodes of one tree in pre-order (left subtree first), checking that every child
-    is in range and no node is reached twice (no cycle, no shared child); an error names
-    the tree as ``where`` (:func:`_tree`)."""
-    n = len(left)
-    seen = np.zeros(n, dtype=bool)
-    order: list[int] = []
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        if not 0 <= i < n:
-            raise _bad(f"{where}: a child {i} of {n} nodes")
-        if seen[i]:
-            raise _bad(f"{where}: node {i} is reached twice (a cycle, or a shared child)")
-        seen[i] = True
-        order.append(i)
-        if left[i] == _TREE_LEAF:
-            continue
-        if not 0 <= feature[i] < n_features:
-            raise _bad(f"{where}.feature[{i}] is {feature[i]}, of {n_features} features")
-        stack.append(int(right[i]))
-        stack.append(int(left[i]))
-    return order
-
-
-def _tree(
-    sk_tree: Any,
-    n_features: int,
-    leaf_row: Any,
-    values: _Values,
-    output: int = -1,
-    weighted: bool = False,
-    where: str = "tree_",
-) -> Tree:
-    """A scikit-learn ``Tree`` (``estimator.tree_``) in pre-order; ``leaf_row(node)`` is a
-    leaf's value row (float64 numbers).  ``weighted``: keep each node's training weight
-    (``weighted_n_node_samples``), which a single tree's inline top is chosen by.
-    ``where`` is the tree's place in the estimator (``estimators_[3, 0].tree_``), which
-    an error names with the node, as the XGBoost and LightGBM readers name theirs."""
-    left = np.asarray(sk_tree.children_left, dtype=np.intp)
-    right = np.asarray(sk_tree.children_right, dtype=np.intp)
-    feature = np.asarray(sk_tree.feature, dtype=np.intp)
-    threshold = np.asarray(sk_tree.threshold, dtype=np.float64)
-    n = len(left)
-    if n == 0 or any(len(a) != n for a in (right, feature, threshold)):
-        raise _bad(f"{where}: its node arrays differ in length")
-    nan_left_arr = getattr(sk_tree, "missing_go_to_left", None)
-    nan_left = (
-        np.zeros(n, dtype=bool) if nan_left_arr is None else np.asarray(nan_left_arr, dtype=bool)
-    )
-    order = _preorder(left, right, n_features, feature, where)
-    new = {old: k for k, old in enumerate(order)}
-    f: list[int] = []
-    t: list[float] = []
-    lft: list[int] = []
-    rgt: list[int] = []
-    nl: list[bool] = []
-    val: list[int] = []
-    for old in order:
-        if left[old] == _TREE_LEAF:
-            f.append(LEAF)
-            t.append(0.0)
-            lft.append(LEAF)
-            rgt.append(LEAF)
-            nl.append(False)
-            row = leaf_row(old)
-            if not all(np.isfinite(row)):
-                raise _bad(f"{where}.value[{old}] (a leaf's value) is not finite")
-            val.append(values.add(row))
-            continue
-        if np.isnan(threshold[old]):
-            raise _bad(f"{where}.threshold[{old}] is NaN")
-        f.append(int(feature[old]))
-        t.append(float(threshold[old]))
-        lft.append(new[int(left[old])])
-        rgt.append(new[int(right[old])])
-        nl.append(bool(nan_left[old]))
-        val.append(-1)
-    weight: tuple[float, ...] = ()
-    if weighted:
-        w = np.asarray(sk_tree.weighted_n_node_samples, dtype=np.float64)
-        if len(w) != n or not np.all(np.isfinite(w) & (w >= 0)):
-            raise _bad(
-                f"{where}.weighted_n_node_samples: not one finite, non-negative number per node"
-            )
-        weight = tuple(float(w[old]) for old in order)
-    return Tree(
-        tuple(f),
-        tuple(t),
-        tuple(lft),
-        tuple(rgt),
-        tuple(nl),
-        (False,) * len(f),
-        ((),) * len(f),
-        tuple(val),
-        output,
-        weight=weight,
-    )
-
-
-def feature_names_of(estimator: Any, feature_names: Sequence[str] | None, target: str) -> list[str]:
-    """The columns' names: ``feature_names``, else the estimator's ``feature_names_in_``,
-    else x0, x1, ...; distinct, and none of them the class column ``target``."""
-    n = int(estimator.n_features_in_)
-    given = getattr(estimator, "feature_names_in_", None)
-    names = [
-        str(x)
-        for x in (
-            feature_names
-            if feature_names is not None
-            else (given if given is not None else [f"x{j}" for j in range(n)])
-        )
-    ]
-    if len(names) != n or len(set(names)) != n:
-        raise UsageError(f"feature_names must be {n} distinct names", option="feature_names")
-    if not target.strip() or target in names:
-        raise UsageError(
-            f"'{target}' cannot name the class column: "
-            + ("it is a feature's name" if target.strip() else "it is empty"),
-            option="target",
-        )
-    return names
 
 
 def _schema(estimator: Any, feature_names: Sequence[str] | None, target: str) -> Schema:
@@ -210,9 +57,9 @@ _SINGLE = ("DecisionTreeClassifier", "ExtraTreeClassifier")
 
 def _forest(
     est: Any, schema: Schema
-) -> tuple[list[Tree], _Values, tuple[float, ...], float | None]:
+) -> tuple[list[Tree], LeafValues, tuple[float, ...], float | None]:
     k = len(schema.classes)
-    values = _Values()
+    values = LeafValues()
     trees = []
     # Only a single tree's inline top reads the nodes' weights: a forest's file stays small.
     single = type(est).__name__ in _SINGLE
@@ -230,12 +77,12 @@ def _forest(
                     "without warm_start",
                     option="estimator",
                 )
-            raise _bad(
+            raise inconsistent(
                 f"{'tree_' if single else f'estimators_[{i}].tree_'}.value: not {k} class "
                 "fractions per node"
             )
         trees.append(
-            _tree(
+            read_tree(
                 member.tree_,
                 len(schema.attributes),
                 lambda i, v=value: v[i, 0, :k],
@@ -256,16 +103,16 @@ _CONSTANT_INITS = tuple(
 draws a class per row)."""
 
 
-def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[float, ...]]:
+def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], LeafValues, tuple[float, ...]]:
     stages = np.asarray(est.estimators_, dtype=object)
     k = stages.shape[1]
     rate = float(est.learning_rate)
     if not np.isfinite(rate):  # else every leaf's value times it was "not finite"
-        raise _bad(f"learning_rate {rate!r} is not a finite number")
+        raise inconsistent(f"learning_rate {rate!r} is not a finite number")
     init_ = est.init_
     if isinstance(init_, str):
         if init_ != "zero":
-            raise _bad(f"init_ {init_!r}")
+            raise inconsistent(f"init_ {init_!r}")
         init = (0.0,) * k
     else:
         what = type(init_).__name__
@@ -282,14 +129,14 @@ def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[floa
         # which for these strategies is the same row whatever X is).
         zero = np.zeros((1, len(schema.attributes)), dtype=np.float32)
         init = tuple(float(v) for v in np.asarray(est._raw_predict_init(zero))[0])
-    values = _Values()
+    values = LeafValues()
     trees = []
     for s, stage in enumerate(stages):
         for out, member in enumerate(stage):
             value = np.asarray(member.tree_.value, dtype=np.float64)
             # scikit-learn adds scale * value[node] per row: the same product, once.
             trees.append(
-                _tree(
+                read_tree(
                     member.tree_,
                     len(schema.attributes),
                     lambda i, v=value: [np.float64(rate) * v[i, 0, 0]],
@@ -301,7 +148,7 @@ def _boosting(est: Any, schema: Schema) -> tuple[list[Tree], _Values, tuple[floa
     return trees, values, init
 
 
-def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
+def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], LeafValues, float]:
     k = len(schema.classes)
     algorithm = getattr(est, "algorithm", "SAMME")
     if algorithm not in ("SAMME", "deprecated"):
@@ -311,8 +158,8 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
     weights = np.asarray(est.estimator_weights_, dtype=np.float64)
     bad_weights = np.flatnonzero(~np.isfinite(weights))
     if bad_weights.size:  # else every leaf's vote was "not finite"
-        raise _bad(f"estimator_weights_[{int(bad_weights[0])}] is not finite")
-    values = _Values()
+        raise inconsistent(f"estimator_weights_[{int(bad_weights[0])}] is not finite")
+    values = LeafValues()
     trees = []
     for t, (member, w) in enumerate(zip(est.estimators_, weights, strict=False)):
         where = f"estimators_[{t}].tree_"
@@ -325,13 +172,15 @@ def _adaboost(est: Any, schema: Schema) -> tuple[list[Tree], _Values, float]:
         if k == 1:
             # One class: decision_function returns zeros before any vote (+0.0 / w is +0.0).
             trees.append(
-                _tree(member.tree_, len(schema.attributes), lambda i: [0.0], values, where=where)
+                read_tree(
+                    member.tree_, len(schema.attributes), lambda i: [0.0], values, where=where
+                )
             )
             continue
         other = np.float64(-1 / (k - 1)) * w  # decision_function's -1 / (n_classes - 1) * w
         # The tree's class is the first largest value; its vote: w there, other elsewhere.
         trees.append(
-            _tree(
+            read_tree(
                 member.tree_,
                 len(schema.attributes),
                 lambda i, v=value, w=w, o=other: np.where(
@@ -385,7 +234,7 @@ def ensemble_from_sklearn(
         method = "adaboost"
         decision = "diff" if k == 2 else "argmax"
     if not trees:
-        raise _bad("it has no trees")
+        raise inconsistent("it has no trees")
     options: dict[str, object] = {"source": f"sklearn {name}"}
     if (
         method == "boosting"

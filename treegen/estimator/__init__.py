@@ -4,8 +4,9 @@ It follows scikit-learn's estimator conventions (``get_params``/``set_params``,
 ``fit`` returning ``self``, fitted attributes ending in ``_``, the tags) without
 importing scikit-learn: scikit-learn is needed only by the code that uses it
 (``Pipeline``, ``GridSearchCV``, ``check_estimator``), never by treegen.
-``table.py`` turns ``X`` (arrays, lists, pandas DataFrames) into treegen's
-float matrix with nominal columns as codes; ``classifier.py`` is the estimator;
+``treegen.data.frame`` turns ``X`` (arrays, lists, pandas DataFrames) into treegen's
+float matrix with nominal columns as codes; ``classifier.py`` is the estimator, with
+scikit-learn's conventions for its inputs and errors in ``conventions.py``;
 ``sklearn_import.py`` turns a fitted scikit-learn decision tree into a treegen model,
 ``gbm_import.py`` an XGBoost or LightGBM model.
 """

@@ -7,14 +7,14 @@ out here rather than inherited from ``sklearn.base.BaseEstimator`` so that
 treegen never needs scikit-learn: ``get_params`` reads the ``__init__``
 signature, ``set_params`` checks names, ``score`` is the accuracy, and
 ``__sklearn_tags__`` (which only scikit-learn calls) builds scikit-learn's tags.
+What scikit-learn expects of the inputs and the errors (``y``, ``sample_weight``, the
+column names, its exception classes) is :mod:`treegen.estimator.conventions`.
 """
 
 from __future__ import annotations
 
 import inspect
 import os
-import sys
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,115 +26,12 @@ from treegen import api
 from treegen.data import frame as table
 from treegen.data.arrays import column_index
 from treegen.data.npstate import numpy_defaults
-from treegen.errors import EstimatorError, NotFittedError, TreegenError
+from treegen.errors import EstimatorError, TreegenError
+from treegen.estimator.conventions import as_counts, check_feature_names, labels_of, not_fitted
 from treegen.model import classify
 from treegen.model.optnames import keyword_errors
 from treegen.trainer import Criterion, Engine, Flavor
 from treegen.trainer.options import Pruning
-
-
-def _sklearn_class(
-    module: str,
-    name: str,
-    fallback: type[Exception | Warning],
-) -> Any:
-    """scikit-learn's exception or warning class when scikit-learn is loaded, else ours.
-
-    scikit-learn's checks test for its own classes (``NotFittedError``,
-    ``DataConversionWarning``).  Looking in ``sys.modules`` never imports it:
-    if nothing loaded scikit-learn, nobody catches its classes.
-    """
-    mod = sys.modules.get(module)
-    return getattr(mod, name, fallback) if mod is not None else fallback
-
-
-class _DataConversionWarning(UserWarning):
-    """A column vector ``y`` was flattened (scikit-learn's ``DataConversionWarning``)."""
-
-
-def _not_fitted(estimator: object) -> Exception:
-    message = (
-        f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' "
-        "with appropriate arguments before using this estimator."
-    )
-    theirs = _sklearn_class("sklearn.exceptions", "NotFittedError", NotFittedError)
-    if theirs is NotFittedError:
-        return NotFittedError(message)
-    # Both: treegen's hierarchy for treegen's callers, scikit-learn's for its own.
-    both = type("NotFittedError", (NotFittedError, theirs), {})
-    return both(message)  # type: ignore[no-any-return]
-
-
-def _labels(y: object, n_rows: int) -> npt.NDArray[np.generic]:
-    if y is None:
-        raise EstimatorError(
-            "C45Classifier requires y to be passed, but the target y is None", option="y"
-        )
-    labels = np.asarray(y)
-    if labels.ndim == 2 and labels.shape[1] == 1:
-        warnings.warn(
-            _sklearn_class("sklearn.exceptions", "DataConversionWarning", _DataConversionWarning)(
-                "A column-vector y was passed when a 1d array was expected. Please change the "
-                "shape of y to (n_samples, ), for example using ravel()."
-            ),
-            stacklevel=3,
-        )
-        labels = labels.ravel()
-    if labels.ndim != 1:
-        raise EstimatorError(
-            f"y should be a 1d array, got an array of shape {labels.shape} instead.", option="y"
-        )
-    if labels.shape[0] != n_rows:
-        raise EstimatorError(
-            "Found input variables with inconsistent numbers of samples: "
-            f"[{n_rows}, {labels.shape[0]}]",
-            option="y",
-        )
-    if labels.dtype.kind == "c":
-        raise EstimatorError("Complex data not supported", option="y")
-    if labels.dtype.kind == "f":
-        if np.any(~np.isfinite(labels)):
-            raise EstimatorError("Input y contains NaN or infinity.", option="y")
-        if np.any(labels != np.floor(labels)):
-            # A classifier's classes are a finite set; scikit-learn says so this way.
-            raise EstimatorError(
-                "Unknown label type: continuous. Maybe you are trying to fit "
-                "a classifier, which expects discrete classes on a regression "
-                "target with continuous values.",
-                option="y",
-            )
-    if labels.dtype.kind == "O" and any(table.is_missing(v) for v in labels):
-        raise EstimatorError("Input y contains a missing value.", option="y")
-    return labels
-
-
-# How near 1 the sum of sample_weight is for the weights to be proportions (_as_counts):
-# far above the rounding of scikit-learn's normalised sums, far below the gap to the
-# next sum whole-number weights have (0 or 2).
-_PROPORTIONS = 1e-6
-
-
-def _as_counts(sample_weight: Any, n_rows: int) -> Any:
-    """``sample_weight`` as C4.5's case weights, which are counts (a branch needs
-    ``min_cases`` of weight): weights that sum to 1 are proportions of the rows
-    (scikit-learn's AdaBoostClassifier normalises its weights so, and on a total of 1
-    every tree would be a leaf), scaled to sum to the number of rows, as Weka's
-    AdaBoostM1 keeps J48's weights; any other weights are counts as given (a
-    whole-number weight is that many copies of the row, as scikit-learn's checks hold
-    an estimator's weights to be).  Weights that are not ``n_rows`` finite, non-negative
-    numbers are left for :func:`treegen.train`'s errors."""
-    if sample_weight is None:
-        return None
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        return sample_weight
-    if w.shape != (n_rows,) or not np.all(np.isfinite(w)) or np.any(w < 0):
-        return sample_weight
-    total = float(np.sum(w))
-    if abs(total - 1.0) > _PROPORTIONS:
-        return sample_weight
-    return w * (n_rows / total)
 
 
 def _class_column(names: Sequence[str] | None) -> str:
@@ -266,10 +163,11 @@ class C45Classifier:
         ``sample_weight`` (one per row, finite and not negative) starts each case at
         that weight instead of 1 (:func:`treegen.train`'s ``weights``); weights that
         sum to 1, as scikit-learn's AdaBoostClassifier passes them, are proportions:
-        scaled to sum to the number of rows first (:func:`_as_counts`)."""
+        scaled to sum to the number of rows first
+        (:func:`~treegen.estimator.conventions.as_counts`)."""
         names = table.feature_names(X)
         cols = table.columns(X)
-        labels = _labels(y, cols.n_rows)
+        labels = labels_of(y, cols.n_rows)
         n = len(cols.columns)
         nominal = self._nominal_columns(names, n) | set(cols.categorical)
         categories = {
@@ -292,7 +190,7 @@ class C45Classifier:
                 engine=self.engine,
                 max_depth=self.max_depth,
                 min_gain_ratio=self.min_gain_ratio,
-                weights=_as_counts(sample_weight, cols.n_rows),
+                weights=as_counts(sample_weight, cols.n_rows),
                 **self._pruning_parameters(),
             )
         except EstimatorError:
@@ -352,52 +250,10 @@ class C45Classifier:
                 ) from None
         return x
 
-    def _check_names(self, X: Any) -> None:
-        names = table.feature_names(X)
-        fitted = getattr(self, "feature_names_in_", None)
-        who = type(self).__name__
-        if names is None and fitted is None:
-            return
-        if fitted is None:
-            warnings.warn(
-                f"X has feature names, but {who} was fitted without feature names",
-                UserWarning,
-                stacklevel=3,
-            )
-            return
-        if names is None:
-            warnings.warn(
-                f"X does not have valid feature names, but {who} was fitted with feature names",
-                UserWarning,
-                stacklevel=3,
-            )
-            return
-        if list(fitted) != names:
-            unseen = [n for n in names if n not in set(fitted)]
-            missing = [n for n in fitted if n not in set(names)]
-            detail = "".join(
-                [
-                    "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen)
-                    if unseen
-                    else "",
-                    "Feature names seen at fit time, yet now missing:\n"
-                    + "".join(f"- {n}\n" for n in missing)
-                    if missing
-                    else "",
-                    "Feature names must be in the same order as they were in fit.\n"
-                    if not unseen and not missing
-                    else "",
-                ]
-            )
-            raise EstimatorError(
-                "The feature names should match those that were passed during fit.\n" + detail,
-                option="X",
-            )
-
     def _x(self, X: Any) -> npt.NDArray[np.float64]:
         if not self.__sklearn_is_fitted__():
-            raise _not_fitted(self)
-        self._check_names(X)
+            raise not_fitted(self)
+        check_feature_names(self, X)
         cols = table.columns(X)
         if len(cols.columns) != self.n_features_in_:
             raise EstimatorError(
@@ -431,7 +287,7 @@ class C45Classifier:
         labels = np.asarray(y)
         if labels.ndim == 2 and labels.shape[1] == 1:
             labels = labels.ravel()  # a column: accepted without fit's warning, as accuracy_score
-        right = predicted == _labels(labels, predicted.shape[0])
+        right = predicted == labels_of(labels, predicted.shape[0])
         return float(np.average(right, weights=sample_weight))
 
     # -- treegen's side ---------------------------------------------------------------------
@@ -439,7 +295,7 @@ class C45Classifier:
     def to_model(self) -> api.Model:
         """The fitted tree as a :class:`treegen.Model` (save, show, export, verify)."""
         if not self.__sklearn_is_fitted__():
-            raise _not_fitted(self)
+            raise not_fitted(self)
         return self.model_
 
     @keyword_errors

@@ -41,6 +41,15 @@ def _summary(cir: CommitteeIR, opts: ExportOptions) -> str:
     )
 
 
+def _trained(c: Committee, trees: str) -> str:
+    return (
+        f"{ADJECTIVE[c.method]} committee of {c.n_members} {trees} "
+        f"{'tree' if c.n_members == 1 else 'trees'} "
+        f"({counted(c.size, 'node')}, {counted(c.n_leaves, 'leaf')})"
+        + (f", stopped at {c.stopped}" if c.stopped else "")
+    )
+
+
 COMMITTEE: Kind[Committee, CommitteeIR] = Kind(
     name="committee",
     noun="committee",
@@ -72,4 +81,5 @@ COMMITTEE: Kind[Committee, CommitteeIR] = Kind(
     size=lambda c: (
         f"{counted(c.n_members, 'tree')}, {counted(c.size, 'node')}, {counted(c.n_leaves, 'leaf')}"
     ),
+    trained=_trained,
 )

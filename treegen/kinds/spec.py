@@ -120,3 +120,10 @@ class Kind(Generic[M, L]):
     # What the value is made of, in a few words ("12 nodes, 7 leaves, depth 3"): the
     # public Model's repr, which never prints the nodes themselves.
     size: Callable[[M], str] | None = None
+    # treegen train's summary of a value it trained, whose trees it calls ``trees``
+    # ("pruned c45"): "pruned c45 tree of 8 nodes (5 leaves, depth 2)"; None for a kind
+    # that train never makes.
+    trained: Callable[[M, str], str] | None = None
+    # The classes eval counts as errors where they are not predict's (a tree's: Release
+    # 8's own float sums, model/classify_r8.py); train's summary counts them so too.
+    error_predict: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.intp]] | None = None

@@ -94,6 +94,20 @@ def _predict(model: Model, X: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     return classify.predict(model, X)
 
 
+def _error_predict(model: Model, X: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """The classes Release 8's evaluation counts errors by (a c45 tree's float sums)."""
+    from treegen.model.classify_r8 import evaluation_classifier
+
+    return np.asarray(evaluation_classifier(model)(X), dtype=np.intp)
+
+
+def _trained(model: Model, trees: str) -> str:
+    return (
+        f"{trees} tree of {counted(model.size, 'node')} "
+        f"({counted(model.n_leaves, 'leaf')}, depth {model.depth()})"
+    )
+
+
 def _rows(
     model: Model,
     ir: IR,
@@ -211,5 +225,7 @@ TREE: Kind[Model, IR] = Kind(
     compare=_compare,
     summary=_summary,
     size=lambda m: f"{counted(m.size, 'node')}, {counted(m.n_leaves, 'leaf')}, depth {m.depth()}",
+    trained=_trained,
+    error_predict=_error_predict,
     notes=_notes,
 )

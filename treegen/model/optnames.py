@@ -9,14 +9,14 @@ checks) is written once, with each option's key: a field of ``TrainOptions``, or
 :class:`OptionNames` that spell the keys as its user typed them, so that
 ``treegen.train(cf=2)`` is told about ``cf`` and ``treegen train --cf 2`` about ``--cf``.
 
-Every other option error (export, verify, the data readers) names the flag, as the
-command line prints it; :func:`keyword_errors` wraps each public function of the Python
-API so that such an error leaves it naming the keyword instead (:data:`KEYWORD_OF_FLAG`,
-the one table), and its text saying ``input_type='float'`` where the CLI's says
-``--input-type float`` (:func:`keyword_text`).  A public record built from Python with
-no function around it (``treegen.ExportOptions(...)``) names them through
-:func:`as_callers`: the flags inside :func:`on_command_line` (``treegen``'s ``main``
-runs every command so), else the keywords.
+Every other option error (export, verify, the data readers) is raised naming the flag,
+as the command line prints it.  One rule, :func:`as_callers`, decides how it reaches
+its caller: as it is inside :func:`on_command_line` (``treegen``'s ``main`` runs every
+command so), else naming the keyword (:data:`KEYWORD_OF_FLAG`, the one table), its text
+saying ``input_type='float'`` where the CLI's says ``--input-type float``
+(:func:`keyword_text`).  Two places apply it: :func:`keyword_errors`, around each
+public function of the Python API, and a public record built from Python with no
+function around it (``treegen.ExportOptions(...)``), in its own checks.
 """
 
 from __future__ import annotations
@@ -177,16 +177,6 @@ def keyword_text(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
-def as_keywords(err: TreegenError) -> TreegenError:
-    """``err`` (changed in place, and returned) naming the Python API's keywords where it
-    names the command line's flags: its option and its message's settings."""
-    if err.option is not None:
-        err.option = KEYWORD_OF_FLAG.get(err.option, err.option)
-    err.message = keyword_text(err.message)
-    err.args = (err.message, *err.args[1:])
-    return err
-
-
 _COMMAND_LINE: ContextVar[bool] = ContextVar("treegen_command_line", default=False)
 
 
@@ -201,9 +191,16 @@ def on_command_line() -> Iterator[None]:
 
 
 def as_callers(err: TreegenError) -> TreegenError:
-    """``err`` naming the options as its caller does: the flags on the command line
-    (:func:`on_command_line`), else the Python API's keywords (:func:`as_keywords`)."""
-    return err if _COMMAND_LINE.get() else as_keywords(err)
+    """``err`` (changed in place, and returned) naming the options as its caller does:
+    the flags on the command line (:func:`on_command_line`), else the Python API's
+    keywords where it names the flags, in its option and its message's settings."""
+    if _COMMAND_LINE.get():
+        return err
+    if err.option is not None:
+        err.option = KEYWORD_OF_FLAG.get(err.option, err.option)
+    err.message = keyword_text(err.message)
+    err.args = (err.message, *err.args[1:])
+    return err
 
 
 P = ParamSpec("P")
@@ -211,16 +208,16 @@ R = TypeVar("R")
 
 
 def keyword_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """``fn``, a public function of the Python API, whose option errors name the keywords
-    its caller passed, not the command line's flags (:func:`as_keywords`).  The command
-    line never calls through it, so its errors keep naming the flags."""
+    """``fn``, a public function of the Python API, whose option errors name the options
+    as its caller does (:func:`as_callers`): from Python the keywords it passed, and
+    the flags should the command line ever call through it."""
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except TreegenError as err:
-            as_keywords(err)
+            as_callers(err)
             raise
 
     return run
