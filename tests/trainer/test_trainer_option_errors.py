@@ -1,6 +1,7 @@
-"""Training options a user gets wrong, through the Python API and the command line:
-each is one line naming the keyword or flag as the user spelled it, and nothing is
-written.  (TrainOptions.validate is their one home; the checks no other test reached.)"""
+"""Training options and arguments a user gets wrong, through the Python API and the
+command line: each is one line naming the keyword, flag or data as the user gave it,
+and nothing is written.  (TrainOptions.validate and the trainer's checks of its data
+are their homes; these are the checks no other test reached.)"""
 
 from __future__ import annotations
 
@@ -71,3 +72,11 @@ def test_cli_seed_beyond_a_java_long(
     assert (code, stdout) == (2, "")
     assert err == f"treegen: error: --seed: must fit a Java long, got {seed}\n"
     assert not out.exists()
+
+
+def test_arrays_of_no_column_are_refused() -> None:
+    """The readers refuse a file of no attribute at its header; arrays reach the trainer."""
+    _, y = _arrays()
+    with pytest.raises(TrainError) as err:
+        treegen.train((np.zeros((y.size, 0)), y))
+    assert str(err.value) == "<memory>: no attributes: a tree needs at least one to test"
