@@ -142,3 +142,28 @@ def test_members_of_another_flavour_are_refused(
     second = text.index('"format": "treegen-model"', text.index('"format": "treegen-model"') + 1)
     line = text.count("\n", 0, second)
     assert err == f"treegen: error: {bad}:{line}: members[1]: flavour differs from member 0's\n"
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_member_without_its_format_line_is_named_at_its_own_line(
+    files: dict[str, dict[str, Any]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    compact: bool,
+) -> None:
+    """The members were found by their "format" lines: where one had lost it, every
+    member's error was placed from the file's start (line 2, the committee's own
+    "format"), not at the member."""
+    data = json.loads(json.dumps(files["boost"]))
+    del data["members"][1]["format"]
+    bad = tmp_path / "bad.committee"
+    text = json.dumps(data, indent=None if compact else 2)
+    bad.write_text(text)
+    code, out, err = run_cli(capsys, "show", str(bad))
+    assert (code, out) == (2, "")
+    # Its "{" is on the line before its first key left, "version" (the whole file is
+    # one line when compact).
+    first = text.index('"version"', text.index('"members"'))
+    line = 1 if compact else text.count("\n", 0, text.index('"version"', first + 1))
+    message = 'members[1].format: not a treegen model file (expected "treegen-model")'
+    assert err == f"treegen: error: {bad}:{line}: {message}\n"
