@@ -14,7 +14,7 @@ import pytest
 import treegen
 from treegen.committee.file import committee_to_json
 
-from support.cli import run_cli
+from support.cli import refused_json
 from support.weka import REF
 
 VOTE = str(REF / "vote-r8" / "vote-r8.arff")
@@ -104,10 +104,7 @@ def test_a_committee_field_is_named_with_its_line(
     data = json.loads(json.dumps(files[which]))
     edit(data)
     bad = tmp_path / "bad.committee"
-    text = json.dumps(data, indent=2)
-    bad.write_text(text)
-    code, out, err = run_cli(capsys, "show", str(bad))
-    assert (code, out) == (2, "")
+    text, err = refused_json(capsys, bad, data)
     assert err == f"treegen: error: {bad}:{_line(text, key)}: {message}\n"
 
 
@@ -118,10 +115,7 @@ def test_a_members_own_field_is_named_at_its_line(
     data = json.loads(json.dumps(files["boost"]))
     data["members"][1]["nodes"] = []
     bad = tmp_path / "bad.committee"
-    text = json.dumps(data, indent=2)
-    bad.write_text(text)
-    code, out, err = run_cli(capsys, "info", str(bad))
-    assert (code, out) == (2, "")
+    text, err = refused_json(capsys, bad, data, "info")
     # The second member's "nodes" (the first member's own comes before it).
     line = text.count("\n", 0, text.index('"nodes"', text.index('"nodes"') + 1)) + 1
     assert err == f"treegen: error: {bad}:{line}: members[1].nodes: must be a non-empty list\n"
@@ -134,10 +128,7 @@ def test_members_of_another_flavour_are_refused(
     data = json.loads(json.dumps(files["boost"]))
     data["members"][1] = files["c45"]["members"][0]
     bad = tmp_path / "bad.committee"
-    text = json.dumps(data, indent=2)
-    bad.write_text(text)
-    code, out, err = run_cli(capsys, "show", str(bad))
-    assert (code, out) == (2, "")
+    text, err = refused_json(capsys, bad, data)
     # The line that opens the second member's object.
     second = text.index('"format": "treegen-model"', text.index('"format": "treegen-model"') + 1)
     line = text.count("\n", 0, second)
@@ -157,10 +148,7 @@ def test_a_member_without_its_format_line_is_named_at_its_own_line(
     data = json.loads(json.dumps(files["boost"]))
     del data["members"][1]["format"]
     bad = tmp_path / "bad.committee"
-    text = json.dumps(data, indent=None if compact else 2)
-    bad.write_text(text)
-    code, out, err = run_cli(capsys, "show", str(bad))
-    assert (code, out) == (2, "")
+    text, err = refused_json(capsys, bad, data, indent=None if compact else 2)
     # Its "{" is on the line before its first key left, "version" (the whole file is
     # one line when compact).
     first = text.index('"version"', text.index('"members"'))

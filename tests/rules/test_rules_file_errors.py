@@ -15,7 +15,7 @@ import pytest
 import treegen
 from treegen.rules.file import ruleset_to_json
 
-from support.cli import run_cli
+from support.cli import refused_json
 from support.weka import REF
 
 Edit = Callable[[dict[str, Any]], None]
@@ -81,10 +81,7 @@ def test_a_ruleset_field_is_named_with_its_line(
     data = json.loads(json.dumps(ruleset))
     edit(data)
     bad = tmp_path / "bad.rules"
-    text = json.dumps(data, indent=2)
-    bad.write_text(text)
-    code, out, err = run_cli(capsys, "show", str(bad))
-    assert (code, out) == (2, "")
+    text, err = refused_json(capsys, bad, data)
     if key is None:  # the line that opens the first rule's object, above its "number"
         line = text.count("\n", 0, text.index('"number"'))
     else:
