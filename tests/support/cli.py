@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -52,6 +53,22 @@ def run_process(
         timeout=timeout,
         check=False,
     )
+
+
+def refused_json(
+    capsys: pytest.CaptureFixture[str],
+    path: Path,
+    data: object,
+    command: str = "show",
+    indent: int | None = 2,
+) -> tuple[str, str]:
+    """``data`` written to ``path`` as JSON (``indent``), then ``treegen COMMAND PATH``,
+    which must refuse it: exit 2, nothing on stdout.  The text written and stderr."""
+    text = json.dumps(data, indent=indent)
+    path.write_text(text)
+    code, out, err = run_cli(capsys, command, str(path))
+    assert (code, out) == (2, ""), (code, out, err)
+    return text, err
 
 
 def assert_one_line_error(p: subprocess.CompletedProcess[str], *fragments: str) -> str:

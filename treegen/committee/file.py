@@ -33,7 +33,6 @@ from treegen.committee.core import METHODS, Committee
 from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT, integer_votes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, as_int, as_object, as_str, check_header, check_keys
-from treegen.model.file import FORMAT as TREE_FORMAT
 from treegen.model.file import model_from_data, model_to_json
 from treegen.model.jsontext import field_error
 
@@ -72,13 +71,43 @@ def committee_to_json(c: Committee) -> str:
     return "\n".join(head) + "\n" + ",\n".join(members) + "\n  ]\n}\n"
 
 
+_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+
+
 def _member_spans(text: str, n: int) -> list[tuple[int, int]]:
-    """Where each member's object lies in the file text (character offsets), as far as
-    its ``"format": "treegen-model"`` line shows; the whole text where it does not."""
-    found = [m.start() for m in re.finditer(rf'"format"\s*:\s*"{TREE_FORMAT}"', text)]
-    if len(found) != n:
-        return [(0, len(text))] * n
-    return list(zip(found, found[1:] + [len(text)], strict=True))
+    """Where each member's object lies in the file text (character offsets from its
+    opening brace), found by stepping through the top-level object's values to its
+    (last) ``"members"`` list; the whole text for each where that fails.  (Matching the
+    members' ``"format"`` lines instead put every member at the file's start when one
+    had lost that line.)"""
+    dec = json.JSONDecoder()
+
+    def skip(i: int) -> int:
+        m = _SPACE.match(text, i)
+        assert m is not None  # (the pattern matches the empty string)
+        return m.end()
+
+    found: list[tuple[int, int]] = []
+    try:
+        i = skip(0) + 1  # past the top-level object's "{": the text decoded as one
+        while text[i := skip(i)] != "}":
+            key, i = dec.raw_decode(text, i)
+            i = skip(skip(i) + 1)  # past the ":"
+            if key != "members" or text[i] != "[":
+                i = dec.raw_decode(text, i)[1]
+            else:
+                found, i = [], skip(i + 1)
+                while text[i] != "]":
+                    lo, i = i, dec.raw_decode(text, i)[1]
+                    found.append((lo, i))
+                    i = skip(i)
+                    i = skip(i + 1) if text[i] == "," else i
+                i += 1
+            i = skip(i)
+            i = i + 1 if text[i] == "," else i
+    except (ValueError, IndexError):
+        found = []
+    return found if len(found) == n else [(0, len(text))] * n
 
 
 def committee_from_data(data: Any, text: str, filename: str) -> Committee:
@@ -120,7 +149,7 @@ def committee_from_data(data: Any, text: str, filename: str) -> Committee:
         elif m.compares_float32 != first.compares_float32:
             problem = "flavour differs from member 0's"
         if problem:
-            line = text.count("\n", 0, spans[i][0])
+            line = text.count("\n", 0, spans[i][0]) + 1  # the line of its "{"
             raise ModelFileError(f"members[{i}]: {problem}", file=filename, line=line)
     return Committee(
         schema=first.schema,

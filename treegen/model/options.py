@@ -139,7 +139,7 @@ class TrainOptions:
         if self.pruning not in PRUNINGS:
             raise TrainError(f"unknown pruning {self.pruning!r}", option=names("pruning"))
         _check_int(self.folds, 2, names("folds"))
-        _check_int(self.seed, -(2**63), names("seed"))
+        _check_long(self.seed, names("seed"))
 
 
 def refuse_subsets_with(flavor: str, subsets: bool, names: OptionNames = KEYWORDS) -> None:
@@ -187,6 +187,15 @@ def _check_bool(value: object, option: str) -> None:
     they come, and ``subsets="no"`` would read as true."""
     if not isinstance(value, bool | np.bool_):
         raise TrainError(f"must be True or False, got {value!r}", option=option)
+
+
+def _check_long(value: object, option: str) -> None:
+    """``value`` is an integer that fits a Java long (J48's -Q seeds a java.util.Random
+    with it), else :class:`TrainError`."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TrainError("must be an integer", option=option)
+    if not -(2**63) <= value < 2**63:
+        raise TrainError(f"must fit a Java long, got {value}", option=option)
 
 
 def _check_int(value: object, lo: int, option: str) -> None:
