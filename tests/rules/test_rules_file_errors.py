@@ -87,3 +87,16 @@ def test_a_ruleset_field_is_named_with_its_line(
     else:
         line = text.count("\n", 0, text.index(key)) + 1
     assert err == f"treegen: error: {bad}:{line}: {message}\n"
+
+
+def test_a_rule_number_listed_twice_is_named_at_the_second(
+    ruleset: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(json.dumps(ruleset))
+    number = data["rules"][0]["number"]
+    data["rules"][-1]["number"] = number  # the last rule repeats the first's number
+    last = len(data["rules"]) - 1
+    bad = tmp_path / "bad.rules"
+    _, err = refused_json(capsys, bad, data)
+    assert err.startswith(f"treegen: error: {bad}:")
+    assert err.endswith(f": rules[{last}].number: rule {number} is listed twice\n")

@@ -203,10 +203,11 @@ def check_ruleset_dict(data: Any) -> RuleSet:
     if not isinstance(rules_in, list):
         raise InvalidField("rules", "must be a list")
     rules = tuple(_rule(r, i, attrs, n, flavor == "c45") for i, r in enumerate(rules_in))
-    numbers = [r.number for r in rules]
-    for i, k in enumerate(numbers):
-        if k in numbers[:i]:
-            raise InvalidField(f"rules[{i}].number", f"rule {k} is listed twice")
+    seen: set[int] = set()  # a set: a list's look-ups made large rulesets quadratic
+    for i, r in enumerate(rules):
+        if r.number in seen:
+            raise InvalidField(f"rules[{i}].number", f"rule {r.number} is listed twice")
+        seen.add(r.number)
     order = d["class_order"]
     if not isinstance(order, list):
         raise InvalidField("class_order", "must be a list of class indices")
