@@ -19,6 +19,7 @@ import pytest
 from treegen.ensemble import classify, libm
 from treegen.ensemble.core import Ensemble
 from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
+from treegen.model import native
 
 from support.gbm_models import (
     LGB_SETUPS,
@@ -381,13 +382,21 @@ def test_a_multiclass_near_tie_is_the_documented_exception(near: float) -> None:
     assert list(lgb.Booster(model_str=text).predict(row.astype(np.float64)).argmax(axis=1)) == [0]
 
 
+@pytest.mark.parametrize("accelerated", [True, False])
 @pytest.mark.parametrize("name", ["xgb_binary", "xgb_multi", "xgb_softmax", "xgb_cat", *LGB_SETUPS])
-def test_predict_proba_is_the_librarys_own(name: str) -> None:
+def test_predict_proba_is_the_librarys_own(
+    name: str, accelerated: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Model.predict_proba equals the classifier's predict_proba bit for bit: XGBoost's
     float32 sigmoid and softmax through the C library's expf (multi:softmax's through
     scipy's softmax, as XGBClassifier.predict_proba computes it), LightGBM's double ones
     through the C library's exp.  XGBoost's were numpy's float64 sigmoid and softmax of
-    the margins, a few float32 ulps away in every row."""
+    the margins, a few float32 ulps away in every row.  Without the accelerator
+    (``accelerated`` False: not built, or TREEGEN_NO_NATIVE) ``libm.c_library_exp`` calls
+    the C library once per distinct value instead of ``libm_exp`` once: the same bits,
+    and the same LightGBM binary cut (computed on import)."""
+    if not accelerated:
+        monkeypatch.setattr(native, "cclassify", None)
     est = fit_xgboost(name) if name.startswith("xgb") else fit_lightgbm(name)
     model = from_xgboost(est) if name.startswith("xgb") else from_lightgbm(est)
     X, _ = gbm_data()
@@ -397,3 +406,22 @@ def test_predict_proba_is_the_librarys_own(name: str) -> None:
         rows = probe_rows(X, lgb_thresholds(est.booster_))
     rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
     assert _same_bits(model.predict_proba(rows), est.predict_proba(rows).astype(np.float64))
+
+
+def test_c_library_exp_without_the_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``libm.c_library_exp``'s fallback (one C library call per distinct value) gives the
+    accelerator's bits, type and shape, infinities and overflow included."""
+    if native.cclassify is None:
+        pytest.skip("the C accelerator is not built (or TREEGEN_NO_NATIVE is set)")
+    rng = np.random.default_rng(3)
+    edges = [0.0, -0.0, np.inf, -np.inf, 88.7, -88.7, 709.78, 710.0, -745.1, -746.0]
+    x64 = np.concatenate([rng.normal(0, 300, 2000), edges]).reshape(-1, 2)
+    x32 = np.concatenate([rng.normal(0, 30, 2000), edges]).astype(np.float32).reshape(-1, 2)
+    fast = [libm.c_library_exp(x64), libm.c_library_exp(x32), libm.lightgbm_cut(0.7)]
+    monkeypatch.setattr(native, "cclassify", None)
+    slow = [libm.c_library_exp(x64), libm.c_library_exp(x32), libm.lightgbm_cut(0.7)]
+    assert slow[0].dtype == np.float64 and slow[1].dtype == np.float32
+    assert slow[0].shape == x64.shape and slow[1].shape == x32.shape
+    assert np.array_equal(slow[0].view(np.int64), fast[0].view(np.int64))
+    assert np.array_equal(slow[1].view(np.int32), fast[1].view(np.int32))
+    assert slow[2] == fast[2]
