@@ -171,6 +171,19 @@ def test_names_grammar_errors(tmp_path: Path) -> None:
     assert loc(e) == ("g.data", 1, 23) and "expected 6 values" in e.message
 
 
+def test_names_empty_names(tmp_path: Path) -> None:
+    """A name left out between delimiters, in the class list or a declaration, is named
+    where it is missing (Release 8 would read an empty name)."""
+    e = error(c45(tmp_path, names=", " + GOLF_NAMES))
+    assert loc(e) == ("g.names", 1, 1) and e.message == "empty class name"
+    e = error(c45(tmp_path, names="Play, Don't Play,\n"))
+    assert loc(e) == ("g.names", 1, 7) and e.message == "class list ends with ','"
+    e = error(c45(tmp_path, names=GOLF_NAMES + ": continuous.\n"))
+    assert loc(e) == ("g.names", 7, 1) and e.message == "empty attribute name"
+    e = error(c45(tmp_path, names=GOLF_NAMES.replace("overcast, rain", "overcast, , rain")))
+    assert loc(e) == ("g.names", 3, 27) and e.message == "empty value in attribute 'outlook'"
+
+
 def test_discrete_n_overflow(tmp_path: Path) -> None:
     names = "y, n.\nshape: discrete 2.\n"
     e = error(c45(tmp_path, names=names, data="a, y\nb, n\nc, y\n"))
@@ -340,6 +353,28 @@ def test_arff_errors(tmp_path: Path) -> None:
     assert loc(e)[:2] == ("j.arff", 2) and "unknown type 'float'" in e.message
     e = error(write(tmp_path, "k.arff", ARFF + "'1, x, p\n"))
     assert loc(e) == ("k.arff", 6, 1) and "unterminated quote" in e.message
+
+
+def test_arff_declaration_errors(tmp_path: Path) -> None:
+    e = error(write(tmp_path, "a.arff", ARFF.replace("@attribute a", '@attribute ""') + "1,x,p\n"))
+    assert loc(e) == ("a.arff", 2, 12) and e.message == "empty attribute name"
+    e = error(write(tmp_path, "b.arff", ARFF.replace("{x, y}", "{}") + "1,x,p\n"))
+    assert loc(e) == ("b.arff", 3, 14) and e.message == "attribute 'b' declares no values"
+    # As Weka's tokenizer, a run of commas is one separator: only a quoted '' is empty.
+    e = error(write(tmp_path, "c.arff", ARFF.replace("{x, y}", "{x, '', y}") + "1,x,p\n"))
+    assert loc(e) == ("c.arff", 3, 18) and e.message == "empty value in attribute 'b'"
+    ds = read_dataset(write(tmp_path, "d.arff", ARFF.replace("{x, y}", "{x,, y}") + "1,y,p\n"))
+    assert ds.attributes[1].values == ("x", "y") and ds.X[0, 1] == 1.0
+
+
+def test_arff_sparse_row_errors(tmp_path: Path) -> None:
+    e = error(write(tmp_path, "a.arff", ARFF + "{0 1, 1 x, 2 p\n"))
+    assert loc(e) == ("a.arff", 6, 1) and e.message == "sparse row without closing '}'"
+    e = error(write(tmp_path, "b.arff", ARFF + "{0 1, 1 x, 2 p} n\n"))
+    assert loc(e) == ("b.arff", 6, 17) and e.message == "unexpected text after sparse row: 'n'"
+    e = error(write(tmp_path, "c.arff", ARFF + "{0 1, 1 'x'y, 2 p}\n"))
+    assert loc(e) == ("c.arff", 6, 12)
+    assert e.message.startswith("text after a closing quote")
 
 
 def test_arff_sparse_indices_must_increase(tmp_path: Path) -> None:
