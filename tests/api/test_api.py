@@ -126,6 +126,26 @@ def test_arrays_predict_the_labels_of_y(tmp_path: Path) -> None:
     assert np.array_equal(loaded.predict(named), pred) and loaded.predict(named).dtype.kind == "i"
 
 
+def test_a_warning_about_x_names_the_line_that_called() -> None:
+    """The warnings about X's column names point at the line that called predict; they
+    named treegen's own api/model.py (a decorator or a wrapper more between them and the
+    user's code shifted the fixed stacklevel)."""
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    named = treegen.train((X, y), feature_names=["a", "b", "c"])
+    plain = treegen.train((X, y))
+    frame = pd.DataFrame(X, columns=["p", "q", "r"])
+    for call, said in (
+        (lambda: named.predict(X), "X does not have valid feature names"),
+        (lambda: named.predict_proba(X), "X does not have valid feature names"),
+        (lambda: plain.predict(frame), "X has feature names, but the model was fitted without"),
+    ):
+        with pytest.warns(UserWarning) as caught:
+            call()
+        assert [str(w.message)[: len(said)] for w in caught] == [said]
+        assert caught[0].filename == __file__
+
+
 def test_string_float_and_named_labels() -> None:
     X, y = _arrays(1)
     s = treegen.train((X, np.where(y == 7, "hi", "lo")), nominal=["x2"])
