@@ -146,6 +146,25 @@ def test_a_warning_about_x_names_the_line_that_called() -> None:
         assert caught[0].filename == __file__
 
 
+def test_a_model_pickles_copies_and_rewraps(tmp_path: Path) -> None:
+    """Model passes the kind's fields through to its value, but not the names pickle and
+    copy look up on an object being rebuilt (its value not set yet: they recursed);
+    Model.of of a Model is that model, under the path given, else its own."""
+    import copy
+    import pickle
+
+    X, y = _arrays()
+    model = treegen.train((X, y)).save(tmp_path / "m.tree")
+    for again in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        assert again == model and again.path == model.path
+        assert np.array_equal(again.predict(X), model.predict(X))
+    with pytest.raises(AttributeError, match="__no_such__"):
+        model.__no_such__  # noqa: B018
+    assert treegen.Model.of(model).value is model.value
+    assert treegen.Model.of(model).path == str(tmp_path / "m.tree")
+    assert treegen.Model.of(model, tmp_path / "n.tree").path == str(tmp_path / "n.tree")
+
+
 def test_string_float_and_named_labels() -> None:
     X, y = _arrays(1)
     s = treegen.train((X, np.where(y == 7, "hi", "lo")), nominal=["x2"])
