@@ -165,6 +165,22 @@ def test_a_model_pickles_copies_and_rewraps(tmp_path: Path) -> None:
     assert treegen.Model.of(model, tmp_path / "n.tree").path == str(tmp_path / "n.tree")
 
 
+def test_one_row_as_a_vector_and_a_ruleset_s_probabilities() -> None:
+    """A 1-d X is one row (its labels and probabilities those of the 1-row matrix);
+    a ruleset, which gives classes only, refuses predict_proba naming its kind."""
+    X, y = _arrays()
+    model = treegen.train((X, y))
+    for row in (0, 5, 13):  # 13: a row with a missing value
+        assert np.array_equal(model.predict(X[row]), model.predict(X[row : row + 1]))
+        assert np.array_equal(model.predict_proba(X[row]), model.predict_proba(X[row : row + 1]))
+    with pytest.raises(treegen.TreegenError, match=r"^X: must have shape \(n, 3\), got \(2,\)$"):
+        model.predict(X[0, :2])
+    rules = treegen.train_rules((X, y))
+    with pytest.raises(treegen.TreegenError) as err:
+        rules.predict_proba(X)
+    assert str(err.value) == "a ruleset gives classes, not class probabilities"
+
+
 def test_string_float_and_named_labels() -> None:
     X, y = _arrays(1)
     s = treegen.train((X, np.where(y == 7, "hi", "lo")), nominal=["x2"])
