@@ -333,6 +333,38 @@ def test_validation_prunes_as_the_command_line_does(
     assert (tmp_path / "fold.tree").read_bytes() != cli.read_bytes()
 
 
+_Y8 = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+
+
+def _frame(**columns: list[object]) -> object:
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], **columns})
+
+
+def test_a_dataframe_s_columns_are_checked_as_scikit_learn_checks_them() -> None:
+    pd = pytest.importorskip("pandas")
+    mixed = pd.DataFrame({"a": [1.0, 2] * 4, 3: list("xy") * 4})
+    with pytest.raises(TreegenError, match="^X: Feature names are only supported if all input"):
+        treegen.train(mixed, _Y8)
+    infinite = pd.DataFrame({"a": [1.0, np.inf] * 4})
+    with pytest.raises(TreegenError, match=r"^X: Input X contains infinity or a value too large"):
+        treegen.train(infinite, _Y8)
+    alike = _frame(m=[1, "1", 2, "x"] * 2)  # 1 and '1' would be one value in a model file
+    with pytest.raises(TreegenError, match="^nominal: two values of a nominal column print the"):
+        treegen.train(alike, _Y8)
+
+
+def test_nominal_names_or_numbers_a_column() -> None:
+    frame = _frame(c=[1, 2, 1, 2, 1, 2, 1, 2])
+    by_name = treegen.train(frame, _Y8, nominal=["c"], min_cases=1)
+    assert by_name.schema.attributes[1].kind == "nominal"
+    assert by_name == treegen.train(frame, _Y8, nominal=[1], min_cases=1)
+    with pytest.raises(UsageError, match="^nominal: no feature named 'nosuch'$"):
+        treegen.train(frame, _Y8, nominal=["nosuch"])
+    with pytest.raises(UsageError, match="^nominal: no feature named 'c'$"):  # arrays: x0, x1
+        treegen.train(np.asarray(frame), _Y8, nominal=["c"])
+
+
 def test_the_estimator_passes_only_the_options_its_pruning_uses() -> None:
     X, y = _arrays()
     reduced = treegen.C45Classifier(prune="reduced-error", folds=4, seed=2, cf=0.1).fit(X, y)
