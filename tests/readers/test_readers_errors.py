@@ -198,6 +198,17 @@ def test_empty_value_and_missing_data_file(tmp_path: Path) -> None:
     assert loc(e) == ("h.data", None, None) and e.message == "no such file"
 
 
+def test_a_folder_is_no_data_file(tmp_path: Path) -> None:
+    """read_dataset itself names a folder given as the file (the commands look first)."""
+    (tmp_path / "f.csv").mkdir()
+    e = error(str(tmp_path / "f.csv"))
+    assert loc(e) == ("f.csv", None, None) and e.message == "is a directory, not a data file"
+    (tmp_path / "k.names").write_text(GOLF_NAMES)
+    (tmp_path / "k.data").mkdir()
+    e = error(str(tmp_path / "k.names"))
+    assert loc(e) == ("k.data", None, None) and e.message == "is a directory, not a data file"
+
+
 def test_not_utf8(tmp_path: Path) -> None:
     (tmp_path / "g.names").write_text(GOLF_NAMES)
     (tmp_path / "g.data").write_bytes(GOLF_DATA.encode() + b"sunny, 1, 2, f\xe9, Play\n")
