@@ -181,6 +181,33 @@ def test_one_row_as_a_vector_and_a_ruleset_s_probabilities() -> None:
     assert str(err.value) == "a ruleset gives classes, not class probabilities"
 
 
+def test_named_rows_by_value_or_code_and_without_an_ignored_column(tmp_path: Path) -> None:
+    """Rows by name: a nominal cell is a value's name or its code (anything else is
+    missing, as in a file), and a column the model ignores may be left out, as a data
+    file may leave it out (a mapping or DataFrame without it was refused)."""
+    pd = pytest.importorskip("pandas")
+    model = treegen.train(f"{GOLF}.arff", ignore=["windy"])
+    rows = {
+        "outlook": ["sunny", 2, "fog", None, "overcast"],
+        "temperature": [80.0, 70.0, 64.0, 72.0, 85.0],
+        "humidity": [90.0, 96.0, 65.0, 95.0, 85.0],
+    }
+    codes = np.array([0, 2, np.nan, np.nan, 1])
+    matrix = np.column_stack([codes, rows["temperature"], rows["humidity"], np.full(5, np.nan)])
+    with pytest.warns(UserWarning, match="valid feature names"):  # positional
+        want = model.predict_proba(matrix)
+    csv = tmp_path / "rows.csv"
+    csv.write_text(
+        "outlook,temperature,humidity\nsunny,80,90\nrain,70,96\nfog,64,65\n?,72,95\n"
+        "overcast,85,85\n"
+    )
+    assert np.array_equal(model.predict_proba(csv), want)
+    for named in (rows, {**rows, "windy": ["true"] * 5}, pd.DataFrame(rows)):
+        assert np.array_equal(model.predict_proba(named), want)
+    with pytest.raises(treegen.TreegenError, match="^X: the columns of a mapping must be 1-d"):
+        model.predict({**rows, "humidity": [90.0]})
+
+
 def test_string_float_and_named_labels() -> None:
     X, y = _arrays(1)
     s = treegen.train((X, np.where(y == 7, "hi", "lo")), nominal=["x2"])
