@@ -147,6 +147,11 @@ def test_class_missing(tmp_path: Path) -> None:
     # A .names file without a class list starts with an attribute.
     e = error(c45(tmp_path, names="outlook: sunny, rain.\n"))
     assert loc(e) == ("g.names", 1, 1) and "expected the class list first" in e.message
+    # Not one class value to learn from: named at the class column's header cell.
+    e = error(write(tmp_path, "a.csv", "a,cls\n1,?\n2,\n"))
+    assert loc(e) == ("a.csv", 1, 3) and e.message == "no class values"
+    e = error(write(tmp_path, "b.arff", ARFF + "1,x,?\n"))
+    assert loc(e) == ("b.arff", 6, 5) and "class value is missing" in e.message
 
 
 def test_undeclared_class(tmp_path: Path) -> None:
