@@ -126,6 +126,88 @@ def test_arrays_predict_the_labels_of_y(tmp_path: Path) -> None:
     assert np.array_equal(loaded.predict(named), pred) and loaded.predict(named).dtype.kind == "i"
 
 
+def test_a_warning_about_x_names_the_line_that_called() -> None:
+    """The warnings about X's column names point at the line that called predict; they
+    named treegen's own api/model.py (a decorator or a wrapper more between them and the
+    user's code shifted the fixed stacklevel)."""
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    named = treegen.train((X, y), feature_names=["a", "b", "c"])
+    plain = treegen.train((X, y))
+    frame = pd.DataFrame(X, columns=["p", "q", "r"])
+    for call, said in (
+        (lambda: named.predict(X), "X does not have valid feature names"),
+        (lambda: named.predict_proba(X), "X does not have valid feature names"),
+        (lambda: plain.predict(frame), "X has feature names, but the model was fitted without"),
+    ):
+        with pytest.warns(UserWarning) as caught:
+            call()
+        assert [str(w.message)[: len(said)] for w in caught] == [said]
+        assert caught[0].filename == __file__
+
+
+def test_a_model_pickles_copies_and_rewraps(tmp_path: Path) -> None:
+    """Model passes the kind's fields through to its value, but not the names pickle and
+    copy look up on an object being rebuilt (its value not set yet: they recursed);
+    Model.of of a Model is that model, under the path given, else its own."""
+    import copy
+    import pickle
+
+    X, y = _arrays()
+    model = treegen.train((X, y)).save(tmp_path / "m.tree")
+    for again in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        assert again == model and again.path == model.path
+        assert np.array_equal(again.predict(X), model.predict(X))
+    with pytest.raises(AttributeError, match="__no_such__"):
+        model.__no_such__  # noqa: B018
+    assert treegen.Model.of(model).value is model.value
+    assert treegen.Model.of(model).path == str(tmp_path / "m.tree")
+    assert treegen.Model.of(model, tmp_path / "n.tree").path == str(tmp_path / "n.tree")
+
+
+def test_one_row_as_a_vector_and_a_ruleset_s_probabilities() -> None:
+    """A 1-d X is one row (its labels and probabilities those of the 1-row matrix);
+    a ruleset, which gives classes only, refuses predict_proba naming its kind."""
+    X, y = _arrays()
+    model = treegen.train((X, y))
+    for row in (0, 5, 13):  # 13: a row with a missing value
+        assert np.array_equal(model.predict(X[row]), model.predict(X[row : row + 1]))
+        assert np.array_equal(model.predict_proba(X[row]), model.predict_proba(X[row : row + 1]))
+    with pytest.raises(treegen.TreegenError, match=r"^X: must have shape \(n, 3\), got \(2,\)$"):
+        model.predict(X[0, :2])
+    rules = treegen.train_rules((X, y))
+    with pytest.raises(treegen.TreegenError) as err:
+        rules.predict_proba(X)
+    assert str(err.value) == "a ruleset gives classes, not class probabilities"
+
+
+def test_named_rows_by_value_or_code_and_without_an_ignored_column(tmp_path: Path) -> None:
+    """Rows by name: a nominal cell is a value's name or its code (anything else is
+    missing, as in a file), and a column the model ignores may be left out, as a data
+    file may leave it out (a mapping or DataFrame without it was refused)."""
+    pd = pytest.importorskip("pandas")
+    model = treegen.train(f"{GOLF}.arff", ignore=["windy"])
+    rows = {
+        "outlook": ["sunny", 2, "fog", None, "overcast"],
+        "temperature": [80.0, 70.0, 64.0, 72.0, 85.0],
+        "humidity": [90.0, 96.0, 65.0, 95.0, 85.0],
+    }
+    codes = np.array([0, 2, np.nan, np.nan, 1])
+    matrix = np.column_stack([codes, rows["temperature"], rows["humidity"], np.full(5, np.nan)])
+    with pytest.warns(UserWarning, match="valid feature names"):  # positional
+        want = model.predict_proba(matrix)
+    csv = tmp_path / "rows.csv"
+    csv.write_text(
+        "outlook,temperature,humidity\nsunny,80,90\nrain,70,96\nfog,64,65\n?,72,95\n"
+        "overcast,85,85\n"
+    )
+    assert np.array_equal(model.predict_proba(csv), want)
+    for named in (rows, {**rows, "windy": ["true"] * 5}, pd.DataFrame(rows)):
+        assert np.array_equal(model.predict_proba(named), want)
+    with pytest.raises(treegen.TreegenError, match="^X: the columns of a mapping must be 1-d"):
+        model.predict({**rows, "humidity": [90.0]})
+
+
 def test_string_float_and_named_labels() -> None:
     X, y = _arrays(1)
     s = treegen.train((X, np.where(y == 7, "hi", "lo")), nominal=["x2"])

@@ -282,6 +282,89 @@ def test_an_option_the_training_would_ignore_is_refused(
         treegen.train(f"{GOLF}.names", **keywords)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
+        ({"prune": "hard"}, "^prune: unknown pruning 'hard': use True, False or 'reduced-error'$"),
+        ({"boost": 2, "bag": 2}, "^boost: boost and bag exclude each other: choose one$"),
+        (
+            {"prune": "reduced-error", "validation": f"{GOLF}.data", "boost": 2},
+            "^validation: trains one tree, not a committee$",
+        ),
+    ],
+)
+def test_options_that_cannot_be_used_are_refused(keywords: dict[str, object], match: str) -> None:
+    with pytest.raises(TrainError, match=match):
+        treegen.train(f"{GOLF}.names", **keywords)  # type: ignore[arg-type]
+
+
+def test_validation_and_labels_are_for_data_read_from_a_file(tmp_path: Path) -> None:
+    X, y = _arrays()
+    with pytest.raises(TrainError, match="^validation: validation is a file, for training data"):
+        treegen.train(X, y, prune="reduced-error", validation=f"{GOLF}.data")
+    with pytest.raises(TrainError, match="^a data file's labels are its target column: give its"):
+        treegen.train(f"{GOLF}.names", y)
+    arff = tmp_path / "w.arff"
+    arff.write_text("@relation r\n@attribute a numeric\n@attribute c {x,y}\n@data\n1,x,{2}\n")
+    with pytest.raises(TrainError) as err:
+        treegen.train(str(arff), weights=[1.0])
+    assert str(err.value) == (
+        f"{arff}: the file gives instance weights ({{w}} after its rows): weights would "
+        "replace them"
+    )
+
+
+def test_validation_prunes_as_the_command_line_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``train(prune='reduced-error', validation=FILE)`` prunes on FILE's rows: the model
+    ``treegen train --prune reduced-error --validation FILE`` writes, byte for byte, and
+    not the one pruned on a held-out fold."""
+    from support.cli import run_cli
+
+    crx = GOLF.parents[1] / "crx" / "crx"
+    cli = tmp_path / "cli.tree"
+    argv = ["--prune", "reduced-error", "--validation", f"{crx}.test", "-o", str(cli)]
+    assert run_cli(capsys, "-q", "train", f"{crx}.names", *argv)[0] == 0
+    api = treegen.train(f"{crx}.names", prune="reduced-error", validation=f"{crx}.test")
+    api.save(tmp_path / "api.tree")
+    treegen.train(f"{crx}.names", prune="reduced-error").save(tmp_path / "fold.tree")
+    assert (tmp_path / "api.tree").read_bytes() == cli.read_bytes()
+    assert (tmp_path / "fold.tree").read_bytes() != cli.read_bytes()
+
+
+_Y8 = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+
+
+def _frame(**columns: list[object]) -> object:
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], **columns})
+
+
+def test_a_dataframe_s_columns_are_checked_as_scikit_learn_checks_them() -> None:
+    pd = pytest.importorskip("pandas")
+    mixed = pd.DataFrame({"a": [1.0, 2] * 4, 3: list("xy") * 4})
+    with pytest.raises(TreegenError, match="^X: Feature names are only supported if all input"):
+        treegen.train(mixed, _Y8)
+    infinite = pd.DataFrame({"a": [1.0, np.inf] * 4})
+    with pytest.raises(TreegenError, match=r"^X: Input X contains infinity or a value too large"):
+        treegen.train(infinite, _Y8)
+    alike = _frame(m=[1, "1", 2, "x"] * 2)  # 1 and '1' would be one value in a model file
+    with pytest.raises(TreegenError, match="^nominal: two values of a nominal column print the"):
+        treegen.train(alike, _Y8)
+
+
+def test_nominal_names_or_numbers_a_column() -> None:
+    frame = _frame(c=[1, 2, 1, 2, 1, 2, 1, 2])
+    by_name = treegen.train(frame, _Y8, nominal=["c"], min_cases=1)
+    assert by_name.schema.attributes[1].kind == "nominal"
+    assert by_name == treegen.train(frame, _Y8, nominal=[1], min_cases=1)
+    with pytest.raises(UsageError, match="^nominal: no feature named 'nosuch'$"):
+        treegen.train(frame, _Y8, nominal=["nosuch"])
+    with pytest.raises(UsageError, match="^nominal: no feature named 'c'$"):  # arrays: x0, x1
+        treegen.train(np.asarray(frame), _Y8, nominal=["c"])
+
+
 def test_the_estimator_passes_only_the_options_its_pruning_uses() -> None:
     X, y = _arrays()
     reduced = treegen.C45Classifier(prune="reduced-error", folds=4, seed=2, cf=0.1).fit(X, y)

@@ -86,6 +86,21 @@ def test_a_comma_in_numbers_is_named(
     ) in err.splitlines(), err
 
 
+def test_a_marker_among_comma_numbers_names_both(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_text(_rows(";", ["41962,5", "NA", "38000", "51000,25", "47000"]))
+    code, _, err = run_cli(capsys, "train", str(path), "-o", str(tmp_path / "m.tree"))
+    assert code == 0
+    assert (
+        f"treegen: warning: {path}: column 'income' is read as nominal (5 values): "
+        "all its values but 'NA' are numbers (a missing value is '?' or an empty cell), "
+        "some written with a decimal comma ('41962,5'); --nominal income reads it as "
+        "nominal without this warning"
+    ) in err.splitlines(), err
+
+
 @pytest.mark.parametrize("command", [["rules"], ["cv", "--folds", "2"]])
 def test_every_command_that_trains_says_it(
     capsys: pytest.CaptureFixture[str], na_csv: Path, command: list[str]

@@ -20,7 +20,7 @@ import pytest
 
 from treegen.cli.main import main
 from treegen.kinds import kind_of
-from treegen.model.file import save_model
+from treegen.model.file import load_model, save_model
 
 from support import codegen_models as cm
 from support.sklearn_regressors import fit_regressor, regression_data
@@ -393,6 +393,26 @@ def test_a_regressor_s_sketch_prints_its_values_bit_for_bit(tmp_path: Path) -> N
         bits = f"{int(np.float64(v).view(np.uint64)):016x}"
         (line,) = [ln for ln in lines if ln.startswith(f"y[{o}] = ")]
         assert line.endswith(f"(float64 0x{bits})"), (line, v)
+
+
+@pytest.mark.toolchain
+def test_an_integer_sketch_with_an_ignored_feature_prints_the_class(tmp_path: Path) -> None:
+    """With --input-type int16 the sketch's row is integers (a float's 0.0f was never
+    tried there), an ignored feature's cell is marked unused, and the class printed is
+    the model's for that row."""
+    golf = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf.arff"
+    model, out = tmp_path / "golf.tree", tmp_path / "golf"
+    assert main(["train", str(golf), "--ignore", "windy", "-o", str(model), "-q"]) == 0
+    argv = ["export", str(model), "-o", str(out), "--layout", "arduino", "--input-type", "int16"]
+    assert main([*argv, "-q"]) == 0
+    (ino,) = (out / "examples").glob("*/*.ino")
+    text = ino.read_text()
+    assert "    0, /* outlook = sunny */\n" in text and "    0 /* windy (not used) */\n" in text
+    assert "0.0" not in text
+    lines = run_sketch(out, tmp_path / "build")
+    tree = load_model(str(model))
+    cls = int(kind_of(tree).predict(tree, np.zeros((1, 4)))[0])
+    assert f"class {cls} ({tree.schema.classes[cls]})" in lines, lines
 
 
 @pytest.mark.toolchain

@@ -192,7 +192,16 @@ def test_the_options_mistakes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert run_cli(capsys, "train", str(data), "-q", "--weights", "w", "-o", str(model))[0] == 0
     assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(golf))[0] == 0
     assert run_cli(capsys, "rules", str(data), "--ignore", "w", "-o", str(rules))[0] == 0
+    two = tmp_path / "two.csv"
+    two.write_text("w,class\n1,p\n2,n\n", encoding="utf-8")
+    lone = tmp_path / "lone.data"  # C4.5 cases with no lone.names to declare the column
+    lone.write_bytes(GOLF.read_bytes())
     for argv, message in (
+        (("train", str(two), "--weights", "w"), "'w' would leave no attribute beside the class"),
+        (
+            ("eval", str(golf), str(lone), "--weights", "w"),
+            f"needs {tmp_path / 'lone.names'} to find column 'w' in",
+        ),
         (("train", str(data), "--weights", "q"), "no column named 'q' (columns: a, b, w, class)"),
         (("train", str(data), "--weights", "w", "--target", "w"), "column 'w' is the class"),
         (

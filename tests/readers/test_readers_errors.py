@@ -147,6 +147,11 @@ def test_class_missing(tmp_path: Path) -> None:
     # A .names file without a class list starts with an attribute.
     e = error(c45(tmp_path, names="outlook: sunny, rain.\n"))
     assert loc(e) == ("g.names", 1, 1) and "expected the class list first" in e.message
+    # Not one class value to learn from: named at the class column's header cell.
+    e = error(write(tmp_path, "a.csv", "a,cls\n1,?\n2,\n"))
+    assert loc(e) == ("a.csv", 1, 3) and e.message == "no class values"
+    e = error(write(tmp_path, "b.arff", ARFF + "1,x,?\n"))
+    assert loc(e) == ("b.arff", 6, 5) and "class value is missing" in e.message
 
 
 def test_undeclared_class(tmp_path: Path) -> None:
@@ -171,6 +176,19 @@ def test_names_grammar_errors(tmp_path: Path) -> None:
     assert loc(e) == ("g.data", 1, 23) and "expected 6 values" in e.message
 
 
+def test_names_empty_names(tmp_path: Path) -> None:
+    """A name left out between delimiters, in the class list or a declaration, is named
+    where it is missing (Release 8 would read an empty name)."""
+    e = error(c45(tmp_path, names=", " + GOLF_NAMES))
+    assert loc(e) == ("g.names", 1, 1) and e.message == "empty class name"
+    e = error(c45(tmp_path, names="Play, Don't Play,\n"))
+    assert loc(e) == ("g.names", 1, 7) and e.message == "class list ends with ','"
+    e = error(c45(tmp_path, names=GOLF_NAMES + ": continuous.\n"))
+    assert loc(e) == ("g.names", 7, 1) and e.message == "empty attribute name"
+    e = error(c45(tmp_path, names=GOLF_NAMES.replace("overcast, rain", "overcast, , rain")))
+    assert loc(e) == ("g.names", 3, 27) and e.message == "empty value in attribute 'outlook'"
+
+
 def test_discrete_n_overflow(tmp_path: Path) -> None:
     names = "y, n.\nshape: discrete 2.\n"
     e = error(c45(tmp_path, names=names, data="a, y\nb, n\nc, y\n"))
@@ -183,6 +201,17 @@ def test_empty_value_and_missing_data_file(tmp_path: Path) -> None:
     (tmp_path / "h.names").write_text(GOLF_NAMES)
     e = error(str(tmp_path / "h.names"))
     assert loc(e) == ("h.data", None, None) and e.message == "no such file"
+
+
+def test_a_folder_is_no_data_file(tmp_path: Path) -> None:
+    """read_dataset itself names a folder given as the file (the commands look first)."""
+    (tmp_path / "f.csv").mkdir()
+    e = error(str(tmp_path / "f.csv"))
+    assert loc(e) == ("f.csv", None, None) and e.message == "is a directory, not a data file"
+    (tmp_path / "k.names").write_text(GOLF_NAMES)
+    (tmp_path / "k.data").mkdir()
+    e = error(str(tmp_path / "k.names"))
+    assert loc(e) == ("k.data", None, None) and e.message == "is a directory, not a data file"
 
 
 def test_not_utf8(tmp_path: Path) -> None:
@@ -340,6 +369,28 @@ def test_arff_errors(tmp_path: Path) -> None:
     assert loc(e)[:2] == ("j.arff", 2) and "unknown type 'float'" in e.message
     e = error(write(tmp_path, "k.arff", ARFF + "'1, x, p\n"))
     assert loc(e) == ("k.arff", 6, 1) and "unterminated quote" in e.message
+
+
+def test_arff_declaration_errors(tmp_path: Path) -> None:
+    e = error(write(tmp_path, "a.arff", ARFF.replace("@attribute a", '@attribute ""') + "1,x,p\n"))
+    assert loc(e) == ("a.arff", 2, 12) and e.message == "empty attribute name"
+    e = error(write(tmp_path, "b.arff", ARFF.replace("{x, y}", "{}") + "1,x,p\n"))
+    assert loc(e) == ("b.arff", 3, 14) and e.message == "attribute 'b' declares no values"
+    # As Weka's tokenizer, a run of commas is one separator: only a quoted '' is empty.
+    e = error(write(tmp_path, "c.arff", ARFF.replace("{x, y}", "{x, '', y}") + "1,x,p\n"))
+    assert loc(e) == ("c.arff", 3, 18) and e.message == "empty value in attribute 'b'"
+    ds = read_dataset(write(tmp_path, "d.arff", ARFF.replace("{x, y}", "{x,, y}") + "1,y,p\n"))
+    assert ds.attributes[1].values == ("x", "y") and ds.X[0, 1] == 1.0
+
+
+def test_arff_sparse_row_errors(tmp_path: Path) -> None:
+    e = error(write(tmp_path, "a.arff", ARFF + "{0 1, 1 x, 2 p\n"))
+    assert loc(e) == ("a.arff", 6, 1) and e.message == "sparse row without closing '}'"
+    e = error(write(tmp_path, "b.arff", ARFF + "{0 1, 1 x, 2 p} n\n"))
+    assert loc(e) == ("b.arff", 6, 17) and e.message == "unexpected text after sparse row: 'n'"
+    e = error(write(tmp_path, "c.arff", ARFF + "{0 1, 1 'x'y, 2 p}\n"))
+    assert loc(e) == ("c.arff", 6, 12)
+    assert e.message.startswith("text after a closing quote")
 
 
 def test_arff_sparse_indices_must_increase(tmp_path: Path) -> None:

@@ -301,6 +301,20 @@ def test_c45_quirks(tmp_path: Path, name: str) -> None:
     _both(p, fast_path=name in FAST_C45, schema=ds.schema, float32=True)
 
 
+def test_a_column_the_model_ignores_may_be_absent(tmp_path: Path) -> None:
+    """A model's ignored attribute is no column it needs: data without it is read, the
+    attribute missing in every row, by the C tokenizer as by the Python reader."""
+    schema = read_dataset(
+        str(_write(tmp_path, "t.csv", "a,b,c,k\n1,x,5,p\n2,y,6,q\n")), ignore=["b"]
+    ).schema
+    absent = _both(_write(tmp_path, "e.csv", "c,a,k\n7,3,q\n8,4,p\n"), schema=schema)
+    assert [math.isnan(v) for v in absent.X[:, 1]] == [True, True]
+    assert absent.X[:, [0, 2]].tolist() == [[3.0, 7.0], [4.0, 8.0]]
+    assert absent.y.tolist() == [1, 0]
+    present = _both(_write(tmp_path, "f.csv", "a,b,c,k\n3,z,7,q\n4,x,8,p\n"), schema=schema)
+    assert present.X.tobytes() == absent.X.tobytes() and present.y.tolist() == [1, 0]
+
+
 # ---- errors: the same one line, from the reference reader ------------------
 
 ERRORS = {

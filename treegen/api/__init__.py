@@ -116,11 +116,8 @@ Data = PathLike | npt.ArrayLike | tuple[npt.ArrayLike, npt.ArrayLike]
 
 def train_options(options: TrainOptions | None = None, **keywords: Any) -> TrainOptions:
     """``options`` (default: the defaults) with the training ``keywords`` of
-    :class:`TrainKeywords`; raise :class:`TrainError` on an unknown one."""
-    unknown = sorted(set(keywords) - _TRAIN_KEYWORDS)
-    if unknown:
-        known = ", ".join(sorted(_TRAIN_KEYWORDS))
-        raise TrainError(f"unknown training option {unknown[0]!r} (the options: {known})")
+    :class:`TrainKeywords` (:func:`train` has refused any other, naming every keyword it
+    takes: :func:`_split`)."""
     if options is not None and not isinstance(options, TrainOptions):
         raise TrainError(
             f"must be a TrainOptions (treegen.trainer), got {type(options).__name__}: "

@@ -222,7 +222,8 @@ def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
     """A DataFrame's (or a ``{name: column}`` mapping's) rows as the model's feature
     matrix, its columns taken by name in the model's order (None when ``X`` is neither,
     or a DataFrame without string column names).  A column
-    the model lacks, or one it needs that ``X`` lacks, is an error naming them.  A nominal
+    the model lacks, or one it needs that ``X`` lacks, is an error naming them; one it
+    ignores may be left out, as a data file may leave it out.  A nominal
     column holds the model's value names (or their codes 0..k-1); a value it never saw
     is missing, as in a data file."""
     names: list[str] | None
@@ -241,7 +242,7 @@ def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
         cols = columns(X)
         data, n_rows = cols.columns, cols.n_rows
     wanted = [a.name for a in schema.attributes]
-    missing = [n for n in wanted if n not in names]
+    missing = [a.name for a in schema.attributes if a.name not in names and a.kind != "ignore"]
     unknown = [n for n in names if n not in wanted]
     if missing or unknown:
         parts = []
@@ -254,13 +255,12 @@ def rows_by_name(X: object, schema: Schema) -> npt.NDArray[np.float64] | None:
         raise UsageError("; and ".join(parts), option="X")
     x = np.empty((n_rows, len(wanted)), dtype=np.float64)
     for j, a in enumerate(schema.attributes):
-        col = data[names.index(a.name)]
-        if a.is_nominal:
-            x[:, j] = _nominal_codes(col, a.values)
-        elif a.kind == "ignore":
+        if a.kind == "ignore":  # present or not, never read
             x[:, j] = np.nan
+        elif a.is_nominal:
+            x[:, j] = _nominal_codes(data[names.index(a.name)], a.values)
         else:
-            x[:, j] = continuous(col, repr(a.name))
+            x[:, j] = continuous(data[names.index(a.name)], repr(a.name))
     return x
 
 

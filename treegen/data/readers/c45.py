@@ -285,8 +285,6 @@ def read_cases(path: str, columns: list[Column]) -> RawTable:
             assert pending.cols is not None and cols is not None
             pending.values.extend(values)
             pending.cols.extend(cols)
-        if continues and pending.cols is None:
-            pending.cols = simple_columns(line)[: len(values)]
         if not continues:
             table.rows.append(pending)
             pending = None

@@ -218,7 +218,7 @@ def build_dataset(
             col=cls_col.col,
         )
     if not classes:
-        raise DatasetError("no class values", file=table.path, line=cls_col.line)
+        raise DatasetError("no class values", file=table.path, line=cls_col.line, col=cls_col.col)
     y = _encode_classes(table, classes, allow_missing=False)
 
     attributes: list[Attribute] = []

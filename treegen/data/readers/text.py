@@ -127,43 +127,28 @@ def simple_columns(line: str, sep: str = ",") -> list[int]:
 
 
 def split_simple(
-    line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "", backslash: bool = True
+    line: str, *, sep: str = ",", quotes: str = "\"'", backslash: bool = True
 ) -> list[str] | None:
-    """The stripped fields of a line with no quotes, comments or escapes, else None."""
-    if (
-        any(q in line for q in quotes)
-        or (comment and comment in line)
-        or (backslash and "\\" in line)
-    ):
+    """The stripped fields of a line with no quotes or escapes, else None (then
+    :func:`split_fields` reads it)."""
+    if any(q in line for q in quotes) or (backslash and "\\" in line):
         return None
     return [p.strip() for p in line.split(sep)]
 
 
 def split_fields(
-    line: str, *, sep: str = ",", quotes: str = "\"'", comment: str = "", backslash: bool = True
+    line: str, *, sep: str = ",", quotes: str = "\"'", backslash: bool = True
 ) -> tuple[list[str], list[int], list[bool]]:
-    """Split one line into fields, honouring quotes.
+    """Split one line into fields, honouring quotes: a line that :func:`split_simple`
+    did not take, or a quoted ARFF name.
 
     Returns the field texts (unquoted, surrounding blanks removed), the
     1-based column where each field starts, and whether each was quoted (a
-    quoted ``?`` is a value, not a missing mark).  ``comment`` starts a
-    comment outside quotes.  ``backslash`` enables ARFF's ``\\'`` escapes;
-    without it a doubled quote inside quotes stands for one (RFC 4180).
+    quoted ``?`` is a value, not a missing mark).  ``backslash`` enables ARFF's
+    ``\\'`` escapes; without it a doubled quote inside quotes stands for one (RFC 4180).
     Raises :class:`QuoteError` for an unterminated quote, :class:`AfterQuoteError` for
     text after a closing quote other than blanks before the separator.
     """
-    if (
-        not any(q in line for q in quotes)
-        and not (comment and comment in line)
-        and (not backslash or "\\" not in line)
-    ):
-        parts = line.split(sep)
-        starts: list[int] = []
-        pos = 0
-        for p in parts:
-            starts.append(pos + len(p) - len(p.lstrip()) + 1)
-            pos += len(p) + len(sep)
-        return [p.strip() for p in parts], starts, [False] * len(parts)
     fields: list[str] = []
     cols: list[int] = []
     quoted: list[bool] = []
@@ -177,8 +162,6 @@ def split_fields(
             cols.append(start if start >= 0 else i + 1)
             quoted.append(is_quoted)
             buf, start, is_quoted = [], -1, False
-        elif comment and c == comment:
-            break
         elif c in quotes and not "".join(buf).strip():
             q, open_col = c, i + 1
             start, is_quoted, buf = i + 1, True, []
