@@ -2,10 +2,27 @@
 
 Every error a user can cause derives from :class:`TreegenError`; the CLI turns
 one into a single line ``treegen: error: FILE:LINE:COL: message`` (or naming the
-option) and exit status 2.  ``assert`` is reserved for internal invariants.
+option) and exit status 2.  ``assert`` is reserved for internal invariants.  A
+warning (not an error) names the user's line: :func:`users_stacklevel`.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+
+# treegen's own folder: the frames a warning's stacklevel climbs past.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def users_stacklevel() -> int:
+    """The ``stacklevel`` of a warning said by this function's caller that names the
+    first frame outside treegen: the user's line, however many of treegen's methods and
+    decorators lie between (a fixed count broke whenever one was added)."""
+    level, frame = 1, sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def a_name(noun: str) -> str:

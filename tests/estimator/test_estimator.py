@@ -248,3 +248,21 @@ def test_nominal_indices_are_columns_0_to_n_minus_1(ref: object) -> None:
         treegen.train((X, y), nominal=[ref])  # type: ignore[list-item]
     assert str(api.value) == str(info.value)
     assert repr(treegen.C45Classifier(cf=0.1, nominal=[2])) == "C45Classifier(cf=0.1, nominal=[2])"
+
+
+def test_the_estimators_warnings_name_the_line_that_called() -> None:
+    """scikit-learn's warnings (X's column names, a column-vector y) point at the
+    user's line; a fixed stacklevel named treegen's own estimator module."""
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]] * 3)
+    y = np.array([0, 0, 1, 1] * 3)
+    named = treegen.C45Classifier().fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    plain = treegen.C45Classifier().fit(X, y)
+    for call, said in (
+        (lambda: named.predict(X), "X does not have valid feature names"),
+        (lambda: plain.predict(pd.DataFrame(X, columns=["a", "b"])), "X has feature names"),
+        (lambda: treegen.C45Classifier().fit(X, y.reshape(-1, 1)), "A column-vector y"),
+    ):
+        with pytest.warns(Warning) as caught:
+            call()
+        assert [str(w.message)[: len(said)] for w in caught] == [said]
+        assert caught[0].filename == __file__

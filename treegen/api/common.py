@@ -8,7 +8,6 @@ reads it, or an array.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,14 +19,13 @@ from treegen.data import frame
 from treegen.data.dataset import Dataset, Schema
 from treegen.data.filekind import DATA_WANTED, wrong_for_data
 from treegen.data.readers import read_dataset
-from treegen.errors import TreegenError, UsageError
+from treegen.errors import TreegenError, UsageError, users_stacklevel
 from treegen.model.options import LABEL_TYPES, ModelOptions
 from treegen.verify.report import Report
 
 PathLike = str | os.PathLike[str]
 
 # The treegen package's folder: frames in it are no user's code.
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 Rows = npt.ArrayLike | Mapping[str, npt.ArrayLike] | PathLike
 """Rows to classify: an array (columns in the model's order), a DataFrame or a
@@ -147,7 +145,7 @@ def _x_of(
             warnings.warn(
                 "X has feature names, but the model was fitted without feature names",
                 UserWarning,
-                stacklevel=_callers_level(),
+                stacklevel=users_stacklevel(),
             )
     elif named:
         warnings.warn(
@@ -155,19 +153,9 @@ def _x_of(
             f"names ({', '.join(a.name for a in schema.attributes)}): its columns are taken "
             "in that order",
             UserWarning,
-            stacklevel=_callers_level(),
+            stacklevel=users_stacklevel(),
         )
     return _rows(X, len(schema.attributes))
-
-
-def _callers_level() -> int:
-    """The ``stacklevel`` of a warning said by this helper's caller that names the first
-    frame outside treegen: the user's line, however many of treegen's methods and
-    decorators lie between (a fixed count broke whenever one was added)."""
-    level, frame = 1, sys._getframe(1)
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        level, frame = level + 1, frame.f_back
-    return level
 
 
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data import frame as table
-from treegen.errors import EstimatorError, NotFittedError
+from treegen.errors import EstimatorError, NotFittedError, users_stacklevel
 
 
 def sklearn_class(
@@ -70,7 +70,7 @@ def labels_of(y: object, n_rows: int) -> npt.NDArray[np.generic]:
                 "A column-vector y was passed when a 1d array was expected. Please change the "
                 "shape of y to (n_samples, ), for example using ravel()."
             ),
-            stacklevel=3,
+            stacklevel=users_stacklevel(),
         )
         labels = labels.ravel()
     if labels.ndim != 1:
@@ -133,8 +133,7 @@ def as_counts(sample_weight: Any, n_rows: int) -> Any:
 def check_feature_names(estimator: Any, X: Any) -> None:
     """``X``'s column names against those ``estimator`` was fitted with, as
     scikit-learn checks them: a warning when one side has names and the other none, an
-    error when they differ (the ``stacklevel`` of the warnings assumes the estimator's
-    public method called its input check, which called this)."""
+    error when they differ."""
     names = table.feature_names(X)
     fitted = getattr(estimator, "feature_names_in_", None)
     who = type(estimator).__name__
@@ -144,14 +143,14 @@ def check_feature_names(estimator: Any, X: Any) -> None:
         warnings.warn(
             f"X has feature names, but {who} was fitted without feature names",
             UserWarning,
-            stacklevel=3,
+            stacklevel=users_stacklevel(),
         )
         return
     if names is None:
         warnings.warn(
             f"X does not have valid feature names, but {who} was fitted with feature names",
             UserWarning,
-            stacklevel=3,
+            stacklevel=users_stacklevel(),
         )
         return
     if list(fitted) != names:
