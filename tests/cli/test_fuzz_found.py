@@ -210,3 +210,19 @@ def test_an_xgboost_best_iteration_that_is_no_integer_names_the_field(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}: learner.attributes.best_iteration: "), err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["import-sklearn", "import-xgboost", "import-lightgbm"])
+def test_an_importers_folder_or_missing_file_is_worded_as_every_reader_words_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # The importers said the OS's "Is a directory" / "No such file or directory", where
+    # show, train and the data commands say what the path is.
+    out = tmp_path / "m.trees"
+    for path, said in (
+        (tmp_path, "is a folder, not a model file"),
+        (tmp_path / "no.bin", "no such file"),
+    ):
+        code, stdout, err = run_cli(capsys, command, str(path), "-o", str(out))
+        assert (code, stdout, err) == (2, "", f"treegen: error: {path}: {said}\n")
+        assert not out.exists()

@@ -22,6 +22,7 @@ from treegen.api import Model
 from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
+from treegen.data.readers.text import read_bytes
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.lightgbm import lightgbm_from_text
 from treegen.ensemble.xgboost import xgboost_from_bytes
@@ -32,11 +33,10 @@ __all__ = ["from_classes", "from_lightgbm", "from_xgboost"]
 
 
 def _read(path: str | os.PathLike[str]) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as exc:
-        raise ModelFileError(exc.strerror or str(exc), file=os.fspath(path)) from None
+    # Worded as every other file treegen reads: a folder is named as one.
+    return read_bytes(
+        os.fspath(path), ModelFileError, "no such file", "is a folder, not a model file"
+    )
 
 
 def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:

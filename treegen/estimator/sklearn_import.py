@@ -115,6 +115,10 @@ def load_estimator(path: str) -> Any:
     try:
         with open(path, "rb") as f:
             head = f.read(4)
+    except FileNotFoundError:
+        raise ModelFileError("no such file", file=path) from None
+    except IsADirectoryError:  # worded as every other file treegen reads
+        raise ModelFileError("is a folder, not a model file", file=path) from None
     except OSError as exc:
         raise ModelFileError(exc.strerror or str(exc), file=path) from None
     if not head:  # unpickling it said "EOFError: ; starts with b''"
