@@ -183,6 +183,10 @@ def test_names_empty_names(tmp_path: Path) -> None:
     assert loc(e) == ("g.names", 1, 1) and e.message == "empty class name"
     e = error(c45(tmp_path, names="Play, Don't Play,\n"))
     assert loc(e) == ("g.names", 1, 7) and e.message == "class list ends with ','"
+    # The same for the last attribute's values (it read as the values before the ',').
+    e = error(c45(tmp_path, names=GOLF_NAMES.replace("true, false.\n", "true, false,")))
+    assert loc(e) == ("g.names", 6, 14)
+    assert e.message == "value list of attribute 'windy' ends with ','"
     e = error(c45(tmp_path, names=GOLF_NAMES + ": continuous.\n"))
     assert loc(e) == ("g.names", 7, 1) and e.message == "empty attribute name"
     e = error(c45(tmp_path, names=GOLF_NAMES.replace("overcast, rain", "overcast, , rain")))

@@ -142,8 +142,14 @@ def parse_names(path: str) -> tuple[list[Column], tuple[str, ...]]:
             values = [first]
             while values[-1].delim == ",":
                 k += 1
-                if k >= len(toks):
-                    break
+                if k >= len(toks):  # as the class list's: the file ends after a ','
+                    v = values[-1]
+                    raise DatasetError(
+                        f"value list of attribute '{name.text}' ends with ','",
+                        file=path,
+                        line=v.line,
+                        col=v.col,
+                    )
                 values.append(toks[k])
             k += 1
             for v in values:
