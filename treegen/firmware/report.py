@@ -32,15 +32,15 @@ def compile_object(t: Target, files: dict[str, str], d: Path, prefix: str) -> Ob
 
 
 def _smaller(rendered: Rendered) -> str:
-    """The options that make the C smaller (docs/exporting.md) and that this export does
-    not use yet, as a clause; a ruleset has only the input type (one style, one
-    missing-value rule)."""
-    opts, ruleset = rendered.opts, rendered.kind.name == "ruleset"
+    """The options that make the C smaller (docs/exporting.md) that the kind has and this
+    export does not use yet, as a clause (a ruleset has only the input type: one style,
+    one missing-value rule)."""
+    opts, kind = rendered.opts, rendered.kind
     unused = [
         option
         for option, used in (
-            ("--style table", ruleset or opts.style == "table"),
-            ("--missing none", ruleset or opts.missing == "none"),
+            ("--style table", "table" not in kind.styles or opts.style == "table"),
+            ("--missing none", not kind.lean or opts.missing == "none"),
             ("an integer --input-type", opts.input_type not in ("float", "double")),
         )
         if not used

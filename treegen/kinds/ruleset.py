@@ -81,6 +81,7 @@ RULESET: Kind[core.RuleSet, RuleIR] = Kind(
     info=_info,
     dot=None,
     styles=("ifs",),
+    lean=False,
     check_options=check_options,
     lower=lower_ruleset,
     emit=emit_ruleset,

@@ -117,6 +117,9 @@ class Kind(Generic[M, L]):
     # Whether its evaluation (eval) counts an ARFF file's instance weights (a tree, as
     # Weka's Evaluation does); the others' counts are of rows, and refuse weights.
     reads_weights: bool = False
+    # Whether it has a lean C (--missing none: inputs promised never missing, no tests
+    # for a missing value); a ruleset's one missing-value rule costs a comparison only.
+    lean: bool = True
     # What the value is made of, in a few words ("12 nodes, 7 leaves, depth 3"): the
     # public Model's repr, which never prints the nodes themselves.
     size: Callable[[M], str] | None = None
