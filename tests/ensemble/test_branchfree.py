@@ -17,7 +17,7 @@ import pytest
 from treegen.codegen.keys import float_key, float_keys
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble import branchfree, classify
-from treegen.ensemble.lower import LeafRow, Split
+from treegen.ensemble.ir import LeafRow, Split
 from treegen.ensemble.regress import from_estimator
 from treegen.ensemble.view_ifs import float_test
 from treegen.kinds.export import render

@@ -25,7 +25,8 @@ from treegen.codegen.lower import known_range
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.core import LEAF, Tree
 from treegen.ensemble.implied import path_decided
-from treegen.ensemble.lower import LeafRow, Split, lower_ensemble
+from treegen.ensemble.ir import LeafRow, Split
+from treegen.ensemble.lower import lower_ensemble
 from treegen.ensemble.sklearn import ensemble_from_sklearn
 from treegen.ensemble.splice import spliced
 from treegen.kinds.check import verify

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from treegen.codegen.options import ExportOptions
+from treegen.ensemble.ir import ETree, LeafRow
 from treegen.ensemble.layout import (
     MAX_COUNT,
     NodeTable,
@@ -19,7 +20,7 @@ from treegen.ensemble.layout import (
     payloads,
     walk,
 )
-from treegen.ensemble.lower import ETree, LeafRow, lower_ensemble
+from treegen.ensemble.lower import lower_ensemble
 from treegen.ensemble.view_common import bitsets
 
 from support.sklearn_models import NAMES

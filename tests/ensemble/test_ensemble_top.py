@@ -33,8 +33,9 @@ from treegen.codegen.options import ExportOptions
 from treegen.ensemble import emit
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.file import ensemble_from_data, ensemble_to_json
+from treegen.ensemble.ir import ETree, LeafRow
 from treegen.ensemble.layout import split_rows
-from treegen.ensemble.lower import ETree, LeafRow, lower_ensemble
+from treegen.ensemble.lower import lower_ensemble
 from treegen.ensemble.view_top import TopView, top_tests
 from treegen.kinds.check import verify
 from treegen.kinds.export import render

@@ -12,8 +12,9 @@ import pytest
 
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble import node_stream
+from treegen.ensemble.ir import EnsembleIR
 from treegen.ensemble.layout import Payloads, node_table, payloads, walk
-from treegen.ensemble.lower import EnsembleIR, lower_ensemble
+from treegen.ensemble.lower import lower_ensemble
 from treegen.ensemble.view_common import bitsets, splits
 from treegen.ensemble.view_table import TableView, table_view
 from treegen.kinds.export import render

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from treegen.ensemble.lower import ENode, LeafRow, Split
+from treegen.ensemble.ir import ENode, LeafRow, Split
 
 HEIGHT = 2
 """The most levels of tests a key walk's select expression holds (module docstring)."""

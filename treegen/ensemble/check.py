@@ -27,7 +27,8 @@ from treegen.data.dataset import Dataset
 from treegen.data.words import counted
 from treegen.ensemble import classify, isolation
 from treegen.ensemble.core import ZERO_BAND, Ensemble
-from treegen.ensemble.lower import CatSplit, EnsembleIR, Split, none_rule
+from treegen.ensemble.ir import CatSplit, EnsembleIR, Split
+from treegen.ensemble.lower import none_rule
 from treegen.verify.inputs import (
     c_values,
     key_to_float,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from treegen.codegen.literals import c_double
-from treegen.ensemble.lower import EnsembleIR
+from treegen.ensemble.ir import EnsembleIR
 
 MAX_EPS = 2.0**-40
 """The most a value row's exact sum may exceed 1 (count fractions: a few units in the

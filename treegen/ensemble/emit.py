@@ -41,8 +41,8 @@ from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names
 from treegen.codegen.views import Header, context
 from treegen.ensemble.early import EarlyView, early_view
+from treegen.ensemble.ir import CatSplit, EnsembleIR, ETree, LeafRow
 from treegen.ensemble.layout import node_table, payloads
-from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow
 from treegen.ensemble.splice import spliced
 from treegen.ensemble.view_api import DoublesView, Outputs, RegressView, doubles_api, pow2_view
 from treegen.ensemble.view_common import bitsets, common_view

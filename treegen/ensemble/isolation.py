@@ -36,14 +36,10 @@ import numpy.typing as npt
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble import classify, pow2
 from treegen.ensemble.core import LEAF, Anomaly, Ensemble
-from treegen.ensemble.sktree import LeafValues, feature_names_of, read_tree
+from treegen.ensemble.sktree import LeafValues, feature_names_of, inconsistent, read_tree
 from treegen.errors import UsageError
 
 _LANES = 64  # evaluate the power on arrays this long: numpy's vector kernel, as sklearn's
-
-
-def _bad(msg: str) -> UsageError:
-    return UsageError(f"the estimator is inconsistent: {msg}", option="estimator")
 
 
 def scores_of(sums: npt.NDArray[np.float64], denominator: float) -> npt.NDArray[np.float64]:
@@ -116,13 +112,13 @@ def isolation_from_sklearn(
     apl_of = list(est._average_path_length_per_tree)
     features_of = list(est.estimators_features_)
     if not members or not len(members) == len(depth_of) == len(apl_of) == len(features_of):
-        raise _bad("its trees and path-length arrays differ in number")
+        raise inconsistent("its trees and path-length arrays differ in number")
     for t, (member, depth, apl, feats) in enumerate(
         zip(members, depth_of, apl_of, features_of, strict=True)
     ):
         cols = [int(f) for f in feats] if subsample else list(range(n))
         if any(not 0 <= c < n for c in cols):
-            raise _bad("a tree reads a feature out of range")
+            raise inconsistent("a tree reads a feature out of range")
         # The term a leaf adds, as scikit-learn computes it per row.
         term = (np.asarray(depth)[:, None] + np.asarray(apl, dtype=np.float64)[:, None]) - 1.0
         tree = read_tree(

@@ -39,7 +39,7 @@ from fractions import Fraction
 
 from treegen.codegen.ir import CompareOp
 from treegen.ensemble import count_pack
-from treegen.ensemble.lower import CatSplit, ENode, EnsembleIR, ETree, LeafRow, Split
+from treegen.ensemble.ir import CatSplit, ENode, EnsembleIR, ETree, LeafRow, Split
 from treegen.errors import EmitError
 
 MAX_COUNT = 0xFFFF

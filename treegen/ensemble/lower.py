@@ -1,4 +1,4 @@
-"""An Ensemble + export options -> :class:`EnsembleIR`: every test encoded for the C input type.
+"""An Ensemble + export options -> :class:`~.ir.EnsembleIR`: each test encoded for the C input type.
 
 A numeric split is the tree's own test (treegen.codegen.lower.lower_continuous, proved by
 its property tests): ``float32(x) <= t`` for scikit-learn's trees (``compare="float32"``,
@@ -23,7 +23,7 @@ order keys (treegen.codegen.keys, the ``--float-compare int`` rule) whatever
 call.  The C keys each input once per prediction, NaN of either sign above every
 threshold, so a test ``k <= t`` sends it right; a test whose missing values go left
 compares ``k + 1 <= t + 1`` instead, where NaN's key wraps to 0
-(:meth:`EnsembleIR.key_threshold`): one unsigned compare per test either way.
+(treegen.ensemble.ir: :meth:`EnsembleIR.key_threshold`): one unsigned compare per test either way.
 
 ``--missing none`` (``lean``): the caller promises no value is missing, so a numeric
 test is the comparison alone, with no missing-value check.  A value that is missing
@@ -40,181 +40,32 @@ lean C to on every row.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
-from treegen.codegen.ir import IR, CompareOp, Encoding, Fold, Framed, ProbaApi
-from treegen.codegen.lower import Cut, fold_of, folds_note, lower, lower_continuous
+from treegen.codegen.ir import CompareOp, Encoding, Fold
+from treegen.codegen.lower import Cut, fold_of, lower, lower_continuous
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble import classify, implied, isolation, pow2
-from treegen.ensemble.core import LEAF, Anomaly, CategoricalRule, Decision, Ensemble, Sum, Tree
+from treegen.ensemble.core import LEAF, Ensemble, Tree
+from treegen.ensemble.ir import (
+    CatSplit,
+    ENode,
+    EnsembleIR,
+    ETree,
+    LeafRow,
+    Split,
+    has_top,
+    key_walk_fits,
+)
 from treegen.errors import EncodingError
 from treegen.model.core import Leaf, Model
-
-
-@dataclass(frozen=True, slots=True)
-class Split:
-    """A numeric test: ``op`` and ``threshold`` in the C domain; ``left`` is the next node."""
-
-    feature: int
-    op: CompareOp
-    threshold: int | float
-    nan_left: bool
-    right: int
-    cut: float  # the model's threshold (comments)
-    zero: bool = False  # a value within ZERO_BAND of 0 goes the missing way too
-    # op left/right decided by the tests above (treegen.ensemble.implied), not by the
-    # type's range: ``threshold`` is still its integer cut, which verify probes.
-    implied: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class CatSplit:
-    """A categorical test: codes in ``left_codes`` go left, other known codes right."""
-
-    feature: int
-    left_codes: tuple[int, ...]
-    n_codes: int
-    nan_left: bool
-    right: int
-
-
-@dataclass(frozen=True, slots=True)
-class LeafRow:
-    row: int
-
-
-ENode = Split | CatSplit | LeafRow
-
-
-@dataclass(frozen=True, slots=True)
-class ETree:
-    nodes: tuple[ENode, ...]
-    output: int
-    # Per node (empty: not known), the training weight that reached it (Tree.weight):
-    # the inline top's choice (treegen.ensemble.view_top), nothing else.
-    weight: tuple[float, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class EnsembleIR(Framed):
-    """The ensemble in the C domain.  ``frame`` is a one-leaf tree's IR on the same
-    schema and options: the encoding, features, classes, prefix and provenance, which
-    predict.h is written from as a tree's is.  The C interface
-    (treegen.verify.build.CApi) is the frame's: ``PREFIX_predict`` returns the class."""
-
-    frame: IR
-    trees: tuple[ETree, ...]
-    values: tuple[tuple[float, ...], ...]
-    init: tuple[float, ...]
-    divisor: float | None
-    decision: Decision
-    categories: tuple[tuple[float, ...], ...]
-    bound: float | None  # decision "bound": the least sum that is class 1
-    # The doubles exported besides the class: predict_proba (a forest's), or
-    # decision_function (what the class is decided on: treegen.ensemble.classify's
-    # decision_values), or none.
-    doubles: Literal["", "proba", "scores", "values"] = ""
-    sum: Sum = "float64"
-    cut: float = 0.0
-    categorical_rule: CategoricalRule = "sklearn"
-    n_codes: tuple[int, ...] = ()  # per feature (Ensemble.code_counts)
-    # Tests folded to a constant branch (a threshold beyond the input type's values,
-    # after --scale), as (tree, fold): the export's note (:func:`fold_note`).
-    folds: tuple[tuple[int, Fold], ...] = ()
-    # An IsolationForest's scores (doubles "scores"): its denominator and offset.
-    anomaly: Anomaly | None = None
-    # --missing none: a numeric test other than a zero-band one has no missing-value
-    # check, and its nan_left is where a missing value goes anyway (the none rule).
-    lean: bool = False
-    # One tree and no doubles exported: the class each value row decides
-    # (:func:`decided_classes`), which the C returns for a leaf with that row: no sums.
-    decided: tuple[int, ...] = ()
-    # --inline-top (None: the default budget), for the table of a decided tree's
-    # --missing none C (treegen.ensemble.view_top); no other export has an inline top.
-    inline_top: int | None = None
-
-    @property
-    def float32_sums(self) -> bool:
-        return self.sum == "float32"
-
-    @property
-    def has_zero(self) -> bool:
-        return any(isinstance(n, Split) and n.zero for t in self.trees for n in t.nodes)
-
-    @property
-    def key_walk(self) -> bool:
-        """The C compares order keys computed once per prediction, NaN's above every
-        threshold (module docstring); else each test reads the value itself."""
-        return self.encoding.uses_keys and key_walk_fits(
-            "float", False, self.has_zero, self.n_features
-        )
-
-    def key_threshold(self, node: Split) -> int:
-        """A key walk's threshold for ``node``: its key, plus 1 where a missing value
-        goes left (compared with the value's key plus 1, which wraps NaN's to 0)."""
-        return int(node.threshold) + int(node.nan_left and not bare(node, self.lean))
-
-    @property
-    def n_outputs(self) -> int:
-        return len(self.init)
-
-    @property
-    def proba(self) -> bool:
-        return False
-
-    @property
-    def n_scores(self) -> int:
-        """decision_function's columns: one for AdaBoost's two classes (a difference)."""
-        return 1 if self.decision == "diff" else self.n_outputs
-
-    @property
-    def proba_api(self) -> ProbaApi | None:
-        if self.doubles == "values":
-            return ProbaApi("predict_bits", "uint32_t", 2 * self.n_outputs, values=True)
-        if self.doubles == "proba":
-            return ProbaApi("predict_proba", "double", self.n_classes)
-        if self.doubles == "scores" and self.anomaly is not None:
-            return ProbaApi("scores", "double", 2)  # score_samples, decision_function
-        if self.doubles == "scores":
-            return ProbaApi("decision_function", "double", self.n_scores)
-        return None
-
-    @property
-    def vector(self) -> bool:
-        """Every leaf adds a whole row (a forest, AdaBoost); else one number to its tree's
-        output."""
-        return all(t.output < 0 for t in self.trees)
 
 
 def _frame(ens: Ensemble) -> Model:
     """A one-leaf tree on the ensemble's schema: the encoding checks are a tree's."""
     n = len(ens.schema.classes)
     return Model(ens.schema, (Leaf(0, 0.0, 0.0, (0.0,) * n),))
-
-
-def has_top(ir: EnsembleIR) -> bool:
-    """Whether ``ir``'s table C may have an inline top (treegen.ensemble.view_top): a
-    single tree's classes decided at export time, under ``--missing none``.  The style
-    and missing rule of ``--inline-top`` are the options' checks (ExportOptions)."""
-    return bool(ir.decided) and ir.lean
-
-
-KEY_WALK_FEATURES = 32
-"""The most features a key walk keys: its two keys a feature, 4 bytes each, are on the
-stack (256 bytes at most, an eighth of an ATmega328P's RAM)."""
-
-
-def key_walk_fits(input_type: str, categorical: bool, zero: bool, n_features: int) -> bool:
-    """Whether float inputs are compared as order keys whatever ``--float-compare`` says
-    (the key walk: module docstring): float input, no categorical or zero-band test
-    (both read the float itself), and at most KEY_WALK_FEATURES features."""
-    return input_type == "float" and not (categorical or zero) and n_features <= KEY_WALK_FEATURES
-
-
-def bare(node: ENode, lean: bool) -> bool:
-    """Whether ``node`` is tested with no missing-value check (module docstring)."""
-    return lean and isinstance(node, Split) and not node.zero
 
 
 def none_left(enc: Encoding, op: CompareOp, threshold: int | float) -> bool:
@@ -429,9 +280,3 @@ def none_rule(ens: Ensemble, ir: EnsembleIR) -> Ensemble:
         for tree, etree in zip(ens.trees, ir.trees, strict=True)
     )
     return replace(ens, trees=trees)
-
-
-def fold_note(ir: EnsembleIR) -> str:
-    """The export's note on its folded tests, or "" for none."""
-    named = [(f"tree {t} node {f.source}", f) for t, f in ir.folds]
-    return folds_note(named, ir.encoding, ir.features)

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from treegen.ensemble.ir import EnsembleIR, LeafRow
 from treegen.ensemble.layout import Payloads
-from treegen.ensemble.lower import EnsembleIR, LeafRow
 
 CODE_BYTES = 0
 """The Cortex-M0+ code the stream's reader adds over the kid walk and count rows'

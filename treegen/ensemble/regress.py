@@ -38,7 +38,7 @@ from treegen.ensemble.core import Ensemble, Method, Tree
 from treegen.ensemble.isolation import isolation_from_sklearn
 from treegen.ensemble.sklearn import SUPPORTED, ensemble_from_sklearn
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
-from treegen.ensemble.sktree import LeafValues, feature_names_of, read_tree
+from treegen.ensemble.sktree import LeafValues, feature_names_of, inconsistent, read_tree
 from treegen.errors import UsageError, a_name
 
 REGRESSORS = (
@@ -57,10 +57,6 @@ ALL_SUPPORTED = (*SUPPORTED, *REGRESSORS, "IsolationForest")
 
 _SINGLE = ("DecisionTreeRegressor", "ExtraTreeRegressor")
 _FORESTS = ("RandomForestRegressor", "ExtraTreesRegressor")
-
-
-def _bad(msg: str) -> UsageError:
-    return UsageError(f"the estimator is inconsistent: {msg}", option="estimator")
 
 
 def output_names(target: str, n_outputs: int) -> tuple[str, ...]:
@@ -88,7 +84,7 @@ def _forest(est: Any, n_features: int, n_out: int) -> tuple[list[Tree], LeafValu
         where = "tree_" if members == [est] else f"estimators_[{t}].tree_"
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if value.ndim != 3 or value.shape[1] != n_out or value.shape[2] != 1:
-            raise _bad(f"{where}.value: not {n_out} outputs per node")
+            raise inconsistent(f"{where}.value: not {n_out} outputs per node")
         trees.append(
             read_tree(member.tree_, n_features, lambda i, v=value: v[i, :, 0], values, where=where)
         )
@@ -98,14 +94,14 @@ def _forest(est: Any, n_features: int, n_out: int) -> tuple[list[Tree], LeafValu
 def _boosting(est: Any, n_features: int) -> tuple[list[Tree], LeafValues, tuple[float, ...]]:
     stages = np.asarray(est.estimators_, dtype=object)
     if stages.ndim != 2 or stages.shape[1] != 1:
-        raise _bad("a regressor's stages have one tree each")
+        raise inconsistent("a regressor's stages have one tree each")
     rate = np.float64(est.learning_rate)
     if not np.isfinite(rate):  # else every leaf's value times it was "not finite"
-        raise _bad(f"learning_rate {float(rate)!r} is not a finite number")
+        raise inconsistent(f"learning_rate {float(rate)!r} is not a finite number")
     init_ = est.init_
     if isinstance(init_, str):
         if init_ != "zero":
-            raise _bad(f"init_ {init_!r}")
+            raise inconsistent(f"init_ {init_!r}")
         init: tuple[float, ...] = (0.0,)
     else:
         if type(init_).__name__ != "DummyRegressor":
@@ -119,7 +115,7 @@ def _boosting(est: Any, n_features: int) -> tuple[list[Tree], LeafValues, tuple[
         zero = np.zeros((1, n_features), dtype=np.float32)
         raw = np.asarray(est._raw_predict_init(zero), dtype=np.float64)
         if raw.shape != (1, 1):
-            raise _bad(f"the initial raw prediction has shape {raw.shape}")
+            raise inconsistent(f"the initial raw prediction has shape {raw.shape}")
         init = (float(raw[0, 0]),)
     values = LeafValues()
     trees = []
@@ -127,7 +123,7 @@ def _boosting(est: Any, n_features: int) -> tuple[list[Tree], LeafValues, tuple[
         where = f"estimators_[{s}, 0].tree_"
         value = np.asarray(member.tree_.value, dtype=np.float64)
         if value.ndim != 3 or value.shape[1:] != (1, 1):
-            raise _bad(f"{where}.value: more than one value per node")
+            raise inconsistent(f"{where}.value: more than one value per node")
         # predict_stages adds scale * value[node] per row: the same product, once.
         trees.append(
             read_tree(
@@ -182,11 +178,11 @@ def regressor_from_sklearn(
             divisor = float(len(estimator.estimators_))
     else:
         if n_out != 1:
-            raise _bad("a GradientBoostingRegressor has one output")
+            raise inconsistent("a GradientBoostingRegressor has one output")
         trees, values, init = _boosting(estimator, n)
         method = "boosting"
     if not trees:
-        raise _bad("it has no trees")
+        raise inconsistent("it has no trees")
     return Ensemble(
         schema=_schema(estimator, feature_names, target, n_out),
         method=method,

@@ -25,13 +25,10 @@ from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import Ensemble, Tree
 from treegen.ensemble.preorder import Columns, intern, walk
+from treegen.ensemble.sktree import inconsistent
 from treegen.errors import UsageError, a_name
 
 _BITSET_WORDS = 8  # scikit-learn's categorical bitsets: 8 x 32 bits, codes below 256
-
-
-def _bad(msg: str) -> UsageError:
-    return UsageError(f"the estimator is inconsistent: {msg}", option="estimator")
 
 
 def _columns(est: Any) -> tuple[list[int], list[tuple[object, ...] | None]]:
@@ -43,7 +40,7 @@ def _columns(est: Any) -> tuple[list[int], list[tuple[object, ...] | None]]:
         return list(range(n)), [None] * n
     mask = np.asarray(est.is_categorical_, dtype=bool)
     if mask.shape != (n,):
-        raise _bad("is_categorical_ does not match the features")
+        raise inconsistent("is_categorical_ does not match the features")
     cat = np.flatnonzero(mask).tolist()
     order = cat + np.flatnonzero(~mask).tolist()
     encoder = pre.named_transformers_["encoder"]
@@ -81,35 +78,35 @@ def _tree(
             return None
         pair = int(nodes["left"][i]), int(nodes["right"][i])
         if not all(0 <= c < n for c in pair):
-            raise _bad(f"{where}: node {i}'s children are out of range")
+            raise inconsistent(f"{where}: node {i}'s children are out of range")
         return pair
 
-    pre = walk(0, children, lambda i: _bad(f"{where}: node {i} is reached twice"))
+    pre = walk(0, children, lambda i: inconsistent(f"{where}: node {i} is reached twice"))
     cols = Columns(pre)
     for old in pre:
         node = nodes[old]
         if node["is_leaf"]:
             v = float(node["value"])
             if not np.isfinite(v):
-                raise _bad(f"{where}: node {old}'s leaf value is not finite")
+                raise inconsistent(f"{where}: node {old}'s leaf value is not finite")
             cols.leaf(intern(values, rows, int(np.float64(v).view(np.int64)), v))
             continue
         idx = int(node["feature_idx"])
         if not 0 <= idx < len(order):
-            raise _bad(f"{where}: node {old} tests feature {idx} of {len(order)}")
+            raise inconsistent(f"{where}: node {old} tests feature {idx} of {len(order)}")
         feature = order[idx]
         is_cat = bool(node["is_categorical"])
         left_codes: tuple[int, ...] | None = None
         if is_cat:
             b = int(node["bitset_idx"])
             if not 0 <= b < len(raw_bitsets) or n_known[feature] < 0:
-                raise _bad(
+                raise inconsistent(
                     f"{where}: node {old} is a categorical split without its bitset or categories"
                 )
             left_codes = tuple(c for c in _bitset(raw_bitsets[b]) if c < n_known[feature])
         thr = float(node["num_threshold"])
         if np.isnan(thr) and not is_cat:
-            raise _bad(f"{where}: node {old}'s threshold is NaN")
+            raise inconsistent(f"{where}: node {old}'s threshold is NaN")
         cols.split(feature, int(node["left"]), int(node["right"]),
                    bool(node["missing_go_to_left"]), thr, left_codes)  # fmt: skip
     return cols.tree(output)
@@ -160,12 +157,12 @@ def hist_from_sklearn(
     trees = []
     for i, iteration in enumerate(est._predictors):
         if len(iteration) != k:
-            raise _bad(f"_predictors[{i}] has {len(iteration)} trees for {k} outputs")
+            raise inconsistent(f"_predictors[{i}] has {len(iteration)} trees for {k} outputs")
         for out, predictor in enumerate(iteration):
             where = f"_predictors[{i}][{out}]"
             trees.append(_tree(predictor, order, n_known, values, rows, out, where))
     if not trees:
-        raise _bad("it has no trees")
+        raise inconsistent("it has no trees")
     options: dict[str, object] = {"source": f"sklearn {type(est).__name__}"}
     if outputs is None and label_kind(classes_) != "str":
         options["labels"] = label_kind(classes_)

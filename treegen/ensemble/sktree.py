@@ -4,8 +4,10 @@ Every scikit-learn importer (the classifiers' ensembles, the regressors,
 IsolationForest) reads its trees here: a ``Tree`` (``estimator.tree_``) renumbered into
 pre-order, each array checked first (a pickle is any bytes, and scikit-learn does not
 check them on unpickling), each error naming the tree's place in the estimator and the
-node; the leaves' value rows stored once each (:class:`LeafValues`); and the columns'
-names (:func:`feature_names_of`).
+node; the leaves' value rows stored once each (:class:`LeafValues`); the columns'
+names (:func:`feature_names_of`); and the error every scikit-learn importer raises for
+attributes that are not as scikit-learn makes them (:func:`inconsistent`), the
+histogram trees' importer included.
 """
 
 from __future__ import annotations

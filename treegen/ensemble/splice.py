@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from treegen.ensemble.lower import ENode, EnsembleIR, ETree, LeafRow, Split
+from treegen.ensemble.ir import ENode, EnsembleIR, ETree, LeafRow, Split
 
 
 def passes(node: ENode) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from treegen.codegen.f64 import f64_initializer
 from treegen.codegen.literals import c_double, c_rows, c_u64
 from treegen.ensemble import pow2
-from treegen.ensemble.lower import EnsembleIR
+from treegen.ensemble.ir import EnsembleIR
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from treegen.codegen.parts import ValueKind, file_names, int_column
 from treegen.codegen.parts import value_kind as value_kind_of
 from treegen.codegen.views import Column, MissingKind
 from treegen.ensemble.core import ZERO_BAND
+from treegen.ensemble.ir import CatSplit, EnsembleIR, Split
 from treegen.ensemble.layout import Payloads
-from treegen.ensemble.lower import CatSplit, EnsembleIR, Split
 
 FLOAT_EXACT_INT = 1 << 24  # a float column holds the integers below this exactly
 

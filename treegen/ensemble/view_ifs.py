@@ -17,8 +17,8 @@ from treegen.codegen.literals import c_hex32, compared_float, compared_literal, 
 from treegen.codegen.lower import FLT_MAX
 from treegen.codegen.names import comment_text
 from treegen.ensemble import branchfree
+from treegen.ensemble.ir import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
 from treegen.ensemble.layout import Payloads
-from treegen.ensemble.lower import CatSplit, EnsembleIR, ETree, LeafRow, Split, bare
 from treegen.ensemble.splice import passes
 from treegen.ensemble.view_common import key_stride, splits
 

@@ -13,8 +13,8 @@ from treegen.codegen.literals import c_rows
 from treegen.codegen.parts import int_column, threshold_column
 from treegen.codegen.views import Column
 from treegen.ensemble import node_stream
+from treegen.ensemble.ir import EnsembleIR, LeafRow, Split
 from treegen.ensemble.layout import OP_CODES, NodeTable, Payloads, Word, node_table, payloads
-from treegen.ensemble.lower import EnsembleIR, LeafRow, Split
 from treegen.ensemble.node_stream import NodeStream
 from treegen.ensemble.row_pack import PackedRows, pack_rows, worth_packing
 from treegen.ensemble.splice import spliced

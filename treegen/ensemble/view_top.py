@@ -13,7 +13,7 @@ instead: the splits nearest the root.  Either way the choice depends on the mode
 alone.
 
 Only a single tree whose classes are decided at export time, under ``--missing none``
-(treegen.ensemble.lower.has_top), has a top: its top's leaves return their class and
+(treegen.ensemble.ir.has_top), has a top: its top's leaves return their class and
 it adds no sums.  The top's lines are the ifs style's (treegen.ensemble.view_ifs, so
 each test's C has one home); the budget is ``--inline-top``, else
 treegen.codegen.lean.default_inline_top of the tree's splits.
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from treegen.codegen.lean import default_inline_top, greedy_top
+from treegen.ensemble.ir import EnsembleIR, ETree, LeafRow, has_top
 from treegen.ensemble.layout import Payloads, split_rows
-from treegen.ensemble.lower import EnsembleIR, ETree, LeafRow, has_top
 from treegen.ensemble.view_ifs import EnsFunction, host_floats, ifs_view
 
 

@@ -14,7 +14,8 @@ from treegen.ensemble import check, classify
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.emit import emit_ensemble
 from treegen.ensemble.file import FORMAT, ensemble_from_data, ensemble_to_json
-from treegen.ensemble.lower import EnsembleIR, fold_note, lower_ensemble
+from treegen.ensemble.ir import EnsembleIR, fold_note
+from treegen.ensemble.lower import lower_ensemble
 from treegen.ensemble.show import format_ensemble_evaluation, format_info, format_summary
 from treegen.errors import UsageError
 from treegen.kinds.spec import Kind, flash_input_type

@@ -109,7 +109,7 @@ class Kind(Generic[M, L]):
     # branch at the input type's range): each a sentence, warned on stderr and reported.
     notes: Callable[[L], tuple[str, ...]] = lambda lowered: ()
     # Refuse the options the kind has no C for, beyond the shared checks (ExportOptions);
-    # by default none (an ensemble's inline top needs the model too: ensemble.lower.has_top).
+    # by default none (an ensemble's inline top needs the model too: ensemble.ir.has_top).
     check_options: Callable[[ExportOptions], None] = lambda opts: None
     # A value that predicts numbers (a regressor): its float64 outputs per row (n x
     # outputs); None for a value that predicts classes, or a kind that never does.
