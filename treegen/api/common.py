@@ -25,8 +25,6 @@ from treegen.verify.report import Report
 
 PathLike = str | os.PathLike[str]
 
-# The treegen package's folder: frames in it are no user's code.
-
 Rows = npt.ArrayLike | Mapping[str, npt.ArrayLike] | PathLike
 """Rows to classify: an array (columns in the model's order), a DataFrame or a
 ``{name: column}`` mapping (columns by name), or a data file's path."""
