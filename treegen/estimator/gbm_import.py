@@ -22,7 +22,7 @@ from treegen.api import Model
 from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
-from treegen.data.readers.text import read_bytes
+from treegen.data.readers.text import read_model_bytes
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.lightgbm import lightgbm_from_text
 from treegen.ensemble.xgboost import xgboost_from_bytes
@@ -30,13 +30,6 @@ from treegen.errors import ModelFileError, UsageError
 from treegen.model.version import VERSION
 
 __all__ = ["from_classes", "from_lightgbm", "from_xgboost"]
-
-
-def _read(path: str | os.PathLike[str]) -> bytes:
-    # Worded as every other file treegen reads: a folder is named as one.
-    return read_bytes(
-        os.fspath(path), ModelFileError, "no such file", "is a folder, not a model file"
-    )
 
 
 def _with_classes(ens: Ensemble, classes: Any) -> Ensemble:
@@ -117,7 +110,7 @@ def from_xgboost(
         data = model.encode()
     elif isinstance(model, str | os.PathLike):
         name = os.fspath(model)
-        data = _read(model)
+        data = read_model_bytes(model)
     elif isinstance(model, bytes | bytearray):
         data = bytes(model)
     else:
@@ -151,7 +144,7 @@ def from_lightgbm(
     name = "<model>"
     if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model):
         name = os.fspath(model)
-        raw = _read(model)
+        raw = read_model_bytes(model)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from treegen.data.npstate import numpy_defaults
+from treegen.data.readers.text import read_model_bytes
 from treegen.ensemble.regress import ALL_SUPPORTED as SUPPORTED
 from treegen.ensemble.regress import from_estimator
 from treegen.errors import EstimatorError, ModelFileError, TreegenError, UsageError, a_name
@@ -112,15 +113,7 @@ def load_estimator(path: str) -> Any:
     """The estimator in ``path``: a skops file (a zip archive; loaded with skops's safe
     loader, trusting only :data:`SKOPS_TRUSTED` beyond skops's own), else a pickle or
     joblib file.  Unpickling runs code from the file: only files one trusts."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4)
-    except FileNotFoundError:
-        raise ModelFileError("no such file", file=path) from None
-    except IsADirectoryError:  # worded as every other file treegen reads
-        raise ModelFileError("is a folder, not a model file", file=path) from None
-    except OSError as exc:
-        raise ModelFileError(exc.strerror or str(exc), file=path) from None
+    head = read_model_bytes(path, 4)
     if not head:  # unpickling it said "EOFError: ; starts with b''"
         raise ModelFileError("empty file: no saved estimator", file=path)
     if head.startswith(b"PK\x03\x04"):

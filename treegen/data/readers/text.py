@@ -7,22 +7,34 @@ reported, the same way for all formats.
 
 from __future__ import annotations
 
-from treegen.errors import DatasetError, TreegenError
+import os
+
+from treegen.errors import DatasetError, ModelFileError, TreegenError
 
 
-def read_bytes(path: str, error: type[TreegenError], missing: str, folder: str) -> bytes:
-    """The file's bytes; a missing file (``missing``), a folder (``folder``) or
-    an unreadable file is an ``error`` naming ``path``.  Shared by the data
-    readers and the model file loader."""
+def read_bytes(
+    path: str, error: type[TreegenError], missing: str, folder: str, limit: int = -1
+) -> bytes:
+    """The file's bytes (its first ``limit``, if given); a missing file (``missing``), a
+    folder (``folder``) or an unreadable file is an ``error`` naming ``path``.  Shared by
+    the data readers, the model file loader and the importers."""
     try:
         with open(path, "rb") as f:
-            return f.read()
+            return f.read(limit)
     except FileNotFoundError:
         raise error(missing, file=path) from None
     except IsADirectoryError:
         raise error(folder, file=path) from None
     except OSError as err:
         raise error(f"cannot read: {err.strerror}", file=path) from None
+
+
+def read_model_bytes(path: str | os.PathLike[str], limit: int = -1) -> bytes:
+    """An imported model file's bytes (its first ``limit``): a missing file or a folder
+    worded as every other file treegen reads.  The importers' one reading rule."""
+    return read_bytes(
+        os.fspath(path), ModelFileError, "no such file", "is a folder, not a model file", limit
+    )
 
 
 def byte_position(data: bytes, offset: int) -> tuple[int, int]:
