@@ -102,7 +102,7 @@ def test_thresholds_are_float32_values_for_c45_and_doubles_for_j48() -> None:
     for n in train(ds).nodes:
         if n.kind == "continuous":
             assert float(np.float32(n.threshold)) == n.threshold
-            assert n.threshold in ds.x32[:, n.attribute].astype(np.float64)
+            assert n.threshold in ds.X[:, n.attribute].astype(np.float32).astype(np.float64)
     for n in train(ds, TrainOptions(flavor="j48")).nodes:
         if n.kind == "continuous":
             assert n.threshold in ds.X[:, n.attribute]

@@ -6,8 +6,8 @@ Readers for C4.5 (``.names``/``.data``), ARFF and CSV all return a
 Encoding of ``X`` (shape ``(n_rows, n_attributes)``, float64):
 
 * continuous attribute: the parsed value (``strtod``-like, full double
-  precision); ``Dataset.x32`` gives the float32-narrowed copy that the C4.5
-  Release 8 flavour trains on, as Release 8 stores values as C ``float``;
+  precision); the c45 flavour's trainer narrows it to float32 as it prepares the
+  data, as Release 8 stores values as C ``float``;
 * nominal attribute: the value's index in ``Attribute.values`` (0..k-1),
   stored as a float;
 * ignored attribute: all NaN;
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -108,7 +108,6 @@ class Dataset:
     labels: str = "str"
     # An ARFF file's instance weights, one per row (None: every row weighs 1).
     weights: npt.NDArray[np.float64] | None = None
-    _x32: list[npt.NDArray[np.float32]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         assert self.X.ndim == 2 and self.X.shape[1] == len(self.schema.attributes)
@@ -126,13 +125,6 @@ class Dataset:
     @property
     def n_rows(self) -> int:
         return int(self.X.shape[0])
-
-    @property
-    def x32(self) -> npt.NDArray[np.float32]:
-        """``X`` narrowed to float32 (cached): Release 8's storage of values."""
-        if not self._x32:
-            self._x32.append(self.X.astype(np.float32))
-        return self._x32[0]
 
     def fingerprint(self) -> str:
         """A stable hash of schema and contents, recorded in model files."""

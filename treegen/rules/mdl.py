@@ -89,7 +89,7 @@ class AttributeCodes:
                 bits.append(total)
             elif attr.is_continuous:
                 # the column's known values as float32, Release 8's storage (this
-                # column only: Dataset.x32 would keep a float32 copy of the whole table)
+                # column only, not a float32 copy of the whole table)
                 with np.errstate(over="ignore"):
                     known = col[~np.isnan(col)].astype(np.float32)
                 # its distinct values as np.unique counts them (which imports numpy.ma)
