@@ -155,7 +155,9 @@ def generalise(
     (``tree``: a model, or the grower's arrays seen as one, :mod:`treegen.rules.grown`)."""
     if not tree.compares_float32:
         # The rules keep the tree's thresholds, and a c45 ruleset compares float32.
-        raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one", option="--flavor")
+        # treegen rules and treegen.train_rules grow a c45 tree and take no flavour:
+        # only a direct call with a j48 tree gets here, so no option is named.
+        raise TrainError("c4.5rules makes rules from a c45 tree, not a j48 one")
     bound = ErrorBound(cf, "c45")
     satisfied = CaseLists()  # held packed (rules/caselists.py)
     cands = candidates(ds, tree, bound, progress, satisfied)
