@@ -12,7 +12,7 @@ GOLF   := tests/data/reference/golf/golf
 BENCH_ARGS ?=
 FIRMWARE_ARGS ?=
 
-.PHONY: all venv demo test test-fast test-slow docs golden check bench firmware clean
+.PHONY: all venv demo test test-fast test-slow docs golden check bench firmware coverage clean
 
 all: test
 
@@ -112,5 +112,15 @@ bench-train: $(STAMP)
 firmware: $(STAMP)
 	$(VPY) -m treegen.firmware.check $(FIRMWARE_ARGS)
 
+# Line and branch coverage of the package, module by module (those fully covered left
+# out), with the lines no test ran; the CLI tests' child processes are measured too
+# (pyproject.toml's [tool.coverage]; the coverage extra).  COV_TESTS picks the tests
+# (default: the fast set), e.g. make coverage COV_TESTS="tests/rules -m ''".
+COV_TESTS ?= -m "not slow and not toolchain"
+coverage: $(STAMP)
+	@$(VPY) -m pip install --quiet --disable-pip-version-check $$($(VPY) -c \
+	  "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['coverage'])")
+	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -p no:randomly --cov --cov-report=term-missing $(COV_TESTS)
+
 clean:
-	rm -rf $(DEMO) site build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO) site build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .coverage .coverage.*
