@@ -1,0 +1,49 @@
+"""Defects the scikit-learn configuration fuzz (test_sklearn_fuzz.py) found, each as
+its smallest case, from the user's entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import treegen
+from treegen.errors import DatasetError
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.tree import ExtraTreeClassifier, ExtraTreeRegressor  # noqa: E402
+
+X = np.asarray([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0], [4.0, 1.0], [5.0, 0.0]])
+NAN_ROW = np.asarray([[np.nan, 1.0]])
+
+
+@pytest.mark.parametrize("cls", [ExtraTreeClassifier, ExtraTreeRegressor])
+def test_an_extra_tree_with_the_best_splitter_refuses_nan_as_scikit_learn_does(
+    cls: Any, tmp_path: Path
+) -> None:
+    # scikit-learn 1.9's ExtraTree* take NaN only with splitter="random" (its default):
+    # with splitter="best" predict raises, and the imported model answered the row.
+    est = cls(splitter="best", random_state=0).fit(X, [0, 0, 1, 1, 0, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(NAN_ROW)
+    model = treegen.from_sklearn(est)
+    for m in (model, treegen.load(model.save(tmp_path / "m.trees").path)):
+        with pytest.raises(DatasetError) as info:
+            m.predict(NAN_ROW)
+        assert "row 0 (from 0), feature 'x0'" in str(info.value)
+        assert cls.__name__ in str(info.value) and "\n" not in str(info.value)
+        assert np.array_equal(m.predict(X), est.predict(X))  # no NaN: answered
+
+
+@pytest.mark.parametrize("cls", [ExtraTreeClassifier, ExtraTreeRegressor])
+def test_an_extra_tree_with_the_random_splitter_answers_nan_as_scikit_learn_does(
+    cls: Any,
+) -> None:
+    Xn = X.copy()
+    Xn[1, 0] = np.nan
+    est = cls(random_state=0).fit(Xn, [0, 0, 1, 1, 0, 1])
+    rows = np.vstack([X, NAN_ROW, [[np.nan, np.nan]]])
+    assert np.array_equal(treegen.from_sklearn(est).predict(rows), est.predict(rows))
+
