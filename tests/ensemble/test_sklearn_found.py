@@ -47,3 +47,16 @@ def test_an_extra_tree_with_the_random_splitter_answers_nan_as_scikit_learn_does
     rows = np.vstack([X, NAN_ROW, [[np.nan, np.nan]]])
     assert np.array_equal(treegen.from_sklearn(est).predict(rows), est.predict(rows))
 
+
+def test_a_one_class_adaboost_has_probability_one_as_scikit_learn_says() -> None:
+    # Fitted on one label, AdaBoostClassifier.predict_proba is a column of ones; the
+    # imported model's divided its zero scores by K - 1 = 0: NaN.
+    from sklearn.ensemble import AdaBoostClassifier
+
+    est = AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, ["a"] * len(X))
+    model = treegen.from_sklearn(est)
+    want = est.predict_proba(X)
+    got = model.predict_proba(X)
+    assert want.shape == got.shape == (len(X), 1)
+    assert np.array_equal(got.view(np.int64), want.view(np.int64))
+    assert np.array_equal(model.predict(X), est.predict(X))

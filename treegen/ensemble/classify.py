@@ -237,6 +237,8 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         return s
     if ens.method == "adaboost":
         k = len(ens.schema.classes)
+        if k == 1:  # fitted on one label: scikit-learn's column of ones, no softmax of 0 / 0
+            return np.ones((s.shape[0], 1))
         if ens.decision == "diff":
             d = (-s[:, 0] + s[:, 1])[:, None] / 2
             s = np.hstack([-d, d])
