@@ -3,6 +3,7 @@ its smallest case, from the user's entry point."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,15 @@ import numpy as np
 import pytest
 
 import treegen
-from treegen.errors import DatasetError
+from treegen.errors import DatasetError, UsageError
+
+from support.cli import run_cli
 
 sklearn = pytest.importorskip("sklearn")
+from sklearn.ensemble import (  # noqa: E402
+    AdaBoostClassifier,
+    HistGradientBoostingRegressor,
+)
 from sklearn.tree import ExtraTreeClassifier, ExtraTreeRegressor  # noqa: E402
 
 X = np.asarray([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0], [4.0, 1.0], [5.0, 0.0]])
@@ -51,8 +58,6 @@ def test_an_extra_tree_with_the_random_splitter_answers_nan_as_scikit_learn_does
 def test_a_one_class_adaboost_has_probability_one_as_scikit_learn_says() -> None:
     # Fitted on one label, AdaBoostClassifier.predict_proba is a column of ones; the
     # imported model's divided its zero scores by K - 1 = 0: NaN.
-    from sklearn.ensemble import AdaBoostClassifier
-
     est = AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, ["a"] * len(X))
     model = treegen.from_sklearn(est)
     want = est.predict_proba(X)
@@ -60,3 +65,23 @@ def test_a_one_class_adaboost_has_probability_one_as_scikit_learn_says() -> None
     assert want.shape == got.shape == (len(X), 1)
     assert np.array_equal(got.view(np.int64), want.view(np.int64))
     assert np.array_equal(model.predict(X), est.predict(X))
+
+
+def test_a_histogram_regressor_whose_baseline_overflows_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Targets near the largest double: the mean overflows, the baseline is inf and
+    # every prediction inf. from_sklearn took it and export_c (and verify) failed on
+    # an assert with a traceback; import-sklearn refused its model file in one line.
+    with np.errstate(over="ignore"):  # scikit-learn's own sum overflows
+        est = HistGradientBoostingRegressor(max_iter=3).fit(X, np.full(len(X), 1e308))
+        assert np.isinf(est.predict(X)).all()
+    with pytest.raises(UsageError) as info:
+        treegen.from_sklearn(est)
+    assert "baseline" in str(info.value) and "inf" in str(info.value)
+    assert "\n" not in str(info.value)
+    path = tmp_path / "est.pkl"
+    path.write_bytes(pickle.dumps(est))
+    code, out, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(tmp_path / "m.trees"))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "baseline" in err, err
+    assert not (tmp_path / "m.trees").exists()
