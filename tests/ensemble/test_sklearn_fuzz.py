@@ -6,11 +6,13 @@ where the estimator takes it, labels of every kind, sample weights with zeros) a
 of the supported estimators with its parameters drawn over their documented ranges,
 fitted; ``default_rng([SEED, index])`` draws it, so ``TREEGEN_FUZZ_CASE=sklearn:INDEX``
 runs that one case.  The fast loop checks the first :data:`FAST` cases' Python
-predictions in one test; the sweep checks each case's Python predictions, its C (both
-styles) and, for every third, the command line's model file (beyond its first case the
-sweep is slow, tests/conftest.py).  ``TREEGEN_FUZZ=long`` makes the sweep
-:data:`LONG_CASES` cases, each through the command line too.  A configuration
-scikit-learn refuses to fit is skipped; one treegen refuses must be refused in one line.
+predictions in one test; the sweep checks each case's Python predictions, its C in
+both styles against the estimator, ``verify`` in an integer, keyed or lean mode and,
+for every third, the model file import-sklearn writes and ``treegen predict`` on it
+(beyond its first case the sweep is slow, tests/conftest.py).  ``TREEGEN_FUZZ=long``
+makes the sweep :data:`LONG_CASES` cases, each through the command line too.  A
+configuration scikit-learn refuses to fit is skipped; one treegen refuses must be
+refused in one line.
 The defects it found are tests/ensemble/test_sklearn_found.py.
 """
 
@@ -25,7 +27,16 @@ import numpy as np
 import pytest
 
 from support.fuzz import LONG
-from support.sklearn_fuzz import Case, Refused, c_modes, check_c, check_cli, check_python, make_case
+from support.sklearn_fuzz import (
+    Case,
+    Refused,
+    c_modes,
+    check_c,
+    check_cli,
+    check_python,
+    check_verify,
+    make_case,
+)
 
 pytest.importorskip("sklearn")
 pytest.importorskip("pandas")
@@ -84,6 +95,7 @@ def test_random_configuration(index: int, tmp_path: Path) -> None:
         if shutil.which("gcc") is not None:
             modes = c_modes(np.random.default_rng([SEED, index, 1]), case)
             fails += check_c(case, tmp_path / "c", modes)
+            fails += check_verify(case, np.random.default_rng([SEED, index, 2]), tmp_path / "v")
         if LONG or index % 3 == 0 or _ONLY:
             how = ("skops", "pickle", "joblib")[index % 3]
             fails += check_cli(case, tmp_path, how)

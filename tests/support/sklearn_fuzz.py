@@ -116,7 +116,9 @@ def _rows_count(rng: np.random.Generator) -> int:
 
 def _data(rng: np.random.Generator) -> FloatArray:
     n = _rows_count(rng)
-    d = int(rng.integers(1, 16)) if rng.random() < 0.8 else int(rng.integers(1, 4))
+    u = rng.random()
+    # Mostly 1-15 columns; a few beyond 32 (the C then compares floats, not keys).
+    d = int(rng.integers(1, 16)) if u < 0.75 else int(rng.integers(1, 4)) if u < 0.95 else 34
     return np.stack([_column(rng, n) for _ in range(d)], axis=1)
 
 
@@ -131,7 +133,8 @@ def _score(rng: np.random.Generator, X: FloatArray) -> FloatArray:
 
 def _labels(rng: np.random.Generator, X: FloatArray, kind: str) -> Any:
     n = X.shape[0]
-    k = int(rng.integers(2, 8)) if rng.random() < 0.95 else 1
+    u = rng.random()
+    k = int(rng.integers(2, 8)) if u < 0.85 else int(rng.integers(8, 41)) if u < 0.95 else 1
     if kind in ("gb_c", "hist_c"):
         k = max(k, 2)
     s = _score(rng, X)
@@ -141,19 +144,23 @@ def _labels(rng: np.random.Generator, X: FloatArray, kind: str) -> Any:
     if style == 0:
         return codes
     if style == 1:  # negative, not contiguous
-        return np.asarray([-7, -2, 0, 3, 11, 12, 40])[codes]
-    if style == 2:
-        return np.asarray(["b", "a", "c d", "Z", "e", "10", "9"], dtype=object)[codes]
+        return codes * 7 - 9
+    if style == 2:  # text whose order is not the numbers'
+        return np.asarray([str(10 - c) for c in codes], dtype=object)
     if style == 3 and k <= 2:
         return codes.astype(bool)
-    return np.asarray(["x", "y", "z", "w", "v", "u", "t"], dtype=object)[codes]
+    return np.asarray([f"c {c}" for c in codes], dtype=object)
 
 
 def _target(rng: np.random.Generator, X: FloatArray, positive: bool) -> FloatArray:
     s = _score(rng, X)
-    style = int(rng.integers(0, 5))
+    style = int(rng.integers(0, 7))
     if style == 0:
         y = s
+    elif style == 5:  # float64 subnormals and -0.0
+        y = np.where(s > np.median(s), s * 1e-320, -0.0)
+    elif style == 6:  # near the top of float64: sums may overflow
+        y = s / max(float(np.abs(s).max()), 1.0) * 1e307
     elif style == 1:
         y = np.round(s / max(X.shape[0], 1) * 10)
     elif style == 2:
@@ -776,6 +783,35 @@ def _compare_c(
     return fails
 
 
+def check_verify(case: Case, rng: np.random.Generator, workdir: Path) -> list[str]:
+    """``Model.verify`` (the C against the Python model on verify's own rows) in a mode
+    :func:`check_c` does not run: integer inputs with a scale, float keys, ``--missing
+    none``.  A categorical test read as a number refuses integer inputs: no finding."""
+    import treegen
+    from treegen.codegen.options import ExportOptions
+    from treegen.errors import TreegenError
+    from treegen.kinds.check import verify
+
+    model = treegen.from_sklearn(case.estimator)
+    mode: dict[str, Any] = {"style": _pick(rng, "ifs", "table")}
+    u = rng.random()
+    if u < 0.5:
+        mode["input_type"] = str(_pick(rng, "int16", "int32", "int8", "uint16"))
+        mode["scale"] = _pick(rng, 1, 10, 1000)
+    elif u < 0.7:
+        mode["float_compare"] = "int"
+    if rng.random() < 0.4:
+        mode["missing"] = "none"
+    try:
+        opts = ExportOptions(prefix="v", **mode)
+        report = verify(model.value, opts, n_random=300, workdir=workdir)
+    except TreegenError as exc:
+        if "categor" in str(exc) or "scale" in str(exc):
+            return []
+        return [f"verify {mode}: refused: {exc}"]
+    return [] if report.ok else [f"verify {mode}: {report.text()[:400]}"]
+
+
 def check_cli(case: Case, workdir: Path, how: str) -> list[str]:
     """``treegen import-sklearn FILE -o m.trees`` on the estimator saved as ``how``
     (skops, pickle, joblib): the file's model predicts as the estimator (the same
@@ -803,7 +839,7 @@ def check_cli(case: Case, workdir: Path, how: str) -> list[str]:
     loaded = treegen.load(out)
     direct = treegen.from_sklearn(case.estimator)
     X = _rows_array(case, direct)
-    fails = []
+    fails = [] if case.frame else _check_predict_command(case, loaded, X, out, workdir)
     if loaded.value.regressor:
         a, b = loaded.predict(X), direct.predict(X)
         if not np.array_equal(bits(a), bits(b)):
@@ -817,6 +853,40 @@ def check_cli(case: Case, workdir: Path, how: str) -> list[str]:
         ):
             fails.append(f"import-sklearn {how}: the file's predictions differ")
     return fails
+
+
+def _check_predict_command(
+    case: Case, model: Any, X: FloatArray, path: Path, workdir: Path
+) -> list[str]:
+    """``treegen predict MODEL rows.csv`` on the check rows written as the shortest
+    decimals (NaN as ``?``): each line the estimator's label, or a regressor's value
+    as ``repr`` prints it."""
+    import contextlib
+    import io
+
+    from treegen.cli.main import main
+
+    rows = X[~np.isnan(X).any(axis=1)] if not case.takes_nan else X
+    csv = workdir / "rows.csv"
+    names = [a.name for a in model.schema.attributes]
+    lines = [",".join(names)]
+    lines += [",".join("?" if np.isnan(v) else repr(float(v)) for v in r) for r in rows]
+    csv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["predict", str(path), str(csv), "--quiet"])
+    if code != 0:
+        return [f"predict command: exit {code}"]
+    got = out.getvalue().splitlines()
+    want = np.asarray(case.estimator.predict(rows))
+    if want.ndim == 1:
+        text = [repr(float(v)) if case.kind in REGRESSORS else str(v) for v in want.tolist()]
+    else:
+        text = ["\t".join(repr(float(v)) for v in r) for r in want.tolist()]
+    if got != text:
+        bad = next((i for i, (a, b) in enumerate(zip(got, text, strict=False)) if a != b), 0)
+        return [f"predict command: line {bad + 1}: {got[bad : bad + 1]} != {text[bad : bad + 1]}"]
+    return []
 
 
 def c_modes(rng: np.random.Generator, case: Case) -> list[dict[str, Any]]:
