@@ -85,3 +85,25 @@ def test_a_histogram_regressor_whose_baseline_overflows_is_refused_in_one_line(
     code, out, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(tmp_path / "m.trees"))
     assert code == 2 and out == "" and err.count("\n") == 1 and "baseline" in err, err
     assert not (tmp_path / "m.trees").exists()
+
+
+@pytest.mark.parametrize("k", [3, 8, 12])
+def test_histogram_boosting_probabilities_of_eight_classes_and_more_are_scikit_learns(
+    k: int,
+) -> None:
+    # scikit-learn's softmax sums each row of its raw scores, which histogram boosting
+    # holds in Fortran order: numpy adds them one after another. The model's C-ordered
+    # row was summed pairwise from 8 classes on, and a last bit differed in a third of
+    # the rows. GradientBoostingClassifier's raw scores are C-ordered (its sums pairwise).
+    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    Xk = rng.normal(size=(400, 3))
+    y = np.arange(400) % k
+    for est in (
+        HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(Xk, y),
+        GradientBoostingClassifier(n_estimators=3, random_state=0).fit(Xk, y),
+    ):
+        got, want = treegen.from_sklearn(est).predict_proba(Xk), est.predict_proba(Xk)
+        assert got.shape == want.shape == (len(Xk), k)
+        assert np.array_equal(got.view(np.int64), want.view(np.int64)), type(est).__name__

@@ -13,6 +13,8 @@ in float32, one rounding per addition as the library's float accumulators.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import numpy.typing as npt
 
@@ -251,7 +253,9 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
         p1 = 1.0 / (1.0 + np.exp(-z))
         return np.column_stack([1.0 - p1, p1])
-    return _softmax(s)
+    # HistGradientBoosting's _raw_predict makes its scores Fortran-ordered, the
+    # others' are C-ordered.
+    return _softmax(s, "F" if ens.method == "hist" else "C")
 
 
 _XGBOOST_NO_SIGMOID = ("XGBoost binary:logitraw", "XGBoost binary:hinge")
@@ -298,7 +302,13 @@ def _xgboost_pair(ens: Ensemble, margin: FloatArray) -> FloatArray:
     return out
 
 
-def _softmax(s: FloatArray) -> FloatArray:
-    e = np.exp(s - s.max(axis=1, keepdims=True))
-    out: FloatArray = e / e.sum(axis=1, keepdims=True)
-    return out
+def _softmax(s: FloatArray, order: Literal["C", "F"] = "C") -> FloatArray:
+    """scikit-learn's ``softmax`` (sklearn.utils.extmath) of the rows of ``s`` laid out
+    in ``order``, as the estimator's raw scores are: numpy sums a C-ordered row pairwise
+    (from 8 classes on, 8 partial sums) and a Fortran-ordered one class after class,
+    and the last bit of the sum, so of every probability, can differ."""
+    x: FloatArray = np.array(s, dtype=np.float64, order=order)
+    x -= x.max(axis=1).reshape(-1, 1)
+    np.exp(x, out=x)
+    x /= x.sum(axis=1).reshape(-1, 1)
+    return x
