@@ -88,13 +88,14 @@ def test_a_histogram_regressor_whose_baseline_overflows_is_refused_in_one_line(
 
 
 @pytest.mark.parametrize("k", [3, 8, 12])
-def test_histogram_boosting_probabilities_of_eight_classes_and_more_are_scikit_learns(
+def test_boosted_probabilities_of_eight_classes_and_more_are_scikit_learns(
     k: int,
 ) -> None:
     # scikit-learn's softmax sums each row of its raw scores, which histogram boosting
     # holds in Fortran order: numpy adds them one after another. The model's C-ordered
     # row was summed pairwise from 8 classes on, and a last bit differed in a third of
-    # the rows. GradientBoostingClassifier's raw scores are C-ordered (its sums pairwise).
+    # the rows. AdaBoost's decision_function is Fortran-ordered too (its np.where of a
+    # transposed array); GradientBoostingClassifier's raw scores are C-ordered.
     from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
     rng = np.random.default_rng(0)
@@ -103,6 +104,7 @@ def test_histogram_boosting_probabilities_of_eight_classes_and_more_are_scikit_l
     for est in (
         HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(Xk, y),
         GradientBoostingClassifier(n_estimators=3, random_state=0).fit(Xk, y),
+        AdaBoostClassifier(n_estimators=5, random_state=0).fit(Xk, y),
     ):
         got, want = treegen.from_sklearn(est).predict_proba(Xk), est.predict_proba(Xk)
         assert got.shape == want.shape == (len(Xk), k)

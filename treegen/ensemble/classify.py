@@ -246,15 +246,16 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
             s = np.hstack([-d, d])
         else:
             s = s / (k - 1)
-        return _softmax(s)
+        # Its decision_function is Fortran-ordered (np.where of a transposed array).
+        return _softmax(s, "F")
     if ens.method in ("xgboost", "lightgbm"):
         return _library_proba(ens, s)
     if s.shape[1] == 1:
         z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
         p1 = 1.0 / (1.0 + np.exp(-z))
         return np.column_stack([1.0 - p1, p1])
-    # HistGradientBoosting's _raw_predict makes its scores Fortran-ordered, the
-    # others' are C-ordered.
+    # HistGradientBoosting's _raw_predict makes its scores Fortran-ordered,
+    # GradientBoosting's are C-ordered.
     return _softmax(s, "F" if ens.method == "hist" else "C")
 
 
