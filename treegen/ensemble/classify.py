@@ -43,7 +43,7 @@ def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
     estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
     for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
     :func:`decide` on :func:`scores`, which do not refuse.  A single tree whose predict
-    refuses NaN is marked by an option (treegen.ensemble.sktree.refuses_nan)."""
+    refuses NaN is marked by an option (treegen.ensemble.sktree.source_options)."""
     if not (ens.refuses_nan or ens.options.get(NAN_REFUSED_OPTION) == "refused"):
         return
     x = np.asarray(X, dtype=np.float64)

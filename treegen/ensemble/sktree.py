@@ -5,9 +5,10 @@ IsolationForest) reads its trees here: a ``Tree`` (``estimator.tree_``) renumber
 pre-order, each array checked first (a pickle is any bytes, and scikit-learn does not
 check them on unpickling), each error naming the tree's place in the estimator and the
 node; the leaves' value rows stored once each (:class:`LeafValues`); the columns'
-names (:func:`feature_names_of`); and the error every scikit-learn importer raises for
-attributes that are not as scikit-learn makes them (:func:`inconsistent`), the
-histogram trees' importer included.
+names (:func:`feature_names_of`); the first options of a tree or forest's ensemble
+(:func:`source_options`: its source, and whether its predict refuses NaN); and the
+error every scikit-learn importer raises for attributes that are not as scikit-learn
+makes them (:func:`inconsistent`), the histogram trees' importer included.
 """
 
 from __future__ import annotations
