@@ -13,11 +13,14 @@ in float32, one rounding per addition as the library's float accumulators.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import numpy.typing as npt
 
 from treegen.ensemble import libm
 from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
+from treegen.ensemble.sktree import NAN_REFUSED_OPTION
 from treegen.errors import CellError, UsageError
 
 FloatArray = npt.NDArray[np.float64]
@@ -39,8 +42,9 @@ def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
     """A :class:`CellError` naming the first row and feature holding NaN, where the
     estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
     for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
-    :func:`decide` on :func:`scores`, which do not refuse."""
-    if not ens.refuses_nan:
+    :func:`decide` on :func:`scores`, which do not refuse.  A single tree whose predict
+    refuses NaN is marked by an option (treegen.ensemble.sktree.source_options)."""
+    if not (ens.refuses_nan or ens.options.get(NAN_REFUSED_OPTION) == "refused"):
         return
     x = np.asarray(X, dtype=np.float64)
     nan = np.isnan(x)
@@ -235,19 +239,24 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         return s
     if ens.method == "adaboost":
         k = len(ens.schema.classes)
+        if k == 1:  # fitted on one label: scikit-learn's column of ones, no softmax of 0 / 0
+            return np.ones((s.shape[0], 1))
         if ens.decision == "diff":
             d = (-s[:, 0] + s[:, 1])[:, None] / 2
             s = np.hstack([-d, d])
         else:
             s = s / (k - 1)
-        return _softmax(s)
+        # Its decision_function is Fortran-ordered (np.where of a transposed array).
+        return _softmax(s, "F")
     if ens.method in ("xgboost", "lightgbm"):
         return _library_proba(ens, s)
     if s.shape[1] == 1:
         z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
         p1 = 1.0 / (1.0 + np.exp(-z))
         return np.column_stack([1.0 - p1, p1])
-    return _softmax(s)
+    # HistGradientBoosting's _raw_predict makes its scores Fortran-ordered,
+    # GradientBoosting's are C-ordered.
+    return _softmax(s, "F" if ens.method == "hist" else "C")
 
 
 _XGBOOST_NO_SIGMOID = ("XGBoost binary:logitraw", "XGBoost binary:hinge")
@@ -294,7 +303,13 @@ def _xgboost_pair(ens: Ensemble, margin: FloatArray) -> FloatArray:
     return out
 
 
-def _softmax(s: FloatArray) -> FloatArray:
-    e = np.exp(s - s.max(axis=1, keepdims=True))
-    out: FloatArray = e / e.sum(axis=1, keepdims=True)
-    return out
+def _softmax(s: FloatArray, order: Literal["C", "F"] = "C") -> FloatArray:
+    """scikit-learn's ``softmax`` (sklearn.utils.extmath) of the rows of ``s`` laid out
+    in ``order``, as the estimator's raw scores are: numpy sums a C-ordered row pairwise
+    (from 8 classes on, 8 partial sums) and a Fortran-ordered one class after class,
+    and the last bit of the sum, so of every probability, can differ."""
+    x: FloatArray = np.array(s, dtype=np.float64, order=order)
+    x -= x.max(axis=1).reshape(-1, 1)
+    np.exp(x, out=x)
+    x /= x.sum(axis=1).reshape(-1, 1)
+    return x

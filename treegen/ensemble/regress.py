@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from treegen.data.dataset import Attribute, Schema
+from treegen.ensemble import sktree
 from treegen.ensemble.core import Ensemble, Method, Tree
 from treegen.ensemble.isolation import isolation_from_sklearn
 from treegen.ensemble.sklearn import SUPPORTED, ensemble_from_sklearn
@@ -192,7 +193,7 @@ def regressor_from_sklearn(
         divisor=divisor,
         decision="value",
         compare="float32",
-        options={"source": f"sklearn {name}"},
+        options=sktree.source_options(estimator),
     )
 
 

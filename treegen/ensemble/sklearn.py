@@ -23,7 +23,13 @@ from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Attribute, Schema
 from treegen.ensemble.core import Decision, Ensemble, Method, Tree
 from treegen.ensemble.sklearn_hist import hist_from_sklearn
-from treegen.ensemble.sktree import LeafValues, feature_names_of, inconsistent, read_tree
+from treegen.ensemble.sktree import (
+    LeafValues,
+    feature_names_of,
+    inconsistent,
+    read_tree,
+    source_options,
+)
 from treegen.errors import UsageError, a_name
 
 SUPPORTED = (
@@ -235,7 +241,7 @@ def ensemble_from_sklearn(
         decision = "diff" if k == 2 else "argmax"
     if not trees:
         raise inconsistent("it has no trees")
-    options: dict[str, object] = {"source": f"sklearn {name}"}
+    options = source_options(estimator)
     if (
         method == "boosting"
         and len(init) == 1

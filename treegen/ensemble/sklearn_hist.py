@@ -152,6 +152,15 @@ def hist_from_sklearn(
     schema = Schema(tuple(attrs), classes, target)
     baseline = np.zeros(1, dtype=np.float64) + np.asarray(est._baseline_prediction)[0]
     k = len(baseline)
+    if not np.isfinite(baseline).all():
+        # Targets near the largest double overflow their mean: every prediction is then
+        # inf or NaN, which the model file and the C's constants do not hold.
+        raise UsageError(
+            f"the {type(est).__name__}'s baseline prediction is "
+            f"{float(baseline[~np.isfinite(baseline)][0])!r}, not a finite number (its "
+            "targets overflow): not exported",
+            option="estimator",
+        )
     values: dict[int, int] = {}
     rows: list[tuple[float, ...]] = []
     trees = []

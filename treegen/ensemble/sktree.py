@@ -5,9 +5,10 @@ IsolationForest) reads its trees here: a ``Tree`` (``estimator.tree_``) renumber
 pre-order, each array checked first (a pickle is any bytes, and scikit-learn does not
 check them on unpickling), each error naming the tree's place in the estimator and the
 node; the leaves' value rows stored once each (:class:`LeafValues`); the columns'
-names (:func:`feature_names_of`); and the error every scikit-learn importer raises for
-attributes that are not as scikit-learn makes them (:func:`inconsistent`), the
-histogram trees' importer included.
+names (:func:`feature_names_of`); the first options of a tree or forest's ensemble
+(:func:`source_options`: its source, and whether its predict refuses NaN); and the
+error every scikit-learn importer raises for attributes that are not as scikit-learn
+makes them (:func:`inconsistent`), the histogram trees' importer included.
 """
 
 from __future__ import annotations
@@ -22,6 +23,28 @@ from treegen.ensemble.core import LEAF, Tree
 from treegen.errors import UsageError
 
 _TREE_LEAF = -1  # scikit-learn's children_left of a leaf
+
+
+NAN_REFUSED_OPTION = "nan"
+"""The ensemble option saying that its estimator's ``predict`` raises on NaN (its value
+``"refused"``) where the method alone does not say so (core.NAN_REFUSED):
+:func:`source_options`' single trees."""
+
+
+def source_options(estimator: Any) -> dict[str, object]:
+    """An imported estimator's first ensemble options: its ``source``, and
+    :data:`NAN_REFUSED_OPTION` where it is a single tree whose ``predict`` raises on NaN:
+    scikit-learn 1.9's ExtraTree classifier and regressor take NaN only with their
+    default ``splitter="random"`` (their ``allow_nan`` tag, which
+    ``_support_missing_values`` reads); a DecisionTree takes it with either splitter,
+    and a forest as its first tree does (an extra tree's splitter there is "random")."""
+    name = type(estimator).__name__
+    options: dict[str, object] = {"source": f"sklearn {name}"}
+    if name in ("ExtraTreeClassifier", "ExtraTreeRegressor") and (
+        getattr(estimator, "splitter", "random") != "random"
+    ):
+        options[NAN_REFUSED_OPTION] = "refused"
+    return options
 
 
 def inconsistent(msg: str) -> UsageError:
