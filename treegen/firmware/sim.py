@@ -49,6 +49,10 @@ BLX, NOPs and BX LR (Cortex-M) or JALR, NOPs and RET (RISC-V) in instructions.""
 
 # simavr wraps UART output in colour codes; qemu's messages do not matter here.
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
+# simavr prints the UART's text 256 characters at a time (avr_uart.c's buffer), each
+# piece in its colour codes on a line of its own, a line's end shown as '.': a piece
+# that does not end so goes on in the next one (a row of 32 scores is about 300).
+_SIMAVR_BREAK = re.compile(r"(?<!\.)\n\x1b\[0m\x1b\[32m")
 _DATA = re.compile(r"(\d+),(\d+),(\d+)((?:,[0-9a-f]+)*)")
 
 
@@ -122,11 +126,12 @@ class Output:
 
 def parse_output(text: str) -> Output:
     """``index,class,count[,p...]`` lines and ``#name,value`` lines; anything else
-    (simulator messages) is skipped.  simavr shows the newline as a final '.'.  The
+    (simulator messages) is skipped.  simavr shows the newline as a final '.', and
+    breaks a line longer than its buffer: the pieces are joined again.  The
     ``p`` fields stay text: decimal integers, or a double's bytes in hex (:func:`element`)."""
     rows: dict[int, tuple[int, int, tuple[str, ...]]] = {}
     meta: dict[str, str] = {}
-    for raw in _ESCAPES.sub("", text).splitlines():
+    for raw in _ESCAPES.sub("", _SIMAVR_BREAK.sub("", text)).splitlines():
         line = raw.strip().removesuffix(".")
         if line.startswith("#"):
             name, _, value = line[1:].partition(",")
