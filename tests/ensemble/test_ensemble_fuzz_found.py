@@ -5,13 +5,16 @@ each reduced to the smallest ensemble that showed it, through the user's entry p
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import treegen
+from treegen.ensemble import classify
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
@@ -55,4 +58,21 @@ def test_table_of_range_decided_tests_only(input_type: str, tmp_path: Path) -> N
                  [4, 3, -1, -1, -1], [0, 1, 0, 0, 0], [-1, -1, 0, 1, 2])  # fmt: skip
     model = treegen.load(str(_forest([tree, tree], 3, tmp_path)))
     report = model.verify(style="table", input_type=input_type, n_random=50)
+    assert report.ok, report.text
+
+
+@pytest.mark.parametrize("style", ["ifs", "table"])
+@pytest.mark.parametrize("missing", ["c45", "none"])
+def test_a_minus_infinity_threshold_on_double_inputs(
+    style: str, missing: str, tmp_path: Path
+) -> None:
+    # scikit-learn's trees compare float32(x) <= t: for t = -inf a double below
+    # -FLT_MAX (-DBL_MAX, say) is -inf as a float32 and goes left.  The C compared the
+    # double itself with -inf (x < -DBL_MAX) and sent it right.
+    tree = _tree([0, -1, -1], [-math.inf, 0, 0], [1, -1, -1], [2, -1, -1], [0, 0, 0], [-1, 0, 1])
+    model = treegen.load(str(_forest([tree, tree], 2, tmp_path)))
+    low = -3.5e38  # below -FLT_MAX by more than half its ulp: float32 -inf
+    rows = np.array([[low], [-3.4e38], [-math.inf]])
+    assert classify.predict(model.value, rows).tolist() == [0, 1, 0]
+    report = model.verify(style=style, input_type="double", missing=missing, n_random=50)
     assert report.ok, report.text
