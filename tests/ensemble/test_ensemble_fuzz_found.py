@@ -76,3 +76,26 @@ def test_a_minus_infinity_threshold_on_double_inputs(
     assert classify.predict(model.value, rows).tolist() == [0, 1, 0]
     report = model.verify(style=style, input_type="double", missing=missing, n_random=50)
     assert report.ok, report.text
+
+
+def _stump_codes(nan_left: int) -> dict[str, Any]:
+    return {
+        "output": -1, "feature": [0, -1, -1], "threshold": [_h(0)] * 3, "left": [1, -1, -1],
+        "right": [2, -1, -1], "nan_left": [nan_left, 0, 0], "categorical": [1, 0, 0],
+        "left_codes": [[0, 2], [], []], "value": [-1, 0, 1],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("categorical_rule", ["lightgbm", "xgboost", "sklearn"])
+def test_table_of_categorical_tests_only_with_missing_none(
+    categorical_rule: str, tmp_path: Path
+) -> None:
+    # Every test categorical, under --missing none: the walk has no numeric comparison
+    # and declares no value, but its numeric branch (never taken) compared that value
+    # ("v undeclared"): the C did not compile.
+    path = _forest([_stump_codes(1), _stump_codes(0)], 2, tmp_path)
+    doc = json.loads(path.read_text())
+    doc["categorical_rule"] = categorical_rule
+    path.write_text(json.dumps(doc))
+    report = treegen.load(str(path)).verify(style="table", missing="none", n_random=50)
+    assert report.ok, report.text
