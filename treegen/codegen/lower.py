@@ -167,6 +167,10 @@ def lower_continuous(
         if cut < klo:
             return "right", 0
         return "le", cut
+    if narrow32 and t == -math.inf and enc.input_type == "double":
+        # float32(v) <= -inf holds for a double below float32's range too (float32 -inf):
+        # the same test as float32(v) <= -DBL_MAX, which has a bound in the double domain.
+        t = -float(np.finfo(np.float64).max)
     bound = bounds.model_bound(t, narrow32) if math.isfinite(t) else None
     if enc.input_type == "double":
         if bound is None:

@@ -75,6 +75,9 @@ class TableView:
     # constant and none checks for a missing value (--missing none); its v would be
     # an unused variable, an error under -Werror.
     value_read: bool = True
+    # False: no numeric test compares a value (each is a constant, or every test is
+    # categorical), so the walk's numeric branch reads neither a value nor a threshold.
+    compares: bool = True
 
 
 def _uint_column(U: str, values: list[int] | tuple[int, ...], ctype: CType | None = None) -> Column:
@@ -199,6 +202,7 @@ def table_view(ir: EnsembleIR, table: NodeTable, pay: Payloads | None = None) ->
         thr_read=bool(ir.key_walk or any(table.categorical) or compares),
         # Under C4.5's rule every numeric row checks its value for missing.
         value_read=not ir.lean or compares,
+        compares=compares,
     )
 
 
