@@ -53,8 +53,8 @@ LIGHTGBM_DUMP = (
 )
 """The error for LightGBM's JSON dump, given to either importer."""
 
-LOG_LINK = ("poisson", "gamma", "tweedie", "cross_entropy", "cross_entropy_lambda")
-"""Objectives predicting exp (or a sigmoid) of the raw score: refused (no libm in the C)."""
+LOG_LINK = ("poisson", "gamma", "tweedie")
+"""Objectives predicting exp of the raw score: refused (no libm in the C)."""
 
 _CATEGORICAL = 1  # decision_type bits (LightGBM's tree.h)
 _DEFAULT_LEFT = 2
@@ -220,10 +220,22 @@ def _tree(
     return cols.tree(output), end
 
 
+_CROSS_ENTROPY = {"cross_entropy": "a sigmoid", "cross_entropy_lambda": "log(1 + exp)"}
+"""What the cross-entropy objectives predict of the raw score: LGBMClassifier fits them
+too, so their refusal names the objective whose class is exported."""
+
+
 def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]:
     name, *params = value.split()
+    if name in _CROSS_ENTROPY:
+        raise text.fail(
+            line,
+            f"objective {name!r} predicts {_CROSS_ENTROPY[name]} of the raw score, which C "
+            "without libm does not compute bit for bit: for a classifier, fit with "
+            "objective='binary', whose class is exported",
+        )
     if name in LOG_LINK or (name == "regression" and "sqrt" in params):
-        what = "the square" if name == "regression" else "exp or a sigmoid"
+        what = "the square" if name == "regression" else "exp"
         raise text.fail(
             line,
             f"objective {value.strip()!r} predicts {what} of the raw score, which C without "
