@@ -5,6 +5,7 @@ init scores, labels of every kind; given as the estimator, its Booster or its te
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -140,10 +141,16 @@ def lgb_case(seed: int, index: int) -> Case:
         fit["init_score"] = rng.normal(size=len(X))
     early = rng.random() < 0.2 and len(X) >= 20 and p["boosting_type"] != "dart"
     if early:
-        fit["eval_set"] = [(X, y)]
+        fit["eval_set"] = [(X.copy(), np.copy(y))]  # not the training set itself
         fit["callbacks"] = [lgb.early_stopping(int(rng.integers(1, 6)), verbose=False)]
     try:
-        est: Any = (lgb.LGBMClassifier if classifier else lgb.LGBMRegressor)(**p).fit(X, y, **fit)
+        with warnings.catch_warnings():
+            # LightGBM 4.7 deprecates eval_set for eval_X and eval_y, which fail on labels
+            # that are strings: eval_set it is
+            warnings.filterwarnings("ignore", "The argument 'eval_set' is deprecated")
+            est: Any = (lgb.LGBMClassifier if classifier else lgb.LGBMRegressor)(**p).fit(
+                X, y, **fit
+            )
     except (lgb.basic.LightGBMError, ValueError, TypeError) as e:
         raise Refused(f"lightgbm refused: {str(e).splitlines()[0][:200]}") from e
     booster = est.booster_
