@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treegen.ensemble import classify
 from treegen.ensemble.file import ensemble_to_json
 from treegen.ensemble.lightgbm import lightgbm_from_text
 from treegen.ensemble.xgboost import xgboost_from_bytes
@@ -421,3 +422,41 @@ def test_the_libraries_dumps_are_named(tmp_path: Path, capsys: pytest.CaptureFix
         code, stdout, stderr = run_cli(capsys, command, str(tmp_path / name), "-o", str(out))
         assert code == 2 and stdout == "" and not out.exists() and stderr.count("\n") == 1
         assert says in stderr and "save_model" in stderr, (name, stderr)
+
+
+@pytest.mark.parametrize("leaf", ["-nan", "inf", "-inf"])
+def test_a_lightgbm_leaf_that_is_not_finite_is_named(
+    leaf: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LightGBM writes a leaf fitted without hessian (min_child_weight=0, a learning rate
+    of 1, bagging that leaves a leaf empty) as -nan or inf, and predicts NaN or infinity
+    for the rows reaching it: refused in one line that says so, exit 2, no output."""
+    head = (
+        "tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n"
+        "max_feature_idx=0\nobjective=regression\nfeature_names=x\nfeature_infos=[-3:3]\n"
+        "tree_sizes=1\n\n"
+    )
+    tree = (
+        "Tree=0\nnum_leaves=2\nnum_cat=0\nsplit_feature=0\nsplit_gain=1\nthreshold=0.5\n"
+        f"decision_type=2\nleft_child=-1\nright_child=-2\nleaf_value=0.25 {leaf}\n"
+        "leaf_weight=1 0\nleaf_count=1 0\ninternal_value=0\ninternal_weight=1\n"
+        "internal_count=1\nis_linear=0\nshrinkage=1\n\n\nend of trees\n\n"
+        "feature_importances:\n\nparameters:\nend of parameters\n\npandas_categorical:null\n"
+    )
+    (tmp_path / "m.txt").write_text(head + tree)
+    out = tmp_path / "out.trees"
+    code, _, err = run_cli(capsys, "import-lightgbm", str(tmp_path / "m.txt"), "-o", str(out))
+    value = "nan" if "nan" in leaf else leaf
+    assert code == 2 and err.count("\n") == 1 and not out.exists(), err
+    assert f"m.txt:21: leaf 1 of tree 0 is {value}" in err, err
+    assert "predicts" in err and "min_child_weight" in err, err
+    # In a round past --iterations the leaf is never reached: the rounds before it are read.
+    first = tree.replace(f"leaf_value=0.25 {leaf}", "leaf_value=0.25 -0.5")
+    second = tree.split("\n\n\nend of trees")[0].replace("Tree=0", "Tree=1")
+    both = head.replace("tree_sizes=1", "tree_sizes=1 1") + first.replace(
+        "\n\n\nend of trees", f"\n\n\n{second}\n\n\nend of trees"
+    )
+    model = lightgbm_from_text(both, iterations=1)
+    assert np.array_equal(classify.values(model, np.asarray([[0.0], [1.0]]))[:, 0], [0.25, -0.5])
+    with pytest.raises(ModelFileError, match="leaf 1 of tree 1 is"):
+        lightgbm_from_text(both)

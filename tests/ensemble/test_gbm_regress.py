@@ -81,6 +81,20 @@ def test_log_link_objectives_are_refused() -> None:
         lightgbm_from_text(est.booster_.model_to_string())
 
 
+@pytest.mark.parametrize("objective", ["cross_entropy", "xentropy", "cross_entropy_lambda"])
+def test_cross_entropy_is_refused_naming_the_binary_objective(objective: str) -> None:
+    """LightGBM's cross-entropy objectives predict a sigmoid of the raw score (what
+    LGBMRegressor.predict returns; LGBMClassifier fits them too): refused in one line
+    that says what to fit for a classifier, objective='binary', whose class is exported."""
+    X, y = regression_target()
+    est = lgb.LGBMClassifier(objective=objective, n_estimators=2, verbose=-1).fit(X, y > 1)
+    name = "cross_entropy" if objective == "xentropy" else objective
+    what = "log" if objective == "cross_entropy_lambda" else "a sigmoid"
+    with pytest.raises(ModelFileError, match=f"objective '{name}' predicts {what}") as e:
+        lightgbm_from_text(est.booster_.model_to_string())
+    assert "objective='binary'" in str(e.value) and "\n" not in str(e.value)
+
+
 def _rows(tmp_path: Path) -> Path:
     X, _ = regression_target()
     csv = tmp_path / "rows.csv"

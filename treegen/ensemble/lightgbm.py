@@ -53,8 +53,8 @@ LIGHTGBM_DUMP = (
 )
 """The error for LightGBM's JSON dump, given to either importer."""
 
-LOG_LINK = ("poisson", "gamma", "tweedie", "cross_entropy", "cross_entropy_lambda")
-"""Objectives predicting exp (or a sigmoid) of the raw score: refused (no libm in the C)."""
+LOG_LINK = ("poisson", "gamma", "tweedie")
+"""Objectives predicting exp of the raw score: refused (no libm in the C)."""
 
 _CATEGORICAL = 1  # decision_type bits (LightGBM's tree.h)
 _DEFAULT_LEFT = 2
@@ -130,6 +130,31 @@ def _threshold(t: float) -> float:
     return t
 
 
+def _leaves(
+    text: _Text, b: dict[str, tuple[int, str]], at: int, n: int, tree: int, used: bool
+) -> list[float]:
+    """The tree's ``n`` leaf values, finite where the tree is ``used``.  LightGBM writes a
+    leaf fitted without hessian as -nan or inf and predicts that for the rows reaching
+    it: a degenerate fit, refused in words that say so (not as a malformed number)."""
+    line, v = text.field(b, "leaf_value", at)
+    try:
+        out = [float(x) for x in v.split()]
+    except ValueError:
+        raise text.fail(line, "leaf_value must be numbers") from None
+    if len(out) != n:
+        raise text.fail(line, f"leaf_value must have {n} numbers, not {len(out)}")
+    bad = next((i for i, x in enumerate(out) if not math.isfinite(x)), None)
+    if bad is not None and used:
+        raise text.fail(
+            line,
+            f"leaf {bad} of tree {tree} is {out[bad]!r}: LightGBM predicts that for every row "
+            "reaching it (a leaf fitted without hessian: min_child_weight=0, or a bag "
+            "without rows); treegen exports finite leaves only: use the rounds before it "
+            "(--iterations) or refit",
+        )
+    return out
+
+
 def _tree(
     text: _Text,
     start: int,
@@ -137,6 +162,8 @@ def _tree(
     output: int,
     values: dict[int, int],
     rows: list[tuple[float, ...]],
+    index: int,
+    used: bool,
 ) -> tuple[Tree, int]:
     b, end = text.block(start)
     at = start
@@ -148,7 +175,7 @@ def _tree(
             "linear trees (linear_tree=True: a linear model in each leaf) are not read, "
             "only trees whose leaves are constants",
         )
-    leaf_value = text.floats(b, "leaf_value", at, n_leaves)
+    leaf_value = _leaves(text, b, at, n_leaves, index, used)
     n = n_leaves - 1
     if n == 0:
         feature, thr, dtype, left, right = [], [], [], [], []
@@ -193,8 +220,6 @@ def _tree(
     for node in order:
         if node < 0:
             leaf = leaf_value[~node]
-            if not math.isfinite(leaf):
-                raise text.fail(b["leaf_value"][0], "a leaf value is not finite")
             cols.leaf(intern(values, rows, int(np.float64(leaf).view(np.int64)), leaf))
             continue
         d = dtype[node]
@@ -220,10 +245,22 @@ def _tree(
     return cols.tree(output), end
 
 
+_CROSS_ENTROPY = {"cross_entropy": "a sigmoid", "cross_entropy_lambda": "log(1 + exp)"}
+"""What the cross-entropy objectives predict of the raw score: LGBMClassifier fits them
+too, so their refusal names the objective whose class is exported."""
+
+
 def _objective(text: _Text, line: int, value: str) -> tuple[str, dict[str, str]]:
     name, *params = value.split()
+    if name in _CROSS_ENTROPY:
+        raise text.fail(
+            line,
+            f"objective {name!r} predicts {_CROSS_ENTROPY[name]} of the raw score, which C "
+            "without libm does not compute bit for bit: for a classifier, fit with "
+            "objective='binary', whose class is exported",
+        )
     if name in LOG_LINK or (name == "regression" and "sqrt" in params):
-        what = "the square" if name == "regression" else "exp or a sigmoid"
+        what = "the square" if name == "regression" else "exp"
         raise text.fail(
             line,
             f"objective {value.strip()!r} predicts {what} of the raw score, which C without "
@@ -340,7 +377,11 @@ def lightgbm_from_text(
             continue
         if ln != f"Tree={len(trees)}":
             raise doc.fail(i, f"expected Tree={len(trees)}, found {ln[:40]!r}")
-        tree, i = _tree(doc, i + 1, n_features, len(trees) % k, values, rows)
+        # A round past ``iterations`` is read for its form alone: its leaves are not the
+        # model's (nor need they be finite: predict with fewer rounds never reaches them).
+        used = iterations is None or len(trees) < iterations * k
+        tree, i = _tree(doc, i + 1, n_features, len(trees) % k, values if used else {},
+                        rows if used else [], len(trees), used)  # fmt: skip
         trees.append(tree)
     else:
         raise doc.fail(len(doc.lines) - 1, "truncated file: no 'end of trees'")
