@@ -99,3 +99,24 @@ def test_table_of_categorical_tests_only_with_missing_none(
     path.write_text(json.dumps(doc))
     report = treegen.load(str(path)).verify(style="table", missing="none", n_random=50)
     assert report.ok, report.text
+
+
+@pytest.mark.parametrize("style", ["ifs", "table"])
+def test_xgboost_codes_of_double_inputs_are_of_their_float(style: str, tmp_path: Path) -> None:
+    # XGBoost reads x as a float, then takes int(x) for 0 <= x: -1e-46 is float32 -0.0,
+    # code 0, and 2.9999999999 is float32 3.0, code 3.  With --input-type double the C
+    # tested and truncated the double: no code, and code 2.  (Found by the XGBoost fuzz.)
+    stump = _stump_codes(1)
+    stump["left_codes"] = [[0, 3], [], []]
+    path = _forest([stump, stump], 2, tmp_path)
+    doc = json.loads(path.read_text())
+    doc["categorical_rule"] = "xgboost"
+    path.write_text(json.dumps(doc))
+    model = treegen.load(str(path))
+    below = np.nextafter(np.float32(5), np.float32(0))  # the last float below 5
+    edges = [-1e-46, 2.9999999999, 3.0000000001, -2e-45, 4.99999999, float(below), 5.0, 1e300]
+    rows = np.array([[v] for v in edges])
+    assert classify.predict(model.value, rows).tolist() == [0, 0, 0, 1, 1, 1, 1, 1]
+    pd = pytest.importorskip("pandas")
+    report = model.verify(pd.DataFrame({"x": rows[:, 0]}), style=style, input_type="double")
+    assert report.ok, report.text
