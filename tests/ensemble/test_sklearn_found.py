@@ -18,6 +18,8 @@ from support.cli import run_cli
 sklearn = pytest.importorskip("sklearn")
 from sklearn.ensemble import (  # noqa: E402
     AdaBoostClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
 )
 from sklearn.tree import ExtraTreeClassifier, ExtraTreeRegressor  # noqa: E402
@@ -96,8 +98,6 @@ def test_boosted_probabilities_of_eight_classes_and_more_are_scikit_learns(
     # row was summed pairwise from 8 classes on, and a last bit differed in a third of
     # the rows. AdaBoost's decision_function is Fortran-ordered too (its np.where of a
     # transposed array); GradientBoostingClassifier's raw scores are C-ordered.
-    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
-
     rng = np.random.default_rng(0)
     Xk = rng.normal(size=(400, 3))
     y = np.arange(400) % k
