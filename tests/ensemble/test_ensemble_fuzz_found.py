@@ -120,3 +120,16 @@ def test_xgboost_codes_of_double_inputs_are_of_their_float(style: str, tmp_path:
     pd = pytest.importorskip("pandas")
     report = model.verify(pd.DataFrame({"x": rows[:, 0]}), style=style, input_type="double")
     assert report.ok, report.text
+
+
+def test_a_regressors_huge_leaf_value_in_the_table(tmp_path: Path) -> None:
+    # A multi-output regression tree's leaf row (1e308, 0.5): the table style's search for
+    # count rows multiplied 1e308 by the rows' common denominator, and round(inf) raised
+    # OverflowError out of export (found by the scikit-learn fuzz).
+    sklearn_tree = pytest.importorskip("sklearn.tree")
+    X = np.asarray([[0.0], [1.0]])
+    est = sklearn_tree.DecisionTreeRegressor().fit(X, [[1e308, 0.5], [1.0, 2.0]])
+    model = treegen.from_sklearn(est)
+    report = model.verify(style="table", n_random=50)
+    assert report.ok, report.text
+    assert np.array_equal(model.predict(X), est.predict(X))

@@ -74,7 +74,9 @@ class Payloads:
 
 def count_row(values: tuple[float, ...]) -> tuple[int, ...] | None:
     """The smallest counts whose fractions are ``values`` exactly, or None."""
-    if any(not math.isfinite(v) or v < 0 or math.copysign(1.0, v) < 0 for v in values):
+    # A fraction is at most 1 (a regressor's row may hold 1e308, whose product with the
+    # total below would be inf).
+    if any(not 0 <= v <= 1 or math.copysign(1.0, v) < 0 for v in values):
         return None
     nonzero = [Fraction(v).limit_denominator(MAX_COUNT) for v in values if v != 0.0]
     if not nonzero:
