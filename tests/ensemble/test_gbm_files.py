@@ -460,3 +460,44 @@ def test_a_lightgbm_leaf_that_is_not_finite_is_named(
     assert np.array_equal(classify.values(model, np.asarray([[0.0], [1.0]]))[:, 0], [0.25, -0.5])
     with pytest.raises(ModelFileError, match="leaf 1 of tree 1 is"):
         lightgbm_from_text(both)
+
+
+def test_xgboost_split_at_infinity_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """XGBoost's exact method splits two values near FLT_MAX at their float32 midpoint,
+    which overflows: the file holds x < inf (JSON's ``Infinity``), every finite x left.
+    It was refused as "not a finite number"; it is read, and equals XGBoost's predict."""
+    import treegen
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(3.2e38, 3.4e38, size=(200, 2)).astype(np.float32)
+    y = (X[:, 0] > 3.3e38).astype(int)
+    est = xgb.XGBClassifier(n_estimators=3, max_depth=3, tree_method="exact").fit(X, y)
+    path = tmp_path / "m.json"
+    est.get_booster().save_model(str(path))
+    assert "Infinity" in path.read_text()
+    code, _, err = run_cli(
+        capsys, "import-xgboost", str(path), "-q", "-o", str(tmp_path / "m.trees")
+    )
+    assert code == 0, err
+    model = treegen.load(str(tmp_path / "m.trees"))
+    top = np.float32(3.4028235e38)
+    extra = [[np.inf, np.inf], [top, top], [-np.inf, 0.0], [np.nan, np.nan]]
+    rows = np.concatenate([X, np.asarray(extra, dtype=np.float32)])
+    assert np.array_equal(model.predict(rows), est.predict(rows))
+    assert np.array_equal(model.predict_proba(rows), est.predict_proba(rows))
+    report = model.verify(rows, n_random=50)
+    assert report.ok, report.text
+
+
+def test_xgboost_leaf_at_infinity_is_refused(tmp_path: Path) -> None:
+    """Only a numeric split may be at +inf: a leaf's value is a number."""
+    doc = json.loads(fit_xgboost("xgb_binary").get_booster().save_raw("json"))
+    tree = doc["learner"]["gradient_booster"]["model"]["trees"][0]
+    leaf = tree["left_children"].index(-1)
+    tree["split_conditions"][leaf] = float("inf")
+    with pytest.raises(
+        ModelFileError, match=rf"split_conditions\[{leaf}\]: is not a finite number"
+    ):
+        xgboost_from_bytes(json.dumps(doc).encode(), "m.json")

@@ -225,7 +225,9 @@ def _tree(
     cols = Columns(order)
     for i in order:
         c = cond[i]
-        if not np.isfinite(c):
+        # A numeric split of x < inf: XGBoost's exact method writes it where two values
+        # near FLT_MAX are split (their midpoint overflows); every finite x goes left.
+        if not (np.isfinite(c) or (c == np.inf and left[i] != -1 and not split_type[i])):
             raise doc.fail(f"{path}.split_conditions[{i}]", "is not a finite number")
         if left[i] == -1:
             cols.leaf(intern(values, rows, int(np.float32(c).view(np.int32)), float(c)))
