@@ -27,16 +27,8 @@ import numpy as np
 import pytest
 
 from support.fuzz import LONG
-from support.sklearn_fuzz import (
-    Case,
-    Refused,
-    c_modes,
-    check_c,
-    check_cli,
-    check_python,
-    check_verify,
-    make_case,
-)
+from support.sklearn_fuzz import Case, Refused, make_case
+from support.sklearn_fuzz_check import c_modes, check_c, check_cli, check_python, check_verify
 
 pytest.importorskip("sklearn")
 pytest.importorskip("pandas")
