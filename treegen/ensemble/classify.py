@@ -20,7 +20,6 @@ import numpy.typing as npt
 
 from treegen.ensemble import libm
 from treegen.ensemble.core import LEAF, ZERO_BAND, Ensemble, Tree
-from treegen.ensemble.sktree import NAN_REFUSED_OPTION
 from treegen.errors import CellError, UsageError
 
 FloatArray = npt.NDArray[np.float64]
@@ -42,9 +41,8 @@ def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
     """A :class:`CellError` naming the first row and feature holding NaN, where the
     estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
     for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
-    :func:`decide` on :func:`scores`, which do not refuse.  A single tree whose predict
-    refuses NaN is marked by an option (treegen.ensemble.sktree.source_options)."""
-    if not (ens.refuses_nan or ens.options.get(NAN_REFUSED_OPTION) == "refused"):
+    :func:`decide` on :func:`scores`, which do not refuse."""
+    if not ens.refuses_nan:
         return
     x = np.asarray(X, dtype=np.float64)
     nan = np.isnan(x)

@@ -62,6 +62,11 @@ GradientBoosting and AdaBoost): their ensembles' Python predictions refuse NaN t
 each node's missing-value side (``nan_left``: scikit-learn's ``missing_go_to_left``, as
 the fitted trees' own ``tree_.predict`` does), and verify holds it to that."""
 
+NAN_REFUSED_OPTION = "nan"
+"""The option saying (value ``"refused"``) that an ensemble's estimator's ``predict``
+raises on NaN where its method alone does not say so: scikit-learn's single extra trees
+fitted with ``splitter="best"`` (treegen.ensemble.sktree.source_options)."""
+
 ZERO_BAND = 1.0000000180025095e-35
 """LightGBM's ``kZeroThreshold`` (``1e-35f`` as a double): its prediction reads a value
 within this of 0 as 0, and a split of missing type Zero sends such a value (and NaN)
@@ -166,8 +171,9 @@ class Ensemble:
 
     @property
     def refuses_nan(self) -> bool:
-        """Whether the estimator's ``predict`` raises on NaN (:data:`NAN_REFUSED`)."""
-        return self.method in NAN_REFUSED
+        """Whether the estimator's ``predict`` raises on NaN (:data:`NAN_REFUSED`,
+        :data:`NAN_REFUSED_OPTION`)."""
+        return self.method in NAN_REFUSED or self.options.get(NAN_REFUSED_OPTION) == "refused"
 
     @property
     def estimator_name(self) -> str | None:

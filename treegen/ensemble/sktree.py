@@ -19,16 +19,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.ensemble.core import LEAF, Tree
+from treegen.ensemble.core import LEAF, NAN_REFUSED_OPTION, Tree
 from treegen.errors import UsageError
 
 _TREE_LEAF = -1  # scikit-learn's children_left of a leaf
-
-
-NAN_REFUSED_OPTION = "nan"
-"""The ensemble option saying that its estimator's ``predict`` raises on NaN (its value
-``"refused"``) where the method alone does not say so (core.NAN_REFUSED):
-:func:`source_options`' single trees."""
 
 
 def source_options(estimator: Any) -> dict[str, object]:
