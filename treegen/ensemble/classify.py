@@ -250,7 +250,9 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         return _library_proba(ens, s)
     if s.shape[1] == 1:
         z = s[:, 0] * float(ens.options.get("sigmoid", 1.0))  # type: ignore[arg-type]
-        p1 = 1.0 / (1.0 + np.exp(-z))
+        # scipy's expit, 1 / (1 + exp(-x)) with the C library's exp: numpy's np.exp is
+        # its own code on some processors (AVX-512), and may differ in the last bit.
+        p1 = 1.0 / (1.0 + libm.c_library_exp(-z))
         return np.column_stack([1.0 - p1, p1])
     # HistGradientBoosting's _raw_predict makes its scores Fortran-ordered,
     # GradientBoosting's are C-ordered.
