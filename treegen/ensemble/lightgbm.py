@@ -109,13 +109,18 @@ class _Text:
             raise self.fail(line, f"{key} must have {n} values, not {len(out)}")
         return out
 
-    def floats(self, block: dict[str, tuple[int, str]], key: str, at: int, n: int) -> list[float]:
+    def floats(
+        self, block: dict[str, tuple[int, str]], key: str, at: int, n: int, nan: bool = False
+    ) -> list[float]:
+        """The ``n`` numbers of field ``key``; NaN among them only where ``nan``."""
         line, v = self.field(block, key, at)
         try:
             out = [float(x) for x in v.split()]
         except ValueError:
             raise self.fail(line, f"{key} must be numbers") from None
-        if len(out) != n or any(math.isnan(x) for x in out):
+        if nan and len(out) != n:
+            raise self.fail(line, f"{key} must have {n} numbers, not {len(out)}")
+        if len(out) != n or (not nan and any(math.isnan(x) for x in out)):
             raise self.fail(line, f"{key} must have {n} numbers, none NaN")
         return out
 
@@ -136,13 +141,8 @@ def _leaves(
     """The tree's ``n`` leaf values, finite where the tree is ``used``.  LightGBM writes a
     leaf fitted without hessian as -nan or inf and predicts that for the rows reaching
     it: a degenerate fit, refused in words that say so (not as a malformed number)."""
-    line, v = text.field(b, "leaf_value", at)
-    try:
-        out = [float(x) for x in v.split()]
-    except ValueError:
-        raise text.fail(line, "leaf_value must be numbers") from None
-    if len(out) != n:
-        raise text.fail(line, f"leaf_value must have {n} numbers, not {len(out)}")
+    out = text.floats(b, "leaf_value", at, n, nan=True)
+    line = b["leaf_value"][0]
     bad = next((i for i, x in enumerate(out) if not math.isfinite(x)), None)
     if bad is not None and used:
         raise text.fail(
