@@ -47,7 +47,7 @@ test: $(STAMP)
 
 # The fast loop while working: every test but the slow ones (long runs, the rest of each
 # parameter sweep, single tests of a second or more) and those that need cross compilers,
-# simulators or Java (under a minute on 2 cores; tests/conftest.py says which are which).
+# simulators or Java (about two minutes on 2 cores; tests/conftest.py says which are which).
 test-fast: $(STAMP)
 	$(VPY) -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not toolchain"
 

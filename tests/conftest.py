@@ -13,7 +13,7 @@ is marked ``slow`` here.  A test whose one case takes a second or more (a proper
 a strict build under two standards, a command in a child process) carries ``slow``
 itself, where a quicker test of the same module stays in the fast loop: every test module
 but the toolchain ones and the three long ones (the wheel, determinism across hash seeds,
-the differential fuzz) runs in the fast loop, which takes under a minute on 2 cores.
+the differential fuzz) runs in the fast loop, which takes about two minutes on 2 cores.
 """
 
 from __future__ import annotations
