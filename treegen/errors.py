@@ -54,7 +54,7 @@ class TreegenError(Exception):
     def location(self) -> str:
         """``FILE:LINE:COL`` (as much as is known), or ``option --x`` or ''."""
         if self.file is not None:
-            parts = [self.file]
+            parts = [self.file or "''"]  # an empty name ('' on the command line) as typed
             if self.line is not None:
                 parts.append(str(self.line))
                 if self.col is not None:

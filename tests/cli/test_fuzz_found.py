@@ -226,3 +226,26 @@ def test_an_importers_folder_or_missing_file_is_worded_as_every_reader_words_it(
         code, stdout, err = run_cli(capsys, command, str(path), "-o", str(out))
         assert (code, stdout, err) == (2, "", f"treegen: error: {path}: {said}\n")
         assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", ""],
+        ["eval", "MODEL", "DATA", "--unpruned", ""],
+        ["train", "", "-o", "OUT"],
+        ["verify", "MODEL", ""],
+    ],
+)
+def test_an_empty_file_name_is_named_in_the_error(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An empty argument for a file ('' from a script's unset variable) gave "treegen:
+    # error: no such model file", naming nothing: the location's empty name was dropped.
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    where = {"MODEL": str(model), "DATA": str(GOLF), "OUT": str(tmp_path / "o.tree")}
+    code, _, err = run_cli(capsys, *[where.get(a, a) for a in argv])
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("treegen: error: '': no such "), err
+    assert not (tmp_path / "o.tree").exists()

@@ -123,6 +123,7 @@ def run_case(index: int, models: dict[str, str], work: Path) -> None:
     if status == 2:
         named = re.search(r"(^|[\s(])-[-a-zA-Z]", err[len("treegen: error: ") :])
         files = [w for w in argv[1:] if os.path.sep in w or f" {w}: " in err]
+        files += ["''"] if "" in argv[1:] else []  # an empty file name, as errors print it
         assert named or any(f in err for f in files), (case, err)
 
 
