@@ -169,17 +169,15 @@ def _text(data: dict[str, Any], layout: str) -> str:
     return '{"members": [{"version": 1}], ' + text[1:]
 
 
-@pytest.mark.parametrize("layout", ["treegen", "indented", "compact"])
-@pytest.mark.parametrize("i", [0, 1, 2])
+@pytest.mark.parametrize(
+    "where", [(i, layout) for layout in ("treegen", "indented", "compact") for i in range(3)]
+)
 def test_each_members_error_is_at_that_members_line(
-    files: dict[str, dict[str, Any]],
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    layout: str,
-    i: int,
+    files: dict[str, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str], where: Any
 ) -> None:
     """Member i's broken "version" is named at its own line, in every layout, past a
     decoy "members" list."""
+    i, layout = where
     text = _text(files["boost"], layout)
     members = text.rindex('"members"')
     at = [m.start() for m in re.finditer('"version": 1', text) if m.start() > members][i]

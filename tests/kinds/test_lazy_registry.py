@@ -70,31 +70,27 @@ def test_every_entry_matches_its_kind() -> None:
     assert kinds.show_formats() == tuple(dict.fromkeys(f for k in loaded for f in k.show))
 
 
-def test_an_entry_that_disagrees_with_its_kind_is_refused() -> None:
+TREE_SHOW = ("c45", "j48", "dot", "rules")
+
+
+@pytest.mark.parametrize(
+    ("show", "writer"),
+    [(("c45",), ""), (TREE_SHOW, "treegen.model.file:model_to_dict")],
+    ids=["show formats", "writer"],
+)
+def test_an_entry_that_disagrees_with_its_kind_is_refused(
+    show: tuple[str, ...], writer: str
+) -> None:
     tree = kinds._TABLE["tree"]
-    entry = kinds.Entry(
-        "wrong", "wrong-format", "treegen.model.core:Model", ("c45",), "treegen.kinds.tree", "TREE"
-    )
-    kinds.register(entry)
+    module = "treegen.kinds.tree"
+    entry = kinds.Entry("wrong", "wrong-format", "treegen.model.core:Model", show, module, "TREE")
+    kinds.register(replace(entry, to_json=writer))
     try:
         with pytest.raises(RuntimeError, match="does not match treegen.kinds.tree"):
             kinds.kind_named("wrong")
     finally:
         kinds.unregister("wrong")
     assert kinds._TABLE["tree"] is tree
-
-
-def test_an_entry_naming_another_writer_is_refused() -> None:
-    entry = kinds.Entry(
-        "wrong", "wrong-format", "treegen.model.core:Model", ("c45", "j48", "dot", "rules"),
-        "treegen.kinds.tree", "TREE", "treegen.model.file:model_to_dict",
-    )  # fmt: skip
-    kinds.register(entry)
-    try:
-        with pytest.raises(RuntimeError, match="does not match treegen.kinds.tree"):
-            kinds.kind_named("wrong")
-    finally:
-        kinds.unregister("wrong")
 
 
 def test_to_json_writes_a_tree_without_its_kind(tmp_path: Path) -> None:
