@@ -5,6 +5,7 @@ line of the field and the field, exit 2, nothing on stdout."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,9 @@ from typing import Any
 import pytest
 
 import treegen
-from treegen.committee.file import committee_to_json
+from treegen.committee.file import committee_from_data, committee_to_json
 
-from support.cli import refused_json
+from support.cli import refused_json, run_cli
 from support.weka import REF
 
 VOTE = str(REF / "vote-r8" / "vote-r8.arff")
@@ -155,3 +156,48 @@ def test_a_member_without_its_format_line_is_named_at_its_own_line(
     line = 1 if compact else text.count("\n", 0, text.index('"version"', first + 1))
     message = 'members[1].format: not a treegen model file (expected "treegen-model")'
     assert err == f"treegen: error: {bad}:{line}: {message}\n"
+
+
+def _text(data: dict[str, Any], layout: str) -> str:
+    """The committee's text as treegen writes it, indented by json.dumps or on one line,
+    after a decoy on its first line: an earlier "members" key, of one member (JSON's
+    last one counts)."""
+    if layout == "treegen":
+        text = committee_to_json(committee_from_data(data, "", "c"))
+    else:
+        text = json.dumps(data, indent=None if layout == "compact" else 2)
+    return '{"members": [{"version": 1}], ' + text[1:]
+
+
+@pytest.mark.parametrize(
+    "where", [(i, layout) for layout in ("treegen", "indented", "compact") for i in range(3)]
+)
+def test_each_members_error_is_at_that_members_line(
+    files: dict[str, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str], where: Any
+) -> None:
+    """Member i's broken "version" is named at its own line, in every layout, past a
+    decoy "members" list."""
+    i, layout = where
+    text = _text(files["boost"], layout)
+    members = text.rindex('"members"')
+    at = [m.start() for m in re.finditer('"version": 1', text) if m.start() > members][i]
+    bad = tmp_path / "bad.committee"
+    bad.write_text(text[:at] + '"version": 0' + text[at + len('"version": 1') :])
+    code, out, err = run_cli(capsys, "show", str(bad))
+    line = text.count("\n", 0, at) + 1
+    assert (code, out) == (2, "")
+    assert (
+        err == f"treegen: error: {bad}:{line}: members[{i}].version: must be a positive integer\n"
+    )
+
+
+def test_a_member_that_is_no_object_is_named_at_its_line(
+    files: dict[str, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(json.dumps(files["boost"]))
+    data["members"][1] = 12345
+    bad = tmp_path / "bad.committee"
+    text, err = refused_json(capsys, bad, data)
+    assert (
+        err == f"treegen: error: {bad}:{_line(text, '12345')}: members[1]: must be a JSON object\n"
+    )

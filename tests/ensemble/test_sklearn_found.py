@@ -69,6 +69,33 @@ def test_a_one_class_adaboost_has_probability_one_as_scikit_learn_says() -> None
     assert np.array_equal(model.predict(X), est.predict(X))
 
 
+def test_a_one_class_adaboost_answers_nan_where_scikit_learn_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Fitted on one label, AdaBoostClassifier.predict_proba is a column of ones without
+    # reading X, NaN rows too; its predict raises on NaN (decision_function checks X
+    # first).  The imported model refused NaN in both.
+    est = AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, ["a"] * len(X))
+    rows = np.vstack([NAN_ROW, X, [[np.nan, np.nan]]])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(rows)
+    want = est.predict_proba(rows)
+    path = tmp_path / "est.pkl"
+    path.write_bytes(pickle.dumps(est))
+    code, out, err = run_cli(capsys, "import-sklearn", str(path), "-o", str(tmp_path / "m.trees"))
+    assert code == 0, err
+    for model in (treegen.from_sklearn(est), treegen.load(tmp_path / "m.trees")):
+        got = model.predict_proba(rows)
+        assert want.shape == got.shape == (len(rows), 1)
+        assert np.array_equal(got.view(np.int64), want.view(np.int64))
+        with pytest.raises(DatasetError, match=r"row 0 \(from 0\), feature 'x0'"):
+            model.predict(rows)
+        assert np.array_equal(model.predict(X), est.predict(X))
+        # The C answers the only class on every row, these too (it cannot raise).
+        report = model.verify(rows, n_random=20)
+        assert report.ok and report.passed > len(rows), report.text
+
+
 def test_a_histogram_regressor_whose_baseline_overflows_is_refused_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

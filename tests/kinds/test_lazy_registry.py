@@ -70,18 +70,49 @@ def test_every_entry_matches_its_kind() -> None:
     assert kinds.show_formats() == tuple(dict.fromkeys(f for k in loaded for f in k.show))
 
 
-def test_an_entry_that_disagrees_with_its_kind_is_refused() -> None:
+TREE_SHOW = ("c45", "j48", "dot", "rules")
+
+
+@pytest.mark.parametrize(
+    ("show", "writer"),
+    [(("c45",), ""), (TREE_SHOW, "treegen.model.file:model_to_dict")],
+    ids=["show formats", "writer"],
+)
+def test_an_entry_that_disagrees_with_its_kind_is_refused(
+    show: tuple[str, ...], writer: str
+) -> None:
     tree = kinds._TABLE["tree"]
-    entry = kinds.Entry(
-        "wrong", "wrong-format", "treegen.model.core:Model", ("c45",), "treegen.kinds.tree", "TREE"
-    )
-    kinds.register(entry)
+    module = "treegen.kinds.tree"
+    entry = kinds.Entry("wrong", "wrong-format", "treegen.model.core:Model", show, module, "TREE")
+    kinds.register(replace(entry, to_json=writer))
     try:
         with pytest.raises(RuntimeError, match="does not match treegen.kinds.tree"):
             kinds.kind_named("wrong")
     finally:
         kinds.unregister("wrong")
     assert kinds._TABLE["tree"] is tree
+
+
+def test_to_json_writes_a_tree_without_its_kind(tmp_path: Path) -> None:
+    """The registry writes a tree with the function its entry names, loading neither the
+    tree kind nor code generation, and the text is the tree kind's."""
+    out = tmp_path / "golf.tree"
+    code = (
+        "import sys\nfrom treegen.data.readers import read_dataset\n"
+        "from treegen.kinds import to_json\nfrom treegen.trainer import train\n"
+        f"m = train(read_dataset({str(GOLF)!r}))\n"
+        f"open({str(out)!r}, 'w').write(to_json(m))\n"
+        "print([n for n in sys.modules if n.startswith(('treegen.kinds.', 'treegen.codegen'))])"
+    )
+    modules = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert modules == "[]\n"
+    from treegen.data.readers import read_dataset
+    from treegen.trainer import train
+
+    model = train(read_dataset(str(GOLF)))
+    assert out.read_text() == kinds.kind_of(model).to_json(model) == kinds.to_json(model)
 
 
 def test_kind_of_needs_no_kind_loaded() -> None:

@@ -16,7 +16,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,8 +42,7 @@ from treegen.cli.trainargs import (
 from treegen.data.atomic import write_text_atomic
 from treegen.data.dataset import Dataset
 from treegen.data.words import counted
-from treegen.model.core import Model, flavor_compares_float32
-from treegen.model.file import model_to_json
+from treegen.model.core import flavor_compares_float32
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.fit import grow_prepared
 from treegen.trainer.heap import (
@@ -55,9 +54,12 @@ from treegen.trainer.heap import (
 )
 from treegen.trainer.prepare import prepare
 
-# Imported where used, not here: the kinds' registry (it loads codegen's export
-# options), the committees and evaluation are not needed by a plain
-# `treegen --quiet train`, whose start-up they lengthened.
+if TYPE_CHECKING:
+    from treegen.kinds import Kind
+
+# Imported where used, not here: the kinds (the tree's loads codegen's export options;
+# the registry writes a tree without it), the committees and evaluation are not needed
+# by a plain `treegen --quiet train`, whose start-up they lengthened.
 
 TRAIN_EPILOG = (
     "DATA is a CSV file (class: last column or --target), an ARFF file (a row's instance "
@@ -127,10 +129,9 @@ def run_train(args: argparse.Namespace) -> int:
             else:
                 model = training_function(args, opts, progress)(ds)
             progress.update("writing", nodes=model.size)
-            # A tree is written as the tree kind writes it (model_to_json), without the
-            # kinds' registry; any other value through its kind.
-            text = model_to_json(model) if type(model) is Model else _kind(model).to_json(model)
-            write_text_atomic(output, text)
+            from treegen.kinds import to_json  # a tree: without loading its kind
+
+            write_text_atomic(output, to_json(model))
         if not quiet:
             kind = _kind(model)
             progress.update("counting training errors")
@@ -162,12 +163,7 @@ def run_train(args: argparse.Namespace) -> int:
             )
         note(args, f"treegen: wrote {output}: {what}, {counts}")
         if test_ds is not None:
-            # A tree's Before Pruning columns are of the tree trained again unpruned
-            # (train(), here); any other value is evaluated as eval evaluates it.
-            if type(model) is Model:
-                sys.stderr.write(_test_evaluation(opts, ds, model, test_ds))
-            else:
-                sys.stderr.write(kind.evaluate(model, test_ds, "test", None))
+            sys.stderr.write(_test_evaluation(kind, opts, ds, model, test_ds))
             note_unlabelled(args, test_ds)  # as eval notes them
     note_peak_memory(args)
     return 0
@@ -209,20 +205,18 @@ def _one_tree(args: argparse.Namespace) -> bool:
     )
 
 
-def _test_evaluation(opts: TrainOptions, ds: Dataset, model: Model, test_ds: Dataset) -> str:
-    """Release 8's ``-u`` block for STEM.test: before and after pruning, confusion matrix.
-
-    The "Before Pruning" columns need the unpruned tree, so a pruned run
-    trains a second time with ``--no-prune`` (the same growth).
-    """
-    from treegen.analysis.evaluate import evaluate, format_evaluation
-
-    assert test_ds.schema == model.schema
-    ev = evaluate(model, test_ds)
-    if not opts.prune:
-        return format_evaluation("test", None, ev)
-    raw = train(ds, dataclasses.replace(opts, prune=False))
-    return format_evaluation("test", ev, evaluate(raw, test_ds))
+def _test_evaluation(
+    kind: Kind[Any, Any], opts: TrainOptions, ds: Dataset, model: object, test_ds: Dataset
+) -> str:
+    """The evaluation of ``model`` on STEM.test, as its kind words it for train (a tree:
+    Release 8's ``-u`` block, whose Before Pruning columns are of the same growth trained
+    again with ``--no-prune``, here); a kind with no such wording as eval prints it."""
+    if kind.evaluate_trained is None:
+        text: str = kind.evaluate(model, test_ds, "test", None)
+        return text
+    return kind.evaluate_trained(
+        model, test_ds, "test", lambda: train(ds, dataclasses.replace(opts, prune=False))
+    )
 
 
 # --------------------------------------------------------------- register

@@ -26,15 +26,18 @@ from __future__ import annotations
 
 import json
 import math
-import re
+from collections.abc import Callable
 from typing import Any
 
 from treegen.committee.core import METHODS, Committee
 from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT, integer_votes
 from treegen.errors import ModelFileError
 from treegen.model.check import InvalidField, as_int, as_object, as_str, check_header, check_keys
+from treegen.model.core import Model
 from treegen.model.file import model_from_data, model_to_json
 from treegen.model.jsontext import field_error
+
+_Scan = Callable[[str, int], tuple[Any, int]]  # the JSON scanner: a value and its end
 
 FORMAT = "treegen-committee"
 VERSION = 1
@@ -71,43 +74,53 @@ def committee_to_json(c: Committee) -> str:
     return "\n".join(head) + "\n" + ",\n".join(members) + "\n  ]\n}\n"
 
 
-_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+def _member_spans(text: str) -> list[tuple[int, int]]:
+    """Where each member lies in the file ``text`` (character offsets, its first
+    character to past its last): the items of the decoded ``"members"`` list, whose
+    places the JSON decoder's Python scanner reports as it decodes ``text`` again.
+
+    So a member is found wherever it is and whatever it lacks (matching the members'
+    ``"format"`` lines put every member at the file's start when one had lost that
+    line), and a repeated ``"members"`` key's last list is the one decoded.  Called for
+    an error only: the Python scanner is several times slower than the C one.
+    """
+    items: dict[int, list[tuple[int, int]]] = {}  # by the id of each decoded list
+
+    def parse_array(
+        s_and_end: tuple[str, int], scan_once: _Scan, *hooks: Any
+    ) -> tuple[list[Any], int]:
+        spans: list[tuple[int, int]] = []
+
+        def scan(s: str, i: int) -> tuple[Any, int]:  # one item, from its first character
+            value, end = scan_once(s, i)
+            spans.append((i, end))
+            return value, end
+
+        array, end = json.decoder.JSONArray(s_and_end, scan, *hooks)  # type: ignore[attr-defined]
+        items[id(array)] = spans  # (over a list freed before, whose id it reuses)
+        return array, end
+
+    decoder = json.JSONDecoder()
+    decoder.parse_array = parse_array  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    return items[id(decoder.decode(text)["members"])]
 
 
-def _member_spans(text: str, n: int) -> list[tuple[int, int]]:
-    """Where each member's object lies in the file text (character offsets from its
-    opening brace), found by stepping through the top-level object's values to its
-    (last) ``"members"`` list; the whole text for each where that fails.  (Matching the
-    members' ``"format"`` lines instead put every member at the file's start when one
-    had lost that line.)"""
-    dec = json.JSONDecoder()
-
-    def skip(i: int) -> int:
-        m = _SPACE.match(text, i)
-        assert m is not None  # (the pattern matches the empty string)
-        return m.end()
-
-    found: list[tuple[int, int]] = []
+def _member(raw: Any, i: int, text: str, filename: str) -> Model:
+    """Member ``i`` (decoded ``raw``), checked as a tree file; its error names the
+    member and the file's line."""
     try:
-        i = skip(0) + 1  # past the top-level object's "{": the text decoded as one
-        while text[i := skip(i)] != "}":
-            key, i = dec.raw_decode(text, i)
-            i = skip(skip(i) + 1)  # past the ":"
-            if key != "members" or text[i] != "[":
-                i = dec.raw_decode(text, i)[1]
-            else:
-                found, i = [], skip(i + 1)
-                while text[i] != "]":
-                    lo, i = i, dec.raw_decode(text, i)[1]
-                    found.append((lo, i))
-                    i = skip(i)
-                    i = skip(i + 1) if text[i] == "," else i
-                i += 1
-            i = skip(i)
-            i = i + 1 if text[i] == "," else i
-    except (ValueError, IndexError):
-        found = []
-    return found if len(found) == n else [(0, len(text))] * n
+        return model_from_data(raw, "", filename)  # the text places an error only
+    except ModelFileError:
+        lo, hi = _member_spans(text)[i]
+    try:
+        model_from_data(raw, text[lo:hi], filename)  # the same error, at its line
+    except ModelFileError as err:
+        line = text.count("\n", 0, lo) + (err.line or 1)
+        # A tree file's error names a field, but where the whole value is no object.
+        field = f"members[{i}]" + ("." if isinstance(raw, dict) else ": ")
+        raise ModelFileError(field + err.message, file=filename, line=line) from None
+    raise AssertionError("a member's check passed the second time")
 
 
 def committee_from_data(data: Any, text: str, filename: str) -> Committee:
@@ -132,15 +145,7 @@ def committee_from_data(data: Any, text: str, filename: str) -> Committee:
         _check_votes_follow_betas(method, betas, votes, shift)
     except InvalidField as err:
         raise field_error(err, text, filename) from None
-    spans = _member_spans(text, n)
-    members = []
-    for i, raw in enumerate(members_raw):
-        lo, hi = spans[i]
-        try:
-            members.append(model_from_data(raw, text[lo:hi], filename))
-        except ModelFileError as err:
-            line = text.count("\n", 0, lo) + (err.line or 1)
-            raise ModelFileError(f"members[{i}].{err.message}", file=filename, line=line) from None
+    members = [_member(raw, i, text, filename) for i, raw in enumerate(members_raw)]
     first = members[0]
     for i, m in enumerate(members[1:], 1):
         problem = ""
@@ -149,7 +154,7 @@ def committee_from_data(data: Any, text: str, filename: str) -> Committee:
         elif m.compares_float32 != first.compares_float32:
             problem = "flavour differs from member 0's"
         if problem:
-            line = text.count("\n", 0, spans[i][0]) + 1  # the line of its "{"
+            line = text.count("\n", 0, _member_spans(text)[i][0]) + 1  # its "{"'s line
             raise ModelFileError(f"members[{i}]: {problem}", file=filename, line=line)
     return Committee(
         schema=first.schema,

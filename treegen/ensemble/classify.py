@@ -41,7 +41,8 @@ def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
     """A :class:`CellError` naming the first row and feature holding NaN, where the
     estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
     for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
-    :func:`decide` on :func:`scores`, which do not refuse."""
+    :func:`decide` on :func:`scores`, which do not refuse.  (A one-class AdaBoost's
+    :func:`predict_proba` answers NaN rows without asking, as scikit-learn's does.)"""
     if not ens.refuses_nan:
         return
     x = np.asarray(X, dtype=np.float64)
@@ -231,14 +232,16 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
             "probabilities",
             option="model",
         )
+    k = len(ens.schema.classes)
+    if ens.method == "adaboost" and k == 1:
+        # Fitted on one label, scikit-learn's predict_proba is a column of ones that reads
+        # nothing of X, NaN rows too (its predict refuses them); no softmax of 0 / 0.
+        return np.ones((_as_compared(ens, X).shape[0], 1))
     refuse_nan(ens, X)
     s = scores(ens, X)
     if ens.method == "forest":
         return s
     if ens.method == "adaboost":
-        k = len(ens.schema.classes)
-        if k == 1:  # fitted on one label: scikit-learn's column of ones, no softmax of 0 / 0
-            return np.ones((s.shape[0], 1))
         if ens.decision == "diff":
             d = (-s[:, 0] + s[:, 1])[:, None] / 2
             s = np.hstack([-d, d])

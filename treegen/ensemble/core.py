@@ -58,7 +58,8 @@ CATEGORICAL_RULES: tuple[CategoricalRule, ...] = ("sklearn", "lightgbm", "xgboos
 NAN_REFUSED: tuple[Method, ...] = ("boosting", "adaboost")
 """The methods whose estimators' ``predict`` raises on NaN (scikit-learn's
 GradientBoosting and AdaBoost): their ensembles' Python predictions refuse NaN too
-(treegen.ensemble.classify.refuse_nan); their C, which cannot raise, sends NaN down
+(treegen.ensemble.classify.refuse_nan; but for a one-class AdaBoost predict_proba
+answers, as scikit-learn's reads no X); their C, which cannot raise, sends NaN down
 each node's missing-value side (``nan_left``: scikit-learn's ``missing_go_to_left``, as
 the fitted trees' own ``tree_.predict`` does), and verify holds it to that."""
 

@@ -10,9 +10,13 @@ in docs/ARCHITECTURE.md.
 
 The built-in kinds are listed as :class:`Entry` records: what the table needs to know
 of a kind before its code runs (its name, file format, value type and ``show``
-formats) and the module holding its :class:`Kind`.  That module is imported the first
-time the kind is used, so ``treegen train`` does not import code generation, the
-ensembles and jinja2, and ``kind_of`` on a tree loads no other kind.
+formats, and the function writing its file) and the module holding its :class:`Kind`.
+That module is imported the first time the kind is used, so ``treegen train`` does not
+import code generation, the ensembles and jinja2, ``kind_of`` on a tree loads no other
+kind, and :func:`to_json` writes a tree without loading even its own (a quiet train's
+start-up: the tree kind loads codegen's export options).  For the same start-up,
+:class:`Kind` (a dataclass of 30 fields, some milliseconds to build) is imported from
+:mod:`treegen.kinds.spec` when first asked for.
 """
 
 from __future__ import annotations
@@ -20,24 +24,37 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from treegen.errors import a_name
-from treegen.kinds.spec import Kind
 from treegen.model.jsontext import decode_json, read_text
+
+if TYPE_CHECKING:
+    from treegen.kinds.spec import Kind
 
 __all__ = [
     "KINDS", "Entry", "Kind", "a_kind", "kind_named", "kind_of", "load", "loads", "register",
+    "to_json",
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """``Kind``, imported when first asked for (see the module's docstring)."""
+    if name == "Kind":
+        from treegen.kinds.spec import Kind
+
+        return Kind
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class Entry:
     """A kind in the table whose code is not loaded yet: ``module``'s ``attr`` is its
-    :class:`Kind`, whose name, format, value type (``"module:qualname"``) and ``show``
-    formats are these (checked when it loads)."""
+    :class:`Kind`, whose name, format, value type (``"module:qualname"``), ``show``
+    formats and, where given, file writer ``to_json`` (``"module:qualname"``; "": the
+    kind's, loading it) are these (checked when it loads)."""
 
     name: str
     format: str
@@ -45,6 +62,7 @@ class Entry:
     show: tuple[str, ...]
     module: str
     attr: str
+    to_json: str = ""
 
     def holds(self, value: object) -> bool:
         """Whether ``value`` is of this kind, without importing the kind's code: a value
@@ -54,28 +72,34 @@ class Entry:
         return loaded is not None and isinstance(value, getattr(loaded, qualname))
 
 
+def _qualified(f: Callable[..., Any] | type) -> str:
+    """``"module:qualname"``, as an :class:`Entry` names a type or a function."""
+    return f"{f.__module__}:{f.__qualname__}"
+
+
 _TABLE: dict[str, Kind[Any, Any] | Entry] = {}
 
 
 def _loaded(name: str) -> Kind[Any, Any]:
     """The kind ``name``, importing its module the first time."""
     item = _TABLE[name]
-    if isinstance(item, Kind):
+    if not isinstance(item, Entry):
         return item
     kind: Kind[Any, Any] = getattr(importlib.import_module(item.module), item.attr)
-    vt = f"{kind.value_type.__module__}:{kind.value_type.__qualname__}"
-    if (kind.name, kind.format, vt, tuple(kind.show)) != (
+    writer = _qualified(kind.to_json) if item.to_json else ""
+    if (kind.name, kind.format, _qualified(kind.value_type), tuple(kind.show), writer) != (
         item.name,
         item.format,
         item.value_type,
         item.show,
+        item.to_json,
     ):
         raise RuntimeError(f"kind {item.name!r}: its entry does not match {item.module}")
     _TABLE[name] = kind
     return kind
 
 
-class _Kinds(Mapping[str, Kind[Any, Any]]):
+class _Kinds(Mapping[str, "Kind[Any, Any]"]):
     """The table read as kinds by name; reading one loads its code."""
 
     def __getitem__(self, name: str) -> Kind[Any, Any]:
@@ -117,6 +141,18 @@ def _name_of(value: object) -> str:
         if item.holds(value) if isinstance(item, Entry) else isinstance(value, item.value_type):
             return name
     raise TypeError(f"{type(value).__name__} is no registered model kind")
+
+
+def to_json(value: object) -> str:
+    """A model value's file text, as its kind writes it (``kind_of(value).to_json``),
+    without loading a kind whose entry names its writer."""
+    name = _name_of(value)
+    item = _TABLE[name]
+    if isinstance(item, Entry) and item.to_json:
+        module, _, qualname = item.to_json.partition(":")
+        text: str = getattr(importlib.import_module(module), qualname)(value)
+        return text
+    return _loaded(name).to_json(value)
 
 
 def check_kind(value: object) -> None:
@@ -167,6 +203,7 @@ register(
         ("c45", "j48", "dot", "rules"),
         "treegen.kinds.tree",
         "TREE",
+        "treegen.model.file:model_to_json",
     )
 )
 register(

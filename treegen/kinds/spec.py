@@ -130,3 +130,8 @@ class Kind(Generic[M, L]):
     # The classes eval counts as errors where they are not predict's (a tree's: Release
     # 8's own float sums, model/classify_r8.py); train's summary counts them so too.
     error_predict: Callable[[M, npt.NDArray[np.float64]], npt.NDArray[np.intp]] | None = None
+    # treegen train's evaluation of a value it trained on the test set beside its data
+    # (STEM.test), as ``(value, data, label, unpruned)``: ``unpruned()`` trains the value
+    # again with --no-prune (a pruned tree's Release 8 Before Pruning columns are that
+    # tree's).  None: ``evaluate``'s text with no --unpruned file, as eval prints it.
+    evaluate_trained: Callable[[M, Dataset, str, Callable[[], M]], str] | None = None

@@ -12,7 +12,7 @@ report, the Graphviz picture and the rules printout are imported when first call
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,6 +58,16 @@ def _evaluate(model: Model, ds: Dataset, label: str, unpruned: str | None) -> st
     if _growth(raw) != _growth(model):
         raise UsageError(f"{unpruned} was grown with other options than MODEL", option="--unpruned")
     return format_evaluation(label, ev, evaluate_model(raw, ds))
+
+
+def _evaluate_trained(model: Model, ds: Dataset, label: str, unpruned: Callable[[], Model]) -> str:
+    """Release 8's ``-u`` block of a tree train made: before and after pruning (the
+    Before Pruning columns of ``unpruned()``, the same growth unpruned), confusion matrix."""
+    assert ds.schema == model.schema
+    ev = evaluate_model(model, ds)
+    if not is_pruned(model):
+        return format_evaluation(label, None, ev)
+    return format_evaluation(label, ev, evaluate_model(unpruned(), ds))
 
 
 def _growth(model: Model) -> tuple[object, ...]:
@@ -227,5 +237,6 @@ TREE: Kind[Model, IR] = Kind(
     size=lambda m: f"{counted(m.size, 'node')}, {counted(m.n_leaves, 'leaf')}, depth {m.depth()}",
     trained=_trained,
     error_predict=_error_predict,
+    evaluate_trained=_evaluate_trained,
     notes=_notes,
 )
