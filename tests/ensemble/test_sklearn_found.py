@@ -136,3 +136,37 @@ def test_boosted_probabilities_of_eight_classes_and_more_are_scikit_learns(
         got, want = treegen.from_sklearn(est).predict_proba(Xk), est.predict_proba(Xk)
         assert got.shape == want.shape == (len(Xk), k)
         assert np.array_equal(got.view(np.int64), want.view(np.int64)), type(est).__name__
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf, 1e39, -3.5e38])
+def test_a_value_float32_cannot_hold_is_refused_where_scikit_learn_refuses_it(
+    value: float, tmp_path: Path
+) -> None:
+    # scikit-learn's forests and boosted models read X as finite float32 and raise on
+    # such a value; the imported model answered it.  HistGradientBoosting and
+    # IsolationForest take it, and so does the model.
+    from sklearn.ensemble import IsolationForest, RandomForestClassifier
+
+    y = [0, 0, 1, 1, 0, 1]
+    row = np.asarray([[1.0, value]])
+    for est in (
+        RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y),
+        GradientBoostingClassifier(n_estimators=3).fit(X, y),
+    ):
+        with pytest.raises(ValueError, match="infinity"), np.errstate(over="ignore"):
+            est.predict(row)  # (its cast to float32 overflows first)
+        model = treegen.from_sklearn(est)
+        for m in (model, treegen.load(model.save(tmp_path / "m.trees").path)):
+            with pytest.raises(DatasetError) as info:
+                m.predict(np.vstack([X, row]))
+            text = str(info.value)
+            assert "row 6 (from 0), feature 'x1'" in text and "not finite in float32" in text
+            assert type(est).__name__ in text and "\n" not in text
+            assert np.array_equal(m.predict(X), est.predict(X))
+    for est in (
+        HistGradientBoostingClassifier(max_iter=3).fit(X, y),
+        IsolationForest(n_estimators=3, random_state=0).fit(X),
+    ):
+        rows = np.vstack([X, row])
+        with np.errstate(over="ignore"):  # IsolationForest's cast to float32 overflows
+            assert np.array_equal(treegen.from_sklearn(est).predict(rows), est.predict(rows))

@@ -37,24 +37,36 @@ def _as_compared(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
     return x
 
 
-def refuse_nan(ens: Ensemble, X: npt.ArrayLike) -> None:
-    """A :class:`CellError` naming the first row and feature holding NaN, where the
-    estimator's ``predict`` refuses NaN (:attr:`Ensemble.refuses_nan`): a prediction
-    for it would be one scikit-learn never makes.  verify holds the C's NaN rows to
-    :func:`decide` on :func:`scores`, which do not refuse.  (A one-class AdaBoost's
-    :func:`predict_proba` answers NaN rows without asking, as scikit-learn's does.)"""
-    if not ens.refuses_nan:
+def refuse_unanswered(ens: Ensemble, X: npt.ArrayLike) -> None:
+    """A :class:`CellError` naming the first cell the estimator's ``predict`` refuses:
+    NaN (:attr:`Ensemble.refuses_nan`), or a value float32 cannot hold finite
+    (:attr:`Ensemble.refuses_infinite`): a prediction for it would be one scikit-learn
+    never makes.  verify holds the C's rows of such values to :func:`decide` on
+    :func:`scores`, which do not refuse.  (A one-class AdaBoost's :func:`predict_proba`
+    answers NaN rows without asking, as scikit-learn's does.)"""
+    if not (ens.refuses_nan or ens.refuses_infinite):
         return
     x = np.asarray(X, dtype=np.float64)
-    nan = np.isnan(x)
-    if x.ndim != 2 or not nan.any():
+    if x.ndim != 2:
         return
-    row, col = (int(i[0]) for i in np.nonzero(nan))
+    bad = np.zeros(x.shape, dtype=bool)
+    if ens.refuses_nan:
+        bad |= np.isnan(x)
+    if ens.refuses_infinite:
+        with np.errstate(over="ignore"):
+            bad |= np.isinf(x.astype(np.float32))  # as scikit-learn's check_array reads X
+    if not bad.any():
+        return
+    row, col = (int(i[0]) for i in np.nonzero(bad))
     source = ens.estimator_name or "the estimator"
+    value = x[row, col]
+    if np.isnan(value):
+        what, how = "a missing value (NaN)", "each node's missing-value side"
+    else:
+        what, how = f"{float(value)!r}, not finite in float32", "by its comparisons"
     raise CellError(
-        f"feature {ens.schema.attributes[col].name!r}: a missing value "
-        f"(NaN), which {source}'s predict refuses (scikit-learn raises); the exported C "
-        "answers it (each node's missing-value side)",
+        f"feature {ens.schema.attributes[col].name!r}: {what}, which {source}'s predict "
+        f"refuses (scikit-learn raises); the exported C answers it ({how})",
         row=row,
         attribute=col,
     )
@@ -177,10 +189,11 @@ def row_classes(ens: Ensemble) -> tuple[int, ...]:
 
 def values(ens: Ensemble, X: npt.ArrayLike) -> FloatArray | None:
     """A regressor's prediction (``n`` x outputs float64, the estimator's ``predict``
-    bit for bit), None for a classifier; NaN refused where the estimator refuses it."""
+    bit for bit), None for a classifier; NaN and infinities refused where the
+    estimator refuses them."""
     if not ens.regressor:
         return None
-    refuse_nan(ens, X)
+    refuse_unanswered(ens, X)
     return scores(ens, X)
 
 
@@ -204,9 +217,9 @@ def decide(ens: Ensemble, s: FloatArray) -> npt.NDArray[np.intp]:
 
 
 def predict(ens: Ensemble, X: npt.ArrayLike) -> npt.NDArray[np.intp]:
-    """The class index of every row, as ``estimator.predict`` decides it (NaN refused
-    where the estimator refuses it)."""
-    refuse_nan(ens, X)
+    """The class index of every row, as ``estimator.predict`` decides it (NaN and infinities
+    refused where the estimator refuses them)."""
+    refuse_unanswered(ens, X)
     return decide(ens, scores(ens, X))
 
 
@@ -237,7 +250,7 @@ def predict_proba(ens: Ensemble, X: npt.ArrayLike) -> FloatArray:
         # Fitted on one label, scikit-learn's predict_proba is a column of ones that reads
         # nothing of X, NaN rows too (its predict refuses them); no softmax of 0 / 0.
         return np.ones((_as_compared(ens, X).shape[0], 1))
-    refuse_nan(ens, X)
+    refuse_unanswered(ens, X)
     s = scores(ens, X)
     if ens.method == "forest":
         return s

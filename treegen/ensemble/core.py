@@ -58,10 +58,19 @@ CATEGORICAL_RULES: tuple[CategoricalRule, ...] = ("sklearn", "lightgbm", "xgboos
 NAN_REFUSED: tuple[Method, ...] = ("boosting", "adaboost")
 """The methods whose estimators' ``predict`` raises on NaN (scikit-learn's
 GradientBoosting and AdaBoost): their ensembles' Python predictions refuse NaN too
-(treegen.ensemble.classify.refuse_nan; but for a one-class AdaBoost predict_proba
+(treegen.ensemble.classify.refuse_unanswered; but for a one-class AdaBoost predict_proba
 answers, as scikit-learn's reads no X); their C, which cannot raise, sends NaN down
 each node's missing-value side (``nan_left``: scikit-learn's ``missing_go_to_left``, as
 the fitted trees' own ``tree_.predict`` does), and verify holds it to that."""
+
+INF_REFUSED: tuple[Method, ...] = ("forest", "boosting", "adaboost")
+"""The methods whose scikit-learn estimators' ``predict`` raises on a value that float32
+does not hold as a finite number (+-inf, or a double that rounds to one): scikit-learn's trees,
+forests, GradientBoosting and AdaBoost read X as finite float32 (HistGradientBoosting
+and IsolationForest, whose method is "forest" with ``anomaly``, take any value).  As
+with NaN (:data:`NAN_REFUSED`), the Python predictions of the ensembles imported from
+them (their ``source`` option names the estimator) refuse it too and their C, which
+cannot raise, answers it by its comparisons."""
 
 NAN_REFUSED_OPTION = "nan"
 """The option saying (value ``"refused"``) that an ensemble's estimator's ``predict``
@@ -175,6 +184,13 @@ class Ensemble:
         """Whether the estimator's ``predict`` raises on NaN (:data:`NAN_REFUSED`,
         :data:`NAN_REFUSED_OPTION`)."""
         return self.method in NAN_REFUSED or self.options.get(NAN_REFUSED_OPTION) == "refused"
+
+    @property
+    def refuses_infinite(self) -> bool:
+        """Whether the estimator's ``predict`` raises on a value float32 cannot hold
+        finite (:data:`INF_REFUSED`)."""
+        source = str(self.options.get("source", ""))
+        return self.method in INF_REFUSED and self.anomaly is None and source.startswith("sklearn ")
 
     @property
     def estimator_name(self) -> str | None:

@@ -95,7 +95,7 @@ def format_ensemble_evaluation(e: Ensemble, ds: Dataset, label: str) -> str:
             "(use 'treegen predict' for its values)",
             file=ds.source,
         )
-    classify.refuse_nan(e, ds.X)  # before the labelled rows are picked: a file's row
+    classify.refuse_unanswered(e, ds.X)  # before the labelled rows are picked: a file's row
     known = labelled_rows(ds)
     predicted = classify.predict(e, ds.X[known])
     matrix = confusion_matrix(ds.y[known], predicted, len(e.schema.classes))
