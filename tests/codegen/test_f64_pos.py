@@ -14,16 +14,14 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 from treegen.codegen.f64 import POS_OPS, f64_source, needed
 from treegen.verify.build import SHARED_FLAGS, STRICT_FLAGS
 
-from support.f64pos import add_pairs, bits, div_pairs, in_domain
+from support.f64pos import add_pairs, div_pairs, in_domain
+from support.floatbits import U64, bits
 from support.softfloat import hexes, softfloat_f64
-
-U64 = npt.NDArray[np.uint64]
 
 _WRAPPER = """
 static tg_f64 from_bits(uint64_t v)

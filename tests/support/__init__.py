@@ -14,6 +14,9 @@ on the path).
   differential tests.
 * :mod:`support.segments`: random nodes' continuous segments, scored by the C scan
   and by the numpy path, for the trainer's scoring tests.
+* :mod:`support.floatbits`: floats compared as their IEEE bits (:func:`~support.floatbits.bits`,
+  :func:`~support.floatbits.same_bits`), the one exact comparison: NaN payloads and
+  signed zeros count.
 
 The synthetic datasets the tests train on are a package feature,
 :mod:`treegen.data.synthetic`, because the benchmark uses them too.
