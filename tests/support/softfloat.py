@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -277,17 +278,18 @@ def is_nan64(words: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
 # The routines compiled for the host
 # ---------------------------------------------------------------------------
 
-# The test's batch wrapper: one function per operation over arrays of bit patterns.
+# The test's batch wrapper: one function over arrays of bit patterns, the operation
+# chosen by its index in the routines compiled (CASES: one line per routine).
 _WRAPPER = """
-static PREFIX_f64 from_bits(uint64_t v)
+static tg_f64 from_bits(uint64_t v)
 {
-    PREFIX_f64 r;
+    tg_f64 r;
     r.hi = (uint32_t)(v >> 32);
     r.lo = (uint32_t)v;
     return r;
 }
 
-static uint64_t to_bits(PREFIX_f64 v)
+static uint64_t to_bits(tg_f64 v)
 {
     return (uint64_t)v.hi << 32 | v.lo;
 }
@@ -298,42 +300,43 @@ void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        PREFIX_f64 x = from_bits(a[i]), y = from_bits(b[i]);
+        tg_f64 x = from_bits(a[i]), y = from_bits(b[i]);
         switch (op) {
-        case 0: out[i] = to_bits(PREFIX_f64_add(x, y)); break;
-        case 1: out[i] = to_bits(PREFIX_f64_sub(x, y)); break;
-        case 2: out[i] = to_bits(PREFIX_f64_div(x, y)); break;
-        case 3: out[i] = (uint64_t)PREFIX_f64_lt(x, y); break;
-        case 4: out[i] = (uint64_t)PREFIX_f64_le(x, y); break;
-        case 5: out[i] = (uint64_t)PREFIX_f64_eq(x, y); break;
-        case 6: out[i] = (uint64_t)(int64_t)PREFIX_f64_sign(x); break;
-        case 7: out[i] = (uint64_t)PREFIX_f64_isnan(x); break;
-        case 8: out[i] = to_bits(PREFIX_f64_neg(x)); break;
-        case 9: out[i] = to_bits(PREFIX_f64_from_f32((uint32_t)a[i])); break;
-        case 10: out[i] = to_bits(PREFIX_f64_from_u32((uint32_t)a[i])); break;
-        default: out[i] = (uint64_t)PREFIX_f64_to_f32(x); break;
-        }
+CASES        }
     }
 }
 """
-OP_CODES = {op: k for k, op in enumerate(OPS)}
-assert tuple(OPS) == (
-    "add", "sub", "div", "lt", "le", "eq", "sign", "isnan", "neg", "from_f32", "from_u32",
-    "to_f32",
-)  # fmt: skip
+# What out[i] is for each routine (any other: its binary64 result's bits).
+_RESULT = {
+    "lt": "(uint64_t)tg_f64_lt(x, y)",
+    "le": "(uint64_t)tg_f64_le(x, y)",
+    "eq": "(uint64_t)tg_f64_eq(x, y)",
+    "sign": "(uint64_t)(int64_t)tg_f64_sign(x)",
+    "isnan": "(uint64_t)tg_f64_isnan(x)",
+    "neg": "to_bits(tg_f64_neg(x))",
+    "from_f32": "to_bits(tg_f64_from_f32((uint32_t)a[i]))",
+    "from_u32": "to_bits(tg_f64_from_u32((uint32_t)a[i]))",
+    "to_f32": "(uint64_t)tg_f64_to_f32(x)",
+}
 
 
 class HostF64:
-    """Every routine, rendered for prefix ``tg`` and compiled with the strict flags into
-    a shared library; :meth:`run` applies one to arrays of bit patterns."""
+    """The routines ``ops`` (names of OPS and POS_OPS; all of OPS unless given),
+    rendered for prefix ``tg`` and compiled with the strict flags into a shared library;
+    :meth:`run` applies one to arrays of bit patterns."""
 
-    def __init__(self, workdir: Path, cc: str = "gcc") -> None:
+    def __init__(self, workdir: Path, cc: str = "gcc", ops: Sequence[str] = tuple(OPS)) -> None:
         import cffi
 
+        self.codes = {op: k for k, op in enumerate(ops)}
+        result = {op: _RESULT.get(op, f"to_bits(tg_f64_{op}(x, y))") for op in ops}
+        cases = "".join(
+            f"        case {k}: out[i] = {result[op]}; break;\n" for op, k in self.codes.items()
+        )
         source = (
             "#include <stddef.h>\n#include <stdint.h>\n"
-            + f64_source("tg", OPS)
-            + _WRAPPER.replace("PREFIX", "tg")
+            + f64_source("tg", ops)
+            + _WRAPPER.replace("CASES", cases)
         )
         digest = hashlib.sha256(source.encode()).hexdigest()[:12]
         c = workdir / f"f64_{digest}.c"
@@ -357,7 +360,7 @@ class HostF64:
         b = np.ascontiguousarray(b, dtype=np.uint64)
         out = np.zeros(len(a), dtype=np.uint64)
         self.lib.batch(
-            OP_CODES[op],
+            self.codes[op],
             self.ffi.from_buffer("uint64_t[]", a),
             self.ffi.from_buffer("uint64_t[]", b),
             self.ffi.from_buffer("uint64_t[]", out),
