@@ -14,94 +14,22 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 from treegen.codegen.f64 import POS_OPS, f64_source, needed
-from treegen.verify.build import SHARED_FLAGS, STRICT_FLAGS
+from treegen.verify.build import STRICT_FLAGS
 
-from support.f64pos import add_pairs, bits, div_pairs, in_domain
-from support.softfloat import hexes, softfloat_f64
-
-U64 = npt.NDArray[np.uint64]
-
-_WRAPPER = """
-static tg_f64 from_bits(uint64_t v)
-{
-    tg_f64 r;
-    r.hi = (uint32_t)(v >> 32);
-    r.lo = (uint32_t)v;
-    return r;
-}
-
-static uint64_t to_bits(tg_f64 v)
-{
-    return (uint64_t)v.hi << 32 | v.lo;
-}
-
-void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);
-
-void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        tg_f64 x = from_bits(a[i]), y = from_bits(b[i]);
-        switch (op) {
-        case 0: out[i] = to_bits(tg_f64_add_pos(x, y)); break;
-        case 1: out[i] = to_bits(tg_f64_div_pos(x, y)); break;
-        case 2: out[i] = to_bits(tg_f64_add(x, y)); break;
-        default: out[i] = to_bits(tg_f64_div(x, y)); break;
-        }
-    }
-}
-"""
-CODES = {"add_pos": 0, "div_pos": 1, "add": 2, "div": 3}
-
-
-class _Lib:
-    def __init__(self, d: Path) -> None:
-        import cffi
-
-        src = d / "pos.c"
-        src.write_text(
-            "#include <stddef.h>\n#include <stdint.h>\n"
-            + f64_source("tg", [*POS_OPS, "add", "div"])
-            + _WRAPPER
-        )
-        lib = d / "libpos.so"
-        r = subprocess.run(
-            ["gcc", *SHARED_FLAGS, *STRICT_FLAGS, "-o", str(lib), str(src)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert r.returncode == 0 and not r.stderr, r.stderr
-        self.ffi = cffi.FFI()
-        self.ffi.cdef(
-            "void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);"
-        )
-        self.lib = self.ffi.dlopen(str(lib))
-
-    def run(self, op: str, a: U64, b: U64) -> U64:
-        a = np.ascontiguousarray(a, dtype=np.uint64)
-        b = np.ascontiguousarray(b, dtype=np.uint64)
-        out = np.zeros(len(a), dtype=np.uint64)
-        self.lib.batch(
-            CODES[op],
-            self.ffi.from_buffer("uint64_t[]", a),
-            self.ffi.from_buffer("uint64_t[]", b),
-            self.ffi.from_buffer("uint64_t[]", out),
-            len(a),
-        )
-        return out
+from support.f64pos import add_pairs, div_pairs, in_domain
+from support.floatbits import U64, bits
+from support.softfloat import HostF64, hexes, softfloat_f64
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory: pytest.TempPathFactory) -> _Lib:
-    return _Lib(tmp_path_factory.mktemp("f64pos"))
+def lib(tmp_path_factory: pytest.TempPathFactory) -> HostF64:
+    return HostF64(tmp_path_factory.mktemp("f64pos"), ops=(*POS_OPS, "add", "div"))
 
 
-def _check(lib: _Lib, op: str, a: U64, b: U64, softfloat: bool) -> None:
+def _check(lib: HostF64, op: str, a: U64, b: U64, softfloat: bool) -> None:
     keep = in_domain(op, a, b)
     assert keep.mean() > 0.95  # the operands are meant to be in the domain
     a, b = a[keep], b[keep]
@@ -120,7 +48,7 @@ def _check(lib: _Lib, op: str, a: U64, b: U64, softfloat: bool) -> None:
 
 
 @pytest.mark.parametrize("op", list(POS_OPS))
-def test_against_the_host_and_softfloat(lib: _Lib, op: str) -> None:
+def test_against_the_host_and_softfloat(lib: HostF64, op: str) -> None:
     rng = np.random.default_rng(21)
     a, b = (add_pairs if op == "add_pos" else div_pairs)(rng, 20_000)
     _check(lib, op, a, b, softfloat=True)
@@ -128,13 +56,13 @@ def test_against_the_host_and_softfloat(lib: _Lib, op: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("op", list(POS_OPS))
-def test_many_against_the_host(lib: _Lib, op: str) -> None:
+def test_many_against_the_host(lib: HostF64, op: str) -> None:
     rng = np.random.default_rng(22)
     a, b = (add_pairs if op == "add_pos" else div_pairs)(rng, 2_000_000)
     _check(lib, op, a, b, softfloat=False)
 
 
-def test_ties_and_carries(lib: _Lib) -> None:
+def test_ties_and_carries(lib: HostF64) -> None:
     """Named cases: ties to even both ways, a carry into the next binade, the largest
     finite sum, the least normal quotient, 0 + x and 0 / x."""
     cases = [

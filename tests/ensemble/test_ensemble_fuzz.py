@@ -21,7 +21,8 @@ import pytest
 
 from treegen.kinds.export import Rendered
 
-from support.ensemble_batch import compare_one, compile_batch, render_case, syntax_check
+from support.batch import compile_batch, syntax_check
+from support.ensemble_batch import compare_one, render_case, shared_templates
 from support.ensemble_fits import fitted_ensemble
 from support.ensemble_fuzz import random_ensemble, random_options
 from support.fuzz import LONG
@@ -42,15 +43,16 @@ def _cases(n: int, fitted: bool = False) -> list[tuple[int, int]]:
 
 def _exports(cases: list[tuple[int, int]], per: int, fitted: bool) -> list[tuple[object, Rendered]]:
     out: list[tuple[object, Rendered]] = []
-    for seed, i in cases:
-        ens = fitted_ensemble(seed, i) if fitted else random_ensemble(seed, i)
-        if ens is None:
-            continue
-        rng = np.random.default_rng([seed, i, 1])
-        for j in range(per):
-            r = render_case(ens, random_options(rng, ens, f"m{i}_{j}"))
-            if not isinstance(r, str):
-                out.append((ens, r))
+    with shared_templates():
+        for seed, i in cases:
+            ens = fitted_ensemble(seed, i) if fitted else random_ensemble(seed, i)
+            if ens is None:
+                continue
+            rng = np.random.default_rng([seed, i, 1])
+            for j in range(per):
+                r = render_case(ens, random_options(rng, ens, f"m{i}_{j}"))
+                if not isinstance(r, str):
+                    out.append((ens, r))
     return out
 
 
@@ -60,9 +62,9 @@ def _check(items: list[tuple[object, Rendered]], tmp: Path, cc: str, soft: bool)
     for b in range(0, len(items), BATCH):
         part = items[b : b + BATCH]
         work = tmp / f"b{b}"
-        syntax_check([r for _, r in part], work / "c89", "-std=c89")
+        syntax_check([r.files for _, r in part], work / "c89", "-std=c89")
         defines = tuple(f"-D{r.lowered.prefix.upper()}_SOFT64=1" for _, r in part) if soft else ()
-        built = compile_batch([r for _, r in part], work, cc=cc, defines=defines)
+        built = compile_batch([(r.lowered, r.files) for _, r in part], work, cc=cc, defines=defines)
         for (ens, r), lib in zip(part, built, strict=True):
             report = compare_one(ens, r, lib, 100, b)  # type: ignore[arg-type]
             assert report.ok, f"{r.lowered.prefix} {r.opts}\n{report.text()}"

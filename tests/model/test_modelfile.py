@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from treegen.model.file import load_model, model_from_json, model_to_json, save_
 from treegen.model.options import ModelOptions, TrainOptions
 
 from support import codegen_models as cm
+from support.floatbits import same_bits
 
 SCHEMA = Schema(
     (
@@ -68,10 +68,6 @@ def test_a_c45_threshold_must_be_a_float32_value(tmp_path: Path) -> None:
     assert load_model(path).nodes[1].threshold == float(np.float32(0.3))
 
 
-def bits(x: float) -> bytes:
-    return struct.pack("<d", x)
-
-
 @pytest.mark.parametrize("threshold", THRESHOLDS)
 def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     # A c45 tree's thresholds are float32 values (it compares float32); j48's any double.
@@ -89,12 +85,12 @@ def test_round_trip_is_exact(tmp_path: Path, threshold: float) -> None:
     assert back.nodes == model.nodes
     for a, b in zip(model.nodes, back.nodes, strict=True):
         assert type(a) is type(b)
-        assert bits(a.items) == bits(b.items) and bits(a.errors) == bits(b.errors)
-        assert [bits(x) for x in a.dist] == [bits(x) for x in b.dist]
+        assert same_bits(a.items, b.items) and same_bits(a.errors, b.errors)
+        assert same_bits(a.dist, b.dist)
         if isinstance(a, ContinuousTest):
-            assert isinstance(b, ContinuousTest) and bits(a.threshold) == bits(b.threshold)
+            assert isinstance(b, ContinuousTest) and same_bits(a.threshold, b.threshold)
     back_test = back.nodes[1]
-    assert isinstance(back_test, ContinuousTest) and bits(back_test.threshold) == bits(threshold)
+    assert isinstance(back_test, ContinuousTest) and same_bits(back_test.threshold, threshold)
     assert model_to_json(back) == path.read_text()
 
 
@@ -310,9 +306,9 @@ def test_any_finite_threshold_and_weights_round_trip(threshold: float, dist: lis
     nodes[2] = Leaf(0, sum(dist), dist[1], tuple(dist))
     model = Model(base.schema, tuple(nodes), base.options)
     back = model_from_json(model_to_json(model))
-    assert bits(back.nodes[1].threshold) == bits(threshold)
-    assert [bits(x) for x in back.nodes[2].dist] == [bits(x) for x in dist]
-    assert bits(back.nodes[2].items) == bits(sum(dist))
+    assert same_bits(back.nodes[1].threshold, threshold)
+    assert same_bits(back.nodes[2].dist, dist)
+    assert same_bits(back.nodes[2].items, sum(dist))
 
 
 def _at(text: str, line: int, col: int) -> str:

@@ -14,6 +14,11 @@ on the path).
   differential tests.
 * :mod:`support.segments`: random nodes' continuous segments, scored by the C scan
   and by the numpy path, for the trainer's scoring tests.
+* :mod:`support.floatbits`: floats compared as their IEEE bits (:func:`~support.floatbits.bits`,
+  :func:`~support.floatbits.same_bits`), the one exact comparison: NaN payloads and
+  signed zeros count.
+* :mod:`support.batch`: many exported models (trees, ensembles) compiled into one
+  shared library, each called through verify's own batch wrapper, for the fuzz tests.
 
 The synthetic datasets the tests train on are a package feature,
 :mod:`treegen.data.synthetic`, because the benchmark uses them too.

@@ -108,51 +108,52 @@ class _Draw:
     zero_band: bool
 
 
+@dataclass
+class _Node:
+    """One drawn node; a leaf until its feature is drawn."""
+
+    feature: int = LEAF
+    threshold: float = 0.0
+    left: int = LEAF
+    right: int = LEAF
+    nan_left: bool = False
+    categorical: bool = False
+    left_codes: tuple[int, ...] = ()
+    value: int = LEAF
+    zero_missing: bool = False
+
+
 def _tree(d: _Draw, leaf_row: Any, output: int = -1) -> Tree:
+    """A tree drawn depth first (its nodes in pre-order, as the format holds them)."""
     rng = d.rng
-    feature: list[int] = []
-    threshold: list[float] = []
-    left: list[int] = []
-    right: list[int] = []
-    nan_left: list[bool] = []
-    categorical: list[bool] = []
-    codes: list[tuple[int, ...]] = []
-    value: list[int] = []
-    zero: list[bool] = []
+    nodes: list[_Node] = []
 
     def node(depth: int) -> int:
-        i = len(feature)
-        for col in (feature, left, right, value):
-            col.append(LEAF)
-        threshold.append(0.0)
-        nan_left.append(False)
-        categorical.append(False)
-        codes.append(())
-        zero.append(False)
+        i = len(nodes)
+        n = _Node()
+        nodes.append(n)
         if depth >= d.max_depth or (depth > 0 and rng.random() < d.p_leaf):
-            value[i] = leaf_row()
+            n.value = leaf_row()
             return i
-        f = int(rng.choice(d.used))
-        feature[i] = f
-        nan_left[i] = bool(rng.random() < 0.5)
+        n.feature = f = int(rng.choice(d.used))
+        n.nan_left = bool(rng.random() < 0.5)
         if f in d.cat:
-            categorical[i] = True
+            n.categorical = True
             k = d.cat[f]
-            n = int(rng.integers(0, k + 1))
-            codes[i] = tuple(sorted(int(c) for c in rng.choice(k, size=n, replace=False)))
+            size = int(rng.integers(0, k + 1))
+            n.left_codes = tuple(sorted(int(c) for c in rng.choice(k, size=size, replace=False)))
         else:
-            threshold[i] = float(rng.choice(d.pools[f]))
-            zero[i] = d.zero_band and rng.random() < 0.3
-        left[i] = node(depth + 1)
-        right[i] = node(depth + 1)
+            n.threshold = float(rng.choice(d.pools[f]))
+            n.zero_missing = d.zero_band and rng.random() < 0.3
+        n.left = node(depth + 1)
+        n.right = node(depth + 1)
         return i
 
     node(0)
-    return Tree(
-        tuple(feature), tuple(threshold), tuple(left), tuple(right), tuple(nan_left),
-        tuple(categorical), tuple(codes), tuple(value), output,
-        tuple(zero) if any(zero) else (),
-    )  # fmt: skip
+    column = {name: tuple(getattr(n, name) for n in nodes) for name in _Node.__dataclass_fields__}
+    if not any(column["zero_missing"]):
+        column["zero_missing"] = ()
+    return Tree(output=output, **column)
 
 
 def _schema_dict(n_features: int, nominal: dict[int, int], classes: list[str]) -> dict[str, Any]:

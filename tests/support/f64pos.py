@@ -7,19 +7,13 @@ simulated-AVR tests."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
-U64 = npt.NDArray[np.uint64]
+from support.floatbits import U64, bits
+
 LEAST_NORMAL = 0x0010000000000000
 EXP = np.uint64(52)
-
-
-def bits(x: npt.NDArray[Any]) -> U64:
-    out: U64 = np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
-    return out
 
 
 def positive(rng: np.random.Generator, n: int, lo: int = 1, hi: int = 0x7FE) -> U64:

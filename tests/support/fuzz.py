@@ -1,5 +1,5 @@
-"""Shared pieces of the hardening tests: seeded hostile datasets, the export-mode table,
-and a batch builder that compiles many exported models into one shared library.
+"""Shared pieces of the hardening tests: seeded hostile datasets and the export-mode
+table (support.batch compiles many of the exports into one shared library).
 
 A fuzz case is ``(seed, index)``: every random choice comes from
 ``numpy.random.default_rng([seed, index])``, so a failure is reproduced by its
@@ -8,13 +8,9 @@ case id alone.  ``TREEGEN_FUZZ=long`` makes the fuzz tests run more cases.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,11 +20,9 @@ from treegen.codegen.emit import emit, make_env
 from treegen.codegen.ir import IR
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
-from treegen.codegen.parts import SOURCE
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import Model
 from treegen.trainer import Criterion, TrainOptions, train
-from treegen.verify.build import SHARED_FLAGS, STRICT_FLAGS, render_cdef
 
 LONG = os.environ.get("TREEGEN_FUZZ", "") == "long"
 
@@ -216,82 +210,8 @@ def fuzz_model(seed: int, index: int) -> tuple[Model, Dataset]:
 
 
 # ---------------------------------------------------------------------------
-# Many models, one compile
+# Exports
 # ---------------------------------------------------------------------------
-
-
-@dataclass
-class Library:
-    """Several exported models in one shared library: ``run(i, X)`` calls model i."""
-
-    irs: list[IR]
-    ffi: Any
-    lib: Any
-
-    def run(self, i: int, X: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
-        ir = self.irs[i]
-        rows = np.ascontiguousarray(X, dtype=TYPES[ir.encoding.input_type].dtype)
-        n = rows.shape[0]
-        cls = np.zeros(n, dtype=np.int32)
-        proba = np.zeros((n, ir.n_classes), dtype=np.uint16)
-        fn = getattr(self.lib, f"batch_{ir.prefix}")
-        fn(
-            self.ffi.from_buffer(f"{TYPES[ir.encoding.input_type].c_name}[]", rows),
-            n,
-            self.ffi.from_buffer("int[]", cls),
-            self.ffi.from_buffer("uint16_t[]", proba),
-        )
-        return cls, proba
-
-
-def _batch(ir: IR) -> tuple[str, str]:
-    P, U = ir.prefix, ir.prefix.upper()
-    decl = f"void batch_{P}(const {P}_input_t *x, long n, int *cls, uint16_t *proba)"
-    # Without predict_proba (--no-proba) the probabilities stay zero and are not compared.
-    proba = (
-        f"        {P}_predict_proba(x + i * {U}_N_FEATURES, proba + i * {U}_N_CLASSES);\n"
-        if ir.proba
-        else "        (void)proba;\n"
-    )
-    # One translation unit per model (the source, then the wrapper): half the compiler runs.
-    src = (
-        f'#include "{SOURCE}"\n{decl};\n{decl}\n{{\n    long i;\n'
-        "    for (i = 0; i < n; i++) {\n"
-        f"        cls[i] = {P}_predict(x + i * {U}_N_FEATURES);\n"
-        f"{proba}"
-        "    }\n}\n"
-    )
-    return decl, src
-
-
-def build_many(items: list[tuple[IR, dict[str, str]]], workdir: Path, cc: str = "gcc") -> Library:
-    """Compile every (IR, files) pair (distinct prefixes) into one library, with the
-    strict warning flags verify uses."""
-    import cffi
-
-    sources: list[str] = []
-    cdef: list[str] = []
-    digest = hashlib.sha256()
-    for n, (ir, files) in enumerate(items):
-        d = workdir / f"m{n}"
-        d.mkdir(parents=True, exist_ok=True)
-        decl, batch = _batch(ir)
-        for name, text in {**files, "batch.c": batch}.items():
-            (d / name).write_text(text, encoding="utf-8")
-            digest.update(text.encode())
-        sources.append(str(d / "batch.c"))
-        cdef.append(render_cdef(ir) + decl + ";\n")
-    lib = workdir / f"lib_{digest.hexdigest()[:16]}.so"
-    r = subprocess.run(
-        [cc, *SHARED_FLAGS, *STRICT_FLAGS, "-o", str(lib), *sources],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert r.returncode == 0, r.stderr[:3000]
-    ffi = cffi.FFI()
-    ffi.cdef("".join(cdef))
-    return Library([ir for ir, _ in items], ffi, ffi.dlopen(str(lib)))
 
 
 _ENV = make_env()  # one environment: compiling the templates costs more than rendering

@@ -19,6 +19,7 @@ import numpy as np
 from treegen.ensemble import classify
 from treegen.errors import TreegenError
 
+from support.floatbits import rows_differ, same_bits
 from support.gbm_fuzz import Case, FloatArray
 
 
@@ -29,20 +30,6 @@ def _array_rows() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
         yield
-
-
-def same_bits(a: Any, b: Any) -> bool:
-    """Equal shapes and equal float64 bit patterns (NaN's too)."""
-    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return x.shape == y.shape and np.array_equal(x.view(np.int64), y.view(np.int64))
-
-
-def _rows_differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per row: whether any bit differs (every row, where the shapes differ)."""
-    if a.shape != b.shape:
-        return np.ones(len(a), dtype=bool)
-    d = a.astype(np.float64).view(np.int64) != b.astype(np.float64).view(np.int64)
-    return np.asarray(d.reshape(len(a), -1).any(axis=1))
 
 
 def _first(mask: np.ndarray, rows: FloatArray) -> str:
@@ -77,9 +64,8 @@ def _compare(case: Case, model: Any, ens: Any, rows: FloatArray, what: str,
     got = model.predict(rows)
     lib = case.label(rows)
     if case.regressor:
-        got64, lib64 = np.asarray(got, dtype=np.float64), np.asarray(lib, dtype=np.float64)
-        if not same_bits(got64, lib64):
-            out.append(f"{what}: values differ on {_first(_rows_differ(got64, lib64), rows)}")
+        if not same_bits(got, lib):
+            out.append(f"{what}: values differ on {_first(rows_differ(got, lib), rows)}")
         return out
     bad = np.asarray(got != lib)
     if bad.any() and case.proba is not None and len(model.classes_) > 2:
@@ -89,13 +75,13 @@ def _compare(case: Case, model: Any, ens: Any, rows: FloatArray, what: str,
         out.append(f"{what}: classes differ on {_first(bad, rows)}")
     if case.proba is not None:
         p = model.predict_proba(rows)
-        lp = np.asarray(case.proba(rows), dtype=np.float64)
+        lp = case.proba(rows)
         if not same_bits(p, lp):
-            out.append(f"{what}: predict_proba differs on {_first(_rows_differ(p, lp), rows)}")
-    margin = case.margin(rows).astype(np.float64)
+            out.append(f"{what}: predict_proba differs on {_first(rows_differ(p, lp), rows)}")
+    margin = case.margin(rows)
     raw = classify.raw_scores(ens, rows)
     if not same_bits(raw, margin):
-        out.append(f"{what}: margins differ on {_first(_rows_differ(raw, margin), rows)}")
+        out.append(f"{what}: margins differ on {_first(rows_differ(raw, margin), rows)}")
     return out
 
 

@@ -11,13 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from support.floatbits import bits, first_differing_row, same_bits
 from support.sklearn_fuzz import REGRESSORS, Case, FloatArray, make_case, pick
-
-
-def bits(a: Any) -> npt.NDArray[np.int64]:
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float64)).view(np.int64)
 
 
 def sklearn_outputs(case: Case, rows: Any) -> dict[str, Any]:
@@ -89,10 +85,8 @@ def check_python(case: Case) -> list[str]:
             pass
     if case.kind in REGRESSORS:
         got = model.predict(X)
-        if got.shape != want["predict"].shape or not np.array_equal(
-            bits(got), bits(want["predict"])
-        ):
-            bad = _first_bad(got, want["predict"])
+        if not same_bits(got, want["predict"]):
+            bad = first_differing_row(got, want["predict"])
             fails.append(_msg("predict", X, bad, got, want["predict"]))
         return fails
     idx = classify.predict(ens, X)
@@ -114,29 +108,19 @@ def check_python(case: Case) -> list[str]:
     else:
         mine = classify.decision_values(ens, X)
     theirs = want["scores"]
-    if mine.shape != theirs.shape or not np.array_equal(bits(mine), bits(theirs)):
-        bad = _first_bad(mine, theirs)
+    if not same_bits(mine, theirs):
+        bad = first_differing_row(mine, theirs)
         fails.append(_msg("scores", X, bad, mine, theirs))
     if "proba" in want:
         p = model.predict_proba(case.rows if case.frame else X)
-        if p.shape != want["proba"].shape or not np.array_equal(bits(p), bits(want["proba"])):
-            bad = _first_bad(p, want["proba"])
+        if not same_bits(p, want["proba"]):
+            bad = first_differing_row(p, want["proba"])
             fails.append(_msg("predict_proba", X, bad, p, want["proba"]))
     return fails
 
 
 def _msg(what: str, X: FloatArray, row: int, got: Any, want: Any) -> str:
     return f"{what}: row {row} {X[row].tolist()}: {_at(got, row)!r} != {_at(want, row)!r}"
-
-
-def _first_bad(a: Any, b: Any) -> int:
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        return 0
-    diff = bits(a) != bits(b)
-    if diff.ndim > 1:
-        diff = diff.any(axis=tuple(range(1, diff.ndim)))
-    return int(np.flatnonzero(diff)[0])
 
 
 def _at(a: Any, i: int) -> Any:
@@ -291,13 +275,13 @@ def check_cli(case: Case, workdir: Path, how: str) -> list[str]:
     fails = [] if case.frame else _check_predict_command(case, loaded, X, out, workdir)
     if loaded.value.regressor:
         a, b = loaded.predict(X), direct.predict(X)
-        if not np.array_equal(bits(a), bits(b)):
+        if not same_bits(a, b):
             fails.append(f"import-sklearn {how}: the file's predictions differ")
     else:
         from treegen.ensemble import classify
 
         a, b = classify.scores(loaded.value, X), classify.scores(direct.value, X)
-        if not np.array_equal(bits(a), bits(b)) or not np.array_equal(
+        if not same_bits(a, b) or not np.array_equal(
             classify.decide(loaded.value, a), classify.decide(direct.value, b)
         ):
             fails.append(f"import-sklearn {how}: the file's predictions differ")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,8 @@ import numpy.typing as npt
 from treegen.codegen.f64 import OPS, f64_source
 from treegen.verify.build import SHARED_FLAGS, STRICT_FLAGS
 
-U64 = npt.NDArray[np.uint64]
+from support.floatbits import U64, bits
+
 U32 = npt.NDArray[np.uint32]
 
 BINARY_OPS = ("add", "sub", "div")
@@ -34,7 +36,7 @@ COMPARE_OPS = ("lt", "le", "eq")
 
 
 def _f64(*values: float) -> list[int]:
-    return [int(v) for v in np.array(values, dtype=np.float64).view(np.uint64)]
+    return [int(v) for v in bits(values)]
 
 
 def f64_edges() -> U64:
@@ -42,7 +44,7 @@ def f64_edges() -> U64:
     subnormal and normal limits, infinities, NaNs (quiet, signalling, with payloads),
     operands whose sums or quotients are exact ties (1 + 2**-53, 1 + 3 * 2**-53, half
     the smallest subnormal), overflow and underflow to subnormal and to zero."""
-    bits = [
+    words = [
         0x0000000000000000,  # +0
         0x0000000000000001,  # smallest subnormal
         0x0000000000000002,
@@ -74,7 +76,7 @@ def f64_edges() -> U64:
         0x0340000000000000,  # 2**-971: 2**-971 / 2**53 and the like leave the normal range
         *_f64(0.1, 1 / 3, 10.0, 1e300, 1e-300, 2.5e-308, 4.9e-324 * 7, 12345.678),
     ]
-    both = bits + [b | 0x8000000000000000 for b in bits]
+    both = words + [b | 0x8000000000000000 for b in words]
     return np.array(both, dtype=np.uint64)
 
 
@@ -135,7 +137,7 @@ def edge_pairs(edges: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[A
 def f32_edges() -> U32:
     """Both signs of the binary32 values where rounding and special cases live (as
     :func:`f64_edges` for binary64)."""
-    bits = [
+    words = [
         0x00000000,  # +0
         0x00000001,  # smallest subnormal
         0x00000003,
@@ -164,7 +166,7 @@ def f32_edges() -> U32:
         0x501502F9,  # 1e10
         0x2EDBE6FF,  # 1e-10
     ]
-    both = bits + [b | 0x80000000 for b in bits]
+    both = words + [b | 0x80000000 for b in words]
     return np.array(both, dtype=np.uint32)
 
 
@@ -200,8 +202,7 @@ def host_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
     with np.errstate(all="ignore"):
         if op in BINARY_OPS:
             fn = {"add": np.add, "sub": np.subtract, "div": np.divide}[op]
-            r: npt.NDArray[Any] = fn(x, y).view(np.uint64)
-            return r
+            return bits(fn(x, y))
         if op in COMPARE_OPS:
             cmp = {"lt": np.less, "le": np.less_equal, "eq": np.equal}[op]
             return cmp(x, y).astype(np.int64)
@@ -210,13 +211,13 @@ def host_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
         if op == "isnan":
             return np.isnan(x).astype(np.int64)
         if op == "neg":
-            return np.negative(x).view(np.uint64)
+            return bits(np.negative(x))
         if op == "from_f32":
             lo = (a & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-            return lo.view(np.float32).astype(np.float64).view(np.uint64)
+            return bits(lo.view(np.float32))
         if op == "from_u32":
             lo = (a & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-            return lo.astype(np.float64).view(np.uint64)
+            return bits(lo)
         if op == "to_f32":
             return x.astype(np.float32).view(np.uint32).astype(np.uint64)
     raise AssertionError(op)
@@ -230,7 +231,9 @@ def softfloat_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
     def f64(v: np.uint64) -> Any:
         return sf.Float64.from_bytes(int(v).to_bytes(8, "big"))
 
-    def bits(v: Any) -> int:
+    def word(v: Any) -> int:
+        # A SoftFloat number's bits, from its own bytes (support.floatbits.bits reads
+        # numpy floats, which a SoftFloat number is not).
         return int.from_bytes(v.to_bytes(), "big")
 
     sf.set_rounding_mode(sf.RoundingMode.NEAR_EVEN)
@@ -245,49 +248,48 @@ def softfloat_f64(op: str, a: U64, b: U64) -> npt.NDArray[Any]:
         }[op]
         raw = [fn(f64(x), f64(y)) for x, y in zip(a, b, strict=True)]
         if op in BINARY_OPS:
-            return np.array([bits(v) for v in raw], dtype=np.uint64)
+            return np.array([word(v) for v in raw], dtype=np.uint64)
         return np.array(raw, dtype=np.int64)
     if op == "neg":
-        return np.array([bits(sf.f64_neg(f64(x))) for x in a], dtype=np.uint64)
+        return np.array([word(sf.f64_neg(f64(x))) for x in a], dtype=np.uint64)
     if op == "from_f32":
         return np.array(
             [
-                bits(sf.f32_to_f64(sf.Float32.from_bytes((int(x) & 0xFFFFFFFF).to_bytes(4, "big"))))
+                word(sf.f32_to_f64(sf.Float32.from_bytes((int(x) & 0xFFFFFFFF).to_bytes(4, "big"))))
                 for x in a
             ],
             dtype=np.uint64,
         )
     if op == "from_u32":
         return np.array(
-            [bits(sf.ui32_to_f64(sf.UInt32.from_int(int(x) & 0xFFFFFFFF))) for x in a],
+            [word(sf.ui32_to_f64(sf.UInt32.from_int(int(x) & 0xFFFFFFFF))) for x in a],
             dtype=np.uint64,
         )
     if op == "to_f32":
-        return np.array(
-            [int.from_bytes(sf.f64_to_f32(f64(x)).to_bytes(), "big") for x in a], dtype=np.uint64
-        )
+        return np.array([word(sf.f64_to_f32(f64(x))) for x in a], dtype=np.uint64)
     raise AssertionError(op)
 
 
-def is_nan64(bits: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-    return np.isnan(bits.view(np.float64))
+def is_nan64(words: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    return np.isnan(words.view(np.float64))
 
 
 # ---------------------------------------------------------------------------
 # The routines compiled for the host
 # ---------------------------------------------------------------------------
 
-# The test's batch wrapper: one function per operation over arrays of bit patterns.
+# The test's batch wrapper: one function over arrays of bit patterns, the operation
+# chosen by its index in the routines compiled (CASES: one line per routine).
 _WRAPPER = """
-static PREFIX_f64 from_bits(uint64_t v)
+static tg_f64 from_bits(uint64_t v)
 {
-    PREFIX_f64 r;
+    tg_f64 r;
     r.hi = (uint32_t)(v >> 32);
     r.lo = (uint32_t)v;
     return r;
 }
 
-static uint64_t to_bits(PREFIX_f64 v)
+static uint64_t to_bits(tg_f64 v)
 {
     return (uint64_t)v.hi << 32 | v.lo;
 }
@@ -298,42 +300,43 @@ void batch(int op, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        PREFIX_f64 x = from_bits(a[i]), y = from_bits(b[i]);
+        tg_f64 x = from_bits(a[i]), y = from_bits(b[i]);
         switch (op) {
-        case 0: out[i] = to_bits(PREFIX_f64_add(x, y)); break;
-        case 1: out[i] = to_bits(PREFIX_f64_sub(x, y)); break;
-        case 2: out[i] = to_bits(PREFIX_f64_div(x, y)); break;
-        case 3: out[i] = (uint64_t)PREFIX_f64_lt(x, y); break;
-        case 4: out[i] = (uint64_t)PREFIX_f64_le(x, y); break;
-        case 5: out[i] = (uint64_t)PREFIX_f64_eq(x, y); break;
-        case 6: out[i] = (uint64_t)(int64_t)PREFIX_f64_sign(x); break;
-        case 7: out[i] = (uint64_t)PREFIX_f64_isnan(x); break;
-        case 8: out[i] = to_bits(PREFIX_f64_neg(x)); break;
-        case 9: out[i] = to_bits(PREFIX_f64_from_f32((uint32_t)a[i])); break;
-        case 10: out[i] = to_bits(PREFIX_f64_from_u32((uint32_t)a[i])); break;
-        default: out[i] = (uint64_t)PREFIX_f64_to_f32(x); break;
-        }
+CASES        }
     }
 }
 """
-OP_CODES = {op: k for k, op in enumerate(OPS)}
-assert tuple(OPS) == (
-    "add", "sub", "div", "lt", "le", "eq", "sign", "isnan", "neg", "from_f32", "from_u32",
-    "to_f32",
-)  # fmt: skip
+# What out[i] is for each routine (any other: its binary64 result's bits).
+_RESULT = {
+    "lt": "(uint64_t)tg_f64_lt(x, y)",
+    "le": "(uint64_t)tg_f64_le(x, y)",
+    "eq": "(uint64_t)tg_f64_eq(x, y)",
+    "sign": "(uint64_t)(int64_t)tg_f64_sign(x)",
+    "isnan": "(uint64_t)tg_f64_isnan(x)",
+    "neg": "to_bits(tg_f64_neg(x))",
+    "from_f32": "to_bits(tg_f64_from_f32((uint32_t)a[i]))",
+    "from_u32": "to_bits(tg_f64_from_u32((uint32_t)a[i]))",
+    "to_f32": "(uint64_t)tg_f64_to_f32(x)",
+}
 
 
 class HostF64:
-    """Every routine, rendered for prefix ``tg`` and compiled with the strict flags into
-    a shared library; :meth:`run` applies one to arrays of bit patterns."""
+    """The routines ``ops`` (names of OPS and POS_OPS; all of OPS unless given),
+    rendered for prefix ``tg`` and compiled with the strict flags into a shared library;
+    :meth:`run` applies one to arrays of bit patterns."""
 
-    def __init__(self, workdir: Path, cc: str = "gcc") -> None:
+    def __init__(self, workdir: Path, cc: str = "gcc", ops: Sequence[str] = tuple(OPS)) -> None:
         import cffi
 
+        self.codes = {op: k for k, op in enumerate(ops)}
+        result = {op: _RESULT.get(op, f"to_bits(tg_f64_{op}(x, y))") for op in ops}
+        cases = "".join(
+            f"        case {k}: out[i] = {result[op]}; break;\n" for op, k in self.codes.items()
+        )
         source = (
             "#include <stddef.h>\n#include <stdint.h>\n"
-            + f64_source("tg", OPS)
-            + _WRAPPER.replace("PREFIX", "tg")
+            + f64_source("tg", ops)
+            + _WRAPPER.replace("CASES", cases)
         )
         digest = hashlib.sha256(source.encode()).hexdigest()[:12]
         c = workdir / f"f64_{digest}.c"
@@ -357,7 +360,7 @@ class HostF64:
         b = np.ascontiguousarray(b, dtype=np.uint64)
         out = np.zeros(len(a), dtype=np.uint64)
         self.lib.batch(
-            OP_CODES[op],
+            self.codes[op],
             self.ffi.from_buffer("uint64_t[]", a),
             self.ffi.from_buffer("uint64_t[]", b),
             self.ffi.from_buffer("uint64_t[]", out),

@@ -13,7 +13,8 @@ from treegen.verify.inputs import comparison_inputs, to_c_domain
 from treegen.verify.report import Report
 from treegen.verify.tree import compare
 
-from support.fuzz import LONG, Mode, all_modes, build_many, export, fuzz_model
+from support.batch import compile_batch
+from support.fuzz import LONG, Mode, all_modes, export, fuzz_model
 
 # Hundreds of compiled exports: the slow set.
 pytestmark = [pytest.mark.skipif(not have_compiler("gcc"), reason="needs gcc"), pytest.mark.slow]
@@ -48,15 +49,14 @@ def _run_group(start: int, tmp: Path) -> tuple[int, int, list[str]]:
                 continue
             items.append((ir, files))
             meta.append((index, mode, model, ds, f"f{index}_{j}"))
-    lib = build_many(items, tmp)
+    built = compile_batch(items, tmp)
     failures: list[str] = []
     rows = 0
-    for i, (index, mode, model, ds, prefix) in enumerate(meta):
-        ir = lib.irs[i]
+    for (ir, _), lib, (index, mode, model, ds, prefix) in zip(items, built, meta, strict=True):
         X = np.concatenate(
             [to_c_domain(ir, ds.X), comparison_inputs(ir, None, n_random=150, seed=index)]
         )
-        c_cls, c_proba = lib.run(i, X)
+        c_cls, c_proba = lib.run(X)
         report = Report()
         # The options, for --missing none: the C is checked against the none rule on
         # the C4.5 IR as well as against the Python model where no value is missing.

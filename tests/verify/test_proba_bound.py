@@ -28,7 +28,8 @@ from treegen.verify.build import have_compiler
 from treegen.verify.inputs import to_c_domain
 
 from support import codegen_models as cm
-from support.fuzz import Mode, build_many, export, fuzz_model
+from support.batch import compile_batch
+from support.fuzz import Mode, export, fuzz_model
 
 BOUND = 4  # units of 1/32768, the bound the docs state (measured: at most 2.0)
 SEED = 30
@@ -103,10 +104,10 @@ def test_compiled_c_is_within_the_bound(tmp_path: Path) -> None:
             ir, files = export(model, Mode(style, t, fc), f"b{index}_{j}")
             items.append((ir, files))
             cases.append((model, X))
-    lib = build_many(items, tmp_path)
-    for i, (model, X) in enumerate(cases):
-        rows = to_c_domain(lib.irs[i], X)
-        _, c_proba = lib.run(i, rows)
+    built = compile_batch(items, tmp_path)
+    for (ir, _), lib, (model, X) in zip(items, built, cases, strict=True):
+        rows = to_c_domain(ir, X)
+        _, c_proba = lib.run(rows)
         # The float model on the values the C was given (float32 rounds some).
         exact = classify.predict_proba(model, rows.astype(np.float64)) * ONE
         assert np.abs(exact - c_proba.astype(np.float64)).max() <= BOUND
