@@ -22,7 +22,7 @@ import pytest
 from treegen.kinds.export import Rendered
 
 from support.batch import compile_batch, syntax_check
-from support.ensemble_batch import compare_one, render_case, shared_templates
+from support.ensemble_batch import compare_one, render_case
 from support.ensemble_fits import fitted_ensemble
 from support.ensemble_fuzz import random_ensemble, random_options
 from support.fuzz import LONG
@@ -43,16 +43,15 @@ def _cases(n: int, fitted: bool = False) -> list[tuple[int, int]]:
 
 def _exports(cases: list[tuple[int, int]], per: int, fitted: bool) -> list[tuple[object, Rendered]]:
     out: list[tuple[object, Rendered]] = []
-    with shared_templates():
-        for seed, i in cases:
-            ens = fitted_ensemble(seed, i) if fitted else random_ensemble(seed, i)
-            if ens is None:
-                continue
-            rng = np.random.default_rng([seed, i, 1])
-            for j in range(per):
-                r = render_case(ens, random_options(rng, ens, f"m{i}_{j}"))
-                if not isinstance(r, str):
-                    out.append((ens, r))
+    for seed, i in cases:
+        ens = fitted_ensemble(seed, i) if fitted else random_ensemble(seed, i)
+        if ens is None:
+            continue
+        rng = np.random.default_rng([seed, i, 1])
+        for j in range(per):
+            r = render_case(ens, random_options(rng, ens, f"m{i}_{j}"))
+            if not isinstance(r, str):
+                out.append((ens, r))
     return out
 
 

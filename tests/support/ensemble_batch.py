@@ -1,34 +1,16 @@
 """Ensemble exports rendered and held to the Python model, for the export fuzz
 (tests/ensemble/test_ensemble_fuzz.py; support.batch compiles many into one library):
 :func:`render_case` renders one export or gives the error that refuses it,
-:func:`shared_templates` lets many renders share one template environment, and
 :func:`compare_one` runs the kind's own verify rows and comparison on one export."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from unittest import mock
-
-import treegen.ensemble.emit as ensemble_emit
-from treegen.codegen.emit import make_env
 from treegen.codegen.options import ExportOptions
 from treegen.ensemble.core import Ensemble
 from treegen.errors import TreegenError
 from treegen.kinds.export import Rendered, render
 from treegen.verify.build import Built
 from treegen.verify.report import Report
-
-
-@contextmanager
-def shared_templates() -> Iterator[None]:
-    """Renders inside share one template environment.  An ensemble's export makes a
-    fresh one (the command line renders once), whose twenty-odd template compiles cost
-    ten times the rendering; the environment is the same each time, so sharing it
-    changes no output, only how often the templates are compiled."""
-    env = make_env()
-    with mock.patch.object(ensemble_emit, "make_env", lambda: env):
-        yield
 
 
 def render_case(ens: Ensemble, opts: ExportOptions) -> Rendered | str:
