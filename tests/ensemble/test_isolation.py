@@ -164,3 +164,30 @@ def test_api_predict_and_a_tampered_file(tmp_path: Any) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(TreegenError, match="anomaly"):
         load(path)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+@pytest.mark.parametrize("soft", [False, True])
+def test_scores_of_a_forest_of_one_sample_in_c(soft: bool, tmp_path: Any) -> None:
+    """max_samples_ 1 makes the denominator 0, where scikit-learn's quotient is 1 for
+    every row: score_samples -0.5 whatever the row.  --scores was refused ("its
+    denominator 0.0 is not a positive number"); its C now writes those scores, through
+    the binary64 routines too, warning-free under the strict flags and c89."""
+    from treegen.verify.build import STRICT_FLAGS, build
+
+    X = _data(False)[:3]
+    est = sklearn.ensemble.IsolationForest(
+        n_estimators=2, max_samples=1, contamination=0.3, random_state=0
+    ).fit(X)
+    ens = from_estimator(est)
+    assert ens.anomaly is not None and ens.anomaly.denominator == 0
+    rows = np.vstack([X, _data(False)[3:40]]).astype(np.float32).astype(np.float64)
+    want = np.column_stack([est.score_samples(rows), est.decision_function(rows)])
+    assert np.array_equal(isolation.glibc_scores(ens, rows), want)
+    r = render(ens, ExportOptions(prefix="i", style="ifs", scores=True))
+    flags = [f for f in STRICT_FLAGS if f != "-std=c99"]
+    cc = " ".join(["gcc", "-std=c89", *flags, "-Werror", *(["-DI_SOFT64=1"] if soft else [])])
+    cls, out = build(r.lowered, r.files, tmp_path, cc=cc).run(rows.astype(np.float32))
+    got = np.ascontiguousarray(np.asarray(out, dtype=np.float64))
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    assert np.array_equal(np.where(cls == 1, 1, -1), est.predict(rows))

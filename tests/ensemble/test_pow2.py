@@ -105,7 +105,10 @@ def test_python_pow2_is_glibc_pow() -> None:
 def test_off_the_fast_path_is_refused() -> None:
     assert pow2.domain_error(1.0, 10.0, 20.0) is None
     assert "fast path" in str(pow2.domain_error(1.0, 1e6, 1.0))
-    assert "denominator" in str(pow2.domain_error(1.0, 2.0, 0.0))
+    assert "denominator" in str(pow2.domain_error(1.0, 2.0, -1.0))
+    assert "denominator" in str(pow2.domain_error(1.0, 2.0, math.inf))
+    assert pow2.domain_error(1.0, 2.0, 0.0) is None  # scikit-learn's quotient: 1
+    assert pow2.score(7.0, 0.0) == -0.5
     with pytest.raises(ValueError, match="off the reproduced path"):
         pow2.pow2(-1000.0)
     ens = _small_forest()

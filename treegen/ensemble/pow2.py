@@ -114,13 +114,16 @@ def pow2(y: float) -> float:
 
 def score(total: float, denominator: float) -> float:
     """``score_samples`` of a row whose path lengths sum to ``total``:
-    ``-(2 ** -(total / denominator))`` with glibc's power."""
-    return -pow2(-(total / denominator))
+    ``-(2 ** -(total / denominator))`` with glibc's power; the quotient is 1 where the
+    denominator is 0 (one training sample: scikit-learn's ``np.divide`` ``where``)."""
+    return -pow2(-(total / denominator if denominator != 0 else 1.0))
 
 
 def domain_error(low: float, high: float, denominator: float) -> str | None:
     """Why the scores of sums in ``[low, high]`` (``low`` the least positive one) are
     off the reproduced path, or None when every one is on it (or 0)."""
+    if denominator == 0:
+        return None  # every quotient is 1 (score), 2**-1 on the fast path
     if not (math.isfinite(denominator) and denominator > 0):
         return f"its denominator {denominator!r} is not a positive number"
     for s in (low, high):
