@@ -90,8 +90,8 @@ def test_a_value_beyond_float32_is_refused_for_c45_as_in_a_file(tmp_path: Path) 
     X, y = _arrays()
     X[2, 1] = 1e40
     tail = (
-        "is out of range for float32 (attribute 'x1'; the c45 flavor stores continuous "
-        "values as float32, largest 3.4028235e+38)"
+        "is out of range for float32 (attribute 'x1'; a c45 tree, or a model that "
+        "compares float32, reads continuous values as float32, largest 3.4028235e+38)"
     )
     for keywords in ({}, {"bag": 2}, {"boost": 2}):
         with pytest.raises(DatasetError) as info:

@@ -162,7 +162,10 @@ def range_message(value: str, name: str, float32: bool, hint: str = "") -> str:
     :func:`beyond_range` refuses; ``hint`` ends the parenthesis."""
     if float32:
         kind = "float32"
-        detail = f"the c45 flavor stores continuous values as float32, largest {_FLOAT32_MAX:.8g}"
+        detail = (
+            "a c45 tree, or a model that compares float32, reads continuous values as "
+            f"float32, largest {_FLOAT32_MAX:.8g}"
+        )
     else:
         kind, detail = "a double", f"largest {sys.float_info.max!r}"
     return f"{value} is out of range for {kind} (attribute '{name}'; {detail}{hint})"
