@@ -23,6 +23,7 @@ from treegen.ensemble.view_ifs import float_test
 from treegen.kinds.export import render
 from treegen.verify.build import STRICT_FLAGS, build
 
+from support.floatbits import bits, same_bits
 from support.sklearn_models import fit_setup, sklearn_thresholds, threshold_rows
 from support.sklearn_regressors import fit_regressor, regression_data
 
@@ -106,10 +107,6 @@ def test_only_the_last_two_levels_of_a_key_walk_are_selects() -> None:
     assert _selects(render(ens, double).files["predict.c"], "R") == 0
 
 
-def _bits(a: npt.ArrayLike) -> npt.NDArray[np.uint64]:
-    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
-
-
 @needs_gcc
 @pytest.mark.parametrize("branchfree_on", ["0", "1"])
 @pytest.mark.parametrize("name", ["extra", "forest", "boosting", "hist"])
@@ -127,7 +124,7 @@ def test_both_select_forms_give_predict_bits(name: str, branchfree_on: str, tmp_
     built = build(r.lowered, r.files, tmp_path, cc=f"gcc -DR_BRANCHFREE={branchfree_on}")
     _, words = built.run(X32)
     got = (words[:, 0::2].astype(np.uint64) << np.uint64(32)) | words[:, 1::2]
-    assert np.array_equal(got, _bits(classify.values(ens, X32.astype(np.float64))))
+    assert np.array_equal(got, bits(classify.values(ens, X32.astype(np.float64))))
 
 
 @needs_gcc
@@ -145,7 +142,7 @@ def test_both_select_forms_give_the_class(name: str, branchfree_on: str, tmp_pat
     cls, proba = built.run(X32)
     X64 = X32.astype(np.float64)
     assert np.array_equal(cls, classify.predict(ens, X64))
-    assert np.array_equal(_bits(proba), _bits(classify.predict_proba(ens, X64)))
+    assert same_bits(proba, classify.predict_proba(ens, X64))
 
 
 @needs_gcc
@@ -168,7 +165,7 @@ def test_one_tree_floats_or_keys_give_predict_bits(name: str, floats: str, tmp_p
     built = build(r.lowered, r.files, tmp_path, cc=f"gcc -DR_FLOATCMP={floats}")
     _, words = built.run(X32)
     got = (words[:, 0::2].astype(np.uint64) << np.uint64(32)) | words[:, 1::2]
-    assert np.array_equal(got, _bits(classify.values(ens, X32.astype(np.float64))))
+    assert np.array_equal(got, bits(classify.values(ens, X32.astype(np.float64))))
     forest = render(from_estimator(fit_regressor("forest")), ExportOptions(prefix="r", style="ifs"))
     assert "FLOATCMP" not in forest.files["r_predict.c"]
 
@@ -253,7 +250,7 @@ def test_integer_inputs_selects_give_the_class(
     cls, proba = built.run(X.astype(np.int16))
     X64 = np.where(X == -32768, np.nan, X).astype(np.float64)
     assert np.array_equal(cls, classify.predict(ens, X64))
-    assert np.array_equal(_bits(proba), _bits(classify.predict_proba(ens, X64)))
+    assert same_bits(proba, classify.predict_proba(ens, X64))
 
 
 @needs_gcc

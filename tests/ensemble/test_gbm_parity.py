@@ -21,6 +21,7 @@ from treegen.ensemble.core import Ensemble
 from treegen.estimator.gbm_import import from_lightgbm, from_xgboost
 from treegen.model import native
 
+from support.floatbits import same_bits
 from support.gbm_models import (
     LGB_SETUPS,
     XGB_SETUPS,
@@ -36,13 +37,6 @@ xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")
 
 
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and np.array_equal(
-        np.asarray(a, dtype=np.float64).view(np.int64),
-        np.asarray(b, dtype=np.float64).view(np.int64),
-    )
-
-
 @pytest.mark.parametrize("name", XGB_SETUPS)
 def test_xgboost_class_and_margin(name: str) -> None:
     est = fit_xgboost(name)
@@ -55,7 +49,7 @@ def test_xgboost_class_and_margin(name: str) -> None:
     got = classify.predict(ens, rows)
     assert np.array_equal(got, est.predict(rows))
     margin = est.predict(rows, output_margin=True).reshape(len(rows), -1)
-    assert _same_bits(classify.raw_scores(ens, rows), margin.astype(np.float64))
+    assert same_bits(classify.raw_scores(ens, rows), margin.astype(np.float64))
 
 
 @pytest.mark.parametrize("name", LGB_SETUPS)
@@ -66,9 +60,9 @@ def test_lightgbm_class_and_raw_score(name: str) -> None:
     rows = probe_rows(X, lgb_thresholds(est.booster_))
     assert np.array_equal(classify.predict(ens, rows), est.predict(rows))
     raw = est.predict(rows, raw_score=True).reshape(len(rows), -1)
-    assert _same_bits(classify.raw_scores(ens, rows), raw)
+    assert same_bits(classify.raw_scores(ens, rows), raw)
     if ens.divisor is None:
-        assert _same_bits(classify.scores(ens, rows), raw)
+        assert same_bits(classify.scores(ens, rows), raw)
 
 
 def test_setups_reach_every_rule() -> None:
@@ -151,7 +145,7 @@ def test_xgboost_base_margin_equals_its_own(base: str) -> None:
     x = np.zeros((1, 1), dtype=np.float32)
     margin = booster.inplace_predict(x, predict_type="margin")[0]
     ens = from_xgboost(data).value
-    assert _same_bits(classify.raw_scores(ens, x)[:, 0], np.asarray([margin], dtype=np.float64))
+    assert same_bits(classify.raw_scores(ens, x)[:, 0], np.asarray([margin], dtype=np.float64))
 
 
 def _lgb_leaf_model(value: float, sigmoid: float) -> str:
@@ -295,7 +289,7 @@ def test_xgboost_pandas_number_categories_become_nominal_codes() -> None:
     assert any(any(t.categorical) for t in model.value.trees)
     assert np.array_equal(classify.predict(model.value, X), est.predict(frame))
     margin = est.predict(frame, output_margin=True).reshape(n, -1).astype(np.float64)
-    assert _same_bits(classify.scores(model.value, X), margin)
+    assert same_bits(classify.scores(model.value, X), margin)
 
 
 def test_lightgbm_forest_scores_are_its_raw_score_averaged() -> None:
@@ -307,8 +301,8 @@ def test_lightgbm_forest_scores_are_its_raw_score_averaged() -> None:
     X, _ = gbm_data()
     raw = est.predict(X, raw_score=True).reshape(len(X), -1)
     assert ens.divisor == 12.0
-    assert not _same_bits(classify.decision_values(ens, X), raw)
-    assert _same_bits(classify.decision_values(ens, X), raw / ens.divisor)
+    assert not same_bits(classify.decision_values(ens, X), raw)
+    assert same_bits(classify.decision_values(ens, X), raw / ens.divisor)
 
 
 @pytest.mark.parametrize("objective", ["binary:logitraw", "binary:hinge"])
@@ -324,7 +318,7 @@ def test_xgboost_logitraw_and_hinge_proba_are_its_own(objective: str) -> None:
     rows = probe_rows(X, xgb_thresholds(est.get_booster()))
     rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
     got = model.predict_proba(rows)
-    assert _same_bits(got, est.predict_proba(rows).astype(np.float64))
+    assert same_bits(got, est.predict_proba(rows).astype(np.float64))
     assert np.array_equal(model.classes_[np.argmax(got, axis=1)], model.predict(rows))
     assert 0 < (got[:, 1] > 0.5).sum() < len(rows)
 
@@ -405,7 +399,7 @@ def test_predict_proba_is_the_librarys_own(
     else:
         rows = probe_rows(X, lgb_thresholds(est.booster_))
     rows = rows[np.isfinite(rows).all(axis=1) | np.isnan(rows).any(axis=1)]
-    assert _same_bits(model.predict_proba(rows), est.predict_proba(rows).astype(np.float64))
+    assert same_bits(model.predict_proba(rows), est.predict_proba(rows).astype(np.float64))
 
 
 def test_c_library_exp_without_the_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,6 +23,7 @@ from treegen.firmware.parity import verify_on
 from treegen.kinds.check import verify
 
 from support.cli import run_cli
+from support.floatbits import same_bits
 from support.gbm_regressors import (
     LGB_REGRESSORS,
     XGB_REGRESSORS,
@@ -35,10 +36,6 @@ xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")
 
 
-def _bits(a: object) -> np.ndarray:  # type: ignore[type-arg]
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(-1)).view(np.uint64)
-
-
 @pytest.mark.parametrize("objective", XGB_REGRESSORS)
 def test_xgboost_regressor_is_its_float32_prediction(objective: str) -> None:
     est = fit_xgb_regressor(objective)
@@ -49,7 +46,7 @@ def test_xgboost_regressor_is_its_float32_prediction(objective: str) -> None:
     assert want.dtype == np.float32
     got = classify.values(ens, X)
     assert got is not None
-    assert np.array_equal(_bits(got), _bits(want.astype(np.float64)))
+    assert same_bits(got.ravel(), want.astype(np.float64))
 
 
 @pytest.mark.parametrize("objective", LGB_REGRESSORS)
@@ -61,7 +58,7 @@ def test_lightgbm_regressor_is_its_float64_prediction(objective: str) -> None:
     want = est.predict(X)
     got = classify.values(ens, X)
     assert got is not None
-    assert np.array_equal(_bits(got), _bits(want))
+    assert same_bits(got.ravel(), want)
 
 
 def test_log_link_objectives_are_refused() -> None:
@@ -142,7 +139,7 @@ def test_command_line_imports_shows_exports_and_verifies_bit_for_bit(
     assert code == 0, err
     got = np.array([float(v) for v in out.split()])
     X, _ = regression_target()
-    assert np.array_equal(_bits(got), _bits(np.asarray(est.predict(X[:60]), dtype=np.float64)))
+    assert same_bits(got, np.asarray(est.predict(X[:60]), dtype=np.float64))
 
 
 @pytest.mark.toolchain
@@ -198,7 +195,7 @@ def test_float32_values_widen_to_their_binary64_bits(
         got = classify.values(ens, X)
     with np.errstate(over="ignore"):  # the sum to infinity is the point
         want = [float(np.float32(init) + np.float32(v)) for (v,) in values]
-        assert got is not None and np.array_equal(_bits(got), _bits(want))
+        assert got is not None and same_bits(got.ravel(), want)
         report = verify(ens, ExportOptions(prefix="r", name="predict"), n_random=20)
         assert report.ok and "compared bit for bit: identical" in report.text(), report.text()
         if targets.available(targets.target("avr"), run=True):
@@ -213,7 +210,7 @@ def test_python_api_takes_the_fitted_regressors() -> None:
     X, _ = regression_target()
     est_x = fit_xgb_regressor("reg:squarederror")
     got = np.asarray(treegen.from_xgboost(est_x).predict(X), dtype=np.float64)
-    assert np.array_equal(_bits(got), _bits(est_x.predict(X).astype(np.float64)))
+    assert same_bits(got, est_x.predict(X).astype(np.float64))
     est_l = fit_lgb_regressor("huber")
     got = np.asarray(treegen.from_lightgbm(est_l).predict(X), dtype=np.float64)
-    assert np.array_equal(_bits(got), _bits(est_l.predict(X)))
+    assert same_bits(got, est_l.predict(X))

@@ -20,6 +20,7 @@ from treegen.errors import TreegenError
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 
+from support.floatbits import same_bits
 from support.sklearn_models import sklearn_thresholds, threshold_rows
 
 sklearn = pytest.importorskip("sklearn")
@@ -60,19 +61,13 @@ def _rows(name: str) -> npt.NDArray[np.float64]:
     return np.vstack([X, threshold_rows(np.nan_to_num(X), finite), rng.uniform(-8, 8, (3000, 4))])
 
 
-def _bits(a: npt.ArrayLike) -> npt.NDArray[np.uint64]:
-    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
-
-
 @pytest.mark.parametrize("name", list(SETUPS))
 def test_scores_and_predict_equal_sklearn(name: str) -> None:
     est = _fit(name)
     ens = from_estimator(est)
     X = _rows(name)
-    assert np.array_equal(_bits(isolation.score_samples(ens, X)), _bits(est.score_samples(X)))
-    assert np.array_equal(
-        _bits(isolation.decision_function(ens, X)), _bits(est.decision_function(X))
-    )
+    assert same_bits(isolation.score_samples(ens, X), est.score_samples(X))
+    assert same_bits(isolation.decision_function(ens, X), est.decision_function(X))
     want = est.predict(X)
     got = np.asarray(ens.schema.classes)[classify.predict(ens, X)].astype(int)
     assert np.array_equal(got, want)
@@ -127,9 +122,7 @@ def test_model_file_keeps_the_constants(tmp_path: Any) -> None:
     _, back = load(path)
     assert back.anomaly == ens.anomaly
     X = _rows("contamination")
-    assert np.array_equal(
-        _bits(isolation.score_samples(back, X)), _bits(_fit("contamination").score_samples(X))
-    )
+    assert same_bits(isolation.score_samples(back, X), _fit("contamination").score_samples(X))
 
 
 @pytest.mark.slow

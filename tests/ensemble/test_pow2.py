@@ -32,6 +32,8 @@ from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.verify.build import STRICT_FLAGS
 
+from support.floatbits import bits, same_bits
+
 sklearn = pytest.importorskip("sklearn")
 
 
@@ -147,7 +149,7 @@ def _c_library(tmp_path: Path) -> Any:
 
 
 def _c_pow2(lib: Any, ys: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    y = np.ascontiguousarray(ys, dtype=np.float64).view(np.uint64)
+    y = bits(ys)
     out = np.zeros_like(y)
     p = ctypes.POINTER(ctypes.c_uint64)
     lib.t_pow2(y.ctypes.data_as(p), out.ctypes.data_as(p), ctypes.c_long(len(y)))
@@ -167,7 +169,7 @@ def test_c_pow2_is_glibc_pow(tmp_path: Path) -> None:
     ys = _exponents() + [-(s / ens.anomaly.denominator) for s in sums]
     got = _c_pow2(lib, ys)
     want = np.array([math.pow(2.0, y) for y in ys])
-    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    assert same_bits(got, want)
     assert _c_pow2(lib, [0.0, -0.0]).tolist() == [1.0, 1.0]
 
 
@@ -186,7 +188,7 @@ def test_scores_bits_are_the_float64_values(tmp_path: Path) -> None:
     )
     got = (out[:, 0::2].astype(np.uint64) << np.uint64(32)) | out[:, 1::2].astype(np.uint64)
     want = isolation.glibc_scores(ens, X.astype(np.float64))
-    assert np.array_equal(got, np.ascontiguousarray(want).view(np.uint64))
+    assert np.array_equal(got, bits(want))
 
 
 @needs_glibc
@@ -230,7 +232,7 @@ def test_c_scores_on_the_host(setup: str) -> None:
     assert ens.anomaly is not None
     want = np.array([-math.pow(2.0, -(s / ens.anomaly.denominator)) for s in sums])
     if _glibc_with_fma():
-        assert np.array_equal(got[:, 0].view(np.uint64), want.view(np.uint64))
+        assert same_bits(got[:, 0], want)
     assert np.array_equal(got[:, 1], got[:, 0] - ens.anomaly.offset)
 
 

@@ -21,6 +21,7 @@ from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.verify.build import build
 
+from support.floatbits import bits, same_bits
 from support.modes import EXPORT_MODES
 from support.sklearn_models import sklearn_thresholds, threshold_rows
 from support.sklearn_regressors import (
@@ -33,10 +34,6 @@ from support.strict import compile_strict
 
 sklearn = pytest.importorskip("sklearn")
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
-
-
-def _bits(a: npt.ArrayLike) -> npt.NDArray[np.uint64]:
-    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
 
 
 def _rows(name: str, est: Any) -> npt.NDArray[np.float64]:
@@ -62,7 +59,7 @@ def test_values_equal_predict_bit_for_bit(name: str) -> None:
     want = np.asarray(est.predict(X), dtype=np.float64).reshape(len(X), -1)
     got = classify.values(ens, X)
     assert got is not None
-    assert np.array_equal(_bits(got), _bits(want))
+    assert same_bits(got, want)
     assert len(np.unique(want)) > 5  # the rows reach many leaves
 
 
@@ -77,7 +74,7 @@ def test_single_tree_returns_the_leaf_value_itself() -> None:
     X = np.zeros((2, len(ens.schema.attributes)))
     X[1, 0] = 1.0
     got = classify.values(ens, X)
-    assert got is not None and _bits(got).tolist() == [[_bits(-0.0)], [_bits(2.5)]]
+    assert got is not None and same_bits(got, [[-0.0], [2.5]])
     if shutil.which("gcc"):
         report = verify(ens, ExportOptions(prefix="r", name="predict"), n_random=20)
         assert report.ok, report.text()
@@ -115,7 +112,7 @@ def test_c_soft64_routines_on_the_host(name: str, tmp_path: Any) -> None:
     built = build(r.lowered, r.files, tmp_path, cc="gcc -DR_SOFT64=1")
     same, words = built.run(X)
     assert "R_SOFT64" in r.files["predict.c"]
-    want = _bits(classify.values(ens, X.astype(np.float64)))
+    want = bits(classify.values(ens, X.astype(np.float64)))
     got = (words[:, 0::2].astype(np.uint64) << np.uint64(32)) | words[:, 1::2]
     assert np.array_equal(got, want)
     assert not same.any()  # predict's doubles have predict_bits's bits
@@ -174,7 +171,7 @@ def test_model_file_round_trip(tmp_path: Any) -> None:
     _, back = load(path)
     assert isinstance(back, Ensemble) and back.regressor
     X, _ = regression_data("multi_forest")
-    assert np.array_equal(_bits(classify.values(back, X)), _bits(classify.values(ens, X)))
+    assert same_bits(classify.values(back, X), classify.values(ens, X))
 
 
 @pytest.mark.toolchain

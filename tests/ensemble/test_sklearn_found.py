@@ -14,6 +14,7 @@ import treegen
 from treegen.errors import DatasetError, UsageError
 
 from support.cli import run_cli
+from support.floatbits import same_bits
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.ensemble import (  # noqa: E402
@@ -65,7 +66,7 @@ def test_a_one_class_adaboost_has_probability_one_as_scikit_learn_says() -> None
     want = est.predict_proba(X)
     got = model.predict_proba(X)
     assert want.shape == got.shape == (len(X), 1)
-    assert np.array_equal(got.view(np.int64), want.view(np.int64))
+    assert same_bits(got, want)
     assert np.array_equal(model.predict(X), est.predict(X))
 
 
@@ -87,7 +88,7 @@ def test_a_one_class_adaboost_answers_nan_where_scikit_learn_does(
     for model in (treegen.from_sklearn(est), treegen.load(tmp_path / "m.trees")):
         got = model.predict_proba(rows)
         assert want.shape == got.shape == (len(rows), 1)
-        assert np.array_equal(got.view(np.int64), want.view(np.int64))
+        assert same_bits(got, want)
         with pytest.raises(DatasetError, match=r"row 0 \(from 0\), feature 'x0'"):
             model.predict(rows)
         assert np.array_equal(model.predict(X), est.predict(X))
@@ -135,7 +136,7 @@ def test_boosted_probabilities_of_eight_classes_and_more_are_scikit_learns(
     ):
         got, want = treegen.from_sklearn(est).predict_proba(Xk), est.predict_proba(Xk)
         assert got.shape == want.shape == (len(Xk), k)
-        assert np.array_equal(got.view(np.int64), want.view(np.int64)), type(est).__name__
+        assert same_bits(got, want), type(est).__name__
 
 
 @pytest.mark.parametrize("value", [np.inf, -np.inf, 1e39, -3.5e38])

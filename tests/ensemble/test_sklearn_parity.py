@@ -20,6 +20,7 @@ from treegen.ensemble.sklearn import ensemble_from_sklearn
 from treegen.errors import DatasetError
 
 from support.cli import run_cli
+from support.floatbits import same_bits
 from support.sklearn_models import sklearn_thresholds, threshold_rows, with_nan
 
 sklearn = pytest.importorskip("sklearn")
@@ -79,7 +80,7 @@ def _check(est: Any, X: np.ndarray) -> None:
     mine = classify.decision_values(ens, X)
     theirs = _scores(est, X)
     assert mine.shape == theirs.shape
-    assert np.array_equal(mine.view(np.int64), theirs.astype(np.float64).view(np.int64))
+    assert same_bits(mine, theirs.astype(np.float64))
 
 
 @pytest.mark.parametrize("data", sorted(DATA))

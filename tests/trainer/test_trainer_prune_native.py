@@ -30,6 +30,7 @@ from treegen.trainer.stats import ErrorBound
 from treegen.trainer.tables import build_context
 from treegen.trainer.tree import TNode, flatten
 
+from support.floatbits import same_bits
 from support.pruner import python_pruner
 
 
@@ -93,7 +94,7 @@ def test_estimate_matches_error_bound(cf: float) -> None:
     native.cprune.estimate_c45(n, e, bound.log_cf, bound.coeff, out)
     want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist(), strict=True)])
     # Bit patterns, so that -0.0 / NaN differences would show too.
-    assert np.array_equal(out.view(np.int64), want.view(np.int64))
+    assert same_bits(out, want)
 
 
 def test_pairs_reach_every_add_errs_case() -> None:
@@ -134,7 +135,7 @@ def test_estimate_j48_matches_error_bound(cf: float) -> None:
     out = np.full(n.size, np.nan)
     native.cprune.estimate_j48(n, e, cf, bound.coeff, out)
     want = np.asarray([bound.estimate(a, b) for a, b in zip(n.tolist(), e.tolist(), strict=True)])
-    assert np.array_equal(out.view(np.int64), want.view(np.int64))
+    assert same_bits(out, want)
 
 
 def test_j48_pairs_reach_every_add_errs_case() -> None:
