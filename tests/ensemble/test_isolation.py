@@ -181,6 +181,5 @@ def test_scores_of_a_forest_of_one_sample_in_c(soft: bool, tmp_path: Any) -> Non
     flags = [f for f in STRICT_FLAGS if f != "-std=c99"]
     cc = " ".join(["gcc", "-std=c89", *flags, "-Werror", *(["-DI_SOFT64=1"] if soft else [])])
     cls, out = build(r.lowered, r.files, tmp_path, cc=cc).run(rows.astype(np.float32))
-    got = np.ascontiguousarray(np.asarray(out, dtype=np.float64))
-    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    assert same_bits(out, want)
     assert np.array_equal(np.where(cls == 1, 1, -1), est.predict(rows))
