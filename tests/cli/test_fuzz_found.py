@@ -249,3 +249,20 @@ def test_an_empty_file_name_is_named_in_the_error(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("treegen: error: '': no such "), err
     assert not (tmp_path / "o.tree").exists()
+
+
+def test_export_on_a_chip_refused_before_any_file_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # export wrote predict.c and predict.h, then --on m3 refused double input (option
+    # fuzz case 9951): an error left files behind.  Now refused before writing (or, on
+    # a machine without qemu, for the missing tools, also before writing).
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    out = tmp_path / "out"
+    code, _, err = run_cli(
+        capsys, "export", str(model), "-o", str(out), "--input-type", "double", "--on", "m3"
+    )
+    assert code == 2 and err.count("\n") == 1, err
+    assert "not double" in err or "not found" in err, err
+    assert not out.exists()

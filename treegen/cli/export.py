@@ -188,8 +188,14 @@ def export_options(args: argparse.Namespace) -> ExportOptions:
     )
 
 
-def _refuse_avr(args: argparse.Namespace, rendered: Rendered) -> None:
-    """``--on avr`` with a table no AVR object can hold: one line, before any tool runs."""
+def _refuse_on(args: argparse.Namespace, rendered: Rendered) -> None:
+    """``--on`` a chip whose tools are missing or whose firmware cannot read the input
+    type, or ``--on avr`` with a table no AVR object can hold: one line, before any
+    file is written or tool runs."""
+    from treegen.firmware import targets
+
+    for name in args.on:
+        targets.require_runnable(targets.target(name), rendered.opts.input_type)
     if "avr" in args.on:
         from treegen.codegen.avr import check_files
 
@@ -220,7 +226,7 @@ def run_export(args: argparse.Namespace) -> int:
     layout, cmake, words = package_cli.package_of(args)
     _, value = load(args.model)
     rendered = render(value, export_options(args), path=args.model, out=args.output, extra=words)
-    _refuse_avr(args, rendered)
+    _refuse_on(args, rendered)
     for text in rendered.notes:
         note(args, f"treegen: warning: {text}")  # a diagnostic: --quiet leaves it out
     written = write_package(args.output, value, rendered, layout, cmake)
@@ -251,7 +257,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 value, opts, data, path=args.model, cc=args.cc, n_random=args.random, seed=args.seed
             )
     if args.on:
-        _refuse_avr(args, render(value, opts, path=args.model))
+        _refuse_on(args, render(value, opts, path=args.model))
         return firmware_cli.verify_on(args, value, opts, data, path=args.model)
     sys.stdout.write(report.text(args.show))
     return 0 if report.ok else 1

@@ -203,12 +203,7 @@ def run_vectors(
 ) -> Run:
     """Run predict.c (``files``, emitted from ``ir``) on every row of X on ``target``."""
     t = target if isinstance(target, Target) else targets.target(target)
-    targets.require(t)
-    if ir.encoding.input_type == "double":
-        raise ToolError(
-            f"{t.name}: the firmware examples take float or integer input, not double",
-            option="--input-type",
-        )
+    targets.require_runnable(t, ir.encoding.input_type)
     rows = np.ascontiguousarray(X, dtype=TYPES[ir.encoding.input_type].dtype)
     n = rows.shape[0]
     assert rows.ndim == 2 and rows.shape[1] == ir.n_features

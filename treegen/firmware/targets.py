@@ -210,5 +210,17 @@ def require(t: Target, *, run: bool = True) -> None:
         )
 
 
+def require_runnable(t: Target, input_type: str) -> None:
+    """:func:`require`, and a ToolError where the firmware cannot read ``input_type``:
+    it takes float or integer rows, never double.  (export --on checks it before it
+    writes the files, as a run on the chip would refuse it after.)"""
+    require(t)
+    if input_type == "double":
+        raise ToolError(
+            f"{t.name}: the firmware examples take float or integer input, not double",
+            option="--input-type",
+        )
+
+
 def available(t: Target, *, run: bool = True) -> bool:
     return not missing_tools(t, run=run)
