@@ -150,7 +150,10 @@ def test_info_of_an_exponential_loss_names_its_import_record(
     path.write_text(_text(ensemble_from_sklearn(est.fit(X, y == 1))))
     code, out, _ = run_cli(capsys, "info", str(path))
     assert code == 0 and "training options" not in out, out
-    line = "import record: source=sklearn GradientBoostingClassifier, sigmoid=2.0, labels=bool"
+    line = (
+        "import record: source=sklearn GradientBoostingClassifier, inf=refused, sigmoid=2.0, "
+        "labels=bool"
+    )
     assert f"\n{line}\ndata fingerprint: unknown\n" in out, out
 
 
@@ -175,7 +178,9 @@ def test_show_info_eval_predict(
     # An imported model's data is not in its file: said as predict.h says it, not blank.
     assert "\ndata fingerprint: unknown\n" in out
     # Nothing was trained: the options are the importer's record, headed as such.
-    assert "\nimport record: source=sklearn RandomForestClassifier, labels=int\n" in out
+    assert (
+        "\nimport record: source=sklearn RandomForestClassifier, inf=refused, labels=int\n" in out
+    )
     assert "training options" not in out
     X, y = load_iris(return_X_y=True)
     csv = tmp_path / "iris.csv"

@@ -63,19 +63,19 @@ answers, as scikit-learn's reads no X); their C, which cannot raise, sends NaN d
 each node's missing-value side (``nan_left``: scikit-learn's ``missing_go_to_left``, as
 the fitted trees' own ``tree_.predict`` does), and verify holds it to that."""
 
-INF_REFUSED: tuple[Method, ...] = ("forest", "boosting", "adaboost")
-"""The methods whose scikit-learn estimators' ``predict`` raises on a value that float32
-does not hold as a finite number (+-inf, or a double that rounds to one): scikit-learn's trees,
-forests, GradientBoosting and AdaBoost read X as finite float32 (HistGradientBoosting
-and IsolationForest, whose method is "forest" with ``anomaly``, take any value).  As
-with NaN (:data:`NAN_REFUSED`), the Python predictions of the ensembles imported from
-them (their ``source`` option names the estimator) refuse it too and their C, which
-cannot raise, answers it by its comparisons."""
-
 NAN_REFUSED_OPTION = "nan"
 """The option saying (value ``"refused"``) that an ensemble's estimator's ``predict``
 raises on NaN where its method alone does not say so: scikit-learn's single extra trees
 fitted with ``splitter="best"`` (treegen.ensemble.sktree.source_options)."""
+
+INF_REFUSED_OPTION = "inf"
+"""The option saying (value ``"refused"``) that an ensemble's estimator's ``predict``
+raises on a value float32 does not hold as a finite number (+-inf, or a double that
+rounds to one): scikit-learn's trees, forests, GradientBoosting and AdaBoost read X as
+finite float32 (treegen.ensemble.sktree.source_options; HistGradientBoosting and
+IsolationForest take any value).  As with NaN, the Python predictions refuse it too
+(treegen.ensemble.classify.refuse_unanswered) and the C, which cannot raise, answers it
+by its comparisons."""
 
 ZERO_BAND = 1.0000000180025095e-35
 """LightGBM's ``kZeroThreshold`` (``1e-35f`` as a double): its prediction reads a value
@@ -188,9 +188,8 @@ class Ensemble:
     @property
     def refuses_infinite(self) -> bool:
         """Whether the estimator's ``predict`` raises on a value float32 cannot hold
-        finite (:data:`INF_REFUSED`)."""
-        source = str(self.options.get("source", ""))
-        return self.method in INF_REFUSED and self.anomaly is None and source.startswith("sklearn ")
+        finite (:data:`INF_REFUSED_OPTION`)."""
+        return self.options.get(INF_REFUSED_OPTION) == "refused"
 
     @property
     def estimator_name(self) -> str | None:

@@ -6,7 +6,7 @@ pre-order, each array checked first (a pickle is any bytes, and scikit-learn doe
 check them on unpickling), each error naming the tree's place in the estimator and the
 node; the leaves' value rows stored once each (:class:`LeafValues`); the columns'
 names (:func:`feature_names_of`); the first options of a tree or forest's ensemble
-(:func:`source_options`: its source, and whether its predict refuses NaN); and the
+(:func:`source_options`: its source, and the values its predict refuses); and the
 error every scikit-learn importer raises for attributes that are not as scikit-learn
 makes them (:func:`inconsistent`), the histogram trees' importer included.
 """
@@ -19,21 +19,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from treegen.ensemble.core import LEAF, NAN_REFUSED_OPTION, Tree
+from treegen.ensemble.core import INF_REFUSED_OPTION, LEAF, NAN_REFUSED_OPTION, Tree
 from treegen.errors import UsageError
 
 _TREE_LEAF = -1  # scikit-learn's children_left of a leaf
 
 
 def source_options(estimator: Any) -> dict[str, object]:
-    """An imported estimator's first ensemble options: its ``source``, and
-    :data:`NAN_REFUSED_OPTION` where it is a single tree whose ``predict`` raises on NaN:
-    scikit-learn 1.9's ExtraTree classifier and regressor take NaN only with their
-    default ``splitter="random"`` (their ``allow_nan`` tag, which
-    ``_support_missing_values`` reads); a DecisionTree takes it with either splitter,
-    and a forest as its first tree does (an extra tree's splitter there is "random")."""
+    """An imported tree's, forest's, GradientBoosting's or AdaBoost's first ensemble
+    options: its ``source``; :data:`INF_REFUSED_OPTION`, as each of their ``predict``
+    reads X as finite float32; and :data:`NAN_REFUSED_OPTION` where it is a single tree
+    whose ``predict`` raises on NaN: scikit-learn 1.9's ExtraTree classifier and
+    regressor take NaN only with their default ``splitter="random"`` (their
+    ``allow_nan`` tag, which ``_support_missing_values`` reads); a DecisionTree takes it
+    with either splitter, and a forest as its first tree does (an extra tree's splitter
+    there is "random")."""
     name = type(estimator).__name__
-    options: dict[str, object] = {"source": f"sklearn {name}"}
+    options: dict[str, object] = {"source": f"sklearn {name}", INF_REFUSED_OPTION: "refused"}
     if name in ("ExtraTreeClassifier", "ExtraTreeRegressor") and (
         getattr(estimator, "splitter", "random") != "random"
     ):
