@@ -147,6 +147,12 @@ class Anomaly:
     offset: float
     boundary: float
 
+    @property
+    def unit(self) -> bool:
+        """Every row's quotient is 1: a denominator of 0 (one training sample a tree),
+        where scikit-learn divides nothing (its ``np.divide`` ``where``)."""
+        return self.denominator == 0
+
 
 @dataclass(frozen=True)
 class Ensemble:

@@ -58,7 +58,7 @@ class Pow2Consts:
     neg_offset: str  # -offset_: decision_function = score_samples + this
     den: str  # the denominator, a double constant
     soft_den: str
-    unit: bool  # the denominator is 0: every row's quotient is 1 (pow2.score)
+    unit: bool  # Anomaly.unit: every row's quotient is 1, no division
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ def pow2_view(ir: EnsembleIR) -> Pow2View:
         h(pow2.LOG2_HI), h(pow2.LOG2_LO), h(pow2.INV_LN2_N), h(pow2.NEG_LN2_HI_N),
         h(pow2.NEG_LN2_LO_N), h(pow2.C2), h(pow2.C3), h(pow2.C4), h(pow2.C5), h(pow2.SHIFT),
         h(pow2.as_bits(-ir.anomaly.offset)), c_double(ir.anomaly.denominator),
-        f64_initializer(ir.anomaly.denominator), ir.anomaly.denominator == 0,
+        f64_initializer(ir.anomaly.denominator), ir.anomaly.unit,
     )  # fmt: skip
     return Pow2View(c_rows(rows), c)
 

@@ -156,8 +156,8 @@ def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
         ops.append("neg")
     if raw:
         ops += ["eq", "from_f32"]
-    if ir.anomaly is not None and ir.anomaly.denominator != 0:
-        ops.append("div")  # sum / denominator (0: every quotient is 1, no division)
+    if ir.anomaly is not None and not ir.anomaly.unit:
+        ops.append("div")  # sum / denominator
     if ir.doubles:
         ops.append("to_f32")  # the exported doubles where double has 32 bits
         if ir.decision == "diff":
