@@ -29,15 +29,22 @@ def test_xgboost_json_nested_past_the_decoder_is_one_line(
 GOLF = Path(__file__).resolve().parents[1] / "data" / "reference" / "golf" / "golf.names"
 
 
+@pytest.fixture
+def golf_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """golf trained into tmp_path/golf.tree, as the command line trains it."""
+    model = tmp_path / "golf.tree"
+    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    return model
+
+
 @pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "\\ud83d\\ud83d", "x\\udc00y"])
 def test_a_lone_surrogate_escape_in_a_model_file_is_refused_at_its_line(
-    escape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    escape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], golf_model: Path
 ) -> None:
     # Valid JSON, but half of a UTF-16 pair is no character: the model loaded, then
     # export's provenance hash (and show on a UTF-8 terminal) failed to encode it, with
     # a traceback.
-    model = tmp_path / "golf.tree"
-    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    model = golf_model
     text = model.read_text().replace('"name": "humidity"', f'"name": "{escape}"')
     model.write_text(text)
     line = next(i for i, s in enumerate(text.splitlines(), 1) if escape in s)
@@ -49,10 +56,9 @@ def test_a_lone_surrogate_escape_in_a_model_file_is_refused_at_its_line(
 
 
 def test_a_surrogate_pair_escape_is_a_character(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], golf_model: Path
 ) -> None:
-    model = tmp_path / "golf.tree"
-    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    model = golf_model
     model.write_text(model.read_text().replace('"humidity"', '"hum\\ud83d\\ude00\\\\ud800"'))
     code, out, err = run_cli(capsys, "show", str(model))
     assert code == 0 and "hum\U0001f600\\ud800" in out, err
@@ -238,12 +244,11 @@ def test_an_importers_folder_or_missing_file_is_worded_as_every_reader_words_it(
     ],
 )
 def test_an_empty_file_name_is_named_in_the_error(
-    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], golf_model: Path
 ) -> None:
     # An empty argument for a file ('' from a script's unset variable) gave "treegen:
     # error: no such model file", naming nothing: the location's empty name was dropped.
-    model = tmp_path / "golf.tree"
-    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    model = golf_model
     where = {"MODEL": str(model), "DATA": str(GOLF), "OUT": str(tmp_path / "o.tree")}
     code, _, err = run_cli(capsys, *[where.get(a, a) for a in argv])
     assert code == 2 and err.count("\n") == 1, err
@@ -252,13 +257,12 @@ def test_an_empty_file_name_is_named_in_the_error(
 
 
 def test_export_on_a_chip_refused_before_any_file_is_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], golf_model: Path
 ) -> None:
     # export wrote predict.c and predict.h, then --on m3 refused double input (option
     # fuzz case 9951): an error left files behind.  Now refused before writing (or, on
     # a machine without qemu, for the missing tools, also before writing).
-    model = tmp_path / "golf.tree"
-    assert run_cli(capsys, "train", str(GOLF), "-q", "-o", str(model))[0] == 0
+    model = golf_model
     out = tmp_path / "out"
     code, _, err = run_cli(
         capsys, "export", str(model), "-o", str(out), "--input-type", "double", "--on", "m3"
