@@ -118,9 +118,9 @@ class _Text:
             out = [float(x) for x in v.split()]
         except ValueError:
             raise self.fail(line, f"{key} must be numbers") from None
-        if nan and len(out) != n:
+        if len(out) != n:
             raise self.fail(line, f"{key} must have {n} numbers, not {len(out)}")
-        if len(out) != n or (not nan and any(math.isnan(x) for x in out)):
+        if not nan and any(math.isnan(x) for x in out):
             raise self.fail(line, f"{key} must have {n} numbers, none NaN")
         return out
 
