@@ -270,3 +270,29 @@ def test_export_on_a_chip_refused_before_any_file_is_written(
     assert code == 2 and err.count("\n") == 1, err
     assert "not double" in err or "not found" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("flavor", ["c45", "j48"])
+@pytest.mark.parametrize("command", ["eval", "predict", "show"])
+def test_a_root_count_edited_far_beyond_its_class_weights_is_refused(
+    flavor: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The root's items edited to 1.4e301 (model fuzz case c45:3742): the check of each
+    # node's class weights against its items took its tolerance from that very count, so
+    # every node passed, and a c45 tree's classification cast it to float32 with a
+    # traceback (overflow).  Now the tolerance comes from the smaller of the root's two
+    # counts, and a c45 tree's weights must lie within float32's range.
+    model = tmp_path / "golf.tree"
+    argv = ["train", str(GOLF), "-q", "-o", str(model), "--flavor", flavor]
+    assert run_cli(capsys, *argv)[0] == 0
+    text = model.read_text()
+    root = next(s for s in text.splitlines() if s.lstrip().startswith('{"id": 0,'))
+    edited = root.replace('"items": 14.0', '"items": 1.4e+301')
+    assert edited != root
+    model.write_text(text.replace(root, edited))
+    line = text.splitlines().index(root) + 1
+    data = GOLF.with_suffix(".data")
+    code, out, err = run_cli(capsys, command, str(model), *([] if command == "show" else [str(data)]))
+    assert code == 2 and err.count("\n") == 1 and not out, err
+    why = "beyond float32's range" if flavor == "c45" else "not to the node's items"
+    assert err.startswith(f"treegen: error: {model}:{line}:") and why in err, err
