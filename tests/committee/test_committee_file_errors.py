@@ -65,6 +65,14 @@ CASES: list[tuple[str, Edit, str, str]] = [
         '"betas"',
         "betas[1]: '0xzz' is not a hexadecimal float",
     ),
+    # Past a double's range fromhex raises OverflowError, not ValueError (model fuzz case
+    # boost:8150): it reached show as a traceback.
+    (
+        "boost",
+        _set_item("betas", 1, "0x1p+1024"),
+        '"betas"',
+        "betas[1]: '0x1p+1024' is not a hexadecimal float",
+    ),
     ("boost", _set_item("betas", 1, "-0x1p+0"), '"betas"', f"betas[1]: {NOT_FINITE}"),
     ("boost", _set_item("betas", 1, "inf"), '"betas"', f"betas[1]: {NOT_FINITE}"),
     # A beta of 2**40 beside betas near 3: no shift scales them into 32-bit sums.

@@ -32,7 +32,15 @@ from typing import Any
 from treegen.committee.core import METHODS, Committee
 from treegen.committee.vote import MAX_SHIFT, VOTE_LIMIT, integer_votes
 from treegen.errors import ModelFileError
-from treegen.model.check import InvalidField, as_int, as_object, as_str, check_header, check_keys
+from treegen.model.check import (
+    InvalidField,
+    as_int,
+    as_object,
+    as_str,
+    check_header,
+    check_keys,
+    hex_float,
+)
 from treegen.model.core import Model
 from treegen.model.file import model_from_data, model_to_json
 from treegen.model.jsontext import field_error
@@ -177,10 +185,9 @@ def _betas(value: Any, n: int) -> tuple[float, ...]:
     for i, b in enumerate(value):
         if not isinstance(b, str):
             raise InvalidField(f"betas[{i}]", "must be a string (float.hex)")
-        try:
-            x = float.fromhex(b)
-        except ValueError:
-            raise InvalidField(f"betas[{i}]", f"'{b}' is not a hexadecimal float") from None
+        x = hex_float(b)
+        if x is None:
+            raise InvalidField(f"betas[{i}]", f"'{b}' is not a hexadecimal float")
         if not math.isfinite(x) or x < 0:
             raise InvalidField(f"betas[{i}]", "must be a finite number >= 0")
         out.append(x)

@@ -52,7 +52,14 @@ from treegen.ensemble.core import (
     Ensemble,
     Tree,
 )
-from treegen.model.check import InvalidField, as_int, as_object, check_header, check_schema
+from treegen.model.check import (
+    InvalidField,
+    as_int,
+    as_object,
+    check_header,
+    check_schema,
+    hex_float,
+)
 from treegen.model.file import attribute_lines
 from treegen.model.jsontext import field_error
 
@@ -147,10 +154,9 @@ def ensemble_to_json(e: Ensemble) -> str:
 def _float(value: Any, field: str, finite: bool = True) -> float:
     if not isinstance(value, str):
         raise InvalidField(field, "must be a float written by float.hex()")
-    try:
-        x = float.fromhex(value)
-    except (ValueError, OverflowError):
-        raise InvalidField(field, f"{value!r} is not a hexadecimal float") from None
+    x = hex_float(value)
+    if x is None:
+        raise InvalidField(field, f"{value!r} is not a hexadecimal float")
     if math.isnan(x) or (finite and math.isinf(x)):
         raise InvalidField(field, f"{value!r} is not a finite number")
     return x

@@ -105,6 +105,16 @@ def _weight(value: Any, field: str, float32: bool = False) -> float:
     return float(value)
 
 
+def hex_float(text: str) -> float | None:
+    """``text`` as ``float.fromhex`` reads it, or None where it is no hexadecimal float
+    (malformed, or beyond a double's range: ``fromhex`` raises OverflowError there,
+    not ValueError).  The one reading of the files' ``float.hex()`` fields."""
+    try:
+        return float.fromhex(text)
+    except (ValueError, OverflowError):
+        return None
+
+
 def _str_list(value: Any, field: str, what: str, one: str) -> list[str]:
     """A non-empty list of distinct non-empty strings: ``what`` (plural) and ``one`` of
     them name them in messages ("classes", "class")."""
@@ -293,10 +303,9 @@ def check_threshold(n: dict[str, Any], f: str, float32: bool) -> float:
         raise InvalidField(f"{f}.threshold", "must be a finite number")
     if not isinstance(h, str):
         raise InvalidField(f"{f}.threshold_hex", "must be a string (float.hex)")
-    try:
-        exact = float.fromhex(h)
-    except (ValueError, OverflowError):
-        raise InvalidField(f"{f}.threshold_hex", f"'{h}' is not a hexadecimal float") from None
+    exact = hex_float(h)
+    if exact is None:
+        raise InvalidField(f"{f}.threshold_hex", f"'{h}' is not a hexadecimal float")
     if exact.hex() != float(t).hex():
         raise InvalidField(
             f"{f}.threshold", f"{t!r} does not equal threshold_hex {h} (edited by hand?)"
