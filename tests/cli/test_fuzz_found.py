@@ -4,6 +4,7 @@ test_option_fuzz), each as its smallest case: one line, exit 2, nothing written.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -296,3 +297,38 @@ def test_a_root_count_edited_far_beyond_its_class_weights_is_refused(
     assert code == 2 and err.count("\n") == 1 and not out, err
     why = "beyond float32's range" if flavor == "c45" else "not to the node's items"
     assert err.startswith(f"treegen: error: {model}:{line}:") and why in err, err
+
+
+HUGE = "1" + "0" * 400  # a whole number past a double's range: valid JSON
+
+
+@pytest.mark.parametrize("field", ["items", "errors", "threshold"])
+def test_a_whole_number_past_a_doubles_range_in_a_model_file_is_one_line(
+    field: str, capsys: pytest.CaptureFixture[str], golf_model: Path
+) -> None:
+    # JSON reads it as a Python int, which the checks took as a float (OverflowError:
+    # a traceback); a 308-digit one is a double, refused by the field's own check.
+    text = golf_model.read_text()
+    first = re.search(rf'"{field}": ([0-9.e+-]+)', text)
+    assert first is not None
+    golf_model.write_text(text[: first.start(1)] + HUGE + text[first.end(1) :])
+    line = text.count("\n", 0, first.start(1)) + 1
+    code, out, err = run_cli(capsys, "show", str(golf_model))
+    assert code == 2 and err.count("\n") == 1 and not out, err
+    assert err.startswith(f"treegen: error: {golf_model}:{line}:") and "double's range" in err
+
+
+def test_a_whole_number_past_a_doubles_range_in_an_xgboost_json_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # split_conditions took it as a float with a traceback (OverflowError).
+    text = XGB_CAT.read_text()
+    first = re.search(r'"split_conditions":\[([^,\]]+)', text)
+    assert first is not None
+    path = tmp_path / "m.json"
+    path.write_text(text[: first.start(1)] + HUGE + text[first.end(1) :])
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"treegen: error: {path}:1:") and "double's range" in err, err
+    assert not out.exists()

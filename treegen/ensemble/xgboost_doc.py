@@ -21,7 +21,7 @@ import numpy as np
 
 from treegen.ensemble.ubjson import loads_ubjson
 from treegen.errors import ModelFileError
-from treegen.model.jsontext import check_surrogates, decode_json
+from treegen.model.jsontext import check_surrogates, decode_json, int_reader
 
 
 class DecimalText(str):
@@ -133,7 +133,9 @@ def decode(data: bytes, filename: str) -> Any:
         except UnicodeDecodeError:
             raise ModelFileError("not UTF-8 JSON", file=filename) from None
         try:
-            doc = json.loads(text, parse_float=DecimalText, parse_constant=DecimalText)
+            doc = json.loads(
+                text, parse_float=DecimalText, parse_constant=DecimalText, parse_int=int_reader(text)
+            )
             check_surrogates(text, doc, filename, "XGBoost model")
             return doc
         except (ValueError, RecursionError):

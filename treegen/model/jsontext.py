@@ -4,7 +4,8 @@ Every treegen file is UTF-8 JSON (model, committee, ensemble and ruleset files;
 :mod:`treegen.ensemble.xgboost_doc` reads XGBoost's JSON with :func:`decode_json` too).
 :func:`read_text` reads the text, :func:`decode_json` decodes it with each error a
 one-line :class:`~treegen.errors.ModelFileError` at its line and column (an empty,
-truncated or malformed file, a non-finite number, JSON nested beyond
+truncated or malformed file, a non-finite number or a whole number past a double's
+range, JSON nested beyond
 :data:`MAX_NESTING` levels, an escape of a lone surrogate), and :func:`field_error`
 places the error for a field :mod:`treegen.model.check` found wrong at the field's line.
 """
@@ -15,6 +16,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from treegen.data.readers.text import byte_position, read_bytes
@@ -69,11 +71,33 @@ def _too_deep(text: str, filename: str, what: str) -> ModelFileError:
 
 
 # What json.loads refuses without a position: a non-finite constant, a huge integer.
-_BAD_NUMBER = re.compile(r'(?<![\w".])(?:-?Infinity|NaN)(?![\w"])|\d{4301,}')
+_BAD_NUMBER = re.compile(r'(?<![\w".])(?:-?Infinity|NaN)(?![\w"])|\d{309,}')
+# A run of digits long enough to be a whole number past a double's range (2**1024 has
+# 309 digits): only then are the file's whole numbers read by _parse_int.
+_LONG_DIGITS = re.compile(r"\d{309}")
 
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not allowed (numbers must be finite)")
+
+
+def int_reader(text: str) -> Callable[[str], int] | None:
+    """The ``parse_int`` that decoding ``text`` needs: :func:`_parse_int` where a run of
+    digits could be a whole number past a double's range, else None (``int``, with no
+    Python call a number).  For every reader of JSON model files."""
+    return _parse_int if _LONG_DIGITS.search(text) else None
+
+
+def _parse_int(literal: str) -> int:
+    """A whole number that a double can hold: every number of a treegen (or XGBoost) file
+    is one, and a larger one would overflow where it is taken as a float (a weight, a
+    threshold), past the checks, as a traceback."""
+    value = int(literal)
+    try:
+        float(value)
+    except OverflowError:
+        raise ValueError("a whole number is beyond a double's range") from None
+    return value
 
 
 # The lists written one object per line, and the key each object starts with.
@@ -100,12 +124,13 @@ def _field_line(text: str, field: str) -> int | None:
 
 def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
     """The JSON value of a treegen file's text; :class:`ModelFileError` (with the line and
-    column) for an empty, truncated or malformed file, a non-finite number or JSON nested
-    beyond :data:`MAX_NESTING` (``what`` names the kind of file in the message)."""
+    column) for an empty, truncated or malformed file, a non-finite number, a whole number
+    past a double's range or JSON nested beyond :data:`MAX_NESTING` (``what`` names the
+    kind of file in the message)."""
     if not text.strip():
         raise ModelFileError(f"empty file: not a {what}", file=filename, line=1)
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, parse_int=int_reader(text))
     except json.JSONDecodeError as err:
         # Nesting beyond the limit is that error wherever the decoder stops: Python
         # 3.11's decoder gives up on deep nesting with a RecursionError, 3.13's reads on.
@@ -124,8 +149,9 @@ def decode_json(text: str, filename: str, what: str = "treegen model") -> Any:
             f"{kind}: {err.msg}", file=filename, line=err.lineno, col=err.colno
         ) from None
     except ValueError as err:
-        # NaN/Infinity (refused by _reject_constant) or a number of more digits than
-        # int() converts: the decoder gives no position, so find the token.
+        # NaN/Infinity (refused by _reject_constant), a whole number past a double's
+        # range (_parse_int) or of more digits than int() converts: the decoder gives no
+        # position, so find the token.
         bad = _BAD_NUMBER.search(text)
         msg = (
             str(err)
