@@ -293,7 +293,9 @@ def test_a_root_count_edited_far_beyond_its_class_weights_is_refused(
     model.write_text(text.replace(root, edited))
     line = text.splitlines().index(root) + 1
     data = GOLF.with_suffix(".data")
-    code, out, err = run_cli(capsys, command, str(model), *([] if command == "show" else [str(data)]))
+    code, out, err = run_cli(
+        capsys, command, str(model), *([] if command == "show" else [str(data)])
+    )
     assert code == 2 and err.count("\n") == 1 and not out, err
     why = "beyond float32's range" if flavor == "c45" else "not to the node's items"
     assert err.startswith(f"treegen: error: {model}:{line}:") and why in err, err

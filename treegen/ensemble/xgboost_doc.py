@@ -134,7 +134,10 @@ def decode(data: bytes, filename: str) -> Any:
             raise ModelFileError("not UTF-8 JSON", file=filename) from None
         try:
             doc = json.loads(
-                text, parse_float=DecimalText, parse_constant=DecimalText, parse_int=int_reader(text)
+                text,
+                parse_float=DecimalText,
+                parse_constant=DecimalText,
+                parse_int=int_reader(text),
             )
             check_surrogates(text, doc, filename, "XGBoost model")
             return doc
