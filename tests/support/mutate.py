@@ -141,6 +141,7 @@ def dump(value: Any, depth: int = 0) -> str:
 HOSTILE: list[Any] = [
     10**30,
     -(10**30),
+    10**400,  # valid JSON, but past a double's range: a float() of it raises OverflowError
     2**31,
     2**63,
     -1,
