@@ -46,6 +46,12 @@ def test_options_reach_the_trainer() -> None:
     assert raw.options.training.min_cases == 1 and default.options.training.prune is True
     with pytest.raises(treegen.TreegenError, match="^min_cases: "):
         treegen.train(f"{GOLF}.names", min_cases=0)
+    # A C int at most, as Release 8 and J48 read it: past a double's range the trainer's
+    # float of it overflowed with a traceback.
+    assert treegen.train(f"{GOLF}.names", min_cases=2**31 - 1).options.training.min_cases
+    for huge in (2**31, 10**400):
+        with pytest.raises(treegen.TreegenError, match="^min_cases: must be between 1 and "):
+            treegen.train(f"{GOLF}.names", min_cases=huge)
 
 
 def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:

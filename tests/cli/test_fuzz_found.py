@@ -334,3 +334,17 @@ def test_a_whole_number_past_a_doubles_range_in_an_xgboost_json_is_one_line(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"treegen: error: {path}:1:") and "double's range" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["train", "rules", "cv"])
+def test_a_minimum_of_cases_past_a_c_int_is_refused(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # -m 10**400 passed argparse (an integer of at least 1) and overflowed where the
+    # trainer took it as a float: a traceback.  Release 8 and J48 read it as a C int.
+    out = tmp_path / "o"
+    args = ["--folds", "3"] if command == "cv" else ["-o", str(out)]
+    code, _, err = run_cli(capsys, command, str(GOLF), *args, "-m", HUGE)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("treegen: error: --min-cases: must be between 1 and 2147483647"), err
+    assert not out.exists()

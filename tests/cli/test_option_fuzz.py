@@ -38,7 +38,7 @@ COMMANDS = (
 )  # fmt: skip
 HOSTILE = ["-1", "0", "1", "2", "0.5", "nan", "inf", "1e999", "", "x", "99999999999999999999",
            "1.5", "-0", "golf", "missing.file", "/dev/null", "a,b", "\\,", "outlook", "3/4",
-           "int", "x=2", "humidity=100", "0x10"]  # fmt: skip
+           "int", "x=2", "humidity=100", "0x10", "1" + "0" * 400]  # fmt: skip
 
 
 def _options(command: str) -> list[argparse.Action]:

@@ -22,6 +22,11 @@ Criterion = Literal["gainratio", "gain"]
 Flavor = Literal["c45", "j48"]
 Pruning = Literal["error-based", "reduced-error"]
 
+# The largest minimum of cases a branch needs: Release 8 reads -m into a C int and J48
+# -M into a Java int (a larger one was taken as a float where the trainer compares it
+# with weights, and overflowed there past a double's range).
+MAX_MIN_CASES = 2**31 - 1
+
 CRITERIA: tuple[Criterion, ...] = ("gainratio", "gain")
 FLAVORS: tuple[Flavor, ...] = ("c45", "j48")
 PRUNINGS: tuple[Pruning, ...] = ("error-based", "reduced-error")
@@ -99,8 +104,12 @@ class TrainOptions:
         (the API's keywords, or the command line's flags)."""
         if isinstance(self.min_cases, bool) or not isinstance(self.min_cases, int | np.integer):
             raise TrainError("must be an integer", option=names("min_cases"))
-        if self.min_cases < 1:
-            raise TrainError(f"must be at least 1, got {self.min_cases}", option=names("min_cases"))
+        if not 1 <= self.min_cases <= MAX_MIN_CASES:
+            raise TrainError(
+                f"must be between 1 and {MAX_MIN_CASES} (a C int, as Release 8's -m and "
+                f"J48's -M are), got {self.min_cases}",
+                option=names("min_cases"),
+            )
         _check_number(self.cf, names("cf"))
         if not (0.0 < float(self.cf) < 1.0):
             raise TrainError(
