@@ -52,6 +52,10 @@ def test_options_reach_the_trainer() -> None:
     for huge in (2**31, 10**400):
         with pytest.raises(treegen.TreegenError, match="^min_cases: must be between 1 and "):
             treegen.train(f"{GOLF}.names", min_cases=huge)
+    # The real-valued options likewise (cf and min_gain_ratio were taken as floats).
+    for key in ("cf", "min_gain_ratio"):
+        with pytest.raises(treegen.TreegenError, match=f"^{key}: must be a number a double"):
+            treegen.train(f"{GOLF}.names", **{key: 10**400})
 
 
 def test_export_c_writes_the_cli_bytes(tmp_path: Path) -> None:

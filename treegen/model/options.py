@@ -186,9 +186,16 @@ def refuse_criterion_with(flavor: str, criterion: str, names: OptionNames = KEYW
 
 
 def _check_number(value: object, option: str) -> None:
-    """``value`` is a real number (not a bool, not a string), else :class:`TrainError`."""
+    """``value`` is a real number (not a bool, not a string) that a double holds, else
+    :class:`TrainError` (an int past a double's range raised OverflowError as a float)."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise TrainError(f"must be a number, got {value!r}", option=option)
+    try:
+        float(value)
+    except OverflowError:
+        raise TrainError(
+            "must be a number a double holds, got a larger one", option=option
+        ) from None
 
 
 def _check_bool(value: object, option: str) -> None:
