@@ -39,6 +39,18 @@ def test_train_from_a_path_is_the_cli_model(tmp_path: Path) -> None:
     assert model.predict(f"{GOLF}.data").tolist()[:3] == ["Don't Play", "Don't Play", "Play"]
 
 
+def test_an_integer_past_a_doubles_range_in_x_is_refused() -> None:
+    # numpy's OverflowError (a Python int as float64) reached the caller, from train and
+    # from predict, where a value that is no number is a TreegenError naming X.
+    with pytest.raises(treegen.TreegenError, match="^X: must hold numbers .* double's range"):
+        treegen.train([[10**400, 1], [2, 3], [1, 1]], [0, 1, 0])
+    model = treegen.train([[0, 1], [2, 3], [1, 1]], [0, 1, 0])
+    with pytest.raises(treegen.TreegenError, match="^X: must hold numbers .* double's range"):
+        model.predict([[10**400, 0]])
+    with pytest.raises(treegen.TreegenError, match="^X: column 0 must hold numbers .* range"):
+        treegen.C45Classifier().fit([[0, 1], [2, 3], [1, 1]], [0, 1, 0]).predict([[10**400, 0]])
+
+
 def test_options_reach_the_trainer() -> None:
     default = treegen.train(f"{GOLF}.names")
     raw = treegen.train(f"{GOLF}.names", prune=False, flavor="j48", min_cases=1)

@@ -134,7 +134,8 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     numbers; complex values are a TypeError too (``np.asarray`` would drop their
     imaginary part), and so are datetime64 and timedelta64 values (numpy casts their
     ticks, whose unit a model would not record: the same times in another unit would
-    be other numbers)."""
+    be other numbers), and a ValueError a Python int past a double's range (numpy's
+    OverflowError, which the callers would not expect)."""
     if np.iscomplexobj(values):
         raise TypeError("complex")
     kinds = getattr(values, "dtypes", None)  # a DataFrame's columns
@@ -144,7 +145,10 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
                 f"{dtype} values are times, not numbers: give them as numbers in one unit "
                 "(say, seconds since an epoch)"
             )
-    return np.asarray(values, dtype=np.float64)
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        raise ValueError("an integer is past a double's range") from None
 
 
 def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float64]:
