@@ -49,6 +49,16 @@ def test_an_integer_past_a_doubles_range_in_x_is_refused() -> None:
         model.predict([[10**400, 0]])
     with pytest.raises(treegen.TreegenError, match="^X: column 0 must hold numbers .* range"):
         treegen.C45Classifier().fit([[0, 1], [2, 3], [1, 1]], [0, 1, 0]).predict([[10**400, 0]])
+    # and so are weights of that size, and codes with class_names that are no numbers (a
+    # ValueError from numpy)
+    X = [[0, 1], [2, 3], [1, 1]]
+    with pytest.raises(treegen.TreegenError, match="^weights: must be numbers, one per row"):
+        treegen.train(X, [0, 1, 0], weights=[10**400, 1, 1])
+    with pytest.raises(treegen.TreegenError, match="^sample_weight: must be numbers, one per"):
+        treegen.C45Classifier().fit(X, [0, 1, 0], sample_weight=[10**400, 1, 1])
+    for y in ([0, 10**400, 1], [0, "a", 1]):
+        with pytest.raises(treegen.TreegenError, match="with class_names, y must hold codes"):
+            treegen.train(X, y, class_names=["p", "q"])
 
 
 def test_options_reach_the_trainer() -> None:

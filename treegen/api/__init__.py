@@ -240,7 +240,7 @@ def _weights(weights: npt.ArrayLike, n_rows: int) -> npt.NDArray[np.float64]:
     """``weights`` as one float64 per row, or :class:`TrainError` naming the keyword
     (the trainer checks their values)."""
     try:
-        w = np.asarray(weights, dtype=np.float64)
+        w = frame.float64_of(weights)
     except (TypeError, ValueError) as exc:
         raise TrainError(f"must be numbers, one per row: {exc}", option="weights") from None
     if w.shape != (n_rows,):

@@ -179,7 +179,10 @@ def dataset_from_arrays(
         classes = tuple(str(c) for c in class_names)
         if not all(classes) or len(set(classes)) != len(classes):
             raise DatasetError(f"class_names must be distinct and non-empty, got {classes!r}")
-        codes = np.asarray(labels, dtype=np.float64)
+        try:
+            codes = float64_of(labels)
+        except (TypeError, ValueError):  # labels that are no numbers, so no codes
+            codes = np.full(labels.shape, np.nan)
         if (
             np.any(np.isnan(codes))
             or np.any(codes < 0)
