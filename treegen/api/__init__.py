@@ -240,9 +240,10 @@ def _weights(weights: npt.ArrayLike, n_rows: int) -> npt.NDArray[np.float64]:
     """``weights`` as one float64 per row, or :class:`TrainError` naming the keyword
     (the trainer checks their values)."""
     try:
-        w = frame.float64_of(weights)
-    except (TypeError, ValueError) as exc:
-        raise TrainError(f"must be numbers, one per row: {exc}", option="weights") from None
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        why = frame.PAST_DOUBLE if isinstance(exc, OverflowError) else exc
+        raise TrainError(f"must be numbers, one per row: {why}", option="weights") from None
     if w.shape != (n_rows,):
         raise TrainError(
             f"must be one number per row: shape {w.shape} for {n_rows} rows", option="weights"

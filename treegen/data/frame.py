@@ -129,6 +129,10 @@ def _checked(cols: Columns, ncols: int) -> Columns:
     return cols
 
 
+# Why a Python int is no float64 (numpy's OverflowError), in the errors that say so.
+PAST_DOUBLE = "an integer is past a double's range"
+
+
 def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """``values`` as float64, or numpy's TypeError or ValueError where they are no
     numbers; complex values are a TypeError too (``np.asarray`` would drop their
@@ -148,7 +152,7 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     try:
         return np.asarray(values, dtype=np.float64)
     except OverflowError:
-        raise ValueError("an integer is past a double's range") from None
+        raise ValueError(PAST_DOUBLE) from None
 
 
 def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float64]:

@@ -119,8 +119,8 @@ def as_counts(sample_weight: Any, n_rows: int) -> Any:
     if sample_weight is None:
         return None
     try:
-        w = table.float64_of(sample_weight)
-    except (TypeError, ValueError):
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
         return sample_weight
     if w.shape != (n_rows,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         return sample_weight
