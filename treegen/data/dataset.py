@@ -149,12 +149,17 @@ class Dataset:
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+# The least magnitude that rounds to infinity as a float32: half an ulp past its largest
+# value (2**128 - 2**104), a tie that goes to the even neighbour, 2**128.
+FLOAT32_OVERFLOW = 2.0**128 - 2.0**103
+
+
 def beyond_range(col: npt.NDArray[np.float64], float32: bool) -> npt.NDArray[np.bool_]:
     """Where ``col`` holds a value the model cannot hold: inf as a double, or
     (``float32``: a c45 model, which stores values as float32 like Release 8) inf once
-    rounded to float32.  The one rule of the readers and of arrays given to train."""
-    with np.errstate(over="ignore"):  # the overflow is what is being detected
-        return np.isinf(col.astype(np.float32) if float32 else col)
+    rounded to float32.  The one rule of the readers, of arrays given to train and of a
+    model file's weights (which compare with :data:`FLOAT32_OVERFLOW` themselves)."""
+    return np.abs(col) >= FLOAT32_OVERFLOW if float32 else np.isinf(col)
 
 
 def range_message(value: str, name: str, float32: bool, hint: str = "") -> str:

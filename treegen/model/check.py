@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from treegen.data.dataset import beyond_range
+from treegen.data.dataset import FLOAT32_OVERFLOW
 from treegen.model.core import flavor_compares_float32
 from treegen.model.options import InvalidOption, options_from_dict
 
@@ -98,7 +98,7 @@ def _weight(value: Any, field: str, float32: bool = False) -> float:
         raise InvalidField(field, "must be a number")
     if not math.isfinite(value) or value < 0:
         raise InvalidField(field, "must be a finite number >= 0")
-    if float32 and beyond_range(np.asarray([value], dtype=np.float64), True)[0]:
+    if float32 and value >= FLOAT32_OVERFLOW:  # beyond_range's rule (value >= 0 here)
         raise InvalidField(
             field, f"{value!r} is beyond float32's range (a c45 tree holds weights as float32)"
         )
