@@ -27,9 +27,9 @@ and cut must be a float32 number.
 
 Every float is written as ``float.hex()`` text, so values, thresholds (``inf`` among
 them) and signed zeros come back bit for bit.  :func:`ensemble_from_data` checks every
-field (types, counts, index ranges, the pre-order shape of each tree, leaf rows of the
-right width) and raises one :class:`~treegen.errors.ModelFileError` naming the field and
-its line, as for a tree.
+field (types, counts, index ranges, each tree in pre-order with the left child first,
+leaf rows of the right width) and raises one :class:`~treegen.errors.ModelFileError`
+naming the field and its line, as for a tree.
 """
 
 from __future__ import annotations
@@ -238,7 +238,6 @@ def _tree(
         if "weight" in t
         else []
     )
-    parents = [0] * n
     for i in range(n):
         g = f"{f} node {i}"
         if feature[i] == LEAF:
@@ -261,10 +260,24 @@ def _tree(
             raise InvalidField(f"{f}.left_codes[{i}]", "codes on a numeric split")
         if zero and zero[i] and categorical[i]:
             raise InvalidField(f"{f}.zero_missing[{i}]", "a zero band on a categorical split")
-        parents[left[i]] += 1
-        parents[right[i]] += 1
-    if any(p != 1 for p in parents[1:]):
-        raise InvalidField(f, "not one tree in pre-order: a node is not reached exactly once")
+    # Pre-order, the left child first: the walk from the root visits the nodes in file
+    # order (the C's table rows take a split's left child as the next row).
+    at, stack = 0, [0]
+    while stack:
+        i = stack.pop()
+        if i != at:
+            raise InvalidField(
+                f,
+                f"not one tree in pre-order, left child first: the walk from the root "
+                f"reaches node {i} where the file has node {at}",
+            )
+        at += 1
+        if feature[i] != LEAF:
+            stack += [right[i], left[i]]
+    if at != n:
+        raise InvalidField(
+            f, f"not one tree in pre-order: the walk from the root reaches {at} of {n} nodes"
+        )
     return Tree(tuple(feature), tuple(threshold), tuple(left), tuple(right), tuple(nan_left),
                 tuple(categorical), tuple(codes), tuple(value), output,
                 tuple(zero) if any(zero) else (), tuple(weight))  # fmt: skip
