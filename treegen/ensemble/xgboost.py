@@ -97,6 +97,23 @@ def _base_score(doc: Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.flo
     return out
 
 
+def _parallel_trees(doc: Doc, gparam: dict[str, Any], path: str, attrs: Any) -> int:
+    """The trees of a round per class: ``num_parallel_tree``, which XGBoost writes since
+    1.6.  An older file has it only as ``best_ntree_limit`` (``(best_iteration + 1) *
+    num_parallel_tree``, which its Python package sets on every fitted model), else
+    reads as XGBoost reads it, 1."""
+    if "num_parallel_tree" in gparam:
+        return doc.int_text(gparam, "num_parallel_tree", path, 1, 1 << 20)
+    if not isinstance(attrs, dict) or "best_ntree_limit" not in attrs:
+        return 1
+    apath = "learner.attributes"
+    limit = doc.int_text(attrs, "best_ntree_limit", apath, 1, 1 << 40)
+    best = doc.int_text(attrs, "best_iteration", apath, 0, 1 << 40) + 1
+    if limit % best:
+        raise doc.fail(f"{apath}.best_ntree_limit", f"{limit} is not a multiple of {best}")
+    return limit // best
+
+
 def _names(
     doc: Doc, learner: dict[str, Any], n: int, feature_names: Sequence[str] | None
 ) -> tuple[list[str], list[str]]:
@@ -193,7 +210,7 @@ def _tree(
     left = doc.ints(t, "left_children", path, n, -1, n - 1)
     right = doc.ints(t, "right_children", path, n, -1, n - 1)
     feature = doc.ints(t, "split_indices", path, n, 0, 1 << 31)
-    default_left = doc.ints(t, "default_left", path, n, 0, 1)
+    default_left = doc.flags(t, "default_left", path, n)
     cond = doc.floats(t, "split_conditions", path, n)
     split_type = doc.ints(t, "split_type", path, n, 0, 1) if "split_type" in t else [0] * n
     cat_sets: dict[int, tuple[int, ...]] = {}
@@ -227,7 +244,9 @@ def _tree(
         c = cond[i]
         # A numeric split of x < inf: XGBoost's exact method writes it where two values
         # near FLT_MAX are split (their midpoint overflows); every finite x goes left.
-        if not (np.isfinite(c) or (c == np.inf and left[i] != -1 and not split_type[i])):
+        # A categorical split's condition is not read (XGBoost 1.x writes NaN there).
+        numeric = left[i] != -1 and not split_type[i]
+        if not (np.isfinite(c) or (c == np.inf and numeric) or (left[i] != -1 and split_type[i])):
             raise doc.fail(f"{path}.split_conditions[{i}]", "is not a finite number")
         if left[i] == -1:
             cols.leaf(intern(values, rows, int(np.float32(c).view(np.int32)), float(c)))
@@ -312,7 +331,7 @@ def xgboost_from_bytes(
     else:
         gpath = f"{mpath}.gbtree_model_param"
         gparam = doc.obj(doc.get(model, "gbtree_model_param", mpath), gpath)
-        per = k * doc.int_text(gparam, "num_parallel_tree", gpath, 1, 1 << 20)
+        per = k * _parallel_trees(doc, gparam, gpath, learner.get("attributes"))
         if n_trees % per:
             raise doc.fail(f"{mpath}.trees", f"{n_trees} trees are not rounds of {per}")
         indptr = list(range(0, n_trees + 1, per))
