@@ -40,6 +40,7 @@ from treegen.ensemble.core import Decision, Ensemble, Tree
 from treegen.ensemble.lightgbm import LIGHTGBM_DUMP
 from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.ensemble.xgboost_doc import DecimalText, Doc, decode, float32_of
+from treegen.ensemble.xgboost_old import check_version, parallel_trees
 from treegen.errors import UsageError
 
 OBJECTIVES = (
@@ -95,23 +96,6 @@ def _base_score(doc: Doc, lmp: dict[str, Any], path: str, k: int) -> list[np.flo
     if len(out) != k or not all(np.isfinite(out)):
         raise doc.fail(f"{path}.base_score", f"must be {k} finite numbers")
     return out
-
-
-def _parallel_trees(doc: Doc, gparam: dict[str, Any], path: str, attrs: Any) -> int:
-    """The trees of a round per class: ``num_parallel_tree``, which XGBoost writes since
-    1.6.  An older file has it only as ``best_ntree_limit`` (``(best_iteration + 1) *
-    num_parallel_tree``, which its Python package sets on every fitted model), else
-    reads as XGBoost reads it, 1."""
-    if "num_parallel_tree" in gparam:
-        return doc.int_text(gparam, "num_parallel_tree", path, 1, 1 << 20)
-    if not isinstance(attrs, dict) or "best_ntree_limit" not in attrs:
-        return 1
-    apath = "learner.attributes"
-    limit = doc.int_text(attrs, "best_ntree_limit", apath, 1, 1 << 40)
-    best = doc.int_text(attrs, "best_iteration", apath, 0, 1 << 40) + 1
-    if limit % best:
-        raise doc.fail(f"{apath}.best_ntree_limit", f"{limit} is not a multiple of {best}")
-    return limit // best
 
 
 def _names(
@@ -280,6 +264,7 @@ def xgboost_from_bytes(
     root = doc.obj(decode(data, filename), "")
     if "learner" not in root and "tree_info" in root:
         raise doc.fail("", LIGHTGBM_DUMP)
+    check_version(doc, root.get("version"))
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
                          "name", "learner.objective")  # fmt: skip
@@ -331,7 +316,7 @@ def xgboost_from_bytes(
     else:
         gpath = f"{mpath}.gbtree_model_param"
         gparam = doc.obj(doc.get(model, "gbtree_model_param", mpath), gpath)
-        per = k * _parallel_trees(doc, gparam, gpath, learner.get("attributes"))
+        per = k * parallel_trees(doc, gparam, gpath, learner.get("attributes"))
         if n_trees % per:
             raise doc.fail(f"{mpath}.trees", f"{n_trees} trees are not rounds of {per}")
         indptr = list(range(0, n_trees + 1, per))
