@@ -1,6 +1,6 @@
 """A LightGBM text model (``Booster.save_model("m.txt")``) read into an Ensemble.
 
-LightGBM is not imported: the text is read line by line as LightGBM 3 and 4 write it
+LightGBM is not imported: the text is read line by line as LightGBM 2.3 to 4 write it
 (``version=v3``/``v4``), every field checked, and each error is a
 :class:`~treegen.errors.ModelFileError` naming its line.  The arithmetic (docs/gbm.md)
 is LightGBM's prediction (``Tree::GetLeaf``, ``GBDT::PredictRaw``): the raw scores

@@ -1,7 +1,8 @@
 """An XGBoost model file (JSON or UBJSON, ``Booster.save_model``) read into an Ensemble.
 
-XGBoost is not imported: the file is read as XGBoost 1.6 to 3.x write it (its JSON
-schema), every field checked, and each error is a
+XGBoost is not imported: the file is read as XGBoost 1.3 to 3.x write it (its JSON
+schema; what older versions write differently, or refused: :mod:`.xgboost_old`), every
+field checked, and each error is a
 :class:`~treegen.errors.ModelFileError` naming the field by its path in the document
 (``learner.gradient_booster.model.trees[3].left_children``).  The arithmetic
 (docs/gbm.md) is XGBoost's CPU prediction: ``XGBClassifier.predict`` reads X as

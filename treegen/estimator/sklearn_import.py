@@ -194,7 +194,7 @@ def _saved_version(path: str) -> tuple[str, str] | None:
 
 def _installed_sklearn() -> str | None:
     try:
-        import sklearn  # type: ignore[import-untyped]  # optional
+        import sklearn  # optional
     except ImportError:
         return None
     return str(sklearn.__version__)
