@@ -1,6 +1,6 @@
 """What older XGBoost versions write differently in a model file, read or refused.
 
-Measured against the files XGBoost 1.0 to 3.0 write (docs/gbm.md, "Files from other
+Measured against the files XGBoost 1.0 to 3.1 write (docs/gbm.md, "Files from other
 versions"): 1.0 to 1.2 add the base margin last (refused, :func:`check_version`);
 before 1.6 a file has no ``num_parallel_tree`` (:func:`parallel_trees`) and writes
 ``default_left`` as JSON booleans (:meth:`~treegen.ensemble.xgboost_doc.Doc.flags`);
