@@ -1,6 +1,6 @@
 """A LightGBM text model (``Booster.save_model("m.txt")``) read into an Ensemble.
 
-LightGBM is not imported: the text is read line by line as LightGBM 3 and 4 write it
+LightGBM is not imported: the text is read line by line as LightGBM 2.3 to 4 write it
 (``version=v3``/``v4``), every field checked, and each error is a
 :class:`~treegen.errors.ModelFileError` naming its line.  The arithmetic (docs/gbm.md)
 is LightGBM's prediction (``Tree::GetLeaf``, ``GBDT::PredictRaw``): the raw scores
@@ -332,12 +332,19 @@ def lightgbm_from_text(
         else:
             found = f"this file's is {shorten(doc.lines[0].strip())!r}"
         raise doc.fail(0, f"not a LightGBM text model (whose first line is 'tree'; {found})")
+    header, i = doc.block(1)
+    # The version first: LightGBM 2.0 and 2.1 end their trees without 'end of trees',
+    # a whole file of an older format, not a truncated one.
+    version = header.get("version")
+    if version is not None and version[1] not in ("v3", "v4"):
+        raise doc.fail(
+            version[0],
+            f"model version {version[1]!r} is not read (v3, v4: LightGBM 2.3 and later): "
+            "load the model with LightGBM 2.3 or later and save_model again",
+        )
     if "end of trees" not in (ln.strip() for ln in doc.lines):
         raise doc.fail(len(doc.lines) - 1, "truncated file: no 'end of trees' line")
-    header, i = doc.block(1)
-    version = doc.field(header, "version", 1)
-    if version[1] not in ("v3", "v4"):
-        raise doc.fail(version[0], f"model version {version[1]!r} is not read (v3, v4)")
+    doc.field(header, "version", 1)
     num_class = doc.number(header, "num_class", 1, 1, 1 << 16)
     per_round = doc.number(header, "num_tree_per_iteration", 1, 1, 1 << 16)
     n_features = doc.number(header, "max_feature_idx", 1, 0, 1 << 24) + 1

@@ -1,7 +1,8 @@
 """An XGBoost model file (JSON or UBJSON, ``Booster.save_model``) read into an Ensemble.
 
-XGBoost is not imported: the file is read as XGBoost 1.6 to 3.x write it (its JSON
-schema), every field checked, and each error is a
+XGBoost is not imported: the file is read as XGBoost 1.3 to 3.x write it (its JSON
+schema; what older versions write differently, or refused: :mod:`.xgboost_old`), every
+field checked, and each error is a
 :class:`~treegen.errors.ModelFileError` naming the field by its path in the document
 (``learner.gradient_booster.model.trees[3].left_children``).  The arithmetic
 (docs/gbm.md) is XGBoost's CPU prediction: ``XGBClassifier.predict`` reads X as
@@ -40,6 +41,7 @@ from treegen.ensemble.core import Decision, Ensemble, Tree
 from treegen.ensemble.lightgbm import LIGHTGBM_DUMP
 from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.ensemble.xgboost_doc import DecimalText, Doc, decode, float32_of
+from treegen.ensemble.xgboost_old import check_version, parallel_trees
 from treegen.errors import UsageError
 
 OBJECTIVES = (
@@ -193,7 +195,7 @@ def _tree(
     left = doc.ints(t, "left_children", path, n, -1, n - 1)
     right = doc.ints(t, "right_children", path, n, -1, n - 1)
     feature = doc.ints(t, "split_indices", path, n, 0, 1 << 31)
-    default_left = doc.ints(t, "default_left", path, n, 0, 1)
+    default_left = doc.flags(t, "default_left", path, n)
     cond = doc.floats(t, "split_conditions", path, n)
     split_type = doc.ints(t, "split_type", path, n, 0, 1) if "split_type" in t else [0] * n
     cat_sets: dict[int, tuple[int, ...]] = {}
@@ -227,7 +229,9 @@ def _tree(
         c = cond[i]
         # A numeric split of x < inf: XGBoost's exact method writes it where two values
         # near FLT_MAX are split (their midpoint overflows); every finite x goes left.
-        if not (np.isfinite(c) or (c == np.inf and left[i] != -1 and not split_type[i])):
+        # A categorical split's condition is not read (XGBoost 1.x writes NaN there).
+        numeric = left[i] != -1 and not split_type[i]
+        if not (np.isfinite(c) or (c == np.inf and numeric) or (left[i] != -1 and split_type[i])):
             raise doc.fail(f"{path}.split_conditions[{i}]", "is not a finite number")
         if left[i] == -1:
             cols.leaf(intern(values, rows, int(np.float32(c).view(np.int32)), float(c)))
@@ -261,6 +265,7 @@ def xgboost_from_bytes(
     root = doc.obj(decode(data, filename), "")
     if "learner" not in root and "tree_info" in root:
         raise doc.fail("", LIGHTGBM_DUMP)
+    check_version(doc, root.get("version"))
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
                          "name", "learner.objective")  # fmt: skip
@@ -312,7 +317,7 @@ def xgboost_from_bytes(
     else:
         gpath = f"{mpath}.gbtree_model_param"
         gparam = doc.obj(doc.get(model, "gbtree_model_param", mpath), gpath)
-        per = k * doc.int_text(gparam, "num_parallel_tree", gpath, 1, 1 << 20)
+        per = k * parallel_trees(doc, gparam, gpath, learner.get("attributes"))
         if n_trees % per:
             raise doc.fail(f"{mpath}.trees", f"{n_trees} trees are not rounds of {per}")
         indptr = list(range(0, n_trees + 1, per))

@@ -77,6 +77,14 @@ class Doc:
                 raise self.fail(f"{path}.{key}[{i}]", f"must be an integer {lo} .. {hi}")
         return v
 
+    def flags(self, d: dict[str, Any], key: str, path: str, n: int) -> list[int]:
+        """A list of ``n`` flags: 0 or 1, or JSON's false and true (XGBoost before 1.6
+        writes ``default_left`` so)."""
+        v = self.get(d, key, path)
+        if isinstance(v, list) and v and all(isinstance(x, bool) for x in v):
+            v = [int(x) for x in v]
+        return self.ints({key: v}, key, path, n, 0, 1)
+
     def floats(self, d: dict[str, Any], key: str, path: str, n: int) -> np.ndarray:
         """A list of float32 numbers: UBJSON's exactly, JSON's decimal text rounded once."""
         v = self.get(d, key, path)

@@ -11,7 +11,10 @@ estimator's arithmetic.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import pickle
+import re
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
@@ -138,15 +141,71 @@ def _one_version(path: str, load: Callable[[], Any]) -> Any:
             old = getattr(w.message, "original_sklearn_version", "another version")
             new = getattr(w.message, "current_sklearn_version", "this one")
             name = getattr(w.message, "estimator_name", "estimator")
-            raise ModelFileError(
-                f"{a_name(name)} saved by scikit-learn {old}, read by {new}: scikit-learn does "
-                f"not promise its predictions across versions, nor then can treegen (load "
-                f"and check it with {new}, save it again, and import that file)",
-                file=path,
-            )
+            raise _other_version(path, name, old, new)
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return est
+
+
+def _other_version(path: str, name: str, old: str, new: str, failed: str = "") -> ModelFileError:
+    """The one-line refusal of an estimator saved by scikit-learn ``old``, read by
+    ``new``; ``failed``: why ``new`` could not even load it."""
+    if failed:
+        return ModelFileError(
+            f"{a_name(name)} saved by scikit-learn {old}, which {new} cannot load ({failed}): "
+            f"import it where scikit-learn {old} is installed",
+            file=path,
+        )
+    return ModelFileError(
+        f"{a_name(name)} saved by scikit-learn {old}, read by {new}: scikit-learn does "
+        f"not promise its predictions across versions, nor then can treegen (load "
+        f"and check it with {new}, save it again, and import that file)",
+        file=path,
+    )
+
+
+# A pickle's "_sklearn_version" key, the opcode memoizing it, the value's string opcode.
+_PICKLED_VERSION = re.compile(rb"_sklearn_version(?:\x94|q.|r....)?(?:\x8c(.)|X(....))", re.S)
+
+
+def _saved_version(path: str) -> tuple[str, str] | None:
+    """The estimator's class name (in a skops file; a pickle's: "estimator") and the
+    scikit-learn version that saved it, read without loading it; None where the file
+    does not say (a compressed joblib file)."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                schema = json.loads(z.read("schema.json"))
+            v = json.loads(schema["content"]["content"]["_sklearn_version"]["content"])
+            name = schema["__class__"]
+        else:
+            with open(path, "rb") as f:
+                m = _PICKLED_VERSION.search(f.read())
+            if m is None:
+                return None
+            size = m.group(1)[0] if m.group(1) else int.from_bytes(m.group(2), "little")
+            v, name = m.string[m.end() : m.end() + size].decode("ascii"), "estimator"
+    except (OSError, LookupError, TypeError, ValueError, zipfile.BadZipFile):
+        return None
+    if not (isinstance(v, str) and isinstance(name, str) and re.fullmatch(r"\d+\.\d+\S*", v)):
+        return None
+    return name, v
+
+
+def _installed_sklearn() -> str | None:
+    try:
+        import sklearn  # optional
+    except ImportError:
+        return None
+    return str(sklearn.__version__)
+
+
+def _importable(qualname: str) -> bool:
+    """Whether the module of type ``qualname`` (``module.Class``) is found here."""
+    try:
+        return importlib.util.find_spec(qualname.rpartition(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _unpickle(path: str, head: bytes) -> Any:
@@ -160,6 +219,11 @@ def _unpickle(path: str, head: bytes) -> Any:
         with open(path, "rb") as f:
             return pickle.load(f)  # the user's own file, as joblib would read it
     except Exception as exc:  # unpickling runs arbitrary code: any failure is the file's
+        saved, new = _saved_version(path), _installed_sklearn()
+        if saved is not None and new is not None and saved[1] != new:
+            # scikit-learn's own modules moved (1.9 cannot load 1.8's GradientBoosting):
+            # the error names a module, the version says why.
+            raise _other_version(path, *saved, new, f"{type(exc).__name__}: {exc}") from None
         raise ModelFileError(
             f"cannot unpickle ({type(exc).__name__}: {exc}; starts with {head[:2]!r})", file=path
         ) from None
@@ -174,6 +238,12 @@ def _load_skops(path: str) -> Any:
         ) from None
     try:
         untrusted = sorted(set(sio.get_untrusted_types(file=path)) - set(SKOPS_TRUSTED))
+        saved, new = _saved_version(path), _installed_sklearn()
+        if saved is not None and new is not None and saved[1] != new:
+            # Before the types: another version's may be gone from this one (1.8's
+            # loss objects), which no trust would load.
+            gone = next((t for t in untrusted if not _importable(t)), None)
+            raise _other_version(path, *saved, new, f"it holds {gone}" if gone else "")
         if untrusted:
             raise ModelFileError(
                 f"the skops file holds types treegen does not trust: {', '.join(untrusted)}",

@@ -1,0 +1,56 @@
+"""What older XGBoost versions write differently in a model file, read or refused.
+
+Measured against the files XGBoost 1.0 to 3.1 write (docs/gbm.md, "Files from other
+versions"): 1.0 to 1.2 add the base margin last (refused, :func:`check_version`);
+before 1.6 a file has no ``num_parallel_tree`` (:func:`parallel_trees`) and writes
+``default_left`` as JSON booleans (:meth:`~treegen.ensemble.xgboost_doc.Doc.flags`);
+1.x writes a categorical split's unused condition as NaN (:mod:`treegen.ensemble.xgboost`
+does not read it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from treegen.ensemble.xgboost_doc import Doc
+
+FIRST_VERSION = (1, 3)
+"""The first XGBoost whose files treegen reads: 1.0 to 1.2 sum a row's trees from 0 and
+add the base margin last, in float32, another rounding (and turn a ``binary:logitraw``
+base score into a margin): their predictions differ in the last bits."""
+
+
+def check_version(doc: Doc, version: Any) -> None:
+    """Refuse a file that XGBoost 1.0 to 1.2 wrote (:data:`FIRST_VERSION`); a file with
+    no version (XGBoost writes one since JSON) is read as a current one."""
+    v = version.tolist() if isinstance(version, np.ndarray) else version
+    if not (isinstance(v, list) and len(v) >= 2 and all(type(x) is int for x in v)):
+        return
+    if tuple(v[:2]) < FIRST_VERSION:
+        first = ".".join(map(str, FIRST_VERSION))
+        raise doc.fail(
+            "version",
+            f"written by XGBoost {'.'.join(map(str, v))}, which adds the base margin after "
+            f"the trees (XGBoost {first} and later: before them, another float32 rounding): "
+            f"treegen computes the predictions of {first} and later; load the model with "
+            f"XGBoost {first} or later and save it again (its predictions are that version's)",
+        )
+
+
+def parallel_trees(doc: Doc, gparam: dict[str, Any], path: str, attrs: Any) -> int:
+    """The trees of a round per class: ``num_parallel_tree``, which XGBoost writes since
+    1.6.  An older file has it only as ``best_ntree_limit`` (``(best_iteration + 1) *
+    num_parallel_tree``, which its Python package sets on every fitted model), else
+    reads as XGBoost reads it, 1."""
+    if "num_parallel_tree" in gparam:
+        return doc.int_text(gparam, "num_parallel_tree", path, 1, 1 << 20)
+    if not isinstance(attrs, dict) or "best_ntree_limit" not in attrs:
+        return 1
+    apath = "learner.attributes"
+    limit = doc.int_text(attrs, "best_ntree_limit", apath, 1, 1 << 40)
+    best = doc.int_text(attrs, "best_iteration", apath, 0, 1 << 40) + 1
+    if limit % best:
+        raise doc.fail(f"{apath}.best_ntree_limit", f"{limit} is not a multiple of {best}")
+    return limit // best
