@@ -242,7 +242,7 @@ def _weights(weights: npt.ArrayLike, n_rows: int) -> npt.NDArray[np.float64]:
     try:
         w = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
-        why = frame.PAST_DOUBLE if isinstance(exc, OverflowError) else exc
+        why = frame.BEYOND_DOUBLE if isinstance(exc, OverflowError) else exc
         raise TrainError(f"must be numbers, one per row: {why}", option="weights") from None
     if w.shape != (n_rows,):
         raise TrainError(

@@ -130,7 +130,7 @@ def _checked(cols: Columns, ncols: int) -> Columns:
 
 
 # Why a Python int is no float64 (numpy's OverflowError), in the errors that say so.
-PAST_DOUBLE = "an integer is past a double's range"
+BEYOND_DOUBLE = "an integer is beyond a double's range"
 
 
 def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -152,7 +152,7 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     try:
         return np.asarray(values, dtype=np.float64)
     except OverflowError:
-        raise ValueError(PAST_DOUBLE) from None
+        raise ValueError(BEYOND_DOUBLE) from None
 
 
 def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float64]:
