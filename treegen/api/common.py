@@ -158,6 +158,8 @@ def _x_of(
 
 def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
     """``X`` as a float matrix of ``n_features`` columns (one row if 1-d)."""
+    if frame.is_sparse(X):
+        raise UsageError(frame.SPARSE, option="X")
     try:
         x = frame.float64_of(X)
     except (TypeError, ValueError) as exc:

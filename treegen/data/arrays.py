@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
-from treegen.data.frame import float64_of, is_missing
+from treegen.data.frame import SPARSE, float64_of, is_missing, is_sparse
 from treegen.errors import DatasetError, UsageError
 
 
@@ -111,6 +111,8 @@ def dataset_from_arrays(
     are ``np.unique(y)``.  A continuous value beyond a double's range, or with
     ``float32`` (a c45 model's data) beyond float32's, is refused as a data file's is.
     """
+    if is_sparse(X):
+        raise DatasetError(SPARSE, option="X")
     try:
         x = np.array(float64_of(X))  # a copy: the Dataset holds no array of the caller's
     except (TypeError, ValueError) as exc:

@@ -70,9 +70,18 @@ class Columns:
     n_rows: int
 
 
+# What a scipy sparse matrix or array is told, by every reader of X (known by its
+# methods: scipy is not imported).
+SPARSE = "sparse input is not supported: pass a dense array (its toarray())"
+
+
+def is_sparse(X: object) -> bool:
+    return hasattr(X, "toarray") or hasattr(X, "tocsr")
+
+
 def _reject(X: object) -> None:
-    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise EstimatorError("sparse input is not supported: pass X.toarray()", option="X")
+    if is_sparse(X):
+        raise EstimatorError(SPARSE, option="X")
     if X is None:
         raise EstimatorError("Expected 2D array, got None", option="X")
 
