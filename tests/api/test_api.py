@@ -251,6 +251,20 @@ def test_string_float_and_named_labels() -> None:
     assert named.classes_.tolist() == ["low", "high"]
 
 
+def test_python_int_labels_past_int64_come_back_as_ints(tmp_path: Path) -> None:
+    """numpy holds such labels as objects, which were recorded as text: predict answered
+    '1180591620717411303424', a str, for the label 2**70."""
+    X, y = _arrays(1)
+    big = [2**70 if v == 7 else v for v in y.tolist()]
+    model = treegen.train(X, big)
+    assert model.classes_.tolist() == [3, 2**70]
+    assert all(type(v) is int for v in model.classes_)
+    pred = model.predict(X)
+    assert {type(v) for v in pred} == {int} and set(pred.tolist()) <= {3, 2**70}
+    loaded = treegen.load(model.save(tmp_path / "m.tree").path or "")
+    assert loaded.predict(X).tolist() == pred.tolist()
+
+
 @pytest.mark.parametrize("dtype", ["S", object])
 def test_byte_labels_name_their_classes_by_their_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], dtype: object

@@ -22,15 +22,21 @@ from treegen.errors import DatasetError, UsageError
 
 def label_kind(y: npt.NDArray[np.generic]) -> str:
     """How labels of ``y``'s dtype are recorded in a model file (``"labels"``), so
-    predictions come back as the type they were given in: bool, int, float, bytes
-    (numpy's ``S`` dtype, or an object array of bytes) or str."""
+    predictions come back as the type they were given in: bool, int (numpy's, or an
+    object array of Python ints), float, bytes (numpy's ``S`` dtype, or an object array
+    of bytes) or str."""
     if y.dtype == np.bool_:
         return "bool"
     if y.dtype.kind == "S" or (
         y.dtype.kind == "O" and y.size > 0 and all(isinstance(v, bytes) for v in y.flat)
     ):
         return "bytes"
-    if np.issubdtype(y.dtype, np.integer):
+    if np.issubdtype(y.dtype, np.integer) or (
+        # Python ints past int64, which numpy holds as objects
+        y.dtype.kind == "O"
+        and y.size > 0
+        and all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in y.flat)
+    ):
         return "int"
     if np.issubdtype(y.dtype, np.floating):
         return "float"
