@@ -211,7 +211,9 @@ def test_a_two_class_decision_needs_two_classes(
     from sklearn.ensemble import GradientBoostingClassifier
 
     X, y = load_iris(return_X_y=True)
-    binary = ensemble_from_sklearn(GradientBoostingClassifier(n_estimators=3).fit(X, y == 1))
+    # (text labels: bool ones would be refused first, for classes named "a")
+    labels = np.where(y == 1, "yes", "no")
+    binary = ensemble_from_sklearn(GradientBoostingClassifier(n_estimators=3).fit(X, labels))
     assert binary.decision in ("ge0", "gt0", "gt", "diff", "bound")  # type: ignore[attr-defined]
     bad = tmp_path / "bad.trees"
     bad.write_text(_edit(_text(binary), ["classes"], classes))

@@ -381,7 +381,8 @@ def test_options_as_written_load_and_save_again_unchanged() -> None:
         TrainOptions(max_depth=3, min_gain_ratio=0.05),
         TrainOptions(pruning="reduced-error", folds=5, seed=7),
     ):
-        for labels, validation in (("str", None), ("int", None), ("str", "sha256:ab")):
+        # (bytes: a type its classes, text, can name; "int" over them is refused)
+        for labels, validation in (("str", None), ("bytes", None), ("str", "sha256:ab")):
             record = ModelOptions.of(options, labels, validation)
             model = Model(SCHEMA, hand_built().nodes, record, "0.1.0", "sha256:0")
             text = model_to_json(model)

@@ -39,6 +39,7 @@ from treegen.model.check import (
     as_str,
     check_header,
     check_keys,
+    check_labels_field,
     hex_float,
 )
 from treegen.model.core import Model
@@ -164,6 +165,10 @@ def committee_from_data(data: Any, text: str, filename: str) -> Committee:
         if problem:
             line = text.count("\n", 0, _member_spans(text)[i][0]) + 1  # its "{"'s line
             raise ModelFileError(f"members[{i}]: {problem}", file=filename, line=line)
+    try:
+        check_labels_field(options, list(first.schema.classes))
+    except InvalidField as err:
+        raise field_error(err, text, filename) from None
     return Committee(
         schema=first.schema,
         method=method,

@@ -10,6 +10,7 @@ LightGBM classifiers alike.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -51,7 +52,14 @@ def label_names(values: Sequence[object], option: str) -> tuple[str, ...]:
     names = []
     for v in values:
         if not isinstance(v, bytes):
-            names.append(str(v))
+            try:
+                names.append(str(v))
+            except ValueError:  # an int of more digits than Python writes out
+                raise DatasetError(
+                    f"a label is an integer of more than {sys.get_int_max_str_digits():,} "
+                    "digits, more than Python writes as text: give shorter labels",
+                    option=option,
+                ) from None
             continue
         try:
             names.append(v.decode("utf-8"))

@@ -17,7 +17,7 @@ import numpy as np
 
 from treegen.data.dataset import FLOAT32_OVERFLOW
 from treegen.model.core import flavor_compares_float32
-from treegen.model.options import InvalidOption, options_from_dict
+from treegen.model.options import InvalidOption, check_labels, options_from_dict
 
 _KINDS = ("continuous", "nominal", "ignore")
 _NODE_KINDS = ("leaf", "continuous", "nominal", "subset")
@@ -154,6 +154,7 @@ def check_schema(d: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     _obj(d["options"], "options")  # free-form (trainer options), but an object
     _str(d["target"], "target", nonempty=True)
     classes = _str_list(d["classes"], "classes", "classes", "class")
+    check_labels_field(d["options"], classes)
     attrs = d["attributes"]
     if not isinstance(attrs, list):
         raise InvalidField("attributes", "must be a list")
@@ -172,6 +173,14 @@ def check_schema(d: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
         if kind == "nominal":
             _str_list(a["values"], f"{f}.values", "values", "value")
     return classes, attrs
+
+
+def check_labels_field(options: dict[str, Any], classes: list[str]) -> None:
+    """The file's ``options.labels`` against its classes (:func:`check_labels`)."""
+    try:
+        check_labels(options.get("labels", "str"), classes)
+    except InvalidOption as err:
+        raise InvalidField(f"options.{err.key}", err.message) from None
 
 
 def check_model_dict(data: Any, fmt: str, version: int) -> None:

@@ -9,7 +9,7 @@ it was trained with; :mod:`treegen.trainer.options` adds what growth needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -236,6 +236,40 @@ label, so that a loaded model returns labels of the type it was trained on."""
 LABEL_KINDS = tuple(LABEL_TYPES)
 
 
+def label_kind_option(value: object) -> str:
+    """A file's ``options.labels`` (default ``"str"``), or InvalidOption if it is none
+    of :data:`LABEL_KINDS`."""
+    if value not in LABEL_KINDS:
+        raise InvalidOption("labels", f"must be one of {', '.join(LABEL_KINDS)}")
+    return str(value)
+
+
+def _names_a_label(kind: str, name: str) -> bool:
+    """Whether ``name`` is a class name that a label of ``kind`` is written as (the
+    text ``treegen.data.arrays.label_names`` gives it), so that the label read back
+    from it is the one trained on and prints as ``name`` again."""
+    if kind == "bool":
+        return name in ("True", "False")
+    if kind in ("int", "float"):
+        try:
+            return str(LABEL_TYPES[kind](name)) == name
+        except ValueError:  # no number, or an int past the digits Python converts
+            return False
+    return True  # str and bytes: any text (bytes are its UTF-8)
+
+
+def check_labels(value: object, classes: Sequence[str]) -> str:
+    """A file's ``options.labels`` checked against its class names: a label type each
+    name is the text of (an edited ``"int"`` over classes named ``"a"`` made predict
+    raise ValueError, and ``"bool"`` read every name but ``"True"`` as False), else
+    InvalidOption."""
+    kind = label_kind_option(value)
+    for name in classes:
+        if not _names_a_label(kind, name):
+            raise InvalidOption("labels", f"{kind}: the class {name!r} is no {kind} label")
+    return kind
+
+
 def with_labels(options: dict[str, object], labels: str) -> dict[str, object]:
     """``options`` (a file's ``"options"``) recording the labels' type after the rest,
     where they were not text: the one home of that rule (trees, rulesets, committees)."""
@@ -338,9 +372,7 @@ def options_from_dict(d: Mapping[str, object]) -> ModelOptions:
         else:
             continue
         train[key] = value
-    labels = d.get("labels", "str")
-    if labels not in LABEL_KINDS:
-        raise InvalidOption("labels", f"must be one of {', '.join(LABEL_KINDS)}")
+    labels = label_kind_option(d.get("labels", "str"))
     validation = d.get("validation")
     if validation is not None and not isinstance(validation, str):
         raise InvalidOption("validation", "must be a string")
