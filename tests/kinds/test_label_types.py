@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import treegen
-from support.cli import run_cli
 from treegen.errors import DatasetError, ModelFileError
+
+from support.cli import run_cli
 
 X = np.random.default_rng(5).normal(size=(80, 3))
 HIGH = X[:, 0] + X[:, 1] > 0
