@@ -4,10 +4,12 @@ A single tree of each flavour, a boosted and a bagged committee, a ruleset, a
 scikit-learn forest and regression tree, XGBoost's JSON and UBJSON, LightGBM's text
 and a skops file are damaged (:mod:`support.mutate`: bytes, or the JSON's structure)
 and given to ``show``, ``info``, ``export``, ``predict``, ``eval`` (and, for an
-accepted mutant, ``verify``) or to their importer.  Every run must end with status 0,
-or 2 with one ``treegen: error:`` line naming the file and no output file touched;
-never a traceback, a hang, or a model accepted whose export does not compile or whose
-C disagrees with it (``verify`` status 1).
+accepted mutant, ``verify``) or to their importer, and an accepted one to the Python
+API (``treegen.load``, ``classes_``, ``predict``, ``predict_proba``).  Every run must
+end with status 0, or 2 with one ``treegen: error:`` line naming the file and no output
+file touched (the API: an answer or a TreegenError); never a traceback, a hang, or a
+model accepted whose export does not compile or whose C disagrees with it (``verify``
+status 1).
 
 A case is ``(kind, index)``: its generator is ``default_rng([SEED, kind's number,
 index])``.  ``TREEGEN_FUZZ_CASE=KIND:INDEX`` runs that one case; ``TREEGEN_FUZZ=long``
@@ -29,7 +31,7 @@ import numpy as np
 import pytest
 
 from support.fuzz import LONG
-from support.fuzzrun import Guard, call, check_run
+from support.fuzzrun import Guard, call, call_api, check_run
 from support.mutate import MORE_SPECIALS, mutate_bytes, mutate_json, mutate_tokens
 
 SEED = 36
@@ -210,6 +212,7 @@ def run_case(kind: str, index: int, seeds: Seeds, work: Path, verify: bool) -> N
     inputs = (model, data, str(Path(data).with_suffix(".names")))
     for argv in (["info", model], ["predict", model, data], ["eval", model, data]):
         check_run(case, *call(case, argv), guard, inputs)
+    call_api(case, model, data)
     status, err = call(case, ["export", model, "-o", str(guard.folder)])
     check_run(case, status, err, guard, (model,), wrote=guard.exported)
     if status == 0 and verify:

@@ -4,7 +4,8 @@
 limit (a hang is a failure, not a stuck test run); :func:`check_run` holds the result
 to the contract: status 0 or 2, on 2 one ``treegen: error:`` line that names one of
 the inputs, and no output file written, replaced or left behind but the command's own
-on success (:class:`Guard` plants the files to watch).
+on success (:class:`Guard` plants the files to watch).  :func:`call_api` holds the
+Python API to the same contract: a TreegenError or an answer.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from __future__ import annotations
 import contextlib
 import io
 import traceback
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+import treegen
 from treegen.cli.main import main
+from treegen.errors import TreegenError
 
 from support.timelimit import time_limit
 
@@ -45,6 +50,34 @@ def call(case: str, argv: Sequence[str], limit: float = 30.0) -> tuple[int, str]
             f"case {case}: {list(argv)} raised\n{traceback.format_exc()}"
         ) from None
     return status, err.getvalue()
+
+
+def call_api(case: str, model: str, data: str, limit: float = 30.0) -> None:
+    """The Python API on the model file ``model`` that the commands accepted: load it,
+    its labels, and predict and predict_proba on the rows of ``data`` must each return
+    or raise a TreegenError (a kind without probabilities refuses them so); any other
+    exception, or a run past ``limit`` seconds, fails the test naming the case."""
+    steps: list[tuple[str, Callable[[Any], object]]] = [
+        ("classes_", lambda m: m.classes_),
+        ("predict", lambda m: m.predict(data)),
+        ("predict_proba", lambda m: m.predict_proba(data)),
+    ]
+    try:
+        with time_limit(limit, Hang), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # feature-name warnings are not failures
+            try:
+                loaded = treegen.load(model)
+            except TreegenError:
+                return
+            for _, step in steps:
+                with contextlib.suppress(TreegenError):
+                    step(loaded)
+    except Hang:
+        raise AssertionError(f"case {case}: the API on {model} ran past {limit} s") from None
+    except Exception:
+        raise AssertionError(
+            f"case {case}: the API on {model} raised\n{traceback.format_exc()}"
+        ) from None
 
 
 class Guard:
