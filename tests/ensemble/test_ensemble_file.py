@@ -103,6 +103,12 @@ CASES = [
     (["method"], 3, "method"),
     (["format"], "treegen-forest", "format"),
     (["trees"], [], "trees"),
+    # predict_proba's sigmoid scale: float("x") was a ValueError, a list a TypeError
+    (["options", "sigmoid"], "x", "options.sigmoid"),
+    (["options", "sigmoid"], [1], "options.sigmoid"),
+    (["options", "sigmoid"], True, "options.sigmoid"),
+    (["options", "sigmoid"], 0, "options.sigmoid"),
+    (["options", "sigmoid"], -2.0, "options.sigmoid"),
 ]
 
 

@@ -29,7 +29,9 @@ Every float is written as ``float.hex()`` text, so values, thresholds (``inf`` a
 them) and signed zeros come back bit for bit.  :func:`ensemble_from_data` checks every
 field (types, counts, index ranges, each tree in pre-order with the left child first,
 leaf rows of the right width) and raises one :class:`~treegen.errors.ModelFileError`
-naming the field and its line, as for a tree.
+naming the field and its line, as for a tree.  ``options`` is free-form but for what
+predictions read: ``labels`` (the labels' type, fitting the class names) and
+``sigmoid`` (a positive finite number).
 """
 
 from __future__ import annotations
@@ -170,6 +172,18 @@ def _weight(value: Any, field: str) -> float:
     return x
 
 
+def _check_sigmoid(options: dict[str, Any]) -> None:
+    """``options.sigmoid``, the scale of a binary model's sigmoid in predict_proba
+    (LightGBM's ``sigmoid``, 2 for scikit-learn's exponential loss), where recorded: a
+    positive finite number, as the libraries take it (an edited "x" made predict_proba
+    raise ValueError from ``float()``)."""
+    if "sigmoid" not in options:
+        return
+    value = options["sigmoid"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < math.inf):
+        raise InvalidField("options.sigmoid", f"{value!r} is not a positive finite number")
+
+
 def _list(value: Any, field: str, n: int | None = None) -> list[Any]:
     if not isinstance(value, list) or (n is not None and len(value) != n):
         raise InvalidField(field, "must be a list" + ("" if n is None else f" of {n} items"))
@@ -293,6 +307,7 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     if extra:
         raise InvalidField(sorted(extra)[0], "is not a field of an ensemble file")
     classes, attrs = check_schema(d)
+    _check_sigmoid(d["options"])
     d = {"sum": "float64", "categorical_rule": "sklearn", "cut": "0x0.0p+0", **d}
     for key, allowed in (
         ("method", METHODS),
