@@ -29,7 +29,7 @@ does (docs/gbm.md): before it, each minor version its own way (:data:`CATEGORICA
 
 _AS_NUMERIC = "reads it on the CPU as the numeric split x < NaN (every value but NaN right)"
 
-CATEGORICAL_BEFORE = {
+CATEGORICAL_BEFORE: dict[tuple[int, ...], str] = {
     (1, 3): _AS_NUMERIC,
     (1, 4): _AS_NUMERIC,
     (1, 5): "takes a code between -1 and 0 for category 0",
