@@ -21,11 +21,15 @@ import treegen
 from treegen.ensemble import classify
 
 from support.cli import run_cli
-from support.floatbits import same_bits
+from support.floatbits import rows_differ, same_bits
 
 VERSIONS = Path(__file__).resolve().parent.parent / "data" / "gbm_versions"
+_CAT = ": learner.gradient_booster.model.trees[0].split_type[0]: a categorical split, in a file"
 REFUSED = {
     "xgb121_bs.json": ": version: written by XGBoost 1.2.1, which adds the base margin",
+    "xgb142_cat.json": f"{_CAT} XGBoost 1.4.2 wrote: XGBoost 1.4 reads it on the CPU as",
+    "xgb152_cat.json": f"{_CAT} XGBoost 1.5.2 wrote: XGBoost 1.5 takes a code between -1 and 0",
+    "xgb162_cat.json": f"{_CAT} XGBoost 1.6.2 wrote: XGBoost 1.6 sends a negative code",
     # a whole file of LightGBM 2.1's format (no 'end of trees'), not a truncated one
     "lgb212_cat.txt": ":2: model version 'v2' is not read",
 }
@@ -78,7 +82,7 @@ def test_refused_in_one_line(name: str, tmp_path: Path, capsys: pytest.CaptureFi
     command = "import-lightgbm" if path.suffix == ".txt" else "import-xgboost"
     code, stdout, err = run_cli(capsys, command, str(path), "-o", str(out))
     assert (code, stdout, out.exists()) == (2, "", False)
-    assert re.fullmatch(rf"treegen: error: {re.escape(str(path))}{REFUSED[name]}[^\n]*\n", err)
+    assert re.fullmatch(rf"treegen: error: {re.escape(str(path) + REFUSED[name])}[^\n]*\n", err)
 
 
 def test_old_base_margin_order_differs() -> None:
@@ -91,3 +95,28 @@ def test_old_base_margin_order_differs() -> None:
     rows, expected = _expected(path)
     margin = np.array(expected["margin"]).reshape(len(rows), -1)
     assert not same_bits(classify.raw_scores(model.value, rows), margin)
+
+
+@pytest.mark.parametrize(
+    ("name", "codes"),
+    [
+        # 1.4 on the CPU: every categorical split's codes right (x < NaN)
+        ("xgb142_cat.json", [-1.0, -0.5, 0.0, 1.0, 5.0, 7.0, 40.0]),
+        # 1.5: -0.5 as category 0
+        ("xgb152_cat.json", [-0.5]),
+        # 1.6: a negative code, or one past the node's 32 bits, the missing way
+        ("xgb162_cat.json", [-1.0, -0.5, 40.0]),
+    ],
+)
+def test_old_categorical_rule_differs(name: str, codes: list[float]) -> None:
+    """Why XGBoost 1.4 to 1.6's categorical splits are refused: read as 1.7's (the
+    version field 1.7.6), the rows whose margins differ from the writer's are those with
+    the codes its predictor sends otherwise."""
+    path = VERSIONS / name
+    doc = json.loads(path.read_text())
+    doc["version"] = [1, 7, 6]
+    model = treegen.from_xgboost(json.dumps(doc).encode())
+    rows, expected = _expected(path)
+    margin = np.array(expected["margin"]).reshape(len(rows), -1)
+    differ = rows_differ(classify.raw_scores(model.value, rows), margin)
+    assert sorted(set(rows[differ, 1].tolist())) == codes

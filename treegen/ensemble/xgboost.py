@@ -41,7 +41,7 @@ from treegen.ensemble.core import Decision, Ensemble, Tree
 from treegen.ensemble.lightgbm import LIGHTGBM_DUMP
 from treegen.ensemble.preorder import Columns, intern, walk
 from treegen.ensemble.xgboost_doc import DecimalText, Doc, decode, float32_of
-from treegen.ensemble.xgboost_old import check_version, parallel_trees
+from treegen.ensemble.xgboost_old import check_categorical, check_version, parallel_trees
 from treegen.errors import UsageError
 
 OBJECTIVES = (
@@ -186,6 +186,7 @@ def _tree(
     group: int,
     values: dict[int, int],
     rows: list[tuple[float, ...]],
+    version: tuple[int, ...] | None,
 ) -> Tree:
     param = doc.obj(doc.get(t, "tree_param", path), f"{path}.tree_param")
     n = doc.int_text(param, "num_nodes", f"{path}.tree_param", 1, 1 << 31)
@@ -200,6 +201,7 @@ def _tree(
     split_type = doc.ints(t, "split_type", path, n, 0, 1) if "split_type" in t else [0] * n
     cat_sets: dict[int, tuple[int, ...]] = {}
     if any(split_type):
+        check_categorical(doc, version, f"{path}.split_type[{split_type.index(1)}]")
         nodes = doc.ints(t, "categories_nodes", path, None, 0, n - 1)
         seg = doc.ints(t, "categories_segments", path, len(nodes), 0, 1 << 40)
         size = doc.ints(t, "categories_sizes", path, len(nodes), 0, 1 << 24)
@@ -265,7 +267,7 @@ def xgboost_from_bytes(
     root = doc.obj(decode(data, filename), "")
     if "learner" not in root and "tree_info" in root:
         raise doc.fail("", LIGHTGBM_DUMP)
-    check_version(doc, root.get("version"))
+    version = check_version(doc, root.get("version"))
     learner = doc.obj(doc.get(root, "learner", ""), "learner")
     objective = doc.text(doc.obj(doc.get(learner, "objective", "learner"), "learner.objective"),
                          "name", "learner.objective")  # fmt: skip
@@ -346,7 +348,7 @@ def xgboost_from_bytes(
     rows: list[tuple[float, ...]] = []
     trees = [
         _tree(doc, doc.obj(trees_raw[i], f"{mpath}.trees[{i}]"), f"{mpath}.trees[{i}]",
-              n_features, is_cat, tree_info[i], values, rows)
+              n_features, is_cat, tree_info[i], values, rows, version)
         for i in range(used)
     ]  # fmt: skip
     attrs_out = tuple(

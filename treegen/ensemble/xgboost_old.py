@@ -5,7 +5,8 @@ versions"): 1.0 to 1.2 add the base margin last (refused, :func:`check_version`)
 before 1.6 a file has no ``num_parallel_tree`` (:func:`parallel_trees`) and writes
 ``default_left`` as JSON booleans (:meth:`~treegen.ensemble.xgboost_doc.Doc.flags`);
 1.x writes a categorical split's unused condition as NaN (:mod:`treegen.ensemble.xgboost`
-does not read it).
+does not read it); before 1.7 XGBoost predicts a categorical split otherwise (refused,
+:func:`check_categorical`).
 """
 
 from __future__ import annotations
@@ -22,21 +23,69 @@ add the base margin last, in float32, another rounding (and turn a ``binary:logi
 base score into a margin): their predictions differ in the last bits."""
 
 
-def check_version(doc: Doc, version: Any) -> None:
-    """Refuse a file that XGBoost 1.0 to 1.2 wrote (:data:`FIRST_VERSION`); a file with
-    no version (XGBoost writes one since JSON) is read as a current one."""
+FIRST_CATEGORICAL = (1, 7)
+"""The first XGBoost whose CPU predictor sends a categorical split's values as treegen
+does (docs/gbm.md): before it, each minor version its own way (:data:`CATEGORICAL_BEFORE`)."""
+
+_AS_NUMERIC = "reads it on the CPU as the numeric split x < NaN (every value but NaN right)"
+
+CATEGORICAL_BEFORE: dict[tuple[int, ...], str] = {
+    (1, 3): _AS_NUMERIC,
+    (1, 4): _AS_NUMERIC,
+    (1, 5): "takes a code between -1 and 0 for category 0",
+    (1, 6): "sends a negative code, or one past the node's 32-bit words of categories, "
+    "the missing way",
+}
+"""How each XGBoost before :data:`FIRST_CATEGORICAL` predicts a categorical split
+otherwise than treegen, measured (1.3 and 1.4 fit one only on a GPU)."""
+
+
+def version_of(version: Any) -> tuple[int, ...] | None:
+    """The file's ``version`` field (a list of integers), or None where it has none."""
     v = version.tolist() if isinstance(version, np.ndarray) else version
     if not (isinstance(v, list) and len(v) >= 2 and all(type(x) is int for x in v)):
-        return
-    if tuple(v[:2]) < FIRST_VERSION:
+        return None
+    return tuple(v)
+
+
+def _again(first: tuple[int, int]) -> str:
+    """What to do with a file refused for its version."""
+    at = ".".join(map(str, first))
+    return (
+        f"load the model with XGBoost {at} or later and save it again "
+        "(its predictions are that version's)"
+    )
+
+
+def check_version(doc: Doc, version: Any) -> tuple[int, ...] | None:
+    """Refuse a file that XGBoost 1.0 to 1.2 wrote (:data:`FIRST_VERSION`); a file with
+    no version (XGBoost writes one since JSON) is read as a current one.  The version
+    (:func:`version_of`)."""
+    v = version_of(version)
+    if v is not None and v[:2] < FIRST_VERSION:
         first = ".".join(map(str, FIRST_VERSION))
         raise doc.fail(
             "version",
             f"written by XGBoost {'.'.join(map(str, v))}, which adds the base margin after "
             f"the trees (XGBoost {first} and later: before them, another float32 rounding): "
-            f"treegen computes the predictions of {first} and later; load the model with "
-            f"XGBoost {first} or later and save it again (its predictions are that version's)",
+            f"treegen computes the predictions of {first} and later; {_again(FIRST_VERSION)}",
         )
+    return v
+
+
+def check_categorical(doc: Doc, version: tuple[int, ...] | None, path: str) -> None:
+    """Refuse the categorical split at ``path`` in a file that XGBoost before
+    :data:`FIRST_CATEGORICAL` wrote."""
+    if version is None or version[:2] >= FIRST_CATEGORICAL:
+        return
+    raise doc.fail(
+        path,
+        f"a categorical split, in a file XGBoost {'.'.join(map(str, version))} wrote: "
+        f"XGBoost {'.'.join(map(str, version[:2]))} "
+        f"{CATEGORICAL_BEFORE.get(version[:2], 'predicts it otherwise')}; treegen computes "
+        f"the predictions of {'.'.join(map(str, FIRST_CATEGORICAL))} and later; "
+        f"{_again(FIRST_CATEGORICAL)}",
+    )
 
 
 def parallel_trees(doc: Doc, gparam: dict[str, Any], path: str, attrs: Any) -> int:
