@@ -348,3 +348,22 @@ def test_a_minimum_of_cases_past_a_c_int_is_refused(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("treegen: error: --min-cases: must be between 1 and 2147483647"), err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("value", [3, None, "0,1,2,3"])
+def test_an_xgboost_iteration_indptr_that_is_no_list_names_the_field(
+    value: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its length was taken before it was checked: TypeError, a traceback (model fuzz
+    # case xgb-json:125 of seed 3672).
+    doc = json.loads(XGB_CAT.read_text())
+    doc["learner"]["gradient_booster"]["model"]["iteration_indptr"] = value
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "m.trees"
+    code, _, err = run_cli(capsys, "import-xgboost", str(path), "-o", str(out))
+    assert code == 2 and err.count("\n") == 1, err
+    want = f"treegen: error: {path}: learner.gradient_booster.model.iteration_indptr: must be"
+    assert err.startswith(want), err
+    assert not out.exists()
+

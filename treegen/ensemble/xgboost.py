@@ -312,8 +312,7 @@ def xgboost_from_bytes(
     n_trees = len(trees_raw)
     tree_info = doc.ints(model, "tree_info", mpath, n_trees, 0, k - 1)
     if "iteration_indptr" in model:
-        indptr = doc.ints(model, "iteration_indptr", mpath, len(model["iteration_indptr"]), 0,
-                          n_trees)  # fmt: skip
+        indptr = doc.ints(model, "iteration_indptr", mpath, None, 0, n_trees)
         if len(indptr) < 2 or indptr[0] != 0 or indptr[-1] != n_trees or indptr != sorted(indptr):
             raise doc.fail(f"{mpath}.iteration_indptr", "must rise from 0 to the tree count")
     else:
