@@ -14,10 +14,12 @@ exactly one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, cast
 
 from treegen.cli.inputs import check_input_kinds
@@ -42,6 +44,21 @@ def _one_line(text: str) -> str:
 def error_line(message: str) -> str:
     """The one stderr line every failure is reported as."""
     return f"treegen: error: {_one_line(message)}"
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(quiet: bool) -> Iterator[None]:
+    """A library's warning during a command (numpy reading an edited ``.npy`` header in
+    a skops file, say) as one ``treegen: warning:`` line on stderr, as a diagnostic:
+    none with ``--quiet``; not Python's two lines naming the library's source line."""
+
+    def show(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
+        if not quiet:
+            sys.stderr.write(f"treegen: warning: {category.__name__}: {_one_line(str(message))}\n")
+
+    with warnings.catch_warnings():  # (the filters stay the caller's)
+        warnings.showwarning = show
+        yield
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -199,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.error("no subcommand given")
     try:
-        with on_command_line():  # the options' errors name the flags (model/optnames.py)
+        with on_command_line(), _warnings_as_lines(getattr(args, "quiet", False)):
+            # (on_command_line: the options' errors name the flags, model/optnames.py)
             check_input_kinds(args)
             refuse_to_overwrite_inputs(args)
             status = int(func(args))
