@@ -11,7 +11,8 @@ LightGBM classifiers alike.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +70,25 @@ def label_names(values: Sequence[object], option: str) -> tuple[str, ...]:
                 option=option,
             ) from None
     return tuple(names)
+
+
+def check_column_name(name: object, option: str) -> None:
+    """``name``, a column's name (``target``, ``weight_column``), is a str or None, else a
+    UsageError naming ``option`` (an array was compared with each column's name, and
+    numpy refused its truth)."""
+    if name is not None and not isinstance(name, str):
+        raise UsageError(f"must be a str, got {name!r}", option=option)
+
+
+def column_list(columns: object, option: str) -> list[Any]:
+    """``nominal``'s or ``ignore``'s columns (of :func:`treegen.train` and
+    ``C45Classifier``) as a list, from any collection of them; a str is refused (iterated,
+    "mode" was the columns m, o, d and e), and so is a number or None, naming ``option``."""
+    if isinstance(columns, str):
+        raise UsageError(f"must be a list of columns: [{columns!r}]", option=option)
+    if isinstance(columns, bytes) or not isinstance(columns, Iterable):
+        raise UsageError(f"must be a list of columns, got {columns!r}", option=option)
+    return list(columns)
 
 
 def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
@@ -135,11 +155,16 @@ def dataset_from_arrays(
             "0..k-1 (nominal=, with categories= naming them), or give a DataFrame",
             option="X",
         ) from None
-    labels = np.asarray(y)
+    try:
+        labels = np.asarray(y)
+    except ValueError as exc:  # ragged: labels of different lengths, numpy's "inhomogeneous"
+        raise DatasetError(f"must be one label per row: {exc}", option="y") from None
     if x.ndim != 2:
         raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
     if labels.shape != (x.shape[0],):
         raise DatasetError(f"y must have shape ({x.shape[0]},), got {labels.shape}")
+    if feature_names is not None and not isinstance(feature_names, Iterable):
+        raise DatasetError(f"feature_names must be {x.shape[1]} distinct non-empty strs")
     names = (
         list(feature_names) if feature_names is not None else [f"x{j}" for j in range(x.shape[1])]
     )
@@ -150,8 +175,7 @@ def dataset_from_arrays(
         or len(set(names)) != len(names)
     ):
         raise DatasetError(f"feature_names must be {x.shape[1]} distinct non-empty strs")
-    if target is not None and not isinstance(target, str):
-        raise UsageError(f"must be a str, got {target!r}", option="target")
+    check_column_name(target, "target")
     if (target or "class") in names:  # eval would read that feature's column as the class
         raise UsageError(
             f"'{target or 'class'}' cannot name the class column: it is a feature's name "
@@ -192,6 +216,9 @@ def dataset_from_arrays(
             continue
         attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
     if class_names is not None:
+        if isinstance(class_names, str) or not isinstance(class_names, Iterable):
+            # a str was its letters: class_names="ab" trained the classes 'a' and 'b'
+            raise DatasetError(f"class_names must be a list of names, got {class_names!r}")
         classes = tuple(str(c) for c in class_names)
         if not all(classes) or len(set(classes)) != len(classes):
             raise DatasetError(f"class_names must be distinct and non-empty, got {classes!r}")

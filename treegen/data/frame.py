@@ -149,9 +149,13 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     ticks, whose unit a model would not record: the same times in another unit would
     be other numbers), and a ValueError a Python int past a double's range (numpy's
     OverflowError, which the callers would not expect)."""
-    if np.iscomplexobj(values):
+    # The dtype as np.iscomplexobj reads it, but not through __array_function__, which
+    # an array-like of __array__ alone (scikit-learn's check of weights) refuses.
+    dtype = getattr(values, "dtype", None)
+    if getattr(dtype if dtype is not None else np.asarray(values).dtype, "kind", "") == "c":
         raise TypeError("complex")
-    kinds = getattr(values, "dtypes", None)  # a DataFrame's columns
+    # A DataFrame's columns' dtypes; a Series' `dtypes` is its one dtype, not a list.
+    kinds = getattr(values, "dtypes", None) if getattr(values, "ndim", 0) == 2 else None
     for dtype in [getattr(values, "dtype", None), *([] if kinds is None else list(kinds))]:
         if getattr(dtype, "kind", "") in ("M", "m"):
             raise TypeError(

@@ -13,7 +13,7 @@ makes them (:func:`inconsistent`), the histogram trees' importer included.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -175,6 +175,16 @@ def feature_names_of(estimator: Any, feature_names: Sequence[str] | None, target
     """The columns' names: ``feature_names``, else the estimator's ``feature_names_in_``,
     else x0, x1, ...; distinct, and none of them the class column ``target``."""
     n = int(estimator.n_features_in_)
+    # Checked before the estimator is read: a float's TypeError, a str iterated as its
+    # letters, or target's AttributeError was blamed on the estimator ("not a fitted
+    # estimator treegen can read"), or named the columns a, b and c.
+    if isinstance(feature_names, str) or not isinstance(feature_names, Iterable | type(None)):
+        raise UsageError(
+            f"must be a list of {n} names, got {feature_names!r}",
+            option="feature_names",
+        )
+    if not isinstance(target, str):
+        raise UsageError(f"must be a str, got {target!r}", option="target")
     given = getattr(estimator, "feature_names_in_", None)
     names = [
         str(x)

@@ -128,7 +128,8 @@ def _check_weights(
         raise TrainError("case weights must be finite and not negative", file=ds.source)
     if not np.any(w > 0):  # every case weighs nothing: no case to learn from
         raise TrainError("case weights are all zero: no case to learn from", file=ds.source)
-    total = float(np.sum(w))  # (within a rounding of the exact sum: far from the limit)
+    with np.errstate(over="ignore"):  # past a double's range, inf: refused below
+        total = float(np.sum(w))  # (within a rounding of the exact sum: far from the limit)
     if total > MAX_TOTAL_WEIGHT:
         raise TrainError(
             f"case weights add up to {total:.3g}, more than 2**100 ({MAX_TOTAL_WEIGHT:.3g}): "
