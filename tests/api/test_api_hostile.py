@@ -165,3 +165,25 @@ def test_a_series_of_one_row_is_predicted_as_an_array_of_it() -> None:
     weights = pd.Series(np.arange(40.0) % 3)
     clf = treegen.C45Classifier().fit(X, y, sample_weight=weights)
     assert clf.model_ == treegen.train(X, y, weights=weights.to_numpy())
+
+
+def test_the_gbm_importers_name_their_arguments(tmp_path: Path) -> None:
+    """``iterations`` as a list or an array was compared with the rounds (a bare
+    TypeError or numpy's ambiguous truth), ``feature_names=2`` "'int' object is not
+    iterable", and a path holding a NUL open()'s ValueError."""
+    xgboost = pytest.importorskip("xgboost")
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y = _arrays()
+    xgb_file = tmp_path / "m.json"
+    xgboost.XGBClassifier(n_estimators=2, max_depth=2).fit(X, y).save_model(xgb_file)
+    lgb_file = tmp_path / "m.txt"
+    lgb = lightgbm.LGBMClassifier(n_estimators=2, min_child_samples=2, verbose=-1).fit(X, y)
+    lgb.booster_.save_model(lgb_file)
+    for load, path in ((treegen.from_xgboost, xgb_file), (treegen.from_lightgbm, lgb_file)):
+        for value in ([1], np.ones(2), True, 1.0):
+            _starts(UsageError, "iterations", load, path, iterations=value)
+        for value in (2, False, "abc"):
+            _starts(UsageError, "feature_names", load, path, feature_names=value)
+        _starts(UsageError, "target", load, path, target=3)
+        _starts(UsageError, "model", load, f"{path}\0")
+        assert load(path, iterations=np.int64(1)).feature_names == ("x0", "x1", "x2")
