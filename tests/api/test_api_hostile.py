@@ -187,3 +187,20 @@ def test_the_gbm_importers_name_their_arguments(tmp_path: Path) -> None:
         _starts(UsageError, "target", load, path, target=3)
         _starts(UsageError, "model", load, f"{path}\0")
         assert load(path, iterations=np.int64(1)).feature_names == ("x0", "x1", "x2")
+
+
+def test_a_nominal_code_past_the_limit_is_refused_not_declared() -> None:
+    """A nominal column's code 2**64 declared every value up to it: the names were
+    made one by one, and train_rules ran on past a minute (and memory with it).  Codes
+    up to the limit are declared as before; categories= may name more."""
+    from treegen.data.arrays import MAX_UNNAMED_VALUES
+
+    X, y = _arrays()
+    X[:, 2] = 0
+    for code in (2**64, MAX_UNNAMED_VALUES):
+        X[0, 2] = code
+        with pytest.raises(DatasetError, match=f"^X: nominal feature 'x2' holds code {code}"):
+            treegen.train_rules(X, y, nominal=[2])
+    X[0, 2] = MAX_UNNAMED_VALUES - 1
+    model = treegen.train(X, y, nominal=[2])
+    assert len(model.schema.attributes[2].values) == MAX_UNNAMED_VALUES

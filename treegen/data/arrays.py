@@ -72,6 +72,12 @@ def label_names(values: Sequence[object], option: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+# The most values a nominal column of codes declares when categories= does not name
+# them: every code up to the largest is one (a declared value seen in no row), and a
+# value is a name, a count per class at every node and a branch of the C.
+MAX_UNNAMED_VALUES = 2**16
+
+
 def check_column_name(name: object, option: str) -> None:
     """``name``, a column's name (``target``, ``weight_column``), is a str or None, else a
     UsageError naming ``option`` (an array was compared with each column's name, and
@@ -214,6 +220,12 @@ def dataset_from_arrays(
                 )
             attrs.append(Attribute(name, "nominal", named))
             continue
+        if k > MAX_UNNAMED_VALUES:  # each code up to it a value: 2**64 of them never ended
+            raise DatasetError(
+                f"nominal feature '{name}' holds code {k - 1}: codes without categories= "
+                f"naming them go up to {MAX_UNNAMED_VALUES - 1}",
+                option="X",
+            )
         attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
     if class_names is not None:
         if isinstance(class_names, str) or not isinstance(class_names, Iterable):
