@@ -204,3 +204,17 @@ def test_a_nominal_code_past_the_limit_is_refused_not_declared() -> None:
     X[0, 2] = MAX_UNNAMED_VALUES - 1
     model = treegen.train(X, y, nominal=[2])
     assert len(model.schema.attributes[2].values) == MAX_UNNAMED_VALUES
+
+
+def test_a_data_frame_s_nominal_columns_follow_the_arrays_rule() -> None:
+    """A DataFrame's ``nominal`` took a column past the last as an IndexError and a
+    float as its int() (1.7: column 1, silently), where arrays refuse both."""
+    pd = pytest.importorskip("pandas")
+    X, y = _arrays()
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    for ref, why in ((2, "column 2 is out of range"), (1.7, "column 1.7 is no column index")):
+        message = _starts(UsageError, "nominal", treegen.train, frame, y, nominal=[ref])
+        assert why in message
+    _starts(UsageError, "nominal", treegen.train_rules, frame, y, nominal=["c"])
+    kinds = [a.kind for a in treegen.train(frame, y, nominal=[np.int64(1)]).schema.attributes]
+    assert kinds == ["continuous", "nominal"]

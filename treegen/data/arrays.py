@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
-from treegen.data.frame import SPARSE, float64_of, is_missing, is_sparse
+from treegen.data.frame import SPARSE, column_index, float64_of, is_missing, is_sparse
 from treegen.errors import DatasetError, UsageError
 
 
@@ -95,24 +95,6 @@ def column_list(columns: object, option: str) -> list[Any]:
     if isinstance(columns, bytes) or not isinstance(columns, Iterable):
         raise UsageError(f"must be a list of columns, got {columns!r}", option=option)
     return list(columns)
-
-
-def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
-    """The column of ``n`` that ``nominal``'s ``ref`` names: a feature's name (of
-    ``names``; None: the columns have none), or an index 0..n-1, never negative (as
-    scikit-learn's ``categorical_features`` takes them), a bool or a float.  The one
-    rule of :func:`treegen.train`'s and ``C45Classifier``'s ``nominal``."""
-    if isinstance(ref, str):
-        if names is None or ref not in names:
-            raise UsageError(f"no feature named '{ref}'", option="nominal")
-        return list(names).index(ref)
-    if isinstance(ref, bool) or not isinstance(ref, int | np.integer):
-        raise UsageError(
-            f"column {ref!r} is no column index (0..{n - 1}) or feature name", option="nominal"
-        )
-    if not 0 <= ref < n:
-        raise UsageError(f"column {ref} is out of range (0..{n - 1})", option="nominal")
-    return int(ref)
 
 
 def _unique_labels(

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from treegen import api
 from treegen.data import frame as table
-from treegen.data.arrays import column_index, column_list
+from treegen.data.arrays import column_list
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import EstimatorError, TreegenError
 from treegen.estimator.conventions import as_counts, check_feature_names, labels_of, not_fitted
@@ -148,7 +148,7 @@ class C45Classifier:
     def _nominal_columns(self, names: list[str] | None, n: int) -> set[int]:
         try:
             refs = [] if self.nominal is None else column_list(self.nominal, "nominal")
-            return {column_index(ref, n, names) for ref in refs}
+            return {table.column_index(ref, n, names) for ref in refs}
         except TreegenError as exc:  # scikit-learn's callers expect a ValueError
             raise EstimatorError(exc.message, option=exc.option) from None
 
