@@ -317,7 +317,8 @@ def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
     """The column of ``n`` that ``nominal``'s ``ref`` names: a feature's name (of
     ``names``; None: the columns have none), or an index 0..n-1, never negative (as
     scikit-learn's ``categorical_features`` takes them), a bool or a float.  The one
-    rule of :func:`treegen.train`'s and ``C45Classifier``'s ``nominal``."""
+    rule of :func:`treegen.train`'s ``nominal`` (of arrays and of a DataFrame) and
+    ``C45Classifier``'s."""
     if isinstance(ref, str):
         if names is None or ref not in names:
             raise UsageError(f"no feature named '{ref}'", option="nominal")
