@@ -124,10 +124,10 @@ def test_weights_summing_past_a_double_are_refused_without_an_overflow_warning()
     """Weights of 1e308 overflowed their sum with numpy's RuntimeWarning before the
     limit on the total refused them."""
     X, y = _arrays()
-    with pytest.raises(TrainError, match="case weights add up to inf, more than 2"):
+    with pytest.raises(TrainError, match="^weights: case weights add up to inf, more than 2"):
         treegen.train(X, y, weights=np.full(40, 1e308))
     fit = treegen.C45Classifier().fit
-    with pytest.raises(EstimatorError, match="case weights add up to inf"):
+    with pytest.raises(EstimatorError, match="^sample_weight: case weights add up to inf"):
         fit(X, y, sample_weight=np.full(40, 1e308))
 
 
@@ -218,3 +218,14 @@ def test_a_data_frame_s_nominal_columns_follow_the_arrays_rule() -> None:
     _starts(UsageError, "nominal", treegen.train_rules, frame, y, nominal=["c"])
     kinds = [a.kind for a in treegen.train(frame, y, nominal=[np.int64(1)]).schema.attributes]
     assert kinds == ["continuous", "nominal"]
+
+
+@pytest.mark.parametrize("weights", [np.full(40, np.nan), np.full(40, -1.0), np.zeros(40)])
+def test_weights_of_bad_values_name_the_argument_not_memory(weights: np.ndarray) -> None:
+    """NaN, negative or all-zero weights given as an argument were blamed on
+    "<memory>", the arrays' Dataset's source: they name ``weights`` (the estimator's
+    ``sample_weight``), as a file's own weights name the file."""
+    X, y = _arrays()
+    _starts(TrainError, "weights", treegen.train, X, y, weights=weights)
+    fit = treegen.C45Classifier().fit
+    _starts(EstimatorError, "sample_weight", fit, X, y, sample_weight=weights)
