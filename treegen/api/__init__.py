@@ -27,7 +27,7 @@ import numpy.typing as npt
 from treegen.api.common import PathLike, VerifyReport, data_path, path_of
 from treegen.api.model import Model
 from treegen.data import frame
-from treegen.data.arrays import dataset_from_arrays
+from treegen.data.arrays import check_column_name, column_list, dataset_from_arrays
 from treegen.data.dataset import Dataset
 from treegen.data.filekind import MODEL_WANTED, wrong_for_model
 from treegen.data.npstate import numpy_defaults
@@ -35,7 +35,7 @@ from treegen.data.readers import read_dataset
 from treegen.errors import TrainError, UsageError
 from treegen.kinds import load as load_kind
 from treegen.model.core import flavor_compares_float32
-from treegen.model.optnames import keyword_errors
+from treegen.model.optnames import keyword_errors, one_of
 from treegen.trainer import Criterion, Engine, Flavor, TrainOptions
 from treegen.trainer import train as train_dataset
 from treegen.trainer.options import ENGINES, PRUNINGS, Pruning
@@ -140,7 +140,8 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
             "is error-based pruning's confidence; prune='reduced-error' does not use it",
             option="cf",
         )
-    if not opts.prune and "cf" in keywords:
+    # (`not` of a prune that is an array was numpy's ValueError: validate names it below)
+    if isinstance(opts.prune, bool | np.bool_) and not opts.prune and "cf" in keywords:
         raise TrainError(
             "is error-based pruning's confidence; prune=False keeps the unpruned tree",
             option="cf",
@@ -148,6 +149,8 @@ def train_options(options: TrainOptions | None = None, **keywords: Any) -> Train
     for name in ("folds", "seed"):
         if name in keywords and not opts.reduced_error:
             raise TrainError("needs prune='reduced-error'", option=name)
+    # Now, not when the trainer starts: the data are read by the flavour's rules first.
+    opts.validate()
     return opts
 
 
@@ -193,11 +196,12 @@ def train(
     """
     data_kw, train_kw = _split(keywords, train, _DATA_KEYWORDS | _TRAIN_KEYWORDS)
     opts = train_options(options, **train_kw)
-    if engine not in ENGINES:
+    if not one_of(engine, ENGINES):
         raise TrainError(
             f"unknown engine {engine!r} (choose {' or '.join(ENGINES)})", option="engine"
         )
-    if bag is None and bag_seed != 1:
+    # `bag_seed != 1` of an array or a DataFrame was a ValueError from its truth
+    if bag is None and not (isinstance(bag_seed, int | np.integer) and bag_seed == 1):
         raise TrainError("needs bag=N", option="bag_seed")
     if boost is not None and bag is not None:
         raise TrainError("boost and bag exclude each other: choose one", option="boost")
@@ -239,11 +243,10 @@ def train(
 def _weights(weights: npt.ArrayLike, n_rows: int) -> npt.NDArray[np.float64]:
     """``weights`` as one float64 per row, or :class:`TrainError` naming the keyword
     (the trainer checks their values)."""
-    try:
-        w = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        why = frame.BEYOND_DOUBLE if isinstance(exc, OverflowError) else exc
-        raise TrainError(f"must be numbers, one per row: {why}", option="weights") from None
+    try:  # float64_of: complex weights are refused, not cast with numpy's warning
+        w = frame.float64_of(weights)
+    except (TypeError, ValueError) as exc:
+        raise TrainError(f"must be numbers, one per row: {exc}", option="weights") from None
     if w.shape != (n_rows,):
         raise TrainError(
             f"must be one number per row: shape {w.shape} for {n_rows} rows", option="weights"
@@ -319,9 +322,12 @@ def _dataset(
     """The training data of :func:`train` and :func:`train_rules` (``reader``, for an
     error): a file read as the CLI reads it for ``flavor`` (the c45 flavour's values
     must fit float32; with ``weights``, an ARFF file's instance weights), or arrays."""
-    for keyword, columns in (("nominal", nominal), ("ignore", ignore)):
-        if isinstance(columns, str):  # iterated, "mode" was the columns m, o, d and e
-            raise UsageError(f"must be a list of columns: [{columns!r}]", option=keyword)
+    nominal, ignore = column_list(nominal, "nominal"), column_list(ignore, "ignore")
+    if categories is not None and not isinstance(categories, Mapping):
+        raise UsageError(
+            f"must be a mapping {{column: its value names}}, got {categories!r}",
+            option="categories",
+        )
     if isinstance(data, str | os.PathLike):
         if y is not None and not isinstance(y, str):
             raise TrainError("a data file's labels are its target column: give its name")
@@ -333,11 +339,13 @@ def _dataset(
         ):
             if value is not None:
                 raise UsageError("is for arrays: a data file names its own", option=name)
+        check_column_name(target, "target")
+        check_column_name(weight_column, _WC)
         return read_dataset(
             data_path(data, "data", reader),
             target=target if y is None else y,
             nominal=[str(n) for n in nominal],
-            ignore=list(ignore),
+            ignore=[str(n) for n in ignore],  # as nominal's: column names
             float32=flavor_compares_float32(flavor),
             weights=weights,
             weight_column=weight_column,

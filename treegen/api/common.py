@@ -34,7 +34,10 @@ def path_of(value: object, argument: str) -> str:
     """``value``, a path argument, as a str; anything but a str or ``os.PathLike`` is a
     :class:`UsageError` naming ``argument`` (``os.fspath``'s TypeError named none)."""
     if isinstance(value, str | os.PathLike):
-        return os.fspath(value)
+        path: str = os.fspath(value)
+        if isinstance(path, str) and "\0" in path:  # no file's name: open() raised ValueError
+            raise UsageError(f"must be a path, got {path!r}: it holds a NUL", option=argument)
+        return path
     raise UsageError(
         f"must be a path (a str or os.PathLike), got {type(value).__name__}", option=argument
     )

@@ -23,7 +23,7 @@ from typing import Literal, get_args
 from treegen.codegen.ctype import INPUT_TYPES
 from treegen.codegen.names import check_prefix
 from treegen.errors import EmitError, EncodingError, TreegenError, UsageError
-from treegen.model.optnames import as_callers
+from treegen.model.optnames import as_callers, one_of
 
 Style = Literal["ifs", "table"]
 """``ifs``: nested if/else and switch; ``table``: a static node table walked by a loop."""
@@ -131,18 +131,18 @@ class ExportOptions:
             check_prefix(self.prefix)
         if self.name is not None:
             check_name(self.name)
-        if self.style is not None and self.style not in STYLES:
+        if self.style is not None and not one_of(self.style, STYLES):
             raise EmitError(f"unknown style {self.style!r} (choose ifs or table)", option="--style")
-        if self.input_type not in INPUT_TYPES:
+        if not one_of(self.input_type, INPUT_TYPES):
             raise EncodingError(
                 f"unknown input type {self.input_type!r} (choose from {', '.join(INPUT_TYPES)})",
                 option="--input-type",
             )
-        if self.float_compare not in FLOAT_COMPARES:
+        if not one_of(self.float_compare, FLOAT_COMPARES):
             raise EncodingError(
                 f"unknown float compare {self.float_compare!r}", option="--float-compare"
             )
-        if self.missing not in MISSING_RULES:
+        if not one_of(self.missing, MISSING_RULES):
             raise EncodingError(
                 f"unknown missing-value rule {self.missing!r} (choose c45 or none)",
                 option="--missing",

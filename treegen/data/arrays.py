@@ -11,13 +11,14 @@ LightGBM classifiers alike.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
-from treegen.data.frame import SPARSE, float64_of, is_missing, is_sparse
+from treegen.data.frame import SPARSE, column_index, float64_of, is_missing, is_sparse
 from treegen.errors import DatasetError, UsageError
 
 
@@ -71,22 +72,29 @@ def label_names(values: Sequence[object], option: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
-    """The column of ``n`` that ``nominal``'s ``ref`` names: a feature's name (of
-    ``names``; None: the columns have none), or an index 0..n-1, never negative (as
-    scikit-learn's ``categorical_features`` takes them), a bool or a float.  The one
-    rule of :func:`treegen.train`'s and ``C45Classifier``'s ``nominal``."""
-    if isinstance(ref, str):
-        if names is None or ref not in names:
-            raise UsageError(f"no feature named '{ref}'", option="nominal")
-        return list(names).index(ref)
-    if isinstance(ref, bool) or not isinstance(ref, int | np.integer):
-        raise UsageError(
-            f"column {ref!r} is no column index (0..{n - 1}) or feature name", option="nominal"
-        )
-    if not 0 <= ref < n:
-        raise UsageError(f"column {ref} is out of range (0..{n - 1})", option="nominal")
-    return int(ref)
+# The most values a nominal column of codes declares when categories= does not name
+# them: every code up to the largest is one (a declared value seen in no row), and a
+# value is a name, a count per class at every node and a branch of the C.
+MAX_UNNAMED_VALUES = 2**16
+
+
+def check_column_name(name: object, option: str) -> None:
+    """``name``, a column's name (``target``, ``weight_column``), is a str or None, else a
+    UsageError naming ``option`` (an array was compared with each column's name, and
+    numpy refused its truth)."""
+    if name is not None and not isinstance(name, str):
+        raise UsageError(f"must be a str, got {name!r}", option=option)
+
+
+def column_list(columns: object, option: str) -> list[Any]:
+    """``nominal``'s or ``ignore``'s columns (of :func:`treegen.train` and
+    ``C45Classifier``) as a list, from any collection of them; a str is refused (iterated,
+    "mode" was the columns m, o, d and e), and so is a number or None, naming ``option``."""
+    if isinstance(columns, str):
+        raise UsageError(f"must be a list of columns: [{columns!r}]", option=option)
+    if isinstance(columns, bytes) or not isinstance(columns, Iterable):
+        raise UsageError(f"must be a list of columns, got {columns!r}", option=option)
+    return list(columns)
 
 
 def _unique_labels(
@@ -135,11 +143,16 @@ def dataset_from_arrays(
             "0..k-1 (nominal=, with categories= naming them), or give a DataFrame",
             option="X",
         ) from None
-    labels = np.asarray(y)
+    try:
+        labels = np.asarray(y)
+    except ValueError as exc:  # ragged: labels of different lengths, numpy's "inhomogeneous"
+        raise DatasetError(f"must be one label per row: {exc}", option="y") from None
     if x.ndim != 2:
         raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
     if labels.shape != (x.shape[0],):
         raise DatasetError(f"y must have shape ({x.shape[0]},), got {labels.shape}")
+    if feature_names is not None and not isinstance(feature_names, Iterable):
+        raise DatasetError(f"feature_names must be {x.shape[1]} distinct non-empty strs")
     names = (
         list(feature_names) if feature_names is not None else [f"x{j}" for j in range(x.shape[1])]
     )
@@ -150,8 +163,7 @@ def dataset_from_arrays(
         or len(set(names)) != len(names)
     ):
         raise DatasetError(f"feature_names must be {x.shape[1]} distinct non-empty strs")
-    if target is not None and not isinstance(target, str):
-        raise UsageError(f"must be a str, got {target!r}", option="target")
+    check_column_name(target, "target")
     if (target or "class") in names:  # eval would read that feature's column as the class
         raise UsageError(
             f"'{target or 'class'}' cannot name the class column: it is a feature's name "
@@ -190,8 +202,17 @@ def dataset_from_arrays(
                 )
             attrs.append(Attribute(name, "nominal", named))
             continue
+        if k > MAX_UNNAMED_VALUES:  # each code up to it a value: 2**64 of them never ended
+            raise DatasetError(
+                f"nominal feature '{name}' holds code {k - 1}: codes without categories= "
+                f"naming them go up to {MAX_UNNAMED_VALUES - 1}",
+                option="X",
+            )
         attrs.append(Attribute(name, "nominal", tuple(str(v) for v in range(k))))
     if class_names is not None:
+        if isinstance(class_names, str) or not isinstance(class_names, Iterable):
+            # a str was its letters: class_names="ab" trained the classes 'a' and 'b'
+            raise DatasetError(f"class_names must be a list of names, got {class_names!r}")
         classes = tuple(str(c) for c in class_names)
         if not all(classes) or len(set(classes)) != len(classes):
             raise DatasetError(f"class_names must be distinct and non-empty, got {classes!r}")

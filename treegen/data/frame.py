@@ -149,9 +149,13 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     ticks, whose unit a model would not record: the same times in another unit would
     be other numbers), and a ValueError a Python int past a double's range (numpy's
     OverflowError, which the callers would not expect)."""
-    if np.iscomplexobj(values):
+    # The dtype as np.iscomplexobj reads it, but not through __array_function__, which
+    # an array-like of __array__ alone (scikit-learn's check of weights) refuses.
+    dtype = getattr(values, "dtype", None)
+    if getattr(dtype if dtype is not None else np.asarray(values).dtype, "kind", "") == "c":
         raise TypeError("complex")
-    kinds = getattr(values, "dtypes", None)  # a DataFrame's columns
+    # A DataFrame's columns' dtypes; a Series' `dtypes` is its one dtype, not a list.
+    kinds = getattr(values, "dtypes", None) if getattr(values, "ndim", 0) == 2 else None
     for dtype in [getattr(values, "dtype", None), *([] if kinds is None else list(kinds))]:
         if getattr(dtype, "kind", "") in ("M", "m"):
             raise TypeError(
@@ -309,6 +313,25 @@ class TrainingArrays:
     categories: dict[int, list[str]]
 
 
+def column_index(ref: object, n: int, names: Sequence[str] | None) -> int:
+    """The column of ``n`` that ``nominal``'s ``ref`` names: a feature's name (of
+    ``names``; None: the columns have none), or an index 0..n-1, never negative (as
+    scikit-learn's ``categorical_features`` takes them), a bool or a float.  The one
+    rule of :func:`treegen.train`'s ``nominal`` (of arrays and of a DataFrame) and
+    ``C45Classifier``'s."""
+    if isinstance(ref, str):
+        if names is None or ref not in names:
+            raise UsageError(f"no feature named '{ref}'", option="nominal")
+        return list(names).index(ref)
+    if isinstance(ref, bool) or not isinstance(ref, int | np.integer):
+        raise UsageError(
+            f"column {ref!r} is no column index (0..{n - 1}) or feature name", option="nominal"
+        )
+    if not 0 <= ref < n:
+        raise UsageError(f"column {ref} is out of range (0..{n - 1})", option="nominal")
+    return int(ref)
+
+
 def training_arrays(X: object, nominal: Sequence[int | str] = ()) -> TrainingArrays:
     """``X`` (a DataFrame) to train on: its string column names, its categorical and text
     columns nominal (with the columns named or numbered in ``nominal``), each nominal
@@ -319,13 +342,8 @@ def training_arrays(X: object, nominal: Sequence[int | str] = ()) -> TrainingArr
     for j, col in enumerate(cols.columns):
         if col.dtype.kind in "OUSb":
             chosen.add(j)
-    for ref in nominal:
-        if isinstance(ref, str):
-            if names is None or ref not in names:
-                raise UsageError(f"no feature named '{ref}'", option="nominal")
-            chosen.add(names.index(ref))
-        else:
-            chosen.add(int(ref))
+    for ref in nominal:  # (int() took 1.7 as column 1; a column past the last: IndexError)
+        chosen.add(column_index(ref, len(cols.columns), names))
     categories = {j: categories_of(cols.columns[j], cols.categorical.get(j)) for j in chosen}
     x = np.empty((cols.n_rows, len(cols.columns)), dtype=np.float64)
     for j, col in enumerate(cols.columns):

@@ -24,12 +24,12 @@ import numpy.typing as npt
 
 from treegen import api
 from treegen.data import frame as table
-from treegen.data.arrays import column_index
+from treegen.data.arrays import column_list
 from treegen.data.npstate import numpy_defaults
 from treegen.errors import EstimatorError, TreegenError
 from treegen.estimator.conventions import as_counts, check_feature_names, labels_of, not_fitted
 from treegen.model import classify
-from treegen.model.optnames import keyword_errors
+from treegen.model.optnames import keyword_errors, one_of
 from treegen.trainer import Criterion, Engine, Flavor
 from treegen.trainer.options import Pruning
 
@@ -146,15 +146,11 @@ class C45Classifier:
     # -- fitting and predicting -------------------------------------------------------------
 
     def _nominal_columns(self, names: list[str] | None, n: int) -> set[int]:
-        out: set[int] = set()
-        if isinstance(self.nominal, str):  # iterated, "mode" was the columns m, o, d and e
-            raise EstimatorError(f"must be a list of columns: [{self.nominal!r}]", option="nominal")
-        for ref in self.nominal or ():
-            try:
-                out.add(column_index(ref, n, names))
-            except TreegenError as exc:  # scikit-learn's callers expect a ValueError
-                raise EstimatorError(exc.message, option=exc.option) from None
-        return out
+        try:
+            refs = [] if self.nominal is None else column_list(self.nominal, "nominal")
+            return {table.column_index(ref, n, names) for ref in refs}
+        except TreegenError as exc:  # scikit-learn's callers expect a ValueError
+            raise EstimatorError(exc.message, option=exc.option) from None
 
     @keyword_errors
     @numpy_defaults
@@ -213,7 +209,7 @@ class C45Classifier:
         """``cf``, or ``folds`` and ``seed``: those the chosen pruning uses, none for the
         unpruned tree (train refuses the others; a grid over ``cf`` may include
         ``prune="reduced-error"`` or ``prune=False``)."""
-        if self.prune == "reduced-error":
+        if one_of(self.prune, ("reduced-error",)):
             return {"folds": self.folds, "seed": self.seed}
         if isinstance(self.prune, bool | np.bool_) and not self.prune:
             return {}

@@ -63,7 +63,10 @@ def labels_of(y: object, n_rows: int) -> npt.NDArray[np.generic]:
         raise EstimatorError(
             "C45Classifier requires y to be passed, but the target y is None", option="y"
         )
-    labels = np.asarray(y)
+    try:
+        labels = np.asarray(y)
+    except ValueError as exc:  # ragged: labels of different lengths, numpy's "inhomogeneous"
+        raise EstimatorError(f"y should be a 1d array: {exc}", option="y") from None
     if labels.ndim == 2 and labels.shape[1] == 1:
         warnings.warn(
             sklearn_class("sklearn.exceptions", "DataConversionWarning", _DataConversionWarning)(
@@ -119,12 +122,13 @@ def as_counts(sample_weight: Any, n_rows: int) -> Any:
     if sample_weight is None:
         return None
     try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
+        w = table.float64_of(sample_weight)
+    except (TypeError, ValueError):
         return sample_weight
     if w.shape != (n_rows,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         return sample_weight
-    total = float(np.sum(w))
+    with np.errstate(over="ignore"):  # past a double's range, inf: counts, as given
+        total = float(np.sum(w))
     if abs(total - 1.0) > _PROPORTIONS:
         return sample_weight
     return w * (n_rows / total)

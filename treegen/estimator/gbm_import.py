@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 
 from treegen.api import Model
+from treegen.api.common import path_of
 from treegen.data.arrays import label_kind, label_names
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
 from treegen.data.readers.text import read_model_bytes
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.lightgbm import lightgbm_from_text
+from treegen.ensemble.sktree import check_names
 from treegen.ensemble.xgboost import xgboost_from_bytes
 from treegen.errors import ModelFileError, UsageError
 from treegen.model.version import VERSION
@@ -91,6 +93,18 @@ def _fitted(model: Any, booster: str) -> Any:
         raise UsageError(f"the {type(model).__name__} is not fitted", option="model") from None
 
 
+def _check_arguments(iterations: object, feature_names: object, target: object) -> None:
+    """The importers' arguments, as the readers take them: ``iterations`` None or an
+    integer (its range is the model's: the reader checks it), the names as every
+    importer's (:func:`~treegen.ensemble.sktree.check_names`); else a UsageError naming
+    it, where a list's or an array's comparison with the rounds was a bare TypeError."""
+    if iterations is not None and (
+        isinstance(iterations, bool | np.bool_) or not isinstance(iterations, int | np.integer)
+    ):
+        raise UsageError(f"must be an integer, got {iterations!r}", option="iterations")
+    check_names(feature_names, target)
+
+
 @numpy_defaults
 def from_xgboost(
     model: Any,
@@ -103,14 +117,15 @@ def from_xgboost(
     ``predict`` predicts (a regressor's float32 values, bit for bit).
     ``iterations``: the boosting rounds to use (default: the model's ``best_iteration``
     + 1 when it has one, else all)."""
+    _check_arguments(iterations, feature_names, target)
     classes = None
     name = "<model>"
     if isinstance(model, str) and model.lstrip().startswith("{"):
         # The JSON text itself (docs/python.md: a file, its bytes or its text), not a path.
         data = model.encode()
     elif isinstance(model, str | os.PathLike):
-        name = os.fspath(model)
-        data = read_model_bytes(model)
+        name = path_of(model, "model")
+        data = read_model_bytes(name)
     elif isinstance(model, bytes | bytearray):
         data = bytes(model)
     else:
@@ -140,11 +155,12 @@ def from_lightgbm(
     predicts what its ``predict`` predicts (a regressor's float64 values, bit for bit).
     ``iterations``: the rounds to use (default: all the model holds; a fitted
     object's text holds its best iteration's)."""
+    _check_arguments(iterations, feature_names, target)
     classes = None
     name = "<model>"
     if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model):
-        name = os.fspath(model)
-        raw = read_model_bytes(model)
+        name = path_of(model, "model")
+        raw = read_model_bytes(name)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 
 from treegen.errors import TrainError
-from treegen.model.optnames import KEYWORDS, OptionNames
+from treegen.model.optnames import KEYWORDS, OptionNames, one_of
 
 Criterion = Literal["gainratio", "gain"]
 Flavor = Literal["c45", "j48"]
@@ -96,8 +96,10 @@ class TrainOptions:
 
     @property
     def reduced_error(self) -> bool:
-        """Whether the tree is pruned by reduced-error pruning."""
-        return self.prune and self.pruning == "reduced-error"
+        """Whether the tree is pruned by reduced-error pruning (asked before
+        :meth:`validate`: options of other types are not, rather than a ValueError)."""
+        pruned = isinstance(self.prune, bool | np.bool_) and bool(self.prune)
+        return pruned and one_of(self.pruning, ("reduced-error",))
 
     def validate(self, names: OptionNames = KEYWORDS) -> None:
         """Raise :class:`TrainError` naming the offending option as ``names`` spell it
@@ -117,6 +119,8 @@ class TrainOptions:
                 + percent_hint(float(self.cf), names),
                 option=names("cf"),
             )
+        if not one_of(self.flavor, FLAVORS):  # before the flavour's own check of cf
+            raise TrainError(f"unknown flavor {self.flavor!r}", option=names("flavor"))
         # The flavours compute with CF as Release 8 and J48 do: c45 as a C float (whose
         # log is taken), j48 through the normal quantile of 1 - CF (a double).  A CF that
         # rounds to 0 there raised "math domain error" or "p must be in (0, 1)".
@@ -131,10 +135,8 @@ class TrainOptions:
                 f"{self.cf:g} is too small for the {self.flavor} flavour: {why}",
                 option=names("cf"),
             )
-        if self.criterion not in CRITERIA:
+        if not one_of(self.criterion, CRITERIA):
             raise TrainError(f"unknown criterion {self.criterion!r}", option=names("criterion"))
-        if self.flavor not in FLAVORS:
-            raise TrainError(f"unknown flavor {self.flavor!r}", option=names("flavor"))
         _check_bool(self.prune, names("prune"))
         _check_bool(self.subsets, names("subsets"))
         refuse_subsets_with(self.flavor, self.subsets, names)
@@ -145,7 +147,7 @@ class TrainOptions:
         g = float(self.min_gain_ratio)
         if not (0.0 <= g <= 1.0):
             raise TrainError(f"must be between 0 and 1, got {g:g}", option=names("min_gain_ratio"))
-        if self.pruning not in PRUNINGS:
+        if not one_of(self.pruning, PRUNINGS):
             raise TrainError(f"unknown pruning {self.pruning!r}", option=names("pruning"))
         _check_int(self.folds, 2, names("folds"))
         _check_long(self.seed, names("seed"))

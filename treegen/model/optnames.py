@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
@@ -201,6 +201,13 @@ def as_callers(err: TreegenError) -> TreegenError:
     err.message = keyword_text(err.message)
     err.args = (err.message, *err.args[1:])
     return err
+
+
+def one_of(value: object, choices: Iterable[str]) -> bool:
+    """Whether ``value`` is one of the words ``choices``: an option of choices as the
+    API takes it, as it comes (``value in choices`` compared an array or a Series with
+    each word, whose truth numpy and pandas refuse with a ValueError)."""
+    return isinstance(value, str) and value in choices
 
 
 P = ParamSpec("P")

@@ -12,6 +12,7 @@ grows and prunes from it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -98,10 +99,14 @@ def checked(
             f"a validation set is for {names.setting('pruning', 'reduced-error')}",
             option=names("validation"),
         )
+    # Weights given (the API's weights=) are named so; a file's, by the file: an array's
+    # error named "<memory>", its Dataset's source.
+    given = weights is not None
+    where = Where(None, names("weights")) if given else Where(ds.source, None)
     if weights is None:
         weights = ds.weights  # an ARFF file's instance weights, if it gave them
     if weights is not None:
-        weights = _check_weights(ds, weights, opts, names)
+        weights = _check_weights(ds, weights, opts, names, where)
         if np.all(weights == 1.0):
             weights = None  # unit weights: the unweighted tree, in its own case order
     # Hash the data first, before growth allocates its arrays (the hash reads X
@@ -117,23 +122,46 @@ def checked(
 MAX_TOTAL_WEIGHT = 2.0**100
 
 
+class Where(NamedTuple):
+    """Where case weights came from, for their errors: a file (its own, or an ARFF
+    file's instance weights), or an option (the API's ``weights=``)."""
+
+    file: str | None
+    option: str | None
+
+
 def _check_weights(
-    ds: Dataset, weights: npt.NDArray[np.floating], opts: TrainOptions, names: OptionNames
+    ds: Dataset,
+    weights: npt.NDArray[np.floating],
+    opts: TrainOptions,
+    names: OptionNames,
+    where: Where,
 ) -> npt.NDArray[np.float64]:
-    """The case weights as float64, or :class:`TrainError` naming what is wrong."""
+    """The case weights as float64, or :class:`TrainError` naming what is wrong and
+    ``where`` the weights came from."""
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (ds.n_rows,):
-        raise TrainError(f"{w.shape} case weights for {counted(ds.n_rows, 'row')}", file=ds.source)
+        raise TrainError(
+            f"{w.shape} case weights for {counted(ds.n_rows, 'row')}",
+            file=where.file,
+            option=where.option,
+        )
     if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise TrainError("case weights must be finite and not negative", file=ds.source)
+        raise TrainError(
+            "case weights must be finite and not negative", file=where.file, option=where.option
+        )
     if not np.any(w > 0):  # every case weighs nothing: no case to learn from
-        raise TrainError("case weights are all zero: no case to learn from", file=ds.source)
-    total = float(np.sum(w))  # (within a rounding of the exact sum: far from the limit)
+        raise TrainError(
+            "case weights are all zero: no case to learn from", file=where.file, option=where.option
+        )
+    with np.errstate(over="ignore"):  # past a double's range, inf: refused below
+        total = float(np.sum(w))  # (within a rounding of the exact sum: far from the limit)
     if total > MAX_TOTAL_WEIGHT:
         raise TrainError(
             f"case weights add up to {total:.3g}, more than 2**100 ({MAX_TOTAL_WEIGHT:.3g}): "
             "C4.5's sums of them would overflow",
-            file=ds.source,
+            file=where.file,
+            option=where.option,
         )
     if opts.reduced_error:
         raise TrainError("reduced-error pruning takes no case weights", option=names("pruning"))
