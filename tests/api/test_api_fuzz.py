@@ -31,8 +31,8 @@ import pytest
 
 from treegen.errors import TreegenError
 
-from support.apifuzz import Fixtures, case_indices, draw, make_fixtures
-from support.fuzz import LONG
+from support.apifuzz import Fixtures, draw, make_fixtures
+from support.fuzz import LONG, case_indices
 from support.fuzzrun import Hang
 from support.timelimit import time_limit
 

@@ -23,14 +23,13 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import time
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from support.fuzz import LONG
+from support.fuzz import LONG, case_indices, named_case
 from support.fuzzrun import Guard, call, call_api, check_run
 from support.mutate import MORE_SPECIALS, mutate_bytes, mutate_json, mutate_tokens
 
@@ -238,18 +237,9 @@ def _budget() -> tuple[float, int]:
 @pytest.mark.parametrize("kind", NAMES)
 def test_mutated_model_files(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     seeds = _seeds(kind, request)
-    only = os.environ.get("TREEGEN_FUZZ_CASE", "")
-    if only:
-        k, _, i = only.partition(":")
-        if k == kind:
-            run_case(kind, int(i), seeds, tmp_path / "w", verify=True)
-        return
-    seconds, least = _budget()
-    deadline = time.monotonic() + seconds
-    index = 0
-    while time.monotonic() < deadline or index < least:
-        run_case(kind, index, seeds, tmp_path / "w", verify=LONG)
-        index += 1
+    verify = LONG or named_case() is not None  # one case named: verified as well
+    for index in case_indices(kind, *_budget()):
+        run_case(kind, index, seeds, tmp_path / "w", verify=verify)
 
 
 @pytest.mark.parametrize("kind", NAMES)

@@ -17,7 +17,6 @@ import argparse
 import os
 import re
 import shutil
-import time
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ import pytest
 
 from treegen.cli.main import build_parser
 
-from support.fuzz import LONG
+from support.fuzz import LONG, case_indices
 from support.fuzzrun import Guard, call, check_run
 
 SEED = 38
@@ -128,15 +127,6 @@ def run_case(index: int, models: dict[str, str], work: Path) -> None:
 
 
 def test_random_option_combinations(models: dict[str, str], tmp_path: Path) -> None:
-    only = os.environ.get("TREEGEN_FUZZ_CASE", "")
-    if only:
-        k, _, i = only.partition(":")
-        if k == "options":
-            run_case(int(i), models, tmp_path / "w")
-        return
     seconds = 600.0 if LONG else float(os.environ.get("TREEGEN_FUZZ_SECONDS", "0.3"))
-    deadline = time.monotonic() + seconds
-    index = 0
-    while time.monotonic() < deadline or index < 6:
+    for index in case_indices("options", seconds, 6):
         run_case(index, models, tmp_path / "w")
-        index += 1

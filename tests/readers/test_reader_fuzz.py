@@ -16,7 +16,6 @@ runs that one, ``TREEGEN_FUZZ=long`` many more.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from treegen.data.dataset import Dataset, Schema
 from treegen.data.readers import detect_format, fast, read_dataset, read_python
 from treegen.errors import DatasetError
 
-from support.fuzz import LONG
+from support.fuzz import LONG, case_indices
 from support.fuzzrun import Guard, call, check_run
 from support.mutate import mutate_bytes, mutate_tokens
 
@@ -138,18 +137,9 @@ def run_case(name: str, index: int, folder: Path) -> None:
 
 @pytest.mark.parametrize("name", FILES)
 def test_mutated_data_files(name: str, tmp_path: Path) -> None:
-    only = os.environ.get("TREEGEN_FUZZ_CASE", "")
-    if only:
-        k, _, i = only.partition(":")
-        if k == name:
-            run_case(name, int(i), tmp_path / "w")
-        return
     seconds = 60.0 if LONG else float(os.environ.get("TREEGEN_FUZZ_SECONDS", "0.1"))
-    deadline = time.monotonic() + seconds
-    index = 0
-    while time.monotonic() < deadline or index < 3:
+    for index in case_indices(name, seconds, 3):
         run_case(name, index, tmp_path / f"w{index}")
-        index += 1
 
 
 def test_the_seed_files_take_the_fast_path(tmp_path: Path) -> None:

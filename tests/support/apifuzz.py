@@ -9,9 +9,7 @@ it with one to three of them replaced, or an unknown keyword added.
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -409,22 +407,6 @@ ENTRIES: tuple[Entry, ...] = (
         ("estimator", "feature_names", "target"),
     ),
 )
-
-
-def case_indices(kind: str, seconds: float, least: int) -> Iterator[int]:
-    """The cases to run: the one ``TREEGEN_FUZZ_CASE=KIND:INDEX`` names (none when it
-    names another fuzz's), else 0, 1, ... for ``seconds`` and at least ``least``."""
-    only = os.environ.get("TREEGEN_FUZZ_CASE", "")
-    if only:
-        named, _, index = only.partition(":")
-        if named == kind:
-            yield int(index)
-        return
-    deadline = time.monotonic() + seconds
-    index = 0
-    while time.monotonic() < deadline or index < least:
-        yield index
-        index += 1
 
 
 def draw(rng: np.random.Generator, fx: Fixtures) -> tuple[Entry, dict[str, Any], dict[str, str]]:

@@ -9,6 +9,8 @@ case id alone.  ``TREEGEN_FUZZ=long`` makes the fuzz tests run more cases.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -25,6 +27,30 @@ from treegen.model.core import Model
 from treegen.trainer import Criterion, TrainOptions, train
 
 LONG = os.environ.get("TREEGEN_FUZZ", "") == "long"
+
+
+def named_case() -> tuple[str, int] | None:
+    """The case ``TREEGEN_FUZZ_CASE=KIND:INDEX`` names, or None."""
+    only = os.environ.get("TREEGEN_FUZZ_CASE", "")
+    if not only:
+        return None
+    kind, _, index = only.partition(":")
+    return kind, int(index)
+
+
+def case_indices(kind: str, seconds: float, least: int) -> Iterator[int]:
+    """The cases to run: the one ``TREEGEN_FUZZ_CASE=KIND:INDEX`` names (none when it
+    names another fuzz's), else 0, 1, ... for ``seconds`` and at least ``least``."""
+    named = named_case()
+    if named is not None:
+        if named[0] == kind:
+            yield named[1]
+        return
+    deadline = time.monotonic() + seconds
+    index = 0
+    while time.monotonic() < deadline or index < least:
+        yield index
+        index += 1
 
 
 # ---------------------------------------------------------------------------
