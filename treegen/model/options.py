@@ -241,7 +241,7 @@ LABEL_KINDS = tuple(LABEL_TYPES)
 def label_kind_option(value: object) -> str:
     """A file's ``options.labels`` (default ``"str"``), or InvalidOption if it is none
     of :data:`LABEL_KINDS`."""
-    if value not in LABEL_KINDS:
+    if not one_of(value, LABEL_KINDS):
         raise InvalidOption("labels", f"must be one of {', '.join(LABEL_KINDS)}")
     return str(value)
 
