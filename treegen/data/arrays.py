@@ -86,6 +86,17 @@ def check_column_name(name: object, option: str) -> None:
         raise UsageError(f"must be a str, got {name!r}", option=option)
 
 
+def check_import_names(feature_names: object, target: object) -> None:
+    """Every importer's ``feature_names`` (None or a collection of names) and ``target``
+    (a str), else a UsageError naming it: checked before the model is read, where a
+    float's TypeError or target's AttributeError was blamed on the model ("not a fitted
+    estimator treegen can read"), and a str named the columns by its letters."""
+    if isinstance(feature_names, str) or not isinstance(feature_names, Iterable | type(None)):
+        raise UsageError(f"must be a list of names, got {feature_names!r}", option="feature_names")
+    if not isinstance(target, str):  # (here no None: an imported model names its class)
+        raise UsageError(f"must be a str, got {target!r}", option="target")
+
+
 def column_list(columns: object, option: str) -> list[Any]:
     """``nominal``'s or ``ignore``'s columns (of :func:`treegen.train` and
     ``C45Classifier``) as a list, from any collection of them; a str is refused (iterated,

@@ -13,12 +13,13 @@ makes them (:func:`inconsistent`), the histogram trees' importer included.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from treegen.data.arrays import check_import_names
 from treegen.ensemble.core import INF_REFUSED_OPTION, LEAF, NAN_REFUSED_OPTION, Tree
 from treegen.errors import UsageError
 
@@ -171,22 +172,11 @@ def read_tree(
     )
 
 
-def check_names(feature_names: object, target: object) -> None:
-    """Every importer's ``feature_names`` (None or a collection of names) and ``target``
-    (a str), else a UsageError naming it: checked before the model is read, where a
-    float's TypeError or target's AttributeError was blamed on the model ("not a fitted
-    estimator treegen can read"), and a str named the columns by its letters."""
-    if isinstance(feature_names, str) or not isinstance(feature_names, Iterable | type(None)):
-        raise UsageError(f"must be a list of names, got {feature_names!r}", option="feature_names")
-    if not isinstance(target, str):
-        raise UsageError(f"must be a str, got {target!r}", option="target")
-
-
 def feature_names_of(estimator: Any, feature_names: Sequence[str] | None, target: str) -> list[str]:
     """The columns' names: ``feature_names``, else the estimator's ``feature_names_in_``,
     else x0, x1, ...; distinct, and none of them the class column ``target``."""
     n = int(estimator.n_features_in_)
-    check_names(feature_names, target)
+    check_import_names(feature_names, target)
     given = getattr(estimator, "feature_names_in_", None)
     names = [
         str(x)

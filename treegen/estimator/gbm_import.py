@@ -20,13 +20,12 @@ import numpy as np
 
 from treegen.api import Model
 from treegen.api.common import path_of
-from treegen.data.arrays import label_kind, label_names
+from treegen.data.arrays import check_import_names, label_kind, label_names
 from treegen.data.dataset import Schema
 from treegen.data.npstate import numpy_defaults
 from treegen.data.readers.text import read_model_bytes
 from treegen.ensemble.core import Ensemble
 from treegen.ensemble.lightgbm import lightgbm_from_text
-from treegen.ensemble.sktree import check_names
 from treegen.ensemble.xgboost import xgboost_from_bytes
 from treegen.errors import ModelFileError, UsageError
 from treegen.model.version import VERSION
@@ -96,13 +95,13 @@ def _fitted(model: Any, booster: str) -> Any:
 def _check_arguments(iterations: object, feature_names: object, target: object) -> None:
     """The importers' arguments, as the readers take them: ``iterations`` None or an
     integer (its range is the model's: the reader checks it), the names as every
-    importer's (:func:`~treegen.ensemble.sktree.check_names`); else a UsageError naming
+    importer's (:func:`~treegen.data.arrays.check_import_names`); else a UsageError naming
     it, where a list's or an array's comparison with the rounds was a bare TypeError."""
     if iterations is not None and (
         isinstance(iterations, bool | np.bool_) or not isinstance(iterations, int | np.integer)
     ):
         raise UsageError(f"must be an integer, got {iterations!r}", option="iterations")
-    check_names(feature_names, target)
+    check_import_names(feature_names, target)
 
 
 @numpy_defaults
