@@ -48,11 +48,15 @@ def version_of(version: Any) -> tuple[int, ...] | None:
     return tuple(v)
 
 
+def _dotted(version: tuple[int, ...]) -> str:
+    """A version as XGBoost writes it, ``1.7.6``."""
+    return ".".join(map(str, version))
+
+
 def _again(first: tuple[int, int]) -> str:
     """What to do with a file refused for its version."""
-    at = ".".join(map(str, first))
     return (
-        f"load the model with XGBoost {at} or later and save it again "
+        f"load the model with XGBoost {_dotted(first)} or later and save it again "
         "(its predictions are that version's)"
     )
 
@@ -63,10 +67,10 @@ def check_version(doc: Doc, version: Any) -> tuple[int, ...] | None:
     (:func:`version_of`)."""
     v = version_of(version)
     if v is not None and v[:2] < FIRST_VERSION:
-        first = ".".join(map(str, FIRST_VERSION))
+        first = _dotted(FIRST_VERSION)
         raise doc.fail(
             "version",
-            f"written by XGBoost {'.'.join(map(str, v))}, which adds the base margin after "
+            f"written by XGBoost {_dotted(v)}, which adds the base margin after "
             f"the trees (XGBoost {first} and later: before them, another float32 rounding): "
             f"treegen computes the predictions of {first} and later; {_again(FIRST_VERSION)}",
         )
@@ -80,10 +84,10 @@ def check_categorical(doc: Doc, version: tuple[int, ...] | None, path: str) -> N
         return
     raise doc.fail(
         path,
-        f"a categorical split, in a file XGBoost {'.'.join(map(str, version))} wrote: "
-        f"XGBoost {'.'.join(map(str, version[:2]))} "
+        f"a categorical split, in a file XGBoost {_dotted(version)} wrote: "
+        f"XGBoost {_dotted(version[:2])} "
         f"{CATEGORICAL_BEFORE.get(version[:2], 'predicts it otherwise')}; treegen computes "
-        f"the predictions of {'.'.join(map(str, FIRST_CATEGORICAL))} and later; "
+        f"the predictions of {_dotted(FIRST_CATEGORICAL)} and later; "
         f"{_again(FIRST_CATEGORICAL)}",
     )
 
