@@ -229,3 +229,19 @@ def test_weights_of_bad_values_name_the_argument_not_memory(weights: np.ndarray)
     _starts(TrainError, "weights", treegen.train, X, y, weights=weights)
     fit = treegen.C45Classifier().fit
     _starts(EstimatorError, "sample_weight", fit, X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
+def test_numpy_integer_seeds_train_as_the_same_python_ints(dtype: type[np.integer]) -> None:
+    """A numpy seed kept its width in Java's generator: np.int8(-1) with reduced-error
+    pruning raised OverflowError (case api:17333 of seed 7102), np.int64 warned of an
+    overflow at every draw of bagging's samples."""
+    X, y = _arrays()
+    seed = 1 if dtype is np.uint8 else -1
+    pairs = [
+        ({"prune": "reduced-error", "seed": dtype(seed)}, {"prune": "reduced-error", "seed": seed}),
+        ({"bag": 2, "bag_seed": dtype(seed)}, {"bag": 2, "bag_seed": seed}),
+    ]
+    for numpy_seed, python_seed in pairs:
+        got = treegen.train(X, y, **numpy_seed).predict_proba(X)
+        assert np.array_equal(got, treegen.train(X, y, **python_seed).predict_proba(X))

@@ -29,7 +29,9 @@ class JavaRandom:
     """``java.util.Random``, bit for bit."""
 
     def __init__(self, seed: int) -> None:
-        self.state = (seed ^ _MULT) & _MASK
+        # A Python int: a numpy seed's fixed width overflowed (np.int8: OverflowError in
+        # the XOR; np.int64: a warning at every step of the 48-bit state's product)
+        self.state = (int(seed) ^ _MULT) & _MASK
 
     def next_bits(self, bits: int) -> int:
         """``next(bits)``: the top ``bits`` of the new state, as Java's signed int."""
