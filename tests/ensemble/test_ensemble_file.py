@@ -100,6 +100,9 @@ CASES = [
     (["init"], [], "init"),
     (["decision"], "median", "decision"),
     (["divisor"], "nan", "divisor"),
+    (["divisor"], "-0x0p+0", "divisor"),  # a division by zero at predict (model fuzz)
+    (["divisor"], "0x0p+0", "divisor"),
+    (["divisor"], "-0x1p+2", "divisor"),
     (["method"], 3, "method"),
     (["format"], "treegen-forest", "format"),
     (["trees"], [], "trees"),

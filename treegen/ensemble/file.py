@@ -343,6 +343,10 @@ def check_ensemble_dict(data: Any) -> Ensemble:
             "decision", f"does not fit {len(init)} outputs and {len(classes)} classes"
         )
     divisor = None if d["divisor"] is None else _float(d["divisor"], "divisor")
+    if divisor is not None and not divisor > 0:
+        # a tree count or a sum of positive tree weights: an edited 0 or -0 divided the
+        # sums by zero (inf and NaN, numpy's warnings, and argmax's class 0)
+        raise InvalidField("divisor", f"{d['divisor']!r} is not a positive number")
     categories = tuple(
         tuple(
             _float(x, f"categories[{j}][{i}]") for i, x in enumerate(_list(c, f"categories[{j}]"))
