@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import traceback
 import warnings
 from pathlib import Path
 
@@ -33,8 +32,7 @@ from treegen.errors import TreegenError
 
 from support.apifuzz import Fixtures, draw, make_fixtures
 from support.fuzz import LONG, case_indices
-from support.fuzzrun import Hang
-from support.timelimit import time_limit
+from support.fuzzrun import guarded
 
 SEED = 71
 LIMIT = 60.0  # seconds a case may take: a verify compiles C, the rest take milliseconds
@@ -53,21 +51,20 @@ def run_case(index: int, fx: Fixtures, work: Path) -> None:
     work.mkdir(parents=True)
     here = os.getcwd()
     os.chdir(work)  # a relative path given ("x", "") is written here, not in the checkout
+    refused: TreegenError | None = None
     try:
-        with warnings.catch_warnings(record=True) as said:
+        with guarded(f"case {case}", LIMIT), warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            with time_limit(LIMIT, Hang):
+            try:
                 entry.call(fx, kwargs)
-    except Hang:
-        raise AssertionError(f"case {case} ran past {LIMIT} s") from None
-    except TreegenError as exc:
-        # A refused call writes nothing: no file, no folder, no half export.
-        left = sorted(p.name for p in work.iterdir())
-        assert not left, f"case {case} raised {exc!r} and left {left}"
-    except Exception:
-        raise AssertionError(f"case {case} raised\n{traceback.format_exc()}") from None
+            except TreegenError as exc:
+                refused = exc
     finally:
         os.chdir(here)
+    if refused is not None:
+        # A refused call writes nothing: no file, no folder, no half export.
+        left = sorted(p.name for p in work.iterdir())
+        assert not left, f"case {case} raised {refused!r} and left {left}"
     foreign = [w for w in said if not issubclass(w.category, UserWarning)]
     assert not foreign, (case, [f"{w.category.__name__}: {w.message}" for w in foreign])
 

@@ -14,7 +14,7 @@ import contextlib
 import io
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +32,27 @@ class Hang(BaseException):
     takes it for an error of the input."""
 
 
+@contextlib.contextmanager
+def guarded(what: str, limit: float) -> Iterator[None]:
+    """A fuzz case's run (``what`` names the case and the call, for the failure): a run
+    past ``limit`` seconds or an exception that reaches here fails the test, with its
+    traceback.  The callers catch what the contract allows (a TreegenError) inside."""
+    try:
+        with time_limit(limit, Hang):
+            yield
+    except Hang:
+        raise AssertionError(f"{what} ran past {limit} s") from None
+    except Exception:
+        raise AssertionError(f"{what} raised\n{traceback.format_exc()}") from None
+
+
 def call(case: str, argv: Sequence[str], limit: float = 30.0) -> tuple[int, str]:
     """Exit status and stderr of ``treegen ARGV`` (stdout is read and dropped); a
     traceback or a run past ``limit`` seconds fails the test, naming the case."""
     out, err = io.StringIO(), io.StringIO()
-    try:
+    with guarded(f"case {case}: {list(argv)}", limit):
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            with time_limit(limit, Hang), warnings.catch_warnings():
+            with warnings.catch_warnings():
                 # As a user runs it (not the suite's warnings-as-errors): a library's
                 # warning is a treegen: warning: line, checked below
                 warnings.simplefilter("default")
@@ -46,12 +60,6 @@ def call(case: str, argv: Sequence[str], limit: float = 30.0) -> tuple[int, str]
                     status = main(list(argv))
                 except SystemExit as exc:  # argparse's usage errors
                     status = int(exc.code or 0)
-    except Hang:
-        raise AssertionError(f"case {case}: {list(argv)} ran past {limit} s") from None
-    except Exception:
-        raise AssertionError(
-            f"case {case}: {list(argv)} raised\n{traceback.format_exc()}"
-        ) from None
     # A warning of arithmetic (overflow, invalid values) is treegen's own numbers gone
     # wrong; a library's notice about the input (numpy reading an old header) is not.
     said = err.getvalue()
@@ -64,27 +72,20 @@ def call_api(case: str, model: str, data: str, limit: float = 30.0) -> None:
     its labels, and predict and predict_proba on the rows of ``data`` must each return
     or raise a TreegenError (a kind without probabilities refuses them so); any other
     exception, or a run past ``limit`` seconds, fails the test naming the case."""
-    steps: list[tuple[str, Callable[[Any], object]]] = [
-        ("classes_", lambda m: m.classes_),
-        ("predict", lambda m: m.predict(data)),
-        ("predict_proba", lambda m: m.predict_proba(data)),
+    steps: list[Callable[[Any], object]] = [
+        lambda m: m.classes_,
+        lambda m: m.predict(data),
+        lambda m: m.predict_proba(data),
     ]
-    try:
-        with time_limit(limit, Hang), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # feature-name warnings are not failures
-            try:
-                loaded = treegen.load(model)
-            except TreegenError:
-                return
-            for _, step in steps:
-                with contextlib.suppress(TreegenError):
-                    step(loaded)
-    except Hang:
-        raise AssertionError(f"case {case}: the API on {model} ran past {limit} s") from None
-    except Exception:
-        raise AssertionError(
-            f"case {case}: the API on {model} raised\n{traceback.format_exc()}"
-        ) from None
+    with guarded(f"case {case}: the API on {model}", limit), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # feature-name warnings are not failures
+        try:
+            loaded = treegen.load(model)
+        except TreegenError:
+            return
+        for step in steps:
+            with contextlib.suppress(TreegenError):
+                step(loaded)
 
 
 class Guard:
