@@ -344,7 +344,7 @@ def lightgbm_from_text(
         )
     if "end of trees" not in (ln.strip() for ln in doc.lines):
         raise doc.fail(len(doc.lines) - 1, "truncated file: no 'end of trees' line")
-    doc.field(header, "version", 1)
+    doc.field(header, "version", 1)  # required: a file without it is refused here
     num_class = doc.number(header, "num_class", 1, 1, 1 << 16)
     per_round = doc.number(header, "num_tree_per_iteration", 1, 1, 1 << 16)
     n_features = doc.number(header, "max_feature_idx", 1, 0, 1 << 24) + 1
