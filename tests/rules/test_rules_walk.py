@@ -3,6 +3,8 @@ the candidate rules, their tests and their cases are those of the Python loop.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from tests.rules.test_rules_native import _mixed
 from treegen.data.dataset import Attribute, Dataset, Schema
 from treegen.model.core import ContinuousTest, Leaf, Model, NominalTest
-from treegen.rules import caselists, paths
+from treegen.rules import caselists, paths, walk
 from treegen.rules.native import crules
 from treegen.trainer import TrainOptions, train
 from treegen.trainer.stats import ErrorBound
@@ -202,6 +204,76 @@ def test_walk_equals_python_loop_over_many_rules(monkeypatch: pytest.MonkeyPatch
     assert len(rows) == len(rows_py) > 600
     for a, b in zip(rows, rows_py, strict=True):
         assert np.array_equal(a, b)
+
+
+@needs_native
+@pytest.mark.parametrize("most", [walk.STATE_INTS, 64, 0])
+@pytest.mark.parametrize("data", ["many_rules", "noisy"])
+def test_walk_memo_of_states_equals_python_loop(
+    data: str, most: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leaf whose PruneRule reaches a state an earlier leaf reached (its class and
+    alive conditions) stops there: its rule would be that leaf's again.  The rules,
+    their rates and cases are still the Python loop's, with the memo kept whole, emptied
+    now and then (64 ints) and emptied before every leaf (0: then no leaf meets
+    another's state)."""
+    ds = _many_rules(3000) if data == "many_rules" else _noisy(6000)
+    monkeypatch.setattr(walk, "STATE_INTS", most)
+    walks: list[walk.Walk] = []
+
+    def start(*args: Any) -> walk.Walk:
+        walks.append(walk.start(*args))
+        return walks[-1]
+
+    monkeypatch.setattr(paths, "start", start)
+    got, rows, want, rows_py = _both(ds, False, monkeypatch)
+    assert got == want
+    assert len(rows) == len(rows_py) > 20
+    for a, b in zip(rows, rows_py, strict=True):
+        assert np.array_equal(a, b)
+    assert crules is not None and len(walks) == 1
+    hits, clears = crules.walk_memo(walks[0].capsule)
+    if most == 0:
+        assert hits == 0 and clears > 10
+    else:
+        assert hits > (20 if data == "many_rules" else 0)
+        assert (clears > 0) == (most == 64)
+
+
+def _few_noisy(seed: int, n: int) -> Dataset:
+    """2-5 continuous and 2-5 nominal attributes, little noise: rules that keep many
+    conditions, nominal ones (the lower kind) numbered after continuous ones."""
+    rng = np.random.default_rng([72, seed])
+    nc, nn = int(rng.integers(2, 6)), int(rng.integers(2, 6))
+    cont = np.round(rng.normal(size=(n, nc)) * 10, 1)
+    nom = rng.integers(0, int(rng.integers(2, 5)), size=(n, nn)).astype(np.float64)
+    X = np.concatenate([cont, nom], axis=1)
+    X[rng.random(X.shape) < 0.03] = np.nan
+    z = np.nan_to_num(X)
+    y = ((z[:, 0] > 0) + (z[:, 1] > 3) + (X[:, nc] == 1) + (X[:, nc + 1] == 0)) % 3
+    noise = float(rng.uniform(0.02, 0.2))
+    return _three_classes(X, y.astype(np.float64), rng, noise, nc, int(nom.max()) + 1)
+
+
+@needs_native
+def test_walk_memo_tells_the_dropped_conditions_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two leaves can reach the same alive conditions with their dropped ones at other
+    places on the path; from there the search goes the same way, but Release 8's
+    selection of the kept conditions' order is not a sort, and those places change the
+    order it gives (and SameRule compares conditions in that order).  A memo keyed by
+    the alive conditions alone gives other rules on these 8,000 rows; keyed by the
+    places too, the rules are the Python loop's."""
+    walks: list[walk.Walk] = []
+
+    def start(*args: Any) -> walk.Walk:
+        walks.append(walk.start(*args))
+        return walks[-1]
+
+    monkeypatch.setattr(paths, "start", start)
+    got, rows, want, rows_py = _both(_few_noisy(32, 8000), False, monkeypatch)
+    assert got == want
+    assert all(np.array_equal(a, b) for a, b in zip(rows, rows_py, strict=True))
+    assert crules is not None and crules.walk_memo(walks[0].capsule)[0] > 100
 
 
 @needs_native

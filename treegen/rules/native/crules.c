@@ -48,6 +48,8 @@ static PyMethodDef methods[] = {
      "whose path gives a new rule."},
     {"walk_errors", tg_walk_errors, METH_VARARGS,
      "walk_errors(walk) -> bytes: each rule's error rate (float64), the highest of its leaves."},
+    {"walk_memo", tg_walk_memo, METH_VARARGS,
+     "walk_memo(walk) -> (hits, clears): the leaves stopped at an earlier leaf's state."},
     {"walk_rows", tg_walk_rows, METH_VARARGS,
      "walk_rows(walk, out[, order]) -> count: the last rule's cases."},
     {"walk_many", tg_walk_many, METH_VARARGS,

@@ -233,25 +233,8 @@ static inline float side_kept(const Side *sd, const double *ln)
     return (float)((double)(-sd->e) * l[0] - (double)(sd->n - sd->e) * l[1]);
 }
 
-/* rpaths.c's and rfold.c's loops, for their kernels and the walk (rwalk.c). */
-void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat);
-void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat);
-void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
-double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
-                    const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
-                    char *alive, long long *tot, long long *err, Py_ssize_t *al,
-                    const word **arow, int32_t *list);
-Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
-                          char *done);
-Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,
-                      Py_ssize_t from, Py_ssize_t to, const int32_t *order, int32_t *out);
-void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to);
-/* rpack.c: a rule's cases sorted and packed as caselists.pack packs them (pack_rows). */
-int tg_pack_into(int32_t *rows, Py_ssize_t count, word *marks, Py_ssize_t W, unsigned char *block,
-                 Py_ssize_t len, Py_ssize_t at, Py_ssize_t most, Py_ssize_t pack_min, int *kind_out,
-                 Py_ssize_t *items_out);
-
-/* rkeys.c: the walk's SameRule keys, each rule's once with its highest error rate. */
+/* rkeys.c: the walk's SameRule keys, each rule's once with its highest error rate; the
+ * same table holds its memo of PruneRule's states. */
 typedef struct {
     int32_t *arena;              /* the keys, one after another */
     Py_ssize_t used, arena_cap;  /* ints of arena used and held */
@@ -267,6 +250,36 @@ typedef struct {
  * (no memory). */
 Py_ssize_t tg_keys_add(KeySet *s, const int32_t *key, Py_ssize_t len, double err);
 void tg_keys_free(KeySet *s);
+/* The walk's memo of PruneRule's states (rwalk.c): whether key is in s (1), else it is
+ * added, memory allowing (0); and s emptied. */
+int tg_keys_seen(KeySet *s, const int32_t *key, Py_ssize_t len);
+void tg_keys_clear(KeySet *s);
+
+/* The walk's memo of PruneRule's states, as rpaths.c's search reads it. */
+typedef struct {
+    KeySet *set;        /* the states so far (rpaths.c's memo_seen says what one is) */
+    const int32_t *ids; /* per depth of the path: its condition's id (the edge's xkey) */
+    int32_t *key;       /* scratch, k + 1 ints */
+    int32_t cls;        /* the leaf's class */
+} Memo;
+
+/* rpaths.c's and rfold.c's loops, for their kernels and the walk (rwalk.c). */
+void tg_fold_row(word *levels, word *rows, Py_ssize_t d, Py_ssize_t W, const word *sat);
+void tg_fold_into(const word *in, word *out, Py_ssize_t W, const word *sat);
+void tg_pack_le_row(const float *col, float cut, word *out, Py_ssize_t n);
+double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
+                    const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
+                    char *alive, long long *tot, long long *err, Py_ssize_t *al,
+                    const word **arow, int32_t *list, const Memo *memo, int *met);
+Py_ssize_t tg_sort_places(const double *ord, const char *alive, Py_ssize_t k, int64_t *idx,
+                          char *done);
+Py_ssize_t tg_rows_of(const word *const *rows, Py_ssize_t k, Py_ssize_t n, const word *more,
+                      Py_ssize_t from, Py_ssize_t to, const int32_t *order, int32_t *out);
+void tg_span(const word *fail, Py_ssize_t n, Py_ssize_t *from, Py_ssize_t *to);
+/* rpack.c: a rule's cases sorted and packed as caselists.pack packs them (pack_rows). */
+int tg_pack_into(int32_t *rows, Py_ssize_t count, word *marks, Py_ssize_t W, unsigned char *block,
+                 Py_ssize_t len, Py_ssize_t at, Py_ssize_t most, Py_ssize_t pack_min, int *kind_out,
+                 Py_ssize_t *items_out);
 
 /* The kernels (METH_VARARGS functions), one file per concern. */
 PyObject *tg_fold_levels(PyObject *self, PyObject *args);    /* rfold.c */
@@ -279,6 +292,7 @@ PyObject *tg_walk_next(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_walk_rows(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_walk_many(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_walk_errors(PyObject *self, PyObject *args);    /* rwalk.c */
+PyObject *tg_walk_memo(PyObject *self, PyObject *args);      /* rwalk.c */
 PyObject *tg_subsets_toggle(PyObject *self, PyObject *args); /* rsearch.c */
 PyObject *tg_subsets_set(PyObject *self, PyObject *args);    /* rsearch.c */
 PyObject *tg_subsets_prep(PyObject *self, PyObject *args);   /* rsearch.c */

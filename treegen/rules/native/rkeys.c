@@ -1,8 +1,9 @@
 /* The walk's set of SameRule keys (rwalk.c): each rule's key (int32s: the class, then
  * each kept condition's test key) once, with the highest error rate of the leaves that
  * gave it, so that a leaf repeating an earlier rule goes back to Python no more
- * (paths._repeats' check, done here: at 100k rows 12,214 of 31,402 leaves). Open
- * addressing over a power-of-two table at most half full; the keys in one arena. */
+ * (paths._repeats' check, done here: at 100k rows 12,214 of 31,402 leaves).  The walk's
+ * memo of PruneRule's states is a second such set (tg_keys_seen).  Open addressing over
+ * a power-of-two table at most half full; the keys in one arena. */
 #include "crules.h"
 
 void tg_keys_free(KeySet *s)
@@ -15,16 +16,14 @@ void tg_keys_free(KeySet *s)
     memset(s, 0, sizeof *s);
 }
 
-/* FNV-1a over the key's bytes. */
+/* A multiplicative hash of the key's ints, its high half folded into the low one (the
+ * table's slot is the low bits). */
 static uint64_t key_hash(const int32_t *key, Py_ssize_t len)
 {
-    uint64_t h = 1469598103934665603u;
-    const unsigned char *b = (const unsigned char *)key;
-    for (Py_ssize_t i = 0; i < len * (Py_ssize_t)sizeof(int32_t); i++) {
-        h ^= b[i];
-        h *= 1099511628211u;
-    }
-    return h;
+    uint64_t h = (uint64_t)len;
+    for (Py_ssize_t i = 0; i < len; i++)
+        h = (h ^ (uint32_t)key[i]) * 0x9E3779B97F4A7C15u;
+    return h ^ (h >> 29) ^ (h >> 47);
 }
 
 /* Rule r's slot: the first free one from its hash (the table has one). */
@@ -83,31 +82,66 @@ static int make_room(KeySet *s, Py_ssize_t len)
     return 0;
 }
 
-Py_ssize_t tg_keys_add(KeySet *s, const int32_t *key, Py_ssize_t len, double err)
+/* The rule whose key is key (len ints, hash h), or -1. */
+static Py_ssize_t find(const KeySet *s, const int32_t *key, Py_ssize_t len, uint64_t h)
 {
-    if (s->slots > 0) {
-        const uint64_t h = key_hash(key, len);
-        for (size_t i = (size_t)h & (s->slots - 1); s->slot[i] != 0;
-             i = (i + 1) & (s->slots - 1)) {
-            const Py_ssize_t r = s->slot[i] - 1;
-            if (s->len[r] == len &&
-                memcmp(s->arena + s->at[r], key, (size_t)len * sizeof(int32_t)) == 0) {
-                if (err > s->err[r]) /* the earlier rule keeps the higher rate */
-                    s->err[r] = err;
-                return r;
-            }
-        }
+    if (s->slots == 0)
+        return -1;
+    for (size_t i = (size_t)h & (s->slots - 1); s->slot[i] != 0; i = (i + 1) & (s->slots - 1)) {
+        const Py_ssize_t r = s->slot[i] - 1;
+        if (s->len[r] == len && memcmp(s->arena + s->at[r], key, (size_t)len * sizeof(int32_t)) == 0)
+            return r;
     }
-    if (make_room(s, len) < 0) {
-        PyErr_NoMemory();
-        return -2;
-    }
+    return -1;
+}
+
+/* key (len ints, hash h) added as a new rule of rate err. 0, or -1 (no memory). */
+static int insert(KeySet *s, const int32_t *key, Py_ssize_t len, uint64_t h, double err)
+{
+    if (make_room(s, len) < 0)
+        return -1;
     const Py_ssize_t r = s->rules++;
     s->at[r] = s->used;
     s->len[r] = len;
     s->err[r] = err;
     memcpy(s->arena + s->used, key, (size_t)len * sizeof(int32_t));
     s->used += len;
-    s->slot[free_slot(s, key_hash(key, len))] = r + 1;
+    s->slot[free_slot(s, h)] = r + 1;
+    return 0;
+}
+
+Py_ssize_t tg_keys_add(KeySet *s, const int32_t *key, Py_ssize_t len, double err)
+{
+    const uint64_t h = key_hash(key, len);
+    const Py_ssize_t r = find(s, key, len, h);
+    if (r >= 0) {
+        if (err > s->err[r]) /* the earlier rule keeps the higher rate */
+            s->err[r] = err;
+        return r;
+    }
+    if (insert(s, key, len, h, err) < 0) {
+        PyErr_NoMemory();
+        return -2;
+    }
     return -1;
+}
+
+/* Whether key (len ints) is in s already: 1; else it is added (a rule of rate 0) and 0,
+ * or, wanting memory, left out and 0 (the walk's state memo is a shortcut only). */
+int tg_keys_seen(KeySet *s, const int32_t *key, Py_ssize_t len)
+{
+    const uint64_t h = key_hash(key, len);
+    if (find(s, key, len, h) >= 0)
+        return 1;
+    (void)insert(s, key, len, h, 0.0);
+    return 0;
+}
+
+/* s emptied, its memory kept. */
+void tg_keys_clear(KeySet *s)
+{
+    s->used = 0;
+    s->rules = 0;
+    if (s->slots > 0)
+        memset(s->slot, 0, s->slots * sizeof(Py_ssize_t));
 }

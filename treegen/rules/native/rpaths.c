@@ -20,6 +20,24 @@ static inline void rates(const Bound *bd, double n, double e, double default_err
     *actual = f32(e / n);
 }
 
+/* Whether the state of the path's k conditions (alive: which are left) is in the memo
+ * already; else it is added.  A state is the class and the path's conditions up to its
+ * last alive one, an alive one as its edge's xkey (rwalknew.c), a dropped one as -1:
+ * from it the search goes the same way whatever the dropped ones were, and the places
+ * of those up to the last alive condition are what the kept conditions' order
+ * (tg_sort_places, Release 8's selection) depends on besides the conditions. */
+static int memo_seen(const Memo *memo, const char *alive, Py_ssize_t k)
+{
+    int32_t *key = memo->key;
+    Py_ssize_t last = k;
+    while (last > 0 && !alive[last - 1])
+        last--;
+    key[0] = memo->cls;
+    for (Py_ssize_t d = 0; d < last; d++)
+        key[1 + d] = alive[d] ? memo->ids[d] : -1;
+    return tg_keys_seen(memo->set, key, 1 + last);
+}
+
 /* prune_sw, and where the compiler can build them, prune_hw for a popcount instruction
  * and prune_avx2 for AVX2 and BMI2 as well (its word scans in wider registers: about 5%
  * of the walk at 100k rows); chosen at run time. */
@@ -137,18 +155,19 @@ PyObject *tg_pack_le(PyObject *self, PyObject *args)
 double tg_prune_run(const Bound *bd, const word *const *sat, const word *wrong,
                     const word *levels, Py_ssize_t k, Py_ssize_t n, double default_error,
                     char *alive, long long *tot, long long *err, Py_ssize_t *al,
-                    const word **arow, int32_t *list)
+                    const word **arow, int32_t *list, const Memo *memo, int *met)
 {
 #ifdef RULES_HW_POPCOUNT
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
         __builtin_cpu_supports("popcnt"))
         return prune_avx2(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al,
-                          arow, list);
+                          arow, list, memo, met);
     if (__builtin_cpu_supports("popcnt"))
         return prune_hw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow,
-                        list);
+                        list, memo, met);
 #endif
-    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow, list);
+    return prune_sw(bd, sat, wrong, levels, k, n, default_error, alive, tot, err, al, arow, list,
+                    memo, met);
 }
 
 /* prune_path(sat, wrong, k, n, log_cf, coeff, default_error, alive, levels)
@@ -203,7 +222,7 @@ PyObject *tg_prune_path(PyObject *self, PyObject *args)
             rows[d] = sat + d * W;
         Py_BEGIN_ALLOW_THREADS;
         pess = tg_prune_run(&bd, rows, wrong, levels, k, n, default_error, alive, tot, err, al,
-                            rows + k + 1, list);
+                            rows + k + 1, list, NULL, NULL);
         Py_END_ALLOW_THREADS;
         if (pess < 0) {
             Py_INCREF(Py_None);

@@ -10,7 +10,11 @@
  * other's: these fail at most one more condition of the path than were dropped, so
  * only words holding such a case (levels) and failing b are read.  The counts are the
  * ones a recount of every case would give, so the rates and choices are the same.
- * Returns the rule's pessimistic error rate, or -1: no rule. */
+ * Returns the rule's pessimistic error rate, or -1: no rule.  Given a memo, each state
+ * after a drop (rpaths.c's memo_seen: the class, the alive conditions and where the
+ * dropped ones lie among them) is looked up there, and added: where an earlier leaf
+ * was, this one goes the same way to the same rule, in the same order, and rate: a
+ * repeat (or no rule again), so it stops, sets *met and returns -1. */
 /* The words holding a case that fails the set fail (its complement's bits: NULL, every
  * case) and is outside more (NULL: none), their indices into list; how many.  No
  * branch per word: most are read and passed over. */
@@ -53,7 +57,7 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const
                                   const word *levels, Py_ssize_t k, Py_ssize_t n,
                                   double default_error, char *alive, long long *tot,
                                   long long *err, Py_ssize_t *al, const word **arow,
-                                  int32_t *list)
+                                  int32_t *list, const Memo *memo, int *met)
 {
     const Py_ssize_t W = (n + 63) / 64;
     const word last = (n % 64) ? (((word)1 << (n % 64)) - 1) : ~(word)0;
@@ -131,6 +135,10 @@ PRUNE_ATTR static double PRUNE_FN(const Bound *bd, const word *const *sat, const
                     al[j++] = al[i];
                 }
             na = j;
+        }
+        if (memo != NULL && memo_seen(memo, alive, k)) {
+            *met = 1;
+            return -1.0; /* an earlier leaf's state: its rule again, or no rule again */
         }
         removed++;
         if (removed == 1)

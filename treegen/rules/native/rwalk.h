@@ -7,7 +7,7 @@
 #include "crules.h"
 
 
-enum { B_KIND, B_ATTR, B_THR, B_KID_AT, B_KIDS, B_OK, B_CLS, B_EKEY, B_SUB_TAB, B_SUB_AT,
+enum { B_KIND, B_ATTR, B_THR, B_KID_AT, B_KIDS, B_OK, B_CLS, B_EKEY, B_XKEY, B_SUB_TAB, B_SUB_AT,
        B_SUB_N, B_EQ, B_EQ_AT, B_COL_AT, B_KNOWN, B_WRONG, B_WRONG_AT, B_DEFAULT, B_PLACES,
        B_EDGES, B_N };
 
@@ -16,7 +16,7 @@ typedef struct {
     Py_buffer *cols; /* the continuous columns' views (ncols) */
     Py_ssize_t ncols;
     const int8_t *kind;
-    const int32_t *attr, *kid_at, *kids, *cls, *ekey, *sub_tab, *sub_n, *eq_at, *col_at,
+    const int32_t *attr, *kid_at, *kids, *cls, *ekey, *xkey, *sub_tab, *sub_n, *eq_at, *col_at,
         *wrong_at;
     const double *thr, *default_err;
     const uint8_t *ok;
@@ -47,6 +47,11 @@ typedef struct {
     float *cut_value;
     int cut_shift; /* 32 - log2(slots) */
     KeySet keys;   /* the rules so far, by SameRule key */
+    /* PruneRule's states after a drop, of the leaves so far (rprune.h): emptied when past
+     * state_most ints (a leaf meets those of its neighbours: siblings and cousins) */
+    KeySet states;
+    int32_t *ids, *skey; /* per depth the edge's xkey; the memo's scratch */
+    Py_ssize_t state_most, hits, clears;
 } Walk;
 
 /* The cache's slots: 64, or fewer as the rows grow (about 2 MB of them at most, 2 at

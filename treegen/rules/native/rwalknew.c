@@ -34,6 +34,9 @@ static void walk_free(Walk *w)
     PyMem_Free(w->cut_attr);
     PyMem_Free(w->cut_value);
     tg_keys_free(&w->keys);
+    tg_keys_free(&w->states);
+    PyMem_Free(w->ids);
+    PyMem_Free(w->skey);
     PyMem_Free(w);
 }
 
@@ -42,32 +45,34 @@ static void walk_destroy(PyObject *capsule)
     walk_free(PyCapsule_GetPointer(capsule, WALK_NAME));
 }
 
-/* walk_new(kind, attr, thr, kid_at, kids, ok, cls, ekey, sub_tab, sub_at, sub_n, eq,
+/* walk_new(kind, attr, thr, kid_at, kids, ok, cls, ekey, xkey, sub_tab, sub_at, sub_n, eq,
  *          eq_at, cols, col_at, known, wrong, wrong_at, default_err, places, edges,
- *          n, depth, cap, log_cf, coeff) -> capsule.
+ *          n, depth, cap, log_cf, coeff, state_most) -> capsule.
  *
  * The tree (m nodes in pre-order): kind (int8), attr, kid_at (m + 1), kids (int32),
  * thr (float64: a cut), ok (uint8: a leaf with cases enough), cls (int32), ekey (int32
- * per edge: its test's SameRule key), a subset test's value -> branch table (sub_tab at
+ * per edge: its test's SameRule key; xkey: a number equal for two edges exactly
+ * when their conditions are, side and branch too), a subset test's value -> branch table (sub_tab at
  * sub_at[p], sub_n[p] values).  eq: each nominal attribute's value sets (rows from
  * eq_at[a]); cols: the continuous columns (float32, n), col_at[a] the column and the
  * row of known; wrong: each class's cases of other classes (row wrong_at[c]);
  * default_err: each class's default error rate.  places, edges (int64, depth): where
  * walk_next writes a rule's conditions.  depth: the deepest leaf's; cap: the stack's
- * entries. */
+ * entries; state_most: the ints of PruneRule's states kept at most (rwalk.h). */
 PyObject *tg_walk_new(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *o[B_N], *cols;
-    Py_ssize_t n, D, cap;
+    Py_ssize_t n, D, cap, state_most;
     double log_cf, coeff;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOnnndd", &o[B_KIND], &o[B_ATTR], &o[B_THR],
-                          &o[B_KID_AT], &o[B_KIDS], &o[B_OK], &o[B_CLS], &o[B_EKEY],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOnnnddn", &o[B_KIND], &o[B_ATTR], &o[B_THR],
+                          &o[B_KID_AT], &o[B_KIDS], &o[B_OK], &o[B_CLS], &o[B_EKEY], &o[B_XKEY],
                           &o[B_SUB_TAB], &o[B_SUB_AT], &o[B_SUB_N], &o[B_EQ], &o[B_EQ_AT], &cols,
                           &o[B_COL_AT], &o[B_KNOWN], &o[B_WRONG], &o[B_WRONG_AT], &o[B_DEFAULT],
-                          &o[B_PLACES], &o[B_EDGES], &n, &D, &cap, &log_cf, &coeff))
+                          &o[B_PLACES], &o[B_EDGES], &n, &D, &cap, &log_cf, &coeff,
+                          &state_most))
         return NULL;
-    if (n < 0 || D < 0 || cap < 1 || !PyTuple_Check(cols)) {
+    if (n < 0 || D < 0 || cap < 1 || state_most < 0 || !PyTuple_Check(cols)) {
         PyErr_SetString(PyExc_ValueError, "walk_new: bad sizes or columns");
         return NULL;
     }
@@ -91,6 +96,7 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
         {0, 1, m, "ok"},
         {0, sizeof(int32_t), m, "cls"},
         {0, sizeof(int32_t), edges, "ekey"},
+        {0, sizeof(int32_t), edges, "xkey"},
         {0, sizeof(int32_t), 0, "sub_tab"},
         {0, sizeof(int64_t), m, "sub_at"},
         {0, sizeof(int32_t), m, "sub_n"},
@@ -135,6 +141,7 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     w->ok = w->b[B_OK].buf;
     w->cls = w->b[B_CLS].buf;
     w->ekey = w->b[B_EKEY].buf;
+    w->xkey = w->b[B_XKEY].buf;
     w->sub_tab = w->b[B_SUB_TAB].buf;
     w->sub_at = w->b[B_SUB_AT].buf;
     w->sub_n = w->b[B_SUB_N].buf;
@@ -154,6 +161,7 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     w->W = W;
     w->D = D;
     w->cap = cap;
+    w->state_most = state_most;
     const size_t d1 = (size_t)D + 1;
     w->sat = PyMem_Calloc(d1 * (size_t)W + 1, sizeof(word));
     w->levels = PyMem_Calloc((d1 + 1) * FAIL_LEVELS * (size_t)W + 1, sizeof(word));
@@ -171,6 +179,8 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     w->key = PyMem_Calloc(d1 + 1, sizeof(int32_t));
     w->alive = PyMem_Calloc(d1, 1);
     w->done = PyMem_Calloc(d1, 1);
+    w->ids = PyMem_Calloc(d1, sizeof(int32_t));
+    w->skey = PyMem_Calloc(d1 + 1, sizeof(int32_t));
     int slots = CUT_SLOTS_MOST;
     w->cut_shift = 26;
     while (slots > 2 && (Py_ssize_t)slots * W * (Py_ssize_t)sizeof(word) > CUT_BYTES) {
@@ -189,7 +199,8 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     if (w->sat == NULL || w->levels == NULL || w->orders == NULL || w->edge == NULL ||
         w->stack == NULL || w->below_of == NULL || w->tot == NULL || w->err == NULL ||
         w->al == NULL || w->list == NULL || w->key == NULL || w->alive == NULL ||
-        w->done == NULL || w->rows == NULL || w->kept == NULL || w->span == NULL) {
+        w->done == NULL || w->rows == NULL || w->kept == NULL || w->span == NULL ||
+        w->ids == NULL || w->skey == NULL) {
         walk_free(w);
         return PyErr_NoMemory();
     }
