@@ -178,16 +178,22 @@ static int walk_step(Walk *w, int32_t *leaf, double *pess)
     return 0;
 }
 
+/* The walk of a call's one argument, its capsule; or NULL with an exception set. */
+static Walk *walk_arg(PyObject *args)
+{
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule))
+        return NULL;
+    return PyCapsule_GetPointer(capsule, WALK_NAME);
+}
+
 /* walk_next(walk) -> None (no leaf left) or (leaf, k, count, error, leaves): walk_step's
  * next rule, its path's k conditions, the count kept, its error rate and the leaves
  * walked so far. */
 PyObject *tg_walk_next(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *capsule;
-    if (!PyArg_ParseTuple(args, "O", &capsule))
-        return NULL;
-    Walk *w = PyCapsule_GetPointer(capsule, WALK_NAME);
+    Walk *w = walk_arg(args);
     if (w == NULL)
         return NULL;
     int32_t leaf;
@@ -361,10 +367,7 @@ done:
 PyObject *tg_walk_errors(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *capsule;
-    if (!PyArg_ParseTuple(args, "O", &capsule))
-        return NULL;
-    const Walk *w = PyCapsule_GetPointer(capsule, WALK_NAME);
+    const Walk *w = walk_arg(args);
     if (w == NULL)
         return NULL;
     return PyBytes_FromStringAndSize((const char *)w->keys.err,
@@ -377,10 +380,7 @@ PyObject *tg_walk_errors(PyObject *self, PyObject *args)
 PyObject *tg_walk_memo(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *capsule;
-    if (!PyArg_ParseTuple(args, "O", &capsule))
-        return NULL;
-    const Walk *w = PyCapsule_GetPointer(capsule, WALK_NAME);
+    const Walk *w = walk_arg(args);
     if (w == NULL)
         return NULL;
     return Py_BuildValue("(nn)", w->hits, w->clears);
