@@ -158,15 +158,7 @@ def _edge_keys(
     rank = np.zeros(owner.size, dtype=np.float64)
     for kind_code, r in RANK.items():
         rank[k == kind_code] = r
-    # equal keys are neighbours in their lexicographic order: a new number at each change
-    by = np.lexsort((value, attr[owner], rank))
-    step = np.ones(owner.size, dtype=bool)
-    step[1:] = (
-        (np.diff(rank[by]) != 0) | (np.diff(attr[owner][by]) != 0) | (np.diff(value[by]) != 0)
-    )
-    out = np.empty(owner.size, dtype=np.int32)
-    out[by] = np.cumsum(step) - 1
-    return out
+    return _numbered(rank, attr[owner], value)
 
 
 def _exact_keys(
@@ -177,11 +169,19 @@ def _exact_keys(
     threshold's sides and a subset test's branches apart (a nominal test's key has it)."""
     if owner.size == 0:
         return np.zeros(0, dtype=np.int32)
-    branch = np.arange(owner.size) - kid_at[owner]
-    by = np.lexsort((branch, ekey))
-    step = np.ones(owner.size, dtype=bool)
-    step[1:] = (np.diff(ekey[by]) != 0) | (np.diff(branch[by]) != 0)
-    out = np.empty(owner.size, dtype=np.int32)
+    return _numbered(ekey, np.arange(owner.size) - kid_at[owner])
+
+
+def _numbered(*keys: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
+    """A number per item, equal for two items exactly when every one of ``keys`` is (the
+    numbers in the keys' lexicographic order, the first key first)."""
+    by = np.lexsort(keys[::-1])  # lexsort sorts by its last key first
+    # equal items are neighbours in that order: a new number at each change
+    step = np.zeros(by.size, dtype=bool)
+    step[:1] = True
+    for key in keys:
+        step[1:] |= np.diff(key[by]) != 0
+    out = np.empty(by.size, dtype=np.int32)
     out[by] = np.cumsum(step) - 1
     return out
 
