@@ -31,8 +31,8 @@ from treegen.trainer.stats import ErrorBound
 RANK = {KIND_NOMINAL: 1, KIND_CONTINUOUS: 2, KIND_SUBSET: 3}
 
 # The ints of PruneRule's states the walk keeps to stop a leaf that meets one (its rule
-# is then an earlier one again: rwalk.h), emptied past this (1 MB of keys: a leaf meets
-# its neighbours' states: at 1M rows it meets 99.6% of what 2^22 ints do).
+# is then an earlier one again: rwalk.h), emptied past this: 1 MB of keys. A leaf meets
+# its neighbours' states, so at 1M rows this meets 99.6% of what 2^22 ints do.
 STATE_INTS = 1 << 18
 
 
