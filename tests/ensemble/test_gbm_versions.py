@@ -30,6 +30,7 @@ REFUSED = {
     "xgb142_cat.json": f"{_CAT} XGBoost 1.4.2 wrote: XGBoost 1.4 reads it on the CPU as",
     "xgb152_cat.json": f"{_CAT} XGBoost 1.5.2 wrote: XGBoost 1.5 takes a code between -1 and 0",
     "xgb162_cat.json": f"{_CAT} XGBoost 1.6.2 wrote: XGBoost 1.6 sends a negative code",
+    "xgb172_cat.json": f"{_CAT} XGBoost 1.7.2 wrote: XGBoost 1.7 before 1.7.3 sends a negative",
     # a whole file of LightGBM 2.1's format (no 'end of trees'), not a truncated one
     "lgb212_cat.txt": ":2: model version 'v2' is not read",
 }
@@ -106,10 +107,12 @@ def test_old_base_margin_order_differs() -> None:
         ("xgb152_cat.json", [-0.5]),
         # 1.6: a negative code, or one past the node's 32 bits, the missing way
         ("xgb162_cat.json", [-1.0, -0.5, 40.0]),
+        # 1.7.0 to 1.7.2 as 1.6 (1.7.3's file of the same model is read: FILES)
+        ("xgb172_cat.json", [-1.0, -0.5, 40.0]),
     ],
 )
 def test_old_categorical_rule_differs(name: str, codes: list[float]) -> None:
-    """Why XGBoost 1.4 to 1.6's categorical splits are refused: read as 1.7's (the
+    """Why XGBoost 1.4 to 1.7.2's categorical splits are refused: read as 1.7.6's (the
     version field 1.7.6), the rows whose margins differ from the writer's are those with
     the codes its predictor sends otherwise."""
     path = VERSIONS / name

@@ -5,7 +5,7 @@ versions"): 1.0 to 1.2 add the base margin last (refused, :func:`check_version`)
 before 1.6 a file has no ``num_parallel_tree`` (:func:`parallel_trees`) and writes
 ``default_left`` as JSON booleans (:meth:`~treegen.ensemble.xgboost_doc.Doc.flags`);
 1.x writes a categorical split's unused condition as NaN (:mod:`treegen.ensemble.xgboost`
-does not read it); before 1.7 XGBoost predicts a categorical split otherwise (refused,
+does not read it); before 1.7.3 XGBoost predicts a categorical split otherwise (refused,
 :func:`check_categorical`).
 """
 
@@ -23,21 +23,26 @@ add the base margin last, in float32, another rounding (and turn a ``binary:logi
 base score into a margin): their predictions differ in the last bits."""
 
 
-FIRST_CATEGORICAL = (1, 7)
+FIRST_CATEGORICAL = (1, 7, 3)
 """The first XGBoost whose CPU predictor sends a categorical split's values as treegen
-does (docs/gbm.md): before it, each minor version its own way (:data:`CATEGORICAL_BEFORE`)."""
+does (docs/gbm.md): before it, each minor version its own way (:data:`CATEGORICAL_BEFORE`;
+1.7.0 to 1.7.2 as 1.6, measured)."""
 
 _AS_NUMERIC = "reads it on the CPU as the numeric split x < NaN (every value but NaN right)"
+_INVALID_MISSING = (
+    "sends a negative code, or one past the node's 32-bit words of categories, the missing way"
+)
 
 CATEGORICAL_BEFORE: dict[tuple[int, ...], str] = {
     (1, 3): _AS_NUMERIC,
     (1, 4): _AS_NUMERIC,
     (1, 5): "takes a code between -1 and 0 for category 0",
-    (1, 6): "sends a negative code, or one past the node's 32-bit words of categories, "
-    "the missing way",
+    (1, 6): _INVALID_MISSING,
+    (1, 7): _INVALID_MISSING,
 }
 """How each XGBoost before :data:`FIRST_CATEGORICAL` predicts a categorical split
-otherwise than treegen, measured (1.3 and 1.4 fit one only on a GPU)."""
+otherwise than treegen, by minor version, measured (1.3 and 1.4 fit one only on a GPU;
+1.7's entry is 1.7.0 to 1.7.2's)."""
 
 
 def version_of(version: Any) -> tuple[int, ...] | None:
@@ -53,7 +58,7 @@ def _dotted(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
 
 
-def _again(first: tuple[int, int]) -> str:
+def _again(first: tuple[int, ...]) -> str:
     """What to do with a file refused for its version."""
     return (
         f"load the model with XGBoost {_dotted(first)} or later and save it again "
@@ -80,12 +85,14 @@ def check_version(doc: Doc, version: Any) -> tuple[int, ...] | None:
 def check_categorical(doc: Doc, version: tuple[int, ...] | None, path: str) -> None:
     """Refuse the categorical split at ``path`` in a file that XGBoost before
     :data:`FIRST_CATEGORICAL` wrote."""
-    if version is None or version[:2] >= FIRST_CATEGORICAL:
+    if version is None or version >= FIRST_CATEGORICAL:
         return
+    series = _dotted(version[:2])
+    if version[:2] == FIRST_CATEGORICAL[:2]:
+        series += f" before {_dotted(FIRST_CATEGORICAL)}"
     raise doc.fail(
         path,
-        f"a categorical split, in a file XGBoost {_dotted(version)} wrote: "
-        f"XGBoost {_dotted(version[:2])} "
+        f"a categorical split, in a file XGBoost {_dotted(version)} wrote: XGBoost {series} "
         f"{CATEGORICAL_BEFORE.get(version[:2], 'predicts it otherwise')}; treegen computes "
         f"the predictions of {_dotted(FIRST_CATEGORICAL)} and later; "
         f"{_again(FIRST_CATEGORICAL)}",
