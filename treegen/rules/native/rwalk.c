@@ -149,7 +149,8 @@ static int walk_step(Walk *w, int32_t *leaf, double *pess)
             tg_keys_clear(&w->states);
             w->clears++;
         }
-        const Memo memo = {&w->states, w->ids, w->skey, cls};
+        /* the memo's key is built in w->key, which the SameRule key below reuses */
+        const Memo memo = {&w->states, w->ids, w->key, cls};
         int met = 0;
         const double rate = tg_prune_run(&w->bd, w->rows, wrong, w->levels + k * FAIL_LEVELS * w->W,
                                          k, w->n, w->default_err[cls], w->alive, w->tot,

@@ -50,7 +50,7 @@ typedef struct {
     /* PruneRule's states after a drop, of the leaves so far (rprune.h): emptied when past
      * state_most ints (a leaf meets those of its neighbours: siblings and cousins) */
     KeySet states;
-    int32_t *ids, *skey; /* per depth the edge's xkey; the memo's scratch */
+    int32_t *ids; /* per depth: the path's edge's xkey */
     Py_ssize_t state_most, hits, clears;
 } Walk;
 

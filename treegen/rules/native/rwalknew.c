@@ -36,7 +36,6 @@ static void walk_free(Walk *w)
     tg_keys_free(&w->keys);
     tg_keys_free(&w->states);
     PyMem_Free(w->ids);
-    PyMem_Free(w->skey);
     PyMem_Free(w);
 }
 
@@ -51,9 +50,9 @@ static void walk_destroy(PyObject *capsule)
  *
  * The tree (m nodes in pre-order): kind (int8), attr, kid_at (m + 1), kids (int32),
  * thr (float64: a cut), ok (uint8: a leaf with cases enough), cls (int32), ekey (int32
- * per edge: its test's SameRule key; xkey: a number equal for two edges exactly
- * when their conditions are, side and branch too), a subset test's value -> branch table (sub_tab at
- * sub_at[p], sub_n[p] values).  eq: each nominal attribute's value sets (rows from
+ * per edge: its test's SameRule key), xkey (int32 per edge: a number equal for two edges
+ * exactly when their conditions are, side and branch too), a subset test's value ->
+ * branch table (sub_tab at sub_at[p], sub_n[p] values).  eq: each nominal attribute's value sets (rows from
  * eq_at[a]); cols: the continuous columns (float32, n), col_at[a] the column and the
  * row of known; wrong: each class's cases of other classes (row wrong_at[c]);
  * default_err: each class's default error rate.  places, edges (int64, depth): where
@@ -180,7 +179,6 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
     w->alive = PyMem_Calloc(d1, 1);
     w->done = PyMem_Calloc(d1, 1);
     w->ids = PyMem_Calloc(d1, sizeof(int32_t));
-    w->skey = PyMem_Calloc(d1 + 1, sizeof(int32_t));
     int slots = CUT_SLOTS_MOST;
     w->cut_shift = 26;
     while (slots > 2 && (Py_ssize_t)slots * W * (Py_ssize_t)sizeof(word) > CUT_BYTES) {
@@ -200,7 +198,7 @@ PyObject *tg_walk_new(PyObject *self, PyObject *args)
         w->stack == NULL || w->below_of == NULL || w->tot == NULL || w->err == NULL ||
         w->al == NULL || w->list == NULL || w->key == NULL || w->alive == NULL ||
         w->done == NULL || w->rows == NULL || w->kept == NULL || w->span == NULL ||
-        w->ids == NULL || w->skey == NULL) {
+        w->ids == NULL) {
         walk_free(w);
         return PyErr_NoMemory();
     }
