@@ -206,19 +206,8 @@ def test_walk_equals_python_loop_over_many_rules(monkeypatch: pytest.MonkeyPatch
         assert np.array_equal(a, b)
 
 
-@needs_native
-@pytest.mark.parametrize("most", [walk.STATE_INTS, 64, 0])
-@pytest.mark.parametrize("data", ["many_rules", "noisy"])
-def test_walk_memo_of_states_equals_python_loop(
-    data: str, most: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A leaf whose PruneRule reaches a state an earlier leaf reached (its class and
-    alive conditions) stops there: its rule would be that leaf's again.  The rules,
-    their rates and cases are still the Python loop's, with the memo kept whole, emptied
-    now and then (64 ints) and emptied before every leaf (0: then no leaf meets
-    another's state)."""
-    ds = _many_rules(3000) if data == "many_rules" else _noisy(6000)
-    monkeypatch.setattr(walk, "STATE_INTS", most)
+def _walks_started(monkeypatch: pytest.MonkeyPatch) -> list[walk.Walk]:
+    """The walks paths.candidates starts from now on, in a list (to read their memo)."""
     walks: list[walk.Walk] = []
 
     def start(*args: Any) -> walk.Walk:
@@ -226,6 +215,24 @@ def test_walk_memo_of_states_equals_python_loop(
         return walks[-1]
 
     monkeypatch.setattr(paths, "start", start)
+    return walks
+
+
+@needs_native
+@pytest.mark.parametrize("most", [walk.STATE_INTS, 64, 0])
+@pytest.mark.parametrize("data", ["many_rules", "noisy"])
+def test_walk_memo_of_states_equals_python_loop(
+    data: str, most: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leaf whose PruneRule reaches a state an earlier leaf reached (its class, its
+    alive conditions and where the dropped ones lie) stops there: its rule would be that
+    leaf's again.  The rules,
+    their rates and cases are still the Python loop's, with the memo kept whole, emptied
+    now and then (64 ints) and emptied before every leaf (0: then no leaf meets
+    another's state)."""
+    ds = _many_rules(3000) if data == "many_rules" else _noisy(6000)
+    monkeypatch.setattr(walk, "STATE_INTS", most)
+    walks = _walks_started(monkeypatch)
     got, rows, want, rows_py = _both(ds, False, monkeypatch)
     assert got == want
     assert len(rows) == len(rows_py) > 20
@@ -263,13 +270,7 @@ def test_walk_memo_tells_the_dropped_conditions_places(monkeypatch: pytest.Monke
     order it gives (and SameRule compares conditions in that order).  A memo keyed by
     the alive conditions alone gives other rules on these 8,000 rows; keyed by the
     places too, the rules are the Python loop's."""
-    walks: list[walk.Walk] = []
-
-    def start(*args: Any) -> walk.Walk:
-        walks.append(walk.start(*args))
-        return walks[-1]
-
-    monkeypatch.setattr(paths, "start", start)
+    walks = _walks_started(monkeypatch)
     got, rows, want, rows_py = _both(_few_noisy(32, 8000), False, monkeypatch)
     assert got == want
     assert all(np.array_equal(a, b) for a, b in zip(rows, rows_py, strict=True))
