@@ -154,7 +154,12 @@ def lgb_case(seed: int, index: int) -> Case:
     except (lgb.basic.LightGBMError, ValueError, TypeError) as e:
         raise Refused(f"lightgbm refused: {str(e).splitlines()[0][:200]}") from e
     booster = est.booster_
-    rounds = booster.current_iteration() if not est.best_iteration_ else est.best_iteration_
+    # best_iteration_ can pass the rounds the model holds (LightGBM stops adding trees
+    # that no split is left for, and predict then uses them all): an ``iterations`` past
+    # the file's rounds is refused, as a request for rounds the model does not have
+    rounds = booster.current_iteration()
+    if est.best_iteration_:
+        rounds = min(rounds, est.best_iteration_)
     iterations = int(rng.integers(1, rounds + 1)) if rounds > 1 and rng.random() < 0.2 else None
     text = booster.model_to_string()
     if refused == "linear_tree" and "is_linear=1" not in text:
