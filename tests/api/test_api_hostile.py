@@ -70,8 +70,13 @@ def test_columns_that_are_no_list_name_the_keyword() -> None:
     _starts(UsageError, "ignore", treegen.train, f"{GOLF}.names", ignore=5)
     for value in ([[]], 1.5, np.ones(3)):
         _starts(UsageError, "categories", treegen.train, X, y, categories=value)
-    with pytest.raises(DatasetError, match="--ignore names '"):
+    with pytest.raises(DatasetError, match="ignore: names '") as info:
         treegen.train(f"{GOLF}.names", ignore=np.ones((2, 2)))
+    assert "--" not in info.value.message  # the keyword, never the command line's flag
+    with pytest.raises(DatasetError) as info:
+        treegen.train(f"{GOLF}.names", nominal=["nope"])
+    assert info.value.message.startswith("nominal: names 'nope', which is not a column")
+    assert "(its columns, spelt for nominal: " in info.value.message
     for value in (-1, np.ones((3, 3)), 2.5):
         _starts(EstimatorError, "nominal", _fit, X, y, nominal=value)
 

@@ -603,8 +603,8 @@ def test_a_column_name_with_a_comma_can_be_named(
     assert kinds == {"weight, kg": "nominal", "my id": "ignore", "id, text": "ignore"}
     code, _, err = run_cli(capsys, "train", str(data), "--ignore", "id, text")
     assert code == 2 and err.count("\n") == 1
-    assert "--ignore names 'id', which is not a column of this file" in err
-    assert "(columns, as --ignore takes them: 'weight\\, kg', 'my id', 'id\\, text', cls)" in err
+    assert "--ignore: names 'id', which is not a column of this file" in err
+    assert "(its columns, spelt for --ignore: 'weight\\, kg', 'my id', 'id\\, text', cls)" in err
     arff = tmp_path / "s.arff"
     arff.write_text(
         "@relation r\n@attribute 'id, text' string\n@attribute a numeric\n"

@@ -426,7 +426,7 @@ def test_no_attributes(tmp_path: Path) -> None:
 
 def test_option_errors(tmp_path: Path) -> None:
     path = write(tmp_path, "a.csv", "x,y\n1,a\n")
-    assert "--nominal names 'q'" in error(path, nominal=["q"]).message
+    assert "--nominal: names 'q'" in error(path, nominal=["q"]).message
     assert "cannot be ignored" in error(path, ignore=["y"]).message
     golf = c45(tmp_path)
     assert "--target does not apply to C4.5" in error(golf, target="windy").message

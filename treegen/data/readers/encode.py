@@ -195,8 +195,8 @@ def build_dataset(
         for name in given:
             if name not in names:
                 raise DatasetError(
-                    f"{opt} names '{name}', which is not a column of this file "
-                    f"(columns, as {opt} takes them: {', '.join(map(option_name, names))})",
+                    f"{opt}: names '{name}', which is not a column of this file "
+                    f"(its columns, spelt for {opt}: {', '.join(map(option_name, names))})",
                     file=table.path,
                 )
     if cls_col.name in ignore:
