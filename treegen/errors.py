@@ -83,8 +83,8 @@ class CellError(DatasetError):
     A command that read the rows from a file names the cell's line and column instead
     (:func:`treegen.cli.common.naming_cells`)."""
 
-    def __init__(self, detail: str, *, row: int, attribute: int) -> None:
-        super().__init__(f"row {row} (from 0), {detail}")
+    def __init__(self, detail: str, *, row: int, attribute: int, option: str | None = None) -> None:
+        super().__init__(f"row {row} (from 0), {detail}", option=option)
         self.detail = detail
         self.row = row
         self.attribute = attribute

@@ -194,14 +194,20 @@ def test_export_and_verify_name_an_unknown_keyword(tmp_path: Path) -> None:
         ({"inline_top": 2.0, "missing": "none"}, "^inline_top: must be an integer, not 2.0"),
         ({"inline_top": -1}, "^inline_top: -1 is negative"),
         ({"missing_value": True, "input_type": "int16"}, "^missing_value: must be an integer"),
-        ({"scale": "1e999", "input_type": "int16"}, "^scale: scale 1e999 is beyond a double"),
-        ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "^scale: scale 1000"),
+        ({"scale": "1e999", "input_type": "int16"}, "^scale: K 1e999 is beyond a double"),
+        ({"scale": {"humidity": 10**309}, "input_type": "int16"}, "^scale: humidity's K 1000"),
         # The not-a-number message said "scale: scale: True ..."
-        ({"scale": True, "input_type": "int16"}, "^scale: scale True is not a number$"),
+        ({"scale": True, "input_type": "int16"}, "^scale: K True is not a number$"),
         (
             {"scale": {"humidity": "x"}, "input_type": "int16"},
-            "^scale: scale of humidity 'x' is not a number$",
+            "^scale: humidity's K 'x' is not a number$",
         ),
+        # One feature's K not positive was "scale: scale -1 must be positive", no name.
+        (
+            {"feature_scales": {"humidity": -1}, "input_type": "int16"},
+            "^scale: humidity's K -1 must be positive$",
+        ),
+        ({"scale": 0, "input_type": "int16"}, "^scale: K 0 must be positive$"),
     ],
 )
 def test_export_options_check_their_types(

@@ -145,6 +145,27 @@ def test_ragged_labels_name_y() -> None:
     _starts(EstimatorError, "y", _fit, X, ragged)
 
 
+def test_ragged_rows_and_shapes_say_what_is_wrong_naming_the_argument() -> None:
+    """Rows of different lengths were numpy's "setting an array element with a sequence.
+    The requested array has an inhomogeneous shape ..." inside "must hold numbers"; an
+    (X, y) pair given to verify or predict the same; a 1-d X or a short y to train
+    "X must be a 2-d array" and "y must have shape" without naming the argument."""
+    X, y = _arrays()
+    model = treegen.train(X, y)
+    message = _starts(UsageError, "data", model.verify, data=(X, y))
+    assert message == "data: is a pair (X, y): give the rows X alone (no labels are read here)"
+    assert _starts(UsageError, "X", model.predict, (X, y)).startswith("X: is a pair (X, y)")
+    message = _starts(UsageError, "X", model.predict, [[1.0, 2.0, 3.0], [4.0, 5.0]])
+    assert message == "X: its rows have different lengths (2, 3 values)"
+    for fn in (treegen.train, treegen.train_rules):
+        message = _starts(DatasetError, "X", fn, [[1.0, 2.0], [3.0], [4.0, 5.0, 6.0]], [0, 1, 0])
+        assert message.endswith("its rows have different lengths (1, 2, 3 values)")
+        message = _starts(DatasetError, "X", fn, X[:, 0], y)
+        assert message.endswith("X: must be a 2-d array (rows by columns), got shape (40,)")
+        message = _starts(DatasetError, "y", fn, X, y[:5])
+        assert message.endswith("y: must be one label per row of X: shape (40,), got (5,)")
+
+
 def test_from_sklearn_blames_its_names_not_the_estimator() -> None:
     """``target=3`` was "not a fitted estimator treegen can read (AttributeError: 'int'
     object has no attribute 'strip')", ``feature_names=1.5`` so too; and

@@ -42,7 +42,7 @@ def test_an_extra_tree_with_the_best_splitter_refuses_nan_as_scikit_learn_does(
     for m in (model, treegen.load(model.save(tmp_path / "m.trees").path)):
         with pytest.raises(DatasetError) as info:
             m.predict(NAN_ROW)
-        assert "row 0 (from 0), feature 'x0'" in str(info.value)
+        assert str(info.value).startswith("X: row 0 (from 0), feature 'x0'")
         assert cls.__name__ in str(info.value) and "\n" not in str(info.value)
         assert np.array_equal(m.predict(X), est.predict(X))  # no NaN: answered
 

@@ -125,7 +125,7 @@ def test_nan_refused_where_sklearn_refuses_it_and_answered_in_the_c(
     for call in (model.predict, model.predict_proba):
         with pytest.raises(DatasetError) as info:
             call(Xn)
-        assert "row 3 (from 0), feature 'x2'" in str(info.value)
+        assert str(info.value).startswith("X: row 3 (from 0), feature 'x2'")
         assert type(est).__name__ in str(info.value) and "\n" not in str(info.value)
     assert np.array_equal(model.predict(X), est.predict(X))  # no NaN: answered
     path = tmp_path / "m.trees"

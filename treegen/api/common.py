@@ -166,6 +166,9 @@ def _rows(X: npt.ArrayLike, n_features: int) -> npt.NDArray[np.float64]:
     try:
         x = frame.float64_of(X)
     except (TypeError, ValueError) as exc:
+        why = frame.ragged(X)
+        if why is not None:
+            raise UsageError(why, option="X") from None
         raise UsageError(
             f"must hold numbers (NaN for missing), as the model's columns in order: {exc}; "
             "give nominal values by name in a DataFrame or a {name: column} mapping",

@@ -23,6 +23,7 @@ from treegen.codegen.options import (
     ExportOptions,
     check_scale,
     scale_options,
+    scale_what,
 )
 from treegen.errors import UsageError
 from treegen.firmware import cli as firmware_cli
@@ -44,7 +45,7 @@ def _scale(text: str) -> tuple[str | None, Fraction]:
     except (ValueError, ZeroDivisionError):
         raise argparse.ArgumentTypeError(f"'{text}' is not K or NAME=K with a number K") from None
     try:
-        check_scale(k, value.strip())
+        check_scale(k, value.strip(), scale_what(name or None))
     except UsageError as err:
         raise argparse.ArgumentTypeError(err.message) from None
     return (name or None), k

@@ -47,29 +47,35 @@ Scale = float | int | Fraction | str
 """A scale K as the API takes it: a number, or its text (``"1/10"``)."""
 
 
+def scale_what(name: str | None) -> str:
+    """How an error names a scale K: ``K``, or ``NAME's K`` for one feature's (after
+    the option's own name: ``--scale: x0's K -1 must be positive``)."""
+    return "K" if name is None else f"{name}'s K"
+
+
 def _fraction(value: object, what: str) -> Fraction:
-    """``value`` as a scale K; ``what``: ``scale``, or ``scale of NAME``, for the error
-    (after the option's own name, so never ``scale: scale: ...``)."""
+    """``value`` as a scale K; ``what`` names it in an error (:func:`scale_what`)."""
     if isinstance(value, bool) or not isinstance(value, float | int | Fraction | str):
         raise UsageError(f"{what} {value!r} is not a number", option="--scale")
     try:
         k = Fraction(value.strip()) if isinstance(value, str) else Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError):
         raise UsageError(f"{what} '{value}' is not a number", option="--scale") from None
-    check_scale(k, value)
+    check_scale(k, value, what)
     return k
 
 
-def check_scale(k: Fraction, shown: object) -> None:
-    """The rule for a scale K (``shown`` as the user wrote it): positive, and no larger
-    than a double (verify and the fixed-point model divide and compare in doubles; a
-    K too small for one is fine, x/K then saturating)."""
+def check_scale(k: Fraction, shown: object, what: str = "K") -> None:
+    """The rule for a scale K (``shown`` as the user wrote it, ``what`` naming it:
+    :func:`scale_what`): positive, and no larger than a double (verify and the
+    fixed-point model divide and compare in doubles; a K too small for one is fine,
+    x/K then saturating)."""
     if k <= 0:
-        raise UsageError(f"scale {shown} must be positive", option="--scale")
+        raise UsageError(f"{what} {shown} must be positive", option="--scale")
     try:
         float(k)
     except OverflowError:
-        raise UsageError(f"scale {shown} is beyond a double's range", option="--scale") from None
+        raise UsageError(f"{what} {shown} is beyond a double's range", option="--scale") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +122,15 @@ class ExportOptions:
             scale = None
         # A mapping's scales moved to feature_scales leave none here: kept, they were
         # taken again by every replace() of the record ("K given more than once").
-        object.__setattr__(self, "scale", None if scale is None else _fraction(scale, "scale"))
+        object.__setattr__(
+            self, "scale", None if scale is None else _fraction(scale, scale_what(None))
+        )
         named = [n for n, _ in per]
         twice = next((n for i, n in enumerate(named) if n in named[:i]), None)
         if twice is not None:  # the last K was used, and the header recorded both
             raise UsageError(f"{twice}=K given more than once", option="--scale")
         object.__setattr__(
-            self, "feature_scales", tuple((n, _fraction(k, f"scale of {n}")) for n, k in per)
+            self, "feature_scales", tuple((n, _fraction(k, scale_what(n))) for n, k in per)
         )
         for value, option in ((self.prefix, "--prefix"), (self.name, "--name")):
             if value is not None and not isinstance(value, str):  # the API's, as they come

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.data.dataset import Attribute, Dataset, Schema, beyond_range, range_message
-from treegen.data.frame import SPARSE, column_index, float64_of, is_missing, is_sparse
+from treegen.data.frame import SPARSE, column_index, float64_of, is_missing, is_sparse, ragged
 from treegen.errors import DatasetError, UsageError
 
 
@@ -149,6 +149,9 @@ def dataset_from_arrays(
     try:
         x = np.array(float64_of(X))  # a copy: the Dataset holds no array of the caller's
     except (TypeError, ValueError) as exc:
+        why = ragged(X)
+        if why is not None:
+            raise DatasetError(why, option="X") from None
         raise DatasetError(
             f"must hold numbers (NaN for missing): {exc}; a nominal column holds codes "
             "0..k-1 (nominal=, with categories= naming them), or give a DataFrame",
@@ -156,12 +159,19 @@ def dataset_from_arrays(
         ) from None
     try:
         labels = np.asarray(y)
-    except ValueError as exc:  # ragged: labels of different lengths, numpy's "inhomogeneous"
-        raise DatasetError(f"must be one label per row: {exc}", option="y") from None
+    except ValueError:  # ragged: labels of different lengths, numpy's "inhomogeneous"
+        raise DatasetError(
+            "must be one label per row, not lists of different lengths", option="y"
+        ) from None
     if x.ndim != 2:
-        raise DatasetError(f"X must be a 2-d array, got shape {x.shape}")
+        raise DatasetError(
+            f"must be a 2-d array (rows by columns), got shape {x.shape}", option="X"
+        )
     if labels.shape != (x.shape[0],):
-        raise DatasetError(f"y must have shape ({x.shape[0]},), got {labels.shape}")
+        raise DatasetError(
+            f"must be one label per row of X: shape ({x.shape[0]},), got {labels.shape}",
+            option="y",
+        )
     if feature_names is not None and not isinstance(feature_names, Iterable):
         raise DatasetError(f"feature_names must be {x.shape[1]} distinct non-empty strs")
     names = (

@@ -168,6 +168,27 @@ def float64_of(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
         raise ValueError(BEYOND_DOUBLE) from None
 
 
+def ragged(values: object) -> str | None:
+    """Why ``values``, a list or tuple, is no table: its items' shapes differ (numpy's
+    "inhomogeneous shape" ValueError says so at length), or it is an ``(X, y)`` pair
+    where the rows alone are asked for.  None where its items' shapes agree."""
+    if not isinstance(values, list | tuple) or len(values) < 2:
+        return None
+    try:
+        shapes = [np.shape(v) for v in values]
+    except ValueError:  # an item ragged in itself
+        return "its rows are not all lists of the same length"
+    if len(set(shapes)) == 1:
+        return None
+    if len(values) == 2 and len(shapes[0]) == 2 and shapes[1] == shapes[0][:1]:
+        return "is a pair (X, y): give the rows X alone (no labels are read here)"
+    lengths = sorted({s[0] if s else 1 for s in shapes if len(s) <= 1})
+    if len(lengths) > 1 and all(len(s) <= 1 for s in shapes):
+        shown = ", ".join(map(str, lengths[:3])) + (", ..." if len(lengths) > 3 else "")
+        return f"its rows have different lengths ({shown} values)"
+    return f"its items have different shapes ({', '.join(map(str, sorted(set(shapes))[:3]))})"
+
+
 def continuous(col: npt.NDArray[np.generic], name: str) -> npt.NDArray[np.float64]:
     """A numeric column as float64 (NaN missing); infinity is refused, as check_array
     does, and a value that is no number is an error naming the column ``name``."""

@@ -69,6 +69,7 @@ def refuse_unanswered(ens: Ensemble, X: npt.ArrayLike) -> None:
         f"refuses (scikit-learn raises); the exported C answers it ({how})",
         row=row,
         attribute=col,
+        option="X",  # predict's rows (a command names the file's line and column instead)
     )
 
 
