@@ -6,8 +6,10 @@ tests/ensemble/test_row_pack.py's extra trees)."""
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treegen.codegen.options import ExportOptions
@@ -132,3 +134,39 @@ def test_the_c_declares_the_stream_and_info_counts_it(tmp_path: Path) -> None:
     assert sizes["p_start"] + sizes["p_first"] == len(view.stream.starts) * 3
     assert sizes["p_node"] + sizes["p_start"] + sizes["p_first"] == view.stream.table_bytes
     assert sizes["p_row"] + sizes["p_top"] == view.packed.table_bytes - len(view.packed.kids)
+
+
+def test_a_forest_of_one_class_leaves_compiles_and_answers_with_the_routines(
+    tmp_path: Path,
+) -> None:
+    """Fully grown trees (scikit-learn's default depth): every leaf is one class, so
+    there are no count rows, yet the stream's adder divides each leaf's counts.  Its
+    binary64 routines (AVR, the M0+) lacked the division's operands (from_u32), so the
+    C did not compile there; it compiles now under the strict flags and, with the
+    routines forced on the host, gives the estimator's classes and probabilities."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    from sklearn.ensemble import RandomForestClassifier
+
+    from treegen.ensemble.sklearn import ensemble_from_sklearn
+    from treegen.verify.build import build
+
+    from support.sklearn_models import _data
+    from support.strict import compile_strict
+
+    X, y = _data()
+    est = RandomForestClassifier(5, random_state=0).fit(X, y)
+    ens = ensemble_from_sklearn(est)
+    ir = lower_ensemble(ens, ExportOptions(prefix="e", style="table"))
+    pay = payloads(ir, fractions=True)
+    assert pay.fractions and not pay.counts  # every leaf one class: no count row
+    assert table_view(ir, node_table(ir, pay, bitsets(ir)[1]), pay).stream is not None
+    for proba in (None, True):
+        files = render(ens, ExportOptions(prefix="e", style="table", proba=proba)).files
+        for std in ("-std=c89", "-std=c99"):
+            compile_strict("gcc", std, files, tmp_path, ["-DE_SOFT64=1"])
+    r = render(ens, ExportOptions(prefix="e", style="table", proba=True))
+    rows = np.vstack([X, X + 0.01, X - 0.01]).astype(np.float32)
+    cls, out = build(r.lowered, r.files, tmp_path / "soft", cc="gcc -DE_SOFT64=1").run(rows)
+    assert np.array_equal(cls, est.predict(rows))
+    assert np.array_equal(out.view(np.uint64), est.predict_proba(rows).view(np.uint64))

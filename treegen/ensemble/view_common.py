@@ -136,13 +136,17 @@ def _positive(ir: EnsembleIR) -> bool:
     return top < HUGE
 
 
-def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool) -> list[str]:
-    """The binary64 routines the soft path needs: the sums, and what the decision uses."""
+def _soft_ops(ir: EnsembleIR, pay: Payloads, raw: bool, streamed: bool) -> list[str]:
+    """The binary64 routines the soft path needs: the sums, and what the decision uses.
+    Counts divided in the C: the count rows', or a node stream's leaves (``streamed``),
+    whose adder divides every leaf's counts, one-class leaves' too, so a forest whose
+    leaves are all one class (fully grown trees) needs the division as well."""
     pos = _positive(ir)
     ops = ["add_pos" if pos else "add"]
-    if ir.divisor is not None or (pay.fractions and pay.counts):
+    divides_counts = pay.fractions and (bool(pay.counts) or streamed)
+    if ir.divisor is not None or divides_counts:
         ops.append("div_pos" if pos else "div")
-    if pay.fractions and pay.counts:
+    if divides_counts:
         ops.append("from_u32")
     if pos and ir.decision == "argmax":
         pass  # the bits compared (u64_lt, which add_pos calls)
@@ -261,7 +265,7 @@ def common_view(
         # The stream's adder is add_pos's one caller.
         soft_source=""
         if ir.decided
-        else f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw)), add_once=streamed),
+        else f64_source(ir.prefix, _soft_ops(ir, pay, bool(raw), streamed), add_once=streamed),
         decision=ir.decision,
         has_cat=bool(cat_bytes),
         cat_rows=c_rows([f"{b}u" for b in cat_bytes]),
