@@ -36,6 +36,10 @@ def _need(name: str) -> None:
         ("forest", {"proba": True}),
         ("wide_forest", {"style": "ifs", "proba": True}),
         ("wide_forest", {}),
+        # The table style's node stream with one-class leaves only (the binary64
+        # division it needs was left out: no compile on the chips).
+        ("pure_forest", {}),
+        ("pure_forest", {"missing": "none", "proba": True}),
         ("binary_boosting", {"scores": True}),
         ("hist", {"style": "ifs"}),
         ("hist", {"scores": True}),

@@ -10,7 +10,8 @@ predictions in one test; the sweep checks each case's Python predictions, its C 
 both styles against the estimator, ``verify`` in an integer, keyed or lean mode and,
 for every third, the model file import-sklearn writes and ``treegen predict`` on it
 (beyond its first case the sweep is slow, tests/conftest.py).  ``TREEGEN_FUZZ=long``
-makes the sweep :data:`LONG_CASES` cases, each through the command line too.  A
+makes the sweep :data:`LONG_CASES` cases, each through the command line too, and one in
+:data:`CHIP_EVERY` on a simulated chip (the binary64 routines the host's C never builds).  A
 configuration scikit-learn refuses to fit is skipped; one treegen refuses must be
 refused in one line.
 The defects it found are tests/ensemble/test_sklearn_found.py.
@@ -28,7 +29,14 @@ import pytest
 
 from support.fuzz import LONG
 from support.sklearn_fuzz import Case, Refused, make_case
-from support.sklearn_fuzz_check import c_modes, check_c, check_cli, check_python, check_verify
+from support.sklearn_fuzz_check import (
+    c_modes,
+    check_c,
+    check_chip,
+    check_cli,
+    check_python,
+    check_verify,
+)
 
 pytest.importorskip("sklearn")
 pytest.importorskip("pandas")
@@ -36,6 +44,7 @@ pytest.importorskip("pandas")
 SEED = 20261207
 FAST = 24
 LONG_CASES = 1500
+CHIP_EVERY = 10  # TREEGEN_FUZZ=long: one case in this many also on a simulated chip
 _ONLY = os.environ.get("TREEGEN_FUZZ_CASE", "")
 
 
@@ -91,4 +100,6 @@ def test_random_configuration(index: int, tmp_path: Path) -> None:
         if LONG or index % 3 == 0 or _ONLY:
             how = ("skops", "pickle", "joblib")[index % 3]
             fails += check_cli(case, tmp_path, how)
+        if (LONG or _ONLY) and index % CHIP_EVERY == 0:
+            fails += check_chip(case, np.random.default_rng([SEED, index, 3]))
     assert not fails, f"case {case.name} {case.params}: " + "; ".join(fails)

@@ -322,6 +322,45 @@ def _check_predict_command(
     return []
 
 
+CHIPS = ("avr", "m0plus", "m4f", "rv32imc")
+"""The simulated chips :func:`check_chip` draws from (the installed ones)."""
+
+
+def check_chip(case: Case, rng: np.random.Generator) -> list[str]:
+    """The model's C on a simulated chip drawn from :data:`CHIPS` (where its compiler and
+    simulator are installed), in a drawn mode, against the Python model on verify's
+    rows (thresholds, their neighbours, missing and random values).  A model too large
+    for the chip's flash is no finding.  (A fully grown forest's C once did not compile
+    for the chips, whose binary64 routines the host's C never builds.)"""
+    import treegen
+    from treegen.codegen.options import ExportOptions
+    from treegen.errors import TreegenError
+    from treegen.firmware import targets
+    from treegen.firmware.parity import verify_on
+
+    chips = [c for c in CHIPS if targets.available(targets.target(c), run=True)]
+    if not chips:
+        return []
+    chip = str(pick(rng, *chips))
+    model = treegen.from_sklearn(case.estimator)
+    mode: dict[str, Any] = {"style": pick(rng, "ifs", "table")}
+    u = rng.random()
+    if u < 0.3:
+        mode.update(input_type="int16", scale=pick(rng, 1, 10))
+    elif u < 0.5:
+        mode["missing"] = "none"
+    elif u < 0.7 and not model.value.regressor and model.value.anomaly is None:
+        mode["proba" if model.value.method == "forest" else "scores"] = True
+    try:
+        result = verify_on(model.value, ExportOptions(prefix="c", **mode), [], [chip], n_random=120)
+    except TreegenError as exc:
+        text = str(exc)
+        if "fit in" in text or "categor" in text or "scale" in text:
+            return []  # too large for the chip, or a mode the model refuses
+        return [f"{chip} {mode}: {text}"]
+    return [] if result.report.ok else [f"{chip} {mode}: {result.report.text()[:400]}"]
+
+
 def c_modes(rng: np.random.Generator, case: Case) -> list[dict[str, Any]]:
     """Two export modes drawn for the case: a style, float or double input, the
     exported doubles (proba or scores) where the kind has them, --missing none where no

@@ -79,7 +79,8 @@ def _data(seed: int = 0, n: int = 600) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit_setup(name: str) -> Ensemble:
-    """One of :data:`NAMES`: a small fitted estimator on :func:`_data`, imported."""
+    """One of :data:`NAMES` (or ``pure_forest``, which the chips' tests alone fit): a
+    small fitted estimator on :func:`_data`, imported."""
     X, y = _data()
     Xn = with_nan(X, 0.1, 7)
     from sklearn.ensemble import (
@@ -103,6 +104,8 @@ def fit_setup(name: str) -> Ensemble:
             3, min_samples_split=100_000, random_state=0
         ).fit(Xn, y),
         "extra": lambda: ExtraTreesClassifier(6, max_depth=6, random_state=0).fit(Xn, y),
+        # Fully grown trees (the default depth): every leaf one class, no count row.
+        "pure_forest": lambda: RandomForestClassifier(4, random_state=0).fit(X, y),
         "boosting": lambda: GradientBoostingClassifier(
             n_estimators=6, max_depth=3, random_state=0
         ).fit(X, y),
