@@ -312,3 +312,35 @@ def test_a_global_scale_leaves_a_text_category_unscaled(style: str) -> None:
     assert report.ok, report.text()
     header = render(ens, opts).files["e_predict.h"]
     assert "#define E_MODE_FAULT 0" in header
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("cc", ["avr-gcc", "arm-none-eabi-gcc", "clang"])
+def test_byte_node_words_strict_on_every_compiler(cc: str, tmp_path: Path) -> None:
+    """A model small enough for one byte a node word (one feature, two stumps) with 8-bit
+    inputs: its table walk's ``(w >> s) & 1u`` promoted the byte to int and converted
+    that to unsigned, which avr-gcc's -Wsign-conversion refused (the host's gcc did
+    not); the shifts are cast to unsigned now."""
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    import numpy as np
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from support.sklearn_models import ensemble_from_sklearn
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 50, (200, 1)).astype(float)
+    X[rng.random(200) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0], nan=30.0) > 24).astype(int)
+    est = GradientBoostingClassifier(n_estimators=2, max_depth=1, random_state=0).fit(
+        np.nan_to_num(X, nan=30.0), y
+    )
+    extra = ["-mmcu=atmega328p"] if cc == "avr-gcc" else []
+    extra += ["-mcpu=cortex-m0plus", "-mthumb"] if cc == "arm-none-eabi-gcc" else []
+    ens = ensemble_from_sklearn(est)
+    for input_type in ("uint8", "int8"):
+        opts = ExportOptions(prefix="e", style="table", input_type=input_type, scale=1)
+        files = render(ens, opts).files
+        assert "uint8_t w = " in files["e_predict.c"]  # one byte a node word
+        for std in ("-std=c89", "-std=c99"):
+            compile_strict(cc, std, files, tmp_path, extra)
