@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from treegen.codegen.avr import AVR_MAX_OBJECT, tables, too_large
+from treegen.codegen.avr import AVR_MAX_OBJECT, Table, avr_message, tables, too_large
 from treegen.codegen.emit import emit
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
@@ -171,3 +171,56 @@ def test_report_says_when_predict_o_outgrows_the_chip(
     save_model(cm.golf(), path)
     code, stdout, err = run_cli(capsys, "export", str(path), "-o", str(tmp_path / "g"), "--report")
     assert code == 0 and "more than the chip's" not in stdout, (stdout, err)
+
+
+def test_an_ensemble_too_large_says_what_shrinks_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An imported forest whose leaf values' table passes the limit: its C stopped an AVR
+    build with avr-gcc's own "size of array is too large" (no #error), and the refusal
+    of ``--on avr`` advised a tree's options (--missing none, -m, -c), none of which
+    shrinks a table of leaf values.  Now the C carries the line, and it names what
+    does: a smaller model."""
+    np = pytest.importorskip("numpy")
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    import treegen
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 6))
+    y = rng.integers(0, 3, 400)
+    est = ensemble.ExtraTreesClassifier(40, class_weight="balanced_subsample", random_state=0)
+    path = treegen.from_sklearn(est.fit(X, y)).save(tmp_path / "big.trees").path
+    code, stdout, err = run_cli(capsys, "verify", str(path), "--on", "avr", "--missing", "none")
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    said = err.removeprefix("treegen: error: --on avr: ").strip()
+    assert said.startswith("the table big_") and "above the 32,767" in said, said
+    assert said.endswith(
+        ", or a smaller model (fit the estimator with fewer trees, or a smaller max_depth "
+        "or max_leaf_nodes)"
+    ), said
+    assert "share tables" not in said and "-m" not in said, said  # a tree's options
+    out = tmp_path / "c"
+    assert run_cli(capsys, "export", str(path), "-o", str(out), "--missing", "none")[0] == 0
+    source = (out / "predict.c").read_text()
+    assert f'#error "treegen: {said}"' in source
+    if shutil.which("avr-gcc") is not None:
+        r = subprocess.run(
+            ["avr-gcc", "-mmcu=atmega328p", "-Os", "-c", str(out / "predict.c"), "-o", "/dev/null"],
+            capture_output=True,
+            text=True,
+        )
+        first = next(line for line in r.stderr.splitlines() if "error" in line)
+        assert r.returncode != 0 and f"treegen: {said}" in first, r.stderr
+
+
+def test_no_option_shrinks_an_ensembles_leaf_values() -> None:
+    """An ensemble's table of leaf values (doubles) shrinks with fewer leaves alone: the
+    message names no option for it, its tests' tables an integer input type too."""
+    values = avr_message(Table("e_value", 40_000), "c45", True, "float", ensemble=True)
+    assert values.endswith(
+        "may have; export a smaller model (fit the estimator with fewer trees, or a smaller "
+        "max_depth or max_leaf_nodes)"
+    ), values
+    tests = avr_message(Table("e_thr", 40_000), "c45", True, "float", ensemble=True)
+    assert "export with an integer --input-type (1- or 2-byte thresholds), or a smaller" in tests
+    assert "--input-type" not in avr_message(Table("e_thr", 40_000), "c45", True, "int16", True)

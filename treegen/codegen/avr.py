@@ -4,9 +4,10 @@ avr-gcc's pointers and ``size_t`` are 16 bits, so no object may exceed 32,767 by
 (PTRDIFF_MAX): a larger constant table stops the build with "size of array is too
 large", which names no option.  :func:`too_large` finds the largest table of the
 generated predict.c; :func:`avr_message` says its size, the limit and the options that
-shrink it.  The emitter puts that message in an ``#error`` under ``__AVR__``
-(treegen.codegen.emit), and ``export --report``, ``export --on avr`` and
-``verify --on avr`` refuse with it before any compiler runs.
+shrink it (an imported ensemble's own: :func:`ensemble_shrinkers`).  The emitters put
+that message in an ``#error`` under ``__AVR__`` (treegen.codegen.emit, and
+treegen.ensemble.emit), and ``export --report``, ``export --on avr`` and
+``verify --on avr`` refuse with the line the C carries before any compiler runs.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def too_large(source: str) -> Table | None:
 
 
 def shrinkers(missing: str, proba: bool, input_type: str) -> list[str]:
-    """The export options that make the tables smaller, of those the export (its
+    """The export options that make a tree's tables smaller, of those the export (its
     ``--missing``, whether it has predict_proba, its ``--input-type``) does not use."""
     out = []
     if missing == "c45":
@@ -60,17 +61,53 @@ def shrinkers(missing: str, proba: bool, input_type: str) -> list[str]:
     return out + ["a smaller tree (train with a larger -m or a smaller -c)"]
 
 
-def avr_message(table: Table, missing: str, proba: bool, input_type: str) -> str:
-    """One line: the table, its size, the limit, and what shrinks it."""
+ENSEMBLE_VALUES = "_value"
+"""The suffix of an ensemble's table of leaf values (doubles), which no export option
+shrinks: only fewer leaves do."""
+
+
+def ensemble_shrinkers(table: Table, input_type: str) -> list[str]:
+    """What makes an imported ensemble's largest table smaller: its leaves' values only
+    by fewer leaves; its tests' tables by an integer input type too."""
+    out = []
+    if not table.name.endswith(ENSEMBLE_VALUES) and input_type in ("float", "double"):
+        out.append("an integer --input-type (1- or 2-byte thresholds)")
+    return out + [
+        "a smaller model (fit the estimator with fewer trees, or a smaller max_depth or "
+        "max_leaf_nodes)"
+    ]
+
+
+def avr_message(
+    table: Table, missing: str, proba: bool, input_type: str, ensemble: bool = False
+) -> str:
+    """One line: the table, its size, the limit, and what shrinks it (``ensemble``: an
+    imported ensemble's options, not a tree's)."""
+    ways = (
+        ensemble_shrinkers(table, input_type) if ensemble else shrinkers(missing, proba, input_type)
+    )
+    # "export with an integer --input-type ..., or a smaller model", or "export a smaller
+    # model" where no option shrinks the table.
+    verb = "export" if ensemble and len(ways) == 1 else "export with"
     return (
         f"the table {table.name} takes {table.size:,} bytes, above the {AVR_MAX_OBJECT:,} "
-        f"an AVR object may have; export with {', or '.join(shrinkers(missing, proba, input_type))}"
+        f"an AVR object may have; {verb} {', or '.join(ways)}"
     )
 
 
+AVR_ERROR = re.compile(r'^#error "treegen: (.*)"$', re.M)
+"""The line an emitter writes under ``__AVR__`` with its own :func:`avr_message`."""
+
+
 def check_files(files: dict[str, str], opts: ExportOptions) -> str | None:
-    """The refusal of an AVR build of ``files`` exported with ``opts``, or None."""
-    table = too_large(files[source_and_header(files)[0]])
+    """The refusal of an AVR build of ``files`` exported with ``opts``, or None: the
+    message the emitter put in the C (each kind says what shrinks its own tables), else
+    a tree's."""
+    source = files[source_and_header(files)[0]]
+    table = too_large(source)
     if table is None:
         return None
+    written = AVR_ERROR.search(source)
+    if written is not None:
+        return written.group(1)
     return avr_message(table, opts.missing, opts.wants_proba, opts.input_type)

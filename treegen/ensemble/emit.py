@@ -33,9 +33,11 @@ import textwrap
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from treegen.codegen.avr import avr_message, too_large
 from treegen.codegen.costs import ensemble_safety_lines
 from treegen.codegen.emit import make_env
 from treegen.codegen.header import header_view
+from treegen.codegen.literals import c_string
 from treegen.codegen.names import comment_text
 from treegen.codegen.options import ExportOptions
 from treegen.codegen.parts import file_names
@@ -126,12 +128,22 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         common = replace(common_view(ir, pay, cat_bytes), output=None, host_floats=host_floats(ir))
         views = (header, common, ifs_view(ir, pay, cat_at), early_view(ir))
         template = "predict_ensemble_ifs.c.j2"
-    source, header_file = file_names(ir.frame.stem)
+    source_name, header_file = file_names(ir.frame.stem)
+    extra = (doubles, regress, pow2_view(ir))
+    source = env.get_template(template).render(context(*views, *extra))
+    big = too_large(source)
+    if big is not None:
+        # For a build without treegen: the compiler stops with treegen's one line (what
+        # shrinks an ensemble's table), not avr-gcc's "size of array is too large".
+        msg = avr_message(big, "", False, ir.frame.encoding.input_type, ensemble=True)
+        common = replace(common, avr_error=c_string(f"treegen: {msg}"))
+        views = (views[0], common, *views[2:])
+        source = env.get_template(template).render(context(*views, *extra))
     return {
         header_file: env.get_template("predict.h.j2").render(
             context(header, doubles, regress, Outputs(ir.n_outputs))
         ),
-        source: env.get_template(template).render(context(*views, doubles, regress, pow2_view(ir))),
+        source_name: source,
     }
 
 

@@ -80,6 +80,7 @@ class Common:
     soft_cut: str = ""
     cat_rule: str = "sklearn"
     zero: str = ""  # the zero band's edge in the input type ("" for integer inputs)
+    avr_error: str = ""  # a table too large for AVR: the #error's message (a C string)
     bare_tests: bool = False  # --missing none: numeric tests have no missing-value check
     # The key walk (treegen.ensemble.lower): keys computed once, k[f] and (key_plus: some
     # test sends a missing value left) k[f + key_stride] = k[f] + 1.
