@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from treegen.codegen.avr import AVR_MAX_OBJECT, Table, avr_message, tables, too_large
+from treegen.codegen.avr import AVR_MAX_OBJECT, Table, ensemble_avr_message, tables, too_large
 from treegen.codegen.emit import emit
 from treegen.codegen.lower import lower
 from treegen.codegen.options import ExportOptions
@@ -216,11 +216,11 @@ def test_an_ensemble_too_large_says_what_shrinks_it(
 def test_no_option_shrinks_an_ensembles_leaf_values() -> None:
     """An ensemble's table of leaf values (doubles) shrinks with fewer leaves alone: the
     message names no option for it, its tests' tables an integer input type too."""
-    values = avr_message(Table("e_value", 40_000), "c45", True, "float", ensemble=True)
+    values = ensemble_avr_message(Table("e_value", 40_000), "float")
     assert values.endswith(
         "may have; export a smaller model (fit the estimator with fewer trees, or a smaller "
         "max_depth or max_leaf_nodes)"
     ), values
-    tests = avr_message(Table("e_thr", 40_000), "c45", True, "float", ensemble=True)
+    tests = ensemble_avr_message(Table("e_thr", 40_000), "float")
     assert "export with an integer --input-type (1- or 2-byte thresholds), or a smaller" in tests
-    assert "--input-type" not in avr_message(Table("e_thr", 40_000), "c45", True, "int16", True)
+    assert "--input-type" not in ensemble_avr_message(Table("e_thr", 40_000), "int16")

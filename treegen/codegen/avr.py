@@ -4,7 +4,7 @@ avr-gcc's pointers and ``size_t`` are 16 bits, so no object may exceed 32,767 by
 (PTRDIFF_MAX): a larger constant table stops the build with "size of array is too
 large", which names no option.  :func:`too_large` finds the largest table of the
 generated predict.c; :func:`avr_message` says its size, the limit and the options that
-shrink it (an imported ensemble's own: :func:`ensemble_shrinkers`).  The emitters put
+shrink it (an imported ensemble's: :func:`ensemble_avr_message`).  The emitters put
 that message in an ``#error`` under ``__AVR__`` (treegen.codegen.emit, and
 treegen.ensemble.emit), and ``export --report``, ``export --on avr`` and
 ``verify --on avr`` refuse with the line the C carries before any compiler runs.
@@ -78,21 +78,23 @@ def ensemble_shrinkers(table: Table, input_type: str) -> list[str]:
     ]
 
 
-def avr_message(
-    table: Table, missing: str, proba: bool, input_type: str, ensemble: bool = False
-) -> str:
-    """One line: the table, its size, the limit, and what shrinks it (``ensemble``: an
-    imported ensemble's options, not a tree's)."""
-    ways = (
-        ensemble_shrinkers(table, input_type) if ensemble else shrinkers(missing, proba, input_type)
-    )
-    # "export with an integer --input-type ..., or a smaller model", or "export a smaller
-    # model" where no option shrinks the table.
-    verb = "export" if ensemble and len(ways) == 1 else "export with"
+def _refusal(table: Table, verb: str, ways: list[str]) -> str:
     return (
         f"the table {table.name} takes {table.size:,} bytes, above the {AVR_MAX_OBJECT:,} "
         f"an AVR object may have; {verb} {', or '.join(ways)}"
     )
+
+
+def avr_message(table: Table, missing: str, proba: bool, input_type: str) -> str:
+    """One line: the table, its size, the limit, and what shrinks it (a tree's)."""
+    return _refusal(table, "export with", shrinkers(missing, proba, input_type))
+
+
+def ensemble_avr_message(table: Table, input_type: str) -> str:
+    """:func:`avr_message` for an imported ensemble: "export a smaller model" where no
+    option shrinks the table, else "export with" the options, or a smaller model."""
+    ways = ensemble_shrinkers(table, input_type)
+    return _refusal(table, "export" if len(ways) == 1 else "export with", ways)
 
 
 AVR_ERROR = re.compile(r'^#error "treegen: (.*)"$', re.M)

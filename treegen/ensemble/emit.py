@@ -33,7 +33,7 @@ import textwrap
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from treegen.codegen.avr import avr_message, too_large
+from treegen.codegen.avr import ensemble_avr_message, too_large
 from treegen.codegen.costs import ensemble_safety_lines
 from treegen.codegen.emit import make_env
 from treegen.codegen.header import header_view
@@ -135,7 +135,7 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
     if big is not None:
         # For a build without treegen: the compiler stops with treegen's one line (what
         # shrinks an ensemble's table), not avr-gcc's "size of array is too large".
-        msg = avr_message(big, "", False, ir.frame.encoding.input_type, ensemble=True)
+        msg = ensemble_avr_message(big, ir.frame.encoding.input_type)
         common = replace(common, avr_error=c_string(f"treegen: {msg}"))
         views = (views[0], common, *views[2:])
         source = env.get_template(template).render(context(*views, *extra))
