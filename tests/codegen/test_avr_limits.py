@@ -194,10 +194,7 @@ def test_an_ensemble_too_large_says_what_shrinks_it(
     assert code == 2 and stdout == "" and err.count("\n") == 1, err
     said = err.removeprefix("treegen: error: --on avr: ").strip()
     assert said.startswith("the table big_") and "above the 32,767" in said, said
-    assert said.endswith(
-        ", or a smaller model (fit the estimator with fewer trees, or a smaller max_depth "
-        "or max_leaf_nodes)"
-    ), said
+    assert said.endswith(", or a smaller model (fit it with fewer trees, or fewer leaves a tree)")
     assert "share tables" not in said and "-m" not in said, said  # a tree's options
     out = tmp_path / "c"
     assert run_cli(capsys, "export", str(path), "-o", str(out), "--missing", "none")[0] == 0
@@ -218,8 +215,7 @@ def test_no_option_shrinks_an_ensembles_leaf_values() -> None:
     message names no option for it, its tests' tables an integer input type too."""
     values = ensemble_avr_message(Table("e_value", 40_000), "float")
     assert values.endswith(
-        "may have; export a smaller model (fit the estimator with fewer trees, or a smaller "
-        "max_depth or max_leaf_nodes)"
+        "may have; export a smaller model (fit it with fewer trees, or fewer leaves a tree)"
     ), values
     tests = ensemble_avr_message(Table("e_thr", 40_000), "float")
     assert "export with an integer --input-type (1- or 2-byte thresholds), or a smaller" in tests

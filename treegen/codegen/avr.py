@@ -72,10 +72,8 @@ def ensemble_shrinkers(table: Table, input_type: str) -> list[str]:
     out = []
     if not table.name.endswith(ENSEMBLE_VALUES) and input_type in ("float", "double"):
         out.append("an integer --input-type (1- or 2-byte thresholds)")
-    return out + [
-        "a smaller model (fit the estimator with fewer trees, or a smaller max_depth or "
-        "max_leaf_nodes)"
-    ]
+    # In no one library's words: scikit-learn's max_leaf_nodes is LightGBM's num_leaves.
+    return out + ["a smaller model (fit it with fewer trees, or fewer leaves a tree)"]
 
 
 def _refusal(table: Table, verb: str, ways: list[str]) -> str:
