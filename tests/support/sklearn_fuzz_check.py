@@ -149,12 +149,39 @@ def check_c(case: Case, workdir: Path, modes: list[dict[str, Any]]) -> list[str]
             fails.append(f"C {mode}: export refused: {exc}")
             continue
         built = build(r.kind.api(r.lowered), r.files, workdir / f"m{i}")
+        fails += _avr_strict(r.files, mode, workdir / f"avr{i}")
         dtype = np.float64 if mode.get("input_type") == "double" else np.float32
         with np.errstate(over="ignore"):
             rows = X.astype(dtype)
         cls, out = built.run(rows)
         fails += _compare_c(case, model, mode, X, cls, out, want)
     return fails
+
+
+def _avr_strict(files: dict[str, str], mode: dict[str, Any], workdir: Path) -> list[str]:
+    """The C compiled by avr-gcc under the strict flags, where it is installed: the
+    host's compilers never build the C's binary64 routines or a 16-bit int's promotions
+    (a byte-wide node word's shift once failed only there).  A C whose table is too
+    large for an AVR object (its own #error) or whose input is double is no finding."""
+    import shutil
+
+    from treegen.codegen.avr import too_large
+
+    from support.strict import compile_strict
+
+    (source,) = (text for name, text in files.items() if name.endswith(".c"))
+    if shutil.which("avr-gcc") is None or mode.get("input_type") == "double":
+        return []
+    if too_large(source) is not None:
+        return []
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        compile_strict("avr-gcc", "-std=c99", files, workdir, ["-mmcu=atmega328p", "-Os"])
+    except AssertionError as exc:
+        lines = str(exc).strip().splitlines() or [""]
+        said = next((line for line in lines if "error" in line), lines[0])
+        return [f"avr-gcc {mode}: {said[:300]}"]
+    return []
 
 
 def _compare_c(
@@ -219,11 +246,13 @@ def _compare_c(
 def check_verify(case: Case, rng: np.random.Generator, workdir: Path) -> list[str]:
     """``Model.verify`` (the C against the Python model on verify's own rows) in a mode
     :func:`check_c` does not run: integer inputs with a scale, float keys, ``--missing
-    none``.  A categorical test read as a number refuses integer inputs: no finding."""
+    none``; and that C strict on avr-gcc.  A categorical test read as a number refuses
+    integer inputs: no finding."""
     import treegen
     from treegen.codegen.options import ExportOptions
     from treegen.errors import TreegenError
     from treegen.kinds.check import verify
+    from treegen.kinds.export import render
 
     model = treegen.from_sklearn(case.estimator)
     mode: dict[str, Any] = {"style": pick(rng, "ifs", "table")}
@@ -242,7 +271,8 @@ def check_verify(case: Case, rng: np.random.Generator, workdir: Path) -> list[st
         if "categor" in str(exc) or "scale" in str(exc):
             return []
         return [f"verify {mode}: refused: {exc}"]
-    return [] if report.ok else [f"verify {mode}: {report.text()[:400]}"]
+    fails = [] if report.ok else [f"verify {mode}: {report.text()[:400]}"]
+    return fails + _avr_strict(render(model.value, opts).files, mode, workdir / "avr")
 
 
 def check_cli(case: Case, workdir: Path, how: str) -> list[str]:
