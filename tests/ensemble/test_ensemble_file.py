@@ -261,3 +261,21 @@ def test_a_tree_with_its_children_swapped_is_refused(
         code, out, err = run_cli(capsys, command, str(bad))
         assert code == 2 and out == "" and err.count("\n") == 1, err
         assert f"{bad}:" in err and "trees[0]: not one tree in pre-order, left child first" in err
+
+
+@pytest.mark.parametrize("row", [[], ["0x1p+0", "0x1p+0", "0x1p+0", "0x1p+0", "0x1p+0"]])
+def test_a_value_row_no_leaf_reads_is_refused(
+    forest: object, row: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value row of a width no tree's leaves have, which no leaf reads: the loader
+    checked only the rows leaves read, and ``info`` (the C's size estimate writes every
+    row) failed with IndexError on an empty one (the model fuzz, seed 3678)."""
+    d = json.loads(_text(forest))
+    k = len(d["values"])
+    d["values"].append(row)
+    bad = tmp_path / "bad.trees"
+    bad.write_text(json.dumps(d))
+    for command in ("info", "show"):
+        code, out, err = run_cli(capsys, command, str(bad))
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert f"values[{k}]: its width fits no tree's leaves" in err, err

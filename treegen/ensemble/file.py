@@ -380,6 +380,12 @@ def check_ensemble_dict(data: Any) -> Ensemble:
     )
     if not trees:
         raise InvalidField("trees", "an ensemble has at least one tree")
+    # Every row is written out in the C (and read by info's size estimate), not only the
+    # rows a leaf reads: one no leaf could read (an empty row, once) is a tampered file.
+    widths = {1 if t.output >= 0 else len(init) for t in trees}
+    for i, w in enumerate(width):
+        if w not in widths:
+            raise InvalidField(f"values[{i}]", "its width fits no tree's leaves")
     schema = Schema(
         tuple(Attribute(a["name"], a["kind"], tuple(a.get("values", ()))) for a in attrs),
         tuple(classes),
