@@ -190,6 +190,12 @@ def _list(value: Any, field: str, n: int | None = None) -> list[Any]:
     return value
 
 
+def _leaf_width(output: int, n_outputs: int) -> int:
+    """The width of a tree's leaf value rows: one for a tree of one output (a boosted
+    model's per-class trees), every output's otherwise."""
+    return 1 if output >= 0 else n_outputs
+
+
 def _tree(
     d: Any,
     f: str,
@@ -257,7 +263,7 @@ def _tree(
         if feature[i] == LEAF:
             if left[i] != LEAF or right[i] != LEAF or value[i] < 0 or categorical[i] or codes[i]:
                 raise InvalidField(f"{f}.value[{i}]", "a leaf has a value row and no children")
-            if width[value[i]] != (1 if output >= 0 else n_outputs):
+            if width[value[i]] != _leaf_width(output, n_outputs):
                 raise InvalidField(f"{f}.value[{i}]", "the value row's width does not fit the tree")
             continue
         if value[i] != -1 or not (i < left[i] < n and i < right[i] < n) or left[i] == right[i]:
@@ -382,7 +388,7 @@ def check_ensemble_dict(data: Any) -> Ensemble:
         raise InvalidField("trees", "an ensemble has at least one tree")
     # Every row is written out in the C (and read by info's size estimate), not only the
     # rows a leaf reads: one no leaf could read (an empty row, once) is a tampered file.
-    widths = {1 if t.output >= 0 else len(init) for t in trees}
+    widths = {_leaf_width(t.output, len(init)) for t in trees}
     for i, w in enumerate(width):
         if w not in widths:
             raise InvalidField(f"values[{i}]", "its width fits no tree's leaves")
