@@ -222,8 +222,13 @@ def _errors(model: Model, ds: Dataset) -> int:
 
 def _evaluation_diff(name: str, variant: str) -> list[str]:
     pruned, unpruned = models(name, variant)
-    ds = dataset(name)
-    ev = reference(name, OUTPUT[variant]).training
+    return evaluation_diff(dataset(name), pruned, unpruned, reference(name, OUTPUT[variant]))
+
+
+def evaluation_diff(ds: Dataset, pruned: Model, unpruned: Model, ref: rt.R8Output) -> list[str]:
+    """The training evaluation line (sizes and errors before and after pruning, the
+    estimate) of the two models on ``ds`` against Release 8's printed ``ref``."""
+    ev = ref.training
     root = pruned.nodes[0]
     ours = (
         (unpruned.size, _errors(unpruned, ds)),
@@ -236,11 +241,17 @@ def _evaluation_diff(name: str, variant: str) -> list[str]:
 
 def _pruned_diff(name: str, variant: str) -> list[str]:
     pruned, _ = models(name, variant)
-    ref = reference(name, OUTPUT[variant])
+    return pruned_diff(pruned, reference(name, OUTPUT[variant]), subsets=variant == "s")
+
+
+def pruned_diff(pruned: Model, ref: rt.R8Output, subsets: bool = False) -> list[str]:
+    """``pruned`` against the pruned tree Release 8 printed in ``ref`` (``subsets``: a
+    ``-s`` run).  Where pruning replaced nothing Release 8 prints the grown tree alone,
+    with actual errors, and it is compared without the errors."""
     ours = rt.from_model(pruned, "c45")
     if ref.simplified_printed:
         return ["pruned: " + d for d in rt.diff(ours, ref.pruned)]
-    theirs = possible_only(ref.pruned) if variant == "s" else ref.pruned
+    theirs = possible_only(ref.pruned) if subsets else ref.pruned
     return ["pruned: " + d for d in rt.diff(_without_e(ours), _without_e(theirs))]
 
 

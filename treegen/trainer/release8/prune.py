@@ -11,7 +11,7 @@ subtree (section 4 step 6).
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import numpy as np
@@ -81,8 +81,26 @@ def _estimate(
 
 
 def prune(cases: Cases, root: TNode, cf: float) -> None:
-    """Release 8's pruning of ``root`` (grown on ``cases``, in the order growth left)."""
+    """Release 8's pruning of ``root`` (grown on ``cases``, in the order growth left).
+
+    Where pruning replaces nothing (``Prune`` returns false: no "Simplified Decision
+    Tree"), Release 8 prints the grown tree, so its counts, classes and distributions
+    are growth's: pruning's pass adds the fractional weights of cases with unknown
+    values in another order, which can move a printed count by 0.1.  The tree then
+    keeps those, with pruning's estimated errors (docs/C45.md section 4)."""
+    grown = [(t, t.items, t.cls, t.dist) for t in _nodes(root)]
     cases.reset_weights()
-    if prune_native(cases, root, cf):
-        return
-    run(_estimate(cases, root, 0, cases.ctx.n_rows - 1, True, ErrorBound(cf, "c45")))
+    if not prune_native(cases, root, cf):
+        run(_estimate(cases, root, 0, cases.ctx.n_rows - 1, True, ErrorBound(cf, "c45")))
+    # Every replacement (a leaf, or the largest branch raised) removes nodes.
+    if sum(1 for _ in _nodes(root)) == len(grown):
+        for t, items, cls, dist in grown:
+            t.items, t.cls, t.dist = items, cls, dist
+
+
+def _nodes(root: TNode) -> Iterator[TNode]:
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        yield t
+        stack.extend(t.children)
