@@ -172,6 +172,7 @@ MODES: tuple[dict[str, Any], ...] = (
     {"style": "ifs", "missing": "none"},
     {"style": "table", "scores": True},
     {"style": "ifs", "input_type": "int16", "scale": 1},
+    {"style": "table", "input_type": "int16", "scale": 1},
     {"style": "table", "float_compare": "int"},
 )
 
