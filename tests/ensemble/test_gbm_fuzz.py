@@ -8,11 +8,15 @@ a regressor's values equal the library's in every bit on the data rows, every
 threshold's neighbours, infinities, category codes and non-codes and NaN rows
 (support.gbm_fuzz_check); a refused configuration is a one-line error (exit 2 through
 the command line).  A share of cases goes through ``import-xgboost``/``import-lightgbm``
-from a saved file, and a share is compiled and verified in a drawn export mode.
+from a saved file, and a share is compiled and verified in a drawn export mode, each C
+but a double input's also compiled strict with avr-gcc (a 16-bit int's promotions and
+the binary64 routines the host's C never builds).
 
 A few cases run in the fast loop; the rest are slow.  ``TREEGEN_FUZZ=long`` runs
 ``TREEGEN_GBM_FUZZ_CASES`` cases per library (default 300); ``TREEGEN_FUZZ_CASE=xgb:7``
-(or ``lgb:7``) runs one case.  The library refusing a drawn configuration skips it.
+(or ``lgb:7``) runs one case; either runs the cases whose index is a multiple of
+``CHIP_EVERY`` (support.fuzz_chips) on a simulated chip drawn from those installed too.
+The library refusing a drawn configuration skips it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from support.fuzz import LONG
+from support.fuzz_chips import CHIP_EVERY
 from support.gbm_fuzz import Refused
 
 pytest.importorskip("xgboost")
@@ -46,7 +51,8 @@ def _run(lib: str, index: int, tmp_path: Path) -> None:
     from support.gbm_fuzz_check import run_case
 
     try:
-        failures = run_case(lib, SEED, index, tmp_path)
+        chip = (LONG or bool(ONE)) and index % CHIP_EVERY == 0
+        failures = run_case(lib, SEED, index, tmp_path, chip=chip)
     except Refused as e:
         pytest.skip(str(e))
     assert not failures, "\n".join(failures)

@@ -9,11 +9,12 @@ runs that one case.  The fast loop checks the first :data:`FAST` cases' Python
 predictions in one test; the sweep checks each case's Python predictions, its C in
 both styles against the estimator, ``verify`` in an integer, keyed or lean mode and,
 for every third, the model file import-sklearn writes and ``treegen predict`` on it
-(beyond its first case the sweep is slow, tests/conftest.py).  ``TREEGEN_FUZZ=long``
-makes the sweep :data:`LONG_CASES` cases, each through the command line too, and one in
-:data:`CHIP_EVERY` on a simulated chip (the binary64 routines the host's C never builds).  A
-configuration scikit-learn refuses to fit is skipped; one treegen refuses must be
-refused in one line.
+(beyond its first case the sweep is slow, tests/conftest.py); each C but a double
+input's compiles strict with avr-gcc too.  ``TREEGEN_FUZZ=long`` makes the sweep
+:data:`LONG_CASES` cases, each through the command line too, and one in ``CHIP_EVERY``
+(support.fuzz_chips) on a simulated chip (the binary64 routines the host's C never
+builds).  A configuration scikit-learn refuses to fit is skipped; one treegen refuses
+must be refused in one line.
 The defects it found are tests/ensemble/test_sklearn_found.py.
 """
 
@@ -28,6 +29,7 @@ import numpy as np
 import pytest
 
 from support.fuzz import LONG
+from support.fuzz_chips import CHIP_EVERY
 from support.sklearn_fuzz import Case, Refused, make_case
 from support.sklearn_fuzz_check import (
     c_modes,
@@ -44,7 +46,6 @@ pytest.importorskip("pandas")
 SEED = 20261207
 FAST = 24
 LONG_CASES = 1500
-CHIP_EVERY = 10  # TREEGEN_FUZZ=long: one case in this many also on a simulated chip
 _ONLY = os.environ.get("TREEGEN_FUZZ_CASE", "")
 
 

@@ -1,7 +1,9 @@
 """Holding one fuzz case (support.gbm_fuzz) to its library: the import's class, class
 probabilities, margins and regression values equal the library's bit for bit; a refused
 configuration is a one-line TreegenError; a share of cases goes through the command
-line from a saved file, and a share is compiled to C and verified in a drawn mode.
+line from a saved file, and a share is compiled to C and verified in a drawn mode, that C
+strict on avr-gcc too; a case the caller picks runs on a simulated chip
+(support.fuzz_chips).
 
 Each check returns a list of failures (strings), empty when the case holds.
 """
@@ -19,6 +21,7 @@ import numpy as np
 from treegen.ensemble import classify
 from treegen.errors import TreegenError
 
+from support import fuzz_chips
 from support.floatbits import rows_differ, same_bits
 from support.gbm_fuzz import Case, FloatArray
 
@@ -169,12 +172,16 @@ MODES: tuple[dict[str, Any], ...] = (
     {"style": "ifs", "missing": "none"},
     {"style": "table", "scores": True},
     {"style": "ifs", "input_type": "int16", "scale": 1},
+    {"style": "table", "input_type": "int16", "scale": 1},
     {"style": "table", "float_compare": "int"},
 )
 
 
-def check_c(model: Any, case: Case, rng: np.random.Generator, n_modes: int) -> list[str]:
-    """Compile the C in ``n_modes`` drawn modes and verify it on the case's rows."""
+def check_c(model: Any, case: Case, rng: np.random.Generator, n_modes: int, tmp: Path) -> list[str]:
+    """Compile the C in ``n_modes`` drawn modes and verify it on the case's rows; each
+    C also strict on avr-gcc (support.fuzz_chips.avr_strict)."""
+    from treegen.kinds.export import render
+
     out: list[str] = []
     rows = case.rows
     for m in rng.choice(len(MODES), size=n_modes, replace=False):
@@ -194,13 +201,19 @@ def check_c(model: Any, case: Case, rng: np.random.Generator, n_modes: int) -> l
             continue
         if not report.ok:
             out.append(f"C {mode}: {report.text[:1500]}")
+        files = render(model.value, model.export_options(**mode)).files
+        out += fuzz_chips.avr_strict(files, mode, tmp / f"avr{int(m)}")
     return out
 
 
-def run_case(lib: str, seed: int, index: int, tmp: Path, c_modes: int = 1) -> list[str]:
+def run_case(
+    lib: str, seed: int, index: int, tmp: Path, c_modes: int = 1, chip: bool = False
+) -> list[str]:
     """Fit case ``lib:seed:index`` and hold it: the API always, the command line for
-    one case in four, the C (``c_modes`` drawn modes) for one in three.  Raises
-    :class:`~support.gbm_fuzz.Refused` where the library refuses the configuration."""
+    one case in four, the C (``c_modes`` drawn modes) for one in three and, where
+    ``chip``, on a simulated chip in a mode drawn from the case's own generator.
+    Raises :class:`~support.gbm_fuzz.Refused` where the library refuses the
+    configuration."""
     from support.gbm_fuzz_lgb import lgb_case
     from support.gbm_fuzz_xgb import xgb_case
 
@@ -212,5 +225,7 @@ def run_case(lib: str, seed: int, index: int, tmp: Path, c_modes: int = 1) -> li
     if rng.random() < 0.25 and case.refused != "missing=0" and accepted:
         out += check_cli(case, tmp, rng)
     if model is not None and c_modes and rng.random() < 0.34:
-        out += check_c(model, case, rng, c_modes)
+        out += check_c(model, case, rng, c_modes, tmp)
+    if model is not None and chip:
+        out += fuzz_chips.check_chip(model.value, np.random.default_rng([seed, index, 3]))
     return [f"{case.name} {case.params}: {f}" for f in out]

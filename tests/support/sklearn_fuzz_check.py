@@ -1,8 +1,10 @@
 """The checks of the scikit-learn configuration fuzz (support/sklearn_fuzz.py makes
 the cases): :func:`check_python` holds the imported model to the estimator bit for bit,
 :func:`check_c` its C in drawn modes, :func:`check_verify` ``Model.verify`` in an
-integer, keyed or lean mode, :func:`check_cli` the model file through ``import-sklearn``
-and ``treegen predict``.  Each returns its failures (empty: none).
+integer, keyed or lean mode (both C also strict on avr-gcc), :func:`check_cli` the
+model file through ``import-sklearn`` and ``treegen predict``, :func:`check_chip` the C
+on a simulated chip (support.fuzz_chips, which the XGBoost/LightGBM fuzz shares).  Each
+returns its failures (empty: none).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from support import fuzz_chips
 from support.floatbits import bits, first_differing_row, same_bits
 from support.sklearn_fuzz import REGRESSORS, Case, FloatArray, make_case, pick
 
@@ -149,39 +152,13 @@ def check_c(case: Case, workdir: Path, modes: list[dict[str, Any]]) -> list[str]
             fails.append(f"C {mode}: export refused: {exc}")
             continue
         built = build(r.kind.api(r.lowered), r.files, workdir / f"m{i}")
-        fails += _avr_strict(r.files, mode, workdir / f"avr{i}")
+        fails += fuzz_chips.avr_strict(r.files, mode, workdir / f"avr{i}")
         dtype = np.float64 if mode.get("input_type") == "double" else np.float32
         with np.errstate(over="ignore"):
             rows = X.astype(dtype)
         cls, out = built.run(rows)
         fails += _compare_c(case, model, mode, X, cls, out, want)
     return fails
-
-
-def _avr_strict(files: dict[str, str], mode: dict[str, Any], workdir: Path) -> list[str]:
-    """The C compiled by avr-gcc under the strict flags, where it is installed: the
-    host's compilers never build the C's binary64 routines or a 16-bit int's promotions
-    (a byte-wide node word's shift once failed only there).  A C whose table is too
-    large for an AVR object (its own #error) or whose input is double is no finding."""
-    import shutil
-
-    from treegen.codegen.avr import too_large
-
-    from support.strict import compile_strict
-
-    (source,) = (text for name, text in files.items() if name.endswith(".c"))
-    if shutil.which("avr-gcc") is None or mode.get("input_type") == "double":
-        return []
-    if too_large(source) is not None:
-        return []
-    workdir.mkdir(parents=True, exist_ok=True)
-    try:
-        compile_strict("avr-gcc", "-std=c99", files, workdir, ["-mmcu=atmega328p", "-Os"])
-    except AssertionError as exc:
-        lines = str(exc).strip().splitlines() or [""]
-        said = next((line for line in lines if "error" in line), lines[0])
-        return [f"avr-gcc {mode}: {said[:300]}"]
-    return []
 
 
 def _compare_c(
@@ -272,7 +249,7 @@ def check_verify(case: Case, rng: np.random.Generator, workdir: Path) -> list[st
             return []
         return [f"verify {mode}: refused: {exc}"]
     fails = [] if report.ok else [f"verify {mode}: {report.text()[:400]}"]
-    return fails + _avr_strict(render(model.value, opts).files, mode, workdir / "avr")
+    return fails + fuzz_chips.avr_strict(render(model.value, opts).files, mode, workdir / "avr")
 
 
 def check_cli(case: Case, workdir: Path, how: str) -> list[str]:
@@ -352,43 +329,11 @@ def _check_predict_command(
     return []
 
 
-CHIPS = ("avr", "m0plus", "m4f", "rv32imc")
-"""The simulated chips :func:`check_chip` draws from (the installed ones)."""
-
-
 def check_chip(case: Case, rng: np.random.Generator) -> list[str]:
-    """The model's C on a simulated chip drawn from :data:`CHIPS` (where its compiler and
-    simulator are installed), in a drawn mode, against the Python model on verify's
-    rows (thresholds, their neighbours, missing and random values).  A model too large
-    for the chip's flash is no finding.  (A fully grown forest's C once did not compile
-    for the chips, whose binary64 routines the host's C never builds.)"""
+    """The case's model on a simulated chip (support.fuzz_chips.check_chip)."""
     import treegen
-    from treegen.codegen.options import ExportOptions
-    from treegen.errors import TreegenError
-    from treegen.firmware import targets
-    from treegen.firmware.parity import verify_on
 
-    chips = [c for c in CHIPS if targets.available(targets.target(c), run=True)]
-    if not chips:
-        return []
-    chip = str(pick(rng, *chips))
-    model = treegen.from_sklearn(case.estimator)
-    mode: dict[str, Any] = {"style": pick(rng, "ifs", "table")}
-    u = rng.random()
-    if u < 0.3:
-        mode.update(input_type="int16", scale=pick(rng, 1, 10))
-    elif u < 0.5:
-        mode["missing"] = "none"
-    elif u < 0.7 and not model.value.regressor and model.value.anomaly is None:
-        mode["proba" if model.value.method == "forest" else "scores"] = True
-    try:
-        result = verify_on(model.value, ExportOptions(prefix="c", **mode), [], [chip], n_random=120)
-    except TreegenError as exc:
-        text = str(exc)
-        if any(w in text for w in ("fit in", "an AVR object", "categor", "scale")):
-            return []  # too large for the chip, or a mode the model refuses
-        return [f"{chip} {mode}: {text}"]
-    return [] if result.report.ok else [f"{chip} {mode}: {result.report.text()[:400]}"]
+    return fuzz_chips.check_chip(treegen.from_sklearn(case.estimator).value, rng)
 
 
 def c_modes(rng: np.random.Generator, case: Case) -> list[dict[str, Any]]:
