@@ -152,23 +152,32 @@ def test_a_difference_from_release8s_minus_999_is_counted_apart(
 
 
 # Release 8 on corpus sets with option values the corpus's runs do not use
-# (tests/data/r8options/README.md), and the options treegen takes for them.
-OPTION_RUNS = {"m1": {"min_cases": 1}, "c50": {"cf": 0.5}, "c80": {"cf": 0.8}}
+# (tests/data/r8options/README.md): the options treegen takes for each output's name.
+OPTION_RUNS: dict[str, dict[str, object]] = {
+    "m1": {"min_cases": 1},
+    "c50": {"cf": 0.5},
+    "c80": {"cf": 0.8},
+    "sg": {"subsets": True, "criterion": "gain"},
+}
+OPTIONS = r8corpus.CORPUS.parent / "r8options"
+OPTION_OUTPUTS = sorted(
+    (f.parent.name, f.stem.removeprefix("c45r8_")) for f in OPTIONS.glob("*/c45r8_*.out")
+)
 
 
-@pytest.mark.parametrize("variant", sorted(OPTION_RUNS))
-def test_a_pruning_that_replaces_nothing_keeps_the_printed_counts(variant: str) -> None:
-    """Where pruning replaces nothing Release 8 prints the grown tree alone; pruning's
-    own pass added the fractional weights in another order, and one leaf's count,
-    printed 2646.0, was 2645.9 in treegen's pruned tree.  The tree keeps growth's
-    counts then, and its evaluation line is Release 8's."""
-    name = "g001-random"
-    folder = r8corpus.CORPUS.parent / "r8options" / name
-    ref = reftrees.parse_c45r8((folder / f"c45r8_{variant}.out").read_text())
-    assert not ref.simplified_printed  # the grown tree alone
+@pytest.mark.parametrize(("name", "variant"), OPTION_OUTPUTS)
+def test_option_values_beyond_the_corpus_equal_release8(name: str, variant: str) -> None:
+    """The grown and pruned trees and the evaluation line of a corpus set trained with
+    ``-m 1``, ``-c 50``, ``-c 80`` or ``-s -g``, against Release 8's printed run.  On
+    g001-random pruning replaces nothing, so Release 8 prints the grown tree alone; its
+    pruning's pass added the fractional weights in another order, and one leaf's count,
+    printed 2646.0, was 2645.9 in treegen's pruned tree until the tree kept growth's
+    counts there (docs/C45.md section 4)."""
+    ref = reftrees.parse_c45r8((OPTIONS / name / f"c45r8_{variant}.out").read_text())
     ds = r8corpus.dataset(name)
     options = OPTION_RUNS[variant]
     pruned = train(ds, TrainOptions(**options))  # type: ignore[arg-type]
     unpruned = train(ds, TrainOptions(prune=False, **options))  # type: ignore[arg-type]
-    assert r8corpus.pruned_diff(pruned, ref) == []
+    assert reftrees.diff(reftrees.from_model(unpruned, "c45"), ref.unpruned) == []
+    assert r8corpus.pruned_diff(pruned, ref, subsets="subsets" in options) == []
     assert r8corpus.evaluation_diff(ds, pruned, unpruned, ref) == []
