@@ -23,9 +23,12 @@ from pathlib import Path
 
 import pytest
 
+from treegen.model.show import format_tree
 from treegen.trainer import TrainOptions, native, train
 
-from support import r8corpus, reftrees
+from support import r8corpus
+from support import reftrees as rt
+from support.refparse import c45_sections
 
 ENTRIES = r8corpus.entries()
 NAMES = [e.name for e in ENTRIES]
@@ -151,6 +154,41 @@ def test_a_difference_from_release8s_minus_999_is_counted_apart(
         r8corpus.entry.cache_clear()
 
 
+def test_a_tree_past_99_subtree_blocks_is_compared_as_far_as_printed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Release 8 prints at most 99 subtree blocks and shows each further one as
+    "[S??]", never printed (docs/RELEASE8_BUGS.md item 7).  treegen prints the same
+    text, and the comparison checks every node Release 8 printed: a changed leaf in a
+    printed block still differs."""
+    monkeypatch.setattr(r8corpus, "CORPUS", R8BUGS)
+    r8corpus.entry.cache_clear()
+    name = "r8-past-99-blocks"
+    try:
+        text = (R8BUGS / name / "c45r8.out").read_text()
+        section = c45_sections(text)["Decision Tree:"]
+        assert section.count(":[S??]") == 3 and "\nSubtree [S99]\n" in section
+        for variant in ("default", "unpruned", "g", "m5c10", "s", "rules"):
+            assert r8corpus.differences(name, variant) == [], variant
+        assert format_tree(r8corpus.models(name, "default")[1], "c45").rstrip("\n") == section
+        leaves = [leaf for _, leaf in rt.leaves(r8corpus.reference(name, "c45r8.out").unpruned)]
+        assert leaves.count(rt.UNPRINTED) == 3 and len(leaves) > 100
+
+        shutil.copytree(R8BUGS, tmp_path, dirs_exist_ok=True)
+        out = tmp_path / name / "c45r8.out"
+        block = "\nSubtree [S51]\n\n"
+        head, tail = out.read_text().split(block, 1)
+        out.write_text(head + block + tail.replace(" c3 (2.0)\n", " c3 (3.0)\n", 1))
+        monkeypatch.setattr(r8corpus, "CORPUS", tmp_path)
+        r8corpus._clear_caches()
+        r8corpus.reference.cache_clear()
+        assert r8corpus.differences(name, "unpruned")
+    finally:
+        r8corpus._clear_caches()
+        r8corpus.reference.cache_clear()
+        r8corpus.entry.cache_clear()
+
+
 # Release 8 on corpus sets with option values the corpus's runs do not use
 # (tests/data/r8options/README.md): the options treegen takes for each output's name.
 OPTION_RUNS: dict[str, dict[str, object]] = {
@@ -173,11 +211,11 @@ def test_option_values_beyond_the_corpus_equal_release8(name: str, variant: str)
     pruning's pass added the fractional weights in another order, and one leaf's count,
     printed 2646.0, was 2645.9 in treegen's pruned tree until the tree kept growth's
     counts there (docs/C45.md section 4)."""
-    ref = reftrees.parse_c45r8((OPTIONS / name / f"c45r8_{variant}.out").read_text())
+    ref = rt.parse_c45r8((OPTIONS / name / f"c45r8_{variant}.out").read_text())
     ds = r8corpus.dataset(name)
     options = OPTION_RUNS[variant]
     pruned = train(ds, TrainOptions(**options))  # type: ignore[arg-type]
     unpruned = train(ds, TrainOptions(prune=False, **options))  # type: ignore[arg-type]
-    assert reftrees.diff(reftrees.from_model(unpruned, "c45"), ref.unpruned) == []
+    assert rt.diff(rt.from_model(unpruned, "c45"), ref.unpruned) == []
     assert r8corpus.pruned_diff(pruned, ref, subsets="subsets" in options) == []
     assert r8corpus.evaluation_diff(ds, pruned, unpruned, ref) == []

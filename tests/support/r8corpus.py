@@ -12,6 +12,8 @@ differences (empty: equal):
   before and after pruning, the estimate) of ``c45r8.out``;
 * ``unpruned``: the grown tree of ``c45r8.out``;
 * ``g``, ``m5c10``, ``s``: both trees and the evaluation line of that run;
+* in each tree every node Release 8 printed, and only those: a subtree it shows as
+  ``[S??]`` (past its 99th block, never printed) is left out;
 * ``u``: the "Evaluation on test data" block of ``c45r8_u.out``, as ``treegen
   eval`` prints it, character for character;
 * ``rules``: everything ``c4.5rules`` prints from "Final rules" on (the ruleset and
@@ -250,15 +252,17 @@ def pruned_diff(pruned: Model, ref: rt.R8Output, subsets: bool = False) -> list[
     with actual errors, and it is compared without the errors."""
     ours = rt.from_model(pruned, "c45")
     if ref.simplified_printed:
-        return ["pruned: " + d for d in rt.diff(ours, ref.pruned)]
+        return ["pruned: " + d for d in rt.diff(rt.as_printed(ours, ref.pruned), ref.pruned)]
     theirs = possible_only(ref.pruned) if subsets else ref.pruned
+    ours = rt.as_printed(ours, theirs)
     return ["pruned: " + d for d in rt.diff(_without_e(ours), _without_e(theirs))]
 
 
 def _unpruned_diff(name: str, variant: str) -> list[str]:
     _, unpruned = models(name, variant)
-    ours = rt.from_model(unpruned, "c45")
-    return ["unpruned: " + d for d in rt.diff(ours, reference(name, OUTPUT[variant]).unpruned)]
+    theirs = reference(name, OUTPUT[variant]).unpruned
+    ours = rt.as_printed(rt.from_model(unpruned, "c45"), theirs)
+    return ["unpruned: " + d for d in rt.diff(ours, theirs)]
 
 
 def tree_diff(name: str, variant: str) -> list[str]:

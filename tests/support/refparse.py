@@ -3,8 +3,9 @@
 Numbers are kept as the tool prints them (the comparison is on printed precision).
 An absent ``/E`` means E = 0 and is stored as a zero string, so ``(4.0)`` and
 ``(4.0/0.0)`` compare equal.  Release 8's ``[Sk]`` subtree blocks are spliced back
-in.  Besides the trees: Release 8's Before/After pruning table and J48's leaf count,
-size and training errors.
+in; a ``[S??]`` (a block past Release 8's 99th, never printed) becomes
+:data:`~support.reftypes.UNPRINTED`.  Besides the trees: Release 8's Before/After
+pruning table and J48's leaf count, size and training errors.
 """
 
 from __future__ import annotations
@@ -12,26 +13,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .reftypes import Branch, Leaf, ParseError, Style, Tree, make_split
+from .reftypes import UNPRINTED, Branch, Leaf, ParseError, Style, Tree, make_split
 
 # ---------------------------------------------------------------- line parsing
 
 _INDENT = "|   "
 _STATS = r"\((?P<n>-?[0-9.]+)(?:/(?P<e>-?[0-9.]+))?\)"
-# Release 8: "attr <= t :" / "attr > t :" then optional " class (N/E)" or "[Sk]".
+# Release 8: "attr <= t :" / "attr > t :" then optional " class (N/E)" or "[Sk]"
+# ("[S??]" past the 99th block).
 _R8_CONT = re.compile(
     r"^(?P<attr>.+?) (?P<op><=|>) (?P<val>\S+) :"
-    r"(?:\[S(?P<sub>\d+)\]| (?P<cls>.+) " + _STATS + r")?$"
+    r"(?:\[S(?P<sub>\d+|\?\?)\]| (?P<cls>.+) " + _STATS + r")?$"
 )
 # Release 8: "attr = value:" (value may contain spaces, never ':').
 _R8_NOM = re.compile(
     r"^(?P<attr>.+?) (?P<op>=) (?P<val>[^:]*?):"
-    r"(?:\[S(?P<sub>\d+)\]| (?P<cls>.+) " + _STATS + r")?$"
+    r"(?:\[S(?P<sub>\d+|\?\?)\]| (?P<cls>.+) " + _STATS + r")?$"
 )
 # Release 8 with -s: "attr in {a,b}:".
 _R8_SUB = re.compile(
     r"^(?P<attr>.+?) (?P<op>in) \{(?P<val>[^}]*)\}:"
-    r"(?:\[S(?P<sub>\d+)\]| (?P<cls>.+) " + _STATS + r")?$"
+    r"(?:\[S(?P<sub>\d+|\?\?)\]| (?P<cls>.+) " + _STATS + r")?$"
 )
 _R8_ROOTLEAF = re.compile(r"^\s*(?P<cls>.+?) " + _STATS + r"$")
 # J48: "attr = value", "attr <= t", "attr > t", optionally ": class (N/E)".
@@ -78,8 +80,12 @@ def _r8_line(raw: str, lineno: int) -> _Line:
     value = m.group("val")
     if m.group("op") == "in":
         value = "{" + ",".join(sorted(v.strip() for v in value.split(","))) + "}"
-    sub = int(m.group("sub")) if m.group("sub") is not None else None
-    return _Line(depth, m.group("attr"), m.group("op"), value, leaf, sub, lineno)
+    sub = m.group("sub")
+    if sub == "??":
+        leaf, sub = UNPRINTED, None
+    return _Line(
+        depth, m.group("attr"), m.group("op"), value, leaf, int(sub) if sub else None, lineno
+    )
 
 
 def _j48_line(raw: str, lineno: int) -> _Line:

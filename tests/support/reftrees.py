@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING
 
 from .refparse import J48Output, R8Evaluation, R8Output, parse_c45r8, parse_j48
 from .reftypes import (
+    UNPRINTED,
     Branch,
     Leaf,
     ParseError,
     Split,
     Style,
     Tree,
+    as_printed,
     diff,
     leaves,
     make_split,
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from treegen.model.core import Model
 
 __all__ = [
+    "UNPRINTED",
     "Branch",
     "J48Output",
     "Leaf",
@@ -52,6 +55,7 @@ __all__ = [
     "Split",
     "Style",
     "Tree",
+    "as_printed",
     "c45_number",
     "c45_threshold",
     "diff",

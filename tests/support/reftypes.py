@@ -52,6 +52,12 @@ class Split:
 Tree = Leaf | Split
 
 
+# Release 8 prints at most 99 subtree blocks; a subtree that would be the 100th is
+# shown as "[S??]" and never printed (docs/RELEASE8_BUGS.md item 7).  A parsed
+# Release 8 tree holds this leaf in its place.
+UNPRINTED = Leaf("[S??]", "?", "?")
+
+
 class ParseError(ValueError):
     """A printed tree or summary that does not have the expected layout."""
 
@@ -126,6 +132,25 @@ def diff(a: Tree, b: Tree, path: tuple[str, ...] = ()) -> list[str]:
     for key in sorted(ka):
         out += diff(ka[key], kb[key], (*path, f"{a.attribute} {key[0]} {key[1]}"))
     return out
+
+
+def as_printed(ours: Tree, theirs: Tree) -> Tree:
+    """``ours`` with :data:`UNPRINTED` wherever ``theirs`` (a parsed Release 8 tree) has
+    it, so that :func:`diff` compares all that Release 8 printed and only that."""
+    if theirs == UNPRINTED:
+        return UNPRINTED
+    if isinstance(ours, Leaf) or isinstance(theirs, Leaf) or ours.attribute != theirs.attribute:
+        return ours
+    kb = {(b.op, b.value): b.child for b in theirs.branches}
+    return make_split(
+        ours.attribute,
+        [
+            Branch(b.op, b.value, as_printed(b.child, kb[b.op, b.value]))
+            if (b.op, b.value) in kb
+            else b
+            for b in ours.branches
+        ],
+    )
 
 
 def route_known(tree: Tree, row: dict[str, str | float | None]) -> Leaf | None:
