@@ -137,5 +137,5 @@ def test_show_j48_equals_weka_on_campaign_files(name: str) -> None:
     out = (CAMPAIGN / f"{name}.out").read_text()
     options = _options_line(path)
     assert f"Options: {options} \n" in out  # the stored output is of these options
-    model = train(read_dataset(str(path), target="class"), CAMPAIGN_OPTIONS[options])
+    model = train(read_dataset(str(path), target="class", weights=True), CAMPAIGN_OPTIONS[options])
     assert format_tree(model, "j48") == _tree_section(out)

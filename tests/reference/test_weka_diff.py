@@ -212,7 +212,11 @@ def test_treegen_j48_equals_weka_wider_sweep(
 # Files of a wide differential campaign (random data beyond synthetic's range) that
 # once showed a difference, one rule each; a file's "% options:" line gives J48's options
 # (default -C 0.25 -M 2) and its attribute "class" is the class, wherever it stands.
-CAMPAIGN = sorted((TESTS / "data" / "weka-diff").glob("*.arff"))
+# (tiny-weight's rows carry instance weights, which _compare's count of training errors
+# does not weigh: tests/model/test_j48_print.py holds its printout to Weka's stored one.)
+CAMPAIGN = sorted(
+    p for p in (TESTS / "data" / "weka-diff").glob("*.arff") if p.stem != "tiny-weight"
+)
 TREEGEN_OPTIONS = {
     "-C 0.25 -M 2": J48,
     "-U -M 2": TrainOptions(flavor="j48", prune=False),

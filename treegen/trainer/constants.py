@@ -15,6 +15,10 @@ EPSILON = 1e-3
 # Release 8's AddErrs: fewer training errors than this count as none.
 ADD_ERRS_ZERO = 1e-6
 
+# J48's entropy terms (EntropyBasedSplitCrit.logFunc): a weight below this adds no
+# v log v term, where Release 8 adds one for any positive weight.
+J48_LOG_MIN = 1e-6
+
 # Adjacent sorted values closer than this admit no cut between them (Release 8
 # and J48 alike).
 CUT_GAP = 1e-5

@@ -21,7 +21,7 @@ from treegen.model.constants import J48_TOL
 from treegen.trainer import native
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import FloatArray, Score
-from treegen.trainer.stats import base_info_many, total_info
+from treegen.trainer.stats import base_info_many, j48_logs, total_info
 
 
 def nominal_freq(
@@ -140,7 +140,7 @@ def _score_nominal_j48(
     unk_rate = np.empty(K)
     ok = np.empty(K, dtype=np.uint8)
     lib.nominal_prep_j48(f, n_out, C, cs, ctx.min_cases, x, known, unk_rate, ok)
-    lg = np.log(x, out=ctx.work.get("nominal_lg", K * L, np.float64))
+    lg = j48_logs(x, ctx.work.get("nominal_lg", K * L, np.float64))
     gain = np.empty(K)
     info = np.empty(K)
     lib.nominal_finish_j48(f, lg, n_out, C, cs, known, unk_rate, gain, info)

@@ -5,8 +5,10 @@ few intermediates (``log``, products inside ``TotalInfo``) are double.  The
 functions here take a ``dtype`` (``np.float32`` for the c45 flavour,
 ``np.float64`` for j48) and round at exactly the places where Release 8
 stores into a float, because near-ties between attributes or cuts are
-decided by those roundings.  Everything is vectorised over the last axis so
-one call scores every candidate cut of an attribute.
+decided by those roundings.  With ``np.float64`` an entropy term of a weight
+below ``J48_LOG_MIN`` is 0, as J48's ``logFunc`` has it (:func:`log2_j48`).
+Everything is vectorised over the last axis so one call scores every
+candidate cut of an attribute.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from treegen.model.constants import J48_TOL
-from treegen.trainer.constants import ADD_ERRS_ZERO, LN2
+from treegen.trainer.constants import ADD_ERRS_ZERO, J48_LOG_MIN, LN2
 
 _F32 = struct.Struct("f")
 
@@ -58,6 +60,25 @@ def log2_c45(x: FloatArray | float) -> FloatArray:
     return out
 
 
+def log2_j48(x: FloatArray | float) -> FloatArray:
+    """J48's ``logFunc`` over x: ``log(x)/ln 2`` in double, 0 where x is below
+    ``J48_LOG_MIN`` (so a weight that small adds no term ``x log2 x``)."""
+    a = np.asarray(x, dtype=np.float64)
+    out = np.zeros(a.shape, dtype=np.float64)
+    np.log(a, out=out, where=a >= J48_LOG_MIN)
+    out /= LN2
+    return out
+
+
+def j48_logs(x: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """numpy's natural logarithms of the j48 kernels' log inputs ``x`` into ``out``,
+    0 where x is below ``J48_LOG_MIN``: the kernels' terms ``x * log / ln 2`` are then
+    J48's ``logFunc`` (:func:`log2_j48`)."""
+    np.log(x, out=out)
+    out[x < J48_LOG_MIN] = 0.0
+    return out
+
+
 def _xlog2x(v: FloatArray) -> npt.NDArray[np.float64]:
     """``v * Log(v)`` in double, term by term as :func:`log2_c45` then a product.
 
@@ -82,10 +103,10 @@ def total_info(parts: list[FloatArray], dtype: type[np.floating]) -> FloatArray:
     """
     if dtype is np.float64:
         v64 = np.asarray(parts, dtype=np.float64)  # (m, ...) one row per V_i
-        terms = v64 * log2_c45(v64)
+        terms = v64 * log2_j48(v64)
         acc = np.add.accumulate(terms, axis=0)[-1] if len(parts) else np.zeros(())
         tot = np.add.accumulate(v64, axis=0)[-1] if len(parts) else np.zeros(())
-        return np.asarray(tot * log2_c45(tot) - acc)
+        return np.asarray(tot * log2_j48(tot) - acc)
     if not parts:
         return np.zeros((), dtype=dtype)
     # Every part's terms at once (the same element-wise operations), then the
@@ -139,6 +160,7 @@ def base_info_many(
     stored in ``dtype``; 0 where nothing is known.
     """
     f64 = np.asarray(class_freq, dtype=np.float64)
+    log2 = log2_j48 if dtype is np.float64 else log2_c45
     # A class of no weight adds +0.0 to s (which never holds -0.0): skipping it is exact.
     present = np.flatnonzero(f64.any(axis=0))
     if present.size >= MANY_PARTS:
@@ -146,14 +168,14 @@ def base_info_many(
         # Every term at once (element by element as one column at a time), then the
         # double sums class by class in order: cumsum adds left to right, as the loop
         # does (with thousands of classes, thousands of numpy calls).
-        s = np.cumsum(cols * log2_c45(cols), axis=1)[:, -1]
+        s = np.cumsum(cols * log2(cols), axis=1)[:, -1]
     else:
         s = np.zeros(f64.shape[0], dtype=np.float64)
         for c in present.tolist():
-            s = s + f64[:, c] * log2_c45(f64[:, c])
+            s = s + f64[:, c] * log2(f64[:, c])
     k = np.asarray(known, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = (k * log2_c45(k) - s) / k
+        res = (k * log2(k) - s) / k
     return np.where(k > 0, res, 0.0).astype(dtype)
 
 

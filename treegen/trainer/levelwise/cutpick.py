@@ -21,7 +21,7 @@ from treegen.model.constants import J48_TOL
 from treegen.trainer import splits
 from treegen.trainer.context import Context, IntArray
 from treegen.trainer.splits import ContScores, FloatArray
-from treegen.trainer.stats import base_info_many, log2_c45, total_info
+from treegen.trainer.stats import base_info_many, j48_logs, log2_c45, total_info
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,7 @@ def best_j48(ctx: Context, lib: ModuleType, ch: Chunk, segs: Segments, out: Cont
     known, cases, unk = segs.known, segs.cases, segs.unknown
     lo, hi = ch.lo, ch.hi
     kn, cs_ = known[lo:hi], cases[lo:hi]
-    lg = np.log(ch.x, out=ctx.work.get("lg", ch.x.size, np.float64))
+    lg = j48_logs(ch.x, ctx.work.get("lg", ch.x.size, np.float64))
     best = np.empty(hi - lo, dtype=np.intp)
     bgain = np.empty(hi - lo)
     frac = 1.0 - (1.0 - kn / cs_)  # 1 - UnknownRate, rounded as numpy computes it

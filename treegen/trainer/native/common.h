@@ -12,9 +12,9 @@
  * setup.py passes each as -DTG_<NAME>=value.  Without them the build stops here
  * rather than guess. */
 #if !defined(TG_EPSILON) || !defined(TG_J48_TOL) || !defined(TG_ADD_ERRS_ZERO) ||          \
-    !defined(TG_CUT_GAP) || !defined(TG_LN2) || !defined(TG_MAX_CLASSES) ||                 \
-    !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) || !defined(TG_KIND_NOMINAL) ||  \
-    !defined(TG_KIND_SUBSET)
+    !defined(TG_J48_LOG_MIN) || !defined(TG_CUT_GAP) || !defined(TG_LN2) ||                 \
+    !defined(TG_MAX_CLASSES) || !defined(TG_KIND_LEAF) || !defined(TG_KIND_CONTINUOUS) ||   \
+    !defined(TG_KIND_NOMINAL) || !defined(TG_KIND_SUBSET)
 #error "TG_* macros missing: build through setup.py (they come from treegen/trainer/constants.py)"
 #endif
 
@@ -40,8 +40,9 @@ enum {
 static inline int tg_add_constants(PyObject *module)
 {
     PyObject *d = Py_BuildValue(
-        "{s:d,s:d,s:d,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:i,s:i}", "EPSILON", TG_EPSILON, "J48_TOL",
-        TG_J48_TOL, "ADD_ERRS_ZERO", TG_ADD_ERRS_ZERO, "CUT_GAP", TG_CUT_GAP,
+        "{s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:i,s:i}", "EPSILON", TG_EPSILON,
+        "J48_TOL", TG_J48_TOL, "ADD_ERRS_ZERO", TG_ADD_ERRS_ZERO, "J48_LOG_MIN",
+        TG_J48_LOG_MIN, "CUT_GAP", TG_CUT_GAP,
         "GROUPING_MIN_RISE", TG_GROUPING_MIN_RISE, "LN2", TG_LN2, "RELEASE8_ORDER_MAX_ROWS",
         TG_RELEASE8_ORDER_MAX_ROWS, "MAX_CLASSES", TG_MAX_CLASSES, "KIND_LEAF", TG_KIND_LEAF,
         "KIND_CONTINUOUS", TG_KIND_CONTINUOUS, "KIND_NOMINAL", TG_KIND_NOMINAL, "KIND_SUBSET",
