@@ -11,7 +11,7 @@ subtree (section 4 step 6).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from treegen.trainer.release8.cases import F32, Cases
 from treegen.trainer.release8.grow import passes_branch
 from treegen.trainer.release8.native import prune_native
 from treegen.trainer.stats import ErrorBound
-from treegen.trainer.tree import TNode, held_dist, run
+from treegen.trainer.tree import TNode, count_nodes, held_dist, run, walk
 
 MARGIN = 0.1  # errors a simpler tree may add and still be preferred (section 4 step 6)
 
@@ -88,19 +88,13 @@ def prune(cases: Cases, root: TNode, cf: float) -> None:
     are growth's: pruning's pass adds the fractional weights of cases with unknown
     values in another order, which can move a printed count by 0.1.  The tree then
     keeps those, with pruning's estimated errors (docs/C45.md section 4)."""
-    grown = [(t, t.items, t.cls, t.dist) for t in _nodes(root)]
+    nodes: list[TNode] = []
+    walk(root, nodes.append)
+    grown = [(t, t.items, t.cls, t.dist) for t in nodes]
     cases.reset_weights()
     if not prune_native(cases, root, cf):
         run(_estimate(cases, root, 0, cases.ctx.n_rows - 1, True, ErrorBound(cf, "c45")))
     # Every replacement (a leaf, or the largest branch raised) removes nodes.
-    if sum(1 for _ in _nodes(root)) == len(grown):
+    if count_nodes(root) == len(grown):
         for t, items, cls, dist in grown:
             t.items, t.cls, t.dist = items, cls, dist
-
-
-def _nodes(root: TNode) -> Iterator[TNode]:
-    stack = [root]
-    while stack:
-        t = stack.pop()
-        yield t
-        stack.extend(t.children)
