@@ -274,9 +274,9 @@ def test_selects_mask_on_a_host_unless_optimising_for_size(
     assert f"#define C_BRANCHFREE {masks}" in p.stdout.splitlines()
 
 
-def test_integer_inputs_selects_hold_three_levels() -> None:
+def test_integer_inputs_selects_hold_int_height_levels() -> None:
     """On integer inputs every test is in a select or an if, and a select holds up to
-    INT_HEIGHT (three) levels, one more than a key walk's: some hold three, none more."""
+    INT_HEIGHT levels (one): some hold that many, none more, and the comment says so."""
     est = fit_regressor("forest")
     ens = from_estimator(est)
     opts = ExportOptions(prefix="r", name="predict", style="ifs", input_type="int16", scale=100)
@@ -290,14 +290,15 @@ def test_integer_inputs_selects_hold_three_levels() -> None:
         max(((len(m) - len(pad)) // 4 for m in re.findall(r"\n( *)R_SEL", stmt)), default=0) + 1
         for pad, stmt in stmts
     ]
-    assert max(deepest) == branchfree.INT_HEIGHT == 3
-    assert "The last three levels of tests" in text
+    assert max(deepest) == branchfree.INT_HEIGHT == 1
+    assert "The last level of tests above the leaves is one expression" in text
 
 
-def test_a_tree_root_keeps_two_levels_on_integer_inputs() -> None:
-    """A depth-3 tree on integer inputs is a root test and two selects of two levels,
-    not one select of three (which computes every test: measured slower), and its
-    function says nothing of a leaf; the comment names the levels the selects hold."""
+def test_a_tree_root_is_a_test_on_integer_inputs() -> None:
+    """A depth-3 tree on integer inputs is a root test with selects below it of at most
+    INT_HEIGHT levels, never one select of three (which computes every test: measured
+    slower), and its function says nothing of a leaf; the comment names the levels the
+    selects hold."""
     ens = fit_setup("binary_boosting")
     opts = ExportOptions(prefix="c", name="predict", style="ifs", input_type="int16", scale=10)
     text = render(ens, opts).files["predict.c"]
@@ -306,6 +307,6 @@ def test_a_tree_root_keeps_two_levels_on_integer_inputs() -> None:
     for pad, stmt in stmts:
         assert len(pad) > 4  # under the root's if
         levels = [(len(m) - len(pad)) // 4 for m in re.findall(r"\n( *)C_SEL", stmt)]
-        assert max(levels, default=0) + 1 <= 2
+        assert max(levels, default=0) + 1 <= min(branchfree.INT_HEIGHT, branchfree.HEIGHT)
     assert "the tree is one leaf" not in text
-    assert "The last two levels of tests" in text
+    assert "The last level of tests above the leaves is one expression" in text

@@ -24,8 +24,8 @@ docs/ensembles.md has the rest): two levels beat one and three (a level more com
 twice the tests); ExtraTrees (10 trees, depth 8) 42.4 -> 36.7 ns over the test rows in
 order and 76.7 -> 66.6 ns shuffled, every value the same bits.  A whole tree without
 branches (a complete layout walked by index arithmetic, every tree's levels
-interleaved) took 48 ns.  On integer inputs, whose tests need no key, three levels
-beat two (docs/ensembles.md: the int16 forests, 2026-12-05).
+interleaved) took 48 ns.  On integer inputs, whose tests need no key, the
+levels are :data:`INT_HEIGHT`'s (docs/ensembles.md: the int16 forests).
 """
 
 from __future__ import annotations
@@ -38,14 +38,18 @@ from treegen.ensemble.ir import ENode, LeafRow, Split
 HEIGHT = 2
 """The most levels of tests a key walk's select expression holds (module docstring)."""
 
-INT_HEIGHT = 3
-"""The most levels of tests a select expression holds on integer inputs: measured on
-the bench's int16 forests (gcc 12 -O2, CPU time, interleaved rounds, ratios to emlearn's
-int16 default, ``--missing none``, in order / shuffled), the random forest 1.04 / 1.12
-(one level), 1.01 / 1.10 (two), 0.95 / 1.05 (three), 1.14 / 1.23 (four); ExtraTrees
-1.32 / 1.34, 1.35 / 1.39, 1.31 / 1.38 and 1.75 / 1.80.  Below a tree's root only: a
-depth-3 tree as one select of three levels made the bench's binary gradient boosting
-(100 trees, int16 inputs) 1.6x as slow (its 4-class model 0.91x)."""
+INT_HEIGHT = 1
+"""The most levels of tests a select expression holds on integer inputs.  Measured on
+the bench's int16 forests (gcc 12 -O2, CPU time, ``--missing none``, ratios to emlearn's
+int16 default, in order / shuffled).  On the processor this was chosen on (AMD EPYC,
+2026-12-07), one level: random forest 0.68 / 0.99, ExtraTrees 1.00 / 1.11; three levels:
+0.88 / 1.01 and 1.46 / 1.19.  On the processor three levels were first chosen on
+(2026-12-05): one level 1.04 / 1.12 and 1.32 / 1.34, two 1.01 / 1.10 and 1.35 / 1.39,
+three 0.95 / 1.05 and 1.31 / 1.38, four 1.14 / 1.23 and 1.75 / 1.80 (docs/ensembles.md).
+The bench's 100-stage gradient boosting, binary and 4-class, took 0.85x and 1.05x the
+time with one level as with two.  A tree's root never holds more than :data:`HEIGHT`:
+a depth-3 tree as one select of three levels made the binary gradient boosting 1.6x
+as slow."""
 
 _NOT = 1 << 30  # the height of a subtree with a test a select cannot hold
 

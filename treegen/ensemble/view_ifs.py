@@ -71,7 +71,7 @@ class IfsView:
     noinline: bool  # the tree functions stay functions (INLINE_TESTS)
     n_tests: int
     uses_select: bool  # some function returns a select expression (PREFIX_SEL)
-    select_levels: str  # the most levels of tests a select holds, in words (comment)
+    select_levels: str  # the comment's words for the most levels a select holds
 
 
 def _ifs_tests(ir: EnsembleIR, node: Split | CatSplit, offset: int) -> tuple[str, str, int]:
@@ -220,8 +220,8 @@ def ifs_view(
     tree_functions: list[str] = []
     for t, tree in enumerate(ir.trees):
         height = branchfree.heights(tree.nodes, ir.key_walk or int_walk(ir), int_walk(ir))
-        # A tree's root keeps HEIGHT: a whole tree as one select of three levels
-        # computes every test (branchfree.INT_HEIGHT).
+        # A tree's root holds at most HEIGHT levels: a whole depth-3 tree as one select
+        # computes every test (measured slower: branchfree.INT_HEIGHT).
         levels = branchfree.HEIGHT if ir.key_walk else branchfree.INT_HEIGHT
         todo = [(0, f"{P}_{base}{t}")]
         tree_functions.append(todo[0][1])
@@ -250,7 +250,7 @@ def ifs_view(
                 if cut is not None and i in cut:
                     lines.append(EnsLine("table", pad, payload=cut[i], comment=_comment(ir, node)))
                     continue
-                if cut is None and height[i] <= (levels if i else branchfree.HEIGHT):
+                if cut is None and height[i] <= (levels if i else min(levels, branchfree.HEIGHT)):
                     deepest = max(deepest, height[i])
                     lines.append(EnsLine("select", pad, select=_select(ir, pay, tree, i, cast)))
                     continue
@@ -315,8 +315,16 @@ def ifs_view(
         n_tests > INLINE_TESTS,
         n_tests,
         selects,
-        "three" if deepest > 2 else "two",
+        _LEVELS.get(deepest, f"last {deepest} levels of tests above the leaves are"),
     )
+
+
+# The comment's words for the most levels of tests a select holds.
+_LEVELS = {
+    1: "last level of tests above the leaves is",
+    2: "last two levels of tests above the leaves are",
+    3: "last three levels of tests above the leaves are",
+}
 
 
 def _comment(ir: EnsembleIR, node: Split | CatSplit) -> str:
