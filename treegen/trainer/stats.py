@@ -51,23 +51,25 @@ _Z_TABLE = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
 MANY_PARTS = 32
 
 
+def _log2_where(a: npt.NDArray[np.float64], taken: npt.NDArray[np.bool_]) -> FloatArray:
+    """``log(a)/ln 2`` in double where ``taken``, else 0 (each flavour's log rule)."""
+    out = np.zeros(a.shape, dtype=np.float64)
+    np.log(a, out=out, where=taken)
+    out /= LN2
+    return out
+
+
 def log2_c45(x: FloatArray | float) -> FloatArray:
     """Release 8's ``Log``: ``log(x)/ln 2`` in double, 0 where x <= 0."""
     a = np.asarray(x, dtype=np.float64)
-    out = np.zeros(a.shape, dtype=np.float64)
-    np.log(a, out=out, where=a > 0)
-    out /= LN2
-    return out
+    return _log2_where(a, a > 0)
 
 
 def log2_j48(x: FloatArray | float) -> FloatArray:
     """J48's ``logFunc`` over x: ``log(x)/ln 2`` in double, 0 where x is below
     ``J48_LOG_MIN`` (so a weight that small adds no term ``x log2 x``)."""
     a = np.asarray(x, dtype=np.float64)
-    out = np.zeros(a.shape, dtype=np.float64)
-    np.log(a, out=out, where=a >= J48_LOG_MIN)
-    out /= LN2
-    return out
+    return _log2_where(a, a >= J48_LOG_MIN)
 
 
 def j48_logs(x: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
