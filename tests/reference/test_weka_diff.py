@@ -30,6 +30,7 @@ reason, only when ``java`` or ``/usr/share/java/weka.jar`` is missing
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 from dataclasses import dataclass
@@ -212,11 +213,8 @@ def test_treegen_j48_equals_weka_wider_sweep(
 # Files of a wide differential campaign (random data beyond synthetic's range) that
 # once showed a difference, one rule each; a file's "% options:" line gives J48's options
 # (default -C 0.25 -M 2) and its attribute "class" is the class, wherever it stands.
-# (tiny-weight's rows carry instance weights, which _compare's count of training errors
-# does not weigh: tests/model/test_j48_print.py holds its printout to Weka's stored one.)
-CAMPAIGN = sorted(
-    p for p in (TESTS / "data" / "weka-diff").glob("*.arff") if p.stem != "tiny-weight"
-)
+# A file may carry instance weights (tiny-weight), which J48 and treegen both read.
+CAMPAIGN = sorted((TESTS / "data" / "weka-diff").glob("*.arff"))
 TREEGEN_OPTIONS = {
     "-C 0.25 -M 2": J48,
     "-U -M 2": TrainOptions(flavor="j48", prune=False),
@@ -235,7 +233,7 @@ def _campaign_options(path: Path) -> str:
 def test_treegen_j48_equals_weka_on_campaign_files(weka: WekaRun, path: Path) -> None:
     """The wide campaign's files, J48 run live with their options: same checks."""
     options = _campaign_options(path)
-    ds = read_dataset(str(path), target="class")
+    ds = read_dataset(str(path), target="class", weights=True)
     argv = tuple(options.split())
     if weka.driver is None:  # J48's command line takes the class by (1-based) index
         names = [
@@ -272,6 +270,18 @@ def _q15_tie(model: Model, row: np.ndarray, ours: int, theirs: int, dist: np.nda
     )
 
 
+def _weighted_errors(wrong: np.ndarray, ds: Dataset) -> int:
+    """The training errors as Weka counts them: Evaluation's ``incorrect()``, the weight
+    of the wrong rows summed in row order, rounded as the driver prints it (Java's
+    ``Math.round``: half up).  Unweighted rows weigh 1 each, so it is their count."""
+    if ds.weights is None:
+        return int(np.count_nonzero(wrong))
+    total = 0.0
+    for w in ds.weights[wrong]:  # Evaluation's order (a double sum)
+        total += float(w)
+    return math.floor(total + 0.5)
+
+
 def _compare(
     weka: WekaRun,
     key: str,
@@ -289,11 +299,11 @@ def _compare(
     assert (model.size, model.n_leaves) == (ref.size, ref.n_leaves)
     if weka.driver is None:  # CLI fallback: only the printed error count is available
         if not ties_expected:
-            errors = int(np.count_nonzero(predict(model, ds.X) != ds.y))
+            errors = _weighted_errors(predict(model, ds.X) != ds.y, ds)
             assert errors == ref.training_errors, f"training errors differ on {label}"
         return
     weka_pred, weka_dist = _weka_predictions(text)
-    assert ref.training_errors == int(np.count_nonzero((weka_pred != ds.y) & (weka_pred >= 0)))
+    assert ref.training_errors == _weighted_errors((weka_pred != ds.y) & (weka_pred >= 0), ds)
     ours = predict(model, ds.X)
     proba = predict_proba(model, ds.X)
     exact = []  # rows whose classes tie exactly (Weka's pick: rounding noise)
