@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,12 +44,14 @@ from treegen.firmware.sim import run_vectors
 from bench.ensemble_forms import Form
 from bench.harness import (
     CHIP_SECONDS,
+    COMPILE_SECONDS,
     HOST_HARNESS,
     REPEATS,
     BenchApi,
     LinkCost,
     first_error,
     run,
+    too_slow,
     write,
 )
 
@@ -72,7 +75,10 @@ def _host_binary(form: Form, d: Path, cc: str, vector: bool = False) -> Path | s
     (d / "harness.c").write_text(HOST_HARNESS)
     exe = d / f"harness-{cc}"
     obj = f"predict-{cc}.o"
-    p = run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d)
+    try:
+        p = run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d, COMPILE_SECONDS)
+    except subprocess.TimeoutExpired:
+        return too_slow(cc)
     defs = [f"-DREPEATS={REPEATS}", *(["-DBENCH_VECTOR"] if vector else [])]
     if os.environ.get("BENCH_CLOCK"):  # e.g. CLOCK_PROCESS_CPUTIME_ID on a shared machine
         defs.append(f"-DBENCH_CLOCK={os.environ['BENCH_CLOCK']}")
@@ -170,6 +176,8 @@ def chip_run(
         return ChipRun(note="does not fit")
     if cost is not None and not cost.error and cost.total_ram + (cost.stack or 0) > t.ram:
         return ChipRun(note="RAM too small")
+    if cost is not None and cost.error == too_slow(t.cc):  # the firmware's build would be too
+        return ChipRun(note=cost.error)
     try:
         run = run_vectors(api, form.files, rows.astype(np.float32), t, time_limit=CHIP_SECONDS)
     except ToolError as err:

@@ -237,3 +237,37 @@ def test_targets_hold_each_input_type_to_its_own() -> None:
         assert f"[FAIL] tiny: host ns ({order}, int16 input) treegen ifs int16 {25 + more}" in text
     # No other int16 form is right on its int16 rows: no info line for that input type.
     assert not any("int16 input" in s and s.startswith("[info]") for s in lines)
+
+
+def test_a_command_past_its_limit_is_killed_with_its_children(tmp_path: Path) -> None:
+    """A compiler driver's cc1 is its child: the limit kills the process group, so no
+    child of the command is left running when the limit has passed."""
+    import subprocess
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        hw.run(["sh", "-c", "sleep 60 & echo $! > child; wait"], tmp_path, 0.5)
+    assert time.monotonic() - start < 30
+    pid = (tmp_path / "child").read_text().strip()
+    for _ in range(50):  # the kill is sent; let the kernel finish it
+        stat = Path(f"/proc/{pid}/stat")
+        if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the command's child {pid} still runs")
+
+
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_a_form_past_the_compile_limit_is_reported_not_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = _tiny()
+    X, _ = models.check_rows(f)
+    (table,) = [fo for fo in ef.treegen_forms(f.est) if fo.form == "table"]
+    monkeypatch.setattr(hw, "COMPILE_SECONDS", 0.001)
+    monkeypatch.setattr(em, "COMPILE_SECONDS", 0.001)
+    got = em.host_classes(table, X, tmp_path / "host", "gcc")
+    assert got == "gcc: did not compile in 0 s"
+    assert not (tmp_path / "host" / "harness-gcc").exists()
