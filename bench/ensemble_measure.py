@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,12 +44,14 @@ from treegen.firmware.sim import run_vectors
 from bench.ensemble_forms import Form
 from bench.harness import (
     CHIP_SECONDS,
+    COMPILE_SECONDS,
     HOST_HARNESS,
     REPEATS,
     BenchApi,
     LinkCost,
     first_error,
     run,
+    too_slow,
     write,
 )
 
@@ -72,7 +75,10 @@ def _host_binary(form: Form, d: Path, cc: str, vector: bool = False) -> Path | s
     (d / "harness.c").write_text(HOST_HARNESS)
     exe = d / f"harness-{cc}"
     obj = f"predict-{cc}.o"
-    p = run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d)
+    try:
+        p = run([cc, "-O2", "-std=c99", "-c", "predict.c", "-o", obj], d, COMPILE_SECONDS)
+    except subprocess.TimeoutExpired:
+        return too_slow(cc)
     defs = [f"-DREPEATS={REPEATS}", *(["-DBENCH_VECTOR"] if vector else [])]
     if os.environ.get("BENCH_CLOCK"):  # e.g. CLOCK_PROCESS_CPUTIME_ID on a shared machine
         defs.append(f"-DBENCH_CLOCK={os.environ['BENCH_CLOCK']}")
@@ -170,6 +176,8 @@ def chip_run(
         return ChipRun(note="does not fit")
     if cost is not None and not cost.error and cost.total_ram + (cost.stack or 0) > t.ram:
         return ChipRun(note="RAM too small")
+    if cost is not None and cost.error == too_slow(t.cc):  # the firmware's build would be too
+        return ChipRun(note=cost.error)
     try:
         run = run_vectors(api, form.files, rows.astype(np.float32), t, time_limit=CHIP_SECONDS)
     except ToolError as err:
@@ -198,19 +206,33 @@ STRICT_COMPILERS: dict[str, list[str]] = {
 }
 
 
-def strict_failures(form: Form, d: Path) -> list[str]:
+TOO_LARGE = re.compile(r'#error "treegen: (the table .* an AVR object may have)')
+"""treegen's own stop on avr-gcc for a model with a table larger than an AVR object:
+no warning, the C refusing a target it cannot be built for (treegen.codegen.avr)."""
+DIAGNOSTIC = re.compile(r":\d+:\d+: (?:fatal error|error|warning): ")
+"""A compiler's diagnostic line (gcc's and clang's form), not its echo of the source."""
+
+
+def strict_failures(form: Form, d: Path) -> tuple[list[str], list[str]]:
     """The compilers and standards (c89, c99) under which predict.c is not clean with
-    treegen's strict flags (-Wall -Wextra -Wconversion ... -pedantic -Werror)."""
+    treegen's strict flags (-Wall -Wextra -Wconversion ... -pedantic -Werror); and
+    apart, those where the C stops at treegen's #error for a table too large for them
+    (:data:`TOO_LARGE`)."""
     from treegen.verify.build import STRICT_FLAGS
 
     write(form, d)
-    failed = []
+    failed, refused = [], []
     for name, cc in STRICT_COMPILERS.items():
         if shutil.which(cc[0]) is None:
             continue
         for std in ("c89", "c99"):
             flags = [f if not f.startswith("-std=") else f"-std={std}" for f in STRICT_FLAGS]
             p = run([*cc, *flags, "-Os", "-fsyntax-only", "predict.c"], d)
-            if p.returncode != 0:
+            if p.returncode == 0:
+                continue
+            stop = TOO_LARGE.search(p.stderr)
+            if stop is not None and len(DIAGNOSTIC.findall(p.stderr)) == 1:
+                refused.append(f"{name} {std}: {stop.group(1)}")
+            else:
                 failed.append(f"{name} {std}: {first_error(p.stderr)}")
-    return failed
+    return failed, refused

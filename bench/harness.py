@@ -19,6 +19,7 @@ bench_input_t *x)`` and the linked-size difference.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import Protocol
 from treegen.codegen.ir import Encoding, Feature, ProbaApi
 from treegen.errors import ToolError
 from treegen.firmware import targets
-from treegen.firmware.build import compile_predict
+from treegen.firmware.build import compile_predict, run_captured
 from treegen.firmware.objinfo import flash_ram, section_sizes
 
 
@@ -43,6 +44,11 @@ CHIP_SECONDS = 900.0
 """How long a simulated chip may take over one image of a model's rows (treegen's own
 limit, treegen.firmware.sim.TIME_LIMIT, is 60 s: a 500-tree model's 11,396 rows take
 longer on a loaded machine, and a run cut short has no class for its last rows)."""
+COMPILE_SECONDS = float(os.environ.get("BENCH_COMPILE_SECONDS", "300"))
+"""How long one compiler may take over one form's C (``BENCH_COMPILE_SECONDS`` in the
+environment): clang takes more than 15 minutes of CPU over tl2cgen's C for 100
+unlimited trees, and m2cgen's C more than 10; a form past it is reported as not
+compiled (:func:`too_slow`) and its later builds by the same compiler are not tried."""
 FLAGS = targets.COMMON_CFLAGS  # treegen firmware's: -Os -std=c99, function and data sections
 # AVR: the regions made large enough for any model, so the link measures one that
 # does not fit too (the sizes are then held against the ATmega328P's).
@@ -179,9 +185,12 @@ class LinkCost:
 
 
 def run(cmd: list[str], cwd: Path, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=timeout
-    )
+    return run_captured(cmd, cwd, timeout)
+
+
+def too_slow(cc: str) -> str:
+    """What a build cut off at :data:`COMPILE_SECONDS` reports."""
+    return f"{cc}: did not compile in {COMPILE_SECONDS:.0f} s"
 
 
 def first_error(text: str) -> str:
@@ -203,7 +212,7 @@ def write(form: HasFiles, d: Path) -> Path:
 def _firmware(t: targets.Target, d: Path, objects: list[str], name: str) -> tuple[int, int]:
     (d / "bench_main.c").write_text(MAIN_C)
     cmd = [t.cc, *t.cflags, *FLAGS, *LINK[t.name], "bench_main.c", *objects]
-    p = run([*cmd, *LIBS[t.name], "-o", name], d)
+    p = run([*cmd, *LIBS[t.name], "-o", name], d, COMPILE_SECONDS)
     if p.returncode != 0:
         raise ToolError(f"{t.name}: link failed: {first_error(p.stderr)}")
     return flash_ram(section_sizes(d / name, t), t)
@@ -218,11 +227,11 @@ def link_cost(form: HasFiles, chip: str, d: Path) -> LinkCost:
     (d / "bench_empty.c").write_text(EMPTY_C)
     try:
         # predict.o as treegen's firmware compiles it (FLAGS, -fstack-usage), linked.
-        _, info = compile_predict(t, "bench", d)
+        _, info = compile_predict(t, "bench", d, timeout=COMPILE_SECONDS)
         base = _firmware(t, d, ["bench_empty.c"], "empty.elf")
         full = _firmware(t, d, ["predict.o"], "full.elf")
     except ToolError as err:
         return LinkCost(error=err.message)
     except subprocess.TimeoutExpired:
-        return LinkCost(error="compiler timed out")
+        return LinkCost(error=too_slow(t.cc))
     return LinkCost(full[0] - base[0], full[1] - base[1], full[0], full[1], info.stack, info.ram)

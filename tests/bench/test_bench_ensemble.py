@@ -237,3 +237,57 @@ def test_targets_hold_each_input_type_to_its_own() -> None:
         assert f"[FAIL] tiny: host ns ({order}, int16 input) treegen ifs int16 {25 + more}" in text
     # No other int16 form is right on its int16 rows: no info line for that input type.
     assert not any("int16 input" in s and s.startswith("[info]") for s in lines)
+
+
+def test_a_command_past_its_limit_is_killed_with_its_children(tmp_path: Path) -> None:
+    """A compiler driver's cc1 is its child: the limit kills the process group, so no
+    child of the command is left running when the limit has passed."""
+    import subprocess
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        hw.run(["sh", "-c", "sleep 60 & echo $! > child; wait"], tmp_path, 0.5)
+    assert time.monotonic() - start < 30
+    pid = (tmp_path / "child").read_text().strip()
+    for _ in range(50):  # the kill is sent; let the kernel finish it
+        stat = Path(f"/proc/{pid}/stat")
+        if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the command's child {pid} still runs")
+
+
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_a_form_past_the_compile_limit_is_reported_not_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = _tiny()
+    X, _ = models.check_rows(f)
+    (table,) = [fo for fo in ef.treegen_forms(f.est) if fo.form == "table"]
+    monkeypatch.setattr(hw, "COMPILE_SECONDS", 0.001)
+    monkeypatch.setattr(em, "COMPILE_SECONDS", 0.001)
+    got = em.host_classes(table, X, tmp_path / "host", "gcc")
+    assert got == "gcc: did not compile in 0 s"
+    assert not (tmp_path / "host" / "harness-gcc").exists()
+
+
+@pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
+def test_strict_check_tells_treegens_own_stop_from_a_warning(tmp_path: Path) -> None:
+    """A C that stops at treegen's #error for a table too large for the target is
+    refused there, not warned about; any other error or warning is a failure."""
+    from types import SimpleNamespace
+
+    stop = (
+        '#error "treegen: the table e_value takes 40,000 bytes, above the 32,767 an AVR '
+        'object may have; export a smaller model"\ntypedef int e_unused;\n'
+    )
+    refusing: Any = SimpleNamespace(files={"predict.c": stop, "predict.h": ""})
+    failed, refused = em.strict_failures(refusing, tmp_path / "stop")
+    assert failed == [] and refused and all("e_value takes 40,000 bytes" in r for r in refused)
+    assert any(r.startswith("gcc c89: the table e_value") for r in refused)
+    narrowing = "unsigned char e_f(int x);\nunsigned char e_f(int x) { return x; }\n"
+    warning: Any = SimpleNamespace(files={"predict.c": stop + narrowing, "predict.h": ""})
+    failed, refused = em.strict_failures(warning, tmp_path / "warn")
+    assert refused == [] and any(f.startswith("gcc c99") for f in failed)

@@ -11,8 +11,10 @@ build raises :class:`~treegen.errors.ToolError`.
 from __future__ import annotations
 
 import atexit
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -36,10 +38,37 @@ def _first_error(text: str) -> str:
     return error_line(text, "(no message)", last=True)
 
 
-def _compile(t: Target, args: list[str], cwd: Path, what: str = "building the firmware") -> str:
-    p = subprocess.run(
-        [t.cc, *t.cflags, *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+def run_captured(
+    cmd: list[str], cwd: Path, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``cmd`` in ``cwd``, its output captured; past ``timeout`` seconds its whole process
+    group is killed and subprocess.TimeoutExpired raised (subprocess.run's own timeout
+    kills a compiler driver and leaves its cc1 running)."""
+    with subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def _compile(
+    t: Target,
+    args: list[str],
+    cwd: Path,
+    what: str = "building the firmware",
+    timeout: float | None = None,
+) -> str:
+    p = run_captured([t.cc, *t.cflags, *args], cwd, timeout)
     if p.returncode != 0:
         msg = _first_error(p.stderr)
         if t.is_avr and re.search(r"avr/\w+\.h", msg) and "No such file" in msg:
@@ -114,15 +143,18 @@ def write_export(files: dict[str, str], d: Path) -> str:
 
 
 def compile_predict(
-    t: Target, prefix: str, d: Path, source: str = SOURCE
+    t: Target, prefix: str, d: Path, source: str = SOURCE, timeout: float | None = None
 ) -> tuple[str, ObjectInfo]:
     """d/predict.c (or ``source``) -> d/predict.o as a firmware build would compile it
-    (no harness flags), measured; (compiler diagnostics, sizes and stack bound)."""
+    (no harness flags), measured; (compiler diagnostics, sizes and stack bound).  A
+    ``timeout`` (seconds) raises subprocess.TimeoutExpired past it: the benchmark's
+    limit for other tools' C, which some compilers take many minutes over."""
     warnings = _compile(
         t,
         [*COMMON_CFLAGS, "-Wall", "-Wextra", "-fstack-usage", "-c", source, "-o", "predict.o"],
         d,
         "compiling predict.c",
+        timeout,
     )
     return warnings, object_info(d / "predict.o", t, prefix)
 
