@@ -87,6 +87,7 @@ def test_the_same_ensemble_gives_the_same_bytes(style: str) -> None:
         ("forest", "proba"),
         ("tree", "proba"),
         ("wide_forest", "proba"),
+        ("pure_forest", "proba"),
         ("boosting", "scores"),
         ("binary_boosting", "scores"),
         ("hist", "scores"),
@@ -107,6 +108,20 @@ def test_probabilities_and_scores_bit_for_bit(name: str, what: str, style: str) 
         assert r.ok, r.text()
         values = "probabilities" if what == "proba" else "scores"
         assert "(bits)" in r.text() and f"classes and {values} identical" in r.text()
+
+
+@pytest.mark.parametrize("mode", ["float", "int16", "lean_int16", "keys"])
+def test_a_forest_of_one_class_leaves_adds_one_a_tree(mode: str) -> None:
+    """Fully grown trees: every leaf is one class's, so the ifs C adds 1.0 to the class a
+    tree returns and holds no row of doubles (a row of one 1.0 and zeros adds nothing
+    else); a forest with a leaf of two classes keeps its rows."""
+    kw = dict(EXPORT_MODES[mode], style="ifs")
+    if "int16" in mode:
+        kw["scale"] = 10
+    pure = render(_fit("pure_forest"), ExportOptions(prefix="e", **kw)).files["e_predict.c"]  # type: ignore[arg-type]
+    assert "acc[p] = acc[p] + 1.0;" in pure and "e_value[" not in pure
+    mixed = render(_fit("forest"), ExportOptions(prefix="e", **kw)).files["e_predict.c"]  # type: ignore[arg-type]
+    assert "acc[o] = acc[o] + e_value[p][o];" in mixed and "acc[p] = acc[p] + 1.0;" not in mixed
 
 
 def test_a_wrong_double_is_caught(tmp_path: Path) -> None:

@@ -40,6 +40,9 @@ def _need(name: str) -> None:
         # division it needs was left out: no compile on the chips).
         ("pure_forest", {}),
         ("pure_forest", {"missing": "none", "proba": True}),
+        # one-class leaves in the ifs style: 1.0 added a tree (soft binary64 on two chips)
+        ("pure_forest", {"style": "ifs", "proba": True}),
+        ("pure_forest", {"style": "ifs", "input_type": "int16", "scale": 10, "missing": "none"}),
         ("binary_boosting", {"scores": True}),
         ("hist", {"style": "ifs"}),
         ("hist", {"scores": True}),

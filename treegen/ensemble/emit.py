@@ -123,7 +123,11 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         views = (header, common, tview, top_view(ir, pay, cat_at), EarlyView())
         template = "predict_ensemble_table.c.j2"
     else:
-        pay = payloads(ir, fractions=False)
+        # A forest whose every leaf is one class's (grown to purity) adds 1.0 to a
+        # class a tree; its other leaves would add a row of doubles.
+        pay = payloads(ir, fractions=True)
+        if not pay.fractions or pay.counts:
+            pay = payloads(ir, fractions=False)
         # Each call names its tree's output: no output table.
         common = replace(common_view(ir, pay, cat_bytes), output=None, host_floats=host_floats(ir))
         views = (header, common, ifs_view(ir, pay, cat_at), early_view(ir))
