@@ -79,8 +79,7 @@ def _data(seed: int = 0, n: int = 600) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit_setup(name: str) -> Ensemble:
-    """One of :data:`NAMES` (or ``pure_forest``, which the chips' tests alone fit): a
-    small fitted estimator on :func:`_data`, imported."""
+    """One of :data:`NAMES`: a small fitted estimator on :func:`_data`, imported."""
     X, y = _data()
     Xn = with_nan(X, 0.1, 7)
     from sklearn.ensemble import (
@@ -129,6 +128,7 @@ NAMES = [
     "forest",
     "wide_forest",
     "leaf_forest",
+    "pure_forest",
     "extra",
     "boosting",
     "binary_boosting",
