@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from treegen.codegen.options import ExportOptions
-from treegen.ensemble.early import checks, early_view, slack
+from treegen.ensemble.early import checks, early_view, one_class_rows, slack
 from treegen.kinds.check import verify
 from treegen.kinds.export import render
 from treegen.verify.build import build
@@ -117,18 +117,22 @@ def _stumps(left: list[tuple[float, float]]) -> Any:
 
 
 @needs_gcc
+@pytest.mark.parametrize("check", ["majority", "margin"])
 @pytest.mark.parametrize("style", ["ifs", "table"])
 def test_a_leader_at_exactly_half_does_not_stop_and_the_tie_goes_first(
-    style: str, tmp_path: Path
+    style: str, check: str, tmp_path: Path
 ) -> None:
     # After 7 of 10 trees class 1 has 5.0 = T/2 exactly (class 0 has 2.0); the last
     # three trees give class 0 3.0: the sums tie at 5.0 and the first class wins.
-    # Stopping at 7 would say class 1.
+    # Stopping at 7 would say class 1.  (The margin check: class 1 leads by 3, the
+    # trees left, and the tie would go to class 0: no stop either.)
     tie = _stumps([(0.0, 1.0)] * 5 + [(1.0, 0.0)] * 5)
     # After 7 trees class 1 has 6.0, above the bound: the C stops there, on class 1.
     ahead = _stumps([(0.0, 1.0)] * 6 + [(1.0, 0.0)] * 4)
     rows = np.array([[0.0], [0.25], [1.0], [np.nan]], dtype=np.float32)
     for est, want in ((tie, 0), (ahead, 1)):
+        if check == "majority":  # a leaf of two classes (rows 1.0 reach it): no margin
+            est.estimators_[0].tree_.value[2] = [[0.5, 0.5]]
         assert est.predict(rows[:1])[0] == want
         ens = ensemble_from_sklearn(est)
         opts = ExportOptions(prefix="e", style=style)  # type: ignore[arg-type]
@@ -136,10 +140,54 @@ def test_a_leader_at_exactly_half_does_not_stop_and_the_tie_goes_first(
         if style == "ifs":
             view = early_view(r.lowered)
             assert view.early_checks == (7,)
-            assert 5.0 < float(view.early_bound) < 6.0
+            assert view.early_margin == (check == "margin")
+            if check == "majority":
+                assert 5.0 < float(view.early_bound) < 6.0
         c_cls, _ = build(r.kind.api(r.lowered), r.files, tmp_path / f"{want}").run(rows)
         assert np.array_equal(c_cls, est.predict(rows))
         assert c_cls[0] == want
+
+
+def test_one_class_rows_are_a_one_and_positive_zeros() -> None:
+    assert one_class_rows(((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
+    assert not one_class_rows(((1.0, -0.0),))  # -0.0 would make a sum -0
+    assert not one_class_rows(((0.5, 0.5),)) and not one_class_rows(((1.0, 1.0),))
+    assert not one_class_rows(())
+
+
+@needs_gcc
+@pytest.mark.parametrize("input_type", ["float", "int16"])
+def test_a_fully_grown_forest_checks_the_margin_and_equals_predict(
+    input_type: str, tmp_path: Path
+) -> None:
+    """Every leaf one class's: the margin check, exact; the C stops on some rows (the
+    leader ahead by more than the trees left, short of a majority on some of them) and
+    gives predict's class on every row, stopped or not."""
+    X, _ = _sensor(2500, 3)
+    X = np.round(X * 4).astype(np.float32)
+    # Classes that the rows decide (equal rows, equal classes: every leaf pure), four.
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(np.int64) + 2 * (X[:, 2] + X[:, 3] > 1)
+    est = RandomForestClassifier(20, max_features=1, random_state=0).fit(X[:1500], y[:1500])
+    ens = ensemble_from_sklearn(est)
+    opts = ExportOptions(prefix="e", style="ifs", input_type=input_type)  # type: ignore[arg-type]
+    r = render(ens, opts)
+    view = early_view(r.lowered)
+    assert view.early_margin and view.early_checks == tuple(range(11, 20))
+    assert "e_lead(acc, 9.0)" in _source(r.files) and "e_value[" not in _source(r.files)
+    rows = X[1500:]
+    votes = np.zeros((rows.shape[0], est.n_classes_))
+    margin_stops = majority_stops = 0
+    for k, tree in enumerate(est.estimators_, 1):
+        votes += tree.predict_proba(rows.astype(np.float64))
+        if k == 15:  # a check with r = 5 trees left
+            top = np.sort(votes, axis=1)
+            margin_stops = int(np.count_nonzero(top[:, -1] - top[:, -2] > 5))
+            majority_stops = int(np.count_nonzero(top[:, -1] > 10))
+    assert majority_stops < margin_stops < rows.shape[0]  # sooner, and not on every row
+    for cc in ("gcc", "gcc -DE_EARLY=0"):
+        built = build(r.kind.api(r.lowered), r.files, tmp_path / cc.replace(" ", "_"), cc=cc)
+        c_cls, _ = built.run(rows)
+        assert np.array_equal(c_cls, est.predict(rows)), cc
 
 
 def test_no_early_exit_where_it_is_not_proven_or_not_wanted() -> None:

@@ -10,6 +10,12 @@ every rounding of the float64 sums and the division, so the class returned is ex
 one the full arithmetic would give.  The proof is in docs/ensembles.md ("A forest's class
 before its last tree"); this module checks its premises on the model's own constants.
 
+Where every leaf is one class's (a fully grown forest: each tree adds 1.0 to one class),
+the sums are whole numbers of trees, exact in a double, and the check is the *margin*
+instead, exact with no slack: after k trees, with r = T - k left, the first largest sum's
+class a is decided when it leads every other class b by more than r, or by r where
+a < b (the first largest wins a tie).  It stops sooner than the majority.
+
 Only where the premises hold and the C has hardware doubles: a forest (or any ensemble
 whose sums start at +0, whose every value row is in [0, 1] with a sum of at most 1 + eps
 and whose divisor is the tree count, decided by the first largest), no ``--proba`` (that
@@ -49,6 +55,9 @@ class EarlyView:
     early_bound: str = ""  # T/2 + slack, a double literal
     early_slack: str = ""  # the slack as a power of two, for the comment
     early_default: int = 0  # PREFIX_EARLY's default where double is hardware
+    # Every leaf one class's: the sums are whole numbers and the check is the margin's
+    # (the leader ahead of every other class by more than the trees left), exact.
+    early_margin: bool = False
 
 
 def _eps(values: tuple[tuple[float, ...], ...]) -> Fraction | None:
@@ -60,6 +69,18 @@ def _eps(values: tuple[tuple[float, ...], ...]) -> Fraction | None:
             return None
         worst = max(worst, sum((Fraction(v) for v in row), Fraction(0)) - 1)
     return worst
+
+
+def one_class_rows(values: tuple[tuple[float, ...], ...]) -> bool:
+    """Whether every value row is one class's: a 1.0 and +0.0 elsewhere (a fully grown
+    forest's leaves).  Then the sums are whole numbers of trees, exact in a double."""
+
+    def one_class(row: tuple[float, ...]) -> bool:
+        ones = [v for v in row if v == 1.0]
+        zeros = [v for v in row if v == 0.0 and math.copysign(1.0, v) > 0]
+        return len(ones) == 1 and len(ones) + len(zeros) == len(row)
+
+    return bool(values) and all(one_class(row) for row in values)
 
 
 def checks(n_trees: int) -> tuple[int, ...]:
@@ -96,18 +117,20 @@ def early_view(ir: EnsembleIR) -> EarlyView:
         or any(v != 0.0 or math.copysign(1.0, v) < 0 for v in ir.init)
     ):
         return EarlyView()
-    eps = _eps(ir.values)
     ks = checks(t)
+    # Integer inputs' walks of a small forest were cheap enough that the check cost more
+    # than the trees it saved (docs/ensembles.md): there PREFIX_EARLY defaults to 0.
+    default = 0 if ir.frame.encoding.is_int and t < SMALL_FOREST else 1
+    if ks and one_class_rows(ir.values):
+        return EarlyView(ks, early_default=default, early_margin=True)
+    eps = _eps(ir.values)
     if eps is None or eps > Fraction(MAX_EPS) or not ks:
         return EarlyView()
     s = slack(t, eps)
     bound = t / 2 + s
     if s > MAX_SLACK or Fraction(bound) != Fraction(t, 2) + Fraction(s):
         return EarlyView()
-    # Integer inputs' walks of a small forest were cheap enough that the check cost more
-    # than the trees it saved (docs/ensembles.md): there PREFIX_EARLY defaults to 0.
-    default = 0 if ir.frame.encoding.is_int and t < SMALL_FOREST else 1
     return EarlyView(ks, c_double(bound), f"2^{math.frexp(s)[1] - 1}", default)
 
 
-__all__ = ["EarlyView", "checks", "early_view", "slack"]
+__all__ = ["EarlyView", "checks", "early_view", "one_class_rows", "slack"]
