@@ -123,8 +123,8 @@ def emit_ensemble(ir: EnsembleIR, opts: ExportOptions | None = None) -> dict[str
         views = (header, common, tview, top_view(ir, pay, cat_at), EarlyView())
         template = "predict_ensemble_table.c.j2"
     else:
-        # A forest whose every leaf is one class's (grown to purity) adds 1.0 to a
-        # class a tree; its other leaves would add a row of doubles.
+        # A forest whose every leaf is one class's (grown to purity) adds 1.0 to one
+        # class a tree, with no rows; any other ensemble adds its leaf's row of doubles.
         pay = payloads(ir, fractions=True)
         if not pay.fractions or pay.counts:
             pay = payloads(ir, fractions=False)

@@ -43,18 +43,21 @@ def run_captured(
 ) -> subprocess.CompletedProcess[str]:
     """``cmd`` in ``cwd``, its output captured; past ``timeout`` seconds its whole process
     group is killed and subprocess.TimeoutExpired raised (subprocess.run's own timeout
-    kills a compiler driver and leaves its cc1 running)."""
+    kills a compiler driver and leaves its cc1 running).  Without a timeout, as
+    subprocess.run runs it."""
+    if timeout is None:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
     with subprocess.Popen(
         cmd,
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
+        start_new_session=True,  # its own group: the terminal's Ctrl-C does not reach it
     ) as p:
         try:
             out, err = p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except BaseException:  # the limit, or an interrupt: nothing of it left running
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
             raise
