@@ -209,8 +209,10 @@ STRICT_COMPILERS: dict[str, list[str]] = {
 TOO_LARGE = re.compile(r'#error "treegen: (the table .* an AVR object may have)')
 """treegen's own stop on avr-gcc for a model with a table larger than an AVR object:
 no warning, the C refusing a target it cannot be built for (treegen.codegen.avr)."""
-DIAGNOSTIC = re.compile(r":\d+:\d+: (?:fatal error|error|warning): ")
+DIAGNOSTIC = re.compile(r":\d+:\d+: (?:fatal error|error|warning): (.*)")
 """A compiler's diagnostic line (gcc's and clang's form), not its echo of the source."""
+TOO_LARGE_ARRAY = re.compile(r"size of array .* is too large")
+"""avr-gcc's own error on the table the #error names, which it reports after it."""
 
 
 def strict_failures(form: Form, d: Path) -> tuple[list[str], list[str]]:
@@ -231,7 +233,12 @@ def strict_failures(form: Form, d: Path) -> tuple[list[str], list[str]]:
             if p.returncode == 0:
                 continue
             stop = TOO_LARGE.search(p.stderr)
-            if stop is not None and len(DIAGNOSTIC.findall(p.stderr)) == 1:
+            others = [
+                d
+                for d in DIAGNOSTIC.findall(p.stderr)
+                if "an AVR object may have" not in d and not TOO_LARGE_ARRAY.search(d)
+            ]
+            if stop is not None and not others:
                 refused.append(f"{name} {std}: {stop.group(1)}")
             else:
                 failed.append(f"{name} {std}: {first_error(p.stderr)}")
