@@ -275,8 +275,8 @@ def test_a_form_past_the_compile_limit_is_reported_not_built(
 
 @pytest.mark.skipif(not have_compiler("gcc"), reason="gcc is not installed")
 def test_strict_check_tells_treegens_own_stop_from_a_warning(tmp_path: Path) -> None:
-    """A C that stops at treegen's #error for a table too large for the target is
-    refused there, not warned about; any other error or warning is a failure."""
+    """A C whose first diagnostic is treegen's #error for a table too large for the
+    target is refused there, not warned about; a warning before it is a failure."""
     from types import SimpleNamespace
 
     stop = (
@@ -290,6 +290,7 @@ def test_strict_check_tells_treegens_own_stop_from_a_warning(tmp_path: Path) -> 
     assert failed == [] and refused and all("e_value takes 40,000 bytes" in r for r in refused)
     assert any(r.startswith("gcc c89: the table e_value") for r in refused)
     narrowing = "unsigned char e_f(int x);\nunsigned char e_f(int x) { return x; }\n"
-    warning: Any = SimpleNamespace(files={"predict.c": stop + narrowing, "predict.h": ""})
+    # A warning before the stop is the compiler's own: a failure.
+    warning: Any = SimpleNamespace(files={"predict.c": narrowing + stop, "predict.h": ""})
     failed, refused = em.strict_failures(warning, tmp_path / "warn")
     assert refused == [] and any(f.startswith("gcc c99") for f in failed)
