@@ -206,7 +206,7 @@ STRICT_COMPILERS: dict[str, list[str]] = {
 }
 
 
-TOO_LARGE = re.compile(r'#error "treegen: (the table .* an AVR object may have)')
+TOO_LARGE = re.compile(r'"treegen: (the table .* an AVR object may have)')
 """treegen's own stop on avr-gcc for a model with a table larger than an AVR object:
 no warning, the C refusing a target it cannot be built for (treegen.codegen.avr)."""
 DIAGNOSTIC = re.compile(r":\d+:\d+: (?:fatal error|error|warning): (.*)")
@@ -230,12 +230,13 @@ def strict_failures(form: Form, d: Path) -> tuple[list[str], list[str]]:
             p = run([*cc, *flags, "-Os", "-fsyntax-only", "predict.c"], d)
             if p.returncode == 0:
                 continue
-            stop = TOO_LARGE.search(p.stderr)
-            # Refused when treegen's stop is the first diagnostic: what the compiler
-            # says after it (the arrays it names too large, and what follows from
-            # them) is about a model the C has already refused there.
+            # Refused when treegen's stop is the first diagnostic (gcc prints it as
+            # `#error "treegen: ...`, clang as `"treegen: ...`): what the compiler says
+            # after it (the arrays it names too large, and what follows from them) is
+            # about a model the C has already refused there.
             first = DIAGNOSTIC.search(p.stderr)
-            if stop is not None and first is not None and "an AVR object may have" in first[1]:
+            stop = TOO_LARGE.match(first[1].removeprefix("#error ")) if first else None
+            if stop is not None:
                 refused.append(f"{name} {std}: {stop.group(1)}")
             else:
                 failed.append(f"{name} {std}: {first_error(p.stderr)}")
